@@ -1,0 +1,32 @@
+//! Mirrors cuda.h "Device Management" (group__CUDA__DEVICE).
+
+use super::{CUdevice, CUdevice_attribute, CUresult, CUuuid};
+use core::ffi::{c_char, c_int};
+
+unsafe extern "C" {
+    /// Returns a handle to a compute device.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
+    pub fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult;
+    /// Returns the number of compute-capable devices.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
+    pub fn cuDeviceGetCount(count: *mut c_int) -> CUresult;
+    /// Returns an identifier string for the device.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
+    pub fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) -> CUresult;
+    /// Return an UUID for the device (`cuDeviceGetUuid` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
+    pub fn cuDeviceGetUuid_v2(uuid: *mut CUuuid, dev: CUdevice) -> CUresult;
+    /// Returns the total amount of memory on the device (`cuDeviceTotalMem` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
+    pub fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUresult;
+    /// Returns information about the device.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
+    pub fn cuDeviceGetAttribute(
+        pi: *mut c_int,
+        attrib: CUdevice_attribute,
+        dev: CUdevice,
+    ) -> CUresult;
+    /// Returns a PCI Bus Id string for the device.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuDeviceGetPCIBusId(pciBusId: *mut c_char, len: c_int, dev: CUdevice) -> CUresult;
+}

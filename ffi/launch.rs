@@ -1,0 +1,36 @@
+//! Mirrors cuda.h "Execution Control" (group__CUDA__EXEC).
+
+use super::{CUfunction, CUfunction_attribute, CUresult, CUstream};
+use core::ffi::{c_int, c_uint, c_void};
+
+unsafe extern "C" {
+    /// Returns information about a function.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
+    pub fn cuFuncGetAttribute(
+        pi: *mut c_int,
+        attrib: CUfunction_attribute,
+        hfunc: CUfunction,
+    ) -> CUresult;
+    /// Sets information about a function.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
+    pub fn cuFuncSetAttribute(
+        hfunc: CUfunction,
+        attrib: CUfunction_attribute,
+        value: c_int,
+    ) -> CUresult;
+    /// Launches a CUDA function.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
+    pub fn cuLaunchKernel(
+        f: CUfunction,
+        gridDimX: c_uint,
+        gridDimY: c_uint,
+        gridDimZ: c_uint,
+        blockDimX: c_uint,
+        blockDimY: c_uint,
+        blockDimZ: c_uint,
+        sharedMemBytes: c_uint,
+        hStream: CUstream,
+        kernelParams: *mut *mut c_void,
+        extra: *mut *mut c_void,
+    ) -> CUresult;
+}

@@ -1,0 +1,107 @@
+//! Mirrors cuda.h "Memory Management" (group__CUDA__MEM) and the stream-ordered allocator
+//! (group__CUDA__MALLOC__ASYNC).
+
+use super::{CUdeviceptr, CUresult, CUstream};
+use core::ffi::{c_uchar, c_uint, c_ushort, c_void};
+
+unsafe extern "C" {
+    /// Gets free and total memory (`cuMemGetInfo` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult;
+    /// Allocates device memory (`cuMemAlloc` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult;
+    /// Frees device memory (`cuMemFree` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult;
+    /// Allocates page-locked host memory.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemHostAlloc(pp: *mut *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult;
+    /// Frees page-locked host memory.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemFreeHost(p: *mut c_void) -> CUresult;
+    /// Copies memory from host to device (`cuMemcpyHtoD` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemcpyHtoD_v2(
+        dstDevice: CUdeviceptr,
+        srcHost: *const c_void,
+        ByteCount: usize,
+    ) -> CUresult;
+    /// Copies memory from device to host (`cuMemcpyDtoH` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemcpyDtoH_v2(
+        dstHost: *mut c_void,
+        srcDevice: CUdeviceptr,
+        ByteCount: usize,
+    ) -> CUresult;
+    /// Copies memory from device to device (`cuMemcpyDtoD` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemcpyDtoD_v2(
+        dstDevice: CUdeviceptr,
+        srcDevice: CUdeviceptr,
+        ByteCount: usize,
+    ) -> CUresult;
+    /// Copies memory from host to device asynchronously (`cuMemcpyHtoDAsync` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemcpyHtoDAsync_v2(
+        dstDevice: CUdeviceptr,
+        srcHost: *const c_void,
+        ByteCount: usize,
+        hStream: CUstream,
+    ) -> CUresult;
+    /// Copies memory from device to host asynchronously (`cuMemcpyDtoHAsync` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemcpyDtoHAsync_v2(
+        dstHost: *mut c_void,
+        srcDevice: CUdeviceptr,
+        ByteCount: usize,
+        hStream: CUstream,
+    ) -> CUresult;
+    /// Copies memory from device to device asynchronously (`cuMemcpyDtoDAsync` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemcpyDtoDAsync_v2(
+        dstDevice: CUdeviceptr,
+        srcDevice: CUdeviceptr,
+        ByteCount: usize,
+        hStream: CUstream,
+    ) -> CUresult;
+    /// Initializes device memory, 8-bit values (`cuMemsetD8` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult;
+    /// Initializes device memory, 16-bit values (`cuMemsetD16` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemsetD16_v2(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult;
+    /// Initializes device memory, 32-bit values (`cuMemsetD32` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult;
+    /// Sets device memory, 8-bit values, asynchronously.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemsetD8Async(
+        dstDevice: CUdeviceptr,
+        uc: c_uchar,
+        N: usize,
+        hStream: CUstream,
+    ) -> CUresult;
+    /// Sets device memory, 16-bit values, asynchronously.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemsetD16Async(
+        dstDevice: CUdeviceptr,
+        us: c_ushort,
+        N: usize,
+        hStream: CUstream,
+    ) -> CUresult;
+    /// Sets device memory, 32-bit values, asynchronously.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemsetD32Async(
+        dstDevice: CUdeviceptr,
+        ui: c_uint,
+        N: usize,
+        hStream: CUstream,
+    ) -> CUresult;
+    /// Allocates memory with stream ordered semantics.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
+    pub fn cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult;
+    /// Frees memory with stream ordered semantics.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
+    pub fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult;
+}

@@ -1,0 +1,36 @@
+//! The raw layer: hand-declared mirrors of `cuda.h`, one module per driver-API group, types first.
+//!
+//! Nothing here holds logic. Every entry point is bound to the symbol the driver *exports*
+//! (`cuCtxPushCurrent_v2`, not `cuCtxPushCurrent`: `cuda.h` `#define`s the unversioned names to
+//! these), and every symbol is exported by both driver 535 and driver 580; `tests/symbols.rs`
+//! checks that against the linked library. No `#[link]` attribute appears: `build.rs` links
+//! libcuda.
+//!
+//! All functions are `unsafe`: each takes raw handles and pointers whose validity the caller
+//! guarantees, as the linked NVIDIA documentation describes.
+#![allow(non_camel_case_types, non_snake_case)]
+#![allow(clippy::upper_case_acronyms)]
+
+mod types;
+pub use types::*;
+
+mod error;
+pub use error::*;
+mod init;
+pub use init::*;
+mod device;
+pub use device::*;
+mod primary_ctx;
+pub use primary_ctx::*;
+mod ctx;
+pub use ctx::*;
+mod module;
+pub use module::*;
+mod memory;
+pub use memory::*;
+mod stream;
+pub use stream::*;
+mod event;
+pub use event::*;
+mod launch;
+pub use launch::*;

@@ -1,0 +1,35 @@
+//! Mirrors cuda.h "Stream Management" (group__CUDA__STREAM).
+
+use super::{CUevent, CUresult, CUstream};
+use core::ffi::{c_int, c_uint};
+
+unsafe extern "C" {
+    /// Create a stream.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    pub fn cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) -> CUresult;
+    /// Create a stream with the given priority.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    pub fn cuStreamCreateWithPriority(
+        phStream: *mut CUstream,
+        flags: c_uint,
+        priority: c_int,
+    ) -> CUresult;
+    /// Query the priority of a given stream.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    pub fn cuStreamGetPriority(hStream: CUstream, priority: *mut c_int) -> CUresult;
+    /// Query the flags of a given stream.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    pub fn cuStreamGetFlags(hStream: CUstream, flags: *mut c_uint) -> CUresult;
+    /// Make a compute stream wait on an event.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    pub fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult;
+    /// Determine status of a compute stream.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    pub fn cuStreamQuery(hStream: CUstream) -> CUresult;
+    /// Wait until a stream's tasks are completed.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    pub fn cuStreamSynchronize(hStream: CUstream) -> CUresult;
+    /// Destroys a stream (`cuStreamDestroy` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    pub fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult;
+}
