@@ -424,11 +424,334 @@ pub const CU_LAUNCH_PARAM_END: *mut core::ffi::c_void = core::ptr::null_mut();
 
 // @@DEVICE_ATTRIBUTES@@ (the full `CUdevice_attribute` list follows)
 
-/// `CUdevice_attribute`: device properties for `cuDeviceGetAttribute`.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct CUdevice_attribute(pub c_int);
-impl CUdevice_attribute {
-    /// Maximum number of threads per block.
-    pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: Self = Self(1);
+c_enum! {
+    /// `CUdevice_attribute`: device properties for `cuDeviceGetAttribute`, as CUDA 13.0's `cuda.h`
+    /// lists them (the deprecated aliases included).
+    ///
+    /// A driver older than an attribute returns `CUDA_ERROR_INVALID_VALUE` for it.
+    CUdevice_attribute {
+        /// Maximum number of threads per block.
+        CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1;
+        /// Maximum x-dimension of a block.
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2;
+        /// Maximum y-dimension of a block.
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y = 3;
+        /// Maximum z-dimension of a block.
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z = 4;
+        /// Maximum x-dimension of a grid.
+        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;
+        /// Maximum y-dimension of a grid.
+        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6;
+        /// Maximum z-dimension of a grid.
+        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7;
+        /// Maximum shared memory available per block, in bytes.
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8;
+        /// Deprecated alias of `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK` (8).
+        CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK = 8;
+        /// Memory available on the device for `__constant__` variables, in bytes.
+        CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY = 9;
+        /// Warp size in threads.
+        CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10;
+        /// Maximum pitch allowed by memory copies, in bytes.
+        CU_DEVICE_ATTRIBUTE_MAX_PITCH = 11;
+        /// Maximum number of 32-bit registers available per block.
+        CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK = 12;
+        /// Deprecated alias of `CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK` (12).
+        CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK = 12;
+        /// Typical clock frequency, in kilohertz.
+        CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13;
+        /// Alignment requirement for textures.
+        CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT = 14;
+        /// Whether the device can copy memory and run a kernel concurrently. Deprecated in
+        /// `cuda.h`: use `CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT`.
+        CU_DEVICE_ATTRIBUTE_GPU_OVERLAP = 15;
+        /// Number of multiprocessors on the device.
+        CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
+        /// Whether kernels have a run-time limit (a display watchdog).
+        CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT = 17;
+        /// Whether the device is integrated with host memory.
+        CU_DEVICE_ATTRIBUTE_INTEGRATED = 18;
+        /// Whether the device can map host memory into the CUDA address space.
+        CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY = 19;
+        /// Compute mode (a `CUcomputemode` value).
+        CU_DEVICE_ATTRIBUTE_COMPUTE_MODE = 20;
+        /// Maximum 1D texture width.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH = 21;
+        /// Maximum 2D texture width.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH = 22;
+        /// Maximum 2D texture height.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT = 23;
+        /// Maximum 3D texture width.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH = 24;
+        /// Maximum 3D texture height.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT = 25;
+        /// Maximum 3D texture depth.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH = 26;
+        /// Maximum 2D layered texture width.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH = 27;
+        /// Deprecated alias of `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH` (27).
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_WIDTH = 27;
+        /// Maximum 2D layered texture height.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT = 28;
+        /// Deprecated alias of `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT` (28).
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT = 28;
+        /// Maximum layers in a 2D layered texture.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS = 29;
+        /// Deprecated alias of `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS` (29).
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES = 29;
+        /// Alignment requirement for surfaces.
+        CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT = 30;
+        /// Whether the device can run several kernels concurrently.
+        CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS = 31;
+        /// Whether ECC support is enabled on the device.
+        CU_DEVICE_ATTRIBUTE_ECC_ENABLED = 32;
+        /// PCI bus ID of the device.
+        CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33;
+        /// PCI device ID of the device.
+        CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID = 34;
+        /// Whether the device uses the TCC driver model.
+        CU_DEVICE_ATTRIBUTE_TCC_DRIVER = 35;
+        /// Peak memory clock frequency, in kilohertz.
+        CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE = 36;
+        /// Global memory bus width, in bits.
+        CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH = 37;
+        /// Size of the L2 cache, in bytes.
+        CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38;
+        /// Maximum resident threads per multiprocessor.
+        CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39;
+        /// Number of asynchronous copy engines.
+        CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT = 40;
+        /// Whether the device shares a unified address space with the host.
+        CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING = 41;
+        /// Maximum 1D layered texture width.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH = 42;
+        /// Maximum layers in a 1D layered texture.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS = 43;
+        /// Whether 2D texture gather is supported. Deprecated in `cuda.h`: do not use.
+        CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER = 44;
+        /// Maximum 2D texture width if `CUDA_ARRAY3D_TEXTURE_GATHER` is set.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH = 45;
+        /// Maximum 2D texture height if `CUDA_ARRAY3D_TEXTURE_GATHER` is set.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT = 46;
+        /// Alternate maximum 3D texture width.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE = 47;
+        /// Alternate maximum 3D texture height.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE = 48;
+        /// Alternate maximum 3D texture depth.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE = 49;
+        /// PCI domain ID of the device.
+        CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID = 50;
+        /// Pitch alignment requirement for textures.
+        CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT = 51;
+        /// Maximum cubemap texture width and height.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH = 52;
+        /// Maximum cubemap layered texture width and height.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH = 53;
+        /// Maximum layers in a cubemap layered texture.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS = 54;
+        /// Maximum 1D surface width.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH = 55;
+        /// Maximum 2D surface width.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH = 56;
+        /// Maximum 2D surface height.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT = 57;
+        /// Maximum 3D surface width.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH = 58;
+        /// Maximum 3D surface height.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT = 59;
+        /// Maximum 3D surface depth.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH = 60;
+        /// Maximum 1D layered surface width.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH = 61;
+        /// Maximum layers in a 1D layered surface.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS = 62;
+        /// Maximum 2D layered surface width.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH = 63;
+        /// Maximum 2D layered surface height.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT = 64;
+        /// Maximum layers in a 2D layered surface.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS = 65;
+        /// Maximum cubemap surface width.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH = 66;
+        /// Maximum cubemap layered surface width.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH = 67;
+        /// Maximum layers in a cubemap layered surface.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS = 68;
+        /// Maximum 1D linear texture width. Deprecated in `cuda.h`: use
+        /// `cuDeviceGetTexture1DLinearMaxWidth`.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH = 69;
+        /// Maximum 2D linear texture width.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH = 70;
+        /// Maximum 2D linear texture height.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT = 71;
+        /// Maximum 2D linear texture pitch, in bytes.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH = 72;
+        /// Maximum mipmapped 2D texture width.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH = 73;
+        /// Maximum mipmapped 2D texture height.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT = 74;
+        /// Major compute capability version number.
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+        /// Minor compute capability version number.
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+        /// Maximum mipmapped 1D texture width.
+        CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH = 77;
+        /// Whether the device supports stream priorities.
+        CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED = 78;
+        /// Whether the device can cache globals in L1.
+        CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED = 79;
+        /// Whether the device can cache locals in L1.
+        CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED = 80;
+        /// Maximum shared memory available per multiprocessor, in bytes.
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR = 81;
+        /// Maximum number of 32-bit registers available per multiprocessor.
+        CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR = 82;
+        /// Whether the device can allocate managed memory on this system.
+        CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY = 83;
+        /// Whether the device is on a multi-GPU board.
+        CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD = 84;
+        /// Unique ID of a group of devices on the same multi-GPU board.
+        CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID = 85;
+        /// Whether the link between the device and the host supports all native atomic operations.
+        CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED = 86;
+        /// Ratio of single- to double-precision performance (in floating-point operations per
+        /// second).
+        CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO = 87;
+        /// Whether the device can coherently access pageable memory without registering it.
+        CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS = 88;
+        /// Whether the device can coherently access managed memory concurrently with the CPU.
+        CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89;
+        /// Whether the device supports compute preemption.
+        CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED = 90;
+        /// Whether the device can access registered host memory at the same virtual address as the
+        /// CPU.
+        CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM = 91;
+        /// Whether `cuStreamBatchMemOp` and related v1 stream memory-operation APIs are supported.
+        /// Deprecated in `cuda.h`.
+        CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 = 92;
+        /// Whether 64-bit operations are supported by the v1 stream memory-operation APIs.
+        /// Deprecated in `cuda.h`.
+        CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1 = 93;
+        /// Whether `CU_STREAM_WAIT_VALUE_NOR` is supported by the v1 stream memory-operation APIs.
+        /// Deprecated in `cuda.h`.
+        CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1 = 94;
+        /// Whether the device supports `cuLaunchCooperativeKernel`.
+        CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95;
+        /// Whether the device supports `cuLaunchCooperativeKernelMultiDevice`. Deprecated in
+        /// `cuda.h`, as that function is.
+        CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH = 96;
+        /// Maximum opt-in shared memory per block, in bytes.
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+        /// Whether `CU_STREAM_WAIT_VALUE_FLUSH` and `CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES` are
+        /// supported.
+        CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES = 98;
+        /// Whether the device supports host memory registration (`cuMemHostRegister`).
+        CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED = 99;
+        /// Whether the device accesses pageable memory through the host's page tables.
+        CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES = 100;
+        /// Whether the host can access managed memory on the device directly, without migration.
+        CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST = 101;
+        /// Deprecated alias of `CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED` (102).
+        CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED = 102;
+        /// Whether the device supports the virtual memory management APIs (`cuMemAddressReserve`,
+        /// `cuMemCreate`, `cuMemMap`, ...).
+        CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 102;
+        /// Whether memory from `cuMemCreate` can be exported to a POSIX file descriptor.
+        CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED = 103;
+        /// Whether memory from `cuMemCreate` can be exported to a Win32 NT handle.
+        CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED = 104;
+        /// Whether memory from `cuMemCreate` can be exported to a Win32 KMT handle.
+        CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED = 105;
+        /// Maximum number of resident blocks per multiprocessor.
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR = 106;
+        /// Whether the device supports compressible memory.
+        CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED = 107;
+        /// Maximum L2 persisting-lines capacity, in bytes.
+        CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE = 108;
+        /// Maximum value of `CUaccessPolicyWindow::num_bytes`.
+        CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE = 109;
+        /// Whether `cuMemCreate` accepts the `GPUDirect` RDMA flag.
+        CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED = 110;
+        /// Shared memory the driver reserves per block, in bytes.
+        CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK = 111;
+        /// Whether the device supports sparse CUDA arrays and sparse mipmapped arrays.
+        CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED = 112;
+        /// Whether host memory can be registered read-only to the GPU
+        /// (`CU_MEMHOSTREGISTER_READ_ONLY`).
+        CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED = 113;
+        /// Whether external timeline semaphore interop is supported.
+        CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED = 114;
+        /// Whether the device supports `cuMemAllocAsync` and the `cuMemPool` family of APIs.
+        CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115;
+        /// Whether the device supports `GPUDirect` RDMA APIs.
+        CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED = 116;
+        /// Bit mask of `CUflushGPUDirectRDMAWritesOptions`.
+        CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS = 117;
+        /// Scope within which `GPUDirect` RDMA writes need no flush (a
+        /// `CUGPUDirectRDMAWritesOrdering` value).
+        CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING = 118;
+        /// Handle types supported with memory-pool-based IPC.
+        CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES = 119;
+        /// Whether the device supports cluster launch.
+        CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH = 120;
+        /// Whether the device supports deferred mapping of CUDA arrays and mipmapped arrays.
+        CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED = 121;
+        /// Whether 64-bit operations are supported by `cuStreamBatchMemOp` and the related stream
+        /// memory-operation APIs.
+        CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS = 122;
+        /// Whether `CU_STREAM_WAIT_VALUE_NOR` is supported by the stream memory-operation APIs.
+        CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR = 123;
+        /// Whether the device supports buffer sharing through `dma_buf`.
+        CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124;
+        /// Whether the device supports IPC events.
+        CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED = 125;
+        /// Number of memory synchronization domains the device supports.
+        CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT = 126;
+        /// Whether the device can access memory through a tensor map.
+        CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED = 127;
+        /// Whether memory can be exported to a fabric handle.
+        CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED = 128;
+        /// Whether the device supports unified function pointers.
+        CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS = 129;
+        /// NUMA configuration of the device (a `CUdeviceNumaConfig` value).
+        CU_DEVICE_ATTRIBUTE_NUMA_CONFIG = 130;
+        /// NUMA node ID of the GPU memory.
+        CU_DEVICE_ATTRIBUTE_NUMA_ID = 131;
+        /// Whether the device supports switch multicast and reduction operations.
+        CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED = 132;
+        /// Whether contexts created on this device are shared through MPS.
+        CU_DEVICE_ATTRIBUTE_MPS_ENABLED = 133;
+        /// NUMA ID of the host node closest to the device; -1 without NUMA support.
+        CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID = 134;
+        /// Whether the device supports CUDA in graphics (CIG) with D3D12.
+        CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED = 135;
+        /// Bit mask of supported `CUmemDecompressAlgorithm`s.
+        CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK = 136;
+        /// Maximum length of a single decompress operation, in bytes.
+        CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH = 137;
+        /// Whether the device supports CUDA in graphics (CIG) with Vulkan.
+        CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED = 138;
+        /// The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
+        CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID = 139;
+        /// The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
+        CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID = 140;
+        /// Whether the virtual memory management APIs support `HOST_NUMA` locations.
+        CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 141;
+        /// Whether `cuMemAllocAsync` and the `cuMemPool` APIs support `HOST_NUMA` locations.
+        CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED = 142;
+        /// Whether `HOST_NUMA` IPC between nodes of a multi-node system is supported.
+        CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED = 143;
+        /// Whether `cuMemAllocAsync` and the `cuMemPool` APIs support `HOST` locations.
+        CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED = 144;
+        /// Whether the virtual memory management APIs support `HOST` locations.
+        CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 145;
+        /// Whether page-locked host memory can be shared through `dma_buf`.
+        CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED = 146;
+        /// Whether the link between the device and the host supports only some native atomic
+        /// operations.
+        CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED = 147;
+        /// One past the last attribute of CUDA 13.0's `cuda.h`: a sentinel, not an attribute; each
+        /// CUDA release moves it.
+        CU_DEVICE_ATTRIBUTE_MAX = 148;
+    }
 }

@@ -1,9 +1,85 @@
 //! custack: the CUDA driver API with the context stack in the type system.
-#![cfg_attr(docsrs, feature(doc_cfg))]
+//!
+//! The CUDA driver keeps, per OS thread, a stack of current contexts, and most calls act on its
+//! top implicitly. custack makes that stack a borrow stack:
+//!
+//! | value | owns / borrows | `Send`/`Sync` |
+//! | --- | --- | --- |
+//! | [`Driver`] | proof that `cuInit` succeeded | yes |
+//! | [`Device`] | a device ordinal, only from a `Driver` | yes |
+//! | [`Context`] | a created or primary context, floating (current nowhere) | yes |
+//! | [`Stack`] | the calling thread's stack token, one per thread | no |
+//! | [`PushedGuard`] | a context pushed on this thread; borrows the `Context` and the stack | no |
+//! | [`Stream`], [`Event`], [`Module`], [`Function`], [`DeviceBuffer`], [`PinnedBuffer`], views | lent by a guard, borrow it | no |
+//! | [`ParkedBuffer`], [`ParkedModule`] | set aside from a guard; borrow only the `Context` | yes |
+//!
+//! So, at compile time: no handle is used after its guard pops, while another context is
+//! pushed on top of its guard, or on another thread; no guard pops out of order; no context is
+//! destroyed while pushed; asynchronous work never outlives the memory it uses. See the
+//! README's invariant table and `ui-tests/` for each rejected misuse.
+//!
+//! ```no_run
+//! use custack::{Context, ContextFlags, DeviceMemory, DeviceMemoryMut, Driver, Stack};
+//!
+//! fn main() -> Result<(), custack::Error> {
+//!     let driver = Driver::init()?;
+//!     let ctx = Context::new(driver.device(0)?, ContextFlags::empty())?; // floating
+//!     let mut stack = Stack::new()?;                                    // this thread's stack
+//!     let guard = stack.push(&ctx)?;                                    // ctx is current
+//!     let mut buf = guard.alloc::<u32>(1024)?;                          // lent by the guard
+//!     buf.copy_from_host(&vec![1; 1024])?;
+//!     assert_eq!(buf.to_vec()?.iter().sum::<u32>(), 1024);
+//!     Ok(())
+//! } // buf freed, guard pops, stack released, ctx destroyed: in that order, or it won't compile
+//! ```
+//!
+//! # Errors
+//!
+//! Every fallible call returns [`Result`]. Almost any call can also return an error from
+//! earlier asynchronous work, and after a *sticky* error ([`Error::is_sticky`]) every call on
+//! that context fails until it is destroyed (or, for a primary context, [reset](Context::reset)).
+//! `Drop` implementations never panic; they record failures, which [`take_drop_errors`] returns.
+//!
+//! # Raw layer
+//!
+//! [`ffi`] mirrors `cuda.h` by section. Every safe wrapper names its driver call first in its
+//! docs and makes exactly that call; `as_raw` methods give the raw handles for anything custack
+//! does not wrap.
 
 #[path = "../ffi/mod.rs"]
 #[allow(missing_docs, unreachable_pub)]
 pub mod ffi;
 
+mod attribute;
+mod context;
+mod current;
+mod driver;
 mod error;
-pub use error::{Error, ErrorKind, Result, take_drop_errors};
+mod event;
+mod launch;
+mod memory;
+mod module;
+mod plain;
+mod stack;
+mod stream;
+
+pub use attribute::DeviceAttribute;
+pub use context::{Context, ContextFlags};
+pub use current::{CacheConfig, Limit};
+pub use driver::{ComputeCapability, Device, Driver, Version, driver_version};
+pub use error::{Error, ErrorKind, Result, dropped_error_count, take_drop_errors};
+pub use event::{Event, EventFlags};
+pub use launch::{Function, KernelArg, KernelArgs, LaunchConfig};
+pub use memory::{
+    DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, ParkedBuffer,
+    PinnedBuffer,
+};
+pub use module::{Module, ParkedModule};
+pub use plain::DeviceCopy;
+pub use stack::{PushedGuard, Stack, StackTop};
+pub use stream::{ScopedSlice, ScopedSliceMut, Stream, StreamScope};
+
+/// The traits whose methods most programs call: `use custack::prelude::*;`.
+pub mod prelude {
+    pub use crate::{DeviceMemory, DeviceMemoryMut, StackTop};
+}

@@ -1,0 +1,167 @@
+//! Queries and settings of the current context, lent by its [`PushedGuard`].
+
+use crate::context::ContextFlags;
+use crate::driver::{Device, Version};
+use crate::error::Result;
+use crate::ffi;
+use crate::stack::PushedGuard;
+use core::ffi::{c_int, c_uint, c_ulonglong};
+
+/// A per-context limit (`CUlimit`).
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Limit {
+    /// `CU_LIMIT_STACK_SIZE`: stack size in bytes of each GPU thread.
+    StackSize,
+    /// `CU_LIMIT_PRINTF_FIFO_SIZE`: size in bytes of the FIFO used by device `printf`.
+    PrintfFifoSize,
+    /// `CU_LIMIT_MALLOC_HEAP_SIZE`: size in bytes of the heap used by device `malloc`.
+    MallocHeapSize,
+    /// `CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH`: device runtime synchronize depth.
+    DevRuntimeSyncDepth,
+    /// `CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT`: device runtime pending launches.
+    DevRuntimePendingLaunchCount,
+    /// `CU_LIMIT_MAX_L2_FETCH_GRANULARITY`: L2 fetch granularity in bytes (a hint).
+    MaxL2FetchGranularity,
+    /// `CU_LIMIT_PERSISTING_L2_CACHE_SIZE`: persisting L2 cache size in bytes.
+    PersistingL2CacheSize,
+}
+
+impl Limit {
+    fn raw(self) -> ffi::CUlimit {
+        match self {
+            Self::StackSize => ffi::CUlimit::CU_LIMIT_STACK_SIZE,
+            Self::PrintfFifoSize => ffi::CUlimit::CU_LIMIT_PRINTF_FIFO_SIZE,
+            Self::MallocHeapSize => ffi::CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE,
+            Self::DevRuntimeSyncDepth => ffi::CUlimit::CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH,
+            Self::DevRuntimePendingLaunchCount => {
+                ffi::CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT
+            }
+            Self::MaxL2FetchGranularity => ffi::CUlimit::CU_LIMIT_MAX_L2_FETCH_GRANULARITY,
+            Self::PersistingL2CacheSize => ffi::CUlimit::CU_LIMIT_PERSISTING_L2_CACHE_SIZE,
+        }
+    }
+}
+
+/// Preferred split between L1 cache and shared memory (`CUfunc_cache`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CacheConfig {
+    /// No preference.
+    PreferNone,
+    /// Prefer more shared memory.
+    PreferShared,
+    /// Prefer more L1 cache.
+    PreferL1,
+    /// Prefer equal L1 and shared memory.
+    PreferEqual,
+    /// A value this version of custack does not name, kept as the driver returned it.
+    Other(i32),
+}
+
+impl CacheConfig {
+    fn raw(self) -> ffi::CUfunc_cache {
+        match self {
+            Self::PreferNone => ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_NONE,
+            Self::PreferShared => ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_SHARED,
+            Self::PreferL1 => ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_L1,
+            Self::PreferEqual => ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_EQUAL,
+            Self::Other(v) => ffi::CUfunc_cache(v),
+        }
+    }
+    fn from_raw(raw: ffi::CUfunc_cache) -> Self {
+        match raw {
+            ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_NONE => Self::PreferNone,
+            ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_SHARED => Self::PreferShared,
+            ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_L1 => Self::PreferL1,
+            ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_EQUAL => Self::PreferEqual,
+            ffi::CUfunc_cache(v) => Self::Other(v),
+        }
+    }
+}
+
+impl PushedGuard<'_> {
+    /// `cuCtxSynchronize`—Waits for all work of the context, from every thread.
+    #[doc(alias = "cuCtxSynchronize")]
+    pub fn synchronize(&self) -> Result<()> {
+        // SAFETY: no arguments; this guard's context is current.
+        unsafe { ffi::cuCtxSynchronize() }.result()
+    }
+
+    /// `cuCtxGetDevice`—The device of the context.
+    #[doc(alias = "cuCtxGetDevice")]
+    pub fn device(&self) -> Result<Device> {
+        let mut raw: ffi::CUdevice = 0;
+        // SAFETY: valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuCtxGetDevice(&raw mut raw) }.result()?;
+        Ok(Device::from_raw(raw))
+    }
+
+    /// `cuCtxGetApiVersion`—The API version the context was created with (e.g. 12.2).
+    #[doc(alias = "cuCtxGetApiVersion")]
+    pub fn api_version(&self) -> Result<Version> {
+        let mut v: c_uint = 0;
+        // SAFETY: valid out-pointer; the context is live.
+        unsafe { ffi::cuCtxGetApiVersion(self.as_raw(), &raw mut v) }.result()?;
+        Ok(Version::from_raw(v))
+    }
+
+    /// `cuCtxGetFlags`—The context's flags.
+    #[doc(alias = "cuCtxGetFlags")]
+    pub fn flags(&self) -> Result<ContextFlags> {
+        let mut f: c_uint = 0;
+        // SAFETY: valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuCtxGetFlags(&raw mut f) }.result()?;
+        Ok(ContextFlags::from_bits_retain(f))
+    }
+
+    /// `cuCtxGetId`—The context's unique id within the process.
+    #[doc(alias = "cuCtxGetId")]
+    pub fn unique_id(&self) -> Result<u64> {
+        let mut id: c_ulonglong = 0;
+        // SAFETY: valid out-pointer; the context is live.
+        unsafe { ffi::cuCtxGetId(self.as_raw(), &raw mut id) }.result()?;
+        Ok(id)
+    }
+
+    /// `cuCtxGetLimit`—A limit's current value.
+    #[doc(alias = "cuCtxGetLimit")]
+    pub fn limit(&self, limit: Limit) -> Result<usize> {
+        let mut v = 0usize;
+        // SAFETY: valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuCtxGetLimit(&raw mut v, limit.raw()) }.result()?;
+        Ok(v)
+    }
+
+    /// `cuCtxSetLimit`—Sets a limit (the driver may round it).
+    #[doc(alias = "cuCtxSetLimit")]
+    pub fn set_limit(&self, limit: Limit, value: usize) -> Result<()> {
+        // SAFETY: plain values; this guard's context is current.
+        unsafe { ffi::cuCtxSetLimit(limit.raw(), value) }.result()
+    }
+
+    /// `cuCtxGetCacheConfig`—The preferred cache configuration.
+    #[doc(alias = "cuCtxGetCacheConfig")]
+    pub fn cache_config(&self) -> Result<CacheConfig> {
+        let mut c = ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_NONE;
+        // SAFETY: valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuCtxGetCacheConfig(&raw mut c) }.result()?;
+        Ok(CacheConfig::from_raw(c))
+    }
+
+    /// `cuCtxSetCacheConfig`—Sets the preferred cache configuration.
+    #[doc(alias = "cuCtxSetCacheConfig")]
+    pub fn set_cache_config(&self, config: CacheConfig) -> Result<()> {
+        // SAFETY: plain value; this guard's context is current.
+        unsafe { ffi::cuCtxSetCacheConfig(config.raw()) }.result()
+    }
+
+    /// `cuCtxGetStreamPriorityRange`—`(least, greatest)` stream priorities; greatest is the
+    /// numerically lowest.
+    #[doc(alias = "cuCtxGetStreamPriorityRange")]
+    pub fn stream_priority_range(&self) -> Result<(i32, i32)> {
+        let (mut least, mut greatest): (c_int, c_int) = (0, 0);
+        // SAFETY: valid out-pointers; this guard's context is current.
+        unsafe { ffi::cuCtxGetStreamPriorityRange(&raw mut least, &raw mut greatest) }.result()?;
+        Ok((least, greatest))
+    }
+}

@@ -1,0 +1,230 @@
+//! The driver and its devices: [`Driver::init`] is the proof of `cuInit` that every
+//! [`Device`] carries.
+
+use crate::attribute::DeviceAttribute;
+use crate::error::{Error, ErrorKind, Result};
+use crate::ffi;
+use core::ffi::{CStr, c_char, c_int};
+use core::mem::MaybeUninit;
+
+/// Proof that `cuInit` succeeded in this process.
+///
+/// Devices can only be named through a `Driver`, so no device call can run before
+/// initialization. `Driver` is a zero-sized `Copy` value: keep it or call [`Driver::init`] again
+/// (the driver makes repeated initialization cheap).
+///
+/// # Examples
+///
+/// ```no_run
+/// let driver = custack::Driver::init()?;
+/// println!("{} device(s), driver API {}", driver.device_count()?, driver.version()?);
+/// # Ok::<(), custack::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Driver {
+    _private: (),
+}
+
+/// A CUDA version number as the driver reports it (`12020` is 12.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Version {
+    /// Major version.
+    pub major: u32,
+    /// Minor version.
+    pub minor: u32,
+}
+
+impl Version {
+    pub(crate) fn from_raw(raw: u32) -> Self {
+        Self {
+            major: raw / 1000,
+            minor: (raw % 1000) / 10,
+        }
+    }
+}
+
+impl core::fmt::Display for Version {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// `cuDriverGetVersion`—The latest CUDA version the installed driver supports.
+///
+/// Works before and without [`Driver::init`], and on a machine with a driver library but no GPU.
+#[doc(alias = "cuDriverGetVersion")]
+pub fn driver_version() -> Result<Version> {
+    let mut v: c_int = 0;
+    // SAFETY: `v` is a valid, writable `int` for the duration of the call.
+    unsafe { ffi::cuDriverGetVersion(&raw mut v) }.result()?;
+    Ok(Version::from_raw(v as u32))
+}
+
+impl Driver {
+    /// `cuInit`—Initializes the driver API.
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_NO_DEVICE` on a machine without a usable GPU, `CUDA_ERROR_STUB_LIBRARY` when a
+    /// toolkit stub was loaded instead of the driver, `CUDA_ERROR_INSUFFICIENT_DRIVER` and the
+    /// like; each error's message says what to do.
+    ///
+    /// # References
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html>
+    #[doc(alias = "cuInit")]
+    pub fn init() -> Result<Self> {
+        // SAFETY: `cuInit` takes no pointers; flags must be 0.
+        unsafe { ffi::cuInit(0) }.result()?;
+        Ok(Self { _private: () })
+    }
+
+    /// `cuDriverGetVersion`—See [`driver_version`].
+    #[doc(alias = "cuDriverGetVersion")]
+    pub fn version(self) -> Result<Version> {
+        driver_version()
+    }
+
+    /// `cuDeviceGetCount`—The number of CUDA-capable devices.
+    #[doc(alias = "cuDeviceGetCount")]
+    pub fn device_count(self) -> Result<usize> {
+        let mut n: c_int = 0;
+        // SAFETY: `n` is a valid, writable `int`; the driver is initialized (`self`).
+        unsafe { ffi::cuDeviceGetCount(&raw mut n) }.result()?;
+        Ok(n.max(0) as usize)
+    }
+
+    /// `cuDeviceGet`—The device with the given ordinal.
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_INVALID_DEVICE` when `ordinal` is not below [`device_count`](Self::device_count).
+    #[doc(alias = "cuDeviceGet")]
+    pub fn device(self, ordinal: usize) -> Result<Device> {
+        let ordinal = c_int::try_from(ordinal).map_err(|_| {
+            Error::custack(
+                ErrorKind::OutOfRange,
+                format!("device ordinal {ordinal} does not fit a C int"),
+            )
+        })?;
+        let mut raw: ffi::CUdevice = 0;
+        // SAFETY: `raw` is a valid, writable `CUdevice`; the driver is initialized (`self`).
+        unsafe { ffi::cuDeviceGet(&raw mut raw, ordinal) }.result()?;
+        Ok(Device { raw })
+    }
+
+    /// Every device, in ordinal order.
+    pub fn devices(self) -> Result<Vec<Device>> {
+        (0..self.device_count()?).map(|i| self.device(i)).collect()
+    }
+}
+
+/// A CUDA device. Obtained from a [`Driver`], so it always names an initialized driver's device.
+///
+/// `Copy`, `Send` and `Sync`: a device ordinal is a plain number valid in every thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Device {
+    raw: ffi::CUdevice,
+}
+
+/// A device's compute capability, e.g. 9.0 for an H100.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ComputeCapability {
+    /// Major revision.
+    pub major: u32,
+    /// Minor revision.
+    pub minor: u32,
+}
+
+impl core::fmt::Display for ComputeCapability {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+fn c_buf_to_string(buf: &[c_char]) -> String {
+    // SAFETY: `c_char` and `u8` have the same size and alignment; the slice is initialized.
+    let bytes = unsafe { core::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), buf.len()) };
+    CStr::from_bytes_until_nul(bytes).map_or_else(
+        |_| String::from_utf8_lossy(bytes).into_owned(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
+
+impl Device {
+    /// A device from a raw handle the driver returned (the driver is initialized then).
+    pub(crate) fn from_raw(raw: ffi::CUdevice) -> Self {
+        Self { raw }
+    }
+
+    /// The raw `CUdevice`.
+    pub fn as_raw(self) -> ffi::CUdevice {
+        self.raw
+    }
+
+    /// The ordinal of this device.
+    pub fn ordinal(self) -> usize {
+        self.raw.max(0) as usize
+    }
+
+    /// `cuDeviceGetName`—The device's name, e.g. "NVIDIA H100 80GB HBM3".
+    #[doc(alias = "cuDeviceGetName")]
+    pub fn name(self) -> Result<String> {
+        let mut buf = [0 as c_char; 256];
+        // SAFETY: `buf` is writable for `buf.len()` bytes, which is the length passed.
+        unsafe { ffi::cuDeviceGetName(buf.as_mut_ptr(), buf.len() as c_int, self.raw) }.result()?;
+        Ok(c_buf_to_string(&buf))
+    }
+
+    /// `cuDeviceGetUuid`—The device's 16-byte UUID.
+    #[doc(alias = "cuDeviceGetUuid")]
+    pub fn uuid(self) -> Result<[u8; 16]> {
+        let mut uuid = ffi::CUuuid::default();
+        // SAFETY: `uuid` is a valid, writable `CUuuid`.
+        unsafe { ffi::cuDeviceGetUuid_v2(&raw mut uuid, self.raw) }.result()?;
+        Ok(uuid.bytes.map(|b| b as u8))
+    }
+
+    /// `cuDeviceGetPCIBusId`—The PCI bus id, `domain:bus:device.function`.
+    #[doc(alias = "cuDeviceGetPCIBusId")]
+    pub fn pci_bus_id(self) -> Result<String> {
+        let mut buf = [0 as c_char; 64];
+        // SAFETY: `buf` is writable for `buf.len()` bytes, which is the length passed.
+        unsafe { ffi::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as c_int, self.raw) }
+            .result()?;
+        Ok(c_buf_to_string(&buf))
+    }
+
+    /// `cuDeviceTotalMem`—Total device memory in bytes.
+    #[doc(alias = "cuDeviceTotalMem")]
+    pub fn total_memory(self) -> Result<usize> {
+        let mut bytes = 0usize;
+        // SAFETY: `bytes` is a valid, writable `size_t`.
+        unsafe { ffi::cuDeviceTotalMem_v2(&raw mut bytes, self.raw) }.result()?;
+        Ok(bytes)
+    }
+
+    /// `cuDeviceGetAttribute`—One device attribute.
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_INVALID_VALUE` when the driver is older than the attribute.
+    #[doc(alias = "cuDeviceGetAttribute")]
+    pub fn attribute(self, attribute: DeviceAttribute) -> Result<i32> {
+        let mut value = MaybeUninit::<c_int>::uninit();
+        // SAFETY: `value` is valid for a write of one `int`.
+        unsafe { ffi::cuDeviceGetAttribute(value.as_mut_ptr(), attribute.raw(), self.raw) }
+            .result()?;
+        // SAFETY: the call succeeded, so the driver wrote the value.
+        Ok(unsafe { value.assume_init() })
+    }
+
+    /// The compute capability (two [`attribute`](Self::attribute) calls).
+    pub fn compute_capability(self) -> Result<ComputeCapability> {
+        let major = self.attribute(DeviceAttribute::ComputeCapabilityMajor)?;
+        let minor = self.attribute(DeviceAttribute::ComputeCapabilityMinor)?;
+        Ok(ComputeCapability {
+            major: major as u32,
+            minor: minor as u32,
+        })
+    }
+}

@@ -1,0 +1,97 @@
+//! Events: markers recorded on a stream, for ordering and timing.
+
+use crate::error::{Result, record_drop_error};
+use crate::ffi;
+use crate::stack::PushedGuard;
+use core::marker::PhantomData;
+
+bitflags::bitflags! {
+    /// Event creation flags (`CUevent_flags`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    pub struct EventFlags: u32 {
+        /// `CU_EVENT_BLOCKING_SYNC`: synchronizing on the event blocks the thread instead of spinning.
+        const BLOCKING_SYNC = ffi::CUevent_flags::CU_EVENT_BLOCKING_SYNC.0 as u32;
+        /// `CU_EVENT_DISABLE_TIMING`: no timing data (cheaper; `elapsed_ms` then fails).
+        const DISABLE_TIMING = ffi::CUevent_flags::CU_EVENT_DISABLE_TIMING.0 as u32;
+    }
+}
+
+/// An event of the current context, lent by a guard. Destroyed on drop.
+#[derive(Debug)]
+pub struct Event<'g> {
+    raw: ffi::CUevent,
+    _marker: PhantomData<(&'g (), *const ())>,
+}
+
+static_assertions::assert_eq_size!(Event<'static>, ffi::CUevent);
+static_assertions::assert_not_impl_any!(Event<'static>: Send, Sync);
+
+impl PushedGuard<'_> {
+    /// `cuEventCreate`—Creates an event in this guard's context.
+    #[doc(alias = "cuEventCreate")]
+    pub fn event(&self, flags: EventFlags) -> Result<Event<'_>> {
+        let mut raw = core::ptr::null_mut();
+        // SAFETY: `raw` is a valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuEventCreate(&raw mut raw, flags.bits()) }.result()?;
+        Ok(Event {
+            raw,
+            _marker: PhantomData,
+        })
+    }
+}
+
+impl Event<'_> {
+    /// The raw `CUevent`.
+    pub fn as_raw(&self) -> ffi::CUevent {
+        self.raw
+    }
+
+    /// `cuEventSynchronize`—Waits until the event has completed.
+    #[doc(alias = "cuEventSynchronize")]
+    pub fn synchronize(&self) -> Result<()> {
+        // SAFETY: `raw` is a live event of the current context.
+        unsafe { ffi::cuEventSynchronize(self.raw) }.result()
+    }
+
+    /// `cuEventQuery`—Whether the event has completed (an event never recorded has).
+    #[doc(alias = "cuEventQuery")]
+    pub fn is_complete(&self) -> Result<bool> {
+        // SAFETY: `raw` is a live event of the current context.
+        match unsafe { ffi::cuEventQuery(self.raw) } {
+            ffi::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            r => r.result().map(|()| true),
+        }
+    }
+
+    /// `cuEventElapsedTime`—Milliseconds from this event to `end` (both recorded and complete).
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_NOT_READY` if either has not completed, `CUDA_ERROR_INVALID_HANDLE` if
+    /// either was created with [`EventFlags::DISABLE_TIMING`] or never recorded.
+    #[doc(alias = "cuEventElapsedTime")]
+    pub fn elapsed_ms(&self, end: &Event<'_>) -> Result<f32> {
+        let mut ms = 0f32;
+        // SAFETY: valid out-pointer; both events are live events of the current context.
+        unsafe { ffi::cuEventElapsedTime(&raw mut ms, self.raw, end.raw) }.result()?;
+        Ok(ms)
+    }
+
+    /// `cuEventDestroy`—Destroys the event, returning the driver's error.
+    #[doc(alias = "cuEventDestroy")]
+    pub fn destroy(self) -> Result<()> {
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: destroyed once; `this` never drops.
+        unsafe { ffi::cuEventDestroy_v2(this.raw) }.result()
+    }
+}
+
+impl Drop for Event<'_> {
+    fn drop(&mut self) {
+        // SAFETY: live event of the current context, destroyed once. Destroying an event whose
+        // recording is pending is allowed: the driver releases it when the work completes.
+        if let Err(e) = unsafe { ffi::cuEventDestroy_v2(self.raw) }.result() {
+            record_drop_error(e);
+        }
+    }
+}

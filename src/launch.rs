@@ -1,0 +1,171 @@
+//! Kernel functions, launch configurations and kernel arguments.
+
+use crate::error::Result;
+use crate::ffi;
+use crate::plain::DeviceCopy;
+use crate::stream::{ScopedSlice, ScopedSliceMut};
+use core::ffi::{c_int, c_void};
+use core::marker::PhantomData;
+
+/// A kernel in a loaded [`Module`](crate::Module); borrows it, so it cannot outlive it (C9).
+#[derive(Debug, Clone, Copy)]
+pub struct Function<'m> {
+    raw: ffi::CUfunction,
+    _marker: PhantomData<(&'m (), *const ())>,
+}
+
+static_assertions::assert_eq_size!(Function<'static>, ffi::CUfunction);
+static_assertions::assert_not_impl_any!(Function<'static>: Send, Sync);
+
+impl Function<'_> {
+    /// # Safety
+    ///
+    /// `raw` must be a function of a module that lives for the returned lifetime.
+    pub(crate) unsafe fn from_raw(raw: ffi::CUfunction) -> Self {
+        Self {
+            raw,
+            _marker: PhantomData,
+        }
+    }
+
+    /// The raw `CUfunction`.
+    pub fn as_raw(&self) -> ffi::CUfunction {
+        self.raw
+    }
+
+    /// `cuFuncGetAttribute`—An attribute of the function, e.g.
+    /// `ffi::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`.
+    #[doc(alias = "cuFuncGetAttribute")]
+    pub fn attribute(&self, attribute: ffi::CUfunction_attribute) -> Result<i32> {
+        let mut v: c_int = 0;
+        // SAFETY: valid out-pointer; live function.
+        unsafe { ffi::cuFuncGetAttribute(&raw mut v, attribute, self.raw) }.result()?;
+        Ok(v)
+    }
+
+    /// The most threads a block of this function may have on this device.
+    pub fn max_threads_per_block(&self) -> Result<u32> {
+        self.attribute(ffi::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+            .map(|v| v as u32)
+    }
+}
+
+/// Grid and block dimensions and dynamic shared memory of a launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LaunchConfig {
+    /// Blocks in the grid (x, y, z).
+    pub grid: (u32, u32, u32),
+    /// Threads in a block (x, y, z).
+    pub block: (u32, u32, u32),
+    /// Dynamic shared memory per block, in bytes.
+    pub shared_mem_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// One thread per element for `n` elements, in blocks of 256 threads along x (the kernel
+    /// must check its index against `n`: the last block may run past it).
+    ///
+    /// ```
+    /// let cfg = custack::LaunchConfig::for_elements(1000);
+    /// assert_eq!((cfg.grid.0, cfg.block.0), (4, 256));
+    /// ```
+    pub const fn for_elements(n: u32) -> Self {
+        Self::for_elements_with_block(n, 256)
+    }
+
+    /// One thread per element for `n` elements, in blocks of `block` threads along x.
+    pub const fn for_elements_with_block(n: u32, block: u32) -> Self {
+        let block = if block == 0 { 1 } else { block };
+        Self {
+            grid: (n.div_ceil(block), 1, 1),
+            block: (block, 1, 1),
+            shared_mem_bytes: 0,
+        }
+    }
+
+    /// The same configuration with `bytes` of dynamic shared memory per block.
+    #[must_use]
+    pub const fn with_shared_mem(self, bytes: u32) -> Self {
+        Self {
+            shared_mem_bytes: bytes,
+            ..self
+        }
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// One kernel argument: plain data by value, or device memory bound to the launching scope
+/// ([`ScopedSlice`], [`ScopedSliceMut`]), passed as its device pointer (C15). Sealed.
+pub trait KernelArg: sealed::Sealed {
+    /// What the kernel receives.
+    #[doc(hidden)]
+    type Raw: Copy;
+    /// The value passed.
+    #[doc(hidden)]
+    fn to_raw(&self) -> Self::Raw;
+}
+
+impl<T: DeviceCopy> sealed::Sealed for T {}
+impl<T: DeviceCopy> KernelArg for T {
+    type Raw = T;
+    #[inline]
+    fn to_raw(&self) -> T {
+        *self
+    }
+}
+
+macro_rules! device_arg {
+    ($($ty:ident),*) => {$(
+        impl<T: DeviceCopy> sealed::Sealed for $ty<'_, T> {}
+        impl<T: DeviceCopy> KernelArg for $ty<'_, T> {
+            type Raw = ffi::CUdeviceptr;
+            #[inline]
+            fn to_raw(&self) -> ffi::CUdeviceptr {
+                self.device_ptr()
+            }
+        }
+    )*};
+}
+device_arg!(ScopedSlice, ScopedSliceMut);
+
+/// The arguments of a launch: a tuple of [`KernelArg`]s (`()` for none, `(x,)` for one).
+pub trait KernelArgs {
+    /// Calls `f` with the `void**` array `cuLaunchKernel` takes, built on the stack.
+    #[doc(hidden)]
+    fn with_params<R>(&self, f: impl FnOnce(*mut *mut c_void) -> R) -> R;
+}
+
+impl KernelArgs for () {
+    #[inline]
+    fn with_params<R>(&self, f: impl FnOnce(*mut *mut c_void) -> R) -> R {
+        f(core::ptr::null_mut())
+    }
+}
+
+macro_rules! kernel_args {
+    ($($name:ident $idx:tt),+) => {
+        impl<$($name: KernelArg),+> KernelArgs for ($($name,)+) {
+            #[inline]
+            fn with_params<R>(&self, f: impl FnOnce(*mut *mut c_void) -> R) -> R {
+                let raw = ($(self.$idx.to_raw(),)+);
+                let mut params = [$(core::ptr::from_ref(&raw.$idx).cast_mut().cast::<c_void>()),+];
+                f(params.as_mut_ptr())
+            }
+        }
+    };
+}
+kernel_args!(A 0);
+kernel_args!(A 0, B 1);
+kernel_args!(A 0, B 1, C 2);
+kernel_args!(A 0, B 1, C 2, D 3);
+kernel_args!(A 0, B 1, C 2, D 3, E 4);
+kernel_args!(A 0, B 1, C 2, D 3, E 4, F 5);
+kernel_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+kernel_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+kernel_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+kernel_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+kernel_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+kernel_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);

@@ -1,0 +1,612 @@
+//! Device memory and page-locked host memory, lent by a [`PushedGuard`].
+//!
+//! [`DeviceBuffer`] owns an allocation; [`DeviceView`] and [`DeviceViewMut`] borrow part of
+//! one, with the aliasing rules of `&[T]` and `&mut [T]` (C14). The synchronous operations live
+//! on the [`DeviceMemory`] and [`DeviceMemoryMut`] traits, which all three implement;
+//! asynchronous ones on [`StreamScope`](crate::StreamScope).
+
+use crate::context::Context;
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::ffi;
+use crate::plain::DeviceCopy;
+use crate::stack::PushedGuard;
+use core::marker::PhantomData;
+use core::ops::{Bound, RangeBounds};
+use core::ptr::NonNull;
+
+pub(crate) fn byte_size<T>(len: usize) -> Result<usize> {
+    len.checked_mul(size_of::<T>()).ok_or_else(|| {
+        Error::custack(
+            ErrorKind::SizeOverflow,
+            format!("{len} elements of {} bytes overflow usize", size_of::<T>()),
+        )
+    })
+}
+
+fn check_alloc_len<T>(len: usize) -> Result<usize> {
+    let bytes = byte_size::<T>(len)?;
+    if bytes == 0 {
+        return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
+            .with_detail("zero-byte allocation: CUDA has no empty allocations; allocate at least one element"));
+    }
+    Ok(bytes)
+}
+
+pub(crate) fn check_same_len(what: &str, dst: usize, src: usize) -> Result<()> {
+    if dst == src {
+        Ok(())
+    } else {
+        Err(Error::custack(
+            ErrorKind::LengthMismatch,
+            format!("{what}: destination holds {dst} elements, source {src}"),
+        ))
+    }
+}
+
+fn resolve_range(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => Some(s),
+        Bound::Excluded(&s) => s.checked_add(1),
+        Bound::Unbounded => Some(0),
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e.checked_add(1),
+        Bound::Excluded(&e) => Some(e),
+        Bound::Unbounded => Some(len),
+    };
+    match (start, end) {
+        (Some(s), Some(e)) if s <= e && e <= len => Ok((s, e)),
+        _ => Err(Error::custack(
+            ErrorKind::OutOfRange,
+            format!(
+                "range {:?}..{:?} is outside 0..{len}",
+                range.start_bound(),
+                range.end_bound()
+            ),
+        )),
+    }
+}
+
+fn offset_ptr<T>(ptr: ffi::CUdeviceptr, elems: usize) -> ffi::CUdeviceptr {
+    // In range by construction: `elems <= len` of an allocation whose byte size fits `usize`.
+    ptr + (elems * size_of::<T>()) as ffi::CUdeviceptr
+}
+
+pub(crate) mod sealed {
+    pub trait Sealed {}
+}
+
+/// Device memory that can be read: a [`DeviceBuffer`], [`DeviceView`] or [`DeviceViewMut`].
+///
+/// Only memory lent by the guard that is current on this thread implements it, so every
+/// operation here runs in the right context without checking.
+pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
+    /// The device address of the first element.
+    fn device_ptr(&self) -> ffi::CUdeviceptr;
+
+    /// The number of elements.
+    fn len(&self) -> usize;
+
+    /// Whether there are no elements (only views can be empty).
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The size in bytes.
+    fn byte_len(&self) -> usize {
+        self.len() * size_of::<T>()
+    }
+
+    /// A shared view of the whole memory.
+    fn as_view(&self) -> DeviceView<'_, T> {
+        DeviceView {
+            ptr: self.device_ptr(),
+            len: self.len(),
+            _marker: PhantomData,
+        }
+    }
+
+    /// A shared view of `range`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`] when the range does not lie within `0..len`.
+    fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>> {
+        let (s, e) = resolve_range(range, self.len())?;
+        Ok(DeviceView {
+            ptr: offset_ptr::<T>(self.device_ptr(), s),
+            len: e - s,
+            _marker: PhantomData,
+        })
+    }
+
+    /// Two shared views, `[0, mid)` and `[mid, len)`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`] when `mid > len`.
+    fn split_at(&self, mid: usize) -> Result<(DeviceView<'_, T>, DeviceView<'_, T>)> {
+        let (_, _) = resolve_range(..mid, self.len())?;
+        let p = self.device_ptr();
+        Ok((
+            DeviceView {
+                ptr: p,
+                len: mid,
+                _marker: PhantomData,
+            },
+            DeviceView {
+                ptr: offset_ptr::<T>(p, mid),
+                len: self.len() - mid,
+                _marker: PhantomData,
+            },
+        ))
+    }
+
+    /// `cuMemcpyDtoH`—Copies to host memory; returns when the copy is complete.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`] if `dst.len() != self.len()`; driver errors, including
+    /// those of earlier asynchronous work.
+    #[doc(alias = "cuMemcpyDtoH")]
+    fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
+        check_same_len("copy_to_host", dst.len(), self.len())?;
+        if dst.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: `dst` is writable for `byte_len` bytes (same length, same `T`); the device
+        // range is live memory of the current context (lent by the current guard); any bit
+        // pattern is a valid `T` (`DeviceCopy`).
+        unsafe { ffi::cuMemcpyDtoH_v2(dst.as_mut_ptr().cast(), self.device_ptr(), self.byte_len()) }
+            .result()
+    }
+
+    /// Copies into a new `Vec`.
+    fn to_vec(&self) -> Result<Vec<T>> {
+        let mut v = Vec::with_capacity(self.len());
+        if self.is_empty() {
+            return Ok(v);
+        }
+        // SAFETY: `v` has capacity for `len` elements, i.e. `byte_len` writable bytes; the
+        // device range is live memory of the current context.
+        unsafe { ffi::cuMemcpyDtoH_v2(v.as_mut_ptr().cast(), self.device_ptr(), self.byte_len()) }
+            .result()?;
+        // SAFETY: the copy succeeded and initialized all `len` elements; any bit pattern is a
+        // valid `T`.
+        unsafe { v.set_len(self.len()) };
+        Ok(v)
+    }
+}
+
+/// Device memory that can be written: a [`DeviceBuffer`] or [`DeviceViewMut`].
+pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
+    /// An exclusive view of the whole memory.
+    fn as_view_mut(&mut self) -> DeviceViewMut<'_, T> {
+        DeviceViewMut {
+            ptr: self.device_ptr(),
+            len: self.len(),
+            _marker: PhantomData,
+        }
+    }
+
+    /// An exclusive view of `range`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`] when the range does not lie within `0..len`.
+    fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceViewMut<'_, T>> {
+        let (s, e) = resolve_range(range, self.len())?;
+        Ok(DeviceViewMut {
+            ptr: offset_ptr::<T>(self.device_ptr(), s),
+            len: e - s,
+            _marker: PhantomData,
+        })
+    }
+
+    /// Two exclusive, disjoint views, `[0, mid)` and `[mid, len)`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`] when `mid > len`.
+    fn split_at_mut(&mut self, mid: usize) -> Result<(DeviceViewMut<'_, T>, DeviceViewMut<'_, T>)> {
+        let (_, _) = resolve_range(..mid, self.len())?;
+        let p = self.device_ptr();
+        Ok((
+            DeviceViewMut {
+                ptr: p,
+                len: mid,
+                _marker: PhantomData,
+            },
+            DeviceViewMut {
+                ptr: offset_ptr::<T>(p, mid),
+                len: self.len() - mid,
+                _marker: PhantomData,
+            },
+        ))
+    }
+
+    /// `cuMemcpyHtoD`—Copies from host memory. The host slice may be reused when this returns.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`] if `src.len() != self.len()`; driver errors.
+    #[doc(alias = "cuMemcpyHtoD")]
+    fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
+        check_same_len("copy_from_host", self.len(), src.len())?;
+        if src.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: `src` is readable for `byte_len` bytes; the device range is live memory of
+        // the current context, exclusively borrowed.
+        unsafe { ffi::cuMemcpyHtoD_v2(self.device_ptr(), src.as_ptr().cast(), self.byte_len()) }
+            .result()
+    }
+
+    /// `cuMemcpyDtoD`—Copies from other device memory of the same context, then waits for the
+    /// copy (device-to-device copies are otherwise asynchronous to the host).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`] if the lengths differ; driver errors.
+    #[doc(alias = "cuMemcpyDtoD")]
+    fn copy_from_device(&mut self, src: &impl DeviceMemory<T>) -> Result<()> {
+        check_same_len("copy_from_device", self.len(), src.len())?;
+        if src.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: both ranges are live memory of the current context with `byte_len` bytes;
+        // they do not overlap (`&mut self` and `&src` cannot alias).
+        unsafe { ffi::cuMemcpyDtoD_v2(self.device_ptr(), src.device_ptr(), self.byte_len()) }
+            .result()?;
+        sync_null_stream()
+    }
+
+    /// `cuMemsetD8`—Sets every byte to `value`, then waits for the memset.
+    #[doc(alias = "cuMemsetD8")]
+    fn fill_bytes(&mut self, value: u8) -> Result<()> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: the device range is live memory of the current context, `byte_len` bytes.
+        unsafe { ffi::cuMemsetD8_v2(self.device_ptr(), value, self.byte_len()) }.result()?;
+        sync_null_stream()
+    }
+
+    /// `cuMemsetD32`—Sets every 32-bit word to `value`, then waits for the memset.
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_INVALID_VALUE` if the size is not a multiple of 4 bytes or the address is
+    /// not 4-byte aligned.
+    #[doc(alias = "cuMemsetD32")]
+    fn fill_u32(&mut self, value: u32) -> Result<()> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        if self.byte_len() % 4 != 0 || self.device_ptr() % 4 != 0 {
+            return Err(
+                Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE).with_detail(
+                    "fill_u32 needs a 4-byte aligned range whose size is a multiple of 4 bytes",
+                ),
+            );
+        }
+        // SAFETY: the device range is live memory of the current context, `byte_len / 4` words.
+        unsafe { ffi::cuMemsetD32_v2(self.device_ptr(), value, self.byte_len() / 4) }.result()?;
+        sync_null_stream()
+    }
+}
+
+fn sync_null_stream() -> Result<()> {
+    // SAFETY: the NULL stream of the current context always exists.
+    unsafe { ffi::cuStreamSynchronize(core::ptr::null_mut()) }.result()
+}
+
+/// An owned allocation of `len` elements of `T` in device memory, lent by a guard.
+///
+/// Freed on drop (`cuMemFree`); [`free`](Self::free) returns the error instead. The buffer is
+/// the size of a device pointer and a length, `!Send` and `!Sync` (it belongs to the guard).
+///
+/// # Examples
+///
+/// ```no_run
+/// use custack::{Context, ContextFlags, DeviceMemory, DeviceMemoryMut, Driver, Stack};
+/// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+/// let mut stack = Stack::new()?;
+/// let guard = stack.push(&ctx)?;
+/// let mut buf = guard.alloc::<f32>(4)?;
+/// buf.copy_from_host(&[1.0, 2.0, 3.0, 4.0])?;
+/// assert_eq!(buf.to_vec()?, [1.0, 2.0, 3.0, 4.0]);
+/// # Ok::<(), custack::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct DeviceBuffer<'g, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    _marker: PhantomData<(&'g (), *const T)>,
+}
+
+static_assertions::assert_eq_size!(DeviceBuffer<'static, u8>, (ffi::CUdeviceptr, usize));
+static_assertions::assert_not_impl_any!(DeviceBuffer<'static, u8>: Send, Sync);
+
+/// A shared view of device memory, like `&[T]`. `Copy`.
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceView<'a, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    _marker: PhantomData<(&'a [T], *const ())>,
+}
+
+/// An exclusive view of device memory, like `&mut [T]`.
+#[derive(Debug)]
+pub struct DeviceViewMut<'a, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    _marker: PhantomData<(&'a mut [T], *const ())>,
+}
+
+macro_rules! device_memory {
+    ($ty:ident, $($mut_:ident)?) => {
+        impl<T: DeviceCopy> sealed::Sealed for $ty<'_, T> {}
+        impl<T: DeviceCopy> DeviceMemory<T> for $ty<'_, T> {
+            #[inline]
+            fn device_ptr(&self) -> ffi::CUdeviceptr {
+                self.ptr
+            }
+            #[inline]
+            fn len(&self) -> usize {
+                self.len
+            }
+        }
+        $(impl<T: DeviceCopy> DeviceMemoryMut<T> for $ty<'_, T> {} const _: &str = stringify!($mut_);)?
+    };
+}
+device_memory!(DeviceBuffer, mut_);
+device_memory!(DeviceView,);
+device_memory!(DeviceViewMut, mut_);
+
+impl<T: DeviceCopy> DeviceBuffer<'_, T> {
+    /// `cuMemFree`—Frees the allocation, returning the driver's error.
+    #[doc(alias = "cuMemFree")]
+    pub fn free(self) -> Result<()> {
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: `ptr` was allocated by `cuMemAlloc` and is freed once (`this` never drops).
+        unsafe { ffi::cuMemFree_v2(this.ptr) }.result()
+    }
+}
+
+impl<T: DeviceCopy> Drop for DeviceBuffer<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` was allocated by `cuMemAlloc` in the current context (the guard that
+        // lent the buffer is alive and on top) and is freed once. No asynchronous work can use
+        // it: stream scopes borrow it until their work is complete.
+        if let Err(e) = unsafe { ffi::cuMemFree_v2(self.ptr) }.result() {
+            record_drop_error(e);
+        }
+    }
+}
+
+/// Page-locked (pinned) host memory, lent by a guard, so asynchronous copies from and to it
+/// are truly asynchronous. Dereferences to `[T]`; zero-initialized.
+///
+/// Tied to the guard because the driver frees page-locked memory with its context: a pinned
+/// buffer can never outlive the context that owns it (R9).
+#[derive(Debug)]
+pub struct PinnedBuffer<'g, T: DeviceCopy> {
+    ptr: NonNull<T>,
+    len: usize,
+    _marker: PhantomData<(&'g (), *const T)>,
+}
+
+impl<T: DeviceCopy> core::ops::Deref for PinnedBuffer<'_, T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // SAFETY: `ptr` points to `len` initialized (zeroed, then only written as `T`)
+        // elements that live until drop; aliasing follows `&self`.
+        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: DeviceCopy> core::ops::DerefMut for PinnedBuffer<'_, T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as in `deref`, and `&mut self` gives exclusive access.
+        unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: DeviceCopy> PinnedBuffer<'_, T> {
+    /// `cuMemFreeHost`—Frees the memory, returning the driver's error.
+    #[doc(alias = "cuMemFreeHost")]
+    pub fn free(self) -> Result<()> {
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: allocated by `cuMemHostAlloc`, freed once.
+        unsafe { ffi::cuMemFreeHost(this.ptr.as_ptr().cast()) }.result()
+    }
+}
+
+impl<T: DeviceCopy> Drop for PinnedBuffer<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: allocated by `cuMemHostAlloc` in the current context, freed once; no
+        // asynchronous copy can use it (stream scopes borrow it until complete).
+        if let Err(e) = unsafe { ffi::cuMemFreeHost(self.ptr.as_ptr().cast()) }.result() {
+            record_drop_error(e);
+        }
+    }
+}
+
+/// Borrows the context; owns `T`s without making the parked buffer `!Send`.
+type ParkedMarker<'ctx, T> = PhantomData<(&'ctx Context, fn() -> T)>;
+
+/// A [`DeviceBuffer`] set aside so it can outlive its guard and a nested push, and be
+/// re-attached to a guard of the same context later ([`PushedGuard::attach`]).
+///
+/// Holds the context by borrow, so the context outlives it. Dropping it pushes its context
+/// briefly to free the memory (or use [`free`](Self::free) with a guard).
+#[derive(Debug)]
+pub struct ParkedBuffer<'ctx, T: DeviceCopy> {
+    ctx: ffi::CUcontext,
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    _marker: ParkedMarker<'ctx, T>,
+}
+
+// SAFETY: a parked buffer is an allocation of a context, which is not tied to a thread (see
+// `Context`'s `Send`); it offers no access without being attached to a guard, which checks the
+// context; dropping it pushes the context on the dropping thread itself.
+unsafe impl<T: DeviceCopy> Send for ParkedBuffer<'_, T> {}
+// SAFETY: `&ParkedBuffer` allows reading the length only.
+unsafe impl<T: DeviceCopy> Sync for ParkedBuffer<'_, T> {}
+
+impl<T: DeviceCopy> ParkedBuffer<'_, T> {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether it holds no elements (never: allocations are non-empty).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<T: DeviceCopy> Drop for ParkedBuffer<'_, T> {
+    fn drop(&mut self) {
+        let ptr = self.ptr;
+        let free = || {
+            // SAFETY: the memory belongs to `ctx`, current while this runs, and is freed once.
+            unsafe { ffi::cuMemFree_v2(ptr) }.result()
+        };
+        // SAFETY: `ctx` is alive (borrowed for `'ctx`); `free` leaves the stack as it was.
+        let r = unsafe { with_raw_current(self.ctx, free) };
+        if let Err(e) = r {
+            record_drop_error(e);
+        }
+    }
+}
+
+/// Pushes `ctx`, runs `f`, pops it.
+///
+/// # Safety
+///
+/// `ctx` must be a live context, and `f` must leave the thread's stack as it found it.
+pub(crate) unsafe fn with_raw_current(
+    ctx: ffi::CUcontext,
+    f: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    // SAFETY: the caller guarantees `ctx` is live.
+    unsafe { ffi::cuCtxPushCurrent_v2(ctx) }.result()?;
+    let r = f();
+    let mut popped = core::ptr::null_mut();
+    // SAFETY: balanced with the push above.
+    let p = unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) }.result();
+    r.and(p)
+}
+
+impl<'ctx> PushedGuard<'ctx> {
+    /// `cuMemAlloc`—Allocates `len` elements of `T` in device memory (uninitialized device
+    /// bytes: any bit pattern is a valid `T`).
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_INVALID_VALUE` for zero bytes, [`ErrorKind::SizeOverflow`] when the size
+    /// overflows, `CUDA_ERROR_OUT_OF_MEMORY` (after which the context keeps working, R4).
+    #[doc(alias = "cuMemAlloc")]
+    pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<'_, T>> {
+        let bytes = check_alloc_len::<T>(len)?;
+        let mut ptr: ffi::CUdeviceptr = 0;
+        // SAFETY: `ptr` is a valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuMemAlloc_v2(&raw mut ptr, bytes) }.result()?;
+        Ok(DeviceBuffer {
+            ptr,
+            len,
+            _marker: PhantomData,
+        })
+    }
+
+    /// Allocates `len` elements set to zero bytes.
+    pub fn alloc_zeroed<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<'_, T>> {
+        let mut buf = self.alloc::<T>(len)?;
+        buf.fill_bytes(0)?;
+        Ok(buf)
+    }
+
+    /// Allocates a buffer holding a copy of `src`.
+    pub fn alloc_from<T: DeviceCopy>(&self, src: &[T]) -> Result<DeviceBuffer<'_, T>> {
+        let mut buf = self.alloc::<T>(src.len())?;
+        buf.copy_from_host(src)?;
+        Ok(buf)
+    }
+
+    /// `cuMemHostAlloc`—Allocates `len` zeroed elements of page-locked host memory.
+    ///
+    /// # Errors
+    ///
+    /// As [`alloc`](Self::alloc).
+    #[doc(alias = "cuMemHostAlloc")]
+    pub fn alloc_pinned<T: DeviceCopy>(&self, len: usize) -> Result<PinnedBuffer<'_, T>> {
+        let bytes = check_alloc_len::<T>(len)?;
+        let mut p: *mut core::ffi::c_void = core::ptr::null_mut();
+        // SAFETY: `p` is a valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuMemHostAlloc(&raw mut p, bytes, 0) }.result()?;
+        let Some(ptr) = NonNull::new(p.cast::<T>()) else {
+            return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_OUT_OF_MEMORY)
+                .with_detail("cuMemHostAlloc returned a null pointer"));
+        };
+        // SAFETY: `ptr` is valid for `bytes` writable bytes, suitably aligned for any type
+        // (page-aligned).
+        unsafe { core::ptr::write_bytes(ptr.as_ptr().cast::<u8>(), 0, bytes) };
+        Ok(PinnedBuffer {
+            ptr,
+            len,
+            _marker: PhantomData,
+        })
+    }
+
+    /// `cuMemGetInfo`—Free and total device memory in bytes.
+    #[doc(alias = "cuMemGetInfo")]
+    pub fn memory_info(&self) -> Result<(usize, usize)> {
+        let (mut free, mut total) = (0usize, 0usize);
+        // SAFETY: valid out-pointers; this guard's context is current.
+        unsafe { ffi::cuMemGetInfo_v2(&raw mut free, &raw mut total) }.result()?;
+        Ok((free, total))
+    }
+
+    /// Parks a buffer: it no longer borrows this guard, only the context, so it survives the
+    /// pop and nested pushes (P3, P8). Re-attach it with [`attach`](Self::attach).
+    pub fn park<T: DeviceCopy>(&self, buffer: DeviceBuffer<'_, T>) -> ParkedBuffer<'ctx, T> {
+        let buffer = core::mem::ManuallyDrop::new(buffer);
+        ParkedBuffer {
+            ctx: self.as_raw(),
+            ptr: buffer.ptr,
+            len: buffer.len,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Re-attaches a parked buffer to this guard. Checked without calling the driver: the
+    /// parked buffer must belong to this guard's context.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::ContextMismatch`] if it belongs to another context; the parked buffer is
+    /// then dropped, which frees it in its own context.
+    pub fn attach<T: DeviceCopy>(
+        &self,
+        parked: ParkedBuffer<'ctx, T>,
+    ) -> Result<DeviceBuffer<'_, T>> {
+        if parked.ctx != self.as_raw() {
+            return Err(Error::custack(
+                ErrorKind::ContextMismatch,
+                format!(
+                    "buffer parked from context {:p} attached to a guard of {:p}",
+                    parked.ctx,
+                    self.as_raw()
+                ),
+            ));
+        }
+        let parked = core::mem::ManuallyDrop::new(parked);
+        Ok(DeviceBuffer {
+            ptr: parked.ptr,
+            len: parked.len,
+            _marker: PhantomData,
+        })
+    }
+}

@@ -1,0 +1,333 @@
+//! Modules (PTX, cubin, fatbin loaded from memory) and the functions and globals in them.
+
+use crate::context::Context;
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::ffi;
+use crate::launch::Function;
+use crate::memory::with_raw_current;
+use crate::stack::PushedGuard;
+use core::ffi::{c_uint, c_void};
+use core::marker::PhantomData;
+use std::ffi::CString;
+
+/// A loaded module of the current context, lent by a guard. Unloaded on drop.
+///
+/// Functions borrow the module, so none outlives it (C9).
+#[derive(Debug)]
+pub struct Module<'g> {
+    raw: ffi::CUmodule,
+    _marker: PhantomData<(&'g (), *const ())>,
+}
+
+static_assertions::assert_eq_size!(Module<'static>, ffi::CUmodule);
+static_assertions::assert_not_impl_any!(Module<'static>: Send, Sync);
+
+const LOG_BYTES: usize = 16 * 1024;
+
+fn name_cstring(what: &str, name: &str) -> Result<CString> {
+    CString::new(name).map_err(|_| {
+        Error::custack(
+            ErrorKind::NulInName,
+            format!("{what} name {name:?} holds a NUL byte"),
+        )
+    })
+}
+
+impl PushedGuard<'_> {
+    /// `cuModuleLoadDataEx`—JIT-compiles and loads PTX source.
+    ///
+    /// # Errors
+    ///
+    /// The driver's error (`CUDA_ERROR_INVALID_PTX`, `CUDA_ERROR_INVALID_IMAGE`, ...) with the
+    /// JIT compiler's error log as [`Error::detail`] (R5); [`ErrorKind::NulInName`] if the PTX
+    /// holds a NUL byte.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let module = guard.load_ptx(".version 6.0\n.target sm_50\n.address_size 64\n.visible .entry noop() { ret; }")?;
+    /// let noop = module.function("noop")?;
+    /// # let _ = noop;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    #[doc(alias = "cuModuleLoadDataEx")]
+    pub fn load_ptx(&self, ptx: &str) -> Result<Module<'_>> {
+        let image = name_cstring("PTX source", ptx)
+            .map_err(|_| Error::custack(ErrorKind::NulInName, "PTX source holds a NUL byte"))?;
+        // SAFETY: `image` is NUL-terminated text, which is how the driver delimits PTX.
+        unsafe { self.load_image(image.as_ptr().cast()) }
+    }
+
+    /// `cuModuleLoadDataEx`—Loads a cubin image.
+    ///
+    /// # Safety
+    ///
+    /// `image` must be a complete, well-formed cubin (ELF) image: the driver reads as many
+    /// bytes as its headers say, and `image` must hold them. custack checks the ELF header's
+    /// section table lies within `image`, but cannot validate the whole file.
+    ///
+    /// # Errors
+    ///
+    /// As [`load_ptx`](Self::load_ptx); `CUDA_ERROR_INVALID_IMAGE` for a truncated header.
+    #[doc(alias = "cuModuleLoadDataEx")]
+    pub unsafe fn load_cubin(&self, image: &[u8]) -> Result<Module<'_>> {
+        check_elf(image)?;
+        // SAFETY: the caller guarantees a well-formed image within `image`.
+        unsafe { self.load_image(image.as_ptr().cast()) }
+    }
+
+    /// `cuModuleLoadFatBinary`—Loads a fatbin image (as `nvcc -fatbin` writes).
+    ///
+    /// # Safety
+    ///
+    /// `image` must be a complete, well-formed fatbin: the driver reads as many bytes as its
+    /// header says. custack checks the header's size lies within `image`.
+    #[doc(alias = "cuModuleLoadFatBinary")]
+    pub unsafe fn load_fatbin(&self, image: &[u8]) -> Result<Module<'_>> {
+        check_fatbin(image)?;
+        // SAFETY: the caller guarantees a well-formed image within `image`.
+        unsafe { self.load_image(image.as_ptr().cast()) }
+    }
+
+    /// # Safety
+    ///
+    /// `image` must point to a complete PTX (NUL-terminated), cubin or fatbin image.
+    // `&self` is the proof that this guard's context is current, and the module borrows it.
+    #[allow(clippy::unused_self)]
+    unsafe fn load_image(&self, image: *const c_void) -> Result<Module<'_>> {
+        let mut log = [0u8; LOG_BYTES];
+        let mut options = [
+            ffi::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+            ffi::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        ];
+        // Option values are pointer-sized: a pointer for the buffer, the size as an integer.
+        let mut values: [*mut c_void; 2] = [log.as_mut_ptr().cast(), LOG_BYTES as *mut c_void];
+        let mut raw = core::ptr::null_mut();
+        // SAFETY: `raw` is a valid out-pointer; `image` is valid (caller); `options` and
+        // `values` hold 2 entries each; `log` is writable for `LOG_BYTES` bytes, as declared.
+        let r = unsafe {
+            ffi::cuModuleLoadDataEx(
+                &raw mut raw,
+                image,
+                options.len() as c_uint,
+                options.as_mut_ptr(),
+                values.as_mut_ptr(),
+            )
+        };
+        if let Err(e) = r.result() {
+            let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+            let text = String::from_utf8_lossy(log.get(..end).unwrap_or_default())
+                .trim()
+                .to_owned();
+            return Err(if text.is_empty() {
+                e
+            } else {
+                e.with_detail(format!("JIT error log:\n{text}"))
+            });
+        }
+        Ok(Module {
+            raw,
+            _marker: PhantomData,
+        })
+    }
+}
+
+impl<'ctx> PushedGuard<'ctx> {
+    /// Parks a module: it no longer borrows this guard, only the context, so it survives the
+    /// pop and nested pushes (P3, P8). Re-attach it with [`attach_module`](Self::attach_module).
+    pub fn park_module(&self, module: Module<'_>) -> ParkedModule<'ctx> {
+        let module = core::mem::ManuallyDrop::new(module);
+        ParkedModule {
+            ctx: self.as_raw(),
+            raw: module.raw,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Re-attaches a parked module. Checked without calling the driver.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::ContextMismatch`] if it was parked from another context; the parked module
+    /// is then dropped, which unloads it in its own context.
+    pub fn attach_module(&self, parked: ParkedModule<'ctx>) -> Result<Module<'_>> {
+        if parked.ctx != self.as_raw() {
+            return Err(Error::custack(
+                ErrorKind::ContextMismatch,
+                format!(
+                    "module parked from context {:p} attached to a guard of {:p}",
+                    parked.ctx,
+                    self.as_raw()
+                ),
+            ));
+        }
+        let parked = core::mem::ManuallyDrop::new(parked);
+        Ok(Module {
+            raw: parked.raw,
+            _marker: PhantomData,
+        })
+    }
+}
+
+impl Module<'_> {
+    /// The raw `CUmodule`.
+    pub fn as_raw(&self) -> ffi::CUmodule {
+        self.raw
+    }
+
+    /// `cuModuleGetFunction`—The kernel named `name` (its mangled name for C++ kernels not
+    /// declared `extern "C"`).
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_NOT_FOUND` with the name as [`Error::detail`] (R5);
+    /// [`ErrorKind::NulInName`].
+    #[doc(alias = "cuModuleGetFunction")]
+    pub fn function(&self, name: &str) -> Result<Function<'_>> {
+        let c = name_cstring("function", name)?;
+        let mut raw = core::ptr::null_mut();
+        // SAFETY: valid out-pointer; live module of the current context; NUL-terminated name.
+        unsafe { ffi::cuModuleGetFunction(&raw mut raw, self.raw, c.as_ptr()) }
+            .result()
+            .map_err(|e| e.with_detail(format!("function {name:?}")))?;
+        // SAFETY: the driver returned a live function of this module.
+        Ok(unsafe { Function::from_raw(raw) })
+    }
+
+    /// `cuModuleGetGlobal`—The device address and size in bytes of the global `name`.
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_NOT_FOUND` with the name as detail; [`ErrorKind::NulInName`].
+    #[doc(alias = "cuModuleGetGlobal")]
+    pub fn global_address(&self, name: &str) -> Result<(ffi::CUdeviceptr, usize)> {
+        let c = name_cstring("global", name)?;
+        let (mut ptr, mut bytes) = (0, 0usize);
+        // SAFETY: valid out-pointers; live module of the current context; NUL-terminated name.
+        unsafe { ffi::cuModuleGetGlobal_v2(&raw mut ptr, &raw mut bytes, self.raw, c.as_ptr()) }
+            .result()
+            .map_err(|e| e.with_detail(format!("global {name:?}")))?;
+        Ok((ptr, bytes))
+    }
+
+    /// `cuModuleUnload`—Unloads the module, returning the driver's error.
+    #[doc(alias = "cuModuleUnload")]
+    pub fn unload(self) -> Result<()> {
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: unloaded once; `this` never drops; no function borrows it.
+        unsafe { ffi::cuModuleUnload(this.raw) }.result()
+    }
+}
+
+impl Drop for Module<'_> {
+    fn drop(&mut self) {
+        // SAFETY: live module of the current context, unloaded once; functions borrow the
+        // module, so none is alive; launches using it completed (scopes wait for them).
+        if let Err(e) = unsafe { ffi::cuModuleUnload(self.raw) }.result() {
+            record_drop_error(e);
+        }
+    }
+}
+
+/// A [`Module`] set aside to outlive its guard and nested pushes, re-attached later with
+/// [`PushedGuard::attach_module`]. Dropping it pushes its context briefly to unload it.
+#[derive(Debug)]
+pub struct ParkedModule<'ctx> {
+    ctx: ffi::CUcontext,
+    raw: ffi::CUmodule,
+    _marker: PhantomData<&'ctx Context>,
+}
+
+// SAFETY: a module belongs to a context, not a thread; a parked module offers no access until
+// attached to a guard of its context (checked), and its drop pushes that context itself.
+unsafe impl Send for ParkedModule<'_> {}
+// SAFETY: `&ParkedModule` offers no operation.
+unsafe impl Sync for ParkedModule<'_> {}
+
+impl Drop for ParkedModule<'_> {
+    fn drop(&mut self) {
+        let raw = self.raw;
+        let unload = || {
+            // SAFETY: the module belongs to `ctx`, current while this runs, and is unloaded once.
+            unsafe { ffi::cuModuleUnload(raw) }.result()
+        };
+        // SAFETY: `ctx` is alive (borrowed for `'ctx`); `unload` leaves the stack as it was.
+        if let Err(e) = unsafe { with_raw_current(self.ctx, unload) } {
+            record_drop_error(e);
+        }
+    }
+}
+
+fn check_elf(image: &[u8]) -> Result<()> {
+    let bad = |why: &str| {
+        Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_IMAGE)
+            .with_detail(format!("cubin: {why}")))
+    };
+    let Some(header) = image.get(..64) else {
+        return bad("shorter than an ELF64 header");
+    };
+    if header.get(..4) != Some(b"\x7fELF".as_slice()) || header.get(4) != Some(&2) {
+        return bad("not an ELF64 image");
+    }
+    let u64_at = |o: usize| {
+        header
+            .get(o..o + 8)
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_le_bytes)
+    };
+    let u16_at = |o: usize| {
+        header
+            .get(o..o + 2)
+            .and_then(|b| b.try_into().ok())
+            .map(u16::from_le_bytes)
+    };
+    let (Some(shoff), Some(shentsize), Some(shnum)) = (u64_at(0x28), u16_at(0x3a), u16_at(0x3c))
+    else {
+        return bad("truncated header");
+    };
+    let end = u64::from(shentsize)
+        .checked_mul(u64::from(shnum))
+        .and_then(|n| n.checked_add(shoff));
+    match end {
+        Some(end) if end <= image.len() as u64 => Ok(()),
+        _ => bad("section table lies beyond the end of the image"),
+    }
+}
+
+fn check_fatbin(image: &[u8]) -> Result<()> {
+    let bad = |why: &str| {
+        Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_IMAGE)
+            .with_detail(format!("fatbin: {why}")))
+    };
+    // Fatbin header: u32 magic 0xBA55ED50, u16 version, u16 header size, u64 size of the rest.
+    let Some(h) = image.get(..16) else {
+        return bad("shorter than a fatbin header");
+    };
+    let magic = h
+        .get(..4)
+        .and_then(|b| b.try_into().ok())
+        .map(u32::from_le_bytes);
+    let hsize = h
+        .get(6..8)
+        .and_then(|b| b.try_into().ok())
+        .map(u16::from_le_bytes);
+    let size = h
+        .get(8..16)
+        .and_then(|b| b.try_into().ok())
+        .map(u64::from_le_bytes);
+    match (magic, hsize, size) {
+        (Some(0xBA55_ED50), Some(hs), Some(sz))
+            if u64::from(hs)
+                .checked_add(sz)
+                .is_some_and(|e| e <= image.len() as u64) =>
+        {
+            Ok(())
+        }
+        (Some(0xBA55_ED50), ..) => bad("the header's size lies beyond the end of the image"),
+        _ => bad("no fatbin magic"),
+    }
+}

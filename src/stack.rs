@@ -1,0 +1,264 @@
+//! The per-thread context stack in types: [`Stack`] is the thread's token, [`PushedGuard`] a
+//! context pushed on it, and [`StackTop`] whatever is on top now.
+//!
+//! ```text
+//!   Stack (one per thread, !Send)
+//!     └─ push(&ctx_a) ──> PushedGuard<'a>          lends streams, buffers, modules, events of A
+//!          └─ with_pushed(&ctx_b, |guard_b| …)      A's guard and its handles are frozen here
+//!                                                   (`&mut` borrow), guard_b lends B's handles
+//! ```
+
+use crate::context::Context;
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::ffi;
+use core::cell::Cell;
+use core::marker::PhantomData;
+use core::ptr;
+
+thread_local! {
+    static STACK_TAKEN: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The calling thread's context stack: one per thread, `!Send` and `!Sync`.
+///
+/// Pushing borrows the stack mutably, so two top-level guards can never be alive on one thread,
+/// and the innermost guard is always the only one usable.
+///
+/// # Examples
+///
+/// ```no_run
+/// use custack::{Context, ContextFlags, Driver, Stack};
+/// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+/// let mut stack = Stack::new()?;
+/// {
+///     let guard = stack.push(&ctx)?;
+///     guard.synchronize()?;
+/// } // popped here
+/// let again = stack.push(&ctx)?; // P2: push, pop, push again
+/// # drop(again);
+/// # Ok::<(), custack::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Stack {
+    // The CUDA context stack is per OS thread: the token must stay on its thread.
+    _thread: PhantomData<*const ()>,
+}
+
+impl Stack {
+    /// Takes this thread's stack token.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::StackAlreadyTaken`] if a `Stack` already exists on this thread (R1). Drop
+    /// it first, or pass it (or the guard on top of it) down as `&mut impl StackTop`.
+    pub fn new() -> Result<Self> {
+        let taken = STACK_TAKEN.with(|t| t.replace(true));
+        if taken {
+            return Err(Error::custack(
+                ErrorKind::StackAlreadyTaken,
+                "this thread already has a custack::Stack; pass it (or the guard on top) as &mut impl StackTop",
+            ));
+        }
+        Ok(Self {
+            _thread: PhantomData,
+        })
+    }
+
+    /// `cuCtxPushCurrent`—Pushes `ctx` on this thread and returns the guard that pops it.
+    ///
+    /// The guard mutably borrows the stack: until it is dropped (or popped with
+    /// [`PushedGuard::pop`]), nothing else can be pushed on this thread except through the
+    /// guard's own [`with_pushed`](StackTop::with_pushed).
+    ///
+    /// # Errors
+    ///
+    /// The driver's error, e.g. `CUDA_ERROR_CONTEXT_IS_DESTROYED` if foreign code destroyed it.
+    ///
+    /// # References
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxPushCurrent")]
+    #[inline]
+    pub fn push<'a>(&'a mut self, ctx: &'a Context) -> Result<PushedGuard<'a>> {
+        // SAFETY: `ctx.as_raw()` is a live context: `ctx` is borrowed for the guard's lifetime,
+        // so it cannot be destroyed while pushed through this guard. A context may be current
+        // on several threads at once (Context Management).
+        unsafe { PushedGuard::push_raw(ctx.as_raw()) }
+    }
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        // Thread teardown may have destroyed the slot already; then there is nothing to reset.
+        let _ = STACK_TAKEN.try_with(|t| t.set(false));
+    }
+}
+
+/// A context pushed on the calling thread's stack; popped when dropped.
+///
+/// Everything that needs a current context is lent by the guard with the lifetime of a borrow
+/// of the guard: streams, events, modules and their functions, device and page-locked memory,
+/// and the context queries. So none of them can be used after the pop, while another context is
+/// pushed on top (that needs `&mut` of this guard), or on another thread (the guard and its
+/// handles are `!Send` and `!Sync`).
+///
+/// The guard is the size of a `CUcontext` and its operations make exactly the driver call they
+/// name: the types prove the context is current, so nothing is checked at run time.
+///
+/// Leaking a guard with `mem::forget` is sound: a leaked guard lent nothing that is still
+/// alive (lent handles borrow it), and its context stays on the thread's stack underneath
+/// whatever is pushed later. Nested pushes exist only in closure form
+/// ([`StackTop::with_pushed`]), which cannot be leaked, so an outer guard can never be used
+/// while a leaked inner context sits on top of it.
+#[must_use = "dropping the guard pops the context straight away"]
+#[derive(Debug)]
+pub struct PushedGuard<'ctx> {
+    raw: ffi::CUcontext,
+    _ctx: PhantomData<&'ctx Context>,
+    // The stack is per OS thread: `!Send`, `!Sync`.
+    _thread: PhantomData<*const ()>,
+}
+
+static_assertions::assert_eq_size!(PushedGuard<'static>, ffi::CUcontext);
+static_assertions::assert_not_impl_any!(PushedGuard<'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(Stack: Send, Sync);
+
+impl PushedGuard<'_> {
+    /// # Safety
+    ///
+    /// `raw` must be a live context that stays alive for `'ctx`.
+    #[inline]
+    unsafe fn push_raw(raw: ffi::CUcontext) -> Result<Self> {
+        // SAFETY: the caller guarantees `raw` is live.
+        unsafe { ffi::cuCtxPushCurrent_v2(raw) }.result()?;
+        Ok(Self {
+            raw,
+            _ctx: PhantomData,
+            _thread: PhantomData,
+        })
+    }
+
+    /// The raw `CUcontext` this guard pushed.
+    pub fn as_raw(&self) -> ffi::CUcontext {
+        self.raw
+    }
+
+    /// `cuCtxPopCurrent`—Pops the context, returning the error instead of recording it.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::ForeignContextOnTop`] if foreign code left another context on top of this
+    /// thread's stack: custack puts that context back rather than pop someone else's, and this
+    /// guard's context stays on the stack beneath it (as after a leak). Driver errors otherwise.
+    #[doc(alias = "cuCtxPopCurrent")]
+    pub fn pop(self) -> Result<()> {
+        let this = core::mem::ManuallyDrop::new(self);
+        pop_raw(this.raw)
+    }
+}
+
+#[inline]
+fn pop_raw(expected: ffi::CUcontext) -> Result<()> {
+    let mut popped = ptr::null_mut();
+    // SAFETY: `popped` is a valid out-pointer. This guard pushed `expected` on this thread.
+    unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) }.result()?;
+    if popped == expected {
+        return Ok(());
+    }
+    // SAFETY: `popped` was on top of this thread's stack a moment ago, so it is a live context
+    // someone else pushed; we restore their stack as it was.
+    let restored = unsafe { ffi::cuCtxPushCurrent_v2(popped) }.result();
+    let detail = format!(
+        "expected to pop context {expected:p} but {popped:p} was on top; it was left in place{}",
+        match restored {
+            Ok(()) => String::new(),
+            Err(e) => format!(" (re-pushing it failed: {e})"),
+        }
+    );
+    Err(Error::custack(ErrorKind::ForeignContextOnTop, detail))
+}
+
+impl Drop for PushedGuard<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        if let Err(e) = pop_raw(self.raw) {
+            record_drop_error(e);
+        }
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Stack {}
+    impl Sealed for super::PushedGuard<'_> {}
+}
+
+/// The top of this thread's context stack: the [`Stack`] itself or the innermost
+/// [`PushedGuard`]. A library that pushes its own context "whatever the caller has current"
+/// takes `&mut impl StackTop` (P6).
+pub trait StackTop: sealed::Sealed {
+    /// Pushes `ctx` on top, runs `f` with its guard, and pops it, also when `f` panics.
+    ///
+    /// While `f` runs, `self` and everything it lent are frozen by the `&mut` borrow, so the
+    /// outer context's handles cannot be used while `ctx` is on top (C3, C4). The closure form
+    /// is the only way to nest: it cannot be leaked, so the outer guard never comes back while
+    /// the inner context is still current.
+    ///
+    /// # Errors
+    ///
+    /// The push's error (then `f` does not run), or the pop's error (then `f`'s result is
+    /// dropped; see [`PushedGuard::pop`]).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack, StackTop};
+    /// let dev = Driver::init()?.device(0)?;
+    /// let (a, b) = (Context::new(dev, ContextFlags::empty())?, Context::new(dev, ContextFlags::empty())?);
+    /// let mut stack = Stack::new()?;
+    /// let mut guard_a = stack.push(&a)?;
+    /// let bytes = guard_a.with_pushed(&b, |guard_b| guard_b.memory_info())??;
+    /// guard_a.synchronize()?; // A is on top again
+    /// # let _ = bytes;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    fn with_pushed<'c, R>(
+        &mut self,
+        ctx: &'c Context,
+        f: impl FnOnce(&mut PushedGuard<'c>) -> R,
+    ) -> Result<R>;
+}
+
+#[inline]
+fn with_pushed_impl<'c, R>(
+    ctx: &'c Context,
+    f: impl FnOnce(&mut PushedGuard<'c>) -> R,
+) -> Result<R> {
+    // SAFETY: `ctx` is borrowed for `'c`, longer than the guard, which cannot escape `f`.
+    let mut guard = unsafe { PushedGuard::push_raw(ctx.as_raw()) }?;
+    // If `f` panics, `guard`'s Drop pops during unwinding (recording any error).
+    let value = f(&mut guard);
+    guard.pop()?;
+    Ok(value)
+}
+
+impl StackTop for Stack {
+    #[inline]
+    fn with_pushed<'c, R>(
+        &mut self,
+        ctx: &'c Context,
+        f: impl FnOnce(&mut PushedGuard<'c>) -> R,
+    ) -> Result<R> {
+        with_pushed_impl(ctx, f)
+    }
+}
+
+impl StackTop for PushedGuard<'_> {
+    #[inline]
+    fn with_pushed<'c, R>(
+        &mut self,
+        ctx: &'c Context,
+        f: impl FnOnce(&mut PushedGuard<'c>) -> R,
+    ) -> Result<R> {
+        with_pushed_impl(ctx, f)
+    }
+}

@@ -1,0 +1,440 @@
+//! Streams, and the scopes in which asynchronous work is enqueued on them.
+//!
+//! Asynchronous copies, memsets and launches exist only inside [`Stream::scope`]. Everything an
+//! operation touches (device memory, host memory, kernel arguments) is borrowed for the whole
+//! scope, and the scope ends with one `cuStreamSynchronize`: memory can be neither dropped,
+//! freed, reused nor read by the host while the GPU may still use it (C10, C11), with no event
+//! or synchronization per operation. Several streams run at once by nesting their scopes.
+
+use crate::error::{Result, record_drop_error};
+use crate::event::Event;
+use crate::ffi;
+use crate::launch::{Function, KernelArgs, LaunchConfig};
+use crate::memory::{DeviceMemory, DeviceMemoryMut, check_same_len};
+use crate::plain::DeviceCopy;
+use crate::stack::PushedGuard;
+use core::ffi::{c_int, c_uint};
+use core::marker::PhantomData;
+
+/// A stream of the current context, lent by a guard. Destroyed on drop.
+///
+/// Streams are created with `CU_STREAM_DEFAULT`, so they synchronize with the context's NULL
+/// stream, on which custack's synchronous copies and memsets run: a synchronous operation is
+/// always ordered after and before asynchronous work on custack streams. (Non-blocking streams
+/// are not offered for that reason.)
+#[derive(Debug)]
+pub struct Stream<'g> {
+    raw: ffi::CUstream,
+    _marker: PhantomData<(&'g (), *const ())>,
+}
+
+static_assertions::assert_eq_size!(Stream<'static>, ffi::CUstream);
+static_assertions::assert_not_impl_any!(Stream<'static>: Send, Sync);
+
+impl PushedGuard<'_> {
+    /// `cuStreamCreate`—Creates a stream in this guard's context.
+    #[doc(alias = "cuStreamCreate")]
+    pub fn stream(&self) -> Result<Stream<'_>> {
+        let mut raw = core::ptr::null_mut();
+        // SAFETY: `raw` is a valid out-pointer; this guard's context is current.
+        unsafe {
+            ffi::cuStreamCreate(
+                &raw mut raw,
+                ffi::CUstream_flags::CU_STREAM_DEFAULT.0 as c_uint,
+            )
+        }
+        .result()?;
+        Ok(Stream {
+            raw,
+            _marker: PhantomData,
+        })
+    }
+
+    /// `cuStreamCreateWithPriority`—Creates a stream with a priority; lower numbers are higher
+    /// priority, within [`stream_priority_range`](Self::stream_priority_range) (the driver clamps).
+    #[doc(alias = "cuStreamCreateWithPriority")]
+    pub fn stream_with_priority(&self, priority: i32) -> Result<Stream<'_>> {
+        let mut raw = core::ptr::null_mut();
+        let flags = ffi::CUstream_flags::CU_STREAM_DEFAULT.0 as c_uint;
+        // SAFETY: `raw` is a valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuStreamCreateWithPriority(&raw mut raw, flags, priority) }.result()?;
+        Ok(Stream {
+            raw,
+            _marker: PhantomData,
+        })
+    }
+}
+
+impl<'g> Stream<'g> {
+    /// The raw `CUstream`.
+    pub fn as_raw(&self) -> ffi::CUstream {
+        self.raw
+    }
+
+    /// `cuStreamSynchronize`—Waits for all work on the stream.
+    #[doc(alias = "cuStreamSynchronize")]
+    pub fn synchronize(&self) -> Result<()> {
+        // SAFETY: `raw` is a live stream of the current context.
+        unsafe { ffi::cuStreamSynchronize(self.raw) }.result()
+    }
+
+    /// `cuStreamQuery`—Whether all work on the stream is complete.
+    #[doc(alias = "cuStreamQuery")]
+    pub fn is_complete(&self) -> Result<bool> {
+        // SAFETY: `raw` is a live stream of the current context.
+        match unsafe { ffi::cuStreamQuery(self.raw) } {
+            ffi::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            r => r.result().map(|()| true),
+        }
+    }
+
+    /// `cuStreamGetPriority`—The stream's priority.
+    #[doc(alias = "cuStreamGetPriority")]
+    pub fn priority(&self) -> Result<i32> {
+        let mut p: c_int = 0;
+        // SAFETY: valid out-pointer; live stream.
+        unsafe { ffi::cuStreamGetPriority(self.raw, &raw mut p) }.result()?;
+        Ok(p)
+    }
+
+    /// `cuEventRecord`—Records `event` on this stream: it completes when all work enqueued so
+    /// far has.
+    #[doc(alias = "cuEventRecord")]
+    pub fn record(&self, event: &Event<'g>) -> Result<()> {
+        // SAFETY: both handles are live and of the current context.
+        unsafe { ffi::cuEventRecord(event.as_raw(), self.raw) }.result()
+    }
+
+    /// `cuStreamWaitEvent`—Makes future work on this stream wait for `event`.
+    #[doc(alias = "cuStreamWaitEvent")]
+    pub fn wait(&self, event: &Event<'g>) -> Result<()> {
+        // SAFETY: both handles are live and of the current context; flags must be 0.
+        unsafe { ffi::cuStreamWaitEvent(self.raw, event.as_raw(), 0) }.result()
+    }
+
+    /// `cuStreamDestroy`—Destroys the stream, returning the driver's error.
+    #[doc(alias = "cuStreamDestroy")]
+    pub fn destroy(self) -> Result<()> {
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: `raw` is destroyed once; `this` never drops.
+        unsafe { ffi::cuStreamDestroy_v2(this.raw) }.result()
+    }
+
+    /// Runs `f` with a scope that enqueues asynchronous work on this stream, then waits for
+    /// it (`cuStreamSynchronize`), also when `f` panics.
+    ///
+    /// Everything an enqueued operation uses is borrowed until the scope ends, like the
+    /// borrows of threads spawned in [`std::thread::scope`].
+    ///
+    /// # Errors
+    ///
+    /// The synchronization's error: the first error of the work in the scope, or a sticky
+    /// error. Errors of individual enqueue calls are returned by those calls.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, DeviceMemory, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let stream = guard.stream()?;
+    /// let mut host = guard.alloc_pinned::<u32>(1024)?;
+    /// host.fill(7);
+    /// let mut dev = guard.alloc::<u32>(1024)?;
+    /// stream.scope(|s| s.copy_to_device(&mut dev, &host))??;
+    /// // the copy is complete here: `host` and `dev` are free to use again
+    /// assert_eq!(dev.to_vec()?, vec![7; 1024]);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    pub fn scope<'env, R>(
+        &'env self,
+        f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'env>) -> R,
+    ) -> Result<R> {
+        let scope = StreamScope {
+            raw: self.raw,
+            _scope: PhantomData,
+            _env: PhantomData,
+        };
+        let waiter = SyncOnDrop(self.raw);
+        let value = f(&scope);
+        core::mem::forget(waiter);
+        // SAFETY: `raw` is a live stream of the current context.
+        unsafe { ffi::cuStreamSynchronize(self.raw) }.result()?;
+        Ok(value)
+    }
+}
+
+/// Waits for the stream if a scope's closure unwinds, so borrowed memory is released only after
+/// the GPU is done with it.
+struct SyncOnDrop(ffi::CUstream);
+
+impl Drop for SyncOnDrop {
+    fn drop(&mut self) {
+        // SAFETY: the stream is live (borrowed by the scope).
+        if let Err(e) = unsafe { ffi::cuStreamSynchronize(self.0) }.result() {
+            record_drop_error(e);
+        }
+    }
+}
+
+impl Drop for Stream<'_> {
+    fn drop(&mut self) {
+        // SAFETY: `raw` is a live stream of the current context, destroyed once.
+        if let Err(e) = unsafe { ffi::cuStreamDestroy_v2(self.raw) }.result() {
+            record_drop_error(e);
+        }
+    }
+}
+
+/// Enqueues asynchronous work on one stream; see [`Stream::scope`].
+///
+/// `'scope` is the scope's own lifetime: everything an operation uses must be borrowed for it,
+/// so it lives outside the scope (in `'env`) and stays borrowed until the scope has waited for
+/// the stream. The scope is `!Send` and `!Sync`.
+pub struct StreamScope<'scope, 'env: 'scope> {
+    raw: ffi::CUstream,
+    // Invariant in 'scope and 'env, as `std::thread::Scope`: borrows for 'scope cannot be
+    // shortened to end before the scope does.
+    _scope: PhantomData<&'scope mut &'scope ()>,
+    _env: PhantomData<(&'env mut &'env (), *const ())>,
+}
+
+static_assertions::assert_eq_size!(StreamScope<'static, 'static>, ffi::CUstream);
+
+/// Device memory bound to a [`StreamScope`] for reading: a `Copy` handle, usable in any
+/// number of operations of that scope (they run in stream order), invariant in `'scope` so it
+/// cannot be used in another scope (another stream, running concurrently).
+#[derive(Debug, Clone, Copy)]
+pub struct ScopedSlice<'scope, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    _marker: PhantomData<(Invariant<'scope>, *const T)>,
+}
+
+/// Device memory bound exclusively to a [`StreamScope`]: readable and writable by the scope's
+/// operations, in stream order; nothing outside the scope can touch it until the scope ends.
+#[derive(Debug, Clone, Copy)]
+pub struct ScopedSliceMut<'scope, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    _marker: PhantomData<(Invariant<'scope>, *const T)>,
+}
+
+/// `'scope` invariant: a handle of one scope is never accepted by another.
+type Invariant<'scope> = fn(&'scope ()) -> &'scope ();
+
+static_assertions::assert_eq_size!(ScopedSliceMut<'static, u8>, (ffi::CUdeviceptr, usize));
+
+impl<'scope, T: DeviceCopy> From<ScopedSliceMut<'scope, T>> for ScopedSlice<'scope, T> {
+    fn from(m: ScopedSliceMut<'scope, T>) -> Self {
+        Self {
+            ptr: m.ptr,
+            len: m.len,
+            _marker: PhantomData,
+        }
+    }
+}
+
+macro_rules! scoped_common {
+    ($ty:ident) => {
+        impl<T: DeviceCopy> $ty<'_, T> {
+            /// The number of elements.
+            pub fn len(&self) -> usize {
+                self.len
+            }
+            /// Whether there are no elements.
+            pub fn is_empty(&self) -> bool {
+                self.len == 0
+            }
+            /// The device address of the first element.
+            pub fn device_ptr(&self) -> ffi::CUdeviceptr {
+                self.ptr
+            }
+            fn byte_len(&self) -> usize {
+                self.len * size_of::<T>()
+            }
+        }
+    };
+}
+scoped_common!(ScopedSlice);
+scoped_common!(ScopedSliceMut);
+
+fn overlaps(a: ffi::CUdeviceptr, a_len: usize, b: ffi::CUdeviceptr, b_len: usize) -> bool {
+    a_len != 0 && b_len != 0 && a < b + b_len as u64 && b < a + a_len as u64
+}
+
+impl<'scope> StreamScope<'scope, '_> {
+    /// The raw stream the scope enqueues on.
+    pub fn as_raw(&self) -> ffi::CUstream {
+        self.raw
+    }
+
+    /// Binds device memory to this scope for reading, until the scope ends.
+    pub fn bind<T: DeviceCopy, M: DeviceMemory<T> + ?Sized>(
+        &self,
+        memory: &'scope M,
+    ) -> ScopedSlice<'scope, T> {
+        ScopedSlice {
+            ptr: memory.device_ptr(),
+            len: memory.len(),
+            _marker: PhantomData,
+        }
+    }
+
+    /// Binds device memory to this scope exclusively, for reading and writing, until the
+    /// scope ends.
+    pub fn bind_mut<T: DeviceCopy, M: DeviceMemoryMut<T> + ?Sized>(
+        &self,
+        memory: &'scope mut M,
+    ) -> ScopedSliceMut<'scope, T> {
+        ScopedSliceMut {
+            ptr: memory.device_ptr(),
+            len: memory.len(),
+            _marker: PhantomData,
+        }
+    }
+
+    /// `cuMemcpyHtoDAsync`—Enqueues a copy from host memory (page-locked for a truly
+    /// asynchronous copy, e.g. a [`PinnedBuffer`](crate::PinnedBuffer)), which stays borrowed
+    /// until the scope ends.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch); driver errors.
+    #[doc(alias = "cuMemcpyHtoDAsync")]
+    #[inline]
+    pub fn copy_to_device<T: DeviceCopy>(
+        &self,
+        dst: ScopedSliceMut<'scope, T>,
+        src: &'scope [T],
+    ) -> Result<()> {
+        check_same_len("copy_to_device", dst.len, src.len())?;
+        // SAFETY: `src` is readable for `byte_len` bytes and `dst` is live device memory of the
+        // current context; both stay borrowed, and so alive and untouched by the host, until
+        // the scope has synchronized the stream.
+        unsafe { ffi::cuMemcpyHtoDAsync_v2(dst.ptr, src.as_ptr().cast(), dst.byte_len(), self.raw) }
+            .result()
+    }
+
+    /// `cuMemcpyDtoHAsync`—Enqueues a copy to host memory, which stays borrowed until the
+    /// scope ends.
+    #[doc(alias = "cuMemcpyDtoHAsync")]
+    #[inline]
+    pub fn copy_to_host<T: DeviceCopy>(
+        &self,
+        dst: &'scope mut [T],
+        src: impl Into<ScopedSlice<'scope, T>>,
+    ) -> Result<()> {
+        let src = src.into();
+        check_same_len("copy_to_host", dst.len(), src.len)?;
+        // SAFETY: `dst` is writable for `byte_len` bytes and `src` is live device memory of the
+        // current context; both stay borrowed until the scope has synchronized the stream; any
+        // bit pattern is a valid `T`.
+        unsafe {
+            ffi::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr().cast(), src.ptr, src.byte_len(), self.raw)
+        }
+        .result()
+    }
+
+    /// `cuMemcpyDtoDAsync`—Enqueues a device-to-device copy.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch);
+    /// [`ErrorKind::OutOfRange`](crate::ErrorKind::OutOfRange) if the two ranges overlap.
+    #[doc(alias = "cuMemcpyDtoDAsync")]
+    #[inline]
+    pub fn copy_device<T: DeviceCopy>(
+        &self,
+        dst: ScopedSliceMut<'scope, T>,
+        src: impl Into<ScopedSlice<'scope, T>>,
+    ) -> Result<()> {
+        let src = src.into();
+        check_same_len("copy_device", dst.len, src.len)?;
+        if overlaps(dst.ptr, dst.byte_len(), src.ptr, src.byte_len()) {
+            return Err(crate::Error::custack(
+                crate::ErrorKind::OutOfRange,
+                "copy_device: source and destination overlap",
+            ));
+        }
+        // SAFETY: both are live, disjoint (checked) device memory of the current context,
+        // bound to the scope until it has synchronized the stream.
+        unsafe { ffi::cuMemcpyDtoDAsync_v2(dst.ptr, src.ptr, dst.byte_len(), self.raw) }.result()
+    }
+
+    /// `cuMemsetD8Async`—Enqueues setting every byte of `dst` to `value`.
+    #[doc(alias = "cuMemsetD8Async")]
+    #[inline]
+    pub fn fill_bytes<T: DeviceCopy>(
+        &self,
+        dst: ScopedSliceMut<'scope, T>,
+        value: u8,
+    ) -> Result<()> {
+        // SAFETY: `dst` is live device memory of the current context, bound to the scope until
+        // it has synchronized the stream.
+        unsafe { ffi::cuMemsetD8Async(dst.ptr, value, dst.byte_len(), self.raw) }.result()
+    }
+    /// `cuEventRecord`—Records `event` on the scope's stream.
+    #[doc(alias = "cuEventRecord")]
+    pub fn record(&self, event: &Event<'_>) -> Result<()> {
+        // SAFETY: both handles are live and of the current context.
+        unsafe { ffi::cuEventRecord(event.as_raw(), self.raw) }.result()
+    }
+
+    /// `cuStreamWaitEvent`—Makes later work in this scope wait for `event`.
+    #[doc(alias = "cuStreamWaitEvent")]
+    pub fn wait(&self, event: &Event<'_>) -> Result<()> {
+        // SAFETY: both handles are live and of the current context; flags must be 0.
+        unsafe { ffi::cuStreamWaitEvent(self.raw, event.as_raw(), 0) }.result()
+    }
+
+    /// `cuLaunchKernel`—Enqueues a kernel launch.
+    ///
+    /// `args` is a tuple of plain data (passed by value) and device memory bound to this scope
+    /// ([`ScopedSlice`], [`ScopedSliceMut`]; passed as device pointers).
+    ///
+    /// # Safety
+    ///
+    /// The kernel is unchecked code: its parameter list must match `args` in number, order and
+    /// type, and it must only access memory within the buffers it is given (writing only
+    /// through those passed mutably), within their lengths.
+    ///
+    /// # Errors
+    ///
+    /// Launch errors (`CUDA_ERROR_INVALID_VALUE` for a block larger than the device allows,
+    /// too much shared memory, ...). Faults inside the kernel surface at the scope's end.
+    #[doc(alias = "cuLaunchKernel")]
+    #[inline]
+    // Taking the tuple by value lets callers write `(&a, &mut b, n)` in place.
+    #[allow(clippy::needless_pass_by_value)]
+    pub unsafe fn launch<A: KernelArgs + 'scope>(
+        &self,
+        function: &Function<'_>,
+        config: LaunchConfig,
+        args: A,
+    ) -> Result<()> {
+        args.with_params(|params| {
+            // SAFETY: `function` is a live function of a module of the current context;
+            // `params` points to one pointer per argument, each to a live value of the type the
+            // caller promised the kernel takes; device memory arguments stay borrowed until the
+            // scope has synchronized the stream.
+            unsafe {
+                ffi::cuLaunchKernel(
+                    function.as_raw(),
+                    config.grid.0,
+                    config.grid.1,
+                    config.grid.2,
+                    config.block.0,
+                    config.block.1,
+                    config.block.2,
+                    config.shared_mem_bytes,
+                    self.raw,
+                    params,
+                    core::ptr::null_mut(),
+                )
+            }
+            .result()
+        })
+    }
+}
