@@ -172,23 +172,34 @@ impl Context {
     }
 
     /// `cuDevicePrimaryCtxReset`—Destroys all allocations and state of the primary context
-    /// and resets it; it is usable again afterwards (the next push re-initializes it).
+    /// and resets it; it is usable again afterwards.
     ///
     /// This is how a primary context recovers from a sticky error. `&mut self` proves that no
     /// guard, and so no buffer, module or page-locked allocation of it, is alive in custack.
+    /// A reset does not release the primary context ("Resetting the primary context does not
+    /// release it", Primary Context Management), but the old handle is dead: custack retains
+    /// the fresh context, releases the extra count, and keeps the new handle.
     ///
     /// # Errors
     ///
     /// `CUDA_ERROR_INVALID_VALUE` for a created (non-primary) context: destroy it instead.
+    /// Driver errors from the reset or the retain.
     #[doc(alias = "cuDevicePrimaryCtxReset")]
     pub fn reset(&mut self) -> Result<()> {
         if !self.primary {
             return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
                 .with_detail("only a primary context can be reset; destroy a created context"));
         }
-        // SAFETY: `self.device` is the device whose primary context we hold; `&mut self` means
-        // no custack handle of the context is alive (all are lent by guards that borrow `self`).
-        unsafe { ffi::cuDevicePrimaryCtxReset_v2(self.device.as_raw()) }.result()
+        let dev = self.device.as_raw();
+        // SAFETY: `dev` is the device whose primary context we hold; `&mut self` means no
+        // custack handle of the context is alive (all are lent by guards that borrow `self`).
+        unsafe { ffi::cuDevicePrimaryCtxReset_v2(dev) }.result()?;
+        let mut fresh = ptr::null_mut();
+        // SAFETY: valid out-pointer; `dev` is a device of an initialized driver.
+        unsafe { ffi::cuDevicePrimaryCtxRetain(&raw mut fresh, dev) }.result()?;
+        self.raw = fresh;
+        // SAFETY: balances the retain just above; our original retain still holds the context.
+        unsafe { ffi::cuDevicePrimaryCtxRelease_v2(dev) }.result()
     }
 
     /// Destroys a created context or releases a primary one, returning the driver's error

@@ -79,7 +79,7 @@ impl CacheConfig {
     }
 }
 
-impl PushedGuard<'_> {
+impl PushedGuard<'_, '_> {
     /// `cuCtxSynchronize`—Waits for all work of the context, from every thread.
     #[doc(alias = "cuCtxSynchronize")]
     pub fn synchronize(&self) -> Result<()> {

@@ -26,7 +26,7 @@ pub struct Event<'g> {
 static_assertions::assert_eq_size!(Event<'static>, ffi::CUevent);
 static_assertions::assert_not_impl_any!(Event<'static>: Send, Sync);
 
-impl PushedGuard<'_> {
+impl PushedGuard<'_, '_> {
     /// `cuEventCreate`—Creates an event in this guard's context.
     #[doc(alias = "cuEventCreate")]
     pub fn event(&self, flags: EventFlags) -> Result<Event<'_>> {

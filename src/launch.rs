@@ -99,7 +99,10 @@ mod sealed {
 
 /// One kernel argument: plain data by value, or device memory bound to the launching scope
 /// ([`ScopedSlice`], [`ScopedSliceMut`]), passed as its device pointer (C15). Sealed.
-pub trait KernelArg: sealed::Sealed {
+///
+/// `'scope` is the launching scope's own lifetime, exactly: memory bound to another scope (an
+/// outer scope's stream, running concurrently) is not an argument of this one.
+pub trait KernelArg<'scope>: sealed::Sealed {
     /// What the kernel receives.
     #[doc(hidden)]
     type Raw: Copy;
@@ -109,7 +112,7 @@ pub trait KernelArg: sealed::Sealed {
 }
 
 impl<T: DeviceCopy> sealed::Sealed for T {}
-impl<T: DeviceCopy> KernelArg for T {
+impl<T: DeviceCopy> KernelArg<'_> for T {
     type Raw = T;
     #[inline]
     fn to_raw(&self) -> T {
@@ -120,7 +123,7 @@ impl<T: DeviceCopy> KernelArg for T {
 macro_rules! device_arg {
     ($($ty:ident),*) => {$(
         impl<T: DeviceCopy> sealed::Sealed for $ty<'_, T> {}
-        impl<T: DeviceCopy> KernelArg for $ty<'_, T> {
+        impl<'scope, T: DeviceCopy> KernelArg<'scope> for $ty<'scope, T> {
             type Raw = ffi::CUdeviceptr;
             #[inline]
             fn to_raw(&self) -> ffi::CUdeviceptr {
@@ -131,14 +134,15 @@ macro_rules! device_arg {
 }
 device_arg!(ScopedSlice, ScopedSliceMut);
 
-/// The arguments of a launch: a tuple of [`KernelArg`]s (`()` for none, `(x,)` for one).
-pub trait KernelArgs {
+/// The arguments of a launch in the scope `'scope`: a tuple of [`KernelArg`]s (`()` for none,
+/// `(x,)` for one).
+pub trait KernelArgs<'scope> {
     /// Calls `f` with the `void**` array `cuLaunchKernel` takes, built on the stack.
     #[doc(hidden)]
     fn with_params<R>(&self, f: impl FnOnce(*mut *mut c_void) -> R) -> R;
 }
 
-impl KernelArgs for () {
+impl KernelArgs<'_> for () {
     #[inline]
     fn with_params<R>(&self, f: impl FnOnce(*mut *mut c_void) -> R) -> R {
         f(core::ptr::null_mut())
@@ -147,7 +151,7 @@ impl KernelArgs for () {
 
 macro_rules! kernel_args {
     ($($name:ident $idx:tt),+) => {
-        impl<$($name: KernelArg),+> KernelArgs for ($($name,)+) {
+        impl<'scope, $($name: KernelArg<'scope>),+> KernelArgs<'scope> for ($($name,)+) {
             #[inline]
             fn with_params<R>(&self, f: impl FnOnce(*mut *mut c_void) -> R) -> R {
                 let raw = ($(self.$idx.to_raw(),)+);

@@ -46,6 +46,16 @@
 //! docs and makes exactly that call; `as_raw` methods give the raw handles for anything custack
 //! does not wrap.
 
+// No panics in library code (src/ and ffi/): errors are returned or recorded, never unwrapped.
+// Tests, examples and benches are separate crates and may unwrap.
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+#![deny(clippy::unimplemented, clippy::todo, clippy::unreachable)]
+
 #[path = "../ffi/mod.rs"]
 #[allow(missing_docs, unreachable_pub)]
 pub mod ffi;
@@ -78,6 +88,11 @@ pub use module::{Module, ParkedModule};
 pub use plain::DeviceCopy;
 pub use stack::{PushedGuard, Stack, StackTop};
 pub use stream::{ScopedSlice, ScopedSliceMut, Stream, StreamScope};
+
+// The README's Rust examples are compiled (and, being `no_run`, not run) as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 /// The traits whose methods most programs call: `use custack::prelude::*;`.
 pub mod prelude {

@@ -500,7 +500,7 @@ pub(crate) unsafe fn with_raw_current(
     r.and(p)
 }
 
-impl<'ctx> PushedGuard<'ctx> {
+impl<'ctx> PushedGuard<'ctx, '_> {
     /// `cuMemAlloc`—Allocates `len` elements of `T` in device memory (uninitialized device
     /// bytes: any bit pattern is a valid `T`).
     ///

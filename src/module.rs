@@ -33,7 +33,7 @@ fn name_cstring(what: &str, name: &str) -> Result<CString> {
     })
 }
 
-impl PushedGuard<'_> {
+impl PushedGuard<'_, '_> {
     /// `cuModuleLoadDataEx`—JIT-compiles and loads PTX source.
     ///
     /// # Errors
@@ -136,7 +136,7 @@ impl PushedGuard<'_> {
     }
 }
 
-impl<'ctx> PushedGuard<'ctx> {
+impl<'ctx> PushedGuard<'ctx, '_> {
     /// Parks a module: it no longer borrows this guard, only the context, so it survives the
     /// pop and nested pushes (P3, P8). Re-attach it with [`attach_module`](Self::attach_module).
     pub fn park_module(&self, module: Module<'_>) -> ParkedModule<'ctx> {

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //!   Stack (one per thread, !Send)
-//!     └─ push(&ctx_a) ──> PushedGuard<'a>          lends streams, buffers, modules, events of A
+//!     └─ push(&ctx_a) ──> PushedGuard<'a, '_>      lends streams, buffers, modules, events of A
 //!          └─ with_pushed(&ctx_b, |guard_b| …)      A's guard and its handles are frozen here
 //!                                                   (`&mut` borrow), guard_b lends B's handles
 //! ```
@@ -78,7 +78,7 @@ impl Stack {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxPushCurrent")]
     #[inline]
-    pub fn push<'a>(&'a mut self, ctx: &'a Context) -> Result<PushedGuard<'a>> {
+    pub fn push<'ctx>(&mut self, ctx: &'ctx Context) -> Result<PushedGuard<'ctx, '_>> {
         // SAFETY: `ctx.as_raw()` is a live context: `ctx` is borrowed for the guard's lifetime,
         // so it cannot be destroyed while pushed through this guard. A context may be current
         // on several threads at once (Context Management).
@@ -94,6 +94,10 @@ impl Drop for Stack {
 }
 
 /// A context pushed on the calling thread's stack; popped when dropped.
+///
+/// `'ctx` is the borrow of the [`Context`]; `'stack` the borrow of the thread's [`Stack`] (for
+/// a top-level guard; a guard of [`StackTop::with_pushed`] lives inside its closure instead).
+/// Parked resources carry only `'ctx`, so they outlive the guard and free the stack.
 ///
 /// Everything that needs a current context is lent by the guard with the lifetime of a borrow
 /// of the guard: streams, events, modules and their functions, device and page-locked memory,
@@ -111,18 +115,20 @@ impl Drop for Stack {
 /// while a leaked inner context sits on top of it.
 #[must_use = "dropping the guard pops the context straight away"]
 #[derive(Debug)]
-pub struct PushedGuard<'ctx> {
+pub struct PushedGuard<'ctx, 'stack> {
     raw: ffi::CUcontext,
     _ctx: PhantomData<&'ctx Context>,
+    // Top-level guards borrow the thread's `Stack` mutably: no second push beside them.
+    _stack: PhantomData<&'stack mut Stack>,
     // The stack is per OS thread: `!Send`, `!Sync`.
     _thread: PhantomData<*const ()>,
 }
 
-static_assertions::assert_eq_size!(PushedGuard<'static>, ffi::CUcontext);
-static_assertions::assert_not_impl_any!(PushedGuard<'static>: Send, Sync);
+static_assertions::assert_eq_size!(PushedGuard<'static, 'static>, ffi::CUcontext);
+static_assertions::assert_not_impl_any!(PushedGuard<'static, 'static>: Send, Sync);
 static_assertions::assert_not_impl_any!(Stack: Send, Sync);
 
-impl PushedGuard<'_> {
+impl PushedGuard<'_, '_> {
     /// # Safety
     ///
     /// `raw` must be a live context that stays alive for `'ctx`.
@@ -133,6 +139,7 @@ impl PushedGuard<'_> {
         Ok(Self {
             raw,
             _ctx: PhantomData,
+            _stack: PhantomData,
             _thread: PhantomData,
         })
     }
@@ -177,7 +184,7 @@ fn pop_raw(expected: ffi::CUcontext) -> Result<()> {
     Err(Error::custack(ErrorKind::ForeignContextOnTop, detail))
 }
 
-impl Drop for PushedGuard<'_> {
+impl Drop for PushedGuard<'_, '_> {
     #[inline]
     fn drop(&mut self) {
         if let Err(e) = pop_raw(self.raw) {
@@ -189,7 +196,7 @@ impl Drop for PushedGuard<'_> {
 mod sealed {
     pub trait Sealed {}
     impl Sealed for super::Stack {}
-    impl Sealed for super::PushedGuard<'_> {}
+    impl Sealed for super::PushedGuard<'_, '_> {}
 }
 
 /// The top of this thread's context stack: the [`Stack`] itself or the innermost
@@ -224,14 +231,14 @@ pub trait StackTop: sealed::Sealed {
     fn with_pushed<'c, R>(
         &mut self,
         ctx: &'c Context,
-        f: impl FnOnce(&mut PushedGuard<'c>) -> R,
+        f: impl FnOnce(&mut PushedGuard<'c, '_>) -> R,
     ) -> Result<R>;
 }
 
 #[inline]
 fn with_pushed_impl<'c, R>(
     ctx: &'c Context,
-    f: impl FnOnce(&mut PushedGuard<'c>) -> R,
+    f: impl FnOnce(&mut PushedGuard<'c, '_>) -> R,
 ) -> Result<R> {
     // SAFETY: `ctx` is borrowed for `'c`, longer than the guard, which cannot escape `f`.
     let mut guard = unsafe { PushedGuard::push_raw(ctx.as_raw()) }?;
@@ -246,18 +253,18 @@ impl StackTop for Stack {
     fn with_pushed<'c, R>(
         &mut self,
         ctx: &'c Context,
-        f: impl FnOnce(&mut PushedGuard<'c>) -> R,
+        f: impl FnOnce(&mut PushedGuard<'c, '_>) -> R,
     ) -> Result<R> {
         with_pushed_impl(ctx, f)
     }
 }
 
-impl StackTop for PushedGuard<'_> {
+impl StackTop for PushedGuard<'_, '_> {
     #[inline]
     fn with_pushed<'c, R>(
         &mut self,
         ctx: &'c Context,
-        f: impl FnOnce(&mut PushedGuard<'c>) -> R,
+        f: impl FnOnce(&mut PushedGuard<'c, '_>) -> R,
     ) -> Result<R> {
         with_pushed_impl(ctx, f)
     }

@@ -31,7 +31,7 @@ pub struct Stream<'g> {
 static_assertions::assert_eq_size!(Stream<'static>, ffi::CUstream);
 static_assertions::assert_not_impl_any!(Stream<'static>: Send, Sync);
 
-impl PushedGuard<'_> {
+impl PushedGuard<'_, '_> {
     /// `cuStreamCreate`—Creates a stream in this guard's context.
     #[doc(alias = "cuStreamCreate")]
     pub fn stream(&self) -> Result<Stream<'_>> {
@@ -142,7 +142,7 @@ impl<'g> Stream<'g> {
     /// let mut host = guard.alloc_pinned::<u32>(1024)?;
     /// host.fill(7);
     /// let mut dev = guard.alloc::<u32>(1024)?;
-    /// stream.scope(|s| s.copy_to_device(&mut dev, &host))??;
+    /// stream.scope(|s| s.copy_to_device(s.bind_mut(&mut dev), &host))??;
     /// // the copy is complete here: `host` and `dev` are free to use again
     /// assert_eq!(dev.to_vec()?, vec![7; 1024]);
     /// # Ok::<(), custack::Error>(())
@@ -221,6 +221,75 @@ pub struct ScopedSliceMut<'scope, T: DeviceCopy> {
     _marker: PhantomData<(Invariant<'scope>, *const T)>,
 }
 
+/// Host memory bound to a [`StreamScope`] for reading by its copies. `&'scope [T]` converts
+/// into it, so binding is only needed to use memory both ways in one scope.
+#[derive(Debug, Clone, Copy)]
+pub struct ScopedHost<'scope, T: DeviceCopy> {
+    ptr: *const T,
+    len: usize,
+    _marker: PhantomData<Invariant<'scope>>,
+}
+
+/// Host memory bound exclusively to a [`StreamScope`]: its copies may read and write it, in
+/// stream order; the host cannot touch it until the scope ends. `&'scope mut [T]` converts
+/// into it.
+#[derive(Debug, Clone, Copy)]
+pub struct ScopedHostMut<'scope, T: DeviceCopy> {
+    ptr: *mut T,
+    len: usize,
+    _marker: PhantomData<Invariant<'scope>>,
+}
+
+impl<'scope, T: DeviceCopy> From<&'scope [T]> for ScopedHost<'scope, T> {
+    fn from(s: &'scope [T]) -> Self {
+        Self {
+            ptr: s.as_ptr(),
+            len: s.len(),
+            _marker: PhantomData,
+        }
+    }
+}
+impl<'scope, T: DeviceCopy> From<ScopedHostMut<'scope, T>> for ScopedHost<'scope, T> {
+    fn from(m: ScopedHostMut<'scope, T>) -> Self {
+        Self {
+            ptr: m.ptr,
+            len: m.len,
+            _marker: PhantomData,
+        }
+    }
+}
+impl<'scope, T: DeviceCopy> From<&'scope mut [T]> for ScopedHostMut<'scope, T> {
+    fn from(s: &'scope mut [T]) -> Self {
+        Self {
+            ptr: s.as_mut_ptr(),
+            len: s.len(),
+            _marker: PhantomData,
+        }
+    }
+}
+
+// `impl Into<…>` arguments do not deref-coerce, so the common owners convert directly.
+macro_rules! host_from {
+    ($([$($g:tt)*] $ty:ty),*) => {$(
+        impl<'scope, T: DeviceCopy $($g)*> From<&'scope $ty> for ScopedHost<'scope, T> {
+            fn from(s: &'scope $ty) -> Self {
+                (&s[..]).into()
+            }
+        }
+        impl<'scope, T: DeviceCopy $($g)*> From<&'scope mut $ty> for ScopedHost<'scope, T> {
+            fn from(s: &'scope mut $ty) -> Self {
+                (&s[..]).into()
+            }
+        }
+        impl<'scope, T: DeviceCopy $($g)*> From<&'scope mut $ty> for ScopedHostMut<'scope, T> {
+            fn from(s: &'scope mut $ty) -> Self {
+                (&mut s[..]).into()
+            }
+        }
+    )*};
+}
+host_from!([] Vec<T>, [] crate::PinnedBuffer<'_, T>, [, const N: usize] [T; N]);
+
 /// `'scope` invariant: a handle of one scope is never accepted by another.
 type Invariant<'scope> = fn(&'scope ()) -> &'scope ();
 
@@ -295,9 +364,22 @@ impl<'scope> StreamScope<'scope, '_> {
         }
     }
 
+    /// Binds host memory to this scope for reading, until the scope ends.
+    pub fn bind_host<T: DeviceCopy>(&self, memory: &'scope [T]) -> ScopedHost<'scope, T> {
+        memory.into()
+    }
+
+    /// Binds host memory to this scope exclusively, so its copies may both read and write it.
+    pub fn bind_host_mut<T: DeviceCopy>(
+        &self,
+        memory: &'scope mut [T],
+    ) -> ScopedHostMut<'scope, T> {
+        memory.into()
+    }
+
     /// `cuMemcpyHtoDAsync`—Enqueues a copy from host memory (page-locked for a truly
     /// asynchronous copy, e.g. a [`PinnedBuffer`](crate::PinnedBuffer)), which stays borrowed
-    /// until the scope ends.
+    /// until the scope ends: `&host`, or a [`ScopedHost`]/[`ScopedHostMut`].
     ///
     /// # Errors
     ///
@@ -307,34 +389,33 @@ impl<'scope> StreamScope<'scope, '_> {
     pub fn copy_to_device<T: DeviceCopy>(
         &self,
         dst: ScopedSliceMut<'scope, T>,
-        src: &'scope [T],
+        src: impl Into<ScopedHost<'scope, T>>,
     ) -> Result<()> {
-        check_same_len("copy_to_device", dst.len, src.len())?;
+        let src = src.into();
+        check_same_len("copy_to_device", dst.len, src.len)?;
         // SAFETY: `src` is readable for `byte_len` bytes and `dst` is live device memory of the
         // current context; both stay borrowed, and so alive and untouched by the host, until
         // the scope has synchronized the stream.
-        unsafe { ffi::cuMemcpyHtoDAsync_v2(dst.ptr, src.as_ptr().cast(), dst.byte_len(), self.raw) }
+        unsafe { ffi::cuMemcpyHtoDAsync_v2(dst.ptr, src.ptr.cast(), dst.byte_len(), self.raw) }
             .result()
     }
 
     /// `cuMemcpyDtoHAsync`—Enqueues a copy to host memory, which stays borrowed until the
-    /// scope ends.
+    /// scope ends: `&mut host`, or a [`ScopedHostMut`].
     #[doc(alias = "cuMemcpyDtoHAsync")]
     #[inline]
     pub fn copy_to_host<T: DeviceCopy>(
         &self,
-        dst: &'scope mut [T],
+        dst: impl Into<ScopedHostMut<'scope, T>>,
         src: impl Into<ScopedSlice<'scope, T>>,
     ) -> Result<()> {
-        let src = src.into();
-        check_same_len("copy_to_host", dst.len(), src.len)?;
+        let (dst, src) = (dst.into(), src.into());
+        check_same_len("copy_to_host", dst.len, src.len)?;
         // SAFETY: `dst` is writable for `byte_len` bytes and `src` is live device memory of the
         // current context; both stay borrowed until the scope has synchronized the stream; any
         // bit pattern is a valid `T`.
-        unsafe {
-            ffi::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr().cast(), src.ptr, src.byte_len(), self.raw)
-        }
-        .result()
+        unsafe { ffi::cuMemcpyDtoHAsync_v2(dst.ptr.cast(), src.ptr, src.byte_len(), self.raw) }
+            .result()
     }
 
     /// `cuMemcpyDtoDAsync`—Enqueues a device-to-device copy.
@@ -392,7 +473,8 @@ impl<'scope> StreamScope<'scope, '_> {
     /// `cuLaunchKernel`—Enqueues a kernel launch.
     ///
     /// `args` is a tuple of plain data (passed by value) and device memory bound to this scope
-    /// ([`ScopedSlice`], [`ScopedSliceMut`]; passed as device pointers).
+    /// ([`ScopedSlice`], [`ScopedSliceMut`]; passed as device pointers). `function` is borrowed
+    /// until the scope ends, so its module cannot be unloaded while the kernel may run.
     ///
     /// # Safety
     ///
@@ -408,9 +490,9 @@ impl<'scope> StreamScope<'scope, '_> {
     #[inline]
     // Taking the tuple by value lets callers write `(&a, &mut b, n)` in place.
     #[allow(clippy::needless_pass_by_value)]
-    pub unsafe fn launch<A: KernelArgs + 'scope>(
+    pub unsafe fn launch<A: KernelArgs<'scope>>(
         &self,
-        function: &Function<'_>,
+        function: &'scope Function<'_>,
         config: LaunchConfig,
         args: A,
     ) -> Result<()> {

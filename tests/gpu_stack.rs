@@ -1,4 +1,9 @@
 //! The context stack on a real device: floating contexts, guards, R3 and R9.
+#![allow(
+    clippy::many_single_char_names,
+    clippy::items_after_statements,
+    clippy::cast_precision_loss
+)]
 mod common;
 use common::{context, current_raw, device};
 use custack::prelude::*;

@@ -1,5 +1,5 @@
 //! Fixtures shared by the GPU tests.
-#![allow(dead_code, clippy::expect_used)]
+#![allow(dead_code)]
 
 use custack::{Context, ContextFlags, Device, Driver};
 

@@ -1,0 +1,176 @@
+//! R6: sticky faults. Each test re-runs itself in a child process, which provokes the fault and
+//! checks what it sees; the parent then checks the child finished and carries on with a fresh
+//! context of its own.
+//!
+//! What the driver does (NVIDIA, `CUresult` docs, e.g. `CUDA_ERROR_ILLEGAL_ADDRESS`): "This
+//! leaves the process in an inconsistent state and any further CUDA work will return the same
+//! error. To continue using CUDA, the process must be terminated and relaunched." Driver 580 on
+//! an H100 does exactly that: after the fault, creating a new context and resetting the primary
+//! context both return the same sticky error. So the child checks that every call, in every
+//! context, reports the sticky error and that no drop panics or aborts; recovery is a new
+//! process, which the parent demonstrates.
+#![allow(clippy::items_after_statements)]
+mod common;
+use common::{KERNELS, device};
+use custack::prelude::*;
+use custack::{Context, ContextFlags, ErrorKind, LaunchConfig, Stack, take_drop_errors};
+use std::process::Command;
+
+const CHILD_ENV: &str = "CUSTACK_FAULT_CHILD";
+
+/// In the parent: runs `test` again in a child process, checks it printed `CHILD-OK`, and
+/// carries on with a fresh context. Returns `true` in the parent, `false` in the child (which
+/// then runs the scenario).
+fn in_parent(test: &str) -> bool {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        return false;
+    }
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            test,
+            "--include-ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ENV, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("--- child stdout\n{stdout}\n--- child stderr\n{stderr}");
+    assert!(out.status.success(), "child failed: {:?}", out.status);
+    assert!(
+        stdout.contains("CHILD-OK"),
+        "child did not finish its scenario"
+    );
+    // The parent process was never faulted: it carries on with a fresh context.
+    fresh_context_works();
+    true
+}
+
+/// Launches `kernel` (no arguments) and returns the error the scope reports.
+fn fault_in(ctx: &Context, kernel: &str) -> custack::Error {
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let f = module.function(kernel).unwrap();
+    let stream = guard.stream().unwrap();
+    let buf = guard.alloc_from(&[1u32, 2, 3]).unwrap();
+    // SAFETY: the fault kernels take no arguments; their misbehaviour is on the GPU, which is
+    // exactly what this test provokes.
+    let launched = stream.scope(|s| unsafe { s.launch(&f, LaunchConfig::for_elements(1), ()) });
+    let err = match launched {
+        Ok(Ok(())) => panic!("{kernel}: the faulting kernel reported success"),
+        Ok(Err(e)) | Err(e) => e,
+    };
+    println!("{kernel}: scope reported {err}");
+    assert!(err.is_sticky(), "{kernel}: {err} should be sticky");
+    // Every later call on the context reports the sticky error (and says it is sticky).
+    let errors = [
+        guard.synchronize().unwrap_err(),
+        guard.alloc::<u8>(16).map(|_| ()).unwrap_err(),
+        buf.to_vec().map(|_| ()).unwrap_err(),
+        stream.synchronize().unwrap_err(),
+        guard.stream().map(|_| ()).unwrap_err(),
+    ];
+    for e in &errors {
+        assert!(
+            e.is_sticky(),
+            "{kernel}: a later call reported a non-sticky {e}"
+        );
+        assert!(e.to_string().contains("sticky"), "{e}");
+    }
+    err
+    // buf, stream, module and guard drop here: no panic, no abort; failures are recorded
+}
+
+fn fresh_context_works() {
+    let ctx = Context::new(device(), ContextFlags::empty()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let add = module.function("add_u32").unwrap();
+    let stream = guard.stream().unwrap();
+    let mut x = guard.alloc_from(&[10u32; 64]).unwrap();
+    stream
+        .scope(|s| {
+            let dx = s.bind_mut(&mut x);
+            // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
+            unsafe { s.launch(&add, LaunchConfig::for_elements(64), (dx, 5u32, 64u32)) }.unwrap();
+        })
+        .unwrap();
+    assert_eq!(x.to_vec().unwrap(), [15; 64]);
+    println!("a fresh context works");
+}
+
+fn sticky_fault_in_created_context(test: &str, kernel: &str, kinds: &[ErrorKind]) {
+    if in_parent(test) {
+        return;
+    }
+    let ctx = Context::new(device(), ContextFlags::empty()).unwrap();
+    let err = fault_in(&ctx, kernel);
+    assert!(kinds.contains(&err.kind()), "{kernel}: unexpected {err}");
+    let recorded = take_drop_errors();
+    println!(
+        "drops after the fault recorded {} error(s): {recorded:?}",
+        recorded.len()
+    );
+    assert!(
+        recorded.iter().all(custack::Error::is_sticky),
+        "{recorded:?}"
+    );
+    // Destroying the poisoned context reports or succeeds, but never panics.
+    println!("destroying the poisoned context: {:?}", ctx.destroy());
+    // The whole process is poisoned: a new context gets the same sticky error, as documented.
+    let again = Context::new(device(), ContextFlags::empty())
+        .map(|_| ())
+        .unwrap_err();
+    println!("a new context in the faulted process: {again}");
+    assert_eq!(again.kind(), err.kind());
+    assert!(again.is_sticky());
+    println!("CHILD-OK");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn r6_illegal_address_is_sticky_and_the_process_carries_on() {
+    sticky_fault_in_created_context(
+        "r6_illegal_address_is_sticky_and_the_process_carries_on",
+        "illegal_write",
+        &[ErrorKind::IllegalAddress],
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn r6_trap_is_sticky_and_the_process_carries_on() {
+    sticky_fault_in_created_context(
+        "r6_trap_is_sticky_and_the_process_carries_on",
+        "trap_kernel",
+        &[
+            ErrorKind::LaunchFailed,
+            ErrorKind::IllegalInstruction,
+            ErrorKind::Assert,
+        ],
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn r6_primary_context_fault_is_reported_and_a_new_process_recovers() {
+    if in_parent("r6_primary_context_fault_is_reported_and_a_new_process_recovers") {
+        return;
+    }
+    let mut primary = Context::primary(device()).unwrap();
+    let err = fault_in(&primary, "illegal_write");
+    assert_eq!(err.kind(), ErrorKind::IllegalAddress);
+    let _ = take_drop_errors();
+    // Resetting reports the same sticky error rather than recovering in this process.
+    let reset = primary.reset().unwrap_err();
+    println!("resetting the faulted primary context: {reset}");
+    assert_eq!(reset.kind(), ErrorKind::IllegalAddress);
+    drop(primary); // releases without panicking; the failure, if any, is recorded
+    let _ = take_drop_errors();
+    println!("CHILD-OK");
+}

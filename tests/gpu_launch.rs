@@ -1,0 +1,171 @@
+//! Modules and launches on a real device: vector addition end to end, events, R5.
+#![allow(
+    clippy::many_single_char_names,
+    clippy::items_after_statements,
+    clippy::cast_precision_loss
+)]
+mod common;
+use common::{KERNELS, context};
+use custack::prelude::*;
+use custack::{ErrorKind, EventFlags, LaunchConfig, Stack};
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn vector_add_end_to_end() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let f = module.function("vector_add").unwrap();
+    assert!(f.max_threads_per_block().unwrap() >= 256);
+    let stream = guard.stream().unwrap();
+    const N: usize = 100_003; // not a multiple of the block size
+    let a: Vec<f32> = (0..N).map(|i| f32::from((i % 1000) as u16)).collect();
+    let b: Vec<f32> = (0..N).map(|i| 0.5 * f32::from((i % 77) as u16)).collect();
+    let (mut da, mut db, mut dc) = (
+        guard.alloc::<f32>(N).unwrap(),
+        guard.alloc::<f32>(N).unwrap(),
+        guard.alloc::<f32>(N).unwrap(),
+    );
+    let mut c = vec![0f32; N];
+    let (start, end) = (
+        guard.event(EventFlags::empty()).unwrap(),
+        guard.event(EventFlags::empty()).unwrap(),
+    );
+    stream
+        .scope(|s| {
+            let (da, db, dc) = (
+                s.bind_mut(&mut da),
+                s.bind_mut(&mut db),
+                s.bind_mut(&mut dc),
+            );
+            s.copy_to_device(da, &a).unwrap();
+            s.copy_to_device(db, &b).unwrap();
+            s.record(&start).unwrap();
+            // SAFETY: vector_add(const float*, const float*, float*, unsigned n) touches n elements of each.
+            unsafe {
+                s.launch(
+                    &f,
+                    LaunchConfig::for_elements(N as u32),
+                    (da, db, dc, N as u32),
+                )
+                .unwrap();
+            };
+            s.record(&end).unwrap();
+            s.copy_to_host(&mut c, dc).unwrap();
+        })
+        .unwrap();
+    let wrong = c
+        .iter()
+        .zip(a.iter().zip(&b))
+        .filter(|(c, (a, b))| c.to_bits() != (*a + *b).to_bits())
+        .count();
+    assert_eq!(wrong, 0);
+    assert!(start.is_complete().unwrap() && end.is_complete().unwrap());
+    end.synchronize().unwrap();
+    let ms = start.elapsed_ms(&end).unwrap();
+    assert!(ms >= 0.0);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn several_launches_on_one_bound_buffer_run_in_stream_order() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let add = module.function("add_u32").unwrap();
+    let stream = guard.stream().unwrap();
+    let mut x = guard.alloc_zeroed::<u32>(4096).unwrap();
+    stream
+        .scope(|s| {
+            let dx = s.bind_mut(&mut x);
+            for k in 1..=100u32 {
+                // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
+                unsafe {
+                    s.launch(&add, LaunchConfig::for_elements(4096), (dx, k, 4096u32))
+                        .unwrap();
+                };
+            }
+        })
+        .unwrap();
+    assert!(x.to_vec().unwrap().iter().all(|&v| v == 5050));
+}
+
+/// R5: invalid PTX carries the JIT log; a missing function carries its name.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn r5_bad_modules_and_names_are_errors_with_details() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let bad = ".version 6.0\n.target sm_50\n.address_size 64\n.visible .entry broken() { bogus.instruction; ret; }\n";
+    let err = guard.load_ptx(bad).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::InvalidPtx | ErrorKind::InvalidImage),
+        "{err}"
+    );
+    let log = err.detail().expect("a JIT error log");
+    assert!(
+        log.contains("bogus"),
+        "JIT log does not mention the bad instruction: {log}"
+    );
+    assert!(err.to_string().contains("bogus"));
+
+    let err = guard.load_ptx("").unwrap_err();
+    assert!(err.code().is_some(), "{err}");
+    assert_eq!(
+        guard.load_ptx("a\0b").unwrap_err().kind(),
+        ErrorKind::NulInName
+    );
+
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let err = module.function("no_such_kernel").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotFound);
+    assert!(err.to_string().contains("no_such_kernel"), "{err}");
+    assert_eq!(
+        module.function("vector\0add").unwrap_err().kind(),
+        ErrorKind::NulInName
+    );
+    assert_eq!(
+        module.global_address("nothing").unwrap_err().kind(),
+        ErrorKind::NotFound
+    );
+    // SAFETY: the image is rejected by custack's header check before the driver sees it.
+    let err = unsafe { guard.load_cubin(b"\x7fELF\x02short") }.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidImage);
+    // SAFETY: as above.
+    let err = unsafe { guard.load_fatbin(&[0u8; 8]) }.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidImage);
+    module.unload().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn launch_errors_leave_the_context_usable() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let empty = module.function("empty").unwrap();
+    let stream = guard.stream().unwrap();
+    let too_big = LaunchConfig {
+        grid: (1, 1, 1),
+        block: (4096, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let too_much_shared = LaunchConfig::for_elements(1).with_shared_mem(1 << 30);
+    stream
+        .scope(|s| {
+            // SAFETY: `empty` takes no arguments.
+            let e = unsafe { s.launch(&empty, too_big, ()) }.unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidValue, "{e}");
+            // SAFETY: as above.
+            let e = unsafe { s.launch(&empty, too_much_shared, ()) }.unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidValue, "{e}");
+            // SAFETY: as above.
+            unsafe { s.launch(&empty, LaunchConfig::for_elements(1), ()) }.unwrap();
+        })
+        .unwrap();
+    guard.synchronize().unwrap();
+}

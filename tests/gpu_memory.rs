@@ -1,0 +1,195 @@
+//! Device and page-locked memory on a real device: copies, views, errors, R4.
+#![allow(
+    clippy::many_single_char_names,
+    clippy::items_after_statements,
+    clippy::cast_precision_loss
+)]
+mod common;
+use common::context;
+use custack::prelude::*;
+use custack::{ErrorKind, Stack};
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn synchronous_copies_views_and_memsets() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let host: Vec<u32> = (0..1000).collect();
+    let mut a = guard.alloc_from(&host).unwrap();
+    assert_eq!(a.len(), 1000);
+    assert_eq!(a.byte_len(), 4000);
+    assert_eq!(a.to_vec().unwrap(), host);
+
+    let mut b = guard.alloc_zeroed::<u32>(1000).unwrap();
+    assert!(b.to_vec().unwrap().iter().all(|&x| x == 0));
+    b.copy_from_device(&a).unwrap();
+    assert_eq!(b.to_vec().unwrap(), host);
+
+    {
+        let (lo, mut hi) = a.split_at_mut(400).unwrap();
+        assert_eq!((lo.len(), hi.len()), (400, 600));
+        hi.fill_u32(7).unwrap();
+        assert_eq!(lo.to_vec().unwrap(), host[..400]);
+    }
+    let v = a.to_vec().unwrap();
+    assert_eq!(v[..400], host[..400]);
+    assert!(v[400..].iter().all(|&x| x == 7));
+
+    let mid = a.slice(10..20).unwrap();
+    assert_eq!(mid.to_vec().unwrap(), host[10..20]);
+    let mut out = [0u32; 10];
+    mid.copy_to_host(&mut out).unwrap();
+    assert_eq!(out[..], host[10..20]);
+    let (x, y) = mid.split_at(3).unwrap();
+    assert_eq!(
+        (x.to_vec().unwrap(), y.to_vec().unwrap()),
+        (host[10..13].to_vec(), host[13..20].to_vec())
+    );
+
+    a.slice_mut(..).unwrap().fill_bytes(0xff).unwrap();
+    assert!(a.to_vec().unwrap().iter().all(|&x| x == u32::MAX));
+    a.free().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn bad_memory_input_gets_errors() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    assert_eq!(
+        guard.alloc::<u32>(0).unwrap_err().kind(),
+        ErrorKind::InvalidValue
+    );
+    assert_eq!(
+        guard.alloc::<u64>(usize::MAX / 4).unwrap_err().kind(),
+        ErrorKind::SizeOverflow
+    );
+    let mut buf = guard.alloc::<u32>(16).unwrap();
+    assert_eq!(
+        buf.copy_from_host(&[1, 2, 3]).unwrap_err().kind(),
+        ErrorKind::LengthMismatch
+    );
+    assert_eq!(
+        buf.copy_to_host(&mut [0; 17]).unwrap_err().kind(),
+        ErrorKind::LengthMismatch
+    );
+    assert_eq!(buf.slice(10..17).unwrap_err().kind(), ErrorKind::OutOfRange);
+    #[allow(clippy::reversed_empty_ranges)]
+    let reversed = buf.slice(5..4).unwrap_err();
+    assert_eq!(reversed.kind(), ErrorKind::OutOfRange);
+    assert_eq!(buf.split_at(17).unwrap_err().kind(), ErrorKind::OutOfRange);
+    assert_eq!(
+        buf.split_at_mut(17).unwrap_err().kind(),
+        ErrorKind::OutOfRange
+    );
+    let other = guard.alloc::<u32>(8).unwrap();
+    assert_eq!(
+        buf.copy_from_device(&other).unwrap_err().kind(),
+        ErrorKind::LengthMismatch
+    );
+    let mut bytes = guard.alloc::<u8>(6).unwrap();
+    assert_eq!(
+        bytes.fill_u32(1).unwrap_err().kind(),
+        ErrorKind::InvalidValue
+    );
+    // The context still works.
+    buf.copy_from_host(&[4; 16]).unwrap();
+    assert_eq!(buf.to_vec().unwrap(), [4; 16]);
+}
+
+/// R4: out of memory is an error, and the context keeps working.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn r4_out_of_memory_then_context_still_works() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let (_, total) = guard.memory_info().unwrap();
+    let err = guard.alloc::<u8>(total * 4).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::OutOfMemory, "{err}");
+    assert!(!err.is_sticky());
+    let err = guard.alloc_pinned::<u8>(1 << 50).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::OutOfMemory, "{err}");
+    // The context keeps working: a real allocation, a round trip, a synchronize.
+    let mut big = guard.alloc::<u32>(1 << 28).unwrap(); // 1 GiB
+    big.fill_u32(0xdead_beef).unwrap();
+    assert_eq!(
+        big.slice((1 << 28) - 2..).unwrap().to_vec().unwrap(),
+        [0xdead_beef; 2]
+    );
+    let buf = guard.alloc_from(&[1u8, 2, 3]).unwrap();
+    assert_eq!(buf.to_vec().unwrap(), [1, 2, 3]);
+    guard.synchronize().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn async_copies_in_scopes_on_two_streams() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let (s1, s2) = (
+        guard.stream().unwrap(),
+        guard.stream_with_priority(0).unwrap(),
+    );
+    let _ = s2.priority().unwrap();
+    const N: usize = 1 << 20;
+    let mut src = guard.alloc_pinned::<u32>(N).unwrap();
+    for (i, x) in src.iter_mut().enumerate() {
+        *x = i as u32;
+    }
+    let mut dst1 = guard.alloc_pinned::<u32>(N).unwrap();
+    let mut dst2 = guard.alloc_pinned::<u32>(N).unwrap();
+    let mut d1 = guard.alloc::<u32>(N).unwrap();
+    let mut d2 = guard.alloc::<u32>(N).unwrap();
+    let mut d3 = guard.alloc::<u32>(N).unwrap();
+    s1.scope(|a| {
+        let d1 = a.bind_mut(&mut d1);
+        a.copy_to_device(d1, &src).unwrap();
+        s2.scope(|b| {
+            let (d2, d3) = (b.bind_mut(&mut d2), b.bind_mut(&mut d3));
+            b.fill_bytes(d3, 0).unwrap();
+            b.copy_to_device(d2, &src).unwrap();
+            b.copy_device(d3, d2).unwrap();
+            assert_eq!(
+                b.copy_device(d3, d3).unwrap_err().kind(),
+                ErrorKind::OutOfRange
+            );
+            b.copy_to_host(&mut dst2, d3).unwrap();
+        })
+        .unwrap();
+        a.copy_to_host(&mut dst1, d1).unwrap();
+    })
+    .unwrap();
+    assert!(s1.is_complete().unwrap() && s2.is_complete().unwrap());
+    assert_eq!(&dst1[..], &src[..]);
+    assert_eq!(&dst2[..], &src[..]);
+    s1.destroy().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn parked_buffers_survive_a_nested_push_and_check_their_context() {
+    let (a, b) = (context(), context());
+    let mut stack = Stack::new().unwrap();
+    let mut ga = stack.push(&a).unwrap();
+    let parked = ga.park(ga.alloc_from(&[1u16, 2, 3]).unwrap());
+    let parked_b = ga
+        .with_pushed(&b, |gb| {
+            // A's parked buffer is refused by B's guard (checked without a driver call).
+            let p = gb.park(gb.alloc_from(&[9u16]).unwrap());
+            (p, gb.alloc::<u8>(1).map(|x| x.len()).unwrap())
+        })
+        .unwrap()
+        .0;
+    let back = ga.attach(parked).unwrap();
+    assert_eq!(back.to_vec().unwrap(), [1, 2, 3]);
+    let err = ga.attach(parked_b).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ContextMismatch);
+    assert!(
+        custack::take_drop_errors().is_empty(),
+        "the mismatched buffer was freed in its own context"
+    );
+}

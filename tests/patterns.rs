@@ -1,0 +1,864 @@
+//! What the type system must let through: the must-compile rows P1–P8 of `INVARIANTS.md`, and
+//! the positive twin of every compile-fail program in `ui-tests/` (STYLE 21).
+//!
+//! Each pattern is a plain function taking what it needs, so this file compiling is the test
+//! that the pattern compiles. The `#[ignore = "needs a CUDA device"]` tests run them on device
+//! 0 (P5: on every device) and check the values read back; without a device they fail
+//! (`Driver::init` errs), they never pass. The tests that are not ignored need no GPU.
+//!
+//! Twins: `ui-tests/cN_*.rs` names the function here that does the same thing correctly, and
+//! each `cN_*` function below lists the ui tests it answers. The patterns P1, P3 and P4 are
+//! twins too (C13/C15, C4/C15 and C6/C8 respectively).
+//!
+//! Run: `cargo test --test patterns` (no GPU), `-- --include-ignored` on a GPU machine.
+
+use custack::{
+    Context, ContextFlags, DeviceCopy, DeviceMemory, DeviceMemoryMut, Driver, ErrorKind,
+    EventFlags, LaunchConfig, Module, ParkedBuffer, ParkedModule, PushedGuard, Result, Stack,
+    StackTop,
+};
+
+/// Hand-written PTX: `vector_add(a, b, c, n)`, `add_u32(x, k, n)`, `empty()`, `empty_ptr(x)`.
+const KERNELS: &str = include_str!("fixtures/kernels.ptx");
+/// Elements per buffer: not a multiple of the block size, so the kernels' bounds checks count.
+const N: usize = 1000;
+const N32: u32 = N as u32;
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+/// `x[i] += k` for every element of `x`, with `add_u32` of `module`, in one stream scope.
+fn add_on_device(
+    guard: &PushedGuard<'_, '_>,
+    module: &Module<'_>,
+    x: &mut impl DeviceMemoryMut<u32>,
+    k: u32,
+) -> Result<()> {
+    let add = module.function("add_u32")?;
+    let stream = guard.stream()?;
+    let n = x.len() as u32;
+    stream.scope(|s| {
+        // SAFETY: `add_u32(unsigned* x, unsigned k, unsigned n)` adds `k` to `x[0..n)`, and
+        // `x` holds `n` elements.
+        unsafe { s.launch(&add, LaunchConfig::for_elements(n), (s.bind_mut(x), k, n)) }
+    })?
+}
+
+/// Attaches a parked buffer and module to `guard`, adds `k` to the buffer, and parks both
+/// again: one step of P8.
+fn step_parked<'c>(
+    guard: &PushedGuard<'c, '_>,
+    buffer: ParkedBuffer<'c, u32>,
+    module: ParkedModule<'c>,
+    k: u32,
+) -> Result<(ParkedBuffer<'c, u32>, ParkedModule<'c>)> {
+    let mut buffer = guard.attach(buffer)?;
+    let module = guard.attach_module(module)?;
+    add_on_device(guard, &module, &mut buffer, k)?;
+    Ok((guard.park(buffer), guard.park_module(module)))
+}
+
+/// Device 0 of an initialized driver; an error (so the GPU tests fail) without one.
+fn device0() -> Result<custack::Device> {
+    Driver::init()?.device(0)
+}
+
+/// A fresh created context on device 0.
+fn context0() -> Result<Context> {
+    Context::new(device0()?, ContextFlags::empty())
+}
+
+// ---------------------------------------------------------------------------------------------
+// P1–P8
+// ---------------------------------------------------------------------------------------------
+
+/// P1: several streams, buffers and functions from one guard used together, three buffers in
+/// one launch. Also the twin of C13 (the launch is in `unsafe`) and C15 (its arguments are
+/// plain data and memory bound to the launching scope): `ui-tests/c13_launch_outside_unsafe.rs`,
+/// `c14_launch_same_buffer_shared_and_mut.rs`, `c15_launch_arg_*.rs`.
+///
+/// Returns `c = a + b` and `x + 5` read back.
+fn p1_one_guard_many_handles(ctx: &Context) -> Result<(Vec<f32>, Vec<u32>)> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let vector_add = module.function("vector_add")?;
+    let add_u32 = module.function("add_u32")?;
+    let empty = module.function("empty")?;
+    let (one, two) = (guard.stream()?, guard.stream()?);
+    let done = guard.event(EventFlags::DISABLE_TIMING)?;
+
+    let mut a_host = guard.alloc_pinned::<f32>(N)?;
+    let mut b_host = guard.alloc_pinned::<f32>(N)?;
+    let mut c_host = guard.alloc_pinned::<f32>(N)?;
+    for (i, (a, b)) in a_host.iter_mut().zip(b_host.iter_mut()).enumerate() {
+        *a = f32::from(i as u16);
+        *b = 2.0 * f32::from(i as u16);
+    }
+    let (mut a, mut b, mut c) = (
+        guard.alloc::<f32>(N)?,
+        guard.alloc::<f32>(N)?,
+        guard.alloc::<f32>(N)?,
+    );
+    let mut x = guard.alloc_from(&vec![7u32; N])?;
+    let mut x_host = vec![0u32; N];
+    let cfg = LaunchConfig::for_elements(N32);
+
+    one.scope(|s1| {
+        let (a, b, c) = (
+            s1.bind_mut(&mut a),
+            s1.bind_mut(&mut b),
+            s1.bind_mut(&mut c),
+        );
+        two.scope(|s2| -> Result<()> {
+            let x = s2.bind_mut(&mut x);
+            s1.copy_to_device(a, &a_host)?;
+            s1.copy_to_device(b, &b_host)?;
+            // SAFETY: `vector_add(const float* a, const float* b, float* c, unsigned n)` reads
+            // `n` floats of `a` and `b` and writes `n` of `c`; each holds `n`.
+            unsafe { s1.launch(&vector_add, cfg, (a, b, c, N32)) }?;
+            s1.copy_to_host(&mut c_host, c)?;
+            // SAFETY: `add_u32(unsigned* x, unsigned k, unsigned n)`; `x` holds `n` elements.
+            unsafe { s2.launch(&add_u32, cfg, (x, 5u32, N32)) }?;
+            // SAFETY: `empty()` takes no parameters and touches no memory.
+            unsafe { s2.launch(&empty, LaunchConfig::for_elements(1), ()) }?;
+            s2.record(&done)?;
+            s2.copy_to_host(&mut x_host, x)
+        })?
+    })??;
+    done.synchronize()?;
+    Ok((c_host.to_vec(), x_host))
+}
+
+/// P2: push A, pop; push B, pop; push A again, on one thread. Returns which context each
+/// guard had current and a value computed under each.
+fn p2_push_pop_push(a: &Context, b: &Context) -> Result<Vec<(custack::ffi::CUcontext, Vec<u32>)>> {
+    let mut stack = Stack::new()?;
+    let mut seen = Vec::new();
+    for (ctx, value) in [(a, 1u32), (b, 2), (a, 3)] {
+        let guard = stack.push(ctx)?;
+        let read = guard.alloc_from(&[value; 4])?.to_vec()?;
+        seen.push((guard.as_raw(), read));
+        guard.pop()?;
+    }
+    Ok(seen)
+}
+
+/// P3: push A, push B on top, work on B, pop B, carry on with A, including a buffer and a
+/// module of A created before B was pushed: parked across the nested push and re-attached.
+/// The twin of `ui-tests/c4_outer_*_used_inside_nested_push.rs` and
+/// `c15_launch_arg_foreign_guard_buffer.rs` / `c15_launch_arg_parked_buffer.rs`.
+///
+/// Returns A's buffer (`1 + 2` everywhere) and what B computed (`10 + 5`).
+fn p3_nested_push(a: &Context, b: &Context) -> Result<(Vec<u32>, Vec<u32>)> {
+    let mut stack = Stack::new()?;
+    let mut guard_a = stack.push(a)?;
+    let buffer_a = guard_a.alloc_from(&vec![1u32; N])?;
+    let module_a = guard_a.load_ptx(KERNELS)?;
+    let parked_buffer = guard_a.park(buffer_a);
+    let parked_module = guard_a.park_module(module_a);
+
+    let from_b = guard_a.with_pushed(b, |guard_b| -> Result<Vec<u32>> {
+        let module_b = guard_b.load_ptx(KERNELS)?;
+        let mut buffer_b = guard_b.alloc_from(&vec![10u32; N])?;
+        add_on_device(guard_b, &module_b, &mut buffer_b, 5)?;
+        buffer_b.to_vec()
+    })??;
+
+    guard_a.synchronize()?; // A is on top again
+    let mut buffer_a = guard_a.attach(parked_buffer)?;
+    let module_a = guard_a.attach_module(parked_module)?;
+    add_on_device(&guard_a, &module_a, &mut buffer_a, 2)?;
+    Ok((buffer_a.to_vec()?, from_b))
+}
+
+/// P4: one `Context` shared by `threads` threads, each pushing it on its own stack. The twin of
+/// `ui-tests/c5_context_dropped_while_pushed_on_other_thread.rs`, `c6_*.rs` and `c8_*.rs`.
+///
+/// Thread `i` returns `i + 100` everywhere.
+fn p4_shared_context(ctx: &Context, threads: u32) -> Result<Vec<Vec<u32>>> {
+    let worker = |i: u32| -> Result<Vec<u32>> {
+        let mut stack = Stack::new()?;
+        let guard = stack.push(ctx)?;
+        let module = guard.load_ptx(KERNELS)?;
+        let mut x = guard.alloc_from(&vec![i; N])?;
+        add_on_device(&guard, &module, &mut x, 100)?;
+        x.to_vec()
+    };
+    std::thread::scope(|t| {
+        let handles: Vec<_> = (0..threads).map(|i| t.spawn(move || worker(i))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
+/// P5: one thread per device, each with its own context. Device `i` returns `i + 1000`.
+fn p5_one_thread_per_device(driver: Driver) -> Result<Vec<Vec<u32>>> {
+    let devices = driver.devices()?;
+    std::thread::scope(|t| {
+        let handles: Vec<_> = devices
+            .iter()
+            .map(|&device| {
+                t.spawn(move || -> Result<Vec<u32>> {
+                    let ctx = Context::new(device, ContextFlags::empty())?;
+                    let mut stack = Stack::new()?;
+                    let guard = stack.push(&ctx)?;
+                    let module = guard.load_ptx(KERNELS)?;
+                    let mut x = guard.alloc_from(&vec![device.ordinal() as u32; N])?;
+                    add_on_device(&guard, &module, &mut x, 1000)?;
+                    x.to_vec()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
+/// P6: a library type that owns a floating context and pushes it on every call, whatever the
+/// caller has current.
+struct AddLibrary {
+    ctx: Context,
+}
+
+impl AddLibrary {
+    fn new(device: custack::Device) -> Result<Self> {
+        Ok(Self {
+            ctx: Context::new(device, ContextFlags::empty())?,
+        })
+    }
+
+    /// `input[i] + k`, computed in the library's own context.
+    fn run(&self, top: &mut impl StackTop, input: &[u32], k: u32) -> Result<Vec<u32>> {
+        top.with_pushed(&self.ctx, |guard| {
+            let module = guard.load_ptx(KERNELS)?;
+            let mut x = guard.alloc_from(input)?;
+            add_on_device(guard, &module, &mut x, k)?;
+            x.to_vec()
+        })?
+    }
+}
+
+/// The context current on this thread, as the driver sees it (null if none).
+fn current_context() -> custack::ffi::CUcontext {
+    let mut current = core::ptr::null_mut();
+    // SAFETY: a valid out-pointer; `cuCtxGetCurrent` only writes it. A failure leaves it null.
+    let _ = unsafe { custack::ffi::cuCtxGetCurrent(&raw mut current) };
+    current
+}
+
+/// P6 from the caller's side: the library is called with nothing current (on the bare stack)
+/// and with the caller's own context current (on its guard), which is current again after.
+/// Returns both results and whether the caller's context was current after the second call.
+fn p6_library_owns_context(
+    caller: &Context,
+    library: &AddLibrary,
+) -> Result<(Vec<u32>, Vec<u32>, bool)> {
+    let mut stack = Stack::new()?;
+    let bare = library.run(&mut stack, &[1, 2, 3], 10)?;
+    let mut guard = stack.push(caller)?;
+    let nested = library.run(&mut guard, &[4, 5, 6], 20)?;
+    let caller_on_top = current_context() == caller.as_raw();
+    guard.synchronize()?;
+    Ok((bare, nested, caller_on_top))
+}
+
+/// Compiles only if `E` can be boxed, sent and returned from any thread (P7; the lead's
+/// `fn _assert<E: …>()`).
+fn assert_error<E: std::error::Error + Send + Sync + 'static>() {}
+
+/// P7: `?` with the crate's error everywhere, also into `Box<dyn Error + Send + Sync>` and across
+/// a thread boundary. Returns the device count and the sum computed on device 0.
+fn p7_question_mark_everywhere()
+-> std::result::Result<(usize, u32), Box<dyn std::error::Error + Send + Sync>> {
+    let driver = Driver::init()?;
+    let count = driver.device_count()?;
+    let sum = std::thread::scope(|t| {
+        t.spawn(move || -> Result<u32> {
+            let ctx = Context::new(driver.device(0)?, ContextFlags::empty())?;
+            let mut stack = Stack::new()?;
+            let guard = stack.push(&ctx)?;
+            Ok(guard.alloc_from(&[1u32, 2, 3])?.to_vec()?.iter().sum())
+        })
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })?;
+    Ok((count, sum))
+}
+
+/// P8: one thread drives two contexts alternately, each with a long-lived buffer and module,
+/// parked between turns. Pushes go through `Stack::with_pushed` here and `Stack::push` in
+/// `p8_alternating_with_push`; either way parked values borrow only their context.
+///
+/// After `rounds` rounds, A's buffer holds `rounds` (A adds 1 a turn) and B's
+/// `rounds * (rounds + 1) / 2` (B adds the round number).
+fn p8_alternating_contexts(a: &Context, b: &Context, rounds: u32) -> Result<(Vec<u32>, Vec<u32>)> {
+    let mut stack = Stack::new()?;
+    let (mut buffer_a, mut module_a) = stack.with_pushed(a, |g| -> Result<_> {
+        Ok((
+            g.park(g.alloc_zeroed::<u32>(N)?),
+            g.park_module(g.load_ptx(KERNELS)?),
+        ))
+    })??;
+    let (mut buffer_b, mut module_b) = stack.with_pushed(b, |g| -> Result<_> {
+        Ok((
+            g.park(g.alloc_zeroed::<u32>(N)?),
+            g.park_module(g.load_ptx(KERNELS)?),
+        ))
+    })??;
+    for round in 1..=rounds {
+        (buffer_a, module_a) =
+            stack.with_pushed(a, |g| step_parked(g, buffer_a, module_a, 1))??;
+        (buffer_b, module_b) =
+            stack.with_pushed(b, |g| step_parked(g, buffer_b, module_b, round))??;
+    }
+    let read_a = stack.with_pushed(a, |g| g.attach(buffer_a)?.to_vec())??;
+    let read_b = stack.with_pushed(b, |g| g.attach(buffer_b)?.to_vec())??;
+    drop((module_a, module_b)); // each pushes its own context to unload
+    Ok((read_a, read_b))
+}
+
+/// P8 with top-level guards: `Stack::push`, park, pop, push the other context. A parked
+/// resource borrows only its `Context` (`PushedGuard<'ctx, 'stack>` keeps the two borrows
+/// apart), so it does not keep the stack borrowed.
+fn p8_alternating_with_push(a: &Context, b: &Context) -> Result<(Vec<u32>, Vec<u32>)> {
+    let mut stack = Stack::new()?;
+    let parked_a = {
+        let g = stack.push(a)?;
+        g.park(g.alloc_from(&[1u32; 4])?)
+    };
+    let parked_b = {
+        let g = stack.push(b)?;
+        g.park(g.alloc_from(&[2u32; 4])?)
+    };
+    let g = stack.push(a)?;
+    let from_a = g.attach(parked_a)?.to_vec()?;
+    drop(g);
+    let g = stack.push(b)?;
+    let from_b = g.attach(parked_b)?.to_vec()?;
+    Ok((from_a, from_b))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Positive twins of ui-tests/
+// ---------------------------------------------------------------------------------------------
+
+/// Twin of `ui-tests/c1_use_after_pop_*.rs` and `c1_use_after_explicit_pop.rs`: every handle a
+/// guard lends (stream, event, module, function, device buffer, view, page-locked memory) is
+/// used while the guard is alive, and the guard pops after the last of them is dropped.
+///
+/// Returns the view read back (`x + 1` on `x[4..8)`, `x[i] = i`) and the page-locked copy.
+fn c1_handles_used_before_pop(ctx: &Context) -> Result<(Vec<u32>, Vec<u32>)> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let (view, pinned) = {
+        let stream = guard.stream()?;
+        let event = guard.event(EventFlags::empty())?;
+        let module = guard.load_ptx(KERNELS)?;
+        let empty = module.function("empty")?;
+        let mut buffer = guard.alloc_from(&(0..16).collect::<Vec<u32>>())?;
+        let mut pinned = guard.alloc_pinned::<u32>(16)?;
+        stream.scope(|s| -> Result<()> {
+            // SAFETY: `empty()` takes no parameters and touches no memory.
+            unsafe { s.launch(&empty, LaunchConfig::for_elements(1), ()) }?;
+            s.record(&event)
+        })??;
+        event.synchronize()?;
+        let mut middle = buffer.slice_mut(4..8)?;
+        add_on_device(&guard, &module, &mut middle, 1)?;
+        let view = buffer.slice(4..8)?.to_vec()?;
+        buffer.copy_to_host(&mut pinned)?;
+        (view, pinned.to_vec())
+    }; // every handle is dropped here, while the guard is alive
+    guard.pop()?;
+    Ok((view, pinned))
+}
+
+/// A parked buffer returned out of the function that pushed its context (C2's sanctioned
+/// escape): it borrows the context only.
+fn make_parked<'c>(
+    stack: &mut Stack,
+    ctx: &'c Context,
+    value: u32,
+) -> Result<ParkedBuffer<'c, u32>> {
+    stack.with_pushed(ctx, |guard| Ok(guard.park(guard.alloc_from(&[value; 4])?)))?
+}
+
+/// A struct holding a buffer, living inside the guard's scope (twin of the struct in
+/// `ui-tests/c2_escape_store_in_struct.rs`).
+struct Holder<'g> {
+    buffer: Option<custack::DeviceBuffer<'g, u32>>,
+}
+
+/// Twin of `ui-tests/c2_escape_*.rs`: values computed under a guard leave it as plain data
+/// (returned from `with_pushed` or a stream scope), buffers leave it parked, and structs holding
+/// handles live inside the guard's scope.
+///
+/// Returns the value computed in `with_pushed`, the parked buffer read back, and the struct's.
+fn c2_results_and_parked_forms_escape(ctx: &Context) -> Result<(Vec<u32>, Vec<u32>, Vec<u32>)> {
+    let mut stack = Stack::new()?;
+    let computed = stack.with_pushed(ctx, |guard| guard.alloc_from(&[5u32; 4])?.to_vec())??;
+    let parked = make_parked(&mut stack, ctx, 6)?;
+    let guard = stack.push(ctx)?;
+    let from_parked = guard.attach(parked)?.to_vec()?;
+    let mut holder = Holder { buffer: None };
+    holder.buffer = Some(guard.alloc_from(&[7u32; 4])?);
+    let stream = guard.stream()?;
+    let mut host = vec![0u32; 4];
+    if let Some(buffer) = &holder.buffer {
+        stream.scope(|s| s.copy_to_host(&mut host, s.bind(buffer)))??;
+    }
+    Ok((computed, from_parked, host))
+}
+
+/// Twin of `ui-tests/c3_*.rs`: the outer guard is used after the inner guard pops (when
+/// `with_pushed` returns), nested pushes go through the innermost guard, and the stack is
+/// pushed on again once the first guard has popped.
+///
+/// Returns the contexts current at each step.
+fn c3_outer_guard_used_after_inner_pops(
+    a: &Context,
+    b: &Context,
+) -> Result<Vec<custack::ffi::CUcontext>> {
+    let mut stack = Stack::new()?;
+    let mut current = Vec::new();
+    let mut guard_a = stack.push(a)?;
+    current.push(current_context());
+    guard_a.with_pushed(b, |guard_b| -> Result<()> {
+        current.push(current_context());
+        guard_b.with_pushed(a, |_| current.push(current_context()))?;
+        current.push(current_context());
+        Ok(())
+    })??;
+    guard_a.synchronize()?; // used after the inner guard popped
+    current.push(current_context());
+    drop(guard_a);
+    let guard_b = stack.push(b)?; // a second top-level push, after the first popped
+    current.push(current_context());
+    guard_b.pop()?;
+    current.push(current_context());
+    Ok(current)
+}
+
+/// Twin of `ui-tests/c5_*.rs`: a context is moved before it is pushed, dropped or destroyed
+/// after its guards (on this thread and on others) are gone, and a primary context is reset
+/// when no guard of it is alive. Returns the number of threads that pushed it.
+fn c5_context_dropped_after_its_guards(device: custack::Device) -> Result<usize> {
+    let ctx = Box::new(Context::new(device, ContextFlags::empty())?); // moved before any push
+    let mut stack = Stack::new()?;
+    stack.push(&ctx)?.pop()?;
+    let pushed = std::thread::scope(|t| {
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                t.spawn(|| -> Result<()> {
+                    let mut stack = Stack::new()?;
+                    stack.push(&ctx)?.synchronize()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect::<Result<Vec<()>>>()
+    })?;
+    ctx.destroy()?; // every guard is gone, on every thread
+    let parked = {
+        let second = Context::new(device, ContextFlags::empty())?;
+        let parked = make_parked(&mut stack, &second, 1)?;
+        drop(parked); // the parked buffer goes before its context
+        second
+    };
+    drop(parked);
+    let mut primary = Context::primary(device)?;
+    stack.with_pushed(&primary, |guard| guard.synchronize())??;
+    primary.reset()?; // no guard of it is alive
+    stack.with_pushed(&primary, |guard| guard.synchronize())??;
+    Ok(pushed.len())
+}
+
+/// Twin of `ui-tests/c7_*.rs` (and C6, C15's other-thread case): what crosses threads is a
+/// parked buffer (`Send`), re-attached by a guard the other thread pushed itself.
+/// Returns `1 + 2 + 3` everywhere: 1 set here, 2 added there, 3 added back here.
+fn c7_parked_buffer_sent_to_another_thread(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let parked = stack.with_pushed(ctx, |guard| -> Result<_> {
+        Ok(guard.park(guard.alloc_from(&vec![1u32; N])?))
+    })??;
+    let parked = std::thread::scope(|t| {
+        t.spawn(move || -> Result<ParkedBuffer<'_, u32>> {
+            let mut stack = Stack::new()?;
+            stack.with_pushed(ctx, |guard| {
+                let module = guard.load_ptx(KERNELS)?;
+                let mut buffer = guard.attach(parked)?;
+                add_on_device(guard, &module, &mut buffer, 2)?;
+                Ok(guard.park(buffer))
+            })?
+        })
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })?;
+    stack.with_pushed(ctx, |guard| {
+        let module = guard.load_ptx(KERNELS)?;
+        let mut buffer = guard.attach(parked)?;
+        add_on_device(guard, &module, &mut buffer, 3)?;
+        buffer.to_vec()
+    })?
+}
+
+/// Twin of `ui-tests/c9_*.rs`: a function is used while its module is loaded; the module is
+/// unloaded (explicitly) after the function's last use. Returns the function's block limit.
+fn c9_function_used_while_module_loaded(ctx: &Context) -> Result<u32> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let empty = module.function("empty")?;
+    let stream = guard.stream()?;
+    // SAFETY: `empty()` takes no parameters and touches no memory.
+    stream.scope(|s| unsafe { s.launch(&empty, LaunchConfig::for_elements(1), ()) })??;
+    let max_threads = empty.max_threads_per_block()?;
+    module.unload()?;
+    Ok(max_threads)
+}
+
+/// Twin of `ui-tests/c10_*.rs` and `c11_*.rs`: device and host memory handed to asynchronous
+/// work are read, written, moved and freed only after the scope has waited for the stream;
+/// memory a scope uses is created before it; a second scope reuses it.
+///
+/// Returns the device buffer read after the first scope (`1 + 1`), synchronously and by the
+/// scope's own copy, and the first two elements after the second scope, which copied the host
+/// buffer (`1`, its first element set to 40 after the first scope) there and back.
+fn c10_c11_memory_reused_after_scope(ctx: &Context) -> Result<(Vec<u32>, Vec<u32>, Vec<u32>)> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let add = module.function("add_u32")?;
+    let stream = guard.stream()?;
+    let mut host = guard.alloc_pinned::<u32>(N)?;
+    host.fill(1);
+    let mut dev = guard.alloc::<u32>(N)?;
+    let mut out = guard.alloc_pinned::<u32>(N)?;
+    let cfg = LaunchConfig::for_elements(N32);
+    stream.scope(|s| -> Result<()> {
+        let d = s.bind_mut(&mut dev);
+        s.copy_to_device(d, &host)?;
+        // SAFETY: `add_u32(unsigned* x, unsigned k, unsigned n)`; `d` holds `n` elements.
+        unsafe { s.launch(&add, cfg, (d, 1u32, N32)) }?;
+        s.copy_to_host(&mut out, d)
+    })??;
+    let first = dev.to_vec()?; // read on the host after the scope
+    let first_async = out.to_vec(); // host memory read after the scope
+    if let Some(first) = host.first_mut() {
+        *first = 40; // host memory mutated after the scope
+    }
+    let moved = host; // and moved
+    let mut back = vec![0u32; N];
+    stream.scope(|s| -> Result<()> {
+        let d = s.bind_mut(&mut dev);
+        s.copy_to_device(d, &moved)?;
+        s.copy_to_host(&mut back, d)
+    })??;
+    dev.free()?; // freed after the scope
+    let mut second = back;
+    second.truncate(2);
+    Ok((first, first_async, second))
+}
+
+/// A user type made plain data by an `unsafe impl` (C12's twin of a user struct).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+struct Pair {
+    x: f32,
+    y: f32,
+}
+
+// SAFETY: `#[repr(C)]`, two `f32` fields and no padding: every bit pattern is a valid `Pair`,
+// and it holds no host pointer.
+unsafe impl DeviceCopy for Pair {}
+
+/// Round-trips `values` through device memory.
+fn round_trip<T: DeviceCopy>(guard: &PushedGuard<'_, '_>, values: &[T]) -> Result<Vec<T>> {
+    guard.alloc_from(values)?.to_vec()
+}
+
+/// Twin of `ui-tests/c12_*.rs`: plain data (integers, floats, arrays, tuples, a user type that
+/// implements `DeviceCopy`) round-trips through device and page-locked memory.
+/// Returns whether every round trip gave back its input.
+fn c12_plain_data_round_trips(ctx: &Context) -> Result<bool> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let ints = [i64::MIN, -1, 0, 1, i64::MAX];
+    let floats = [0.5f64, -2.25, f64::MAX];
+    let arrays = [[1u8, 2, 3], [4, 5, 6]];
+    let tuples = [(1u32, 2.5f32), (3, 4.5)];
+    let pairs = [Pair { x: 1.0, y: 2.0 }, Pair { x: -3.0, y: 0.25 }];
+    let mut pinned = guard.alloc_pinned::<Pair>(2)?;
+    pinned.copy_from_slice(&pairs);
+    let pinned_back = guard.alloc_from(&pinned)?.to_vec()?;
+    Ok(round_trip(&guard, &ints)? == ints
+        && round_trip(&guard, &floats)? == floats
+        && round_trip(&guard, &arrays)? == arrays
+        && round_trip(&guard, &tuples)? == tuples
+        && round_trip(&guard, &pairs)? == pairs
+        && pinned_back == pairs)
+}
+
+/// Twin of `ui-tests/c14_*.rs`: disjoint mutable views (from `split_at_mut`) are alive and
+/// used together, bound separately in one scope and launched on; overlapping views are taken
+/// one after the other. Returns the buffer: `1 + 10` on the low half, `1 + 20` on the high.
+fn c14_disjoint_views(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let add = module.function("add_u32")?;
+    let stream = guard.stream()?;
+    let mut dev = guard.alloc::<u32>(N)?;
+    dev.slice_mut(..)?.fill_u32(1)?; // one view ...
+    let _whole = dev.slice(..)?.to_vec()?; // ... then another over the same memory
+    let (mut low, mut high) = dev.split_at_mut(N / 2)?;
+    let half = (N / 2) as u32;
+    let cfg = LaunchConfig::for_elements(half);
+    stream.scope(|s| -> Result<()> {
+        let (low, high) = (s.bind_mut(&mut low), s.bind_mut(&mut high));
+        // SAFETY: `add_u32(unsigned* x, unsigned k, unsigned n)`; each half holds `half`.
+        unsafe { s.launch(&add, cfg, (low, 10u32, half)) }?;
+        // SAFETY: as above, on the other, disjoint half.
+        unsafe { s.launch(&add, cfg, (high, 20u32, half)) }
+    })??;
+    dev.to_vec()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests that need no GPU
+// ---------------------------------------------------------------------------------------------
+
+/// R1: a second stack token on one thread is refused with a typed error; after the first is
+/// dropped, a new one can be taken.
+#[test]
+fn r1_second_stack_on_a_thread_is_refused() {
+    let first = Stack::new().expect("the first Stack on a fresh thread");
+    let second = Stack::new().expect_err("a second Stack on the same thread");
+    assert_eq!(second.kind(), ErrorKind::StackAlreadyTaken);
+    assert!(second.to_string().contains("StackTop"), "{second}");
+    drop(first);
+    drop(Stack::new().expect("a Stack again once the first is dropped"));
+}
+
+/// Twin of `ui-tests/c8_*.rs`: each thread takes its own stack, while this thread holds one.
+#[test]
+fn a_stack_per_thread() {
+    let mine = Stack::new().expect("this thread's Stack");
+    std::thread::scope(|t| {
+        let workers: Vec<_> = (0..8)
+            .map(|_| {
+                t.spawn(|| {
+                    let stack = Stack::new().expect("each thread takes its own Stack");
+                    assert_eq!(
+                        Stack::new().map(drop).map_err(|e| e.kind()),
+                        Err(ErrorKind::StackAlreadyTaken)
+                    );
+                    drop(stack);
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().expect("worker thread");
+        }
+    });
+    drop(mine);
+}
+
+/// P7 without a device: the error is `std::error::Error + Send + Sync + 'static`, and travels
+/// through `?` into a boxed error and across threads.
+#[test]
+fn p7_error_is_std_error_send_sync() {
+    fn fails() -> std::result::Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        Err(custack::Error::from_raw(
+            custack::ffi::CUresult::CUDA_ERROR_NO_DEVICE,
+        ))?;
+        Ok(())
+    }
+    assert_error::<custack::Error>();
+    let boxed = std::thread::spawn(fails)
+        .join()
+        .expect("thread")
+        .expect_err("an error");
+    let error = boxed
+        .downcast::<custack::Error>()
+        .expect("a custack::Error inside");
+    assert_eq!(error.kind(), ErrorKind::NoDevice);
+}
+
+/// What may cross threads does (the twin of C6–C8's `!Send`/`!Sync` handles): contexts,
+/// devices, the driver token, parked buffers and modules, and the error.
+#[test]
+fn handles_that_may_cross_threads_are_send_and_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Context>();
+    send_sync::<Driver>();
+    send_sync::<custack::Device>();
+    send_sync::<ParkedBuffer<'static, u32>>();
+    send_sync::<ParkedModule<'static>>();
+    send_sync::<custack::Error>();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests on a device (fail without one)
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn p1_on_device() -> Result<()> {
+    let (c, x) = p1_one_guard_many_handles(&context0()?)?;
+    let expected: Vec<f32> = (0..N).map(|i| 3.0 * f32::from(i as u16)).collect();
+    assert_eq!(c, expected);
+    assert_eq!(x, vec![12; N]);
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn p2_on_device() -> Result<()> {
+    let (a, b) = (context0()?, context0()?);
+    let seen = p2_push_pop_push(&a, &b)?;
+    let expected = vec![
+        (a.as_raw(), vec![1; 4]),
+        (b.as_raw(), vec![2; 4]),
+        (a.as_raw(), vec![3; 4]),
+    ];
+    assert_eq!(seen, expected);
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn p3_on_device() -> Result<()> {
+    let (a, b) = (context0()?, context0()?);
+    let (from_a, from_b) = p3_nested_push(&a, &b)?;
+    assert_eq!(from_a, vec![3; N]);
+    assert_eq!(from_b, vec![15; N]);
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn p4_on_device() -> Result<()> {
+    let results = p4_shared_context(&context0()?, 8)?;
+    assert_eq!(results.len(), 8);
+    for (i, result) in (0u32..).zip(&results) {
+        assert_eq!(*result, vec![i + 100; N], "thread {i}");
+    }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn p5_on_every_device() -> Result<()> {
+    let driver = Driver::init()?;
+    let results = p5_one_thread_per_device(driver)?;
+    assert!(!results.is_empty(), "no device");
+    assert_eq!(results.len(), driver.device_count()?);
+    for (i, result) in (0u32..).zip(&results) {
+        assert_eq!(*result, vec![i + 1000; N], "device {i}");
+    }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn p6_on_device() -> Result<()> {
+    let library = AddLibrary::new(device0()?)?;
+    let (bare, nested, caller_on_top) = p6_library_owns_context(&context0()?, &library)?;
+    assert_eq!(bare, [11, 12, 13]);
+    assert_eq!(nested, [24, 25, 26]);
+    assert!(
+        caller_on_top,
+        "the caller's context is current again after the library call"
+    );
+    assert!(current_context().is_null(), "nothing is left current");
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn p7_on_device() {
+    let (count, sum) = p7_question_mark_everywhere().expect("P7 on device 0");
+    assert!(count >= 1);
+    assert_eq!(sum, 6);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn p8_on_device() -> Result<()> {
+    let driver = Driver::init()?;
+    let second = driver.device(driver.device_count()?.min(2) - 1)?; // device 1 if there is one
+    let (a, b) = (context0()?, Context::new(second, ContextFlags::empty())?);
+    let rounds = 5;
+    let (from_a, from_b) = p8_alternating_contexts(&a, &b, rounds)?;
+    assert_eq!(from_a, vec![rounds; N]);
+    assert_eq!(from_b, vec![rounds * (rounds + 1) / 2; N]);
+    assert_eq!(p8_alternating_with_push(&a, &b)?, (vec![1; 4], vec![2; 4]));
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn twins_c1_c2_c3_on_device() -> Result<()> {
+    let (a, b) = (context0()?, context0()?);
+    let (view, pinned) = c1_handles_used_before_pop(&a)?;
+    assert_eq!(view, [5, 6, 7, 8]);
+    assert_eq!(
+        pinned,
+        (0..16)
+            .map(|i| if (4..8).contains(&i) { i + 1 } else { i })
+            .collect::<Vec<u32>>()
+    );
+    assert_eq!(
+        c2_results_and_parked_forms_escape(&a)?,
+        (vec![5; 4], vec![6; 4], vec![7; 4])
+    );
+    let (ra, rb, none) = (a.as_raw(), b.as_raw(), core::ptr::null_mut());
+    assert_eq!(
+        c3_outer_guard_used_after_inner_pops(&a, &b)?,
+        [ra, rb, ra, rb, ra, rb, none]
+    );
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn twins_c5_c7_c9_on_device() -> Result<()> {
+    assert_eq!(c5_context_dropped_after_its_guards(device0()?)?, 2);
+    let ctx = context0()?;
+    assert_eq!(c7_parked_buffer_sent_to_another_thread(&ctx)?, vec![6; N]);
+    assert!(c9_function_used_while_module_loaded(&ctx)? >= 32);
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn twins_c10_c11_c12_c14_on_device() -> Result<()> {
+    let ctx = context0()?;
+    let (first, first_async, second) = c10_c11_memory_reused_after_scope(&ctx)?;
+    assert_eq!(first, vec![2; N]);
+    assert_eq!(first_async, first);
+    assert_eq!(second, [40, 1]); // the host buffer, changed after the first scope
+    assert!(c12_plain_data_round_trips(&ctx)?);
+    let halves = c14_disjoint_views(&ctx)?;
+    assert_eq!(halves.get(..N / 2), Some(&vec![11; N / 2][..]));
+    assert_eq!(halves.get(N / 2..), Some(&vec![21; N / 2][..]));
+    Ok(())
+}

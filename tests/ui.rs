@@ -1,0 +1,22 @@
+//! Compile-fail tests: every row C1–C15 of `INVARIANTS.md` has at least one program in
+//! `ui-tests/` that must not compile, with the compiler's message checked in beside it.
+//!
+//! The `.stderr` files are pinned to the toolchain CI uses, rustc 1.95.0 stable: another
+//! compiler may word or place its messages differently. To regenerate them, run
+//!
+//! ```text
+//! TRYBUILD=overwrite cargo test --test ui
+//! ```
+//!
+//! then review the diff (`git diff ui-tests/`): each message must still name the invariant's
+//! error (a borrow error, `cannot be sent between threads safely`, `DeviceCopy` not
+//! implemented, an unsafe call), not a typo or an unrelated type error. See
+//! `ui-tests/README.md`.
+//!
+//! trybuild only runs `cargo check` on these programs, so this test needs neither a GPU nor the
+//! CUDA driver library.
+
+#[test]
+fn ui() {
+    trybuild::TestCases::new().compile_fail("ui-tests/*.rs");
+}

@@ -1,0 +1,17 @@
+//! C10 pending device memory: device memory created inside a stream scope cannot be the target
+//! of an asynchronous copy there, since it would be freed before the scope waits.
+//! Positive twin: `c10_c11_memory_reused_after_scope` in `tests/patterns.rs`.
+use custack::{Context, ContextFlags, Driver, Stack};
+
+fn main() -> Result<(), custack::Error> {
+    let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let stream = guard.stream()?;
+    let host = guard.alloc_pinned::<u32>(1024)?;
+    stream.scope(|s| -> custack::Result<()> {
+        let mut dev = guard.alloc::<u32>(1024)?;
+        s.copy_to_device(s.bind_mut(&mut dev), &host) //~ ERROR E0597
+    })??;
+    Ok(())
+}

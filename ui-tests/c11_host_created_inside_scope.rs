@@ -1,0 +1,17 @@
+//! C11 pending host memory: host memory created inside a stream scope cannot be handed to an
+//! asynchronous copy there, since it would be freed before the scope waits.
+//! Positive twin: `c10_c11_memory_reused_after_scope` in `tests/patterns.rs`.
+use custack::{Context, ContextFlags, Driver, Stack};
+
+fn main() -> Result<(), custack::Error> {
+    let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let stream = guard.stream()?;
+    let mut dev = guard.alloc::<u32>(1024)?;
+    stream.scope(|s| -> custack::Result<()> {
+        let host = vec![7u32; 1024];
+        s.copy_to_device(s.bind_mut(&mut dev), &host) //~ ERROR E0597
+    })??;
+    Ok(())
+}

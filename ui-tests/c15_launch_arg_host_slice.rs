@@ -1,0 +1,16 @@
+//! C15 wrong-type arguments: a host slice cannot be a kernel argument.
+//! Positive twin: `p1_one_guard_many_handles` in `tests/patterns.rs`.
+use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
+
+fn main() -> Result<(), custack::Error> {
+    let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let stream = guard.stream()?;
+    let module = guard.load_ptx(".version 6.0\n.target sm_50\n.address_size 64\n")?;
+    let add = module.function("add_u32")?;
+    let mut host = vec![0u32; 1024];
+    let cfg = LaunchConfig::for_elements(1024);
+    stream.scope(|s| unsafe { s.launch(&add, cfg, (host.as_mut_slice(), 1u32, 1024u32)) })??; //~ ERROR E0277
+    Ok(())
+}

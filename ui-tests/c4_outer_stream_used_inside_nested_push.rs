@@ -1,0 +1,15 @@
+//! C4 stale outer handles: a stream of the outer context cannot be used while another context
+//! is pushed on top of it.
+//! Positive twin: `p3_nested_push` in `tests/patterns.rs`.
+use custack::{Context, ContextFlags, Driver, Stack, StackTop};
+
+fn main() -> Result<(), custack::Error> {
+    let device = Driver::init()?.device(0)?;
+    let a = Context::new(device, ContextFlags::empty())?;
+    let b = Context::new(device, ContextFlags::empty())?;
+    let mut stack = Stack::new()?;
+    let mut guard_a = stack.push(&a)?;
+    let stream_a = guard_a.stream()?;
+    guard_a.with_pushed(&b, |_guard_b| stream_a.synchronize())??; //~ ERROR E0502
+    Ok(())
+}

@@ -1,0 +1,13 @@
+//! C5 context outlives its pushes: a `Context` cannot be moved while a guard of it is alive.
+//! Positive twin: `c5_context_dropped_after_its_guards` in `tests/patterns.rs`.
+use custack::{Context, ContextFlags, Driver, Stack};
+
+fn main() -> Result<(), custack::Error> {
+    let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let moved = Box::new(ctx); //~ ERROR E0505
+    guard.synchronize()?;
+    drop(moved);
+    Ok(())
+}

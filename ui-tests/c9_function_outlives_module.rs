@@ -1,0 +1,14 @@
+//! C9 function outlives module: a kernel function cannot be used after its module is dropped.
+//! Positive twin: `c9_function_used_while_module_loaded` in `tests/patterns.rs`.
+use custack::{Context, ContextFlags, Driver, Stack};
+
+fn main() -> Result<(), custack::Error> {
+    let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let module = guard.load_ptx(".version 6.0\n.target sm_50\n.address_size 64\n")?;
+    let function = module.function("empty")?;
+    drop(module); //~ ERROR E0505
+    let _ = function.max_threads_per_block()?;
+    Ok(())
+}
