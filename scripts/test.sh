@@ -203,4 +203,21 @@ echo "scripts/test.sh: using libcuda $lib${LD_LIBRARY_PATH:+ (LD_LIBRARY_PATH=$L
 status=0
 cargo test --no-fail-fast --all-targets -- "$@" || status=$?
 cargo test --no-fail-fast --doc || status=$?
+
+# The README's first command, as a user runs it: real GPU work where there is a device, and
+# otherwise one clear line and exit status 1 -- never a panic (exit 101) or a signal.
+example_log=$(mktemp)
+cargo run --quiet --release --example 01_vector_add >"$example_log" 2>&1
+example_status=$?
+cat "$example_log"
+case $example_status in
+    0) echo "scripts/test.sh: example: ran on the GPU" ;;
+    1) if grep -q 'no GPU work done: ' "$example_log" && ! grep -q 'panicked' "$example_log"; then
+           echo "scripts/test.sh: example: no GPU here, and it said so clearly (exit 1)"
+       else
+           echo "scripts/test.sh: example: exit 1 without the expected reason" >&2; status=1
+       fi ;;
+    *) echo "scripts/test.sh: example: exit $example_status (a panic or a signal)" >&2; status=1 ;;
+esac
+rm -f "$example_log"
 exit "$status"
