@@ -87,7 +87,7 @@ pub use memory::{
 pub use module::{Module, ParkedModule};
 pub use plain::DeviceCopy;
 pub use stack::{PushedGuard, Stack, StackTop};
-pub use stream::{ScopedSlice, ScopedSliceMut, Stream, StreamScope};
+pub use stream::{ScopedHost, ScopedHostMut, ScopedSlice, ScopedSliceMut, Stream, StreamScope};
 
 // The README's Rust examples are compiled (and, being `no_run`, not run) as doc tests.
 #[cfg(doctest)]

@@ -326,6 +326,8 @@ pub struct DeviceBuffer<'g, T: DeviceCopy> {
 }
 
 static_assertions::assert_eq_size!(DeviceBuffer<'static, u8>, (ffi::CUdeviceptr, usize));
+static_assertions::assert_eq_size!(PinnedBuffer<'static, u8>, (*mut u8, usize));
+static_assertions::assert_not_impl_any!(PinnedBuffer<'static, u8>: Send, Sync);
 static_assertions::assert_not_impl_any!(DeviceBuffer<'static, u8>: Send, Sync);
 
 /// A shared view of device memory, like `&[T]`. `Copy`.
@@ -334,6 +336,33 @@ pub struct DeviceView<'a, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,
     _marker: PhantomData<(&'a [T], *const ())>,
+}
+
+impl<T: DeviceCopy> DeviceView<'_, T> {
+    /// # Safety
+    ///
+    /// `ptr..ptr + len * size_of::<T>()` must be live device memory of the current context for
+    /// the returned lifetime, not written through any other handle meanwhile.
+    pub(crate) unsafe fn from_raw_parts(ptr: ffi::CUdeviceptr, len: usize) -> Self {
+        Self {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<T: DeviceCopy> DeviceViewMut<'_, T> {
+    /// # Safety
+    ///
+    /// As [`DeviceView::from_raw_parts`], and no other handle may access the memory meanwhile.
+    pub(crate) unsafe fn from_raw_parts(ptr: ffi::CUdeviceptr, len: usize) -> Self {
+        Self {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
 }
 
 /// An exclusive view of device memory, like `&mut [T]`.
@@ -440,7 +469,8 @@ type ParkedMarker<'ctx, T> = PhantomData<(&'ctx Context, fn() -> T)>;
 /// re-attached to a guard of the same context later ([`PushedGuard::attach`]).
 ///
 /// Holds the context by borrow, so the context outlives it. Dropping it pushes its context
-/// briefly to free the memory (or use [`free`](Self::free) with a guard).
+/// briefly to free the memory; to receive the error instead, attach it to a guard and call
+/// [`DeviceBuffer::free`].
 #[derive(Debug)]
 pub struct ParkedBuffer<'ctx, T: DeviceCopy> {
     ctx: ffi::CUcontext,

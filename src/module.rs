@@ -4,7 +4,8 @@ use crate::context::Context;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::launch::Function;
-use crate::memory::with_raw_current;
+use crate::memory::{DeviceView, DeviceViewMut, with_raw_current};
+use crate::plain::DeviceCopy;
 use crate::stack::PushedGuard;
 use core::ffi::{c_uint, c_void};
 use core::marker::PhantomData;
@@ -212,6 +213,47 @@ impl Module<'_> {
             .result()
             .map_err(|e| e.with_detail(format!("global {name:?}")))?;
         Ok((ptr, bytes))
+    }
+
+    /// `cuModuleGetGlobal`—The global `name` as a shared view of `T`s, borrowing the module.
+    ///
+    /// # Errors
+    ///
+    /// As [`global_address`](Self::global_address); [`ErrorKind::LengthMismatch`] if the
+    /// global's size is not a whole number of `T`s.
+    #[doc(alias = "cuModuleGetGlobal")]
+    pub fn global<T: DeviceCopy>(&self, name: &str) -> Result<DeviceView<'_, T>> {
+        let (ptr, len) = self.global_len::<T>(name)?;
+        // SAFETY: the driver returned a global of this module, live while the module is
+        // loaded, which the view's borrow of `self` guarantees; it is readable as plain data.
+        Ok(unsafe { DeviceView::from_raw_parts(ptr, len) })
+    }
+
+    /// `cuModuleGetGlobal`—The global `name` as an exclusive view of `T`s, borrowing the module
+    /// mutably (so no kernel of it can be launched while the view lives).
+    ///
+    /// # Errors
+    ///
+    /// As [`global`](Self::global).
+    #[doc(alias = "cuModuleGetGlobal")]
+    pub fn global_mut<T: DeviceCopy>(&mut self, name: &str) -> Result<DeviceViewMut<'_, T>> {
+        let (ptr, len) = self.global_len::<T>(name)?;
+        // SAFETY: as in `global`; `&mut self` excludes every other view and function of it.
+        Ok(unsafe { DeviceViewMut::from_raw_parts(ptr, len) })
+    }
+
+    fn global_len<T: DeviceCopy>(&self, name: &str) -> Result<(ffi::CUdeviceptr, usize)> {
+        let (ptr, bytes) = self.global_address(name)?;
+        let size = size_of::<T>();
+        if size == 0 || bytes % size != 0 {
+            return Err(Error::custack(
+                ErrorKind::LengthMismatch,
+                format!(
+                    "global {name:?} holds {bytes} bytes, not a whole number of {size}-byte elements"
+                ),
+            ));
+        }
+        Ok((ptr, bytes / size))
     }
 
     /// `cuModuleUnload`—Unloads the module, returning the driver's error.

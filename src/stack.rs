@@ -52,7 +52,9 @@ impl Stack {
     /// [`ErrorKind::StackAlreadyTaken`] if a `Stack` already exists on this thread (R1). Drop
     /// it first, or pass it (or the guard on top of it) down as `&mut impl StackTop`.
     pub fn new() -> Result<Self> {
-        let taken = STACK_TAKEN.with(|t| t.replace(true));
+        // `try_with` fails only while this thread's locals are being torn down; then no stack
+        // can be handed out either.
+        let taken = STACK_TAKEN.try_with(|t| t.replace(true)).unwrap_or(true);
         if taken {
             return Err(Error::custack(
                 ErrorKind::StackAlreadyTaken,

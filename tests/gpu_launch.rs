@@ -169,3 +169,38 @@ fn launch_errors_leave_the_context_usable() {
         .unwrap();
     guard.synchronize().unwrap();
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn module_globals_are_typed_views() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let mut module = guard.load_ptx(KERNELS).unwrap();
+    module
+        .global_mut::<u32>("counters")
+        .unwrap()
+        .copy_from_host(&[0, 7, 8, 9])
+        .unwrap();
+    assert_eq!(module.global::<u32>("counters").unwrap().len(), 4);
+    assert_eq!(module.global::<u64>("counters").unwrap().len(), 2);
+    assert_eq!(
+        module.global::<[u8; 3]>("counters").unwrap_err().kind(),
+        ErrorKind::LengthMismatch
+    );
+    let (_, bytes) = module.global_address("counters").unwrap();
+    assert_eq!(bytes, 16);
+    let count = module.function("count_threads").unwrap();
+    let stream = guard.stream().unwrap();
+    stream
+        .scope(|s| {
+            // SAFETY: count_threads() takes no arguments and adds 1 to counters[0] per thread.
+            unsafe { s.launch(&count, LaunchConfig::for_elements(1000), ()) }.unwrap();
+        })
+        .unwrap();
+    // for_elements(1000) launches 4 blocks of 256 threads: 1024 threads.
+    assert_eq!(
+        module.global::<u32>("counters").unwrap().to_vec().unwrap(),
+        [1024, 7, 8, 9]
+    );
+}
