@@ -29,6 +29,7 @@ static_assertions::assert_not_impl_any!(Event<'static>: Send, Sync);
 impl PushedGuard<'_, '_> {
     /// `cuEventCreate`—Creates an event in this guard's context.
     #[doc(alias = "cuEventCreate")]
+    #[inline]
     pub fn event(&self, flags: EventFlags) -> Result<Event<'_>> {
         let mut raw = core::ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer; this guard's context is current.
@@ -48,6 +49,7 @@ impl Event<'_> {
 
     /// `cuEventSynchronize`—Waits until the event has completed.
     #[doc(alias = "cuEventSynchronize")]
+    #[inline]
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: `raw` is a live event of the current context.
         unsafe { ffi::cuEventSynchronize(self.raw) }.result()
@@ -55,6 +57,7 @@ impl Event<'_> {
 
     /// `cuEventQuery`—Whether the event has completed (an event never recorded has).
     #[doc(alias = "cuEventQuery")]
+    #[inline]
     pub fn is_complete(&self) -> Result<bool> {
         // SAFETY: `raw` is a live event of the current context.
         match unsafe { ffi::cuEventQuery(self.raw) } {
@@ -70,6 +73,7 @@ impl Event<'_> {
     /// `CUDA_ERROR_NOT_READY` if either has not completed, `CUDA_ERROR_INVALID_HANDLE` if
     /// either was created with [`EventFlags::DISABLE_TIMING`] or never recorded.
     #[doc(alias = "cuEventElapsedTime")]
+    #[inline]
     pub fn elapsed_ms(&self, end: &Event<'_>) -> Result<f32> {
         let mut ms = 0f32;
         // SAFETY: valid out-pointer; both events are live events of the current context.
@@ -79,6 +83,7 @@ impl Event<'_> {
 
     /// `cuEventDestroy`—Destroys the event, returning the driver's error.
     #[doc(alias = "cuEventDestroy")]
+    #[inline]
     pub fn destroy(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
         // SAFETY: destroyed once; `this` never drops.
@@ -87,6 +92,7 @@ impl Event<'_> {
 }
 
 impl Drop for Event<'_> {
+    #[inline]
     fn drop(&mut self) {
         // SAFETY: live event of the current context, destroyed once. Destroying an event whose
         // recording is pending is allowed: the driver releases it when the work completes.

@@ -32,15 +32,22 @@ fn check_alloc_len<T>(len: usize) -> Result<usize> {
     Ok(bytes)
 }
 
+#[inline]
 pub(crate) fn check_same_len(what: &str, dst: usize, src: usize) -> Result<()> {
     if dst == src {
         Ok(())
     } else {
-        Err(Error::custack(
-            ErrorKind::LengthMismatch,
-            format!("{what}: destination holds {dst} elements, source {src}"),
-        ))
+        Err(length_mismatch(what, dst, src))
     }
+}
+
+#[cold]
+#[inline(never)]
+fn length_mismatch(what: &str, dst: usize, src: usize) -> Error {
+    Error::custack(
+        ErrorKind::LengthMismatch,
+        format!("{what}: destination holds {dst} elements, source {src}"),
+    )
 }
 
 fn resolve_range(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> {

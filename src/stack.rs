@@ -173,6 +173,14 @@ fn pop_raw(expected: ffi::CUcontext) -> Result<()> {
     if popped == expected {
         return Ok(());
     }
+    foreign_on_top(expected, popped)
+}
+
+/// The pop found someone else's context on top: puts it back and reports. Out of line and cold,
+/// so that `pop_raw`, and with it every guard's drop, stays small enough to inline.
+#[cold]
+#[inline(never)]
+fn foreign_on_top(expected: ffi::CUcontext, popped: ffi::CUcontext) -> Result<()> {
     // SAFETY: `popped` was on top of this thread's stack a moment ago, so it is a live context
     // someone else pushed; we restore their stack as it was.
     let restored = unsafe { ffi::cuCtxPushCurrent_v2(popped) }.result();

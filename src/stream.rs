@@ -34,6 +34,7 @@ static_assertions::assert_not_impl_any!(Stream<'static>: Send, Sync);
 impl PushedGuard<'_, '_> {
     /// `cuStreamCreate`—Creates a stream in this guard's context.
     #[doc(alias = "cuStreamCreate")]
+    #[inline]
     pub fn stream(&self) -> Result<Stream<'_>> {
         let mut raw = core::ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer; this guard's context is current.
@@ -73,6 +74,7 @@ impl<'g> Stream<'g> {
 
     /// `cuStreamSynchronize`—Waits for all work on the stream.
     #[doc(alias = "cuStreamSynchronize")]
+    #[inline]
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: `raw` is a live stream of the current context.
         unsafe { ffi::cuStreamSynchronize(self.raw) }.result()
@@ -80,6 +82,7 @@ impl<'g> Stream<'g> {
 
     /// `cuStreamQuery`—Whether all work on the stream is complete.
     #[doc(alias = "cuStreamQuery")]
+    #[inline]
     pub fn is_complete(&self) -> Result<bool> {
         // SAFETY: `raw` is a live stream of the current context.
         match unsafe { ffi::cuStreamQuery(self.raw) } {
@@ -100,6 +103,7 @@ impl<'g> Stream<'g> {
     /// `cuEventRecord`—Records `event` on this stream: it completes when all work enqueued so
     /// far has.
     #[doc(alias = "cuEventRecord")]
+    #[inline]
     pub fn record(&self, event: &Event<'g>) -> Result<()> {
         // SAFETY: both handles are live and of the current context.
         unsafe { ffi::cuEventRecord(event.as_raw(), self.raw) }.result()
@@ -107,6 +111,7 @@ impl<'g> Stream<'g> {
 
     /// `cuStreamWaitEvent`—Makes future work on this stream wait for `event`.
     #[doc(alias = "cuStreamWaitEvent")]
+    #[inline]
     pub fn wait(&self, event: &Event<'g>) -> Result<()> {
         // SAFETY: both handles are live and of the current context; flags must be 0.
         unsafe { ffi::cuStreamWaitEvent(self.raw, event.as_raw(), 0) }.result()
@@ -114,6 +119,7 @@ impl<'g> Stream<'g> {
 
     /// `cuStreamDestroy`—Destroys the stream, returning the driver's error.
     #[doc(alias = "cuStreamDestroy")]
+    #[inline]
     pub fn destroy(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
         // SAFETY: `raw` is destroyed once; `this` never drops.
@@ -147,6 +153,7 @@ impl<'g> Stream<'g> {
     /// assert_eq!(dev.to_vec()?, vec![7; 1024]);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    #[inline]
     pub fn scope<'env, R>(
         &'env self,
         f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'env>) -> R,
@@ -179,6 +186,7 @@ impl Drop for SyncOnDrop {
 }
 
 impl Drop for Stream<'_> {
+    #[inline]
     fn drop(&mut self) {
         // SAFETY: `raw` is a live stream of the current context, destroyed once.
         if let Err(e) = unsafe { ffi::cuStreamDestroy_v2(self.raw) }.result() {
@@ -458,6 +466,7 @@ impl<'scope> StreamScope<'scope, '_> {
     }
     /// `cuEventRecord`—Records `event` on the scope's stream.
     #[doc(alias = "cuEventRecord")]
+    #[inline]
     pub fn record(&self, event: &Event<'_>) -> Result<()> {
         // SAFETY: both handles are live and of the current context.
         unsafe { ffi::cuEventRecord(event.as_raw(), self.raw) }.result()
@@ -465,6 +474,7 @@ impl<'scope> StreamScope<'scope, '_> {
 
     /// `cuStreamWaitEvent`—Makes later work in this scope wait for `event`.
     #[doc(alias = "cuStreamWaitEvent")]
+    #[inline]
     pub fn wait(&self, event: &Event<'_>) -> Result<()> {
         // SAFETY: both handles are live and of the current context; flags must be 0.
         unsafe { ffi::cuStreamWaitEvent(self.raw, event.as_raw(), 0) }.result()
