@@ -1,0 +1,542 @@
+//! A do-nothing CUDA driver library, `libcuda.so`, for measuring what a wrapper costs by itself.
+//!
+//! Every entry point that custack's raw layer declares, and every one that the benchmark's cudarc
+//! calls, returns `CUDA_SUCCESS` at once. Out-parameters get plausible values: non-null handles, a
+//! device count of 1, driver version 12020, compute capability 9.0 and memory pools supported (as
+//! an H100 reports), real page-locked host memory from `posix_memalign` (wrappers write to it).
+//! The per-thread context stack is kept for real, because wrappers check what they pop.
+//!
+//! Calls are counted per entry point while counting is on (relaxed atomics; off by default, so
+//! timing runs pay one load and a branch per call):
+//! - `nulldriver_set_counting(1)` turns it on, `nulldriver_counts(buf, cap)` copies the counters,
+//!   `nulldriver_entry_count()` and `nulldriver_entry_name(i)` name them (the benchmark finds
+//!   these with `dlsym`, which is also how it tells the null driver from a real one);
+//! - with `NULLDRIVER_DUMP=1` in the environment, counting starts at load and the non-zero
+//!   counters are printed to stderr at exit.
+//!
+//! `cuGetProcAddress` and `cuGetProcAddress_v2` resolve names from the same table (trying the
+//! `_v2` symbol first, as the real driver does for the API versions the benchmark asks for).
+//! cudarc 0.19 itself resolves each entry point with `dlsym` on first use and never asks for it.
+//!
+//! Built by `scripts/bench-nulldriver.sh`; not part of custack's package.
+
+// A test double for a C library: the exported names are the C names, every function is an
+// `unsafe extern "C"` entry point whose contract is the CUDA documentation's, and the bodies
+// only write through the out-pointers the caller passed.
+#![allow(non_snake_case, unsafe_op_in_unsafe_fn, clippy::missing_safety_doc)]
+
+use core::cell::RefCell;
+use core::ffi::{CStr, c_char, c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
+use core::ptr::null_mut;
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+
+type CUresult = c_int;
+type CUdevice = c_int;
+type CUdeviceptr = c_ulonglong;
+type Handle = *mut c_void;
+
+const CUDA_SUCCESS: CUresult = 0;
+const CUDA_ERROR_INVALID_VALUE: CUresult = 1;
+const CUDA_ERROR_OUT_OF_MEMORY: CUresult = 2;
+const CUDA_ERROR_INVALID_CONTEXT: CUresult = 201;
+const CUDA_ERROR_NOT_FOUND: CUresult = 500;
+
+const DRIVER_VERSION: c_int = 12020;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+
+/// Fake handles: distinct, non-null, never dereferenced by a wrapper.
+static NEXT_HANDLE: AtomicUsize = AtomicUsize::new(1);
+/// Fake device addresses, 2 MiB apart at least (wrappers compare ranges, never dereference).
+static NEXT_DEVICE_ADDRESS: AtomicU64 = AtomicU64::new(0x7f00_0000_0000);
+/// The primary context of the one device: a fixed address.
+static PRIMARY: u8 = 0;
+
+fn handle() -> Handle {
+    (0x1000_0000 + NEXT_HANDLE.fetch_add(1, Relaxed) * 0x40) as Handle
+}
+
+fn device_address(bytes: usize) -> CUdeviceptr {
+    let step = (bytes as u64).div_ceil(1 << 21).max(1) << 21;
+    NEXT_DEVICE_ADDRESS.fetch_add(step, Relaxed)
+}
+
+fn primary() -> Handle {
+    (&raw const PRIMARY).cast_mut().cast()
+}
+
+unsafe fn out<T>(p: *mut T, v: T) {
+    if !p.is_null() {
+        p.write(v);
+    }
+}
+
+/// Copies `text` (NUL-terminated, truncated to `len`) into a caller's buffer.
+unsafe fn out_str(buf: *mut c_char, len: c_int, text: &CStr) {
+    let Ok(len) = usize::try_from(len) else {
+        return;
+    };
+    if buf.is_null() || len == 0 {
+        return;
+    }
+    let bytes = text.to_bytes();
+    let n = bytes.len().min(len - 1);
+    core::ptr::copy_nonoverlapping(bytes.as_ptr().cast::<c_char>(), buf, n);
+    buf.add(n).write(0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The calling thread's context stack, kept as the driver keeps it.
+
+const STACK_DEPTH: usize = 64;
+
+struct CtxStack {
+    items: [usize; STACK_DEPTH],
+    len: usize,
+}
+
+thread_local! {
+    static STACK: RefCell<CtxStack> = const {
+        RefCell::new(CtxStack { items: [0; STACK_DEPTH], len: 0 })
+    };
+}
+
+fn with_stack<R>(f: impl FnOnce(&mut CtxStack) -> R) -> R {
+    STACK.with(|s| f(&mut s.borrow_mut()))
+}
+
+impl CtxStack {
+    fn push(&mut self, ctx: Handle) -> CUresult {
+        if self.len == STACK_DEPTH {
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        self.items[self.len] = ctx as usize;
+        self.len += 1;
+        CUDA_SUCCESS
+    }
+    fn pop(&mut self) -> Option<Handle> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        Some(self.items[self.len] as Handle)
+    }
+    fn top(&self) -> Handle {
+        if self.len == 0 {
+            null_mut()
+        } else {
+            self.items[self.len - 1] as Handle
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry points. Each is counted (when counting is on), then runs its body.
+
+macro_rules! entry_points {
+    ($( fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block )*) => {
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms, clippy::enum_variant_names)]
+        #[derive(Clone, Copy)]
+        enum Id { $($name,)* }
+
+        /// NUL-terminated entry point names, in `Id` order.
+        const NAMES: &[&str] = &[$(concat!(stringify!($name), "\0")),*];
+        const ENTRY_COUNT: usize = NAMES.len();
+        static COUNTS: [AtomicU64; ENTRY_COUNT] = [const { AtomicU64::new(0) }; ENTRY_COUNT];
+
+        $(
+            #[unsafe(no_mangle)]
+            #[allow(unused_variables)]
+            pub unsafe extern "C" fn $name($($arg: $ty),*) -> CUresult {
+                count(Id::$name);
+                $body
+            }
+        )*
+
+        /// The entry point named `name` (without NUL), as `cuGetProcAddress` returns it.
+        fn lookup(name: &[u8]) -> *mut c_void {
+            $( if name == stringify!($name).as_bytes() { return $name as *mut c_void; } )*
+            null_mut()
+        }
+    };
+}
+
+#[inline(always)]
+fn count(id: Id) {
+    if COUNTING.load(Relaxed) {
+        COUNTS[id as usize].fetch_add(1, Relaxed);
+    }
+}
+
+entry_points! {
+    // --- Initialization, version, errors ---
+    fn cuInit(flags: c_uint) { CUDA_SUCCESS }
+    fn cuDriverGetVersion(v: *mut c_int) { out(v, DRIVER_VERSION); CUDA_SUCCESS }
+    fn cuGetErrorName(code: CUresult, s: *mut *const c_char) { error_text(code, s, true) }
+    fn cuGetErrorString(code: CUresult, s: *mut *const c_char) { error_text(code, s, false) }
+    fn cuGetProcAddress(symbol: *const c_char, pfn: *mut *mut c_void, version: c_int, flags: u64) {
+        get_proc_address(symbol, pfn, null_mut())
+    }
+    fn cuGetProcAddress_v2(
+        symbol: *const c_char,
+        pfn: *mut *mut c_void,
+        version: c_int,
+        flags: u64,
+        status: *mut c_int,
+    ) {
+        get_proc_address(symbol, pfn, status)
+    }
+
+    // --- Devices ---
+    fn cuDeviceGet(dev: *mut CUdevice, ordinal: c_int) {
+        if ordinal != 0 { return CUDA_ERROR_INVALID_VALUE; }
+        out(dev, 0);
+        CUDA_SUCCESS
+    }
+    fn cuDeviceGetCount(n: *mut c_int) { out(n, 1); CUDA_SUCCESS }
+    fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) {
+        out_str(name, len, c"custack null driver");
+        CUDA_SUCCESS
+    }
+    fn cuDeviceGetUuid(uuid: *mut [u8; 16], dev: CUdevice) { out(uuid, [0x5a; 16]); CUDA_SUCCESS }
+    fn cuDeviceGetUuid_v2(uuid: *mut [u8; 16], dev: CUdevice) { out(uuid, [0x5a; 16]); CUDA_SUCCESS }
+    fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) { out(bytes, 80 << 30); CUDA_SUCCESS }
+    fn cuDeviceGetAttribute(value: *mut c_int, attribute: c_int, dev: CUdevice) {
+        out(value, match attribute {
+            1 => 1024,  // MAX_THREADS_PER_BLOCK
+            16 => 132,  // MULTIPROCESSOR_COUNT
+            75 => 9,    // COMPUTE_CAPABILITY_MAJOR
+            76 => 0,    // COMPUTE_CAPABILITY_MINOR
+            115 => 1,   // MEMORY_POOLS_SUPPORTED
+            _ => 1,
+        });
+        CUDA_SUCCESS
+    }
+    fn cuDeviceGetPCIBusId(bus: *mut c_char, len: c_int, dev: CUdevice) {
+        out_str(bus, len, c"0000:00:00.0");
+        CUDA_SUCCESS
+    }
+    fn cuDeviceGetDefaultMemPool(pool: *mut Handle, dev: CUdevice) { out(pool, handle()); CUDA_SUCCESS }
+    fn cuDeviceGetMemPool(pool: *mut Handle, dev: CUdevice) { out(pool, handle()); CUDA_SUCCESS }
+
+    // --- Primary contexts ---
+    fn cuDevicePrimaryCtxRetain(ctx: *mut Handle, dev: CUdevice) { out(ctx, primary()); CUDA_SUCCESS }
+    fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) { CUDA_SUCCESS }
+    fn cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: c_uint) { CUDA_SUCCESS }
+    fn cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut c_uint, active: *mut c_int) {
+        out(flags, 0);
+        out(active, 1);
+        CUDA_SUCCESS
+    }
+    fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) { CUDA_SUCCESS }
+
+    // --- Contexts ---
+    fn cuCtxCreate_v2(ctx: *mut Handle, flags: c_uint, dev: CUdevice) { create_context(ctx) }
+    fn cuCtxCreate_v3(ctx: *mut Handle, params: *mut c_void, n: c_int, flags: c_uint, dev: CUdevice) {
+        create_context(ctx)
+    }
+    fn cuCtxCreate_v4(ctx: *mut Handle, params: *mut c_void, flags: c_uint, dev: CUdevice) {
+        create_context(ctx)
+    }
+    fn cuCtxDestroy_v2(ctx: Handle) {
+        with_stack(|s| if s.top() == ctx { s.pop(); });
+        CUDA_SUCCESS
+    }
+    fn cuCtxPushCurrent_v2(ctx: Handle) {
+        if ctx.is_null() { return CUDA_ERROR_INVALID_CONTEXT; }
+        with_stack(|s| s.push(ctx))
+    }
+    fn cuCtxPopCurrent_v2(ctx: *mut Handle) {
+        match with_stack(CtxStack::pop) {
+            Some(popped) => { out(ctx, popped); CUDA_SUCCESS }
+            None => CUDA_ERROR_INVALID_CONTEXT,
+        }
+    }
+    fn cuCtxGetCurrent(ctx: *mut Handle) { out(ctx, with_stack(|s| s.top())); CUDA_SUCCESS }
+    fn cuCtxSetCurrent(ctx: Handle) {
+        with_stack(|s| {
+            if ctx.is_null() {
+                s.pop();
+                CUDA_SUCCESS
+            } else if s.len == 0 {
+                s.push(ctx)
+            } else {
+                s.items[s.len - 1] = ctx as usize;
+                CUDA_SUCCESS
+            }
+        })
+    }
+    fn cuCtxGetDevice(dev: *mut CUdevice) { out(dev, 0); CUDA_SUCCESS }
+    fn cuCtxSynchronize() { CUDA_SUCCESS }
+    fn cuCtxGetApiVersion(ctx: Handle, v: *mut c_uint) { out(v, DRIVER_VERSION as c_uint); CUDA_SUCCESS }
+    fn cuCtxGetFlags(flags: *mut c_uint) { out(flags, 0); CUDA_SUCCESS }
+    fn cuCtxSetFlags(flags: c_uint) { CUDA_SUCCESS }
+    fn cuCtxGetId(ctx: Handle, id: *mut c_ulonglong) { out(id, ctx as c_ulonglong); CUDA_SUCCESS }
+    fn cuCtxGetLimit(value: *mut usize, limit: c_int) { out(value, 1024); CUDA_SUCCESS }
+    fn cuCtxSetLimit(limit: c_int, value: usize) { CUDA_SUCCESS }
+    fn cuCtxGetCacheConfig(config: *mut c_int) { out(config, 0); CUDA_SUCCESS }
+    fn cuCtxSetCacheConfig(config: c_int) { CUDA_SUCCESS }
+    fn cuCtxGetStreamPriorityRange(least: *mut c_int, greatest: *mut c_int) {
+        out(least, 0);
+        out(greatest, -5);
+        CUDA_SUCCESS
+    }
+
+    // --- Modules and functions ---
+    fn cuModuleLoad(module: *mut Handle, path: *const c_char) { out(module, handle()); CUDA_SUCCESS }
+    fn cuModuleLoadData(module: *mut Handle, image: *const c_void) { out(module, handle()); CUDA_SUCCESS }
+    fn cuModuleLoadDataEx(
+        module: *mut Handle,
+        image: *const c_void,
+        n: c_uint,
+        options: *mut c_int,
+        values: *mut *mut c_void,
+    ) {
+        out(module, handle());
+        CUDA_SUCCESS
+    }
+    fn cuModuleLoadFatBinary(module: *mut Handle, image: *const c_void) { out(module, handle()); CUDA_SUCCESS }
+    fn cuModuleUnload(module: Handle) { CUDA_SUCCESS }
+    fn cuModuleGetFunction(f: *mut Handle, module: Handle, name: *const c_char) {
+        out(f, handle());
+        CUDA_SUCCESS
+    }
+    fn cuModuleGetGlobal_v2(ptr: *mut CUdeviceptr, bytes: *mut usize, module: Handle, name: *const c_char) {
+        out(ptr, device_address(256));
+        out(bytes, 256);
+        CUDA_SUCCESS
+    }
+    fn cuFuncGetAttribute(value: *mut c_int, attribute: c_int, f: Handle) { out(value, 1024); CUDA_SUCCESS }
+    fn cuFuncSetAttribute(f: Handle, attribute: c_int, value: c_int) { CUDA_SUCCESS }
+    fn cuFuncSetCacheConfig(f: Handle, config: c_int) { CUDA_SUCCESS }
+
+    // --- Memory ---
+    fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) {
+        out(free, 79 << 30);
+        out(total, 80 << 30);
+        CUDA_SUCCESS
+    }
+    fn cuMemAlloc_v2(ptr: *mut CUdeviceptr, bytes: usize) { out(ptr, device_address(bytes)); CUDA_SUCCESS }
+    fn cuMemFree_v2(ptr: CUdeviceptr) { CUDA_SUCCESS }
+    fn cuMemAllocAsync(ptr: *mut CUdeviceptr, bytes: usize, stream: Handle) {
+        out(ptr, device_address(bytes));
+        CUDA_SUCCESS
+    }
+    fn cuMemAllocFromPoolAsync(ptr: *mut CUdeviceptr, bytes: usize, pool: Handle, stream: Handle) {
+        out(ptr, device_address(bytes));
+        CUDA_SUCCESS
+    }
+    fn cuMemFreeAsync(ptr: CUdeviceptr, stream: Handle) { CUDA_SUCCESS }
+    fn cuMemAllocManaged(ptr: *mut CUdeviceptr, bytes: usize, flags: c_uint) {
+        out(ptr, device_address(bytes));
+        CUDA_SUCCESS
+    }
+    fn cuMemHostAlloc(p: *mut *mut c_void, bytes: usize, flags: c_uint) {
+        let mut mem = null_mut();
+        if posix_memalign(&raw mut mem, 4096, bytes.max(1)) != 0 {
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        out(p, mem);
+        CUDA_SUCCESS
+    }
+    fn cuMemFreeHost(p: *mut c_void) { free(p); CUDA_SUCCESS }
+    fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) { CUDA_SUCCESS }
+    fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) { CUDA_SUCCESS }
+    fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) { CUDA_SUCCESS }
+    fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: Handle) { CUDA_SUCCESS }
+    fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) { CUDA_SUCCESS }
+    fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) { CUDA_SUCCESS }
+    fn cuMemcpyPeerAsync(
+        dst: CUdeviceptr,
+        dst_ctx: Handle,
+        src: CUdeviceptr,
+        src_ctx: Handle,
+        bytes: usize,
+        stream: Handle,
+    ) {
+        CUDA_SUCCESS
+    }
+    fn cuMemsetD8_v2(dst: CUdeviceptr, v: c_uchar, n: usize) { CUDA_SUCCESS }
+    fn cuMemsetD16_v2(dst: CUdeviceptr, v: c_ushort, n: usize) { CUDA_SUCCESS }
+    fn cuMemsetD32_v2(dst: CUdeviceptr, v: c_uint, n: usize) { CUDA_SUCCESS }
+    fn cuMemsetD8Async(dst: CUdeviceptr, v: c_uchar, n: usize, stream: Handle) { CUDA_SUCCESS }
+    fn cuMemsetD16Async(dst: CUdeviceptr, v: c_ushort, n: usize, stream: Handle) { CUDA_SUCCESS }
+    fn cuMemsetD32Async(dst: CUdeviceptr, v: c_uint, n: usize, stream: Handle) { CUDA_SUCCESS }
+
+    // --- Streams ---
+    fn cuStreamCreate(stream: *mut Handle, flags: c_uint) { out(stream, handle()); CUDA_SUCCESS }
+    fn cuStreamCreateWithPriority(stream: *mut Handle, flags: c_uint, priority: c_int) {
+        out(stream, handle());
+        CUDA_SUCCESS
+    }
+    fn cuStreamGetPriority(stream: Handle, priority: *mut c_int) { out(priority, 0); CUDA_SUCCESS }
+    fn cuStreamGetFlags(stream: Handle, flags: *mut c_uint) { out(flags, 0); CUDA_SUCCESS }
+    fn cuStreamWaitEvent(stream: Handle, event: Handle, flags: c_uint) { CUDA_SUCCESS }
+    fn cuStreamQuery(stream: Handle) { CUDA_SUCCESS }
+    fn cuStreamSynchronize(stream: Handle) { CUDA_SUCCESS }
+    fn cuStreamDestroy_v2(stream: Handle) { CUDA_SUCCESS }
+
+    // --- Events ---
+    fn cuEventCreate(event: *mut Handle, flags: c_uint) { out(event, handle()); CUDA_SUCCESS }
+    fn cuEventRecord(event: Handle, stream: Handle) { CUDA_SUCCESS }
+    fn cuEventQuery(event: Handle) { CUDA_SUCCESS }
+    fn cuEventSynchronize(event: Handle) { CUDA_SUCCESS }
+    fn cuEventDestroy_v2(event: Handle) { CUDA_SUCCESS }
+    fn cuEventElapsedTime(ms: *mut f32, start: Handle, end: Handle) { out(ms, 0.001); CUDA_SUCCESS }
+    fn cuEventElapsedTime_v2(ms: *mut f32, start: Handle, end: Handle) { out(ms, 0.001); CUDA_SUCCESS }
+
+    // --- Execution ---
+    fn cuLaunchKernel(
+        f: Handle,
+        gx: c_uint,
+        gy: c_uint,
+        gz: c_uint,
+        bx: c_uint,
+        by: c_uint,
+        bz: c_uint,
+        shared: c_uint,
+        stream: Handle,
+        params: *mut *mut c_void,
+        extra: *mut *mut c_void,
+    ) {
+        CUDA_SUCCESS
+    }
+    fn cuLaunchCooperativeKernel(
+        f: Handle,
+        gx: c_uint,
+        gy: c_uint,
+        gz: c_uint,
+        bx: c_uint,
+        by: c_uint,
+        bz: c_uint,
+        shared: c_uint,
+        stream: Handle,
+        params: *mut *mut c_void,
+    ) {
+        CUDA_SUCCESS
+    }
+}
+
+unsafe fn create_context(ctx: *mut Handle) -> CUresult {
+    let new = handle();
+    out(ctx, new);
+    // Like the driver: the new context is pushed on the calling thread.
+    with_stack(|s| s.push(new))
+}
+
+unsafe fn error_text(code: CUresult, s: *mut *const c_char, name: bool) -> CUresult {
+    let text: Option<(&CStr, &CStr)> = match code {
+        0 => Some((c"CUDA_SUCCESS", c"no error")),
+        1 => Some((c"CUDA_ERROR_INVALID_VALUE", c"invalid argument")),
+        2 => Some((c"CUDA_ERROR_OUT_OF_MEMORY", c"out of memory")),
+        3 => Some((c"CUDA_ERROR_NOT_INITIALIZED", c"initialization error")),
+        201 => Some((c"CUDA_ERROR_INVALID_CONTEXT", c"invalid device context")),
+        500 => Some((c"CUDA_ERROR_NOT_FOUND", c"named symbol not found")),
+        _ => None,
+    };
+    match text {
+        Some((n, d)) => {
+            out(s, if name { n.as_ptr() } else { d.as_ptr() });
+            CUDA_SUCCESS
+        }
+        None => {
+            out(s, core::ptr::null());
+            CUDA_ERROR_INVALID_VALUE
+        }
+    }
+}
+
+unsafe fn get_proc_address(
+    symbol: *const c_char,
+    pfn: *mut *mut c_void,
+    status: *mut c_int,
+) -> CUresult {
+    const FOUND: c_int = 0;
+    const NOT_FOUND: c_int = 1;
+    if symbol.is_null() || pfn.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let name = CStr::from_ptr(symbol).to_bytes();
+    let mut versioned = [0u8; 128];
+    let mut f = null_mut();
+    if let Some(buf) = versioned.get_mut(..name.len() + 3) {
+        buf[..name.len()].copy_from_slice(name);
+        buf[name.len()..].copy_from_slice(b"_v2");
+        f = lookup(buf);
+    }
+    if f.is_null() {
+        f = lookup(name);
+    }
+    pfn.write(f);
+    if f.is_null() {
+        out(status, NOT_FOUND);
+        CUDA_ERROR_NOT_FOUND
+    } else {
+        out(status, FOUND);
+        CUDA_SUCCESS
+    }
+}
+
+unsafe extern "C" {
+    fn posix_memalign(p: *mut *mut c_void, align: usize, size: usize) -> c_int;
+    fn free(p: *mut c_void);
+    fn atexit(f: extern "C" fn()) -> c_int;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The counters, for the benchmark.
+
+/// Turns call counting on (`on != 0`) or off.
+#[unsafe(no_mangle)]
+pub extern "C" fn nulldriver_set_counting(on: c_int) {
+    COUNTING.store(on != 0, Relaxed);
+}
+
+/// The number of entry points (and counters).
+#[unsafe(no_mangle)]
+pub extern "C" fn nulldriver_entry_count() -> usize {
+    ENTRY_COUNT
+}
+
+/// The NUL-terminated name of entry point `i`, or null past the end.
+#[unsafe(no_mangle)]
+pub extern "C" fn nulldriver_entry_name(i: usize) -> *const c_char {
+    NAMES
+        .get(i)
+        .map_or(core::ptr::null(), |n| n.as_ptr().cast())
+}
+
+/// Copies up to `cap` call counters into `out`, in entry point order; returns how many exist.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nulldriver_counts(out: *mut u64, cap: usize) -> usize {
+    if !out.is_null() {
+        for (i, c) in COUNTS.iter().enumerate().take(cap) {
+            out.add(i).write(c.load(Relaxed));
+        }
+    }
+    ENTRY_COUNT
+}
+
+extern "C" fn dump_counts() {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "nulldriver: calls per entry point");
+    for (name, c) in NAMES.iter().zip(COUNTS.iter()) {
+        let n = c.load(Relaxed);
+        if n != 0 {
+            let _ = writeln!(err, "{n:>12} {}", name.trim_end_matches('\0'));
+        }
+    }
+}
+
+extern "C" fn on_load() {
+    if std::env::var_os("NULLDRIVER_DUMP").is_some_and(|v| !v.is_empty() && v != "0") {
+        COUNTING.store(true, Relaxed);
+        // SAFETY: registers a function with no preconditions.
+        unsafe { atexit(dump_counts) };
+    }
+}
+
+#[used]
+#[unsafe(link_section = ".init_array")]
+static ON_LOAD: extern "C" fn() = on_load;
