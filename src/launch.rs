@@ -3,7 +3,7 @@
 use crate::error::Result;
 use crate::ffi;
 use crate::plain::DeviceCopy;
-use crate::stream::{ScopedSlice, ScopedSliceMut};
+use crate::stream::{ScopedAlloc, ScopedSlice, ScopedSliceMut};
 use core::ffi::{c_int, c_void};
 use core::marker::PhantomData;
 
@@ -97,8 +97,9 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// One kernel argument: plain data by value, or device memory bound to the launching scope
-/// ([`ScopedSlice`], [`ScopedSliceMut`]), passed as its device pointer (C15). Sealed.
+/// One kernel argument: plain data by value, or device memory of the launching scope
+/// ([`ScopedSlice`], [`ScopedSliceMut`], `&`/`&mut` [`ScopedAlloc`]), passed as its device
+/// pointer (C15). Sealed.
 ///
 /// `'scope` is the launching scope's own lifetime, exactly: memory bound to another scope (an
 /// outer scope's stream, running concurrently) is not an argument of this one.
@@ -133,6 +134,25 @@ macro_rules! device_arg {
     )*};
 }
 device_arg!(ScopedSlice, ScopedSliceMut);
+
+// A stream-ordered allocation is passed by reference: its free is enqueued on the same stream
+// when it drops, after this launch, so a borrow shorter than the scope is enough.
+impl<T: DeviceCopy> sealed::Sealed for &ScopedAlloc<'_, T> {}
+impl<T: DeviceCopy> sealed::Sealed for &mut ScopedAlloc<'_, T> {}
+impl<'scope, T: DeviceCopy> KernelArg<'scope> for &ScopedAlloc<'scope, T> {
+    type Raw = ffi::CUdeviceptr;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUdeviceptr {
+        self.device_ptr()
+    }
+}
+impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut ScopedAlloc<'scope, T> {
+    type Raw = ffi::CUdeviceptr;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUdeviceptr {
+        self.device_ptr()
+    }
+}
 
 /// The arguments of a launch in the scope `'scope`: a tuple of [`KernelArg`]s (`()` for none,
 /// `(x,)` for one).

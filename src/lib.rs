@@ -87,7 +87,10 @@ pub use memory::{
 pub use module::{Module, ParkedModule};
 pub use plain::DeviceCopy;
 pub use stack::{PushedGuard, Stack, StackTop};
-pub use stream::{ScopedHost, ScopedHostMut, ScopedSlice, ScopedSliceMut, Stream, StreamScope};
+pub use stream::{
+    ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
+    Stream, StreamScope,
+};
 
 // The README's Rust examples are compiled (and, being `no_run`, not run) as doc tests.
 #[cfg(doctest)]

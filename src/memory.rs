@@ -23,7 +23,7 @@ pub(crate) fn byte_size<T>(len: usize) -> Result<usize> {
     })
 }
 
-fn check_alloc_len<T>(len: usize) -> Result<usize> {
+pub(crate) fn check_alloc_len<T>(len: usize) -> Result<usize> {
     let bytes = byte_size::<T>(len)?;
     if bytes == 0 {
         return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)

@@ -10,7 +10,7 @@ use crate::error::{Result, record_drop_error};
 use crate::event::Event;
 use crate::ffi;
 use crate::launch::{Function, KernelArgs, LaunchConfig};
-use crate::memory::{DeviceMemory, DeviceMemoryMut, check_same_len};
+use crate::memory::{DeviceMemory, DeviceMemoryMut, check_alloc_len, check_same_len};
 use crate::plain::DeviceCopy;
 use crate::stack::PushedGuard;
 use core::ffi::{c_int, c_uint};
@@ -328,14 +328,93 @@ macro_rules! scoped_common {
             pub fn device_ptr(&self) -> ffi::CUdeviceptr {
                 self.ptr
             }
-            fn byte_len(&self) -> usize {
-                self.len * size_of::<T>()
-            }
         }
     };
 }
 scoped_common!(ScopedSlice);
 scoped_common!(ScopedSliceMut);
+
+/// Device memory allocated in stream order on a [`StreamScope`] ([`StreamScope::alloc`]),
+/// freed in stream order (`cuMemFreeAsync`) when dropped. Branded with the scope, so it cannot
+/// leave it; operations take it by reference, so none can use it after its free is enqueued.
+#[derive(Debug)]
+pub struct ScopedAlloc<'scope, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    stream: ffi::CUstream,
+    _marker: PhantomData<(Invariant<'scope>, *const T)>,
+}
+
+impl<T: DeviceCopy> ScopedAlloc<'_, T> {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether there are no elements (never: allocations are non-empty).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The device address of the first element.
+    pub fn device_ptr(&self) -> ffi::CUdeviceptr {
+        self.ptr
+    }
+
+    /// `cuMemFreeAsync`—Enqueues the free on the scope's stream, returning the driver's error.
+    #[doc(alias = "cuMemFreeAsync")]
+    pub fn free(self) -> Result<()> {
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: allocated by `cuMemAllocAsync` on `stream`, freed once (`this` never drops),
+        // in stream order after every operation that used it.
+        unsafe { ffi::cuMemFreeAsync(this.ptr, this.stream) }.result()
+    }
+}
+
+impl<T: DeviceCopy> Drop for ScopedAlloc<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: as in `free`. The stream is live: the scope borrows it, and the allocation
+        // cannot outlive the scope.
+        if let Err(e) = unsafe { ffi::cuMemFreeAsync(self.ptr, self.stream) }.result() {
+            record_drop_error(e);
+        }
+    }
+}
+
+mod scoped_sealed {
+    pub trait Sealed {}
+}
+
+/// Device memory that the operations of the scope `'scope` may read: a [`ScopedSlice`], a
+/// [`ScopedSliceMut`], or a reference to a [`ScopedAlloc`] of that scope. Sealed.
+pub trait ScopedRead<'scope, T: DeviceCopy>: scoped_sealed::Sealed + Sized {
+    /// The device address and the number of elements.
+    #[doc(hidden)]
+    fn raw_parts(self) -> (ffi::CUdeviceptr, usize);
+}
+
+/// Device memory that the operations of the scope `'scope` may write: a [`ScopedSliceMut`] or
+/// `&mut` a [`ScopedAlloc`] of that scope. Sealed.
+pub trait ScopedWrite<'scope, T: DeviceCopy>: ScopedRead<'scope, T> {}
+
+macro_rules! scoped_read {
+    ($([$($lt:lifetime)?] $ty:ty),* ; write: $([$($wlt:lifetime)?] $wty:ty),*) => {
+        $(
+            impl<$($lt,)? 'scope, T: DeviceCopy> scoped_sealed::Sealed for $ty {}
+            impl<$($lt,)? 'scope, T: DeviceCopy> ScopedRead<'scope, T> for $ty {
+                #[inline]
+                fn raw_parts(self) -> (ffi::CUdeviceptr, usize) {
+                    (self.ptr, self.len)
+                }
+            }
+        )*
+        $(impl<$($wlt,)? 'scope, T: DeviceCopy> ScopedWrite<'scope, T> for $wty {})*
+    };
+}
+scoped_read!(
+    [] ScopedSlice<'scope, T>, [] ScopedSliceMut<'scope, T>,
+    ['a] &'a ScopedAlloc<'scope, T>, ['a] &'a mut ScopedAlloc<'scope, T>;
+    write: [] ScopedSliceMut<'scope, T>, ['a] &'a mut ScopedAlloc<'scope, T>
+);
 
 fn overlaps(a: ffi::CUdeviceptr, a_len: usize, b: ffi::CUdeviceptr, b_len: usize) -> bool {
     a_len != 0 && b_len != 0 && a < b + b_len as u64 && b < a + a_len as u64
@@ -385,6 +464,33 @@ impl<'scope> StreamScope<'scope, '_> {
         memory.into()
     }
 
+    /// `cuMemAllocAsync`—Allocates `len` elements on the scope's stream, from the device's
+    /// default memory pool (uninitialized device bytes: any bit pattern is a valid `T`).
+    ///
+    /// The allocation is usable by this scope's later operations, in stream order, and is freed
+    /// on the stream (`cuMemFreeAsync`) when dropped: after every operation enqueued before the
+    /// drop, so it may be dropped while kernels using it are still pending. It is branded with
+    /// the scope and cannot leave it. Operations take it by reference (`&alloc`, `&mut alloc`).
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_INVALID_VALUE` for zero bytes, [`ErrorKind::SizeOverflow`](crate::ErrorKind::SizeOverflow),
+    /// `CUDA_ERROR_OUT_OF_MEMORY`, `CUDA_ERROR_NOT_SUPPORTED` on devices without memory pools.
+    #[doc(alias = "cuMemAllocAsync")]
+    #[inline]
+    pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<ScopedAlloc<'scope, T>> {
+        let bytes = check_alloc_len::<T>(len)?;
+        let mut ptr: ffi::CUdeviceptr = 0;
+        // SAFETY: `ptr` is a valid out-pointer; the stream is live and of the current context.
+        unsafe { ffi::cuMemAllocAsync(&raw mut ptr, bytes, self.raw) }.result()?;
+        Ok(ScopedAlloc {
+            ptr,
+            len,
+            stream: self.raw,
+            _marker: PhantomData,
+        })
+    }
+
     /// `cuMemcpyHtoDAsync`—Enqueues a copy from host memory (page-locked for a truly
     /// asynchronous copy, e.g. a [`PinnedBuffer`](crate::PinnedBuffer)), which stays borrowed
     /// until the scope ends: `&host`, or a [`ScopedHost`]/[`ScopedHostMut`].
@@ -396,15 +502,15 @@ impl<'scope> StreamScope<'scope, '_> {
     #[inline]
     pub fn copy_to_device<T: DeviceCopy>(
         &self,
-        dst: ScopedSliceMut<'scope, T>,
+        dst: impl ScopedWrite<'scope, T>,
         src: impl Into<ScopedHost<'scope, T>>,
     ) -> Result<()> {
-        let src = src.into();
-        check_same_len("copy_to_device", dst.len, src.len)?;
-        // SAFETY: `src` is readable for `byte_len` bytes and `dst` is live device memory of the
-        // current context; both stay borrowed, and so alive and untouched by the host, until
-        // the scope has synchronized the stream.
-        unsafe { ffi::cuMemcpyHtoDAsync_v2(dst.ptr, src.ptr.cast(), dst.byte_len(), self.raw) }
+        let ((ptr, len), src) = (dst.raw_parts(), src.into());
+        check_same_len("copy_to_device", len, src.len)?;
+        // SAFETY: `src` is readable for the copied bytes and stays borrowed until the scope has
+        // synchronized the stream; `dst` is live device memory of the current context that
+        // stays so until this copy has run (bound for the scope, or freed in stream order).
+        unsafe { ffi::cuMemcpyHtoDAsync_v2(ptr, src.ptr.cast(), len * size_of::<T>(), self.raw) }
             .result()
     }
 
@@ -415,14 +521,14 @@ impl<'scope> StreamScope<'scope, '_> {
     pub fn copy_to_host<T: DeviceCopy>(
         &self,
         dst: impl Into<ScopedHostMut<'scope, T>>,
-        src: impl Into<ScopedSlice<'scope, T>>,
+        src: impl ScopedRead<'scope, T>,
     ) -> Result<()> {
-        let (dst, src) = (dst.into(), src.into());
-        check_same_len("copy_to_host", dst.len, src.len)?;
-        // SAFETY: `dst` is writable for `byte_len` bytes and `src` is live device memory of the
-        // current context; both stay borrowed until the scope has synchronized the stream; any
-        // bit pattern is a valid `T`.
-        unsafe { ffi::cuMemcpyDtoHAsync_v2(dst.ptr.cast(), src.ptr, src.byte_len(), self.raw) }
+        let (dst, (ptr, len)) = (dst.into(), src.raw_parts());
+        check_same_len("copy_to_host", dst.len, len)?;
+        // SAFETY: `dst` is writable for the copied bytes and stays borrowed until the scope has
+        // synchronized the stream; `src` is live device memory of the current context until
+        // this copy has run; any bit pattern is a valid `T`.
+        unsafe { ffi::cuMemcpyDtoHAsync_v2(dst.ptr.cast(), ptr, len * size_of::<T>(), self.raw) }
             .result()
     }
 
@@ -436,20 +542,21 @@ impl<'scope> StreamScope<'scope, '_> {
     #[inline]
     pub fn copy_device<T: DeviceCopy>(
         &self,
-        dst: ScopedSliceMut<'scope, T>,
-        src: impl Into<ScopedSlice<'scope, T>>,
+        dst: impl ScopedWrite<'scope, T>,
+        src: impl ScopedRead<'scope, T>,
     ) -> Result<()> {
-        let src = src.into();
-        check_same_len("copy_device", dst.len, src.len)?;
-        if overlaps(dst.ptr, dst.byte_len(), src.ptr, src.byte_len()) {
+        let ((dst, len), (src, src_len)) = (dst.raw_parts(), src.raw_parts());
+        check_same_len("copy_device", len, src_len)?;
+        let bytes = len * size_of::<T>();
+        if overlaps(dst, bytes, src, bytes) {
             return Err(crate::Error::custack(
                 crate::ErrorKind::OutOfRange,
                 "copy_device: source and destination overlap",
             ));
         }
-        // SAFETY: both are live, disjoint (checked) device memory of the current context,
-        // bound to the scope until it has synchronized the stream.
-        unsafe { ffi::cuMemcpyDtoDAsync_v2(dst.ptr, src.ptr, dst.byte_len(), self.raw) }.result()
+        // SAFETY: both are live, disjoint (checked) device memory of the current context until
+        // this copy has run.
+        unsafe { ffi::cuMemcpyDtoDAsync_v2(dst, src, bytes, self.raw) }.result()
     }
 
     /// `cuMemsetD8Async`—Enqueues setting every byte of `dst` to `value`.
@@ -457,13 +564,14 @@ impl<'scope> StreamScope<'scope, '_> {
     #[inline]
     pub fn fill_bytes<T: DeviceCopy>(
         &self,
-        dst: ScopedSliceMut<'scope, T>,
+        dst: impl ScopedWrite<'scope, T>,
         value: u8,
     ) -> Result<()> {
-        // SAFETY: `dst` is live device memory of the current context, bound to the scope until
-        // it has synchronized the stream.
-        unsafe { ffi::cuMemsetD8Async(dst.ptr, value, dst.byte_len(), self.raw) }.result()
+        let (ptr, len) = dst.raw_parts();
+        // SAFETY: `dst` is live device memory of the current context until this memset has run.
+        unsafe { ffi::cuMemsetD8Async(ptr, value, len * size_of::<T>(), self.raw) }.result()
     }
+
     /// `cuEventRecord`—Records `event` on the scope's stream.
     #[doc(alias = "cuEventRecord")]
     #[inline]

@@ -193,3 +193,34 @@ fn parked_buffers_survive_a_nested_push_and_check_their_context() {
         "the mismatched buffer was freed in its own context"
     );
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn stream_ordered_allocations_in_a_scope() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let src: Vec<u64> = (0..4096).collect();
+    let mut back = vec![0u64; 4096];
+    stream
+        .scope(|s| {
+            let mut a = s.alloc::<u64>(4096).unwrap();
+            let mut b = s.alloc::<u64>(4096).unwrap();
+            assert_eq!((a.len(), a.is_empty()), (4096, false));
+            s.fill_bytes(&mut b, 0).unwrap();
+            s.copy_to_device(&mut a, &src).unwrap();
+            s.copy_device(&mut b, &a).unwrap();
+            a.free().unwrap(); // enqueued after the copy that reads it
+            s.copy_to_host(&mut back, &b).unwrap();
+            assert_eq!(
+                s.alloc::<u8>(0).unwrap_err().kind(),
+                ErrorKind::InvalidValue
+            );
+            let too_much = s.alloc::<u8>(usize::MAX / 2).unwrap_err();
+            assert_eq!(too_much.kind(), ErrorKind::OutOfMemory, "{too_much}");
+        })
+        .unwrap();
+    assert_eq!(back, src);
+    assert!(custack::take_drop_errors().is_empty());
+}

@@ -329,6 +329,38 @@ fn p8_alternating_contexts(a: &Context, b: &Context, rounds: u32) -> Result<(Vec
     Ok((read_a, read_b))
 }
 
+/// Twin of `ui-tests/c10_scoped_alloc_*.rs`: a stream-ordered allocation is used by several
+/// operations of its scope by reference, even dropped while a kernel using it may be pending
+/// (its free is ordered after that kernel on the same stream), and never leaves the scope.
+///
+/// Returns what the host read back: `x[i] = 3 + 4` for 256 elements.
+fn c10_stream_ordered_alloc_in_scope(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let add = module.function("add_u32")?;
+    let stream = guard.stream()?;
+    let host = vec![3u32; 256];
+    let mut out = vec![0u32; 256];
+    stream.scope(|s| -> Result<()> {
+        let mut tmp = s.alloc::<u32>(256)?;
+        s.copy_to_device(&mut tmp, &host)?;
+        // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
+        unsafe {
+            s.launch(
+                &add,
+                LaunchConfig::for_elements(256),
+                (&mut tmp, 4u32, 256u32),
+            )
+        }?;
+        s.copy_to_host(&mut out, &tmp)?;
+        let scratch = s.alloc::<u8>(1 << 20)?;
+        drop(scratch); // freed in stream order; nothing used it
+        Ok(())
+    })??;
+    Ok(out)
+}
+
 /// P8 with top-level guards: `Stack::push`, park, pop, push the other context. A parked
 /// resource borrows only its `Context` (`PushedGuard<'ctx, 'stack>` keeps the two borrows
 /// apart), so it does not keep the stack borrowed.
@@ -856,6 +888,7 @@ fn twins_c10_c11_c12_c14_on_device() -> Result<()> {
     assert_eq!(first, vec![2; N]);
     assert_eq!(first_async, first);
     assert_eq!(second, [40, 1]); // the host buffer, changed after the first scope
+    assert_eq!(c10_stream_ordered_alloc_in_scope(&ctx)?, vec![7; 256]);
     assert!(c12_plain_data_round_trips(&ctx)?);
     let halves = c14_disjoint_views(&ctx)?;
     assert_eq!(halves.get(..N / 2), Some(&vec![11; N / 2][..]));
