@@ -105,16 +105,14 @@ impl<'g> Stream<'g> {
     #[doc(alias = "cuEventRecord")]
     #[inline]
     pub fn record(&self, event: &Event<'g>) -> Result<()> {
-        // SAFETY: both handles are live and of the current context.
-        unsafe { ffi::cuEventRecord(event.as_raw(), self.raw) }.result()
+        record_event(self.raw, event)
     }
 
     /// `cuStreamWaitEvent`—Makes future work on this stream wait for `event`.
     #[doc(alias = "cuStreamWaitEvent")]
     #[inline]
     pub fn wait(&self, event: &Event<'g>) -> Result<()> {
-        // SAFETY: both handles are live and of the current context; flags must be 0.
-        unsafe { ffi::cuStreamWaitEvent(self.raw, event.as_raw(), 0) }.result()
+        wait_event(self.raw, event)
     }
 
     /// `cuStreamDestroy`—Destroys the stream, returning the driver's error.
@@ -170,6 +168,21 @@ impl<'g> Stream<'g> {
         unsafe { ffi::cuStreamSynchronize(self.raw) }.result()?;
         Ok(value)
     }
+}
+
+/// `cuEventRecord` on a live stream of the current context (a `Stream` or a scope's).
+#[inline]
+fn record_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<()> {
+    // SAFETY: both handles are live and of the current context: each is lent by the guard that
+    // is current on this thread, the only one whose handles are reachable here.
+    unsafe { ffi::cuEventRecord(event.as_raw(), stream) }.result()
+}
+
+/// `cuStreamWaitEvent` on a live stream of the current context.
+#[inline]
+fn wait_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<()> {
+    // SAFETY: as in `record_event`; the flags must be 0.
+    unsafe { ffi::cuStreamWaitEvent(stream, event.as_raw(), 0) }.result()
 }
 
 /// Waits for the stream if a scope's closure unwinds, so borrowed memory is released only after
@@ -576,22 +589,21 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuEventRecord")]
     #[inline]
     pub fn record(&self, event: &Event<'_>) -> Result<()> {
-        // SAFETY: both handles are live and of the current context.
-        unsafe { ffi::cuEventRecord(event.as_raw(), self.raw) }.result()
+        record_event(self.raw, event)
     }
 
     /// `cuStreamWaitEvent`—Makes later work in this scope wait for `event`.
     #[doc(alias = "cuStreamWaitEvent")]
     #[inline]
     pub fn wait(&self, event: &Event<'_>) -> Result<()> {
-        // SAFETY: both handles are live and of the current context; flags must be 0.
-        unsafe { ffi::cuStreamWaitEvent(self.raw, event.as_raw(), 0) }.result()
+        wait_event(self.raw, event)
     }
 
     /// `cuLaunchKernel`—Enqueues a kernel launch.
     ///
-    /// `args` is a tuple of plain data (passed by value) and device memory bound to this scope
-    /// ([`ScopedSlice`], [`ScopedSliceMut`]; passed as device pointers). `function` is borrowed
+    /// `args` is a tuple of plain data (passed by value) and device memory of this scope
+    /// ([`ScopedSlice`], [`ScopedSliceMut`], `&`/`&mut` [`ScopedAlloc`]; passed as device
+    /// pointers). `function` is borrowed
     /// until the scope ends, so its module cannot be unloaded while the kernel may run.
     ///
     /// # Safety
@@ -606,7 +618,7 @@ impl<'scope> StreamScope<'scope, '_> {
     /// too much shared memory, ...). Faults inside the kernel surface at the scope's end.
     #[doc(alias = "cuLaunchKernel")]
     #[inline]
-    // Taking the tuple by value lets callers write `(&a, &mut b, n)` in place.
+    // Taking the tuple by value lets callers write `(da, db, n)` in place.
     #[allow(clippy::needless_pass_by_value)]
     pub unsafe fn launch<A: KernelArgs<'scope>>(
         &self,
