@@ -204,3 +204,51 @@ fn module_globals_are_typed_views() {
         [1024, 7, 8, 9]
     );
 }
+
+/// A block with more threads than the kernel's register use allows is refused with
+/// `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`, which is not sticky: the context keeps working.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn launch_out_of_resources_is_an_error_and_the_context_keeps_working() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let hog = module.function("register_hog").unwrap();
+    let regs = hog
+        .attribute(custack::ffi::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)
+        .unwrap();
+    let max_threads = hog.max_threads_per_block().unwrap();
+    println!("register_hog: {regs} registers per thread, at most {max_threads} threads per block");
+    assert!(
+        max_threads < 1024,
+        "the fixture must need more registers than 1024 threads can have"
+    );
+    let values: Vec<u32> = (1..=128).collect();
+    let mut x = guard.alloc_from(&values).unwrap();
+    let stream = guard.stream().unwrap();
+    stream
+        .scope(|s| {
+            let dx = s.bind_mut(&mut x);
+            let too_many = LaunchConfig {
+                grid: (1, 1, 1),
+                block: (1024, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            // SAFETY: register_hog(unsigned* x) reads x[0..128) and thread 0 writes x[0].
+            let err = unsafe { s.launch(&hog, too_many, (dx,)) }.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::LaunchOutOfResources, "{err}");
+            assert!(!err.is_sticky());
+            let fits = LaunchConfig {
+                grid: (1, 1, 1),
+                block: (max_threads, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            // SAFETY: as above.
+            unsafe { s.launch(&hog, fits, (dx,)) }.unwrap();
+        })
+        .unwrap();
+    let sum = values.iter().fold(0u32, |a, v| a.wrapping_add(*v));
+    let xor = values.iter().fold(0u32, |a, v| a ^ v);
+    assert_eq!(x.to_vec().unwrap()[0], sum ^ xor);
+}

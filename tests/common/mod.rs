@@ -4,7 +4,7 @@
 use custack::{Context, ContextFlags, Device, Driver};
 
 /// Hand-written PTX: `vector_add`, `add_u32`, `empty`, `empty_ptr`, `illegal_write`,
-/// `trap_kernel`, `count_threads` and the global `counters: [u32; 4]`.
+/// `trap_kernel`, `count_threads`, `register_hog` and the global `counters: [u32; 4]`.
 pub(crate) const KERNELS: &str = include_str!("../fixtures/kernels.ptx");
 
 /// Device 0 of an initialized driver. Fails (so GPU tests fail, never pass) without a device.
