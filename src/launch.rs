@@ -95,6 +95,9 @@ impl LaunchConfig {
 
 mod sealed {
     pub trait Sealed {}
+    /// Seals [`KernelArgs`](super::KernelArgs): only `()` and tuples of [`KernelArg`]s build
+    /// parameter arrays, so no user type can hand the driver pointers of its choosing.
+    pub trait SealedArgs {}
 }
 
 /// One kernel argument: plain data by value, or device memory of the launching scope
@@ -155,13 +158,14 @@ impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut ScopedAlloc<'scope, T> {
 }
 
 /// The arguments of a launch in the scope `'scope`: a tuple of [`KernelArg`]s (`()` for none,
-/// `(x,)` for one).
-pub trait KernelArgs<'scope> {
+/// `(x,)` for one). Sealed.
+pub trait KernelArgs<'scope>: sealed::SealedArgs {
     /// Calls `f` with the `void**` array `cuLaunchKernel` takes, built on the stack.
     #[doc(hidden)]
     fn with_params<R>(&self, f: impl FnOnce(*mut *mut c_void) -> R) -> R;
 }
 
+impl sealed::SealedArgs for () {}
 impl KernelArgs<'_> for () {
     #[inline]
     fn with_params<R>(&self, f: impl FnOnce(*mut *mut c_void) -> R) -> R {
@@ -171,6 +175,7 @@ impl KernelArgs<'_> for () {
 
 macro_rules! kernel_args {
     ($($name:ident $idx:tt),+) => {
+        impl<$($name),+> sealed::SealedArgs for ($($name,)+) {}
         impl<'scope, $($name: KernelArg<'scope>),+> KernelArgs<'scope> for ($($name,)+) {
             #[inline]
             fn with_params<R>(&self, f: impl FnOnce(*mut *mut c_void) -> R) -> R {

@@ -3,15 +3,17 @@
 /// Types whose values are valid bit for bit on both host and device: every bit pattern of
 /// their size is a valid value, they own no host resource, and they hold no host pointer.
 ///
-/// Implemented for the primitive integers and floats, and arrays and tuples of them. `bool`,
+/// Implemented for the primitive integers and floats, arrays of them, and tuples of one of them
+/// (`(f32, f32, f32)`; tuples mixing types may hold padding, see below). `bool`,
 /// `char`, references, `Box`, `String`, `Vec` and anything with `Drop` are not plain data (the
 /// `Copy + 'static` bound rejects the owning types outright, C12).
 ///
 /// # Safety
 ///
-/// Implement it only for `#[repr(C)]` or `#[repr(transparent)]` types made of plain data,
-/// for which every bit pattern is a valid value (copies from the device write whatever bytes
-/// the GPU holds), and which hold no pointer into host memory.
+/// Implement it only for `#[repr(C)]` or `#[repr(transparent)]` types made of plain data that
+/// have **no padding bytes** (padding is uninitialized on the host, and copies move it to the
+/// device and back as bytes), for which every bit pattern is a valid value (copies from the
+/// device write whatever bytes the GPU holds), and which hold no pointer into host memory.
 pub unsafe trait DeviceCopy: Copy + 'static {}
 
 macro_rules! impl_device_copy {
@@ -27,16 +29,19 @@ impl_device_copy!(
 // SAFETY: an array of plain data is plain data: its bytes are its elements' bytes.
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
 
+// Tuples of one type only: a tuple mixing types may hold padding bytes (`(u8, u64)` has seven),
+// which are uninitialized on the host; copying them to the device and back as bytes would read
+// uninitialized memory. Elements of one type are laid out without padding (a type's size is a
+// multiple of its alignment). Mixed records are `#[repr(C)]` structs without padding, marked by
+// their author.
 macro_rules! impl_device_copy_tuple {
-    ($($name:ident),+) => {
-        // SAFETY: a tuple of plain data holds only plain data; padding bytes are not read as
-        // values on the host (the copy is byte-wise and every field accepts any bit pattern).
-        unsafe impl<$($name: DeviceCopy),+> DeviceCopy for ($($name,)+) {}
+    ($($t:ident),+) => {
+        // SAFETY: every element has type `T`, so the tuple has no padding and its bytes are
+        // its elements' bytes, each valid for any bit pattern.
+        unsafe impl<T: DeviceCopy> DeviceCopy for ($($t,)+) {}
     };
 }
-impl_device_copy_tuple!(A);
-impl_device_copy_tuple!(A, B);
-impl_device_copy_tuple!(A, B, C);
-impl_device_copy_tuple!(A, B, C, D);
-impl_device_copy_tuple!(A, B, C, D, E);
-impl_device_copy_tuple!(A, B, C, D, E, F);
+impl_device_copy_tuple!(T);
+impl_device_copy_tuple!(T, T);
+impl_device_copy_tuple!(T, T, T);
+impl_device_copy_tuple!(T, T, T, T);

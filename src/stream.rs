@@ -608,9 +608,14 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// # Safety
     ///
-    /// The kernel is unchecked code: its parameter list must match `args` in number, order and
-    /// type, and it must only access memory within the buffers it is given (writing only
-    /// through those passed mutably), within their lengths.
+    /// The kernel is unchecked code:
+    /// - its parameter list must match `args` in number, order and type;
+    /// - every address it dereferences must come from a device-memory argument of this launch
+    ///   ([`ScopedSlice`], [`ScopedSliceMut`], `&`/`&mut` [`ScopedAlloc`]), within that
+    ///   argument's length; it writes only through arguments passed mutably;
+    /// - plain-data arguments are values, never addresses: an integer holding a device address
+    ///   (from `device_ptr()`, say) must not be dereferenced, because nothing keeps the memory
+    ///   it names alive, bound or unaliased while the kernel runs.
     ///
     /// # Errors
     ///

@@ -635,7 +635,7 @@ fn c12_plain_data_round_trips(ctx: &Context) -> Result<bool> {
     let ints = [i64::MIN, -1, 0, 1, i64::MAX];
     let floats = [0.5f64, -2.25, f64::MAX];
     let arrays = [[1u8, 2, 3], [4, 5, 6]];
-    let tuples = [(1u32, 2.5f32), (3, 4.5)];
+    let tuples = [(1u32, 2u32, 3u32), (4, 5, 6)];
     let pairs = [Pair { x: 1.0, y: 2.0 }, Pair { x: -3.0, y: 0.25 }];
     let mut pinned = guard.alloc_pinned::<Pair>(2)?;
     pinned.copy_from_slice(&pairs);
