@@ -48,17 +48,23 @@ fn run() -> custack::Result<usize> {
     stream.scope(|s| -> custack::Result<()> {
         // Bind the device buffers to the scope: they stay borrowed until it has waited for the
         // stream, and its operations may use them in stream order.
-        let (da, db, dc) = (
+        let (mut da, mut db, mut dc) = (
             s.bind_mut(&mut da),
             s.bind_mut(&mut db),
             s.bind_mut(&mut dc),
         );
-        s.copy_to_device(da, &a)?;
-        s.copy_to_device(db, &b)?;
+        s.copy_to_device(&mut da, &a)?;
+        s.copy_to_device(&mut db, &b)?;
         // SAFETY: `vector_add(const float*, const float*, float*, unsigned)` reads `n` floats
         // from its first two arguments and writes `n` to the third; every buffer holds `n`.
-        unsafe { s.launch(&vector_add, LaunchConfig::for_elements(n), (da, db, dc, n))? };
-        s.copy_to_host(&mut c, dc)
+        unsafe {
+            s.launch(
+                &vector_add,
+                LaunchConfig::for_elements(n),
+                (&da, &db, &mut dc, n),
+            )?
+        };
+        s.copy_to_host(&mut c, &dc)
     })??; // the scope waited for the stream: the host may read `c` now
 
     let wrong = c

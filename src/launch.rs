@@ -138,6 +138,25 @@ macro_rules! device_arg {
 }
 device_arg!(ScopedSlice, ScopedSliceMut);
 
+// A mutable binding is passed by reference (`&x` to read, `&mut x` to write), so one launch
+// cannot alias it; the memory stays bound for the whole scope, so any borrow is enough.
+impl<T: DeviceCopy> sealed::Sealed for &ScopedSliceMut<'_, T> {}
+impl<T: DeviceCopy> sealed::Sealed for &mut ScopedSliceMut<'_, T> {}
+impl<'scope, T: DeviceCopy> KernelArg<'scope> for &ScopedSliceMut<'scope, T> {
+    type Raw = ffi::CUdeviceptr;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUdeviceptr {
+        self.device_ptr()
+    }
+}
+impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut ScopedSliceMut<'scope, T> {
+    type Raw = ffi::CUdeviceptr;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUdeviceptr {
+        self.device_ptr()
+    }
+}
+
 // A stream-ordered allocation is passed by reference: its free is enqueued on the same stream
 // when it drops, after this launch, so a borrow shorter than the scope is enough.
 impl<T: DeviceCopy> sealed::Sealed for &ScopedAlloc<'_, T> {}

@@ -235,7 +235,11 @@ pub struct ScopedSlice<'scope, T: DeviceCopy> {
 
 /// Device memory bound exclusively to a [`StreamScope`]: readable and writable by the scope's
 /// operations, in stream order; nothing outside the scope can touch it until the scope ends.
-#[derive(Debug, Clone, Copy)]
+///
+/// Not `Copy`: operations take `&` or `&mut` of it, so one launch cannot receive the same
+/// memory both shared and mutable, or mutable twice (C14). Its memory stays bound for the whole
+/// scope, so a borrow of the handle of any length is enough.
+#[derive(Debug)]
 pub struct ScopedSliceMut<'scope, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,
@@ -398,15 +402,16 @@ mod scoped_sealed {
 }
 
 /// Device memory that the operations of the scope `'scope` may read: a [`ScopedSlice`], a
-/// [`ScopedSliceMut`], or a reference to a [`ScopedAlloc`] of that scope. Sealed.
+/// [`ScopedSliceMut`] or a reference to one, or a reference to a [`ScopedAlloc`] of that
+/// scope. Sealed.
 pub trait ScopedRead<'scope, T: DeviceCopy>: scoped_sealed::Sealed + Sized {
     /// The device address and the number of elements.
     #[doc(hidden)]
     fn raw_parts(self) -> (ffi::CUdeviceptr, usize);
 }
 
-/// Device memory that the operations of the scope `'scope` may write: a [`ScopedSliceMut`] or
-/// `&mut` a [`ScopedAlloc`] of that scope. Sealed.
+/// Device memory that the operations of the scope `'scope` may write: a [`ScopedSliceMut`],
+/// `&mut` one, or `&mut` a [`ScopedAlloc`] of that scope. Sealed.
 pub trait ScopedWrite<'scope, T: DeviceCopy>: ScopedRead<'scope, T> {}
 
 macro_rules! scoped_read {
@@ -425,13 +430,11 @@ macro_rules! scoped_read {
 }
 scoped_read!(
     [] ScopedSlice<'scope, T>, [] ScopedSliceMut<'scope, T>,
+    ['a] &'a ScopedSliceMut<'scope, T>, ['a] &'a mut ScopedSliceMut<'scope, T>,
     ['a] &'a ScopedAlloc<'scope, T>, ['a] &'a mut ScopedAlloc<'scope, T>;
-    write: [] ScopedSliceMut<'scope, T>, ['a] &'a mut ScopedAlloc<'scope, T>
+    write: [] ScopedSliceMut<'scope, T>, ['a] &'a mut ScopedSliceMut<'scope, T>,
+        ['a] &'a mut ScopedAlloc<'scope, T>
 );
-
-fn overlaps(a: ffi::CUdeviceptr, a_len: usize, b: ffi::CUdeviceptr, b_len: usize) -> bool {
-    a_len != 0 && b_len != 0 && a < b + b_len as u64 && b < a + a_len as u64
-}
 
 impl<'scope> StreamScope<'scope, '_> {
     /// The raw stream the scope enqueues on.
@@ -545,12 +548,12 @@ impl<'scope> StreamScope<'scope, '_> {
             .result()
     }
 
-    /// `cuMemcpyDtoDAsync`—Enqueues a device-to-device copy.
+    /// `cuMemcpyDtoDAsync`—Enqueues a device-to-device copy. The two ranges cannot overlap:
+    /// `dst` is written through an exclusive binding, which no shared binding aliases.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch);
-    /// [`ErrorKind::OutOfRange`](crate::ErrorKind::OutOfRange) if the two ranges overlap.
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch); driver errors.
     #[doc(alias = "cuMemcpyDtoDAsync")]
     #[inline]
     pub fn copy_device<T: DeviceCopy>(
@@ -560,16 +563,10 @@ impl<'scope> StreamScope<'scope, '_> {
     ) -> Result<()> {
         let ((dst, len), (src, src_len)) = (dst.raw_parts(), src.raw_parts());
         check_same_len("copy_device", len, src_len)?;
-        let bytes = len * size_of::<T>();
-        if overlaps(dst, bytes, src, bytes) {
-            return Err(crate::Error::custack(
-                crate::ErrorKind::OutOfRange,
-                "copy_device: source and destination overlap",
-            ));
-        }
-        // SAFETY: both are live, disjoint (checked) device memory of the current context until
-        // this copy has run.
-        unsafe { ffi::cuMemcpyDtoDAsync_v2(dst, src, bytes, self.raw) }.result()
+        // SAFETY: both are live device memory of the current context until this copy has run,
+        // and disjoint: `dst` comes from an exclusive binding or `&mut` allocation, which the
+        // borrow checker keeps from aliasing any other binding or allocation of the scope.
+        unsafe { ffi::cuMemcpyDtoDAsync_v2(dst, src, len * size_of::<T>(), self.raw) }.result()
     }
 
     /// `cuMemsetD8Async`—Enqueues setting every byte of `dst` to `value`.

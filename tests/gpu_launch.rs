@@ -34,25 +34,25 @@ fn vector_add_end_to_end() {
     );
     stream
         .scope(|s| {
-            let (da, db, dc) = (
+            let (mut da, mut db, mut dc) = (
                 s.bind_mut(&mut da),
                 s.bind_mut(&mut db),
                 s.bind_mut(&mut dc),
             );
-            s.copy_to_device(da, &a).unwrap();
-            s.copy_to_device(db, &b).unwrap();
+            s.copy_to_device(&mut da, &a).unwrap();
+            s.copy_to_device(&mut db, &b).unwrap();
             s.record(&start).unwrap();
             // SAFETY: vector_add(const float*, const float*, float*, unsigned n) touches n elements of each.
             unsafe {
                 s.launch(
                     &f,
                     LaunchConfig::for_elements(N as u32),
-                    (da, db, dc, N as u32),
+                    (&da, &db, &mut dc, N as u32),
                 )
                 .unwrap();
             };
             s.record(&end).unwrap();
-            s.copy_to_host(&mut c, dc).unwrap();
+            s.copy_to_host(&mut c, &dc).unwrap();
         })
         .unwrap();
     let wrong = c
@@ -79,12 +79,16 @@ fn several_launches_on_one_bound_buffer_run_in_stream_order() {
     let mut x = guard.alloc_zeroed::<u32>(4096).unwrap();
     stream
         .scope(|s| {
-            let dx = s.bind_mut(&mut x);
+            let mut dx = s.bind_mut(&mut x);
             for k in 1..=100u32 {
                 // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
                 unsafe {
-                    s.launch(&add, LaunchConfig::for_elements(4096), (dx, k, 4096u32))
-                        .unwrap();
+                    s.launch(
+                        &add,
+                        LaunchConfig::for_elements(4096),
+                        (&mut dx, k, 4096u32),
+                    )
+                    .unwrap();
                 };
             }
         })
@@ -229,14 +233,14 @@ fn launch_out_of_resources_is_an_error_and_the_context_keeps_working() {
     let stream = guard.stream().unwrap();
     stream
         .scope(|s| {
-            let dx = s.bind_mut(&mut x);
+            let mut dx = s.bind_mut(&mut x);
             let too_many = LaunchConfig {
                 grid: (1, 1, 1),
                 block: (1024, 1, 1),
                 shared_mem_bytes: 0,
             };
             // SAFETY: register_hog(unsigned* x) reads x[0..128) and thread 0 writes x[0].
-            let err = unsafe { s.launch(&hog, too_many, (dx,)) }.unwrap_err();
+            let err = unsafe { s.launch(&hog, too_many, (&mut dx,)) }.unwrap_err();
             assert_eq!(err.kind(), ErrorKind::LaunchOutOfResources, "{err}");
             assert!(!err.is_sticky());
             let fits = LaunchConfig {
@@ -245,7 +249,7 @@ fn launch_out_of_resources_is_an_error_and_the_context_keeps_working() {
                 shared_mem_bytes: 0,
             };
             // SAFETY: as above.
-            unsafe { s.launch(&hog, fits, (dx,)) }.unwrap();
+            unsafe { s.launch(&hog, fits, (&mut dx,)) }.unwrap();
         })
         .unwrap();
     let sum = values.iter().fold(0u32, |a, v| a.wrapping_add(*v));

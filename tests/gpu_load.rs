@@ -73,10 +73,10 @@ fn load(contexts: &[Context; 2], iters: usize) {
                         let mut back = vec![0u32; n];
                         stream
                             .scope(|s| {
-                                let d = s.bind_mut(&mut dev_buf);
-                                s.fill_bytes(d, 0xab).unwrap();
-                                s.copy_to_device(d, &host).unwrap();
-                                s.copy_to_host(&mut back, d).unwrap();
+                                let mut d = s.bind_mut(&mut dev_buf);
+                                s.fill_bytes(&mut d, 0xab).unwrap();
+                                s.copy_to_device(&mut d, &host).unwrap();
+                                s.copy_to_host(&mut back, &d).unwrap();
                             })
                             .unwrap();
                         assert_eq!(back, host, "thread {t} iteration {i}");

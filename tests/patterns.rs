@@ -106,25 +106,25 @@ fn p1_one_guard_many_handles(ctx: &Context) -> Result<(Vec<f32>, Vec<u32>)> {
     let cfg = LaunchConfig::for_elements(N32);
 
     one.scope(|s1| {
-        let (a, b, c) = (
+        let (mut a, mut b, mut c) = (
             s1.bind_mut(&mut a),
             s1.bind_mut(&mut b),
             s1.bind_mut(&mut c),
         );
         two.scope(|s2| -> Result<()> {
-            let x = s2.bind_mut(&mut x);
-            s1.copy_to_device(a, &a_host)?;
-            s1.copy_to_device(b, &b_host)?;
+            let mut x = s2.bind_mut(&mut x);
+            s1.copy_to_device(&mut a, &a_host)?;
+            s1.copy_to_device(&mut b, &b_host)?;
             // SAFETY: `vector_add(const float* a, const float* b, float* c, unsigned n)` reads
             // `n` floats of `a` and `b` and writes `n` of `c`; each holds `n`.
-            unsafe { s1.launch(&vector_add, cfg, (a, b, c, N32)) }?;
-            s1.copy_to_host(&mut c_host, c)?;
+            unsafe { s1.launch(&vector_add, cfg, (&a, &b, &mut c, N32)) }?;
+            s1.copy_to_host(&mut c_host, &c)?;
             // SAFETY: `add_u32(unsigned* x, unsigned k, unsigned n)`; `x` holds `n` elements.
-            unsafe { s2.launch(&add_u32, cfg, (x, 5u32, N32)) }?;
+            unsafe { s2.launch(&add_u32, cfg, (&mut x, 5u32, N32)) }?;
             // SAFETY: `empty()` takes no parameters and touches no memory.
             unsafe { s2.launch(&empty, LaunchConfig::for_elements(1), ()) }?;
             s2.record(&done)?;
-            s2.copy_to_host(&mut x_host, x)
+            s2.copy_to_host(&mut x_host, &x)
         })?
     })??;
     done.synchronize()?;
@@ -585,11 +585,11 @@ fn c10_c11_memory_reused_after_scope(ctx: &Context) -> Result<(Vec<u32>, Vec<u32
     let mut out = guard.alloc_pinned::<u32>(N)?;
     let cfg = LaunchConfig::for_elements(N32);
     stream.scope(|s| -> Result<()> {
-        let d = s.bind_mut(&mut dev);
-        s.copy_to_device(d, &host)?;
+        let mut d = s.bind_mut(&mut dev);
+        s.copy_to_device(&mut d, &host)?;
         // SAFETY: `add_u32(unsigned* x, unsigned k, unsigned n)`; `d` holds `n` elements.
-        unsafe { s.launch(&add, cfg, (d, 1u32, N32)) }?;
-        s.copy_to_host(&mut out, d)
+        unsafe { s.launch(&add, cfg, (&mut d, 1u32, N32)) }?;
+        s.copy_to_host(&mut out, &d)
     })??;
     let first = dev.to_vec()?; // read on the host after the scope
     let first_async = out.to_vec(); // host memory read after the scope
@@ -599,9 +599,9 @@ fn c10_c11_memory_reused_after_scope(ctx: &Context) -> Result<(Vec<u32>, Vec<u32
     let moved = host; // and moved
     let mut back = vec![0u32; N];
     stream.scope(|s| -> Result<()> {
-        let d = s.bind_mut(&mut dev);
-        s.copy_to_device(d, &moved)?;
-        s.copy_to_host(&mut back, d)
+        let mut d = s.bind_mut(&mut dev);
+        s.copy_to_device(&mut d, &moved)?;
+        s.copy_to_host(&mut back, &d)
     })??;
     dev.free()?; // freed after the scope
     let mut second = back;

@@ -73,15 +73,19 @@ fn hot_paths_do_not_allocate() {
     for _ in 0..100 {
         stream
             .scope(|s| {
-                let (d, h) = (s.bind_mut(&mut dev), s.bind_host_mut(&mut host));
-                s.copy_to_device(d, h).unwrap();
+                let (mut d, h) = (s.bind_mut(&mut dev), s.bind_host_mut(&mut host));
+                s.copy_to_device(&mut d, h).unwrap();
                 // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
                 unsafe {
-                    s.launch(&add, LaunchConfig::for_elements(1024), (d, 1u32, 1024u32))
-                        .unwrap();
+                    s.launch(
+                        &add,
+                        LaunchConfig::for_elements(1024),
+                        (&mut d, 1u32, 1024u32),
+                    )
+                    .unwrap();
                 };
                 s.record(&event).unwrap();
-                s.copy_to_host(h, d).unwrap();
+                s.copy_to_host(h, &d).unwrap();
             })
             .unwrap();
         dev.copy_from_host(&plain_host).unwrap();

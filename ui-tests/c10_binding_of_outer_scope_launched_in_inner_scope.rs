@@ -15,8 +15,8 @@ fn main() -> Result<(), custack::Error> {
     let mut x = guard.alloc::<u32>(1024)?;
     let cfg = LaunchConfig::for_elements(1024);
     one.scope(|s1| {
-        let x1 = s1.bind_mut(&mut x);
-        unsafe { s1.launch(&add, cfg, (x1, 1u32, 1024u32)) }?;
+        let mut x1 = s1.bind_mut(&mut x);
+        unsafe { s1.launch(&add, cfg, (&mut x1, 1u32, 1024u32)) }?;
         two.scope(|s2| -> custack::Result<()> {
             unsafe { s2.launch(&add, cfg, (x1, 2u32, 1024u32)) }?; //~ ERROR E0521
             Ok(())

@@ -11,8 +11,8 @@ fn main() -> Result<(), custack::Error> {
     let host = guard.alloc_pinned::<u32>(1024)?;
     let mut x = guard.alloc::<u32>(1024)?;
     one.scope(|s1| {
-        let x1 = s1.bind_mut(&mut x);
-        s1.fill_bytes(x1, 0)?;
+        let mut x1 = s1.bind_mut(&mut x);
+        s1.fill_bytes(&mut x1, 0)?;
         two.scope(|s2| s2.copy_to_device(x1, &host))? //~ ERROR E0521
     })??;
     Ok(())
