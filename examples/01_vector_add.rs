@@ -62,8 +62,8 @@ fn run() -> custack::Result<usize> {
                 &vector_add,
                 LaunchConfig::for_elements(n),
                 (&da, &db, &mut dc, n),
-            )?
-        };
+            )?;
+        }
         s.copy_to_host(&mut c, &dc)
     })??; // the scope waited for the stream: the host may read `c` now
 
