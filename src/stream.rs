@@ -600,8 +600,8 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// `args` is a tuple of plain data (passed by value) and device memory of this scope
     /// ([`ScopedSlice`], [`ScopedSliceMut`], `&`/`&mut` [`ScopedAlloc`]; passed as device
-    /// pointers). `function` is borrowed
-    /// until the scope ends, so its module cannot be unloaded while the kernel may run.
+    /// pointers). `function` is borrowed until the scope ends, so its module cannot be unloaded
+    /// while the kernel may run.
     ///
     /// # Safety
     ///
@@ -620,7 +620,7 @@ impl<'scope> StreamScope<'scope, '_> {
     /// too much shared memory, ...). Faults inside the kernel surface at the scope's end.
     #[doc(alias = "cuLaunchKernel")]
     #[inline]
-    // Taking the tuple by value lets callers write `(da, db, n)` in place.
+    // Taking the tuple by value lets callers write `(&da, &mut db, n)` in place.
     #[allow(clippy::needless_pass_by_value)]
     pub unsafe fn launch<A: KernelArgs<'scope>>(
         &self,
