@@ -1,9 +1,9 @@
 //! Kernel functions, launch configurations and kernel arguments.
 
+use crate::asynchronous::scope::{ScopedAlloc, ScopedSlice, ScopedSliceMut};
 use crate::error::Result;
 use crate::ffi;
 use crate::plain::DeviceCopy;
-use crate::stream::{ScopedAlloc, ScopedSlice, ScopedSliceMut};
 use core::ffi::{c_int, c_void};
 use core::marker::PhantomData;
 

@@ -11,11 +11,14 @@
 //! | [`Stack`] | the calling thread's stack token, one per thread | no |
 //! | [`PushedGuard`] | a context pushed on this thread; borrows the `Context` and the stack | no |
 //! | [`Stream`], [`Event`], [`Module`], [`Function`], [`DeviceBuffer`], [`PinnedBuffer`], views | lent by a guard, borrow it | no |
+//! | [`StreamScope`] | asynchronous work on a stream ([`Stream::scope`]); borrows what it uses until one stream sync | no |
+//! | [`Submission`] | asynchronous work that owns its [`Payload`] ([`Stream::submit`]) until [`Submission::wait`] | no |
 //! | [`ParkedBuffer`], [`ParkedModule`] | set aside from a guard; borrow only the `Context` | yes |
 //!
 //! So, at compile time: no handle is used after its guard pops, while another context is
 //! pushed on top of its guard, or on another thread; no guard pops out of order; no context is
-//! destroyed while pushed; asynchronous work never outlives the memory it uses. See the
+//! destroyed while pushed; asynchronous work never outlives the memory it uses, whether it
+//! borrows it (scopes) or owns it (submissions, whose lifetimes may overlap across streams). See the
 //! README's invariant table and `ui-tests/` for each rejected misuse.
 //!
 //! ```no_run
@@ -60,6 +63,7 @@
 #[allow(missing_docs, unreachable_pub)]
 pub mod ffi;
 
+mod asynchronous;
 mod attribute;
 mod context;
 mod current;
@@ -73,6 +77,11 @@ mod plain;
 mod stack;
 mod stream;
 
+pub use asynchronous::scope::{
+    ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
+    StreamScope,
+};
+pub use asynchronous::submission::{Payload, Submission};
 pub use attribute::DeviceAttribute;
 pub use context::{Context, ContextFlags};
 pub use current::{CacheConfig, Limit};
@@ -87,10 +96,7 @@ pub use memory::{
 pub use module::{Module, ParkedModule};
 pub use plain::DeviceCopy;
 pub use stack::{PushedGuard, Stack, StackTop};
-pub use stream::{
-    ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
-    Stream, StreamScope,
-};
+pub use stream::{Stream, StreamFlags};
 
 // The README's Rust examples are compiled (and, being `no_run`, not run) as doc tests.
 #[cfg(doctest)]

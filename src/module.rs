@@ -256,20 +256,42 @@ impl Module<'_> {
         Ok((ptr, bytes / size))
     }
 
-    /// `cuModuleUnload`—Unloads the module, returning the driver's error.
+    /// `cuCtxSynchronize`, `cuModuleUnload`—Waits for the context's work, then unloads the
+    /// module, returning the driver's first error.
+    ///
+    /// The wait is a backstop for leaked work: a scope or a live [`Submission`](crate::Submission)
+    /// that launched one of the module's kernels borrows the module, so it cannot be unloaded
+    /// before that work is complete (C9); but a submission leaked with `mem::forget` no longer
+    /// does, and a kernel must never run from unloaded code. Unloading is rare; the wait costs
+    /// nothing when the GPU is idle.
     #[doc(alias = "cuModuleUnload")]
     pub fn unload(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        // SAFETY: unloaded once; `this` never drops; no function borrows it.
-        unsafe { ffi::cuModuleUnload(this.raw) }.result()
+        // SAFETY: a live module of the current context, unloaded once (`this` never drops); no
+        // function borrows it.
+        unsafe { unload_raw(this.raw) }
     }
+}
+
+/// Waits for the current context's work, then unloads `raw` (also after a failed wait: then
+/// the context is broken and runs nothing).
+///
+/// # Safety
+///
+/// `raw` must be a live module of the current context, unloaded once.
+unsafe fn unload_raw(raw: ffi::CUmodule) -> Result<()> {
+    // SAFETY: a context is current (the caller's promise).
+    let waited = unsafe { ffi::cuCtxSynchronize() }.result();
+    // SAFETY: the caller's promise; no work that may use the module is pending.
+    let unloaded = unsafe { ffi::cuModuleUnload(raw) }.result();
+    waited.and(unloaded)
 }
 
 impl Drop for Module<'_> {
     fn drop(&mut self) {
         // SAFETY: live module of the current context, unloaded once; functions borrow the
-        // module, so none is alive; launches using it completed (scopes wait for them).
-        if let Err(e) = unsafe { ffi::cuModuleUnload(self.raw) }.result() {
+        // module, so none is alive.
+        if let Err(e) = unsafe { unload_raw(self.raw) } {
             record_drop_error(e);
         }
     }
@@ -295,7 +317,7 @@ impl Drop for ParkedModule<'_> {
         let raw = self.raw;
         let unload = || {
             // SAFETY: the module belongs to `ctx`, current while this runs, and is unloaded once.
-            unsafe { ffi::cuModuleUnload(raw) }.result()
+            unsafe { unload_raw(raw) }
         };
         // SAFETY: `ctx` is alive (borrowed for `'ctx`); `unload` leaves the stack as it was.
         if let Err(e) = unsafe { with_raw_current(self.ctx, unload) } {

@@ -1,27 +1,45 @@
-//! Streams, and the scopes in which asynchronous work is enqueued on them.
-//!
-//! Asynchronous copies, memsets and launches exist only inside [`Stream::scope`]. Everything an
-//! operation touches (device memory, host memory, kernel arguments) is borrowed for the whole
-//! scope, and the scope ends with one `cuStreamSynchronize`: memory can be neither dropped,
-//! freed, reused nor read by the host while the GPU may still use it (C10, C11), with no event
-//! or synchronization per operation. Several streams run at once by nesting their scopes.
+//! Streams: creation, priorities, synchronization and events. The work enqueued on them lives
+//! in the asynchronous layer (`crate::asynchronous`): [`Stream::scope`] and [`Stream::submit`].
 
 use crate::error::{Result, record_drop_error};
 use crate::event::Event;
 use crate::ffi;
-use crate::launch::{Function, KernelArgs, LaunchConfig};
-use crate::memory::{DeviceMemory, DeviceMemoryMut, check_alloc_len, check_same_len};
-use crate::plain::DeviceCopy;
 use crate::stack::PushedGuard;
 use core::ffi::{c_int, c_uint};
 use core::marker::PhantomData;
 
+bitflags::bitflags! {
+    /// Stream creation flags (`CUstream_flags`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    pub struct StreamFlags: u32 {
+        /// `CU_STREAM_NON_BLOCKING`: the stream does not synchronize with the context's legacy
+        /// NULL stream. See [`Stream`] for what that changes.
+        const NON_BLOCKING = ffi::CUstream_flags::CU_STREAM_NON_BLOCKING.0 as u32;
+    }
+}
+
 /// A stream of the current context, lent by a guard. Destroyed on drop.
 ///
-/// Streams are created with `CU_STREAM_DEFAULT`, so they synchronize with the context's NULL
-/// stream, on which custack's synchronous copies and memsets run: a synchronous operation is
-/// always ordered after and before asynchronous work on custack streams. (Non-blocking streams
-/// are not offered for that reason.)
+/// Whatever its kind, the memory an asynchronous operation uses is out of the host's reach until
+/// that operation is known complete: a [`scope`](Self::scope) borrows it until its stream is
+/// synchronized, a [`Submission`](crate::Submission) owns it until its event has completed. The
+/// two kinds differ only in their ordering against custack's *synchronous* operations, which
+/// run on the context's legacy NULL stream:
+///
+/// - [`guard.stream()`](PushedGuard::stream) (`CU_STREAM_DEFAULT`, blocking): its work starts
+///   after every synchronous operation issued before it and finishes before any issued after
+///   it (the legacy NULL stream's implicit synchronization).
+/// - [`guard.stream_with(StreamFlags::NON_BLOCKING, _)`](PushedGuard::stream_with): no implicit
+///   synchronization with the NULL stream, so it overlaps the synchronous work of other
+///   threads and streams. Synchronous copies to the host, device-to-device copies and memsets
+///   are complete when they return, so later work on it sees their results; a synchronous copy
+///   *from pageable host memory to the device* returns once the data is staged, possibly before
+///   it reaches the device (CUDA's documented behaviour), so do such a copy in the stream's own
+///   scope or submission, from page-locked memory, or after [`synchronize`](PushedGuard::synchronize),
+///   when work on a non-blocking stream must read its result.
+///
+/// Neither kind affects soundness: what the GPU may still use is never freed, reused or handed
+/// to the host, on either.
 #[derive(Debug)]
 pub struct Stream<'g> {
     raw: ffi::CUstream,
@@ -32,7 +50,8 @@ static_assertions::assert_eq_size!(Stream<'static>, ffi::CUstream);
 static_assertions::assert_not_impl_any!(Stream<'static>: Send, Sync);
 
 impl PushedGuard<'_, '_> {
-    /// `cuStreamCreate`—Creates a stream in this guard's context.
+    /// `cuStreamCreate`—Creates a blocking stream (`CU_STREAM_DEFAULT`) in this guard's
+    /// context.
     #[doc(alias = "cuStreamCreate")]
     #[inline]
     pub fn stream(&self) -> Result<Stream<'_>> {
@@ -51,14 +70,37 @@ impl PushedGuard<'_, '_> {
         })
     }
 
-    /// `cuStreamCreateWithPriority`—Creates a stream with a priority; lower numbers are higher
-    /// priority, within [`stream_priority_range`](Self::stream_priority_range) (the driver clamps).
+    /// `cuStreamCreateWithPriority`—Creates a blocking stream with a priority; lower numbers are
+    /// higher priority, within [`stream_priority_range`](Self::stream_priority_range) (the
+    /// driver clamps).
     #[doc(alias = "cuStreamCreateWithPriority")]
     pub fn stream_with_priority(&self, priority: i32) -> Result<Stream<'_>> {
+        self.stream_with(StreamFlags::empty(), priority)
+    }
+
+    /// `cuStreamCreateWithPriority`—Creates a stream with `flags` (e.g.
+    /// [`StreamFlags::NON_BLOCKING`]) and a priority (0 is the default; see
+    /// [`stream_with_priority`](Self::stream_with_priority)).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack, StreamFlags};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let stream = guard.stream_with(StreamFlags::NON_BLOCKING, 0)?;
+    /// let pending = stream.submit(guard.alloc::<u8>(1 << 20)?, |s, mut buf| s.fill_bytes(&mut buf, 0))?;
+    /// let _zeroed = pending.wait()?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    #[doc(alias = "cuStreamCreateWithPriority")]
+    #[doc(alias = "CU_STREAM_NON_BLOCKING")]
+    pub fn stream_with(&self, flags: StreamFlags, priority: i32) -> Result<Stream<'_>> {
         let mut raw = core::ptr::null_mut();
-        let flags = ffi::CUstream_flags::CU_STREAM_DEFAULT.0 as c_uint;
         // SAFETY: `raw` is a valid out-pointer; this guard's context is current.
-        unsafe { ffi::cuStreamCreateWithPriority(&raw mut raw, flags, priority) }.result()?;
+        unsafe { ffi::cuStreamCreateWithPriority(&raw mut raw, flags.bits(), priority) }
+            .result()?;
         Ok(Stream {
             raw,
             _marker: PhantomData,
@@ -123,56 +165,11 @@ impl<'g> Stream<'g> {
         // SAFETY: `raw` is destroyed once; `this` never drops.
         unsafe { ffi::cuStreamDestroy_v2(this.raw) }.result()
     }
-
-    /// Runs `f` with a scope that enqueues asynchronous work on this stream, then waits for
-    /// it (`cuStreamSynchronize`), also when `f` panics.
-    ///
-    /// Everything an enqueued operation uses is borrowed until the scope ends, like the
-    /// borrows of threads spawned in [`std::thread::scope`].
-    ///
-    /// # Errors
-    ///
-    /// The synchronization's error: the first error of the work in the scope, or a sticky
-    /// error. Errors of individual enqueue calls are returned by those calls.
-    ///
-    /// # Examples
-    ///
-    /// ```no_run
-    /// use custack::{Context, ContextFlags, DeviceMemory, Driver, Stack};
-    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
-    /// let mut stack = Stack::new()?;
-    /// let guard = stack.push(&ctx)?;
-    /// let stream = guard.stream()?;
-    /// let mut host = guard.alloc_pinned::<u32>(1024)?;
-    /// host.fill(7);
-    /// let mut dev = guard.alloc::<u32>(1024)?;
-    /// stream.scope(|s| s.copy_to_device(s.bind_mut(&mut dev), &host))??;
-    /// // the copy is complete here: `host` and `dev` are free to use again
-    /// assert_eq!(dev.to_vec()?, vec![7; 1024]);
-    /// # Ok::<(), custack::Error>(())
-    /// ```
-    #[inline]
-    pub fn scope<'env, R>(
-        &'env self,
-        f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'env>) -> R,
-    ) -> Result<R> {
-        let scope = StreamScope {
-            raw: self.raw,
-            _scope: PhantomData,
-            _env: PhantomData,
-        };
-        let waiter = SyncOnDrop(self.raw);
-        let value = f(&scope);
-        core::mem::forget(waiter);
-        // SAFETY: `raw` is a live stream of the current context.
-        unsafe { ffi::cuStreamSynchronize(self.raw) }.result()?;
-        Ok(value)
-    }
 }
 
 /// `cuEventRecord` on a live stream of the current context (a `Stream` or a scope's).
 #[inline]
-fn record_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<()> {
+pub(crate) fn record_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<()> {
     // SAFETY: both handles are live and of the current context: each is lent by the guard that
     // is current on this thread, the only one whose handles are reachable here.
     unsafe { ffi::cuEventRecord(event.as_raw(), stream) }.result()
@@ -180,22 +177,9 @@ fn record_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<()> {
 
 /// `cuStreamWaitEvent` on a live stream of the current context.
 #[inline]
-fn wait_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<()> {
+pub(crate) fn wait_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<()> {
     // SAFETY: as in `record_event`; the flags must be 0.
     unsafe { ffi::cuStreamWaitEvent(stream, event.as_raw(), 0) }.result()
-}
-
-/// Waits for the stream if a scope's closure unwinds, so borrowed memory is released only after
-/// the GPU is done with it.
-struct SyncOnDrop(ffi::CUstream);
-
-impl Drop for SyncOnDrop {
-    fn drop(&mut self) {
-        // SAFETY: the stream is live (borrowed by the scope).
-        if let Err(e) = unsafe { ffi::cuStreamSynchronize(self.0) }.result() {
-            record_drop_error(e);
-        }
-    }
 }
 
 impl Drop for Stream<'_> {
@@ -205,450 +189,5 @@ impl Drop for Stream<'_> {
         if let Err(e) = unsafe { ffi::cuStreamDestroy_v2(self.raw) }.result() {
             record_drop_error(e);
         }
-    }
-}
-
-/// Enqueues asynchronous work on one stream; see [`Stream::scope`].
-///
-/// `'scope` is the scope's own lifetime: everything an operation uses must be borrowed for it,
-/// so it lives outside the scope (in `'env`) and stays borrowed until the scope has waited for
-/// the stream. The scope is `!Send` and `!Sync`.
-pub struct StreamScope<'scope, 'env: 'scope> {
-    raw: ffi::CUstream,
-    // Invariant in 'scope and 'env, as `std::thread::Scope`: borrows for 'scope cannot be
-    // shortened to end before the scope does.
-    _scope: PhantomData<&'scope mut &'scope ()>,
-    _env: PhantomData<(&'env mut &'env (), *const ())>,
-}
-
-static_assertions::assert_eq_size!(StreamScope<'static, 'static>, ffi::CUstream);
-
-/// Device memory bound to a [`StreamScope`] for reading: a `Copy` handle, usable in any
-/// number of operations of that scope (they run in stream order), invariant in `'scope` so it
-/// cannot be used in another scope (another stream, running concurrently).
-#[derive(Debug, Clone, Copy)]
-pub struct ScopedSlice<'scope, T: DeviceCopy> {
-    ptr: ffi::CUdeviceptr,
-    len: usize,
-    _marker: PhantomData<(Invariant<'scope>, *const T)>,
-}
-
-/// Device memory bound exclusively to a [`StreamScope`]: readable and writable by the scope's
-/// operations, in stream order; nothing outside the scope can touch it until the scope ends.
-///
-/// Not `Copy`: operations take `&` or `&mut` of it, so one launch cannot receive the same
-/// memory both shared and mutable, or mutable twice (C14). Its memory stays bound for the whole
-/// scope, so a borrow of the handle of any length is enough.
-#[derive(Debug)]
-pub struct ScopedSliceMut<'scope, T: DeviceCopy> {
-    ptr: ffi::CUdeviceptr,
-    len: usize,
-    _marker: PhantomData<(Invariant<'scope>, *const T)>,
-}
-
-/// Host memory bound to a [`StreamScope`] for reading by its copies. `&'scope [T]` converts
-/// into it, so binding is only needed to use memory both ways in one scope.
-#[derive(Debug, Clone, Copy)]
-pub struct ScopedHost<'scope, T: DeviceCopy> {
-    ptr: *const T,
-    len: usize,
-    _marker: PhantomData<Invariant<'scope>>,
-}
-
-/// Host memory bound exclusively to a [`StreamScope`]: its copies may read and write it, in
-/// stream order; the host cannot touch it until the scope ends. `&'scope mut [T]` converts
-/// into it.
-#[derive(Debug, Clone, Copy)]
-pub struct ScopedHostMut<'scope, T: DeviceCopy> {
-    ptr: *mut T,
-    len: usize,
-    _marker: PhantomData<Invariant<'scope>>,
-}
-
-impl<'scope, T: DeviceCopy> From<&'scope [T]> for ScopedHost<'scope, T> {
-    fn from(s: &'scope [T]) -> Self {
-        Self {
-            ptr: s.as_ptr(),
-            len: s.len(),
-            _marker: PhantomData,
-        }
-    }
-}
-impl<'scope, T: DeviceCopy> From<ScopedHostMut<'scope, T>> for ScopedHost<'scope, T> {
-    fn from(m: ScopedHostMut<'scope, T>) -> Self {
-        Self {
-            ptr: m.ptr,
-            len: m.len,
-            _marker: PhantomData,
-        }
-    }
-}
-impl<'scope, T: DeviceCopy> From<&'scope mut [T]> for ScopedHostMut<'scope, T> {
-    fn from(s: &'scope mut [T]) -> Self {
-        Self {
-            ptr: s.as_mut_ptr(),
-            len: s.len(),
-            _marker: PhantomData,
-        }
-    }
-}
-
-// `impl Into<…>` arguments do not deref-coerce, so the common owners convert directly.
-macro_rules! host_from {
-    ($([$($g:tt)*] $ty:ty),*) => {$(
-        impl<'scope, T: DeviceCopy $($g)*> From<&'scope $ty> for ScopedHost<'scope, T> {
-            fn from(s: &'scope $ty) -> Self {
-                (&s[..]).into()
-            }
-        }
-        impl<'scope, T: DeviceCopy $($g)*> From<&'scope mut $ty> for ScopedHost<'scope, T> {
-            fn from(s: &'scope mut $ty) -> Self {
-                (&s[..]).into()
-            }
-        }
-        impl<'scope, T: DeviceCopy $($g)*> From<&'scope mut $ty> for ScopedHostMut<'scope, T> {
-            fn from(s: &'scope mut $ty) -> Self {
-                (&mut s[..]).into()
-            }
-        }
-    )*};
-}
-host_from!([] Vec<T>, [] crate::PinnedBuffer<'_, T>, [, const N: usize] [T; N]);
-
-/// `'scope` invariant: a handle of one scope is never accepted by another.
-type Invariant<'scope> = fn(&'scope ()) -> &'scope ();
-
-static_assertions::assert_eq_size!(ScopedSliceMut<'static, u8>, (ffi::CUdeviceptr, usize));
-
-impl<'scope, T: DeviceCopy> From<ScopedSliceMut<'scope, T>> for ScopedSlice<'scope, T> {
-    fn from(m: ScopedSliceMut<'scope, T>) -> Self {
-        Self {
-            ptr: m.ptr,
-            len: m.len,
-            _marker: PhantomData,
-        }
-    }
-}
-
-macro_rules! scoped_common {
-    ($ty:ident) => {
-        impl<T: DeviceCopy> $ty<'_, T> {
-            /// The number of elements.
-            pub fn len(&self) -> usize {
-                self.len
-            }
-            /// Whether there are no elements.
-            pub fn is_empty(&self) -> bool {
-                self.len == 0
-            }
-            /// The device address of the first element.
-            pub fn device_ptr(&self) -> ffi::CUdeviceptr {
-                self.ptr
-            }
-        }
-    };
-}
-scoped_common!(ScopedSlice);
-scoped_common!(ScopedSliceMut);
-
-/// Device memory allocated in stream order on a [`StreamScope`] ([`StreamScope::alloc`]),
-/// freed in stream order (`cuMemFreeAsync`) when dropped. Branded with the scope, so it cannot
-/// leave it; operations take it by reference, so none can use it after its free is enqueued.
-#[derive(Debug)]
-pub struct ScopedAlloc<'scope, T: DeviceCopy> {
-    ptr: ffi::CUdeviceptr,
-    len: usize,
-    stream: ffi::CUstream,
-    _marker: PhantomData<(Invariant<'scope>, *const T)>,
-}
-
-impl<T: DeviceCopy> ScopedAlloc<'_, T> {
-    /// The number of elements.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-    /// Whether there are no elements (never: allocations are non-empty).
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-    /// The device address of the first element.
-    pub fn device_ptr(&self) -> ffi::CUdeviceptr {
-        self.ptr
-    }
-
-    /// `cuMemFreeAsync`—Enqueues the free on the scope's stream, returning the driver's error.
-    #[doc(alias = "cuMemFreeAsync")]
-    pub fn free(self) -> Result<()> {
-        let this = core::mem::ManuallyDrop::new(self);
-        // SAFETY: allocated by `cuMemAllocAsync` on `stream`, freed once (`this` never drops),
-        // in stream order after every operation that used it.
-        unsafe { ffi::cuMemFreeAsync(this.ptr, this.stream) }.result()
-    }
-}
-
-impl<T: DeviceCopy> Drop for ScopedAlloc<'_, T> {
-    #[inline]
-    fn drop(&mut self) {
-        // SAFETY: as in `free`. The stream is live: the scope borrows it, and the allocation
-        // cannot outlive the scope.
-        if let Err(e) = unsafe { ffi::cuMemFreeAsync(self.ptr, self.stream) }.result() {
-            record_drop_error(e);
-        }
-    }
-}
-
-mod scoped_sealed {
-    pub trait Sealed {}
-}
-
-/// Device memory that the operations of the scope `'scope` may read: a [`ScopedSlice`], a
-/// [`ScopedSliceMut`] or a reference to one, or a reference to a [`ScopedAlloc`] of that
-/// scope. Sealed.
-pub trait ScopedRead<'scope, T: DeviceCopy>: scoped_sealed::Sealed + Sized {
-    /// The device address and the number of elements.
-    #[doc(hidden)]
-    fn raw_parts(self) -> (ffi::CUdeviceptr, usize);
-}
-
-/// Device memory that the operations of the scope `'scope` may write: a [`ScopedSliceMut`],
-/// `&mut` one, or `&mut` a [`ScopedAlloc`] of that scope. Sealed.
-pub trait ScopedWrite<'scope, T: DeviceCopy>: ScopedRead<'scope, T> {}
-
-macro_rules! scoped_read {
-    ($([$($lt:lifetime)?] $ty:ty),* ; write: $([$($wlt:lifetime)?] $wty:ty),*) => {
-        $(
-            impl<$($lt,)? 'scope, T: DeviceCopy> scoped_sealed::Sealed for $ty {}
-            impl<$($lt,)? 'scope, T: DeviceCopy> ScopedRead<'scope, T> for $ty {
-                #[inline]
-                fn raw_parts(self) -> (ffi::CUdeviceptr, usize) {
-                    (self.ptr, self.len)
-                }
-            }
-        )*
-        $(impl<$($wlt,)? 'scope, T: DeviceCopy> ScopedWrite<'scope, T> for $wty {})*
-    };
-}
-scoped_read!(
-    [] ScopedSlice<'scope, T>, [] ScopedSliceMut<'scope, T>,
-    ['a] &'a ScopedSliceMut<'scope, T>, ['a] &'a mut ScopedSliceMut<'scope, T>,
-    ['a] &'a ScopedAlloc<'scope, T>, ['a] &'a mut ScopedAlloc<'scope, T>;
-    write: [] ScopedSliceMut<'scope, T>, ['a] &'a mut ScopedSliceMut<'scope, T>,
-        ['a] &'a mut ScopedAlloc<'scope, T>
-);
-
-impl<'scope> StreamScope<'scope, '_> {
-    /// The raw stream the scope enqueues on.
-    pub fn as_raw(&self) -> ffi::CUstream {
-        self.raw
-    }
-
-    /// Binds device memory to this scope for reading, until the scope ends.
-    pub fn bind<T: DeviceCopy, M: DeviceMemory<T> + ?Sized>(
-        &self,
-        memory: &'scope M,
-    ) -> ScopedSlice<'scope, T> {
-        ScopedSlice {
-            ptr: memory.device_ptr(),
-            len: memory.len(),
-            _marker: PhantomData,
-        }
-    }
-
-    /// Binds device memory to this scope exclusively, for reading and writing, until the
-    /// scope ends.
-    pub fn bind_mut<T: DeviceCopy, M: DeviceMemoryMut<T> + ?Sized>(
-        &self,
-        memory: &'scope mut M,
-    ) -> ScopedSliceMut<'scope, T> {
-        ScopedSliceMut {
-            ptr: memory.device_ptr(),
-            len: memory.len(),
-            _marker: PhantomData,
-        }
-    }
-
-    /// Binds host memory to this scope for reading, until the scope ends.
-    pub fn bind_host<T: DeviceCopy>(&self, memory: &'scope [T]) -> ScopedHost<'scope, T> {
-        memory.into()
-    }
-
-    /// Binds host memory to this scope exclusively, so its copies may both read and write it.
-    pub fn bind_host_mut<T: DeviceCopy>(
-        &self,
-        memory: &'scope mut [T],
-    ) -> ScopedHostMut<'scope, T> {
-        memory.into()
-    }
-
-    /// `cuMemAllocAsync`—Allocates `len` elements on the scope's stream, from the device's
-    /// default memory pool (uninitialized device bytes: any bit pattern is a valid `T`).
-    ///
-    /// The allocation is usable by this scope's later operations, in stream order, and is freed
-    /// on the stream (`cuMemFreeAsync`) when dropped: after every operation enqueued before the
-    /// drop, so it may be dropped while kernels using it are still pending. It is branded with
-    /// the scope and cannot leave it. Operations take it by reference (`&alloc`, `&mut alloc`).
-    ///
-    /// # Errors
-    ///
-    /// `CUDA_ERROR_INVALID_VALUE` for zero bytes, [`ErrorKind::SizeOverflow`](crate::ErrorKind::SizeOverflow),
-    /// `CUDA_ERROR_OUT_OF_MEMORY`, `CUDA_ERROR_NOT_SUPPORTED` on devices without memory pools.
-    #[doc(alias = "cuMemAllocAsync")]
-    #[inline]
-    pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<ScopedAlloc<'scope, T>> {
-        let bytes = check_alloc_len::<T>(len)?;
-        let mut ptr: ffi::CUdeviceptr = 0;
-        // SAFETY: `ptr` is a valid out-pointer; the stream is live and of the current context.
-        unsafe { ffi::cuMemAllocAsync(&raw mut ptr, bytes, self.raw) }.result()?;
-        Ok(ScopedAlloc {
-            ptr,
-            len,
-            stream: self.raw,
-            _marker: PhantomData,
-        })
-    }
-
-    /// `cuMemcpyHtoDAsync`—Enqueues a copy from host memory (page-locked for a truly
-    /// asynchronous copy, e.g. a [`PinnedBuffer`](crate::PinnedBuffer)), which stays borrowed
-    /// until the scope ends: `&host`, or a [`ScopedHost`]/[`ScopedHostMut`].
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch); driver errors.
-    #[doc(alias = "cuMemcpyHtoDAsync")]
-    #[inline]
-    pub fn copy_to_device<T: DeviceCopy>(
-        &self,
-        dst: impl ScopedWrite<'scope, T>,
-        src: impl Into<ScopedHost<'scope, T>>,
-    ) -> Result<()> {
-        let ((ptr, len), src) = (dst.raw_parts(), src.into());
-        check_same_len("copy_to_device", len, src.len)?;
-        // SAFETY: `src` is readable for the copied bytes and stays borrowed until the scope has
-        // synchronized the stream; `dst` is live device memory of the current context that
-        // stays so until this copy has run (bound for the scope, or freed in stream order).
-        unsafe { ffi::cuMemcpyHtoDAsync_v2(ptr, src.ptr.cast(), len * size_of::<T>(), self.raw) }
-            .result()
-    }
-
-    /// `cuMemcpyDtoHAsync`—Enqueues a copy to host memory, which stays borrowed until the
-    /// scope ends: `&mut host`, or a [`ScopedHostMut`].
-    #[doc(alias = "cuMemcpyDtoHAsync")]
-    #[inline]
-    pub fn copy_to_host<T: DeviceCopy>(
-        &self,
-        dst: impl Into<ScopedHostMut<'scope, T>>,
-        src: impl ScopedRead<'scope, T>,
-    ) -> Result<()> {
-        let (dst, (ptr, len)) = (dst.into(), src.raw_parts());
-        check_same_len("copy_to_host", dst.len, len)?;
-        // SAFETY: `dst` is writable for the copied bytes and stays borrowed until the scope has
-        // synchronized the stream; `src` is live device memory of the current context until
-        // this copy has run; any bit pattern is a valid `T`.
-        unsafe { ffi::cuMemcpyDtoHAsync_v2(dst.ptr.cast(), ptr, len * size_of::<T>(), self.raw) }
-            .result()
-    }
-
-    /// `cuMemcpyDtoDAsync`—Enqueues a device-to-device copy. The two ranges cannot overlap:
-    /// `dst` is written through an exclusive binding, which no shared binding aliases.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch); driver errors.
-    #[doc(alias = "cuMemcpyDtoDAsync")]
-    #[inline]
-    pub fn copy_device<T: DeviceCopy>(
-        &self,
-        dst: impl ScopedWrite<'scope, T>,
-        src: impl ScopedRead<'scope, T>,
-    ) -> Result<()> {
-        let ((dst, len), (src, src_len)) = (dst.raw_parts(), src.raw_parts());
-        check_same_len("copy_device", len, src_len)?;
-        // SAFETY: both are live device memory of the current context until this copy has run,
-        // and disjoint: `dst` comes from an exclusive binding or `&mut` allocation, which the
-        // borrow checker keeps from aliasing any other binding or allocation of the scope.
-        unsafe { ffi::cuMemcpyDtoDAsync_v2(dst, src, len * size_of::<T>(), self.raw) }.result()
-    }
-
-    /// `cuMemsetD8Async`—Enqueues setting every byte of `dst` to `value`.
-    #[doc(alias = "cuMemsetD8Async")]
-    #[inline]
-    pub fn fill_bytes<T: DeviceCopy>(
-        &self,
-        dst: impl ScopedWrite<'scope, T>,
-        value: u8,
-    ) -> Result<()> {
-        let (ptr, len) = dst.raw_parts();
-        // SAFETY: `dst` is live device memory of the current context until this memset has run.
-        unsafe { ffi::cuMemsetD8Async(ptr, value, len * size_of::<T>(), self.raw) }.result()
-    }
-
-    /// `cuEventRecord`—Records `event` on the scope's stream.
-    #[doc(alias = "cuEventRecord")]
-    #[inline]
-    pub fn record(&self, event: &Event<'_>) -> Result<()> {
-        record_event(self.raw, event)
-    }
-
-    /// `cuStreamWaitEvent`—Makes later work in this scope wait for `event`.
-    #[doc(alias = "cuStreamWaitEvent")]
-    #[inline]
-    pub fn wait(&self, event: &Event<'_>) -> Result<()> {
-        wait_event(self.raw, event)
-    }
-
-    /// `cuLaunchKernel`—Enqueues a kernel launch.
-    ///
-    /// `args` is a tuple of plain data (passed by value) and device memory of this scope
-    /// ([`ScopedSlice`], [`ScopedSliceMut`], `&`/`&mut` [`ScopedAlloc`]; passed as device
-    /// pointers). `function` is borrowed until the scope ends, so its module cannot be unloaded
-    /// while the kernel may run.
-    ///
-    /// # Safety
-    ///
-    /// The kernel is unchecked code:
-    /// - its parameter list must match `args` in number, order and type;
-    /// - every address it dereferences must come from a device-memory argument of this launch
-    ///   ([`ScopedSlice`], [`ScopedSliceMut`], `&`/`&mut` [`ScopedAlloc`]), within that
-    ///   argument's length; it writes only through arguments passed mutably;
-    /// - plain-data arguments are values, never addresses: an integer holding a device address
-    ///   (from `device_ptr()`, say) must not be dereferenced, because nothing keeps the memory
-    ///   it names alive, bound or unaliased while the kernel runs.
-    ///
-    /// # Errors
-    ///
-    /// Launch errors (`CUDA_ERROR_INVALID_VALUE` for a block larger than the device allows,
-    /// too much shared memory, ...). Faults inside the kernel surface at the scope's end.
-    #[doc(alias = "cuLaunchKernel")]
-    #[inline]
-    // Taking the tuple by value lets callers write `(&da, &mut db, n)` in place.
-    #[allow(clippy::needless_pass_by_value)]
-    pub unsafe fn launch<A: KernelArgs<'scope>>(
-        &self,
-        function: &'scope Function<'_>,
-        config: LaunchConfig,
-        args: A,
-    ) -> Result<()> {
-        args.with_params(|params| {
-            // SAFETY: `function` is a live function of a module of the current context;
-            // `params` points to one pointer per argument, each to a live value of the type the
-            // caller promised the kernel takes; device memory arguments stay borrowed until the
-            // scope has synchronized the stream.
-            unsafe {
-                ffi::cuLaunchKernel(
-                    function.as_raw(),
-                    config.grid.0,
-                    config.grid.1,
-                    config.grid.2,
-                    config.block.0,
-                    config.block.1,
-                    config.block.2,
-                    config.shared_mem_bytes,
-                    self.raw,
-                    params,
-                    core::ptr::null_mut(),
-                )
-            }
-            .result()
-        })
     }
 }

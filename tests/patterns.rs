@@ -15,7 +15,7 @@
 use custack::{
     Context, ContextFlags, DeviceCopy, DeviceMemory, DeviceMemoryMut, Driver, ErrorKind,
     EventFlags, LaunchConfig, Module, ParkedBuffer, ParkedModule, PushedGuard, Result, Stack,
-    StackTop,
+    StackTop, StreamFlags,
 };
 
 /// Hand-written PTX: `vector_add(a, b, c, n)`, `add_u32(x, k, n)`, `empty()`, `empty_ptr(x)`.
@@ -609,6 +609,58 @@ fn c10_c11_memory_reused_after_scope(ctx: &Context) -> Result<(Vec<u32>, Vec<u32
     Ok((first, first_async, second))
 }
 
+/// Twin of `ui-tests/c16_*.rs` and `ui-tests/c17_*.rs`: a rolling pipeline of owned
+/// submissions over two streams (one of them non-blocking). Each chunk's page-locked input,
+/// device buffer, kernel function and host output vector are moved into an upload on `copy`;
+/// the `compute` stream takes the upload over (a GPU-side wait), adds `chunk + 1` and copies
+/// the result into the vector; the host waits for each chunk only when the pipeline is two
+/// deep, and gets every buffer back to reuse. Returns each chunk's output vector.
+fn c16_c17_pipeline_hands_memory_back(ctx: &Context, chunks: u32) -> Result<Vec<Vec<u32>>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let add = module.function("add_u32")?;
+    let copy = guard.stream()?;
+    let compute = guard.stream_with(StreamFlags::NON_BLOCKING, 0)?;
+    let cfg = LaunchConfig::for_elements(N32);
+    let mut spare = Vec::new(); // buffers handed back, reused by later chunks
+    let mut pending = std::collections::VecDeque::new();
+    let mut results = Vec::new();
+    for chunk in 0..chunks {
+        let (mut host, dev) = match spare.pop() {
+            Some(buffers) => buffers,
+            None => (guard.alloc_pinned::<u32>(N)?, guard.alloc::<u32>(N)?),
+        };
+        host.fill(chunk * 10); // the host writes its buffer only while it owns it
+        let upload = copy.submit((host, dev), |s, (host, mut dev)| {
+            s.copy_to_device(&mut dev, host)
+        })?;
+        let out = vec![0u32; N];
+        let done = compute.submit_after(upload, (add, out), |s, ((_, mut dev), (add, out))| {
+            // SAFETY: `add_u32(unsigned* x, unsigned k, unsigned n)`; `dev` holds `n` elements.
+            unsafe { s.launch(&add, cfg, (&mut dev, chunk + 1, N32)) }?;
+            s.copy_to_host(out, &dev)
+        })?;
+        pending.push_back(done);
+        if pending.len() == 2 {
+            if let Some(oldest) = pending.pop_front() {
+                let ((host, dev), (_add, out)) = oldest.wait()?;
+                results.push(out);
+                spare.push((host, dev));
+            }
+        }
+    }
+    while let Some(done) = pending.pop_front() {
+        // `try_wait` first, to show the non-blocking form; then wait.
+        let ((_host, _dev), (_add, out)) = match done.try_wait()? {
+            Ok(payload) => payload,
+            Err(still_pending) => still_pending.wait()?,
+        };
+        results.push(out);
+    }
+    Ok(results)
+}
+
 /// A user type made plain data by an `unsafe impl` (C12's twin of a user struct).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
@@ -893,5 +945,17 @@ fn twins_c10_c11_c12_c14_on_device() -> Result<()> {
     let halves = c14_disjoint_views(&ctx)?;
     assert_eq!(halves.get(..N / 2), Some(&vec![11; N / 2][..]));
     assert_eq!(halves.get(N / 2..), Some(&vec![21; N / 2][..]));
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn twins_c16_c17_on_device() -> Result<()> {
+    let ctx = context0()?;
+    let results = c16_c17_pipeline_hands_memory_back(&ctx, 7)?;
+    assert_eq!(results.len(), 7);
+    for (chunk, out) in (0u32..).zip(&results) {
+        assert_eq!(out, &vec![chunk * 10 + chunk + 1; N], "chunk {chunk}");
+    }
     Ok(())
 }

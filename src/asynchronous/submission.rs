@@ -1,0 +1,439 @@
+//! Owned submissions: asynchronous work whose memory is moved in, so its lifetime may overlap
+//! other work without nesting.
+//!
+//! [`Stream::submit`] moves a [`Payload`] (device buffers, page-locked buffers, host vectors,
+//! kernel functions, tuples of them) into a [`Submission`], enqueues work on it through the same
+//! [`StreamScope`] a [`Stream::scope`] uses, and records one event. The submission owns the
+//! payload while the GPU may use it and hands it back from [`Submission::wait`] (or
+//! [`try_wait`](Submission::try_wait)); nothing else can reach it meanwhile (C16). A submission
+//! on another stream takes a pending one over with [`Stream::submit_after`]: its stream waits for
+//! the first one's event on the GPU, and the joint submission owns both payloads until all of its
+//! work is done (C17).
+//!
+//! Nothing is counted or tracked at run time: the borrow checker does the bookkeeping, and each
+//! submission costs one event record (and, for a first submission, one event).
+
+use crate::error::{Result, record_drop_error};
+use crate::ffi;
+use crate::launch::Function;
+use crate::memory::{DeviceBuffer, DeviceMemory, PinnedBuffer};
+use crate::plain::DeviceCopy;
+use crate::stream::Stream;
+use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
+
+use super::scope::{ScopedHostMut, ScopedSliceMut, StreamScope};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// What a [`Submission`] can own while the GPU uses it: a [`DeviceBuffer`], a
+/// [`PinnedBuffer`], a `Vec<T>` or `Box<[T]>` of plain data, a kernel [`Function`], `()`, and
+/// tuples of these (up to eight, nested as deep as you like). Sealed.
+///
+/// Every payload keeps the memory the GPU reaches at a fixed address when the payload itself is
+/// moved (a device allocation, page-locked pages, a heap block), which is what lets a submission
+/// move it into itself after enqueuing work on it. An array `[T; N]` is not a payload: its
+/// elements move with it.
+///
+/// Inside the submission's closure the payload is seen *bound* to the scope
+/// ([`Payload::Bound`]): device memory as a [`ScopedSliceMut`], host memory as a
+/// [`ScopedHostMut`], a function as a `Function<'scope>`.
+pub trait Payload: sealed::Sealed {
+    /// The payload as the operations of a scope `'scope` take it.
+    type Bound<'scope>;
+
+    /// Binds the payload to a scope.
+    ///
+    /// # Safety
+    ///
+    /// The payload must not be moved in a way that moves the memory it names, dropped, or
+    /// reached by the host until the scope's work is complete; `'scope` must not outlive that.
+    #[doc(hidden)]
+    unsafe fn bind<'scope>(&mut self) -> Self::Bound<'scope>;
+}
+
+impl<T: DeviceCopy> sealed::Sealed for DeviceBuffer<'_, T> {}
+impl<T: DeviceCopy> Payload for DeviceBuffer<'_, T> {
+    type Bound<'scope> = ScopedSliceMut<'scope, T>;
+    #[inline]
+    unsafe fn bind<'scope>(&mut self) -> ScopedSliceMut<'scope, T> {
+        // SAFETY: the buffer's device memory lives until the buffer drops, which the caller
+        // promises happens only after the scope's work; `&mut self` and the caller's promise
+        // give the scope exclusive access.
+        unsafe { ScopedSliceMut::from_raw_parts(self.device_ptr(), self.len()) }
+    }
+}
+
+impl<T: DeviceCopy> sealed::Sealed for PinnedBuffer<'_, T> {}
+impl<T: DeviceCopy> Payload for PinnedBuffer<'_, T> {
+    type Bound<'scope> = ScopedHostMut<'scope, T>;
+    #[inline]
+    unsafe fn bind<'scope>(&mut self) -> ScopedHostMut<'scope, T> {
+        // SAFETY: the page-locked pages do not move with the buffer and live until it drops,
+        // after the scope's work (the caller's promise).
+        unsafe { ScopedHostMut::from_raw_parts(self.as_mut_ptr(), self.len()) }
+    }
+}
+
+impl<T: DeviceCopy> sealed::Sealed for Vec<T> {}
+impl<T: DeviceCopy> Payload for Vec<T> {
+    type Bound<'scope> = ScopedHostMut<'scope, T>;
+    #[inline]
+    unsafe fn bind<'scope>(&mut self) -> ScopedHostMut<'scope, T> {
+        // SAFETY: the heap block does not move with the `Vec`, and cannot be reallocated: the
+        // submission owns the `Vec` and offers no access to it until the work is complete.
+        unsafe { ScopedHostMut::from_raw_parts(self.as_mut_ptr(), self.len()) }
+    }
+}
+
+impl<T: DeviceCopy> sealed::Sealed for Box<[T]> {}
+impl<T: DeviceCopy> Payload for Box<[T]> {
+    type Bound<'scope> = ScopedHostMut<'scope, T>;
+    #[inline]
+    unsafe fn bind<'scope>(&mut self) -> ScopedHostMut<'scope, T> {
+        // SAFETY: as for `Vec`.
+        unsafe { ScopedHostMut::from_raw_parts(self.as_mut_ptr(), self.len()) }
+    }
+}
+
+impl sealed::Sealed for Function<'_> {}
+impl Payload for Function<'_> {
+    type Bound<'scope> = Function<'scope>;
+    #[inline]
+    unsafe fn bind<'scope>(&mut self) -> Function<'scope> {
+        // SAFETY: the submission holds the function, and so the borrow of its module, until
+        // its work is complete; a leaked submission leaves the module to `Module`'s drop, which
+        // synchronizes the context before unloading.
+        unsafe { Function::from_raw(self.as_raw()) }
+    }
+}
+
+impl sealed::Sealed for () {}
+impl Payload for () {
+    type Bound<'scope> = ();
+    #[inline]
+    unsafe fn bind<'scope>(&mut self) -> Self::Bound<'scope> {}
+}
+
+macro_rules! payload_tuple {
+    ($($name:ident $idx:tt),+) => {
+        impl<$($name: Payload),+> sealed::Sealed for ($($name,)+) {}
+        impl<$($name: Payload),+> Payload for ($($name,)+) {
+            type Bound<'scope> = ($($name::Bound<'scope>,)+);
+            #[inline]
+            unsafe fn bind<'scope>(&mut self) -> Self::Bound<'scope> {
+                // SAFETY: the caller's promise covers every element.
+                ($(unsafe { self.$idx.bind() },)+)
+            }
+        }
+    };
+}
+payload_tuple!(A 0);
+payload_tuple!(A 0, B 1);
+payload_tuple!(A 0, B 1, C 2);
+payload_tuple!(A 0, B 1, C 2, D 3);
+payload_tuple!(A 0, B 1, C 2, D 3, E 4);
+payload_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
+payload_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+payload_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+
+/// Work enqueued on a stream that owns its [`Payload`] until the GPU is done with it.
+///
+/// Made by [`Stream::submit`] or [`Stream::submit_after`]. It borrows its stream (and so the
+/// guard that lent it): it cannot outlive either, be used while another context is pushed on
+/// top, or leave its thread (`!Send`, `!Sync`). Its payload is out of the host's reach until it
+/// is handed back:
+///
+/// - [`wait`](Self::wait): `cuEventSynchronize` on the submission's event, then the payload;
+/// - [`try_wait`](Self::try_wait), [`is_complete`](Self::is_complete): `cuEventQuery`;
+/// - dropping it waits, then drops the payload (never freeing memory under the GPU);
+/// - leaking it (`mem::forget`) leaks the payload: it is never freed or handed back, which is
+///   sound (R11). A leaked function's module may still be unloaded, but [`Module`](crate::Module)
+///   synchronizes its context before unloading.
+///
+/// When a wait fails (a sticky error of the context, say), the payload is not handed back or
+/// freed: custack cannot tell whether the GPU still uses it, so it is leaked (device and
+/// page-locked memory go with the context).
+///
+/// # Examples
+///
+/// Chunk *i*'s upload on one stream overlaps chunk *i − 1*'s kernel and download on another;
+/// each chunk's buffers come back as soon as its own work is done:
+///
+/// ```no_run
+/// use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
+/// # fn consume(_: &[u32]) {}
+/// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+/// let mut stack = Stack::new()?;
+/// let guard = stack.push(&ctx)?;
+/// let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
+/// let add = module.function("add_u32")?;
+/// let (copy, compute) = (guard.stream()?, guard.stream()?);
+/// const N: usize = 1 << 20;
+/// let mut pending = std::collections::VecDeque::new();
+/// for chunk in 0..8u32 {
+///     let mut host = guard.alloc_pinned::<u32>(N)?;
+///     host.fill(chunk);
+///     let dev = guard.alloc::<u32>(N)?;
+///     let upload = copy.submit((host, dev), |s, (host, mut dev)| {
+///         s.copy_to_device(&mut dev, host)
+///     })?;
+///     // The compute stream waits for the upload on the GPU and takes its payload over.
+///     let done = compute.submit_after(upload, add, |s, ((host, mut dev), add)| {
+///         // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
+///         unsafe { s.launch(&add, LaunchConfig::for_elements(N as u32), (&mut dev, 1u32, N as u32)) }?;
+///         s.copy_to_host(host, &dev)
+///     })?;
+///     pending.push_back(done);
+///     if pending.len() == 2 {
+///         let ((host, _dev), _add) = pending.pop_front().unwrap().wait()?;
+///         consume(&host);
+///     }
+/// }
+/// for done in pending {
+///     let ((host, _dev), _add) = done.wait()?;
+///     consume(&host);
+/// }
+/// # Ok::<(), custack::Error>(())
+/// ```
+#[must_use = "dropping a submission waits for it at once; keep it, and `wait` for its payload"]
+#[derive(Debug)]
+pub struct Submission<'s, P: Payload> {
+    event: ffi::CUevent,
+    payload: ManuallyDrop<P>,
+    // Borrows the stream (and through it the guard); the guard's thread only.
+    _stream: PhantomData<(&'s (), *const ())>,
+}
+
+static_assertions::assert_not_impl_any!(Submission<'static, Vec<u8>>: Send, Sync);
+
+/// A submission whose work may be partly enqueued: on an error or a panic before it is
+/// complete, waits for the stream, then drops the payload (or leaks it if the wait failed), and
+/// destroys the event.
+struct Enqueuing<P> {
+    stream: ffi::CUstream,
+    event: ffi::CUevent,
+    payload: ManuallyDrop<P>,
+}
+
+impl<P> Drop for Enqueuing<P> {
+    fn drop(&mut self) {
+        // SAFETY: the stream is live and of the current context (borrowed by `submit`).
+        match unsafe { ffi::cuStreamSynchronize(self.stream) }.result() {
+            // SAFETY: the payload is dropped once; the stream's work, all of which may use it,
+            // is complete.
+            Ok(()) => unsafe { ManuallyDrop::drop(&mut self.payload) },
+            Err(e) => record_drop_error(e),
+        }
+        destroy_event(self.event);
+    }
+}
+
+fn destroy_event(event: ffi::CUevent) {
+    // SAFETY: a live event of the current context, destroyed once. A pending record or a
+    // stream's pending wait on it does not stop it from being destroyed (Event Management).
+    if let Err(e) = unsafe { ffi::cuEventDestroy_v2(event) }.result() {
+        record_drop_error(e);
+    }
+}
+
+impl Stream<'_> {
+    /// Moves `payload` into a submission on this stream, enqueues the work `f` does with it,
+    /// and records the submission's event (`cuEventCreate`, `cuEventRecord`).
+    ///
+    /// `f` enqueues through a [`StreamScope`] exactly as in [`scope`](Self::scope) and receives
+    /// the payload [bound](Payload::Bound) to that scope. It can reach nothing else: the scope's
+    /// environment is `'static`, so memory and functions that the submission does not own are
+    /// rejected by the compiler (a submission may outlive any borrow, even leaked).
+    ///
+    /// # Errors
+    ///
+    /// The event's creation or recording, or `f`'s error. Then the submission is not made: the
+    /// stream is synchronized (everything `f` enqueued is complete) and the payload dropped.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let stream = guard.stream()?;
+    /// let dev = guard.alloc::<u32>(1024)?;
+    /// let pending = stream.submit((dev, vec![0u32; 1024]), |s, (mut dev, host)| {
+    ///     s.fill_bytes(&mut dev, 1)?;
+    ///     s.copy_to_host(host, &dev)
+    /// })?;
+    /// // ... the host does other work; `dev` and the vector are out of its reach ...
+    /// let (_dev, host) = pending.wait()?;
+    /// assert!(host.iter().all(|&x| x == 0x0101_0101));
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    #[doc(alias = "cuEventRecord")]
+    #[inline]
+    pub fn submit<P: Payload>(
+        &self,
+        payload: P,
+        f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'static>, P::Bound<'scope>) -> Result<()>,
+    ) -> Result<Submission<'_, P>> {
+        let mut event = core::ptr::null_mut();
+        let flags = ffi::CUevent_flags::CU_EVENT_DISABLE_TIMING.0 as core::ffi::c_uint;
+        // SAFETY: valid out-pointer; the stream's context is current. Nothing is enqueued yet,
+        // so on failure the payload simply drops.
+        unsafe { ffi::cuEventCreate(&raw mut event, flags) }.result()?;
+        self.enqueue(event, payload, f)
+    }
+
+    /// Takes a pending submission (of any stream of this context) over: makes this stream wait
+    /// for its event on the GPU (`cuStreamWaitEvent`, no host round trip), then enqueues `f`
+    /// with both payloads, and records the joint submission's event (`cuEventRecord`, reusing
+    /// the first submission's event).
+    ///
+    /// The joint submission owns `(pending's payload, payload)` until all of its work is done:
+    /// `pending`'s memory cannot be handed back to the host, freed or reused while work on
+    /// this stream may still use it (C17).
+    ///
+    /// # Errors
+    ///
+    /// As [`submit`](Self::submit); an error of the wait itself. On an error the joint
+    /// submission is not made: this stream is synchronized, which covers `pending`'s work too
+    /// once the wait was enqueued (otherwise `pending` is waited for), and both payloads drop.
+    #[doc(alias = "cuStreamWaitEvent")]
+    #[inline]
+    pub fn submit_after<'s, Q: Payload, P: Payload>(
+        &'s self,
+        pending: Submission<'s, Q>,
+        payload: P,
+        f: impl for<'scope> FnOnce(
+            &'scope StreamScope<'scope, 'static>,
+            (Q::Bound<'scope>, P::Bound<'scope>),
+        ) -> Result<()>,
+    ) -> Result<Submission<'s, (Q, P)>> {
+        // SAFETY: both handles are live and of the current context; the flags must be 0.
+        let waited = unsafe { ffi::cuStreamWaitEvent(self.as_raw(), pending.event, 0) }.result();
+        // On failure, dropping `pending` waits for it before its payload is dropped.
+        waited?;
+        let (event, earlier) = pending.into_parts();
+        // From here `event` may be recorded again: a stream's wait refers to the record that
+        // preceded it (cuStreamWaitEvent). `earlier`'s work is ordered before this stream's.
+        self.enqueue(event, (earlier, payload), |s, (q, p)| f(s, (q, p)))
+    }
+
+    fn enqueue<P: Payload>(
+        &self,
+        event: ffi::CUevent,
+        payload: P,
+        f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'static>, P::Bound<'scope>) -> Result<()>,
+    ) -> Result<Submission<'_, P>> {
+        let mut work = Enqueuing {
+            stream: self.as_raw(),
+            event,
+            payload: ManuallyDrop::new(payload),
+        };
+        // SAFETY: the stream is live and of the current context for as long as `self` is
+        // borrowed. The payload is owned by `work` and then by the submission, which hand it
+        // back only after the stream, or the event recorded after the scope's work, completes.
+        let scope = unsafe { StreamScope::from_raw(work.stream) };
+        // SAFETY: the payload stays where its memory is (a `Payload` moves without moving the
+        // memory it names) and out of reach until then; the bound handles are branded with the
+        // scope, which `f` cannot let escape.
+        let bound = unsafe { work.payload.bind() };
+        f(&scope, bound)?;
+        // SAFETY: both handles are live and of the current context.
+        unsafe { ffi::cuEventRecord(work.event, work.stream) }.result()?;
+        let work = ManuallyDrop::new(work);
+        Ok(Submission {
+            event: work.event,
+            // SAFETY: read once from `work`, which is never dropped.
+            payload: unsafe { core::ptr::read(&raw const work.payload) },
+            _stream: PhantomData,
+        })
+    }
+}
+
+impl<P: Payload> Submission<'_, P> {
+    /// The raw `CUevent` recorded after the submission's work.
+    pub fn event_raw(&self) -> ffi::CUevent {
+        self.event
+    }
+
+    /// `cuEventSynchronize`—Waits until the submission's work is complete and hands its
+    /// payload back.
+    ///
+    /// # Errors
+    ///
+    /// The first error of the work, or a sticky error of the context. The payload is then
+    /// leaked, never handed back (see [`Submission`]).
+    #[doc(alias = "cuEventSynchronize")]
+    #[inline]
+    pub fn wait(self) -> Result<P> {
+        // SAFETY: a live event of the current context.
+        let r = unsafe { ffi::cuEventSynchronize(self.event) }.result();
+        self.finish(r)
+    }
+
+    /// `cuEventQuery`—The payload if the work is complete, or the submission back if not.
+    ///
+    /// # Errors
+    ///
+    /// As [`wait`](Self::wait).
+    #[doc(alias = "cuEventQuery")]
+    #[inline]
+    pub fn try_wait(self) -> Result<core::result::Result<P, Self>> {
+        // SAFETY: a live event of the current context.
+        match unsafe { ffi::cuEventQuery(self.event) } {
+            ffi::CUresult::CUDA_ERROR_NOT_READY => Ok(Err(self)),
+            r => self.finish(r.result()).map(Ok),
+        }
+    }
+
+    /// `cuEventQuery`—Whether the submission's work is complete.
+    #[doc(alias = "cuEventQuery")]
+    #[inline]
+    pub fn is_complete(&self) -> Result<bool> {
+        // SAFETY: a live event of the current context.
+        match unsafe { ffi::cuEventQuery(self.event) } {
+            ffi::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            r => r.result().map(|()| true),
+        }
+    }
+
+    /// Hands the payload back after `waited` (the event's synchronize or query) succeeded;
+    /// leaks it otherwise.
+    #[inline]
+    fn finish(self, waited: Result<()>) -> Result<P> {
+        let (event, payload) = self.into_parts();
+        destroy_event(event);
+        match waited {
+            Ok(()) => Ok(payload),
+            Err(e) => {
+                core::mem::forget(payload);
+                Err(e)
+            }
+        }
+    }
+
+    /// The event and the payload, without waiting.
+    #[inline]
+    fn into_parts(self) -> (ffi::CUevent, P) {
+        let mut this = ManuallyDrop::new(self);
+        // SAFETY: the payload is taken once; `this` never drops.
+        let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
+        (this.event, payload)
+    }
+}
+
+impl<P: Payload> Drop for Submission<'_, P> {
+    fn drop(&mut self) {
+        // SAFETY: a live event of the current context (the submission borrows the guard, which
+        // is on top: nothing can be pushed over it while the submission lives).
+        match unsafe { ffi::cuEventSynchronize(self.event) }.result() {
+            // SAFETY: the payload is dropped once, after the work that used it is complete.
+            Ok(()) => unsafe { ManuallyDrop::drop(&mut self.payload) },
+            Err(e) => record_drop_error(e),
+        }
+        destroy_event(self.event);
+    }
+}
