@@ -7,7 +7,9 @@
 # binaries that make no CUDA call (lib, errors, symbols). API errors are not reported as
 # sanitizer errors: the bad-input tests provoke them on purpose (invalid launches, invalid PTX,
 # out of memory); their tests check them. LOAD sets the iterations of the load test under the
-# sanitizer (default 40).
+# sanitizer (default 40). Child processes are not sanitized (--target-processes
+# application-only): the only tests that start them do so to fault on purpose (gpu_faults) or to
+# leak a pending submission on purpose (gpu_submission's R11 test, whose leak is the point).
 set -u
 cd "$(dirname "$0")/.."
 out=${OUT:-.gpu/out}; mkdir -p "$out"
@@ -19,7 +21,7 @@ for b in .gpu/bin/test-* .gpu/bin/example-*; do
   case "$b" in *gpu_faults|*test-lib|*test-errors|*test-symbols) continue ;; esac
   args=(); [[ $b == *test-* ]] && args=(--include-ignored --test-threads=1)
   echo "=== sanitize $b" >> "$san"
-  CUSTACK_LOAD_ITERS=${LOAD:-40} compute-sanitizer --leak-check full --report-api-errors no \
+  CUSTACK_LOAD_ITERS=${LOAD:-40} compute-sanitizer --leak-check full --report-api-errors no --target-processes application-only \
     --error-exitcode 86 "$b" "${args[@]}" >> "$san" 2>&1
   s=$?; [ $s = 0 ] || rc=1
   echo "--- $b: exit $s" >> "$san"
