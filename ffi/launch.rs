@@ -1,6 +1,9 @@
 //! Mirrors cuda.h "Execution Control" (group__CUDA__EXEC).
 
 use super::{CUfunction, CUfunction_attribute, CUresult, CUstream};
+
+/// `CUhostFn`: a host function enqueued on a stream.
+pub type CUhostFn = Option<unsafe extern "C" fn(userData: *mut c_void)>;
 use core::ffi::{c_int, c_uint, c_void};
 
 unsafe extern "C" {
@@ -33,4 +36,7 @@ unsafe extern "C" {
         kernelParams: *mut *mut c_void,
         extra: *mut *mut c_void,
     ) -> CUresult;
+    /// Enqueues a host function call in a stream.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
+    pub fn cuLaunchHostFunc(hStream: CUstream, fn_: CUhostFn, userData: *mut c_void) -> CUresult;
 }

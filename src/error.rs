@@ -404,6 +404,10 @@ error_kinds! {
         /// custack: the primary context of this device is already held by a custack value.
         PrimaryContextInUse = "CUSTACK_PRIMARY_CONTEXT_IN_USE",
             "the primary context of this device is already held by another custack value";
+        /// custack: a host function enqueued on a stream of this context panicked; the panic
+        /// was caught before it reached the driver, and is reported by the next wait.
+        HostFunctionPanicked = "CUSTACK_HOST_FUNCTION_PANICKED",
+            "a host function enqueued on a stream panicked";
     }
 }
 

@@ -81,7 +81,7 @@ pub use asynchronous::scope::{
     ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
     StreamScope,
 };
-pub use asynchronous::submission::{Payload, Submission};
+pub use asynchronous::submission::{Payload, Submission, SubmissionFuture};
 pub use attribute::DeviceAttribute;
 pub use context::{Context, ContextFlags};
 pub use current::{CacheConfig, Limit};

@@ -115,11 +115,18 @@ impl<'g> Stream<'g> {
     }
 
     /// `cuStreamSynchronize`—Waits for all work on the stream.
+    ///
+    /// # Errors
+    ///
+    /// The first error of the stream's work, a sticky error, or
+    /// [`ErrorKind::HostFunctionPanicked`](crate::ErrorKind::HostFunctionPanicked) for a
+    /// [host function](crate::StreamScope::host_fn) of this context that panicked.
     #[doc(alias = "cuStreamSynchronize")]
     #[inline]
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: `raw` is a live stream of the current context.
-        unsafe { ffi::cuStreamSynchronize(self.raw) }.result()
+        unsafe { ffi::cuStreamSynchronize(self.raw) }.result()?;
+        crate::asynchronous::host::check_panics()
     }
 
     /// `cuStreamQuery`—Whether all work on the stream is complete.

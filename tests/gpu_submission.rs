@@ -207,3 +207,94 @@ fn r11_leaking_a_pending_submission_is_sound() {
     assert!(take_drop_errors().is_empty());
     println!("CHILD-OK");
 }
+
+/// Drives a future on this thread, parking until its waker unparks it; counts the polls.
+fn block_on<F: std::future::Future>(f: F) -> (F::Output, usize) {
+    use std::sync::Arc;
+    use std::task::{Context, Poll, Wake, Waker};
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut f = std::pin::pin!(f);
+    let mut polls = 0;
+    loop {
+        polls += 1;
+        if let Poll::Ready(v) = f.as_mut().poll(&mut Context::from_waker(&waker)) {
+            return (v, polls);
+        }
+        std::thread::park();
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn host_functions_run_in_order_and_their_panics_are_reported() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let before = tx.clone();
+    let pending = stream
+        .submit(guard.alloc::<u8>(64 << 20).unwrap(), |s, mut buf| {
+            s.host_fn(move || before.send("before").unwrap())?;
+            s.fill_bytes(&mut buf, 0)?;
+            s.host_fn(move || tx.send("after").unwrap())
+        })
+        .unwrap();
+    assert_eq!(rx.recv().unwrap(), "before");
+    assert_eq!(rx.recv().unwrap(), "after");
+    pending.wait().unwrap();
+
+    // A panic is caught before it reaches the driver and reported by the next wait.
+    let pending = stream
+        .submit(vec![0u8; 4], |s, _| {
+            s.host_fn(|| panic!("boom in a host function"))
+        })
+        .unwrap();
+    let err = pending.wait().map(|_| ()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::HostFunctionPanicked);
+    assert!(err.to_string().contains("boom in a host function"), "{err}");
+    // Reported once; the stream and context carry on.
+    stream.synchronize().unwrap();
+    let r = stream.scope(|s| s.host_fn(|| panic!("boom in a scope")));
+    let err = r.map(|_| ()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::HostFunctionPanicked);
+    stream.scope(|s| s.host_fn(|| ())).unwrap().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_submission_is_a_future_woken_by_the_driver() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let add = module.function("add_u32").unwrap();
+    let stream = guard.stream().unwrap();
+    let dev = guard.alloc_zeroed::<u32>(N).unwrap();
+    let pending = stream
+        .submit((dev, add, vec![0u32; N]), |s, (mut dev, add, out)| {
+            for _ in 0..100 {
+                // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n); `dev` holds n elements.
+                unsafe { s.launch(&add, LaunchConfig::for_elements(N32), (&mut dev, 1u32, N32)) }?;
+            }
+            s.copy_to_host(out, &dev)
+        })
+        .unwrap();
+    let (result, polls) = block_on(async { pending.await });
+    let (_dev, _add, out) = result.unwrap();
+    assert!(out.iter().all(|&x| x == 100));
+    // Pending once, then woken by the host function: no busy polling.
+    assert!(polls <= 3, "polled {polls} times");
+    // Two at once on two streams, awaited in turn.
+    let other = guard.stream().unwrap();
+    let a = stream.submit(vec![0u8; 4], |_, _| Ok(())).unwrap();
+    let b = other.submit(vec![1u8; 4], |_, _| Ok(())).unwrap();
+    let ((x, y), _) = block_on(async { (a.await, b.await) });
+    assert_eq!((x.unwrap(), y.unwrap()), (vec![0; 4], vec![1; 4]));
+}

@@ -8,9 +8,13 @@
 //!   overlap without nesting (rolling pipelines over several streams); submissions on other
 //!   streams take it over with a GPU-side wait.
 //!
+//! - [`StreamScope::host_fn`](crate::StreamScope::host_fn) ([`host`]): a Rust closure the driver
+//!   calls in stream order, its panics caught and reported by the next wait.
+//!
 //! Both enqueue through one type, [`StreamScope`](crate::StreamScope): every asynchronous
 //! operation (copies, memsets, stream-ordered allocation, events, launches) is written once and
 //! is available to scopes and submissions alike.
 
+pub(crate) mod host;
 pub(crate) mod scope;
 pub(crate) mod submission;

@@ -27,7 +27,9 @@ impl Stream<'_> {
     /// # Errors
     ///
     /// The synchronization's error: the first error of the work in the scope, or a sticky
-    /// error. Errors of individual enqueue calls are returned by those calls.
+    /// error; [`ErrorKind::HostFunctionPanicked`](crate::ErrorKind::HostFunctionPanicked) if a
+    /// [host function](StreamScope::host_fn) of this context panicked. Errors of individual
+    /// enqueue calls are returned by those calls.
     ///
     /// # Examples
     ///
@@ -58,6 +60,7 @@ impl Stream<'_> {
         core::mem::forget(waiter);
         // SAFETY: `raw` is a live stream of the current context.
         unsafe { ffi::cuStreamSynchronize(self.as_raw()) }.result()?;
+        super::host::check_panics()?;
         Ok(value)
     }
 }
@@ -508,6 +511,46 @@ impl<'scope> StreamScope<'scope, '_> {
     #[inline]
     pub fn wait(&self, event: &Event<'_>) -> Result<()> {
         wait_event(self.raw, event)
+    }
+
+    /// `cuLaunchHostFunc`—Enqueues a call of `f` on the host, in stream order: after all work
+    /// enqueued before it, and before any work enqueued after it starts.
+    ///
+    /// The driver calls `f` on a thread of its own, so it must be `Send + 'static` (it cannot
+    /// borrow what the scope binds: it would run while the GPU may use it). It must not call the
+    /// CUDA API (the driver documents that such a call may deadlock or fail with
+    /// `CUDA_ERROR_NOT_PERMITTED`), and it delays the stream's later work while it runs.
+    ///
+    /// A panic in `f` is caught before it reaches the driver and reported, as
+    /// [`ErrorKind::HostFunctionPanicked`](crate::ErrorKind::HostFunctionPanicked) with the
+    /// panic's message, by the next wait of this context: the end of a scope,
+    /// [`Submission::wait`](crate::Submission::wait) or `try_wait`, [`Stream::synchronize`].
+    ///
+    /// # Errors
+    ///
+    /// The driver's error; then `f` is dropped without being called.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// use std::sync::mpsc;
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let stream = guard.stream()?;
+    /// let (tx, rx) = mpsc::channel();
+    /// let pending = stream.submit(guard.alloc::<u8>(1 << 20)?, |s, mut buf| {
+    ///     s.fill_bytes(&mut buf, 0)?;
+    ///     s.host_fn(move || tx.send("filled").unwrap_or(())) // runs once the memset is done
+    /// })?;
+    /// assert_eq!(rx.recv().ok(), Some("filled"));
+    /// let _buf = pending.wait()?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    #[doc(alias = "cuLaunchHostFunc")]
+    pub fn host_fn(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
+        super::host::enqueue(self.raw, f)
     }
 
     /// `cuLaunchKernel`—Enqueues a kernel launch.

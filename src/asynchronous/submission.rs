@@ -13,14 +13,19 @@
 //! Nothing is counted or tracked at run time: the borrow checker does the bookkeeping, and each
 //! submission costs one event record (and, for a first submission, one event).
 
-use crate::error::{Result, record_drop_error};
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::launch::Function;
 use crate::memory::{DeviceBuffer, DeviceMemory, PinnedBuffer};
 use crate::plain::DeviceCopy;
 use crate::stream::Stream;
+use core::future::{Future, IntoFuture};
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
+use core::pin::Pin;
+use core::sync::atomic::{AtomicBool, Ordering};
+use core::task::{Context as TaskContext, Poll, Waker};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::scope::{ScopedHostMut, ScopedSliceMut, StreamScope};
 
@@ -202,6 +207,8 @@ payload_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 #[derive(Debug)]
 pub struct Submission<'s, P: Payload> {
     event: ffi::CUevent,
+    // The stream that recorded `event` (for `IntoFuture`'s host function).
+    stream: ffi::CUstream,
     payload: ManuallyDrop<P>,
     // Borrows the stream (and through it the guard); the guard's thread only.
     _stream: PhantomData<(&'s (), *const ())>,
@@ -346,6 +353,7 @@ impl Stream<'_> {
         let work = ManuallyDrop::new(work);
         Ok(Submission {
             event: work.event,
+            stream: work.stream,
             // SAFETY: read once from `work`, which is never dropped.
             payload: unsafe { core::ptr::read(&raw const work.payload) },
             _stream: PhantomData,
@@ -364,8 +372,11 @@ impl<P: Payload> Submission<'_, P> {
     ///
     /// # Errors
     ///
-    /// The first error of the work, or a sticky error of the context. The payload is then
+    /// The first error of the work, or a sticky error of the context: the payload is then
     /// leaked, never handed back (see [`Submission`]).
+    /// [`ErrorKind::HostFunctionPanicked`](crate::ErrorKind::HostFunctionPanicked) if a
+    /// [host function](StreamScope::host_fn) of this context panicked: the work is complete,
+    /// and the payload is dropped.
     #[doc(alias = "cuEventSynchronize")]
     #[inline]
     pub fn wait(self) -> Result<P> {
@@ -407,7 +418,8 @@ impl<P: Payload> Submission<'_, P> {
         let (event, payload) = self.into_parts();
         destroy_event(event);
         match waited {
-            Ok(()) => Ok(payload),
+            // The work is complete: on a host function's panic the payload drops, freed.
+            Ok(()) => super::host::check_panics().map(|()| payload),
             Err(e) => {
                 core::mem::forget(payload);
                 Err(e)
@@ -435,5 +447,124 @@ impl<P: Payload> Drop for Submission<'_, P> {
             Err(e) => record_drop_error(e),
         }
         destroy_event(self.event);
+    }
+}
+
+/// What a submission's future and its host function share.
+#[derive(Debug, Default)]
+struct Wakeup {
+    done: AtomicBool,
+    waker: Mutex<Option<Waker>>,
+}
+
+/// A [`Submission`] as a [`Future`]: resolves to [`Submission::wait`]'s result, woken by a
+/// host function the driver calls once the work is complete (no polling of the GPU). Made by
+/// `.await` on a submission ([`IntoFuture`]); `!Send`, like the submission, so it runs on an
+/// executor on the guard's thread (a local executor or `block_on`), from any async runtime or
+/// none.
+///
+/// Dropping it before it resolves drops the submission, which waits.
+///
+/// # Examples
+///
+/// No runtime needed: a ten-line `block_on` drives it.
+///
+/// ```no_run
+/// use custack::{Context, ContextFlags, Driver, Stack};
+/// use std::future::Future;
+/// use std::sync::Arc;
+/// use std::task::{Context as TaskContext, Poll, Wake, Waker};
+///
+/// struct Unpark(std::thread::Thread);
+/// impl Wake for Unpark {
+///     fn wake(self: Arc<Self>) { self.0.unpark() }
+/// }
+/// fn block_on<F: Future>(f: F) -> F::Output {
+///     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+///     let mut f = std::pin::pin!(f);
+///     loop {
+///         match f.as_mut().poll(&mut TaskContext::from_waker(&waker)) {
+///             Poll::Ready(v) => return v,
+///             Poll::Pending => std::thread::park(),
+///         }
+///     }
+/// }
+///
+/// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+/// let mut stack = Stack::new()?;
+/// let guard = stack.push(&ctx)?;
+/// let stream = guard.stream()?;
+/// let pending = stream.submit((guard.alloc::<u32>(1024)?, vec![0u32; 1024]), |s, (mut d, h)| {
+///     s.fill_bytes(&mut d, 0)?;
+///     s.copy_to_host(h, &d)
+/// })?;
+/// let (_dev, host) = block_on(async { pending.await })?;
+/// assert!(host.iter().all(|&x| x == 0));
+/// # Ok::<(), custack::Error>(())
+/// ```
+#[must_use = "futures do nothing unless polled; dropping it waits for the submission"]
+#[derive(Debug)]
+pub struct SubmissionFuture<'s, P: Payload> {
+    submission: Option<Submission<'s, P>>,
+    // `None` when the host function could not be enqueued: then the first poll waits.
+    wakeup: Option<Arc<Wakeup>>,
+}
+
+impl<'s, P: Payload> IntoFuture for Submission<'s, P> {
+    type Output = Result<P>;
+    type IntoFuture = SubmissionFuture<'s, P>;
+
+    /// `cuLaunchHostFunc`—Enqueues, on the stream that recorded the submission's event, a host
+    /// function that wakes the future. Should that fail, the future waits (blocking) when first
+    /// polled, and reports the failure only if the wait fails too.
+    #[doc(alias = "cuLaunchHostFunc")]
+    fn into_future(self) -> SubmissionFuture<'s, P> {
+        let wakeup = Arc::new(Wakeup::default());
+        let shared = Arc::clone(&wakeup);
+        let woken = super::host::enqueue(self.stream, move || {
+            shared.done.store(true, Ordering::Release);
+            let waker = shared
+                .waker
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            if let Some(waker) = waker {
+                waker.wake();
+            }
+        });
+        SubmissionFuture {
+            submission: Some(self),
+            wakeup: woken.ok().map(|()| wakeup),
+        }
+    }
+}
+
+// Nothing in the future is ever pinned: `poll` only moves the submission out by value.
+impl<P: Payload> Unpin for SubmissionFuture<'_, P> {}
+
+impl<P: Payload> Future for SubmissionFuture<'_, P> {
+    type Output = Result<P>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Result<P>> {
+        let this = self.get_mut();
+        if let Some(wakeup) = &this.wakeup {
+            if !wakeup.done.load(Ordering::Acquire) {
+                let mut slot = wakeup.waker.lock().unwrap_or_else(PoisonError::into_inner);
+                // Checked again under the lock: the host function may have run meanwhile.
+                if !wakeup.done.load(Ordering::Acquire) {
+                    *slot = Some(cx.waker().clone());
+                    return Poll::Pending;
+                }
+            }
+        }
+        match this.submission.take() {
+            // The host function ran after the event's record, so the event is complete and
+            // `wait` returns at once (it blocks only if the host function could not be enqueued).
+            Some(submission) => Poll::Ready(submission.wait()),
+            None => Poll::Ready(Err(Error::custack(
+                ErrorKind::OutOfRange,
+                "a SubmissionFuture was polled after it returned its payload",
+            ))),
+        }
     }
 }

@@ -1,0 +1,95 @@
+//! Host functions (`cuLaunchHostFunc`): Rust closures the driver calls, in stream order, on a
+//! thread of its own; and the panics they may raise, caught before they reach C.
+//!
+//! A panic cannot unwind into the driver (that would be undefined behaviour), and the closure
+//! runs on no thread the program can join, so the panic is caught, its message kept with the
+//! context it was enqueued in, and reported as [`ErrorKind::HostFunctionPanicked`] by the next
+//! wait of that context that custack makes: the end of a [`Stream::scope`](crate::Stream::scope),
+//! [`Submission::wait`](crate::Submission::wait) or `try_wait`, or [`Stream::synchronize`](crate::Stream::synchronize).
+//! Waits pay one relaxed atomic load for this while no panic is pending.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::ffi;
+use core::ffi::c_void;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+/// Panics of host functions not yet reported: `(context, message)`.
+static PANICS: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+/// `PANICS.len()`, readable without the lock.
+static PENDING: AtomicUsize = AtomicUsize::new(0);
+
+/// What a host function call carries: the closure and the context it was enqueued in.
+struct HostCall<F> {
+    f: F,
+    ctx: usize,
+}
+
+/// The function the driver calls: runs the closure, catching a panic.
+///
+/// # Safety
+///
+/// `data` must come from `Box::<HostCall<F>>::into_raw` in [`enqueue`], and be passed here once.
+unsafe extern "C" fn trampoline<F: FnOnce() + Send + 'static>(data: *mut c_void) {
+    // SAFETY: the caller's contract: a box made by `enqueue`, handed to us once.
+    let call = unsafe { Box::from_raw(data.cast::<HostCall<F>>()) };
+    let HostCall { f, ctx } = *call;
+    if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
+        // Dropping the payload may itself panic; keep that from unwinding into C as well.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(payload)));
+        let mut panics = PANICS.lock().unwrap_or_else(PoisonError::into_inner);
+        panics.push((ctx, message));
+        PENDING.store(panics.len(), Ordering::Release);
+    }
+}
+
+/// `cuLaunchHostFunc` of `f` on `stream`, a live stream of the current context.
+pub(crate) fn enqueue<F: FnOnce() + Send + 'static>(stream: ffi::CUstream, f: F) -> Result<()> {
+    let mut ctx = core::ptr::null_mut();
+    // SAFETY: valid out-pointer.
+    unsafe { ffi::cuCtxGetCurrent(&raw mut ctx) }.result()?;
+    let data = Box::into_raw(Box::new(HostCall {
+        f,
+        ctx: ctx as usize,
+    }));
+    // SAFETY: the stream is live and of the current context; `trampoline::<F>` takes exactly
+    // the box `data` points to, once (the driver calls a host function once).
+    let r = unsafe { ffi::cuLaunchHostFunc(stream, Some(trampoline::<F>), data.cast()) }.result();
+    if r.is_err() {
+        // SAFETY: the driver refused the call, so it will never run: the box is still ours.
+        drop(unsafe { Box::from_raw(data) });
+    }
+    r
+}
+
+/// The first unreported panic of a host function of the current context, as an error.
+#[inline]
+pub(crate) fn check_panics() -> Result<()> {
+    if PENDING.load(Ordering::Relaxed) == 0 {
+        return Ok(());
+    }
+    take_panic()
+}
+
+#[cold]
+#[inline(never)]
+fn take_panic() -> Result<()> {
+    let mut ctx = core::ptr::null_mut();
+    // SAFETY: valid out-pointer.
+    unsafe { ffi::cuCtxGetCurrent(&raw mut ctx) }.result()?;
+    let mut panics = PANICS.lock().unwrap_or_else(PoisonError::into_inner);
+    let Some(at) = panics.iter().position(|(c, _)| *c == ctx as usize) else {
+        return Ok(());
+    };
+    let (_, message) = panics.remove(at);
+    PENDING.store(panics.len(), Ordering::Release);
+    Err(Error::custack(
+        ErrorKind::HostFunctionPanicked,
+        format!("a host function panicked: {message}"),
+    ))
+}
