@@ -14,6 +14,14 @@ unsafe extern "C" {
     /// Frees device memory (`cuMemFree` maps here).
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     pub fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult;
+    /// Gets the base address and size of the allocation that contains `dptr`
+    /// (`cuMemGetAddressRange` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemGetAddressRange_v2(
+        pbase: *mut CUdeviceptr,
+        psize: *mut usize,
+        dptr: CUdeviceptr,
+    ) -> CUresult;
     /// Allocates page-locked host memory.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     pub fn cuMemHostAlloc(pp: *mut *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult;

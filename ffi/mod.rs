@@ -36,3 +36,5 @@ mod event;
 pub use event::*;
 mod launch;
 pub use launch::*;
+mod graph;
+pub use graph::*;

@@ -1,6 +1,6 @@
 //! Mirrors cuda.h "Stream Management" (group__CUDA__STREAM).
 
-use super::{CUevent, CUresult, CUstream};
+use super::{CUevent, CUgraph, CUresult, CUstream, CUstreamCaptureMode, CUstreamCaptureStatus};
 use core::ffi::{c_int, c_uint};
 
 unsafe extern "C" {
@@ -32,4 +32,16 @@ unsafe extern "C" {
     /// Destroys a stream (`cuStreamDestroy` maps here).
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     pub fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult;
+    /// Begins graph capture on a stream (`cuStreamBeginCapture` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    pub fn cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult;
+    /// Ends capture on a stream, returning the captured graph.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    pub fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult;
+    /// Returns a stream's capture status.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    pub fn cuStreamIsCapturing(
+        hStream: CUstream,
+        captureStatus: *mut CUstreamCaptureStatus,
+    ) -> CUresult;
 }

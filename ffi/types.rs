@@ -35,6 +35,12 @@ opaque! {
     CUstream_st => CUstream;
     /// The driver's event object (`CUevent_st`); an event handle is `CUevent`.
     CUevent_st => CUevent;
+    /// The driver's graph object (`CUgraph_st`); a graph handle is `CUgraph`.
+    CUgraph_st => CUgraph;
+    /// The driver's graph node object (`CUgraphNode_st`); a node handle is `CUgraphNode`.
+    CUgraphNode_st => CUgraphNode;
+    /// The driver's executable graph object (`CUgraphExec_st`); a handle is `CUgraphExec`.
+    CUgraphExec_st => CUgraphExec;
 }
 
 /// A device ordinal handle (`CUdevice`, `typedef int CUdevice_v1`).
@@ -313,6 +319,70 @@ c_enum! {
         CU_STREAM_NON_BLOCKING = 0x1;
     }
 }
+
+c_enum! {
+    /// `CUstreamCaptureMode`: which other threads' potentially unsafe calls a capture forbids.
+    CUstreamCaptureMode {
+        /// Forbidden on every thread while any global-mode capture is under way.
+        CU_STREAM_CAPTURE_MODE_GLOBAL = 0;
+        /// Forbidden on this thread only.
+        CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
+        /// Not forbidden.
+        CU_STREAM_CAPTURE_MODE_RELAXED = 2;
+    }
+}
+
+c_enum! {
+    /// `CUstreamCaptureStatus`.
+    CUstreamCaptureStatus {
+        /// The stream is not capturing.
+        CU_STREAM_CAPTURE_STATUS_NONE = 0;
+        /// The stream is capturing.
+        CU_STREAM_CAPTURE_STATUS_ACTIVE = 1;
+        /// The capture was invalidated by an error but has not ended yet.
+        CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2;
+    }
+}
+
+c_enum! {
+    /// `CUgraphExecUpdateResult`: why `cuGraphExecUpdate` refused an update.
+    CUgraphExecUpdateResult {
+        /// The update succeeded.
+        CU_GRAPH_EXEC_UPDATE_SUCCESS = 0;
+        /// The update failed for an unexpected reason, described by the return value.
+        CU_GRAPH_EXEC_UPDATE_ERROR = 1;
+        /// The topology of the graph changed.
+        CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED = 2;
+        /// The type of a node changed.
+        CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED = 3;
+        /// The function of a kernel node changed (drivers before CUDA 11.2).
+        CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED = 4;
+        /// Parameters changed in a way update does not support.
+        CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED = 5;
+        /// Something about a node is not supported by update.
+        CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED = 6;
+        /// The function of a kernel node changed in an unsupported way.
+        CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE = 7;
+        /// Node attributes changed in a way update does not support.
+        CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED = 8;
+    }
+}
+
+/// `CUgraphExecUpdateResultInfo` (`_v1`): what `cuGraphExecUpdate` reports about a failure.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUgraphExecUpdateResultInfo {
+    /// Why the update failed.
+    pub result: CUgraphExecUpdateResult,
+    /// The "to" node of the offending edge, or the offending node; null when generic.
+    pub errorNode: CUgraphNode,
+    /// The "from" node of the offending edge; null otherwise.
+    pub errorFromNode: CUgraphNode,
+}
+const _: () = assert!(
+    size_of::<CUgraphExecUpdateResultInfo>() == 24
+        && align_of::<CUgraphExecUpdateResultInfo>() == 8
+);
 
 c_enum! {
     /// `CUevent_flags`.

@@ -749,7 +749,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 8 + 1);
+        assert_eq!(names.len(), 100 + 9 + 1);
     }
 
     #[test]
@@ -793,7 +793,7 @@ mod tests {
 
     #[test]
     fn custack_kinds_have_no_code() {
-        assert_eq!(CUSTACK_KINDS.len(), 8);
+        assert_eq!(CUSTACK_KINDS.len(), 9);
         for &kind in CUSTACK_KINDS {
             assert_eq!(kind.code(), None, "{kind:?}");
             assert!(!kind.is_sticky());

@@ -13,6 +13,7 @@
 //! | [`Stream`], [`Event`], [`Module`], [`Function`], [`DeviceBuffer`], [`PinnedBuffer`], views | lent by a guard, borrow it | no |
 //! | [`StreamScope`] | asynchronous work on a stream ([`Stream::scope`]); borrows what it uses until one stream sync | no |
 //! | [`Submission`] | asynchronous work that owns its [`Payload`] ([`Stream::submit`]) until [`Submission::wait`] | no |
+//! | [`Graph`], [`GraphExec`] | captured work ([`Stream::capture`]) owning its [`Payload`] while it can be launched | no |
 //! | [`ParkedBuffer`], [`ParkedModule`] | set aside from a guard; borrow only the `Context` | yes |
 //!
 //! So, at compile time: no handle is used after its guard pops, while another context is
@@ -77,6 +78,7 @@ mod plain;
 mod stack;
 mod stream;
 
+pub use asynchronous::graph::{Graph, GraphExec, ScopedGraph};
 pub use asynchronous::scope::{
     ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
     StreamScope,

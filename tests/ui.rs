@@ -1,4 +1,4 @@
-//! Compile-fail tests: every row C1–C17 of `INVARIANTS.md` has at least one program in
+//! Compile-fail tests: every row C1–C18 of `INVARIANTS.md` has at least one program in
 //! `ui-tests/` that must not compile, with the compiler's message checked in beside it.
 //!
 //! The `.stderr` files are pinned to the toolchain CI uses, rustc 1.95.0 stable: another

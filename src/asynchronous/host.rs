@@ -50,6 +50,18 @@ unsafe extern "C" fn trampoline<F: FnOnce() + Send + 'static>(data: *mut c_void)
 
 /// `cuLaunchHostFunc` of `f` on `stream`, a live stream of the current context.
 pub(crate) fn enqueue<F: FnOnce() + Send + 'static>(stream: ffi::CUstream, f: F) -> Result<()> {
+    // A captured host function would be called at every launch of the graph, and its closure
+    // can be called once: refuse to be captured.
+    let mut status = ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    // SAFETY: a live stream of the current context; valid out-pointer.
+    unsafe { ffi::cuStreamIsCapturing(stream, &raw mut status) }.result()?;
+    if status != ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+        return Err(
+            Error::from_code(ffi::CUresult::CUDA_ERROR_NOT_SUPPORTED).with_detail(
+                "host functions cannot be captured into a graph: a graph may call them many times, a custack host function once",
+            ),
+        );
+    }
     let mut ctx = core::ptr::null_mut();
     // SAFETY: valid out-pointer.
     unsafe { ffi::cuCtxGetCurrent(&raw mut ctx) }.result()?;

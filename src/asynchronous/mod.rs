@@ -11,10 +11,14 @@
 //! - [`StreamScope::host_fn`](crate::StreamScope::host_fn) ([`host`]): a Rust closure the driver
 //!   calls in stream order, its panics caught and reported by the next wait.
 //!
-//! Both enqueue through one type, [`StreamScope`](crate::StreamScope): every asynchronous
+//! - [`Stream::capture`](crate::Stream::capture) ([`graph`]): the same work captured into a
+//!   graph that owns its payload, instantiated, and launched as a submission or in a scope.
+//!
+//! All of them enqueue through one type, [`StreamScope`](crate::StreamScope): every asynchronous
 //! operation (copies, memsets, stream-ordered allocation, events, launches) is written once and
 //! is available to scopes and submissions alike.
 
+pub(crate) mod graph;
 pub(crate) mod host;
 pub(crate) mod scope;
 pub(crate) mod submission;

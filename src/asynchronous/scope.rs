@@ -233,7 +233,7 @@ macro_rules! host_from {
 host_from!([] Vec<T>, [] crate::PinnedBuffer<'_, T>, [, const N: usize] [T; N]);
 
 /// `'scope` invariant: a handle of one scope is never accepted by another.
-type Invariant<'scope> = fn(&'scope ()) -> &'scope ();
+pub(crate) type Invariant<'scope> = fn(&'scope ()) -> &'scope ();
 
 static_assertions::assert_eq_size!(ScopedSliceMut<'static, u8>, (ffi::CUdeviceptr, usize));
 

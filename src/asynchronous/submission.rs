@@ -16,7 +16,7 @@
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::launch::Function;
-use crate::memory::{DeviceBuffer, DeviceMemory, PinnedBuffer};
+use crate::memory::{DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceViewMut, PinnedBuffer};
 use crate::plain::DeviceCopy;
 use crate::stream::Stream;
 use core::future::{Future, IntoFuture};
@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::scope::{ScopedHostMut, ScopedSliceMut, StreamScope};
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
@@ -57,6 +57,18 @@ pub trait Payload: sealed::Sealed {
     /// reached by the host until the scope's work is complete; `'scope` must not outlive that.
     #[doc(hidden)]
     unsafe fn bind<'scope>(&mut self) -> Self::Bound<'scope>;
+
+    /// The payload as the host may reach it while no work uses it, without being able to
+    /// replace the memory the GPU work was built on: device memory as a
+    /// [`DeviceViewMut`](crate::DeviceViewMut), host memory as `&mut [T]`, a function as itself.
+    /// (See [`GraphExec::payload_mut`](crate::GraphExec::payload_mut).)
+    type Access<'a>
+    where
+        Self: 'a;
+
+    /// The payload's [`Access`](Payload::Access) form.
+    #[doc(hidden)]
+    fn access(&mut self) -> Self::Access<'_>;
 }
 
 impl<T: DeviceCopy> sealed::Sealed for DeviceBuffer<'_, T> {}
@@ -69,6 +81,14 @@ impl<T: DeviceCopy> Payload for DeviceBuffer<'_, T> {
         // give the scope exclusive access.
         unsafe { ScopedSliceMut::from_raw_parts(self.device_ptr(), self.len()) }
     }
+    type Access<'a>
+        = DeviceViewMut<'a, T>
+    where
+        Self: 'a;
+    #[inline]
+    fn access(&mut self) -> DeviceViewMut<'_, T> {
+        self.as_view_mut()
+    }
 }
 
 impl<T: DeviceCopy> sealed::Sealed for PinnedBuffer<'_, T> {}
@@ -79,6 +99,14 @@ impl<T: DeviceCopy> Payload for PinnedBuffer<'_, T> {
         // SAFETY: the page-locked pages do not move with the buffer and live until it drops,
         // after the scope's work (the caller's promise).
         unsafe { ScopedHostMut::from_raw_parts(self.as_mut_ptr(), self.len()) }
+    }
+    type Access<'a>
+        = &'a mut [T]
+    where
+        Self: 'a;
+    #[inline]
+    fn access(&mut self) -> &mut [T] {
+        self
     }
 }
 
@@ -91,6 +119,14 @@ impl<T: DeviceCopy> Payload for Vec<T> {
         // submission owns the `Vec` and offers no access to it until the work is complete.
         unsafe { ScopedHostMut::from_raw_parts(self.as_mut_ptr(), self.len()) }
     }
+    type Access<'a>
+        = &'a mut [T]
+    where
+        Self: 'a;
+    #[inline]
+    fn access(&mut self) -> &mut [T] {
+        self
+    }
 }
 
 impl<T: DeviceCopy> sealed::Sealed for Box<[T]> {}
@@ -101,10 +137,18 @@ impl<T: DeviceCopy> Payload for Box<[T]> {
         // SAFETY: as for `Vec`.
         unsafe { ScopedHostMut::from_raw_parts(self.as_mut_ptr(), self.len()) }
     }
+    type Access<'a>
+        = &'a mut [T]
+    where
+        Self: 'a;
+    #[inline]
+    fn access(&mut self) -> &mut [T] {
+        self
+    }
 }
 
 impl sealed::Sealed for Function<'_> {}
-impl Payload for Function<'_> {
+impl<'f> Payload for Function<'f> {
     type Bound<'scope> = Function<'scope>;
     #[inline]
     unsafe fn bind<'scope>(&mut self) -> Function<'scope> {
@@ -113,6 +157,14 @@ impl Payload for Function<'_> {
         // synchronizes the context before unloading.
         unsafe { Function::from_raw(self.as_raw()) }
     }
+    type Access<'a>
+        = Function<'f>
+    where
+        Self: 'a;
+    #[inline]
+    fn access(&mut self) -> Function<'f> {
+        *self
+    }
 }
 
 impl sealed::Sealed for () {}
@@ -120,6 +172,9 @@ impl Payload for () {
     type Bound<'scope> = ();
     #[inline]
     unsafe fn bind<'scope>(&mut self) -> Self::Bound<'scope> {}
+    type Access<'a> = ();
+    #[inline]
+    fn access(&mut self) {}
 }
 
 macro_rules! payload_tuple {
@@ -131,6 +186,11 @@ macro_rules! payload_tuple {
             unsafe fn bind<'scope>(&mut self) -> Self::Bound<'scope> {
                 // SAFETY: the caller's promise covers every element.
                 ($(unsafe { self.$idx.bind() },)+)
+            }
+            type Access<'a> = ($($name::Access<'a>,)+) where Self: 'a;
+            #[inline]
+            fn access(&mut self) -> Self::Access<'_> {
+                ($(self.$idx.access(),)+)
             }
         }
     };

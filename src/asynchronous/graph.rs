@@ -1,0 +1,333 @@
+//! CUDA graphs on the submission model: work captured from a stream into a [`Graph`] that owns
+//! its [`Payload`], instantiated into a [`GraphExec`] that keeps owning it for as long as it can
+//! be launched, and launched like any other work: in a submission (the executable graph is
+//! itself a payload) or in a scope.
+//!
+//! ```text
+//!   stream.capture(payload, |s, bound| …)  -> Graph<'g, P>       cuStreamBeginCapture/EndCapture
+//!   graph.instantiate()                    -> GraphExec<'g, P>   cuGraphInstantiate
+//!   stream.submit(exec, |s, g| s.launch_graph(&g))               cuGraphLaunch, one event
+//!     .wait()                              -> GraphExec<'g, P>   launch it again, or
+//!   exec.payload_mut()                     host access between launches (no replacing)
+//!   exec.update(new_graph)                 -> old payload        cuGraphExecUpdate
+//! ```
+//!
+//! The memory a graph's nodes use is the payload, so it can be neither freed, moved, nor
+//! reached by the host while a launch may run (C18): a pending launch owns the executable graph,
+//! a scope borrows it exclusively. Graphs and executable graphs are lent by the guard like every
+//! other handle: not used under another context, not sent to another thread.
+
+use crate::error::{Error, Result, record_drop_error};
+use crate::ffi;
+use crate::stream::Stream;
+use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
+
+use super::scope::{Invariant, StreamScope};
+use super::submission::{Payload, sealed};
+
+/// Work captured from a stream ([`Stream::capture`]), owning the [`Payload`] its nodes use;
+/// lent by the guard. Instantiate it to launch it. Destroyed on drop (`cuGraphDestroy`).
+#[derive(Debug)]
+pub struct Graph<'g, P: Payload> {
+    raw: ffi::CUgraph,
+    payload: ManuallyDrop<P>,
+    _marker: PhantomData<(&'g (), *const ())>,
+}
+
+/// An executable graph ([`Graph::instantiate`]), owning the [`Payload`] its nodes use; lent by
+/// the guard. Launch it with [`StreamScope::launch_graph`]: it is a payload itself, so a
+/// submission owns it while a launch may run and hands it back from `wait`. Destroyed on drop
+/// (`cuGraphExecDestroy`).
+#[derive(Debug)]
+pub struct GraphExec<'g, P: Payload> {
+    raw: ffi::CUgraphExec,
+    payload: ManuallyDrop<P>,
+    _marker: PhantomData<(&'g (), *const ())>,
+}
+
+static_assertions::assert_not_impl_any!(Graph<'static, Vec<u8>>: Send, Sync);
+static_assertions::assert_not_impl_any!(GraphExec<'static, Vec<u8>>: Send, Sync);
+
+/// An executable graph bound to a scope: what [`StreamScope::launch_graph`] takes. `Copy`: the
+/// driver orders launches of one executable graph (each after the previous one).
+#[derive(Debug, Clone, Copy)]
+pub struct ScopedGraph<'scope> {
+    raw: ffi::CUgraphExec,
+    // Invariant in 'scope: a graph bound to one scope is not launched by another.
+    _marker: PhantomData<(Invariant<'scope>, *const ())>,
+}
+
+/// Ends a capture that did not complete (an error or a panic in the closure), restoring the
+/// stream, and destroys what was captured.
+struct EndCapture(ffi::CUstream);
+
+impl Drop for EndCapture {
+    fn drop(&mut self) {
+        let mut graph = core::ptr::null_mut();
+        // SAFETY: the stream is live and capturing (this guard exists only during capture).
+        let ended = unsafe { ffi::cuStreamEndCapture(self.0, &raw mut graph) }.result();
+        if let Err(e) = ended {
+            // An invalidated capture ends with an error and no graph: nothing to report beyond
+            // the error that invalidated it, which the closure returned.
+            if graph.is_null() {
+                return;
+            }
+            record_drop_error(e);
+        }
+        if !graph.is_null() {
+            destroy_graph(graph);
+        }
+    }
+}
+
+fn destroy_graph(graph: ffi::CUgraph) {
+    // SAFETY: a live graph, destroyed once; no executable graph depends on it.
+    if let Err(e) = unsafe { ffi::cuGraphDestroy(graph) }.result() {
+        record_drop_error(e);
+    }
+}
+
+impl<'g> Stream<'g> {
+    /// `cuStreamBeginCapture`, `cuStreamEndCapture`—Captures the work `f` enqueues on this
+    /// stream into a [`Graph`] that owns `payload`, instead of running it.
+    ///
+    /// `f` enqueues through a [`StreamScope`] and receives the payload bound to it, exactly as
+    /// in [`submit`](Self::submit): its scope's environment is `'static`, so the graph can use
+    /// only what it owns (it may be launched any number of times, long after this call). Kernel
+    /// arguments are captured by value; stream-ordered allocations become the graph's own
+    /// allocation and free nodes. The capture is thread-local
+    /// (`CU_STREAM_CAPTURE_MODE_THREAD_LOCAL`): a synchronous custack call on this thread
+    /// during `f` fails and invalidates the capture. Host functions cannot be captured
+    /// ([`StreamScope::host_fn`] returns `CUDA_ERROR_NOT_SUPPORTED` while capturing).
+    ///
+    /// # Errors
+    ///
+    /// The driver's errors (e.g. `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED`), or `f`'s; then the
+    /// capture is ended and discarded, and the payload dropped (nothing ran).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
+    /// let add = module.function("add_u32")?;
+    /// let stream = guard.stream()?;
+    /// let payload = (guard.alloc_zeroed::<u32>(1024)?, add, vec![0u32; 1024]);
+    /// let graph = stream.capture(payload, |s, (mut dev, add, out)| {
+    ///     // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
+    ///     unsafe { s.launch(&add, LaunchConfig::for_elements(1024), (&mut dev, 1u32, 1024u32)) }?;
+    ///     s.copy_to_host(out, &dev)
+    /// })?;
+    /// let mut exec = graph.instantiate()?;
+    /// for _ in 0..3 {
+    ///     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    /// }
+    /// let (_dev, _add, out) = exec.payload_mut();
+    /// assert!(out.iter().all(|&x| x == 3));
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    #[doc(alias = "cuStreamBeginCapture")]
+    #[doc(alias = "cuStreamEndCapture")]
+    pub fn capture<P: Payload>(
+        &self,
+        payload: P,
+        f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'static>, P::Bound<'scope>) -> Result<()>,
+    ) -> Result<Graph<'g, P>> {
+        let stream = self.as_raw();
+        // Declared before `ending`, so that on an error or a panic the capture ends before the
+        // payload drops (freeing memory during a capture would invalidate it).
+        let mut payload = payload;
+        let mode = ffi::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+        // SAFETY: a live stream of the current context.
+        unsafe { ffi::cuStreamBeginCapture_v2(stream, mode) }.result()?;
+        let ending = EndCapture(stream);
+        // SAFETY: the stream is live and of the current context while `self` is borrowed.
+        // Nothing enqueued during capture runs now; it runs when the graph is launched, and the
+        // graph (then its executable graph) owns the payload for as long as it can be.
+        let scope = unsafe { StreamScope::from_raw(stream) };
+        // SAFETY: the payload moves into the graph without moving the memory it names, and is
+        // out of the host's reach there; the bound handles cannot leave `f`.
+        let bound = unsafe { payload.bind() };
+        f(&scope, bound)?;
+        core::mem::forget(ending);
+        let mut graph = core::ptr::null_mut();
+        // SAFETY: the stream is live and capturing since the begin above.
+        unsafe { ffi::cuStreamEndCapture(stream, &raw mut graph) }.result()?;
+        Ok(Graph {
+            raw: graph,
+            payload: ManuallyDrop::new(payload),
+            _marker: PhantomData,
+        })
+    }
+}
+
+impl<'g, P: Payload> Graph<'g, P> {
+    /// The raw `CUgraph`.
+    pub fn as_raw(&self) -> ffi::CUgraph {
+        self.raw
+    }
+
+    /// `cuGraphGetNodes`—The number of nodes in the graph.
+    #[doc(alias = "cuGraphGetNodes")]
+    pub fn node_count(&self) -> Result<usize> {
+        let mut n = 0usize;
+        // SAFETY: a live graph; a null node array asks for the count only.
+        unsafe { ffi::cuGraphGetNodes(self.raw, core::ptr::null_mut(), &raw mut n) }.result()?;
+        Ok(n)
+    }
+
+    /// `cuGraphInstantiate`—Makes an executable graph, which takes the payload over; the graph
+    /// itself is destroyed (`cuGraphDestroy`: an executable graph does not depend on it).
+    ///
+    /// # Errors
+    ///
+    /// The driver's error; then the graph is destroyed and its payload dropped.
+    #[doc(alias = "cuGraphInstantiate")]
+    pub fn instantiate(self) -> Result<GraphExec<'g, P>> {
+        let (graph, payload) = self.into_parts();
+        let mut exec = core::ptr::null_mut();
+        // SAFETY: valid out-pointer; a live graph of the current context.
+        let made = unsafe { ffi::cuGraphInstantiateWithFlags(&raw mut exec, graph, 0) }.result();
+        destroy_graph(graph);
+        made?;
+        Ok(GraphExec {
+            raw: exec,
+            payload: ManuallyDrop::new(payload),
+            _marker: PhantomData,
+        })
+    }
+
+    fn into_parts(self) -> (ffi::CUgraph, P) {
+        let mut this = ManuallyDrop::new(self);
+        // SAFETY: taken once; `this` never drops.
+        let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
+        (this.raw, payload)
+    }
+}
+
+impl<P: Payload> Drop for Graph<'_, P> {
+    fn drop(&mut self) {
+        destroy_graph(self.raw);
+        // SAFETY: dropped once; a graph is never launched, so nothing uses the payload.
+        unsafe { ManuallyDrop::drop(&mut self.payload) };
+    }
+}
+
+impl<P: Payload> GraphExec<'_, P> {
+    /// The raw `CUgraphExec`.
+    pub fn as_raw(&self) -> ffi::CUgraphExec {
+        self.raw
+    }
+
+    /// The payload, for reading on the host between launches.
+    pub fn payload(&self) -> &P {
+        &self.payload
+    }
+
+    /// The payload for the host to read and write between launches (new inputs, say), in its
+    /// [`Access`](Payload::Access) form: views and slices of the memory the graph was built on,
+    /// which cannot replace it. `&mut self` proves no launch is pending: a pending launch owns
+    /// the executable graph, a scope borrows it.
+    pub fn payload_mut(&mut self) -> P::Access<'_> {
+        self.payload.access()
+    }
+
+    /// `cuGraphExecUpdate`—Updates the executable graph's node parameters from `graph`, which
+    /// must have the same topology (typically the same capture code over other memory), and
+    /// takes `graph`'s payload over. Returns the payload the executable graph owned until now.
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE` (the update was not performed, with the driver's
+    /// reason in the detail): `graph` and its payload are dropped, the executable graph is
+    /// unchanged. On any other error the driver does not say what was updated, so `graph`'s
+    /// payload is leaked rather than freed under nodes that may now use it.
+    #[doc(alias = "cuGraphExecUpdate")]
+    pub fn update(&mut self, graph: Graph<'_, P>) -> Result<P> {
+        let (raw, payload) = graph.into_parts();
+        let mut info = ffi::CUgraphExecUpdateResultInfo {
+            result: ffi::CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_SUCCESS,
+            errorNode: core::ptr::null_mut(),
+            errorFromNode: core::ptr::null_mut(),
+        };
+        // SAFETY: a live executable graph and graph of the current context; valid out-pointer.
+        // `&mut self`: no launch of it is pending.
+        let updated = unsafe { ffi::cuGraphExecUpdate_v2(self.raw, raw, &raw mut info) };
+        destroy_graph(raw);
+        match updated {
+            ffi::CUresult::CUDA_SUCCESS => Ok(core::mem::replace(&mut *self.payload, payload)),
+            ffi::CUresult::CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE => {
+                drop(payload);
+                Err(Error::from_code(updated)
+                    .with_detail(format!("the driver refused the update: {:?}", info.result)))
+            }
+            code => {
+                core::mem::forget(payload);
+                Err(Error::from_code(code))
+            }
+        }
+    }
+}
+
+impl<P: Payload> Drop for GraphExec<'_, P> {
+    fn drop(&mut self) {
+        // SAFETY: a live executable graph, destroyed once. No launch is pending: a pending
+        // launch owns it (a submission waits before dropping it), a scope waits for its stream.
+        if let Err(e) = unsafe { ffi::cuGraphExecDestroy(self.raw) }.result() {
+            record_drop_error(e);
+        }
+        // SAFETY: dropped once, after the last launch that used it.
+        unsafe { ManuallyDrop::drop(&mut self.payload) };
+    }
+}
+
+impl<P: Payload> sealed::Sealed for GraphExec<'_, P> {}
+impl<P: Payload> Payload for GraphExec<'_, P> {
+    type Bound<'scope> = ScopedGraph<'scope>;
+    #[inline]
+    unsafe fn bind<'scope>(&mut self) -> ScopedGraph<'scope> {
+        ScopedGraph {
+            raw: self.raw,
+            _marker: PhantomData,
+        }
+    }
+    type Access<'a>
+        = P::Access<'a>
+    where
+        Self: 'a;
+    #[inline]
+    fn access(&mut self) -> P::Access<'_> {
+        self.payload.access()
+    }
+}
+
+impl<'scope> StreamScope<'scope, '_> {
+    /// Binds an executable graph to this scope exclusively, until the scope ends, so the scope
+    /// can launch it.
+    pub fn bind_graph<P: Payload>(
+        &self,
+        graph: &'scope mut GraphExec<'_, P>,
+    ) -> ScopedGraph<'scope> {
+        ScopedGraph {
+            raw: graph.raw,
+            _marker: PhantomData,
+        }
+    }
+
+    /// `cuGraphLaunch`—Enqueues a launch of an executable graph: after the work enqueued before
+    /// it on this stream and after the graph's previous launch.
+    ///
+    /// No `unsafe`: the graph's kernels were launched (and vouched for) in `unsafe` blocks when
+    /// it was captured, on memory the executable graph still owns.
+    #[doc(alias = "cuGraphLaunch")]
+    #[inline]
+    pub fn launch_graph(&self, graph: &ScopedGraph<'scope>) -> Result<()> {
+        // SAFETY: a live executable graph of the current context, which stays alive and owns
+        // the memory its nodes use until this launch is complete (bound to this scope).
+        unsafe { ffi::cuGraphLaunch(graph.raw, self.as_raw()) }.result()
+    }
+}

@@ -1,0 +1,162 @@
+//! Graphs on a real device: capture, instantiate, launch as submissions and in scopes, host
+//! access between launches, update, stream-ordered allocations in a graph, and the errors.
+mod common;
+use common::{KERNELS, context};
+use custack::prelude::*;
+use custack::{ErrorKind, LaunchConfig, Stack, take_drop_errors};
+
+const N: usize = 1 << 16;
+const N32: u32 = N as u32;
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_captured_graph_runs_again_and_again_on_the_memory_it_owns() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let add = module.function("add_u32").unwrap();
+    let stream = guard.stream().unwrap();
+    let mut input = guard.alloc_pinned::<u32>(N).unwrap();
+    input.fill(10);
+    let payload = (input, guard.alloc::<u32>(N).unwrap(), add, vec![0u32; N]);
+    let graph = stream
+        .capture(payload, |s, (input, mut dev, add, out)| {
+            s.copy_to_device(&mut dev, input)?;
+            let mut scratch = s.alloc::<u32>(N)?; // becomes the graph's own alloc/free nodes
+            s.copy_device(&mut scratch, &dev)?;
+            // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n); both hold n elements.
+            unsafe {
+                s.launch(
+                    &add,
+                    LaunchConfig::for_elements(N32),
+                    (&mut scratch, 5u32, N32),
+                )
+            }?;
+            s.copy_device(&mut dev, &scratch)?;
+            s.copy_to_host(out, &dev)
+        })
+        .unwrap();
+    assert!(
+        graph.node_count().unwrap() >= 5,
+        "{}",
+        graph.node_count().unwrap()
+    );
+    let mut exec = graph.instantiate().unwrap();
+    // Nothing ran during capture.
+    assert!(exec.payload().3.iter().all(|&x| x == 0));
+    for round in 1..=3u32 {
+        // New input between launches, through the access form (slices and views only).
+        let (input, _dev, _add, _out) = exec.payload_mut();
+        input.fill(round * 100);
+        exec = stream
+            .submit(exec, |s, g| s.launch_graph(&g))
+            .unwrap()
+            .wait()
+            .unwrap();
+        assert!(
+            exec.payload().3.iter().all(|&x| x == round * 100 + 5),
+            "round {round}"
+        );
+    }
+    // Launched twice in one scope: the driver orders the launches.
+    stream
+        .scope(|s| {
+            let g = s.bind_graph(&mut exec);
+            s.launch_graph(&g)?;
+            s.launch_graph(&g)
+        })
+        .unwrap()
+        .unwrap();
+    assert!(exec.payload().3.iter().all(|&x| x == 305));
+    drop(exec);
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn update_swaps_the_payload_and_a_refused_update_leaves_the_graph_working() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let add = module.function("add_u32").unwrap();
+    let stream = guard.stream().unwrap();
+    let capture = |k: u32| {
+        let dev = guard.alloc_from(&vec![k; N]).unwrap();
+        stream
+            .capture((dev, add, vec![0u32; N]), |s, (mut dev, add, out)| {
+                // SAFETY: as above.
+                unsafe { s.launch(&add, LaunchConfig::for_elements(N32), (&mut dev, 1u32, N32)) }?;
+                s.copy_to_host(out, &dev)
+            })
+            .unwrap()
+    };
+    let mut exec = capture(0).instantiate().unwrap();
+    exec = stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert!(exec.payload().2.iter().all(|&x| x == 1));
+    // Same topology over other memory: the executable graph now works on that.
+    let (old_dev, _, old_out) = exec.update(capture(1000)).unwrap();
+    assert!(old_out.iter().all(|&x| x == 1));
+    assert_eq!(old_dev.to_vec().unwrap(), vec![1; N]);
+    exec = stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert!(exec.payload().2.iter().all(|&x| x == 1001));
+    // Another topology: refused, and the executable graph is unchanged.
+    let other = stream
+        .capture(
+            (guard.alloc::<u32>(N).unwrap(), add, vec![0u32; N]),
+            |s, (mut dev, _add, out)| {
+                s.fill_bytes(&mut dev, 0)?;
+                s.copy_to_host(out, &dev)
+            },
+        )
+        .unwrap();
+    let err = exec.update(other).map(|_| ()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::GraphExecUpdateFailure, "{err}");
+    exec = stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert!(exec.payload().2.iter().all(|&x| x == 1002));
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn failed_captures_end_the_capture_and_host_functions_are_refused() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    // The closure's own error: the capture ends, the stream works normally afterwards.
+    let err = stream
+        .capture(
+            (guard.alloc::<u32>(4).unwrap(), vec![0u32; 8]),
+            |s, (dev, out)| s.copy_to_host(out, &dev),
+        )
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::LengthMismatch);
+    let r = stream.capture(vec![0u8; 4], |s, _| s.host_fn(|| ()));
+    assert_eq!(r.map(|_| ()).unwrap_err().kind(), ErrorKind::NotSupported);
+    let done = stream
+        .submit(
+            (guard.alloc::<u32>(4).unwrap(), vec![1u32; 4]),
+            |s, (mut dev, out)| {
+                s.fill_bytes(&mut dev, 0)?;
+                s.copy_to_host(out, &dev)
+            },
+        )
+        .unwrap();
+    assert_eq!(done.wait().unwrap().1, vec![0; 4]);
+    assert!(take_drop_errors().is_empty());
+}

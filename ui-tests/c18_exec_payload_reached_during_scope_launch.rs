@@ -1,0 +1,21 @@
+//! C18 graphs: an executable graph launched in a scope is bound to it exclusively: its memory
+//! cannot be reached by the host until the scope has waited for the launch.
+//! Positive twin: `a_captured_graph_runs_again_and_again_on_the_memory_it_owns` in
+//! `tests/gpu_graph.rs`.
+use custack::{Context, ContextFlags, Driver, Stack};
+
+fn main() -> Result<(), custack::Error> {
+    let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let stream = guard.stream()?;
+    let graph = stream.capture(vec![0u32; 4], |_s, _host| Ok(()))?;
+    let mut exec = graph.instantiate()?;
+    stream.scope(|s| {
+        let g = s.bind_graph(&mut exec);
+        s.launch_graph(&g)?;
+        exec.payload_mut()[0] = 1; //~ ERROR E0499
+        custack::Result::Ok(())
+    })??;
+    Ok(())
+}
