@@ -15,14 +15,18 @@
 //!   the launch;
 //! - `scopes`: custack's stream scopes, the best they allow: the slots' chunks spread over the
 //!   streams in nested scopes, which drain the GPU between batches;
+//! - `cudarc`: cudarc 0.19 as its documentation recommends (its per-buffer events make the
+//!   cross-stream waits);
 //!
 //! each on three streams (upload, compute, download) and on two (upload; compute and
 //! download). Stage totals (every chunk's upload, kernel and download on their own, one stream)
 //! give the overlap: `(sum of stages − time) / (sum of stages − longest stage)`, 1 when the
 //! pipeline hides everything but its longest stage.
 //!
-//! Every number comes from fresh processes (`CUSTACK_PIPE_PROCS`, default 7, each running every
-//! variant `CUSTACK_PIPE_REPS` times, default 5); reported: the median over processes of each
+//! All variants use the device's primary context (cudarc's).
+//!
+//! Every number comes from fresh processes (`CUSTACK_PIPE_PROCS`, default 15, each running every
+//! variant `CUSTACK_PIPE_REPS` times, default 7); reported: the median over processes of each
 //! process's median, and the range of those medians. Every variant's checksum must agree.
 //! Nothing here asserts a time. Without `--bench` (as `cargo test --all-targets` runs it) it
 //! prints how to run it and exits.
@@ -36,12 +40,17 @@
 )]
 
 use core::ffi::c_void;
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaStream, LaunchConfig as CuLaunchConfig, PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
 use custack::{
-    Context, ContextFlags, DeviceBuffer, Driver, Function, LaunchConfig, PinnedBuffer, PushedGuard,
-    Stack, Stream, ffi,
+    Context, DeviceBuffer, Driver, Function, LaunchConfig, PinnedBuffer, PushedGuard, Stack,
+    Stream, ffi,
 };
 use std::collections::VecDeque;
 use std::process::Command;
+use std::sync::Arc;
 use std::time::Instant;
 
 const PTX: &str = include_str!("pipeline.ptx");
@@ -79,6 +88,14 @@ struct Setup<'g> {
     guard: &'g PushedGuard<'g, 'g>,
     poly: Function<'g>,
     iters: u32,
+    cu: CuSetup,
+}
+
+/// cudarc's handles, on the same (primary) context.
+struct CuSetup {
+    ctx: Arc<CudaContext>,
+    streams: Vec<Arc<CudaStream>>,
+    poly: CudaFunction,
 }
 
 impl Setup<'_> {
@@ -341,6 +358,56 @@ fn submit_pipeline(setup: &Setup<'_>, streams: &[Stream<'_>]) -> f64 {
 }
 
 // ---------------------------------------------------------------------------------------------
+// cudarc 0.19, as its documentation recommends: it records an event per operation on each
+// buffer and makes other streams wait for them, so the cross-stream waits are automatic.
+
+fn cudarc_pipeline(setup: &Setup<'_>, streams: &[Stream<'_>]) -> f64 {
+    let cu = &setup.cu;
+    let (up, comp, down) = match streams.len() {
+        3 => (&cu.streams[0], &cu.streams[1], &cu.streams[2]),
+        2 => (&cu.streams[0], &cu.streams[1], &cu.streams[1]),
+        _ => unreachable!(),
+    };
+    let mut slots: Vec<_> = (0..SLOTS)
+        .map(|_| {
+            // SAFETY: page-locked memory of plain floats, initialized below before any read.
+            let mut pin_in = unsafe { cu.ctx.alloc_pinned_with_flags::<f32>(N, 0) }.unwrap();
+            fill_input(pin_in.as_mut_slice().unwrap());
+            // SAFETY: as above; fully written by the download before it is read.
+            let pin_out = unsafe { cu.ctx.alloc_pinned_with_flags::<f32>(N, 0) }.unwrap();
+            (pin_in, up.alloc_zeros::<f32>(N).unwrap(), pin_out)
+        })
+        .collect();
+    let cfg = CuLaunchConfig {
+        grid_dim: (N32.div_ceil(256), 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let t = Instant::now();
+    let mut sum = 0.0;
+    for i in 0..CHUNKS + SLOTS {
+        let (pin_in, dev, pin_out) = &mut slots[i % SLOTS];
+        if i >= SLOTS {
+            sum += consume(pin_out.as_slice().unwrap()); // waits for its download
+        }
+        if i >= CHUNKS {
+            continue;
+        }
+        pin_in.as_mut_slice().unwrap()[0] = i as f32; // waits for its previous upload
+        up.memcpy_htod(&*pin_in, &mut *dev).unwrap();
+        let mut b = comp.launch_builder(&cu.poly);
+        let (n, iters, a, bb) = (N32, setup.iters, A, B);
+        b.arg(&mut *dev).arg(&n).arg(&iters).arg(&a).arg(&bb);
+        // SAFETY: poly(float* x, unsigned n, unsigned iters, float a, float b), as passed.
+        unsafe { b.launch(cfg) }.unwrap();
+        down.memcpy_dtoh(&*dev, &mut *pin_out).unwrap();
+    }
+    let elapsed = t.elapsed().as_secs_f64();
+    CHECKSUM.with(|c| c.set(sum));
+    elapsed
+}
+
+// ---------------------------------------------------------------------------------------------
 // custack: stream scopes (nest, never overlap: the GPU drains between batches)
 
 /// One whole chunk on one scope's stream: upload, kernel, download.
@@ -456,9 +523,11 @@ fn stages(setup: &Setup<'_>, stream: &Stream<'_>) -> [f64; 3] {
 
 fn child() {
     let iters = env_usize("CUSTACK_PIPE_ITERS", 1024) as u32;
-    let reps = env_usize("CUSTACK_PIPE_REPS", 5);
+    let reps = env_usize("CUSTACK_PIPE_REPS", 7);
     let driver = Driver::init().unwrap();
-    let ctx = Context::new(driver.device(0).unwrap(), ContextFlags::empty()).unwrap();
+    // The device's primary context, which cudarc uses too: cudarc makes its context current with
+    // cuCtxSetCurrent, which would replace any other context on top of custack's stack.
+    let ctx = Context::primary(driver.device(0).unwrap()).unwrap();
     let mut stack = Stack::new().unwrap();
     let guard = stack.push(&ctx).unwrap();
     let module = guard.load_ptx(PTX).unwrap();
@@ -466,10 +535,17 @@ fn child() {
         guard: &guard,
         poly: module.function("poly").unwrap(),
         iters,
+        cu: {
+            let ctx = CudaContext::new(0).unwrap();
+            let streams = (0..3).map(|_| ctx.new_stream().unwrap()).collect();
+            let module = ctx.load_module(Ptx::from_src(PTX)).unwrap();
+            let poly = module.load_function("poly").unwrap();
+            CuSetup { ctx, streams, poly }
+        },
     };
     let streams: Vec<Stream<'_>> = (0..3).map(|_| guard.stream().unwrap()).collect();
     type Variant = (&'static str, fn(&Setup<'_>, &[Stream<'_>]) -> f64, usize);
-    let variants: [Variant; 8] = [
+    let variants: [Variant; 10] = [
         ("raw-chain, 3 streams (diagnostic)", raw_chain, 3),
         (
             "raw-chain-created, 3 streams (diagnostic)",
@@ -479,9 +555,11 @@ fn child() {
         ("raw, 3 streams", raw_pipeline, 3),
         ("submit, 3 streams", submit_pipeline, 3),
         ("scopes, 3 streams", scopes_pipeline, 3),
+        ("cudarc, 3 streams", cudarc_pipeline, 3),
         ("raw, 2 streams", raw_pipeline, 2),
         ("submit, 2 streams", submit_pipeline, 2),
         ("scopes, 2 streams", scopes_pipeline, 2),
+        ("cudarc, 2 streams", cudarc_pipeline, 2),
     ];
     let mut times = vec![Vec::new(); variants.len()];
     let mut checksums = vec![0.0; variants.len()];
@@ -517,7 +595,7 @@ fn main() {
         println!("pipeline: a GPU benchmark; run `cargo bench --bench pipeline` on a GPU machine");
         return;
     }
-    let procs = env_usize("CUSTACK_PIPE_PROCS", 7);
+    let procs = env_usize("CUSTACK_PIPE_PROCS", 15);
     let exe = std::env::current_exe().unwrap();
     let mut per: Vec<(String, Vec<f64>, f64)> = Vec::new();
     let mut stage: Vec<(String, Vec<f64>)> = Vec::new();
