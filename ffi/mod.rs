@@ -6,9 +6,13 @@
 //! checks that against the linked library. No `#[link]` attribute appears: `build.rs` links
 //! libcuda.
 //!
+//! Entry points newer than driver 535 are not linked: `entry_point.rs` lists them as `PFN_*`
+//! function-pointer types with the CUDA version that introduced each, and custack looks them up
+//! with `cuGetProcAddress_v2` (linked) on first use.
+//!
 //! All functions are `unsafe`: each takes raw handles and pointers whose validity the caller
 //! guarantees, as the linked NVIDIA documentation describes.
-#![allow(non_camel_case_types, non_snake_case)]
+#![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 #![allow(clippy::upper_case_acronyms)]
 // The module docs name NVIDIA's doc groups (group__CUDA__CTX) as they are spelled in URLs.
 #![allow(clippy::doc_markdown)]
@@ -38,3 +42,5 @@ mod launch;
 pub use launch::*;
 mod graph;
 pub use graph::*;
+mod entry_point;
+pub use entry_point::*;

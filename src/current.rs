@@ -3,6 +3,7 @@
 use crate::context::ContextFlags;
 use crate::driver::{Device, Version};
 use crate::error::Result;
+use crate::event::Event;
 use crate::ffi;
 use crate::stack::PushedGuard;
 use core::ffi::{c_int, c_uint, c_ulonglong};
@@ -80,6 +81,47 @@ impl CacheConfig {
 }
 
 impl PushedGuard<'_, '_> {
+    /// `cuCtxRecordEvent`—Records `event` after all work enqueued so far in this context, on
+    /// every stream (CUDA 12.5; looked up, not linked).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::DriverTooOld`](crate::ErrorKind::DriverTooOld) on a driver older than 12.5
+    /// ("needs driver ≥ 12.5 (this driver: A.B)"); driver errors.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, EventFlags, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let everything = guard.event(EventFlags::DISABLE_TIMING)?;
+    /// guard.record_event(&everything)?; // after the work of every stream of the context
+    /// everything.synchronize()?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    #[doc(alias = "cuCtxRecordEvent")]
+    pub fn record_event(&self, event: &Event<'_>) -> Result<()> {
+        let record = crate::lookup::CTX_RECORD_EVENT.get()?;
+        // SAFETY: this guard's context is live and current; `event` is a live event of it (lent
+        // by this guard, the only one whose handles are reachable here).
+        unsafe { record(self.as_raw(), event.as_raw()) }.result()
+    }
+
+    /// `cuCtxWaitEvent`—Makes all future work of this context, on every stream, wait for
+    /// `event` (CUDA 12.5; looked up, not linked).
+    ///
+    /// # Errors
+    ///
+    /// As [`record_event`](Self::record_event).
+    #[doc(alias = "cuCtxWaitEvent")]
+    pub fn wait_event(&self, event: &Event<'_>) -> Result<()> {
+        let wait = crate::lookup::CTX_WAIT_EVENT.get()?;
+        // SAFETY: as in `record_event`.
+        unsafe { wait(self.as_raw(), event.as_raw()) }.result()
+    }
+
     /// `cuCtxSynchronize`—Waits for all work of the context, from every thread.
     #[doc(alias = "cuCtxSynchronize")]
     pub fn synchronize(&self) -> Result<()> {

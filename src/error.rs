@@ -408,6 +408,10 @@ error_kinds! {
         /// was caught before it reached the driver, and is reported by the next wait.
         HostFunctionPanicked = "CUSTACK_HOST_FUNCTION_PANICKED",
             "a host function enqueued on a stream panicked";
+        /// custack: the entry point is newer than the installed driver (custack looks it up
+        /// with `cuGetProcAddress_v2`; the detail names it and both versions).
+        DriverTooOld = "CUSTACK_DRIVER_TOO_OLD",
+            "the installed driver is older than the CUDA version this operation needs";
     }
 }
 
@@ -749,7 +753,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 9 + 1);
+        assert_eq!(names.len(), 100 + 10 + 1);
     }
 
     #[test]
@@ -793,7 +797,7 @@ mod tests {
 
     #[test]
     fn custack_kinds_have_no_code() {
-        assert_eq!(CUSTACK_KINDS.len(), 9);
+        assert_eq!(CUSTACK_KINDS.len(), 10);
         for &kind in CUSTACK_KINDS {
             assert_eq!(kind.code(), None, "{kind:?}");
             assert!(!kind.is_sticky());

@@ -43,6 +43,30 @@ impl Function<'_> {
         Ok(v)
     }
 
+    /// `cuFuncGetParamInfo`—The kernel's parameters as `(offset, size)` in bytes, in order
+    /// (CUDA 12.4; looked up, not linked): what its argument tuple must match.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::DriverTooOld`](crate::ErrorKind::DriverTooOld) on a driver older than 12.4;
+    /// driver errors.
+    #[doc(alias = "cuFuncGetParamInfo")]
+    pub fn param_layout(&self) -> Result<Vec<(usize, usize)>> {
+        let info = crate::lookup::FUNC_GET_PARAM_INFO.get()?;
+        let mut layout = Vec::new();
+        loop {
+            let (mut offset, mut size) = (0usize, 0usize);
+            // SAFETY: a live function; valid out-pointers.
+            let r = unsafe { info(self.raw, layout.len(), &raw mut offset, &raw mut size) };
+            match r {
+                ffi::CUresult::CUDA_SUCCESS => layout.push((offset, size)),
+                // One past the last parameter.
+                ffi::CUresult::CUDA_ERROR_INVALID_VALUE => return Ok(layout),
+                r => return r.result().map(|()| layout),
+            }
+        }
+    }
+
     /// The most threads a block of this function may have on this device.
     pub fn max_threads_per_block(&self) -> Result<u32> {
         self.attribute(ffi::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)

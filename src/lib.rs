@@ -72,6 +72,7 @@ mod driver;
 mod error;
 mod event;
 mod launch;
+mod lookup;
 mod memory;
 mod module;
 mod plain;
@@ -91,6 +92,7 @@ pub use driver::{ComputeCapability, Device, Driver, Version, driver_version};
 pub use error::{Error, ErrorKind, Result, dropped_error_count, take_drop_errors};
 pub use event::{Event, EventFlags};
 pub use launch::{Function, KernelArg, KernelArgs, LaunchConfig};
+pub use lookup::{EntryPointStatus, newer_entry_points};
 pub use memory::{
     DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, ParkedBuffer,
     PinnedBuffer,

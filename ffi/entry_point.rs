@@ -1,0 +1,65 @@
+//! Mirrors cuda.h "Driver Entry Point Access" (group__CUDA__DRIVER__ENTRY__POINT), and lists the
+//! entry points custack *looks up* through it rather than links.
+//!
+//! Linked: every `fn` in an `unsafe extern "C"` block of `ffi/`, each exported by drivers 535 and
+//! 580 (`tests/symbols.rs` checks the linked library). Looked up: the `PFN_*` function-pointer
+//! types below, entry points newer than driver 535 (CUDA 12.2), each with the CUDA version that
+//! introduced it (`*_VERSION`, in `cuDriverGetVersion`'s encoding: 12050 is 12.5). custack
+//! resolves them with `cuGetProcAddress_v2` on first use, once per process, and reports
+//! "needs driver ≥ X.Y" on an older driver; linking them would keep custack from loading there.
+
+use super::{CUcontext, CUevent, CUfunction, CUresult};
+use core::ffi::{c_char, c_int, c_ulonglong, c_void};
+
+/// `CUdriverProcAddressQueryResult`: what `cuGetProcAddress_v2` found.
+pub type CUdriverProcAddressQueryResult = c_int;
+/// The symbol was found.
+pub const CU_GET_PROC_ADDRESS_SUCCESS: CUdriverProcAddressQueryResult = 0;
+/// The driver does not know the symbol.
+pub const CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND: CUdriverProcAddressQueryResult = 1;
+/// The symbol exists, but not at the CUDA version asked for.
+pub const CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT: CUdriverProcAddressQueryResult = 2;
+
+/// `CUdriverProcAddress_flags`: the default stream semantics of the returned function.
+pub const CU_GET_PROC_ADDRESS_DEFAULT: c_ulonglong = 0;
+
+unsafe extern "C" {
+    /// Returns the requested driver API function pointer (`cuGetProcAddress` maps here in
+    /// CUDA 12).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DRIVER__ENTRY__POINT.html>
+    pub fn cuGetProcAddress_v2(
+        symbol: *const c_char,
+        pfn: *mut *mut c_void,
+        cudaVersion: c_int,
+        flags: c_ulonglong,
+        symbolStatus: *mut CUdriverProcAddressQueryResult,
+    ) -> CUresult;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Looked up (cuda.h order within each group).
+
+/// `cuFuncGetParamInfo` (Execution Control): a kernel parameter's offset and size. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
+pub type PFN_cuFuncGetParamInfo = unsafe extern "C" fn(
+    func: CUfunction,
+    paramIndex: usize,
+    paramOffset: *mut usize,
+    paramSize: *mut usize,
+) -> CUresult;
+/// CUDA 12.4.
+pub const PFN_cuFuncGetParamInfo_VERSION: c_int = 12040;
+
+/// `cuCtxRecordEvent` (Context Management): records an event capturing all work of a context so
+/// far, on every stream. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+pub type PFN_cuCtxRecordEvent = unsafe extern "C" fn(hCtx: CUcontext, hEvent: CUevent) -> CUresult;
+/// CUDA 12.5.
+pub const PFN_cuCtxRecordEvent_VERSION: c_int = 12050;
+
+/// `cuCtxWaitEvent` (Context Management): makes all future work of a context wait for an event.
+/// Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+pub type PFN_cuCtxWaitEvent = unsafe extern "C" fn(hCtx: CUcontext, hEvent: CUevent) -> CUresult;
+/// CUDA 12.5.
+pub const PFN_cuCtxWaitEvent_VERSION: c_int = 12050;

@@ -1,0 +1,155 @@
+//! Entry points newer than the linked baseline (driver 535, CUDA 12.2), reached through the
+//! driver's own `cuGetProcAddress_v2` rather than linked or loaded with `dlopen`.
+//!
+//! Each is resolved on first use, once per process, and cached in a [`OnceLock`]: after that a
+//! use costs one atomic load, no lock. On a driver older than the entry point's CUDA version the
+//! use is an [`ErrorKind::DriverTooOld`] error, "needs driver ≥ X.Y (this driver: A.B)",
+//! decided from `cuDriverGetVersion` without asking for the symbol. [`newer_entry_points`] says
+//! which of them this driver offers.
+
+use crate::driver::{Version, driver_version};
+use crate::error::{Error, ErrorKind, Result};
+use crate::ffi;
+use core::ffi::{CStr, c_int, c_void};
+use std::sync::OnceLock;
+
+/// An entry point looked up by name, with the CUDA version that introduced it.
+pub(crate) struct Lookup<F: Copy + 'static> {
+    name: &'static CStr,
+    version: c_int,
+    // Set once the answer is known for good: the pointer, or `None` (too old, or not found).
+    // A lookup that failed for a reason that may pass (no `cuInit` yet) is not cached.
+    cell: OnceLock<Option<F>>,
+}
+
+impl<F: Copy + 'static> Lookup<F> {
+    pub(crate) const fn new(name: &'static CStr, version: c_int) -> Self {
+        Self {
+            name,
+            version,
+            cell: OnceLock::new(),
+        }
+    }
+
+    /// The function pointer, resolving it on first use.
+    #[inline]
+    pub(crate) fn get(&self) -> Result<F> {
+        match self.cell.get() {
+            Some(Some(f)) => Ok(*f),
+            _ => self.resolve(),
+        }
+    }
+
+    /// The entry point's name (without the NUL).
+    pub(crate) fn name(&self) -> &'static str {
+        self.name.to_str().unwrap_or("?")
+    }
+
+    /// The CUDA version that introduced it.
+    pub(crate) fn version(&self) -> Version {
+        Version::from_raw(self.version as u32)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn resolve(&self) -> Result<F> {
+        const {
+            assert!(size_of::<F>() == size_of::<*mut c_void>());
+        }
+        let driver = driver_version()?;
+        if driver < self.version() {
+            let _ = self.cell.set(None);
+            return Err(self.too_old(driver));
+        }
+        let mut pfn: *mut c_void = core::ptr::null_mut();
+        let mut status = ffi::CU_GET_PROC_ADDRESS_SUCCESS;
+        // SAFETY: `name` is NUL-terminated; both out-pointers are valid.
+        unsafe {
+            ffi::cuGetProcAddress_v2(
+                self.name.as_ptr(),
+                &raw mut pfn,
+                self.version,
+                ffi::CU_GET_PROC_ADDRESS_DEFAULT,
+                &raw mut status,
+            )
+        }
+        .result()?;
+        if status != ffi::CU_GET_PROC_ADDRESS_SUCCESS || pfn.is_null() {
+            let _ = self.cell.set(None);
+            return Err(Error::custack(
+                ErrorKind::DriverTooOld,
+                format!(
+                    "{} (CUDA {}): cuGetProcAddress_v2 did not find it (status {status}) in driver {driver}",
+                    self.name(),
+                    self.version()
+                ),
+            ));
+        }
+        // SAFETY: the driver returned the entry point named `name` for API version `version`,
+        // whose C signature is `F` (declared from cuda.h in `ffi::entry_point`); function
+        // pointers and data pointers have the same size here (checked above).
+        let f = unsafe { core::mem::transmute_copy::<*mut c_void, F>(&pfn) };
+        let _ = self.cell.set(Some(f));
+        Ok(f)
+    }
+
+    fn too_old(&self, driver: Version) -> Error {
+        Error::custack(
+            ErrorKind::DriverTooOld,
+            format!(
+                "{} needs driver ≥ {} (this driver: {driver})",
+                self.name(),
+                self.version()
+            ),
+        )
+    }
+}
+
+pub(crate) static FUNC_GET_PARAM_INFO: Lookup<ffi::PFN_cuFuncGetParamInfo> =
+    Lookup::new(c"cuFuncGetParamInfo", ffi::PFN_cuFuncGetParamInfo_VERSION);
+pub(crate) static CTX_RECORD_EVENT: Lookup<ffi::PFN_cuCtxRecordEvent> =
+    Lookup::new(c"cuCtxRecordEvent", ffi::PFN_cuCtxRecordEvent_VERSION);
+pub(crate) static CTX_WAIT_EVENT: Lookup<ffi::PFN_cuCtxWaitEvent> =
+    Lookup::new(c"cuCtxWaitEvent", ffi::PFN_cuCtxWaitEvent_VERSION);
+
+/// An entry point custack looks up rather than links, and whether this driver offers it.
+#[derive(Debug)]
+pub struct EntryPointStatus {
+    /// The driver API name, e.g. `"cuCtxRecordEvent"`.
+    pub name: &'static str,
+    /// The CUDA version that introduced it.
+    pub needs: Version,
+    /// `Ok` if this driver offers it; otherwise why not
+    /// ([`ErrorKind::DriverTooOld`]: "needs driver ≥ X.Y (this driver: A.B)").
+    pub available: Result<()>,
+}
+
+/// The entry points custack reaches through `cuGetProcAddress_v2` (newer than driver 535), and
+/// whether this driver offers each: a diagnostic, and what the API that uses them will answer.
+///
+/// Works before [`Driver::init`](crate::Driver::init) on an older driver (the version decides);
+/// on a newer one the lookup itself needs the driver initialized.
+///
+/// ```no_run
+/// for entry in custack::newer_entry_points() {
+///     match entry.available {
+///         Ok(()) => println!("{}: available", entry.name),
+///         Err(e) => println!("{}: {e}", entry.name),
+///     }
+/// }
+/// ```
+#[doc(alias = "cuGetProcAddress")]
+pub fn newer_entry_points() -> Vec<EntryPointStatus> {
+    fn status<F: Copy + 'static>(l: &Lookup<F>) -> EntryPointStatus {
+        EntryPointStatus {
+            name: l.name(),
+            needs: l.version(),
+            available: l.get().map(drop),
+        }
+    }
+    vec![
+        status(&FUNC_GET_PARAM_INFO),
+        status(&CTX_RECORD_EVENT),
+        status(&CTX_WAIT_EVENT),
+    ]
+}

@@ -1,0 +1,38 @@
+//! Entry points newer than the linked baseline are looked up, not linked: on an older driver
+//! (CI links Debian's 535, CUDA 12.2) each reports "needs driver ≥ X.Y (this driver: A.B)"
+//! instead of failing to link or crashing; on a newer one, each is available. Runs anywhere;
+//! `tests/gpu_lookup.rs` uses them on a device.
+use custack::{Driver, ErrorKind, driver_version, newer_entry_points};
+
+#[test]
+fn each_looked_up_entry_point_reports_the_driver_it_needs() {
+    let driver = driver_version().unwrap();
+    let initialized = Driver::init().is_ok();
+    let entries = newer_entry_points();
+    let names: Vec<_> = entries.iter().map(|e| e.name).collect();
+    assert_eq!(
+        names,
+        ["cuFuncGetParamInfo", "cuCtxRecordEvent", "cuCtxWaitEvent"]
+    );
+    for e in entries {
+        if driver < e.needs {
+            let err = e.available.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::DriverTooOld, "{}: {err}", e.name);
+            let expected = format!(
+                "{} needs driver ≥ {} (this driver: {driver})",
+                e.name, e.needs
+            );
+            assert!(err.to_string().contains(&expected), "{err}");
+            println!("{}: {err}", e.name);
+        } else if initialized {
+            assert!(e.available.is_ok(), "{}: {:?}", e.name, e.available);
+            println!("{}: available (driver {driver})", e.name);
+        } else {
+            // A driver new enough but not initialized (no device): the lookup may fail for that
+            // reason, which is not cached and not "too old".
+            if let Err(err) = e.available {
+                assert_ne!(err.kind(), ErrorKind::DriverTooOld, "{}: {err}", e.name);
+            }
+        }
+    }
+}
