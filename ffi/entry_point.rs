@@ -8,7 +8,11 @@
 //! resolves them with `cuGetProcAddress_v2` on first use, once per process, and reports
 //! "needs driver ≥ X.Y" on an older driver; linking them would keep custack from loading there.
 
-use super::{CUcontext, CUevent, CUfunction, CUresult};
+use super::{
+    CUcontext, CUdevResource, CUdevResourceDesc, CUdevResourceType, CUdevice, CUevent, CUfunction,
+    CUgreenCtx, CUresult,
+};
+use core::ffi::c_uint;
 use core::ffi::{c_char, c_int, c_ulonglong, c_void};
 
 /// `CUdriverProcAddressQueryResult`: what `cuGetProcAddress_v2` found.
@@ -63,3 +67,63 @@ pub const PFN_cuCtxRecordEvent_VERSION: c_int = 12050;
 pub type PFN_cuCtxWaitEvent = unsafe extern "C" fn(hCtx: CUcontext, hEvent: CUevent) -> CUresult;
 /// CUDA 12.5.
 pub const PFN_cuCtxWaitEvent_VERSION: c_int = 12050;
+
+/// `cuDeviceGetDevResource` (Green Contexts): a device's resource of a kind. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
+pub type PFN_cuDeviceGetDevResource = unsafe extern "C" fn(
+    device: CUdevice,
+    resource: *mut CUdevResource,
+    type_: CUdevResourceType,
+) -> CUresult;
+/// CUDA 12.4.
+pub const PFN_cuDeviceGetDevResource_VERSION: c_int = 12040;
+
+/// `cuDevSmResourceSplitByCount` (Green Contexts): splits an SM resource into groups of at
+/// least `minCount` SMs. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
+pub type PFN_cuDevSmResourceSplitByCount = unsafe extern "C" fn(
+    result: *mut CUdevResource,
+    nbGroups: *mut c_uint,
+    input: *const CUdevResource,
+    remaining: *mut CUdevResource,
+    useFlags: c_uint,
+    minCount: c_uint,
+) -> CUresult;
+/// CUDA 12.4.
+pub const PFN_cuDevSmResourceSplitByCount_VERSION: c_int = 12040;
+
+/// `cuDevResourceGenerateDesc` (Green Contexts): a descriptor of resources for
+/// `cuGreenCtxCreate`. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
+pub type PFN_cuDevResourceGenerateDesc = unsafe extern "C" fn(
+    phDesc: *mut CUdevResourceDesc,
+    resources: *mut CUdevResource,
+    nbResources: c_uint,
+) -> CUresult;
+/// CUDA 12.4.
+pub const PFN_cuDevResourceGenerateDesc_VERSION: c_int = 12040;
+
+/// `cuGreenCtxCreate` (Green Contexts): a green context over a resource descriptor. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
+pub type PFN_cuGreenCtxCreate = unsafe extern "C" fn(
+    phCtx: *mut CUgreenCtx,
+    desc: CUdevResourceDesc,
+    dev: CUdevice,
+    flags: c_uint,
+) -> CUresult;
+/// CUDA 12.4.
+pub const PFN_cuGreenCtxCreate_VERSION: c_int = 12040;
+
+/// `cuGreenCtxDestroy` (Green Contexts). Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
+pub type PFN_cuGreenCtxDestroy = unsafe extern "C" fn(hCtx: CUgreenCtx) -> CUresult;
+/// CUDA 12.4.
+pub const PFN_cuGreenCtxDestroy_VERSION: c_int = 12040;
+
+/// `cuCtxFromGreenCtx` (Green Contexts): the `CUcontext` that stands for a green context.
+/// Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
+pub type PFN_cuCtxFromGreenCtx =
+    unsafe extern "C" fn(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult;
+/// CUDA 12.4.
+pub const PFN_cuCtxFromGreenCtx_VERSION: c_int = 12040;

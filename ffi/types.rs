@@ -41,6 +41,10 @@ opaque! {
     CUgraphNode_st => CUgraphNode;
     /// The driver's executable graph object (`CUgraphExec_st`); a handle is `CUgraphExec`.
     CUgraphExec_st => CUgraphExec;
+    /// The driver's green context object (`CUgreenCtx_st`); a handle is `CUgreenCtx`.
+    CUgreenCtx_st => CUgreenCtx;
+    /// A resource descriptor for green contexts (`CUdevResourceDesc_st`): `CUdevResourceDesc`.
+    CUdevResourceDesc_st => CUdevResourceDesc;
 }
 
 /// A device ordinal handle (`CUdevice`, `typedef int CUdevice_v1`).
@@ -383,6 +387,66 @@ const _: () = assert!(
     size_of::<CUgraphExecUpdateResultInfo>() == 24
         && align_of::<CUgraphExecUpdateResultInfo>() == 8
 );
+
+c_enum! {
+    /// `CUdevResourceType`: the kind of a device resource (green contexts, CUDA 12.4).
+    CUdevResourceType {
+        /// Not a valid resource.
+        CU_DEV_RESOURCE_TYPE_INVALID = 0;
+        /// Streaming multiprocessors.
+        CU_DEV_RESOURCE_TYPE_SM = 1;
+    }
+}
+
+/// `CUdevSmResource`: an SM resource's counts (CUDA 13.0 fills all four fields, 12.x the
+/// first).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CUdevSmResource {
+    /// The number of SMs in the resource.
+    pub smCount: c_uint,
+    /// The smallest partition a split may make (CUDA 13.0).
+    pub minSmPartitionSize: c_uint,
+    /// The granularity of SM co-scheduling (CUDA 13.0).
+    pub smCoscheduledAlignment: c_uint,
+    /// Flags (CUDA 13.0).
+    pub flags: c_uint,
+}
+
+/// `CUdevResource`: a tagged union describing a device resource, 144 bytes in both the CUDA 12.4
+/// and 13.0 layouts (12.4: `type`, 92 bytes of padding, a 48-byte union; 13.0: the union is 40
+/// bytes and a `nextResource` pointer follows). Only `type` and `sm` are read; the rest is the
+/// driver's. Not to be modified outside the API that filled it.
+#[repr(C, align(8))]
+#[derive(Clone, Copy, Debug)]
+pub struct CUdevResource {
+    /// The kind of resource.
+    pub type_: CUdevResourceType,
+    _internal_padding: [u8; 92],
+    /// For `CU_DEV_RESOURCE_TYPE_SM`: the SM counts.
+    pub sm: CUdevSmResource,
+    _rest: [u8; 32],
+}
+const _: () = assert!(size_of::<CUdevResource>() == 144 && align_of::<CUdevResource>() == 8);
+const _: () = assert!(core::mem::offset_of!(CUdevResource, sm) == 96);
+
+impl CUdevResource {
+    /// An all-zero resource (`CU_DEV_RESOURCE_TYPE_INVALID`), for the driver to fill.
+    pub const ZEROED: Self = Self {
+        type_: CUdevResourceType::CU_DEV_RESOURCE_TYPE_INVALID,
+        _internal_padding: [0; 92],
+        sm: CUdevSmResource {
+            smCount: 0,
+            minSmPartitionSize: 0,
+            smCoscheduledAlignment: 0,
+            flags: 0,
+        },
+        _rest: [0; 32],
+    };
+}
+
+/// `CU_GREEN_CTX_DEFAULT_STREAM`: create the green context's default stream.
+pub const CU_GREEN_CTX_DEFAULT_STREAM: c_uint = 0x1;
 
 c_enum! {
     /// `CUevent_flags`.

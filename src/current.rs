@@ -5,7 +5,7 @@ use crate::driver::{Device, Version};
 use crate::error::Result;
 use crate::event::Event;
 use crate::ffi;
-use crate::stack::PushedGuard;
+use crate::stack::{ContextKind, PushedGuard};
 use core::ffi::{c_int, c_uint, c_ulonglong};
 
 /// A per-context limit (`CUlimit`).
@@ -80,7 +80,7 @@ impl CacheConfig {
     }
 }
 
-impl PushedGuard<'_, '_> {
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuCtxRecordEvent`—Records `event` after all work enqueued so far in this context, on
     /// every stream (CUDA 12.5; looked up, not linked).
     ///

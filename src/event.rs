@@ -2,7 +2,7 @@
 
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
-use crate::stack::PushedGuard;
+use crate::stack::{ContextKind, PushedGuard};
 use core::marker::PhantomData;
 
 bitflags::bitflags! {
@@ -26,7 +26,7 @@ pub struct Event<'g> {
 static_assertions::assert_eq_size!(Event<'static>, ffi::CUevent);
 static_assertions::assert_not_impl_any!(Event<'static>: Send, Sync);
 
-impl PushedGuard<'_, '_> {
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuEventCreate`—Creates an event in this guard's context.
     #[doc(alias = "cuEventCreate")]
     #[inline]

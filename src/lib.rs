@@ -10,6 +10,7 @@
 //! | [`Context`] | a created or primary context, floating (current nowhere) | yes |
 //! | [`Stack`] | the calling thread's stack token, one per thread | no |
 //! | [`PushedGuard`] | a context pushed on this thread; borrows the `Context` and the stack | no |
+//! | [`GreenContext`] | a context over a partition of the SMs ([`Stack::push_green`]) | no |
 //! | [`Stream`], [`Event`], [`Module`], [`Function`], [`DeviceBuffer`], [`PinnedBuffer`], views | lent by a guard, borrow it | no |
 //! | [`StreamScope`] | asynchronous work on a stream ([`Stream::scope`]); borrows what it uses until one stream sync | no |
 //! | [`Submission`] | asynchronous work that owns its [`Payload`] ([`Stream::submit`]) until [`Submission::wait`] | no |
@@ -71,6 +72,7 @@ mod current;
 mod driver;
 mod error;
 mod event;
+mod green;
 mod launch;
 mod lookup;
 mod memory;
@@ -91,6 +93,7 @@ pub use current::{CacheConfig, Limit};
 pub use driver::{ComputeCapability, Device, Driver, Version, driver_version};
 pub use error::{Error, ErrorKind, Result, dropped_error_count, take_drop_errors};
 pub use event::{Event, EventFlags};
+pub use green::{GreenContext, SmPartition, SmResource, SmSplit};
 pub use launch::{Function, KernelArg, KernelArgs, LaunchConfig};
 pub use lookup::{EntryPointStatus, newer_entry_points};
 pub use memory::{
@@ -99,7 +102,7 @@ pub use memory::{
 };
 pub use module::{Module, ParkedModule};
 pub use plain::DeviceCopy;
-pub use stack::{PushedGuard, Stack, StackTop};
+pub use stack::{ContextKind, Floating, Green, PushedGuard, Stack, StackTop};
 pub use stream::{Stream, StreamFlags};
 
 // The README's Rust examples are compiled (and, being `no_run`, not run) as doc tests.

@@ -112,6 +112,27 @@ pub(crate) static CTX_RECORD_EVENT: Lookup<ffi::PFN_cuCtxRecordEvent> =
 pub(crate) static CTX_WAIT_EVENT: Lookup<ffi::PFN_cuCtxWaitEvent> =
     Lookup::new(c"cuCtxWaitEvent", ffi::PFN_cuCtxWaitEvent_VERSION);
 
+pub(crate) static DEVICE_GET_DEV_RESOURCE: Lookup<ffi::PFN_cuDeviceGetDevResource> = Lookup::new(
+    c"cuDeviceGetDevResource",
+    ffi::PFN_cuDeviceGetDevResource_VERSION,
+);
+pub(crate) static DEV_SM_RESOURCE_SPLIT_BY_COUNT: Lookup<ffi::PFN_cuDevSmResourceSplitByCount> =
+    Lookup::new(
+        c"cuDevSmResourceSplitByCount",
+        ffi::PFN_cuDevSmResourceSplitByCount_VERSION,
+    );
+pub(crate) static DEV_RESOURCE_GENERATE_DESC: Lookup<ffi::PFN_cuDevResourceGenerateDesc> =
+    Lookup::new(
+        c"cuDevResourceGenerateDesc",
+        ffi::PFN_cuDevResourceGenerateDesc_VERSION,
+    );
+pub(crate) static GREEN_CTX_CREATE: Lookup<ffi::PFN_cuGreenCtxCreate> =
+    Lookup::new(c"cuGreenCtxCreate", ffi::PFN_cuGreenCtxCreate_VERSION);
+pub(crate) static GREEN_CTX_DESTROY: Lookup<ffi::PFN_cuGreenCtxDestroy> =
+    Lookup::new(c"cuGreenCtxDestroy", ffi::PFN_cuGreenCtxDestroy_VERSION);
+pub(crate) static CTX_FROM_GREEN_CTX: Lookup<ffi::PFN_cuCtxFromGreenCtx> =
+    Lookup::new(c"cuCtxFromGreenCtx", ffi::PFN_cuCtxFromGreenCtx_VERSION);
+
 /// An entry point custack looks up rather than links, and whether this driver offers it.
 #[derive(Debug)]
 pub struct EntryPointStatus {
@@ -151,5 +172,11 @@ pub fn newer_entry_points() -> Vec<EntryPointStatus> {
         status(&FUNC_GET_PARAM_INFO),
         status(&CTX_RECORD_EVENT),
         status(&CTX_WAIT_EVENT),
+        status(&DEVICE_GET_DEV_RESOURCE),
+        status(&DEV_SM_RESOURCE_SPLIT_BY_COUNT),
+        status(&DEV_RESOURCE_GENERATE_DESC),
+        status(&GREEN_CTX_CREATE),
+        status(&GREEN_CTX_DESTROY),
+        status(&CTX_FROM_GREEN_CTX),
     ]
 }

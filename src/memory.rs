@@ -9,7 +9,7 @@ use crate::context::Context;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::plain::DeviceCopy;
-use crate::stack::PushedGuard;
+use crate::stack::{ContextKind, PushedGuard};
 use core::marker::PhantomData;
 use core::ops::{Bound, RangeBounds};
 use core::ptr::NonNull;
@@ -537,7 +537,7 @@ pub(crate) unsafe fn with_raw_current(
     r.and(p)
 }
 
-impl<'ctx> PushedGuard<'ctx, '_> {
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuMemAlloc`—Allocates `len` elements of `T` in device memory (uninitialized device
     /// bytes: any bit pattern is a valid `T`).
     ///
@@ -605,7 +605,9 @@ impl<'ctx> PushedGuard<'ctx, '_> {
         unsafe { ffi::cuMemGetInfo_v2(&raw mut free, &raw mut total) }.result()?;
         Ok((free, total))
     }
+}
 
+impl<'ctx> PushedGuard<'ctx, '_> {
     /// Parks a buffer: it no longer borrows this guard, only the context, so it survives the
     /// pop and nested pushes (P3, P8). Re-attach it with [`attach`](Self::attach).
     pub fn park<T: DeviceCopy>(&self, buffer: DeviceBuffer<'_, T>) -> ParkedBuffer<'ctx, T> {

@@ -6,7 +6,7 @@ use crate::ffi;
 use crate::launch::Function;
 use crate::memory::{DeviceView, DeviceViewMut, with_raw_current};
 use crate::plain::DeviceCopy;
-use crate::stack::PushedGuard;
+use crate::stack::{ContextKind, PushedGuard};
 use core::ffi::{c_uint, c_void};
 use core::marker::PhantomData;
 use std::ffi::CString;
@@ -34,7 +34,7 @@ fn name_cstring(what: &str, name: &str) -> Result<CString> {
     })
 }
 
-impl PushedGuard<'_, '_> {
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuModuleLoadDataEx`—JIT-compiles and loads PTX source.
     ///
     /// # Errors

@@ -115,11 +115,18 @@ impl Drop for Stack {
 /// whatever is pushed later. Nested pushes exist only in closure form
 /// ([`StackTop::with_pushed`]), which cannot be leaked, so an outer guard can never be used
 /// while a leaked inner context sits on top of it.
+///
+/// `K` is the kind of context pushed: [`Floating`] (a [`Context`], the default) or
+/// [`Green`] (a [`GreenContext`](crate::GreenContext)). Both lend the same handles; only a
+/// floating context's resources can be parked, because a parked resource may be dropped on
+/// another thread, which pushes its context there, and a green context may be current on one
+/// thread at a time.
 #[must_use = "dropping the guard pops the context straight away"]
 #[derive(Debug)]
-pub struct PushedGuard<'ctx, 'stack> {
+pub struct PushedGuard<'ctx, 'stack, K: ContextKind = Floating> {
     raw: ffi::CUcontext,
     _ctx: PhantomData<&'ctx Context>,
+    _kind: PhantomData<K>,
     // Top-level guards borrow the thread's `Stack` mutably: no second push beside them.
     _stack: PhantomData<&'stack mut Stack>,
     // The stack is per OS thread: `!Send`, `!Sync`.
@@ -127,20 +134,42 @@ pub struct PushedGuard<'ctx, 'stack> {
 }
 
 static_assertions::assert_eq_size!(PushedGuard<'static, 'static>, ffi::CUcontext);
+
+mod kind_sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Floating {}
+    impl Sealed for super::Green {}
+}
+
+/// The kind of context a [`PushedGuard`] pushed: [`Floating`] or [`Green`]. Sealed.
+pub trait ContextKind: kind_sealed::Sealed + core::fmt::Debug {}
+
+/// A [`Context`]: may be current on any number of threads; its resources can be parked.
+#[derive(Debug)]
+pub enum Floating {}
+impl ContextKind for Floating {}
+
+/// A [`GreenContext`](crate::GreenContext): current on one thread at a time; nothing of it is
+/// parked.
+#[derive(Debug)]
+pub enum Green {}
+impl ContextKind for Green {}
 static_assertions::assert_not_impl_any!(PushedGuard<'static, 'static>: Send, Sync);
 static_assertions::assert_not_impl_any!(Stack: Send, Sync);
 
-impl PushedGuard<'_, '_> {
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Safety
     ///
-    /// `raw` must be a live context that stays alive for `'ctx`.
+    /// `raw` must be a live context that stays alive for `'ctx`; for [`Green`], one current on
+    /// no other thread while the guard lives.
     #[inline]
-    unsafe fn push_raw(raw: ffi::CUcontext) -> Result<Self> {
+    pub(crate) unsafe fn push_raw(raw: ffi::CUcontext) -> Result<Self> {
         // SAFETY: the caller guarantees `raw` is live.
         unsafe { ffi::cuCtxPushCurrent_v2(raw) }.result()?;
         Ok(Self {
             raw,
             _ctx: PhantomData,
+            _kind: PhantomData,
             _stack: PhantomData,
             _thread: PhantomData,
         })
@@ -194,7 +223,7 @@ fn foreign_on_top(expected: ffi::CUcontext, popped: ffi::CUcontext) -> Result<()
     Err(Error::custack(ErrorKind::ForeignContextOnTop, detail))
 }
 
-impl Drop for PushedGuard<'_, '_> {
+impl<K: ContextKind> Drop for PushedGuard<'_, '_, K> {
     #[inline]
     fn drop(&mut self) {
         if let Err(e) = pop_raw(self.raw) {
@@ -206,7 +235,7 @@ impl Drop for PushedGuard<'_, '_> {
 mod sealed {
     pub trait Sealed {}
     impl Sealed for super::Stack {}
-    impl Sealed for super::PushedGuard<'_, '_> {}
+    impl<K: super::ContextKind> Sealed for super::PushedGuard<'_, '_, K> {}
 }
 
 /// The top of this thread's context stack: the [`Stack`] itself or the innermost
@@ -269,7 +298,7 @@ impl StackTop for Stack {
     }
 }
 
-impl StackTop for PushedGuard<'_, '_> {
+impl<K: ContextKind> StackTop for PushedGuard<'_, '_, K> {
     #[inline]
     fn with_pushed<'c, R>(
         &mut self,

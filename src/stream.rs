@@ -4,7 +4,7 @@
 use crate::error::{Result, record_drop_error};
 use crate::event::Event;
 use crate::ffi;
-use crate::stack::PushedGuard;
+use crate::stack::{ContextKind, PushedGuard};
 use core::ffi::{c_int, c_uint};
 use core::marker::PhantomData;
 
@@ -49,7 +49,7 @@ pub struct Stream<'g> {
 static_assertions::assert_eq_size!(Stream<'static>, ffi::CUstream);
 static_assertions::assert_not_impl_any!(Stream<'static>: Send, Sync);
 
-impl PushedGuard<'_, '_> {
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuStreamCreate`—Creates a blocking stream (`CU_STREAM_DEFAULT`) in this guard's
     /// context.
     #[doc(alias = "cuStreamCreate")]

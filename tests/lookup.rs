@@ -12,7 +12,17 @@ fn each_looked_up_entry_point_reports_the_driver_it_needs() {
     let names: Vec<_> = entries.iter().map(|e| e.name).collect();
     assert_eq!(
         names,
-        ["cuFuncGetParamInfo", "cuCtxRecordEvent", "cuCtxWaitEvent"]
+        [
+            "cuFuncGetParamInfo",
+            "cuCtxRecordEvent",
+            "cuCtxWaitEvent",
+            "cuDeviceGetDevResource",
+            "cuDevSmResourceSplitByCount",
+            "cuDevResourceGenerateDesc",
+            "cuGreenCtxCreate",
+            "cuGreenCtxDestroy",
+            "cuCtxFromGreenCtx",
+        ]
     );
     for e in entries {
         if driver < e.needs {

@@ -1,0 +1,19 @@
+//! C20 context-independent code (green half): a green context cannot be pushed from two threads
+//! at once: it is `!Sync`, so no other thread can even borrow it.
+//! Positive twin: `two_green_contexts_run_at_once_on_disjoint_sms` in `tests/gpu_green.rs`.
+use custack::{Driver, GreenContext, Stack};
+
+fn main() -> Result<(), custack::Error> {
+    let sms = Driver::init()?.device(0)?.sm_resource()?;
+    let split = sms.split(2, 16)?;
+    let green = GreenContext::new(&split.groups[0])?;
+    let mut stack = Stack::new()?;
+    let _guard = stack.push_green(&green)?;
+    std::thread::scope(|t| {
+        t.spawn(|| { //~ ERROR E0277
+            let mut other = Stack::new()?;
+            other.push_green(&green).map(drop)
+        });
+    });
+    Ok(())
+}
