@@ -1,6 +1,9 @@
 //! Mirrors cuda.h "Context Management" (group__CUDA__CTX).
 
-use super::{CUcontext, CUdevice, CUfunc_cache, CUlimit, CUresult};
+use super::{
+    CUcontext, CUdevice, CUexecAffinityParam, CUexecAffinityType, CUfunc_cache, CUlimit, CUresult,
+    CUsharedconfig,
+};
 use core::ffi::{c_int, c_uint, c_ulonglong};
 
 unsafe extern "C" {
@@ -52,4 +55,20 @@ unsafe extern "C" {
         leastPriority: *mut c_int,
         greatestPriority: *mut c_int,
     ) -> CUresult;
+    /// Returns the current shared memory configuration for the current context (deprecated
+    /// in CUDA 12, still exported).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    pub fn cuCtxGetSharedMemConfig(pConfig: *mut CUsharedconfig) -> CUresult;
+    /// Sets the shared memory configuration for the current context (deprecated in CUDA 12).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    pub fn cuCtxSetSharedMemConfig(config: CUsharedconfig) -> CUresult;
+    /// Returns the execution affinity setting for the current context.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    pub fn cuCtxGetExecAffinity(
+        pExecAffinity: *mut CUexecAffinityParam,
+        type_: CUexecAffinityType,
+    ) -> CUresult;
+    /// Resets all persisting lines in cache to normal status.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    pub fn cuCtxResetPersistingL2Cache() -> CUresult;
 }

@@ -1,6 +1,6 @@
 //! Mirrors cuda.h "Device Management" (group__CUDA__DEVICE).
 
-use super::{CUdevice, CUdevice_attribute, CUresult, CUuuid};
+use super::{CUdevice, CUdevice_attribute, CUexecAffinityType, CUresult, CUuuid};
 use core::ffi::{c_char, c_int};
 
 unsafe extern "C" {
@@ -29,4 +29,11 @@ unsafe extern "C" {
     /// Returns a PCI Bus Id string for the device.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     pub fn cuDeviceGetPCIBusId(pciBusId: *mut c_char, len: c_int, dev: CUdevice) -> CUresult;
+    /// Returns whether the device supports a kind of execution affinity.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
+    pub fn cuDeviceGetExecAffinitySupport(
+        pi: *mut c_int,
+        type_: CUexecAffinityType,
+        dev: CUdevice,
+    ) -> CUresult;
 }

@@ -9,11 +9,11 @@
 //! "needs driver ≥ X.Y" on an older driver; linking them would keep custack from loading there.
 
 use super::{
-    CUcontext, CUdevResource, CUdevResourceDesc, CUdevResourceType, CUdevice, CUevent, CUfunction,
-    CUgreenCtx, CUresult,
+    CUcontext, CUctxCreateParams, CUdevResource, CUdevResourceDesc, CUdevResourceType, CUdevice,
+    CUevent, CUfunction, CUgreenCtx, CUresult,
 };
-use core::ffi::c_uint;
 use core::ffi::{c_char, c_int, c_ulonglong, c_void};
+use core::ffi::{c_uint, c_void as void};
 
 /// `CUdriverProcAddressQueryResult`: what `cuGetProcAddress_v2` found.
 pub type CUdriverProcAddressQueryResult = c_int;
@@ -53,6 +53,18 @@ pub type PFN_cuFuncGetParamInfo = unsafe extern "C" fn(
 ) -> CUresult;
 /// CUDA 12.4.
 pub const PFN_cuFuncGetParamInfo_VERSION: c_int = 12040;
+
+/// `cuCtxCreate_v4` (Context Management): creates a context with parameters (execution
+/// affinity, CUDA-in-graphics). Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+pub type PFN_cuCtxCreate_v4 = unsafe extern "C" fn(
+    pctx: *mut CUcontext,
+    ctxCreateParams: *mut CUctxCreateParams,
+    flags: c_uint,
+    dev: CUdevice,
+) -> CUresult;
+/// CUDA 12.5.
+pub const PFN_cuCtxCreate_v4_VERSION: c_int = 12050;
 
 /// `cuCtxRecordEvent` (Context Management): records an event capturing all work of a context so
 /// far, on every stream. Looked up.
@@ -127,3 +139,34 @@ pub type PFN_cuCtxFromGreenCtx =
     unsafe extern "C" fn(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult;
 /// CUDA 12.4.
 pub const PFN_cuCtxFromGreenCtx_VERSION: c_int = 12040;
+
+/// `CUlogLevel` (Error Log Management).
+pub type CUlogLevel = c_int;
+/// An error.
+pub const CU_LOG_LEVEL_ERROR: CUlogLevel = 0;
+/// A warning.
+pub const CU_LOG_LEVEL_WARNING: CUlogLevel = 1;
+
+/// `CUlogsCallback`: receives each driver log message (not NUL-terminated: `length` bytes).
+pub type CUlogsCallback = Option<
+    unsafe extern "C" fn(
+        data: *mut void,
+        logLevel: CUlogLevel,
+        message: *mut c_char,
+        length: usize,
+    ),
+>;
+
+/// `CUlogsCallbackHandle`: a registered callback.
+pub type CUlogsCallbackHandle = *mut void;
+
+/// `cuLogsRegisterCallback` (Error Log Management): registers a callback for the driver's
+/// error log messages. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html>
+pub type PFN_cuLogsRegisterCallback = unsafe extern "C" fn(
+    callbackFunc: CUlogsCallback,
+    userData: *mut void,
+    callback_out: *mut CUlogsCallbackHandle,
+) -> CUresult;
+/// CUDA 12.9.
+pub const PFN_cuLogsRegisterCallback_VERSION: c_int = 12090;

@@ -483,6 +483,51 @@ c_enum! {
 }
 
 c_enum! {
+    /// `CUsharedconfig`: shared memory bank size configurations (ignored by devices since
+    /// compute capability 5.0, which have fixed 4-byte banks).
+    CUsharedconfig {
+        /// The device default.
+        CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE = 0;
+        /// Four-byte banks.
+        CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE = 1;
+        /// Eight-byte banks.
+        CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE = 2;
+    }
+}
+
+c_enum! {
+    /// `CUexecAffinityType`: kinds of execution affinity.
+    CUexecAffinityType {
+        /// The number of SMs a context may use.
+        CU_EXEC_AFFINITY_TYPE_SM_COUNT = 0;
+    }
+}
+
+/// `CUexecAffinityParam` (`_v1`): an execution affinity; for `SM_COUNT`, `param` is the count.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUexecAffinityParam {
+    /// The kind of affinity.
+    pub type_: CUexecAffinityType,
+    /// The union's one member today: `smCount.val`.
+    pub param: c_uint,
+}
+const _: () = assert!(size_of::<CUexecAffinityParam>() == 8);
+
+/// `CUctxCreateParams` (CUDA 12.5): parameters of `cuCtxCreate_v4`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUctxCreateParams {
+    /// Execution affinities, or null.
+    pub execAffinityParams: *mut CUexecAffinityParam,
+    /// Their number.
+    pub numExecAffinityParams: c_int,
+    /// CUDA-in-graphics parameters (`CUctxCigParam*`), or null.
+    pub cigParams: *mut core::ffi::c_void,
+}
+const _: () = assert!(size_of::<CUctxCreateParams>() == 24);
+
+c_enum! {
     /// `CUfunc_cache`: cache configurations.
     CUfunc_cache {
         /// No preference for shared memory or L1.

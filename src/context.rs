@@ -102,6 +102,43 @@ impl Context {
         let mut raw = ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer; `device` names a device of an initialized driver.
         unsafe { ffi::cuCtxCreate_v2(&raw mut raw, flags.bits(), device.as_raw()) }.result()?;
+        Self::float_created(raw, device)
+    }
+
+    /// `cuCtxCreate_v4`—Creates a context on `device` whose work may use at most `sm_count`
+    /// SMs (execution affinity), then pops it so that it floats (CUDA 12.5; looked up).
+    ///
+    /// Whether the device honours SM-count affinity is
+    /// [`Device::supports_sm_count_affinity`]; NVIDIA documents it for MPS clients, and the driver
+    /// may round the count up. [`PushedGuard::sm_count_affinity`](crate::PushedGuard::sm_count_affinity)
+    /// reads back what the context got.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::DriverTooOld`] before driver 12.5; `CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY`
+    /// where the device does not support it; as [`new`](Self::new) otherwise.
+    #[doc(alias = "cuCtxCreate_v4")]
+    #[doc(alias = "cuCtxCreate")]
+    pub fn with_sm_count(device: Device, flags: ContextFlags, sm_count: u32) -> Result<Self> {
+        let create = crate::lookup::CTX_CREATE_V4.get()?;
+        let mut affinity = ffi::CUexecAffinityParam {
+            type_: ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT,
+            param: sm_count,
+        };
+        let mut params = ffi::CUctxCreateParams {
+            execAffinityParams: &raw mut affinity,
+            numExecAffinityParams: 1,
+            cigParams: ptr::null_mut(),
+        };
+        let mut raw = ptr::null_mut();
+        // SAFETY: valid out-pointer; `params` points to one affinity parameter, both live for the
+        // call; `device` names a device of an initialized driver.
+        unsafe { create(&raw mut raw, &raw mut params, flags.bits(), device.as_raw()) }.result()?;
+        Self::float_created(raw, device)
+    }
+
+    /// Takes ownership of a context `cuCtxCreate*` just made and pushed, and pops it.
+    fn float_created(raw: ffi::CUcontext, device: Device) -> Result<Self> {
         let ctx = Self {
             raw,
             device,

@@ -122,6 +122,46 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         unsafe { wait(self.as_raw(), event.as_raw()) }.result()
     }
 
+    /// `cuCtxGetExecAffinity`—The number of SMs the context may use (its SM-count execution
+    /// affinity; all of the device's for a context made without one).
+    #[doc(alias = "cuCtxGetExecAffinity")]
+    pub fn sm_count_affinity(&self) -> Result<u32> {
+        let mut param = ffi::CUexecAffinityParam {
+            type_: ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT,
+            param: 0,
+        };
+        let kind = ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT;
+        // SAFETY: valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuCtxGetExecAffinity(&raw mut param, kind) }.result()?;
+        Ok(param.param)
+    }
+
+    /// `cuCtxGetSharedMemConfig`—The shared memory bank size configuration (devices of compute
+    /// capability 5.0 and later have fixed 4-byte banks and report the default).
+    #[doc(alias = "cuCtxGetSharedMemConfig")]
+    pub fn shared_mem_config(&self) -> Result<ffi::CUsharedconfig> {
+        let mut config = ffi::CUsharedconfig::CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE;
+        // SAFETY: valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuCtxGetSharedMemConfig(&raw mut config) }.result()?;
+        Ok(config)
+    }
+
+    /// `cuCtxSetSharedMemConfig`—Sets the shared memory bank size configuration (a no-op on
+    /// devices with fixed bank sizes).
+    #[doc(alias = "cuCtxSetSharedMemConfig")]
+    pub fn set_shared_mem_config(&self, config: ffi::CUsharedconfig) -> Result<()> {
+        // SAFETY: this guard's context is current; the driver checks the value.
+        unsafe { ffi::cuCtxSetSharedMemConfig(config) }.result()
+    }
+
+    /// `cuCtxResetPersistingL2Cache`—Returns every persisting L2 cache line of the context to
+    /// normal.
+    #[doc(alias = "cuCtxResetPersistingL2Cache")]
+    pub fn reset_persisting_l2_cache(&self) -> Result<()> {
+        // SAFETY: no arguments; this guard's context is current.
+        unsafe { ffi::cuCtxResetPersistingL2Cache() }.result()
+    }
+
     /// `cuCtxSynchronize`—Waits for all work of the context, from every thread.
     #[doc(alias = "cuCtxSynchronize")]
     pub fn synchronize(&self) -> Result<()> {

@@ -75,6 +75,7 @@ impl Driver {
     pub fn init() -> Result<Self> {
         // SAFETY: `cuInit` takes no pointers; flags must be 0.
         unsafe { ffi::cuInit(0) }.result()?;
+        crate::logs::register();
         Ok(Self { _private: () })
     }
 
@@ -154,6 +155,17 @@ impl Device {
     /// A device from a raw handle the driver returned (the driver is initialized then).
     pub(crate) fn from_raw(raw: ffi::CUdevice) -> Self {
         Self { raw }
+    }
+
+    /// `cuDeviceGetExecAffinitySupport`—Whether contexts on this device can be limited to a
+    /// number of SMs ([`Context::with_sm_count`](crate::Context::with_sm_count)).
+    #[doc(alias = "cuDeviceGetExecAffinitySupport")]
+    pub fn supports_sm_count_affinity(self) -> Result<bool> {
+        let mut v: c_int = 0;
+        let kind = ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT;
+        // SAFETY: valid out-pointer; the device is valid (a `Device` exists only after `cuInit`).
+        unsafe { ffi::cuDeviceGetExecAffinitySupport(&raw mut v, kind, self.raw) }.result()?;
+        Ok(v != 0)
     }
 
     /// The raw `CUdevice`.

@@ -634,7 +634,21 @@ impl ffi::CUresult {
         if self == ffi::CUresult::CUDA_SUCCESS {
             Ok(())
         } else {
-            Err(Error::from_code(self))
+            Err(Error::from_failed_call(self))
+        }
+    }
+}
+
+impl Error {
+    /// The error of a driver call that returned `code`, with the driver's log messages for it
+    /// where the driver has them (see `crate::logs`). Out of line: only failures pay for it.
+    #[cold]
+    #[inline(never)]
+    fn from_failed_call(code: ffi::CUresult) -> Self {
+        let error = Self::from_code(code);
+        match crate::logs::take() {
+            Some(log) => error.with_detail(format!("driver: {log}")),
+            None => error,
         }
     }
 }

@@ -74,6 +74,7 @@ mod error;
 mod event;
 mod green;
 mod launch;
+mod logs;
 mod lookup;
 mod memory;
 mod module;

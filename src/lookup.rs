@@ -15,7 +15,11 @@ use std::sync::OnceLock;
 
 /// An entry point looked up by name, with the CUDA version that introduced it.
 pub(crate) struct Lookup<F: Copy + 'static> {
-    name: &'static CStr,
+    /// The name `cuGetProcAddress_v2` takes: the unversioned one (`cuCtxCreate`), whose ABI
+    /// `version` selects (`cuCtxCreate_v4` at 12.5).
+    symbol: &'static CStr,
+    /// The name custack reports (the versioned one where it differs).
+    name: &'static str,
     version: c_int,
     // Set once the answer is known for good: the pointer, or `None` (too old, or not found).
     // A lookup that failed for a reason that may pass (no `cuInit` yet) is not cached.
@@ -23,8 +27,23 @@ pub(crate) struct Lookup<F: Copy + 'static> {
 }
 
 impl<F: Copy + 'static> Lookup<F> {
+    /// An entry point whose versioned and unversioned names are the same.
     pub(crate) const fn new(name: &'static CStr, version: c_int) -> Self {
+        Self::versioned(name, name, version)
+    }
+
+    /// An entry point looked up as `symbol` at `version`, reported as `name`.
+    pub(crate) const fn versioned(
+        name: &'static CStr,
+        symbol: &'static CStr,
+        version: c_int,
+    ) -> Self {
+        let name = match name.to_str() {
+            Ok(name) => name,
+            Err(_) => "?",
+        };
         Self {
+            symbol,
             name,
             version,
             cell: OnceLock::new(),
@@ -42,7 +61,7 @@ impl<F: Copy + 'static> Lookup<F> {
 
     /// The entry point's name (without the NUL).
     pub(crate) fn name(&self) -> &'static str {
-        self.name.to_str().unwrap_or("?")
+        self.name
     }
 
     /// The CUDA version that introduced it.
@@ -63,10 +82,10 @@ impl<F: Copy + 'static> Lookup<F> {
         }
         let mut pfn: *mut c_void = core::ptr::null_mut();
         let mut status = ffi::CU_GET_PROC_ADDRESS_SUCCESS;
-        // SAFETY: `name` is NUL-terminated; both out-pointers are valid.
+        // SAFETY: `symbol` is NUL-terminated; both out-pointers are valid.
         unsafe {
             ffi::cuGetProcAddress_v2(
-                self.name.as_ptr(),
+                self.symbol.as_ptr(),
                 &raw mut pfn,
                 self.version,
                 ffi::CU_GET_PROC_ADDRESS_DEFAULT,
@@ -85,7 +104,7 @@ impl<F: Copy + 'static> Lookup<F> {
                 ),
             ));
         }
-        // SAFETY: the driver returned the entry point named `name` for API version `version`,
+        // SAFETY: the driver returned the entry point `symbol` for API version `version`,
         // whose C signature is `F` (declared from cuda.h in `ffi::entry_point`); function
         // pointers and data pointers have the same size here (checked above).
         let f = unsafe { core::mem::transmute_copy::<*mut c_void, F>(&pfn) };
@@ -107,6 +126,11 @@ impl<F: Copy + 'static> Lookup<F> {
 
 pub(crate) static FUNC_GET_PARAM_INFO: Lookup<ffi::PFN_cuFuncGetParamInfo> =
     Lookup::new(c"cuFuncGetParamInfo", ffi::PFN_cuFuncGetParamInfo_VERSION);
+pub(crate) static CTX_CREATE_V4: Lookup<ffi::PFN_cuCtxCreate_v4> = Lookup::versioned(
+    c"cuCtxCreate_v4",
+    c"cuCtxCreate",
+    ffi::PFN_cuCtxCreate_v4_VERSION,
+);
 pub(crate) static CTX_RECORD_EVENT: Lookup<ffi::PFN_cuCtxRecordEvent> =
     Lookup::new(c"cuCtxRecordEvent", ffi::PFN_cuCtxRecordEvent_VERSION);
 pub(crate) static CTX_WAIT_EVENT: Lookup<ffi::PFN_cuCtxWaitEvent> =
@@ -170,6 +194,7 @@ pub fn newer_entry_points() -> Vec<EntryPointStatus> {
     }
     vec![
         status(&FUNC_GET_PARAM_INFO),
+        status(&CTX_CREATE_V4),
         status(&CTX_RECORD_EVENT),
         status(&CTX_WAIT_EVENT),
         status(&DEVICE_GET_DEV_RESOURCE),
@@ -178,5 +203,6 @@ pub fn newer_entry_points() -> Vec<EntryPointStatus> {
         status(&GREEN_CTX_CREATE),
         status(&GREEN_CTX_DESTROY),
         status(&CTX_FROM_GREEN_CTX),
+        status(&crate::logs::LOGS_REGISTER_CALLBACK),
     ]
 }

@@ -14,6 +14,7 @@ fn each_looked_up_entry_point_reports_the_driver_it_needs() {
         names,
         [
             "cuFuncGetParamInfo",
+            "cuCtxCreate_v4",
             "cuCtxRecordEvent",
             "cuCtxWaitEvent",
             "cuDeviceGetDevResource",
@@ -22,6 +23,7 @@ fn each_looked_up_entry_point_reports_the_driver_it_needs() {
             "cuGreenCtxCreate",
             "cuGreenCtxDestroy",
             "cuCtxFromGreenCtx",
+            "cuLogsRegisterCallback",
         ]
     );
     for e in entries {

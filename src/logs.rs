@@ -1,0 +1,89 @@
+//! The driver's own words for a failed call (CUDA 12.9's error log management; looked up).
+//!
+//! [`Driver::init`](crate::Driver::init) registers, once per process, a callback for the
+//! driver's log messages (`cuLogsRegisterCallback`). It runs only when the driver logs, which it
+//! does when a call fails: it keeps the messages on the calling thread. The error of the next
+//! failed call on that thread takes them as its detail, so "invalid value" reads "invalid
+//! value: … block size …". Nothing is read or kept on the hot path; on drivers before 12.9
+//! errors have no driver log.
+
+use crate::ffi;
+use crate::lookup::Lookup;
+use core::cell::RefCell;
+use core::ffi::{c_char, c_void};
+use std::sync::OnceLock;
+
+pub(crate) static LOGS_REGISTER_CALLBACK: Lookup<ffi::PFN_cuLogsRegisterCallback> = Lookup::new(
+    c"cuLogsRegisterCallback",
+    ffi::PFN_cuLogsRegisterCallback_VERSION,
+);
+
+/// Whether the callback is registered (set once, by the first successful `Driver::init`).
+static REGISTERED: OnceLock<bool> = OnceLock::new();
+
+/// At most this many messages wait on a thread for the next error; older ones are dropped.
+const KEPT: usize = 8;
+
+thread_local! {
+    static PENDING: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The callback the driver calls with each log message, on the thread whose call logged it.
+///
+/// # Safety
+///
+/// `message` must be valid for reads of `length` bytes (the driver's contract).
+unsafe extern "C" fn on_log(
+    _data: *mut c_void,
+    _level: ffi::CUlogLevel,
+    message: *mut c_char,
+    length: usize,
+) {
+    if message.is_null() {
+        return;
+    }
+    // SAFETY: the driver passes `length` readable bytes at `message`.
+    let bytes = unsafe { core::slice::from_raw_parts(message.cast::<u8>(), length) };
+    let text = String::from_utf8_lossy(bytes)
+        .trim_end_matches(['\0', '\n'])
+        .to_owned();
+    // Never unwind into the driver; a thread being torn down just loses the message.
+    let _ = std::panic::catch_unwind(move || {
+        let _ = PENDING.try_with(|p| {
+            let mut p = p.borrow_mut();
+            if p.len() == KEPT {
+                p.remove(0);
+            }
+            p.push(text);
+        });
+    });
+}
+
+/// Registers the log callback once per process, where the driver has the API (12.9+).
+pub(crate) fn register() {
+    REGISTERED.get_or_init(|| {
+        let Ok(register) = LOGS_REGISTER_CALLBACK.get() else {
+            return false;
+        };
+        let mut handle = core::ptr::null_mut();
+        // SAFETY: `on_log` has the callback's C signature and never unwinds; no user data; the
+        // handle is kept by the driver (the callback stays registered for the process).
+        let r = unsafe { register(Some(on_log), core::ptr::null_mut(), &raw mut handle) };
+        r == ffi::CUresult::CUDA_SUCCESS
+    });
+}
+
+/// The driver's messages since this thread's last failed call, joined; `None` if there are
+/// none (or no callback is registered).
+pub(crate) fn take() -> Option<String> {
+    if !REGISTERED.get().copied().unwrap_or(false) {
+        return None;
+    }
+    PENDING
+        .try_with(|p| {
+            let lines = core::mem::take(&mut *p.borrow_mut());
+            (!lines.is_empty()).then(|| lines.join("; "))
+        })
+        .ok()
+        .flatten()
+}
