@@ -316,6 +316,16 @@ const ROWS: &[Row] = &[
         enqueue: Some(("launch_ptr_enqueue", "1-buffer kernel, launch enqueue only")),
     },
     Row {
+        id: "launch_checked",
+        label: "1-buffer kernel, checked signature, 100,000 launches + 1 sync, per launch ⁸",
+        batch: Batch::Fixed(LAUNCHES),
+        big: false,
+        enqueue: Some((
+            "launch_checked_enqueue",
+            "1-buffer kernel, checked signature, launch enqueue only ⁸",
+        )),
+    },
+    Row {
         id: "launch_sync",
         label: "empty kernel, launch + stream sync",
         batch: Batch::Calibrate,
@@ -355,7 +365,10 @@ supports memory pools (the H100 and the null driver do): its column is `default_
 `StreamScope::alloc` + drop inside one `Stream::scope`, whose end is the synchronize; cudarc: `stream.alloc` + drop on its stream, one synchronize per batch.\n\
 ⁷ spawn of this same binary until it reports its first context current (raw: cuInit, cuDeviceGet, \
 cuDevicePrimaryCtxRetain, cuCtxPushCurrent; custack: `Driver::init`, `Context::primary`, \
-`Stack::push`; cudarc: `CudaContext::new(0)`), over fresh processes taken in turn.\n";
+`Stack::push`; cudarc: `CudaContext::new(0)`), over fresh processes taken in turn.\n\
+⁸ the same launch as the 1-buffer row; custack's column launches a `Kernel` whose signature \
+`Module::kernel` checked once against `cuFuncGetParamInfo` (`StreamScope::launch_kernel`), raw \
+and cudarc launch as in that row: the check costs nothing per launch.\n";
 
 /// What one batch measured.
 #[derive(Clone, Copy)]
@@ -1000,7 +1013,15 @@ fn run_rows(mut r: Runner) {
     }
 
     // ---- launches
-    for (id, ptr) in [("launch_empty", false), ("launch_ptr", true)] {
+    let cs_checked = must(
+        module.kernel::<(custack::DevicePtr<u32>,)>("empty_ptr"),
+        "Module::kernel",
+    );
+    for (id, ptr, checked) in [
+        ("launch_empty", false, false),
+        ("launch_ptr", true, false),
+        ("launch_checked", true, true),
+    ] {
         if !r.wants(id) {
             continue;
         }
@@ -1050,7 +1071,17 @@ fn run_rows(mut r: Runner) {
         let mut cs = |n| {
             let t0 = Instant::now();
             let t1 = cs_stream.scope(|s| {
-                if ptr {
+                if checked {
+                    let b = s.bind(&cs_d4);
+                    for _ in 0..n {
+                        // SAFETY: `empty_ptr(u64)` takes one device pointer (checked when the
+                        // kernel was looked up) and touches nothing.
+                        must(
+                            unsafe { s.launch_kernel(&cs_checked, cs_cfg, (b,)) },
+                            "launch",
+                        );
+                    }
+                } else if ptr {
                     let b = s.bind(&cs_d4);
                     for _ in 0..n {
                         // SAFETY: `empty_ptr(u64)` takes one device pointer and touches nothing.

@@ -408,6 +408,10 @@ error_kinds! {
         /// was caught before it reached the driver, and is reported by the next wait.
         HostFunctionPanicked = "CUSTACK_HOST_FUNCTION_PANICKED",
             "a host function enqueued on a stream panicked";
+        /// custack: a kernel's parameters differ from the Rust signature it was looked up with
+        /// (the detail names the first parameter that differs).
+        KernelSignatureMismatch = "CUSTACK_KERNEL_SIGNATURE_MISMATCH",
+            "a kernel's parameters differ from the Rust signature it was looked up with";
         /// custack: the entry point is newer than the installed driver (custack looks it up
         /// with `cuGetProcAddress_v2`; the detail names it and both versions).
         DriverTooOld = "CUSTACK_DRIVER_TOO_OLD",
@@ -767,7 +771,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 10 + 1);
+        assert_eq!(names.len(), 100 + 11 + 1);
     }
 
     #[test]
@@ -811,7 +815,7 @@ mod tests {
 
     #[test]
     fn custack_kinds_have_no_code() {
-        assert_eq!(CUSTACK_KINDS.len(), 10);
+        assert_eq!(CUSTACK_KINDS.len(), 11);
         for &kind in CUSTACK_KINDS {
             assert_eq!(kind.code(), None, "{kind:?}");
             assert!(!kind.is_sticky());

@@ -95,7 +95,9 @@ pub use driver::{ComputeCapability, Device, Driver, Version, driver_version};
 pub use error::{Error, ErrorKind, Result, dropped_error_count, take_drop_errors};
 pub use event::{Event, EventFlags};
 pub use green::{GreenContext, SmPartition, SmResource, SmSplit};
-pub use launch::{Function, KernelArg, KernelArgs, LaunchConfig};
+pub use launch::{
+    DevicePtr, Function, Kernel, KernelArg, KernelArgs, KernelParam, KernelSignature, LaunchConfig,
+};
 pub use lookup::{EntryPointStatus, newer_entry_points};
 pub use memory::{
     DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, ParkedBuffer,

@@ -3,7 +3,7 @@
 use crate::context::Context;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
-use crate::launch::Function;
+use crate::launch::{Function, Kernel, KernelSignature};
 use crate::memory::{DeviceView, DeviceViewMut, with_raw_current};
 use crate::plain::DeviceCopy;
 use crate::stack::{ContextKind, PushedGuard};
@@ -197,6 +197,41 @@ impl Module<'_> {
             .map_err(|e| e.with_detail(format!("function {name:?}")))?;
         // SAFETY: the driver returned a live function of this module.
         Ok(unsafe { Function::from_raw(raw) })
+    }
+
+    /// `cuModuleGetFunction`, `cuFuncGetParamInfo`—The kernel `name` with the Rust signature
+    /// `S`, checked once, here: the kernel must take as many parameters as `S` has, each at the
+    /// offset and of the size C gives `S`'s type there ([`DevicePtr<T>`](crate::DevicePtr) for
+    /// a pointer to device memory). Launches of the returned [`Kernel`] accept only arguments
+    /// of that signature and check nothing more.
+    ///
+    /// On a driver without `cuFuncGetParamInfo` (before CUDA 12.4) the kernel cannot tell its
+    /// parameters, and the check is skipped: the signature is then the caller's word, as with
+    /// [`function`](Self::function).
+    ///
+    /// # Errors
+    ///
+    /// As [`function`](Self::function);
+    /// [`ErrorKind::KernelSignatureMismatch`](crate::ErrorKind::KernelSignatureMismatch) naming
+    /// the first parameter that differs.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, DevicePtr, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let module = guard.load_ptx(include_str!("../tests/fixtures/kernels.ptx"))?;
+    /// // add_u32(unsigned* x, unsigned k, unsigned n)
+    /// let add = module.kernel::<(DevicePtr<u32>, u32, u32)>("add_u32")?;
+    /// // module.kernel::<(DevicePtr<u32>, u64)>("add_u32") fails: 2 parameters, not 3
+    /// # let _ = add;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    #[doc(alias = "cuFuncGetParamInfo")]
+    pub fn kernel<S: KernelSignature>(&self, name: &str) -> Result<Kernel<'_, S>> {
+        Kernel::check(self.function(name)?, name)
     }
 
     /// `cuModuleGetGlobal`—The device address and size in bytes of the global `name`.

@@ -256,3 +256,63 @@ fn launch_out_of_resources_is_an_error_and_the_context_keeps_working() {
     let xor = values.iter().fold(0u32, |a, v| a ^ v);
     assert_eq!(x.to_vec().unwrap()[0], sum ^ xor);
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn kernels_with_checked_signatures() {
+    use custack::{DevicePtr, ErrorKind, LaunchConfig, Stack};
+    let ctx = common::context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(common::KERNELS).unwrap();
+    let add = module
+        .kernel::<(DevicePtr<u32>, u32, u32)>("add_u32")
+        .unwrap();
+    module
+        .kernel::<(DevicePtr<f32>, DevicePtr<f32>, DevicePtr<f32>, u32)>("vector_add")
+        .unwrap();
+    module.kernel::<()>("empty").unwrap();
+    let e = module
+        .kernel::<(DevicePtr<u32>, u32)>("add_u32")
+        .map(drop)
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::KernelSignatureMismatch);
+    println!("{e}");
+    let e = module
+        .kernel::<(DevicePtr<u32>, u64, u32)>("add_u32")
+        .map(drop)
+        .unwrap_err();
+    assert!(e.to_string().contains("parameter 1"), "{e}");
+    // Launched in a scope and, owned, in a submission.
+    let stream = guard.stream().unwrap();
+    let mut x = guard.alloc_zeroed::<u32>(1000).unwrap();
+    stream
+        .scope(|s| {
+            let mut dx = s.bind_mut(&mut x);
+            // SAFETY: add_u32 adds k to x[0..n), and x holds n elements.
+            unsafe {
+                s.launch_kernel(
+                    &add,
+                    LaunchConfig::for_elements(1000),
+                    (&mut dx, 2u32, 1000u32),
+                )
+            }
+        })
+        .unwrap()
+        .unwrap();
+    let (x, _) = stream
+        .submit((x, add), |s, (mut x, add)| {
+            // SAFETY: as above.
+            unsafe {
+                s.launch_kernel(
+                    &add,
+                    LaunchConfig::for_elements(1000),
+                    (&mut x, 3u32, 1000u32),
+                )
+            }
+        })
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert_eq!(x.to_vec().unwrap(), vec![5; 1000]);
+}

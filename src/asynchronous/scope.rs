@@ -513,6 +513,33 @@ impl<'scope> StreamScope<'scope, '_> {
         wait_event(self.raw, event)
     }
 
+    /// `cuLaunchKernel`—Enqueues a launch of a [`Kernel`](crate::Kernel) whose signature was
+    /// checked when it was looked up ([`Module::kernel`](crate::Module::kernel)): `args` must
+    /// have exactly that signature, which the compiler checks; nothing is checked at run time.
+    ///
+    /// # Safety
+    ///
+    /// As [`launch`](Self::launch), but the kernel's parameter list is known to match `args` in
+    /// number, offsets and sizes (where the driver could tell, CUDA 12.4+): what is left to the
+    /// caller is that the kernel touches only the memory it is passed, within its length, and
+    /// writes only through arguments passed mutably.
+    ///
+    /// # Errors
+    ///
+    /// As [`launch`](Self::launch).
+    #[doc(alias = "cuLaunchKernel")]
+    #[inline]
+    #[allow(clippy::needless_pass_by_value)]
+    pub unsafe fn launch_kernel<A: KernelArgs<'scope>>(
+        &self,
+        kernel: &crate::Kernel<'scope, A::Params>,
+        config: LaunchConfig,
+        args: A,
+    ) -> Result<()> {
+        // SAFETY: the caller's promise, as for `launch`.
+        unsafe { self.launch(&kernel.function(), config, args) }
+    }
+
     /// `cuLaunchHostFunc`—Enqueues a call of `f` on the host, in stream order: after all work
     /// enqueued before it, and before any work enqueued after it starts.
     ///

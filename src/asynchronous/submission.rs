@@ -167,6 +167,24 @@ impl<'f> Payload for Function<'f> {
     }
 }
 
+impl<S: crate::KernelSignature> sealed::Sealed for crate::Kernel<'_, S> {}
+impl<'f, S: crate::KernelSignature> Payload for crate::Kernel<'f, S> {
+    type Bound<'scope> = crate::Kernel<'scope, S>;
+    #[inline]
+    unsafe fn bind<'scope>(&mut self) -> crate::Kernel<'scope, S> {
+        // SAFETY: as for `Function`: the submission holds the kernel, and so its module.
+        unsafe { crate::Kernel::rebrand(*self) }
+    }
+    type Access<'a>
+        = crate::Kernel<'f, S>
+    where
+        Self: 'a;
+    #[inline]
+    fn access(&mut self) -> crate::Kernel<'f, S> {
+        *self
+    }
+}
+
 impl sealed::Sealed for () {}
 impl Payload for () {
     type Bound<'scope> = ();
