@@ -40,6 +40,8 @@ mod event;
 pub use event::*;
 mod launch;
 pub use launch::*;
+mod occupancy;
+pub use occupancy::*;
 mod graph;
 pub use graph::*;
 mod entry_point;

@@ -564,8 +564,85 @@ c_enum! {
         CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
         /// Preferred shared memory carveout, in percent.
         CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 9;
+        /// Whether the kernel must be launched with a cluster size (compile-time cluster dims).
+        CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET = 10;
+        /// The required cluster width (compile-time), in blocks.
+        CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH = 11;
+        /// The required cluster height (compile-time), in blocks.
+        CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT = 12;
+        /// The required cluster depth (compile-time), in blocks.
+        CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH = 13;
+        /// Whether the kernel may be launched with a non-portable cluster size.
+        CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14;
+        /// The preferred block scheduling policy of clusters.
+        CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15;
     }
 }
+
+c_enum! {
+    /// `CUlaunchAttributeID`: attributes of `cuLaunchKernelEx`.
+    CUlaunchAttributeID {
+        /// Ignored.
+        CU_LAUNCH_ATTRIBUTE_IGNORE = 0;
+        /// An L2 access policy window.
+        CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1;
+        /// A cooperative launch (`int`, nonzero).
+        CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2;
+        /// The synchronization policy.
+        CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3;
+        /// Thread-block cluster dimensions (`x`, `y`, `z` as `unsigned int`).
+        CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
+        /// The cluster scheduling policy preference.
+        CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5;
+        /// Programmatic stream serialization allowed (`int`, nonzero).
+        CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
+        /// A programmatic event.
+        CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT = 7;
+        /// The launch's priority (`int`).
+        CU_LAUNCH_ATTRIBUTE_PRIORITY = 8;
+    }
+}
+
+/// `CUlaunchAttribute`: an attribute id and its value (`CUlaunchAttributeValue`, a 64-byte
+/// union; custack writes its first words).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUlaunchAttribute {
+    /// Which attribute.
+    pub id: CUlaunchAttributeID,
+    /// Padding to 8 bytes, as in `cuda.h`.
+    pub pad: [u8; 4],
+    /// The value: the union's bytes, 8-byte aligned.
+    pub value: [u64; 8],
+}
+const _: () = assert!(size_of::<CUlaunchAttribute>() == 72 && align_of::<CUlaunchAttribute>() == 8);
+
+/// `CUlaunchConfig`: the configuration of `cuLaunchKernelEx`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUlaunchConfig {
+    /// Grid width in blocks.
+    pub gridDimX: c_uint,
+    /// Grid height in blocks.
+    pub gridDimY: c_uint,
+    /// Grid depth in blocks.
+    pub gridDimZ: c_uint,
+    /// Block width in threads.
+    pub blockDimX: c_uint,
+    /// Block height in threads.
+    pub blockDimY: c_uint,
+    /// Block depth in threads.
+    pub blockDimZ: c_uint,
+    /// Dynamic shared memory per block, in bytes.
+    pub sharedMemBytes: c_uint,
+    /// The stream.
+    pub hStream: CUstream,
+    /// The attributes, or null.
+    pub attrs: *mut CUlaunchAttribute,
+    /// How many.
+    pub numAttrs: c_uint,
+}
+const _: () = assert!(size_of::<CUlaunchConfig>() == 56 && align_of::<CUlaunchConfig>() == 8);
 
 c_enum! {
     /// `CUjit_option`: options for the JIT compiler (`cuModuleLoadDataEx`).

@@ -60,7 +60,7 @@ pub enum CacheConfig {
 }
 
 impl CacheConfig {
-    fn raw(self) -> ffi::CUfunc_cache {
+    pub(crate) fn raw(self) -> ffi::CUfunc_cache {
         match self {
             Self::PreferNone => ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_NONE,
             Self::PreferShared => ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_SHARED,

@@ -72,6 +72,300 @@ impl Function<'_> {
         self.attribute(ffi::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
             .map(|v| v as u32)
     }
+
+    /// `cuFuncGetAttribute`—Every attribute of the function that describes its code.
+    #[doc(alias = "cuFuncGetAttribute")]
+    pub fn attributes(&self) -> Result<FunctionAttributes> {
+        use ffi::CUfunction_attribute as A;
+        let get = |a| self.attribute(a);
+        Ok(FunctionAttributes {
+            max_threads_per_block: get(A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
+            static_shared_bytes: get(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)? as usize,
+            const_bytes: get(A::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES)? as usize,
+            local_bytes_per_thread: get(A::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)? as usize,
+            registers_per_thread: get(A::CU_FUNC_ATTRIBUTE_NUM_REGS)? as u32,
+            ptx_version: get(A::CU_FUNC_ATTRIBUTE_PTX_VERSION)? as u32,
+            binary_version: get(A::CU_FUNC_ATTRIBUTE_BINARY_VERSION)? as u32,
+            max_dynamic_shared_bytes: get(A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?
+                as usize,
+            preferred_shared_carveout: get(A::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)?,
+        })
+    }
+
+    /// `cuFuncSetAttribute`—Sets an attribute (those the driver lets be set: maximum dynamic
+    /// shared memory, preferred carveout, non-portable cluster sizes, cluster scheduling).
+    #[doc(alias = "cuFuncSetAttribute")]
+    pub fn set_attribute(&self, attribute: ffi::CUfunction_attribute, value: i32) -> Result<()> {
+        // SAFETY: a live function; the driver checks the attribute and the value.
+        unsafe { ffi::cuFuncSetAttribute(self.raw, attribute, value) }.result()
+    }
+
+    /// `cuFuncSetAttribute`—Lets launches of this function use up to `bytes` of dynamic shared
+    /// memory (above 48 KiB, launches need this first).
+    #[doc(alias = "cuFuncSetAttribute")]
+    pub fn set_max_dynamic_shared_mem(&self, bytes: u32) -> Result<()> {
+        self.set_attribute(
+            ffi::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes as i32,
+        )
+    }
+
+    /// `cuFuncSetAttribute`—The preferred share of the unified L1/shared memory to use as shared
+    /// memory, in percent (a hint).
+    #[doc(alias = "cuFuncSetAttribute")]
+    pub fn set_preferred_shared_carveout(&self, percent: i32) -> Result<()> {
+        self.set_attribute(
+            ffi::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+            percent,
+        )
+    }
+
+    /// `cuFuncSetCacheConfig`—The preferred L1/shared memory split for this function.
+    #[doc(alias = "cuFuncSetCacheConfig")]
+    pub fn set_cache_config(&self, config: crate::CacheConfig) -> Result<()> {
+        // SAFETY: a live function; the driver checks the value.
+        unsafe { ffi::cuFuncSetCacheConfig(self.raw, config.raw()) }.result()
+    }
+
+    /// `cuOccupancyMaxActiveBlocksPerMultiprocessor`—How many blocks of `block_size` threads,
+    /// each with `dynamic_shared_bytes`, can be resident on one SM at once.
+    #[doc(alias = "cuOccupancyMaxActiveBlocksPerMultiprocessor")]
+    pub fn max_active_blocks_per_sm(
+        &self,
+        block_size: u32,
+        dynamic_shared_bytes: usize,
+    ) -> Result<u32> {
+        let mut n: c_int = 0;
+        // SAFETY: valid out-pointer; a live function.
+        unsafe {
+            ffi::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &raw mut n,
+                self.raw,
+                block_size as c_int,
+                dynamic_shared_bytes,
+            )
+        }
+        .result()?;
+        Ok(n as u32)
+    }
+
+    /// `cuOccupancyMaxPotentialBlockSize`—A block size that maximizes occupancy, and the
+    /// smallest grid that fills the device with it: `(min_grid_size, block_size)`, with
+    /// `dynamic_shared_bytes` per block whatever its size.
+    #[doc(alias = "cuOccupancyMaxPotentialBlockSize")]
+    pub fn suggested_block_size(&self, dynamic_shared_bytes: usize) -> Result<(u32, u32)> {
+        let (mut grid, mut block): (c_int, c_int) = (0, 0);
+        // SAFETY: valid out-pointers; a live function; no callback.
+        unsafe {
+            ffi::cuOccupancyMaxPotentialBlockSize(
+                &raw mut grid,
+                &raw mut block,
+                self.raw,
+                None,
+                dynamic_shared_bytes,
+                0,
+            )
+        }
+        .result()?;
+        Ok((grid as u32, block as u32))
+    }
+
+    /// `cuOccupancyMaxPotentialBlockSize`—As [`suggested_block_size`](Self::suggested_block_size),
+    /// with the dynamic shared memory a block needs given by `shared_bytes_for(block_size)`.
+    #[doc(alias = "cuOccupancyMaxPotentialBlockSize")]
+    pub fn suggested_block_size_with(
+        &self,
+        shared_bytes_for: &dyn Fn(u32) -> usize,
+    ) -> Result<(u32, u32)> {
+        let (mut grid, mut block): (c_int, c_int) = (0, 0);
+        let r = with_occupancy_callback(shared_bytes_for, || {
+            // SAFETY: valid out-pointers; a live function; `occupancy_trampoline` reads the
+            // callback this thread stashed for the duration of this call (the driver calls it
+            // synchronously, on this thread).
+            unsafe {
+                ffi::cuOccupancyMaxPotentialBlockSize(
+                    &raw mut grid,
+                    &raw mut block,
+                    self.raw,
+                    Some(occupancy_trampoline),
+                    0,
+                    0,
+                )
+            }
+        });
+        r.result()?;
+        Ok((grid as u32, block as u32))
+    }
+}
+
+/// Attributes of a [`StreamScope::launch_with`](crate::StreamScope::launch_with) launch
+/// (`cuLaunchKernelEx`). `Default` is a plain launch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct LaunchAttributes {
+    /// Thread-block cluster dimensions, in blocks (compute capability 9.0); must divide the
+    /// grid.
+    pub cluster: Option<(u32, u32, u32)>,
+    /// The launch's priority (lower is higher, as for streams).
+    pub priority: Option<i32>,
+    /// Lets the next kernel on the stream start before this one finishes, where it waits for it
+    /// with `griddepcontrol.wait` (programmatic dependent launch).
+    pub programmatic_serialization: bool,
+    /// A cooperative launch (prefer [`StreamScope::launch_cooperative`](crate::StreamScope::launch_cooperative),
+    /// which checks the grid first).
+    pub cooperative: bool,
+}
+
+// `LaunchAttributes::raw` writes the C union's fields as the low bytes of its words.
+const _: () = assert!(cfg!(target_endian = "little"));
+
+impl LaunchAttributes {
+    /// The driver's attribute array.
+    pub(crate) fn raw(&self) -> Vec<ffi::CUlaunchAttribute> {
+        use ffi::CUlaunchAttributeID as Id;
+        let attribute = |id, words: [u64; 2]| {
+            let mut value = [0u64; 8];
+            value[0] = words[0];
+            value[1] = words[1];
+            ffi::CUlaunchAttribute {
+                id,
+                pad: [0; 4],
+                value,
+            }
+        };
+        let mut attrs = Vec::new();
+        if let Some((x, y, z)) = self.cluster {
+            // `clusterDim`: three `unsigned int`s, x and y in the first word.
+            let xy = u64::from(x) | (u64::from(y) << 32);
+            attrs.push(attribute(
+                Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                [xy, u64::from(z)],
+            ));
+        }
+        if let Some(priority) = self.priority {
+            attrs.push(attribute(
+                Id::CU_LAUNCH_ATTRIBUTE_PRIORITY,
+                [u64::from(priority as u32), 0],
+            ));
+        }
+        if self.programmatic_serialization {
+            attrs.push(attribute(
+                Id::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                [1, 0],
+            ));
+        }
+        if self.cooperative {
+            attrs.push(attribute(Id::CU_LAUNCH_ATTRIBUTE_COOPERATIVE, [1, 0]));
+        }
+        attrs
+    }
+}
+
+/// Checks a cooperative launch's grid against the current context's device: cooperative
+/// launches supported, and every block resident at once.
+pub(crate) fn check_cooperative(function: &Function<'_>, config: LaunchConfig) -> Result<()> {
+    let mut device: ffi::CUdevice = 0;
+    // SAFETY: valid out-pointer; the function's context is current (lent by the current guard).
+    unsafe { ffi::cuCtxGetDevice(&raw mut device) }.result()?;
+    let attribute = |a| {
+        let mut v: c_int = 0;
+        // SAFETY: valid out-pointer; a device of the current context.
+        unsafe { ffi::cuDeviceGetAttribute(&raw mut v, a, device) }
+            .result()
+            .map(|()| v)
+    };
+    if attribute(ffi::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? == 0 {
+        return Err(
+            crate::Error::from_code(ffi::CUresult::CUDA_ERROR_NOT_SUPPORTED)
+                .with_detail("this device has no cooperative launch"),
+        );
+    }
+    let sms = attribute(ffi::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u64;
+    let block = config.block.0 * config.block.1 * config.block.2;
+    let per_sm =
+        u64::from(function.max_active_blocks_per_sm(block, config.shared_mem_bytes as usize)?);
+    let blocks = u64::from(config.grid.0) * u64::from(config.grid.1) * u64::from(config.grid.2);
+    if blocks > per_sm * sms {
+        return Err(
+            crate::Error::from_code(ffi::CUresult::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE).with_detail(
+                format!(
+                    "{blocks} blocks of {block} threads cannot all be resident: at most {per_sm} per SM x {sms} SMs = {}",
+                    per_sm * sms
+                ),
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// What [`Function::attributes`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FunctionAttributes {
+    /// The most threads a block may have (the kernel's resources and the device's limit).
+    pub max_threads_per_block: u32,
+    /// Statically allocated shared memory per block, in bytes.
+    pub static_shared_bytes: usize,
+    /// Constant memory the kernel uses, in bytes.
+    pub const_bytes: usize,
+    /// Local memory per thread, in bytes.
+    pub local_bytes_per_thread: usize,
+    /// Registers per thread.
+    pub registers_per_thread: u32,
+    /// The virtual architecture the kernel was compiled for (`major * 10 + minor`, e.g. 50 for
+    /// PTX targeting `sm_50`).
+    pub ptx_version: u32,
+    /// The binary architecture it runs as (`major * 10 + minor`, e.g. 90 on an H100).
+    pub binary_version: u32,
+    /// The most dynamic shared memory a launch may ask for, in bytes.
+    pub max_dynamic_shared_bytes: usize,
+    /// The preferred shared memory carveout, in percent (-1: no preference).
+    pub preferred_shared_carveout: i32,
+}
+
+thread_local! {
+    /// The block-size-to-shared-memory function of the `cuOccupancyMaxPotentialBlockSize` call
+    /// running on this thread (the C callback has no user data).
+    static OCCUPANCY_CALLBACK: core::cell::Cell<Option<*const (dyn Fn(u32) -> usize + 'static)>> =
+        const { core::cell::Cell::new(None) };
+    /// A panic of that function, caught before it could reach the driver.
+    static OCCUPANCY_PANIC: core::cell::RefCell<Option<Box<dyn core::any::Any + Send>>> =
+        const { core::cell::RefCell::new(None) };
+}
+
+/// Runs `call` with `f` stashed for `occupancy_trampoline`, and clears it afterwards.
+fn with_occupancy_callback(
+    f: &dyn Fn(u32) -> usize,
+    call: impl FnOnce() -> ffi::CUresult,
+) -> ffi::CUresult {
+    // SAFETY: only the lifetime is erased; the pointer is cleared below, before `f`'s borrow
+    // ends, and read only during `call`, on this thread.
+    let erased: *const (dyn Fn(u32) -> usize + 'static) = unsafe { core::mem::transmute(f) };
+    OCCUPANCY_CALLBACK.with(|c| c.set(Some(erased)));
+    let r = call();
+    OCCUPANCY_CALLBACK.with(|c| c.set(None));
+    // The caller's function panicked inside the driver's call: carry its panic on, now that
+    // the driver is out of the way (as a panic in `f` outside a callback would).
+    if let Some(payload) = OCCUPANCY_PANIC.with(|p| p.borrow_mut().take()) {
+        std::panic::resume_unwind(payload);
+    }
+    r
+}
+
+/// The C callback: the stashed function of this thread's call (0 bytes if there is none, or
+/// if it panicked: the panic is kept and re-raised once the driver returns). Never unwinds.
+unsafe extern "C" fn occupancy_trampoline(block_size: c_int) -> usize {
+    let Some(f) = OCCUPANCY_CALLBACK.with(core::cell::Cell::get) else {
+        return 0;
+    };
+    // SAFETY: set by `with_occupancy_callback` for the call that is running now, on this
+    // thread; it points to a live `&dyn Fn`.
+    let f = unsafe { &*f };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(block_size as u32))) {
+        Ok(bytes) => bytes,
+        Err(payload) => {
+            let _ = OCCUPANCY_PANIC.try_with(|p| *p.borrow_mut() = Some(payload));
+            0
+        }
+    }
 }
 
 /// Grid and block dimensions and dynamic shared memory of a launch.

@@ -96,7 +96,8 @@ pub use error::{Error, ErrorKind, Result, dropped_error_count, take_drop_errors}
 pub use event::{Event, EventFlags};
 pub use green::{GreenContext, SmPartition, SmResource, SmSplit};
 pub use launch::{
-    DevicePtr, Function, Kernel, KernelArg, KernelArgs, KernelParam, KernelSignature, LaunchConfig,
+    DevicePtr, Function, FunctionAttributes, Kernel, KernelArg, KernelArgs, KernelParam,
+    KernelSignature, LaunchAttributes, LaunchConfig,
 };
 pub use lookup::{EntryPointStatus, newer_entry_points};
 pub use memory::{

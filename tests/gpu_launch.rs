@@ -316,3 +316,121 @@ fn kernels_with_checked_signatures() {
         .unwrap();
     assert_eq!(x.to_vec().unwrap(), vec![5; 1000]);
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn attributes_occupancy_clusters_and_cooperative_launches() {
+    use custack::{ErrorKind, LaunchAttributes, LaunchConfig, Stack};
+    let ctx = common::context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(common::KERNELS).unwrap();
+    let add = module.function("add_u32").unwrap();
+    let empty = module.function("empty").unwrap();
+    let attrs = add.attributes().unwrap();
+    println!("add_u32: {attrs:?}");
+    assert!(attrs.registers_per_thread > 0);
+    assert_eq!(attrs.ptx_version, 50); // the fixtures target the sm_50 virtual architecture
+    let cc = guard.device().unwrap().compute_capability().unwrap();
+    assert_eq!(attrs.binary_version, cc.major * 10 + cc.minor);
+
+    // Dynamic shared memory above 48 KiB needs the attribute first.
+    let stream = guard.stream().unwrap();
+    let big = LaunchConfig::for_elements(1).with_shared_mem(64 << 10);
+    // SAFETY: `empty()` takes no parameters and touches nothing.
+    let refused = stream
+        .scope(|s| unsafe { s.launch(&empty, big, ()) })
+        .unwrap();
+    assert_eq!(refused.unwrap_err().kind(), ErrorKind::InvalidValue);
+    empty.set_max_dynamic_shared_mem(64 << 10).unwrap();
+    assert_eq!(
+        empty.attributes().unwrap().max_dynamic_shared_bytes,
+        64 << 10
+    );
+    // SAFETY: as above.
+    stream
+        .scope(|s| unsafe { s.launch(&empty, big, ()) })
+        .unwrap()
+        .unwrap();
+    empty.set_preferred_shared_carveout(50).unwrap();
+    empty
+        .set_cache_config(custack::CacheConfig::PreferShared)
+        .unwrap();
+
+    // Occupancy.
+    let per_sm = add.max_active_blocks_per_sm(256, 0).unwrap();
+    let (min_grid, block) = add.suggested_block_size(0).unwrap();
+    let (_, block_with) = add.suggested_block_size_with(&|b| b as usize * 16).unwrap();
+    println!(
+        "add_u32: {per_sm} blocks of 256 per SM; suggested {block} ({min_grid} blocks), {block_with} with 16 B/thread"
+    );
+    assert!(per_sm >= 1 && (1..=1024).contains(&block) && (1..=1024).contains(&block_with));
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        add.suggested_block_size_with(&|_| panic!("in the occupancy callback"))
+    }));
+    assert!(
+        panicked.is_err(),
+        "the callback's panic is carried on after the driver returns"
+    );
+
+    // Thread-block clusters (compute capability 9.0).
+    if cc.major >= 9 {
+        let cluster_module = guard
+            .load_ptx(include_str!("fixtures/cluster.ptx"))
+            .unwrap();
+        let ids = cluster_module.function("cluster_ids").unwrap();
+        let out = guard.alloc_zeroed::<[u32; 2]>(8).unwrap();
+        let cfg = LaunchConfig {
+            grid: (8, 1, 1),
+            block: (32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let attrs = LaunchAttributes {
+            cluster: Some((2, 1, 1)),
+            priority: Some(0),
+            ..Default::default()
+        };
+        let (out, _, host) = stream
+            .submit((out, ids, vec![[0u32; 2]; 8]), |s, (mut out, ids, host)| {
+                // SAFETY: cluster_ids(uint2* out) writes out[0..grid).
+                unsafe { s.launch_with(&ids, cfg, &attrs, (&mut out,)) }?;
+                s.copy_to_host(host, &out)
+            })
+            .unwrap()
+            .wait()
+            .unwrap();
+        drop(out);
+        let expected: Vec<[u32; 2]> = (0..8).map(|b| [b % 2, b / 2]).collect();
+        assert_eq!(host, expected, "(rank in cluster, cluster) per block");
+        // A cluster that does not divide the grid is refused.
+        let odd = LaunchAttributes {
+            cluster: Some((3, 1, 1)),
+            ..Default::default()
+        };
+        // SAFETY: `empty()` takes no parameters.
+        let r = stream
+            .scope(|s| unsafe { s.launch_with(&empty, cfg, &odd, ()) })
+            .unwrap();
+        assert!(r.is_err());
+    }
+
+    // Cooperative launches: checked against the device before launching.
+    let cfg = LaunchConfig::for_elements_with_block(256 * 4, 256);
+    // SAFETY: `empty()` takes no parameters.
+    stream
+        .scope(|s| unsafe { s.launch_cooperative(&empty, cfg, ()) })
+        .unwrap()
+        .unwrap();
+    let too_many = LaunchConfig {
+        grid: (1 << 20, 1, 1),
+        block: (1024, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: as above; refused before the driver is asked.
+    let err = stream
+        .scope(|s| unsafe { s.launch_cooperative(&empty, too_many, ()) })
+        .unwrap()
+        .unwrap_err();
+    println!("{err}");
+    assert_eq!(err.kind(), ErrorKind::CooperativeLaunchTooLarge);
+}

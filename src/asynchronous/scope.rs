@@ -513,6 +513,98 @@ impl<'scope> StreamScope<'scope, '_> {
         wait_event(self.raw, event)
     }
 
+    /// `cuLaunchKernelEx`—Enqueues a kernel launch with launch attributes: thread-block
+    /// clusters (compute capability 9.0), priority, programmatic stream serialization,
+    /// cooperative.
+    ///
+    /// # Safety
+    ///
+    /// As [`launch`](Self::launch).
+    ///
+    /// # Errors
+    ///
+    /// As [`launch`](Self::launch); `CUDA_ERROR_INVALID_CLUSTER_SIZE` for a cluster that does
+    /// not divide the grid or is too large.
+    #[doc(alias = "cuLaunchKernelEx")]
+    #[allow(clippy::needless_pass_by_value)]
+    pub unsafe fn launch_with<A: KernelArgs<'scope>>(
+        &self,
+        function: &Function<'scope>,
+        config: LaunchConfig,
+        attributes: &crate::LaunchAttributes,
+        args: A,
+    ) -> Result<()> {
+        let mut attrs = attributes.raw();
+        let raw_config = ffi::CUlaunchConfig {
+            gridDimX: config.grid.0,
+            gridDimY: config.grid.1,
+            gridDimZ: config.grid.2,
+            blockDimX: config.block.0,
+            blockDimY: config.block.1,
+            blockDimZ: config.block.2,
+            sharedMemBytes: config.shared_mem_bytes,
+            hStream: self.raw,
+            attrs: attrs.as_mut_ptr(),
+            numAttrs: attrs.len() as core::ffi::c_uint,
+        };
+        args.with_params(|params| {
+            // SAFETY: as in `launch`; `raw_config` and the attributes it points to live for the
+            // call.
+            unsafe {
+                ffi::cuLaunchKernelEx(
+                    &raw const raw_config,
+                    function.as_raw(),
+                    params,
+                    core::ptr::null_mut(),
+                )
+            }
+            .result()
+        })
+    }
+
+    /// `cuLaunchCooperativeKernel`—Enqueues a launch whose blocks may synchronize with each
+    /// other as they run (a grid-wide barrier): every block is resident at once. The grid is
+    /// checked first against the device: cooperative launches supported, and no more blocks
+    /// than `max_active_blocks_per_sm × SMs`.
+    ///
+    /// # Safety
+    ///
+    /// As [`launch`](Self::launch).
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE` (before any launch) for a grid that cannot be
+    /// resident at once, with the limit in the detail; `CUDA_ERROR_NOT_SUPPORTED` where the
+    /// device has no cooperative launch; as [`launch`](Self::launch).
+    #[doc(alias = "cuLaunchCooperativeKernel")]
+    #[allow(clippy::needless_pass_by_value)]
+    pub unsafe fn launch_cooperative<A: KernelArgs<'scope>>(
+        &self,
+        function: &Function<'scope>,
+        config: LaunchConfig,
+        args: A,
+    ) -> Result<()> {
+        crate::launch::check_cooperative(function, config)?;
+        args.with_params(|params| {
+            // SAFETY: as in `launch`.
+            unsafe {
+                ffi::cuLaunchCooperativeKernel(
+                    function.as_raw(),
+                    config.grid.0,
+                    config.grid.1,
+                    config.grid.2,
+                    config.block.0,
+                    config.block.1,
+                    config.block.2,
+                    config.shared_mem_bytes,
+                    self.raw,
+                    params,
+                )
+            }
+            .result()
+        })
+    }
+
     /// `cuLaunchKernel`—Enqueues a launch of a [`Kernel`](crate::Kernel) whose signature was
     /// checked when it was looked up ([`Module::kernel`](crate::Module::kernel)): `args` must
     /// have exactly that signature, which the compiler checks; nothing is checked at run time.
