@@ -10,7 +10,7 @@
 
 use super::{
     CUcontext, CUctxCreateParams, CUdevResource, CUdevResourceDesc, CUdevResourceType, CUdevice,
-    CUevent, CUfunction, CUgreenCtx, CUresult,
+    CUevent, CUfunction, CUgreenCtx, CUmodule, CUresult,
 };
 use core::ffi::{c_char, c_int, c_ulonglong, c_void};
 use core::ffi::{c_uint, c_void as void};
@@ -170,3 +170,27 @@ pub type PFN_cuLogsRegisterCallback = unsafe extern "C" fn(
 ) -> CUresult;
 /// CUDA 12.9.
 pub const PFN_cuLogsRegisterCallback_VERSION: c_int = 12090;
+
+/// `cuModuleGetFunctionCount` (Module Management): how many functions a module has. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
+pub type PFN_cuModuleGetFunctionCount =
+    unsafe extern "C" fn(count: *mut c_uint, mod_: CUmodule) -> CUresult;
+/// CUDA 12.4.
+pub const PFN_cuModuleGetFunctionCount_VERSION: c_int = 12040;
+
+/// `cuModuleEnumerateFunctions` (Module Management): a module's function handles. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
+pub type PFN_cuModuleEnumerateFunctions = unsafe extern "C" fn(
+    functions: *mut CUfunction,
+    numFunctions: c_uint,
+    mod_: CUmodule,
+) -> CUresult;
+/// CUDA 12.4.
+pub const PFN_cuModuleEnumerateFunctions_VERSION: c_int = 12040;
+
+/// `cuFuncGetName` (Execution Control): a function's name (owned by the driver). Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
+pub type PFN_cuFuncGetName =
+    unsafe extern "C" fn(name: *mut *const c_char, hfunc: CUfunction) -> CUresult;
+/// CUDA 12.3.
+pub const PFN_cuFuncGetName_VERSION: c_int = 12030;

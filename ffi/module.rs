@@ -1,6 +1,8 @@
 //! Mirrors cuda.h "Module Management" (group__CUDA__MODULE).
 
-use super::{CUdeviceptr, CUfunction, CUjit_option, CUmodule, CUresult};
+use super::{
+    CUdeviceptr, CUfunction, CUjit_option, CUjitInputType, CUlinkState, CUmodule, CUresult,
+};
 use core::ffi::{c_char, c_uint, c_void};
 
 unsafe extern "C" {
@@ -37,4 +39,44 @@ unsafe extern "C" {
         hmod: CUmodule,
         name: *const c_char,
     ) -> CUresult;
+    /// Creates a pending JIT linker invocation (`cuLinkCreate` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
+    pub fn cuLinkCreate_v2(
+        numOptions: c_uint,
+        options: *mut CUjit_option,
+        optionValues: *mut *mut c_void,
+        stateOut: *mut CUlinkState,
+    ) -> CUresult;
+    /// Adds an input to a pending linker invocation (`cuLinkAddData` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
+    pub fn cuLinkAddData_v2(
+        state: CUlinkState,
+        type_: CUjitInputType,
+        data: *mut c_void,
+        size: usize,
+        name: *const c_char,
+        numOptions: c_uint,
+        options: *mut CUjit_option,
+        optionValues: *mut *mut c_void,
+    ) -> CUresult;
+    /// Adds a file input to a pending linker invocation (`cuLinkAddFile` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
+    pub fn cuLinkAddFile_v2(
+        state: CUlinkState,
+        type_: CUjitInputType,
+        path: *const c_char,
+        numOptions: c_uint,
+        options: *mut CUjit_option,
+        optionValues: *mut *mut c_void,
+    ) -> CUresult;
+    /// Completes a pending linker invocation; the image belongs to the linker state.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
+    pub fn cuLinkComplete(
+        state: CUlinkState,
+        cubinOut: *mut *mut c_void,
+        sizeOut: *mut usize,
+    ) -> CUresult;
+    /// Destroys state for a JIT linker invocation.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
+    pub fn cuLinkDestroy(state: CUlinkState) -> CUresult;
 }

@@ -41,6 +41,8 @@ opaque! {
     CUgraphNode_st => CUgraphNode;
     /// The driver's executable graph object (`CUgraphExec_st`); a handle is `CUgraphExec`.
     CUgraphExec_st => CUgraphExec;
+    /// The driver's linker state (`CUlinkState_st`); a handle is `CUlinkState`.
+    CUlinkState_st => CUlinkState;
     /// The driver's green context object (`CUgreenCtx_st`); a handle is `CUgreenCtx`.
     CUgreenCtx_st => CUgreenCtx;
     /// A resource descriptor for green contexts (`CUdevResourceDesc_st`): `CUdevResourceDesc`.
@@ -663,10 +665,41 @@ c_enum! {
         CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
         /// Optimization level 0..=4 (`unsigned int`).
         CU_JIT_OPTIMIZATION_LEVEL = 7;
+        /// Target from the current context (no value).
+        CU_JIT_TARGET_FROM_CUCONTEXT = 8;
+        /// Target architecture (`CUjit_target`, e.g. 90 for compute 9.0).
+        CU_JIT_TARGET = 9;
+        /// Fallback strategy when no exact binary is found (`CUjit_fallback`).
+        CU_JIT_FALLBACK_STRATEGY = 10;
+        /// Generate debug information (`int`).
+        CU_JIT_GENERATE_DEBUG_INFO = 11;
         /// Verbose log output (`int` as a pointer-sized value).
         CU_JIT_LOG_VERBOSE = 12;
+        /// Generate line number information (`int`).
+        CU_JIT_GENERATE_LINE_INFO = 13;
     }
 }
+
+c_enum! {
+    /// `CUjitInputType`: kinds of input to the linker.
+    CUjitInputType {
+        /// Compiled device code (cubin).
+        CU_JIT_INPUT_CUBIN = 0;
+        /// PTX source.
+        CU_JIT_INPUT_PTX = 1;
+        /// A fatbin bundle.
+        CU_JIT_INPUT_FATBINARY = 2;
+        /// A host object with embedded device code.
+        CU_JIT_INPUT_OBJECT = 3;
+        /// An archive of host objects with embedded device code.
+        CU_JIT_INPUT_LIBRARY = 4;
+    }
+}
+
+/// `CUjit_fallback`: prefer compiling PTX when no exact binary matches.
+pub const CU_PREFER_PTX: c_uint = 0;
+/// `CUjit_fallback`: prefer a compatible binary when no exact binary matches.
+pub const CU_PREFER_BINARY: c_uint = 1;
 
 /// `cuMemHostAlloc` flag: memory is portable between CUDA contexts.
 pub const CU_MEMHOSTALLOC_PORTABLE: c_uint = 0x01;

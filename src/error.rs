@@ -408,6 +408,9 @@ error_kinds! {
         /// was caught before it reached the driver, and is reported by the next wait.
         HostFunctionPanicked = "CUSTACK_HOST_FUNCTION_PANICKED",
             "a host function enqueued on a stream panicked";
+        /// custack: a file could not be read (the detail names it and says why).
+        Io = "CUSTACK_IO",
+            "a file could not be read";
         /// custack: a kernel's parameters differ from the Rust signature it was looked up with
         /// (the detail names the first parameter that differs).
         KernelSignatureMismatch = "CUSTACK_KERNEL_SIGNATURE_MISMATCH",
@@ -771,7 +774,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 11 + 1);
+        assert_eq!(names.len(), 100 + 12 + 1);
     }
 
     #[test]
@@ -815,7 +818,7 @@ mod tests {
 
     #[test]
     fn custack_kinds_have_no_code() {
-        assert_eq!(CUSTACK_KINDS.len(), 11);
+        assert_eq!(CUSTACK_KINDS.len(), 12);
         for &kind in CUSTACK_KINDS {
             assert_eq!(kind.code(), None, "{kind:?}");
             assert!(!kind.is_sticky());

@@ -157,6 +157,19 @@ pub(crate) static GREEN_CTX_DESTROY: Lookup<ffi::PFN_cuGreenCtxDestroy> =
 pub(crate) static CTX_FROM_GREEN_CTX: Lookup<ffi::PFN_cuCtxFromGreenCtx> =
     Lookup::new(c"cuCtxFromGreenCtx", ffi::PFN_cuCtxFromGreenCtx_VERSION);
 
+pub(crate) static MODULE_GET_FUNCTION_COUNT: Lookup<ffi::PFN_cuModuleGetFunctionCount> =
+    Lookup::new(
+        c"cuModuleGetFunctionCount",
+        ffi::PFN_cuModuleGetFunctionCount_VERSION,
+    );
+pub(crate) static MODULE_ENUMERATE_FUNCTIONS: Lookup<ffi::PFN_cuModuleEnumerateFunctions> =
+    Lookup::new(
+        c"cuModuleEnumerateFunctions",
+        ffi::PFN_cuModuleEnumerateFunctions_VERSION,
+    );
+pub(crate) static FUNC_GET_NAME: Lookup<ffi::PFN_cuFuncGetName> =
+    Lookup::new(c"cuFuncGetName", ffi::PFN_cuFuncGetName_VERSION);
+
 /// An entry point custack looks up rather than links, and whether this driver offers it.
 #[derive(Debug)]
 pub struct EntryPointStatus {
@@ -204,5 +217,8 @@ pub fn newer_entry_points() -> Vec<EntryPointStatus> {
         status(&GREEN_CTX_DESTROY),
         status(&CTX_FROM_GREEN_CTX),
         status(&crate::logs::LOGS_REGISTER_CALLBACK),
+        status(&MODULE_GET_FUNCTION_COUNT),
+        status(&MODULE_ENUMERATE_FUNCTIONS),
+        status(&FUNC_GET_NAME),
     ]
 }

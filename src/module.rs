@@ -137,6 +137,18 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 }
 
+impl Module<'_> {
+    /// # Safety
+    ///
+    /// `raw` must be a live module of the current context, owned by the returned value.
+    pub(crate) unsafe fn from_raw(raw: ffi::CUmodule) -> Self {
+        Self {
+            raw,
+            _marker: PhantomData,
+        }
+    }
+}
+
 impl<'ctx> PushedGuard<'ctx, '_> {
     /// Parks a module: it no longer borrows this guard, only the context, so it survives the
     /// pop and nested pushes (P3, P8). Re-attach it with [`attach_module`](Self::attach_module).

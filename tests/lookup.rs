@@ -24,6 +24,9 @@ fn each_looked_up_entry_point_reports_the_driver_it_needs() {
             "cuGreenCtxDestroy",
             "cuCtxFromGreenCtx",
             "cuLogsRegisterCallback",
+            "cuModuleGetFunctionCount",
+            "cuModuleEnumerateFunctions",
+            "cuFuncGetName",
         ]
     );
     for e in entries {

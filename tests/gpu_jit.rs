@@ -1,0 +1,105 @@
+//! The JIT compiler and linker on a device: PTX with options and logs, PTX from a file, two PTX
+//! files linked into one image, and a module's functions enumerated.
+mod common;
+use common::{KERNELS, context};
+use custack::prelude::*;
+use custack::{ErrorKind, JitOptions, LaunchConfig, Stack};
+
+const LINK_LIB: &str = include_str!("fixtures/link_lib.ptx");
+const LINK_MAIN: &str = include_str!("fixtures/link_main.ptx");
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn jit_options_logs_files_and_enumeration() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let options = JitOptions {
+        optimization_level: Some(3),
+        max_registers: Some(32),
+        line_info: true,
+        verbose: true,
+        ..Default::default()
+    };
+    let (module, log) = guard.load_ptx_with(KERNELS, &options).unwrap();
+    println!("JIT in {} ms; info log:\n{}", log.wall_time_ms, log.info);
+    assert!(!log.info.is_empty(), "a verbose compile has an info log");
+    assert!(log.wall_time_ms >= 0.0);
+    let hog = module.function("register_hog").unwrap();
+    assert!(hog.attributes().unwrap().registers_per_thread <= 32);
+
+    // A failure carries both logs.
+    let err = guard
+        .load_ptx_with(".version 6.0\n.target sm_50\nnot ptx", &options)
+        .map(drop)
+        .unwrap_err();
+    assert!(
+        err.detail().unwrap_or_default().contains("JIT error log"),
+        "{err}"
+    );
+
+    // From a file, and a file that is not there.
+    let path = std::env::temp_dir().join(format!("custack-jit-{}.ptx", std::process::id()));
+    std::fs::write(&path, KERNELS).unwrap();
+    let from_file = guard.load_ptx_file(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    from_file.function("add_u32").unwrap();
+    let err = guard.load_ptx_file(&path).map(drop).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Io);
+
+    // Every function, by name.
+    let mut names: Vec<String> = module
+        .functions()
+        .unwrap()
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    names.sort();
+    println!("{names:?}");
+    for expected in ["add_u32", "empty", "vector_add", "register_hog"] {
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} in {names:?}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn two_ptx_files_linked_into_one_image() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    // Alone, the kernel's call to `plus_one` is unresolved.
+    assert!(guard.load_ptx(LINK_MAIN).is_err());
+    let mut linker = guard.linker(&JitOptions::default()).unwrap();
+    linker.add_ptx("link_lib.ptx", LINK_LIB).unwrap();
+    linker.add_ptx("link_main.ptx", LINK_MAIN).unwrap();
+    let (image, log) = linker.complete().unwrap();
+    println!(
+        "linked {} bytes in {} ms",
+        image.as_bytes().len(),
+        log.wall_time_ms
+    );
+    assert!(image.as_bytes().starts_with(b"\x7fELF"));
+    let module = guard.load_linked(&image).unwrap();
+    drop(linker); // the module no longer needs the linker's image
+    let f = module.function("call_plus_one").unwrap();
+    let stream = guard.stream().unwrap();
+    let (x, _) = stream
+        .submit((guard.alloc_from(&[41u32]).unwrap(), f), |s, (mut x, f)| {
+            // SAFETY: call_plus_one(unsigned* x) increments x[0]; `x` holds one element.
+            unsafe { s.launch(&f, LaunchConfig::for_elements(1), (&mut x,)) }
+        })
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert_eq!(x.to_vec().unwrap(), [42]);
+
+    // Linking without the definition fails, with the linker's log naming what is missing.
+    let mut linker = guard.linker(&JitOptions::default()).unwrap();
+    linker.add_ptx("link_main.ptx", LINK_MAIN).unwrap();
+    let err = linker.complete().map(drop).unwrap_err();
+    println!("{err}");
+    assert!(err.to_string().contains("plus_one"), "{err}");
+}
