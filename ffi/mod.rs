@@ -40,6 +40,8 @@ mod event;
 pub use event::*;
 mod launch;
 pub use launch::*;
+mod library;
+pub use library::*;
 mod occupancy;
 pub use occupancy::*;
 mod graph;

@@ -41,6 +41,10 @@ opaque! {
     CUgraphNode_st => CUgraphNode;
     /// The driver's executable graph object (`CUgraphExec_st`); a handle is `CUgraphExec`.
     CUgraphExec_st => CUgraphExec;
+    /// The driver's context-independent library (`CUlib_st`); a handle is `CUlibrary`.
+    CUlib_st => CUlibrary;
+    /// The driver's context-independent kernel (`CUkern_st`); a handle is `CUkernel`.
+    CUkern_st => CUkernel;
     /// The driver's linker state (`CUlinkState_st`); a handle is `CUlinkState`.
     CUlinkState_st => CUlinkState;
     /// The driver's green context object (`CUgreenCtx_st`); a handle is `CUgreenCtx`.
@@ -695,6 +699,9 @@ c_enum! {
         CU_JIT_INPUT_LIBRARY = 4;
     }
 }
+
+/// `CUlibraryOption`: options of `cuLibraryLoadData` (none used by custack).
+pub type CUlibraryOption = c_int;
 
 /// `CUjit_fallback`: prefer compiling PTX when no exact binary matches.
 pub const CU_PREFER_PTX: c_uint = 0;

@@ -75,6 +75,7 @@ mod event;
 mod green;
 mod jit;
 mod launch;
+mod library;
 mod logs;
 mod lookup;
 mod memory;
@@ -101,6 +102,7 @@ pub use launch::{
     DevicePtr, Function, FunctionAttributes, Kernel, KernelArg, KernelArgs, KernelParam,
     KernelSignature, LaunchAttributes, LaunchConfig,
 };
+pub use library::{Library, LibraryFunction, LibraryKernel};
 pub use lookup::{EntryPointStatus, newer_entry_points};
 pub use memory::{
     DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, ParkedBuffer,

@@ -8,7 +8,7 @@
 use std::ffi::{CStr, CString, c_int};
 
 /// The `ffi/` sources, embedded so the binary runs without the source tree beside it.
-const FFI_SOURCES: [(&str, &str); 14] = [
+const FFI_SOURCES: [(&str, &str); 15] = [
     ("types.rs", include_str!("../ffi/types.rs")),
     ("error.rs", include_str!("../ffi/error.rs")),
     ("init.rs", include_str!("../ffi/init.rs")),
@@ -20,6 +20,7 @@ const FFI_SOURCES: [(&str, &str); 14] = [
     ("stream.rs", include_str!("../ffi/stream.rs")),
     ("event.rs", include_str!("../ffi/event.rs")),
     ("launch.rs", include_str!("../ffi/launch.rs")),
+    ("library.rs", include_str!("../ffi/library.rs")),
     ("occupancy.rs", include_str!("../ffi/occupancy.rs")),
     ("graph.rs", include_str!("../ffi/graph.rs")),
     ("entry_point.rs", include_str!("../ffi/entry_point.rs")),
