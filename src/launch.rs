@@ -60,8 +60,14 @@ impl Function<'_> {
             let r = unsafe { info(self.raw, layout.len(), &raw mut offset, &raw mut size) };
             match r {
                 ffi::CUresult::CUDA_SUCCESS => layout.push((offset, size)),
-                // One past the last parameter.
-                ffi::CUresult::CUDA_ERROR_INVALID_VALUE => return Ok(layout),
+                // One past the last parameter: how the driver says where the list ends (there
+                // is no count). Tools that report API errors (compute-sanitizer by default)
+                // show this refusal; the driver's log line for it is dropped here, so that no
+                // later error takes it for its own.
+                ffi::CUresult::CUDA_ERROR_INVALID_VALUE => {
+                    drop(crate::logs::take());
+                    return Ok(layout);
+                }
                 r => return r.result().map(|()| layout),
             }
         }
