@@ -319,6 +319,7 @@ fn kernels_with_checked_signatures() {
 
 #[test]
 #[ignore = "needs a CUDA device"]
+#[allow(clippy::too_many_lines)] // one device session through every launch option
 fn attributes_occupancy_clusters_and_cooperative_launches() {
     use custack::{ErrorKind, LaunchAttributes, LaunchConfig, Stack};
     let ctx = common::context();
@@ -402,6 +403,21 @@ fn attributes_occupancy_clusters_and_cooperative_launches() {
         drop(out);
         let expected: Vec<[u32; 2]> = (0..8).map(|b| [b % 2, b / 2]).collect();
         assert_eq!(host, expected, "(rank in cluster, cluster) per block");
+        // Programmatic stream serialization: two launches in a row that allow it (kernels
+        // without `griddepcontrol` behave as ordinary ones).
+        let pss = LaunchAttributes {
+            programmatic_serialization: true,
+            ..Default::default()
+        };
+        stream
+            .scope(|s| {
+                // SAFETY: `empty()` takes no parameters.
+                unsafe { s.launch_with(&empty, cfg, &pss, ()) }?;
+                // SAFETY: as above.
+                unsafe { s.launch_with(&empty, cfg, &pss, ()) }
+            })
+            .unwrap()
+            .unwrap();
         // A cluster that does not divide the grid is refused.
         let odd = LaunchAttributes {
             cluster: Some((3, 1, 1)),
