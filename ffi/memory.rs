@@ -1,7 +1,7 @@
 //! Mirrors cuda.h "Memory Management" (group__CUDA__MEM) and the stream-ordered allocator
 //! (group__CUDA__MALLOC__ASYNC).
 
-use super::{CUdeviceptr, CUresult, CUstream};
+use super::{CUdeviceptr, CUpointer_attribute, CUresult, CUstream};
 use core::ffi::{c_uchar, c_uint, c_ushort, c_void};
 
 unsafe extern "C" {
@@ -112,4 +112,26 @@ unsafe extern "C" {
     /// Frees memory with stream ordered semantics.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
     pub fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult;
+    /// Registers an existing host memory range for use by CUDA (`cuMemHostRegister` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemHostRegister_v2(p: *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult;
+    /// Unregisters a memory range that was registered with `cuMemHostRegister`.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemHostUnregister(p: *mut c_void) -> CUresult;
+    /// Passes back the device pointer of mapped pinned memory (`cuMemHostGetDevicePointer` maps
+    /// here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemHostGetDevicePointer_v2(
+        pdptr: *mut CUdeviceptr,
+        p: *mut c_void,
+        Flags: c_uint,
+    ) -> CUresult;
+    /// Returns information about a pointer (several attributes at once).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html>
+    pub fn cuPointerGetAttributes(
+        numAttributes: c_uint,
+        attributes: *mut CUpointer_attribute,
+        data: *mut *mut c_void,
+        ptr: CUdeviceptr,
+    ) -> CUresult;
 }

@@ -455,6 +455,46 @@ impl CUdevResource {
 pub const CU_GREEN_CTX_DEFAULT_STREAM: c_uint = 0x1;
 
 c_enum! {
+    /// `CUpointer_attribute`: what `cuPointerGetAttribute(s)` reports about an address.
+    CUpointer_attribute {
+        /// The context the memory belongs to (`CUcontext`).
+        CU_POINTER_ATTRIBUTE_CONTEXT = 1;
+        /// The memory type (`CUmemorytype` as `unsigned int`).
+        CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2;
+        /// The device address (`CUdeviceptr`).
+        CU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3;
+        /// The host address (`void*`).
+        CU_POINTER_ATTRIBUTE_HOST_POINTER = 4;
+        /// A process-unique id of the allocation (`unsigned long long`).
+        CU_POINTER_ATTRIBUTE_BUFFER_ID = 7;
+        /// Whether it is managed memory (`int`).
+        CU_POINTER_ATTRIBUTE_IS_MANAGED = 8;
+        /// The device ordinal of the memory (`int`).
+        CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9;
+        /// The start of the allocation (`CUdeviceptr`).
+        CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11;
+        /// The size of the allocation (`size_t`).
+        CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12;
+        /// Whether it is mapped (`int`).
+        CU_POINTER_ATTRIBUTE_MAPPED = 13;
+    }
+}
+
+/// `CUmemorytype`: host memory.
+pub const CU_MEMORYTYPE_HOST: c_uint = 0x01;
+/// `CUmemorytype`: device memory.
+pub const CU_MEMORYTYPE_DEVICE: c_uint = 0x02;
+/// `CUmemorytype`: an array.
+pub const CU_MEMORYTYPE_ARRAY: c_uint = 0x03;
+/// `CUmemorytype`: unified (managed) memory.
+pub const CU_MEMORYTYPE_UNIFIED: c_uint = 0x04;
+
+/// `cuMemHostRegister` flag: the registration is portable between contexts.
+pub const CU_MEMHOSTREGISTER_PORTABLE: c_uint = 0x01;
+/// `cuMemHostRegister` flag: map the memory into the device's address space.
+pub const CU_MEMHOSTREGISTER_DEVICEMAP: c_uint = 0x02;
+
+c_enum! {
     /// `CUevent_flags`.
     CUevent_flags {
         /// Default event flag.

@@ -81,6 +81,7 @@ mod lookup;
 mod memory;
 mod module;
 mod plain;
+mod registered;
 mod stack;
 mod stream;
 
@@ -106,10 +107,11 @@ pub use library::{Library, LibraryFunction, LibraryKernel};
 pub use lookup::{EntryPointStatus, newer_entry_points};
 pub use memory::{
     DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, ParkedBuffer,
-    PinnedBuffer,
+    PinnedBuffer, PointerAttributes,
 };
 pub use module::{Module, ParkedModule};
 pub use plain::DeviceCopy;
+pub use registered::{RegisteredHost, RegisteredVec};
 pub use stack::{ContextKind, Floating, Green, PushedGuard, Stack, StackTop};
 pub use stream::{Stream, StreamFlags};
 

@@ -168,6 +168,14 @@ pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
             .result()
     }
 
+    /// `cuPointerGetAttributes`—What the driver knows of this memory: its context, device,
+    /// allocation range and id, memory type.
+    #[doc(alias = "cuPointerGetAttributes")]
+    #[doc(alias = "cuPointerGetAttribute")]
+    fn pointer_attributes(&self) -> Result<PointerAttributes> {
+        pointer_attributes(self.device_ptr())
+    }
+
     /// Copies into a new `Vec`.
     fn to_vec(&self) -> Result<Vec<T>> {
         let mut v = Vec::with_capacity(self.len());
@@ -290,17 +298,105 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
         if self.is_empty() {
             return Ok(());
         }
-        if self.byte_len() % 4 != 0 || self.device_ptr() % 4 != 0 {
-            return Err(
-                Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE).with_detail(
-                    "fill_u32 needs a 4-byte aligned range whose size is a multiple of 4 bytes",
-                ),
-            );
-        }
+        check_memset_unit(self.device_ptr(), self.byte_len(), 4)?;
         // SAFETY: the device range is live memory of the current context, `byte_len / 4` words.
         unsafe { ffi::cuMemsetD32_v2(self.device_ptr(), value, self.byte_len() / 4) }.result()?;
         sync_null_stream()
     }
+
+    /// `cuMemsetD16`—Sets every 16-bit word to `value`, then waits for the memset.
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_INVALID_VALUE` if the size is not a multiple of 2 bytes or the address is
+    /// not 2-byte aligned.
+    #[doc(alias = "cuMemsetD16")]
+    fn fill_u16(&mut self, value: u16) -> Result<()> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        check_memset_unit(self.device_ptr(), self.byte_len(), 2)?;
+        // SAFETY: the device range is live memory of the current context, `byte_len / 2` words.
+        unsafe { ffi::cuMemsetD16_v2(self.device_ptr(), value, self.byte_len() / 2) }.result()?;
+        sync_null_stream()
+    }
+}
+
+/// Checks a memset of `unit`-byte words covers whole, aligned words.
+pub(crate) fn check_memset_unit(ptr: ffi::CUdeviceptr, bytes: usize, unit: usize) -> Result<()> {
+    if bytes % unit == 0 && ptr % unit as u64 == 0 {
+        return Ok(());
+    }
+    Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE).with_detail(format!(
+        "a {}-bit memset needs a {unit}-byte aligned range whose size is a multiple of {unit} bytes",
+        unit * 8
+    )))
+}
+
+/// What [`DeviceMemory::pointer_attributes`] reports (`cuPointerGetAttributes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PointerAttributes {
+    /// The context the memory belongs to.
+    pub context: ffi::CUcontext,
+    /// The device's ordinal.
+    pub device_ordinal: i32,
+    /// The allocation containing the address: its start and size in bytes.
+    pub range: (ffi::CUdeviceptr, usize),
+    /// A process-unique id of the allocation.
+    pub buffer_id: u64,
+    /// `CUmemorytype` (`ffi::CU_MEMORYTYPE_DEVICE`, `..._HOST`, `..._UNIFIED`).
+    pub memory_type: u32,
+    /// Whether it is managed (unified) memory.
+    pub is_managed: bool,
+}
+
+/// `cuPointerGetAttributes` for an address of memory custack handed out.
+pub(crate) fn pointer_attributes(ptr: ffi::CUdeviceptr) -> Result<PointerAttributes> {
+    use ffi::CUpointer_attribute as A;
+    let mut context: ffi::CUcontext = core::ptr::null_mut();
+    let mut device_ordinal: core::ffi::c_int = 0;
+    let mut start: ffi::CUdeviceptr = 0;
+    let mut size: usize = 0;
+    let mut buffer_id: u64 = 0;
+    let mut memory_type: core::ffi::c_uint = 0;
+    let mut is_managed: core::ffi::c_int = 0;
+    let mut attributes = [
+        A::CU_POINTER_ATTRIBUTE_CONTEXT,
+        A::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+        A::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+        A::CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+        A::CU_POINTER_ATTRIBUTE_BUFFER_ID,
+        A::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+        A::CU_POINTER_ATTRIBUTE_IS_MANAGED,
+    ];
+    let mut data: [*mut core::ffi::c_void; 7] = [
+        (&raw mut context).cast(),
+        (&raw mut device_ordinal).cast(),
+        (&raw mut start).cast(),
+        (&raw mut size).cast(),
+        (&raw mut buffer_id).cast(),
+        (&raw mut memory_type).cast(),
+        (&raw mut is_managed).cast(),
+    ];
+    // SAFETY: seven attributes, each with a pointer to a writable value of the type the driver
+    // documents for it; `ptr` is an address of memory custack handed out.
+    unsafe {
+        ffi::cuPointerGetAttributes(
+            attributes.len() as core::ffi::c_uint,
+            attributes.as_mut_ptr(),
+            data.as_mut_ptr(),
+            ptr,
+        )
+    }
+    .result()?;
+    Ok(PointerAttributes {
+        context,
+        device_ordinal,
+        range: (start, size),
+        buffer_id,
+        memory_type,
+        is_managed: is_managed != 0,
+    })
 }
 
 fn sync_null_stream() -> Result<()> {

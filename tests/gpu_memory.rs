@@ -220,3 +220,85 @@ fn stream_ordered_allocations_in_a_scope() {
     assert_eq!(back, src);
     assert!(custack::take_drop_errors().is_empty());
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn memsets_pointer_attributes_and_registered_host_memory() {
+    use custack::{DeviceMemory, DeviceMemoryMut, ffi};
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    // Synchronous 16-bit memset, misaligned ones refused without a driver call.
+    let mut a = guard.alloc::<u16>(1001).unwrap();
+    a.fill_u16(0xBEEF).unwrap();
+    assert!(a.to_vec().unwrap().iter().all(|&x| x == 0xBEEF));
+    let mut bytes = guard.alloc::<u8>(7).unwrap();
+    assert_eq!(
+        bytes.fill_u16(1).unwrap_err().kind(),
+        ErrorKind::InvalidValue
+    );
+    // Pointer attributes of memory custack handed out.
+    let attrs = a.pointer_attributes().unwrap();
+    assert_eq!(attrs.context, guard.as_raw());
+    assert_eq!(attrs.range, (a.device_ptr(), 1001 * 2));
+    assert_eq!(attrs.memory_type, ffi::CU_MEMORYTYPE_DEVICE);
+    assert!(!attrs.is_managed);
+    assert_eq!(
+        a.slice(10..20)
+            .unwrap()
+            .pointer_attributes()
+            .unwrap()
+            .range
+            .0,
+        a.device_ptr()
+    );
+
+    // Scope memsets of 16 and 32 bits.
+    let stream = guard.stream().unwrap();
+    let mut b = guard.alloc::<u32>(1000).unwrap();
+    stream
+        .scope(|s| {
+            let mut db = s.bind_mut(&mut b);
+            s.fill_u32(&mut db, 0x0102_0304)?;
+            s.fill_u16(&mut db, 0x0506)
+        })
+        .unwrap()
+        .unwrap();
+    assert!(b.to_vec().unwrap().iter().all(|&x| x == 0x0506_0506));
+
+    // A registered slice in a scope, both ways.
+    let mut data: Vec<u32> = (0..1000).collect();
+    {
+        let mut registered = guard.register_host(&mut data).unwrap();
+        stream
+            .scope(|s| {
+                let mut db = s.bind_mut(&mut b);
+                // Used both ways in one scope: bound once, exclusively.
+                let host = s.bind_host_mut(&mut registered[..]);
+                s.copy_to_device(&mut db, host)?;
+                s.fill_u32(&mut db, 9)?;
+                s.copy_to_host(host, &db)
+            })
+            .unwrap()
+            .unwrap();
+    }
+    assert!(data.iter().all(|&x| x == 9));
+    // Part of the same memory, registered again after the first registration ended.
+    {
+        let _part = guard.register_host(&mut data[..500]).unwrap();
+    }
+    // A registered vector owned by a submission, and given back unregistered.
+    let registered = guard.register_vec(vec![0u32; 1000]).unwrap();
+    let (registered, _) = stream
+        .submit((registered, b), |s, (host, mut dev)| {
+            s.fill_u32(&mut dev, 7)?;
+            s.copy_to_host(host, &dev)
+        })
+        .unwrap()
+        .wait()
+        .unwrap();
+    let mut back = registered.into_vec().unwrap();
+    assert!(back.iter().all(|&x| x == 7));
+    back.push(8); // a plain vector again
+    assert!(custack::take_drop_errors().is_empty());
+}

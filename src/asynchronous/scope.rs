@@ -230,7 +230,13 @@ macro_rules! host_from {
         }
     )*};
 }
-host_from!([] Vec<T>, [] crate::PinnedBuffer<'_, T>, [, const N: usize] [T; N]);
+host_from!(
+    [] Vec<T>,
+    [] crate::PinnedBuffer<'_, T>,
+    [] crate::RegisteredHost<'_, '_, T>,
+    [] crate::RegisteredVec<'_, T>,
+    [, const N: usize] [T; N]
+);
 
 /// `'scope` invariant: a handle of one scope is never accepted by another.
 pub(crate) type Invariant<'scope> = fn(&'scope ()) -> &'scope ();
@@ -497,6 +503,46 @@ impl<'scope> StreamScope<'scope, '_> {
         let (ptr, len) = dst.raw_parts();
         // SAFETY: `dst` is live device memory of the current context until this memset has run.
         unsafe { ffi::cuMemsetD8Async(ptr, value, len * size_of::<T>(), self.raw) }.result()
+    }
+
+    /// `cuMemsetD16Async`—Enqueues setting every 16-bit word of `dst` to `value`.
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_INVALID_VALUE` (no driver call) if `dst` is not 2-byte aligned or not a
+    /// whole number of 16-bit words.
+    #[doc(alias = "cuMemsetD16Async")]
+    #[inline]
+    pub fn fill_u16<T: DeviceCopy>(
+        &self,
+        dst: impl ScopedWrite<'scope, T>,
+        value: u16,
+    ) -> Result<()> {
+        let (ptr, len) = dst.raw_parts();
+        let bytes = len * size_of::<T>();
+        crate::memory::check_memset_unit(ptr, bytes, 2)?;
+        // SAFETY: `dst` is live device memory of the current context until this memset has run.
+        unsafe { ffi::cuMemsetD16Async(ptr, value, bytes / 2, self.raw) }.result()
+    }
+
+    /// `cuMemsetD32Async`—Enqueues setting every 32-bit word of `dst` to `value`.
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_INVALID_VALUE` (no driver call) if `dst` is not 4-byte aligned or not a
+    /// whole number of 32-bit words.
+    #[doc(alias = "cuMemsetD32Async")]
+    #[inline]
+    pub fn fill_u32<T: DeviceCopy>(
+        &self,
+        dst: impl ScopedWrite<'scope, T>,
+        value: u32,
+    ) -> Result<()> {
+        let (ptr, len) = dst.raw_parts();
+        let bytes = len * size_of::<T>();
+        crate::memory::check_memset_unit(ptr, bytes, 4)?;
+        // SAFETY: as in `fill_u16`.
+        unsafe { ffi::cuMemsetD32Async(ptr, value, bytes / 4, self.raw) }.result()
     }
 
     /// `cuEventRecord`—Records `event` on the scope's stream.

@@ -34,7 +34,8 @@ pub(crate) mod sealed {
 }
 
 /// What a [`Submission`] can own while the GPU uses it: a [`DeviceBuffer`], a
-/// [`PinnedBuffer`], a `Vec<T>` or `Box<[T]>` of plain data, a kernel [`Function`], `()`, and
+/// [`PinnedBuffer`], a [`RegisteredVec`](crate::RegisteredVec), a `Vec<T>` or `Box<[T]>` of
+/// plain data, a kernel [`Function`] or [`Kernel`](crate::Kernel), an executable graph, `()`, and
 /// tuples of these (up to eight, nested as deep as you like). Sealed.
 ///
 /// Every payload keeps the memory the GPU reaches at a fixed address when the payload itself is
@@ -98,6 +99,25 @@ impl<T: DeviceCopy> Payload for PinnedBuffer<'_, T> {
     unsafe fn bind<'scope>(&mut self) -> ScopedHostMut<'scope, T> {
         // SAFETY: the page-locked pages do not move with the buffer and live until it drops,
         // after the scope's work (the caller's promise).
+        unsafe { ScopedHostMut::from_raw_parts(self.as_mut_ptr(), self.len()) }
+    }
+    type Access<'a>
+        = &'a mut [T]
+    where
+        Self: 'a;
+    #[inline]
+    fn access(&mut self) -> &mut [T] {
+        self
+    }
+}
+
+impl<T: DeviceCopy> sealed::Sealed for crate::RegisteredVec<'_, T> {}
+impl<T: DeviceCopy> Payload for crate::RegisteredVec<'_, T> {
+    type Bound<'scope> = ScopedHostMut<'scope, T>;
+    #[inline]
+    unsafe fn bind<'scope>(&mut self) -> ScopedHostMut<'scope, T> {
+        // SAFETY: the registered elements stay where they are while the vector is owned by the
+        // submission (it cannot grow through a `RegisteredVec`) and unregistered only on drop.
         unsafe { ScopedHostMut::from_raw_parts(self.as_mut_ptr(), self.len()) }
     }
     type Access<'a>

@@ -1,0 +1,15 @@
+//! C21 host memory the GPU can see: memory cannot be freed while it is registered.
+//! Positive twin: `memsets_pointer_attributes_and_registered_host_memory` in
+//! `tests/gpu_memory.rs`.
+use custack::{Context, ContextFlags, Driver, Stack};
+
+fn main() -> Result<(), custack::Error> {
+    let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let mut data = vec![0u32; 1024];
+    let registered = guard.register_host(&mut data)?;
+    drop(data); //~ ERROR E0505
+    drop(registered);
+    Ok(())
+}
