@@ -1,7 +1,10 @@
 //! Mirrors cuda.h "Memory Management" (group__CUDA__MEM) and the stream-ordered allocator
 //! (group__CUDA__MALLOC__ASYNC).
 
-use super::{CUdeviceptr, CUpointer_attribute, CUresult, CUstream};
+use super::{
+    CUdevice, CUdeviceptr, CUmem_advise, CUmem_range_attribute, CUpointer_attribute, CUresult,
+    CUstream,
+};
 use core::ffi::{c_uchar, c_uint, c_ushort, c_void};
 
 unsafe extern "C" {
@@ -133,5 +136,33 @@ unsafe extern "C" {
         attributes: *mut CUpointer_attribute,
         data: *mut *mut c_void,
         ptr: CUdeviceptr,
+    ) -> CUresult;
+    /// Allocates memory that will be automatically managed by the Unified Memory system.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: usize, flags: c_uint) -> CUresult;
+    /// Prefetches managed memory to a device (or the host, `CU_DEVICE_CPU`), in stream order.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html>
+    pub fn cuMemPrefetchAsync(
+        devPtr: CUdeviceptr,
+        count: usize,
+        dstDevice: CUdevice,
+        hStream: CUstream,
+    ) -> CUresult;
+    /// Advises about the usage of managed memory.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html>
+    pub fn cuMemAdvise(
+        devPtr: CUdeviceptr,
+        count: usize,
+        advice: CUmem_advise,
+        device: CUdevice,
+    ) -> CUresult;
+    /// Queries an attribute of a range of managed memory.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html>
+    pub fn cuMemRangeGetAttribute(
+        data: *mut c_void,
+        dataSize: usize,
+        attribute: CUmem_range_attribute,
+        devPtr: CUdeviceptr,
+        count: usize,
     ) -> CUresult;
 }

@@ -489,6 +489,45 @@ pub const CU_MEMORYTYPE_ARRAY: c_uint = 0x03;
 /// `CUmemorytype`: unified (managed) memory.
 pub const CU_MEMORYTYPE_UNIFIED: c_uint = 0x04;
 
+/// `cuMemAllocManaged` flag: the memory is accessible from any stream on any device.
+pub const CU_MEM_ATTACH_GLOBAL: c_uint = 0x1;
+/// `cuMemAllocManaged` flag: the memory is accessible from the host only, until attached.
+pub const CU_MEM_ATTACH_HOST: c_uint = 0x2;
+/// `CUdevice` standing for the host in prefetches and advice (`CU_DEVICE_CPU`).
+pub const CU_DEVICE_CPU: CUdevice = -1;
+
+c_enum! {
+    /// `CUmem_advise`: advice about the use of managed memory.
+    CUmem_advise {
+        /// The data will mostly be read.
+        CU_MEM_ADVISE_SET_READ_MOSTLY = 1;
+        /// Undo `SET_READ_MOSTLY`.
+        CU_MEM_ADVISE_UNSET_READ_MOSTLY = 2;
+        /// The preferred location is the given device.
+        CU_MEM_ADVISE_SET_PREFERRED_LOCATION = 3;
+        /// Undo `SET_PREFERRED_LOCATION`.
+        CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION = 4;
+        /// The data will be accessed by the given device.
+        CU_MEM_ADVISE_SET_ACCESSED_BY = 5;
+        /// Undo `SET_ACCESSED_BY`.
+        CU_MEM_ADVISE_UNSET_ACCESSED_BY = 6;
+    }
+}
+
+c_enum! {
+    /// `CUmem_range_attribute`: what `cuMemRangeGetAttribute` reports of managed memory.
+    CUmem_range_attribute {
+        /// Whether `SET_READ_MOSTLY` is in force (`int`).
+        CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY = 1;
+        /// The preferred location (`int`: a device ordinal, `CU_DEVICE_CPU`, or -2 for none).
+        CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION = 2;
+        /// The devices that have `SET_ACCESSED_BY` (an `int` array).
+        CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY = 3;
+        /// The last location prefetched to (`int`).
+        CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION = 4;
+    }
+}
+
 /// `cuMemHostRegister` flag: the registration is portable between contexts.
 pub const CU_MEMHOSTREGISTER_PORTABLE: c_uint = 0x01;
 /// `cuMemHostRegister` flag: map the memory into the device's address space.

@@ -78,6 +78,7 @@ mod launch;
 mod library;
 mod logs;
 mod lookup;
+mod managed;
 mod memory;
 mod module;
 mod plain;
@@ -105,6 +106,7 @@ pub use launch::{
 };
 pub use library::{Library, LibraryFunction, LibraryKernel};
 pub use lookup::{EntryPointStatus, newer_entry_points};
+pub use managed::{Location, ManagedBuffer};
 pub use memory::{
     DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, ParkedBuffer,
     PinnedBuffer, PointerAttributes,

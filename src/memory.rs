@@ -476,6 +476,7 @@ pub struct DeviceViewMut<'a, T: DeviceCopy> {
     _marker: PhantomData<(&'a mut [T], *const ())>,
 }
 
+/// Implements the memory traits for a type with `ptr` and `len` fields.
 macro_rules! device_memory {
     ($ty:ident, $($mut_:ident)?) => {
         impl<T: DeviceCopy> sealed::Sealed for $ty<'_, T> {}
@@ -492,6 +493,7 @@ macro_rules! device_memory {
         $(impl<T: DeviceCopy> DeviceMemoryMut<T> for $ty<'_, T> {} const _: &str = stringify!($mut_);)?
     };
 }
+pub(crate) use device_memory;
 device_memory!(DeviceBuffer, mut_);
 device_memory!(DeviceView,);
 device_memory!(DeviceViewMut, mut_);

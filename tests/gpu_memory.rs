@@ -302,3 +302,72 @@ fn memsets_pointer_attributes_and_registered_host_memory() {
     back.push(8); // a plain vector again
     assert!(custack::take_drop_errors().is_empty());
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn managed_memory_on_the_host_and_the_device() {
+    use custack::{DeviceMemory, LaunchConfig, Location, ffi};
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let device = guard.device().unwrap();
+    let module = guard.load_ptx(common::KERNELS).unwrap();
+    let add = module.function("add_u32").unwrap();
+    let mut data = guard.alloc_managed::<u32>(1 << 20).unwrap();
+    assert!(data.iter().all(|&x| x == 0), "zeroed");
+    data.fill(5); // the host writes it
+    assert!(data.pointer_attributes().unwrap().is_managed);
+    data.advise(
+        ffi::CUmem_advise::CU_MEM_ADVISE_SET_READ_MOSTLY,
+        Location::Device(device),
+    )
+    .unwrap();
+    assert_eq!(
+        data.range_attribute(ffi::CUmem_range_attribute::CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY)
+            .unwrap(),
+        1
+    );
+    data.advise(
+        ffi::CUmem_advise::CU_MEM_ADVISE_UNSET_READ_MOSTLY,
+        Location::Device(device),
+    )
+    .unwrap();
+    let stream = guard.stream().unwrap();
+    stream
+        .scope(|s| {
+            let mut d = s.bind_mut(&mut data);
+            s.prefetch(&d, Location::Device(device))?;
+            // SAFETY: add_u32 adds k to x[0..n); `d` holds n elements.
+            unsafe {
+                s.launch(
+                    &add,
+                    LaunchConfig::for_elements(1 << 20),
+                    (&mut d, 2u32, 1u32 << 20),
+                )
+            }?;
+            s.prefetch(&d, Location::Host)
+        })
+        .unwrap()
+        .unwrap();
+    let last = data
+        .range_attribute(ffi::CUmem_range_attribute::CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION)
+        .unwrap();
+    assert_eq!(last, ffi::CU_DEVICE_CPU);
+    assert!(
+        data.iter().all(|&x| x == 7),
+        "the host reads what the kernel wrote"
+    );
+    // Owned by a submission, and back.
+    let data = stream
+        .submit(data, |s, mut d| s.fill_u32(&mut d, 1))
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert!(data.iter().all(|&x| x == 1));
+    // Prefetching memory that is not managed is refused.
+    let mut plain = guard.alloc::<u32>(16).unwrap();
+    let r = stream
+        .scope(|s| s.prefetch(s.bind_mut(&mut plain), Location::Host))
+        .unwrap();
+    assert!(r.is_err());
+}

@@ -111,6 +111,24 @@ impl<T: DeviceCopy> Payload for PinnedBuffer<'_, T> {
     }
 }
 
+impl<T: DeviceCopy> sealed::Sealed for crate::ManagedBuffer<'_, T> {}
+impl<T: DeviceCopy> Payload for crate::ManagedBuffer<'_, T> {
+    type Bound<'scope> = ScopedSliceMut<'scope, T>;
+    #[inline]
+    unsafe fn bind<'scope>(&mut self) -> ScopedSliceMut<'scope, T> {
+        // SAFETY: as for `DeviceBuffer`: the allocation lives until the buffer drops.
+        unsafe { ScopedSliceMut::from_raw_parts(self.device_ptr(), self.len()) }
+    }
+    type Access<'a>
+        = &'a mut [T]
+    where
+        Self: 'a;
+    #[inline]
+    fn access(&mut self) -> &mut [T] {
+        self
+    }
+}
+
 impl<T: DeviceCopy> sealed::Sealed for crate::RegisteredVec<'_, T> {}
 impl<T: DeviceCopy> Payload for crate::RegisteredVec<'_, T> {
     type Bound<'scope> = ScopedHostMut<'scope, T>;
