@@ -1,6 +1,6 @@
 //! Mirrors cuda.h "Device Management" (group__CUDA__DEVICE).
 
-use super::{CUdevice, CUdevice_attribute, CUexecAffinityType, CUresult, CUuuid};
+use super::{CUdevice, CUdevice_attribute, CUexecAffinityType, CUmemoryPool, CUresult, CUuuid};
 use core::ffi::{c_char, c_int};
 
 unsafe extern "C" {
@@ -36,4 +36,7 @@ unsafe extern "C" {
         type_: CUexecAffinityType,
         dev: CUdevice,
     ) -> CUresult;
+    /// Returns the default memory pool of a device.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
+    pub fn cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult;
 }

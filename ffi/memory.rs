@@ -2,8 +2,8 @@
 //! (group__CUDA__MALLOC__ASYNC).
 
 use super::{
-    CUdevice, CUdeviceptr, CUmem_advise, CUmem_range_attribute, CUpointer_attribute, CUresult,
-    CUstream,
+    CUdevice, CUdeviceptr, CUmem_advise, CUmem_range_attribute, CUmemPool_attribute,
+    CUmemPoolProps, CUmemoryPool, CUpointer_attribute, CUresult, CUstream,
 };
 use core::ffi::{c_uchar, c_uint, c_ushort, c_void};
 
@@ -164,5 +164,36 @@ unsafe extern "C" {
         attribute: CUmem_range_attribute,
         devPtr: CUdeviceptr,
         count: usize,
+    ) -> CUresult;
+    /// Creates a memory pool.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
+    pub fn cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult;
+    /// Destroys a memory pool (its memory is released once every allocation is freed).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
+    pub fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult;
+    /// Tries to release memory back to the OS, keeping at least `minBytesToKeep` reserved.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
+    pub fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult;
+    /// Sets an attribute of a memory pool.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
+    pub fn cuMemPoolSetAttribute(
+        pool: CUmemoryPool,
+        attr: CUmemPool_attribute,
+        value: *mut c_void,
+    ) -> CUresult;
+    /// Gets an attribute of a memory pool.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
+    pub fn cuMemPoolGetAttribute(
+        pool: CUmemoryPool,
+        attr: CUmemPool_attribute,
+        value: *mut c_void,
+    ) -> CUresult;
+    /// Allocates from a pool, in stream order.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
+    pub fn cuMemAllocFromPoolAsync(
+        dptr: *mut CUdeviceptr,
+        bytesize: usize,
+        pool: CUmemoryPool,
+        hStream: CUstream,
     ) -> CUresult;
 }

@@ -45,6 +45,8 @@ opaque! {
     CUlib_st => CUlibrary;
     /// The driver's context-independent kernel (`CUkern_st`); a handle is `CUkernel`.
     CUkern_st => CUkernel;
+    /// The driver's memory pool (`CUmemPoolHandle_st`); a handle is `CUmemoryPool`.
+    CUmemPoolHandle_st => CUmemoryPool;
     /// The driver's linker state (`CUlinkState_st`); a handle is `CUlinkState`.
     CUlinkState_st => CUlinkState;
     /// The driver's green context object (`CUgreenCtx_st`); a handle is `CUgreenCtx`.
@@ -527,6 +529,64 @@ c_enum! {
         CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION = 4;
     }
 }
+
+c_enum! {
+    /// `CUmemPool_attribute`: attributes of a memory pool.
+    CUmemPool_attribute {
+        /// Reuse memory freed in one stream for allocations in another, when ordered by events.
+        CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES = 1;
+        /// Reuse freed memory opportunistically.
+        CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC = 2;
+        /// Insert dependencies to reuse freed memory.
+        CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES = 3;
+        /// Bytes the pool keeps reserved before releasing memory to the OS (`cuuint64_t`).
+        CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4;
+        /// Bytes reserved now (`cuuint64_t`).
+        CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT = 5;
+        /// The high watermark of reserved bytes (`cuuint64_t`).
+        CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH = 6;
+        /// Bytes allocated from the pool now (`cuuint64_t`).
+        CU_MEMPOOL_ATTR_USED_MEM_CURRENT = 7;
+        /// The high watermark of allocated bytes (`cuuint64_t`).
+        CU_MEMPOOL_ATTR_USED_MEM_HIGH = 8;
+    }
+}
+
+/// `CUmemLocation`: where memory lives.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CUmemLocation {
+    /// `CUmemLocationType`: 1 for a device.
+    pub type_: c_int,
+    /// The device ordinal.
+    pub id: c_int,
+}
+
+/// `CUmemLocationType`: a device.
+pub const CU_MEM_LOCATION_TYPE_DEVICE: c_int = 1;
+/// `CUmemAllocationType`: pinned (non-migratable) device memory.
+pub const CU_MEM_ALLOCATION_TYPE_PINNED: c_int = 1;
+
+/// `CUmemPoolProps` (`_v1`): the properties of a pool for `cuMemPoolCreate`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUmemPoolProps {
+    /// `CUmemAllocationType`.
+    pub allocType: c_int,
+    /// `CUmemAllocationHandleType` for interprocess export (0: none).
+    pub handleTypes: c_int,
+    /// Where the pool's memory lives.
+    pub location: CUmemLocation,
+    /// Windows security attributes (null elsewhere).
+    pub win32SecurityAttributes: *mut core::ffi::c_void,
+    /// The pool's maximum size in bytes (0: the system's; CUDA 12.1).
+    pub maxSize: usize,
+    /// Usage flags (CUDA 12.3); then reserved bytes, zero.
+    pub usage: core::ffi::c_ushort,
+    /// Reserved, zero.
+    pub reserved: [u8; 54],
+}
+const _: () = assert!(size_of::<CUmemPoolProps>() == 88 && align_of::<CUmemPoolProps>() == 8);
 
 /// `cuMemHostRegister` flag: the registration is portable between contexts.
 pub const CU_MEMHOSTREGISTER_PORTABLE: c_uint = 0x01;

@@ -82,6 +82,7 @@ mod managed;
 mod memory;
 mod module;
 mod plain;
+mod pool;
 mod registered;
 mod stack;
 mod stream;
@@ -113,6 +114,7 @@ pub use memory::{
 };
 pub use module::{Module, ParkedModule};
 pub use plain::DeviceCopy;
+pub use pool::MemPool;
 pub use registered::{RegisteredHost, RegisteredVec};
 pub use stack::{ContextKind, Floating, Green, PushedGuard, Stack, StackTop};
 pub use stream::{Stream, StreamFlags};

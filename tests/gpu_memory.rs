@@ -371,3 +371,39 @@ fn managed_memory_on_the_host_and_the_device() {
         .unwrap();
     assert!(r.is_err());
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn memory_pools_default_and_created() {
+    use custack::DeviceMemory;
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let default = guard.default_mem_pool().unwrap();
+    println!(
+        "default pool release threshold: {}",
+        default.release_threshold().unwrap()
+    );
+    let pool = guard.create_mem_pool().unwrap();
+    pool.set_release_threshold(u64::MAX).unwrap();
+    assert_eq!(pool.release_threshold().unwrap(), u64::MAX);
+    let stream = guard.stream().unwrap();
+    let mut out = guard.alloc::<u32>(1 << 20).unwrap();
+    stream
+        .scope(|s| {
+            let mut scratch = s.alloc_from_pool::<u32>(&pool, 1 << 20)?;
+            let (used, reserved) = pool.usage()?;
+            assert!(used >= 4 << 20 && reserved >= used, "{used} {reserved}");
+            s.fill_u32(&mut scratch, 11)?;
+            s.copy_device(s.bind_mut(&mut out), &scratch)
+        }) // `scratch` freed on the stream, back to the pool
+        .unwrap()
+        .unwrap();
+    assert!(out.to_vec().unwrap().iter().all(|&x| x == 11));
+    let (used, reserved) = pool.usage().unwrap();
+    assert_eq!(used, 0);
+    assert!(reserved >= 4 << 20, "kept for reuse: {reserved}");
+    pool.trim_to(0).unwrap();
+    assert_eq!(pool.usage().unwrap().1, 0, "trimmed");
+    let _ = out.len();
+}

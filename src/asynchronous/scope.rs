@@ -286,6 +286,23 @@ pub struct ScopedAlloc<'scope, T: DeviceCopy> {
 }
 
 impl<T: DeviceCopy> ScopedAlloc<'_, T> {
+    /// # Safety
+    ///
+    /// `ptr` must be a stream-ordered allocation of `len` elements made on `stream`, a live
+    /// stream of the current context, owned by the returned value.
+    pub(crate) unsafe fn from_raw_parts(
+        ptr: ffi::CUdeviceptr,
+        len: usize,
+        stream: ffi::CUstream,
+    ) -> Self {
+        Self {
+            ptr,
+            len,
+            stream,
+            _marker: PhantomData,
+        }
+    }
+
     /// The number of elements.
     pub fn len(&self) -> usize {
         self.len
@@ -422,12 +439,8 @@ impl<'scope> StreamScope<'scope, '_> {
         let mut ptr: ffi::CUdeviceptr = 0;
         // SAFETY: `ptr` is a valid out-pointer; the stream is live and of the current context.
         unsafe { ffi::cuMemAllocAsync(&raw mut ptr, bytes, self.raw) }.result()?;
-        Ok(ScopedAlloc {
-            ptr,
-            len,
-            stream: self.raw,
-            _marker: PhantomData,
-        })
+        // SAFETY: allocated on this scope's stream, to be freed there.
+        Ok(unsafe { ScopedAlloc::from_raw_parts(ptr, len, self.raw) })
     }
 
     /// `cuMemcpyHtoDAsync`—Enqueues a copy from host memory (page-locked for a truly
