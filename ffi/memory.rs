@@ -2,7 +2,7 @@
 //! (group__CUDA__MALLOC__ASYNC).
 
 use super::{
-    CUdevice, CUdeviceptr, CUmem_advise, CUmem_range_attribute, CUmemPool_attribute,
+    CUDA_MEMCPY2D, CUdevice, CUdeviceptr, CUmem_advise, CUmem_range_attribute, CUmemPool_attribute,
     CUmemPoolProps, CUmemoryPool, CUpointer_attribute, CUresult, CUstream,
 };
 use core::ffi::{c_uchar, c_uint, c_ushort, c_void};
@@ -196,4 +196,19 @@ unsafe extern "C" {
         pool: CUmemoryPool,
         hStream: CUstream,
     ) -> CUresult;
+    /// Allocates pitched device memory (`cuMemAllocPitch` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemAllocPitch_v2(
+        dptr: *mut CUdeviceptr,
+        pPitch: *mut usize,
+        WidthInBytes: usize,
+        Height: usize,
+        ElementSizeBytes: c_uint,
+    ) -> CUresult;
+    /// Copies memory for 2D arrays (`cuMemcpy2D` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult;
+    /// Copies memory for 2D arrays, in stream order (`cuMemcpy2DAsync` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult;
 }

@@ -45,6 +45,8 @@ opaque! {
     CUlib_st => CUlibrary;
     /// The driver's context-independent kernel (`CUkern_st`); a handle is `CUkernel`.
     CUkern_st => CUkernel;
+    /// The driver's CUDA array (`CUarray_st`); a handle is `CUarray`.
+    CUarray_st => CUarray;
     /// The driver's memory pool (`CUmemPoolHandle_st`); a handle is `CUmemoryPool`.
     CUmemPoolHandle_st => CUmemoryPool;
     /// The driver's linker state (`CUlinkState_st`); a handle is `CUlinkState`.
@@ -587,6 +589,45 @@ pub struct CUmemPoolProps {
     pub reserved: [u8; 54],
 }
 const _: () = assert!(size_of::<CUmemPoolProps>() == 88 && align_of::<CUmemPoolProps>() == 8);
+
+/// `CUDA_MEMCPY2D` (`_v2`): a 2D copy between host, device, array or unified memory.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_MEMCPY2D {
+    /// Source X offset, in bytes.
+    pub srcXInBytes: usize,
+    /// Source Y offset, in rows.
+    pub srcY: usize,
+    /// Source memory type (`CUmemorytype`).
+    pub srcMemoryType: c_uint,
+    /// Source host pointer (host memory).
+    pub srcHost: *const core::ffi::c_void,
+    /// Source device pointer (device memory).
+    pub srcDevice: CUdeviceptr,
+    /// Source array (array memory).
+    pub srcArray: CUarray,
+    /// Source pitch, in bytes (ignored for arrays).
+    pub srcPitch: usize,
+    /// Destination X offset, in bytes.
+    pub dstXInBytes: usize,
+    /// Destination Y offset, in rows.
+    pub dstY: usize,
+    /// Destination memory type (`CUmemorytype`).
+    pub dstMemoryType: c_uint,
+    /// Destination host pointer.
+    pub dstHost: *mut core::ffi::c_void,
+    /// Destination device pointer.
+    pub dstDevice: CUdeviceptr,
+    /// Destination array.
+    pub dstArray: CUarray,
+    /// Destination pitch, in bytes.
+    pub dstPitch: usize,
+    /// Width of the copy, in bytes.
+    pub WidthInBytes: usize,
+    /// Height of the copy, in rows.
+    pub Height: usize,
+}
+const _: () = assert!(size_of::<CUDA_MEMCPY2D>() == 128 && align_of::<CUDA_MEMCPY2D>() == 8);
 
 /// `cuMemHostRegister` flag: the registration is portable between contexts.
 pub const CU_MEMHOSTREGISTER_PORTABLE: c_uint = 0x01;

@@ -491,6 +491,27 @@ impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut ScopedSliceMut<'scope, T>
     }
 }
 
+// A pitched array is passed by reference, like a mutable binding; the kernel gets its base
+// address (and the pitch as an argument of its own).
+impl<T: DeviceCopy> sealed::Sealed for &crate::ScopedPitched<'_, T> {}
+impl<T: DeviceCopy> sealed::Sealed for &mut crate::ScopedPitched<'_, T> {}
+impl<'scope, T: DeviceCopy> KernelArg<'scope> for &crate::ScopedPitched<'scope, T> {
+    type Raw = ffi::CUdeviceptr;
+    type Param = DevicePtr<T>;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUdeviceptr {
+        self.device_ptr()
+    }
+}
+impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut crate::ScopedPitched<'scope, T> {
+    type Raw = ffi::CUdeviceptr;
+    type Param = DevicePtr<T>;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUdeviceptr {
+        self.device_ptr()
+    }
+}
+
 // A stream-ordered allocation is passed by reference: its free is enqueued on the same stream
 // when it drops, after this launch, so a borrow shorter than the scope is enough.
 impl<T: DeviceCopy> sealed::Sealed for &ScopedAlloc<'_, T> {}

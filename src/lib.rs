@@ -81,6 +81,7 @@ mod lookup;
 mod managed;
 mod memory;
 mod module;
+mod pitched;
 mod plain;
 mod pool;
 mod registered;
@@ -113,6 +114,7 @@ pub use memory::{
     PinnedBuffer, PointerAttributes,
 };
 pub use module::{Module, ParkedModule};
+pub use pitched::{PitchedBuffer, ScopedPitched};
 pub use plain::DeviceCopy;
 pub use pool::MemPool;
 pub use registered::{RegisteredHost, RegisteredVec};

@@ -407,3 +407,51 @@ fn memory_pools_default_and_created() {
     assert_eq!(pool.usage().unwrap().1, 0, "trimmed");
     let _ = out.len();
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn pitched_arrays_sync_and_in_scopes() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let (w, h) = (1000usize, 37usize);
+    let mut image = guard.alloc_pitched::<u32>(w, h).unwrap();
+    assert!(image.pitch_bytes() >= w * 4 && image.pitch_bytes() % 4 == 0);
+    println!("{w} u32 per row: pitch {} bytes", image.pitch_bytes());
+    let host: Vec<u32> = (0..(w * h) as u32).collect();
+    image.copy_from_host(&host).unwrap();
+    assert_eq!(image.to_vec().unwrap(), host);
+    assert_eq!(
+        image.copy_from_host(&host[1..]).unwrap_err().kind(),
+        ErrorKind::LengthMismatch
+    );
+    // In a scope: a round trip through another pitched array, and a kernel on the rows.
+    let module = guard.load_ptx(common::KERNELS).unwrap();
+    let add = module.function("add_u32").unwrap();
+    let mut back = vec![0u32; w * h];
+    guard
+        .stream()
+        .unwrap()
+        .scope(|s| {
+            let mut p = s.bind_pitched(&mut image);
+            s.copy_to_pitched(&mut p, &host)?;
+            // Add 1 to the first row's elements (add_u32 takes a flat pointer; row 0 starts at
+            // the base).
+            // SAFETY: add_u32(x, k, n) touches x[0..n), n = one row, within the allocation.
+            unsafe {
+                s.launch(
+                    &add,
+                    custack::LaunchConfig::for_elements(w as u32),
+                    (&mut p, 1u32, w as u32),
+                )
+            }?;
+            s.copy_from_pitched(&mut back, &p)
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        back[..w],
+        host[..w].iter().map(|x| x + 1).collect::<Vec<_>>()[..]
+    );
+    assert_eq!(back[w..], host[w..]);
+}

@@ -182,6 +182,34 @@ pub struct ScopedHostMut<'scope, T: DeviceCopy> {
     _marker: PhantomData<Invariant<'scope>>,
 }
 
+impl<T: DeviceCopy> ScopedHost<'_, T> {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub(crate) fn as_ptr(&self) -> *const T {
+        self.ptr
+    }
+}
+
+impl<T: DeviceCopy> ScopedHostMut<'_, T> {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub(crate) fn as_mut_ptr(&self) -> *mut T {
+        self.ptr
+    }
+}
+
 impl<'scope, T: DeviceCopy> From<&'scope [T]> for ScopedHost<'scope, T> {
     fn from(s: &'scope [T]) -> Self {
         Self {
