@@ -2,10 +2,11 @@
 //! (group__CUDA__MALLOC__ASYNC).
 
 use super::{
-    CUDA_MEMCPY2D, CUdevice, CUdeviceptr, CUmem_advise, CUmem_range_attribute, CUmemPool_attribute,
-    CUmemPoolProps, CUmemoryPool, CUpointer_attribute, CUresult, CUstream,
+    CUDA_MEMCPY2D, CUdevice, CUdeviceptr, CUmem_advise, CUmem_range_attribute, CUmemAccessDesc,
+    CUmemAllocationProp, CUmemGenericAllocationHandle, CUmemPool_attribute, CUmemPoolProps,
+    CUmemoryPool, CUpointer_attribute, CUresult, CUstream,
 };
-use core::ffi::{c_uchar, c_uint, c_ushort, c_void};
+use core::ffi::{c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 
 unsafe extern "C" {
     /// Gets free and total memory (`cuMemGetInfo` maps here).
@@ -211,4 +212,54 @@ unsafe extern "C" {
     /// Copies memory for 2D arrays, in stream order (`cuMemcpy2DAsync` maps here).
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     pub fn cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult;
+    /// Reserves a virtual address range.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    pub fn cuMemAddressReserve(
+        ptr: *mut CUdeviceptr,
+        size: usize,
+        alignment: usize,
+        addr: CUdeviceptr,
+        flags: c_ulonglong,
+    ) -> CUresult;
+    /// Frees a virtual address range reserved by `cuMemAddressReserve`.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    pub fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult;
+    /// Creates a physical memory allocation.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    pub fn cuMemCreate(
+        handle: *mut CUmemGenericAllocationHandle,
+        size: usize,
+        prop: *const CUmemAllocationProp,
+        flags: c_ulonglong,
+    ) -> CUresult;
+    /// Releases a physical allocation (its memory is freed once it is unmapped everywhere).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    pub fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult;
+    /// Maps a physical allocation into a reserved virtual address range.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    pub fn cuMemMap(
+        ptr: CUdeviceptr,
+        size: usize,
+        offset: usize,
+        handle: CUmemGenericAllocationHandle,
+        flags: c_ulonglong,
+    ) -> CUresult;
+    /// Unmaps a range.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    pub fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult;
+    /// Sets the access rights of a mapped range.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    pub fn cuMemSetAccess(
+        ptr: CUdeviceptr,
+        size: usize,
+        desc: *const CUmemAccessDesc,
+        count: usize,
+    ) -> CUresult;
+    /// The granularity physical allocations and mappings must respect.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    pub fn cuMemGetAllocationGranularity(
+        granularity: *mut usize,
+        prop: *const CUmemAllocationProp,
+        option: c_int,
+    ) -> CUresult;
 }

@@ -629,6 +629,42 @@ pub struct CUDA_MEMCPY2D {
 }
 const _: () = assert!(size_of::<CUDA_MEMCPY2D>() == 128 && align_of::<CUDA_MEMCPY2D>() == 8);
 
+/// `CUmemGenericAllocationHandle`: a physical allocation made by `cuMemCreate`.
+pub type CUmemGenericAllocationHandle = c_ulonglong;
+
+/// `CUmemAllocationProp` (`_v1`): what `cuMemCreate` allocates.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUmemAllocationProp {
+    /// `CUmemAllocationType` (`CU_MEM_ALLOCATION_TYPE_PINNED`).
+    pub type_: c_int,
+    /// `CUmemAllocationHandleType` to export (0: none).
+    pub requestedHandleTypes: c_int,
+    /// Where the memory lives.
+    pub location: CUmemLocation,
+    /// Windows handle metadata (null elsewhere).
+    pub win32HandleMetaData: *mut core::ffi::c_void,
+    /// `allocFlags`: compression type, GPUDirect RDMA capable, usage, reserved; zero.
+    pub allocFlags: [u8; 8],
+}
+const _: () = assert!(size_of::<CUmemAllocationProp>() == 32);
+
+/// `CUmemAccessDesc` (`_v1`): an access right to a mapped range.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUmemAccessDesc {
+    /// Who gets the right.
+    pub location: CUmemLocation,
+    /// `CUmemAccess_flags`.
+    pub flags: c_int,
+}
+const _: () = assert!(size_of::<CUmemAccessDesc>() == 12);
+
+/// `CUmemAccess_flags`: read and write.
+pub const CU_MEM_ACCESS_FLAGS_PROT_READWRITE: c_int = 3;
+/// `CUmemAllocationGranularity_flags`: the minimum granularity.
+pub const CU_MEM_ALLOC_GRANULARITY_MINIMUM: c_int = 0;
+
 /// `cuMemHostRegister` flag: the registration is portable between contexts.
 pub const CU_MEMHOSTREGISTER_PORTABLE: c_uint = 0x01;
 /// `cuMemHostRegister` flag: map the memory into the device's address space.

@@ -87,6 +87,7 @@ mod pool;
 mod registered;
 mod stack;
 mod stream;
+mod vmm;
 
 pub use asynchronous::graph::{Graph, GraphExec, ScopedGraph};
 pub use asynchronous::scope::{
@@ -120,6 +121,7 @@ pub use pool::MemPool;
 pub use registered::{RegisteredHost, RegisteredVec};
 pub use stack::{ContextKind, Floating, Green, PushedGuard, Stack, StackTop};
 pub use stream::{Stream, StreamFlags};
+pub use vmm::{Mapping, PhysicalMemory, Reservation};
 
 // The README's Rust examples are compiled (and, being `no_run`, not run) as doc tests.
 #[cfg(doctest)]

@@ -455,3 +455,86 @@ fn pitched_arrays_sync_and_in_scopes() {
     );
     assert_eq!(back[w..], host[w..]);
 }
+
+/// NVIDIA's vectorAddMMAP, the custack way: each vector a reserved range backed by two
+/// physical allocations, mapped as one, added by `vector_add`; then a vector grown in place.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn virtual_memory_vector_add_and_growing_without_copying() {
+    use custack::{DeviceMemory, DeviceMemoryMut, LaunchConfig};
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let g = guard.allocation_granularity().unwrap();
+    println!("granularity: {g} bytes");
+    let n = g / 4 * 2; // floats in two granules
+    let reservations: Vec<_> = (0..3).map(|_| guard.reserve(2 * g).unwrap()).collect();
+    let physical: Vec<_> = (0..6).map(|_| guard.create_physical(g).unwrap()).collect();
+    let mut maps: Vec<_> = reservations
+        .iter()
+        .zip(physical.chunks(2))
+        .map(|(r, p)| r.map::<f32, _>(&guard, &[&p[0], &p[1]]).unwrap())
+        .collect();
+    assert!(maps.iter().all(|m| m.len() == n));
+    let a: Vec<f32> = (0..n).map(|i| (i % 100) as f32).collect();
+    let b: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+    maps[0].copy_from_host(&a).unwrap();
+    maps[1].copy_from_host(&b).unwrap();
+    let module = guard.load_ptx(common::KERNELS).unwrap();
+    let vadd = module.function("vector_add").unwrap();
+    let (ma, rest) = maps.split_at_mut(1);
+    let (mb, mc) = rest.split_at_mut(1);
+    guard
+        .stream()
+        .unwrap()
+        .scope(|s| {
+            let (da, db, mut dc) = (s.bind(&ma[0]), s.bind(&mb[0]), s.bind_mut(&mut mc[0]));
+            // SAFETY: vector_add reads n floats of a and b and writes n to c; each holds n.
+            unsafe {
+                s.launch(
+                    &vadd,
+                    LaunchConfig::for_elements(n as u32),
+                    (da, db, &mut dc, n as u32),
+                )
+            }
+        })
+        .unwrap()
+        .unwrap();
+    let c = maps[2].to_vec().unwrap();
+    assert!(
+        c.iter()
+            .zip(a.iter().zip(&b))
+            .all(|(c, (a, b))| c.to_bits() == (a + b).to_bits())
+    );
+    drop(maps);
+
+    // Growing: one granule mapped and written, unmapped, then two mapped over the same range.
+    let space = guard.reserve(8 * g).unwrap();
+    let first = guard.create_physical(g).unwrap();
+    {
+        let mut small = space.map::<u32, _>(&guard, &[&first]).unwrap();
+        small.fill_u32(0x00C0_FFEE).unwrap();
+    }
+    let second = guard.create_physical(g).unwrap();
+    let grown = space.map::<u32, _>(&guard, &[&first, &second]).unwrap();
+    assert_eq!(grown.len(), g / 2);
+    assert!(
+        grown
+            .slice(..g / 4)
+            .unwrap()
+            .to_vec()
+            .unwrap()
+            .iter()
+            .all(|&x| x == 0x00C0_FFEE)
+    );
+    // Too much physical memory for the reservation: refused before the driver is asked.
+    let third = guard.create_physical(g).unwrap();
+    let small_space = guard.reserve(g).unwrap();
+    assert_eq!(
+        small_space
+            .map::<u8, _>(&guard, &[&third, &first])
+            .unwrap_err()
+            .kind(),
+        ErrorKind::OutOfRange
+    );
+}

@@ -1,0 +1,18 @@
+//! C21 host memory the GPU can see (its virtual-memory kin): a mapping cannot outlive the
+//! physical memory behind it, or the reservation it lies in.
+//! Positive twin: `virtual_memory_vector_add_and_growing_without_copying` in
+//! `tests/gpu_memory.rs`.
+use custack::{Context, ContextFlags, Driver, Stack};
+
+fn main() -> Result<(), custack::Error> {
+    let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let g = guard.allocation_granularity()?;
+    let space = guard.reserve(g)?;
+    let physical = guard.create_physical(g)?;
+    let mapping = space.map::<u32, _>(&guard, &[&physical])?;
+    drop(physical); //~ ERROR E0505
+    drop(mapping);
+    Ok(())
+}
