@@ -415,7 +415,166 @@ entry_points! {
     ) {
         CUDA_SUCCESS
     }
+    fn cuLaunchKernelEx(config: *const c_void, f: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) {
+        CUDA_SUCCESS
+    }
+    // A host function runs at once (there is no stream to wait for): its contract is only
+    // that it runs in order, once.
+    fn cuLaunchHostFunc(stream: Handle, f: Option<unsafe extern "C" fn(*mut c_void)>, data: *mut c_void) {
+        if let Some(f) = f { f(data); }
+        CUDA_SUCCESS
+    }
+
+    // --- Occupancy ---
+    fn cuOccupancyMaxActiveBlocksPerMultiprocessor(n: *mut c_int, f: Handle, block: c_int, smem: usize) {
+        out(n, 8);
+        CUDA_SUCCESS
+    }
+    fn cuOccupancyMaxPotentialBlockSize(
+        grid: *mut c_int,
+        block: *mut c_int,
+        f: Handle,
+        b2d: Option<unsafe extern "C" fn(c_int) -> usize>,
+        smem: usize,
+        limit: c_int,
+    ) {
+        out(grid, 264);
+        out(block, 1024);
+        CUDA_SUCCESS
+    }
+    fn cuOccupancyAvailableDynamicSMemPerBlock(bytes: *mut usize, f: Handle, n: c_int, block: c_int) {
+        out(bytes, 48 << 10);
+        CUDA_SUCCESS
+    }
+
+    // --- Contexts, more ---
+    fn cuCtxGetExecAffinity(param: *mut [c_int; 2], kind: c_int) { out(param, [0, 132]); CUDA_SUCCESS }
+    fn cuCtxGetSharedMemConfig(config: *mut c_int) { out(config, 0); CUDA_SUCCESS }
+    fn cuCtxSetSharedMemConfig(config: c_int) { CUDA_SUCCESS }
+    fn cuCtxResetPersistingL2Cache() { CUDA_SUCCESS }
+    fn cuDeviceGetExecAffinitySupport(v: *mut c_int, kind: c_int, dev: CUdevice) { out(v, 0); CUDA_SUCCESS }
+
+    // --- Graphs and capture ---
+    fn cuStreamBeginCapture_v2(stream: Handle, mode: c_int) { CUDA_SUCCESS }
+    fn cuStreamEndCapture(stream: Handle, graph: *mut Handle) { out(graph, handle()); CUDA_SUCCESS }
+    fn cuStreamIsCapturing(stream: Handle, status: *mut c_int) { out(status, 0); CUDA_SUCCESS }
+    fn cuGraphDestroy(graph: Handle) { CUDA_SUCCESS }
+    fn cuGraphGetNodes(graph: Handle, nodes: *mut Handle, n: *mut usize) { out(n, 0); CUDA_SUCCESS }
+    fn cuGraphInstantiateWithFlags(exec: *mut Handle, graph: Handle, flags: c_ulonglong) {
+        out(exec, handle());
+        CUDA_SUCCESS
+    }
+    fn cuGraphLaunch(exec: Handle, stream: Handle) { CUDA_SUCCESS }
+    fn cuGraphExecDestroy(exec: Handle) { CUDA_SUCCESS }
+    fn cuGraphExecUpdate_v2(exec: Handle, graph: Handle, info: *mut c_void) { CUDA_SUCCESS }
+
+    // --- Libraries and the linker ---
+    fn cuLibraryLoadData(
+        lib: *mut Handle,
+        code: *const c_void,
+        jit_options: *mut c_int,
+        jit_values: *mut *mut c_void,
+        n_jit: c_uint,
+        lib_options: *mut c_int,
+        lib_values: *mut *mut c_void,
+        n_lib: c_uint,
+    ) {
+        out(lib, handle());
+        CUDA_SUCCESS
+    }
+    fn cuLibraryUnload(lib: Handle) { CUDA_SUCCESS }
+    fn cuLibraryGetKernel(kernel: *mut Handle, lib: Handle, name: *const c_char) { out(kernel, handle()); CUDA_SUCCESS }
+    fn cuKernelGetFunction(f: *mut Handle, kernel: Handle) { out(f, handle()); CUDA_SUCCESS }
+    fn cuLinkCreate_v2(n: c_uint, options: *mut c_int, values: *mut *mut c_void, state: *mut Handle) {
+        out(state, handle());
+        CUDA_SUCCESS
+    }
+    fn cuLinkAddData_v2(
+        state: Handle,
+        kind: c_int,
+        data: *mut c_void,
+        size: usize,
+        name: *const c_char,
+        n: c_uint,
+        options: *mut c_int,
+        values: *mut *mut c_void,
+    ) {
+        CUDA_SUCCESS
+    }
+    fn cuLinkAddFile_v2(
+        state: Handle,
+        kind: c_int,
+        path: *const c_char,
+        n: c_uint,
+        options: *mut c_int,
+        values: *mut *mut c_void,
+    ) {
+        CUDA_SUCCESS
+    }
+    fn cuLinkComplete(state: Handle, image: *mut *mut c_void, size: *mut usize) {
+        out(image, (&raw const LINKED_IMAGE).cast_mut().cast());
+        out(size, LINKED_IMAGE.len());
+        CUDA_SUCCESS
+    }
+    fn cuLinkDestroy(state: Handle) { CUDA_SUCCESS }
+
+    // --- Memory, more ---
+    fn cuMemAllocPitch_v2(ptr: *mut CUdeviceptr, pitch: *mut usize, width: usize, height: usize, elem: c_uint) {
+        let pitch_bytes = width.div_ceil(512) * 512;
+        out(ptr, device_address(pitch_bytes * height));
+        out(pitch, pitch_bytes);
+        CUDA_SUCCESS
+    }
+    fn cuMemcpy2D_v2(copy: *const c_void) { CUDA_SUCCESS }
+    fn cuMemcpy2DAsync_v2(copy: *const c_void, stream: Handle) { CUDA_SUCCESS }
+    fn cuMemGetAddressRange_v2(base: *mut CUdeviceptr, size: *mut usize, ptr: CUdeviceptr) {
+        out(base, ptr);
+        out(size, 1);
+        CUDA_SUCCESS
+    }
+    fn cuMemHostRegister_v2(p: *mut c_void, bytes: usize, flags: c_uint) { CUDA_SUCCESS }
+    fn cuMemHostUnregister(p: *mut c_void) { CUDA_SUCCESS }
+    fn cuMemHostGetDevicePointer_v2(ptr: *mut CUdeviceptr, p: *mut c_void, flags: c_uint) {
+        out(ptr, p as CUdeviceptr);
+        CUDA_SUCCESS
+    }
+    fn cuPointerGetAttributes(n: c_uint, attributes: *mut c_int, data: *mut *mut c_void, ptr: CUdeviceptr) {
+        CUDA_SUCCESS
+    }
+    fn cuMemPrefetchAsync(ptr: CUdeviceptr, bytes: usize, device: CUdevice, stream: Handle) { CUDA_SUCCESS }
+    fn cuMemAdvise(ptr: CUdeviceptr, bytes: usize, advice: c_int, device: CUdevice) { CUDA_SUCCESS }
+    fn cuMemRangeGetAttribute(data: *mut c_void, size: usize, attribute: c_int, ptr: CUdeviceptr, bytes: usize) {
+        CUDA_SUCCESS
+    }
+    fn cuMemPoolCreate(pool: *mut Handle, props: *const c_void) { out(pool, handle()); CUDA_SUCCESS }
+    fn cuMemPoolDestroy(pool: Handle) { CUDA_SUCCESS }
+    fn cuMemPoolTrimTo(pool: Handle, keep: usize) { CUDA_SUCCESS }
+    fn cuMemPoolSetAttribute(pool: Handle, attribute: c_int, value: *mut c_void) { CUDA_SUCCESS }
+    fn cuMemPoolGetAttribute(pool: Handle, attribute: c_int, value: *mut c_void) {
+        out(value.cast::<u64>(), 0);
+        CUDA_SUCCESS
+    }
+    fn cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, align: usize, addr: CUdeviceptr, flags: c_ulonglong) {
+        out(ptr, device_address(size));
+        CUDA_SUCCESS
+    }
+    fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) { CUDA_SUCCESS }
+    fn cuMemCreate(h: *mut c_ulonglong, size: usize, prop: *const c_void, flags: c_ulonglong) {
+        out(h, handle() as c_ulonglong);
+        CUDA_SUCCESS
+    }
+    fn cuMemRelease(h: c_ulonglong) { CUDA_SUCCESS }
+    fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, h: c_ulonglong, flags: c_ulonglong) { CUDA_SUCCESS }
+    fn cuMemUnmap(ptr: CUdeviceptr, size: usize) { CUDA_SUCCESS }
+    fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const c_void, n: usize) { CUDA_SUCCESS }
+    fn cuMemGetAllocationGranularity(g: *mut usize, prop: *const c_void, option: c_int) {
+        out(g, 2 << 20);
+        CUDA_SUCCESS
+    }
 }
+
+/// What `cuLinkComplete` hands out: a few bytes that look like an ELF image.
+static LINKED_IMAGE: [u8; 16] = *b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0";
 
 unsafe fn create_context(ctx: *mut Handle) -> CUresult {
     let new = handle();
