@@ -42,6 +42,8 @@ mod launch;
 pub use launch::*;
 mod library;
 pub use library::*;
+mod texture;
+pub use texture::*;
 mod occupancy;
 pub use occupancy::*;
 mod graph;

@@ -665,6 +665,95 @@ pub const CU_MEM_ACCESS_FLAGS_PROT_READWRITE: c_int = 3;
 /// `CUmemAllocationGranularity_flags`: the minimum granularity.
 pub const CU_MEM_ALLOC_GRANULARITY_MINIMUM: c_int = 0;
 
+/// `CUarray_format`: an array element's channel format.
+pub type CUarray_format = c_uint;
+/// 8-bit unsigned integer channels.
+pub const CU_AD_FORMAT_UNSIGNED_INT8: CUarray_format = 0x01;
+/// 16-bit unsigned integer channels.
+pub const CU_AD_FORMAT_UNSIGNED_INT16: CUarray_format = 0x02;
+/// 32-bit unsigned integer channels.
+pub const CU_AD_FORMAT_UNSIGNED_INT32: CUarray_format = 0x03;
+/// 32-bit signed integer channels.
+pub const CU_AD_FORMAT_SIGNED_INT32: CUarray_format = 0x0a;
+/// 32-bit float channels.
+pub const CU_AD_FORMAT_FLOAT: CUarray_format = 0x20;
+
+/// `CUDA_ARRAY3D_DESCRIPTOR` (`_v2`): a 1D, 2D or 3D array's shape and format.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_ARRAY3D_DESCRIPTOR {
+    /// Width in elements.
+    pub Width: usize,
+    /// Height in elements (0 for 1D).
+    pub Height: usize,
+    /// Depth in elements (0 for 1D and 2D).
+    pub Depth: usize,
+    /// Channel format.
+    pub Format: CUarray_format,
+    /// Channels per element: 1, 2 or 4.
+    pub NumChannels: c_uint,
+    /// `CUDA_ARRAY3D_*` flags.
+    pub Flags: c_uint,
+}
+const _: () = assert!(size_of::<CUDA_ARRAY3D_DESCRIPTOR>() == 40);
+
+/// `CUDA_ARRAY3D_SURFACE_LDST`: the array can be bound to a surface object.
+pub const CUDA_ARRAY3D_SURFACE_LDST: c_uint = 0x02;
+
+/// `CUDA_RESOURCE_DESC` (`_v1`): the resource a texture or surface object reads, here an array
+/// (`resType` 0, the union's first member the `CUarray`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_RESOURCE_DESC {
+    /// `CUresourcetype`: 0 for an array.
+    pub resType: c_int,
+    /// The union (128 bytes): for an array, its handle first.
+    pub res: [u64; 16],
+    /// Flags, zero.
+    pub flags: c_uint,
+}
+const _: () = assert!(size_of::<CUDA_RESOURCE_DESC>() == 144);
+
+/// `CU_RESOURCE_TYPE_ARRAY`.
+pub const CU_RESOURCE_TYPE_ARRAY: c_int = 0;
+
+/// `CUDA_TEXTURE_DESC` (`_v1`): how a texture object samples.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CUDA_TEXTURE_DESC {
+    /// `CUaddress_mode` per dimension (0 wrap, 1 clamp, 2 mirror, 3 border).
+    pub addressMode: [c_int; 3],
+    /// `CUfilter_mode` (0 point, 1 linear).
+    pub filterMode: c_int,
+    /// `CU_TRSF_*` flags.
+    pub flags: c_uint,
+    /// Maximum anisotropy.
+    pub maxAnisotropy: c_uint,
+    /// Mipmap filter mode.
+    pub mipmapFilterMode: c_int,
+    /// Mipmap level bias.
+    pub mipmapLevelBias: f32,
+    /// Minimum mipmap level clamp.
+    pub minMipmapLevelClamp: f32,
+    /// Maximum mipmap level clamp.
+    pub maxMipmapLevelClamp: f32,
+    /// Border color.
+    pub borderColor: [f32; 4],
+    /// Reserved, zero.
+    pub reserved: [c_int; 12],
+}
+const _: () = assert!(size_of::<CUDA_TEXTURE_DESC>() == 104);
+
+/// `CU_TRSF_READ_AS_INTEGER`: integer texels are read as integers, not normalized floats.
+pub const CU_TRSF_READ_AS_INTEGER: c_uint = 0x01;
+/// `CU_TRSF_NORMALIZED_COORDINATES`: texture coordinates in [0, 1).
+pub const CU_TRSF_NORMALIZED_COORDINATES: c_uint = 0x02;
+
+/// `CUtexObject`: a texture object.
+pub type CUtexObject = c_ulonglong;
+/// `CUsurfObject`: a surface object.
+pub type CUsurfObject = c_ulonglong;
+
 /// `cuMemHostRegister` flag: the registration is portable between contexts.
 pub const CU_MEMHOSTREGISTER_PORTABLE: c_uint = 0x01;
 /// `cuMemHostRegister` flag: map the memory into the device's address space.

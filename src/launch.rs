@@ -512,6 +512,35 @@ impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut crate::ScopedPitched<'sco
     }
 }
 
+// Texture and surface objects bound to the scope are passed as their 64-bit handles.
+impl sealed::Sealed for crate::ScopedTexture<'_> {}
+impl<'scope> KernelArg<'scope> for crate::ScopedTexture<'scope> {
+    type Raw = ffi::CUtexObject;
+    type Param = crate::TextureHandle;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUtexObject {
+        self.raw()
+    }
+}
+impl sealed::Sealed for &crate::ScopedSurface<'_> {}
+impl sealed::Sealed for &mut crate::ScopedSurface<'_> {}
+impl<'scope> KernelArg<'scope> for &crate::ScopedSurface<'scope> {
+    type Raw = ffi::CUsurfObject;
+    type Param = crate::SurfaceHandle;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUsurfObject {
+        self.raw()
+    }
+}
+impl<'scope> KernelArg<'scope> for &mut crate::ScopedSurface<'scope> {
+    type Raw = ffi::CUsurfObject;
+    type Param = crate::SurfaceHandle;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUsurfObject {
+        self.raw()
+    }
+}
+
 // A stream-ordered allocation is passed by reference: its free is enqueued on the same stream
 // when it drops, after this launch, so a borrow shorter than the scope is enough.
 impl<T: DeviceCopy> sealed::Sealed for &ScopedAlloc<'_, T> {}
@@ -623,6 +652,10 @@ impl<T: DeviceCopy> sealed::SealedParam for T {}
 impl<T: DeviceCopy> KernelParam for T {}
 impl<T: DeviceCopy> sealed::SealedParam for DevicePtr<T> {}
 impl<T: DeviceCopy> KernelParam for DevicePtr<T> {}
+impl sealed::SealedParam for crate::TextureHandle {}
+impl KernelParam for crate::TextureHandle {}
+impl sealed::SealedParam for crate::SurfaceHandle {}
+impl KernelParam for crate::SurfaceHandle {}
 
 /// A kernel's parameter list as a Rust type: `()` or a tuple of [`KernelParam`]s, with the
 /// `(offset, size)` in bytes of each parameter as C lays them out. Sealed.

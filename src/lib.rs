@@ -87,6 +87,7 @@ mod pool;
 mod registered;
 mod stack;
 mod stream;
+mod texture;
 mod vmm;
 
 pub use asynchronous::graph::{Graph, GraphExec, ScopedGraph};
@@ -121,6 +122,10 @@ pub use pool::MemPool;
 pub use registered::{RegisteredHost, RegisteredVec};
 pub use stack::{ContextKind, Floating, Green, PushedGuard, Stack, StackTop};
 pub use stream::{Stream, StreamFlags};
+pub use texture::{
+    ArrayElement, CudaArray, ScopedArray, ScopedSurface, ScopedTexture, SurfaceHandle,
+    SurfaceObject, TextureHandle, TextureObject, TextureOptions,
+};
 pub use vmm::{Mapping, PhysicalMemory, Reservation};
 
 // The README's Rust examples are compiled (and, being `no_run`, not run) as doc tests.

@@ -8,7 +8,7 @@
 use std::ffi::{CStr, CString, c_int};
 
 /// The `ffi/` sources, embedded so the binary runs without the source tree beside it.
-const FFI_SOURCES: [(&str, &str); 15] = [
+const FFI_SOURCES: [(&str, &str); 16] = [
     ("types.rs", include_str!("../ffi/types.rs")),
     ("error.rs", include_str!("../ffi/error.rs")),
     ("init.rs", include_str!("../ffi/init.rs")),
@@ -21,6 +21,7 @@ const FFI_SOURCES: [(&str, &str); 15] = [
     ("event.rs", include_str!("../ffi/event.rs")),
     ("launch.rs", include_str!("../ffi/launch.rs")),
     ("library.rs", include_str!("../ffi/library.rs")),
+    ("texture.rs", include_str!("../ffi/texture.rs")),
     ("occupancy.rs", include_str!("../ffi/occupancy.rs")),
     ("graph.rs", include_str!("../ffi/graph.rs")),
     ("entry_point.rs", include_str!("../ffi/entry_point.rs")),

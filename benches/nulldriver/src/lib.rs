@@ -567,6 +567,18 @@ entry_points! {
     fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, h: c_ulonglong, flags: c_ulonglong) { CUDA_SUCCESS }
     fn cuMemUnmap(ptr: CUdeviceptr, size: usize) { CUDA_SUCCESS }
     fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const c_void, n: usize) { CUDA_SUCCESS }
+    fn cuArray3DCreate_v2(array: *mut Handle, desc: *const c_void) { out(array, handle()); CUDA_SUCCESS }
+    fn cuArrayDestroy(array: Handle) { CUDA_SUCCESS }
+    fn cuTexObjectCreate(tex: *mut c_ulonglong, res: *const c_void, desc: *const c_void, view: *const c_void) {
+        out(tex, handle() as c_ulonglong);
+        CUDA_SUCCESS
+    }
+    fn cuTexObjectDestroy(tex: c_ulonglong) { CUDA_SUCCESS }
+    fn cuSurfObjectCreate(surf: *mut c_ulonglong, res: *const c_void) {
+        out(surf, handle() as c_ulonglong);
+        CUDA_SUCCESS
+    }
+    fn cuSurfObjectDestroy(surf: c_ulonglong) { CUDA_SUCCESS }
     fn cuMemGetAllocationGranularity(g: *mut usize, prop: *const c_void, option: c_int) {
         out(g, 2 << 20);
         CUDA_SUCCESS
