@@ -2,9 +2,9 @@
 //! (group__CUDA__MALLOC__ASYNC).
 
 use super::{
-    CUDA_MEMCPY2D, CUdevice, CUdeviceptr, CUmem_advise, CUmem_range_attribute, CUmemAccessDesc,
-    CUmemAllocationProp, CUmemGenericAllocationHandle, CUmemPool_attribute, CUmemPoolProps,
-    CUmemoryPool, CUpointer_attribute, CUresult, CUstream,
+    CUDA_MEMCPY2D, CUdevice, CUdeviceptr, CUipcMemHandle, CUmem_advise, CUmem_range_attribute,
+    CUmemAccessDesc, CUmemAllocationProp, CUmemGenericAllocationHandle, CUmemPool_attribute,
+    CUmemPoolProps, CUmemoryPool, CUpointer_attribute, CUresult, CUstream,
 };
 use core::ffi::{c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 
@@ -262,4 +262,18 @@ unsafe extern "C" {
         prop: *const CUmemAllocationProp,
         option: c_int,
     ) -> CUresult;
+    /// Gets an interprocess memory handle for an existing device allocation.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult;
+    /// Opens an interprocess memory handle exported from another process (`cuIpcOpenMemHandle`
+    /// maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuIpcOpenMemHandle_v2(
+        pdptr: *mut CUdeviceptr,
+        handle: CUipcMemHandle,
+        Flags: c_uint,
+    ) -> CUresult;
+    /// Closes memory mapped with `cuIpcOpenMemHandle`.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult;
 }

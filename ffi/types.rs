@@ -754,6 +754,18 @@ pub type CUtexObject = c_ulonglong;
 /// `CUsurfObject`: a surface object.
 pub type CUsurfObject = c_ulonglong;
 
+/// `CUipcMemHandle` (`_v1`): an interprocess handle to device memory (64 opaque bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CUipcMemHandle {
+    /// The handle's bytes.
+    pub reserved: [c_char; 64],
+}
+const _: () = assert!(size_of::<CUipcMemHandle>() == 64);
+
+/// `CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS`: enable peer access lazily when opening.
+pub const CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS: c_uint = 0x1;
+
 /// `cuMemHostRegister` flag: the registration is portable between contexts.
 pub const CU_MEMHOSTREGISTER_PORTABLE: c_uint = 0x01;
 /// `cuMemHostRegister` flag: map the memory into the device's address space.

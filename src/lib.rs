@@ -73,6 +73,7 @@ mod driver;
 mod error;
 mod event;
 mod green;
+mod ipc;
 mod jit;
 mod launch;
 mod library;
@@ -103,6 +104,7 @@ pub use driver::{ComputeCapability, Device, Driver, Version, driver_version};
 pub use error::{Error, ErrorKind, Result, dropped_error_count, take_drop_errors};
 pub use event::{Event, EventFlags};
 pub use green::{GreenContext, SmPartition, SmResource, SmSplit};
+pub use ipc::{IpcBuffer, IpcMemHandle};
 pub use jit::{JitLog, JitOptions, LinkedImage, Linker};
 pub use launch::{
     DevicePtr, Function, FunctionAttributes, Kernel, KernelArg, KernelArgs, KernelParam,

@@ -567,6 +567,12 @@ entry_points! {
     fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, h: c_ulonglong, flags: c_ulonglong) { CUDA_SUCCESS }
     fn cuMemUnmap(ptr: CUdeviceptr, size: usize) { CUDA_SUCCESS }
     fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const c_void, n: usize) { CUDA_SUCCESS }
+    fn cuIpcGetMemHandle(handle: *mut [u8; 64], ptr: CUdeviceptr) { out(handle, [7; 64]); CUDA_SUCCESS }
+    fn cuIpcOpenMemHandle_v2(ptr: *mut CUdeviceptr, handle: [u8; 64], flags: c_uint) {
+        out(ptr, device_address(1 << 21));
+        CUDA_SUCCESS
+    }
+    fn cuIpcCloseMemHandle(ptr: CUdeviceptr) { CUDA_SUCCESS }
     fn cuArray3DCreate_v2(array: *mut Handle, desc: *const c_void) { out(array, handle()); CUDA_SUCCESS }
     fn cuArrayDestroy(array: Handle) { CUDA_SUCCESS }
     fn cuTexObjectCreate(tex: *mut c_ulonglong, res: *const c_void, desc: *const c_void, view: *const c_void) {
