@@ -71,4 +71,10 @@ unsafe extern "C" {
     /// Resets all persisting lines in cache to normal status.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     pub fn cuCtxResetPersistingL2Cache() -> CUresult;
+    /// Enables direct access to memory allocations in a peer context.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html>
+    pub fn cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: c_uint) -> CUresult;
+    /// Disables direct access to memory allocations in a peer context.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html>
+    pub fn cuCtxDisablePeerAccess(peerContext: CUcontext) -> CUresult;
 }

@@ -39,4 +39,11 @@ unsafe extern "C" {
     /// Returns the default memory pool of a device.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     pub fn cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult;
+    /// Queries whether a device may directly access a peer device's memory.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html>
+    pub fn cuDeviceCanAccessPeer(
+        canAccessPeer: *mut c_int,
+        dev: CUdevice,
+        peerDev: CUdevice,
+    ) -> CUresult;
 }

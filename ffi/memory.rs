@@ -2,9 +2,9 @@
 //! (group__CUDA__MALLOC__ASYNC).
 
 use super::{
-    CUDA_MEMCPY2D, CUdevice, CUdeviceptr, CUipcMemHandle, CUmem_advise, CUmem_range_attribute,
-    CUmemAccessDesc, CUmemAllocationProp, CUmemGenericAllocationHandle, CUmemPool_attribute,
-    CUmemPoolProps, CUmemoryPool, CUpointer_attribute, CUresult, CUstream,
+    CUDA_MEMCPY2D, CUcontext, CUdevice, CUdeviceptr, CUipcMemHandle, CUmem_advise,
+    CUmem_range_attribute, CUmemAccessDesc, CUmemAllocationProp, CUmemGenericAllocationHandle,
+    CUmemPool_attribute, CUmemPoolProps, CUmemoryPool, CUpointer_attribute, CUresult, CUstream,
 };
 use core::ffi::{c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 
@@ -276,4 +276,23 @@ unsafe extern "C" {
     /// Closes memory mapped with `cuIpcOpenMemHandle`.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     pub fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult;
+    /// Copies device memory between two contexts.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemcpyPeer(
+        dstDevice: CUdeviceptr,
+        dstContext: CUcontext,
+        srcDevice: CUdeviceptr,
+        srcContext: CUcontext,
+        ByteCount: usize,
+    ) -> CUresult;
+    /// Copies device memory between two contexts, in stream order.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemcpyPeerAsync(
+        dstDevice: CUdeviceptr,
+        dstContext: CUcontext,
+        srcDevice: CUdeviceptr,
+        srcContext: CUcontext,
+        ByteCount: usize,
+        hStream: CUstream,
+    ) -> CUresult;
 }

@@ -82,6 +82,7 @@ mod lookup;
 mod managed;
 mod memory;
 mod module;
+mod peer;
 mod pitched;
 mod plain;
 mod pool;
@@ -118,6 +119,7 @@ pub use memory::{
     PinnedBuffer, PointerAttributes,
 };
 pub use module::{Module, ParkedModule};
+pub use peer::PeerAccess;
 pub use pitched::{PitchedBuffer, ScopedPitched};
 pub use plain::DeviceCopy;
 pub use pool::MemPool;

@@ -592,6 +592,14 @@ unsafe impl<T: DeviceCopy> Send for ParkedBuffer<'_, T> {}
 unsafe impl<T: DeviceCopy> Sync for ParkedBuffer<'_, T> {}
 
 impl<T: DeviceCopy> ParkedBuffer<'_, T> {
+    /// The raw context the buffer belongs to.
+    pub fn context_raw(&self) -> ffi::CUcontext {
+        self.ctx
+    }
+    pub(crate) fn device_ptr(&self) -> ffi::CUdeviceptr {
+        self.ptr
+    }
+
     /// The number of elements.
     pub fn len(&self) -> usize {
         self.len

@@ -567,6 +567,22 @@ entry_points! {
     fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, h: c_ulonglong, flags: c_ulonglong) { CUDA_SUCCESS }
     fn cuMemUnmap(ptr: CUdeviceptr, size: usize) { CUDA_SUCCESS }
     fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const c_void, n: usize) { CUDA_SUCCESS }
+    fn cuMemcpyPeer(dst: CUdeviceptr, dst_ctx: Handle, src: CUdeviceptr, src_ctx: Handle, bytes: usize) {
+        CUDA_SUCCESS
+    }
+    fn cuMemcpyPeerAsync(
+        dst: CUdeviceptr,
+        dst_ctx: Handle,
+        src: CUdeviceptr,
+        src_ctx: Handle,
+        bytes: usize,
+        stream: Handle,
+    ) {
+        CUDA_SUCCESS
+    }
+    fn cuCtxEnablePeerAccess(peer: Handle, flags: c_uint) { CUDA_SUCCESS }
+    fn cuCtxDisablePeerAccess(peer: Handle) { CUDA_SUCCESS }
+    fn cuDeviceCanAccessPeer(can: *mut c_int, dev: CUdevice, peer: CUdevice) { out(can, 0); CUDA_SUCCESS }
     fn cuIpcGetMemHandle(handle: *mut [u8; 64], ptr: CUdeviceptr) { out(handle, [7; 64]); CUDA_SUCCESS }
     fn cuIpcOpenMemHandle_v2(ptr: *mut CUdeviceptr, handle: [u8; 64], flags: c_uint) {
         out(ptr, device_address(1 << 21));
