@@ -8,8 +8,11 @@
 # For each program: one clean run counts its N driver calls; then for k in 1..=N one run fails
 # call k (NULLDRIVER_FAIL_AT=k, a typical code for that entry point) and one turns sticky from
 # call k on (NULLDRIVER_STICKY_AT=k). A run passes when the program exits 0 or 1 (never a panic
-# or a signal), the driver's report shows no violation, no leaked handle (skipped when the
-# failed call was itself a free, destroy, unload or pop: the driver kept that handle), and every
+# or a signal), the driver's report shows no violation, no leaked handle and no handle left
+# for its context's destruction to release (skipped when the failed call was itself a free,
+# destroy, unload or pop: the driver kept that handle; orphans also after a sticky fault or a
+# failed push), the
+# failure reached the program (its error, or take_drop_errors), and every
 # thread's context stack empty at its last call (skipped when a pop or push was failed).
 #
 # Everything is built in its own target directories (target/nulldriver, target/check-driver),
@@ -54,17 +57,25 @@ run_one() {
     if [[ ! -s $report ]]; then
         problems+=("no report")
     else
-        local failed violations leaks stacks
+        local failed violations leaks stacks orphans
         failed=$(awk '$1 == "failed" { print $2 }' "$report")
         violations=$(awk '$1 == "violations" { print $2 }' "$report")
         leaks=$(awk '$1 == "leaks" { print $2 }' "$report")
         stacks=$(awk '$1 == "stacks" { print $2 }' "$report")
+        orphans=$(awk '$1 == "orphans" { print $2 }' "$report")
         [[ $failed == - ]] || total_failed_calls=$((total_failed_calls + 1))
         total_violations=$((total_violations + violations))
         [[ $violations == 0 ]] || problems+=("$violations violations")
+        # A failed call must reach the program: as its error, or in take_drop_errors.
+        [[ $failed == - || $out != *"ok (0 drop errors)"* ]] || problems+=("the failure was lost")
         case $failed in
             cuMemFree*|cuStreamDestroy*|cuEventDestroy*|cuModuleUnload*|cuCtxDestroy*|cuCtxPopCurrent*|cuDevicePrimaryCtxRelease*) ;;
-            *) [[ $leaks == 0 ]] || problems+=("$leaks leaks") ;;
+            *) [[ $leaks == 0 ]] || problems+=("$leaks leaks")
+               # After a sticky fault frees fail and destroying the context is the clean-up; a
+               # parked handle whose drop cannot push its context cannot release it either
+               # (the drop records the error).
+               [[ $label == sticky-* || $failed == cuCtxPushCurrent* || $orphans == 0 ]] ||
+                   problems+=("$orphans orphans") ;;
         esac
         case $failed in
             cuCtxPopCurrent*|cuCtxPushCurrent*|cuCtxSetCurrent*) ;;
@@ -75,7 +86,7 @@ run_one() {
         bad=$((bad + 1))
         echo "check-driver: FAIL $program $label (failed call: ${failed:-?}): ${problems[*]}" >&2
         echo "$out" | tail -5 >&2
-        [[ -s $report ]] && grep -E '^(violation|leak):' "$report" | head -10 >&2
+        [[ -s $report ]] && grep -E '^(violation|leak|orphan):' "$report" | head -10 >&2
     fi
     return 0
 }

@@ -137,13 +137,21 @@ fn p3_nested_push(a: &Context, b: &Context) -> Result<(Vec<u32>, Vec<u32>)> {
 }
 
 fn p4_shared_context(ctx: &Context, threads: u32) -> Result<Vec<Vec<u32>>> {
-    let worker = |i: u32| -> Result<Vec<u32>> {
+    let work = |i: u32| -> Result<Vec<u32>> {
         let mut stack = Stack::new()?;
         let guard = stack.push(ctx)?;
         let module = guard.load_ptx(KERNELS)?;
         let mut x = guard.alloc_from(&vec![i; N])?;
         add_on_device(&guard, &module, &mut x, 100)?;
         x.to_vec()
+    };
+    // Drop errors are logged per thread: a worker hands its own on as its error.
+    let worker = |i: u32| -> Result<Vec<u32>> {
+        let r = work(i);
+        match custack::take_drop_errors().into_iter().next() {
+            Some(e) => Err(e),
+            None => r,
+        }
     };
     std::thread::scope(|t| {
         let handles: Vec<_> = (0..threads).map(|i| t.spawn(move || worker(i))).collect();

@@ -7,8 +7,10 @@
 //! or frees a destroyed one, frees one twice, pops an empty stack, or destroys a context that is
 //! on some thread's stack. At exit a report goes to the file `NULLDRIVER_REPORT` names (or
 //! stderr): `calls`, `failed` (the entry point that was failed), `violations`, `leaks` (live
-//! handles of live contexts, and live contexts other than the primary one) and `stacks` (threads
-//! whose stack was not empty at their last call), then one line per violation and leak.
+//! handles of live contexts, and live contexts other than the primary one), `stacks` (threads
+//! whose stack was not empty at their last call) and `orphans` (handles other than functions
+//! still alive when their context was destroyed: the driver releases them, but the program did
+//! not), then one line per violation, orphan and leak.
 //!
 //! Fault injection counts every call except the error-text and proc-address lookups; call k
 //! fails with `NULLDRIVER_FAIL_CODE`, or with a typical code for its entry point (out of memory
@@ -69,6 +71,7 @@ struct State {
     stacks: HashMap<u64, Vec<usize>>,
     violations: Vec<String>,
     exited_nonempty: usize,
+    orphans: Vec<String>,
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -333,10 +336,20 @@ pub(crate) fn context_destroyed(h: usize) {
                 format!("cuCtxDestroy: context {h:#x} is on the stack of thread {t}"),
             );
         }
-        for o in s.objs.values_mut() {
-            if o.ctx == h {
+        let mut orphans = Vec::new();
+        for ((k, x), o) in &mut s.objs {
+            if o.ctx == h && o.live && *k != Kind::Context {
                 o.live = false;
+                if *k != Kind::Function {
+                    orphans.push(format!(
+                        "orphan: {k:?} {x:#x} still alive when context {h:#x} was destroyed"
+                    ));
+                }
             }
+        }
+        s.orphans.extend(orphans);
+        if let Some(o) = s.objs.get_mut(&(Kind::Context, h)) {
+            o.live = false;
         }
     });
 }
@@ -371,8 +384,12 @@ pub(crate) fn report() -> String {
         let _ = writeln!(out, "violations {}", s.violations.len());
         let _ = writeln!(out, "leaks {}", leaks.len());
         let _ = writeln!(out, "stacks {stacks}");
+        let _ = writeln!(out, "orphans {}", s.orphans.len());
         for v in &s.violations {
             let _ = writeln!(out, "violation: {v}");
+        }
+        for l in &s.orphans {
+            let _ = writeln!(out, "{l}");
         }
         for l in &leaks {
             let _ = writeln!(out, "{l}");
