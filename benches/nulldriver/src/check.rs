@@ -18,7 +18,13 @@
 //! otherwise). Sticky mode fails every call from k on with `CUDA_ERROR_ILLEGAL_ADDRESS`, except
 //! the context-stack calls and `cuCtxDestroy`, which a real driver still honours after a fault.
 //!
-//! Not checked yet: pending work per stream, and launch arguments.
+//! Pending work: an asynchronous copy or memset leaves the device allocation (by its start
+//! address) and the page-locked host allocation (by its start) it uses pending on its stream,
+//! until a synchronize of that stream or of the context, or of an event recorded after it.
+//! Freeing memory that is pending on any stream is a violation (`cuMemFreeAsync`: on any other
+//! stream). A sticky fault (`CUDA_ERROR_LAUNCH_FAILED`, `CUDA_ERROR_ILLEGAL_ADDRESS`) ends all
+//! pending work, as on a real device. Not checked yet: addresses inside an allocation, and
+//! launch arguments.
 
 use core::cell::Cell;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -72,6 +78,10 @@ struct State {
     violations: Vec<String>,
     exited_nonempty: usize,
     orphans: Vec<String>,
+    /// Per stream (0: a context's null stream), the memory its enqueued operations use.
+    pending: HashMap<usize, Vec<(Kind, usize)>>,
+    /// Per event, what was pending on its stream when it was recorded.
+    recorded: HashMap<usize, (usize, Vec<(Kind, usize)>)>,
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -152,6 +162,10 @@ fn fault_slow(name: &'static str) -> Option<i32> {
         }
         700 // CUDA_ERROR_ILLEGAL_ADDRESS
     };
+    if code == 700 || code == 719 {
+        // A sticky fault ends the device's work: nothing pending will run any more.
+        with_state(|s| s.pending.clear());
+    }
     let mut f = FAILED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -278,6 +292,88 @@ pub(crate) fn used_address(p: u64, what: &str) {
     with_state(|s| {
         if s.objs.contains_key(&(Kind::DeviceMemory, p as usize)) {
             check_use(s, Kind::DeviceMemory, p as usize, what);
+        }
+    });
+}
+
+/// An asynchronous operation on `stream` uses `h` (when the double handed `h` out).
+pub(crate) fn enqueued(stream: usize, kind: Kind, h: usize) {
+    with_state(|s| {
+        if s.objs.get(&(kind, h)).is_some_and(|o| o.live) {
+            s.pending.entry(stream).or_default().push((kind, h));
+        }
+    });
+}
+
+/// Everything enqueued on `stream` is complete.
+pub(crate) fn stream_synchronized(stream: usize) {
+    with_state(|s| {
+        s.pending.remove(&stream);
+    });
+}
+
+/// Everything enqueued in the current context is complete.
+pub(crate) fn context_synchronized() {
+    with_state(|s| {
+        let cur = current(s);
+        let streams: Vec<usize> = s
+            .pending
+            .keys()
+            .copied()
+            .filter(|st| {
+                *st == 0
+                    || s.objs
+                        .get(&(Kind::Stream, *st))
+                        .is_some_and(|o| o.ctx == cur)
+            })
+            .collect();
+        for st in streams {
+            s.pending.remove(&st);
+        }
+    });
+}
+
+/// `event` is recorded on `stream`: it completes what is pending there now.
+pub(crate) fn event_recorded(event: usize, stream: usize) {
+    with_state(|s| {
+        let now = s.pending.get(&stream).cloned().unwrap_or_default();
+        s.recorded.insert(event, (stream, now));
+    });
+}
+
+/// `event` completed: so did what was pending on its stream when it was recorded.
+pub(crate) fn event_synchronized(event: usize) {
+    with_state(|s| {
+        if let Some((stream, done)) = s.recorded.get(&event).cloned() {
+            if let Some(p) = s.pending.get_mut(&stream) {
+                p.retain(|x| !done.contains(x));
+            }
+        }
+    });
+}
+
+/// Memory `h` is freed by `what` (on `stream`, for `cuMemFreeAsync`): it must not be pending
+/// on any (other) stream.
+pub(crate) fn freeing(kind: Kind, h: usize, stream: Option<usize>, what: &str) {
+    with_state(|s| {
+        let on: Vec<usize> = s
+            .pending
+            .iter()
+            .filter(|(st, p)| Some(**st) != stream && p.contains(&(kind, h)))
+            .map(|(st, _)| *st)
+            .collect();
+        for st in on {
+            violation(
+                s,
+                format!(
+                    "{what}: {kind:?} {h:#x} freed while an operation on stream {st:#x} may use it"
+                ),
+            );
+        }
+        if let Some(st) = stream {
+            if let Some(p) = s.pending.get_mut(&st) {
+                p.retain(|x| *x != (kind, h));
+            }
         }
     });
 }

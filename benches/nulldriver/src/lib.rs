@@ -285,7 +285,10 @@ entry_points! {
         })
     }
     fn cuCtxGetDevice(dev: *mut CUdevice) { out(dev, 0); CUDA_SUCCESS }
-    fn cuCtxSynchronize() { CUDA_SUCCESS }
+    fn cuCtxSynchronize() {
+        check::context_synchronized();
+        CUDA_SUCCESS
+    }
     fn cuCtxGetApiVersion(ctx: Handle, v: *mut c_uint) { out(v, DRIVER_VERSION as c_uint); CUDA_SUCCESS }
     fn cuCtxGetFlags(flags: *mut c_uint) { out(flags, 0); CUDA_SUCCESS }
     fn cuCtxSetFlags(flags: c_uint) { CUDA_SUCCESS }
@@ -349,6 +352,7 @@ entry_points! {
     }
     fn cuMemAlloc_v2(ptr: *mut CUdeviceptr, bytes: usize) { new_address(ptr, bytes) }
     fn cuMemFree_v2(ptr: CUdeviceptr) {
+        check::freeing(Kind::DeviceMemory, ptr as usize, None, "cuMemFree");
         let _ = check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFree");
         CUDA_SUCCESS
     }
@@ -362,6 +366,7 @@ entry_points! {
     }
     fn cuMemFreeAsync(ptr: CUdeviceptr, stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuMemFreeAsync");
+        check::freeing(Kind::DeviceMemory, ptr as usize, Some(stream as usize), "cuMemFreeAsync");
         let _ = check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFreeAsync");
         CUDA_SUCCESS
     }
@@ -379,6 +384,7 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuMemFreeHost(p: *mut c_void) {
+        check::freeing(Kind::HostMemory, p as usize, None, "cuMemFreeHost");
         if check::destroyed(Kind::HostMemory, p as usize, "cuMemFreeHost") {
             free(p);
         }
@@ -399,17 +405,23 @@ entry_points! {
     }
     fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: Handle) {
         check::used_address(dst, "cuMemcpyHtoDAsync_v2");
+        check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
+        check::enqueued(stream as usize, Kind::HostMemory, src as usize);
         check::used(Kind::Stream, stream as usize, "cuMemcpyHtoDAsync_v2");
         CUDA_SUCCESS
     }
     fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) {
         check::used_address(src, "cuMemcpyDtoHAsync_v2");
+        check::enqueued(stream as usize, Kind::DeviceMemory, src as usize);
+        check::enqueued(stream as usize, Kind::HostMemory, dst as usize);
         check::used(Kind::Stream, stream as usize, "cuMemcpyDtoHAsync_v2");
         CUDA_SUCCESS
     }
     fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) {
         check::used_address(dst, "cuMemcpyDtoDAsync_v2");
         check::used_address(src, "cuMemcpyDtoDAsync_v2");
+        check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
+        check::enqueued(stream as usize, Kind::DeviceMemory, src as usize);
         check::used(Kind::Stream, stream as usize, "cuMemcpyDtoDAsync_v2");
         CUDA_SUCCESS
     }
@@ -437,16 +449,19 @@ entry_points! {
     }
     fn cuMemsetD8Async(dst: CUdeviceptr, v: c_uchar, n: usize, stream: Handle) {
         check::used_address(dst, "cuMemsetD8Async");
+        check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::used(Kind::Stream, stream as usize, "cuMemsetD8Async");
         CUDA_SUCCESS
     }
     fn cuMemsetD16Async(dst: CUdeviceptr, v: c_ushort, n: usize, stream: Handle) {
         check::used_address(dst, "cuMemsetD16Async");
+        check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::used(Kind::Stream, stream as usize, "cuMemsetD16Async");
         CUDA_SUCCESS
     }
     fn cuMemsetD32Async(dst: CUdeviceptr, v: c_uint, n: usize, stream: Handle) {
         check::used_address(dst, "cuMemsetD32Async");
+        check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::used(Kind::Stream, stream as usize, "cuMemsetD32Async");
         CUDA_SUCCESS
     }
@@ -469,6 +484,7 @@ entry_points! {
     }
     fn cuStreamSynchronize(stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuStreamSynchronize");
+        check::stream_synchronized(stream as usize);
         CUDA_SUCCESS
     }
     fn cuStreamDestroy_v2(stream: Handle) {
@@ -481,6 +497,7 @@ entry_points! {
     fn cuEventRecord(event: Handle, stream: Handle) {
         check::used(Kind::Event, event as usize, "cuEventRecord");
         check::used(Kind::Stream, stream as usize, "cuEventRecord");
+        check::event_recorded(event as usize, stream as usize);
         CUDA_SUCCESS
     }
     fn cuEventQuery(event: Handle) {
@@ -489,6 +506,7 @@ entry_points! {
     }
     fn cuEventSynchronize(event: Handle) {
         check::used(Kind::Event, event as usize, "cuEventSynchronize");
+        check::event_synchronized(event as usize);
         CUDA_SUCCESS
     }
     fn cuEventDestroy_v2(event: Handle) {
@@ -831,6 +849,47 @@ mod tests {
                 0,
                 "b is floating"
             );
+            // Freeing memory an enqueued copy may still use; a synchronize completes it.
+            let z = ctx();
+            let mut st = null_mut();
+            let _ = cuStreamCreate(&raw mut st, 0);
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            let mut h = null_mut();
+            let _ = cuMemHostAlloc(&raw mut h, 64, 0);
+            let _ = cuMemcpyHtoDAsync_v2(d, h, 64, st);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(d);
+                }),
+                1,
+                "pending device memory"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFreeHost(h);
+                }),
+                1,
+                "pending host memory"
+            );
+            let mut d2 = 0;
+            let _ = cuMemAlloc_v2(&raw mut d2, 64);
+            let mut ev = null_mut();
+            let _ = cuEventCreate(&raw mut ev, 0);
+            let _ = cuMemsetD8Async(d2, 0, 64, st);
+            let _ = cuEventRecord(ev, st);
+            let _ = cuEventSynchronize(ev);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(d2);
+                }),
+                0,
+                "completed by an event"
+            );
+            let _ = cuEventDestroy_v2(ev);
+            let _ = cuStreamDestroy_v2(st);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(z);
             // Using a destroyed context's memory.
             let c = ctx();
             let mut d = 0;
