@@ -187,10 +187,10 @@ struct ThreadExit(u64);
 impl Drop for ThreadExit {
     fn drop(&mut self) {
         with_state(|s| {
-            if let Some(v) = s.stacks.remove(&self.0) {
-                if !v.is_empty() {
-                    s.exited_nonempty += 1;
-                }
+            if let Some(v) = s.stacks.remove(&self.0)
+                && !v.is_empty()
+            {
+                s.exited_nonempty += 1;
             }
         });
     }
@@ -344,10 +344,10 @@ pub(crate) fn event_recorded(event: usize, stream: usize) {
 /// `event` completed: so did what was pending on its stream when it was recorded.
 pub(crate) fn event_synchronized(event: usize) {
     with_state(|s| {
-        if let Some((stream, done)) = s.recorded.get(&event).cloned() {
-            if let Some(p) = s.pending.get_mut(&stream) {
-                p.retain(|x| !done.contains(x));
-            }
+        if let Some((stream, done)) = s.recorded.get(&event).cloned()
+            && let Some(p) = s.pending.get_mut(&stream)
+        {
+            p.retain(|x| !done.contains(x));
         }
     });
 }
@@ -370,10 +370,10 @@ pub(crate) fn freeing(kind: Kind, h: usize, stream: Option<usize>, what: &str) {
                 ),
             );
         }
-        if let Some(st) = stream {
-            if let Some(p) = s.pending.get_mut(&st) {
-                p.retain(|x| *x != (kind, h));
-            }
+        if let Some(st) = stream
+            && let Some(p) = s.pending.get_mut(&st)
+        {
+            p.retain(|x| *x != (kind, h));
         }
     });
 }

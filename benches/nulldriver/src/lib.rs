@@ -750,7 +750,7 @@ mod tests {
                 0
             );
             // A handle of a context that is not current.
-            let a = ctx();
+            let _a = ctx(); // stays on the stack under b, x and y below
             let mut s = null_mut();
             let _ = cuStreamCreate(&raw mut s, 0);
             let b = ctx(); // pushed on top of a
