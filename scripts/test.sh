@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests.
+# Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the
+# example, and the checking-driver schedules (scripts/check-driver.sh, contract row R10).
 #
 #   bash scripts/test.sh [ARGS...]      # ARGS go to the test binaries, e.g. --include-ignored
 #
@@ -220,4 +221,8 @@ case $example_status in
     *) echo "scripts/test.sh: example: exit $example_status (a panic or a signal)" >&2; status=1 ;;
 esac
 rm -f "$example_log"
+
+# R10: the P-patterns and the example under the checking driver, each driver call failed once
+# and made sticky once (scripts/check-driver.sh; no GPU, its own target directories).
+bash scripts/check-driver.sh || status=$?
 exit "$status"

@@ -25,6 +25,9 @@
 // only write through the out-pointers the caller passed.
 #![allow(non_snake_case, unsafe_op_in_unsafe_fn, clippy::missing_safety_doc)]
 
+mod check;
+
+use check::Kind;
 use core::cell::RefCell;
 use core::ffi::{CStr, c_char, c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 use core::ptr::null_mut;
@@ -102,7 +105,14 @@ thread_local! {
 }
 
 fn with_stack<R>(f: impl FnOnce(&mut CtxStack) -> R) -> R {
-    STACK.with(|s| f(&mut s.borrow_mut()))
+    STACK.with(|s| {
+        let mut s = s.borrow_mut();
+        let r = f(&mut s);
+        if check::CHECK.load(Relaxed) {
+            check::stack_changed(&s.items[..s.len]);
+        }
+        r
+    })
 }
 
 impl CtxStack {
@@ -149,6 +159,9 @@ macro_rules! entry_points {
             #[allow(unused_variables)]
             pub unsafe extern "C" fn $name($($arg: $ty),*) -> CUresult {
                 count(Id::$name);
+                if let Some(e) = check::fault(stringify!($name)) {
+                    return e;
+                }
                 $body
             }
         )*
@@ -220,7 +233,11 @@ entry_points! {
     fn cuDeviceGetMemPool(pool: *mut Handle, dev: CUdevice) { out(pool, handle()); CUDA_SUCCESS }
 
     // --- Primary contexts ---
-    fn cuDevicePrimaryCtxRetain(ctx: *mut Handle, dev: CUdevice) { out(ctx, primary()); CUDA_SUCCESS }
+    fn cuDevicePrimaryCtxRetain(ctx: *mut Handle, dev: CUdevice) {
+        check::primary(primary() as usize);
+        out(ctx, primary());
+        CUDA_SUCCESS
+    }
     fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) { CUDA_SUCCESS }
     fn cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: c_uint) { CUDA_SUCCESS }
     fn cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut c_uint, active: *mut c_int) {
@@ -239,6 +256,7 @@ entry_points! {
         create_context(ctx)
     }
     fn cuCtxDestroy_v2(ctx: Handle) {
+        check::context_destroyed(ctx as usize);
         with_stack(|s| if s.top() == ctx { s.pop(); });
         CUDA_SUCCESS
     }
@@ -249,7 +267,7 @@ entry_points! {
     fn cuCtxPopCurrent_v2(ctx: *mut Handle) {
         match with_stack(CtxStack::pop) {
             Some(popped) => { out(ctx, popped); CUDA_SUCCESS }
-            None => CUDA_ERROR_INVALID_CONTEXT,
+            None => { check::pop_empty(); CUDA_ERROR_INVALID_CONTEXT }
         }
     }
     fn cuCtxGetCurrent(ctx: *mut Handle) { out(ctx, with_stack(|s| s.top())); CUDA_SUCCESS }
@@ -267,7 +285,10 @@ entry_points! {
         })
     }
     fn cuCtxGetDevice(dev: *mut CUdevice) { out(dev, 0); CUDA_SUCCESS }
-    fn cuCtxSynchronize() { CUDA_SUCCESS }
+    fn cuCtxSynchronize() {
+        check::context_synchronized();
+        CUDA_SUCCESS
+    }
     fn cuCtxGetApiVersion(ctx: Handle, v: *mut c_uint) { out(v, DRIVER_VERSION as c_uint); CUDA_SUCCESS }
     fn cuCtxGetFlags(flags: *mut c_uint) { out(flags, 0); CUDA_SUCCESS }
     fn cuCtxSetFlags(flags: c_uint) { CUDA_SUCCESS }
@@ -283,8 +304,8 @@ entry_points! {
     }
 
     // --- Modules and functions ---
-    fn cuModuleLoad(module: *mut Handle, path: *const c_char) { out(module, handle()); CUDA_SUCCESS }
-    fn cuModuleLoadData(module: *mut Handle, image: *const c_void) { out(module, handle()); CUDA_SUCCESS }
+    fn cuModuleLoad(module: *mut Handle, path: *const c_char) { new_handle(module, Kind::Module) }
+    fn cuModuleLoadData(module: *mut Handle, image: *const c_void) { new_handle(module, Kind::Module) }
     fn cuModuleLoadDataEx(
         module: *mut Handle,
         image: *const c_void,
@@ -292,22 +313,35 @@ entry_points! {
         options: *mut c_int,
         values: *mut *mut c_void,
     ) {
-        out(module, handle());
+        new_handle(module, Kind::Module)
+    }
+    fn cuModuleLoadFatBinary(module: *mut Handle, image: *const c_void) { new_handle(module, Kind::Module) }
+    fn cuModuleUnload(module: Handle) {
+        let _ = check::destroyed(Kind::Module, module as usize, "cuModuleUnload");
         CUDA_SUCCESS
     }
-    fn cuModuleLoadFatBinary(module: *mut Handle, image: *const c_void) { out(module, handle()); CUDA_SUCCESS }
-    fn cuModuleUnload(module: Handle) { CUDA_SUCCESS }
     fn cuModuleGetFunction(f: *mut Handle, module: Handle, name: *const c_char) {
-        out(f, handle());
+        check::used(Kind::Module, module as usize, "cuModuleGetFunction");
+        let h = handle();
+        check::created(Kind::Function, h as usize, module as usize);
+        out(f, h);
         CUDA_SUCCESS
     }
     fn cuModuleGetGlobal_v2(ptr: *mut CUdeviceptr, bytes: *mut usize, module: Handle, name: *const c_char) {
+        check::used(Kind::Module, module as usize, "cuModuleGetGlobal");
         out(ptr, device_address(256));
         out(bytes, 256);
         CUDA_SUCCESS
     }
-    fn cuFuncGetAttribute(value: *mut c_int, attribute: c_int, f: Handle) { out(value, 1024); CUDA_SUCCESS }
-    fn cuFuncSetAttribute(f: Handle, attribute: c_int, value: c_int) { CUDA_SUCCESS }
+    fn cuFuncGetAttribute(value: *mut c_int, attribute: c_int, f: Handle) {
+        check::used(Kind::Function, f as usize, "cuFuncGetAttribute");
+        out(value, 1024);
+        CUDA_SUCCESS
+    }
+    fn cuFuncSetAttribute(f: Handle, attribute: c_int, value: c_int) {
+        check::used(Kind::Function, f as usize, "cuFuncSetAttribute");
+        CUDA_SUCCESS
+    }
     fn cuFuncSetCacheConfig(f: Handle, config: c_int) { CUDA_SUCCESS }
 
     // --- Memory ---
@@ -316,17 +350,26 @@ entry_points! {
         out(total, 80 << 30);
         CUDA_SUCCESS
     }
-    fn cuMemAlloc_v2(ptr: *mut CUdeviceptr, bytes: usize) { out(ptr, device_address(bytes)); CUDA_SUCCESS }
-    fn cuMemFree_v2(ptr: CUdeviceptr) { CUDA_SUCCESS }
-    fn cuMemAllocAsync(ptr: *mut CUdeviceptr, bytes: usize, stream: Handle) {
-        out(ptr, device_address(bytes));
+    fn cuMemAlloc_v2(ptr: *mut CUdeviceptr, bytes: usize) { new_address(ptr, bytes) }
+    fn cuMemFree_v2(ptr: CUdeviceptr) {
+        check::freeing(Kind::DeviceMemory, ptr as usize, None, "cuMemFree");
+        let _ = check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFree");
         CUDA_SUCCESS
+    }
+    fn cuMemAllocAsync(ptr: *mut CUdeviceptr, bytes: usize, stream: Handle) {
+        check::used(Kind::Stream, stream as usize, "cuMemAllocAsync");
+        new_address(ptr, bytes)
     }
     fn cuMemAllocFromPoolAsync(ptr: *mut CUdeviceptr, bytes: usize, pool: Handle, stream: Handle) {
         out(ptr, device_address(bytes));
         CUDA_SUCCESS
     }
-    fn cuMemFreeAsync(ptr: CUdeviceptr, stream: Handle) { CUDA_SUCCESS }
+    fn cuMemFreeAsync(ptr: CUdeviceptr, stream: Handle) {
+        check::used(Kind::Stream, stream as usize, "cuMemFreeAsync");
+        check::freeing(Kind::DeviceMemory, ptr as usize, Some(stream as usize), "cuMemFreeAsync");
+        let _ = check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFreeAsync");
+        CUDA_SUCCESS
+    }
     fn cuMemAllocManaged(ptr: *mut CUdeviceptr, bytes: usize, flags: c_uint) {
         out(ptr, device_address(bytes));
         CUDA_SUCCESS
@@ -336,16 +379,52 @@ entry_points! {
         if posix_memalign(&raw mut mem, 4096, bytes.max(1)) != 0 {
             return CUDA_ERROR_OUT_OF_MEMORY;
         }
+        check::created(Kind::HostMemory, mem as usize, 0);
         out(p, mem);
         CUDA_SUCCESS
     }
-    fn cuMemFreeHost(p: *mut c_void) { free(p); CUDA_SUCCESS }
-    fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) { CUDA_SUCCESS }
-    fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) { CUDA_SUCCESS }
-    fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) { CUDA_SUCCESS }
-    fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: Handle) { CUDA_SUCCESS }
-    fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) { CUDA_SUCCESS }
-    fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) { CUDA_SUCCESS }
+    fn cuMemFreeHost(p: *mut c_void) {
+        check::freeing(Kind::HostMemory, p as usize, None, "cuMemFreeHost");
+        if check::destroyed(Kind::HostMemory, p as usize, "cuMemFreeHost") {
+            free(p);
+        }
+        CUDA_SUCCESS
+    }
+    fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) {
+        check::used_address(dst, "cuMemcpyHtoD_v2");
+        CUDA_SUCCESS
+    }
+    fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) {
+        check::used_address(src, "cuMemcpyDtoH_v2");
+        CUDA_SUCCESS
+    }
+    fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) {
+        check::used_address(dst, "cuMemcpyDtoD_v2");
+        check::used_address(src, "cuMemcpyDtoD_v2");
+        CUDA_SUCCESS
+    }
+    fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: Handle) {
+        check::used_address(dst, "cuMemcpyHtoDAsync_v2");
+        check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
+        check::enqueued(stream as usize, Kind::HostMemory, src as usize);
+        check::used(Kind::Stream, stream as usize, "cuMemcpyHtoDAsync_v2");
+        CUDA_SUCCESS
+    }
+    fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) {
+        check::used_address(src, "cuMemcpyDtoHAsync_v2");
+        check::enqueued(stream as usize, Kind::DeviceMemory, src as usize);
+        check::enqueued(stream as usize, Kind::HostMemory, dst as usize);
+        check::used(Kind::Stream, stream as usize, "cuMemcpyDtoHAsync_v2");
+        CUDA_SUCCESS
+    }
+    fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) {
+        check::used_address(dst, "cuMemcpyDtoDAsync_v2");
+        check::used_address(src, "cuMemcpyDtoDAsync_v2");
+        check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
+        check::enqueued(stream as usize, Kind::DeviceMemory, src as usize);
+        check::used(Kind::Stream, stream as usize, "cuMemcpyDtoDAsync_v2");
+        CUDA_SUCCESS
+    }
     fn cuMemcpyPeerAsync(
         dst: CUdeviceptr,
         dst_ctx: Handle,
@@ -356,32 +435,84 @@ entry_points! {
     ) {
         CUDA_SUCCESS
     }
-    fn cuMemsetD8_v2(dst: CUdeviceptr, v: c_uchar, n: usize) { CUDA_SUCCESS }
-    fn cuMemsetD16_v2(dst: CUdeviceptr, v: c_ushort, n: usize) { CUDA_SUCCESS }
-    fn cuMemsetD32_v2(dst: CUdeviceptr, v: c_uint, n: usize) { CUDA_SUCCESS }
-    fn cuMemsetD8Async(dst: CUdeviceptr, v: c_uchar, n: usize, stream: Handle) { CUDA_SUCCESS }
-    fn cuMemsetD16Async(dst: CUdeviceptr, v: c_ushort, n: usize, stream: Handle) { CUDA_SUCCESS }
-    fn cuMemsetD32Async(dst: CUdeviceptr, v: c_uint, n: usize, stream: Handle) { CUDA_SUCCESS }
+    fn cuMemsetD8_v2(dst: CUdeviceptr, v: c_uchar, n: usize) {
+        check::used_address(dst, "cuMemsetD8_v2");
+        CUDA_SUCCESS
+    }
+    fn cuMemsetD16_v2(dst: CUdeviceptr, v: c_ushort, n: usize) {
+        check::used_address(dst, "cuMemsetD16_v2");
+        CUDA_SUCCESS
+    }
+    fn cuMemsetD32_v2(dst: CUdeviceptr, v: c_uint, n: usize) {
+        check::used_address(dst, "cuMemsetD32_v2");
+        CUDA_SUCCESS
+    }
+    fn cuMemsetD8Async(dst: CUdeviceptr, v: c_uchar, n: usize, stream: Handle) {
+        check::used_address(dst, "cuMemsetD8Async");
+        check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
+        check::used(Kind::Stream, stream as usize, "cuMemsetD8Async");
+        CUDA_SUCCESS
+    }
+    fn cuMemsetD16Async(dst: CUdeviceptr, v: c_ushort, n: usize, stream: Handle) {
+        check::used_address(dst, "cuMemsetD16Async");
+        check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
+        check::used(Kind::Stream, stream as usize, "cuMemsetD16Async");
+        CUDA_SUCCESS
+    }
+    fn cuMemsetD32Async(dst: CUdeviceptr, v: c_uint, n: usize, stream: Handle) {
+        check::used_address(dst, "cuMemsetD32Async");
+        check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
+        check::used(Kind::Stream, stream as usize, "cuMemsetD32Async");
+        CUDA_SUCCESS
+    }
 
     // --- Streams ---
-    fn cuStreamCreate(stream: *mut Handle, flags: c_uint) { out(stream, handle()); CUDA_SUCCESS }
+    fn cuStreamCreate(stream: *mut Handle, flags: c_uint) { new_handle(stream, Kind::Stream) }
     fn cuStreamCreateWithPriority(stream: *mut Handle, flags: c_uint, priority: c_int) {
-        out(stream, handle());
-        CUDA_SUCCESS
+        new_handle(stream, Kind::Stream)
     }
     fn cuStreamGetPriority(stream: Handle, priority: *mut c_int) { out(priority, 0); CUDA_SUCCESS }
     fn cuStreamGetFlags(stream: Handle, flags: *mut c_uint) { out(flags, 0); CUDA_SUCCESS }
-    fn cuStreamWaitEvent(stream: Handle, event: Handle, flags: c_uint) { CUDA_SUCCESS }
-    fn cuStreamQuery(stream: Handle) { CUDA_SUCCESS }
-    fn cuStreamSynchronize(stream: Handle) { CUDA_SUCCESS }
-    fn cuStreamDestroy_v2(stream: Handle) { CUDA_SUCCESS }
+    fn cuStreamWaitEvent(stream: Handle, event: Handle, flags: c_uint) {
+        check::used(Kind::Stream, stream as usize, "cuStreamWaitEvent");
+        check::used(Kind::Event, event as usize, "cuStreamWaitEvent");
+        CUDA_SUCCESS
+    }
+    fn cuStreamQuery(stream: Handle) {
+        check::used(Kind::Stream, stream as usize, "cuStreamQuery");
+        CUDA_SUCCESS
+    }
+    fn cuStreamSynchronize(stream: Handle) {
+        check::used(Kind::Stream, stream as usize, "cuStreamSynchronize");
+        check::stream_synchronized(stream as usize);
+        CUDA_SUCCESS
+    }
+    fn cuStreamDestroy_v2(stream: Handle) {
+        let _ = check::destroyed(Kind::Stream, stream as usize, "cuStreamDestroy");
+        CUDA_SUCCESS
+    }
 
     // --- Events ---
-    fn cuEventCreate(event: *mut Handle, flags: c_uint) { out(event, handle()); CUDA_SUCCESS }
-    fn cuEventRecord(event: Handle, stream: Handle) { CUDA_SUCCESS }
-    fn cuEventQuery(event: Handle) { CUDA_SUCCESS }
-    fn cuEventSynchronize(event: Handle) { CUDA_SUCCESS }
-    fn cuEventDestroy_v2(event: Handle) { CUDA_SUCCESS }
+    fn cuEventCreate(event: *mut Handle, flags: c_uint) { new_handle(event, Kind::Event) }
+    fn cuEventRecord(event: Handle, stream: Handle) {
+        check::used(Kind::Event, event as usize, "cuEventRecord");
+        check::used(Kind::Stream, stream as usize, "cuEventRecord");
+        check::event_recorded(event as usize, stream as usize);
+        CUDA_SUCCESS
+    }
+    fn cuEventQuery(event: Handle) {
+        check::used(Kind::Event, event as usize, "cuEventQuery");
+        CUDA_SUCCESS
+    }
+    fn cuEventSynchronize(event: Handle) {
+        check::used(Kind::Event, event as usize, "cuEventSynchronize");
+        check::event_synchronized(event as usize);
+        CUDA_SUCCESS
+    }
+    fn cuEventDestroy_v2(event: Handle) {
+        let _ = check::destroyed(Kind::Event, event as usize, "cuEventDestroy");
+        CUDA_SUCCESS
+    }
     fn cuEventElapsedTime(ms: *mut f32, start: Handle, end: Handle) { out(ms, 0.001); CUDA_SUCCESS }
     fn cuEventElapsedTime_v2(ms: *mut f32, start: Handle, end: Handle) { out(ms, 0.001); CUDA_SUCCESS }
 
@@ -399,6 +530,8 @@ entry_points! {
         params: *mut *mut c_void,
         extra: *mut *mut c_void,
     ) {
+        check::used(Kind::Function, f as usize, "cuLaunchKernel");
+        check::used(Kind::Stream, stream as usize, "cuLaunchKernel");
         CUDA_SUCCESS
     }
     fn cuLaunchCooperativeKernel(
@@ -570,21 +703,11 @@ entry_points! {
     fn cuMemcpyPeer(dst: CUdeviceptr, dst_ctx: Handle, src: CUdeviceptr, src_ctx: Handle, bytes: usize) {
         CUDA_SUCCESS
     }
-    fn cuMemcpyPeerAsync(
-        dst: CUdeviceptr,
-        dst_ctx: Handle,
-        src: CUdeviceptr,
-        src_ctx: Handle,
-        bytes: usize,
-        stream: Handle,
-    ) {
-        CUDA_SUCCESS
-    }
     fn cuCtxEnablePeerAccess(peer: Handle, flags: c_uint) { CUDA_SUCCESS }
     fn cuCtxDisablePeerAccess(peer: Handle) { CUDA_SUCCESS }
     fn cuDeviceCanAccessPeer(can: *mut c_int, dev: CUdevice, peer: CUdevice) { out(can, 0); CUDA_SUCCESS }
     fn cuIpcGetMemHandle(handle: *mut [u8; 64], ptr: CUdeviceptr) { out(handle, [7; 64]); CUDA_SUCCESS }
-    fn cuIpcOpenMemHandle_v2(ptr: *mut CUdeviceptr, handle: [u8; 64], flags: c_uint) {
+    fn cuIpcOpenMemHandle_v2(ptr: *mut CUdeviceptr, handle: IpcHandle, flags: c_uint) {
         out(ptr, device_address(1 << 21));
         CUDA_SUCCESS
     }
@@ -607,11 +730,30 @@ entry_points! {
     }
 }
 
+/// `CUipcMemHandle`: 64 opaque bytes, passed by value in a `repr(C)` struct as `cuda.h` does.
+#[repr(C)]
+pub struct IpcHandle([u8; 64]);
+
 /// What `cuLinkComplete` hands out: a few bytes that look like an ELF image.
 static LINKED_IMAGE: [u8; 16] = *b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0";
 
+unsafe fn new_handle(h: *mut Handle, kind: Kind) -> CUresult {
+    let new = handle();
+    check::created(kind, new as usize, 0);
+    out(h, new);
+    CUDA_SUCCESS
+}
+
+unsafe fn new_address(p: *mut CUdeviceptr, bytes: usize) -> CUresult {
+    let new = device_address(bytes);
+    check::created(Kind::DeviceMemory, new as usize, 0);
+    out(p, new);
+    CUDA_SUCCESS
+}
+
 unsafe fn create_context(ctx: *mut Handle) -> CUresult {
     let new = handle();
+    check::created(Kind::Context, new as usize, 0);
     out(ctx, new);
     // Like the driver: the new context is pushed on the calling thread.
     with_stack(|s| s.push(new))
@@ -722,7 +864,24 @@ extern "C" fn dump_counts() {
     }
 }
 
+extern "C" fn write_report() {
+    use std::io::Write;
+    let text = check::report();
+    match std::env::var_os("NULLDRIVER_REPORT") {
+        Some(path) if !path.is_empty() => {
+            let _ = std::fs::write(path, text);
+        }
+        _ => {
+            let _ = std::io::stderr().write_all(text.as_bytes());
+        }
+    }
+}
+
 extern "C" fn on_load() {
+    if check::init() {
+        // SAFETY: registers a function with no preconditions.
+        unsafe { atexit(write_report) };
+    }
     if std::env::var_os("NULLDRIVER_DUMP").is_some_and(|v| !v.is_empty() && v != "0") {
         COUNTING.store(true, Relaxed);
         // SAFETY: registers a function with no preconditions.
@@ -733,3 +892,207 @@ extern "C" fn on_load() {
 #[used]
 #[unsafe(link_section = ".init_array")]
 static ON_LOAD: extern "C" fn() = on_load;
+
+// ---------------------------------------------------------------------------------------------
+// The checking mode's own tests: one deliberately wrong raw call sequence per violation kind,
+// each of which must be reported (one test, so the global record is read in order).
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `f` and returns how many violations it recorded.
+    fn violations_of(f: impl FnOnce()) -> usize {
+        let before = check::violation_count();
+        f();
+        check::violation_count() - before
+    }
+
+    unsafe fn ctx() -> Handle {
+        let mut c = null_mut();
+        assert_eq!(cuCtxCreate_v2(&raw mut c, 0, 0), CUDA_SUCCESS);
+        c
+    }
+
+    #[test]
+    fn each_violation_kind_is_reported() {
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            // A correct sequence records nothing.
+            assert_eq!(
+                violations_of(|| {
+                    let a = ctx();
+                    let mut s = null_mut();
+                    let _ = cuStreamCreate(&raw mut s, 0);
+                    let mut d = 0;
+                    let _ = cuMemAlloc_v2(&raw mut d, 64);
+                    let _ = cuMemsetD8Async(d, 0, 64, s);
+                    let _ = cuStreamSynchronize(s);
+                    let _ = cuMemFree_v2(d);
+                    let _ = cuStreamDestroy_v2(s);
+                    let mut p = null_mut();
+                    let _ = cuCtxPopCurrent_v2(&raw mut p);
+                    let _ = cuCtxDestroy_v2(a);
+                }),
+                0
+            );
+            // A handle of a context that is not current.
+            let _a = ctx(); // stays on the stack under b, x and y below
+            let mut s = null_mut();
+            let _ = cuStreamCreate(&raw mut s, 0);
+            let b = ctx(); // pushed on top of a
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuStreamSynchronize(s);
+                }),
+                1,
+                "wrong context"
+            );
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            // Destroyed twice, and used after destruction.
+            let _ = cuStreamDestroy_v2(s);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuStreamDestroy_v2(s);
+                }),
+                1,
+                "double destroy"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuStreamQuery(s);
+                }),
+                1,
+                "use after destroy"
+            );
+            // Device memory freed twice; host memory freed twice.
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            let _ = cuMemFree_v2(d);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(d);
+                }),
+                1,
+                "double free"
+            );
+            let mut h = null_mut();
+            let _ = cuMemHostAlloc(&raw mut h, 64, 0);
+            let _ = cuMemFreeHost(h);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFreeHost(h);
+                }),
+                1,
+                "double free host"
+            );
+            // A function used after its module was unloaded.
+            let mut m = null_mut();
+            let _ = cuModuleLoadData(&raw mut m, null_mut());
+            let mut f = null_mut();
+            let _ = cuModuleGetFunction(&raw mut f, m, c"k".as_ptr());
+            let _ = cuModuleUnload(m);
+            assert_eq!(
+                violations_of(|| {
+                    let _ =
+                        cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, null_mut(), null_mut(), null_mut());
+                }),
+                1,
+                "function of an unloaded module"
+            );
+            // Destroying a context that is on a stack below the top (x under y). (Destroying the
+            // calling thread's top context is allowed: the driver pops it.)
+            let x = ctx();
+            let y = ctx();
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuCtxDestroy_v2(x);
+                }),
+                1,
+                "destroy while current"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuCtxDestroy_v2(y);
+                }),
+                0,
+                "destroy on top"
+            );
+            let _ = cuCtxPopCurrent_v2(&raw mut p); // x
+            let _ = cuCtxPopCurrent_v2(&raw mut p); // a
+            // Popping an empty stack.
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuCtxPopCurrent_v2(&raw mut p);
+                }),
+                1,
+                "empty pop"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuCtxDestroy_v2(b);
+                }),
+                0,
+                "b is floating"
+            );
+            // Freeing memory an enqueued copy may still use; a synchronize completes it.
+            let z = ctx();
+            let mut st = null_mut();
+            let _ = cuStreamCreate(&raw mut st, 0);
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            let mut h = null_mut();
+            let _ = cuMemHostAlloc(&raw mut h, 64, 0);
+            let _ = cuMemcpyHtoDAsync_v2(d, h, 64, st);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(d);
+                }),
+                1,
+                "pending device memory"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFreeHost(h);
+                }),
+                1,
+                "pending host memory"
+            );
+            let mut d2 = 0;
+            let _ = cuMemAlloc_v2(&raw mut d2, 64);
+            let mut ev = null_mut();
+            let _ = cuEventCreate(&raw mut ev, 0);
+            let _ = cuMemsetD8Async(d2, 0, 64, st);
+            let _ = cuEventRecord(ev, st);
+            let _ = cuEventSynchronize(ev);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(d2);
+                }),
+                0,
+                "completed by an event"
+            );
+            let _ = cuEventDestroy_v2(ev);
+            let _ = cuStreamDestroy_v2(st);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(z);
+            // Using a destroyed context's memory.
+            let c = ctx();
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(c);
+            let e = ctx();
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemsetD8_v2(d, 0, 64);
+                }),
+                1,
+                "freed with its context"
+            );
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(e);
+        }
+    }
+}

@@ -1,0 +1,341 @@
+//! Programs run under the checking driver by `scripts/check-driver.sh`: the contract's
+//! P-patterns and the GPU tests' scenarios that need no kernel results (under the double a
+//! launch does nothing and a copy moves nothing; the values computed are ignored).
+//!
+//! `custack-checking PROGRAM` runs one program and exits 0 when it returned `Ok`, 1 when it
+//! returned an error (the expected outcome when the driver fails a call), 2 for an unknown name.
+//! A panic exits 101 and the harness counts it as a failure. The scenario bodies are copies of
+//! `tests/patterns.rs` (which runs them on a GPU and checks the values).
+#![allow(clippy::too_many_lines)]
+
+use custack::{
+    Context, ContextFlags, DeviceMemory, DeviceMemoryMut, Driver, EventFlags, LaunchConfig, Module,
+    ParkedBuffer, ParkedModule, PushedGuard, Result, Stack, StackTop,
+};
+use std::process::ExitCode;
+
+const KERNELS: &str = include_str!("../../../tests/fixtures/kernels.ptx");
+const N: usize = 1000;
+const N32: u32 = N as u32;
+
+fn context0() -> Result<Context> {
+    Context::new(Driver::init()?.device(0)?, ContextFlags::empty())
+}
+
+fn add_on_device(
+    guard: &PushedGuard<'_, '_>,
+    module: &Module<'_>,
+    x: &mut impl DeviceMemoryMut<u32>,
+    k: u32,
+) -> Result<()> {
+    let add = module.function("add_u32")?;
+    let stream = guard.stream()?;
+    let n = x.len() as u32;
+    stream.scope(|s| {
+        // SAFETY: `add_u32(unsigned* x, unsigned k, unsigned n)` adds `k` to `x[0..n)`, and
+        // `x` holds `n` elements.
+        unsafe { s.launch(&add, LaunchConfig::for_elements(n), (s.bind_mut(x), k, n)) }
+    })?
+}
+
+fn step_parked<'c>(
+    guard: &PushedGuard<'c, '_>,
+    buffer: ParkedBuffer<'c, u32>,
+    module: ParkedModule<'c>,
+    k: u32,
+) -> Result<(ParkedBuffer<'c, u32>, ParkedModule<'c>)> {
+    let mut buffer = guard.attach(buffer)?;
+    let module = guard.attach_module(module)?;
+    add_on_device(guard, &module, &mut buffer, k)?;
+    Ok((guard.park(buffer), guard.park_module(module)))
+}
+
+fn p1_one_guard_many_handles(ctx: &Context) -> Result<(Vec<f32>, Vec<u32>)> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let vector_add = module.function("vector_add")?;
+    let add_u32 = module.function("add_u32")?;
+    let empty = module.function("empty")?;
+    let (one, two) = (guard.stream()?, guard.stream()?);
+    let done = guard.event(EventFlags::DISABLE_TIMING)?;
+
+    let mut a_host = guard.alloc_pinned::<f32>(N)?;
+    let mut b_host = guard.alloc_pinned::<f32>(N)?;
+    let mut c_host = guard.alloc_pinned::<f32>(N)?;
+    for (i, (a, b)) in a_host.iter_mut().zip(b_host.iter_mut()).enumerate() {
+        *a = f32::from(i as u16);
+        *b = 2.0 * f32::from(i as u16);
+    }
+    let (mut a, mut b, mut c) = (
+        guard.alloc::<f32>(N)?,
+        guard.alloc::<f32>(N)?,
+        guard.alloc::<f32>(N)?,
+    );
+    let mut x = guard.alloc_from(&vec![7u32; N])?;
+    let mut x_host = vec![0u32; N];
+    let cfg = LaunchConfig::for_elements(N32);
+
+    one.scope(|s1| {
+        let (mut a, mut b, mut c) = (
+            s1.bind_mut(&mut a),
+            s1.bind_mut(&mut b),
+            s1.bind_mut(&mut c),
+        );
+        two.scope(|s2| -> Result<()> {
+            let mut x = s2.bind_mut(&mut x);
+            s1.copy_to_device(&mut a, &a_host)?;
+            s1.copy_to_device(&mut b, &b_host)?;
+            // SAFETY: `vector_add(const float* a, const float* b, float* c, unsigned n)` reads
+            // `n` floats of `a` and `b` and writes `n` of `c`; each holds `n`.
+            unsafe { s1.launch(&vector_add, cfg, (&a, &b, &mut c, N32)) }?;
+            s1.copy_to_host(&mut c_host, &c)?;
+            // SAFETY: `add_u32(unsigned* x, unsigned k, unsigned n)`; `x` holds `n` elements.
+            unsafe { s2.launch(&add_u32, cfg, (&mut x, 5u32, N32)) }?;
+            // SAFETY: `empty()` takes no parameters and touches no memory.
+            unsafe { s2.launch(&empty, LaunchConfig::for_elements(1), ()) }?;
+            s2.record(&done)?;
+            s2.copy_to_host(&mut x_host, &x)
+        })?
+    })??;
+    done.synchronize()?;
+    Ok((c_host.to_vec(), x_host))
+}
+
+fn p2_push_pop_push(a: &Context, b: &Context) -> Result<Vec<(custack::ffi::CUcontext, Vec<u32>)>> {
+    let mut stack = Stack::new()?;
+    let mut seen = Vec::new();
+    for (ctx, value) in [(a, 1u32), (b, 2), (a, 3)] {
+        let guard = stack.push(ctx)?;
+        let read = guard.alloc_from(&[value; 4])?.to_vec()?;
+        seen.push((guard.as_raw(), read));
+        guard.pop()?;
+    }
+    Ok(seen)
+}
+
+fn p3_nested_push(a: &Context, b: &Context) -> Result<(Vec<u32>, Vec<u32>)> {
+    let mut stack = Stack::new()?;
+    let mut guard_a = stack.push(a)?;
+    let buffer_a = guard_a.alloc_from(&vec![1u32; N])?;
+    let module_a = guard_a.load_ptx(KERNELS)?;
+    let parked_buffer = guard_a.park(buffer_a);
+    let parked_module = guard_a.park_module(module_a);
+
+    let from_b = guard_a.with_pushed(b, |guard_b| -> Result<Vec<u32>> {
+        let module_b = guard_b.load_ptx(KERNELS)?;
+        let mut buffer_b = guard_b.alloc_from(&vec![10u32; N])?;
+        add_on_device(guard_b, &module_b, &mut buffer_b, 5)?;
+        buffer_b.to_vec()
+    })??;
+
+    guard_a.synchronize()?; // A is on top again
+    let mut buffer_a = guard_a.attach(parked_buffer)?;
+    let module_a = guard_a.attach_module(parked_module)?;
+    add_on_device(&guard_a, &module_a, &mut buffer_a, 2)?;
+    Ok((buffer_a.to_vec()?, from_b))
+}
+
+fn p4_shared_context(ctx: &Context, threads: u32) -> Result<Vec<Vec<u32>>> {
+    let work = |i: u32| -> Result<Vec<u32>> {
+        let mut stack = Stack::new()?;
+        let guard = stack.push(ctx)?;
+        let module = guard.load_ptx(KERNELS)?;
+        let mut x = guard.alloc_from(&vec![i; N])?;
+        add_on_device(&guard, &module, &mut x, 100)?;
+        x.to_vec()
+    };
+    // Drop errors are logged per thread: a worker hands its own on as its error.
+    let worker = |i: u32| -> Result<Vec<u32>> {
+        let r = work(i);
+        match custack::take_drop_errors().into_iter().next() {
+            Some(e) => Err(e),
+            None => r,
+        }
+    };
+    std::thread::scope(|t| {
+        let handles: Vec<_> = (0..threads).map(|i| t.spawn(move || worker(i))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
+fn p8_alternating_contexts(a: &Context, b: &Context, rounds: u32) -> Result<(Vec<u32>, Vec<u32>)> {
+    let mut stack = Stack::new()?;
+    let (mut buffer_a, mut module_a) = stack.with_pushed(a, |g| -> Result<_> {
+        Ok((
+            g.park(g.alloc_zeroed::<u32>(N)?),
+            g.park_module(g.load_ptx(KERNELS)?),
+        ))
+    })??;
+    let (mut buffer_b, mut module_b) = stack.with_pushed(b, |g| -> Result<_> {
+        Ok((
+            g.park(g.alloc_zeroed::<u32>(N)?),
+            g.park_module(g.load_ptx(KERNELS)?),
+        ))
+    })??;
+    for round in 1..=rounds {
+        (buffer_a, module_a) =
+            stack.with_pushed(a, |g| step_parked(g, buffer_a, module_a, 1))??;
+        (buffer_b, module_b) =
+            stack.with_pushed(b, |g| step_parked(g, buffer_b, module_b, round))??;
+    }
+    let read_a = stack.with_pushed(a, |g| g.attach(buffer_a)?.to_vec())??;
+    let read_b = stack.with_pushed(b, |g| g.attach(buffer_b)?.to_vec())??;
+    drop((module_a, module_b)); // each pushes its own context to unload
+    Ok((read_a, read_b))
+}
+
+fn c10_stream_ordered_alloc_in_scope(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let add = module.function("add_u32")?;
+    let stream = guard.stream()?;
+    let host = vec![3u32; 256];
+    let mut out = vec![0u32; 256];
+    stream.scope(|s| -> Result<()> {
+        let mut tmp = s.alloc::<u32>(256)?;
+        s.copy_to_device(&mut tmp, &host)?;
+        // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
+        unsafe {
+            s.launch(
+                &add,
+                LaunchConfig::for_elements(256),
+                (&mut tmp, 4u32, 256u32),
+            )
+        }?;
+        s.copy_to_host(&mut out, &tmp)?;
+        let scratch = s.alloc::<u8>(1 << 20)?;
+        drop(scratch); // freed in stream order; nothing used it
+        Ok(())
+    })??;
+    Ok(out)
+}
+
+fn c10_c11_memory_reused_after_scope(ctx: &Context) -> Result<(Vec<u32>, Vec<u32>, Vec<u32>)> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let add = module.function("add_u32")?;
+    let stream = guard.stream()?;
+    let mut host = guard.alloc_pinned::<u32>(N)?;
+    host.fill(1);
+    let mut dev = guard.alloc::<u32>(N)?;
+    let mut out = guard.alloc_pinned::<u32>(N)?;
+    let cfg = LaunchConfig::for_elements(N32);
+    stream.scope(|s| -> Result<()> {
+        let mut d = s.bind_mut(&mut dev);
+        s.copy_to_device(&mut d, &host)?;
+        // SAFETY: `add_u32(unsigned* x, unsigned k, unsigned n)`; `d` holds `n` elements.
+        unsafe { s.launch(&add, cfg, (&mut d, 1u32, N32)) }?;
+        s.copy_to_host(&mut out, &d)
+    })??;
+    let first = dev.to_vec()?; // read on the host after the scope
+    let first_async = out.to_vec(); // host memory read after the scope
+    if let Some(first) = host.first_mut() {
+        *first = 40; // host memory mutated after the scope
+    }
+    let moved = host; // and moved
+    let mut back = vec![0u32; N];
+    stream.scope(|s| -> Result<()> {
+        let mut d = s.bind_mut(&mut dev);
+        s.copy_to_device(&mut d, &moved)?;
+        s.copy_to_host(&mut back, &d)
+    })??;
+    dev.free()?; // freed after the scope
+    let mut second = back;
+    second.truncate(2);
+    Ok((first, first_async, second))
+}
+
+/// The example's shape (examples/01_vector_add.rs): a floating context, a guard, a module,
+/// page-locked and device memory, one stream scope with copies and a launch.
+fn example() -> Result<()> {
+    let driver = Driver::init()?;
+    let device = driver.device(0)?;
+    let _ = (
+        device.name()?,
+        device.compute_capability()?,
+        device.total_memory()?,
+        driver.version()?,
+    );
+    let ctx = Context::new(device, ContextFlags::SCHED_BLOCKING_SYNC)?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let vector_add = module.function("vector_add")?;
+    let stream = guard.stream()?;
+    let a = guard.alloc_pinned::<f32>(N)?;
+    let b = guard.alloc_pinned::<f32>(N)?;
+    let mut c = guard.alloc_pinned::<f32>(N)?;
+    let mut da = guard.alloc::<f32>(N)?;
+    let mut db = guard.alloc::<f32>(N)?;
+    let mut dc = guard.alloc::<f32>(N)?;
+    stream.scope(|s| -> Result<()> {
+        let (mut da, mut db, mut dc) = (
+            s.bind_mut(&mut da),
+            s.bind_mut(&mut db),
+            s.bind_mut(&mut dc),
+        );
+        s.copy_to_device(&mut da, &a)?;
+        s.copy_to_device(&mut db, &b)?;
+        // SAFETY: under the checking driver no kernel runs; on a GPU `vector_add` reads `n`
+        // floats of its first two arguments and writes `n` of the third, each holding `n`.
+        unsafe {
+            s.launch(
+                &vector_add,
+                LaunchConfig::for_elements(N32),
+                (&da, &db, &mut dc, N32),
+            )?
+        };
+        s.copy_to_host(&mut c, &dc)
+    })??;
+    Ok(())
+}
+
+fn run(program: &str) -> Option<Result<()>> {
+    let two = || -> Result<(Context, Context)> { Ok((context0()?, context0()?)) };
+    Some(match program {
+        "example" => example(),
+        "p1" => context0().and_then(|c| p1_one_guard_many_handles(&c).map(drop)),
+        "p2" => two().and_then(|(a, b)| p2_push_pop_push(&a, &b).map(drop)),
+        "p3" => two().and_then(|(a, b)| p3_nested_push(&a, &b).map(drop)),
+        "p4" => context0().and_then(|c| p4_shared_context(&c, 3).map(drop)),
+        "p8" => two().and_then(|(a, b)| p8_alternating_contexts(&a, &b, 2).map(drop)),
+        "scoped_alloc" => context0().and_then(|c| c10_stream_ordered_alloc_in_scope(&c).map(drop)),
+        "reuse_after_scope" => {
+            context0().and_then(|c| c10_c11_memory_reused_after_scope(&c).map(drop))
+        }
+        _ => return None,
+    })
+}
+
+fn main() -> ExitCode {
+    let program = std::env::args().nth(1).unwrap_or_default();
+    let outcome = run(&program);
+    let drop_errors = custack::take_drop_errors();
+    match outcome {
+        None => {
+            eprintln!("custack-checking: unknown program {program:?}");
+            ExitCode::from(2)
+        }
+        Some(Ok(())) => {
+            println!("{program}: ok ({} drop errors)", drop_errors.len());
+            ExitCode::SUCCESS
+        }
+        Some(Err(e)) => {
+            println!(
+                "{program}: error {:?}: {e} ({} drop errors)",
+                e.kind(),
+                drop_errors.len()
+            );
+            ExitCode::FAILURE
+        }
+    }
+}

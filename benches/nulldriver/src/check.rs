@@ -1,0 +1,501 @@
+//! The checking mode (`NULLDRIVER_CHECK=1`) and fault injection (`NULLDRIVER_FAIL_AT=k`,
+//! `NULLDRIVER_STICKY_AT=k`, optional `NULLDRIVER_FAIL_CODE=n`).
+//!
+//! In checking mode every context, stream, event, module, function, device allocation and
+//! page-locked allocation is recorded with the context it belongs to, and a **violation** is
+//! recorded when a call uses a handle of a context that is not current on the calling thread, uses
+//! or frees a destroyed one, frees one twice, pops an empty stack, or destroys a context that is
+//! on some thread's stack. At exit a report goes to the file `NULLDRIVER_REPORT` names (or
+//! stderr): `calls`, `failed` (the entry point that was failed), `violations`, `leaks` (live
+//! handles of live contexts, and live contexts other than the primary one), `stacks` (threads
+//! whose stack was not empty at their last call) and `orphans` (handles other than functions
+//! still alive when their context was destroyed: the driver releases them, but the program did
+//! not), then one line per violation, orphan and leak.
+//!
+//! Fault injection counts every call except the error-text and proc-address lookups; call k
+//! fails with `NULLDRIVER_FAIL_CODE`, or with a typical code for its entry point (out of memory
+//! for allocations, `CUDA_ERROR_LAUNCH_FAILED` for synchronizations, `CUDA_ERROR_INVALID_VALUE`
+//! otherwise). Sticky mode fails every call from k on with `CUDA_ERROR_ILLEGAL_ADDRESS`, except
+//! the context-stack calls and `cuCtxDestroy`, which a real driver still honours after a fault.
+//!
+//! Pending work: an asynchronous copy or memset leaves the device allocation (by its start
+//! address) and the page-locked host allocation (by its start) it uses pending on its stream,
+//! until a synchronize of that stream or of the context, or of an event recorded after it.
+//! Freeing memory that is pending on any stream is a violation (`cuMemFreeAsync`: on any other
+//! stream). A sticky fault (`CUDA_ERROR_LAUNCH_FAILED`, `CUDA_ERROR_ILLEGAL_ADDRESS`) ends all
+//! pending work, as on a real device. Not checked yet: addresses inside an allocation, and
+//! launch arguments.
+
+use core::cell::Cell;
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+pub(crate) static CHECK: AtomicBool = AtomicBool::new(false);
+static FAULTS: AtomicBool = AtomicBool::new(false);
+static CALLS: AtomicU64 = AtomicU64::new(0);
+static FAIL_AT: AtomicU64 = AtomicU64::new(0);
+static STICKY_AT: AtomicU64 = AtomicU64::new(0);
+static FAIL_CODE: AtomicU64 = AtomicU64::new(0);
+static FAILED: Mutex<Option<&'static str>> = Mutex::new(None);
+static NEXT_THREAD: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    static THREAD: Cell<u64> = const { Cell::new(0) };
+}
+
+fn thread_id() -> u64 {
+    THREAD.with(|t| {
+        if t.get() == 0 {
+            t.set(NEXT_THREAD.fetch_add(1, Relaxed));
+        }
+        t.get()
+    })
+}
+
+/// What a handle is.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum Kind {
+    Context,
+    Stream,
+    Event,
+    Module,
+    Function,
+    DeviceMemory,
+    HostMemory,
+}
+
+struct Obj {
+    ctx: usize,
+    parent: usize,
+    live: bool,
+}
+
+#[derive(Default)]
+struct State {
+    objs: HashMap<(Kind, usize), Obj>,
+    stacks: HashMap<u64, Vec<usize>>,
+    violations: Vec<String>,
+    exited_nonempty: usize,
+    orphans: Vec<String>,
+    /// Per stream (0: a context's null stream), the memory its enqueued operations use.
+    pending: HashMap<usize, Vec<(Kind, usize)>>,
+    /// Per event, what was pending on its stream when it was recorded.
+    recorded: HashMap<usize, (usize, Vec<(Kind, usize)>)>,
+}
+
+static STATE: Mutex<Option<State>> = Mutex::new(None);
+
+fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
+    if !CHECK.load(Relaxed) {
+        return None;
+    }
+    let mut g = STATE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    Some(f(g.get_or_insert_with(State::default)))
+}
+
+fn env_u64(name: &str) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Reads the environment; returns whether a report is wanted at exit.
+pub(crate) fn init() -> bool {
+    let check = std::env::var_os("NULLDRIVER_CHECK").is_some_and(|v| !v.is_empty() && v != "0");
+    CHECK.store(check, Relaxed);
+    FAIL_AT.store(env_u64("NULLDRIVER_FAIL_AT"), Relaxed);
+    STICKY_AT.store(env_u64("NULLDRIVER_STICKY_AT"), Relaxed);
+    FAIL_CODE.store(env_u64("NULLDRIVER_FAIL_CODE"), Relaxed);
+    FAULTS.store(
+        check || FAIL_AT.load(Relaxed) != 0 || STICKY_AT.load(Relaxed) != 0,
+        Relaxed,
+    );
+    check
+}
+
+fn typical_code(name: &str) -> i32 {
+    if name.contains("Alloc") || name.contains("Create") || name.contains("Load") {
+        2 // CUDA_ERROR_OUT_OF_MEMORY
+    } else if name.contains("Synchronize") {
+        719 // CUDA_ERROR_LAUNCH_FAILED
+    } else {
+        1 // CUDA_ERROR_INVALID_VALUE
+    }
+}
+
+/// Counts the call and returns the error to fail it with, if any.
+#[inline(always)]
+pub(crate) fn fault(name: &'static str) -> Option<i32> {
+    if !FAULTS.load(Relaxed) {
+        return None;
+    }
+    fault_slow(name)
+}
+
+#[inline(never)]
+fn fault_slow(name: &'static str) -> Option<i32> {
+    if name.starts_with("cuGetErrorName")
+        || name.starts_with("cuGetErrorString")
+        || name.starts_with("cuGetProcAddress")
+    {
+        return None;
+    }
+    let n = CALLS.fetch_add(1, Relaxed) + 1;
+    let code = if n == FAIL_AT.load(Relaxed) {
+        match FAIL_CODE.load(Relaxed) {
+            0 => typical_code(name),
+            c => i32::try_from(c).unwrap_or(1),
+        }
+    } else {
+        let sticky = STICKY_AT.load(Relaxed);
+        let exempt = name.starts_with("cuCtxPushCurrent")
+            || name.starts_with("cuCtxPopCurrent")
+            || name.starts_with("cuCtxGetCurrent")
+            || name.starts_with("cuCtxSetCurrent")
+            || name.starts_with("cuCtxDestroy");
+        if sticky == 0 || n < sticky || exempt {
+            return None;
+        }
+        700 // CUDA_ERROR_ILLEGAL_ADDRESS
+    };
+    if code == 700 || code == 719 {
+        // A sticky fault ends the device's work: nothing pending will run any more.
+        with_state(|s| s.pending.clear());
+    }
+    let mut f = FAILED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if f.is_none() {
+        *f = Some(name);
+    }
+    Some(code)
+}
+
+fn violation(s: &mut State, text: String) {
+    s.violations.push(format!("thread {}: {text}", thread_id()));
+}
+
+/// On a thread's exit, its stack leaves the live record (the driver forgets a dead thread's
+/// stack, so its contexts are no longer current anywhere); a non-empty one is remembered for the
+/// report.
+struct ThreadExit(u64);
+
+impl Drop for ThreadExit {
+    fn drop(&mut self) {
+        with_state(|s| {
+            if let Some(v) = s.stacks.remove(&self.0)
+                && !v.is_empty()
+            {
+                s.exited_nonempty += 1;
+            }
+        });
+    }
+}
+
+thread_local! {
+    static THREAD_EXIT: ThreadExit = ThreadExit(thread_id());
+}
+
+/// The calling thread's context stack changed to `stack`.
+pub(crate) fn stack_changed(stack: &[usize]) {
+    let _ = THREAD_EXIT.try_with(|_| ());
+    with_state(|s| {
+        s.stacks.insert(thread_id(), stack.to_vec());
+    });
+}
+
+fn current(s: &State) -> usize {
+    s.stacks
+        .get(&thread_id())
+        .and_then(|v| v.last().copied())
+        .unwrap_or(0)
+}
+
+/// A handle of `kind` was created in the current context (`parent`: its module, for functions).
+pub(crate) fn created(kind: Kind, h: usize, parent: usize) {
+    with_state(|s| {
+        let ctx = if kind == Kind::Context { h } else { current(s) };
+        if kind != Kind::Context && kind != Kind::HostMemory && ctx == 0 {
+            violation(
+                s,
+                format!("{kind:?} {h:#x} created with no context current"),
+            );
+        }
+        s.objs.insert(
+            (kind, h),
+            Obj {
+                ctx,
+                parent,
+                live: true,
+            },
+        );
+    });
+}
+
+/// A primary context was retained: known from then on, never a leak.
+pub(crate) fn primary(h: usize) {
+    with_state(|s| {
+        s.objs.entry((Kind::Context, h)).or_insert(Obj {
+            ctx: h,
+            parent: usize::MAX,
+            live: true,
+        });
+    });
+}
+
+fn check_use(s: &mut State, kind: Kind, h: usize, what: &str) -> Option<usize> {
+    let cur = current(s);
+    match s.objs.get(&(kind, h)) {
+        None => {
+            violation(s, format!("{what}: unknown {kind:?} {h:#x}"));
+            None
+        }
+        Some(o) if !o.live => {
+            violation(
+                s,
+                format!("{what}: {kind:?} {h:#x} already destroyed or freed"),
+            );
+            None
+        }
+        Some(o) if kind != Kind::HostMemory && o.ctx != cur => {
+            let ctx = o.ctx;
+            violation(
+                s,
+                format!(
+                    "{what}: {kind:?} {h:#x} of context {ctx:#x} used while {cur:#x} is current"
+                ),
+            );
+            Some(ctx)
+        }
+        Some(o) => Some(o.ctx),
+    }
+}
+
+/// `h` is used by `what` (a null stream is the current context's default stream).
+pub(crate) fn used(kind: Kind, h: usize, what: &str) {
+    if h == 0 && kind == Kind::Stream {
+        return;
+    }
+    with_state(|s| {
+        check_use(s, kind, h, what);
+    });
+}
+
+/// Device address `p` is used by `what`: where it is the start of an allocation the double
+/// handed out, that allocation must be live and of the current context (views at an offset and
+/// module globals are not checked).
+pub(crate) fn used_address(p: u64, what: &str) {
+    with_state(|s| {
+        if s.objs.contains_key(&(Kind::DeviceMemory, p as usize)) {
+            check_use(s, Kind::DeviceMemory, p as usize, what);
+        }
+    });
+}
+
+/// An asynchronous operation on `stream` uses `h` (when the double handed `h` out).
+pub(crate) fn enqueued(stream: usize, kind: Kind, h: usize) {
+    with_state(|s| {
+        if s.objs.get(&(kind, h)).is_some_and(|o| o.live) {
+            s.pending.entry(stream).or_default().push((kind, h));
+        }
+    });
+}
+
+/// Everything enqueued on `stream` is complete.
+pub(crate) fn stream_synchronized(stream: usize) {
+    with_state(|s| {
+        s.pending.remove(&stream);
+    });
+}
+
+/// Everything enqueued in the current context is complete.
+pub(crate) fn context_synchronized() {
+    with_state(|s| {
+        let cur = current(s);
+        let streams: Vec<usize> = s
+            .pending
+            .keys()
+            .copied()
+            .filter(|st| {
+                *st == 0
+                    || s.objs
+                        .get(&(Kind::Stream, *st))
+                        .is_some_and(|o| o.ctx == cur)
+            })
+            .collect();
+        for st in streams {
+            s.pending.remove(&st);
+        }
+    });
+}
+
+/// `event` is recorded on `stream`: it completes what is pending there now.
+pub(crate) fn event_recorded(event: usize, stream: usize) {
+    with_state(|s| {
+        let now = s.pending.get(&stream).cloned().unwrap_or_default();
+        s.recorded.insert(event, (stream, now));
+    });
+}
+
+/// `event` completed: so did what was pending on its stream when it was recorded.
+pub(crate) fn event_synchronized(event: usize) {
+    with_state(|s| {
+        if let Some((stream, done)) = s.recorded.get(&event).cloned()
+            && let Some(p) = s.pending.get_mut(&stream)
+        {
+            p.retain(|x| !done.contains(x));
+        }
+    });
+}
+
+/// Memory `h` is freed by `what` (on `stream`, for `cuMemFreeAsync`): it must not be pending
+/// on any (other) stream.
+pub(crate) fn freeing(kind: Kind, h: usize, stream: Option<usize>, what: &str) {
+    with_state(|s| {
+        let on: Vec<usize> = s
+            .pending
+            .iter()
+            .filter(|(st, p)| Some(**st) != stream && p.contains(&(kind, h)))
+            .map(|(st, _)| *st)
+            .collect();
+        for st in on {
+            violation(
+                s,
+                format!(
+                    "{what}: {kind:?} {h:#x} freed while an operation on stream {st:#x} may use it"
+                ),
+            );
+        }
+        if let Some(st) = stream
+            && let Some(p) = s.pending.get_mut(&st)
+        {
+            p.retain(|x| *x != (kind, h));
+        }
+    });
+}
+
+/// `h` is destroyed or freed by `what`; false if it was not live (the double then must not
+/// free it again).
+pub(crate) fn destroyed(kind: Kind, h: usize, what: &str) -> bool {
+    with_state(|s| {
+        if check_use(s, kind, h, what).is_none() {
+            return false;
+        }
+        if let Some(o) = s.objs.get_mut(&(kind, h)) {
+            o.live = false;
+        }
+        if kind == Kind::Module {
+            for ((k, _), o) in &mut s.objs {
+                if *k == Kind::Function && o.parent == h {
+                    o.live = false;
+                }
+            }
+        }
+        true
+    })
+    .unwrap_or(true)
+}
+
+/// Context `h` is destroyed: it must be live and on no thread's stack; its handles die with it.
+pub(crate) fn context_destroyed(h: usize) {
+    with_state(|s| {
+        match s.objs.get(&(Kind::Context, h)) {
+            Some(o) if o.live => {}
+            _ => {
+                violation(
+                    s,
+                    format!("cuCtxDestroy: context {h:#x} unknown or already destroyed"),
+                );
+                return;
+            }
+        }
+        // The driver pops a context destroyed on top of the calling thread's stack (Context
+        // Management, cuCtxDestroy): that is allowed, and how a program recovers from a failed
+        // pop. Anywhere else on a stack it is a violation.
+        let me = thread_id();
+        let on: Vec<u64> = s
+            .stacks
+            .iter()
+            .filter(|(t, v)| {
+                let on_top_here = **t == me && v.last() == Some(&h);
+                v.contains(&h) && !(on_top_here && v.iter().filter(|c| **c == h).count() == 1)
+            })
+            .map(|(t, _)| *t)
+            .collect();
+        for t in on {
+            violation(
+                s,
+                format!("cuCtxDestroy: context {h:#x} is on the stack of thread {t}"),
+            );
+        }
+        let mut orphans = Vec::new();
+        for ((k, x), o) in &mut s.objs {
+            if o.ctx == h && o.live && *k != Kind::Context {
+                o.live = false;
+                if *k != Kind::Function {
+                    orphans.push(format!(
+                        "orphan: {k:?} {x:#x} still alive when context {h:#x} was destroyed"
+                    ));
+                }
+            }
+        }
+        s.orphans.extend(orphans);
+        if let Some(o) = s.objs.get_mut(&(Kind::Context, h)) {
+            o.live = false;
+        }
+    });
+}
+
+/// A pop found the stack empty.
+pub(crate) fn pop_empty() {
+    with_state(|s| violation(s, "cuCtxPopCurrent: the stack is empty".to_owned()));
+}
+
+/// Writes the report.
+pub(crate) fn report() -> String {
+    use core::fmt::Write;
+    let failed = FAILED.lock().map_or(None, |f| *f).unwrap_or("-");
+    let mut out = String::new();
+    let _ = writeln!(out, "calls {}", CALLS.load(Relaxed));
+    let _ = writeln!(out, "failed {failed}");
+    with_state(|s| {
+        let live_ctx = |c: usize| s.objs.get(&(Kind::Context, c)).is_some_and(|o| o.live);
+        let mut leaks = Vec::new();
+        for ((k, h), o) in &s.objs {
+            let leaked = if *k == Kind::Context {
+                o.live && o.parent != usize::MAX
+            } else {
+                o.live && (*k == Kind::HostMemory || live_ctx(o.ctx))
+            };
+            if leaked {
+                leaks.push(format!("leak: {k:?} {h:#x} of context {:#x}", o.ctx));
+            }
+        }
+        leaks.sort();
+        let stacks = s.stacks.values().filter(|v| !v.is_empty()).count() + s.exited_nonempty;
+        let _ = writeln!(out, "violations {}", s.violations.len());
+        let _ = writeln!(out, "leaks {}", leaks.len());
+        let _ = writeln!(out, "stacks {stacks}");
+        let _ = writeln!(out, "orphans {}", s.orphans.len());
+        for v in &s.violations {
+            let _ = writeln!(out, "violation: {v}");
+        }
+        for l in &s.orphans {
+            let _ = writeln!(out, "{l}");
+        }
+        for l in &leaks {
+            let _ = writeln!(out, "{l}");
+        }
+    });
+    out
+}
+
+/// The number of violations so far (for the double's own tests).
+#[cfg(test)]
+pub(crate) fn violation_count() -> usize {
+    with_state(|s| s.violations.len()).unwrap_or(0)
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Runs custack's programs (benches/checking) under the checking driver (benches/nulldriver with
+# NULLDRIVER_CHECK=1) and fails each driver call in turn: contract row R10. No GPU needed.
+#
+#   bash scripts/check-driver.sh            # every program, every schedule
+#   CHECK_PROGRAMS="p2 p3" bash scripts/check-driver.sh
+#
+# For each program: one clean run counts its N driver calls; then for k in 1..=N one run fails
+# call k (NULLDRIVER_FAIL_AT=k, a typical code for that entry point) and one turns sticky from
+# call k on (NULLDRIVER_STICKY_AT=k). A run passes when the program exits 0 or 1 (never a panic
+# or a signal), the driver's report shows no violation, no leaked handle and no handle left
+# for its context's destruction to release (skipped when the failed call was itself a free,
+# destroy, unload or pop: the driver kept that handle; orphans also after a sticky fault or a
+# failed push), the
+# failure reached the program (its error, or take_drop_errors), and every
+# thread's context stack empty at its last call (skipped when a pop or push was failed).
+#
+# Everything is built in its own target directories (target/nulldriver, target/check-driver),
+# so the project's usual build is never relinked against the double.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
+nd_target=$target/nulldriver
+lib_dir=$nd_target/check-lib
+ck_target=$target/check-driver
+
+echo "check-driver: the double's own tests (one wrong raw-ffi sequence per violation kind)" >&2
+cargo test --quiet --manifest-path benches/nulldriver/Cargo.toml --target-dir "$nd_target" >&2
+cargo build --quiet --release --manifest-path benches/nulldriver/Cargo.toml --target-dir "$nd_target"
+mkdir -p "$lib_dir"
+cp -f "$nd_target/release/libcuda.so" "$lib_dir/libcuda.so"
+ln -sf libcuda.so "$lib_dir/libcuda.so.1"
+CUDA_DRIVER_LIB_DIR=$lib_dir cargo build --quiet --release \
+    --manifest-path benches/checking/Cargo.toml --target-dir "$ck_target"
+bin=$ck_target/release/custack-checking
+export LD_LIBRARY_PATH=$lib_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+loaded=$(ldd "$bin" | awk '/libcuda/ { print $3 }')
+[[ $(realpath "$loaded") == $(realpath "$lib_dir/libcuda.so") ]] ||
+    { echo "check-driver: $bin loads $loaded, not the checking driver" >&2; exit 1; }
+
+programs=(${CHECK_PROGRAMS:-example p1 p2 p3 p4 p8 scoped_alloc reuse_after_scope})
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+report=$work/report
+total_runs=0 total_failed_calls=0 bad=0 total_violations=0
+
+# Runs "$bin $program" with the extra environment "$@"; checks its report; echoes nothing.
+run_one() {
+    local program=$1 label=$2; shift 2
+    local rc=0 out
+    rm -f "$report"
+    out=$(env NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" "$@" "$bin" "$program" 2>&1) || rc=$?
+    total_runs=$((total_runs + 1))
+    local problems=()
+    [[ $rc == 0 || $rc == 1 ]] || problems+=("exit $rc")
+    [[ $out != *panicked* ]] || problems+=("panic")
+    if [[ ! -s $report ]]; then
+        problems+=("no report")
+    else
+        local failed violations leaks stacks orphans
+        failed=$(awk '$1 == "failed" { print $2 }' "$report")
+        violations=$(awk '$1 == "violations" { print $2 }' "$report")
+        leaks=$(awk '$1 == "leaks" { print $2 }' "$report")
+        stacks=$(awk '$1 == "stacks" { print $2 }' "$report")
+        orphans=$(awk '$1 == "orphans" { print $2 }' "$report")
+        [[ $failed == - ]] || total_failed_calls=$((total_failed_calls + 1))
+        total_violations=$((total_violations + violations))
+        [[ $violations == 0 ]] || problems+=("$violations violations")
+        # A failed call must reach the program: as its error, or in take_drop_errors.
+        [[ $failed == - || $out != *"ok (0 drop errors)"* ]] || problems+=("the failure was lost")
+        case $failed in
+            cuMemFree*|cuStreamDestroy*|cuEventDestroy*|cuModuleUnload*|cuCtxDestroy*|cuCtxPopCurrent*|cuDevicePrimaryCtxRelease*) ;;
+            *) [[ $leaks == 0 ]] || problems+=("$leaks leaks")
+               # After a sticky fault frees fail and destroying the context is the clean-up; a
+               # parked handle whose drop cannot push its context cannot release it either
+               # (the drop records the error).
+               [[ $label == sticky-* || $failed == cuCtxPushCurrent* || $orphans == 0 ]] ||
+                   problems+=("$orphans orphans") ;;
+        esac
+        case $failed in
+            cuCtxPopCurrent*|cuCtxPushCurrent*|cuCtxSetCurrent*) ;;
+            *) [[ $stacks == 0 ]] || problems+=("$stacks threads left a context on their stack") ;;
+        esac
+    fi
+    if ((${#problems[@]})); then
+        bad=$((bad + 1))
+        echo "check-driver: FAIL $program $label (failed call: ${failed:-?}): ${problems[*]}" >&2
+        echo "$out" | tail -5 >&2
+        [[ -s $report ]] && grep -E '^(violation|leak|orphan):' "$report" | head -10 >&2
+    fi
+    return 0
+}
+
+start=$SECONDS
+for program in "${programs[@]}"; do
+    rm -f "$report"
+    rc=0
+    NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" "$bin" "$program" >/dev/null 2>&1 || rc=$?
+    n=$(awk '$1 == "calls" { print $2 }' "$report" 2>/dev/null || echo 0)
+    [[ $rc == 0 && ${n:-0} -gt 0 ]] || { echo "check-driver: FAIL $program: clean run exit $rc, $n calls" >&2; bad=$((bad + 1)); continue; }
+    bad_before=$bad runs_before=$total_runs
+    run_one "$program" clean
+    for ((k = 1; k <= n; k++)); do
+        run_one "$program" "fail-at-$k" NULLDRIVER_FAIL_AT=$k
+        run_one "$program" "sticky-at-$k" NULLDRIVER_STICKY_AT=$k
+    done
+    printf 'check-driver: %-18s %4d calls, %5d schedules, %d failing\n' \
+        "$program" "$n" $((total_runs - runs_before)) $((bad - bad_before))
+done
+echo "check-driver: ${#programs[@]} programs, $total_runs runs, $total_failed_calls with a call failed, $total_violations violations, $bad failing runs ($((SECONDS - start)) s)"
+((bad == 0))
