@@ -67,7 +67,9 @@ impl Driver {
     ///
     /// `CUDA_ERROR_NO_DEVICE` on a machine without a usable GPU, `CUDA_ERROR_STUB_LIBRARY` when a
     /// toolkit stub was loaded instead of the driver, `CUDA_ERROR_INSUFFICIENT_DRIVER` and the
-    /// like; each error's message says what to do.
+    /// like; each error's message says what to do. Where the driver has the log API (12.9+), the
+    /// error of registering custack's log callback (`cuDriverGetVersion`, `cuGetProcAddress_v2`,
+    /// `cuLogsRegisterCallback`); a driver without it is not an error.
     ///
     /// # References
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html>
@@ -75,7 +77,7 @@ impl Driver {
     pub fn init() -> Result<Self> {
         // SAFETY: `cuInit` takes no pointers; flags must be 0.
         unsafe { ffi::cuInit(0) }.result()?;
-        crate::logs::register();
+        crate::logs::register()?;
         Ok(Self { _private: () })
     }
 

@@ -20,6 +20,7 @@ pub(crate) static LOGS_REGISTER_CALLBACK: Lookup<ffi::PFN_cuLogsRegisterCallback
 
 /// Whether the callback is registered (set once, by the first successful `Driver::init`).
 static REGISTERED: OnceLock<bool> = OnceLock::new();
+static REGISTERING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// At most this many messages wait on a thread for the next error; older ones are dropped.
 const KEPT: usize = 8;
@@ -60,17 +61,35 @@ unsafe extern "C" fn on_log(
 }
 
 /// Registers the log callback once per process, where the driver has the API (12.9+).
-pub(crate) fn register() {
-    REGISTERED.get_or_init(|| {
-        let Ok(register) = LOGS_REGISTER_CALLBACK.get() else {
-            return false;
-        };
-        let mut handle = core::ptr::null_mut();
-        // SAFETY: `on_log` has the callback's C signature and never unwinds; no user data; the
-        // handle is kept by the driver (the callback stays registered for the process).
-        let r = unsafe { register(Some(on_log), core::ptr::null_mut(), &raw mut handle) };
-        r == ffi::CUresult::CUDA_SUCCESS
-    });
+///
+/// A driver without the API is not an error (there are just no log lines); a failed driver call
+/// on the way is returned, and the next [`Driver::init`](crate::Driver::init) tries again.
+pub(crate) fn register() -> crate::Result<()> {
+    if REGISTERED.get().is_some() {
+        return Ok(());
+    }
+    // One registration at a time, so two threads never register the callback twice. A poisoned
+    // lock only means another registration panicked; the state it guards is `REGISTERED`.
+    let _once = REGISTERING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if REGISTERED.get().is_some() {
+        return Ok(());
+    }
+    let register = match LOGS_REGISTER_CALLBACK.get() {
+        Ok(register) => register,
+        Err(e) if e.kind() == crate::ErrorKind::DriverTooOld => {
+            let _ = REGISTERED.set(false);
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    let mut handle = core::ptr::null_mut();
+    // SAFETY: `on_log` has the callback's C signature and never unwinds; no user data; the
+    // handle is kept by the driver (the callback stays registered for the process).
+    unsafe { register(Some(on_log), core::ptr::null_mut(), &raw mut handle) }.result()?;
+    let _ = REGISTERED.set(true);
+    Ok(())
 }
 
 /// The driver's messages since this thread's last failed call, joined; `None` if there are
