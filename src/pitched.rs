@@ -42,50 +42,84 @@ fn element_size_bytes<T>() -> core::ffi::c_uint {
     }
 }
 
-/// A 2D copy of `height` rows of `width_bytes` between any two of host and device memory.
-fn copy2d(
-    (dst_type, dst_host, dst_device, dst_pitch): (
+/// One side of a 2D copy: `cuMemcpy2D` names host, device and array memory by different fields.
+#[derive(Clone, Copy)]
+pub(crate) enum Side2d {
+    /// Host rows `pitch` bytes apart (only read when it is the source).
+    Host(*mut core::ffi::c_void, usize),
+    /// Device rows `pitch` bytes apart.
+    Device(ffi::CUdeviceptr, usize),
+    /// A CUDA array.
+    Array(ffi::CUarray),
+}
+
+impl Side2d {
+    fn parts(
+        self,
+    ) -> (
         core::ffi::c_uint,
         *mut core::ffi::c_void,
         ffi::CUdeviceptr,
+        ffi::CUarray,
         usize,
-    ),
-    (src_type, src_host, src_device, src_pitch): (
-        core::ffi::c_uint,
-        *const core::ffi::c_void,
-        ffi::CUdeviceptr,
-        usize,
-    ),
+    ) {
+        match self {
+            Self::Host(p, pitch) => (ffi::CU_MEMORYTYPE_HOST, p, 0, core::ptr::null_mut(), pitch),
+            Self::Device(p, pitch) => (
+                ffi::CU_MEMORYTYPE_DEVICE,
+                core::ptr::null_mut(),
+                p,
+                core::ptr::null_mut(),
+                pitch,
+            ),
+            Self::Array(a) => (ffi::CU_MEMORYTYPE_ARRAY, core::ptr::null_mut(), 0, a, 0),
+        }
+    }
+}
+
+/// A 2D copy of `height` rows of `width_bytes` from `src` to `dst`.
+pub(crate) fn copy2d(
+    dst: Side2d,
+    src: Side2d,
     width_bytes: usize,
     height: usize,
 ) -> ffi::CUDA_MEMCPY2D {
+    let (dst_type, dst_host, dst_device, dst_array, dst_pitch) = dst.parts();
+    let (src_type, src_host, src_device, src_array, src_pitch) = src.parts();
     ffi::CUDA_MEMCPY2D {
         srcXInBytes: 0,
         srcY: 0,
         srcMemoryType: src_type,
-        srcHost: src_host,
+        srcHost: src_host.cast_const(),
         srcDevice: src_device,
-        srcArray: core::ptr::null_mut(),
+        srcArray: src_array,
         srcPitch: src_pitch,
         dstXInBytes: 0,
         dstY: 0,
         dstMemoryType: dst_type,
         dstHost: dst_host,
         dstDevice: dst_device,
-        dstArray: core::ptr::null_mut(),
+        dstArray: dst_array,
         dstPitch: dst_pitch,
         WidthInBytes: width_bytes,
         Height: height,
     }
 }
 
-fn check_packed(what: &str, host: usize, width: usize, height: usize) -> Result<()> {
+/// `LengthMismatch` unless `host` elements are `width`×`height` packed rows of `array`.
+pub(crate) fn check_packed(
+    what: &str,
+    array: &str,
+    host: usize,
+    width: usize,
+    height: usize,
+) -> Result<()> {
     if width.checked_mul(height) == Some(host) {
         return Ok(());
     }
     Err(Error::custack(
         ErrorKind::LengthMismatch,
-        format!("{what}: a {width}x{height} pitched array and {host} packed host elements"),
+        format!("{what}: a {width}x{height} {array} and {host} packed host elements"),
     ))
 }
 
@@ -169,16 +203,17 @@ impl<T: DeviceCopy> PitchedBuffer<'_, T> {
     /// elements; driver errors.
     #[doc(alias = "cuMemcpy2D")]
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
-        check_packed("copy_from_host", src.len(), self.width, self.height)?;
+        check_packed(
+            "copy_from_host",
+            "pitched array",
+            src.len(),
+            self.width,
+            self.height,
+        )?;
         let row = self.width * size_of::<T>();
         let copy = copy2d(
-            (
-                ffi::CU_MEMORYTYPE_DEVICE,
-                core::ptr::null_mut(),
-                self.ptr,
-                self.pitch,
-            ),
-            (ffi::CU_MEMORYTYPE_HOST, src.as_ptr().cast(), 0, row),
+            Side2d::Device(self.ptr, self.pitch),
+            Side2d::Host(src.as_ptr().cast_mut().cast(), row),
             row,
             self.height,
         );
@@ -194,13 +229,8 @@ impl<T: DeviceCopy> PitchedBuffer<'_, T> {
         let mut v: Vec<T> = Vec::with_capacity(n);
         let row = self.width * size_of::<T>();
         let copy = copy2d(
-            (ffi::CU_MEMORYTYPE_HOST, v.as_mut_ptr().cast(), 0, row),
-            (
-                ffi::CU_MEMORYTYPE_DEVICE,
-                core::ptr::null(),
-                self.ptr,
-                self.pitch,
-            ),
+            Side2d::Host(v.as_mut_ptr().cast(), row),
+            Side2d::Device(self.ptr, self.pitch),
             row,
             self.height,
         );
@@ -277,16 +307,17 @@ impl<'scope> StreamScope<'scope, '_> {
         src: impl Into<ScopedHost<'scope, T>>,
     ) -> Result<()> {
         let src = src.into();
-        check_packed("copy_to_pitched", src.len(), dst.width, dst.height)?;
+        check_packed(
+            "copy_to_pitched",
+            "pitched array",
+            src.len(),
+            dst.width,
+            dst.height,
+        )?;
         let row = dst.width * size_of::<T>();
         let copy = copy2d(
-            (
-                ffi::CU_MEMORYTYPE_DEVICE,
-                core::ptr::null_mut(),
-                dst.ptr,
-                dst.pitch,
-            ),
-            (ffi::CU_MEMORYTYPE_HOST, src.as_ptr().cast(), 0, row),
+            Side2d::Device(dst.ptr, dst.pitch),
+            Side2d::Host(src.as_ptr().cast_mut().cast(), row),
             row,
             dst.height,
         );
@@ -307,16 +338,17 @@ impl<'scope> StreamScope<'scope, '_> {
         src: &ScopedPitched<'scope, T>,
     ) -> Result<()> {
         let dst = dst.into();
-        check_packed("copy_from_pitched", dst.len(), src.width, src.height)?;
+        check_packed(
+            "copy_from_pitched",
+            "pitched array",
+            dst.len(),
+            src.width,
+            src.height,
+        )?;
         let row = src.width * size_of::<T>();
         let copy = copy2d(
-            (ffi::CU_MEMORYTYPE_HOST, dst.as_mut_ptr().cast(), 0, row),
-            (
-                ffi::CU_MEMORYTYPE_DEVICE,
-                core::ptr::null(),
-                src.ptr,
-                src.pitch,
-            ),
+            Side2d::Host(dst.as_mut_ptr().cast(), row),
+            Side2d::Device(src.ptr, src.pitch),
             row,
             src.height,
         );

@@ -12,6 +12,7 @@ use crate::StreamScope;
 use crate::asynchronous::scope::{Invariant, ScopedHost, ScopedHostMut};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
+use crate::pitched::{Side2d, check_packed, copy2d};
 use crate::plain::DeviceCopy;
 use crate::stack::{ContextKind, PushedGuard};
 use core::marker::PhantomData;
@@ -109,57 +110,6 @@ pub struct TextureHandle(#[allow(dead_code)] ffi::CUtexObject);
 /// A surface object parameter in a [`Kernel`](crate::Kernel) signature. Never constructed.
 #[derive(Debug)]
 pub struct SurfaceHandle(#[allow(dead_code)] ffi::CUsurfObject);
-
-/// A copy between packed host rows and an array.
-fn array_copy(
-    to_array: bool,
-    array: ffi::CUarray,
-    host: *mut core::ffi::c_void,
-    width_bytes: usize,
-    height: usize,
-) -> ffi::CUDA_MEMCPY2D {
-    let (src_type, dst_type) = if to_array {
-        (ffi::CU_MEMORYTYPE_HOST, ffi::CU_MEMORYTYPE_ARRAY)
-    } else {
-        (ffi::CU_MEMORYTYPE_ARRAY, ffi::CU_MEMORYTYPE_HOST)
-    };
-    ffi::CUDA_MEMCPY2D {
-        srcXInBytes: 0,
-        srcY: 0,
-        srcMemoryType: src_type,
-        srcHost: host.cast_const(),
-        srcDevice: 0,
-        srcArray: if to_array {
-            core::ptr::null_mut()
-        } else {
-            array
-        },
-        srcPitch: width_bytes,
-        dstXInBytes: 0,
-        dstY: 0,
-        dstMemoryType: dst_type,
-        dstHost: host,
-        dstDevice: 0,
-        dstArray: if to_array {
-            array
-        } else {
-            core::ptr::null_mut()
-        },
-        dstPitch: width_bytes,
-        WidthInBytes: width_bytes,
-        Height: height,
-    }
-}
-
-fn check_packed(what: &str, host: usize, width: usize, height: usize) -> Result<()> {
-    if width.checked_mul(height) == Some(host) {
-        return Ok(());
-    }
-    Err(Error::custack(
-        ErrorKind::LengthMismatch,
-        format!("{what}: a {width}x{height} array and {host} packed host elements"),
-    ))
-}
 
 fn array_resource(array: ffi::CUarray) -> ffi::CUDA_RESOURCE_DESC {
     let mut res = [0u64; 16];
@@ -297,11 +247,16 @@ impl<T: ArrayElement> CudaArray<'_, T> {
     /// [`ErrorKind::LengthMismatch`] (no driver call); driver errors.
     #[doc(alias = "cuMemcpy2D")]
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
-        check_packed("copy_from_host", src.len(), self.width, self.height)?;
-        let copy = array_copy(
-            true,
-            self.raw,
-            src.as_ptr().cast_mut().cast(),
+        check_packed(
+            "copy_from_host",
+            "array",
+            src.len(),
+            self.width,
+            self.height,
+        )?;
+        let copy = copy2d(
+            Side2d::Array(self.raw),
+            Side2d::Host(src.as_ptr().cast_mut().cast(), self.width * size_of::<T>()),
             self.width * size_of::<T>(),
             self.height,
         );
@@ -315,10 +270,9 @@ impl<T: ArrayElement> CudaArray<'_, T> {
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let n = self.width * self.height;
         let mut v: Vec<T> = Vec::with_capacity(n);
-        let copy = array_copy(
-            false,
-            self.raw,
-            v.as_mut_ptr().cast(),
+        let copy = copy2d(
+            Side2d::Host(v.as_mut_ptr().cast(), self.width * size_of::<T>()),
+            Side2d::Array(self.raw),
             self.width * size_of::<T>(),
             self.height,
         );
@@ -422,17 +376,16 @@ impl<'scope> StreamScope<'scope, '_> {
         src: impl Into<ScopedHost<'scope, T>>,
     ) -> Result<()> {
         let src = src.into();
-        check_packed("copy_to_array", src.len(), dst.width, dst.height)?;
+        check_packed("copy_to_array", "array", src.len(), dst.width, dst.height)?;
         if dst.width_bytes != dst.width * size_of::<T>() {
             return Err(Error::custack(
                 ErrorKind::LengthMismatch,
                 "copy_to_array: another element type",
             ));
         }
-        let copy = array_copy(
-            true,
-            dst.raw,
-            src.as_ptr().cast_mut().cast(),
+        let copy = copy2d(
+            Side2d::Array(dst.raw),
+            Side2d::Host(src.as_ptr().cast_mut().cast(), dst.width_bytes),
             dst.width_bytes,
             dst.height,
         );
@@ -453,17 +406,16 @@ impl<'scope> StreamScope<'scope, '_> {
         src: &ScopedArray<'scope>,
     ) -> Result<()> {
         let dst = dst.into();
-        check_packed("copy_from_array", dst.len(), src.width, src.height)?;
+        check_packed("copy_from_array", "array", dst.len(), src.width, src.height)?;
         if src.width_bytes != src.width * size_of::<T>() {
             return Err(Error::custack(
                 ErrorKind::LengthMismatch,
                 "copy_from_array: another element type",
             ));
         }
-        let copy = array_copy(
-            false,
-            src.raw,
-            dst.as_mut_ptr().cast(),
+        let copy = copy2d(
+            Side2d::Host(dst.as_mut_ptr().cast(), src.width_bytes),
+            Side2d::Array(src.raw),
             src.width_bytes,
             src.height,
         );
