@@ -225,4 +225,8 @@ rm -f "$example_log"
 # R10: the P-patterns and the example under the checking driver, each driver call failed once
 # and made sticky once (scripts/check-driver.sh; no GPU, its own target directories).
 bash scripts/check-driver.sh || status=$?
+# Again with every failed call returning CUDA_ERROR_INVALID_VALUE, which is not sticky: a scope
+# whose synchronize fails so must still not release its memory while its work may run.
+NULLDRIVER_FAIL_CODE=1 CHECK_PROGRAMS="example p1 p3 scoped_alloc reuse_after_scope" \
+    bash scripts/check-driver.sh || status=$?
 exit "$status"

@@ -22,3 +22,54 @@ pub(crate) mod graph;
 pub(crate) mod host;
 pub(crate) mod scope;
 pub(crate) mod submission;
+
+use crate::error::{Error, Result};
+use crate::ffi;
+
+/// Waits until no work enqueued on `stream` so far can still run, before the memory it uses is
+/// released (a scope's borrows end, a submission's payload is dropped).
+///
+/// `cuStreamSynchronize` returning an error does not by itself say the work is over: a sticky
+/// error does (the context runs nothing more), but a call that merely failed does not. Then the
+/// stream is polled with `cuStreamQuery` until it reports something other than
+/// `CUDA_ERROR_NOT_READY`, and if that answer is an error that is not sticky either, the whole
+/// context is synchronized. Only if that too fails without a sticky error is there no way to
+/// know the GPU is done with the memory: releasing it would be undefined behaviour, so the
+/// process aborts (after saying why on stderr). The first error is returned.
+pub(crate) fn wait_stream(stream: ffi::CUstream) -> Result<()> {
+    // SAFETY: callers pass a live stream of the current context.
+    let Err(first) = unsafe { ffi::cuStreamSynchronize(stream) }.result() else {
+        return Ok(());
+    };
+    if first.is_sticky() {
+        return Err(first);
+    }
+    let polled = loop {
+        // SAFETY: as above.
+        match unsafe { ffi::cuStreamQuery(stream) } {
+            ffi::CUresult::CUDA_ERROR_NOT_READY => std::thread::yield_now(),
+            code => break code.result(),
+        }
+    };
+    match polled {
+        Ok(()) => return Err(first),
+        Err(e) if e.is_sticky() => return Err(first),
+        Err(_) => {}
+    }
+    // SAFETY: synchronizes the current context, which `stream` belongs to.
+    match unsafe { ffi::cuCtxSynchronize() }.result() {
+        Ok(()) => Err(first),
+        Err(e) if e.is_sticky() => Err(first),
+        Err(e) => abort_unfinished(&first, &e),
+    }
+}
+
+#[cold]
+fn abort_unfinished(first: &Error, last: &Error) -> ! {
+    eprintln!(
+        "custack: cannot tell whether the GPU is done with memory a stream scope or submission \
+         is about to release (cuStreamSynchronize: {first}; cuCtxSynchronize: {last}); aborting \
+         rather than freeing memory the GPU may still use"
+    );
+    std::process::abort()
+}

@@ -27,7 +27,10 @@ impl Stream<'_> {
     /// # Errors
     ///
     /// The synchronization's error: the first error of the work in the scope, or a sticky
-    /// error; [`ErrorKind::HostFunctionPanicked`](crate::ErrorKind::HostFunctionPanicked) if a
+    /// error. The borrows end only once no work of the scope can still run: if the
+    /// synchronization fails without a sticky error, the stream is polled until it is idle
+    /// (`cuStreamQuery`), then the context synchronized; if the driver cannot confirm either,
+    /// the process aborts rather than release memory the GPU may still use. [`ErrorKind::HostFunctionPanicked`](crate::ErrorKind::HostFunctionPanicked) if a
     /// [host function](StreamScope::host_fn) of this context panicked. Errors of individual
     /// enqueue calls are returned by those calls.
     ///
@@ -58,8 +61,7 @@ impl Stream<'_> {
         let waiter = SyncOnDrop(self.as_raw());
         let value = f(&scope);
         core::mem::forget(waiter);
-        // SAFETY: `raw` is a live stream of the current context.
-        unsafe { ffi::cuStreamSynchronize(self.as_raw()) }.result()?;
+        super::wait_stream(self.as_raw())?;
         super::host::check_panics()?;
         Ok(value)
     }
@@ -71,8 +73,8 @@ struct SyncOnDrop(ffi::CUstream);
 
 impl Drop for SyncOnDrop {
     fn drop(&mut self) {
-        // SAFETY: the stream is live (borrowed by the scope).
-        if let Err(e) = unsafe { ffi::cuStreamSynchronize(self.0) }.result() {
+        // The stream is live (borrowed by the scope).
+        if let Err(e) = super::wait_stream(self.0) {
             record_drop_error(e);
         }
     }

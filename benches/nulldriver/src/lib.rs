@@ -480,6 +480,8 @@ entry_points! {
     }
     fn cuStreamQuery(stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuStreamQuery");
+        // Work here completes at once: a successful query says the stream is idle.
+        check::stream_synchronized(stream as usize);
         CUDA_SUCCESS
     }
     fn cuStreamSynchronize(stream: Handle) {
