@@ -2,7 +2,7 @@
 //! (group__CUDA__MALLOC__ASYNC).
 
 use super::{
-    CUDA_MEMCPY2D, CUcontext, CUdevice, CUdeviceptr, CUipcMemHandle, CUmem_advise,
+    CUDA_MEMCPY2D, CUDA_MEMCPY3D, CUcontext, CUdevice, CUdeviceptr, CUipcMemHandle, CUmem_advise,
     CUmem_range_attribute, CUmemAccessDesc, CUmemAllocationProp, CUmemGenericAllocationHandle,
     CUmemPool_attribute, CUmemPoolProps, CUmemoryPool, CUpointer_attribute, CUresult, CUstream,
 };
@@ -212,6 +212,12 @@ unsafe extern "C" {
     /// Copies memory for 2D arrays, in stream order (`cuMemcpy2DAsync` maps here).
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     pub fn cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult;
+    /// Copies memory for 3D arrays (`cuMemcpy3D` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D) -> CUresult;
+    /// Copies memory for 3D arrays, in stream order (`cuMemcpy3DAsync` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult;
     /// Reserves a virtual address range.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     pub fn cuMemAddressReserve(

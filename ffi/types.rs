@@ -629,6 +629,63 @@ pub struct CUDA_MEMCPY2D {
 }
 const _: () = assert!(size_of::<CUDA_MEMCPY2D>() == 128 && align_of::<CUDA_MEMCPY2D>() == 8);
 
+/// `CUDA_MEMCPY3D` (`_v2`): a 3D copy between host, device, array or unified memory.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_MEMCPY3D {
+    /// Source X offset, in bytes.
+    pub srcXInBytes: usize,
+    /// Source Y offset, in rows.
+    pub srcY: usize,
+    /// Source Z offset, in slices.
+    pub srcZ: usize,
+    /// Source level of detail (must be 0).
+    pub srcLOD: usize,
+    /// Source memory type (`CUmemorytype`).
+    pub srcMemoryType: c_uint,
+    /// Source host pointer (host memory).
+    pub srcHost: *const core::ffi::c_void,
+    /// Source device pointer (device memory).
+    pub srcDevice: CUdeviceptr,
+    /// Source array (array memory).
+    pub srcArray: CUarray,
+    /// Must be null.
+    pub reserved0: *mut core::ffi::c_void,
+    /// Source pitch, in bytes (ignored for arrays).
+    pub srcPitch: usize,
+    /// Source rows per slice (ignored for arrays).
+    pub srcHeight: usize,
+    /// Destination X offset, in bytes.
+    pub dstXInBytes: usize,
+    /// Destination Y offset, in rows.
+    pub dstY: usize,
+    /// Destination Z offset, in slices.
+    pub dstZ: usize,
+    /// Destination level of detail (must be 0).
+    pub dstLOD: usize,
+    /// Destination memory type (`CUmemorytype`).
+    pub dstMemoryType: c_uint,
+    /// Destination host pointer.
+    pub dstHost: *mut core::ffi::c_void,
+    /// Destination device pointer.
+    pub dstDevice: CUdeviceptr,
+    /// Destination array.
+    pub dstArray: CUarray,
+    /// Must be null.
+    pub reserved1: *mut core::ffi::c_void,
+    /// Destination pitch, in bytes (ignored for arrays).
+    pub dstPitch: usize,
+    /// Destination rows per slice (ignored for arrays).
+    pub dstHeight: usize,
+    /// Width of the copy, in bytes.
+    pub WidthInBytes: usize,
+    /// Height of the copy, in rows.
+    pub Height: usize,
+    /// Depth of the copy, in slices.
+    pub Depth: usize,
+}
+const _: () = assert!(size_of::<CUDA_MEMCPY3D>() == 200 && align_of::<CUDA_MEMCPY3D>() == 8);
+
 /// `CUmemGenericAllocationHandle`: a physical allocation made by `cuMemCreate`.
 pub type CUmemGenericAllocationHandle = c_ulonglong;
 

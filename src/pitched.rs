@@ -42,15 +42,13 @@ fn element_size_bytes<T>() -> core::ffi::c_uint {
     }
 }
 
-/// One side of a 2D copy: `cuMemcpy2D` names host, device and array memory by different fields.
+/// One side of a 2D copy: `cuMemcpy2D` names host and device memory by different fields.
 #[derive(Clone, Copy)]
 pub(crate) enum Side2d {
     /// Host rows `pitch` bytes apart (only read when it is the source).
     Host(*mut core::ffi::c_void, usize),
     /// Device rows `pitch` bytes apart.
     Device(ffi::CUdeviceptr, usize),
-    /// A CUDA array.
-    Array(ffi::CUarray),
 }
 
 impl Side2d {
@@ -60,19 +58,11 @@ impl Side2d {
         core::ffi::c_uint,
         *mut core::ffi::c_void,
         ffi::CUdeviceptr,
-        ffi::CUarray,
         usize,
     ) {
         match self {
-            Self::Host(p, pitch) => (ffi::CU_MEMORYTYPE_HOST, p, 0, core::ptr::null_mut(), pitch),
-            Self::Device(p, pitch) => (
-                ffi::CU_MEMORYTYPE_DEVICE,
-                core::ptr::null_mut(),
-                p,
-                core::ptr::null_mut(),
-                pitch,
-            ),
-            Self::Array(a) => (ffi::CU_MEMORYTYPE_ARRAY, core::ptr::null_mut(), 0, a, 0),
+            Self::Host(p, pitch) => (ffi::CU_MEMORYTYPE_HOST, p, 0, pitch),
+            Self::Device(p, pitch) => (ffi::CU_MEMORYTYPE_DEVICE, core::ptr::null_mut(), p, pitch),
         }
     }
 }
@@ -84,42 +74,46 @@ pub(crate) fn copy2d(
     width_bytes: usize,
     height: usize,
 ) -> ffi::CUDA_MEMCPY2D {
-    let (dst_type, dst_host, dst_device, dst_array, dst_pitch) = dst.parts();
-    let (src_type, src_host, src_device, src_array, src_pitch) = src.parts();
+    let (dst_type, dst_host, dst_device, dst_pitch) = dst.parts();
+    let (src_type, src_host, src_device, src_pitch) = src.parts();
     ffi::CUDA_MEMCPY2D {
         srcXInBytes: 0,
         srcY: 0,
         srcMemoryType: src_type,
         srcHost: src_host.cast_const(),
         srcDevice: src_device,
-        srcArray: src_array,
+        srcArray: core::ptr::null_mut(),
         srcPitch: src_pitch,
         dstXInBytes: 0,
         dstY: 0,
         dstMemoryType: dst_type,
         dstHost: dst_host,
         dstDevice: dst_device,
-        dstArray: dst_array,
+        dstArray: core::ptr::null_mut(),
         dstPitch: dst_pitch,
         WidthInBytes: width_bytes,
         Height: height,
     }
 }
 
-/// `LengthMismatch` unless `host` elements are `width`×`height` packed rows of `array`.
+/// `LengthMismatch` unless `host` elements are `width`×`height`(×`depth`) packed rows of `array`.
 pub(crate) fn check_packed(
     what: &str,
     array: &str,
     host: usize,
-    width: usize,
-    height: usize,
+    [width, height, depth]: [usize; 3],
 ) -> Result<()> {
-    if width.checked_mul(height) == Some(host) {
+    if width.checked_mul(height).and_then(|n| n.checked_mul(depth)) == Some(host) {
         return Ok(());
     }
+    let shape = if depth == 1 {
+        format!("{width}x{height}")
+    } else {
+        format!("{width}x{height}x{depth}")
+    };
     Err(Error::custack(
         ErrorKind::LengthMismatch,
-        format!("{what}: a {width}x{height} {array} and {host} packed host elements"),
+        format!("{what}: a {shape} {array} and {host} packed host elements"),
     ))
 }
 
@@ -207,8 +201,7 @@ impl<T: DeviceCopy> PitchedBuffer<'_, T> {
             "copy_from_host",
             "pitched array",
             src.len(),
-            self.width,
-            self.height,
+            [self.width, self.height, 1],
         )?;
         let row = self.width * size_of::<T>();
         let copy = copy2d(
@@ -311,8 +304,7 @@ impl<'scope> StreamScope<'scope, '_> {
             "copy_to_pitched",
             "pitched array",
             src.len(),
-            dst.width,
-            dst.height,
+            [dst.width, dst.height, 1],
         )?;
         let row = dst.width * size_of::<T>();
         let copy = copy2d(
@@ -342,8 +334,7 @@ impl<'scope> StreamScope<'scope, '_> {
             "copy_from_pitched",
             "pitched array",
             dst.len(),
-            src.width,
-            src.height,
+            [src.width, src.height, 1],
         )?;
         let row = src.width * size_of::<T>();
         let copy = copy2d(

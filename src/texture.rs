@@ -1,7 +1,8 @@
 //! CUDA arrays, texture objects and surface objects.
 //!
-//! A [`CudaArray`] is opaque, texture-friendly device memory (`cuArray3DCreate`), copied to and
-//! from packed host rows synchronously and in scopes. A [`TextureObject`] (`cuTexObjectCreate`)
+//! A [`CudaArray`] is opaque, texture-friendly device memory (`cuArray3DCreate`), one, two or
+//! three dimensional, copied to and from packed host elements synchronously and in scopes
+//! (`cuMemcpy3D`, `cuMemcpy3DAsync`). A [`TextureObject`] (`cuTexObjectCreate`)
 //! borrows its array *shared* and a [`SurfaceObject`] (`cuSurfObjectCreate`) borrows it
 //! *exclusively*, so the array can be neither freed nor written otherwise while an object over
 //! it exists. A kernel receives an object only bound to its scope ([`StreamScope::bind_texture`],
@@ -12,7 +13,7 @@ use crate::StreamScope;
 use crate::asynchronous::scope::{Invariant, ScopedHost, ScopedHostMut};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
-use crate::pitched::{Side2d, check_packed, copy2d};
+use crate::pitched::check_packed;
 use crate::plain::DeviceCopy;
 use crate::stack::{ContextKind, PushedGuard};
 use core::marker::PhantomData;
@@ -53,13 +54,14 @@ array_element! {
     [f32; 4] => CU_AD_FORMAT_FLOAT, 4;
 }
 
-/// A `width` × `height` CUDA array of `T`, lent by a guard; destroyed on drop
+/// A `width` × `height` × `depth` CUDA array of `T`, lent by a guard; destroyed on drop
 /// (`cuArrayDestroy`). Created surface-capable, so textures and surfaces can both use it.
 #[derive(Debug)]
 pub struct CudaArray<'g, T: ArrayElement> {
     raw: ffi::CUarray,
     width: usize,
     height: usize,
+    depth: usize,
     _marker: PhantomData<(&'g (), *const T)>,
 }
 
@@ -145,14 +147,47 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         width: usize,
         height: usize,
     ) -> Result<CudaArray<'_, T>> {
-        if width == 0 || height == 0 {
+        self.alloc_array_3d(width, height, 1)
+    }
+
+    /// `cuArray3DCreate`—A `width` × `height` × `depth` array of `T`, uninitialized (height
+    /// and depth 1 for a 1D array, depth 1 for a 2D one). Textures and surfaces over it are
+    /// created as for a 2D array and sampled with three coordinates.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] for an empty extent (no driver call); driver errors, e.g.
+    /// for an extent beyond the device's maximum array dimensions.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let mut volume = guard.alloc_array_3d::<u16>(64, 32, 16)?;
+    /// let voxels: Vec<u16> = (0..64 * 32 * 16).map(|i| i as u16).collect();
+    /// volume.copy_from_host(&voxels)?; // packed: x fastest, then y, then z
+    /// assert_eq!(volume.to_vec()?, voxels);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    #[doc(alias = "cuArray3DCreate")]
+    pub fn alloc_array_3d<T: ArrayElement>(
+        &self,
+        width: usize,
+        height: usize,
+        depth: usize,
+    ) -> Result<CudaArray<'_, T>> {
+        if width == 0 || height == 0 || depth == 0 {
             return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
                 .with_detail("an empty array: allocate at least one element"));
         }
+        // The descriptor's height is 0 for a 1D array and its depth 0 for a 1D or 2D one.
         let desc = ffi::CUDA_ARRAY3D_DESCRIPTOR {
             Width: width,
-            Height: if height == 1 { 0 } else { height },
-            Depth: 0,
+            Height: if height == 1 && depth == 1 { 0 } else { height },
+            Depth: if depth == 1 { 0 } else { depth },
             Format: T::FORMAT,
             NumChannels: T::CHANNELS,
             Flags: ffi::CUDA_ARRAY3D_SURFACE_LDST,
@@ -165,6 +200,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             raw,
             width,
             height,
+            depth,
             _marker: PhantomData,
         })
     }
@@ -231,56 +267,102 @@ impl<T: ArrayElement> CudaArray<'_, T> {
     pub fn width(&self) -> usize {
         self.width
     }
-    /// Rows.
+    /// Rows per slice (1 for a 1D array).
     pub fn height(&self) -> usize {
         self.height
+    }
+    /// Slices (1 for a 1D or 2D array).
+    pub fn depth(&self) -> usize {
+        self.depth
     }
     /// The raw `CUarray`.
     pub fn as_raw(&self) -> ffi::CUarray {
         self.raw
     }
 
-    /// `cuMemcpy2D`—Copies packed host rows into the array.
+    fn extent(&self) -> [usize; 3] {
+        [self.width, self.height, self.depth]
+    }
+
+    /// `cuMemcpy3D`—Copies packed host elements into the array (x fastest, then y, then z).
     ///
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] (no driver call); driver errors.
-    #[doc(alias = "cuMemcpy2D")]
+    #[doc(alias = "cuMemcpy3D")]
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
-        check_packed(
-            "copy_from_host",
-            "array",
-            src.len(),
-            self.width,
-            self.height,
-        )?;
-        let copy = copy2d(
-            Side2d::Array(self.raw),
-            Side2d::Host(src.as_ptr().cast_mut().cast(), self.width * size_of::<T>()),
-            self.width * size_of::<T>(),
-            self.height,
+        check_packed("copy_from_host", "array", src.len(), self.extent())?;
+        let copy = array_copy::<T>(
+            self.raw,
+            self.extent(),
+            src.as_ptr().cast_mut().cast(),
+            ToArray(true),
         );
         // SAFETY: `src` holds the array's elements, packed (only read); a live array of the
         // current context, exclusively borrowed.
-        unsafe { ffi::cuMemcpy2D_v2(&raw const copy) }.result()
+        unsafe { ffi::cuMemcpy3D_v2(&raw const copy) }.result()
     }
 
-    /// `cuMemcpy2D`—The array's elements as packed rows.
-    #[doc(alias = "cuMemcpy2D")]
+    /// `cuMemcpy3D`—The array's elements, packed (x fastest, then y, then z).
+    #[doc(alias = "cuMemcpy3D")]
     pub fn to_vec(&self) -> Result<Vec<T>> {
-        let n = self.width * self.height;
+        let n = self.width * self.height * self.depth;
         let mut v: Vec<T> = Vec::with_capacity(n);
-        let copy = copy2d(
-            Side2d::Host(v.as_mut_ptr().cast(), self.width * size_of::<T>()),
-            Side2d::Array(self.raw),
-            self.width * size_of::<T>(),
-            self.height,
+        let copy = array_copy::<T>(
+            self.raw,
+            self.extent(),
+            v.as_mut_ptr().cast(),
+            ToArray(false),
         );
         // SAFETY: `v` has room for the array's elements; a live array of the current context.
-        unsafe { ffi::cuMemcpy2D_v2(&raw const copy) }.result()?;
+        unsafe { ffi::cuMemcpy3D_v2(&raw const copy) }.result()?;
         // SAFETY: the copy initialized all `n` elements; any bit pattern is a valid `T`.
         unsafe { v.set_len(n) };
         Ok(v)
+    }
+}
+
+/// The direction of an [`array_copy`].
+#[derive(Clone, Copy)]
+struct ToArray(bool);
+
+/// A copy of a whole `array` of `T` with extent `[width, height, depth]` to or from packed host
+/// elements at `host`.
+fn array_copy<T>(
+    array: ffi::CUarray,
+    [width, height, depth]: [usize; 3],
+    host: *mut core::ffi::c_void,
+    ToArray(to_array): ToArray,
+) -> ffi::CUDA_MEMCPY3D {
+    let row = width * size_of::<T>();
+    let (host_type, array_type) = (ffi::CU_MEMORYTYPE_HOST, ffi::CU_MEMORYTYPE_ARRAY);
+    let (null_host, null_array) = (core::ptr::null_mut(), core::ptr::null_mut());
+    ffi::CUDA_MEMCPY3D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcZ: 0,
+        srcLOD: 0,
+        srcMemoryType: if to_array { host_type } else { array_type },
+        srcHost: if to_array { host } else { null_host }.cast_const(),
+        srcDevice: 0,
+        srcArray: if to_array { null_array } else { array },
+        reserved0: core::ptr::null_mut(),
+        srcPitch: if to_array { row } else { 0 },
+        srcHeight: if to_array { height } else { 0 },
+        dstXInBytes: 0,
+        dstY: 0,
+        dstZ: 0,
+        dstLOD: 0,
+        dstMemoryType: if to_array { array_type } else { host_type },
+        dstHost: if to_array { null_host } else { host },
+        dstDevice: 0,
+        dstArray: if to_array { array } else { null_array },
+        reserved1: core::ptr::null_mut(),
+        dstPitch: if to_array { 0 } else { row },
+        dstHeight: if to_array { 0 } else { height },
+        WidthInBytes: row,
+        Height: height,
+        Depth: depth,
     }
 }
 
@@ -328,8 +410,7 @@ impl ScopedSurface<'_> {
 pub struct ScopedArray<'scope> {
     raw: ffi::CUarray,
     width_bytes: usize,
-    width: usize,
-    height: usize,
+    extent: [usize; 3],
     _marker: PhantomData<(Invariant<'scope>, *const ())>,
 }
 
@@ -358,68 +439,62 @@ impl<'scope> StreamScope<'scope, '_> {
         ScopedArray {
             raw: array.raw,
             width_bytes: array.width * size_of::<T>(),
-            width: array.width,
-            height: array.height,
+            extent: array.extent(),
             _marker: PhantomData,
         }
     }
 
-    /// `cuMemcpy2DAsync`—Enqueues a copy of packed host rows into an array.
+    /// `cuMemcpy3DAsync`—Enqueues a copy of packed host elements into an array.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] (no driver call); driver errors.
-    #[doc(alias = "cuMemcpy2DAsync")]
+    #[doc(alias = "cuMemcpy3DAsync")]
     pub fn copy_to_array<T: ArrayElement>(
         &self,
         dst: &mut ScopedArray<'scope>,
         src: impl Into<ScopedHost<'scope, T>>,
     ) -> Result<()> {
         let src = src.into();
-        check_packed("copy_to_array", "array", src.len(), dst.width, dst.height)?;
-        if dst.width_bytes != dst.width * size_of::<T>() {
-            return Err(Error::custack(
-                ErrorKind::LengthMismatch,
-                "copy_to_array: another element type",
-            ));
-        }
-        let copy = copy2d(
-            Side2d::Array(dst.raw),
-            Side2d::Host(src.as_ptr().cast_mut().cast(), dst.width_bytes),
-            dst.width_bytes,
-            dst.height,
+        check_scoped::<T>("copy_to_array", dst, src.len())?;
+        let copy = array_copy::<T>(
+            dst.raw,
+            dst.extent,
+            src.as_ptr().cast_mut().cast(),
+            ToArray(true),
         );
         // SAFETY: both stay borrowed until the scope has waited; the host side holds the
-        // array's bytes, packed (only read).
-        unsafe { ffi::cuMemcpy2DAsync_v2(&raw const copy, self.as_raw()) }.result()
+        // array's elements, packed (only read).
+        unsafe { ffi::cuMemcpy3DAsync_v2(&raw const copy, self.as_raw()) }.result()
     }
 
-    /// `cuMemcpy2DAsync`—Enqueues a copy of an array into packed host rows.
+    /// `cuMemcpy3DAsync`—Enqueues a copy of an array into packed host elements.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] (no driver call); driver errors.
-    #[doc(alias = "cuMemcpy2DAsync")]
+    #[doc(alias = "cuMemcpy3DAsync")]
     pub fn copy_from_array<T: ArrayElement>(
         &self,
         dst: impl Into<ScopedHostMut<'scope, T>>,
         src: &ScopedArray<'scope>,
     ) -> Result<()> {
         let dst = dst.into();
-        check_packed("copy_from_array", "array", dst.len(), src.width, src.height)?;
-        if src.width_bytes != src.width * size_of::<T>() {
-            return Err(Error::custack(
-                ErrorKind::LengthMismatch,
-                "copy_from_array: another element type",
-            ));
-        }
-        let copy = copy2d(
-            Side2d::Host(dst.as_mut_ptr().cast(), src.width_bytes),
-            Side2d::Array(src.raw),
-            src.width_bytes,
-            src.height,
-        );
+        check_scoped::<T>("copy_from_array", src, dst.len())?;
+        let copy = array_copy::<T>(src.raw, src.extent, dst.as_mut_ptr().cast(), ToArray(false));
         // SAFETY: as in `copy_to_array`, the other way; any bit pattern is a valid `T`.
-        unsafe { ffi::cuMemcpy2DAsync_v2(&raw const copy, self.as_raw()) }.result()
+        unsafe { ffi::cuMemcpy3DAsync_v2(&raw const copy, self.as_raw()) }.result()
     }
+}
+
+/// `LengthMismatch` unless `host` elements of `T` are exactly the bound array's elements.
+fn check_scoped<T>(what: &str, array: &ScopedArray<'_>, host: usize) -> Result<()> {
+    check_packed(what, "array", host, array.extent)?;
+    if array.width_bytes != array.extent[0] * size_of::<T>() {
+        return Err(Error::custack(
+            ErrorKind::LengthMismatch,
+            format!("{what}: another element type than the array's"),
+        ));
+    }
+    Ok(())
 }

@@ -662,6 +662,8 @@ entry_points! {
     }
     fn cuMemcpy2D_v2(copy: *const c_void) { CUDA_SUCCESS }
     fn cuMemcpy2DAsync_v2(copy: *const c_void, stream: Handle) { CUDA_SUCCESS }
+    fn cuMemcpy3D_v2(copy: *const c_void) { CUDA_SUCCESS }
+    fn cuMemcpy3DAsync_v2(copy: *const c_void, stream: Handle) { CUDA_SUCCESS }
     fn cuMemGetAddressRange_v2(base: *mut CUdeviceptr, size: *mut usize, ptr: CUdeviceptr) {
         out(base, ptr);
         out(size, 1);
