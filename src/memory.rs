@@ -596,7 +596,9 @@ impl<T: DeviceCopy> ParkedBuffer<'_, T> {
     pub fn context_raw(&self) -> ffi::CUcontext {
         self.ctx
     }
-    pub(crate) fn device_ptr(&self) -> ffi::CUdeviceptr {
+    /// The raw device address, for raw calls and other libraries (the buffer's context must be
+    /// current, or the call must name that context, as `cuMemcpyPeer` does).
+    pub fn device_ptr(&self) -> ffi::CUdeviceptr {
         self.ptr
     }
 

@@ -69,3 +69,70 @@ fn copies_between_two_contexts() {
         })
         .unwrap();
 }
+
+/// Two GPUs: a context on each, copies both ways synchronously and in a scope, and peer access
+/// enabled, enabled again ("already enabled" is not an error) and disabled. Named `two_gpus_…`
+/// so a one-GPU machine can `--skip two_gpus`; with fewer than two devices it fails.
+#[test]
+#[ignore = "needs two CUDA devices"]
+fn two_gpus_copies_and_peer_access() {
+    const N: usize = 16 << 20; // 64 MiB of u32
+    let driver = custack::Driver::init().expect("a CUDA driver");
+    let devices = driver.devices().unwrap();
+    let [d0, d1, ..] = devices.as_slice() else {
+        panic!("needs two CUDA devices, found {}", devices.len());
+    };
+    let (c0, c1) = (
+        Context::new(*d0, ContextFlags::empty()).unwrap(),
+        Context::new(*d1, ContextFlags::empty()).unwrap(),
+    );
+    let peer = d0.can_access_peer(*d1).unwrap();
+    println!(
+        "{} and {}: peer access {}",
+        d0.name().unwrap(),
+        d1.name().unwrap(),
+        if peer { "possible" } else { "not possible" }
+    );
+    let mut stack = Stack::new().unwrap();
+    let (on_1, mut back_on_1) = stack
+        .with_pushed(&c1, |g1| {
+            let data: Vec<u32> = (0..N as u32).collect();
+            (
+                g1.park(g1.alloc_from(&data).unwrap()),
+                g1.park(g1.alloc_zeroed::<u32>(N).unwrap()),
+            )
+        })
+        .unwrap();
+    {
+        let g0 = stack.push(&c0).unwrap();
+        let access = peer.then(|| g0.enable_peer_access(&c1).unwrap());
+        if peer {
+            // Enabled already: Ok, and dropping this second one leaves the first in force.
+            drop(g0.enable_peer_access(&c1).unwrap());
+        }
+        let mut on_0 = g0.alloc::<u32>(N).unwrap();
+        g0.copy_from_peer(&mut on_0, &on_1).unwrap();
+        let host = on_0.to_vec().unwrap();
+        assert!(host.iter().enumerate().all(|(i, &x)| x == i as u32));
+        on_0.fill_u32(0xA5A5_A5A5).unwrap();
+        let mut again = g0.alloc_zeroed::<u32>(N).unwrap();
+        g0.stream()
+            .unwrap()
+            .scope(|s| {
+                s.copy_to_peer(&mut back_on_1, s.bind(&on_0))?;
+                s.copy_from_peer(s.bind_mut(&mut again), &on_1)
+            })
+            .unwrap()
+            .unwrap();
+        assert_eq!(again.to_vec().unwrap()[N - 1], (N - 1) as u32);
+        drop(access);
+    }
+    stack
+        .with_pushed(&c1, |g1| {
+            let back = g1.attach(back_on_1).unwrap();
+            assert!(back.to_vec().unwrap().iter().all(|&x| x == 0xA5A5_A5A5));
+            drop(g1.attach(on_1).unwrap());
+        })
+        .unwrap();
+    assert!(custack::take_drop_errors().is_empty());
+}
