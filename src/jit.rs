@@ -304,6 +304,11 @@ impl LinkedImage<'_> {
 }
 
 impl Linker<'_> {
+    /// The raw `CUlinkState`; custack destroys it when this value drops.
+    pub fn as_raw(&self) -> ffi::CUlinkState {
+        self.state
+    }
+
     fn add(&mut self, kind: ffi::CUjitInputType, name: &str, data: &[u8]) -> Result<()> {
         let name = CString::new(name).map_err(|_| {
             Error::custack(

@@ -711,6 +711,11 @@ impl<'m, S: KernelSignature> Kernel<'m, S> {
         })
     }
 
+    /// The raw `CUfunction`.
+    pub fn as_raw(&self) -> ffi::CUfunction {
+        self.function.as_raw()
+    }
+
     /// The unchecked function.
     pub fn function(&self) -> Function<'m> {
         self.function

@@ -75,6 +75,13 @@ pub struct LibraryFunction<'a> {
 
 static_assertions::assert_not_impl_any!(LibraryFunction<'static>: Send, Sync);
 
+impl LibraryKernel<'_> {
+    /// The raw `CUkernel` (context-independent; custack's [`Library`] owns it).
+    pub fn as_raw(&self) -> ffi::CUkernel {
+        self.raw
+    }
+}
+
 impl Library {
     /// `cuLibraryLoadData`—Loads PTX for every context (compiled for each context's device when
     /// first used there).

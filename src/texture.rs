@@ -394,6 +394,22 @@ impl Drop for SurfaceObject<'_> {
     }
 }
 
+impl TextureObject<'_> {
+    /// The raw `CUtexObject` (a `cudaTextureObject_t`), e.g. for a kernel launched by other
+    /// code; custack destroys it when this value drops.
+    pub fn as_raw(&self) -> ffi::CUtexObject {
+        self.raw
+    }
+}
+
+impl SurfaceObject<'_> {
+    /// The raw `CUsurfObject` (a `cudaSurfaceObject_t`); custack destroys it when this value
+    /// drops.
+    pub fn as_raw(&self) -> ffi::CUsurfObject {
+        self.raw
+    }
+}
+
 impl ScopedTexture<'_> {
     pub(crate) fn raw(self) -> ffi::CUtexObject {
         self.raw

@@ -230,6 +230,12 @@ impl PhysicalMemory<'_> {
     pub fn size(&self) -> usize {
         self.size
     }
+
+    /// The raw allocation handle (`CUmemGenericAllocationHandle`), e.g. to export it with
+    /// `cuMemExportToShareableHandle`; custack releases it when this value drops.
+    pub fn as_raw(&self) -> ffi::CUmemGenericAllocationHandle {
+        self.handle
+    }
 }
 
 impl Drop for PhysicalMemory<'_> {
