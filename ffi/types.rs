@@ -334,6 +334,13 @@ c_enum! {
     }
 }
 
+/// `CU_STREAM_LEGACY` (`((CUstream)0x1)`): the current context's legacy default (NULL) stream,
+/// whatever the compilation mode of the caller.
+pub const CU_STREAM_LEGACY: CUstream = 0x1 as CUstream;
+/// `CU_STREAM_PER_THREAD` (`((CUstream)0x2)`): the calling thread's per-thread default stream
+/// of the current context.
+pub const CU_STREAM_PER_THREAD: CUstream = 0x2 as CUstream;
+
 c_enum! {
     /// `CUstreamCaptureMode`: which other threads' potentially unsafe calls a capture forbids.
     CUstreamCaptureMode {

@@ -208,6 +208,43 @@ impl Context {
         self.raw
     }
 
+    /// `cuCtxGetDevice`—Adopts a context created elsewhere (`cuCtxCreate` by another library
+    /// or raw code) as a floating custack context: it is destroyed when dropped
+    /// (`cuCtxDestroy`). Its device is read by pushing it briefly on this thread.
+    ///
+    /// To *borrow* a context custack must not destroy, wrap the result in
+    /// [`ManuallyDrop`](core::mem::ManuallyDrop) and push `&*ctx`; the contract below then
+    /// holds for as long as that value and every guard of it live, and nothing is destroyed.
+    ///
+    /// # Safety
+    ///
+    /// - `raw` is a live context made by `cuCtxCreate` (any version): not a device's primary
+    ///   context (use [`Context::primary`], which retains it) and not a green context's
+    ///   (`cuCtxFromGreenCtx`: current on one thread at a time, which a `Context` does not
+    ///   promise);
+    /// - ownership passes to custack: nothing else destroys it, and when the returned value
+    ///   is dropped the context is on no thread's stack and no foreign code uses it any more.
+    ///
+    /// # Errors
+    ///
+    /// The driver's error from the push, `cuCtxGetDevice` or the pop (for instance
+    /// `CUDA_ERROR_INVALID_CONTEXT` for a destroyed handle). The context is not adopted then.
+    #[doc(alias = "cuCtxGetDevice")]
+    pub unsafe fn from_raw(raw: ffi::CUcontext) -> Result<Self> {
+        let mut device: ffi::CUdevice = 0;
+        let query = || {
+            // SAFETY: valid out-pointer; `raw` is current while this runs.
+            unsafe { ffi::cuCtxGetDevice(&raw mut device) }.result()
+        };
+        // SAFETY: the caller guarantees `raw` is live; `query` leaves the stack as it was.
+        unsafe { crate::memory::with_raw_current(raw, query) }?;
+        Ok(Self {
+            raw,
+            device: Device::from_raw(device),
+            primary: false,
+        })
+    }
+
     /// `cuDevicePrimaryCtxReset`—Destroys all allocations and state of the primary context
     /// and resets it; it is usable again afterwards.
     ///

@@ -39,12 +39,36 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             _marker: PhantomData,
         })
     }
+
+    /// Adopts an event created elsewhere: the returned [`Event`] is lent by this guard like one
+    /// it created and destroys the event when dropped (`cuEventDestroy`).
+    /// [`Event::into_raw`] is the way back.
+    ///
+    /// # Safety
+    ///
+    /// - `raw` is a live event created in this guard's context;
+    /// - ownership passes to custack: nothing else destroys the event, and nothing uses it
+    ///   after the returned `Event` is dropped or destroyed.
+    #[inline]
+    pub unsafe fn event_from_raw(&self, raw: ffi::CUevent) -> Event<'_> {
+        Event {
+            raw,
+            _marker: PhantomData,
+        }
+    }
 }
 
 impl Event<'_> {
     /// The raw `CUevent`.
     pub fn as_raw(&self) -> ffi::CUevent {
         self.raw
+    }
+
+    /// Gives up ownership: returns the raw `CUevent` without destroying it. Adopt it again
+    /// with [`PushedGuard::event_from_raw`].
+    #[must_use = "the event is no longer destroyed by custack"]
+    pub fn into_raw(self) -> ffi::CUevent {
+        core::mem::ManuallyDrop::new(self).raw
     }
 
     /// `cuEventSynchronize`—Waits until the event has completed.

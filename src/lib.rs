@@ -125,7 +125,7 @@ pub use plain::DeviceCopy;
 pub use pool::MemPool;
 pub use registered::{RegisteredHost, RegisteredVec};
 pub use stack::{ContextKind, Floating, Green, PushedGuard, Stack, StackTop};
-pub use stream::{Stream, StreamFlags};
+pub use stream::{BorrowedStream, Stream, StreamFlags};
 pub use texture::{
     ArrayElement, CudaArray, ScopedArray, ScopedSurface, ScopedTexture, SurfaceHandle,
     SurfaceObject, TextureHandle, TextureObject, TextureOptions,

@@ -499,6 +499,17 @@ device_memory!(DeviceView,);
 device_memory!(DeviceViewMut, mut_);
 
 impl<T: DeviceCopy> DeviceBuffer<'_, T> {
+    /// Gives up ownership: returns the device address and the number of elements without
+    /// freeing the memory, e.g. to hand it to a library that will free it (with `cuMemFree` or
+    /// `cudaFree`, in this buffer's context). Adopt it again with
+    /// [`PushedGuard::buffer_from_raw`]. To lend the memory instead, pass
+    /// [`device_ptr`](DeviceMemory::device_ptr) while the buffer lives.
+    #[must_use = "the memory is no longer freed by custack"]
+    pub fn into_raw(self) -> (ffi::CUdeviceptr, usize) {
+        let this = core::mem::ManuallyDrop::new(self);
+        (this.ptr, this.len)
+    }
+
     /// `cuMemFree`—Frees the allocation, returning the driver's error.
     #[doc(alias = "cuMemFree")]
     pub fn free(self) -> Result<()> {
@@ -712,6 +723,95 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         // SAFETY: valid out-pointers; this guard's context is current.
         unsafe { ffi::cuMemGetInfo_v2(&raw mut free, &raw mut total) }.result()?;
         Ok((free, total))
+    }
+
+    /// Adopts an allocation made elsewhere (`cuMemAlloc` or `cudaMalloc` by another library or
+    /// raw code) as `len` elements of `T`: the returned [`DeviceBuffer`] is lent by this guard
+    /// like one it allocated and frees the memory when dropped (`cuMemFree`).
+    /// [`DeviceBuffer::into_raw`] is the way back.
+    ///
+    /// # Safety
+    ///
+    /// - `ptr` is the start of a live allocation of this guard's context that `cuMemFree` may
+    ///   free (made by `cuMemAlloc`, `cuMemAllocPitch`, `cudaMalloc`; not by a memory pool,
+    ///   `cuMemAllocAsync`, the virtual memory API or `cuMemHostAlloc`), aligned for `T`;
+    /// - it holds at least `len * size_of::<T>()` bytes, and `len > 0`;
+    /// - ownership passes to custack: nothing else frees, reads or writes the memory while the
+    ///   returned buffer lives, and no work already enqueued elsewhere still uses it (or it is
+    ///   ordered before custack's work, e.g. the owner synchronized).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, DeviceMemory, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let (ptr, len) = guard.alloc_zeroed::<f32>(1024)?.into_raw(); // e.g. another library's
+    /// // SAFETY: a `cuMemAlloc` allocation of 1024 floats in `ctx`, handed over to custack.
+    /// let buf = unsafe { guard.buffer_from_raw::<f32>(ptr, len) };
+    /// assert_eq!(buf.to_vec()?, vec![0.0; 1024]);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    #[doc(alias = "cuMemFree")]
+    #[inline]
+    pub unsafe fn buffer_from_raw<T: DeviceCopy>(
+        &self,
+        ptr: ffi::CUdeviceptr,
+        len: usize,
+    ) -> DeviceBuffer<'_, T> {
+        DeviceBuffer {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Borrows `len` elements of `T` of device memory owned elsewhere (another library's
+    /// tensor, a workspace), for reading: a [`DeviceView`] lent by this guard, usable in every
+    /// synchronous operation and, bound with [`StreamScope::bind`](crate::StreamScope::bind),
+    /// in scopes. Never freed by custack.
+    ///
+    /// # Safety
+    ///
+    /// - `ptr..ptr + len * size_of::<T>()` is live device memory (or managed memory)
+    ///   accessible from this guard's context, aligned for `T`, and stays so until the
+    ///   returned view and everything borrowed from it are gone;
+    /// - nothing writes it meanwhile, on the host or the device;
+    /// - its bytes are valid values of `T` ([`DeviceCopy`] types accept any bytes).
+    #[inline]
+    pub unsafe fn view_from_raw<T: DeviceCopy>(
+        &self,
+        ptr: ffi::CUdeviceptr,
+        len: usize,
+    ) -> DeviceView<'_, T> {
+        DeviceView {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Borrows `len` elements of `T` of device memory owned elsewhere exclusively, for reading
+    /// and writing: a [`DeviceViewMut`] lent by this guard (bind it to scopes with
+    /// [`StreamScope::bind_mut`](crate::StreamScope::bind_mut)). Never freed by custack.
+    ///
+    /// # Safety
+    ///
+    /// As [`view_from_raw`](Self::view_from_raw), and nothing else reads or writes the memory
+    /// while the returned view or anything borrowed from it lives (including another view made
+    /// from the same pointer).
+    #[inline]
+    pub unsafe fn view_mut_from_raw<T: DeviceCopy>(
+        &self,
+        ptr: ffi::CUdeviceptr,
+        len: usize,
+    ) -> DeviceViewMut<'_, T> {
+        DeviceViewMut {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
     }
 }
 

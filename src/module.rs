@@ -186,10 +186,53 @@ impl<'ctx> PushedGuard<'ctx, '_> {
     }
 }
 
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
+    /// Adopts a module loaded elsewhere (`cuModuleLoad*` by raw code or another library): the
+    /// returned [`Module`] is lent by this guard like one it loaded, its functions borrow it,
+    /// and it is unloaded when dropped (`cuModuleUnload`). [`Module::into_raw`] is the way
+    /// back.
+    ///
+    /// # Safety
+    ///
+    /// - `raw` is a live module loaded in this guard's context;
+    /// - ownership passes to custack: nothing else unloads it, and nothing uses it or its
+    ///   functions after the returned `Module` is dropped or unloaded.
+    #[inline]
+    pub unsafe fn module_from_raw(&self, raw: ffi::CUmodule) -> Module<'_> {
+        Module {
+            raw,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Borrows a kernel function of a module custack does not own (`cuModuleGetFunction` or
+    /// `cuLibraryGetKernel` + `cuKernelGetFunction` by other code), lent by this guard, to
+    /// launch it in scopes and submissions.
+    ///
+    /// # Safety
+    ///
+    /// - `raw` is a function of a module (or library) loaded in this guard's context;
+    /// - that module stays loaded while this guard lives: the returned [`Function`] is `Copy`,
+    ///   so its copies may live as long as the borrow of the guard, and a submission owning
+    ///   one may still run until it is waited for or dropped.
+    #[inline]
+    pub unsafe fn function_from_raw(&self, raw: ffi::CUfunction) -> Function<'_> {
+        // SAFETY: the caller guarantees the module outlives the borrow of this guard.
+        unsafe { Function::from_raw(raw) }
+    }
+}
+
 impl Module<'_> {
     /// The raw `CUmodule`.
     pub fn as_raw(&self) -> ffi::CUmodule {
         self.raw
+    }
+
+    /// Gives up ownership: returns the raw `CUmodule` without unloading it. Adopt it again
+    /// with [`PushedGuard::module_from_raw`].
+    #[must_use = "the module is no longer unloaded by custack"]
+    pub fn into_raw(self) -> ffi::CUmodule {
+        core::mem::ManuallyDrop::new(self).raw
     }
 
     /// `cuModuleGetFunction`—The kernel named `name` (its mangled name for C++ kernels not
@@ -358,6 +401,17 @@ pub struct ParkedModule<'ctx> {
 unsafe impl Send for ParkedModule<'_> {}
 // SAFETY: `&ParkedModule` offers no operation.
 unsafe impl Sync for ParkedModule<'_> {}
+
+impl ParkedModule<'_> {
+    /// The raw context the module belongs to.
+    pub fn context_raw(&self) -> ffi::CUcontext {
+        self.ctx
+    }
+    /// The raw `CUmodule` (usable only while its context is current).
+    pub fn as_raw(&self) -> ffi::CUmodule {
+        self.raw
+    }
+}
 
 impl Drop for ParkedModule<'_> {
     fn drop(&mut self) {

@@ -106,12 +106,116 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             _marker: PhantomData,
         })
     }
+
+    /// Adopts a stream created elsewhere (another library, raw `cuStreamCreate` calls): the
+    /// returned [`Stream`] is lent by this guard like one it created, and destroys the stream
+    /// when dropped (`cuStreamDestroy`). [`Stream::into_raw`] is the way back.
+    ///
+    /// # Safety
+    ///
+    /// - `raw` is a live stream created in this guard's context (not the NULL stream, nor
+    ///   `CU_STREAM_LEGACY` or `CU_STREAM_PER_THREAD`: those are never destroyed; borrow them
+    ///   with [`borrow_stream_raw`](Self::borrow_stream_raw));
+    /// - ownership passes to custack: nothing else destroys the stream, and nothing uses it
+    ///   after the returned `Stream` is dropped or destroyed;
+    /// - no work that custack does not know of is pending or enqueued later on it that uses
+    ///   memory custack lends (custack frees memory once *its* work on the stream is done).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let raw = guard.stream()?.into_raw(); // e.g. a stream another library made
+    /// // SAFETY: `raw` is a live stream of `ctx`, owned by nobody else now.
+    /// let stream = unsafe { guard.stream_from_raw(raw) };
+    /// stream.synchronize()?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    #[inline]
+    pub unsafe fn stream_from_raw(&self, raw: ffi::CUstream) -> Stream<'_> {
+        Stream {
+            raw,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Borrows a stream owned elsewhere, e.g. the current stream of a framework that created
+    /// it: the returned [`BorrowedStream`] is lent by this guard, dereferences to a
+    /// [`Stream`] (so [`scope`](Stream::scope), [`submit`](Stream::submit), events... work on
+    /// it), and never destroys the stream.
+    ///
+    /// The special handles name the current context's default streams and may be borrowed
+    /// too: the legacy NULL stream (`core::ptr::null_mut()`),
+    /// [`ffi::CU_STREAM_LEGACY`] and [`ffi::CU_STREAM_PER_THREAD`].
+    ///
+    /// # Safety
+    ///
+    /// - `raw` is a stream of this guard's context, or one of the special handles above;
+    /// - it stays alive (is not destroyed by its owner) until the returned value, and every
+    ///   scope, submission or graph capture made through it, is gone;
+    /// - no work that custack does not know of uses memory custack lends on it (as for
+    ///   [`stream_from_raw`](Self::stream_from_raw)).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, DeviceMemory, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let mut buf = guard.alloc::<u32>(256)?;
+    /// // SAFETY: the NULL stream is a stream of the current context and is never destroyed.
+    /// let null = unsafe { guard.borrow_stream_raw(core::ptr::null_mut()) };
+    /// null.scope(|s| s.fill_u32(s.bind_mut(&mut buf), 7))??;
+    /// assert_eq!(buf.to_vec()?, vec![7; 256]);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    #[inline]
+    pub unsafe fn borrow_stream_raw(&self, raw: ffi::CUstream) -> BorrowedStream<'_> {
+        BorrowedStream {
+            stream: core::mem::ManuallyDrop::new(Stream {
+                raw,
+                _marker: PhantomData,
+            }),
+        }
+    }
+}
+
+/// A stream custack does not own, lent by a guard ([`PushedGuard::borrow_stream_raw`]):
+/// a [`Stream`] by dereference that is never destroyed by custack.
+#[derive(Debug)]
+pub struct BorrowedStream<'g> {
+    // Never dropped: the stream belongs to someone else. `Stream::destroy` and `into_raw` take
+    // `self`, which a `Deref` cannot give.
+    stream: core::mem::ManuallyDrop<Stream<'g>>,
+}
+
+static_assertions::assert_eq_size!(BorrowedStream<'static>, ffi::CUstream);
+static_assertions::assert_not_impl_any!(BorrowedStream<'static>: Send, Sync);
+
+impl<'g> core::ops::Deref for BorrowedStream<'g> {
+    type Target = Stream<'g>;
+    #[inline]
+    fn deref(&self) -> &Stream<'g> {
+        &self.stream
+    }
 }
 
 impl<'g> Stream<'g> {
     /// The raw `CUstream`.
     pub fn as_raw(&self) -> ffi::CUstream {
         self.raw
+    }
+
+    /// Gives up ownership: returns the raw `CUstream` without destroying it, e.g. to hand it
+    /// to a library that will destroy it. Adopt it again with
+    /// [`PushedGuard::stream_from_raw`].
+    #[must_use = "the stream is no longer destroyed by custack"]
+    pub fn into_raw(self) -> ffi::CUstream {
+        core::mem::ManuallyDrop::new(self).raw
     }
 
     /// `cuStreamSynchronize`—Waits for all work on the stream.

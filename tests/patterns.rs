@@ -387,8 +387,9 @@ fn p8_alternating_with_push(a: &Context, b: &Context) -> Result<(Vec<u32>, Vec<u
 // ---------------------------------------------------------------------------------------------
 
 /// Twin of `ui-tests/c1_use_after_pop_*.rs` and `c1_use_after_explicit_pop.rs`: every handle a
-/// guard lends (stream, event, module, function, device buffer, view, page-locked memory) is
-/// used while the guard is alive, and the guard pops after the last of them is dropped.
+/// guard lends (stream, event, module, function, device buffer, view, page-locked memory, a
+/// stream borrowed from a raw handle, a buffer adopted from a raw pointer) is used while the
+/// guard is alive, and the guard pops after the last of them is dropped.
 ///
 /// Returns the view read back (`x + 1` on `x[4..8)`, `x[i] = i`) and the page-locked copy.
 fn c1_handles_used_before_pop(ctx: &Context) -> Result<(Vec<u32>, Vec<u32>)> {
@@ -407,6 +408,14 @@ fn c1_handles_used_before_pop(ctx: &Context) -> Result<(Vec<u32>, Vec<u32>)> {
             s.record(&event)
         })??;
         event.synchronize()?;
+        // SAFETY: `stream` is a live stream of this guard's context, owned by `stream`, which
+        // outlives `borrowed` (declared earlier, dropped later).
+        let borrowed = unsafe { guard.borrow_stream_raw(stream.as_raw()) };
+        borrowed.synchronize()?;
+        let (ptr, len) = buffer.into_raw();
+        // SAFETY: the `cuMemAlloc` allocation of 16 `u32`s `into_raw` just gave up, in this
+        // guard's context, used by nothing else.
+        let mut buffer = unsafe { guard.buffer_from_raw::<u32>(ptr, len) };
         let mut middle = buffer.slice_mut(4..8)?;
         add_on_device(&guard, &module, &mut middle, 1)?;
         let view = buffer.slice(4..8)?.to_vec()?;
