@@ -18,6 +18,9 @@
 //! linked by that exact file name (`+verbatim`). The linked file's path is exported to the crate
 //! as `CUSTACK_LIBCUDA_FOUND` (empty when none was found). When nothing is found the build only warns and emits no link
 //! flags: `cargo check`, `cargo doc`, clippy and the compile-fail ui tests need no CUDA.
+//!
+//! It also looks for cuBLAS and NCCL, which only the examples `11_cublas` and `12_nccl` use:
+//! see [`interop_libraries`] at the end of this file.
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -33,6 +36,7 @@ const TOOLKIT_ROOTS: [&str; 4] = [
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let arch = env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
+    interop_libraries(&arch);
 
     if let Some(dir) = var("CUDA_DRIVER_LIB_DIR") {
         match probe(Path::new(&dir)) {
@@ -219,4 +223,187 @@ fn not_found(dirs: &[PathBuf], stubs: &[PathBuf]) {
          install the NVIDIA driver, or run `bash scripts/test.sh`, which fetches the driver \
          library into target/cuda-driver and runs the tests against it"
     );
+}
+
+// -------------------------------------------------------------------------------------------
+// Example-only libraries: cuBLAS (examples/11_cublas.rs) and NCCL (examples/12_nccl.rs)
+// -------------------------------------------------------------------------------------------
+
+/// A library that only an example links.
+struct Interop {
+    /// The cfg set when the library is found (`custack_cublas`); `<cfg>_lib` is set to the file
+    /// name linked, which picks the example's `#[link]` attribute.
+    cfg: &'static str,
+    /// The explicit setting: the directory holding the library.
+    env: &'static str,
+    /// Set for the crate's targets to the linked file's path when found (the example prints
+    /// it, so its user knows which directory the loader needs).
+    found_env: &'static str,
+    /// File names in order of preference: the unversioned development link, then the
+    /// versioned names that runtime-only installs (and the Python wheels) ship.
+    files: &'static [&'static str],
+    /// Directories under a Python `site-packages` where NVIDIA's wheels put the library.
+    wheel_dirs: &'static [&'static str],
+}
+
+const INTEROP: [Interop; 2] = [
+    Interop {
+        cfg: "custack_cublas",
+        env: "CUSTACK_CUBLAS_LIB_DIR",
+        found_env: "CUSTACK_CUBLAS_FOUND",
+        files: &["libcublas.so", "libcublas.so.13", "libcublas.so.12"],
+        // `nvidia-cublas` 13.x ships `nvidia/cu13/lib`; the CUDA 12 wheels `nvidia/cublas/lib`.
+        wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib", "nvidia/cu12/lib"],
+    },
+    Interop {
+        cfg: "custack_nccl",
+        env: "CUSTACK_NCCL_LIB_DIR",
+        found_env: "CUSTACK_NCCL_FOUND",
+        files: &["libnccl.so", "libnccl.so.2"],
+        wheel_dirs: &["nvidia/nccl/lib", "nvidia/cu13/lib"],
+    },
+];
+
+/// Finds cuBLAS and NCCL for the interop examples; never needed by the library itself.
+///
+/// For each: the explicit directory (`CUSTACK_CUBLAS_LIB_DIR`, `CUSTACK_NCCL_LIB_DIR`; the
+/// build fails if it holds none of the files), else the CUDA toolkit roots and distro
+/// directories, `$CONDA_PREFIX/lib`, and last the `nvidia/*/lib` directories of the Python
+/// `site-packages` that `python3` reports (one cheap probe, only if nothing else was found).
+///
+/// When found: `cargo:rustc-cfg=custack_cublas` plus `custack_cublas_lib="<file>"`, the file's
+/// path as `CUSTACK_CUBLAS_FOUND` (`CUSTACK_NCCL_FOUND`) for `env!`, and the
+/// directory as a linker search path for the examples only (`rustc-link-arg-examples=-L…`),
+/// so neither the library, its tests nor a dependent crate's link sees it. The example's own
+/// `#[link]` attribute names the library, as a user's code would. No rpath: at run time the
+/// loader must find the library (`LD_LIBRARY_PATH`). When not found, nothing is emitted but
+/// the cfg declarations, and the example only prints how to build it.
+fn interop_libraries(arch: &str) {
+    let mut site_packages: Option<Vec<PathBuf>> = None;
+    for lib in &INTEROP {
+        let values: Vec<String> = lib.files.iter().map(|f| format!("\"{f}\"")).collect();
+        println!("cargo:rustc-check-cfg=cfg({})", lib.cfg);
+        println!(
+            "cargo:rustc-check-cfg=cfg({}_lib, values({}))",
+            lib.cfg,
+            values.join(", ")
+        );
+        let Some(found) = find_interop(lib, arch, &mut site_packages) else {
+            continue;
+        };
+        let (Some(dir), Some(name)) = (found.parent(), found.file_name()) else {
+            continue;
+        };
+        println!("cargo:rustc-cfg={}", lib.cfg);
+        println!(
+            "cargo:rustc-cfg={}_lib=\"{}\"",
+            lib.cfg,
+            name.to_string_lossy()
+        );
+        println!("cargo:rustc-link-arg-examples=-L{}", dir.display());
+        println!("cargo:rustc-env={}={}", lib.found_env, found.display());
+    }
+}
+
+/// The library's file: in its explicit directory, else the usual directories, else the Python
+/// wheels (`site_packages` is probed once, on first need, and shared between libraries).
+fn find_interop(
+    lib: &Interop,
+    arch: &str,
+    site_packages: &mut Option<Vec<PathBuf>>,
+) -> Option<PathBuf> {
+    if let Some(dir) = var(lib.env) {
+        return match probe_files(Path::new(&dir), lib.files) {
+            Some(file) => Some(file),
+            None => interop_setting_is_wrong(lib, &dir),
+        };
+    }
+    if let Some(file) = interop_dirs(arch)
+        .iter()
+        .find_map(|d| probe_files(d, lib.files))
+    {
+        return Some(file);
+    }
+    let sites = site_packages.get_or_insert_with(python_site_packages);
+    sites
+        .iter()
+        .flat_map(|site| lib.wheel_dirs.iter().map(move |w| site.join(w)))
+        .find_map(|d| probe_files(&d, lib.files))
+}
+
+/// The first of `files` in `dir`.
+fn probe_files(dir: &Path, files: &[&str]) -> Option<PathBuf> {
+    let dir = std::path::absolute(dir).ok()?;
+    files
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|file| file.is_file())
+}
+
+/// Toolkit and distro directories where cuBLAS and NCCL are installed.
+fn interop_dirs(arch: &str) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = var("CUDA_LIBRARY_PATH")
+        .map(|list| env::split_paths(&list).collect())
+        .unwrap_or_default();
+    let roots = TOOLKIT_ROOTS
+        .iter()
+        .filter_map(|name| var(name))
+        .chain(["/usr/local/cuda".to_owned()])
+        .map(PathBuf::from);
+    for root in roots {
+        dirs.push(root.join("lib64"));
+        dirs.push(root.join("lib"));
+        dirs.extend(
+            target_dirs(arch)
+                .iter()
+                .map(|t| root.join("targets").join(t).join("lib")),
+        );
+    }
+    if let Some(conda) = var("CONDA_PREFIX") {
+        dirs.push(PathBuf::from(conda).join("lib"));
+    }
+    dirs.push(PathBuf::from(format!("/usr/lib/{}", multiarch(arch))));
+    dirs.push(PathBuf::from("/usr/lib64"));
+    dirs
+}
+
+/// The `site-packages` directories of `python3` on `PATH` (a virtual environment's when one is
+/// active), or none if there is no `python3`.
+fn python_site_packages() -> Vec<PathBuf> {
+    println!("cargo:rerun-if-env-changed=VIRTUAL_ENV");
+    let script = "import site\n\
+                  dirs = site.getsitepackages()\n\
+                  dirs.append(site.getusersitepackages())\n\
+                  print('\\n'.join(dirs))";
+    Command::new("python3")
+        .args(["-c", script])
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| {
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .filter(|l| !l.is_empty())
+                .map(PathBuf::from)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[allow(
+    clippy::panic,
+    reason = "an explicit setting that is wrong is a hard error, as for CUDA_DRIVER_LIB_DIR"
+)]
+fn interop_setting_is_wrong(lib: &Interop, dir: &str) -> ! {
+    panic!(
+        "{} is set to `{dir}`, but that directory holds none of {} (only the examples use this \
+         library). Set it to the directory holding the library, for a Python wheel \
+         `<site-packages>/{}`, or unset it.",
+        lib.env,
+        lib.files.join(", "),
+        lib.wheel_dirs
+            .first()
+            .copied()
+            .unwrap_or("nvidia/<name>/lib"),
+    )
 }
