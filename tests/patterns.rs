@@ -400,7 +400,7 @@ fn c1_handles_used_before_pop(ctx: &Context) -> Result<(Vec<u32>, Vec<u32>)> {
         let event = guard.event(EventFlags::empty())?;
         let module = guard.load_ptx(KERNELS)?;
         let empty = module.function("empty")?;
-        let mut buffer = guard.alloc_from(&(0..16).collect::<Vec<u32>>())?;
+        let buffer = guard.alloc_from(&(0..16).collect::<Vec<u32>>())?;
         let mut pinned = guard.alloc_pinned::<u32>(16)?;
         stream.scope(|s| -> Result<()> {
             // SAFETY: `empty()` takes no parameters and touches no memory.
