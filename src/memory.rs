@@ -775,8 +775,9 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Safety
     ///
     /// - `ptr..ptr + len * size_of::<T>()` is live device memory (or managed memory)
-    ///   accessible from this guard's context, aligned for `T`, and stays so until the
-    ///   returned view and everything borrowed from it are gone;
+    ///   accessible from this guard's context, aligned for `T`, and stays so while the
+    ///   returned view, its copies (it is `Copy`) or anything borrowed from them live
+    ///   (scopes that bound it wait for their stream before they end);
     /// - nothing writes it meanwhile, on the host or the device;
     /// - its bytes are valid values of `T` ([`DeviceCopy`] types accept any bytes).
     #[inline]
@@ -800,7 +801,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// As [`view_from_raw`](Self::view_from_raw), and nothing else reads or writes the memory
     /// while the returned view or anything borrowed from it lives (including another view made
-    /// from the same pointer).
+    /// from the same pointer: this takes `&self`, so the compiler cannot prevent two).
     #[inline]
     pub unsafe fn view_mut_from_raw<T: DeviceCopy>(
         &self,
