@@ -115,7 +115,8 @@ impl Driver {
         Ok(Device { raw })
     }
 
-    /// Every device, in ordinal order.
+    /// `cuDeviceGetCount`, `cuDeviceGet`—Every device, in ordinal order.
+    #[doc(alias = "cuDeviceGetCount")]
     pub fn devices(self) -> Result<Vec<Device>> {
         (0..self.device_count()?).map(|i| self.device(i)).collect()
     }
@@ -233,6 +234,8 @@ impl Device {
     }
 
     /// The compute capability (two [`attribute`](Self::attribute) calls).
+    #[doc(alias = "cuDeviceGetAttribute")]
+    #[doc(alias = "cuDeviceComputeCapability")]
     pub fn compute_capability(self) -> Result<ComputeCapability> {
         let major = self.attribute(DeviceAttribute::ComputeCapabilityMajor)?;
         let minor = self.attribute(DeviceAttribute::ComputeCapabilityMinor)?;

@@ -198,6 +198,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// [`ErrorKind::Io`] if the file cannot be read as UTF-8 text (the detail names it); as
     /// [`load_ptx`](Self::load_ptx).
+    #[doc(alias = "cuModuleLoadDataEx")]
     pub fn load_ptx_file(&self, path: impl AsRef<std::path::Path>) -> Result<Module<'_>> {
         let path = path.as_ref();
         let ptx = std::fs::read_to_string(path).map_err(|e| {

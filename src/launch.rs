@@ -73,7 +73,8 @@ impl Function<'_> {
         }
     }
 
-    /// The most threads a block of this function may have on this device.
+    /// `cuFuncGetAttribute`—The most threads a block of this function may have on this device.
+    #[doc(alias = "cuFuncGetAttribute")]
     pub fn max_threads_per_block(&self) -> Result<u32> {
         self.attribute(ffi::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
             .map(|v| v as u32)

@@ -183,7 +183,8 @@ impl LibraryFunction<'_> {
         self.function.as_raw()
     }
 
-    /// Its attributes ([`Function::attributes`]).
+    /// `cuFuncGetAttribute`—Its attributes ([`Function::attributes`]).
+    #[doc(alias = "cuFuncGetAttribute")]
     pub fn attributes(&self) -> Result<crate::FunctionAttributes> {
         self.function.attributes()
     }

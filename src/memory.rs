@@ -176,7 +176,8 @@ pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
         pointer_attributes(self.device_ptr())
     }
 
-    /// Copies into a new `Vec`.
+    /// `cuMemcpyDtoH`—Copies into a new `Vec`.
+    #[doc(alias = "cuMemcpyDtoH")]
     fn to_vec(&self) -> Result<Vec<T>> {
         let mut v = Vec::with_capacity(self.len());
         if self.is_empty() {
@@ -666,14 +667,18 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         })
     }
 
-    /// Allocates `len` elements set to zero bytes.
+    /// `cuMemAlloc` + `cuMemsetD8`—Allocates `len` elements set to zero bytes.
+    #[doc(alias = "cuMemAlloc")]
+    #[doc(alias = "cuMemsetD8")]
     pub fn alloc_zeroed<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<'_, T>> {
         let mut buf = self.alloc::<T>(len)?;
         buf.fill_bytes(0)?;
         Ok(buf)
     }
 
-    /// Allocates a buffer holding a copy of `src`.
+    /// `cuMemAlloc` + `cuMemcpyHtoD`—Allocates a buffer holding a copy of `src`.
+    #[doc(alias = "cuMemAlloc")]
+    #[doc(alias = "cuMemcpyHtoD")]
     pub fn alloc_from<T: DeviceCopy>(&self, src: &[T]) -> Result<DeviceBuffer<'_, T>> {
         let mut buf = self.alloc::<T>(src.len())?;
         buf.copy_from_host(src)?;

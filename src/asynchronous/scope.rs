@@ -50,6 +50,7 @@ impl Stream<'_> {
     /// assert_eq!(dev.to_vec()?, vec![7; 1024]);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    #[doc(alias = "cuStreamSynchronize")]
     #[inline]
     pub fn scope<'env, R>(
         &'env self,
