@@ -117,6 +117,10 @@ impl Context {
     ///
     /// [`ErrorKind::DriverTooOld`] before driver 12.5; `CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY`
     /// where the device does not support it; as [`new`](Self::new) otherwise.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxCreate_v4")]
     #[doc(alias = "cuCtxCreate")]
     pub fn with_sm_count(device: Device, flags: ContextFlags, sm_count: u32) -> Result<Self> {
@@ -170,6 +174,10 @@ impl Context {
     /// # Errors
     ///
     /// [`ErrorKind::PrimaryContextInUse`] if another `Context` value holds it; driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuDevicePrimaryCtxRetain")]
     pub fn primary(device: Device) -> Result<Self> {
         let mut held = PRIMARY_HELD.lock().unwrap_or_else(PoisonError::into_inner);
@@ -221,6 +229,10 @@ impl Context {
     ///
     /// `CUDA_ERROR_INVALID_VALUE` for a created (non-primary) context: destroy it instead.
     /// Driver errors from the reset or the retain.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuDevicePrimaryCtxReset")]
     pub fn reset(&mut self) -> Result<()> {
         if !self.primary {
@@ -241,6 +253,11 @@ impl Context {
 
     /// Destroys a created context or releases a primary one, returning the driver's error
     /// instead of recording it as `Drop` does.
+    ///
+    /// # References
+    ///
+    /// - <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    /// - <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuCtxDestroy")]
     #[doc(alias = "cuDevicePrimaryCtxRelease")]
     pub fn destroy(self) -> Result<()> {
@@ -272,6 +289,10 @@ impl Drop for Context {
 
 impl Device {
     /// `cuDevicePrimaryCtxGetState`—The primary context's flags and whether it is active.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuDevicePrimaryCtxGetState")]
     pub fn primary_context_state(self) -> Result<(ContextFlags, bool)> {
         let mut flags: c_uint = 0;
@@ -283,6 +304,10 @@ impl Device {
     }
 
     /// `cuDevicePrimaryCtxSetFlags`—Sets the flags the primary context is (re)created with.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuDevicePrimaryCtxSetFlags")]
     pub fn set_primary_context_flags(self, flags: ContextFlags) -> Result<()> {
         // SAFETY: plain values only.

@@ -52,6 +52,10 @@ impl core::fmt::Display for Version {
 /// `cuDriverGetVersion`—The latest CUDA version the installed driver supports.
 ///
 /// Works before and without [`Driver::init`], and on a machine with a driver library but no GPU.
+///
+/// # References
+///
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VERSION.html>
 #[doc(alias = "cuDriverGetVersion")]
 pub fn driver_version() -> Result<Version> {
     let mut v: c_int = 0;
@@ -82,12 +86,20 @@ impl Driver {
     }
 
     /// `cuDriverGetVersion`—See [`driver_version`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VERSION.html>
     #[doc(alias = "cuDriverGetVersion")]
     pub fn version(self) -> Result<Version> {
         driver_version()
     }
 
     /// `cuDeviceGetCount`—The number of CUDA-capable devices.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetCount")]
     pub fn device_count(self) -> Result<usize> {
         let mut n: c_int = 0;
@@ -101,6 +113,10 @@ impl Driver {
     /// # Errors
     ///
     /// `CUDA_ERROR_INVALID_DEVICE` when `ordinal` is not below [`device_count`](Self::device_count).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGet")]
     pub fn device(self, ordinal: usize) -> Result<Device> {
         let ordinal = c_int::try_from(ordinal).map_err(|_| {
@@ -116,6 +132,10 @@ impl Driver {
     }
 
     /// `cuDeviceGetCount`, `cuDeviceGet`—Every device, in ordinal order.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetCount")]
     pub fn devices(self) -> Result<Vec<Device>> {
         (0..self.device_count()?).map(|i| self.device(i)).collect()
@@ -162,6 +182,10 @@ impl Device {
 
     /// `cuDeviceGetExecAffinitySupport`—Whether contexts on this device can be limited to a
     /// number of SMs ([`Context::with_sm_count`](crate::Context::with_sm_count)).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetExecAffinitySupport")]
     pub fn supports_sm_count_affinity(self) -> Result<bool> {
         let mut v: c_int = 0;
@@ -182,6 +206,10 @@ impl Device {
     }
 
     /// `cuDeviceGetName`—The device's name, e.g. "NVIDIA H100 80GB HBM3".
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetName")]
     pub fn name(self) -> Result<String> {
         let mut buf = [0 as c_char; 256];
@@ -191,6 +219,10 @@ impl Device {
     }
 
     /// `cuDeviceGetUuid`—The device's 16-byte UUID.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetUuid")]
     pub fn uuid(self) -> Result<[u8; 16]> {
         let mut uuid = ffi::CUuuid::default();
@@ -200,6 +232,10 @@ impl Device {
     }
 
     /// `cuDeviceGetPCIBusId`—The PCI bus id, `domain:bus:device.function`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuDeviceGetPCIBusId")]
     pub fn pci_bus_id(self) -> Result<String> {
         let mut buf = [0 as c_char; 64];
@@ -210,6 +246,10 @@ impl Device {
     }
 
     /// `cuDeviceTotalMem`—Total device memory in bytes.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceTotalMem")]
     pub fn total_memory(self) -> Result<usize> {
         let mut bytes = 0usize;
@@ -223,6 +263,10 @@ impl Device {
     /// # Errors
     ///
     /// `CUDA_ERROR_INVALID_VALUE` when the driver is older than the attribute.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetAttribute")]
     pub fn attribute(self, attribute: DeviceAttribute) -> Result<i32> {
         let mut value = MaybeUninit::<c_int>::uninit();
@@ -234,6 +278,10 @@ impl Device {
     }
 
     /// The compute capability (two [`attribute`](Self::attribute) calls).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetAttribute")]
     #[doc(alias = "cuDeviceComputeCapability")]
     pub fn compute_capability(self) -> Result<ComputeCapability> {

@@ -28,6 +28,10 @@ static_assertions::assert_not_impl_any!(Event<'static>: Send, Sync);
 
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuEventCreate`—Creates an event in this guard's context.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventCreate")]
     #[inline]
     pub fn event(&self, flags: EventFlags) -> Result<Event<'_>> {
@@ -48,6 +52,10 @@ impl Event<'_> {
     }
 
     /// `cuEventSynchronize`—Waits until the event has completed.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventSynchronize")]
     #[inline]
     pub fn synchronize(&self) -> Result<()> {
@@ -56,6 +64,10 @@ impl Event<'_> {
     }
 
     /// `cuEventQuery`—Whether the event has completed (an event never recorded has).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventQuery")]
     #[inline]
     pub fn is_complete(&self) -> Result<bool> {
@@ -72,6 +84,10 @@ impl Event<'_> {
     ///
     /// `CUDA_ERROR_NOT_READY` if either has not completed, `CUDA_ERROR_INVALID_HANDLE` if
     /// either was created with [`EventFlags::DISABLE_TIMING`] or never recorded.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventElapsedTime")]
     #[inline]
     pub fn elapsed_ms(&self, end: &Event<'_>) -> Result<f32> {
@@ -82,6 +98,10 @@ impl Event<'_> {
     }
 
     /// `cuEventDestroy`—Destroys the event, returning the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventDestroy")]
     #[inline]
     pub fn destroy(self) -> Result<()> {

@@ -32,6 +32,10 @@ impl IpcMemHandle {
 
 impl<T: DeviceCopy> DeviceBuffer<'_, T> {
     /// `cuIpcGetMemHandle`—A handle another process can open this buffer's memory with.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuIpcGetMemHandle")]
     pub fn ipc_handle(&self) -> Result<IpcMemHandle> {
         let mut raw = ffi::CUipcMemHandle { reserved: [0; 64] };
@@ -65,6 +69,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// The driver's error (e.g. the handle comes from this process, or from another device).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuIpcOpenMemHandle")]
     pub unsafe fn open_ipc<T: DeviceCopy>(
         &self,

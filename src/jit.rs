@@ -167,6 +167,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # drop(module);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleLoadDataEx")]
     pub fn load_ptx_with(&self, ptx: &str, options: &JitOptions) -> Result<(Module<'_>, JitLog)> {
         let image = CString::new(ptx)
@@ -198,6 +202,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// [`ErrorKind::Io`] if the file cannot be read as UTF-8 text (the detail names it); as
     /// [`load_ptx`](Self::load_ptx).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleLoadDataEx")]
     pub fn load_ptx_file(&self, path: impl AsRef<std::path::Path>) -> Result<Module<'_>> {
         let path = path.as_ref();
@@ -228,6 +236,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # let _ = (module, log);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuLinkCreate")]
     pub fn linker(&self, options: &JitOptions) -> Result<Linker<'_>> {
         let mut raw_options = RawOptions::new(options);
@@ -256,6 +268,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// The driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleLoadData")]
     pub fn load_linked(&self, image: &LinkedImage<'_>) -> Result<Module<'_>> {
         let mut raw = core::ptr::null_mut();
@@ -335,6 +351,10 @@ impl Linker<'_> {
     /// # Errors
     ///
     /// The driver's error, with the linker's logs in the detail.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuLinkAddData")]
     pub fn add_ptx(&mut self, name: &str, ptx: &str) -> Result<()> {
         // PTX is NUL-terminated text for the driver.
@@ -348,6 +368,10 @@ impl Linker<'_> {
     /// # Safety
     ///
     /// `image` must be a complete, well-formed image of `kind` (the driver trusts its headers).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuLinkAddData")]
     pub unsafe fn add_image(
         &mut self,
@@ -363,6 +387,10 @@ impl Linker<'_> {
     /// # Safety
     ///
     /// The file must be a complete, well-formed input of `kind`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuLinkAddFile")]
     pub unsafe fn add_file(
         &mut self,
@@ -397,6 +425,10 @@ impl Linker<'_> {
     /// # Errors
     ///
     /// The driver's error (e.g. an undefined symbol), with the linker's logs in the detail.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuLinkComplete")]
     pub fn complete(&mut self) -> Result<(LinkedImage<'_>, JitLog)> {
         let (mut ptr, mut len) = (core::ptr::null_mut(), 0usize);
@@ -431,6 +463,10 @@ impl Module<'_> {
     /// # Errors
     ///
     /// [`ErrorKind::DriverTooOld`] before driver 12.4; driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleEnumerateFunctions")]
     pub fn functions(&self) -> Result<Vec<(String, Function<'_>)>> {
         let count = crate::lookup::MODULE_GET_FUNCTION_COUNT.get()?;

@@ -35,6 +35,10 @@ impl Function<'_> {
 
     /// `cuFuncGetAttribute`—An attribute of the function, e.g.
     /// `ffi::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetAttribute")]
     pub fn attribute(&self, attribute: ffi::CUfunction_attribute) -> Result<i32> {
         let mut v: c_int = 0;
@@ -50,6 +54,10 @@ impl Function<'_> {
     ///
     /// [`ErrorKind::DriverTooOld`](crate::ErrorKind::DriverTooOld) on a driver older than 12.4;
     /// driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetParamInfo")]
     pub fn param_layout(&self) -> Result<Vec<(usize, usize)>> {
         let info = crate::lookup::FUNC_GET_PARAM_INFO.get()?;
@@ -74,6 +82,10 @@ impl Function<'_> {
     }
 
     /// `cuFuncGetAttribute`—The most threads a block of this function may have on this device.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetAttribute")]
     pub fn max_threads_per_block(&self) -> Result<u32> {
         self.attribute(ffi::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
@@ -81,6 +93,10 @@ impl Function<'_> {
     }
 
     /// `cuFuncGetAttribute`—Every attribute of the function that describes its code.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetAttribute")]
     pub fn attributes(&self) -> Result<FunctionAttributes> {
         use ffi::CUfunction_attribute as A;
@@ -101,6 +117,10 @@ impl Function<'_> {
 
     /// `cuFuncSetAttribute`—Sets an attribute (those the driver lets be set: maximum dynamic
     /// shared memory, preferred carveout, non-portable cluster sizes, cluster scheduling).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncSetAttribute")]
     pub fn set_attribute(&self, attribute: ffi::CUfunction_attribute, value: i32) -> Result<()> {
         // SAFETY: a live function; the driver checks the attribute and the value.
@@ -109,6 +129,10 @@ impl Function<'_> {
 
     /// `cuFuncSetAttribute`—Lets launches of this function use up to `bytes` of dynamic shared
     /// memory (above 48 KiB, launches need this first).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncSetAttribute")]
     pub fn set_max_dynamic_shared_mem(&self, bytes: u32) -> Result<()> {
         self.set_attribute(
@@ -119,6 +143,10 @@ impl Function<'_> {
 
     /// `cuFuncSetAttribute`—The preferred share of the unified L1/shared memory to use as shared
     /// memory, in percent (a hint).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncSetAttribute")]
     pub fn set_preferred_shared_carveout(&self, percent: i32) -> Result<()> {
         self.set_attribute(
@@ -128,6 +156,10 @@ impl Function<'_> {
     }
 
     /// `cuFuncSetCacheConfig`—The preferred L1/shared memory split for this function.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncSetCacheConfig")]
     pub fn set_cache_config(&self, config: crate::CacheConfig) -> Result<()> {
         // SAFETY: a live function; the driver checks the value.
@@ -136,6 +168,10 @@ impl Function<'_> {
 
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessor`—How many blocks of `block_size` threads,
     /// each with `dynamic_shared_bytes`, can be resident on one SM at once.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html>
     #[doc(alias = "cuOccupancyMaxActiveBlocksPerMultiprocessor")]
     pub fn max_active_blocks_per_sm(
         &self,
@@ -159,6 +195,10 @@ impl Function<'_> {
     /// `cuOccupancyMaxPotentialBlockSize`—A block size that maximizes occupancy, and the
     /// smallest grid that fills the device with it: `(min_grid_size, block_size)`, with
     /// `dynamic_shared_bytes` per block whatever its size.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html>
     #[doc(alias = "cuOccupancyMaxPotentialBlockSize")]
     pub fn suggested_block_size(&self, dynamic_shared_bytes: usize) -> Result<(u32, u32)> {
         let (mut grid, mut block): (c_int, c_int) = (0, 0);
@@ -179,6 +219,10 @@ impl Function<'_> {
 
     /// `cuOccupancyMaxPotentialBlockSize`—As [`suggested_block_size`](Self::suggested_block_size),
     /// with the dynamic shared memory a block needs given by `shared_bytes_for(block_size)`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html>
     #[doc(alias = "cuOccupancyMaxPotentialBlockSize")]
     pub fn suggested_block_size_with(
         &self,

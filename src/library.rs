@@ -83,6 +83,10 @@ impl Library {
     ///
     /// The driver's error (`CUDA_ERROR_INVALID_PTX`, ...); [`ErrorKind::NulInName`] for a NUL
     /// byte in the PTX.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     #[doc(alias = "cuLibraryLoadData")]
     pub fn load_ptx(_driver: Driver, ptx: &str) -> Result<Self> {
         let code = CString::new(ptx)
@@ -111,6 +115,10 @@ impl Library {
     /// # Errors
     ///
     /// `CUDA_ERROR_NOT_FOUND` with the name in the detail; [`ErrorKind::NulInName`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     #[doc(alias = "cuLibraryGetKernel")]
     pub fn kernel(&self, name: &str) -> Result<LibraryKernel<'_>> {
         let c = CString::new(name).map_err(|_| {
@@ -136,6 +144,10 @@ impl Library {
     }
 
     /// `cuLibraryUnload`—Unloads the library, returning the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     #[doc(alias = "cuLibraryUnload")]
     pub fn unload(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
@@ -161,6 +173,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// The driver's error (e.g. the library's code cannot run on this context's device).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     #[doc(alias = "cuKernelGetFunction")]
     pub fn library_function<'a>(
         &'a self,
@@ -184,6 +200,10 @@ impl LibraryFunction<'_> {
     }
 
     /// `cuFuncGetAttribute`—Its attributes ([`Function::attributes`]).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetAttribute")]
     pub fn attributes(&self) -> Result<crate::FunctionAttributes> {
         self.function.attributes()
@@ -201,6 +221,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// As [`launch`](Self::launch).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernel")]
     #[inline]
     pub unsafe fn launch_library<A: KernelArgs<'scope>>(

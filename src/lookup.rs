@@ -196,6 +196,10 @@ pub struct EntryPointStatus {
 ///     }
 /// }
 /// ```
+///
+/// # References
+///
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DRIVER__ENTRY__POINT.html>
 #[doc(alias = "cuGetProcAddress")]
 pub fn newer_entry_points() -> Vec<EntryPointStatus> {
     fn status<F: Copy + 'static>(l: &Lookup<F>) -> EntryPointStatus {

@@ -155,6 +155,10 @@ pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
     ///
     /// [`ErrorKind::LengthMismatch`] if `dst.len() != self.len()`; driver errors, including
     /// those of earlier asynchronous work.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyDtoH")]
     fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
         check_same_len("copy_to_host", dst.len(), self.len())?;
@@ -170,6 +174,10 @@ pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
 
     /// `cuPointerGetAttributes`—What the driver knows of this memory: its context, device,
     /// allocation range and id, memory type.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html>
     #[doc(alias = "cuPointerGetAttributes")]
     #[doc(alias = "cuPointerGetAttribute")]
     fn pointer_attributes(&self) -> Result<PointerAttributes> {
@@ -177,6 +185,10 @@ pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
     }
 
     /// `cuMemcpyDtoH`—Copies into a new `Vec`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyDtoH")]
     fn to_vec(&self) -> Result<Vec<T>> {
         let mut v = Vec::with_capacity(self.len());
@@ -246,6 +258,10 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] if `src.len() != self.len()`; driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyHtoD")]
     fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         check_same_len("copy_from_host", self.len(), src.len())?;
@@ -264,6 +280,10 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] if the lengths differ; driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyDtoD")]
     fn copy_from_device(&mut self, src: &impl DeviceMemory<T>) -> Result<()> {
         check_same_len("copy_from_device", self.len(), src.len())?;
@@ -278,6 +298,10 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     }
 
     /// `cuMemsetD8`—Sets every byte to `value`, then waits for the memset.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemsetD8")]
     fn fill_bytes(&mut self, value: u8) -> Result<()> {
         if self.is_empty() {
@@ -294,6 +318,10 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     ///
     /// `CUDA_ERROR_INVALID_VALUE` if the size is not a multiple of 4 bytes or the address is
     /// not 4-byte aligned.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemsetD32")]
     fn fill_u32(&mut self, value: u32) -> Result<()> {
         if self.is_empty() {
@@ -311,6 +339,10 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     ///
     /// `CUDA_ERROR_INVALID_VALUE` if the size is not a multiple of 2 bytes or the address is
     /// not 2-byte aligned.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemsetD16")]
     fn fill_u16(&mut self, value: u16) -> Result<()> {
         if self.is_empty() {
@@ -501,6 +533,10 @@ device_memory!(DeviceViewMut, mut_);
 
 impl<T: DeviceCopy> DeviceBuffer<'_, T> {
     /// `cuMemFree`—Frees the allocation, returning the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemFree")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
@@ -550,6 +586,10 @@ impl<T: DeviceCopy> core::ops::DerefMut for PinnedBuffer<'_, T> {
 
 impl<T: DeviceCopy> PinnedBuffer<'_, T> {
     /// `cuMemFreeHost`—Frees the memory, returning the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemFreeHost")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
@@ -654,6 +694,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// `CUDA_ERROR_INVALID_VALUE` for zero bytes, [`ErrorKind::SizeOverflow`] when the size
     /// overflows, `CUDA_ERROR_OUT_OF_MEMORY` (after which the context keeps working, R4).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemAlloc")]
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<'_, T>> {
         let bytes = check_alloc_len::<T>(len)?;
@@ -668,6 +712,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuMemAlloc` + `cuMemsetD8`—Allocates `len` elements set to zero bytes.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemAlloc")]
     #[doc(alias = "cuMemsetD8")]
     pub fn alloc_zeroed<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<'_, T>> {
@@ -677,6 +725,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuMemAlloc` + `cuMemcpyHtoD`—Allocates a buffer holding a copy of `src`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemAlloc")]
     #[doc(alias = "cuMemcpyHtoD")]
     pub fn alloc_from<T: DeviceCopy>(&self, src: &[T]) -> Result<DeviceBuffer<'_, T>> {
@@ -690,6 +742,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// As [`alloc`](Self::alloc).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemHostAlloc")]
     pub fn alloc_pinned<T: DeviceCopy>(&self, len: usize) -> Result<PinnedBuffer<'_, T>> {
         let bytes = check_alloc_len::<T>(len)?;
@@ -711,6 +767,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuMemGetInfo`—Free and total device memory in bytes.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemGetInfo")]
     pub fn memory_info(&self) -> Result<(usize, usize)> {
         let (mut free, mut total) = (0usize, 0usize);

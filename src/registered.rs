@@ -72,6 +72,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// data.push(2);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemHostRegister")]
     pub fn register_host<'a, T: DeviceCopy>(
         &self,
@@ -91,6 +95,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// As [`register_host`](Self::register_host); the vector is dropped.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemHostRegister")]
     pub fn register_vec<T: DeviceCopy>(&self, mut vec: Vec<T>) -> Result<RegisteredVec<'_, T>> {
         let bytes = check_alloc_len::<T>(vec.len())?;
@@ -116,6 +124,10 @@ impl<T: DeviceCopy> core::ops::DerefMut for RegisteredHost<'_, '_, T> {
 
 impl<T: DeviceCopy> RegisteredHost<'_, '_, T> {
     /// `cuMemHostUnregister`—Unregisters the slice, returning the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemHostUnregister")]
     pub fn unregister(self) -> Result<()> {
         let mut this = ManuallyDrop::new(self);
@@ -149,6 +161,10 @@ impl<T: DeviceCopy> RegisteredVec<'_, T> {
     /// # Errors
     ///
     /// The driver's error; the vector is then leaked (it may still be registered).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemHostUnregister")]
     pub fn into_vec(self) -> Result<Vec<T>> {
         let mut this = ManuallyDrop::new(self);

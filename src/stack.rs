@@ -187,6 +187,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// [`ErrorKind::ForeignContextOnTop`] if foreign code left another context on top of this
     /// thread's stack: custack puts that context back rather than pop someone else's, and this
     /// guard's context stays on the stack beneath it (as after a leak). Driver errors otherwise.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxPopCurrent")]
     pub fn pop(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);

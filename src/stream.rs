@@ -52,6 +52,10 @@ static_assertions::assert_not_impl_any!(Stream<'static>: Send, Sync);
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuStreamCreate`—Creates a blocking stream (`CU_STREAM_DEFAULT`) in this guard's
     /// context.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamCreate")]
     #[inline]
     pub fn stream(&self) -> Result<Stream<'_>> {
@@ -73,6 +77,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuStreamCreateWithPriority`—Creates a blocking stream with a priority; lower numbers are
     /// higher priority, within [`stream_priority_range`](Self::stream_priority_range) (the
     /// driver clamps).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamCreateWithPriority")]
     pub fn stream_with_priority(&self, priority: i32) -> Result<Stream<'_>> {
         self.stream_with(StreamFlags::empty(), priority)
@@ -94,6 +102,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// let _zeroed = pending.wait()?;
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamCreateWithPriority")]
     #[doc(alias = "CU_STREAM_NON_BLOCKING")]
     pub fn stream_with(&self, flags: StreamFlags, priority: i32) -> Result<Stream<'_>> {
@@ -121,6 +133,10 @@ impl<'g> Stream<'g> {
     /// The first error of the stream's work, a sticky error, or
     /// [`ErrorKind::HostFunctionPanicked`](crate::ErrorKind::HostFunctionPanicked) for a
     /// [host function](crate::StreamScope::host_fn) of this context that panicked.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamSynchronize")]
     #[inline]
     pub fn synchronize(&self) -> Result<()> {
@@ -130,6 +146,10 @@ impl<'g> Stream<'g> {
     }
 
     /// `cuStreamQuery`—Whether all work on the stream is complete.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamQuery")]
     #[inline]
     pub fn is_complete(&self) -> Result<bool> {
@@ -141,6 +161,10 @@ impl<'g> Stream<'g> {
     }
 
     /// `cuStreamGetPriority`—The stream's priority.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamGetPriority")]
     pub fn priority(&self) -> Result<i32> {
         let mut p: c_int = 0;
@@ -151,6 +175,10 @@ impl<'g> Stream<'g> {
 
     /// `cuEventRecord`—Records `event` on this stream: it completes when all work enqueued so
     /// far has.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventRecord")]
     #[inline]
     pub fn record(&self, event: &Event<'g>) -> Result<()> {
@@ -158,6 +186,10 @@ impl<'g> Stream<'g> {
     }
 
     /// `cuStreamWaitEvent`—Makes future work on this stream wait for `event`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamWaitEvent")]
     #[inline]
     pub fn wait(&self, event: &Event<'g>) -> Result<()> {
@@ -165,6 +197,10 @@ impl<'g> Stream<'g> {
     }
 
     /// `cuStreamDestroy`—Destroys the stream, returning the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamDestroy")]
     #[inline]
     pub fn destroy(self) -> Result<()> {

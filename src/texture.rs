@@ -141,6 +141,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # drop(texture);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuArray3DCreate")]
     pub fn alloc_array<T: ArrayElement>(
         &self,
@@ -172,6 +176,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// assert_eq!(volume.to_vec()?, voxels);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuArray3DCreate")]
     pub fn alloc_array_3d<T: ArrayElement>(
         &self,
@@ -206,6 +214,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuTexObjectCreate`—A texture object reading `array` (borrowed shared while it lives).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html>
     #[doc(alias = "cuTexObjectCreate")]
     pub fn texture<'a, T: ArrayElement>(
         &self,
@@ -246,6 +258,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
     /// `cuSurfObjectCreate`—A surface object reading and writing `array` (borrowed
     /// exclusively while it lives).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html>
     #[doc(alias = "cuSurfObjectCreate")]
     pub fn surface<'a, T: ArrayElement>(
         &self,
@@ -289,6 +305,10 @@ impl<T: ArrayElement> CudaArray<'_, T> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] (no driver call); driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy3D")]
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         check_packed("copy_from_host", "array", src.len(), self.extent())?;
@@ -304,6 +324,10 @@ impl<T: ArrayElement> CudaArray<'_, T> {
     }
 
     /// `cuMemcpy3D`—The array's elements, packed (x fastest, then y, then z).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy3D")]
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let n = self.width * self.height * self.depth;
@@ -449,6 +473,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] (no driver call); driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy3DAsync")]
     pub fn copy_to_array<T: ArrayElement>(
         &self,
@@ -473,6 +501,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] (no driver call); driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy3DAsync")]
     pub fn copy_from_array<T: ArrayElement>(
         &self,

@@ -344,12 +344,12 @@ fn calls_on_self(body: &str, name: &str) -> bool {
     false
 }
 
-#[test]
-fn every_public_driver_wrapper_has_a_doc_alias() {
+/// The items of `src/` as parsed, or `None` where the sources are not beside the binary.
+fn source_items() -> Option<Vec<FnItem>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     if !root.is_dir() {
         eprintln!("{} not found: nothing checked", root.display());
-        return;
+        return None;
     }
     let mut files = Vec::new();
     rust_files(&root, &mut files);
@@ -364,6 +364,38 @@ fn every_public_driver_wrapper_has_a_doc_alias() {
         "the parser found only {} fns",
         items.len()
     );
+    Some(items)
+}
+
+/// Every fn that names a driver function in a doc alias links NVIDIA's page for that
+/// function's group (a `# References` section: the pages are per group, not per function).
+#[test]
+fn every_doc_alias_links_nvidias_page() {
+    let Some(items) = source_items() else {
+        return;
+    };
+    let missing: Vec<String> = items
+        .iter()
+        .filter(|f| f.prefix.contains("doc(alias = \"cu"))
+        .filter(|f| {
+            !f.prefix
+                .contains("<https://docs.nvidia.com/cuda/cuda-driver-api/group__")
+        })
+        .map(|f| format!("{}:{}: fn {}", f.file, f.line, f.name))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} fns with a driver doc alias link no NVIDIA page:\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn every_public_driver_wrapper_has_a_doc_alias() {
+    let Some(items) = source_items() else {
+        return;
+    };
 
     // The fns that reach the driver, to a fixed point: directly; through a private helper
     // (by name; names shared with a public fn are left out of the helpers, since a call by

@@ -130,6 +130,10 @@ impl<'g> Stream<'g> {
     /// assert!(out.iter().all(|&x| x == 3));
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamBeginCapture")]
     #[doc(alias = "cuStreamEndCapture")]
     pub fn capture<P: Payload>(
@@ -172,6 +176,10 @@ impl<'g, P: Payload> Graph<'g, P> {
     }
 
     /// `cuGraphGetNodes`—The number of nodes in the graph.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphGetNodes")]
     pub fn node_count(&self) -> Result<usize> {
         let mut n = 0usize;
@@ -186,7 +194,12 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// # Errors
     ///
     /// The driver's error; then the graph is destroyed and its payload dropped.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphInstantiate")]
+    #[doc(alias = "cuGraphInstantiateWithFlags")]
     pub fn instantiate(self) -> Result<GraphExec<'g, P>> {
         let (graph, payload) = self.into_parts();
         let mut exec = core::ptr::null_mut();
@@ -246,6 +259,10 @@ impl<P: Payload> GraphExec<'_, P> {
     /// reason in the detail): `graph` and its payload are dropped, the executable graph is
     /// unchanged. On any other error the driver does not say what was updated, so `graph`'s
     /// payload is leaked rather than freed under nodes that may now use it.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphExecUpdate")]
     pub fn update(&mut self, graph: Graph<'_, P>) -> Result<P> {
         let (raw, payload) = graph.into_parts();
@@ -323,6 +340,10 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// No `unsafe`: the graph's kernels were launched (and vouched for) in `unsafe` blocks when
     /// it was captured, on memory the executable graph still owns.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphLaunch")]
     #[inline]
     pub fn launch_graph(&self, graph: &ScopedGraph<'scope>) -> Result<()> {

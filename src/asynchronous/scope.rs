@@ -50,6 +50,10 @@ impl Stream<'_> {
     /// assert_eq!(dev.to_vec()?, vec![7; 1024]);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamSynchronize")]
     #[inline]
     pub fn scope<'env, R>(
@@ -348,6 +352,10 @@ impl<T: DeviceCopy> ScopedAlloc<'_, T> {
     }
 
     /// `cuMemFreeAsync`—Enqueues the free on the scope's stream, returning the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
     #[doc(alias = "cuMemFreeAsync")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
@@ -463,6 +471,10 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// `CUDA_ERROR_INVALID_VALUE` for zero bytes, [`ErrorKind::SizeOverflow`](crate::ErrorKind::SizeOverflow),
     /// `CUDA_ERROR_OUT_OF_MEMORY`, `CUDA_ERROR_NOT_SUPPORTED` on devices without memory pools.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
     #[doc(alias = "cuMemAllocAsync")]
     #[inline]
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<ScopedAlloc<'scope, T>> {
@@ -481,6 +493,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch); driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyHtoDAsync")]
     #[inline]
     pub fn copy_to_device<T: DeviceCopy>(
@@ -499,6 +515,10 @@ impl<'scope> StreamScope<'scope, '_> {
 
     /// `cuMemcpyDtoHAsync`—Enqueues a copy to host memory, which stays borrowed until the
     /// scope ends: `&mut host`, or a [`ScopedHostMut`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyDtoHAsync")]
     #[inline]
     pub fn copy_to_host<T: DeviceCopy>(
@@ -521,6 +541,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch); driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyDtoDAsync")]
     #[inline]
     pub fn copy_device<T: DeviceCopy>(
@@ -537,6 +561,10 @@ impl<'scope> StreamScope<'scope, '_> {
     }
 
     /// `cuMemsetD8Async`—Enqueues setting every byte of `dst` to `value`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemsetD8Async")]
     #[inline]
     pub fn fill_bytes<T: DeviceCopy>(
@@ -555,6 +583,10 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// `CUDA_ERROR_INVALID_VALUE` (no driver call) if `dst` is not 2-byte aligned or not a
     /// whole number of 16-bit words.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemsetD16Async")]
     #[inline]
     pub fn fill_u16<T: DeviceCopy>(
@@ -575,6 +607,10 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// `CUDA_ERROR_INVALID_VALUE` (no driver call) if `dst` is not 4-byte aligned or not a
     /// whole number of 32-bit words.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemsetD32Async")]
     #[inline]
     pub fn fill_u32<T: DeviceCopy>(
@@ -590,6 +626,10 @@ impl<'scope> StreamScope<'scope, '_> {
     }
 
     /// `cuEventRecord`—Records `event` on the scope's stream.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventRecord")]
     #[inline]
     pub fn record(&self, event: &Event<'_>) -> Result<()> {
@@ -597,6 +637,10 @@ impl<'scope> StreamScope<'scope, '_> {
     }
 
     /// `cuStreamWaitEvent`—Makes later work in this scope wait for `event`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamWaitEvent")]
     #[inline]
     pub fn wait(&self, event: &Event<'_>) -> Result<()> {
@@ -615,6 +659,10 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// As [`launch`](Self::launch); `CUDA_ERROR_INVALID_CLUSTER_SIZE` for a cluster that does
     /// not divide the grid or is too large.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernelEx")]
     #[allow(clippy::needless_pass_by_value)]
     pub unsafe fn launch_with<A: KernelArgs<'scope>>(
@@ -666,6 +714,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE` (before any launch) for a grid that cannot be
     /// resident at once, with the limit in the detail; `CUDA_ERROR_NOT_SUPPORTED` where the
     /// device has no cooperative launch; as [`launch`](Self::launch).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchCooperativeKernel")]
     #[allow(clippy::needless_pass_by_value)]
     pub unsafe fn launch_cooperative<A: KernelArgs<'scope>>(
@@ -709,6 +761,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// As [`launch`](Self::launch).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernel")]
     #[inline]
     #[allow(clippy::needless_pass_by_value)]
@@ -757,6 +813,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// let _buf = pending.wait()?;
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchHostFunc")]
     pub fn host_fn(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
         super::host::enqueue(self.raw, f)
@@ -784,6 +844,10 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// Launch errors (`CUDA_ERROR_INVALID_VALUE` for a block larger than the device allows,
     /// too much shared memory, ...). Faults inside the kernel surface at the scope's end.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernel")]
     #[inline]
     // Taking the tuple by value lets callers write `(&da, &mut db, n)` in place.

@@ -394,6 +394,10 @@ impl Stream<'_> {
     /// assert!(host.iter().all(|&x| x == 0x0101_0101));
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventRecord")]
     #[inline]
     pub fn submit<P: Payload>(
@@ -423,6 +427,10 @@ impl Stream<'_> {
     /// As [`submit`](Self::submit); an error of the wait itself. On an error the joint
     /// submission is not made: this stream is synchronized, which covers `pending`'s work too
     /// once the wait was enqueued (otherwise `pending` is waited for), and both payloads drop.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamWaitEvent")]
     #[inline]
     pub fn submit_after<'s, Q: Payload, P: Payload>(
@@ -493,6 +501,10 @@ impl<P: Payload> Submission<'_, P> {
     /// [`ErrorKind::HostFunctionPanicked`](crate::ErrorKind::HostFunctionPanicked) if a
     /// [host function](StreamScope::host_fn) of this context panicked: the work is complete,
     /// and the payload is dropped.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventSynchronize")]
     #[inline]
     pub fn wait(self) -> Result<P> {
@@ -506,6 +518,10 @@ impl<P: Payload> Submission<'_, P> {
     /// # Errors
     ///
     /// As [`wait`](Self::wait).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventQuery")]
     #[inline]
     pub fn try_wait(self) -> Result<core::result::Result<P, Self>> {
@@ -517,6 +533,10 @@ impl<P: Payload> Submission<'_, P> {
     }
 
     /// `cuEventQuery`—Whether the submission's work is complete.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventQuery")]
     #[inline]
     pub fn is_complete(&self) -> Result<bool> {
@@ -633,6 +653,10 @@ impl<'s, P: Payload> IntoFuture for Submission<'s, P> {
     /// `cuLaunchHostFunc`—Enqueues, on the stream that recorded the submission's event, a host
     /// function that wakes the future. Should that fail, the future waits (blocking) when first
     /// polled, and reports the failure only if the wait fails too.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchHostFunc")]
     fn into_future(self) -> SubmissionFuture<'s, P> {
         let wakeup = Arc::new(Wakeup::default());
