@@ -14,6 +14,7 @@ bitflags::bitflags! {
     /// At most one scheduling flag may be set; the driver rejects combinations with
     /// `CUDA_ERROR_INVALID_VALUE`.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    #[doc(alias = "CUctx_flags")]
     pub struct ContextFlags: u32 {
         /// `CU_CTX_SCHED_SPIN`: spin while waiting for the GPU (lowest latency, busy CPU).
         const SCHED_SPIN = ffi::CUctx_flags::CU_CTX_SCHED_SPIN.0 as u32;
@@ -66,6 +67,7 @@ static PRIMARY_HELD: Mutex<Vec<ffi::CUdevice>> = Mutex::new(Vec::new());
 /// # Ok::<(), custack::Error>(())
 /// ```
 #[derive(Debug)]
+#[doc(alias = "CUcontext")]
 pub struct Context {
     raw: ffi::CUcontext,
     device: Device,

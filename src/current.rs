@@ -11,6 +11,7 @@ use core::ffi::{c_int, c_uint, c_ulonglong};
 /// A per-context limit (`CUlimit`).
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[doc(alias = "CUlimit")]
 pub enum Limit {
     /// `CU_LIMIT_STACK_SIZE`: stack size in bytes of each GPU thread.
     StackSize,
@@ -46,6 +47,7 @@ impl Limit {
 
 /// Preferred split between L1 cache and shared memory (`CUfunc_cache`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[doc(alias = "CUfunc_cache")]
 pub enum CacheConfig {
     /// No preference.
     PreferNone,

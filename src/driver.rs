@@ -21,12 +21,14 @@ use core::mem::MaybeUninit;
 /// # Ok::<(), custack::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
+#[doc(alias = "cuInit")]
 pub struct Driver {
     _private: (),
 }
 
 /// A CUDA version number as the driver reports it (`12020` is 12.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[doc(alias = "cuDriverGetVersion")]
 pub struct Version {
     /// Major version.
     pub major: u32,
@@ -146,12 +148,14 @@ impl Driver {
 ///
 /// `Copy`, `Send` and `Sync`: a device ordinal is a plain number valid in every thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[doc(alias = "CUdevice")]
 pub struct Device {
     raw: ffi::CUdevice,
 }
 
 /// A device's compute capability, e.g. 9.0 for an H100.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[doc(alias = "cuDeviceComputeCapability")]
 pub struct ComputeCapability {
     /// Major revision.
     pub major: u32,

@@ -50,6 +50,8 @@ macro_rules! error_kinds {
         /// then custack's own conditions, which have no driver code.
         #[non_exhaustive]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[doc(alias = "CUresult")]
+        #[doc(alias = "cudaError_enum")]
         pub enum ErrorKind {
             $( $(#[$ddoc])* $dv, )*
             /// A driver code this version of custack does not list (for example one added by a
@@ -513,6 +515,7 @@ impl ErrorKind {
 ///   hint: no CUDA-capable device is visible: check `nvidia-smi`, CUDA_VISIBLE_DEVICES …
 /// ```
 #[derive(Clone, PartialEq, Eq)]
+#[doc(alias = "CUresult")]
 pub struct Error {
     code: Option<ffi::CUresult>,
     kind: ErrorKind,

@@ -8,6 +8,7 @@ use core::marker::PhantomData;
 bitflags::bitflags! {
     /// Event creation flags (`CUevent_flags`).
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    #[doc(alias = "CUevent_flags")]
     pub struct EventFlags: u32 {
         /// `CU_EVENT_BLOCKING_SYNC`: synchronizing on the event blocks the thread instead of spinning.
         const BLOCKING_SYNC = ffi::CUevent_flags::CU_EVENT_BLOCKING_SYNC.0 as u32;
@@ -18,6 +19,7 @@ bitflags::bitflags! {
 
 /// An event of the current context, lent by a guard. Destroyed on drop.
 #[derive(Debug)]
+#[doc(alias = "CUevent")]
 pub struct Event<'g> {
     raw: ffi::CUevent,
     _marker: PhantomData<(&'g (), *const ())>,

@@ -26,6 +26,7 @@ use core::marker::PhantomData;
 /// ([`Device::sm_resource`]). Plain data describing the SMs, not a handle; not `Copy`, so that
 /// dropping it ends what was split from it.
 #[derive(Clone, Debug)]
+#[doc(alias = "CUdevResource")]
 pub struct SmResource {
     raw: ffi::CUdevResource,
     device: Device,
@@ -161,6 +162,7 @@ impl SmPartition<'_> {
 /// # Ok::<(), custack::Error>(())
 /// ```
 #[derive(Debug)]
+#[doc(alias = "CUgreenCtx")]
 pub struct GreenContext<'r> {
     green: ffi::CUgreenCtx,
     ctx: ffi::CUcontext,

@@ -11,6 +11,7 @@ use core::marker::PhantomData;
 
 /// An interprocess handle to a device allocation (`CUipcMemHandle`): plain bytes, `Send + Sync`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(alias = "CUipcMemHandle")]
 pub struct IpcMemHandle {
     raw: ffi::CUipcMemHandle,
 }
@@ -48,6 +49,7 @@ impl<T: DeviceCopy> DeviceBuffer<'_, T> {
 /// Device memory of another process, opened from an [`IpcMemHandle`], lent by a guard; closed
 /// on drop (`cuIpcCloseMemHandle`). Device memory like any other.
 #[derive(Debug)]
+#[doc(alias = "cuIpcOpenMemHandle")]
 pub struct IpcBuffer<'g, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,

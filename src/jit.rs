@@ -19,6 +19,7 @@ const LOG_BYTES: usize = 16 * 1024;
 /// Options for the JIT compiler ([`PushedGuard::load_ptx_with`], [`PushedGuard::linker`]).
 /// `Default`: the driver's defaults, logs only.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[doc(alias = "CUjit_option")]
 pub struct JitOptions {
     /// `CU_JIT_OPTIMIZATION_LEVEL`: 0 (none) to 4 (the default, most).
     pub optimization_level: Option<u32>,
@@ -38,6 +39,7 @@ pub struct JitOptions {
 
 /// What the JIT compiler or linker said: its info and error logs, and how long it took.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[doc(alias = "CU_JIT_ERROR_LOG_BUFFER")]
 pub struct JitLog {
     /// The info log (e.g. with [`JitOptions::verbose`], each kernel's registers and memory).
     pub info: String,
@@ -287,6 +289,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 /// library inputs, then [`complete`](Self::complete). Destroyed on drop (`cuLinkDestroy`),
 /// which frees the image it made.
 #[derive(Debug)]
+#[doc(alias = "CUlinkState")]
 pub struct Linker<'g> {
     state: ffi::CUlinkState,
     // The log buffers the driver writes into until the state is destroyed.
@@ -305,6 +308,7 @@ impl core::fmt::Debug for RawOptions {
 /// The image a [`Linker`] completed, borrowed from it: it can be loaded
 /// ([`PushedGuard::load_linked`]) only while the linker lives.
 #[derive(Debug)]
+#[doc(alias = "cuLinkComplete")]
 pub struct LinkedImage<'l> {
     ptr: *const c_void,
     len: usize,

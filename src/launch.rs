@@ -9,6 +9,7 @@ use core::marker::PhantomData;
 
 /// A kernel in a loaded [`Module`](crate::Module); borrows it, so it cannot outlive it (C9).
 #[derive(Debug, Clone, Copy)]
+#[doc(alias = "CUfunction")]
 pub struct Function<'m> {
     raw: ffi::CUfunction,
     _marker: PhantomData<(&'m (), *const ())>,
@@ -252,6 +253,7 @@ impl Function<'_> {
 /// Attributes of a [`StreamScope::launch_with`](crate::StreamScope::launch_with) launch
 /// (`cuLaunchKernelEx`). `Default` is a plain launch.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[doc(alias = "CUlaunchAttribute")]
 pub struct LaunchAttributes {
     /// Thread-block cluster dimensions, in blocks (compute capability 9.0); must divide the
     /// grid.
@@ -350,6 +352,7 @@ pub(crate) fn check_cooperative(function: &Function<'_>, config: LaunchConfig) -
 
 /// What [`Function::attributes`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(alias = "CUfunction_attribute")]
 pub struct FunctionAttributes {
     /// The most threads a block may have (the kernel's resources and the device's limit).
     pub max_threads_per_block: u32,
@@ -421,6 +424,7 @@ unsafe extern "C" fn occupancy_trampoline(block_size: c_int) -> usize {
 
 /// Grid and block dimensions and dynamic shared memory of a launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[doc(alias = "CUlaunchConfig")]
 pub struct LaunchConfig {
     /// Blocks in the grid (x, y, z).
     pub grid: (u32, u32, u32),

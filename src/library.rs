@@ -40,6 +40,7 @@ use std::ffi::CString;
 /// # Ok::<(), custack::Error>(())
 /// ```
 #[derive(Debug)]
+#[doc(alias = "CUlibrary")]
 pub struct Library {
     raw: ffi::CUlibrary,
 }
@@ -54,6 +55,7 @@ unsafe impl Sync for Library {}
 /// A kernel of a [`Library`] (`CUkernel`): context-independent, `Copy`, `Send + Sync`; borrows
 /// the library.
 #[derive(Debug, Clone, Copy)]
+#[doc(alias = "CUkernel")]
 pub struct LibraryKernel<'l> {
     raw: ffi::CUkernel,
     _library: PhantomData<&'l Library>,
@@ -69,6 +71,7 @@ unsafe impl Sync for LibraryKernel<'_> {}
 /// ([`PushedGuard::library_function`]); launched with
 /// [`StreamScope::launch_library`]. Not a [`Payload`](crate::Payload).
 #[derive(Debug, Clone, Copy)]
+#[doc(alias = "cuKernelGetFunction")]
 pub struct LibraryFunction<'a> {
     function: Function<'a>,
 }

@@ -172,6 +172,7 @@ pub(crate) static FUNC_GET_NAME: Lookup<ffi::PFN_cuFuncGetName> =
 
 /// An entry point custack looks up rather than links, and whether this driver offers it.
 #[derive(Debug)]
+#[doc(alias = "cuGetProcAddress")]
 pub struct EntryPointStatus {
     /// The driver API name, e.g. `"cuCtxRecordEvent"`.
     pub name: &'static str,

@@ -22,6 +22,7 @@ use core::marker::PhantomData;
 /// Managed memory of `len` elements of `T`, lent by a guard; freed on drop (`cuMemFree`).
 /// Device memory to the GPU, a slice to the host.
 #[derive(Debug)]
+#[doc(alias = "cuMemAllocManaged")]
 pub struct ManagedBuffer<'g, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,
@@ -32,6 +33,7 @@ device_memory!(ManagedBuffer, mut_);
 
 /// Where a prefetch moves managed memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(alias = "CUmemLocation")]
 pub enum Location {
     /// A device's memory.
     Device(Device),

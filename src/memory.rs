@@ -368,6 +368,7 @@ pub(crate) fn check_memset_unit(ptr: ffi::CUdeviceptr, bytes: usize, unit: usize
 
 /// What [`DeviceMemory::pointer_attributes`] reports (`cuPointerGetAttributes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(alias = "CUpointer_attribute")]
 pub struct PointerAttributes {
     /// The context the memory belongs to.
     pub context: ffi::CUcontext,
@@ -455,6 +456,8 @@ fn sync_null_stream() -> Result<()> {
 /// # Ok::<(), custack::Error>(())
 /// ```
 #[derive(Debug)]
+#[doc(alias = "CUdeviceptr")]
+#[doc(alias = "cuMemAlloc")]
 pub struct DeviceBuffer<'g, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,
@@ -562,6 +565,7 @@ impl<T: DeviceCopy> Drop for DeviceBuffer<'_, T> {
 /// Tied to the guard because the driver frees page-locked memory with its context: a pinned
 /// buffer can never outlive the context that owns it (R9).
 #[derive(Debug)]
+#[doc(alias = "cuMemHostAlloc")]
 pub struct PinnedBuffer<'g, T: DeviceCopy> {
     ptr: NonNull<T>,
     len: usize,

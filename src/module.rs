@@ -15,6 +15,7 @@ use std::ffi::CString;
 ///
 /// Functions borrow the module, so none outlives it (C9).
 #[derive(Debug)]
+#[doc(alias = "CUmodule")]
 pub struct Module<'g> {
     raw: ffi::CUmodule,
     _marker: PhantomData<(&'g (), *const ())>,

@@ -39,6 +39,7 @@ impl Device {
 /// and the peer context.
 #[derive(Debug)]
 #[must_use = "dropping it disables the access at once"]
+#[doc(alias = "cuCtxEnablePeerAccess")]
 pub struct PeerAccess<'g, 'p> {
     peer: ffi::CUcontext,
     enabled_here: bool,

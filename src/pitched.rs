@@ -14,6 +14,7 @@ use core::marker::PhantomData;
 /// A `width` × `height` array of `T` in pitched device memory, lent by a guard: each row starts
 /// [`pitch_bytes`](Self::pitch_bytes) after the previous one. Freed on drop.
 #[derive(Debug)]
+#[doc(alias = "cuMemAllocPitch")]
 pub struct PitchedBuffer<'g, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     pitch: usize,

@@ -20,6 +20,7 @@ use core::marker::PhantomData;
 /// ([`PushedGuard::default_mem_pool`], not destroyed) or one of your own
 /// ([`PushedGuard::create_mem_pool`], destroyed on drop).
 #[derive(Debug)]
+#[doc(alias = "CUmemoryPool")]
 pub struct MemPool<'g> {
     raw: ffi::CUmemoryPool,
     owned: bool,

@@ -19,6 +19,7 @@ use core::mem::ManuallyDrop;
 /// A slice registered with the driver (`cuMemHostRegister`) for as long as this value lives;
 /// lent by a guard, unregistered on drop. Dereferences to the slice.
 #[derive(Debug)]
+#[doc(alias = "cuMemHostRegister")]
 pub struct RegisteredHost<'a, 'g, T: DeviceCopy> {
     slice: &'a mut [T],
     _guard: PhantomData<(&'g (), *const ())>,
@@ -28,6 +29,7 @@ pub struct RegisteredHost<'a, 'g, T: DeviceCopy> {
 /// unregistered on drop (then the vector drops). Dereferences to a slice: it cannot grow or be
 /// reallocated while registered. [`into_vec`](Self::into_vec) gives it back.
 #[derive(Debug)]
+#[doc(alias = "cuMemHostRegister")]
 pub struct RegisteredVec<'g, T: DeviceCopy> {
     vec: ManuallyDrop<Vec<T>>,
     _guard: PhantomData<(&'g (), *const ())>,

@@ -123,6 +123,8 @@ impl Drop for Stack {
 /// thread at a time.
 #[must_use = "dropping the guard pops the context straight away"]
 #[derive(Debug)]
+#[doc(alias = "cuCtxPushCurrent")]
+#[doc(alias = "cuCtxPopCurrent")]
 pub struct PushedGuard<'ctx, 'stack, K: ContextKind = Floating> {
     raw: ffi::CUcontext,
     _ctx: PhantomData<&'ctx Context>,

@@ -11,6 +11,7 @@ use core::marker::PhantomData;
 bitflags::bitflags! {
     /// Stream creation flags (`CUstream_flags`).
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    #[doc(alias = "CUstream_flags")]
     pub struct StreamFlags: u32 {
         /// `CU_STREAM_NON_BLOCKING`: the stream does not synchronize with the context's legacy
         /// NULL stream. See [`Stream`] for what that changes.
@@ -41,6 +42,7 @@ bitflags::bitflags! {
 /// Neither kind affects soundness: what the GPU may still use is never freed, reused or handed
 /// to the host, on either.
 #[derive(Debug)]
+#[doc(alias = "CUstream")]
 pub struct Stream<'g> {
     raw: ffi::CUstream,
     _marker: PhantomData<(&'g (), *const ())>,

@@ -57,6 +57,7 @@ array_element! {
 /// A `width` × `height` × `depth` CUDA array of `T`, lent by a guard; destroyed on drop
 /// (`cuArrayDestroy`). Created surface-capable, so textures and surfaces can both use it.
 #[derive(Debug)]
+#[doc(alias = "CUarray")]
 pub struct CudaArray<'g, T: ArrayElement> {
     raw: ffi::CUarray,
     width: usize,
@@ -67,6 +68,7 @@ pub struct CudaArray<'g, T: ArrayElement> {
 
 /// How a [`TextureObject`] samples.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[doc(alias = "CUDA_TEXTURE_DESC")]
 pub struct TextureOptions {
     /// Linear filtering (float textures) rather than the nearest texel.
     pub linear: bool,
@@ -78,6 +80,7 @@ pub struct TextureOptions {
 
 /// A texture object over a [`CudaArray`], borrowing it shared; destroyed on drop.
 #[derive(Debug)]
+#[doc(alias = "CUtexObject")]
 pub struct TextureObject<'a> {
     raw: ffi::CUtexObject,
     _marker: PhantomData<(&'a (), *const ())>,
@@ -85,6 +88,7 @@ pub struct TextureObject<'a> {
 
 /// A surface object over a [`CudaArray`], borrowing it exclusively; destroyed on drop.
 #[derive(Debug)]
+#[doc(alias = "CUsurfObject")]
 pub struct SurfaceObject<'a> {
     raw: ffi::CUsurfObject,
     _marker: PhantomData<(&'a mut (), *const ())>,

@@ -18,6 +18,7 @@ use core::marker::PhantomData;
 /// A reserved range of device virtual addresses, lent by a guard; freed on drop
 /// (`cuMemAddressFree`).
 #[derive(Debug)]
+#[doc(alias = "cuMemAddressReserve")]
 pub struct Reservation<'g> {
     base: ffi::CUdeviceptr,
     size: usize,
@@ -26,6 +27,8 @@ pub struct Reservation<'g> {
 
 /// Physical device memory (`cuMemCreate`), lent by a guard; released on drop (`cuMemRelease`).
 #[derive(Debug)]
+#[doc(alias = "CUmemGenericAllocationHandle")]
+#[doc(alias = "cuMemCreate")]
 pub struct PhysicalMemory<'g> {
     handle: ffi::CUmemGenericAllocationHandle,
     size: usize,
@@ -36,6 +39,7 @@ pub struct PhysicalMemory<'g> {
 /// device memory of `len` elements of `T`. Borrows the reservation and the physical memory;
 /// unmapped on drop (`cuMemUnmap`).
 #[derive(Debug)]
+#[doc(alias = "cuMemMap")]
 pub struct Mapping<'r, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,

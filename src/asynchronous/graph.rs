@@ -29,6 +29,7 @@ use super::submission::{Payload, sealed};
 /// Work captured from a stream ([`Stream::capture`]), owning the [`Payload`] its nodes use;
 /// lent by the guard. Instantiate it to launch it. Destroyed on drop (`cuGraphDestroy`).
 #[derive(Debug)]
+#[doc(alias = "CUgraph")]
 pub struct Graph<'g, P: Payload> {
     raw: ffi::CUgraph,
     payload: ManuallyDrop<P>,
@@ -40,6 +41,7 @@ pub struct Graph<'g, P: Payload> {
 /// submission owns it while a launch may run and hands it back from `wait`. Destroyed on drop
 /// (`cuGraphExecDestroy`).
 #[derive(Debug)]
+#[doc(alias = "CUgraphExec")]
 pub struct GraphExec<'g, P: Payload> {
     raw: ffi::CUgraphExec,
     payload: ManuallyDrop<P>,

@@ -90,6 +90,7 @@ impl Drop for SyncOnDrop {
 /// `'scope` is the scope's own lifetime: everything an operation uses must be borrowed for it,
 /// so it lives outside the scope (in `'env`) and stays borrowed until the scope has waited for
 /// the stream. The scope is `!Send` and `!Sync`.
+#[doc(alias = "cuStreamSynchronize")]
 pub struct StreamScope<'scope, 'env: 'scope> {
     raw: ffi::CUstream,
     // Invariant in 'scope and 'env, as `std::thread::Scope`: borrows for 'scope cannot be
@@ -313,6 +314,7 @@ scoped_common!(ScopedSliceMut);
 /// freed in stream order (`cuMemFreeAsync`) when dropped. Branded with the scope, so it cannot
 /// leave it; operations take it by reference, so none can use it after its free is enqueued.
 #[derive(Debug)]
+#[doc(alias = "cuMemAllocAsync")]
 pub struct ScopedAlloc<'scope, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,

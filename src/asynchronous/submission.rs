@@ -321,6 +321,8 @@ payload_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 /// ```
 #[must_use = "dropping a submission waits for it at once; keep it, and `wait` for its payload"]
 #[derive(Debug)]
+#[doc(alias = "cuEventRecord")]
+#[doc(alias = "cuEventSynchronize")]
 pub struct Submission<'s, P: Payload> {
     event: ffi::CUevent,
     // The stream that recorded `event` (for `IntoFuture`'s host function).
