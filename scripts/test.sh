@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the
-# example, and the checking-driver schedules (scripts/check-driver.sh, contract row R10).
+# Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the API
+# docs with warnings denied, the example, and the checking-driver schedules
+# (scripts/check-driver.sh, contract row R10).
 #
 #   bash scripts/test.sh [ARGS...]      # ARGS go to the test binaries, e.g. --include-ignored
 #
@@ -204,6 +205,10 @@ echo "scripts/test.sh: using libcuda $lib${LD_LIBRARY_PATH:+ (LD_LIBRARY_PATH=$L
 status=0
 cargo test --no-fail-fast --all-targets -- "$@" || status=$?
 cargo test --no-fail-fast --doc || status=$?
+# The API docs, with every rustdoc warning denied (broken intra-doc links, unclosed HTML, ...).
+# The docs need no CUDA (docs.rs builds them without it); tests/doc_aliases.rs, run above,
+# checks that every driver wrapper has its doc alias and NVIDIA link.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet || status=$?
 
 # The README's first command, as a user runs it: real GPU work where there is a device, and
 # otherwise one clear line and exit status 1 -- never a panic (exit 101) or a signal.
