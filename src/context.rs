@@ -177,6 +177,18 @@ impl Context {
     ///
     /// [`ErrorKind::PrimaryContextInUse`] if another `Context` value holds it; driver errors.
     ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, Driver, Stack};
+    /// // The context the CUDA runtime API (cuBLAS, cuDNN, ...) uses on device 0.
+    /// let ctx = Context::primary(Driver::init()?.device(0)?)?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// # drop(guard);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
@@ -255,6 +267,11 @@ impl Context {
 
     /// Destroys a created context or releases a primary one, returning the driver's error
     /// instead of recording it as `Drop` does.
+    ///
+    /// # Errors
+    ///
+    /// The driver's error from `cuCtxDestroy` (created) or `cuDevicePrimaryCtxRelease` (primary);
+    /// after a sticky error, typically that error. The value is consumed either way.
     ///
     /// # References
     ///

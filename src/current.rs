@@ -190,6 +190,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
     /// `cuCtxSynchronize`—Waits for all work of the context, from every thread.
     ///
+    /// # Errors
+    ///
+    /// The first error of the context's earlier asynchronous work, or a sticky error.
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>

@@ -77,6 +77,17 @@ impl Driver {
     /// error of registering custack's log callback (`cuDriverGetVersion`, `cuGetProcAddress_v2`,
     /// `cuLogsRegisterCallback`); a driver without it is not an error.
     ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::Driver;
+    /// let driver = Driver::init()?; // without a GPU: CUDA_ERROR_NO_DEVICE, with a hint
+    /// for device in driver.devices()? {
+    ///     println!("{}: {}", device.ordinal(), device.name()?);
+    /// }
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
     /// # References
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html>
     #[doc(alias = "cuInit")]
@@ -134,6 +145,10 @@ impl Driver {
     }
 
     /// `cuDeviceGetCount`, `cuDeviceGet`—Every device, in ordinal order.
+    ///
+    /// # Errors
+    ///
+    /// As [`device_count`](Self::device_count) and [`device`](Self::device).
     ///
     /// # References
     ///

@@ -566,6 +566,25 @@ impl Error {
     }
     /// Whether the error is sticky: the context is unusable afterwards
     /// (see [`ErrorKind::is_sticky`]).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let mut buf = guard.alloc::<u32>(16)?;
+    /// let stream = guard.stream()?;
+    /// let done = stream.scope(|s| s.fill_u32(s.bind_mut(&mut buf), 1)).and_then(|r| r);
+    /// if let Err(e) = &done {
+    ///     if e.is_sticky() {
+    ///         eprintln!("the GPU faulted; relaunch the process to use CUDA again: {e}");
+    ///     }
+    /// }
+    /// done?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
     pub fn is_sticky(&self) -> bool {
         self.kind.is_sticky()
     }
@@ -704,6 +723,23 @@ pub(crate) fn record_drop_error(e: Error) {
 /// older ones were discarded. To receive such an error directly instead, call the explicit,
 /// fallible method that the handle offers (`destroy`, `pop`, `free`, …) rather than letting it
 /// drop.
+///
+/// # Examples
+///
+/// ```no_run
+/// # use custack::{Context, ContextFlags, Driver, Stack};
+/// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+/// # let mut stack = Stack::new()?;
+/// # let guard = stack.push(&ctx)?;
+/// {
+///     let buf = guard.alloc::<u8>(16)?;
+///     drop(buf); // cuMemFree; a failure would be recorded, not panicked on
+/// }
+/// for e in custack::take_drop_errors() {
+///     eprintln!("a drop failed: {e}");
+/// }
+/// # Ok::<(), custack::Error>(())
+/// ```
 pub fn take_drop_errors() -> Vec<Error> {
     DROP_LOG
         .try_with(|log| {

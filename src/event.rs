@@ -31,6 +31,28 @@ static_assertions::assert_not_impl_any!(Event<'static>: Send, Sync);
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuEventCreate`—Creates an event in this guard's context.
     ///
+    /// # Errors
+    ///
+    /// The driver's error (e.g. out of memory).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::EventFlags;
+    /// let stream = guard.stream()?;
+    /// let (start, end) = (guard.event(EventFlags::empty())?, guard.event(EventFlags::empty())?);
+    /// stream.record(&start)?;
+    /// // ... enqueue work on `stream` ...
+    /// stream.record(&end)?;
+    /// end.synchronize()?;
+    /// println!("{} ms", start.elapsed_ms(&end)?);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
@@ -54,6 +76,10 @@ impl Event<'_> {
     }
 
     /// `cuEventSynchronize`—Waits until the event has completed.
+    ///
+    /// # Errors
+    ///
+    /// The first error of the work recorded before the event, or a sticky error.
     ///
     /// # References
     ///
@@ -100,6 +126,10 @@ impl Event<'_> {
     }
 
     /// `cuEventDestroy`—Destroys the event, returning the driver's error.
+    ///
+    /// # Errors
+    ///
+    /// The driver's error. The event is consumed either way.
     ///
     /// # References
     ///

@@ -186,6 +186,11 @@ pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
 
     /// `cuMemcpyDtoH`—Copies into a new `Vec`.
     ///
+    /// # Errors
+    ///
+    /// The copy's error, which may also be an error of earlier asynchronous work of the
+    /// context (see [`guide::faults`](crate::guide::faults)).
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
@@ -258,6 +263,22 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] if `src.len() != self.len()`; driver errors.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::{DeviceMemory, DeviceMemoryMut};
+    /// let mut buf = guard.alloc::<u32>(4)?;
+    /// buf.copy_from_host(&[1, 2, 3, 4])?;          // cuMemcpyHtoD, complete on return
+    /// let (_, mut upper) = buf.split_at_mut(2)?;   // views: no driver call
+    /// upper.copy_from_host(&[30, 40])?;
+    /// assert_eq!(buf.to_vec()?, [1, 2, 30, 40]);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
     ///
     /// # References
     ///
@@ -537,6 +558,11 @@ device_memory!(DeviceViewMut, mut_);
 impl<T: DeviceCopy> DeviceBuffer<'_, T> {
     /// `cuMemFree`—Frees the allocation, returning the driver's error.
     ///
+    /// # Errors
+    ///
+    /// The driver's error; after a sticky error, typically that error. The buffer is consumed
+    /// either way.
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
@@ -699,6 +725,19 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `CUDA_ERROR_INVALID_VALUE` for zero bytes, [`ErrorKind::SizeOverflow`] when the size
     /// overflows, `CUDA_ERROR_OUT_OF_MEMORY` (after which the context keeps working, R4).
     ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::DeviceMemoryMut;
+    /// let mut buf = guard.alloc::<f32>(1 << 20)?; // 4 MiB, uninitialized
+    /// buf.copy_from_host(&vec![1.0; 1 << 20])?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
@@ -717,6 +756,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
     /// `cuMemAlloc` + `cuMemsetD8`—Allocates `len` elements set to zero bytes.
     ///
+    /// # Errors
+    ///
+    /// As [`alloc`](Self::alloc), and the memset's error.
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
@@ -729,6 +772,23 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuMemAlloc` + `cuMemcpyHtoD`—Allocates a buffer holding a copy of `src`.
+    ///
+    /// # Errors
+    ///
+    /// As [`alloc`](Self::alloc), and the copy's error.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::DeviceMemory;
+    /// let buf = guard.alloc_from(&[1u32, 2, 3])?;
+    /// assert_eq!(buf.to_vec()?, [1, 2, 3]);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
     ///
     /// # References
     ///
@@ -746,6 +806,20 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// As [`alloc`](Self::alloc).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let mut host = guard.alloc_pinned::<u32>(1024)?; // zeroed, page-locked
+    /// host.fill(7); // a `&mut [u32]` to the host
+    /// let dev = guard.alloc_from(&host)?;
+    /// # drop(dev);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
     ///
     /// # References
     ///
@@ -787,6 +861,23 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 impl<'ctx> PushedGuard<'ctx, '_> {
     /// Parks a buffer: it no longer borrows this guard, only the context, so it survives the
     /// pop and nested pushes (P3, P8). Re-attach it with [`attach`](Self::attach).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let parked = guard.park(guard.alloc_from(&[1u32; 4])?);
+    /// drop(guard); // popped: the parked buffer lives on, borrowing only `ctx`
+    /// let guard = stack.push(&ctx)?;
+    /// let buf = guard.attach(parked)?;
+    /// # drop(buf);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// See [`guide::parking`](crate::guide::parking) for two contexts on one thread.
     pub fn park<T: DeviceCopy>(&self, buffer: DeviceBuffer<'_, T>) -> ParkedBuffer<'ctx, T> {
         let buffer = core::mem::ManuallyDrop::new(buffer);
         ParkedBuffer {

@@ -213,6 +213,21 @@ impl Module<'_> {
     /// `CUDA_ERROR_NOT_FOUND` with the name as [`Error::detail`] (R5);
     /// [`ErrorKind::NulInName`].
     ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let module = guard.load_ptx(include_str!("../tests/fixtures/kernels.ptx"))?;
+    /// let add = module.function("add_u32")?; // borrows `module`: it cannot be unloaded first
+    /// let missing = module.function("no_such_kernel").unwrap_err();
+    /// assert_eq!(missing.kind(), custack::ErrorKind::NotFound);
+    /// # drop(add);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
@@ -344,6 +359,11 @@ impl Module<'_> {
     /// before that work is complete (C9); but a submission leaked with `mem::forget` no longer
     /// does, and a kernel must never run from unloaded code. Unloading is rare; the wait costs
     /// nothing when the GPU is idle.
+    ///
+    /// # Errors
+    ///
+    /// The first error of the wait or of the unload; after a sticky error, typically that error.
+    /// The module is consumed either way.
     ///
     /// # References
     ///

@@ -190,6 +190,17 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// thread's stack: custack puts that context back rather than pop someone else's, and this
     /// guard's context stays on the stack beneath it (as after a leak). Driver errors otherwise.
     ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// guard.pop()?; // the pop's error, if any, instead of a record for take_drop_errors
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
@@ -273,6 +284,12 @@ pub trait StackTop: sealed::Sealed {
     /// # let _ = bytes;
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxPushCurrent")]
+    #[doc(alias = "cuCtxPopCurrent")]
     fn with_pushed<'c, R>(
         &mut self,
         ctx: &'c Context,

@@ -55,6 +55,23 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuStreamCreate`—Creates a blocking stream (`CU_STREAM_DEFAULT`) in this guard's
     /// context.
     ///
+    /// # Errors
+    ///
+    /// The driver's error (e.g. out of memory).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let stream = guard.stream()?;
+    /// let mut buf = guard.alloc::<u32>(1024)?;
+    /// stream.scope(|s| s.fill_u32(s.bind_mut(&mut buf), 7))??;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
@@ -178,6 +195,10 @@ impl<'g> Stream<'g> {
     /// `cuEventRecord`—Records `event` on this stream: it completes when all work enqueued so
     /// far has.
     ///
+    /// # Errors
+    ///
+    /// The driver's error (e.g. an event of another context).
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
@@ -189,6 +210,10 @@ impl<'g> Stream<'g> {
 
     /// `cuStreamWaitEvent`—Makes future work on this stream wait for `event`.
     ///
+    /// # Errors
+    ///
+    /// The driver's error.
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
@@ -199,6 +224,11 @@ impl<'g> Stream<'g> {
     }
 
     /// `cuStreamDestroy`—Destroys the stream, returning the driver's error.
+    ///
+    /// # Errors
+    ///
+    /// The driver's error; after a sticky error, typically that error. The stream is consumed
+    /// either way.
     ///
     /// # References
     ///

@@ -474,6 +474,24 @@ impl<'scope> StreamScope<'scope, '_> {
     /// `CUDA_ERROR_INVALID_VALUE` for zero bytes, [`ErrorKind::SizeOverflow`](crate::ErrorKind::SizeOverflow),
     /// `CUDA_ERROR_OUT_OF_MEMORY`, `CUDA_ERROR_NOT_SUPPORTED` on devices without memory pools.
     ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let stream = guard.stream()?;
+    /// let mut out = vec![0u32; 256];
+    /// stream.scope(|s| -> custack::Result<()> {
+    ///     let mut tmp = s.alloc::<u32>(256)?;     // cuMemAllocAsync, freed on the stream at drop
+    ///     s.fill_u32(&mut tmp, 9)?;
+    ///     s.copy_to_host(&mut out, &tmp)
+    /// })??;
+    /// assert!(out.iter().all(|&x| x == 9));
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
@@ -517,6 +535,10 @@ impl<'scope> StreamScope<'scope, '_> {
 
     /// `cuMemcpyDtoHAsync`—Enqueues a copy to host memory, which stays borrowed until the
     /// scope ends: `&mut host`, or a [`ScopedHostMut`].
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch); driver errors.
     ///
     /// # References
     ///
@@ -764,6 +786,26 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// As [`launch`](Self::launch).
     ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::{DevicePtr, LaunchConfig};
+    /// let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
+    /// // add_u32(unsigned* x, unsigned k, unsigned n), checked once against the kernel (CUDA 12.4+)
+    /// let add = module.kernel::<(DevicePtr<u32>, u32, u32)>("add_u32")?;
+    /// let mut x = guard.alloc_zeroed::<u32>(1024)?;
+    /// guard.stream()?.scope(|s| {
+    ///     let mut dx = s.bind_mut(&mut x);
+    ///     // SAFETY: add_u32 touches x[0..n), and x holds n elements.
+    ///     unsafe { s.launch_kernel(&add, LaunchConfig::for_elements(1024), (&mut dx, 1u32, 1024u32)) }
+    /// })??;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
@@ -846,6 +888,26 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// Launch errors (`CUDA_ERROR_INVALID_VALUE` for a block larger than the device allows,
     /// too much shared memory, ...). Faults inside the kernel surface at the scope's end.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::LaunchConfig;
+    /// let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
+    /// let add = module.function("add_u32")?;
+    /// let mut x = guard.alloc_from(&[1u32; 1024])?;
+    /// guard.stream()?.scope(|s| {
+    ///     let mut dx = s.bind_mut(&mut x);
+    ///     // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n), and x holds n
+    ///     // elements.
+    ///     unsafe { s.launch(&add, LaunchConfig::for_elements(1024), (&mut dx, 41u32, 1024u32)) }
+    /// })??; // launch errors (inner), faults while running (outer)
+    /// # Ok::<(), custack::Error>(())
+    /// ```
     ///
     /// # References
     ///

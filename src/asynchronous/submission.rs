@@ -430,6 +430,32 @@ impl Stream<'_> {
     /// submission is not made: this stream is synchronized, which covers `pending`'s work too
     /// once the wait was enqueued (otherwise `pending` is waited for), and both payloads drop.
     ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::LaunchConfig;
+    /// let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
+    /// let add = module.function("add_u32")?;
+    /// let (copy, compute) = (guard.stream()?, guard.stream()?);
+    /// let mut host = guard.alloc_pinned::<u32>(1024)?;
+    /// host.fill(41);
+    /// let dev = guard.alloc::<u32>(1024)?;
+    /// let upload = copy.submit((host, dev), |s, (host, mut dev)| s.copy_to_device(&mut dev, host))?;
+    /// // `compute` waits for the upload on the GPU and takes its payload over.
+    /// let done = compute.submit_after(upload, add, |s, ((host, mut dev), add)| {
+    ///     // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
+    ///     unsafe { s.launch(&add, LaunchConfig::for_elements(1024), (&mut dev, 1u32, 1024u32)) }?;
+    ///     s.copy_to_host(host, &dev)
+    /// })?;
+    /// let ((host, _dev), _add) = done.wait()?;
+    /// assert!(host.iter().all(|&x| x == 42));
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
