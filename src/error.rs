@@ -482,6 +482,7 @@ impl ErrorKind {
                 "the installed NVIDIA driver is older than this call needs: update the driver \
                  (on data-center GPUs the cuda-compat package can also provide a newer libcuda)"
             }
+            Self::NoDevice if cfg!(custack_no_libcuda) => NOT_LINKED_HINT,
             Self::NoDevice => {
                 "no CUDA-capable device is visible: check `nvidia-smi`, CUDA_VISIBLE_DEVICES (an \
                  empty or wrong list hides every GPU), and that the nvidia kernel module is loaded"
@@ -605,6 +606,14 @@ impl fmt::Debug for Error {
     }
 }
 
+/// What every error says in a build without libcuda (`cfg(custack_no_libcuda)`), where each
+/// driver call returns `CUDA_ERROR_NO_DEVICE` and the driver describes nothing.
+const NOT_LINKED: &str = "no CUDA driver: custack was built where no libcuda was found";
+const NOT_LINKED_HINT: &str = "build.rs found no libcuda.so.1 (the NVIDIA driver library), so \
+     this program was built without GPU access: install the NVIDIA driver, or set \
+     CUDA_DRIVER_LIB_DIR to the directory holding libcuda.so.1, and rebuild \
+     (CUSTACK_REQUIRE_LIBCUDA=1 makes that a build error)";
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(code) = self.code.or_else(|| self.kind.code()) {
@@ -614,6 +623,7 @@ impl fmt::Display for Error {
             }
             match driver_string(code, ffi::cuGetErrorString) {
                 Some(description) => write!(f, ": {description}")?,
+                None if cfg!(custack_no_libcuda) => write!(f, ": {NOT_LINKED}")?,
                 None => f.write_str(": no description from the driver")?,
             }
         } else {
