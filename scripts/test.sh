@@ -249,6 +249,44 @@ else
     echo "scripts/test.sh: example (a fresh clone): skipped, this is not a git checkout"
 fi
 
+# The MSRV Cargo.toml declares, checked on the library (dev-dependencies such as cudarc need
+# newer compilers, and users do not build them). The toolchain is installed with rustup if it is
+# missing; where that is impossible the step says plainly that it skipped.
+msrv=$(sed -n 's/^rust-version *= *"\(.*\)"/\1/p' Cargo.toml)
+if [[ -z $msrv ]]; then
+    echo "scripts/test.sh: msrv: none declared in Cargo.toml"
+elif command -v rustup >/dev/null &&
+    { rustup run "$msrv" rustc --version >/dev/null 2>&1 ||
+        rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1; }; then
+    if CARGO_TARGET_DIR=$target_dir/msrv cargo "+$msrv" check --quiet --lib; then
+        echo "scripts/test.sh: msrv: the library builds with Rust $msrv"
+    else
+        echo "scripts/test.sh: msrv: the library does not build with Rust $msrv, the rust-version Cargo.toml declares" >&2
+        status=1
+    fi
+else
+    echo "scripts/test.sh: msrv: SKIPPED, Rust $msrv is not installed and rustup cannot install it here"
+fi
+
+# What `cargo publish` would upload: the sources, the ui tests with their .stderr, the licences;
+# no build outputs, no development scripts.
+if listing=$(cargo package --list --allow-dirty --quiet 2>&1); then
+    bad=$(grep -E '(^|/)target/|^\.gpu/|^\.ci/|^scripts/|\.(so|rlib|o)$' <<<"$listing" || true)
+    ui_rs=$(grep -c '^ui-tests/.*\.rs$' <<<"$listing" || true)
+    ui_stderr=$(grep -c '^ui-tests/.*\.stderr$' <<<"$listing" || true)
+    if [[ -n $bad || $ui_rs == 0 || $ui_rs != "$ui_stderr" ]] ||
+        ! grep -qx LICENSE-MIT <<<"$listing" || ! grep -qx LICENSE-APACHE <<<"$listing"; then
+        echo "scripts/test.sh: package: unexpected contents (ui tests: $ui_rs .rs, $ui_stderr .stderr; should not be there: ${bad:-none})" >&2
+        status=1
+    else
+        echo "scripts/test.sh: package: $(wc -l <<<"$listing") files, $ui_rs ui tests with their .stderr, licences, no build outputs"
+    fi
+else
+    echo "$listing" >&2
+    echo "scripts/test.sh: package: cargo package --list failed" >&2
+    status=1
+fi
+
 # R10: the P-patterns and the example under the checking driver, each driver call failed once
 # and made sticky once (scripts/check-driver.sh; no GPU, its own target directories).
 bash scripts/check-driver.sh || status=$?
