@@ -419,6 +419,10 @@ error_kinds! {
         /// with `cuGetProcAddress_v2`; the detail names it and both versions).
         DriverTooOld = "CUSTACK_DRIVER_TOO_OLD",
             "the installed driver is older than the CUDA version this operation needs";
+        /// custack: the JIT linker reported success but wrote an error log (driver 580 does so
+        /// for an undefined symbol after an earlier failed load); the image is not used.
+        LinkerErrorLogged = "CUSTACK_LINKER_ERROR_LOGGED",
+            "the JIT linker reported success but its error log holds an error";
     }
 }
 
