@@ -3,7 +3,7 @@
 use super::{CUevent, CUgraph, CUresult, CUstream, CUstreamCaptureMode, CUstreamCaptureStatus};
 use core::ffi::{c_int, c_uint};
 
-unsafe extern "C" {
+driver_api! {
     /// Create a stream.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     pub fn cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) -> CUresult;

@@ -421,6 +421,10 @@ error_kinds! {
         /// with `cuGetProcAddress_v2`; the detail names it and both versions).
         DriverTooOld = "CUSTACK_DRIVER_TOO_OLD",
             "the installed driver is older than the CUDA version this operation needs";
+        /// custack: the JIT linker reported success but wrote an error log (driver 580 does so
+        /// for an undefined symbol after an earlier failed load); the image is not used.
+        LinkerErrorLogged = "CUSTACK_LINKER_ERROR_LOGGED",
+            "the JIT linker reported success but its error log holds an error";
     }
 }
 
@@ -484,6 +488,7 @@ impl ErrorKind {
                 "the installed NVIDIA driver is older than this call needs: update the driver \
                  (on data-center GPUs the cuda-compat package can also provide a newer libcuda)"
             }
+            Self::NoDevice if cfg!(custack_no_libcuda) => NOT_LINKED_HINT,
             Self::NoDevice => {
                 "no CUDA-capable device is visible: check `nvidia-smi`, CUDA_VISIBLE_DEVICES (an \
                  empty or wrong list hides every GPU), and that the nvidia kernel module is loaded"
@@ -627,6 +632,14 @@ impl fmt::Debug for Error {
     }
 }
 
+/// What every error says in a build without libcuda (`cfg(custack_no_libcuda)`), where each
+/// driver call returns `CUDA_ERROR_NO_DEVICE` and the driver describes nothing.
+const NOT_LINKED: &str = "no CUDA driver: custack was built where no libcuda was found";
+const NOT_LINKED_HINT: &str = "build.rs found no libcuda.so.1 (the NVIDIA driver library), so \
+     this program was built without GPU access: install the NVIDIA driver, or set \
+     CUDA_DRIVER_LIB_DIR to the directory holding libcuda.so.1, and rebuild \
+     (CUSTACK_REQUIRE_LIBCUDA=1 makes that a build error)";
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(code) = self.code.or_else(|| self.kind.code()) {
@@ -636,6 +649,7 @@ impl fmt::Display for Error {
             }
             match driver_string(code, ffi::cuGetErrorString) {
                 Some(description) => write!(f, ": {description}")?,
+                None if cfg!(custack_no_libcuda) => write!(f, ": {NOT_LINKED}")?,
                 None => f.write_str(": no description from the driver")?,
             }
         } else {

@@ -428,7 +428,11 @@ impl Linker<'_> {
     ///
     /// # Errors
     ///
-    /// The driver's error (e.g. an undefined symbol), with the linker's logs in the detail.
+    /// The driver's error (e.g. an undefined symbol), with the linker's logs in the detail;
+    /// [`ErrorKind::LinkerErrorLogged`](crate::ErrorKind::LinkerErrorLogged) when the driver
+    /// reports success but its error log is not empty (driver 580 has been seen to return an
+    /// image for an unresolved symbol after an earlier failed load in the same context; such
+    /// an image is not handed out).
     ///
     /// # References
     ///
@@ -440,6 +444,12 @@ impl Linker<'_> {
         let r = unsafe { ffi::cuLinkComplete(self.state, &raw mut ptr, &raw mut len) };
         let log = self.options.log();
         r.result().map_err(|e| jit_error(e, &log))?;
+        if !log.error.trim().is_empty() {
+            return Err(jit_error(
+                Error::custack(ErrorKind::LinkerErrorLogged, "cuLinkComplete"),
+                &log,
+            ));
+        }
         Ok((
             LinkedImage {
                 ptr: ptr.cast_const(),

@@ -183,6 +183,12 @@ pub struct ScopedHost<'scope, T: DeviceCopy> {
 /// Host memory bound exclusively to a [`StreamScope`]: its copies may read and write it, in
 /// stream order; the host cannot touch it until the scope ends. `&'scope mut [T]` converts
 /// into it.
+///
+/// "Exclusive" is towards the host, not between the scope's own operations: the value is `Copy`,
+/// so several copies of one scope may write and read the same memory. That is sound because
+/// every operation that can take a `ScopedHostMut<'scope, _>` is enqueued on the one stream of
+/// the scope branded `'scope` (`'scope` is invariant, so a nested scope on another stream cannot
+/// take it), and a stream runs its operations one after another: they never overlap.
 #[derive(Debug, Clone, Copy)]
 pub struct ScopedHostMut<'scope, T: DeviceCopy> {
     ptr: *mut T,

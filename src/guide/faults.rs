@@ -126,8 +126,10 @@
 //! Without a GPU (or without the kernel driver), [`Driver::init`](crate::Driver::init) returns
 //! `CUDA_ERROR_NO_DEVICE` with a hint; nothing else can be reached without a `Driver`. With a
 //! toolkit stub library on the run-time path it returns `CUDA_ERROR_STUB_LIBRARY`, with a hint
-//! to put the driver's `libcuda.so.1` first. [`driver_version`](crate::driver_version) works
-//! without a device. Entry points newer than driver 535 are looked up at run time; on an older
+//! to put the driver's `libcuda.so.1` first. A build that found no libcuda at all
+//! (`cfg(custack_no_libcuda)`, see `build.rs`) links and runs, and every call returns
+//! `CUDA_ERROR_NO_DEVICE` saying so, with what to do. With a driver library but no GPU,
+//! [`driver_version`](crate::driver_version) still works. Entry points newer than driver 535 are looked up at run time; on an older
 //! driver their use is [`ErrorKind::DriverTooOld`], and
 //! [`newer_entry_points`](crate::newer_entry_points) says which ones this driver offers.
 //!
