@@ -43,9 +43,9 @@
 //! } // buf (cuMemFree), guard (cuCtxPopCurrent), stack, ctx (cuCtxDestroy): reverse order
 //! ```
 //!
-//! The types are the size of the raw handles (a guard is one `CUcontext`), and each method makes
-//! the driver call it names and nothing else: the borrows prove the context is current, so
-//! custack checks nothing at run time for it.
+//! The types are the size of the raw handles (a guard is one `CUcontext`), and a method makes
+//! the driver call it names: the borrows prove the context is current, so custack checks
+//! nothing at run time for it.
 //!
 //! # The rules, as the borrow checker sees them
 //!
@@ -193,7 +193,7 @@
 //!
 //! # Raw handles
 //!
-//! Every handle has `as_raw` (buffers: `device_ptr`), and [`ffi`](crate::ffi) declares the
+//! Handles have `as_raw` (memory: `device_ptr`), and [`ffi`](crate::ffi) declares the
 //! driver functions, for calls custack does not wrap. A raw call made through a guard's
 //! context must leave the thread's stack as it found it.
 //!
