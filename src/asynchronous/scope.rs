@@ -869,7 +869,7 @@ impl<'scope> StreamScope<'scope, '_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchHostFunc")]
     pub fn host_fn(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
-        super::host::enqueue(self.raw, f)
+        super::host::enqueue(self.raw, super::host::Call::InOrder, f)
     }
 
     /// `cuLaunchKernel`—Enqueues a kernel launch.

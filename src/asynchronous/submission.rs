@@ -678,18 +678,20 @@ impl<'s, P: Payload> IntoFuture for Submission<'s, P> {
     type Output = Result<P>;
     type IntoFuture = SubmissionFuture<'s, P>;
 
-    /// `cuLaunchHostFunc`—Enqueues, on the stream that recorded the submission's event, a host
-    /// function that wakes the future. Should that fail, the future waits (blocking) when first
-    /// polled, and reports the failure only if the wait fails too.
+    /// `cuStreamAddCallback`—Enqueues, on the stream that recorded the submission's event, a
+    /// callback that wakes the future. The driver calls it exactly once, also after a device
+    /// fault (a `cuLaunchHostFunc` function would not run then, and the future would never
+    /// resolve). Should enqueuing fail, the future waits (blocking) when first polled, and
+    /// reports the failure only if the wait fails too.
     ///
     /// # References
     ///
-    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
-    #[doc(alias = "cuLaunchHostFunc")]
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    #[doc(alias = "cuStreamAddCallback")]
     fn into_future(self) -> SubmissionFuture<'s, P> {
         let wakeup = Arc::new(Wakeup::default());
         let shared = Arc::clone(&wakeup);
-        let woken = super::host::enqueue(self.stream, move || {
+        let woken = super::host::enqueue(self.stream, super::host::Call::Always, move || {
             shared.done.store(true, Ordering::Release);
             let waker = shared
                 .waker

@@ -144,7 +144,7 @@
 //! wait (`cuStreamWaitEvent`, no host round trip), so the next stage starts without the host
 //! waiting (C17). Dropping an unwaited submission waits for it; a failed wait leaks the
 //! payload rather than free memory the GPU may still use. A submission is also a `Future`
-//! (`submission.await`), woken by a host function when its work completes; see
+//! (`submission.await`), woken by a stream callback when its work completes; see
 //! [`SubmissionFuture`](crate::SubmissionFuture).
 //!
 //! # Graphs
