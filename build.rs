@@ -17,7 +17,11 @@
 //! `libcuda.so` is linked as `-l cuda`; a driver-only install with just `libcuda.so.1` is
 //! linked by that exact file name (`+verbatim`). The linked file's path is exported to the crate
 //! as `CUSTACK_LIBCUDA_FOUND` (empty when none was found). When nothing is found the build only warns and emits no link
-//! flags: `cargo check`, `cargo doc`, clippy and the compile-fail ui tests need no CUDA.
+//! flags and sets `cfg(custack_no_libcuda)`: the raw layer then defines every entry point to
+//! return `CUDA_ERROR_NO_DEVICE`, so tests, examples and programs still link, and say at run
+//! time that there is no GPU (with what to do) instead of failing to link. Set
+//! `CUSTACK_REQUIRE_LIBCUDA=1` to make a missing libcuda a build error instead (for builds that
+//! are meant to run on a GPU).
 //!
 //! It also looks for cuBLAS and NCCL, which only the examples `11_cublas` and `12_nccl` use:
 //! see [`interop_libraries`] at the end of this file.
@@ -35,6 +39,7 @@ const TOOLKIT_ROOTS: [&str; 4] = [
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rustc-check-cfg=cfg(custack_no_libcuda)");
     let arch = env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     interop_libraries(&arch);
 
@@ -201,28 +206,39 @@ fn explicit_setting_is_wrong(dir: &str) -> ! {
 }
 
 fn not_found(dirs: &[PathBuf], stubs: &[PathBuf]) {
-    println!("cargo:rustc-env=CUSTACK_LIBCUDA_FOUND=");
     let searched: Vec<String> = dirs
         .iter()
         .chain(stubs)
         .map(|d| d.display().to_string())
         .collect();
-    println!(
-        "cargo:warning=libcuda (the CUDA driver library) was not found, so nothing is linked: \
-         `cargo check`, `cargo doc`, clippy and the ui tests work, but linking tests, examples \
-         or binaries will fail"
-    );
-    println!(
-        "cargo:warning=searched: CUDA_DRIVER_LIB_DIR (unset), CUDA_LIBRARY_PATH, the toolkit roots \
-         CUDA_PATH, CUDA_HOME, CUDA_ROOT, CUDA_TOOLKIT_ROOT_DIR and /usr/local/cuda, the loader \
-         cache (ldconfig -p); directories: {}",
+    let searched = format!(
+        "searched: CUDA_DRIVER_LIB_DIR (unset), CUDA_LIBRARY_PATH, the toolkit roots CUDA_PATH, \
+         CUDA_HOME, CUDA_ROOT, CUDA_TOOLKIT_ROOT_DIR and /usr/local/cuda, the loader cache \
+         (ldconfig -p); directories: {}",
         searched.join(", ")
     );
+    if var("CUSTACK_REQUIRE_LIBCUDA").is_some_and(|v| v != "0") {
+        required_but_missing(&searched);
+    }
+    println!("cargo:rustc-env=CUSTACK_LIBCUDA_FOUND=");
+    println!("cargo:rustc-cfg=custack_no_libcuda");
     println!(
-        "cargo:warning=to fix: set CUDA_DRIVER_LIB_DIR to the directory holding libcuda.so.1, or \
-         install the NVIDIA driver, or run `bash scripts/test.sh`, which fetches the driver \
-         library into target/cuda-driver and runs the tests against it"
+        "cargo:warning=custack: no libcuda (the NVIDIA driver library) found, so this build has no \
+         GPU access: every driver call returns CUDA_ERROR_NO_DEVICE. Install the NVIDIA driver or \
+         set CUDA_DRIVER_LIB_DIR to the directory holding libcuda.so.1 ({searched})"
     );
+}
+
+#[allow(
+    clippy::panic,
+    reason = "CUSTACK_REQUIRE_LIBCUDA asks for a hard error"
+)]
+fn required_but_missing(searched: &str) -> ! {
+    panic!(
+        "CUSTACK_REQUIRE_LIBCUDA is set, but no libcuda (the NVIDIA driver library) was found; \
+         {searched}. Install the NVIDIA driver, or set CUDA_DRIVER_LIB_DIR to the directory \
+         holding libcuda.so.1."
+    )
 }
 
 // -------------------------------------------------------------------------------------------

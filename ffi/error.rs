@@ -3,7 +3,7 @@
 use super::CUresult;
 use core::ffi::c_char;
 
-unsafe extern "C" {
+driver_api! {
     /// Gets the string representation of an error code enum name.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__ERROR.html>
     pub fn cuGetErrorName(error: CUresult, pStr: *mut *const c_char) -> CUresult;

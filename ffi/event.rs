@@ -3,7 +3,7 @@
 use super::{CUevent, CUresult, CUstream};
 use core::ffi::c_uint;
 
-unsafe extern "C" {
+driver_api! {
     /// Creates an event.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     pub fn cuEventCreate(phEvent: *mut CUevent, Flags: c_uint) -> CUresult;

@@ -3,7 +3,7 @@
 use super::{CUgraph, CUgraphExec, CUgraphExecUpdateResultInfo, CUgraphNode, CUresult, CUstream};
 use core::ffi::c_ulonglong;
 
-unsafe extern "C" {
+driver_api! {
     /// Destroys a graph.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     pub fn cuGraphDestroy(hGraph: CUgraph) -> CUresult;

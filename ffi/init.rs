@@ -4,7 +4,7 @@
 use super::CUresult;
 use core::ffi::{c_int, c_uint};
 
-unsafe extern "C" {
+driver_api! {
     /// Initialize the CUDA driver API.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html>
     pub fn cuInit(Flags: c_uint) -> CUresult;

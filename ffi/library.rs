@@ -3,7 +3,7 @@
 use super::{CUfunction, CUjit_option, CUkernel, CUlibrary, CUlibraryOption, CUresult};
 use core::ffi::{c_char, c_uint, c_void};
 
-unsafe extern "C" {
+driver_api! {
     /// Loads a library (PTX, cubin or fatbin) into every context, lazily.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     pub fn cuLibraryLoadData(

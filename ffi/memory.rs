@@ -8,7 +8,7 @@ use super::{
 };
 use core::ffi::{c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 
-unsafe extern "C" {
+driver_api! {
     /// Gets free and total memory (`cuMemGetInfo` maps here).
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     pub fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult;

@@ -6,6 +6,12 @@
 //! checks that against the linked library. No `#[link]` attribute appears: `build.rs` links
 //! libcuda.
 //!
+//! Each group declares its entry points through `driver_api!`: an `unsafe extern "C"` block
+//! where `build.rs` found libcuda. Where it found none (`cfg(custack_no_libcuda)`: a machine
+//! without the NVIDIA driver), the same declarations become functions that return
+//! `CUDA_ERROR_NO_DEVICE` without touching their arguments, so every program links and runs,
+//! and says that it has no GPU, instead of failing to link. Nothing is loaded at run time.
+//!
 //! Entry points newer than driver 535 are not linked: `entry_point.rs` lists them as `PFN_*`
 //! function-pointer types with the CUDA version that introduced each, and custack looks them up
 //! with `cuGetProcAddress_v2` (linked) on first use.
@@ -16,6 +22,25 @@
 #![allow(clippy::upper_case_acronyms)]
 // The module docs name NVIDIA's doc groups (group__CUDA__CTX) as they are spelled in URLs.
 #![allow(clippy::doc_markdown)]
+
+/// Declares driver entry points (all return `CUresult`): linked from libcuda, or, in a build
+/// without libcuda (`cfg(custack_no_libcuda)`), defined to return `CUDA_ERROR_NO_DEVICE`.
+macro_rules! driver_api {
+    ($($(#[$attr:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> CUresult;)*) => {
+        #[cfg(not(custack_no_libcuda))]
+        unsafe extern "C" {
+            $($(#[$attr])* pub fn $name($($arg: $ty),*) -> CUresult;)*
+        }
+        $(
+            #[cfg(custack_no_libcuda)]
+            $(#[$attr])*
+            #[allow(unused_variables, clippy::missing_safety_doc)]
+            pub unsafe extern "C" fn $name($($arg: $ty),*) -> CUresult {
+                CUresult::CUDA_ERROR_NO_DEVICE
+            }
+        )*
+    };
+}
 
 mod types;
 pub use types::*;

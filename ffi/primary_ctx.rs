@@ -3,7 +3,7 @@
 use super::{CUcontext, CUdevice, CUresult};
 use core::ffi::{c_int, c_uint};
 
-unsafe extern "C" {
+driver_api! {
     /// Retain the primary context on the GPU.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     pub fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUdevice) -> CUresult;

@@ -1,9 +1,14 @@
 //! Mirrors cuda.h "Stream Management" (group__CUDA__STREAM).
 
 use super::{CUevent, CUgraph, CUresult, CUstream, CUstreamCaptureMode, CUstreamCaptureStatus};
-use core::ffi::{c_int, c_uint};
+use core::ffi::{c_int, c_uint, c_void};
 
-unsafe extern "C" {
+/// `CUstreamCallback`: called once by the driver after the stream's earlier work, with its
+/// status (an error after a device fault).
+pub type CUstreamCallback =
+    Option<unsafe extern "C" fn(hStream: CUstream, status: CUresult, userData: *mut c_void)>;
+
+driver_api! {
     /// Create a stream.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     pub fn cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) -> CUresult;
@@ -26,6 +31,16 @@ unsafe extern "C" {
     /// Determine status of a compute stream.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     pub fn cuStreamQuery(hStream: CUstream) -> CUresult;
+    /// Adds a callback to be called on the host after the stream's earlier work, exactly once,
+    /// with an error status after a device fault (unlike `cuLaunchHostFunc`, whose function is
+    /// not called then). Not allowed during stream capture.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    pub fn cuStreamAddCallback(
+        hStream: CUstream,
+        callback: CUstreamCallback,
+        userData: *mut c_void,
+        flags: c_uint,
+    ) -> CUresult;
     /// Wait until a stream's tasks are completed.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     pub fn cuStreamSynchronize(hStream: CUstream) -> CUresult;

@@ -7,7 +7,7 @@ use super::{
 };
 use core::ffi::c_void;
 
-unsafe extern "C" {
+driver_api! {
     /// Creates a 1D, 2D or 3D CUDA array (`cuArray3DCreate` maps here).
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     pub fn cuArray3DCreate_v2(

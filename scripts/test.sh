@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the
-# example, and the checking-driver schedules (scripts/check-driver.sh, contract row R10).
+# Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the API
+# docs with warnings denied, the example, and the checking-driver schedules
+# (scripts/check-driver.sh, contract row R10).
 #
 #   bash scripts/test.sh [ARGS...]      # ARGS go to the test binaries, e.g. --include-ignored
 #
@@ -192,6 +193,7 @@ else
 fi
 dir=$(realpath -m "$dir")
 export CUDA_DRIVER_LIB_DIR=$dir
+[[ -n ${LD_LIBRARY_PATH+set} ]] && user_ld_library_path=$LD_LIBRARY_PATH
 ld_cache_dirs=$(ld_cache)
 if [[ $dir != */stubs* && $'\n'$ld_cache_dirs$'\n' != *$'\n'"$dir"$'\n'* ]]; then
     export LD_LIBRARY_PATH=$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -204,23 +206,91 @@ echo "scripts/test.sh: using libcuda $lib${LD_LIBRARY_PATH:+ (LD_LIBRARY_PATH=$L
 status=0
 cargo test --no-fail-fast --all-targets -- "$@" || status=$?
 cargo test --no-fail-fast --doc || status=$?
+# The API docs, with every rustdoc warning denied (broken intra-doc links, unclosed HTML, ...).
+# The docs need no CUDA (docs.rs builds them without it); tests/doc_aliases.rs, run above,
+# checks that every driver wrapper has its doc alias and NVIDIA link.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet || status=$?
 
 # The README's first command, as a user runs it: real GPU work where there is a device, and
-# otherwise one clear line and exit status 1 -- never a panic (exit 101) or a signal.
-example_log=$(mktemp)
-example_status=0
-cargo run --quiet --release --example 01_vector_add >"$example_log" 2>&1 || example_status=$?
-cat "$example_log"
-case $example_status in
-    0) echo "scripts/test.sh: example: ran on the GPU" ;;
-    1) if grep -q 'no GPU work done: ' "$example_log" && ! grep -q 'panicked' "$example_log"; then
-           echo "scripts/test.sh: example: no GPU here, and it said so clearly (exit 1)"
-       else
-           echo "scripts/test.sh: example: exit 1 without the expected reason" >&2; status=1
-       fi ;;
-    *) echo "scripts/test.sh: example: exit $example_status (a panic or a signal)" >&2; status=1 ;;
-esac
-rm -f "$example_log"
+# otherwise one clear line and exit status 1 -- never a panic (exit 101), a signal, or a link
+# error. Run twice: here, linked against the driver library chosen above; and as a new user
+# would, in a fresh clone of the committed tree with none of the variables this script set (on
+# a machine without the NVIDIA driver, build.rs then finds no libcuda and builds without GPU
+# access: the example must still build and say so in one line).
+first_command() { # LABEL, then the command's environment and directory are the caller's
+    local label=$1 log rc=0
+    log=$(mktemp)
+    cargo run --quiet --release --example 01_vector_add >"$log" 2>&1 || rc=$?
+    cat "$log"
+    case $rc in
+        0) echo "scripts/test.sh: example ($label): ran on the GPU" ;;
+        1) if grep -q '^01_vector_add: no GPU work done: ' "$log" && ! grep -qE 'panicked|undefined symbol|error: linking' "$log"; then
+               echo "scripts/test.sh: example ($label): no GPU here, and it said so in one line (exit 1)"
+           else
+               echo "scripts/test.sh: example ($label): exit 1 without the expected line" >&2; status=1
+           fi ;;
+        *) echo "scripts/test.sh: example ($label): exit $rc (a panic, a signal or a build failure)" >&2; status=1 ;;
+    esac
+    rm -f "$log"
+}
+first_command "this tree, libcuda from $dir"
+if git rev-parse --git-dir >/dev/null 2>&1; then
+    fresh=$target_dir/first-run/custack
+    rm -rf "$fresh"
+    git clone --quiet "$PWD" "$fresh"
+    (
+        cd "$fresh"
+        unset CUDA_DRIVER_LIB_DIR
+        if [[ -n ${user_ld_library_path+set} ]]; then
+            export LD_LIBRARY_PATH=$user_ld_library_path
+        else
+            unset LD_LIBRARY_PATH
+        fi
+        export CARGO_TARGET_DIR=$target_dir/first-run/target
+        first_command "a fresh clone, as a new user runs it"
+        exit "$status"
+    ) || status=1
+else
+    echo "scripts/test.sh: example (a fresh clone): skipped, this is not a git checkout"
+fi
+
+# The MSRV Cargo.toml declares, checked on the library (dev-dependencies such as cudarc need
+# newer compilers, and users do not build them). The toolchain is installed with rustup if it is
+# missing; where that is impossible the step says plainly that it skipped.
+msrv=$(sed -n 's/^rust-version *= *"\(.*\)"/\1/p' Cargo.toml)
+if [[ -z $msrv ]]; then
+    echo "scripts/test.sh: msrv: none declared in Cargo.toml"
+elif command -v rustup >/dev/null &&
+    { rustup run "$msrv" rustc --version >/dev/null 2>&1 ||
+        rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1; }; then
+    if CARGO_TARGET_DIR=$target_dir/msrv cargo "+$msrv" check --quiet --lib; then
+        echo "scripts/test.sh: msrv: the library builds with Rust $msrv"
+    else
+        echo "scripts/test.sh: msrv: the library does not build with Rust $msrv, the rust-version Cargo.toml declares" >&2
+        status=1
+    fi
+else
+    echo "scripts/test.sh: msrv: SKIPPED, Rust $msrv is not installed and rustup cannot install it here"
+fi
+
+# What `cargo publish` would upload: the sources, the ui tests with their .stderr, the licences;
+# no build outputs, no development scripts.
+if listing=$(cargo package --list --allow-dirty --quiet 2>&1); then
+    bad=$(grep -E '(^|/)target/|^\.gpu/|^\.ci/|^scripts/|\.(so|rlib|o)$' <<<"$listing" || true)
+    ui_rs=$(grep -c '^ui-tests/.*\.rs$' <<<"$listing" || true)
+    ui_stderr=$(grep -c '^ui-tests/.*\.stderr$' <<<"$listing" || true)
+    if [[ -n $bad || $ui_rs == 0 || $ui_rs != "$ui_stderr" ]] ||
+        ! grep -qx LICENSE-MIT <<<"$listing" || ! grep -qx LICENSE-APACHE <<<"$listing"; then
+        echo "scripts/test.sh: package: unexpected contents (ui tests: $ui_rs .rs, $ui_stderr .stderr; should not be there: ${bad:-none})" >&2
+        status=1
+    else
+        echo "scripts/test.sh: package: $(wc -l <<<"$listing") files, $ui_rs ui tests with their .stderr, licences, no build outputs"
+    fi
+else
+    echo "$listing" >&2
+    echo "scripts/test.sh: package: cargo package --list failed" >&2
+    status=1
+fi
 
 # R10: the P-patterns and the example under the checking driver, each driver call failed once
 # and made sticky once (scripts/check-driver.sh; no GPU, its own target directories).

@@ -24,6 +24,7 @@ macro_rules! device_attributes {
         /// attributes added in CUDA 12.3 and later.
         #[non_exhaustive]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[doc(alias = "CUdevice_attribute")]
         pub enum DeviceAttribute {
             $(
                 $(#[$doc])*

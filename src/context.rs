@@ -14,6 +14,7 @@ bitflags::bitflags! {
     /// At most one scheduling flag may be set; the driver rejects combinations with
     /// `CUDA_ERROR_INVALID_VALUE`.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    #[doc(alias = "CUctx_flags")]
     pub struct ContextFlags: u32 {
         /// `CU_CTX_SCHED_SPIN`: spin while waiting for the GPU (lowest latency, busy CPU).
         const SCHED_SPIN = ffi::CUctx_flags::CU_CTX_SCHED_SPIN.0 as u32;
@@ -66,6 +67,7 @@ static PRIMARY_HELD: Mutex<Vec<ffi::CUdevice>> = Mutex::new(Vec::new());
 /// # Ok::<(), custack::Error>(())
 /// ```
 #[derive(Debug)]
+#[doc(alias = "CUcontext")]
 pub struct Context {
     raw: ffi::CUcontext,
     device: Device,
@@ -117,6 +119,10 @@ impl Context {
     ///
     /// [`ErrorKind::DriverTooOld`] before driver 12.5; `CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY`
     /// where the device does not support it; as [`new`](Self::new) otherwise.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxCreate_v4")]
     #[doc(alias = "cuCtxCreate")]
     pub fn with_sm_count(device: Device, flags: ContextFlags, sm_count: u32) -> Result<Self> {
@@ -170,6 +176,22 @@ impl Context {
     /// # Errors
     ///
     /// [`ErrorKind::PrimaryContextInUse`] if another `Context` value holds it; driver errors.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, Driver, Stack};
+    /// // The context the CUDA runtime API (cuBLAS, cuDNN, ...) uses on device 0.
+    /// let ctx = Context::primary(Driver::init()?.device(0)?)?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// # drop(guard);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuDevicePrimaryCtxRetain")]
     pub fn primary(device: Device) -> Result<Self> {
         let mut held = PRIMARY_HELD.lock().unwrap_or_else(PoisonError::into_inner);
@@ -258,6 +280,10 @@ impl Context {
     ///
     /// `CUDA_ERROR_INVALID_VALUE` for a created (non-primary) context: destroy it instead.
     /// Driver errors from the reset or the retain.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuDevicePrimaryCtxReset")]
     pub fn reset(&mut self) -> Result<()> {
         if !self.primary {
@@ -278,6 +304,16 @@ impl Context {
 
     /// Destroys a created context or releases a primary one, returning the driver's error
     /// instead of recording it as `Drop` does.
+    ///
+    /// # Errors
+    ///
+    /// The driver's error from `cuCtxDestroy` (created) or `cuDevicePrimaryCtxRelease` (primary);
+    /// after a sticky error, typically that error. The value is consumed either way.
+    ///
+    /// # References
+    ///
+    /// - <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    /// - <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuCtxDestroy")]
     #[doc(alias = "cuDevicePrimaryCtxRelease")]
     pub fn destroy(self) -> Result<()> {
@@ -309,6 +345,10 @@ impl Drop for Context {
 
 impl Device {
     /// `cuDevicePrimaryCtxGetState`—The primary context's flags and whether it is active.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuDevicePrimaryCtxGetState")]
     pub fn primary_context_state(self) -> Result<(ContextFlags, bool)> {
         let mut flags: c_uint = 0;
@@ -320,6 +360,10 @@ impl Device {
     }
 
     /// `cuDevicePrimaryCtxSetFlags`—Sets the flags the primary context is (re)created with.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuDevicePrimaryCtxSetFlags")]
     pub fn set_primary_context_flags(self, flags: ContextFlags) -> Result<()> {
         // SAFETY: plain values only.

@@ -11,6 +11,7 @@ use core::ffi::{c_int, c_uint, c_ulonglong};
 /// A per-context limit (`CUlimit`).
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[doc(alias = "CUlimit")]
 pub enum Limit {
     /// `CU_LIMIT_STACK_SIZE`: stack size in bytes of each GPU thread.
     StackSize,
@@ -46,6 +47,7 @@ impl Limit {
 
 /// Preferred split between L1 cache and shared memory (`CUfunc_cache`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[doc(alias = "CUfunc_cache")]
 pub enum CacheConfig {
     /// No preference.
     PreferNone,
@@ -101,6 +103,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// everything.synchronize()?;
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxRecordEvent")]
     pub fn record_event(&self, event: &Event<'_>) -> Result<()> {
         let record = crate::lookup::CTX_RECORD_EVENT.get()?;
@@ -115,6 +121,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// As [`record_event`](Self::record_event).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxWaitEvent")]
     pub fn wait_event(&self, event: &Event<'_>) -> Result<()> {
         let wait = crate::lookup::CTX_WAIT_EVENT.get()?;
@@ -124,6 +134,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
     /// `cuCtxGetExecAffinity`—The number of SMs the context may use (its SM-count execution
     /// affinity; all of the device's for a context made without one).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetExecAffinity")]
     pub fn sm_count_affinity(&self) -> Result<u32> {
         let mut param = ffi::CUexecAffinityParam {
@@ -138,6 +152,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
     /// `cuCtxGetSharedMemConfig`—The shared memory bank size configuration (devices of compute
     /// capability 5.0 and later have fixed 4-byte banks and report the default).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetSharedMemConfig")]
     pub fn shared_mem_config(&self) -> Result<ffi::CUsharedconfig> {
         let mut config = ffi::CUsharedconfig::CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE;
@@ -148,6 +166,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
     /// `cuCtxSetSharedMemConfig`—Sets the shared memory bank size configuration (a no-op on
     /// devices with fixed bank sizes).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxSetSharedMemConfig")]
     pub fn set_shared_mem_config(&self, config: ffi::CUsharedconfig) -> Result<()> {
         // SAFETY: this guard's context is current; the driver checks the value.
@@ -156,6 +178,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
     /// `cuCtxResetPersistingL2Cache`—Returns every persisting L2 cache line of the context to
     /// normal.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxResetPersistingL2Cache")]
     pub fn reset_persisting_l2_cache(&self) -> Result<()> {
         // SAFETY: no arguments; this guard's context is current.
@@ -163,6 +189,14 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuCtxSynchronize`—Waits for all work of the context, from every thread.
+    ///
+    /// # Errors
+    ///
+    /// The first error of the context's earlier asynchronous work, or a sticky error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxSynchronize")]
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: no arguments; this guard's context is current.
@@ -170,6 +204,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuCtxGetDevice`—The device of the context.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetDevice")]
     pub fn device(&self) -> Result<Device> {
         let mut raw: ffi::CUdevice = 0;
@@ -179,6 +217,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuCtxGetApiVersion`—The API version the context was created with (e.g. 12.2).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetApiVersion")]
     pub fn api_version(&self) -> Result<Version> {
         let mut v: c_uint = 0;
@@ -188,6 +230,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuCtxGetFlags`—The context's flags.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetFlags")]
     pub fn flags(&self) -> Result<ContextFlags> {
         let mut f: c_uint = 0;
@@ -197,6 +243,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuCtxGetId`—The context's unique id within the process.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetId")]
     pub fn unique_id(&self) -> Result<u64> {
         let mut id: c_ulonglong = 0;
@@ -206,6 +256,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuCtxGetLimit`—A limit's current value.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetLimit")]
     pub fn limit(&self, limit: Limit) -> Result<usize> {
         let mut v = 0usize;
@@ -215,6 +269,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuCtxSetLimit`—Sets a limit (the driver may round it).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxSetLimit")]
     pub fn set_limit(&self, limit: Limit, value: usize) -> Result<()> {
         // SAFETY: plain values; this guard's context is current.
@@ -222,6 +280,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuCtxGetCacheConfig`—The preferred cache configuration.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetCacheConfig")]
     pub fn cache_config(&self) -> Result<CacheConfig> {
         let mut c = ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_NONE;
@@ -231,6 +293,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuCtxSetCacheConfig`—Sets the preferred cache configuration.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxSetCacheConfig")]
     pub fn set_cache_config(&self, config: CacheConfig) -> Result<()> {
         // SAFETY: plain value; this guard's context is current.
@@ -239,6 +305,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
     /// `cuCtxGetStreamPriorityRange`—`(least, greatest)` stream priorities; greatest is the
     /// numerically lowest.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetStreamPriorityRange")]
     pub fn stream_priority_range(&self) -> Result<(i32, i32)> {
         let (mut least, mut greatest): (c_int, c_int) = (0, 0);

@@ -21,12 +21,14 @@ use core::mem::MaybeUninit;
 /// # Ok::<(), custack::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
+#[doc(alias = "cuInit")]
 pub struct Driver {
     _private: (),
 }
 
 /// A CUDA version number as the driver reports it (`12020` is 12.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[doc(alias = "cuDriverGetVersion")]
 pub struct Version {
     /// Major version.
     pub major: u32,
@@ -52,6 +54,10 @@ impl core::fmt::Display for Version {
 /// `cuDriverGetVersion`—The latest CUDA version the installed driver supports.
 ///
 /// Works before and without [`Driver::init`], and on a machine with a driver library but no GPU.
+///
+/// # References
+///
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VERSION.html>
 #[doc(alias = "cuDriverGetVersion")]
 pub fn driver_version() -> Result<Version> {
     let mut v: c_int = 0;
@@ -71,6 +77,17 @@ impl Driver {
     /// error of registering custack's log callback (`cuDriverGetVersion`, `cuGetProcAddress_v2`,
     /// `cuLogsRegisterCallback`); a driver without it is not an error.
     ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::Driver;
+    /// let driver = Driver::init()?; // without a GPU: CUDA_ERROR_NO_DEVICE, with a hint
+    /// for device in driver.devices()? {
+    ///     println!("{}: {}", device.ordinal(), device.name()?);
+    /// }
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
     /// # References
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html>
     #[doc(alias = "cuInit")]
@@ -82,12 +99,20 @@ impl Driver {
     }
 
     /// `cuDriverGetVersion`—See [`driver_version`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VERSION.html>
     #[doc(alias = "cuDriverGetVersion")]
     pub fn version(self) -> Result<Version> {
         driver_version()
     }
 
     /// `cuDeviceGetCount`—The number of CUDA-capable devices.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetCount")]
     pub fn device_count(self) -> Result<usize> {
         let mut n: c_int = 0;
@@ -101,6 +126,10 @@ impl Driver {
     /// # Errors
     ///
     /// `CUDA_ERROR_INVALID_DEVICE` when `ordinal` is not below [`device_count`](Self::device_count).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGet")]
     pub fn device(self, ordinal: usize) -> Result<Device> {
         let ordinal = c_int::try_from(ordinal).map_err(|_| {
@@ -115,7 +144,16 @@ impl Driver {
         Ok(Device { raw })
     }
 
-    /// Every device, in ordinal order.
+    /// `cuDeviceGetCount`, `cuDeviceGet`—Every device, in ordinal order.
+    ///
+    /// # Errors
+    ///
+    /// As [`device_count`](Self::device_count) and [`device`](Self::device).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
+    #[doc(alias = "cuDeviceGetCount")]
     pub fn devices(self) -> Result<Vec<Device>> {
         (0..self.device_count()?).map(|i| self.device(i)).collect()
     }
@@ -125,12 +163,14 @@ impl Driver {
 ///
 /// `Copy`, `Send` and `Sync`: a device ordinal is a plain number valid in every thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[doc(alias = "CUdevice")]
 pub struct Device {
     raw: ffi::CUdevice,
 }
 
 /// A device's compute capability, e.g. 9.0 for an H100.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[doc(alias = "cuDeviceComputeCapability")]
 pub struct ComputeCapability {
     /// Major revision.
     pub major: u32,
@@ -161,6 +201,10 @@ impl Device {
 
     /// `cuDeviceGetExecAffinitySupport`—Whether contexts on this device can be limited to a
     /// number of SMs ([`Context::with_sm_count`](crate::Context::with_sm_count)).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetExecAffinitySupport")]
     pub fn supports_sm_count_affinity(self) -> Result<bool> {
         let mut v: c_int = 0;
@@ -181,6 +225,10 @@ impl Device {
     }
 
     /// `cuDeviceGetName`—The device's name, e.g. "NVIDIA H100 80GB HBM3".
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetName")]
     pub fn name(self) -> Result<String> {
         let mut buf = [0 as c_char; 256];
@@ -190,6 +238,10 @@ impl Device {
     }
 
     /// `cuDeviceGetUuid`—The device's 16-byte UUID.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetUuid")]
     pub fn uuid(self) -> Result<[u8; 16]> {
         let mut uuid = ffi::CUuuid::default();
@@ -199,6 +251,10 @@ impl Device {
     }
 
     /// `cuDeviceGetPCIBusId`—The PCI bus id, `domain:bus:device.function`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuDeviceGetPCIBusId")]
     pub fn pci_bus_id(self) -> Result<String> {
         let mut buf = [0 as c_char; 64];
@@ -209,6 +265,10 @@ impl Device {
     }
 
     /// `cuDeviceTotalMem`—Total device memory in bytes.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceTotalMem")]
     pub fn total_memory(self) -> Result<usize> {
         let mut bytes = 0usize;
@@ -222,6 +282,10 @@ impl Device {
     /// # Errors
     ///
     /// `CUDA_ERROR_INVALID_VALUE` when the driver is older than the attribute.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetAttribute")]
     pub fn attribute(self, attribute: DeviceAttribute) -> Result<i32> {
         let mut value = MaybeUninit::<c_int>::uninit();
@@ -233,6 +297,12 @@ impl Device {
     }
 
     /// The compute capability (two [`attribute`](Self::attribute) calls).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
+    #[doc(alias = "cuDeviceGetAttribute")]
+    #[doc(alias = "cuDeviceComputeCapability")]
     pub fn compute_capability(self) -> Result<ComputeCapability> {
         let major = self.attribute(DeviceAttribute::ComputeCapabilityMajor)?;
         let minor = self.attribute(DeviceAttribute::ComputeCapabilityMinor)?;

@@ -50,6 +50,8 @@ macro_rules! error_kinds {
         /// then custack's own conditions, which have no driver code.
         #[non_exhaustive]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[doc(alias = "CUresult")]
+        #[doc(alias = "cudaError_enum")]
         pub enum ErrorKind {
             $( $(#[$ddoc])* $dv, )*
             /// A driver code this version of custack does not list (for example one added by a
@@ -419,6 +421,10 @@ error_kinds! {
         /// with `cuGetProcAddress_v2`; the detail names it and both versions).
         DriverTooOld = "CUSTACK_DRIVER_TOO_OLD",
             "the installed driver is older than the CUDA version this operation needs";
+        /// custack: the JIT linker reported success but wrote an error log (driver 580 does so
+        /// for an undefined symbol after an earlier failed load); the image is not used.
+        LinkerErrorLogged = "CUSTACK_LINKER_ERROR_LOGGED",
+            "the JIT linker reported success but its error log holds an error";
     }
 }
 
@@ -482,6 +488,7 @@ impl ErrorKind {
                 "the installed NVIDIA driver is older than this call needs: update the driver \
                  (on data-center GPUs the cuda-compat package can also provide a newer libcuda)"
             }
+            Self::NoDevice if cfg!(custack_no_libcuda) => NOT_LINKED_HINT,
             Self::NoDevice => {
                 "no CUDA-capable device is visible: check `nvidia-smi`, CUDA_VISIBLE_DEVICES (an \
                  empty or wrong list hides every GPU), and that the nvidia kernel module is loaded"
@@ -513,6 +520,7 @@ impl ErrorKind {
 ///   hint: no CUDA-capable device is visible: check `nvidia-smi`, CUDA_VISIBLE_DEVICES …
 /// ```
 #[derive(Clone, PartialEq, Eq)]
+#[doc(alias = "CUresult")]
 pub struct Error {
     code: Option<ffi::CUresult>,
     kind: ErrorKind,
@@ -563,6 +571,25 @@ impl Error {
     }
     /// Whether the error is sticky: the context is unusable afterwards
     /// (see [`ErrorKind::is_sticky`]).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let mut buf = guard.alloc::<u32>(16)?;
+    /// let stream = guard.stream()?;
+    /// let done = stream.scope(|s| s.fill_u32(s.bind_mut(&mut buf), 1)).and_then(|r| r);
+    /// if let Err(e) = &done {
+    ///     if e.is_sticky() {
+    ///         eprintln!("the GPU faulted; relaunch the process to use CUDA again: {e}");
+    ///     }
+    /// }
+    /// done?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
     pub fn is_sticky(&self) -> bool {
         self.kind.is_sticky()
     }
@@ -605,6 +632,14 @@ impl fmt::Debug for Error {
     }
 }
 
+/// What every error says in a build without libcuda (`cfg(custack_no_libcuda)`), where each
+/// driver call returns `CUDA_ERROR_NO_DEVICE` and the driver describes nothing.
+const NOT_LINKED: &str = "no CUDA driver: custack was built where no libcuda was found";
+const NOT_LINKED_HINT: &str = "build.rs found no libcuda.so.1 (the NVIDIA driver library), so \
+     this program was built without GPU access: install the NVIDIA driver, or set \
+     CUDA_DRIVER_LIB_DIR to the directory holding libcuda.so.1, and rebuild \
+     (CUSTACK_REQUIRE_LIBCUDA=1 makes that a build error)";
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(code) = self.code.or_else(|| self.kind.code()) {
@@ -614,6 +649,7 @@ impl fmt::Display for Error {
             }
             match driver_string(code, ffi::cuGetErrorString) {
                 Some(description) => write!(f, ": {description}")?,
+                None if cfg!(custack_no_libcuda) => write!(f, ": {NOT_LINKED}")?,
                 None => f.write_str(": no description from the driver")?,
             }
         } else {
@@ -701,6 +737,23 @@ pub(crate) fn record_drop_error(e: Error) {
 /// older ones were discarded. To receive such an error directly instead, call the explicit,
 /// fallible method that the handle offers (`destroy`, `pop`, `free`, …) rather than letting it
 /// drop.
+///
+/// # Examples
+///
+/// ```no_run
+/// # use custack::{Context, ContextFlags, Driver, Stack};
+/// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+/// # let mut stack = Stack::new()?;
+/// # let guard = stack.push(&ctx)?;
+/// {
+///     let buf = guard.alloc::<u8>(16)?;
+///     drop(buf); // cuMemFree; a failure would be recorded, not panicked on
+/// }
+/// for e in custack::take_drop_errors() {
+///     eprintln!("a drop failed: {e}");
+/// }
+/// # Ok::<(), custack::Error>(())
+/// ```
 pub fn take_drop_errors() -> Vec<Error> {
     DROP_LOG
         .try_with(|log| {
@@ -774,7 +827,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 12 + 1);
+        assert_eq!(names.len(), 100 + 13 + 1);
     }
 
     #[test]
@@ -818,7 +871,7 @@ mod tests {
 
     #[test]
     fn custack_kinds_have_no_code() {
-        assert_eq!(CUSTACK_KINDS.len(), 12);
+        assert_eq!(CUSTACK_KINDS.len(), 13);
         for &kind in CUSTACK_KINDS {
             assert_eq!(kind.code(), None, "{kind:?}");
             assert!(!kind.is_sticky());

@@ -8,6 +8,7 @@ use core::marker::PhantomData;
 bitflags::bitflags! {
     /// Event creation flags (`CUevent_flags`).
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    #[doc(alias = "CUevent_flags")]
     pub struct EventFlags: u32 {
         /// `CU_EVENT_BLOCKING_SYNC`: synchronizing on the event blocks the thread instead of spinning.
         const BLOCKING_SYNC = ffi::CUevent_flags::CU_EVENT_BLOCKING_SYNC.0 as u32;
@@ -18,6 +19,7 @@ bitflags::bitflags! {
 
 /// An event of the current context, lent by a guard. Destroyed on drop.
 #[derive(Debug)]
+#[doc(alias = "CUevent")]
 pub struct Event<'g> {
     raw: ffi::CUevent,
     _marker: PhantomData<(&'g (), *const ())>,
@@ -28,6 +30,32 @@ static_assertions::assert_not_impl_any!(Event<'static>: Send, Sync);
 
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuEventCreate`—Creates an event in this guard's context.
+    ///
+    /// # Errors
+    ///
+    /// The driver's error (e.g. out of memory).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::EventFlags;
+    /// let stream = guard.stream()?;
+    /// let (start, end) = (guard.event(EventFlags::empty())?, guard.event(EventFlags::empty())?);
+    /// stream.record(&start)?;
+    /// // ... enqueue work on `stream` ...
+    /// stream.record(&end)?;
+    /// end.synchronize()?;
+    /// println!("{} ms", start.elapsed_ms(&end)?);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventCreate")]
     #[inline]
     pub fn event(&self, flags: EventFlags) -> Result<Event<'_>> {
@@ -72,6 +100,14 @@ impl Event<'_> {
     }
 
     /// `cuEventSynchronize`—Waits until the event has completed.
+    ///
+    /// # Errors
+    ///
+    /// The first error of the work recorded before the event, or a sticky error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventSynchronize")]
     #[inline]
     pub fn synchronize(&self) -> Result<()> {
@@ -80,6 +116,10 @@ impl Event<'_> {
     }
 
     /// `cuEventQuery`—Whether the event has completed (an event never recorded has).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventQuery")]
     #[inline]
     pub fn is_complete(&self) -> Result<bool> {
@@ -96,6 +136,10 @@ impl Event<'_> {
     ///
     /// `CUDA_ERROR_NOT_READY` if either has not completed, `CUDA_ERROR_INVALID_HANDLE` if
     /// either was created with [`EventFlags::DISABLE_TIMING`] or never recorded.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventElapsedTime")]
     #[inline]
     pub fn elapsed_ms(&self, end: &Event<'_>) -> Result<f32> {
@@ -106,6 +150,14 @@ impl Event<'_> {
     }
 
     /// `cuEventDestroy`—Destroys the event, returning the driver's error.
+    ///
+    /// # Errors
+    ///
+    /// The driver's error. The event is consumed either way.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventDestroy")]
     #[inline]
     pub fn destroy(self) -> Result<()> {

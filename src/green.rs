@@ -26,6 +26,7 @@ use core::marker::PhantomData;
 /// ([`Device::sm_resource`]). Plain data describing the SMs, not a handle; not `Copy`, so that
 /// dropping it ends what was split from it.
 #[derive(Clone, Debug)]
+#[doc(alias = "CUdevResource")]
 pub struct SmResource {
     raw: ffi::CUdevResource,
     device: Device,
@@ -56,6 +57,10 @@ impl Device {
     ///
     /// [`ErrorKind::DriverTooOld`](crate::ErrorKind::DriverTooOld) before driver 12.4; driver
     /// errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
     #[doc(alias = "cuDeviceGetDevResource")]
     pub fn sm_resource(self) -> Result<SmResource> {
         let get = lookup::DEVICE_GET_DEV_RESOURCE.get()?;
@@ -92,6 +97,10 @@ impl SmResource {
     /// # Errors
     ///
     /// As [`Device::sm_resource`]; `CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION` and the like.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
     #[doc(alias = "cuDevSmResourceSplitByCount")]
     pub fn split(&self, groups: u32, min_sm_count: u32) -> Result<SmSplit<'_>> {
         let split = lookup::DEV_SM_RESOURCE_SPLIT_BY_COUNT.get()?;
@@ -153,6 +162,7 @@ impl SmPartition<'_> {
 /// # Ok::<(), custack::Error>(())
 /// ```
 #[derive(Debug)]
+#[doc(alias = "CUgreenCtx")]
 pub struct GreenContext<'r> {
     green: ffi::CUgreenCtx,
     ctx: ffi::CUcontext,
@@ -170,6 +180,10 @@ impl<'r> GreenContext<'r> {
     /// # Errors
     ///
     /// As [`Device::sm_resource`]; driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
     #[doc(alias = "cuGreenCtxCreate")]
     pub fn new(partition: &SmPartition<'r>) -> Result<Self> {
         let generate = lookup::DEV_RESOURCE_GENERATE_DESC.get()?;
@@ -216,6 +230,10 @@ impl<'r> GreenContext<'r> {
     }
 
     /// `cuGreenCtxDestroy`—Destroys the green context, returning the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
     #[doc(alias = "cuGreenCtxDestroy")]
     pub fn destroy(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
@@ -245,6 +263,10 @@ impl Stack {
     /// # Errors
     ///
     /// The driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxPushCurrent")]
     pub fn push_green<'c>(
         &mut self,

@@ -11,6 +11,7 @@ use core::marker::PhantomData;
 
 /// An interprocess handle to a device allocation (`CUipcMemHandle`): plain bytes, `Send + Sync`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(alias = "CUipcMemHandle")]
 pub struct IpcMemHandle {
     raw: ffi::CUipcMemHandle,
 }
@@ -32,6 +33,10 @@ impl IpcMemHandle {
 
 impl<T: DeviceCopy> DeviceBuffer<'_, T> {
     /// `cuIpcGetMemHandle`—A handle another process can open this buffer's memory with.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuIpcGetMemHandle")]
     pub fn ipc_handle(&self) -> Result<IpcMemHandle> {
         let mut raw = ffi::CUipcMemHandle { reserved: [0; 64] };
@@ -44,6 +49,7 @@ impl<T: DeviceCopy> DeviceBuffer<'_, T> {
 /// Device memory of another process, opened from an [`IpcMemHandle`], lent by a guard; closed
 /// on drop (`cuIpcCloseMemHandle`). Device memory like any other.
 #[derive(Debug)]
+#[doc(alias = "cuIpcOpenMemHandle")]
 pub struct IpcBuffer<'g, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,
@@ -65,6 +71,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// The driver's error (e.g. the handle comes from this process, or from another device).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuIpcOpenMemHandle")]
     pub unsafe fn open_ipc<T: DeviceCopy>(
         &self,

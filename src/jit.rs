@@ -19,6 +19,7 @@ const LOG_BYTES: usize = 16 * 1024;
 /// Options for the JIT compiler ([`PushedGuard::load_ptx_with`], [`PushedGuard::linker`]).
 /// `Default`: the driver's defaults, logs only.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[doc(alias = "CUjit_option")]
 pub struct JitOptions {
     /// `CU_JIT_OPTIMIZATION_LEVEL`: 0 (none) to 4 (the default, most).
     pub optimization_level: Option<u32>,
@@ -38,6 +39,7 @@ pub struct JitOptions {
 
 /// What the JIT compiler or linker said: its info and error logs, and how long it took.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[doc(alias = "CU_JIT_ERROR_LOG_BUFFER")]
 pub struct JitLog {
     /// The info log (e.g. with [`JitOptions::verbose`], each kernel's registers and memory).
     pub info: String,
@@ -167,6 +169,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # drop(module);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleLoadDataEx")]
     pub fn load_ptx_with(&self, ptx: &str, options: &JitOptions) -> Result<(Module<'_>, JitLog)> {
         let image = CString::new(ptx)
@@ -198,6 +204,11 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// [`ErrorKind::Io`] if the file cannot be read as UTF-8 text (the detail names it); as
     /// [`load_ptx`](Self::load_ptx).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
+    #[doc(alias = "cuModuleLoadDataEx")]
     pub fn load_ptx_file(&self, path: impl AsRef<std::path::Path>) -> Result<Module<'_>> {
         let path = path.as_ref();
         let ptx = std::fs::read_to_string(path).map_err(|e| {
@@ -227,6 +238,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # let _ = (module, log);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuLinkCreate")]
     pub fn linker(&self, options: &JitOptions) -> Result<Linker<'_>> {
         let mut raw_options = RawOptions::new(options);
@@ -255,6 +270,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// The driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleLoadData")]
     pub fn load_linked(&self, image: &LinkedImage<'_>) -> Result<Module<'_>> {
         let mut raw = core::ptr::null_mut();
@@ -270,6 +289,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 /// library inputs, then [`complete`](Self::complete). Destroyed on drop (`cuLinkDestroy`),
 /// which frees the image it made.
 #[derive(Debug)]
+#[doc(alias = "CUlinkState")]
 pub struct Linker<'g> {
     state: ffi::CUlinkState,
     // The log buffers the driver writes into until the state is destroyed.
@@ -288,6 +308,7 @@ impl core::fmt::Debug for RawOptions {
 /// The image a [`Linker`] completed, borrowed from it: it can be loaded
 /// ([`PushedGuard::load_linked`]) only while the linker lives.
 #[derive(Debug)]
+#[doc(alias = "cuLinkComplete")]
 pub struct LinkedImage<'l> {
     ptr: *const c_void,
     len: usize,
@@ -339,6 +360,10 @@ impl Linker<'_> {
     /// # Errors
     ///
     /// The driver's error, with the linker's logs in the detail.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuLinkAddData")]
     pub fn add_ptx(&mut self, name: &str, ptx: &str) -> Result<()> {
         // PTX is NUL-terminated text for the driver.
@@ -352,6 +377,10 @@ impl Linker<'_> {
     /// # Safety
     ///
     /// `image` must be a complete, well-formed image of `kind` (the driver trusts its headers).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuLinkAddData")]
     pub unsafe fn add_image(
         &mut self,
@@ -367,6 +396,10 @@ impl Linker<'_> {
     /// # Safety
     ///
     /// The file must be a complete, well-formed input of `kind`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuLinkAddFile")]
     pub unsafe fn add_file(
         &mut self,
@@ -400,7 +433,15 @@ impl Linker<'_> {
     ///
     /// # Errors
     ///
-    /// The driver's error (e.g. an undefined symbol), with the linker's logs in the detail.
+    /// The driver's error (e.g. an undefined symbol), with the linker's logs in the detail;
+    /// [`ErrorKind::LinkerErrorLogged`](crate::ErrorKind::LinkerErrorLogged) when the driver
+    /// reports success but its error log is not empty (driver 580 has been seen to return an
+    /// image for an unresolved symbol after an earlier failed load in the same context; such
+    /// an image is not handed out).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuLinkComplete")]
     pub fn complete(&mut self) -> Result<(LinkedImage<'_>, JitLog)> {
         let (mut ptr, mut len) = (core::ptr::null_mut(), 0usize);
@@ -408,6 +449,12 @@ impl Linker<'_> {
         let r = unsafe { ffi::cuLinkComplete(self.state, &raw mut ptr, &raw mut len) };
         let log = self.options.log();
         r.result().map_err(|e| jit_error(e, &log))?;
+        if !log.error.trim().is_empty() {
+            return Err(jit_error(
+                Error::custack(ErrorKind::LinkerErrorLogged, "cuLinkComplete"),
+                &log,
+            ));
+        }
         Ok((
             LinkedImage {
                 ptr: ptr.cast_const(),
@@ -435,6 +482,10 @@ impl Module<'_> {
     /// # Errors
     ///
     /// [`ErrorKind::DriverTooOld`] before driver 12.4; driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleEnumerateFunctions")]
     pub fn functions(&self) -> Result<Vec<(String, Function<'_>)>> {
         let count = crate::lookup::MODULE_GET_FUNCTION_COUNT.get()?;

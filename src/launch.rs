@@ -9,6 +9,7 @@ use core::marker::PhantomData;
 
 /// A kernel in a loaded [`Module`](crate::Module); borrows it, so it cannot outlive it (C9).
 #[derive(Debug, Clone, Copy)]
+#[doc(alias = "CUfunction")]
 pub struct Function<'m> {
     raw: ffi::CUfunction,
     _marker: PhantomData<(&'m (), *const ())>,
@@ -35,6 +36,10 @@ impl Function<'_> {
 
     /// `cuFuncGetAttribute`—An attribute of the function, e.g.
     /// `ffi::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetAttribute")]
     pub fn attribute(&self, attribute: ffi::CUfunction_attribute) -> Result<i32> {
         let mut v: c_int = 0;
@@ -50,6 +55,10 @@ impl Function<'_> {
     ///
     /// [`ErrorKind::DriverTooOld`](crate::ErrorKind::DriverTooOld) on a driver older than 12.4;
     /// driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetParamInfo")]
     pub fn param_layout(&self) -> Result<Vec<(usize, usize)>> {
         let info = crate::lookup::FUNC_GET_PARAM_INFO.get()?;
@@ -73,13 +82,22 @@ impl Function<'_> {
         }
     }
 
-    /// The most threads a block of this function may have on this device.
+    /// `cuFuncGetAttribute`—The most threads a block of this function may have on this device.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
+    #[doc(alias = "cuFuncGetAttribute")]
     pub fn max_threads_per_block(&self) -> Result<u32> {
         self.attribute(ffi::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
             .map(|v| v as u32)
     }
 
     /// `cuFuncGetAttribute`—Every attribute of the function that describes its code.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetAttribute")]
     pub fn attributes(&self) -> Result<FunctionAttributes> {
         use ffi::CUfunction_attribute as A;
@@ -100,6 +118,10 @@ impl Function<'_> {
 
     /// `cuFuncSetAttribute`—Sets an attribute (those the driver lets be set: maximum dynamic
     /// shared memory, preferred carveout, non-portable cluster sizes, cluster scheduling).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncSetAttribute")]
     pub fn set_attribute(&self, attribute: ffi::CUfunction_attribute, value: i32) -> Result<()> {
         // SAFETY: a live function; the driver checks the attribute and the value.
@@ -108,6 +130,10 @@ impl Function<'_> {
 
     /// `cuFuncSetAttribute`—Lets launches of this function use up to `bytes` of dynamic shared
     /// memory (above 48 KiB, launches need this first).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncSetAttribute")]
     pub fn set_max_dynamic_shared_mem(&self, bytes: u32) -> Result<()> {
         self.set_attribute(
@@ -118,6 +144,10 @@ impl Function<'_> {
 
     /// `cuFuncSetAttribute`—The preferred share of the unified L1/shared memory to use as shared
     /// memory, in percent (a hint).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncSetAttribute")]
     pub fn set_preferred_shared_carveout(&self, percent: i32) -> Result<()> {
         self.set_attribute(
@@ -127,6 +157,10 @@ impl Function<'_> {
     }
 
     /// `cuFuncSetCacheConfig`—The preferred L1/shared memory split for this function.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncSetCacheConfig")]
     pub fn set_cache_config(&self, config: crate::CacheConfig) -> Result<()> {
         // SAFETY: a live function; the driver checks the value.
@@ -135,6 +169,10 @@ impl Function<'_> {
 
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessor`—How many blocks of `block_size` threads,
     /// each with `dynamic_shared_bytes`, can be resident on one SM at once.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html>
     #[doc(alias = "cuOccupancyMaxActiveBlocksPerMultiprocessor")]
     pub fn max_active_blocks_per_sm(
         &self,
@@ -158,6 +196,10 @@ impl Function<'_> {
     /// `cuOccupancyMaxPotentialBlockSize`—A block size that maximizes occupancy, and the
     /// smallest grid that fills the device with it: `(min_grid_size, block_size)`, with
     /// `dynamic_shared_bytes` per block whatever its size.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html>
     #[doc(alias = "cuOccupancyMaxPotentialBlockSize")]
     pub fn suggested_block_size(&self, dynamic_shared_bytes: usize) -> Result<(u32, u32)> {
         let (mut grid, mut block): (c_int, c_int) = (0, 0);
@@ -178,6 +220,10 @@ impl Function<'_> {
 
     /// `cuOccupancyMaxPotentialBlockSize`—As [`suggested_block_size`](Self::suggested_block_size),
     /// with the dynamic shared memory a block needs given by `shared_bytes_for(block_size)`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html>
     #[doc(alias = "cuOccupancyMaxPotentialBlockSize")]
     pub fn suggested_block_size_with(
         &self,
@@ -207,6 +253,7 @@ impl Function<'_> {
 /// Attributes of a [`StreamScope::launch_with`](crate::StreamScope::launch_with) launch
 /// (`cuLaunchKernelEx`). `Default` is a plain launch.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[doc(alias = "CUlaunchAttribute")]
 pub struct LaunchAttributes {
     /// Thread-block cluster dimensions, in blocks (compute capability 9.0); must divide the
     /// grid.
@@ -305,6 +352,7 @@ pub(crate) fn check_cooperative(function: &Function<'_>, config: LaunchConfig) -
 
 /// What [`Function::attributes`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(alias = "CUfunction_attribute")]
 pub struct FunctionAttributes {
     /// The most threads a block may have (the kernel's resources and the device's limit).
     pub max_threads_per_block: u32,
@@ -376,6 +424,7 @@ unsafe extern "C" fn occupancy_trampoline(block_size: c_int) -> usize {
 
 /// Grid and block dimensions and dynamic shared memory of a launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[doc(alias = "CUlaunchConfig")]
 pub struct LaunchConfig {
     /// Blocks in the grid (x, y, z).
     pub grid: (u32, u32, u32),

@@ -1,5 +1,9 @@
 //! custack: the CUDA driver API with the context stack in the type system.
 //!
+//! **New here? Read the [guide]**: [the stack and guards](guide::stack),
+//! [asynchronous work](guide::scopes), [parking and several contexts](guide::parking),
+//! [errors and faults](guide::faults). What follows is the two-minute picture.
+//!
 //! The CUDA driver keeps, per OS thread, a stack of current contexts, and most calls act on its
 //! top implicitly. custack makes that stack a borrow stack:
 //!
@@ -38,12 +42,39 @@
 //! } // buf freed, guard pops, stack released, ctx destroyed: in that order, or it won't compile
 //! ```
 //!
+//! Asynchronous work either borrows its memory for a closure ([`Stream::scope`], one stream
+//! synchronization at its end) or owns it until waited for ([`Stream::submit`],
+//! [`Stream::capture`]); [`guide::scopes`] compares the three.
+//!
+//! # Where to find what
+//!
+//! Every wrapper carries its driver function as a search alias: typing `cuMemcpy2D` into the
+//! search box finds the methods that make that call.
+//!
+//! | to … | start at | driver |
+//! | --- | --- | --- |
+//! | find devices, query them | [`Driver::init`], [`Driver::device`], [`Device::attribute`] | `cuInit`, `cuDeviceGet`, `cuDeviceGetAttribute` |
+//! | make a context current | [`Context::new`], [`Context::primary`], [`Stack::push`], [`StackTop::with_pushed`] | `cuCtxCreate`, `cuDevicePrimaryCtxRetain`, `cuCtxPushCurrent` |
+//! | allocate and copy device memory | [`PushedGuard::alloc`], [`DeviceMemory`], [`DeviceMemoryMut`] | `cuMemAlloc`, `cuMemcpyHtoD`, `cuMemcpyDtoH` |
+//! | page-locked or registered host memory | [`PushedGuard::alloc_pinned`], [`PushedGuard::register_host`], [`PushedGuard::register_vec`] | `cuMemHostAlloc`, `cuMemHostRegister` |
+//! | managed, pitched, array memory | [`PushedGuard::alloc_managed`], [`PushedGuard::alloc_pitched`], [`PushedGuard::alloc_array`] | `cuMemAllocManaged`, `cuMemAllocPitch`, `cuArray3DCreate` |
+//! | textures and surfaces | [`PushedGuard::texture`], [`PushedGuard::surface`] | `cuTexObjectCreate`, `cuSurfObjectCreate` |
+//! | load and look up kernels | [`PushedGuard::load_ptx`], [`PushedGuard::load_ptx_with`], [`PushedGuard::linker`], [`Module::function`], [`Module::kernel`], [`Library`] | `cuModuleLoadDataEx`, `cuLinkCreate`, `cuModuleGetFunction`, `cuLibraryLoadData` |
+//! | launch kernels | [`StreamScope::launch`], [`StreamScope::launch_kernel`], [`StreamScope::launch_with`], [`LaunchConfig`] | `cuLaunchKernel`, `cuLaunchKernelEx` |
+//! | streams and events | [`PushedGuard::stream`], [`PushedGuard::event`], [`Stream`], [`Event`] | `cuStreamCreate`, `cuEventCreate` |
+//! | memory pools, stream-ordered allocation | [`PushedGuard::create_mem_pool`], [`StreamScope::alloc`] | `cuMemPoolCreate`, `cuMemAllocAsync` |
+//! | virtual memory management | [`PushedGuard::reserve`], [`PushedGuard::create_physical`], [`Reservation::map`] | `cuMemAddressReserve`, `cuMemCreate`, `cuMemMap` |
+//! | several GPUs | [`Device::can_access_peer`], [`PushedGuard::enable_peer_access`], [`PushedGuard::copy_from_peer`] | `cuDeviceCanAccessPeer`, `cuCtxEnablePeerAccess`, `cuMemcpyPeer` |
+//! | share memory with another process | [`DeviceBuffer::ipc_handle`], [`PushedGuard::open_ipc`] | `cuIpcGetMemHandle`, `cuIpcOpenMemHandle` |
+//! | partition the SMs | [`Device::sm_resource`], [`GreenContext`] | `cuDeviceGetDevResource`, `cuGreenCtxCreate` |
+//!
 //! # Errors
 //!
 //! Every fallible call returns [`Result`]. Almost any call can also return an error from
-//! earlier asynchronous work, and after a *sticky* error ([`Error::is_sticky`]) every call on
-//! that context fails until it is destroyed (or, for a primary context, [reset](Context::reset)).
-//! `Drop` implementations never panic; they record failures, which [`take_drop_errors`] returns.
+//! earlier asynchronous work, and after a *sticky* error ([`Error::is_sticky`], e.g. a kernel
+//! that wrote to an illegal address) every later call on that context fails; NVIDIA documents
+//! that the process must then be relaunched to use CUDA again. `Drop` implementations never
+//! panic; they record failures, which [`take_drop_errors`] returns. See [`guide::faults`].
 //!
 //! # Raw layer
 //!
@@ -141,3 +172,5 @@ struct ReadmeDoctests;
 pub mod prelude {
     pub use crate::{DeviceMemory, DeviceMemoryMut, StackTop};
 }
+
+pub mod guide;

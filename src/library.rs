@@ -40,6 +40,7 @@ use std::ffi::CString;
 /// # Ok::<(), custack::Error>(())
 /// ```
 #[derive(Debug)]
+#[doc(alias = "CUlibrary")]
 pub struct Library {
     raw: ffi::CUlibrary,
 }
@@ -54,6 +55,7 @@ unsafe impl Sync for Library {}
 /// A kernel of a [`Library`] (`CUkernel`): context-independent, `Copy`, `Send + Sync`; borrows
 /// the library.
 #[derive(Debug, Clone, Copy)]
+#[doc(alias = "CUkernel")]
 pub struct LibraryKernel<'l> {
     raw: ffi::CUkernel,
     _library: PhantomData<&'l Library>,
@@ -69,6 +71,7 @@ unsafe impl Sync for LibraryKernel<'_> {}
 /// ([`PushedGuard::library_function`]); launched with
 /// [`StreamScope::launch_library`]. Not a [`Payload`](crate::Payload).
 #[derive(Debug, Clone, Copy)]
+#[doc(alias = "cuKernelGetFunction")]
 pub struct LibraryFunction<'a> {
     function: Function<'a>,
 }
@@ -90,6 +93,10 @@ impl Library {
     ///
     /// The driver's error (`CUDA_ERROR_INVALID_PTX`, ...); [`ErrorKind::NulInName`] for a NUL
     /// byte in the PTX.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     #[doc(alias = "cuLibraryLoadData")]
     pub fn load_ptx(_driver: Driver, ptx: &str) -> Result<Self> {
         let code = CString::new(ptx)
@@ -118,6 +125,10 @@ impl Library {
     /// # Errors
     ///
     /// `CUDA_ERROR_NOT_FOUND` with the name in the detail; [`ErrorKind::NulInName`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     #[doc(alias = "cuLibraryGetKernel")]
     pub fn kernel(&self, name: &str) -> Result<LibraryKernel<'_>> {
         let c = CString::new(name).map_err(|_| {
@@ -143,6 +154,10 @@ impl Library {
     }
 
     /// `cuLibraryUnload`—Unloads the library, returning the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     #[doc(alias = "cuLibraryUnload")]
     pub fn unload(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
@@ -168,6 +183,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// The driver's error (e.g. the library's code cannot run on this context's device).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     #[doc(alias = "cuKernelGetFunction")]
     pub fn library_function<'a>(
         &'a self,
@@ -190,7 +209,12 @@ impl LibraryFunction<'_> {
         self.function.as_raw()
     }
 
-    /// Its attributes ([`Function::attributes`]).
+    /// `cuFuncGetAttribute`—Its attributes ([`Function::attributes`]).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
+    #[doc(alias = "cuFuncGetAttribute")]
     pub fn attributes(&self) -> Result<crate::FunctionAttributes> {
         self.function.attributes()
     }
@@ -207,6 +231,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// As [`launch`](Self::launch).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernel")]
     #[inline]
     pub unsafe fn launch_library<A: KernelArgs<'scope>>(

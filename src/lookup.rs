@@ -172,6 +172,7 @@ pub(crate) static FUNC_GET_NAME: Lookup<ffi::PFN_cuFuncGetName> =
 
 /// An entry point custack looks up rather than links, and whether this driver offers it.
 #[derive(Debug)]
+#[doc(alias = "cuGetProcAddress")]
 pub struct EntryPointStatus {
     /// The driver API name, e.g. `"cuCtxRecordEvent"`.
     pub name: &'static str,
@@ -196,6 +197,10 @@ pub struct EntryPointStatus {
 ///     }
 /// }
 /// ```
+///
+/// # References
+///
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DRIVER__ENTRY__POINT.html>
 #[doc(alias = "cuGetProcAddress")]
 pub fn newer_entry_points() -> Vec<EntryPointStatus> {
     fn status<F: Copy + 'static>(l: &Lookup<F>) -> EntryPointStatus {

@@ -22,6 +22,7 @@ use core::marker::PhantomData;
 /// Managed memory of `len` elements of `T`, lent by a guard; freed on drop (`cuMemFree`).
 /// Device memory to the GPU, a slice to the host.
 #[derive(Debug)]
+#[doc(alias = "cuMemAllocManaged")]
 pub struct ManagedBuffer<'g, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,
@@ -32,6 +33,7 @@ device_memory!(ManagedBuffer, mut_);
 
 /// Where a prefetch moves managed memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(alias = "CUmemLocation")]
 pub enum Location {
     /// A device's memory.
     Device(Device),
@@ -75,6 +77,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// assert_eq!(data[0], 3); // on the host again, after the scope
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemAllocManaged")]
     pub fn alloc_managed<T: DeviceCopy>(&self, len: usize) -> Result<ManagedBuffer<'_, T>> {
         let bytes = check_alloc_len::<T>(len)?;
@@ -130,6 +136,10 @@ impl<T: DeviceCopy> core::ops::DerefMut for ManagedBuffer<'_, T> {
 impl<T: DeviceCopy> ManagedBuffer<'_, T> {
     /// `cuMemAdvise`—Advice about how the memory will be used (`ffi::CUmem_advise`), for
     /// `location` where the advice names one.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html>
     #[doc(alias = "cuMemAdvise")]
     pub fn advise(&self, advice: ffi::CUmem_advise, location: Location) -> Result<()> {
         // SAFETY: a live managed allocation of the current context, `byte_len` bytes.
@@ -138,6 +148,10 @@ impl<T: DeviceCopy> ManagedBuffer<'_, T> {
 
     /// `cuMemRangeGetAttribute`—A single-`int` attribute of the memory (read-mostly, preferred
     /// location, last prefetch location: a device ordinal, -1 for the host).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html>
     #[doc(alias = "cuMemRangeGetAttribute")]
     pub fn range_attribute(&self, attribute: ffi::CUmem_range_attribute) -> Result<i32> {
         let mut v: c_int = 0;
@@ -156,6 +170,10 @@ impl<T: DeviceCopy> ManagedBuffer<'_, T> {
     }
 
     /// `cuMemFree`—Frees the memory, returning the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemFree")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
@@ -181,6 +199,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// `CUDA_ERROR_INVALID_VALUE` for memory that is not managed; driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html>
     #[doc(alias = "cuMemPrefetchAsync")]
     pub fn prefetch<T: DeviceCopy>(
         &self,

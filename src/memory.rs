@@ -155,6 +155,10 @@ pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
     ///
     /// [`ErrorKind::LengthMismatch`] if `dst.len() != self.len()`; driver errors, including
     /// those of earlier asynchronous work.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyDtoH")]
     fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
         check_same_len("copy_to_host", dst.len(), self.len())?;
@@ -170,13 +174,27 @@ pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
 
     /// `cuPointerGetAttributes`—What the driver knows of this memory: its context, device,
     /// allocation range and id, memory type.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html>
     #[doc(alias = "cuPointerGetAttributes")]
     #[doc(alias = "cuPointerGetAttribute")]
     fn pointer_attributes(&self) -> Result<PointerAttributes> {
         pointer_attributes(self.device_ptr())
     }
 
-    /// Copies into a new `Vec`.
+    /// `cuMemcpyDtoH`—Copies into a new `Vec`.
+    ///
+    /// # Errors
+    ///
+    /// The copy's error, which may also be an error of earlier asynchronous work of the
+    /// context (see [`guide::faults`](crate::guide::faults)).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemcpyDtoH")]
     fn to_vec(&self) -> Result<Vec<T>> {
         let mut v = Vec::with_capacity(self.len());
         if self.is_empty() {
@@ -245,6 +263,26 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] if `src.len() != self.len()`; driver errors.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::{DeviceMemory, DeviceMemoryMut};
+    /// let mut buf = guard.alloc::<u32>(4)?;
+    /// buf.copy_from_host(&[1, 2, 3, 4])?;          // cuMemcpyHtoD, complete on return
+    /// let (_, mut upper) = buf.split_at_mut(2)?;   // views: no driver call
+    /// upper.copy_from_host(&[30, 40])?;
+    /// assert_eq!(buf.to_vec()?, [1, 2, 30, 40]);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyHtoD")]
     fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         check_same_len("copy_from_host", self.len(), src.len())?;
@@ -263,6 +301,10 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] if the lengths differ; driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyDtoD")]
     fn copy_from_device(&mut self, src: &impl DeviceMemory<T>) -> Result<()> {
         check_same_len("copy_from_device", self.len(), src.len())?;
@@ -277,6 +319,10 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     }
 
     /// `cuMemsetD8`—Sets every byte to `value`, then waits for the memset.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemsetD8")]
     fn fill_bytes(&mut self, value: u8) -> Result<()> {
         if self.is_empty() {
@@ -293,6 +339,10 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     ///
     /// `CUDA_ERROR_INVALID_VALUE` if the size is not a multiple of 4 bytes or the address is
     /// not 4-byte aligned.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemsetD32")]
     fn fill_u32(&mut self, value: u32) -> Result<()> {
         if self.is_empty() {
@@ -310,6 +360,10 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     ///
     /// `CUDA_ERROR_INVALID_VALUE` if the size is not a multiple of 2 bytes or the address is
     /// not 2-byte aligned.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemsetD16")]
     fn fill_u16(&mut self, value: u16) -> Result<()> {
         if self.is_empty() {
@@ -335,6 +389,7 @@ pub(crate) fn check_memset_unit(ptr: ffi::CUdeviceptr, bytes: usize, unit: usize
 
 /// What [`DeviceMemory::pointer_attributes`] reports (`cuPointerGetAttributes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(alias = "CUpointer_attribute")]
 pub struct PointerAttributes {
     /// The context the memory belongs to.
     pub context: ffi::CUcontext,
@@ -422,6 +477,8 @@ fn sync_null_stream() -> Result<()> {
 /// # Ok::<(), custack::Error>(())
 /// ```
 #[derive(Debug)]
+#[doc(alias = "CUdeviceptr")]
+#[doc(alias = "cuMemAlloc")]
 pub struct DeviceBuffer<'g, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,
@@ -511,6 +568,15 @@ impl<T: DeviceCopy> DeviceBuffer<'_, T> {
     }
 
     /// `cuMemFree`—Frees the allocation, returning the driver's error.
+    ///
+    /// # Errors
+    ///
+    /// The driver's error; after a sticky error, typically that error. The buffer is consumed
+    /// either way.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemFree")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
@@ -536,6 +602,7 @@ impl<T: DeviceCopy> Drop for DeviceBuffer<'_, T> {
 /// Tied to the guard because the driver frees page-locked memory with its context: a pinned
 /// buffer can never outlive the context that owns it (R9).
 #[derive(Debug)]
+#[doc(alias = "cuMemHostAlloc")]
 pub struct PinnedBuffer<'g, T: DeviceCopy> {
     ptr: NonNull<T>,
     len: usize,
@@ -560,6 +627,10 @@ impl<T: DeviceCopy> core::ops::DerefMut for PinnedBuffer<'_, T> {
 
 impl<T: DeviceCopy> PinnedBuffer<'_, T> {
     /// `cuMemFreeHost`—Frees the memory, returning the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemFreeHost")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
@@ -664,6 +735,23 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// `CUDA_ERROR_INVALID_VALUE` for zero bytes, [`ErrorKind::SizeOverflow`] when the size
     /// overflows, `CUDA_ERROR_OUT_OF_MEMORY` (after which the context keeps working, R4).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::DeviceMemoryMut;
+    /// let mut buf = guard.alloc::<f32>(1 << 20)?; // 4 MiB, uninitialized
+    /// buf.copy_from_host(&vec![1.0; 1 << 20])?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemAlloc")]
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<'_, T>> {
         let bytes = check_alloc_len::<T>(len)?;
@@ -677,14 +765,47 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         })
     }
 
-    /// Allocates `len` elements set to zero bytes.
+    /// `cuMemAlloc` + `cuMemsetD8`—Allocates `len` elements set to zero bytes.
+    ///
+    /// # Errors
+    ///
+    /// As [`alloc`](Self::alloc), and the memset's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemAlloc")]
+    #[doc(alias = "cuMemsetD8")]
     pub fn alloc_zeroed<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<'_, T>> {
         let mut buf = self.alloc::<T>(len)?;
         buf.fill_bytes(0)?;
         Ok(buf)
     }
 
-    /// Allocates a buffer holding a copy of `src`.
+    /// `cuMemAlloc` + `cuMemcpyHtoD`—Allocates a buffer holding a copy of `src`.
+    ///
+    /// # Errors
+    ///
+    /// As [`alloc`](Self::alloc), and the copy's error.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::DeviceMemory;
+    /// let buf = guard.alloc_from(&[1u32, 2, 3])?;
+    /// assert_eq!(buf.to_vec()?, [1, 2, 3]);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemAlloc")]
+    #[doc(alias = "cuMemcpyHtoD")]
     pub fn alloc_from<T: DeviceCopy>(&self, src: &[T]) -> Result<DeviceBuffer<'_, T>> {
         let mut buf = self.alloc::<T>(src.len())?;
         buf.copy_from_host(src)?;
@@ -696,6 +817,24 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// As [`alloc`](Self::alloc).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let mut host = guard.alloc_pinned::<u32>(1024)?; // zeroed, page-locked
+    /// host.fill(7); // a `&mut [u32]` to the host
+    /// let dev = guard.alloc_from(&host)?;
+    /// # drop(dev);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemHostAlloc")]
     pub fn alloc_pinned<T: DeviceCopy>(&self, len: usize) -> Result<PinnedBuffer<'_, T>> {
         let bytes = check_alloc_len::<T>(len)?;
@@ -717,6 +856,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuMemGetInfo`—Free and total device memory in bytes.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemGetInfo")]
     pub fn memory_info(&self) -> Result<(usize, usize)> {
         let (mut free, mut total) = (0usize, 0usize);
@@ -819,6 +962,23 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 impl<'ctx> PushedGuard<'ctx, '_> {
     /// Parks a buffer: it no longer borrows this guard, only the context, so it survives the
     /// pop and nested pushes (P3, P8). Re-attach it with [`attach`](Self::attach).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let parked = guard.park(guard.alloc_from(&[1u32; 4])?);
+    /// drop(guard); // popped: the parked buffer lives on, borrowing only `ctx`
+    /// let guard = stack.push(&ctx)?;
+    /// let buf = guard.attach(parked)?;
+    /// # drop(buf);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// See [`guide::parking`](crate::guide::parking) for two contexts on one thread.
     pub fn park<T: DeviceCopy>(&self, buffer: DeviceBuffer<'_, T>) -> ParkedBuffer<'ctx, T> {
         let buffer = core::mem::ManuallyDrop::new(buffer);
         ParkedBuffer {

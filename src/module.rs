@@ -15,6 +15,7 @@ use std::ffi::CString;
 ///
 /// Functions borrow the module, so none outlives it (C9).
 #[derive(Debug)]
+#[doc(alias = "CUmodule")]
 pub struct Module<'g> {
     raw: ffi::CUmodule,
     _marker: PhantomData<(&'g (), *const ())>,
@@ -55,6 +56,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # let _ = noop;
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleLoadDataEx")]
     pub fn load_ptx(&self, ptx: &str) -> Result<Module<'_>> {
         let image = name_cstring("PTX source", ptx)
@@ -74,6 +79,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// As [`load_ptx`](Self::load_ptx); `CUDA_ERROR_INVALID_IMAGE` for a truncated header.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleLoadDataEx")]
     pub unsafe fn load_cubin(&self, image: &[u8]) -> Result<Module<'_>> {
         check_elf(image)?;
@@ -87,6 +96,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// `image` must be a complete, well-formed fatbin: the driver reads as many bytes as its
     /// header says. custack checks the header's size lies within `image`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleLoadFatBinary")]
     pub unsafe fn load_fatbin(&self, image: &[u8]) -> Result<Module<'_>> {
         check_fatbin(image)?;
@@ -242,6 +255,25 @@ impl Module<'_> {
     ///
     /// `CUDA_ERROR_NOT_FOUND` with the name as [`Error::detail`] (R5);
     /// [`ErrorKind::NulInName`].
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let module = guard.load_ptx(include_str!("../tests/fixtures/kernels.ptx"))?;
+    /// let add = module.function("add_u32")?; // borrows `module`: it cannot be unloaded first
+    /// let missing = module.function("no_such_kernel").unwrap_err();
+    /// assert_eq!(missing.kind(), custack::ErrorKind::NotFound);
+    /// # drop(add);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleGetFunction")]
     pub fn function(&self, name: &str) -> Result<Function<'_>> {
         let c = name_cstring("function", name)?;
@@ -284,6 +316,10 @@ impl Module<'_> {
     /// # let _ = add;
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetParamInfo")]
     pub fn kernel<S: KernelSignature>(&self, name: &str) -> Result<Kernel<'_, S>> {
         Kernel::check(self.function(name)?, name)
@@ -294,6 +330,10 @@ impl Module<'_> {
     /// # Errors
     ///
     /// `CUDA_ERROR_NOT_FOUND` with the name as detail; [`ErrorKind::NulInName`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleGetGlobal")]
     pub fn global_address(&self, name: &str) -> Result<(ffi::CUdeviceptr, usize)> {
         let c = name_cstring("global", name)?;
@@ -311,6 +351,10 @@ impl Module<'_> {
     ///
     /// As [`global_address`](Self::global_address); [`ErrorKind::LengthMismatch`] if the
     /// global's size is not a whole number of `T`s.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleGetGlobal")]
     pub fn global<T: DeviceCopy>(&self, name: &str) -> Result<DeviceView<'_, T>> {
         let (ptr, len) = self.global_len::<T>(name)?;
@@ -325,6 +369,10 @@ impl Module<'_> {
     /// # Errors
     ///
     /// As [`global`](Self::global).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleGetGlobal")]
     pub fn global_mut<T: DeviceCopy>(&mut self, name: &str) -> Result<DeviceViewMut<'_, T>> {
         let (ptr, len) = self.global_len::<T>(name)?;
@@ -354,6 +402,15 @@ impl Module<'_> {
     /// before that work is complete (C9); but a submission leaked with `mem::forget` no longer
     /// does, and a kernel must never run from unloaded code. Unloading is rare; the wait costs
     /// nothing when the GPU is idle.
+    ///
+    /// # Errors
+    ///
+    /// The first error of the wait or of the unload; after a sticky error, typically that error.
+    /// The module is consumed either way.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleUnload")]
     pub fn unload(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);

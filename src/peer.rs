@@ -21,6 +21,10 @@ use core::marker::PhantomData;
 
 impl Device {
     /// `cuDeviceCanAccessPeer`—Whether this device can access `peer`'s memory directly.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html>
     #[doc(alias = "cuDeviceCanAccessPeer")]
     pub fn can_access_peer(self, peer: Device) -> Result<bool> {
         let mut v: c_int = 0;
@@ -35,6 +39,7 @@ impl Device {
 /// and the peer context.
 #[derive(Debug)]
 #[must_use = "dropping it disables the access at once"]
+#[doc(alias = "cuCtxEnablePeerAccess")]
 pub struct PeerAccess<'g, 'p> {
     peer: ffi::CUcontext,
     enabled_here: bool,
@@ -61,6 +66,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// `CUDA_ERROR_PEER_ACCESS_UNSUPPORTED` where the devices cannot; driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html>
     #[doc(alias = "cuCtxEnablePeerAccess")]
     pub fn enable_peer_access<'p>(&self, peer: &'p Context) -> Result<PeerAccess<'_, 'p>> {
         // SAFETY: `peer` is a live context (borrowed); this guard's context is current; flags 0.
@@ -103,6 +112,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// assert_eq!(mine.to_vec()?, [1, 2, 3]);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyPeer")]
     pub fn copy_from_peer<T: DeviceCopy>(
         &self,
@@ -131,6 +144,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// As [`copy_from_peer`](Self::copy_from_peer).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyPeer")]
     pub fn copy_to_peer<T: DeviceCopy>(
         &self,
@@ -172,6 +189,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch); driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyPeerAsync")]
     pub fn copy_from_peer<T: DeviceCopy>(
         &self,
@@ -202,6 +223,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// As [`copy_from_peer`](Self::copy_from_peer).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyPeerAsync")]
     pub fn copy_to_peer<T: DeviceCopy>(
         &self,

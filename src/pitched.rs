@@ -14,6 +14,7 @@ use core::marker::PhantomData;
 /// A `width` × `height` array of `T` in pitched device memory, lent by a guard: each row starts
 /// [`pitch_bytes`](Self::pitch_bytes) after the previous one. Freed on drop.
 #[derive(Debug)]
+#[doc(alias = "cuMemAllocPitch")]
 pub struct PitchedBuffer<'g, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     pitch: usize,
@@ -138,6 +139,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// assert_eq!(image.to_vec()?.len(), 700_000);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemAllocPitch")]
     pub fn alloc_pitched<T: DeviceCopy>(
         &self,
@@ -195,6 +200,10 @@ impl<T: DeviceCopy> PitchedBuffer<'_, T> {
     ///
     /// [`ErrorKind::LengthMismatch`] (no driver call) unless `src` holds width × height
     /// elements; driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy2D")]
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         check_packed(
@@ -216,6 +225,10 @@ impl<T: DeviceCopy> PitchedBuffer<'_, T> {
     }
 
     /// `cuMemcpy2D`—The array's elements as packed rows in a new `Vec`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy2D")]
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let n = self.width * self.height;
@@ -236,6 +249,10 @@ impl<T: DeviceCopy> PitchedBuffer<'_, T> {
     }
 
     /// `cuMemFree`—Frees the array, returning the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemFree")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
@@ -293,6 +310,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] (no driver call); driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy2DAsync")]
     pub fn copy_to_pitched<T: DeviceCopy>(
         &self,
@@ -323,6 +344,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] (no driver call); driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy2DAsync")]
     pub fn copy_from_pitched<T: DeviceCopy>(
         &self,

@@ -20,6 +20,7 @@ use core::marker::PhantomData;
 /// ([`PushedGuard::default_mem_pool`], not destroyed) or one of your own
 /// ([`PushedGuard::create_mem_pool`], destroyed on drop).
 #[derive(Debug)]
+#[doc(alias = "CUmemoryPool")]
 pub struct MemPool<'g> {
     raw: ffi::CUmemoryPool,
     owned: bool,
@@ -29,6 +30,10 @@ pub struct MemPool<'g> {
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuDeviceGetDefaultMemPool`—The device's default pool (what [`StreamScope::alloc`]
     /// allocates from).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetDefaultMemPool")]
     pub fn default_mem_pool(&self) -> Result<MemPool<'_>> {
         let device = self.device()?;
@@ -59,6 +64,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// })??; // freed on the stream, back to the pool
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
     #[doc(alias = "cuMemPoolCreate")]
     pub fn create_mem_pool(&self) -> Result<MemPool<'_>> {
         let device = self.device()?;
@@ -100,12 +109,20 @@ impl MemPool<'_> {
     }
 
     /// `cuMemPoolGetAttribute`—Bytes the pool keeps reserved before releasing memory to the OS.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
     #[doc(alias = "cuMemPoolGetAttribute")]
     pub fn release_threshold(&self) -> Result<u64> {
         self.get(ffi::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
     }
 
     /// `cuMemPoolSetAttribute`—Sets the release threshold (`u64::MAX`: keep everything).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
     #[doc(alias = "cuMemPoolSetAttribute")]
     pub fn set_release_threshold(&self, bytes: u64) -> Result<()> {
         let mut v = bytes;
@@ -117,6 +134,10 @@ impl MemPool<'_> {
 
     /// `cuMemPoolGetAttribute`—`(used, reserved)`: bytes allocated from the pool now, and bytes
     /// it holds from the OS now.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
     #[doc(alias = "cuMemPoolGetAttribute")]
     pub fn usage(&self) -> Result<(u64, u64)> {
         Ok((
@@ -126,6 +147,10 @@ impl MemPool<'_> {
     }
 
     /// `cuMemPoolTrimTo`—Releases memory to the OS, keeping at least `keep_bytes` reserved.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
     #[doc(alias = "cuMemPoolTrimTo")]
     pub fn trim_to(&self, keep_bytes: usize) -> Result<()> {
         // SAFETY: a live pool.
@@ -155,6 +180,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// As [`alloc`](Self::alloc).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
     #[doc(alias = "cuMemAllocFromPoolAsync")]
     pub fn alloc_from_pool<T: DeviceCopy>(
         &self,

@@ -19,6 +19,7 @@ use core::mem::ManuallyDrop;
 /// A slice registered with the driver (`cuMemHostRegister`) for as long as this value lives;
 /// lent by a guard, unregistered on drop. Dereferences to the slice.
 #[derive(Debug)]
+#[doc(alias = "cuMemHostRegister")]
 pub struct RegisteredHost<'a, 'g, T: DeviceCopy> {
     slice: &'a mut [T],
     _guard: PhantomData<(&'g (), *const ())>,
@@ -28,6 +29,7 @@ pub struct RegisteredHost<'a, 'g, T: DeviceCopy> {
 /// unregistered on drop (then the vector drops). Dereferences to a slice: it cannot grow or be
 /// reallocated while registered. [`into_vec`](Self::into_vec) gives it back.
 #[derive(Debug)]
+#[doc(alias = "cuMemHostRegister")]
 pub struct RegisteredVec<'g, T: DeviceCopy> {
     vec: ManuallyDrop<Vec<T>>,
     _guard: PhantomData<(&'g (), *const ())>,
@@ -72,6 +74,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// data.push(2);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemHostRegister")]
     pub fn register_host<'a, T: DeviceCopy>(
         &self,
@@ -91,6 +97,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// As [`register_host`](Self::register_host); the vector is dropped.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemHostRegister")]
     pub fn register_vec<T: DeviceCopy>(&self, mut vec: Vec<T>) -> Result<RegisteredVec<'_, T>> {
         let bytes = check_alloc_len::<T>(vec.len())?;
@@ -116,6 +126,10 @@ impl<T: DeviceCopy> core::ops::DerefMut for RegisteredHost<'_, '_, T> {
 
 impl<T: DeviceCopy> RegisteredHost<'_, '_, T> {
     /// `cuMemHostUnregister`—Unregisters the slice, returning the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemHostUnregister")]
     pub fn unregister(self) -> Result<()> {
         let mut this = ManuallyDrop::new(self);
@@ -149,6 +163,10 @@ impl<T: DeviceCopy> RegisteredVec<'_, T> {
     /// # Errors
     ///
     /// The driver's error; the vector is then leaked (it may still be registered).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemHostUnregister")]
     pub fn into_vec(self) -> Result<Vec<T>> {
         let mut this = ManuallyDrop::new(self);

@@ -123,6 +123,8 @@ impl Drop for Stack {
 /// thread at a time.
 #[must_use = "dropping the guard pops the context straight away"]
 #[derive(Debug)]
+#[doc(alias = "cuCtxPushCurrent")]
+#[doc(alias = "cuCtxPopCurrent")]
 pub struct PushedGuard<'ctx, 'stack, K: ContextKind = Floating> {
     raw: ffi::CUcontext,
     _ctx: PhantomData<&'ctx Context>,
@@ -187,6 +189,21 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// [`ErrorKind::ForeignContextOnTop`] if foreign code left another context on top of this
     /// thread's stack: custack puts that context back rather than pop someone else's, and this
     /// guard's context stays on the stack beneath it (as after a leak). Driver errors otherwise.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// guard.pop()?; // the pop's error, if any, instead of a record for take_drop_errors
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxPopCurrent")]
     pub fn pop(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
@@ -267,6 +284,12 @@ pub trait StackTop: sealed::Sealed {
     /// # let _ = bytes;
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxPushCurrent")]
+    #[doc(alias = "cuCtxPopCurrent")]
     fn with_pushed<'c, R>(
         &mut self,
         ctx: &'c Context,

@@ -11,6 +11,7 @@ use core::marker::PhantomData;
 bitflags::bitflags! {
     /// Stream creation flags (`CUstream_flags`).
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    #[doc(alias = "CUstream_flags")]
     pub struct StreamFlags: u32 {
         /// `CU_STREAM_NON_BLOCKING`: the stream does not synchronize with the context's legacy
         /// NULL stream. See [`Stream`] for what that changes.
@@ -41,6 +42,7 @@ bitflags::bitflags! {
 /// Neither kind affects soundness: what the GPU may still use is never freed, reused or handed
 /// to the host, on either.
 #[derive(Debug)]
+#[doc(alias = "CUstream")]
 pub struct Stream<'g> {
     raw: ffi::CUstream,
     _marker: PhantomData<(&'g (), *const ())>,
@@ -52,6 +54,27 @@ static_assertions::assert_not_impl_any!(Stream<'static>: Send, Sync);
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuStreamCreate`—Creates a blocking stream (`CU_STREAM_DEFAULT`) in this guard's
     /// context.
+    ///
+    /// # Errors
+    ///
+    /// The driver's error (e.g. out of memory).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let stream = guard.stream()?;
+    /// let mut buf = guard.alloc::<u32>(1024)?;
+    /// stream.scope(|s| s.fill_u32(s.bind_mut(&mut buf), 7))??;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamCreate")]
     #[inline]
     pub fn stream(&self) -> Result<Stream<'_>> {
@@ -73,6 +96,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuStreamCreateWithPriority`—Creates a blocking stream with a priority; lower numbers are
     /// higher priority, within [`stream_priority_range`](Self::stream_priority_range) (the
     /// driver clamps).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamCreateWithPriority")]
     pub fn stream_with_priority(&self, priority: i32) -> Result<Stream<'_>> {
         self.stream_with(StreamFlags::empty(), priority)
@@ -94,6 +121,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// let _zeroed = pending.wait()?;
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamCreateWithPriority")]
     #[doc(alias = "CU_STREAM_NON_BLOCKING")]
     pub fn stream_with(&self, flags: StreamFlags, priority: i32) -> Result<Stream<'_>> {
@@ -225,6 +256,10 @@ impl<'g> Stream<'g> {
     /// The first error of the stream's work, a sticky error, or
     /// [`ErrorKind::HostFunctionPanicked`](crate::ErrorKind::HostFunctionPanicked) for a
     /// [host function](crate::StreamScope::host_fn) of this context that panicked.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamSynchronize")]
     #[inline]
     pub fn synchronize(&self) -> Result<()> {
@@ -234,6 +269,10 @@ impl<'g> Stream<'g> {
     }
 
     /// `cuStreamQuery`—Whether all work on the stream is complete.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamQuery")]
     #[inline]
     pub fn is_complete(&self) -> Result<bool> {
@@ -245,6 +284,10 @@ impl<'g> Stream<'g> {
     }
 
     /// `cuStreamGetPriority`—The stream's priority.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamGetPriority")]
     pub fn priority(&self) -> Result<i32> {
         let mut p: c_int = 0;
@@ -255,6 +298,14 @@ impl<'g> Stream<'g> {
 
     /// `cuEventRecord`—Records `event` on this stream: it completes when all work enqueued so
     /// far has.
+    ///
+    /// # Errors
+    ///
+    /// The driver's error (e.g. an event of another context).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventRecord")]
     #[inline]
     pub fn record(&self, event: &Event<'g>) -> Result<()> {
@@ -262,6 +313,14 @@ impl<'g> Stream<'g> {
     }
 
     /// `cuStreamWaitEvent`—Makes future work on this stream wait for `event`.
+    ///
+    /// # Errors
+    ///
+    /// The driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamWaitEvent")]
     #[inline]
     pub fn wait(&self, event: &Event<'g>) -> Result<()> {
@@ -269,6 +328,15 @@ impl<'g> Stream<'g> {
     }
 
     /// `cuStreamDestroy`—Destroys the stream, returning the driver's error.
+    ///
+    /// # Errors
+    ///
+    /// The driver's error; after a sticky error, typically that error. The stream is consumed
+    /// either way.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamDestroy")]
     #[inline]
     pub fn destroy(self) -> Result<()> {

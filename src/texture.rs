@@ -57,6 +57,7 @@ array_element! {
 /// A `width` × `height` × `depth` CUDA array of `T`, lent by a guard; destroyed on drop
 /// (`cuArrayDestroy`). Created surface-capable, so textures and surfaces can both use it.
 #[derive(Debug)]
+#[doc(alias = "CUarray")]
 pub struct CudaArray<'g, T: ArrayElement> {
     raw: ffi::CUarray,
     width: usize,
@@ -67,6 +68,7 @@ pub struct CudaArray<'g, T: ArrayElement> {
 
 /// How a [`TextureObject`] samples.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[doc(alias = "CUDA_TEXTURE_DESC")]
 pub struct TextureOptions {
     /// Linear filtering (float textures) rather than the nearest texel.
     pub linear: bool,
@@ -78,6 +80,7 @@ pub struct TextureOptions {
 
 /// A texture object over a [`CudaArray`], borrowing it shared; destroyed on drop.
 #[derive(Debug)]
+#[doc(alias = "CUtexObject")]
 pub struct TextureObject<'a> {
     raw: ffi::CUtexObject,
     _marker: PhantomData<(&'a (), *const ())>,
@@ -85,6 +88,7 @@ pub struct TextureObject<'a> {
 
 /// A surface object over a [`CudaArray`], borrowing it exclusively; destroyed on drop.
 #[derive(Debug)]
+#[doc(alias = "CUsurfObject")]
 pub struct SurfaceObject<'a> {
     raw: ffi::CUsurfObject,
     _marker: PhantomData<(&'a mut (), *const ())>,
@@ -141,6 +145,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # drop(texture);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuArray3DCreate")]
     pub fn alloc_array<T: ArrayElement>(
         &self,
@@ -172,6 +180,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// assert_eq!(volume.to_vec()?, voxels);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuArray3DCreate")]
     pub fn alloc_array_3d<T: ArrayElement>(
         &self,
@@ -206,6 +218,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuTexObjectCreate`—A texture object reading `array` (borrowed shared while it lives).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html>
     #[doc(alias = "cuTexObjectCreate")]
     pub fn texture<'a, T: ArrayElement>(
         &self,
@@ -246,6 +262,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
     /// `cuSurfObjectCreate`—A surface object reading and writing `array` (borrowed
     /// exclusively while it lives).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html>
     #[doc(alias = "cuSurfObjectCreate")]
     pub fn surface<'a, T: ArrayElement>(
         &self,
@@ -289,6 +309,10 @@ impl<T: ArrayElement> CudaArray<'_, T> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] (no driver call); driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy3D")]
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         check_packed("copy_from_host", "array", src.len(), self.extent())?;
@@ -304,6 +328,10 @@ impl<T: ArrayElement> CudaArray<'_, T> {
     }
 
     /// `cuMemcpy3D`—The array's elements, packed (x fastest, then y, then z).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy3D")]
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let n = self.width * self.height * self.depth;
@@ -465,6 +493,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] (no driver call); driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy3DAsync")]
     pub fn copy_to_array<T: ArrayElement>(
         &self,
@@ -489,6 +521,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] (no driver call); driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy3DAsync")]
     pub fn copy_from_array<T: ArrayElement>(
         &self,

@@ -18,6 +18,7 @@ use core::marker::PhantomData;
 /// A reserved range of device virtual addresses, lent by a guard; freed on drop
 /// (`cuMemAddressFree`).
 #[derive(Debug)]
+#[doc(alias = "cuMemAddressReserve")]
 pub struct Reservation<'g> {
     base: ffi::CUdeviceptr,
     size: usize,
@@ -26,6 +27,8 @@ pub struct Reservation<'g> {
 
 /// Physical device memory (`cuMemCreate`), lent by a guard; released on drop (`cuMemRelease`).
 #[derive(Debug)]
+#[doc(alias = "CUmemGenericAllocationHandle")]
+#[doc(alias = "cuMemCreate")]
 pub struct PhysicalMemory<'g> {
     handle: ffi::CUmemGenericAllocationHandle,
     size: usize,
@@ -36,6 +39,7 @@ pub struct PhysicalMemory<'g> {
 /// device memory of `len` elements of `T`. Borrows the reservation and the physical memory;
 /// unmapped on drop (`cuMemUnmap`).
 #[derive(Debug)]
+#[doc(alias = "cuMemMap")]
 pub struct Mapping<'r, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,
@@ -61,6 +65,10 @@ fn device_prop(device: crate::Device) -> ffi::CUmemAllocationProp {
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuMemGetAllocationGranularity`—The granularity (bytes) that reservation, physical and
     /// mapping sizes must be multiples of on this context's device.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemGetAllocationGranularity")]
     pub fn allocation_granularity(&self) -> Result<usize> {
         let prop = device_prop(self.device()?);
@@ -79,6 +87,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
     /// `cuMemAddressReserve`—Reserves `size` bytes of device virtual addresses (a multiple of
     /// [`allocation_granularity`](Self::allocation_granularity)).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemAddressReserve")]
     pub fn reserve(&self, size: usize) -> Result<Reservation<'_>> {
         let mut base = 0;
@@ -93,6 +105,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
     /// `cuMemCreate`—Creates `size` bytes of physical memory on this context's device (a
     /// multiple of the granularity).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemCreate")]
     pub fn create_physical(&self, size: usize) -> Result<PhysicalMemory<'_>> {
         let prop = device_prop(self.device()?);
@@ -146,6 +162,10 @@ impl Reservation<'_> {
     /// assert_eq!(grown.slice(..4)?.to_vec()?, [7; 4]);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemMap")]
     #[doc(alias = "cuMemSetAccess")]
     pub fn map<'r, T: DeviceCopy, K: ContextKind>(

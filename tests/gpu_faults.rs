@@ -174,3 +174,62 @@ fn r6_primary_context_fault_is_reported_and_a_new_process_recovers() {
     let _ = take_drop_errors();
     println!("CHILD-OK");
 }
+
+/// Polls `f` on this thread until it is ready or `limit` has passed (`None`).
+fn block_on_within<F: std::future::Future>(f: F, limit: std::time::Duration) -> Option<F::Output> {
+    use std::sync::Arc;
+    use std::task::{Context as TaskContext, Poll, Wake, Waker};
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut f = std::pin::pin!(f);
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut TaskContext::from_waker(&waker)) {
+            return Some(v);
+        }
+        let now = std::time::Instant::now();
+        if now >= deadline {
+            return None;
+        }
+        std::thread::park_timeout(deadline - now);
+    }
+}
+
+/// R6 with a future: a submission whose kernel faults resolves, with the sticky error, when
+/// awaited. Its waker is a `cuStreamAddCallback` callback, which the driver calls even after a
+/// fault; a `cuLaunchHostFunc` function is never called then, and the future would wait forever.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn r6_fault_resolves_an_awaited_submission() {
+    if in_parent("r6_fault_resolves_an_awaited_submission") {
+        return;
+    }
+    let ctx = Context::new(device(), ContextFlags::empty()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let stream = guard.stream().unwrap();
+    let payload = (
+        module.function("illegal_write").unwrap(),
+        guard.alloc::<u32>(4).unwrap(),
+    );
+    let pending = stream
+        .submit(payload, |s, (f, _buf)| {
+            // SAFETY: illegal_write takes no arguments; it faults on the GPU, as this test wants.
+            unsafe { s.launch(&f, LaunchConfig::for_elements(1), ()) }
+        })
+        .unwrap();
+    let resolved = block_on_within(pending.into_future(), std::time::Duration::from_secs(60));
+    let err = resolved
+        .expect("the awaited submission never resolved after the fault")
+        .map(drop)
+        .unwrap_err();
+    println!("the awaited submission resolved with {err}");
+    assert!(err.is_sticky(), "{err}");
+    println!("CHILD-OK");
+}

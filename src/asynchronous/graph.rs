@@ -29,6 +29,7 @@ use super::submission::{Payload, sealed};
 /// Work captured from a stream ([`Stream::capture`]), owning the [`Payload`] its nodes use;
 /// lent by the guard. Instantiate it to launch it. Destroyed on drop (`cuGraphDestroy`).
 #[derive(Debug)]
+#[doc(alias = "CUgraph")]
 pub struct Graph<'g, P: Payload> {
     raw: ffi::CUgraph,
     payload: ManuallyDrop<P>,
@@ -40,6 +41,7 @@ pub struct Graph<'g, P: Payload> {
 /// submission owns it while a launch may run and hands it back from `wait`. Destroyed on drop
 /// (`cuGraphExecDestroy`).
 #[derive(Debug)]
+#[doc(alias = "CUgraphExec")]
 pub struct GraphExec<'g, P: Payload> {
     raw: ffi::CUgraphExec,
     payload: ManuallyDrop<P>,
@@ -130,6 +132,10 @@ impl<'g> Stream<'g> {
     /// assert!(out.iter().all(|&x| x == 3));
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamBeginCapture")]
     #[doc(alias = "cuStreamEndCapture")]
     pub fn capture<P: Payload>(
@@ -172,6 +178,10 @@ impl<'g, P: Payload> Graph<'g, P> {
     }
 
     /// `cuGraphGetNodes`—The number of nodes in the graph.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphGetNodes")]
     pub fn node_count(&self) -> Result<usize> {
         let mut n = 0usize;
@@ -186,7 +196,12 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// # Errors
     ///
     /// The driver's error; then the graph is destroyed and its payload dropped.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphInstantiate")]
+    #[doc(alias = "cuGraphInstantiateWithFlags")]
     pub fn instantiate(self) -> Result<GraphExec<'g, P>> {
         let (graph, payload) = self.into_parts();
         let mut exec = core::ptr::null_mut();
@@ -246,6 +261,10 @@ impl<P: Payload> GraphExec<'_, P> {
     /// reason in the detail): `graph` and its payload are dropped, the executable graph is
     /// unchanged. On any other error the driver does not say what was updated, so `graph`'s
     /// payload is leaked rather than freed under nodes that may now use it.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphExecUpdate")]
     pub fn update(&mut self, graph: Graph<'_, P>) -> Result<P> {
         let (raw, payload) = graph.into_parts();
@@ -323,6 +342,10 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// No `unsafe`: the graph's kernels were launched (and vouched for) in `unsafe` blocks when
     /// it was captured, on memory the executable graph still owns.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphLaunch")]
     #[inline]
     pub fn launch_graph(&self, graph: &ScopedGraph<'scope>) -> Result<()> {

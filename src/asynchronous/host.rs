@@ -1,4 +1,5 @@
-//! Host functions (`cuLaunchHostFunc`): Rust closures the driver calls, in stream order, on a
+//! Host functions (`cuLaunchHostFunc`, and `cuStreamAddCallback` for a future's waker, which
+//! must run even after a device fault): Rust closures the driver calls, in stream order, on a
 //! thread of its own; and the panics they may raise, caught before they reach C.
 //!
 //! A panic cannot unwind into the driver (that would be undefined behaviour), and the closure
@@ -25,15 +26,8 @@ struct HostCall<F> {
     ctx: usize,
 }
 
-/// The function the driver calls: runs the closure, catching a panic.
-///
-/// # Safety
-///
-/// `data` must come from `Box::<HostCall<F>>::into_raw` in [`enqueue`], and be passed here once.
-unsafe extern "C" fn trampoline<F: FnOnce() + Send + 'static>(data: *mut c_void) {
-    // SAFETY: the caller's contract: a box made by `enqueue`, handed to us once.
-    let call = unsafe { Box::from_raw(data.cast::<HostCall<F>>()) };
-    let HostCall { f, ctx } = *call;
+/// Runs a host call's closure, catching a panic and keeping its message with the context.
+fn run<F: FnOnce() + Send + 'static>(HostCall { f, ctx }: HostCall<F>) {
     if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         let message = payload
             .downcast_ref::<&str>()
@@ -48,8 +42,48 @@ unsafe extern "C" fn trampoline<F: FnOnce() + Send + 'static>(data: *mut c_void)
     }
 }
 
-/// `cuLaunchHostFunc` of `f` on `stream`, a live stream of the current context.
-pub(crate) fn enqueue<F: FnOnce() + Send + 'static>(stream: ffi::CUstream, f: F) -> Result<()> {
+/// The function `cuLaunchHostFunc` calls.
+///
+/// # Safety
+///
+/// `data` must come from `Box::<HostCall<F>>::into_raw` in [`enqueue`], and be passed here once.
+unsafe extern "C" fn trampoline<F: FnOnce() + Send + 'static>(data: *mut c_void) {
+    // SAFETY: the caller's contract: a box made by `enqueue`, handed to us once.
+    run(*unsafe { Box::from_raw(data.cast::<HostCall<F>>()) });
+}
+
+/// The callback `cuStreamAddCallback` calls, whatever the stream's status.
+///
+/// # Safety
+///
+/// As [`trampoline`].
+unsafe extern "C" fn callback<F: FnOnce() + Send + 'static>(
+    _stream: ffi::CUstream,
+    _status: ffi::CUresult,
+    data: *mut c_void,
+) {
+    // SAFETY: as in `trampoline`.
+    run(*unsafe { Box::from_raw(data.cast::<HostCall<F>>()) });
+}
+
+/// When the driver calls an enqueued closure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Call {
+    /// `cuLaunchHostFunc`: in stream order, and never after a device fault (the closure is
+    /// then never run nor dropped: the process's CUDA state is lost anyway).
+    InOrder,
+    /// `cuStreamAddCallback`: in stream order, and exactly once even after a device fault (a
+    /// waker must run then, or a future would never resolve).
+    Always,
+}
+
+/// Enqueues `f` on `stream`, a live stream of the current context, to be called as `when`
+/// says; its panic is caught and reported by the context's next wait.
+pub(crate) fn enqueue<F: FnOnce() + Send + 'static>(
+    stream: ffi::CUstream,
+    when: Call,
+    f: F,
+) -> Result<()> {
     // A captured host function would be called at every launch of the graph, and its closure
     // can be called once: refuse to be captured.
     let mut status = ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
@@ -68,13 +102,20 @@ pub(crate) fn enqueue<F: FnOnce() + Send + 'static>(stream: ffi::CUstream, f: F)
     let data = Box::into_raw(Box::new(HostCall {
         f,
         ctx: ctx as usize,
-    }));
-    // SAFETY: the stream is live and of the current context; `trampoline::<F>` takes exactly
-    // the box `data` points to, once (the driver calls a host function once).
-    let r = unsafe { ffi::cuLaunchHostFunc(stream, Some(trampoline::<F>), data.cast()) }.result();
+    }))
+    .cast::<c_void>();
+    let r = match when {
+        // SAFETY: the stream is live and of the current context; `trampoline::<F>` takes
+        // exactly the box `data` points to, once (the driver calls a host function at most
+        // once).
+        Call::InOrder => unsafe { ffi::cuLaunchHostFunc(stream, Some(trampoline::<F>), data) },
+        // SAFETY: as above, with `callback::<F>`, which the driver calls exactly once.
+        Call::Always => unsafe { ffi::cuStreamAddCallback(stream, Some(callback::<F>), data, 0) },
+    }
+    .result();
     if r.is_err() {
         // SAFETY: the driver refused the call, so it will never run: the box is still ours.
-        drop(unsafe { Box::from_raw(data) });
+        drop(unsafe { Box::from_raw(data.cast::<HostCall<F>>()) });
     }
     r
 }

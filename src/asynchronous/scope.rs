@@ -50,6 +50,11 @@ impl Stream<'_> {
     /// assert_eq!(dev.to_vec()?, vec![7; 1024]);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    #[doc(alias = "cuStreamSynchronize")]
     #[inline]
     pub fn scope<'env, R>(
         &'env self,
@@ -85,6 +90,7 @@ impl Drop for SyncOnDrop {
 /// `'scope` is the scope's own lifetime: everything an operation uses must be borrowed for it,
 /// so it lives outside the scope (in `'env`) and stays borrowed until the scope has waited for
 /// the stream. The scope is `!Send` and `!Sync`.
+#[doc(alias = "cuStreamSynchronize")]
 pub struct StreamScope<'scope, 'env: 'scope> {
     raw: ffi::CUstream,
     // Invariant in 'scope and 'env, as `std::thread::Scope`: borrows for 'scope cannot be
@@ -177,6 +183,12 @@ pub struct ScopedHost<'scope, T: DeviceCopy> {
 /// Host memory bound exclusively to a [`StreamScope`]: its copies may read and write it, in
 /// stream order; the host cannot touch it until the scope ends. `&'scope mut [T]` converts
 /// into it.
+///
+/// "Exclusive" is towards the host, not between the scope's own operations: the value is `Copy`,
+/// so several copies of one scope may write and read the same memory. That is sound because
+/// every operation that can take a `ScopedHostMut<'scope, _>` is enqueued on the one stream of
+/// the scope branded `'scope` (`'scope` is invariant, so a nested scope on another stream cannot
+/// take it), and a stream runs its operations one after another: they never overlap.
 #[derive(Debug, Clone, Copy)]
 pub struct ScopedHostMut<'scope, T: DeviceCopy> {
     ptr: *mut T,
@@ -308,6 +320,7 @@ scoped_common!(ScopedSliceMut);
 /// freed in stream order (`cuMemFreeAsync`) when dropped. Branded with the scope, so it cannot
 /// leave it; operations take it by reference, so none can use it after its free is enqueued.
 #[derive(Debug)]
+#[doc(alias = "cuMemAllocAsync")]
 pub struct ScopedAlloc<'scope, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,
@@ -347,6 +360,10 @@ impl<T: DeviceCopy> ScopedAlloc<'_, T> {
     }
 
     /// `cuMemFreeAsync`—Enqueues the free on the scope's stream, returning the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
     #[doc(alias = "cuMemFreeAsync")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
@@ -462,6 +479,28 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// `CUDA_ERROR_INVALID_VALUE` for zero bytes, [`ErrorKind::SizeOverflow`](crate::ErrorKind::SizeOverflow),
     /// `CUDA_ERROR_OUT_OF_MEMORY`, `CUDA_ERROR_NOT_SUPPORTED` on devices without memory pools.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let stream = guard.stream()?;
+    /// let mut out = vec![0u32; 256];
+    /// stream.scope(|s| -> custack::Result<()> {
+    ///     let mut tmp = s.alloc::<u32>(256)?;     // cuMemAllocAsync, freed on the stream at drop
+    ///     s.fill_u32(&mut tmp, 9)?;
+    ///     s.copy_to_host(&mut out, &tmp)
+    /// })??;
+    /// assert!(out.iter().all(|&x| x == 9));
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
     #[doc(alias = "cuMemAllocAsync")]
     #[inline]
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<ScopedAlloc<'scope, T>> {
@@ -480,6 +519,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch); driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyHtoDAsync")]
     #[inline]
     pub fn copy_to_device<T: DeviceCopy>(
@@ -498,6 +541,14 @@ impl<'scope> StreamScope<'scope, '_> {
 
     /// `cuMemcpyDtoHAsync`—Enqueues a copy to host memory, which stays borrowed until the
     /// scope ends: `&mut host`, or a [`ScopedHostMut`].
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch); driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyDtoHAsync")]
     #[inline]
     pub fn copy_to_host<T: DeviceCopy>(
@@ -520,6 +571,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch); driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyDtoDAsync")]
     #[inline]
     pub fn copy_device<T: DeviceCopy>(
@@ -536,6 +591,10 @@ impl<'scope> StreamScope<'scope, '_> {
     }
 
     /// `cuMemsetD8Async`—Enqueues setting every byte of `dst` to `value`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemsetD8Async")]
     #[inline]
     pub fn fill_bytes<T: DeviceCopy>(
@@ -554,6 +613,10 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// `CUDA_ERROR_INVALID_VALUE` (no driver call) if `dst` is not 2-byte aligned or not a
     /// whole number of 16-bit words.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemsetD16Async")]
     #[inline]
     pub fn fill_u16<T: DeviceCopy>(
@@ -574,6 +637,10 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// `CUDA_ERROR_INVALID_VALUE` (no driver call) if `dst` is not 4-byte aligned or not a
     /// whole number of 32-bit words.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemsetD32Async")]
     #[inline]
     pub fn fill_u32<T: DeviceCopy>(
@@ -589,6 +656,10 @@ impl<'scope> StreamScope<'scope, '_> {
     }
 
     /// `cuEventRecord`—Records `event` on the scope's stream.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventRecord")]
     #[inline]
     pub fn record(&self, event: &Event<'_>) -> Result<()> {
@@ -596,6 +667,10 @@ impl<'scope> StreamScope<'scope, '_> {
     }
 
     /// `cuStreamWaitEvent`—Makes later work in this scope wait for `event`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamWaitEvent")]
     #[inline]
     pub fn wait(&self, event: &Event<'_>) -> Result<()> {
@@ -614,6 +689,10 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// As [`launch`](Self::launch); `CUDA_ERROR_INVALID_CLUSTER_SIZE` for a cluster that does
     /// not divide the grid or is too large.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernelEx")]
     #[allow(clippy::needless_pass_by_value)]
     pub unsafe fn launch_with<A: KernelArgs<'scope>>(
@@ -665,6 +744,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE` (before any launch) for a grid that cannot be
     /// resident at once, with the limit in the detail; `CUDA_ERROR_NOT_SUPPORTED` where the
     /// device has no cooperative launch; as [`launch`](Self::launch).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchCooperativeKernel")]
     #[allow(clippy::needless_pass_by_value)]
     pub unsafe fn launch_cooperative<A: KernelArgs<'scope>>(
@@ -708,6 +791,30 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// As [`launch`](Self::launch).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::{DevicePtr, LaunchConfig};
+    /// let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
+    /// // add_u32(unsigned* x, unsigned k, unsigned n), checked once against the kernel (CUDA 12.4+)
+    /// let add = module.kernel::<(DevicePtr<u32>, u32, u32)>("add_u32")?;
+    /// let mut x = guard.alloc_zeroed::<u32>(1024)?;
+    /// guard.stream()?.scope(|s| {
+    ///     let mut dx = s.bind_mut(&mut x);
+    ///     // SAFETY: add_u32 touches x[0..n), and x holds n elements.
+    ///     unsafe { s.launch_kernel(&add, LaunchConfig::for_elements(1024), (&mut dx, 1u32, 1024u32)) }
+    /// })??;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernel")]
     #[inline]
     #[allow(clippy::needless_pass_by_value)]
@@ -756,9 +863,13 @@ impl<'scope> StreamScope<'scope, '_> {
     /// let _buf = pending.wait()?;
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchHostFunc")]
     pub fn host_fn(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
-        super::host::enqueue(self.raw, f)
+        super::host::enqueue(self.raw, super::host::Call::InOrder, f)
     }
 
     /// `cuLaunchKernel`—Enqueues a kernel launch.
@@ -783,6 +894,30 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// Launch errors (`CUDA_ERROR_INVALID_VALUE` for a block larger than the device allows,
     /// too much shared memory, ...). Faults inside the kernel surface at the scope's end.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::LaunchConfig;
+    /// let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
+    /// let add = module.function("add_u32")?;
+    /// let mut x = guard.alloc_from(&[1u32; 1024])?;
+    /// guard.stream()?.scope(|s| {
+    ///     let mut dx = s.bind_mut(&mut x);
+    ///     // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n), and x holds n
+    ///     // elements.
+    ///     unsafe { s.launch(&add, LaunchConfig::for_elements(1024), (&mut dx, 41u32, 1024u32)) }
+    /// })??; // launch errors (inner), faults while running (outer)
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernel")]
     #[inline]
     // Taking the tuple by value lets callers write `(&da, &mut db, n)` in place.

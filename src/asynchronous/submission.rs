@@ -321,6 +321,8 @@ payload_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 /// ```
 #[must_use = "dropping a submission waits for it at once; keep it, and `wait` for its payload"]
 #[derive(Debug)]
+#[doc(alias = "cuEventRecord")]
+#[doc(alias = "cuEventSynchronize")]
 pub struct Submission<'s, P: Payload> {
     event: ffi::CUevent,
     // The stream that recorded `event` (for `IntoFuture`'s host function).
@@ -394,6 +396,10 @@ impl Stream<'_> {
     /// assert!(host.iter().all(|&x| x == 0x0101_0101));
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventRecord")]
     #[inline]
     pub fn submit<P: Payload>(
@@ -423,6 +429,36 @@ impl Stream<'_> {
     /// As [`submit`](Self::submit); an error of the wait itself. On an error the joint
     /// submission is not made: this stream is synchronized, which covers `pending`'s work too
     /// once the wait was enqueued (otherwise `pending` is waited for), and both payloads drop.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::LaunchConfig;
+    /// let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
+    /// let add = module.function("add_u32")?;
+    /// let (copy, compute) = (guard.stream()?, guard.stream()?);
+    /// let mut host = guard.alloc_pinned::<u32>(1024)?;
+    /// host.fill(41);
+    /// let dev = guard.alloc::<u32>(1024)?;
+    /// let upload = copy.submit((host, dev), |s, (host, mut dev)| s.copy_to_device(&mut dev, host))?;
+    /// // `compute` waits for the upload on the GPU and takes its payload over.
+    /// let done = compute.submit_after(upload, add, |s, ((host, mut dev), add)| {
+    ///     // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
+    ///     unsafe { s.launch(&add, LaunchConfig::for_elements(1024), (&mut dev, 1u32, 1024u32)) }?;
+    ///     s.copy_to_host(host, &dev)
+    /// })?;
+    /// let ((host, _dev), _add) = done.wait()?;
+    /// assert!(host.iter().all(|&x| x == 42));
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamWaitEvent")]
     #[inline]
     pub fn submit_after<'s, Q: Payload, P: Payload>(
@@ -493,6 +529,10 @@ impl<P: Payload> Submission<'_, P> {
     /// [`ErrorKind::HostFunctionPanicked`](crate::ErrorKind::HostFunctionPanicked) if a
     /// [host function](StreamScope::host_fn) of this context panicked: the work is complete,
     /// and the payload is dropped.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventSynchronize")]
     #[inline]
     pub fn wait(self) -> Result<P> {
@@ -506,6 +546,10 @@ impl<P: Payload> Submission<'_, P> {
     /// # Errors
     ///
     /// As [`wait`](Self::wait).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventQuery")]
     #[inline]
     pub fn try_wait(self) -> Result<core::result::Result<P, Self>> {
@@ -517,6 +561,10 @@ impl<P: Payload> Submission<'_, P> {
     }
 
     /// `cuEventQuery`—Whether the submission's work is complete.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventQuery")]
     #[inline]
     pub fn is_complete(&self) -> Result<bool> {
@@ -630,14 +678,20 @@ impl<'s, P: Payload> IntoFuture for Submission<'s, P> {
     type Output = Result<P>;
     type IntoFuture = SubmissionFuture<'s, P>;
 
-    /// `cuLaunchHostFunc`—Enqueues, on the stream that recorded the submission's event, a host
-    /// function that wakes the future. Should that fail, the future waits (blocking) when first
-    /// polled, and reports the failure only if the wait fails too.
-    #[doc(alias = "cuLaunchHostFunc")]
+    /// `cuStreamAddCallback`—Enqueues, on the stream that recorded the submission's event, a
+    /// callback that wakes the future. The driver calls it exactly once, also after a device
+    /// fault (a `cuLaunchHostFunc` function would not run then, and the future would never
+    /// resolve). Should enqueuing fail, the future waits (blocking) when first polled, and
+    /// reports the failure only if the wait fails too.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    #[doc(alias = "cuStreamAddCallback")]
     fn into_future(self) -> SubmissionFuture<'s, P> {
         let wakeup = Arc::new(Wakeup::default());
         let shared = Arc::clone(&wakeup);
-        let woken = super::host::enqueue(self.stream, move || {
+        let woken = super::host::enqueue(self.stream, super::host::Call::Always, move || {
             shared.done.store(true, Ordering::Release);
             let waker = shared
                 .waker

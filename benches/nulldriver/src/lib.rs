@@ -559,6 +559,16 @@ entry_points! {
         if let Some(f) = f { f(data); }
         CUDA_SUCCESS
     }
+    fn cuStreamAddCallback(
+        stream: Handle,
+        f: Option<unsafe extern "C" fn(Handle, CUresult, *mut c_void)>,
+        data: *mut c_void,
+        flags: c_uint,
+    ) {
+        check::used(Kind::Stream, stream as usize, "cuStreamAddCallback");
+        if let Some(f) = f { f(stream, CUDA_SUCCESS, data); }
+        CUDA_SUCCESS
+    }
 
     // --- Occupancy ---
     fn cuOccupancyMaxActiveBlocksPerMultiprocessor(n: *mut c_int, f: Handle, block: c_int, smem: usize) {

@@ -1,0 +1,146 @@
+//! Errors, sticky errors, errors from `Drop`, and what happens when the GPU faults.
+//!
+//! # One error type
+//!
+//! Every fallible call returns [`Result<T>`](crate::Result), whose [`Error`] keeps:
+//!
+//! - the raw `CUresult` ([`Error::code`]; `None` for custack's own errors), never mapped to a
+//!   catch-all: a code newer than custack is kept as [`ErrorKind::Unlisted`];
+//! - its [`ErrorKind`] ([`Error::kind`]): one variant per `CUresult` of CUDA 13.0
+//!   (`OutOfMemory`, `IllegalAddress`, …) plus custack's own conditions
+//!   (`StackAlreadyTaken`, `ContextMismatch`, `LengthMismatch`, `DriverTooOld`, …);
+//! - a [`detail`](crate::Error::detail): the JIT error log of PTX that failed to load, the name that
+//!   was not found, both lengths of a copy that disagreed, or, on drivers with error log
+//!   management (12.9+), the driver's own message for the failed call.
+//!
+//! `Display` shows the driver's name and description (`cuGetErrorName`, `cuGetErrorString`),
+//! the detail, whether the error is sticky, and a hint for errors that usually come from the
+//! machine's setup. `Error` is `Send + Sync + 'static`, so `?` carries it into
+//! `Box<dyn std::error::Error + Send + Sync>`. custack itself never panics on an error.
+//!
+//! ```no_run
+//! use custack::{Context, ContextFlags, Driver, ErrorKind, Stack};
+//!
+//! fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+//!     let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+//!     let mut stack = Stack::new()?;
+//!     let guard = stack.push(&ctx)?;
+//!     match guard.alloc::<u8>(1 << 50) {
+//!         Err(e) if e.kind() == ErrorKind::OutOfMemory => println!("too big: {e}"),
+//!         other => drop(other?),
+//!     }
+//!     let again = guard.alloc::<u8>(1 << 20)?; // out of memory is not sticky (R4)
+//!     # drop(again);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! # Errors from earlier, asynchronous work
+//!
+//! Launches and asynchronous copies return before the GPU runs them. A fault in that work is
+//! reported by whichever call on the context next notices it: the scope's synchronization,
+//! a [`Submission::wait`](crate::Submission::wait), an event query, but also an unrelated
+//! allocation or copy. So almost any call can return an error caused by earlier work.
+//! Synchronize (the stream, an event, or [`PushedGuard::synchronize`](crate::PushedGuard::synchronize))
+//! where you need to know which piece of work failed. A launch's own return value only covers
+//! launching (a block larger than the device allows, too much shared memory); faults inside the
+//! kernel surface at the end of the scope:
+//!
+//! ```text
+//! stream.scope(|s| unsafe { s.launch(&f, config, args) })??;
+//!                           └─ launch errors: Err from the inner `?`
+//!                                                          └─ faults while running: Err from the outer `?`
+//! ```
+//!
+//! # Sticky errors: when a kernel faults
+//!
+//! A kernel that writes to an illegal address, traps, or executes an illegal instruction poisons
+//! its context with a *sticky* error ([`Error::is_sticky`], [`ErrorKind::is_sticky`]; `Display`
+//! says "sticky"). Then:
+//!
+//! 1. the scope (or wait) whose synchronization sees the fault returns it;
+//! 2. every later call on the context (synchronize, allocate, copy, create a stream) returns the
+//!    same sticky error;
+//! 3. dropping buffers, streams, modules, guards and the context never panics or aborts: the
+//!    failures are recorded (next section);
+//! 4. the process is done with CUDA. NVIDIA documents that "to continue using CUDA, the process
+//!    must be terminated and relaunched", and driver 580 does exactly that: a new context, or a
+//!    reset of the primary context, returns the same error.
+//!
+//! So recovery is a new process: `tests/gpu_faults.rs` runs each fault in a child process,
+//! checks all of the above there, and carries on with a fresh context in the parent (R6).
+//!
+//! ```no_run
+//! use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack, take_drop_errors};
+//!
+//! fn main() -> custack::Result<()> {
+//!     let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+//!     {
+//!         let mut stack = Stack::new()?;
+//!         let guard = stack.push(&ctx)?;
+//!         let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
+//!         let illegal_write = module.function("illegal_write")?; // writes through a bad pointer
+//!         let stream = guard.stream()?;
+//!         // SAFETY: none; this kernel faults on purpose, which is what this example shows.
+//!         let fault = match stream.scope(|s| unsafe { s.launch(&illegal_write, LaunchConfig::for_elements(1), ()) }) {
+//!             Ok(Ok(())) => unreachable!("the fault surfaces at the scope's end"),
+//!             Ok(Err(e)) | Err(e) => e,
+//!         };
+//!         assert!(fault.is_sticky());
+//!         assert!(guard.synchronize().unwrap_err().is_sticky()); // and every call after it
+//!     } // stream, module, guard drop here: no panic; their failures are recorded
+//!     for e in take_drop_errors() {
+//!         eprintln!("cleanup failed: {e}");
+//!     }
+//!     let _ = ctx.destroy(); // reports or succeeds; the process should now exit
+//!     Ok(())
+//! }
+//! ```
+//!
+//! # Errors that `Drop` cannot return
+//!
+//! `Drop` never panics in custack: a panic in a destructor during unwinding aborts the process,
+//! and after a sticky error every release call fails. When releasing a handle fails, the error
+//! is recorded in a log that belongs to the thread the drop ran on. [`take_drop_errors`]
+//! takes them, oldest first; the log keeps the latest 64, and [`dropped_error_count`] counts
+//! those it discarded. To get such an error as a return value instead, call the handle's
+//! consuming, fallible twin of drop: [`Context::destroy`](crate::Context::destroy),
+//! [`PushedGuard::pop`](crate::PushedGuard::pop),
+//! [`DeviceBuffer::free`](crate::DeviceBuffer::free),
+//! [`Module::unload`](crate::Module::unload), [`Stream::destroy`](crate::Stream::destroy), ….
+//!
+//! A failed release never frees memory the GPU may still use: a submission whose wait fails
+//! leaks its payload, and a scope whose synchronization fails without a sticky error polls the
+//! stream, then synchronizes the context, and aborts the process if the driver can confirm
+//! neither (see [`Stream::scope`](crate::Stream::scope)).
+//!
+//! # Panics in host functions
+//!
+//! A [host function](crate::StreamScope::host_fn) runs on a driver thread; a panic in it is
+//! caught before it reaches C and reported, with its message, as
+//! [`ErrorKind::HostFunctionPanicked`] by the next wait of that context (a scope's end,
+//! `wait`, [`Stream::synchronize`](crate::Stream::synchronize)).
+//!
+//! # No device, no driver
+//!
+//! Without a GPU (or without the kernel driver), [`Driver::init`](crate::Driver::init) returns
+//! `CUDA_ERROR_NO_DEVICE` with a hint; nothing else can be reached without a `Driver`. With a
+//! toolkit stub library on the run-time path it returns `CUDA_ERROR_STUB_LIBRARY`, with a hint
+//! to put the driver's `libcuda.so.1` first. A build that found no libcuda at all
+//! (`cfg(custack_no_libcuda)`, see `build.rs`) links and runs, and every call returns
+//! `CUDA_ERROR_NO_DEVICE` saying so, with what to do. With a driver library but no GPU,
+//! [`driver_version`](crate::driver_version) still works. Entry points newer than driver 535 are looked up at run time; on an older
+//! driver their use is [`ErrorKind::DriverTooOld`], and
+//! [`newer_entry_points`](crate::newer_entry_points) says which ones this driver offers.
+//!
+//! [`Error`]: crate::Error
+//! [`Error::code`]: crate::Error::code
+//! [`Error::kind`]: crate::Error::kind
+//! [`Error::is_sticky`]: crate::Error::is_sticky
+//! [`ErrorKind`]: crate::ErrorKind
+//! [`ErrorKind::Unlisted`]: crate::ErrorKind::Unlisted
+//! [`ErrorKind::is_sticky`]: crate::ErrorKind::is_sticky
+//! [`ErrorKind::HostFunctionPanicked`]: crate::ErrorKind::HostFunctionPanicked
+//! [`ErrorKind::DriverTooOld`]: crate::ErrorKind::DriverTooOld
+//! [`take_drop_errors`]: crate::take_drop_errors
+//! [`dropped_error_count`]: crate::dropped_error_count

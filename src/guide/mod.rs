@@ -1,0 +1,53 @@
+//! A guided tour of custack: the model, chapter by chapter, with examples.
+//!
+//! This module holds no code; it is documentation only. Read it in order the first time:
+//!
+//! | chapter | what it covers |
+//! | --- | --- |
+//! | [`stack`] | The driver's per-thread context stack; [`Context`](crate::Context), [`Stack`](crate::Stack) and [`PushedGuard`](crate::PushedGuard); what a guard lends; what fails to compile, and why |
+//! | [`scopes`] | Asynchronous work: stream scopes that *borrow* memory, submissions that *own* it, graphs captured once and launched many times; which to pick |
+//! | [`parking`] | Handles that outlive a guard: parking and attaching; two contexts on one thread; one context on many threads; a library type with its own context; copies between contexts |
+//! | [`faults`] | Errors: the raw code and the kind, errors of earlier asynchronous work, sticky errors, errors that `Drop` records, and what happens when a kernel faults |
+//!
+//! # The two-minute picture
+//!
+//! The CUDA driver API acts, on each OS thread, on the context at the top of that thread's
+//! context stack. In C nothing ties a stream, a buffer or a module to the context it was made
+//! in; using one while another context is current, after its context was popped, or on a
+//! thread where its context is not current is a bug that the driver may or may not report.
+//! custack turns the stack into borrows:
+//!
+//! ```text
+//! Driver::init() ─> Device ─> Context::new / Context::primary     (owned, Send + Sync, floating)
+//! Stack::new()                                                     (this thread's stack, !Send)
+//! stack.push(&ctx) ─> PushedGuard                                  (pops on drop, !Send)
+//!                       ├─ stream(), alloc(), load_ptx(), event()  (lent: borrow the guard)
+//!                       ├─ with_pushed(&other, |inner| …)          (nesting: the outer guard is frozen)
+//!                       └─ park(buf) / attach(parked)              (carry memory across pushes)
+//! stream.scope(|s| …)            async work that borrows memory; one stream sync at the end
+//! stream.submit(payload, |s, p| …) ─> Submission ─> wait() ─> payload   (owns its memory)
+//! stream.capture(payload, |s, p| …) ─> Graph ─> GraphExec                (owns its memory)
+//! ```
+//!
+//! Every misuse of that picture that the compiler can see is a compile error: the invariant
+//! catalogue (C1–C21) lists each one with the trybuild test in `ui-tests/` that pins its exact
+//! error. The rest (a second stack on a thread, a parked buffer attached to the wrong context,
+//! a kernel that faults) is a run-time [`Error`](crate::Error), never a panic.
+//!
+//! # Conventions in these docs
+//!
+//! - Every wrapper names its driver function first, e.g. "`cuMemAlloc`—Allocates …", carries
+//!   that name as a search alias (type `cuMemAlloc` into the search box), and links NVIDIA's
+//!   page for the function's group under *References*.
+//! - Examples that need a GPU are marked `no_run`: `cargo test --doc` compiles them but does
+//!   not run them. The `compile_fail` examples of this guide are compiled and must fail;
+//!   rustdoc does not check *which* error they fail with on stable Rust, so each one is the
+//!   correct example beside it with one line changed, and names the ui-test that pins the
+//!   error message.
+//! - The kernels come from `tests/fixtures/kernels.ptx` (hand-written PTX):
+//!   `add_u32(unsigned* x, unsigned k, unsigned n)` adds `k` to `x[0..n)`.
+
+pub mod faults;
+pub mod parking;
+pub mod scopes;
+pub mod stack;

@@ -1,0 +1,221 @@
+//! Asynchronous work: stream scopes, owned submissions, graphs.
+//!
+//! A kernel launch or an asynchronous copy returns before the GPU has run it. Until it has,
+//! the memory it uses must not be freed, reused, or touched by the host. custack offers three
+//! shapes of asynchronous work, which differ in *who holds the memory meanwhile*:
+//!
+//! | shape | made by | the memory is | ends with | pick it for |
+//! | --- | --- | --- | --- | --- |
+//! | stream scope | [`Stream::scope`]`(\|s\| …)` | *borrowed* for the whole scope | one `cuStreamSynchronize` when the closure returns | a batch of work, then its results; the simplest shape |
+//! | submission | [`Stream::submit`]`(payload, \|s, bound\| …)` | *moved in*, handed back by [`Submission::wait`] | the submission's one event (`cuEventSynchronize`) | pipelines whose stages overlap across streams; `async` code |
+//! | graph | [`Stream::capture`]`(payload, \|s, bound\| …)` | owned by the [`Graph`], then the [`GraphExec`] | each launch is a submission or part of a scope | the same work launched many times |
+//!
+//! All three enqueue through the same [`StreamScope`] `s`: copies ([`copy_to_device`],
+//! [`copy_to_host`], [`copy_device`]), memsets ([`fill_bytes`], …), stream-ordered allocation
+//! ([`StreamScope::alloc`]), events ([`record`], [`wait`]), kernel launches
+//! ([`launch`](crate::StreamScope::launch), [`launch_kernel`](crate::StreamScope::launch_kernel))
+//! and host functions ([`host_fn`](crate::StreamScope::host_fn)).
+//!
+//! # Stream scopes
+//!
+//! Inside the scope, memory is *bound* to it: [`bind`](crate::StreamScope::bind) (`&buf`, a
+//! `Copy` [`ScopedSlice`]) or [`bind_mut`](crate::StreamScope::bind_mut) (`&mut buf`, a
+//! [`ScopedSliceMut`]). Host memory is passed as `&`/`&mut` of a `Vec`, a slice, an array or a
+//! [`PinnedBuffer`]. Each borrow lasts until the scope has synchronized the stream, like the
+//! borrows of [`std::thread::scope`], so the host cannot touch what the GPU may still use (C10,
+//! C11); that includes host memory a copy reads, which stays shared-borrowed, so the example
+//! downloads into a second buffer rather than the one it uploaded from:
+//!
+//! ```no_run
+//! use custack::prelude::*;
+//! use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
+//!
+//! fn main() -> custack::Result<()> {
+//!     let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+//!     let mut stack = Stack::new()?;
+//!     let guard = stack.push(&ctx)?;
+//!     let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
+//!     let add = module.function("add_u32")?;
+//!     let stream = guard.stream()?;
+//!
+//!     // Page-locked host memory, so that the copies are truly asynchronous.
+//!     let mut input = guard.alloc_pinned::<u32>(1024)?;
+//!     input.fill(41);
+//!     let mut output = guard.alloc_pinned::<u32>(1024)?;
+//!     let mut dev = guard.alloc::<u32>(1024)?;
+//!     stream.scope(|s| -> custack::Result<()> {
+//!         let mut d = s.bind_mut(&mut dev);            // `dev` is borrowed until the sync
+//!         s.copy_to_device(&mut d, &input)?;           // cuMemcpyHtoDAsync; `input` borrowed
+//!         // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
+//!         unsafe { s.launch(&add, LaunchConfig::for_elements(1024), (&mut d, 1u32, 1024u32)) }?;
+//!         s.copy_to_host(&mut output, &d)              // cuMemcpyDtoHAsync; `output` borrowed
+//!     })??;                                            // cuStreamSynchronize
+//!     assert!(output.iter().all(|&x| x == 42));        // the borrows have ended
+//!     Ok(())
+//! }
+//! ```
+//!
+//! `scope` returns `Result<R>`: the outer error is the synchronization's (the first error of
+//! the scope's work, e.g. a kernel that faulted), `R` is the closure's value, often a `Result`
+//! of the enqueue calls, hence `??`. The scope waits also when the closure panics, and its
+//! borrows end only once no work of it can still run (see [`Stream::scope`] for what happens
+//! when the synchronization itself fails).
+//!
+//! Reading the buffer on the host inside the scope does not compile (C10,
+//! `ui-tests/c10_device_buffer_read_while_async_write.rs`): `dev` is mutably borrowed by the
+//! binding until the scope ends (`E0502`).
+//!
+//! ```compile_fail,E0502
+//! use custack::{Context, ContextFlags, DeviceMemory, Driver, Stack};
+//!
+//! fn main() -> custack::Result<()> {
+//!     let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+//!     let mut stack = Stack::new()?;
+//!     let guard = stack.push(&ctx)?;
+//!     let stream = guard.stream()?;
+//!     let host = guard.alloc_pinned::<u32>(1024)?;
+//!     let mut dev = guard.alloc::<u32>(1024)?;
+//!     stream.scope(|s| -> custack::Result<Vec<u32>> {
+//!         s.copy_to_device(s.bind_mut(&mut dev), &host)?;
+//!         dev.to_vec() // error[E0502]: `dev` is also borrowed as mutable (by the scope)
+//!     })??;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! After the scope, the same read is fine: `dev.to_vec()` follows `})??;`.
+//!
+//! Several streams run at once by *nesting* scopes (`a.scope(|sa| b.scope(|sb| …))`): each
+//! binds what it uses, and the inner one ends first. Stream-ordered memory
+//! ([`StreamScope::alloc`], `cuMemAllocAsync`) is a [`ScopedAlloc`] branded with its scope: it
+//! cannot leave it, and is freed on the stream after the work that used it.
+//!
+//! # Submissions: work that owns its memory
+//!
+//! Scopes nest; they never overlap. A rolling pipeline (upload chunk *i + 1* on one stream
+//! while chunk *i* computes on another and the host consumes chunk *i − 1*) needs work whose
+//! lifetimes overlap. A [`Submission`] *owns* its [`Payload`] (device buffers, pinned buffers,
+//! `Vec`s, boxed slices, functions, or tuples of these: memory whose address survives a move)
+//! and hands it back from [`wait`](crate::Submission::wait):
+//!
+//! ```no_run
+//! use custack::{Context, ContextFlags, Driver, Stack};
+//!
+//! fn main() -> custack::Result<()> {
+//!     let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+//!     let mut stack = Stack::new()?;
+//!     let guard = stack.push(&ctx)?;
+//!     let stream = guard.stream()?;
+//!     let dev = guard.alloc::<u32>(1024)?;
+//!     let pending = stream.submit((dev, vec![0u32; 1024]), |s, (mut dev, host)| {
+//!         s.fill_bytes(&mut dev, 1)?;     // cuMemsetD8Async
+//!         s.copy_to_host(host, &dev)      // cuMemcpyDtoHAsync
+//!     })?;                                // cuEventRecord
+//!     // ... the host does other work here; `dev` and the Vec are out of its reach ...
+//!     let (_dev, host) = pending.wait()?; // cuEventSynchronize: the memory comes back
+//!     assert!(host.iter().all(|&x| x == 0x0101_0101));
+//!     Ok(())
+//! }
+//! ```
+//!
+//! The closure's scope has a `'static` environment: it reaches only the payload, never memory
+//! borrowed from outside, because a submission may outlive any borrow (even leaked with
+//! `mem::forget`, which is sound: the payload leaks with it). And what was moved in cannot be
+//! used until it comes back (C16, `ui-tests/c16_payload_used_while_pending.rs`, `E0382`):
+//!
+//! ```compile_fail,E0382
+//! use custack::prelude::*;
+//! use custack::{Context, ContextFlags, Driver, Stack};
+//!
+//! fn main() -> custack::Result<()> {
+//!     let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+//!     let mut stack = Stack::new()?;
+//!     let guard = stack.push(&ctx)?;
+//!     let stream = guard.stream()?;
+//!     let dev = guard.alloc::<u32>(1024)?;
+//!     let pending = stream.submit(dev, |s, mut dev| s.fill_bytes(&mut dev, 0))?;
+//!     let _ = dev.to_vec()?; // error[E0382]: borrow of moved value: `dev`
+//!     pending.wait()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! [`Stream::submit_after`] takes a pending submission over on another stream with a GPU-side
+//! wait (`cuStreamWaitEvent`, no host round trip), so the next stage starts without the host
+//! waiting (C17). Dropping an unwaited submission waits for it; a failed wait leaks the
+//! payload rather than free memory the GPU may still use. A submission is also a `Future`
+//! (`submission.await`), woken by a stream callback when its work completes; see
+//! [`SubmissionFuture`](crate::SubmissionFuture).
+//!
+//! # Graphs
+//!
+//! [`Stream::capture`] records what its closure enqueues into a [`Graph`] that owns the
+//! payload, instead of running it. [`Graph::instantiate`] makes a [`GraphExec`], which takes the
+//! payload over; an executable graph is itself a payload, so it is launched in a submission
+//! and handed back by `wait`:
+//!
+//! ```no_run
+//! use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
+//!
+//! fn main() -> custack::Result<()> {
+//!     let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+//!     let mut stack = Stack::new()?;
+//!     let guard = stack.push(&ctx)?;
+//!     let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
+//!     let add = module.function("add_u32")?;
+//!     let stream = guard.stream()?;
+//!     let payload = (guard.alloc_zeroed::<u32>(1024)?, add, vec![0u32; 1024]);
+//!     let graph = stream.capture(payload, |s, (mut dev, add, out)| {
+//!         // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
+//!         unsafe { s.launch(&add, LaunchConfig::for_elements(1024), (&mut dev, 1u32, 1024u32)) }?;
+//!         s.copy_to_host(out, &dev)
+//!     })?;                                     // nothing has run yet
+//!     let mut exec = graph.instantiate()?;     // cuGraphInstantiate
+//!     for _ in 0..3 {
+//!         exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?; // cuGraphLaunch
+//!     }
+//!     let (_dev, _add, out) = exec.payload_mut();
+//!     assert!(out.iter().all(|&x| x == 3));
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Between launches, [`GraphExec::payload_mut`] gives the host the payload's contents (device
+//! memory as views, host memory as slices) but never the memory itself, which the graph's nodes
+//! were built on (C18); [`GraphExec::update`] swaps in a graph of the same shape over other
+//! memory and hands the old payload back.
+//!
+//! # Ordering against synchronous calls
+//!
+//! Synchronous custack calls (`buf.copy_from_host`, `buf.to_vec`, `guard.alloc`, …) run on the
+//! context's legacy NULL stream. Streams from [`PushedGuard::stream`] are *blocking*: their work
+//! is ordered after earlier synchronous calls and before later ones. Streams made with
+//! [`StreamFlags::NON_BLOCKING`] overlap synchronous work; both kinds are sound, and the README's
+//! "Stream kinds" section says exactly where their orderings differ.
+//!
+//! [`Stream::scope`]: crate::Stream::scope
+//! [`Stream::submit`]: crate::Stream::submit
+//! [`Stream::submit_after`]: crate::Stream::submit_after
+//! [`Stream::capture`]: crate::Stream::capture
+//! [`Submission::wait`]: crate::Submission::wait
+//! [`Submission`]: crate::Submission
+//! [`Payload`]: crate::Payload
+//! [`Graph`]: crate::Graph
+//! [`Graph::instantiate`]: crate::Graph::instantiate
+//! [`GraphExec`]: crate::GraphExec
+//! [`GraphExec::payload_mut`]: crate::GraphExec::payload_mut
+//! [`GraphExec::update`]: crate::GraphExec::update
+//! [`StreamScope`]: crate::StreamScope
+//! [`StreamScope::alloc`]: crate::StreamScope::alloc
+//! [`ScopedSlice`]: crate::ScopedSlice
+//! [`ScopedSliceMut`]: crate::ScopedSliceMut
+//! [`ScopedAlloc`]: crate::ScopedAlloc
+//! [`PinnedBuffer`]: crate::PinnedBuffer
+//! [`PushedGuard::stream`]: crate::PushedGuard::stream
+//! [`StreamFlags::NON_BLOCKING`]: crate::StreamFlags::NON_BLOCKING
+//! [`copy_to_device`]: crate::StreamScope::copy_to_device
+//! [`copy_to_host`]: crate::StreamScope::copy_to_host
+//! [`copy_device`]: crate::StreamScope::copy_device
+//! [`fill_bytes`]: crate::StreamScope::fill_bytes
+//! [`record`]: crate::StreamScope::record
+//! [`wait`]: crate::StreamScope::wait
