@@ -251,6 +251,10 @@ impl Context {
     ///
     /// The driver's error from the push, `cuCtxGetDevice` or the pop (for instance
     /// `CUDA_ERROR_INVALID_CONTEXT` for a destroyed handle). The context is not adopted then.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetDevice")]
     pub unsafe fn from_raw(raw: ffi::CUcontext) -> Result<Self> {
         let mut device: ffi::CUdevice = 0;

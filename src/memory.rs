@@ -896,6 +896,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// assert_eq!(buf.to_vec()?, vec![0.0; 1024]);
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemFree")]
     #[inline]
     pub unsafe fn buffer_from_raw<T: DeviceCopy>(
