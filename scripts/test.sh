@@ -204,12 +204,13 @@ echo "scripts/test.sh: using libcuda $lib${LD_LIBRARY_PATH:+ (LD_LIBRARY_PATH=$L
 
 # Both runs go ahead even if one fails; the script fails if either did.
 status=0
-cargo test --no-fail-fast --all-targets -- "$@" || status=$?
-cargo test --no-fail-fast --doc || status=$?
+failed=() # the steps that failed, named in the last line
+cargo test --no-fail-fast --all-targets -- "$@" || { status=1; failed+=(tests); }
+cargo test --no-fail-fast --doc || { status=1; failed+=("doc tests"); }
 # The API docs, with every rustdoc warning denied (broken intra-doc links, unclosed HTML, ...).
 # The docs need no CUDA (docs.rs builds them without it); tests/doc_aliases.rs, run above,
 # checks that every driver wrapper has its doc alias and NVIDIA link.
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet || status=$?
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet || { status=1; failed+=(rustdoc); }
 
 # The README's first command, as a user runs it: real GPU work where there is a device, and
 # otherwise one clear line and exit status 1 -- never a panic (exit 101), a signal, or a link
@@ -227,9 +228,9 @@ first_command() { # LABEL, then the command's environment and directory are the 
         1) if grep -q '^01_vector_add: no GPU work done: ' "$log" && ! grep -qE 'panicked|undefined symbol|error: linking' "$log"; then
                echo "scripts/test.sh: example ($label): no GPU here, and it said so in one line (exit 1)"
            else
-               echo "scripts/test.sh: example ($label): exit 1 without the expected line" >&2; status=1
+               echo "scripts/test.sh: example ($label): exit 1 without the expected line" >&2; status=1; failed+=("example ($label)")
            fi ;;
-        *) echo "scripts/test.sh: example ($label): exit $rc (a panic, a signal or a build failure)" >&2; status=1 ;;
+        *) echo "scripts/test.sh: example ($label): exit $rc (a panic, a signal or a build failure)" >&2; status=1; failed+=("example ($label)") ;;
     esac
     rm -f "$log"
 }
@@ -249,7 +250,7 @@ if git rev-parse --git-dir >/dev/null 2>&1; then
         export CARGO_TARGET_DIR=$target_dir/first-run/target
         first_command "a fresh clone, as a new user runs it"
         exit "$status"
-    ) || status=1
+    ) || { status=1; failed+=("example (a fresh clone)"); }
 else
     echo "scripts/test.sh: example (a fresh clone): skipped, this is not a git checkout"
 fi
@@ -267,10 +268,11 @@ elif command -v rustup >/dev/null &&
         echo "scripts/test.sh: msrv: the library builds with Rust $msrv"
     else
         echo "scripts/test.sh: msrv: the library does not build with Rust $msrv, the rust-version Cargo.toml declares" >&2
-        status=1
+        status=1; failed+=(msrv)
     fi
 else
     echo "scripts/test.sh: msrv: SKIPPED, Rust $msrv is not installed and rustup cannot install it here"
+    msrv_skipped=" (skipped: no Rust $msrv)"
 fi
 
 # What `cargo publish` would upload: the sources, the ui tests with their .stderr, the licences;
@@ -282,21 +284,29 @@ if listing=$(cargo package --list --allow-dirty --quiet 2>&1); then
     if [[ -n $bad || $ui_rs == 0 || $ui_rs != "$ui_stderr" ]] ||
         ! grep -qx LICENSE-MIT <<<"$listing" || ! grep -qx LICENSE-APACHE <<<"$listing"; then
         echo "scripts/test.sh: package: unexpected contents (ui tests: $ui_rs .rs, $ui_stderr .stderr; should not be there: ${bad:-none})" >&2
-        status=1
+        status=1; failed+=(package)
     else
         echo "scripts/test.sh: package: $(wc -l <<<"$listing") files, $ui_rs ui tests with their .stderr, licences, no build outputs"
     fi
 else
     echo "$listing" >&2
     echo "scripts/test.sh: package: cargo package --list failed" >&2
-    status=1
+    status=1; failed+=(package)
 fi
 
 # R10: the P-patterns and the example under the checking driver, each driver call failed once
 # and made sticky once (scripts/check-driver.sh; no GPU, its own target directories).
-bash scripts/check-driver.sh || status=$?
+bash scripts/check-driver.sh || { status=1; failed+=("checking driver"); }
 # Again with every failed call returning CUDA_ERROR_INVALID_VALUE, which is not sticky: a scope
 # whose synchronize fails so must still not release its memory while its work may run.
 NULLDRIVER_FAIL_CODE=1 CHECK_PROGRAMS="example p1 p3 scoped_alloc reuse_after_scope" \
-    bash scripts/check-driver.sh || status=$?
+    bash scripts/check-driver.sh || { status=1; failed+=("checking driver, non-sticky failures"); }
+
+# One line to end on, whatever scrolled past.
+if ((status == 0)); then
+    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the first command (linked and in a fresh clone), MSRV${msrv_skipped:-}, package, checking driver"
+else
+    joined=$(printf '%s, ' "${failed[@]}")
+    echo "scripts/test.sh: FAILED: ${joined%, }" >&2
+fi
 exit "$status"
