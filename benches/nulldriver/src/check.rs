@@ -65,6 +65,52 @@ pub(crate) enum Kind {
     HostMemory,
 }
 
+/// A host-memory access of an enqueued copy, made when the copy completes (a synchronize of its
+/// stream, its context or an event recorded after it; a successful query): the bytes are read,
+/// or zeroed for a copy to the host. Made for real so that a program that hands host memory
+/// back before its copy completed touches freed or re-borrowed memory, which Miri reports (and
+/// a native run may crash on).
+struct HostAccess {
+    stream: usize,
+    seq: u64,
+    ptr: *mut u8,
+    bytes: usize,
+    write: bool,
+}
+
+// SAFETY: the pointer is only used by `perform`, under the state's lock, as the program's
+// enqueued copy would use it from the device: from whichever thread completes the work.
+unsafe impl Send for HostAccess {}
+
+impl HostAccess {
+    fn perform(&self) {
+        // SAFETY: the enqueuing program promised, by enqueuing the copy, that `ptr` is valid for
+        // `bytes` until the copy completes, which is now. A broken promise is what Miri is here
+        // to report.
+        unsafe { access(self.ptr, self.bytes, self.write) }
+    }
+}
+
+/// Reads `bytes` at `ptr`, or zeroes them for a write, as a copy would.
+pub(crate) unsafe fn access(ptr: *mut u8, bytes: usize, write: bool) {
+    if ptr.is_null() || bytes == 0 {
+        return;
+    }
+    if write {
+        // SAFETY: the caller's.
+        unsafe { ptr.write_bytes(0, bytes) };
+    } else {
+        let p = ptr.cast::<core::mem::MaybeUninit<u8>>();
+        for i in 0..bytes {
+            // SAFETY: the caller's (bytes need not be initialized: a copy moves any bytes).
+            let _ = unsafe { p.add(i).read_volatile() };
+        }
+    }
+}
+
+/// The memory an operation uses: (kind, start).
+type Pending = Vec<(Kind, usize)>;
+
 struct Obj {
     ctx: usize,
     parent: usize,
@@ -79,9 +125,26 @@ struct State {
     exited_nonempty: usize,
     orphans: Vec<String>,
     /// Per stream (0: a context's null stream), the memory its enqueued operations use.
-    pending: HashMap<usize, Vec<(Kind, usize)>>,
-    /// Per event, what was pending on its stream when it was recorded.
-    recorded: HashMap<usize, (usize, Vec<(Kind, usize)>)>,
+    pending: HashMap<usize, Pending>,
+    /// Per event, what was pending on its stream when it was recorded, and the host accesses
+    /// enqueued before it (by sequence number).
+    recorded: HashMap<usize, (usize, Pending, u64)>,
+    /// Host accesses of enqueued copies not yet completed, in enqueue order.
+    host: Vec<HostAccess>,
+    next_seq: u64,
+}
+
+impl State {
+    /// Completes the host accesses for which `done` holds.
+    fn complete_host(&mut self, done: impl Fn(&HostAccess) -> bool) {
+        let (now, later): (Vec<HostAccess>, Vec<HostAccess>) = core::mem::take(&mut self.host)
+            .into_iter()
+            .partition(|a| done(a));
+        self.host = later;
+        for a in &now {
+            a.perform();
+        }
+    }
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -164,7 +227,10 @@ fn fault_slow(name: &'static str) -> Option<i32> {
     };
     if code == 700 || code == 719 {
         // A sticky fault ends the device's work: nothing pending will run any more.
-        with_state(|s| s.pending.clear());
+        with_state(|s| {
+            s.pending.clear();
+            s.host.clear();
+        });
     }
     let mut f = FAILED
         .lock()
@@ -305,10 +371,35 @@ pub(crate) fn enqueued(stream: usize, kind: Kind, h: usize) {
     });
 }
 
+/// An enqueued copy on `stream` reads (or, `write`, writes) `bytes` host bytes at `ptr`, when it
+/// completes.
+pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bool) {
+    with_state(|s| {
+        let seq = s.next_seq;
+        s.next_seq += 1;
+        s.host.push(HostAccess {
+            stream,
+            seq,
+            ptr,
+            bytes,
+            write,
+        });
+    });
+}
+
+/// A synchronous copy reads (or writes) `bytes` host bytes at `ptr`, now (in checking mode).
+pub(crate) unsafe fn host_now(ptr: *mut u8, bytes: usize, write: bool) {
+    if CHECK.load(Relaxed) {
+        // SAFETY: the caller's.
+        unsafe { access(ptr, bytes, write) };
+    }
+}
+
 /// Everything enqueued on `stream` is complete.
 pub(crate) fn stream_synchronized(stream: usize) {
     with_state(|s| {
         s.pending.remove(&stream);
+        s.complete_host(|a| a.stream == stream);
     });
 }
 
@@ -327,9 +418,22 @@ pub(crate) fn context_synchronized() {
                         .is_some_and(|o| o.ctx == cur)
             })
             .collect();
-        for st in streams {
-            s.pending.remove(&st);
+        for st in &streams {
+            s.pending.remove(st);
         }
+        let ours = |st: usize| {
+            st == 0
+                || s.objs
+                    .get(&(Kind::Stream, st))
+                    .is_some_and(|o| o.ctx == cur)
+        };
+        let done: Vec<usize> = s
+            .host
+            .iter()
+            .map(|a| a.stream)
+            .filter(|st| ours(*st))
+            .collect();
+        s.complete_host(|a| done.contains(&a.stream));
     });
 }
 
@@ -337,17 +441,18 @@ pub(crate) fn context_synchronized() {
 pub(crate) fn event_recorded(event: usize, stream: usize) {
     with_state(|s| {
         let now = s.pending.get(&stream).cloned().unwrap_or_default();
-        s.recorded.insert(event, (stream, now));
+        s.recorded.insert(event, (stream, now, s.next_seq));
     });
 }
 
 /// `event` completed: so did what was pending on its stream when it was recorded.
 pub(crate) fn event_synchronized(event: usize) {
     with_state(|s| {
-        if let Some((stream, done)) = s.recorded.get(&event).cloned()
-            && let Some(p) = s.pending.get_mut(&stream)
-        {
-            p.retain(|x| !done.contains(x));
+        if let Some((stream, done, seq)) = s.recorded.get(&event).cloned() {
+            if let Some(p) = s.pending.get_mut(&stream) {
+                p.retain(|x| !done.contains(x));
+            }
+            s.complete_host(|a| a.stream == stream && a.seq < seq);
         }
     });
 }
@@ -369,6 +474,10 @@ pub(crate) fn freeing(kind: Kind, h: usize, stream: Option<usize>, what: &str) {
                     "{what}: {kind:?} {h:#x} freed while an operation on stream {st:#x} may use it"
                 ),
             );
+            // Reported: the copies' host accesses are dropped rather than made on freed memory.
+            if kind == Kind::HostMemory {
+                s.host.retain(|a| a.stream != st || a.ptr.addr() != h);
+            }
         }
         if let Some(st) = stream
             && let Some(p) = s.pending.get_mut(&st)
@@ -494,8 +603,16 @@ pub(crate) fn report() -> String {
     out
 }
 
-/// The number of violations so far (for the double's own tests).
-#[cfg(test)]
+/// Turns the checking mode on (as `NULLDRIVER_CHECK=1` does at load), for a program that links
+/// the double as an rlib and calls it from Rust: under Miri, which has no loader.
+pub(crate) fn start(fail_at: u64, sticky_at: u64) {
+    CHECK.store(true, Relaxed);
+    FAULTS.store(true, Relaxed);
+    FAIL_AT.store(fail_at, Relaxed);
+    STICKY_AT.store(sticky_at, Relaxed);
+}
+
+/// The number of violations so far.
 pub(crate) fn violation_count() -> usize {
     with_state(|s| s.violations.len()).unwrap_or(0)
 }

@@ -48,7 +48,10 @@ const DRIVER_VERSION: c_int = 12020;
 
 static COUNTING: AtomicBool = AtomicBool::new(false);
 
-/// Fake handles: distinct, non-null, never dereferenced by a wrapper.
+/// Fake handles: distinct, non-null, never dereferenced by a wrapper. They are pointers without
+/// provenance (`ptr::without_provenance_mut`), not integers cast to pointers, so that Miri's
+/// `-Zmiri-strict-provenance` accepts them: a program may hold, copy and compare them, and any
+/// dereference is reported as the error it would be.
 static NEXT_HANDLE: AtomicUsize = AtomicUsize::new(1);
 /// Fake device addresses, 2 MiB apart at least (wrappers compare ranges, never dereference).
 static NEXT_DEVICE_ADDRESS: AtomicU64 = AtomicU64::new(0x7f00_0000_0000);
@@ -56,7 +59,7 @@ static NEXT_DEVICE_ADDRESS: AtomicU64 = AtomicU64::new(0x7f00_0000_0000);
 static PRIMARY: u8 = 0;
 
 fn handle() -> Handle {
-    (0x1000_0000 + NEXT_HANDLE.fetch_add(1, Relaxed) * 0x40) as Handle
+    core::ptr::without_provenance_mut(0x1000_0000 + NEXT_HANDLE.fetch_add(1, Relaxed) * 0x40)
 }
 
 fn device_address(bytes: usize) -> CUdeviceptr {
@@ -94,13 +97,15 @@ unsafe fn out_str(buf: *mut c_char, len: c_int, text: &CStr) {
 const STACK_DEPTH: usize = 64;
 
 struct CtxStack {
-    items: [usize; STACK_DEPTH],
+    // Handles, not addresses: a popped context comes back with the provenance it was pushed
+    // with (the primary context is a real pointer to a static).
+    items: [Handle; STACK_DEPTH],
     len: usize,
 }
 
 thread_local! {
     static STACK: RefCell<CtxStack> = const {
-        RefCell::new(CtxStack { items: [0; STACK_DEPTH], len: 0 })
+        RefCell::new(CtxStack { items: [null_mut(); STACK_DEPTH], len: 0 })
     };
 }
 
@@ -109,7 +114,8 @@ fn with_stack<R>(f: impl FnOnce(&mut CtxStack) -> R) -> R {
         let mut s = s.borrow_mut();
         let r = f(&mut s);
         if check::CHECK.load(Relaxed) {
-            check::stack_changed(&s.items[..s.len]);
+            let addrs: Vec<usize> = s.items[..s.len].iter().map(|h| h.addr()).collect();
+            check::stack_changed(&addrs);
         }
         r
     })
@@ -120,7 +126,7 @@ impl CtxStack {
         if self.len == STACK_DEPTH {
             return CUDA_ERROR_OUT_OF_MEMORY;
         }
-        self.items[self.len] = ctx as usize;
+        self.items[self.len] = ctx;
         self.len += 1;
         CUDA_SUCCESS
     }
@@ -129,13 +135,13 @@ impl CtxStack {
             return None;
         }
         self.len -= 1;
-        Some(self.items[self.len] as Handle)
+        Some(self.items[self.len])
     }
     fn top(&self) -> Handle {
         if self.len == 0 {
             null_mut()
         } else {
-            self.items[self.len - 1] as Handle
+            self.items[self.len - 1]
         }
     }
 }
@@ -279,7 +285,7 @@ entry_points! {
             } else if s.len == 0 {
                 s.push(ctx)
             } else {
-                s.items[s.len - 1] = ctx as usize;
+                s.items[s.len - 1] = ctx;
                 CUDA_SUCCESS
             }
         })
@@ -392,10 +398,12 @@ entry_points! {
     }
     fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) {
         check::used_address(dst, "cuMemcpyHtoD_v2");
+        check::host_now(src.cast_mut().cast(), bytes, false);
         CUDA_SUCCESS
     }
     fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) {
         check::used_address(src, "cuMemcpyDtoH_v2");
+        check::host_now(dst.cast(), bytes, true);
         CUDA_SUCCESS
     }
     fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) {
@@ -407,6 +415,7 @@ entry_points! {
         check::used_address(dst, "cuMemcpyHtoDAsync_v2");
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::enqueued(stream as usize, Kind::HostMemory, src as usize);
+        check::host_enqueued(stream as usize, src.cast_mut().cast(), bytes, false);
         check::used(Kind::Stream, stream as usize, "cuMemcpyHtoDAsync_v2");
         CUDA_SUCCESS
     }
@@ -414,6 +423,7 @@ entry_points! {
         check::used_address(src, "cuMemcpyDtoHAsync_v2");
         check::enqueued(stream as usize, Kind::DeviceMemory, src as usize);
         check::enqueued(stream as usize, Kind::HostMemory, dst as usize);
+        check::host_enqueued(stream as usize, dst.cast(), bytes, true);
         check::used(Kind::Stream, stream as usize, "cuMemcpyDtoHAsync_v2");
         CUDA_SUCCESS
     }
@@ -480,6 +490,8 @@ entry_points! {
     }
     fn cuStreamQuery(stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuStreamQuery");
+        // Success says the stream's work is done: it is, from now on.
+        check::stream_synchronized(stream as usize);
         CUDA_SUCCESS
     }
     fn cuStreamSynchronize(stream: Handle) {
@@ -502,6 +514,8 @@ entry_points! {
     }
     fn cuEventQuery(event: Handle) {
         check::used(Kind::Event, event as usize, "cuEventQuery");
+        // Success says the work before the event is done: it is, from now on.
+        check::event_synchronized(event as usize);
         CUDA_SUCCESS
     }
     fn cuEventSynchronize(event: Handle) {
@@ -693,7 +707,7 @@ entry_points! {
     }
     fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) { CUDA_SUCCESS }
     fn cuMemCreate(h: *mut c_ulonglong, size: usize, prop: *const c_void, flags: c_ulonglong) {
-        out(h, handle() as c_ulonglong);
+        out(h, handle().addr() as c_ulonglong);
         CUDA_SUCCESS
     }
     fn cuMemRelease(h: c_ulonglong) { CUDA_SUCCESS }
@@ -715,12 +729,12 @@ entry_points! {
     fn cuArray3DCreate_v2(array: *mut Handle, desc: *const c_void) { out(array, handle()); CUDA_SUCCESS }
     fn cuArrayDestroy(array: Handle) { CUDA_SUCCESS }
     fn cuTexObjectCreate(tex: *mut c_ulonglong, res: *const c_void, desc: *const c_void, view: *const c_void) {
-        out(tex, handle() as c_ulonglong);
+        out(tex, handle().addr() as c_ulonglong);
         CUDA_SUCCESS
     }
     fn cuTexObjectDestroy(tex: c_ulonglong) { CUDA_SUCCESS }
     fn cuSurfObjectCreate(surf: *mut c_ulonglong, res: *const c_void) {
-        out(surf, handle() as c_ulonglong);
+        out(surf, handle().addr() as c_ulonglong);
         CUDA_SUCCESS
     }
     fn cuSurfObjectDestroy(surf: c_ulonglong) { CUDA_SUCCESS }
@@ -816,6 +830,29 @@ unsafe extern "C" {
     fn posix_memalign(p: *mut *mut c_void, align: usize, size: usize) -> c_int;
     fn free(p: *mut c_void);
     fn atexit(f: extern "C" fn()) -> c_int;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checking mode from Rust: for a program that links the double as an rlib (`extern crate
+// cuda as _;` or a renamed dependency) instead of loading `libcuda.so`, as under Miri, where
+// the environment is isolated (and `cargo miri run` replays the environment of the build).
+
+/// Turns the checking mode on, as `NULLDRIVER_CHECK=1` does at load, failing call `fail_at`
+/// and turning sticky from call `sticky_at` on (0: never), as `NULLDRIVER_FAIL_AT` and
+/// `NULLDRIVER_STICKY_AT` do.
+pub fn start_checking(fail_at: u64, sticky_at: u64) {
+    check::start(fail_at, sticky_at);
+}
+
+/// The report `NULLDRIVER_REPORT` receives at exit: `calls`, `failed`, `violations`, `leaks`,
+/// `stacks`, `orphans`, then one line per violation, orphan and leak.
+pub fn report() -> String {
+    check::report()
+}
+
+/// The number of violations recorded so far (0 when checking is off).
+pub fn violation_count() -> usize {
+    check::violation_count()
 }
 
 // ---------------------------------------------------------------------------------------------
