@@ -18,6 +18,11 @@
 //! linked by that exact file name (`+verbatim`). The linked file's path is exported to the crate
 //! as `CUSTACK_LIBCUDA_FOUND` (empty when none was found). When nothing is found the build only warns and emits no link
 //! flags: `cargo check`, `cargo doc`, clippy and the compile-fail ui tests need no CUDA.
+//!
+//! Under Miri (`cargo miri`, which sets `cfg(miri)` for the target, seen here as `CARGO_CFG_MIRI`)
+//! nothing is searched or linked: Miri cannot call a native libcuda, and the tests it runs get the
+//! driver's entry points from the do-nothing driver of `benches/nulldriver`, linked as an rlib
+//! (`scripts/miri.sh`).
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -32,6 +37,10 @@ const TOOLKIT_ROOTS: [&str; 4] = [
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    if env::var_os("CARGO_CFG_MIRI").is_some() {
+        println!("cargo:rustc-env=CUSTACK_LIBCUDA_FOUND=");
+        return;
+    }
     let arch = env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
 
     if let Some(dir) = var("CUDA_DRIVER_LIB_DIR") {
