@@ -254,6 +254,86 @@ fn c10_c11_memory_reused_after_scope(ctx: &Context) -> Result<(Vec<u32>, Vec<u32
     Ok((first, first_async, second))
 }
 
+/// The panic payload of `unwind`: its panics are expected, so the hook stays quiet about them.
+struct Unwind;
+
+/// Drops during unwinding: a panic inside a stream scope (with bound device memory, page-locked
+/// and pageable host memory in enqueued copies, and a stream-ordered allocation alive), and a
+/// panic while a pushed guard and its buffer are alive. Each is caught; afterwards the memory
+/// is reused, freed, and the stack pushed again.
+fn unwind(ctx: &Context) -> Result<()> {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !info.payload().is::<Unwind>() {
+            default_hook(info);
+        }
+    }));
+    let caught = |r: std::thread::Result<Result<()>>| -> Result<()> {
+        match r {
+            Ok(r) => r,
+            Err(p) if p.is::<Unwind>() => Ok(()),
+            Err(p) => std::panic::resume_unwind(p),
+        }
+    };
+    let mut stack = Stack::new()?;
+    caught(std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+        || -> Result<()> {
+            let guard = stack.push(ctx)?;
+            let _buffer = guard.alloc::<u32>(N)?;
+            std::panic::panic_any(Unwind)
+        },
+    )))?;
+    let guard = stack.push(ctx)?;
+    let stream = guard.stream()?;
+    let mut dev = guard.alloc::<u32>(N)?;
+    let mut pinned = guard.alloc_pinned::<u32>(N)?;
+    let host = vec![1u32; N];
+    caught(std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+        || -> Result<()> {
+            stream.scope(|s| -> Result<()> {
+                let mut d = s.bind_mut(&mut dev);
+                s.copy_to_device(&mut d, &host)?;
+                s.copy_to_host(&mut pinned, &d)?;
+                let _tmp = s.alloc::<u8>(64)?;
+                std::panic::panic_any(Unwind)
+            })?
+        },
+    )))?;
+    pinned.fill(2); // page-locked memory as a slice, after the unwound scope
+    drop(host); // pageable memory handed back
+    dev.free()?;
+    stream.destroy()?;
+    drop(pinned);
+    guard.pop()?;
+    stack.with_pushed(ctx, |g| g.synchronize())?
+}
+
+/// Scoped host pointers: pageable host memory bound to a scope for reading and for writing
+/// (the same buffer both read and written), page-locked memory as slices around the scope.
+fn scoped_host(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let stream = guard.stream()?;
+    let mut dev = guard.alloc::<u32>(N)?;
+    let mut pinned = guard.alloc_pinned::<u32>(N)?;
+    pinned.fill(3);
+    let input = vec![2u32; N];
+    let mut output = vec![0u32; N];
+    stream.scope(|s| -> Result<()> {
+        let h = s.bind_host(&input);
+        let o = s.bind_host_mut(&mut output);
+        let mut d = s.bind_mut(&mut dev);
+        s.copy_to_device(&mut d, h)?;
+        s.fill_u32(&mut d, 7)?;
+        s.copy_to_host(o, &d)?;
+        s.copy_to_device(&mut d, o)?; // read back what the scope wrote
+        s.copy_to_device(&mut d, &pinned)?;
+        s.copy_to_host(o, &d)
+    })??;
+    output.extend_from_slice(&pinned);
+    Ok(output)
+}
+
 /// The example's shape (examples/01_vector_add.rs): a floating context, a guard, a module,
 /// page-locked and device memory, one stream scope with copies and a launch.
 fn example() -> Result<()> {
@@ -309,6 +389,8 @@ fn run(program: &str) -> Option<Result<()>> {
         "p4" => context0().and_then(|c| p4_shared_context(&c, 3).map(drop)),
         "p8" => two().and_then(|(a, b)| p8_alternating_contexts(&a, &b, 2).map(drop)),
         "scoped_alloc" => context0().and_then(|c| c10_stream_ordered_alloc_in_scope(&c).map(drop)),
+        "unwind" => context0().and_then(|c| unwind(&c)),
+        "scoped_host" => context0().and_then(|c| scoped_host(&c).map(drop)),
         "reuse_after_scope" => {
             context0().and_then(|c| c10_c11_memory_reused_after_scope(&c).map(drop))
         }
@@ -318,8 +400,43 @@ fn run(program: &str) -> Option<Result<()>> {
 
 fn main() -> ExitCode {
     let program = std::env::args().nth(1).unwrap_or_default();
+    // Under Miri the double is linked in and the environment is isolated: checking is turned on
+    // from here, and a schedule comes as a second argument, `fail-at=K` or `sticky-at=K`.
+    #[cfg(miri)]
+    {
+        let schedule = std::env::args().nth(2).unwrap_or_default();
+        let at = |prefix: &str| {
+            schedule
+                .strip_prefix(prefix)
+                .and_then(|k| k.parse().ok())
+                .unwrap_or(0)
+        };
+        nulldriver::start_checking(at("fail-at="), at("sticky-at="));
+    }
     let outcome = run(&program);
     let drop_errors = custack::take_drop_errors();
+    #[cfg(miri)]
+    {
+        // The report a loaded driver writes at exit; here any violation, leak or non-empty
+        // stack fails the run.
+        // (With a call failed, only violations count: scripts/check-driver.sh judges the rest.)
+        let report = nulldriver::report();
+        if std::env::args().nth(2).as_deref() == Some("count") {
+            print!("{report}");
+        }
+        let clean = report.lines().any(|l| l == "failed -");
+        let bad = report.lines().any(|l| {
+            let mut w = l.split_whitespace();
+            let key = w.next();
+            (key == Some("violations")
+                || clean && matches!(key, Some("leaks" | "stacks" | "orphans")))
+                && w.next() != Some("0")
+        });
+        if bad {
+            eprintln!("{program}: the checking driver reports:\n{report}");
+            return ExitCode::from(3);
+        }
+    }
     match outcome {
         None => {
             eprintln!("custack-checking: unknown program {program:?}");
