@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the
-# example, and the checking-driver schedules (scripts/check-driver.sh, contract row R10).
+# example, the checking-driver schedules (scripts/check-driver.sh, contract row R10) and Miri
+# over the unsafe code (scripts/miri.sh, skipped with a message where Miri is missing).
 #
 #   bash scripts/test.sh [ARGS...]      # ARGS go to the test binaries, e.g. --include-ignored
 #
@@ -225,4 +226,8 @@ rm -f "$example_log"
 # R10: the P-patterns and the example under the checking driver, each driver call failed once
 # and made sticky once (scripts/check-driver.sh; no GPU, its own target directories).
 bash scripts/check-driver.sh || status=$?
+
+# Miri over custack's unsafe code, against the same double linked as an rlib (scripts/miri.sh;
+# prints "miri: skipped (...)" and passes where no nightly toolchain with Miri is installed).
+bash scripts/miri.sh || status=$?
 exit "$status"
