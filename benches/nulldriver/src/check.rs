@@ -18,13 +18,24 @@
 //! otherwise). Sticky mode fails every call from k on with `CUDA_ERROR_ILLEGAL_ADDRESS`, except
 //! the context-stack calls and `cuCtxDestroy`, which a real driver still honours after a fault.
 //!
-//! Pending work: an asynchronous copy or memset leaves the device allocation (by its start
-//! address) and the page-locked host allocation (by its start) it uses pending on its stream,
-//! until a synchronize of that stream or of the context, or of an event recorded after it.
-//! Freeing memory that is pending on any stream is a violation (`cuMemFreeAsync`: on any other
-//! stream). A sticky fault (`CUDA_ERROR_LAUNCH_FAILED`, `CUDA_ERROR_ILLEGAL_ADDRESS`) ends all
-//! pending work, as on a real device. Not checked yet: addresses inside an allocation, and
-//! launch arguments.
+//! Pending work: an asynchronous copy, memset or launch leaves the device allocation it uses
+//! (found from any address inside it: views at an offset count) and the page-locked host
+//! allocation (by its start) pending on its stream, until a synchronize of that stream or of
+//! the context, or of an event recorded after it, or a successful query. Freeing memory that is
+//! pending on any stream is a violation (`cuMemFreeAsync`: on any other stream). A sticky fault
+//! (`CUDA_ERROR_LAUNCH_FAILED`, `CUDA_ERROR_ILLEGAL_ADDRESS`) ends all pending work, as on a
+//! real device. The host side of each asynchronous copy is made for real when the copy
+//! completes (bytes read, or zeroed for a copy to the host), so host memory handed back early
+//! is touched after its end: Miri reports it (`scripts/miri.sh`).
+//!
+//! Modules loaded from PTX text are parsed (`ptx.rs`): each entry's parameter sizes and each
+//! `.global`/`.const` variable's size. `cuModuleGetFunction`/`cuModuleGetGlobal` answer
+//! `CUDA_ERROR_NOT_FOUND` for a name the PTX lacks; variables are device memory of their
+//! module's context that die with the module. A launch (`cuLaunchKernel`, `cuLaunchKernelEx`,
+//! `cuLaunchCooperativeKernel`) of such a function reads every argument through `kernelParams`
+//! (all its bytes), and an 8-byte argument whose value lies inside device memory the double
+//! handed out must point into live memory of the current context: a violation otherwise
+//! (freed memory, or memory of another context).
 
 use core::cell::Cell;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -63,6 +74,8 @@ pub(crate) enum Kind {
     Function,
     DeviceMemory,
     HostMemory,
+    /// A module's `.global`/`.const` variable: device memory that lives as long as its module.
+    Global,
 }
 
 /// A host-memory access of an enqueued copy, made when the copy completes (a synchronize of its
@@ -115,6 +128,8 @@ struct Obj {
     ctx: usize,
     parent: usize,
     live: bool,
+    /// Bytes, for device memory and globals (0: unknown, then only its start is known).
+    size: u64,
 }
 
 #[derive(Default)]
@@ -132,6 +147,10 @@ struct State {
     /// Host accesses of enqueued copies not yet completed, in enqueue order.
     host: Vec<HostAccess>,
     next_seq: u64,
+    /// Per module loaded from PTX text, its entries and variables.
+    ptx: HashMap<usize, std::sync::Arc<crate::ptx::Ptx>>,
+    /// Per function of such a module, its parameters' sizes.
+    params: HashMap<usize, Vec<usize>>,
 }
 
 impl State {
@@ -283,6 +302,11 @@ fn current(s: &State) -> usize {
 
 /// A handle of `kind` was created in the current context (`parent`: its module, for functions).
 pub(crate) fn created(kind: Kind, h: usize, parent: usize) {
+    created_sized(kind, h, parent, 0);
+}
+
+/// As `created`, for device memory of `size` bytes.
+pub(crate) fn created_sized(kind: Kind, h: usize, parent: usize, size: u64) {
     with_state(|s| {
         let ctx = if kind == Kind::Context { h } else { current(s) };
         if kind != Kind::Context && kind != Kind::HostMemory && ctx == 0 {
@@ -297,6 +321,7 @@ pub(crate) fn created(kind: Kind, h: usize, parent: usize) {
                 ctx,
                 parent,
                 live: true,
+                size,
             },
         );
     });
@@ -309,6 +334,7 @@ pub(crate) fn primary(h: usize) {
             ctx: h,
             parent: usize::MAX,
             live: true,
+            size: 0,
         });
     });
 }
@@ -351,24 +377,176 @@ pub(crate) fn used(kind: Kind, h: usize, what: &str) {
     });
 }
 
-/// Device address `p` is used by `what`: where it is the start of an allocation the double
-/// handed out, that allocation must be live and of the current context (views at an offset and
-/// module globals are not checked).
+/// The device allocation or module variable that holds address `p` (its start, or any byte
+/// inside it: a view at an offset), if the double handed it out. Addresses are never reused, so
+/// a freed allocation is still found, as freed.
+fn containing(s: &State, p: u64) -> Option<(Kind, usize)> {
+    if let Some(k) = [Kind::DeviceMemory, Kind::Global]
+        .into_iter()
+        .find(|k| s.objs.contains_key(&(*k, p as usize)))
+    {
+        return Some((k, p as usize));
+    }
+    s.objs
+        .iter()
+        .find(|((k, start), o)| {
+            matches!(k, Kind::DeviceMemory | Kind::Global)
+                && (*start as u64) < p
+                && p < *start as u64 + o.size
+        })
+        .map(|(key, _)| *key)
+}
+
+/// Device address `p` is used by `what`: where it lies in an allocation or module variable the
+/// double handed out (at its start or inside), that must be live and of the current context.
 pub(crate) fn used_address(p: u64, what: &str) {
     with_state(|s| {
-        if s.objs.contains_key(&(Kind::DeviceMemory, p as usize)) {
-            check_use(s, Kind::DeviceMemory, p as usize, what);
+        if let Some((kind, h)) = containing(s, p) {
+            check_use(s, kind, h, what);
         }
     });
 }
 
-/// An asynchronous operation on `stream` uses `h` (when the double handed `h` out).
+/// An asynchronous operation on `stream` uses `h` (when the double handed `h` out; a device
+/// address may lie inside an allocation).
 pub(crate) fn enqueued(stream: usize, kind: Kind, h: usize) {
     with_state(|s| {
-        if s.objs.get(&(kind, h)).is_some_and(|o| o.live) {
-            s.pending.entry(stream).or_default().push((kind, h));
+        let key = match kind {
+            Kind::DeviceMemory => containing(s, h as u64).unwrap_or((kind, h)),
+            _ => (kind, h),
+        };
+        if s.objs.get(&key).is_some_and(|o| o.live) {
+            s.pending.entry(stream).or_default().push(key);
         }
     });
+}
+
+/// Module `module` was loaded from `image`, when that is PTX text (not a cubin or fatbin).
+///
+/// # Safety
+/// `image` is null or points to a PTX text (NUL-terminated) or to a binary image of at least 4
+/// bytes.
+pub(crate) unsafe fn module_loaded(module: usize, image: *const core::ffi::c_void) {
+    if image.is_null() || !CHECK.load(Relaxed) {
+        return;
+    }
+    // SAFETY: the caller's: at least 4 readable bytes.
+    let magic = unsafe { image.cast::<[u8; 4]>().read_unaligned() };
+    let binary = magic == *b"\x7fELF"
+        || u32::from_le_bytes(magic) == 0xBA55_ED50
+        || u32::from_le_bytes(magic) == 0x466B_F4B8;
+    if binary {
+        return;
+    }
+    // SAFETY: the caller's: not a binary image, so NUL-terminated PTX text.
+    let text = unsafe { core::ffi::CStr::from_ptr(image.cast()) };
+    let ptx = std::sync::Arc::new(crate::ptx::parse(&text.to_string_lossy()));
+    with_state(|s| {
+        s.ptx.insert(module, ptx);
+    });
+}
+
+/// What a module knows of a name.
+pub(crate) enum Lookup<T> {
+    /// Not checking, or the module was not loaded from PTX: anything goes.
+    Unknown,
+    Found(T),
+    Missing,
+}
+
+/// The parameter sizes of entry `name` of `module`.
+pub(crate) fn entry(module: usize, name: &str) -> Lookup<Vec<usize>> {
+    with_state(|s| match s.ptx.get(&module) {
+        None => Lookup::Unknown,
+        Some(p) => p
+            .entries
+            .get(name)
+            .map_or(Lookup::Missing, |e| Lookup::Found(e.clone())),
+    })
+    .unwrap_or(Lookup::Unknown)
+}
+
+/// The size of variable `name` of `module`.
+pub(crate) fn global(module: usize, name: &str) -> Lookup<usize> {
+    with_state(|s| match s.ptx.get(&module) {
+        None => Lookup::Unknown,
+        Some(p) => p
+            .globals
+            .get(name)
+            .map_or(Lookup::Missing, |g| Lookup::Found(*g)),
+    })
+    .unwrap_or(Lookup::Unknown)
+}
+
+/// Function `f` takes parameters of these sizes.
+pub(crate) fn function_params(f: usize, sizes: Vec<usize>) {
+    with_state(|s| {
+        s.params.insert(f, sizes);
+    });
+}
+
+/// A launch of `f` on `stream` with `kernelParams` `params`: where `f`'s parameter sizes are
+/// known, each argument is read (all its bytes, as the driver copies them), and an 8-byte one
+/// whose value lies in device memory the double handed out must point into live memory of the
+/// current context; that memory is then in use by the launch until it completes.
+///
+/// # Safety
+/// `params` holds a valid pointer per parameter of `f`, each to that parameter's bytes (the
+/// launch's contract).
+pub(crate) unsafe fn launched(
+    f: usize,
+    stream: usize,
+    params: *const *mut core::ffi::c_void,
+    what: &str,
+) {
+    let Some(Some(sizes)) = with_state(|s| s.params.get(&f).cloned()) else {
+        return;
+    };
+    if params.is_null() && !sizes.is_empty() {
+        with_state(|s| {
+            violation(
+                s,
+                format!("{what}: no kernelParams for {} parameters", sizes.len()),
+            )
+        });
+        return;
+    }
+    for (i, size) in sizes.iter().enumerate() {
+        // SAFETY: the caller's: one valid pointer per parameter, to `size` bytes.
+        let arg = unsafe { params.add(i).read() }.cast::<u8>();
+        // SAFETY: as above.
+        unsafe { access(arg, *size, false) };
+        if *size != 8 {
+            continue;
+        }
+        // SAFETY: as above: 8 readable bytes.
+        let value = unsafe { arg.cast::<u64>().read_unaligned() };
+        with_state(|s| {
+            let Some(key) = containing(s, value) else {
+                return;
+            };
+            let cur = current(s);
+            match s.objs.get(&key) {
+                Some(o) if !o.live => violation(
+                    s,
+                    format!(
+                        "{what}: argument {i} ({value:#x}) points into freed memory ({:?} {:#x})",
+                        key.0, key.1
+                    ),
+                ),
+                Some(o) if o.ctx != cur => {
+                    let ctx = o.ctx;
+                    violation(
+                        s,
+                        format!(
+                            "{what}: argument {i} ({value:#x}) points into memory of context {ctx:#x} while {cur:#x} is current"
+                        ),
+                    );
+                }
+                _ => s.pending.entry(stream).or_default().push(key),
+            }
+        });
+    }
 }
 
 /// An enqueued copy on `stream` reads (or, `write`, writes) `bytes` host bytes at `ptr`, when it
@@ -499,7 +677,7 @@ pub(crate) fn destroyed(kind: Kind, h: usize, what: &str) -> bool {
         }
         if kind == Kind::Module {
             for ((k, _), o) in &mut s.objs {
-                if *k == Kind::Function && o.parent == h {
+                if matches!(k, Kind::Function | Kind::Global) && o.parent == h {
                     o.live = false;
                 }
             }
@@ -545,7 +723,7 @@ pub(crate) fn context_destroyed(h: usize) {
         for ((k, x), o) in &mut s.objs {
             if o.ctx == h && o.live && *k != Kind::Context {
                 o.live = false;
-                if *k != Kind::Function {
+                if !matches!(k, Kind::Function | Kind::Global) {
                     orphans.push(format!(
                         "orphan: {k:?} {x:#x} still alive when context {h:#x} was destroyed"
                     ));

@@ -26,6 +26,7 @@
 #![allow(non_snake_case, unsafe_op_in_unsafe_fn, clippy::missing_safety_doc)]
 
 mod check;
+mod ptx;
 
 use check::Kind;
 use core::cell::RefCell;
@@ -311,7 +312,7 @@ entry_points! {
 
     // --- Modules and functions ---
     fn cuModuleLoad(module: *mut Handle, path: *const c_char) { new_handle(module, Kind::Module) }
-    fn cuModuleLoadData(module: *mut Handle, image: *const c_void) { new_handle(module, Kind::Module) }
+    fn cuModuleLoadData(module: *mut Handle, image: *const c_void) { load_module(module, image) }
     fn cuModuleLoadDataEx(
         module: *mut Handle,
         image: *const c_void,
@@ -319,7 +320,7 @@ entry_points! {
         options: *mut c_int,
         values: *mut *mut c_void,
     ) {
-        new_handle(module, Kind::Module)
+        load_module(module, image)
     }
     fn cuModuleLoadFatBinary(module: *mut Handle, image: *const c_void) { new_handle(module, Kind::Module) }
     fn cuModuleUnload(module: Handle) {
@@ -328,15 +329,30 @@ entry_points! {
     }
     fn cuModuleGetFunction(f: *mut Handle, module: Handle, name: *const c_char) {
         check::used(Kind::Module, module as usize, "cuModuleGetFunction");
+        let params = match check::entry(module as usize, &name_of(name)) {
+            check::Lookup::Missing => return CUDA_ERROR_NOT_FOUND,
+            check::Lookup::Found(p) => Some(p),
+            check::Lookup::Unknown => None,
+        };
         let h = handle();
         check::created(Kind::Function, h as usize, module as usize);
+        if let Some(p) = params {
+            check::function_params(h as usize, p);
+        }
         out(f, h);
         CUDA_SUCCESS
     }
     fn cuModuleGetGlobal_v2(ptr: *mut CUdeviceptr, bytes: *mut usize, module: Handle, name: *const c_char) {
         check::used(Kind::Module, module as usize, "cuModuleGetGlobal");
-        out(ptr, device_address(256));
-        out(bytes, 256);
+        let size = match check::global(module as usize, &name_of(name)) {
+            check::Lookup::Missing => return CUDA_ERROR_NOT_FOUND,
+            check::Lookup::Found(size) => size,
+            check::Lookup::Unknown => 256,
+        };
+        let p = device_address(size);
+        check::created_sized(Kind::Global, p as usize, module as usize, size as u64);
+        out(ptr, p);
+        out(bytes, size);
         CUDA_SUCCESS
     }
     fn cuFuncGetAttribute(value: *mut c_int, attribute: c_int, f: Handle) {
@@ -546,6 +562,7 @@ entry_points! {
     ) {
         check::used(Kind::Function, f as usize, "cuLaunchKernel");
         check::used(Kind::Stream, stream as usize, "cuLaunchKernel");
+        check::launched(f as usize, stream as usize, params, "cuLaunchKernel");
         CUDA_SUCCESS
     }
     fn cuLaunchCooperativeKernel(
@@ -560,9 +577,16 @@ entry_points! {
         stream: Handle,
         params: *mut *mut c_void,
     ) {
+        check::used(Kind::Function, f as usize, "cuLaunchCooperativeKernel");
+        check::used(Kind::Stream, stream as usize, "cuLaunchCooperativeKernel");
+        check::launched(f as usize, stream as usize, params, "cuLaunchCooperativeKernel");
         CUDA_SUCCESS
     }
-    fn cuLaunchKernelEx(config: *const c_void, f: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) {
+    fn cuLaunchKernelEx(config: *const LaunchConfig, f: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) {
+        let stream = if config.is_null() { null_mut() } else { (*config).stream };
+        check::used(Kind::Function, f as usize, "cuLaunchKernelEx");
+        check::used(Kind::Stream, stream as usize, "cuLaunchKernelEx");
+        check::launched(f as usize, stream as usize, params, "cuLaunchKernelEx");
         CUDA_SUCCESS
     }
     // A host function runs at once (there is no stream to wait for): its contract is only
@@ -744,6 +768,17 @@ entry_points! {
     }
 }
 
+/// `CUlaunchConfig`, as far as the double reads it (the stream).
+#[repr(C)]
+pub struct LaunchConfig {
+    grid: [c_uint; 3],
+    block: [c_uint; 3],
+    shared: c_uint,
+    stream: Handle,
+    attrs: *mut c_void,
+    n_attrs: c_uint,
+}
+
 /// `CUipcMemHandle`: 64 opaque bytes, passed by value in a `repr(C)` struct as `cuda.h` does.
 #[repr(C)]
 pub struct IpcHandle([u8; 64]);
@@ -760,9 +795,26 @@ unsafe fn new_handle(h: *mut Handle, kind: Kind) -> CUresult {
 
 unsafe fn new_address(p: *mut CUdeviceptr, bytes: usize) -> CUresult {
     let new = device_address(bytes);
-    check::created(Kind::DeviceMemory, new as usize, 0);
+    check::created_sized(Kind::DeviceMemory, new as usize, 0, bytes as u64);
     out(p, new);
     CUDA_SUCCESS
+}
+
+unsafe fn load_module(module: *mut Handle, image: *const c_void) -> CUresult {
+    let new = handle();
+    check::created(Kind::Module, new as usize, 0);
+    check::module_loaded(new as usize, image);
+    out(module, new);
+    CUDA_SUCCESS
+}
+
+/// A C string argument, for lookups (empty when null).
+unsafe fn name_of(name: *const c_char) -> String {
+    if name.is_null() {
+        String::new()
+    } else {
+        CStr::from_ptr(name).to_string_lossy().into_owned()
+    }
 }
 
 unsafe fn create_context(ctx: *mut Handle) -> CUresult {
@@ -951,8 +1003,135 @@ mod tests {
         c
     }
 
+    /// The tests share the double's global record: one at a time.
+    fn serial() -> std::sync::MutexGuard<'static, ()> {
+        static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        SERIAL
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    #[test]
+    fn launch_arguments_views_and_globals_are_checked() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let ptx = concat!(include_str!("../../../tests/fixtures/kernels.ptx"), "\0");
+            let mut m = null_mut();
+            assert_eq!(
+                cuModuleLoadData(&raw mut m, ptx.as_ptr().cast()),
+                CUDA_SUCCESS
+            );
+            let mut f = null_mut();
+            assert_eq!(
+                cuModuleGetFunction(&raw mut f, m, c"add_u32".as_ptr()),
+                CUDA_SUCCESS
+            );
+            let mut missing = null_mut();
+            assert_eq!(
+                cuModuleGetFunction(&raw mut missing, m, c"no_such_kernel".as_ptr()),
+                CUDA_ERROR_NOT_FOUND
+            );
+            let mut s = null_mut();
+            let _ = cuStreamCreate(&raw mut s, 0);
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            // add_u32(unsigned* x, unsigned k, unsigned n): the double reads 8 + 4 + 4 bytes.
+            let launch = |x: u64| {
+                let (mut x, mut k, mut n) = (x, 1u32, 16u32);
+                let mut args: [*mut c_void; 3] = [
+                    (&raw mut x).cast(),
+                    (&raw mut k).cast(),
+                    (&raw mut n).cast(),
+                ];
+                let _ = cuLaunchKernel(f, 1, 1, 1, 16, 1, 1, 0, s, args.as_mut_ptr(), null_mut());
+            };
+            assert_eq!(
+                violations_of(|| {
+                    launch(d);
+                    launch(d + 16); // a view at an offset
+                    let _ = cuStreamSynchronize(s);
+                    let _ = cuMemsetD8_v2(d + 8, 0, 8);
+                }),
+                0,
+                "correct launches and views"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    launch(d + 16);
+                    let _ = cuMemFree_v2(d);
+                }),
+                1,
+                "memory freed while a launch may use it (through a view)"
+            );
+            let _ = cuStreamSynchronize(s);
+            assert_eq!(
+                violations_of(|| launch(d + 8)),
+                1,
+                "argument into freed memory"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemsetD8_v2(d + 32, 0, 8);
+                }),
+                1,
+                "a view of freed memory"
+            );
+            let mut d2 = 0;
+            let _ = cuMemAlloc_v2(&raw mut d2, 64);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(d2 + 8);
+                }),
+                1,
+                "free of an address inside an allocation"
+            );
+            let _ = cuMemFree_v2(d2);
+            let b = ctx();
+            let mut other = 0;
+            let _ = cuMemAlloc_v2(&raw mut other, 64);
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p); // a is current again
+            assert_eq!(
+                violations_of(|| launch(other + 4)),
+                1,
+                "argument into memory of another context"
+            );
+            // Module variables: found with their PTX size, and they die with their module.
+            let (mut g, mut bytes) = (0, 0);
+            assert_eq!(
+                cuModuleGetGlobal_v2(&raw mut g, &raw mut bytes, m, c"counters".as_ptr()),
+                CUDA_SUCCESS
+            );
+            assert_eq!(bytes, 16);
+            assert_eq!(
+                cuModuleGetGlobal_v2(&raw mut g, &raw mut bytes, m, c"no_such_global".as_ptr()),
+                CUDA_ERROR_NOT_FOUND
+            );
+            let (mut g, mut bytes) = (0, 0);
+            let _ = cuModuleGetGlobal_v2(&raw mut g, &raw mut bytes, m, c"counters".as_ptr());
+            let _ = cuModuleUnload(m);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemsetD32_v2(g + 4, 0, 1);
+                }),
+                1,
+                "a variable of an unloaded module"
+            );
+            let _ = cuStreamDestroy_v2(s);
+            let _ = cuCtxPushCurrent_v2(b);
+            let _ = cuMemFree_v2(other);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(b);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
     #[test]
     fn each_violation_kind_is_reported() {
+        let _serial = serial();
         check::CHECK.store(true, Relaxed);
         unsafe {
             // A correct sequence records nothing.
