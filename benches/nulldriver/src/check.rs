@@ -16,7 +16,8 @@
 //! fails with `NULLDRIVER_FAIL_CODE`, or with a typical code for its entry point (out of memory
 //! for allocations, `CUDA_ERROR_LAUNCH_FAILED` for synchronizations, `CUDA_ERROR_INVALID_VALUE`
 //! otherwise). Sticky mode fails every call from k on with `CUDA_ERROR_ILLEGAL_ADDRESS`, except
-//! the context-stack calls and `cuCtxDestroy`, which a real driver still honours after a fault.
+//! the context-stack calls and `cuCtxDestroy`, which a real driver still honours after a fault,
+//! and `cuLibraryUnload` (a library belongs to no context).
 //!
 //! Pending work: an asynchronous copy, memset or launch leaves the device allocation it uses
 //! (found from any address inside it: views at an offset count) and the page-locked host
@@ -76,6 +77,57 @@ pub(crate) enum Kind {
     HostMemory,
     /// A module's `.global`/`.const` variable: device memory that lives as long as its module.
     Global,
+    Graph,
+    GraphExec,
+    /// A library (`cuLibraryLoadData`) and its kernels: of no context.
+    Library,
+    LibraryKernel,
+}
+
+impl Kind {
+    /// Host memory and libraries belong to no context.
+    fn context_free(self) -> bool {
+        matches!(self, Kind::HostMemory | Kind::Library | Kind::LibraryKernel)
+    }
+}
+
+/// What an enqueued operation uses, as a captured graph keeps it to use at each launch.
+#[derive(Clone)]
+enum Op {
+    Mem((Kind, usize)),
+    Host {
+        ptr: *mut u8,
+        bytes: usize,
+        write: bool,
+    },
+}
+
+// SAFETY: as for `HostAccess`: the pointer is only used under the state's lock.
+unsafe impl Send for Op {}
+
+/// A stream's capture in progress: the operations enqueued, and the allocations made in it
+/// (the graph's own allocation nodes, which each launch makes anew).
+#[derive(Default)]
+struct Capture {
+    ops: Vec<Op>,
+    internal: Vec<usize>,
+}
+
+/// A stream made to wait for an event: what the event's stream had pending (memory, and host
+/// accesses before `seq`), which completes when the waiting stream does.
+#[derive(Clone)]
+struct Wait {
+    stream: usize,
+    pending: Pending,
+    seq: u64,
+}
+
+/// An event's record: its stream, what was pending there, the host accesses before `seq`,
+/// and the waits that stream had made.
+#[derive(Clone)]
+struct Recorded {
+    wait: Wait,
+    waits: Vec<Wait>,
 }
 
 /// A host-memory access of an enqueued copy, made when the copy completes (a synchronize of its
@@ -143,7 +195,13 @@ struct State {
     pending: HashMap<usize, Pending>,
     /// Per event, what was pending on its stream when it was recorded, and the host accesses
     /// enqueued before it (by sequence number).
-    recorded: HashMap<usize, (usize, Pending, u64)>,
+    recorded: HashMap<usize, Recorded>,
+    /// Per stream, the events' work it was made to wait for.
+    waits: HashMap<usize, Vec<Wait>>,
+    /// Per capturing stream, its capture so far.
+    capturing: HashMap<usize, Capture>,
+    /// Per graph and executable graph, the operations each launch enqueues.
+    graph_ops: HashMap<usize, Vec<Op>>,
     /// Host accesses of enqueued copies not yet completed, in enqueue order.
     host: Vec<HostAccess>,
     next_seq: u64,
@@ -154,6 +212,25 @@ struct State {
 }
 
 impl State {
+    /// Memory `key` is in use by an operation enqueued on `stream` (or captured by it).
+    fn pend(&mut self, stream: usize, key: (Kind, usize)) {
+        if let Some(c) = self.capturing.get_mut(&stream) {
+            if !c.internal.contains(&key.1) {
+                c.ops.push(Op::Mem(key));
+            }
+            return;
+        }
+        self.pending.entry(stream).or_default().push(key);
+    }
+
+    /// The work `w` covers is complete.
+    fn complete_wait(&mut self, w: &Wait) {
+        if let Some(p) = self.pending.get_mut(&w.stream) {
+            p.retain(|x| !w.pending.contains(x));
+        }
+        self.complete_host(|a| a.stream == w.stream && a.seq < w.seq);
+    }
+
     /// Completes the host accesses for which `done` holds.
     fn complete_host(&mut self, done: impl Fn(&HostAccess) -> bool) {
         let (now, later): (Vec<HostAccess>, Vec<HostAccess>) = core::mem::take(&mut self.host)
@@ -238,7 +315,9 @@ fn fault_slow(name: &'static str) -> Option<i32> {
             || name.starts_with("cuCtxPopCurrent")
             || name.starts_with("cuCtxGetCurrent")
             || name.starts_with("cuCtxSetCurrent")
-            || name.starts_with("cuCtxDestroy");
+            || name.starts_with("cuCtxDestroy")
+            // A library belongs to no context, so a context's fault does not stop its unload.
+            || name.starts_with("cuLibraryUnload");
         if sticky == 0 || n < sticky || exempt {
             return None;
         }
@@ -249,6 +328,7 @@ fn fault_slow(name: &'static str) -> Option<i32> {
         with_state(|s| {
             s.pending.clear();
             s.host.clear();
+            s.waits.clear();
         });
     }
     let mut f = FAILED
@@ -309,7 +389,7 @@ pub(crate) fn created(kind: Kind, h: usize, parent: usize) {
 pub(crate) fn created_sized(kind: Kind, h: usize, parent: usize, size: u64) {
     with_state(|s| {
         let ctx = if kind == Kind::Context { h } else { current(s) };
-        if kind != Kind::Context && kind != Kind::HostMemory && ctx == 0 {
+        if kind != Kind::Context && !kind.context_free() && ctx == 0 {
             violation(
                 s,
                 format!("{kind:?} {h:#x} created with no context current"),
@@ -353,7 +433,7 @@ fn check_use(s: &mut State, kind: Kind, h: usize, what: &str) -> Option<usize> {
             );
             None
         }
-        Some(o) if kind != Kind::HostMemory && o.ctx != cur => {
+        Some(o) if !kind.context_free() && o.ctx != cur => {
             let ctx = o.ctx;
             violation(
                 s,
@@ -416,7 +496,7 @@ pub(crate) fn enqueued(stream: usize, kind: Kind, h: usize) {
             _ => (kind, h),
         };
         if s.objs.get(&key).is_some_and(|o| o.live) {
-            s.pending.entry(stream).or_default().push(key);
+            s.pend(stream, key);
         }
     });
 }
@@ -476,6 +556,18 @@ pub(crate) fn global(module: usize, name: &str) -> Lookup<usize> {
             .map_or(Lookup::Missing, |g| Lookup::Found(*g)),
     })
     .unwrap_or(Lookup::Unknown)
+}
+
+/// `f` is library kernel `kernel`'s function in the current context: it dies with the library,
+/// and takes the kernel's parameters.
+pub(crate) fn function_of_kernel(f: usize, kernel: usize) {
+    let library = with_state(|s| s.objs.get(&(Kind::LibraryKernel, kernel)).map(|o| o.parent));
+    created(Kind::Function, f, library.flatten().unwrap_or(0));
+    with_state(|s| {
+        if let Some(p) = s.params.get(&kernel).cloned() {
+            s.params.insert(f, p);
+        }
+    });
 }
 
 /// Function `f` takes parameters of these sizes.
@@ -543,7 +635,7 @@ pub(crate) unsafe fn launched(
                         ),
                     );
                 }
-                _ => s.pending.entry(stream).or_default().push(key),
+                _ => s.pend(stream, key),
             }
         });
     }
@@ -553,6 +645,10 @@ pub(crate) unsafe fn launched(
 /// completes.
 pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bool) {
     with_state(|s| {
+        if let Some(c) = s.capturing.get_mut(&stream) {
+            c.ops.push(Op::Host { ptr, bytes, write });
+            return;
+        }
         let seq = s.next_seq;
         s.next_seq += 1;
         s.host.push(HostAccess {
@@ -578,7 +674,101 @@ pub(crate) fn stream_synchronized(stream: usize) {
     with_state(|s| {
         s.pending.remove(&stream);
         s.complete_host(|a| a.stream == stream);
+        for w in s.waits.remove(&stream).unwrap_or_default() {
+            s.complete_wait(&w);
+        }
     });
+}
+
+/// `stream` waits for `event`: what the event covers completes when `stream`'s work does.
+pub(crate) fn stream_waits(stream: usize, event: usize) {
+    with_state(|s| {
+        if let Some(r) = s.recorded.get(&event).cloned() {
+            let w = s.waits.entry(stream).or_default();
+            w.push(r.wait);
+            w.extend(r.waits);
+        }
+    });
+}
+
+/// `stream` begins a capture: what is enqueued on it from now on runs only when the graph is
+/// launched.
+pub(crate) fn capture_begun(stream: usize) {
+    with_state(|s| {
+        s.capturing.insert(stream, Capture::default());
+    });
+}
+
+/// An allocation made on `stream`, if capturing: one of the graph's own allocation nodes.
+pub(crate) fn allocated_on(stream: usize, p: u64) {
+    with_state(|s| {
+        if let Some(c) = s.capturing.get_mut(&stream) {
+            c.internal.push(p as usize);
+        }
+    });
+}
+
+/// Whether `stream` is capturing.
+pub(crate) fn is_capturing(stream: usize) -> bool {
+    with_state(|s| s.capturing.contains_key(&stream)).unwrap_or(false)
+}
+
+/// `stream`'s capture ends in `graph` (a new graph of the current context).
+pub(crate) fn capture_ended(stream: usize, graph: usize) {
+    created(Kind::Graph, graph, 0);
+    with_state(|s| {
+        let ops = s.capturing.remove(&stream).unwrap_or_default().ops;
+        s.graph_ops.insert(graph, ops);
+    });
+}
+
+/// The number of operations graph `g` holds.
+pub(crate) fn graph_len(g: usize) -> usize {
+    with_state(|s| s.graph_ops.get(&g).map_or(0, Vec::len)).unwrap_or(0)
+}
+
+/// `exec` (new, or updated) takes graph `graph`'s operations.
+pub(crate) fn graph_instantiated(exec: usize, graph: usize) {
+    with_state(|s| {
+        let ops = s.graph_ops.get(&graph).cloned().unwrap_or_default();
+        s.graph_ops.insert(exec, ops);
+    });
+}
+
+/// `exec` is launched on `stream`: its operations are enqueued there, and the memory they use
+/// must be live and of the current context.
+pub(crate) fn graph_launched(exec: usize, stream: usize) {
+    let ops =
+        with_state(|s| s.graph_ops.get(&exec).cloned().unwrap_or_default()).unwrap_or_default();
+    for op in ops {
+        match op {
+            Op::Mem(key) => {
+                with_state(|s| {
+                    let cur = current(s);
+                    match s.objs.get(&key) {
+                        Some(o) if !o.live => violation(
+                            s,
+                            format!(
+                                "cuGraphLaunch: the graph uses freed memory ({:?} {:#x})",
+                                key.0, key.1
+                            ),
+                        ),
+                        Some(o) if o.ctx != cur => {
+                            let ctx = o.ctx;
+                            violation(
+                                s,
+                                format!(
+                                    "cuGraphLaunch: the graph uses memory of context {ctx:#x} while {cur:#x} is current"
+                                ),
+                            );
+                        }
+                        _ => s.pend(stream, key),
+                    }
+                });
+            }
+            Op::Host { ptr, bytes, write } => host_enqueued(stream, ptr, bytes, write),
+        }
+    }
 }
 
 /// Everything enqueued in the current context is complete.
@@ -598,6 +788,7 @@ pub(crate) fn context_synchronized() {
             .collect();
         for st in &streams {
             s.pending.remove(st);
+            s.waits.remove(st);
         }
         let ours = |st: usize| {
             st == 0
@@ -618,19 +809,25 @@ pub(crate) fn context_synchronized() {
 /// `event` is recorded on `stream`: it completes what is pending there now.
 pub(crate) fn event_recorded(event: usize, stream: usize) {
     with_state(|s| {
-        let now = s.pending.get(&stream).cloned().unwrap_or_default();
-        s.recorded.insert(event, (stream, now, s.next_seq));
+        let pending = s.pending.get(&stream).cloned().unwrap_or_default();
+        let waits = s.waits.get(&stream).cloned().unwrap_or_default();
+        let wait = Wait {
+            stream,
+            pending,
+            seq: s.next_seq,
+        };
+        s.recorded.insert(event, Recorded { wait, waits });
     });
 }
 
 /// `event` completed: so did what was pending on its stream when it was recorded.
 pub(crate) fn event_synchronized(event: usize) {
     with_state(|s| {
-        if let Some((stream, done, seq)) = s.recorded.get(&event).cloned() {
-            if let Some(p) = s.pending.get_mut(&stream) {
-                p.retain(|x| !done.contains(x));
+        if let Some(r) = s.recorded.get(&event).cloned() {
+            s.complete_wait(&r.wait);
+            for w in &r.waits {
+                s.complete_wait(w);
             }
-            s.complete_host(|a| a.stream == stream && a.seq < seq);
         }
     });
 }
@@ -675,9 +872,10 @@ pub(crate) fn destroyed(kind: Kind, h: usize, what: &str) -> bool {
         if let Some(o) = s.objs.get_mut(&(kind, h)) {
             o.live = false;
         }
-        if kind == Kind::Module {
+        if matches!(kind, Kind::Module | Kind::Library) {
             for ((k, _), o) in &mut s.objs {
-                if matches!(k, Kind::Function | Kind::Global) && o.parent == h {
+                if matches!(k, Kind::Function | Kind::Global | Kind::LibraryKernel) && o.parent == h
+                {
                     o.live = false;
                 }
             }
@@ -756,7 +954,7 @@ pub(crate) fn report() -> String {
             let leaked = if *k == Kind::Context {
                 o.live && o.parent != usize::MAX
             } else {
-                o.live && (*k == Kind::HostMemory || live_ctx(o.ctx))
+                o.live && (k.context_free() || live_ctx(o.ctx))
             };
             if leaked {
                 leaks.push(format!("leak: {k:?} {h:#x} of context {:#x}", o.ctx));

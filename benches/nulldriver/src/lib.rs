@@ -375,16 +375,21 @@ entry_points! {
     fn cuMemAlloc_v2(ptr: *mut CUdeviceptr, bytes: usize) { new_address(ptr, bytes) }
     fn cuMemFree_v2(ptr: CUdeviceptr) {
         check::freeing(Kind::DeviceMemory, ptr as usize, None, "cuMemFree");
-        let _ = check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFree");
+        if check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFree") {
+            let mut managed = MANAGED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(i) = managed.iter().position(|m| m.0.addr() as CUdeviceptr == ptr) {
+                free(managed.swap_remove(i).0);
+            }
+        }
         CUDA_SUCCESS
     }
     fn cuMemAllocAsync(ptr: *mut CUdeviceptr, bytes: usize, stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuMemAllocAsync");
-        new_address(ptr, bytes)
+        stream_address(ptr, bytes, stream)
     }
     fn cuMemAllocFromPoolAsync(ptr: *mut CUdeviceptr, bytes: usize, pool: Handle, stream: Handle) {
-        out(ptr, device_address(bytes));
-        CUDA_SUCCESS
+        check::used(Kind::Stream, stream as usize, "cuMemAllocFromPoolAsync");
+        stream_address(ptr, bytes, stream)
     }
     fn cuMemFreeAsync(ptr: CUdeviceptr, stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuMemFreeAsync");
@@ -392,8 +397,17 @@ entry_points! {
         let _ = check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFreeAsync");
         CUDA_SUCCESS
     }
+    // Managed memory is host memory the host reads and writes at the device address: real
+    // memory here, its address exposed (so not under Miri's strict provenance).
     fn cuMemAllocManaged(ptr: *mut CUdeviceptr, bytes: usize, flags: c_uint) {
-        out(ptr, device_address(bytes));
+        let mut mem = null_mut();
+        if posix_memalign(&raw mut mem, 4096, bytes.max(1)) != 0 {
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        let address = mem.expose_provenance() as CUdeviceptr;
+        MANAGED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(Managed(mem));
+        check::created_sized(Kind::DeviceMemory, address as usize, 0, bytes as u64);
+        out(ptr, address);
         CUDA_SUCCESS
     }
     fn cuMemHostAlloc(p: *mut *mut c_void, bytes: usize, flags: c_uint) {
@@ -502,6 +516,7 @@ entry_points! {
     fn cuStreamWaitEvent(stream: Handle, event: Handle, flags: c_uint) {
         check::used(Kind::Stream, stream as usize, "cuStreamWaitEvent");
         check::used(Kind::Event, event as usize, "cuStreamWaitEvent");
+        check::stream_waits(stream as usize, event as usize);
         CUDA_SUCCESS
     }
     fn cuStreamQuery(stream: Handle) {
@@ -626,18 +641,57 @@ entry_points! {
     fn cuDeviceGetExecAffinitySupport(v: *mut c_int, kind: c_int, dev: CUdevice) { out(v, 0); CUDA_SUCCESS }
 
     // --- Graphs and capture ---
-    fn cuStreamBeginCapture_v2(stream: Handle, mode: c_int) { CUDA_SUCCESS }
-    fn cuStreamEndCapture(stream: Handle, graph: *mut Handle) { out(graph, handle()); CUDA_SUCCESS }
-    fn cuStreamIsCapturing(stream: Handle, status: *mut c_int) { out(status, 0); CUDA_SUCCESS }
-    fn cuGraphDestroy(graph: Handle) { CUDA_SUCCESS }
-    fn cuGraphGetNodes(graph: Handle, nodes: *mut Handle, n: *mut usize) { out(n, 0); CUDA_SUCCESS }
-    fn cuGraphInstantiateWithFlags(exec: *mut Handle, graph: Handle, flags: c_ulonglong) {
-        out(exec, handle());
+    // Checking mode models captures: what is enqueued on a capturing stream is kept in the
+    // graph and enqueued again at each launch of an executable graph made from it.
+    fn cuStreamBeginCapture_v2(stream: Handle, mode: c_int) {
+        check::used(Kind::Stream, stream as usize, "cuStreamBeginCapture");
+        check::capture_begun(stream as usize);
         CUDA_SUCCESS
     }
-    fn cuGraphLaunch(exec: Handle, stream: Handle) { CUDA_SUCCESS }
-    fn cuGraphExecDestroy(exec: Handle) { CUDA_SUCCESS }
-    fn cuGraphExecUpdate_v2(exec: Handle, graph: Handle, info: *mut c_void) { CUDA_SUCCESS }
+    fn cuStreamEndCapture(stream: Handle, graph: *mut Handle) {
+        check::used(Kind::Stream, stream as usize, "cuStreamEndCapture");
+        let g = handle();
+        check::capture_ended(stream as usize, g as usize);
+        out(graph, g);
+        CUDA_SUCCESS
+    }
+    fn cuStreamIsCapturing(stream: Handle, status: *mut c_int) {
+        out(status, c_int::from(check::is_capturing(stream as usize)));
+        CUDA_SUCCESS
+    }
+    fn cuGraphDestroy(graph: Handle) {
+        let _ = check::destroyed(Kind::Graph, graph as usize, "cuGraphDestroy");
+        CUDA_SUCCESS
+    }
+    fn cuGraphGetNodes(graph: Handle, nodes: *mut Handle, n: *mut usize) {
+        check::used(Kind::Graph, graph as usize, "cuGraphGetNodes");
+        out(n, check::graph_len(graph as usize));
+        CUDA_SUCCESS
+    }
+    fn cuGraphInstantiateWithFlags(exec: *mut Handle, graph: Handle, flags: c_ulonglong) {
+        check::used(Kind::Graph, graph as usize, "cuGraphInstantiate");
+        let e = handle();
+        check::created(Kind::GraphExec, e as usize, 0);
+        check::graph_instantiated(e as usize, graph as usize);
+        out(exec, e);
+        CUDA_SUCCESS
+    }
+    fn cuGraphLaunch(exec: Handle, stream: Handle) {
+        check::used(Kind::GraphExec, exec as usize, "cuGraphLaunch");
+        check::used(Kind::Stream, stream as usize, "cuGraphLaunch");
+        check::graph_launched(exec as usize, stream as usize);
+        CUDA_SUCCESS
+    }
+    fn cuGraphExecDestroy(exec: Handle) {
+        let _ = check::destroyed(Kind::GraphExec, exec as usize, "cuGraphExecDestroy");
+        CUDA_SUCCESS
+    }
+    fn cuGraphExecUpdate_v2(exec: Handle, graph: Handle, info: *mut c_void) {
+        check::used(Kind::GraphExec, exec as usize, "cuGraphExecUpdate");
+        check::used(Kind::Graph, graph as usize, "cuGraphExecUpdate");
+        check::graph_instantiated(exec as usize, graph as usize);
+        CUDA_SUCCESS
+    }
 
     // --- Libraries and the linker ---
     fn cuLibraryLoadData(
@@ -650,12 +704,39 @@ entry_points! {
         lib_values: *mut *mut c_void,
         n_lib: c_uint,
     ) {
-        out(lib, handle());
+        let h = handle();
+        check::created(Kind::Library, h as usize, 0);
+        check::module_loaded(h as usize, code);
+        out(lib, h);
         CUDA_SUCCESS
     }
-    fn cuLibraryUnload(lib: Handle) { CUDA_SUCCESS }
-    fn cuLibraryGetKernel(kernel: *mut Handle, lib: Handle, name: *const c_char) { out(kernel, handle()); CUDA_SUCCESS }
-    fn cuKernelGetFunction(f: *mut Handle, kernel: Handle) { out(f, handle()); CUDA_SUCCESS }
+    fn cuLibraryUnload(lib: Handle) {
+        let _ = check::destroyed(Kind::Library, lib as usize, "cuLibraryUnload");
+        CUDA_SUCCESS
+    }
+    fn cuLibraryGetKernel(kernel: *mut Handle, lib: Handle, name: *const c_char) {
+        check::used(Kind::Library, lib as usize, "cuLibraryGetKernel");
+        let params = match check::entry(lib as usize, &name_of(name)) {
+            check::Lookup::Missing => return CUDA_ERROR_NOT_FOUND,
+            check::Lookup::Found(p) => Some(p),
+            check::Lookup::Unknown => None,
+        };
+        let h = handle();
+        check::created(Kind::LibraryKernel, h as usize, lib as usize);
+        if let Some(p) = params {
+            check::function_params(h as usize, p);
+        }
+        out(kernel, h);
+        CUDA_SUCCESS
+    }
+    // The kernel's function in the current context: lives until the library is unloaded.
+    fn cuKernelGetFunction(f: *mut Handle, kernel: Handle) {
+        check::used(Kind::LibraryKernel, kernel as usize, "cuKernelGetFunction");
+        let h = handle();
+        check::function_of_kernel(h as usize, kernel as usize);
+        out(f, h);
+        CUDA_SUCCESS
+    }
     fn cuLinkCreate_v2(n: c_uint, options: *mut c_int, values: *mut *mut c_void, state: *mut Handle) {
         out(state, handle());
         CUDA_SUCCESS
@@ -692,9 +773,8 @@ entry_points! {
     // --- Memory, more ---
     fn cuMemAllocPitch_v2(ptr: *mut CUdeviceptr, pitch: *mut usize, width: usize, height: usize, elem: c_uint) {
         let pitch_bytes = width.div_ceil(512) * 512;
-        out(ptr, device_address(pitch_bytes * height));
         out(pitch, pitch_bytes);
-        CUDA_SUCCESS
+        new_address(ptr, pitch_bytes * height)
     }
     fn cuMemcpy2D_v2(copy: *const c_void) { CUDA_SUCCESS }
     fn cuMemcpy2DAsync_v2(copy: *const c_void, stream: Handle) { CUDA_SUCCESS }
@@ -768,6 +848,14 @@ entry_points! {
     }
 }
 
+/// Managed allocations: the memory, to free.
+struct Managed(*mut c_void);
+
+// SAFETY: only freed, under the lock.
+unsafe impl Send for Managed {}
+
+static MANAGED: std::sync::Mutex<Vec<Managed>> = std::sync::Mutex::new(Vec::new());
+
 /// `CUlaunchConfig`, as far as the double reads it (the stream).
 #[repr(C)]
 pub struct LaunchConfig {
@@ -798,6 +886,15 @@ unsafe fn new_address(p: *mut CUdeviceptr, bytes: usize) -> CUresult {
     check::created_sized(Kind::DeviceMemory, new as usize, 0, bytes as u64);
     out(p, new);
     CUDA_SUCCESS
+}
+
+/// A stream-ordered allocation (one of a graph's own allocation nodes, when capturing).
+unsafe fn stream_address(p: *mut CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
+    let r = new_address(p, bytes);
+    if !p.is_null() {
+        check::allocated_on(stream as usize, p.read());
+    }
+    r
 }
 
 unsafe fn load_module(module: *mut Handle, image: *const c_void) -> CUresult {
@@ -1124,6 +1221,74 @@ mod tests {
             let _ = cuMemFree_v2(other);
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(b);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
+    fn graphs_and_stream_waits_are_modelled() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let (mut one, mut two) = (null_mut(), null_mut());
+            let _ = cuStreamCreate(&raw mut one, 0);
+            let _ = cuStreamCreate(&raw mut two, 0);
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            // Work on `one` that `two` waits for completes when `two` is synchronized.
+            let mut ev = null_mut();
+            let _ = cuEventCreate(&raw mut ev, 0);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemsetD8Async(d, 0, 64, one);
+                    let _ = cuEventRecord(ev, one);
+                    let _ = cuStreamWaitEvent(two, ev, 0);
+                    let _ = cuStreamSynchronize(two);
+                }),
+                0,
+                "a wait completes the work it waited for"
+            );
+            // A captured memset runs at each launch, not at capture.
+            let (mut graph, mut exec) = (null_mut(), null_mut());
+            let _ = cuStreamBeginCapture_v2(one, 0);
+            let mut captured = 0;
+            assert_eq!(cuStreamIsCapturing(one, &raw mut captured), CUDA_SUCCESS);
+            assert_eq!(captured, 1);
+            let _ = cuMemsetD8Async(d, 0, 64, one);
+            let _ = cuStreamEndCapture(one, &raw mut graph);
+            let _ = cuGraphInstantiateWithFlags(&raw mut exec, graph, 0);
+            let mut n = 0;
+            let _ = cuGraphGetNodes(graph, null_mut(), &raw mut n);
+            assert_eq!(n, 1);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(d); // nothing pending: the capture ran nothing
+                }),
+                0,
+                "captured work is not pending"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuGraphLaunch(exec, one);
+                }),
+                1,
+                "a graph launched over freed memory"
+            );
+            let _ = cuGraphExecDestroy(exec);
+            let _ = cuGraphDestroy(graph);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuGraphDestroy(graph);
+                }),
+                1,
+                "a graph destroyed twice"
+            );
+            let _ = cuEventDestroy_v2(ev);
+            let _ = cuStreamDestroy_v2(one);
+            let _ = cuStreamDestroy_v2(two);
+            let mut p = null_mut();
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(a);
         }
