@@ -520,7 +520,7 @@ pub(crate) unsafe fn module_loaded(module: usize, image: *const core::ffi::c_voi
     }
     // SAFETY: the caller's: not a binary image, so NUL-terminated PTX text.
     let text = unsafe { core::ffi::CStr::from_ptr(image.cast()) };
-    let ptx = std::sync::Arc::new(crate::ptx::parse(&text.to_string_lossy()));
+    let ptx = std::sync::Arc::new(crate::ptx::parse(text.to_bytes()));
     with_state(|s| {
         s.ptx.insert(module, ptx);
     });
