@@ -25,6 +25,11 @@
 //!
 //! It also looks for cuBLAS and NCCL, which only the examples `11_cublas` and `12_nccl` use:
 //! see [`interop_libraries`] at the end of this file.
+//!
+//! Under Miri (`cargo miri`, which sets `cfg(miri)` for the target, seen here as `CARGO_CFG_MIRI`)
+//! nothing is searched or linked, and `cfg(custack_no_libcuda)` is not set: Miri cannot call a
+//! native libcuda, and the tests it runs get the driver's entry points from the do-nothing driver
+//! of `benches/nulldriver`, linked as an rlib (`scripts/miri.sh`).
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -40,6 +45,10 @@ const TOOLKIT_ROOTS: [&str; 4] = [
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rustc-check-cfg=cfg(custack_no_libcuda)");
+    if env::var_os("CARGO_CFG_MIRI").is_some() {
+        println!("cargo:rustc-env=CUSTACK_LIBCUDA_FOUND=");
+        return;
+    }
     let arch = env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     interop_libraries(&arch);
 
@@ -219,6 +228,18 @@ fn not_found(dirs: &[PathBuf], stubs: &[PathBuf]) {
     );
     if var("CUSTACK_REQUIRE_LIBCUDA").is_some_and(|v| v != "0") {
         required_but_missing(&searched);
+    }
+    // Look again when a driver is installed later: ldconfig rewrites its cache, and installing
+    // a library changes the directory it lands in (only existing paths: cargo would rerun the
+    // script on every build for a missing one).
+    for path in dirs
+        .iter()
+        .chain(stubs)
+        .map(PathBuf::as_path)
+        .chain([Path::new("/etc/ld.so.cache")])
+        .filter(|p| p.exists())
+    {
+        println!("cargo:rerun-if-changed={}", path.display());
     }
     println!("cargo:rustc-env=CUSTACK_LIBCUDA_FOUND=");
     println!("cargo:rustc-cfg=custack_no_libcuda");

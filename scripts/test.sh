@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the API
-# docs with warnings denied, the example, and the checking-driver schedules
-# (scripts/check-driver.sh, contract row R10).
+# docs with warnings denied, the example, the checking-driver schedules (scripts/check-driver.sh,
+# contract row R10) and Miri over the unsafe code (scripts/miri.sh, skipped with a message where
+# Miri is missing).
 #
 #   bash scripts/test.sh [ARGS...]      # ARGS go to the test binaries, e.g. --include-ignored
 #
@@ -302,9 +303,16 @@ bash scripts/check-driver.sh || { status=1; failed+=("checking driver"); }
 NULLDRIVER_FAIL_CODE=1 CHECK_PROGRAMS="example p1 p3 scoped_alloc reuse_after_scope" \
     bash scripts/check-driver.sh || { status=1; failed+=("checking driver, non-sticky failures"); }
 
+# Miri over custack's unsafe code, against the same double linked as an rlib (scripts/miri.sh;
+# prints "miri: skipped (...)" and passes where no nightly toolchain with Miri is installed).
+miri_log=$(mktemp)
+bash scripts/miri.sh 2>&1 | tee "$miri_log" || { status=1; failed+=(miri); }
+grep -q '^miri: skipped' "$miri_log" && miri_skipped=" (skipped: no nightly Miri)"
+rm -f "$miri_log"
+
 # One line to end on, whatever scrolled past.
 if ((status == 0)); then
-    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the first command (linked and in a fresh clone), MSRV${msrv_skipped:-}, package, checking driver"
+    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the first command (linked and in a fresh clone), MSRV${msrv_skipped:-}, package, checking driver, Miri${miri_skipped:-}"
 else
     joined=$(printf '%s, ' "${failed[@]}")
     echo "scripts/test.sh: FAILED: ${joined%, }" >&2

@@ -626,6 +626,13 @@ impl<T: DeviceCopy> core::ops::DerefMut for PinnedBuffer<'_, T> {
 }
 
 impl<T: DeviceCopy> PinnedBuffer<'_, T> {
+    /// The memory as the driver's raw pointer, without a reference to the elements: a pointer
+    /// handed to enqueued work stays valid when the host later reborrows the buffer (a `&mut`
+    /// made by `deref_mut` would invalidate pointers derived from an earlier one).
+    pub(crate) fn raw_ptr(&mut self) -> *mut T {
+        self.ptr.as_ptr()
+    }
+
     /// `cuMemFreeHost`—Frees the memory, returning the driver's error.
     ///
     /// # References

@@ -118,8 +118,12 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             ffi::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
             ffi::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
         ];
-        // Option values are pointer-sized: a pointer for the buffer, the size as an integer.
-        let mut values: [*mut c_void; 2] = [log.as_mut_ptr().cast(), LOG_BYTES as *mut c_void];
+        // Option values are pointer-sized: a pointer for the buffer, the size as an integer (a
+        // pointer without provenance, not an integer cast: the driver never dereferences it).
+        let mut values: [*mut c_void; 2] = [
+            log.as_mut_ptr().cast(),
+            core::ptr::without_provenance_mut(LOG_BYTES),
+        ];
         let mut raw = core::ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer; `image` is valid (caller); `options` and
         // `values` hold 2 entries each; `log` is writable for `LOG_BYTES` bytes, as declared.

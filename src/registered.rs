@@ -158,6 +158,12 @@ impl<T: DeviceCopy> core::ops::DerefMut for RegisteredVec<'_, T> {
 }
 
 impl<T: DeviceCopy> RegisteredVec<'_, T> {
+    /// The elements' pointer, taken without a reference to them (`Vec::as_mut_ptr`), as
+    /// `PinnedBuffer::raw_ptr`.
+    pub(crate) fn raw_ptr(&mut self) -> *mut T {
+        self.vec.as_mut_ptr()
+    }
+
     /// `cuMemHostUnregister`—Unregisters the vector and gives it back.
     ///
     /// # Errors

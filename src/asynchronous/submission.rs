@@ -97,9 +97,13 @@ impl<T: DeviceCopy> Payload for PinnedBuffer<'_, T> {
     type Bound<'scope> = ScopedHostMut<'scope, T>;
     #[inline]
     unsafe fn bind<'scope>(&mut self) -> ScopedHostMut<'scope, T> {
+        // The raw pointer, not `as_mut_ptr` through `DerefMut`: the work may outlive later
+        // host access (`access`, between graph launches, or a joint submission's bind), and a
+        // pointer derived from a `&mut [T]` would be invalidated by the next one (Stacked
+        // Borrows; found by Miri through the checking driver).
         // SAFETY: the page-locked pages do not move with the buffer and live until it drops,
         // after the scope's work (the caller's promise).
-        unsafe { ScopedHostMut::from_raw_parts(self.as_mut_ptr(), self.len()) }
+        unsafe { ScopedHostMut::from_raw_parts(self.raw_ptr(), self.len()) }
     }
     type Access<'a>
         = &'a mut [T]
@@ -136,7 +140,8 @@ impl<T: DeviceCopy> Payload for crate::RegisteredVec<'_, T> {
     unsafe fn bind<'scope>(&mut self) -> ScopedHostMut<'scope, T> {
         // SAFETY: the registered elements stay where they are while the vector is owned by the
         // submission (it cannot grow through a `RegisteredVec`) and unregistered only on drop.
-        unsafe { ScopedHostMut::from_raw_parts(self.as_mut_ptr(), self.len()) }
+        // The pointer is taken without a reference to the elements, as for `PinnedBuffer`.
+        unsafe { ScopedHostMut::from_raw_parts(self.raw_ptr(), self.len()) }
     }
     type Access<'a>
         = &'a mut [T]
@@ -153,9 +158,11 @@ impl<T: DeviceCopy> Payload for Vec<T> {
     type Bound<'scope> = ScopedHostMut<'scope, T>;
     #[inline]
     unsafe fn bind<'scope>(&mut self) -> ScopedHostMut<'scope, T> {
+        // `Vec::as_mut_ptr` makes no reference to the elements (its documented guarantee), so
+        // the pointer survives later host access, as for `PinnedBuffer`.
         // SAFETY: the heap block does not move with the `Vec`, and cannot be reallocated: the
         // submission owns the `Vec` and offers no access to it until the work is complete.
-        unsafe { ScopedHostMut::from_raw_parts(self.as_mut_ptr(), self.len()) }
+        unsafe { ScopedHostMut::from_raw_parts(Vec::as_mut_ptr(self), self.len()) }
     }
     type Access<'a>
         = &'a mut [T]
@@ -172,8 +179,11 @@ impl<T: DeviceCopy> Payload for Box<[T]> {
     type Bound<'scope> = ScopedHostMut<'scope, T>;
     #[inline]
     unsafe fn bind<'scope>(&mut self) -> ScopedHostMut<'scope, T> {
+        // `&raw mut **self`: the elements' pointer without a reference to them, as for
+        // `PinnedBuffer`.
+        let ptr = (&raw mut **self).cast::<T>();
         // SAFETY: as for `Vec`.
-        unsafe { ScopedHostMut::from_raw_parts(self.as_mut_ptr(), self.len()) }
+        unsafe { ScopedHostMut::from_raw_parts(ptr, self.len()) }
     }
     type Access<'a>
         = &'a mut [T]
@@ -736,5 +746,69 @@ impl<P: Payload> Future for SubmissionFuture<'_, P> {
                 "a SubmissionFuture was polled after it returned its payload",
             ))),
         }
+    }
+}
+
+// Regression tests for pointers that enqueued work keeps into a payload's host memory: they
+// must stay valid when the host reborrows the payload before that work completes (a joint
+// submission's bind, `GraphExec::payload_mut` between launches). Miri found both through the
+// checking driver (`scripts/miri.sh`), which makes a copy's host access when the copy
+// completes; on a GPU they run as ordinary tests with `--include-ignored`.
+#[cfg(test)]
+mod tests {
+    use crate::{Context, ContextFlags, Driver, Result, Stack};
+
+    fn context() -> Result<Context> {
+        // Under Miri the driver is the checking double (linked in by `src/lib.rs`).
+        #[cfg(miri)]
+        nulldriver::start_checking(0, 0);
+        Context::new(Driver::init()?.device(0)?, ContextFlags::empty())
+    }
+
+    #[test]
+    #[cfg_attr(
+        not(miri),
+        ignore = "requires a CUDA device (or Miri's checking driver)"
+    )]
+    fn a_joint_submission_rebinds_a_payload_its_first_part_still_reads() -> Result<()> {
+        let ctx = context()?;
+        let mut stack = Stack::new()?;
+        let guard = stack.push(&ctx)?;
+        let (one, two) = (guard.stream()?, guard.stream()?);
+        let mut pinned = guard.alloc_pinned::<u32>(16)?;
+        pinned.fill(7);
+        let dev = guard.alloc::<u32>(16)?;
+        let first = one.submit((pinned, dev), |s, (pinned, mut dev)| {
+            s.copy_to_device(&mut dev, pinned)
+        })?;
+        // Binds `pinned` again while the first copy may still read it.
+        let joint = two.submit_after(first, vec![0u32; 16], |s, ((_, dev), out)| {
+            s.copy_to_host(out, &dev)
+        })?;
+        let ((pinned, _dev), _out) = joint.wait()?;
+        assert_eq!(pinned.len(), 16);
+        Ok(())
+    }
+
+    #[test]
+    #[cfg_attr(
+        not(miri),
+        ignore = "requires a CUDA device (or Miri's checking driver)"
+    )]
+    fn a_graph_reads_its_payload_after_host_writes_between_launches() -> Result<()> {
+        let ctx = context()?;
+        let mut stack = Stack::new()?;
+        let guard = stack.push(&ctx)?;
+        let stream = guard.stream()?;
+        let payload = (guard.alloc_pinned::<u32>(16)?, guard.alloc::<u32>(16)?);
+        let graph = stream.capture(payload, |s, (input, mut dev)| {
+            s.copy_to_device(&mut dev, input)
+        })?;
+        let mut exec = graph.instantiate()?;
+        for round in 0..2 {
+            exec.payload_mut().0.fill(round); // a `&mut [u32]` between launches
+            exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+        }
+        Ok(())
     }
 }

@@ -254,6 +254,388 @@ fn c10_c11_memory_reused_after_scope(ctx: &Context) -> Result<(Vec<u32>, Vec<u32
     Ok((first, first_async, second))
 }
 
+/// The panic payload of `unwind`: its panics are expected, so the hook stays quiet about them.
+struct Unwind;
+
+/// Drops during unwinding: a panic inside a stream scope (with bound device memory, page-locked
+/// and pageable host memory in enqueued copies, and a stream-ordered allocation alive), and a
+/// panic while a pushed guard and its buffer are alive. Each is caught; afterwards the memory
+/// is reused, freed, and the stack pushed again.
+fn unwind(ctx: &Context) -> Result<()> {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !info.payload().is::<Unwind>() {
+            default_hook(info);
+        }
+    }));
+    let caught = |r: std::thread::Result<Result<()>>| -> Result<()> {
+        match r {
+            Ok(r) => r,
+            Err(p) if p.is::<Unwind>() => Ok(()),
+            Err(p) => std::panic::resume_unwind(p),
+        }
+    };
+    let mut stack = Stack::new()?;
+    caught(std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+        || -> Result<()> {
+            let guard = stack.push(ctx)?;
+            let _buffer = guard.alloc::<u32>(N)?;
+            std::panic::panic_any(Unwind)
+        },
+    )))?;
+    let guard = stack.push(ctx)?;
+    let stream = guard.stream()?;
+    let mut dev = guard.alloc::<u32>(N)?;
+    let mut pinned = guard.alloc_pinned::<u32>(N)?;
+    let host = vec![1u32; N];
+    caught(std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+        || -> Result<()> {
+            stream.scope(|s| -> Result<()> {
+                let mut d = s.bind_mut(&mut dev);
+                s.copy_to_device(&mut d, &host)?;
+                s.copy_to_host(&mut pinned, &d)?;
+                let _tmp = s.alloc::<u8>(64)?;
+                std::panic::panic_any(Unwind)
+            })?
+        },
+    )))?;
+    pinned.fill(2); // page-locked memory as a slice, after the unwound scope
+    drop(host); // pageable memory handed back
+    dev.free()?;
+    stream.destroy()?;
+    drop(pinned);
+    guard.pop()?;
+    stack.with_pushed(ctx, |g| g.synchronize())?
+}
+
+/// Scoped host pointers: pageable host memory bound to a scope for reading and for writing
+/// (the same buffer both read and written), page-locked memory as slices around the scope.
+fn scoped_host(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let stream = guard.stream()?;
+    let mut dev = guard.alloc::<u32>(N)?;
+    let mut pinned = guard.alloc_pinned::<u32>(N)?;
+    pinned.fill(3);
+    let input = vec![2u32; N];
+    let mut output = vec![0u32; N];
+    stream.scope(|s| -> Result<()> {
+        let h = s.bind_host(&input);
+        let o = s.bind_host_mut(&mut output);
+        let mut d = s.bind_mut(&mut dev);
+        s.copy_to_device(&mut d, h)?;
+        s.fill_u32(&mut d, 7)?;
+        s.copy_to_host(o, &d)?;
+        s.copy_to_device(&mut d, o)?; // read back what the scope wrote
+        s.copy_to_device(&mut d, &pinned)?;
+        s.copy_to_host(o, &d)
+    })??;
+    output.extend_from_slice(&pinned);
+    Ok(output)
+}
+
+/// Events: timing and non-timing events recorded on streams, in a scope and on the context's
+/// null stream, waited for by streams and the context, queried, timed and destroyed.
+fn events(ctx: &Context) -> Result<f32> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let (one, two) = (guard.stream()?, guard.stream_with_priority(0)?);
+    let (start, end) = (
+        guard.event(EventFlags::empty())?,
+        guard.event(EventFlags::empty())?,
+    );
+    let done = guard.event(EventFlags::BLOCKING_SYNC | EventFlags::DISABLE_TIMING)?;
+    let mut dev = guard.alloc::<u32>(N)?;
+    let mut pinned = guard.alloc_pinned::<u32>(N)?;
+    one.record(&start)?;
+    one.scope(|s| -> Result<()> {
+        let mut d = s.bind_mut(&mut dev);
+        s.fill_u32(&mut d, 1)?;
+        s.copy_to_host(&mut pinned, &d)?;
+        s.record(&done)
+    })??;
+    one.record(&end)?;
+    two.wait(&done)?;
+    two.scope(|s| -> Result<()> {
+        s.wait(&done)?;
+        let mut d = s.bind_mut(&mut dev);
+        s.fill_bytes(&mut d, 0)
+    })??;
+    // (guard.record_event/wait_event need driver 12.5: the double reports 12.2.)
+    let _ = (done.is_complete()?, one.is_complete()?, one.priority()?);
+    end.synchronize()?;
+    let ms = start.elapsed_ms(&end)?;
+    done.destroy()?;
+    two.synchronize()?;
+    two.destroy()?;
+    Ok(ms)
+}
+
+/// Owned submissions: payloads of every kind, a join across streams, waits, polls, and one
+/// dropped while pending (its drop waits).
+fn submission(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let add = module.function("add_u32")?;
+    let (one, two) = (guard.stream()?, guard.stream()?);
+    let mut pinned = guard.alloc_pinned::<u32>(N)?;
+    pinned.fill(5);
+    let dev = guard.alloc::<u32>(N)?;
+    let first = one.submit((pinned, dev, add), |s, (pinned, mut dev, add)| {
+        s.copy_to_device(&mut dev, pinned)?;
+        // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n); `dev` holds `n` elements.
+        unsafe { s.launch(&add, LaunchConfig::for_elements(N32), (&mut dev, 1u32, N32)) }
+    })?;
+    let joint = two.submit_after(first, vec![0u32; N], |s, ((_, dev, _), out)| {
+        s.copy_to_host(out, &dev)
+    })?;
+    let _ = joint.is_complete()?;
+    let ((_pinned, dev, _add), out) = match joint.try_wait()? {
+        Ok(payload) => payload,
+        Err(pending) => pending.wait()?,
+    };
+    let boxed: Box<[u32]> = vec![0; N].into_boxed_slice();
+    let dropped = one.submit((dev, boxed), |s, (dev, boxed)| s.copy_to_host(boxed, &dev))?;
+    drop(dropped); // waits, then frees the buffer and the box
+    Ok(out)
+}
+
+/// Graphs: a capture with copies, a stream-ordered allocation and a launch; instantiated,
+/// launched as a submission and twice in a scope, its payload read and written between
+/// launches, updated with a second capture; a capture that fails in its closure.
+fn graph(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let stream = guard.stream()?;
+    let capture = |k: u32| -> Result<_> {
+        let mut input = guard.alloc_pinned::<u32>(N)?;
+        input.fill(k);
+        let payload = (
+            input,
+            guard.alloc::<u32>(N)?,
+            module.function("add_u32")?,
+            vec![0u32; N],
+        );
+        stream.capture(payload, |s, (input, mut dev, add, out)| {
+            s.copy_to_device(&mut dev, input)?;
+            let mut scratch = s.alloc::<u32>(N)?;
+            s.copy_device(&mut scratch, &dev)?;
+            // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n); both hold n elements.
+            unsafe {
+                s.launch(
+                    &add,
+                    LaunchConfig::for_elements(N32),
+                    (&mut scratch, 5u32, N32),
+                )
+            }?;
+            s.copy_device(&mut dev, &scratch)?;
+            s.copy_to_host(out, &dev)
+        })
+    };
+    let graph = capture(1)?;
+    let _ = graph.node_count()?;
+    let mut exec = graph.instantiate()?;
+    let (input, _dev, _add, _out) = exec.payload_mut();
+    input.fill(100);
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    stream.scope(|s| {
+        let g = s.bind_graph(&mut exec);
+        s.launch_graph(&g)?;
+        s.launch_graph(&g)
+    })??;
+    let (_input, _dev, _add, _old_out) = exec.update(capture(2)?)?;
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    // Refused during a capture (custack's own error): the capture ends, the payload drops.
+    match stream.capture(vec![0u8; 4], |s, _| s.host_fn(|| ())) {
+        Err(e) if e.kind() == custack::ErrorKind::NotSupported => {}
+        Err(e) => return Err(e),
+        Ok(_) => panic!("a host function was captured"),
+    }
+    Ok(exec.payload().3.clone())
+}
+
+/// Device queries, the primary context and the current context's settings.
+fn device_info() -> Result<()> {
+    let driver = Driver::init()?;
+    let _ = (
+        driver.version()?,
+        driver.device_count()?,
+        custack::driver_version()?,
+    );
+    for device in driver.devices()? {
+        let _ = (
+            device.name()?,
+            device.uuid()?,
+            device.pci_bus_id()?,
+            device.total_memory()?,
+        );
+        let _ = (
+            device.compute_capability()?,
+            device.ordinal(),
+            device.supports_sm_count_affinity()?,
+        );
+        for attribute in [
+            custack::DeviceAttribute::MultiprocessorCount,
+            custack::DeviceAttribute::ComputeCapabilityMajor,
+        ] {
+            let _ = device.attribute(attribute)?;
+        }
+        let _ = device.primary_context_state()?;
+        device.set_primary_context_flags(ContextFlags::SCHED_BLOCKING_SYNC)?;
+        let primary = Context::primary(device)?;
+        let _ = (primary.is_primary(), primary.device());
+        let mut stack = Stack::new()?;
+        stack.with_pushed(&primary, |g| -> Result<()> {
+            let _ = (g.device()?, g.api_version()?, g.flags()?, g.unique_id()?);
+            let _ = (g.stream_priority_range()?, g.cache_config()?);
+            g.set_cache_config(g.cache_config()?)?;
+            let limit = g.limit(custack::Limit::StackSize)?;
+            g.set_limit(custack::Limit::StackSize, limit)?;
+            g.synchronize()
+        })??;
+        primary.destroy()?;
+    }
+    Ok(())
+}
+
+/// Module variables, JIT options and logs, a linker, function attributes and occupancy, a
+/// typed kernel, and the module's function list.
+fn module_globals(ctx: &Context) -> Result<u32> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let options = custack::JitOptions {
+        optimization_level: Some(3),
+        max_registers: Some(32),
+        line_info: true,
+        ..custack::JitOptions::default()
+    };
+    let (mut module, _log) = guard.load_ptx_with(KERNELS, &options)?;
+    let _ = module.global_address("counters")?;
+    let counters = module.global::<u32>("counters")?.to_vec()?;
+    module
+        .global_mut::<u32>("counters")?
+        .copy_from_host(&[0; 4])?;
+    let add = module.function("add_u32")?;
+    // (param_layout needs driver 12.4: the double reports 12.2.)
+    let _ = (add.max_threads_per_block()?, add.attributes()?);
+    add.set_max_dynamic_shared_mem(0)?;
+    let _ = (
+        add.suggested_block_size(0)?,
+        add.max_active_blocks_per_sm(256, 0)?,
+    );
+    let typed = module.kernel::<(custack::DevicePtr<u32>, u32, u32)>("add_u32")?;
+    let mut x = guard.alloc_zeroed::<u32>(N)?;
+    guard.stream()?.scope(|s| {
+        let mut dx = s.bind_mut(&mut x);
+        // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) adds k to x[0..n).
+        unsafe {
+            s.launch_kernel(
+                &typed,
+                LaunchConfig::for_elements(N32),
+                (&mut dx, 2u32, N32),
+            )
+        }
+    })??;
+    // (module.functions() needs driver 12.4: the double reports 12.2.)
+    let mut linker = guard.linker(&custack::JitOptions::default())?;
+    linker.add_ptx("kernels.ptx", KERNELS)?;
+    let (image, _log) = linker.complete()?;
+    let linked = guard.load_linked(&image)?;
+    drop(linker);
+    linked.unload()?;
+    module.unload()?;
+    Ok(counters.iter().sum::<u32>() + x.to_vec()?.len() as u32)
+}
+
+/// Memory pools, pitched 2D memory and registered host memory, in and out of scopes.
+fn memory_kinds(ctx: &Context) -> Result<Vec<f32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let stream = guard.stream()?;
+    let default_pool = guard.default_mem_pool()?;
+    let pool = guard.create_mem_pool()?;
+    pool.set_release_threshold(1 << 20)?;
+    let _ = (
+        pool.release_threshold()?,
+        pool.usage()?,
+        default_pool.usage()?,
+    );
+    let (w, h) = (100, 7);
+    let mut image = guard.alloc_pitched::<f32>(w, h)?;
+    image.copy_from_host(&vec![0.5; w * h])?;
+    let rows = image.to_vec()?;
+    let mut host = vec![1.0f32; 64];
+    let registered = guard.register_host(&mut host)?;
+    let mut vec = guard.register_vec(vec![2.0f32; 64])?;
+    let mut back = vec![0.0f32; w * h];
+    stream.scope(|s| -> Result<()> {
+        let mut tmp = s.alloc_from_pool::<f32>(&pool, 64)?;
+        s.copy_to_device(&mut tmp, &*registered)?;
+        s.copy_to_host(&mut *vec, &tmp)?;
+        let mut p = s.bind_pitched(&mut image);
+        s.copy_to_pitched(&mut p, &rows)?;
+        s.copy_from_pitched(&mut back, &p)
+    })??;
+    pool.trim_to(0)?;
+    registered.unregister()?;
+    let mut out = vec.into_vec()?;
+    out.extend_from_slice(&rows);
+    out.extend_from_slice(&back);
+    image.free()?;
+    drop((pool, default_pool));
+    Ok(out)
+}
+
+/// Managed memory: host access as slices, advice, a range attribute, prefetches in a scope.
+/// (Native runs only: the host sees managed memory at the device address, an integer, so this
+/// program cannot run under Miri's strict provenance.)
+fn managed(ctx: &Context) -> Result<u32> {
+    use custack::Location;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let device = guard.device()?;
+    let mut m = guard.alloc_managed::<u32>(N)?;
+    m.fill(3);
+    m.advise(
+        custack::ffi::CUmem_advise::CU_MEM_ADVISE_SET_READ_MOSTLY,
+        Location::Device(device),
+    )?;
+    let _ =
+        m.range_attribute(custack::ffi::CUmem_range_attribute::CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY)?;
+    guard.stream()?.scope(|s| -> Result<()> {
+        let mut dm = s.bind_mut(&mut m);
+        s.prefetch(&dm, Location::Device(device))?;
+        s.fill_u32(&mut dm, 4)?;
+        s.prefetch(&dm, Location::Host)
+    })??;
+    let sum = m.iter().sum();
+    m.free()?;
+    Ok(sum)
+}
+
+/// Libraries: context-independent loading, a kernel's function in two contexts, launches.
+fn library(a: &Context, b: &Context) -> Result<()> {
+    let library = custack::Library::load_ptx(Driver::init()?, KERNELS)?;
+    let add = library.kernel("add_u32")?;
+    let mut stack = Stack::new()?;
+    for ctx in [a, b] {
+        stack.with_pushed(ctx, |guard| -> Result<()> {
+            let f = guard.library_function(&add)?;
+            let _ = f.attributes()?;
+            let mut x = guard.alloc_zeroed::<u32>(N)?;
+            guard.stream()?.scope(|s| {
+                let dx = s.bind_mut(&mut x);
+                // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) adds k to x[0..n).
+                unsafe { s.launch_library(&f, LaunchConfig::for_elements(N32), (dx, 1u32, N32)) }
+            })??;
+            x.free()
+        })??;
+    }
+    library.unload()
+}
+
 /// The example's shape (examples/01_vector_add.rs): a floating context, a guard, a module,
 /// page-locked and device memory, one stream scope with copies and a launch.
 fn example() -> Result<()> {
@@ -309,6 +691,16 @@ fn run(program: &str) -> Option<Result<()>> {
         "p4" => context0().and_then(|c| p4_shared_context(&c, 3).map(drop)),
         "p8" => two().and_then(|(a, b)| p8_alternating_contexts(&a, &b, 2).map(drop)),
         "scoped_alloc" => context0().and_then(|c| c10_stream_ordered_alloc_in_scope(&c).map(drop)),
+        "unwind" => context0().and_then(|c| unwind(&c)),
+        "events" => context0().and_then(|c| events(&c).map(drop)),
+        "submission" => context0().and_then(|c| submission(&c).map(drop)),
+        "graph" => context0().and_then(|c| graph(&c).map(drop)),
+        "device_info" => device_info(),
+        "module_globals" => context0().and_then(|c| module_globals(&c).map(drop)),
+        "memory_kinds" => context0().and_then(|c| memory_kinds(&c).map(drop)),
+        "managed" => context0().and_then(|c| managed(&c).map(drop)),
+        "library" => two().and_then(|(a, b)| library(&a, &b)),
+        "scoped_host" => context0().and_then(|c| scoped_host(&c).map(drop)),
         "reuse_after_scope" => {
             context0().and_then(|c| c10_c11_memory_reused_after_scope(&c).map(drop))
         }
@@ -318,8 +710,43 @@ fn run(program: &str) -> Option<Result<()>> {
 
 fn main() -> ExitCode {
     let program = std::env::args().nth(1).unwrap_or_default();
+    // Under Miri the double is linked in and the environment is isolated: checking is turned on
+    // from here, and a schedule comes as a second argument, `fail-at=K` or `sticky-at=K`.
+    #[cfg(miri)]
+    {
+        let schedule = std::env::args().nth(2).unwrap_or_default();
+        let at = |prefix: &str| {
+            schedule
+                .strip_prefix(prefix)
+                .and_then(|k| k.parse().ok())
+                .unwrap_or(0)
+        };
+        nulldriver::start_checking(at("fail-at="), at("sticky-at="));
+    }
     let outcome = run(&program);
     let drop_errors = custack::take_drop_errors();
+    #[cfg(miri)]
+    {
+        // The report a loaded driver writes at exit; here any violation, leak or non-empty
+        // stack fails the run.
+        // (With a call failed, only violations count: scripts/check-driver.sh judges the rest.)
+        let report = nulldriver::report();
+        if std::env::args().nth(2).as_deref() == Some("count") {
+            print!("{report}");
+        }
+        let clean = report.lines().any(|l| l == "failed -");
+        let bad = report.lines().any(|l| {
+            let mut w = l.split_whitespace();
+            let key = w.next();
+            (key == Some("violations")
+                || clean && matches!(key, Some("leaks" | "stacks" | "orphans")))
+                && w.next() != Some("0")
+        });
+        if bad {
+            eprintln!("{program}: the checking driver reports:\n{report}");
+            return ExitCode::from(3);
+        }
+    }
     match outcome {
         None => {
             eprintln!("custack-checking: unknown program {program:?}");

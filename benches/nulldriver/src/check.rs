@@ -16,15 +16,27 @@
 //! fails with `NULLDRIVER_FAIL_CODE`, or with a typical code for its entry point (out of memory
 //! for allocations, `CUDA_ERROR_LAUNCH_FAILED` for synchronizations, `CUDA_ERROR_INVALID_VALUE`
 //! otherwise). Sticky mode fails every call from k on with `CUDA_ERROR_ILLEGAL_ADDRESS`, except
-//! the context-stack calls and `cuCtxDestroy`, which a real driver still honours after a fault.
+//! the context-stack calls and `cuCtxDestroy`, which a real driver still honours after a fault,
+//! and `cuLibraryUnload` (a library belongs to no context).
 //!
-//! Pending work: an asynchronous copy or memset leaves the device allocation (by its start
-//! address) and the page-locked host allocation (by its start) it uses pending on its stream,
-//! until a synchronize of that stream or of the context, or of an event recorded after it.
-//! Freeing memory that is pending on any stream is a violation (`cuMemFreeAsync`: on any other
-//! stream). A sticky fault (`CUDA_ERROR_LAUNCH_FAILED`, `CUDA_ERROR_ILLEGAL_ADDRESS`) ends all
-//! pending work, as on a real device. Not checked yet: addresses inside an allocation, and
-//! launch arguments.
+//! Pending work: an asynchronous copy, memset or launch leaves the device allocation it uses
+//! (found from any address inside it: views at an offset count) and the page-locked host
+//! allocation (by its start) pending on its stream, until a synchronize of that stream or of
+//! the context, or of an event recorded after it, or a successful query. Freeing memory that is
+//! pending on any stream is a violation (`cuMemFreeAsync`: on any other stream). A sticky fault
+//! (`CUDA_ERROR_LAUNCH_FAILED`, `CUDA_ERROR_ILLEGAL_ADDRESS`) ends all pending work, as on a
+//! real device. The host side of each asynchronous copy is made for real when the copy
+//! completes (bytes read, or zeroed for a copy to the host), so host memory handed back early
+//! is touched after its end: Miri reports it (`scripts/miri.sh`).
+//!
+//! Modules loaded from PTX text are parsed (`ptx.rs`): each entry's parameter sizes and each
+//! `.global`/`.const` variable's size. `cuModuleGetFunction`/`cuModuleGetGlobal` answer
+//! `CUDA_ERROR_NOT_FOUND` for a name the PTX lacks; variables are device memory of their
+//! module's context that die with the module. A launch (`cuLaunchKernel`, `cuLaunchKernelEx`,
+//! `cuLaunchCooperativeKernel`) of such a function reads every argument through `kernelParams`
+//! (all its bytes), and an 8-byte argument whose value lies inside device memory the double
+//! handed out must point into live memory of the current context: a violation otherwise
+//! (freed memory, or memory of another context).
 
 use core::cell::Cell;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -63,12 +75,113 @@ pub(crate) enum Kind {
     Function,
     DeviceMemory,
     HostMemory,
+    /// A module's `.global`/`.const` variable: device memory that lives as long as its module.
+    Global,
+    Graph,
+    GraphExec,
+    /// A library (`cuLibraryLoadData`) and its kernels: of no context.
+    Library,
+    LibraryKernel,
 }
+
+impl Kind {
+    /// Host memory and libraries belong to no context.
+    fn context_free(self) -> bool {
+        matches!(self, Kind::HostMemory | Kind::Library | Kind::LibraryKernel)
+    }
+}
+
+/// What an enqueued operation uses, as a captured graph keeps it to use at each launch.
+#[derive(Clone)]
+enum Op {
+    Mem((Kind, usize)),
+    Host {
+        ptr: *mut u8,
+        bytes: usize,
+        write: bool,
+    },
+}
+
+// SAFETY: as for `HostAccess`: the pointer is only used under the state's lock.
+unsafe impl Send for Op {}
+
+/// A stream's capture in progress: the operations enqueued, and the allocations made in it
+/// (the graph's own allocation nodes, which each launch makes anew).
+#[derive(Default)]
+struct Capture {
+    ops: Vec<Op>,
+    internal: Vec<usize>,
+}
+
+/// A stream made to wait for an event: what the event's stream had pending (memory, and host
+/// accesses before `seq`), which completes when the waiting stream does.
+#[derive(Clone)]
+struct Wait {
+    stream: usize,
+    pending: Pending,
+    seq: u64,
+}
+
+/// An event's record: its stream, what was pending there, the host accesses before `seq`,
+/// and the waits that stream had made.
+#[derive(Clone)]
+struct Recorded {
+    wait: Wait,
+    waits: Vec<Wait>,
+}
+
+/// A host-memory access of an enqueued copy, made when the copy completes (a synchronize of its
+/// stream, its context or an event recorded after it; a successful query): the bytes are read,
+/// or zeroed for a copy to the host. Made for real so that a program that hands host memory
+/// back before its copy completed touches freed or re-borrowed memory, which Miri reports (and
+/// a native run may crash on).
+struct HostAccess {
+    stream: usize,
+    seq: u64,
+    ptr: *mut u8,
+    bytes: usize,
+    write: bool,
+}
+
+// SAFETY: the pointer is only used by `perform`, under the state's lock, as the program's
+// enqueued copy would use it from the device: from whichever thread completes the work.
+unsafe impl Send for HostAccess {}
+
+impl HostAccess {
+    fn perform(&self) {
+        // SAFETY: the enqueuing program promised, by enqueuing the copy, that `ptr` is valid for
+        // `bytes` until the copy completes, which is now. A broken promise is what Miri is here
+        // to report.
+        unsafe { access(self.ptr, self.bytes, self.write) }
+    }
+}
+
+/// Reads `bytes` at `ptr`, or zeroes them for a write, as a copy would.
+pub(crate) unsafe fn access(ptr: *mut u8, bytes: usize, write: bool) {
+    if ptr.is_null() || bytes == 0 {
+        return;
+    }
+    if write {
+        // SAFETY: the caller's.
+        unsafe { ptr.write_bytes(0, bytes) };
+    } else {
+        let p = ptr.cast::<core::mem::MaybeUninit<u8>>();
+        for i in 0..bytes {
+            // SAFETY: the caller's (bytes need not be initialized: a copy moves any bytes).
+            let _ = unsafe { p.add(i).read_volatile() };
+        }
+    }
+}
+
+/// The memory an operation uses: (kind, start).
+type Pending = Vec<(Kind, usize)>;
 
 struct Obj {
     ctx: usize,
     parent: usize,
     live: bool,
+    /// Bytes, for device memory and globals (0: unknown, then only its start is known).
+    size: u64,
 }
 
 #[derive(Default)]
@@ -79,9 +192,55 @@ struct State {
     exited_nonempty: usize,
     orphans: Vec<String>,
     /// Per stream (0: a context's null stream), the memory its enqueued operations use.
-    pending: HashMap<usize, Vec<(Kind, usize)>>,
-    /// Per event, what was pending on its stream when it was recorded.
-    recorded: HashMap<usize, (usize, Vec<(Kind, usize)>)>,
+    pending: HashMap<usize, Pending>,
+    /// Per event, what was pending on its stream when it was recorded, and the host accesses
+    /// enqueued before it (by sequence number).
+    recorded: HashMap<usize, Recorded>,
+    /// Per stream, the events' work it was made to wait for.
+    waits: HashMap<usize, Vec<Wait>>,
+    /// Per capturing stream, its capture so far.
+    capturing: HashMap<usize, Capture>,
+    /// Per graph and executable graph, the operations each launch enqueues.
+    graph_ops: HashMap<usize, Vec<Op>>,
+    /// Host accesses of enqueued copies not yet completed, in enqueue order.
+    host: Vec<HostAccess>,
+    next_seq: u64,
+    /// Per module loaded from PTX text, its entries and variables.
+    ptx: HashMap<usize, std::sync::Arc<crate::ptx::Ptx>>,
+    /// Per function of such a module, its parameters' sizes.
+    params: HashMap<usize, Vec<usize>>,
+}
+
+impl State {
+    /// Memory `key` is in use by an operation enqueued on `stream` (or captured by it).
+    fn pend(&mut self, stream: usize, key: (Kind, usize)) {
+        if let Some(c) = self.capturing.get_mut(&stream) {
+            if !c.internal.contains(&key.1) {
+                c.ops.push(Op::Mem(key));
+            }
+            return;
+        }
+        self.pending.entry(stream).or_default().push(key);
+    }
+
+    /// The work `w` covers is complete.
+    fn complete_wait(&mut self, w: &Wait) {
+        if let Some(p) = self.pending.get_mut(&w.stream) {
+            p.retain(|x| !w.pending.contains(x));
+        }
+        self.complete_host(|a| a.stream == w.stream && a.seq < w.seq);
+    }
+
+    /// Completes the host accesses for which `done` holds.
+    fn complete_host(&mut self, done: impl Fn(&HostAccess) -> bool) {
+        let (now, later): (Vec<HostAccess>, Vec<HostAccess>) = core::mem::take(&mut self.host)
+            .into_iter()
+            .partition(|a| done(a));
+        self.host = later;
+        for a in &now {
+            a.perform();
+        }
+    }
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -156,7 +315,9 @@ fn fault_slow(name: &'static str) -> Option<i32> {
             || name.starts_with("cuCtxPopCurrent")
             || name.starts_with("cuCtxGetCurrent")
             || name.starts_with("cuCtxSetCurrent")
-            || name.starts_with("cuCtxDestroy");
+            || name.starts_with("cuCtxDestroy")
+            // A library belongs to no context, so a context's fault does not stop its unload.
+            || name.starts_with("cuLibraryUnload");
         if sticky == 0 || n < sticky || exempt {
             return None;
         }
@@ -164,7 +325,11 @@ fn fault_slow(name: &'static str) -> Option<i32> {
     };
     if code == 700 || code == 719 {
         // A sticky fault ends the device's work: nothing pending will run any more.
-        with_state(|s| s.pending.clear());
+        with_state(|s| {
+            s.pending.clear();
+            s.host.clear();
+            s.waits.clear();
+        });
     }
     let mut f = FAILED
         .lock()
@@ -217,9 +382,14 @@ fn current(s: &State) -> usize {
 
 /// A handle of `kind` was created in the current context (`parent`: its module, for functions).
 pub(crate) fn created(kind: Kind, h: usize, parent: usize) {
+    created_sized(kind, h, parent, 0);
+}
+
+/// As `created`, for device memory of `size` bytes.
+pub(crate) fn created_sized(kind: Kind, h: usize, parent: usize, size: u64) {
     with_state(|s| {
         let ctx = if kind == Kind::Context { h } else { current(s) };
-        if kind != Kind::Context && kind != Kind::HostMemory && ctx == 0 {
+        if kind != Kind::Context && !kind.context_free() && ctx == 0 {
             violation(
                 s,
                 format!("{kind:?} {h:#x} created with no context current"),
@@ -231,6 +401,7 @@ pub(crate) fn created(kind: Kind, h: usize, parent: usize) {
                 ctx,
                 parent,
                 live: true,
+                size,
             },
         );
     });
@@ -243,6 +414,7 @@ pub(crate) fn primary(h: usize) {
             ctx: h,
             parent: usize::MAX,
             live: true,
+            size: 0,
         });
     });
 }
@@ -261,7 +433,7 @@ fn check_use(s: &mut State, kind: Kind, h: usize, what: &str) -> Option<usize> {
             );
             None
         }
-        Some(o) if kind != Kind::HostMemory && o.ctx != cur => {
+        Some(o) if !kind.context_free() && o.ctx != cur => {
             let ctx = o.ctx;
             violation(
                 s,
@@ -285,31 +457,318 @@ pub(crate) fn used(kind: Kind, h: usize, what: &str) {
     });
 }
 
-/// Device address `p` is used by `what`: where it is the start of an allocation the double
-/// handed out, that allocation must be live and of the current context (views at an offset and
-/// module globals are not checked).
+/// The device allocation or module variable that holds address `p` (its start, or any byte
+/// inside it: a view at an offset), if the double handed it out. Addresses are never reused, so
+/// a freed allocation is still found, as freed.
+fn containing(s: &State, p: u64) -> Option<(Kind, usize)> {
+    if let Some(k) = [Kind::DeviceMemory, Kind::Global]
+        .into_iter()
+        .find(|k| s.objs.contains_key(&(*k, p as usize)))
+    {
+        return Some((k, p as usize));
+    }
+    s.objs
+        .iter()
+        .find(|((k, start), o)| {
+            matches!(k, Kind::DeviceMemory | Kind::Global)
+                && (*start as u64) < p
+                && p < *start as u64 + o.size
+        })
+        .map(|(key, _)| *key)
+}
+
+/// Device address `p` is used by `what`: where it lies in an allocation or module variable the
+/// double handed out (at its start or inside), that must be live and of the current context.
 pub(crate) fn used_address(p: u64, what: &str) {
     with_state(|s| {
-        if s.objs.contains_key(&(Kind::DeviceMemory, p as usize)) {
-            check_use(s, Kind::DeviceMemory, p as usize, what);
+        if let Some((kind, h)) = containing(s, p) {
+            check_use(s, kind, h, what);
         }
     });
 }
 
-/// An asynchronous operation on `stream` uses `h` (when the double handed `h` out).
+/// An asynchronous operation on `stream` uses `h` (when the double handed `h` out; a device
+/// address may lie inside an allocation).
 pub(crate) fn enqueued(stream: usize, kind: Kind, h: usize) {
     with_state(|s| {
-        if s.objs.get(&(kind, h)).is_some_and(|o| o.live) {
-            s.pending.entry(stream).or_default().push((kind, h));
+        let key = match kind {
+            Kind::DeviceMemory => containing(s, h as u64).unwrap_or((kind, h)),
+            _ => (kind, h),
+        };
+        if s.objs.get(&key).is_some_and(|o| o.live) {
+            s.pend(stream, key);
         }
     });
+}
+
+/// Module `module` was loaded from `image`, when that is PTX text (not a cubin or fatbin).
+///
+/// # Safety
+/// `image` is null or points to a PTX text (NUL-terminated) or to a binary image of at least 4
+/// bytes.
+pub(crate) unsafe fn module_loaded(module: usize, image: *const core::ffi::c_void) {
+    if image.is_null() || !CHECK.load(Relaxed) {
+        return;
+    }
+    // SAFETY: the caller's: at least 4 readable bytes.
+    let magic = unsafe { image.cast::<[u8; 4]>().read_unaligned() };
+    let binary = magic == *b"\x7fELF"
+        || u32::from_le_bytes(magic) == 0xBA55_ED50
+        || u32::from_le_bytes(magic) == 0x466B_F4B8;
+    if binary {
+        return;
+    }
+    // SAFETY: the caller's: not a binary image, so NUL-terminated PTX text.
+    let text = unsafe { core::ffi::CStr::from_ptr(image.cast()) };
+    let ptx = std::sync::Arc::new(crate::ptx::parse(text.to_bytes()));
+    with_state(|s| {
+        s.ptx.insert(module, ptx);
+    });
+}
+
+/// What a module knows of a name.
+pub(crate) enum Lookup<T> {
+    /// Not checking, or the module was not loaded from PTX: anything goes.
+    Unknown,
+    Found(T),
+    Missing,
+}
+
+/// The parameter sizes of entry `name` of `module`.
+pub(crate) fn entry(module: usize, name: &str) -> Lookup<Vec<usize>> {
+    with_state(|s| match s.ptx.get(&module) {
+        None => Lookup::Unknown,
+        Some(p) => p
+            .entries
+            .get(name)
+            .map_or(Lookup::Missing, |e| Lookup::Found(e.clone())),
+    })
+    .unwrap_or(Lookup::Unknown)
+}
+
+/// The size of variable `name` of `module`.
+pub(crate) fn global(module: usize, name: &str) -> Lookup<usize> {
+    with_state(|s| match s.ptx.get(&module) {
+        None => Lookup::Unknown,
+        Some(p) => p
+            .globals
+            .get(name)
+            .map_or(Lookup::Missing, |g| Lookup::Found(*g)),
+    })
+    .unwrap_or(Lookup::Unknown)
+}
+
+/// `f` is library kernel `kernel`'s function in the current context: it dies with the library,
+/// and takes the kernel's parameters.
+pub(crate) fn function_of_kernel(f: usize, kernel: usize) {
+    let library = with_state(|s| s.objs.get(&(Kind::LibraryKernel, kernel)).map(|o| o.parent));
+    created(Kind::Function, f, library.flatten().unwrap_or(0));
+    with_state(|s| {
+        if let Some(p) = s.params.get(&kernel).cloned() {
+            s.params.insert(f, p);
+        }
+    });
+}
+
+/// Function `f` takes parameters of these sizes.
+pub(crate) fn function_params(f: usize, sizes: Vec<usize>) {
+    with_state(|s| {
+        s.params.insert(f, sizes);
+    });
+}
+
+/// A launch of `f` on `stream` with `kernelParams` `params`: where `f`'s parameter sizes are
+/// known, each argument is read (all its bytes, as the driver copies them), and an 8-byte one
+/// whose value lies in device memory the double handed out must point into live memory of the
+/// current context; that memory is then in use by the launch until it completes.
+///
+/// # Safety
+/// `params` holds a valid pointer per parameter of `f`, each to that parameter's bytes (the
+/// launch's contract).
+pub(crate) unsafe fn launched(
+    f: usize,
+    stream: usize,
+    params: *const *mut core::ffi::c_void,
+    what: &str,
+) {
+    let Some(Some(sizes)) = with_state(|s| s.params.get(&f).cloned()) else {
+        return;
+    };
+    if params.is_null() && !sizes.is_empty() {
+        with_state(|s| {
+            violation(
+                s,
+                format!("{what}: no kernelParams for {} parameters", sizes.len()),
+            )
+        });
+        return;
+    }
+    for (i, size) in sizes.iter().enumerate() {
+        // SAFETY: the caller's: one valid pointer per parameter, to `size` bytes.
+        let arg = unsafe { params.add(i).read() }.cast::<u8>();
+        // SAFETY: as above.
+        unsafe { access(arg, *size, false) };
+        if *size != 8 {
+            continue;
+        }
+        // SAFETY: as above: 8 readable bytes.
+        let value = unsafe { arg.cast::<u64>().read_unaligned() };
+        with_state(|s| {
+            let Some(key) = containing(s, value) else {
+                return;
+            };
+            let cur = current(s);
+            match s.objs.get(&key) {
+                Some(o) if !o.live => violation(
+                    s,
+                    format!(
+                        "{what}: argument {i} ({value:#x}) points into freed memory ({:?} {:#x})",
+                        key.0, key.1
+                    ),
+                ),
+                Some(o) if o.ctx != cur => {
+                    let ctx = o.ctx;
+                    violation(
+                        s,
+                        format!(
+                            "{what}: argument {i} ({value:#x}) points into memory of context {ctx:#x} while {cur:#x} is current"
+                        ),
+                    );
+                }
+                _ => s.pend(stream, key),
+            }
+        });
+    }
+}
+
+/// An enqueued copy on `stream` reads (or, `write`, writes) `bytes` host bytes at `ptr`, when it
+/// completes.
+pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bool) {
+    with_state(|s| {
+        if let Some(c) = s.capturing.get_mut(&stream) {
+            c.ops.push(Op::Host { ptr, bytes, write });
+            return;
+        }
+        let seq = s.next_seq;
+        s.next_seq += 1;
+        s.host.push(HostAccess {
+            stream,
+            seq,
+            ptr,
+            bytes,
+            write,
+        });
+    });
+}
+
+/// A synchronous copy reads (or writes) `bytes` host bytes at `ptr`, now (in checking mode).
+pub(crate) unsafe fn host_now(ptr: *mut u8, bytes: usize, write: bool) {
+    if CHECK.load(Relaxed) {
+        // SAFETY: the caller's.
+        unsafe { access(ptr, bytes, write) };
+    }
 }
 
 /// Everything enqueued on `stream` is complete.
 pub(crate) fn stream_synchronized(stream: usize) {
     with_state(|s| {
         s.pending.remove(&stream);
+        s.complete_host(|a| a.stream == stream);
+        for w in s.waits.remove(&stream).unwrap_or_default() {
+            s.complete_wait(&w);
+        }
     });
+}
+
+/// `stream` waits for `event`: what the event covers completes when `stream`'s work does.
+pub(crate) fn stream_waits(stream: usize, event: usize) {
+    with_state(|s| {
+        if let Some(r) = s.recorded.get(&event).cloned() {
+            let w = s.waits.entry(stream).or_default();
+            w.push(r.wait);
+            w.extend(r.waits);
+        }
+    });
+}
+
+/// `stream` begins a capture: what is enqueued on it from now on runs only when the graph is
+/// launched.
+pub(crate) fn capture_begun(stream: usize) {
+    with_state(|s| {
+        s.capturing.insert(stream, Capture::default());
+    });
+}
+
+/// An allocation made on `stream`, if capturing: one of the graph's own allocation nodes.
+pub(crate) fn allocated_on(stream: usize, p: u64) {
+    with_state(|s| {
+        if let Some(c) = s.capturing.get_mut(&stream) {
+            c.internal.push(p as usize);
+        }
+    });
+}
+
+/// Whether `stream` is capturing.
+pub(crate) fn is_capturing(stream: usize) -> bool {
+    with_state(|s| s.capturing.contains_key(&stream)).unwrap_or(false)
+}
+
+/// `stream`'s capture ends in `graph` (a new graph of the current context).
+pub(crate) fn capture_ended(stream: usize, graph: usize) {
+    created(Kind::Graph, graph, 0);
+    with_state(|s| {
+        let ops = s.capturing.remove(&stream).unwrap_or_default().ops;
+        s.graph_ops.insert(graph, ops);
+    });
+}
+
+/// The number of operations graph `g` holds.
+pub(crate) fn graph_len(g: usize) -> usize {
+    with_state(|s| s.graph_ops.get(&g).map_or(0, Vec::len)).unwrap_or(0)
+}
+
+/// `exec` (new, or updated) takes graph `graph`'s operations.
+pub(crate) fn graph_instantiated(exec: usize, graph: usize) {
+    with_state(|s| {
+        let ops = s.graph_ops.get(&graph).cloned().unwrap_or_default();
+        s.graph_ops.insert(exec, ops);
+    });
+}
+
+/// `exec` is launched on `stream`: its operations are enqueued there, and the memory they use
+/// must be live and of the current context.
+pub(crate) fn graph_launched(exec: usize, stream: usize) {
+    let ops =
+        with_state(|s| s.graph_ops.get(&exec).cloned().unwrap_or_default()).unwrap_or_default();
+    for op in ops {
+        match op {
+            Op::Mem(key) => {
+                with_state(|s| {
+                    let cur = current(s);
+                    match s.objs.get(&key) {
+                        Some(o) if !o.live => violation(
+                            s,
+                            format!(
+                                "cuGraphLaunch: the graph uses freed memory ({:?} {:#x})",
+                                key.0, key.1
+                            ),
+                        ),
+                        Some(o) if o.ctx != cur => {
+                            let ctx = o.ctx;
+                            violation(
+                                s,
+                                format!(
+                                    "cuGraphLaunch: the graph uses memory of context {ctx:#x} while {cur:#x} is current"
+                                ),
+                            );
+                        }
+                        _ => s.pend(stream, key),
+                    }
+                });
+            }
+            Op::Host { ptr, bytes, write } => host_enqueued(stream, ptr, bytes, write),
+        }
+    }
 }
 
 /// Everything enqueued in the current context is complete.
@@ -327,27 +786,48 @@ pub(crate) fn context_synchronized() {
                         .is_some_and(|o| o.ctx == cur)
             })
             .collect();
-        for st in streams {
-            s.pending.remove(&st);
+        for st in &streams {
+            s.pending.remove(st);
+            s.waits.remove(st);
         }
+        let ours = |st: usize| {
+            st == 0
+                || s.objs
+                    .get(&(Kind::Stream, st))
+                    .is_some_and(|o| o.ctx == cur)
+        };
+        let done: Vec<usize> = s
+            .host
+            .iter()
+            .map(|a| a.stream)
+            .filter(|st| ours(*st))
+            .collect();
+        s.complete_host(|a| done.contains(&a.stream));
     });
 }
 
 /// `event` is recorded on `stream`: it completes what is pending there now.
 pub(crate) fn event_recorded(event: usize, stream: usize) {
     with_state(|s| {
-        let now = s.pending.get(&stream).cloned().unwrap_or_default();
-        s.recorded.insert(event, (stream, now));
+        let pending = s.pending.get(&stream).cloned().unwrap_or_default();
+        let waits = s.waits.get(&stream).cloned().unwrap_or_default();
+        let wait = Wait {
+            stream,
+            pending,
+            seq: s.next_seq,
+        };
+        s.recorded.insert(event, Recorded { wait, waits });
     });
 }
 
 /// `event` completed: so did what was pending on its stream when it was recorded.
 pub(crate) fn event_synchronized(event: usize) {
     with_state(|s| {
-        if let Some((stream, done)) = s.recorded.get(&event).cloned()
-            && let Some(p) = s.pending.get_mut(&stream)
-        {
-            p.retain(|x| !done.contains(x));
+        if let Some(r) = s.recorded.get(&event).cloned() {
+            s.complete_wait(&r.wait);
+            for w in &r.waits {
+                s.complete_wait(w);
+            }
         }
     });
 }
@@ -369,6 +849,10 @@ pub(crate) fn freeing(kind: Kind, h: usize, stream: Option<usize>, what: &str) {
                     "{what}: {kind:?} {h:#x} freed while an operation on stream {st:#x} may use it"
                 ),
             );
+            // Reported: the copies' host accesses are dropped rather than made on freed memory.
+            if kind == Kind::HostMemory {
+                s.host.retain(|a| a.stream != st || a.ptr.addr() != h);
+            }
         }
         if let Some(st) = stream
             && let Some(p) = s.pending.get_mut(&st)
@@ -388,9 +872,10 @@ pub(crate) fn destroyed(kind: Kind, h: usize, what: &str) -> bool {
         if let Some(o) = s.objs.get_mut(&(kind, h)) {
             o.live = false;
         }
-        if kind == Kind::Module {
+        if matches!(kind, Kind::Module | Kind::Library) {
             for ((k, _), o) in &mut s.objs {
-                if *k == Kind::Function && o.parent == h {
+                if matches!(k, Kind::Function | Kind::Global | Kind::LibraryKernel) && o.parent == h
+                {
                     o.live = false;
                 }
             }
@@ -436,7 +921,7 @@ pub(crate) fn context_destroyed(h: usize) {
         for ((k, x), o) in &mut s.objs {
             if o.ctx == h && o.live && *k != Kind::Context {
                 o.live = false;
-                if *k != Kind::Function {
+                if !matches!(k, Kind::Function | Kind::Global) {
                     orphans.push(format!(
                         "orphan: {k:?} {x:#x} still alive when context {h:#x} was destroyed"
                     ));
@@ -469,7 +954,7 @@ pub(crate) fn report() -> String {
             let leaked = if *k == Kind::Context {
                 o.live && o.parent != usize::MAX
             } else {
-                o.live && (*k == Kind::HostMemory || live_ctx(o.ctx))
+                o.live && (k.context_free() || live_ctx(o.ctx))
             };
             if leaked {
                 leaks.push(format!("leak: {k:?} {h:#x} of context {:#x}", o.ctx));
@@ -494,8 +979,16 @@ pub(crate) fn report() -> String {
     out
 }
 
-/// The number of violations so far (for the double's own tests).
-#[cfg(test)]
+/// Turns the checking mode on (as `NULLDRIVER_CHECK=1` does at load), for a program that links
+/// the double as an rlib and calls it from Rust: under Miri, which has no loader.
+pub(crate) fn start(fail_at: u64, sticky_at: u64) {
+    CHECK.store(true, Relaxed);
+    FAULTS.store(true, Relaxed);
+    FAIL_AT.store(fail_at, Relaxed);
+    STICKY_AT.store(sticky_at, Relaxed);
+}
+
+/// The number of violations so far.
 pub(crate) fn violation_count() -> usize {
     with_state(|s| s.violations.len()).unwrap_or(0)
 }

@@ -26,6 +26,7 @@
 #![allow(non_snake_case, unsafe_op_in_unsafe_fn, clippy::missing_safety_doc)]
 
 mod check;
+mod ptx;
 
 use check::Kind;
 use core::cell::RefCell;
@@ -48,7 +49,10 @@ const DRIVER_VERSION: c_int = 12020;
 
 static COUNTING: AtomicBool = AtomicBool::new(false);
 
-/// Fake handles: distinct, non-null, never dereferenced by a wrapper.
+/// Fake handles: distinct, non-null, never dereferenced by a wrapper. They are pointers without
+/// provenance (`ptr::without_provenance_mut`), not integers cast to pointers, so that Miri's
+/// `-Zmiri-strict-provenance` accepts them: a program may hold, copy and compare them, and any
+/// dereference is reported as the error it would be.
 static NEXT_HANDLE: AtomicUsize = AtomicUsize::new(1);
 /// Fake device addresses, 2 MiB apart at least (wrappers compare ranges, never dereference).
 static NEXT_DEVICE_ADDRESS: AtomicU64 = AtomicU64::new(0x7f00_0000_0000);
@@ -56,7 +60,7 @@ static NEXT_DEVICE_ADDRESS: AtomicU64 = AtomicU64::new(0x7f00_0000_0000);
 static PRIMARY: u8 = 0;
 
 fn handle() -> Handle {
-    (0x1000_0000 + NEXT_HANDLE.fetch_add(1, Relaxed) * 0x40) as Handle
+    core::ptr::without_provenance_mut(0x1000_0000 + NEXT_HANDLE.fetch_add(1, Relaxed) * 0x40)
 }
 
 fn device_address(bytes: usize) -> CUdeviceptr {
@@ -94,13 +98,15 @@ unsafe fn out_str(buf: *mut c_char, len: c_int, text: &CStr) {
 const STACK_DEPTH: usize = 64;
 
 struct CtxStack {
-    items: [usize; STACK_DEPTH],
+    // Handles, not addresses: a popped context comes back with the provenance it was pushed
+    // with (the primary context is a real pointer to a static).
+    items: [Handle; STACK_DEPTH],
     len: usize,
 }
 
 thread_local! {
     static STACK: RefCell<CtxStack> = const {
-        RefCell::new(CtxStack { items: [0; STACK_DEPTH], len: 0 })
+        RefCell::new(CtxStack { items: [null_mut(); STACK_DEPTH], len: 0 })
     };
 }
 
@@ -109,7 +115,8 @@ fn with_stack<R>(f: impl FnOnce(&mut CtxStack) -> R) -> R {
         let mut s = s.borrow_mut();
         let r = f(&mut s);
         if check::CHECK.load(Relaxed) {
-            check::stack_changed(&s.items[..s.len]);
+            let addrs: Vec<usize> = s.items[..s.len].iter().map(|h| h.addr()).collect();
+            check::stack_changed(&addrs);
         }
         r
     })
@@ -120,7 +127,7 @@ impl CtxStack {
         if self.len == STACK_DEPTH {
             return CUDA_ERROR_OUT_OF_MEMORY;
         }
-        self.items[self.len] = ctx as usize;
+        self.items[self.len] = ctx;
         self.len += 1;
         CUDA_SUCCESS
     }
@@ -129,13 +136,13 @@ impl CtxStack {
             return None;
         }
         self.len -= 1;
-        Some(self.items[self.len] as Handle)
+        Some(self.items[self.len])
     }
     fn top(&self) -> Handle {
         if self.len == 0 {
             null_mut()
         } else {
-            self.items[self.len - 1] as Handle
+            self.items[self.len - 1]
         }
     }
 }
@@ -279,7 +286,7 @@ entry_points! {
             } else if s.len == 0 {
                 s.push(ctx)
             } else {
-                s.items[s.len - 1] = ctx as usize;
+                s.items[s.len - 1] = ctx;
                 CUDA_SUCCESS
             }
         })
@@ -305,7 +312,7 @@ entry_points! {
 
     // --- Modules and functions ---
     fn cuModuleLoad(module: *mut Handle, path: *const c_char) { new_handle(module, Kind::Module) }
-    fn cuModuleLoadData(module: *mut Handle, image: *const c_void) { new_handle(module, Kind::Module) }
+    fn cuModuleLoadData(module: *mut Handle, image: *const c_void) { load_module(module, image) }
     fn cuModuleLoadDataEx(
         module: *mut Handle,
         image: *const c_void,
@@ -313,7 +320,7 @@ entry_points! {
         options: *mut c_int,
         values: *mut *mut c_void,
     ) {
-        new_handle(module, Kind::Module)
+        load_module(module, image)
     }
     fn cuModuleLoadFatBinary(module: *mut Handle, image: *const c_void) { new_handle(module, Kind::Module) }
     fn cuModuleUnload(module: Handle) {
@@ -322,15 +329,30 @@ entry_points! {
     }
     fn cuModuleGetFunction(f: *mut Handle, module: Handle, name: *const c_char) {
         check::used(Kind::Module, module as usize, "cuModuleGetFunction");
+        let params = match check::entry(module as usize, &name_of(name)) {
+            check::Lookup::Missing => return CUDA_ERROR_NOT_FOUND,
+            check::Lookup::Found(p) => Some(p),
+            check::Lookup::Unknown => None,
+        };
         let h = handle();
         check::created(Kind::Function, h as usize, module as usize);
+        if let Some(p) = params {
+            check::function_params(h as usize, p);
+        }
         out(f, h);
         CUDA_SUCCESS
     }
     fn cuModuleGetGlobal_v2(ptr: *mut CUdeviceptr, bytes: *mut usize, module: Handle, name: *const c_char) {
         check::used(Kind::Module, module as usize, "cuModuleGetGlobal");
-        out(ptr, device_address(256));
-        out(bytes, 256);
+        let size = match check::global(module as usize, &name_of(name)) {
+            check::Lookup::Missing => return CUDA_ERROR_NOT_FOUND,
+            check::Lookup::Found(size) => size,
+            check::Lookup::Unknown => 256,
+        };
+        let p = device_address(size);
+        check::created_sized(Kind::Global, p as usize, module as usize, size as u64);
+        out(ptr, p);
+        out(bytes, size);
         CUDA_SUCCESS
     }
     fn cuFuncGetAttribute(value: *mut c_int, attribute: c_int, f: Handle) {
@@ -353,16 +375,21 @@ entry_points! {
     fn cuMemAlloc_v2(ptr: *mut CUdeviceptr, bytes: usize) { new_address(ptr, bytes) }
     fn cuMemFree_v2(ptr: CUdeviceptr) {
         check::freeing(Kind::DeviceMemory, ptr as usize, None, "cuMemFree");
-        let _ = check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFree");
+        if check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFree") {
+            let mut managed = MANAGED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(i) = managed.iter().position(|m| m.0.addr() as CUdeviceptr == ptr) {
+                free(managed.swap_remove(i).0);
+            }
+        }
         CUDA_SUCCESS
     }
     fn cuMemAllocAsync(ptr: *mut CUdeviceptr, bytes: usize, stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuMemAllocAsync");
-        new_address(ptr, bytes)
+        stream_address(ptr, bytes, stream)
     }
     fn cuMemAllocFromPoolAsync(ptr: *mut CUdeviceptr, bytes: usize, pool: Handle, stream: Handle) {
-        out(ptr, device_address(bytes));
-        CUDA_SUCCESS
+        check::used(Kind::Stream, stream as usize, "cuMemAllocFromPoolAsync");
+        stream_address(ptr, bytes, stream)
     }
     fn cuMemFreeAsync(ptr: CUdeviceptr, stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuMemFreeAsync");
@@ -370,8 +397,17 @@ entry_points! {
         let _ = check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFreeAsync");
         CUDA_SUCCESS
     }
+    // Managed memory is host memory the host reads and writes at the device address: real
+    // memory here, its address exposed (so not under Miri's strict provenance).
     fn cuMemAllocManaged(ptr: *mut CUdeviceptr, bytes: usize, flags: c_uint) {
-        out(ptr, device_address(bytes));
+        let mut mem = null_mut();
+        if posix_memalign(&raw mut mem, 4096, bytes.max(1)) != 0 {
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        let address = mem.expose_provenance() as CUdeviceptr;
+        MANAGED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(Managed(mem));
+        check::created_sized(Kind::DeviceMemory, address as usize, 0, bytes as u64);
+        out(ptr, address);
         CUDA_SUCCESS
     }
     fn cuMemHostAlloc(p: *mut *mut c_void, bytes: usize, flags: c_uint) {
@@ -392,10 +428,12 @@ entry_points! {
     }
     fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) {
         check::used_address(dst, "cuMemcpyHtoD_v2");
+        check::host_now(src.cast_mut().cast(), bytes, false);
         CUDA_SUCCESS
     }
     fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) {
         check::used_address(src, "cuMemcpyDtoH_v2");
+        check::host_now(dst.cast(), bytes, true);
         CUDA_SUCCESS
     }
     fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) {
@@ -407,6 +445,7 @@ entry_points! {
         check::used_address(dst, "cuMemcpyHtoDAsync_v2");
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::enqueued(stream as usize, Kind::HostMemory, src as usize);
+        check::host_enqueued(stream as usize, src.cast_mut().cast(), bytes, false);
         check::used(Kind::Stream, stream as usize, "cuMemcpyHtoDAsync_v2");
         CUDA_SUCCESS
     }
@@ -414,6 +453,7 @@ entry_points! {
         check::used_address(src, "cuMemcpyDtoHAsync_v2");
         check::enqueued(stream as usize, Kind::DeviceMemory, src as usize);
         check::enqueued(stream as usize, Kind::HostMemory, dst as usize);
+        check::host_enqueued(stream as usize, dst.cast(), bytes, true);
         check::used(Kind::Stream, stream as usize, "cuMemcpyDtoHAsync_v2");
         CUDA_SUCCESS
     }
@@ -476,11 +516,12 @@ entry_points! {
     fn cuStreamWaitEvent(stream: Handle, event: Handle, flags: c_uint) {
         check::used(Kind::Stream, stream as usize, "cuStreamWaitEvent");
         check::used(Kind::Event, event as usize, "cuStreamWaitEvent");
+        check::stream_waits(stream as usize, event as usize);
         CUDA_SUCCESS
     }
     fn cuStreamQuery(stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuStreamQuery");
-        // Work here completes at once: a successful query says the stream is idle.
+        // Success says the stream's work is done: it is, from now on.
         check::stream_synchronized(stream as usize);
         CUDA_SUCCESS
     }
@@ -504,6 +545,8 @@ entry_points! {
     }
     fn cuEventQuery(event: Handle) {
         check::used(Kind::Event, event as usize, "cuEventQuery");
+        // Success says the work before the event is done: it is, from now on.
+        check::event_synchronized(event as usize);
         CUDA_SUCCESS
     }
     fn cuEventSynchronize(event: Handle) {
@@ -534,6 +577,7 @@ entry_points! {
     ) {
         check::used(Kind::Function, f as usize, "cuLaunchKernel");
         check::used(Kind::Stream, stream as usize, "cuLaunchKernel");
+        check::launched(f as usize, stream as usize, params, "cuLaunchKernel");
         CUDA_SUCCESS
     }
     fn cuLaunchCooperativeKernel(
@@ -548,9 +592,16 @@ entry_points! {
         stream: Handle,
         params: *mut *mut c_void,
     ) {
+        check::used(Kind::Function, f as usize, "cuLaunchCooperativeKernel");
+        check::used(Kind::Stream, stream as usize, "cuLaunchCooperativeKernel");
+        check::launched(f as usize, stream as usize, params, "cuLaunchCooperativeKernel");
         CUDA_SUCCESS
     }
-    fn cuLaunchKernelEx(config: *const c_void, f: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) {
+    fn cuLaunchKernelEx(config: *const LaunchConfig, f: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) {
+        let stream = if config.is_null() { null_mut() } else { (*config).stream };
+        check::used(Kind::Function, f as usize, "cuLaunchKernelEx");
+        check::used(Kind::Stream, stream as usize, "cuLaunchKernelEx");
+        check::launched(f as usize, stream as usize, params, "cuLaunchKernelEx");
         CUDA_SUCCESS
     }
     // A host function runs at once (there is no stream to wait for): its contract is only
@@ -600,18 +651,57 @@ entry_points! {
     fn cuDeviceGetExecAffinitySupport(v: *mut c_int, kind: c_int, dev: CUdevice) { out(v, 0); CUDA_SUCCESS }
 
     // --- Graphs and capture ---
-    fn cuStreamBeginCapture_v2(stream: Handle, mode: c_int) { CUDA_SUCCESS }
-    fn cuStreamEndCapture(stream: Handle, graph: *mut Handle) { out(graph, handle()); CUDA_SUCCESS }
-    fn cuStreamIsCapturing(stream: Handle, status: *mut c_int) { out(status, 0); CUDA_SUCCESS }
-    fn cuGraphDestroy(graph: Handle) { CUDA_SUCCESS }
-    fn cuGraphGetNodes(graph: Handle, nodes: *mut Handle, n: *mut usize) { out(n, 0); CUDA_SUCCESS }
-    fn cuGraphInstantiateWithFlags(exec: *mut Handle, graph: Handle, flags: c_ulonglong) {
-        out(exec, handle());
+    // Checking mode models captures: what is enqueued on a capturing stream is kept in the
+    // graph and enqueued again at each launch of an executable graph made from it.
+    fn cuStreamBeginCapture_v2(stream: Handle, mode: c_int) {
+        check::used(Kind::Stream, stream as usize, "cuStreamBeginCapture");
+        check::capture_begun(stream as usize);
         CUDA_SUCCESS
     }
-    fn cuGraphLaunch(exec: Handle, stream: Handle) { CUDA_SUCCESS }
-    fn cuGraphExecDestroy(exec: Handle) { CUDA_SUCCESS }
-    fn cuGraphExecUpdate_v2(exec: Handle, graph: Handle, info: *mut c_void) { CUDA_SUCCESS }
+    fn cuStreamEndCapture(stream: Handle, graph: *mut Handle) {
+        check::used(Kind::Stream, stream as usize, "cuStreamEndCapture");
+        let g = handle();
+        check::capture_ended(stream as usize, g as usize);
+        out(graph, g);
+        CUDA_SUCCESS
+    }
+    fn cuStreamIsCapturing(stream: Handle, status: *mut c_int) {
+        out(status, c_int::from(check::is_capturing(stream as usize)));
+        CUDA_SUCCESS
+    }
+    fn cuGraphDestroy(graph: Handle) {
+        let _ = check::destroyed(Kind::Graph, graph as usize, "cuGraphDestroy");
+        CUDA_SUCCESS
+    }
+    fn cuGraphGetNodes(graph: Handle, nodes: *mut Handle, n: *mut usize) {
+        check::used(Kind::Graph, graph as usize, "cuGraphGetNodes");
+        out(n, check::graph_len(graph as usize));
+        CUDA_SUCCESS
+    }
+    fn cuGraphInstantiateWithFlags(exec: *mut Handle, graph: Handle, flags: c_ulonglong) {
+        check::used(Kind::Graph, graph as usize, "cuGraphInstantiate");
+        let e = handle();
+        check::created(Kind::GraphExec, e as usize, 0);
+        check::graph_instantiated(e as usize, graph as usize);
+        out(exec, e);
+        CUDA_SUCCESS
+    }
+    fn cuGraphLaunch(exec: Handle, stream: Handle) {
+        check::used(Kind::GraphExec, exec as usize, "cuGraphLaunch");
+        check::used(Kind::Stream, stream as usize, "cuGraphLaunch");
+        check::graph_launched(exec as usize, stream as usize);
+        CUDA_SUCCESS
+    }
+    fn cuGraphExecDestroy(exec: Handle) {
+        let _ = check::destroyed(Kind::GraphExec, exec as usize, "cuGraphExecDestroy");
+        CUDA_SUCCESS
+    }
+    fn cuGraphExecUpdate_v2(exec: Handle, graph: Handle, info: *mut c_void) {
+        check::used(Kind::GraphExec, exec as usize, "cuGraphExecUpdate");
+        check::used(Kind::Graph, graph as usize, "cuGraphExecUpdate");
+        check::graph_instantiated(exec as usize, graph as usize);
+        CUDA_SUCCESS
+    }
 
     // --- Libraries and the linker ---
     fn cuLibraryLoadData(
@@ -624,12 +714,39 @@ entry_points! {
         lib_values: *mut *mut c_void,
         n_lib: c_uint,
     ) {
-        out(lib, handle());
+        let h = handle();
+        check::created(Kind::Library, h as usize, 0);
+        check::module_loaded(h as usize, code);
+        out(lib, h);
         CUDA_SUCCESS
     }
-    fn cuLibraryUnload(lib: Handle) { CUDA_SUCCESS }
-    fn cuLibraryGetKernel(kernel: *mut Handle, lib: Handle, name: *const c_char) { out(kernel, handle()); CUDA_SUCCESS }
-    fn cuKernelGetFunction(f: *mut Handle, kernel: Handle) { out(f, handle()); CUDA_SUCCESS }
+    fn cuLibraryUnload(lib: Handle) {
+        let _ = check::destroyed(Kind::Library, lib as usize, "cuLibraryUnload");
+        CUDA_SUCCESS
+    }
+    fn cuLibraryGetKernel(kernel: *mut Handle, lib: Handle, name: *const c_char) {
+        check::used(Kind::Library, lib as usize, "cuLibraryGetKernel");
+        let params = match check::entry(lib as usize, &name_of(name)) {
+            check::Lookup::Missing => return CUDA_ERROR_NOT_FOUND,
+            check::Lookup::Found(p) => Some(p),
+            check::Lookup::Unknown => None,
+        };
+        let h = handle();
+        check::created(Kind::LibraryKernel, h as usize, lib as usize);
+        if let Some(p) = params {
+            check::function_params(h as usize, p);
+        }
+        out(kernel, h);
+        CUDA_SUCCESS
+    }
+    // The kernel's function in the current context: lives until the library is unloaded.
+    fn cuKernelGetFunction(f: *mut Handle, kernel: Handle) {
+        check::used(Kind::LibraryKernel, kernel as usize, "cuKernelGetFunction");
+        let h = handle();
+        check::function_of_kernel(h as usize, kernel as usize);
+        out(f, h);
+        CUDA_SUCCESS
+    }
     fn cuLinkCreate_v2(n: c_uint, options: *mut c_int, values: *mut *mut c_void, state: *mut Handle) {
         out(state, handle());
         CUDA_SUCCESS
@@ -666,9 +783,8 @@ entry_points! {
     // --- Memory, more ---
     fn cuMemAllocPitch_v2(ptr: *mut CUdeviceptr, pitch: *mut usize, width: usize, height: usize, elem: c_uint) {
         let pitch_bytes = width.div_ceil(512) * 512;
-        out(ptr, device_address(pitch_bytes * height));
         out(pitch, pitch_bytes);
-        CUDA_SUCCESS
+        new_address(ptr, pitch_bytes * height)
     }
     fn cuMemcpy2D_v2(copy: *const c_void) { CUDA_SUCCESS }
     fn cuMemcpy2DAsync_v2(copy: *const c_void, stream: Handle) { CUDA_SUCCESS }
@@ -707,7 +823,7 @@ entry_points! {
     }
     fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) { CUDA_SUCCESS }
     fn cuMemCreate(h: *mut c_ulonglong, size: usize, prop: *const c_void, flags: c_ulonglong) {
-        out(h, handle() as c_ulonglong);
+        out(h, handle().addr() as c_ulonglong);
         CUDA_SUCCESS
     }
     fn cuMemRelease(h: c_ulonglong) { CUDA_SUCCESS }
@@ -729,12 +845,12 @@ entry_points! {
     fn cuArray3DCreate_v2(array: *mut Handle, desc: *const c_void) { out(array, handle()); CUDA_SUCCESS }
     fn cuArrayDestroy(array: Handle) { CUDA_SUCCESS }
     fn cuTexObjectCreate(tex: *mut c_ulonglong, res: *const c_void, desc: *const c_void, view: *const c_void) {
-        out(tex, handle() as c_ulonglong);
+        out(tex, handle().addr() as c_ulonglong);
         CUDA_SUCCESS
     }
     fn cuTexObjectDestroy(tex: c_ulonglong) { CUDA_SUCCESS }
     fn cuSurfObjectCreate(surf: *mut c_ulonglong, res: *const c_void) {
-        out(surf, handle() as c_ulonglong);
+        out(surf, handle().addr() as c_ulonglong);
         CUDA_SUCCESS
     }
     fn cuSurfObjectDestroy(surf: c_ulonglong) { CUDA_SUCCESS }
@@ -742,6 +858,25 @@ entry_points! {
         out(g, 2 << 20);
         CUDA_SUCCESS
     }
+}
+
+/// Managed allocations: the memory, to free.
+struct Managed(*mut c_void);
+
+// SAFETY: only freed, under the lock.
+unsafe impl Send for Managed {}
+
+static MANAGED: std::sync::Mutex<Vec<Managed>> = std::sync::Mutex::new(Vec::new());
+
+/// `CUlaunchConfig`, as far as the double reads it (the stream).
+#[repr(C)]
+pub struct LaunchConfig {
+    grid: [c_uint; 3],
+    block: [c_uint; 3],
+    shared: c_uint,
+    stream: Handle,
+    attrs: *mut c_void,
+    n_attrs: c_uint,
 }
 
 /// `CUipcMemHandle`: 64 opaque bytes, passed by value in a `repr(C)` struct as `cuda.h` does.
@@ -760,9 +895,35 @@ unsafe fn new_handle(h: *mut Handle, kind: Kind) -> CUresult {
 
 unsafe fn new_address(p: *mut CUdeviceptr, bytes: usize) -> CUresult {
     let new = device_address(bytes);
-    check::created(Kind::DeviceMemory, new as usize, 0);
+    check::created_sized(Kind::DeviceMemory, new as usize, 0, bytes as u64);
     out(p, new);
     CUDA_SUCCESS
+}
+
+/// A stream-ordered allocation (one of a graph's own allocation nodes, when capturing).
+unsafe fn stream_address(p: *mut CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
+    let r = new_address(p, bytes);
+    if !p.is_null() {
+        check::allocated_on(stream as usize, p.read());
+    }
+    r
+}
+
+unsafe fn load_module(module: *mut Handle, image: *const c_void) -> CUresult {
+    let new = handle();
+    check::created(Kind::Module, new as usize, 0);
+    check::module_loaded(new as usize, image);
+    out(module, new);
+    CUDA_SUCCESS
+}
+
+/// A C string argument, for lookups (empty when null).
+unsafe fn name_of(name: *const c_char) -> String {
+    if name.is_null() {
+        String::new()
+    } else {
+        CStr::from_ptr(name).to_string_lossy().into_owned()
+    }
 }
 
 unsafe fn create_context(ctx: *mut Handle) -> CUresult {
@@ -830,6 +991,29 @@ unsafe extern "C" {
     fn posix_memalign(p: *mut *mut c_void, align: usize, size: usize) -> c_int;
     fn free(p: *mut c_void);
     fn atexit(f: extern "C" fn()) -> c_int;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checking mode from Rust: for a program that links the double as an rlib (`extern crate
+// cuda as _;` or a renamed dependency) instead of loading `libcuda.so`, as under Miri, where
+// the environment is isolated (and `cargo miri run` replays the environment of the build).
+
+/// Turns the checking mode on, as `NULLDRIVER_CHECK=1` does at load, failing call `fail_at`
+/// and turning sticky from call `sticky_at` on (0: never), as `NULLDRIVER_FAIL_AT` and
+/// `NULLDRIVER_STICKY_AT` do.
+pub fn start_checking(fail_at: u64, sticky_at: u64) {
+    check::start(fail_at, sticky_at);
+}
+
+/// The report `NULLDRIVER_REPORT` receives at exit: `calls`, `failed`, `violations`, `leaks`,
+/// `stacks`, `orphans`, then one line per violation, orphan and leak.
+pub fn report() -> String {
+    check::report()
+}
+
+/// The number of violations recorded so far (0 when checking is off).
+pub fn violation_count() -> usize {
+    check::violation_count()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -928,8 +1112,203 @@ mod tests {
         c
     }
 
+    /// The tests share the double's global record: one at a time.
+    fn serial() -> std::sync::MutexGuard<'static, ()> {
+        static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        SERIAL
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    #[test]
+    fn launch_arguments_views_and_globals_are_checked() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let ptx = concat!(include_str!("../../../tests/fixtures/kernels.ptx"), "\0");
+            let mut m = null_mut();
+            assert_eq!(
+                cuModuleLoadData(&raw mut m, ptx.as_ptr().cast()),
+                CUDA_SUCCESS
+            );
+            let mut f = null_mut();
+            assert_eq!(
+                cuModuleGetFunction(&raw mut f, m, c"add_u32".as_ptr()),
+                CUDA_SUCCESS
+            );
+            let mut missing = null_mut();
+            assert_eq!(
+                cuModuleGetFunction(&raw mut missing, m, c"no_such_kernel".as_ptr()),
+                CUDA_ERROR_NOT_FOUND
+            );
+            let mut s = null_mut();
+            let _ = cuStreamCreate(&raw mut s, 0);
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            // add_u32(unsigned* x, unsigned k, unsigned n): the double reads 8 + 4 + 4 bytes.
+            let launch = |x: u64| {
+                let (mut x, mut k, mut n) = (x, 1u32, 16u32);
+                let mut args: [*mut c_void; 3] = [
+                    (&raw mut x).cast(),
+                    (&raw mut k).cast(),
+                    (&raw mut n).cast(),
+                ];
+                let _ = cuLaunchKernel(f, 1, 1, 1, 16, 1, 1, 0, s, args.as_mut_ptr(), null_mut());
+            };
+            assert_eq!(
+                violations_of(|| {
+                    launch(d);
+                    launch(d + 16); // a view at an offset
+                    let _ = cuStreamSynchronize(s);
+                    let _ = cuMemsetD8_v2(d + 8, 0, 8);
+                }),
+                0,
+                "correct launches and views"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    launch(d + 16);
+                    let _ = cuMemFree_v2(d);
+                }),
+                1,
+                "memory freed while a launch may use it (through a view)"
+            );
+            let _ = cuStreamSynchronize(s);
+            assert_eq!(
+                violations_of(|| launch(d + 8)),
+                1,
+                "argument into freed memory"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemsetD8_v2(d + 32, 0, 8);
+                }),
+                1,
+                "a view of freed memory"
+            );
+            let mut d2 = 0;
+            let _ = cuMemAlloc_v2(&raw mut d2, 64);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(d2 + 8);
+                }),
+                1,
+                "free of an address inside an allocation"
+            );
+            let _ = cuMemFree_v2(d2);
+            let b = ctx();
+            let mut other = 0;
+            let _ = cuMemAlloc_v2(&raw mut other, 64);
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p); // a is current again
+            assert_eq!(
+                violations_of(|| launch(other + 4)),
+                1,
+                "argument into memory of another context"
+            );
+            // Module variables: found with their PTX size, and they die with their module.
+            let (mut g, mut bytes) = (0, 0);
+            assert_eq!(
+                cuModuleGetGlobal_v2(&raw mut g, &raw mut bytes, m, c"counters".as_ptr()),
+                CUDA_SUCCESS
+            );
+            assert_eq!(bytes, 16);
+            assert_eq!(
+                cuModuleGetGlobal_v2(&raw mut g, &raw mut bytes, m, c"no_such_global".as_ptr()),
+                CUDA_ERROR_NOT_FOUND
+            );
+            let (mut g, mut bytes) = (0, 0);
+            let _ = cuModuleGetGlobal_v2(&raw mut g, &raw mut bytes, m, c"counters".as_ptr());
+            let _ = cuModuleUnload(m);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemsetD32_v2(g + 4, 0, 1);
+                }),
+                1,
+                "a variable of an unloaded module"
+            );
+            let _ = cuStreamDestroy_v2(s);
+            let _ = cuCtxPushCurrent_v2(b);
+            let _ = cuMemFree_v2(other);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(b);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
+    fn graphs_and_stream_waits_are_modelled() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let (mut one, mut two) = (null_mut(), null_mut());
+            let _ = cuStreamCreate(&raw mut one, 0);
+            let _ = cuStreamCreate(&raw mut two, 0);
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            // Work on `one` that `two` waits for completes when `two` is synchronized.
+            let mut ev = null_mut();
+            let _ = cuEventCreate(&raw mut ev, 0);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemsetD8Async(d, 0, 64, one);
+                    let _ = cuEventRecord(ev, one);
+                    let _ = cuStreamWaitEvent(two, ev, 0);
+                    let _ = cuStreamSynchronize(two);
+                }),
+                0,
+                "a wait completes the work it waited for"
+            );
+            // A captured memset runs at each launch, not at capture.
+            let (mut graph, mut exec) = (null_mut(), null_mut());
+            let _ = cuStreamBeginCapture_v2(one, 0);
+            let mut captured = 0;
+            assert_eq!(cuStreamIsCapturing(one, &raw mut captured), CUDA_SUCCESS);
+            assert_eq!(captured, 1);
+            let _ = cuMemsetD8Async(d, 0, 64, one);
+            let _ = cuStreamEndCapture(one, &raw mut graph);
+            let _ = cuGraphInstantiateWithFlags(&raw mut exec, graph, 0);
+            let mut n = 0;
+            let _ = cuGraphGetNodes(graph, null_mut(), &raw mut n);
+            assert_eq!(n, 1);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(d); // nothing pending: the capture ran nothing
+                }),
+                0,
+                "captured work is not pending"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuGraphLaunch(exec, one);
+                }),
+                1,
+                "a graph launched over freed memory"
+            );
+            let _ = cuGraphExecDestroy(exec);
+            let _ = cuGraphDestroy(graph);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuGraphDestroy(graph);
+                }),
+                1,
+                "a graph destroyed twice"
+            );
+            let _ = cuEventDestroy_v2(ev);
+            let _ = cuStreamDestroy_v2(one);
+            let _ = cuStreamDestroy_v2(two);
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
     #[test]
     fn each_violation_kind_is_reported() {
+        let _serial = serial();
         check::CHECK.store(true, Relaxed);
         unsafe {
             // A correct sequence records nothing.
