@@ -113,6 +113,20 @@ impl RawOptions {
         self.options.len() as c_uint
     }
 
+    /// Empties the error log after a linker call failed and its log was reported: the driver
+    /// keeps writing into the buffer registered at `cuLinkCreate`, and an input that failed
+    /// (and was left out) must not make a later successful link report its error.
+    fn clear_error_log(&self) {
+        // Through the pointer the driver was given (index 2), not the box: the driver's pointer
+        // stays valid for its later writes.
+        if let Some(&ptr) = self.values.get(2) {
+            // SAFETY: `ptr` points to the first of the `LOG_BYTES` bytes of `self.error`, alive
+            // as long as `self`; no driver call runs concurrently (the linker is `!Sync` and
+            // borrowed here).
+            unsafe { ptr.cast::<u8>().write(0) };
+        }
+    }
+
     /// The logs and the wall time the driver wrote back.
     fn log(&self) -> JitLog {
         let text = |buf: &[u8]| {
@@ -352,6 +366,9 @@ impl Linker<'_> {
             )
         };
         let log = self.options.log();
+        if r != ffi::CUresult::CUDA_SUCCESS {
+            self.options.clear_error_log();
+        }
         r.result().map_err(|e| jit_error(e, &log))
     }
 
@@ -425,6 +442,9 @@ impl Linker<'_> {
             )
         };
         let log = self.options.log();
+        if r != ffi::CUresult::CUDA_SUCCESS {
+            self.options.clear_error_log();
+        }
         r.result().map_err(|e| jit_error(e, &log))
     }
 

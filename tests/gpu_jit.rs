@@ -123,3 +123,23 @@ fn undefined_symbol_fails_to_link_after_a_failed_load() {
     println!("link: {:?}: {err}", err.kind());
     assert!(err.to_string().contains("plus_one"), "{err}");
 }
+
+/// An input the linker rejected is left out, and its error must not fail the link of the good
+/// inputs added after it (the error log buffer outlives each call; custack empties it after a
+/// failed one).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_rejected_input_does_not_fail_a_later_link() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let mut linker = guard.linker(&JitOptions::default()).unwrap();
+    let bad = ".version 6.0\n.target sm_50\n.address_size 64\nthis is not ptx;\n";
+    let err = linker.add_ptx("bad.ptx", bad).unwrap_err();
+    println!("rejected: {err}");
+    linker.add_ptx("link_lib.ptx", LINK_LIB).unwrap();
+    linker.add_ptx("link_main.ptx", LINK_MAIN).unwrap();
+    let (image, log) = linker.complete().unwrap();
+    assert!(log.error.is_empty(), "{}", log.error);
+    guard.load_linked(&image).unwrap();
+}
