@@ -235,8 +235,12 @@ impl Context {
     /// (`cuCtxDestroy`). Its device is read by pushing it briefly on this thread.
     ///
     /// To *borrow* a context custack must not destroy, wrap the result in
-    /// [`ManuallyDrop`](core::mem::ManuallyDrop) and push `&*ctx`; the contract below then
-    /// holds for as long as that value and every guard of it live, and nothing is destroyed.
+    /// [`ManuallyDrop`](core::mem::ManuallyDrop), push `&*ctx`, and never take it out
+    /// (`ManuallyDrop::into_inner` or `drop` would destroy a context custack does not own).
+    /// For a borrow the ownership bullet below reads instead: the owner keeps the context alive
+    /// and off every other thread's use that would conflict, and destroys it only after that
+    /// value, every guard of it, and every parked buffer or module of it (parked handles push
+    /// the context on whichever thread drops them) are gone.
     ///
     /// # Safety
     ///

@@ -14,9 +14,10 @@
 //!
 //! Some errors leave the context, and in practice the whole process's use of the device,
 //! unusable: every later call on the context returns the same error.
-//! [`Error::is_sticky`] / [`ErrorKind::is_sticky`] say which. After one, destroy the context (or
-//! reset the primary context) and rebuild every allocation, module and stream it held; the
-//! CUDA documentation says to terminate and relaunch the process.
+//! [`Error::is_sticky`] / [`ErrorKind::is_sticky`] say which. The CUDA documentation says to
+//! terminate and relaunch the process, and on driver 580 that is the only way: a new context or
+//! a primary-context reset in the faulted process returns the same error (`tests/gpu_faults.rs`;
+//! see the [faults guide](crate::guide::faults)).
 //! Cleanup that fails in a `Drop` is recorded per thread, see [`take_drop_errors`].
 //!
 //! # Unknown codes
@@ -430,8 +431,9 @@ error_kinds! {
 
 impl ErrorKind {
     /// Whether the error is sticky: the context it happened in is unusable afterwards, and
-    /// every later call on it returns the same error. Destroy the context (or reset the primary
-    /// context) and rebuild what it held; the CUDA documentation says to relaunch the process.
+    /// every later call on it returns the same error. The CUDA documentation says to relaunch
+    /// the process; on driver 580 a new context or a primary-context reset in the same process
+    /// returns the same error.
     ///
     /// Always `false` for custack's own kinds and for [`Unlisted`](Self::Unlisted).
     pub fn is_sticky(self) -> bool {

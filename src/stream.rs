@@ -150,7 +150,8 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// - ownership passes to custack: nothing else destroys the stream, and nothing uses it
     ///   after the returned `Stream` is dropped or destroyed;
     /// - no work that custack does not know of is pending or enqueued later on it that uses
-    ///   memory custack lends (custack frees memory once *its* work on the stream is done).
+    ///   memory custack lends (custack frees memory once *its* work on the stream is done);
+    /// - no graph capture begun by other code is in progress on it.
     ///
     /// # Examples
     ///
@@ -188,7 +189,9 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// - it stays alive (is not destroyed by its owner) until the returned value, and every
     ///   scope, submission or graph capture made through it, is gone;
     /// - no work that custack does not know of uses memory custack lends on it (as for
-    ///   [`stream_from_raw`](Self::stream_from_raw)).
+    ///   [`stream_from_raw`](Self::stream_from_raw));
+    /// - no graph capture begun by other code is in progress on it while custack enqueues on
+    ///   it (captured work would not run, and a scope could not wait for it).
     ///
     /// # Examples
     ///

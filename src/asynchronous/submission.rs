@@ -694,6 +694,10 @@ impl<'s, P: Payload> IntoFuture for Submission<'s, P> {
     /// resolve). Should enqueuing fail, the future waits (blocking) when first polled, and
     /// reports the failure only if the wait fails too.
     ///
+    /// The executor's waker is called on the driver's callback thread: it must neither call
+    /// CUDA nor block on GPU work (the driver forbids both in callbacks); unparking a thread or
+    /// queueing a task, as executors' wakers do, is fine.
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
