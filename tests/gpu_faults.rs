@@ -11,7 +11,7 @@
 //! process, which the parent demonstrates.
 #![allow(clippy::items_after_statements)]
 mod common;
-use common::{KERNELS, device};
+use common::{KERNELS, block_on_within, device};
 use custack::prelude::*;
 use custack::{Context, ContextFlags, ErrorKind, LaunchConfig, Stack, take_drop_errors};
 use std::process::Command;
@@ -175,31 +175,6 @@ fn r6_primary_context_fault_is_reported_and_a_new_process_recovers() {
     println!("CHILD-OK");
 }
 
-/// Polls `f` on this thread until it is ready or `limit` has passed (`None`).
-fn block_on_within<F: std::future::Future>(f: F, limit: std::time::Duration) -> Option<F::Output> {
-    use std::sync::Arc;
-    use std::task::{Context as TaskContext, Poll, Wake, Waker};
-    struct Unpark(std::thread::Thread);
-    impl Wake for Unpark {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
-    let mut f = std::pin::pin!(f);
-    let deadline = std::time::Instant::now() + limit;
-    loop {
-        if let Poll::Ready(v) = f.as_mut().poll(&mut TaskContext::from_waker(&waker)) {
-            return Some(v);
-        }
-        let now = std::time::Instant::now();
-        if now >= deadline {
-            return None;
-        }
-        std::thread::park_timeout(deadline - now);
-    }
-}
-
 /// R6 with a future: a submission whose kernel faults resolves, with the sticky error, when
 /// awaited. Its waker is a `cuStreamAddCallback` callback, which the driver calls even after a
 /// fault; a `cuLaunchHostFunc` function is never called then, and the future would wait forever.
@@ -227,6 +202,7 @@ fn r6_fault_resolves_an_awaited_submission() {
     let resolved = block_on_within(pending.into_future(), std::time::Duration::from_secs(60));
     let err = resolved
         .expect("the awaited submission never resolved after the fault")
+        .0
         .map(drop)
         .unwrap_err();
     println!("the awaited submission resolved with {err}");

@@ -2,7 +2,7 @@
 //! non-blocking streams, errors and panics in the closure, dropping unwaited, and R11 (a leaked
 //! submission never frees or hands back its memory).
 mod common;
-use common::{KERNELS, context};
+use common::{KERNELS, block_on_within, context};
 use custack::prelude::*;
 use custack::{ErrorKind, LaunchConfig, Stack, StreamFlags, take_drop_errors};
 use std::process::Command;
@@ -212,26 +212,9 @@ fn r11_leaking_a_pending_submission_is_sound() {
     println!("CHILD-OK");
 }
 
-/// Drives a future on this thread, parking until its waker unparks it; counts the polls.
+/// Drives a future on this thread (see `common::block_on_within`), failing after ten minutes.
 fn block_on<F: std::future::Future>(f: F) -> (F::Output, usize) {
-    use std::sync::Arc;
-    use std::task::{Context, Poll, Wake, Waker};
-    struct Unpark(std::thread::Thread);
-    impl Wake for Unpark {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
-    let mut f = std::pin::pin!(f);
-    let mut polls = 0;
-    loop {
-        polls += 1;
-        if let Poll::Ready(v) = f.as_mut().poll(&mut Context::from_waker(&waker)) {
-            return (v, polls);
-        }
-        std::thread::park();
-    }
+    block_on_within(f, std::time::Duration::from_secs(600)).expect("the future never resolved")
 }
 
 #[test]

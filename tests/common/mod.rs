@@ -26,3 +26,35 @@ pub(crate) fn current_raw() -> custack::ffi::CUcontext {
     assert_eq!(r, custack::ffi::CUresult::CUDA_SUCCESS);
     cur
 }
+
+/// Drives a future on this thread, parking until its waker unparks it, for at most `limit`:
+/// its output and how many polls it took, or `None` if `limit` passed first (a future whose
+/// wakeup never comes fails the test instead of hanging it).
+pub(crate) fn block_on_within<F: std::future::Future>(
+    f: F,
+    limit: std::time::Duration,
+) -> Option<(F::Output, usize)> {
+    use std::sync::Arc;
+    use std::task::{Context as TaskContext, Poll, Wake, Waker};
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut f = std::pin::pin!(f);
+    let deadline = std::time::Instant::now() + limit;
+    let mut polls = 0;
+    loop {
+        polls += 1;
+        if let Poll::Ready(v) = f.as_mut().poll(&mut TaskContext::from_waker(&waker)) {
+            return Some((v, polls));
+        }
+        let now = std::time::Instant::now();
+        if now >= deadline {
+            return None;
+        }
+        std::thread::park_timeout(deadline - now);
+    }
+}
