@@ -281,49 +281,33 @@ fn calls_driver_directly(body: &str) -> bool {
 /// `name(` or `name::<`, unqualified, as a method (`.name(`), or through a path of this crate
 /// (`self::`, `super::`, `crate::`, `Self::`, `module::`). `core::mem::take(` is not `take(`.
 fn calls(body: &str, name: &str, module: &str) -> bool {
-    let b = body.as_bytes();
-    let mut from = 0;
-    while let Some(at) = body[from..].find(name) {
-        let start = from + at;
-        let end = start + name.len();
-        from = end;
-        let after = &body[end..];
-        if (start > 0 && is_ident(b[start - 1]))
-            || !(after.starts_with('(') || after.starts_with("::<"))
-        {
-            continue;
-        }
+    call_sites(body, name).any(|start| {
         let path_start = body[..start]
             .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
             .map_or(0, |n| n + 1);
         let path = &body[path_start..start];
-        if path.is_empty()
+        path.is_empty()
             || ["self::", "super::", "crate::", "Self::"]
                 .iter()
                 .any(|p| path.starts_with(p))
             || path.starts_with(&format!("{module}::"))
-        {
-            return true;
-        }
-    }
-    false
+    })
+}
+
+/// Where `name` is called in `body`: the byte offset of each whole-word `name` followed by
+/// `(` or `::<`.
+fn call_sites<'a>(body: &'a str, name: &'a str) -> impl Iterator<Item = usize> + 'a {
+    body.match_indices(name).filter_map(move |(start, _)| {
+        let after = &body[start + name.len()..];
+        let whole_word = start == 0 || !is_ident(body.as_bytes()[start - 1]);
+        (whole_word && (after.starts_with('(') || after.starts_with("::<"))).then_some(start)
+    })
 }
 
 /// Whether `body` calls the method `name` on `self` or a field of it (`self.name(`,
 /// `self.field.name(`, `self.name::<`), or as `Self::name(`.
 fn calls_on_self(body: &str, name: &str) -> bool {
-    let b = body.as_bytes();
-    let mut from = 0;
-    while let Some(at) = body[from..].find(name) {
-        let start = from + at;
-        let end = start + name.len();
-        from = end;
-        let after = &body[end..];
-        if (start > 0 && is_ident(b[start - 1]))
-            || !(after.starts_with('(') || after.starts_with("::<"))
-        {
-            continue;
-        }
+    call_sites(body, name).any(|start| {
         let receiver_start = body[..start]
             .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == ':'))
             .map_or(0, |n| n + 1);
@@ -334,14 +318,10 @@ fn calls_on_self(body: &str, name: &str) -> bool {
         let std_name = [
             "map", "get", "push", "len", "is_empty", "take", "insert", "iter",
         ];
-        if receiver == "Self::"
+        receiver == "Self::"
             || receiver == "self."
             || (receiver.starts_with("self.") && fields == 2 && !std_name.contains(&name))
-        {
-            return true;
-        }
-    }
-    false
+    })
 }
 
 /// The items of `src/` as parsed, or `None` where the sources are not beside the binary.
