@@ -166,7 +166,7 @@ pub use texture::{
     ArrayElement, CudaArray, ScopedArray, ScopedSurface, ScopedTexture, SurfaceHandle,
     SurfaceObject, TextureHandle, TextureObject, TextureOptions,
 };
-pub use vmm::{Mapping, PhysicalMemory, Reservation};
+pub use vmm::{Mapping, PhysicalMemory, Reservation, SharedMapping};
 
 // The README's Rust examples are compiled (and, being `no_run`, not run) as doc tests.
 #[cfg(doctest)]

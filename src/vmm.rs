@@ -7,6 +7,13 @@
 //! or freed while a mapping uses it); it is [`DeviceMemory`](crate::DeviceMemory), so scopes
 //! bind it and copies, memsets and kernels use it. Unmapped on drop; the physical memory keeps
 //! its contents, so a larger mapping over the same physical memory sees them (growing).
+//!
+//! The same physical memory may be mapped at several addresses, which is why the borrows say
+//! who may write (C14): a writable [`Mapping`] ([`Reservation::map`]) borrows each allocation
+//! behind it *exclusively*, so no other mapping of those bytes exists while it lives, and one
+//! allocation cannot appear twice in it; a [`SharedMapping`] ([`Reservation::map_shared`]) is
+//! read-only device memory that borrows its allocations shared, so any number of them may
+//! show the same bytes, as long as no writable mapping does.
 
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
@@ -48,6 +55,21 @@ pub struct Mapping<'r, T: DeviceCopy> {
 }
 
 device_memory!(Mapping, mut_);
+
+/// Physical memory mapped into a reservation for reading: device memory of `len` elements of
+/// `T` that no one writes while it lives. Borrows the reservation and the physical memory
+/// *shared*, so other shared mappings may show the same bytes (even twice in one mapping) but
+/// no writable [`Mapping`] can; unmapped on drop (`cuMemUnmap`).
+#[derive(Debug)]
+#[doc(alias = "cuMemMap")]
+pub struct SharedMapping<'r, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    bytes: usize,
+    _marker: PhantomData<(&'r (), *const T)>,
+}
+
+device_memory!(SharedMapping,);
 
 fn device_prop(device: crate::Device) -> ffi::CUmemAllocationProp {
     ffi::CUmemAllocationProp {
@@ -137,6 +159,11 @@ impl Reservation<'_> {
     /// reservation, and lets `guard`'s device read and write them: one contiguous range of
     /// device memory holding as many `T` as fit.
     ///
+    /// Each allocation is borrowed exclusively for as long as the mapping lives (C14): no other
+    /// mapping, writable or [shared](Self::map_shared), can show its bytes meanwhile, and the
+    /// same allocation cannot be passed twice (`&[&mut p, &mut p]` does not compile). To grow,
+    /// drop the smaller mapping first, as the example does.
+    ///
     /// # Errors
     ///
     /// [`ErrorKind::OutOfRange`] (no driver call) if they do not fit in the reservation; driver
@@ -152,13 +179,13 @@ impl Reservation<'_> {
     /// let guard = stack.push(&ctx)?;
     /// let g = guard.allocation_granularity()?;
     /// let space = guard.reserve(64 * g)?;            // room to grow
-    /// let first = guard.create_physical(g)?;
+    /// let mut first = guard.create_physical(g)?;
     /// {
-    ///     let mut small = space.map::<u32, _>(&guard, &[&first])?;
+    ///     let mut small = space.map::<u32, _>(&guard, &[&mut first])?;
     ///     small.fill_u32(7)?;
     /// }                                             // unmapped; `first` keeps its contents
-    /// let second = guard.create_physical(g)?;
-    /// let grown = space.map::<u32, _>(&guard, &[&first, &second])?; // no copy
+    /// let mut second = guard.create_physical(g)?;
+    /// let grown = space.map::<u32, _>(&guard, &[&mut first, &mut second])?; // no copy
     /// assert_eq!(grown.slice(..4)?.to_vec()?, [7; 4]);
     /// # Ok::<(), custack::Error>(())
     /// ```
@@ -171,31 +198,101 @@ impl Reservation<'_> {
     pub fn map<'r, T: DeviceCopy, K: ContextKind>(
         &'r self,
         guard: &PushedGuard<'_, '_, K>,
-        physical: &[&'r PhysicalMemory<'_>],
+        physical: &[&'r mut PhysicalMemory<'_>],
     ) -> Result<Mapping<'r, T>> {
-        let bytes: usize = physical.iter().map(|p| p.size).sum();
-        if bytes > self.size {
+        let bytes = self.map_raw(guard, physical.iter().map(|p| (p.handle, p.size)))?;
+        Ok(Mapping {
+            ptr: self.base,
+            len: bytes / size_of::<T>().max(1),
+            bytes,
+            _marker: PhantomData,
+        })
+    }
+
+    /// `cuMemMap`, `cuMemSetAccess`—Maps `physical` as [`map`](Self::map) does, as read-only
+    /// device memory: the allocations are borrowed shared, so the same bytes may be shown by
+    /// other shared mappings, or twice in this one, but by no writable [`Mapping`] while this
+    /// one lives.
+    ///
+    /// # Errors
+    ///
+    /// As [`map`](Self::map).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, DeviceMemory, DeviceMemoryMut, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let g = guard.allocation_granularity()?;
+    /// let mut table = guard.create_physical(g)?;
+    /// let (a, b) = (guard.reserve(g)?, guard.reserve(2 * g)?);
+    /// {
+    ///     let mut writer = a.map::<u32, _>(&guard, &[&mut table])?;
+    ///     writer.fill_u32(3)?;
+    /// }
+    /// // Two read-only views of the same bytes: at `a`, and twice in a row at `b`.
+    /// let once = a.map_shared::<u32, _>(&guard, &[&table])?;
+    /// let twice = b.map_shared::<u32, _>(&guard, &[&table, &table])?;
+    /// assert_eq!(once.len() * 2, twice.len());
+    /// assert_eq!(twice.slice(once.len()..)?.to_vec()?, once.to_vec()?);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    #[doc(alias = "cuMemMap")]
+    #[doc(alias = "cuMemSetAccess")]
+    pub fn map_shared<'r, T: DeviceCopy, K: ContextKind>(
+        &'r self,
+        guard: &PushedGuard<'_, '_, K>,
+        physical: &[&'r PhysicalMemory<'_>],
+    ) -> Result<SharedMapping<'r, T>> {
+        let bytes = self.map_raw(guard, physical.iter().map(|p| (p.handle, p.size)))?;
+        Ok(SharedMapping {
+            ptr: self.base,
+            len: bytes / size_of::<T>().max(1),
+            bytes,
+            _marker: PhantomData,
+        })
+    }
+
+    /// Maps `(handle, size)` one after the other from the start of the reservation and grants
+    /// `guard`'s device access; returns the bytes mapped. The callers' borrows of the physical
+    /// memory say who may write it.
+    fn map_raw<K: ContextKind>(
+        &self,
+        guard: &PushedGuard<'_, '_, K>,
+        physical: impl Iterator<Item = (ffi::CUmemGenericAllocationHandle, usize)> + Clone,
+    ) -> Result<usize> {
+        let bytes = physical
+            .clone()
+            .try_fold(0usize, |sum, (_, size)| sum.checked_add(size))
+            .filter(|&b| b <= self.size);
+        let Some(bytes) = bytes else {
             return Err(Error::custack(
                 ErrorKind::OutOfRange,
                 format!(
-                    "{bytes} bytes of physical memory do not fit a reservation of {}",
+                    "the physical memory does not fit a reservation of {} bytes",
                     self.size
                 ),
             ));
-        }
+        };
         let device = guard.device()?;
         let mut offset = 0usize;
-        for p in physical {
+        for (handle, size) in physical {
             let at = self.base + offset as u64;
-            // SAFETY: `at..at + p.size` lies in this live reservation (checked above) and is not
-            // mapped (a mapping borrows the reservation, and the driver refuses overlaps); `p`
-            // is live physical memory (borrowed for 'r).
-            let r = unsafe { ffi::cuMemMap(at, p.size, 0, p.handle, 0) }.result();
+            // SAFETY: `at..at + size` lies in this live reservation (checked above) and is not
+            // mapped (a mapping borrows the reservation, and the driver refuses overlaps);
+            // `handle` is live physical memory, borrowed by the caller for the mapping's life.
+            let r = unsafe { ffi::cuMemMap(at, size, 0, handle, 0) }.result();
             if let Err(e) = r {
                 unmap(self.base, offset);
                 return Err(e);
             }
-            offset += p.size;
+            offset += size;
         }
         let access = ffi::CUmemAccessDesc {
             location: ffi::CUmemLocation {
@@ -210,12 +307,7 @@ impl Reservation<'_> {
             unmap(self.base, bytes);
             return Err(e);
         }
-        Ok(Mapping {
-            ptr: self.base,
-            len: bytes / size_of::<T>().max(1),
-            bytes,
-            _marker: PhantomData,
-        })
+        Ok(bytes)
     }
 }
 
@@ -231,6 +323,12 @@ fn unmap(ptr: ffi::CUdeviceptr, bytes: usize) {
 }
 
 impl<T: DeviceCopy> Drop for Mapping<'_, T> {
+    fn drop(&mut self) {
+        unmap(self.ptr, self.bytes);
+    }
+}
+
+impl<T: DeviceCopy> Drop for SharedMapping<'_, T> {
     fn drop(&mut self) {
         unmap(self.ptr, self.bytes);
     }

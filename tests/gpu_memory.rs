@@ -469,11 +469,14 @@ fn virtual_memory_vector_add_and_growing_without_copying() {
     println!("granularity: {g} bytes");
     let n = g / 4 * 2; // floats in two granules
     let reservations: Vec<_> = (0..3).map(|_| guard.reserve(2 * g).unwrap()).collect();
-    let physical: Vec<_> = (0..6).map(|_| guard.create_physical(g).unwrap()).collect();
+    let mut physical: Vec<_> = (0..6).map(|_| guard.create_physical(g).unwrap()).collect();
     let mut maps: Vec<_> = reservations
         .iter()
-        .zip(physical.chunks(2))
-        .map(|(r, p)| r.map::<f32, _>(&guard, &[&p[0], &p[1]]).unwrap())
+        .zip(physical.chunks_mut(2))
+        .map(|(r, p)| {
+            let (p0, p1) = p.split_at_mut(1);
+            r.map::<f32, _>(&guard, &[&mut p0[0], &mut p1[0]]).unwrap()
+        })
         .collect();
     assert!(maps.iter().all(|m| m.len() == n));
     let a: Vec<f32> = (0..n).map(|i| (i % 100) as f32).collect();
@@ -510,13 +513,15 @@ fn virtual_memory_vector_add_and_growing_without_copying() {
 
     // Growing: one granule mapped and written, unmapped, then two mapped over the same range.
     let space = guard.reserve(8 * g).unwrap();
-    let first = guard.create_physical(g).unwrap();
+    let mut first = guard.create_physical(g).unwrap();
     {
-        let mut small = space.map::<u32, _>(&guard, &[&first]).unwrap();
+        let mut small = space.map::<u32, _>(&guard, &[&mut first]).unwrap();
         small.fill_u32(0x00C0_FFEE).unwrap();
     }
-    let second = guard.create_physical(g).unwrap();
-    let grown = space.map::<u32, _>(&guard, &[&first, &second]).unwrap();
+    let mut second = guard.create_physical(g).unwrap();
+    let grown = space
+        .map::<u32, _>(&guard, &[&mut first, &mut second])
+        .unwrap();
     assert_eq!(grown.len(), g / 2);
     assert!(
         grown
@@ -527,14 +532,29 @@ fn virtual_memory_vector_add_and_growing_without_copying() {
             .iter()
             .all(|&x| x == 0x00C0_FFEE)
     );
+    drop(grown);
     // Too much physical memory for the reservation: refused before the driver is asked.
-    let third = guard.create_physical(g).unwrap();
+    let mut third = guard.create_physical(g).unwrap();
     let small_space = guard.reserve(g).unwrap();
     assert_eq!(
         small_space
-            .map::<u8, _>(&guard, &[&third, &first])
+            .map::<u8, _>(&guard, &[&mut third, &mut first])
             .unwrap_err()
             .kind(),
         ErrorKind::OutOfRange
     );
+
+    // Shared mappings (C14's read-only side): `first` shown at two addresses, and twice in a
+    // row in one of them, all reading what the writable mapping left.
+    let (at_one, at_two) = (guard.reserve(g).unwrap(), guard.reserve(2 * g).unwrap());
+    let once = at_one.map_shared::<u32, _>(&guard, &[&first]).unwrap();
+    let twice = at_two
+        .map_shared::<u32, _>(&guard, &[&first, &first])
+        .unwrap();
+    assert_eq!((once.len(), twice.len()), (g / 4, g / 2));
+    let (front, back) = (twice.slice(..g / 4).unwrap(), twice.slice(g / 4..).unwrap());
+    let expected = once.to_vec().unwrap();
+    assert!(expected.iter().all(|&x| x == 0x00C0_FFEE));
+    assert_eq!(front.to_vec().unwrap(), expected);
+    assert_eq!(back.to_vec().unwrap(), expected);
 }

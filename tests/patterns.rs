@@ -734,6 +734,26 @@ fn c14_disjoint_views(ctx: &Context) -> Result<Vec<u32>> {
     dev.to_vec()
 }
 
+/// Twin of `ui-tests/c14_vmm_*.rs`: one physical allocation shown at several addresses the
+/// way the borrows allow: written through one writable mapping, which is then dropped, and
+/// read through two shared mappings at once, one of which shows it twice. Returns what the
+/// three read-only ranges read (each `5`).
+fn c14_vmm_mappings(ctx: &Context) -> Result<Vec<Vec<u32>>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let g = guard.allocation_granularity()?;
+    let mut physical = guard.create_physical(g)?;
+    let (one, two) = (guard.reserve(g)?, guard.reserve(2 * g)?);
+    {
+        let mut writable = one.map::<u32, _>(&guard, &[&mut physical])?;
+        writable.fill_u32(5)?;
+    } // unmapped: `physical` may be shared again
+    let once = one.map_shared::<u32, _>(&guard, &[&physical])?;
+    let twice = two.map_shared::<u32, _>(&guard, &[&physical, &physical])?;
+    let (front, back) = twice.split_at(once.len())?;
+    Ok(vec![once.to_vec()?, front.to_vec()?, back.to_vec()?])
+}
+
 // ---------------------------------------------------------------------------------------------
 // Tests that need no GPU
 // ---------------------------------------------------------------------------------------------
@@ -954,6 +974,9 @@ fn twins_c10_c11_c12_c14_on_device() -> Result<()> {
     let halves = c14_disjoint_views(&ctx)?;
     assert_eq!(halves.get(..N / 2), Some(&vec![11; N / 2][..]));
     assert_eq!(halves.get(N / 2..), Some(&vec![21; N / 2][..]));
+    for read in c14_vmm_mappings(&ctx)? {
+        assert!(!read.is_empty() && read.iter().all(|&x| x == 5));
+    }
     Ok(())
 }
 

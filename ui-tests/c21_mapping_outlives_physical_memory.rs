@@ -10,8 +10,8 @@ fn main() -> Result<(), custack::Error> {
     let guard = stack.push(&ctx)?;
     let g = guard.allocation_granularity()?;
     let space = guard.reserve(g)?;
-    let physical = guard.create_physical(g)?;
-    let mapping = space.map::<u32, _>(&guard, &[&physical])?;
+    let mut physical = guard.create_physical(g)?;
+    let mapping = space.map::<u32, _>(&guard, &[&mut physical])?;
     drop(physical); //~ ERROR E0505
     drop(mapping);
     Ok(())

@@ -9,9 +9,9 @@ fn main() -> Result<(), custack::Error> {
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
     let g = guard.allocation_granularity()?;
-    let physical = guard.create_physical(g)?;
+    let mut physical = guard.create_physical(g)?;
     let space = guard.reserve(g)?;
-    let mapping = space.map::<u32, _>(&guard, &[&physical])?;
+    let mapping = space.map::<u32, _>(&guard, &[&mut physical])?;
     drop(space); //~ ERROR E0505
     drop(mapping);
     Ok(())
