@@ -370,9 +370,56 @@ impl Module<'_> {
     /// `cuModuleGetGlobal`—The global `name` as an exclusive view of `T`s, borrowing the module
     /// mutably (so no kernel of it can be launched while the view lives).
     ///
+    /// The mutable borrow also means that `global_mut` is refused (E0502) while any
+    /// [`Function`](crate::Function) of the module is still used later on, even when no kernel
+    /// is pending: a `Function` is `Copy` and a [payload](crate::Payload), so custack cannot tell
+    /// a function handle kept for later from one a pending submission still runs, whose kernel
+    /// may read the global. It is the price of that, and there are two ways through: write the
+    /// globals *before* looking functions up, or stop using the function handles, write the
+    /// global, and look the functions up again (`cuModuleGetFunction` is a hash lookup in the
+    /// driver, no JIT).
+    ///
     /// # Errors
     ///
     /// As [`global`](Self::global).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, DeviceMemoryMut, Driver, LaunchConfig, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let stream = guard.stream()?;
+    /// let mut module = guard.load_ptx(include_str!("../tests/fixtures/kernels.ptx"))?;
+    /// // 1. Globals first, then the functions.
+    /// module.global_mut::<u32>("counters")?.copy_from_host(&[0; 4])?;
+    /// let count = module.function("count_threads")?;
+    /// // SAFETY: count_threads() takes no arguments and adds 1 to counters[0] per thread.
+    /// stream.scope(|s| unsafe { s.launch(&count, LaunchConfig::for_elements(256), ()) })??;
+    /// // 2. `count` is not used any more: write the global, then look the function up again.
+    /// module.global_mut::<u32>("counters")?.copy_from_host(&[0; 4])?;
+    /// let count = module.function("count_threads")?;
+    /// // SAFETY: as above.
+    /// stream.scope(|s| unsafe { s.launch(&count, LaunchConfig::for_elements(256), ()) })??;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// What is refused: a global written while a function handle is still to be used.
+    ///
+    /// ```compile_fail,E0502
+    /// # use custack::{Context, ContextFlags, DeviceMemoryMut, Driver, LaunchConfig, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// # let stream = guard.stream()?;
+    /// let mut module = guard.load_ptx(include_str!("../tests/fixtures/kernels.ptx"))?;
+    /// let count = module.function("count_threads")?;
+    /// module.global_mut::<u32>("counters")?.copy_from_host(&[0; 4])?; // E0502
+    /// // SAFETY: count_threads() takes no arguments and adds 1 to counters[0] per thread.
+    /// stream.scope(|s| unsafe { s.launch(&count, LaunchConfig::for_elements(256), ()) })??;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
     ///
     /// # References
     ///

@@ -28,11 +28,10 @@ use super::submission::{Payload, sealed};
 
 /// Work captured from a stream ([`Stream::capture`]), owning the [`Payload`] its nodes use;
 /// lent by the guard. Instantiate it to launch it. Destroyed on drop (`cuGraphDestroy`).
-#[derive(Debug)]
 #[doc(alias = "CUgraph")]
 pub struct Graph<'g, P: Payload> {
     raw: ffi::CUgraph,
-    payload: ManuallyDrop<P>,
+    payload: ManuallyDrop<P::Held>,
     _marker: PhantomData<(&'g (), *const ())>,
 }
 
@@ -40,12 +39,27 @@ pub struct Graph<'g, P: Payload> {
 /// the guard. Launch it with [`StreamScope::launch_graph`]: it is a payload itself, so a
 /// submission owns it while a launch may run and hands it back from `wait`. Destroyed on drop
 /// (`cuGraphExecDestroy`).
-#[derive(Debug)]
 #[doc(alias = "CUgraphExec")]
 pub struct GraphExec<'g, P: Payload> {
     raw: ffi::CUgraphExec,
-    payload: ManuallyDrop<P>,
+    payload: ManuallyDrop<P::Held>,
     _marker: PhantomData<(&'g (), *const ())>,
+}
+
+impl<P: Payload> core::fmt::Debug for Graph<'_, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Graph")
+            .field("raw", &self.raw)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<P: Payload> core::fmt::Debug for GraphExec<'_, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("GraphExec")
+            .field("raw", &self.raw)
+            .finish_non_exhaustive()
+    }
 }
 
 static_assertions::assert_not_impl_any!(Graph<'static, Vec<u8>>: Send, Sync);
@@ -146,7 +160,7 @@ impl<'g> Stream<'g> {
         let stream = self.as_raw();
         // Declared before `ending`, so that on an error or a panic the capture ends before the
         // payload drops (freeing memory during a capture would invalidate it).
-        let mut payload = payload;
+        let mut payload = payload.hold();
         let mode = ffi::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
         // SAFETY: a live stream of the current context.
         unsafe { ffi::cuStreamBeginCapture_v2(stream, mode) }.result()?;
@@ -157,7 +171,7 @@ impl<'g> Stream<'g> {
         let scope = unsafe { StreamScope::from_raw(stream) };
         // SAFETY: the payload moves into the graph without moving the memory it names, and is
         // out of the host's reach there; the bound handles cannot leave `f`.
-        let bound = unsafe { payload.bind() };
+        let bound = unsafe { P::bind(&mut payload) };
         f(&scope, bound)?;
         core::mem::forget(ending);
         let mut graph = core::ptr::null_mut();
@@ -216,7 +230,7 @@ impl<'g, P: Payload> Graph<'g, P> {
         })
     }
 
-    fn into_parts(self) -> (ffi::CUgraph, P) {
+    fn into_parts(self) -> (ffi::CUgraph, P::Held) {
         let mut this = ManuallyDrop::new(self);
         // SAFETY: taken once; `this` never drops.
         let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
@@ -238,9 +252,12 @@ impl<P: Payload> GraphExec<'_, P> {
         self.raw
     }
 
-    /// The payload, for reading on the host between launches.
-    pub fn payload(&self) -> &P {
-        &self.payload
+    /// The payload for the host to read between launches, in its [`Read`](Payload::Read)
+    /// form: views and slices of the memory the graph was built on. `&self` proves no launch
+    /// that could write it is pending: a pending launch owns the executable graph, a scope
+    /// borrows it exclusively.
+    pub fn payload(&self) -> P::Read<'_> {
+        P::read(&self.payload)
     }
 
     /// The payload for the host to read and write between launches (new inputs, say), in its
@@ -248,7 +265,7 @@ impl<P: Payload> GraphExec<'_, P> {
     /// which cannot replace it. `&mut self` proves no launch is pending: a pending launch owns
     /// the executable graph, a scope borrows it.
     pub fn payload_mut(&mut self) -> P::Access<'_> {
-        self.payload.access()
+        P::access(&mut self.payload)
     }
 
     /// `cuGraphExecUpdate`—Updates the executable graph's node parameters from `graph`, which
@@ -278,7 +295,11 @@ impl<P: Payload> GraphExec<'_, P> {
         let updated = unsafe { ffi::cuGraphExecUpdate_v2(self.raw, raw, &raw mut info) };
         destroy_graph(raw);
         match updated {
-            ffi::CUresult::CUDA_SUCCESS => Ok(core::mem::replace(&mut *self.payload, payload)),
+            // The old payload is released only now: no node uses it any more, and no launch is
+            // pending (`&mut self`).
+            ffi::CUresult::CUDA_SUCCESS => {
+                Ok(P::release(core::mem::replace(&mut *self.payload, payload)))
+            }
             ffi::CUresult::CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE => {
                 drop(payload);
                 Err(Error::from_code(updated)
@@ -307,20 +328,36 @@ impl<P: Payload> Drop for GraphExec<'_, P> {
 impl<P: Payload> sealed::Sealed for GraphExec<'_, P> {}
 impl<P: Payload> Payload for GraphExec<'_, P> {
     type Bound<'scope> = ScopedGraph<'scope>;
-    #[inline]
-    unsafe fn bind<'scope>(&mut self) -> ScopedGraph<'scope> {
-        ScopedGraph {
-            raw: self.raw,
-            _marker: PhantomData,
-        }
-    }
     type Access<'a>
         = P::Access<'a>
     where
         Self: 'a;
+    type Read<'a>
+        = P::Read<'a>
+    where
+        Self: 'a;
+    // An executable graph keeps its own payload in its held form already.
+    super::submission::held_as_itself!();
     #[inline]
-    fn access(&mut self) -> P::Access<'_> {
-        self.payload.access()
+    unsafe fn bind<'scope>(held: &mut Self) -> ScopedGraph<'scope> {
+        ScopedGraph {
+            raw: held.raw,
+            _marker: PhantomData,
+        }
+    }
+    #[inline]
+    fn access<'a>(held: &'a mut Self) -> P::Access<'a>
+    where
+        Self: 'a,
+    {
+        P::access(&mut held.payload)
+    }
+    #[inline]
+    fn read<'a>(held: &'a Self) -> P::Read<'a>
+    where
+        Self: 'a,
+    {
+        P::read(&held.payload)
     }
 }
 

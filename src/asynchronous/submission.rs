@@ -16,7 +16,9 @@
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::launch::Function;
-use crate::memory::{DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceViewMut, PinnedBuffer};
+use crate::memory::{
+    DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, PinnedBuffer,
+};
 use crate::plain::DeviceCopy;
 use crate::stream::Stream;
 use core::future::{Future, IntoFuture};
@@ -43,21 +45,19 @@ pub(crate) mod sealed {
 /// move it into itself after enqueuing work on it. An array `[T; N]` is not a payload: its
 /// elements move with it.
 ///
+/// While a submission or a graph owns a payload it keeps it in its [`Held`](Payload::Held)
+/// form, which for every payload but `Box<[T]>` is the payload itself. A `Box` asserts that it
+/// is the only pointer to its elements each time it moves, which the GPU's access through the
+/// address bound earlier would contradict; so a `Box<[T]>` is held as the `Vec<T>` it converts
+/// to and from without copying or allocating (`into_vec`, `into_boxed_slice` of a vector whose
+/// length is its capacity), and only becomes a `Box` again when it is handed back.
+///
 /// Inside the submission's closure the payload is seen *bound* to the scope
 /// ([`Payload::Bound`]): device memory as a [`ScopedSliceMut`], host memory as a
 /// [`ScopedHostMut`], a function as a `Function<'scope>`.
-pub trait Payload: sealed::Sealed {
+pub trait Payload: sealed::Sealed + Sized {
     /// The payload as the operations of a scope `'scope` take it.
     type Bound<'scope>;
-
-    /// Binds the payload to a scope.
-    ///
-    /// # Safety
-    ///
-    /// The payload must not be moved in a way that moves the memory it names, dropped, or
-    /// reached by the host until the scope's work is complete; `'scope` must not outlive that.
-    #[doc(hidden)]
-    unsafe fn bind<'scope>(&mut self) -> Self::Bound<'scope>;
 
     /// The payload as the host may reach it while no work uses it, without being able to
     /// replace the memory the GPU work was built on: device memory as a
@@ -67,180 +67,335 @@ pub trait Payload: sealed::Sealed {
     where
         Self: 'a;
 
-    /// The payload's [`Access`](Payload::Access) form.
+    /// The payload as the host may read it while no work writes it: device memory as a
+    /// [`DeviceView`](crate::DeviceView), host memory as `&[T]`, a function as itself. (See
+    /// [`GraphExec::payload`](crate::GraphExec::payload).)
+    type Read<'a>
+    where
+        Self: 'a;
+
+    /// How a submission or a graph keeps the payload while it owns it: the payload itself, but
+    /// for `Box<[T]>`, kept as a `Vec<T>` (see the trait's documentation).
     #[doc(hidden)]
-    fn access(&mut self) -> Self::Access<'_>;
+    type Held;
+
+    /// The payload in its held form.
+    #[doc(hidden)]
+    fn hold(self) -> Self::Held;
+
+    /// The payload back from its held form, once no work uses it.
+    #[doc(hidden)]
+    fn release(held: Self::Held) -> Self;
+
+    /// Binds a held payload to a scope.
+    ///
+    /// # Safety
+    ///
+    /// The held payload must not be moved in a way that moves the memory it names, dropped,
+    /// released, or reached by the host until the scope's work is complete; `'scope` must not
+    /// outlive that.
+    #[doc(hidden)]
+    unsafe fn bind<'scope>(held: &mut Self::Held) -> Self::Bound<'scope>;
+
+    /// A held payload's [`Access`](Payload::Access) form.
+    #[doc(hidden)]
+    fn access<'a>(held: &'a mut Self::Held) -> Self::Access<'a>
+    where
+        Self: 'a;
+
+    /// A held payload's [`Read`](Payload::Read) form.
+    #[doc(hidden)]
+    fn read<'a>(held: &'a Self::Held) -> Self::Read<'a>
+    where
+        Self: 'a;
 }
+
+/// `Held = Self`: the payload itself is what a submission or graph keeps.
+macro_rules! held_as_itself {
+    () => {
+        type Held = Self;
+        #[inline]
+        fn hold(self) -> Self {
+            self
+        }
+        #[inline]
+        fn release(held: Self) -> Self {
+            held
+        }
+    };
+}
+pub(crate) use held_as_itself;
 
 impl<T: DeviceCopy> sealed::Sealed for DeviceBuffer<'_, T> {}
 impl<T: DeviceCopy> Payload for DeviceBuffer<'_, T> {
     type Bound<'scope> = ScopedSliceMut<'scope, T>;
-    #[inline]
-    unsafe fn bind<'scope>(&mut self) -> ScopedSliceMut<'scope, T> {
-        // SAFETY: the buffer's device memory lives until the buffer drops, which the caller
-        // promises happens only after the scope's work; `&mut self` and the caller's promise
-        // give the scope exclusive access.
-        unsafe { ScopedSliceMut::from_raw_parts(self.device_ptr(), self.len()) }
-    }
     type Access<'a>
         = DeviceViewMut<'a, T>
     where
         Self: 'a;
+    type Read<'a>
+        = DeviceView<'a, T>
+    where
+        Self: 'a;
+    held_as_itself!();
     #[inline]
-    fn access(&mut self) -> DeviceViewMut<'_, T> {
-        self.as_view_mut()
+    unsafe fn bind<'scope>(held: &mut Self) -> ScopedSliceMut<'scope, T> {
+        // SAFETY: the buffer's device memory lives until the buffer drops, which the caller
+        // promises happens only after the scope's work; `&mut` and the caller's promise give
+        // the scope exclusive access.
+        unsafe { ScopedSliceMut::from_raw_parts(held.device_ptr(), held.len()) }
     }
+    #[inline]
+    fn access<'a>(held: &'a mut Self) -> DeviceViewMut<'a, T>
+    where
+        Self: 'a,
+    {
+        held.as_view_mut()
+    }
+    #[inline]
+    fn read<'a>(held: &'a Self) -> DeviceView<'a, T>
+    where
+        Self: 'a,
+    {
+        held.as_view()
+    }
+}
+
+/// The `Access` and `Read` forms of a payload whose host elements it derefs to.
+macro_rules! host_slice_forms {
+    ($t:ty) => {
+        #[inline]
+        fn access<'a>(held: &'a mut Self::Held) -> &'a mut [$t]
+        where
+            Self: 'a,
+        {
+            held
+        }
+        #[inline]
+        fn read<'a>(held: &'a Self::Held) -> &'a [$t]
+        where
+            Self: 'a,
+        {
+            held
+        }
+    };
 }
 
 impl<T: DeviceCopy> sealed::Sealed for PinnedBuffer<'_, T> {}
 impl<T: DeviceCopy> Payload for PinnedBuffer<'_, T> {
     type Bound<'scope> = ScopedHostMut<'scope, T>;
+    type Access<'a>
+        = &'a mut [T]
+    where
+        Self: 'a;
+    type Read<'a>
+        = &'a [T]
+    where
+        Self: 'a;
+    held_as_itself!();
     #[inline]
-    unsafe fn bind<'scope>(&mut self) -> ScopedHostMut<'scope, T> {
+    unsafe fn bind<'scope>(held: &mut Self) -> ScopedHostMut<'scope, T> {
         // The raw pointer, not `as_mut_ptr` through `DerefMut`: the work may outlive later
         // host access (`access`, between graph launches, or a joint submission's bind), and a
         // pointer derived from a `&mut [T]` would be invalidated by the next one (Stacked
         // Borrows; found by Miri through the checking driver).
         // SAFETY: the page-locked pages do not move with the buffer and live until it drops,
         // after the scope's work (the caller's promise).
-        unsafe { ScopedHostMut::from_raw_parts(self.raw_ptr(), self.len()) }
+        unsafe { ScopedHostMut::from_raw_parts(held.raw_ptr(), held.len()) }
     }
-    type Access<'a>
-        = &'a mut [T]
-    where
-        Self: 'a;
-    #[inline]
-    fn access(&mut self) -> &mut [T] {
-        self
-    }
+    host_slice_forms!(T);
 }
 
 impl<T: DeviceCopy> sealed::Sealed for crate::ManagedBuffer<'_, T> {}
 impl<T: DeviceCopy> Payload for crate::ManagedBuffer<'_, T> {
     type Bound<'scope> = ScopedSliceMut<'scope, T>;
-    #[inline]
-    unsafe fn bind<'scope>(&mut self) -> ScopedSliceMut<'scope, T> {
-        // SAFETY: as for `DeviceBuffer`: the allocation lives until the buffer drops.
-        unsafe { ScopedSliceMut::from_raw_parts(self.device_ptr(), self.len()) }
-    }
     type Access<'a>
         = &'a mut [T]
     where
         Self: 'a;
+    type Read<'a>
+        = &'a [T]
+    where
+        Self: 'a;
+    held_as_itself!();
     #[inline]
-    fn access(&mut self) -> &mut [T] {
-        self
+    unsafe fn bind<'scope>(held: &mut Self) -> ScopedSliceMut<'scope, T> {
+        // SAFETY: as for `DeviceBuffer`: the allocation lives until the buffer drops.
+        unsafe { ScopedSliceMut::from_raw_parts(held.device_ptr(), held.len()) }
     }
+    host_slice_forms!(T);
 }
 
 impl<T: DeviceCopy> sealed::Sealed for crate::RegisteredVec<'_, T> {}
 impl<T: DeviceCopy> Payload for crate::RegisteredVec<'_, T> {
     type Bound<'scope> = ScopedHostMut<'scope, T>;
-    #[inline]
-    unsafe fn bind<'scope>(&mut self) -> ScopedHostMut<'scope, T> {
-        // SAFETY: the registered elements stay where they are while the vector is owned by the
-        // submission (it cannot grow through a `RegisteredVec`) and unregistered only on drop.
-        // The pointer is taken without a reference to the elements, as for `PinnedBuffer`.
-        unsafe { ScopedHostMut::from_raw_parts(self.raw_ptr(), self.len()) }
-    }
     type Access<'a>
         = &'a mut [T]
     where
         Self: 'a;
+    type Read<'a>
+        = &'a [T]
+    where
+        Self: 'a;
+    held_as_itself!();
     #[inline]
-    fn access(&mut self) -> &mut [T] {
-        self
+    unsafe fn bind<'scope>(held: &mut Self) -> ScopedHostMut<'scope, T> {
+        // SAFETY: the registered elements stay where they are while the vector is owned by the
+        // submission (it cannot grow through a `RegisteredVec`) and unregistered only on drop.
+        // The pointer is taken without a reference to the elements, as for `PinnedBuffer`.
+        unsafe { ScopedHostMut::from_raw_parts(held.raw_ptr(), held.len()) }
     }
+    host_slice_forms!(T);
 }
 
 impl<T: DeviceCopy> sealed::Sealed for Vec<T> {}
 impl<T: DeviceCopy> Payload for Vec<T> {
     type Bound<'scope> = ScopedHostMut<'scope, T>;
-    #[inline]
-    unsafe fn bind<'scope>(&mut self) -> ScopedHostMut<'scope, T> {
-        // `Vec::as_mut_ptr` makes no reference to the elements (its documented guarantee), so
-        // the pointer survives later host access, as for `PinnedBuffer`.
-        // SAFETY: the heap block does not move with the `Vec`, and cannot be reallocated: the
-        // submission owns the `Vec` and offers no access to it until the work is complete.
-        unsafe { ScopedHostMut::from_raw_parts(Vec::as_mut_ptr(self), self.len()) }
-    }
     type Access<'a>
         = &'a mut [T]
     where
         Self: 'a;
+    type Read<'a>
+        = &'a [T]
+    where
+        Self: 'a;
+    held_as_itself!();
     #[inline]
-    fn access(&mut self) -> &mut [T] {
-        self
+    unsafe fn bind<'scope>(held: &mut Self) -> ScopedHostMut<'scope, T> {
+        // `Vec::as_mut_ptr` makes no reference to the elements (its documented guarantee), so
+        // the pointer survives later host access, as for `PinnedBuffer`; and a `Vec` asserts
+        // nothing about its elements when it moves (unlike a `Box`).
+        // SAFETY: the heap block does not move with the `Vec`, and cannot be reallocated: the
+        // submission owns the `Vec` and offers no access to it until the work is complete
+        // (`access` lends a slice, which cannot grow it).
+        unsafe { ScopedHostMut::from_raw_parts(Vec::as_mut_ptr(held), held.len()) }
     }
+    host_slice_forms!(T);
 }
 
 impl<T: DeviceCopy> sealed::Sealed for Box<[T]> {}
 impl<T: DeviceCopy> Payload for Box<[T]> {
     type Bound<'scope> = ScopedHostMut<'scope, T>;
-    #[inline]
-    unsafe fn bind<'scope>(&mut self) -> ScopedHostMut<'scope, T> {
-        // `&raw mut **self`: the elements' pointer without a reference to them, as for
-        // `PinnedBuffer`.
-        let ptr = (&raw mut **self).cast::<T>();
-        // SAFETY: as for `Vec`.
-        unsafe { ScopedHostMut::from_raw_parts(ptr, self.len()) }
-    }
     type Access<'a>
         = &'a mut [T]
     where
         Self: 'a;
+    type Read<'a>
+        = &'a [T]
+    where
+        Self: 'a;
+    // Held as a `Vec`: moving a `Box` (into a tuple, a graph, a submission and back) retags it
+    // as the unique pointer to its elements, which invalidates the address the GPU work was
+    // bound to (undefined behaviour under Stacked and Tree Borrows; issue 24). A `Vec` asserts
+    // no such thing.
+    type Held = Vec<T>;
     #[inline]
-    fn access(&mut self) -> &mut [T] {
-        self
+    fn hold(self) -> Vec<T> {
+        // No copy, no allocation: the vector takes the box's block, capacity = length.
+        self.into_vec()
     }
+    #[inline]
+    fn release(held: Vec<T>) -> Self {
+        // No copy, no allocation: the length is still the capacity (`access` lends a slice,
+        // which cannot grow or shrink the vector).
+        held.into_boxed_slice()
+    }
+    #[inline]
+    unsafe fn bind<'scope>(held: &mut Vec<T>) -> ScopedHostMut<'scope, T> {
+        // SAFETY: as for `Vec`.
+        unsafe { <Vec<T> as Payload>::bind(held) }
+    }
+    host_slice_forms!(T);
 }
 
 impl sealed::Sealed for Function<'_> {}
 impl<'f> Payload for Function<'f> {
     type Bound<'scope> = Function<'scope>;
-    #[inline]
-    unsafe fn bind<'scope>(&mut self) -> Function<'scope> {
-        // SAFETY: the submission holds the function, and so the borrow of its module, until
-        // its work is complete; a leaked submission leaves the module to `Module`'s drop, which
-        // synchronizes the context before unloading.
-        unsafe { Function::from_raw(self.as_raw()) }
-    }
     type Access<'a>
         = Function<'f>
     where
         Self: 'a;
+    type Read<'a>
+        = Function<'f>
+    where
+        Self: 'a;
+    held_as_itself!();
     #[inline]
-    fn access(&mut self) -> Function<'f> {
-        *self
+    unsafe fn bind<'scope>(held: &mut Self) -> Function<'scope> {
+        // SAFETY: the submission holds the function, and so the borrow of its module, until
+        // its work is complete; a leaked submission leaves the module to `Module`'s drop, which
+        // synchronizes the context before unloading.
+        unsafe { Function::from_raw(held.as_raw()) }
+    }
+    #[inline]
+    fn access<'a>(held: &'a mut Self) -> Function<'f>
+    where
+        Self: 'a,
+    {
+        *held
+    }
+    #[inline]
+    fn read<'a>(held: &'a Self) -> Function<'f>
+    where
+        Self: 'a,
+    {
+        *held
     }
 }
 
 impl<S: crate::KernelSignature> sealed::Sealed for crate::Kernel<'_, S> {}
 impl<'f, S: crate::KernelSignature> Payload for crate::Kernel<'f, S> {
     type Bound<'scope> = crate::Kernel<'scope, S>;
-    #[inline]
-    unsafe fn bind<'scope>(&mut self) -> crate::Kernel<'scope, S> {
-        // SAFETY: as for `Function`: the submission holds the kernel, and so its module.
-        unsafe { crate::Kernel::rebrand(*self) }
-    }
     type Access<'a>
         = crate::Kernel<'f, S>
     where
         Self: 'a;
+    type Read<'a>
+        = crate::Kernel<'f, S>
+    where
+        Self: 'a;
+    held_as_itself!();
     #[inline]
-    fn access(&mut self) -> crate::Kernel<'f, S> {
-        *self
+    unsafe fn bind<'scope>(held: &mut Self) -> crate::Kernel<'scope, S> {
+        // SAFETY: as for `Function`: the submission holds the kernel, and so its module.
+        unsafe { crate::Kernel::rebrand(*held) }
+    }
+    #[inline]
+    fn access<'a>(held: &'a mut Self) -> crate::Kernel<'f, S>
+    where
+        Self: 'a,
+    {
+        *held
+    }
+    #[inline]
+    fn read<'a>(held: &'a Self) -> crate::Kernel<'f, S>
+    where
+        Self: 'a,
+    {
+        *held
     }
 }
 
 impl sealed::Sealed for () {}
 impl Payload for () {
     type Bound<'scope> = ();
-    #[inline]
-    unsafe fn bind<'scope>(&mut self) -> Self::Bound<'scope> {}
     type Access<'a> = ();
+    type Read<'a> = ();
+    held_as_itself!();
     #[inline]
-    fn access(&mut self) {}
+    unsafe fn bind<'scope>((): &mut ()) -> Self::Bound<'scope> {}
+    #[inline]
+    fn access<'a>((): &'a mut ()) -> Self::Access<'a>
+    where
+        Self: 'a,
+    {
+    }
+    #[inline]
+    fn read<'a>((): &'a ()) -> Self::Read<'a>
+    where
+        Self: 'a,
+    {
+    }
 }
 
 macro_rules! payload_tuple {
@@ -248,15 +403,35 @@ macro_rules! payload_tuple {
         impl<$($name: Payload),+> sealed::Sealed for ($($name,)+) {}
         impl<$($name: Payload),+> Payload for ($($name,)+) {
             type Bound<'scope> = ($($name::Bound<'scope>,)+);
-            #[inline]
-            unsafe fn bind<'scope>(&mut self) -> Self::Bound<'scope> {
-                // SAFETY: the caller's promise covers every element.
-                ($(unsafe { self.$idx.bind() },)+)
-            }
             type Access<'a> = ($($name::Access<'a>,)+) where Self: 'a;
+            type Read<'a> = ($($name::Read<'a>,)+) where Self: 'a;
+            type Held = ($($name::Held,)+);
             #[inline]
-            fn access(&mut self) -> Self::Access<'_> {
-                ($(self.$idx.access(),)+)
+            fn hold(self) -> Self::Held {
+                ($($name::hold(self.$idx),)+)
+            }
+            #[inline]
+            fn release(held: Self::Held) -> Self {
+                ($($name::release(held.$idx),)+)
+            }
+            #[inline]
+            unsafe fn bind<'scope>(held: &mut Self::Held) -> Self::Bound<'scope> {
+                // SAFETY: the caller's promise covers every element.
+                ($(unsafe { $name::bind(&mut held.$idx) },)+)
+            }
+            #[inline]
+            fn access<'a>(held: &'a mut Self::Held) -> Self::Access<'a>
+            where
+                Self: 'a,
+            {
+                ($($name::access(&mut held.$idx),)+)
+            }
+            #[inline]
+            fn read<'a>(held: &'a Self::Held) -> Self::Read<'a>
+            where
+                Self: 'a,
+            {
+                ($($name::read(&held.$idx),)+)
             }
         }
     };
@@ -330,30 +505,38 @@ payload_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 /// # Ok::<(), custack::Error>(())
 /// ```
 #[must_use = "dropping a submission waits for it at once; keep it, and `wait` for its payload"]
-#[derive(Debug)]
 #[doc(alias = "cuEventRecord")]
 #[doc(alias = "cuEventSynchronize")]
 pub struct Submission<'s, P: Payload> {
     event: ffi::CUevent,
     // The stream that recorded `event` (for `IntoFuture`'s host function).
     stream: ffi::CUstream,
-    payload: ManuallyDrop<P>,
+    payload: ManuallyDrop<P::Held>,
     // Borrows the stream (and through it the guard); the guard's thread only.
     _stream: PhantomData<(&'s (), *const ())>,
+}
+
+impl<P: Payload> core::fmt::Debug for Submission<'_, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Submission")
+            .field("event", &self.event)
+            .field("stream", &self.stream)
+            .finish_non_exhaustive()
+    }
 }
 
 static_assertions::assert_not_impl_any!(Submission<'static, Vec<u8>>: Send, Sync);
 
 /// A submission whose work may be partly enqueued: on an error or a panic before it is
 /// complete, waits for the stream, then drops the payload (or leaks it if the wait failed), and
-/// destroys the event.
-struct Enqueuing<P> {
+/// destroys the event. `H` is the payload in its held form.
+struct Enqueuing<H> {
     stream: ffi::CUstream,
     event: ffi::CUevent,
-    payload: ManuallyDrop<P>,
+    payload: ManuallyDrop<H>,
 }
 
-impl<P> Drop for Enqueuing<P> {
+impl<H> Drop for Enqueuing<H> {
     fn drop(&mut self) {
         // SAFETY: the stream is live and of the current context (borrowed by `submit`).
         match unsafe { ffi::cuStreamSynchronize(self.stream) }.result() {
@@ -422,7 +605,7 @@ impl Stream<'_> {
         // SAFETY: valid out-pointer; the stream's context is current. Nothing is enqueued yet,
         // so on failure the payload simply drops.
         unsafe { ffi::cuEventCreate(&raw mut event, flags) }.result()?;
-        self.enqueue(event, payload, f)
+        self.enqueue(event, payload.hold(), f)
     }
 
     /// Takes a pending submission (of any stream of this context) over: makes this stream wait
@@ -487,13 +670,15 @@ impl Stream<'_> {
         let (event, earlier) = pending.into_parts();
         // From here `event` may be recorded again: a stream's wait refers to the record that
         // preceded it (cuStreamWaitEvent). `earlier`'s work is ordered before this stream's.
-        self.enqueue(event, (earlier, payload), |s, (q, p)| f(s, (q, p)))
+        // `earlier` stays in its held form: it is not released (a `Box` made again) while the
+        // work bound to it may still run.
+        self.enqueue::<(Q, P)>(event, (earlier, payload.hold()), |s, (q, p)| f(s, (q, p)))
     }
 
     fn enqueue<P: Payload>(
         &self,
         event: ffi::CUevent,
-        payload: P,
+        payload: P::Held,
         f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'static>, P::Bound<'scope>) -> Result<()>,
     ) -> Result<Submission<'_, P>> {
         let mut work = Enqueuing {
@@ -508,7 +693,7 @@ impl Stream<'_> {
         // SAFETY: the payload stays where its memory is (a `Payload` moves without moving the
         // memory it names) and out of reach until then; the bound handles are branded with the
         // scope, which `f` cannot let escape.
-        let bound = unsafe { work.payload.bind() };
+        let bound = unsafe { P::bind(&mut work.payload) };
         f(&scope, bound)?;
         // SAFETY: both handles are live and of the current context.
         unsafe { ffi::cuEventRecord(work.event, work.stream) }.result()?;
@@ -593,7 +778,7 @@ impl<P: Payload> Submission<'_, P> {
         destroy_event(event);
         match waited {
             // The work is complete: on a host function's panic the payload drops, freed.
-            Ok(()) => super::host::check_panics().map(|()| payload),
+            Ok(()) => super::host::check_panics().map(|()| P::release(payload)),
             Err(e) => {
                 core::mem::forget(payload);
                 Err(e)
@@ -601,9 +786,9 @@ impl<P: Payload> Submission<'_, P> {
         }
     }
 
-    /// The event and the payload, without waiting.
+    /// The event and the payload in its held form, without waiting.
     #[inline]
-    fn into_parts(self) -> (ffi::CUevent, P) {
+    fn into_parts(self) -> (ffi::CUevent, P::Held) {
         let mut this = ManuallyDrop::new(self);
         // SAFETY: the payload is taken once; `this` never drops.
         let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
@@ -760,7 +945,7 @@ impl<P: Payload> Future for SubmissionFuture<'_, P> {
 // completes; on a GPU they run as ordinary tests with `--include-ignored`.
 #[cfg(test)]
 mod tests {
-    use crate::{Context, ContextFlags, Driver, Result, Stack};
+    use crate::{Context, ContextFlags, DeviceMemory, Driver, Result, Stack};
 
     fn context() -> Result<Context> {
         // Under Miri the driver is the checking double (linked in by `src/lib.rs`).
@@ -813,6 +998,91 @@ mod tests {
             exec.payload_mut().0.fill(round); // a `&mut [u32]` between launches
             exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
         }
+        Ok(())
+    }
+
+    // Issue 24: a `Box<[T]>` payload is retagged as unique each time it moves (into a tuple, a
+    // graph, a submission and back), which invalidated the address its copies were bound to
+    // while a graph or a pending submission could still use it. Each of these was undefined
+    // behaviour under Stacked Borrows and Tree Borrows (`scripts/miri.sh` runs both) before
+    // boxes were held as vectors.
+
+    /// What a copy to the host leaves there: `value` on a GPU; under Miri the checking double
+    /// moves no data but writes zeros, so that Miri judges the host access the GPU would make.
+    fn copied(value: u32) -> [u32; 16] {
+        [if cfg!(miri) { 0 } else { value }; 16]
+    }
+
+    #[test]
+    #[cfg_attr(
+        not(miri),
+        ignore = "requires a CUDA device (or Miri's checking driver)"
+    )]
+    fn a_graph_refills_its_boxed_input_between_launches() -> Result<()> {
+        let ctx = context()?;
+        let mut stack = Stack::new()?;
+        let guard = stack.push(&ctx)?;
+        let stream = guard.stream()?;
+        let host: Box<[u32]> = vec![1u32; 16].into_boxed_slice();
+        let graph = stream.capture((host, guard.alloc::<u32>(16)?), |s, (h, mut d)| {
+            s.copy_to_device(&mut d, h)
+        })?;
+        let mut exec = graph.instantiate()?;
+        for round in 0..3 {
+            exec.payload_mut().0.fill(round);
+            exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+            assert_eq!(exec.payload().1.to_vec()?, copied(round));
+        }
+        Ok(())
+    }
+
+    #[test]
+    #[cfg_attr(
+        not(miri),
+        ignore = "requires a CUDA device (or Miri's checking driver)"
+    )]
+    fn a_graph_output_box_is_read_between_launches() -> Result<()> {
+        let ctx = context()?;
+        let mut stack = Stack::new()?;
+        let guard = stack.push(&ctx)?;
+        let stream = guard.stream()?;
+        let input: Box<[u32]> = vec![0u32; 16].into_boxed_slice();
+        let output: Box<[u32]> = vec![9u32; 16].into_boxed_slice();
+        let payload = (input, guard.alloc::<u32>(16)?, output);
+        let graph = stream.capture(payload, |s, (input, mut dev, output)| {
+            s.copy_to_device(&mut dev, input)?;
+            s.copy_to_host(output, &dev)
+        })?;
+        let mut exec = graph.instantiate()?;
+        for round in 1..4 {
+            exec.payload_mut().0.fill(round);
+            exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+            assert_eq!(*exec.payload().2, copied(round)); // the output, read on the host
+        }
+        Ok(())
+    }
+
+    #[test]
+    #[cfg_attr(
+        not(miri),
+        ignore = "requires a CUDA device (or Miri's checking driver)"
+    )]
+    fn a_joint_submission_hands_a_box_back() -> Result<()> {
+        let ctx = context()?;
+        let mut stack = Stack::new()?;
+        let guard = stack.push(&ctx)?;
+        let (one, two) = (guard.stream()?, guard.stream()?);
+        let input: Box<[u32]> = vec![5u32; 16].into_boxed_slice();
+        let first = one.submit((input, guard.alloc::<u32>(16)?), |s, (h, mut d)| {
+            s.copy_to_device(&mut d, h)
+        })?;
+        let output: Box<[u32]> = vec![9u32; 16].into_boxed_slice();
+        // The joint submission takes the first one's box over while its copy may still read it.
+        let joint = two.submit_after(first, output, |s, ((_, d), out)| s.copy_to_host(out, &d))?;
+        let ((mut input, _dev), output) = joint.wait()?;
+        assert_eq!(*output, copied(5));
+        input.fill(6); // the host's own box again
+        assert_eq!(*input, [6; 16]);
         Ok(())
     }
 }

@@ -147,6 +147,36 @@
 //! (`submission.await`), woken by a stream callback when its work completes; see
 //! [`SubmissionFuture`](crate::SubmissionFuture).
 //!
+//! A payload's host memory stays where the work was bound to it while the submission (or a
+//! graph) owns it: a `Box<[T]>` is kept as the `Vec<T>` it converts to for free and becomes a
+//! box again only when handed back, because a `Box` claims to be the only pointer to its
+//! elements each time it moves, which the GPU's pending access would contradict.
+//!
+//! ## Module globals and function handles
+//!
+//! A kernel [`Function`](crate::Function) is `Copy` and a payload: a pending submission may own
+//! one and still run its kernel, which may read the module's globals. So writing a global
+//! ([`Module::global_mut`](crate::Module::global_mut), which borrows the module mutably) is
+//! refused while any function handle of the module is still to be used, pending work or not.
+//! Write globals before looking functions up, or stop using the handles, write, and look the
+//! functions up again (a hash lookup in the driver):
+//!
+//! ```no_run
+//! # use custack::{Context, ContextFlags, DeviceMemoryMut, Driver, LaunchConfig, Stack};
+//! # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+//! # let mut stack = Stack::new()?;
+//! # let guard = stack.push(&ctx)?;
+//! # let stream = guard.stream()?;
+//! let mut module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
+//! for round in 0..3u32 {
+//!     module.global_mut::<u32>("counters")?.copy_from_host(&[round, 0, 0, 0])?;
+//!     let count = module.function("count_threads")?; // looked up again each round
+//!     // SAFETY: count_threads() takes no arguments and adds 1 to counters[0] per thread.
+//!     stream.scope(|s| unsafe { s.launch(&count, LaunchConfig::for_elements(256), ()) })??;
+//! }
+//! # Ok::<(), custack::Error>(())
+//! ```
+//!
 //! # Graphs
 //!
 //! [`Stream::capture`] records what its closure enqueues into a [`Graph`] that owns the

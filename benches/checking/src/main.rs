@@ -453,7 +453,7 @@ fn graph(ctx: &Context) -> Result<Vec<u32>> {
         Err(e) => return Err(e),
         Ok(_) => panic!("a host function was captured"),
     }
-    Ok(exec.payload().3.clone())
+    Ok(exec.payload().3.to_vec())
 }
 
 /// Device queries, the primary context and the current context's settings.
