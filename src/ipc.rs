@@ -66,7 +66,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// What no type can check across processes: the exporting process must keep the
     /// allocation alive (and not reuse it for anything else) until this buffer is dropped, it
     /// must hold at least `len` elements of `T`, and the processes must agree on who writes
-    /// it when.
+    /// it when. Within this process, the returned buffer is device memory that may be written
+    /// (an exclusive handle, C14): while it lives, the same handle must not be opened again,
+    /// in any context of this process, nor the memory reached through any other handle (the
+    /// types cannot see that two openings name the same bytes).
     ///
     /// # Errors
     ///
