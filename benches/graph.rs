@@ -194,8 +194,8 @@ fn raw_capture(f: ffi::CUfunction, x: ffi::CUdeviceptr, stream: ffi::CUstream) -
         ok(
             ffi::cuStreamEndCapture(stream, &raw mut graph),
             "cuStreamEndCapture",
-        )
-    };
+        );
+    }
     graph
 }
 
