@@ -369,11 +369,16 @@ fn run(reps: usize) -> custack::Result<()> {
         "launched graph result",
     );
 
+    // Raw updates alternate between two buffers, so that each, like custack's, changes every
+    // node's argument.
+    let raw_other = guard.alloc_zeroed::<u32>(N)?;
+    let mut raw_targets = [raw_other.device_ptr(), raw_ptr].into_iter().cycle();
     Row::new("update from a graph over another buffer")
         .run(
             reps,
             || {
-                let graph = raw_capture(raw_add, raw_ptr, raw_stream);
+                let target = raw_targets.next().unwrap_or(raw_ptr);
+                let graph = raw_capture(raw_add, target, raw_stream);
                 let mut info = ffi::CUgraphExecUpdateResultInfo {
                     result: ffi::CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_SUCCESS,
                     errorNode: core::ptr::null_mut(),
@@ -453,6 +458,7 @@ fn run(reps: usize) -> custack::Result<()> {
     );
 
     raw_exec_destroy(raw_exec);
+    drop(raw_other);
     drop(checked_exec);
     Ok(())
 }
