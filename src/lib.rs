@@ -19,7 +19,7 @@
 //! | [`StreamScope`] | asynchronous work on a stream ([`Stream::scope`]); borrows what it uses until one stream sync | no |
 //! | [`Submission`] | asynchronous work that owns its [`Payload`] ([`Stream::submit`]) until [`Submission::wait`] | no |
 //! | [`Graph`], [`GraphExec`] | captured work ([`Stream::capture`]) owning its [`Payload`] while it can be launched | no |
-//! | [`ParkedBuffer`], [`ParkedModule`] | set aside from a guard; borrow only the `Context` | yes |
+//! | [`ParkedBuffer`], [`ParkedModule`], [`ParkedPinned`], [`ParkedRegisteredVec`] | set aside from a guard; borrow only the `Context` | yes |
 //!
 //! So, at compile time: no handle is used after its guard pops, while another context is
 //! pushed on top of its guard, or on another thread; no guard pops out of order; no context is
@@ -119,6 +119,7 @@ mod lookup;
 mod managed;
 mod memory;
 mod module;
+mod parked_host;
 mod peer;
 mod pitched;
 mod plain;
@@ -156,6 +157,7 @@ pub use memory::{
     PinnedBuffer, PointerAttributes,
 };
 pub use module::{Module, ParkedModule};
+pub use parked_host::{ParkedPinned, ParkedRegisteredVec};
 pub use peer::PeerAccess;
 pub use pitched::{PitchedBuffer, ScopedPitched};
 pub use plain::DeviceCopy;
