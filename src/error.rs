@@ -526,7 +526,7 @@ impl ErrorKind {
 /// # In a library built on custack
 ///
 /// A crate that builds on custack can return custack's errors and make its own of the same
-/// kinds: [`Error::new`] (a kind and its detail), `Error::from(kind)`
+/// kinds: [`Error::new`] (a kind and its detail), [`Error::from_kind`]
 /// (a kind alone), [`with_detail`](Self::with_detail) and [`with_source`](Self::with_source)
 /// (a foreign error, such as an `std::io::Error` or a cuBLAS status of the crate's own type, as
 /// the [`source`](std::error::Error::source)). Such an error displays exactly as custack's own
@@ -629,7 +629,22 @@ impl Error {
     /// assert_eq!(e.code(), Some(custack::ffi::CUresult::CUDA_ERROR_INVALID_VALUE));
     /// ```
     pub fn new(kind: ErrorKind, detail: impl Into<String>) -> Self {
-        Self::from(kind).with_detail(detail)
+        Self::from_kind(kind).with_detail(detail)
+    }
+
+    /// An error of `kind` with no detail: [`code`](Self::code) is the kind's driver code
+    /// ([`ErrorKind::code`]), so `Error::from_kind(ErrorKind::OutOfMemory)` equals
+    /// `Error::from_raw(CUDA_ERROR_OUT_OF_MEMORY)`.
+    ///
+    /// (A function, not `From<ErrorKind>`: a second `From` impl for `Error` would make `?`
+    /// ambiguous where the error type of a closure is inferred, as in `stream.scope(|s| …)??`.)
+    pub fn from_kind(kind: ErrorKind) -> Self {
+        Self {
+            code: kind.code(),
+            kind,
+            detail: None,
+            source: None,
+        }
     }
     pub(crate) fn custack(kind: ErrorKind, detail: impl Into<String>) -> Self {
         Self::new(kind, detail)
@@ -749,20 +764,6 @@ impl fmt::Debug for Error {
             d.field("source", source);
         }
         d.finish()
-    }
-}
-
-/// An error of `kind` with no detail: [`code`](Error::code) is the kind's driver code
-/// ([`ErrorKind::code`]). `Error::from(ErrorKind::OutOfMemory)` is what custack returns for
-/// `CUDA_ERROR_OUT_OF_MEMORY` (before it adds a detail).
-impl From<ErrorKind> for Error {
-    fn from(kind: ErrorKind) -> Self {
-        Self {
-            code: kind.code(),
-            kind,
-            detail: None,
-            source: None,
-        }
     }
 }
 
@@ -1033,8 +1034,8 @@ mod tests {
             let custacks = Error::custack(kind, "the detail");
             assert_eq!(mine, custacks);
             assert_eq!(mine.to_string(), custacks.to_string());
-            assert_eq!(Error::from(kind).code(), None);
-            assert_eq!(Error::from(kind).detail(), None);
+            assert_eq!(Error::from_kind(kind).code(), None);
+            assert_eq!(Error::from_kind(kind).detail(), None);
         }
         // Driver kinds: `new` is what a failed call with a detail gives (code kept).
         for &kind in DRIVER_KINDS {
@@ -1044,9 +1045,9 @@ mod tests {
             assert_eq!(mine, custacks, "{kind:?}");
             assert_eq!(mine.code(), Some(code));
             assert_eq!(mine.is_sticky(), kind.is_sticky());
-            assert_eq!(Error::from(kind), Error::from_raw(code));
+            assert_eq!(Error::from_kind(kind), Error::from_raw(code));
         }
-        let unlisted = Error::from(ErrorKind::Unlisted(4242));
+        let unlisted = Error::from_kind(ErrorKind::Unlisted(4242));
         assert_eq!(unlisted, Error::from_raw(ffi::CUresult(4242)));
     }
 

@@ -60,7 +60,7 @@
 //! | page-locked or registered host memory | [`PushedGuard::alloc_pinned`], [`PushedGuard::register_host`], [`PushedGuard::register_vec`] | `cuMemHostAlloc`, `cuMemHostRegister` |
 //! | managed, pitched, array memory | [`PushedGuard::alloc_managed`], [`PushedGuard::alloc_pitched`], [`PushedGuard::alloc_array`] | `cuMemAllocManaged`, `cuMemAllocPitch`, `cuArray3DCreate` |
 //! | textures and surfaces | [`PushedGuard::texture`], [`PushedGuard::surface`] | `cuTexObjectCreate`, `cuSurfObjectCreate` |
-//! | load and look up kernels | [`PushedGuard::load_ptx`], [`PushedGuard::load_ptx_with`], [`PushedGuard::linker`], [`Module::function`], [`Module::kernel`], [`Library`] | `cuModuleLoadDataEx`, `cuLinkCreate`, `cuModuleGetFunction`, `cuLibraryLoadData` |
+//! | load and look up kernels | [`PushedGuard::load_ptx`], [`PushedGuard::load_ptx_with`], [`PushedGuard::linker`], [`Module::function`], [`Module::kernel`], [`Library`], [`SharedLibrary`] | `cuModuleLoadDataEx`, `cuLinkCreate`, `cuModuleGetFunction`, `cuLibraryLoadData` |
 //! | launch kernels | [`StreamScope::launch`], [`StreamScope::launch_kernel`], [`StreamScope::launch_with`], [`LaunchConfig`] | `cuLaunchKernel`, `cuLaunchKernelEx` |
 //! | streams and events | [`PushedGuard::stream`], [`PushedGuard::event`], [`Stream`], [`Event`] | `cuStreamCreate`, `cuEventCreate` |
 //! | memory pools, stream-ordered allocation | [`PushedGuard::create_mem_pool`], [`StreamScope::alloc`] | `cuMemPoolCreate`, `cuMemAllocAsync` |
@@ -149,7 +149,7 @@ pub use launch::{
     DevicePtr, Function, FunctionAttributes, Kernel, KernelArg, KernelArgs, KernelParam,
     KernelSignature, LaunchAttributes, LaunchConfig,
 };
-pub use library::{Library, LibraryFunction, LibraryKernel};
+pub use library::{Library, LibraryFunction, LibraryKernel, SharedKernel, SharedLibrary};
 pub use lookup::{EntryPointStatus, newer_entry_points};
 pub use managed::{Location, ManagedBuffer};
 pub use memory::{

@@ -116,11 +116,23 @@ fn a_custack_error_can_be_remade_and_rewrapped() {
 
 #[test]
 fn a_kind_alone_is_an_error() {
-    let e = Error::from(ErrorKind::OutOfMemory);
+    let e = Error::from_kind(ErrorKind::OutOfMemory);
     assert_eq!(e, Error::from_raw(ffi::CUresult::CUDA_ERROR_OUT_OF_MEMORY));
     assert_eq!(e.detail(), None);
-    let e: Error = ErrorKind::ContextMismatch.into();
+    let e = Error::from_kind(ErrorKind::ContextMismatch);
     assert_eq!(e.code(), None);
     assert!(!e.is_sticky());
-    assert!(Error::from(ErrorKind::IllegalAddress).is_sticky());
+    assert!(Error::from_kind(ErrorKind::IllegalAddress).is_sticky());
+}
+
+/// Must compile: `Error` has no `From` impl but the identity, so `?` can infer the error type
+/// of a closure's `Result` (as `stream.scope(|s| { …; Ok(()) })??` needs). A `From<ErrorKind>`
+/// for `Error` would make this ambiguous (E0283), which is why `Error::from_kind` is a function.
+#[test]
+fn question_mark_still_infers_the_closure_error_type() {
+    fn run() -> custack::Result<u32> {
+        let inner = || custack::Result::Ok(41);
+        Ok(inner()? + 1)
+    }
+    assert_eq!(run(), Ok(42));
 }
