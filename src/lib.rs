@@ -100,7 +100,7 @@ pub mod ffi;
 // Under Miri the unit tests' driver calls go to the do-nothing driver (its `#[no_mangle]` entry
 // points), linked as an rlib: `scripts/miri.sh`.
 #[cfg(all(test, miri))]
-extern crate nulldriver as _;
+extern crate checkdriver as _;
 
 mod asynchronous;
 mod attribute;

@@ -721,7 +721,7 @@ fn main() -> ExitCode {
                 .and_then(|k| k.parse().ok())
                 .unwrap_or(0)
         };
-        nulldriver::start_checking(at("fail-at="), at("sticky-at="));
+        checkdriver::start_checking(at("fail-at="), at("sticky-at="));
     }
     let outcome = run(&program);
     let drop_errors = custack::take_drop_errors();
@@ -730,7 +730,7 @@ fn main() -> ExitCode {
         // The report a loaded driver writes at exit; here any violation, leak or non-empty
         // stack fails the run.
         // (With a call failed, only violations count: scripts/check-driver.sh judges the rest.)
-        let report = nulldriver::report();
+        let report = checkdriver::report();
         if std::env::args().nth(2).as_deref() == Some("count") {
             print!("{report}");
         }

@@ -1126,7 +1126,7 @@ mod tests {
         check::CHECK.store(true, Relaxed);
         unsafe {
             let a = ctx();
-            let ptx = concat!(include_str!("../../../tests/fixtures/kernels.ptx"), "\0");
+            let ptx = concat!(include_str!("../../tests/fixtures/kernels.ptx"), "\0");
             let mut m = null_mut();
             assert_eq!(
                 cuModuleLoadData(&raw mut m, ptx.as_ptr().cast()),
