@@ -58,7 +58,7 @@
 //! | allocate and copy device memory | [`PushedGuard::alloc`], [`DeviceMemory`], [`DeviceMemoryMut`] | `cuMemAlloc`, `cuMemcpyHtoD`, `cuMemcpyDtoH` |
 //! | page-locked or registered host memory | [`PushedGuard::alloc_pinned`], [`PushedGuard::register_host`], [`PushedGuard::register_vec`] | `cuMemHostAlloc`, `cuMemHostRegister` |
 //! | managed, pitched, array memory | [`PushedGuard::alloc_managed`], [`PushedGuard::alloc_pitched`], [`PushedGuard::alloc_array`] | `cuMemAllocManaged`, `cuMemAllocPitch`, `cuArray3DCreate` |
-//! | textures and surfaces | [`PushedGuard::texture`], [`PushedGuard::surface`] | `cuTexObjectCreate`, `cuSurfObjectCreate` |
+//! | textures and surfaces | [`PushedGuard::texture_from`], [`TextureResource`], [`TextureOptions`], [`PushedGuard::surface`], [`PushedGuard::alloc_mipmapped_array`] | `cuTexObjectCreate`, `cuSurfObjectCreate`, `cuMipmappedArrayCreate` |
 //! | load and look up kernels | [`PushedGuard::load_ptx`], [`PushedGuard::load_ptx_with`], [`PushedGuard::linker`], [`Module::function`], [`Module::kernel`], [`Library`] | `cuModuleLoadDataEx`, `cuLinkCreate`, `cuModuleGetFunction`, `cuLibraryLoadData` |
 //! | launch kernels | [`StreamScope::launch`], [`StreamScope::launch_kernel`], [`StreamScope::launch_with`], [`LaunchConfig`] | `cuLaunchKernel`, `cuLaunchKernelEx` |
 //! | streams and events | [`PushedGuard::stream`], [`PushedGuard::event`], [`Stream`], [`Event`] | `cuStreamCreate`, `cuEventCreate` |
@@ -117,6 +117,7 @@ mod logs;
 mod lookup;
 mod managed;
 mod memory;
+mod mipmap;
 mod module;
 mod peer;
 mod pitched;
@@ -154,6 +155,7 @@ pub use memory::{
     DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, ParkedBuffer,
     PinnedBuffer, PointerAttributes,
 };
+pub use mipmap::MipmappedArray;
 pub use module::{Module, ParkedModule};
 pub use peer::PeerAccess;
 pub use pitched::{PitchedBuffer, ScopedPitched};
@@ -163,8 +165,9 @@ pub use registered::{RegisteredHost, RegisteredVec};
 pub use stack::{ContextKind, Floating, Green, PushedGuard, Stack, StackTop};
 pub use stream::{BorrowedStream, Stream, StreamFlags};
 pub use texture::{
-    ArrayElement, CudaArray, ScopedArray, ScopedSurface, ScopedTexture, SurfaceHandle,
-    SurfaceObject, TextureHandle, TextureObject, TextureOptions,
+    AddressMode, ArrayElement, CudaArray, FilterMode, ResourceView, ScopedArray, ScopedSurface,
+    ScopedTexture, SurfaceHandle, SurfaceObject, TextureHandle, TextureObject, TextureOptions,
+    TextureResource,
 };
 pub use vmm::{Mapping, PhysicalMemory, Reservation, SharedMapping};
 
