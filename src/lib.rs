@@ -19,13 +19,14 @@
 //! | [`StreamScope`] | asynchronous work on a stream ([`Stream::scope`]); borrows what it uses until one stream sync | no |
 //! | [`Submission`] | asynchronous work that owns its [`Payload`] ([`Stream::submit`]) until [`Submission::wait`] | no |
 //! | [`Graph`], [`GraphExec`] | captured work ([`Stream::capture`]) owning its [`Payload`] while it can be launched | no |
-//! | [`ParkedBuffer`], [`ParkedModule`] | set aside from a guard; borrow only the `Context` | yes |
+//! | [`ParkedBuffer`], [`ParkedModule`], [`ParkedPinned`], [`ParkedRegisteredVec`] | set aside from a guard; borrow only the `Context` | yes |
 //!
 //! So, at compile time: no handle is used after its guard pops, while another context is
 //! pushed on top of its guard, or on another thread; no guard pops out of order; no context is
 //! destroyed while pushed; asynchronous work never outlives the memory it uses, whether it
 //! borrows it (scopes) or owns it (submissions, whose lifetimes may overlap across streams). See the
-//! README's invariant table and `ui-tests/` for each rejected misuse.
+//! invariant catalogue (`docs/invariants.md` in the repository) and `ui-tests/` for each
+//! rejected misuse.
 //!
 //! ```no_run
 //! use custack::{Context, ContextFlags, DeviceMemory, DeviceMemoryMut, Driver, Stack};
@@ -119,6 +120,7 @@ mod managed;
 mod memory;
 mod mipmap;
 mod module;
+mod parked_host;
 mod peer;
 mod pitched;
 mod plain;
@@ -157,6 +159,7 @@ pub use memory::{
 };
 pub use mipmap::MipmappedArray;
 pub use module::{Module, ParkedModule};
+pub use parked_host::{ParkedPinned, ParkedRegisteredVec};
 pub use peer::PeerAccess;
 pub use pitched::{PitchedBuffer, ScopedPitched};
 pub use plain::DeviceCopy;
@@ -171,10 +174,17 @@ pub use texture::{
 };
 pub use vmm::{Mapping, PhysicalMemory, Reservation, SharedMapping};
 
-// The README's Rust examples are compiled (and, being `no_run`, not run) as doc tests.
+// The Rust examples of the README and of the pages it links are compiled (and, being `no_run`,
+// not run) as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../docs/features.md")]
+struct FeaturesDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../docs/interop.md")]
+struct InteropDoctests;
 
 /// The traits whose methods most programs call: `use custack::prelude::*;`.
 pub mod prelude {

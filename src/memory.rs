@@ -641,6 +641,24 @@ impl<T: DeviceCopy> PinnedBuffer<'_, T> {
         self.ptr.as_ptr()
     }
 
+    /// The pointer and length, without freeing (for parking).
+    pub(crate) fn into_parts(self) -> (NonNull<T>, usize) {
+        let this = core::mem::ManuallyDrop::new(self);
+        (this.ptr, this.len)
+    }
+
+    /// # Safety
+    ///
+    /// `ptr` holds `len` initialized elements allocated by `cuMemHostAlloc` in the context of
+    /// the guard the returned lifetime borrows, owned by nothing else.
+    pub(crate) unsafe fn from_parts<'g>(ptr: NonNull<T>, len: usize) -> PinnedBuffer<'g, T> {
+        PinnedBuffer {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
     /// `cuMemFreeHost`—Frees the memory, returning the driver's error.
     ///
     /// # References
@@ -827,7 +845,9 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         Ok(buf)
     }
 
-    /// `cuMemHostAlloc`—Allocates `len` zeroed elements of page-locked host memory.
+    /// `cuMemHostAlloc`—Allocates `len` zeroed elements of page-locked host memory, portable
+    /// (`CU_MEMHOSTALLOC_PORTABLE`: page-locked for every context, so that a parked buffer,
+    /// [`park_pinned`](Self::park_pinned), stages data for another context's copies).
     ///
     /// # Errors
     ///
@@ -854,8 +874,11 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     pub fn alloc_pinned<T: DeviceCopy>(&self, len: usize) -> Result<PinnedBuffer<'_, T>> {
         let bytes = check_alloc_len::<T>(len)?;
         let mut p: *mut core::ffi::c_void = core::ptr::null_mut();
+        // Portable: every context treats it as page-locked, so it stays useful once parked
+        // (`park_pinned`) and copied from or to under another context.
+        let flags = ffi::CU_MEMHOSTALLOC_PORTABLE;
         // SAFETY: `p` is a valid out-pointer; this guard's context is current.
-        unsafe { ffi::cuMemHostAlloc(&raw mut p, bytes, 0) }.result()?;
+        unsafe { ffi::cuMemHostAlloc(&raw mut p, bytes, flags) }.result()?;
         let Some(ptr) = NonNull::new(p.cast::<T>()) else {
             return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_OUT_OF_MEMORY)
                 .with_detail("cuMemHostAlloc returned a null pointer"));

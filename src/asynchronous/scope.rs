@@ -277,6 +277,8 @@ host_from!(
     [] crate::PinnedBuffer<'_, T>,
     [] crate::RegisteredHost<'_, '_, T>,
     [] crate::RegisteredVec<'_, T>,
+    [] crate::ParkedPinned<'_, T>,
+    [] crate::ParkedRegisteredVec<'_, T>,
     [, const N: usize] [T; N]
 );
 
