@@ -725,7 +725,13 @@ pub struct CUmemAccessDesc {
     pub flags: c_int,
 }
 const _: () = assert!(size_of::<CUmemAccessDesc>() == 12);
+const _: () = assert!(align_of::<CUmemAccessDesc>() == 4);
+const _: () = assert!(size_of::<CUmemLocation>() == 8 && align_of::<CUmemLocation>() == 4);
 
+/// `CUmemAccess_flags`: no access.
+pub const CU_MEM_ACCESS_FLAGS_PROT_NONE: c_int = 0;
+/// `CUmemAccess_flags`: read only.
+pub const CU_MEM_ACCESS_FLAGS_PROT_READ: c_int = 1;
 /// `CUmemAccess_flags`: read and write.
 pub const CU_MEM_ACCESS_FLAGS_PROT_READWRITE: c_int = 3;
 /// `CUmemAllocationGranularity_flags`: the minimum granularity.

@@ -756,6 +756,35 @@ fn textures(ctx: &Context) -> Result<Vec<f32>> {
     Ok(result)
 }
 
+/// Virtual memory across devices (issue 23), on the one device the double has: a range of
+/// pieces made and mapped under one push, released right after mapping, lent to guards of two
+/// pushes in turn; a borrowed and a shared mapping. (After `tests/gpu_vmm_devices.rs`.)
+fn peer_vmm(ctx: &Context) -> Result<Vec<u32>> {
+    use custack::Access;
+    let device = ctx.device();
+    let mut stack = Stack::new()?;
+    let (space, pieces, mut table, g) = stack.with_pushed(ctx, |guard| -> Result<_> {
+        let g = guard.granularity_on(device)?;
+        let pieces = vec![
+            guard.create_physical_on(device, g)?,
+            guard.create_physical_on(device, g)?,
+        ];
+        let table = guard.create_physical_on(device, g)?;
+        Ok((guard.reserve_for_peers(4 * g)?, pieces, table, g))
+    })??;
+    let rw = [(device, Access::ReadWrite)];
+    let mut striped = space.map_owned::<u32>(0, pieces, &rw)?;
+    stack.with_pushed(ctx, |guard| guard.lend_mut(&mut striped)?.fill_u32(1))??;
+    {
+        let mut writer = space.map::<u32>(2 * g, &[&mut table], &rw)?;
+        stack.with_pushed(ctx, |guard| guard.lend_mut(&mut writer)?.fill_u32(2))??;
+    }
+    let reader = space.map_shared::<u32>(3 * g, &[&table], &[device])?;
+    let mut out = stack.with_pushed(ctx, |guard| guard.lend(&striped)?.to_vec())??;
+    out.extend(stack.with_pushed(ctx, |guard| guard.lend_shared(&reader)?.to_vec())??);
+    Ok(out)
+}
+
 fn run(program: &str) -> Option<Result<()>> {
     let two = || -> Result<(Context, Context)> { Ok((context0()?, context0()?)) };
     Some(match program {
@@ -777,6 +806,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "library" => two().and_then(|(a, b)| library(&a, &b)),
         "scoped_host" => context0().and_then(|c| scoped_host(&c).map(drop)),
         "textures" => context0().and_then(|c| textures(&c).map(drop)),
+        "peer_vmm" => context0().and_then(|c| peer_vmm(&c).map(drop)),
         "reuse_after_scope" => {
             context0().and_then(|c| c10_c11_memory_reused_after_scope(&c).map(drop))
         }
