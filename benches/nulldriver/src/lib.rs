@@ -521,7 +521,7 @@ entry_points! {
     fn cuStreamGetFlags(stream: Handle, flags: *mut c_uint) { out(flags, 0); CUDA_SUCCESS }
     fn cuStreamWaitEvent(stream: Handle, event: Handle, flags: c_uint) {
         check::used(Kind::Stream, stream as usize, "cuStreamWaitEvent");
-        check::used(Kind::Event, event as usize, "cuStreamWaitEvent");
+        check::used_from_any_context(Kind::Event, event as usize, "cuStreamWaitEvent");
         check::stream_waits(stream as usize, event as usize);
         CUDA_SUCCESS
     }
@@ -550,13 +550,13 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuEventQuery(event: Handle) {
-        check::used(Kind::Event, event as usize, "cuEventQuery");
+        check::used_from_any_context(Kind::Event, event as usize, "cuEventQuery");
         // Success says the work before the event is done: it is, from now on.
         check::event_synchronized(event as usize);
         CUDA_SUCCESS
     }
     fn cuEventSynchronize(event: Handle) {
-        check::used(Kind::Event, event as usize, "cuEventSynchronize");
+        check::used_from_any_context(Kind::Event, event as usize, "cuEventSynchronize");
         check::event_synchronized(event as usize);
         CUDA_SUCCESS
     }
