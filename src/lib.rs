@@ -25,7 +25,8 @@
 //! pushed on top of its guard, or on another thread; no guard pops out of order; no context is
 //! destroyed while pushed; asynchronous work never outlives the memory it uses, whether it
 //! borrows it (scopes) or owns it (submissions, whose lifetimes may overlap across streams). See the
-//! README's invariant table and `ui-tests/` for each rejected misuse.
+//! invariant catalogue (`docs/invariants.md` in the repository) and `ui-tests/` for each
+//! rejected misuse.
 //!
 //! ```no_run
 //! use custack::{Context, ContextFlags, DeviceMemory, DeviceMemoryMut, Driver, Stack};
@@ -171,10 +172,17 @@ pub use texture::{
 };
 pub use vmm::{Mapping, PhysicalMemory, Reservation, SharedMapping};
 
-// The README's Rust examples are compiled (and, being `no_run`, not run) as doc tests.
+// The Rust examples of the README and of the pages it links are compiled (and, being `no_run`,
+// not run) as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../docs/features.md")]
+struct FeaturesDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../docs/interop.md")]
+struct InteropDoctests;
 
 /// The traits whose methods most programs call: `use custack::prelude::*;`.
 pub mod prelude {

@@ -24,6 +24,10 @@ mod sealed {
 
 /// An element type a [`CudaArray`] can hold: 1, 2 or 4 channels of `u8`, `u16`, `u32`, `i32`
 /// or `f32`. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an element type of a CUDA array",
+    note = "CUDA array elements have 1, 2 or 4 channels: `u8`, `[u8; 2]`, `[u8; 4]`, `u16`, `u32`, `i32`, `f32`, `[f32; 2]`, `[f32; 4]` (there is no 3-channel format: pad to 4)"
+)]
 pub trait ArrayElement: DeviceCopy + sealed::Sealed {
     /// The channel format.
     #[doc(hidden)]

@@ -76,7 +76,9 @@ fn context0() -> Result<Context> {
 /// P1: several streams, buffers and functions from one guard used together, three buffers in
 /// one launch. Also the twin of C13 (the launch is in `unsafe`) and C15 (its arguments are
 /// plain data and memory bound to the launching scope): `ui-tests/c13_launch_outside_unsafe.rs`,
-/// `c14_launch_same_buffer_shared_and_mut.rs`, `c15_launch_arg_*.rs`.
+/// `c14_launch_same_buffer_shared_and_mut.rs`, `c15_launch_arg_*.rs`; and the twin of the
+/// messages pinned by `ui-tests/hint_c*.rs` (a read binding passed by value, a mutable one by
+/// reference, every buffer bound before a launch or a copy takes it).
 ///
 /// Returns `c = a + b` and `x + 5` read back.
 fn p1_one_guard_many_handles(ctx: &Context) -> Result<(Vec<f32>, Vec<u32>)> {

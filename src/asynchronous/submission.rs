@@ -55,6 +55,11 @@ pub(crate) mod sealed {
 /// Inside the submission's closure the payload is seen *bound* to the scope
 /// ([`Payload::Bound`]): device memory as a [`ScopedSliceMut`], host memory as a
 /// [`ScopedHostMut`], a function as a `Function<'scope>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be moved into a submission or graph (it is not a `Payload`)",
+    note = "a payload is owned memory whose address survives a move: a `DeviceBuffer`, `PinnedBuffer`, `ManagedBuffer`, `RegisteredVec`, `Vec<T>` or `Box<[T]>` of plain data, a `Function` or `Kernel`, a `GraphExec`, `()`, or a tuple of these",
+    note = "move the owned value in (`dev`, not `&dev` or `&mut dev`) and take it back from `wait()`; for host data use a `Vec<T>` or `Box<[T]>` rather than an array, whose elements move with it"
+)]
 pub trait Payload: sealed::Sealed + Sized {
     /// The payload as the operations of a scope `'scope` take it.
     type Bound<'scope>;
