@@ -19,7 +19,7 @@
 //! | [`StreamScope`] | asynchronous work on a stream ([`Stream::scope`]); borrows what it uses until one stream sync | no |
 //! | [`Submission`] | asynchronous work that owns its [`Payload`] ([`Stream::submit`]) until [`Submission::wait`] | no |
 //! | [`Graph`], [`GraphExec`] | captured work ([`Stream::capture`]) owning its [`Payload`] while it can be launched | no |
-//! | [`ParkedBuffer`], [`ParkedModule`], [`ParkedPinned`], [`ParkedRegisteredVec`] | set aside from a guard; borrow only the `Context` | yes |
+//! | [`ParkedBuffer`], [`ParkedModule`], [`ParkedStream`], [`ParkedPinned`], [`ParkedRegisteredVec`], [`ParkedSubmission`] (not `Send`) | set aside from a guard; borrow only the `Context` | yes |
 //!
 //! So, at compile time: no handle is used after its guard pops, while another context is
 //! pushed on top of its guard, or on another thread; no guard pops out of order; no context is
@@ -132,6 +132,7 @@ mod texture;
 mod vmm;
 
 pub use asynchronous::graph::{Graph, GraphExec, ScopedGraph};
+pub use asynchronous::parked::{Park, ParkedPayload, ParkedSubmission};
 pub use asynchronous::scope::{
     ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
     StreamScope,
@@ -166,7 +167,7 @@ pub use plain::DeviceCopy;
 pub use pool::MemPool;
 pub use registered::{RegisteredHost, RegisteredVec};
 pub use stack::{ContextKind, Floating, Green, PushedGuard, Stack, StackTop};
-pub use stream::{BorrowedStream, Stream, StreamFlags};
+pub use stream::{BorrowedStream, ParkedStream, Stream, StreamFlags};
 pub use texture::{
     AddressMode, ArrayElement, CudaArray, FilterMode, ResourceView, ScopedArray, ScopedSurface,
     ScopedTexture, SurfaceHandle, SurfaceObject, TextureHandle, TextureObject, TextureOptions,
