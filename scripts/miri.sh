@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs custack's `unsafe` code under Miri (issue 13, item 5), against the do-nothing driver of
-# benches/nulldriver linked as an rlib: its `#[no_mangle] extern "C"` entry points answer
+# checkdriver linked as an rlib: its `#[no_mangle] extern "C"` entry points answer
 # custack's `extern "C"` calls inside the interpreter (custack's build script links nothing
 # under `cfg(miri)`). No GPU, no libcuda.
 #
@@ -12,7 +12,7 @@
 # What runs, each with MIRIFLAGS=-Zmiri-strict-provenance, under each aliasing model of
 # MIRI_MODELS (default "stacked tree": Stacked Borrows, then Tree Borrows with
 # -Zmiri-tree-borrows; a mistake either model reports is caught on every run):
-#  1. the double's own tests (benches/nulldriver), so the double itself is UB-free;
+#  1. the double's own tests (checkdriver), so the double itself is UB-free;
 #  2. custack's unit tests (`cargo miri test --lib`);
 #  3. every program of benches/checking once, in the double's checking mode: a run fails on
 #     undefined behaviour, a leak (Miri's leak check), or any violation, leaked handle or
@@ -67,7 +67,7 @@ start=$SECONDS
 status=0
 # Every program of scripts/check-driver.sh but `managed`: the host reaches managed memory at
 # the device address, an integer, which strict provenance rightly refuses to turn into a pointer.
-programs=(example p1 p2 p3 p4 p8 scoped_alloc reuse_after_scope unwind scoped_host
+programs=(example p1 p2 p3 p4 p8 p9 p11 scoped_alloc reuse_after_scope unwind scoped_host
     events submission graph device_info module_globals memory_kinds library)
 schedules=${MIRI_SCHEDULES:-all}
 [[ $schedules != all ]] || schedules=${programs[*]}
@@ -97,9 +97,9 @@ echo "miri: $(cargo +nightly miri --version), MIRIFLAGS=$base_flags, models: $mo
 summary=()
 for model in $models; do
     flags=$(model_flags "$model")
-    echo "miri: [$model] the double's own tests (benches/nulldriver)"
-    double=$(tests "$flags" --manifest-path benches/nulldriver/Cargo.toml \
-        --target-dir "$target/nulldriver") || { status=1; double=FAILED; }
+    echo "miri: [$model] the double's own tests (checkdriver)"
+    double=$(tests "$flags" --manifest-path checkdriver/Cargo.toml \
+        --target-dir "$target/checkdriver") || { status=1; double=FAILED; }
     echo "miri: [$model] custack's unit tests (--lib)"
     unit=$(tests "$flags" --lib) || { status=1; unit=FAILED; }
     summary+=("$model: $double double tests, $unit unit tests")

@@ -482,6 +482,11 @@ mod sealed {
 ///
 /// `'scope` is the launching scope's own lifetime, exactly: memory bound to another scope (an
 /// outer scope's stream, running concurrently) is not an argument of this one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a kernel argument of this scope",
+    note = "a kernel argument is plain data by value, or device memory bound to the launching scope: a read-only binding `let a = s.bind(&x);` by value (`a`), a writable binding `let b = s.bind_mut(&mut y);` by reference (`&b` or `&mut b`), a texture binding by value, a surface binding or a `ScopedAlloc` by reference",
+    note = "memory bound to another (outer) scope is not an argument of this one: bind it to this scope's `s`"
+)]
 pub trait KernelArg<'scope>: sealed::Sealed {
     /// What the kernel receives.
     #[doc(hidden)]
@@ -613,6 +618,11 @@ impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut ScopedAlloc<'scope, T> {
 
 /// The arguments of a launch in the scope `'scope`: a tuple of [`KernelArg`]s (`()` for none,
 /// `(x,)` for one). Sealed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a list of kernel arguments",
+    label = "expected a tuple of kernel arguments",
+    note = "kernel arguments are a tuple: `()` for none, `(x,)` for one (with the comma), `(a, &mut b, n)` for several, up to 12"
+)]
 pub trait KernelArgs<'scope>: sealed::SealedArgs {
     /// The kernel signature these arguments pass: the tuple of their
     /// [`Param`](KernelArg::Param)s.

@@ -87,6 +87,10 @@ pub(crate) mod sealed {
 ///
 /// Only memory lent by the guard that is current on this thread implements it, so every
 /// operation here runs in the right context without checking.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not device memory of `{T}` lent by the current guard",
+    note = "device memory is a `DeviceBuffer`, `DeviceView` or `DeviceViewMut` (or a `ManagedBuffer`, a VMM `Mapping`/`SharedMapping`, an `IpcBuffer`); host memory is bound with `s.bind_host(&v)` / `s.bind_host_mut(&mut v)`, and an existing binding is used as it is, not bound again"
+)]
 pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
     /// The device address of the first element.
     fn device_ptr(&self) -> ffi::CUdeviceptr;
@@ -212,6 +216,10 @@ pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
 }
 
 /// Device memory that can be written: a [`DeviceBuffer`] or [`DeviceViewMut`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not writable device memory of `{T}`",
+    note = "writable device memory is a `DeviceBuffer`, a `DeviceViewMut` (`buf.as_view_mut()`, `buf.slice_mut(..)`), a `ManagedBuffer`, a writable VMM `Mapping` or an `IpcBuffer`; a `DeviceView` or `SharedMapping` only reads: bind it with `s.bind(&view)`"
+)]
 pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     /// An exclusive view of the whole memory.
     fn as_view_mut(&mut self) -> DeviceViewMut<'_, T> {
@@ -633,6 +641,24 @@ impl<T: DeviceCopy> PinnedBuffer<'_, T> {
         self.ptr.as_ptr()
     }
 
+    /// The pointer and length, without freeing (for parking).
+    pub(crate) fn into_parts(self) -> (NonNull<T>, usize) {
+        let this = core::mem::ManuallyDrop::new(self);
+        (this.ptr, this.len)
+    }
+
+    /// # Safety
+    ///
+    /// `ptr` holds `len` initialized elements allocated by `cuMemHostAlloc` in the context of
+    /// the guard the returned lifetime borrows, owned by nothing else.
+    pub(crate) unsafe fn from_parts<'g>(ptr: NonNull<T>, len: usize) -> PinnedBuffer<'g, T> {
+        PinnedBuffer {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
     /// `cuMemFreeHost`—Frees the memory, returning the driver's error.
     ///
     /// # References
@@ -681,6 +707,23 @@ unsafe impl<T: DeviceCopy> Send for ParkedBuffer<'_, T> {}
 unsafe impl<T: DeviceCopy> Sync for ParkedBuffer<'_, T> {}
 
 impl<T: DeviceCopy> ParkedBuffer<'_, T> {
+    /// # Safety
+    ///
+    /// `ptr` is a `cuMemAlloc` allocation of `ctx` holding `len` elements, owned by nothing
+    /// else; `ctx` lives as long as the returned lifetime.
+    pub(crate) unsafe fn from_raw_parts<'ctx>(
+        ctx: ffi::CUcontext,
+        ptr: ffi::CUdeviceptr,
+        len: usize,
+    ) -> ParkedBuffer<'ctx, T> {
+        ParkedBuffer {
+            ctx,
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
     /// The raw context the buffer belongs to.
     pub fn context_raw(&self) -> ffi::CUcontext {
         self.ctx
@@ -731,7 +774,29 @@ pub(crate) unsafe fn with_raw_current(
     let mut popped = core::ptr::null_mut();
     // SAFETY: balanced with the push above.
     let p = unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) }.result();
+    if p.is_err() {
+        repop(ctx);
+    }
     r.and(p)
+}
+
+/// A pop of `ctx` failed: if `ctx` is still on top, tries once more, so that the caller's
+/// guard is on top again (the stack as it was found, R10); the first error is reported either
+/// way. Cold: a pop fails only when the driver is in trouble.
+#[cold]
+#[inline(never)]
+fn repop(ctx: ffi::CUcontext) {
+    let mut current = core::ptr::null_mut();
+    // SAFETY: valid out-pointer.
+    let on_top = unsafe { ffi::cuCtxGetCurrent(&raw mut current) }
+        .result()
+        .is_ok()
+        && current == ctx;
+    if on_top {
+        let mut popped = core::ptr::null_mut();
+        // SAFETY: `ctx` is on top, pushed by `with_raw_current` on this thread.
+        let _ = unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) };
+    }
 }
 
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
@@ -819,7 +884,9 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         Ok(buf)
     }
 
-    /// `cuMemHostAlloc`—Allocates `len` zeroed elements of page-locked host memory.
+    /// `cuMemHostAlloc`—Allocates `len` zeroed elements of page-locked host memory, portable
+    /// (`CU_MEMHOSTALLOC_PORTABLE`: page-locked for every context, so that a parked buffer,
+    /// [`park_pinned`](Self::park_pinned), stages data for another context's copies).
     ///
     /// # Errors
     ///
@@ -846,8 +913,11 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     pub fn alloc_pinned<T: DeviceCopy>(&self, len: usize) -> Result<PinnedBuffer<'_, T>> {
         let bytes = check_alloc_len::<T>(len)?;
         let mut p: *mut core::ffi::c_void = core::ptr::null_mut();
+        // Portable: every context treats it as page-locked, so it stays useful once parked
+        // (`park_pinned`) and copied from or to under another context.
+        let flags = ffi::CU_MEMHOSTALLOC_PORTABLE;
         // SAFETY: `p` is a valid out-pointer; this guard's context is current.
-        unsafe { ffi::cuMemHostAlloc(&raw mut p, bytes, 0) }.result()?;
+        unsafe { ffi::cuMemHostAlloc(&raw mut p, bytes, flags) }.result()?;
         let Some(ptr) = NonNull::new(p.cast::<T>()) else {
             return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_OUT_OF_MEMORY)
                 .with_detail("cuMemHostAlloc returned a null pointer"));

@@ -14,6 +14,11 @@
 /// have **no padding bytes** (padding is uninitialized on the host, and copies move it to the
 /// device and back as bytes), for which every bit pattern is a valid value (copies from the
 /// device write whatever bytes the GPU holds), and which hold no pointer into host memory.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not plain data (`DeviceCopy`)",
+    note = "plain data is the primitive integers and floats, arrays of them, tuples of one of them, and `#[repr(C)]` structs without padding marked `unsafe impl DeviceCopy`; `bool`, `char`, references and owning types are not (store a `bool` as `u8`)",
+    note = "as a kernel argument, device memory is passed bound to the launching scope: a read-only binding `let a = s.bind(&x);` by value (`a`, not `&a`), a writable binding `let b = s.bind_mut(&mut y);` by reference (`&b` to read, `&mut b` to write); a `DeviceBuffer` or view must be bound first"
+)]
 pub unsafe trait DeviceCopy: Copy + 'static {}
 
 macro_rules! impl_device_copy {

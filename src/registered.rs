@@ -39,7 +39,9 @@ pub struct RegisteredVec<'g, T: DeviceCopy> {
 fn register(ptr: *mut c_void, bytes: usize) -> Result<()> {
     // SAFETY: `ptr..ptr + bytes` is a live allocation the caller holds exclusively for as long as
     // it stays registered; the guard's context is current.
-    unsafe { ffi::cuMemHostRegister_v2(ptr, bytes, 0) }.result()
+    // Portable (`CU_MEMHOSTREGISTER_PORTABLE`): page-locked for every context, so a parked
+    // registered vector (`park_registered`) serves another context's copies too.
+    unsafe { ffi::cuMemHostRegister_v2(ptr, bytes, ffi::CU_MEMHOSTREGISTER_PORTABLE) }.result()
 }
 
 fn unregister(ptr: *mut c_void) -> Result<()> {
@@ -162,6 +164,24 @@ impl<T: DeviceCopy> RegisteredVec<'_, T> {
     /// `PinnedBuffer::raw_ptr`.
     pub(crate) fn raw_ptr(&mut self) -> *mut T {
         self.vec.as_mut_ptr()
+    }
+
+    /// The vector, still registered (for parking).
+    pub(crate) fn into_registered_vec(self) -> Vec<T> {
+        let mut this = ManuallyDrop::new(self);
+        // SAFETY: taken once; `this` never drops.
+        unsafe { ManuallyDrop::take(&mut this.vec) }
+    }
+
+    /// # Safety
+    ///
+    /// `vec`'s elements are registered in the context of the guard the returned lifetime
+    /// borrows, and nothing else unregisters them.
+    pub(crate) unsafe fn from_registered_vec<'g>(vec: Vec<T>) -> RegisteredVec<'g, T> {
+        RegisteredVec {
+            vec: ManuallyDrop::new(vec),
+            _guard: PhantomData,
+        }
     }
 
     /// `cuMemHostUnregister`—Unregisters the vector and gives it back.

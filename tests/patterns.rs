@@ -1,4 +1,4 @@
-//! What the type system must let through: the must-compile rows P1–P8 of `INVARIANTS.md`, and
+//! What the type system must let through: the must-compile rows P1–P9 and P11 of `INVARIANTS.md`, and
 //! the positive twin of every compile-fail program in `ui-tests/` (STYLE 21).
 //!
 //! Each pattern is a plain function taking what it needs, so this file compiling is the test
@@ -76,7 +76,9 @@ fn context0() -> Result<Context> {
 /// P1: several streams, buffers and functions from one guard used together, three buffers in
 /// one launch. Also the twin of C13 (the launch is in `unsafe`) and C15 (its arguments are
 /// plain data and memory bound to the launching scope): `ui-tests/c13_launch_outside_unsafe.rs`,
-/// `c14_launch_same_buffer_shared_and_mut.rs`, `c15_launch_arg_*.rs`.
+/// `c14_launch_same_buffer_shared_and_mut.rs`, `c15_launch_arg_*.rs`; and the twin of the
+/// messages pinned by `ui-tests/hint_c*.rs` (a read binding passed by value, a mutable one by
+/// reference, every buffer bound before a launch or a copy takes it).
 ///
 /// Returns `c = a + b` and `x + 5` read back.
 fn p1_one_guard_many_handles(ctx: &Context) -> Result<(Vec<f32>, Vec<u32>)> {
@@ -380,6 +382,146 @@ fn p8_alternating_with_push(a: &Context, b: &Context) -> Result<(Vec<u32>, Vec<u
     let g = stack.push(b)?;
     let from_b = g.attach(parked_b)?.to_vec()?;
     Ok((from_a, from_b))
+}
+
+/// What `enqueue_parked` leaves in flight: its upload buffer, device buffer and download
+/// vector, parked.
+type InFlight<'c> = custack::ParkedSubmission<
+    'c,
+    (
+        custack::ParkedPinned<'c, u32>,
+        ParkedBuffer<'c, u32>,
+        Vec<u32>,
+        (),
+    ),
+>;
+
+/// Enqueues on `guard`'s context, in a submission it then parks: `x = k` uploaded from
+/// page-locked memory, `x += k` by `add_u32`, downloaded into a vector. The module is parked
+/// too (dropping it would synchronize the context), so the work stays in flight when this
+/// returns.
+fn enqueue_parked<'c>(
+    guard: &PushedGuard<'c, '_>,
+    k: u32,
+) -> Result<(InFlight<'c>, ParkedModule<'c>)> {
+    let module = guard.load_ptx(KERNELS)?;
+    let add = module.function("add_u32")?;
+    let stream = guard.stream()?;
+    let mut host = guard.alloc_pinned::<u32>(N)?;
+    host.fill(k);
+    let payload = (host, guard.alloc::<u32>(N)?, vec![0u32; N], add);
+    let work = stream.submit(payload, |s, (host, mut dev, out, add)| {
+        s.copy_to_device(&mut dev, host)?;
+        // SAFETY: `add_u32(unsigned* x, unsigned k, unsigned n)` adds `k` to `x[0..n)`, and
+        // `dev` holds `n` elements.
+        unsafe { s.launch(&add, LaunchConfig::for_elements(N32), (&mut dev, k, N32)) }?;
+        s.copy_to_host(out, &dev)
+    })?;
+    let pending = guard.park_submission(work); // borrows the context only; the stream may go
+    Ok((pending, guard.park_module(module)))
+}
+
+/// P9 (issue 19): one thread keeps work pending on two contexts at once: enqueue on A, push B
+/// and enqueue on B, wait for both (NVIDIA's `simpleMultiGPU` shape). A's pending work is
+/// parked (`park_submission`), so A's guard can be frozen under the nested push; B's is parked
+/// to leave the nested push; both are waited for while A is current, B's from another context.
+/// A third submission on A waits on the GPU for B's work (`wait_parked`, `cuStreamWaitEvent`
+/// with B's event). What comes back is parked memory, re-attached to its own context's guard.
+/// The twin of `ui-tests/c22_*.rs`.
+///
+/// Returns A's host result (`2 * 3`), B's (`2 * 5`), A's device buffer read back under A's
+/// guard (`6`), and the ordered third submission's result (`7 + 7`).
+fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 4]> {
+    let mut stack = Stack::new()?;
+    let mut ga = stack.push(a)?;
+    let (pending_a, module_a) = enqueue_parked(&ga, 3)?;
+    let (pending_b, module_b) = ga.with_pushed(b, |gb| enqueue_parked(gb, 5))??;
+    // Both in flight. A's stream waits on the GPU for B's work before its own.
+    let stream = ga.stream()?;
+    stream.wait_parked(&pending_b)?;
+    let ordered = stream.submit(vec![0u32; N], |s, host| {
+        let mut tmp = s.alloc::<u32>(N)?;
+        s.fill_u32(&mut tmp, 14)?;
+        s.copy_to_host(host, &tmp)
+    })?;
+    let (_, dev_a, host_a, ()) = pending_a.wait()?;
+    let (_, dev_b, host_b, ()) = pending_b.wait()?; // B's event, A current
+    let dev_a = ga.attach(dev_a)?.to_vec()?; // A's memory under A's guard again
+    let ordered = ordered.wait()?;
+    drop((dev_b, module_b, module_a)); // each pushes its own context
+    Ok([host_a, host_b, dev_a, ordered])
+}
+
+/// What P11 reads back, each checked element by element by `p11_on_device`.
+struct Staged {
+    /// B's sum of what A staged (the issue's program).
+    total: f32,
+    /// What B copied back into A's page-locked buffer after adding its own input: `2 * i`.
+    round_trip: Vec<f32>,
+    /// What A read from B's result staged in a parked registered vector: `3 * i`.
+    registered: Vec<f32>,
+}
+
+/// P11 (issue 25): staging between two contexts through page-locked host memory. A downloads
+/// into its page-locked buffer; under a nested push B reads it (synchronously, then in its own
+/// stream scope asynchronously), adds it to itself on the GPU and writes the result back into
+/// another of A's page-locked buffers; A reads it as a slice and uploads it again. Page-locked
+/// memory crosses the nested push parked (`park_pinned`, `park_registered`), as device memory
+/// does. The twin of `ui-tests/c11_parked_pinned_*.rs`,
+/// `c5_context_dropped_while_pinned_parked.rs` and `c22_parked_pinned_is_no_payload.rs`.
+///
+/// `a` and `b` may be contexts of one device or of two (no peer access is needed).
+fn p11_staging_through_pinned(a: &Context, b: &Context) -> Result<Staged> {
+    let values: Vec<f32> = (0..N).map(|i| f32::from(i as u16)).collect();
+    let mut stack = Stack::new()?;
+    let mut ga = stack.push(a)?;
+    let src = ga.alloc_from(&values)?;
+    let mut staging = ga.park_pinned(ga.alloc_pinned::<f32>(N)?);
+    src.copy_to_host(&mut staging)?;
+    drop(src); // A's device memory stays with A's guard (or is parked, as in P3)
+    let total = ga.with_pushed(b, |gb| -> Result<f32> {
+        let dst = gb.alloc_from(&staging)?; // B reads A's page-locked memory
+        Ok(dst.to_vec()?.iter().sum())
+    })??;
+
+    // Asynchronous copies under B from and to A's page-locked memory, borrowed by B's scope.
+    let mut back = ga.park_pinned(ga.alloc_pinned::<f32>(N)?);
+    let mut registered = ga.park_registered(ga.register_vec(vec![0f32; N])?);
+    ga.with_pushed(b, |gb| -> Result<()> {
+        let module = gb.load_ptx(KERNELS)?;
+        let vector_add = module.function("vector_add")?;
+        let stream = gb.stream()?;
+        let (mut once, mut twice, mut thrice) = (
+            gb.alloc::<f32>(N)?,
+            gb.alloc::<f32>(N)?,
+            gb.alloc::<f32>(N)?,
+        );
+        let cfg = LaunchConfig::for_elements(N32);
+        stream.scope(|s| -> Result<()> {
+            let (mut once, mut twice, mut thrice) = (
+                s.bind_mut(&mut once),
+                s.bind_mut(&mut twice),
+                s.bind_mut(&mut thrice),
+            );
+            s.copy_to_device(&mut once, &staging)?;
+            // SAFETY: `vector_add(const float* a, const float* b, float* c, unsigned n)` reads
+            // `n` floats of `a` and `b` and writes `n` of `c`; each holds `n`.
+            unsafe { s.launch(&vector_add, cfg, (&once, &once, &mut twice, N32)) }?; // 2 * i
+            s.copy_to_host(&mut back, &twice)?;
+            // SAFETY: as above.
+            unsafe { s.launch(&vector_add, cfg, (&twice, &once, &mut thrice, N32)) }?; // 3 * i
+            s.copy_to_host(&mut registered, &thrice)
+        })?
+    })??;
+    staging[0] = -1.0; // the host's own again once B's scope is over
+    let round_trip = ga.attach(ga.park(ga.alloc_from(&back)?))?.to_vec()?;
+    let registered = ga.attach_registered(registered)?.into_vec()?;
+    let _ = ga.attach_pinned(staging)?; // freed in A, its guard current
+    Ok(Staged {
+        total,
+        round_trip,
+        registered,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -825,6 +967,8 @@ fn handles_that_may_cross_threads_are_send_and_sync() {
     send_sync::<custack::Device>();
     send_sync::<ParkedBuffer<'static, u32>>();
     send_sync::<ParkedModule<'static>>();
+    send_sync::<custack::ParkedPinned<'static, u32>>();
+    send_sync::<custack::ParkedRegisteredVec<'static, u32>>();
     send_sync::<custack::Error>();
 }
 
@@ -958,6 +1102,60 @@ fn twins_c5_c7_c9_on_device() -> Result<()> {
     let ctx = context0()?;
     assert_eq!(c7_parked_buffer_sent_to_another_thread(&ctx)?, vec![6; N]);
     assert!(c9_function_used_while_module_loaded(&ctx)? >= 32);
+    Ok(())
+}
+
+/// P9 on two contexts: of device 0 and device 1 if there is one (two GPUs), else both of
+/// device 0. Checked element by element.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn p9_on_device() -> Result<()> {
+    let driver = Driver::init()?;
+    let second = driver.device(driver.device_count()?.min(2) - 1)?; // device 1 if there is one
+    let (a, b) = (context0()?, Context::new(second, ContextFlags::empty())?);
+    let [host_a, host_b, dev_a, ordered] = p9_two_contexts_in_flight(&a, &b)?;
+    for (what, got, want) in [
+        ("A's host result", &host_a, 6),
+        ("B's host result", &host_b, 10),
+        ("A's device buffer", &dev_a, 6),
+        ("the ordered submission", &ordered, 14),
+    ] {
+        assert_eq!(got.len(), N, "{what}");
+        for (i, &x) in got.iter().enumerate() {
+            assert_eq!(x, want, "{what}, element {i}");
+        }
+    }
+    Ok(())
+}
+
+/// P11 on two contexts: of device 0 and device 1 if there is one (two GPUs, no peer access
+/// needed), else both of device 0. Checked element by element.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn p11_on_device() -> Result<()> {
+    let driver = Driver::init()?;
+    let second = driver.device(driver.device_count()?.min(2) - 1)?; // device 1 if there is one
+    let (a, b) = (context0()?, Context::new(second, ContextFlags::empty())?);
+    let staged = p11_staging_through_pinned(&a, &b)?;
+    // Every value is an integer below 2^24, so the f32 arithmetic is exact: compare bits.
+    let expected_total: f32 = (0..N).map(|i| f32::from(i as u16)).sum();
+    assert_eq!(staged.total.to_bits(), expected_total.to_bits());
+    assert_eq!(staged.round_trip.len(), N);
+    assert_eq!(staged.registered.len(), N);
+    for i in 0..N {
+        let x = f32::from(i as u16);
+        let (twice, thrice) = (staged.round_trip[i], staged.registered[i]);
+        assert_eq!(
+            twice.to_bits(),
+            (2.0 * x).to_bits(),
+            "round trip, element {i}: {twice}"
+        );
+        assert_eq!(
+            thrice.to_bits(),
+            (3.0 * x).to_bits(),
+            "registered, element {i}: {thrice}"
+        );
+    }
     Ok(())
 }
 

@@ -277,6 +277,8 @@ host_from!(
     [] crate::PinnedBuffer<'_, T>,
     [] crate::RegisteredHost<'_, '_, T>,
     [] crate::RegisteredVec<'_, T>,
+    [] crate::ParkedPinned<'_, T>,
+    [] crate::ParkedRegisteredVec<'_, T>,
     [, const N: usize] [T; N]
 );
 
@@ -391,6 +393,10 @@ mod scoped_sealed {
 /// Device memory that the operations of the scope `'scope` may read: a [`ScopedSlice`], a
 /// [`ScopedSliceMut`] or a reference to one, or a reference to a [`ScopedAlloc`] of that
 /// scope. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not device memory of `{T}` bound to this scope",
+    note = "bind device memory to the scope first: `let a = s.bind(&x);` and pass `a`, or `let b = s.bind_mut(&mut y);` and pass `&b` or `&mut b`; a `ScopedAlloc` is passed by reference"
+)]
 pub trait ScopedRead<'scope, T: DeviceCopy>: scoped_sealed::Sealed + Sized {
     /// The device address and the number of elements.
     #[doc(hidden)]
@@ -399,6 +405,10 @@ pub trait ScopedRead<'scope, T: DeviceCopy>: scoped_sealed::Sealed + Sized {
 
 /// Device memory that the operations of the scope `'scope` may write: a [`ScopedSliceMut`],
 /// `&mut` one, or `&mut` a [`ScopedAlloc`] of that scope. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not device memory of `{T}` this scope may write",
+    note = "a destination is bound with `bind_mut`: `let b = s.bind_mut(&mut y);` and pass `&mut b` (or `b`); a `s.bind(&x)` binding only reads; a `ScopedAlloc` is passed as `&mut`"
+)]
 pub trait ScopedWrite<'scope, T: DeviceCopy>: ScopedRead<'scope, T> {}
 
 macro_rules! scoped_read {

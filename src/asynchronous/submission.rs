@@ -55,6 +55,11 @@ pub(crate) mod sealed {
 /// Inside the submission's closure the payload is seen *bound* to the scope
 /// ([`Payload::Bound`]): device memory as a [`ScopedSliceMut`], host memory as a
 /// [`ScopedHostMut`], a function as a `Function<'scope>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be moved into a submission or graph (it is not a `Payload`)",
+    note = "a payload is owned memory whose address survives a move: a `DeviceBuffer`, `PinnedBuffer`, `ManagedBuffer`, `RegisteredVec`, `Vec<T>` or `Box<[T]>` of plain data, a `Function` or `Kernel`, a `GraphExec`, `()`, or a tuple of these",
+    note = "move the owned value in (`dev`, not `&dev` or `&mut dev`) and take it back from `wait()`; for host data use a `Vec<T>` or `Box<[T]>` rather than an array, whose elements move with it"
+)]
 pub trait Payload: sealed::Sealed + Sized {
     /// The payload as the operations of a scope `'scope` take it.
     type Bound<'scope>;
@@ -788,7 +793,7 @@ impl<P: Payload> Submission<'_, P> {
 
     /// The event and the payload in its held form, without waiting.
     #[inline]
-    fn into_parts(self) -> (ffi::CUevent, P::Held) {
+    pub(crate) fn into_parts(self) -> (ffi::CUevent, P::Held) {
         let mut this = ManuallyDrop::new(self);
         // SAFETY: the payload is taken once; `this` never drops.
         let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
@@ -950,7 +955,7 @@ mod tests {
     fn context() -> Result<Context> {
         // Under Miri the driver is the checking double (linked in by `src/lib.rs`).
         #[cfg(miri)]
-        nulldriver::start_checking(0, 0);
+        checkdriver::start_checking(0, 0);
         Context::new(Driver::init()?.device(0)?, ContextFlags::empty())
     }
 

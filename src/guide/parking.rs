@@ -109,6 +109,47 @@
 //! }
 //! ```
 //!
+//! # Staging through page-locked memory
+//!
+//! Page-locked host memory is lent by a guard too ([`PushedGuard::alloc_pinned`]): the driver
+//! frees it with its context. It crosses a nested push parked as well
+//! ([`PushedGuard::park_pinned`], [`ParkedPinned`]; registered vectors:
+//! [`PushedGuard::park_registered`]), but a parked page-locked buffer stays what it is to the
+//! host, a slice, under any context, and every context's stream scopes copy from and to it
+//! (it is allocated portable: page-locked for every context). That is how two contexts, or
+//! two GPUs without peer access, hand data over through the host (P11 in
+//! `tests/patterns.rs`):
+//!
+//! ```no_run
+//! use custack::prelude::*;
+//! use custack::{Context, ContextFlags, Driver, Stack};
+//!
+//! fn main() -> custack::Result<()> {
+//!     let driver = Driver::init()?;
+//!     let a = Context::new(driver.device(0)?, ContextFlags::empty())?;
+//!     let b = Context::new(driver.device(driver.device_count()? - 1)?, ContextFlags::empty())?;
+//!     let mut stack = Stack::new()?;
+//!     let mut ga = stack.push(&a)?;
+//!     let mut staging = ga.park_pinned(ga.alloc_pinned::<f32>(4096)?);
+//!     ga.alloc_from(&vec![0.5f32; 4096])?.copy_to_host(&mut staging)?;
+//!     let total = ga.with_pushed(&b, |gb| -> custack::Result<f32> {
+//!         let stream = gb.stream()?;
+//!         let mut dst = gb.alloc::<f32>(4096)?;
+//!         // B's asynchronous copy borrows A's staging buffer until the scope has synchronized.
+//!         stream.scope(|s| s.copy_to_device(s.bind_mut(&mut dst), &staging))??;
+//!         Ok(dst.to_vec()?.iter().sum())
+//!     })??;
+//!     staging.fill(0.0); // the host's again
+//!     assert_eq!(total, 2048.0);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! A parked page-locked buffer is not a [`Payload`](crate::Payload): a submission of another
+//! context could be leaked (R11) and outlive the allocating context, whose destruction frees
+//! the pages. Attach it to its own context's guard ([`PushedGuard::attach_pinned`]) to hand it
+//! to a submission there.
+//!
 //! # One context, many threads
 //!
 //! A [`Context`] is `Send + Sync`: share it by reference ([`std::thread::scope`]) or in an
@@ -187,8 +228,18 @@
 //! Code loaded once for *every* context is a [`Library`](crate::Library)
 //! (`cuLibraryLoadData`): owned, `Send + Sync` like a `Context`, its kernels turned into a
 //! function per context by [`PushedGuard::library_function`](crate::PushedGuard::library_function).
+//! A type that owns the library *and* its kernels in one struct holds a
+//! [`SharedLibrary`](crate::SharedLibrary) and its [`SharedKernel`](crate::SharedKernel)s
+//! (each keeps a share of the library loaded), and lends a kernel per call with
+//! [`SharedKernel::kernel`](crate::SharedKernel::kernel); see the engine in `SharedLibrary`'s
+//! docs.
 //!
 //! [`PushedGuard::park`]: crate::PushedGuard::park
+//! [`PushedGuard::alloc_pinned`]: crate::PushedGuard::alloc_pinned
+//! [`PushedGuard::park_pinned`]: crate::PushedGuard::park_pinned
+//! [`PushedGuard::attach_pinned`]: crate::PushedGuard::attach_pinned
+//! [`PushedGuard::park_registered`]: crate::PushedGuard::park_registered
+//! [`ParkedPinned`]: crate::ParkedPinned
 //! [`PushedGuard::park_module`]: crate::PushedGuard::park_module
 //! [`PushedGuard::attach`]: crate::PushedGuard::attach
 //! [`PushedGuard::attach_module`]: crate::PushedGuard::attach_module

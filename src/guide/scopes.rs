@@ -220,8 +220,8 @@
 //! Synchronous custack calls (`buf.copy_from_host`, `buf.to_vec`, `guard.alloc`, …) run on the
 //! context's legacy NULL stream. Streams from [`PushedGuard::stream`] are *blocking*: their work
 //! is ordered after earlier synchronous calls and before later ones. Streams made with
-//! [`StreamFlags::NON_BLOCKING`] overlap synchronous work; both kinds are sound, and the README's
-//! "Stream kinds" section says exactly where their orderings differ.
+//! [`StreamFlags::NON_BLOCKING`] overlap synchronous work; both kinds are sound, and the "Stream kinds"
+//! section of the repository's `docs/features.md` says exactly where their orderings differ.
 //!
 //! [`Stream::scope`]: crate::Stream::scope
 //! [`Stream::submit`]: crate::Stream::submit

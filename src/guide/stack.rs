@@ -57,7 +57,8 @@
 //! | A `Context` cannot be dropped, destroyed, moved or [reset](crate::Context::reset) while a guard of it lives, on any thread. | guards borrow it; `reset` takes `&mut self` | C5 |
 //! | A guard, its handles and the `Stack` stay on their thread. | they are `!Send` and `!Sync` | C6, C7, C8 |
 //!
-//! The README's catalogue lists all rows, each with its trybuild tests in `ui-tests/`
+//! The catalogue in the repository's `docs/invariants.md` lists all rows, each with its trybuild
+//! tests in `ui-tests/`
 //! (which pin the compiler's message) and a positive twin in `tests/patterns.rs`.
 //!
 //! # What fails to compile
