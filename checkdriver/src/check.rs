@@ -94,12 +94,30 @@ pub(crate) enum Kind {
     TexObject,
     /// A surface object; its parent is its array.
     SurfObject,
+    /// A reserved device address range (`cuMemAddressReserve`), by its start.
+    Reservation,
+    /// Physical memory (`cuMemCreate`), by its handle.
+    Physical,
+    /// Physical memory mapped into a reservation (`cuMemMap`), by its start: device memory
+    /// that any context of the device may use once `cuMemSetAccess` granted access.
+    Mapping,
 }
 
 impl Kind {
     /// Host memory and libraries belong to no context.
     fn context_free(self) -> bool {
         matches!(self, Kind::HostMemory | Kind::Library | Kind::LibraryKernel)
+    }
+
+    /// Used from any context of the device: the virtual address space is the process's
+    /// (recorded with the context that made them, for leaks and orphans).
+    fn any_context(self) -> bool {
+        self.context_free() || matches!(self, Kind::Reservation | Kind::Physical | Kind::Mapping)
+    }
+
+    /// Device memory a copy, memset or launch may use by address.
+    fn addressable(self) -> bool {
+        matches!(self, Kind::DeviceMemory | Kind::Global | Kind::Mapping)
     }
 }
 
@@ -221,6 +239,8 @@ struct State {
     ptx: HashMap<usize, std::sync::Arc<crate::ptx::Ptx>>,
     /// Per function of such a module, its parameters' sizes.
     params: HashMap<usize, Vec<usize>>,
+    /// Mappings whose range `cuMemSetAccess` made accessible.
+    accessible: std::collections::HashSet<usize>,
 }
 
 impl State {
@@ -457,7 +477,7 @@ fn check_use_in(
             );
             None
         }
-        Some(o) if !kind.context_free() && !any_context && o.ctx != cur => {
+        Some(o) if !kind.any_context() && !any_context && o.ctx != cur => {
             let ctx = o.ctx;
             violation(
                 s,
@@ -467,7 +487,16 @@ fn check_use_in(
             );
             Some(ctx)
         }
-        Some(o) => Some(o.ctx),
+        Some(o) => {
+            let ctx = o.ctx;
+            if kind == Kind::Mapping && !s.accessible.contains(&h) {
+                violation(
+                    s,
+                    format!("{what}: mapped memory {h:#x} used before cuMemSetAccess"),
+                );
+            }
+            Some(ctx)
+        }
     }
 }
 
@@ -529,19 +558,21 @@ pub(crate) fn used_from_any_context(kind: Kind, h: usize, what: &str) {
 /// inside it: a view at an offset), if the double handed it out. Addresses are never reused, so
 /// a freed allocation is still found, as freed.
 fn containing(s: &State, p: u64) -> Option<(Kind, usize)> {
-    if let Some(k) = [Kind::DeviceMemory, Kind::Global]
+    // A mapping's start may also be its reservation's: the mapping (live ones first) answers.
+    let at = |k: Kind| s.objs.get(&(k, p as usize)).map(|o| (o.live, k));
+    if let Some((_, k)) = [Kind::Mapping, Kind::DeviceMemory, Kind::Global]
         .into_iter()
-        .find(|k| s.objs.contains_key(&(*k, p as usize)))
+        .filter_map(at)
+        .max_by_key(|(live, _)| *live)
     {
         return Some((k, p as usize));
     }
     s.objs
         .iter()
-        .find(|((k, start), o)| {
-            matches!(k, Kind::DeviceMemory | Kind::Global)
-                && (*start as u64) < p
-                && p < *start as u64 + o.size
+        .filter(|((k, start), o)| {
+            k.addressable() && (*start as u64) < p && p < *start as u64 + o.size
         })
+        .max_by_key(|(_, o)| o.live)
         .map(|(key, _)| *key)
 }
 
@@ -694,7 +725,7 @@ pub(crate) unsafe fn launched(
                         key.0, key.1
                     ),
                 ),
-                Some(o) if o.ctx != cur => {
+                Some(o) if !key.0.any_context() && o.ctx != cur => {
                     let ctx = o.ctx;
                     violation(
                         s,
@@ -821,7 +852,7 @@ pub(crate) fn graph_launched(exec: usize, stream: usize) {
                                 key.0, key.1
                             ),
                         ),
-                        Some(o) if o.ctx != cur => {
+                        Some(o) if !key.0.any_context() && o.ctx != cur => {
                             let ctx = o.ctx;
                             violation(
                                 s,
@@ -1034,6 +1065,163 @@ pub(crate) fn context_destroyed(h: usize) {
             o.live = false;
         }
     });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Virtual memory management: reserve, create, map, set access, unmap, release, free, in order.
+
+/// `cuMemAddressReserve` reserved `size` bytes at `base`.
+pub(crate) fn reserved(base: u64, size: usize) {
+    created_sized(Kind::Reservation, base as usize, 0, size as u64);
+}
+
+/// `cuMemCreate` made `size` bytes of physical memory, `handle`.
+pub(crate) fn physical_created(handle: u64, size: usize) {
+    created_sized(Kind::Physical, handle as usize, 0, size as u64);
+}
+
+/// `cuMemMap(ptr, size, offset, handle)`: the range must lie in a live reservation and overlap
+/// no live mapping; the physical memory must be live and hold `offset + size` bytes. Returns
+/// false (after recording the violation) when the double should refuse it.
+pub(crate) fn mapping(ptr: u64, size: usize, offset: usize, handle: u64) -> bool {
+    with_state(|s| {
+        let end = ptr + size as u64;
+        let live_in = |k: Kind, s: &State| {
+            s.objs
+                .iter()
+                .find(|((kind, start), o)| {
+                    *kind == k && o.live && *start as u64 <= ptr && end <= *start as u64 + o.size
+                })
+                .map(|((_, start), _)| *start)
+        };
+        let Some(reservation) = live_in(Kind::Reservation, s) else {
+            violation(
+                s,
+                format!("cuMemMap: {ptr:#x}..{end:#x} lies in no live reservation"),
+            );
+            return false;
+        };
+        if let Some(((_, other), _)) = s.objs.iter().find(|((k, start), o)| {
+            *k == Kind::Mapping && o.live && (*start as u64) < end && ptr < *start as u64 + o.size
+        }) {
+            let other = *other;
+            violation(
+                s,
+                format!("cuMemMap: {ptr:#x}..{end:#x} overlaps the mapping at {other:#x}"),
+            );
+            return false;
+        }
+        match check_use(s, Kind::Physical, handle as usize, "cuMemMap") {
+            None => return false,
+            Some(_) => {
+                let have = s.objs[&(Kind::Physical, handle as usize)].size;
+                if (offset + size) as u64 > have {
+                    violation(
+                        s,
+                        format!(
+                            "cuMemMap: {size} bytes at offset {offset} of a {have}-byte allocation"
+                        ),
+                    );
+                    return false;
+                }
+            }
+        }
+        let ctx = current(s);
+        s.objs.insert(
+            (Kind::Mapping, ptr as usize),
+            Obj {
+                ctx,
+                parent: reservation,
+                live: true,
+                size: size as u64,
+            },
+        );
+        // The physical memory stays in use while mapped (`cuMemRelease` defers its release).
+        s.accessible.remove(&(ptr as usize));
+        true
+    })
+    .unwrap_or(true)
+}
+
+/// The live mappings that `ptr..ptr + size` covers exactly (one after the other), or the
+/// violation's text.
+fn mappings_covering(s: &State, ptr: u64, size: usize) -> Result<Vec<usize>, String> {
+    let mut at = ptr;
+    let end = ptr + size as u64;
+    let mut found = Vec::new();
+    while at < end {
+        match s.objs.get(&(Kind::Mapping, at as usize)) {
+            Some(o) if o.live => {
+                found.push(at as usize);
+                at += o.size;
+            }
+            _ => return Err(format!("{at:#x} is not the start of a live mapping")),
+        }
+    }
+    if at == end {
+        Ok(found)
+    } else {
+        Err(format!("the range ends inside the mapping before {at:#x}"))
+    }
+}
+
+/// `cuMemSetAccess(ptr, size)`: the range must be mapped; its mappings become accessible.
+pub(crate) fn access_set(ptr: u64, size: usize) {
+    with_state(|s| match mappings_covering(s, ptr, size) {
+        Ok(found) => s.accessible.extend(found),
+        Err(e) => violation(s, format!("cuMemSetAccess: {ptr:#x} + {size}: {e}")),
+    });
+}
+
+/// `cuMemUnmap(ptr, size)`: the range must be mapped, and no enqueued work may still use it.
+pub(crate) fn unmapping(ptr: u64, size: usize) {
+    let found = with_state(|s| match mappings_covering(s, ptr, size) {
+        Ok(found) => found,
+        Err(e) => {
+            violation(s, format!("cuMemUnmap: {ptr:#x} + {size}: {e}"));
+            Vec::new()
+        }
+    })
+    .unwrap_or_default();
+    for m in found {
+        freeing(Kind::Mapping, m, None, "cuMemUnmap");
+        with_state(|s| {
+            if let Some(o) = s.objs.get_mut(&(Kind::Mapping, m)) {
+                o.live = false;
+            }
+            s.accessible.remove(&m);
+        });
+    }
+}
+
+/// `cuMemAddressFree(ptr, size)`: a live reservation of exactly that size, nothing mapped in it.
+pub(crate) fn reservation_freed(ptr: u64, size: usize) {
+    with_state(|s| {
+        let key = (Kind::Reservation, ptr as usize);
+        if let Some(o) = s.objs.get(&key)
+            && o.live
+            && o.size != size as u64
+        {
+            let have = o.size;
+            violation(
+                s,
+                format!("cuMemAddressFree: {ptr:#x} freed as {size} bytes, reserved as {have}"),
+            );
+        }
+        let mapped: Vec<usize> = s
+            .objs
+            .iter()
+            .filter(|((k, _), o)| *k == Kind::Mapping && o.live && o.parent == ptr as usize)
+            .map(|((_, m), _)| *m)
+            .collect();
+        for m in mapped {
+            violation(
+                s,
+                format!("cuMemAddressFree: {ptr:#x} freed while {m:#x} is mapped in it"),
+            );
+        }
+    });
+    let _ = destroyed(Kind::Reservation, ptr as usize, "cuMemAddressFree");
 }
 
 /// A pop found the stack empty.

@@ -844,18 +844,37 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, align: usize, addr: CUdeviceptr, flags: c_ulonglong) {
-        out(ptr, device_address(size));
+        let base = device_address(size);
+        check::reserved(base, size);
+        out(ptr, base);
         CUDA_SUCCESS
     }
-    fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) { CUDA_SUCCESS }
+    fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) {
+        check::reservation_freed(ptr, size);
+        CUDA_SUCCESS
+    }
     fn cuMemCreate(h: *mut c_ulonglong, size: usize, prop: *const c_void, flags: c_ulonglong) {
-        out(h, handle().addr() as c_ulonglong);
+        let new = handle().addr() as c_ulonglong;
+        check::physical_created(new, size);
+        out(h, new);
         CUDA_SUCCESS
     }
-    fn cuMemRelease(h: c_ulonglong) { CUDA_SUCCESS }
-    fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, h: c_ulonglong, flags: c_ulonglong) { CUDA_SUCCESS }
-    fn cuMemUnmap(ptr: CUdeviceptr, size: usize) { CUDA_SUCCESS }
-    fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const c_void, n: usize) { CUDA_SUCCESS }
+    // Released while mapped is allowed: the driver frees the memory once it is unmapped.
+    fn cuMemRelease(h: c_ulonglong) {
+        let _ = check::destroyed(Kind::Physical, h as usize, "cuMemRelease");
+        CUDA_SUCCESS
+    }
+    fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, h: c_ulonglong, flags: c_ulonglong) {
+        if check::mapping(ptr, size, offset, h) { CUDA_SUCCESS } else { CUDA_ERROR_INVALID_VALUE }
+    }
+    fn cuMemUnmap(ptr: CUdeviceptr, size: usize) {
+        check::unmapping(ptr, size);
+        CUDA_SUCCESS
+    }
+    fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const c_void, n: usize) {
+        check::access_set(ptr, size);
+        CUDA_SUCCESS
+    }
     fn cuMemcpyPeer(dst: CUdeviceptr, dst_ctx: Handle, src: CUdeviceptr, src_ctx: Handle, bytes: usize) {
         CUDA_SUCCESS
     }
@@ -986,7 +1005,11 @@ impl JitLogs {
     unsafe fn write(&self, info: &CStr, failed: bool) {
         let (buf, len, _) = self.info;
         out_str(buf, c_int::try_from(len).unwrap_or(c_int::MAX), info);
-        let error = if failed { c"error: the checking double failed this call" } else { c"" };
+        let error = if failed {
+            c"error: the checking double failed this call"
+        } else {
+            c""
+        };
         let (buf, len, _) = self.error;
         out_str(buf, c_int::try_from(len).unwrap_or(c_int::MAX), error);
     }
@@ -997,7 +1020,9 @@ impl JitLogs {
         for (buf, len, slot) in [self.info, self.error] {
             if let (Some(i), false) = (slot, buf.is_null() || len == 0) {
                 let written = CStr::from_ptr(buf).to_bytes().len();
-                values.add(i).write(core::ptr::without_provenance_mut(written));
+                values
+                    .add(i)
+                    .write(core::ptr::without_provenance_mut(written));
             }
         }
         if let Some(i) = self.wall_time {
@@ -1635,6 +1660,98 @@ mod tests {
             let _ = cuTexObjectDestroy(t);
             let _ = cuArrayDestroy(arr2);
             let _ = cuCtxDestroy_v2(b);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
+    fn virtual_memory_is_checked_in_order() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let (mut base, mut h, mut s) = (0, 0, null_mut());
+            let _ = cuStreamCreate(&raw mut s, 0);
+            let g = 2 << 20;
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemAddressReserve(&raw mut base, 2 * g, 0, 0, 0);
+                    let _ = cuMemCreate(&raw mut h, g, null_mut(), 0);
+                    assert_eq!(cuMemMap(base, g, 0, h, 0), CUDA_SUCCESS);
+                    let _ = cuMemSetAccess(base, g, null_mut(), 1);
+                    let _ = cuMemsetD32Async(base + 64, 0, 4, s);
+                    let _ = cuStreamSynchronize(s);
+                    let _ = cuMemUnmap(base, g);
+                    // The same physical memory twice, one after the other.
+                    let _ = cuMemMap(base, g, 0, h, 0);
+                    let _ = cuMemMap(base + g as u64, g, 0, h, 0);
+                    let _ = cuMemSetAccess(base, 2 * g, null_mut(), 1);
+                    let _ = cuMemsetD8_v2(base + g as u64, 0, 8);
+                    let _ = cuMemUnmap(base, 2 * g);
+                }),
+                0,
+                "reserve, create, map, set access, use, unmap"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemMap(base, g, 0, h, 0);
+                    let _ = cuMemsetD8_v2(base, 0, 8);
+                }),
+                1,
+                "mapped memory used before cuMemSetAccess"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemMap(base, g, 0, h, 0);
+                }),
+                1,
+                "mapped twice at one address"
+            );
+            let _ = cuMemSetAccess(base, g, null_mut(), 1);
+            let _ = cuMemsetD8Async(base, 0, 8, s);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemUnmap(base, g);
+                }),
+                1,
+                "unmapped while a memset may use it"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemsetD8_v2(base, 0, 8);
+                    let _ = cuMemUnmap(base, g);
+                }),
+                2,
+                "used after unmap, unmapped twice"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemMap(base + 3 * g as u64, g, 0, h, 0);
+                }),
+                1,
+                "mapped outside the reservation"
+            );
+            let _ = cuMemMap(base, g, 0, h, 0);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemAddressFree(base, 2 * g);
+                }),
+                1,
+                "a reservation freed while mapped"
+            );
+            let _ = cuMemUnmap(base, g);
+            let _ = cuMemRelease(h);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemRelease(h);
+                    let _ = cuMemMap(base, g, 0, h, 0);
+                }),
+                2,
+                "released twice, mapped after release"
+            );
+            let _ = cuStreamDestroy_v2(s);
+            let mut p = null_mut();
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(a);
         }

@@ -636,6 +636,43 @@ fn library(a: &Context, b: &Context) -> Result<()> {
     library.unload()
 }
 
+/// Virtual memory management: a reservation filled, then grown by mapping a second physical
+/// allocation after the first (unmapped and mapped again), copies and memsets on the mapping and
+/// on a view of it in a scope, and a read-only mapping shown twice; everything unmapped,
+/// released and freed on drop.
+fn vmm(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let g = guard.allocation_granularity()?;
+    let space = guard.reserve(4 * g)?;
+    let mut first = guard.create_physical(g)?;
+    {
+        let mut small = space.map::<u32, _>(&guard, &[&mut first])?;
+        small.fill_u32(7)?;
+    }
+    let mut second = guard.create_physical(g)?;
+    let stream = guard.stream()?;
+    let host = vec![1u32; N];
+    let mut out = vec![0u32; N];
+    {
+        let mut grown = space.map::<u32, _>(&guard, &[&mut first, &mut second])?;
+        let mut head = grown.slice_mut(..N)?;
+        stream.scope(|s| -> Result<()> {
+            let mut d = s.bind_mut(&mut head);
+            s.copy_to_device(&mut d, &host)?;
+            s.fill_u32(&mut d, 2)?;
+            s.copy_to_host(&mut out, &d)
+        })??;
+        grown.fill_bytes(0)?;
+    }
+    let table = guard.reserve(2 * g)?;
+    let shared = table.map_shared::<u32, _>(&guard, &[&first, &first])?;
+    let mut back = shared.slice(..N)?.to_vec()?;
+    drop(shared);
+    back.extend_from_slice(&out);
+    Ok(back)
+}
+
 /// The example's shape (examples/01_vector_add.rs): a floating context, a guard, a module,
 /// page-locked and device memory, one stream scope with copies and a launch.
 fn example() -> Result<()> {
@@ -890,10 +927,7 @@ fn enqueue_parked<'c>(
 ///
 /// Returns A's host result (`2 * 3`), B's (`2 * 5`), A's device buffer read back under A's
 /// guard (`6`), and the ordered third submission's result (`7 + 7`).
-fn p9_two_contexts_in_flight(
-    a: &Context,
-    b: &Context,
-) -> Result<[Vec<u32>; 4]> {
+fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 4]> {
     let mut stack = Stack::new()?;
     let mut ga = stack.push(a)?;
     let (pending_a, module_a) = enqueue_parked(&ga, 3)?;
@@ -933,6 +967,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "device_info" => device_info(),
         "module_globals" => context0().and_then(|c| module_globals(&c).map(drop)),
         "memory_kinds" => context0().and_then(|c| memory_kinds(&c).map(drop)),
+        "vmm" => context0().and_then(|c| vmm(&c).map(drop)),
         "managed" => context0().and_then(|c| managed(&c).map(drop)),
         "library" => two().and_then(|(a, b)| library(&a, &b)),
         "scoped_host" => context0().and_then(|c| scoped_host(&c).map(drop)),
