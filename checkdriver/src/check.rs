@@ -241,6 +241,8 @@ struct State {
     params: HashMap<usize, Vec<usize>>,
     /// Mappings whose range `cuMemSetAccess` made accessible.
     accessible: std::collections::HashSet<usize>,
+    /// Peer access enabled: (the context that enabled it, its peer).
+    peers: std::collections::HashSet<(usize, usize)>,
 }
 
 impl State {
@@ -584,6 +586,92 @@ pub(crate) fn used_address(p: u64, what: &str) {
             check_use(s, kind, h, what);
         }
     });
+}
+
+/// Device bytes `first..end` are used by `what`, as memory of context `ctx` (None: the current
+/// one): where `first` lies in memory the double handed out, that memory must be live, of that
+/// context, and hold `end` too (a copy must not run past the end of its allocation).
+pub(crate) fn used_span(first: u64, end: u64, ctx: Option<usize>, what: &str) {
+    with_state(|s| {
+        let Some(key) = containing(s, first) else {
+            return;
+        };
+        let Some(obj) = s.objs.get(&key) else {
+            return;
+        };
+        let (live, owner, size) = (obj.live, obj.ctx, obj.size);
+        match ctx {
+            None => {
+                check_use(s, key.0, key.1, what);
+            }
+            Some(c) if !live => violation(
+                s,
+                format!(
+                    "{what}: {:?} {:#x} (of context {c:#x}) already freed",
+                    key.0, key.1
+                ),
+            ),
+            Some(c) if owner != c && !key.0.any_context() => violation(
+                s,
+                format!(
+                    "{what}: {:?} {:#x} is memory of context {owner:#x}, named as of {c:#x}",
+                    key.0, key.1
+                ),
+            ),
+            Some(_) => {}
+        }
+        if size != 0 && end > key.1 as u64 + size {
+            violation(
+                s,
+                format!(
+                    "{what}: bytes {first:#x}..{end:#x} run past the end of {:?} {:#x} ({size} bytes)",
+                    key.0, key.1
+                ),
+            );
+        }
+    });
+}
+
+/// Context `ctx` is named by `what` (a peer copy's context): it must be live.
+pub(crate) fn context_named(ctx: usize, what: &str) {
+    with_state(|s| {
+        if !s.objs.get(&(Kind::Context, ctx)).is_some_and(|o| o.live) {
+            violation(s, format!("{what}: context {ctx:#x} is not live"));
+        }
+    });
+}
+
+/// `cuCtxEnablePeerAccess(peer)`: the peer must be a live context other than the current one.
+/// Returns false when access was enabled already (`CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED`).
+pub(crate) fn peer_enabled(peer: usize) -> bool {
+    with_state(|s| {
+        let cur = current(s);
+        if !s.objs.get(&(Kind::Context, peer)).is_some_and(|o| o.live) || peer == cur {
+            violation(
+                s,
+                format!("cuCtxEnablePeerAccess: {peer:#x} is not a live context other than the current {cur:#x}"),
+            );
+        }
+        s.peers.insert((cur, peer))
+    })
+    .unwrap_or(true)
+}
+
+/// `cuCtxDisablePeerAccess(peer)`: access must have been enabled from the current context.
+/// Returns false when it was not (`CUDA_ERROR_PEER_ACCESS_NOT_ENABLED`).
+pub(crate) fn peer_disabled(peer: usize) -> bool {
+    with_state(|s| {
+        let cur = current(s);
+        let was = s.peers.remove(&(cur, peer));
+        if !was {
+            violation(
+                s,
+                format!("cuCtxDisablePeerAccess: access from {cur:#x} to {peer:#x} is not enabled"),
+            );
+        }
+        was
+    })
+    .unwrap_or(true)
 }
 
 /// An asynchronous operation on `stream` uses `h` (when the double handed `h` out; a device
@@ -1060,6 +1148,18 @@ pub(crate) fn context_destroyed(h: usize) {
                 }
             }
         }
+        let peers: Vec<(usize, usize)> = s
+            .peers
+            .iter()
+            .copied()
+            .filter(|(from, to)| *from == h || *to == h)
+            .collect();
+        for (from, to) in peers {
+            s.peers.remove(&(from, to));
+            orphans.push(format!(
+                "orphan: peer access from {from:#x} to {to:#x} still enabled when context {h:#x} was destroyed"
+            ));
+        }
         s.orphans.extend(orphans);
         if let Some(o) = s.objs.get_mut(&(Kind::Context, h)) {
             o.live = false;
@@ -1248,6 +1348,11 @@ pub(crate) fn report() -> String {
             if leaked {
                 leaks.push(format!("leak: {k:?} {h:#x} of context {:#x}", o.ctx));
             }
+        }
+        for (from, to) in &s.peers {
+            leaks.push(format!(
+                "leak: peer access from {from:#x} to {to:#x} still enabled"
+            ));
         }
         leaks.sort();
         let stacks = s.stacks.values().filter(|v| !v.is_empty()).count() + s.exited_nonempty;

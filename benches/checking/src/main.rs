@@ -673,6 +673,48 @@ fn vmm(ctx: &Context) -> Result<Vec<u32>> {
     Ok(back)
 }
 
+/// Peer access and peer copies between two contexts: B's buffer parked beside A's guard,
+/// copied from and to synchronously, and in a stream scope of A's (both directions, B's
+/// buffers borrowed by the scope); peer
+/// access enabled from A to B while it is used, then disabled; a second enabling of the same
+/// access ("already enabled") leaves it as found.
+fn peer(a: &Context, b: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let (parked_b, mut out_b) = stack.with_pushed(b, |gb| -> Result<_> {
+        Ok((
+            gb.park(gb.alloc_from(&vec![1u32; N])?),
+            gb.park(gb.alloc::<u32>(N)?),
+        ))
+    })??;
+    let guard = stack.push(a)?;
+    let access = guard.enable_peer_access(b)?;
+    let again = guard.enable_peer_access(b)?; // already enabled: dropping it changes nothing
+    drop(again);
+    let mut mine = guard.alloc::<u32>(N)?;
+    guard.copy_from_peer(&mut mine, &parked_b)?;
+    guard.copy_to_peer(&mut out_b, &mine)?;
+    let stream = guard.stream()?;
+    let mut second = guard.alloc::<u32>(N)?;
+    stream.scope(|s| -> Result<()> {
+        let mut d = s.bind_mut(&mut second);
+        s.copy_from_peer(&mut d, &parked_b)?;
+        s.fill_u32(&mut d, 3)?;
+        s.copy_to_peer(&mut out_b, &d)
+    })??;
+    drop(access);
+    let mut back = second.to_vec()?;
+    back.extend(mine.to_vec()?);
+    drop((mine, second, stream));
+    guard.pop()?;
+    back.extend(stack.with_pushed(b, |gb| -> Result<Vec<u32>> {
+        let (x, y) = (gb.attach(parked_b)?, gb.attach(out_b)?);
+        let mut v = x.to_vec()?;
+        v.extend(y.to_vec()?);
+        Ok(v)
+    })??);
+    Ok(back)
+}
+
 /// The example's shape (examples/01_vector_add.rs): a floating context, a guard, a module,
 /// page-locked and device memory, one stream scope with copies and a launch.
 fn example() -> Result<()> {
@@ -967,6 +1009,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "device_info" => device_info(),
         "module_globals" => context0().and_then(|c| module_globals(&c).map(drop)),
         "memory_kinds" => context0().and_then(|c| memory_kinds(&c).map(drop)),
+        "peer" => two().and_then(|(a, b)| peer(&a, &b).map(drop)),
         "vmm" => context0().and_then(|c| vmm(&c).map(drop)),
         "managed" => context0().and_then(|c| managed(&c).map(drop)),
         "library" => two().and_then(|(a, b)| library(&a, &b)),
