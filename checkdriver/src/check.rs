@@ -101,6 +101,9 @@ pub(crate) enum Kind {
     /// Physical memory mapped into a reservation (`cuMemMap`), by its start: device memory
     /// that any context of the device may use once `cuMemSetAccess` granted access.
     Mapping,
+    /// Device memory opened from an IPC handle (`cuIpcOpenMemHandle`), by its address; its
+    /// parent is the exported allocation, when this process exported it.
+    IpcMemory,
 }
 
 impl Kind {
@@ -117,7 +120,10 @@ impl Kind {
 
     /// Device memory a copy, memset or launch may use by address.
     fn addressable(self) -> bool {
-        matches!(self, Kind::DeviceMemory | Kind::Global | Kind::Mapping)
+        matches!(
+            self,
+            Kind::DeviceMemory | Kind::Global | Kind::Mapping | Kind::IpcMemory
+        )
     }
 }
 
@@ -562,10 +568,15 @@ pub(crate) fn used_from_any_context(kind: Kind, h: usize, what: &str) {
 fn containing(s: &State, p: u64) -> Option<(Kind, usize)> {
     // A mapping's start may also be its reservation's: the mapping (live ones first) answers.
     let at = |k: Kind| s.objs.get(&(k, p as usize)).map(|o| (o.live, k));
-    if let Some((_, k)) = [Kind::Mapping, Kind::DeviceMemory, Kind::Global]
-        .into_iter()
-        .filter_map(at)
-        .max_by_key(|(live, _)| *live)
+    if let Some((_, k)) = [
+        Kind::Mapping,
+        Kind::DeviceMemory,
+        Kind::Global,
+        Kind::IpcMemory,
+    ]
+    .into_iter()
+    .filter_map(at)
+    .max_by_key(|(live, _)| *live)
     {
         return Some((k, p as usize));
     }
@@ -672,6 +683,54 @@ pub(crate) fn peer_disabled(peer: usize) -> bool {
         was
     })
     .unwrap_or(true)
+}
+
+/// `cuIpcGetMemHandle(ptr)`: `ptr` must be the start of a live `cuMemAlloc` allocation of the
+/// current context; returns its size (0 when unknown).
+pub(crate) fn ipc_exported(ptr: u64) -> u64 {
+    with_state(|s| {
+        let key = (Kind::DeviceMemory, ptr as usize);
+        if s.objs.contains_key(&key) {
+            check_use(s, key.0, key.1, "cuIpcGetMemHandle");
+            s.objs.get(&key).map_or(0, |o| o.size)
+        } else {
+            violation(
+                s,
+                format!("cuIpcGetMemHandle: {ptr:#x} is not the start of a device allocation"),
+            );
+            0
+        }
+    })
+    .unwrap_or(0)
+}
+
+/// `cuIpcOpenMemHandle` opened the allocation exported at `exported` (0: another process's) as
+/// `ptr`, `size` bytes, in the current context. Opening one handle twice while the first
+/// opening lives is a violation (`open_ipc`'s contract: two exclusive handles to one memory).
+pub(crate) fn ipc_opened(ptr: u64, size: u64, exported: u64) {
+    with_state(|s| {
+        if exported != 0
+            && s.objs
+                .iter()
+                .any(|((k, _), o)| *k == Kind::IpcMemory && o.live && o.parent == exported as usize)
+        {
+            violation(
+                s,
+                format!("cuIpcOpenMemHandle: the allocation {exported:#x} is opened already"),
+            );
+        }
+    });
+    created_sized(Kind::IpcMemory, ptr as usize, exported as usize, size);
+}
+
+/// Whether a live IPC opening shows the allocation at `ptr` (which must then not be freed).
+pub(crate) fn ipc_open_on(ptr: u64) -> bool {
+    with_state(|s| {
+        s.objs
+            .iter()
+            .any(|((k, _), o)| *k == Kind::IpcMemory && o.live && o.parent == ptr as usize)
+    })
+    .unwrap_or(false)
 }
 
 /// An asynchronous operation on `stream` uses `h` (when the double handed `h` out; a device
@@ -1322,6 +1381,11 @@ pub(crate) fn reservation_freed(ptr: u64, size: usize) {
         }
     });
     let _ = destroyed(Kind::Reservation, ptr as usize, "cuMemAddressFree");
+}
+
+/// An orphan the caller found: a handle left behind by what the program freed.
+pub(crate) fn report_orphan(text: String) {
+    with_state(|s| s.orphans.push(format!("orphan: {text}")));
 }
 
 /// A pop found the stack empty.

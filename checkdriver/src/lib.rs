@@ -383,6 +383,11 @@ entry_points! {
     fn cuMemAlloc_v2(ptr: *mut CUdeviceptr, bytes: usize) { new_address(ptr, bytes) }
     fn cuMemFree_v2(ptr: CUdeviceptr) {
         check::freeing(Kind::DeviceMemory, ptr as usize, None, "cuMemFree");
+        // In one process this breaks `open_ipc`'s contract (across two, it is the other
+        // process's); reported as what the program left behind, so a failed close excuses it.
+        if check::ipc_open_on(ptr) {
+            check::report_orphan(format!("{ptr:#x} freed while opened through IPC"));
+        }
         if check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFree") {
             let mut managed = MANAGED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             if let Some(i) = managed.iter().position(|m| m.0.addr() as CUdeviceptr == ptr) {
@@ -898,12 +903,35 @@ entry_points! {
         if check::peer_disabled(peer as usize) { CUDA_SUCCESS } else { CUDA_ERROR_PEER_ACCESS_NOT_ENABLED }
     }
     fn cuDeviceCanAccessPeer(can: *mut c_int, dev: CUdevice, peer: CUdevice) { out(can, 0); CUDA_SUCCESS }
-    fn cuIpcGetMemHandle(handle: *mut [u8; 64], ptr: CUdeviceptr) { out(handle, [7; 64]); CUDA_SUCCESS }
-    fn cuIpcOpenMemHandle_v2(ptr: *mut CUdeviceptr, handle: IpcHandle, flags: c_uint) {
-        out(ptr, device_address(1 << 21));
+    // A handle carries the exported address and size (8 bytes each, then a marker), so that an
+    // opening in this process knows what it shows.
+    fn cuIpcGetMemHandle(handle: *mut [u8; 64], ptr: CUdeviceptr) {
+        let size = check::ipc_exported(ptr);
+        let mut bytes = [7u8; 64];
+        bytes[..8].copy_from_slice(&ptr.to_le_bytes());
+        bytes[8..16].copy_from_slice(&size.to_le_bytes());
+        bytes[16..24].copy_from_slice(b"custack\0");
+        out(handle, bytes);
         CUDA_SUCCESS
     }
-    fn cuIpcCloseMemHandle(ptr: CUdeviceptr) { CUDA_SUCCESS }
+    fn cuIpcOpenMemHandle_v2(ptr: *mut CUdeviceptr, handle: IpcHandle, flags: c_uint) {
+        let word = |i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&handle.0[i * 8..i * 8 + 8]);
+            u64::from_le_bytes(w)
+        };
+        let ours = &handle.0[16..24] == b"custack\0";
+        let (exported, size) = if ours { (word(0), word(1)) } else { (0, 0) };
+        let p = device_address(if size == 0 { 1 << 21 } else { size as usize });
+        check::ipc_opened(p, size, exported);
+        out(ptr, p);
+        CUDA_SUCCESS
+    }
+    fn cuIpcCloseMemHandle(ptr: CUdeviceptr) {
+        check::freeing(Kind::IpcMemory, ptr as usize, None, "cuIpcCloseMemHandle");
+        let _ = check::destroyed(Kind::IpcMemory, ptr as usize, "cuIpcCloseMemHandle");
+        CUDA_SUCCESS
+    }
     fn cuArray3DCreate_v2(array: *mut Handle, desc: *const c_void) { new_handle(array, Kind::Array) }
     fn cuArrayDestroy(array: Handle) {
         check::freeing(Kind::Array, array as usize, None, "cuArrayDestroy");
@@ -1955,6 +1983,59 @@ mod tests {
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(b);
             let _ = cuMemFree_v2(da);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
+    fn ipc_openings_are_checked() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 4096);
+            let mut h = [0u8; 64];
+            let (mut opened, mut again) = (0, 0);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuIpcGetMemHandle(&raw mut h, d);
+                    let _ = cuIpcOpenMemHandle_v2(&raw mut opened, IpcHandle(h), 1);
+                    let _ = cuMemsetD8_v2(opened + 4000, 0, 8);
+                    let _ = cuIpcCloseMemHandle(opened);
+                }),
+                0,
+                "export, open, use, close"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuIpcGetMemHandle(&raw mut h, d + 64); // not an allocation's start
+                    let _ = cuIpcCloseMemHandle(opened); // closed twice
+                    let _ = cuMemsetD8_v2(opened, 0, 8); // used after closing
+                }),
+                3,
+                "a handle of an inner address, a double close, a use after close"
+            );
+            let _ = cuIpcGetMemHandle(&raw mut h, d);
+            let _ = cuIpcOpenMemHandle_v2(&raw mut opened, IpcHandle(h), 1);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuIpcOpenMemHandle_v2(&raw mut again, IpcHandle(h), 1);
+                }),
+                1,
+                "opened twice"
+            );
+            assert_eq!(
+                orphans_of(|| {
+                    let _ = cuMemFree_v2(d);
+                }),
+                1,
+                "freed while open"
+            );
+            let _ = cuIpcCloseMemHandle(opened);
+            let _ = cuIpcCloseMemHandle(again);
+            let mut p = null_mut();
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(a);
         }

@@ -715,6 +715,31 @@ fn peer(a: &Context, b: &Context) -> Result<Vec<u32>> {
     Ok(back)
 }
 
+/// IPC: a buffer exported as a handle (its bytes round-tripped as another process would receive
+/// them) and opened, written in a stream scope and synchronously, read back, closed on drop
+/// before the exporter frees its buffer. (A real driver refuses to open a handle in the
+/// process that exported it; the double accepts it, so that both sides run here.)
+fn ipc(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let exported = guard.alloc_from(&vec![4u32; N])?;
+    let handle = custack::IpcMemHandle::from_bytes(exported.ipc_handle()?.to_bytes());
+    // SAFETY: `exported` outlives the opening, holds N elements, and is opened once; nothing
+    // else reaches it while the opening lives.
+    let mut opened = unsafe { guard.open_ipc::<u32>(&handle, N) }?;
+    let mut out = vec![0u32; N];
+    guard.stream()?.scope(|s| -> Result<()> {
+        let mut d = s.bind_mut(&mut opened);
+        s.fill_u32(&mut d, 5)?;
+        s.copy_to_host(&mut out, &d)
+    })??;
+    opened.fill_u32(6)?;
+    out.extend(opened.to_vec()?);
+    drop(opened);
+    exported.free()?;
+    Ok(out)
+}
+
 /// The example's shape (examples/01_vector_add.rs): a floating context, a guard, a module,
 /// page-locked and device memory, one stream scope with copies and a launch.
 fn example() -> Result<()> {
@@ -1010,6 +1035,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "module_globals" => context0().and_then(|c| module_globals(&c).map(drop)),
         "memory_kinds" => context0().and_then(|c| memory_kinds(&c).map(drop)),
         "peer" => two().and_then(|(a, b)| peer(&a, &b).map(drop)),
+        "ipc" => context0().and_then(|c| ipc(&c).map(drop)),
         "vmm" => context0().and_then(|c| vmm(&c).map(drop)),
         "managed" => context0().and_then(|c| managed(&c).map(drop)),
         "library" => two().and_then(|(a, b)| library(&a, &b)),
