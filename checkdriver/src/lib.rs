@@ -915,12 +915,13 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuIpcOpenMemHandle_v2(ptr: *mut CUdeviceptr, handle: IpcHandle, flags: c_uint) {
+        let bytes = handle.0.map(|c| c as u8);
         let word = |i: usize| {
             let mut w = [0u8; 8];
-            w.copy_from_slice(&handle.0[i * 8..i * 8 + 8]);
+            w.copy_from_slice(&bytes[i * 8..i * 8 + 8]);
             u64::from_le_bytes(w)
         };
-        let ours = &handle.0[16..24] == b"custack\0";
+        let ours = &bytes[16..24] == b"custack\0";
         let (exported, size) = if ours { (word(0), word(1)) } else { (0, 0) };
         let p = device_address(if size == 0 { 1 << 21 } else { size as usize });
         check::ipc_opened(p, size, exported);
@@ -1002,7 +1003,7 @@ pub struct LaunchConfig {
 
 /// `CUipcMemHandle`: 64 opaque bytes, passed by value in a `repr(C)` struct as `cuda.h` does.
 #[repr(C)]
-pub struct IpcHandle([u8; 64]);
+pub struct IpcHandle([c_char; 64]);
 
 /// The log buffers of a JIT option array (`cuModuleLoadDataEx`, `cuLink*`): each buffer with
 /// its size in bytes, and the index of its size slot in the value array.
@@ -2001,7 +2002,11 @@ mod tests {
             assert_eq!(
                 violations_of(|| {
                     let _ = cuIpcGetMemHandle(&raw mut h, d);
-                    let _ = cuIpcOpenMemHandle_v2(&raw mut opened, IpcHandle(h), 1);
+                    let _ = cuIpcOpenMemHandle_v2(
+                        &raw mut opened,
+                        IpcHandle(h.map(|b| b as c_char)),
+                        1,
+                    );
                     let _ = cuMemsetD8_v2(opened + 4000, 0, 8);
                     let _ = cuIpcCloseMemHandle(opened);
                 }),
@@ -2018,10 +2023,11 @@ mod tests {
                 "a handle of an inner address, a double close, a use after close"
             );
             let _ = cuIpcGetMemHandle(&raw mut h, d);
-            let _ = cuIpcOpenMemHandle_v2(&raw mut opened, IpcHandle(h), 1);
+            let _ = cuIpcOpenMemHandle_v2(&raw mut opened, IpcHandle(h.map(|b| b as c_char)), 1);
             assert_eq!(
                 violations_of(|| {
-                    let _ = cuIpcOpenMemHandle_v2(&raw mut again, IpcHandle(h), 1);
+                    let _ =
+                        cuIpcOpenMemHandle_v2(&raw mut again, IpcHandle(h.map(|b| b as c_char)), 1);
                 }),
                 1,
                 "opened twice"
