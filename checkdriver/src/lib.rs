@@ -1,4 +1,24 @@
-//! A do-nothing CUDA driver library, `libcuda.so`, for measuring what a wrapper costs by itself.
+//! custack's checking driver: a CUDA driver library, `libcuda.so` (soname `libcuda.so.1`), that
+//! needs no GPU. It serves two purposes:
+//!
+//! - **Testing programs without a GPU** (the checking mode, `NULLDRIVER_CHECK=1`, `check.rs`):
+//!   it records every context, stream, allocation and pending operation, fails driver call k
+//!   (`NULLDRIVER_FAIL_AT=k`) or every call from k on (`NULLDRIVER_STICKY_AT=k`), and reports
+//!   wrong-context calls, double frees, leaks and memory freed under pending work. The runner
+//!   `custack-check` (`src/bin/custack-check`) runs a program, or a test binary, under every
+//!   such schedule:
+//!
+//!   ```text
+//!   cargo run --release --manifest-path <custack>/checkdriver/Cargo.toml --bin custack-check -- <test binary> [test filter]
+//!   ```
+//!
+//!   `custack-check --lib-dir` prints the directory holding this library as `libcuda.so` and
+//!   `libcuda.so.1`. A program built against custack loads it at run time when that directory
+//!   leads `LD_LIBRARY_PATH` (custack's build emits no rpath); on a machine with no libcuda at
+//!   all, build with `CUDA_DRIVER_LIB_DIR` set to it, so that custack links it. The guide page
+//!   "Testing GPU code without a GPU" (`custack::guide::testing`) shows the whole workflow.
+//! - **Measuring what a wrapper costs by itself** (the default mode): every entry point returns
+//!   at once.
 //!
 //! Every entry point that custack's raw layer declares, and every one that the benchmark's cudarc
 //! calls, returns `CUDA_SUCCESS` at once. Out-parameters get plausible values: non-null handles, a
@@ -18,7 +38,8 @@
 //! `_v2` symbol first, as the real driver does for the API versions the benchmark asks for).
 //! cudarc 0.19 itself resolves each entry point with `dlsym` on first use and never asks for it.
 //!
-//! Built by `scripts/bench-nulldriver.sh`; not part of custack's package.
+//! Built by `scripts/bench-nulldriver.sh`, `scripts/check-driver.sh` and `cargo run --bin
+//! custack-check`; not part of custack's package.
 
 // A test double for a C library: the exported names are the C names, every function is an
 // `unsafe extern "C"` entry point whose contract is the CUDA documentation's, and the bodies
@@ -1011,6 +1032,14 @@ pub fn report() -> String {
     check::report()
 }
 
+/// Reads the environment as loading `libcuda.so` does (`NULLDRIVER_CHECK`, `NULLDRIVER_FAIL_AT`,
+/// `NULLDRIVER_STICKY_AT`, `NULLDRIVER_FAIL_CODE`, `NULLDRIVER_REPORT`, `NULLDRIVER_DUMP`), for a
+/// program that links the double as an rlib, so that `custack-check` can run it. Only the
+/// first call (or the load) acts.
+pub fn start_from_env() {
+    on_load();
+}
+
 /// The number of violations recorded so far (0 when checking is off).
 pub fn violation_count() -> usize {
     check::violation_count()
@@ -1076,6 +1105,11 @@ extern "C" fn write_report() {
 }
 
 extern "C" fn on_load() {
+    // Once: a program that links the double as an rlib may also call `start_from_env`.
+    static LOADED: AtomicBool = AtomicBool::new(false);
+    if LOADED.swap(true, Relaxed) {
+        return;
+    }
     if check::init() {
         // SAFETY: registers a function with no preconditions.
         unsafe { atexit(write_report) };
