@@ -126,6 +126,7 @@ mod plain;
 mod pool;
 mod registered;
 mod stack;
+mod stand_in;
 mod stream;
 mod texture;
 mod vmm;
@@ -164,6 +165,7 @@ pub use plain::DeviceCopy;
 pub use pool::MemPool;
 pub use registered::{RegisteredHost, RegisteredVec};
 pub use stack::{ContextKind, Floating, Green, PushedGuard, Stack, StackTop};
+pub use stand_in::{KernelCall, StandIn, StandInError};
 pub use stream::{BorrowedStream, Stream, StreamFlags};
 pub use texture::{
     ArrayElement, CudaArray, ScopedArray, ScopedSurface, ScopedTexture, SurfaceHandle,

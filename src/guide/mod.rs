@@ -8,6 +8,7 @@
 //! | [`scopes`] | Asynchronous work: stream scopes that *borrow* memory, submissions that *own* it, graphs captured once and launched many times; which to pick |
 //! | [`parking`] | Handles that outlive a guard: parking and attaching; two contexts on one thread; one context on many threads; a library type with its own context; copies between contexts |
 //! | [`faults`] | Errors: the raw code and the kind, errors of earlier asynchronous work, sticky errors, errors that `Drop` records, and what happens when a kernel faults |
+//! | [`testing`] | Testing GPU code without a GPU: the checking driver, every driver call failed once and made sticky once, CPU stand-ins for kernels |
 //!
 //! # The two-minute picture
 //!
@@ -51,3 +52,4 @@ pub mod faults;
 pub mod parking;
 pub mod scopes;
 pub mod stack;
+pub mod testing;
