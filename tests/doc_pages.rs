@@ -2,8 +2,9 @@
 //! This checks that they stay that way and stay true:
 //!
 //! - `README.md` has at most 300 lines;
-//! - every relative link in `README.md` and `docs/*.md` names a file or directory that exists,
-//!   and every `#anchor` names a heading of the page it points into (GitHub's anchor rules);
+//! - every relative link in `README.md`, `BENCHMARKS.md` and `docs/*.md` names a file or
+//!   directory that exists, and every `#anchor` a heading of the page it points into (GitHub's
+//!   anchor rules);
 //! - `docs/invariants.md` links every `ui-tests/*.rs` from exactly one row, and each row's
 //!   "N files:" is the number of ui-tests it links;
 //! - every "N compile-fail tests" in those pages is the number of `ui-tests/*.rs`.
@@ -30,9 +31,9 @@ fn root() -> Option<PathBuf> {
     }
 }
 
-/// `README.md` and every `docs/*.md`, sorted.
+/// `README.md`, `BENCHMARKS.md` and every `docs/*.md`, sorted.
 fn pages(root: &Path) -> Vec<PathBuf> {
-    let mut pages = vec![root.join("README.md")];
+    let mut pages = vec![root.join("README.md"), root.join("BENCHMARKS.md")];
     if let Ok(entries) = fs::read_dir(root.join("docs")) {
         let mut docs: Vec<PathBuf> = entries
             .filter_map(Result::ok)
