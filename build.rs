@@ -34,7 +34,7 @@
 //! Under Miri (`cargo miri`, which sets `cfg(miri)` for the target, seen here as `CARGO_CFG_MIRI`)
 //! nothing is searched or linked, and `cfg(custack_no_libcuda)` is not set: Miri cannot call a
 //! native libcuda, and the tests it runs get the driver's entry points from the do-nothing driver
-//! of `benches/nulldriver`, linked as an rlib (`scripts/miri.sh`).
+//! of `checkdriver`, linked as an rlib (`scripts/miri.sh`).
 
 use std::env;
 use std::path::{Path, PathBuf};
