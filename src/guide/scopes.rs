@@ -171,7 +171,7 @@
 //!   `FuturesUnordered`, or lanes as in the example). Tasks elsewhere (a multi-threaded server)
 //!   hand their requests to that thread over a channel.
 //!
-//! `examples/10_tokio_requests.rs` runs 512 requests on tokio's current-thread runtime, each
+//! `examples/13_tokio_requests.rs` runs 512 requests on tokio's current-thread runtime, each
 //! moving its buffers into a submission (upload, kernel, download) and awaiting it, 16 in
 //! flight on 4 streams, and compares the throughput with awaiting them one at a time.
 //!

@@ -3,7 +3,7 @@
 //! streams, and every request's result is checked on the host. The same requests awaited one at a time
 //! give the baseline.
 //!
-//! `cargo run --release --example 10_tokio_requests`
+//! `cargo run --release --example 13_tokio_requests`
 //!
 //! A submission is a `Future`, woken by a callback that the driver runs on its own thread once
 //! the work is complete: nothing polls the GPU, and the tokio thread sleeps while it waits. A
@@ -229,11 +229,11 @@ fn main() -> ExitCode {
     match run() {
         Ok(0) => ExitCode::SUCCESS,
         Ok(wrong) => {
-            eprintln!("10_tokio_requests: {wrong} elements differ from the expected result");
+            eprintln!("13_tokio_requests: {wrong} elements differ from the expected result");
             ExitCode::FAILURE
         }
         Err(e) => {
-            eprintln!("10_tokio_requests: no GPU work done: {e}");
+            eprintln!("13_tokio_requests: no GPU work done: {e}");
             ExitCode::FAILURE
         }
     }
