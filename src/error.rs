@@ -646,8 +646,9 @@ impl Error {
             source: None,
         }
     }
-    // Not `Self::new`: tests/doc_aliases.rs follows calls by name, and many `new`s call the driver.
     pub(crate) fn custack(kind: ErrorKind, detail: impl Into<String>) -> Self {
+        // Not `Self::new`: tests/doc_aliases.rs follows calls by name, and other `new`s in the
+        // crate call the driver.
         Self::from_kind(kind).with_detail(detail)
     }
 
