@@ -19,7 +19,7 @@
 //! | [`StreamScope`] | asynchronous work on a stream ([`Stream::scope`]); borrows what it uses until one stream sync | no |
 //! | [`Submission`] | asynchronous work that owns its [`Payload`] ([`Stream::submit`]) until [`Submission::wait`] | no |
 //! | [`Graph`], [`GraphExec`] | captured work ([`Stream::capture`]) owning its [`Payload`] while it can be launched | no |
-//! | [`ParkedBuffer`], [`ParkedModule`], [`ParkedPinned`], [`ParkedRegisteredVec`] | set aside from a guard; borrow only the `Context` | yes |
+//! | [`ParkedBuffer`], [`ParkedModule`], [`ParkedStream`], [`ParkedPinned`], [`ParkedRegisteredVec`], [`ParkedSubmission`] (not `Send`) | set aside from a guard; borrow only the `Context` | yes |
 //!
 //! So, at compile time: no handle is used after its guard pops, while another context is
 //! pushed on top of its guard, or on another thread; no guard pops out of order; no context is
@@ -60,7 +60,7 @@
 //! | page-locked or registered host memory | [`PushedGuard::alloc_pinned`], [`PushedGuard::register_host`], [`PushedGuard::register_vec`] | `cuMemHostAlloc`, `cuMemHostRegister` |
 //! | managed, pitched, array memory | [`PushedGuard::alloc_managed`], [`PushedGuard::alloc_pitched`], [`PushedGuard::alloc_array`] | `cuMemAllocManaged`, `cuMemAllocPitch`, `cuArray3DCreate` |
 //! | textures and surfaces | [`PushedGuard::texture_from`], [`TextureResource`], [`TextureOptions`], [`PushedGuard::surface`], [`PushedGuard::alloc_mipmapped_array`] | `cuTexObjectCreate`, `cuSurfObjectCreate`, `cuMipmappedArrayCreate` |
-//! | load and look up kernels | [`PushedGuard::load_ptx`], [`PushedGuard::load_ptx_with`], [`PushedGuard::linker`], [`Module::function`], [`Module::kernel`], [`Library`] | `cuModuleLoadDataEx`, `cuLinkCreate`, `cuModuleGetFunction`, `cuLibraryLoadData` |
+//! | load and look up kernels | [`PushedGuard::load_ptx`], [`PushedGuard::load_ptx_with`], [`PushedGuard::linker`], [`Module::function`], [`Module::kernel`], [`Library`], [`SharedLibrary`] | `cuModuleLoadDataEx`, `cuLinkCreate`, `cuModuleGetFunction`, `cuLibraryLoadData` |
 //! | launch kernels | [`StreamScope::launch`], [`StreamScope::launch_kernel`], [`StreamScope::launch_with`], [`LaunchConfig`] | `cuLaunchKernel`, `cuLaunchKernelEx` |
 //! | streams and events | [`PushedGuard::stream`], [`PushedGuard::event`], [`Stream`], [`Event`] | `cuStreamCreate`, `cuEventCreate` |
 //! | memory pools, stream-ordered allocation | [`PushedGuard::create_mem_pool`], [`StreamScope::alloc`] | `cuMemPoolCreate`, `cuMemAllocAsync` |
@@ -100,7 +100,7 @@ pub mod ffi;
 // Under Miri the unit tests' driver calls go to the do-nothing driver (its `#[no_mangle]` entry
 // points), linked as an rlib: `scripts/miri.sh`.
 #[cfg(all(test, miri))]
-extern crate nulldriver as _;
+extern crate checkdriver as _;
 
 mod asynchronous;
 mod attribute;
@@ -132,6 +132,7 @@ mod texture;
 mod vmm;
 
 pub use asynchronous::graph::{Graph, GraphExec, ScopedGraph};
+pub use asynchronous::parked::{Park, ParkedPayload, ParkedSubmission};
 pub use asynchronous::scope::{
     ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
     StreamScope,
@@ -150,7 +151,7 @@ pub use launch::{
     DevicePtr, Function, FunctionAttributes, Kernel, KernelArg, KernelArgs, KernelParam,
     KernelSignature, LaunchAttributes, LaunchConfig,
 };
-pub use library::{Library, LibraryFunction, LibraryKernel};
+pub use library::{Library, LibraryFunction, LibraryKernel, SharedKernel, SharedLibrary};
 pub use lookup::{EntryPointStatus, newer_entry_points};
 pub use managed::{Location, ManagedBuffer};
 pub use memory::{
@@ -166,7 +167,7 @@ pub use plain::DeviceCopy;
 pub use pool::MemPool;
 pub use registered::{RegisteredHost, RegisteredVec};
 pub use stack::{ContextKind, Floating, Green, PushedGuard, Stack, StackTop};
-pub use stream::{BorrowedStream, Stream, StreamFlags};
+pub use stream::{BorrowedStream, ParkedStream, Stream, StreamFlags};
 pub use texture::{
     AddressMode, ArrayElement, CudaArray, FilterMode, ResourceView, ScopedArray, ScopedSurface,
     ScopedTexture, SurfaceHandle, SurfaceObject, TextureHandle, TextureObject, TextureOptions,

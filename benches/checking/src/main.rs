@@ -785,6 +785,135 @@ fn peer_vmm(ctx: &Context) -> Result<Vec<u32>> {
     Ok(out)
 }
 
+/// P11 (issue 25): staging between two contexts through page-locked host memory. A downloads
+/// into its page-locked buffer; under a nested push B reads it (synchronously, then in its own
+/// stream scope asynchronously), adds it to itself on the GPU and writes the result back into
+/// another of A's page-locked buffers; A reads it as a slice and uploads it again. Page-locked
+/// memory crosses the nested push parked (`park_pinned`, `park_registered`), as device memory
+/// does. The twin of `ui-tests/c11_parked_pinned_*.rs`,
+/// `c5_context_dropped_while_pinned_parked.rs` and `c22_parked_pinned_is_no_payload.rs`.
+///
+/// `a` and `b` may be contexts of one device or of two (no peer access is needed).
+fn p11_staging_through_pinned(a: &Context, b: &Context) -> Result<(f32, Vec<f32>, Vec<f32>)> {
+    let values: Vec<f32> = (0..N).map(|i| f32::from(i as u16)).collect();
+    let mut stack = Stack::new()?;
+    let mut ga = stack.push(a)?;
+    let src = ga.alloc_from(&values)?;
+    let mut staging = ga.park_pinned(ga.alloc_pinned::<f32>(N)?);
+    src.copy_to_host(&mut staging)?;
+    drop(src); // A's device memory stays with A's guard (or is parked, as in P3)
+    let total = ga.with_pushed(b, |gb| -> Result<f32> {
+        let dst = gb.alloc_from(&staging)?; // B reads A's page-locked memory
+        Ok(dst.to_vec()?.iter().sum())
+    })??;
+
+    // Asynchronous copies under B from and to A's page-locked memory, borrowed by B's scope.
+    let mut back = ga.park_pinned(ga.alloc_pinned::<f32>(N)?);
+    let mut registered = ga.park_registered(ga.register_vec(vec![0f32; N])?);
+    ga.with_pushed(b, |gb| -> Result<()> {
+        let module = gb.load_ptx(KERNELS)?;
+        let vector_add = module.function("vector_add")?;
+        let stream = gb.stream()?;
+        let (mut once, mut twice, mut thrice) = (
+            gb.alloc::<f32>(N)?,
+            gb.alloc::<f32>(N)?,
+            gb.alloc::<f32>(N)?,
+        );
+        let cfg = LaunchConfig::for_elements(N32);
+        stream.scope(|s| -> Result<()> {
+            let (mut once, mut twice, mut thrice) = (
+                s.bind_mut(&mut once),
+                s.bind_mut(&mut twice),
+                s.bind_mut(&mut thrice),
+            );
+            s.copy_to_device(&mut once, &staging)?;
+            // SAFETY: `vector_add(const float* a, const float* b, float* c, unsigned n)` reads
+            // `n` floats of `a` and `b` and writes `n` of `c`; each holds `n`.
+            unsafe { s.launch(&vector_add, cfg, (&once, &once, &mut twice, N32)) }?; // 2 * i
+            s.copy_to_host(&mut back, &twice)?;
+            // SAFETY: as above.
+            unsafe { s.launch(&vector_add, cfg, (&twice, &once, &mut thrice, N32)) }?; // 3 * i
+            s.copy_to_host(&mut registered, &thrice)
+        })?
+    })??;
+    staging[0] = -1.0; // the host's own again once B's scope is over
+    let round_trip = ga.attach(ga.park(ga.alloc_from(&back)?))?.to_vec()?;
+    let registered = ga.attach_registered(registered)?.into_vec()?;
+    let _ = ga.attach_pinned(staging)?; // freed in A, its guard current
+    Ok((total, round_trip, registered))
+}
+
+/// What `enqueue_parked` leaves in flight: its upload buffer, device buffer and download
+/// vector, parked.
+type InFlight<'c> = custack::ParkedSubmission<
+    'c,
+    (
+        custack::ParkedPinned<'c, u32>,
+        ParkedBuffer<'c, u32>,
+        Vec<u32>,
+        (),
+    ),
+>;
+
+/// Enqueues on `guard`'s context, in a submission it then parks: `x = k` uploaded from
+/// page-locked memory, `x += k` by `add_u32`, downloaded into a vector. The module is parked
+/// too (dropping it would synchronize the context), so the work stays in flight when this
+/// returns.
+fn enqueue_parked<'c>(
+    guard: &PushedGuard<'c, '_>,
+    k: u32,
+) -> Result<(InFlight<'c>, ParkedModule<'c>)> {
+    let module = guard.load_ptx(KERNELS)?;
+    let add = module.function("add_u32")?;
+    let stream = guard.stream()?;
+    let mut host = guard.alloc_pinned::<u32>(N)?;
+    host.fill(k);
+    let payload = (host, guard.alloc::<u32>(N)?, vec![0u32; N], add);
+    let work = stream.submit(payload, |s, (host, mut dev, out, add)| {
+        s.copy_to_device(&mut dev, host)?;
+        // SAFETY: `add_u32(unsigned* x, unsigned k, unsigned n)` adds `k` to `x[0..n)`, and
+        // `dev` holds `n` elements.
+        unsafe { s.launch(&add, LaunchConfig::for_elements(N32), (&mut dev, k, N32)) }?;
+        s.copy_to_host(out, &dev)
+    })?;
+    let pending = guard.park_submission(work); // borrows the context only; the stream may go
+    Ok((pending, guard.park_module(module)))
+}
+
+/// P9 (issue 19): one thread keeps work pending on two contexts at once: enqueue on A, push B
+/// and enqueue on B, wait for both (NVIDIA's `simpleMultiGPU` shape). A's pending work is
+/// parked (`park_submission`), so A's guard can be frozen under the nested push; B's is parked
+/// to leave the nested push; both are waited for while A is current, B's from another context.
+/// A third submission on A waits on the GPU for B's work (`wait_parked`, `cuStreamWaitEvent`
+/// with B's event). What comes back is parked memory, re-attached to its own context's guard.
+/// The twin of `ui-tests/c22_*.rs`.
+///
+/// Returns A's host result (`2 * 3`), B's (`2 * 5`), A's device buffer read back under A's
+/// guard (`6`), and the ordered third submission's result (`7 + 7`).
+fn p9_two_contexts_in_flight(
+    a: &Context,
+    b: &Context,
+) -> Result<[Vec<u32>; 4]> {
+    let mut stack = Stack::new()?;
+    let mut ga = stack.push(a)?;
+    let (pending_a, module_a) = enqueue_parked(&ga, 3)?;
+    let (pending_b, module_b) = ga.with_pushed(b, |gb| enqueue_parked(gb, 5))??;
+    // Both in flight. A's stream waits on the GPU for B's work before its own.
+    let stream = ga.stream()?;
+    stream.wait_parked(&pending_b)?;
+    let ordered = stream.submit(vec![0u32; N], |s, host| {
+        let mut tmp = s.alloc::<u32>(N)?;
+        s.fill_u32(&mut tmp, 14)?;
+        s.copy_to_host(host, &tmp)
+    })?;
+    let (_, dev_a, host_a, ()) = pending_a.wait()?;
+    let (_, dev_b, host_b, ()) = pending_b.wait()?; // B's event, A current
+    let dev_a = ga.attach(dev_a)?.to_vec()?; // A's memory under A's guard again
+    let ordered = ordered.wait()?;
+    drop((dev_b, module_b, module_a)); // each pushes its own context
+    Ok([host_a, host_b, dev_a, ordered])
+}
+
 fn run(program: &str) -> Option<Result<()>> {
     let two = || -> Result<(Context, Context)> { Ok((context0()?, context0()?)) };
     Some(match program {
@@ -793,6 +922,8 @@ fn run(program: &str) -> Option<Result<()>> {
         "p2" => two().and_then(|(a, b)| p2_push_pop_push(&a, &b).map(drop)),
         "p3" => two().and_then(|(a, b)| p3_nested_push(&a, &b).map(drop)),
         "p4" => context0().and_then(|c| p4_shared_context(&c, 3).map(drop)),
+        "p9" => two().and_then(|(a, b)| p9_two_contexts_in_flight(&a, &b).map(drop)),
+        "p11" => two().and_then(|(a, b)| p11_staging_through_pinned(&a, &b).map(drop)),
         "p8" => two().and_then(|(a, b)| p8_alternating_contexts(&a, &b, 2).map(drop)),
         "scoped_alloc" => context0().and_then(|c| c10_stream_ordered_alloc_in_scope(&c).map(drop)),
         "unwind" => context0().and_then(|c| unwind(&c)),
@@ -827,7 +958,7 @@ fn main() -> ExitCode {
                 .and_then(|k| k.parse().ok())
                 .unwrap_or(0)
         };
-        nulldriver::start_checking(at("fail-at="), at("sticky-at="));
+        checkdriver::start_checking(at("fail-at="), at("sticky-at="));
     }
     let outcome = run(&program);
     let drop_errors = custack::take_drop_errors();
@@ -836,7 +967,7 @@ fn main() -> ExitCode {
         // The report a loaded driver writes at exit; here any violation, leak or non-empty
         // stack fails the run.
         // (With a call failed, only violations count: scripts/check-driver.sh judges the rest.)
-        let report = nulldriver::report();
+        let report = checkdriver::report();
         if std::env::args().nth(2).as_deref() == Some("count") {
             print!("{report}");
         }

@@ -432,6 +432,18 @@ pub(crate) fn primary(h: usize) {
 }
 
 fn check_use(s: &mut State, kind: Kind, h: usize, what: &str) -> Option<usize> {
+    check_use_in(s, kind, h, what, false)
+}
+
+/// As `check_use`; with `any_context`, a live handle of any context is accepted (the driver's
+/// event waits: see `used_from_any_context`).
+fn check_use_in(
+    s: &mut State,
+    kind: Kind,
+    h: usize,
+    what: &str,
+    any_context: bool,
+) -> Option<usize> {
     let cur = current(s);
     match s.objs.get(&(kind, h)) {
         None => {
@@ -445,7 +457,7 @@ fn check_use(s: &mut State, kind: Kind, h: usize, what: &str) -> Option<usize> {
             );
             None
         }
-        Some(o) if !kind.context_free() && o.ctx != cur => {
+        Some(o) if !kind.context_free() && !any_context && o.ctx != cur => {
             let ctx = o.ctx;
             violation(
                 s,
@@ -500,6 +512,16 @@ pub(crate) fn used(kind: Kind, h: usize, what: &str) {
     }
     with_state(|s| {
         check_use(s, kind, h, what);
+    });
+}
+
+/// `h` is used by `what`, a call the driver documents to accept a handle of another context
+/// than the current one: `cuEventSynchronize` and `cuEventQuery` (the CUDA Programming Guide,
+/// multi-device stream and event behaviour) and `cuStreamWaitEvent`'s event ("may be from a
+/// different context than hStream"). It must still be live.
+pub(crate) fn used_from_any_context(kind: Kind, h: usize, what: &str) {
+    with_state(|s| {
+        check_use_in(s, kind, h, what, true);
     });
 }
 

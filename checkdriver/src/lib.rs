@@ -320,7 +320,13 @@ entry_points! {
         options: *mut c_int,
         values: *mut *mut c_void,
     ) {
-        load_module(module, image)
+        let r = load_module(module, image);
+        // As the real compiler does: the logs into the caller's buffers, the bytes written and
+        // the wall time back into the value array.
+        let logs = JitLogs::read(n, options, values);
+        logs.write(c"info: compiled by the checking double", r != CUDA_SUCCESS);
+        logs.write_back(values, 0.25);
+        r
     }
     fn cuModuleLoadFatBinary(module: *mut Handle, image: *const c_void) { new_handle(module, Kind::Module) }
     fn cuModuleUnload(module: Handle) {
@@ -515,7 +521,7 @@ entry_points! {
     fn cuStreamGetFlags(stream: Handle, flags: *mut c_uint) { out(flags, 0); CUDA_SUCCESS }
     fn cuStreamWaitEvent(stream: Handle, event: Handle, flags: c_uint) {
         check::used(Kind::Stream, stream as usize, "cuStreamWaitEvent");
-        check::used(Kind::Event, event as usize, "cuStreamWaitEvent");
+        check::used_from_any_context(Kind::Event, event as usize, "cuStreamWaitEvent");
         check::stream_waits(stream as usize, event as usize);
         CUDA_SUCCESS
     }
@@ -544,13 +550,13 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuEventQuery(event: Handle) {
-        check::used(Kind::Event, event as usize, "cuEventQuery");
+        check::used_from_any_context(Kind::Event, event as usize, "cuEventQuery");
         // Success says the work before the event is done: it is, from now on.
         check::event_synchronized(event as usize);
         CUDA_SUCCESS
     }
     fn cuEventSynchronize(event: Handle) {
-        check::used(Kind::Event, event as usize, "cuEventSynchronize");
+        check::used_from_any_context(Kind::Event, event as usize, "cuEventSynchronize");
         check::event_synchronized(event as usize);
         CUDA_SUCCESS
     }
@@ -748,7 +754,14 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuLinkCreate_v2(n: c_uint, options: *mut c_int, values: *mut *mut c_void, state: *mut Handle) {
-        out(state, handle());
+        let h = handle();
+        // The real linker keeps the log buffers of `cuLinkCreate` and writes into them at every
+        // later call on the state, until `cuLinkDestroy`.
+        let logs = JitLogs::read(n, options, values);
+        logs.write(c"info: linker created", false);
+        logs.write_back(values, 0.0);
+        LINKERS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((h.addr(), logs));
+        out(state, h);
         CUDA_SUCCESS
     }
     fn cuLinkAddData_v2(
@@ -761,6 +774,7 @@ entry_points! {
         options: *mut c_int,
         values: *mut *mut c_void,
     ) {
+        linker_logs(state, c"info: input added");
         CUDA_SUCCESS
     }
     fn cuLinkAddFile_v2(
@@ -771,14 +785,19 @@ entry_points! {
         options: *mut c_int,
         values: *mut *mut c_void,
     ) {
+        linker_logs(state, c"info: file added");
         CUDA_SUCCESS
     }
     fn cuLinkComplete(state: Handle, image: *mut *mut c_void, size: *mut usize) {
+        linker_logs(state, c"info: linked");
         out(image, (&raw const LINKED_IMAGE).cast_mut().cast());
         out(size, LINKED_IMAGE.len());
         CUDA_SUCCESS
     }
-    fn cuLinkDestroy(state: Handle) { CUDA_SUCCESS }
+    fn cuLinkDestroy(state: Handle) {
+        LINKERS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).retain(|(h, _)| *h != state.addr());
+        CUDA_SUCCESS
+    }
 
     // --- Memory, more ---
     fn cuMemAllocPitch_v2(ptr: *mut CUdeviceptr, pitch: *mut usize, width: usize, height: usize, elem: c_uint) {
@@ -920,6 +939,86 @@ pub struct LaunchConfig {
 /// `CUipcMemHandle`: 64 opaque bytes, passed by value in a `repr(C)` struct as `cuda.h` does.
 #[repr(C)]
 pub struct IpcHandle([u8; 64]);
+
+/// The log buffers of a JIT option array (`cuModuleLoadDataEx`, `cuLink*`): each buffer with
+/// its size in bytes, and the index of its size slot in the value array.
+#[derive(Clone, Copy)]
+struct JitLogs {
+    info: (*mut c_char, usize, Option<usize>),
+    error: (*mut c_char, usize, Option<usize>),
+    wall_time: Option<usize>,
+}
+
+// SAFETY: the buffers are the caller's, written only during its calls on the linker state
+// (which the caller serializes, as the real driver requires).
+unsafe impl Send for JitLogs {}
+
+/// Linker states and the log buffers given to `cuLinkCreate`.
+static LINKERS: std::sync::Mutex<Vec<(usize, JitLogs)>> = std::sync::Mutex::new(Vec::new());
+
+impl JitLogs {
+    /// Reads the log options of an option array (the sizes are pointer-sized integers).
+    unsafe fn read(n: c_uint, options: *mut c_int, values: *mut *mut c_void) -> Self {
+        let mut logs = Self {
+            info: (null_mut(), 0, None),
+            error: (null_mut(), 0, None),
+            wall_time: None,
+        };
+        if options.is_null() || values.is_null() {
+            return logs;
+        }
+        for i in 0..n as usize {
+            let value = values.add(i).read();
+            match options.add(i).read() {
+                2 => logs.wall_time = Some(i),
+                3 => logs.info.0 = value.cast(),
+                4 => logs.info = (logs.info.0, value.addr(), Some(i)),
+                5 => logs.error.0 = value.cast(),
+                6 => logs.error = (logs.error.0, value.addr(), Some(i)),
+                _ => {}
+            }
+        }
+        logs
+    }
+
+    /// Writes `info` into the info log and, for a failed call, a line into the error log (an
+    /// empty error log otherwise), NUL-terminated, through the caller's pointers.
+    unsafe fn write(&self, info: &CStr, failed: bool) {
+        let (buf, len, _) = self.info;
+        out_str(buf, c_int::try_from(len).unwrap_or(c_int::MAX), info);
+        let error = if failed { c"error: the checking double failed this call" } else { c"" };
+        let (buf, len, _) = self.error;
+        out_str(buf, c_int::try_from(len).unwrap_or(c_int::MAX), error);
+    }
+
+    /// The bytes written to each log, and the wall time in milliseconds (a `float` in the low
+    /// bytes of its slot), back into the value array.
+    unsafe fn write_back(&self, values: *mut *mut c_void, wall_time_ms: f32) {
+        for (buf, len, slot) in [self.info, self.error] {
+            if let (Some(i), false) = (slot, buf.is_null() || len == 0) {
+                let written = CStr::from_ptr(buf).to_bytes().len();
+                values.add(i).write(core::ptr::without_provenance_mut(written));
+            }
+        }
+        if let Some(i) = self.wall_time {
+            let bits = wall_time_ms.to_bits() as usize;
+            values.add(i).write(core::ptr::without_provenance_mut(bits));
+        }
+    }
+}
+
+/// Writes `info` into the logs `cuLinkCreate` was given for `state`.
+unsafe fn linker_logs(state: Handle, info: &CStr) {
+    let logs = LINKERS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .find(|(h, _)| *h == state.addr())
+        .map(|(_, logs)| *logs);
+    if let Some(logs) = logs {
+        logs.write(info, false);
+    }
+}
 
 /// What `cuLinkComplete` hands out: a few bytes that look like an ELF image.
 static LINKED_IMAGE: [u8; 16] = *b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0";
@@ -1226,7 +1325,7 @@ mod tests {
         check::CHECK.store(true, Relaxed);
         unsafe {
             let a = ctx();
-            let ptx = concat!(include_str!("../../../tests/fixtures/kernels.ptx"), "\0");
+            let ptx = concat!(include_str!("../../tests/fixtures/kernels.ptx"), "\0");
             let mut m = null_mut();
             assert_eq!(
                 cuModuleLoadData(&raw mut m, ptx.as_ptr().cast()),
