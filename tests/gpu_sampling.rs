@@ -383,7 +383,10 @@ fn the_cpu_reference_tells_the_address_modes_apart() {
     for other in [AddressMode::Clamp, AddressMode::Mirror, AddressMode::Border] {
         let r = rotated(&src, [other; 2], 0.0, c, s);
         let differ = mismatches(&values(&r), &wrap).len();
-        assert!(differ > W * H / 20, "{other:?}: only {differ} texels differ from wrap");
+        assert!(
+            differ > W * H / 20,
+            "{other:?}: only {differ} texels differ from wrap"
+        );
         println!("{other:?}: {differ} of {} texels differ from wrap", W * H);
     }
     let border = rotated(&src, [AddressMode::Border; 2], 7.5, c, s);
