@@ -89,7 +89,8 @@ pub(crate) mod sealed {
 /// operation here runs in the right context without checking.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not device memory of `{T}` lent by the current guard",
-    note = "device memory is a `DeviceBuffer`, `DeviceView` or `DeviceViewMut` (or a `ManagedBuffer`, a VMM `Mapping`/`SharedMapping`, an `IpcBuffer`); host memory is bound with `s.bind_host(&v)` / `s.bind_host_mut(&mut v)`, and an existing binding is used as it is, not bound again"
+    note = "device memory is a `DeviceBuffer`, `DeviceView` or `DeviceViewMut` (or a `ManagedBuffer`, a VMM `Mapping`/`SharedMapping`, an `IpcBuffer`); host memory is bound with `s.bind_host(&v)` / `s.bind_host_mut(&mut v)`, and an existing binding is used as it is, not bound again",
+    note = "a `ParkedBuffer` is attached to a guard of its own context first (`guard.attach(parked)`); a `PeerMapping` is lent by a guard of a device it lets in (`guard.lend(&m)`, `guard.lend_mut(&mut m)`)"
 )]
 pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
     /// The device address of the first element.
@@ -707,6 +708,23 @@ unsafe impl<T: DeviceCopy> Send for ParkedBuffer<'_, T> {}
 unsafe impl<T: DeviceCopy> Sync for ParkedBuffer<'_, T> {}
 
 impl<T: DeviceCopy> ParkedBuffer<'_, T> {
+    /// # Safety
+    ///
+    /// `ptr` is a `cuMemAlloc` allocation of `ctx` holding `len` elements, owned by nothing
+    /// else; `ctx` lives as long as the returned lifetime.
+    pub(crate) unsafe fn from_raw_parts<'ctx>(
+        ctx: ffi::CUcontext,
+        ptr: ffi::CUdeviceptr,
+        len: usize,
+    ) -> ParkedBuffer<'ctx, T> {
+        ParkedBuffer {
+            ctx,
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
     /// The raw context the buffer belongs to.
     pub fn context_raw(&self) -> ffi::CUcontext {
         self.ctx
@@ -757,7 +775,29 @@ pub(crate) unsafe fn with_raw_current(
     let mut popped = core::ptr::null_mut();
     // SAFETY: balanced with the push above.
     let p = unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) }.result();
+    if p.is_err() {
+        repop(ctx);
+    }
     r.and(p)
+}
+
+/// A pop of `ctx` failed: if `ctx` is still on top, tries once more, so that the caller's
+/// guard is on top again (the stack as it was found, R10); the first error is reported either
+/// way. Cold: a pop fails only when the driver is in trouble.
+#[cold]
+#[inline(never)]
+fn repop(ctx: ffi::CUcontext) {
+    let mut current = core::ptr::null_mut();
+    // SAFETY: valid out-pointer.
+    let on_top = unsafe { ffi::cuCtxGetCurrent(&raw mut current) }
+        .result()
+        .is_ok()
+        && current == ctx;
+    if on_top {
+        let mut popped = core::ptr::null_mut();
+        // SAFETY: `ctx` is on top, pushed by `with_raw_current` on this thread.
+        let _ = unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) };
+    }
 }
 
 impl<K: ContextKind> PushedGuard<'_, '_, K> {

@@ -793,7 +793,7 @@ impl<P: Payload> Submission<'_, P> {
 
     /// The event and the payload in its held form, without waiting.
     #[inline]
-    fn into_parts(self) -> (ffi::CUevent, P::Held) {
+    pub(crate) fn into_parts(self) -> (ffi::CUevent, P::Held) {
         let mut this = ManuallyDrop::new(self);
         // SAFETY: the payload is taken once; `this` never drops.
         let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
