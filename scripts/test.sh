@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the API
 # docs with warnings denied, the example, the checking-driver schedules (scripts/check-driver.sh,
-# contract row R10) and Miri over the unsafe code (scripts/miri.sh; the nightly toolchain with
+# contract row R10; scripts/checked-app.sh, a user's crate under custack-check) and Miri over
+# the unsafe code (scripts/miri.sh; the nightly toolchain with
 # Miri is installed with rustup when missing, skipped with a message only where rustup is).
 #
 #   bash scripts/test.sh [ARGS...]      # ARGS go to the test binaries, e.g. --include-ignored
@@ -375,6 +376,12 @@ bash scripts/check-driver.sh || { status=1; failed+=("checking driver"); }
 # whose synchronize fails so must still not release its memory while its work may run.
 NULLDRIVER_FAIL_CODE=1 CHECK_PROGRAMS="example p1 p3 scoped_alloc reuse_after_scope" \
     bash scripts/check-driver.sh || { status=1; failed+=("checking driver, non-sticky failures"); }
+# The checking driver as a user's tool (issue 22): custack-check's own tests, then
+# examples/checked-app (a crate depending on custack by path) under every fault schedule: its
+# fixed program passes, its buggy twin's leak is reported with the failed call's number and name.
+cargo test --quiet --manifest-path checkdriver/Cargo.toml --target-dir "$target_dir/checkdriver" ||
+    { status=1; failed+=("custack-check's tests"); }
+bash scripts/checked-app.sh || { status=1; failed+=("checked-app under custack-check"); }
 
 # Miri over custack's unsafe code, against the same double linked as an rlib (scripts/miri.sh),
 # under Stacked Borrows and Tree Borrows. What it needs (a nightly toolchain with the miri and
