@@ -98,7 +98,8 @@ summary=()
 for model in $models; do
     flags=$(model_flags "$model")
     echo "miri: [$model] the double's own tests (checkdriver)"
-    double=$(tests "$flags" --manifest-path checkdriver/Cargo.toml \
+    # The library and the runner's pure logic (its integration tests spawn processes).
+    double=$(tests "$flags" --manifest-path checkdriver/Cargo.toml --lib --bin custack-check \
         --target-dir "$target/checkdriver") || { status=1; double=FAILED; }
     echo "miri: [$model] custack's unit tests (--lib)"
     unit=$(tests "$flags" --lib) || { status=1; unit=FAILED; }
