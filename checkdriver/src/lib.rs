@@ -9,6 +9,7 @@
 //!   such schedule:
 //!
 //!   ```text
+//!   cargo run --release --manifest-path <custack>/checkdriver/Cargo.toml --bin custack-check -- --cargo [-- test filter]
 //!   cargo run --release --manifest-path <custack>/checkdriver/Cargo.toml --bin custack-check -- <test binary> [test filter]
 //!   ```
 //!

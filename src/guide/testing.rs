@@ -16,20 +16,21 @@
 //!
 //! # Running your tests under every fault schedule
 //!
-//! One command, from your crate (`<custack>` is a checkout of custack's repository):
+//! One command, from your crate's directory (`<custack>` is a checkout of custack's
+//! repository; the first line builds the runner and the checking libcuda beside it):
 //!
 //! ```text
-//! # 1. the runner, and the checking libcuda beside it
 //! cargo build --release --manifest-path <custack>/checkdriver/Cargo.toml
-//! CHECK=<custack>/checkdriver/target/release/custack-check
-//! # 2. your test binary, linked against the checking driver (only needed where no libcuda is
-//! #    installed: a binary linked against the real one runs on the checking one unchanged)
-//! CUDA_DRIVER_LIB_DIR=$($CHECK --lib-dir) cargo test --no-run    # prints the test binary's path
-//! # 3. every schedule (a test filter and libtest's flags pass through)
-//! $CHECK target/debug/deps/mytests-0123abcd --include-ignored
+//! <custack>/checkdriver/target/release/custack-check --cargo -- [test filter] [--include-ignored]
 //! ```
 //!
-//! The runner runs the binary once cleanly and counts its driver calls (N), then once with call
+//! `--cargo` builds your tests against the checking driver (`cargo test --no-run` with
+//! `CUDA_DRIVER_LIB_DIR` pointing at it, into `target/custack-check` so that your usual build is
+//! never relinked; cargo's own arguments, such as `--test NAME` or `--release`, go before the
+//! `--`), then checks each test binary that loads libcuda; what follows `--` goes to each test
+//! binary. A single binary is checked with `custack-check <binary> [args]`.
+//!
+//! For each binary the runner runs it once cleanly and counts its driver calls (N), then once with call
 //! k failed and once with a sticky fault from call k on, for every k in 1..=N, as many at a time
 //! as the machine has cores, each with `RUST_TEST_THREADS=1` so that call k is the same call in
 //! every run. It prints a table and each failing schedule with its call number and driver
@@ -127,7 +128,31 @@
 //! # An example
 //!
 //! `examples/checked-app/` in the repository is a small crate that depends on custack by path,
-//! as yours would, with a deliberately buggy twin: see its README and `scripts/checked-app.sh`.
+//! as yours would. Its `Operands::new_leaky` hands a first device buffer to "a C library"
+//! (`into_raw`) before allocating the second, so a failure of the second allocation leaks the
+//! first: no ordinary test finds it, since the allocation never fails on a test machine.
+//! `scripts/checked-app.sh` runs `custack-check --cargo` on it; the fixed twin passes all 51
+//! schedules, the buggy one does not:
+//!
+//! ```text
+//!   driver calls in the clean run            25
+//!   schedules run                            51  (1 clean, 25 with one call failed, 25 sticky from a call on)
+//!   failure reached the program as error     34
+//!   failure absorbed (program succeeded)     16
+//!   panics                                    0
+//!   aborts                                    0
+//!   schedules with violations                 0
+//!   schedules with leaks                      2
+//! failing schedules (reproduce one: custack-check --fail-at K …/operands-… --include-ignored --exact leaky_operands_add_vectors):
+//!   fail-at 10     cuMemAlloc_v2                    exit 101 (error), 1 leak(s)
+//!       orphan: DeviceMemory 0x7f0000000000 still alive when context 0x10000040 was destroyed
+//!   fail-at 11     cuMemcpyHtoD_v2                  exit 101 (error), 1 leak(s)
+//!       orphan: DeviceMemory 0x7f0000000000 still alive when context 0x10000040 was destroyed
+//! custack-check: FAILED (2 of 51 schedules failing)
+//! ```
+//!
+//! Call 10 is the second allocation, call 11 the copy into it: each returns early and leaves
+//! the first buffer to the context's destruction.
 //!
 //! [`StandIn::register`]: crate::StandIn::register
 //! [`KernelCall`]: crate::KernelCall
