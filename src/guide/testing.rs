@@ -30,10 +30,10 @@
 //! `--`), then checks each test binary that loads libcuda; what follows `--` goes to each test
 //! binary. A single binary is checked with `custack-check <binary> [args]`.
 //!
-//! For each binary the runner runs it once cleanly and counts its driver calls (N), then once with call
-//! k failed and once with a sticky fault from call k on, for every k in 1..=N, as many at a time
-//! as the machine has cores, each with `RUST_TEST_THREADS=1` so that call k is the same call in
-//! every run. It prints a table and each failing schedule with its call number and driver
+//! The runner runs each binary once cleanly and counts its driver calls (N), then once with
+//! call k failed and once with a sticky fault from call k on, for every k in 1..=N, as many at a
+//! time as the machine has cores, each with `RUST_TEST_THREADS=1` so that call k is the same
+//! call in every run. It prints a table and each failing schedule with its call number and driver
 //! function, and exits 1 when any schedule had a violation, a leak, a panic or an abort (2 when
 //! the program fails even without faults, or never loaded the checking driver).
 //!
@@ -56,7 +56,7 @@
 //! `libcuda.so.1`:
 //!
 //! ```text
-//! LD_LIBRARY_PATH=$($CHECK --lib-dir) NULLDRIVER_CHECK=1 cargo test
+//! LD_LIBRARY_PATH=$(custack-check --lib-dir) NULLDRIVER_CHECK=1 cargo test
 //! ```
 //!
 //! runs your whole test suite once on it, and prints its report (violations, leaks) to stderr at
