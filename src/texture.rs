@@ -867,13 +867,32 @@ impl ScopedSurface<'_> {
     }
 }
 
-/// A [`CudaArray`] bound exclusively to a scope, for its copies.
+/// A [`CudaArray`] (or one level of a [`MipmappedArray`]) bound exclusively to a scope, for its
+/// copies.
 #[derive(Debug)]
 pub struct ScopedArray<'scope> {
     raw: ffi::CUarray,
     width_bytes: usize,
     extent: [usize; 3],
     _marker: PhantomData<(Invariant<'scope>, *const ())>,
+}
+
+impl ScopedArray<'_> {
+    /// An array of `T` with `extent`, bound to a scope.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is a live array of the current context with that extent and element type, which
+    /// nothing else uses while the scope may (the caller holds an exclusive borrow of its owner
+    /// for `'scope`).
+    pub(crate) unsafe fn from_raw<T: ArrayElement>(raw: ffi::CUarray, extent: [usize; 3]) -> Self {
+        Self {
+            raw,
+            width_bytes: extent[0] * size_of::<T>(),
+            extent,
+            _marker: PhantomData,
+        }
+    }
 }
 
 impl<'scope> StreamScope<'scope, '_> {

@@ -750,6 +750,11 @@ fn textures(ctx: &Context) -> Result<Vec<f32>> {
         let mut a = s.bind_array(&mut array);
         s.copy_to_array(&mut a, &pixels)
     })??;
+    let mut level1 = vec![0.0f32; w * h / 4];
+    stream.scope(|s| {
+        let l1 = s.bind_level(&mut mip, 1)?;
+        s.copy_from_array(&mut level1, &l1)
+    })??;
     let mut result = out.to_vec()?;
     result.extend(mip.level_to_vec(1)?);
     result.extend(array.to_vec()?);
@@ -890,10 +895,7 @@ fn enqueue_parked<'c>(
 ///
 /// Returns A's host result (`2 * 3`), B's (`2 * 5`), A's device buffer read back under A's
 /// guard (`6`), and the ordered third submission's result (`7 + 7`).
-fn p9_two_contexts_in_flight(
-    a: &Context,
-    b: &Context,
-) -> Result<[Vec<u32>; 4]> {
+fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 4]> {
     let mut stack = Stack::new()?;
     let mut ga = stack.push(a)?;
     let (pending_a, module_a) = enqueue_parked(&ga, 3)?;
