@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs custack's `unsafe` code under Miri (issue 13, item 5), against the do-nothing driver of
-# benches/nulldriver linked as an rlib: its `#[no_mangle] extern "C"` entry points answer
+# checkdriver linked as an rlib: its `#[no_mangle] extern "C"` entry points answer
 # custack's `extern "C"` calls inside the interpreter (custack's build script links nothing
 # under `cfg(miri)`). No GPU, no libcuda.
 #
@@ -9,7 +9,7 @@
 #   MIRI_SCHEDULES=all bash scripts/miri.sh    # ... of every program (about 2x the time)
 #
 # What runs, each with MIRIFLAGS=-Zmiri-strict-provenance:
-#  1. the double's own tests (benches/nulldriver), so the double itself is UB-free;
+#  1. the double's own tests (checkdriver), so the double itself is UB-free;
 #  2. custack's unit tests (`cargo miri test --lib`);
 #  3. every program of benches/checking once, in the double's checking mode: a run fails on
 #     undefined behaviour, a leak (Miri's leak check), or any violation, leaked handle or
@@ -63,9 +63,9 @@ schedules=${MIRI_SCHEDULES:-$default_schedules}
 [[ $schedules != all ]] || schedules=${programs[*]}
 
 echo "miri: $(cargo +nightly miri --version), MIRIFLAGS=$MIRIFLAGS"
-echo "miri: the double's own tests (benches/nulldriver)"
-cargo +nightly miri test --quiet --manifest-path benches/nulldriver/Cargo.toml \
-    --target-dir "$target/nulldriver" || status=1
+echo "miri: the double's own tests (checkdriver)"
+cargo +nightly miri test --quiet --manifest-path checkdriver/Cargo.toml \
+    --target-dir "$target/checkdriver" || status=1
 echo "miri: custack's unit tests (--lib)"
 cargo +nightly miri test --quiet --lib || status=1
 

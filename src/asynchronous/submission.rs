@@ -955,7 +955,7 @@ mod tests {
     fn context() -> Result<Context> {
         // Under Miri the driver is the checking double (linked in by `src/lib.rs`).
         #[cfg(miri)]
-        nulldriver::start_checking(0, 0);
+        checkdriver::start_checking(0, 0);
         Context::new(Driver::init()?.device(0)?, ContextFlags::empty())
     }
 

@@ -681,6 +681,110 @@ fn example() -> Result<()> {
     Ok(())
 }
 
+/// Arrays, a mipmapped array and textures over every resource kind (issue 23): a CUDA array
+/// and a view of it, a mipmapped array, linear and pitched device memory; a surface over a
+/// level; a texture bound to a scope and passed to a kernel; an asynchronous copy into an
+/// array. (After `tests/gpu_sampling.rs` and `tests/gpu_texture.rs`.)
+fn textures(ctx: &Context) -> Result<Vec<f32>> {
+    use custack::{
+        AddressMode, FilterMode, ResourceView, TextureHandle, TextureOptions, TextureResource,
+    };
+    const TEXTURE_PTX: &str = include_str!("../../../tests/fixtures/texture.ptx");
+    let (w, h) = (64usize, 32usize);
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(TEXTURE_PTX)?;
+    let tex_read =
+        module.kernel::<(TextureHandle, custack::DevicePtr<f32>, u32, u32)>("tex_read")?;
+    let stream = guard.stream()?;
+    let pixels = vec![0.5f32; w * h];
+    let mut array = guard.alloc_array::<f32>(w, h)?;
+    array.copy_from_host(&pixels)?;
+    let mut mip = guard.alloc_mipmapped_array::<f32>(w, h, 2)?;
+    mip.copy_level_from_host(0, &pixels)?;
+    mip.copy_level_from_host(1, &pixels[..w * h / 4])?;
+    let mut pitched = guard.alloc_pitched::<f32>(w, h)?;
+    pitched.copy_from_host(&pixels)?;
+    let linear = guard.alloc_from(&pixels)?;
+    let options = TextureOptions {
+        filter: FilterMode::Linear,
+        normalized: true,
+        border_color: [1.0, 0.0, 0.0, 0.0],
+        max_mipmap_level_clamp: 1.0,
+        ..TextureOptions::default().with_address(AddressMode::Wrap)
+    };
+    let view = ResourceView::of_array(&array);
+    let textures = [
+        guard.texture(&array, &options)?,
+        guard.texture_from(TextureResource::array_view(&array, &view), &options)?,
+        guard.texture_from(TextureResource::mipmapped(&mip), &options)?,
+        guard.texture_from(
+            TextureResource::mipmapped_view(&mip, &ResourceView::of_mipmapped(&mip).levels(0, 1)),
+            &options,
+        )?,
+        guard.texture_from(
+            TextureResource::pitched(&pitched),
+            &TextureOptions::default(),
+        )?,
+        guard.texture_from(TextureResource::linear(&linear), &TextureOptions::default())?,
+    ];
+    let mut out = guard.alloc_zeroed::<f32>(w * h)?;
+    let cfg = LaunchConfig {
+        grid: (w as u32 / 16, h as u32 / 16, 1),
+        block: (16, 16, 1),
+        shared_mem_bytes: 0,
+    };
+    for texture in &textures {
+        stream.scope(|s| {
+            let (t, mut o) = (s.bind_texture(texture), s.bind_mut(&mut out));
+            // SAFETY: under the checking driver no kernel runs; on a GPU `tex_read` samples
+            // the texture and writes w*h floats of `out`.
+            unsafe { s.launch_kernel(&tex_read, cfg, (t, &mut o, w as u32, h as u32)) }
+        })??;
+    }
+    drop(textures);
+    {
+        let _surface = guard.surface_level(&mut mip, 1)?;
+    }
+    stream.scope(|s| {
+        let mut a = s.bind_array(&mut array);
+        s.copy_to_array(&mut a, &pixels)
+    })??;
+    let mut result = out.to_vec()?;
+    result.extend(mip.level_to_vec(1)?);
+    result.extend(array.to_vec()?);
+    Ok(result)
+}
+
+/// Virtual memory across devices (issue 23), on the one device the double has: a range of
+/// pieces made and mapped under one push, released right after mapping, lent to guards of two
+/// pushes in turn; a borrowed and a shared mapping. (After `tests/gpu_vmm_devices.rs`.)
+fn peer_vmm(ctx: &Context) -> Result<Vec<u32>> {
+    use custack::Access;
+    let device = ctx.device();
+    let mut stack = Stack::new()?;
+    let (space, pieces, mut table, g) = stack.with_pushed(ctx, |guard| -> Result<_> {
+        let g = guard.granularity_on(device)?;
+        let pieces = vec![
+            guard.create_physical_on(device, g)?,
+            guard.create_physical_on(device, g)?,
+        ];
+        let table = guard.create_physical_on(device, g)?;
+        Ok((guard.reserve_for_peers(4 * g)?, pieces, table, g))
+    })??;
+    let rw = [(device, Access::ReadWrite)];
+    let mut striped = space.map_owned::<u32>(0, pieces, &rw)?;
+    stack.with_pushed(ctx, |guard| guard.lend_mut(&mut striped)?.fill_u32(1))??;
+    {
+        let mut writer = space.map::<u32>(2 * g, &[&mut table], &rw)?;
+        stack.with_pushed(ctx, |guard| guard.lend_mut(&mut writer)?.fill_u32(2))??;
+    }
+    let reader = space.map_shared::<u32>(3 * g, &[&table], &[device])?;
+    let mut out = stack.with_pushed(ctx, |guard| guard.lend(&striped)?.to_vec())??;
+    out.extend(stack.with_pushed(ctx, |guard| guard.lend_shared(&reader)?.to_vec())??);
+    Ok(out)
+}
+
 /// P11 (issue 25): staging between two contexts through page-locked host memory. A downloads
 /// into its page-locked buffer; under a nested push B reads it (synchronously, then in its own
 /// stream scope asynchronously), adds it to itself on the GPU and writes the result back into
@@ -832,6 +936,8 @@ fn run(program: &str) -> Option<Result<()>> {
         "managed" => context0().and_then(|c| managed(&c).map(drop)),
         "library" => two().and_then(|(a, b)| library(&a, &b)),
         "scoped_host" => context0().and_then(|c| scoped_host(&c).map(drop)),
+        "textures" => context0().and_then(|c| textures(&c).map(drop)),
+        "peer_vmm" => context0().and_then(|c| peer_vmm(&c).map(drop)),
         "reuse_after_scope" => {
             context0().and_then(|c| c10_c11_memory_reused_after_scope(&c).map(drop))
         }
@@ -852,7 +958,7 @@ fn main() -> ExitCode {
                 .and_then(|k| k.parse().ok())
                 .unwrap_or(0)
         };
-        nulldriver::start_checking(at("fail-at="), at("sticky-at="));
+        checkdriver::start_checking(at("fail-at="), at("sticky-at="));
     }
     let outcome = run(&program);
     let drop_errors = custack::take_drop_errors();
@@ -861,7 +967,7 @@ fn main() -> ExitCode {
         // The report a loaded driver writes at exit; here any violation, leak or non-empty
         // stack fails the run.
         // (With a call failed, only violations count: scripts/check-driver.sh judges the rest.)
-        let report = nulldriver::report();
+        let report = checkdriver::report();
         if std::env::args().nth(2).as_deref() == Some("count") {
             print!("{report}");
         }
