@@ -673,6 +673,11 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// [`ErrorKind::PeerAccessNotEnabled`] if this guard's device may not access the mapping.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxGetDevice")]
     pub fn lend<'a, T: DeviceCopy>(
         &'a self,
         mapping: &'a PeerMapping<'_, T>,
@@ -690,6 +695,11 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// [`ErrorKind::PeerAccessNotEnabled`] if this guard's device may not write the mapping.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxGetDevice")]
     pub fn lend_mut<'a, T: DeviceCopy>(
         &'a self,
         mapping: &'a mut PeerMapping<'_, T>,
@@ -711,6 +721,11 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Errors
     ///
     /// [`ErrorKind::PeerAccessNotEnabled`] if this guard's device may not read the mapping.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxGetDevice")]
     pub fn lend_shared<'a, T: DeviceCopy>(
         &'a self,
         mapping: &'a SharedPeerMapping<'_, T>,
