@@ -476,7 +476,7 @@ pub(crate) mod sealed {
 }
 
 /// One kernel argument: plain data by value, or device memory of the launching scope
-/// ([`ScopedSlice`], [`ScopedSliceMut`], `&`/`&mut` [`ScopedAlloc`]), passed as its device
+/// ([`ScopedSlice`](crate::ScopedSlice), [`ScopedSliceMut`](crate::ScopedSliceMut), `&`/`&mut` [`ScopedAlloc`](crate::ScopedAlloc)), passed as its device
 /// pointer (C15). Sealed.
 ///
 /// `'scope` is the launching scope's own lifetime, exactly: memory bound to another scope (an
@@ -584,7 +584,7 @@ kernel_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 kernel_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 
 /// A kernel parameter that is a device pointer to `T`: the [`Kernel`] signature type of device
-/// memory arguments ([`ScopedSlice`], [`ScopedSliceMut`], `&`/`&mut` [`ScopedAlloc`] of `T`).
+/// memory arguments ([`ScopedSlice`](crate::ScopedSlice), [`ScopedSliceMut`](crate::ScopedSliceMut), `&`/`&mut` [`ScopedAlloc`](crate::ScopedAlloc) of `T`).
 /// Never constructed.
 #[derive(Debug)]
 pub struct DevicePtr<T: DeviceCopy>(
