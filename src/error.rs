@@ -418,6 +418,11 @@ error_kinds! {
         /// (the detail names the first parameter that differs).
         KernelSignatureMismatch = "CUSTACK_KERNEL_SIGNATURE_MISMATCH",
             "a kernel's parameters differ from the Rust signature it was looked up with";
+        /// custack: a buffer passed to a declared kernel holds fewer elements (or bytes) than
+        /// the kernel's contract requires for this launch (the detail names the parameter, its
+        /// length and the extent required); nothing was enqueued.
+        BufferTooShort = "CUSTACK_BUFFER_TOO_SHORT",
+            "a buffer is shorter than the extent the kernel's contract requires";
         /// custack: the entry point is newer than the installed driver (custack looks it up
         /// with `cuGetProcAddress_v2`; the detail names it and both versions).
         DriverTooOld = "CUSTACK_DRIVER_TOO_OLD",
