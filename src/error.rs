@@ -834,7 +834,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 13 + 1);
+        assert_eq!(names.len(), 100 + 14 + 1);
     }
 
     #[test]
@@ -878,7 +878,7 @@ mod tests {
 
     #[test]
     fn custack_kinds_have_no_code() {
-        assert_eq!(CUSTACK_KINDS.len(), 13);
+        assert_eq!(CUSTACK_KINDS.len(), 14);
         for &kind in CUSTACK_KINDS {
             assert_eq!(kind.code(), None, "{kind:?}");
             assert!(!kind.is_sticky());
