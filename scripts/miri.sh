@@ -57,7 +57,7 @@ status=0
 # Every program of scripts/check-driver.sh but `managed`: the host reaches managed memory at
 # the device address, an integer, which strict provenance rightly refuses to turn into a pointer.
 programs=(example p1 p2 p3 p4 p8 scoped_alloc reuse_after_scope unwind scoped_host
-    events submission graph device_info module_globals memory_kinds library)
+    events submission graph device_info module_globals memory_kinds library contracts)
 default_schedules="example unwind scoped_host submission"
 schedules=${MIRI_SCHEDULES:-$default_schedules}
 [[ $schedules != all ]] || schedules=${programs[*]}
