@@ -924,7 +924,10 @@ fn p10_contract_launches(ctx: &Context) -> Result<(Vec<f32>, Vec<u32>)> {
     let mut stack = Stack::new()?;
     let guard = stack.push(ctx)?;
     let module = guard.load_ptx(KERNELS)?;
-    let (vector_add, add) = (module.declared::<VectorAdd>()?, module.declared::<AddU32>()?);
+    let (vector_add, add) = (
+        module.declared::<VectorAdd>()?,
+        module.declared::<AddU32>()?,
+    );
     let stream = guard.stream()?;
     let cfg = LaunchConfig::for_elements(N32);
     let a: Vec<f32> = (0..N).map(|i| f32::from(i as u16)).collect();
@@ -943,7 +946,9 @@ fn p10_contract_launches(ctx: &Context) -> Result<(Vec<f32>, Vec<u32>)> {
     })??;
     // A submission owning the buffer and the declared kernel.
     let (x, add) = stream
-        .submit((x, add), |s, (mut x, add)| s.run(&add, cfg, (&mut x, 2, N32)))?
+        .submit((x, add), |s, (mut x, add)| {
+            s.run(&add, cfg, (&mut x, 2, N32))
+        })?
         .wait()?;
     // A graph capture, launched three times.
     let graph = stream.capture((x, add, vec![0u32; N]), |s, (mut x, add, out)| {
