@@ -23,13 +23,15 @@
 //! `CUSTACK_REQUIRE_LIBCUDA=1` to make a missing libcuda a build error instead (for builds that
 //! are meant to run on a GPU).
 //!
-//! It also looks for cuBLAS and NCCL, which only the examples `11_cublas` and `12_nccl` use:
-//! see [`interop_libraries`] at the end of this file.
+//! With the cargo feature `interop` (and only then) it also looks for cuBLAS and NCCL, which
+//! only the examples `11_cublas` and `12_nccl` use (they require the feature): see
+//! [`interop_libraries`] at the end of this file. A crate that depends on custack does not
+//! enable it, so its build searches for libcuda and nothing else, and never runs `python3`.
 //!
 //! Under Miri (`cargo miri`, which sets `cfg(miri)` for the target, seen here as `CARGO_CFG_MIRI`)
 //! nothing is searched or linked, and `cfg(custack_no_libcuda)` is not set: Miri cannot call a
 //! native libcuda, and the tests it runs get the driver's entry points from the do-nothing driver
-//! of `benches/nulldriver`, linked as an rlib (`scripts/miri.sh`).
+//! of `checkdriver`, linked as an rlib (`scripts/miri.sh`).
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -301,7 +303,8 @@ const INTEROP: [Interop; 2] = [
     },
 ];
 
-/// Finds cuBLAS and NCCL for the interop examples; never needed by the library itself.
+/// Finds cuBLAS and NCCL for the interop examples; never needed by the library itself, so only
+/// with the feature `interop`, which those two examples require (`required-features`).
 ///
 /// For each: the explicit directory (`CUSTACK_CUBLAS_LIB_DIR`, `CUSTACK_NCCL_LIB_DIR`; the
 /// build fails if it holds none of the files), else the CUDA toolkit roots and distro
@@ -316,6 +319,12 @@ const INTEROP: [Interop; 2] = [
 /// loader must find the library (`LD_LIBRARY_PATH`). When not found, nothing is emitted but
 /// the cfg declarations, and the example only prints how to build it.
 fn interop_libraries(arch: &str) {
+    // Cargo sets this for the build script when the feature is on (and reruns the script when
+    // the features change). Off, the build says nothing about these libraries: only the two
+    // examples use their cfgs, and they are not built without the feature.
+    if env::var_os("CARGO_FEATURE_INTEROP").is_none() {
+        return;
+    }
     let mut site_packages: Option<Vec<PathBuf>> = None;
     for lib in &INTEROP {
         let values: Vec<String> = lib.files.iter().map(|f| format!("\"{f}\"")).collect();

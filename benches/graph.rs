@@ -25,7 +25,7 @@
 //! outside each timed call. Reported: the median over `CUSTACK_GRAPH_REPS` (default 50)
 //! repetitions, the spread (p10–p90 ÷ 2 of the median) and custack's median over raw's. Every
 //! variant's result is checked once (not with `CUSTACK_GRAPH_UNCHECKED=1`, for a run against
-//! the do-nothing driver of `benches/nulldriver`, which computes nothing). Nothing here asserts
+//! the do-nothing driver of `checkdriver`, which computes nothing). Nothing here asserts
 //! a time. Without `--bench` (as `cargo
 //! test --all-targets` runs it) it prints how to run it and exits.
 

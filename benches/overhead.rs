@@ -5,7 +5,7 @@
 //! ```text
 //! cargo bench --bench overhead                  # on a GPU machine; bounded to about 5 minutes
 //! ../shared/gpu/bundle --bench overhead         # packs it; on the GPU machine: bash .gpu/run.sh
-//! bash scripts/bench-nulldriver.sh              # against the do-nothing driver (benches/nulldriver)
+//! bash scripts/bench-nulldriver.sh              # against the do-nothing driver (checkdriver)
 //! ```
 //!
 //! Without `--bench` (as `cargo test --all-targets` runs it) it prints how to run it and exits.
@@ -144,7 +144,7 @@ impl NullDriver {
         let counts = sym(c"nulldriver_counts")?;
         let entry_count = sym(c"nulldriver_entry_count")?;
         let entry_name = sym(c"nulldriver_entry_name")?;
-        // SAFETY: benches/nulldriver defines these symbols with exactly these signatures.
+        // SAFETY: checkdriver defines these symbols with exactly these signatures.
         let set_counting =
             unsafe { core::mem::transmute::<*mut c_void, unsafe extern "C" fn(c_int)>(set) };
         // SAFETY: as above.

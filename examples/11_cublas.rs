@@ -3,10 +3,12 @@
 //! the CPU.
 //!
 //! ```text
-//! cargo run --release --example 11_cublas
+//! cargo run --release --features interop --example 11_cublas
 //! ```
 //!
-//! Built with cuBLAS only when the build script finds it: `CUSTACK_CUBLAS_LIB_DIR` (the directory
+//! Requires the feature `interop`, under which the build script looks for cuBLAS (a plain
+//! build of custack, and every dependent crate's, looks for nothing but libcuda). Built with
+//! cuBLAS only when the build script finds it: `CUSTACK_CUBLAS_LIB_DIR` (the directory
 //! holding `libcublas.so`, `libcublas.so.13` or `libcublas.so.12`), else the CUDA toolkit, else
 //! the `nvidia-cublas` Python wheel (`<site-packages>/nvidia/cu13/lib`) of `python3`. Without
 //! it the example prints how to build it and exits with status 1. cuBLAS is linked, not
@@ -14,7 +16,7 @@
 //!
 //! ```text
 //! NV=$(python3 -c 'import nvidia; print(list(nvidia.__path__)[0])')   # the wheels' nvidia/
-//! LD_LIBRARY_PATH=$NV/cu13/lib:$LD_LIBRARY_PATH cargo run --release --example 11_cublas
+//! LD_LIBRARY_PATH=$NV/cu13/lib:$LD_LIBRARY_PATH cargo run --release --features interop --example 11_cublas
 //! ```
 //!
 //! What it shows: the few cuBLAS functions used are declared here, as a user would; the cuBLAS

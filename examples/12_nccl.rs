@@ -3,10 +3,12 @@
 //! and stream; the result is checked on the host.
 //!
 //! ```text
-//! cargo run --release --example 12_nccl
+//! cargo run --release --features interop --example 12_nccl
 //! ```
 //!
-//! Built with NCCL only when the build script finds it: `CUSTACK_NCCL_LIB_DIR` (the directory
+//! Requires the feature `interop`, under which the build script looks for NCCL (a plain
+//! build of custack, and every dependent crate's, looks for nothing but libcuda). Built with
+//! NCCL only when the build script finds it: `CUSTACK_NCCL_LIB_DIR` (the directory
 //! holding `libnccl.so` or `libnccl.so.2`), else the CUDA toolkit and distro directories, else
 //! the `nvidia-nccl-cu13` Python wheel (`<site-packages>/nvidia/nccl/lib`) of `python3`.
 //! Without it the example prints how to build it and exits with status 1. NCCL is linked, not
@@ -14,7 +16,7 @@
 //!
 //! ```text
 //! NV=$(python3 -c 'import nvidia; print(list(nvidia.__path__)[0])')   # the wheels' nvidia/
-//! LD_LIBRARY_PATH=$NV/nccl/lib:$LD_LIBRARY_PATH cargo run --release --example 12_nccl
+//! LD_LIBRARY_PATH=$NV/nccl/lib:$LD_LIBRARY_PATH cargo run --release --features interop --example 12_nccl
 //! ```
 //!
 //! With one GPU it runs a one-rank all-reduce (a copy) and says so.

@@ -47,6 +47,8 @@ opaque! {
     CUkern_st => CUkernel;
     /// The driver's CUDA array (`CUarray_st`); a handle is `CUarray`.
     CUarray_st => CUarray;
+    /// The driver's mipmapped CUDA array (`CUmipmappedArray_st`): `CUmipmappedArray`.
+    CUmipmappedArray_st => CUmipmappedArray;
     /// The driver's memory pool (`CUmemPoolHandle_st`); a handle is `CUmemoryPool`.
     CUmemPoolHandle_st => CUmemoryPool;
     /// The driver's linker state (`CUlinkState_st`); a handle is `CUlinkState`.
@@ -723,7 +725,13 @@ pub struct CUmemAccessDesc {
     pub flags: c_int,
 }
 const _: () = assert!(size_of::<CUmemAccessDesc>() == 12);
+const _: () = assert!(align_of::<CUmemAccessDesc>() == 4);
+const _: () = assert!(size_of::<CUmemLocation>() == 8 && align_of::<CUmemLocation>() == 4);
 
+/// `CUmemAccess_flags`: no access.
+pub const CU_MEM_ACCESS_FLAGS_PROT_NONE: c_int = 0;
+/// `CUmemAccess_flags`: read only.
+pub const CU_MEM_ACCESS_FLAGS_PROT_READ: c_int = 1;
 /// `CUmemAccess_flags`: read and write.
 pub const CU_MEM_ACCESS_FLAGS_PROT_READWRITE: c_int = 3;
 /// `CUmemAllocationGranularity_flags`: the minimum granularity.
@@ -737,8 +745,14 @@ pub const CU_AD_FORMAT_UNSIGNED_INT8: CUarray_format = 0x01;
 pub const CU_AD_FORMAT_UNSIGNED_INT16: CUarray_format = 0x02;
 /// 32-bit unsigned integer channels.
 pub const CU_AD_FORMAT_UNSIGNED_INT32: CUarray_format = 0x03;
+/// 8-bit signed integer channels.
+pub const CU_AD_FORMAT_SIGNED_INT8: CUarray_format = 0x08;
+/// 16-bit signed integer channels.
+pub const CU_AD_FORMAT_SIGNED_INT16: CUarray_format = 0x09;
 /// 32-bit signed integer channels.
 pub const CU_AD_FORMAT_SIGNED_INT32: CUarray_format = 0x0a;
+/// 16-bit float channels.
+pub const CU_AD_FORMAT_HALF: CUarray_format = 0x10;
 /// 32-bit float channels.
 pub const CU_AD_FORMAT_FLOAT: CUarray_format = 0x20;
 
@@ -760,41 +774,147 @@ pub struct CUDA_ARRAY3D_DESCRIPTOR {
     pub Flags: c_uint,
 }
 const _: () = assert!(size_of::<CUDA_ARRAY3D_DESCRIPTOR>() == 40);
+const _: () = assert!(align_of::<CUDA_ARRAY3D_DESCRIPTOR>() == 8);
 
 /// `CUDA_ARRAY3D_SURFACE_LDST`: the array can be bound to a surface object.
 pub const CUDA_ARRAY3D_SURFACE_LDST: c_uint = 0x02;
 
-/// `CUDA_RESOURCE_DESC` (`_v1`): the resource a texture or surface object reads, here an array
-/// (`resType` 0, the union's first member the `CUarray`).
+/// `CUresourcetype`: what a `CUDA_RESOURCE_DESC` names.
+pub type CUresourcetype = c_int;
+/// `CU_RESOURCE_TYPE_ARRAY`: a CUDA array.
+pub const CU_RESOURCE_TYPE_ARRAY: CUresourcetype = 0x00;
+/// `CU_RESOURCE_TYPE_MIPMAPPED_ARRAY`: a mipmapped CUDA array.
+pub const CU_RESOURCE_TYPE_MIPMAPPED_ARRAY: CUresourcetype = 0x01;
+/// `CU_RESOURCE_TYPE_LINEAR`: linear device memory.
+pub const CU_RESOURCE_TYPE_LINEAR: CUresourcetype = 0x02;
+/// `CU_RESOURCE_TYPE_PITCH2D`: pitched 2D device memory.
+pub const CU_RESOURCE_TYPE_PITCH2D: CUresourcetype = 0x03;
+
+/// `CUDA_RESOURCE_DESC::res.array`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_RESOURCE_DESC_array {
+    /// The CUDA array.
+    pub hArray: CUarray,
+}
+const _: () = assert!(size_of::<CUDA_RESOURCE_DESC_array>() == 8);
+
+/// `CUDA_RESOURCE_DESC::res.mipmap`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_RESOURCE_DESC_mipmap {
+    /// The mipmapped CUDA array.
+    pub hMipmappedArray: CUmipmappedArray,
+}
+const _: () = assert!(size_of::<CUDA_RESOURCE_DESC_mipmap>() == 8);
+
+/// `CUDA_RESOURCE_DESC::res.linear`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_RESOURCE_DESC_linear {
+    /// Device pointer (aligned to `CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT`).
+    pub devPtr: CUdeviceptr,
+    /// Element format.
+    pub format: CUarray_format,
+    /// Channels per element.
+    pub numChannels: c_uint,
+    /// Size in bytes.
+    pub sizeInBytes: usize,
+}
+const _: () = assert!(size_of::<CUDA_RESOURCE_DESC_linear>() == 24);
+
+/// `CUDA_RESOURCE_DESC::res.pitch2D`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_RESOURCE_DESC_pitch2D {
+    /// Device pointer (aligned to `CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT`).
+    pub devPtr: CUdeviceptr,
+    /// Element format.
+    pub format: CUarray_format,
+    /// Channels per element.
+    pub numChannels: c_uint,
+    /// Width in elements.
+    pub width: usize,
+    /// Height in elements.
+    pub height: usize,
+    /// Bytes from one row to the next (a multiple of `CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT`).
+    pub pitchInBytes: usize,
+}
+const _: () = assert!(size_of::<CUDA_RESOURCE_DESC_pitch2D>() == 40);
+
+/// `CUDA_RESOURCE_DESC::res`: the union, 128 bytes (`int reserved[32]`), pointer-aligned.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union CUDA_RESOURCE_DESC_res {
+    /// For `CU_RESOURCE_TYPE_ARRAY`.
+    pub array: CUDA_RESOURCE_DESC_array,
+    /// For `CU_RESOURCE_TYPE_MIPMAPPED_ARRAY`.
+    pub mipmap: CUDA_RESOURCE_DESC_mipmap,
+    /// For `CU_RESOURCE_TYPE_LINEAR`.
+    pub linear: CUDA_RESOURCE_DESC_linear,
+    /// For `CU_RESOURCE_TYPE_PITCH2D`.
+    pub pitch2D: CUDA_RESOURCE_DESC_pitch2D,
+    /// The union's size.
+    pub reserved: [c_int; 32],
+}
+const _: () = assert!(size_of::<CUDA_RESOURCE_DESC_res>() == 128);
+const _: () = assert!(align_of::<CUDA_RESOURCE_DESC_res>() == 8);
+
+impl core::fmt::Debug for CUDA_RESOURCE_DESC_res {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // Which member is live depends on `resType`, outside the union.
+        f.write_str("CUDA_RESOURCE_DESC_res { .. }")
+    }
+}
+
+/// `CUDA_RESOURCE_DESC` (`_v1`): the resource a texture or surface object reads.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct CUDA_RESOURCE_DESC {
-    /// `CUresourcetype`: 0 for an array.
-    pub resType: c_int,
-    /// The union (128 bytes): for an array, its handle first.
-    pub res: [u64; 16],
+    /// Which member of `res` is live.
+    pub resType: CUresourcetype,
+    /// The resource.
+    pub res: CUDA_RESOURCE_DESC_res,
     /// Flags, zero.
     pub flags: c_uint,
 }
 const _: () = assert!(size_of::<CUDA_RESOURCE_DESC>() == 144);
+const _: () = assert!(align_of::<CUDA_RESOURCE_DESC>() == 8);
+const _: () = assert!(core::mem::offset_of!(CUDA_RESOURCE_DESC, res) == 8);
+const _: () = assert!(core::mem::offset_of!(CUDA_RESOURCE_DESC, flags) == 136);
 
-/// `CU_RESOURCE_TYPE_ARRAY`.
-pub const CU_RESOURCE_TYPE_ARRAY: c_int = 0;
+/// `CUaddress_mode`: how a coordinate outside the texture is resolved.
+pub type CUaddress_mode = c_int;
+/// `CU_TR_ADDRESS_MODE_WRAP`: repeat (normalized coordinates only).
+pub const CU_TR_ADDRESS_MODE_WRAP: CUaddress_mode = 0;
+/// `CU_TR_ADDRESS_MODE_CLAMP`: the edge texel.
+pub const CU_TR_ADDRESS_MODE_CLAMP: CUaddress_mode = 1;
+/// `CU_TR_ADDRESS_MODE_MIRROR`: repeat mirrored (normalized coordinates only).
+pub const CU_TR_ADDRESS_MODE_MIRROR: CUaddress_mode = 2;
+/// `CU_TR_ADDRESS_MODE_BORDER`: the border colour.
+pub const CU_TR_ADDRESS_MODE_BORDER: CUaddress_mode = 3;
+
+/// `CUfilter_mode`: texel filtering.
+pub type CUfilter_mode = c_int;
+/// `CU_TR_FILTER_MODE_POINT`: the nearest texel.
+pub const CU_TR_FILTER_MODE_POINT: CUfilter_mode = 0;
+/// `CU_TR_FILTER_MODE_LINEAR`: linear interpolation.
+pub const CU_TR_FILTER_MODE_LINEAR: CUfilter_mode = 1;
 
 /// `CUDA_TEXTURE_DESC` (`_v1`): how a texture object samples.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CUDA_TEXTURE_DESC {
-    /// `CUaddress_mode` per dimension (0 wrap, 1 clamp, 2 mirror, 3 border).
-    pub addressMode: [c_int; 3],
-    /// `CUfilter_mode` (0 point, 1 linear).
-    pub filterMode: c_int,
+    /// `CUaddress_mode` per dimension.
+    pub addressMode: [CUaddress_mode; 3],
+    /// `CUfilter_mode`.
+    pub filterMode: CUfilter_mode,
     /// `CU_TRSF_*` flags.
     pub flags: c_uint,
     /// Maximum anisotropy.
     pub maxAnisotropy: c_uint,
     /// Mipmap filter mode.
-    pub mipmapFilterMode: c_int,
+    pub mipmapFilterMode: CUfilter_mode,
     /// Mipmap level bias.
     pub mipmapLevelBias: f32,
     /// Minimum mipmap level clamp.
@@ -807,11 +927,119 @@ pub struct CUDA_TEXTURE_DESC {
     pub reserved: [c_int; 12],
 }
 const _: () = assert!(size_of::<CUDA_TEXTURE_DESC>() == 104);
+const _: () = assert!(align_of::<CUDA_TEXTURE_DESC>() == 4);
+const _: () = assert!(core::mem::offset_of!(CUDA_TEXTURE_DESC, borderColor) == 40);
 
 /// `CU_TRSF_READ_AS_INTEGER`: integer texels are read as integers, not normalized floats.
 pub const CU_TRSF_READ_AS_INTEGER: c_uint = 0x01;
 /// `CU_TRSF_NORMALIZED_COORDINATES`: texture coordinates in [0, 1).
 pub const CU_TRSF_NORMALIZED_COORDINATES: c_uint = 0x02;
+/// `CU_TRSF_SRGB`: sRGB-to-linear conversion on reads.
+pub const CU_TRSF_SRGB: c_uint = 0x10;
+/// `CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION`: no reduced-precision trilinear filtering.
+pub const CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION: c_uint = 0x20;
+/// `CU_TRSF_SEAMLESS_CUBEMAP`: seamless cube map filtering.
+pub const CU_TRSF_SEAMLESS_CUBEMAP: c_uint = 0x40;
+
+/// `CUresourceViewFormat`: how a resource view reinterprets its resource's texels.
+pub type CUresourceViewFormat = c_int;
+/// `CU_RES_VIEW_FORMAT_NONE`: no reinterpretation.
+pub const CU_RES_VIEW_FORMAT_NONE: CUresourceViewFormat = 0x00;
+/// 1 channel, unsigned 8-bit.
+pub const CU_RES_VIEW_FORMAT_UINT_1X8: CUresourceViewFormat = 0x01;
+/// 2 channels, unsigned 8-bit.
+pub const CU_RES_VIEW_FORMAT_UINT_2X8: CUresourceViewFormat = 0x02;
+/// 4 channels, unsigned 8-bit.
+pub const CU_RES_VIEW_FORMAT_UINT_4X8: CUresourceViewFormat = 0x03;
+/// 1 channel, signed 8-bit.
+pub const CU_RES_VIEW_FORMAT_SINT_1X8: CUresourceViewFormat = 0x04;
+/// 2 channels, signed 8-bit.
+pub const CU_RES_VIEW_FORMAT_SINT_2X8: CUresourceViewFormat = 0x05;
+/// 4 channels, signed 8-bit.
+pub const CU_RES_VIEW_FORMAT_SINT_4X8: CUresourceViewFormat = 0x06;
+/// 1 channel, unsigned 16-bit.
+pub const CU_RES_VIEW_FORMAT_UINT_1X16: CUresourceViewFormat = 0x07;
+/// 2 channels, unsigned 16-bit.
+pub const CU_RES_VIEW_FORMAT_UINT_2X16: CUresourceViewFormat = 0x08;
+/// 4 channels, unsigned 16-bit.
+pub const CU_RES_VIEW_FORMAT_UINT_4X16: CUresourceViewFormat = 0x09;
+/// 1 channel, signed 16-bit.
+pub const CU_RES_VIEW_FORMAT_SINT_1X16: CUresourceViewFormat = 0x0a;
+/// 2 channels, signed 16-bit.
+pub const CU_RES_VIEW_FORMAT_SINT_2X16: CUresourceViewFormat = 0x0b;
+/// 4 channels, signed 16-bit.
+pub const CU_RES_VIEW_FORMAT_SINT_4X16: CUresourceViewFormat = 0x0c;
+/// 1 channel, unsigned 32-bit.
+pub const CU_RES_VIEW_FORMAT_UINT_1X32: CUresourceViewFormat = 0x0d;
+/// 2 channels, unsigned 32-bit.
+pub const CU_RES_VIEW_FORMAT_UINT_2X32: CUresourceViewFormat = 0x0e;
+/// 4 channels, unsigned 32-bit.
+pub const CU_RES_VIEW_FORMAT_UINT_4X32: CUresourceViewFormat = 0x0f;
+/// 1 channel, signed 32-bit.
+pub const CU_RES_VIEW_FORMAT_SINT_1X32: CUresourceViewFormat = 0x10;
+/// 2 channels, signed 32-bit.
+pub const CU_RES_VIEW_FORMAT_SINT_2X32: CUresourceViewFormat = 0x11;
+/// 4 channels, signed 32-bit.
+pub const CU_RES_VIEW_FORMAT_SINT_4X32: CUresourceViewFormat = 0x12;
+/// 1 channel, 16-bit float.
+pub const CU_RES_VIEW_FORMAT_FLOAT_1X16: CUresourceViewFormat = 0x13;
+/// 2 channels, 16-bit float.
+pub const CU_RES_VIEW_FORMAT_FLOAT_2X16: CUresourceViewFormat = 0x14;
+/// 4 channels, 16-bit float.
+pub const CU_RES_VIEW_FORMAT_FLOAT_4X16: CUresourceViewFormat = 0x15;
+/// 1 channel, 32-bit float.
+pub const CU_RES_VIEW_FORMAT_FLOAT_1X32: CUresourceViewFormat = 0x16;
+/// 2 channels, 32-bit float.
+pub const CU_RES_VIEW_FORMAT_FLOAT_2X32: CUresourceViewFormat = 0x17;
+/// 4 channels, 32-bit float.
+pub const CU_RES_VIEW_FORMAT_FLOAT_4X32: CUresourceViewFormat = 0x18;
+/// Block compressed 1.
+pub const CU_RES_VIEW_FORMAT_UNSIGNED_BC1: CUresourceViewFormat = 0x19;
+/// Block compressed 2.
+pub const CU_RES_VIEW_FORMAT_UNSIGNED_BC2: CUresourceViewFormat = 0x1a;
+/// Block compressed 3.
+pub const CU_RES_VIEW_FORMAT_UNSIGNED_BC3: CUresourceViewFormat = 0x1b;
+/// Block compressed 4, unsigned.
+pub const CU_RES_VIEW_FORMAT_UNSIGNED_BC4: CUresourceViewFormat = 0x1c;
+/// Block compressed 4, signed.
+pub const CU_RES_VIEW_FORMAT_SIGNED_BC4: CUresourceViewFormat = 0x1d;
+/// Block compressed 5, unsigned.
+pub const CU_RES_VIEW_FORMAT_UNSIGNED_BC5: CUresourceViewFormat = 0x1e;
+/// Block compressed 5, signed.
+pub const CU_RES_VIEW_FORMAT_SIGNED_BC5: CUresourceViewFormat = 0x1f;
+/// Block compressed 6, unsigned half-float.
+pub const CU_RES_VIEW_FORMAT_UNSIGNED_BC6H: CUresourceViewFormat = 0x20;
+/// Block compressed 6, signed half-float.
+pub const CU_RES_VIEW_FORMAT_SIGNED_BC6H: CUresourceViewFormat = 0x21;
+/// Block compressed 7.
+pub const CU_RES_VIEW_FORMAT_UNSIGNED_BC7: CUresourceViewFormat = 0x22;
+
+/// `CUDA_RESOURCE_VIEW_DESC` (`_v1`): a view of an array or mipmapped array for a texture.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_RESOURCE_VIEW_DESC {
+    /// How the texels are read.
+    pub format: CUresourceViewFormat,
+    /// Width of the view.
+    pub width: usize,
+    /// Height of the view.
+    pub height: usize,
+    /// Depth of the view.
+    pub depth: usize,
+    /// First (most detailed) mipmap level.
+    pub firstMipmapLevel: c_uint,
+    /// Last mipmap level.
+    pub lastMipmapLevel: c_uint,
+    /// First layer (layered arrays).
+    pub firstLayer: c_uint,
+    /// Last layer (layered arrays).
+    pub lastLayer: c_uint,
+    /// Reserved, zero.
+    pub reserved: [c_uint; 16],
+}
+const _: () = assert!(size_of::<CUDA_RESOURCE_VIEW_DESC>() == 112);
+const _: () = assert!(align_of::<CUDA_RESOURCE_VIEW_DESC>() == 8);
+const _: () = assert!(core::mem::offset_of!(CUDA_RESOURCE_VIEW_DESC, firstMipmapLevel) == 32);
 
 /// `CUtexObject`: a texture object.
 pub type CUtexObject = c_ulonglong;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures what custack, and cudarc, cost by themselves: benches/overhead.rs against the
-# do-nothing driver library of benches/nulldriver (every entry point returns CUDA_SUCCESS at
+# do-nothing driver library of checkdriver (every entry point returns CUDA_SUCCESS at
 # once and counts its calls). Runs anywhere: no GPU, no CUDA, no driver needed.
 #
 #   bash scripts/bench-nulldriver.sh            # time table, driver calls, heap allocations, callgrind
@@ -11,16 +11,16 @@
 # CUSTACK_BENCH_IR_ITERS (iterations under callgrind, default 2000), CUSTACK_BENCH_ROWS (a
 # comma-separated subset of rows). With OUT set, the tables are also written to $OUT/bench.md.
 #
-# Everything is built in its own target directories (target/nulldriver, target/bench-nulldriver),
+# Everything is built in its own target directories (target/checkdriver, target/bench-nulldriver),
 # so the project's usual build, linked against a real libcuda, is never relinked against the null one.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
-nd_target=$target/nulldriver
+nd_target=$target/checkdriver
 lib_dir=$nd_target/lib
 
 echo "bench-nulldriver: building the null driver" >&2
-cargo build --release --manifest-path benches/nulldriver/Cargo.toml --target-dir "$nd_target" >&2
+cargo build --release --manifest-path checkdriver/Cargo.toml --target-dir "$nd_target" >&2
 mkdir -p "$lib_dir"
 cp -f "$nd_target/release/libcuda.so" "$lib_dir/libcuda.so"
 ln -sf libcuda.so "$lib_dir/libcuda.so.1"

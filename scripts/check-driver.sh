@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs custack's programs (benches/checking) under the checking driver (benches/nulldriver with
+# Runs custack's programs (benches/checking) under the checking driver (checkdriver with
 # NULLDRIVER_CHECK=1) and fails each driver call in turn: contract row R10. No GPU needed.
 #
 #   bash scripts/check-driver.sh            # every program, every schedule
@@ -15,18 +15,18 @@
 # failure reached the program (its error, or take_drop_errors), and every
 # thread's context stack empty at its last call (skipped when a pop or push was failed).
 #
-# Everything is built in its own target directories (target/nulldriver, target/check-driver),
+# Everything is built in its own target directories (target/checkdriver, target/check-driver),
 # so the project's usual build is never relinked against the double.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
-nd_target=$target/nulldriver
+nd_target=$target/checkdriver
 lib_dir=$nd_target/check-lib
 ck_target=$target/check-driver
 
 echo "check-driver: the double's own tests (one wrong raw-ffi sequence per violation kind)" >&2
-cargo test --quiet --manifest-path benches/nulldriver/Cargo.toml --target-dir "$nd_target" >&2
-cargo build --quiet --release --manifest-path benches/nulldriver/Cargo.toml --target-dir "$nd_target"
+cargo test --quiet --manifest-path checkdriver/Cargo.toml --target-dir "$nd_target" >&2
+cargo build --quiet --release --manifest-path checkdriver/Cargo.toml --target-dir "$nd_target"
 mkdir -p "$lib_dir"
 cp -f "$nd_target/release/libcuda.so" "$lib_dir/libcuda.so"
 ln -sf libcuda.so "$lib_dir/libcuda.so.1"
@@ -38,8 +38,8 @@ loaded=$(ldd "$bin" | awk '/libcuda/ { print $3 }')
 [[ $(realpath "$loaded") == $(realpath "$lib_dir/libcuda.so") ]] ||
     { echo "check-driver: $bin loads $loaded, not the checking driver" >&2; exit 1; }
 
-programs=(${CHECK_PROGRAMS:-example p1 p2 p3 p4 p8 scoped_alloc reuse_after_scope unwind scoped_host
-    events submission graph device_info module_globals memory_kinds managed library contracts})
+programs=(${CHECK_PROGRAMS:-example p1 p2 p3 p4 p8 p9 p11 scoped_alloc reuse_after_scope unwind scoped_host
+    events submission graph device_info module_globals memory_kinds managed library textures peer_vmm contracts})
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 report=$work/report
@@ -74,7 +74,8 @@ run_one() {
             problems+=("the failure was lost")
         case $failed in
             cuMemFree*|cuStreamDestroy*|cuEventDestroy*|cuModuleUnload*|cuCtxDestroy*|cuCtxPopCurrent*|cuDevicePrimaryCtxRelease*|\
-            cuGraphDestroy*|cuGraphExecDestroy*|cuLibraryUnload*|cuMemPoolDestroy*|cuMemHostUnregister*|cuLinkDestroy*) ;;
+            cuGraphDestroy*|cuGraphExecDestroy*|cuLibraryUnload*|cuMemPoolDestroy*|cuMemHostUnregister*|cuLinkDestroy*|\
+            cuArrayDestroy*|cuMipmappedArrayDestroy*|cuTexObjectDestroy*|cuSurfObjectDestroy*) ;;
             *) [[ $leaks == 0 ]] || problems+=("$leaks leaks")
                # After a sticky fault frees fail and destroying the context is the clean-up; a
                # parked handle whose drop cannot push its context cannot release it either

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs custack's `unsafe` code under Miri (issue 13, item 5), against the do-nothing driver of
-# benches/nulldriver linked as an rlib: its `#[no_mangle] extern "C"` entry points answer
+# checkdriver linked as an rlib: its `#[no_mangle] extern "C"` entry points answer
 # custack's `extern "C"` calls inside the interpreter (custack's build script links nothing
 # under `cfg(miri)`). No GPU, no libcuda.
 #
@@ -9,7 +9,7 @@
 #   MIRI_SCHEDULES=all bash scripts/miri.sh    # ... of every program (about 2x the time)
 #
 # What runs, each with MIRIFLAGS=-Zmiri-strict-provenance:
-#  1. the double's own tests (benches/nulldriver), so the double itself is UB-free;
+#  1. the double's own tests (checkdriver), so the double itself is UB-free;
 #  2. custack's unit tests (`cargo miri test --lib`);
 #  3. every program of benches/checking once, in the double's checking mode: a run fails on
 #     undefined behaviour, a leak (Miri's leak check), or any violation, leaked handle or
@@ -56,16 +56,16 @@ start=$SECONDS
 status=0
 # Every program of scripts/check-driver.sh but `managed`: the host reaches managed memory at
 # the device address, an integer, which strict provenance rightly refuses to turn into a pointer.
-programs=(example p1 p2 p3 p4 p8 scoped_alloc reuse_after_scope unwind scoped_host
+programs=(example p1 p2 p3 p4 p8 p9 p11 scoped_alloc reuse_after_scope unwind scoped_host
     events submission graph device_info module_globals memory_kinds library contracts)
 default_schedules="example unwind scoped_host submission"
 schedules=${MIRI_SCHEDULES:-$default_schedules}
 [[ $schedules != all ]] || schedules=${programs[*]}
 
 echo "miri: $(cargo +nightly miri --version), MIRIFLAGS=$MIRIFLAGS"
-echo "miri: the double's own tests (benches/nulldriver)"
-cargo +nightly miri test --quiet --manifest-path benches/nulldriver/Cargo.toml \
-    --target-dir "$target/nulldriver" || status=1
+echo "miri: the double's own tests (checkdriver)"
+cargo +nightly miri test --quiet --manifest-path checkdriver/Cargo.toml \
+    --target-dir "$target/checkdriver" || status=1
 echo "miri: custack's unit tests (--lib)"
 cargo +nightly miri test --quiet --lib || status=1
 

@@ -256,6 +256,49 @@ else
     echo "scripts/test.sh: example (a fresh clone): skipped, this is not a git checkout"
 fi
 
+# A crate that depends on custack, built as its users build it: custack's build script must look
+# for libcuda and nothing else. python3 on PATH is replaced by a script that records being
+# called; it must never be (the cuBLAS/NCCL search, which may run python3, belongs to the
+# `interop` feature of custack's own examples). Its own target directory; the lock file is
+# custack's, so no dependency is resolved anew.
+dependent_check() {
+    local dep=$target_dir/dependent
+    [[ -n $target_dir && $dep == */dependent ]] || die "dependent build: bad target directory '$target_dir'"
+    rm -rf "$dep/crate" "$dep/bin" "$dep/python3-called"
+    mkdir -p "$dep/crate/src" "$dep/bin"
+    printf '%s\n' '[package]' 'name = "custack-dependent"' 'version = "0.0.0"' 'edition = "2024"' \
+        'publish = false' '' '[dependencies]' "custack = { path = \"$PWD\" }" '' '[workspace]' \
+        >"$dep/crate/Cargo.toml"
+    echo 'fn main() { println!("{:?}", custack::driver_version()); }' >"$dep/crate/src/main.rs"
+    cp Cargo.lock "$dep/crate/Cargo.lock"
+    printf '#!/bin/sh\necho "python3 $*" >>"%s"\nexit 1\n' "$dep/python3-called" >"$dep/bin/python3"
+    chmod +x "$dep/bin/python3"
+    if ! (cd "$dep/crate" && PATH=$dep/bin:$PATH CARGO_TARGET_DIR=$dep/target cargo build --quiet) \
+        >"$dep/build.log" 2>&1; then
+        cat "$dep/build.log" >&2
+        echo "scripts/test.sh: dependent build: a crate depending on custack does not build" >&2
+        return 1
+    fi
+    if [[ -e $dep/python3-called ]]; then
+        echo "scripts/test.sh: dependent build: custack's build script ran python3:" >&2
+        cat "$dep/python3-called" >&2
+        return 1
+    fi
+    if grep -qiE 'cublas|nccl' "$dep"/target/debug/build/custack-*/output; then
+        echo "scripts/test.sh: dependent build: custack's build script looked for cuBLAS or NCCL" >&2
+        return 1
+    fi
+    echo "scripts/test.sh: dependent build: a crate depending on custack builds; no python3 run, no cuBLAS/NCCL search"
+}
+dependent_check || { status=1; failed+=("dependent build"); }
+# The interop examples, which the steps above skip (they require the feature): they still
+# compile (as stubs that say how to build them where cuBLAS or NCCL is missing).
+if cargo check --quiet --features interop --example 11_cublas --example 12_nccl; then
+    echo "scripts/test.sh: interop examples: 11_cublas and 12_nccl compile with --features interop"
+else
+    status=1; failed+=("interop examples")
+fi
+
 # The MSRV Cargo.toml declares, checked on the library (dev-dependencies such as cudarc need
 # newer compilers, and users do not build them). The toolchain is installed with rustup if it is
 # missing; where that is impossible the step says plainly that it skipped.
@@ -312,7 +355,7 @@ rm -f "$miri_log"
 
 # One line to end on, whatever scrolled past.
 if ((status == 0)); then
-    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the first command (linked and in a fresh clone), MSRV${msrv_skipped:-}, package, checking driver, Miri${miri_skipped:-}"
+    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the first command (linked and in a fresh clone), a dependent build, the interop examples, MSRV${msrv_skipped:-}, package, checking driver, Miri${miri_skipped:-}"
 else
     joined=$(printf '%s, ' "${failed[@]}")
     echo "scripts/test.sh: FAILED: ${joined%, }" >&2

@@ -31,6 +31,7 @@ use core::ffi::{CStr, c_char};
 use core::fmt;
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// `Result` with custack's [`Error`].
 pub type Result<T, E = Error> = core::result::Result<T, E>;
@@ -526,13 +527,63 @@ impl ErrorKind {
 /// CUDA_ERROR_NO_DEVICE (100): no CUDA-capable device is detected
 ///   hint: no CUDA-capable device is visible: check `nvidia-smi`, CUDA_VISIBLE_DEVICES …
 /// ```
-#[derive(Clone, PartialEq, Eq)]
+///
+/// # In a library built on custack
+///
+/// A crate that builds on custack can return custack's errors and make its own of the same
+/// kinds: [`Error::new`] (a kind and its detail), [`Error::from_kind`]
+/// (a kind alone), [`with_detail`](Self::with_detail) and [`with_source`](Self::with_source)
+/// (a foreign error, such as an `std::io::Error` or a cuBLAS status of the crate's own type, as
+/// the [`source`](std::error::Error::source)). Such an error displays exactly as custack's own
+/// error of that kind and detail, and callers match on [`kind`](Self::kind) as for any other:
+///
+/// ```
+/// use custack::{Error, ErrorKind};
+///
+/// /// A downstream library's loader: its errors are custack errors.
+/// fn read_kernels(path: &str) -> custack::Result<String> {
+///     std::fs::read_to_string(path)
+///         .map_err(|e| Error::new(ErrorKind::Io, format!("reading {path}")).with_source(e))
+/// }
+///
+/// let err = read_kernels("/nonexistent/kernels.ptx").unwrap_err();
+/// match err.kind() {
+///     ErrorKind::Io => {
+///         assert!(err.to_string().starts_with("a file could not be read: reading /nonexistent"));
+///         let io = std::error::Error::source(&err).unwrap();
+///         assert!(io.downcast_ref::<std::io::Error>().is_some());
+///     }
+///     ErrorKind::OutOfMemory => unreachable!("free something and retry"),
+///     other => panic!("unexpected {other:?}"),
+/// }
+/// ```
+#[derive(Clone)]
 #[doc(alias = "CUresult")]
 pub struct Error {
     code: Option<ffi::CUresult>,
     kind: ErrorKind,
     detail: Option<Box<str>>,
+    /// The error this one wraps ([`Error::with_source`]); `Arc` so that `Error` stays `Clone`.
+    source: Option<Arc<dyn std::error::Error + Send + Sync + 'static>>,
 }
+
+/// Equal when code, kind and detail are equal and both wrap no source, or the same one (a
+/// clone of an error equals it; two errors wrapping separately made sources do not, since
+/// `dyn Error` has no equality).
+impl PartialEq for Error {
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code
+            && self.kind == other.kind
+            && self.detail == other.detail
+            && match (&self.source, &other.source) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                _ => false,
+            }
+    }
+}
+
+impl Eq for Error {}
 
 static_assertions::assert_impl_all!(Error: Send, Sync, std::error::Error);
 
@@ -547,21 +598,102 @@ impl Error {
             code: Some(code),
             kind: ErrorKind::from_code(code),
             detail: None,
+            source: None,
         }
     }
     pub(crate) fn from_code(code: ffi::CUresult) -> Self {
         Self::from_raw(code)
     }
-    pub(crate) fn custack(kind: ErrorKind, detail: impl Into<String>) -> Self {
+
+    /// An error of `kind` with its `detail`, as custack makes its own: for a library built on
+    /// custack that refuses something in custack's terms (a length that disagrees, an index out
+    /// of range, a file it could not read).
+    ///
+    /// [`code`](Self::code) is the kind's driver code ([`ErrorKind::code`]: `Some` for a driver
+    /// kind, `None` for custack's own kinds), and `Display` is what custack's own error of that
+    /// kind and detail shows.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use custack::{Error, ErrorKind};
+    ///
+    /// fn check_lengths(a: usize, b: usize) -> custack::Result<()> {
+    ///     if a == b {
+    ///         Ok(())
+    ///     } else {
+    ///         Err(Error::new(ErrorKind::LengthMismatch, format!("{a} inputs, {b} outputs")))
+    ///     }
+    /// }
+    /// let e = check_lengths(3, 4).unwrap_err();
+    /// assert_eq!(e.kind(), ErrorKind::LengthMismatch);
+    /// assert_eq!(e.code(), None);
+    /// assert_eq!(e.to_string(), "two lengths that must be equal differ: 3 inputs, 4 outputs");
+    ///
+    /// let e = Error::new(ErrorKind::InvalidValue, "block of 2048 threads");
+    /// assert_eq!(e.code(), Some(custack::ffi::CUresult::CUDA_ERROR_INVALID_VALUE));
+    /// ```
+    pub fn new(kind: ErrorKind, detail: impl Into<String>) -> Self {
+        Self::from_kind(kind).with_detail(detail)
+    }
+
+    /// An error of `kind` with no detail: [`code`](Self::code) is the kind's driver code
+    /// ([`ErrorKind::code`]), so `Error::from_kind(ErrorKind::OutOfMemory)` equals
+    /// `Error::from_raw(CUDA_ERROR_OUT_OF_MEMORY)`.
+    ///
+    /// (A function, not `From<ErrorKind>`: a second `From` impl for `Error` would make `?`
+    /// ambiguous where the error type of a closure is inferred, as in `stream.scope(|s| …)??`.)
+    pub fn from_kind(kind: ErrorKind) -> Self {
         Self {
-            code: None,
+            code: kind.code(),
             kind,
-            detail: Some(detail.into().into_boxed_str()),
+            detail: None,
+            source: None,
         }
     }
+    pub(crate) fn custack(kind: ErrorKind, detail: impl Into<String>) -> Self {
+        // Not `Self::new`: tests/doc_aliases.rs follows calls by name, and other `new`s in the
+        // crate call the driver.
+        Self::from_kind(kind).with_detail(detail)
+    }
+
+    /// The same error with `detail` as its detail (replacing any detail it had).
     #[must_use]
-    pub(crate) fn with_detail(mut self, detail: impl Into<String>) -> Self {
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
         self.detail = Some(detail.into().into_boxed_str());
+        self
+    }
+
+    /// The same error, wrapping `source`: a foreign error that caused it (an `std::io::Error`,
+    /// a status of a library custack does not wrap), which
+    /// [`source()`](std::error::Error::source) returns. `Display` does not repeat it: error
+    /// reporters walk the `source` chain (as the API guidelines ask of an error that has a
+    /// source); put what the reader needs first into the detail.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use custack::{Error, ErrorKind};
+    /// use std::error::Error as _;
+    ///
+    /// #[derive(Debug)]
+    /// struct CublasStatus(i32); // a foreign library's error type
+    /// impl std::fmt::Display for CublasStatus {
+    ///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    ///         write!(f, "cuBLAS status {}", self.0)
+    ///     }
+    /// }
+    /// impl std::error::Error for CublasStatus {}
+    ///
+    /// let e = Error::new(ErrorKind::InvalidValue, "cublasSgemm refused the shapes")
+    ///     .with_source(CublasStatus(7));
+    /// assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    /// let cause = e.source().and_then(|s| s.downcast_ref::<CublasStatus>()).unwrap();
+    /// assert_eq!(cause.0, 7);
+    /// ```
+    #[must_use]
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Arc::new(source));
         self
     }
     /// The raw driver code, or `None` for custack's own errors.
@@ -635,6 +767,9 @@ impl fmt::Debug for Error {
         if let Some(detail) = &self.detail {
             d.field("detail", detail);
         }
+        if let Some(source) = &self.source {
+            d.field("source", source);
+        }
         d.finish()
     }
 }
@@ -675,7 +810,13 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|s| s as &(dyn std::error::Error + 'static))
+    }
+}
 
 impl ffi::CUresult {
     /// `Ok(())` for `CUDA_SUCCESS`, the error otherwise.
@@ -890,6 +1031,61 @@ mod tests {
         for &kind in DRIVER_KINDS {
             assert!(kind.custack_sentence().is_none());
         }
+    }
+
+    #[test]
+    fn public_constructors_make_what_custack_makes() {
+        // custack's own kinds: `new` is what the crate itself returns.
+        for &kind in CUSTACK_KINDS {
+            let mine = Error::new(kind, "the detail");
+            let custacks = Error::custack(kind, "the detail");
+            assert_eq!(mine, custacks);
+            assert_eq!(mine.to_string(), custacks.to_string());
+            assert_eq!(Error::from_kind(kind).code(), None);
+            assert_eq!(Error::from_kind(kind).detail(), None);
+        }
+        // Driver kinds: `new` is what a failed call with a detail gives (code kept).
+        for &kind in DRIVER_KINDS {
+            let code = kind.code().unwrap();
+            let mine = Error::new(kind, "the detail");
+            let custacks = Error::from_code(code).with_detail("the detail");
+            assert_eq!(mine, custacks, "{kind:?}");
+            assert_eq!(mine.code(), Some(code));
+            assert_eq!(mine.is_sticky(), kind.is_sticky());
+            assert_eq!(Error::from_kind(kind), Error::from_raw(code));
+        }
+        let unlisted = Error::from_kind(ErrorKind::Unlisted(4242));
+        assert_eq!(unlisted, Error::from_raw(ffi::CUresult(4242)));
+    }
+
+    #[test]
+    fn a_wrapped_source_is_the_source_and_not_in_display() {
+        use std::error::Error as _;
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let e = Error::new(ErrorKind::Io, "reading k.ptx").with_source(io);
+        assert_eq!(e.to_string(), "a file could not be read: reading k.ptx");
+        let source = e.source().expect("the wrapped error");
+        assert_eq!(source.to_string(), "no such file");
+        assert_eq!(
+            source
+                .downcast_ref::<std::io::Error>()
+                .map(std::io::Error::kind),
+            Some(std::io::ErrorKind::NotFound)
+        );
+        assert_eq!(
+            format!("{e:?}"),
+            r#"Error { kind: Io, detail: "reading k.ptx", source: Custom { kind: NotFound, error: "no such file" } }"#
+        );
+        // A clone shares the source and equals the original; the same error without the source,
+        // or with another source, does not.
+        assert_eq!(e.clone(), e);
+        assert_ne!(Error::new(ErrorKind::Io, "reading k.ptx"), e);
+        let other = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        assert_ne!(
+            Error::new(ErrorKind::Io, "reading k.ptx").with_source(other),
+            e
+        );
+        assert!(Error::new(ErrorKind::Io, "x").source().is_none());
     }
 
     #[test]

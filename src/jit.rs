@@ -55,25 +55,35 @@ fn int_value(v: usize) -> *mut c_void {
 }
 
 /// The option and value arrays `cuModuleLoadDataEx` and `cuLink*` take, with the log buffers
-/// they point into. Boxed buffers: their addresses stay put while the arrays point at them.
+/// they point into.
+///
+/// The buffers are `Vec`s, whose heap blocks stay put while the arrays point at them, and whose
+/// pointers (`Vec::as_mut_ptr`, no reference to the elements) stay valid when the `Vec` moves:
+/// `RawOptions` moves out of `new` and into a [`Linker`], and the linker's driver keeps writing
+/// into them until it is destroyed. Boxes were wrong here (issue 25): moving a `Box` asserts it
+/// is the only pointer to its bytes, which invalidated the driver's pointers (undefined
+/// behaviour under Stacked Borrows, found by Miri once the checking driver wrote the logs).
 struct RawOptions {
     options: Vec<ffi::CUjit_option>,
     values: Vec<*mut c_void>,
-    info: Box<[u8; LOG_BYTES]>,
-    error: Box<[u8; LOG_BYTES]>,
+    info: Vec<u8>,
+    error: Vec<u8>,
 }
 
 impl RawOptions {
     fn new(o: &JitOptions) -> Self {
         use ffi::CUjit_option as J;
-        let mut info = Box::new([0u8; LOG_BYTES]);
-        let mut error = Box::new([0u8; LOG_BYTES]);
+        let mut info = vec![0u8; LOG_BYTES];
+        let mut error = vec![0u8; LOG_BYTES];
         // Values are pointer-sized: a pointer for a buffer, an integer otherwise; the wall
         // time slot receives a `float`.
         let mut pairs: Vec<(J, *mut c_void)> = vec![
-            (J::CU_JIT_INFO_LOG_BUFFER, info.as_mut_ptr().cast()),
+            (J::CU_JIT_INFO_LOG_BUFFER, Vec::as_mut_ptr(&mut info).cast()),
             (J::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, int_value(LOG_BYTES)),
-            (J::CU_JIT_ERROR_LOG_BUFFER, error.as_mut_ptr().cast()),
+            (
+                J::CU_JIT_ERROR_LOG_BUFFER,
+                Vec::as_mut_ptr(&mut error).cast(),
+            ),
             (J::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, int_value(LOG_BYTES)),
             (J::CU_JIT_WALL_TIME, core::ptr::null_mut()),
         ];
@@ -117,8 +127,8 @@ impl RawOptions {
     /// keeps writing into the buffer registered at `cuLinkCreate`, and an input that failed
     /// (and was left out) must not make a later successful link report its error.
     fn clear_error_log(&self) {
-        // Through the pointer the driver was given (index 2), not the box: the driver's pointer
-        // stays valid for its later writes.
+        // Through the pointer the driver was given (index 2), not a reference made from the
+        // vector: the driver's pointer stays valid for its later writes.
         if let Some(&ptr) = self.values.get(2) {
             // SAFETY: `ptr` points to the first of the `LOG_BYTES` bytes of `self.error`, alive
             // as long as `self`; no driver call runs concurrently (the linker is `!Sync` and
@@ -195,7 +205,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         let mut raw = core::ptr::null_mut();
         // SAFETY: valid out-pointer; `image` is NUL-terminated PTX; the option and value arrays
         // have `count()` entries each, and the log buffers they point to are `LOG_BYTES` long
-        // and live (boxed, owned by `raw_options`) until after the call; this guard's context is
+        // and live (vectors owned by `raw_options`) until after the call; this guard's context is
         // current.
         let r = unsafe {
             ffi::cuModuleLoadDataEx(
@@ -261,7 +271,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         let mut raw_options = RawOptions::new(options);
         let mut state = core::ptr::null_mut();
         // SAFETY: valid out-pointer; arrays of `count()` entries whose buffers live as long as
-        // the linker (owned by it, boxed: the driver keeps writing logs there until destroy).
+        // the linker (owned by it, vectors: the driver keeps writing logs there until destroy).
         unsafe {
             ffi::cuLinkCreate_v2(
                 raw_options.count(),

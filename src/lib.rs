@@ -19,7 +19,7 @@
 //! | [`StreamScope`] | asynchronous work on a stream ([`Stream::scope`]); borrows what it uses until one stream sync | no |
 //! | [`Submission`] | asynchronous work that owns its [`Payload`] ([`Stream::submit`]) until [`Submission::wait`] | no |
 //! | [`Graph`], [`GraphExec`] | captured work ([`Stream::capture`]) owning its [`Payload`] while it can be launched | no |
-//! | [`ParkedBuffer`], [`ParkedModule`], [`ParkedPinned`], [`ParkedRegisteredVec`] | set aside from a guard; borrow only the `Context` | yes |
+//! | [`ParkedBuffer`], [`ParkedModule`], [`ParkedStream`], [`ParkedPinned`], [`ParkedRegisteredVec`], [`ParkedSubmission`] (not `Send`) | set aside from a guard; borrow only the `Context` | yes |
 //!
 //! So, at compile time: no handle is used after its guard pops, while another context is
 //! pushed on top of its guard, or on another thread; no guard pops out of order; no context is
@@ -59,12 +59,12 @@
 //! | allocate and copy device memory | [`PushedGuard::alloc`], [`DeviceMemory`], [`DeviceMemoryMut`] | `cuMemAlloc`, `cuMemcpyHtoD`, `cuMemcpyDtoH` |
 //! | page-locked or registered host memory | [`PushedGuard::alloc_pinned`], [`PushedGuard::register_host`], [`PushedGuard::register_vec`] | `cuMemHostAlloc`, `cuMemHostRegister` |
 //! | managed, pitched, array memory | [`PushedGuard::alloc_managed`], [`PushedGuard::alloc_pitched`], [`PushedGuard::alloc_array`] | `cuMemAllocManaged`, `cuMemAllocPitch`, `cuArray3DCreate` |
-//! | textures and surfaces | [`PushedGuard::texture`], [`PushedGuard::surface`] | `cuTexObjectCreate`, `cuSurfObjectCreate` |
-//! | load and look up kernels | [`PushedGuard::load_ptx`], [`PushedGuard::load_ptx_with`], [`PushedGuard::linker`], [`Module::function`], [`Module::kernel`], [`Library`] | `cuModuleLoadDataEx`, `cuLinkCreate`, `cuModuleGetFunction`, `cuLibraryLoadData` |
+//! | textures and surfaces | [`PushedGuard::texture_from`], [`TextureResource`], [`TextureOptions`], [`PushedGuard::surface`], [`PushedGuard::alloc_mipmapped_array`] | `cuTexObjectCreate`, `cuSurfObjectCreate`, `cuMipmappedArrayCreate` |
+//! | load and look up kernels | [`PushedGuard::load_ptx`], [`PushedGuard::load_ptx_with`], [`PushedGuard::linker`], [`Module::function`], [`Module::kernel`], [`Library`], [`SharedLibrary`] | `cuModuleLoadDataEx`, `cuLinkCreate`, `cuModuleGetFunction`, `cuLibraryLoadData` |
 //! | launch kernels | [`StreamScope::launch`], [`StreamScope::launch_kernel`], [`StreamScope::launch_with`], [`LaunchConfig`] | `cuLaunchKernel`, `cuLaunchKernelEx` |
 //! | streams and events | [`PushedGuard::stream`], [`PushedGuard::event`], [`Stream`], [`Event`] | `cuStreamCreate`, `cuEventCreate` |
 //! | memory pools, stream-ordered allocation | [`PushedGuard::create_mem_pool`], [`StreamScope::alloc`] | `cuMemPoolCreate`, `cuMemAllocAsync` |
-//! | virtual memory management | [`PushedGuard::reserve`], [`PushedGuard::create_physical`], [`Reservation::map`] | `cuMemAddressReserve`, `cuMemCreate`, `cuMemMap` |
+//! | virtual memory management | [`PushedGuard::reserve`], [`PushedGuard::create_physical`], [`Reservation::map`]; across devices [`PushedGuard::reserve_for_peers`], [`PushedGuard::create_physical_on`], [`PeerReservation::map`], [`PushedGuard::lend_mut`] | `cuMemAddressReserve`, `cuMemCreate`, `cuMemMap`, `cuMemSetAccess` |
 //! | several GPUs | [`Device::can_access_peer`], [`PushedGuard::enable_peer_access`], [`PushedGuard::copy_from_peer`] | `cuDeviceCanAccessPeer`, `cuCtxEnablePeerAccess`, `cuMemcpyPeer` |
 //! | share memory with another process | [`DeviceBuffer::ipc_handle`], [`PushedGuard::open_ipc`] | `cuIpcGetMemHandle`, `cuIpcOpenMemHandle` |
 //! | partition the SMs | [`Device::sm_resource`], [`GreenContext`] | `cuDeviceGetDevResource`, `cuGreenCtxCreate` |
@@ -100,7 +100,7 @@ pub mod ffi;
 // Under Miri the unit tests' driver calls go to the do-nothing driver (its `#[no_mangle]` entry
 // points), linked as an rlib: `scripts/miri.sh`.
 #[cfg(all(test, miri))]
-extern crate nulldriver as _;
+extern crate checkdriver as _;
 
 mod asynchronous;
 mod attribute;
@@ -119,6 +119,7 @@ mod logs;
 mod lookup;
 mod managed;
 mod memory;
+mod mipmap;
 mod module;
 mod parked_host;
 mod peer;
@@ -132,6 +133,7 @@ mod texture;
 mod vmm;
 
 pub use asynchronous::graph::{Graph, GraphExec, ScopedGraph};
+pub use asynchronous::parked::{Park, ParkedPayload, ParkedSubmission};
 pub use asynchronous::scope::{
     ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
     StreamScope,
@@ -156,13 +158,14 @@ pub use launch::{
     DevicePtr, Function, FunctionAttributes, Kernel, KernelArg, KernelArgs, KernelParam,
     KernelSignature, LaunchAttributes, LaunchConfig,
 };
-pub use library::{Library, LibraryFunction, LibraryKernel};
+pub use library::{Library, LibraryFunction, LibraryKernel, SharedKernel, SharedLibrary};
 pub use lookup::{EntryPointStatus, newer_entry_points};
 pub use managed::{Location, ManagedBuffer};
 pub use memory::{
     DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, ParkedBuffer,
     PinnedBuffer, PointerAttributes,
 };
+pub use mipmap::MipmappedArray;
 pub use module::{Module, ParkedModule};
 pub use parked_host::{ParkedPinned, ParkedRegisteredVec};
 pub use peer::PeerAccess;
@@ -171,12 +174,16 @@ pub use plain::DeviceCopy;
 pub use pool::MemPool;
 pub use registered::{RegisteredHost, RegisteredVec};
 pub use stack::{ContextKind, Floating, Green, PushedGuard, Stack, StackTop};
-pub use stream::{BorrowedStream, Stream, StreamFlags};
+pub use stream::{BorrowedStream, ParkedStream, Stream, StreamFlags};
 pub use texture::{
-    ArrayElement, CudaArray, ScopedArray, ScopedSurface, ScopedTexture, SurfaceHandle,
-    SurfaceObject, TextureHandle, TextureObject, TextureOptions,
+    AddressMode, ArrayElement, CudaArray, FilterMode, ResourceView, ScopedArray, ScopedSurface,
+    ScopedTexture, SurfaceHandle, SurfaceObject, TextureHandle, TextureObject, TextureOptions,
+    TextureResource,
 };
-pub use vmm::{Mapping, PhysicalMemory, Reservation, SharedMapping};
+pub use vmm::{
+    Access, Mapping, PeerMapping, PeerPhysicalMemory, PeerReservation, PhysicalMemory, Reservation,
+    SharedMapping, SharedPeerMapping,
+};
 
 // The Rust examples of the README and of the pages it links are compiled (and, being `no_run`,
 // not run) as doc tests.

@@ -8,6 +8,13 @@
 //! another thread (C20). And it launches only in a borrowing [`Stream::scope`](crate::Stream::scope)
 //! (`StreamScope::launch_library`): it is not a [`Payload`](crate::Payload), so no submission or
 //! graph can carry it past the library's unload, even leaked.
+//!
+//! A kernel borrows its library, so the two cannot sit side by side in one struct. A type that
+//! lives long and holds both (an engine, a model) uses a [`SharedLibrary`] instead: the library
+//! behind an `Arc`, whose [`SharedKernel`]s each hold a share of it, so the struct owns
+//! everything without `unsafe` or a leak, and the library is unloaded when the last of them
+//! drops. [`SharedKernel::kernel`] lends the plain [`LibraryKernel`], and from there the model is
+//! unchanged: the function comes from a guard and is checked against its context.
 
 use crate::StreamScope;
 use crate::driver::Driver;
@@ -17,6 +24,7 @@ use crate::launch::{Function, KernelArgs, LaunchConfig};
 use crate::stack::{ContextKind, PushedGuard};
 use core::marker::PhantomData;
 use std::ffi::CString;
+use std::sync::Arc;
 
 /// Code loaded for every context of the process (`cuLibraryLoadData`); unloaded on drop
 /// (`cuLibraryUnload`). Owned, `Send + Sync`.
@@ -245,5 +253,144 @@ impl<'scope> StreamScope<'scope, '_> {
     ) -> Result<()> {
         // SAFETY: the caller's promise; the library outlives the scope (borrowed for 'scope).
         unsafe { self.launch(&function.function, config, args) }
+    }
+}
+
+/// A [`Library`] shared by the [`SharedKernel`]s looked up in it: an `Arc<Library>`, `Clone`,
+/// `Send + Sync`. For a long-lived type that owns a library and its kernels in one struct
+/// (a [`LibraryKernel`] borrows its library, so it cannot sit beside it). The library is
+/// unloaded (`cuLibraryUnload`) when the last `SharedLibrary` and `SharedKernel` of it drop;
+/// [`into_library`](Self::into_library) takes it back to unload it with its error.
+///
+/// # Examples
+///
+/// An engine that owns its code and kernels, `Send + Sync`, without `unsafe` or a leak; each
+/// call gets the kernel's function from the caller's guard, so it is checked against the
+/// context current there (as every [`LibraryFunction`]):
+///
+/// ```no_run
+/// use custack::prelude::*;
+/// use custack::{DeviceBuffer, Driver, LaunchConfig, PushedGuard, SharedKernel, SharedLibrary};
+///
+/// struct Engine {
+///     library: SharedLibrary,
+///     add: SharedKernel,
+/// }
+///
+/// impl Engine {
+///     fn new(driver: Driver) -> custack::Result<Self> {
+///         let library = SharedLibrary::load_ptx(driver, include_str!("../tests/fixtures/kernels.ptx"))?;
+///         let add = library.kernel("add_u32")?;
+///         Ok(Self { library, add })
+///     }
+///
+///     /// Adds `k` to every element, under whatever context `guard` has pushed.
+///     fn add(&self, guard: &PushedGuard<'_, '_>, x: &mut DeviceBuffer<'_, u32>, k: u32) -> custack::Result<()> {
+///         let f = guard.library_function(&self.add.kernel())?; // this context's function
+///         let n = x.len() as u32;
+///         guard.stream()?.scope(|s| {
+///             // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
+///             unsafe { s.launch_library(&f, LaunchConfig::for_elements(n), (s.bind_mut(x), k, n)) }
+///         })?
+///     }
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct SharedLibrary {
+    library: Arc<Library>,
+}
+
+/// A kernel of a [`SharedLibrary`] that holds a share of it: owned, `Clone`, `Send + Sync`, and
+/// keeps the library loaded. [`kernel`](Self::kernel) lends it as a [`LibraryKernel`] for
+/// [`PushedGuard::library_function`].
+#[derive(Debug, Clone)]
+#[doc(alias = "CUkernel")]
+pub struct SharedKernel {
+    raw: ffi::CUkernel,
+    library: Arc<Library>,
+}
+
+// SAFETY: as for `LibraryKernel`: a `CUkernel` is a context-independent handle, valid while its
+// library is loaded, which the `Arc<Library>` beside it guarantees; using it needs a guard (for
+// the per-context function) or nothing.
+unsafe impl Send for SharedKernel {}
+// SAFETY: as for `Send`; `&SharedKernel` only lends the handle.
+unsafe impl Sync for SharedKernel {}
+
+static_assertions::assert_impl_all!(SharedLibrary: Send, Sync, Clone);
+static_assertions::assert_impl_all!(SharedKernel: Send, Sync, Clone);
+
+impl SharedLibrary {
+    /// `cuLibraryLoadData`—Loads PTX for every context, as [`Library::load_ptx`], to be shared.
+    ///
+    /// # Errors
+    ///
+    /// As [`Library::load_ptx`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
+    #[doc(alias = "cuLibraryLoadData")]
+    pub fn load_ptx(driver: Driver, ptx: &str) -> Result<Self> {
+        Library::load_ptx(driver, ptx).map(Self::from)
+    }
+
+    /// `cuLibraryGetKernel`—The kernel `name`, holding a share of the library.
+    ///
+    /// # Errors
+    ///
+    /// As [`Library::kernel`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
+    #[doc(alias = "cuLibraryGetKernel")]
+    pub fn kernel(&self, name: &str) -> Result<SharedKernel> {
+        let raw = self.library.kernel(name)?.raw;
+        Ok(SharedKernel {
+            raw,
+            library: Arc::clone(&self.library),
+        })
+    }
+
+    /// The library, to look up kernels that borrow it ([`Library::kernel`]).
+    pub fn library(&self) -> &Library {
+        &self.library
+    }
+
+    /// The library back, if this is its last share (no other `SharedLibrary` or
+    /// [`SharedKernel`] of it is alive), for example to [`unload`](Library::unload) it and see
+    /// the driver's error; otherwise `self` back.
+    pub fn into_library(self) -> core::result::Result<Library, Self> {
+        Arc::try_unwrap(self.library).map_err(|library| Self { library })
+    }
+}
+
+impl From<Library> for SharedLibrary {
+    fn from(library: Library) -> Self {
+        Self {
+            library: Arc::new(library),
+        }
+    }
+}
+
+impl SharedKernel {
+    /// The kernel as a [`LibraryKernel`] borrowing this share of the library, for
+    /// [`PushedGuard::library_function`].
+    pub fn kernel(&self) -> LibraryKernel<'_> {
+        LibraryKernel {
+            raw: self.raw,
+            _library: PhantomData,
+        }
+    }
+
+    /// The library this kernel belongs to.
+    pub fn library(&self) -> &Library {
+        &self.library
+    }
+
+    /// The raw `CUkernel` (context-independent; valid while this value lives).
+    pub fn as_raw(&self) -> ffi::CUkernel {
+        self.raw
     }
 }

@@ -707,6 +707,23 @@ unsafe impl<T: DeviceCopy> Send for ParkedBuffer<'_, T> {}
 unsafe impl<T: DeviceCopy> Sync for ParkedBuffer<'_, T> {}
 
 impl<T: DeviceCopy> ParkedBuffer<'_, T> {
+    /// # Safety
+    ///
+    /// `ptr` is a `cuMemAlloc` allocation of `ctx` holding `len` elements, owned by nothing
+    /// else; `ctx` lives as long as the returned lifetime.
+    pub(crate) unsafe fn from_raw_parts<'ctx>(
+        ctx: ffi::CUcontext,
+        ptr: ffi::CUdeviceptr,
+        len: usize,
+    ) -> ParkedBuffer<'ctx, T> {
+        ParkedBuffer {
+            ctx,
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
     /// The raw context the buffer belongs to.
     pub fn context_raw(&self) -> ffi::CUcontext {
         self.ctx
@@ -757,7 +774,29 @@ pub(crate) unsafe fn with_raw_current(
     let mut popped = core::ptr::null_mut();
     // SAFETY: balanced with the push above.
     let p = unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) }.result();
+    if p.is_err() {
+        repop(ctx);
+    }
     r.and(p)
+}
+
+/// A pop of `ctx` failed: if `ctx` is still on top, tries once more, so that the caller's
+/// guard is on top again (the stack as it was found, R10); the first error is reported either
+/// way. Cold: a pop fails only when the driver is in trouble.
+#[cold]
+#[inline(never)]
+fn repop(ctx: ffi::CUcontext) {
+    let mut current = core::ptr::null_mut();
+    // SAFETY: valid out-pointer.
+    let on_top = unsafe { ffi::cuCtxGetCurrent(&raw mut current) }
+        .result()
+        .is_ok()
+        && current == ctx;
+    if on_top {
+        let mut popped = core::ptr::null_mut();
+        // SAFETY: `ctx` is on top, pushed by `with_raw_current` on this thread.
+        let _ = unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) };
+    }
 }
 
 impl<K: ContextKind> PushedGuard<'_, '_, K> {

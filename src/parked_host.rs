@@ -144,6 +144,22 @@ impl<T: DeviceCopy> core::ops::DerefMut for ParkedPinned<'_, T> {
 }
 
 impl<T: DeviceCopy> ParkedPinned<'_, T> {
+    /// # Safety
+    ///
+    /// `buffer` was allocated in `ctx`, which lives as long as the returned lifetime.
+    pub(crate) unsafe fn from_pinned<'ctx>(
+        ctx: ffi::CUcontext,
+        buffer: PinnedBuffer<'_, T>,
+    ) -> ParkedPinned<'ctx, T> {
+        let (ptr, len) = buffer.into_parts();
+        ParkedPinned {
+            ctx,
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
     /// The raw context that allocated the memory.
     pub fn context_raw(&self) -> ffi::CUcontext {
         self.ctx
@@ -225,6 +241,20 @@ impl<T: DeviceCopy> core::ops::DerefMut for ParkedRegisteredVec<'_, T> {
 }
 
 impl<T: DeviceCopy> ParkedRegisteredVec<'_, T> {
+    /// # Safety
+    ///
+    /// `vec` was registered in `ctx`, which lives as long as the returned lifetime.
+    pub(crate) unsafe fn from_registered<'ctx>(
+        ctx: ffi::CUcontext,
+        vec: RegisteredVec<'_, T>,
+    ) -> ParkedRegisteredVec<'ctx, T> {
+        ParkedRegisteredVec {
+            ctx,
+            vec: ManuallyDrop::new(vec.into_registered_vec()),
+            _marker: PhantomData,
+        }
+    }
+
     /// The raw context that registered the vector.
     pub fn context_raw(&self) -> ffi::CUcontext {
         self.ctx
@@ -277,13 +307,9 @@ impl<'ctx> PushedGuard<'ctx, '_> {
     /// survives the pop and nested pushes, and stays readable and writable as a slice (see
     /// [`ParkedPinned`]). [`attach_pinned`](Self::attach_pinned) is the way back.
     pub fn park_pinned<T: DeviceCopy>(&self, buffer: PinnedBuffer<'_, T>) -> ParkedPinned<'ctx, T> {
-        let (ptr, len) = buffer.into_parts();
-        ParkedPinned {
-            ctx: self.as_raw(),
-            ptr,
-            len,
-            _marker: PhantomData,
-        }
+        // SAFETY: the buffer is lent by a guard of this thread, and only the guard on top can
+        // be used: this one, whose context lives for `'ctx`.
+        unsafe { ParkedPinned::from_pinned(self.as_raw(), buffer) }
     }
 
     /// Re-attaches a parked page-locked buffer to this guard, e.g. to hand it to a submission.
@@ -312,11 +338,8 @@ impl<'ctx> PushedGuard<'ctx, '_> {
         &self,
         vec: RegisteredVec<'_, T>,
     ) -> ParkedRegisteredVec<'ctx, T> {
-        ParkedRegisteredVec {
-            ctx: self.as_raw(),
-            vec: ManuallyDrop::new(vec.into_registered_vec()),
-            _marker: PhantomData,
-        }
+        // SAFETY: as in `park_pinned`: registered in this guard's context.
+        unsafe { ParkedRegisteredVec::from_registered(self.as_raw(), vec) }
     }
 
     /// Re-attaches a parked registered vector to this guard. Checked without calling the

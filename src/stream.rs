@@ -373,3 +373,85 @@ impl Drop for Stream<'_> {
         }
     }
 }
+
+/// A [`Stream`] set aside to outlive its guard and nested pushes
+/// ([`PushedGuard::park_stream`]), re-attached later with [`PushedGuard::attach_stream`]: a
+/// long-lived stream of a context that one thread pushes in turn with others
+/// ([`guide::in_flight`](crate::guide::in_flight)). Dropping it pushes its context briefly to
+/// destroy it; work still pending on it completes (`cuStreamDestroy` returns at once and the
+/// driver releases the stream afterwards).
+#[derive(Debug)]
+pub struct ParkedStream<'ctx> {
+    ctx: ffi::CUcontext,
+    raw: ffi::CUstream,
+    _marker: PhantomData<&'ctx crate::Context>,
+}
+
+// SAFETY: a stream belongs to a context, not a thread; a parked stream offers no operation
+// until attached to a guard of its context (checked), and its drop pushes that context itself.
+unsafe impl Send for ParkedStream<'_> {}
+// SAFETY: `&ParkedStream` offers no operation.
+unsafe impl Sync for ParkedStream<'_> {}
+
+impl ParkedStream<'_> {
+    /// The raw context the stream belongs to.
+    pub fn context_raw(&self) -> ffi::CUcontext {
+        self.ctx
+    }
+    /// The raw `CUstream` (usable only while its context is current).
+    pub fn as_raw(&self) -> ffi::CUstream {
+        self.raw
+    }
+}
+
+impl Drop for ParkedStream<'_> {
+    fn drop(&mut self) {
+        let raw = self.raw;
+        let destroy = || {
+            // SAFETY: a live stream of `ctx`, current while this runs, destroyed once.
+            unsafe { ffi::cuStreamDestroy_v2(raw) }.result()
+        };
+        // SAFETY: `ctx` is alive (borrowed for `'ctx`); `destroy` leaves the stack as it was.
+        if let Err(e) = unsafe { crate::memory::with_raw_current(self.ctx, destroy) } {
+            record_drop_error(e);
+        }
+    }
+}
+
+impl<'ctx> PushedGuard<'ctx, '_> {
+    /// Parks a stream: it no longer borrows this guard, only the context, so it survives the
+    /// pop and nested pushes. Re-attach it with [`attach_stream`](Self::attach_stream). No
+    /// driver call.
+    pub fn park_stream(&self, stream: Stream<'_>) -> ParkedStream<'ctx> {
+        ParkedStream {
+            ctx: self.as_raw(),
+            raw: stream.into_raw(),
+            _marker: PhantomData,
+        }
+    }
+
+    /// Re-attaches a parked stream to this guard. Checked without calling the driver.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::ContextMismatch`](crate::ErrorKind::ContextMismatch) if it was parked from
+    /// another context; the parked stream is then dropped, which destroys it in its own
+    /// context.
+    pub fn attach_stream(&self, parked: ParkedStream<'ctx>) -> Result<Stream<'_>> {
+        if parked.ctx != self.as_raw() {
+            return Err(crate::Error::custack(
+                crate::ErrorKind::ContextMismatch,
+                format!(
+                    "stream parked from context {:p} attached to a guard of {:p}",
+                    parked.ctx,
+                    self.as_raw()
+                ),
+            ));
+        }
+        let parked = core::mem::ManuallyDrop::new(parked);
+        Ok(Stream {
+            raw: parked.raw,
+            _marker: PhantomData,
+        })
+    }
+}

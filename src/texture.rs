@@ -3,31 +3,41 @@
 //! A [`CudaArray`] is opaque, texture-friendly device memory (`cuArray3DCreate`), one, two or
 //! three dimensional, copied to and from packed host elements synchronously and in scopes
 //! (`cuMemcpy3D`, `cuMemcpy3DAsync`). A [`TextureObject`] (`cuTexObjectCreate`)
-//! borrows its array *shared* and a [`SurfaceObject`] (`cuSurfObjectCreate`) borrows it
-//! *exclusively*, so the array can be neither freed nor written otherwise while an object over
-//! it exists. A kernel receives an object only bound to its scope ([`StreamScope::bind_texture`],
+//! borrows what it reads *shared* and a [`SurfaceObject`] (`cuSurfObjectCreate`) borrows its
+//! array *exclusively*, so the memory can be neither freed nor written otherwise while an
+//! object over it exists.
+//!
+//! A texture reads any of the resources of `CUDA_RESOURCE_DESC` ([`TextureResource`]): a CUDA
+//! array, a [`MipmappedArray`](crate::MipmappedArray), linear device memory (any
+//! [`DeviceMemory`]), or a [`PitchedBuffer`] as a 2D image; arrays and mipmapped arrays also
+//! through a [`ResourceView`]. It samples as [`TextureOptions`] says, which covers
+//! `CUDA_TEXTURE_DESC`: an [`AddressMode`] per dimension and a border colour, [`FilterMode`]s
+//! for texels and mipmap levels, level-of-detail bias and clamps, maximum anisotropy,
+//! normalized coordinates, integer reads and sRGB. A kernel receives an object only bound to its scope ([`StreamScope::bind_texture`],
 //! [`StreamScope::bind_surface`]), which keeps the object, and so the array, alive and unchanged
 //! until the scope has waited.
 
-use crate::StreamScope;
 use crate::asynchronous::scope::{Invariant, ScopedHost, ScopedHostMut};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::launch::{KernelArg, KernelParam, sealed as launch_sealed};
+use crate::memory::DeviceMemory;
+use crate::mipmap::MipmappedArray;
 use crate::pitched::check_packed;
 use crate::plain::DeviceCopy;
 use crate::stack::{ContextKind, PushedGuard};
+use crate::{PitchedBuffer, StreamScope};
 use core::marker::PhantomData;
 
 mod sealed {
     pub trait Sealed {}
 }
 
-/// An element type a [`CudaArray`] can hold: 1, 2 or 4 channels of `u8`, `u16`, `u32`, `i32`
-/// or `f32`. Sealed.
+/// An element type a [`CudaArray`] (and a texture over linear or pitched memory) can hold: 1, 2
+/// or 4 channels of `u8`, `i8`, `u16`, `i16`, `u32`, `i32` or `f32`. Sealed.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an element type of a CUDA array",
-    note = "CUDA array elements have 1, 2 or 4 channels: `u8`, `[u8; 2]`, `[u8; 4]`, `u16`, `u32`, `i32`, `f32`, `[f32; 2]`, `[f32; 4]` (there is no 3-channel format: pad to 4)"
+    note = "CUDA array elements have 1, 2 or 4 channels of `u8`, `i8`, `u16`, `i16`, `u32`, `i32` or `f32`: e.g. `f32`, `[f32; 2]`, `[f32; 4]`, `[u8; 4]` (there is no 3-channel format: pad to 4)"
 )]
 pub trait ArrayElement: DeviceCopy + sealed::Sealed {
     /// The channel format.
@@ -36,27 +46,43 @@ pub trait ArrayElement: DeviceCopy + sealed::Sealed {
     /// Channels per element.
     #[doc(hidden)]
     const CHANNELS: u32;
+    /// The same format as a resource view format.
+    #[doc(hidden)]
+    const VIEW_FORMAT: ffi::CUresourceViewFormat;
 }
 
 macro_rules! array_element {
-    ($($t:ty => $format:ident, $channels:expr;)*) => {$(
+    ($($t:ty => $format:ident, $channels:expr, $view:ident;)*) => {$(
         impl sealed::Sealed for $t {}
         impl ArrayElement for $t {
             const FORMAT: ffi::CUarray_format = ffi::$format;
             const CHANNELS: u32 = $channels;
+            const VIEW_FORMAT: ffi::CUresourceViewFormat = ffi::$view;
         }
     )*};
 }
 array_element! {
-    u8 => CU_AD_FORMAT_UNSIGNED_INT8, 1;
-    [u8; 2] => CU_AD_FORMAT_UNSIGNED_INT8, 2;
-    [u8; 4] => CU_AD_FORMAT_UNSIGNED_INT8, 4;
-    u16 => CU_AD_FORMAT_UNSIGNED_INT16, 1;
-    u32 => CU_AD_FORMAT_UNSIGNED_INT32, 1;
-    i32 => CU_AD_FORMAT_SIGNED_INT32, 1;
-    f32 => CU_AD_FORMAT_FLOAT, 1;
-    [f32; 2] => CU_AD_FORMAT_FLOAT, 2;
-    [f32; 4] => CU_AD_FORMAT_FLOAT, 4;
+    u8 => CU_AD_FORMAT_UNSIGNED_INT8, 1, CU_RES_VIEW_FORMAT_UINT_1X8;
+    [u8; 2] => CU_AD_FORMAT_UNSIGNED_INT8, 2, CU_RES_VIEW_FORMAT_UINT_2X8;
+    [u8; 4] => CU_AD_FORMAT_UNSIGNED_INT8, 4, CU_RES_VIEW_FORMAT_UINT_4X8;
+    i8 => CU_AD_FORMAT_SIGNED_INT8, 1, CU_RES_VIEW_FORMAT_SINT_1X8;
+    [i8; 2] => CU_AD_FORMAT_SIGNED_INT8, 2, CU_RES_VIEW_FORMAT_SINT_2X8;
+    [i8; 4] => CU_AD_FORMAT_SIGNED_INT8, 4, CU_RES_VIEW_FORMAT_SINT_4X8;
+    u16 => CU_AD_FORMAT_UNSIGNED_INT16, 1, CU_RES_VIEW_FORMAT_UINT_1X16;
+    [u16; 2] => CU_AD_FORMAT_UNSIGNED_INT16, 2, CU_RES_VIEW_FORMAT_UINT_2X16;
+    [u16; 4] => CU_AD_FORMAT_UNSIGNED_INT16, 4, CU_RES_VIEW_FORMAT_UINT_4X16;
+    i16 => CU_AD_FORMAT_SIGNED_INT16, 1, CU_RES_VIEW_FORMAT_SINT_1X16;
+    [i16; 2] => CU_AD_FORMAT_SIGNED_INT16, 2, CU_RES_VIEW_FORMAT_SINT_2X16;
+    [i16; 4] => CU_AD_FORMAT_SIGNED_INT16, 4, CU_RES_VIEW_FORMAT_SINT_4X16;
+    u32 => CU_AD_FORMAT_UNSIGNED_INT32, 1, CU_RES_VIEW_FORMAT_UINT_1X32;
+    [u32; 2] => CU_AD_FORMAT_UNSIGNED_INT32, 2, CU_RES_VIEW_FORMAT_UINT_2X32;
+    [u32; 4] => CU_AD_FORMAT_UNSIGNED_INT32, 4, CU_RES_VIEW_FORMAT_UINT_4X32;
+    i32 => CU_AD_FORMAT_SIGNED_INT32, 1, CU_RES_VIEW_FORMAT_SINT_1X32;
+    [i32; 2] => CU_AD_FORMAT_SIGNED_INT32, 2, CU_RES_VIEW_FORMAT_SINT_2X32;
+    [i32; 4] => CU_AD_FORMAT_SIGNED_INT32, 4, CU_RES_VIEW_FORMAT_SINT_4X32;
+    f32 => CU_AD_FORMAT_FLOAT, 1, CU_RES_VIEW_FORMAT_FLOAT_1X32;
+    [f32; 2] => CU_AD_FORMAT_FLOAT, 2, CU_RES_VIEW_FORMAT_FLOAT_2X32;
+    [f32; 4] => CU_AD_FORMAT_FLOAT, 4, CU_RES_VIEW_FORMAT_FLOAT_4X32;
 }
 
 /// A `width` × `height` × `depth` CUDA array of `T`, lent by a guard; destroyed on drop
@@ -71,19 +97,366 @@ pub struct CudaArray<'g, T: ArrayElement> {
     _marker: PhantomData<(&'g (), *const T)>,
 }
 
-/// How a [`TextureObject`] samples.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-#[doc(alias = "CUDA_TEXTURE_DESC")]
-pub struct TextureOptions {
-    /// Linear filtering (float textures) rather than the nearest texel.
-    pub linear: bool,
-    /// Coordinates in [0, 1) rather than in texels.
-    pub normalized: bool,
-    /// Integer texels read as integers rather than normalized floats.
-    pub read_as_integer: bool,
+/// How a texture resolves a coordinate outside the texture, in one dimension
+/// (`CUaddress_mode`). [`Wrap`](Self::Wrap) and [`Mirror`](Self::Mirror) need normalized
+/// coordinates ([`TextureOptions::normalized`]); without them the driver clamps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[doc(alias = "CUaddress_mode")]
+pub enum AddressMode {
+    /// Repeat the texture: coordinate `x` reads at `x - floor(x)` (`CU_TR_ADDRESS_MODE_WRAP`).
+    Wrap,
+    /// The edge texel (`CU_TR_ADDRESS_MODE_CLAMP`). The default.
+    #[default]
+    Clamp,
+    /// Repeat the texture mirrored every other period (`CU_TR_ADDRESS_MODE_MIRROR`).
+    Mirror,
+    /// [`TextureOptions::border_color`] outside the texture (`CU_TR_ADDRESS_MODE_BORDER`).
+    Border,
 }
 
-/// A texture object over a [`CudaArray`], borrowing it shared; destroyed on drop.
+impl AddressMode {
+    const fn raw(self) -> ffi::CUaddress_mode {
+        match self {
+            Self::Wrap => ffi::CU_TR_ADDRESS_MODE_WRAP,
+            Self::Clamp => ffi::CU_TR_ADDRESS_MODE_CLAMP,
+            Self::Mirror => ffi::CU_TR_ADDRESS_MODE_MIRROR,
+            Self::Border => ffi::CU_TR_ADDRESS_MODE_BORDER,
+        }
+    }
+}
+
+/// How a texture filters texels, or mipmap levels (`CUfilter_mode`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[doc(alias = "CUfilter_mode")]
+pub enum FilterMode {
+    /// The nearest texel, or level (`CU_TR_FILTER_MODE_POINT`). The default.
+    #[default]
+    Point,
+    /// Linear interpolation between texels, or levels (`CU_TR_FILTER_MODE_LINEAR`); for float
+    /// reads only (not with [`TextureOptions::read_as_integer`]).
+    Linear,
+}
+
+impl FilterMode {
+    const fn raw(self) -> ffi::CUfilter_mode {
+        match self {
+            Self::Point => ffi::CU_TR_FILTER_MODE_POINT,
+            Self::Linear => ffi::CU_TR_FILTER_MODE_LINEAR,
+        }
+    }
+}
+
+/// How a [`TextureObject`] samples: every field of `CUDA_TEXTURE_DESC`. The default is C's
+/// zeroed descriptor but for the address modes: clamping, point filtering, coordinates in
+/// texels, integer texels read as normalized floats.
+///
+/// ```
+/// use custack::{AddressMode, FilterMode, TextureOptions};
+/// // Tile an image: wrap around both edges, interpolate, coordinates in [0, 1).
+/// let tiled = TextureOptions {
+///     filter: FilterMode::Linear,
+///     normalized: true,
+///     ..TextureOptions::default().with_address(AddressMode::Wrap)
+/// };
+/// assert_eq!(tiled.address, [AddressMode::Wrap; 3]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[doc(alias = "CUDA_TEXTURE_DESC")]
+// One bool per `CU_TRSF_*` flag, as C has them: independent switches, not states.
+#[allow(clippy::struct_excessive_bools)]
+pub struct TextureOptions {
+    /// The address mode of each dimension (x, y, z) (`addressMode`).
+    pub address: [AddressMode; 3],
+    /// The colour read outside the texture where the address mode is
+    /// [`Border`](AddressMode::Border) (`borderColor`), as floats, whatever the element type
+    /// (integer reads take the bits of the floats).
+    pub border_color: [f32; 4],
+    /// Filtering between texels (`filterMode`).
+    pub filter: FilterMode,
+    /// Filtering between mipmap levels (`mipmapFilterMode`).
+    pub mipmap_filter: FilterMode,
+    /// Added to the level of detail a kernel asks for (`mipmapLevelBias`).
+    pub mipmap_level_bias: f32,
+    /// The most detailed level read (`minMipmapLevelClamp`).
+    pub min_mipmap_level_clamp: f32,
+    /// The least detailed level read (`maxMipmapLevelClamp`). As in C, 0 by default, which
+    /// reads only level 0: set it to the last level to read.
+    pub max_mipmap_level_clamp: f32,
+    /// The maximum anisotropy ratio, 1 to 16 (`maxAnisotropy`; 0, the default, is 1).
+    pub max_anisotropy: u32,
+    /// Coordinates in [0, 1) rather than in texels (`CU_TRSF_NORMALIZED_COORDINATES`).
+    pub normalized: bool,
+    /// Integer texels read as integers rather than as floats in [0, 1] or [-1, 1]
+    /// (`CU_TRSF_READ_AS_INTEGER`).
+    pub read_as_integer: bool,
+    /// 8-bit texels converted from sRGB to linear on reads (`CU_TRSF_SRGB`).
+    pub srgb: bool,
+    /// Full-precision trilinear filtering between levels
+    /// (`CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION`).
+    pub disable_trilinear_optimization: bool,
+}
+
+impl Default for TextureOptions {
+    fn default() -> Self {
+        Self {
+            address: [AddressMode::Clamp; 3],
+            border_color: [0.0; 4],
+            filter: FilterMode::Point,
+            mipmap_filter: FilterMode::Point,
+            mipmap_level_bias: 0.0,
+            min_mipmap_level_clamp: 0.0,
+            max_mipmap_level_clamp: 0.0,
+            max_anisotropy: 0,
+            normalized: false,
+            read_as_integer: false,
+            srgb: false,
+            disable_trilinear_optimization: false,
+        }
+    }
+}
+
+impl TextureOptions {
+    /// The same options with `mode` in every dimension.
+    #[must_use]
+    pub const fn with_address(self, mode: AddressMode) -> Self {
+        Self {
+            address: [mode; 3],
+            ..self
+        }
+    }
+
+    /// The driver's descriptor.
+    pub(crate) fn to_raw(self) -> ffi::CUDA_TEXTURE_DESC {
+        let [x, y, z] = self.address;
+        let mut flags = 0;
+        for (on, flag) in [
+            (self.normalized, ffi::CU_TRSF_NORMALIZED_COORDINATES),
+            (self.read_as_integer, ffi::CU_TRSF_READ_AS_INTEGER),
+            (self.srgb, ffi::CU_TRSF_SRGB),
+            (
+                self.disable_trilinear_optimization,
+                ffi::CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION,
+            ),
+        ] {
+            if on {
+                flags |= flag;
+            }
+        }
+        ffi::CUDA_TEXTURE_DESC {
+            addressMode: [x.raw(), y.raw(), z.raw()],
+            filterMode: self.filter.raw(),
+            flags,
+            maxAnisotropy: self.max_anisotropy,
+            mipmapFilterMode: self.mipmap_filter.raw(),
+            mipmapLevelBias: self.mipmap_level_bias,
+            minMipmapLevelClamp: self.min_mipmap_level_clamp,
+            maxMipmapLevelClamp: self.max_mipmap_level_clamp,
+            borderColor: self.border_color,
+            reserved: [0; 12],
+        }
+    }
+}
+
+/// Which part of an array or mipmapped array a texture reads (`CUDA_RESOURCE_VIEW_DESC`):
+/// a range of mipmap levels and the extent of the view. The texels are read in the array's
+/// own format.
+///
+/// Start from [`ResourceView::of_array`] or [`ResourceView::of_mipmapped`] (the whole
+/// resource) and narrow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(alias = "CUDA_RESOURCE_VIEW_DESC")]
+pub struct ResourceView {
+    /// Width of the view, in elements.
+    pub width: usize,
+    /// Height of the view (1 for a 1D resource).
+    pub height: usize,
+    /// Depth of the view (1 for a 1D or 2D resource).
+    pub depth: usize,
+    /// The most detailed mipmap level the view holds (its level 0).
+    pub first_level: u32,
+    /// The least detailed mipmap level the view holds.
+    pub last_level: u32,
+}
+
+impl ResourceView {
+    /// The whole of `array`.
+    pub fn of_array<T: ArrayElement>(array: &CudaArray<'_, T>) -> Self {
+        Self {
+            width: array.width,
+            height: array.height,
+            depth: array.depth,
+            first_level: 0,
+            last_level: 0,
+        }
+    }
+
+    /// The whole of `array`, all of its levels.
+    pub fn of_mipmapped<T: ArrayElement>(array: &MipmappedArray<'_, T>) -> Self {
+        let [width, height, depth] = array.extent();
+        Self {
+            width,
+            height,
+            depth,
+            first_level: 0,
+            last_level: array.levels().saturating_sub(1),
+        }
+    }
+
+    /// The same view of levels `first..=last` only.
+    #[must_use]
+    pub const fn levels(self, first: u32, last: u32) -> Self {
+        Self {
+            first_level: first,
+            last_level: last,
+            ..self
+        }
+    }
+
+    fn to_raw(self, format: ffi::CUresourceViewFormat) -> ffi::CUDA_RESOURCE_VIEW_DESC {
+        // As for arrays, the descriptor's height is 0 for 1D and its depth 0 for 1D and 2D.
+        ffi::CUDA_RESOURCE_VIEW_DESC {
+            format,
+            width: self.width,
+            height: if self.height == 1 && self.depth == 1 {
+                0
+            } else {
+                self.height
+            },
+            depth: if self.depth == 1 { 0 } else { self.depth },
+            firstMipmapLevel: self.first_level,
+            lastMipmapLevel: self.last_level,
+            firstLayer: 0,
+            lastLayer: 0,
+            reserved: [0; 16],
+        }
+    }
+}
+
+/// What a texture reads (`CUDA_RESOURCE_DESC`, and a `CUDA_RESOURCE_VIEW_DESC` where one is
+/// given), borrowing it shared for `'a`: a [`CudaArray`], a [`MipmappedArray`], linear device
+/// memory, or a [`PitchedBuffer`]. The [`TextureObject`] made from it
+/// ([`PushedGuard::texture_from`]) keeps the borrow, so the memory can be neither written nor
+/// freed while the texture lives (C21).
+#[derive(Debug, Clone, Copy)]
+#[doc(alias = "CUDA_RESOURCE_DESC")]
+pub struct TextureResource<'a> {
+    desc: ffi::CUDA_RESOURCE_DESC,
+    view: Option<ffi::CUDA_RESOURCE_VIEW_DESC>,
+    // The handles and addresses are the current context's: not to be used on another thread.
+    _marker: PhantomData<(&'a (), *const ())>,
+}
+
+fn resource(
+    res_type: ffi::CUresourcetype,
+    res: ffi::CUDA_RESOURCE_DESC_res,
+) -> ffi::CUDA_RESOURCE_DESC {
+    ffi::CUDA_RESOURCE_DESC {
+        resType: res_type,
+        res,
+        flags: 0,
+    }
+}
+
+fn array_resource(array: ffi::CUarray) -> ffi::CUDA_RESOURCE_DESC {
+    let mut res = ffi::CUDA_RESOURCE_DESC_res { reserved: [0; 32] };
+    res.array = ffi::CUDA_RESOURCE_DESC_array { hArray: array };
+    resource(ffi::CU_RESOURCE_TYPE_ARRAY, res)
+}
+
+impl<'a> TextureResource<'a> {
+    /// A CUDA array (`CU_RESOURCE_TYPE_ARRAY`).
+    pub fn array<T: ArrayElement>(array: &'a CudaArray<'_, T>) -> Self {
+        Self {
+            desc: array_resource(array.raw),
+            view: None,
+            _marker: PhantomData,
+        }
+    }
+
+    /// A view of a CUDA array.
+    pub fn array_view<T: ArrayElement>(array: &'a CudaArray<'_, T>, view: &ResourceView) -> Self {
+        Self {
+            view: Some(view.to_raw(T::VIEW_FORMAT)),
+            ..Self::array(array)
+        }
+    }
+
+    /// A mipmapped CUDA array (`CU_RESOURCE_TYPE_MIPMAPPED_ARRAY`): a kernel reads it with an
+    /// explicit level of detail (`tex2DLod`) or a gradient (`tex2DGrad`).
+    pub fn mipmapped<T: ArrayElement>(array: &'a MipmappedArray<'_, T>) -> Self {
+        let mut res = ffi::CUDA_RESOURCE_DESC_res { reserved: [0; 32] };
+        res.mipmap = ffi::CUDA_RESOURCE_DESC_mipmap {
+            hMipmappedArray: array.as_raw(),
+        };
+        Self {
+            desc: resource(ffi::CU_RESOURCE_TYPE_MIPMAPPED_ARRAY, res),
+            view: None,
+            _marker: PhantomData,
+        }
+    }
+
+    /// A view of a mipmapped CUDA array, e.g. a range of its levels.
+    pub fn mipmapped_view<T: ArrayElement>(
+        array: &'a MipmappedArray<'_, T>,
+        view: &ResourceView,
+    ) -> Self {
+        Self {
+            view: Some(view.to_raw(T::VIEW_FORMAT)),
+            ..Self::mipmapped(array)
+        }
+    }
+
+    /// Linear device memory (`CU_RESOURCE_TYPE_LINEAR`): a buffer or a view of one, read by
+    /// element index (`tex1Dfetch`). Its address must be aligned to the device's
+    /// [`TextureAlignment`](crate::DeviceAttribute::TextureAlignment) (allocations are; a view
+    /// at an offset may not be), or the driver refuses the texture.
+    pub fn linear<T: ArrayElement, M: DeviceMemory<T> + ?Sized>(memory: &'a M) -> Self {
+        let mut res = ffi::CUDA_RESOURCE_DESC_res { reserved: [0; 32] };
+        res.linear = ffi::CUDA_RESOURCE_DESC_linear {
+            devPtr: memory.device_ptr(),
+            format: T::FORMAT,
+            numChannels: T::CHANNELS,
+            sizeInBytes: memory.byte_len(),
+        };
+        Self {
+            desc: resource(ffi::CU_RESOURCE_TYPE_LINEAR, res),
+            view: None,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Pitched device memory as a 2D image (`CU_RESOURCE_TYPE_PITCH2D`), read like a 2D
+    /// array (`tex2D`).
+    pub fn pitched<T: ArrayElement>(memory: &'a PitchedBuffer<'_, T>) -> Self {
+        let mut res = ffi::CUDA_RESOURCE_DESC_res { reserved: [0; 32] };
+        res.pitch2D = ffi::CUDA_RESOURCE_DESC_pitch2D {
+            devPtr: memory.device_ptr(),
+            format: T::FORMAT,
+            numChannels: T::CHANNELS,
+            width: memory.width(),
+            height: memory.height(),
+            pitchInBytes: memory.pitch_bytes(),
+        };
+        Self {
+            desc: resource(ffi::CU_RESOURCE_TYPE_PITCH2D, res),
+            view: None,
+            _marker: PhantomData,
+        }
+    }
+
+    /// The resource descriptor.
+    pub fn as_raw(&self) -> &ffi::CUDA_RESOURCE_DESC {
+        &self.desc
+    }
+
+    /// The view descriptor, if any.
+    pub fn view_as_raw(&self) -> Option<&ffi::CUDA_RESOURCE_VIEW_DESC> {
+        self.view.as_ref()
+    }
+}
+
+/// A texture object over a [`TextureResource`], borrowing what it reads shared; destroyed on
+/// drop.
 #[derive(Debug)]
 #[doc(alias = "CUtexObject")]
 pub struct TextureObject<'a> {
@@ -122,16 +495,6 @@ pub struct TextureHandle(#[allow(dead_code)] ffi::CUtexObject);
 #[derive(Debug)]
 pub struct SurfaceHandle(#[allow(dead_code)] ffi::CUsurfObject);
 
-fn array_resource(array: ffi::CUarray) -> ffi::CUDA_RESOURCE_DESC {
-    let mut res = [0u64; 16];
-    res[0] = array as usize as u64;
-    ffi::CUDA_RESOURCE_DESC {
-        resType: ffi::CU_RESOURCE_TYPE_ARRAY,
-        res,
-        flags: 0,
-    }
-}
-
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuArray3DCreate`—A `width` × `height` array of `T` (height 1 for a 1D array),
     /// uninitialized, usable by textures and surfaces.
@@ -139,13 +502,14 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::{Context, ContextFlags, Driver, Stack, TextureOptions};
+    /// use custack::{Context, ContextFlags, Driver, FilterMode, Stack, TextureOptions};
     /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
     /// let mut stack = Stack::new()?;
     /// let guard = stack.push(&ctx)?;
     /// let mut image = guard.alloc_array::<f32>(640, 480)?;
     /// image.copy_from_host(&vec![0.25; 640 * 480])?;
-    /// let texture = guard.texture(&image, &TextureOptions { linear: true, ..Default::default() })?;
+    /// let options = TextureOptions { filter: FilterMode::Linear, ..Default::default() };
+    /// let texture = guard.texture(&image, &options)?;
     /// // `image` is borrowed by `texture`: no writes until it is dropped
     /// # drop(texture);
     /// # Ok::<(), custack::Error>(())
@@ -222,7 +586,8 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         })
     }
 
-    /// `cuTexObjectCreate`—A texture object reading `array` (borrowed shared while it lives).
+    /// `cuTexObjectCreate`—A texture object reading `array` (borrowed shared while it lives):
+    /// [`texture_from`](Self::texture_from) with [`TextureResource::array`].
     ///
     /// # References
     ///
@@ -233,29 +598,66 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         array: &'a CudaArray<'_, T>,
         options: &TextureOptions,
     ) -> Result<TextureObject<'a>> {
-        let resource = array_resource(array.raw);
-        let mut flags = 0;
-        if options.normalized {
-            flags |= ffi::CU_TRSF_NORMALIZED_COORDINATES;
-        }
-        if options.read_as_integer {
-            flags |= ffi::CU_TRSF_READ_AS_INTEGER;
-        }
-        let desc = ffi::CUDA_TEXTURE_DESC {
-            addressMode: [1, 1, 1], // clamp
-            filterMode: i32::from(options.linear),
-            flags,
-            ..Default::default()
-        };
+        self.texture_from(TextureResource::array(array), options)
+    }
+
+    /// `cuTexObjectCreate`—A texture object reading `resource` (an array, a mipmapped array,
+    /// linear or pitched device memory, borrowed shared while the texture lives) as `options`
+    /// say.
+    ///
+    /// # Errors
+    ///
+    /// Driver errors, e.g. `InvalidValue` for options the resource does not support (linear
+    /// filtering of integer reads, wrap or mirror addressing without normalized coordinates
+    /// on some devices, a linear resource beyond the device's maximum width or misaligned).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{AddressMode, Context, ContextFlags, Driver, FilterMode, Stack};
+    /// use custack::{TextureOptions, TextureResource};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let mut image = guard.alloc_pitched::<f32>(640, 480)?;
+    /// image.copy_from_host(&vec![0.5; 640 * 480])?;
+    /// let options = TextureOptions {
+    ///     filter: FilterMode::Linear,
+    ///     normalized: true,
+    ///     border_color: [1.0, 0.0, 0.0, 0.0],
+    ///     ..TextureOptions::default().with_address(AddressMode::Border)
+    /// };
+    /// let texture = guard.texture_from(TextureResource::pitched(&image), &options)?;
+    /// // `image` is borrowed by `texture`: `image.copy_from_host(..)` would not compile here
+    /// # drop(texture);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html>
+    #[doc(alias = "cuTexObjectCreate")]
+    pub fn texture_from<'a>(
+        &self,
+        resource: TextureResource<'a>,
+        options: &TextureOptions,
+    ) -> Result<TextureObject<'a>> {
+        let desc = options.to_raw();
+        let view = resource
+            .view
+            .as_ref()
+            .map_or(core::ptr::null(), core::ptr::from_ref);
         let mut raw = 0;
-        // SAFETY: valid out-pointer; fully initialized descriptors naming a live array of this
-        // context; no resource view.
+        // SAFETY: valid out-pointer; fully initialized descriptors; the resource names a live
+        // array, mipmapped array or allocation of this context (it borrows it for `'a`, and it
+        // is `!Send`, so this thread's current context is the one it was made under); the view
+        // is null or a live descriptor.
         unsafe {
             ffi::cuTexObjectCreate(
                 &raw mut raw,
-                &raw const resource,
+                &raw const resource.desc,
                 &raw const desc,
-                core::ptr::null(),
+                view,
             )
         }
         .result()?;
@@ -276,15 +678,27 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         &self,
         array: &'a mut CudaArray<'_, T>,
     ) -> Result<SurfaceObject<'a>> {
-        let resource = array_resource(array.raw);
-        let mut raw = 0;
-        // SAFETY: valid out-pointer; a descriptor naming a live, surface-capable array.
-        unsafe { ffi::cuSurfObjectCreate(&raw mut raw, &raw const resource) }.result()?;
-        Ok(SurfaceObject {
-            raw,
-            _marker: PhantomData,
-        })
+        // SAFETY: a live, surface-capable array of this context, borrowed exclusively for 'a.
+        unsafe { create_surface(array.raw) }
     }
+}
+
+/// `cuSurfObjectCreate` over `array`.
+///
+/// # Safety
+///
+/// `array` is a live, surface-capable array of the current context that nothing else reads or
+/// writes for `'a` (the caller holds an exclusive borrow of its owner for `'a`).
+pub(crate) unsafe fn create_surface<'a>(array: ffi::CUarray) -> Result<SurfaceObject<'a>> {
+    let resource = array_resource(array);
+    let mut raw = 0;
+    // SAFETY: valid out-pointer; a descriptor naming a live, surface-capable array (the
+    // caller's contract).
+    unsafe { ffi::cuSurfObjectCreate(&raw mut raw, &raw const resource) }.result()?;
+    Ok(SurfaceObject {
+        raw,
+        _marker: PhantomData,
+    })
 }
 
 impl<T: ArrayElement> CudaArray<'_, T> {
@@ -357,11 +771,11 @@ impl<T: ArrayElement> CudaArray<'_, T> {
 
 /// The direction of an [`array_copy`].
 #[derive(Clone, Copy)]
-struct ToArray(bool);
+pub(crate) struct ToArray(pub(crate) bool);
 
 /// A copy of a whole `array` of `T` with extent `[width, height, depth]` to or from packed host
 /// elements at `host`.
-fn array_copy<T>(
+pub(crate) fn array_copy<T>(
     array: ffi::CUarray,
     [width, height, depth]: [usize; 3],
     host: *mut core::ffi::c_void,
@@ -590,3 +1004,47 @@ impl launch_sealed::SealedParam for TextureHandle {}
 impl KernelParam for TextureHandle {}
 impl launch_sealed::SealedParam for SurfaceHandle {}
 impl KernelParam for SurfaceHandle {}
+#[cfg(test)]
+mod tests {
+    use super::{AddressMode, FilterMode, TextureOptions};
+    use crate::ffi;
+
+    #[test]
+    #[allow(clippy::float_cmp)] // the descriptor holds exact copies of the options' floats
+    fn options_fill_every_field_of_the_descriptor() {
+        let d = TextureOptions::default().to_raw();
+        assert_eq!(d.addressMode, [ffi::CU_TR_ADDRESS_MODE_CLAMP; 3]);
+        assert_eq!((d.filterMode, d.flags, d.maxAnisotropy), (0, 0, 0));
+        let o = TextureOptions {
+            address: [AddressMode::Wrap, AddressMode::Mirror, AddressMode::Border],
+            border_color: [1.0, 2.0, 3.0, 4.0],
+            filter: FilterMode::Linear,
+            mipmap_filter: FilterMode::Linear,
+            mipmap_level_bias: 0.5,
+            min_mipmap_level_clamp: 1.0,
+            max_mipmap_level_clamp: 3.0,
+            max_anisotropy: 8,
+            normalized: true,
+            read_as_integer: false,
+            srgb: true,
+            disable_trilinear_optimization: true,
+        };
+        let d = o.to_raw();
+        assert_eq!(d.addressMode, [0, 2, 3]);
+        assert_eq!((d.filterMode, d.mipmapFilterMode), (1, 1));
+        assert_eq!(d.flags, 0x02 | 0x10 | 0x20);
+        assert_eq!(d.maxAnisotropy, 8);
+        assert_eq!(
+            (
+                d.mipmapLevelBias,
+                d.minMipmapLevelClamp,
+                d.maxMipmapLevelClamp
+            ),
+            (0.5, 1.0, 3.0)
+        );
+        assert_eq!(d.borderColor, [1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(d.reserved, [0; 12]);
+        let wrap = TextureOptions::default().with_address(AddressMode::Wrap);
+        assert_eq!(wrap.to_raw().addressMode, [0; 3]);
+    }
+}

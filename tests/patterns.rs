@@ -1,4 +1,4 @@
-//! What the type system must let through: the must-compile rows P1–P8, P10 and P11 of `INVARIANTS.md`, and
+//! What the type system must let through: the must-compile rows P1–P11 of `INVARIANTS.md`, and
 //! the positive twin of every compile-fail program in `ui-tests/` (STYLE 21).
 //!
 //! Each pattern is a plain function taking what it needs, so this file compiling is the test
@@ -382,6 +382,74 @@ fn p8_alternating_with_push(a: &Context, b: &Context) -> Result<(Vec<u32>, Vec<u
     let g = stack.push(b)?;
     let from_b = g.attach(parked_b)?.to_vec()?;
     Ok((from_a, from_b))
+}
+
+/// What `enqueue_parked` leaves in flight: its upload buffer, device buffer and download
+/// vector, parked.
+type InFlight<'c> = custack::ParkedSubmission<
+    'c,
+    (
+        custack::ParkedPinned<'c, u32>,
+        ParkedBuffer<'c, u32>,
+        Vec<u32>,
+        (),
+    ),
+>;
+
+/// Enqueues on `guard`'s context, in a submission it then parks: `x = k` uploaded from
+/// page-locked memory, `x += k` by `add_u32`, downloaded into a vector. The module is parked
+/// too (dropping it would synchronize the context), so the work stays in flight when this
+/// returns.
+fn enqueue_parked<'c>(
+    guard: &PushedGuard<'c, '_>,
+    k: u32,
+) -> Result<(InFlight<'c>, ParkedModule<'c>)> {
+    let module = guard.load_ptx(KERNELS)?;
+    let add = module.function("add_u32")?;
+    let stream = guard.stream()?;
+    let mut host = guard.alloc_pinned::<u32>(N)?;
+    host.fill(k);
+    let payload = (host, guard.alloc::<u32>(N)?, vec![0u32; N], add);
+    let work = stream.submit(payload, |s, (host, mut dev, out, add)| {
+        s.copy_to_device(&mut dev, host)?;
+        // SAFETY: `add_u32(unsigned* x, unsigned k, unsigned n)` adds `k` to `x[0..n)`, and
+        // `dev` holds `n` elements.
+        unsafe { s.launch(&add, LaunchConfig::for_elements(N32), (&mut dev, k, N32)) }?;
+        s.copy_to_host(out, &dev)
+    })?;
+    let pending = guard.park_submission(work); // borrows the context only; the stream may go
+    Ok((pending, guard.park_module(module)))
+}
+
+/// P9 (issue 19): one thread keeps work pending on two contexts at once: enqueue on A, push B
+/// and enqueue on B, wait for both (NVIDIA's `simpleMultiGPU` shape). A's pending work is
+/// parked (`park_submission`), so A's guard can be frozen under the nested push; B's is parked
+/// to leave the nested push; both are waited for while A is current, B's from another context.
+/// A third submission on A waits on the GPU for B's work (`wait_parked`, `cuStreamWaitEvent`
+/// with B's event). What comes back is parked memory, re-attached to its own context's guard.
+/// The twin of `ui-tests/c22_*.rs`.
+///
+/// Returns A's host result (`2 * 3`), B's (`2 * 5`), A's device buffer read back under A's
+/// guard (`6`), and the ordered third submission's result (`7 + 7`).
+fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 4]> {
+    let mut stack = Stack::new()?;
+    let mut ga = stack.push(a)?;
+    let (pending_a, module_a) = enqueue_parked(&ga, 3)?;
+    let (pending_b, module_b) = ga.with_pushed(b, |gb| enqueue_parked(gb, 5))??;
+    // Both in flight. A's stream waits on the GPU for B's work before its own.
+    let stream = ga.stream()?;
+    stream.wait_parked(&pending_b)?;
+    let ordered = stream.submit(vec![0u32; N], |s, host| {
+        let mut tmp = s.alloc::<u32>(N)?;
+        s.fill_u32(&mut tmp, 14)?;
+        s.copy_to_host(host, &tmp)
+    })?;
+    let (_, dev_a, host_a, ()) = pending_a.wait()?;
+    let (_, dev_b, host_b, ()) = pending_b.wait()?; // B's event, A current
+    let dev_a = ga.attach(dev_a)?.to_vec()?; // A's memory under A's guard again
+    let ordered = ordered.wait()?;
+    drop((dev_b, module_b, module_a)); // each pushes its own context
+    Ok([host_a, host_b, dev_a, ordered])
 }
 
 /// What P11 reads back, each checked element by element by `p11_on_device`.
@@ -1103,6 +1171,29 @@ fn twins_c5_c7_c9_on_device() -> Result<()> {
     let ctx = context0()?;
     assert_eq!(c7_parked_buffer_sent_to_another_thread(&ctx)?, vec![6; N]);
     assert!(c9_function_used_while_module_loaded(&ctx)? >= 32);
+    Ok(())
+}
+
+/// P9 on two contexts: of device 0 and device 1 if there is one (two GPUs), else both of
+/// device 0. Checked element by element.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn p9_on_device() -> Result<()> {
+    let driver = Driver::init()?;
+    let second = driver.device(driver.device_count()?.min(2) - 1)?; // device 1 if there is one
+    let (a, b) = (context0()?, Context::new(second, ContextFlags::empty())?);
+    let [host_a, host_b, dev_a, ordered] = p9_two_contexts_in_flight(&a, &b)?;
+    for (what, got, want) in [
+        ("A's host result", &host_a, 6),
+        ("B's host result", &host_b, 10),
+        ("A's device buffer", &dev_a, 6),
+        ("the ordered submission", &ordered, 14),
+    ] {
+        assert_eq!(got.len(), N, "{what}");
+        for (i, &x) in got.iter().enumerate() {
+            assert_eq!(x, want, "{what}, element {i}");
+        }
+    }
     Ok(())
 }
 

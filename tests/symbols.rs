@@ -148,15 +148,15 @@ fn the_scan_finds_declarations_and_skips_comments() {
     assert!(names.iter().all(|n| n.starts_with("cu")));
 }
 
-/// The do-nothing driver of `benches/nulldriver` exports every entry point `ffi/` declares, or
+/// The do-nothing driver of `checkdriver` exports every entry point `ffi/` declares, or
 /// `scripts/bench-nulldriver.sh` cannot link custack against it (it is built only there, so
 /// this checks its source).
 #[test]
 fn every_declared_symbol_is_in_the_null_driver() {
-    const NULL: &str = include_str!("../benches/nulldriver/src/lib.rs");
+    const NULL: &str = include_str!("../checkdriver/src/lib.rs");
     let missing: Vec<&str> = declared_symbols()
         .into_iter()
         .filter(|name| !NULL.contains(&format!("fn {name}(")))
         .collect();
-    assert!(missing.is_empty(), "benches/nulldriver lacks: {missing:?}");
+    assert!(missing.is_empty(), "checkdriver lacks: {missing:?}");
 }

@@ -8,6 +8,10 @@
 //!   overlap without nesting (rolling pipelines over several streams); submissions on other
 //!   streams take it over with a GPU-side wait.
 //!
+//! - [`PushedGuard::park_submission`](crate::PushedGuard::park_submission) ([`parked`]): a
+//!   pending submission that borrows only its context, so one thread keeps work in flight on
+//!   several contexts.
+//!
 //! - [`StreamScope::host_fn`](crate::StreamScope::host_fn) ([`host`]): a Rust closure the driver
 //!   calls in stream order, its panics caught and reported by the next wait.
 //!
@@ -20,6 +24,7 @@
 
 pub(crate) mod graph;
 pub(crate) mod host;
+pub(crate) mod parked;
 pub(crate) mod scope;
 pub(crate) mod submission;
 

@@ -793,7 +793,7 @@ impl<P: Payload> Submission<'_, P> {
 
     /// The event and the payload in its held form, without waiting.
     #[inline]
-    fn into_parts(self) -> (ffi::CUevent, P::Held) {
+    pub(crate) fn into_parts(self) -> (ffi::CUevent, P::Held) {
         let mut this = ManuallyDrop::new(self);
         // SAFETY: the payload is taken once; `this` never drops.
         let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
@@ -955,7 +955,7 @@ mod tests {
     fn context() -> Result<Context> {
         // Under Miri the driver is the checking double (linked in by `src/lib.rs`).
         #[cfg(miri)]
-        nulldriver::start_checking(0, 0);
+        checkdriver::start_checking(0, 0);
         Context::new(Driver::init()?.device(0)?, ContextFlags::empty())
     }
 

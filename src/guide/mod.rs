@@ -7,6 +7,7 @@
 //! | [`stack`] | The driver's per-thread context stack; [`Context`](crate::Context), [`Stack`](crate::Stack) and [`PushedGuard`](crate::PushedGuard); what a guard lends; what fails to compile, and why |
 //! | [`scopes`] | Asynchronous work: stream scopes that *borrow* memory, submissions that *own* it, graphs captured once and launched many times; which to pick |
 //! | [`parking`] | Handles that outlive a guard: parking and attaching; two contexts on one thread; one context on many threads; a library type with its own context; copies between contexts |
+//! | [`in_flight`] | Several contexts from one thread: when to use a thread per context and when one thread; parked submissions in flight on every GPU; GPU-side ordering across contexts; what synchronizes |
 //! | [`faults`] | Errors: the raw code and the kind, errors of earlier asynchronous work, sticky errors, errors that `Drop` records, and what happens when a kernel faults |
 //!
 //! # The two-minute picture
@@ -23,7 +24,8 @@
 //! stack.push(&ctx) ─> PushedGuard                                  (pops on drop, !Send)
 //!                       ├─ stream(), alloc(), load_ptx(), event()  (lent: borrow the guard)
 //!                       ├─ with_pushed(&other, |inner| …)          (nesting: the outer guard is frozen)
-//!                       └─ park(buf) / attach(parked)              (carry memory across pushes)
+//!                       ├─ park(buf) / attach(parked)              (carry memory across pushes)
+//!                       └─ park_submission(sub) ─> ParkedSubmission (work in flight across pushes)
 //! stream.scope(|s| …)            async work that borrows memory; one stream sync at the end
 //! stream.submit(payload, |s, p| …) ─> Submission ─> wait() ─> payload   (owns its memory)
 //! stream.capture(payload, |s, p| …) ─> Graph ─> GraphExec                (owns its memory)
@@ -48,6 +50,7 @@
 //!   `add_u32(unsigned* x, unsigned k, unsigned n)` adds `k` to `x[0..n)`.
 
 pub mod faults;
+pub mod in_flight;
 pub mod parking;
 pub mod scopes;
 pub mod stack;

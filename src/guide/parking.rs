@@ -228,6 +228,11 @@
 //! Code loaded once for *every* context is a [`Library`](crate::Library)
 //! (`cuLibraryLoadData`): owned, `Send + Sync` like a `Context`, its kernels turned into a
 //! function per context by [`PushedGuard::library_function`](crate::PushedGuard::library_function).
+//! A type that owns the library *and* its kernels in one struct holds a
+//! [`SharedLibrary`](crate::SharedLibrary) and its [`SharedKernel`](crate::SharedKernel)s
+//! (each keeps a share of the library loaded), and lends a kernel per call with
+//! [`SharedKernel::kernel`](crate::SharedKernel::kernel); see the engine in `SharedLibrary`'s
+//! docs.
 //!
 //! [`PushedGuard::park`]: crate::PushedGuard::park
 //! [`PushedGuard::alloc_pinned`]: crate::PushedGuard::alloc_pinned

@@ -838,6 +838,237 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     let (_x, _add, out) = exec.payload();
     Ok(out.to_vec())
+/// Arrays, a mipmapped array and textures over every resource kind (issue 23): a CUDA array
+/// and a view of it, a mipmapped array, linear and pitched device memory; a surface over a
+/// level; a texture bound to a scope and passed to a kernel; an asynchronous copy into an
+/// array. (After `tests/gpu_sampling.rs` and `tests/gpu_texture.rs`.)
+fn textures(ctx: &Context) -> Result<Vec<f32>> {
+    use custack::{
+        AddressMode, FilterMode, ResourceView, TextureHandle, TextureOptions, TextureResource,
+    };
+    const TEXTURE_PTX: &str = include_str!("../../../tests/fixtures/texture.ptx");
+    let (w, h) = (64usize, 32usize);
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(TEXTURE_PTX)?;
+    let tex_read =
+        module.kernel::<(TextureHandle, custack::DevicePtr<f32>, u32, u32)>("tex_read")?;
+    let stream = guard.stream()?;
+    let pixels = vec![0.5f32; w * h];
+    let mut array = guard.alloc_array::<f32>(w, h)?;
+    array.copy_from_host(&pixels)?;
+    let mut mip = guard.alloc_mipmapped_array::<f32>(w, h, 2)?;
+    mip.copy_level_from_host(0, &pixels)?;
+    mip.copy_level_from_host(1, &pixels[..w * h / 4])?;
+    let mut pitched = guard.alloc_pitched::<f32>(w, h)?;
+    pitched.copy_from_host(&pixels)?;
+    let linear = guard.alloc_from(&pixels)?;
+    let options = TextureOptions {
+        filter: FilterMode::Linear,
+        normalized: true,
+        border_color: [1.0, 0.0, 0.0, 0.0],
+        max_mipmap_level_clamp: 1.0,
+        ..TextureOptions::default().with_address(AddressMode::Wrap)
+    };
+    let view = ResourceView::of_array(&array);
+    let textures = [
+        guard.texture(&array, &options)?,
+        guard.texture_from(TextureResource::array_view(&array, &view), &options)?,
+        guard.texture_from(TextureResource::mipmapped(&mip), &options)?,
+        guard.texture_from(
+            TextureResource::mipmapped_view(&mip, &ResourceView::of_mipmapped(&mip).levels(0, 1)),
+            &options,
+        )?,
+        guard.texture_from(
+            TextureResource::pitched(&pitched),
+            &TextureOptions::default(),
+        )?,
+        guard.texture_from(TextureResource::linear(&linear), &TextureOptions::default())?,
+    ];
+    let mut out = guard.alloc_zeroed::<f32>(w * h)?;
+    let cfg = LaunchConfig {
+        grid: (w as u32 / 16, h as u32 / 16, 1),
+        block: (16, 16, 1),
+        shared_mem_bytes: 0,
+    };
+    for texture in &textures {
+        stream.scope(|s| {
+            let (t, mut o) = (s.bind_texture(texture), s.bind_mut(&mut out));
+            // SAFETY: under the checking driver no kernel runs; on a GPU `tex_read` samples
+            // the texture and writes w*h floats of `out`.
+            unsafe { s.launch_kernel(&tex_read, cfg, (t, &mut o, w as u32, h as u32)) }
+        })??;
+    }
+    drop(textures);
+    {
+        let _surface = guard.surface_level(&mut mip, 1)?;
+    }
+    stream.scope(|s| {
+        let mut a = s.bind_array(&mut array);
+        s.copy_to_array(&mut a, &pixels)
+    })??;
+    let mut result = out.to_vec()?;
+    result.extend(mip.level_to_vec(1)?);
+    result.extend(array.to_vec()?);
+    Ok(result)
+}
+
+/// Virtual memory across devices (issue 23), on the one device the double has: a range of
+/// pieces made and mapped under one push, released right after mapping, lent to guards of two
+/// pushes in turn; a borrowed and a shared mapping. (After `tests/gpu_vmm_devices.rs`.)
+fn peer_vmm(ctx: &Context) -> Result<Vec<u32>> {
+    use custack::Access;
+    let device = ctx.device();
+    let mut stack = Stack::new()?;
+    let (space, pieces, mut table, g) = stack.with_pushed(ctx, |guard| -> Result<_> {
+        let g = guard.granularity_on(device)?;
+        let pieces = vec![
+            guard.create_physical_on(device, g)?,
+            guard.create_physical_on(device, g)?,
+        ];
+        let table = guard.create_physical_on(device, g)?;
+        Ok((guard.reserve_for_peers(4 * g)?, pieces, table, g))
+    })??;
+    let rw = [(device, Access::ReadWrite)];
+    let mut striped = space.map_owned::<u32>(0, pieces, &rw)?;
+    stack.with_pushed(ctx, |guard| guard.lend_mut(&mut striped)?.fill_u32(1))??;
+    {
+        let mut writer = space.map::<u32>(2 * g, &[&mut table], &rw)?;
+        stack.with_pushed(ctx, |guard| guard.lend_mut(&mut writer)?.fill_u32(2))??;
+    }
+    let reader = space.map_shared::<u32>(3 * g, &[&table], &[device])?;
+    let mut out = stack.with_pushed(ctx, |guard| guard.lend(&striped)?.to_vec())??;
+    out.extend(stack.with_pushed(ctx, |guard| guard.lend_shared(&reader)?.to_vec())??);
+    Ok(out)
+}
+
+/// P11 (issue 25): staging between two contexts through page-locked host memory. A downloads
+/// into its page-locked buffer; under a nested push B reads it (synchronously, then in its own
+/// stream scope asynchronously), adds it to itself on the GPU and writes the result back into
+/// another of A's page-locked buffers; A reads it as a slice and uploads it again. Page-locked
+/// memory crosses the nested push parked (`park_pinned`, `park_registered`), as device memory
+/// does. The twin of `ui-tests/c11_parked_pinned_*.rs`,
+/// `c5_context_dropped_while_pinned_parked.rs` and `c22_parked_pinned_is_no_payload.rs`.
+///
+/// `a` and `b` may be contexts of one device or of two (no peer access is needed).
+fn p11_staging_through_pinned(a: &Context, b: &Context) -> Result<(f32, Vec<f32>, Vec<f32>)> {
+    let values: Vec<f32> = (0..N).map(|i| f32::from(i as u16)).collect();
+    let mut stack = Stack::new()?;
+    let mut ga = stack.push(a)?;
+    let src = ga.alloc_from(&values)?;
+    let mut staging = ga.park_pinned(ga.alloc_pinned::<f32>(N)?);
+    src.copy_to_host(&mut staging)?;
+    drop(src); // A's device memory stays with A's guard (or is parked, as in P3)
+    let total = ga.with_pushed(b, |gb| -> Result<f32> {
+        let dst = gb.alloc_from(&staging)?; // B reads A's page-locked memory
+        Ok(dst.to_vec()?.iter().sum())
+    })??;
+
+    // Asynchronous copies under B from and to A's page-locked memory, borrowed by B's scope.
+    let mut back = ga.park_pinned(ga.alloc_pinned::<f32>(N)?);
+    let mut registered = ga.park_registered(ga.register_vec(vec![0f32; N])?);
+    ga.with_pushed(b, |gb| -> Result<()> {
+        let module = gb.load_ptx(KERNELS)?;
+        let vector_add = module.function("vector_add")?;
+        let stream = gb.stream()?;
+        let (mut once, mut twice, mut thrice) = (
+            gb.alloc::<f32>(N)?,
+            gb.alloc::<f32>(N)?,
+            gb.alloc::<f32>(N)?,
+        );
+        let cfg = LaunchConfig::for_elements(N32);
+        stream.scope(|s| -> Result<()> {
+            let (mut once, mut twice, mut thrice) = (
+                s.bind_mut(&mut once),
+                s.bind_mut(&mut twice),
+                s.bind_mut(&mut thrice),
+            );
+            s.copy_to_device(&mut once, &staging)?;
+            // SAFETY: `vector_add(const float* a, const float* b, float* c, unsigned n)` reads
+            // `n` floats of `a` and `b` and writes `n` of `c`; each holds `n`.
+            unsafe { s.launch(&vector_add, cfg, (&once, &once, &mut twice, N32)) }?; // 2 * i
+            s.copy_to_host(&mut back, &twice)?;
+            // SAFETY: as above.
+            unsafe { s.launch(&vector_add, cfg, (&twice, &once, &mut thrice, N32)) }?; // 3 * i
+            s.copy_to_host(&mut registered, &thrice)
+        })?
+    })??;
+    staging[0] = -1.0; // the host's own again once B's scope is over
+    let round_trip = ga.attach(ga.park(ga.alloc_from(&back)?))?.to_vec()?;
+    let registered = ga.attach_registered(registered)?.into_vec()?;
+    let _ = ga.attach_pinned(staging)?; // freed in A, its guard current
+    Ok((total, round_trip, registered))
+}
+
+/// What `enqueue_parked` leaves in flight: its upload buffer, device buffer and download
+/// vector, parked.
+type InFlight<'c> = custack::ParkedSubmission<
+    'c,
+    (
+        custack::ParkedPinned<'c, u32>,
+        ParkedBuffer<'c, u32>,
+        Vec<u32>,
+        (),
+    ),
+>;
+
+/// Enqueues on `guard`'s context, in a submission it then parks: `x = k` uploaded from
+/// page-locked memory, `x += k` by `add_u32`, downloaded into a vector. The module is parked
+/// too (dropping it would synchronize the context), so the work stays in flight when this
+/// returns.
+fn enqueue_parked<'c>(
+    guard: &PushedGuard<'c, '_>,
+    k: u32,
+) -> Result<(InFlight<'c>, ParkedModule<'c>)> {
+    let module = guard.load_ptx(KERNELS)?;
+    let add = module.function("add_u32")?;
+    let stream = guard.stream()?;
+    let mut host = guard.alloc_pinned::<u32>(N)?;
+    host.fill(k);
+    let payload = (host, guard.alloc::<u32>(N)?, vec![0u32; N], add);
+    let work = stream.submit(payload, |s, (host, mut dev, out, add)| {
+        s.copy_to_device(&mut dev, host)?;
+        // SAFETY: `add_u32(unsigned* x, unsigned k, unsigned n)` adds `k` to `x[0..n)`, and
+        // `dev` holds `n` elements.
+        unsafe { s.launch(&add, LaunchConfig::for_elements(N32), (&mut dev, k, N32)) }?;
+        s.copy_to_host(out, &dev)
+    })?;
+    let pending = guard.park_submission(work); // borrows the context only; the stream may go
+    Ok((pending, guard.park_module(module)))
+}
+
+/// P9 (issue 19): one thread keeps work pending on two contexts at once: enqueue on A, push B
+/// and enqueue on B, wait for both (NVIDIA's `simpleMultiGPU` shape). A's pending work is
+/// parked (`park_submission`), so A's guard can be frozen under the nested push; B's is parked
+/// to leave the nested push; both are waited for while A is current, B's from another context.
+/// A third submission on A waits on the GPU for B's work (`wait_parked`, `cuStreamWaitEvent`
+/// with B's event). What comes back is parked memory, re-attached to its own context's guard.
+/// The twin of `ui-tests/c22_*.rs`.
+///
+/// Returns A's host result (`2 * 3`), B's (`2 * 5`), A's device buffer read back under A's
+/// guard (`6`), and the ordered third submission's result (`7 + 7`).
+fn p9_two_contexts_in_flight(
+    a: &Context,
+    b: &Context,
+) -> Result<[Vec<u32>; 4]> {
+    let mut stack = Stack::new()?;
+    let mut ga = stack.push(a)?;
+    let (pending_a, module_a) = enqueue_parked(&ga, 3)?;
+    let (pending_b, module_b) = ga.with_pushed(b, |gb| enqueue_parked(gb, 5))??;
+    // Both in flight. A's stream waits on the GPU for B's work before its own.
+    let stream = ga.stream()?;
+    stream.wait_parked(&pending_b)?;
+    let ordered = stream.submit(vec![0u32; N], |s, host| {
+        let mut tmp = s.alloc::<u32>(N)?;
+        s.fill_u32(&mut tmp, 14)?;
+        s.copy_to_host(host, &tmp)
+    })?;
+    let (_, dev_a, host_a, ()) = pending_a.wait()?;
+    let (_, dev_b, host_b, ()) = pending_b.wait()?; // B's event, A current
+    let dev_a = ga.attach(dev_a)?.to_vec()?; // A's memory under A's guard again
+    let ordered = ordered.wait()?;
+    drop((dev_b, module_b, module_a)); // each pushes its own context
+    Ok([host_a, host_b, dev_a, ordered])
 }
 
 fn run(program: &str) -> Option<Result<()>> {
@@ -848,6 +1079,8 @@ fn run(program: &str) -> Option<Result<()>> {
         "p2" => two().and_then(|(a, b)| p2_push_pop_push(&a, &b).map(drop)),
         "p3" => two().and_then(|(a, b)| p3_nested_push(&a, &b).map(drop)),
         "p4" => context0().and_then(|c| p4_shared_context(&c, 3).map(drop)),
+        "p9" => two().and_then(|(a, b)| p9_two_contexts_in_flight(&a, &b).map(drop)),
+        "p11" => two().and_then(|(a, b)| p11_staging_through_pinned(&a, &b).map(drop)),
         "p8" => two().and_then(|(a, b)| p8_alternating_contexts(&a, &b, 2).map(drop)),
         "scoped_alloc" => context0().and_then(|c| c10_stream_ordered_alloc_in_scope(&c).map(drop)),
         "unwind" => context0().and_then(|c| unwind(&c)),
@@ -861,6 +1094,8 @@ fn run(program: &str) -> Option<Result<()>> {
         "library" => two().and_then(|(a, b)| library(&a, &b)),
         "contracts" => context0().and_then(|c| contracts(&c).map(drop)),
         "scoped_host" => context0().and_then(|c| scoped_host(&c).map(drop)),
+        "textures" => context0().and_then(|c| textures(&c).map(drop)),
+        "peer_vmm" => context0().and_then(|c| peer_vmm(&c).map(drop)),
         "reuse_after_scope" => {
             context0().and_then(|c| c10_c11_memory_reused_after_scope(&c).map(drop))
         }
@@ -881,7 +1116,7 @@ fn main() -> ExitCode {
                 .and_then(|k| k.parse().ok())
                 .unwrap_or(0)
         };
-        nulldriver::start_checking(at("fail-at="), at("sticky-at="));
+        checkdriver::start_checking(at("fail-at="), at("sticky-at="));
     }
     let outcome = run(&program);
     let drop_errors = custack::take_drop_errors();
@@ -890,7 +1125,7 @@ fn main() -> ExitCode {
         // The report a loaded driver writes at exit; here any violation, leak or non-empty
         // stack fails the run.
         // (With a call failed, only violations count: scripts/check-driver.sh judges the rest.)
-        let report = nulldriver::report();
+        let report = checkdriver::report();
         if std::env::args().nth(2).as_deref() == Some("count") {
             print!("{report}");
         }

@@ -10,7 +10,8 @@
 //! handles of live contexts, and live contexts other than the primary one), `stacks` (threads
 //! whose stack was not empty at their last call) and `orphans` (handles other than functions
 //! still alive when their context was destroyed: the driver releases them, but the program did
-//! not), then one line per violation, orphan and leak.
+//! not; and texture or surface objects still alive when the array or memory they read was
+//! freed), then one line per violation, orphan and leak.
 //!
 //! Fault injection counts every call except the error-text and proc-address lookups; call k
 //! fails with `NULLDRIVER_FAIL_CODE`, or with a typical code for its entry point (out of memory
@@ -82,6 +83,17 @@ pub(crate) enum Kind {
     /// A library (`cuLibraryLoadData`) and its kernels: of no context.
     Library,
     LibraryKernel,
+    /// A CUDA array (`cuArray3DCreate`).
+    Array,
+    /// A mipmapped CUDA array (`cuMipmappedArrayCreate`).
+    MipmappedArray,
+    /// A level of a mipmapped array (`cuMipmappedArrayGetLevel`): it dies with its parent.
+    ArrayLevel,
+    /// A texture object; its parent is the resource it reads (an array, mipmapped array or
+    /// device allocation).
+    TexObject,
+    /// A surface object; its parent is its array.
+    SurfObject,
 }
 
 impl Kind {
@@ -420,6 +432,18 @@ pub(crate) fn primary(h: usize) {
 }
 
 fn check_use(s: &mut State, kind: Kind, h: usize, what: &str) -> Option<usize> {
+    check_use_in(s, kind, h, what, false)
+}
+
+/// As `check_use`; with `any_context`, a live handle of any context is accepted (the driver's
+/// event waits: see `used_from_any_context`).
+fn check_use_in(
+    s: &mut State,
+    kind: Kind,
+    h: usize,
+    what: &str,
+    any_context: bool,
+) -> Option<usize> {
     let cur = current(s);
     match s.objs.get(&(kind, h)) {
         None => {
@@ -433,7 +457,7 @@ fn check_use(s: &mut State, kind: Kind, h: usize, what: &str) -> Option<usize> {
             );
             None
         }
-        Some(o) if !kind.context_free() && o.ctx != cur => {
+        Some(o) if !kind.context_free() && !any_context && o.ctx != cur => {
             let ctx = o.ctx;
             violation(
                 s,
@@ -447,6 +471,40 @@ fn check_use(s: &mut State, kind: Kind, h: usize, what: &str) -> Option<usize> {
     }
 }
 
+/// Array handle `h` (an array or a level of a mipmapped array) is used by `what`; returns the
+/// key it is known by.
+pub(crate) fn used_array(h: usize, what: &str) -> (Kind, usize) {
+    with_state(|s| {
+        let kind = if s.objs.contains_key(&(Kind::ArrayLevel, h)) {
+            Kind::ArrayLevel
+        } else {
+            Kind::Array
+        };
+        check_use(s, kind, h, what);
+        (kind, h)
+    })
+    .unwrap_or((Kind::Array, h))
+}
+
+/// What is destroyed to free `key`: a level's mipmapped array, or `key` itself.
+pub(crate) fn owner_of(key: (Kind, usize)) -> (Kind, usize) {
+    if key.0 != Kind::ArrayLevel {
+        return key;
+    }
+    with_state(|s| {
+        s.objs
+            .get(&key)
+            .map_or(key, |o| (Kind::MipmappedArray, o.parent))
+    })
+    .unwrap_or(key)
+}
+
+/// The start of the device allocation holding address `p`, for a texture's parent (`p` itself
+/// if the double did not hand it out).
+pub(crate) fn allocation_of(p: u64) -> usize {
+    with_state(|s| containing(s, p).map_or(p as usize, |(_, start)| start)).unwrap_or(p as usize)
+}
+
 /// `h` is used by `what` (a null stream is the current context's default stream).
 pub(crate) fn used(kind: Kind, h: usize, what: &str) {
     if h == 0 && kind == Kind::Stream {
@@ -454,6 +512,16 @@ pub(crate) fn used(kind: Kind, h: usize, what: &str) {
     }
     with_state(|s| {
         check_use(s, kind, h, what);
+    });
+}
+
+/// `h` is used by `what`, a call the driver documents to accept a handle of another context
+/// than the current one: `cuEventSynchronize` and `cuEventQuery` (the CUDA Programming Guide,
+/// multi-device stream and event behaviour) and `cuStreamWaitEvent`'s event ("may be from a
+/// different context than hStream"). It must still be live.
+pub(crate) fn used_from_any_context(kind: Kind, h: usize, what: &str) {
+    with_state(|s| {
+        check_use_in(s, kind, h, what, true);
     });
 }
 
@@ -872,12 +940,45 @@ pub(crate) fn destroyed(kind: Kind, h: usize, what: &str) -> bool {
         if let Some(o) = s.objs.get_mut(&(kind, h)) {
             o.live = false;
         }
-        if matches!(kind, Kind::Module | Kind::Library) {
+        if matches!(kind, Kind::Module | Kind::Library | Kind::MipmappedArray) {
             for ((k, _), o) in &mut s.objs {
-                if matches!(k, Kind::Function | Kind::Global | Kind::LibraryKernel) && o.parent == h
+                if matches!(
+                    k,
+                    Kind::Function | Kind::Global | Kind::LibraryKernel | Kind::ArrayLevel
+                ) && o.parent == h
                 {
                     o.live = false;
                 }
+            }
+        }
+        // A texture or surface reads its resource until it is destroyed.
+        if matches!(
+            kind,
+            Kind::Array | Kind::MipmappedArray | Kind::DeviceMemory | Kind::Global
+        ) {
+            let levels: Vec<usize> = s
+                .objs
+                .iter()
+                .filter(|((k, _), o)| *k == Kind::ArrayLevel && o.parent == h)
+                .map(|((_, l), _)| *l)
+                .collect();
+            let readers: Vec<String> = s
+                .objs
+                .iter()
+                .filter(|((k, _), o)| {
+                    matches!(k, Kind::TexObject | Kind::SurfObject)
+                        && o.live
+                        && (o.parent == h || levels.contains(&o.parent))
+                })
+                .map(|((k, x), _)| format!("{k:?} {x:#x}"))
+                .collect();
+            // Counted with the orphans, not the violations: it is a texture or surface the
+            // program left alive (as a failed destroy does, which the driver keeps), and a
+            // clean run must have none.
+            for r in readers {
+                s.orphans.push(format!(
+                    "orphan: {r} still alive when {what} freed {kind:?} {h:#x}, which it reads"
+                ));
             }
         }
         true
@@ -921,7 +1022,7 @@ pub(crate) fn context_destroyed(h: usize) {
         for ((k, x), o) in &mut s.objs {
             if o.ctx == h && o.live && *k != Kind::Context {
                 o.live = false;
-                if !matches!(k, Kind::Function | Kind::Global) {
+                if !matches!(k, Kind::Function | Kind::Global | Kind::ArrayLevel) {
                     orphans.push(format!(
                         "orphan: {k:?} {x:#x} still alive when context {h:#x} was destroyed"
                     ));
@@ -986,6 +1087,12 @@ pub(crate) fn start(fail_at: u64, sticky_at: u64) {
     FAULTS.store(true, Relaxed);
     FAIL_AT.store(fail_at, Relaxed);
     STICKY_AT.store(sticky_at, Relaxed);
+}
+
+/// The number of orphans so far.
+#[cfg(test)]
+pub(crate) fn orphan_count() -> usize {
+    with_state(|s| s.orphans.len()).unwrap_or(0)
 }
 
 /// The number of violations so far.

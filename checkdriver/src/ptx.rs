@@ -145,7 +145,7 @@ pub(crate) fn parse(text: &[u8]) -> Ptx {
 mod tests {
     #[test]
     fn reads_the_fixture_kernels() {
-        let ptx = super::parse(include_bytes!("../../../tests/fixtures/kernels.ptx"));
+        let ptx = super::parse(include_bytes!("../../tests/fixtures/kernels.ptx"));
         assert_eq!(ptx.entries["vector_add"], [8, 8, 8, 4]);
         assert_eq!(ptx.entries["add_u32"], [8, 4, 4]);
         assert_eq!(ptx.entries["empty"], Vec::<usize>::new());

@@ -320,7 +320,13 @@ entry_points! {
         options: *mut c_int,
         values: *mut *mut c_void,
     ) {
-        load_module(module, image)
+        let r = load_module(module, image);
+        // As the real compiler does: the logs into the caller's buffers, the bytes written and
+        // the wall time back into the value array.
+        let logs = JitLogs::read(n, options, values);
+        logs.write(c"info: compiled by the checking double", r != CUDA_SUCCESS);
+        logs.write_back(values, 0.25);
+        r
     }
     fn cuModuleLoadFatBinary(module: *mut Handle, image: *const c_void) { new_handle(module, Kind::Module) }
     fn cuModuleUnload(module: Handle) {
@@ -515,7 +521,7 @@ entry_points! {
     fn cuStreamGetFlags(stream: Handle, flags: *mut c_uint) { out(flags, 0); CUDA_SUCCESS }
     fn cuStreamWaitEvent(stream: Handle, event: Handle, flags: c_uint) {
         check::used(Kind::Stream, stream as usize, "cuStreamWaitEvent");
-        check::used(Kind::Event, event as usize, "cuStreamWaitEvent");
+        check::used_from_any_context(Kind::Event, event as usize, "cuStreamWaitEvent");
         check::stream_waits(stream as usize, event as usize);
         CUDA_SUCCESS
     }
@@ -544,13 +550,13 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuEventQuery(event: Handle) {
-        check::used(Kind::Event, event as usize, "cuEventQuery");
+        check::used_from_any_context(Kind::Event, event as usize, "cuEventQuery");
         // Success says the work before the event is done: it is, from now on.
         check::event_synchronized(event as usize);
         CUDA_SUCCESS
     }
     fn cuEventSynchronize(event: Handle) {
-        check::used(Kind::Event, event as usize, "cuEventSynchronize");
+        check::used_from_any_context(Kind::Event, event as usize, "cuEventSynchronize");
         check::event_synchronized(event as usize);
         CUDA_SUCCESS
     }
@@ -748,7 +754,14 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuLinkCreate_v2(n: c_uint, options: *mut c_int, values: *mut *mut c_void, state: *mut Handle) {
-        out(state, handle());
+        let h = handle();
+        // The real linker keeps the log buffers of `cuLinkCreate` and writes into them at every
+        // later call on the state, until `cuLinkDestroy`.
+        let logs = JitLogs::read(n, options, values);
+        logs.write(c"info: linker created", false);
+        logs.write_back(values, 0.0);
+        LINKERS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((h.addr(), logs));
+        out(state, h);
         CUDA_SUCCESS
     }
     fn cuLinkAddData_v2(
@@ -761,6 +774,7 @@ entry_points! {
         options: *mut c_int,
         values: *mut *mut c_void,
     ) {
+        linker_logs(state, c"info: input added");
         CUDA_SUCCESS
     }
     fn cuLinkAddFile_v2(
@@ -771,14 +785,19 @@ entry_points! {
         options: *mut c_int,
         values: *mut *mut c_void,
     ) {
+        linker_logs(state, c"info: file added");
         CUDA_SUCCESS
     }
     fn cuLinkComplete(state: Handle, image: *mut *mut c_void, size: *mut usize) {
+        linker_logs(state, c"info: linked");
         out(image, (&raw const LINKED_IMAGE).cast_mut().cast());
         out(size, LINKED_IMAGE.len());
         CUDA_SUCCESS
     }
-    fn cuLinkDestroy(state: Handle) { CUDA_SUCCESS }
+    fn cuLinkDestroy(state: Handle) {
+        LINKERS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).retain(|(h, _)| *h != state.addr());
+        CUDA_SUCCESS
+    }
 
     // --- Memory, more ---
     fn cuMemAllocPitch_v2(ptr: *mut CUdeviceptr, pitch: *mut usize, width: usize, height: usize, elem: c_uint) {
@@ -788,8 +807,15 @@ entry_points! {
     }
     fn cuMemcpy2D_v2(copy: *const c_void) { CUDA_SUCCESS }
     fn cuMemcpy2DAsync_v2(copy: *const c_void, stream: Handle) { CUDA_SUCCESS }
-    fn cuMemcpy3D_v2(copy: *const c_void) { CUDA_SUCCESS }
-    fn cuMemcpy3DAsync_v2(copy: *const c_void, stream: Handle) { CUDA_SUCCESS }
+    fn cuMemcpy3D_v2(copy: *const c_void) {
+        copy3d_used(copy, None, "cuMemcpy3D_v2");
+        CUDA_SUCCESS
+    }
+    fn cuMemcpy3DAsync_v2(copy: *const c_void, stream: Handle) {
+        check::used(Kind::Stream, stream as usize, "cuMemcpy3DAsync_v2");
+        copy3d_used(copy, Some(stream as usize), "cuMemcpy3DAsync_v2");
+        CUDA_SUCCESS
+    }
     fn cuMemGetAddressRange_v2(base: *mut CUdeviceptr, size: *mut usize, ptr: CUdeviceptr) {
         out(base, ptr);
         out(size, 1);
@@ -842,18 +868,49 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuIpcCloseMemHandle(ptr: CUdeviceptr) { CUDA_SUCCESS }
-    fn cuArray3DCreate_v2(array: *mut Handle, desc: *const c_void) { out(array, handle()); CUDA_SUCCESS }
-    fn cuArrayDestroy(array: Handle) { CUDA_SUCCESS }
+    fn cuArray3DCreate_v2(array: *mut Handle, desc: *const c_void) { new_handle(array, Kind::Array) }
+    fn cuArrayDestroy(array: Handle) {
+        check::freeing(Kind::Array, array as usize, None, "cuArrayDestroy");
+        let _ = check::destroyed(Kind::Array, array as usize, "cuArrayDestroy");
+        CUDA_SUCCESS
+    }
+    fn cuMipmappedArrayCreate(array: *mut Handle, desc: *const c_void, levels: c_uint) {
+        new_handle(array, Kind::MipmappedArray)
+    }
+    fn cuMipmappedArrayGetLevel(level_array: *mut Handle, array: Handle, level: c_uint) {
+        check::used(Kind::MipmappedArray, array as usize, "cuMipmappedArrayGetLevel");
+        let h = handle();
+        check::created(Kind::ArrayLevel, h as usize, array as usize);
+        out(level_array, h);
+        CUDA_SUCCESS
+    }
+    fn cuMipmappedArrayDestroy(array: Handle) {
+        check::freeing(Kind::MipmappedArray, array as usize, None, "cuMipmappedArrayDestroy");
+        let _ = check::destroyed(Kind::MipmappedArray, array as usize, "cuMipmappedArrayDestroy");
+        CUDA_SUCCESS
+    }
     fn cuTexObjectCreate(tex: *mut c_ulonglong, res: *const c_void, desc: *const c_void, view: *const c_void) {
-        out(tex, handle().addr() as c_ulonglong);
+        let parent = resource_used(res, "cuTexObjectCreate");
+        let h = handle().addr();
+        check::created(Kind::TexObject, h, parent);
+        out(tex, h as c_ulonglong);
         CUDA_SUCCESS
     }
-    fn cuTexObjectDestroy(tex: c_ulonglong) { CUDA_SUCCESS }
+    fn cuTexObjectDestroy(tex: c_ulonglong) {
+        let _ = check::destroyed(Kind::TexObject, tex as usize, "cuTexObjectDestroy");
+        CUDA_SUCCESS
+    }
     fn cuSurfObjectCreate(surf: *mut c_ulonglong, res: *const c_void) {
-        out(surf, handle().addr() as c_ulonglong);
+        let parent = resource_used(res, "cuSurfObjectCreate");
+        let h = handle().addr();
+        check::created(Kind::SurfObject, h, parent);
+        out(surf, h as c_ulonglong);
         CUDA_SUCCESS
     }
-    fn cuSurfObjectDestroy(surf: c_ulonglong) { CUDA_SUCCESS }
+    fn cuSurfObjectDestroy(surf: c_ulonglong) {
+        let _ = check::destroyed(Kind::SurfObject, surf as usize, "cuSurfObjectDestroy");
+        CUDA_SUCCESS
+    }
     fn cuMemGetAllocationGranularity(g: *mut usize, prop: *const c_void, option: c_int) {
         out(g, 2 << 20);
         CUDA_SUCCESS
@@ -883,8 +940,143 @@ pub struct LaunchConfig {
 #[repr(C)]
 pub struct IpcHandle([u8; 64]);
 
+/// The log buffers of a JIT option array (`cuModuleLoadDataEx`, `cuLink*`): each buffer with
+/// its size in bytes, and the index of its size slot in the value array.
+#[derive(Clone, Copy)]
+struct JitLogs {
+    info: (*mut c_char, usize, Option<usize>),
+    error: (*mut c_char, usize, Option<usize>),
+    wall_time: Option<usize>,
+}
+
+// SAFETY: the buffers are the caller's, written only during its calls on the linker state
+// (which the caller serializes, as the real driver requires).
+unsafe impl Send for JitLogs {}
+
+/// Linker states and the log buffers given to `cuLinkCreate`.
+static LINKERS: std::sync::Mutex<Vec<(usize, JitLogs)>> = std::sync::Mutex::new(Vec::new());
+
+impl JitLogs {
+    /// Reads the log options of an option array (the sizes are pointer-sized integers).
+    unsafe fn read(n: c_uint, options: *mut c_int, values: *mut *mut c_void) -> Self {
+        let mut logs = Self {
+            info: (null_mut(), 0, None),
+            error: (null_mut(), 0, None),
+            wall_time: None,
+        };
+        if options.is_null() || values.is_null() {
+            return logs;
+        }
+        for i in 0..n as usize {
+            let value = values.add(i).read();
+            match options.add(i).read() {
+                2 => logs.wall_time = Some(i),
+                3 => logs.info.0 = value.cast(),
+                4 => logs.info = (logs.info.0, value.addr(), Some(i)),
+                5 => logs.error.0 = value.cast(),
+                6 => logs.error = (logs.error.0, value.addr(), Some(i)),
+                _ => {}
+            }
+        }
+        logs
+    }
+
+    /// Writes `info` into the info log and, for a failed call, a line into the error log (an
+    /// empty error log otherwise), NUL-terminated, through the caller's pointers.
+    unsafe fn write(&self, info: &CStr, failed: bool) {
+        let (buf, len, _) = self.info;
+        out_str(buf, c_int::try_from(len).unwrap_or(c_int::MAX), info);
+        let error = if failed { c"error: the checking double failed this call" } else { c"" };
+        let (buf, len, _) = self.error;
+        out_str(buf, c_int::try_from(len).unwrap_or(c_int::MAX), error);
+    }
+
+    /// The bytes written to each log, and the wall time in milliseconds (a `float` in the low
+    /// bytes of its slot), back into the value array.
+    unsafe fn write_back(&self, values: *mut *mut c_void, wall_time_ms: f32) {
+        for (buf, len, slot) in [self.info, self.error] {
+            if let (Some(i), false) = (slot, buf.is_null() || len == 0) {
+                let written = CStr::from_ptr(buf).to_bytes().len();
+                values.add(i).write(core::ptr::without_provenance_mut(written));
+            }
+        }
+        if let Some(i) = self.wall_time {
+            let bits = wall_time_ms.to_bits() as usize;
+            values.add(i).write(core::ptr::without_provenance_mut(bits));
+        }
+    }
+}
+
+/// Writes `info` into the logs `cuLinkCreate` was given for `state`.
+unsafe fn linker_logs(state: Handle, info: &CStr) {
+    let logs = LINKERS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .find(|(h, _)| *h == state.addr())
+        .map(|(_, logs)| *logs);
+    if let Some(logs) = logs {
+        logs.write(info, false);
+    }
+}
+
 /// What `cuLinkComplete` hands out: a few bytes that look like an ELF image.
 static LINKED_IMAGE: [u8; 16] = *b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0";
+
+/// The arrays and device memory of the `CUDA_MEMCPY3D` at `copy` are used by `what` (and,
+/// for an asynchronous copy, pending on `stream`). Each side's memory type is at offset 32
+/// (source) or 120 (destination), its device pointer 16 bytes and its array 24 bytes after
+/// it: `CU_MEMORYTYPE_DEVICE` (2) or `CU_MEMORYTYPE_ARRAY` (3).
+unsafe fn copy3d_used(copy: *const c_void, stream: Option<usize>, what: &str) {
+    if copy.is_null() {
+        return;
+    }
+    let at = |offset: usize| copy.cast::<u8>().add(offset);
+    for side in [32usize, 120] {
+        let memory_type = at(side).cast::<c_uint>().read_unaligned();
+        let device = at(side + 16).cast::<u64>().read_unaligned();
+        let array = at(side + 24).cast::<usize>().read_unaligned();
+        match memory_type {
+            2 => {
+                check::used_address(device, what);
+                if let Some(st) = stream {
+                    check::enqueued(st, Kind::DeviceMemory, device as usize);
+                }
+            }
+            3 => {
+                let key = check::used_array(array, what);
+                if let Some(st) = stream {
+                    // A level is pending as its mipmapped array, which is what gets destroyed.
+                    let key = check::owner_of(key);
+                    check::enqueued(st, key.0, key.1);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The resource a `CUDA_RESOURCE_DESC` at `res` names (`resType` at offset 0, then the union
+/// at offset 8, whose first member is the array, the mipmapped array or the device pointer),
+/// checked live and of the current context; returns it, for the object's parent.
+unsafe fn resource_used(res: *const c_void, what: &str) -> usize {
+    if res.is_null() {
+        return 0;
+    }
+    let res_type = res.cast::<c_int>().read_unaligned();
+    let first = res.cast::<u8>().add(8).cast::<u64>().read_unaligned();
+    match res_type {
+        0 => check::used_array(first as usize, what).1,
+        1 => {
+            check::used(Kind::MipmappedArray, first as usize, what);
+            first as usize
+        }
+        _ => {
+            check::used_address(first, what);
+            check::allocation_of(first)
+        }
+    }
+}
 
 unsafe fn new_handle(h: *mut Handle, kind: Kind) -> CUresult {
     let new = handle();
@@ -1099,6 +1291,13 @@ static ON_LOAD: extern "C" fn() = on_load;
 mod tests {
     use super::*;
 
+    /// Runs `f` and returns how many orphans it recorded.
+    fn orphans_of(f: impl FnOnce()) -> usize {
+        let before = check::orphan_count();
+        f();
+        check::orphan_count() - before
+    }
+
     /// Runs `f` and returns how many violations it recorded.
     fn violations_of(f: impl FnOnce()) -> usize {
         let before = check::violation_count();
@@ -1126,7 +1325,7 @@ mod tests {
         check::CHECK.store(true, Relaxed);
         unsafe {
             let a = ctx();
-            let ptx = concat!(include_str!("../../../tests/fixtures/kernels.ptx"), "\0");
+            let ptx = concat!(include_str!("../../tests/fixtures/kernels.ptx"), "\0");
             let mut m = null_mut();
             assert_eq!(
                 cuModuleLoadData(&raw mut m, ptx.as_ptr().cast()),
@@ -1301,6 +1500,141 @@ mod tests {
             let _ = cuStreamDestroy_v2(one);
             let _ = cuStreamDestroy_v2(two);
             let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
+    fn arrays_textures_and_surfaces_are_tracked() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            // A resource descriptor: `resType`, then the union's first member at offset 8.
+            let resource = |res_type: c_int, first: u64| {
+                let mut r = [0u64; 18];
+                r[0] = res_type as u64;
+                r[1] = first;
+                r
+            };
+            let a = ctx();
+            // A correct sequence records nothing: textures over an array, a mipmapped array and
+            // device memory, a surface over a level, each destroyed before what it reads.
+            assert_eq!(
+                violations_of(|| {
+                    let mut arr = null_mut();
+                    let _ = cuArray3DCreate_v2(&raw mut arr, null_mut());
+                    let mut mip = null_mut();
+                    let _ = cuMipmappedArrayCreate(&raw mut mip, null_mut(), 2);
+                    let mut level = null_mut();
+                    let _ = cuMipmappedArrayGetLevel(&raw mut level, mip, 1);
+                    let mut d = 0;
+                    let _ = cuMemAlloc_v2(&raw mut d, 4096);
+                    let mut t = [0; 3];
+                    for (i, r) in [
+                        resource(0, arr as u64),
+                        resource(1, mip as u64),
+                        resource(2, d + 256),
+                    ]
+                    .iter()
+                    .enumerate()
+                    {
+                        let _ = cuTexObjectCreate(
+                            &raw mut t[i],
+                            r.as_ptr().cast(),
+                            null_mut(),
+                            null_mut(),
+                        );
+                    }
+                    let mut sf = 0;
+                    let r = resource(0, level as u64);
+                    let _ = cuSurfObjectCreate(&raw mut sf, r.as_ptr().cast());
+                    for x in t {
+                        let _ = cuTexObjectDestroy(x);
+                    }
+                    let _ = cuSurfObjectDestroy(sf);
+                    let _ = cuMemFree_v2(d);
+                    let _ = cuMipmappedArrayDestroy(mip);
+                    let _ = cuArrayDestroy(arr);
+                }),
+                0
+            );
+            // An array destroyed while a texture reads it; a texture destroyed twice.
+            let mut arr = null_mut();
+            let _ = cuArray3DCreate_v2(&raw mut arr, null_mut());
+            let mut t = 0;
+            let r = resource(0, arr as u64);
+            let _ = cuTexObjectCreate(&raw mut t, r.as_ptr().cast(), null_mut(), null_mut());
+            assert_eq!(
+                orphans_of(|| {
+                    let _ = cuArrayDestroy(arr);
+                }),
+                1,
+                "array under a texture"
+            );
+            let _ = cuTexObjectDestroy(t);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuTexObjectDestroy(t);
+                }),
+                1,
+                "double destroy"
+            );
+            // A mipmapped array destroyed while a surface writes one of its levels; the level
+            // dies with it.
+            let mut mip = null_mut();
+            let _ = cuMipmappedArrayCreate(&raw mut mip, null_mut(), 2);
+            let mut level = null_mut();
+            let _ = cuMipmappedArrayGetLevel(&raw mut level, mip, 0);
+            let mut sf = 0;
+            let r = resource(0, level as u64);
+            let _ = cuSurfObjectCreate(&raw mut sf, r.as_ptr().cast());
+            assert_eq!(
+                orphans_of(|| {
+                    let _ = cuMipmappedArrayDestroy(mip);
+                }),
+                1,
+                "mipmapped array under a surface"
+            );
+            let _ = cuSurfObjectDestroy(sf);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuSurfObjectCreate(&raw mut sf, r.as_ptr().cast());
+                }),
+                1,
+                "level of a destroyed mipmapped array"
+            );
+            // Device memory freed under a texture over a view of it (an address inside it).
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 4096);
+            let r = resource(3, d + 512);
+            let _ = cuTexObjectCreate(&raw mut t, r.as_ptr().cast(), null_mut(), null_mut());
+            assert_eq!(
+                orphans_of(|| {
+                    let _ = cuMemFree_v2(d);
+                }),
+                1,
+                "memory under a texture"
+            );
+            let _ = cuTexObjectDestroy(t);
+            // An array of another context.
+            let mut arr2 = null_mut();
+            let _ = cuArray3DCreate_v2(&raw mut arr2, null_mut());
+            let b = ctx();
+            let r = resource(0, arr2 as u64);
+            assert_eq!(
+                violations_of(|| {
+                    let _ =
+                        cuTexObjectCreate(&raw mut t, r.as_ptr().cast(), null_mut(), null_mut());
+                }),
+                1,
+                "array of another context"
+            );
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuTexObjectDestroy(t);
+            let _ = cuArrayDestroy(arr2);
+            let _ = cuCtxDestroy_v2(b);
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(a);
         }

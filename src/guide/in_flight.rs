@@ -1,0 +1,123 @@
+//! Several contexts from one thread: work in flight on every GPU at once.
+//!
+//! # A thread per context, or one thread for all
+//!
+//! The default is a thread per context (pattern P5 in `tests/patterns.rs`): each thread has
+//! its own [`Stack`], pushes its context once, and everything its guard lends stays there. It
+//! needs no parking, each thread's code reads like a one-GPU program, and the threads run
+//! concurrently on the host too. Use it when the contexts work independently, or when each
+//! needs host work of its own (decoding input, post-processing output).
+//!
+//! One thread for several contexts fits when the host side is thin and the point is to keep
+//! every GPU, or every partition of one GPU, fed from one place:
+//!
+//! - NVIDIA's `simpleMultiGPU` shape: enqueue on GPU 0, enqueue on GPU 1, wait for both;
+//! - collective calls issued on every GPU from one thread (NCCL group calls);
+//! - a control loop driving two contexts of one GPU (two green contexts: a latency partition
+//!   and a throughput partition), or a pipeline handing chunks from one GPU to another;
+//! - a library type that owns a context per device and is called from the user's thread.
+//!
+//! There, a thread per context costs a hand-off (a channel, a barrier) per step, which is
+//! often more than the work being enqueued.
+//!
+//! # Keeping work pending across a nested push
+//!
+//! A [`Submission`] borrows its stream and so its guard: while it is pending, no other context
+//! can be pushed on top of that guard (`ui-tests/c22_unparked_submission_kept_across_nested_push.rs`).
+//! Park it: [`PushedGuard::park_submission`] turns it into a [`ParkedSubmission`], which
+//! borrows only the [`Context`] and keeps its payload in its parked form (device memory as a
+//! [`ParkedBuffer`], page-locked memory as a [`ParkedPinned`], host vectors as themselves). The
+//! guard is then free to push another context while the work runs:
+//!
+//! ```no_run
+//! use custack::prelude::*;
+//! use custack::{Context, ContextFlags, Driver, ParkedBuffer, ParkedSubmission, PushedGuard, Stack};
+//!
+//! /// Enqueues `x = k; copy x to the host` on `guard`'s context and leaves it in flight.
+//! fn enqueue<'c>(
+//!     guard: &PushedGuard<'c, '_>,
+//!     k: u8,
+//! ) -> custack::Result<ParkedSubmission<'c, (ParkedBuffer<'c, u32>, Vec<u32>)>> {
+//!     let stream = guard.stream()?; // may be dropped while its work runs
+//!     let payload = (guard.alloc::<u32>(1 << 20)?, vec![0u32; 1 << 20]);
+//!     let work = stream.submit(payload, |s, (mut dev, host)| {
+//!         s.fill_bytes(&mut dev, k)?;
+//!         s.copy_to_host(host, &dev)
+//!     })?;
+//!     Ok(guard.park_submission(work))
+//! }
+//!
+//! fn main() -> custack::Result<()> {
+//!     let driver = Driver::init()?;
+//!     let contexts = driver
+//!         .devices()?
+//!         .into_iter()
+//!         .map(|d| Context::new(d, ContextFlags::empty()))
+//!         .collect::<custack::Result<Vec<_>>>()?;
+//!     let mut stack = Stack::new()?;
+//!     // Enqueue on every GPU; nothing waits yet.
+//!     let pending = contexts
+//!         .iter()
+//!         .zip(1u8..)
+//!         .map(|(ctx, k)| stack.with_pushed(ctx, |g| enqueue(g, k))?)
+//!         .collect::<custack::Result<Vec<_>>>()?;
+//!     // Wait for each, whatever context is current (here none).
+//!     for (work, k) in pending.into_iter().zip(1u32..) {
+//!         let (_device_memory, host) = work.wait()?;
+//!         assert!(host.iter().all(|&x| x == k * 0x0101_0101));
+//!     }
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Waiting and polling ([`ParkedSubmission::wait`], [`try_wait`](crate::ParkedSubmission::try_wait),
+//! [`is_complete`](crate::ParkedSubmission::is_complete)) work under any context: the driver's event
+//! waits accept an event of another context. What comes back is parked: device and
+//! page-locked memory of context A is usable again only once attached to a guard of A
+//! ([`PushedGuard::attach`], checked by a pointer compare), never as context B's memory
+//! (`ui-tests/c22_parked_result_used_as_memory_of_other_context.rs`). Dropping a parked
+//! submission waits for it; its context cannot be dropped while it is pending
+//! (`ui-tests/c22_context_dropped_while_parked_work_pending.rs`); leaking it is sound (R11).
+//!
+//! # Ordering work across contexts on the GPU
+//!
+//! [`Stream::wait_parked`] makes a stream of any context wait, on the GPU, for a parked
+//! submission of another (`cuStreamWaitEvent`; across devices too): B's next kernel starts
+//! after A's work without a host round trip. It orders work only: A's memory stays with A's
+//! parked submission until that is waited for.
+//!
+//! # Moving data between contexts
+//!
+//! - Through the host: stage in A's page-locked memory, parked ([`PushedGuard::park_pinned`]),
+//!   which B's scopes copy from and to (P11; [`guide::parking`](super::parking)).
+//! - Device to device: the peer copies of [`guide::parking`](super::parking)
+//!   ([`PushedGuard::copy_from_peer`]), which take the other context's buffer parked.
+//!
+//! # Things that synchronize
+//!
+//! Dropping a [`Module`](crate::Module) waits for its whole context before it unloads (a
+//! kernel must never run from unloaded code). A helper that loads a module, enqueues work and
+//! returns would therefore wait for that work on its way out: park the module too
+//! ([`PushedGuard::park_module`]) and drop it after the work, as pattern P9 in
+//! `tests/patterns.rs` does. Streams need no such care: a stream destroyed with work pending
+//! lets that work finish.
+//!
+//! # Limits
+//!
+//! Only submissions of a floating [`Context`] park (as buffers do): a green context may be
+//! current on one thread at a time. Executable graphs and managed memory have no parked form
+//! yet; a launched graph stays pending under its guard.
+//!
+//! [`Stack`]: crate::Stack
+//! [`Context`]: crate::Context
+//! [`Submission`]: crate::Submission
+//! [`ParkedSubmission`]: crate::ParkedSubmission
+//! [`ParkedSubmission::wait`]: crate::ParkedSubmission::wait
+//! [`PushedGuard::park_submission`]: crate::PushedGuard::park_submission
+//! [`PushedGuard::attach`]: crate::PushedGuard::attach
+//! [`PushedGuard::park_pinned`]: crate::PushedGuard::park_pinned
+//! [`PushedGuard::park_module`]: crate::PushedGuard::park_module
+//! [`PushedGuard::copy_from_peer`]: crate::PushedGuard::copy_from_peer
+//! [`ParkedBuffer`]: crate::ParkedBuffer
+//! [`ParkedPinned`]: crate::ParkedPinned
+//! [`Stream::wait_parked`]: crate::Stream::wait_parked

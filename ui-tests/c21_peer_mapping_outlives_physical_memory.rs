@@ -1,0 +1,19 @@
+//! C21 host memory the GPU can see (its virtual-memory kin, across devices): physical memory
+//! cannot be released while a peer mapping shows it.
+//! Positive twin: `a_vector_striped_over_every_device_is_written_by_a_kernel_on_each` in
+//! `tests/gpu_vmm_devices.rs`.
+use custack::{Access, Context, ContextFlags, Driver, Stack};
+
+fn main() -> Result<(), custack::Error> {
+    let device = Driver::init()?.device(0)?;
+    let ctx = Context::new(device, ContextFlags::empty())?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let g = guard.granularity_on(device)?;
+    let mut p = guard.create_physical_on(device, g)?;
+    let space = guard.reserve_for_peers(g)?;
+    let mapping = space.map::<u32>(0, &[&mut p], &[(device, Access::ReadWrite)])?;
+    drop(p); //~ ERROR E0505
+    drop(mapping);
+    Ok(())
+}
