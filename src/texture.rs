@@ -20,6 +20,7 @@
 use crate::asynchronous::scope::{Invariant, ScopedHost, ScopedHostMut};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
+use crate::launch::{KernelArg, KernelParam, sealed as launch_sealed};
 use crate::memory::DeviceMemory;
 use crate::mipmap::MipmappedArray;
 use crate::pitched::check_packed;
@@ -988,6 +989,40 @@ fn check_scoped<T>(what: &str, array: &ScopedArray<'_>, host: usize) -> Result<(
     Ok(())
 }
 
+// Texture and surface objects bound to the scope are passed as their 64-bit handles.
+impl launch_sealed::Sealed for ScopedTexture<'_> {}
+impl<'scope> KernelArg<'scope> for ScopedTexture<'scope> {
+    type Raw = ffi::CUtexObject;
+    type Param = TextureHandle;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUtexObject {
+        self.raw()
+    }
+}
+impl launch_sealed::Sealed for &ScopedSurface<'_> {}
+impl launch_sealed::Sealed for &mut ScopedSurface<'_> {}
+impl<'scope> KernelArg<'scope> for &ScopedSurface<'scope> {
+    type Raw = ffi::CUsurfObject;
+    type Param = SurfaceHandle;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUsurfObject {
+        self.raw()
+    }
+}
+impl<'scope> KernelArg<'scope> for &mut ScopedSurface<'scope> {
+    type Raw = ffi::CUsurfObject;
+    type Param = SurfaceHandle;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUsurfObject {
+        self.raw()
+    }
+}
+
+// Texture and surface handles are parameter types of kernel signatures.
+impl launch_sealed::SealedParam for TextureHandle {}
+impl KernelParam for TextureHandle {}
+impl launch_sealed::SealedParam for SurfaceHandle {}
+impl KernelParam for SurfaceHandle {}
 #[cfg(test)]
 mod tests {
     use super::{AddressMode, FilterMode, TextureOptions};

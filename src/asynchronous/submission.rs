@@ -454,8 +454,10 @@ payload_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 ///
 /// Made by [`Stream::submit`] or [`Stream::submit_after`]. It borrows its stream (and so the
 /// guard that lent it): it cannot outlive either, be used while another context is pushed on
-/// top, or leave its thread (`!Send`, `!Sync`). Its payload is out of the host's reach until it
-/// is handed back:
+/// top, or leave its thread (`!Send`, `!Sync`). To keep it pending across a nested push of
+/// another context, park it ([`PushedGuard::park_submission`](crate::PushedGuard::park_submission),
+/// [`guide::in_flight`](crate::guide::in_flight)). Its payload is out of the host's reach until
+/// it is handed back:
 ///
 /// - [`wait`](Self::wait): `cuEventSynchronize` on the submission's event, then the payload;
 /// - [`try_wait`](Self::try_wait), [`is_complete`](Self::is_complete): `cuEventQuery`;

@@ -1,7 +1,7 @@
 //! NVIDIA's simpleTexture, as C writes it: an image rotated through a texture that *wraps*
 //! around its edges, filters linearly and takes normalized coordinates.
 //!
-//! `cargo run --release --example 13_texture_rotation`
+//! `cargo run --release --example 14_texture_rotation`
 //!
 //! The rotation reads outside the image at its corners; with wrap addressing those reads come
 //! from the opposite edge. The example rotates the same image through a wrapping and a clamping
@@ -107,7 +107,7 @@ fn main() -> ExitCode {
     let (wrapped, clamped) = match run() {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("13_texture_rotation: no GPU work done: {e}");
+            eprintln!("14_texture_rotation: no GPU work done: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -123,7 +123,7 @@ fn main() -> ExitCode {
     }
     if wrong > 0 {
         eprintln!(
-            "13_texture_rotation: {wrong} of {} pixels differ from the CPU wrap",
+            "14_texture_rotation: {wrong} of {} pixels differ from the CPU wrap",
             W * H
         );
         return ExitCode::FAILURE;

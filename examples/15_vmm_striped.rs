@@ -2,7 +2,7 @@
 //! memory management API, one pointer for all of them, and a kernel on each GPU adding into
 //! all of it, with no peer copy.
 //!
-//! `cargo run --release --example 14_vmm_striped`
+//! `cargo run --release --example 15_vmm_striped`
 //!
 //! The address range (`reserve_for_peers`) and the physical pieces (`create_physical_on`, piece
 //! `i` on device `i % n`) borrow only the first context, so they outlive the pushes below.
@@ -113,11 +113,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Ok(Err(wrong)) => {
-            eprintln!("14_vmm_striped: {wrong}");
+            eprintln!("15_vmm_striped: {wrong}");
             ExitCode::FAILURE
         }
         Err(e) => {
-            eprintln!("14_vmm_striped: no GPU work done: {e}");
+            eprintln!("15_vmm_striped: no GPU work done: {e}");
             ExitCode::FAILURE
         }
     }
