@@ -284,6 +284,10 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// [`ErrorKind::OutOfRange`] for a level the array does not have (no driver call); driver
     /// errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMipmappedArrayGetLevel")]
     pub fn bind_level<T: ArrayElement>(
         &self,
