@@ -838,6 +838,8 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     let (_x, _add, out) = exec.payload();
     Ok(out.to_vec())
+}
+
 /// Arrays, a mipmapped array and textures over every resource kind (issue 23): a CUDA array
 /// and a view of it, a mipmapped array, linear and pitched device memory; a surface over a
 /// level; a texture bound to a scope and passed to a kernel; an asynchronous copy into an
@@ -1111,7 +1113,9 @@ fn in_flight(a: &Context, b: &Context) -> Result<()> {
     })??;
     let refused = ga.with_pushed(b, |gb| gb.attach(dev_a).map(drop))?;
     if refused.is_ok() {
-        return Err(custack::Error::from_kind(custack::ErrorKind::ContextMismatch));
+        return Err(custack::Error::from_kind(
+            custack::ErrorKind::ContextMismatch,
+        ));
     }
     Ok(())
 }
