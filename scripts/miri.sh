@@ -67,8 +67,8 @@ start=$SECONDS
 status=0
 # Every program of scripts/check-driver.sh but `managed`: the host reaches managed memory at
 # the device address, an integer, which strict provenance rightly refuses to turn into a pointer.
-programs=(example stand_ins p1 p2 p3 p4 p8 p9 p11 scoped_alloc reuse_after_scope unwind scoped_host
-    events submission graph device_info module_globals memory_kinds library textures peer_vmm)
+programs=(example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight scoped_alloc reuse_after_scope unwind scoped_host
+    events submission graph device_info module_globals memory_kinds library textures peer_vmm contracts)
 schedules=${MIRI_SCHEDULES:-all}
 [[ $schedules != all ]] || schedules=${programs[*]}
 [[ $schedules != none ]] || schedules=

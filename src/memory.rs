@@ -609,7 +609,9 @@ impl<T: DeviceCopy> Drop for DeviceBuffer<'_, T> {
 /// are truly asynchronous. Dereferences to `[T]`; zero-initialized.
 ///
 /// Tied to the guard because the driver frees page-locked memory with its context: a pinned
-/// buffer can never outlive the context that owns it (R9).
+/// buffer can never outlive the context that owns it (R9). To cross a nested push (staging
+/// data for another context), park it: [`PushedGuard::park_pinned`] gives a
+/// [`ParkedPinned`](crate::ParkedPinned), still a slice to the host under any context.
 #[derive(Debug)]
 #[doc(alias = "cuMemHostAlloc")]
 pub struct PinnedBuffer<'g, T: DeviceCopy> {

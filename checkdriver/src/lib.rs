@@ -1612,9 +1612,18 @@ mod tests {
                 ];
                 cuLaunchKernel(f, 1, 1, 1, 16, 1, 1, 0, s, args.as_mut_ptr(), null_mut())
             };
-            // Without a stand-in the kernel does nothing, and is counted.
+            // Without a stand-in the kernel does nothing, and is counted (other tests launch
+            // it too: the count grows by one).
+            let without = || {
+                check::report()
+                    .lines()
+                    .find_map(|l| l.strip_prefix("no-stand-in add_u32 "))
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
+            let before = without();
             assert_eq!(launch(), CUDA_SUCCESS);
-            assert!(check::report().contains("no-stand-in add_u32 1"));
+            assert_eq!(without(), before + 1);
             let data = (&raw mut runs).cast();
             assert_eq!(
                 custackCheckdriverSetStandIn(c"add_u32".as_ptr(), Some(add_u32_on_cpu), data, None),
@@ -1652,6 +1661,50 @@ mod tests {
             let _ = cuStreamDestroy_v2(s);
             let _ = cuModuleUnload(m);
             let _ = cuCtxDestroy_v2(c);
+        }
+    }
+
+    // Issue 19: the driver's event waits accept an event of another context (the CUDA
+    // Programming Guide's multi-device stream and event behaviour; `cuStreamWaitEvent`'s
+    // documentation); every other use of the event still needs its own context current.
+    #[test]
+    fn events_are_waited_for_from_another_context() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let mut sa = null_mut();
+            let _ = cuStreamCreate(&raw mut sa, 0);
+            let mut e = null_mut();
+            let _ = cuEventCreate(&raw mut e, 0);
+            let _ = cuEventRecord(e, sa);
+            let b = ctx(); // pushed over a
+            let mut sb = null_mut();
+            let _ = cuStreamCreate(&raw mut sb, 0);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuStreamWaitEvent(sb, e, 0);
+                    let _ = cuEventQuery(e);
+                    let _ = cuEventSynchronize(e);
+                }),
+                0,
+                "waits on an event of another context"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuEventRecord(e, sb);
+                }),
+                1,
+                "recording an event of another context (on a stream of this one)"
+            );
+            let mut p = null_mut();
+            let _ = cuStreamDestroy_v2(sb);
+            let _ = cuCtxPopCurrent_v2(&raw mut p); // a is current again
+            let _ = cuEventDestroy_v2(e);
+            let _ = cuStreamDestroy_v2(sa);
+            let _ = cuCtxDestroy_v2(b);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
         }
     }
 
