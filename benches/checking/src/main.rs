@@ -838,6 +838,8 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     let (_x, _add, out) = exec.payload();
     Ok(out.to_vec())
+}
+
 /// Arrays, a mipmapped array and textures over every resource kind (issue 23): a CUDA array
 /// and a view of it, a mipmapped array, linear and pitched device memory; a surface over a
 /// level; a texture bound to a scope and passed to a kernel; an asynchronous copy into an
@@ -1047,10 +1049,7 @@ fn enqueue_parked<'c>(
 ///
 /// Returns A's host result (`2 * 3`), B's (`2 * 5`), A's device buffer read back under A's
 /// guard (`6`), and the ordered third submission's result (`7 + 7`).
-fn p9_two_contexts_in_flight(
-    a: &Context,
-    b: &Context,
-) -> Result<[Vec<u32>; 4]> {
+fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 4]> {
     let mut stack = Stack::new()?;
     let mut ga = stack.push(a)?;
     let (pending_a, module_a) = enqueue_parked(&ga, 3)?;
