@@ -148,6 +148,23 @@ pub use contract::{
     Scalar, WriteBuffer,
 };
 pub use current::{CacheConfig, Limit};
+/// `#[derive(DeviceCopy)]`: implements [`DeviceCopy`](trait@DeviceCopy) for a `#[repr(C)]` or
+/// `#[repr(transparent)]` struct after checking, at compile time, that every field is
+/// `DeviceCopy` and that it has no padding bytes; a compile error saying which check failed
+/// otherwise. Generic structs are refused (write the `unsafe impl` by hand).
+///
+/// ```
+/// use custack::DeviceCopy;
+///
+/// #[derive(Clone, Copy, DeviceCopy)]
+/// #[repr(C)]
+/// struct Particle {
+///     position: [f32; 3],
+///     mass: f32,
+///     id: u64,
+/// }
+/// ```
+pub use custack_derive::DeviceCopy;
 pub use driver::{ComputeCapability, Device, Driver, Version, driver_version};
 pub use error::{Error, ErrorKind, Result, dropped_error_count, take_drop_errors};
 pub use event::{Event, EventFlags};
