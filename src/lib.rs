@@ -144,8 +144,8 @@ pub use context::{Context, ContextFlags};
 #[doc(hidden)]
 pub use contract::__private as __private_contract;
 pub use contract::{
-    CheckedBy, Contract, ContractArg, ContractArgs, Declared, ExtentFactor, ParamKind, ReadBuffer,
-    Scalar, WriteBuffer,
+    CheckedBy, Contract, ContractArg, ContractArgs, Declared, DeclaredLibrary, ExtentFactor,
+    ParamKind, ReadBuffer, Scalar, WriteBuffer,
 };
 pub use current::{CacheConfig, Limit};
 /// `#[derive(DeviceCopy)]`: implements [`DeviceCopy`](trait@DeviceCopy) for a `#[repr(C)]` or
