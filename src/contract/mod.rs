@@ -251,6 +251,12 @@ pub mod __private {
         Bytes(Option<usize>),
     }
 
+    /// The memory each argument holds, in order (typed, so that an empty list is too).
+    #[inline]
+    pub fn available<const N: usize>(a: [Available; N]) -> core::array::IntoIter<Available, N> {
+        a.into_iter()
+    }
+
     /// One factor of an extent.
     #[inline]
     pub fn factor<F: ExtentFactor>(f: &F) -> Option<usize> {
@@ -875,7 +881,8 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 /// at lookup where the driver or the PTX can tell: [`CheckedBy`](crate::CheckedBy)), reads and
 /// writes only the buffers passed to it, within their extents, writes only those declared
 /// `&mut`, dereferences no address it was not passed as a buffer (an integer parameter is
-/// never an address), touches no more dynamic shared memory than its `shared(..)` clause (none
+/// never an address; it may use its own module's global variables, which the host cannot reach
+/// while a handle of the module's kernels lives), touches no more dynamic shared memory than its `shared(..)` clause (none
 /// without one), and stays within its static shared memory for every block its `max_block(..)`
 /// clause allows (any block without one).
 #[macro_export]
@@ -927,8 +934,9 @@ macro_rules! __kernel_contract_params {
             #[allow(unused_variables, unused_mut, clippy::unused_unit)]
             fn check(&self, config: &$crate::LaunchConfig) -> $crate::Result<()> {
                 let ($($p,)*) = self;
-                let mut available = [$($crate::ContractArg::<'scope, $kind>::available($p)),*]
-                    .into_iter();
+                let mut available = $crate::__private_contract::available([
+                    $($crate::ContractArg::<'scope, $kind>::available($p)),*
+                ]);
                 $(let $p = $crate::ContractArg::<'scope, $kind>::scalar($p);)*
                 $(
                     $crate::__kernel_contract_check!(
@@ -1057,6 +1065,8 @@ mod tests {
     crate::kernel_contract! {
         /// For the tests.
         unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+        /// No parameters.
+        unsafe kernel Empty = "empty"();
     }
 
     #[test]
@@ -1117,6 +1127,7 @@ mod tests {
     fn a_declaration_that_disagrees_is_named() {
         assert_eq!(AddU32::KERNEL, "add_u32");
         assert_eq!(AddU32::PARAMS, ["x", "k", "n"]);
+        assert!(compare::<Empty>("t", &[]).is_ok());
         assert!(compare::<AddU32>("t", &[(0, 8), (8, 4), (12, 4)]).is_ok());
         let e = compare::<AddU32>("t", &[(0, 8), (8, 8), (16, 4)]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::KernelSignatureMismatch);
