@@ -61,7 +61,8 @@
 //! | managed, pitched, array memory | [`PushedGuard::alloc_managed`], [`PushedGuard::alloc_pitched`], [`PushedGuard::alloc_array`] | `cuMemAllocManaged`, `cuMemAllocPitch`, `cuArray3DCreate` |
 //! | textures and surfaces | [`PushedGuard::texture_from`], [`TextureResource`], [`TextureOptions`], [`PushedGuard::surface`], [`PushedGuard::alloc_mipmapped_array`] | `cuTexObjectCreate`, `cuSurfObjectCreate`, `cuMipmappedArrayCreate` |
 //! | load and look up kernels | [`PushedGuard::load_ptx`], [`PushedGuard::load_ptx_with`], [`PushedGuard::linker`], [`Module::function`], [`Module::kernel`], [`Library`], [`SharedLibrary`] | `cuModuleLoadDataEx`, `cuLinkCreate`, `cuModuleGetFunction`, `cuLibraryLoadData` |
-//! | launch kernels | [`StreamScope::launch`], [`StreamScope::launch_kernel`], [`StreamScope::launch_with`], [`LaunchConfig`] | `cuLaunchKernel`, `cuLaunchKernelEx` |
+//! | declare a kernel once, launch it safely | [`kernel_contract!`], [`Module::declared`], [`StreamScope::run`], [`StreamScope::run_cooperative`], [`derive@DeviceCopy`] | `cuFuncGetParamInfo`, `cuLaunchKernel` |
+//! | launch kernels one cannot describe (`unsafe`) | [`StreamScope::launch`], [`StreamScope::launch_kernel`], [`StreamScope::launch_with`], [`LaunchConfig`] | `cuLaunchKernel`, `cuLaunchKernelEx` |
 //! | streams and events | [`PushedGuard::stream`], [`PushedGuard::event`], [`Stream`], [`Event`] | `cuStreamCreate`, `cuEventCreate` |
 //! | memory pools, stream-ordered allocation | [`PushedGuard::create_mem_pool`], [`StreamScope::alloc`] | `cuMemPoolCreate`, `cuMemAllocAsync` |
 //! | virtual memory management | [`PushedGuard::reserve`], [`PushedGuard::create_physical`], [`Reservation::map`]; across devices [`PushedGuard::reserve_for_peers`], [`PushedGuard::create_physical_on`], [`PeerReservation::map`], [`PushedGuard::lend_mut`] | `cuMemAddressReserve`, `cuMemCreate`, `cuMemMap`, `cuMemSetAccess` |
