@@ -189,7 +189,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
     /// Parks a module: it no longer borrows this guard, only the context, so it survives the
     /// pop and nested pushes (P3, P8). Re-attach it with [`attach_module`](Self::attach_module).
     pub fn park_module(&self, mut module: Module<'_>) -> ParkedModule<'ctx> {
-        let ptx = module.ptx.take();
+        let ptx = core::mem::take(&mut module.ptx);
         let module = core::mem::ManuallyDrop::new(module);
         ParkedModule {
             ctx: self.as_raw(),
@@ -216,7 +216,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
                 ),
             ));
         }
-        let ptx = parked.ptx.take();
+        let ptx = core::mem::take(&mut parked.ptx);
         let parked = core::mem::ManuallyDrop::new(parked);
         Ok(Module {
             raw: parked.raw,
@@ -273,7 +273,7 @@ impl Module<'_> {
     /// with [`PushedGuard::module_from_raw`].
     #[must_use = "the module is no longer unloaded by custack"]
     pub fn into_raw(mut self) -> ffi::CUmodule {
-        drop(self.ptx.take());
+        drop(core::mem::take(&mut self.ptx));
         core::mem::ManuallyDrop::new(self).raw
     }
 
@@ -489,7 +489,7 @@ impl Module<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleUnload")]
     pub fn unload(mut self) -> Result<()> {
-        drop(self.ptx.take());
+        drop(core::mem::take(&mut self.ptx));
         let this = core::mem::ManuallyDrop::new(self);
         // SAFETY: a live module of the current context, unloaded once (`this` never drops); no
         // function borrows it.

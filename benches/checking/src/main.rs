@@ -909,6 +909,11 @@ fn textures(ctx: &Context) -> Result<Vec<f32>> {
         let mut a = s.bind_array(&mut array);
         s.copy_to_array(&mut a, &pixels)
     })??;
+    let mut level1 = vec![0.0f32; w * h / 4];
+    stream.scope(|s| {
+        let l1 = s.bind_level(&mut mip, 1)?;
+        s.copy_from_array(&mut level1, &l1)
+    })??;
     let mut result = out.to_vec()?;
     result.extend(mip.level_to_vec(1)?);
     result.extend(array.to_vec()?);
@@ -1070,6 +1075,51 @@ fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 4]> 
     Ok([host_a, host_b, dev_a, ordered])
 }
 
+/// The scenarios of `tests/gpu_in_flight.rs` without their value checks (issue 19, 25): a
+/// parked submission polled under another context, one dropped unwaited there, a parked result
+/// attached to the wrong context (refused, freed in its own), parked page-locked and registered
+/// memory used by another context's scopes and freed from under it.
+fn in_flight(a: &Context, b: &Context) -> Result<()> {
+    let mut stack = Stack::new()?;
+    let mut ga = stack.push(a)?;
+    let enqueue = |value: u8| -> Result<_> {
+        let stream = ga.stream()?;
+        let work = stream.submit((ga.alloc::<u8>(N)?, vec![0u8; N]), |s, (mut d, h)| {
+            s.fill_bytes(&mut d, value)?;
+            s.copy_to_host(h, &d)
+        })?;
+        Ok(ga.park_submission(work))
+    };
+    let polled = enqueue(1)?;
+    let dropped = enqueue(2)?;
+    let mut pinned = ga.park_pinned(ga.alloc_pinned::<u32>(N)?);
+    let registered = ga.park_registered(ga.register_vec(vec![5u32; N])?);
+    let dev_a = ga.with_pushed(b, |gb| -> Result<_> {
+        let mut pending = polled;
+        let (dev_a, _host) = loop {
+            match pending.try_wait()? {
+                Ok(done) => break done,
+                Err(again) => pending = again,
+            }
+        };
+        drop(dropped); // waits for A's event from B, frees in A
+        let mut dev = gb.alloc::<u32>(N)?;
+        let stream = gb.stream()?;
+        stream.scope(|s| s.copy_to_device(s.bind_mut(&mut dev), &pinned))??;
+        stream.scope(|s| s.copy_to_host(&mut pinned, s.bind(&dev)))??;
+        pinned.free()?;
+        registered.into_vec()?;
+        Ok(dev_a)
+    })??;
+    let refused = ga.with_pushed(b, |gb| gb.attach(dev_a).map(drop))?;
+    if refused.is_ok() {
+        return Err(custack::Error::from_kind(
+            custack::ErrorKind::ContextMismatch,
+        ));
+    }
+    Ok(())
+}
+
 fn run(program: &str) -> Option<Result<()>> {
     let two = || -> Result<(Context, Context)> { Ok((context0()?, context0()?)) };
     Some(match program {
@@ -1079,6 +1129,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "p3" => two().and_then(|(a, b)| p3_nested_push(&a, &b).map(drop)),
         "p4" => context0().and_then(|c| p4_shared_context(&c, 3).map(drop)),
         "p9" => two().and_then(|(a, b)| p9_two_contexts_in_flight(&a, &b).map(drop)),
+        "in_flight" => two().and_then(|(a, b)| in_flight(&a, &b)),
         "p11" => two().and_then(|(a, b)| p11_staging_through_pinned(&a, &b).map(drop)),
         "p8" => two().and_then(|(a, b)| p8_alternating_contexts(&a, &b, 2).map(drop)),
         "scoped_alloc" => context0().and_then(|c| c10_stream_ordered_alloc_in_scope(&c).map(drop)),
