@@ -930,7 +930,31 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     let mut exec = graph.instantiate()?;
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     let (_x, _add, out) = exec.payload();
-    Ok(out.to_vec())
+    let out = out.to_vec();
+    drop(exec);
+    // A library kernel's function with its contract (scopes only), and a launch with
+    // attributes.
+    let library = custack::Library::load_ptx(Driver::init()?, KERNELS)?;
+    let kernel = library.kernel("add_u32")?;
+    let lib_add = guard.library_function(&kernel)?.declared::<AddU32>()?;
+    assert_eq!(lib_add.checked_by(), CheckedBy::Unchecked); // no PTX kept, driver 12.2
+    let mut y = guard.alloc_zeroed::<u32>(N)?;
+    stream.scope(|s| -> Result<()> {
+        let mut dy = s.bind_mut(&mut y);
+        s.run_library(&lib_add, cfg, (&mut dy, 1, N32))?;
+        refused(ErrorKind::BufferTooShort, || {
+            s.run_library(&lib_add, cfg, (&mut dy, 1, N32 + 1))
+        });
+        s.run_with(
+            &add,
+            cfg,
+            &custack::LaunchAttributes::default(),
+            (&mut dy, 1, N32),
+        )
+    })??;
+    y.free()?;
+    library.unload()?;
+    Ok(out)
 }
 
 /// Arrays, a mipmapped array and textures over every resource kind (issue 23): a CUDA array
