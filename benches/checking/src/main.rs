@@ -636,6 +636,110 @@ fn library(a: &Context, b: &Context) -> Result<()> {
     library.unload()
 }
 
+/// Virtual memory management: a reservation filled, then grown by mapping a second physical
+/// allocation after the first (unmapped and mapped again), copies and memsets on the mapping and
+/// on a view of it in a scope, and a read-only mapping shown twice; everything unmapped,
+/// released and freed on drop.
+fn vmm(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let g = guard.allocation_granularity()?;
+    let space = guard.reserve(4 * g)?;
+    let mut first = guard.create_physical(g)?;
+    {
+        let mut small = space.map::<u32, _>(&guard, &[&mut first])?;
+        small.fill_u32(7)?;
+    }
+    let mut second = guard.create_physical(g)?;
+    let stream = guard.stream()?;
+    let host = vec![1u32; N];
+    let mut out = vec![0u32; N];
+    {
+        let mut grown = space.map::<u32, _>(&guard, &[&mut first, &mut second])?;
+        let mut head = grown.slice_mut(..N)?;
+        stream.scope(|s| -> Result<()> {
+            let mut d = s.bind_mut(&mut head);
+            s.copy_to_device(&mut d, &host)?;
+            s.fill_u32(&mut d, 2)?;
+            s.copy_to_host(&mut out, &d)
+        })??;
+        grown.fill_bytes(0)?;
+    }
+    let table = guard.reserve(2 * g)?;
+    let shared = table.map_shared::<u32, _>(&guard, &[&first, &first])?;
+    let mut back = shared.slice(..N)?.to_vec()?;
+    drop(shared);
+    back.extend_from_slice(&out);
+    Ok(back)
+}
+
+/// Peer access and peer copies between two contexts: B's buffer parked beside A's guard,
+/// copied from and to synchronously, and in a stream scope of A's (both directions, B's
+/// buffers borrowed by the scope); peer
+/// access enabled from A to B while it is used, then disabled; a second enabling of the same
+/// access ("already enabled") leaves it as found.
+fn peer(a: &Context, b: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let (parked_b, mut out_b) = stack.with_pushed(b, |gb| -> Result<_> {
+        Ok((
+            gb.park(gb.alloc_from(&vec![1u32; N])?),
+            gb.park(gb.alloc::<u32>(N)?),
+        ))
+    })??;
+    let guard = stack.push(a)?;
+    let access = guard.enable_peer_access(b)?;
+    let again = guard.enable_peer_access(b)?; // already enabled: dropping it changes nothing
+    drop(again);
+    let mut mine = guard.alloc::<u32>(N)?;
+    guard.copy_from_peer(&mut mine, &parked_b)?;
+    guard.copy_to_peer(&mut out_b, &mine)?;
+    let stream = guard.stream()?;
+    let mut second = guard.alloc::<u32>(N)?;
+    stream.scope(|s| -> Result<()> {
+        let mut d = s.bind_mut(&mut second);
+        s.copy_from_peer(&mut d, &parked_b)?;
+        s.fill_u32(&mut d, 3)?;
+        s.copy_to_peer(&mut out_b, &d)
+    })??;
+    drop(access);
+    let mut back = second.to_vec()?;
+    back.extend(mine.to_vec()?);
+    drop((mine, second, stream));
+    guard.pop()?;
+    back.extend(stack.with_pushed(b, |gb| -> Result<Vec<u32>> {
+        let (x, y) = (gb.attach(parked_b)?, gb.attach(out_b)?);
+        let mut v = x.to_vec()?;
+        v.extend(y.to_vec()?);
+        Ok(v)
+    })??);
+    Ok(back)
+}
+
+/// IPC: a buffer exported as a handle (its bytes round-tripped as another process would receive
+/// them) and opened, written in a stream scope and synchronously, read back, closed on drop
+/// before the exporter frees its buffer. (A real driver refuses to open a handle in the
+/// process that exported it; the double accepts it, so that both sides run here.)
+fn ipc(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let exported = guard.alloc_from(&vec![4u32; N])?;
+    let handle = custack::IpcMemHandle::from_bytes(exported.ipc_handle()?.to_bytes());
+    // SAFETY: `exported` outlives the opening, holds N elements, and is opened once; nothing
+    // else reaches it while the opening lives.
+    let mut opened = unsafe { guard.open_ipc::<u32>(&handle, N) }?;
+    let mut out = vec![0u32; N];
+    guard.stream()?.scope(|s| -> Result<()> {
+        let mut d = s.bind_mut(&mut opened);
+        s.fill_u32(&mut d, 5)?;
+        s.copy_to_host(&mut out, &d)
+    })??;
+    opened.fill_u32(6)?;
+    out.extend(opened.to_vec()?);
+    drop(opened);
+    exported.free()?;
+    Ok(out)
+}
+
 /// The example's shape (examples/01_vector_add.rs): a floating context, a guard, a module,
 /// page-locked and device memory, one stream scope with copies and a launch.
 fn example() -> Result<()> {
@@ -1258,6 +1362,9 @@ fn run(program: &str) -> Option<Result<()>> {
         "device_info" => device_info(),
         "module_globals" => context0().and_then(|c| module_globals(&c).map(drop)),
         "memory_kinds" => context0().and_then(|c| memory_kinds(&c).map(drop)),
+        "peer" => two().and_then(|(a, b)| peer(&a, &b).map(drop)),
+        "ipc" => context0().and_then(|c| ipc(&c).map(drop)),
+        "vmm" => context0().and_then(|c| vmm(&c).map(drop)),
         "managed" => context0().and_then(|c| managed(&c).map(drop)),
         "library" => two().and_then(|(a, b)| library(&a, &b)),
         "contracts" => context0().and_then(|c| contracts(&c).map(drop)),
