@@ -135,7 +135,7 @@ mod texture;
 mod vmm;
 
 pub use asynchronous::graph::{Graph, GraphExec, ScopedGraph};
-pub use asynchronous::parked::{Park, ParkedPayload, ParkedSubmission};
+pub use asynchronous::parked::{Park, ParkedPayload, ParkedSubmission, PeerSource, PeerView};
 pub use asynchronous::scope::{
     ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
     StreamScope,
