@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the API
 # docs with warnings denied, the example, the checking-driver schedules (scripts/check-driver.sh,
-# contract row R10) and Miri over the unsafe code (scripts/miri.sh, skipped with a message where
-# Miri is missing).
+# contract row R10), Miri over the unsafe code (scripts/miri.sh, skipped with a message where
+# Miri is missing) and the platform legs (scripts/platforms.sh: aarch64 under qemu, Windows under
+# Wine, MSVC and QNX checks).
 #
 #   bash scripts/test.sh [ARGS...]      # ARGS go to the test binaries, e.g. --include-ignored
 #
@@ -353,11 +354,18 @@ bash scripts/miri.sh 2>&1 | tee "$miri_log" || { status=1; failed+=(miri); }
 grep -q '^miri: skipped' "$miri_log" && miri_skipped=" (skipped: no nightly Miri)"
 rm -f "$miri_log"
 
+# The platform legs (issue 18): aarch64 under qemu, Windows under Wine, the MSVC and QNX checks
+# (scripts/platforms.sh installs what they need; each leg passes, fails or says why it skipped).
+platforms_log=$(mktemp)
+bash scripts/platforms.sh 2>&1 | tee "$platforms_log" || { status=1; failed+=(platforms); }
+platforms_summary=$(sed -n 's/^platforms: summary: //p' "$platforms_log")
+rm -f "$platforms_log"
+
 # One line to end on, whatever scrolled past.
 if ((status == 0)); then
-    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the first command (linked and in a fresh clone), a dependent build, the interop examples, MSRV${msrv_skipped:-}, package, checking driver, Miri${miri_skipped:-}"
+    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the first command (linked and in a fresh clone), a dependent build, the interop examples, MSRV${msrv_skipped:-}, package, checking driver, Miri${miri_skipped:-}, platforms (${platforms_summary:-none ran})"
 else
     joined=$(printf '%s, ' "${failed[@]}")
-    echo "scripts/test.sh: FAILED: ${joined%, }" >&2
+    echo "scripts/test.sh: FAILED: ${joined%, }${platforms_summary:+; platforms: $platforms_summary}" >&2
 fi
 exit "$status"

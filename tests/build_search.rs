@@ -144,14 +144,17 @@ fn cross_build_without_sysroot_never_searches_the_build_machines_libraries() {
     );
     let driver = search::driver_dirs(LINUX_ARM, None, true, None);
     for dir in &driver {
-        let dir = dir.to_string_lossy();
-        assert!(dir.starts_with("/usr/lib/aarch64-linux-gnu"), "{dir}");
+        assert!(
+            dir.starts_with("/usr/lib/aarch64-linux-gnu"),
+            "{}",
+            dir.display()
+        );
     }
     let stubs = search::stub_dirs(LINUX_ARM, &roots, None, true);
     assert!(
         stubs
             .iter()
-            .all(|d| d.to_string_lossy().contains("/targets/"))
+            .all(|d| d.components().any(|c| c.as_os_str() == "targets"))
     );
     assert!(!search::use_ld_cache(LINUX_ARM, true));
 }
