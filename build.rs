@@ -55,6 +55,9 @@
 //! [`interop_libraries`] at the end of this file. A crate that depends on custack does not
 //! enable it, so its build searches for libcuda and nothing else, and never runs `python3`.
 //!
+//! Under docs.rs (`DOCS_RS` set) nothing is searched or linked and `cfg(custack_no_libcuda)` is
+//! set, silently: the API and its docs are the same in every build.
+//!
 //! Under Miri (`cargo miri`, which sets `cfg(miri)` for the target, seen here as `CARGO_CFG_MIRI`)
 //! nothing is searched or linked, and `cfg(custack_no_libcuda)` is not set: Miri cannot call a
 //! native libcuda, and the tests it runs get the driver's entry points from the do-nothing driver
@@ -83,6 +86,15 @@ fn main() {
     println!("cargo:rustc-check-cfg=cfg(custack_nvcuda_raw_dylib)");
     if env::var_os("CARGO_CFG_MIRI").is_some() {
         println!("cargo:rustc-env=CUSTACK_LIBCUDA_FOUND=");
+        return;
+    }
+    // docs.rs sets DOCS_RS and builds documentation only: nothing is linked, and its sandbox has
+    // no driver. Build as where none is found, without searching or warning, so the docs are the
+    // same whatever the builder has installed (`scripts/test.sh` builds them this way).
+    println!("cargo:rerun-if-env-changed=DOCS_RS");
+    if env::var_os("DOCS_RS").is_some() {
+        println!("cargo:rustc-env=CUSTACK_LIBCUDA_FOUND=");
+        println!("cargo:rustc-cfg=custack_no_libcuda");
         return;
     }
     let arch = env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();

@@ -4,23 +4,28 @@
 # custack's `extern "C"` calls inside the interpreter (custack's build script links nothing
 # under `cfg(miri)`). No GPU, no libcuda.
 #
-#   bash scripts/miri.sh                       # the default set below
-#   MIRI_SCHEDULES="example p1" bash scripts/miri.sh    # fail each call of these programs
-#   MIRI_SCHEDULES=all bash scripts/miri.sh    # ... of every program (about 2x the time)
+#   bash scripts/miri.sh                                # everything below (what CI runs)
+#   MIRI_SCHEDULES="example p1" bash scripts/miri.sh    # fail each call of these programs only
+#   MIRI_SCHEDULES=none bash scripts/miri.sh            # no schedules (a few minutes)
+#   MIRI_MODELS=tree bash scripts/miri.sh               # one aliasing model only
 #
-# What runs, each with MIRIFLAGS=-Zmiri-strict-provenance:
+# What runs, each with MIRIFLAGS=-Zmiri-strict-provenance, under each aliasing model of
+# MIRI_MODELS (default "stacked tree": Stacked Borrows, then Tree Borrows with
+# -Zmiri-tree-borrows; a mistake either model reports is caught on every run):
 #  1. the double's own tests (checkdriver), so the double itself is UB-free;
 #  2. custack's unit tests (`cargo miri test --lib`);
 #  3. every program of benches/checking once, in the double's checking mode: a run fails on
 #     undefined behaviour, a leak (Miri's leak check), or any violation, leaked handle or
 #     non-empty context stack the double reports;
-#  4. for the programs in MIRI_SCHEDULES, per driver call k one run with call k failed
-#     (`fail-at=K`) and one with a sticky fault from call k on (`sticky-at=K`): the error and
-#     drop paths, where the clean-up code lives. The default set (example, unwind,
-#     scoped_host, submission) covers scoped copies, page-locked memory as slices, launch
-#     argument arrays, a stream-ordered allocation, scoped host pointers, drops during unwinding
-#     and owned submissions with a join; the clean runs add a push, a nested push, park/attach
-#     and the rest. MIRI_SCHEDULES=all runs every program's schedules (about 4 times as long).
+#  4. under Stacked Borrows only (Tree Borrows is about 3 times slower, and its schedules do
+#     not fit CI's 90 minutes), for the programs in MIRI_SCHEDULES (default: all of them),
+#     per driver call k one run with call k failed (`fail-at=K`) and one with a sticky fault
+#     from call k on (`sticky-at=K`): the error and drop paths, where the clean-up code lives.
+#
+# Time (measured on the 2-core development machine, shared, so as CPU seconds): every
+# schedule of every program is about 4,400 CPU-seconds, the rest about 600; on CI's two cores
+# about 45 minutes in all, Miri's own build included. MIRI_JOBS (default: the number of cores)
+# runs that many programs at once.
 #
 # Flags, and why:
 #  -Zmiri-strict-provenance  the double's handles are pointers without provenance
@@ -35,51 +40,83 @@
 # (at a synchronize of its stream or context, an event after it, or a successful query): host
 # memory handed back before its copy completed is a use-after-free or a broken borrow here.
 #
-# Without a nightly toolchain with Miri this prints "miri: skipped (...)" and exits 0: never a
-# silent pass. Any failure exits 1.
+# Without a nightly toolchain with Miri this prints "miri: skipped (...)" and exits 0 (never a
+# silent pass), or fails with MIRI_REQUIRED=1 (scripts/test.sh installs Miri first and sets it).
+# Any failure exits 1. The last line counts what ran: "miri: total: ...".
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 
-if ! cargo +nightly miri --version >/dev/null 2>&1; then
-    echo "miri: skipped (no nightly / no miri component: rustup toolchain install nightly --component miri)"
+skip() {
+    if [[ ${MIRI_REQUIRED:-0} == 1 ]]; then
+        echo "miri: FAIL: $1" >&2
+        exit 1
+    fi
+    echo "miri: skipped ($1)"
     exit 0
-fi
+}
+cargo +nightly miri --version >/dev/null 2>&1 ||
+    skip "no nightly / no miri component: rustup toolchain install nightly --component miri,rust-src"
 if ! setup_log=$(cargo +nightly miri setup 2>&1); then
     echo "$setup_log" | tail -5 >&2
-    echo "miri: skipped (no nightly / no miri component: \`cargo +nightly miri setup\` failed; rustup +nightly component add rust-src)"
-    exit 0
+    skip "\`cargo +nightly miri setup\` failed; rustup component add --toolchain nightly rust-src"
 fi
 
-export MIRIFLAGS="-Zmiri-strict-provenance"
+base_flags="-Zmiri-strict-provenance"
 start=$SECONDS
 status=0
 # Every program of scripts/check-driver.sh but `managed`: the host reaches managed memory at
 # the device address, an integer, which strict provenance rightly refuses to turn into a pointer.
-programs=(example p1 p2 p3 p4 p8 p9 p11 scoped_alloc reuse_after_scope unwind scoped_host
-    events submission graph device_info module_globals memory_kinds library)
-default_schedules="example unwind scoped_host submission"
-schedules=${MIRI_SCHEDULES:-$default_schedules}
+programs=(example p1 p2 p3 p4 p8 p9 p11 in_flight scoped_alloc reuse_after_scope unwind scoped_host
+    events submission graph device_info module_globals memory_kinds library textures peer_vmm contracts)
+schedules=${MIRI_SCHEDULES:-all}
 [[ $schedules != all ]] || schedules=${programs[*]}
+[[ $schedules != none ]] || schedules=
+models=${MIRI_MODELS:-stacked tree}
+jobs=${MIRI_JOBS:-$(nproc)}
 
-echo "miri: $(cargo +nightly miri --version), MIRIFLAGS=$MIRIFLAGS"
-echo "miri: the double's own tests (checkdriver)"
-cargo +nightly miri test --quiet --manifest-path checkdriver/Cargo.toml \
-    --target-dir "$target/checkdriver" || status=1
-echo "miri: custack's unit tests (--lib)"
-cargo +nightly miri test --quiet --lib || status=1
+model_flags() {
+    case $1 in
+        stacked) echo "" ;;
+        tree) echo " -Zmiri-tree-borrows" ;;
+        *) echo "miri: unknown model $1 (MIRI_MODELS: stacked, tree)" >&2; exit 2 ;;
+    esac
+}
+# Runs `cargo miri test` with the extra flags $1 and the arguments that follow; prints how many
+# tests passed (on stdout, last line) and the output (stderr).
+tests() {
+    local flags=$1 out rc=0
+    shift
+    out=$(MIRIFLAGS="$base_flags$flags" cargo +nightly miri test --quiet "$@" 2>&1) || rc=$?
+    echo "$out" >&2
+    ((rc == 0)) || return 1
+    sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' <<<"$out" | awk '{ n += $1 } END { print n + 0 }'
+}
+
+echo "miri: $(cargo +nightly miri --version), MIRIFLAGS=$base_flags, models: $models"
+summary=()
+for model in $models; do
+    flags=$(model_flags "$model")
+    echo "miri: [$model] the double's own tests (checkdriver)"
+    double=$(tests "$flags" --manifest-path checkdriver/Cargo.toml \
+        --target-dir "$target/checkdriver") || { status=1; double=FAILED; }
+    echo "miri: [$model] custack's unit tests (--lib)"
+    unit=$(tests "$flags" --lib) || { status=1; unit=FAILED; }
+    summary+=("$model: $double double tests, $unit unit tests")
+done
 
 # Runs benches/checking under Miri with the extra flags $1 and the arguments that follow.
 checking() {
     local flags=$1
     shift
-    MIRIFLAGS="$MIRIFLAGS$flags" cargo +nightly miri run --quiet \
+    MIRIFLAGS="$base_flags$flags" cargo +nightly miri run --quiet \
         --manifest-path benches/checking/Cargo.toml --target-dir "$target/check-driver" -- "$@"
 }
-# One run of "$program [schedule]"; prints "ok" or "bad" (and on stderr, why).
+# One run of "$model $program [schedule]"; prints "ok" or "bad" (and on stderr, why).
 run_one() {
-    local program=$1 schedule=${2:-} out rc=0 flags=""
-    [[ -z $schedule ]] || flags=" -Zmiri-ignore-leaks"
+    local model=$1 program=$2 schedule=${3:-} out rc=0 flags
+    flags=$(model_flags "$model")
+    [[ -z $schedule ]] || flags+=" -Zmiri-ignore-leaks"
     out=$(checking "$flags" "$program" $schedule 2>&1) || rc=$?
     # A clean run must succeed; with a call failed the program may return its error (exit 1),
     # but never reach undefined behaviour, an unsupported operation, a panic or a violation
@@ -87,34 +124,46 @@ run_one() {
     if [[ $out == *"Undefined Behavior"* || $out == *"unsupported operation"* ||
         $out == *panicked* || $out == *"error: aborting"* ]] ||
         { [[ -z $schedule ]] && ((rc != 0)); } || ((rc != 0 && rc != 1)); then
-        { echo "miri: FAIL $program ${schedule:-clean} (exit $rc)"
+        { echo "miri: FAIL [$model] $program ${schedule:-clean} (exit $rc)"
           grep -v '^\s*$' <<<"$out" | head -30; } >&2
         echo bad
     else
         echo ok
     fi
 }
-export -f checking run_one
-export target
+export -f checking run_one model_flags
+export target base_flags
 
 checking "" p2 >/dev/null 2>&1 || true # builds once, before the parallel runs below
-echo "miri: the checking programs, clean: ${programs[*]}"
-clean_bad=0
-for p in "${programs[@]}"; do
-    [[ $(run_one "$p") == ok ]] || clean_bad=$((clean_bad + 1))
+runs=()
+for model in $models; do
+    for p in "${programs[@]}"; do runs+=("$model $p"); done
 done
+echo "miri: the checking programs, clean, under $models: ${programs[*]}"
+results=$(printf '%s\n' "${runs[@]}" | xargs -P "$jobs" -L1 bash -c 'run_one "$@"' _)
+clean_runs=$(grep -c . <<<"$results" || true)
+clean_bad=$(grep -c bad <<<"$results" || true)
 ((clean_bad == 0)) || status=1
 
-echo "miri: every call failed in turn, and made sticky in turn: $schedules"
-jobs=()
-for p in $schedules; do
-    n=$(checking "" "$p" count 2>/dev/null | awk '$1 == "calls" { print $2 }')
-    [[ ${n:-0} -gt 0 ]] || { echo "miri: FAIL $p: no call count" >&2; status=1; continue; }
-    for ((k = 1; k <= n; k++)); do jobs+=("$p fail-at=$k" "$p sticky-at=$k"); done
-done
-results=$(printf '%s\n' "${jobs[@]}" | xargs -P "$(nproc)" -L1 bash -c 'run_one "$@"' _)
-runs=$(grep -c . <<<"$results" || true)
-bad=$(grep -c bad <<<"$results" || true)
-((bad == 0)) || status=1
-echo "miri: ${#programs[@]} programs clean ($clean_bad failing); $runs runs with a call failed, $bad failing ($((SECONDS - start)) s)"
+runs=()
+sched_programs=0
+if [[ -n $schedules ]]; then
+    echo "miri: [stacked] every call failed in turn, and made sticky in turn: $schedules"
+    for p in $schedules; do
+        n=$(checking "" "$p" count 2>/dev/null | awk '$1 == "calls" { print $2 }')
+        [[ ${n:-0} -gt 0 ]] || { echo "miri: FAIL $p: no call count" >&2; status=1; continue; }
+        sched_programs=$((sched_programs + 1))
+        for ((k = 1; k <= n; k++)); do runs+=("stacked $p fail-at=$k" "stacked $p sticky-at=$k"); done
+    done
+fi
+sched_runs=0 sched_bad=0
+if ((${#runs[@]})); then
+    results=$(printf '%s\n' "${runs[@]}" | xargs -P "$jobs" -L1 bash -c 'run_one "$@"' _)
+    sched_runs=$(grep -c . <<<"$results" || true)
+    sched_bad=$(grep -c bad <<<"$results" || true)
+fi
+((sched_bad == 0)) || status=1
+failing=$((clean_bad + sched_bad))
+joined=$(printf '%s; ' "${summary[@]}")
+echo "miri: total: ${joined%; }; ${#programs[@]} programs clean under each model ($clean_runs runs); $sched_runs runs with a call failed ($sched_programs programs, Stacked Borrows); $failing failing ($((SECONDS - start)) s)"
 exit "$status"

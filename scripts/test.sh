@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the API
 # docs with warnings denied, the example, the checking-driver schedules (scripts/check-driver.sh,
-# contract row R10), Miri over the unsafe code (scripts/miri.sh, skipped with a message where
-# Miri is missing) and the platform legs (scripts/platforms.sh: aarch64 under qemu, Windows under
-# Wine, MSVC and QNX checks).
+# contract row R10), Miri over the unsafe code (scripts/miri.sh; the nightly toolchain with
+# Miri is installed with rustup when missing, skipped with a message only where rustup is) and
+# the platform legs (scripts/platforms.sh: aarch64 under qemu, Windows under Wine, MSVC and QNX
+# checks).
 #
 #   bash scripts/test.sh [ARGS...]      # ARGS go to the test binaries, e.g. --include-ignored
 #
@@ -213,6 +214,34 @@ cargo test --no-fail-fast --doc || { status=1; failed+=("doc tests"); }
 # The docs need no CUDA (docs.rs builds them without it); tests/doc_aliases.rs, run above,
 # checks that every driver wrapper has its doc alias and NVIDIA link.
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet || { status=1; failed+=(rustdoc); }
+# What custack's build script printed in target directory $1 (cargo's layout: build/custack-HASH/
+# output, or build/custack/HASH/run/stdout in newer cargo).
+build_script_output() {
+    find "$1/debug/build" \( -path '*/custack-*/output' -o -path '*/custack/*/run/stdout' \) \
+        -type f -exec cat {} +
+}
+# The API docs as docs.rs builds them ([package.metadata.docs.rs] in Cargo.toml): DOCS_RS=1 (so
+# build.rs searches for and links nothing, as in docs.rs's sandbox, which has no libcuda), none
+# of the CUDA variables, `--cfg docsrs`, no network (--offline), with the nightly rustdoc that
+# docs.rs uses where it is installed. Broken intra-doc links (the guide's included) are errors.
+# Its own target directory, so the usual build is not rebuilt.
+docsrs_check() {
+    local toolchain=() out=$target_dir/docsrs
+    rustup run nightly rustdoc --version >/dev/null 2>&1 && toolchain=(+nightly)
+    env -u CUDA_DRIVER_LIB_DIR -u CUDA_LIBRARY_PATH -u CUDA_PATH -u CUDA_HOME -u CUDA_ROOT \
+        -u CUDA_TOOLKIT_ROOT_DIR -u CUSTACK_REQUIRE_LIBCUDA \
+        DOCS_RS=1 CARGO_TARGET_DIR="$out" \
+        RUSTDOCFLAGS="--cfg docsrs -D rustdoc::broken_intra_doc_links -D rustdoc::private_intra_doc_links -D rustdoc::invalid_html_tags -D rustdoc::bare_urls" \
+        cargo "${toolchain[@]}" doc --no-deps --offline --quiet || return 1
+    if ! build_script_output "$out" | grep -qx 'cargo:rustc-cfg=custack_no_libcuda'; then
+        echo "scripts/test.sh: docs.rs build: build.rs did not take its DOCS_RS path" >&2
+        return 1
+    fi
+    [[ -f $out/doc/custack/guide/index.html && -f $out/doc/custack/guide/scopes/index.html ]] ||
+        { echo "scripts/test.sh: docs.rs build: the guide is missing from $out/doc" >&2; return 1; }
+    echo "scripts/test.sh: docs.rs build: docs built with DOCS_RS=1, offline, no libcuda (${toolchain[*]:-stable} rustdoc), every intra-doc link resolved"
+}
+docsrs_check || { status=1; failed+=("docs.rs build"); }
 
 # The README's first command, as a user runs it: real GPU work where there is a device, and
 # otherwise one clear line and exit status 1 -- never a panic (exit 101), a signal, or a link
@@ -274,7 +303,9 @@ dependent_check() {
     cp Cargo.lock "$dep/crate/Cargo.lock"
     printf '#!/bin/sh\necho "python3 $*" >>"%s"\nexit 1\n' "$dep/python3-called" >"$dep/bin/python3"
     chmod +x "$dep/bin/python3"
-    if ! (cd "$dep/crate" && PATH=$dep/bin:$PATH CARGO_TARGET_DIR=$dep/target cargo build --quiet) \
+    # custack's build script must run in this build (its dependencies may stay built).
+    if ! (cd "$dep/crate" && export CARGO_TARGET_DIR=$dep/target &&
+        cargo clean --quiet -p custack && PATH=$dep/bin:$PATH cargo build --quiet) \
         >"$dep/build.log" 2>&1; then
         cat "$dep/build.log" >&2
         echo "scripts/test.sh: dependent build: a crate depending on custack does not build" >&2
@@ -285,7 +316,7 @@ dependent_check() {
         cat "$dep/python3-called" >&2
         return 1
     fi
-    if grep -qiE 'cublas|nccl' "$dep"/target/debug/build/custack-*/output; then
+    if build_script_output "$dep/target" | grep -qiE 'cublas|nccl'; then
         echo "scripts/test.sh: dependent build: custack's build script looked for cuBLAS or NCCL" >&2
         return 1
     fi
@@ -347,11 +378,25 @@ bash scripts/check-driver.sh || { status=1; failed+=("checking driver"); }
 NULLDRIVER_FAIL_CODE=1 CHECK_PROGRAMS="example p1 p3 scoped_alloc reuse_after_scope" \
     bash scripts/check-driver.sh || { status=1; failed+=("checking driver, non-sticky failures"); }
 
-# Miri over custack's unsafe code, against the same double linked as an rlib (scripts/miri.sh;
-# prints "miri: skipped (...)" and passes where no nightly toolchain with Miri is installed).
+# Miri over custack's unsafe code, against the same double linked as an rlib (scripts/miri.sh),
+# under Stacked Borrows and Tree Borrows. What it needs (a nightly toolchain with the miri and
+# rust-src components) is installed with rustup when missing, as the MSRV toolchain is; the step
+# is skipped only where rustup itself is missing, and says so. A failed install fails the step.
 miri_log=$(mktemp)
-bash scripts/miri.sh 2>&1 | tee "$miri_log" || { status=1; failed+=(miri); }
-grep -q '^miri: skipped' "$miri_log" && miri_skipped=" (skipped: no nightly Miri)"
+if ! command -v rustup >/dev/null; then
+    echo "scripts/test.sh: miri: SKIPPED, rustup is not installed (it installs the nightly toolchain with Miri)"
+    miri_summary=" (skipped: no rustup)"
+elif ! { cargo +nightly miri --version >/dev/null 2>&1 ||
+    rustup toolchain install nightly --component miri,rust-src --profile minimal >/dev/null 2>&1; } ||
+    ! cargo +nightly miri --version >/dev/null 2>&1; then
+    echo "scripts/test.sh: miri: rustup could not install a nightly toolchain with Miri (rustup toolchain install nightly --component miri,rust-src)" >&2
+    status=1; failed+=(miri)
+elif MIRI_REQUIRED=1 bash scripts/miri.sh 2>&1 | tee "$miri_log"; then
+    # The last line of scripts/miri.sh counts what ran: "miri: ... (N s)".
+    miri_summary=" ($(sed -n 's/^miri: total: //p' "$miri_log" | tail -1))"
+else
+    status=1; failed+=(miri)
+fi
 rm -f "$miri_log"
 
 # The platform legs (issue 18): aarch64 under qemu, Windows under Wine, the MSVC and QNX checks
@@ -363,7 +408,7 @@ rm -f "$platforms_log"
 
 # One line to end on, whatever scrolled past.
 if ((status == 0)); then
-    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the first command (linked and in a fresh clone), a dependent build, the interop examples, MSRV${msrv_skipped:-}, package, checking driver, Miri${miri_skipped:-}, platforms (${platforms_summary:-none ran})"
+    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), a dependent build, the interop examples, MSRV${msrv_skipped:-}, package, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
 else
     joined=$(printf '%s, ' "${failed[@]}")
     echo "scripts/test.sh: FAILED: ${joined%, }${platforms_summary:+; platforms: $platforms_summary}" >&2

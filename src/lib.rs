@@ -105,6 +105,7 @@ extern crate checkdriver as _;
 mod asynchronous;
 mod attribute;
 mod context;
+mod contract;
 mod current;
 mod driver;
 mod error;
@@ -140,6 +141,12 @@ pub use asynchronous::scope::{
 pub use asynchronous::submission::{Payload, Submission, SubmissionFuture};
 pub use attribute::DeviceAttribute;
 pub use context::{Context, ContextFlags};
+#[doc(hidden)]
+pub use contract::__private as __private_contract;
+pub use contract::{
+    CheckedBy, Contract, ContractArg, ContractArgs, Declared, ExtentFactor, ParamKind, ReadBuffer,
+    Scalar, WriteBuffer,
+};
 pub use current::{CacheConfig, Limit};
 pub use driver::{ComputeCapability, Device, Driver, Version, driver_version};
 pub use error::{Error, ErrorKind, Result, dropped_error_count, take_drop_errors};

@@ -1,4 +1,4 @@
-//! What the type system must let through: the must-compile rows P1–P9 and P11 of `INVARIANTS.md`, and
+//! What the type system must let through: the must-compile rows P1–P11 of `INVARIANTS.md`, and
 //! the positive twin of every compile-fail program in `ui-tests/` (STYLE 21).
 //!
 //! Each pattern is a plain function taking what it needs, so this file compiling is the test
@@ -973,6 +973,65 @@ fn handles_that_may_cross_threads_are_send_and_sync() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// P10: kernel contracts (issue 17)
+// ---------------------------------------------------------------------------------------------
+
+custack::kernel_contract! {
+    /// `vector_add(const float* a, const float* b, float* c, unsigned n)`: `c[i] = a[i] + b[i]`
+    /// for `i < n`.
+    unsafe kernel VectorAdd = "vector_add"(a: &[f32; n], b: &[f32; n], c: &mut [f32; n], n: u32);
+    /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+}
+
+/// P10: a declared kernel launched without `unsafe` at the call site, in a stream scope, a
+/// submission and a graph capture. The twin of every `ui-tests/c23_*.rs`: the right count,
+/// order and types, a writable binding where the contract writes, the kernel of the context
+/// whose stream launches it. Returns `c = a + b` (`3 i`) and `x` after `1 + 2 + 3 × 4`.
+fn p10_contract_launches(ctx: &Context) -> Result<(Vec<f32>, Vec<u32>)> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let (vector_add, add) = (
+        module.declared::<VectorAdd>()?,
+        module.declared::<AddU32>()?,
+    );
+    let stream = guard.stream()?;
+    let cfg = LaunchConfig::for_elements(N32);
+    let a: Vec<f32> = (0..N).map(|i| f32::from(i as u16)).collect();
+    let b: Vec<f32> = a.iter().map(|x| 2.0 * x).collect();
+    let (da, db) = (guard.alloc_from(&a)?, guard.alloc_from(&b)?);
+    let mut dc = guard.alloc_zeroed::<f32>(N)?;
+    let mut c = vec![0f32; N];
+    let mut x = guard.alloc_zeroed::<u32>(N)?;
+    // A stream scope: read-only bindings by value, a writable one by `&mut`.
+    stream.scope(|s| -> Result<()> {
+        let (sa, sb, mut sc) = (s.bind(&da), s.bind(&db), s.bind_mut(&mut dc));
+        s.run(&vector_add, cfg, (sa, sb, &mut sc, N32))?;
+        s.copy_to_host(&mut c, &sc)?;
+        let mut sx = s.bind_mut(&mut x);
+        s.run(&add, cfg, (&mut sx, 1, N32))
+    })??;
+    // A submission owning the buffer and the declared kernel.
+    let (x, add) = stream
+        .submit((x, add), |s, (mut x, add)| {
+            s.run(&add, cfg, (&mut x, 2, N32))
+        })?
+        .wait()?;
+    // A graph capture, launched three times.
+    let graph = stream.capture((x, add, vec![0u32; N]), |s, (mut x, add, out)| {
+        s.run(&add, cfg, (&mut x, 4, N32))?;
+        s.copy_to_host(out, &x)
+    })?;
+    let mut exec = graph.instantiate()?;
+    for _ in 0..3 {
+        exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    }
+    let (_x, _add, out) = exec.payload();
+    Ok((c, out.to_vec()))
+}
+
+// ---------------------------------------------------------------------------------------------
 // Tests on a device (fail without one)
 // ---------------------------------------------------------------------------------------------
 
@@ -983,6 +1042,16 @@ fn p1_on_device() -> Result<()> {
     let expected: Vec<f32> = (0..N).map(|i| 3.0 * f32::from(i as u16)).collect();
     assert_eq!(c, expected);
     assert_eq!(x, vec![12; N]);
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn p10_on_device() -> Result<()> {
+    let (c, x) = p10_contract_launches(&context0()?)?;
+    let expected: Vec<f32> = (0..N).map(|i| 3.0 * f32::from(i as u16)).collect();
+    assert_eq!(c, expected);
+    assert_eq!(x, vec![1 + 2 + 3 * 4; N]);
     Ok(())
 }
 

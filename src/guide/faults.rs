@@ -35,6 +35,30 @@
 //! }
 //! ```
 //!
+//! ## In a library built on custack
+//!
+//! A crate that builds on custack can keep `custack::Result` as its own result type: it makes
+//! errors of custack's kinds with [`Error::new`] (a kind and its detail) or
+//! [`Error::from_kind`], replaces a detail with [`Error::with_detail`], and wraps a foreign
+//! cause (an `std::io::Error`, a cuBLAS status of its own type) with [`Error::with_source`],
+//! which [`source()`](std::error::Error::source) returns. Its callers match on
+//! [`Error::kind`] as for custack's own errors, and the `Display` is the same:
+//!
+//! ```
+//! use custack::{Error, ErrorKind};
+//!
+//! fn shapes(rows: usize, cols: usize, len: usize) -> custack::Result<()> {
+//!     if rows * cols == len {
+//!         Ok(())
+//!     } else {
+//!         Err(Error::new(ErrorKind::LengthMismatch, format!("{rows}x{cols} over {len} elements")))
+//!     }
+//! }
+//! let e = shapes(3, 4, 10).unwrap_err();
+//! assert_eq!(e.kind(), ErrorKind::LengthMismatch);
+//! assert_eq!(e.to_string(), "two lengths that must be equal differ: 3x4 over 10 elements");
+//! ```
+//!
 //! # Errors from earlier, asynchronous work
 //!
 //! Launches and asynchronous copies return before the GPU runs them. A fault in that work is
@@ -135,6 +159,10 @@
 //!
 //! [`Error`]: crate::Error
 //! [`Error::code`]: crate::Error::code
+//! [`Error::new`]: crate::Error::new
+//! [`Error::from_kind`]: crate::Error::from_kind
+//! [`Error::with_detail`]: crate::Error::with_detail
+//! [`Error::with_source`]: crate::Error::with_source
 //! [`Error::kind`]: crate::Error::kind
 //! [`Error::is_sticky`]: crate::Error::is_sticky
 //! [`ErrorKind`]: crate::ErrorKind

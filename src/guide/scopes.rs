@@ -147,6 +147,36 @@
 //! (`submission.await`), woken by a stream callback when its work completes; see
 //! [`SubmissionFuture`](crate::SubmissionFuture).
 //!
+//! ## Awaiting submissions
+//!
+//! `submission.await` enqueues a stream callback (`cuStreamAddCallback`) behind the work; the
+//! driver runs it on *its own* callback thread once the work is complete (also after a device
+//! fault), and it calls the executor's [`Waker`](std::task::Waker). Nothing polls the GPU; the
+//! executor's thread sleeps while it waits. Two facts decide where that works:
+//!
+//! - **The waker is called from a foreign thread, inside a driver callback.** Every executor's
+//!   waker must allow that (`Waker` is `Send + Sync`), and the ones in use do: tokio (both
+//!   runtimes, `LocalSet`), async-std, smol and async-executor, `futures::executor`,
+//!   `pollster`, and the ten-line `block_on` in [`SubmissionFuture`](crate::SubmissionFuture)'s
+//!   docs all queue the task or unpark a thread. What the driver forbids in a callback is a
+//!   CUDA call or blocking on GPU work, so an executor whose waker *polls the task inline* on
+//!   the waking thread would break (and would move a `!Send` future to another thread): none
+//!   of the above does.
+//! - **A submission is `!Send` and borrows its stream** (and so the guard), like everything a
+//!   guard lends. It is awaited on the thread that pushed the context, inside a future that
+//!   thread drives: `Runtime::block_on` (the current-thread runtime, or the multi-threaded one's
+//!   `block_on`), `LocalSet::run_until`, `futures::executor::block_on`. `tokio::spawn` needs
+//!   `Send + 'static` and `spawn_local` needs `'static`, so neither takes it; many requests in
+//!   flight are futures joined on that thread (`tokio::join!`, `futures`' `join_all` or
+//!   `FuturesUnordered`, or lanes as in the example). Tasks elsewhere (a multi-threaded server)
+//!   hand their requests to that thread over a channel.
+//!
+//! `examples/13_tokio_requests.rs` runs 512 requests on tokio's current-thread runtime, each
+//! moving its buffers into a submission (upload, kernel, download) and awaiting it, 16 in
+//! flight on 4 streams, and compares the throughput with awaiting them one at a time;
+//! `tests/gpu_tokio.rs` awaits 64 at once on tokio's current-thread runtime, in a `LocalSet`
+//! and in the multi-threaded runtime's `block_on`.
+//!
 //! A payload's host memory stays where the work was bound to it while the submission (or a
 //! graph) owns it: a `Box<[T]>` is kept as the `Vec<T>` it converts to for free and becomes a
 //! box again only when handed back, because a `Box` claims to be the only pointer to its

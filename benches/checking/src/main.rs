@@ -681,6 +681,165 @@ fn example() -> Result<()> {
     Ok(())
 }
 
+// ---------------------------------------------------------------------------------------------
+// Kernel contracts (issue 17): every shape launched safely in a scope, a submission and a graph
+// capture; a buffer one element short and an overflowing extent refused with no launch reaching
+// the driver (R12); a declaration that disagrees with the PTX refused at lookup (R13).
+
+const CONTRACT_KERNELS: &str = include_str!("../../../tests/fixtures/contracts.ptx");
+
+custack::kernel_contract! {
+    /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+    /// The same kernel declared with a 64-bit `k`: the PTX says 32 bits.
+    unsafe kernel AddU32Wide = "add_u32"(x: &mut [u32; n], k: u64, n: u32);
+    /// `scale_u32(unsigned* x, unsigned rows, unsigned cols, unsigned k)`.
+    unsafe kernel ScaleU32 = "scale_u32"(x: &mut [u32; rows * cols], rows: u32, cols: u32, k: u32);
+    /// The same kernel with a stricter extent, whose arithmetic can overflow.
+    unsafe kernel ScaleU32Strict = "scale_u32"(
+        x: &mut [u32; rows * cols * k],
+        rows: u32,
+        cols: u32,
+        k: u32,
+    );
+    /// `fill_rows(unsigned* img, size_t pitch, unsigned width, unsigned height, unsigned v)`.
+    unsafe kernel FillRows = "fill_rows"(
+        img: &mut [u32; pitched(height, pitch)],
+        pitch: u64,
+        width: u32,
+        height: u32,
+        value: u32,
+    );
+    /// `iota(unsigned* x)`: one element per launched thread.
+    unsafe kernel Iota = "iota"(x: &mut [u32; grid]);
+}
+
+// The double's call counters (`benches/nulldriver`): this program only runs linked to it.
+unsafe extern "C" {
+    fn nulldriver_set_counting(on: core::ffi::c_int);
+    fn nulldriver_entry_count() -> usize;
+    fn nulldriver_entry_name(i: usize) -> *const core::ffi::c_char;
+    fn nulldriver_counts(out: *mut u64, cap: usize) -> usize;
+}
+
+/// How many kernel launches of any kind have reached the driver since counting began.
+fn launches_seen() -> u64 {
+    // SAFETY: the double's counter functions take no pointer (these two) or a buffer of `cap`
+    // counters (below); the names are NUL-terminated statics or null.
+    let n = unsafe {
+        nulldriver_set_counting(1);
+        nulldriver_entry_count()
+    };
+    let mut counts = vec![0u64; n];
+    // SAFETY: `counts` holds `n` counters.
+    unsafe { nulldriver_counts(counts.as_mut_ptr(), n) };
+    (0..n)
+        .filter(|&i| {
+            // SAFETY: as above.
+            let name = unsafe { nulldriver_entry_name(i) };
+            // SAFETY: a NUL-terminated static name, checked non-null.
+            !name.is_null()
+                && unsafe { core::ffi::CStr::from_ptr(name) }
+                    .to_bytes()
+                    .starts_with(b"cuLaunch")
+        })
+        .filter_map(|i| counts.get(i).copied())
+        .sum()
+}
+
+/// `run`'s refusal of a launch, which must be `kind` and reach no driver entry point.
+fn refused(kind: custack::ErrorKind, launch: impl FnOnce() -> Result<()>) {
+    let before = launches_seen();
+    match launch() {
+        Err(e) if e.kind() == kind => {}
+        other => panic!("expected a {kind:?} refusal, got {other:?}"),
+    }
+    assert_eq!(
+        launches_seen(),
+        before,
+        "a refused launch reached the driver"
+    );
+}
+
+fn contracts(ctx: &Context) -> Result<Vec<u32>> {
+    use custack::{CheckedBy, ErrorKind};
+    launches_seen(); // counting on
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let shapes = guard.load_ptx(CONTRACT_KERNELS)?;
+    let add = module.declared::<AddU32>()?;
+    // The double is driver 12.2, without cuFuncGetParamInfo: checked against the PTX.
+    assert_eq!(add.checked_by(), CheckedBy::Ptx);
+    match module.declared::<AddU32Wide>() {
+        Err(e) if e.kind() == ErrorKind::KernelSignatureMismatch => {
+            assert!(e.to_string().contains("parameter 1 `k`"), "{e}");
+        }
+        Err(e) => return Err(e),
+        Ok(_) => panic!("a declaration disagreeing with the PTX was accepted"),
+    }
+    let scale = shapes.declared::<ScaleU32>()?;
+    let strict = shapes.declared::<ScaleU32Strict>()?;
+    let fill = shapes.declared::<FillRows>()?;
+    let iota = shapes.declared::<Iota>()?;
+    let stream = guard.stream()?;
+    let cfg = LaunchConfig::for_elements(N32);
+    let mut x = guard.alloc_zeroed::<u32>(N)?;
+    let mut grid = guard.alloc_zeroed::<u32>(1024)?;
+    let mut image = guard.alloc_pitched::<u32>(100, 7)?;
+    let pitch = image.pitch_bytes() as u64;
+    stream.scope(|s| -> Result<()> {
+        let mut dx = s.bind_mut(&mut x);
+        let mut dg = s.bind_mut(&mut grid);
+        let mut img = s.bind_pitched(&mut image);
+        s.run(&add, cfg, (&mut dx, 1, N32))?;
+        refused(ErrorKind::BufferTooShort, || {
+            s.run(&add, cfg, (&mut dx, 1, N32 + 1))
+        });
+        s.run(&scale, cfg, (&mut dx, 10, 100, 3))?;
+        refused(ErrorKind::BufferTooShort, || {
+            s.run(&scale, cfg, (&mut dx, 10, 101, 3))
+        });
+        refused(ErrorKind::SizeOverflow, || {
+            s.run(&strict, cfg, (&mut dx, u32::MAX, u32::MAX, u32::MAX))
+        });
+        let rows = LaunchConfig {
+            grid: (1, 7, 1),
+            block: (128, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        s.run(&fill, rows, (&mut img, pitch, 100, 7, 9))?;
+        refused(ErrorKind::BufferTooShort, || {
+            s.run(&fill, rows, (&mut img, pitch, 100, 8, 9))
+        });
+        s.run(&iota, LaunchConfig::for_elements(1024), (&mut dg,))?;
+        refused(ErrorKind::BufferTooShort, || {
+            s.run(&iota, LaunchConfig::for_elements(1025), (&mut dg,))
+        });
+        let huge = LaunchConfig {
+            grid: (u32::MAX, u32::MAX, u32::MAX),
+            block: (1024, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        refused(ErrorKind::SizeOverflow, || s.run(&iota, huge, (&mut dg,)));
+        Ok(())
+    })??;
+    // A submission that owns the buffer and the declared kernel.
+    let pending = stream.submit((x, add), |s, (mut x, add)| {
+        s.run(&add, cfg, (&mut x, 2, N32))
+    })?;
+    let (x, add) = pending.wait()?;
+    // A graph capture: the declared kernel is part of the graph's payload.
+    let graph = stream.capture((x, add, vec![0u32; N]), |s, (mut x, add, out)| {
+        s.run(&add, cfg, (&mut x, 1, N32))?;
+        s.copy_to_host(out, &x)
+    })?;
+    let mut exec = graph.instantiate()?;
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    let (_x, _add, out) = exec.payload();
+    Ok(out.to_vec())
+}
+
 /// Arrays, a mipmapped array and textures over every resource kind (issue 23): a CUDA array
 /// and a view of it, a mipmapped array, linear and pitched device memory; a surface over a
 /// level; a texture bound to a scope and passed to a kernel; an asynchronous copy into an
@@ -749,6 +908,11 @@ fn textures(ctx: &Context) -> Result<Vec<f32>> {
     stream.scope(|s| {
         let mut a = s.bind_array(&mut array);
         s.copy_to_array(&mut a, &pixels)
+    })??;
+    let mut level1 = vec![0.0f32; w * h / 4];
+    stream.scope(|s| {
+        let l1 = s.bind_level(&mut mip, 1)?;
+        s.copy_from_array(&mut level1, &l1)
     })??;
     let mut result = out.to_vec()?;
     result.extend(mip.level_to_vec(1)?);
@@ -890,10 +1054,7 @@ fn enqueue_parked<'c>(
 ///
 /// Returns A's host result (`2 * 3`), B's (`2 * 5`), A's device buffer read back under A's
 /// guard (`6`), and the ordered third submission's result (`7 + 7`).
-fn p9_two_contexts_in_flight(
-    a: &Context,
-    b: &Context,
-) -> Result<[Vec<u32>; 4]> {
+fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 4]> {
     let mut stack = Stack::new()?;
     let mut ga = stack.push(a)?;
     let (pending_a, module_a) = enqueue_parked(&ga, 3)?;
@@ -914,6 +1075,51 @@ fn p9_two_contexts_in_flight(
     Ok([host_a, host_b, dev_a, ordered])
 }
 
+/// The scenarios of `tests/gpu_in_flight.rs` without their value checks (issue 19, 25): a
+/// parked submission polled under another context, one dropped unwaited there, a parked result
+/// attached to the wrong context (refused, freed in its own), parked page-locked and registered
+/// memory used by another context's scopes and freed from under it.
+fn in_flight(a: &Context, b: &Context) -> Result<()> {
+    let mut stack = Stack::new()?;
+    let mut ga = stack.push(a)?;
+    let enqueue = |value: u8| -> Result<_> {
+        let stream = ga.stream()?;
+        let work = stream.submit((ga.alloc::<u8>(N)?, vec![0u8; N]), |s, (mut d, h)| {
+            s.fill_bytes(&mut d, value)?;
+            s.copy_to_host(h, &d)
+        })?;
+        Ok(ga.park_submission(work))
+    };
+    let polled = enqueue(1)?;
+    let dropped = enqueue(2)?;
+    let mut pinned = ga.park_pinned(ga.alloc_pinned::<u32>(N)?);
+    let registered = ga.park_registered(ga.register_vec(vec![5u32; N])?);
+    let dev_a = ga.with_pushed(b, |gb| -> Result<_> {
+        let mut pending = polled;
+        let (dev_a, _host) = loop {
+            match pending.try_wait()? {
+                Ok(done) => break done,
+                Err(again) => pending = again,
+            }
+        };
+        drop(dropped); // waits for A's event from B, frees in A
+        let mut dev = gb.alloc::<u32>(N)?;
+        let stream = gb.stream()?;
+        stream.scope(|s| s.copy_to_device(s.bind_mut(&mut dev), &pinned))??;
+        stream.scope(|s| s.copy_to_host(&mut pinned, s.bind(&dev)))??;
+        pinned.free()?;
+        registered.into_vec()?;
+        Ok(dev_a)
+    })??;
+    let refused = ga.with_pushed(b, |gb| gb.attach(dev_a).map(drop))?;
+    if refused.is_ok() {
+        return Err(custack::Error::from_kind(
+            custack::ErrorKind::ContextMismatch,
+        ));
+    }
+    Ok(())
+}
+
 fn run(program: &str) -> Option<Result<()>> {
     let two = || -> Result<(Context, Context)> { Ok((context0()?, context0()?)) };
     Some(match program {
@@ -923,6 +1129,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "p3" => two().and_then(|(a, b)| p3_nested_push(&a, &b).map(drop)),
         "p4" => context0().and_then(|c| p4_shared_context(&c, 3).map(drop)),
         "p9" => two().and_then(|(a, b)| p9_two_contexts_in_flight(&a, &b).map(drop)),
+        "in_flight" => two().and_then(|(a, b)| in_flight(&a, &b)),
         "p11" => two().and_then(|(a, b)| p11_staging_through_pinned(&a, &b).map(drop)),
         "p8" => two().and_then(|(a, b)| p8_alternating_contexts(&a, &b, 2).map(drop)),
         "scoped_alloc" => context0().and_then(|c| c10_stream_ordered_alloc_in_scope(&c).map(drop)),
@@ -935,6 +1142,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "memory_kinds" => context0().and_then(|c| memory_kinds(&c).map(drop)),
         "managed" => context0().and_then(|c| managed(&c).map(drop)),
         "library" => two().and_then(|(a, b)| library(&a, &b)),
+        "contracts" => context0().and_then(|c| contracts(&c).map(drop)),
         "scoped_host" => context0().and_then(|c| scoped_host(&c).map(drop)),
         "textures" => context0().and_then(|c| textures(&c).map(drop)),
         "peer_vmm" => context0().and_then(|c| peer_vmm(&c).map(drop)),
