@@ -285,11 +285,18 @@ fn explicit_setting_is_wrong(dir: &str, target: Target<'_>) -> ! {
 }
 
 fn not_found(target: Target<'_>, dirs: &[PathBuf], more: &[PathBuf]) {
-    let searched: Vec<String> = dirs
+    let mut searched: Vec<String> = dirs
         .iter()
         .chain(more)
         .map(|d| d.display().to_string())
         .collect();
+    if searched.is_empty() {
+        searched.push(
+            "none on the build machine for this target (a cross build: set CUSTACK_SYSROOT to \
+             the target's root file system)"
+                .to_owned(),
+        );
+    }
     let (file, searched) = if target.os == Os::Windows {
         (
             "nvcuda.dll",
