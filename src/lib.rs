@@ -129,12 +129,13 @@ mod plain;
 mod pool;
 mod registered;
 mod stack;
+mod stand_in;
 mod stream;
 mod texture;
 mod vmm;
 
 pub use asynchronous::graph::{Graph, GraphExec, ScopedGraph};
-pub use asynchronous::parked::{Park, ParkedPayload, ParkedSubmission};
+pub use asynchronous::parked::{Park, ParkedPayload, ParkedSubmission, PeerSource, PeerView};
 pub use asynchronous::scope::{
     ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
     StreamScope,
@@ -192,6 +193,7 @@ pub use plain::DeviceCopy;
 pub use pool::MemPool;
 pub use registered::{RegisteredHost, RegisteredVec};
 pub use stack::{ContextKind, Floating, Green, PushedGuard, Stack, StackTop};
+pub use stand_in::{KernelCall, StandIn, StandInError};
 pub use stream::{BorrowedStream, ParkedStream, Stream, StreamFlags};
 pub use texture::{
     AddressMode, ArrayElement, CudaArray, FilterMode, ResourceView, ScopedArray, ScopedSurface,

@@ -426,16 +426,29 @@ fn enqueue_parked<'c>(
 /// parked (`park_submission`), so A's guard can be frozen under the nested push; B's is parked
 /// to leave the nested push; both are waited for while A is current, B's from another context.
 /// A third submission on A waits on the GPU for B's work (`wait_parked`, `cuStreamWaitEvent`
-/// with B's event). What comes back is parked memory, re-attached to its own context's guard.
+/// with B's event), and B copies A's device buffer from A's still-pending work on the GPU
+/// (`scope_after`, `copy_from_pending`). What comes back is parked memory, re-attached to its
+/// own context's guard.
 /// The twin of `ui-tests/c22_*.rs`.
 ///
 /// Returns A's host result (`2 * 3`), B's (`2 * 5`), A's device buffer read back under A's
-/// guard (`6`), and the ordered third submission's result (`7 + 7`).
-fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 4]> {
+/// guard (`6`), the ordered third submission's result (`7 + 7`) and B's copy of A's buffer
+/// (`6`).
+fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 5]> {
     let mut stack = Stack::new()?;
     let mut ga = stack.push(a)?;
     let (pending_a, module_a) = enqueue_parked(&ga, 3)?;
     let (pending_b, module_b) = ga.with_pushed(b, |gb| enqueue_parked(gb, 5))??;
+    // B reads A's device buffer on the GPU once A's work is done there: a peer copy in a scope
+    // that waits for A's event first; A's pending work stays borrowed until it has synchronized.
+    let peer_copy = ga.with_pushed(b, |gb| -> Result<Vec<u32>> {
+        let stream = gb.stream()?;
+        let mut copy = gb.alloc::<u32>(N)?;
+        stream.scope_after(&pending_a, |s, ((), dev_a, (), ())| {
+            s.copy_from_pending(s.bind_mut(&mut copy), dev_a)
+        })??;
+        copy.to_vec()
+    })??;
     // Both in flight. A's stream waits on the GPU for B's work before its own.
     let stream = ga.stream()?;
     stream.wait_parked(&pending_b)?;
@@ -449,7 +462,7 @@ fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 4]> 
     let dev_a = ga.attach(dev_a)?.to_vec()?; // A's memory under A's guard again
     let ordered = ordered.wait()?;
     drop((dev_b, module_b, module_a)); // each pushes its own context
-    Ok([host_a, host_b, dev_a, ordered])
+    Ok([host_a, host_b, dev_a, ordered, peer_copy])
 }
 
 /// What P11 reads back, each checked element by element by `p11_on_device`.
@@ -1205,12 +1218,13 @@ fn p9_on_device() -> Result<()> {
     let driver = Driver::init()?;
     let second = driver.device(driver.device_count()?.min(2) - 1)?; // device 1 if there is one
     let (a, b) = (context0()?, Context::new(second, ContextFlags::empty())?);
-    let [host_a, host_b, dev_a, ordered] = p9_two_contexts_in_flight(&a, &b)?;
+    let [host_a, host_b, dev_a, ordered, peer_copy] = p9_two_contexts_in_flight(&a, &b)?;
     for (what, got, want) in [
         ("A's host result", &host_a, 6),
         ("B's host result", &host_b, 10),
         ("A's device buffer", &dev_a, 6),
         ("the ordered submission", &ordered, 14),
+        ("B's peer copy of A's pending buffer", &peer_copy, 6),
     ] {
         assert_eq!(got.len(), N, "{what}");
         for (i, &x) in got.iter().enumerate() {
