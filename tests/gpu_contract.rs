@@ -251,3 +251,40 @@ fn submissions_graphs_attributes_and_cooperative_launches() {
         Err(e) => assert_eq!(e.kind(), ErrorKind::NotSupported, "{e}"),
     }
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn declared_library_function() {
+    let library = custack::Library::load_ptx(custack::Driver::init().unwrap(), KERNELS).unwrap();
+    let kernel = library.kernel("add_u32").unwrap();
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let add = guard
+        .library_function(&kernel)
+        .unwrap()
+        .declared::<AddU32>()
+        .unwrap();
+    let e = guard
+        .library_function(&kernel)
+        .unwrap()
+        .declared::<AddU32Wide>();
+    if add.checked_by() == CheckedBy::ParamInfo {
+        assert_eq!(e.unwrap_err().kind(), ErrorKind::KernelSignatureMismatch);
+    }
+    let mut x = guard.alloc_zeroed::<u32>(N).unwrap();
+    guard
+        .stream()
+        .unwrap()
+        .scope(|s| {
+            let mut dx = s.bind_mut(&mut x);
+            s.run_library(&add, LaunchConfig::for_elements(N32), (&mut dx, 5, N32))
+                .unwrap();
+            let e = s
+                .run_library(&add, LaunchConfig::for_elements(N32), (&mut dx, 5, N32 + 1))
+                .unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+        })
+        .unwrap();
+    assert_eq!(x.to_vec().unwrap(), vec![5; N]);
+}

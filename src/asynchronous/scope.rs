@@ -884,6 +884,10 @@ impl<'scope> StreamScope<'scope, '_> {
 
     /// `cuLaunchKernel`—Enqueues a kernel launch.
     ///
+    /// For a kernel whose parameters and buffer extents you can state, declare it once with
+    /// [`kernel_contract!`](crate::kernel_contract) and launch it with the safe
+    /// [`run`](Self::run) instead; this `unsafe` launch is for kernels one cannot describe.
+    ///
     /// `args` is a tuple of plain data (passed by value) and device memory of this scope
     /// ([`ScopedSlice`], [`ScopedSliceMut`], `&`/`&mut` [`ScopedAlloc`]; passed as device
     /// pointers). `function`'s module must outlive the scope (`Function<'scope>`), so it cannot

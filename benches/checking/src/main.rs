@@ -909,6 +909,8 @@ custack::kernel_contract! {
     );
     /// `iota(unsigned* x)`: one element per launched thread.
     unsafe kernel Iota = "iota"(x: &mut [u32; grid]);
+    /// The same kernel declared with stricter clauses: dynamic shared memory and a largest block.
+    unsafe kernel IotaClauses = "iota"(x: &mut [u32; grid]) shared(block * 4) max_block(256, 1, 1);
 }
 
 // The double's call counters (`benches/nulldriver`): this program only runs linked to it.
@@ -979,6 +981,7 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     let strict = shapes.declared::<ScaleU32Strict>()?;
     let fill = shapes.declared::<FillRows>()?;
     let iota = shapes.declared::<Iota>()?;
+    let iota_clauses = shapes.declared::<IotaClauses>()?;
     let stream = guard.stream()?;
     let cfg = LaunchConfig::for_elements(N32);
     let mut x = guard.alloc_zeroed::<u32>(N)?;
@@ -1019,6 +1022,15 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
             shared_mem_bytes: 0,
         };
         refused(ErrorKind::SizeOverflow, || s.run(&iota, huge, (&mut dg,)));
+        let with_shared = LaunchConfig::for_elements(1024).with_shared_mem(1024);
+        s.run(&iota_clauses, with_shared, (&mut dg,))?;
+        refused(ErrorKind::BufferTooShort, || {
+            s.run(&iota_clauses, LaunchConfig::for_elements(1024), (&mut dg,))
+        });
+        let big_block = LaunchConfig::for_elements_with_block(1024, 512).with_shared_mem(2048);
+        refused(ErrorKind::OutOfRange, || {
+            s.run(&iota_clauses, big_block, (&mut dg,))
+        });
         Ok(())
     })??;
     // A submission that owns the buffer and the declared kernel.
