@@ -1249,7 +1249,7 @@ unsafe fn copy_used(copy: *const c_void, shape: Shape, stream: Option<usize>, wh
                 for (offset, bytes) in runs {
                     let p = side.host.wrapping_add(offset);
                     match stream {
-                        Some(st) => check::host_enqueued(st, p, bytes, write),
+                        Some(st) => check::host_enqueued(st, p, bytes, write, 0),
                         None => check::host_now(p, bytes, write),
                     }
                 }
