@@ -419,6 +419,11 @@ error_kinds! {
         /// (the detail names the first parameter that differs).
         KernelSignatureMismatch = "CUSTACK_KERNEL_SIGNATURE_MISMATCH",
             "a kernel's parameters differ from the Rust signature it was looked up with";
+        /// custack: a buffer passed to a declared kernel holds fewer elements (or bytes) than
+        /// the kernel's contract requires for this launch (the detail names the parameter, its
+        /// length and the extent required); nothing was enqueued.
+        BufferTooShort = "CUSTACK_BUFFER_TOO_SHORT",
+            "a buffer is shorter than the extent the kernel's contract requires";
         /// custack: the entry point is newer than the installed driver (custack looks it up
         /// with `cuGetProcAddress_v2`; the detail names it and both versions).
         DriverTooOld = "CUSTACK_DRIVER_TOO_OLD",
@@ -772,10 +777,15 @@ impl fmt::Debug for Error {
 /// What every error says in a build without libcuda (`cfg(custack_no_libcuda)`), where each
 /// driver call returns `CUDA_ERROR_NO_DEVICE` and the driver describes nothing.
 const NOT_LINKED: &str = "no CUDA driver: custack was built where no libcuda was found";
+#[cfg(not(windows))]
 const NOT_LINKED_HINT: &str = "build.rs found no libcuda.so.1 (the NVIDIA driver library), so \
      this program was built without GPU access: install the NVIDIA driver, or set \
      CUDA_DRIVER_LIB_DIR to the directory holding libcuda.so.1, and rebuild \
      (CUSTACK_REQUIRE_LIBCUDA=1 makes that a build error)";
+#[cfg(windows)]
+const NOT_LINKED_HINT: &str = "build.rs found no nvcuda.dll (the NVIDIA driver), so this program \
+     was built without GPU access: install the NVIDIA driver and rebuild, or build with \
+     CUSTACK_REQUIRE_LIBCUDA=1 to link nvcuda.dll by name for a machine that has it";
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -970,7 +980,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 13 + 1);
+        assert_eq!(names.len(), 100 + 14 + 1);
     }
 
     #[test]
@@ -1014,7 +1024,7 @@ mod tests {
 
     #[test]
     fn custack_kinds_have_no_code() {
-        assert_eq!(CUSTACK_KINDS.len(), 13);
+        assert_eq!(CUSTACK_KINDS.len(), 14);
         for &kind in CUSTACK_KINDS {
             assert_eq!(kind.code(), None, "{kind:?}");
             assert!(!kind.is_sticky());

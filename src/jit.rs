@@ -219,7 +219,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         let log = raw_options.log();
         r.result().map_err(|e| jit_error(e, &log))?;
         // SAFETY: the driver returned a live module of this guard's context.
-        Ok((unsafe { Module::from_raw(raw) }, log))
+        Ok((unsafe { Module::from_raw(raw) }.with_ptx(image), log))
     }
 
     /// Reads PTX from `path` and loads it ([`load_ptx`](Self::load_ptx)).

@@ -1,6 +1,5 @@
 //! Kernel functions, launch configurations and kernel arguments.
 
-use crate::asynchronous::scope::{ScopedAlloc, ScopedSlice, ScopedSliceMut};
 use crate::error::Result;
 use crate::ffi;
 use crate::plain::DeviceCopy;
@@ -466,7 +465,7 @@ impl LaunchConfig {
     }
 }
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
     /// Seals [`KernelParam`](super::KernelParam) and [`KernelSignature`](super::KernelSignature).
     pub trait SealedParam {}
@@ -477,7 +476,7 @@ mod sealed {
 }
 
 /// One kernel argument: plain data by value, or device memory of the launching scope
-/// ([`ScopedSlice`], [`ScopedSliceMut`], `&`/`&mut` [`ScopedAlloc`]), passed as its device
+/// ([`ScopedSlice`](crate::ScopedSlice), [`ScopedSliceMut`](crate::ScopedSliceMut), `&`/`&mut` [`ScopedAlloc`](crate::ScopedAlloc)), passed as its device
 /// pointer (C15). Sealed.
 ///
 /// `'scope` is the launching scope's own lifetime, exactly: memory bound to another scope (an
@@ -506,113 +505,6 @@ impl<T: DeviceCopy> KernelArg<'_> for T {
     #[inline]
     fn to_raw(&self) -> T {
         *self
-    }
-}
-
-macro_rules! device_arg {
-    ($($ty:ident),*) => {$(
-        impl<T: DeviceCopy> sealed::Sealed for $ty<'_, T> {}
-        impl<'scope, T: DeviceCopy> KernelArg<'scope> for $ty<'scope, T> {
-            type Raw = ffi::CUdeviceptr;
-            type Param = DevicePtr<T>;
-            #[inline]
-            fn to_raw(&self) -> ffi::CUdeviceptr {
-                self.device_ptr()
-            }
-        }
-    )*};
-}
-device_arg!(ScopedSlice, ScopedSliceMut);
-
-// A mutable binding is passed by reference (`&x` to read, `&mut x` to write), so one launch
-// cannot alias it; the memory stays bound for the whole scope, so any borrow is enough.
-impl<T: DeviceCopy> sealed::Sealed for &ScopedSliceMut<'_, T> {}
-impl<T: DeviceCopy> sealed::Sealed for &mut ScopedSliceMut<'_, T> {}
-impl<'scope, T: DeviceCopy> KernelArg<'scope> for &ScopedSliceMut<'scope, T> {
-    type Raw = ffi::CUdeviceptr;
-    type Param = DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.device_ptr()
-    }
-}
-impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut ScopedSliceMut<'scope, T> {
-    type Raw = ffi::CUdeviceptr;
-    type Param = DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.device_ptr()
-    }
-}
-
-// A pitched array is passed by reference, like a mutable binding; the kernel gets its base
-// address (and the pitch as an argument of its own).
-impl<T: DeviceCopy> sealed::Sealed for &crate::ScopedPitched<'_, T> {}
-impl<T: DeviceCopy> sealed::Sealed for &mut crate::ScopedPitched<'_, T> {}
-impl<'scope, T: DeviceCopy> KernelArg<'scope> for &crate::ScopedPitched<'scope, T> {
-    type Raw = ffi::CUdeviceptr;
-    type Param = DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.device_ptr()
-    }
-}
-impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut crate::ScopedPitched<'scope, T> {
-    type Raw = ffi::CUdeviceptr;
-    type Param = DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.device_ptr()
-    }
-}
-
-// Texture and surface objects bound to the scope are passed as their 64-bit handles.
-impl sealed::Sealed for crate::ScopedTexture<'_> {}
-impl<'scope> KernelArg<'scope> for crate::ScopedTexture<'scope> {
-    type Raw = ffi::CUtexObject;
-    type Param = crate::TextureHandle;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUtexObject {
-        self.raw()
-    }
-}
-impl sealed::Sealed for &crate::ScopedSurface<'_> {}
-impl sealed::Sealed for &mut crate::ScopedSurface<'_> {}
-impl<'scope> KernelArg<'scope> for &crate::ScopedSurface<'scope> {
-    type Raw = ffi::CUsurfObject;
-    type Param = crate::SurfaceHandle;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUsurfObject {
-        self.raw()
-    }
-}
-impl<'scope> KernelArg<'scope> for &mut crate::ScopedSurface<'scope> {
-    type Raw = ffi::CUsurfObject;
-    type Param = crate::SurfaceHandle;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUsurfObject {
-        self.raw()
-    }
-}
-
-// A stream-ordered allocation is passed by reference: its free is enqueued on the same stream
-// when it drops, after this launch, so a borrow shorter than the scope is enough.
-impl<T: DeviceCopy> sealed::Sealed for &ScopedAlloc<'_, T> {}
-impl<T: DeviceCopy> sealed::Sealed for &mut ScopedAlloc<'_, T> {}
-impl<'scope, T: DeviceCopy> KernelArg<'scope> for &ScopedAlloc<'scope, T> {
-    type Raw = ffi::CUdeviceptr;
-    type Param = DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.device_ptr()
-    }
-}
-impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut ScopedAlloc<'scope, T> {
-    type Raw = ffi::CUdeviceptr;
-    type Param = DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.device_ptr()
     }
 }
 
@@ -692,7 +584,7 @@ kernel_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 kernel_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 
 /// A kernel parameter that is a device pointer to `T`: the [`Kernel`] signature type of device
-/// memory arguments ([`ScopedSlice`], [`ScopedSliceMut`], `&`/`&mut` [`ScopedAlloc`] of `T`).
+/// memory arguments ([`ScopedSlice`](crate::ScopedSlice), [`ScopedSliceMut`](crate::ScopedSliceMut), `&`/`&mut` [`ScopedAlloc`](crate::ScopedAlloc) of `T`).
 /// Never constructed.
 #[derive(Debug)]
 pub struct DevicePtr<T: DeviceCopy>(
@@ -711,10 +603,6 @@ impl<T: DeviceCopy> sealed::SealedParam for T {}
 impl<T: DeviceCopy> KernelParam for T {}
 impl<T: DeviceCopy> sealed::SealedParam for DevicePtr<T> {}
 impl<T: DeviceCopy> KernelParam for DevicePtr<T> {}
-impl sealed::SealedParam for crate::TextureHandle {}
-impl KernelParam for crate::TextureHandle {}
-impl sealed::SealedParam for crate::SurfaceHandle {}
-impl KernelParam for crate::SurfaceHandle {}
 
 /// A kernel's parameter list as a Rust type: `()` or a tuple of [`KernelParam`]s, with the
 /// `(offset, size)` in bytes of each parameter as C lays them out. Sealed.

@@ -89,7 +89,8 @@ pub(crate) mod sealed {
 /// operation here runs in the right context without checking.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not device memory of `{T}` lent by the current guard",
-    note = "device memory is a `DeviceBuffer`, `DeviceView` or `DeviceViewMut` (or a `ManagedBuffer`, a VMM `Mapping`/`SharedMapping`, an `IpcBuffer`); host memory is bound with `s.bind_host(&v)` / `s.bind_host_mut(&mut v)`, and an existing binding is used as it is, not bound again"
+    note = "device memory is a `DeviceBuffer`, `DeviceView` or `DeviceViewMut` (or a `ManagedBuffer`, a VMM `Mapping`/`SharedMapping`, an `IpcBuffer`); host memory is bound with `s.bind_host(&v)` / `s.bind_host_mut(&mut v)`, and an existing binding is used as it is, not bound again",
+    note = "a `ParkedBuffer` is attached to a guard of its own context first (`guard.attach(parked)`); a `PeerMapping` is lent by a guard of a device it lets in (`guard.lend(&m)`, `guard.lend_mut(&mut m)`)"
 )]
 pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
     /// The device address of the first element.
@@ -608,7 +609,9 @@ impl<T: DeviceCopy> Drop for DeviceBuffer<'_, T> {
 /// are truly asynchronous. Dereferences to `[T]`; zero-initialized.
 ///
 /// Tied to the guard because the driver frees page-locked memory with its context: a pinned
-/// buffer can never outlive the context that owns it (R9).
+/// buffer can never outlive the context that owns it (R9). To cross a nested push (staging
+/// data for another context), park it: [`PushedGuard::park_pinned`] gives a
+/// [`ParkedPinned`](crate::ParkedPinned), still a slice to the host under any context.
 #[derive(Debug)]
 #[doc(alias = "cuMemHostAlloc")]
 pub struct PinnedBuffer<'g, T: DeviceCopy> {

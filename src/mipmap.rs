@@ -10,13 +10,16 @@
 //! all of them ([`TextureResource::mipmapped`], which borrows it shared), with an explicit
 //! level of detail (`tex2DLod`) or gradients (`tex2DGrad`).
 
+use crate::StreamScope;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::pitched::check_packed;
 use crate::stack::{ContextKind, PushedGuard};
 #[cfg(doc)]
 use crate::texture::TextureResource;
-use crate::texture::{ArrayElement, SurfaceObject, ToArray, array_copy, create_surface};
+use crate::texture::{
+    ArrayElement, ScopedArray, SurfaceObject, ToArray, array_copy, create_surface,
+};
 use core::marker::PhantomData;
 
 /// A `width` × `height` × `depth` CUDA array of `T` with `levels` levels of detail, lent by a
@@ -268,6 +271,34 @@ impl<T: ArrayElement> MipmappedArray<'_, T> {
         // SAFETY: the copy initialized all `n` elements; any bit pattern is a valid `T`.
         unsafe { v.set_len(n) };
         Ok(v)
+    }
+}
+
+impl<'scope> StreamScope<'scope, '_> {
+    /// `cuMipmappedArrayGetLevel`—Binds level `level` of a mipmapped array to this scope, for
+    /// its copies ([`copy_to_array`](Self::copy_to_array),
+    /// [`copy_from_array`](Self::copy_from_array)). The whole mipmapped array is borrowed
+    /// exclusively until the scope ends, so one level of it is bound per scope.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`] for a level the array does not have (no driver call); driver
+    /// errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMipmappedArrayGetLevel")]
+    pub fn bind_level<T: ArrayElement>(
+        &self,
+        array: &'scope mut MipmappedArray<'_, T>,
+        level: u32,
+    ) -> Result<ScopedArray<'scope>> {
+        let (raw, extent) = array.level(level)?;
+        // SAFETY: a level of a live mipmapped array of the current context (the scope's stream
+        // is this guard's), of `T` with this extent; the mipmapped array is borrowed exclusively
+        // for 'scope.
+        Ok(unsafe { ScopedArray::from_raw::<T>(raw, extent) })
     }
 }
 

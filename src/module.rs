@@ -18,10 +18,14 @@ use std::ffi::CString;
 #[doc(alias = "CUmodule")]
 pub struct Module<'g> {
     raw: ffi::CUmodule,
+    // The PTX text it was loaded from (the NUL-terminated copy made for the driver, kept rather
+    // than freed): what a kernel contract is checked against where the driver cannot tell a
+    // kernel's parameters (before CUDA 12.4). `None` for images and adopted modules.
+    ptx: Option<CString>,
     _marker: PhantomData<(&'g (), *const ())>,
 }
 
-static_assertions::assert_eq_size!(Module<'static>, ffi::CUmodule);
+static_assertions::assert_eq_size!(Module<'static>, (ffi::CUmodule, Option<CString>));
 static_assertions::assert_not_impl_any!(Module<'static>: Send, Sync);
 
 const LOG_BYTES: usize = 16 * 1024;
@@ -65,7 +69,9 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         let image = name_cstring("PTX source", ptx)
             .map_err(|_| Error::custack(ErrorKind::NulInName, "PTX source holds a NUL byte"))?;
         // SAFETY: `image` is NUL-terminated text, which is how the driver delimits PTX.
-        unsafe { self.load_image(image.as_ptr().cast()) }
+        let mut module = unsafe { self.load_image(image.as_ptr().cast()) }?;
+        module.ptx = Some(image);
+        Ok(module)
     }
 
     /// `cuModuleLoadDataEx`—Loads a cubin image.
@@ -149,6 +155,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         }
         Ok(Module {
             raw,
+            ptx: None,
             _marker: PhantomData,
         })
     }
@@ -161,19 +168,33 @@ impl Module<'_> {
     pub(crate) unsafe fn from_raw(raw: ffi::CUmodule) -> Self {
         Self {
             raw,
+            ptx: None,
             _marker: PhantomData,
         }
+    }
+
+    /// Keeps the PTX text the module was loaded from, for kernel contracts' checks.
+    pub(crate) fn with_ptx(mut self, ptx: CString) -> Self {
+        self.ptx = Some(ptx);
+        self
+    }
+
+    /// The PTX text the module was loaded from, if it was loaded from PTX by custack.
+    pub(crate) fn ptx(&self) -> Option<&[u8]> {
+        self.ptx.as_deref().map(core::ffi::CStr::to_bytes)
     }
 }
 
 impl<'ctx> PushedGuard<'ctx, '_> {
     /// Parks a module: it no longer borrows this guard, only the context, so it survives the
     /// pop and nested pushes (P3, P8). Re-attach it with [`attach_module`](Self::attach_module).
-    pub fn park_module(&self, module: Module<'_>) -> ParkedModule<'ctx> {
+    pub fn park_module(&self, mut module: Module<'_>) -> ParkedModule<'ctx> {
+        let ptx = core::mem::take(&mut module.ptx);
         let module = core::mem::ManuallyDrop::new(module);
         ParkedModule {
             ctx: self.as_raw(),
             raw: module.raw,
+            ptx,
             _marker: PhantomData,
         }
     }
@@ -184,7 +205,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
     ///
     /// [`ErrorKind::ContextMismatch`] if it was parked from another context; the parked module
     /// is then dropped, which unloads it in its own context.
-    pub fn attach_module(&self, parked: ParkedModule<'ctx>) -> Result<Module<'_>> {
+    pub fn attach_module(&self, mut parked: ParkedModule<'ctx>) -> Result<Module<'_>> {
         if parked.ctx != self.as_raw() {
             return Err(Error::custack(
                 ErrorKind::ContextMismatch,
@@ -195,9 +216,11 @@ impl<'ctx> PushedGuard<'ctx, '_> {
                 ),
             ));
         }
+        let ptx = core::mem::take(&mut parked.ptx);
         let parked = core::mem::ManuallyDrop::new(parked);
         Ok(Module {
             raw: parked.raw,
+            ptx,
             _marker: PhantomData,
         })
     }
@@ -218,6 +241,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     pub unsafe fn module_from_raw(&self, raw: ffi::CUmodule) -> Module<'_> {
         Module {
             raw,
+            ptx: None,
             _marker: PhantomData,
         }
     }
@@ -248,7 +272,8 @@ impl Module<'_> {
     /// Gives up ownership: returns the raw `CUmodule` without unloading it. Adopt it again
     /// with [`PushedGuard::module_from_raw`].
     #[must_use = "the module is no longer unloaded by custack"]
-    pub fn into_raw(self) -> ffi::CUmodule {
+    pub fn into_raw(mut self) -> ffi::CUmodule {
+        drop(core::mem::take(&mut self.ptx));
         core::mem::ManuallyDrop::new(self).raw
     }
 
@@ -463,7 +488,8 @@ impl Module<'_> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleUnload")]
-    pub fn unload(self) -> Result<()> {
+    pub fn unload(mut self) -> Result<()> {
+        drop(core::mem::take(&mut self.ptx));
         let this = core::mem::ManuallyDrop::new(self);
         // SAFETY: a live module of the current context, unloaded once (`this` never drops); no
         // function borrows it.
@@ -501,6 +527,7 @@ impl Drop for Module<'_> {
 pub struct ParkedModule<'ctx> {
     ctx: ffi::CUcontext,
     raw: ffi::CUmodule,
+    ptx: Option<CString>,
     _marker: PhantomData<&'ctx Context>,
 }
 

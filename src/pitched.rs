@@ -6,6 +6,7 @@ use crate::StreamScope;
 use crate::asynchronous::scope::{Invariant, ScopedHost, ScopedHostMut};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
+use crate::launch::{DevicePtr, KernelArg, sealed};
 use crate::memory::byte_size;
 use crate::plain::DeviceCopy;
 use crate::stack::{ContextKind, PushedGuard};
@@ -370,5 +371,26 @@ impl<'scope> StreamScope<'scope, '_> {
         );
         // SAFETY: as in `copy_to_pitched`, the other way; any bit pattern is a valid `T`.
         unsafe { ffi::cuMemcpy2DAsync_v2(&raw const copy, self.as_raw()) }.result()
+    }
+}
+
+// A pitched array is passed by reference, like a mutable binding; the kernel gets its base
+// address (and the pitch as an argument of its own).
+impl<T: DeviceCopy> sealed::Sealed for &ScopedPitched<'_, T> {}
+impl<T: DeviceCopy> sealed::Sealed for &mut ScopedPitched<'_, T> {}
+impl<'scope, T: DeviceCopy> KernelArg<'scope> for &ScopedPitched<'scope, T> {
+    type Raw = ffi::CUdeviceptr;
+    type Param = DevicePtr<T>;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUdeviceptr {
+        self.device_ptr()
+    }
+}
+impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut ScopedPitched<'scope, T> {
+    type Raw = ffi::CUdeviceptr;
+    type Param = DevicePtr<T>;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUdeviceptr {
+        self.device_ptr()
     }
 }

@@ -20,6 +20,7 @@
 use crate::asynchronous::scope::{Invariant, ScopedHost, ScopedHostMut};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
+use crate::launch::{KernelArg, KernelParam, sealed as launch_sealed};
 use crate::memory::DeviceMemory;
 use crate::mipmap::MipmappedArray;
 use crate::pitched::check_packed;
@@ -867,13 +868,32 @@ impl ScopedSurface<'_> {
     }
 }
 
-/// A [`CudaArray`] bound exclusively to a scope, for its copies.
+/// A [`CudaArray`] (or one level of a [`MipmappedArray`]) bound exclusively to a scope, for its
+/// copies.
 #[derive(Debug)]
 pub struct ScopedArray<'scope> {
     raw: ffi::CUarray,
     width_bytes: usize,
     extent: [usize; 3],
     _marker: PhantomData<(Invariant<'scope>, *const ())>,
+}
+
+impl ScopedArray<'_> {
+    /// An array of `T` with `extent`, bound to a scope.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is a live array of the current context with that extent and element type, which
+    /// nothing else uses while the scope may (the caller holds an exclusive borrow of its owner
+    /// for `'scope`).
+    pub(crate) unsafe fn from_raw<T: ArrayElement>(raw: ffi::CUarray, extent: [usize; 3]) -> Self {
+        Self {
+            raw,
+            width_bytes: extent[0] * size_of::<T>(),
+            extent,
+            _marker: PhantomData,
+        }
+    }
 }
 
 impl<'scope> StreamScope<'scope, '_> {
@@ -969,9 +989,43 @@ fn check_scoped<T>(what: &str, array: &ScopedArray<'_>, host: usize) -> Result<(
     Ok(())
 }
 
+// Texture and surface objects bound to the scope are passed as their 64-bit handles.
+impl launch_sealed::Sealed for ScopedTexture<'_> {}
+impl<'scope> KernelArg<'scope> for ScopedTexture<'scope> {
+    type Raw = ffi::CUtexObject;
+    type Param = TextureHandle;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUtexObject {
+        self.raw()
+    }
+}
+impl launch_sealed::Sealed for &ScopedSurface<'_> {}
+impl launch_sealed::Sealed for &mut ScopedSurface<'_> {}
+impl<'scope> KernelArg<'scope> for &ScopedSurface<'scope> {
+    type Raw = ffi::CUsurfObject;
+    type Param = SurfaceHandle;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUsurfObject {
+        self.raw()
+    }
+}
+impl<'scope> KernelArg<'scope> for &mut ScopedSurface<'scope> {
+    type Raw = ffi::CUsurfObject;
+    type Param = SurfaceHandle;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUsurfObject {
+        self.raw()
+    }
+}
+
+// Texture and surface handles are parameter types of kernel signatures.
+impl launch_sealed::SealedParam for TextureHandle {}
+impl KernelParam for TextureHandle {}
+impl launch_sealed::SealedParam for SurfaceHandle {}
+impl KernelParam for SurfaceHandle {}
 #[cfg(test)]
 mod tests {
-    use super::{AddressMode, FilterMode, TextureOptions};
+    use super::{AddressMode, FilterMode, ResourceView, TextureOptions, TextureResource};
     use crate::ffi;
 
     #[test]
@@ -1011,5 +1065,55 @@ mod tests {
         assert_eq!(d.reserved, [0; 12]);
         let wrap = TextureOptions::default().with_address(AddressMode::Wrap);
         assert_eq!(wrap.to_raw().addressMode, [0; 3]);
+    }
+
+    #[test]
+    fn views_use_the_descriptor_conventions_of_arrays() {
+        let view = |w, h, d| ResourceView {
+            width: w,
+            height: h,
+            depth: d,
+            first_level: 1,
+            last_level: 3,
+        };
+        let one_d = view(64, 1, 1).to_raw(ffi::CU_RES_VIEW_FORMAT_FLOAT_1X32);
+        assert_eq!((one_d.width, one_d.height, one_d.depth), (64, 0, 0));
+        let two_d = view(64, 48, 1).to_raw(ffi::CU_RES_VIEW_FORMAT_UINT_4X8);
+        assert_eq!((two_d.width, two_d.height, two_d.depth), (64, 48, 0));
+        assert_eq!(two_d.format, ffi::CU_RES_VIEW_FORMAT_UINT_4X8);
+        assert_eq!((two_d.firstMipmapLevel, two_d.lastMipmapLevel), (1, 3));
+        let three_d = view(8, 4, 2).levels(0, 0).to_raw(0);
+        assert_eq!(
+            (three_d.height, three_d.depth, three_d.lastMipmapLevel),
+            (4, 2, 0)
+        );
+    }
+
+    #[test]
+    fn linear_resources_describe_the_memory_they_borrow() {
+        // SAFETY: a view only described here, never used with the driver.
+        let floats = unsafe { crate::DeviceView::<f32>::from_raw_parts(0x7000, 256) };
+        let r = TextureResource::linear(&floats);
+        assert_eq!(r.as_raw().resType, ffi::CU_RESOURCE_TYPE_LINEAR);
+        // SAFETY: `linear` wrote the `linear` member.
+        let linear = unsafe { r.as_raw().res.linear };
+        assert_eq!(
+            (
+                linear.devPtr,
+                linear.format,
+                linear.numChannels,
+                linear.sizeInBytes
+            ),
+            (0x7000, ffi::CU_AD_FORMAT_FLOAT, 1, 1024)
+        );
+        assert!(r.view_as_raw().is_none());
+        // SAFETY: as above.
+        let rgba = unsafe { crate::DeviceView::<[u8; 4]>::from_raw_parts(0x8000, 10) };
+        // SAFETY: as above.
+        let linear = unsafe { TextureResource::linear(&rgba).as_raw().res.linear };
+        assert_eq!(
+            (linear.format, linear.numChannels, linear.sizeInBytes),
+            (ffi::CU_AD_FORMAT_UNSIGNED_INT8, 4, 40)
+        );
     }
 }

@@ -2,11 +2,13 @@
 //! This checks that they stay that way and stay true:
 //!
 //! - `README.md` has at most 300 lines;
-//! - every relative link in `README.md` and `docs/*.md` names a file or directory that exists,
-//!   and every `#anchor` names a heading of the page it points into (GitHub's anchor rules);
+//! - every relative link in `README.md`, `BENCHMARKS.md` and `docs/*.md` names a file or
+//!   directory that exists, and every `#anchor` a heading of the page it points into (GitHub's
+//!   anchor rules);
 //! - `docs/invariants.md` links every `ui-tests/*.rs` from exactly one row, and each row's
 //!   "N files:" is the number of ui-tests it links;
-//! - every "N compile-fail tests" in those pages is the number of `ui-tests/*.rs`.
+//! - every "N compile-fail tests" in those pages is the number of `ui-tests/*.rs`;
+//! - every `examples/*.rs` has a row in `docs/examples.md`, and every row an example.
 //!
 //! Needs no GPU and no libcuda. It reads the files next to `Cargo.toml`; a test binary carried
 //! to a machine without them (the GPU bundle) says so and checks nothing.
@@ -30,9 +32,9 @@ fn root() -> Option<PathBuf> {
     }
 }
 
-/// `README.md` and every `docs/*.md`, sorted.
+/// `README.md`, `BENCHMARKS.md` and every `docs/*.md`, sorted.
 fn pages(root: &Path) -> Vec<PathBuf> {
-    let mut pages = vec![root.join("README.md")];
+    let mut pages = vec![root.join("README.md"), root.join("BENCHMARKS.md")];
     if let Ok(entries) = fs::read_dir(root.join("docs")) {
         let mut docs: Vec<PathBuf> = entries
             .filter_map(Result::ok)
@@ -329,5 +331,32 @@ fn slugs_follow_github() {
     assert_eq!(
         link_targets("see [`a`](x.md#b) and `[c](no)` and [d](y/)"),
         ["x.md#b", "y/"]
+    );
+}
+
+#[test]
+fn every_example_has_a_row() {
+    let Some(root) = root() else { return };
+    let on_disk: BTreeSet<String> = fs::read_dir(root.join("examples"))
+        .expect("examples/ is readable")
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            name.strip_suffix(".rs").map(str::to_owned)
+        })
+        .collect();
+    let text = fs::read_to_string(root.join("docs/examples.md")).expect("docs/examples.md");
+    let rows: BTreeSet<String> = prose_lines(&text)
+        .into_iter()
+        .filter_map(|(_, line)| {
+            let name = line.strip_prefix("| `")?.split('`').next()?;
+            Some(name.to_owned())
+        })
+        .collect();
+    let missing: Vec<_> = on_disk.difference(&rows).collect();
+    let stale: Vec<_> = rows.difference(&on_disk).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "docs/examples.md: no row for examples {missing:?}; rows for missing examples {stale:?}"
     );
 }

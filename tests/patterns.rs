@@ -1,4 +1,4 @@
-//! What the type system must let through: the must-compile rows P1–P9 and P11 of `INVARIANTS.md`, and
+//! What the type system must let through: the must-compile rows P1–P11 of `INVARIANTS.md`, and
 //! the positive twin of every compile-fail program in `ui-tests/` (STYLE 21).
 //!
 //! Each pattern is a plain function taking what it needs, so this file compiling is the test
@@ -426,16 +426,29 @@ fn enqueue_parked<'c>(
 /// parked (`park_submission`), so A's guard can be frozen under the nested push; B's is parked
 /// to leave the nested push; both are waited for while A is current, B's from another context.
 /// A third submission on A waits on the GPU for B's work (`wait_parked`, `cuStreamWaitEvent`
-/// with B's event). What comes back is parked memory, re-attached to its own context's guard.
+/// with B's event), and B copies A's device buffer from A's still-pending work on the GPU
+/// (`scope_after`, `copy_from_pending`). What comes back is parked memory, re-attached to its
+/// own context's guard.
 /// The twin of `ui-tests/c22_*.rs`.
 ///
 /// Returns A's host result (`2 * 3`), B's (`2 * 5`), A's device buffer read back under A's
-/// guard (`6`), and the ordered third submission's result (`7 + 7`).
-fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 4]> {
+/// guard (`6`), the ordered third submission's result (`7 + 7`) and B's copy of A's buffer
+/// (`6`).
+fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 5]> {
     let mut stack = Stack::new()?;
     let mut ga = stack.push(a)?;
     let (pending_a, module_a) = enqueue_parked(&ga, 3)?;
     let (pending_b, module_b) = ga.with_pushed(b, |gb| enqueue_parked(gb, 5))??;
+    // B reads A's device buffer on the GPU once A's work is done there: a peer copy in a scope
+    // that waits for A's event first; A's pending work stays borrowed until it has synchronized.
+    let peer_copy = ga.with_pushed(b, |gb| -> Result<Vec<u32>> {
+        let stream = gb.stream()?;
+        let mut copy = gb.alloc::<u32>(N)?;
+        stream.scope_after(&pending_a, |s, ((), dev_a, (), ())| {
+            s.copy_from_pending(s.bind_mut(&mut copy), dev_a)
+        })??;
+        copy.to_vec()
+    })??;
     // Both in flight. A's stream waits on the GPU for B's work before its own.
     let stream = ga.stream()?;
     stream.wait_parked(&pending_b)?;
@@ -449,7 +462,7 @@ fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 4]> 
     let dev_a = ga.attach(dev_a)?.to_vec()?; // A's memory under A's guard again
     let ordered = ordered.wait()?;
     drop((dev_b, module_b, module_a)); // each pushes its own context
-    Ok([host_a, host_b, dev_a, ordered])
+    Ok([host_a, host_b, dev_a, ordered, peer_copy])
 }
 
 /// What P11 reads back, each checked element by element by `p11_on_device`.
@@ -973,6 +986,88 @@ fn handles_that_may_cross_threads_are_send_and_sync() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// P10: kernel contracts (issue 17)
+// ---------------------------------------------------------------------------------------------
+
+custack::kernel_contract! {
+    /// `vector_add(const float* a, const float* b, float* c, unsigned n)`: `c[i] = a[i] + b[i]`
+    /// for `i < n`.
+    unsafe kernel VectorAdd = "vector_add"(a: &[f32; n], b: &[f32; n], c: &mut [f32; n], n: u32);
+    /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+}
+
+/// P10: a declared kernel launched without `unsafe` at the call site, in a stream scope, a
+/// submission and a graph capture. The twin of every `ui-tests/c23_*.rs`: the right count,
+/// order and types, a writable binding where the contract writes, the kernel of the context
+/// whose stream launches it. Returns `c = a + b` (`3 i`) and `x` after `1 + 2 + 3 × 4`.
+fn p10_contract_launches(ctx: &Context) -> Result<(Vec<f32>, Vec<u32>)> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let (vector_add, add) = (
+        module.declared::<VectorAdd>()?,
+        module.declared::<AddU32>()?,
+    );
+    let stream = guard.stream()?;
+    let cfg = LaunchConfig::for_elements(N32);
+    let a: Vec<f32> = (0..N).map(|i| f32::from(i as u16)).collect();
+    let b: Vec<f32> = a.iter().map(|x| 2.0 * x).collect();
+    let (da, db) = (guard.alloc_from(&a)?, guard.alloc_from(&b)?);
+    let mut dc = guard.alloc_zeroed::<f32>(N)?;
+    let mut c = vec![0f32; N];
+    let mut x = guard.alloc_zeroed::<u32>(N)?;
+    // A stream scope: read-only bindings by value, a writable one by `&mut`.
+    stream.scope(|s| -> Result<()> {
+        let (sa, sb, mut sc) = (s.bind(&da), s.bind(&db), s.bind_mut(&mut dc));
+        s.run(&vector_add, cfg, (sa, sb, &mut sc, N32))?;
+        s.copy_to_host(&mut c, &sc)?;
+        let mut sx = s.bind_mut(&mut x);
+        s.run(&add, cfg, (&mut sx, 1, N32))
+    })??;
+    // A submission owning the buffer and the declared kernel.
+    let (x, add) = stream
+        .submit((x, add), |s, (mut x, add)| {
+            s.run(&add, cfg, (&mut x, 2, N32))
+        })?
+        .wait()?;
+    // A graph capture, launched three times.
+    let graph = stream.capture((x, add, vec![0u32; N]), |s, (mut x, add, out)| {
+        s.run(&add, cfg, (&mut x, 4, N32))?;
+        s.copy_to_host(out, &x)
+    })?;
+    let mut exec = graph.instantiate()?;
+    for _ in 0..3 {
+        exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    }
+    let (_x, _add, out) = exec.payload();
+    Ok((c, out.to_vec()))
+}
+
+/// `#[derive(DeviceCopy)]` on a `#[repr(C)]` struct of plain data without padding: the twin of
+/// `ui-tests/c23_derive_device_copy_*.rs`. It is a kernel argument and copies to the device.
+#[derive(Clone, Copy, Debug, PartialEq, custack::DeviceCopy)]
+#[repr(C)]
+struct Derived {
+    scale: [f32; 3],
+    count: u32,
+    id: u64,
+}
+
+/// A `#[repr(transparent)]` newtype.
+#[derive(Clone, Copy, Debug, PartialEq, custack::DeviceCopy)]
+#[repr(transparent)]
+struct Meters(f64);
+
+#[test]
+fn derived_plain_data() {
+    fn plain<T: DeviceCopy>() {}
+    plain::<Derived>();
+    plain::<Meters>();
+    plain::<[Derived; 4]>();
+}
+
+// ---------------------------------------------------------------------------------------------
 // Tests on a device (fail without one)
 // ---------------------------------------------------------------------------------------------
 
@@ -983,6 +1078,16 @@ fn p1_on_device() -> Result<()> {
     let expected: Vec<f32> = (0..N).map(|i| 3.0 * f32::from(i as u16)).collect();
     assert_eq!(c, expected);
     assert_eq!(x, vec![12; N]);
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn p10_on_device() -> Result<()> {
+    let (c, x) = p10_contract_launches(&context0()?)?;
+    let expected: Vec<f32> = (0..N).map(|i| 3.0 * f32::from(i as u16)).collect();
+    assert_eq!(c, expected);
+    assert_eq!(x, vec![1 + 2 + 3 * 4; N]);
     Ok(())
 }
 
@@ -1113,12 +1218,13 @@ fn p9_on_device() -> Result<()> {
     let driver = Driver::init()?;
     let second = driver.device(driver.device_count()?.min(2) - 1)?; // device 1 if there is one
     let (a, b) = (context0()?, Context::new(second, ContextFlags::empty())?);
-    let [host_a, host_b, dev_a, ordered] = p9_two_contexts_in_flight(&a, &b)?;
+    let [host_a, host_b, dev_a, ordered, peer_copy] = p9_two_contexts_in_flight(&a, &b)?;
     for (what, got, want) in [
         ("A's host result", &host_a, 6),
         ("B's host result", &host_b, 10),
         ("A's device buffer", &dev_a, 6),
         ("the ordered submission", &ordered, 14),
+        ("B's peer copy of A's pending buffer", &peer_copy, 6),
     ] {
         assert_eq!(got.len(), N, "{what}");
         for (i, &x) in got.iter().enumerate() {

@@ -135,7 +135,11 @@ enum Op {
         ptr: *mut u8,
         bytes: usize,
         write: bool,
+        /// The device address a copy to the host reads (0: none).
+        device: u64,
     },
+    /// What moves data (`data.rs`): done again at each launch.
+    Data(crate::data::DataOp),
 }
 
 // SAFETY: as for `HostAccess`: the pointer is only used under the state's lock.
@@ -177,6 +181,9 @@ struct HostAccess {
     ptr: *mut u8,
     bytes: usize,
     write: bool,
+    /// For a copy to the host, the device bytes it copies (taken when it was enqueued, as the
+    /// device's work runs at once), written instead of zeroes.
+    data: Option<Vec<u8>>,
 }
 
 // SAFETY: the pointer is only used by `perform`, under the state's lock, as the program's
@@ -185,10 +192,16 @@ unsafe impl Send for HostAccess {}
 
 impl HostAccess {
     fn perform(&self) {
-        // SAFETY: the enqueuing program promised, by enqueuing the copy, that `ptr` is valid for
-        // `bytes` until the copy completes, which is now. A broken promise is what Miri is here
-        // to report.
-        unsafe { access(self.ptr, self.bytes, self.write) }
+        match &self.data {
+            Some(d) if self.write && !self.ptr.is_null() => {
+                // SAFETY: as below; `d` holds `bytes` bytes.
+                unsafe { core::ptr::copy_nonoverlapping(d.as_ptr(), self.ptr, d.len()) }
+            }
+            // SAFETY: the enqueuing program promised, by enqueuing the copy, that `ptr` is
+            // valid for `bytes` until the copy completes, which is now. A broken promise is
+            // what Miri is here to report.
+            _ => unsafe { access(self.ptr, self.bytes, self.write) },
+        }
     }
 }
 
@@ -888,13 +901,29 @@ pub(crate) unsafe fn launched(
 }
 
 /// An enqueued copy on `stream` reads (or, `write`, writes) `bytes` host bytes at `ptr`, when it
-/// completes.
-pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bool) {
+/// completes; a copy to the host writes the bytes at device address `device` (0: zeroes).
+pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bool, device: u64) {
     with_state(|s| {
         if let Some(c) = s.capturing.get_mut(&stream) {
-            c.ops.push(Op::Host { ptr, bytes, write });
+            c.ops.push(Op::Host {
+                ptr,
+                bytes,
+                write,
+                device,
+            });
             return;
         }
+        let data = if write && device != 0 {
+            match crate::data::snapshot(device, bytes) {
+                Ok(d) => d,
+                Err(e) => {
+                    violation(s, format!("a copy to the host: {e}"));
+                    None
+                }
+            }
+        } else {
+            None
+        };
         let seq = s.next_seq;
         s.next_seq += 1;
         s.host.push(HostAccess {
@@ -903,8 +932,35 @@ pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bo
             ptr,
             bytes,
             write,
+            data,
         });
     });
+}
+
+/// Data work (`data.rs`) enqueued on `stream`: kept in the capture if the stream is capturing,
+/// done now otherwise (in checking mode; nothing otherwise). Returns the launch's result.
+pub(crate) fn data_op(stream: usize, op: crate::data::DataOp, what: &str) -> i32 {
+    let capturing = with_state(|s| match s.capturing.get_mut(&stream) {
+        Some(c) => {
+            c.ops.push(Op::Data(op.clone()));
+            true
+        }
+        None => false,
+    });
+    match capturing {
+        Some(false) => op.run(what),
+        _ => 0,
+    }
+}
+
+/// Records the violation `what: text` (in checking mode).
+pub(crate) fn data_violation(what: &str, text: String) {
+    with_state(|s| violation(s, format!("{what}: {text}")));
+}
+
+/// The parameter sizes of function `f`, where known (a module loaded from PTX text).
+pub(crate) fn param_sizes(f: usize) -> Option<Vec<usize>> {
+    with_state(|s| s.params.get(&f).cloned()).flatten()
 }
 
 /// A synchronous copy reads (or writes) `bytes` host bytes at `ptr`, now (in checking mode).
@@ -970,7 +1026,13 @@ pub(crate) fn capture_ended(stream: usize, graph: usize) {
 
 /// The number of operations graph `g` holds.
 pub(crate) fn graph_len(g: usize) -> usize {
-    with_state(|s| s.graph_ops.get(&g).map_or(0, Vec::len)).unwrap_or(0)
+    // Data work is the same operations' effect, not nodes of its own.
+    with_state(|s| {
+        s.graph_ops.get(&g).map_or(0, |ops| {
+            ops.iter().filter(|o| !matches!(o, Op::Data(_))).count()
+        })
+    })
+    .unwrap_or(0)
 }
 
 /// `exec` (new, or updated) takes graph `graph`'s operations.
@@ -1012,7 +1074,15 @@ pub(crate) fn graph_launched(exec: usize, stream: usize) {
                     }
                 });
             }
-            Op::Host { ptr, bytes, write } => host_enqueued(stream, ptr, bytes, write),
+            Op::Host {
+                ptr,
+                bytes,
+                write,
+                device,
+            } => host_enqueued(stream, ptr, bytes, write, device),
+            Op::Data(d) => {
+                let _ = d.run("cuGraphLaunch");
+            }
         }
     }
 }
@@ -1434,6 +1504,7 @@ pub(crate) fn report() -> String {
             let _ = writeln!(out, "{l}");
         }
     });
+    out.push_str(&crate::standin::report_lines());
     out
 }
 

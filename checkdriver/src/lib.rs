@@ -1,4 +1,25 @@
-//! A do-nothing CUDA driver library, `libcuda.so`, for measuring what a wrapper costs by itself.
+//! custack's checking driver: a CUDA driver library, `libcuda.so` (soname `libcuda.so.1`), that
+//! needs no GPU. It serves two purposes:
+//!
+//! - **Testing programs without a GPU** (the checking mode, `NULLDRIVER_CHECK=1`, `check.rs`):
+//!   it records every context, stream, allocation and pending operation, fails driver call k
+//!   (`NULLDRIVER_FAIL_AT=k`) or every call from k on (`NULLDRIVER_STICKY_AT=k`), and reports
+//!   wrong-context calls, double frees, leaks and memory freed under pending work. The runner
+//!   `custack-check` (`src/bin/custack-check`) runs a program, or a test binary, under every
+//!   such schedule:
+//!
+//!   ```text
+//!   cargo run --release --manifest-path <custack>/checkdriver/Cargo.toml --bin custack-check -- --cargo [-- test filter]
+//!   cargo run --release --manifest-path <custack>/checkdriver/Cargo.toml --bin custack-check -- <test binary> [test filter]
+//!   ```
+//!
+//!   `custack-check --lib-dir` prints the directory holding this library as `libcuda.so` and
+//!   `libcuda.so.1`. A program built against custack loads it at run time when that directory
+//!   leads `LD_LIBRARY_PATH` (custack's build emits no rpath); on a machine with no libcuda at
+//!   all, build with `CUDA_DRIVER_LIB_DIR` set to it, so that custack links it. The guide page
+//!   "Testing GPU code without a GPU" (`custack::guide::testing`) shows the whole workflow.
+//! - **Measuring what a wrapper costs by itself** (the default mode): every entry point returns
+//!   at once.
 //!
 //! Every entry point that custack's raw layer declares, and every one that the benchmark's cudarc
 //! calls, returns `CUDA_SUCCESS` at once. Out-parameters get plausible values: non-null handles, a
@@ -18,7 +39,8 @@
 //! `_v2` symbol first, as the real driver does for the API versions the benchmark asks for).
 //! cudarc 0.19 itself resolves each entry point with `dlsym` on first use and never asks for it.
 //!
-//! Built by `scripts/bench-nulldriver.sh`; not part of custack's package.
+//! Built by `scripts/bench-nulldriver.sh`, `scripts/check-driver.sh` and `cargo run --bin
+//! custack-check`; not part of custack's package.
 
 // A test double for a C library: the exported names are the C names, every function is an
 // `unsafe extern "C"` entry point whose contract is the CUDA documentation's, and the bodies
@@ -26,7 +48,11 @@
 #![allow(non_snake_case, unsafe_op_in_unsafe_fn, clippy::missing_safety_doc)]
 
 mod check;
+mod data;
 mod ptx;
+mod standin;
+
+pub use standin::{DropFn, StandInFn, StandInLaunch, custackCheckdriverSetStandIn};
 
 use check::Kind;
 use core::cell::RefCell;
@@ -337,13 +363,15 @@ entry_points! {
     }
     fn cuModuleGetFunction(f: *mut Handle, module: Handle, name: *const c_char) {
         check::used(Kind::Module, module as usize, "cuModuleGetFunction");
-        let params = match check::entry(module as usize, &name_of(name)) {
+        let name = name_of(name);
+        let params = match check::entry(module as usize, &name) {
             check::Lookup::Missing => return CUDA_ERROR_NOT_FOUND,
             check::Lookup::Found(p) => Some(p),
             check::Lookup::Unknown => None,
         };
         let h = handle();
         check::created(Kind::Function, h as usize, module as usize);
+        standin::named(h as usize, &name);
         if let Some(p) = params {
             check::function_params(h as usize, p);
         }
@@ -359,6 +387,7 @@ entry_points! {
         };
         let p = device_address(size);
         check::created_sized(Kind::Global, p as usize, module as usize, size as u64);
+        data::allocated(p, size);
         out(ptr, p);
         out(bytes, size);
         CUDA_SUCCESS
@@ -389,6 +418,7 @@ entry_points! {
             check::report_orphan(format!("{ptr:#x} freed while opened through IPC"));
         }
         if check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFree") {
+            data::freed(ptr);
             let mut managed = MANAGED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             if let Some(i) = managed.iter().position(|m| m.0.addr() as CUdeviceptr == ptr) {
                 free(managed.swap_remove(i).0);
@@ -407,7 +437,9 @@ entry_points! {
     fn cuMemFreeAsync(ptr: CUdeviceptr, stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuMemFreeAsync");
         check::freeing(Kind::DeviceMemory, ptr as usize, Some(stream as usize), "cuMemFreeAsync");
-        let _ = check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFreeAsync");
+        if check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFreeAsync") {
+            data::freed(ptr);
+        }
         CUDA_SUCCESS
     }
     // Managed memory is host memory the host reads and writes at the device address: real
@@ -420,6 +452,7 @@ entry_points! {
         let address = mem.expose_provenance() as CUdeviceptr;
         MANAGED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(Managed(mem));
         check::created_sized(Kind::DeviceMemory, address as usize, 0, bytes as u64);
+        data::managed(address, mem.cast(), bytes);
         out(ptr, address);
         CUDA_SUCCESS
     }
@@ -442,31 +475,46 @@ entry_points! {
     fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) {
         check::used_address(dst, "cuMemcpyHtoD_v2");
         check::host_now(src.cast_mut().cast(), bytes, false);
+        if checking() {
+            data_result(data::from_host(dst, src.cast(), bytes), "cuMemcpyHtoD_v2");
+        }
         CUDA_SUCCESS
     }
     fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) {
         check::used_address(src, "cuMemcpyDtoH_v2");
-        check::host_now(dst.cast(), bytes, true);
+        // The device's bytes where the double holds them, zeroes otherwise.
+        let moved = checking() && data::to_host(dst.cast(), src, bytes).unwrap_or_else(|e| {
+            check::data_violation("cuMemcpyDtoH_v2", e);
+            false
+        });
+        if !moved {
+            check::host_now(dst.cast(), bytes, true);
+        }
         CUDA_SUCCESS
     }
     fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) {
         check::used_address(dst, "cuMemcpyDtoD_v2");
         check::used_address(src, "cuMemcpyDtoD_v2");
+        if checking() {
+            data_result(data::copy(dst, src, bytes), "cuMemcpyDtoD_v2");
+        }
         CUDA_SUCCESS
     }
     fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: Handle) {
         check::used_address(dst, "cuMemcpyHtoDAsync_v2");
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::enqueued(stream as usize, Kind::HostMemory, src as usize);
-        check::host_enqueued(stream as usize, src.cast_mut().cast(), bytes, false);
+        check::host_enqueued(stream as usize, src.cast_mut().cast(), bytes, false, 0);
         check::used(Kind::Stream, stream as usize, "cuMemcpyHtoDAsync_v2");
+        let op = data::DataOp::FromHost { dst, src: src.cast(), bytes };
+        check::data_op(stream as usize, op, "cuMemcpyHtoDAsync_v2");
         CUDA_SUCCESS
     }
     fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) {
         check::used_address(src, "cuMemcpyDtoHAsync_v2");
         check::enqueued(stream as usize, Kind::DeviceMemory, src as usize);
         check::enqueued(stream as usize, Kind::HostMemory, dst as usize);
-        check::host_enqueued(stream as usize, dst.cast(), bytes, true);
+        check::host_enqueued(stream as usize, dst.cast(), bytes, true, src);
         check::used(Kind::Stream, stream as usize, "cuMemcpyDtoHAsync_v2");
         CUDA_SUCCESS
     }
@@ -476,6 +524,7 @@ entry_points! {
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::enqueued(stream as usize, Kind::DeviceMemory, src as usize);
         check::used(Kind::Stream, stream as usize, "cuMemcpyDtoDAsync_v2");
+        check::data_op(stream as usize, data::DataOp::Copy { dst, src, bytes }, "cuMemcpyDtoDAsync_v2");
         CUDA_SUCCESS
     }
     fn cuMemcpyPeerAsync(
@@ -492,32 +541,47 @@ entry_points! {
     }
     fn cuMemsetD8_v2(dst: CUdeviceptr, v: c_uchar, n: usize) {
         check::used_address(dst, "cuMemsetD8_v2");
+        if checking() {
+            data_result(data::fill(dst, &[v], n), "cuMemsetD8_v2");
+        }
         CUDA_SUCCESS
     }
     fn cuMemsetD16_v2(dst: CUdeviceptr, v: c_ushort, n: usize) {
         check::used_address(dst, "cuMemsetD16_v2");
+        if checking() {
+            data_result(data::fill(dst, &v.to_ne_bytes(), n), "cuMemsetD16_v2");
+        }
         CUDA_SUCCESS
     }
     fn cuMemsetD32_v2(dst: CUdeviceptr, v: c_uint, n: usize) {
         check::used_address(dst, "cuMemsetD32_v2");
+        if checking() {
+            data_result(data::fill(dst, &v.to_ne_bytes(), n), "cuMemsetD32_v2");
+        }
         CUDA_SUCCESS
     }
     fn cuMemsetD8Async(dst: CUdeviceptr, v: c_uchar, n: usize, stream: Handle) {
         check::used_address(dst, "cuMemsetD8Async");
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::used(Kind::Stream, stream as usize, "cuMemsetD8Async");
+        let op = data::DataOp::Fill { dst, pattern: [v].to_vec(), count: n };
+        check::data_op(stream as usize, op, "cuMemsetD8Async");
         CUDA_SUCCESS
     }
     fn cuMemsetD16Async(dst: CUdeviceptr, v: c_ushort, n: usize, stream: Handle) {
         check::used_address(dst, "cuMemsetD16Async");
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::used(Kind::Stream, stream as usize, "cuMemsetD16Async");
+        let op = data::DataOp::Fill { dst, pattern: v.to_ne_bytes().to_vec(), count: n };
+        check::data_op(stream as usize, op, "cuMemsetD16Async");
         CUDA_SUCCESS
     }
     fn cuMemsetD32Async(dst: CUdeviceptr, v: c_uint, n: usize, stream: Handle) {
         check::used_address(dst, "cuMemsetD32Async");
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::used(Kind::Stream, stream as usize, "cuMemsetD32Async");
+        let op = data::DataOp::Fill { dst, pattern: v.to_ne_bytes().to_vec(), count: n };
+        check::data_op(stream as usize, op, "cuMemsetD32Async");
         CUDA_SUCCESS
     }
 
@@ -593,7 +657,7 @@ entry_points! {
         check::used(Kind::Function, f as usize, "cuLaunchKernel");
         check::used(Kind::Stream, stream as usize, "cuLaunchKernel");
         check::launched(f as usize, stream as usize, params, "cuLaunchKernel");
-        CUDA_SUCCESS
+        run_kernel(f, [gx, gy, gz], [bx, by, bz], shared, stream, params, "cuLaunchKernel")
     }
     fn cuLaunchCooperativeKernel(
         f: Handle,
@@ -610,14 +674,18 @@ entry_points! {
         check::used(Kind::Function, f as usize, "cuLaunchCooperativeKernel");
         check::used(Kind::Stream, stream as usize, "cuLaunchCooperativeKernel");
         check::launched(f as usize, stream as usize, params, "cuLaunchCooperativeKernel");
-        CUDA_SUCCESS
+        run_kernel(f, [gx, gy, gz], [bx, by, bz], shared, stream, params, "cuLaunchCooperativeKernel")
     }
     fn cuLaunchKernelEx(config: *const LaunchConfig, f: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) {
         let stream = if config.is_null() { null_mut() } else { (*config).stream };
         check::used(Kind::Function, f as usize, "cuLaunchKernelEx");
         check::used(Kind::Stream, stream as usize, "cuLaunchKernelEx");
         check::launched(f as usize, stream as usize, params, "cuLaunchKernelEx");
-        CUDA_SUCCESS
+        if config.is_null() {
+            return CUDA_SUCCESS;
+        }
+        let c = &*config;
+        run_kernel(f, c.grid, c.block, c.shared, stream, params, "cuLaunchKernelEx")
     }
     // A host function runs at once (there is no stream to wait for): its contract is only
     // that it runs in order, once.
@@ -748,6 +816,7 @@ entry_points! {
         };
         let h = handle();
         check::created(Kind::LibraryKernel, h as usize, lib as usize);
+        standin::named(h as usize, &name_of(name));
         if let Some(p) = params {
             check::function_params(h as usize, p);
         }
@@ -759,6 +828,7 @@ entry_points! {
         check::used(Kind::LibraryKernel, kernel as usize, "cuKernelGetFunction");
         let h = handle();
         check::function_of_kernel(h as usize, kernel as usize);
+        standin::same_name(h as usize, kernel as usize);
         out(f, h);
         CUDA_SUCCESS
     }
@@ -1179,7 +1249,7 @@ unsafe fn copy_used(copy: *const c_void, shape: Shape, stream: Option<usize>, wh
                 for (offset, bytes) in runs {
                     let p = side.host.wrapping_add(offset);
                     match stream {
-                        Some(st) => check::host_enqueued(st, p, bytes, write),
+                        Some(st) => check::host_enqueued(st, p, bytes, write, 0),
                         None => check::host_now(p, bytes, write),
                     }
                 }
@@ -1255,9 +1325,39 @@ unsafe fn new_handle(h: *mut Handle, kind: Kind) -> CUresult {
     CUDA_SUCCESS
 }
 
+fn checking() -> bool {
+    check::CHECK.load(Relaxed)
+}
+
+/// Records a data fault (running past the end of an allocation) as a violation of `what`.
+fn data_result<T>(r: Result<T, String>, what: &str) {
+    if let Err(e) = r {
+        check::data_violation(what, e);
+    }
+}
+
+/// A kernel launch, in checking mode: its CPU stand-in runs now (or at each launch of the graph
+/// a capture makes), and the launch fails when the stand-in does.
+unsafe fn run_kernel(
+    f: Handle,
+    grid: [c_uint; 3],
+    block: [c_uint; 3],
+    shared: c_uint,
+    stream: Handle,
+    params: *mut *mut c_void,
+    what: &str,
+) -> CUresult {
+    if !checking() {
+        return CUDA_SUCCESS;
+    }
+    let launch = standin::launch(f as usize, grid, block, shared, params.cast_const());
+    check::data_op(stream as usize, data::DataOp::Launch(launch), what)
+}
+
 unsafe fn new_address(p: *mut CUdeviceptr, bytes: usize) -> CUresult {
     let new = device_address(bytes);
     check::created_sized(Kind::DeviceMemory, new as usize, 0, bytes as u64);
+    data::allocated(new, bytes);
     out(p, new);
     CUDA_SUCCESS
 }
@@ -1329,6 +1429,12 @@ unsafe fn get_proc_address(
         return CUDA_ERROR_INVALID_VALUE;
     }
     let name = CStr::from_ptr(symbol).to_bytes();
+    // The double's own extension, for custack's `StandIn` (a real driver has no such symbol).
+    if name == b"custackCheckdriverSetStandIn" {
+        pfn.write(custackCheckdriverSetStandIn as *mut c_void);
+        out(status, FOUND);
+        return CUDA_SUCCESS;
+    }
     let mut versioned = [0u8; 128];
     let mut f = null_mut();
     if let Some(buf) = versioned.get_mut(..name.len() + 3) {
@@ -1371,6 +1477,14 @@ pub fn start_checking(fail_at: u64, sticky_at: u64) {
 /// `stacks`, `orphans`, then one line per violation, orphan and leak.
 pub fn report() -> String {
     check::report()
+}
+
+/// Reads the environment as loading `libcuda.so` does (`NULLDRIVER_CHECK`, `NULLDRIVER_FAIL_AT`,
+/// `NULLDRIVER_STICKY_AT`, `NULLDRIVER_FAIL_CODE`, `NULLDRIVER_REPORT`, `NULLDRIVER_DUMP`), for a
+/// program that links the double as an rlib, so that `custack-check` can run it. Only the
+/// first call (or the load) acts.
+pub fn start_from_env() {
+    on_load();
 }
 
 /// The number of violations recorded so far (0 when checking is off).
@@ -1438,6 +1552,11 @@ extern "C" fn write_report() {
 }
 
 extern "C" fn on_load() {
+    // Once: a program that links the double as an rlib may also call `start_from_env`.
+    static LOADED: AtomicBool = AtomicBool::new(false);
+    if LOADED.swap(true, Relaxed) {
+        return;
+    }
     if check::init() {
         // SAFETY: registers a function with no preconditions.
         unsafe { atexit(write_report) };
@@ -1601,6 +1720,158 @@ mod tests {
             let _ = cuCtxPushCurrent_v2(b);
             let _ = cuMemFree_v2(other);
             let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(b);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    /// `add_u32(x, k, n)`'s stand-in: x[i] += k for i < n, through the double's read and write.
+    unsafe extern "C" fn add_u32_on_cpu(data: *mut c_void, l: *const StandInLaunch) -> c_int {
+        let l = &*l;
+        assert_eq!(l.size, size_of::<StandInLaunch>());
+        assert_eq!(CStr::from_ptr(l.name), c"add_u32");
+        assert_eq!((l.n_args, l.grid, l.block), (3, [1, 1, 1], [16, 1, 1]));
+        let arg = |i: usize| (*l.args.add(i), *l.arg_sizes.add(i));
+        let (x, x_size) = arg(0);
+        assert_eq!(x_size, 8);
+        let x = x.cast::<u64>().read_unaligned();
+        let k = arg(1).0.cast::<u32>().read_unaligned();
+        let n = arg(2).0.cast::<u32>().read_unaligned() as usize;
+        let mut v = vec![0u32; n];
+        if (l.read)(x, v.as_mut_ptr().cast(), n * 4) != 0 {
+            return 1;
+        }
+        for e in &mut v {
+            *e += k;
+        }
+        *data.cast::<u32>() += 1; // runs
+        (l.write)(x, v.as_ptr().cast(), n * 4)
+    }
+
+    #[test]
+    fn copies_memsets_and_stand_ins_move_data() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            let c = ctx();
+            let ptx = concat!(include_str!("../../tests/fixtures/kernels.ptx"), "\0");
+            let mut m = null_mut();
+            assert_eq!(
+                cuModuleLoadData(&raw mut m, ptx.as_ptr().cast()),
+                CUDA_SUCCESS
+            );
+            let mut f = null_mut();
+            assert_eq!(
+                cuModuleGetFunction(&raw mut f, m, c"add_u32".as_ptr()),
+                CUDA_SUCCESS
+            );
+            let mut s = null_mut();
+            let _ = cuStreamCreate(&raw mut s, 0);
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            let host: Vec<u32> = (0..16).collect();
+            let _ = cuMemcpyHtoDAsync_v2(d, host.as_ptr().cast(), 64, s);
+            let mut runs = 0u32;
+            let launch = || {
+                let (mut x, mut k, mut n) = (d, 100u32, 16u32);
+                let mut args: [*mut c_void; 3] = [
+                    (&raw mut x).cast(),
+                    (&raw mut k).cast(),
+                    (&raw mut n).cast(),
+                ];
+                cuLaunchKernel(f, 1, 1, 1, 16, 1, 1, 0, s, args.as_mut_ptr(), null_mut())
+            };
+            // Without a stand-in the kernel does nothing, and is counted (other tests launch
+            // it too: the count grows by one).
+            let without = || {
+                check::report()
+                    .lines()
+                    .find_map(|l| l.strip_prefix("no-stand-in add_u32 "))
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
+            let before = without();
+            assert_eq!(launch(), CUDA_SUCCESS);
+            assert_eq!(without(), before + 1);
+            let data = (&raw mut runs).cast();
+            assert_eq!(
+                custackCheckdriverSetStandIn(c"add_u32".as_ptr(), Some(add_u32_on_cpu), data, None),
+                0
+            );
+            assert_eq!(launch(), CUDA_SUCCESS);
+            assert_eq!(runs, 1);
+            let mut back = vec![0u32; 16];
+            let _ = cuMemcpyDtoHAsync_v2(back.as_mut_ptr().cast(), d, 64, s);
+            let _ = cuStreamSynchronize(s);
+            assert_eq!(back, (100..116).collect::<Vec<u32>>());
+            // A memset, a device-to-device copy, a synchronous copy back.
+            let mut e = 0;
+            let _ = cuMemAlloc_v2(&raw mut e, 64);
+            let _ = cuMemsetD32_v2(d + 8, 7, 2);
+            let _ = cuMemcpyDtoD_v2(e, d, 64);
+            let _ = cuMemcpyDtoH_v2(back.as_mut_ptr().cast(), e, 64);
+            assert_eq!(&back[..4], &[100, 101, 7, 7]);
+            // Running past the end of an allocation is a violation, and moves nothing.
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemcpyHtoD_v2(e + 32, host.as_ptr().cast(), 64);
+                }),
+                1
+            );
+            // Removed: the kernel does nothing again.
+            assert_eq!(
+                custackCheckdriverSetStandIn(c"add_u32".as_ptr(), None, null_mut(), None),
+                0
+            );
+            assert_eq!(launch(), CUDA_SUCCESS);
+            assert_eq!(runs, 1);
+            let _ = cuMemFree_v2(e);
+            let _ = cuMemFree_v2(d);
+            let _ = cuStreamDestroy_v2(s);
+            let _ = cuModuleUnload(m);
+            let _ = cuCtxDestroy_v2(c);
+        }
+    }
+
+    // Issue 19: the driver's event waits accept an event of another context (the CUDA
+    // Programming Guide's multi-device stream and event behaviour; `cuStreamWaitEvent`'s
+    // documentation); every other use of the event still needs its own context current.
+    #[test]
+    fn events_are_waited_for_from_another_context() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let mut sa = null_mut();
+            let _ = cuStreamCreate(&raw mut sa, 0);
+            let mut e = null_mut();
+            let _ = cuEventCreate(&raw mut e, 0);
+            let _ = cuEventRecord(e, sa);
+            let b = ctx(); // pushed over a
+            let mut sb = null_mut();
+            let _ = cuStreamCreate(&raw mut sb, 0);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuStreamWaitEvent(sb, e, 0);
+                    let _ = cuEventQuery(e);
+                    let _ = cuEventSynchronize(e);
+                }),
+                0,
+                "waits on an event of another context"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuEventRecord(e, sb);
+                }),
+                1,
+                "recording an event of another context (on a stream of this one)"
+            );
+            let mut p = null_mut();
+            let _ = cuStreamDestroy_v2(sb);
+            let _ = cuCtxPopCurrent_v2(&raw mut p); // a is current again
+            let _ = cuEventDestroy_v2(e);
+            let _ = cuStreamDestroy_v2(sa);
             let _ = cuCtxDestroy_v2(b);
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(a);

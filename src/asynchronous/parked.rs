@@ -217,7 +217,8 @@ parked_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 ///
 /// GPU-side ordering on another stream (of this context or another one, on this device or
 /// another): [`Stream::wait_parked`](crate::Stream::wait_parked) (`cuStreamWaitEvent`, which
-/// accepts an event of another context).
+/// accepts an event of another context); and peer copies from its device buffers after such a
+/// wait, while it is still pending: [`Stream::scope_after`](crate::Stream::scope_after).
 ///
 /// # Examples
 ///
@@ -443,5 +444,131 @@ impl crate::Stream<'_> {
         // SAFETY: a live stream of the current context and a live event (of any context); the
         // flags must be 0.
         unsafe { ffi::cuStreamWaitEvent(self.as_raw(), pending.event, 0) }.result()
+    }
+}
+
+/// A device buffer of another context's pending work, as a stream scope that waited for that
+/// work on the GPU ([`Stream::scope_after`](crate::Stream::scope_after)) may read it: only as the source of a peer copy
+/// ([`StreamScope::copy_from_pending`](super::scope::StreamScope::copy_from_pending)), never on
+/// the host or as this context's memory. `Copy`.
+#[derive(Debug, Clone, Copy)]
+pub struct PeerSource<'p, T: DeviceCopy> {
+    buf: &'p ParkedBuffer<'p, T>,
+}
+
+/// The device memory of a parked payload as [`PeerSource`]s: a [`ParkedBuffer`] as one, host
+/// memory as `()` (the host may not read it while the work may still write it), tuples
+/// element by element. Sealed; implemented for every [`ParkedPayload`].
+pub trait PeerView: ParkedPayload {
+    /// The payload's device buffers as peer sources.
+    type View<'p>
+    where
+        Self: 'p;
+
+    /// The view of a held payload.
+    #[doc(hidden)]
+    fn peer_view(held: &Self::Held) -> Self::View<'_>;
+}
+
+impl<T: DeviceCopy> PeerView for ParkedBuffer<'_, T> {
+    type View<'p>
+        = PeerSource<'p, T>
+    where
+        Self: 'p;
+    #[inline]
+    fn peer_view(held: &Self) -> PeerSource<'_, T> {
+        PeerSource { buf: held }
+    }
+}
+
+/// `View = ()`: host memory is not lent while the work may use it.
+macro_rules! no_peer_view {
+    ($([$($g:tt)*] $ty:ty),* $(,)?) => {$(
+        impl<$($g)*> PeerView for $ty {
+            type View<'p> = () where Self: 'p;
+            #[inline]
+            fn peer_view(_: &Self::Held) {}
+        }
+    )*};
+}
+no_peer_view!(
+    ['ctx, T: DeviceCopy] ParkedPinned<'ctx, T>,
+    ['ctx, T: DeviceCopy] ParkedRegisteredVec<'ctx, T>,
+    [T: DeviceCopy] Vec<T>,
+    [T: DeviceCopy] Box<[T]>,
+    [] (),
+);
+
+macro_rules! peer_view_tuple {
+    ($($name:ident $idx:tt),+) => {
+        impl<$($name: PeerView),+> PeerView for ($($name,)+) {
+            type View<'p> = ($($name::View<'p>,)+) where Self: 'p;
+            #[inline]
+            fn peer_view(held: &Self::Held) -> Self::View<'_> {
+                ($($name::peer_view(&held.$idx),)+)
+            }
+        }
+    };
+}
+peer_view_tuple!(A 0);
+peer_view_tuple!(A 0, B 1);
+peer_view_tuple!(A 0, B 1, C 2);
+peer_view_tuple!(A 0, B 1, C 2, D 3);
+peer_view_tuple!(A 0, B 1, C 2, D 3, E 4);
+peer_view_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
+peer_view_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+peer_view_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+
+impl crate::Stream<'_> {
+    /// A [stream scope](crate::Stream::scope) on this stream that first waits, on the GPU, for
+    /// another context's parked work (`cuStreamWaitEvent`, as
+    /// [`wait_parked`](Self::wait_parked)), and may then read that work's device buffers as the
+    /// sources of peer copies ([`PeerSource`], `cuMemcpyPeerAsync`): memory moves from A's
+    /// pending work into B's without a host round trip, and only after A's work on the GPU.
+    ///
+    /// The parked submission stays borrowed until the scope has synchronized this stream, so
+    /// it cannot be waited for, dropped or handed back meanwhile; its host memory is not lent
+    /// (the host does not know A's work is done). Peer copies work between contexts of one
+    /// device and between devices, with or without peer access enabled (then the driver stages
+    /// them).
+    ///
+    /// # Errors
+    ///
+    /// The wait's error (then `f` does not run); as [`scope`](crate::Stream::scope).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    #[doc(alias = "cuStreamWaitEvent")]
+    #[doc(alias = "cuMemcpyPeerAsync")]
+    pub fn scope_after<'env, Q: PeerView, R>(
+        &'env self,
+        pending: &'env ParkedSubmission<'_, Q>,
+        f: impl for<'scope> FnOnce(&'scope super::scope::StreamScope<'scope, 'env>, Q::View<'env>) -> R,
+    ) -> Result<R> {
+        self.wait_parked(pending)?;
+        let view = Q::peer_view(&pending.payload);
+        self.scope(|s| f(s, view))
+    }
+}
+
+impl<'scope> super::scope::StreamScope<'scope, '_> {
+    /// `cuMemcpyPeerAsync`—Enqueues a copy from a device buffer of another context's pending
+    /// work, which this scope waited for on the GPU ([`Stream::scope_after`](crate::Stream::scope_after)).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch); driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemcpyPeerAsync")]
+    pub fn copy_from_pending<T: DeviceCopy>(
+        &self,
+        dst: impl super::scope::ScopedWrite<'scope, T>,
+        src: PeerSource<'scope, T>,
+    ) -> Result<()> {
+        self.copy_from_peer(dst, src.buf)
     }
 }

@@ -11,7 +11,7 @@
 use crate::error::{Result, record_drop_error};
 use crate::event::Event;
 use crate::ffi;
-use crate::launch::{Function, KernelArgs, LaunchConfig};
+use crate::launch::{DevicePtr, Function, KernelArg, KernelArgs, LaunchConfig, sealed};
 use crate::memory::{DeviceMemory, DeviceMemoryMut, check_alloc_len, check_same_len};
 use crate::plain::DeviceCopy;
 use crate::stream::{Stream, record_event, wait_event};
@@ -884,6 +884,10 @@ impl<'scope> StreamScope<'scope, '_> {
 
     /// `cuLaunchKernel`—Enqueues a kernel launch.
     ///
+    /// For a kernel whose parameters and buffer extents you can state, declare it once with
+    /// [`kernel_contract!`](crate::kernel_contract) and launch it with the safe
+    /// [`run`](Self::run) instead; this `unsafe` launch is for kernels one cannot describe.
+    ///
     /// `args` is a tuple of plain data (passed by value) and device memory of this scope
     /// ([`ScopedSlice`], [`ScopedSliceMut`], `&`/`&mut` [`ScopedAlloc`]; passed as device
     /// pointers). `function`'s module must outlive the scope (`Function<'scope>`), so it cannot
@@ -961,5 +965,64 @@ impl<'scope> StreamScope<'scope, '_> {
             }
             .result()
         })
+    }
+}
+
+// Device memory bound to a scope is a kernel argument of that scope (C15), passed as its device
+// pointer.
+macro_rules! device_arg {
+    ($($ty:ident),*) => {$(
+        impl<T: DeviceCopy> sealed::Sealed for $ty<'_, T> {}
+        impl<'scope, T: DeviceCopy> KernelArg<'scope> for $ty<'scope, T> {
+            type Raw = ffi::CUdeviceptr;
+            type Param = DevicePtr<T>;
+            #[inline]
+            fn to_raw(&self) -> ffi::CUdeviceptr {
+                self.device_ptr()
+            }
+        }
+    )*};
+}
+device_arg!(ScopedSlice, ScopedSliceMut);
+
+// A mutable binding is passed by reference (`&x` to read, `&mut x` to write), so one launch
+// cannot alias it; the memory stays bound for the whole scope, so any borrow is enough.
+impl<T: DeviceCopy> sealed::Sealed for &ScopedSliceMut<'_, T> {}
+impl<T: DeviceCopy> sealed::Sealed for &mut ScopedSliceMut<'_, T> {}
+impl<'scope, T: DeviceCopy> KernelArg<'scope> for &ScopedSliceMut<'scope, T> {
+    type Raw = ffi::CUdeviceptr;
+    type Param = DevicePtr<T>;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUdeviceptr {
+        self.device_ptr()
+    }
+}
+impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut ScopedSliceMut<'scope, T> {
+    type Raw = ffi::CUdeviceptr;
+    type Param = DevicePtr<T>;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUdeviceptr {
+        self.device_ptr()
+    }
+}
+
+// A stream-ordered allocation is passed by reference: its free is enqueued on the same stream
+// when it drops, after this launch, so a borrow shorter than the scope is enough.
+impl<T: DeviceCopy> sealed::Sealed for &ScopedAlloc<'_, T> {}
+impl<T: DeviceCopy> sealed::Sealed for &mut ScopedAlloc<'_, T> {}
+impl<'scope, T: DeviceCopy> KernelArg<'scope> for &ScopedAlloc<'scope, T> {
+    type Raw = ffi::CUdeviceptr;
+    type Param = DevicePtr<T>;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUdeviceptr {
+        self.device_ptr()
+    }
+}
+impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut ScopedAlloc<'scope, T> {
+    type Raw = ffi::CUdeviceptr;
+    type Param = DevicePtr<T>;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUdeviceptr {
+        self.device_ptr()
     }
 }

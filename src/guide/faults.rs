@@ -35,6 +35,30 @@
 //! }
 //! ```
 //!
+//! ## In a library built on custack
+//!
+//! A crate that builds on custack can keep `custack::Result` as its own result type: it makes
+//! errors of custack's kinds with [`Error::new`] (a kind and its detail) or
+//! [`Error::from_kind`], replaces a detail with [`Error::with_detail`], and wraps a foreign
+//! cause (an `std::io::Error`, a cuBLAS status of its own type) with [`Error::with_source`],
+//! which [`source()`](std::error::Error::source) returns. Its callers match on
+//! [`Error::kind`] as for custack's own errors, and the `Display` is the same:
+//!
+//! ```
+//! use custack::{Error, ErrorKind};
+//!
+//! fn shapes(rows: usize, cols: usize, len: usize) -> custack::Result<()> {
+//!     if rows * cols == len {
+//!         Ok(())
+//!     } else {
+//!         Err(Error::new(ErrorKind::LengthMismatch, format!("{rows}x{cols} over {len} elements")))
+//!     }
+//! }
+//! let e = shapes(3, 4, 10).unwrap_err();
+//! assert_eq!(e.kind(), ErrorKind::LengthMismatch);
+//! assert_eq!(e.to_string(), "two lengths that must be equal differ: 3x4 over 10 elements");
+//! ```
+//!
 //! # Errors from earlier, asynchronous work
 //!
 //! Launches and asynchronous copies return before the GPU runs them. A fault in that work is
@@ -47,9 +71,9 @@
 //! kernel surface at the end of the scope:
 //!
 //! ```text
-//! stream.scope(|s| unsafe { s.launch(&f, config, args) })??;
-//!                           └─ launch errors: Err from the inner `?`
-//!                                                          └─ faults while running: Err from the outer `?`
+//! stream.scope(|s| s.run(&f, config, args))??;
+//!                  └─ launch errors (and contract refusals): Err from the inner `?`
+//!                                             └─ faults while running: Err from the outer `?`
 //! ```
 //!
 //! # Sticky errors: when a kernel faults
@@ -81,6 +105,8 @@
 //!         let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
 //!         let illegal_write = module.function("illegal_write")?; // writes through a bad pointer
 //!         let stream = guard.stream()?;
+//!         // A kernel that faults on purpose has no honest contract: the raw `unsafe` launch,
+//!         // which stays for kernels one cannot describe.
 //!         // SAFETY: none; this kernel faults on purpose, which is what this example shows.
 //!         let fault = match stream.scope(|s| unsafe { s.launch(&illegal_write, LaunchConfig::for_elements(1), ()) }) {
 //!             Ok(Ok(())) => unreachable!("the fault surfaces at the scope's end"),
@@ -135,6 +161,10 @@
 //!
 //! [`Error`]: crate::Error
 //! [`Error::code`]: crate::Error::code
+//! [`Error::new`]: crate::Error::new
+//! [`Error::from_kind`]: crate::Error::from_kind
+//! [`Error::with_detail`]: crate::Error::with_detail
+//! [`Error::with_source`]: crate::Error::with_source
 //! [`Error::kind`]: crate::Error::kind
 //! [`Error::is_sticky`]: crate::Error::is_sticky
 //! [`ErrorKind`]: crate::ErrorKind

@@ -86,6 +86,39 @@
 //! after A's work without a host round trip. It orders work only: A's memory stays with A's
 //! parked submission until that is waited for.
 //!
+//! To move data from A's pending work into B's on the GPU, [`Stream::scope_after`] opens a
+//! scope on B's stream that first waits for A's event, and lends that scope A's device buffers
+//! as [`PeerSource`]s: the source of a peer copy ([`StreamScope::copy_from_pending`],
+//! `cuMemcpyPeerAsync`), never B's memory
+//! (`ui-tests/c22_pending_buffer_copied_as_memory_of_other_context.rs`) and never host memory
+//! (`ui-tests/c22_pending_host_memory_not_lent_by_scope_after.rs`: the host does not know A's
+//! work is done). A's parked submission stays borrowed until the scope has synchronized:
+//!
+//! ```no_run
+//! # use custack::prelude::*;
+//! # use custack::{Context, ContextFlags, Driver, Stack};
+//! # let driver = Driver::init()?;
+//! # let a = Context::new(driver.device(0)?, ContextFlags::empty())?;
+//! # let b = Context::new(driver.device(driver.device_count()? - 1)?, ContextFlags::empty())?;
+//! # let mut stack = Stack::new()?;
+//! # let mut ga = stack.push(&a)?;
+//! let pending_a = {
+//!     let stream = ga.stream()?;
+//!     let work = stream.submit((ga.alloc::<u32>(1024)?,), |s, (mut x,)| s.fill_bytes(&mut x, 1))?;
+//!     ga.park_submission(work)
+//! };
+//! let copy = ga.with_pushed(&b, |gb| -> custack::Result<Vec<u32>> {
+//!     let mut mine = gb.alloc::<u32>(1024)?;
+//!     gb.stream()?.scope_after(&pending_a, |s, (theirs,)| {
+//!         s.copy_from_pending(s.bind_mut(&mut mine), theirs) // after A's fill, on the GPU
+//!     })??;
+//!     mine.to_vec()
+//! })??;
+//! assert!(copy.iter().all(|&x| x == 0x0101_0101));
+//! let (_a_buffer,) = pending_a.wait()?;
+//! # Ok::<(), custack::Error>(())
+//! ```
+//!
 //! # Moving data between contexts
 //!
 //! - Through the host: stage in A's page-locked memory, parked ([`PushedGuard::park_pinned`]),
@@ -121,3 +154,6 @@
 //! [`ParkedBuffer`]: crate::ParkedBuffer
 //! [`ParkedPinned`]: crate::ParkedPinned
 //! [`Stream::wait_parked`]: crate::Stream::wait_parked
+//! [`Stream::scope_after`]: crate::Stream::scope_after
+//! [`PeerSource`]: crate::PeerSource
+//! [`StreamScope::copy_from_pending`]: crate::StreamScope::copy_from_pending

@@ -10,7 +10,7 @@
 
 use custack::{
     Context, ContextFlags, DeviceMemory, DeviceMemoryMut, Driver, EventFlags, LaunchConfig, Module,
-    ParkedBuffer, ParkedModule, PushedGuard, Result, Stack, StackTop,
+    ParkedBuffer, ParkedModule, PushedGuard, Result, Stack, StackTop, StandIn,
 };
 use std::process::ExitCode;
 
@@ -785,6 +785,294 @@ fn example() -> Result<()> {
     Ok(())
 }
 
+/// Kernels computed on the CPU by stand-ins (issue 22): `vector_add` in a scope, and `add_u32`
+/// in a captured graph launched twice. Whenever every call succeeded the results are the CPU's
+/// (a wrong value panics: the harness counts it).
+fn stand_ins() -> Result<()> {
+    let driver = Driver::init()?;
+    let vector_add_on_cpu = StandIn::register(&driver, "vector_add", |call| {
+        let n = call.arg::<u32>(3)? as usize;
+        let a = call.read::<f32>(call.arg(0)?, n)?;
+        let b = call.read::<f32>(call.arg(1)?, n)?;
+        let c: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+        call.write(call.arg(2)?, &c)?;
+        Ok(())
+    })?;
+    let _add_u32_on_cpu = StandIn::register(&driver, "add_u32", |call| {
+        let (x, k, n) = (
+            call.arg::<u64>(0)?,
+            call.arg::<u32>(1)?,
+            call.arg::<u32>(2)?,
+        );
+        let mut v = call.read::<u32>(x, n as usize)?;
+        v.iter_mut().for_each(|e| *e += k);
+        call.write(x, &v)?;
+        Ok(())
+    })?;
+    assert!(
+        vector_add_on_cpu.is_active(),
+        "the checking driver runs stand-ins"
+    );
+    let ctx = Context::new(driver.device(0)?, ContextFlags::empty())?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let vector_add = module.function("vector_add")?;
+    let stream = guard.stream()?;
+    let a: Vec<f32> = (0..N).map(|i| i as f32).collect();
+    let b: Vec<f32> = (0..N).map(|i| 2.0 * i as f32).collect();
+    let mut c = vec![0f32; N];
+    let mut da = guard.alloc::<f32>(N)?;
+    let mut db = guard.alloc::<f32>(N)?;
+    let mut dc = guard.alloc::<f32>(N)?;
+    stream.scope(|s| -> Result<()> {
+        let (mut da, mut db, mut dc) = (
+            s.bind_mut(&mut da),
+            s.bind_mut(&mut db),
+            s.bind_mut(&mut dc),
+        );
+        s.copy_to_device(&mut da, &a)?;
+        s.copy_to_device(&mut db, &b)?;
+        // SAFETY: `vector_add` reads `n` floats of its first two arguments and writes `n` of
+        // the third, each holding `n` (here: its stand-in does).
+        unsafe {
+            s.launch(
+                &vector_add,
+                LaunchConfig::for_elements(N32),
+                (&da, &db, &mut dc, N32),
+            )?
+        };
+        s.copy_to_host(&mut c, &dc)
+    })??;
+    assert!(
+        c.iter().enumerate().all(|(i, x)| *x == 3.0 * i as f32),
+        "vector_add's stand-in computed {:?}...",
+        &c[..4]
+    );
+    // A captured launch runs at each launch of the graph, after the captured copy.
+    let mut input = guard.alloc_pinned::<u32>(N)?;
+    input.fill(1);
+    let payload = (
+        input,
+        guard.alloc::<u32>(N)?,
+        module.function("add_u32")?,
+        vec![0u32; N],
+    );
+    let graph = stream.capture(payload, |s, (input, mut dev, add, out)| {
+        s.copy_to_device(&mut dev, input)?;
+        // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n); `dev` holds n elements.
+        unsafe { s.launch(&add, LaunchConfig::for_elements(N32), (&mut dev, 5u32, N32)) }?;
+        s.copy_to_host(out, &dev)
+    })?;
+    let mut exec = graph.instantiate()?;
+    for round in [10u32, 20] {
+        exec.payload_mut().0.fill(round);
+        exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+        let out = &exec.payload().3;
+        assert!(
+            out.iter().all(|x| *x == round + 5),
+            "add_u32's stand-in gave {}",
+            out[0]
+        );
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernel contracts (issue 17): every shape launched safely in a scope, a submission and a graph
+// capture; a buffer one element short and an overflowing extent refused with no launch reaching
+// the driver (R12); a declaration that disagrees with the PTX refused at lookup (R13).
+
+const CONTRACT_KERNELS: &str = include_str!("../../../tests/fixtures/contracts.ptx");
+
+custack::kernel_contract! {
+    /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+    /// The same kernel declared with a 64-bit `k`: the PTX says 32 bits.
+    unsafe kernel AddU32Wide = "add_u32"(x: &mut [u32; n], k: u64, n: u32);
+    /// `scale_u32(unsigned* x, unsigned rows, unsigned cols, unsigned k)`.
+    unsafe kernel ScaleU32 = "scale_u32"(x: &mut [u32; rows * cols], rows: u32, cols: u32, k: u32);
+    /// The same kernel with a stricter extent, whose arithmetic can overflow.
+    unsafe kernel ScaleU32Strict = "scale_u32"(
+        x: &mut [u32; rows * cols * k],
+        rows: u32,
+        cols: u32,
+        k: u32,
+    );
+    /// `fill_rows(unsigned* img, size_t pitch, unsigned width, unsigned height, unsigned v)`.
+    unsafe kernel FillRows = "fill_rows"(
+        img: &mut [u32; pitched(height, pitch)],
+        pitch: u64,
+        width: u32,
+        height: u32,
+        value: u32,
+    );
+    /// `iota(unsigned* x)`: one element per launched thread.
+    unsafe kernel Iota = "iota"(x: &mut [u32; grid]);
+    /// The same kernel declared with stricter clauses: dynamic shared memory and a largest block.
+    unsafe kernel IotaClauses = "iota"(x: &mut [u32; grid]) shared(block * 4) max_block(256, 1, 1);
+}
+
+// The double's call counters (`benches/nulldriver`): this program only runs linked to it.
+unsafe extern "C" {
+    fn nulldriver_set_counting(on: core::ffi::c_int);
+    fn nulldriver_entry_count() -> usize;
+    fn nulldriver_entry_name(i: usize) -> *const core::ffi::c_char;
+    fn nulldriver_counts(out: *mut u64, cap: usize) -> usize;
+}
+
+/// How many kernel launches of any kind have reached the driver since counting began.
+fn launches_seen() -> u64 {
+    // SAFETY: the double's counter functions take no pointer (these two) or a buffer of `cap`
+    // counters (below); the names are NUL-terminated statics or null.
+    let n = unsafe {
+        nulldriver_set_counting(1);
+        nulldriver_entry_count()
+    };
+    let mut counts = vec![0u64; n];
+    // SAFETY: `counts` holds `n` counters.
+    unsafe { nulldriver_counts(counts.as_mut_ptr(), n) };
+    (0..n)
+        .filter(|&i| {
+            // SAFETY: as above.
+            let name = unsafe { nulldriver_entry_name(i) };
+            // SAFETY: a NUL-terminated static name, checked non-null.
+            !name.is_null()
+                && unsafe { core::ffi::CStr::from_ptr(name) }
+                    .to_bytes()
+                    .starts_with(b"cuLaunch")
+        })
+        .filter_map(|i| counts.get(i).copied())
+        .sum()
+}
+
+/// `run`'s refusal of a launch, which must be `kind` and reach no driver entry point.
+fn refused(kind: custack::ErrorKind, launch: impl FnOnce() -> Result<()>) {
+    let before = launches_seen();
+    match launch() {
+        Err(e) if e.kind() == kind => {}
+        other => panic!("expected a {kind:?} refusal, got {other:?}"),
+    }
+    assert_eq!(
+        launches_seen(),
+        before,
+        "a refused launch reached the driver"
+    );
+}
+
+fn contracts(ctx: &Context) -> Result<Vec<u32>> {
+    use custack::{CheckedBy, ErrorKind};
+    launches_seen(); // counting on
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let shapes = guard.load_ptx(CONTRACT_KERNELS)?;
+    let add = module.declared::<AddU32>()?;
+    // The double is driver 12.2, without cuFuncGetParamInfo: checked against the PTX.
+    assert_eq!(add.checked_by(), CheckedBy::Ptx);
+    match module.declared::<AddU32Wide>() {
+        Err(e) if e.kind() == ErrorKind::KernelSignatureMismatch => {
+            assert!(e.to_string().contains("parameter 1 `k`"), "{e}");
+        }
+        Err(e) => return Err(e),
+        Ok(_) => panic!("a declaration disagreeing with the PTX was accepted"),
+    }
+    let scale = shapes.declared::<ScaleU32>()?;
+    let strict = shapes.declared::<ScaleU32Strict>()?;
+    let fill = shapes.declared::<FillRows>()?;
+    let iota = shapes.declared::<Iota>()?;
+    let iota_clauses = shapes.declared::<IotaClauses>()?;
+    let stream = guard.stream()?;
+    let cfg = LaunchConfig::for_elements(N32);
+    let mut x = guard.alloc_zeroed::<u32>(N)?;
+    let mut grid = guard.alloc_zeroed::<u32>(1024)?;
+    let mut image = guard.alloc_pitched::<u32>(100, 7)?;
+    let pitch = image.pitch_bytes() as u64;
+    stream.scope(|s| -> Result<()> {
+        let mut dx = s.bind_mut(&mut x);
+        let mut dg = s.bind_mut(&mut grid);
+        let mut img = s.bind_pitched(&mut image);
+        s.run(&add, cfg, (&mut dx, 1, N32))?;
+        refused(ErrorKind::BufferTooShort, || {
+            s.run(&add, cfg, (&mut dx, 1, N32 + 1))
+        });
+        s.run(&scale, cfg, (&mut dx, 10, 100, 3))?;
+        refused(ErrorKind::BufferTooShort, || {
+            s.run(&scale, cfg, (&mut dx, 10, 101, 3))
+        });
+        refused(ErrorKind::SizeOverflow, || {
+            s.run(&strict, cfg, (&mut dx, u32::MAX, u32::MAX, u32::MAX))
+        });
+        let rows = LaunchConfig {
+            grid: (1, 7, 1),
+            block: (128, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        s.run(&fill, rows, (&mut img, pitch, 100, 7, 9))?;
+        refused(ErrorKind::BufferTooShort, || {
+            s.run(&fill, rows, (&mut img, pitch, 100, 8, 9))
+        });
+        s.run(&iota, LaunchConfig::for_elements(1024), (&mut dg,))?;
+        refused(ErrorKind::BufferTooShort, || {
+            s.run(&iota, LaunchConfig::for_elements(1025), (&mut dg,))
+        });
+        let huge = LaunchConfig {
+            grid: (u32::MAX, u32::MAX, u32::MAX),
+            block: (1024, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        refused(ErrorKind::SizeOverflow, || s.run(&iota, huge, (&mut dg,)));
+        let with_shared = LaunchConfig::for_elements(1024).with_shared_mem(1024);
+        s.run(&iota_clauses, with_shared, (&mut dg,))?;
+        refused(ErrorKind::BufferTooShort, || {
+            s.run(&iota_clauses, LaunchConfig::for_elements(1024), (&mut dg,))
+        });
+        let big_block = LaunchConfig::for_elements_with_block(1024, 512).with_shared_mem(2048);
+        refused(ErrorKind::OutOfRange, || {
+            s.run(&iota_clauses, big_block, (&mut dg,))
+        });
+        Ok(())
+    })??;
+    // A submission that owns the buffer and the declared kernel.
+    let pending = stream.submit((x, add), |s, (mut x, add)| {
+        s.run(&add, cfg, (&mut x, 2, N32))
+    })?;
+    let (x, add) = pending.wait()?;
+    // A graph capture: the declared kernel is part of the graph's payload.
+    let graph = stream.capture((x, add, vec![0u32; N]), |s, (mut x, add, out)| {
+        s.run(&add, cfg, (&mut x, 1, N32))?;
+        s.copy_to_host(out, &x)
+    })?;
+    let mut exec = graph.instantiate()?;
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    let (_x, _add, out) = exec.payload();
+    let out = out.to_vec();
+    drop(exec);
+    // A library kernel's function with its contract (scopes only), and a launch with
+    // attributes.
+    let library = custack::Library::load_ptx(Driver::init()?, KERNELS)?;
+    let kernel = library.kernel("add_u32")?;
+    let lib_add = guard.library_function(&kernel)?.declared::<AddU32>()?;
+    assert_eq!(lib_add.checked_by(), CheckedBy::Unchecked); // no PTX kept, driver 12.2
+    let mut y = guard.alloc_zeroed::<u32>(N)?;
+    stream.scope(|s| -> Result<()> {
+        let mut dy = s.bind_mut(&mut y);
+        s.run_library(&lib_add, cfg, (&mut dy, 1, N32))?;
+        refused(ErrorKind::BufferTooShort, || {
+            s.run_library(&lib_add, cfg, (&mut dy, 1, N32 + 1))
+        });
+        s.run_with(
+            &add,
+            cfg,
+            &custack::LaunchAttributes::default(),
+            (&mut dy, 1, N32),
+        )
+    })??;
+    y.free()?;
+    library.unload()?;
+    Ok(out)
+}
+
 /// Arrays, a mipmapped array and textures over every resource kind (issue 23): a CUDA array
 /// and a view of it, a mipmapped array, linear and pitched device memory; a surface over a
 /// level; a texture bound to a scope and passed to a kernel; an asynchronous copy into an
@@ -853,6 +1141,11 @@ fn textures(ctx: &Context) -> Result<Vec<f32>> {
     stream.scope(|s| {
         let mut a = s.bind_array(&mut array);
         s.copy_to_array(&mut a, &pixels)
+    })??;
+    let mut level1 = vec![0.0f32; w * h / 4];
+    stream.scope(|s| {
+        let l1 = s.bind_level(&mut mip, 1)?;
+        s.copy_from_array(&mut level1, &l1)
     })??;
     let mut result = out.to_vec()?;
     result.extend(mip.level_to_vec(1)?);
@@ -989,16 +1282,29 @@ fn enqueue_parked<'c>(
 /// parked (`park_submission`), so A's guard can be frozen under the nested push; B's is parked
 /// to leave the nested push; both are waited for while A is current, B's from another context.
 /// A third submission on A waits on the GPU for B's work (`wait_parked`, `cuStreamWaitEvent`
-/// with B's event). What comes back is parked memory, re-attached to its own context's guard.
+/// with B's event), and B copies A's device buffer from A's still-pending work on the GPU
+/// (`scope_after`, `copy_from_pending`). What comes back is parked memory, re-attached to its
+/// own context's guard.
 /// The twin of `ui-tests/c22_*.rs`.
 ///
 /// Returns A's host result (`2 * 3`), B's (`2 * 5`), A's device buffer read back under A's
-/// guard (`6`), and the ordered third submission's result (`7 + 7`).
-fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 4]> {
+/// guard (`6`), the ordered third submission's result (`7 + 7`) and B's copy of A's buffer
+/// (`6`).
+fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 5]> {
     let mut stack = Stack::new()?;
     let mut ga = stack.push(a)?;
     let (pending_a, module_a) = enqueue_parked(&ga, 3)?;
     let (pending_b, module_b) = ga.with_pushed(b, |gb| enqueue_parked(gb, 5))??;
+    // B reads A's device buffer on the GPU once A's work is done there: a peer copy in a scope
+    // that waits for A's event first; A's pending work stays borrowed until it has synchronized.
+    let peer_copy = ga.with_pushed(b, |gb| -> Result<Vec<u32>> {
+        let stream = gb.stream()?;
+        let mut copy = gb.alloc::<u32>(N)?;
+        stream.scope_after(&pending_a, |s, ((), dev_a, (), ())| {
+            s.copy_from_pending(s.bind_mut(&mut copy), dev_a)
+        })??;
+        copy.to_vec()
+    })??;
     // Both in flight. A's stream waits on the GPU for B's work before its own.
     let stream = ga.stream()?;
     stream.wait_parked(&pending_b)?;
@@ -1012,18 +1318,65 @@ fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 4]> 
     let dev_a = ga.attach(dev_a)?.to_vec()?; // A's memory under A's guard again
     let ordered = ordered.wait()?;
     drop((dev_b, module_b, module_a)); // each pushes its own context
-    Ok([host_a, host_b, dev_a, ordered])
+    Ok([host_a, host_b, dev_a, ordered, peer_copy])
+}
+
+/// The scenarios of `tests/gpu_in_flight.rs` without their value checks (issue 19, 25): a
+/// parked submission polled under another context, one dropped unwaited there, a parked result
+/// attached to the wrong context (refused, freed in its own), parked page-locked and registered
+/// memory used by another context's scopes and freed from under it.
+fn in_flight(a: &Context, b: &Context) -> Result<()> {
+    let mut stack = Stack::new()?;
+    let mut ga = stack.push(a)?;
+    let enqueue = |value: u8| -> Result<_> {
+        let stream = ga.stream()?;
+        let work = stream.submit((ga.alloc::<u8>(N)?, vec![0u8; N]), |s, (mut d, h)| {
+            s.fill_bytes(&mut d, value)?;
+            s.copy_to_host(h, &d)
+        })?;
+        Ok(ga.park_submission(work))
+    };
+    let polled = enqueue(1)?;
+    let dropped = enqueue(2)?;
+    let mut pinned = ga.park_pinned(ga.alloc_pinned::<u32>(N)?);
+    let registered = ga.park_registered(ga.register_vec(vec![5u32; N])?);
+    let dev_a = ga.with_pushed(b, |gb| -> Result<_> {
+        let mut pending = polled;
+        let (dev_a, _host) = loop {
+            match pending.try_wait()? {
+                Ok(done) => break done,
+                Err(again) => pending = again,
+            }
+        };
+        drop(dropped); // waits for A's event from B, frees in A
+        let mut dev = gb.alloc::<u32>(N)?;
+        let stream = gb.stream()?;
+        stream.scope(|s| s.copy_to_device(s.bind_mut(&mut dev), &pinned))??;
+        stream.scope(|s| s.copy_to_host(&mut pinned, s.bind(&dev)))??;
+        pinned.free()?;
+        registered.into_vec()?;
+        Ok(dev_a)
+    })??;
+    let refused = ga.with_pushed(b, |gb| gb.attach(dev_a).map(drop))?;
+    if refused.is_ok() {
+        return Err(custack::Error::from_kind(
+            custack::ErrorKind::ContextMismatch,
+        ));
+    }
+    Ok(())
 }
 
 fn run(program: &str) -> Option<Result<()>> {
     let two = || -> Result<(Context, Context)> { Ok((context0()?, context0()?)) };
     Some(match program {
         "example" => example(),
+        "stand_ins" => stand_ins(),
         "p1" => context0().and_then(|c| p1_one_guard_many_handles(&c).map(drop)),
         "p2" => two().and_then(|(a, b)| p2_push_pop_push(&a, &b).map(drop)),
         "p3" => two().and_then(|(a, b)| p3_nested_push(&a, &b).map(drop)),
         "p4" => context0().and_then(|c| p4_shared_context(&c, 3).map(drop)),
         "p9" => two().and_then(|(a, b)| p9_two_contexts_in_flight(&a, &b).map(drop)),
+        "in_flight" => two().and_then(|(a, b)| in_flight(&a, &b)),
         "p11" => two().and_then(|(a, b)| p11_staging_through_pinned(&a, &b).map(drop)),
         "p8" => two().and_then(|(a, b)| p8_alternating_contexts(&a, &b, 2).map(drop)),
         "scoped_alloc" => context0().and_then(|c| c10_stream_ordered_alloc_in_scope(&c).map(drop)),
@@ -1039,6 +1392,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "vmm" => context0().and_then(|c| vmm(&c).map(drop)),
         "managed" => context0().and_then(|c| managed(&c).map(drop)),
         "library" => two().and_then(|(a, b)| library(&a, &b)),
+        "contracts" => context0().and_then(|c| contracts(&c).map(drop)),
         "scoped_host" => context0().and_then(|c| scoped_host(&c).map(drop)),
         "textures" => context0().and_then(|c| textures(&c).map(drop)),
         "peer_vmm" => context0().and_then(|c| peer_vmm(&c).map(drop)),

@@ -1,0 +1,332 @@
+//! What one run of a schedule means: how the program ended (passed, returned an error,
+//! panicked, aborted) and what the driver's report holds against it (violations, leaks).
+//!
+//! The rules are those `scripts/check-driver.sh` applies to custack's own programs: a leak
+//! counts unless the failed call was itself the free or destroy (the driver kept the handle), or
+//! the fault was sticky (every free fails from then on; the context's destruction, or the
+//! process's end, is the clean-up), and a handle left for its context's destruction counts
+//! except where custack leaks on purpose rather than free memory work may still use.
+
+use std::fmt;
+use std::process::ExitStatus;
+
+/// Which driver call fails: none, call k once, or every call from k on.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Schedule {
+    Clean,
+    FailAt(u64),
+    StickyAt(u64),
+}
+
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Schedule::Clean => f.write_str("clean"),
+            Schedule::FailAt(k) => write!(f, "fail-at {k}"),
+            Schedule::StickyAt(k) => write!(f, "sticky-at {k}"),
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Debug)]
+pub(crate) enum Exit {
+    Code(i32),
+    Signal(i32),
+    TimedOut(u64),
+    NotStarted(String),
+}
+
+impl From<ExitStatus> for Exit {
+    fn from(s: ExitStatus) -> Self {
+        use std::os::unix::process::ExitStatusExt;
+        match (s.code(), s.signal()) {
+            (Some(c), _) => Exit::Code(c),
+            (None, Some(sig)) => Exit::Signal(sig),
+            (None, None) => Exit::Signal(0),
+        }
+    }
+}
+
+impl fmt::Display for Exit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Exit::Code(c) => write!(f, "exit {c}"),
+            Exit::Signal(s) => write!(f, "signal {s}"),
+            Exit::TimedOut(t) => write!(f, "timed out after {t} s"),
+            Exit::NotStarted(e) => write!(f, "not started: {e}"),
+        }
+    }
+}
+
+/// The checking driver's report (`NULLDRIVER_REPORT`).
+#[derive(Default, Debug)]
+pub(crate) struct Report {
+    pub(crate) text: String,
+    pub(crate) calls: u64,
+    /// The entry point that was failed (the first, for a sticky fault), if any.
+    pub(crate) failed: Option<String>,
+    pub(crate) stacks: u64,
+    pub(crate) violations: Vec<String>,
+    pub(crate) leaks: Vec<String>,
+    pub(crate) orphans: Vec<String>,
+    /// Kernels launched without a CPU stand-in, and how often.
+    pub(crate) without_stand_in: Vec<(String, u64)>,
+}
+
+impl Report {
+    pub(crate) fn parse(text: &str) -> Self {
+        let mut r = Report {
+            text: text.to_owned(),
+            ..Report::default()
+        };
+        for line in text.lines() {
+            let mut words = line.split_whitespace();
+            let key = words.next().unwrap_or("");
+            let value = words.next().unwrap_or("");
+            match key {
+                "calls" => r.calls = value.parse().unwrap_or(0),
+                "failed" if value != "-" => r.failed = Some(value.to_owned()),
+                "stacks" => r.stacks = value.parse().unwrap_or(0),
+                "violation:" => r.violations.push(line.to_owned()),
+                "leak:" => r.leaks.push(line.to_owned()),
+                "orphan:" => r.orphans.push(line.to_owned()),
+                "no-stand-in" => r.without_stand_in.push((
+                    value.to_owned(),
+                    words.next().unwrap_or("0").parse().unwrap_or(0),
+                )),
+                _ => {}
+            }
+        }
+        r
+    }
+}
+
+/// How the program ended, judged.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Outcome {
+    /// Exit status 0.
+    Passed,
+    /// Any other exit status without a panic: the failure reached the program as an error
+    /// (a `main` returning `Err`, a test returning `Err`).
+    Error,
+    /// "panicked at" in its output (whether it then unwound or aborted).
+    Panic,
+    /// A signal (`abort`, a crash), a time-out, or no start.
+    Abort,
+}
+
+/// One schedule's verdict.
+#[derive(Debug)]
+pub(crate) struct Verdict {
+    pub(crate) schedule: Schedule,
+    pub(crate) outcome: Outcome,
+    pub(crate) exit: String,
+    pub(crate) failed: Option<String>,
+    pub(crate) violations: Vec<String>,
+    pub(crate) leaks: Vec<String>,
+    /// The last lines of the program's output, for a failing schedule.
+    pub(crate) output_tail: String,
+}
+
+impl Verdict {
+    /// A violation, a leak, a panic or an abort; a clean run must also pass.
+    pub(crate) fn bad(&self) -> bool {
+        !self.violations.is_empty()
+            || !self.leaks.is_empty()
+            || matches!(self.outcome, Outcome::Panic | Outcome::Abort)
+            || (self.schedule == Schedule::Clean && self.outcome != Outcome::Passed)
+    }
+
+    /// One line: the failed call, how the program ended, what the report holds against it.
+    pub(crate) fn summary(&self) -> String {
+        let what = match self.outcome {
+            Outcome::Passed => "passed",
+            Outcome::Error => "error",
+            Outcome::Panic => "PANIC",
+            Outcome::Abort => "ABORT",
+        };
+        let mut s = format!(
+            "{:<32} {} ({what})",
+            self.failed.as_deref().unwrap_or("-"),
+            self.exit
+        );
+        if !self.violations.is_empty() {
+            s.push_str(&format!(", {} violation(s)", self.violations.len()));
+        }
+        if !self.leaks.is_empty() {
+            s.push_str(&format!(", {} leak(s)", self.leaks.len()));
+        }
+        s
+    }
+}
+
+/// Entry points whose failure leaves the handle they were given alive, by the driver's
+/// contract: a leak after one of them failed is the driver's, not the program's.
+const RELEASES: [&str; 13] = [
+    "cuMemFree",
+    "cuStreamDestroy",
+    "cuEventDestroy",
+    "cuModuleUnload",
+    "cuCtxDestroy",
+    "cuCtxPopCurrent",
+    "cuDevicePrimaryCtxRelease",
+    "cuGraphDestroy",
+    "cuGraphExecDestroy",
+    "cuLibraryUnload",
+    "cuMemPoolDestroy",
+    "cuMemHostUnregister",
+    "cuLinkDestroy",
+];
+
+/// Failed calls after which custack leaves handles for the context's destruction on purpose:
+/// a drop that cannot push its context cannot release them (it records the error), and a
+/// submission whose wait failed, or a graph update that failed, leaks its payload rather than
+/// free memory that work may still use (contract row R11).
+const ORPHANS_BY_DESIGN: [&str; 4] = [
+    "cuCtxPushCurrent",
+    "cuEventSynchronize",
+    "cuEventQuery",
+    "cuGraphExecUpdate",
+];
+
+/// Calls whose failure may leave a context on a thread's stack: the stack calls, and a failed
+/// `cuCtxDestroy`, which leaves the context where it was (a new context is created pushed).
+const STACK_CALLS: [&str; 4] = [
+    "cuCtxPopCurrent",
+    "cuCtxPushCurrent",
+    "cuCtxSetCurrent",
+    "cuCtxDestroy",
+];
+
+fn is_one_of(failed: Option<&str>, names: &[&str]) -> bool {
+    failed.is_some_and(|f| names.iter().any(|n| f.starts_with(n)))
+}
+
+/// Judges one run: `exit` and `output` are the program's, `report` the driver's (None: the
+/// program did not load the checking driver, or died before it wrote one).
+pub(crate) fn judge(
+    schedule: Schedule,
+    exit: &Exit,
+    output: &str,
+    report: Option<&Report>,
+) -> Verdict {
+    let outcome = if output.contains("panicked at") {
+        Outcome::Panic
+    } else {
+        match exit {
+            Exit::Code(0) => Outcome::Passed,
+            // 134: a shell's report of SIGABRT.
+            Exit::Code(134) | Exit::Signal(_) | Exit::TimedOut(_) | Exit::NotStarted(_) => {
+                Outcome::Abort
+            }
+            Exit::Code(_) => Outcome::Error,
+        }
+    };
+    let mut violations = Vec::new();
+    let mut leaks = Vec::new();
+    let failed = report.and_then(|r| r.failed.clone());
+    match report {
+        None if outcome != Outcome::Abort => {
+            violations.push("no report: the program did not load the checking driver".to_owned());
+        }
+        None => {}
+        Some(r) => {
+            violations.extend(r.violations.iter().cloned());
+            let f = r.failed.as_deref();
+            if r.stacks > 0 && !is_one_of(f, &STACK_CALLS) {
+                violations.push(format!(
+                    "violation: {} thread(s) ended with a context on their stack",
+                    r.stacks
+                ));
+            }
+            let sticky = matches!(schedule, Schedule::StickyAt(_));
+            if !sticky && !is_one_of(f, &RELEASES) {
+                leaks.extend(r.leaks.iter().cloned());
+                if !is_one_of(f, &ORPHANS_BY_DESIGN) {
+                    leaks.extend(r.orphans.iter().cloned());
+                }
+            }
+        }
+    }
+    let mut v = Verdict {
+        schedule,
+        outcome,
+        exit: exit.to_string(),
+        failed,
+        violations,
+        leaks,
+        output_tail: String::new(),
+    };
+    if v.bad() {
+        v.output_tail = super::tail(output, 4);
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(text: &str) -> Report {
+        Report::parse(text)
+    }
+
+    const CLEAN: &str = "calls 5\nfailed -\nviolations 0\nleaks 0\nstacks 0\norphans 0\n";
+
+    #[test]
+    fn outcomes() {
+        let r = report(CLEAN);
+        let j = |exit, out: &str| judge(Schedule::FailAt(1), &exit, out, Some(&r)).outcome;
+        assert_eq!(j(Exit::Code(0), ""), Outcome::Passed);
+        assert_eq!(j(Exit::Code(1), "Error: out of memory"), Outcome::Error);
+        assert_eq!(j(Exit::Code(101), "test t ... FAILED"), Outcome::Error);
+        assert_eq!(
+            j(Exit::Code(101), "thread 't' panicked at src/lib.rs:1:1"),
+            Outcome::Panic
+        );
+        assert_eq!(j(Exit::Signal(6), ""), Outcome::Abort);
+        assert_eq!(j(Exit::TimedOut(1), ""), Outcome::Abort);
+    }
+
+    #[test]
+    fn leaks_count_unless_the_release_failed_or_the_fault_is_sticky() {
+        let text = "calls 5\nfailed cuMemAlloc_v2\nviolations 0\nleaks 1\nstacks 0\norphans 0\n\
+                    leak: DeviceMemory 0x7f0000000000 of context 0x10000040\n";
+        let r = report(text);
+        assert_eq!(r.failed.as_deref(), Some("cuMemAlloc_v2"));
+        let v = judge(Schedule::FailAt(3), &Exit::Code(1), "", Some(&r));
+        assert_eq!(v.leaks.len(), 1);
+        assert!(v.bad());
+        let v = judge(Schedule::StickyAt(3), &Exit::Code(1), "", Some(&r));
+        assert!(v.leaks.is_empty() && !v.bad());
+        let r = report(&text.replace("cuMemAlloc_v2", "cuMemFree_v2"));
+        assert!(!judge(Schedule::FailAt(3), &Exit::Code(0), "", Some(&r)).bad());
+    }
+
+    #[test]
+    fn violations_and_stacks_always_count() {
+        let r = report(
+            "calls 5\nfailed -\nviolations 1\nleaks 0\nstacks 1\norphans 0\n\
+             violation: thread 1: cuMemFree: DeviceMemory 0x7f already destroyed or freed\n",
+        );
+        let v = judge(Schedule::StickyAt(2), &Exit::Code(0), "", Some(&r));
+        assert_eq!(v.violations.len(), 2);
+        assert!(v.bad());
+    }
+
+    #[test]
+    fn no_report_is_a_violation_and_a_failed_clean_run_is_bad() {
+        let v = judge(Schedule::FailAt(1), &Exit::Code(0), "", None);
+        assert!(v.bad());
+        let r = report(CLEAN);
+        assert!(judge(Schedule::Clean, &Exit::Code(1), "", Some(&r)).bad());
+        assert!(!judge(Schedule::FailAt(1), &Exit::Code(1), "", Some(&r)).bad());
+    }
+
+    #[test]
+    fn kernels_without_a_stand_in_are_read() {
+        let r = report(&format!("{CLEAN}no-stand-in add_u32 3\n"));
+        assert_eq!(r.without_stand_in, vec![("add_u32".to_owned(), 3)]);
+    }
+}

@@ -1,0 +1,577 @@
+//! `custack-check`: runs a program (a test binary, or one test of it) under the checking driver,
+//! once clean to count its driver calls, then once per call with that call failed and once with
+//! a sticky fault from that call on, in parallel, and prints what each schedule did.
+//!
+//! ```text
+//! custack-check [--jobs N] [--timeout SECS] [--no-sticky] PROGRAM [ARGS...]
+//! custack-check --fail-at K PROGRAM [ARGS...]     one schedule, the program's output shown
+//! custack-check --sticky-at K PROGRAM [ARGS...]
+//! custack-check --lib-dir                          the directory of the checking libcuda
+//! custack-check --cargo [CARGO ARGS...] [-- ARGS...]
+//! ```
+//!
+//! `--cargo` is the one command for a crate: it builds the crate's tests against the checking
+//! driver (`cargo test --no-run` with `CUDA_DRIVER_LIB_DIR` set, into `target/custack-check`
+//! unless `CARGO_TARGET_DIR` is set), then runs every schedule of each test binary that loads
+//! the driver, with `ARGS` (a test filter, `--include-ignored`, ...).
+//!
+//! Exit status: 0 when every schedule passed, 1 when one had a violation, a leak, a panic or an
+//! abort, 2 when the program could not be checked (it failed without faults, or never loaded the
+//! checking driver). See the guide page "Testing GPU code without a GPU" of custack.
+
+mod judge;
+
+use judge::{Exit, Outcome, Report, Schedule, Verdict, judge};
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+const USAGE: &str =
+    "usage: custack-check [--jobs N] [--timeout SECS] [--no-sticky] PROGRAM [ARGS...]
+       custack-check [--jobs N] [--timeout SECS] [--no-sticky] --cargo [CARGO ARGS...] [-- ARGS...]
+       custack-check (--fail-at K | --sticky-at K) PROGRAM [ARGS...]
+       custack-check --lib-dir";
+
+/// The directory, beside this executable, that holds the checking driver as `libcuda.so` and
+/// `libcuda.so.1`: what `CUDA_DRIVER_LIB_DIR` (custack's build) and `LD_LIBRARY_PATH` (the
+/// loader) are set to.
+fn lib_dir() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+    let here = exe.parent().unwrap_or(Path::new("."));
+    // `cargo build`/`cargo run` put the library beside the executable; `cargo test` leaves it
+    // in `deps/`.
+    let (built, target) = if here.join("libcuda.so").is_file() {
+        (here.join("libcuda.so"), "../libcuda.so")
+    } else {
+        (here.join("deps/libcuda.so"), "../deps/libcuda.so")
+    };
+    if !built.is_file() {
+        return Err(format!(
+            "{} is missing: run custack-check with `cargo run --release --manifest-path \
+             <custack>/checkdriver/Cargo.toml --bin custack-check -- ...`, which builds the \
+             checking libcuda beside it",
+            built.display()
+        ));
+    }
+    let dir = here.join("custack-checkdriver");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for name in ["libcuda.so", "libcuda.so.1"] {
+        let link = dir.join(name);
+        if link.symlink_metadata().is_err() {
+            match std::os::unix::fs::symlink(target, &link) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(format!("{}: {e}", link.display())),
+            }
+        }
+    }
+    Ok(dir)
+}
+
+struct Options {
+    jobs: usize,
+    timeout: Duration,
+    sticky: bool,
+    one: Option<Schedule>,
+    program: OsString,
+    args: Vec<OsString>,
+}
+
+enum Parsed {
+    Run(Options),
+    /// `--cargo`: the options (no program yet), cargo's arguments, the test binaries' arguments.
+    Cargo(Options, Vec<OsString>, Vec<OsString>),
+    LibDir,
+}
+
+fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
+    let mut jobs = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let mut timeout = Duration::from_secs(300);
+    let mut sticky = true;
+    let mut one = None;
+    let number = |v: Option<OsString>, what: &str| -> Result<u64, String> {
+        v.and_then(|v| v.to_str().and_then(|v| v.parse().ok()))
+            .ok_or(format!("{what} takes a number\n{USAGE}"))
+    };
+    while let Some(arg) = argv.next() {
+        match arg.to_str() {
+            Some("--lib-dir") => return Ok(Parsed::LibDir),
+            Some("--jobs" | "-j") => jobs = number(argv.next(), "--jobs")?.max(1) as usize,
+            Some("--timeout") => timeout = Duration::from_secs(number(argv.next(), "--timeout")?),
+            Some("--no-sticky") => sticky = false,
+            Some("--fail-at") => one = Some(Schedule::FailAt(number(argv.next(), "--fail-at")?)),
+            Some("--sticky-at") => {
+                one = Some(Schedule::StickyAt(number(argv.next(), "--sticky-at")?));
+            }
+            Some("--help" | "-h") => return Err(USAGE.to_owned()),
+            Some("--cargo") => {
+                let mut cargo = Vec::new();
+                let mut args = Vec::new();
+                let mut after = false;
+                for a in argv.by_ref() {
+                    if !after && a == "--" {
+                        after = true;
+                    } else if after {
+                        args.push(a);
+                    } else {
+                        cargo.push(a);
+                    }
+                }
+                let opts = Options {
+                    jobs,
+                    timeout,
+                    sticky,
+                    one: None,
+                    program: OsString::new(),
+                    args: Vec::new(),
+                };
+                return Ok(Parsed::Cargo(opts, cargo, args));
+            }
+            Some("--") => {
+                let program = argv.next().ok_or(USAGE)?;
+                return Ok(Parsed::Run(Options {
+                    jobs,
+                    timeout,
+                    sticky,
+                    one,
+                    program,
+                    args: argv.collect(),
+                }));
+            }
+            Some(a) if a.starts_with('-') => return Err(format!("unknown option {a}\n{USAGE}")),
+            _ => {
+                return Ok(Parsed::Run(Options {
+                    jobs,
+                    timeout,
+                    sticky,
+                    one,
+                    program: arg,
+                    args: argv.collect(),
+                }));
+            }
+        }
+    }
+    Err(USAGE.to_owned())
+}
+
+/// One run of the program: how it ended, its output (stdout and stderr together) and the
+/// driver's report.
+struct Run {
+    exit: Exit,
+    output: String,
+    report: Option<Report>,
+}
+
+/// Runs the program once under `schedule`, its output into `work` (or shown, if `show`).
+fn run(opts: &Options, lib: &Path, work: &Path, n: usize, schedule: Schedule, show: bool) -> Run {
+    let report_path = work.join(format!("report-{n}"));
+    let out_path = work.join(format!("output-{n}"));
+    let _ = std::fs::remove_file(&report_path);
+    let mut cmd = Command::new(&opts.program);
+    cmd.args(&opts.args);
+    let mut path = OsString::from(lib);
+    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH").filter(|p| !p.is_empty()) {
+        path.push(":");
+        path.push(old);
+    }
+    cmd.env("LD_LIBRARY_PATH", path)
+        .env("NULLDRIVER_CHECK", "1")
+        .env("NULLDRIVER_REPORT", &report_path)
+        .env_remove("NULLDRIVER_FAIL_AT")
+        .env_remove("NULLDRIVER_STICKY_AT")
+        .env_remove("NULLDRIVER_FAIL_CODE")
+        // One test at a time, in the same order each run: the k-th driver call is the same call.
+        .env("RUST_TEST_THREADS", "1");
+    match schedule {
+        Schedule::Clean => {}
+        Schedule::FailAt(k) => {
+            cmd.env("NULLDRIVER_FAIL_AT", k.to_string());
+        }
+        Schedule::StickyAt(k) => {
+            cmd.env("NULLDRIVER_STICKY_AT", k.to_string());
+        }
+    }
+    if !show {
+        let files = std::fs::File::create(&out_path).and_then(|f| Ok((f.try_clone()?, f)));
+        match files {
+            Ok((a, b)) => {
+                cmd.stdout(a).stderr(b);
+            }
+            Err(_) => {
+                cmd.stdout(Stdio::null()).stderr(Stdio::null());
+            }
+        }
+        cmd.stdin(Stdio::null());
+    }
+    let start = Instant::now();
+    let exit = match cmd.spawn() {
+        Err(e) => Exit::NotStarted(e.to_string()),
+        Ok(mut child) => loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break Exit::from(status),
+                Ok(None) if start.elapsed() > opts.timeout => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break Exit::TimedOut(opts.timeout.as_secs());
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+                Err(e) => break Exit::NotStarted(e.to_string()),
+            }
+        },
+    };
+    let output = std::fs::read(&out_path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let report = std::fs::read_to_string(&report_path)
+        .ok()
+        .map(|t| Report::parse(&t));
+    Run {
+        exit,
+        output,
+        report,
+    }
+}
+
+/// The last `n` lines of `text`, indented.
+fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut out = String::new();
+    for l in &lines[lines.len().saturating_sub(n)..] {
+        let _ = writeln!(out, "      | {l}");
+    }
+    out
+}
+
+fn shown(program: &OsString, args: &[OsString]) -> String {
+    let mut s = program.to_string_lossy().into_owned();
+    for a in args {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s
+}
+
+fn main() -> ExitCode {
+    let opts = match parse(std::env::args_os().skip(1)) {
+        Ok(Parsed::LibDir) => {
+            return match lib_dir() {
+                Ok(dir) => {
+                    println!("{}", dir.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("custack-check: {e}");
+                    ExitCode::from(2)
+                }
+            };
+        }
+        Ok(Parsed::Run(o)) => o,
+        Ok(Parsed::Cargo(o, cargo, args)) => return cargo_mode(o, &cargo, args),
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let lib = match lib_dir() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("custack-check: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let work = std::env::temp_dir().join(format!("custack-check-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&work) {
+        eprintln!("custack-check: {}: {e}", work.display());
+        return ExitCode::from(2);
+    }
+    let code = if let Some(schedule) = opts.one {
+        one(&opts, &lib, &work, schedule)
+    } else {
+        match all(&opts, &lib, &work, false) {
+            Checked::Passed => ExitCode::SUCCESS,
+            Checked::Failed => ExitCode::FAILURE,
+            Checked::Unchecked | Checked::NotLoaded => ExitCode::from(2),
+        }
+    };
+    let _ = std::fs::remove_dir_all(&work);
+    code
+}
+
+/// `--cargo`: builds the tests against the checking driver, then checks each test binary that
+/// loads it.
+fn cargo_mode(mut opts: Options, cargo_args: &[OsString], args: Vec<OsString>) -> ExitCode {
+    let lib = match lib_dir() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("custack-check: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cmd.args([
+        "test",
+        "--no-run",
+        "--message-format=json-render-diagnostics",
+    ])
+    .args(cargo_args)
+    .env("CUDA_DRIVER_LIB_DIR", &lib)
+    .stderr(Stdio::inherit());
+    // Its own target directory: the build links the checking libcuda, and switching custack's
+    // build between it and the real one would rebuild custack and its dependents each time.
+    if std::env::var_os("CARGO_TARGET_DIR").is_none() {
+        cmd.args(["--target-dir", "target/custack-check"]);
+    }
+    let out = match cmd.output() {
+        Ok(o) if o.status.success() => o,
+        Ok(o) => {
+            eprintln!("custack-check: cargo test --no-run failed ({})", o.status);
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("custack-check: cannot run cargo: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let binaries = test_executables(&String::from_utf8_lossy(&out.stdout));
+    if binaries.is_empty() {
+        eprintln!("custack-check: cargo built no test binary");
+        return ExitCode::from(2);
+    }
+    let work = std::env::temp_dir().join(format!("custack-check-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&work) {
+        eprintln!("custack-check: {}: {e}", work.display());
+        return ExitCode::from(2);
+    }
+    opts.args = args;
+    let mut worst = 0;
+    for bin in binaries {
+        opts.program = bin.into();
+        let code = match all(&opts, &lib, &work, true) {
+            Checked::Passed => 0,
+            Checked::NotLoaded => {
+                println!(
+                    "custack-check: {} loads no libcuda (skipped)",
+                    opts.program.to_string_lossy()
+                );
+                0
+            }
+            Checked::Failed => 1,
+            Checked::Unchecked => 2,
+        };
+        worst = worst.max(code);
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    ExitCode::from(worst)
+}
+
+/// The test executables of `cargo test --no-run --message-format=json` output: artifacts of a
+/// test profile with an executable.
+fn test_executables(json: &str) -> Vec<String> {
+    const KEY: &str = r#""executable":""#;
+    json.lines()
+        .filter(|l| l.contains(r#""reason":"compiler-artifact""#) && l.contains(r#""test":true"#))
+        .filter_map(|l| {
+            let rest = &l[l.find(KEY)? + KEY.len()..];
+            Some(rest[..rest.find('"')?].to_owned())
+        })
+        .collect()
+}
+
+/// One schedule, the program's output shown, then the driver's report and the verdict.
+fn one(opts: &Options, lib: &Path, work: &Path, schedule: Schedule) -> ExitCode {
+    let r = run(opts, lib, work, 0, schedule, true);
+    let v = judge(schedule, &r.exit, &r.output, r.report.as_ref());
+    if let Some(rep) = &r.report {
+        eprintln!(
+            "custack-check: the driver's report:\n{}",
+            rep.text.trim_end()
+        );
+    }
+    eprintln!("custack-check: {} {}", schedule, v.summary());
+    if v.bad() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// How checking a program ended.
+enum Checked {
+    Passed,
+    /// A violation, a leak, a panic or an abort.
+    Failed,
+    /// It fails without a fault, or did not load the checking driver.
+    Unchecked,
+    /// It did not load the checking driver, and passed (`--cargo`: skipped).
+    NotLoaded,
+}
+
+/// The clean run, then every schedule in parallel, then the table. `skip_unloaded`: a program
+/// that did not load the checking driver and exits 0 is `NotLoaded`, not an error.
+fn all(opts: &Options, lib: &Path, work: &Path, skip_unloaded: bool) -> Checked {
+    let program = shown(&opts.program, &opts.args);
+    let clean = run(opts, lib, work, 0, Schedule::Clean, false);
+    if skip_unloaded && clean.report.is_none() && matches!(clean.exit, Exit::Code(0)) {
+        return Checked::NotLoaded;
+    }
+    let Some(report) = &clean.report else {
+        eprintln!(
+            "custack-check: {program} wrote no report ({}): it did not load the checking \
+             driver. Build it against the checking driver, e.g. \
+             `CUDA_DRIVER_LIB_DIR={} cargo test --no-run` (a build that found no libcuda \
+             links none).\n{}",
+            clean.exit,
+            lib.display(),
+            tail(&clean.output, 10)
+        );
+        return Checked::Unchecked;
+    };
+    if !matches!(clean.exit, Exit::Code(0)) {
+        eprintln!(
+            "custack-check: {program} fails without any fault ({}): fix that first.\n{}",
+            clean.exit,
+            tail(&clean.output, 10)
+        );
+        return Checked::Unchecked;
+    }
+    let calls = report.calls;
+    let mut schedules = vec![Schedule::Clean];
+    for k in 1..=calls {
+        schedules.push(Schedule::FailAt(k));
+        if opts.sticky {
+            schedules.push(Schedule::StickyAt(k));
+        }
+    }
+    let next = AtomicUsize::new(1);
+    let results: Mutex<Vec<(usize, Verdict)>> = Mutex::new(vec![(
+        0,
+        judge(Schedule::Clean, &clean.exit, &clean.output, Some(report)),
+    )]);
+    let missing_stand_ins = report.without_stand_in.clone();
+    std::thread::scope(|s| {
+        for _ in 0..opts.jobs.min(schedules.len()) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Relaxed);
+                    let Some(&schedule) = schedules.get(i) else {
+                        break;
+                    };
+                    let r = run(opts, lib, work, i, schedule, false);
+                    let v = judge(schedule, &r.exit, &r.output, r.report.as_ref());
+                    results
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push((i, v));
+                }
+            });
+        }
+    });
+    let mut results = results
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    results.sort_by_key(|(i, _)| *i);
+    let verdicts: Vec<&Verdict> = results.iter().map(|(_, v)| v).collect();
+    print!(
+        "{}",
+        table(&program, calls, opts.sticky, &verdicts, &missing_stand_ins)
+    );
+    if verdicts.iter().any(|v| v.bad()) {
+        Checked::Failed
+    } else {
+        Checked::Passed
+    }
+}
+
+/// The summary table, the failing schedules, and the kernels that ran without a stand-in.
+fn table(
+    program: &str,
+    calls: u64,
+    sticky: bool,
+    verdicts: &[&Verdict],
+    missing: &[(String, u64)],
+) -> String {
+    let count = |f: &dyn Fn(&Verdict) -> bool| verdicts.iter().filter(|v| f(v)).count();
+    let mut t = String::new();
+    let _ = writeln!(t, "custack-check: {program}");
+    let _ = writeln!(t, "  driver calls in the clean run        {calls:>6}");
+    let _ = writeln!(
+        t,
+        "  schedules run                        {:>6}  (1 clean, {calls} with one call failed{})",
+        verdicts.len(),
+        if sticky {
+            format!(", {calls} sticky from a call on")
+        } else {
+            String::new()
+        }
+    );
+    let faulted = |v: &Verdict| v.schedule != Schedule::Clean;
+    let rows: [(&str, usize); 6] = [
+        (
+            "failure reached the program as error",
+            count(&|v| faulted(v) && v.outcome == Outcome::Error),
+        ),
+        (
+            "failure absorbed (program succeeded)",
+            count(&|v| faulted(v) && v.outcome == Outcome::Passed),
+        ),
+        ("panics", count(&|v| v.outcome == Outcome::Panic)),
+        ("aborts", count(&|v| v.outcome == Outcome::Abort)),
+        (
+            "schedules with violations",
+            count(&|v| !v.violations.is_empty()),
+        ),
+        ("schedules with leaks", count(&|v| !v.leaks.is_empty())),
+    ];
+    for (name, n) in rows {
+        let _ = writeln!(t, "  {name:<36} {n:>6}");
+    }
+    let bad: Vec<&&Verdict> = verdicts.iter().filter(|v| v.bad()).collect();
+    if !bad.is_empty() {
+        let _ = writeln!(
+            t,
+            "failing schedules (reproduce one: custack-check --fail-at K {program}):"
+        );
+        for v in &bad {
+            let _ = writeln!(t, "  {:<14} {}", v.schedule.to_string(), v.summary());
+            for p in v.violations.iter().chain(&v.leaks).take(6) {
+                let _ = writeln!(t, "      {p}");
+            }
+            t.push_str(&v.output_tail);
+        }
+    }
+    for (name, n) in missing {
+        let _ = writeln!(
+            t,
+            "  kernel {name} ran {n} time(s) without a stand-in (it did nothing)"
+        );
+    }
+    let _ = writeln!(
+        t,
+        "custack-check: {} ({} of {} schedules failing)",
+        if bad.is_empty() { "passed" } else { "FAILED" },
+        bad.len(),
+        verdicts.len()
+    );
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn test_executables_are_read_from_cargo_json() {
+        let json = concat!(
+            r#"{"reason":"compiler-artifact","target":{"name":"app"},"profile":{"test":false},"executable":"/t/debug/app"}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","target":{"name":"ops"},"profile":{"opt_level":"0","test":true},"executable":"/t/debug/deps/ops-1a"}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","target":{"name":"lib"},"profile":{"test":true},"executable":null}"#,
+            "\n",
+            r#"{"reason":"build-finished","success":true}"#,
+        );
+        assert_eq!(super::test_executables(json), ["/t/debug/deps/ops-1a"]);
+    }
+}

@@ -1,0 +1,290 @@
+//! Kernel contracts on a real device (issue 17): each extent shape (parameter, product, pitched,
+//! grid) launched safely on a real kernel and its result read back; a buffer one element short
+//! refused with the memory untouched (R12); a declaration that disagrees with the kernel refused
+//! at lookup (R13); launches in a submission, a graph capture, with attributes and cooperative.
+//!
+//! The kernels are hand-written PTX (`tests/fixtures/kernels.ptx`, `contracts.ptx`; ISA 6.0,
+//! `sm_50`). Without a device every test fails (`Driver::init` errs), never passes.
+mod common;
+use common::{KERNELS, context};
+use custack::prelude::*;
+use custack::{CheckedBy, ErrorKind, LaunchAttributes, LaunchConfig, Stack};
+
+const CONTRACTS: &str = include_str!("fixtures/contracts.ptx");
+
+custack::kernel_contract! {
+    /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+    /// The same kernel declared with a 64-bit `k`: the kernel takes 32 bits.
+    unsafe kernel AddU32Wide = "add_u32"(x: &mut [u32; n], k: u64, n: u32);
+    /// The same kernel declared without its count.
+    unsafe kernel AddU32Short = "add_u32"(x: &mut [u32; 16], k: u32);
+    /// `scale_u32(unsigned* x, unsigned rows, unsigned cols, unsigned k)`: `x[i] *= k` for
+    /// `i < rows * cols`.
+    unsafe kernel ScaleU32 = "scale_u32"(x: &mut [u32; rows * cols], rows: u32, cols: u32, k: u32);
+    /// `fill_rows(unsigned* img, size_t pitch, unsigned width, unsigned height, unsigned v)`:
+    /// `height` rows of `pitch` bytes.
+    unsafe kernel FillRows = "fill_rows"(
+        img: &mut [u32; pitched(height, pitch)],
+        pitch: u64,
+        width: u32,
+        height: u32,
+        value: u32,
+    );
+    /// `iota(unsigned* x)`: `x[i] = i` for every launched thread, no bounds check.
+    unsafe kernel Iota = "iota"(x: &mut [u32; grid]);
+}
+
+const N: usize = 1000;
+const N32: u32 = N as u32;
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn parameter_extent() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let add = module.declared::<AddU32>().unwrap();
+    let mut x = guard.alloc_from(&vec![1u32; N]).unwrap();
+    let cfg = LaunchConfig::for_elements(N32);
+    guard
+        .stream()
+        .unwrap()
+        .scope(|s| {
+            let mut dx = s.bind_mut(&mut x);
+            s.run(&add, cfg, (&mut dx, 41, N32)).unwrap();
+            // One element short: refused, nothing enqueued.
+            let e = s.run(&add, cfg, (&mut dx, 1000, N32 + 1)).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+            assert!(
+                e.to_string().contains(
+                    "parameter `x` holds 1000 elements, but its extent `n` requires 1001"
+                ),
+                "{e}"
+            );
+        })
+        .unwrap();
+    assert_eq!(x.to_vec().unwrap(), vec![42; N]);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn product_extent() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(CONTRACTS).unwrap();
+    let scale = module.declared::<ScaleU32>().unwrap();
+    let (rows, cols) = (25u32, 40u32);
+    let mut x = guard.alloc_from(&(0..N32).collect::<Vec<u32>>()).unwrap();
+    guard
+        .stream()
+        .unwrap()
+        .scope(|s| {
+            let mut dx = s.bind_mut(&mut x);
+            let cfg = LaunchConfig::for_elements(rows * cols);
+            s.run(&scale, cfg, (&mut dx, rows, cols, 3)).unwrap();
+            let e = s
+                .run(&scale, cfg, (&mut dx, rows + 1, cols, 3))
+                .unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+            assert!(e.to_string().contains("`rows * cols` requires 1040"), "{e}");
+        })
+        .unwrap();
+    assert_eq!(
+        x.to_vec().unwrap(),
+        (0..N32).map(|i| 3 * i).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn pitched_extent() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(CONTRACTS).unwrap();
+    let fill = module.declared::<FillRows>().unwrap();
+    let (width, height) = (100usize, 37usize);
+    let mut image = guard.alloc_pitched::<u32>(width, height).unwrap();
+    image.copy_from_host(&vec![0u32; width * height]).unwrap();
+    let pitch = image.pitch_bytes() as u64;
+    assert!(pitch >= 400);
+    let cfg = LaunchConfig {
+        grid: (4, height as u32, 1),
+        block: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    guard
+        .stream()
+        .unwrap()
+        .scope(|s| {
+            let mut img = s.bind_pitched(&mut image);
+            s.run(
+                &fill,
+                cfg,
+                (&mut img, pitch, width as u32, height as u32, 7),
+            )
+            .unwrap();
+            // One row too many: refused.
+            let e = s
+                .run(
+                    &fill,
+                    cfg,
+                    (&mut img, pitch, width as u32, height as u32 + 1, 7),
+                )
+                .unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+            assert!(e.to_string().contains("`pitched(height, pitch)`"), "{e}");
+        })
+        .unwrap();
+    assert_eq!(image.to_vec().unwrap(), vec![7; width * height]);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn grid_extent() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(CONTRACTS).unwrap();
+    let iota = module.declared::<Iota>().unwrap();
+    let mut x = guard.alloc_zeroed::<u32>(1024).unwrap();
+    guard
+        .stream()
+        .unwrap()
+        .scope(|s| {
+            let mut dx = s.bind_mut(&mut x);
+            s.run(&iota, LaunchConfig::for_elements(1024), (&mut dx,))
+                .unwrap();
+            // 1001 elements in blocks of 256 launch 1024 threads: refused for a 1000-element
+            // buffer, accepted for this 1024-element one.
+            s.run(&iota, LaunchConfig::for_elements(1001), (&mut dx,))
+                .unwrap();
+            let e = s
+                .run(&iota, LaunchConfig::for_elements(1025), (&mut dx,))
+                .unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+            assert!(e.to_string().contains("extent `grid` requires 1280"), "{e}");
+        })
+        .unwrap();
+    assert_eq!(x.to_vec().unwrap(), (0..1024).collect::<Vec<u32>>());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn declarations_are_checked_at_lookup() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let add = module.declared::<AddU32>().unwrap();
+    let by_driver = custack::driver_version().unwrap()
+        >= custack::Version {
+            major: 12,
+            minor: 4,
+        };
+    let expected = if by_driver {
+        CheckedBy::ParamInfo
+    } else {
+        CheckedBy::Ptx
+    };
+    assert_eq!(add.checked_by(), expected);
+    let e = module.declared::<AddU32Wide>().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::KernelSignatureMismatch);
+    assert!(
+        e.to_string().contains("parameter 1 `k` is declared `u64`"),
+        "{e}"
+    );
+    let e = module.declared::<AddU32Short>().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::KernelSignatureMismatch);
+    assert!(
+        e.to_string()
+            .contains("the kernel takes 3 parameters, the contract declares 2 (x, k)"),
+        "{e}"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn submissions_graphs_attributes_and_cooperative_launches() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let add = module.declared::<AddU32>().unwrap();
+    let stream = guard.stream().unwrap();
+    let cfg = LaunchConfig::for_elements(N32);
+    let x = guard.alloc_zeroed::<u32>(N).unwrap();
+    let (x, add) = stream
+        .submit((x, add), |s, (mut x, add)| {
+            s.run(&add, cfg, (&mut x, 1, N32))?;
+            s.run_with(&add, cfg, &LaunchAttributes::default(), (&mut x, 2, N32))
+        })
+        .unwrap()
+        .wait()
+        .unwrap();
+    let graph = stream
+        .capture((x, add), |s, (mut x, add)| {
+            s.run(&add, cfg, (&mut x, 10, N32))
+        })
+        .unwrap();
+    let mut exec = graph.instantiate().unwrap();
+    for _ in 0..2 {
+        exec = stream
+            .submit(exec, |s, g| s.launch_graph(&g))
+            .unwrap()
+            .wait()
+            .unwrap();
+    }
+    assert_eq!(exec.payload().0.to_vec().unwrap(), vec![23; N]);
+    let (mut x, _) = exec.payload_mut();
+    // A cooperative launch: four blocks are resident at once on any device that has them.
+    let small = LaunchConfig::for_elements(N32);
+    let cooperative = stream.scope(|s| {
+        let mut dx = s.bind_mut(&mut x);
+        s.run_cooperative(&add, small, (&mut dx, 100, N32))
+    });
+    match cooperative.unwrap() {
+        Ok(()) => assert_eq!(x.to_vec().unwrap(), vec![123; N]),
+        Err(e) => assert_eq!(e.kind(), ErrorKind::NotSupported, "{e}"),
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn declared_library_function() {
+    let library = custack::Library::load_ptx(custack::Driver::init().unwrap(), KERNELS).unwrap();
+    let kernel = library.kernel("add_u32").unwrap();
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let add = guard
+        .library_function(&kernel)
+        .unwrap()
+        .declared::<AddU32>()
+        .unwrap();
+    let e = guard
+        .library_function(&kernel)
+        .unwrap()
+        .declared::<AddU32Wide>();
+    if add.checked_by() == CheckedBy::ParamInfo {
+        assert_eq!(e.unwrap_err().kind(), ErrorKind::KernelSignatureMismatch);
+    }
+    let mut x = guard.alloc_zeroed::<u32>(N).unwrap();
+    guard
+        .stream()
+        .unwrap()
+        .scope(|s| {
+            let mut dx = s.bind_mut(&mut x);
+            s.run_library(&add, LaunchConfig::for_elements(N32), (&mut dx, 5, N32))
+                .unwrap();
+            let e = s
+                .run_library(&add, LaunchConfig::for_elements(N32), (&mut dx, 5, N32 + 1))
+                .unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+        })
+        .unwrap();
+    assert_eq!(x.to_vec().unwrap(), vec![5; N]);
+}

@@ -1,0 +1,24 @@
+//! C23 kernel contracts: a buffer the contract says the kernel writes (`&mut [u32; n]`) cannot
+//! be passed through a read-only binding (`s.bind`).
+//! Positive twin: `p10_contract_launches` in `tests/patterns.rs`.
+use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
+
+custack::kernel_contract! {
+    /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+}
+
+fn main() -> Result<(), custack::Error> {
+    let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let module = guard.load_ptx("")?;
+    let add = module.declared::<AddU32>()?;
+    let stream = guard.stream()?;
+    let mut x = guard.alloc::<u32>(16)?;
+    stream.scope(|s| {
+        let dx = s.bind(&x);
+        s.run(&add, LaunchConfig::for_elements(16), (dx, 2, 16)) //~ ERROR E0277
+    })??;
+    Ok(())
+}
