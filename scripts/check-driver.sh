@@ -97,7 +97,7 @@ run_one() {
         bad=$((bad + 1))
         echo "check-driver: FAIL $program $label (failed call: ${failed:-?}): ${problems[*]}" >&2
         echo "$out" | tail -5 >&2
-        [[ -s $report ]] && grep -E '^(violation|leak|orphan):' "$report" | head -10 >&2
+        [[ ! -s $report ]] || grep -E '^(violation|leak|orphan):' "$report" | head -10 >&2 || true
     fi
     return 0
 }

@@ -908,9 +908,19 @@ impl<'s, P: Payload> IntoFuture for Submission<'s, P> {
                 waker.wake();
             }
         });
+        let wakeup = match woken {
+            Ok(()) => Some(wakeup),
+            // The future still resolves (its first poll waits, blocking); the error goes where
+            // errors nothing can return go, so it is not lost (found by the checking driver's
+            // `stress` program).
+            Err(e) => {
+                crate::error::record_drop_error(e);
+                None
+            }
+        };
         SubmissionFuture {
             submission: Some(self),
-            wakeup: woken.ok().map(|()| wakeup),
+            wakeup,
         }
     }
 }
