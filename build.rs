@@ -1,25 +1,52 @@
-//! Finds the CUDA driver library, `libcuda`, and links it (no `dlopen`). At run time the
-//! loader resolves `libcuda.so.1`, as for any CUDA program.
+//! Finds the CUDA driver library for the *target* (`CARGO_CFG_TARGET_OS`,
+//! `CARGO_CFG_TARGET_ARCH`, never the build machine's) and links it; nothing is loaded at run
+//! time (no `dlopen`, no `LoadLibrary`). Which directories are searched, per target OS and
+//! architecture and with or without a sysroot, is decided by the pure functions of
+//! `build/search.rs`, which `tests/build_search.rs` tests on the host.
 //!
-//! Search order; the first directory holding `libcuda.so` (preferred) or `libcuda.so.1` wins:
-//! 1. `CUDA_DRIVER_LIB_DIR`: the directory holding libcuda. If it holds neither file, the
-//!    build fails: this is the only hard error.
+//! **Linux** (x86_64, aarch64: Jetson and Grace) and **QNX** (DRIVE OS): the first directory
+//! holding `libcuda.so` (preferred) or `libcuda.so.1` for the target's architecture wins:
+//! 1. `CUDA_DRIVER_LIB_DIR`: the directory holding libcuda. If it holds neither file (or one
+//!    for another architecture), the build fails: the only hard error.
 //! 2. `CUDA_LIBRARY_PATH`: a directory, or a `:`-separated list of directories.
-//! 3. The toolkit roots `CUDA_PATH`, `CUDA_HOME`, `CUDA_ROOT`, `CUDA_TOOLKIT_ROOT_DIR`, each
-//!    with `lib64`, `lib` and `targets/<arch>-linux/lib` (`sbsa` too on aarch64).
-//! 4. `/usr/local/cuda`, with the same subdirectories.
-//! 5. Distro and driver directories: `/usr/lib/<multiarch>`, `/usr/lib64`,
-//!    `/usr/lib/<multiarch>/nvidia/current`, `/usr/local/nvidia/lib64`, `/usr/lib/wsl/lib`.
-//! 6. The loader cache, `ldconfig -p` (skipped if `ldconfig` is missing).
-//! 7. Last, the toolkit stubs: `<root>/lib64/stubs`, `<root>/targets/<arch>-linux/lib/stubs`.
+//! 3. The toolkit roots `CUDA_PATH`, `CUDA_HOME`, `CUDA_ROOT`, `CUDA_TOOLKIT_ROOT_DIR`, then
+//!    `/usr/local/cuda` (QNX: also `/usr/local/cuda-safe`), each with `lib64`, `lib` and
+//!    `targets/<t>/lib`: `x86_64-linux`; `aarch64-linux` and `sbsa-linux` on aarch64;
+//!    `aarch64-qnx` on QNX.
+//! 4. Distro and driver directories: `/usr/lib/<multiarch>`, `/usr/lib64`,
+//!    `/usr/lib/<multiarch>/nvidia/current`, on aarch64 the Jetson driver's
+//!    `/usr/lib/aarch64-linux-gnu/tegra` (JetPack 5) and `/usr/lib/aarch64-linux-gnu/nvidia`
+//!    (JetPack 6), `/usr/local/nvidia/lib64`, `/usr/lib/wsl/lib` (x86_64); QNX:
+//!    `/usr/libnvidia`, `/usr/lib`, `/lib`.
+//! 5. The loader cache, `ldconfig -p` (native Linux builds only; skipped if it is missing).
+//! 6. Last, the toolkit stubs: `<root>/lib64/stubs`, `<root>/targets/<t>/lib/stubs`.
 //!    A stub is link-time only, so the build warns; no rpath is ever emitted.
 //!
+//! Cross builds (cargo's `HOST` differs from `TARGET`): with `CUSTACK_SYSROOT` naming the
+//! target's root file system (a Jetson's rootfs, a DRIVE OS target tree), steps 3 to 4 search
+//! inside it. Without one, only the build machine's directories that hold the *target's*
+//! libraries are searched (the toolkit's `targets/<t>/lib`, Debian's multiarch directory),
+//! never the loader cache; and a library whose ELF header names another architecture is
+//! skipped wherever it is found, so the build machine's own x86_64 libcuda is never linked.
+//!
 //! `libcuda.so` is linked as `-l cuda`; a driver-only install with just `libcuda.so.1` is
-//! linked by that exact file name (`+verbatim`). The linked file's path is exported to the crate
-//! as `CUSTACK_LIBCUDA_FOUND` (empty when none was found). When nothing is found the build only warns and emits no link
-//! flags and sets `cfg(custack_no_libcuda)`: the raw layer then defines every entry point to
-//! return `CUDA_ERROR_NO_DEVICE`, so tests, examples and programs still link, and say at run
-//! time that there is no GPU (with what to do) instead of failing to link. Set
+//! linked by that exact file name (`+verbatim`).
+//!
+//! **Windows** (x86_64, MSVC and GNU): the driver is `nvcuda.dll`, which the raw layer names
+//! with `#[link(name = "nvcuda", kind = "raw-dylib")]` under `cfg(custack_nvcuda_raw_dylib)`:
+//! rustc writes the import library itself, so neither the CUDA toolkit nor the DLL is needed
+//! at build time. That cfg is set when the driver is found: `nvcuda.dll` in
+//! `CUDA_DRIVER_LIB_DIR`, in `%SystemRoot%\System32` (native builds) or in
+//! `<CUSTACK_SYSROOT>/Windows/System32`; or, with a warning, when only the toolkit is
+//! (`<CUDA_PATH>/lib/x64/cuda.lib`: the driver must then be installed where the program runs).
+//! `CUSTACK_REQUIRE_LIBCUDA=1` sets it regardless (a cross build for a Windows machine with a
+//! GPU: nothing needs finding).
+//!
+//! The linked file's path is exported to the crate as `CUSTACK_LIBCUDA_FOUND` (empty when none
+//! was found). When nothing is found, on any target, the build only warns, emits no link flags
+//! and sets `cfg(custack_no_libcuda)`: the raw layer then defines every entry point to return
+//! `CUDA_ERROR_NO_DEVICE`, so tests, examples and programs still link, and say at run time that
+//! there is no GPU (with what to do) instead of failing to link or to start. Set
 //! `CUSTACK_REQUIRE_LIBCUDA=1` to make a missing libcuda a build error instead (for builds that
 //! are meant to run on a GPU).
 //!
@@ -36,7 +63,12 @@
 //! native libcuda, and the tests it runs get the driver's entry points from the do-nothing driver
 //! of `checkdriver`, linked as an rlib (`scripts/miri.sh`).
 
+#[path = "build/search.rs"]
+mod search;
+
+use search::{Os, Target};
 use std::env;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -49,7 +81,9 @@ const TOOLKIT_ROOTS: [&str; 4] = [
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=build/search.rs");
     println!("cargo:rustc-check-cfg=cfg(custack_no_libcuda)");
+    println!("cargo:rustc-check-cfg=cfg(custack_nvcuda_raw_dylib)");
     if env::var_os("CARGO_CFG_MIRI").is_some() {
         println!("cargo:rustc-env=CUSTACK_LIBCUDA_FOUND=");
         return;
@@ -64,62 +98,55 @@ fn main() {
         return;
     }
     let arch = env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
-    interop_libraries(&arch);
-
-    if let Some(dir) = var("CUDA_DRIVER_LIB_DIR") {
-        match probe(Path::new(&dir)) {
-            Some(file) => return link(&file),
-            None => explicit_setting_is_wrong(&dir),
-        }
+    let os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let target = Target {
+        os: Os::from_cfg(&os),
+        arch: &arch,
+    };
+    let cross = search::is_cross(
+        &env::var("HOST").unwrap_or_default(),
+        &env::var("TARGET").unwrap_or_default(),
+    );
+    let sysroot = var("CUSTACK_SYSROOT").map(PathBuf::from);
+    let sysroot = sysroot.as_deref();
+    if target.os == Os::Linux {
+        interop_libraries(&arch);
     }
-
     let roots: Vec<PathBuf> = TOOLKIT_ROOTS
         .iter()
         .filter_map(|name| var(name))
-        .chain(["/usr/local/cuda".to_owned()])
         .map(PathBuf::from)
         .collect();
-    let targets = target_dirs(&arch);
-    let multiarch = multiarch(&arch);
 
+    match target.os {
+        Os::Windows => windows(target, &roots, sysroot, cross),
+        Os::Linux | Os::Qnx | Os::Other => unix(target, &roots, sysroot, cross),
+    }
+}
+
+/// Linux and QNX (and, finding nothing, every other OS): `libcuda.so` / `libcuda.so.1`.
+fn unix(target: Target<'_>, roots: &[PathBuf], sysroot: Option<&Path>, cross: bool) {
+    if let Some(dir) = var("CUDA_DRIVER_LIB_DIR") {
+        match probe(Path::new(&dir), target) {
+            Some(file) => return link(&file),
+            None => explicit_setting_is_wrong(&dir, target),
+        }
+    }
+    let roots = search::toolkit_roots(target, roots, sysroot);
     let mut dirs: Vec<PathBuf> = var("CUDA_LIBRARY_PATH")
         .map(|list| env::split_paths(&list).collect())
         .unwrap_or_default();
-    for root in &roots {
-        dirs.push(root.join("lib64"));
-        dirs.push(root.join("lib"));
-        dirs.extend(
-            targets
-                .iter()
-                .map(|t| root.join("targets").join(t).join("lib")),
-        );
+    dirs.extend(search::toolkit_dirs(target, &roots, sysroot, cross));
+    dirs.extend(search::driver_dirs(target, sysroot, cross, None));
+    if search::use_ld_cache(target, cross) {
+        dirs.extend(ld_cache_dirs(target.arch));
     }
-    dirs.extend(
-        [
-            format!("/usr/lib/{multiarch}"),
-            "/usr/lib64".to_owned(),
-            format!("/usr/lib/{multiarch}/nvidia/current"),
-            "/usr/local/nvidia/lib64".to_owned(),
-            "/usr/lib/wsl/lib".to_owned(),
-        ]
-        .map(PathBuf::from),
-    );
-    dirs.extend(ld_cache_dirs(&arch));
-
-    if let Some(file) = dirs.iter().find_map(|d| probe(d)) {
+    if let Some(file) = dirs.iter().find_map(|d| probe(d, target)) {
         return link(&file);
     }
 
-    let mut stubs = Vec::new();
-    for root in &roots {
-        stubs.push(root.join("lib64/stubs"));
-        stubs.extend(
-            targets
-                .iter()
-                .map(|t| root.join("targets").join(t).join("lib/stubs")),
-        );
-    }
-    if let Some(file) = stubs.iter().find_map(|d| probe(d)) {
+    let stubs = search::stub_dirs(target, &roots, sysroot, cross);
+    if let Some(file) = stubs.iter().find_map(|d| probe(d, target)) {
         println!(
             "cargo:warning=linking the CUDA toolkit stub {}: it is link-time only; at run time \
              the real driver's libcuda.so.1 must be on the loader path (install the NVIDIA \
@@ -129,7 +156,41 @@ fn main() {
         return link(&file);
     }
 
-    not_found(&dirs, &stubs);
+    not_found(target, &dirs, &stubs);
+}
+
+/// Windows: `nvcuda.dll`, linked by name with `raw-dylib` when the driver (or, with a warning,
+/// the toolkit) is found, or when `CUSTACK_REQUIRE_LIBCUDA` asks for it.
+fn windows(target: Target<'_>, roots: &[PathBuf], sysroot: Option<&Path>, cross: bool) {
+    if let Some(dir) = var("CUDA_DRIVER_LIB_DIR") {
+        match probe(Path::new(&dir), target) {
+            Some(file) => return raw_dylib(&file.display().to_string()),
+            None => explicit_setting_is_wrong(&dir, target),
+        }
+    }
+    let system_root = var("SystemRoot").map(PathBuf::from);
+    let dirs = search::driver_dirs(target, sysroot, cross, system_root.as_deref());
+    if let Some(file) = dirs.iter().find_map(|d| probe(d, target)) {
+        return raw_dylib(&file.display().to_string());
+    }
+    if require_libcuda() {
+        return raw_dylib("nvcuda.dll");
+    }
+    let import_libs: Vec<PathBuf> = roots.iter().map(|r| r.join("lib").join("x64")).collect();
+    if let Some(lib) = import_libs
+        .iter()
+        .map(|d| d.join("cuda.lib"))
+        .find(|f| f.is_file())
+    {
+        println!(
+            "cargo:warning=no nvcuda.dll (the NVIDIA driver) found, but the CUDA toolkit is \
+             ({}): linking nvcuda.dll by name; the program needs the NVIDIA driver installed \
+             where it runs",
+            lib.display()
+        );
+        return raw_dylib("nvcuda.dll");
+    }
+    not_found(target, &dirs, &import_libs);
 }
 
 /// Reads an environment variable and tells cargo to rerun when it changes.
@@ -138,13 +199,27 @@ fn var(name: &str) -> Option<String> {
     env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-/// The library file in `dir`: `libcuda.so` if present, else `libcuda.so.1`.
-fn probe(dir: &Path) -> Option<PathBuf> {
+fn require_libcuda() -> bool {
+    var("CUSTACK_REQUIRE_LIBCUDA").is_some_and(|v| v != "0")
+}
+
+/// The driver's library file in `dir` for the target, in the order of
+/// [`search::library_files`], skipping a file built for another architecture.
+fn probe(dir: &Path, target: Target<'_>) -> Option<PathBuf> {
     let dir = std::path::absolute(dir).ok()?;
-    ["libcuda.so", "libcuda.so.1"]
+    search::library_files(target.os)
         .iter()
         .map(|name| dir.join(name))
-        .find(|file| file.is_file())
+        .find(|file| file.is_file() && elf_machine_matches(file, target.arch) != Some(false))
+}
+
+/// [`search::elf_machine_matches`] on the file's first bytes (`None` if it cannot be read).
+fn elf_machine_matches(file: &Path, arch: &str) -> Option<bool> {
+    let mut header = [0u8; 20];
+    std::fs::File::open(file)
+        .and_then(|mut f| f.read_exact(&mut header))
+        .ok()?;
+    search::elf_machine_matches(&header, arch)
 }
 
 fn link(file: &Path) {
@@ -163,92 +238,95 @@ fn link(file: &Path) {
     println!("cargo:rustc-env=CUSTACK_LIBCUDA_FOUND={}", file.display());
 }
 
-/// The toolkit's `targets/<dir>` names for the target architecture.
-fn target_dirs(arch: &str) -> Vec<String> {
-    match arch {
-        "aarch64" => vec!["aarch64-linux".to_owned(), "sbsa-linux".to_owned()],
-        "powerpc64" => vec!["ppc64le-linux".to_owned()],
-        other => vec![format!("{other}-linux")],
-    }
+/// Windows: the raw layer names `nvcuda.dll` itself (`raw-dylib`); `found` is what was found.
+fn raw_dylib(found: &str) {
+    println!("cargo:rustc-cfg=custack_nvcuda_raw_dylib");
+    println!("cargo:rustc-env=CUSTACK_LIBCUDA_FOUND={found}");
 }
 
-/// The Debian multiarch triplet for the target architecture.
-fn multiarch(arch: &str) -> String {
-    match arch {
-        "powerpc64" => "powerpc64le-linux-gnu".to_owned(),
-        other => format!("{other}-linux-gnu"),
-    }
-}
-
-/// Directories of `libcuda.so.1` / `libcuda.so` in the loader cache, for the target's
-/// architecture. Lines read `\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/.../libcuda.so.1`.
+/// Directories of libcuda in the loader cache, for the target's architecture.
 fn ld_cache_dirs(arch: &str) -> Vec<PathBuf> {
-    let tag = match arch {
-        "x86_64" => "x86-64",
-        "aarch64" => "AArch64",
-        _ => "",
-    };
     let output = ["ldconfig", "/sbin/ldconfig", "/usr/sbin/ldconfig"]
         .iter()
         .find_map(|exe| Command::new(exe).arg("-p").output().ok())
         .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
         .unwrap_or_default();
-    output
-        .lines()
-        .filter_map(|line| {
-            let (lib, path) = line.trim().split_once(" => ")?;
-            let (name, flags) = lib.split_once(' ')?;
-            let wanted = matches!(name, "libcuda.so" | "libcuda.so.1")
-                && flags.contains(tag)
-                && !path.contains("/stubs");
-            if !wanted {
-                return None;
-            }
-            Path::new(path).parent().map(Path::to_path_buf)
-        })
-        .collect()
+    search::parse_ld_cache(&output, arch)
 }
 
 #[allow(
     clippy::panic,
     reason = "the one hard error: an explicit setting that is wrong"
 )]
-fn explicit_setting_is_wrong(dir: &str) -> ! {
-    let state = if Path::new(dir).is_dir() {
-        "holds neither"
+fn explicit_setting_is_wrong(dir: &str, target: Target<'_>) -> ! {
+    let files = search::library_files(target.os);
+    let listed: Vec<String> = files.iter().map(|f| format!("`{f}`")).collect();
+    let state = if !Path::new(dir).is_dir() {
+        "does not exist, so holds none of".to_owned()
+    } else if files.iter().any(|f| Path::new(dir).join(f).is_file()) {
+        format!(
+            "holds only a library for another architecture than the target's ({}) of",
+            target.arch
+        )
     } else {
-        "does not exist, so holds neither"
+        "holds none of".to_owned()
+    };
+    let example = if target.os == Os::Windows {
+        "for example C:\\Windows\\System32"
+    } else {
+        "for example the directory `ldconfig -p | grep libcuda` shows"
     };
     panic!(
-        "CUDA_DRIVER_LIB_DIR is set to `{dir}`, but that directory {state} `libcuda.so` \
-         nor `libcuda.so.1` (looked for `{dir}/libcuda.so` and `{dir}/libcuda.so.1`). Set \
-         CUDA_DRIVER_LIB_DIR to the directory that holds the NVIDIA driver's libcuda (for example \
-         the directory `ldconfig -p | grep libcuda` shows), or unset it to let the build search \
-         the usual places."
+        "CUDA_DRIVER_LIB_DIR is set to `{dir}`, but that directory {state} {}. Set \
+         CUDA_DRIVER_LIB_DIR to the directory that holds the NVIDIA driver's library for the \
+         target ({example}), or unset it to let the build search the usual places.",
+        listed.join(", ")
     )
 }
 
-fn not_found(dirs: &[PathBuf], stubs: &[PathBuf]) {
-    let searched: Vec<String> = dirs
+fn not_found(target: Target<'_>, dirs: &[PathBuf], more: &[PathBuf]) {
+    let mut searched: Vec<String> = dirs
         .iter()
-        .chain(stubs)
+        .chain(more)
         .map(|d| d.display().to_string())
         .collect();
-    let searched = format!(
-        "searched: CUDA_DRIVER_LIB_DIR (unset), CUDA_LIBRARY_PATH, the toolkit roots CUDA_PATH, \
-         CUDA_HOME, CUDA_ROOT, CUDA_TOOLKIT_ROOT_DIR and /usr/local/cuda, the loader cache \
-         (ldconfig -p); directories: {}",
-        searched.join(", ")
-    );
-    if var("CUSTACK_REQUIRE_LIBCUDA").is_some_and(|v| v != "0") {
-        required_but_missing(&searched);
+    if searched.is_empty() {
+        searched.push(
+            "none on the build machine for this target (a cross build: set CUSTACK_SYSROOT to \
+             the target's root file system)"
+                .to_owned(),
+        );
+    }
+    let (file, searched) = if target.os == Os::Windows {
+        (
+            "nvcuda.dll",
+            format!(
+                "searched: CUDA_DRIVER_LIB_DIR (unset), System32, the toolkit's lib/x64/cuda.lib \
+                 under CUDA_PATH, CUDA_HOME, CUDA_ROOT and CUDA_TOOLKIT_ROOT_DIR; directories: {}",
+                searched.join(", ")
+            ),
+        )
+    } else {
+        (
+            "libcuda.so.1",
+            format!(
+                "searched: CUDA_DRIVER_LIB_DIR (unset), CUDA_LIBRARY_PATH, CUSTACK_SYSROOT, the \
+                 toolkit roots CUDA_PATH, CUDA_HOME, CUDA_ROOT, CUDA_TOOLKIT_ROOT_DIR and \
+                 /usr/local/cuda, the loader cache (ldconfig -p, native Linux builds); \
+                 directories: {}",
+                searched.join(", ")
+            ),
+        )
+    };
+    if require_libcuda() {
+        required_but_missing(file, &searched);
     }
     // Look again when a driver is installed later: ldconfig rewrites its cache, and installing
     // a library changes the directory it lands in (only existing paths: cargo would rerun the
     // script on every build for a missing one).
     for path in dirs
         .iter()
-        .chain(stubs)
+        .chain(more)
         .map(PathBuf::as_path)
         .chain([Path::new("/etc/ld.so.cache")])
         .filter(|p| p.exists())
@@ -258,9 +336,10 @@ fn not_found(dirs: &[PathBuf], stubs: &[PathBuf]) {
     println!("cargo:rustc-env=CUSTACK_LIBCUDA_FOUND=");
     println!("cargo:rustc-cfg=custack_no_libcuda");
     println!(
-        "cargo:warning=custack: no libcuda (the NVIDIA driver library) found, so this build has no \
-         GPU access: every driver call returns CUDA_ERROR_NO_DEVICE. Install the NVIDIA driver or \
-         set CUDA_DRIVER_LIB_DIR to the directory holding libcuda.so.1 ({searched})"
+        "cargo:warning=custack: no {file} (the NVIDIA driver library) found for the target, so \
+         this build has no GPU access: every driver call returns CUDA_ERROR_NO_DEVICE. Install \
+         the NVIDIA driver or set CUDA_DRIVER_LIB_DIR to the directory holding {file} \
+         ({searched})"
     );
 }
 
@@ -268,11 +347,11 @@ fn not_found(dirs: &[PathBuf], stubs: &[PathBuf]) {
     clippy::panic,
     reason = "CUSTACK_REQUIRE_LIBCUDA asks for a hard error"
 )]
-fn required_but_missing(searched: &str) -> ! {
+fn required_but_missing(file: &str, searched: &str) -> ! {
     panic!(
-        "CUSTACK_REQUIRE_LIBCUDA is set, but no libcuda (the NVIDIA driver library) was found; \
+        "CUSTACK_REQUIRE_LIBCUDA is set, but no {file} (the NVIDIA driver library) was found; \
          {searched}. Install the NVIDIA driver, or set CUDA_DRIVER_LIB_DIR to the directory \
-         holding libcuda.so.1."
+         holding {file}."
     )
 }
 
@@ -412,15 +491,21 @@ fn interop_dirs(arch: &str) -> Vec<PathBuf> {
         dirs.push(root.join("lib64"));
         dirs.push(root.join("lib"));
         dirs.extend(
-            target_dirs(arch)
-                .iter()
-                .map(|t| root.join("targets").join(t).join("lib")),
+            search::toolkit_target_dirs(search::Target {
+                os: search::Os::Linux,
+                arch,
+            })
+            .iter()
+            .map(|t| root.join("targets").join(t).join("lib")),
         );
     }
     if let Some(conda) = var("CONDA_PREFIX") {
         dirs.push(PathBuf::from(conda).join("lib"));
     }
-    dirs.push(PathBuf::from(format!("/usr/lib/{}", multiarch(arch))));
+    dirs.push(PathBuf::from(format!(
+        "/usr/lib/{}",
+        search::multiarch(arch)
+    )));
     dirs.push(PathBuf::from("/usr/lib64"));
     dirs
 }

@@ -237,6 +237,12 @@ struct Row {
 
 const LAUNCHES: u64 = 100_000;
 
+custack::kernel_contract! {
+    /// `empty_ptr(unsigned* x)`: touches nothing; declared as touching one element per launched
+    /// thread, so that each launch pays a real extent check.
+    unsafe kernel EmptyPtr = "empty_ptr"(x: &[u32; grid]);
+}
+
 const ROWS: &[Row] = &[
     Row {
         id: "push_pop",
@@ -326,6 +332,16 @@ const ROWS: &[Row] = &[
         )),
     },
     Row {
+        id: "launch_contract",
+        label: "1-buffer kernel, contract launch (safe), 100,000 launches + 1 sync, per launch ⁹",
+        batch: Batch::Fixed(LAUNCHES),
+        big: false,
+        enqueue: Some((
+            "launch_contract_enqueue",
+            "1-buffer kernel, contract launch (safe), launch enqueue only ⁹",
+        )),
+    },
+    Row {
         id: "launch_sync",
         label: "empty kernel, launch + stream sync",
         batch: Batch::Calibrate,
@@ -368,7 +384,11 @@ cuDevicePrimaryCtxRetain, cuCtxPushCurrent; custack: `Driver::init`, `Context::p
 `Stack::push`; cudarc: `CudaContext::new(0)`), over fresh processes taken in turn.\n\
 ⁸ the same launch as the 1-buffer row; custack's column launches a `Kernel` whose signature \
 `Module::kernel` checked once against `cuFuncGetParamInfo` (`StreamScope::launch_kernel`), raw \
-and cudarc launch as in that row: the check costs nothing per launch.\n";
+and cudarc launch as in that row: the check costs nothing per launch.\n\
+⁹ the same launch as the 1-buffer row, without `unsafe`: custack's column launches a kernel \
+declared with `kernel_contract!` (`StreamScope::run`), which checks the buffer's length against \
+its extent (`grid`: one element per launched thread, six checked multiplications and a compare) \
+before each launch; raw and cudarc launch as in that row.\n";
 
 /// What one batch measured.
 #[derive(Clone, Copy)]
@@ -1013,14 +1033,16 @@ fn run_rows(mut r: Runner) {
     }
 
     // ---- launches
+    let cs_contract = must(module.declared::<EmptyPtr>(), "Module::declared");
     let cs_checked = must(
         module.kernel::<(custack::DevicePtr<u32>,)>("empty_ptr"),
         "Module::kernel",
     );
-    for (id, ptr, checked) in [
-        ("launch_empty", false, false),
-        ("launch_ptr", true, false),
-        ("launch_checked", true, true),
+    for (id, ptr, checked, contract) in [
+        ("launch_empty", false, false, false),
+        ("launch_ptr", true, false, false),
+        ("launch_checked", true, true, false),
+        ("launch_contract", true, false, true),
     ] {
         if !r.wants(id) {
             continue;
@@ -1071,7 +1093,12 @@ fn run_rows(mut r: Runner) {
         let mut cs = |n| {
             let t0 = Instant::now();
             let t1 = cs_stream.scope(|s| {
-                if checked {
+                if contract {
+                    let b = s.bind(&cs_d4);
+                    for _ in 0..n {
+                        must(s.run(&cs_contract, cs_cfg, (b,)), "run");
+                    }
+                } else if checked {
                     let b = s.bind(&cs_d4);
                     for _ in 0..n {
                         // SAFETY: `empty_ptr(u64)` takes one device pointer (checked when the

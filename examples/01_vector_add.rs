@@ -4,12 +4,19 @@
 //!
 //! Shows the model in one screen: a floating context, this thread's stack, a guard that lends
 //! a stream, a module and device memory, and one stream scope in which the copies and the
-//! launch run asynchronously and are waited for once.
+//! launch run asynchronously and are waited for once. The kernel is declared once with its
+//! contract (`kernel_contract!`, the one `unsafe`); its launch is a safe call.
 use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
 use std::process::ExitCode;
 
 const KERNELS: &str = include_str!("../tests/fixtures/kernels.ptx");
 const N: usize = 1 << 20;
+
+custack::kernel_contract! {
+    /// `vector_add(const float* a, const float* b, float* c, unsigned n)`: `c[i] = a[i] + b[i]`
+    /// for `i < n`. It reads `n` floats of `a` and `b` and writes `n` of `c`, nothing else.
+    unsafe kernel VectorAdd = "vector_add"(a: &[f32; n], b: &[f32; n], c: &mut [f32; n], n: u32);
+}
 
 /// Runs the addition and returns how many elements differ from the CPU result.
 fn run() -> custack::Result<usize> {
@@ -28,7 +35,7 @@ fn run() -> custack::Result<usize> {
     let guard = stack.push(&ctx)?; // ctx is current until `guard` drops
 
     let module = guard.load_ptx(KERNELS)?;
-    let vector_add = module.function("vector_add")?;
+    let vector_add = module.declared::<VectorAdd>()?; // its parameters checked against the kernel
     let stream = guard.stream()?;
 
     // Page-locked host memory, so the copies below are truly asynchronous.
@@ -55,15 +62,12 @@ fn run() -> custack::Result<usize> {
         );
         s.copy_to_device(&mut da, &a)?;
         s.copy_to_device(&mut db, &b)?;
-        // SAFETY: `vector_add(const float*, const float*, float*, unsigned)` reads `n` floats
-        // from its first two arguments and writes `n` to the third; every buffer holds `n`.
-        unsafe {
-            s.launch(
-                &vector_add,
-                LaunchConfig::for_elements(n),
-                (&da, &db, &mut dc, n),
-            )?;
-        }
+        // A safe launch: each buffer's length is checked against `n` before it is enqueued.
+        s.run(
+            &vector_add,
+            LaunchConfig::for_elements(n),
+            (&da, &db, &mut dc, n),
+        )?;
         s.copy_to_host(&mut c, &dc)
     })??; // the scope waited for the stream: the host may read `c` now
 

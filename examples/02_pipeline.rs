@@ -9,7 +9,7 @@
 //! download, and hands every buffer back from `wait()`, to be reused by a later chunk. Events
 //! time the whole pipeline against the same chunks run one after the other.
 use custack::{
-    Context, ContextFlags, DeviceBuffer, Driver, EventFlags, Function, LaunchConfig, PinnedBuffer,
+    Context, ContextFlags, Declared, DeviceBuffer, Driver, EventFlags, LaunchConfig, PinnedBuffer,
     PushedGuard, Stack, Stream, StreamFlags,
 };
 use std::collections::VecDeque;
@@ -19,6 +19,11 @@ const KERNELS: &str = include_str!("../tests/fixtures/kernels.ptx");
 const N: usize = 1 << 22; // u32 elements: 16 MiB a chunk
 const CHUNKS: u32 = 32;
 const IN_FLIGHT: usize = 3;
+
+custack::kernel_contract! {
+    /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+}
 
 /// A chunk's page-locked input, device buffer and page-locked output.
 type Buffers<'g> = (
@@ -42,7 +47,7 @@ fn new_buffers<'g>(guard: &'g PushedGuard<'_, '_>) -> custack::Result<Buffers<'g
 fn pipeline<'g>(
     guard: &'g PushedGuard<'_, '_>,
     spare: &mut Vec<Buffers<'g>>,
-    add: Function<'_>,
+    add: Declared<'_, AddU32>,
     copy: &Stream<'_>,
     compute: &Stream<'_>,
     in_flight: usize,
@@ -77,15 +82,11 @@ fn pipeline<'g>(
         })?;
         let done =
             compute.submit_after(upload, (add, output), |s, ((_, mut dev), (add, output))| {
-                // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) adds k to x[0..n); `dev`
-                // holds n elements.
-                unsafe {
-                    s.launch(
-                        &add,
-                        LaunchConfig::for_elements(N as u32),
-                        (&mut dev, 1u32, N as u32),
-                    )
-                }?;
+                s.run(
+                    &add,
+                    LaunchConfig::for_elements(N as u32),
+                    (&mut dev, 1, N as u32),
+                )?;
                 s.copy_to_host(output, &dev)
             })?;
         pending.push_back((chunk, done));
@@ -106,7 +107,7 @@ fn run() -> custack::Result<usize> {
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
     let module = guard.load_ptx(KERNELS)?;
-    let add = module.function("add_u32")?;
+    let add = module.declared::<AddU32>()?;
     let copy = guard.stream()?;
     let compute = guard.stream_with(StreamFlags::NON_BLOCKING, 0)?;
     let (start, end) = (

@@ -13,6 +13,11 @@ const KERNELS: &str = include_str!("../tests/fixtures/kernels.ptx");
 const N: usize = 1 << 20;
 const LAUNCHES: u32 = 100;
 
+custack::kernel_contract! {
+    /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+}
+
 fn run() -> custack::Result<bool> {
     let driver = Driver::init()?;
     let device = driver.device(0)?;
@@ -21,7 +26,7 @@ fn run() -> custack::Result<bool> {
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
     let module = guard.load_ptx(KERNELS)?;
-    let add = module.function("add_u32")?;
+    let add = module.declared::<AddU32>()?;
     let stream = guard.stream()?;
     let n = N as u32;
 
@@ -35,9 +40,7 @@ fn run() -> custack::Result<bool> {
         );
         stream.capture(payload, move |s, (input, mut dev, add, output)| {
             s.copy_to_device(&mut dev, input)?;
-            // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) adds k to x[0..n); `dev`
-            // holds n elements.
-            unsafe { s.launch(&add, LaunchConfig::for_elements(n), (&mut dev, k, n)) }?;
+            s.run(&add, LaunchConfig::for_elements(n), (&mut dev, k, n))?;
             s.copy_to_host(output, &dev)
         })
     };

@@ -6,12 +6,24 @@
 // Small integers and a small size: these casts are exact.
 #![allow(clippy::cast_precision_loss)]
 use custack::prelude::*;
-use custack::{Context, ContextFlags, DevicePtr, Driver, EventFlags, LaunchConfig, Stack};
+use custack::{Context, ContextFlags, Driver, EventFlags, LaunchConfig, Stack};
 use std::process::ExitCode;
 
 const PTX: &str = include_str!("kernels/matmul.ptx");
 const N: usize = 512;
 const TILE: u32 = 16;
+
+custack::kernel_contract! {
+    /// `matmul_tiled(const float* a, const float* b, float* c, unsigned n)`: `c = a * b` for
+    /// row-major `n × n` matrices, every global access guarded by `row < n` and `col < n`; its
+    /// static 16 × 16 shared tiles are indexed by the thread index, so blocks are at most 16 × 16.
+    unsafe kernel MatmulTiled = "matmul_tiled"(
+        a: &[f32; n * n],
+        b: &[f32; n * n],
+        c: &mut [f32; n * n],
+        n: u32,
+    ) max_block(16, 16, 1);
+}
 
 fn run() -> custack::Result<usize> {
     let driver = Driver::init()?;
@@ -21,9 +33,8 @@ fn run() -> custack::Result<usize> {
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
     let module = guard.load_ptx(PTX)?;
-    // matmul_tiled(const float* a, const float* b, float* c, unsigned n), checked once here.
-    let matmul =
-        module.kernel::<(DevicePtr<f32>, DevicePtr<f32>, DevicePtr<f32>, u32)>("matmul_tiled")?;
+    // Its parameters checked against the kernel once, here.
+    let matmul = module.declared::<MatmulTiled>()?;
 
     // Small integers: every product and sum is exact in f32, so the GPU must match bit for bit.
     let a: Vec<f32> = (0..N * N).map(|i| (i % 7) as f32).collect();
@@ -44,9 +55,7 @@ fn run() -> custack::Result<usize> {
     stream.scope(|s| {
         let (da, db, mut dc) = (s.bind(&da), s.bind(&db), s.bind_mut(&mut dc));
         s.record(&start)?;
-        // SAFETY: matmul_tiled reads n*n floats of a and b and writes n*n of c, each holding
-        // n*n; its signature was checked against the kernel.
-        unsafe { s.launch_kernel(&matmul, cfg, (da, db, &mut dc, N as u32)) }?;
+        s.run(&matmul, cfg, (da, db, &mut dc, N as u32))?; // n * n elements each, checked
         s.record(&end)
     })??;
     let ms = start.elapsed_ms(&end)?;

@@ -5,12 +5,24 @@
 //!
 //! `cargo run --release --example 05_reduction`
 use custack::prelude::*;
-use custack::{Context, ContextFlags, DevicePtr, Driver, LaunchConfig, Stack};
+use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
 use std::process::ExitCode;
 
 const PTX: &str = include_str!("kernels/reduce.ptx");
 const N: usize = 1 << 24;
 const BLOCK: u32 = 256;
+
+custack::kernel_contract! {
+    /// `reduce_grid(const unsigned* x, unsigned n, unsigned long long* partial,
+    /// unsigned long long* total)`: reads `x[0..n)`, writes `partial[blockIdx.x]` (one per
+    /// block) and `total[0]`, with one `unsigned long long` of dynamic shared memory per thread.
+    unsafe kernel ReduceGrid = "reduce_grid"(
+        x: &[u32; n],
+        n: u32,
+        partial: &mut [u64; blocks],
+        total: &mut [u64; 1],
+    ) shared(block * 8);
+}
 
 fn run() -> custack::Result<bool> {
     let driver = Driver::init()?;
@@ -20,10 +32,7 @@ fn run() -> custack::Result<bool> {
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
     let module = guard.load_ptx(PTX)?;
-    // reduce_grid(const unsigned* x, unsigned n, unsigned long long* partial,
-    //             unsigned long long* total), checked once here.
-    let reduce =
-        module.kernel::<(DevicePtr<u32>, u32, DevicePtr<u64>, DevicePtr<u64>)>("reduce_grid")?;
+    let reduce = module.declared::<ReduceGrid>()?; // checked against the kernel once, here
     let shared = BLOCK * 8; // one u64 per thread
     let per_sm = reduce
         .function()
@@ -40,22 +49,18 @@ fn run() -> custack::Result<bool> {
         shared_mem_bytes: shared,
     };
     guard.stream()?.scope(|s| {
-        let f = reduce.function();
-        // SAFETY: reduce_grid reads x[0..n), writes partial[0..grid) and total[0]; all hold
-        // that much; its signature was checked; every block synchronizes with the grid, which
-        // a cooperative launch makes safe.
-        unsafe {
-            s.launch_cooperative(
-                &f,
-                cfg,
-                (
-                    s.bind(&x),
-                    N as u32,
-                    s.bind_mut(&mut partial),
-                    s.bind_mut(&mut total),
-                ),
-            )
-        }
+        // Every block synchronizes with the grid: a cooperative launch. The buffers' lengths and
+        // the shared memory are checked against the contract first.
+        s.run_cooperative(
+            &reduce,
+            cfg,
+            (
+                s.bind(&x),
+                N as u32,
+                &mut s.bind_mut(&mut partial),
+                &mut s.bind_mut(&mut total),
+            ),
+        )
     })??;
     let gpu = total.to_vec()?.first().copied().unwrap_or_default();
     let cpu: u64 = host.iter().map(|&v| u64::from(v)).sum();

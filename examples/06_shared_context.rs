@@ -24,12 +24,18 @@ const THREADS: u32 = 4;
 const LAUNCHES: u32 = 100;
 const N: usize = 1 << 20;
 
+custack::kernel_contract! {
+    /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+}
+
 /// One thread's work: its own stack with the shared context pushed, its own stream and buffer.
 /// Returns the context's id as this thread sees it and how many elements are wrong.
 fn worker(ctx: &Context, add: LibraryKernel<'_>, t: u32) -> custack::Result<(u64, usize)> {
     let mut stack = Stack::new()?; // this thread's context stack
     let guard = stack.push(ctx)?; // the shared context, now current on this thread too
-    let add = guard.library_function(&add)?; // the kernel in this context, lent by this guard
+    // The kernel in this context, lent by this guard, with its contract.
+    let add = guard.library_function(&add)?.declared::<AddU32>()?;
     let stream = guard.stream()?; // this thread's stream: not ordered with the others' work
     let n = N as u32;
     let start: Vec<u32> = (0..n).map(|i| i * (t + 1)).collect();
@@ -37,11 +43,7 @@ fn worker(ctx: &Context, add: LibraryKernel<'_>, t: u32) -> custack::Result<(u64
     stream.scope(|s| -> custack::Result<()> {
         let mut dx = s.bind_mut(&mut x);
         for _ in 0..LAUNCHES {
-            // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) adds k to x[0..n); `x` holds
-            // n elements.
-            unsafe {
-                s.launch_library(&add, LaunchConfig::for_elements(n), (&mut dx, t + 1, n))?;
-            }
+            s.run_library(&add, LaunchConfig::for_elements(n), (&mut dx, t + 1, n))?;
         }
         Ok(())
     })??; // one stream synchronize for all the launches

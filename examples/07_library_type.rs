@@ -18,13 +18,20 @@
 //! library_type: Scaler (own context, Send + Sync) scaled 1048576 floats over the caller's pushed context and 1048576 from a thread with an empty stack; the caller's context was on top again, its parked buffer re-attached, all results correct
 //! ```
 use custack::{
-    Context, ContextFlags, DeviceBuffer, DeviceMemory, DevicePtr, Driver, LaunchConfig, Library,
-    PushedGuard, Stack, StackTop,
+    Context, ContextFlags, DeviceBuffer, DeviceMemory, Driver, LaunchConfig, Library, PushedGuard,
+    Stack, StackTop,
 };
 use std::process::ExitCode;
 
 const KERNELS: &str = include_str!("../tests/fixtures/kernels.ptx");
 const N: usize = 1 << 20;
+
+custack::kernel_contract! {
+    /// `scale_f32(float* x, float a, unsigned n)`: `x[i] *= a` for `i < n`.
+    unsafe kernel ScaleF32 = "scale_f32"(x: &mut [f32; n], a: f32, n: u32);
+    /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+}
 
 /// The scaler's own code: `x[i] *= a` for `i < n`, hand-written like `tests/fixtures/kernels.ptx`
 /// (PTX ISA 6.0 for `sm_50`, so any driver from 535 on compiles it for its GPU).
@@ -107,15 +114,13 @@ impl Scaler {
     ) -> custack::Result<()> {
         let kernel = self.library.kernel("scale_f32")?;
         top.with_pushed(&self.ctx, |guard| -> custack::Result<()> {
-            let scale = guard.library_function(&kernel)?; // the kernel in the scaler's context
+            // The kernel in the scaler's context, with its contract.
+            let scale = guard.library_function(&kernel)?.declared::<ScaleF32>()?;
             let mut x = guard.alloc_from(data)?;
             let n = data.len() as u32;
             guard.stream()?.scope(|s| {
                 let mut dx = s.bind_mut(&mut x);
-                // SAFETY: scale_f32(float* x, float a, unsigned n) scales x[0..n); `x` holds n.
-                unsafe {
-                    s.launch_library(&scale, LaunchConfig::for_elements(n), (&mut dx, factor, n))
-                }
+                s.run_library(&scale, LaunchConfig::for_elements(n), (&mut dx, factor, n))
             })??;
             x.copy_to_host(data)
         })? // the scaler's context is popped here; the caller's is on top again
@@ -129,12 +134,11 @@ fn add_in_caller(
     k: u32,
 ) -> custack::Result<()> {
     let module = guard.load_ptx(KERNELS)?;
-    let add = module.kernel::<(DevicePtr<u32>, u32, u32)>("add_u32")?;
+    let add = module.declared::<AddU32>()?;
     let n = x.len() as u32;
     guard.stream()?.scope(|s| {
         let mut dx = s.bind_mut(x);
-        // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) adds k to x[0..n); `x` holds n.
-        unsafe { s.launch_kernel(&add, LaunchConfig::for_elements(n), (&mut dx, k, n)) }
+        s.run(&add, LaunchConfig::for_elements(n), (&mut dx, k, n))
     })?
 }
 

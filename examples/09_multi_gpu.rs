@@ -25,13 +25,16 @@
 //! multi_gpu: 2 threads, one per device (NVIDIA H200, NVIDIA H200), each with its own context and stack: 2 x 4194304 elements checked
 //! multi_gpu: one thread drove devices 0 and 1 (peer access enabled): A's parked buffer copied to B under B's push, added to there, copied back; 4194304 elements checked on both
 //! ```
-use custack::{
-    Context, ContextFlags, Device, DeviceMemory, DevicePtr, Driver, LaunchConfig, Stack, StackTop,
-};
+use custack::{Context, ContextFlags, Device, DeviceMemory, Driver, LaunchConfig, Stack, StackTop};
 use std::process::ExitCode;
 
 const KERNELS: &str = include_str!("../tests/fixtures/kernels.ptx");
 const N: usize = 1 << 22;
+
+custack::kernel_contract! {
+    /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+}
 
 /// Counts the elements of `got` that are not `start + k`.
 fn count_wrong(got: &[u32], start: &[u32], k: u32) -> usize {
@@ -45,14 +48,13 @@ fn on_one_device(device: Device, k: u32) -> custack::Result<usize> {
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
     let module = guard.load_ptx(KERNELS)?;
-    let add = module.kernel::<(DevicePtr<u32>, u32, u32)>("add_u32")?;
+    let add = module.declared::<AddU32>()?;
     let n = N as u32;
     let start: Vec<u32> = (0..n).collect();
     let mut x = guard.alloc_from(&start)?;
     guard.stream()?.scope(|s| {
         let mut dx = s.bind_mut(&mut x);
-        // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) adds k to x[0..n); `x` holds n.
-        unsafe { s.launch_kernel(&add, LaunchConfig::for_elements(n), (&mut dx, k, n)) }
+        s.run(&add, LaunchConfig::for_elements(n), (&mut dx, k, n))
     })??;
     Ok(count_wrong(&x.to_vec()?, &start, k))
 }
@@ -80,14 +82,12 @@ fn one_thread_two_devices(a: Device, b: Device) -> custack::Result<(bool, usize)
             None
         };
         let module = guard_b.load_ptx(KERNELS)?;
-        let add = module.kernel::<(DevicePtr<u32>, u32, u32)>("add_u32")?;
+        let add = module.declared::<AddU32>()?;
         let mut y = guard_b.alloc::<u32>(N)?;
         guard_b.stream()?.scope(|s| -> custack::Result<()> {
             let mut dy = s.bind_mut(&mut y);
             s.copy_from_peer(&mut dy, &parked)?; // A -> B, `parked` borrowed until the scope ends
-            // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) adds k to x[0..n); `y`
-            // holds n.
-            unsafe { s.launch_kernel(&add, LaunchConfig::for_elements(n), (&mut dy, K, n)) }
+            s.run(&add, LaunchConfig::for_elements(n), (&mut dy, K, n))
         })??;
         guard_b.copy_to_peer(&mut parked, &y)?; // B -> A, synchronous
         Ok(count_wrong(&y.to_vec()?, &start, K))

@@ -3,8 +3,17 @@
 //! Nothing here holds logic. Every entry point is bound to the symbol the driver *exports*
 //! (`cuCtxPushCurrent_v2`, not `cuCtxPushCurrent`: `cuda.h` `#define`s the unversioned names to
 //! these), and every symbol is exported by both driver 535 and driver 580; `tests/symbols.rs`
-//! checks that against the linked library. No `#[link]` attribute appears: `build.rs` links
-//! libcuda.
+//! checks that against the linked library. `build.rs` links libcuda; the one `#[link]`
+//! attribute, `link(name = "nvcuda", kind = "raw-dylib")` in `driver_api!`, applies only on
+//! Windows, where `build.rs` found the driver and set `cfg(custack_nvcuda_raw_dylib)`:
+//! `raw-dylib` can be asked for only by an attribute, and it lets rustc write the import
+//! library for `nvcuda.dll` itself, so no CUDA toolkit is needed to build (and no `LoadLibrary`
+//! runs).
+//!
+//! The declarations are the same on every target: `cuda.h` uses only fixed-width types,
+//! `int`/`unsigned int` (32 bits on Linux, QNX and Windows alike), `size_t` (`usize`) and
+//! `unsigned long long`; never `long`, whose width differs on Windows. `CUDAAPI` is `__stdcall`
+//! on Windows, which x86_64 and aarch64 ignore: `extern "C"` is the same convention there.
 //!
 //! Each group declares its entry points through `driver_api!`: an `unsafe extern "C"` block
 //! where `build.rs` found libcuda. Where it found none (`cfg(custack_no_libcuda)`: a machine
@@ -28,6 +37,7 @@
 macro_rules! driver_api {
     ($($(#[$attr:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> CUresult;)*) => {
         #[cfg(not(custack_no_libcuda))]
+        #[cfg_attr(custack_nvcuda_raw_dylib, link(name = "nvcuda", kind = "raw-dylib"))]
         unsafe extern "C" {
             $($(#[$attr])* pub fn $name($($arg: $ty),*) -> CUresult;)*
         }

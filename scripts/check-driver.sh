@@ -38,8 +38,8 @@ loaded=$(ldd "$bin" | awk '/libcuda/ { print $3 }')
 [[ $(realpath "$loaded") == $(realpath "$lib_dir/libcuda.so") ]] ||
     { echo "check-driver: $bin loads $loaded, not the checking driver" >&2; exit 1; }
 
-programs=(${CHECK_PROGRAMS:-example p1 p2 p3 p4 p8 p9 p11 in_flight scoped_alloc reuse_after_scope unwind scoped_host
-    events submission graph device_info module_globals memory_kinds managed library textures peer_vmm contracts})
+programs=(${CHECK_PROGRAMS:-example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight scoped_alloc reuse_after_scope unwind scoped_host
+    events submission graph device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm peer ipc})
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 report=$work/report
@@ -75,6 +75,7 @@ run_one() {
         case $failed in
             cuMemFree*|cuStreamDestroy*|cuEventDestroy*|cuModuleUnload*|cuCtxDestroy*|cuCtxPopCurrent*|cuDevicePrimaryCtxRelease*|\
             cuGraphDestroy*|cuGraphExecDestroy*|cuLibraryUnload*|cuMemPoolDestroy*|cuMemHostUnregister*|cuLinkDestroy*|\
+            cuMemUnmap*|cuMemAddressFree*|cuMemRelease*|cuCtxDisablePeerAccess*|cuIpcCloseMemHandle*|\
             cuArrayDestroy*|cuMipmappedArrayDestroy*|cuTexObjectDestroy*|cuSurfObjectDestroy*) ;;
             *) [[ $leaks == 0 ]] || problems+=("$leaks leaks")
                # After a sticky fault frees fail and destroying the context is the clean-up; a

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the API
 # docs with warnings denied, the example, the checking-driver schedules (scripts/check-driver.sh,
-# contract row R10) and Miri over the unsafe code (scripts/miri.sh; the nightly toolchain with
-# Miri is installed with rustup when missing, skipped with a message only where rustup is).
+# contract row R10; scripts/checked-app.sh, a user's crate under custack-check), Miri over the
+# unsafe code (scripts/miri.sh; the nightly toolchain with Miri is installed with rustup when
+# missing, skipped with a message only where rustup is) and the platform legs
+# (scripts/platforms.sh: aarch64 under qemu, Windows under Wine, MSVC and QNX checks).
 #
 #   bash scripts/test.sh [ARGS...]      # ARGS go to the test binaries, e.g. --include-ignored
 #
@@ -65,125 +67,15 @@ ld_cache() {
         }' | while read -r d; do realpath -m "$d"; done
 }
 
-# Prints "URI SUITE [SIGNED_BY]" for each enabled binary source of this machine: the one-line
-# format (sources.list, sources.list.d/*.list) and deb822 (sources.list.d/*.sources). Files with
-# any other suffix (*.disabled, *.save, ...) are ignored, as apt ignores them.
-machine_sources() {
-    local f
-    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-        [[ -f $f ]] || continue
-        awk '
-            { sub(/#.*/, "") }
-            $1 != "deb" { next }
-            {
-                signed = ""; i = 2
-                if ($2 ~ /^\[/) {                       # [arch=amd64 signed-by=/path ...]
-                    for (; i <= NF; i++) {
-                        if ($i ~ /^\[?signed-by=/) { signed = $i; sub(/^\[?signed-by=/, "", signed); sub(/\]$/, "", signed) }
-                        if ($i ~ /\]$/) { i++; break }
-                    }
-                }
-                print $i, $(i + 1), signed
-            }' "$f"
-    done
-    for f in /etc/apt/sources.list.d/*.sources; do
-        [[ -f $f ]] || continue
-        # Stanzas are separated by blank lines; continuation lines start with a space.
-        awk '
-            function flush(   n, u, s, uris, suites, a, b) {
-                if (types ~ /(^| )deb( |$)/ && enabled !~ /^(no|false|0)$/) {
-                    n = split(uri, uris, " "); split(suite, suites, " ")
-                    for (a = 1; a <= n; a++) for (b in suites) print uris[a], suites[b], signed
-                }
-                types = uri = suite = signed = enabled = ""; key = ""
-            }
-            /^#/ { next }
-            /^[ \t]*$/ { flush(); next }
-            /^[ \t]/ { next }                           # continuation (an inline key): skip
-            {
-                key = tolower($0); sub(/:.*/, "", key)
-                val = $0; sub(/^[^:]*:[ \t]*/, "", val)
-                if (key == "types") types = val
-                else if (key == "uris") uri = val
-                else if (key == "suites") suite = val
-                else if (key == "signed-by") signed = (val ~ /^\//) ? val : ""
-                else if (key == "enabled") enabled = tolower(val)
-            }
-            END { flush() }' "$f"
-    done
-}
-
-# Fetches the driver library into $fetch_dir/root and prints the directory holding libcuda.so.1.
+# Fetches the driver library for this machine's architecture into $fetch_dir/root, without
+# installing it (scripts/fetch-driver.sh, which scripts/platforms.sh also uses for arm64), and
+# prints the directory holding libcuda.so.1.
 fetch_driver() {
-    local lib
-    if [[ -d $fetch_dir/root ]]; then
-        lib=$(find "$fetch_dir/root" -name libcuda.so.1 -print -quit)
-        if [[ -n $lib ]]; then
-            dirname "$lib"
-            return
-        fi
-    fi
-    { command -v apt-get && command -v dpkg; } >/dev/null ||
-        die "no libcuda found and no apt-get/dpkg to fetch one: set CUDA_DRIVER_LIB_DIR to the directory holding the NVIDIA driver's libcuda.so.1"
-
-    local id="" id_like="" codename=""
-    # shellcheck disable=SC1091
-    if [[ -r /etc/os-release ]]; then
-        . /etc/os-release
-        id=${ID:-} id_like=${ID_LIKE:-} codename=${VERSION_CODENAME:-}
-    fi
-    local component packages skip
-    if [[ " $id $id_like " == *" ubuntu "* ]]; then
-        # Ubuntu (best effort, untested: the project's CI and dev machines run Debian). The
-        # NVIDIA branches are published in restricted, for released series often only in the
-        # -updates/-security pockets, so those are kept here.
-        component=restricted
-        packages=(libnvidia-compute-535)
-        skip='-(backports|proposed)$'
-    else
-        # Debian: the release suite's non-free (535.x on bookworm, what CI links against).
-        component=non-free
-        packages=(libcuda1 libnvidia-ptxjitcompiler1)
-        skip='-(security|updates|backports|proposed)$|/updates$'
-    fi
-
-    local apt=$fetch_dir/apt
-    mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$fetch_dir/debs"
-    local uri suite signed opts
-    : >"$apt/sources.list"
-    while read -r uri suite signed; do
-        [[ -n $suite && $uri != cdrom:* && ! $suite =~ $skip ]] || continue
-        # Only the distribution's own archive: its suites are named after the release.
-        [[ -z $codename || $suite == "$codename"* || $suite =~ ^(stable|oldstable|testing|unstable|sid) ]] || continue
-        opts=${signed:+ [signed-by=$signed]}
-        echo "deb$opts $uri $suite $component" >>"$apt/sources.list"
-    done < <(machine_sources | sort -u)
-    [[ -s $apt/sources.list ]] ||
-        die "no libcuda found, and no usable apt source in /etc/apt to fetch $component/${packages[*]} from: set CUDA_DRIVER_LIB_DIR to the directory holding libcuda.so.1"
-
-    local apt_opts=(
-        -o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
-        -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
-        -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null
-    )
-    # As root, apt downloads as user _apt, who may not be able to write into the checkout.
-    if [[ $(id -u) == 0 ]]; then
-        apt_opts+=(-o APT::Sandbox::User=root)
-    fi
-    echo "scripts/test.sh: no libcuda installed; fetching ${packages[*]} into $fetch_dir" >&2
-    local log=$fetch_dir/apt.log
-    if ! { apt-get -q "${apt_opts[@]}" update &&
-        (cd "$fetch_dir/debs" && apt-get -q "${apt_opts[@]}" download "${packages[@]}"); } >"$log" 2>&1; then
-        cat "$log" >&2
-        die "fetching ${packages[*]} failed (sources: $apt/sources.list, log: $log); install the NVIDIA driver or set CUDA_DRIVER_LIB_DIR instead"
-    fi
-    local deb
-    for deb in "$fetch_dir"/debs/*.deb; do
-        dpkg -x "$deb" "$fetch_dir/root"
-    done
-    lib=$(find "$fetch_dir/root" -name libcuda.so.1 -print -quit)
-    [[ -n $lib ]] || die "the fetched packages (${packages[*]}) hold no libcuda.so.1; see $fetch_dir/root"
-    dirname "$lib"
+    local deb_arch
+    deb_arch=$(dpkg --print-architecture 2>/dev/null) ||
+        die "no libcuda found and no dpkg/apt-get to fetch one: set CUDA_DRIVER_LIB_DIR to the directory holding the NVIDIA driver's libcuda.so.1"
+    bash scripts/fetch-driver.sh "$deb_arch" "$fetch_dir" ||
+        die "no libcuda found and fetching one failed (above); install the NVIDIA driver or set CUDA_DRIVER_LIB_DIR to the directory holding libcuda.so.1"
 }
 
 if [[ -n ${CUDA_DRIVER_LIB_DIR:-} ]]; then
@@ -375,6 +267,12 @@ bash scripts/check-driver.sh || { status=1; failed+=("checking driver"); }
 # whose synchronize fails so must still not release its memory while its work may run.
 NULLDRIVER_FAIL_CODE=1 CHECK_PROGRAMS="example p1 p3 scoped_alloc reuse_after_scope" \
     bash scripts/check-driver.sh || { status=1; failed+=("checking driver, non-sticky failures"); }
+# The checking driver as a user's tool (issue 22): custack-check's own tests, then
+# examples/checked-app (a crate depending on custack by path) under every fault schedule: its
+# fixed program passes, its buggy twin's leak is reported with the failed call's number and name.
+cargo test --quiet --manifest-path checkdriver/Cargo.toml --target-dir "$target_dir/checkdriver" ||
+    { status=1; failed+=("custack-check's tests"); }
+bash scripts/checked-app.sh || { status=1; failed+=("checked-app under custack-check"); }
 
 # Miri over custack's unsafe code, against the same double linked as an rlib (scripts/miri.sh),
 # under Stacked Borrows and Tree Borrows. What it needs (a nightly toolchain with the miri and
@@ -397,11 +295,18 @@ else
 fi
 rm -f "$miri_log"
 
+# The platform legs (issue 18): aarch64 under qemu, Windows under Wine, the MSVC and QNX checks
+# (scripts/platforms.sh installs what they need; each leg passes, fails or says why it skipped).
+platforms_log=$(mktemp)
+bash scripts/platforms.sh 2>&1 | tee "$platforms_log" || { status=1; failed+=(platforms); }
+platforms_summary=$(sed -n 's/^platforms: summary: //p' "$platforms_log")
+rm -f "$platforms_log"
+
 # One line to end on, whatever scrolled past.
 if ((status == 0)); then
-    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), a dependent build, the interop examples, MSRV${msrv_skipped:-}, package, checking driver, Miri${miri_summary:-}"
+    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), a dependent build, the interop examples, MSRV${msrv_skipped:-}, package, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
 else
     joined=$(printf '%s, ' "${failed[@]}")
-    echo "scripts/test.sh: FAILED: ${joined%, }" >&2
+    echo "scripts/test.sh: FAILED: ${joined%, }${platforms_summary:+; platforms: $platforms_summary}" >&2
 fi
 exit "$status"

@@ -777,10 +777,15 @@ impl fmt::Debug for Error {
 /// What every error says in a build without libcuda (`cfg(custack_no_libcuda)`), where each
 /// driver call returns `CUDA_ERROR_NO_DEVICE` and the driver describes nothing.
 const NOT_LINKED: &str = "no CUDA driver: custack was built where no libcuda was found";
+#[cfg(not(windows))]
 const NOT_LINKED_HINT: &str = "build.rs found no libcuda.so.1 (the NVIDIA driver library), so \
      this program was built without GPU access: install the NVIDIA driver, or set \
      CUDA_DRIVER_LIB_DIR to the directory holding libcuda.so.1, and rebuild \
      (CUSTACK_REQUIRE_LIBCUDA=1 makes that a build error)";
+#[cfg(windows)]
+const NOT_LINKED_HINT: &str = "build.rs found no nvcuda.dll (the NVIDIA driver), so this program \
+     was built without GPU access: install the NVIDIA driver and rebuild, or build with \
+     CUSTACK_REQUIRE_LIBCUDA=1 to link nvcuda.dll by name for a machine that has it";
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

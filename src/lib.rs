@@ -61,7 +61,8 @@
 //! | managed, pitched, array memory | [`PushedGuard::alloc_managed`], [`PushedGuard::alloc_pitched`], [`PushedGuard::alloc_array`] | `cuMemAllocManaged`, `cuMemAllocPitch`, `cuArray3DCreate` |
 //! | textures and surfaces | [`PushedGuard::texture_from`], [`TextureResource`], [`TextureOptions`], [`PushedGuard::surface`], [`PushedGuard::alloc_mipmapped_array`] | `cuTexObjectCreate`, `cuSurfObjectCreate`, `cuMipmappedArrayCreate` |
 //! | load and look up kernels | [`PushedGuard::load_ptx`], [`PushedGuard::load_ptx_with`], [`PushedGuard::linker`], [`Module::function`], [`Module::kernel`], [`Library`], [`SharedLibrary`] | `cuModuleLoadDataEx`, `cuLinkCreate`, `cuModuleGetFunction`, `cuLibraryLoadData` |
-//! | launch kernels | [`StreamScope::launch`], [`StreamScope::launch_kernel`], [`StreamScope::launch_with`], [`LaunchConfig`] | `cuLaunchKernel`, `cuLaunchKernelEx` |
+//! | declare a kernel once, launch it safely | [`kernel_contract!`], [`Module::declared`], [`StreamScope::run`], [`StreamScope::run_cooperative`], [`derive@DeviceCopy`] | `cuFuncGetParamInfo`, `cuLaunchKernel` |
+//! | launch kernels one cannot describe (`unsafe`) | [`StreamScope::launch`], [`StreamScope::launch_kernel`], [`StreamScope::launch_with`], [`LaunchConfig`] | `cuLaunchKernel`, `cuLaunchKernelEx` |
 //! | streams and events | [`PushedGuard::stream`], [`PushedGuard::event`], [`Stream`], [`Event`] | `cuStreamCreate`, `cuEventCreate` |
 //! | memory pools, stream-ordered allocation | [`PushedGuard::create_mem_pool`], [`StreamScope::alloc`] | `cuMemPoolCreate`, `cuMemAllocAsync` |
 //! | virtual memory management | [`PushedGuard::reserve`], [`PushedGuard::create_physical`], [`Reservation::map`]; across devices [`PushedGuard::reserve_for_peers`], [`PushedGuard::create_physical_on`], [`PeerReservation::map`], [`PushedGuard::lend_mut`] | `cuMemAddressReserve`, `cuMemCreate`, `cuMemMap`, `cuMemSetAccess` |
@@ -128,6 +129,7 @@ mod plain;
 mod pool;
 mod registered;
 mod stack;
+mod stand_in;
 mod stream;
 mod texture;
 mod vmm;
@@ -144,10 +146,27 @@ pub use context::{Context, ContextFlags};
 #[doc(hidden)]
 pub use contract::__private as __private_contract;
 pub use contract::{
-    CheckedBy, Contract, ContractArg, ContractArgs, Declared, ExtentFactor, ParamKind, ReadBuffer,
-    Scalar, WriteBuffer,
+    CheckedBy, Contract, ContractArg, ContractArgs, Declared, DeclaredLibrary, ExtentFactor,
+    ParamKind, ReadBuffer, Scalar, WriteBuffer,
 };
 pub use current::{CacheConfig, Limit};
+/// `#[derive(DeviceCopy)]`: implements [`DeviceCopy`](trait@DeviceCopy) for a `#[repr(C)]` or
+/// `#[repr(transparent)]` struct after checking, at compile time, that every field is
+/// `DeviceCopy` and that it has no padding bytes; a compile error saying which check failed
+/// otherwise. Generic structs are refused (write the `unsafe impl` by hand).
+///
+/// ```
+/// use custack::DeviceCopy;
+///
+/// #[derive(Clone, Copy, DeviceCopy)]
+/// #[repr(C)]
+/// struct Particle {
+///     position: [f32; 3],
+///     mass: f32,
+///     id: u64,
+/// }
+/// ```
+pub use custack_derive::DeviceCopy;
 pub use driver::{ComputeCapability, Device, Driver, Version, driver_version};
 pub use error::{Error, ErrorKind, Result, dropped_error_count, take_drop_errors};
 pub use event::{Event, EventFlags};
@@ -174,6 +193,7 @@ pub use plain::DeviceCopy;
 pub use pool::MemPool;
 pub use registered::{RegisteredHost, RegisteredVec};
 pub use stack::{ContextKind, Floating, Green, PushedGuard, Stack, StackTop};
+pub use stand_in::{KernelCall, StandIn, StandInError};
 pub use stream::{BorrowedStream, ParkedStream, Stream, StreamFlags};
 pub use texture::{
     AddressMode, ArrayElement, CudaArray, FilterMode, ResourceView, ScopedArray, ScopedSurface,

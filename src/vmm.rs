@@ -41,6 +41,7 @@ use crate::plain::DeviceCopy;
 use crate::stack::{ContextKind, PushedGuard};
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
+use core::sync::atomic::{AtomicBool, Ordering};
 
 /// A reserved range of device virtual addresses, lent by a guard; freed on drop
 /// (`cuMemAddressFree`).
@@ -49,7 +50,42 @@ use core::mem::ManuallyDrop;
 pub struct Reservation<'g> {
     base: ffi::CUdeviceptr,
     size: usize,
+    stuck: Stuck,
     _marker: PhantomData<(&'g (), *const ())>,
+}
+
+/// Set when a mapping in a reservation could not be unmapped (the driver failed the call, or
+/// its context could not be pushed): the range is still mapped, so the reservation maps
+/// nothing more and is not freed on drop (the failed unmap's error was recorded; the driver
+/// releases both with the context or the process).
+#[derive(Debug, Default)]
+struct Stuck(AtomicBool);
+
+impl Stuck {
+    fn set(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+    fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+    /// Unmaps `ptr..ptr + bytes` (recording a failure as a drop error) and marks the
+    /// reservation stuck if that failed.
+    fn unmap(&self, ptr: ffi::CUdeviceptr, bytes: usize) {
+        if !unmap(ptr, bytes) {
+            self.set();
+        }
+    }
+    /// Refuses a new mapping in a stuck reservation.
+    fn check(&self) -> Result<()> {
+        if self.is_set() {
+            return Err(Error::custack(
+                ErrorKind::NotSupported,
+                "a mapping of this reservation could not be unmapped: its range is still mapped"
+                    .to_owned(),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Physical device memory (`cuMemCreate`), lent by a guard; released on drop (`cuMemRelease`).
@@ -71,6 +107,7 @@ pub struct Mapping<'r, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,
     bytes: usize,
+    stuck: &'r Stuck,
     _marker: PhantomData<(&'r (), *const T)>,
 }
 
@@ -86,6 +123,7 @@ pub struct SharedMapping<'r, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,
     bytes: usize,
+    stuck: &'r Stuck,
     _marker: PhantomData<(&'r (), *const T)>,
 }
 
@@ -141,6 +179,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         Ok(Reservation {
             base,
             size,
+            stuck: Stuck::default(),
             _marker: PhantomData,
         })
     }
@@ -225,6 +264,7 @@ impl Reservation<'_> {
             ptr: self.base,
             len: bytes / size_of::<T>().max(1),
             bytes,
+            stuck: &self.stuck,
             _marker: PhantomData,
         })
     }
@@ -275,6 +315,7 @@ impl Reservation<'_> {
             ptr: self.base,
             len: bytes / size_of::<T>().max(1),
             bytes,
+            stuck: &self.stuck,
             _marker: PhantomData,
         })
     }
@@ -305,13 +346,14 @@ impl Reservation<'_> {
             .map(|p| ManuallyDrop::new(p).handle)
             .collect();
         if let Err(e) = release_all(&handles) {
-            unmap(self.base, bytes);
+            self.stuck.unmap(self.base, bytes);
             return Err(e);
         }
         Ok(Mapping {
             ptr: self.base,
             len: bytes / size_of::<T>().max(1),
             bytes,
+            stuck: &self.stuck,
             _marker: PhantomData,
         })
     }
@@ -325,7 +367,7 @@ impl Reservation<'_> {
         physical: impl Iterator<Item = (ffi::CUmemGenericAllocationHandle, usize)> + Clone,
     ) -> Result<usize> {
         let access = [access_desc(guard.device()?, Access::ReadWrite)];
-        map_pieces(self.base, self.size, 0, physical, &access).map(|(_, bytes)| bytes)
+        map_pieces(self.base, self.size, 0, physical, &access, &self.stuck).map(|(_, bytes)| bytes)
     }
 }
 
@@ -354,14 +396,17 @@ fn access_desc(device: Device, access: Access) -> ffi::CUmemAccessDesc {
 
 /// Maps `(handle, size)` one after the other from `base + offset` of a reservation of `size`
 /// bytes at `base`, then grants `access`; returns the first address and the bytes mapped. On an
-/// error nothing stays mapped.
+/// error nothing stays mapped (or, if the clean-up's unmap failed too, the reservation is
+/// `stuck`).
 fn map_pieces(
     base: ffi::CUdeviceptr,
     size: usize,
     offset: usize,
     physical: impl Iterator<Item = (ffi::CUmemGenericAllocationHandle, usize)> + Clone,
     access: &[ffi::CUmemAccessDesc],
+    stuck: &Stuck,
 ) -> Result<(ffi::CUdeviceptr, usize)> {
+    stuck.check()?;
     let bytes = physical
         .clone()
         .try_fold(0usize, |sum, (_, size)| sum.checked_add(size))
@@ -383,7 +428,7 @@ fn map_pieces(
         // owned by the caller for the mapping's life.
         let r = unsafe { ffi::cuMemMap(at, size, 0, handle, 0) }.result();
         if let Err(e) = r {
-            unmap(start, done);
+            stuck.unmap(start, done);
             return Err(e);
         }
         done += size;
@@ -391,7 +436,7 @@ fn map_pieces(
     // SAFETY: the range was just mapped; `access.len()` descriptors.
     let granted = unsafe { ffi::cuMemSetAccess(start, bytes, access.as_ptr(), access.len()) };
     if let Err(e) = granted.result() {
-        unmap(start, bytes);
+        stuck.unmap(start, bytes);
         return Err(e);
     }
     Ok((start, bytes))
@@ -411,32 +456,42 @@ fn release_all(handles: &[ffi::CUmemGenericAllocationHandle]) -> Result<()> {
     first
 }
 
-fn unmap(ptr: ffi::CUdeviceptr, bytes: usize) {
+/// Unmaps `ptr..ptr + bytes`; false (the error recorded as a drop error) if the driver failed.
+#[must_use]
+fn unmap(ptr: ffi::CUdeviceptr, bytes: usize) -> bool {
     if bytes == 0 {
-        return;
+        return true;
     }
     // SAFETY: `ptr..ptr + bytes` was mapped by `Reservation::map` and is unmapped once; no
     // asynchronous work uses it (scopes bind mappings by borrow).
-    if let Err(e) = unsafe { ffi::cuMemUnmap(ptr, bytes) }.result() {
-        record_drop_error(e);
+    match unsafe { ffi::cuMemUnmap(ptr, bytes) }.result() {
+        Ok(()) => true,
+        Err(e) => {
+            record_drop_error(e);
+            false
+        }
     }
 }
 
 impl<T: DeviceCopy> Drop for Mapping<'_, T> {
     fn drop(&mut self) {
-        unmap(self.ptr, self.bytes);
+        self.stuck.unmap(self.ptr, self.bytes);
     }
 }
 
 impl<T: DeviceCopy> Drop for SharedMapping<'_, T> {
     fn drop(&mut self) {
-        unmap(self.ptr, self.bytes);
+        self.stuck.unmap(self.ptr, self.bytes);
     }
 }
 
 impl Drop for Reservation<'_> {
     fn drop(&mut self) {
-        // SAFETY: reserved by this value, freed once; no mapping is alive (mappings borrow it).
+        if self.stuck.is_set() {
+            return; // still mapped: the failed unmap was recorded; freeing would pull the range
+        }
+        // SAFETY: reserved by this value, freed once; no mapping is alive (mappings borrow it)
+        // and none is left over (not stuck).
         if let Err(e) = unsafe { ffi::cuMemAddressFree(self.base, self.size) }.result() {
             record_drop_error(e);
         }
@@ -483,6 +538,7 @@ pub struct PeerReservation<'ctx> {
     ctx: ffi::CUcontext,
     base: ffi::CUdeviceptr,
     size: usize,
+    stuck: Stuck,
     _marker: PeerMarker<'ctx>,
 }
 
@@ -511,6 +567,7 @@ pub struct PeerMapping<'r, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,
     bytes: usize,
+    stuck: &'r Stuck,
     access: Vec<(Device, Access)>,
     _marker: MappingMarker<'r, T>,
 }
@@ -525,6 +582,7 @@ pub struct SharedPeerMapping<'r, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,
     bytes: usize,
+    stuck: &'r Stuck,
     devices: Vec<Device>,
     _marker: MappingMarker<'r, T>,
 }
@@ -532,7 +590,8 @@ pub struct SharedPeerMapping<'r, T: DeviceCopy> {
 // SAFETY: (for the eight impls below) VMM address ranges, physical
 // allocations and mappings belong to the process, not to a thread or a context (CUDA Virtual
 // Memory Management); each value only holds the handle or address and the context it pushes for
-// its own calls (a context may be current on several threads at once). It offers no access to
+// its own calls (a context may be current on several threads at once), and a mapping a
+// reference to its reservation's `Stuck` flag, an atomic. It offers no access to
 // the memory except through a guard of the thread that lends it (`lend`, `lend_mut`,
 // `lend_shared`), which checks the device and ties the view to itself; `&self` methods read
 // plain fields only. Dropping one on any thread pushes its context there.
@@ -612,6 +671,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
             ctx: self.as_raw(),
             base,
             size,
+            stuck: Stuck::default(),
             _marker: PhantomData,
         })
     }
@@ -829,13 +889,7 @@ impl PeerReservation<'_> {
         // stack as it was.
         let released = unsafe { in_context(self.ctx, || release_all(&handles)) };
         if let Err(e) = released {
-            // SAFETY: as above; the range was mapped above and is unmapped once.
-            let _ = unsafe {
-                in_context(self.ctx, || {
-                    unmap(ptr, bytes);
-                    Ok(())
-                })
-            };
+            unmap_in(self.ctx, ptr, bytes, &self.stuck);
             return Err(e);
         }
         Ok(self.mapping(ptr, bytes, access))
@@ -869,6 +923,7 @@ impl PeerReservation<'_> {
             ptr,
             len: bytes / size_of::<T>().max(1),
             bytes,
+            stuck: &self.stuck,
             devices: devices.to_vec(),
             _marker: PhantomData,
         })
@@ -885,6 +940,7 @@ impl PeerReservation<'_> {
             ptr,
             len: bytes / size_of::<T>().max(1),
             bytes,
+            stuck: &self.stuck,
             access: access.to_vec(),
             _marker: PhantomData,
         }
@@ -918,13 +974,22 @@ impl PeerReservation<'_> {
         }
         let descs: Vec<_> = access.iter().map(|&(d, a)| access_desc(d, a)).collect();
         let handles = pieces.iter().map(|&(h, size, _)| (h, size));
+        let mut mapped = false;
         // SAFETY: the reservation's context is live (borrowed for 'ctx); mapping leaves the
         // stack as it was.
-        unsafe {
+        let r = unsafe {
             in_context(self.ctx, || {
-                map_pieces(self.base, self.size, offset, handles, &descs)
+                let m = map_pieces(self.base, self.size, offset, handles, &descs, &self.stuck)?;
+                mapped = true;
+                Ok(m)
             })
+        };
+        if r.is_err() && mapped {
+            // Mapped, but the context could not be popped: no value owns the range now, so
+            // it stays mapped and the reservation is stuck.
+            self.stuck.set();
         }
+        r
     }
 }
 
@@ -985,35 +1050,40 @@ impl<T: DeviceCopy> SharedPeerMapping<'_, T> {
     }
 }
 
-/// Unmaps `ptr..ptr + bytes` with `ctx` pushed.
-fn unmap_in(ctx: ffi::CUcontext, ptr: ffi::CUdeviceptr, bytes: usize) {
+/// Unmaps `ptr..ptr + bytes` with `ctx` pushed; marks the reservation `stuck` if the push or
+/// the unmap failed (both recorded as drop errors).
+fn unmap_in(ctx: ffi::CUcontext, ptr: ffi::CUdeviceptr, bytes: usize, stuck: &Stuck) {
     // SAFETY: `ctx` is live (the mapping borrows its reservation, which borrows it); unmapping
     // leaves the stack as it was.
     let pushed = unsafe {
         in_context(ctx, || {
-            unmap(ptr, bytes);
+            stuck.unmap(ptr, bytes);
             Ok(())
         })
     };
     if let Err(e) = pushed {
+        stuck.set();
         record_drop_error(e);
     }
 }
 
 impl<T: DeviceCopy> Drop for PeerMapping<'_, T> {
     fn drop(&mut self) {
-        unmap_in(self.ctx, self.ptr, self.bytes);
+        unmap_in(self.ctx, self.ptr, self.bytes, self.stuck);
     }
 }
 
 impl<T: DeviceCopy> Drop for SharedPeerMapping<'_, T> {
     fn drop(&mut self) {
-        unmap_in(self.ctx, self.ptr, self.bytes);
+        unmap_in(self.ctx, self.ptr, self.bytes, self.stuck);
     }
 }
 
 impl Drop for PeerReservation<'_> {
     fn drop(&mut self) {
+        if self.stuck.is_set() {
+            return; // still mapped: as for `Reservation`
+        }
         let (base, size) = (self.base, self.size);
         let free = || {
             // SAFETY: reserved by this value, freed once; no mapping is alive (mappings borrow

@@ -1044,6 +1044,29 @@ fn p10_contract_launches(ctx: &Context) -> Result<(Vec<f32>, Vec<u32>)> {
     Ok((c, out.to_vec()))
 }
 
+/// `#[derive(DeviceCopy)]` on a `#[repr(C)]` struct of plain data without padding: the twin of
+/// `ui-tests/c23_derive_device_copy_*.rs`. It is a kernel argument and copies to the device.
+#[derive(Clone, Copy, Debug, PartialEq, custack::DeviceCopy)]
+#[repr(C)]
+struct Derived {
+    scale: [f32; 3],
+    count: u32,
+    id: u64,
+}
+
+/// A `#[repr(transparent)]` newtype.
+#[derive(Clone, Copy, Debug, PartialEq, custack::DeviceCopy)]
+#[repr(transparent)]
+struct Meters(f64);
+
+#[test]
+fn derived_plain_data() {
+    fn plain<T: DeviceCopy>() {}
+    plain::<Derived>();
+    plain::<Meters>();
+    plain::<[Derived; 4]>();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Tests on a device (fail without one)
 // ---------------------------------------------------------------------------------------------

@@ -94,12 +94,36 @@ pub(crate) enum Kind {
     TexObject,
     /// A surface object; its parent is its array.
     SurfObject,
+    /// A reserved device address range (`cuMemAddressReserve`), by its start.
+    Reservation,
+    /// Physical memory (`cuMemCreate`), by its handle.
+    Physical,
+    /// Physical memory mapped into a reservation (`cuMemMap`), by its start: device memory
+    /// that any context of the device may use once `cuMemSetAccess` granted access.
+    Mapping,
+    /// Device memory opened from an IPC handle (`cuIpcOpenMemHandle`), by its address; its
+    /// parent is the exported allocation, when this process exported it.
+    IpcMemory,
 }
 
 impl Kind {
     /// Host memory and libraries belong to no context.
     fn context_free(self) -> bool {
         matches!(self, Kind::HostMemory | Kind::Library | Kind::LibraryKernel)
+    }
+
+    /// Used from any context of the device: the virtual address space is the process's
+    /// (recorded with the context that made them, for leaks and orphans).
+    fn any_context(self) -> bool {
+        self.context_free() || matches!(self, Kind::Reservation | Kind::Physical | Kind::Mapping)
+    }
+
+    /// Device memory a copy, memset or launch may use by address.
+    fn addressable(self) -> bool {
+        matches!(
+            self,
+            Kind::DeviceMemory | Kind::Global | Kind::Mapping | Kind::IpcMemory
+        )
     }
 }
 
@@ -234,6 +258,10 @@ struct State {
     ptx: HashMap<usize, std::sync::Arc<crate::ptx::Ptx>>,
     /// Per function of such a module, its parameters' sizes.
     params: HashMap<usize, Vec<usize>>,
+    /// Mappings whose range `cuMemSetAccess` made accessible.
+    accessible: std::collections::HashSet<usize>,
+    /// Peer access enabled: (the context that enabled it, its peer).
+    peers: std::collections::HashSet<(usize, usize)>,
 }
 
 impl State {
@@ -470,7 +498,7 @@ fn check_use_in(
             );
             None
         }
-        Some(o) if !kind.context_free() && !any_context && o.ctx != cur => {
+        Some(o) if !kind.any_context() && !any_context && o.ctx != cur => {
             let ctx = o.ctx;
             violation(
                 s,
@@ -480,7 +508,16 @@ fn check_use_in(
             );
             Some(ctx)
         }
-        Some(o) => Some(o.ctx),
+        Some(o) => {
+            let ctx = o.ctx;
+            if kind == Kind::Mapping && !s.accessible.contains(&h) {
+                violation(
+                    s,
+                    format!("{what}: mapped memory {h:#x} used before cuMemSetAccess"),
+                );
+            }
+            Some(ctx)
+        }
     }
 }
 
@@ -542,19 +579,26 @@ pub(crate) fn used_from_any_context(kind: Kind, h: usize, what: &str) {
 /// inside it: a view at an offset), if the double handed it out. Addresses are never reused, so
 /// a freed allocation is still found, as freed.
 fn containing(s: &State, p: u64) -> Option<(Kind, usize)> {
-    if let Some(k) = [Kind::DeviceMemory, Kind::Global]
-        .into_iter()
-        .find(|k| s.objs.contains_key(&(*k, p as usize)))
+    // A mapping's start may also be its reservation's: the mapping (live ones first) answers.
+    let at = |k: Kind| s.objs.get(&(k, p as usize)).map(|o| (o.live, k));
+    if let Some((_, k)) = [
+        Kind::Mapping,
+        Kind::DeviceMemory,
+        Kind::Global,
+        Kind::IpcMemory,
+    ]
+    .into_iter()
+    .filter_map(at)
+    .max_by_key(|(live, _)| *live)
     {
         return Some((k, p as usize));
     }
     s.objs
         .iter()
-        .find(|((k, start), o)| {
-            matches!(k, Kind::DeviceMemory | Kind::Global)
-                && (*start as u64) < p
-                && p < *start as u64 + o.size
+        .filter(|((k, start), o)| {
+            k.addressable() && (*start as u64) < p && p < *start as u64 + o.size
         })
+        .max_by_key(|(_, o)| o.live)
         .map(|(key, _)| *key)
 }
 
@@ -566,6 +610,140 @@ pub(crate) fn used_address(p: u64, what: &str) {
             check_use(s, kind, h, what);
         }
     });
+}
+
+/// Device bytes `first..end` are used by `what`, as memory of context `ctx` (None: the current
+/// one): where `first` lies in memory the double handed out, that memory must be live, of that
+/// context, and hold `end` too (a copy must not run past the end of its allocation).
+pub(crate) fn used_span(first: u64, end: u64, ctx: Option<usize>, what: &str) {
+    with_state(|s| {
+        let Some(key) = containing(s, first) else {
+            return;
+        };
+        let Some(obj) = s.objs.get(&key) else {
+            return;
+        };
+        let (live, owner, size) = (obj.live, obj.ctx, obj.size);
+        match ctx {
+            None => {
+                check_use(s, key.0, key.1, what);
+            }
+            Some(c) if !live => violation(
+                s,
+                format!(
+                    "{what}: {:?} {:#x} (of context {c:#x}) already freed",
+                    key.0, key.1
+                ),
+            ),
+            Some(c) if owner != c && !key.0.any_context() => violation(
+                s,
+                format!(
+                    "{what}: {:?} {:#x} is memory of context {owner:#x}, named as of {c:#x}",
+                    key.0, key.1
+                ),
+            ),
+            Some(_) => {}
+        }
+        if size != 0 && end > key.1 as u64 + size {
+            violation(
+                s,
+                format!(
+                    "{what}: bytes {first:#x}..{end:#x} run past the end of {:?} {:#x} ({size} bytes)",
+                    key.0, key.1
+                ),
+            );
+        }
+    });
+}
+
+/// Context `ctx` is named by `what` (a peer copy's context): it must be live.
+pub(crate) fn context_named(ctx: usize, what: &str) {
+    with_state(|s| {
+        if !s.objs.get(&(Kind::Context, ctx)).is_some_and(|o| o.live) {
+            violation(s, format!("{what}: context {ctx:#x} is not live"));
+        }
+    });
+}
+
+/// `cuCtxEnablePeerAccess(peer)`: the peer must be a live context other than the current one.
+/// Returns false when access was enabled already (`CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED`).
+pub(crate) fn peer_enabled(peer: usize) -> bool {
+    with_state(|s| {
+        let cur = current(s);
+        if !s.objs.get(&(Kind::Context, peer)).is_some_and(|o| o.live) || peer == cur {
+            violation(
+                s,
+                format!("cuCtxEnablePeerAccess: {peer:#x} is not a live context other than the current {cur:#x}"),
+            );
+        }
+        s.peers.insert((cur, peer))
+    })
+    .unwrap_or(true)
+}
+
+/// `cuCtxDisablePeerAccess(peer)`: access must have been enabled from the current context.
+/// Returns false when it was not (`CUDA_ERROR_PEER_ACCESS_NOT_ENABLED`).
+pub(crate) fn peer_disabled(peer: usize) -> bool {
+    with_state(|s| {
+        let cur = current(s);
+        let was = s.peers.remove(&(cur, peer));
+        if !was {
+            violation(
+                s,
+                format!("cuCtxDisablePeerAccess: access from {cur:#x} to {peer:#x} is not enabled"),
+            );
+        }
+        was
+    })
+    .unwrap_or(true)
+}
+
+/// `cuIpcGetMemHandle(ptr)`: `ptr` must be the start of a live `cuMemAlloc` allocation of the
+/// current context; returns its size (0 when unknown).
+pub(crate) fn ipc_exported(ptr: u64) -> u64 {
+    with_state(|s| {
+        let key = (Kind::DeviceMemory, ptr as usize);
+        if s.objs.contains_key(&key) {
+            check_use(s, key.0, key.1, "cuIpcGetMemHandle");
+            s.objs.get(&key).map_or(0, |o| o.size)
+        } else {
+            violation(
+                s,
+                format!("cuIpcGetMemHandle: {ptr:#x} is not the start of a device allocation"),
+            );
+            0
+        }
+    })
+    .unwrap_or(0)
+}
+
+/// `cuIpcOpenMemHandle` opened the allocation exported at `exported` (0: another process's) as
+/// `ptr`, `size` bytes, in the current context. Opening one handle twice while the first
+/// opening lives is a violation (`open_ipc`'s contract: two exclusive handles to one memory).
+pub(crate) fn ipc_opened(ptr: u64, size: u64, exported: u64) {
+    with_state(|s| {
+        if exported != 0
+            && s.objs
+                .iter()
+                .any(|((k, _), o)| *k == Kind::IpcMemory && o.live && o.parent == exported as usize)
+        {
+            violation(
+                s,
+                format!("cuIpcOpenMemHandle: the allocation {exported:#x} is opened already"),
+            );
+        }
+    });
+    created_sized(Kind::IpcMemory, ptr as usize, exported as usize, size);
+}
+
+/// Whether a live IPC opening shows the allocation at `ptr` (which must then not be freed).
+pub(crate) fn ipc_open_on(ptr: u64) -> bool {
+    with_state(|s| {
+        s.objs
+            .iter()
+            .any(|((k, _), o)| *k == Kind::IpcMemory && o.live && o.parent == ptr as usize)
+    })
+    .unwrap_or(false)
 }
 
 /// An asynchronous operation on `stream` uses `h` (when the double handed `h` out; a device
@@ -707,7 +885,7 @@ pub(crate) unsafe fn launched(
                         key.0, key.1
                     ),
                 ),
-                Some(o) if o.ctx != cur => {
+                Some(o) if !key.0.any_context() && o.ctx != cur => {
                     let ctx = o.ctx;
                     violation(
                         s,
@@ -883,7 +1061,7 @@ pub(crate) fn graph_launched(exec: usize, stream: usize) {
                                 key.0, key.1
                             ),
                         ),
-                        Some(o) if o.ctx != cur => {
+                        Some(o) if !key.0.any_context() && o.ctx != cur => {
                             let ctx = o.ctx;
                             violation(
                                 s,
@@ -1099,11 +1277,185 @@ pub(crate) fn context_destroyed(h: usize) {
                 }
             }
         }
+        let peers: Vec<(usize, usize)> = s
+            .peers
+            .iter()
+            .copied()
+            .filter(|(from, to)| *from == h || *to == h)
+            .collect();
+        for (from, to) in peers {
+            s.peers.remove(&(from, to));
+            orphans.push(format!(
+                "orphan: peer access from {from:#x} to {to:#x} still enabled when context {h:#x} was destroyed"
+            ));
+        }
         s.orphans.extend(orphans);
         if let Some(o) = s.objs.get_mut(&(Kind::Context, h)) {
             o.live = false;
         }
     });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Virtual memory management: reserve, create, map, set access, unmap, release, free, in order.
+
+/// `cuMemAddressReserve` reserved `size` bytes at `base`.
+pub(crate) fn reserved(base: u64, size: usize) {
+    created_sized(Kind::Reservation, base as usize, 0, size as u64);
+}
+
+/// `cuMemCreate` made `size` bytes of physical memory, `handle`.
+pub(crate) fn physical_created(handle: u64, size: usize) {
+    created_sized(Kind::Physical, handle as usize, 0, size as u64);
+}
+
+/// `cuMemMap(ptr, size, offset, handle)`: the range must lie in a live reservation and overlap
+/// no live mapping; the physical memory must be live and hold `offset + size` bytes. Returns
+/// false (after recording the violation) when the double should refuse it.
+pub(crate) fn mapping(ptr: u64, size: usize, offset: usize, handle: u64) -> bool {
+    with_state(|s| {
+        let end = ptr + size as u64;
+        let live_in = |k: Kind, s: &State| {
+            s.objs
+                .iter()
+                .find(|((kind, start), o)| {
+                    *kind == k && o.live && *start as u64 <= ptr && end <= *start as u64 + o.size
+                })
+                .map(|((_, start), _)| *start)
+        };
+        let Some(reservation) = live_in(Kind::Reservation, s) else {
+            violation(
+                s,
+                format!("cuMemMap: {ptr:#x}..{end:#x} lies in no live reservation"),
+            );
+            return false;
+        };
+        if let Some(((_, other), _)) = s.objs.iter().find(|((k, start), o)| {
+            *k == Kind::Mapping && o.live && (*start as u64) < end && ptr < *start as u64 + o.size
+        }) {
+            let other = *other;
+            violation(
+                s,
+                format!("cuMemMap: {ptr:#x}..{end:#x} overlaps the mapping at {other:#x}"),
+            );
+            return false;
+        }
+        match check_use(s, Kind::Physical, handle as usize, "cuMemMap") {
+            None => return false,
+            Some(_) => {
+                let have = s.objs[&(Kind::Physical, handle as usize)].size;
+                if (offset + size) as u64 > have {
+                    violation(
+                        s,
+                        format!(
+                            "cuMemMap: {size} bytes at offset {offset} of a {have}-byte allocation"
+                        ),
+                    );
+                    return false;
+                }
+            }
+        }
+        let ctx = current(s);
+        s.objs.insert(
+            (Kind::Mapping, ptr as usize),
+            Obj {
+                ctx,
+                parent: reservation,
+                live: true,
+                size: size as u64,
+            },
+        );
+        // The physical memory stays in use while mapped (`cuMemRelease` defers its release).
+        s.accessible.remove(&(ptr as usize));
+        true
+    })
+    .unwrap_or(true)
+}
+
+/// The live mappings that `ptr..ptr + size` covers exactly (one after the other), or the
+/// violation's text.
+fn mappings_covering(s: &State, ptr: u64, size: usize) -> Result<Vec<usize>, String> {
+    let mut at = ptr;
+    let end = ptr + size as u64;
+    let mut found = Vec::new();
+    while at < end {
+        match s.objs.get(&(Kind::Mapping, at as usize)) {
+            Some(o) if o.live => {
+                found.push(at as usize);
+                at += o.size;
+            }
+            _ => return Err(format!("{at:#x} is not the start of a live mapping")),
+        }
+    }
+    if at == end {
+        Ok(found)
+    } else {
+        Err(format!("the range ends inside the mapping before {at:#x}"))
+    }
+}
+
+/// `cuMemSetAccess(ptr, size)`: the range must be mapped; its mappings become accessible.
+pub(crate) fn access_set(ptr: u64, size: usize) {
+    with_state(|s| match mappings_covering(s, ptr, size) {
+        Ok(found) => s.accessible.extend(found),
+        Err(e) => violation(s, format!("cuMemSetAccess: {ptr:#x} + {size}: {e}")),
+    });
+}
+
+/// `cuMemUnmap(ptr, size)`: the range must be mapped, and no enqueued work may still use it.
+pub(crate) fn unmapping(ptr: u64, size: usize) {
+    let found = with_state(|s| match mappings_covering(s, ptr, size) {
+        Ok(found) => found,
+        Err(e) => {
+            violation(s, format!("cuMemUnmap: {ptr:#x} + {size}: {e}"));
+            Vec::new()
+        }
+    })
+    .unwrap_or_default();
+    for m in found {
+        freeing(Kind::Mapping, m, None, "cuMemUnmap");
+        with_state(|s| {
+            if let Some(o) = s.objs.get_mut(&(Kind::Mapping, m)) {
+                o.live = false;
+            }
+            s.accessible.remove(&m);
+        });
+    }
+}
+
+/// `cuMemAddressFree(ptr, size)`: a live reservation of exactly that size, nothing mapped in it.
+pub(crate) fn reservation_freed(ptr: u64, size: usize) {
+    with_state(|s| {
+        let key = (Kind::Reservation, ptr as usize);
+        if let Some(o) = s.objs.get(&key)
+            && o.live
+            && o.size != size as u64
+        {
+            let have = o.size;
+            violation(
+                s,
+                format!("cuMemAddressFree: {ptr:#x} freed as {size} bytes, reserved as {have}"),
+            );
+        }
+        let mapped: Vec<usize> = s
+            .objs
+            .iter()
+            .filter(|((k, _), o)| *k == Kind::Mapping && o.live && o.parent == ptr as usize)
+            .map(|((_, m), _)| *m)
+            .collect();
+        for m in mapped {
+            violation(
+                s,
+                format!("cuMemAddressFree: {ptr:#x} freed while {m:#x} is mapped in it"),
+            );
+        }
+    });
+    let _ = destroyed(Kind::Reservation, ptr as usize, "cuMemAddressFree");
+}
+
+/// An orphan the caller found: a handle left behind by what the program freed.
+pub(crate) fn report_orphan(text: String) {
+    with_state(|s| s.orphans.push(format!("orphan: {text}")));
 }
 
 /// A pop found the stack empty.
@@ -1130,6 +1482,11 @@ pub(crate) fn report() -> String {
             if leaked {
                 leaks.push(format!("leak: {k:?} {h:#x} of context {:#x}", o.ctx));
             }
+        }
+        for (from, to) in &s.peers {
+            leaks.push(format!(
+                "leak: peer access from {from:#x} to {to:#x} still enabled"
+            ));
         }
         leaks.sort();
         let stacks = s.stacks.values().filter(|v| !v.is_empty()).count() + s.exited_nonempty;

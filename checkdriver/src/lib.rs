@@ -9,6 +9,7 @@
 //!   such schedule:
 //!
 //!   ```text
+//!   cargo run --release --manifest-path <custack>/checkdriver/Cargo.toml --bin custack-check -- --cargo [-- test filter]
 //!   cargo run --release --manifest-path <custack>/checkdriver/Cargo.toml --bin custack-check -- <test binary> [test filter]
 //!   ```
 //!
@@ -69,6 +70,8 @@ const CUDA_ERROR_INVALID_VALUE: CUresult = 1;
 const CUDA_ERROR_OUT_OF_MEMORY: CUresult = 2;
 const CUDA_ERROR_INVALID_CONTEXT: CUresult = 201;
 const CUDA_ERROR_NOT_FOUND: CUresult = 500;
+const CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED: CUresult = 704;
+const CUDA_ERROR_PEER_ACCESS_NOT_ENABLED: CUresult = 705;
 
 const DRIVER_VERSION: c_int = 12020;
 
@@ -409,6 +412,11 @@ entry_points! {
     fn cuMemAlloc_v2(ptr: *mut CUdeviceptr, bytes: usize) { new_address(ptr, bytes) }
     fn cuMemFree_v2(ptr: CUdeviceptr) {
         check::freeing(Kind::DeviceMemory, ptr as usize, None, "cuMemFree");
+        // In one process this breaks `open_ipc`'s contract (across two, it is the other
+        // process's); reported as what the program left behind, so a failed close excuses it.
+        if check::ipc_open_on(ptr) {
+            check::report_orphan(format!("{ptr:#x} freed while opened through IPC"));
+        }
         if check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFree") {
             data::freed(ptr);
             let mut managed = MANAGED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -527,6 +535,8 @@ entry_points! {
         bytes: usize,
         stream: Handle,
     ) {
+        check::used(Kind::Stream, stream as usize, "cuMemcpyPeerAsync");
+        peer_copy_used(dst, dst_ctx, src, src_ctx, bytes, Some(stream as usize), "cuMemcpyPeerAsync");
         CUDA_SUCCESS
     }
     fn cuMemsetD8_v2(dst: CUdeviceptr, v: c_uchar, n: usize) {
@@ -874,15 +884,22 @@ entry_points! {
         out(pitch, pitch_bytes);
         new_address(ptr, pitch_bytes * height)
     }
-    fn cuMemcpy2D_v2(copy: *const c_void) { CUDA_SUCCESS }
-    fn cuMemcpy2DAsync_v2(copy: *const c_void, stream: Handle) { CUDA_SUCCESS }
+    fn cuMemcpy2D_v2(copy: *const c_void) {
+        copy_used(copy, Shape::TwoD, None, "cuMemcpy2D_v2");
+        CUDA_SUCCESS
+    }
+    fn cuMemcpy2DAsync_v2(copy: *const c_void, stream: Handle) {
+        check::used(Kind::Stream, stream as usize, "cuMemcpy2DAsync_v2");
+        copy_used(copy, Shape::TwoD, Some(stream as usize), "cuMemcpy2DAsync_v2");
+        CUDA_SUCCESS
+    }
     fn cuMemcpy3D_v2(copy: *const c_void) {
-        copy3d_used(copy, None, "cuMemcpy3D_v2");
+        copy_used(copy, Shape::ThreeD, None, "cuMemcpy3D_v2");
         CUDA_SUCCESS
     }
     fn cuMemcpy3DAsync_v2(copy: *const c_void, stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuMemcpy3DAsync_v2");
-        copy3d_used(copy, Some(stream as usize), "cuMemcpy3DAsync_v2");
+        copy_used(copy, Shape::ThreeD, Some(stream as usize), "cuMemcpy3DAsync_v2");
         CUDA_SUCCESS
     }
     fn cuMemGetAddressRange_v2(base: *mut CUdeviceptr, size: *mut usize, ptr: CUdeviceptr) {
@@ -913,30 +930,79 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, align: usize, addr: CUdeviceptr, flags: c_ulonglong) {
-        out(ptr, device_address(size));
+        let base = device_address(size);
+        check::reserved(base, size);
+        out(ptr, base);
         CUDA_SUCCESS
     }
-    fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) { CUDA_SUCCESS }
+    fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) {
+        check::reservation_freed(ptr, size);
+        CUDA_SUCCESS
+    }
     fn cuMemCreate(h: *mut c_ulonglong, size: usize, prop: *const c_void, flags: c_ulonglong) {
-        out(h, handle().addr() as c_ulonglong);
+        let new = handle().addr() as c_ulonglong;
+        check::physical_created(new, size);
+        out(h, new);
         CUDA_SUCCESS
     }
-    fn cuMemRelease(h: c_ulonglong) { CUDA_SUCCESS }
-    fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, h: c_ulonglong, flags: c_ulonglong) { CUDA_SUCCESS }
-    fn cuMemUnmap(ptr: CUdeviceptr, size: usize) { CUDA_SUCCESS }
-    fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const c_void, n: usize) { CUDA_SUCCESS }
+    // Released while mapped is allowed: the driver frees the memory once it is unmapped.
+    fn cuMemRelease(h: c_ulonglong) {
+        let _ = check::destroyed(Kind::Physical, h as usize, "cuMemRelease");
+        CUDA_SUCCESS
+    }
+    fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, h: c_ulonglong, flags: c_ulonglong) {
+        if check::mapping(ptr, size, offset, h) { CUDA_SUCCESS } else { CUDA_ERROR_INVALID_VALUE }
+    }
+    fn cuMemUnmap(ptr: CUdeviceptr, size: usize) {
+        check::unmapping(ptr, size);
+        CUDA_SUCCESS
+    }
+    fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const c_void, n: usize) {
+        check::access_set(ptr, size);
+        CUDA_SUCCESS
+    }
     fn cuMemcpyPeer(dst: CUdeviceptr, dst_ctx: Handle, src: CUdeviceptr, src_ctx: Handle, bytes: usize) {
+        peer_copy_used(dst, dst_ctx, src, src_ctx, bytes, None, "cuMemcpyPeer");
         CUDA_SUCCESS
     }
-    fn cuCtxEnablePeerAccess(peer: Handle, flags: c_uint) { CUDA_SUCCESS }
-    fn cuCtxDisablePeerAccess(peer: Handle) { CUDA_SUCCESS }
+    // Enabling twice and disabling what was not enabled are the driver's errors, as on a GPU.
+    fn cuCtxEnablePeerAccess(peer: Handle, flags: c_uint) {
+        if check::peer_enabled(peer as usize) { CUDA_SUCCESS } else { CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED }
+    }
+    fn cuCtxDisablePeerAccess(peer: Handle) {
+        if check::peer_disabled(peer as usize) { CUDA_SUCCESS } else { CUDA_ERROR_PEER_ACCESS_NOT_ENABLED }
+    }
     fn cuDeviceCanAccessPeer(can: *mut c_int, dev: CUdevice, peer: CUdevice) { out(can, 0); CUDA_SUCCESS }
-    fn cuIpcGetMemHandle(handle: *mut [u8; 64], ptr: CUdeviceptr) { out(handle, [7; 64]); CUDA_SUCCESS }
-    fn cuIpcOpenMemHandle_v2(ptr: *mut CUdeviceptr, handle: IpcHandle, flags: c_uint) {
-        out(ptr, device_address(1 << 21));
+    // A handle carries the exported address and size (8 bytes each, then a marker), so that an
+    // opening in this process knows what it shows.
+    fn cuIpcGetMemHandle(handle: *mut [u8; 64], ptr: CUdeviceptr) {
+        let size = check::ipc_exported(ptr);
+        let mut bytes = [7u8; 64];
+        bytes[..8].copy_from_slice(&ptr.to_le_bytes());
+        bytes[8..16].copy_from_slice(&size.to_le_bytes());
+        bytes[16..24].copy_from_slice(b"custack\0");
+        out(handle, bytes);
         CUDA_SUCCESS
     }
-    fn cuIpcCloseMemHandle(ptr: CUdeviceptr) { CUDA_SUCCESS }
+    fn cuIpcOpenMemHandle_v2(ptr: *mut CUdeviceptr, handle: IpcHandle, flags: c_uint) {
+        let bytes = handle.0.map(|c| c as u8);
+        let word = |i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&bytes[i * 8..i * 8 + 8]);
+            u64::from_le_bytes(w)
+        };
+        let ours = &bytes[16..24] == b"custack\0";
+        let (exported, size) = if ours { (word(0), word(1)) } else { (0, 0) };
+        let p = device_address(if size == 0 { 1 << 21 } else { size as usize });
+        check::ipc_opened(p, size, exported);
+        out(ptr, p);
+        CUDA_SUCCESS
+    }
+    fn cuIpcCloseMemHandle(ptr: CUdeviceptr) {
+        check::freeing(Kind::IpcMemory, ptr as usize, None, "cuIpcCloseMemHandle");
+        let _ = check::destroyed(Kind::IpcMemory, ptr as usize, "cuIpcCloseMemHandle");
+        CUDA_SUCCESS
+    }
     fn cuArray3DCreate_v2(array: *mut Handle, desc: *const c_void) { new_handle(array, Kind::Array) }
     fn cuArrayDestroy(array: Handle) {
         check::freeing(Kind::Array, array as usize, None, "cuArrayDestroy");
@@ -1007,7 +1073,7 @@ pub struct LaunchConfig {
 
 /// `CUipcMemHandle`: 64 opaque bytes, passed by value in a `repr(C)` struct as `cuda.h` does.
 #[repr(C)]
-pub struct IpcHandle([u8; 64]);
+pub struct IpcHandle([c_char; 64]);
 
 /// The log buffers of a JIT option array (`cuModuleLoadDataEx`, `cuLink*`): each buffer with
 /// its size in bytes, and the index of its size slot in the value array.
@@ -1055,7 +1121,11 @@ impl JitLogs {
     unsafe fn write(&self, info: &CStr, failed: bool) {
         let (buf, len, _) = self.info;
         out_str(buf, c_int::try_from(len).unwrap_or(c_int::MAX), info);
-        let error = if failed { c"error: the checking double failed this call" } else { c"" };
+        let error = if failed {
+            c"error: the checking double failed this call"
+        } else {
+            c""
+        };
         let (buf, len, _) = self.error;
         out_str(buf, c_int::try_from(len).unwrap_or(c_int::MAX), error);
     }
@@ -1066,7 +1136,9 @@ impl JitLogs {
         for (buf, len, slot) in [self.info, self.error] {
             if let (Some(i), false) = (slot, buf.is_null() || len == 0) {
                 let written = CStr::from_ptr(buf).to_bytes().len();
-                values.add(i).write(core::ptr::without_provenance_mut(written));
+                values
+                    .add(i)
+                    .write(core::ptr::without_provenance_mut(written));
             }
         }
         if let Some(i) = self.wall_time {
@@ -1092,28 +1164,106 @@ unsafe fn linker_logs(state: Handle, info: &CStr) {
 /// What `cuLinkComplete` hands out: a few bytes that look like an ELF image.
 static LINKED_IMAGE: [u8; 16] = *b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0";
 
-/// The arrays and device memory of the `CUDA_MEMCPY3D` at `copy` are used by `what` (and,
-/// for an asynchronous copy, pending on `stream`). Each side's memory type is at offset 32
-/// (source) or 120 (destination), its device pointer 16 bytes and its array 24 bytes after
-/// it: `CU_MEMORYTYPE_DEVICE` (2) or `CU_MEMORYTYPE_ARRAY` (3).
-unsafe fn copy3d_used(copy: *const c_void, stream: Option<usize>, what: &str) {
+/// Which copy descriptor: `CUDA_MEMCPY2D` or `CUDA_MEMCPY3D`.
+#[derive(Clone, Copy)]
+enum Shape {
+    TwoD,
+    ThreeD,
+}
+
+/// One side of a copy descriptor.
+struct Side {
+    x: usize,
+    y: usize,
+    z: usize,
+    memory_type: c_uint,
+    host: *mut u8,
+    device: u64,
+    array: usize,
+    pitch: usize,
+    /// Rows per slice (3D).
+    rows: usize,
+}
+
+/// Reads the sides and the extent (bytes per row, rows, slices) of a copy descriptor.
+unsafe fn copy_desc(copy: *const c_void, shape: Shape) -> (Side, Side, [usize; 3]) {
+    let at = |offset: usize| copy.cast::<u8>().add(offset);
+    let word = |offset: usize| at(offset).cast::<usize>().read_unaligned();
+    let side = |o: [usize; 9]| Side {
+        x: word(o[0]),
+        y: o[1].checked_sub(1).map_or(0, |_| word(o[1])),
+        z: o[2].checked_sub(1).map_or(0, |_| word(o[2])),
+        memory_type: at(o[3]).cast::<c_uint>().read_unaligned(),
+        // A pointer, read as one: the copy's host side keeps the program's provenance.
+        host: at(o[4]).cast::<*mut u8>().read_unaligned(),
+        device: at(o[5]).cast::<u64>().read_unaligned(),
+        array: word(o[6]),
+        pitch: word(o[7]),
+        rows: o[8].checked_sub(1).map_or(0, |_| word(o[8])),
+    };
+    match shape {
+        // srcXInBytes, srcY, -, srcMemoryType, srcHost, srcDevice, srcArray, srcPitch, -
+        Shape::TwoD => (
+            side([0, 8, 0, 16, 24, 32, 40, 48, 0]),
+            side([56, 64, 0, 72, 80, 88, 96, 104, 0]),
+            [word(112), word(120), 1],
+        ),
+        // ..., srcZ, (srcLOD), ..., reserved, srcPitch, srcHeight
+        Shape::ThreeD => (
+            side([0, 8, 16, 32, 40, 48, 56, 72, 80]),
+            side([88, 96, 104, 120, 128, 136, 144, 160, 168]),
+            [word(176), word(184), word(192)],
+        ),
+    }
+}
+
+/// A 2D or 3D copy (`copy` a `CUDA_MEMCPY2D` or `CUDA_MEMCPY3D`): each side is checked as its
+/// memory type says. Device memory: the first and last byte the copy touches lie in one live
+/// allocation of the current context. Arrays: live, of the current context. Host memory: each
+/// row the copy reads or writes is accessed for real, now (synchronous) or when the copy on
+/// `stream` completes, as a 1D copy's host side is. On `stream`, what it uses is pending there.
+unsafe fn copy_used(copy: *const c_void, shape: Shape, stream: Option<usize>, what: &str) {
     if copy.is_null() {
         return;
     }
-    let at = |offset: usize| copy.cast::<u8>().add(offset);
-    for side in [32usize, 120] {
-        let memory_type = at(side).cast::<c_uint>().read_unaligned();
-        let device = at(side + 16).cast::<u64>().read_unaligned();
-        let array = at(side + 24).cast::<usize>().read_unaligned();
-        match memory_type {
-            2 => {
-                check::used_address(device, what);
+    let (src, dst, [width, height, depth]) = copy_desc(copy, shape);
+    if width == 0 || height == 0 || depth == 0 {
+        return;
+    }
+    for (side, write) in [(src, false), (dst, true)] {
+        let rows = side.rows.max(height);
+        // The byte offset of row `y`, slice `z` of the copy.
+        let row = |y: usize, z: usize| ((side.z + z) * rows + side.y + y) * side.pitch + side.x;
+        match side.memory_type {
+            1 => {
+                // Host: row by row (one access when the rows are contiguous).
+                let contiguous = side.pitch == width && (depth == 1 || rows == height);
+                let runs: Vec<(usize, usize)> = if contiguous {
+                    vec![(row(0, 0), width * height * depth)]
+                } else {
+                    (0..depth)
+                        .flat_map(|z| (0..height).map(move |y| (z, y)))
+                        .map(|(z, y)| (row(y, z), width))
+                        .collect()
+                };
+                for (offset, bytes) in runs {
+                    let p = side.host.wrapping_add(offset);
+                    match stream {
+                        Some(st) => check::host_enqueued(st, p, bytes, write),
+                        None => check::host_now(p, bytes, write),
+                    }
+                }
+            }
+            2 | 4 => {
+                let first = side.device + row(0, 0) as u64;
+                let end = side.device + (row(height - 1, depth - 1) + width) as u64;
+                check::used_span(first, end, None, what);
                 if let Some(st) = stream {
-                    check::enqueued(st, Kind::DeviceMemory, device as usize);
+                    check::enqueued(st, Kind::DeviceMemory, first as usize);
                 }
             }
             3 => {
-                let key = check::used_array(array, what);
+                let key = check::used_array(side.array, what);
                 if let Some(st) = stream {
                     // A level is pending as its mipmapped array, which is what gets destroyed.
                     let key = check::owner_of(key);
@@ -1121,6 +1271,27 @@ unsafe fn copy3d_used(copy: *const c_void, stream: Option<usize>, what: &str) {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// A peer copy of `bytes` from `src` (memory of `src_ctx`) to `dst` (of `dst_ctx`): both
+/// contexts live, each range inside one live allocation of its context; on `stream` (of the
+/// current context) both are pending there.
+fn peer_copy_used(
+    dst: CUdeviceptr,
+    dst_ctx: Handle,
+    src: CUdeviceptr,
+    src_ctx: Handle,
+    bytes: usize,
+    stream: Option<usize>,
+    what: &str,
+) {
+    for (p, ctx) in [(dst, dst_ctx), (src, src_ctx)] {
+        check::context_named(ctx as usize, what);
+        check::used_span(p, p + bytes as u64, Some(ctx as usize), what);
+        if let Some(st) = stream {
+            check::enqueued(st, Kind::DeviceMemory, p as usize);
         }
     }
 }
@@ -1611,9 +1782,18 @@ mod tests {
                 ];
                 cuLaunchKernel(f, 1, 1, 1, 16, 1, 1, 0, s, args.as_mut_ptr(), null_mut())
             };
-            // Without a stand-in the kernel does nothing, and is counted.
+            // Without a stand-in the kernel does nothing, and is counted (other tests launch
+            // it too: the count grows by one).
+            let without = || {
+                check::report()
+                    .lines()
+                    .find_map(|l| l.strip_prefix("no-stand-in add_u32 "))
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
+            let before = without();
             assert_eq!(launch(), CUDA_SUCCESS);
-            assert!(check::report().contains("no-stand-in add_u32 1"));
+            assert_eq!(without(), before + 1);
             let data = (&raw mut runs).cast();
             assert_eq!(
                 custackCheckdriverSetStandIn(c"add_u32".as_ptr(), Some(add_u32_on_cpu), data, None),
@@ -1896,6 +2076,243 @@ mod tests {
             let _ = cuTexObjectDestroy(t);
             let _ = cuArrayDestroy(arr2);
             let _ = cuCtxDestroy_v2(b);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
+    fn virtual_memory_is_checked_in_order() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let (mut base, mut h, mut s) = (0, 0, null_mut());
+            let _ = cuStreamCreate(&raw mut s, 0);
+            let g = 2 << 20;
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemAddressReserve(&raw mut base, 2 * g, 0, 0, 0);
+                    let _ = cuMemCreate(&raw mut h, g, null_mut(), 0);
+                    assert_eq!(cuMemMap(base, g, 0, h, 0), CUDA_SUCCESS);
+                    let _ = cuMemSetAccess(base, g, null_mut(), 1);
+                    let _ = cuMemsetD32Async(base + 64, 0, 4, s);
+                    let _ = cuStreamSynchronize(s);
+                    let _ = cuMemUnmap(base, g);
+                    // The same physical memory twice, one after the other.
+                    let _ = cuMemMap(base, g, 0, h, 0);
+                    let _ = cuMemMap(base + g as u64, g, 0, h, 0);
+                    let _ = cuMemSetAccess(base, 2 * g, null_mut(), 1);
+                    let _ = cuMemsetD8_v2(base + g as u64, 0, 8);
+                    let _ = cuMemUnmap(base, 2 * g);
+                }),
+                0,
+                "reserve, create, map, set access, use, unmap"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemMap(base, g, 0, h, 0);
+                    let _ = cuMemsetD8_v2(base, 0, 8);
+                }),
+                1,
+                "mapped memory used before cuMemSetAccess"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemMap(base, g, 0, h, 0);
+                }),
+                1,
+                "mapped twice at one address"
+            );
+            let _ = cuMemSetAccess(base, g, null_mut(), 1);
+            let _ = cuMemsetD8Async(base, 0, 8, s);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemUnmap(base, g);
+                }),
+                1,
+                "unmapped while a memset may use it"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemsetD8_v2(base, 0, 8);
+                    let _ = cuMemUnmap(base, g);
+                }),
+                2,
+                "used after unmap, unmapped twice"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemMap(base + 3 * g as u64, g, 0, h, 0);
+                }),
+                1,
+                "mapped outside the reservation"
+            );
+            let _ = cuMemMap(base, g, 0, h, 0);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemAddressFree(base, 2 * g);
+                }),
+                1,
+                "a reservation freed while mapped"
+            );
+            let _ = cuMemUnmap(base, g);
+            let _ = cuMemRelease(h);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemRelease(h);
+                    let _ = cuMemMap(base, g, 0, h, 0);
+                }),
+                2,
+                "released twice, mapped after release"
+            );
+            let _ = cuStreamDestroy_v2(s);
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
+    fn copies_2d_and_peer_copies_are_checked() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            // A CUDA_MEMCPY2D as 16 words: host rows (pitch `row`) into device rows (`pitch`).
+            let copy2d = |host: *mut u8, row: usize, dev: u64, pitch: usize, rows: usize| {
+                let mut c = [0u64; 16];
+                c[2] = 1; // srcMemoryType: host
+                c[3] = host.addr() as u64;
+                c[6] = row as u64;
+                c[9] = 2; // dstMemoryType: device
+                c[11] = dev;
+                c[13] = pitch as u64;
+                c[14] = row as u64; // WidthInBytes
+                c[15] = rows as u64; // Height
+                c
+            };
+            let a = ctx();
+            let mut host = vec![0u8; 64 * 8];
+            let (mut d, mut pitch) = (0, 0);
+            let _ = cuMemAllocPitch_v2(&raw mut d, &raw mut pitch, 64, 8, 4);
+            assert_eq!(
+                violations_of(|| {
+                    let c = copy2d(host.as_mut_ptr(), 64, d, pitch, 8);
+                    let _ = cuMemcpy2D_v2(c.as_ptr().cast());
+                }),
+                0,
+                "8 rows into an 8-row pitched allocation"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let c = copy2d(host.as_mut_ptr(), 32, d, pitch, 16);
+                    let _ = cuMemcpy2D_v2(c.as_ptr().cast());
+                }),
+                1,
+                "16 rows into 8"
+            );
+            let _ = cuMemFree_v2(d);
+            assert_eq!(
+                violations_of(|| {
+                    let c = copy2d(host.as_mut_ptr(), 64, d, pitch, 8);
+                    let _ = cuMemcpy2D_v2(c.as_ptr().cast());
+                }),
+                1,
+                "into freed memory"
+            );
+            // Peer copies name each side's context; peer access is enabled once, disabled once.
+            let mut da = 0;
+            let _ = cuMemAlloc_v2(&raw mut da, 64);
+            let b = ctx();
+            let mut db = 0;
+            let _ = cuMemAlloc_v2(&raw mut db, 64);
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p); // a is current
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemcpyPeer(da, a, db, b, 64);
+                    assert_eq!(cuCtxEnablePeerAccess(b, 0), CUDA_SUCCESS);
+                    assert_eq!(
+                        cuCtxEnablePeerAccess(b, 0),
+                        CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
+                    );
+                    assert_eq!(cuCtxDisablePeerAccess(b), CUDA_SUCCESS);
+                }),
+                0,
+                "a peer copy, access enabled and disabled"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemcpyPeer(da, b, db, b, 64); // da is a's
+                    let _ = cuMemcpyPeer(da, a, db, b, 128); // past the end of both
+                    let _ = cuCtxDisablePeerAccess(b); // not enabled
+                }),
+                4,
+                "wrong context, too long, not enabled"
+            );
+            let _ = cuCtxPushCurrent_v2(b);
+            let _ = cuMemFree_v2(db);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(b);
+            let _ = cuMemFree_v2(da);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
+    fn ipc_openings_are_checked() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 4096);
+            let mut h = [0u8; 64];
+            let (mut opened, mut again) = (0, 0);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuIpcGetMemHandle(&raw mut h, d);
+                    let _ = cuIpcOpenMemHandle_v2(
+                        &raw mut opened,
+                        IpcHandle(h.map(|b| b as c_char)),
+                        1,
+                    );
+                    let _ = cuMemsetD8_v2(opened + 4000, 0, 8);
+                    let _ = cuIpcCloseMemHandle(opened);
+                }),
+                0,
+                "export, open, use, close"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuIpcGetMemHandle(&raw mut h, d + 64); // not an allocation's start
+                    let _ = cuIpcCloseMemHandle(opened); // closed twice
+                    let _ = cuMemsetD8_v2(opened, 0, 8); // used after closing
+                }),
+                3,
+                "a handle of an inner address, a double close, a use after close"
+            );
+            let _ = cuIpcGetMemHandle(&raw mut h, d);
+            let _ = cuIpcOpenMemHandle_v2(&raw mut opened, IpcHandle(h.map(|b| b as c_char)), 1);
+            assert_eq!(
+                violations_of(|| {
+                    let _ =
+                        cuIpcOpenMemHandle_v2(&raw mut again, IpcHandle(h.map(|b| b as c_char)), 1);
+                }),
+                1,
+                "opened twice"
+            );
+            assert_eq!(
+                orphans_of(|| {
+                    let _ = cuMemFree_v2(d);
+                }),
+                1,
+                "freed while open"
+            );
+            let _ = cuIpcCloseMemHandle(opened);
+            let _ = cuIpcCloseMemHandle(again);
+            let mut p = null_mut();
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(a);
         }

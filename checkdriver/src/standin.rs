@@ -39,6 +39,8 @@ pub struct StandInLaunch {
     pub report: unsafe extern "C" fn(text: *const c_char),
 }
 
+const _: () = assert!(size_of::<StandInLaunch>() == 96); // custack's `RawLaunch` agrees
+
 /// A stand-in: 0 when it ran, anything else when it failed (the launch then fails).
 pub type StandInFn = unsafe extern "C" fn(data: *mut c_void, launch: *const StandInLaunch) -> c_int;
 /// Releases a stand-in's `data`, when it is replaced or removed.

@@ -29,6 +29,7 @@ use crate::launch::{
     DevicePtr, Function, KernelArg, KernelArgs, KernelParam, KernelSignature, LaunchAttributes,
     LaunchConfig,
 };
+use crate::library::LibraryFunction;
 use crate::module::Module;
 use crate::pitched::ScopedPitched;
 use crate::plain::DeviceCopy;
@@ -250,6 +251,12 @@ pub mod __private {
         Bytes(Option<usize>),
     }
 
+    /// The memory each argument holds, in order (typed, so that an empty list is too).
+    #[inline]
+    pub fn available<const N: usize>(a: [Available; N]) -> core::array::IntoIter<Available, N> {
+        a.into_iter()
+    }
+
     /// One factor of an extent.
     #[inline]
     pub fn factor<F: ExtentFactor>(f: &F) -> Option<usize> {
@@ -271,6 +278,66 @@ pub mod __private {
         [g.0, g.1, g.2, b.0, b.1, b.2]
             .iter()
             .try_fold(1usize, |p, &d| p.checked_mul(d as usize))
+    }
+
+    /// The number of blocks in a launch of shape `config`.
+    #[inline]
+    pub fn grid_blocks(config: &LaunchConfig) -> Option<usize> {
+        let g = config.grid;
+        [g.0, g.1, g.2]
+            .iter()
+            .try_fold(1usize, |p, &d| p.checked_mul(d as usize))
+    }
+
+    /// The number of threads in a block of a launch of shape `config`.
+    #[inline]
+    pub fn block_threads(config: &LaunchConfig) -> Option<usize> {
+        let b = config.block;
+        [b.0, b.1, b.2]
+            .iter()
+            .try_fold(1usize, |p, &d| p.checked_mul(d as usize))
+    }
+
+    /// Checks the launch's dynamic shared memory: `Ok` if `have` bytes hold `required`.
+    #[inline]
+    pub fn check_shared(
+        kernel: &'static str,
+        extent: &'static str,
+        have: u32,
+        required: Option<usize>,
+    ) -> Result<()> {
+        match required {
+            Some(need) if need <= have as usize => Ok(()),
+            Some(need) => Err(Error::custack(
+                ErrorKind::BufferTooShort,
+                format!(
+                    "kernel {kernel:?}: the launch has {have} bytes of dynamic shared memory, but \
+                     its contract's `shared({extent})` requires {need}; nothing was launched"
+                ),
+            )),
+            None => Err(overflow(kernel, "shared", extent)),
+        }
+    }
+
+    /// Checks the launch's block against the contract's `max_block(x, y, z)`.
+    #[inline]
+    pub fn check_max_block(
+        kernel: &'static str,
+        config: &LaunchConfig,
+        max: (u32, u32, u32),
+    ) -> Result<()> {
+        let b = config.block;
+        if b.0 <= max.0 && b.1 <= max.1 && b.2 <= max.2 {
+            Ok(())
+        } else {
+            Err(Error::custack(
+                ErrorKind::OutOfRange,
+                format!(
+                    "kernel {kernel:?}: a block of {b:?} threads exceeds its contract's \
+                     max_block{max:?}; nothing was launched"
+                ),
+            ))
+        }
     }
 
     /// Checks one buffer argument: `Ok` if it holds `required`.
@@ -611,6 +678,99 @@ impl<'scope> StreamScope<'scope, '_> {
     }
 }
 
+/// A library kernel's function ([`LibraryFunction`]) with its [`Contract`]
+/// ([`LibraryFunction::declared`]): launched safely with [`StreamScope::run_library`]. Like
+/// the `LibraryFunction` it comes from, it launches in borrowing scopes only, not in
+/// submissions or graphs (C20), and only under the guard that lent it.
+pub struct DeclaredLibrary<'a, C: Contract> {
+    function: Function<'a>,
+    checked: CheckedBy,
+    _contract: PhantomData<fn() -> C>,
+}
+
+impl<C: Contract> core::fmt::Debug for DeclaredLibrary<'_, C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DeclaredLibrary")
+            .field("kernel", &C::KERNEL)
+            .field("function", &self.function)
+            .field("checked", &self.checked)
+            .finish()
+    }
+}
+impl<C: Contract> Clone for DeclaredLibrary<'_, C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<C: Contract> Copy for DeclaredLibrary<'_, C> {}
+
+impl<C: Contract> DeclaredLibrary<'_, C> {
+    /// How the declaration was checked against the kernel at lookup: by the driver's parameter
+    /// information, or not at all (a library keeps no PTX text to read).
+    pub fn checked_by(&self) -> CheckedBy {
+        self.checked
+    }
+}
+
+impl<'a> LibraryFunction<'a> {
+    /// `cuFuncGetParamInfo`—This function with the contract `C`, its parameter list checked
+    /// against the kernel where the driver can tell (CUDA 12.4, looked up); unchecked before
+    /// ([`DeclaredLibrary::checked_by`]). `C::KERNEL` is not looked up again: the function is
+    /// the kernel it was made from.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::KernelSignatureMismatch`] naming the first parameter that differs; driver
+    /// errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
+    #[doc(alias = "cuFuncGetParamInfo")]
+    pub fn declared<C: Contract>(&self) -> Result<DeclaredLibrary<'a, C>> {
+        // SAFETY: the same function, for the same lifetime: its library outlives `'a`.
+        let function = unsafe { Function::from_raw(self.as_raw()) };
+        let checked = match function.param_layout() {
+            Ok(layout) => {
+                compare::<C>("the driver's parameter information", &layout)?;
+                CheckedBy::ParamInfo
+            }
+            Err(e) if e.kind() == ErrorKind::DriverTooOld => CheckedBy::Unchecked,
+            Err(e) => return Err(e),
+        };
+        Ok(DeclaredLibrary {
+            function,
+            checked,
+            _contract: PhantomData,
+        })
+    }
+}
+
+impl<'scope> StreamScope<'scope, '_> {
+    /// `cuLaunchKernel`—[`run`](Self::run) for a library kernel's declared function.
+    ///
+    /// # Errors
+    ///
+    /// As [`run`](Self::run).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
+    #[doc(alias = "cuLaunchKernel")]
+    #[inline]
+    #[allow(clippy::needless_pass_by_value)]
+    pub fn run_library<C: Contract, A: ContractArgs<'scope, C>>(
+        &self,
+        function: &DeclaredLibrary<'scope, C>,
+        config: LaunchConfig,
+        args: A,
+    ) -> Result<()> {
+        args.check(&config)?;
+        // SAFETY: as in `run`; the library outlives the scope (borrowed for 'scope).
+        unsafe { self.launch(&function.function, config, args) }
+    }
+}
+
 impl<C: Contract> payload_sealed::Sealed for Declared<'_, C> {}
 impl<'f, C: Contract> Payload for Declared<'f, C> {
     type Bound<'scope> = Declared<'scope, C>;
@@ -681,10 +841,16 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 ///
 ///     /// `iota(unsigned* x)`: `x[i] = i` for every launched thread, no bounds check.
 ///     unsafe kernel Iota = "iota"(x: &mut [u32; grid]);
+///
+///     /// `block_sums(const unsigned* x, unsigned n, unsigned* sums)`: one sum per block, through
+///     /// one `unsigned` of dynamic shared memory per thread.
+///     unsafe kernel BlockSums = "block_sums"(x: &[u32; n], n: u32, sums: &mut [u32; blocks])
+///         shared(block * 4);
 /// }
 /// ```
 ///
-/// Each declaration is `$vis unsafe kernel Name = "kernel_name"(params);` and defines a unit
+/// Each declaration is `$vis unsafe kernel Name = "kernel_name"(params);` (or `... (params)
+/// shared(bytes);`) and defines a unit
 /// struct `Name` implementing [`Contract`](crate::Contract) (doc comments and attributes go on
 /// it). A parameter is `name: T` for a scalar of plain data ([`DeviceCopy`](crate::DeviceCopy)),
 /// or `name: &[T; extent]` / `name: &mut [T; extent]` for device memory of `T` that the kernel
@@ -696,28 +862,42 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 /// | `rows * cols`, `4 * n` | the product of integer scalar parameters and integer literals |
 /// | `pitched(height, pitch)` | `height` rows of `pitch` bytes (a pitched allocation) |
 /// | `grid` | one element per launched thread (grid × block), for kernels without a bounds check |
+/// | `blocks`, `4 * blocks` | one element (four) per block of the launch, e.g. per-block partial results |
+///
+/// `grid`, `blocks` (blocks in the launch) and `block` (threads per block) may also be factors
+/// of a product. A kernel that uses dynamic shared memory declares how much it touches after its
+/// parameters, `shared(block * 8)` (bytes, a product as above): a launch with less
+/// `shared_mem_bytes` is refused. A kernel that indexes fixed-size (static) shared memory by
+/// thread index declares the largest block it takes, `max_block(16, 16, 1)` (after `shared(..)`
+/// if both): a launch with a larger block in any dimension is refused.
 ///
 /// Extents are computed at each launch with checked integer arithmetic; a negative factor or an
-/// overflow refuses the launch. (`grid` and `pitched` are words of the syntax, not parameter
-/// names.)
+/// overflow refuses the launch. (`grid`, `blocks`, `block` and `pitched` are words of the
+/// syntax, not parameter names.)
 ///
 /// # Safety
 ///
 /// `unsafe` is the declaration's promise: the kernel takes exactly these parameters (checked
 /// at lookup where the driver or the PTX can tell: [`CheckedBy`](crate::CheckedBy)), reads and
 /// writes only the buffers passed to it, within their extents, writes only those declared
-/// `&mut`, and dereferences no address it was not passed as a buffer (an integer parameter is
-/// never an address).
+/// `&mut`, dereferences no address it was not passed as a buffer (an integer parameter is
+/// never an address; it may use its own module's global variables, which the host cannot reach
+/// while a handle of the module's kernels lives), touches no more dynamic shared memory than its `shared(..)` clause (none
+/// without one), and stays within its static shared memory for every block its `max_block(..)`
+/// clause allows (any block without one).
 #[macro_export]
 macro_rules! kernel_contract {
     () => {};
     (
         $(#[$attr:meta])*
-        $vis:vis unsafe kernel $name:ident = $kernel:literal ( $($params:tt)* );
+        $vis:vis unsafe kernel $name:ident = $kernel:literal ( $($params:tt)* )
+            $(shared ( $($shared:tt)+ ))?
+            $(max_block ( $bx:literal, $by:literal, $bz:literal ))?;
         $($rest:tt)*
     ) => {
         $crate::__kernel_contract_params! {
-            [$(#[$attr])* $vis $name $kernel] [] $($params)*
+            [$(#[$attr])* $vis $name $kernel [$($($shared)+)?] [$($bx, $by, $bz)?]]
+            [] $($params)*
         }
         $crate::kernel_contract! { $($rest)* }
     };
@@ -729,7 +909,7 @@ macro_rules! kernel_contract {
 #[macro_export]
 macro_rules! __kernel_contract_params {
     (
-        [$(#[$attr:meta])* $vis:vis $name:ident $kernel:literal]
+        [$(#[$attr:meta])* $vis:vis $name:ident $kernel:literal [$($shared:tt)*] [$($max:tt)*]]
         [$(($p:ident, $kind:ty, [$($e:tt)*]))*]
     ) => {
         $(#[$attr])*
@@ -754,14 +934,17 @@ macro_rules! __kernel_contract_params {
             #[allow(unused_variables, unused_mut, clippy::unused_unit)]
             fn check(&self, config: &$crate::LaunchConfig) -> $crate::Result<()> {
                 let ($($p,)*) = self;
-                let mut available = [$($crate::ContractArg::<'scope, $kind>::available($p)),*]
-                    .into_iter();
+                let mut available = $crate::__private_contract::available([
+                    $($crate::ContractArg::<'scope, $kind>::available($p)),*
+                ]);
                 $(let $p = $crate::ContractArg::<'scope, $kind>::scalar($p);)*
                 $(
                     $crate::__kernel_contract_check!(
                         config, $kernel, $p, available.next(), [$($e)*]
                     );
                 )*
+                $crate::__kernel_contract_shared!(config, $kernel, [$($shared)*]);
+                $crate::__kernel_contract_max_block!(config, $kernel, [$($max)*]);
                 Ok(())
             }
         }
@@ -801,26 +984,75 @@ macro_rules! __kernel_contract_check {
     };
 }
 
+/// The dynamic shared memory check. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_contract_shared {
+    ($config:ident, $kernel:expr, []) => {};
+    ($config:ident, $kernel:expr, [$($e:tt)+]) => {
+        $crate::__private_contract::check_shared(
+            $kernel,
+            stringify!($($e)+),
+            $config.shared_mem_bytes,
+            $crate::__kernel_contract_product!($config; $($e)+),
+        )?
+    };
+}
+
+/// The block-shape limit. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_contract_max_block {
+    ($config:ident, $kernel:expr, []) => {};
+    ($config:ident, $kernel:expr, [$bx:literal, $by:literal, $bz:literal]) => {
+        $crate::__private_contract::check_max_block($kernel, $config, ($bx, $by, $bz))?
+    };
+}
+
 /// An extent for one launch. Not public API.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __kernel_contract_extent {
-    ($config:ident; grid) => {
-        $crate::__private_contract::Required::Elements(
-            $crate::__private_contract::grid_threads($config),
-        )
-    };
     ($config:ident; pitched($rows:tt, $pitch:tt)) => {
         $crate::__private_contract::Required::Bytes($crate::__private_contract::product(&[
-            $crate::__private_contract::factor(&$rows),
-            $crate::__private_contract::factor(&$pitch),
+            $crate::__kernel_contract_factor!($config; $rows),
+            $crate::__kernel_contract_factor!($config; $pitch),
         ]))
     };
+    ($config:ident; $($e:tt)+) => {
+        $crate::__private_contract::Required::Elements(
+            $crate::__kernel_contract_product!($config; $($e)+),
+        )
+    };
+}
+
+/// A product of factors, `None` on overflow. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_contract_product {
     ($config:ident; $first:tt $(* $rest:tt)*) => {
-        $crate::__private_contract::Required::Elements($crate::__private_contract::product(&[
-            $crate::__private_contract::factor(&$first)
-            $(, $crate::__private_contract::factor(&$rest))*
-        ]))
+        $crate::__private_contract::product(&[
+            $crate::__kernel_contract_factor!($config; $first)
+            $(, $crate::__kernel_contract_factor!($config; $rest))*
+        ])
+    };
+}
+
+/// One factor: a word of the launch shape, a scalar parameter or a literal. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_contract_factor {
+    ($config:ident; grid) => {
+        $crate::__private_contract::grid_threads($config)
+    };
+    ($config:ident; blocks) => {
+        $crate::__private_contract::grid_blocks($config)
+    };
+    ($config:ident; block) => {
+        $crate::__private_contract::block_threads($config)
+    };
+    ($config:ident; $f:tt) => {
+        $crate::__private_contract::factor(&$f)
     };
 }
 
@@ -833,6 +1065,8 @@ mod tests {
     crate::kernel_contract! {
         /// For the tests.
         unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+        /// No parameters.
+        unsafe kernel Empty = "empty"();
     }
 
     #[test]
@@ -847,6 +1081,26 @@ mod tests {
         };
         assert_eq!(grid_threads(&cfg), None);
         assert_eq!(grid_threads(&LaunchConfig::for_elements(1000)), Some(1024));
+    }
+
+    #[test]
+    fn shared_memory_and_block_limits() {
+        use super::__private::{check_max_block, check_shared};
+        assert!(check_shared("k", "block * 8", 2048, Some(2048)).is_ok());
+        let e = check_shared("k", "block * 8", 1024, Some(2048)).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+        assert!(
+            e.to_string().contains("`shared(block * 8)` requires 2048"),
+            "{e}"
+        );
+        let cfg = LaunchConfig {
+            grid: (1, 1, 1),
+            block: (16, 16, 1),
+            shared_mem_bytes: 0,
+        };
+        assert!(check_max_block("k", &cfg, (16, 16, 1)).is_ok());
+        let e = check_max_block("k", &LaunchConfig::for_elements(1000), (16, 16, 1)).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutOfRange);
     }
 
     #[test]
@@ -873,6 +1127,7 @@ mod tests {
     fn a_declaration_that_disagrees_is_named() {
         assert_eq!(AddU32::KERNEL, "add_u32");
         assert_eq!(AddU32::PARAMS, ["x", "k", "n"]);
+        assert!(compare::<Empty>("t", &[]).is_ok());
         assert!(compare::<AddU32>("t", &[(0, 8), (8, 4), (12, 4)]).is_ok());
         let e = compare::<AddU32>("t", &[(0, 8), (8, 8), (16, 4)]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::KernelSignatureMismatch);

@@ -71,9 +71,9 @@
 //! kernel surface at the end of the scope:
 //!
 //! ```text
-//! stream.scope(|s| unsafe { s.launch(&f, config, args) })??;
-//!                           └─ launch errors: Err from the inner `?`
-//!                                                          └─ faults while running: Err from the outer `?`
+//! stream.scope(|s| s.run(&f, config, args))??;
+//!                  └─ launch errors (and contract refusals): Err from the inner `?`
+//!                                             └─ faults while running: Err from the outer `?`
 //! ```
 //!
 //! # Sticky errors: when a kernel faults
@@ -105,6 +105,8 @@
 //!         let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
 //!         let illegal_write = module.function("illegal_write")?; // writes through a bad pointer
 //!         let stream = guard.stream()?;
+//!         // A kernel that faults on purpose has no honest contract: the raw `unsafe` launch,
+//!         // which stays for kernels one cannot describe.
 //!         // SAFETY: none; this kernel faults on purpose, which is what this example shows.
 //!         let fault = match stream.scope(|s| unsafe { s.launch(&illegal_write, LaunchConfig::for_elements(1), ()) }) {
 //!             Ok(Ok(())) => unreachable!("the fault surfaces at the scope's end"),

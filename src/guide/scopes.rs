@@ -30,12 +30,17 @@
 //! use custack::prelude::*;
 //! use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
 //!
+//! custack::kernel_contract! {
+//!     /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+//!     unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+//! }
+//!
 //! fn main() -> custack::Result<()> {
 //!     let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
 //!     let mut stack = Stack::new()?;
 //!     let guard = stack.push(&ctx)?;
 //!     let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
-//!     let add = module.function("add_u32")?;
+//!     let add = module.declared::<AddU32>()?;          // its contract checked at lookup
 //!     let stream = guard.stream()?;
 //!
 //!     // Page-locked host memory, so that the copies are truly asynchronous.
@@ -46,14 +51,17 @@
 //!     stream.scope(|s| -> custack::Result<()> {
 //!         let mut d = s.bind_mut(&mut dev);            // `dev` is borrowed until the sync
 //!         s.copy_to_device(&mut d, &input)?;           // cuMemcpyHtoDAsync; `input` borrowed
-//!         // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
-//!         unsafe { s.launch(&add, LaunchConfig::for_elements(1024), (&mut d, 1u32, 1024u32)) }?;
+//!         s.run(&add, LaunchConfig::for_elements(1024), (&mut d, 1, 1024))?; // a safe launch
 //!         s.copy_to_host(&mut output, &d)              // cuMemcpyDtoHAsync; `output` borrowed
 //!     })??;                                            // cuStreamSynchronize
 //!     assert!(output.iter().all(|&x| x == 42));        // the borrows have ended
 //!     Ok(())
 //! }
 //! ```
+//!
+//! The kernel is declared once with its contract ([`kernel_contract!`](crate::kernel_contract):
+//! its parameters, and how much of each buffer it touches); that declaration is the one
+//! `unsafe`, and every launch of it is a safe call that checks the buffers' lengths first.
 //!
 //! `scope` returns `Result<R>`: the outer error is the synchronization's (the first error of
 //! the scope's work, e.g. a kernel that faulted), `R` is the closure's value, often a `Result`
@@ -193,6 +201,9 @@
 //!
 //! ```no_run
 //! # use custack::{Context, ContextFlags, DeviceMemoryMut, Driver, LaunchConfig, Stack};
+//! # custack::kernel_contract! {
+//! #     unsafe kernel CountThreads = "count_threads"();
+//! # }
 //! # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
 //! # let mut stack = Stack::new()?;
 //! # let guard = stack.push(&ctx)?;
@@ -200,9 +211,8 @@
 //! let mut module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
 //! for round in 0..3u32 {
 //!     module.global_mut::<u32>("counters")?.copy_from_host(&[round, 0, 0, 0])?;
-//!     let count = module.function("count_threads")?; // looked up again each round
-//!     // SAFETY: count_threads() takes no arguments and adds 1 to counters[0] per thread.
-//!     stream.scope(|s| unsafe { s.launch(&count, LaunchConfig::for_elements(256), ()) })??;
+//!     let count = module.declared::<CountThreads>()?; // looked up again each round
+//!     stream.scope(|s| s.run(&count, LaunchConfig::for_elements(256), ()))??;
 //! }
 //! # Ok::<(), custack::Error>(())
 //! ```
@@ -217,17 +227,21 @@
 //! ```no_run
 //! use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
 //!
+//! custack::kernel_contract! {
+//!     /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+//!     unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+//! }
+//!
 //! fn main() -> custack::Result<()> {
 //!     let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
 //!     let mut stack = Stack::new()?;
 //!     let guard = stack.push(&ctx)?;
 //!     let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
-//!     let add = module.function("add_u32")?;
+//!     let add = module.declared::<AddU32>()?;
 //!     let stream = guard.stream()?;
 //!     let payload = (guard.alloc_zeroed::<u32>(1024)?, add, vec![0u32; 1024]);
 //!     let graph = stream.capture(payload, |s, (mut dev, add, out)| {
-//!         // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
-//!         unsafe { s.launch(&add, LaunchConfig::for_elements(1024), (&mut dev, 1u32, 1024u32)) }?;
+//!         s.run(&add, LaunchConfig::for_elements(1024), (&mut dev, 1, 1024))?;
 //!         s.copy_to_host(out, &dev)
 //!     })?;                                     // nothing has run yet
 //!     let mut exec = graph.instantiate()?;     // cuGraphInstantiate

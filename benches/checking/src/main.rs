@@ -10,7 +10,7 @@
 
 use custack::{
     Context, ContextFlags, DeviceMemory, DeviceMemoryMut, Driver, EventFlags, LaunchConfig, Module,
-    ParkedBuffer, ParkedModule, PushedGuard, Result, Stack, StackTop,
+    ParkedBuffer, ParkedModule, PushedGuard, Result, Stack, StackTop, StandIn,
 };
 use std::process::ExitCode;
 
@@ -636,6 +636,110 @@ fn library(a: &Context, b: &Context) -> Result<()> {
     library.unload()
 }
 
+/// Virtual memory management: a reservation filled, then grown by mapping a second physical
+/// allocation after the first (unmapped and mapped again), copies and memsets on the mapping and
+/// on a view of it in a scope, and a read-only mapping shown twice; everything unmapped,
+/// released and freed on drop.
+fn vmm(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let g = guard.allocation_granularity()?;
+    let space = guard.reserve(4 * g)?;
+    let mut first = guard.create_physical(g)?;
+    {
+        let mut small = space.map::<u32, _>(&guard, &[&mut first])?;
+        small.fill_u32(7)?;
+    }
+    let mut second = guard.create_physical(g)?;
+    let stream = guard.stream()?;
+    let host = vec![1u32; N];
+    let mut out = vec![0u32; N];
+    {
+        let mut grown = space.map::<u32, _>(&guard, &[&mut first, &mut second])?;
+        let mut head = grown.slice_mut(..N)?;
+        stream.scope(|s| -> Result<()> {
+            let mut d = s.bind_mut(&mut head);
+            s.copy_to_device(&mut d, &host)?;
+            s.fill_u32(&mut d, 2)?;
+            s.copy_to_host(&mut out, &d)
+        })??;
+        grown.fill_bytes(0)?;
+    }
+    let table = guard.reserve(2 * g)?;
+    let shared = table.map_shared::<u32, _>(&guard, &[&first, &first])?;
+    let mut back = shared.slice(..N)?.to_vec()?;
+    drop(shared);
+    back.extend_from_slice(&out);
+    Ok(back)
+}
+
+/// Peer access and peer copies between two contexts: B's buffer parked beside A's guard,
+/// copied from and to synchronously, and in a stream scope of A's (both directions, B's
+/// buffers borrowed by the scope); peer
+/// access enabled from A to B while it is used, then disabled; a second enabling of the same
+/// access ("already enabled") leaves it as found.
+fn peer(a: &Context, b: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let (parked_b, mut out_b) = stack.with_pushed(b, |gb| -> Result<_> {
+        Ok((
+            gb.park(gb.alloc_from(&vec![1u32; N])?),
+            gb.park(gb.alloc::<u32>(N)?),
+        ))
+    })??;
+    let guard = stack.push(a)?;
+    let access = guard.enable_peer_access(b)?;
+    let again = guard.enable_peer_access(b)?; // already enabled: dropping it changes nothing
+    drop(again);
+    let mut mine = guard.alloc::<u32>(N)?;
+    guard.copy_from_peer(&mut mine, &parked_b)?;
+    guard.copy_to_peer(&mut out_b, &mine)?;
+    let stream = guard.stream()?;
+    let mut second = guard.alloc::<u32>(N)?;
+    stream.scope(|s| -> Result<()> {
+        let mut d = s.bind_mut(&mut second);
+        s.copy_from_peer(&mut d, &parked_b)?;
+        s.fill_u32(&mut d, 3)?;
+        s.copy_to_peer(&mut out_b, &d)
+    })??;
+    drop(access);
+    let mut back = second.to_vec()?;
+    back.extend(mine.to_vec()?);
+    drop((mine, second, stream));
+    guard.pop()?;
+    back.extend(stack.with_pushed(b, |gb| -> Result<Vec<u32>> {
+        let (x, y) = (gb.attach(parked_b)?, gb.attach(out_b)?);
+        let mut v = x.to_vec()?;
+        v.extend(y.to_vec()?);
+        Ok(v)
+    })??);
+    Ok(back)
+}
+
+/// IPC: a buffer exported as a handle (its bytes round-tripped as another process would receive
+/// them) and opened, written in a stream scope and synchronously, read back, closed on drop
+/// before the exporter frees its buffer. (A real driver refuses to open a handle in the
+/// process that exported it; the double accepts it, so that both sides run here.)
+fn ipc(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let exported = guard.alloc_from(&vec![4u32; N])?;
+    let handle = custack::IpcMemHandle::from_bytes(exported.ipc_handle()?.to_bytes());
+    // SAFETY: `exported` outlives the opening, holds N elements, and is opened once; nothing
+    // else reaches it while the opening lives.
+    let mut opened = unsafe { guard.open_ipc::<u32>(&handle, N) }?;
+    let mut out = vec![0u32; N];
+    guard.stream()?.scope(|s| -> Result<()> {
+        let mut d = s.bind_mut(&mut opened);
+        s.fill_u32(&mut d, 5)?;
+        s.copy_to_host(&mut out, &d)
+    })??;
+    opened.fill_u32(6)?;
+    out.extend(opened.to_vec()?);
+    drop(opened);
+    exported.free()?;
+    Ok(out)
+}
+
 /// The example's shape (examples/01_vector_add.rs): a floating context, a guard, a module,
 /// page-locked and device memory, one stream scope with copies and a launch.
 fn example() -> Result<()> {
@@ -678,6 +782,99 @@ fn example() -> Result<()> {
         };
         s.copy_to_host(&mut c, &dc)
     })??;
+    Ok(())
+}
+
+/// Kernels computed on the CPU by stand-ins (issue 22): `vector_add` in a scope, and `add_u32`
+/// in a captured graph launched twice. Whenever every call succeeded the results are the CPU's
+/// (a wrong value panics: the harness counts it).
+fn stand_ins() -> Result<()> {
+    let driver = Driver::init()?;
+    let vector_add_on_cpu = StandIn::register(&driver, "vector_add", |call| {
+        let n = call.arg::<u32>(3)? as usize;
+        let a = call.read::<f32>(call.arg(0)?, n)?;
+        let b = call.read::<f32>(call.arg(1)?, n)?;
+        let c: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+        call.write(call.arg(2)?, &c)?;
+        Ok(())
+    })?;
+    let _add_u32_on_cpu = StandIn::register(&driver, "add_u32", |call| {
+        let (x, k, n) = (
+            call.arg::<u64>(0)?,
+            call.arg::<u32>(1)?,
+            call.arg::<u32>(2)?,
+        );
+        let mut v = call.read::<u32>(x, n as usize)?;
+        v.iter_mut().for_each(|e| *e += k);
+        call.write(x, &v)?;
+        Ok(())
+    })?;
+    assert!(
+        vector_add_on_cpu.is_active(),
+        "the checking driver runs stand-ins"
+    );
+    let ctx = Context::new(driver.device(0)?, ContextFlags::empty())?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let vector_add = module.function("vector_add")?;
+    let stream = guard.stream()?;
+    let a: Vec<f32> = (0..N).map(|i| i as f32).collect();
+    let b: Vec<f32> = (0..N).map(|i| 2.0 * i as f32).collect();
+    let mut c = vec![0f32; N];
+    let mut da = guard.alloc::<f32>(N)?;
+    let mut db = guard.alloc::<f32>(N)?;
+    let mut dc = guard.alloc::<f32>(N)?;
+    stream.scope(|s| -> Result<()> {
+        let (mut da, mut db, mut dc) = (
+            s.bind_mut(&mut da),
+            s.bind_mut(&mut db),
+            s.bind_mut(&mut dc),
+        );
+        s.copy_to_device(&mut da, &a)?;
+        s.copy_to_device(&mut db, &b)?;
+        // SAFETY: `vector_add` reads `n` floats of its first two arguments and writes `n` of
+        // the third, each holding `n` (here: its stand-in does).
+        unsafe {
+            s.launch(
+                &vector_add,
+                LaunchConfig::for_elements(N32),
+                (&da, &db, &mut dc, N32),
+            )?
+        };
+        s.copy_to_host(&mut c, &dc)
+    })??;
+    assert!(
+        c.iter().enumerate().all(|(i, x)| *x == 3.0 * i as f32),
+        "vector_add's stand-in computed {:?}...",
+        &c[..4]
+    );
+    // A captured launch runs at each launch of the graph, after the captured copy.
+    let mut input = guard.alloc_pinned::<u32>(N)?;
+    input.fill(1);
+    let payload = (
+        input,
+        guard.alloc::<u32>(N)?,
+        module.function("add_u32")?,
+        vec![0u32; N],
+    );
+    let graph = stream.capture(payload, |s, (input, mut dev, add, out)| {
+        s.copy_to_device(&mut dev, input)?;
+        // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n); `dev` holds n elements.
+        unsafe { s.launch(&add, LaunchConfig::for_elements(N32), (&mut dev, 5u32, N32)) }?;
+        s.copy_to_host(out, &dev)
+    })?;
+    let mut exec = graph.instantiate()?;
+    for round in [10u32, 20] {
+        exec.payload_mut().0.fill(round);
+        exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+        let out = &exec.payload().3;
+        assert!(
+            out.iter().all(|x| *x == round + 5),
+            "add_u32's stand-in gave {}",
+            out[0]
+        );
+    }
     Ok(())
 }
 
@@ -837,7 +1034,31 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     let mut exec = graph.instantiate()?;
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     let (_x, _add, out) = exec.payload();
-    Ok(out.to_vec())
+    let out = out.to_vec();
+    drop(exec);
+    // A library kernel's function with its contract (scopes only), and a launch with
+    // attributes.
+    let library = custack::Library::load_ptx(Driver::init()?, KERNELS)?;
+    let kernel = library.kernel("add_u32")?;
+    let lib_add = guard.library_function(&kernel)?.declared::<AddU32>()?;
+    assert_eq!(lib_add.checked_by(), CheckedBy::Unchecked); // no PTX kept, driver 12.2
+    let mut y = guard.alloc_zeroed::<u32>(N)?;
+    stream.scope(|s| -> Result<()> {
+        let mut dy = s.bind_mut(&mut y);
+        s.run_library(&lib_add, cfg, (&mut dy, 1, N32))?;
+        refused(ErrorKind::BufferTooShort, || {
+            s.run_library(&lib_add, cfg, (&mut dy, 1, N32 + 1))
+        });
+        s.run_with(
+            &add,
+            cfg,
+            &custack::LaunchAttributes::default(),
+            (&mut dy, 1, N32),
+        )
+    })??;
+    y.free()?;
+    library.unload()?;
+    Ok(out)
 }
 
 /// Arrays, a mipmapped array and textures over every resource kind (issue 23): a CUDA array
@@ -1137,6 +1358,7 @@ fn run(program: &str) -> Option<Result<()>> {
     let two = || -> Result<(Context, Context)> { Ok((context0()?, context0()?)) };
     Some(match program {
         "example" => example(),
+        "stand_ins" => stand_ins(),
         "p1" => context0().and_then(|c| p1_one_guard_many_handles(&c).map(drop)),
         "p2" => two().and_then(|(a, b)| p2_push_pop_push(&a, &b).map(drop)),
         "p3" => two().and_then(|(a, b)| p3_nested_push(&a, &b).map(drop)),
@@ -1153,6 +1375,9 @@ fn run(program: &str) -> Option<Result<()>> {
         "device_info" => device_info(),
         "module_globals" => context0().and_then(|c| module_globals(&c).map(drop)),
         "memory_kinds" => context0().and_then(|c| memory_kinds(&c).map(drop)),
+        "peer" => two().and_then(|(a, b)| peer(&a, &b).map(drop)),
+        "ipc" => context0().and_then(|c| ipc(&c).map(drop)),
+        "vmm" => context0().and_then(|c| vmm(&c).map(drop)),
         "managed" => context0().and_then(|c| managed(&c).map(drop)),
         "library" => two().and_then(|(a, b)| library(&a, &b)),
         "contracts" => context0().and_then(|c| contracts(&c).map(drop)),

@@ -7,7 +7,13 @@
 //! custack-check --fail-at K PROGRAM [ARGS...]     one schedule, the program's output shown
 //! custack-check --sticky-at K PROGRAM [ARGS...]
 //! custack-check --lib-dir                          the directory of the checking libcuda
+//! custack-check --cargo [CARGO ARGS...] [-- ARGS...]
 //! ```
+//!
+//! `--cargo` is the one command for a crate: it builds the crate's tests against the checking
+//! driver (`cargo test --no-run` with `CUDA_DRIVER_LIB_DIR` set, into `target/custack-check`
+//! unless `CARGO_TARGET_DIR` is set), then runs every schedule of each test binary that loads
+//! the driver, with `ARGS` (a test filter, `--include-ignored`, ...).
 //!
 //! Exit status: 0 when every schedule passed, 1 when one had a violation, a leak, a panic or an
 //! abort, 2 when the program could not be checked (it failed without faults, or never loaded the
@@ -26,6 +32,7 @@ use std::time::{Duration, Instant};
 
 const USAGE: &str =
     "usage: custack-check [--jobs N] [--timeout SECS] [--no-sticky] PROGRAM [ARGS...]
+       custack-check [--jobs N] [--timeout SECS] [--no-sticky] --cargo [CARGO ARGS...] [-- ARGS...]
        custack-check (--fail-at K | --sticky-at K) PROGRAM [ARGS...]
        custack-check --lib-dir";
 
@@ -76,6 +83,8 @@ struct Options {
 
 enum Parsed {
     Run(Options),
+    /// `--cargo`: the options (no program yet), cargo's arguments, the test binaries' arguments.
+    Cargo(Options, Vec<OsString>, Vec<OsString>),
     LibDir,
 }
 
@@ -99,6 +108,29 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
                 one = Some(Schedule::StickyAt(number(argv.next(), "--sticky-at")?));
             }
             Some("--help" | "-h") => return Err(USAGE.to_owned()),
+            Some("--cargo") => {
+                let mut cargo = Vec::new();
+                let mut args = Vec::new();
+                let mut after = false;
+                for a in argv.by_ref() {
+                    if !after && a == "--" {
+                        after = true;
+                    } else if after {
+                        args.push(a);
+                    } else {
+                        cargo.push(a);
+                    }
+                }
+                let opts = Options {
+                    jobs,
+                    timeout,
+                    sticky,
+                    one: None,
+                    program: OsString::new(),
+                    args: Vec::new(),
+                };
+                return Ok(Parsed::Cargo(opts, cargo, args));
+            }
             Some("--") => {
                 let program = argv.next().ok_or(USAGE)?;
                 return Ok(Parsed::Run(Options {
@@ -238,6 +270,7 @@ fn main() -> ExitCode {
             };
         }
         Ok(Parsed::Run(o)) => o,
+        Ok(Parsed::Cargo(o, cargo, args)) => return cargo_mode(o, &cargo, args),
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::from(2);
@@ -258,10 +291,94 @@ fn main() -> ExitCode {
     let code = if let Some(schedule) = opts.one {
         one(&opts, &lib, &work, schedule)
     } else {
-        all(&opts, &lib, &work)
+        match all(&opts, &lib, &work, false) {
+            Checked::Passed => ExitCode::SUCCESS,
+            Checked::Failed => ExitCode::FAILURE,
+            Checked::Unchecked | Checked::NotLoaded => ExitCode::from(2),
+        }
     };
     let _ = std::fs::remove_dir_all(&work);
     code
+}
+
+/// `--cargo`: builds the tests against the checking driver, then checks each test binary that
+/// loads it.
+fn cargo_mode(mut opts: Options, cargo_args: &[OsString], args: Vec<OsString>) -> ExitCode {
+    let lib = match lib_dir() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("custack-check: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cmd.args([
+        "test",
+        "--no-run",
+        "--message-format=json-render-diagnostics",
+    ])
+    .args(cargo_args)
+    .env("CUDA_DRIVER_LIB_DIR", &lib)
+    .stderr(Stdio::inherit());
+    // Its own target directory: the build links the checking libcuda, and switching custack's
+    // build between it and the real one would rebuild custack and its dependents each time.
+    if std::env::var_os("CARGO_TARGET_DIR").is_none() {
+        cmd.args(["--target-dir", "target/custack-check"]);
+    }
+    let out = match cmd.output() {
+        Ok(o) if o.status.success() => o,
+        Ok(o) => {
+            eprintln!("custack-check: cargo test --no-run failed ({})", o.status);
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("custack-check: cannot run cargo: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let binaries = test_executables(&String::from_utf8_lossy(&out.stdout));
+    if binaries.is_empty() {
+        eprintln!("custack-check: cargo built no test binary");
+        return ExitCode::from(2);
+    }
+    let work = std::env::temp_dir().join(format!("custack-check-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&work) {
+        eprintln!("custack-check: {}: {e}", work.display());
+        return ExitCode::from(2);
+    }
+    opts.args = args;
+    let mut worst = 0;
+    for bin in binaries {
+        opts.program = bin.into();
+        let code = match all(&opts, &lib, &work, true) {
+            Checked::Passed => 0,
+            Checked::NotLoaded => {
+                println!(
+                    "custack-check: {} loads no libcuda (skipped)",
+                    opts.program.to_string_lossy()
+                );
+                0
+            }
+            Checked::Failed => 1,
+            Checked::Unchecked => 2,
+        };
+        worst = worst.max(code);
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    ExitCode::from(worst)
+}
+
+/// The test executables of `cargo test --no-run --message-format=json` output: artifacts of a
+/// test profile with an executable.
+fn test_executables(json: &str) -> Vec<String> {
+    const KEY: &str = r#""executable":""#;
+    json.lines()
+        .filter(|l| l.contains(r#""reason":"compiler-artifact""#) && l.contains(r#""test":true"#))
+        .filter_map(|l| {
+            let rest = &l[l.find(KEY)? + KEY.len()..];
+            Some(rest[..rest.find('"')?].to_owned())
+        })
+        .collect()
 }
 
 /// One schedule, the program's output shown, then the driver's report and the verdict.
@@ -282,10 +399,25 @@ fn one(opts: &Options, lib: &Path, work: &Path, schedule: Schedule) -> ExitCode 
     }
 }
 
-/// The clean run, then every schedule in parallel, then the table.
-fn all(opts: &Options, lib: &Path, work: &Path) -> ExitCode {
+/// How checking a program ended.
+enum Checked {
+    Passed,
+    /// A violation, a leak, a panic or an abort.
+    Failed,
+    /// It fails without a fault, or did not load the checking driver.
+    Unchecked,
+    /// It did not load the checking driver, and passed (`--cargo`: skipped).
+    NotLoaded,
+}
+
+/// The clean run, then every schedule in parallel, then the table. `skip_unloaded`: a program
+/// that did not load the checking driver and exits 0 is `NotLoaded`, not an error.
+fn all(opts: &Options, lib: &Path, work: &Path, skip_unloaded: bool) -> Checked {
     let program = shown(&opts.program, &opts.args);
     let clean = run(opts, lib, work, 0, Schedule::Clean, false);
+    if skip_unloaded && clean.report.is_none() && matches!(clean.exit, Exit::Code(0)) {
+        return Checked::NotLoaded;
+    }
     let Some(report) = &clean.report else {
         eprintln!(
             "custack-check: {program} wrote no report ({}): it did not load the checking \
@@ -296,7 +428,7 @@ fn all(opts: &Options, lib: &Path, work: &Path) -> ExitCode {
             lib.display(),
             tail(&clean.output, 10)
         );
-        return ExitCode::from(2);
+        return Checked::Unchecked;
     };
     if !matches!(clean.exit, Exit::Code(0)) {
         eprintln!(
@@ -304,7 +436,7 @@ fn all(opts: &Options, lib: &Path, work: &Path) -> ExitCode {
             clean.exit,
             tail(&clean.output, 10)
         );
-        return ExitCode::from(2);
+        return Checked::Unchecked;
     }
     let calls = report.calls;
     let mut schedules = vec![Schedule::Clean];
@@ -348,9 +480,9 @@ fn all(opts: &Options, lib: &Path, work: &Path) -> ExitCode {
         table(&program, calls, opts.sticky, &verdicts, &missing_stand_ins)
     );
     if verdicts.iter().any(|v| v.bad()) {
-        ExitCode::FAILURE
+        Checked::Failed
     } else {
-        ExitCode::SUCCESS
+        Checked::Passed
     }
 }
 
@@ -425,4 +557,21 @@ fn table(
         verdicts.len()
     );
     t
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn test_executables_are_read_from_cargo_json() {
+        let json = concat!(
+            r#"{"reason":"compiler-artifact","target":{"name":"app"},"profile":{"test":false},"executable":"/t/debug/app"}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","target":{"name":"ops"},"profile":{"opt_level":"0","test":true},"executable":"/t/debug/deps/ops-1a"}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","target":{"name":"lib"},"profile":{"test":true},"executable":null}"#,
+            "\n",
+            r#"{"reason":"build-finished","success":true}"#,
+        );
+        assert_eq!(super::test_executables(json), ["/t/debug/deps/ops-1a"]);
+    }
 }

@@ -1,0 +1,161 @@
+//! Testing GPU code without a GPU: the checking driver, fault schedules, and CPU stand-ins for
+//! kernels.
+//!
+//! custack's repository holds a second `libcuda`: the **checking driver** (`checkdriver/`,
+//! package `custack-checkdriver`). It needs no GPU. It keeps the driver's per-thread context
+//! stacks, records every context, stream, event, module, allocation and pending operation, and
+//! reports what a real driver would let pass silently or crash on: a handle used while another
+//! context is current, a double free, memory freed while work may still use it, a context left
+//! on a thread's stack, a leak. It can fail any one driver call, or every call from one on (a
+//! sticky fault, as after a kernel's illegal address), so the error paths of a program run
+//! too. Device memory holds data (host memory, there), so copies move real bytes, and a test
+//! can give a kernel a CPU stand-in to check results end to end.
+//!
+//! It is for your code as much as for custack's: any program or test binary built against
+//! custack runs on it unchanged, on an ordinary CI machine.
+//!
+//! # Running your tests under every fault schedule
+//!
+//! One command, from your crate's directory (`<custack>` is a checkout of custack's
+//! repository; the first line builds the runner and the checking libcuda beside it):
+//!
+//! ```text
+//! cargo build --release --manifest-path <custack>/checkdriver/Cargo.toml
+//! <custack>/checkdriver/target/release/custack-check --cargo -- [test filter] [--include-ignored]
+//! ```
+//!
+//! `--cargo` builds your tests against the checking driver (`cargo test --no-run` with
+//! `CUDA_DRIVER_LIB_DIR` pointing at it, into `target/custack-check` so that your usual build is
+//! never relinked; cargo's own arguments, such as `--test NAME` or `--release`, go before the
+//! `--`), then checks each test binary that loads libcuda; what follows `--` goes to each test
+//! binary. A single binary is checked with `custack-check <binary> [args]`.
+//!
+//! The runner runs each binary once cleanly and counts its driver calls (N), then once with
+//! call k failed and once with a sticky fault from call k on, for every k in 1..=N, as many at a
+//! time as the machine has cores, each with `RUST_TEST_THREADS=1` so that call k is the same
+//! call in every run. It prints a table and each failing schedule with its call number and driver
+//! function, and exits 1 when any schedule had a violation, a leak, a panic or an abort (2 when
+//! the program fails even without faults, or never loaded the checking driver).
+//!
+//! - A failure that **reached the program as an error** (a test returning `Err`, a `main`
+//!   returning `Err`) is what a correct program does; so is a failure **absorbed** (a failed
+//!   free in a `Drop`, which custack records for [`take_drop_errors`](crate::take_drop_errors)).
+//! - A **panic** counts against the program: return errors (`fn test() -> Result<…>` and `?`)
+//!   rather than `unwrap` them, or the runner reports each failed call as a panic.
+//! - A **leak** counts where call k failed once, except when call k was itself the free or
+//!   destroy (the driver keeps that handle); after a sticky fault every free fails and
+//!   destroying the context is the clean-up, so leaks are not judged there.
+//!
+//! Reproduce one schedule by hand, with the program's output and the driver's report:
+//! `custack-check --fail-at 7 <binary> [args]` (or `--sticky-at 7`).
+//!
+//! # Without the runner: one variable
+//!
+//! custack emits no rpath, so the loader takes `libcuda.so.1` from `LD_LIBRARY_PATH` first.
+//! `custack-check --lib-dir` prints a directory holding the checking driver as `libcuda.so` and
+//! `libcuda.so.1`:
+//!
+//! ```text
+//! LD_LIBRARY_PATH=$(custack-check --lib-dir) NULLDRIVER_CHECK=1 cargo test
+//! ```
+//!
+//! runs your whole test suite once on it, and prints its report (violations, leaks) to stderr at
+//! the end of each test binary (`NULLDRIVER_REPORT=FILE` writes it to a file instead;
+//! `NULLDRIVER_FAIL_AT=k` and `NULLDRIVER_STICKY_AT=k` fail call k, as the runner does). Where
+//! no libcuda is installed at all, custack's build finds none and links none; set
+//! `CUDA_DRIVER_LIB_DIR` to the same directory for the build, so that custack links the
+//! checking one.
+//!
+//! # Kernels: CPU stand-ins
+//!
+//! Under the checking driver a kernel does nothing, so a test that checks its output fails. Give
+//! the kernel a stand-in: a closure registered by kernel name with [`StandIn::register`], which
+//! each launch calls at once with a [`KernelCall`]: the launch's grid and block, its arguments
+//! ([`KernelCall::arg`]; a device pointer is a `u64`) and device memory, read and written by copy
+//! ([`KernelCall::read`], [`KernelCall::write`]). The arguments' sizes come from the module's
+//! PTX signature, so the module must be loaded from PTX text. On a real driver registering does
+//! nothing and the real kernel runs: the same test checks the GPU's results there.
+//!
+//! ```no_run
+//! use custack::{Context, ContextFlags, Driver, KernelCall, LaunchConfig, Stack, StandIn};
+//!
+//! # const PTX: &str = "";
+//! fn vector_add_matches_the_cpu() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+//!     let driver = Driver::init()?;
+//!     // vector_add(const float* a, const float* b, float* c, unsigned n)
+//!     let _on_cpu = StandIn::register(&driver, "vector_add", |k: &KernelCall<'_>| {
+//!         let n = k.arg::<u32>(3)? as usize;
+//!         let (a, b) = (k.read::<f32>(k.arg(0)?, n)?, k.read::<f32>(k.arg(1)?, n)?);
+//!         let c: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+//!         k.write(k.arg(2)?, &c)?;
+//!         Ok(())
+//!     })?;
+//!     let ctx = Context::new(driver.device(0)?, ContextFlags::empty())?;
+//!     let mut stack = Stack::new()?;
+//!     let guard = stack.push(&ctx)?;
+//!     let module = guard.load_ptx(PTX)?;
+//!     let f = module.function("vector_add")?;
+//!     let (a, b) = (vec![1.0f32; 256], vec![2.0f32; 256]);
+//!     let (mut da, mut db) = (guard.alloc_from(&a)?, guard.alloc_from(&b)?);
+//!     let mut dc = guard.alloc::<f32>(256)?;
+//!     let mut c = vec![0.0f32; 256];
+//!     let stream = guard.stream()?;
+//!     stream.scope(|s| -> custack::Result<()> {
+//!         let (da, db, mut dc) = (s.bind_mut(&mut da), s.bind_mut(&mut db), s.bind_mut(&mut dc));
+//!         // SAFETY: vector_add reads 256 floats of `da` and `db` and writes 256 of `dc`.
+//!         unsafe { s.launch(&f, LaunchConfig::for_elements(256), (&da, &db, &mut dc, 256u32))? };
+//!         s.copy_to_host(&mut c, &dc)
+//!     })??;
+//!     assert_eq!(c, vec![3.0; 256]);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! A stand-in runs on the launching thread, after the work enqueued before it (the checking
+//! driver runs each stream's work at once, in issue order); a launch captured into a graph runs
+//! its stand-in at each launch of the graph. A stand-in that returns an error or panics fails
+//! the launch (`CUDA_ERROR_LAUNCH_FAILED`) and is reported as a violation; a read or write past
+//! the end of an allocation is refused and reported too. The runner's table names every kernel
+//! that ran without a stand-in (`kernel vector_add ran 1 time(s) without a stand-in`).
+//!
+//! # What the checking driver does not model
+//!
+//! Kernels without a stand-in compute nothing; 2D and 3D copies, peer copies, IPC and virtual
+//! memory management move no bytes; timing (events report a fixed time); more than one device.
+//! Its fault schedules follow the driver's calls, so a test whose call sequence depends on
+//! timing or thread scheduling must run its tests one at a time (the runner does).
+//!
+//! # An example
+//!
+//! `examples/checked-app/` in the repository is a small crate that depends on custack by path,
+//! as yours would. Its `Operands::new_leaky` hands a first device buffer to "a C library"
+//! (`into_raw`) before allocating the second, so a failure of the second allocation leaks the
+//! first: no ordinary test finds it, since the allocation never fails on a test machine.
+//! `scripts/checked-app.sh` runs `custack-check --cargo` on it; the fixed twin passes all 51
+//! schedules, the buggy one does not:
+//!
+//! ```text
+//!   driver calls in the clean run            25
+//!   schedules run                            51  (1 clean, 25 with one call failed, 25 sticky from a call on)
+//!   failure reached the program as error     34
+//!   failure absorbed (program succeeded)     16
+//!   panics                                    0
+//!   aborts                                    0
+//!   schedules with violations                 0
+//!   schedules with leaks                      2
+//! failing schedules (reproduce one: custack-check --fail-at K …/operands-… --include-ignored --exact leaky_operands_add_vectors):
+//!   fail-at 10     cuMemAlloc_v2                    exit 101 (error), 1 leak(s)
+//!       orphan: DeviceMemory 0x7f0000000000 still alive when context 0x10000040 was destroyed
+//!   fail-at 11     cuMemcpyHtoD_v2                  exit 101 (error), 1 leak(s)
+//!       orphan: DeviceMemory 0x7f0000000000 still alive when context 0x10000040 was destroyed
+//! custack-check: FAILED (2 of 51 schedules failing)
+//! ```
+//!
+//! Call 10 is the second allocation, call 11 the copy into it: each returns early and leaves
+//! the first buffer to the context's destruction.
+//!
+//! [`StandIn::register`]: crate::StandIn::register
+//! [`KernelCall`]: crate::KernelCall
+//! [`KernelCall::arg`]: crate::KernelCall::arg
+//! [`KernelCall::read`]: crate::KernelCall::read
+//! [`KernelCall::write`]: crate::KernelCall::write
