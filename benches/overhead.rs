@@ -134,11 +134,17 @@ struct NullDriver {
 
 impl NullDriver {
     fn find() -> Option<Self> {
+        #[cfg(unix)]
         fn sym(name: &core::ffi::CStr) -> Option<*mut c_void> {
             // SAFETY: `name` is NUL-terminated; RTLD_DEFAULT searches the global scope, which
             // holds the libcuda this binary links.
             let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
             (!p.is_null()).then_some(p)
+        }
+        // The null driver is a `libcuda.so` double (checkdriver): there is none to find elsewhere.
+        #[cfg(not(unix))]
+        fn sym(_name: &core::ffi::CStr) -> Option<*mut c_void> {
+            None
         }
         let set = sym(c"nulldriver_set_counting")?;
         let counts = sym(c"nulldriver_counts")?;

@@ -11,12 +11,14 @@
 #                 linked against Debian's arm64 libcuda1 (fetched, not installed, by
 #                 scripts/fetch-driver.sh): the library's unit tests and the GPU-less test
 #                 binaries run under qemu-aarch64 (Debian's qemu-user) and pass, and
-#                 01_vector_add says its one no-GPU line.
+#                 01_vector_add says its one no-GPU line; the build machine's x86_64 libcuda,
+#                 named with CUDA_DRIVER_LIB_DIR, must be refused for the aarch64 target.
 #   windows       cross-build for x86_64-pc-windows-gnu (Debian's mingw-w64): the same tests and
 #                 01_vector_add run under Wine (Debian's wine64), where there is no nvcuda.dll:
 #                 the GPU-less build; then 01_vector_add linked to nvcuda.dll (raw-dylib, forced
 #                 with CUSTACK_REQUIRE_LIBCUDA=1) must import nvcuda.dll.
-#   windows-msvc  cargo check --target x86_64-pc-windows-msvc, GPU-less and raw-dylib builds.
+#   windows-msvc  cargo check --target x86_64-pc-windows-msvc: every target (tests, examples,
+#                 benches) in the GPU-less build, the library and 01_vector_add in the raw-dylib one.
 #   qnx           cargo +nightly check -Zbuild-std --target aarch64-unknown-nto-qnx710 --lib
 #                 (a tier-3 target: no prebuilt std, no linker here; a check is as far as it goes).
 #
@@ -110,7 +112,7 @@ record() { # LEG START RESULT [REASON]
 }
 
 leg_aarch64() {
-    local start=$SECONDS why dir
+    local start=$SECONDS why dir host_dir=${CUDA_DRIVER_LIB_DIR:-}
     if [[ $(uname -m) == aarch64 ]]; then
         record aarch64 "$start" skipped "this machine is aarch64: the native suite is this leg"
         return
@@ -126,8 +128,18 @@ leg_aarch64() {
         export CUDA_DRIVER_LIB_DIR=$dir CUSTACK_REQUIRE_LIBCUDA=1
         export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
         export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=$dir"
-        cargo test --quiet --target aarch64-unknown-linux-gnu "${gpu_less_tests[@]}" "${driver_tests[@]}" &&
-            first_command aarch64 aarch64-unknown-linux-gnu
+        cargo test --quiet --target aarch64-unknown-linux-gnu "${gpu_less_tests[@]}" "${driver_tests[@]}" || exit 1
+        first_command aarch64 aarch64-unknown-linux-gnu || exit 1
+        # The build machine's own x86_64 libcuda, named explicitly, is refused for the target.
+        if [[ -n $host_dir && -e $host_dir/libcuda.so.1 ]]; then
+            local log
+            if log=$(CUDA_DRIVER_LIB_DIR=$host_dir cargo check --quiet --target aarch64-unknown-linux-gnu --lib 2>&1); then
+                say "aarch64: build.rs accepted the x86_64 libcuda in $host_dir for aarch64" >&2
+                exit 1
+            fi
+            grep -q "for another architecture than the target's (aarch64)" <<<"$log" || { echo "$log" >&2; exit 1; }
+            say "aarch64: build.rs refuses the build machine's x86_64 libcuda ($host_dir) for the aarch64 target"
+        fi
     ); then
         record aarch64 "$start" passed
     else
@@ -201,7 +213,7 @@ leg_windows_msvc() {
     why=$(need_rust_target x86_64-pc-windows-msvc) || { record windows-msvc "$start" skipped "$why"; return; }
     if (
         unset CUDA_DRIVER_LIB_DIR CUSTACK_REQUIRE_LIBCUDA
-        cargo check --quiet --target x86_64-pc-windows-msvc --lib --example 01_vector_add &&
+        cargo check --quiet --target x86_64-pc-windows-msvc --all-targets &&
             CUSTACK_REQUIRE_LIBCUDA=1 cargo check --quiet --target x86_64-pc-windows-msvc --lib --example 01_vector_add
     ); then
         record windows-msvc "$start" passed
