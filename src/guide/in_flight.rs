@@ -135,13 +135,48 @@
 //! `tests/patterns.rs` does. Streams need no such care: a stream destroyed with work pending
 //! lets that work finish.
 //!
+//! # Two green contexts from one thread
+//!
+//! A [`GreenContext`] may be current on one thread at a time, so it is `!Send`, and so is
+//! everything parked from it: the parked forms carry the kind of their context
+//! ([`ParkedBuffer<'_, T, Green>`](crate::ParkedBuffer),
+//! [`ParkedModule<'_, Green>`](crate::ParkedModule)), and only the [`Floating`](crate::Floating)
+//! kind is `Send` (`ui-tests/c20_green_parked_work_result_sent_to_thread.rs`). Within its
+//! thread, a green context's work parks like any other: push the throughput partition's green
+//! context, submit, park the submission and the module, pop; push the latency partition's, and
+//! its kernels run while the other partition's work is still pending (P9's green variant in
+//! `tests/gpu_green.rs`; `examples/17_green_partitions.rs` times it). Green contexts are pushed
+//! at the top level ([`Stack::push_green`](crate::Stack::push_green)), one after the other:
+//!
+//! ```no_run
+//! use custack::prelude::*;
+//! use custack::{Driver, GreenContext, Stack};
+//! let sms = Driver::init()?.device(0)?.sm_resource()?;
+//! let split = sms.split(1, 16)?; // a partition of at least 16 SMs, and the rest
+//! let (small, rest) = (GreenContext::new(&split.groups[0])?, GreenContext::new(&split.remaining)?);
+//! let mut stack = Stack::new()?;
+//! let pending = {
+//!     let g = stack.push_green(&rest)?;
+//!     let stream = g.stream()?;
+//!     let work = stream.submit((g.alloc::<u32>(1 << 24)?,), |s, (mut x,)| s.fill_bytes(&mut x, 1))?;
+//!     g.park_submission(work) // borrows `rest` only; `!Send`
+//! }; // popped, the fill still running on the rest of the SMs
+//! let g = stack.push_green(&small)?;
+//! let mine = g.alloc_from(&[1u32; 256])?; // the small partition's work, meanwhile
+//! # drop(mine);
+//! let (_filled,) = pending.wait()?; // a `ParkedBuffer<'_, u32, Green>`, still on this thread
+//! # Ok::<(), custack::Error>(())
+//! ```
+//!
 //! # Limits
 //!
-//! Only submissions of a floating [`Context`] park (as buffers do): a green context may be
-//! current on one thread at a time. Executable graphs and managed memory have no parked form
+//! A green context's page-locked and registered host memory does not park with a submission
+//! (their parked forms are `Send`), nor do its streams; [`Stream::scope_after`] takes
+//! floating contexts' work only. Executable graphs and managed memory have no parked form
 //! yet; a launched graph stays pending under its guard.
 //!
 //! [`Stack`]: crate::Stack
+//! [`GreenContext`]: crate::GreenContext
 //! [`Context`]: crate::Context
 //! [`Submission`]: crate::Submission
 //! [`ParkedSubmission`]: crate::ParkedSubmission
