@@ -172,8 +172,46 @@
 //!
 //! A green context's page-locked and registered host memory does not park with a submission
 //! (their parked forms are `Send`), nor do its streams; [`Stream::scope_after`] takes
-//! floating contexts' work only. Executable graphs and managed memory have no parked form
-//! yet; a launched graph stays pending under its guard.
+//! floating contexts' work only. Managed memory has no parked form yet.
+//!
+//! # Why a launched graph does not park
+//!
+//! A submission that launched an executable graph (`Submission<'_, GraphExec<'_, P>>`) stays
+//! pending under its guard. Parking it soundly would need what parking a plain submission does
+//! not: the module its kernels come from kept loaded for as long as the executable graph can
+//! be launched again, not only until the pending launch completes.
+//!
+//! - A parked submission drops its kernel [`Function`](crate::Function)s (they park as `()`,
+//!   [`Park`](crate::Park)): its module may then be dropped while the work is pending, and
+//!   that is sound only because dropping a [`Module`](crate::Module) synchronizes its context
+//!   before `cuModuleUnload`, so the work finishes first. After the wait, nothing of that
+//!   submission can run the kernel again.
+//! - An executable graph is the opposite: its kernel nodes name the module's functions for as
+//!   long as the graph exists, and it is launched again after the wait (that is why one keeps
+//!   it). The driver documents no reference from a `CUgraphExec` to its module, so unloading
+//!   the module while the graph exists leaves nodes naming unloaded code, and the next
+//!   `cuGraphLaunch` runs it.
+//! - Today the payload keeps the module loaded: a graph captures kernel launches only with
+//!   functions bound from its payload (a function from the environment would have to outlive
+//!   the capture's `'static` environment), so `GraphExec<'_, (…, Function<'m>)>` borrows the
+//!   module for `'m`. But a [`Module`](crate::Module) is lent by its guard, so that borrow
+//!   is a borrow of the guard, and a parked form that kept it would keep the guard borrowed:
+//!   not parked at all. Converting the module into a [`ParkedModule`](crate::ParkedModule)
+//!   inside `park_submission` cannot be written either: the module must be moved while the
+//!   graph's functions still borrow it (E0505).
+//! - Destroying the executable graph when it is parked would be sound
+//!   (`cuGraphExecDestroy` of a graph in flight frees it once the launch completes), and the
+//!   payload would park as a submission's does; but then the graph could not be launched
+//!   again, which is the only reason to keep one, so custack does not offer it.
+//!
+//! What would make it sound, as a follow-up within the one parking model: an executable graph
+//! that *owns* the module its kernels come from, given at capture (a capture taking a
+//! [`ParkedModule`](crate::ParkedModule) and lending its functions to the capture closure
+//! only), so that its payload holds no function and the graph parks with the module
+//! inside it (`ParkedGraphExec<'ctx, Q>`, re-attached to a guard of its context with the
+//! pointer compare of [`PushedGuard::attach`], dropped by pushing its context). Until then,
+//! give graph work a thread per context, or wait for a context's graph launch before pushing
+//! the next context; plain submissions of the other contexts may stay parked meanwhile.
 //!
 //! [`Stack`]: crate::Stack
 //! [`GreenContext`]: crate::GreenContext
