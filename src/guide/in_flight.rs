@@ -119,6 +119,21 @@
 //! # Ok::<(), custack::Error>(())
 //! ```
 //!
+//! # Libraries that enqueue later: NCCL group calls
+//!
+//! A submission records its event when it is made, after its closure enqueued the work. A
+//! library call that enqueues its work *later* does not fit inside one: between
+//! `ncclGroupStart` and `ncclGroupEnd`, `ncclAllReduce` only records the call, and NCCL
+//! enqueues every GPU's work at `ncclGroupEnd`. So a submission around `ncclAllReduce` inside
+//! the group would complete before NCCL's work and hand its buffers back while NCCL still
+//! used them. Keep the buffers parked across the group call (a parked buffer's
+//! [`device_ptr`](crate::ParkedBuffer::device_ptr) and a parked stream's
+//! [`as_raw`](crate::ParkedStream::as_raw) are what NCCL needs), and after `ncclGroupEnd` make
+//! per context a submission on the same stream that takes them over and park it: its event
+//! follows NCCL's work in stream order, so the buffers come back only after it.
+//! `examples/12_nccl.rs` does this beside the thread-per-GPU version, synchronizing each
+//! context before its buffers can drop if anything fails after the group started.
+//!
 //! # Moving data between contexts
 //!
 //! - Through the host: stage in A's page-locked memory, parked ([`PushedGuard::park_pinned`]),
