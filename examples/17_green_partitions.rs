@@ -4,27 +4,32 @@
 //! `cargo run --release --example 17_green_partitions [reps]`
 //!
 //! The device's SMs are split in two (`sm_resource`, `split`): a small *latency* partition
-//! and the rest, a *throughput* partition, with a green context over each. One thread:
+//! and the rest, a *throughput* partition, with a green context over each. Each partition's
+//! module, stream and output buffer are loaded once and parked between its pushes (of kind
+//! `Green`: `!Send`, they stay on this thread and borrow only their green context). Then, per
+//! repetition, one thread:
 //!
-//! 1. pushes the throughput green context, submits a long throughput kernel (many waves of
-//!    blocks spinning on every SM it may use), *parks* the submission and the module
-//!    (`park_submission`, `park_module`: of kind `Green`, `!Send`, they stay on this thread and
-//!    borrow only the green context) and pops it: the kernel keeps running;
-//! 2. pushes the latency green context and times a short latency kernel `reps` times with
-//!    events, while the throughput kernel is still pending on the other green context
-//!    (`is_complete` on the parked submission works under any context);
-//! 3. waits for the throughput kernel.
+//! 1. pushes the throughput green context, submits the throughput kernel (one full wave of
+//!    blocks spinning about 1 ms on every SM of its partition), *parks* the submission
+//!    (`park_submission`) and pops: the kernel keeps running;
+//! 2. pushes the latency green context and times one short latency kernel with events, while
+//!    the throughput kernel is pending on the other green context;
+//! 3. asks whether the throughput kernel was still running (`is_complete` on the parked
+//!    submission, with no context current) and waits for it.
 //!
-//! The same latency kernel is timed alone in its partition, and the same two kernels in one
-//! ordinary context on two streams (latency alone, then beside the throughput kernel). It prints
-//! the medians: in one ordinary context the latency kernel waits for SMs the throughput kernel
-//! holds; in its own partition its time barely moves (the point of green contexts).
+//! The latency kernel is also timed alone, and the same two kernels in one ordinary context on
+//! two streams (latency alone, then each time right after a throughput launch over every SM).
+//! It prints the medians: in one ordinary context the latency kernel waits for SMs the
+//! throughput kernel holds; in its own partition its time barely moves (the point of green
+//! contexts), and how often the throughput kernel still ran when the latency kernel was done.
 //!
 //! Green contexts need driver 12.4 or later; where they are not supported it says so in one
 //! line and exits with status 0.
+use custack::prelude::*;
 use custack::{
-    ContextKind, Driver, ErrorKind, EventFlags, Function, Green, GreenContext, LaunchConfig,
-    ParkedBuffer, ParkedModule, ParkedSubmission, PushedGuard, Stack,
+    Context, ContextFlags, ContextKind, Device, Driver, ErrorKind, EventFlags, Function, Green,
+    GreenContext, LaunchConfig, ParkedBuffer, ParkedModule, ParkedStream, ParkedSubmission,
+    PushedGuard, Stack, Stream,
 };
 use std::process::ExitCode;
 
@@ -35,11 +40,11 @@ const THREADS: u32 = 128;
 const LATENCY_SMS: u32 = 16;
 /// Clock cycles each latency block spins (about 10 µs at 2 GHz).
 const LATENCY_SPIN: i64 = 20_000;
-/// Clock cycles each throughput block spins (about 0.5 ms at 2 GHz).
-const THROUGHPUT_SPIN: i64 = 1_000_000;
-/// Resident blocks per SM the throughput grid counts with, and how many such waves it has.
+/// Clock cycles each throughput block spins (about 1 ms at 2 GHz).
+const THROUGHPUT_SPIN: i64 = 2_000_000;
+/// Blocks per SM of the throughput kernel: one full wave of 128-thread blocks (2048 threads
+/// per SM), so that it holds every SM it may use for its whole run.
 const BLOCKS_PER_SM: u32 = 16;
-const WAVES: u32 = 400;
 
 /// The median of `xs` (sorted in place), in ms.
 fn median(xs: &mut [f32]) -> f32 {
@@ -55,93 +60,135 @@ fn config(blocks: u32) -> LaunchConfig {
     }
 }
 
-/// Times `smid_spin` with `blocks` blocks `reps` times on a fresh stream of `g`'s context, with
-/// events around each launch: the GPU time from the launch's turn on the stream to its end.
-fn time_latency<K: ContextKind>(
+/// Times one launch of the latency kernel (`smid_spin` over `out.len()` blocks) on `stream`,
+/// with events around it: the GPU time from its turn on the stream to its end, including any
+/// wait for free SMs.
+fn time_once<K: ContextKind>(
     g: &PushedGuard<'_, '_, K>,
+    stream: &Stream<'_>,
     f: Function<'_>,
-    blocks: u32,
-    reps: usize,
-) -> custack::Result<Vec<f32>> {
-    let stream = g.stream()?;
+    out: &mut custack::DeviceBuffer<'_, u32>,
+) -> custack::Result<f32> {
     let (start, end) = (g.event(EventFlags::empty())?, g.event(EventFlags::empty())?);
-    let mut out = g.alloc::<u32>(blocks as usize)?;
-    let mut times = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        stream.scope(|s| -> custack::Result<()> {
-            let out = s.bind_mut(&mut out);
-            s.record(&start)?;
-            // SAFETY: smid_spin(unsigned* out, long long spin) writes out[0..grid), and `out`
-            // holds `blocks` elements.
-            unsafe { s.launch(&f, config(blocks), (out, LATENCY_SPIN)) }?;
-            s.record(&end)
-        })??;
-        times.push(start.elapsed_ms(&end)?);
-    }
-    Ok(times)
+    let blocks = out.len() as u32;
+    stream.scope(|s| -> custack::Result<()> {
+        let out = s.bind_mut(out);
+        s.record(&start)?;
+        // SAFETY: smid_spin(unsigned* out, long long spin) writes out[0..grid), and `out`
+        // holds `blocks` elements.
+        unsafe { s.launch(&f, config(blocks), (out, LATENCY_SPIN)) }?;
+        s.record(&end)
+    })??;
+    start.elapsed_ms(&end)
 }
 
-/// The throughput kernel's work, parked on its green context.
-type Throughput<'g> = ParkedSubmission<'g, (ParkedBuffer<'g, u32, Green>, ())>;
-
-/// Pushes the throughput green context, submits the throughput kernel over `blocks` blocks,
-/// parks it and its module and pops: the kernel keeps running, borrowing only `green`.
-fn start_throughput<'g>(
-    stack: &mut Stack,
-    green: &'g GreenContext<'_>,
-    blocks: u32,
-) -> custack::Result<(Throughput<'g>, ParkedModule<'g, Green>)> {
-    let g = stack.push_green(green)?;
-    let module = g.load_ptx(GREEN_PTX)?;
-    let f = module.function("smid_spin")?;
-    let stream = g.stream()?; // may be dropped while its work runs
-    let work = stream.submit((g.alloc::<u32>(blocks as usize)?, f), |s, (mut out, f)| {
-        // SAFETY: as in `time_latency`; `out` holds `blocks` elements.
+/// Enqueues the throughput kernel (one full wave of long-spinning blocks over `out.len()`
+/// blocks) on `stream`, as a submission that owns its output.
+fn submit_throughput<'s>(
+    stream: &'s Stream<'_>,
+    f: Function<'s>,
+    out: custack::DeviceBuffer<'s, u32>,
+) -> custack::Result<custack::Submission<'s, (custack::DeviceBuffer<'s, u32>, Function<'s>)>> {
+    let blocks = out.len() as u32;
+    stream.submit((out, f), move |s, (mut out, f)| {
+        // SAFETY: as in `time_once`; `out` holds `blocks` elements.
         unsafe { s.launch(&f, config(blocks), (&mut out, THROUGHPUT_SPIN)) }
-    })?;
-    Ok((g.park_submission(work), g.park_module(module)))
+    })
 }
 
-/// Medians (ms) of the latency kernel alone and beside the throughput kernel, and whether the
-/// throughput kernel was still running when the last latency launch had finished.
+/// Medians (ms) of the latency kernel alone and right after a throughput kernel was
+/// launched, and in how many of the latter the throughput kernel was still running when the
+/// latency kernel had finished.
 struct Measured {
     alone: f32,
     beside: f32,
-    overlapped: bool,
+    overlapped: usize,
 }
 
-/// Both kernels in two green contexts, driven from this thread.
+/// One green context's long-lived resources, parked between its pushes (`!Send`, kind `Green`).
+struct Partition<'g> {
+    green: &'g GreenContext<'g>,
+    module: ParkedModule<'g, Green>,
+    stream: ParkedStream<'g, Green>,
+    out: ParkedBuffer<'g, u32, Green>,
+}
+
+impl<'g> Partition<'g> {
+    fn new(stack: &mut Stack, green: &'g GreenContext<'g>, blocks: u32) -> custack::Result<Self> {
+        let g = stack.push_green(green)?;
+        Ok(Self {
+            green,
+            module: g.park_module(g.load_ptx(GREEN_PTX)?),
+            stream: g.park_stream(g.stream()?),
+            out: g.park(g.alloc::<u32>(blocks as usize)?),
+        })
+    }
+}
+
+/// One latency launch under its green context, its resources parked again afterwards.
+fn time_latency<'g>(
+    stack: &mut Stack,
+    lat: Partition<'g>,
+) -> custack::Result<(f32, Partition<'g>)> {
+    let g = stack.push_green(lat.green)?;
+    let module = g.attach_module(lat.module)?;
+    let stream = g.attach_stream(lat.stream)?;
+    let mut out = g.attach(lat.out)?;
+    let ms = time_once(&g, &stream, module.function("smid_spin")?, &mut out)?;
+    let back = Partition {
+        green: lat.green,
+        module: g.park_module(module),
+        stream: g.park_stream(stream),
+        out: g.park(out),
+    };
+    Ok((ms, back))
+}
+
+/// Both kernels in two green contexts, driven from this thread: per repetition, push the
+/// throughput partition's context, submit its kernel, park the submission, pop; push the
+/// latency partition's context and time the latency kernel while the other is pending.
 fn green_contexts(
     latency: &GreenContext<'_>,
     throughput: &GreenContext<'_>,
-    throughput_blocks: u32,
     reps: usize,
 ) -> custack::Result<Measured> {
     let mut stack = Stack::new()?;
-    // The latency kernel's module, parked between the pushes of its green context.
-    let mut lat_module = {
-        let g = stack.push_green(latency)?;
-        g.park_module(g.load_ptx(GREEN_PTX)?)
-    };
-    let mut alone = {
-        let g = stack.push_green(latency)?;
-        let module = g.attach_module(lat_module)?;
-        let times = time_latency(&g, module.function("smid_spin")?, latency.sm_count(), reps)?;
-        lat_module = g.park_module(module);
-        times
-    };
-    // One thread, two green contexts: the throughput kernel stays pending on one (parked)
-    // while the latency kernel runs on the other.
-    let (pending, tp_module) = start_throughput(&mut stack, throughput, throughput_blocks)?;
-    let (mut beside, overlapped) = {
-        let g = stack.push_green(latency)?;
-        let module = g.attach_module(lat_module)?;
-        let times = time_latency(&g, module.function("smid_spin")?, latency.sm_count(), reps)?;
-        // The throughput kernel's event, queried while the latency green context is current.
-        (times, !pending.is_complete()?)
-    };
-    let (_out, ()) = pending.wait()?;
-    drop(tp_module); // pushes its green context, on this thread, to unload
+    let mut lat = Partition::new(&mut stack, latency, latency.sm_count())?;
+    let tp_blocks = throughput.sm_count() * BLOCKS_PER_SM;
+    let mut tp = Partition::new(&mut stack, throughput, tp_blocks)?;
+    let mut alone = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let (ms, back) = time_latency(&mut stack, lat)?;
+        alone.push(ms);
+        lat = back;
+    }
+    let (mut beside, mut overlapped) = (Vec::with_capacity(reps), 0);
+    for _ in 0..reps {
+        // The throughput kernel, left pending on its green context: the submission is parked
+        // (kind `Green`, `!Send`), so its guard pops while the kernel runs.
+        let (pending, back): (ParkedSubmission<'_, _>, _) = {
+            let g = stack.push_green(tp.green)?;
+            let module = g.attach_module(tp.module)?;
+            let stream = g.attach_stream(tp.stream)?;
+            let work =
+                submit_throughput(&stream, module.function("smid_spin")?, g.attach(tp.out)?)?;
+            let pending = g.park_submission(work);
+            let back = (g.park_module(module), g.park_stream(stream));
+            (pending, back)
+        };
+        let (ms, back_lat) = time_latency(&mut stack, lat)?;
+        lat = back_lat;
+        beside.push(ms);
+        // The throughput kernel's event, queried with no context current.
+        overlapped += usize::from(!pending.is_complete()?);
+        let (out, ()) = pending.wait()?;
+        tp = Partition {
+            green: tp.green,
+            module: back.0,
+            stream: back.1,
+            out,
+        };
+    }
     Ok(Measured {
         alone: median(&mut alone),
         beside: median(&mut beside),
@@ -150,29 +197,29 @@ fn green_contexts(
 }
 
 /// Both kernels in one ordinary context, on two streams.
-fn one_context(
-    device: custack::Device,
-    latency_blocks: u32,
-    throughput_blocks: u32,
-    reps: usize,
-) -> custack::Result<Measured> {
-    let ctx = custack::Context::new(device, custack::ContextFlags::empty())?;
+fn one_context(device: Device, latency_blocks: u32, reps: usize) -> custack::Result<Measured> {
+    let ctx = Context::new(device, ContextFlags::empty())?;
     let mut stack = Stack::new()?;
     let g = stack.push(&ctx)?;
     let module = g.load_ptx(GREEN_PTX)?;
     let f = module.function("smid_spin")?;
-    let mut alone = time_latency(&g, f, latency_blocks, reps)?;
-    let stream = g.stream()?;
-    let pending = stream.submit(
-        (g.alloc::<u32>(throughput_blocks as usize)?, f),
-        |s, (mut out, f)| {
-            // SAFETY: as in `time_latency`; `out` holds `throughput_blocks` elements.
-            unsafe { s.launch(&f, config(throughput_blocks), (&mut out, THROUGHPUT_SPIN)) }
-        },
-    )?;
-    let mut beside = time_latency(&g, f, latency_blocks, reps)?;
-    let overlapped = !pending.is_complete()?;
-    let (_out, _f) = pending.wait()?;
+    let (lat_stream, tp_stream) = (g.stream()?, g.stream()?);
+    let mut lat_out = g.alloc::<u32>(latency_blocks as usize)?;
+    let tp_blocks =
+        device.attribute(custack::DeviceAttribute::MultiprocessorCount)? as u32 * BLOCKS_PER_SM;
+    let mut tp_out = Some(g.alloc::<u32>(tp_blocks as usize)?);
+    let mut alone = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        alone.push(time_once(&g, &lat_stream, f, &mut lat_out)?);
+    }
+    let (mut beside, mut overlapped) = (Vec::with_capacity(reps), 0);
+    for _ in 0..reps {
+        let Some(out) = tp_out.take() else { break };
+        let pending = submit_throughput(&tp_stream, f, out)?;
+        beside.push(time_once(&g, &lat_stream, f, &mut lat_out)?);
+        overlapped += usize::from(!pending.is_complete()?);
+        tp_out = Some(pending.wait()?.0);
+    }
     Ok(Measured {
         alone: median(&mut alone),
         beside: median(&mut beside),
@@ -236,23 +283,16 @@ fn run(reps: usize) -> custack::Result<Outcome> {
         latency.sm_count(),
         throughput.sm_count()
     );
-    let throughput_blocks = total * BLOCKS_PER_SM * WAVES;
     let lat_blocks = latency.sm_count();
-    let ordinary = one_context(device, lat_blocks, throughput_blocks, reps)?;
-    let green = green_contexts(&latency, &throughput, throughput_blocks, reps)?;
+    let ordinary = one_context(device, lat_blocks, reps)?;
+    let green = green_contexts(&latency, &throughput, reps)?;
     for (way, m) in [
         ("one ordinary context", &ordinary),
         ("two green contexts", &green),
     ] {
         println!(
-            "{way:>20}: latency kernel ({lat_blocks} blocks) alone {:.3} ms, beside the throughput kernel {:.3} ms (median of {reps}){}",
-            m.alone,
-            m.beside,
-            if m.overlapped {
-                ""
-            } else {
-                "; the throughput kernel ended before the last latency launch"
-            }
+            "{way:>20}: latency kernel ({lat_blocks} blocks) alone {:.3} ms, right after a throughput kernel {:.3} ms (medians of {reps}; the throughput kernel still ran at the end of {} of them)",
+            m.alone, m.beside, m.overlapped
         );
     }
     println!(

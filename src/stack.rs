@@ -152,7 +152,8 @@ pub enum Floating {}
 impl ContextKind for Floating {}
 
 /// A [`GreenContext`](crate::GreenContext): current on one thread at a time; its parked
-/// resources ([`ParkedBuffer`](crate::ParkedBuffer), [`ParkedModule`](crate::ParkedModule), a
+/// resources ([`ParkedBuffer`](crate::ParkedBuffer), [`ParkedModule`](crate::ParkedModule),
+/// [`ParkedStream`](crate::ParkedStream), a
 /// [`ParkedSubmission`](crate::ParkedSubmission)'s payload) are `!Send` and stay on its thread.
 #[derive(Debug)]
 pub enum Green {}

@@ -155,7 +155,8 @@
 //! A [`GreenContext`] may be current on one thread at a time, so it is `!Send`, and so is
 //! everything parked from it: the parked forms carry the kind of their context
 //! ([`ParkedBuffer<'_, T, Green>`](crate::ParkedBuffer),
-//! [`ParkedModule<'_, Green>`](crate::ParkedModule)), and only the [`Floating`](crate::Floating)
+//! [`ParkedModule<'_, Green>`](crate::ParkedModule),
+//! [`ParkedStream<'_, Green>`](crate::ParkedStream)), and only the [`Floating`](crate::Floating)
 //! kind is `Send` (`ui-tests/c20_green_parked_work_result_sent_to_thread.rs`). Within its
 //! thread, a green context's work parks like any other: push the throughput partition's green
 //! context, submit, park the submission and the module, pop; push the latency partition's, and
@@ -185,9 +186,9 @@
 //!
 //! # Limits
 //!
-//! A green context's page-locked and registered host memory does not park with a submission
-//! (their parked forms are `Send`), nor do its streams; [`Stream::scope_after`] takes
-//! floating contexts' work only. Managed memory has no parked form yet.
+//! A green context's page-locked and registered host memory does not park (their parked forms
+//! are `Send`; its device buffers, modules, streams and submissions do);
+//! [`Stream::scope_after`] takes floating contexts' work only. Managed memory has no parked form yet.
 //!
 //! # Why a launched graph does not park
 //!
