@@ -39,7 +39,7 @@ loaded=$(ldd "$bin" | awk '/libcuda/ { print $3 }')
     { echo "check-driver: $bin loads $loaded, not the checking driver" >&2; exit 1; }
 
 programs=(${CHECK_PROGRAMS:-example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight scoped_alloc reuse_after_scope unwind scoped_host
-    events submission graph device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm peer ipc})
+    events submission graph device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm peer ipc stress})
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 report=$work/report
@@ -97,7 +97,7 @@ run_one() {
         bad=$((bad + 1))
         echo "check-driver: FAIL $program $label (failed call: ${failed:-?}): ${problems[*]}" >&2
         echo "$out" | tail -5 >&2
-        [[ -s $report ]] && grep -E '^(violation|leak|orphan):' "$report" | head -10 >&2
+        [[ ! -s $report ]] || grep -E '^(violation|leak|orphan):' "$report" | head -10 >&2 || true
     fi
     return 0
 }

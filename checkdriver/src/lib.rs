@@ -2179,10 +2179,10 @@ mod tests {
         check::CHECK.store(true, Relaxed);
         unsafe {
             // A CUDA_MEMCPY2D as 16 words: host rows (pitch `row`) into device rows (`pitch`).
-            let copy2d = |host: *mut u8, row: usize, dev: u64, pitch: usize, rows: usize| {
+            let copy2d = |row: usize, dev: u64, pitch: usize, rows: usize| {
                 let mut c = [0u64; 16];
                 c[2] = 1; // srcMemoryType: host
-                c[3] = host.addr() as u64;
+                c[3] = 0; // srcHost: written by `with_host` below, as a pointer
                 c[6] = row as u64;
                 c[9] = 2; // dstMemoryType: device
                 c[11] = dev;
@@ -2191,22 +2191,26 @@ mod tests {
                 c[15] = rows as u64; // Height
                 c
             };
+            // The host pointer is stored as a pointer, in place, so that it keeps its
+            // provenance (an integer copy of it would not, and Miri would rightly refuse it).
+            let with_host = |mut c: [u64; 16], host: *mut u8| {
+                c.as_mut_ptr().add(3).cast::<*mut u8>().write(host);
+                let _ = cuMemcpy2D_v2(c.as_ptr().cast());
+            };
             let a = ctx();
             let mut host = vec![0u8; 64 * 8];
             let (mut d, mut pitch) = (0, 0);
             let _ = cuMemAllocPitch_v2(&raw mut d, &raw mut pitch, 64, 8, 4);
             assert_eq!(
                 violations_of(|| {
-                    let c = copy2d(host.as_mut_ptr(), 64, d, pitch, 8);
-                    let _ = cuMemcpy2D_v2(c.as_ptr().cast());
+                    with_host(copy2d(64, d, pitch, 8), host.as_mut_ptr());
                 }),
                 0,
                 "8 rows into an 8-row pitched allocation"
             );
             assert_eq!(
                 violations_of(|| {
-                    let c = copy2d(host.as_mut_ptr(), 32, d, pitch, 16);
-                    let _ = cuMemcpy2D_v2(c.as_ptr().cast());
+                    with_host(copy2d(32, d, pitch, 16), host.as_mut_ptr());
                 }),
                 1,
                 "16 rows into 8"
@@ -2214,8 +2218,7 @@ mod tests {
             let _ = cuMemFree_v2(d);
             assert_eq!(
                 violations_of(|| {
-                    let c = copy2d(host.as_mut_ptr(), 64, d, pitch, 8);
-                    let _ = cuMemcpy2D_v2(c.as_ptr().cast());
+                    with_host(copy2d(64, d, pitch, 8), host.as_mut_ptr());
                 }),
                 1,
                 "into freed memory"

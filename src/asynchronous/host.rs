@@ -8,6 +8,18 @@
 //! wait of that context that custack makes: the end of a [`Stream::scope`](crate::Stream::scope),
 //! [`Submission::wait`](crate::Submission::wait) or `try_wait`, or [`Stream::synchronize`](crate::Stream::synchronize).
 //! Waits pay one relaxed atomic load for this while no panic is pending.
+//!
+//! The contract, precisely: a panic is reported **once**, by the **first** of those waits
+//! that runs in its context after the host function ran, **whichever** submission, scope or
+//! stream of the context that wait is for (a [`Submission::wait`](crate::Submission::wait)
+//! that reports it drops its own payload, its work being complete); waits in other contexts
+//! never see it. This is how CUDA reports a context's asynchronous errors (to the next call
+//! that can), and it needs nothing but the context to route the report: attributing it to the
+//! enqueuing submission would take a second registry of pending work beside the events that
+//! submissions already are. A panic in a host function is a bug in the program, not an
+//! outcome to recover from per submission; the report says that it happened and what it said.
+//! (`a_host_panic_is_reported_once_by_the_next_wait_of_its_context` in `submission.rs` tests
+//! it under Miri's checking driver and on a GPU.)
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;

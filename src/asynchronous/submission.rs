@@ -908,9 +908,19 @@ impl<'s, P: Payload> IntoFuture for Submission<'s, P> {
                 waker.wake();
             }
         });
+        let wakeup = match woken {
+            Ok(()) => Some(wakeup),
+            // The future still resolves (its first poll waits, blocking); the error goes where
+            // errors nothing can return go, so it is not lost (found by the checking driver's
+            // `stress` program).
+            Err(e) => {
+                crate::error::record_drop_error(e);
+                None
+            }
+        };
         SubmissionFuture {
             submission: Some(self),
-            wakeup: woken.ok().map(|()| wakeup),
+            wakeup,
         }
     }
 }
@@ -1084,6 +1094,49 @@ mod tests {
         assert_eq!(*output, [5; 16]);
         input.fill(6); // the host's own box again
         assert_eq!(*input, [6; 16]);
+        Ok(())
+    }
+
+    // The contract of a panicked host function's report (issue 20, item 5; `host`'s module
+    // docs): the first wait of its context reports it, once, whichever submission, scope or
+    // stream of that context the wait is for; waits of another context never see it. Under the
+    // checking driver a host function runs when it is enqueued, so the order is exact.
+    #[test]
+    #[cfg_attr(
+        not(miri),
+        ignore = "requires a CUDA device (or Miri's checking driver)"
+    )]
+    fn a_host_panic_is_reported_once_by_the_next_wait_of_its_context() -> Result<()> {
+        use crate::{ErrorKind, StackTop};
+        let (a, b) = (context()?, context()?);
+        let mut stack = Stack::new()?;
+        let guard = stack.push(&a)?;
+        let (one, two) = (guard.stream()?, guard.stream()?);
+        let panicking = one.submit(vec![1u32], |s, _| {
+            s.host_fn(|| std::panic::panic_any("host function 1"))
+        })?;
+        let other = two.submit(vec![2u32], |_, _| Ok(()))?;
+        // B's waits (on another thread) do not see A's panic.
+        std::thread::scope(|t| {
+            t.spawn(|| -> Result<()> {
+                Stack::new()?.with_pushed(&b, |g| g.stream()?.synchronize())?
+            })
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+        })?;
+        // The other submission's wait comes first: it reports the panic (its work is complete,
+        // its payload dropped) ...
+        match other.wait() {
+            Err(e) if e.kind() == ErrorKind::HostFunctionPanicked => {
+                assert!(e.to_string().contains("host function 1"), "{e}");
+            }
+            r => panic!("expected the panic, got {r:?}"),
+        }
+        // ... and the panicking submission's own wait then succeeds: reported once.
+        assert_eq!(panicking.wait()?, [1]);
+        one.synchronize()?;
+        drop((one, two));
+        guard.pop()?;
         Ok(())
     }
 }
