@@ -11,8 +11,11 @@
 //! Partitions and green contexts borrow the resource they were split from, so neither outlives
 //! it (C20). A green context may be current on one thread at a time (the driver does not
 //! synchronize concurrent use), so [`GreenContext`] is `!Send` and `!Sync`: only the thread that
-//! made it can push it, and nothing of it is parked (a parked resource may be dropped, and its
-//! context pushed, on another thread).
+//! made it can push it. Its buffers, modules and pending submissions park as for any context
+//! ([`PushedGuard::park`], [`PushedGuard::park_submission`]), but their parked forms are of
+//! kind [`Green`] and `!Send` (a parked resource pushes its context when dropped), so they stay
+//! on this thread too. That is how one thread keeps work pending on two green contexts of one
+//! GPU (P9; `examples/17_green_partitions.rs`).
 
 use crate::driver::Device;
 use crate::error::{Result, record_drop_error};
@@ -258,7 +261,8 @@ impl Drop for GreenContext<'_> {
 
 impl Stack {
     /// `cuCtxPushCurrent`—Pushes a green context on this thread and returns the guard that pops
-    /// it; the guard lends the same handles as [`push`](Self::push)'s, but parks nothing.
+    /// it; the guard lends the same handles as [`push`](Self::push)'s, and parks them as `!Send`
+    /// parked forms of kind [`Green`].
     ///
     /// # Errors
     ///

@@ -9,7 +9,7 @@ use crate::context::Context;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::plain::DeviceCopy;
-use crate::stack::{ContextKind, PushedGuard};
+use crate::stack::{ContextKind, Floating, PushedGuard};
 use core::marker::PhantomData;
 use core::ops::{Bound, RangeBounds};
 use core::ptr::NonNull;
@@ -685,8 +685,9 @@ impl<T: DeviceCopy> Drop for PinnedBuffer<'_, T> {
     }
 }
 
-/// Borrows the context; owns `T`s without making the parked buffer `!Send`.
-type ParkedMarker<'ctx, T> = PhantomData<(&'ctx Context, fn() -> T)>;
+/// Borrows the context; owns `T`s without making the parked buffer `!Send`; carries the kind
+/// of context (`Send` is implemented for a [`Floating`] one only).
+type ParkedMarker<'ctx, T, K> = PhantomData<(&'ctx Context, fn() -> T, K)>;
 
 /// A [`DeviceBuffer`] set aside so it can outlive its guard and a nested push, and be
 /// re-attached to a guard of the same context later ([`PushedGuard::attach`]).
@@ -694,31 +695,40 @@ type ParkedMarker<'ctx, T> = PhantomData<(&'ctx Context, fn() -> T)>;
 /// Holds the context by borrow, so the context outlives it. Dropping it pushes its context
 /// briefly to free the memory; to receive the error instead, attach it to a guard and call
 /// [`DeviceBuffer::free`].
+///
+/// `K` is the kind of context it belongs to. A buffer of a [`Floating`] context (the default)
+/// is `Send` and `Sync`; one of a [`Green`](crate::Green) context is neither, like its
+/// [`GreenContext`](crate::GreenContext): dropping it pushes that context, which may be current
+/// on one thread only, so it stays on the thread that parked it.
 #[derive(Debug)]
-pub struct ParkedBuffer<'ctx, T: DeviceCopy> {
+pub struct ParkedBuffer<'ctx, T: DeviceCopy, K: ContextKind = Floating> {
     ctx: ffi::CUcontext,
     ptr: ffi::CUdeviceptr,
     len: usize,
-    _marker: ParkedMarker<'ctx, T>,
+    _marker: ParkedMarker<'ctx, T, K>,
 }
 
-// SAFETY: a parked buffer is an allocation of a context, which is not tied to a thread (see
-// `Context`'s `Send`); it offers no access without being attached to a guard, which checks the
-// context; dropping it pushes the context on the dropping thread itself.
-unsafe impl<T: DeviceCopy> Send for ParkedBuffer<'_, T> {}
+// SAFETY: a parked buffer of a floating context is an allocation of a context, which is not
+// tied to a thread (see `Context`'s `Send`); it offers no access without being attached to a
+// guard, which checks the context; dropping it pushes the context on the dropping thread
+// itself. Not for a green context: the raw `ctx` field keeps that kind `!Send`.
+unsafe impl<T: DeviceCopy> Send for ParkedBuffer<'_, T, Floating> {}
 // SAFETY: `&ParkedBuffer` allows reading the length only.
-unsafe impl<T: DeviceCopy> Sync for ParkedBuffer<'_, T> {}
+unsafe impl<T: DeviceCopy> Sync for ParkedBuffer<'_, T, Floating> {}
 
-impl<T: DeviceCopy> ParkedBuffer<'_, T> {
+static_assertions::assert_impl_all!(ParkedBuffer<'static, u8>: Send, Sync);
+static_assertions::assert_not_impl_any!(ParkedBuffer<'static, u8, crate::Green>: Send, Sync);
+
+impl<T: DeviceCopy, K: ContextKind> ParkedBuffer<'_, T, K> {
     /// # Safety
     ///
     /// `ptr` is a `cuMemAlloc` allocation of `ctx` holding `len` elements, owned by nothing
-    /// else; `ctx` lives as long as the returned lifetime.
+    /// else; `ctx` is a context of kind `K` and lives as long as the returned lifetime.
     pub(crate) unsafe fn from_raw_parts<'ctx>(
         ctx: ffi::CUcontext,
         ptr: ffi::CUdeviceptr,
         len: usize,
-    ) -> ParkedBuffer<'ctx, T> {
+    ) -> ParkedBuffer<'ctx, T, K> {
         ParkedBuffer {
             ctx,
             ptr,
@@ -747,7 +757,7 @@ impl<T: DeviceCopy> ParkedBuffer<'_, T> {
     }
 }
 
-impl<T: DeviceCopy> Drop for ParkedBuffer<'_, T> {
+impl<T: DeviceCopy, K: ContextKind> Drop for ParkedBuffer<'_, T, K> {
     fn drop(&mut self) {
         let ptr = self.ptr;
         let free = || {
@@ -1043,9 +1053,12 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 }
 
-impl<'ctx> PushedGuard<'ctx, '_> {
+impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
     /// Parks a buffer: it no longer borrows this guard, only the context, so it survives the
     /// pop and nested pushes (P3, P8). Re-attach it with [`attach`](Self::attach).
+    ///
+    /// A buffer of a green context parks too, as a `!Send` [`ParkedBuffer`] that stays on this
+    /// thread (see [`ParkedBuffer`]'s `K`).
     ///
     /// # Examples
     ///
@@ -1063,7 +1076,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
     /// ```
     ///
     /// See [`guide::parking`](crate::guide::parking) for two contexts on one thread.
-    pub fn park<T: DeviceCopy>(&self, buffer: DeviceBuffer<'_, T>) -> ParkedBuffer<'ctx, T> {
+    pub fn park<T: DeviceCopy>(&self, buffer: DeviceBuffer<'_, T>) -> ParkedBuffer<'ctx, T, K> {
         let buffer = core::mem::ManuallyDrop::new(buffer);
         ParkedBuffer {
             ctx: self.as_raw(),
@@ -1082,7 +1095,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
     /// then dropped, which frees it in its own context.
     pub fn attach<T: DeviceCopy>(
         &self,
-        parked: ParkedBuffer<'ctx, T>,
+        parked: ParkedBuffer<'ctx, T, K>,
     ) -> Result<DeviceBuffer<'_, T>> {
         if parked.ctx != self.as_raw() {
             return Err(Error::custack(

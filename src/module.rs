@@ -6,7 +6,7 @@ use crate::ffi;
 use crate::launch::{Function, Kernel, KernelSignature};
 use crate::memory::{DeviceView, DeviceViewMut, with_raw_current};
 use crate::plain::DeviceCopy;
-use crate::stack::{ContextKind, PushedGuard};
+use crate::stack::{ContextKind, Floating, PushedGuard};
 use core::ffi::{c_uint, c_void};
 use core::marker::PhantomData;
 use std::ffi::CString;
@@ -185,10 +185,11 @@ impl Module<'_> {
     }
 }
 
-impl<'ctx> PushedGuard<'ctx, '_> {
+impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
     /// Parks a module: it no longer borrows this guard, only the context, so it survives the
     /// pop and nested pushes (P3, P8). Re-attach it with [`attach_module`](Self::attach_module).
-    pub fn park_module(&self, mut module: Module<'_>) -> ParkedModule<'ctx> {
+    /// A green context's module parks as a `!Send` [`ParkedModule`] (see its `K`).
+    pub fn park_module(&self, mut module: Module<'_>) -> ParkedModule<'ctx, K> {
         let ptx = core::mem::take(&mut module.ptx);
         let module = core::mem::ManuallyDrop::new(module);
         ParkedModule {
@@ -205,7 +206,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
     ///
     /// [`ErrorKind::ContextMismatch`] if it was parked from another context; the parked module
     /// is then dropped, which unloads it in its own context.
-    pub fn attach_module(&self, mut parked: ParkedModule<'ctx>) -> Result<Module<'_>> {
+    pub fn attach_module(&self, mut parked: ParkedModule<'ctx, K>) -> Result<Module<'_>> {
         if parked.ctx != self.as_raw() {
             return Err(Error::custack(
                 ErrorKind::ContextMismatch,
@@ -523,21 +524,28 @@ impl Drop for Module<'_> {
 
 /// A [`Module`] set aside to outlive its guard and nested pushes, re-attached later with
 /// [`PushedGuard::attach_module`]. Dropping it pushes its context briefly to unload it.
+///
+/// `K` is the kind of context: `Send` and `Sync` for a [`Floating`] one (the default), neither
+/// for a [`Green`](crate::Green) one, which may be current on one thread only.
 #[derive(Debug)]
-pub struct ParkedModule<'ctx> {
+pub struct ParkedModule<'ctx, K: ContextKind = Floating> {
     ctx: ffi::CUcontext,
     raw: ffi::CUmodule,
     ptx: Option<CString>,
-    _marker: PhantomData<&'ctx Context>,
+    _marker: PhantomData<(&'ctx Context, K)>,
 }
 
-// SAFETY: a module belongs to a context, not a thread; a parked module offers no access until
-// attached to a guard of its context (checked), and its drop pushes that context itself.
-unsafe impl Send for ParkedModule<'_> {}
+// SAFETY: a module of a floating context belongs to a context, not a thread; a parked module
+// offers no access until attached to a guard of its context (checked), and its drop pushes
+// that context itself. Not for a green context: the raw `ctx` field keeps that kind `!Send`.
+unsafe impl Send for ParkedModule<'_, Floating> {}
 // SAFETY: `&ParkedModule` offers no operation.
-unsafe impl Sync for ParkedModule<'_> {}
+unsafe impl Sync for ParkedModule<'_, Floating> {}
 
-impl ParkedModule<'_> {
+static_assertions::assert_impl_all!(ParkedModule<'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(ParkedModule<'static, crate::Green>: Send, Sync);
+
+impl<K: ContextKind> ParkedModule<'_, K> {
     /// The raw context the module belongs to.
     pub fn context_raw(&self) -> ffi::CUcontext {
         self.ctx
@@ -548,7 +556,7 @@ impl ParkedModule<'_> {
     }
 }
 
-impl Drop for ParkedModule<'_> {
+impl<K: ContextKind> Drop for ParkedModule<'_, K> {
     fn drop(&mut self) {
         let raw = self.raw;
         let unload = || {

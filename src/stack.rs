@@ -117,10 +117,10 @@ impl Drop for Stack {
 /// while a leaked inner context sits on top of it.
 ///
 /// `K` is the kind of context pushed: [`Floating`] (a [`Context`], the default) or
-/// [`Green`] (a [`GreenContext`](crate::GreenContext)). Both lend the same handles; only a
-/// floating context's resources can be parked, because a parked resource may be dropped on
-/// another thread, which pushes its context there, and a green context may be current on one
-/// thread at a time.
+/// [`Green`] (a [`GreenContext`](crate::GreenContext)). Both lend the same handles and park
+/// them; the parked forms carry the kind, and only a floating context's are `Send`, because a
+/// parked resource may be dropped on another thread, which pushes its context there, and a
+/// green context may be current on one thread at a time.
 #[must_use = "dropping the guard pops the context straight away"]
 #[derive(Debug)]
 #[doc(alias = "cuCtxPushCurrent")]
@@ -146,13 +146,15 @@ mod kind_sealed {
 /// The kind of context a [`PushedGuard`] pushed: [`Floating`] or [`Green`]. Sealed.
 pub trait ContextKind: kind_sealed::Sealed + core::fmt::Debug {}
 
-/// A [`Context`]: may be current on any number of threads; its resources can be parked.
+/// A [`Context`]: may be current on any number of threads; its parked resources are `Send`.
 #[derive(Debug)]
 pub enum Floating {}
 impl ContextKind for Floating {}
 
-/// A [`GreenContext`](crate::GreenContext): current on one thread at a time; nothing of it is
-/// parked.
+/// A [`GreenContext`](crate::GreenContext): current on one thread at a time; its parked
+/// resources ([`ParkedBuffer`](crate::ParkedBuffer), [`ParkedModule`](crate::ParkedModule),
+/// [`ParkedStream`](crate::ParkedStream), a
+/// [`ParkedSubmission`](crate::ParkedSubmission)'s payload) are `!Send` and stay on its thread.
 #[derive(Debug)]
 pub enum Green {}
 impl ContextKind for Green {}

@@ -4,7 +4,7 @@
 use crate::error::{Result, record_drop_error};
 use crate::event::Event;
 use crate::ffi;
-use crate::stack::{ContextKind, PushedGuard};
+use crate::stack::{ContextKind, Floating, PushedGuard};
 use core::ffi::{c_int, c_uint};
 use core::marker::PhantomData;
 
@@ -380,20 +380,27 @@ impl Drop for Stream<'_> {
 /// ([`guide::in_flight`](crate::guide::in_flight)). Dropping it pushes its context briefly to
 /// destroy it; work still pending on it completes (`cuStreamDestroy` returns at once and the
 /// driver releases the stream afterwards).
+///
+/// `K` is the kind of context: `Send` and `Sync` for a [`Floating`] one (the default), neither
+/// for a [`Green`](crate::Green) one, which may be current on one thread only.
 #[derive(Debug)]
-pub struct ParkedStream<'ctx> {
+pub struct ParkedStream<'ctx, K: ContextKind = Floating> {
     ctx: ffi::CUcontext,
     raw: ffi::CUstream,
-    _marker: PhantomData<&'ctx crate::Context>,
+    _marker: PhantomData<(&'ctx crate::Context, K)>,
 }
 
-// SAFETY: a stream belongs to a context, not a thread; a parked stream offers no operation
-// until attached to a guard of its context (checked), and its drop pushes that context itself.
-unsafe impl Send for ParkedStream<'_> {}
+// SAFETY: a stream of a floating context belongs to a context, not a thread; a parked stream
+// offers no operation until attached to a guard of its context (checked), and its drop pushes
+// that context itself. Not for a green context: the raw `ctx` field keeps that kind `!Send`.
+unsafe impl Send for ParkedStream<'_, Floating> {}
 // SAFETY: `&ParkedStream` offers no operation.
-unsafe impl Sync for ParkedStream<'_> {}
+unsafe impl Sync for ParkedStream<'_, Floating> {}
 
-impl ParkedStream<'_> {
+static_assertions::assert_impl_all!(ParkedStream<'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(ParkedStream<'static, crate::Green>: Send, Sync);
+
+impl<K: ContextKind> ParkedStream<'_, K> {
     /// The raw context the stream belongs to.
     pub fn context_raw(&self) -> ffi::CUcontext {
         self.ctx
@@ -404,7 +411,7 @@ impl ParkedStream<'_> {
     }
 }
 
-impl Drop for ParkedStream<'_> {
+impl<K: ContextKind> Drop for ParkedStream<'_, K> {
     fn drop(&mut self) {
         let raw = self.raw;
         let destroy = || {
@@ -418,11 +425,11 @@ impl Drop for ParkedStream<'_> {
     }
 }
 
-impl<'ctx> PushedGuard<'ctx, '_> {
+impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
     /// Parks a stream: it no longer borrows this guard, only the context, so it survives the
     /// pop and nested pushes. Re-attach it with [`attach_stream`](Self::attach_stream). No
-    /// driver call.
-    pub fn park_stream(&self, stream: Stream<'_>) -> ParkedStream<'ctx> {
+    /// driver call. A green context's stream parks as a `!Send` [`ParkedStream`] (see its `K`).
+    pub fn park_stream(&self, stream: Stream<'_>) -> ParkedStream<'ctx, K> {
         ParkedStream {
             ctx: self.as_raw(),
             raw: stream.into_raw(),
@@ -437,7 +444,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
     /// [`ErrorKind::ContextMismatch`](crate::ErrorKind::ContextMismatch) if it was parked from
     /// another context; the parked stream is then dropped, which destroys it in its own
     /// context.
-    pub fn attach_stream(&self, parked: ParkedStream<'ctx>) -> Result<Stream<'_>> {
+    pub fn attach_stream(&self, parked: ParkedStream<'ctx, K>) -> Result<Stream<'_>> {
         if parked.ctx != self.as_raw() {
             return Err(crate::Error::custack(
                 crate::ErrorKind::ContextMismatch,

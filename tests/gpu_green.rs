@@ -1,10 +1,14 @@
 //! Green contexts on an H100: the device's SMs split in two, a green context over each group,
 //! each pushed on its own thread with the ordinary `Stack` machinery, running a kernel at the
 //! same time as the other; the SM ids the kernels report fall in disjoint sets no larger than
-//! their groups.
+//! their groups. And P9's green variant: one thread keeps work pending on both green contexts
+//! at once (parked submissions of kind `Green`).
 mod common;
 use common::device;
-use custack::{GreenContext, LaunchConfig, Stack};
+use custack::prelude::*;
+use custack::{
+    Green, GreenContext, LaunchConfig, ParkedBuffer, ParkedModule, ParkedSubmission, Result, Stack,
+};
 use std::collections::BTreeSet;
 use std::sync::Barrier;
 
@@ -82,6 +86,99 @@ fn two_green_contexts_run_at_once_on_disjoint_sms() {
     }
     assert!(
         seen[0].1.is_disjoint(&seen[1].1),
+        "the two green contexts shared SMs"
+    );
+}
+
+/// `smid_spin`'s parked work on a green context: the SM ids on the device, the `()` of the
+/// kernel function, the SM ids copied to the host.
+type GreenInFlight<'g> = ParkedSubmission<'g, (ParkedBuffer<'g, u32, Green>, (), Vec<u32>)>;
+
+/// Pushes `green`, enqueues `smid_spin` there and pops it again, leaving the work in flight:
+/// the submission and the module are parked (`!Send`, kind `Green`), borrowing only `green`.
+fn enqueue_green<'g>(
+    stack: &mut Stack,
+    green: &'g GreenContext<'_>,
+) -> Result<(GreenInFlight<'g>, ParkedModule<'g, Green>)> {
+    let guard = stack.push_green(green)?;
+    let module = guard.load_ptx(GREEN_PTX)?;
+    let f = module.function("smid_spin")?;
+    let stream = guard.stream()?; // may be dropped while its work runs
+    let cfg = LaunchConfig {
+        grid: (BLOCKS, 1, 1),
+        block: (128, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let payload = (
+        guard.alloc_zeroed::<u32>(BLOCKS as usize)?,
+        f,
+        vec![0u32; BLOCKS as usize],
+    );
+    let work = stream.submit(payload, |s, (mut out, f, host)| {
+        // SAFETY: smid_spin(unsigned* out, long long spin) writes out[0..grid), and `out`
+        // holds `grid` elements.
+        unsafe { s.launch(&f, cfg, (&mut out, 2_000_000i64)) }?;
+        s.copy_to_host(host, &out)
+    })?;
+    Ok((guard.park_submission(work), guard.park_module(module)))
+}
+
+/// Re-attaches a green context's parked buffer under a guard of that green context, reads it.
+fn read_back<'g>(
+    stack: &mut Stack,
+    green: &'g GreenContext<'_>,
+    parked: ParkedBuffer<'g, u32, Green>,
+) -> Result<Vec<u32>> {
+    let guard = stack.push_green(green)?;
+    guard.attach(parked)?.to_vec()
+}
+
+/// P9, green variant (issue 19): one thread keeps work pending on two green contexts of one
+/// GPU at once: push A, enqueue, park, pop; push B, enqueue, park, pop; wait for both with no
+/// context current. Then A's device result is re-attached under a guard of A (the parked
+/// buffer is of kind `Green`, so only a green guard takes it) and read back. The twin of
+/// `ui-tests/c20_green_parked_work_result_sent_to_thread.rs`.
+///
+/// Returns, per green context, the SM ids copied to the host and those read back on the device.
+fn p9_two_green_contexts_in_flight(
+    a: &GreenContext<'_>,
+    b: &GreenContext<'_>,
+) -> Result<[(Vec<u32>, Vec<u32>); 2]> {
+    let mut stack = Stack::new()?;
+    let (pending_a, module_a) = enqueue_green(&mut stack, a)?;
+    let (pending_b, module_b) = enqueue_green(&mut stack, b)?; // both in flight now
+    let (dev_a, (), host_a) = pending_a.wait()?;
+    let (dev_b, (), host_b) = pending_b.wait()?;
+    let dev_a = read_back(&mut stack, a, dev_a)?;
+    let dev_b = read_back(&mut stack, b, dev_b)?;
+    drop((module_a, module_b)); // each pushes its own green context, on this thread
+    Ok([(host_a, dev_a), (host_b, dev_b)])
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn p9_two_green_contexts_in_flight_from_one_thread() {
+    let sms = device().sm_resource().unwrap();
+    let split = sms.split(2, 16).unwrap();
+    assert_eq!(split.groups.len(), 2, "two groups of at least 16 SMs");
+    let a = GreenContext::new(&split.groups[0]).unwrap();
+    let b = GreenContext::new(&split.groups[1]).unwrap();
+    let [(host_a, dev_a), (host_b, dev_b)] = p9_two_green_contexts_in_flight(&a, &b).unwrap();
+    assert_eq!(
+        host_a, dev_a,
+        "A's host copy and its re-attached device buffer"
+    );
+    assert_eq!(
+        host_b, dev_b,
+        "B's host copy and its re-attached device buffer"
+    );
+    let seen_a: BTreeSet<u32> = host_a.into_iter().collect();
+    let seen_b: BTreeSet<u32> = host_b.into_iter().collect();
+    println!("one thread: A ran on {seen_a:?}, B on {seen_b:?}");
+    assert!(seen_a.len() as u32 <= a.sm_count(), "{seen_a:?}");
+    assert!(seen_b.len() as u32 <= b.sm_count(), "{seen_b:?}");
+    assert!(
+        seen_a.is_disjoint(&seen_b),
         "the two green contexts shared SMs"
     );
 }

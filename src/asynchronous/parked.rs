@@ -28,7 +28,7 @@ use crate::memory::{DeviceBuffer, ParkedBuffer, PinnedBuffer, with_raw_current};
 use crate::parked_host::{ParkedPinned, ParkedRegisteredVec};
 use crate::plain::DeviceCopy;
 use crate::registered::RegisteredVec;
-use crate::stack::PushedGuard;
+use crate::stack::{ContextKind, Floating, PushedGuard};
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
@@ -50,13 +50,18 @@ pub trait ParkedPayload: sealed::Sealed + Sized {
     fn release(held: Self::Held) -> Self;
 }
 
-/// A [`Payload`] that a pending submission can be parked with ([`PushedGuard::park_submission`]):
-/// every payload but managed memory and executable graphs. Sealed.
+/// A [`Payload`] that a pending submission of a context of kind `K` can be parked with
+/// ([`PushedGuard::park_submission`]): every payload but managed memory and executable graphs;
+/// for a [`Green`](crate::Green) context, every payload but page-locked and registered host memory
+/// (their parked forms are `Send`). Sealed.
 ///
 /// A kernel [`Function`] or [`Kernel`](crate::Kernel) parks as `()`: the parked submission
 /// cannot keep its module borrowed, and does not need to, because a [`Module`](crate::Module)
 /// synchronizes its context before it unloads (as for a leaked submission, R11).
-pub trait Park<'ctx>: Payload {
+///
+/// Device memory parks as a [`ParkedBuffer`] of the same kind `K`: for a green context a
+/// `!Send` one, which stays on the thread with its green context.
+pub trait Park<'ctx, K: ContextKind = Floating>: Payload {
     /// The parked form a [`ParkedSubmission`] hands back.
     type Parked: ParkedPayload;
 
@@ -84,7 +89,7 @@ macro_rules! parked_as_itself {
     )*};
 }
 parked_as_itself!(
-    ['ctx, T: DeviceCopy] ParkedBuffer<'ctx, T>,
+    ['ctx, T: DeviceCopy, K: ContextKind] ParkedBuffer<'ctx, T, K>,
     ['ctx, T: DeviceCopy] ParkedPinned<'ctx, T>,
     ['ctx, T: DeviceCopy] ParkedRegisteredVec<'ctx, T>,
     [T: DeviceCopy] Vec<T>,
@@ -101,12 +106,13 @@ impl<T: DeviceCopy> ParkedPayload for Box<[T]> {
     }
 }
 
-impl<'ctx, T: DeviceCopy> Park<'ctx> for DeviceBuffer<'_, T> {
-    type Parked = ParkedBuffer<'ctx, T>;
+impl<'ctx, T: DeviceCopy, K: ContextKind> Park<'ctx, K> for DeviceBuffer<'_, T> {
+    type Parked = ParkedBuffer<'ctx, T, K>;
     #[inline]
-    unsafe fn park(held: Self, ctx: ffi::CUcontext) -> ParkedBuffer<'ctx, T> {
+    unsafe fn park(held: Self, ctx: ffi::CUcontext) -> ParkedBuffer<'ctx, T, K> {
         let (ptr, len) = held.into_raw();
-        // SAFETY: an allocation of `ctx` (the caller's promise), owned by nothing else now.
+        // SAFETY: an allocation of `ctx`, a context of kind `K` (the caller's promise), owned
+        // by nothing else now.
         unsafe { ParkedBuffer::from_raw_parts(ctx, ptr, len) }
     }
 }
@@ -129,7 +135,7 @@ impl<'ctx, T: DeviceCopy> Park<'ctx> for RegisteredVec<'_, T> {
     }
 }
 
-impl<T: DeviceCopy> Park<'_> for Vec<T> {
+impl<T: DeviceCopy, K: ContextKind> Park<'_, K> for Vec<T> {
     type Parked = Self;
     #[inline]
     unsafe fn park(held: Self, _: ffi::CUcontext) -> Self {
@@ -137,7 +143,7 @@ impl<T: DeviceCopy> Park<'_> for Vec<T> {
     }
 }
 
-impl<T: DeviceCopy> Park<'_> for Box<[T]> {
+impl<T: DeviceCopy, K: ContextKind> Park<'_, K> for Box<[T]> {
     type Parked = Self;
     #[inline]
     unsafe fn park(held: Vec<T>, _: ffi::CUcontext) -> Vec<T> {
@@ -145,20 +151,20 @@ impl<T: DeviceCopy> Park<'_> for Box<[T]> {
     }
 }
 
-impl Park<'_> for () {
+impl<K: ContextKind> Park<'_, K> for () {
     type Parked = ();
     #[inline]
     unsafe fn park((): (), _: ffi::CUcontext) {}
 }
 
-impl Park<'_> for Function<'_> {
+impl<K: ContextKind> Park<'_, K> for Function<'_> {
     type Parked = ();
     // The function handle is dropped (it is `Copy`): its module synchronizes before unloading.
     #[inline]
     unsafe fn park(_: Self, _: ffi::CUcontext) {}
 }
 
-impl<S: crate::KernelSignature> Park<'_> for crate::Kernel<'_, S> {
+impl<S: crate::KernelSignature, K: ContextKind> Park<'_, K> for crate::Kernel<'_, S> {
     type Parked = ();
     #[inline]
     unsafe fn park(_: Self, _: ffi::CUcontext) {}
@@ -174,7 +180,7 @@ macro_rules! parked_tuple {
                 ($($name::release(held.$idx),)+)
             }
         }
-        impl<'ctx, $($name: Park<'ctx>),+> Park<'ctx> for ($($name,)+) {
+        impl<'ctx, K: ContextKind, $($name: Park<'ctx, K>),+> Park<'ctx, K> for ($($name,)+) {
             type Parked = ($($name::Parked,)+);
             #[inline]
             unsafe fn park(
@@ -277,14 +283,18 @@ impl<Q: ParkedPayload> core::fmt::Debug for ParkedSubmission<'_, Q> {
 
 static_assertions::assert_not_impl_any!(ParkedSubmission<'static, Vec<u8>>: Send, Sync);
 
-impl<'ctx> PushedGuard<'ctx, '_> {
+impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
     /// Parks a pending submission of this guard's context: it no longer borrows the guard (or
     /// its stream), only the context, and keeps its payload in the parked form
     /// ([`Park::Parked`]). No driver call. See [`ParkedSubmission`].
     ///
     /// The submission's work is this guard's context's: a submission borrows the stream, and so
     /// the guard, that made it, and only the guard on top of the thread's stack can be used.
-    pub fn park_submission<P: Park<'ctx>>(
+    ///
+    /// A green context's submission parks too (P9 on two green contexts): the parked submission
+    /// is `!Send` whatever its context, and what it hands back stays on this thread (device
+    /// memory as a `!Send` [`ParkedBuffer`] of kind [`Green`](crate::Green)).
+    pub fn park_submission<P: Park<'ctx, K>>(
         &self,
         submission: Submission<'_, P>,
     ) -> ParkedSubmission<'ctx, P::Parked> {

@@ -119,6 +119,21 @@
 //! # Ok::<(), custack::Error>(())
 //! ```
 //!
+//! # Libraries that enqueue later: NCCL group calls
+//!
+//! A submission records its event when it is made, after its closure enqueued the work. A
+//! library call that enqueues its work *later* does not fit inside one: between
+//! `ncclGroupStart` and `ncclGroupEnd`, `ncclAllReduce` only records the call, and NCCL
+//! enqueues every GPU's work at `ncclGroupEnd`. So a submission around `ncclAllReduce` inside
+//! the group would complete before NCCL's work and hand its buffers back while NCCL still
+//! used them. Keep the buffers parked across the group call (a parked buffer's
+//! [`device_ptr`](crate::ParkedBuffer::device_ptr) and a parked stream's
+//! [`as_raw`](crate::ParkedStream::as_raw) are what NCCL needs), and after `ncclGroupEnd` make
+//! per context a submission on the same stream that takes them over and park it: its event
+//! follows NCCL's work in stream order, so the buffers come back only after it.
+//! `examples/12_nccl.rs` does this beside the thread-per-GPU version, synchronizing each
+//! context before its buffers can drop if anything fails after the group started.
+//!
 //! # Moving data between contexts
 //!
 //! - Through the host: stage in A's page-locked memory, parked ([`PushedGuard::park_pinned`]),
@@ -135,13 +150,87 @@
 //! `tests/patterns.rs` does. Streams need no such care: a stream destroyed with work pending
 //! lets that work finish.
 //!
+//! # Two green contexts from one thread
+//!
+//! A [`GreenContext`] may be current on one thread at a time, so it is `!Send`, and so is
+//! everything parked from it: the parked forms carry the kind of their context
+//! ([`ParkedBuffer<'_, T, Green>`](crate::ParkedBuffer),
+//! [`ParkedModule<'_, Green>`](crate::ParkedModule),
+//! [`ParkedStream<'_, Green>`](crate::ParkedStream)), and only the [`Floating`](crate::Floating)
+//! kind is `Send` (`ui-tests/c20_green_parked_work_result_sent_to_thread.rs`). Within its
+//! thread, a green context's work parks like any other: push the throughput partition's green
+//! context, submit, park the submission and the module, pop; push the latency partition's, and
+//! its kernels run while the other partition's work is still pending (P9's green variant in
+//! `tests/gpu_green.rs`; `examples/17_green_partitions.rs` times it). Green contexts are pushed
+//! at the top level ([`Stack::push_green`](crate::Stack::push_green)), one after the other:
+//!
+//! ```no_run
+//! use custack::prelude::*;
+//! use custack::{Driver, GreenContext, Stack};
+//! let sms = Driver::init()?.device(0)?.sm_resource()?;
+//! let split = sms.split(1, 16)?; // a partition of at least 16 SMs, and the rest
+//! let (small, rest) = (GreenContext::new(&split.groups[0])?, GreenContext::new(&split.remaining)?);
+//! let mut stack = Stack::new()?;
+//! let pending = {
+//!     let g = stack.push_green(&rest)?;
+//!     let stream = g.stream()?;
+//!     let work = stream.submit((g.alloc::<u32>(1 << 24)?,), |s, (mut x,)| s.fill_bytes(&mut x, 1))?;
+//!     g.park_submission(work) // borrows `rest` only; `!Send`
+//! }; // popped, the fill still running on the rest of the SMs
+//! let g = stack.push_green(&small)?;
+//! let mine = g.alloc_from(&[1u32; 256])?; // the small partition's work, meanwhile
+//! # drop(mine);
+//! let (_filled,) = pending.wait()?; // a `ParkedBuffer<'_, u32, Green>`, still on this thread
+//! # Ok::<(), custack::Error>(())
+//! ```
+//!
 //! # Limits
 //!
-//! Only submissions of a floating [`Context`] park (as buffers do): a green context may be
-//! current on one thread at a time. Executable graphs and managed memory have no parked form
-//! yet; a launched graph stays pending under its guard.
+//! A green context's page-locked and registered host memory does not park (their parked forms
+//! are `Send`; its device buffers, modules, streams and submissions do);
+//! [`Stream::scope_after`] takes floating contexts' work only. Managed memory has no parked form yet.
+//!
+//! # Why a launched graph does not park
+//!
+//! A submission that launched an executable graph (`Submission<'_, GraphExec<'_, P>>`) stays
+//! pending under its guard. Parking it soundly would need what parking a plain submission does
+//! not: the module its kernels come from kept loaded for as long as the executable graph can
+//! be launched again, not only until the pending launch completes.
+//!
+//! - A parked submission drops its kernel [`Function`](crate::Function)s (they park as `()`,
+//!   [`Park`](crate::Park)): its module may then be dropped while the work is pending, and
+//!   that is sound only because dropping a [`Module`](crate::Module) synchronizes its context
+//!   before `cuModuleUnload`, so the work finishes first. After the wait, nothing of that
+//!   submission can run the kernel again.
+//! - An executable graph is the opposite: its kernel nodes name the module's functions for as
+//!   long as the graph exists, and it is launched again after the wait (that is why one keeps
+//!   it). The driver documents no reference from a `CUgraphExec` to its module, so unloading
+//!   the module while the graph exists leaves nodes naming unloaded code, and the next
+//!   `cuGraphLaunch` runs it.
+//! - Today the payload keeps the module loaded: a graph captures kernel launches only with
+//!   functions bound from its payload (a function from the environment would have to outlive
+//!   the capture's `'static` environment), so `GraphExec<'_, (…, Function<'m>)>` borrows the
+//!   module for `'m`. But a [`Module`](crate::Module) is lent by its guard, so that borrow
+//!   is a borrow of the guard, and a parked form that kept it would keep the guard borrowed:
+//!   not parked at all. Converting the module into a [`ParkedModule`](crate::ParkedModule)
+//!   inside `park_submission` cannot be written either: the module must be moved while the
+//!   graph's functions still borrow it (E0505).
+//! - Destroying the executable graph when it is parked would be sound
+//!   (`cuGraphExecDestroy` of a graph in flight frees it once the launch completes), and the
+//!   payload would park as a submission's does; but then the graph could not be launched
+//!   again, which is the only reason to keep one, so custack does not offer it.
+//!
+//! What would make it sound, as a follow-up within the one parking model: an executable graph
+//! that *owns* the module its kernels come from, given at capture (a capture taking a
+//! [`ParkedModule`](crate::ParkedModule) and lending its functions to the capture closure
+//! only), so that its payload holds no function and the graph parks with the module
+//! inside it (`ParkedGraphExec<'ctx, Q>`, re-attached to a guard of its context with the
+//! pointer compare of [`PushedGuard::attach`], dropped by pushing its context). Until then,
+//! give graph work a thread per context, or wait for a context's graph launch before pushing
+//! the next context; plain submissions of the other contexts may stay parked meanwhile.
 //!
 //! [`Stack`]: crate::Stack
+//! [`GreenContext`]: crate::GreenContext
 //! [`Context`]: crate::Context
 //! [`Submission`]: crate::Submission
 //! [`ParkedSubmission`]: crate::ParkedSubmission
