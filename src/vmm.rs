@@ -220,7 +220,7 @@ impl Reservation<'_> {
     ///
     /// Each allocation is borrowed exclusively for as long as the mapping lives (C14): no other
     /// mapping, writable or [shared](Self::map_shared), can show its bytes meanwhile, and the
-    /// same allocation cannot be passed twice (`&[&mut p, &mut p]` does not compile). To grow,
+    /// same allocation cannot be passed twice (`[&mut p, &mut p]` does not compile), and the `&mut` borrows are taken by value (an array or a `Vec`), so one set of them cannot make two mappings. To grow,
     /// drop the smaller mapping first, as the example does.
     ///
     /// # Errors
@@ -240,11 +240,11 @@ impl Reservation<'_> {
     /// let space = guard.reserve(64 * g)?;            // room to grow
     /// let mut first = guard.create_physical(g)?;
     /// {
-    ///     let mut small = space.map::<u32, _>(&guard, &[&mut first])?;
+    ///     let mut small = space.map::<u32, _>(&guard, [&mut first])?;
     ///     small.fill_u32(7)?;
     /// }                                             // unmapped; `first` keeps its contents
     /// let mut second = guard.create_physical(g)?;
-    /// let grown = space.map::<u32, _>(&guard, &[&mut first, &mut second])?; // no copy
+    /// let grown = space.map::<u32, _>(&guard, [&mut first, &mut second])?; // no copy
     /// assert_eq!(grown.slice(..4)?.to_vec()?, [7; 4]);
     /// # Ok::<(), custack::Error>(())
     /// ```
@@ -254,12 +254,16 @@ impl Reservation<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemMap")]
     #[doc(alias = "cuMemSetAccess")]
-    pub fn map<'r, T: DeviceCopy, K: ContextKind>(
+    pub fn map<'r, 'p: 'r, T: DeviceCopy, K: ContextKind>(
         &'r self,
         guard: &PushedGuard<'_, '_, K>,
-        physical: &[&'r mut PhysicalMemory<'_>],
+        physical: impl IntoIterator<Item = &'r mut PhysicalMemory<'p>>,
     ) -> Result<Mapping<'r, T>> {
-        let bytes = self.map_raw(guard, physical.iter().map(|p| (p.handle, p.size)))?;
+        // The exclusive borrows are taken by value (an array or a `Vec` of `&mut`), not lent
+        // through a slice: a slice of `&'r mut` could be passed twice, giving two writable
+        // mappings of one allocation under one borrow (C14).
+        let pieces: Vec<_> = physical.into_iter().map(|p| (p.handle, p.size)).collect();
+        let bytes = self.map_raw(guard, pieces.iter().copied())?;
         Ok(Mapping {
             ptr: self.base,
             len: bytes / size_of::<T>().max(1),
@@ -289,7 +293,7 @@ impl Reservation<'_> {
     /// let mut table = guard.create_physical(g)?;
     /// let (a, b) = (guard.reserve(g)?, guard.reserve(2 * g)?);
     /// {
-    ///     let mut writer = a.map::<u32, _>(&guard, &[&mut table])?;
+    ///     let mut writer = a.map::<u32, _>(&guard, [&mut table])?;
     ///     writer.fill_u32(3)?;
     /// }
     /// // Two read-only views of the same bytes: at `a`, and twice in a row at `b`.
@@ -841,14 +845,15 @@ impl PeerReservation<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemMap")]
     #[doc(alias = "cuMemSetAccess")]
-    pub fn map<'r, T: DeviceCopy>(
+    pub fn map<'r, 'p: 'r, T: DeviceCopy>(
         &'r self,
         offset: usize,
-        physical: &[&'r mut PeerPhysicalMemory<'_>],
+        physical: impl IntoIterator<Item = &'r mut PeerPhysicalMemory<'p>>,
         access: &[(Device, Access)],
     ) -> Result<PeerMapping<'r, T>> {
+        // Taken by value, as in `Reservation::map`: a slice of `&'r mut` could be passed twice.
         let pieces: Vec<_> = physical
-            .iter()
+            .into_iter()
             .map(|p| (p.handle, p.size, p.device))
             .collect();
         let (ptr, bytes) = self.map_checked(offset, &pieces, access)?;

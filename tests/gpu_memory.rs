@@ -475,7 +475,7 @@ fn virtual_memory_vector_add_and_growing_without_copying() {
         .zip(physical.chunks_mut(2))
         .map(|(r, p)| {
             let (p0, p1) = p.split_at_mut(1);
-            r.map::<f32, _>(&guard, &[&mut p0[0], &mut p1[0]]).unwrap()
+            r.map::<f32, _>(&guard, [&mut p0[0], &mut p1[0]]).unwrap()
         })
         .collect();
     assert!(maps.iter().all(|m| m.len() == n));
@@ -515,12 +515,12 @@ fn virtual_memory_vector_add_and_growing_without_copying() {
     let space = guard.reserve(8 * g).unwrap();
     let mut first = guard.create_physical(g).unwrap();
     {
-        let mut small = space.map::<u32, _>(&guard, &[&mut first]).unwrap();
+        let mut small = space.map::<u32, _>(&guard, [&mut first]).unwrap();
         small.fill_u32(0x00C0_FFEE).unwrap();
     }
     let mut second = guard.create_physical(g).unwrap();
     let grown = space
-        .map::<u32, _>(&guard, &[&mut first, &mut second])
+        .map::<u32, _>(&guard, [&mut first, &mut second])
         .unwrap();
     assert_eq!(grown.len(), g / 2);
     assert!(
@@ -538,7 +538,7 @@ fn virtual_memory_vector_add_and_growing_without_copying() {
     let small_space = guard.reserve(g).unwrap();
     assert_eq!(
         small_space
-            .map::<u8, _>(&guard, &[&mut third, &mut first])
+            .map::<u8, _>(&guard, [&mut third, &mut first])
             .unwrap_err()
             .kind(),
         ErrorKind::OutOfRange

@@ -121,7 +121,7 @@ fn a_vector_striped_over_every_device_is_written_by_a_kernel_on_each() {
         .unwrap();
     {
         let mut writer = second
-            .map::<u32>(0, &[&mut table], &[(devices[0], Access::ReadWrite)])
+            .map::<u32>(0, [&mut table], &[(devices[0], Access::ReadWrite)])
             .unwrap();
         stack
             .with_pushed(&ctx0, |guard| guard.lend_mut(&mut writer)?.fill_u32(9))
@@ -166,11 +166,7 @@ fn one_device_map_owned_releases_at_once() {
         .create_physical_on(guard.device().unwrap(), g)
         .unwrap();
     let err = peers
-        .map::<u32>(
-            g,
-            &[&mut p],
-            &[(guard.device().unwrap(), Access::ReadWrite)],
-        )
+        .map::<u32>(g, [&mut p], &[(guard.device().unwrap(), Access::ReadWrite)])
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::OutOfRange);
 }

@@ -900,7 +900,7 @@ fn c14_vmm_mappings(ctx: &Context) -> Result<Vec<Vec<u32>>> {
     let mut physical = guard.create_physical(g)?;
     let (one, two) = (guard.reserve(g)?, guard.reserve(2 * g)?);
     {
-        let mut writable = one.map::<u32, _>(&guard, &[&mut physical])?;
+        let mut writable = one.map::<u32, _>(&guard, [&mut physical])?;
         writable.fill_u32(5)?;
     } // unmapped: `physical` may be shared again
     let once = one.map_shared::<u32, _>(&guard, &[&physical])?;

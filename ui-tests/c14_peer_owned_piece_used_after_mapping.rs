@@ -14,7 +14,7 @@ fn main() -> Result<(), custack::Error> {
     let mut p = guard.create_physical_on(device, g)?;
     let rw = [(device, Access::ReadWrite)];
     let owned = space.map_owned::<u32>(0, vec![p], &rw)?;
-    let again = space.map::<u32>(g, &[&mut p], &rw)?; //~ ERROR E0382
+    let again = space.map::<u32>(g, [&mut p], &rw)?; //~ ERROR E0382
     drop((owned, again));
     Ok(())
 }

@@ -11,7 +11,7 @@ fn main() -> Result<(), custack::Error> {
     let g = guard.allocation_granularity()?;
     let mut p = guard.create_physical(g)?;
     let space = guard.reserve(2 * g)?;
-    let mut both = space.map::<u32, _>(&guard, &[&mut p, &mut p])?; //~ ERROR E0499
+    let mut both = space.map::<u32, _>(&guard, [&mut p, &mut p])?; //~ ERROR E0499
     let half = both.len() / 2;
     let (_front, _back) = both.split_at_mut(half)?;
     Ok(())

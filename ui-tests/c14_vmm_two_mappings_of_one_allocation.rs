@@ -12,8 +12,8 @@ fn main() -> Result<(), custack::Error> {
     let g = guard.allocation_granularity()?;
     let mut physical = guard.create_physical(g)?;
     let (r1, r2) = (guard.reserve(g)?, guard.reserve(g)?);
-    let mut m1 = r1.map::<u32, _>(&guard, &[&mut physical])?;
-    let m2 = r2.map::<u32, _>(&guard, &[&mut physical])?; //~ ERROR E0499
+    let mut m1 = r1.map::<u32, _>(&guard, [&mut physical])?;
+    let m2 = r2.map::<u32, _>(&guard, [&mut physical])?; //~ ERROR E0499
     m1.fill_u32(7)?;
     drop(m2);
     Ok(())

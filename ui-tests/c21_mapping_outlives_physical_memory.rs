@@ -11,7 +11,7 @@ fn main() -> Result<(), custack::Error> {
     let g = guard.allocation_granularity()?;
     let space = guard.reserve(g)?;
     let mut physical = guard.create_physical(g)?;
-    let mapping = space.map::<u32, _>(&guard, &[&mut physical])?;
+    let mapping = space.map::<u32, _>(&guard, [&mut physical])?;
     drop(physical); //~ ERROR E0505
     drop(mapping);
     Ok(())

@@ -12,7 +12,7 @@ fn main() -> Result<(), custack::Error> {
     let g = guard.granularity_on(device)?;
     let mut p = guard.create_physical_on(device, g)?;
     let space = guard.reserve_for_peers(g)?;
-    let mapping = space.map::<u32>(0, &[&mut p], &[(device, Access::ReadWrite)])?;
+    let mapping = space.map::<u32>(0, [&mut p], &[(device, Access::ReadWrite)])?;
     drop(p); //~ ERROR E0505
     drop(mapping);
     Ok(())

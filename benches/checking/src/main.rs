@@ -647,7 +647,7 @@ fn vmm(ctx: &Context) -> Result<Vec<u32>> {
     let space = guard.reserve(4 * g)?;
     let mut first = guard.create_physical(g)?;
     {
-        let mut small = space.map::<u32, _>(&guard, &[&mut first])?;
+        let mut small = space.map::<u32, _>(&guard, [&mut first])?;
         small.fill_u32(7)?;
     }
     let mut second = guard.create_physical(g)?;
@@ -655,7 +655,7 @@ fn vmm(ctx: &Context) -> Result<Vec<u32>> {
     let host = vec![1u32; N];
     let mut out = vec![0u32; N];
     {
-        let mut grown = space.map::<u32, _>(&guard, &[&mut first, &mut second])?;
+        let mut grown = space.map::<u32, _>(&guard, [&mut first, &mut second])?;
         let mut head = grown.slice_mut(..N)?;
         stream.scope(|s| -> Result<()> {
             let mut d = s.bind_mut(&mut head);
@@ -1287,7 +1287,7 @@ fn peer_vmm(ctx: &Context) -> Result<Vec<u32>> {
     let mut striped = space.map_owned::<u32>(0, pieces, &rw)?;
     stack.with_pushed(ctx, |guard| guard.lend_mut(&mut striped)?.fill_u32(1))??;
     {
-        let mut writer = space.map::<u32>(2 * g, &[&mut table], &rw)?;
+        let mut writer = space.map::<u32>(2 * g, [&mut table], &rw)?;
         stack.with_pushed(ctx, |guard| guard.lend_mut(&mut writer)?.fill_u32(2))??;
     }
     let reader = space.map_shared::<u32>(3 * g, &[&table], &[device])?;
