@@ -262,7 +262,15 @@ impl<T: ArrayElement> MipmappedArray<'_, T> {
     #[doc(alias = "cuMemcpy3D")]
     pub fn level_to_vec(&self, level: u32) -> Result<Vec<T>> {
         let (array, extent) = self.level(level)?;
-        let n = extent[0] * extent[1] * extent[2];
+        let n = extent[0]
+            .checked_mul(extent[1])
+            .and_then(|n| n.checked_mul(extent[2]))
+            .ok_or_else(|| {
+                Error::custack(
+                    ErrorKind::SizeOverflow,
+                    format!("level {level}: {extent:?}"),
+                )
+            })?;
         let mut v: Vec<T> = Vec::with_capacity(n);
         let copy = array_copy::<T>(array, extent, v.as_mut_ptr().cast(), ToArray(false));
         // SAFETY: `v` has room for the level's elements; a live level array of the current

@@ -150,7 +150,16 @@ impl Drop for StandIn {
             // SAFETY: `set` is the checking driver's registration function; a null `call`
             // removes this name's stand-in (if it is still ours or another's: the latest
             // registration for a name wins, and the last guard removes it).
-            let _ = unsafe { set(self.name.as_ptr(), None, core::ptr::null_mut(), None) };
+            let status = unsafe { set(self.name.as_ptr(), None, core::ptr::null_mut(), None) };
+            if status != 0 {
+                crate::error::record_drop_error(Error::custack(
+                    ErrorKind::InvalidValue,
+                    format!(
+                        "the checking driver did not remove the stand-in of `{}` (status {status})",
+                        self.name.to_string_lossy()
+                    ),
+                ));
+            }
         }
     }
 }
@@ -301,9 +310,8 @@ impl KernelCall<'_> {
         };
         let Some((&size, &p)) = sizes.iter().zip(args).nth(i) else {
             return Err(out_of_range(format!(
-                "kernel `{}` has {n} arguments, not {}",
-                self.kernel_name(),
-                i + 1
+                "kernel `{}` has {n} arguments, no argument {i} (counted from 0)",
+                self.kernel_name()
             )));
         };
         if size != size_of::<T>() {

@@ -215,14 +215,21 @@ pub unsafe trait ContractArgs<'scope, C: Contract>: KernelArgs<'scope> {
     message = "`{Self}` cannot be a factor of a kernel contract's extent",
     note = "an extent is `grid`, `pitched(rows, pitch)`, or a product of integer scalar parameters and integer literals (`n`, `rows * cols`, `4 * n`); a buffer parameter is not a factor"
 )]
-pub trait ExtentFactor {
+pub trait ExtentFactor: factor_sealed::Sealed {
     /// The value as a `usize`; `None` if it is negative or does not fit.
     #[doc(hidden)]
     fn to_usize(&self) -> Option<usize>;
 }
 
+/// Sealed: the extent check that makes a declared launch safe trusts `to_usize`, so only the
+/// integer types implement it (a user's type could report any length).
+mod factor_sealed {
+    pub trait Sealed {}
+}
+
 macro_rules! extent_factor {
     ($($t:ty),*) => {$(
+        impl factor_sealed::Sealed for $t {}
         impl ExtentFactor for $t {
             #[inline]
             fn to_usize(&self) -> Option<usize> {
@@ -350,7 +357,12 @@ pub mod __private {
         required: Required,
     ) -> Result<()> {
         let Some(available) = available else {
-            return Ok(());
+            // Every parameter has its argument (the argument types match the contract); an
+            // argument without a length is refused rather than launched unchecked.
+            return Err(Error::custack(
+                ErrorKind::KernelSignatureMismatch,
+                format!("kernel `{kernel}`: no length known for parameter `{param}`"),
+            ));
         };
         let (need, have, unit) = match required {
             Required::Elements(Some(n)) => (n, available.elements, "elements"),
@@ -527,7 +539,9 @@ fn c_layout(params: &[ptx::PtxParam]) -> Vec<(usize, usize)> {
     params
         .iter()
         .map(|p| {
-            let offset = end.next_multiple_of(p.align);
+            // An alignment of 0 or an overflow (from a malformed PTX) gives an offset no kernel
+            // has, so the comparison reports a mismatch instead of panicking.
+            let offset = end.checked_next_multiple_of(p.align).unwrap_or(usize::MAX);
             end = offset.saturating_add(p.size);
             (offset, p.size)
         })
@@ -647,9 +661,22 @@ impl<'scope> StreamScope<'scope, '_> {
         attributes: &LaunchAttributes,
         args: A,
     ) -> Result<()> {
+        if attributes.programmatic_serialization {
+            // It lets this launch start before the previous kernel on the stream ends, which a
+            // contract does not describe (it would need the kernel to wait on the GPU before
+            // touching what that kernel writes): the borrows of the scope assume stream order.
+            return Err(Error::custack(
+                ErrorKind::InvalidValue,
+                format!(
+                    "kernel `{}`: programmatic stream serialization is not part of a kernel contract; launch it with the unsafe `launch_with`",
+                    C::KERNEL
+                ),
+            ));
+        }
         args.check(&config)?;
-        // SAFETY: as in `run`; attributes change how the blocks are scheduled, not which threads
-        // run (clusters must divide the grid), so the extents checked for `config` hold.
+        // SAFETY: as in `run`; the remaining attributes (clusters, priority, cooperative) change
+        // how the blocks are scheduled, not which threads run or in which order the stream's
+        // work runs (clusters must divide the grid), so the extents checked for `config` hold.
         unsafe { self.launch_with(&kernel.function, config, attributes, args) }
     }
 
