@@ -8,7 +8,7 @@
 #   MIRI_SCHEDULES="example p1" bash scripts/miri.sh    # fail each call of these programs only
 #   MIRI_SCHEDULES=none bash scripts/miri.sh            # no schedules (a few minutes)
 #   MIRI_MODELS=tree bash scripts/miri.sh               # one aliasing model only
-#   MIRI_FAULTS=both bash scripts/miri.sh               # both schedules of every call (~2x)
+#   MIRI_FAULTS=both bash scripts/miri.sh               # both schedules of every call (~4x)
 #
 # What runs, each with MIRIFLAGS=-Zmiri-strict-provenance, under each aliasing model of
 # MIRI_MODELS (default "stacked tree": Stacked Borrows, then Tree Borrows with
@@ -21,13 +21,14 @@
 #  4. under Stacked Borrows only (Tree Borrows is about 3 times slower, and its schedules do
 #     not fit CI's 90 minutes), for the programs in MIRI_SCHEDULES (default: all of them),
 #     per driver call k a run with call k failed (`fail-at=K`) or with a sticky fault from
-#     call k on (`sticky-at=K`), alternating (MIRI_FAULTS below): the error and drop paths,
-#     where the clean-up code lives.
+#     call k on (`sticky-at=K`), a quarter of them per run (MIRI_FAULTS below): the error and
+#     drop paths, where the clean-up code lives.
 #
 # Time (measured on the 2-core development machine, shared, so as CPU seconds): both
 # schedules of every call of the 17 first programs were about 4,400 CPU-seconds, the rest
-# about 600; with the programs added since, both schedules would take about 55 minutes of
-# CI's two cores, the alternating default about half. MIRI_JOBS (default: the number of cores)
+# about 600. With the 26 programs of today, one schedule per call (1,222 runs) went at about
+# 30 runs a minute here: both schedules of every call would take about 80 minutes, the
+# quarter of the default about 20. MIRI_JOBS (default: the number of cores)
 # runs that many programs at once.
 #
 # Flags, and why:
@@ -78,23 +79,26 @@ programs=(example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight scoped_alloc reuse_a
 schedules=${MIRI_SCHEDULES:-all}
 [[ $schedules != all ]] || schedules=${programs[*]}
 [[ $schedules != none ]] || schedules=
-# MIRI_FAULTS=both: per call k, one run with k failed and one sticky from k (every schedule:
-# about 55 minutes on CI's two cores, which with the rest of the test command comes too close
-# to CI's 90). The default, alternate: per call k one of the two, failed where k + parity is
-# even and sticky otherwise, so every call of every program is failed or made sticky under Miri
-# on every run, in half the time; the parity is the last hex digit of the commit (MIRI_PARITY
-# overrides it), so consecutive commits tend to cover the other half. scripts/check-driver.sh
-# runs both schedules of every call natively on every run.
-faults=${MIRI_FAULTS:-alternate}
-[[ $faults == both || $faults == alternate ]] || { echo "miri: MIRI_FAULTS is both or alternate, not $faults" >&2; exit 2; }
-if [[ -n ${MIRI_PARITY:-} ]]; then
-    parity=$((MIRI_PARITY % 2))
+# Which fault schedules run under Miri, per call k of each program (scripts/check-driver.sh
+# runs both schedules of every call natively on every run):
+#   both       k failed, and sticky from k: every schedule (about 80 minutes of CI's two cores
+#              for the 26 programs, too much beside the rest of the test command);
+#   alternate  one of the two per call (about 40 minutes);
+#   quarter    (the default) k failed where k + phase = 0 (mod 4), sticky where it is 2 (mod 4):
+#              every program's schedules on every run, about 20 minutes, and every schedule of
+#              every call over four commits in a row with different phases.
+# The phase is the commit's last hex digit (MIRI_PHASE overrides it).
+faults=${MIRI_FAULTS:-quarter}
+[[ $faults == both || $faults == alternate || $faults == quarter ]] ||
+    { echo "miri: MIRI_FAULTS is both, alternate or quarter, not $faults" >&2; exit 2; }
+if [[ -n ${MIRI_PHASE:-} ]]; then
+    phase=$((MIRI_PHASE % 4))
 else
     head=$(git rev-parse --short HEAD 2>/dev/null || echo 0)
-    parity=$((16#${head: -1} % 2))
+    phase=$((16#${head: -1} % 4))
 fi
 faults_label=$faults
-[[ $faults == both ]] || faults_label="alternate, parity $parity"
+[[ $faults == both ]] || faults_label="$faults, phase $phase"
 models=${MIRI_MODELS:-stacked tree}
 jobs=${MIRI_JOBS:-$(nproc)}
 
@@ -172,11 +176,7 @@ clean_bad=$(grep -c bad <<<"$results" || true)
 runs=()
 sched_programs=0
 if [[ -n $schedules ]]; then
-    if [[ $faults == both ]]; then
-        echo "miri: [stacked] every call failed in turn, and made sticky in turn: $schedules"
-    else
-        echo "miri: [stacked] every call failed (k + $parity even) or made sticky (odd) in turn: $schedules"
-    fi
+    echo "miri: [stacked] calls failed or made sticky in turn ($faults_label): $schedules"
     for p in $schedules; do
         n=$(checking "" "$p" count 2>/dev/null | awk '$1 == "calls" { print $2 }')
         [[ ${n:-0} -gt 0 ]] || { echo "miri: FAIL $p: no call count" >&2; status=1; continue; }
@@ -184,7 +184,13 @@ if [[ -n $schedules ]]; then
         for ((k = 1; k <= n; k++)); do
             case $faults in
                 both) runs+=("stacked $p fail-at=$k" "stacked $p sticky-at=$k") ;;
-                *) if (((k + parity) % 2 == 0)); then runs+=("stacked $p fail-at=$k"); else runs+=("stacked $p sticky-at=$k"); fi ;;
+                alternate)
+                    if (((k + phase) % 2 == 0)); then runs+=("stacked $p fail-at=$k"); else runs+=("stacked $p sticky-at=$k"); fi ;;
+                quarter)
+                    case $(((k + phase) % 4)) in
+                        0) runs+=("stacked $p fail-at=$k") ;;
+                        2) runs+=("stacked $p sticky-at=$k") ;;
+                    esac ;;
             esac
         done
     done
