@@ -38,7 +38,7 @@ loaded=$(ldd "$bin" | awk '/libcuda/ { print $3 }')
 [[ $(realpath "$loaded") == $(realpath "$lib_dir/libcuda.so") ]] ||
     { echo "check-driver: $bin loads $loaded, not the checking driver" >&2; exit 1; }
 
-programs=(${CHECK_PROGRAMS:-example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight scoped_alloc reuse_after_scope unwind scoped_host
+programs=(${CHECK_PROGRAMS:-example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_alloc reuse_after_scope unwind scoped_host
     events submission graph device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm peer ipc stress})
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

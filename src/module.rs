@@ -189,15 +189,10 @@ impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
     /// Parks a module: it no longer borrows this guard, only the context, so it survives the
     /// pop and nested pushes (P3, P8). Re-attach it with [`attach_module`](Self::attach_module).
     /// A green context's module parks as a `!Send` [`ParkedModule`] (see its `K`).
-    pub fn park_module(&self, mut module: Module<'_>) -> ParkedModule<'ctx, K> {
-        let ptx = core::mem::take(&mut module.ptx);
-        let module = core::mem::ManuallyDrop::new(module);
-        ParkedModule {
-            ctx: self.as_raw(),
-            raw: module.raw,
-            ptx,
-            _marker: PhantomData,
-        }
+    pub fn park_module(&self, module: Module<'_>) -> ParkedModule<'ctx, K> {
+        // SAFETY: the module is lent by a guard of this thread, and only the guard on top can
+        // be used: this one, whose context (of kind `K`) lives for `'ctx`.
+        unsafe { ParkedModule::from_module(self.as_raw(), module) }
     }
 
     /// Re-attaches a parked module. Checked without calling the driver.
@@ -546,6 +541,20 @@ static_assertions::assert_impl_all!(ParkedModule<'static>: Send, Sync);
 static_assertions::assert_not_impl_any!(ParkedModule<'static, crate::Green>: Send, Sync);
 
 impl<K: ContextKind> ParkedModule<'_, K> {
+    /// # Safety
+    ///
+    /// `module` must belong to `ctx`, a live context of kind `K` alive for `'ctx`.
+    pub(crate) unsafe fn from_module(ctx: ffi::CUcontext, mut module: Module<'_>) -> Self {
+        let ptx = core::mem::take(&mut module.ptx);
+        let module = core::mem::ManuallyDrop::new(module);
+        ParkedModule {
+            ctx,
+            raw: module.raw,
+            ptx,
+            _marker: PhantomData,
+        }
+    }
+
     /// The raw context the module belongs to.
     pub fn context_raw(&self) -> ffi::CUcontext {
         self.ctx

@@ -144,3 +144,102 @@ fn parked_page_locked_memory_is_freed_from_under_another_context() -> custack::R
     assert!(custack::take_drop_errors().is_empty());
     Ok(())
 }
+
+/// A graph that owns its module, adding `k` to a zeroed buffer 64 times and copying it out.
+type OwningGraph<'g> = custack::GraphExec<
+    'g,
+    (
+        custack::Module<'g>,
+        custack::DeviceBuffer<'g, u32>,
+        Vec<u32>,
+    ),
+>;
+
+fn capture_owning<'g>(
+    g: &'g custack::PushedGuard<'_, '_>,
+    k: u32,
+) -> custack::Result<OwningGraph<'g>> {
+    let stream = g.stream()?;
+    let payload = (
+        g.load_ptx(KERNELS)?,
+        g.alloc_zeroed::<u32>(N)?,
+        vec![0u32; N],
+    );
+    stream
+        .capture(payload, |s, (module, mut dev, out)| {
+            // Looked up during the capture: the function cannot leave this closure.
+            let add = module.function("add_u32")?;
+            for _ in 0..64 {
+                // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) adds k to x[0..n).
+                unsafe { s.launch(&add, LaunchConfig::for_elements(N32), (&mut dev, k, N32)) }?;
+            }
+            s.copy_to_host(out, &dev)
+        })?
+        .instantiate()
+}
+
+/// P9 with graphs (issue 19): A's graph launch stays in flight while B is pushed and launches
+/// its own; both are waited for under the other context, attached back to their own guards
+/// and launched again; an idle graph survives a pop and is dropped under another context.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn p9_graph_in_flight() -> custack::Result<()> {
+    let (a, b) = (context(), second_context());
+    let mut stack = Stack::new()?;
+    let mut ga = stack.push(&a)?;
+    let stream_a = ga.stream()?;
+    let pending_a =
+        ga.park_submission(stream_a.submit(capture_owning(&ga, 1)?, |s, g| s.launch_graph(&g))?);
+    drop(stream_a);
+    let (pending_b, idle_b) = ga.with_pushed(&b, |gb| -> custack::Result<_> {
+        let stream = gb.stream()?;
+        let pending =
+            gb.park_submission(stream.submit(capture_owning(gb, 2)?, |s, g| s.launch_graph(&g))?);
+        let idle = gb.park_graph(capture_owning(gb, 5)?);
+        Ok((pending, idle))
+    })??;
+    // Both in flight; B's waited for under A, then A's, handed back as parked graphs.
+    let parked_b = pending_b.wait()?;
+    assert_eq!(current_raw(), ga.as_raw(), "the wait left A on top");
+    let parked_a = pending_a.wait()?;
+    // An idle graph of A under B's guard: refused (destroyed in A).
+    let stray = ga.park_graph(capture_owning(&ga, 9)?);
+    let refused = ga.with_pushed(&b, |gb| gb.attach_graph(stray).map(drop))?;
+    assert_eq!(
+        refused.map_err(|e| e.kind()),
+        Err(ErrorKind::ContextMismatch)
+    );
+    let exec = ga.attach_graph(parked_a)?; // launched once already: 64
+    let stream_a = ga.stream()?;
+    let exec = stream_a.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    assert!(
+        exec.payload().2.iter().all(|&x| x == 128),
+        "A's graph launched twice"
+    );
+    let kept_a = ga.park_graph(exec);
+    drop(stream_a);
+    let (after_b, idle_b) = ga.with_pushed(&b, |gb| -> custack::Result<_> {
+        let exec = gb.attach_graph(parked_b)?; // launched once already: 128
+        let stream = gb.stream()?;
+        let exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+        let out = exec.payload().2.to_vec();
+        let (_module, dev, _) = exec.payload();
+        assert_eq!(dev.to_vec()?, out, "the device buffer is B's, read under B");
+        let idle = gb.attach_graph(idle_b)?;
+        let idle = stream.submit(idle, |s, g| s.launch_graph(&g))?.wait()?;
+        assert!(
+            idle.payload().2.iter().all(|&x| x == 320),
+            "B's idle graph, launched once"
+        );
+        Ok((out, gb.park_graph(idle)))
+    })??;
+    assert!(
+        after_b.iter().all(|&x| x == 256),
+        "B's graph launched twice"
+    );
+    drop(ga);
+    // Popped: the parked graphs are dropped with no context current, each in its own.
+    drop((idle_b, kept_a));
+    assert_eq!(custack::take_drop_errors(), vec![]);
+    Ok(())
+}

@@ -313,6 +313,29 @@ impl<P: Payload> GraphExec<'_, P> {
     }
 }
 
+impl<P: Payload> GraphExec<'_, P> {
+    /// The raw executable graph and its held payload; the caller destroys the one before it
+    /// releases the other.
+    pub(crate) fn into_parts(self) -> (ffi::CUgraphExec, P::Held) {
+        let mut this = ManuallyDrop::new(self);
+        // SAFETY: taken once; `this` never drops.
+        let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
+        (this.raw, payload)
+    }
+
+    /// # Safety
+    ///
+    /// `raw` must be a live executable graph of the current context, with no launch pending,
+    /// whose nodes use only memory and code that `payload` owns; the result owns both.
+    pub(crate) unsafe fn from_parts(raw: ffi::CUgraphExec, payload: P::Held) -> Self {
+        GraphExec {
+            raw,
+            payload: ManuallyDrop::new(payload),
+            _marker: PhantomData,
+        }
+    }
+}
+
 impl<P: Payload> Drop for GraphExec<'_, P> {
     fn drop(&mut self) {
         // SAFETY: a live executable graph, destroyed once. No launch is pending: a pending

@@ -10,7 +10,8 @@
 //!
 //! - [`PushedGuard::park_submission`](crate::PushedGuard::park_submission) ([`parked`]): a
 //!   pending submission that borrows only its context, so one thread keeps work in flight on
-//!   several contexts.
+//!   several contexts; [`PushedGuard::park_graph`](crate::PushedGuard::park_graph)
+//!   ([`parked_graph`]) does the same for an executable graph that owns its module.
 //!
 //! - [`StreamScope::host_fn`](crate::StreamScope::host_fn) ([`host`]): a Rust closure the driver
 //!   calls in stream order, its panics caught and reported by the next wait.
@@ -25,6 +26,7 @@
 pub(crate) mod graph;
 pub(crate) mod host;
 pub(crate) mod parked;
+pub(crate) mod parked_graph;
 pub(crate) mod scope;
 pub(crate) mod submission;
 

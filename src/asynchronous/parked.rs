@@ -25,6 +25,7 @@ use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::launch::Function;
 use crate::memory::{DeviceBuffer, ParkedBuffer, PinnedBuffer, with_raw_current};
+use crate::module::ParkedModule;
 use crate::parked_host::{ParkedPinned, ParkedRegisteredVec};
 use crate::plain::DeviceCopy;
 use crate::registered::RegisteredVec;
@@ -37,8 +38,9 @@ pub(crate) mod sealed {
 }
 
 /// What a [`ParkedSubmission`] hands back: the parked form of a [`Payload`] (a
-/// [`ParkedBuffer`], [`ParkedPinned`], [`ParkedRegisteredVec`], `Vec<T>`, `Box<[T]>`, `()`,
-/// and tuples of these). Sealed.
+/// [`ParkedBuffer`], [`ParkedPinned`], [`ParkedRegisteredVec`], [`ParkedModule`],
+/// [`ParkedGraph`](crate::ParkedGraph), `Vec<T>`, `Box<[T]>`, `()`, and tuples of these).
+/// Sealed.
 pub trait ParkedPayload: sealed::Sealed + Sized {
     /// How a parked submission keeps it while the work may run (a `Box<[T]>` as a `Vec<T>`,
     /// as a [`Submission`] keeps it; see [`Payload`]).
@@ -51,7 +53,9 @@ pub trait ParkedPayload: sealed::Sealed + Sized {
 }
 
 /// A [`Payload`] that a pending submission of a context of kind `K` can be parked with
-/// ([`PushedGuard::park_submission`]): every payload but managed memory and executable graphs;
+/// ([`PushedGuard::park_submission`]): every payload but managed memory, and executable graphs
+/// only when their own payload owns everything their nodes use
+/// ([`ParkWithGraph`](crate::ParkWithGraph): a [`Module`](crate::Module), not its functions);
 /// for a [`Green`](crate::Green) context, every payload but page-locked and registered host memory
 /// (their parked forms are `Send`). Sealed.
 ///
@@ -92,6 +96,7 @@ parked_as_itself!(
     ['ctx, T: DeviceCopy, K: ContextKind] ParkedBuffer<'ctx, T, K>,
     ['ctx, T: DeviceCopy] ParkedPinned<'ctx, T>,
     ['ctx, T: DeviceCopy] ParkedRegisteredVec<'ctx, T>,
+    ['ctx, K: ContextKind] ParkedModule<'ctx, K>,
     [T: DeviceCopy] Vec<T>,
     [] (),
 );
@@ -155,6 +160,16 @@ impl<K: ContextKind> Park<'_, K> for () {
     type Parked = ();
     #[inline]
     unsafe fn park((): (), _: ffi::CUcontext) {}
+}
+
+impl<'ctx, K: ContextKind> Park<'ctx, K> for crate::Module<'_> {
+    type Parked = ParkedModule<'ctx, K>;
+    #[inline]
+    unsafe fn park(held: Self, ctx: ffi::CUcontext) -> ParkedModule<'ctx, K> {
+        // SAFETY: a module of `ctx`, a context of kind `K` alive for `'ctx` (the caller's
+        // promise), owned by nothing else now.
+        unsafe { ParkedModule::from_module(ctx, held) }
+    }
 }
 
 impl<K: ContextKind> Park<'_, K> for Function<'_> {
@@ -502,6 +517,7 @@ macro_rules! no_peer_view {
     )*};
 }
 no_peer_view!(
+    ['ctx, K: ContextKind] ParkedModule<'ctx, K>,
     ['ctx, T: DeviceCopy] ParkedPinned<'ctx, T>,
     ['ctx, T: DeviceCopy] ParkedRegisteredVec<'ctx, T>,
     [T: DeviceCopy] Vec<T>,

@@ -37,8 +37,9 @@ pub(crate) mod sealed {
 
 /// What a [`Submission`] can own while the GPU uses it: a [`DeviceBuffer`], a
 /// [`PinnedBuffer`], a [`RegisteredVec`](crate::RegisteredVec), a `Vec<T>` or `Box<[T]>` of
-/// plain data, a kernel [`Function`] or [`Kernel`](crate::Kernel), an executable graph, `()`, and
-/// tuples of these (up to eight, nested as deep as you like). Sealed.
+/// plain data, a kernel [`Function`] or [`Kernel`](crate::Kernel), a [`Module`](crate::Module),
+/// an executable graph, `()`, and tuples of these (up to eight, nested as deep as you like).
+/// Sealed.
 ///
 /// Every payload keeps the memory the GPU reaches at a fixed address when the payload itself is
 /// moved (a device allocation, page-locked pages, a heap block), which is what lets a submission
@@ -57,8 +58,9 @@ pub(crate) mod sealed {
 /// [`ScopedHostMut`], a function as a `Function<'scope>`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be moved into a submission or graph (it is not a `Payload`)",
-    note = "a payload is owned memory whose address survives a move: a `DeviceBuffer`, `PinnedBuffer`, `ManagedBuffer`, `RegisteredVec`, `Vec<T>` or `Box<[T]>` of plain data, a `Function` or `Kernel`, a `GraphExec`, `()`, or a tuple of these",
-    note = "move the owned value in (`dev`, not `&dev` or `&mut dev`) and take it back from `wait()`; for host data use a `Vec<T>` or `Box<[T]>` rather than an array, whose elements move with it"
+    note = "a payload is owned memory whose address survives a move: a `DeviceBuffer`, `PinnedBuffer`, `ManagedBuffer`, `RegisteredVec`, `Vec<T>` or `Box<[T]>` of plain data, a `Function`, `Kernel` or `Module`, a `GraphExec`, `()`, or a tuple of these",
+    note = "move the owned value in (`dev`, not `&dev` or `&mut dev`) and take it back from `wait()`; for host data use a `Vec<T>` or `Box<[T]>` rather than an array, whose elements move with it",
+    note = "a parked value (`ParkedBuffer`, `ParkedModule`, `ParkedGraph`, …) is attached to a guard of its own context first (`attach`, `attach_module`, `attach_graph`, …)"
 )]
 pub trait Payload: sealed::Sealed + Sized {
     /// The payload as the operations of a scope `'scope` take it.
@@ -378,6 +380,48 @@ impl<'f, S: crate::KernelSignature> Payload for crate::Kernel<'f, S> {
         Self: 'a,
     {
         *held
+    }
+}
+
+impl sealed::Sealed for crate::Module<'_> {}
+/// A module moved into a submission or graph: what lets an executable graph own the code its
+/// kernel nodes run, and so park ([`ParkWithGraph`](crate::ParkWithGraph)). Bound to a scope
+/// (and so inside a capture) as `&'scope Module<'scope>`: functions looked up there cannot
+/// leave the closure.
+impl<'m> Payload for crate::Module<'m> {
+    type Bound<'scope> = &'scope crate::Module<'scope>;
+    type Access<'a>
+        = &'a crate::Module<'m>
+    where
+        Self: 'a;
+    type Read<'a>
+        = &'a crate::Module<'m>
+    where
+        Self: 'a;
+    held_as_itself!();
+    #[inline]
+    unsafe fn bind<'scope>(held: &mut Self) -> &'scope crate::Module<'scope> {
+        // SAFETY: `Module` is covariant in its lifetime, so this only shortens it; the caller
+        // keeps the held module in place and alive for `'scope` (the bound reference cannot
+        // leave the closure that receives it). The functions looked up through it are handles
+        // that stay valid while the module is loaded, which the submission or graph ensures by
+        // owning it until its work is complete (and `Module`'s drop synchronizes the context
+        // before it unloads).
+        unsafe { &*core::ptr::from_mut(held).cast::<crate::Module<'scope>>() }
+    }
+    #[inline]
+    fn access<'a>(held: &'a mut Self) -> &'a crate::Module<'m>
+    where
+        Self: 'a,
+    {
+        held
+    }
+    #[inline]
+    fn read<'a>(held: &'a Self) -> &'a crate::Module<'m>
+    where
+        Self: 'a,
+    {
+        held
     }
 }
 

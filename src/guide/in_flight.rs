@@ -190,44 +190,72 @@
 //! are `Send`; its device buffers, modules, streams and submissions do);
 //! [`Stream::scope_after`] takes floating contexts' work only. Managed memory has no parked form yet.
 //!
-//! # Why a launched graph does not park
+//! # A launched graph in flight
 //!
-//! A submission that launched an executable graph (`Submission<'_, GraphExec<'_, P>>`) stays
-//! pending under its guard. Parking it soundly would need what parking a plain submission does
-//! not: the module its kernels come from kept loaded for as long as the executable graph can
-//! be launched again, not only until the pending launch completes.
+//! A submission that launched an executable graph parks too, when the graph owns the module its
+//! kernels come from. The reason is what an executable graph is: its kernel nodes name the
+//! module's functions for as long as the graph exists, and it is launched again after the wait
+//! (that is why one keeps it).
 //!
-//! - A parked submission drops its kernel [`Function`](crate::Function)s (they park as `()`,
-//!   [`Park`](crate::Park)): its module may then be dropped while the work is pending, and
-//!   that is sound only because dropping a [`Module`](crate::Module) synchronizes its context
-//!   before `cuModuleUnload`, so the work finishes first. After the wait, nothing of that
-//!   submission can run the kernel again.
-//! - An executable graph is the opposite: its kernel nodes name the module's functions for as
-//!   long as the graph exists, and it is launched again after the wait (that is why one keeps
-//!   it). The driver documents no reference from a `CUgraphExec` to its module, so unloading
-//!   the module while the graph exists leaves nodes naming unloaded code, and the next
-//!   `cuGraphLaunch` runs it.
-//! - Today the payload keeps the module loaded: a graph captures kernel launches only with
-//!   functions bound from its payload (a function from the environment would have to outlive
-//!   the capture's `'static` environment), so `GraphExec<'_, (…, Function<'m>)>` borrows the
-//!   module for `'m`. But a [`Module`](crate::Module) is lent by its guard, so that borrow
-//!   is a borrow of the guard, and a parked form that kept it would keep the guard borrowed:
-//!   not parked at all. Converting the module into a [`ParkedModule`](crate::ParkedModule)
-//!   inside `park_submission` cannot be written either: the module must be moved while the
-//!   graph's functions still borrow it (E0505).
-//! - Destroying the executable graph when it is parked would be sound
-//!   (`cuGraphExecDestroy` of a graph in flight frees it once the launch completes), and the
-//!   payload would park as a submission's does; but then the graph could not be launched
-//!   again, which is the only reason to keep one, so custack does not offer it.
+//! - A parked plain submission drops its kernel [`Function`](crate::Function)s (they park as
+//!   `()`, [`Park`](crate::Park)): its module may then be dropped while the work is pending,
+//!   which is sound only because dropping a [`Module`](crate::Module) synchronizes its context
+//!   before `cuModuleUnload`. After the wait nothing of that submission runs the kernel again.
+//! - An executable graph would: the driver documents no reference from a `CUgraphExec` to its
+//!   module, so unloading the module while the graph exists leaves nodes naming unloaded code,
+//!   and the next `cuGraphLaunch` runs it. A graph whose payload holds a `Function<'m>` keeps
+//!   the module borrowed for `'m`, a borrow of the guard: such a graph does not park
+//!   ([`ParkWithGraph`](crate::ParkWithGraph) is not implemented for `Function` or
+//!   [`Kernel`](crate::Kernel); `ui-tests/c22_graph_with_borrowed_function_parked.rs`).
+//! - So the graph owns the module: move the [`Module`](crate::Module) into the capture's
+//!   payload and look its functions up inside the capture closure, where it is bound as
+//!   `&'scope Module<'scope>` (a function cannot leave the closure,
+//!   `ui-tests/c22_function_of_owned_module_escapes_capture.rs`). Parked, the graph's payload
+//!   holds a [`ParkedModule`](crate::ParkedModule): the module stays loaded exactly as long as
+//!   the graph exists, and the [`ParkedGraph`](crate::ParkedGraph)'s drop destroys the graph
+//!   before the module unloads, each in its own context.
 //!
-//! What would make it sound, as a follow-up within the one parking model: an executable graph
-//! that *owns* the module its kernels come from, given at capture (a capture taking a
-//! [`ParkedModule`](crate::ParkedModule) and lending its functions to the capture closure
-//! only), so that its payload holds no function and the graph parks with the module
-//! inside it (`ParkedGraphExec<'ctx, Q>`, re-attached to a guard of its context with the
-//! pointer compare of [`PushedGuard::attach`], dropped by pushing its context). Until then,
-//! give graph work a thread per context, or wait for a context's graph launch before pushing
-//! the next context; plain submissions of the other contexts may stay parked meanwhile.
+//! The pending launch parks with [`PushedGuard::park_submission`], whose wait hands back a
+//! [`ParkedGraph`](crate::ParkedGraph); [`PushedGuard::attach_graph`] (the pointer compare of
+//! [`PushedGuard::attach`], then each part attached) gives the
+//! [`GraphExec`](crate::GraphExec) to launch again. An idle executable graph parks with
+//! [`PushedGuard::park_graph`], to outlive its guard or a nested push. Nothing new is
+//! tracked: the graph is one more payload with a parked form.
+//!
+//! ```no_run
+//! use custack::prelude::*;
+//! use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
+//! let driver = Driver::init()?;
+//! let a = Context::new(driver.device(0)?, ContextFlags::empty())?;
+//! let b = Context::new(driver.device(driver.device_count()? - 1)?, ContextFlags::empty())?;
+//! let mut stack = Stack::new()?;
+//! let mut ga = stack.push(&a)?;
+//! let stream = ga.stream()?;
+//! let payload = (ga.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?, ga.alloc_zeroed::<u32>(1 << 20)?);
+//! let exec = stream
+//!     .capture(payload, |s, (module, mut x)| {
+//!         let add = module.function("add_u32")?;
+//!         for _ in 0..100 {
+//!             // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
+//!             unsafe { s.launch(&add, LaunchConfig::for_elements(1 << 20), (&mut x, 1u32, 1u32 << 20)) }?;
+//!         }
+//!         Ok(())
+//!     })?
+//!     .instantiate()?;
+//! let pending = ga.park_submission(stream.submit(exec, |s, g| s.launch_graph(&g))?);
+//! drop(stream);
+//! ga.with_pushed(&b, |gb| -> custack::Result<()> {
+//!     let _mine = gb.alloc_from(&[1u32; 256])?; // B's work, while A's graph runs
+//!     Ok(())
+//! })??;
+//! let exec = ga.attach_graph(pending.wait()?)?; // launch it again from here
+//! # drop(exec);
+//! # Ok::<(), custack::Error>(())
+//! ```
+//!
+//! `tests/gpu_in_flight.rs` (`p9_graph_in_flight`) runs this on two contexts (two GPUs where
+//! there are two), and the `parked_graph` program of `benches/checking` runs it under the
+//! checking driver and Miri with every driver call failed in turn.
 //!
 //! [`Stack`]: crate::Stack
 //! [`GreenContext`]: crate::GreenContext
@@ -246,3 +274,5 @@
 //! [`Stream::scope_after`]: crate::Stream::scope_after
 //! [`PeerSource`]: crate::PeerSource
 //! [`StreamScope::copy_from_pending`]: crate::StreamScope::copy_from_pending
+//! [`PushedGuard::park_graph`]: crate::PushedGuard::park_graph
+//! [`PushedGuard::attach_graph`]: crate::PushedGuard::attach_graph
