@@ -264,8 +264,9 @@ fi
 # and made sticky once (scripts/check-driver.sh; no GPU, its own target directories).
 bash scripts/check-driver.sh || { status=1; failed+=("checking driver"); }
 # Again with every failed call returning CUDA_ERROR_INVALID_VALUE, which is not sticky: a scope
-# whose synchronize fails so must still not release its memory while its work may run.
-NULLDRIVER_FAIL_CODE=1 CHECK_PROGRAMS="example p1 p3 scoped_alloc reuse_after_scope" \
+# whose synchronize fails so must still not release its memory while its work may run, nor a
+# module unload its code (parked_graph: modules owned by graphs, unloaded by parked drops).
+NULLDRIVER_FAIL_CODE=1 CHECK_PROGRAMS="example p1 p3 scoped_alloc reuse_after_scope parked_graph" \
     bash scripts/check-driver.sh || { status=1; failed+=("checking driver, non-sticky failures"); }
 # The checking driver as a user's tool (issue 22): custack-check's own tests, then
 # examples/checked-app (a crate depending on custack by path) under every fault schedule: its

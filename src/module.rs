@@ -493,8 +493,14 @@ impl Module<'_> {
     }
 }
 
-/// Waits for the current context's work, then unloads `raw` (also after a failed wait: then
-/// the context is broken and runs nothing).
+/// Waits for the current context's work, then unloads `raw`. Work launched with the module's
+/// functions may still be pending (a parked or leaked submission's), so the unload happens only
+/// once the context is known to run none of it: its synchronize succeeded, or failed with a
+/// sticky error (the context runs nothing more). A synchronize that failed otherwise says
+/// nothing about the work (during a stream capture the driver refuses it with
+/// `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`), so it is tried once more; if that fails too, the
+/// module is leaked rather than unloaded under work that may run it. The first error is
+/// returned either way.
 ///
 /// # Safety
 ///
@@ -502,7 +508,16 @@ impl Module<'_> {
 unsafe fn unload_raw(raw: ffi::CUmodule) -> Result<()> {
     // SAFETY: a context is current (the caller's promise).
     let waited = unsafe { ffi::cuCtxSynchronize() }.result();
-    // SAFETY: the caller's promise; no work that may use the module is pending.
+    let idle = match &waited {
+        Ok(()) => true,
+        Err(e) if e.is_sticky() => true,
+        // SAFETY: as above.
+        Err(_) => unsafe { ffi::cuCtxSynchronize() }.result().is_ok(),
+    };
+    if !idle {
+        return waited;
+    }
+    // SAFETY: the caller's promise; no work that may use the module is pending (above).
     let unloaded = unsafe { ffi::cuModuleUnload(raw) }.result();
     waited.and(unloaded)
 }

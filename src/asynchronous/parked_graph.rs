@@ -142,8 +142,8 @@ impl<'ctx, K: ContextKind> Unpark<'ctx, K> for () {
 /// [`PushedGuard::park_submission`] of a pending launch): one that owns everything the
 /// graph's nodes use. Every payload that parks ([`Park`]) but a kernel
 /// [`Function`](crate::Function) or [`Kernel`](crate::Kernel), which borrow a module the graph
-/// does not own: move the [`Module`] itself into the graph's payload and look its functions up
-/// inside the capture closure. Sealed.
+/// does not own (move the [`Module`] itself into the graph's payload and look its functions up
+/// inside the capture closure), or an executable graph. Sealed.
 #[diagnostic::on_unimplemented(
     message = "an executable graph whose payload holds `{Self}` cannot be parked",
     label = "the graph's nodes use a module this payload does not own",

@@ -68,14 +68,16 @@ pub trait Payload: sealed::Sealed + Sized {
 
     /// The payload as the host may reach it while no work uses it, without being able to
     /// replace the memory the GPU work was built on: device memory as a
-    /// [`DeviceViewMut`](crate::DeviceViewMut), host memory as `&mut [T]`, a function as itself.
+    /// [`DeviceViewMut`](crate::DeviceViewMut), host memory as `&mut [T]`, a function as itself,
+    /// a module as `&Module`.
     /// (See [`GraphExec::payload_mut`](crate::GraphExec::payload_mut).)
     type Access<'a>
     where
         Self: 'a;
 
     /// The payload as the host may read it while no work writes it: device memory as a
-    /// [`DeviceView`](crate::DeviceView), host memory as `&[T]`, a function as itself. (See
+    /// [`DeviceView`](crate::DeviceView), host memory as `&[T]`, a function as itself, a module
+    /// as `&Module`. (See
     /// [`GraphExec::payload`](crate::GraphExec::payload).)
     type Read<'a>
     where
@@ -387,7 +389,9 @@ impl sealed::Sealed for crate::Module<'_> {}
 /// A module moved into a submission or graph: what lets an executable graph own the code its
 /// kernel nodes run, and so park ([`ParkWithGraph`](crate::ParkWithGraph)). Bound to a scope
 /// (and so inside a capture) as `&'scope Module<'scope>`: functions looked up there cannot
-/// leave the closure.
+/// leave the closure (work launched with them elsewhere is waited for by the module's unload,
+/// which synchronizes its context first). Its [`Access`](Payload::Access) and
+/// [`Read`](Payload::Read) forms are `&Module`.
 impl<'m> Payload for crate::Module<'m> {
     type Bound<'scope> = &'scope crate::Module<'scope>;
     type Access<'a>
@@ -401,12 +405,15 @@ impl<'m> Payload for crate::Module<'m> {
     held_as_itself!();
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> &'scope crate::Module<'scope> {
-        // SAFETY: `Module` is covariant in its lifetime, so this only shortens it; the caller
-        // keeps the held module in place and alive for `'scope` (the bound reference cannot
-        // leave the closure that receives it). The functions looked up through it are handles
-        // that stay valid while the module is loaded, which the submission or graph ensures by
-        // owning it until its work is complete (and `Module`'s drop synchronizes the context
-        // before it unloads).
+        // SAFETY: the lifetime is the caller's `'scope`, which may be longer than `'m`: sound
+        // because `bind` is called only by `capture`, `submit` and `submit_after`, whose
+        // closures take every `'scope` (`for<'scope>`), so nothing bound can leave them, and
+        // nothing `Module` lends through `&self` lives longer than that borrow. The reference
+        // points into the held payload, which those callers do not move until the closure has
+        // returned. Functions looked up through it stay valid while the module is loaded: the
+        // submission or graph owns it until its work is complete, and work launched with them
+        // elsewhere is waited for by the unload (`Module`'s drop synchronizes its context
+        // first, and leaks the module if it cannot).
         unsafe { &*core::ptr::from_mut(held).cast::<crate::Module<'scope>>() }
     }
     #[inline]

@@ -188,7 +188,9 @@
 //!
 //! A green context's page-locked and registered host memory does not park (their parked forms
 //! are `Send`; its device buffers, modules, streams and submissions do);
-//! [`Stream::scope_after`] takes floating contexts' work only. Managed memory has no parked form yet.
+//! [`Stream::scope_after`] lends the device buffers of floating contexts' work only (a green
+//! context's parked work may be waited for on the GPU, and lends nothing). Managed memory has
+//! no parked form yet.
 //!
 //! # A launched graph in flight
 //!
@@ -211,9 +213,14 @@
 //!   payload and look its functions up inside the capture closure, where it is bound as
 //!   `&'scope Module<'scope>` (a function cannot leave the closure,
 //!   `ui-tests/c22_function_of_owned_module_escapes_capture.rs`). Parked, the graph's payload
-//!   holds a [`ParkedModule`](crate::ParkedModule): the module stays loaded exactly as long as
-//!   the graph exists, and the [`ParkedGraph`](crate::ParkedGraph)'s drop destroys the graph
-//!   before the module unloads, each in its own context.
+//!   holds a [`ParkedModule`](crate::ParkedModule): the module stays loaded at least as long
+//!   as the graph exists, and the [`ParkedGraph`](crate::ParkedGraph)'s drop destroys the graph
+//!   before the module unloads (both with the graph's context pushed).
+//! - The function *handle* cannot leave the closure, but work launched with it can: inside the
+//!   closure it may be launched on another stream in a submission that is kept (parked)
+//!   after the capture. As for a parked plain submission, what keeps that sound is the
+//!   module's unload, which synchronizes its context first (and leaks the module rather than
+//!   unload it if the context cannot confirm it is idle).
 //!
 //! The pending launch parks with [`PushedGuard::park_submission`], whose wait hands back a
 //! [`ParkedGraph`](crate::ParkedGraph); [`PushedGuard::attach_graph`] (the pointer compare of
