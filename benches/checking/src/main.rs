@@ -1034,25 +1034,31 @@ fn example() -> Result<()> {
 /// (a wrong value panics: the harness counts it).
 fn stand_ins() -> Result<()> {
     let driver = Driver::init()?;
-    let vector_add_on_cpu = StandIn::register(&driver, "vector_add", |call| {
-        let n = call.arg::<u32>(3)? as usize;
-        let a = call.read::<f32>(call.arg(0)?, n)?;
-        let b = call.read::<f32>(call.arg(1)?, n)?;
-        let c: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
-        call.write(call.arg(2)?, &c)?;
-        Ok(())
-    })?;
-    let _add_u32_on_cpu = StandIn::register(&driver, "add_u32", |call| {
-        let (x, k, n) = (
-            call.arg::<u64>(0)?,
-            call.arg::<u32>(1)?,
-            call.arg::<u32>(2)?,
-        );
-        let mut v = call.read::<u32>(x, n as usize)?;
-        v.iter_mut().for_each(|e| *e += k);
-        call.write(x, &v)?;
-        Ok(())
-    })?;
+    // SAFETY: as the kernel, the stand-in reads n floats of `a` and `b` and writes n of `c`.
+    let vector_add_on_cpu = unsafe {
+        StandIn::register(&driver, "vector_add", |call| {
+            let n = call.arg::<u32>(3)? as usize;
+            let a = call.read::<f32>(call.arg(0)?, n)?;
+            let b = call.read::<f32>(call.arg(1)?, n)?;
+            let c: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+            call.write(call.arg(2)?, &c)?;
+            Ok(())
+        })
+    }?;
+    // SAFETY: as the kernel, the stand-in reads and writes x[0..n).
+    let _add_u32_on_cpu = unsafe {
+        StandIn::register(&driver, "add_u32", |call| {
+            let (x, k, n) = (
+                call.arg::<u64>(0)?,
+                call.arg::<u32>(1)?,
+                call.arg::<u32>(2)?,
+            );
+            let mut v = call.read::<u32>(x, n as usize)?;
+            v.iter_mut().for_each(|e| *e += k);
+            call.write(x, &v)?;
+            Ok(())
+        })
+    }?;
     assert!(
         vector_add_on_cpu.is_active(),
         "the checking driver runs stand-ins"
