@@ -186,7 +186,7 @@ differ = False
 for key in sorted(set(rows) | set(documented)):
     if rows.get(key) != documented.get(key):
         differ = True
-        print(f"coverage: {key[0]} {key[1]}: {rows.get(key, 0)} unexecuted blocks, docs/reliability.md says {documented.get(key, 0)}", file=sys.stderr)
+        print(f"coverage: {key[0]} {key[1]}: {rows.get(key, 0)} unexecuted block(s), docs/reliability.md says {documented.get(key, 0)}", file=sys.stderr)
 if not differ:
     print("coverage: docs/reliability.md names every unexecuted block", file=sys.stderr)
 sys.exit(1 if differ and os.environ.get("COVERAGE_CHECK_DOC") == "1" else 0)
