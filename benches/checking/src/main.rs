@@ -1161,6 +1161,9 @@ custack::kernel_contract! {
     unsafe kernel Iota = "iota"(x: &mut [u32; grid]);
     /// The same kernel declared with stricter clauses: dynamic shared memory and a largest block.
     unsafe kernel IotaClauses = "iota"(x: &mut [u32; grid]) shared(block * 4) max_block(256, 1, 1);
+    /// The same kernel declared cooperative (as a kernel with a grid-wide barrier would be):
+    /// `run_cooperative` only.
+    unsafe kernel IotaCooperative = "iota"(x: &mut [u32; grid]) max_block(256, 1, 1) cooperative;
 }
 
 // The double's call counters (`benches/nulldriver`): this program only runs linked to it.
@@ -1232,6 +1235,7 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     let fill = shapes.declared::<FillRows>()?;
     let iota = shapes.declared::<Iota>()?;
     let iota_clauses = shapes.declared::<IotaClauses>()?;
+    let iota_cooperative = shapes.declared::<IotaCooperative>()?;
     let stream = guard.stream()?;
     let cfg = LaunchConfig::for_elements(N32);
     let mut x = guard.alloc_zeroed::<u32>(N)?;
@@ -1280,6 +1284,14 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
         let big_block = LaunchConfig::for_elements_with_block(1024, 512).with_shared_mem(2048);
         refused(ErrorKind::OutOfRange, || {
             s.run(&iota_clauses, big_block, (&mut dg,))
+        });
+        s.run_cooperative(
+            &iota_cooperative,
+            LaunchConfig::for_elements(1024),
+            (&mut dg,),
+        )?;
+        refused(ErrorKind::OutOfRange, || {
+            s.run_cooperative(&iota_cooperative, big_block, (&mut dg,))
         });
         Ok(())
     })??;
