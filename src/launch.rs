@@ -731,11 +731,8 @@ mod tests {
         assert_eq!(r, ffi::CUresult::CUDA_SUCCESS);
         assert_eq!(seen.get(), Some(128));
         // SAFETY: as above.
-        assert_eq!(
-            unsafe { occupancy_trampoline(32) },
-            0,
-            "cleared after the call"
-        );
+        let after = unsafe { occupancy_trampoline(32) };
+        assert_eq!(after, 0, "cleared after the call");
     }
 
     /// A panic of the function does not unwind into the driver: the trampoline returns 0, and
@@ -755,11 +752,8 @@ mod tests {
         let payload = caught.expect_err("the panic resumed");
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"occupancy callback"));
         // SAFETY: as above.
-        assert_eq!(
-            unsafe { occupancy_trampoline(64) },
-            0,
-            "cleared after the panic"
-        );
+        let after = unsafe { occupancy_trampoline(64) };
+        assert_eq!(after, 0, "cleared after the panic");
     }
 
     #[test]

@@ -217,8 +217,11 @@ where
         return 1;
     }
     // SAFETY: every version of the ABI opens the launch with its size (a `usize`), readable
-    // across this call; read without forming a reference to the rest, which may be shorter.
-    let size = unsafe { (&raw const (*launch).size).read() };
+    // across this call; the place is named without forming a reference to the rest, which may
+    // be shorter.
+    let size_at = unsafe { &raw const (*launch).size };
+    // SAFETY: as above: `size_at` is the launch's first word, readable across this call.
+    let size = unsafe { size_at.read() };
     if size != size_of::<RawLaunch>() {
         return 1; // a driver of another ABI
     }
