@@ -11,12 +11,15 @@
 #     are ignored, and the GPU-less paths, cuInit's error included, run);
 #  2. every program of benches/checking under the checking driver (checkdriver), clean and,
 #     unless COVERAGE_SCHEDULES=none, with each driver call failed and made sticky in turn, as
-#     scripts/check-driver.sh runs them: the error and drop paths.
+#     scripts/check-driver.sh runs them: the error and drop paths; then, as scripts/test.sh
+#     does, a few programs with each failed call returning a non-sticky error.
 # Then `llvm-cov report` over src/ and ffi/, and every line that opens an `unsafe` block whose
-# region never ran is listed as FILE:LINE. Needs rustup's llvm-tools component (installed
-# here when missing: `rustup component add llvm-tools-preview`). Writes target/coverage/lcov.info
-# and target/coverage/unexecuted-unsafe.txt; exits 0 whatever the figure (it measures, it does
-# not judge).
+# region never ran is listed as FILE:LINE with its function. Needs rustup's llvm-tools
+# component (installed here when missing: `rustup component add llvm-tools-preview`). Writes
+# target/coverage/lcov.info, unexecuted-unsafe.txt and unexecuted-unsafe.md (the rows of the
+# table in docs/reliability.md, which it compares with that table: see the end). Exits 0
+# whatever the figure (it measures, it does not judge), unless COVERAGE_CHECK_DOC=1 and the
+# table does not name exactly the unexecuted blocks.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$(pwd)
@@ -77,6 +80,19 @@ for p in $programs; do
         done
     done
 done
+# As scripts/test.sh does: every failed call returns CUDA_ERROR_INVALID_VALUE, which is not
+# sticky (a synchronize that fails so, and the polling after it).
+if [[ ${COVERAGE_SCHEDULES:-all} != none ]]; then
+    for p in example p1 p3 scoped_alloc reuse_after_scope; do
+        n=$(LD_LIBRARY_PATH=$lib_dir NULLDRIVER_CHECK=1 NULLDRIVER_REPORT=$report "$bin" "$p" >/dev/null 2>&1
+            awk '$1 == "calls" { print $2 }' "$report" 2>/dev/null || echo 0)
+        for ((k = 1; k <= n; k++)); do
+            env LD_LIBRARY_PATH="$lib_dir" NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" \
+                NULLDRIVER_FAIL_CODE=1 NULLDRIVER_FAIL_AT=$k "$bin" "$p" >/dev/null 2>&1 || true
+            runs=$((runs + 1))
+        done
+    done
+fi
 echo "coverage: $runs checking runs" >&2
 
 "$tools/llvm-profdata" merge -sparse "$profiles"/*.profraw -o "$target/custack.profdata"
@@ -91,10 +107,16 @@ echo "coverage: line coverage of src/ and ffi/" >&2
 sed -n '1p;$p' "$target/summary.txt"
 
 # Unsafe blocks: a line opening `unsafe {` (code, not comments) whose line count is 0, or, when
-# the line itself carries no count, whose next counted line is 0.
-python3 - "$target/lcov.info" "$root" >"$target/unexecuted-unsafe.txt" <<'EOF'
+# the line itself carries no count, whose next counted line is 0. Each is listed as FILE:LINE
+# with the function it is in (`Type::method`, or `function`), and grouped by function into
+# target/coverage/unexecuted-unsafe.md: rows for the table of docs/reliability.md ("Unsafe code
+# no test without a GPU executes"), whose first two columns name the same functions. The rows
+# found here and the rows of that table are compared; COVERAGE_CHECK_DOC=1 makes a difference
+# an error (exit 1).
+check_doc=0
+python3 - "$target/lcov.info" "$root" "$target/unexecuted-unsafe.md" >"$target/unexecuted-unsafe.txt" <<'EOF' || check_doc=$?
 import re, sys, os
-lcov, root = sys.argv[1], sys.argv[2]
+lcov, root, table = sys.argv[1], sys.argv[2], sys.argv[3]
 counts, cur = {}, None
 for line in open(lcov):
     if line.startswith("SF:"):
@@ -103,7 +125,30 @@ for line in open(lcov):
     elif line.startswith("DA:") and cur:
         n, c = line[3:].split(",")[:2]
         counts[cur][int(n)] = counts[cur].get(int(n), 0) + int(c)
+
+FN = re.compile(r'^(\s*)(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:unsafe\s+)?(?:extern\s+"C"\s+)?fn\s+(\w+)')
+IMPL = re.compile(r'^impl\b(?:<[^{]*?>)?\s+(?:[\w:]+(?:<.*?>)?\s+for\s+)?(?:\w+::)*(\w+)')
+
+def function_of(lines, i):
+    """The function around line i (1-based): `Type::name` inside an impl block, else `name`."""
+    depth = len(lines[i - 1]) - len(lines[i - 1].lstrip())
+    name = None
+    for j in range(i - 2, -1, -1):
+        m = FN.match(lines[j])
+        if name is None and m and len(m.group(1)) < depth:
+            name = m.group(2)
+            if not m.group(1):
+                return name
+            continue
+        if name is not None and lines[j].startswith("impl"):
+            m = IMPL.match(lines[j])
+            return f"{m.group(1)}::{name}" if m else name
+        if name is not None and re.match(r'^(pub(\(crate\))?\s+)?(mod|trait)\b', lines[j]):
+            return name
+    return name or "?"
+
 total = missed = 0
+rows = {}
 for path in sorted(counts):
     if not (path.startswith("src/") or path.startswith("ffi/")):
         continue
@@ -120,7 +165,31 @@ for path in sorted(counts):
         c = next((da[j] for j in range(i, min(i + 8, len(lines) + 1)) if j in da), None)
         if c == 0:
             missed += 1
-            print(f"{path}:{i}: {text.strip()[:100]}")
-print(f"# {missed} of {total} unsafe blocks in src/ and ffi/ never executed", file=sys.stderr)
+            f = function_of(lines, i)
+            print(f"{path}:{i}: {f}: {text.strip()[:100]}")
+            rows[(path, f)] = rows.get((path, f), 0) + 1
+with open(table, "w") as out:
+    for (path, f), n in sorted(rows.items()):
+        out.write(f"| `{path}` | `{f}` | {n} | | |\n")
+print(f"coverage: {missed} of {total} unsafe blocks in src/ and ffi/ never executed, in {len(rows)} functions", file=sys.stderr)
+
+# The table of docs/reliability.md: the first two columns of its rows.
+doc = open(os.path.join(root, "docs/reliability.md")).read()
+section = doc.split("## Unsafe code no test without a GPU executes", 1)
+documented = {}
+if len(section) == 2:
+    for line in section[1].split("\n## ", 1)[0].splitlines():
+        m = re.match(r"\|\s*`([^`]+)`\s*\|\s*`([^`]+)`\s*\|\s*(\d+)\s*\|", line)
+        if m:
+            documented[(m.group(1), m.group(2))] = int(m.group(3))
+differ = False
+for key in sorted(set(rows) | set(documented)):
+    if rows.get(key) != documented.get(key):
+        differ = True
+        print(f"coverage: {key[0]} {key[1]}: {rows.get(key, 0)} unexecuted block(s), docs/reliability.md says {documented.get(key, 0)}", file=sys.stderr)
+if not differ:
+    print("coverage: docs/reliability.md names every unexecuted block", file=sys.stderr)
+sys.exit(1 if differ and os.environ.get("COVERAGE_CHECK_DOC") == "1" else 0)
 EOF
-echo "coverage: unexecuted unsafe blocks: $(wc -l <"$target/unexecuted-unsafe.txt") (listed in $target/unexecuted-unsafe.txt)" >&2
+echo "coverage: unexecuted unsafe blocks listed in $target/unexecuted-unsafe.txt, as table rows in $target/unexecuted-unsafe.md" >&2
+exit "$check_doc"

@@ -711,8 +711,50 @@ fn check_layout<S: KernelSignature>(name: &str, layout: &[(usize, usize)]) -> Re
 
 #[cfg(test)]
 mod tests {
-    use super::{DevicePtr, KernelSignature, check_layout};
+    use super::{
+        DevicePtr, KernelSignature, check_layout, occupancy_trampoline, with_occupancy_callback,
+    };
     use crate::ErrorKind;
+    use crate::ffi;
+    use core::cell::Cell;
+
+    /// The occupancy callback, with this test in the driver's place: during the call, the C
+    /// trampoline reaches the stashed Rust function; outside it, nothing (0 bytes).
+    #[test]
+    fn the_occupancy_trampoline_calls_the_stashed_function_during_the_call_only() {
+        let seen = Cell::new(None);
+        let r = with_occupancy_callback(&|block| block as usize * 4, || {
+            // SAFETY: `occupancy_trampoline` has no precondition beyond the C signature.
+            seen.set(Some(unsafe { occupancy_trampoline(32) }));
+            ffi::CUresult::CUDA_SUCCESS
+        });
+        assert_eq!(r, ffi::CUresult::CUDA_SUCCESS);
+        assert_eq!(seen.get(), Some(128));
+        // SAFETY: as above.
+        let after = unsafe { occupancy_trampoline(32) };
+        assert_eq!(after, 0, "cleared after the call");
+    }
+
+    /// A panic of the function does not unwind into the driver: the trampoline returns 0, and
+    /// the panic resumes once the driver's call has returned.
+    #[test]
+    fn a_panicking_occupancy_function_resumes_after_the_driver_returns() {
+        let returned = Cell::new(false);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            with_occupancy_callback(&|_| panic!("occupancy callback"), || {
+                // SAFETY: as above.
+                assert_eq!(unsafe { occupancy_trampoline(64) }, 0);
+                returned.set(true);
+                ffi::CUresult::CUDA_SUCCESS
+            })
+        }));
+        assert!(returned.get(), "the trampoline returned to its caller");
+        let payload = caught.expect_err("the panic resumed");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"occupancy callback"));
+        // SAFETY: as above.
+        let after = unsafe { occupancy_trampoline(64) };
+        assert_eq!(after, 0, "cleared after the panic");
+    }
 
     #[test]
     fn signatures_lay_out_as_c_does() {

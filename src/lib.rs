@@ -148,7 +148,7 @@ pub use context::{Context, ContextFlags};
 pub use contract::__private as __private_contract;
 pub use contract::{
     CheckedBy, Contract, ContractArg, ContractArgs, Declared, DeclaredLibrary, ExtentFactor,
-    ParamKind, ReadBuffer, Scalar, WriteBuffer,
+    ParamKind, PlainLaunch, ReadBuffer, Scalar, WriteBuffer,
 };
 pub use current::{CacheConfig, Limit};
 /// `#[derive(DeviceCopy)]`: implements [`DeviceCopy`](trait@DeviceCopy) for a `#[repr(C)]` or

@@ -106,3 +106,44 @@ pub(crate) fn take() -> Option<String> {
         .ok()
         .flatten()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{KEPT, PENDING, on_log};
+    use crate::ffi;
+
+    fn log(text: &[u8]) {
+        // SAFETY: `text` is readable for its length across the call, as the driver promises.
+        unsafe {
+            on_log(
+                core::ptr::null_mut(),
+                ffi::CU_LOG_LEVEL_ERROR,
+                text.as_ptr().cast_mut().cast(),
+                text.len(),
+            );
+        }
+    }
+
+    /// The callback, with this test in the driver's place: each message is kept on the calling
+    /// thread without its trailing NUL or newline, the newest `KEPT` of them.
+    #[test]
+    fn the_log_callback_keeps_the_newest_messages_on_its_thread() {
+        PENDING.with(|p| p.borrow_mut().clear());
+        log(b"invalid block size\n\0");
+        // SAFETY: a null message is ignored before anything is read.
+        unsafe { on_log(core::ptr::null_mut(), 0, core::ptr::null_mut(), 5) };
+        assert_eq!(PENDING.with(|p| p.borrow().clone()), ["invalid block size"]);
+        for i in 0..KEPT + 2 {
+            log(format!("message {i}").as_bytes());
+        }
+        let kept = PENDING.with(|p| p.borrow().clone());
+        assert_eq!(kept.len(), KEPT);
+        assert_eq!(kept.first().map(String::as_str), Some("message 2"));
+        let other = std::thread::spawn(|| PENDING.with(|p| p.borrow().len()));
+        assert_eq!(
+            other.join().ok(),
+            Some(0),
+            "another thread's messages are its own"
+        );
+    }
+}

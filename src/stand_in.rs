@@ -69,13 +69,15 @@ pub type StandInError = Box<dyn std::error::Error + Send + Sync>;
 /// # fn main() -> custack::Result<()> {
 /// let driver = Driver::init()?;
 /// // add_u32(unsigned* x, unsigned k, unsigned n): x[i] += k for i < n.
-/// let _add = StandIn::register(&driver, "add_u32", |call: &KernelCall<'_>| {
+/// let add = |call: &KernelCall<'_>| {
 ///     let (x, k, n) = (call.arg::<u64>(0)?, call.arg::<u32>(1)?, call.arg::<u32>(2)?);
 ///     let mut v = call.read::<u32>(x, n as usize)?;
 ///     v.iter_mut().for_each(|e| *e += k);
 ///     call.write(x, &v)?;
 ///     Ok(())
-/// })?;
+/// };
+/// // SAFETY: like the kernel, the stand-in touches x[0..n) of the buffer passed as `x` only.
+/// let _add = unsafe { StandIn::register(&driver, "add_u32", add) }?;
 /// // ... launches of add_u32 now compute on the CPU under the checking driver.
 /// # Ok(())
 /// # }
@@ -93,6 +95,19 @@ impl StandIn {
     /// the driver is custack's checking driver in checking mode; otherwise registers nothing
     /// ([`is_active`](Self::is_active) is false).
     ///
+    /// # Safety
+    ///
+    /// Under the checking driver `f` *is* the kernel, and launches rely on what a kernel
+    /// promises (the caller of an unsafe launch, or a contract's declaration for a safe
+    /// [`run`](crate::StreamScope::run)). So for every launch of a kernel of this name while
+    /// the stand-in is registered, `f` reads and writes ([`KernelCall::read`],
+    /// [`KernelCall::write`]) only the device memory that launch lets the kernel touch: the
+    /// buffers passed to it, within their extents, writing only those it may write. In
+    /// particular it never touches memory that a Rust reference may reach during the launch:
+    /// the checking driver keeps managed memory as host memory at its device address, so a
+    /// write (or a read) there while the host borrows that memory, e.g. a managed buffer not
+    /// bound to the launching scope, would be undefined behaviour.
+    ///
     /// # Errors
     ///
     /// [`ErrorKind::NulInName`] for a name with a NUL byte; a driver error of
@@ -102,7 +117,7 @@ impl StandIn {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DRIVER__ENTRY__POINT.html>
     #[doc(alias = "cuGetProcAddress")]
-    pub fn register<F>(_driver: &Driver, kernel: &str, f: F) -> Result<StandIn>
+    pub unsafe fn register<F>(_driver: &Driver, kernel: &str, f: F) -> Result<StandIn>
     where
         F: Fn(&KernelCall<'_>) -> core::result::Result<(), StandInError> + Send + Sync + 'static,
     {
@@ -201,11 +216,18 @@ where
     if launch.is_null() || data.is_null() {
         return 1;
     }
-    // SAFETY: the driver passes a launch that lives across this call.
-    let raw = unsafe { &*launch };
-    if raw.size != size_of::<RawLaunch>() {
+    // SAFETY: every version of the ABI opens the launch with its size (a `usize`), readable
+    // across this call; the place is named without forming a reference to the rest, which may
+    // be shorter.
+    let size_at = unsafe { &raw const (*launch).size };
+    // SAFETY: as above: `size_at` is the launch's first word, readable across this call.
+    let size = unsafe { size_at.read() };
+    if size != size_of::<RawLaunch>() {
         return 1; // a driver of another ABI
     }
+    // SAFETY: the driver passes a launch of this ABI (its size, checked above), alive across
+    // this call.
+    let raw = unsafe { &*launch };
     // SAFETY: `data` is the `Box<F>` given up by `register`, alive until `release`.
     let f = unsafe { &*data.cast::<F>() };
     let call = KernelCall {
@@ -385,4 +407,124 @@ fn bytes_of<T>(len: usize) -> Result<usize> {
             format!("{len} values of {} bytes", size_of::<T>()),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{KernelCall, RawLaunch, StandInError, call};
+    use core::ffi::{CStr, c_char, c_int, c_void};
+    use std::cell::RefCell;
+
+    thread_local! {
+        /// What the stand-in trampoline reported, as the checking driver would record it.
+        static REPORTED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    }
+
+    unsafe extern "C" fn no_read(_: u64, _: *mut c_void, _: usize) -> c_int {
+        1
+    }
+    unsafe extern "C" fn no_write(_: u64, _: *const c_void, _: usize) -> c_int {
+        1
+    }
+    unsafe extern "C" fn report(text: *const c_char) {
+        // SAFETY: `call` passes a NUL-terminated text, valid across this call.
+        let text = unsafe { CStr::from_ptr(text) }
+            .to_string_lossy()
+            .into_owned();
+        REPORTED.with(|r| r.borrow_mut().push(text));
+    }
+
+    fn launch(size: usize) -> RawLaunch {
+        RawLaunch {
+            size,
+            name: c"scale".as_ptr(),
+            grid: [2, 1, 1],
+            block: [64, 1, 1],
+            shared: 0,
+            n_args: usize::MAX,
+            args: core::ptr::null(),
+            arg_sizes: core::ptr::null(),
+            read: no_read,
+            write: no_write,
+            report,
+        }
+    }
+
+    /// Runs the C trampoline for `f` on `launch`, with this test in the driver's place; returns
+    /// its status and what it reported.
+    fn run<F>(f: F, launch: &RawLaunch) -> (c_int, Vec<String>)
+    where
+        F: Fn(&KernelCall<'_>) -> Result<(), StandInError> + Send + Sync + 'static,
+    {
+        REPORTED.with(|r| r.borrow_mut().clear());
+        let mut f = f;
+        // SAFETY: `data` is a live `F`, `launch` a live launch, both across the call.
+        let status = unsafe { call::<F>((&raw mut f).cast(), launch) };
+        (status, REPORTED.with(|r| r.borrow_mut().split_off(0)))
+    }
+
+    #[test]
+    fn a_stand_in_that_succeeds_sees_the_launch_and_reports_nothing() {
+        let (status, reported) = run(
+            |k| {
+                assert_eq!(
+                    (k.kernel_name(), k.grid(), k.block()),
+                    ("scale", [2, 1, 1], [64, 1, 1])
+                );
+                assert_eq!(k.arg_count(), None);
+                Ok(())
+            },
+            &launch(size_of::<RawLaunch>()),
+        );
+        assert_eq!((status, reported.len()), (0, 0));
+    }
+
+    #[test]
+    fn a_failing_stand_in_fails_the_launch_and_reports_its_kernel_and_error() {
+        let (status, reported) = run(
+            |k| Err(format!("no data for {} blocks", k.grid()[0]).into()),
+            &launch(size_of::<RawLaunch>()),
+        );
+        assert_eq!(status, 1);
+        assert_eq!(
+            reported,
+            ["the stand-in for kernel `scale` failed: no data for 2 blocks"]
+        );
+        // An argument the driver does not know is an error, not a guess.
+        let (status, reported) = run(
+            |k| k.arg::<u32>(0).map(drop).map_err(Into::into),
+            &launch(size_of::<RawLaunch>()),
+        );
+        assert_eq!(status, 1);
+        assert!(
+            reported[0].contains("load its module from PTX text"),
+            "{reported:?}"
+        );
+    }
+
+    #[test]
+    fn a_panicking_stand_in_fails_the_launch_without_unwinding_into_the_driver() {
+        let (status, reported) = run(
+            |_| panic!("stand-in panic (expected by this test)"),
+            &launch(size_of::<RawLaunch>()),
+        );
+        assert_eq!(status, 1);
+        assert_eq!(reported, ["the stand-in for kernel `scale` panicked"]);
+    }
+
+    #[test]
+    fn a_launch_of_another_abi_is_refused_before_the_stand_in_runs() {
+        // A launch whose size names another version of the ABI: the rest is not read.
+        let short = launch(size_of::<usize>() * 2);
+        let (status, reported) = run(|_| panic!("the stand-in ran"), &short);
+        assert_eq!((status, reported.len()), (1, 0));
+        // SAFETY: null pointers are refused before anything is read.
+        let status = unsafe {
+            call::<fn(&KernelCall<'_>) -> Result<(), StandInError>>(
+                core::ptr::null_mut(),
+                &raw const short,
+            )
+        };
+        assert_eq!(status, 1);
+    }
 }

@@ -43,30 +43,30 @@ fn expand(input: TokenStream) -> Result<TokenStream, Failure> {
     let mut checks = TokenStream::new();
     let mut sizes = String::from("0usize");
     for field in &s.fields {
-        checks.extend(tokens("__custack_plain_data::<"));
+        checks.extend(tokens("__custack_plain_data::<")?);
         checks.extend(field.clone());
-        checks.extend(tokens(">();"));
+        checks.extend(tokens(">();")?);
         sizes.push_str(" + ::core::mem::size_of::<");
         sizes.push_str(&field.to_string());
         sizes.push_str(">()");
     }
     let mut block = tokens(
         "fn __custack_plain_data<T: ::custack::DeviceCopy>() {} #[allow(dead_code)] fn __custack_fields()",
-    );
+    )?;
     block.extend([TokenTree::Group(Group::new(Delimiter::Brace, checks))]);
     block.extend(tokens(&format!(
         "::core::assert!(::core::mem::size_of::<{name}>() == {sizes}, \
          \"derive(DeviceCopy): `{name}` has padding bytes (its size exceeds the sum of its \
          fields' sizes); padding is uninitialized on the host: add explicit fields for it, or \
          reorder the fields\");"
-    )));
-    out.extend(tokens("const _: () ="));
+    ))?);
+    out.extend(tokens("const _: () =")?);
     out.extend([TokenTree::Group(Group::new(Delimiter::Brace, block))]);
-    out.extend(tokens(";"));
+    out.extend(tokens(";")?);
     // SAFETY (in the output): the three checks above are the trait's promise.
     out.extend(tokens(&format!(
         "unsafe impl ::custack::DeviceCopy for {name} {{}}"
-    )));
+    ))?);
     Ok(out)
 }
 
@@ -219,8 +219,19 @@ fn field_type(tokens: &[TokenTree], named: bool) -> Option<TokenStream> {
     if ty.is_empty() { None } else { Some(ty) }
 }
 
-fn tokens(code: &str) -> TokenStream {
-    code.parse().unwrap_or_default()
+/// `code` as tokens. Code this derive writes always lexes, but a field type's text is part of
+/// the padding check: should it ever not lex back, the derive fails with a compile error
+/// rather than emit the impl without that check (an empty stream would silently drop it).
+fn tokens(code: &str) -> Result<TokenStream, Failure> {
+    code.parse().map_err(|e: proc_macro::LexError| {
+        (
+            format!(
+                "derive(DeviceCopy): could not write its checks (`{code}` does not lex: {e}); \
+                 write `unsafe impl DeviceCopy` by hand"
+            ),
+            Span::call_site(),
+        )
+    })
 }
 
 /// `compile_error!("message")` at `span`.

@@ -55,6 +55,25 @@ pub unsafe trait Contract: 'static {
     type Signature: KernelSignature;
 }
 
+/// A contract whose kernel runs correctly in a plain launch: every contract not declared
+/// `cooperative` ([`kernel_contract!`](crate::kernel_contract)), which the macro implements
+/// this for. [`StreamScope::run`], [`run_with`](StreamScope::run_with) and
+/// [`run_library`](StreamScope::run_library) take only these; a cooperative kernel (one that
+/// synchronizes the whole grid) launches with
+/// [`run_cooperative`](StreamScope::run_cooperative), which checks that every block can be
+/// resident at once.
+///
+/// # Safety
+///
+/// The kernel does not rely on a cooperative launch: no grid-wide barrier (cooperative
+/// groups' `grid.sync()`), which in a plain launch may wait for blocks that never run.
+#[diagnostic::on_unimplemented(
+    message = "the kernel of contract `{Self}` is declared `cooperative`: it needs a cooperative launch",
+    label = "a cooperative kernel",
+    note = "launch it with `run_cooperative`, which checks that every block of the grid can be resident at once (a grid-wide barrier waits for all of them)"
+)]
+pub unsafe trait PlainLaunch: Contract {}
+
 mod sealed {
     pub trait Kind {}
     pub trait Arg<K> {}
@@ -626,7 +645,7 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuLaunchKernel")]
     #[inline]
     #[allow(clippy::needless_pass_by_value)]
-    pub fn run<C: Contract, A: ContractArgs<'scope, C>>(
+    pub fn run<C: PlainLaunch, A: ContractArgs<'scope, C>>(
         &self,
         kernel: &Declared<'scope, C>,
         config: LaunchConfig,
@@ -654,7 +673,7 @@ impl<'scope> StreamScope<'scope, '_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernelEx")]
     #[allow(clippy::needless_pass_by_value)]
-    pub fn run_with<C: Contract, A: ContractArgs<'scope, C>>(
+    pub fn run_with<C: PlainLaunch, A: ContractArgs<'scope, C>>(
         &self,
         kernel: &Declared<'scope, C>,
         config: LaunchConfig,
@@ -682,7 +701,8 @@ impl<'scope> StreamScope<'scope, '_> {
 
     /// `cuLaunchCooperativeKernel`—[`run`](Self::run) as a cooperative launch (a grid-wide
     /// barrier), the grid checked first as in
-    /// [`launch_cooperative`](Self::launch_cooperative).
+    /// [`launch_cooperative`](Self::launch_cooperative). The only safe launch of a contract
+    /// declared `cooperative` ([`PlainLaunch`]); any other contract may launch so too.
     ///
     /// # Errors
     ///
@@ -786,7 +806,7 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuLaunchKernel")]
     #[inline]
     #[allow(clippy::needless_pass_by_value)]
-    pub fn run_library<C: Contract, A: ContractArgs<'scope, C>>(
+    pub fn run_library<C: PlainLaunch, A: ContractArgs<'scope, C>>(
         &self,
         function: &DeclaredLibrary<'scope, C>,
         config: LaunchConfig,
@@ -873,11 +893,15 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 ///     /// one `unsigned` of dynamic shared memory per thread.
 ///     unsafe kernel BlockSums = "block_sums"(x: &[u32; n], n: u32, sums: &mut [u32; blocks])
 ///         shared(block * 4);
+///
+///     /// `normalize(float* x, unsigned n)`: divides by the sum of all of `x`, after a grid-wide
+///     /// barrier (cooperative groups): launched only with `run_cooperative`.
+///     unsafe kernel Normalize = "normalize"(x: &mut [f32; n], n: u32) cooperative;
 /// }
 /// ```
 ///
 /// Each declaration is `$vis unsafe kernel Name = "kernel_name"(params);` (or `... (params)
-/// shared(bytes);`) and defines a unit
+/// shared(bytes);`, with the clauses below) and defines a unit
 /// struct `Name` implementing [`Contract`](crate::Contract) (doc comments and attributes go on
 /// it). A parameter is `name: T` for a scalar of plain data ([`DeviceCopy`](crate::DeviceCopy)),
 /// or `name: &[T; extent]` / `name: &mut [T; extent]` for device memory of `T` that the kernel
@@ -896,7 +920,11 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 /// parameters, `shared(block * 8)` (bytes, a product as above): a launch with less
 /// `shared_mem_bytes` is refused. A kernel that indexes fixed-size (static) shared memory by
 /// thread index declares the largest block it takes, `max_block(16, 16, 1)` (after `shared(..)`
-/// if both): a launch with a larger block in any dimension is refused.
+/// if both): a launch with a larger block in any dimension is refused. A kernel that synchronizes
+/// the whole grid (cooperative groups' `grid.sync()`) ends its declaration with `cooperative`
+/// (after the other clauses): it then launches only with
+/// [`run_cooperative`](crate::StreamScope::run_cooperative), and `run`, `run_with` and
+/// `run_library` refuse it at compile time ([`PlainLaunch`](crate::PlainLaunch)).
 ///
 /// Extents are computed at each launch with checked integer arithmetic; a negative factor or an
 /// overflow refuses the launch. (`grid`, `blocks`, `block` and `pitched` are words of the
@@ -910,8 +938,9 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 /// `&mut`, dereferences no address it was not passed as a buffer (an integer parameter is
 /// never an address; it may use its own module's global variables, which the host cannot reach
 /// while a handle of the module's kernels lives), touches no more dynamic shared memory than its `shared(..)` clause (none
-/// without one), and stays within its static shared memory for every block its `max_block(..)`
-/// clause allows (any block without one).
+/// without one), stays within its static shared memory for every block its `max_block(..)`
+/// clause allows (any block without one), and, unless declared `cooperative`, does not need a
+/// cooperative launch (no grid-wide barrier).
 #[macro_export]
 macro_rules! kernel_contract {
     () => {};
@@ -923,7 +952,21 @@ macro_rules! kernel_contract {
         $($rest:tt)*
     ) => {
         $crate::__kernel_contract_params! {
-            [$(#[$attr])* $vis $name $kernel [$($($shared)+)?] [$($bx, $by, $bz)?]]
+            [$(#[$attr])* $vis $name $kernel [$($($shared)+)?] [$($bx, $by, $bz)?] plain]
+            [] $($params)*
+        }
+        $crate::kernel_contract! { $($rest)* }
+    };
+    (
+        $(#[$attr:meta])*
+        $vis:vis unsafe kernel $name:ident = $kernel:literal ( $($params:tt)* )
+            $(shared ( $($shared:tt)+ ))?
+            $(max_block ( $bx:literal, $by:literal, $bz:literal ))?
+            cooperative;
+        $($rest:tt)*
+    ) => {
+        $crate::__kernel_contract_params! {
+            [$(#[$attr])* $vis $name $kernel [$($($shared)+)?] [$($bx, $by, $bz)?] cooperative]
             [] $($params)*
         }
         $crate::kernel_contract! { $($rest)* }
@@ -936,12 +979,15 @@ macro_rules! kernel_contract {
 #[macro_export]
 macro_rules! __kernel_contract_params {
     (
-        [$(#[$attr:meta])* $vis:vis $name:ident $kernel:literal [$($shared:tt)*] [$($max:tt)*]]
+        [$(#[$attr:meta])* $vis:vis $name:ident $kernel:literal [$($shared:tt)*] [$($max:tt)*]
+            $launch:ident]
         [$(($p:ident, $kind:ty, [$($e:tt)*]))*]
     ) => {
         $(#[$attr])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
         $vis struct $name;
+
+        $crate::__kernel_contract_launch!($launch $name);
 
         // SAFETY: the `unsafe` of this contract's declaration: its author's promise (see
         // `kernel_contract!`).
@@ -991,6 +1037,18 @@ macro_rules! __kernel_contract_params {
             $head [$($done)* ($p, $crate::Scalar<$t>, [])] $($($rest)*)?
         }
     };
+}
+
+/// A plain contract's [`PlainLaunch`] impl; none for a cooperative one. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_contract_launch {
+    (plain $name:ident) => {
+        // SAFETY: the `unsafe` of this contract's declaration, which does not say
+        // `cooperative`: its author's promise that the kernel needs no cooperative launch.
+        unsafe impl $crate::PlainLaunch for $name {}
+    };
+    (cooperative $name:ident) => {};
 }
 
 /// One parameter's check: nothing for a scalar. Not public API.

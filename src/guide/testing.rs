@@ -74,7 +74,9 @@
 //! ([`KernelCall::arg`]; a device pointer is a `u64`) and device memory, read and written by copy
 //! ([`KernelCall::read`], [`KernelCall::write`]). The arguments' sizes come from the module's
 //! PTX signature, so the module must be loaded from PTX text. On a real driver registering does
-//! nothing and the real kernel runs: the same test checks the GPU's results there.
+//! nothing and the real kernel runs: the same test checks the GPU's results there. Registering
+//! is `unsafe`: under the checking driver the stand-in is the kernel, so it promises what the
+//! kernel's launches rely on, that it touches only the memory each launch passes it.
 //!
 //! ```no_run
 //! use custack::{Context, ContextFlags, Driver, KernelCall, LaunchConfig, Stack, StandIn};
@@ -83,13 +85,15 @@
 //! fn vector_add_matches_the_cpu() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 //!     let driver = Driver::init()?;
 //!     // vector_add(const float* a, const float* b, float* c, unsigned n)
-//!     let _on_cpu = StandIn::register(&driver, "vector_add", |k: &KernelCall<'_>| {
+//!     let vector_add = |k: &KernelCall<'_>| {
 //!         let n = k.arg::<u32>(3)? as usize;
 //!         let (a, b) = (k.read::<f32>(k.arg(0)?, n)?, k.read::<f32>(k.arg(1)?, n)?);
 //!         let c: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
 //!         k.write(k.arg(2)?, &c)?;
 //!         Ok(())
-//!     })?;
+//!     };
+//!     // SAFETY: as the kernel, it reads n floats of `a` and `b` and writes n of `c` only.
+//!     let _on_cpu = unsafe { StandIn::register(&driver, "vector_add", vector_add) }?;
 //!     let ctx = Context::new(driver.device(0)?, ContextFlags::empty())?;
 //!     let mut stack = Stack::new()?;
 //!     let guard = stack.push(&ctx)?;

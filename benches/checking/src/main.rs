@@ -213,7 +213,9 @@ fn c10_stream_ordered_alloc_in_scope(ctx: &Context) -> Result<Vec<u32>> {
         s.copy_to_host(&mut out, &tmp)?;
         let scratch = s.alloc::<u8>(1 << 20)?;
         drop(scratch); // freed in stream order; nothing used it
-        Ok(())
+        let mut halves = s.alloc::<u16>(256)?;
+        s.fill_u16(&mut halves, 7)?;
+        halves.free() // the explicit free, which returns the driver's error
     })??;
     Ok(out)
 }
@@ -368,6 +370,7 @@ fn events(ctx: &Context) -> Result<f32> {
     done.destroy()?;
     two.synchronize()?;
     two.destroy()?;
+    drop(guard.park_stream(one)); // a parked stream dropped: destroyed in its own context
     Ok(ms)
 }
 
@@ -483,9 +486,11 @@ fn device_info() -> Result<()> {
             let _ = device.attribute(attribute)?;
         }
         let _ = device.primary_context_state()?;
+        let _ = device.can_access_peer(device)?;
         device.set_primary_context_flags(ContextFlags::SCHED_BLOCKING_SYNC)?;
-        let primary = Context::primary(device)?;
+        let mut primary = Context::primary(device)?;
         let _ = (primary.is_primary(), primary.device());
+        primary.reset()?; // no guard of it is alive: `&mut`
         let mut stack = Stack::new()?;
         stack.with_pushed(&primary, |g| -> Result<()> {
             let _ = (g.device()?, g.api_version()?, g.flags()?, g.unique_id()?);
@@ -493,11 +498,47 @@ fn device_info() -> Result<()> {
             g.set_cache_config(g.cache_config()?)?;
             let limit = g.limit(custack::Limit::StackSize)?;
             g.set_limit(custack::Limit::StackSize, limit)?;
+            let _ = (g.sm_count_affinity()?, g.memory_info()?);
+            g.set_shared_mem_config(g.shared_mem_config()?)?;
+            g.reset_persisting_l2_cache()?;
             g.synchronize()
         })??;
         primary.destroy()?;
+        adopted_context(&mut stack, device)?;
     }
     Ok(())
+}
+
+/// A context made with the raw `cuCtxCreate` and handed to custack (`Context::from_raw`), after
+/// `adopted_and_borrowed_contexts` in `tests/gpu_interop.rs`. On a failure before the handover
+/// the raw context is destroyed here, so a fault leaks nothing.
+fn adopted_context(stack: &mut Stack, device: custack::Device) -> Result<()> {
+    use custack::ffi;
+    let check = |r: ffi::CUresult| match r {
+        ffi::CUresult::CUDA_SUCCESS => Ok(()),
+        code => Err(custack::Error::from_raw(code)),
+    };
+    let mut raw = core::ptr::null_mut();
+    // SAFETY: valid out-pointer; a device of an initialized driver.
+    check(unsafe { ffi::cuCtxCreate_v2(&raw mut raw, 0, device.as_raw()) })?;
+    let mut popped = core::ptr::null_mut();
+    // SAFETY: `cuCtxCreate` pushed `raw` on this thread; valid out-pointer.
+    let adopted = check(unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) })
+        // SAFETY: a live `cuCtxCreate`d context, on no thread's stack once popped, handed over:
+        // nothing else destroys it.
+        .and_then(|()| unsafe { Context::from_raw(raw) });
+    match adopted {
+        Ok(ctx) => {
+            stack.with_pushed(&ctx, |g| g.alloc_from(&[3u32; 4])?.to_vec())??;
+            ctx.destroy()
+        }
+        Err(e) => {
+            // SAFETY: still ours (not adopted), destroyed once; the double pops it if it is
+            // still on top.
+            let _ = unsafe { ffi::cuCtxDestroy_v2(raw) };
+            Err(e)
+        }
+    }
 }
 
 /// Module variables, JIT options and logs, a linker, function attributes and occupancy, a
@@ -521,8 +562,10 @@ fn module_globals(ctx: &Context) -> Result<u32> {
     // (param_layout needs driver 12.4: the double reports 12.2.)
     let _ = (add.max_threads_per_block()?, add.attributes()?);
     add.set_max_dynamic_shared_mem(0)?;
+    add.set_cache_config(custack::CacheConfig::PreferShared)?;
     let _ = (
         add.suggested_block_size(0)?,
+        add.suggested_block_size_with(&|block| block as usize * 4)?,
         add.max_active_blocks_per_sm(256, 0)?,
     );
     let typed = module.kernel::<(custack::DevicePtr<u32>, u32, u32)>("add_u32")?;
@@ -538,15 +581,77 @@ fn module_globals(ctx: &Context) -> Result<u32> {
             )
         }
     })??;
+    // A typed kernel owned by a submission, with the buffer it writes.
+    let (x, _typed) = guard
+        .stream()?
+        .submit((x, typed), |s, (mut dx, typed)| {
+            // SAFETY: as above.
+            unsafe {
+                s.launch_kernel(
+                    &typed,
+                    LaunchConfig::for_elements(N32),
+                    (&mut dx, 1u32, N32),
+                )
+            }
+        })?
+        .wait()?;
     // (module.functions() needs driver 12.4: the double reports 12.2.)
     let mut linker = guard.linker(&custack::JitOptions::default())?;
     linker.add_ptx("kernels.ptx", KERNELS)?;
     let (image, _log) = linker.complete()?;
+    let _ = image.as_bytes().len();
     let linked = guard.load_linked(&image)?;
     drop(linker);
     linked.unload()?;
+    let mut from_file = guard.linker(&custack::JitOptions::default())?;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/kernels.ptx"
+    );
+    // SAFETY: the fixture is PTX text (the checking driver does not read it).
+    unsafe {
+        from_file.add_file(
+            custack::ffi::CUjitInputType::CU_JIT_INPUT_PTX,
+            path.as_ref(),
+        )
+    }?;
+    drop(from_file.complete()?);
+    drop(from_file);
+    // Binary images through the header checks (the checking driver reads only their magic).
+    let mut cubin = [0u8; 64];
+    cubin[..5].copy_from_slice(b"\x7fELF\x02");
+    // SAFETY: an ELF64 header that declares no section and no program header beyond itself.
+    unsafe { guard.load_cubin(&cubin) }?.unload()?;
+    let mut fatbin = [0u8; 16];
+    fatbin[..4].copy_from_slice(&0xBA55_ED50u32.to_le_bytes());
+    fatbin[6..8].copy_from_slice(&16u16.to_le_bytes());
+    // SAFETY: a fatbin header whose size fields say the image ends with it.
+    unsafe { guard.load_fatbin(&fatbin) }?.unload()?;
     module.unload()?;
     Ok(counters.iter().sum::<u32>() + x.to_vec()?.len() as u32)
+}
+
+/// A kernel function borrowed by raw handle (`function_from_raw`, as for a module that other
+/// code loaded): its module is parked under a first push and kept loaded, by the parked value
+/// declared before the second guard, until after that guard is gone.
+fn borrowed_function(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let (_kept, raw) = stack.with_pushed(ctx, |g| -> Result<_> {
+        let module = g.load_ptx(KERNELS)?;
+        let raw = module.function("add_u32")?.as_raw();
+        Ok((g.park_module(module), raw))
+    })??;
+    let guard = stack.push(ctx)?;
+    // SAFETY: `raw` is `add_u32` of a module loaded in this context, which `_kept` keeps
+    // loaded until after `guard` (declared after it) is dropped.
+    let add = unsafe { guard.function_from_raw(raw) };
+    let mut x = guard.alloc_zeroed::<u32>(N)?;
+    guard.stream()?.scope(|s| {
+        let dx = s.bind_mut(&mut x);
+        // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) adds k to x[0..n).
+        unsafe { s.launch(&add, LaunchConfig::for_elements(N32), (dx, 1u32, N32)) }
+    })??;
+    x.to_vec() // then `x`, `add` and `guard` drop, and `_kept` after them
 }
 
 /// Memory pools, pitched 2D memory and registered host memory, in and out of scopes.
@@ -580,6 +685,25 @@ fn memory_kinds(ctx: &Context) -> Result<Vec<f32>> {
     })??;
     pool.trim_to(0)?;
     registered.unregister()?;
+    // The registered vector and a buffer owned by a submission, parked (it then borrows the
+    // context only), polled and waited for.
+    let pending = stream.submit((vec, guard.alloc::<f32>(64)?), |s, (host, mut dev)| {
+        s.fill_u32(&mut dev, 0)?;
+        s.copy_to_host(host, &dev)
+    })?;
+    let pending = guard.park_submission(pending);
+    let _ = pending.is_complete()?;
+    let (vec, dev) = pending.wait()?;
+    // Synchronous copies and memsets between buffers, the pointer's attributes, the
+    // context's free memory, and explicit frees.
+    let mut dev = guard.attach(dev)?;
+    let mut other = guard.alloc_zeroed::<f32>(64)?;
+    other.fill_u16(0x3f80)?;
+    dev.copy_from_device(&other)?;
+    let _ = (dev.pointer_attributes()?, guard.memory_info()?);
+    dev.free()?;
+    other.free()?;
+    guard.alloc_pinned::<u8>(16)?.free()?;
     let mut out = vec.into_vec()?;
     out.extend_from_slice(&rows);
     out.extend_from_slice(&back);
@@ -610,6 +734,12 @@ fn managed(ctx: &Context) -> Result<u32> {
         s.fill_u32(&mut dm, 4)?;
         s.prefetch(&dm, Location::Host)
     })??;
+    // Owned by a submission, then touched on the host again.
+    let mut m = guard
+        .stream()?
+        .submit(m, |s, mut dm| s.fill_u32(&mut dm, 5))?
+        .wait()?;
+    m[0] = 4;
     let sum = m.iter().sum();
     m.free()?;
     Ok(sum)
@@ -904,25 +1034,31 @@ fn example() -> Result<()> {
 /// (a wrong value panics: the harness counts it).
 fn stand_ins() -> Result<()> {
     let driver = Driver::init()?;
-    let vector_add_on_cpu = StandIn::register(&driver, "vector_add", |call| {
-        let n = call.arg::<u32>(3)? as usize;
-        let a = call.read::<f32>(call.arg(0)?, n)?;
-        let b = call.read::<f32>(call.arg(1)?, n)?;
-        let c: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
-        call.write(call.arg(2)?, &c)?;
-        Ok(())
-    })?;
-    let _add_u32_on_cpu = StandIn::register(&driver, "add_u32", |call| {
-        let (x, k, n) = (
-            call.arg::<u64>(0)?,
-            call.arg::<u32>(1)?,
-            call.arg::<u32>(2)?,
-        );
-        let mut v = call.read::<u32>(x, n as usize)?;
-        v.iter_mut().for_each(|e| *e += k);
-        call.write(x, &v)?;
-        Ok(())
-    })?;
+    // SAFETY: as the kernel, the stand-in reads n floats of `a` and `b` and writes n of `c`.
+    let vector_add_on_cpu = unsafe {
+        StandIn::register(&driver, "vector_add", |call| {
+            let n = call.arg::<u32>(3)? as usize;
+            let a = call.read::<f32>(call.arg(0)?, n)?;
+            let b = call.read::<f32>(call.arg(1)?, n)?;
+            let c: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+            call.write(call.arg(2)?, &c)?;
+            Ok(())
+        })
+    }?;
+    // SAFETY: as the kernel, the stand-in reads and writes x[0..n).
+    let _add_u32_on_cpu = unsafe {
+        StandIn::register(&driver, "add_u32", |call| {
+            let (x, k, n) = (
+                call.arg::<u64>(0)?,
+                call.arg::<u32>(1)?,
+                call.arg::<u32>(2)?,
+            );
+            let mut v = call.read::<u32>(x, n as usize)?;
+            v.iter_mut().for_each(|e| *e += k);
+            call.write(x, &v)?;
+            Ok(())
+        })
+    }?;
     assert!(
         vector_add_on_cpu.is_active(),
         "the checking driver runs stand-ins"
@@ -1025,6 +1161,9 @@ custack::kernel_contract! {
     unsafe kernel Iota = "iota"(x: &mut [u32; grid]);
     /// The same kernel declared with stricter clauses: dynamic shared memory and a largest block.
     unsafe kernel IotaClauses = "iota"(x: &mut [u32; grid]) shared(block * 4) max_block(256, 1, 1);
+    /// The same kernel declared cooperative (as a kernel with a grid-wide barrier would be):
+    /// `run_cooperative` only.
+    unsafe kernel IotaCooperative = "iota"(x: &mut [u32; grid]) max_block(256, 1, 1) cooperative;
 }
 
 // The double's call counters (`benches/nulldriver`): this program only runs linked to it.
@@ -1096,6 +1235,7 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     let fill = shapes.declared::<FillRows>()?;
     let iota = shapes.declared::<Iota>()?;
     let iota_clauses = shapes.declared::<IotaClauses>()?;
+    let iota_cooperative = shapes.declared::<IotaCooperative>()?;
     let stream = guard.stream()?;
     let cfg = LaunchConfig::for_elements(N32);
     let mut x = guard.alloc_zeroed::<u32>(N)?;
@@ -1145,6 +1285,14 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
         refused(ErrorKind::OutOfRange, || {
             s.run(&iota_clauses, big_block, (&mut dg,))
         });
+        s.run_cooperative(
+            &iota_cooperative,
+            LaunchConfig::for_elements(1024),
+            (&mut dg,),
+        )?;
+        refused(ErrorKind::OutOfRange, || {
+            s.run_cooperative(&iota_cooperative, big_block, (&mut dg,))
+        });
         Ok(())
     })??;
     // A submission that owns the buffer and the declared kernel.
@@ -1180,7 +1328,18 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
             cfg,
             &custack::LaunchAttributes::default(),
             (&mut dy, 1, N32),
-        )
+        )?;
+        // Programmatic serialization lets the launch overlap the kernel before it, which no
+        // contract describes: refused before the driver, only the unsafe `launch_with` has it.
+        let overlapping = custack::LaunchAttributes {
+            programmatic_serialization: true,
+            ..custack::LaunchAttributes::default()
+        };
+        refused(ErrorKind::InvalidValue, || {
+            s.run_with(&add, cfg, &overlapping, (&mut dy, 1, N32))
+        });
+        // A cooperative launch: the grid checked against the device first.
+        s.run_cooperative(&add, cfg, (&mut dy, 1, N32))
     })??;
     y.free()?;
     library.unload()?;
@@ -1252,6 +1411,7 @@ fn textures(ctx: &Context) -> Result<Vec<f32>> {
     {
         let _surface = guard.surface_level(&mut mip, 1)?;
     }
+    drop(guard.surface(&mut array)?);
     stream.scope(|s| {
         let mut a = s.bind_array(&mut array);
         s.copy_to_array(&mut a, &pixels)
@@ -1579,7 +1739,10 @@ fn run(program: &str) -> Option<Result<()>> {
         "submission" => context0().and_then(|c| submission(&c).map(drop)),
         "graph" => context0().and_then(|c| graph(&c).map(drop)),
         "device_info" => device_info(),
-        "module_globals" => context0().and_then(|c| module_globals(&c).map(drop)),
+        "module_globals" => context0().and_then(|c| {
+            module_globals(&c)?;
+            borrowed_function(&c).map(drop)
+        }),
         "memory_kinds" => context0().and_then(|c| memory_kinds(&c).map(drop)),
         "peer" => two().and_then(|(a, b)| peer(&a, &b).map(drop)),
         "ipc" => context0().and_then(|c| ipc(&c).map(drop)),

@@ -24,7 +24,8 @@ fn vector_add_on_cpu(k: &KernelCall<'_>) -> Result<(), StandInError> {
 
 fn add_vectors(leaky: bool) -> TestResult {
     let driver = Driver::init()?;
-    let _on_cpu = StandIn::register(&driver, "vector_add", vector_add_on_cpu)?;
+    // SAFETY: as the kernel, the stand-in reads n floats of `a` and `b` and writes n of `c`.
+    let _on_cpu = unsafe { StandIn::register(&driver, "vector_add", vector_add_on_cpu) }?;
     let ctx = Context::new(driver.device(0)?, ContextFlags::empty())?;
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
