@@ -15,7 +15,8 @@
 //!
 //! Fault injection counts every call except the error-text and proc-address lookups; call k
 //! fails with `NULLDRIVER_FAIL_CODE`, or with a typical code for its entry point (out of memory
-//! for allocations, `CUDA_ERROR_LAUNCH_FAILED` for synchronizations, `CUDA_ERROR_INVALID_VALUE`
+//! for allocations, `CUDA_ERROR_LAUNCH_FAILED` for synchronizations, `CUDA_ERROR_INVALID_HANDLE`
+//! for `cuFuncGetParamInfo`, whose invalid value ends its list, `CUDA_ERROR_INVALID_VALUE`
 //! otherwise). Sticky mode fails every call from k on with `CUDA_ERROR_ILLEGAL_ADDRESS`, except
 //! the context-stack calls, `cuCtxDestroy` and `cuGreenCtxDestroy`, which a real driver still
 //! honours after a fault,
@@ -343,7 +344,10 @@ pub(crate) fn init() -> bool {
 }
 
 fn typical_code(name: &str) -> i32 {
-    if name.contains("Alloc") || name.contains("Create") || name.contains("Load") {
+    if name == "cuFuncGetParamInfo" {
+        // Its invalid value is an answer, not a failure: one past the last parameter.
+        400 // CUDA_ERROR_INVALID_HANDLE
+    } else if name.contains("Alloc") || name.contains("Create") || name.contains("Load") {
         2 // CUDA_ERROR_OUT_OF_MEMORY
     } else if name.contains("Synchronize") {
         719 // CUDA_ERROR_LAUNCH_FAILED
@@ -1306,29 +1310,30 @@ pub(crate) fn context_destroyed(h: usize) -> bool {
                 return true;
             }
         }
-        // The driver pops a context destroyed on top of the calling thread's stack (Context
-        // Management, cuCtxDestroy): that is allowed, and how a program recovers from a failed
-        // pop. Anywhere else on a stack it is a violation.
-        let me = thread_id();
-        let on: Vec<u64> = s
-            .stacks
-            .iter()
-            .filter(|(t, v)| {
-                let on_top_here = **t == me && v.last() == Some(&h);
-                v.contains(&h) && !(on_top_here && v.iter().filter(|c| **c == h).count() == 1)
-            })
-            .map(|(t, _)| *t)
-            .collect();
-        for t in on {
-            violation(
-                s,
-                format!("cuCtxDestroy: context {h:#x} is on the stack of thread {t}"),
-            );
-        }
+        stacked_at_destruction(s, h, &format!("cuCtxDestroy: context {h:#x}"));
         release_context(s, h);
         true
     })
     .unwrap_or(true)
+}
+
+/// Context `h` is destroyed (`what` names it): the driver pops a context destroyed on top of
+/// the calling thread's stack (Context Management, cuCtxDestroy): that is allowed, and how a
+/// program recovers from a failed pop. Anywhere else on a stack it is a violation.
+fn stacked_at_destruction(s: &mut State, h: usize, what: &str) {
+    let me = thread_id();
+    let on: Vec<u64> = s
+        .stacks
+        .iter()
+        .filter(|(t, v)| {
+            let on_top_here = **t == me && v.last() == Some(&h);
+            v.contains(&h) && !(on_top_here && v.iter().filter(|c| **c == h).count() == 1)
+        })
+        .map(|(t, _)| *t)
+        .collect();
+    for t in on {
+        violation(s, format!("{what} is on the stack of thread {t}"));
+    }
 }
 
 /// Context `h` ends: its handles die with it (those the program left alive are orphans), and
@@ -1420,26 +1425,16 @@ pub(crate) fn green_stream_created(h: usize, green: usize) {
 }
 
 /// `cuGreenCtxDestroy(green)`: it must be live, and its context on no thread's stack (a
-/// guard that pushed it borrows it); its handles die with it, as with `cuCtxDestroy`.
+/// guard that pushed it borrows it) but, as `cuCtxDestroy` allows, the top of the calling
+/// thread's, which the double then pops as the driver pops a destroyed context; its handles die
+/// with it, as with `cuCtxDestroy`.
 pub(crate) fn green_destroyed(green: usize) {
     with_state(|s| {
         let Some(ctx) = check_use(s, Kind::GreenContext, green, "cuGreenCtxDestroy") else {
             return;
         };
-        let on: Vec<u64> = s
-            .stacks
-            .iter()
-            .filter(|(_, v)| v.contains(&ctx))
-            .map(|(t, _)| *t)
-            .collect();
-        for t in on {
-            violation(
-                s,
-                format!(
-                    "cuGreenCtxDestroy: green context {green:#x} (context {ctx:#x}) is on the stack of thread {t}"
-                ),
-            );
-        }
+        let what = format!("cuGreenCtxDestroy: green context {green:#x} (context {ctx:#x})");
+        stacked_at_destruction(s, ctx, &what);
         if let Some(o) = s.objs.get_mut(&(Kind::GreenContext, green)) {
             o.live = false;
         }

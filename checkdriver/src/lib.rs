@@ -660,6 +660,8 @@ entry_points! {
     }
     fn cuGreenCtxDestroy(green: Handle) {
         check::green_destroyed(green as usize);
+        let ctx = context_of_green(green);
+        with_stack(|s| if s.top() == ctx { s.pop(); });
         CUDA_SUCCESS
     }
     fn cuCtxFromGreenCtx(ctx: *mut Handle, green: Handle) {
@@ -2926,7 +2928,8 @@ mod tests {
             );
             let _ = cuCtxPopCurrent_v2(&raw mut p); // other
             let _ = cuCtxDestroy_v2(other);
-            // Destroyed while on a stack; its CUcontext destroyed with cuCtxDestroy; live
+            // Destroyed while on a stack (below another context: on top, the driver pops it as
+            // it pops a destroyed context); its CUcontext destroyed with cuCtxDestroy; live
             // handles left for its destruction (orphans).
             let _ = cuCtxPushCurrent_v2(a);
             assert_eq!(
@@ -2938,6 +2941,7 @@ mod tests {
             );
             let mut da = 0;
             let _ = cuMemAlloc_v2(&raw mut da, 64);
+            let above = ctx();
             let mut orphans = 0;
             assert_eq!(
                 violations_of(|| {
@@ -2949,7 +2953,20 @@ mod tests {
                 "green context destroyed while pushed"
             );
             assert_eq!(orphans, 2, "its stream and memory");
-            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxPopCurrent_v2(&raw mut p); // above
+            let _ = cuCtxPopCurrent_v2(&raw mut p); // a
+            let _ = cuCtxDestroy_v2(above);
+            // Destroyed on top of the calling thread's stack: popped, as cuCtxDestroy does.
+            let (gc, c) = new_green(&groups[0]);
+            let _ = cuCtxPushCurrent_v2(c);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuGreenCtxDestroy(gc);
+                }),
+                0,
+                "destroyed on top"
+            );
+            assert_eq!(with_stack(|s| s.top()), null_mut());
             // Used, pushed and destroyed after destruction.
             assert_eq!(
                 violations_of(|| {
