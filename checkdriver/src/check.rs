@@ -40,6 +40,17 @@
 //! (all its bytes), and an 8-byte argument whose value lies inside device memory the double
 //! handed out must point into live memory of the current context: a violation otherwise
 //! (freed memory, or memory of another context).
+//!
+//! Entry points newer than 12.2 (found through `cuGetProcAddress` only when the double reports
+//! their version): `cuFuncGetParamInfo` answers the PTX's layout, `cuModuleGetFunctionCount`
+//! and `cuModuleEnumerateFunctions` its entries, each for a live handle of the current context;
+//! `cuCtxRecordEvent` (a live context, an event of it) covers the work pending on every stream
+//! of the context, `cuCtxWaitEvent` makes every stream of it wait, now and later. A green
+//! context is recorded with the `CUcontext` that stands for it, a context like any other on the
+//! stacks, whose handles (its streams, `cuGreenCtxStreamCreate` included) are checked as any
+//! context's; destroying it while on a stack (but on top of the caller's), destroying its
+//! `CUcontext` with `cuCtxDestroy`, and using or pushing it after destruction are violations,
+//! handles it leaves are orphans, and a live one at exit is a leak.
 
 use core::cell::Cell;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};

@@ -23,8 +23,9 @@
 //!
 //! Every entry point that custack's raw layer declares, and every one that the benchmark's cudarc
 //! calls, returns `CUDA_SUCCESS` at once. Out-parameters get plausible values: non-null handles, a
-//! device count of 1, driver version 12020, compute capability 9.0 and memory pools supported (as
-//! an H100 reports), real page-locked host memory from `posix_memalign` (wrappers write to it).
+//! device count of 1, driver version 12020 (or the version `NULLDRIVER_DRIVER_VERSION` or
+//! `custackCheckdriverSetDriverVersion` sets), compute capability 9.0, 132 SMs and memory pools
+//! supported (as an H100 reports), real page-locked host memory from `posix_memalign` (wrappers write to it).
 //! The per-thread context stack is kept for real, because wrappers check what they pop.
 //!
 //! Calls are counted per entry point while counting is on (relaxed atomics; off by default, so
@@ -36,7 +37,9 @@
 //!   counters are printed to stderr at exit.
 //!
 //! `cuGetProcAddress` and `cuGetProcAddress_v2` resolve names from the same table (trying the
-//! `_v2` symbol first, as the real driver does for the API versions the benchmark asks for).
+//! `_v2` symbol first, as the real driver does for the API versions the benchmark asks for;
+//! `cuCtxCreate` at 12.5 is `_v4`); an entry point newer than 12.2 is found only from its
+//! version on (`NEWER`).
 //! cudarc 0.19 itself resolves each entry point with `dlsym` on first use and never asks for it.
 //!
 //! Built by `scripts/bench-nulldriver.sh`, `scripts/check-driver.sh` and `cargo run --bin
