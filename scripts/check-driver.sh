@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs custack's programs (benches/checking) under the checking driver (checkdriver with
 # NULLDRIVER_CHECK=1) and fails each driver call in turn: contract row R10. No GPU needed.
+# (`newer` and `green` ask the double to report driver 13.0, so that custack finds the entry
+# points it looks up with cuGetProcAddress_v2; the others run as driver 12.2.)
 #
 #   bash scripts/check-driver.sh            # every program, every schedule
 #   CHECK_PROGRAMS="p2 p3" bash scripts/check-driver.sh
@@ -39,7 +41,8 @@ loaded=$(ldd "$bin" | awk '/libcuda/ { print $3 }')
     { echo "check-driver: $bin loads $loaded, not the checking driver" >&2; exit 1; }
 
 programs=(${CHECK_PROGRAMS:-example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_alloc reuse_after_scope unwind scoped_host
-    events submission graph device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm peer ipc stress})
+    events submission graph device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm peer ipc stress
+    newer green})
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 report=$work/report
@@ -76,7 +79,7 @@ run_one() {
             cuMemFree*|cuStreamDestroy*|cuEventDestroy*|cuModuleUnload*|cuCtxDestroy*|cuCtxPopCurrent*|cuDevicePrimaryCtxRelease*|\
             cuGraphDestroy*|cuGraphExecDestroy*|cuLibraryUnload*|cuMemPoolDestroy*|cuMemHostUnregister*|cuLinkDestroy*|\
             cuMemUnmap*|cuMemAddressFree*|cuMemRelease*|cuCtxDisablePeerAccess*|cuIpcCloseMemHandle*|\
-            cuArrayDestroy*|cuMipmappedArrayDestroy*|cuTexObjectDestroy*|cuSurfObjectDestroy*) ;;
+            cuArrayDestroy*|cuMipmappedArrayDestroy*|cuTexObjectDestroy*|cuSurfObjectDestroy*|cuGreenCtxDestroy*) ;;
             *) [[ $leaks == 0 ]] || problems+=("$leaks leaks")
                # After a sticky fault frees fail and destroying the context is the clean-up; a
                # parked handle whose drop cannot push its context cannot release it either

@@ -75,7 +75,7 @@ status=0
 # only when caller and callee name the same type: custack's CUipcMemHandle and the double's
 # are two declarations of one C struct, ABI-identical but distinct to Miri).
 programs=(example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_alloc reuse_after_scope unwind scoped_host
-    events submission graph device_info module_globals memory_kinds library textures peer_vmm contracts vmm peer)
+    events submission graph device_info module_globals memory_kinds library textures peer_vmm contracts vmm peer newer green)
 schedules=${MIRI_SCHEDULES:-all}
 [[ $schedules != all ]] || schedules=${programs[*]}
 [[ $schedules != none ]] || schedules=

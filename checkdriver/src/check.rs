@@ -15,9 +15,11 @@
 //!
 //! Fault injection counts every call except the error-text and proc-address lookups; call k
 //! fails with `NULLDRIVER_FAIL_CODE`, or with a typical code for its entry point (out of memory
-//! for allocations, `CUDA_ERROR_LAUNCH_FAILED` for synchronizations, `CUDA_ERROR_INVALID_VALUE`
+//! for allocations, `CUDA_ERROR_LAUNCH_FAILED` for synchronizations, `CUDA_ERROR_INVALID_HANDLE`
+//! for `cuFuncGetParamInfo`, whose invalid value ends its list, `CUDA_ERROR_INVALID_VALUE`
 //! otherwise). Sticky mode fails every call from k on with `CUDA_ERROR_ILLEGAL_ADDRESS`, except
-//! the context-stack calls and `cuCtxDestroy`, which a real driver still honours after a fault,
+//! the context-stack calls, `cuCtxDestroy` and `cuGreenCtxDestroy`, which a real driver still
+//! honours after a fault,
 //! and `cuLibraryUnload` (a library belongs to no context).
 //!
 //! Pending work: an asynchronous copy, memset or launch leaves the device allocation it uses
@@ -38,6 +40,17 @@
 //! (all its bytes), and an 8-byte argument whose value lies inside device memory the double
 //! handed out must point into live memory of the current context: a violation otherwise
 //! (freed memory, or memory of another context).
+//!
+//! Entry points newer than 12.2 (found through `cuGetProcAddress` only when the double reports
+//! their version): `cuFuncGetParamInfo` answers the PTX's layout, `cuModuleGetFunctionCount`
+//! and `cuModuleEnumerateFunctions` its entries, each for a live handle of the current context;
+//! `cuCtxRecordEvent` (a live context, an event of it) covers the work pending on every stream
+//! of the context, `cuCtxWaitEvent` makes every stream of it wait, now and later. A green
+//! context is recorded with the `CUcontext` that stands for it, a context like any other on the
+//! stacks, whose handles (its streams, `cuGreenCtxStreamCreate` included) are checked as any
+//! context's; destroying it while on a stack (but on top of the caller's), destroying its
+//! `CUcontext` with `cuCtxDestroy`, and using or pushing it after destruction are violations,
+//! handles it leaves are orphans, and a live one at exit is a leak.
 
 use core::cell::Cell;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -104,6 +117,9 @@ pub(crate) enum Kind {
     /// Device memory opened from an IPC handle (`cuIpcOpenMemHandle`), by its address; its
     /// parent is the exported allocation, when this process exported it.
     IpcMemory,
+    /// A green context (`cuGreenCtxCreate`); its `ctx` is the `CUcontext` that stands for it
+    /// (`cuCtxFromGreenCtx`), a context whose `parent` is the green context.
+    GreenContext,
 }
 
 impl Kind {
@@ -115,7 +131,11 @@ impl Kind {
     /// Used from any context of the device: the virtual address space is the process's
     /// (recorded with the context that made them, for leaks and orphans).
     fn any_context(self) -> bool {
-        self.context_free() || matches!(self, Kind::Reservation | Kind::Physical | Kind::Mapping)
+        self.context_free()
+            || matches!(
+                self,
+                Kind::Reservation | Kind::Physical | Kind::Mapping | Kind::GreenContext
+            )
     }
 
     /// Device memory a copy, memset or launch may use by address.
@@ -258,6 +278,11 @@ struct State {
     ptx: HashMap<usize, std::sync::Arc<crate::ptx::Ptx>>,
     /// Per function of such a module, its parameters' sizes.
     params: HashMap<usize, Vec<usize>>,
+    /// Per function of such a module, its parameters' offsets (`cuFuncGetParamInfo`).
+    offsets: HashMap<usize, Vec<usize>>,
+    /// Per context, the events' work that all its future work waits for (`cuCtxWaitEvent`):
+    /// a stream created in it later waits for it too.
+    ctx_waits: HashMap<usize, Vec<Wait>>,
     /// Mappings whose range `cuMemSetAccess` made accessible.
     accessible: std::collections::HashSet<usize>,
     /// Peer access enabled: (the context that enabled it, its peer).
@@ -330,7 +355,10 @@ pub(crate) fn init() -> bool {
 }
 
 fn typical_code(name: &str) -> i32 {
-    if name.contains("Alloc") || name.contains("Create") || name.contains("Load") {
+    if name == "cuFuncGetParamInfo" {
+        // Its invalid value is an answer, not a failure: one past the last parameter.
+        400 // CUDA_ERROR_INVALID_HANDLE
+    } else if name.contains("Alloc") || name.contains("Create") || name.contains("Load") {
         2 // CUDA_ERROR_OUT_OF_MEMORY
     } else if name.contains("Synchronize") {
         719 // CUDA_ERROR_LAUNCH_FAILED
@@ -369,6 +397,7 @@ fn fault_slow(name: &'static str) -> Option<i32> {
             || name.starts_with("cuCtxGetCurrent")
             || name.starts_with("cuCtxSetCurrent")
             || name.starts_with("cuCtxDestroy")
+            || name.starts_with("cuGreenCtxDestroy")
             // A library belongs to no context, so a context's fault does not stop its unload.
             || name.starts_with("cuLibraryUnload");
         if sticky == 0 || n < sticky || exempt {
@@ -457,6 +486,11 @@ pub(crate) fn created_sized(kind: Kind, h: usize, parent: usize, size: u64) {
                 size,
             },
         );
+        if kind == Kind::Stream
+            && let Some(w) = s.ctx_waits.get(&ctx).cloned()
+        {
+            s.waits.entry(h).or_default().extend(w);
+        }
     });
 }
 
@@ -793,16 +827,32 @@ pub(crate) enum Lookup<T> {
     Missing,
 }
 
-/// The parameter sizes of entry `name` of `module`.
-pub(crate) fn entry(module: usize, name: &str) -> Lookup<Vec<usize>> {
+/// An entry's parameters: their sizes, and their offsets.
+pub(crate) type Params = (Vec<usize>, Vec<usize>);
+
+/// The parameters of entry `name` of `module`.
+pub(crate) fn entry(module: usize, name: &str) -> Lookup<Params> {
     with_state(|s| match s.ptx.get(&module) {
         None => Lookup::Unknown,
-        Some(p) => p
-            .entries
-            .get(name)
-            .map_or(Lookup::Missing, |e| Lookup::Found(e.clone())),
+        Some(p) => match (p.entries.get(name), p.offsets.get(name)) {
+            (Some(sizes), Some(offsets)) => Lookup::Found((sizes.clone(), offsets.clone())),
+            _ => Lookup::Missing,
+        },
     })
     .unwrap_or(Lookup::Unknown)
+}
+
+/// The entries of `module` by name (sorted), where it was loaded from PTX text (`None`
+/// otherwise, or when not checking).
+pub(crate) fn entry_names(module: usize) -> Option<Vec<String>> {
+    with_state(|s| {
+        s.ptx.get(&module).map(|p| {
+            let mut names: Vec<String> = p.entries.keys().cloned().collect();
+            names.sort();
+            names
+        })
+    })
+    .flatten()
 }
 
 /// The size of variable `name` of `module`.
@@ -826,14 +876,28 @@ pub(crate) fn function_of_kernel(f: usize, kernel: usize) {
         if let Some(p) = s.params.get(&kernel).cloned() {
             s.params.insert(f, p);
         }
+        if let Some(o) = s.offsets.get(&kernel).cloned() {
+            s.offsets.insert(f, o);
+        }
     });
 }
 
-/// Function `f` takes parameters of these sizes.
-pub(crate) fn function_params(f: usize, sizes: Vec<usize>) {
+/// Function `f` takes parameters of these sizes, at these offsets.
+pub(crate) fn function_params(f: usize, (sizes, offsets): Params) {
     with_state(|s| {
         s.params.insert(f, sizes);
+        s.offsets.insert(f, offsets);
     });
+}
+
+/// Function `f`'s parameters as (offset, size), where known (a module loaded from PTX text).
+pub(crate) fn param_layout(f: usize) -> Option<Vec<(usize, usize)>> {
+    with_state(|s| {
+        let sizes = s.params.get(&f)?;
+        let offsets = s.offsets.get(&f)?;
+        Some(offsets.iter().copied().zip(sizes.iter().copied()).collect())
+    })
+    .flatten()
 }
 
 /// A launch of `f` on `stream` with `kernelParams` `params`: where `f`'s parameter sizes are
@@ -1234,66 +1298,264 @@ pub(crate) fn destroyed(kind: Kind, h: usize, what: &str) -> bool {
     .unwrap_or(true)
 }
 
-/// Context `h` is destroyed: it must be live and on no thread's stack; its handles die with it.
-pub(crate) fn context_destroyed(h: usize) {
+/// Context `h` is destroyed: it must be live, not a green context's, and on no thread's stack;
+/// its handles die with it. Returns false for a green context's context, which the driver
+/// refuses to destroy (`CUDA_ERROR_INVALID_CONTEXT`).
+pub(crate) fn context_destroyed(h: usize) -> bool {
     with_state(|s| {
         match s.objs.get(&(Kind::Context, h)) {
+            Some(o) if s.objs.contains_key(&(Kind::GreenContext, o.parent)) => {
+                let green = o.parent;
+                violation(
+                    s,
+                    format!("cuCtxDestroy: context {h:#x} stands for green context {green:#x} (destroyed by cuGreenCtxDestroy)"),
+                );
+                return false;
+            }
             Some(o) if o.live => {}
             _ => {
                 violation(
                     s,
                     format!("cuCtxDestroy: context {h:#x} unknown or already destroyed"),
                 );
-                return;
+                return true;
             }
         }
-        // The driver pops a context destroyed on top of the calling thread's stack (Context
-        // Management, cuCtxDestroy): that is allowed, and how a program recovers from a failed
-        // pop. Anywhere else on a stack it is a violation.
-        let me = thread_id();
-        let on: Vec<u64> = s
-            .stacks
-            .iter()
-            .filter(|(t, v)| {
-                let on_top_here = **t == me && v.last() == Some(&h);
-                v.contains(&h) && !(on_top_here && v.iter().filter(|c| **c == h).count() == 1)
-            })
-            .map(|(t, _)| *t)
-            .collect();
-        for t in on {
-            violation(
-                s,
-                format!("cuCtxDestroy: context {h:#x} is on the stack of thread {t}"),
-            );
-        }
-        let mut orphans = Vec::new();
-        for ((k, x), o) in &mut s.objs {
-            if o.ctx == h && o.live && *k != Kind::Context {
-                o.live = false;
-                if !matches!(k, Kind::Function | Kind::Global | Kind::ArrayLevel) {
-                    orphans.push(format!(
-                        "orphan: {k:?} {x:#x} still alive when context {h:#x} was destroyed"
-                    ));
-                }
-            }
-        }
-        let peers: Vec<(usize, usize)> = s
-            .peers
-            .iter()
-            .copied()
-            .filter(|(from, to)| *from == h || *to == h)
-            .collect();
-        for (from, to) in peers {
-            s.peers.remove(&(from, to));
-            orphans.push(format!(
-                "orphan: peer access from {from:#x} to {to:#x} still enabled when context {h:#x} was destroyed"
-            ));
-        }
-        s.orphans.extend(orphans);
-        if let Some(o) = s.objs.get_mut(&(Kind::Context, h)) {
+        stacked_at_destruction(s, h, &format!("cuCtxDestroy: context {h:#x}"));
+        release_context(s, h);
+        true
+    })
+    .unwrap_or(true)
+}
+
+/// Context `h` is destroyed (`what` names it): the driver pops a context destroyed on top of
+/// the calling thread's stack (Context Management, cuCtxDestroy): that is allowed, and how a
+/// program recovers from a failed pop. Anywhere else on a stack it is a violation.
+fn stacked_at_destruction(s: &mut State, h: usize, what: &str) {
+    let me = thread_id();
+    let on: Vec<u64> = s
+        .stacks
+        .iter()
+        .filter(|(t, v)| {
+            let on_top_here = **t == me && v.last() == Some(&h);
+            v.contains(&h) && !(on_top_here && v.iter().filter(|c| **c == h).count() == 1)
+        })
+        .map(|(t, _)| *t)
+        .collect();
+    for t in on {
+        violation(s, format!("{what} is on the stack of thread {t}"));
+    }
+}
+
+/// Context `h` ends: its handles die with it (those the program left alive are orphans), and
+/// so does peer access to and from it.
+fn release_context(s: &mut State, h: usize) {
+    let mut orphans = Vec::new();
+    for ((k, x), o) in &mut s.objs {
+        if o.ctx == h && o.live && !matches!(k, Kind::Context | Kind::GreenContext) {
             o.live = false;
+            if !matches!(k, Kind::Function | Kind::Global | Kind::ArrayLevel) {
+                orphans.push(format!(
+                    "orphan: {k:?} {x:#x} still alive when context {h:#x} was destroyed"
+                ));
+            }
+        }
+    }
+    let peers: Vec<(usize, usize)> = s
+        .peers
+        .iter()
+        .copied()
+        .filter(|(from, to)| *from == h || *to == h)
+        .collect();
+    for (from, to) in peers {
+        s.peers.remove(&(from, to));
+        orphans.push(format!(
+            "orphan: peer access from {from:#x} to {to:#x} still enabled when context {h:#x} was destroyed"
+        ));
+    }
+    s.orphans.extend(orphans);
+    if let Some(o) = s.objs.get_mut(&(Kind::Context, h)) {
+        o.live = false;
+    }
+    s.ctx_waits.remove(&h);
+}
+
+/// `cuCtxPushCurrent`/`cuCtxSetCurrent` of context `h`: a context the double knows must be
+/// live (a green context's, while the green context is).
+pub(crate) fn context_made_current(h: usize, what: &str) {
+    with_state(|s| {
+        if s.objs.get(&(Kind::Context, h)).is_some_and(|o| !o.live) {
+            violation(s, format!("{what}: context {h:#x} already destroyed"));
         }
     });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Green contexts (CUDA 12.4) and context-wide events (CUDA 12.5).
+
+/// `cuGreenCtxCreate` made green context `green`, which context `ctx` stands for
+/// (`cuCtxFromGreenCtx`). No context need be current.
+pub(crate) fn green_created(green: usize, ctx: usize) {
+    with_state(|s| {
+        let obj = |ctx, parent| Obj {
+            ctx,
+            parent,
+            live: true,
+            size: 0,
+        };
+        s.objs.insert((Kind::GreenContext, green), obj(ctx, 0));
+        s.objs.insert((Kind::Context, ctx), obj(ctx, green));
+    });
+}
+
+/// Green context `green` is used by `what`: it must be live. Returns its context.
+pub(crate) fn green_used(green: usize, what: &str) -> Option<usize> {
+    with_state(|s| check_use(s, Kind::GreenContext, green, what)).flatten()
+}
+
+/// A stream `h` made in green context `green`'s context (`cuGreenCtxStreamCreate`: the green
+/// context need not be current).
+pub(crate) fn green_stream_created(h: usize, green: usize) {
+    let Some(ctx) = green_used(green, "cuGreenCtxStreamCreate") else {
+        return;
+    };
+    with_state(|s| {
+        s.objs.insert(
+            (Kind::Stream, h),
+            Obj {
+                ctx,
+                parent: 0,
+                live: true,
+                size: 0,
+            },
+        );
+        if let Some(w) = s.ctx_waits.get(&ctx).cloned() {
+            s.waits.entry(h).or_default().extend(w);
+        }
+    });
+}
+
+/// `cuGreenCtxDestroy(green)`: it must be live, and its context on no thread's stack (a
+/// guard that pushed it borrows it) but, as `cuCtxDestroy` allows, the top of the calling
+/// thread's, which the double then pops as the driver pops a destroyed context; its handles die
+/// with it, as with `cuCtxDestroy`.
+pub(crate) fn green_destroyed(green: usize) {
+    with_state(|s| {
+        let Some(ctx) = check_use(s, Kind::GreenContext, green, "cuGreenCtxDestroy") else {
+            return;
+        };
+        let what = format!("cuGreenCtxDestroy: green context {green:#x} (context {ctx:#x})");
+        stacked_at_destruction(s, ctx, &what);
+        if let Some(o) = s.objs.get_mut(&(Kind::GreenContext, green)) {
+            o.live = false;
+        }
+        release_context(s, ctx);
+    });
+}
+
+/// The streams whose work context `ctx` covers: its own, those of its green contexts when it is
+/// a primary context (the driver documents that the primary context's events and waits cover
+/// them), and the null stream (0) when `ctx` is current.
+fn streams_of(s: &State, ctx: usize) -> Vec<usize> {
+    let primary = s
+        .objs
+        .get(&(Kind::Context, ctx))
+        .is_some_and(|o| o.parent == usize::MAX);
+    let green_ctx = |c: usize| {
+        s.objs
+            .get(&(Kind::Context, c))
+            .is_some_and(|o| s.objs.contains_key(&(Kind::GreenContext, o.parent)))
+    };
+    let mut streams: Vec<usize> = s
+        .objs
+        .iter()
+        .filter(|((k, _), o)| {
+            *k == Kind::Stream && o.live && (o.ctx == ctx || primary && green_ctx(o.ctx))
+        })
+        .map(|((_, h), _)| *h)
+        .collect();
+    if current(s) == ctx {
+        streams.push(0);
+    }
+    streams
+}
+
+/// Context `ctx` named by `what` must be a live context.
+fn live_context(s: &mut State, ctx: usize, what: &str) -> bool {
+    let live = s.objs.get(&(Kind::Context, ctx)).is_some_and(|o| o.live);
+    if !live {
+        violation(s, format!("{what}: context {ctx:#x} unknown or destroyed"));
+    }
+    live
+}
+
+/// `cuCtxRecordEvent(ctx, event)`: the context must be live and the event its own; the event
+/// then covers the work pending on every stream of the context. Returns false where the driver
+/// refuses (`CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`: a stream of the context is capturing).
+pub(crate) fn context_recorded(ctx: usize, event: usize) -> bool {
+    const WHAT: &str = "cuCtxRecordEvent";
+    with_state(|s| {
+        let live = live_context(s, ctx, WHAT);
+        match check_use_in(s, Kind::Event, event, WHAT, true) {
+            Some(of) if live && of != ctx => violation(
+                s,
+                format!(
+                    "{WHAT}: event {event:#x} of context {of:#x} recorded for context {ctx:#x}"
+                ),
+            ),
+            _ => {}
+        }
+        let streams = streams_of(s, ctx);
+        if streams.iter().any(|st| s.capturing.contains_key(st)) {
+            return false;
+        }
+        let mut waits = Vec::new();
+        for st in streams {
+            waits.push(Wait {
+                stream: st,
+                pending: s.pending.get(&st).cloned().unwrap_or_default(),
+                seq: s.next_seq,
+            });
+            waits.extend(s.waits.get(&st).cloned().unwrap_or_default());
+        }
+        // The record's own stream: none (the waits hold every stream's work).
+        let wait = Wait {
+            stream: usize::MAX,
+            pending: Vec::new(),
+            seq: 0,
+        };
+        s.recorded.insert(event, Recorded { wait, waits });
+        true
+    })
+    .unwrap_or(true)
+}
+
+/// `cuCtxWaitEvent(ctx, event)`: the context must be live, the event live (of any context);
+/// every stream of the context, present and future, waits for what the event covers. Returns
+/// false where the driver refuses (a stream of the context is capturing).
+pub(crate) fn context_waits(ctx: usize, event: usize) -> bool {
+    const WHAT: &str = "cuCtxWaitEvent";
+    with_state(|s| {
+        live_context(s, ctx, WHAT);
+        check_use_in(s, Kind::Event, event, WHAT, true);
+        let streams = streams_of(s, ctx);
+        if streams.iter().any(|st| s.capturing.contains_key(st)) {
+            return false;
+        }
+        if let Some(r) = s.recorded.get(&event).cloned() {
+            let mut covered = r.waits;
+            covered.push(r.wait);
+            for st in streams {
+                s.waits
+                    .entry(st)
+                    .or_default()
+                    .extend(covered.iter().cloned());
+            }
+            s.ctx_waits.entry(ctx).or_default().extend(covered);
+        }
+        true
+    })
+    .unwrap_or(true)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1474,8 +1736,10 @@ pub(crate) fn report() -> String {
         let live_ctx = |c: usize| s.objs.get(&(Kind::Context, c)).is_some_and(|o| o.live);
         let mut leaks = Vec::new();
         for ((k, h), o) in &s.objs {
+            // A primary context (parent `usize::MAX`) is never a leak, and a green context's
+            // context is reported as its green context.
             let leaked = if *k == Kind::Context {
-                o.live && o.parent != usize::MAX
+                o.live && o.parent == 0
             } else {
                 o.live && (k.context_free() || live_ctx(o.ctx))
             };

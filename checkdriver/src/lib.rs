@@ -23,8 +23,9 @@
 //!
 //! Every entry point that custack's raw layer declares, and every one that the benchmark's cudarc
 //! calls, returns `CUDA_SUCCESS` at once. Out-parameters get plausible values: non-null handles, a
-//! device count of 1, driver version 12020, compute capability 9.0 and memory pools supported (as
-//! an H100 reports), real page-locked host memory from `posix_memalign` (wrappers write to it).
+//! device count of 1, driver version 12020 (or the version `NULLDRIVER_DRIVER_VERSION` or
+//! `custackCheckdriverSetDriverVersion` sets), compute capability 9.0, 132 SMs and memory pools
+//! supported (as an H100 reports), real page-locked host memory from `posix_memalign` (wrappers write to it).
 //! The per-thread context stack is kept for real, because wrappers check what they pop.
 //!
 //! Calls are counted per entry point while counting is on (relaxed atomics; off by default, so
@@ -36,7 +37,9 @@
 //!   counters are printed to stderr at exit.
 //!
 //! `cuGetProcAddress` and `cuGetProcAddress_v2` resolve names from the same table (trying the
-//! `_v2` symbol first, as the real driver does for the API versions the benchmark asks for).
+//! `_v2` symbol first, as the real driver does for the API versions the benchmark asks for;
+//! `cuCtxCreate` at 12.5 is `_v4`); an entry point newer than 12.2 is found only from its
+//! version on (`NEWER`).
 //! cudarc 0.19 itself resolves each entry point with `dlsym` on first use and never asks for it.
 //!
 //! Built by `scripts/bench-nulldriver.sh`, `scripts/check-driver.sh` and `cargo run --bin
@@ -58,7 +61,7 @@ use check::Kind;
 use core::cell::RefCell;
 use core::ffi::{CStr, c_char, c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 use core::ptr::null_mut;
-use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use core::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 type CUresult = c_int;
 type CUdevice = c_int;
@@ -68,12 +71,120 @@ type Handle = *mut c_void;
 const CUDA_SUCCESS: CUresult = 0;
 const CUDA_ERROR_INVALID_VALUE: CUresult = 1;
 const CUDA_ERROR_OUT_OF_MEMORY: CUresult = 2;
+const CUDA_ERROR_INVALID_DEVICE: CUresult = 101;
 const CUDA_ERROR_INVALID_CONTEXT: CUresult = 201;
 const CUDA_ERROR_NOT_FOUND: CUresult = 500;
+const CUDA_ERROR_NOT_SUPPORTED: CUresult = 801;
+const CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: CUresult = 900;
 const CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED: CUresult = 704;
 const CUDA_ERROR_PEER_ACCESS_NOT_ENABLED: CUresult = 705;
 
 const DRIVER_VERSION: c_int = 12020;
+
+/// The driver version `cuDriverGetVersion` reports: 12.2 (custack's linked baseline) unless
+/// `NULLDRIVER_DRIVER_VERSION` or `custackCheckdriverSetDriverVersion` says otherwise. The
+/// entry points of `NEWER` are found through `cuGetProcAddress` only from their version on.
+static REPORTED_VERSION: AtomicI32 = AtomicI32::new(DRIVER_VERSION);
+
+/// The entry points newer than the 12.2 baseline, with the CUDA version that introduced each:
+/// `cuGetProcAddress` finds one only when the reported driver version and the version asked
+/// for are both at least that (as a real driver answers `CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND`
+/// or `CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT`).
+const NEWER: &[(&[u8], c_int)] = &[
+    (b"cuFuncGetName", 12030),
+    (b"cuFuncGetParamInfo", 12040),
+    (b"cuModuleGetFunctionCount", 12040),
+    (b"cuModuleEnumerateFunctions", 12040),
+    (b"cuDeviceGetDevResource", 12040),
+    (b"cuDevSmResourceSplitByCount", 12040),
+    (b"cuDevResourceGenerateDesc", 12040),
+    (b"cuGreenCtxCreate", 12040),
+    (b"cuGreenCtxDestroy", 12040),
+    (b"cuCtxFromGreenCtx", 12040),
+    (b"cuGreenCtxStreamCreate", 12040),
+    (b"cuCtxCreate_v4", 12050),
+    (b"cuCtxRecordEvent", 12050),
+    (b"cuCtxWaitEvent", 12050),
+    (b"cuLogsRegisterCallback", 12090),
+];
+
+/// The SMs of the one device (an H100 SXM), and the granularity of a green context's
+/// partition (compute capability 9.0: multiples of 8 SMs).
+const SM_COUNT: c_uint = 132;
+const SM_GRANULARITY: c_uint = 8;
+const CU_DEV_RESOURCE_TYPE_SM: c_int = 1;
+const CU_GREEN_CTX_DEFAULT_STREAM: c_uint = 1;
+const CU_STREAM_NON_BLOCKING: c_uint = 1;
+
+/// `CUdevResource`, 144 bytes in the CUDA 12.4 and 13.0 layouts: the type, then the SM counts
+/// at offset 96 (`smCount`, and in 13.0 `minSmPartitionSize`, `smCoscheduledAlignment`,
+/// `flags`). Written and read through the caller's pointer only.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct DevResource {
+    kind: c_int,
+    _internal: [u8; 92],
+    sm: [c_uint; 4],
+    _rest: [u8; 32],
+}
+const _: () = assert!(size_of::<DevResource>() == 144);
+
+impl DevResource {
+    const fn sms(count: c_uint) -> Self {
+        Self {
+            kind: CU_DEV_RESOURCE_TYPE_SM,
+            _internal: [0; 92],
+            sm: [count, SM_GRANULARITY, SM_GRANULARITY, 0],
+            _rest: [0; 32],
+        }
+    }
+}
+
+/// The `CUcontext` that stands for green context `green` (`cuCtxFromGreenCtx`): a handle of its
+/// own, half-way to the next one (handles are 0x40 apart), so known without a record.
+fn context_of_green(green: Handle) -> Handle {
+    core::ptr::without_provenance_mut(green.addr() + 0x20)
+}
+
+/// The names `cuFuncGetName` returns, one per function handle (checking mode only): interned,
+/// NUL-terminated and never freed, as the driver keeps a name while its module is loaded.
+static FUNCTION_NAMES: std::sync::Mutex<Vec<(usize, &'static CStr)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Function `f` is named `name` (for `cuFuncGetName`).
+fn function_named(f: Handle, name: &str) {
+    if !checking() {
+        return;
+    }
+    let mut names = FUNCTION_NAMES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let interned = names
+        .iter()
+        .map(|(_, n)| *n)
+        .find(|n| n.to_bytes() == name.as_bytes());
+    let interned = match interned {
+        Some(n) => n,
+        None => match std::ffi::CString::new(name) {
+            Ok(c) => Box::leak(c.into_boxed_c_str()),
+            Err(_) => return,
+        },
+    };
+    names.push((f.addr(), interned));
+}
+
+/// A new function of `module` named `name` (with its parameters, where the module's PTX gives
+/// them): `cuModuleGetFunction`, `cuModuleEnumerateFunctions`.
+unsafe fn module_function(module: Handle, name: &str, params: Option<check::Params>) -> Handle {
+    let h = handle();
+    check::created(Kind::Function, h as usize, module as usize);
+    standin::named(h as usize, name);
+    function_named(h, name);
+    if let Some(p) = params {
+        check::function_params(h as usize, p);
+    }
+    h
+}
 
 static COUNTING: AtomicBool = AtomicBool::new(false);
 
@@ -219,11 +330,11 @@ fn count(id: Id) {
 entry_points! {
     // --- Initialization, version, errors ---
     fn cuInit(flags: c_uint) { CUDA_SUCCESS }
-    fn cuDriverGetVersion(v: *mut c_int) { out(v, DRIVER_VERSION); CUDA_SUCCESS }
+    fn cuDriverGetVersion(v: *mut c_int) { out(v, REPORTED_VERSION.load(Relaxed)); CUDA_SUCCESS }
     fn cuGetErrorName(code: CUresult, s: *mut *const c_char) { error_text(code, s, true) }
     fn cuGetErrorString(code: CUresult, s: *mut *const c_char) { error_text(code, s, false) }
     fn cuGetProcAddress(symbol: *const c_char, pfn: *mut *mut c_void, version: c_int, flags: u64) {
-        get_proc_address(symbol, pfn, null_mut())
+        get_proc_address(symbol, pfn, version, null_mut())
     }
     fn cuGetProcAddress_v2(
         symbol: *const c_char,
@@ -232,7 +343,7 @@ entry_points! {
         flags: u64,
         status: *mut c_int,
     ) {
-        get_proc_address(symbol, pfn, status)
+        get_proc_address(symbol, pfn, version, status)
     }
 
     // --- Devices ---
@@ -291,12 +402,15 @@ entry_points! {
         create_context(ctx)
     }
     fn cuCtxDestroy_v2(ctx: Handle) {
-        check::context_destroyed(ctx as usize);
+        if !check::context_destroyed(ctx as usize) {
+            return CUDA_ERROR_INVALID_CONTEXT;
+        }
         with_stack(|s| if s.top() == ctx { s.pop(); });
         CUDA_SUCCESS
     }
     fn cuCtxPushCurrent_v2(ctx: Handle) {
         if ctx.is_null() { return CUDA_ERROR_INVALID_CONTEXT; }
+        check::context_made_current(ctx as usize, "cuCtxPushCurrent");
         with_stack(|s| s.push(ctx))
     }
     fn cuCtxPopCurrent_v2(ctx: *mut Handle) {
@@ -307,6 +421,9 @@ entry_points! {
     }
     fn cuCtxGetCurrent(ctx: *mut Handle) { out(ctx, with_stack(|s| s.top())); CUDA_SUCCESS }
     fn cuCtxSetCurrent(ctx: Handle) {
+        if !ctx.is_null() {
+            check::context_made_current(ctx as usize, "cuCtxSetCurrent");
+        }
         with_stack(|s| {
             if ctx.is_null() {
                 s.pop();
@@ -324,7 +441,10 @@ entry_points! {
         check::context_synchronized();
         CUDA_SUCCESS
     }
-    fn cuCtxGetApiVersion(ctx: Handle, v: *mut c_uint) { out(v, DRIVER_VERSION as c_uint); CUDA_SUCCESS }
+    fn cuCtxGetApiVersion(ctx: Handle, v: *mut c_uint) {
+        out(v, REPORTED_VERSION.load(Relaxed) as c_uint);
+        CUDA_SUCCESS
+    }
     fn cuCtxGetFlags(flags: *mut c_uint) { out(flags, 0); CUDA_SUCCESS }
     fn cuCtxSetFlags(flags: c_uint) { CUDA_SUCCESS }
     fn cuCtxGetId(ctx: Handle, id: *mut c_ulonglong) { out(id, ctx as c_ulonglong); CUDA_SUCCESS }
@@ -369,13 +489,7 @@ entry_points! {
             check::Lookup::Found(p) => Some(p),
             check::Lookup::Unknown => None,
         };
-        let h = handle();
-        check::created(Kind::Function, h as usize, module as usize);
-        standin::named(h as usize, &name);
-        if let Some(p) = params {
-            check::function_params(h as usize, p);
-        }
-        out(f, h);
+        out(f, module_function(module, &name, params));
         CUDA_SUCCESS
     }
     fn cuModuleGetGlobal_v2(ptr: *mut CUdeviceptr, bytes: *mut usize, module: Handle, name: *const c_char) {
@@ -402,6 +516,175 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuFuncSetCacheConfig(f: Handle, config: c_int) { CUDA_SUCCESS }
+
+    // --- Entry points newer than 12.2 (`NEWER`): custack reaches them through
+    // `cuGetProcAddress`, and only when `cuDriverGetVersion` reports their version. ---
+    // The parameters of a function of a module loaded from PTX, as the PTX lays them out;
+    // `CUDA_ERROR_INVALID_VALUE` one past the last (how the driver ends the list).
+    fn cuFuncGetParamInfo(f: Handle, index: usize, offset: *mut usize, size: *mut usize) {
+        check::used(Kind::Function, f as usize, "cuFuncGetParamInfo");
+        // A module the double did not parse (a cubin, or not checking): it cannot tell.
+        let Some(layout) = check::param_layout(f as usize) else {
+            return CUDA_ERROR_NOT_SUPPORTED;
+        };
+        match layout.get(index) {
+            Some(&(o, n)) => {
+                out(offset, o);
+                out(size, n);
+                CUDA_SUCCESS
+            }
+            None => CUDA_ERROR_INVALID_VALUE,
+        }
+    }
+    // A module's entries, where it was loaded from PTX (none otherwise).
+    fn cuModuleGetFunctionCount(count: *mut c_uint, module: Handle) {
+        check::used(Kind::Module, module as usize, "cuModuleGetFunctionCount");
+        let n = check::entry_names(module as usize).map_or(0, |names| names.len());
+        out(count, c_uint::try_from(n).unwrap_or(c_uint::MAX));
+        CUDA_SUCCESS
+    }
+    fn cuModuleEnumerateFunctions(functions: *mut Handle, n: c_uint, module: Handle) {
+        check::used(Kind::Module, module as usize, "cuModuleEnumerateFunctions");
+        if functions.is_null() && n != 0 {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let names = check::entry_names(module as usize).unwrap_or_default();
+        for (i, name) in names.iter().take(n as usize).enumerate() {
+            let params = match check::entry(module as usize, name) {
+                check::Lookup::Found(p) => Some(p),
+                _ => None,
+            };
+            functions.add(i).write(module_function(module, name, params));
+        }
+        CUDA_SUCCESS
+    }
+    fn cuFuncGetName(name: *mut *const c_char, f: Handle) {
+        check::used(Kind::Function, f as usize, "cuFuncGetName");
+        let found = FUNCTION_NAMES
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .find(|(h, _)| *h == f.addr())
+            .map_or(core::ptr::null(), |(_, n)| n.as_ptr());
+        out(name, found);
+        CUDA_SUCCESS
+    }
+    // Context-wide events: the context live, a recorded event its own; the record covers every
+    // stream of the context, a wait holds back every stream of it, now and later.
+    fn cuCtxRecordEvent(ctx: Handle, event: Handle) {
+        if check::context_recorded(ctx as usize, event as usize) {
+            CUDA_SUCCESS
+        } else {
+            CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+        }
+    }
+    fn cuCtxWaitEvent(ctx: Handle, event: Handle) {
+        if check::context_waits(ctx as usize, event as usize) {
+            CUDA_SUCCESS
+        } else {
+            CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+        }
+    }
+    // The error log (12.9): registered; the double logs nothing.
+    fn cuLogsRegisterCallback(
+        callback: Option<unsafe extern "C" fn(*mut c_void, c_int, *mut c_char, usize)>,
+        data: *mut c_void,
+        registered: *mut Handle,
+    ) {
+        if callback.is_none() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        out(registered, handle());
+        CUDA_SUCCESS
+    }
+    // Green contexts: the device's SMs, split in groups of multiples of 8; a green context over
+    // a descriptor of them; its `CUcontext`, pushed and popped like any context; its streams.
+    fn cuDeviceGetDevResource(dev: CUdevice, resource: *mut DevResource, kind: c_int) {
+        if dev != 0 {
+            return CUDA_ERROR_INVALID_DEVICE;
+        }
+        if kind != CU_DEV_RESOURCE_TYPE_SM || resource.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        resource.write(DevResource::sms(SM_COUNT));
+        CUDA_SUCCESS
+    }
+    fn cuDevSmResourceSplitByCount(
+        result: *mut DevResource,
+        groups: *mut c_uint,
+        input: *const DevResource,
+        remaining: *mut DevResource,
+        flags: c_uint,
+        min: c_uint,
+    ) {
+        if input.is_null() || groups.is_null() || (*input).kind != CU_DEV_RESOURCE_TYPE_SM {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let have = (*input).sm[0];
+        let size = min.max(SM_GRANULARITY).next_multiple_of(SM_GRANULARITY);
+        // With no result array: how many groups could be made.
+        let made = if result.is_null() { have / size } else { (have / size).min(groups.read()) };
+        if !result.is_null() {
+            for i in 0..made as usize {
+                result.add(i).write(DevResource::sms(size));
+            }
+        }
+        groups.write(made);
+        if !remaining.is_null() {
+            remaining.write(DevResource::sms(have - made * size));
+        }
+        CUDA_SUCCESS
+    }
+    fn cuDevResourceGenerateDesc(desc: *mut Handle, resources: *mut DevResource, n: c_uint) {
+        if desc.is_null() || resources.is_null() || n == 0 {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        for i in 0..n as usize {
+            let r = resources.add(i).read();
+            if r.kind != CU_DEV_RESOURCE_TYPE_SM || r.sm[0] == 0 {
+                return CUDA_ERROR_INVALID_VALUE;
+            }
+        }
+        out(desc, handle());
+        CUDA_SUCCESS
+    }
+    fn cuGreenCtxCreate(green: *mut Handle, desc: Handle, dev: CUdevice, flags: c_uint) {
+        if dev != 0 {
+            return CUDA_ERROR_INVALID_DEVICE;
+        }
+        // The driver requires the default-stream flag.
+        if desc.is_null() || flags != CU_GREEN_CTX_DEFAULT_STREAM {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let h = handle();
+        check::green_created(h as usize, context_of_green(h) as usize);
+        out(green, h);
+        CUDA_SUCCESS
+    }
+    fn cuGreenCtxDestroy(green: Handle) {
+        check::green_destroyed(green as usize);
+        let ctx = context_of_green(green);
+        with_stack(|s| if s.top() == ctx { s.pop(); });
+        CUDA_SUCCESS
+    }
+    fn cuCtxFromGreenCtx(ctx: *mut Handle, green: Handle) {
+        if green.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let _ = check::green_used(green as usize, "cuCtxFromGreenCtx");
+        out(ctx, context_of_green(green));
+        CUDA_SUCCESS
+    }
+    fn cuGreenCtxStreamCreate(stream: *mut Handle, green: Handle, flags: c_uint, priority: c_int) {
+        // The driver requires a non-blocking stream.
+        if flags & CU_STREAM_NON_BLOCKING == 0 {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let h = handle();
+        check::green_stream_created(h as usize, green as usize);
+        out(stream, h);
+        CUDA_SUCCESS
+    }
 
     // --- Memory ---
     fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) {
@@ -1421,23 +1704,42 @@ unsafe fn error_text(code: CUresult, s: *mut *const c_char, name: bool) -> CUres
 unsafe fn get_proc_address(
     symbol: *const c_char,
     pfn: *mut *mut c_void,
+    version: c_int,
     status: *mut c_int,
 ) -> CUresult {
     const FOUND: c_int = 0;
     const NOT_FOUND: c_int = 1;
+    const VERSION_NOT_SUFFICIENT: c_int = 2;
     if symbol.is_null() || pfn.is_null() {
         return CUDA_ERROR_INVALID_VALUE;
     }
     let name = CStr::from_ptr(symbol).to_bytes();
-    // The double's own extension, for custack's `StandIn` (a real driver has no such symbol).
-    if name == b"custackCheckdriverSetStandIn" {
-        pfn.write(custackCheckdriverSetStandIn as *mut c_void);
+    // The double's own extensions (a real driver has no such symbols): custack's `StandIn`, and
+    // the driver version a checking program asks the double to report.
+    let extension: Option<*mut c_void> = match name {
+        b"custackCheckdriverSetStandIn" => Some(custackCheckdriverSetStandIn as *mut c_void),
+        b"custackCheckdriverSetDriverVersion" => {
+            Some(custackCheckdriverSetDriverVersion as *mut c_void)
+        }
+        _ => None,
+    };
+    if let Some(f) = extension {
+        pfn.write(f);
         out(status, FOUND);
         return CUDA_SUCCESS;
     }
-    let mut versioned = [0u8; 128];
+    // The ABI that `version` selects where the names differ (`cuCtxCreate` is `_v4` from
+    // 12.5); otherwise the `_v2` symbol first, as the real driver does for the versions asked.
+    let mut resolved: &[u8] = name;
     let mut f = null_mut();
-    if let Some(buf) = versioned.get_mut(..name.len() + 3) {
+    if name == b"cuCtxCreate" && version >= 12050 {
+        resolved = b"cuCtxCreate_v4";
+        f = lookup(resolved);
+    }
+    let mut versioned = [0u8; 128];
+    if f.is_null()
+        && let Some(buf) = versioned.get_mut(..name.len() + 3)
+    {
         buf[..name.len()].copy_from_slice(name);
         buf[name.len()..].copy_from_slice(b"_v2");
         f = lookup(buf);
@@ -1445,14 +1747,38 @@ unsafe fn get_proc_address(
     if f.is_null() {
         f = lookup(name);
     }
-    pfn.write(f);
-    if f.is_null() {
-        out(status, NOT_FOUND);
-        CUDA_ERROR_NOT_FOUND
-    } else {
+    // An entry point newer than the baseline: only from its version on.
+    let mut answer = if f.is_null() { NOT_FOUND } else { FOUND };
+    if let Some(&(_, introduced)) = NEWER.iter().find(|(n, _)| *n == resolved) {
+        if REPORTED_VERSION.load(Relaxed) < introduced {
+            answer = NOT_FOUND;
+        } else if version < introduced {
+            answer = VERSION_NOT_SUFFICIENT;
+        }
+    }
+    if answer == FOUND {
+        pfn.write(f);
         out(status, FOUND);
         CUDA_SUCCESS
+    } else {
+        pfn.write(null_mut());
+        out(status, answer);
+        CUDA_ERROR_NOT_FOUND
     }
+}
+
+/// The double's extension for checking programs: from now on, `cuDriverGetVersion` reports
+/// `version` (e.g. 13000), and `cuGetProcAddress` finds the entry points of `NEWER` up to it.
+/// Found through `cuGetProcAddress("custackCheckdriverSetDriverVersion")` (a program that
+/// links a real driver finds nothing); not a driver call, so neither counted nor failed.
+/// Returns 0, or `CUDA_ERROR_INVALID_VALUE` for a version before the 12.2 baseline.
+#[unsafe(no_mangle)]
+pub extern "C" fn custackCheckdriverSetDriverVersion(version: c_int) -> CUresult {
+    if version < DRIVER_VERSION {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    REPORTED_VERSION.store(version, Relaxed);
+    CUDA_SUCCESS
 }
 
 unsafe extern "C" {
@@ -1560,6 +1886,12 @@ extern "C" fn on_load() {
     if check::init() {
         // SAFETY: registers a function with no preconditions.
         unsafe { atexit(write_report) };
+    }
+    if let Some(v) = std::env::var("NULLDRIVER_DRIVER_VERSION")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        let _ = custackCheckdriverSetDriverVersion(v);
     }
     if std::env::var_os("NULLDRIVER_DUMP").is_some_and(|v| !v.is_empty() && v != "0") {
         COUNTING.store(true, Relaxed);
@@ -2318,6 +2650,364 @@ mod tests {
             let mut p = null_mut();
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    /// `cuGetProcAddress_v2(name, version)`: the function pointer, or the status.
+    unsafe fn proc(name: &CStr, version: c_int) -> Result<*mut c_void, c_int> {
+        let (mut f, mut status) = (null_mut(), -1);
+        let r = cuGetProcAddress_v2(name.as_ptr(), &raw mut f, version, 0, &raw mut status);
+        if r == CUDA_SUCCESS && status == 0 && !f.is_null() {
+            Ok(f)
+        } else {
+            assert_eq!((r, f), (CUDA_ERROR_NOT_FOUND, null_mut()), "{name:?}");
+            Err(status)
+        }
+    }
+
+    #[test]
+    fn newer_entry_points_are_found_from_their_version_and_checked() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            // Reported as 12.2: not found; as 13.0: found when asked at their version.
+            assert_eq!(proc(c"cuCtxRecordEvent", 12050), Err(1));
+            assert_eq!(custackCheckdriverSetDriverVersion(13000), CUDA_SUCCESS);
+            let mut v = 0;
+            let _ = cuDriverGetVersion(&raw mut v);
+            assert_eq!(v, 13000);
+            // (Function addresses are compared natively only: Miri gives each cast its own.)
+            let found = |name: &CStr, version, f: *mut c_void| {
+                let got = proc(name, version);
+                #[cfg(not(miri))]
+                assert_eq!(got, Ok(f), "{name:?}");
+                #[cfg(miri)]
+                let _ = f;
+                got.unwrap()
+            };
+            found(c"cuCtxRecordEvent", 12050, cuCtxRecordEvent as *mut c_void);
+            assert_eq!(
+                proc(c"cuCtxRecordEvent", 12040),
+                Err(2),
+                "asked below its version"
+            );
+            found(c"cuCtxCreate", 12000, cuCtxCreate_v2 as *mut c_void);
+            // At 12.5 `cuCtxCreate` is `_v4`'s ABI: called as such (Miri checks the ABI).
+            let v4 = found(c"cuCtxCreate", 12050, cuCtxCreate_v4 as *mut c_void);
+            type CtxCreateV4 =
+                unsafe extern "C" fn(*mut Handle, *mut c_void, c_uint, CUdevice) -> CUresult;
+            let v4 = core::mem::transmute::<*mut c_void, CtxCreateV4>(v4);
+            let mut c = null_mut();
+            assert_eq!(v4(&raw mut c, null_mut(), 0, 0), CUDA_SUCCESS);
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(c);
+            assert_eq!(proc(c"cuNoSuchEntryPoint", 13000), Err(1));
+
+            let a = ctx();
+            let ptx = concat!(include_str!("../../tests/fixtures/kernels.ptx"), "\0");
+            let mut m = null_mut();
+            let _ = cuModuleLoadData(&raw mut m, ptx.as_ptr().cast());
+            // cuFuncGetParamInfo answers the PTX's layout, then INVALID_VALUE past the end.
+            let mut f = null_mut();
+            let _ = cuModuleGetFunction(&raw mut f, m, c"add_u32".as_ptr());
+            let info = |f: Handle, i: usize| {
+                let (mut o, mut n) = (0, 0);
+                let r = cuFuncGetParamInfo(f, i, &raw mut o, &raw mut n);
+                (r == CUDA_SUCCESS).then_some((o, n))
+            };
+            assert_eq!(
+                violations_of(|| {
+                    assert_eq!(
+                        (0..4).map(|i| info(f, i)).collect::<Vec<_>>(),
+                        [Some((0, 8)), Some((8, 4)), Some((12, 4)), None]
+                    );
+                }),
+                0
+            );
+            // The module's functions: counted, enumerated and named from its PTX.
+            let mut count = 0;
+            let _ = cuModuleGetFunctionCount(&raw mut count, m);
+            let entries = crate::ptx::parse(ptx.as_bytes()).entries.len();
+            assert_eq!(count as usize, entries);
+            let mut all = vec![null_mut(); entries];
+            let _ = cuModuleEnumerateFunctions(all.as_mut_ptr(), count, m);
+            let mut names = Vec::new();
+            for g in &all {
+                let mut name = core::ptr::null();
+                let _ = cuFuncGetName(&raw mut name, *g);
+                names.push(CStr::from_ptr(name).to_str().unwrap().to_owned());
+            }
+            assert!(names.iter().any(|n| n == "add_u32"), "{names:?}");
+            assert_eq!(
+                info(all[names.iter().position(|n| n == "add_u32").unwrap()], 1),
+                Some((8, 4))
+            );
+            // The function of a module of another context, and of an unloaded module.
+            let b = ctx();
+            assert_eq!(
+                violations_of(|| {
+                    let _ = info(f, 0);
+                }),
+                1,
+                "param info in another context"
+            );
+            let mut n = 0;
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuModuleGetFunctionCount(&raw mut n, m);
+                }),
+                1,
+                "function count in another context"
+            );
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p); // b
+            let _ = cuModuleUnload(m);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = info(f, 0);
+                }),
+                1,
+                "param info after unload"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuModuleGetFunctionCount(&raw mut n, m);
+                }),
+                1,
+                "function count after unload"
+            );
+
+            // cuCtxRecordEvent covers the work of every stream of the context.
+            let (mut s1, mut s2, mut ev) = (null_mut(), null_mut(), null_mut());
+            let _ = cuStreamCreate(&raw mut s1, 0);
+            let _ = cuStreamCreate(&raw mut s2, 0);
+            let _ = cuEventCreate(&raw mut ev, 0);
+            let (mut d1, mut d2) = (0, 0);
+            let _ = cuMemAlloc_v2(&raw mut d1, 64);
+            let _ = cuMemAlloc_v2(&raw mut d2, 64);
+            let _ = cuMemsetD8Async(d1, 0, 64, s1);
+            let _ = cuMemsetD8Async(d2, 0, 64, s2);
+            assert_eq!(cuCtxRecordEvent(a, ev), CUDA_SUCCESS);
+            let _ = cuEventSynchronize(ev);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(d1);
+                    let _ = cuMemFree_v2(d2);
+                }),
+                0,
+                "completed by a context-wide event"
+            );
+            // cuCtxWaitEvent: a stream made later waits too, and completes the event's work.
+            let mut d3 = 0;
+            let _ = cuMemAlloc_v2(&raw mut d3, 64);
+            let _ = cuMemsetD8Async(d3, 0, 64, s1);
+            let _ = cuEventRecord(ev, s1);
+            assert_eq!(cuCtxWaitEvent(a, ev), CUDA_SUCCESS);
+            let mut s3 = null_mut();
+            let _ = cuStreamCreate(&raw mut s3, 0);
+            let _ = cuStreamSynchronize(s3);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(d3);
+                }),
+                0,
+                "completed through a context-wide wait"
+            );
+            // An event of another context; a destroyed context; a capture refuses the record.
+            let _ = cuCtxPushCurrent_v2(b);
+            let mut other = null_mut();
+            let _ = cuEventCreate(&raw mut other, 0);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuCtxRecordEvent(a, other);
+                }),
+                1,
+                "event of b"
+            );
+            let _ = cuStreamBeginCapture_v2(s2, 0);
+            assert_eq!(
+                cuCtxRecordEvent(a, ev),
+                CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+            );
+            assert_eq!(cuCtxWaitEvent(a, ev), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+            let mut g = null_mut();
+            let _ = cuStreamEndCapture(s2, &raw mut g);
+            let _ = cuGraphDestroy(g);
+            let _ = cuCtxPushCurrent_v2(b);
+            let _ = cuEventDestroy_v2(other);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(b);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuCtxRecordEvent(b, ev);
+                }),
+                1,
+                "destroyed context"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuCtxWaitEvent(b, ev);
+                }),
+                1,
+                "destroyed context"
+            );
+            for s in [s1, s2, s3] {
+                let _ = cuStreamDestroy_v2(s);
+            }
+            let _ = cuEventDestroy_v2(ev);
+            let _ = cuCtxPopCurrent_v2(&raw mut p); // a
+            let _ = cuCtxDestroy_v2(a);
+            assert_eq!(
+                custackCheckdriverSetDriverVersion(DRIVER_VERSION),
+                CUDA_SUCCESS
+            );
+        }
+    }
+
+    #[test]
+    fn green_contexts_are_tracked() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            let new_green = |sms: &DevResource| {
+                let mut one = *sms;
+                let mut desc = null_mut();
+                assert_eq!(
+                    cuDevResourceGenerateDesc(&raw mut desc, &raw mut one, 1),
+                    CUDA_SUCCESS
+                );
+                let mut green = null_mut();
+                let r = cuGreenCtxCreate(&raw mut green, desc, 0, CU_GREEN_CTX_DEFAULT_STREAM);
+                assert_eq!(r, CUDA_SUCCESS);
+                let mut c = null_mut();
+                let _ = cuCtxFromGreenCtx(&raw mut c, green);
+                (green, c)
+            };
+            // The SMs split in two groups of 16, the rest remaining.
+            let mut all = DevResource::sms(0);
+            let _ = cuDeviceGetDevResource(0, &raw mut all, CU_DEV_RESOURCE_TYPE_SM);
+            let mut groups = [DevResource::sms(0); 2];
+            let (mut n, mut rest) = (2, DevResource::sms(0));
+            let _ = cuDevSmResourceSplitByCount(
+                groups.as_mut_ptr(),
+                &raw mut n,
+                &raw const all,
+                &raw mut rest,
+                0,
+                16,
+            );
+            assert_eq!((n, groups[0].sm[0], rest.sm[0]), (2, 16, SM_COUNT - 32));
+            // A correct sequence: two green contexts pushed in turn, memory and a stream of
+            // each (one made with cuGreenCtxStreamCreate, no context current), all released.
+            let mut p = null_mut();
+            assert_eq!(
+                violations_of(|| {
+                    let (ga, a) = new_green(&groups[0]);
+                    let (gb, b) = new_green(&groups[1]);
+                    let mut sb = null_mut();
+                    let r = cuGreenCtxStreamCreate(&raw mut sb, gb, CU_STREAM_NON_BLOCKING, 0);
+                    assert_eq!(r, CUDA_SUCCESS);
+                    let _ = cuCtxPushCurrent_v2(a);
+                    let mut da = 0;
+                    let _ = cuMemAlloc_v2(&raw mut da, 64);
+                    let _ = cuCtxPopCurrent_v2(&raw mut p);
+                    let _ = cuCtxPushCurrent_v2(b);
+                    let _ = cuMemsetD8Async(0x10, 0, 0, sb);
+                    let _ = cuStreamSynchronize(sb);
+                    let _ = cuStreamDestroy_v2(sb);
+                    let _ = cuCtxPopCurrent_v2(&raw mut p);
+                    let _ = cuCtxPushCurrent_v2(a);
+                    let _ = cuMemFree_v2(da);
+                    let _ = cuCtxPopCurrent_v2(&raw mut p);
+                    let _ = cuGreenCtxDestroy(ga);
+                    let _ = cuGreenCtxDestroy(gb);
+                }),
+                0
+            );
+            // A green context's stream used while another context is current.
+            let (ga, a) = new_green(&groups[0]);
+            let other = ctx();
+            let mut sa = null_mut();
+            let _ = cuGreenCtxStreamCreate(&raw mut sa, ga, CU_STREAM_NON_BLOCKING, 0);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuStreamSynchronize(sa);
+                }),
+                1,
+                "green stream in another context"
+            );
+            let _ = cuCtxPopCurrent_v2(&raw mut p); // other
+            let _ = cuCtxDestroy_v2(other);
+            // Destroyed while on a stack (below another context: on top, the driver pops it as
+            // it pops a destroyed context); its CUcontext destroyed with cuCtxDestroy; live
+            // handles left for its destruction (orphans).
+            let _ = cuCtxPushCurrent_v2(a);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuCtxDestroy_v2(a);
+                }),
+                1,
+                "cuCtxDestroy of green"
+            );
+            let mut da = 0;
+            let _ = cuMemAlloc_v2(&raw mut da, 64);
+            let above = ctx();
+            let mut orphans = 0;
+            assert_eq!(
+                violations_of(|| {
+                    orphans = orphans_of(|| {
+                        let _ = cuGreenCtxDestroy(ga);
+                    });
+                }),
+                1,
+                "green context destroyed while pushed"
+            );
+            assert_eq!(orphans, 2, "its stream and memory");
+            let _ = cuCtxPopCurrent_v2(&raw mut p); // above
+            let _ = cuCtxPopCurrent_v2(&raw mut p); // a
+            let _ = cuCtxDestroy_v2(above);
+            // Destroyed on top of the calling thread's stack: popped, as cuCtxDestroy does.
+            let (gc, c) = new_green(&groups[0]);
+            let _ = cuCtxPushCurrent_v2(c);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuGreenCtxDestroy(gc);
+                }),
+                0,
+                "destroyed on top"
+            );
+            assert_eq!(with_stack(|s| s.top()), null_mut());
+            // Used, pushed and destroyed after destruction.
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuGreenCtxDestroy(ga);
+                }),
+                1,
+                "double destroy"
+            );
+            let mut c = null_mut();
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuCtxFromGreenCtx(&raw mut c, ga);
+                }),
+                1,
+                "use after"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuCtxPushCurrent_v2(a);
+                }),
+                1,
+                "push after"
+            );
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            // One left alive is a leak.
+            let (gb, _) = new_green(&groups[1]);
+            assert!(check::report().contains(&format!("leak: GreenContext {:#x}", gb as usize)));
+            let _ = cuGreenCtxDestroy(gb);
+            assert!(!check::report().contains(&format!("leak: GreenContext {:#x}", gb as usize)));
         }
     }
 

@@ -1,6 +1,7 @@
 //! What the checking mode reads from PTX text: each `.entry`'s parameter sizes (so a launch's
-//! `kernelParams` can be read argument by argument) and each module-scope `.global`/`.const`
-//! variable's size (so `cuModuleGetGlobal` can answer with a real size, or not found).
+//! `kernelParams` can be read argument by argument) and offsets (what `cuFuncGetParamInfo`
+//! answers), and each module-scope `.global`/`.const` variable's size (so `cuModuleGetGlobal`
+//! can answer with a real size, or not found).
 
 use std::collections::HashMap;
 
@@ -8,6 +9,9 @@ use std::collections::HashMap;
 #[derive(Default, Debug)]
 pub(crate) struct Ptx {
     pub(crate) entries: HashMap<String, Vec<usize>>,
+    /// Per entry, each parameter's offset in the parameter buffer: aligned to its `.align`, or
+    /// to its type's size (as the driver lays them out).
+    pub(crate) offsets: HashMap<String, Vec<usize>>,
     pub(crate) globals: HashMap<String, usize>,
 }
 
@@ -51,6 +55,19 @@ fn declaration(tokens: &[&[u8]]) -> Option<(String, usize)> {
     let (name, count) = name_and_count(tokens.last()?);
     let size = tokens.iter().rev().find_map(|t| type_size(t))?;
     Some((String::from_utf8_lossy(name).into_owned(), size * count))
+}
+
+/// A parameter declaration's alignment: its `.align N`, or its type's size.
+fn alignment(tokens: &[&[u8]]) -> usize {
+    let explicit = tokens
+        .iter()
+        .position(|t| *t == b".align")
+        .and_then(|i| tokens.get(i + 1))
+        .and_then(|n| core::str::from_utf8(n).ok()?.parse().ok());
+    explicit
+        .or_else(|| tokens.iter().rev().find_map(|t| type_size(t)))
+        .unwrap_or(1)
+        .max(1)
 }
 
 /// Splits PTX into tokens: runs of other bytes between whitespace, and each of `(),;{}` alone;
@@ -105,23 +122,33 @@ pub(crate) fn parse(text: &[u8]) -> Ptx {
             b"}" => depth = depth.saturating_sub(1),
             b".entry" if depth == 0 && i + 1 < t.len() => {
                 let name = String::from_utf8_lossy(t[i + 1]).into_owned();
-                let mut params = Vec::new();
+                let (mut params, mut offsets) = (Vec::new(), Vec::new());
+                let mut end = 0usize;
+                let mut add = |group: &[&[u8]]| {
+                    if let Some((_, size)) = declaration(group) {
+                        let offset = end.next_multiple_of(alignment(group));
+                        params.push(size);
+                        offsets.push(offset);
+                        end = offset + size;
+                    }
+                };
                 i += 2;
                 if i < t.len() && t[i] == b"(" {
                     let mut group: Vec<&[u8]> = Vec::new();
                     i += 1;
                     while i < t.len() && t[i] != b")" {
                         if t[i] == b"," {
-                            params.extend(declaration(&group).map(|(_, size)| size));
+                            add(&group);
                             group.clear();
                         } else {
                             group.push(t[i]);
                         }
                         i += 1;
                     }
-                    params.extend(declaration(&group).map(|(_, size)| size));
+                    add(&group);
                 }
-                ptx.entries.insert(name, params);
+                ptx.entries.insert(name.clone(), params);
+                ptx.offsets.insert(name, offsets);
                 continue;
             }
             b".global" | b".const" if depth == 0 => {
@@ -155,5 +182,11 @@ mod tests {
             b".visible .entry k(\n .param .align 8 .b8 k_p[24],\n .param .f32 k_x\n)\n{\n ret;\n}\n",
         );
         assert_eq!(aligned.entries["k"], [24, 4]);
+        assert_eq!(aligned.offsets["k"], [0, 24]);
+        assert_eq!(ptx.offsets["add_u32"], [0, 8, 12]);
+        let padded =
+            super::parse(b".entry p(.param .u32 a, .param .u64 b, .param .align 16 .b8 c[4])");
+        assert_eq!(padded.entries["p"], [4, 8, 4]);
+        assert_eq!(padded.offsets["p"], [0, 8, 16]);
     }
 }

@@ -363,7 +363,7 @@ fn events(ctx: &Context) -> Result<f32> {
         let mut d = s.bind_mut(&mut dev);
         s.fill_bytes(&mut d, 0)
     })??;
-    // (guard.record_event/wait_event need driver 12.5: the double reports 12.2.)
+    // (guard.record_event/wait_event need driver 12.5: run by `newer`, the double reporting 13.0.)
     let _ = (done.is_complete()?, one.is_complete()?, one.priority()?);
     end.synchronize()?;
     let ms = start.elapsed_ms(&end)?;
@@ -559,7 +559,7 @@ fn module_globals(ctx: &Context) -> Result<u32> {
         .global_mut::<u32>("counters")?
         .copy_from_host(&[0; 4])?;
     let add = module.function("add_u32")?;
-    // (param_layout needs driver 12.4: the double reports 12.2.)
+    // (param_layout needs driver 12.4: run by `newer`, the double reporting 13.0.)
     let _ = (add.max_threads_per_block()?, add.attributes()?);
     add.set_max_dynamic_shared_mem(0)?;
     add.set_cache_config(custack::CacheConfig::PreferShared)?;
@@ -595,7 +595,7 @@ fn module_globals(ctx: &Context) -> Result<u32> {
             }
         })?
         .wait()?;
-    // (module.functions() needs driver 12.4: the double reports 12.2.)
+    // (module.functions() needs driver 12.4: run by `newer`, the double reporting 13.0.)
     let mut linker = guard.linker(&custack::JitOptions::default())?;
     linker.add_ptx("kernels.ptx", KERNELS)?;
     let (image, _log) = linker.complete()?;
@@ -1719,6 +1719,202 @@ fn parked_graph(a: &Context, b: &Context) -> Result<Vec<u32>> {
     Ok(out)
 }
 
+// ---------------------------------------------------------------------------------------------
+// Entry points newer than the 12.2 baseline (issue 20): run with the double reporting driver
+// 13.0, so that custack finds them through cuGetProcAddress_v2 as on a current driver.
+
+/// Asks the checking driver to report driver `version` (its extension, found through
+/// `cuGetProcAddress_v2`; not a driver call, so neither counted nor failed).
+fn report_driver_version(version: core::ffi::c_int) -> Result<()> {
+    use custack::ffi;
+    let mut pfn: *mut core::ffi::c_void = core::ptr::null_mut();
+    let mut status = ffi::CU_GET_PROC_ADDRESS_SUCCESS;
+    // SAFETY: the symbol is NUL-terminated; both out-pointers are valid.
+    let r = unsafe {
+        ffi::cuGetProcAddress_v2(
+            c"custackCheckdriverSetDriverVersion".as_ptr(),
+            &raw mut pfn,
+            12000,
+            ffi::CU_GET_PROC_ADDRESS_DEFAULT,
+            &raw mut status,
+        )
+    };
+    if r != ffi::CUresult::CUDA_SUCCESS || pfn.is_null() {
+        return Err(custack::Error::new(
+            custack::ErrorKind::NotFound,
+            "not the checking driver",
+        ));
+    }
+    type SetVersion = unsafe extern "C" fn(core::ffi::c_int) -> ffi::CUresult;
+    // SAFETY: only the checking driver defines this symbol, with the signature `SetVersion`
+    // (`checkdriver/src/lib.rs`); function and data pointers have one size.
+    let set = unsafe { core::mem::transmute::<*mut core::ffi::c_void, SetVersion>(pfn) };
+    // SAFETY: takes an integer.
+    match unsafe { set(version) } {
+        ffi::CUresult::CUDA_SUCCESS => Ok(()),
+        r => Err(custack::Error::from_raw(r)),
+    }
+}
+
+/// An error for a result the driver's answers contradict (never a panic: under a failed call
+/// the program returns it).
+fn unexpected(what: &str) -> custack::Error {
+    custack::Error::new(custack::ErrorKind::InvalidValue, what)
+}
+
+/// The double reporting 13.0: every looked-up entry point found; a module's functions
+/// enumerated and named; kernels declared and checked against `cuFuncGetParamInfo` (a wrong
+/// declaration refused); context-wide events recorded and waited for; a context made with an
+/// SM-count affinity (`cuCtxCreate_v4`).
+fn newer(ctx: &Context) -> Result<()> {
+    for entry in custack::newer_entry_points() {
+        entry.available?;
+    }
+    let mut stack = Stack::new()?;
+    newer_in(&stack.push(ctx)?)?;
+    // A context limited to 66 SMs, made through the looked-up cuCtxCreate_v4.
+    let device = Driver::init()?.device(0)?;
+    let limited = Context::with_sm_count(device, ContextFlags::empty(), 66)?;
+    let guard = stack.push(&limited)?;
+    let _ = (
+        guard.sm_count_affinity()?,
+        guard.alloc_from(&[1u32; 4])?.to_vec()?,
+    );
+    Ok(())
+}
+
+fn newer_in(guard: &PushedGuard<'_, '_>) -> Result<()> {
+    use custack::{CheckedBy, ErrorKind};
+    let module = guard.load_ptx(KERNELS)?;
+    let names: Vec<String> = module.functions()?.into_iter().map(|(n, _)| n).collect();
+    if !names.iter().any(|n| n == "add_u32") {
+        return Err(unexpected("add_u32 is not among the module's functions"));
+    }
+    let add = module.function("add_u32")?;
+    // A failed call ends the list early (the driver ends it with an error): an error here.
+    if add.param_layout()? != [(0, 8), (8, 4), (12, 4)] {
+        return Err(unexpected("add_u32's parameter layout"));
+    }
+    let declared = module.declared::<AddU32>()?;
+    if declared.checked_by() != CheckedBy::ParamInfo {
+        return Err(unexpected("not checked by cuFuncGetParamInfo"));
+    }
+    match module.declared::<AddU32Wide>() {
+        Err(e) if e.kind() == ErrorKind::KernelSignatureMismatch => {}
+        Err(e) => return Err(e),
+        Ok(_) => panic!("a declaration disagreeing with cuFuncGetParamInfo was accepted"),
+    }
+    let typed = module.kernel::<(custack::DevicePtr<u32>, u32, u32)>("add_u32")?;
+    let (one, two) = (guard.stream()?, guard.stream()?);
+    let everything = guard.event(EventFlags::DISABLE_TIMING)?;
+    let mut x = guard.alloc_zeroed::<u32>(N)?;
+    let work = one.submit((guard.alloc_zeroed::<u32>(N)?,), |s, (mut y,)| {
+        s.fill_u32(&mut y, 3)
+    })?;
+    // After the work of every stream of the context; the other stream's later work waits.
+    guard.record_event(&everything)?;
+    guard.wait_event(&everything)?;
+    two.scope(|s| -> Result<()> {
+        let mut dx = s.bind_mut(&mut x);
+        let cfg = LaunchConfig::for_elements(N32);
+        s.run(&declared, cfg, (&mut dx, 1, N32))?;
+        // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) adds k to x[0..n).
+        unsafe { s.launch_kernel(&typed, cfg, (&mut dx, 2u32, N32)) }
+    })??;
+    everything.synchronize()?;
+    let (y,) = work.wait()?;
+    let _ = (y.to_vec()?, x.to_vec()?);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Green contexts from one thread (issue 19, 20): P9's green variant (`tests/gpu_green.rs`) and
+// the partitions of `guide::in_flight`.
+
+const GREEN_PTX: &str = include_str!("../../../tests/fixtures/green.ptx");
+const BLOCKS: u32 = 256;
+
+/// `smid_spin`'s parked work on a green context: the SM ids on the device, the kernel's `()`,
+/// the SM ids copied to the host.
+type GreenInFlight<'g> =
+    custack::ParkedSubmission<'g, (ParkedBuffer<'g, u32, custack::Green>, (), Vec<u32>)>;
+
+/// Pushes `green`, enqueues `smid_spin` there and pops it, leaving the work in flight: the
+/// submission and the module parked (`!Send`, kind `Green`).
+fn enqueue_green<'g>(
+    stack: &mut Stack,
+    green: &'g custack::GreenContext<'_>,
+) -> Result<(GreenInFlight<'g>, ParkedModule<'g, custack::Green>)> {
+    let guard = stack.push_green(green)?;
+    let module = guard.load_ptx(GREEN_PTX)?;
+    let f = module.function("smid_spin")?;
+    let stream = guard.stream()?;
+    let cfg = LaunchConfig {
+        grid: (BLOCKS, 1, 1),
+        block: (128, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let payload = (
+        guard.alloc_zeroed::<u32>(BLOCKS as usize)?,
+        f,
+        vec![0u32; BLOCKS as usize],
+    );
+    let work = stream.submit(payload, |s, (mut out, f, host)| {
+        // SAFETY: smid_spin(unsigned* out, long long spin) writes out[0..grid), and `out`
+        // holds `grid` elements.
+        unsafe { s.launch(&f, cfg, (&mut out, 1000i64)) }?;
+        s.copy_to_host(host, &out)
+    })?;
+    Ok((guard.park_submission(work), guard.park_module(module)))
+}
+
+/// The device's SMs split in two groups and the rest, a green context over each. P9's green
+/// variant: work parked on A, then on B while A's is in flight, both waited for with no context
+/// current, each result re-attached under a guard of its own green context. Then the guide's
+/// partitions: a fill parked on the rest while A's guard allocates and reads, a stream parked
+/// and re-attached, the fill's buffer re-attached; two destroyed explicitly, one by drop.
+fn green() -> Result<()> {
+    use custack::GreenContext;
+    let sms = Driver::init()?.device(0)?.sm_resource()?;
+    let split = sms.split(2, 16)?;
+    let (Some(pa), Some(pb)) = (split.groups.first(), split.groups.get(1)) else {
+        return Err(unexpected("fewer than two groups of 16 SMs"));
+    };
+    let a = GreenContext::new(pa)?;
+    let b = GreenContext::new(pb)?;
+    let rest = GreenContext::new(&split.remaining)?;
+    let mut stack = Stack::new()?;
+    let (pending_a, module_a) = enqueue_green(&mut stack, &a)?;
+    let (pending_b, module_b) = enqueue_green(&mut stack, &b)?; // both in flight now
+    let (dev_a, (), _host_a) = pending_a.wait()?;
+    let (dev_b, (), _host_b) = pending_b.wait()?;
+    let _ = stack.push_green(&a)?.attach(dev_a)?.to_vec()?;
+    let _ = stack.push_green(&b)?.attach(dev_b)?.to_vec()?;
+    drop((module_a, module_b)); // each pushes its own green context
+    let (pending, parked_stream) = {
+        let g = stack.push_green(&rest)?;
+        let stream = g.stream()?;
+        let work = stream.submit((g.alloc::<u32>(N)?,), |s, (mut x,)| s.fill_bytes(&mut x, 1))?;
+        (g.park_submission(work), g.park_stream(stream))
+    }; // popped, the fill still pending on the rest of the SMs
+    {
+        let g = stack.push_green(&a)?;
+        let _ = g.alloc_from(&[1u32; 256])?.to_vec()?; // the small partition's work, meanwhile
+    }
+    let (filled,) = pending.wait()?;
+    {
+        let g = stack.push_green(&rest)?;
+        let stream = g.attach_stream(parked_stream)?;
+        let mut filled = g.attach(filled)?;
+        stream.scope(|s| s.fill_u32(s.bind_mut(&mut filled), 2))??;
+        let _ = filled.to_vec()?;
+    }
+    a.destroy()?;
+    b.destroy()?;
+    drop(rest);
+    Ok(())
+}
+
 fn run(program: &str) -> Option<Result<()>> {
     let two = || -> Result<(Context, Context)> { Ok((context0()?, context0()?)) };
     Some(match program {
@@ -1754,6 +1950,10 @@ fn run(program: &str) -> Option<Result<()>> {
         "scoped_host" => context0().and_then(|c| scoped_host(&c).map(drop)),
         "textures" => context0().and_then(|c| textures(&c).map(drop)),
         "peer_vmm" => context0().and_then(|c| peer_vmm(&c).map(drop)),
+        "newer" => report_driver_version(13000)
+            .and_then(|()| context0())
+            .and_then(|c| newer(&c)),
+        "green" => report_driver_version(13000).and_then(|()| green()),
         "reuse_after_scope" => {
             context0().and_then(|c| c10_c11_memory_reused_after_scope(&c).map(drop))
         }
