@@ -1268,7 +1268,7 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuIpcOpenMemHandle_v2(ptr: *mut CUdeviceptr, handle: IpcHandle, flags: c_uint) {
-        let bytes = handle.0.map(|c| c as u8);
+        let bytes = ipc_bytes(&handle).map(|c| c as u8);
         let word = |i: usize| {
             let mut w = [0u8; 8];
             w.copy_from_slice(&bytes[i * 8..i * 8 + 8]);
@@ -1355,8 +1355,35 @@ pub struct LaunchConfig {
 }
 
 /// `CUipcMemHandle`: 64 opaque bytes, passed by value in a `repr(C)` struct as `cuda.h` does.
+#[cfg(not(miri))]
 #[repr(C)]
 pub struct IpcHandle([c_char; 64]);
+
+/// Under Miri, custack's own declaration of `CUipcMemHandle`: Miri accepts a struct passed by
+/// value only when caller and callee name the same type, and this is the one custack passes
+/// (the programs under Miri link this double as an rlib beside custack).
+#[cfg(miri)]
+pub use custack::ffi::CUipcMemHandle as IpcHandle;
+
+/// An IPC handle holding `bytes`.
+#[cfg(all(test, not(miri)))]
+fn ipc_handle(bytes: [c_char; 64]) -> IpcHandle {
+    IpcHandle(bytes)
+}
+#[cfg(all(test, miri))]
+fn ipc_handle(bytes: [c_char; 64]) -> IpcHandle {
+    IpcHandle { reserved: bytes }
+}
+
+/// The bytes of an IPC handle.
+#[cfg(not(miri))]
+fn ipc_bytes(handle: &IpcHandle) -> [c_char; 64] {
+    handle.0
+}
+#[cfg(miri)]
+fn ipc_bytes(handle: &IpcHandle) -> [c_char; 64] {
+    handle.reserved
+}
 
 /// The log buffers of a JIT option array (`cuModuleLoadDataEx`, `cuLink*`): each buffer with
 /// its size in bytes, and the index of its size slot in the value array.
@@ -2610,7 +2637,7 @@ mod tests {
                     let _ = cuIpcGetMemHandle(&raw mut h, d);
                     let _ = cuIpcOpenMemHandle_v2(
                         &raw mut opened,
-                        IpcHandle(h.map(|b| b as c_char)),
+                        ipc_handle(h.map(|b| b as c_char)),
                         1,
                     );
                     let _ = cuMemsetD8_v2(opened + 4000, 0, 8);
@@ -2629,11 +2656,14 @@ mod tests {
                 "a handle of an inner address, a double close, a use after close"
             );
             let _ = cuIpcGetMemHandle(&raw mut h, d);
-            let _ = cuIpcOpenMemHandle_v2(&raw mut opened, IpcHandle(h.map(|b| b as c_char)), 1);
+            let _ = cuIpcOpenMemHandle_v2(&raw mut opened, ipc_handle(h.map(|b| b as c_char)), 1);
             assert_eq!(
                 violations_of(|| {
-                    let _ =
-                        cuIpcOpenMemHandle_v2(&raw mut again, IpcHandle(h.map(|b| b as c_char)), 1);
+                    let _ = cuIpcOpenMemHandle_v2(
+                        &raw mut again,
+                        ipc_handle(h.map(|b| b as c_char)),
+                        1,
+                    );
                 }),
                 1,
                 "opened twice"
