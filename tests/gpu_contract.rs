@@ -226,7 +226,7 @@ fn submissions_graphs_attributes_and_cooperative_launches() {
         .wait()
         .unwrap();
     let graph = stream
-        .capture((x, add), |s, (mut x, add)| {
+        .capture((x, add), move |s, (mut x, add)| {
             s.run(&add, cfg, (&mut x, 10, N32))
         })
         .unwrap();

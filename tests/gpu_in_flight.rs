@@ -166,7 +166,7 @@ fn capture_owning<'g>(
         vec![0u32; N],
     );
     stream
-        .capture(payload, |s, (module, mut dev, out)| {
+        .capture(payload, move |s, (module, mut dev, out)| {
             // Looked up during the capture: the function cannot leave this closure.
             let add = module.function("add_u32")?;
             for _ in 0..64 {

@@ -909,6 +909,28 @@ fn c14_vmm_mappings(ctx: &Context) -> Result<Vec<Vec<u32>>> {
     Ok(vec![once.to_vec()?, front.to_vec()?, back.to_vec()?])
 }
 
+/// C18: a graph captured inside a scope that is open on another stream. What the graph uses
+/// comes through its payload (the closure is `'static`, a `move` closure); the open scope's own
+/// work runs and is complete when it ends. Answers `c18_capture_reaches_open_scope.rs` and
+/// `c18_capture_joins_open_scope_by_event.rs`.
+fn c18_capture_inside_an_open_scope(ctx: &Context) -> Result<(Vec<u32>, Vec<u32>)> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let (one, two) = (guard.stream()?, guard.stream()?);
+    let dev = guard.alloc_from(&[7u32; N])?;
+    let mut local = vec![0u32; N];
+    let payload = (guard.alloc_from(&[9u32; N])?, vec![0u32; N]);
+    let graph = two.scope(|s2| {
+        s2.copy_to_host(s2.bind_host_mut(&mut local), s2.bind(&dev))?;
+        one.capture(payload, move |s, (d, out)| s.copy_to_host(out, &d))
+    })??; // `local` holds the copy here; the graph has run nothing
+    let exec = one
+        .submit(graph.instantiate()?, |s, g| s.launch_graph(&g))?
+        .wait()?;
+    let (_d, out) = exec.payload();
+    Ok((local, out.to_vec()))
+}
+
 // ---------------------------------------------------------------------------------------------
 // Tests that need no GPU
 // ---------------------------------------------------------------------------------------------
@@ -1032,7 +1054,7 @@ fn p10_contract_launches(ctx: &Context) -> Result<(Vec<f32>, Vec<u32>)> {
         })?
         .wait()?;
     // A graph capture, launched three times.
-    let graph = stream.capture((x, add, vec![0u32; N]), |s, (mut x, add, out)| {
+    let graph = stream.capture((x, add, vec![0u32; N]), move |s, (mut x, add, out)| {
         s.run(&add, cfg, (&mut x, 4, N32))?;
         s.copy_to_host(out, &x)
     })?;
@@ -1281,6 +1303,15 @@ fn twins_c10_c11_c12_c14_on_device() -> Result<()> {
     for read in c14_vmm_mappings(&ctx)? {
         assert!(!read.is_empty() && read.iter().all(|&x| x == 5));
     }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn twin_c18_on_device() -> Result<()> {
+    let (local, out) = c18_capture_inside_an_open_scope(&context0()?)?;
+    assert_eq!(local, vec![7; N]);
+    assert_eq!(out, vec![9; N]);
     Ok(())
 }
 

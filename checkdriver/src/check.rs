@@ -269,6 +269,13 @@ struct State {
     waits: HashMap<usize, Vec<Wait>>,
     /// Per capturing stream, its capture so far.
     capturing: HashMap<usize, Capture>,
+    /// Streams drawn into another stream's capture by waiting for an event recorded in it
+    /// (the "fork" of a cross-stream capture): per stream, the stream whose capture it joined.
+    /// What they enqueue is captured, not run, until that capture ends.
+    joined: HashMap<usize, usize>,
+    /// Events recorded during a capture (on its stream or a joined one): per event, the stream
+    /// whose capture holds the record. A wait for one joins that capture.
+    capture_events: HashMap<usize, usize>,
     /// Per graph and executable graph, the operations each launch enqueues.
     graph_ops: HashMap<usize, Vec<Op>>,
     /// Host accesses of enqueued copies not yet completed, in enqueue order.
@@ -290,9 +297,22 @@ struct State {
 }
 
 impl State {
+    /// The stream whose capture `stream`'s work goes into: itself, or the stream whose capture
+    /// it joined; `None` if it is not capturing.
+    fn capture_origin(&self, stream: usize) -> Option<usize> {
+        let origin = self.joined.get(&stream).copied().unwrap_or(stream);
+        self.capturing.contains_key(&origin).then_some(origin)
+    }
+
+    /// The capture `stream`'s work goes into, if any (its own, or the one it joined).
+    fn capture_of(&mut self, stream: usize) -> Option<&mut Capture> {
+        let origin = self.capture_origin(stream)?;
+        self.capturing.get_mut(&origin)
+    }
+
     /// Memory `key` is in use by an operation enqueued on `stream` (or captured by it).
     fn pend(&mut self, stream: usize, key: (Kind, usize)) {
-        if let Some(c) = self.capturing.get_mut(&stream) {
+        if let Some(c) = self.capture_of(stream) {
             if !c.internal.contains(&key.1) {
                 c.ops.push(Op::Mem(key));
             }
@@ -968,7 +988,7 @@ pub(crate) unsafe fn launched(
 /// completes; a copy to the host writes the bytes at device address `device` (0: zeroes).
 pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bool, device: u64) {
     with_state(|s| {
-        if let Some(c) = s.capturing.get_mut(&stream) {
+        if let Some(c) = s.capture_of(stream) {
             c.ops.push(Op::Host {
                 ptr,
                 bytes,
@@ -1004,7 +1024,7 @@ pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bo
 /// Data work (`data.rs`) enqueued on `stream`: kept in the capture if the stream is capturing,
 /// done now otherwise (in checking mode; nothing otherwise). Returns the launch's result.
 pub(crate) fn data_op(stream: usize, op: crate::data::DataOp, what: &str) -> i32 {
-    let capturing = with_state(|s| match s.capturing.get_mut(&stream) {
+    let capturing = with_state(|s| match s.capture_of(stream) {
         Some(c) => {
             c.ops.push(Op::Data(op.clone()));
             true
@@ -1049,6 +1069,14 @@ pub(crate) fn stream_synchronized(stream: usize) {
 /// `stream` waits for `event`: what the event covers completes when `stream`'s work does.
 pub(crate) fn stream_waits(stream: usize, event: usize) {
     with_state(|s| {
+        if let Some(&origin) = s.capture_events.get(&event) {
+            // Waiting for an event recorded in a capture joins that capture: from now on what
+            // `stream` enqueues is captured too, until the capture ends.
+            if s.capture_origin(stream).is_none() {
+                s.joined.insert(stream, origin);
+            }
+            return;
+        }
         if let Some(r) = s.recorded.get(&event).cloned() {
             let w = s.waits.entry(stream).or_default();
             w.push(r.wait);
@@ -1068,7 +1096,7 @@ pub(crate) fn capture_begun(stream: usize) {
 /// An allocation made on `stream`, if capturing: one of the graph's own allocation nodes.
 pub(crate) fn allocated_on(stream: usize, p: u64) {
     with_state(|s| {
-        if let Some(c) = s.capturing.get_mut(&stream) {
+        if let Some(c) = s.capture_of(stream) {
             c.internal.push(p as usize);
         }
     });
@@ -1076,7 +1104,7 @@ pub(crate) fn allocated_on(stream: usize, p: u64) {
 
 /// Whether `stream` is capturing.
 pub(crate) fn is_capturing(stream: usize) -> bool {
-    with_state(|s| s.capturing.contains_key(&stream)).unwrap_or(false)
+    with_state(|s| s.capture_origin(stream).is_some()).unwrap_or(false)
 }
 
 /// `stream`'s capture ends in `graph` (a new graph of the current context).
@@ -1084,6 +1112,9 @@ pub(crate) fn capture_ended(stream: usize, graph: usize) {
     created(Kind::Graph, graph, 0);
     with_state(|s| {
         let ops = s.capturing.remove(&stream).unwrap_or_default().ops;
+        // The streams that joined it leave it, and its events' records end with it.
+        s.joined.retain(|_, origin| *origin != stream);
+        s.capture_events.retain(|_, origin| *origin != stream);
         s.graph_ops.insert(graph, ops);
     });
 }
@@ -1189,6 +1220,13 @@ pub(crate) fn context_synchronized() {
 /// `event` is recorded on `stream`: it completes what is pending there now.
 pub(crate) fn event_recorded(event: usize, stream: usize) {
     with_state(|s| {
+        s.capture_events.remove(&event);
+        if let Some(origin) = s.capture_origin(stream) {
+            // A record node of the capture, not a record of work that runs now.
+            s.recorded.remove(&event);
+            s.capture_events.insert(event, origin);
+            return;
+        }
         let pending = s.pending.get(&stream).cloned().unwrap_or_default();
         let waits = s.waits.get(&stream).cloned().unwrap_or_default();
         let wait = Wait {
@@ -1506,7 +1544,7 @@ pub(crate) fn context_recorded(ctx: usize, event: usize) -> bool {
             _ => {}
         }
         let streams = streams_of(s, ctx);
-        if streams.iter().any(|st| s.capturing.contains_key(st)) {
+        if streams.iter().any(|&st| s.capture_origin(st).is_some()) {
             return false;
         }
         let mut waits = Vec::new();
@@ -1539,7 +1577,7 @@ pub(crate) fn context_waits(ctx: usize, event: usize) -> bool {
         live_context(s, ctx, WHAT);
         check_use_in(s, Kind::Event, event, WHAT, true);
         let streams = streams_of(s, ctx);
-        if streams.iter().any(|st| s.capturing.contains_key(st)) {
+        if streams.iter().any(|&st| s.capture_origin(st).is_some()) {
             return false;
         }
         if let Some(r) = s.recorded.get(&event).cloned() {

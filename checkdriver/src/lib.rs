@@ -2306,6 +2306,79 @@ mod tests {
     }
 
     #[test]
+    fn a_stream_joins_a_capture_by_waiting_for_its_event() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let (mut one, mut two) = (null_mut(), null_mut());
+            let _ = cuStreamCreate(&raw mut one, 0);
+            let _ = cuStreamCreate(&raw mut two, 0);
+            let (mut fork, mut join) = (null_mut(), null_mut());
+            let _ = cuEventCreate(&raw mut fork, 0);
+            let _ = cuEventCreate(&raw mut join, 0);
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            // Fork: `two` waits for an event recorded in `one`'s capture, and joins it; its
+            // memset is a node of the graph, not work that runs now. Join back, end.
+            let (mut graph, mut exec) = (null_mut(), null_mut());
+            let _ = cuStreamBeginCapture_v2(one, 0);
+            let _ = cuEventRecord(fork, one);
+            let mut capturing = 0;
+            let _ = cuStreamIsCapturing(two, &raw mut capturing);
+            assert_eq!(capturing, 0, "not before the wait");
+            let _ = cuStreamWaitEvent(two, fork, 0);
+            let _ = cuStreamIsCapturing(two, &raw mut capturing);
+            assert_eq!(capturing, 1, "the wait joined the capture");
+            let _ = cuMemsetD8Async(d, 0, 64, two);
+            let _ = cuEventRecord(join, two);
+            let _ = cuStreamWaitEvent(one, join, 0);
+            let _ = cuStreamEndCapture(one, &raw mut graph);
+            let _ = cuStreamIsCapturing(two, &raw mut capturing);
+            assert_eq!(capturing, 0, "the capture's end releases the joined stream");
+            let mut n = 0;
+            let _ = cuGraphGetNodes(graph, null_mut(), &raw mut n);
+            assert_eq!(n, 1, "the joined stream's memset is the graph's node");
+            let _ = cuGraphInstantiateWithFlags(&raw mut exec, graph, 0);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuStreamSynchronize(two); // returns at once: nothing ran
+                    let _ = cuMemFree_v2(d);
+                }),
+                0,
+                "the joined stream's captured work is not pending"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuGraphLaunch(exec, one);
+                }),
+                1,
+                "the graph's node uses the freed memory"
+            );
+            let _ = cuGraphExecDestroy(exec);
+            let _ = cuGraphDestroy(graph);
+            // After the capture, `two`'s work runs again.
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            let _ = cuMemsetD8Async(d, 0, 64, two);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(d);
+                }),
+                1,
+                "work enqueued after the capture is pending"
+            );
+            let _ = cuStreamSynchronize(two);
+            let _ = cuEventDestroy_v2(fork);
+            let _ = cuEventDestroy_v2(join);
+            let _ = cuStreamDestroy_v2(one);
+            let _ = cuStreamDestroy_v2(two);
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
     fn arrays_textures_and_surfaces_are_tracked() {
         let _serial = serial();
         check::CHECK.store(true, Relaxed);

@@ -110,7 +110,12 @@ impl<'g> Stream<'g> {
     ///
     /// `f` enqueues through a [`StreamScope`] and receives the payload bound to it, exactly as
     /// in [`submit`](Self::submit): its scope's environment is `'static`, so the graph can use
-    /// only what it owns (it may be launched any number of times, long after this call). Kernel
+    /// only what it owns (it may be launched any number of times, long after this call). `f`
+    /// itself is `'static` (capture by `move`): it cannot reach a scope opened before the
+    /// capture, on this stream or on one drawn into the capture by an event wait, whose work
+    /// would become nodes of the graph instead of running, so that scope's synchronize would
+    /// find nothing pending and end its borrows while the graph keeps their addresses (C18).
+    /// Kernel
     /// arguments are captured by value; stream-ordered allocations become the graph's own
     /// allocation and free nodes. The capture is thread-local
     /// (`CU_STREAM_CAPTURE_MODE_THREAD_LOCAL`): a synchronous custack call on this thread
@@ -155,7 +160,8 @@ impl<'g> Stream<'g> {
     pub fn capture<P: Payload>(
         &self,
         payload: P,
-        f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'static>, P::Bound<'scope>) -> Result<()>,
+        f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'static>, P::Bound<'scope>) -> Result<()>
+        + 'static,
     ) -> Result<Graph<'g, P>> {
         let stream = self.as_raw();
         // Declared before `ending`, so that on an error or a panic the capture ends before the

@@ -220,7 +220,10 @@
 //! # Graphs
 //!
 //! [`Stream::capture`] records what its closure enqueues into a [`Graph`] that owns the
-//! payload, instead of running it. [`Graph::instantiate`] makes a [`GraphExec`], which takes the
+//! payload, instead of running it. The closure is `'static`: what the graph uses comes only
+//! through the payload, never from the environment, not even a scope that is open around the
+//! capture (its work would be captured instead of run, and its end would release memory the
+//! graph still names). [`Graph::instantiate`] makes a [`GraphExec`], which takes the
 //! payload over; an executable graph is itself a payload, so it is launched in a submission
 //! and handed back by `wait`:
 //!

@@ -406,7 +406,8 @@ fn submission(ctx: &Context) -> Result<Vec<u32>> {
 
 /// Graphs: a capture with copies, a stream-ordered allocation and a launch; instantiated,
 /// launched as a submission and twice in a scope, its payload read and written between
-/// launches, updated with a second capture; a capture that fails in its closure.
+/// launches, updated with a second capture; a capture inside a scope open on another stream;
+/// a capture that fails in its closure.
 fn graph(ctx: &Context) -> Result<Vec<u32>> {
     let mut stack = Stack::new()?;
     let guard = stack.push(ctx)?;
@@ -450,6 +451,24 @@ fn graph(ctx: &Context) -> Result<Vec<u32>> {
     })??;
     let (_input, _dev, _add, _old_out) = exec.update(capture(2)?)?;
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    // A capture inside a scope open on another stream: the scope's copy runs and is complete
+    // at its end, so `local` may go; the graph's copy reaches only its payload (the closure is
+    // `'static`), written at each launch, long after `local` is freed.
+    let other = guard.stream()?;
+    let dev = guard.alloc_zeroed::<u32>(N)?;
+    let mut local = vec![1u32; N];
+    let inner = other.scope(|s2| {
+        s2.copy_to_host(s2.bind_host_mut(&mut local), s2.bind(&dev))?;
+        stream.capture(
+            (guard.alloc_zeroed::<u32>(N)?, vec![1u32; N]),
+            move |s, (d, out)| s.copy_to_host(out, &d),
+        )
+    })??;
+    drop(local);
+    let inner = stream
+        .submit(inner.instantiate()?, |s, g| s.launch_graph(&g))?
+        .wait()?;
+    drop(inner);
     // Refused during a capture (custack's own error): the capture ends, the payload drops.
     match stream.capture(vec![0u8; 4], |s, _| s.host_fn(|| ())) {
         Err(e) if e.kind() == custack::ErrorKind::NotSupported => {}
@@ -1301,7 +1320,7 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     })?;
     let (x, add) = pending.wait()?;
     // A graph capture: the declared kernel is part of the graph's payload.
-    let graph = stream.capture((x, add, vec![0u32; N]), |s, (mut x, add, out)| {
+    let graph = stream.capture((x, add, vec![0u32; N]), move |s, (mut x, add, out)| {
         s.run(&add, cfg, (&mut x, 1, N32))?;
         s.copy_to_host(out, &x)
     })?;
@@ -1657,7 +1676,7 @@ fn capture_owning<'g>(ga: &'g custack::PushedGuard<'_, '_>, k: u32) -> Result<Ow
         ga.alloc_zeroed::<u32>(N)?,
         vec![0u32; N],
     );
-    let graph = stream.capture(payload, |s, (module, mut dev, out)| {
+    let graph = stream.capture(payload, move |s, (module, mut dev, out)| {
         let add = module.function("add_u32")?;
         // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n); x holds n elements.
         unsafe { s.launch(&add, LaunchConfig::for_elements(N32), (&mut dev, k, N32)) }?;
