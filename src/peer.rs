@@ -199,17 +199,43 @@ impl<'scope> StreamScope<'scope, '_> {
         dst: impl ScopedWrite<'scope, T>,
         src: &'scope ParkedBuffer<'_, T>,
     ) -> Result<()> {
+        // SAFETY: `src` and its context are borrowed until the scope has waited.
+        unsafe {
+            self.copy_from_context(
+                "copy_from_peer",
+                dst,
+                src.device_ptr(),
+                src.len(),
+                src.context_raw(),
+            )
+        }
+    }
+
+    /// Enqueues a copy of `src_len` `T`s at `src` in context `src_ctx` into `dst`.
+    ///
+    /// # Safety
+    ///
+    /// `src..src + src_len` is live memory of the live context `src_ctx`, and stays so, written
+    /// by nothing, until the scope has waited.
+    pub(crate) unsafe fn copy_from_context<T: DeviceCopy>(
+        &self,
+        what: &str,
+        dst: impl ScopedWrite<'scope, T>,
+        src: ffi::CUdeviceptr,
+        src_len: usize,
+        src_ctx: ffi::CUcontext,
+    ) -> Result<()> {
         let (ptr, len) = dst.raw_parts();
-        check_same_len("copy_from_peer", len, src.len())?;
+        check_same_len(what, len, src_len)?;
         let current = current_raw()?;
         // SAFETY: `dst` is live memory of the current context until the copy has run (bound);
-        // `src` and its context are borrowed until the scope has waited.
+        // `src` as the caller promises.
         unsafe {
             ffi::cuMemcpyPeerAsync(
                 ptr,
                 current,
-                src.device_ptr(),
-                src.context_raw(),
+                src,
+                src_ctx,
                 len * size_of::<T>(),
                 self.as_raw(),
             )

@@ -19,6 +19,7 @@
 //!
 //! [`guide::parking`]: crate::guide::parking
 
+use super::scope::Invariant;
 use super::submission::{Payload, Submission};
 use crate::context::Context;
 use crate::error::{Result, record_drop_error};
@@ -476,33 +477,48 @@ impl crate::Stream<'_> {
 /// work on the GPU ([`Stream::scope_after`](crate::Stream::scope_after)) may read it: only as the source of a peer copy
 /// ([`StreamScope::copy_from_pending`](super::scope::StreamScope::copy_from_pending)), never on
 /// the host or as this context's memory. `Copy`.
+///
+/// Branded with the scope that waited (`'p` is that scope's invariant `'scope`): only that
+/// scope's copies take it, not a scope nested in it on another stream, which never waited for
+/// the work that may still write the buffer (C22).
 #[derive(Debug, Clone, Copy)]
 pub struct PeerSource<'p, T: DeviceCopy> {
-    buf: &'p ParkedBuffer<'p, T>,
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    ctx: ffi::CUcontext,
+    // Invariant in 'p: a source lent to one scope is not taken by another. Only made inside
+    // `scope_after`, whose parked submission (and so the buffer and its context) stays borrowed
+    // until that scope has waited.
+    _scope: PhantomData<(Invariant<'p>, fn() -> T)>,
 }
 
 /// The device memory of a parked payload as [`PeerSource`]s: a [`ParkedBuffer`] as one, host
 /// memory as `()` (the host may not read it while the work may still write it), tuples
 /// element by element. Sealed; implemented for every [`ParkedPayload`].
 pub trait PeerView: ParkedPayload {
-    /// The payload's device buffers as peer sources.
-    type View<'p>
-    where
-        Self: 'p;
+    /// The payload's device buffers as peer sources, branded with the scope `'p`.
+    type View<'p>;
 
-    /// The view of a held payload.
+    /// The view of a held payload, for a scope `'p` that waited for its work.
+    ///
+    /// # Safety
+    ///
+    /// `held` stays borrowed, and its work's event waited for by the scope `'p`, until that
+    /// scope has waited.
     #[doc(hidden)]
-    fn peer_view(held: &Self::Held) -> Self::View<'_>;
+    unsafe fn peer_view<'p>(held: &Self::Held) -> Self::View<'p>;
 }
 
 impl<T: DeviceCopy> PeerView for ParkedBuffer<'_, T> {
-    type View<'p>
-        = PeerSource<'p, T>
-    where
-        Self: 'p;
+    type View<'p> = PeerSource<'p, T>;
     #[inline]
-    fn peer_view(held: &Self) -> PeerSource<'_, T> {
-        PeerSource { buf: held }
+    unsafe fn peer_view<'p>(held: &Self) -> PeerSource<'p, T> {
+        PeerSource {
+            ptr: held.device_ptr(),
+            len: held.len(),
+            ctx: held.context_raw(),
+            _scope: PhantomData,
+        }
     }
 }
 
@@ -510,9 +526,9 @@ impl<T: DeviceCopy> PeerView for ParkedBuffer<'_, T> {
 macro_rules! no_peer_view {
     ($([$($g:tt)*] $ty:ty),* $(,)?) => {$(
         impl<$($g)*> PeerView for $ty {
-            type View<'p> = () where Self: 'p;
+            type View<'p> = ();
             #[inline]
-            fn peer_view(_: &Self::Held) {}
+            unsafe fn peer_view<'p>(_: &Self::Held) -> Self::View<'p> {}
         }
     )*};
 }
@@ -528,10 +544,11 @@ no_peer_view!(
 macro_rules! peer_view_tuple {
     ($($name:ident $idx:tt),+) => {
         impl<$($name: PeerView),+> PeerView for ($($name,)+) {
-            type View<'p> = ($($name::View<'p>,)+) where Self: 'p;
+            type View<'p> = ($($name::View<'p>,)+);
             #[inline]
-            fn peer_view(held: &Self::Held) -> Self::View<'_> {
-                ($($name::peer_view(&held.$idx),)+)
+            unsafe fn peer_view<'p>(held: &Self::Held) -> Self::View<'p> {
+                // SAFETY: the caller's promise covers every element.
+                ($(unsafe { $name::peer_view(&held.$idx) },)+)
             }
         }
     };
@@ -554,7 +571,8 @@ impl crate::Stream<'_> {
     ///
     /// The parked submission stays borrowed until the scope has synchronized this stream, so
     /// it cannot be waited for, dropped or handed back meanwhile; its host memory is not lent
-    /// (the host does not know A's work is done). Peer copies work between contexts of one
+    /// (the host does not know A's work is done). The sources are branded with this scope:
+    /// a scope nested in `f` on another stream, which did not wait, cannot copy from them. Peer copies work between contexts of one
     /// device and between devices, with or without peer access enabled (then the driver stages
     /// them).
     ///
@@ -570,11 +588,15 @@ impl crate::Stream<'_> {
     pub fn scope_after<'env, Q: PeerView, R>(
         &'env self,
         pending: &'env ParkedSubmission<'_, Q>,
-        f: impl for<'scope> FnOnce(&'scope super::scope::StreamScope<'scope, 'env>, Q::View<'env>) -> R,
+        f: impl for<'scope> FnOnce(&'scope super::scope::StreamScope<'scope, 'env>, Q::View<'scope>) -> R,
     ) -> Result<R> {
         self.wait_parked(pending)?;
-        let view = Q::peer_view(&pending.payload);
-        self.scope(|s| f(s, view))
+        self.scope(|s| {
+            // SAFETY: `pending` is borrowed for 'env, beyond the scope; this stream waited for
+            // its event above, before anything the scope enqueues.
+            let view = unsafe { Q::peer_view(&pending.payload) };
+            f(s, view)
+        })
     }
 }
 
@@ -595,6 +617,10 @@ impl<'scope> super::scope::StreamScope<'scope, '_> {
         dst: impl super::scope::ScopedWrite<'scope, T>,
         src: PeerSource<'scope, T>,
     ) -> Result<()> {
-        self.copy_from_peer(dst, src.buf)
+        // SAFETY: a `PeerSource<'scope, _>` is made only by `scope_after` for this scope, whose
+        // parked submission (the buffer, its context) stays borrowed until the scope has waited;
+        // the scope's stream waited for that work's event before this copy, and the work does not
+        // write the buffer after its event.
+        unsafe { self.copy_from_context("copy_from_pending", dst, src.ptr, src.len, src.ctx) }
     }
 }

@@ -326,12 +326,9 @@ impl<Q: ParkedPayload, K: ContextKind> ParkedPayload for ParkedGraph<'_, Q, K> {
 
 impl<Q: ParkedPayload, K: ContextKind> PeerView for ParkedGraph<'_, Q, K> {
     // A graph's memory is not lent while its launch may be pending.
-    type View<'p>
-        = ()
-    where
-        Self: 'p;
+    type View<'p> = ();
     #[inline]
-    fn peer_view(_: &Self) {}
+    unsafe fn peer_view<'p>(_: &Self) -> Self::View<'p> {}
 }
 
 impl<'ctx, K: ContextKind, P: ParkWithGraph<'ctx, K>> Park<'ctx, K> for GraphExec<'_, P> {
