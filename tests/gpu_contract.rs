@@ -33,6 +33,8 @@ custack::kernel_contract! {
     );
     /// `iota(unsigned* x)`: `x[i] = i` for every launched thread, no bounds check.
     unsafe kernel Iota = "iota"(x: &mut [u32; grid]);
+    /// `row_offsets(unsigned* offsets, unsigned char n)`: `offsets[i] = i` for `i <= n`.
+    unsafe kernel RowOffsets = "row_offsets"(offsets: &mut [u32; (n + 1)], n: u8);
 }
 
 const N: usize = 1000;
@@ -66,6 +68,43 @@ fn parameter_extent() {
         })
         .unwrap();
     assert_eq!(x.to_vec().unwrap(), vec![42; N]);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn sum_extent_is_computed_in_usize() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(CONTRACTS).unwrap();
+    let offsets = module.declared::<RowOffsets>().unwrap();
+    let mut one = guard.alloc_from(&[7u32]).unwrap();
+    let mut all = guard.alloc_zeroed::<u32>(256).unwrap();
+    let cfg = LaunchConfig::for_elements(256);
+    guard
+        .stream()
+        .unwrap()
+        .scope(|s| {
+            // 255u8 + 1 wraps to 0 in u8; the extent is 256 elements, computed in usize.
+            let e = s
+                .run(&offsets, cfg, (s.bind_mut(&mut one), 255u8))
+                .unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+            assert!(
+                e.to_string().contains(
+                    "parameter `offsets` holds 1 elements, but its extent `(n + 1)` requires 256"
+                ),
+                "{e}"
+            );
+            s.run(&offsets, cfg, (s.bind_mut(&mut all), 255u8)).unwrap();
+        })
+        .unwrap();
+    assert_eq!(
+        one.to_vec().unwrap(),
+        vec![7],
+        "the refused launch wrote nothing"
+    );
+    assert_eq!(all.to_vec().unwrap(), (0..256).collect::<Vec<u32>>());
 }
 
 #[test]

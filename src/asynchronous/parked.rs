@@ -588,7 +588,10 @@ impl crate::Stream<'_> {
     pub fn scope_after<'env, Q: PeerView, R>(
         &'env self,
         pending: &'env ParkedSubmission<'_, Q>,
-        f: impl for<'scope> FnOnce(&'scope super::scope::StreamScope<'scope, 'env>, Q::View<'scope>) -> R,
+        f: impl for<'scope> FnOnce(
+            &'scope super::scope::StreamScope<'scope, 'env>,
+            Q::View<'scope>,
+        ) -> R,
     ) -> Result<R> {
         self.wait_parked(pending)?;
         self.scope(|s| {

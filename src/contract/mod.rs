@@ -232,7 +232,7 @@ pub unsafe trait ContractArgs<'scope, C: Contract>: KernelArgs<'scope> {
 /// type, or an integer literal.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a factor of a kernel contract's extent",
-    note = "an extent is `grid`, `pitched(rows, pitch)`, or a product of integer scalar parameters and integer literals (`n`, `rows * cols`, `4 * n`); a buffer parameter is not a factor"
+    note = "an extent is `grid`, `pitched(rows, pitch)`, or a sum of products of integer scalar parameters, integer literals and parenthesized extents (`n`, `rows * cols`, `4 * n`, `n + 1`); a buffer parameter is not a factor"
 )]
 pub trait ExtentFactor: factor_sealed::Sealed {
     /// The value as a `usize`; `None` if it is negative or does not fit.
@@ -295,6 +295,14 @@ pub mod __private {
         factors
             .iter()
             .try_fold(1usize, |p, f| f.and_then(|f| p.checked_mul(f)))
+    }
+
+    /// The sum of `terms`, `None` if one is or the sum overflows.
+    #[inline]
+    pub fn sum(terms: &[Option<usize>]) -> Option<usize> {
+        terms
+            .iter()
+            .try_fold(0usize, |a, t| t.and_then(|t| a.checked_add(t)))
     }
 
     /// The number of threads a launch of shape `config` runs.
@@ -911,6 +919,7 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 /// | --- | --- |
 /// | `n` | `n` elements, `n` an integer scalar parameter |
 /// | `rows * cols`, `4 * n` | the product of integer scalar parameters and integer literals |
+/// | `n + 1`, `(n + 1) * 4` | sums and parenthesized sub-extents of those (CSR row offsets, an exclusive scan's output) |
 /// | `pitched(height, pitch)` | `height` rows of `pitch` bytes (a pitched allocation) |
 /// | `grid` | one element per launched thread (grid × block), for kernels without a bounds check |
 /// | `blocks`, `4 * blocks` | one element (four) per block of the launch, e.g. per-block partial results |
@@ -926,8 +935,10 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 /// [`run_cooperative`](crate::StreamScope::run_cooperative), and `run`, `run_with` and
 /// `run_library` refuse it at compile time ([`PlainLaunch`](crate::PlainLaunch)).
 ///
-/// Extents are computed at each launch with checked integer arithmetic; a negative factor or an
-/// overflow refuses the launch. (`grid`, `blocks`, `block` and `pitched` are words of the
+/// Extents are computed at each launch in checked `usize` arithmetic: every factor is converted
+/// to `usize` first (never added or multiplied in its own type, where `255u8 + 1` would wrap), and
+/// a negative factor or an overflow refuses the launch. Anything else in an extent (`-`, `/`, a
+/// method call, a cast) is a compile error that says what an extent may hold. (`grid`, `blocks`, `block` and `pitched` are words of the
 /// syntax, not parameter names.)
 ///
 /// # Safety
@@ -1079,7 +1090,7 @@ macro_rules! __kernel_contract_shared {
             $kernel,
             stringify!($($e)+),
             $config.shared_mem_bytes,
-            $crate::__kernel_contract_product!($config; $($e)+),
+            $crate::__kernel_contract_sum!($config; $($e)+),
         )?
     };
 }
@@ -1106,12 +1117,37 @@ macro_rules! __kernel_contract_extent {
     };
     ($config:ident; $($e:tt)+) => {
         $crate::__private_contract::Required::Elements(
-            $crate::__kernel_contract_product!($config; $($e)+),
+            $crate::__kernel_contract_sum!($config; $($e)+),
         )
     };
 }
 
-/// A product of factors, `None` on overflow. Not public API.
+/// An extent's value: a sum (`+`) of products, in checked `usize` arithmetic, `None` on
+/// overflow. Splits at each `+` outside parentheses. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_contract_sum {
+    (@split $config:ident [$($terms:tt)*] [$($cur:tt)+] + $($rest:tt)+) => {
+        $crate::__kernel_contract_sum!(@split $config [$($terms)* [$($cur)+]] [] $($rest)+)
+    };
+    (@split $config:ident [$($terms:tt)*] [$($cur:tt)*] $t:tt $($rest:tt)*) => {
+        $crate::__kernel_contract_sum!(@split $config [$($terms)*] [$($cur)* $t] $($rest)*)
+    };
+    (@split $config:ident [$([$($term:tt)+])*] [$($cur:tt)+]) => {
+        $crate::__private_contract::sum(&[
+            $($crate::__kernel_contract_product!($config; $($term)+),)*
+            $crate::__kernel_contract_product!($config; $($cur)+)
+        ])
+    };
+    (@split $config:ident [$($terms:tt)*] [$($cur:tt)*]) => {
+        ::core::compile_error!("kernel_contract!: an extent has an empty term (a `+` with nothing on one side)")
+    };
+    ($config:ident; $($e:tt)+) => {
+        $crate::__kernel_contract_sum!(@split $config [] [] $($e)+)
+    };
+}
+
+/// A product (`*`) of factors, `None` on overflow. Not public API.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __kernel_contract_product {
@@ -1121,9 +1157,19 @@ macro_rules! __kernel_contract_product {
             $(, $crate::__kernel_contract_factor!($config; $rest))*
         ])
     };
+    ($config:ident; $($other:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "kernel_contract!: `", ::core::stringify!($($other)*), "` is not an extent: an extent \
+             is a sum (`+`) of products (`*`) of integer scalar parameters, integer literals, \
+             `grid`, `blocks`, `block` and parenthesized extents, computed in checked `usize` \
+             arithmetic (no `-`, `/` or other operators)"
+        ))
+    };
 }
 
-/// One factor: a word of the launch shape, a scalar parameter or a literal. Not public API.
+/// One factor: a word of the launch shape, a scalar parameter, an integer literal, or a
+/// parenthesized extent. Anything else (a method call, a cast, a block) is refused: a factor is
+/// never evaluated in its own type, where it could wrap. Not public API.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __kernel_contract_factor {
@@ -1136,8 +1182,21 @@ macro_rules! __kernel_contract_factor {
     ($config:ident; block) => {
         $crate::__private_contract::block_threads($config)
     };
-    ($config:ident; $f:tt) => {
+    ($config:ident; ($($inner:tt)+)) => {
+        $crate::__kernel_contract_sum!($config; $($inner)+)
+    };
+    ($config:ident; $f:ident) => {
         $crate::__private_contract::factor(&$f)
+    };
+    ($config:ident; $f:literal) => {
+        $crate::__private_contract::factor(&$f)
+    };
+    ($config:ident; $other:tt) => {
+        ::core::compile_error!(::core::concat!(
+            "kernel_contract!: `", ::core::stringify!($other), "` cannot be a factor of an \
+             extent: a factor is an integer scalar parameter, an integer literal, `grid`, \
+             `blocks`, `block` or a parenthesized extent"
+        ))
     };
 }
 
@@ -1166,6 +1225,63 @@ mod tests {
         };
         assert_eq!(grid_threads(&cfg), None);
         assert_eq!(grid_threads(&LaunchConfig::for_elements(1000)), Some(1024));
+    }
+
+    #[test]
+    fn sums_are_checked_arithmetic() {
+        use super::__private::sum;
+        assert_eq!(sum(&[Some(255), Some(1)]), Some(256));
+        assert_eq!(sum(&[Some(usize::MAX), Some(1)]), None);
+        assert_eq!(sum(&[Some(1), None]), None);
+        assert_eq!(sum(&[]), Some(0));
+    }
+
+    crate::kernel_contract! {
+        /// Extents with sums: evaluated in `usize`, never in the parameters' own types.
+        unsafe kernel Offsets = "offsets"(
+            rows: &mut [u32; (n + 1)],
+            scan: &mut [u32; n + 1 + 2 * n],
+            n: u8,
+        );
+    }
+
+    #[test]
+    fn a_sum_in_an_extent_does_not_wrap_in_the_parameters_type() {
+        use super::ContractArgs;
+        use crate::asynchronous::scope::ScopedSliceMut;
+        let cfg = LaunchConfig::for_elements(1);
+        // SAFETY: never launched or dereferenced: only the lengths are checked.
+        let (one, big) = unsafe {
+            (
+                ScopedSliceMut::<u32>::from_raw_parts(0x1000, 1),
+                ScopedSliceMut::<u32>::from_raw_parts(0x2000, 1024),
+            )
+        };
+        // 255u8 + 1 would wrap to 0 in `u8`: the extent is 256 elements, and one is too short.
+        let e = <_ as ContractArgs<'_, Offsets>>::check(&(one, big, 255u8), &cfg).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+        assert!(
+            e.to_string().contains(
+                "parameter `rows` holds 1 elements, but its extent `(n + 1)` requires 256"
+            ),
+            "{e}"
+        );
+        // SAFETY: as above.
+        let (mut rows, short, scan) = unsafe {
+            (
+                ScopedSliceMut::<u32>::from_raw_parts(0x1000, 256),
+                ScopedSliceMut::<u32>::from_raw_parts(0x2000, 765),
+                ScopedSliceMut::<u32>::from_raw_parts(0x2000, 766),
+            )
+        };
+        let e =
+            <_ as ContractArgs<'_, Offsets>>::check(&(&mut rows, short, 255u8), &cfg).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("`scan` holds 765 elements, but its extent `n + 1 + 2 * n` requires 766"),
+            "{e}"
+        );
+        assert!(<_ as ContractArgs<'_, Offsets>>::check(&(&mut rows, scan, 255u8), &cfg).is_ok());
     }
 
     #[test]

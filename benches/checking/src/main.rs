@@ -1183,6 +1183,8 @@ custack::kernel_contract! {
     /// The same kernel declared cooperative (as a kernel with a grid-wide barrier would be):
     /// `run_cooperative` only.
     unsafe kernel IotaCooperative = "iota"(x: &mut [u32; grid]) max_block(256, 1, 1) cooperative;
+    /// `row_offsets(unsigned* offsets, unsigned char n)`: `offsets[i] = i` for `i <= n`.
+    unsafe kernel RowOffsets = "row_offsets"(offsets: &mut [u32; (n + 1)], n: u8);
 }
 
 // The double's call counters (`benches/nulldriver`): this program only runs linked to it.
@@ -1255,6 +1257,7 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     let iota = shapes.declared::<Iota>()?;
     let iota_clauses = shapes.declared::<IotaClauses>()?;
     let iota_cooperative = shapes.declared::<IotaCooperative>()?;
+    let row_offsets = shapes.declared::<RowOffsets>()?;
     let stream = guard.stream()?;
     let cfg = LaunchConfig::for_elements(N32);
     let mut x = guard.alloc_zeroed::<u32>(N)?;
@@ -1312,6 +1315,22 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
         refused(ErrorKind::OutOfRange, || {
             s.run_cooperative(&iota_cooperative, big_block, (&mut dg,))
         });
+        // `(n + 1)` with n = 255u8 is 256 elements, computed in usize: in `u8` it would wrap to
+        // 0 and pass any buffer. (scripts/check-driver.sh builds this program in the release
+        // profile, where overflow checks are off.)
+        let mut one = s.alloc::<u32>(1)?;
+        refused(ErrorKind::BufferTooShort, || {
+            s.run(
+                &row_offsets,
+                LaunchConfig::for_elements(256),
+                (&mut one, 255u8),
+            )
+        });
+        s.run(
+            &row_offsets,
+            LaunchConfig::for_elements(256),
+            (&mut dg, 255u8),
+        )?;
         Ok(())
     })??;
     // A submission that owns the buffer and the declared kernel.
