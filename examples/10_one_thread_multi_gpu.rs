@@ -8,8 +8,9 @@
 //! Three ways to drive that, each checked element by element after its last round:
 //!
 //! 1. **one thread, custack**: for each context, `stack.with_pushed(ctx, ..)` attaches the
-//!    context's parked stream, module and buffers, submits the round and *parks* the
-//!    submission (`park_submission`), which then borrows only the context; after every context
+//!    context's parked stream, module and buffers, submits the round (a safe launch of the
+//!    declared `add_u32`, which parks as `()`) and *parks* the submission (`park_submission`),
+//!    which then borrows only the context; after every context
 //!    has its round in flight, the thread waits for each (under no context at all) and keeps
 //!    what comes back parked for the next round;
 //! 2. **one thread per GPU, custack**: each thread pushes its context once and runs its rounds
@@ -30,6 +31,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 const KERNELS: &str = include_str!("../tests/fixtures/kernels.ptx");
+
+custack::kernel_contract! {
+    /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+}
 /// Elements per GPU: 64 MiB of `u32`.
 const N: usize = 1 << 24;
 const N32: u32 = N as u32;
@@ -109,7 +115,7 @@ fn enqueue<'c>(
 ) -> custack::Result<(Round<'c>, ParkedStream<'c>, ParkedModule<'c>)> {
     let stream = g.attach_stream(stream)?;
     let module = g.attach_module(module)?;
-    let add = module.function("add_u32")?;
+    let add = module.declared::<AddU32>()?;
     let (input, dev, output) = parts;
     let payload = (
         g.attach_pinned(input)?,
@@ -119,9 +125,7 @@ fn enqueue<'c>(
     );
     let work = stream.submit(payload, |s, (input, mut dev, output, add)| {
         s.copy_to_device(&mut dev, input)?;
-        // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) adds k to x[0..n); `dev`
-        // holds n elements.
-        unsafe { s.launch(&add, LaunchConfig::for_elements(N32), (&mut dev, K, N32)) }?;
+        s.run(&add, LaunchConfig::for_elements(N32), (&mut dev, K, N32))?;
         s.copy_to_host(output, &dev)
     })?;
     Ok((
@@ -181,7 +185,7 @@ fn per_thread(
     let mut stack = Stack::new()?;
     let g = stack.push(ctx)?;
     let module = g.load_ptx(KERNELS)?;
-    let add = module.function("add_u32")?;
+    let add = module.declared::<AddU32>()?;
     let stream = g.stream()?;
     let mut input = g.alloc_pinned::<u32>(N)?;
     for (x, v) in input.iter_mut().zip(input_of(i)) {
@@ -197,8 +201,7 @@ fn per_thread(
             (input, dev, output, add),
             |s, (input, mut dev, output, add)| {
                 s.copy_to_device(&mut dev, input)?;
-                // SAFETY: as in `enqueue`.
-                unsafe { s.launch(&add, LaunchConfig::for_elements(N32), (&mut dev, K, N32)) }?;
+                s.run(&add, LaunchConfig::for_elements(N32), (&mut dev, K, N32))?;
                 s.copy_to_host(output, &dev)
             },
         )?;

@@ -370,26 +370,59 @@ impl Module<'_> {
         Ok((ptr, bytes))
     }
 
-    /// `cuModuleGetGlobal`—The global `name` as a shared view of `T`s, borrowing the module.
+    /// `cuCtxSynchronize`, `cuModuleGetGlobal`—The global `name` as a read-only view of `T`s,
+    /// once no kernel of this module can still run; borrows the module mutably.
+    ///
+    /// A kernel may read and write its own module's globals (a declared kernel too: its
+    /// contract covers them), so the host reaches a global only while no kernel of the module
+    /// can run (C24): the view borrows the module exclusively, so no [`Function`],
+    /// [`Kernel`] or [`Declared`](crate::Declared) of it can be launched (or even held) while
+    /// the view lives, and the context is synchronized first, because a kernel launched
+    /// earlier may still run without borrowing the module: in a parked or leaked submission
+    /// (as for [`unload`](Self::unload)). The common program reads a global once the
+    /// kernels that accumulate into it are done with:
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, DeviceMemory, Driver, LaunchConfig, Stack};
+    /// custack::kernel_contract! {
+    ///     /// `count_threads()`: adds 1 to the module's global `counters[0]` per thread.
+    ///     unsafe kernel CountThreads = "count_threads"();
+    /// }
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let mut module = guard.load_ptx(include_str!("../tests/fixtures/kernels.ptx"))?;
+    /// let count = module.declared::<CountThreads>()?;
+    /// guard.stream()?.scope(|s| s.run(&count, LaunchConfig::for_elements(256), ()))??;
+    /// // `count` is not used after this point: the global may be read.
+    /// let counters = module.global::<u32>("counters")?.to_vec()?;
+    /// # let _ = counters;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
-    /// As [`global_address`](Self::global_address); [`ErrorKind::LengthMismatch`] if the
-    /// global's size is not a whole number of `T`s.
+    /// The synchronization's error (an earlier asynchronous error, or
+    /// `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED` during a capture): then no view is lent. As
+    /// [`global_address`](Self::global_address); [`ErrorKind::LengthMismatch`] if the global's
+    /// size is not a whole number of `T`s.
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleGetGlobal")]
-    pub fn global<T: DeviceCopy>(&self, name: &str) -> Result<DeviceView<'_, T>> {
-        let (ptr, len) = self.global_len::<T>(name)?;
+    pub fn global<T: DeviceCopy>(&mut self, name: &str) -> Result<DeviceView<'_, T>> {
+        let (ptr, len) = self.idle_global::<T>(name)?;
         // SAFETY: the driver returned a global of this module, live while the module is
-        // loaded, which the view's borrow of `self` guarantees; it is readable as plain data.
+        // loaded, which the view's borrow of `self` guarantees; it is readable as plain data,
+        // and no kernel that may write it can run while the view lives (`idle_global`).
         Ok(unsafe { DeviceView::from_raw_parts(ptr, len) })
     }
 
-    /// `cuModuleGetGlobal`—The global `name` as an exclusive view of `T`s, borrowing the module
-    /// mutably (so no kernel of it can be launched while the view lives).
+    /// `cuCtxSynchronize`, `cuModuleGetGlobal`—The global `name` as an exclusive view of `T`s,
+    /// once no kernel of this module can still run; borrows the module mutably (so no kernel
+    /// of it can be launched while the view lives). As [`global`](Self::global), which says why
+    /// the context is synchronized first.
     ///
     /// The mutable borrow also means that `global_mut` is refused (E0502) while any
     /// [`Function`](crate::Function) of the module is still used later on, even when no kernel
@@ -447,9 +480,19 @@ impl Module<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleGetGlobal")]
     pub fn global_mut<T: DeviceCopy>(&mut self, name: &str) -> Result<DeviceViewMut<'_, T>> {
-        let (ptr, len) = self.global_len::<T>(name)?;
+        let (ptr, len) = self.idle_global::<T>(name)?;
         // SAFETY: as in `global`; `&mut self` excludes every other view and function of it.
         Ok(unsafe { DeviceViewMut::from_raw_parts(ptr, len) })
+    }
+
+    /// The global `name` as `T`s, after waiting until no kernel of this module can run: the
+    /// callers hold `&mut self`, so none is launched (or held) from now on, and the context's
+    /// synchronize covers those still pending without a borrow (parked or leaked submissions).
+    fn idle_global<T: DeviceCopy>(&mut self, name: &str) -> Result<(ffi::CUdeviceptr, usize)> {
+        let found = self.global_len::<T>(name)?;
+        // SAFETY: a context is current: the module's, lent by its guard.
+        unsafe { ffi::cuCtxSynchronize() }.result()?;
+        Ok(found)
     }
 
     fn global_len<T: DeviceCopy>(&self, name: &str) -> Result<(ffi::CUdeviceptr, usize)> {

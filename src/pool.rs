@@ -177,6 +177,11 @@ impl<'scope> StreamScope<'scope, '_> {
     /// otherwise as [`alloc`](Self::alloc): branded with the scope, freed on its stream when
     /// dropped.
     ///
+    /// The pool is named only here, when the allocation is enqueued: it need not outlive the
+    /// scope, so a submission allocates scratch memory from any pool it can name. A pool
+    /// destroyed while its allocations or frees are pending is released by the driver once they
+    /// complete (`cuMemPoolDestroy`).
+    ///
     /// # Errors
     ///
     /// As [`alloc`](Self::alloc).
@@ -187,13 +192,14 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuMemAllocFromPoolAsync")]
     pub fn alloc_from_pool<T: DeviceCopy>(
         &self,
-        pool: &'scope MemPool<'_>,
+        pool: &MemPool<'_>,
         len: usize,
     ) -> Result<ScopedAlloc<'scope, T>> {
         let bytes = check_alloc_len::<T>(len)?;
         let mut ptr: ffi::CUdeviceptr = 0;
-        // SAFETY: valid out-pointer; a live pool (borrowed for the scope) and a live stream of
-        // the current context.
+        // SAFETY: valid out-pointer; a live pool (borrowed for this call; the driver keeps what
+        // its pending allocations need after it is destroyed) and a live stream of the current
+        // context.
         unsafe { ffi::cuMemAllocFromPoolAsync(&raw mut ptr, bytes, pool.raw, self.as_raw()) }
             .result()?;
         // SAFETY: allocated on this scope's stream, to be freed there.

@@ -405,6 +405,18 @@ fn memory_pools_default_and_created() {
     assert!(reserved >= 4 << 20, "kept for reuse: {reserved}");
     pool.trim_to(0).unwrap();
     assert_eq!(pool.usage().unwrap().1, 0, "trimmed");
+    // A submission takes scratch memory from the pool too: the pool is named when the
+    // allocation is enqueued, and need not outlive the submission.
+    let host = stream
+        .submit(vec![0u32; 1 << 10], |s, host| {
+            let mut scratch = s.alloc_from_pool::<u32>(&pool, 1 << 10)?;
+            s.fill_u32(&mut scratch, 12)?;
+            s.copy_to_host(host, &scratch)
+        })
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert!(host.iter().all(|&x| x == 12));
     let _ = out.len();
 }
 

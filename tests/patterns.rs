@@ -909,6 +909,22 @@ fn c14_vmm_mappings(ctx: &Context) -> Result<Vec<Vec<u32>>> {
     Ok(vec![once.to_vec()?, front.to_vec()?, back.to_vec()?])
 }
 
+/// C10: a submission takes scratch memory from a pool of the user's (`alloc_from_pool`): the pool
+/// is named when the allocation is enqueued, so it need not outlive the submission's work.
+fn c10_scratch_from_a_pool_in_a_submission(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let pool = guard.create_mem_pool()?;
+    let stream = guard.stream()?;
+    let pending = stream.submit(vec![0u32; N], |s, host| {
+        let mut scratch = s.alloc_from_pool::<u32>(&pool, N)?;
+        s.fill_u32(&mut scratch, 6)?;
+        s.copy_to_host(host, &scratch)
+    })?;
+    drop(pool); // destroyed while its allocation may be pending: the driver defers the release
+    pending.wait()
+}
+
 /// C18: a graph captured inside a scope that is open on another stream. What the graph uses
 /// comes through its payload (the closure is `'static`, a `move` closure); the open scope's own
 /// work runs and is complete when it ends. Answers `c18_capture_reaches_open_scope.rs` and
@@ -1017,6 +1033,41 @@ custack::kernel_contract! {
     unsafe kernel VectorAdd = "vector_add"(a: &[f32; n], b: &[f32; n], c: &mut [f32; n], n: u32);
     /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
     unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+    /// `count_threads()`: adds 1 to the module's global `counters[0]` per thread.
+    unsafe kernel CountThreads = "count_threads"();
+}
+
+/// C24 and P12: a kernel that accumulates into its module's global, and the host reads the
+/// result once the kernel's handle is no longer used; then the same declared kernel launched
+/// in a submission that is parked across a nested push of `b` (P12: it parks as `()`, like a
+/// `Function`), its module parked too, and the global read after the module is attached again
+/// while the parked kernel may still run (`global` waits for the context first). Answers
+/// `c24_global_read_beside_declared_kernel.rs`, `c24_global_read_by_submission_owning_module.rs`
+/// and `c24_global_written_while_submission_runs_kernel.rs`. Returns the counter after 256
+/// threads, after 2^20 more, and what `b` computed meanwhile.
+fn c24_p12_global_read_after_its_kernels(a: &Context, b: &Context) -> Result<(u32, u32, u32)> {
+    let mut stack = Stack::new()?;
+    let mut ga = stack.push(a)?;
+    let mut module = ga.load_ptx(KERNELS)?;
+    module.global_mut::<u32>("counters")?.fill_u32(0)?;
+    let count = module.declared::<CountThreads>()?;
+    ga.stream()?
+        .scope(|s| s.run(&count, LaunchConfig::for_elements(256), ()))??;
+    let first = module.global::<u32>("counters")?.to_vec()?[0];
+    let count = module.declared::<CountThreads>()?;
+    let pending = {
+        let stream = ga.stream()?;
+        let work = stream.submit(count, |s, count| {
+            s.run(&count, LaunchConfig::for_elements(1 << 20), ())
+        })?;
+        ga.park_submission(work) // borrows `a` only: `count` parked as `()`
+    };
+    let parked = ga.park_module(module);
+    let other = ga.with_pushed(b, |gb| gb.alloc_from(&[5u32; 4])?.to_vec())??;
+    let mut module = ga.attach_module(parked)?;
+    let second = module.global::<u32>("counters")?.to_vec()?[0]; // after the parked kernel
+    pending.wait()?;
+    Ok((first, second, other[0]))
 }
 
 /// P10: a declared kernel launched without `unsafe` at the call site, in a stream scope, a
@@ -1303,6 +1354,27 @@ fn twins_c10_c11_c12_c14_on_device() -> Result<()> {
     for read in c14_vmm_mappings(&ctx)? {
         assert!(!read.is_empty() && read.iter().all(|&x| x == 5));
     }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn twin_c24_p12_on_device() -> Result<()> {
+    let (a, b) = (context0()?, context0()?);
+    assert_eq!(
+        c24_p12_global_read_after_its_kernels(&a, &b)?,
+        (256, 256 + (1 << 20), 5)
+    );
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn c10_pool_scratch_in_submission_on_device() -> Result<()> {
+    assert_eq!(
+        c10_scratch_from_a_pool_in_a_submission(&context0()?)?,
+        vec![6; N]
+    );
     Ok(())
 }
 

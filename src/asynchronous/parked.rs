@@ -60,9 +60,11 @@ pub trait ParkedPayload: sealed::Sealed + Sized {
 /// for a [`Green`](crate::Green) context, every payload but page-locked and registered host memory
 /// (their parked forms are `Send`). Sealed.
 ///
-/// A kernel [`Function`] or [`Kernel`](crate::Kernel) parks as `()`: the parked submission
-/// cannot keep its module borrowed, and does not need to, because a [`Module`](crate::Module)
-/// synchronizes its context before it unloads (as for a leaked submission, R11).
+/// A kernel [`Function`], [`Kernel`](crate::Kernel) or [`Declared`](crate::Declared) kernel
+/// parks as `()`: the parked submission cannot keep its module borrowed, and does not need to,
+/// because a [`Module`](crate::Module) synchronizes its context before it unloads and before it
+/// lends a view of one of its globals ([`Module::global`](crate::Module::global)), which the
+/// kernel may use (as for a leaked submission, R11).
 ///
 /// Device memory parks as a [`ParkedBuffer`] of the same kind `K`: for a green context a
 /// `!Send` one, which stays on the thread with its green context.
@@ -182,6 +184,14 @@ impl<K: ContextKind> Park<'_, K> for Function<'_> {
 
 impl<S: crate::KernelSignature, K: ContextKind> Park<'_, K> for crate::Kernel<'_, S> {
     type Parked = ();
+    #[inline]
+    unsafe fn park(_: Self, _: ffi::CUcontext) {}
+}
+
+impl<C: crate::Contract, K: ContextKind> Park<'_, K> for crate::Declared<'_, C> {
+    type Parked = ();
+    // As a `Function`: the module synchronizes its context before it unloads, and before it
+    // lends a view of a global, which the parked kernel may still read or write (C24).
     #[inline]
     unsafe fn park(_: Self, _: ffi::CUcontext) {}
 }

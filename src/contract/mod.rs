@@ -947,9 +947,12 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 /// at lookup where the driver or the PTX can tell: [`CheckedBy`](crate::CheckedBy)), reads and
 /// writes only the buffers passed to it, within their extents, writes only those declared
 /// `&mut`, dereferences no address it was not passed as a buffer (an integer parameter is
-/// never an address; it may use its own module's global variables, which the host cannot reach
-/// while a handle of the module's kernels lives), touches no more dynamic shared memory than its `shared(..)` clause (none
-/// without one), stays within its static shared memory for every block its `max_block(..)`
+/// never an address; it may read and write its own module's global variables, which the host
+/// reaches only through [`Module::global`](crate::Module::global) and
+/// [`global_mut`](crate::Module::global_mut): they borrow the module exclusively, so no handle
+/// of its kernels lives beside the view, and wait for the context first, so no kernel launched
+/// earlier still runs), touches no more dynamic shared memory than its `shared(..)` clause
+/// (none without one), stays within its static shared memory for every block its `max_block(..)`
 /// clause allows (any block without one), and, unless declared `cooperative`, does not need a
 /// cooperative launch (no grid-wide barrier).
 #[macro_export]

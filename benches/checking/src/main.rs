@@ -561,7 +561,8 @@ fn adopted_context(stack: &mut Stack, device: custack::Device) -> Result<()> {
 }
 
 /// Module variables, JIT options and logs, a linker, function attributes and occupancy, a
-/// typed kernel, and the module's function list.
+/// typed kernel, the module's function list, and a global read while a parked declared kernel
+/// of the module may run.
 fn module_globals(ctx: &Context) -> Result<u32> {
     let mut stack = Stack::new()?;
     let guard = stack.push(ctx)?;
@@ -646,8 +647,17 @@ fn module_globals(ctx: &Context) -> Result<u32> {
     fatbin[6..8].copy_from_slice(&16u16.to_le_bytes());
     // SAFETY: a fatbin header whose size fields say the image ends with it.
     unsafe { guard.load_fatbin(&fatbin) }?.unload()?;
+    // A declared kernel that writes the module's global, launched in a submission that is
+    // parked (it parks as `()`): the global is read while the kernel may still run, and the read
+    // waits for the context first.
+    let count = module.declared::<CountThreads>()?;
+    let pending = guard.park_submission(guard.stream()?.submit(count, |s, count| {
+        s.run(&count, LaunchConfig::for_elements(256), ())
+    })?);
+    let after = module.global::<u32>("counters")?.to_vec()?;
+    pending.wait()?;
     module.unload()?;
-    Ok(counters.iter().sum::<u32>() + x.to_vec()?.len() as u32)
+    Ok(counters.iter().sum::<u32>() + after.iter().sum::<u32>() + x.to_vec()?.len() as u32)
 }
 
 /// A kernel function borrowed by raw handle (`function_from_raw`, as for a module that other
@@ -702,6 +712,15 @@ fn memory_kinds(ctx: &Context) -> Result<Vec<f32>> {
         s.copy_to_pitched(&mut p, &rows)?;
         s.copy_from_pitched(&mut back, &p)
     })??;
+    // Scratch memory from the pool in a submission: the pool is named when the allocation is
+    // enqueued, not borrowed for the submission.
+    let scratch = stream
+        .submit(vec![0.0f32; 64], |s, host| {
+            let mut tmp = s.alloc_from_pool::<f32>(&pool, 64)?;
+            s.fill_u32(&mut tmp, 0)?;
+            s.copy_to_host(host, &tmp)
+        })?
+        .wait()?;
     pool.trim_to(0)?;
     registered.unregister()?;
     // The registered vector and a buffer owned by a submission, parked (it then borrows the
@@ -726,6 +745,7 @@ fn memory_kinds(ctx: &Context) -> Result<Vec<f32>> {
     let mut out = vec.into_vec()?;
     out.extend_from_slice(&rows);
     out.extend_from_slice(&back);
+    out.extend_from_slice(&scratch);
     image.free()?;
     drop((pool, default_pool));
     Ok(out)
@@ -1183,6 +1203,8 @@ custack::kernel_contract! {
     /// The same kernel declared cooperative (as a kernel with a grid-wide barrier would be):
     /// `run_cooperative` only.
     unsafe kernel IotaCooperative = "iota"(x: &mut [u32; grid]) max_block(256, 1, 1) cooperative;
+    /// `count_threads()`: adds 1 to the module's global `counters[0]` per thread.
+    unsafe kernel CountThreads = "count_threads"();
     /// `row_offsets(unsigned* offsets, unsigned char n)`: `offsets[i] = i` for `i <= n`.
     unsafe kernel RowOffsets = "row_offsets"(offsets: &mut [u32; (n + 1)], n: u8);
 }
