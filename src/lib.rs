@@ -147,8 +147,8 @@ pub use context::{Context, ContextFlags};
 #[doc(hidden)]
 pub use contract::__private as __private_contract;
 pub use contract::{
-    CheckedBy, Contract, ContractArg, ContractArgs, Declared, DeclaredLibrary, ExtentFactor,
-    ParamKind, PlainLaunch, ReadBuffer, Scalar, WriteBuffer,
+    CheckedBy, ClusterLaunch, Contract, ContractArg, ContractArgs, CooperativeLaunch, Declared,
+    DeclaredLibrary, ExtentFactor, ParamKind, PlainLaunch, ReadBuffer, Scalar, WriteBuffer,
 };
 pub use current::{CacheConfig, Limit};
 /// `#[derive(DeviceCopy)]`: implements [`DeviceCopy`](trait@DeviceCopy) for a `#[repr(C)]` or

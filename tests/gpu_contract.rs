@@ -35,6 +35,9 @@ custack::kernel_contract! {
     unsafe kernel Iota = "iota"(x: &mut [u32; grid]);
     /// `row_offsets(unsigned* offsets, unsigned char n)`: `offsets[i] = i` for `i <= n`.
     unsafe kernel RowOffsets = "row_offsets"(offsets: &mut [u32; (n + 1)], n: u8);
+    /// `cluster_ids(uint2* out)`: block `b` writes its rank in its cluster and its cluster's
+    /// index to `out[b]`: written for clusters of 2 blocks.
+    unsafe kernel ClusterIds = "cluster_ids"(out: &mut [[u32; 2]; blocks]) cluster(2, 1, 1);
 }
 
 const N: usize = 1000;
@@ -105,6 +108,47 @@ fn sum_extent_is_computed_in_usize() {
         "the refused launch wrote nothing"
     );
     assert_eq!(all.to_vec().unwrap(), (0..256).collect::<Vec<u32>>());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn clustered_contract_runs_in_its_cluster_shape() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let cc = guard.device().unwrap().compute_capability().unwrap();
+    if cc.major < 9 {
+        println!("skipped: thread-block clusters need compute capability 9.0, this is {cc:?}");
+        return;
+    }
+    let module = guard
+        .load_ptx(include_str!("fixtures/cluster.ptx"))
+        .unwrap();
+    let ids = module.declared::<ClusterIds>().unwrap();
+    let mut out = guard.alloc_zeroed::<[u32; 2]>(8).unwrap();
+    let eight = LaunchConfig {
+        grid: (8, 1, 1),
+        block: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    guard
+        .stream()
+        .unwrap()
+        .scope(|s| {
+            let mut d = s.bind_mut(&mut out);
+            s.run_clustered(&ids, eight, (&mut d,)).unwrap();
+            let seven = LaunchConfig {
+                grid: (7, 1, 1),
+                ..eight
+            };
+            let e = s.run_clustered(&ids, seven, (&mut d,)).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::OutOfRange);
+            assert!(e.to_string().contains("cluster(2, 1, 1)"), "{e}");
+        })
+        .unwrap();
+    // Block b is rank b % 2 of cluster b / 2: the launch had the contract's shape.
+    let expected: Vec<[u32; 2]> = (0..8).map(|b| [b % 2, b / 2]).collect();
+    assert_eq!(out.to_vec().unwrap(), expected);
 }
 
 #[test]

@@ -55,24 +55,55 @@ pub unsafe trait Contract: 'static {
     type Signature: KernelSignature;
 }
 
-/// A contract whose kernel runs correctly in a plain launch: every contract not declared
-/// `cooperative` ([`kernel_contract!`](crate::kernel_contract)), which the macro implements
-/// this for. [`StreamScope::run`], [`run_with`](StreamScope::run_with) and
-/// [`run_library`](StreamScope::run_library) take only these; a cooperative kernel (one that
+/// A contract whose kernel runs correctly in a plain launch: every contract declared neither
+/// `cooperative` nor with a `cluster(..)` shape ([`kernel_contract!`](crate::kernel_contract)),
+/// which the macro implements this for. [`StreamScope::run`], [`run_with`](StreamScope::run_with)
+/// and [`run_library`](StreamScope::run_library) take only these; a cooperative kernel (one that
 /// synchronizes the whole grid) launches with
 /// [`run_cooperative`](StreamScope::run_cooperative), which checks that every block can be
-/// resident at once.
+/// resident at once, and a kernel written for thread-block clusters with
+/// [`run_clustered`](StreamScope::run_clustered), in its declared cluster shape.
 ///
 /// # Safety
 ///
-/// The kernel does not rely on a cooperative launch: no grid-wide barrier (cooperative
-/// groups' `grid.sync()`), which in a plain launch may wait for blocks that never run.
+/// The kernel does not rely on a cooperative launch (no grid-wide barrier, cooperative
+/// groups' `grid.sync()`, which in a plain launch may wait for blocks that never run), nor on a
+/// cluster shape (no distributed shared memory of other blocks, which a launch with clusters
+/// of one block does not have).
 #[diagnostic::on_unimplemented(
-    message = "the kernel of contract `{Self}` is declared `cooperative`: it needs a cooperative launch",
-    label = "a cooperative kernel",
-    note = "launch it with `run_cooperative`, which checks that every block of the grid can be resident at once (a grid-wide barrier waits for all of them)"
+    message = "the kernel of contract `{Self}` is declared `cooperative` or with a `cluster(..)` shape: it needs that launch",
+    label = "a cooperative or clustered kernel",
+    note = "launch a `cooperative` kernel with `run_cooperative`, which checks that every block of the grid can be resident at once (a grid-wide barrier waits for all of them), and a `cluster(..)` kernel with `run_clustered`, which launches it in its declared cluster shape"
 )]
 pub unsafe trait PlainLaunch: Contract {}
+
+/// A contract whose kernel runs correctly in a cooperative launch: every contract without a
+/// `cluster(..)` shape ([`kernel_contract!`](crate::kernel_contract) implements it), which
+/// [`run_cooperative`](StreamScope::run_cooperative) takes.
+///
+/// # Safety
+///
+/// The kernel does not rely on a cluster shape (see [`PlainLaunch`]).
+#[diagnostic::on_unimplemented(
+    message = "the kernel of contract `{Self}` is declared with a `cluster(..)` shape: it needs a launch in that shape",
+    label = "a clustered kernel",
+    note = "launch it with `run_clustered`, which launches it in its declared cluster shape"
+)]
+pub unsafe trait CooperativeLaunch: Contract {}
+
+/// A contract whose kernel is written for thread-block clusters of one shape (distributed
+/// shared memory, cluster barriers): declared with `cluster(x, y, z)`
+/// ([`kernel_contract!`](crate::kernel_contract)), launched only with
+/// [`run_clustered`](StreamScope::run_clustered), in exactly that shape.
+///
+/// # Safety
+///
+/// The kernel stays within its contract when launched in clusters of exactly
+/// [`CLUSTER`](Self::CLUSTER) blocks (and needs no cooperative launch).
+pub unsafe trait ClusterLaunch: Contract {
+    /// The cluster shape, in blocks per dimension.
+    const CLUSTER: (u32, u32, u32);
+}
 
 mod sealed {
     pub trait Kind {}
@@ -369,6 +400,28 @@ pub mod __private {
                 format!(
                     "kernel {kernel:?}: a block of {b:?} threads exceeds its contract's \
                      max_block{max:?}; nothing was launched"
+                ),
+            ))
+        }
+    }
+
+    /// Checks that the grid of `config` is a whole number of clusters of shape `cluster`.
+    #[inline]
+    pub fn check_cluster(
+        kernel: &'static str,
+        config: &LaunchConfig,
+        cluster: (u32, u32, u32),
+    ) -> Result<()> {
+        let g = config.grid;
+        let whole = |grid: u32, c: u32| c != 0 && grid % c == 0;
+        if whole(g.0, cluster.0) && whole(g.1, cluster.1) && whole(g.2, cluster.2) {
+            Ok(())
+        } else {
+            Err(Error::custack(
+                ErrorKind::OutOfRange,
+                format!(
+                    "kernel {kernel:?}: a grid of {g:?} blocks is not a whole number of its \
+                     contract's cluster{cluster:?} in every dimension; nothing was launched"
                 ),
             ))
         }
@@ -710,7 +763,8 @@ impl<'scope> StreamScope<'scope, '_> {
     /// `cuLaunchCooperativeKernel`—[`run`](Self::run) as a cooperative launch (a grid-wide
     /// barrier), the grid checked first as in
     /// [`launch_cooperative`](Self::launch_cooperative). The only safe launch of a contract
-    /// declared `cooperative` ([`PlainLaunch`]); any other contract may launch so too.
+    /// declared `cooperative` ([`PlainLaunch`]); any other contract without a cluster shape
+    /// may launch so too ([`CooperativeLaunch`]).
     ///
     /// # Errors
     ///
@@ -721,7 +775,7 @@ impl<'scope> StreamScope<'scope, '_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchCooperativeKernel")]
     #[allow(clippy::needless_pass_by_value)]
-    pub fn run_cooperative<C: Contract, A: ContractArgs<'scope, C>>(
+    pub fn run_cooperative<C: CooperativeLaunch, A: ContractArgs<'scope, C>>(
         &self,
         kernel: &Declared<'scope, C>,
         config: LaunchConfig,
@@ -730,6 +784,39 @@ impl<'scope> StreamScope<'scope, '_> {
         args.check(&config)?;
         // SAFETY: as in `run`.
         unsafe { self.launch_cooperative(&kernel.function, config, args) }
+    }
+
+    /// `cuLaunchKernelEx`—[`run`](Self::run) for a kernel written for thread-block clusters
+    /// (compute capability 9.0): launched in clusters of exactly the shape its contract declares
+    /// (`cluster(x, y, z)`, [`ClusterLaunch`]), the only safe launch of such a contract.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`](crate::ErrorKind::OutOfRange) naming the clause if the grid
+    /// is not a whole number of clusters in every dimension (nothing is enqueued); as
+    /// [`run`](Self::run) and [`launch_with`](Self::launch_with) (a device without clusters
+    /// refuses the launch).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
+    #[doc(alias = "cuLaunchKernelEx")]
+    #[allow(clippy::needless_pass_by_value)]
+    pub fn run_clustered<C: ClusterLaunch, A: ContractArgs<'scope, C>>(
+        &self,
+        kernel: &Declared<'scope, C>,
+        config: LaunchConfig,
+        args: A,
+    ) -> Result<()> {
+        __private::check_cluster(C::KERNEL, &config, C::CLUSTER)?;
+        args.check(&config)?;
+        let attributes = LaunchAttributes {
+            cluster: Some(C::CLUSTER),
+            ..LaunchAttributes::default()
+        };
+        // SAFETY: as in `run`; the launch has the cluster shape the contract declares, and the
+        // grid is a whole number of clusters (checked above).
+        unsafe { self.launch_with(&kernel.function, config, &attributes, args) }
     }
 }
 
@@ -905,6 +992,11 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 ///     /// `normalize(float* x, unsigned n)`: divides by the sum of all of `x`, after a grid-wide
 ///     /// barrier (cooperative groups): launched only with `run_cooperative`.
 ///     unsafe kernel Normalize = "normalize"(x: &mut [f32; n], n: u32) cooperative;
+///
+///     /// `pair_sums(const float* x, float* out)`: each block adds its partner's shared
+///     /// memory (distributed shared memory of a cluster of 2): launched only with
+///     /// `run_clustered`, in clusters of 2 blocks.
+///     unsafe kernel PairSums = "pair_sums"(x: &[f32; grid], out: &mut [f32; blocks]) cluster(2, 1, 1);
 /// }
 /// ```
 ///
@@ -933,13 +1025,18 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 /// the whole grid (cooperative groups' `grid.sync()`) ends its declaration with `cooperative`
 /// (after the other clauses): it then launches only with
 /// [`run_cooperative`](crate::StreamScope::run_cooperative), and `run`, `run_with` and
-/// `run_library` refuse it at compile time ([`PlainLaunch`](crate::PlainLaunch)).
+/// `run_library` refuse it at compile time ([`PlainLaunch`](crate::PlainLaunch)). A kernel
+/// written for thread-block clusters (distributed shared memory, cluster barriers) ends its
+/// declaration with `cluster(x, y, z)` instead, its cluster shape in blocks: it then launches only
+/// with [`run_clustered`](crate::StreamScope::run_clustered), in exactly that shape (a grid that
+/// is not a whole number of clusters is refused), and every other launch refuses it at compile
+/// time ([`ClusterLaunch`](crate::ClusterLaunch), [`CooperativeLaunch`](crate::CooperativeLaunch)).
 ///
 /// Extents are computed at each launch in checked `usize` arithmetic: every factor is converted
 /// to `usize` first (never added or multiplied in its own type, where `255u8 + 1` would wrap), and
 /// a negative factor or an overflow refuses the launch. Anything else in an extent (`-`, `/`, a
-/// method call, a cast) is a compile error that says what an extent may hold. (`grid`, `blocks`, `block` and `pitched` are words of the
-/// syntax, not parameter names.)
+/// method call, a cast) is a compile error that says what an extent may hold. (`grid`, `blocks`,
+/// `block` and `pitched` are words of the syntax, not parameter names.)
 ///
 /// # Safety
 ///
@@ -953,8 +1050,9 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 /// of its kernels lives beside the view, and wait for the context first, so no kernel launched
 /// earlier still runs), touches no more dynamic shared memory than its `shared(..)` clause
 /// (none without one), stays within its static shared memory for every block its `max_block(..)`
-/// clause allows (any block without one), and, unless declared `cooperative`, does not need a
-/// cooperative launch (no grid-wide barrier).
+/// clause allows (any block without one), unless declared `cooperative`, does not need a
+/// cooperative launch (no grid-wide barrier), and, unless declared with `cluster(..)`, does not
+/// need a cluster shape (with it: stays within all of the above in clusters of that shape).
 #[macro_export]
 macro_rules! kernel_contract {
     () => {};
@@ -967,6 +1065,21 @@ macro_rules! kernel_contract {
     ) => {
         $crate::__kernel_contract_params! {
             [$(#[$attr])* $vis $name $kernel [$($($shared)+)?] [$($bx, $by, $bz)?] plain]
+            [] $($params)*
+        }
+        $crate::kernel_contract! { $($rest)* }
+    };
+    (
+        $(#[$attr:meta])*
+        $vis:vis unsafe kernel $name:ident = $kernel:literal ( $($params:tt)* )
+            $(shared ( $($shared:tt)+ ))?
+            $(max_block ( $bx:literal, $by:literal, $bz:literal ))?
+            cluster ( $cx:literal, $cy:literal, $cz:literal );
+        $($rest:tt)*
+    ) => {
+        $crate::__kernel_contract_params! {
+            [$(#[$attr])* $vis $name $kernel [$($($shared)+)?] [$($bx, $by, $bz)?]
+                (clustered $cx $cy $cz)]
             [] $($params)*
         }
         $crate::kernel_contract! { $($rest)* }
@@ -994,7 +1107,7 @@ macro_rules! kernel_contract {
 macro_rules! __kernel_contract_params {
     (
         [$(#[$attr:meta])* $vis:vis $name:ident $kernel:literal [$($shared:tt)*] [$($max:tt)*]
-            $launch:ident]
+            $launch:tt]
         [$(($p:ident, $kind:ty, [$($e:tt)*]))*]
     ) => {
         $(#[$attr])*
@@ -1053,16 +1166,30 @@ macro_rules! __kernel_contract_params {
     };
 }
 
-/// A plain contract's [`PlainLaunch`] impl; none for a cooperative one. Not public API.
+/// The launches a contract takes: [`PlainLaunch`] and [`CooperativeLaunch`] for a plain one,
+/// [`CooperativeLaunch`] for a cooperative one, [`ClusterLaunch`] for a clustered one. Not
+/// public API.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __kernel_contract_launch {
     (plain $name:ident) => {
-        // SAFETY: the `unsafe` of this contract's declaration, which does not say
-        // `cooperative`: its author's promise that the kernel needs no cooperative launch.
+        // SAFETY: the `unsafe` of this contract's declaration, which says neither `cooperative`
+        // nor `cluster`: its author's promise that the kernel needs neither launch.
         unsafe impl $crate::PlainLaunch for $name {}
+        // SAFETY: as above: no cluster shape.
+        unsafe impl $crate::CooperativeLaunch for $name {}
     };
-    (cooperative $name:ident) => {};
+    (cooperative $name:ident) => {
+        // SAFETY: the `unsafe` of this contract's declaration, which does not say `cluster`.
+        unsafe impl $crate::CooperativeLaunch for $name {}
+    };
+    ((clustered $cx:literal $cy:literal $cz:literal) $name:ident) => {
+        // SAFETY: the `unsafe` of this contract's declaration: its author's promise that the
+        // kernel stays within it in clusters of this shape.
+        unsafe impl $crate::ClusterLaunch for $name {
+            const CLUSTER: (u32, u32, u32) = ($cx, $cy, $cz);
+        }
+    };
 }
 
 /// One parameter's check: nothing for a scalar. Not public API.

@@ -1207,6 +1207,9 @@ custack::kernel_contract! {
     unsafe kernel CountThreads = "count_threads"();
     /// `row_offsets(unsigned* offsets, unsigned char n)`: `offsets[i] = i` for `i <= n`.
     unsafe kernel RowOffsets = "row_offsets"(offsets: &mut [u32; (n + 1)], n: u8);
+    /// `cluster_ids(uint2* out)`: block `b` writes its rank in its cluster of 2 and its
+    /// cluster's index to `out[b]`: written for clusters of 2 blocks.
+    unsafe kernel ClusterIds = "cluster_ids"(out: &mut [[u32; 2]; blocks]) cluster(2, 1, 1);
 }
 
 // The double's call counters (`benches/nulldriver`): this program only runs linked to it.
@@ -1280,6 +1283,9 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     let iota_clauses = shapes.declared::<IotaClauses>()?;
     let iota_cooperative = shapes.declared::<IotaCooperative>()?;
     let row_offsets = shapes.declared::<RowOffsets>()?;
+    let clusters = guard.load_ptx(include_str!("../../../tests/fixtures/cluster.ptx"))?;
+    let cluster_ids = clusters.declared::<ClusterIds>()?;
+    let mut ids = guard.alloc_zeroed::<[u32; 2]>(8)?;
     let stream = guard.stream()?;
     let cfg = LaunchConfig::for_elements(N32);
     let mut x = guard.alloc_zeroed::<u32>(N)?;
@@ -1353,6 +1359,21 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
             LaunchConfig::for_elements(256),
             (&mut dg, 255u8),
         )?;
+        // A clustered kernel: launched in its clusters of 2; a grid of 7 blocks is refused.
+        let mut di = s.bind_mut(&mut ids);
+        let eight = LaunchConfig {
+            grid: (8, 1, 1),
+            block: (32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        s.run_clustered(&cluster_ids, eight, (&mut di,))?;
+        let seven = LaunchConfig {
+            grid: (7, 1, 1),
+            ..eight
+        };
+        refused(ErrorKind::OutOfRange, || {
+            s.run_clustered(&cluster_ids, seven, (&mut di,))
+        });
         Ok(())
     })??;
     // A submission that owns the buffer and the declared kernel.
