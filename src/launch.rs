@@ -332,11 +332,23 @@ pub(crate) fn check_cooperative(function: &Function<'_>, config: LaunchConfig) -
         );
     }
     let sms = attribute(ffi::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u64;
-    let block = config.block.0 * config.block.1 * config.block.2;
+    // Checked: the dimensions are the caller's, and a product that wraps would under-count.
+    let Some(block) = config
+        .block
+        .0
+        .checked_mul(config.block.1)
+        .and_then(|b| b.checked_mul(config.block.2))
+    else {
+        return Err(
+            crate::Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
+                .with_detail(format!("a block of {:?} threads overflows", config.block)),
+        );
+    };
     let per_sm =
         u64::from(function.max_active_blocks_per_sm(block, config.shared_mem_bytes as usize)?);
-    let blocks = u64::from(config.grid.0) * u64::from(config.grid.1) * u64::from(config.grid.2);
-    if blocks > per_sm * sms {
+    let (g0, g1, g2) = config.grid;
+    let blocks = u128::from(g0) * u128::from(g1) * u128::from(g2);
+    if blocks > u128::from(per_sm * sms) {
         return Err(
             crate::Error::from_code(ffi::CUresult::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE).with_detail(
                 format!(

@@ -269,6 +269,10 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
 
     /// `cuMemcpyHtoD`—Copies from host memory. The host slice may be reused when this returns.
     ///
+    /// From pageable memory the driver returns once the bytes are staged: later synchronous
+    /// calls and work on blocking streams see them, work on a non-blocking stream is not ordered
+    /// after the copy (the "Stream kinds" section of the repository's `docs/features.md`).
+    ///
     /// # Errors
     ///
     /// [`ErrorKind::LengthMismatch`] if `src.len() != self.len()`; driver errors.
@@ -282,7 +286,7 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     /// # let guard = stack.push(&ctx)?;
     /// use custack::{DeviceMemory, DeviceMemoryMut};
     /// let mut buf = guard.alloc::<u32>(4)?;
-    /// buf.copy_from_host(&[1, 2, 3, 4])?;          // cuMemcpyHtoD, complete on return
+    /// buf.copy_from_host(&[1, 2, 3, 4])?;          // cuMemcpyHtoD, before later synchronous calls
     /// let (_, mut upper) = buf.split_at_mut(2)?;   // views: no driver call
     /// upper.copy_from_host(&[30, 40])?;
     /// assert_eq!(buf.to_vec()?, [1, 2, 30, 40]);

@@ -160,3 +160,38 @@ fn failed_captures_end_the_capture_and_host_functions_are_refused() {
     assert_eq!(done.wait().unwrap().1, vec![0; 4]);
     assert!(take_drop_errors().is_empty());
 }
+
+/// A capture's closure is `'static`: it reaches a stream only through a leaked guard. A scope or
+/// a submission opened there is refused, nothing enqueued: its work would become nodes of the
+/// graph, while the scope's synchronize or the submission's event stood for work that ran.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_scope_or_submission_inside_a_capture_is_refused() {
+    let ctx: &'static custack::Context = Box::leak(Box::new(context()));
+    let stack: &'static mut Stack = Box::leak(Box::new(Stack::new().unwrap()));
+    let guard = Box::leak(Box::new(stack.push(ctx).unwrap()));
+    let stream: &'static custack::Stream<'static> = Box::leak(Box::new(guard.stream().unwrap()));
+    let graph = stream
+        .capture((), move |_s, ()| {
+            let e = stream.scope(|_| ()).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::NotSupported);
+            assert!(
+                e.to_string()
+                    .contains("a stream scope inside a graph capture's closure"),
+                "{e}"
+            );
+            let e = stream.submit(vec![0u32; 4], |_, _| Ok(())).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::NotSupported);
+            assert!(
+                e.to_string()
+                    .contains("a submission inside a graph capture's closure"),
+                "{e}"
+            );
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(graph.node_count().unwrap(), 0, "nothing was captured");
+    drop(graph);
+    // Outside the capture, the same stream opens scopes again.
+    stream.scope(|_| ()).unwrap();
+}

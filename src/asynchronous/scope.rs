@@ -26,7 +26,9 @@ impl Stream<'_> {
     ///
     /// # Errors
     ///
-    /// The synchronization's error: the first error of the work in the scope, or a sticky
+    /// `CUDA_ERROR_NOT_SUPPORTED` inside a [capture](Stream::capture)'s closure (which reaches a
+    /// stream only through a leaked guard): the scope's work would be captured, not run. The
+    /// synchronization's error: the first error of the work in the scope, or a sticky
     /// error. The borrows end only once no work of the scope can still run: if the
     /// synchronization fails without a sticky error, the stream is polled until it is idle
     /// (`cuStreamQuery`), then the context synchronized; if the driver cannot confirm either,
@@ -60,6 +62,7 @@ impl Stream<'_> {
         &'env self,
         f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'env>) -> R,
     ) -> Result<R> {
+        super::graph::refuse_inside_capture("a stream scope")?;
         // SAFETY: the stream is live and of the current context (lent by the current guard,
         // borrowed for 'env); the scope is waited for below, or by `waiter` on unwind.
         let scope = unsafe { StreamScope::from_raw(self.as_raw()) };

@@ -628,6 +628,9 @@ impl Stream<'_> {
     ///
     /// The event's creation or recording, or `f`'s error. Then the submission is not made: the
     /// stream is synchronized (everything `f` enqueued is complete) and the payload dropped.
+    /// `CUDA_ERROR_NOT_SUPPORTED` inside a [capture](Self::capture)'s closure (which reaches a
+    /// stream only through a leaked guard), before anything is enqueued: the work would be
+    /// captured, not run.
     ///
     /// # Examples
     ///
@@ -658,6 +661,7 @@ impl Stream<'_> {
         payload: P,
         f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'static>, P::Bound<'scope>) -> Result<()>,
     ) -> Result<Submission<'_, P>> {
+        super::graph::refuse_inside_capture("a submission")?;
         let mut event = core::ptr::null_mut();
         let flags = ffi::CUevent_flags::CU_EVENT_DISABLE_TIMING.0 as core::ffi::c_uint;
         // SAFETY: valid out-pointer; the stream's context is current. Nothing is enqueued yet,
@@ -721,6 +725,7 @@ impl Stream<'_> {
             (Q::Bound<'scope>, P::Bound<'scope>),
         ) -> Result<()>,
     ) -> Result<Submission<'s, (Q, P)>> {
+        super::graph::refuse_inside_capture("a submission")?;
         // SAFETY: both handles are live and of the current context; the flags must be 0.
         let waited = unsafe { ffi::cuStreamWaitEvent(self.as_raw(), pending.event, 0) }.result();
         // On failure, dropping `pending` waits for it before its payload is dropped.

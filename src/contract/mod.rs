@@ -1048,7 +1048,8 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 /// reaches only through [`Module::global`](crate::Module::global) and
 /// [`global_mut`](crate::Module::global_mut): they borrow the module exclusively, so no handle
 /// of its kernels lives beside the view, and wait for the context first, so no kernel launched
-/// earlier still runs), touches no more dynamic shared memory than its `shared(..)` clause
+/// earlier still runs; launches of it may run at once on several streams, so its use of globals
+/// must allow that, e.g. atomics), touches no more dynamic shared memory than its `shared(..)` clause
 /// (none without one), stays within its static shared memory for every block its `max_block(..)`
 /// clause allows (any block without one), unless declared `cooperative`, does not need a
 /// cooperative launch (no grid-wide barrier), and, unless declared with `cluster(..)`, does not
@@ -1380,13 +1381,12 @@ mod tests {
         use super::ContractArgs;
         use crate::asynchronous::scope::ScopedSliceMut;
         let cfg = LaunchConfig::for_elements(1);
-        // SAFETY: never launched or dereferenced: only the lengths are checked.
-        let (one, big) = unsafe {
-            (
-                ScopedSliceMut::<u32>::from_raw_parts(0x1000, 1),
-                ScopedSliceMut::<u32>::from_raw_parts(0x2000, 1024),
-            )
+        // Never launched or dereferenced: only the lengths are checked.
+        let slice = |ptr: u64, len: usize| {
+            // SAFETY: the handle only carries a length here; nothing reaches its address.
+            unsafe { ScopedSliceMut::<u32>::from_raw_parts(ptr, len) }
         };
+        let (one, big) = (slice(0x1000, 1), slice(0x2000, 1024));
         // 255u8 + 1 would wrap to 0 in `u8`: the extent is 256 elements, and one is too short.
         let e = <_ as ContractArgs<'_, Offsets>>::check(&(one, big, 255u8), &cfg).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::BufferTooShort);
@@ -1396,14 +1396,7 @@ mod tests {
             ),
             "{e}"
         );
-        // SAFETY: as above.
-        let (mut rows, short, scan) = unsafe {
-            (
-                ScopedSliceMut::<u32>::from_raw_parts(0x1000, 256),
-                ScopedSliceMut::<u32>::from_raw_parts(0x2000, 765),
-                ScopedSliceMut::<u32>::from_raw_parts(0x2000, 766),
-            )
-        };
+        let (mut rows, short, scan) = (slice(0x1000, 256), slice(0x2000, 765), slice(0x2000, 766));
         let e =
             <_ as ContractArgs<'_, Offsets>>::check(&(&mut rows, short, 255u8), &cfg).unwrap_err();
         assert!(
