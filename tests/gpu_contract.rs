@@ -33,6 +33,8 @@ custack::kernel_contract! {
     );
     /// `iota(unsigned* x)`: `x[i] = i` for every launched thread, no bounds check.
     unsafe kernel Iota = "iota"(x: &mut [u32; grid]);
+    /// `count_threads()`: adds 1 to the module's global `counters[0]` per thread.
+    unsafe kernel CountThreads = "count_threads"();
     /// `row_offsets(unsigned* offsets, unsigned char n)`: `offsets[i] = i` for `i <= n`.
     unsafe kernel RowOffsets = "row_offsets"(offsets: &mut [u32; (n + 1)], n: u8);
     /// `cluster_ids(uint2* out)`: block `b` writes its rank in its cluster and its cluster's
@@ -370,4 +372,38 @@ fn declared_library_function() {
         })
         .unwrap();
     assert_eq!(x.to_vec().unwrap(), vec![5; N]);
+}
+
+/// C24 with R11: a submission launching a declared kernel that writes the module's global, on a
+/// non-blocking stream, is leaked (`mem::forget`), which ends its borrow of the module; the
+/// global read afterwards still waits for the kernel (the context's synchronize), so it sees
+/// every thread's count.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_global_read_waits_for_a_leaked_kernel() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard
+        .stream_with(custack::StreamFlags::NON_BLOCKING, 0)
+        .unwrap();
+    let mut module = guard.load_ptx(KERNELS).unwrap();
+    module
+        .global_mut::<u32>("counters")
+        .unwrap()
+        .fill_u32(0)
+        .unwrap();
+    let count = module.declared::<CountThreads>().unwrap();
+    let threads = 1u32 << 26;
+    let pending = stream
+        .submit(count, |s, count| {
+            for _ in 0..8 {
+                s.run(&count, LaunchConfig::for_elements(threads), ())?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    core::mem::forget(pending);
+    let counters = module.global::<u32>("counters").unwrap().to_vec().unwrap();
+    assert_eq!(counters[0], 8 * threads, "the read waited for every launch");
 }
