@@ -80,3 +80,80 @@ fn abort_unfinished(first: &Error, last: &Error) -> ! {
     );
     std::process::abort()
 }
+
+std::thread_local! {
+    /// How many captures this thread is inside of (a capture's closure running).
+    static CAPTURING: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+}
+
+/// Marks this thread as inside a capture's closure until dropped (also on unwind).
+pub(super) struct InCapture;
+
+impl InCapture {
+    pub(super) fn enter() -> Self {
+        CAPTURING.with(|c| c.set(c.get() + 1));
+        Self
+    }
+}
+
+impl Drop for InCapture {
+    fn drop(&mut self) {
+        CAPTURING.with(|c| c.set(c.get() - 1));
+    }
+}
+
+/// Refuses a stream scope or submission opened inside a capture's closure on this thread.
+///
+/// The closure is `'static`, so only a stream of a leaked guard can be reached there; but work a
+/// scope or submission enqueues on the capturing stream (or on one it drew into the capture)
+/// would become nodes of the graph instead of running, while the scope's synchronize or the
+/// submission's event would stand for work that never ran: what it borrows or owns could be
+/// released while the graph still names it. Captures are thread-local
+/// (`CU_STREAM_CAPTURE_MODE_THREAD_LOCAL`), so a per-thread mark is exact; it costs one
+/// thread-local read.
+#[inline]
+pub(crate) fn refuse_inside_capture(what: &str) -> Result<()> {
+    if CAPTURING.with(core::cell::Cell::get) == 0 {
+        return Ok(());
+    }
+    Err(refused_inside_capture(what))
+}
+
+#[cold]
+#[inline(never)]
+fn refused_inside_capture(what: &str) -> Error {
+    Error::from_code(ffi::CUresult::CUDA_ERROR_NOT_SUPPORTED).with_detail(format!(
+        "{what} inside a graph capture's closure: its work would be captured, not run; enqueue \
+         through the capture's own scope"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{InCapture, refuse_inside_capture};
+    use crate::ErrorKind;
+
+    #[test]
+    fn scopes_and_submissions_are_refused_inside_a_capture_only() {
+        assert!(refuse_inside_capture("a stream scope").is_ok());
+        let outer = InCapture::enter();
+        let inner = InCapture::enter();
+        drop(inner);
+        let e = refuse_inside_capture("a stream scope").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::NotSupported);
+        assert!(
+            e.to_string()
+                .contains("a stream scope inside a graph capture's closure"),
+            "{e}"
+        );
+        drop(outer);
+        assert!(refuse_inside_capture("a submission").is_ok());
+        // A closure that unwinds leaves the capture too.
+        let unwound = std::panic::catch_unwind(|| {
+            let _inside = InCapture::enter();
+            panic!("in the closure");
+        });
+        assert!(unwound.is_err());
+        assert!(refuse_inside_capture("a submission").is_ok());
+    }
+}

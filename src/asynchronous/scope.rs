@@ -62,7 +62,7 @@ impl Stream<'_> {
         &'env self,
         f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'env>) -> R,
     ) -> Result<R> {
-        super::graph::refuse_inside_capture("a stream scope")?;
+        super::refuse_inside_capture("a stream scope")?;
         // SAFETY: the stream is live and of the current context (lent by the current guard,
         // borrowed for 'env); the scope is waited for below, or by `waiter` on unwind.
         let scope = unsafe { StreamScope::from_raw(self.as_raw()) };

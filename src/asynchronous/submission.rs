@@ -661,7 +661,7 @@ impl Stream<'_> {
         payload: P,
         f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'static>, P::Bound<'scope>) -> Result<()>,
     ) -> Result<Submission<'_, P>> {
-        super::graph::refuse_inside_capture("a submission")?;
+        super::refuse_inside_capture("a submission")?;
         let mut event = core::ptr::null_mut();
         let flags = ffi::CUevent_flags::CU_EVENT_DISABLE_TIMING.0 as core::ffi::c_uint;
         // SAFETY: valid out-pointer; the stream's context is current. Nothing is enqueued yet,
@@ -725,7 +725,7 @@ impl Stream<'_> {
             (Q::Bound<'scope>, P::Bound<'scope>),
         ) -> Result<()>,
     ) -> Result<Submission<'s, (Q, P)>> {
-        super::graph::refuse_inside_capture("a submission")?;
+        super::refuse_inside_capture("a submission")?;
         // SAFETY: both handles are live and of the current context; the flags must be 0.
         let waited = unsafe { ffi::cuStreamWaitEvent(self.as_raw(), pending.event, 0) }.result();
         // On failure, dropping `pending` waits for it before its payload is dropped.
