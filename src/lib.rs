@@ -104,53 +104,27 @@ pub mod ffi;
 extern crate checkdriver as _;
 
 mod asynchronous;
-mod attribute;
 mod context;
-mod contract;
-mod current;
 mod driver;
 mod error;
-mod event;
-mod green;
-mod ipc;
-mod jit;
-mod launch;
-mod library;
-mod logs;
-mod lookup;
-mod managed;
+mod kernel;
 mod memory;
-mod mipmap;
-mod module;
-mod parked_host;
-mod peer;
-mod pitched;
-mod plain;
-mod pool;
-mod registered;
-mod stack;
-mod stand_in;
-mod stream;
+mod parking;
+mod testing;
 mod texture;
-mod vmm;
 
+pub use asynchronous::event::{Event, EventFlags};
 pub use asynchronous::graph::{Graph, GraphExec, ScopedGraph};
-pub use asynchronous::parked::{Park, ParkedPayload, ParkedSubmission, PeerSource, PeerView};
-pub use asynchronous::parked_graph::{ParkWithGraph, ParkedGraph, Unpark};
 pub use asynchronous::scope::{
     ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
     StreamScope,
 };
+pub use asynchronous::stream::{BorrowedStream, Stream, StreamFlags};
 pub use asynchronous::submission::{Payload, Submission, SubmissionFuture};
-pub use attribute::DeviceAttribute;
+pub use context::current::{CacheConfig, Limit};
+pub use context::green::{GreenContext, SmPartition, SmResource, SmSplit};
+pub use context::stack::{ContextKind, Floating, Green, PushedGuard, Stack, StackTop};
 pub use context::{Context, ContextFlags};
-#[doc(hidden)]
-pub use contract::__private as __private_contract;
-pub use contract::{
-    CheckedBy, ClusterLaunch, Contract, ContractArg, ContractArgs, CooperativeLaunch, Declared,
-    DeclaredLibrary, ExtentFactor, ParamKind, PlainLaunch, ReadBuffer, Scalar, WriteBuffer,
-};
-pub use current::{CacheConfig, Limit};
 /// `#[derive(DeviceCopy)]`: implements [`DeviceCopy`](trait@DeviceCopy) for a `#[repr(C)]` or
 /// `#[repr(transparent)]` struct after checking, at compile time, that every field is
 /// `DeviceCopy` and that it has no padding bytes; a compile error saying which check failed
@@ -168,42 +142,50 @@ pub use current::{CacheConfig, Limit};
 /// }
 /// ```
 pub use custack_derive::DeviceCopy;
+pub use driver::attribute::DeviceAttribute;
+pub use driver::lookup::{EntryPointStatus, newer_entry_points};
 pub use driver::{ComputeCapability, Device, Driver, Version, driver_version};
 pub use error::{Error, ErrorKind, Result, dropped_error_count, take_drop_errors};
-pub use event::{Event, EventFlags};
-pub use green::{GreenContext, SmPartition, SmResource, SmSplit};
-pub use ipc::{IpcBuffer, IpcMemHandle};
-pub use jit::{JitLog, JitOptions, LinkedImage, Linker};
-pub use launch::{
+#[doc(hidden)]
+pub use kernel::contract::__private as __private_contract;
+pub use kernel::contract::{
+    CheckedBy, ClusterLaunch, Contract, ContractArg, ContractArgs, CooperativeLaunch, Declared,
+    DeclaredLibrary, ExtentFactor, ParamKind, PlainLaunch, ReadBuffer, Scalar, WriteBuffer,
+};
+pub use kernel::jit::{JitLog, JitOptions, LinkedImage, Linker};
+pub use kernel::launch::{
     DevicePtr, Function, FunctionAttributes, Kernel, KernelArg, KernelArgs, KernelParam,
     KernelSignature, LaunchAttributes, LaunchConfig,
 };
-pub use library::{Library, LibraryFunction, LibraryKernel, SharedKernel, SharedLibrary};
-pub use lookup::{EntryPointStatus, newer_entry_points};
-pub use managed::{Location, ManagedBuffer};
-pub use memory::{
-    DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, ParkedBuffer,
-    PinnedBuffer, PointerAttributes,
+pub use kernel::library::{Library, LibraryFunction, LibraryKernel, SharedKernel, SharedLibrary};
+pub use kernel::module::Module;
+pub use memory::ipc::{IpcBuffer, IpcMemHandle};
+pub use memory::managed::{Location, ManagedBuffer};
+pub use memory::pitched::{PitchedBuffer, ScopedPitched};
+pub use memory::plain::DeviceCopy;
+pub use memory::pool::MemPool;
+pub use memory::registered::{RegisteredHost, RegisteredVec};
+pub use memory::vmm::{
+    Access, Mapping, PeerMapping, PeerPhysicalMemory, PeerReservation, PhysicalMemory, Reservation,
+    SharedMapping, SharedPeerMapping,
 };
-pub use mipmap::MipmappedArray;
-pub use module::{Module, ParkedModule};
-pub use parked_host::{ParkedPinned, ParkedRegisteredVec};
-pub use peer::PeerAccess;
-pub use pitched::{PitchedBuffer, ScopedPitched};
-pub use plain::DeviceCopy;
-pub use pool::MemPool;
-pub use registered::{RegisteredHost, RegisteredVec};
-pub use stack::{ContextKind, Floating, Green, PushedGuard, Stack, StackTop};
-pub use stand_in::{KernelCall, StandIn, StandInError};
-pub use stream::{BorrowedStream, ParkedStream, Stream, StreamFlags};
+pub use memory::{
+    DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, PinnedBuffer,
+    PointerAttributes,
+};
+pub use parking::buffer::ParkedBuffer;
+pub use parking::graph::{ParkWithGraph, ParkedGraph, Unpark};
+pub use parking::host::{ParkedPinned, ParkedRegisteredVec};
+pub use parking::module::ParkedModule;
+pub use parking::peer::PeerAccess;
+pub use parking::stream::ParkedStream;
+pub use parking::submission::{Park, ParkedPayload, ParkedSubmission, PeerSource, PeerView};
+pub use testing::stand_in::{KernelCall, StandIn, StandInError};
+pub use texture::mipmap::MipmappedArray;
 pub use texture::{
     AddressMode, ArrayElement, CudaArray, FilterMode, ResourceView, ScopedArray, ScopedSurface,
     ScopedTexture, SurfaceHandle, SurfaceObject, TextureHandle, TextureObject, TextureOptions,
     TextureResource,
-};
-pub use vmm::{
-    Access, Mapping, PeerMapping, PeerPhysicalMemory, PeerReservation, PhysicalMemory, Reservation,
-    SharedMapping, SharedPeerMapping,
 };
 
 // The Rust examples of the README and of the pages it links are compiled (and, being `no_run`,

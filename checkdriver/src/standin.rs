@@ -6,7 +6,7 @@
 //! functions that read and write device memory (`data.rs`). A launch of a kernel without one
 //! does nothing, as before, and the report counts it (`no-stand-in NAME N`).
 //!
-//! The ABI below is mirrored by `src/stand_in.rs` of custack; `size` lets either side check
+//! The ABI below is mirrored by `src/testing/stand_in.rs` of custack; `size` lets either side check
 //! that the other agrees.
 
 use core::ffi::{CStr, c_char, c_int, c_uint, c_void};

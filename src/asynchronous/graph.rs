@@ -17,9 +17,9 @@
 //! a scope borrows it exclusively. Graphs and executable graphs are lent by the guard like every
 //! other handle: not used under another context, not sent to another thread.
 
+use crate::asynchronous::stream::Stream;
 use crate::error::{Error, Result, record_drop_error};
 use crate::ffi;
-use crate::stream::Stream;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 

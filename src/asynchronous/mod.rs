@@ -23,11 +23,11 @@
 //! operation (copies, memsets, stream-ordered allocation, events, launches) is written once and
 //! is available to scopes and submissions alike.
 
+pub(crate) mod event;
 pub(crate) mod graph;
 pub(crate) mod host;
-pub(crate) mod parked;
-pub(crate) mod parked_graph;
 pub(crate) mod scope;
+pub(crate) mod stream;
 pub(crate) mod submission;
 
 use crate::error::{Error, Result};

@@ -8,13 +8,13 @@
 //! nesting is a [`Submission`](crate::Submission) instead, which enqueues through the same
 //! `StreamScope`.
 
+use crate::asynchronous::event::Event;
+use crate::asynchronous::stream::{Stream, record_event, wait_event};
 use crate::error::{Result, record_drop_error};
-use crate::event::Event;
 use crate::ffi;
-use crate::launch::{DevicePtr, Function, KernelArg, KernelArgs, LaunchConfig, sealed};
+use crate::kernel::launch::{DevicePtr, Function, KernelArg, KernelArgs, LaunchConfig, sealed};
+use crate::memory::plain::DeviceCopy;
 use crate::memory::{DeviceMemory, DeviceMemoryMut, check_alloc_len, check_same_len};
-use crate::plain::DeviceCopy;
-use crate::stream::{Stream, record_event, wait_event};
 use core::marker::PhantomData;
 
 impl Stream<'_> {
@@ -769,7 +769,7 @@ impl<'scope> StreamScope<'scope, '_> {
         config: LaunchConfig,
         args: A,
     ) -> Result<()> {
-        crate::launch::check_cooperative(function, config)?;
+        crate::kernel::launch::check_cooperative(function, config)?;
         args.with_params(|params| {
             // SAFETY: as in `launch`.
             unsafe {

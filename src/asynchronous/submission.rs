@@ -13,14 +13,14 @@
 //! Nothing is counted or tracked at run time: the borrow checker does the bookkeeping, and each
 //! submission costs one event record (and, for a first submission, one event).
 
+use crate::asynchronous::stream::Stream;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
-use crate::launch::Function;
+use crate::kernel::launch::Function;
+use crate::memory::plain::DeviceCopy;
 use crate::memory::{
     DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, PinnedBuffer,
 };
-use crate::plain::DeviceCopy;
-use crate::stream::Stream;
 use core::future::{Future, IntoFuture};
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;

@@ -1,0 +1,319 @@
+//! Queries and settings of the current context, lent by its [`PushedGuard`].
+
+use crate::asynchronous::event::Event;
+use crate::context::ContextFlags;
+use crate::context::stack::{ContextKind, PushedGuard};
+use crate::driver::{Device, Version};
+use crate::error::Result;
+use crate::ffi;
+use core::ffi::{c_int, c_uint, c_ulonglong};
+
+/// A per-context limit (`CUlimit`).
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[doc(alias = "CUlimit")]
+pub enum Limit {
+    /// `CU_LIMIT_STACK_SIZE`: stack size in bytes of each GPU thread.
+    StackSize,
+    /// `CU_LIMIT_PRINTF_FIFO_SIZE`: size in bytes of the FIFO used by device `printf`.
+    PrintfFifoSize,
+    /// `CU_LIMIT_MALLOC_HEAP_SIZE`: size in bytes of the heap used by device `malloc`.
+    MallocHeapSize,
+    /// `CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH`: device runtime synchronize depth.
+    DevRuntimeSyncDepth,
+    /// `CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT`: device runtime pending launches.
+    DevRuntimePendingLaunchCount,
+    /// `CU_LIMIT_MAX_L2_FETCH_GRANULARITY`: L2 fetch granularity in bytes (a hint).
+    MaxL2FetchGranularity,
+    /// `CU_LIMIT_PERSISTING_L2_CACHE_SIZE`: persisting L2 cache size in bytes.
+    PersistingL2CacheSize,
+}
+
+impl Limit {
+    fn raw(self) -> ffi::CUlimit {
+        match self {
+            Self::StackSize => ffi::CUlimit::CU_LIMIT_STACK_SIZE,
+            Self::PrintfFifoSize => ffi::CUlimit::CU_LIMIT_PRINTF_FIFO_SIZE,
+            Self::MallocHeapSize => ffi::CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE,
+            Self::DevRuntimeSyncDepth => ffi::CUlimit::CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH,
+            Self::DevRuntimePendingLaunchCount => {
+                ffi::CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT
+            }
+            Self::MaxL2FetchGranularity => ffi::CUlimit::CU_LIMIT_MAX_L2_FETCH_GRANULARITY,
+            Self::PersistingL2CacheSize => ffi::CUlimit::CU_LIMIT_PERSISTING_L2_CACHE_SIZE,
+        }
+    }
+}
+
+/// Preferred split between L1 cache and shared memory (`CUfunc_cache`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[doc(alias = "CUfunc_cache")]
+pub enum CacheConfig {
+    /// No preference.
+    PreferNone,
+    /// Prefer more shared memory.
+    PreferShared,
+    /// Prefer more L1 cache.
+    PreferL1,
+    /// Prefer equal L1 and shared memory.
+    PreferEqual,
+    /// A value this version of custack does not name, kept as the driver returned it.
+    Other(i32),
+}
+
+impl CacheConfig {
+    pub(crate) fn raw(self) -> ffi::CUfunc_cache {
+        match self {
+            Self::PreferNone => ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_NONE,
+            Self::PreferShared => ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_SHARED,
+            Self::PreferL1 => ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_L1,
+            Self::PreferEqual => ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_EQUAL,
+            Self::Other(v) => ffi::CUfunc_cache(v),
+        }
+    }
+    fn from_raw(raw: ffi::CUfunc_cache) -> Self {
+        match raw {
+            ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_NONE => Self::PreferNone,
+            ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_SHARED => Self::PreferShared,
+            ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_L1 => Self::PreferL1,
+            ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_EQUAL => Self::PreferEqual,
+            ffi::CUfunc_cache(v) => Self::Other(v),
+        }
+    }
+}
+
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
+    /// `cuCtxRecordEvent`—Records `event` after all work enqueued so far in this context, on
+    /// every stream (CUDA 12.5; looked up, not linked).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::DriverTooOld`](crate::ErrorKind::DriverTooOld) on a driver older than 12.5
+    /// ("needs driver ≥ 12.5 (this driver: A.B)"); driver errors.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, EventFlags, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let everything = guard.event(EventFlags::DISABLE_TIMING)?;
+    /// guard.record_event(&everything)?; // after the work of every stream of the context
+    /// everything.synchronize()?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxRecordEvent")]
+    pub fn record_event(&self, event: &Event<'_>) -> Result<()> {
+        let record = crate::driver::lookup::CTX_RECORD_EVENT.get()?;
+        // SAFETY: this guard's context is live and current; `event` is a live event of it (lent
+        // by this guard, the only one whose handles are reachable here).
+        unsafe { record(self.as_raw(), event.as_raw()) }.result()
+    }
+
+    /// `cuCtxWaitEvent`—Makes all future work of this context, on every stream, wait for
+    /// `event` (CUDA 12.5; looked up, not linked).
+    ///
+    /// # Errors
+    ///
+    /// As [`record_event`](Self::record_event).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxWaitEvent")]
+    pub fn wait_event(&self, event: &Event<'_>) -> Result<()> {
+        let wait = crate::driver::lookup::CTX_WAIT_EVENT.get()?;
+        // SAFETY: as in `record_event`.
+        unsafe { wait(self.as_raw(), event.as_raw()) }.result()
+    }
+
+    /// `cuCtxGetExecAffinity`—The number of SMs the context may use (its SM-count execution
+    /// affinity; all of the device's for a context made without one).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxGetExecAffinity")]
+    pub fn sm_count_affinity(&self) -> Result<u32> {
+        let mut param = ffi::CUexecAffinityParam {
+            type_: ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT,
+            param: 0,
+        };
+        let kind = ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT;
+        // SAFETY: valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuCtxGetExecAffinity(&raw mut param, kind) }.result()?;
+        Ok(param.param)
+    }
+
+    /// `cuCtxGetSharedMemConfig`—The shared memory bank size configuration (devices of compute
+    /// capability 5.0 and later have fixed 4-byte banks and report the default).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxGetSharedMemConfig")]
+    pub fn shared_mem_config(&self) -> Result<ffi::CUsharedconfig> {
+        let mut config = ffi::CUsharedconfig::CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE;
+        // SAFETY: valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuCtxGetSharedMemConfig(&raw mut config) }.result()?;
+        Ok(config)
+    }
+
+    /// `cuCtxSetSharedMemConfig`—Sets the shared memory bank size configuration (a no-op on
+    /// devices with fixed bank sizes).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxSetSharedMemConfig")]
+    pub fn set_shared_mem_config(&self, config: ffi::CUsharedconfig) -> Result<()> {
+        // SAFETY: this guard's context is current; the driver checks the value.
+        unsafe { ffi::cuCtxSetSharedMemConfig(config) }.result()
+    }
+
+    /// `cuCtxResetPersistingL2Cache`—Returns every persisting L2 cache line of the context to
+    /// normal.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxResetPersistingL2Cache")]
+    pub fn reset_persisting_l2_cache(&self) -> Result<()> {
+        // SAFETY: no arguments; this guard's context is current.
+        unsafe { ffi::cuCtxResetPersistingL2Cache() }.result()
+    }
+
+    /// `cuCtxSynchronize`—Waits for all work of the context, from every thread.
+    ///
+    /// # Errors
+    ///
+    /// The first error of the context's earlier asynchronous work, or a sticky error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxSynchronize")]
+    pub fn synchronize(&self) -> Result<()> {
+        // SAFETY: no arguments; this guard's context is current.
+        unsafe { ffi::cuCtxSynchronize() }.result()
+    }
+
+    /// `cuCtxGetDevice`—The device of the context.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxGetDevice")]
+    pub fn device(&self) -> Result<Device> {
+        let mut raw: ffi::CUdevice = 0;
+        // SAFETY: valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuCtxGetDevice(&raw mut raw) }.result()?;
+        Ok(Device::from_raw(raw))
+    }
+
+    /// `cuCtxGetApiVersion`—The API version the context was created with (e.g. 12.2).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxGetApiVersion")]
+    pub fn api_version(&self) -> Result<Version> {
+        let mut v: c_uint = 0;
+        // SAFETY: valid out-pointer; the context is live.
+        unsafe { ffi::cuCtxGetApiVersion(self.as_raw(), &raw mut v) }.result()?;
+        Ok(Version::from_raw(v))
+    }
+
+    /// `cuCtxGetFlags`—The context's flags.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxGetFlags")]
+    pub fn flags(&self) -> Result<ContextFlags> {
+        let mut f: c_uint = 0;
+        // SAFETY: valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuCtxGetFlags(&raw mut f) }.result()?;
+        Ok(ContextFlags::from_bits_retain(f))
+    }
+
+    /// `cuCtxGetId`—The context's unique id within the process.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxGetId")]
+    pub fn unique_id(&self) -> Result<u64> {
+        let mut id: c_ulonglong = 0;
+        // SAFETY: valid out-pointer; the context is live.
+        unsafe { ffi::cuCtxGetId(self.as_raw(), &raw mut id) }.result()?;
+        Ok(id)
+    }
+
+    /// `cuCtxGetLimit`—A limit's current value.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxGetLimit")]
+    pub fn limit(&self, limit: Limit) -> Result<usize> {
+        let mut v = 0usize;
+        // SAFETY: valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuCtxGetLimit(&raw mut v, limit.raw()) }.result()?;
+        Ok(v)
+    }
+
+    /// `cuCtxSetLimit`—Sets a limit (the driver may round it).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxSetLimit")]
+    pub fn set_limit(&self, limit: Limit, value: usize) -> Result<()> {
+        // SAFETY: plain values; this guard's context is current.
+        unsafe { ffi::cuCtxSetLimit(limit.raw(), value) }.result()
+    }
+
+    /// `cuCtxGetCacheConfig`—The preferred cache configuration.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxGetCacheConfig")]
+    pub fn cache_config(&self) -> Result<CacheConfig> {
+        let mut c = ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_NONE;
+        // SAFETY: valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuCtxGetCacheConfig(&raw mut c) }.result()?;
+        Ok(CacheConfig::from_raw(c))
+    }
+
+    /// `cuCtxSetCacheConfig`—Sets the preferred cache configuration.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxSetCacheConfig")]
+    pub fn set_cache_config(&self, config: CacheConfig) -> Result<()> {
+        // SAFETY: plain value; this guard's context is current.
+        unsafe { ffi::cuCtxSetCacheConfig(config.raw()) }.result()
+    }
+
+    /// `cuCtxGetStreamPriorityRange`—`(least, greatest)` stream priorities; greatest is the
+    /// numerically lowest.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxGetStreamPriorityRange")]
+    pub fn stream_priority_range(&self) -> Result<(i32, i32)> {
+        let (mut least, mut greatest): (c_int, c_int) = (0, 0);
+        // SAFETY: valid out-pointers; this guard's context is current.
+        unsafe { ffi::cuCtxGetStreamPriorityRange(&raw mut least, &raw mut greatest) }.result()?;
+        Ok((least, greatest))
+    }
+}

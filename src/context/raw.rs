@@ -1,0 +1,46 @@
+//! A context pushed briefly by a value that borrows only its [`Context`](crate::Context) (a
+//! parked value's drop, a parked submission's clean-up): the raw form of a push, which leaves the
+//! thread's stack as it found it.
+
+use crate::error::Result;
+use crate::ffi;
+
+/// Pushes `ctx`, runs `f`, pops it.
+///
+/// # Safety
+///
+/// `ctx` must be a live context, and `f` must leave the thread's stack as it found it.
+pub(crate) unsafe fn with_raw_current(
+    ctx: ffi::CUcontext,
+    f: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    // SAFETY: the caller guarantees `ctx` is live.
+    unsafe { ffi::cuCtxPushCurrent_v2(ctx) }.result()?;
+    let r = f();
+    let mut popped = core::ptr::null_mut();
+    // SAFETY: balanced with the push above.
+    let p = unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) }.result();
+    if p.is_err() {
+        repop(ctx);
+    }
+    r.and(p)
+}
+
+/// A pop of `ctx` failed: if `ctx` is still on top, tries once more, so that the caller's
+/// guard is on top again (the stack as it was found, R10); the first error is reported either
+/// way. Cold: a pop fails only when the driver is in trouble.
+#[cold]
+#[inline(never)]
+fn repop(ctx: ffi::CUcontext) {
+    let mut current = core::ptr::null_mut();
+    // SAFETY: valid out-pointer.
+    let on_top = unsafe { ffi::cuCtxGetCurrent(&raw mut current) }
+        .result()
+        .is_ok()
+        && current == ctx;
+    if on_top {
+        let mut popped = core::ptr::null_mut();
+        // SAFETY: `ctx` is on top, pushed by `with_raw_current` on this thread.
+        let _ = unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) };
+    }
+}

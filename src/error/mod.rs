@@ -1,0 +1,1151 @@
+//! Errors: one [`Error`] type that keeps the raw `CUresult`, and a `#[non_exhaustive]`
+//! [`ErrorKind`] naming every code of CUDA 13.0 plus custack's own conditions.
+//!
+//! # Errors from earlier, asynchronous work
+//!
+//! Kernel launches, asynchronous copies and most stream work return before the device has run
+//! them. A fault in that work is reported by whichever driver call next notices it: a
+//! synchronization, an event query, a copy, an allocation, or an unrelated call on the same
+//! context. So almost any custack call can return an error that was caused by earlier work,
+//! not by the call itself. Synchronize (a stream, an event or the context) where you need to know
+//! which piece of work failed.
+//!
+//! # Sticky errors
+//!
+//! Some errors leave the context, and in practice the whole process's use of the device,
+//! unusable: every later call on the context returns the same error.
+//! [`Error::is_sticky`] / [`ErrorKind::is_sticky`] say which. The CUDA documentation says to
+//! terminate and relaunch the process, and on driver 580 that is the only way: a new context or
+//! a primary-context reset in the faulted process returns the same error (`tests/gpu_faults.rs`;
+//! see the [faults guide](crate::guide::faults)).
+//! Cleanup that fails in a `Drop` is recorded per thread, see [`take_drop_errors`].
+//!
+//! # Unknown codes
+//!
+//! A newer driver may return a code that this version of custack does not list. Such a code
+//! becomes [`ErrorKind::Unlisted`] with the value kept, never a catch-all "unknown" error, and
+//! [`Error`]'s `Display` still asks the driver for its name and description.
+
+use crate::ffi;
+use core::ffi::{CStr, c_char};
+use core::fmt;
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// `Result` with custack's [`Error`].
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// Generates [`ErrorKind`] and its mappings from one table, so that no code or name is written
+/// twice: `Variant = CUDA_ERROR_NAME;` for the driver's codes (the value comes from the
+/// `ffi::CUresult` constant of that name), then `Variant = "CUSTACK_NAME", "sentence";` for
+/// custack's own conditions.
+macro_rules! error_kinds {
+    (
+        driver { $( $(#[$ddoc:meta])* $dv:ident = $dc:ident; )* }
+        custack { $( $(#[$cdoc:meta])* $cv:ident = $cname:literal, $sentence:literal; )* }
+    ) => {
+        /// What went wrong, by name.
+        ///
+        /// One variant for every `CUresult` that CUDA 13.0's `cuda.h` defines (except
+        /// `CUDA_SUCCESS`), [`Unlisted`](Self::Unlisted) for any other code (the value is kept),
+        /// then custack's own conditions, which have no driver code.
+        #[non_exhaustive]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[doc(alias = "CUresult")]
+        #[doc(alias = "cudaError_enum")]
+        pub enum ErrorKind {
+            $( $(#[$ddoc])* $dv, )*
+            /// A driver code this version of custack does not list (for example one added by a
+            /// newer driver); the value is kept. `CUDA_SUCCESS` maps here as `Unlisted(0)`, which
+            /// custack itself never produces.
+            Unlisted(i32),
+            $( $(#[$cdoc])* $cv, )*
+        }
+
+        impl ErrorKind {
+            /// The kind of a raw driver code.
+            ///
+            /// Codes that CUDA 13.0 does not define become [`Unlisted`](Self::Unlisted) with the
+            /// value kept. `CUDA_SUCCESS` is not an error; custack never builds an error from it,
+            /// and it maps to `Unlisted(0)`.
+            pub fn from_code(code: ffi::CUresult) -> Self {
+                match code {
+                    $( ffi::CUresult::$dc => Self::$dv, )*
+                    other => Self::Unlisted(other.0),
+                }
+            }
+
+            /// The driver code of a driver kind (`Unlisted(v)` gives `v`), `None` for custack's
+            /// own kinds.
+            pub fn code(self) -> Option<ffi::CUresult> {
+                match self {
+                    $( Self::$dv => Some(ffi::CUresult::$dc), )*
+                    Self::Unlisted(v) => Some(ffi::CUresult(v)),
+                    $( Self::$cv )|* => None,
+                }
+            }
+
+            /// The C name: `"CUDA_ERROR_INVALID_VALUE"` for a driver kind,
+            /// `"CUDA_ERROR_UNLISTED"` for [`Unlisted`](Self::Unlisted), and a `"CUSTACK_…"`
+            /// name such as `"CUSTACK_STACK_ALREADY_TAKEN"` for custack's own kinds.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( Self::$dv => stringify!($dc), )*
+                    Self::Unlisted(_) => "CUDA_ERROR_UNLISTED",
+                    $( Self::$cv => $cname, )*
+                }
+            }
+
+            /// The sentence `Display` shows for custack's own kinds; `None` for driver kinds.
+            fn custack_sentence(self) -> Option<&'static str> {
+                match self {
+                    $( Self::$cv => Some($sentence), )*
+                    _ => None,
+                }
+            }
+        }
+
+        /// Every driver kind of the table, in table order.
+        #[cfg(test)]
+        const DRIVER_KINDS: &[ErrorKind] = &[ $( ErrorKind::$dv, )* ];
+        /// Every custack kind of the table.
+        #[cfg(test)]
+        const CUSTACK_KINDS: &[ErrorKind] = &[ $( ErrorKind::$cv, )* ];
+    };
+}
+
+error_kinds! {
+    driver {
+        /// `CUDA_ERROR_INVALID_VALUE` (1): a parameter is not within an acceptable range of values.
+        InvalidValue = CUDA_ERROR_INVALID_VALUE;
+        /// `CUDA_ERROR_OUT_OF_MEMORY` (2): the driver could not allocate enough memory or other
+        /// resources.
+        OutOfMemory = CUDA_ERROR_OUT_OF_MEMORY;
+        /// `CUDA_ERROR_NOT_INITIALIZED` (3): the driver has not been initialized with `cuInit`, or
+        /// initialization failed.
+        NotInitialized = CUDA_ERROR_NOT_INITIALIZED;
+        /// `CUDA_ERROR_DEINITIALIZED` (4): the driver is shutting down.
+        Deinitialized = CUDA_ERROR_DEINITIALIZED;
+        /// `CUDA_ERROR_PROFILER_DISABLED` (5): the profiler is not initialized for this run (an
+        /// external profiler is attached).
+        ProfilerDisabled = CUDA_ERROR_PROFILER_DISABLED;
+        /// `CUDA_ERROR_PROFILER_NOT_INITIALIZED` (6): deprecated since CUDA 5.0: profiler not
+        /// initialized.
+        ProfilerNotInitialized = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
+        /// `CUDA_ERROR_PROFILER_ALREADY_STARTED` (7): deprecated since CUDA 5.0: profiler already
+        /// started.
+        ProfilerAlreadyStarted = CUDA_ERROR_PROFILER_ALREADY_STARTED;
+        /// `CUDA_ERROR_PROFILER_ALREADY_STOPPED` (8): deprecated since CUDA 5.0: profiler already
+        /// stopped.
+        ProfilerAlreadyStopped = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
+        /// `CUDA_ERROR_STUB_LIBRARY` (34): the loaded libcuda is a stub library, not a real driver.
+        StubLibrary = CUDA_ERROR_STUB_LIBRARY;
+        /// `CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER` (36): the call needs a newer CUDA driver than
+        /// the one installed.
+        CallRequiresNewerDriver = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
+        /// `CUDA_ERROR_DEVICE_UNAVAILABLE` (46): the device is unavailable now (exclusive-process
+        /// or prohibited compute mode).
+        DeviceUnavailable = CUDA_ERROR_DEVICE_UNAVAILABLE;
+        /// `CUDA_ERROR_NO_DEVICE` (100): the driver detected no CUDA-capable device.
+        NoDevice = CUDA_ERROR_NO_DEVICE;
+        /// `CUDA_ERROR_INVALID_DEVICE` (101): the device ordinal is not a valid device, or the
+        /// action is invalid for it.
+        InvalidDevice = CUDA_ERROR_INVALID_DEVICE;
+        /// `CUDA_ERROR_DEVICE_NOT_LICENSED` (102): the Grid license is not applied.
+        DeviceNotLicensed = CUDA_ERROR_DEVICE_NOT_LICENSED;
+        /// `CUDA_ERROR_INVALID_IMAGE` (200): the kernel image or module is invalid.
+        InvalidImage = CUDA_ERROR_INVALID_IMAGE;
+        /// `CUDA_ERROR_INVALID_CONTEXT` (201): no context is current, or the context handle is
+        /// invalid or destroyed.
+        InvalidContext = CUDA_ERROR_INVALID_CONTEXT;
+        /// `CUDA_ERROR_CONTEXT_ALREADY_CURRENT` (202): deprecated since CUDA 3.2: the context is
+        /// already current.
+        ContextAlreadyCurrent = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
+        /// `CUDA_ERROR_MAP_FAILED` (205): a map or register operation failed.
+        MapFailed = CUDA_ERROR_MAP_FAILED;
+        /// `CUDA_ERROR_UNMAP_FAILED` (206): an unmap or unregister operation failed.
+        UnmapFailed = CUDA_ERROR_UNMAP_FAILED;
+        /// `CUDA_ERROR_ARRAY_IS_MAPPED` (207): the array is mapped and cannot be destroyed.
+        ArrayIsMapped = CUDA_ERROR_ARRAY_IS_MAPPED;
+        /// `CUDA_ERROR_ALREADY_MAPPED` (208): the resource is already mapped.
+        AlreadyMapped = CUDA_ERROR_ALREADY_MAPPED;
+        /// `CUDA_ERROR_NO_BINARY_FOR_GPU` (209): no kernel image in the module suits the device.
+        NoBinaryForGpu = CUDA_ERROR_NO_BINARY_FOR_GPU;
+        /// `CUDA_ERROR_ALREADY_ACQUIRED` (210): the resource has already been acquired.
+        AlreadyAcquired = CUDA_ERROR_ALREADY_ACQUIRED;
+        /// `CUDA_ERROR_NOT_MAPPED` (211): the resource is not mapped.
+        NotMapped = CUDA_ERROR_NOT_MAPPED;
+        /// `CUDA_ERROR_NOT_MAPPED_AS_ARRAY` (212): the mapped resource cannot be accessed as an
+        /// array.
+        NotMappedAsArray = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
+        /// `CUDA_ERROR_NOT_MAPPED_AS_POINTER` (213): the mapped resource cannot be accessed as a
+        /// pointer.
+        NotMappedAsPointer = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
+        /// `CUDA_ERROR_ECC_UNCORRECTABLE` (214): an uncorrectable ECC error was detected during
+        /// execution (treated as sticky).
+        EccUncorrectable = CUDA_ERROR_ECC_UNCORRECTABLE;
+        /// `CUDA_ERROR_UNSUPPORTED_LIMIT` (215): the `CUlimit` is not supported by the device.
+        UnsupportedLimit = CUDA_ERROR_UNSUPPORTED_LIMIT;
+        /// `CUDA_ERROR_CONTEXT_ALREADY_IN_USE` (216): the context is already bound to another CPU
+        /// thread.
+        ContextAlreadyInUse = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
+        /// `CUDA_ERROR_PEER_ACCESS_UNSUPPORTED` (217): peer access is not supported between the
+        /// devices.
+        PeerAccessUnsupported = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+        /// `CUDA_ERROR_INVALID_PTX` (218): PTX JIT compilation failed.
+        InvalidPtx = CUDA_ERROR_INVALID_PTX;
+        /// `CUDA_ERROR_INVALID_GRAPHICS_CONTEXT` (219): an OpenGL or DirectX context error.
+        InvalidGraphicsContext = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
+        /// `CUDA_ERROR_NVLINK_UNCORRECTABLE` (220): an uncorrectable `NVLink` error was detected
+        /// during execution.
+        NvlinkUncorrectable = CUDA_ERROR_NVLINK_UNCORRECTABLE;
+        /// `CUDA_ERROR_JIT_COMPILER_NOT_FOUND` (221): the PTX JIT compiler library was not found.
+        JitCompilerNotFound = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
+        /// `CUDA_ERROR_UNSUPPORTED_PTX_VERSION` (222): the PTX was compiled with an unsupported
+        /// toolchain.
+        UnsupportedPtxVersion = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+        /// `CUDA_ERROR_JIT_COMPILATION_DISABLED` (223): PTX JIT compilation is disabled.
+        JitCompilationDisabled = CUDA_ERROR_JIT_COMPILATION_DISABLED;
+        /// `CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY` (224): the execution affinity type is not
+        /// supported by the device.
+        UnsupportedExecAffinity = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
+        /// `CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC` (225): the code to JIT-compile calls
+        /// `cudaDeviceSynchronize`, which is unsupported.
+        UnsupportedDevsideSync = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
+        /// `CUDA_ERROR_CONTAINED` (226): a device exception was contained by the GPU's error
+        /// containment (sticky).
+        Contained = CUDA_ERROR_CONTAINED;
+        /// `CUDA_ERROR_INVALID_SOURCE` (300): the device kernel source is invalid.
+        InvalidSource = CUDA_ERROR_INVALID_SOURCE;
+        /// `CUDA_ERROR_FILE_NOT_FOUND` (301): the file was not found.
+        FileNotFound = CUDA_ERROR_FILE_NOT_FOUND;
+        /// `CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND` (302): a link to a shared object failed to
+        /// resolve.
+        SharedObjectSymbolNotFound = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
+        /// `CUDA_ERROR_SHARED_OBJECT_INIT_FAILED` (303): initialization of a shared object failed.
+        SharedObjectInitFailed = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
+        /// `CUDA_ERROR_OPERATING_SYSTEM` (304): an operating-system call failed.
+        OperatingSystem = CUDA_ERROR_OPERATING_SYSTEM;
+        /// `CUDA_ERROR_INVALID_HANDLE` (400): a resource handle (stream, event, ...) is not valid.
+        InvalidHandle = CUDA_ERROR_INVALID_HANDLE;
+        /// `CUDA_ERROR_ILLEGAL_STATE` (401): a resource is not in a valid state for the operation.
+        IllegalState = CUDA_ERROR_ILLEGAL_STATE;
+        /// `CUDA_ERROR_LOSSY_QUERY` (402): introspection would discard semantically important
+        /// information.
+        LossyQuery = CUDA_ERROR_LOSSY_QUERY;
+        /// `CUDA_ERROR_NOT_FOUND` (500): a named symbol (function, global, texture, surface) was
+        /// not found.
+        NotFound = CUDA_ERROR_NOT_FOUND;
+        /// `CUDA_ERROR_NOT_READY` (600): asynchronous work issued earlier has not completed yet
+        /// (not really an error).
+        NotReady = CUDA_ERROR_NOT_READY;
+        /// `CUDA_ERROR_ILLEGAL_ADDRESS` (700): a kernel accessed an invalid memory address
+        /// (sticky).
+        IllegalAddress = CUDA_ERROR_ILLEGAL_ADDRESS;
+        /// `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES` (701): the launch lacked resources (too many
+        /// threads for the register count, or bad arguments).
+        LaunchOutOfResources = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+        /// `CUDA_ERROR_LAUNCH_TIMEOUT` (702): the kernel ran past the watchdog timeout (sticky).
+        LaunchTimeout = CUDA_ERROR_LAUNCH_TIMEOUT;
+        /// `CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING` (703): the launch uses an incompatible
+        /// texturing mode.
+        LaunchIncompatibleTexturing = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
+        /// `CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED` (704): peer access to the context is already
+        /// enabled.
+        PeerAccessAlreadyEnabled = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+        /// `CUDA_ERROR_PEER_ACCESS_NOT_ENABLED` (705): peer access was never enabled.
+        PeerAccessNotEnabled = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+        /// `CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE` (708): the primary context of the device is already
+        /// initialized.
+        PrimaryContextActive = CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
+        /// `CUDA_ERROR_CONTEXT_IS_DESTROYED` (709): the current context was destroyed, or is a
+        /// primary context not yet initialized.
+        ContextIsDestroyed = CUDA_ERROR_CONTEXT_IS_DESTROYED;
+        /// `CUDA_ERROR_ASSERT` (710): a device-side assert triggered (sticky: the context must be
+        /// destroyed).
+        Assert = CUDA_ERROR_ASSERT;
+        /// `CUDA_ERROR_TOO_MANY_PEERS` (711): the hardware resources for peer access are exhausted.
+        TooManyPeers = CUDA_ERROR_TOO_MANY_PEERS;
+        /// `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED` (712): the host memory range is already
+        /// registered.
+        HostMemoryAlreadyRegistered = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+        /// `CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED` (713): the host pointer is not in a registered
+        /// memory range.
+        HostMemoryNotRegistered = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+        /// `CUDA_ERROR_HARDWARE_STACK_ERROR` (714): a kernel hit a hardware stack error: stack
+        /// corruption or overflow (sticky).
+        HardwareStackError = CUDA_ERROR_HARDWARE_STACK_ERROR;
+        /// `CUDA_ERROR_ILLEGAL_INSTRUCTION` (715): a kernel executed an illegal instruction
+        /// (sticky).
+        IllegalInstruction = CUDA_ERROR_ILLEGAL_INSTRUCTION;
+        /// `CUDA_ERROR_MISALIGNED_ADDRESS` (716): a kernel loaded or stored at a misaligned address
+        /// (sticky).
+        MisalignedAddress = CUDA_ERROR_MISALIGNED_ADDRESS;
+        /// `CUDA_ERROR_INVALID_ADDRESS_SPACE` (717): a kernel used an address outside the allowed
+        /// address space (sticky).
+        InvalidAddressSpace = CUDA_ERROR_INVALID_ADDRESS_SPACE;
+        /// `CUDA_ERROR_INVALID_PC` (718): a kernel's program counter wrapped its address space
+        /// (sticky).
+        InvalidPc = CUDA_ERROR_INVALID_PC;
+        /// `CUDA_ERROR_LAUNCH_FAILED` (719): an exception occurred on the device while executing a
+        /// kernel (sticky).
+        LaunchFailed = CUDA_ERROR_LAUNCH_FAILED;
+        /// `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE` (720): a cooperative launch asks for more
+        /// blocks than can be resident.
+        CooperativeLaunchTooLarge = CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+        /// `CUDA_ERROR_TENSOR_MEMORY_LEAK` (721): a kernel exited without freeing all its tensor
+        /// memory (sticky).
+        TensorMemoryLeak = CUDA_ERROR_TENSOR_MEMORY_LEAK;
+        /// `CUDA_ERROR_NOT_PERMITTED` (800): the operation is not permitted.
+        NotPermitted = CUDA_ERROR_NOT_PERMITTED;
+        /// `CUDA_ERROR_NOT_SUPPORTED` (801): the operation is not supported on this system or
+        /// device.
+        NotSupported = CUDA_ERROR_NOT_SUPPORTED;
+        /// `CUDA_ERROR_SYSTEM_NOT_READY` (802): the system is not ready for CUDA work (check the
+        /// driver daemons).
+        SystemNotReady = CUDA_ERROR_SYSTEM_NOT_READY;
+        /// `CUDA_ERROR_SYSTEM_DRIVER_MISMATCH` (803): the display driver and the CUDA driver
+        /// versions do not match.
+        SystemDriverMismatch = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
+        /// `CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE` (804): forward compatibility is not
+        /// supported on the visible hardware.
+        CompatNotSupportedOnDevice = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
+        /// `CUDA_ERROR_MPS_CONNECTION_FAILED` (805): the MPS client failed to connect to the MPS
+        /// control daemon or server.
+        MpsConnectionFailed = CUDA_ERROR_MPS_CONNECTION_FAILED;
+        /// `CUDA_ERROR_MPS_RPC_FAILURE` (806): a remote procedure call between the MPS server and
+        /// client failed.
+        MpsRpcFailure = CUDA_ERROR_MPS_RPC_FAILURE;
+        /// `CUDA_ERROR_MPS_SERVER_NOT_READY` (807): the MPS server is not ready for new clients.
+        MpsServerNotReady = CUDA_ERROR_MPS_SERVER_NOT_READY;
+        /// `CUDA_ERROR_MPS_MAX_CLIENTS_REACHED` (808): the hardware resources for a new MPS client
+        /// are exhausted.
+        MpsMaxClientsReached = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED;
+        /// `CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED` (809): the hardware resources for device
+        /// connections are exhausted.
+        MpsMaxConnectionsReached = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
+        /// `CUDA_ERROR_MPS_CLIENT_TERMINATED` (810): the MPS server terminated this client (sticky:
+        /// the process must be relaunched).
+        MpsClientTerminated = CUDA_ERROR_MPS_CLIENT_TERMINATED;
+        /// `CUDA_ERROR_CDP_NOT_SUPPORTED` (811): the module uses CUDA Dynamic Parallelism, which
+        /// this configuration does not support.
+        CdpNotSupported = CUDA_ERROR_CDP_NOT_SUPPORTED;
+        /// `CUDA_ERROR_CDP_VERSION_MISMATCH` (812): the module mixes incompatible CUDA Dynamic
+        /// Parallelism versions.
+        CdpVersionMismatch = CUDA_ERROR_CDP_VERSION_MISMATCH;
+        /// `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED` (900): the operation is not permitted while the
+        /// stream is capturing.
+        StreamCaptureUnsupported = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        /// `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED` (901): the capture sequence was invalidated by
+        /// an earlier error.
+        StreamCaptureInvalidated = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+        /// `CUDA_ERROR_STREAM_CAPTURE_MERGE` (902): the operation would merge two independent
+        /// capture sequences.
+        StreamCaptureMerge = CUDA_ERROR_STREAM_CAPTURE_MERGE;
+        /// `CUDA_ERROR_STREAM_CAPTURE_UNMATCHED` (903): the capture was not initiated in this
+        /// stream.
+        StreamCaptureUnmatched = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
+        /// `CUDA_ERROR_STREAM_CAPTURE_UNJOINED` (904): the capture sequence has a fork not joined
+        /// to the origin stream.
+        StreamCaptureUnjoined = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
+        /// `CUDA_ERROR_STREAM_CAPTURE_ISOLATION` (905): a dependency would cross the capture
+        /// sequence boundary.
+        StreamCaptureIsolation = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
+        /// `CUDA_ERROR_STREAM_CAPTURE_IMPLICIT` (906): a disallowed implicit dependency on a
+        /// capture from the legacy stream.
+        StreamCaptureImplicit = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+        /// `CUDA_ERROR_CAPTURED_EVENT` (907): the event was last recorded in a capturing stream.
+        CapturedEvent = CUDA_ERROR_CAPTURED_EVENT;
+        /// `CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD` (908): the capture was ended on another thread
+        /// without relaxed capture mode.
+        StreamCaptureWrongThread = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
+        /// `CUDA_ERROR_TIMEOUT` (909): the wait's timeout lapsed.
+        Timeout = CUDA_ERROR_TIMEOUT;
+        /// `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE` (910): the graph update violated the constraints
+        /// of instantiated-graph update.
+        GraphExecUpdateFailure = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+        /// `CUDA_ERROR_EXTERNAL_DEVICE` (911): a device outside CUDA signalled an error (sticky).
+        ExternalDevice = CUDA_ERROR_EXTERNAL_DEVICE;
+        /// `CUDA_ERROR_INVALID_CLUSTER_SIZE` (912): the kernel launch has a misconfigured cluster.
+        InvalidClusterSize = CUDA_ERROR_INVALID_CLUSTER_SIZE;
+        /// `CUDA_ERROR_FUNCTION_NOT_LOADED` (913): the function handle is not loaded.
+        FunctionNotLoaded = CUDA_ERROR_FUNCTION_NOT_LOADED;
+        /// `CUDA_ERROR_INVALID_RESOURCE_TYPE` (914): a resource passed in has an invalid type for
+        /// the operation.
+        InvalidResourceType = CUDA_ERROR_INVALID_RESOURCE_TYPE;
+        /// `CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION` (915): the resources passed in are
+        /// insufficient or do not apply.
+        InvalidResourceConfiguration = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+        /// `CUDA_ERROR_KEY_ROTATION` (916): an error happened during the key rotation sequence.
+        KeyRotation = CUDA_ERROR_KEY_ROTATION;
+        /// `CUDA_ERROR_UNKNOWN` (999): an unknown internal driver error.
+        Unknown = CUDA_ERROR_UNKNOWN;
+    }
+    custack {
+        /// custack: a second `Stack` was asked for on a thread that has one.
+        StackAlreadyTaken = "CUSTACK_STACK_ALREADY_TAKEN",
+            "this thread already holds its custack context stack; take it at most once per thread";
+        /// custack: the context on top of the thread's stack is not the one the guard pushed.
+        ForeignContextOnTop = "CUSTACK_FOREIGN_CONTEXT_ON_TOP",
+            "the context on top of this thread's stack is not the one custack pushed \
+             (other code pushed, popped or set a context behind custack's back)";
+        /// custack: a parked resource was attached to a guard of another context.
+        ContextMismatch = "CUSTACK_CONTEXT_MISMATCH",
+            "a resource was used with a guard of a different context than the one that owns it";
+        /// custack: a name passed to the driver holds a NUL byte.
+        NulInName = "CUSTACK_NUL_IN_NAME",
+            "a name passed to the driver contains a NUL byte";
+        /// custack: two lengths that must agree do not.
+        LengthMismatch = "CUSTACK_LENGTH_MISMATCH",
+            "two lengths that must be equal differ";
+        /// custack: an index or range lies outside the memory it refers to.
+        OutOfRange = "CUSTACK_OUT_OF_RANGE",
+            "an index or range lies outside the memory it refers to";
+        /// custack: a size computation overflowed.
+        SizeOverflow = "CUSTACK_SIZE_OVERFLOW",
+            "a size computation overflowed";
+        /// custack: the primary context of this device is already held by a custack value.
+        PrimaryContextInUse = "CUSTACK_PRIMARY_CONTEXT_IN_USE",
+            "the primary context of this device is already held by another custack value";
+        /// custack: a host function enqueued on a stream of this context panicked; the panic
+        /// was caught before it reached the driver, and is reported by the next wait.
+        HostFunctionPanicked = "CUSTACK_HOST_FUNCTION_PANICKED",
+            "a host function enqueued on a stream panicked";
+        /// custack: a file could not be read (the detail names it and says why).
+        Io = "CUSTACK_IO",
+            "a file could not be read";
+        /// custack: a kernel's parameters differ from the Rust signature it was looked up with
+        /// (the detail names the first parameter that differs).
+        KernelSignatureMismatch = "CUSTACK_KERNEL_SIGNATURE_MISMATCH",
+            "a kernel's parameters differ from the Rust signature it was looked up with";
+        /// custack: a buffer passed to a declared kernel holds fewer elements (or bytes) than
+        /// the kernel's contract requires for this launch (the detail names the parameter, its
+        /// length and the extent required); nothing was enqueued.
+        BufferTooShort = "CUSTACK_BUFFER_TOO_SHORT",
+            "a buffer is shorter than the extent the kernel's contract requires";
+        /// custack: the entry point is newer than the installed driver (custack looks it up
+        /// with `cuGetProcAddress_v2`; the detail names it and both versions).
+        DriverTooOld = "CUSTACK_DRIVER_TOO_OLD",
+            "the installed driver is older than the CUDA version this operation needs";
+        /// custack: the JIT linker reported success but wrote an error log (driver 580 does so
+        /// for an undefined symbol after an earlier failed load); the image is not used.
+        LinkerErrorLogged = "CUSTACK_LINKER_ERROR_LOGGED",
+            "the JIT linker reported success but its error log holds an error";
+    }
+}
+
+impl ErrorKind {
+    /// Whether the error is sticky: the context it happened in is unusable afterwards, and
+    /// every later call on it returns the same error. The CUDA documentation says to relaunch
+    /// the process; on driver 580 a new context or a primary-context reset in the same process
+    /// returns the same error.
+    ///
+    /// Always `false` for custack's own kinds and for [`Unlisted`](Self::Unlisted).
+    pub fn is_sticky(self) -> bool {
+        // The driver API's `CUresult` reference (enum CUresult in
+        // https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TYPES.html, CUDA 13.x) says
+        // of ILLEGAL_ADDRESS, LAUNCH_TIMEOUT, HARDWARE_STACK_ERROR, ILLEGAL_INSTRUCTION,
+        // MISALIGNED_ADDRESS, INVALID_ADDRESS_SPACE, INVALID_PC, LAUNCH_FAILED,
+        // TENSOR_MEMORY_LEAK, CONTAINED and EXTERNAL_DEVICE: "This leaves the process in an
+        // inconsistent state and any further CUDA work will return the same error. To continue
+        // using CUDA, the process must be terminated and relaunched."
+        // Of ASSERT: "The context cannot be used anymore, and must be destroyed. All existing
+        // device memory allocations from this context are invalid and must be reconstructed if
+        // the program is to continue using CUDA."
+        // Of MPS_CLIENT_TERMINATED: "To continue using CUDA, the process must be terminated and
+        // relaunched."
+        // ECC_UNCORRECTABLE is documented only as "an uncorrectable ECC error was detected
+        // during execution", without the sentence above; custack still treats it as sticky
+        // (conservatively): device memory the work used is corrupt, so nothing in the context
+        // can be trusted.
+        // Not sticky: CONTEXT_IS_DESTROYED (the context handle is stale; other contexts are
+        // fine) and NVLINK_UNCORRECTABLE (documented without the sentence above).
+        matches!(
+            self,
+            Self::EccUncorrectable
+                | Self::Contained
+                | Self::IllegalAddress
+                | Self::LaunchTimeout
+                | Self::Assert
+                | Self::HardwareStackError
+                | Self::IllegalInstruction
+                | Self::MisalignedAddress
+                | Self::InvalidAddressSpace
+                | Self::InvalidPc
+                | Self::LaunchFailed
+                | Self::TensorMemoryLeak
+                | Self::MpsClientTerminated
+                | Self::ExternalDevice
+        )
+    }
+
+    /// A line of advice for errors whose usual cause is the machine's setup, not the program.
+    fn hint(self) -> Option<&'static str> {
+        Some(match self {
+            Self::NotInitialized => {
+                "the driver is not initialized: call `Driver::init()` (cuInit) before any other \
+                 custack call"
+            }
+            Self::StubLibrary => {
+                "this process loaded the CUDA toolkit's stub libcuda.so (…/lib64/stubs), which \
+                 is for linking only: put the directory that holds the real driver's \
+                 libcuda.so.1 first on LD_LIBRARY_PATH, or remove the stubs directory from it"
+            }
+            Self::CallRequiresNewerDriver => {
+                "the installed NVIDIA driver is older than this call needs: update the driver \
+                 (on data-center GPUs the cuda-compat package can also provide a newer libcuda)"
+            }
+            Self::NoDevice if cfg!(custack_no_libcuda) => NOT_LINKED_HINT,
+            Self::NoDevice => {
+                "no CUDA-capable device is visible: check `nvidia-smi`, CUDA_VISIBLE_DEVICES (an \
+                 empty or wrong list hides every GPU), and that the nvidia kernel module is loaded"
+            }
+            Self::SystemDriverMismatch => {
+                "the loaded libcuda.so.1 and the nvidia kernel module come from different driver \
+                 versions (compare /proc/driver/nvidia/version): reinstall the driver so both \
+                 match, or reboot after a driver update"
+            }
+            Self::CompatNotSupportedOnDevice => {
+                "a CUDA forward-compatibility libcuda (cuda-compat) is on the library path, but \
+                 this GPU does not support forward compatibility: remove the compat directory \
+                 from LD_LIBRARY_PATH, or restrict CUDA_VISIBLE_DEVICES to supported GPUs"
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// An error from the driver or from custack's own checks.
+///
+/// It keeps the raw driver code ([`code`](Self::code)), its [`kind`](Self::kind), and an
+/// optional [`detail`](Self::detail). `Display` shows the driver's own name and description
+/// (`cuGetErrorName`, `cuGetErrorString`), the detail, whether the error is sticky, and a hint
+/// for errors that usually come from the machine's setup:
+///
+/// ```text
+/// CUDA_ERROR_NO_DEVICE (100): no CUDA-capable device is detected
+///   hint: no CUDA-capable device is visible: check `nvidia-smi`, CUDA_VISIBLE_DEVICES …
+/// ```
+///
+/// # In a library built on custack
+///
+/// A crate that builds on custack can return custack's errors and make its own of the same
+/// kinds: [`Error::new`] (a kind and its detail), [`Error::from_kind`]
+/// (a kind alone), [`with_detail`](Self::with_detail) and [`with_source`](Self::with_source)
+/// (a foreign error, such as an `std::io::Error` or a cuBLAS status of the crate's own type, as
+/// the [`source`](std::error::Error::source)). Such an error displays exactly as custack's own
+/// error of that kind and detail, and callers match on [`kind`](Self::kind) as for any other:
+///
+/// ```
+/// use custack::{Error, ErrorKind};
+///
+/// /// A downstream library's loader: its errors are custack errors.
+/// fn read_kernels(path: &str) -> custack::Result<String> {
+///     std::fs::read_to_string(path)
+///         .map_err(|e| Error::new(ErrorKind::Io, format!("reading {path}")).with_source(e))
+/// }
+///
+/// let err = read_kernels("/nonexistent/kernels.ptx").unwrap_err();
+/// match err.kind() {
+///     ErrorKind::Io => {
+///         assert!(err.to_string().starts_with("a file could not be read: reading /nonexistent"));
+///         let io = std::error::Error::source(&err).unwrap();
+///         assert!(io.downcast_ref::<std::io::Error>().is_some());
+///     }
+///     ErrorKind::OutOfMemory => unreachable!("free something and retry"),
+///     other => panic!("unexpected {other:?}"),
+/// }
+/// ```
+#[derive(Clone)]
+#[doc(alias = "CUresult")]
+pub struct Error {
+    code: Option<ffi::CUresult>,
+    kind: ErrorKind,
+    detail: Option<Box<str>>,
+    /// The error this one wraps ([`Error::with_source`]); `Arc` so that `Error` stays `Clone`.
+    source: Option<Arc<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+/// Equal when code, kind and detail are equal and both wrap no source, or the same one (a
+/// clone of an error equals it; two errors wrapping separately made sources do not, since
+/// `dyn Error` has no equality).
+impl PartialEq for Error {
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code
+            && self.kind == other.kind
+            && self.detail == other.detail
+            && match (&self.source, &other.source) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                _ => false,
+            }
+    }
+}
+
+impl Eq for Error {}
+
+static_assertions::assert_impl_all!(Error: Send, Sync, std::error::Error);
+
+impl Error {
+    /// Wraps a raw driver code, for example one returned by a library custack does not wrap.
+    ///
+    /// The kind is [`ErrorKind::from_code`] of it: a code this version of custack does not list
+    /// is kept as [`ErrorKind::Unlisted`]. `CUDA_SUCCESS` is accepted and reported as
+    /// `Unlisted(0)`.
+    pub fn from_raw(code: ffi::CUresult) -> Self {
+        Self {
+            code: Some(code),
+            kind: ErrorKind::from_code(code),
+            detail: None,
+            source: None,
+        }
+    }
+    pub(crate) fn from_code(code: ffi::CUresult) -> Self {
+        Self::from_raw(code)
+    }
+
+    /// An error of `kind` with its `detail`, as custack makes its own: for a library built on
+    /// custack that refuses something in custack's terms (a length that disagrees, an index out
+    /// of range, a file it could not read).
+    ///
+    /// [`code`](Self::code) is the kind's driver code ([`ErrorKind::code`]: `Some` for a driver
+    /// kind, `None` for custack's own kinds), and `Display` is what custack's own error of that
+    /// kind and detail shows.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use custack::{Error, ErrorKind};
+    ///
+    /// fn check_lengths(a: usize, b: usize) -> custack::Result<()> {
+    ///     if a == b {
+    ///         Ok(())
+    ///     } else {
+    ///         Err(Error::new(ErrorKind::LengthMismatch, format!("{a} inputs, {b} outputs")))
+    ///     }
+    /// }
+    /// let e = check_lengths(3, 4).unwrap_err();
+    /// assert_eq!(e.kind(), ErrorKind::LengthMismatch);
+    /// assert_eq!(e.code(), None);
+    /// assert_eq!(e.to_string(), "two lengths that must be equal differ: 3 inputs, 4 outputs");
+    ///
+    /// let e = Error::new(ErrorKind::InvalidValue, "block of 2048 threads");
+    /// assert_eq!(e.code(), Some(custack::ffi::CUresult::CUDA_ERROR_INVALID_VALUE));
+    /// ```
+    pub fn new(kind: ErrorKind, detail: impl Into<String>) -> Self {
+        Self::from_kind(kind).with_detail(detail)
+    }
+
+    /// An error of `kind` with no detail: [`code`](Self::code) is the kind's driver code
+    /// ([`ErrorKind::code`]), so `Error::from_kind(ErrorKind::OutOfMemory)` equals
+    /// `Error::from_raw(CUDA_ERROR_OUT_OF_MEMORY)`.
+    ///
+    /// (A function, not `From<ErrorKind>`: a second `From` impl for `Error` would make `?`
+    /// ambiguous where the error type of a closure is inferred, as in `stream.scope(|s| …)??`.)
+    pub fn from_kind(kind: ErrorKind) -> Self {
+        Self {
+            code: kind.code(),
+            kind,
+            detail: None,
+            source: None,
+        }
+    }
+    pub(crate) fn custack(kind: ErrorKind, detail: impl Into<String>) -> Self {
+        // Not `Self::new`: tests/doc_aliases.rs follows calls by name, and other `new`s in the
+        // crate call the driver.
+        Self::from_kind(kind).with_detail(detail)
+    }
+
+    /// The same error with `detail` as its detail (replacing any detail it had).
+    #[must_use]
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into().into_boxed_str());
+        self
+    }
+
+    /// The same error, wrapping `source`: a foreign error that caused it (an `std::io::Error`,
+    /// a status of a library custack does not wrap), which
+    /// [`source()`](std::error::Error::source) returns. `Display` does not repeat it: error
+    /// reporters walk the `source` chain (as the API guidelines ask of an error that has a
+    /// source); put what the reader needs first into the detail.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use custack::{Error, ErrorKind};
+    /// use std::error::Error as _;
+    ///
+    /// #[derive(Debug)]
+    /// struct CublasStatus(i32); // a foreign library's error type
+    /// impl std::fmt::Display for CublasStatus {
+    ///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    ///         write!(f, "cuBLAS status {}", self.0)
+    ///     }
+    /// }
+    /// impl std::error::Error for CublasStatus {}
+    ///
+    /// let e = Error::new(ErrorKind::InvalidValue, "cublasSgemm refused the shapes")
+    ///     .with_source(CublasStatus(7));
+    /// assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    /// let cause = e.source().and_then(|s| s.downcast_ref::<CublasStatus>()).unwrap();
+    /// assert_eq!(cause.0, 7);
+    /// ```
+    #[must_use]
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Arc::new(source));
+        self
+    }
+    /// The raw driver code, or `None` for custack's own errors.
+    pub fn code(&self) -> Option<ffi::CUresult> {
+        self.code
+    }
+    /// The kind of error.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+    /// Extra information: a JIT log, a name, the sizes that disagreed.
+    pub fn detail(&self) -> Option<&str> {
+        self.detail.as_deref()
+    }
+    /// Whether the error is sticky: the context is unusable afterwards
+    /// (see [`ErrorKind::is_sticky`]).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let mut buf = guard.alloc::<u32>(16)?;
+    /// let stream = guard.stream()?;
+    /// let done = stream.scope(|s| s.fill_u32(s.bind_mut(&mut buf), 1)).and_then(|r| r);
+    /// if let Err(e) = &done {
+    ///     if e.is_sticky() {
+    ///         eprintln!("the GPU faulted; relaunch the process to use CUDA again: {e}");
+    ///     }
+    /// }
+    /// done?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    pub fn is_sticky(&self) -> bool {
+        self.kind.is_sticky()
+    }
+}
+
+/// Copies the driver's string for `code` out of `query` (`cuGetErrorName` or
+/// `cuGetErrorString`); `None` when the driver does not know the code.
+fn driver_string(
+    code: ffi::CUresult,
+    query: unsafe extern "C" fn(ffi::CUresult, *mut *const c_char) -> ffi::CUresult,
+) -> Option<String> {
+    let mut text: *const c_char = core::ptr::null();
+    // SAFETY: `cuGetErrorName` / `cuGetErrorString` take any `CUresult` value and a valid
+    // pointer to write to:
+    // - `&raw mut text` points to a live local `*const c_char`;
+    // - an unrecognized code is documented to return CUDA_ERROR_INVALID_VALUE and store NULL
+    //   (driver API, Error Handling); neither function needs `cuInit` or a context.
+    let status = unsafe { query(code, &raw mut text) };
+    if status != ffi::CUresult::CUDA_SUCCESS || text.is_null() {
+        return None;
+    }
+    // SAFETY: on success the driver stored a pointer to a NUL-terminated string that lives in
+    // the driver library (static for as long as libcuda is loaded, and custack links it);
+    // `text` was checked non-null above, and the bytes are copied out before returning.
+    let text = unsafe { CStr::from_ptr(text) };
+    Some(text.to_string_lossy().into_owned())
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("Error");
+        d.field("kind", &self.kind);
+        if let Some(code) = self.code {
+            d.field("code", &code.0);
+        }
+        if let Some(detail) = &self.detail {
+            d.field("detail", detail);
+        }
+        if let Some(source) = &self.source {
+            d.field("source", source);
+        }
+        d.finish()
+    }
+}
+
+/// What every error says in a build without libcuda (`cfg(custack_no_libcuda)`), where each
+/// driver call returns `CUDA_ERROR_NO_DEVICE` and the driver describes nothing.
+const NOT_LINKED: &str = "no CUDA driver: custack was built where no libcuda was found";
+#[cfg(not(windows))]
+const NOT_LINKED_HINT: &str = "build.rs found no libcuda.so.1 (the NVIDIA driver library), so \
+     this program was built without GPU access: install the NVIDIA driver, or set \
+     CUDA_DRIVER_LIB_DIR to the directory holding libcuda.so.1, and rebuild \
+     (CUSTACK_REQUIRE_LIBCUDA=1 makes that a build error)";
+#[cfg(windows)]
+const NOT_LINKED_HINT: &str = "build.rs found no nvcuda.dll (the NVIDIA driver), so this program \
+     was built without GPU access: install the NVIDIA driver and rebuild, or build with \
+     CUSTACK_REQUIRE_LIBCUDA=1 to link nvcuda.dll by name for a machine that has it";
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(code) = self.code.or_else(|| self.kind.code()) {
+            match driver_string(code, ffi::cuGetErrorName) {
+                Some(name) => write!(f, "{name} ({})", code.0)?,
+                None => write!(f, "{} ({})", self.kind.name(), code.0)?,
+            }
+            match driver_string(code, ffi::cuGetErrorString) {
+                Some(description) => write!(f, ": {description}")?,
+                None if cfg!(custack_no_libcuda) => write!(f, ": {NOT_LINKED}")?,
+                None => f.write_str(": no description from the driver")?,
+            }
+        } else {
+            f.write_str(self.kind.custack_sentence().unwrap_or(self.kind.name()))?;
+        }
+        if let Some(detail) = &self.detail {
+            write!(f, ": {detail}")?;
+        }
+        if self.is_sticky() {
+            f.write_str(" (sticky: this context is unusable; destroy or reset it)")?;
+        }
+        if let Some(hint) = self.kind.hint() {
+            write!(f, "\n  hint: {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|s| s as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl ffi::CUresult {
+    /// `Ok(())` for `CUDA_SUCCESS`, the error otherwise.
+    #[inline]
+    pub(crate) fn result(self) -> Result<()> {
+        if self == ffi::CUresult::CUDA_SUCCESS {
+            Ok(())
+        } else {
+            Err(Error::from_failed_call(self))
+        }
+    }
+}
+
+impl Error {
+    /// The error of a driver call that returned `code`, with the driver's log messages for it
+    /// where the driver has them (see `crate::driver::logs`). Out of line: only failures pay for it.
+    #[cold]
+    #[inline(never)]
+    fn from_failed_call(code: ffi::CUresult) -> Self {
+        let error = Self::from_code(code);
+        match crate::driver::logs::take() {
+            Some(log) => error.with_detail(format!("driver: {log}")),
+            None => error,
+        }
+    }
+}
+
+/// How many drop errors a thread keeps before it discards the oldest.
+const DROP_LOG_CAPACITY: usize = 64;
+
+/// A thread's record of errors that `Drop` impls could not return.
+struct DropLog {
+    errors: VecDeque<Error>,
+    discarded: u64,
+}
+
+thread_local! {
+    static DROP_LOG: RefCell<DropLog> = const {
+        RefCell::new(DropLog { errors: VecDeque::new(), discarded: 0 })
+    };
+}
+
+/// Records an error that a `Drop` could not return, in this thread's log (see
+/// [`take_drop_errors`]). When the log holds [`DROP_LOG_CAPACITY`] errors the oldest is
+/// discarded and counted. Never panics: during thread teardown, after the log itself is gone,
+/// the error is lost.
+pub(crate) fn record_drop_error(e: Error) {
+    // `try_with`/`try_borrow_mut`: a drop may run while thread-locals are being destroyed;
+    // losing the error is better than a panic inside `Drop`.
+    let _ = DROP_LOG.try_with(|log| {
+        if let Ok(mut log) = log.try_borrow_mut() {
+            if log.errors.len() >= DROP_LOG_CAPACITY {
+                log.errors.pop_front();
+                log.discarded = log.discarded.saturating_add(1);
+            }
+            log.errors.push_back(e);
+        }
+    });
+}
+
+/// Takes the errors that drops on this thread recorded since the last call, oldest first.
+///
+/// `Drop` impls in custack never panic: when releasing a handle fails (after a sticky error,
+/// every destroy call fails), the error is recorded here, in a log that belongs to the thread
+/// the drop ran on. The log keeps the latest 64 errors; [`dropped_error_count`] says how many
+/// older ones were discarded. To receive such an error directly instead, call the explicit,
+/// fallible method that the handle offers (`destroy`, `pop`, `free`, …) rather than letting it
+/// drop.
+///
+/// # Examples
+///
+/// ```no_run
+/// # use custack::{Context, ContextFlags, Driver, Stack};
+/// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+/// # let mut stack = Stack::new()?;
+/// # let guard = stack.push(&ctx)?;
+/// {
+///     let buf = guard.alloc::<u8>(16)?;
+///     drop(buf); // cuMemFree; a failure would be recorded, not panicked on
+/// }
+/// for e in custack::take_drop_errors() {
+///     eprintln!("a drop failed: {e}");
+/// }
+/// # Ok::<(), custack::Error>(())
+/// ```
+pub fn take_drop_errors() -> Vec<Error> {
+    DROP_LOG
+        .try_with(|log| {
+            log.try_borrow_mut()
+                .map(|mut log| Vec::from(core::mem::take(&mut log.errors)))
+                .unwrap_or_default()
+        })
+        .unwrap_or_default()
+}
+
+/// How many drop errors this thread's log has discarded, since the thread started, because
+/// 64 newer ones were waiting to be taken (see [`take_drop_errors`]). It only grows.
+pub fn dropped_error_count() -> u64 {
+    DROP_LOG
+        .try_with(|log| log.try_borrow().map_or(0, |log| log.discarded))
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// `CUDA_ERROR_INVALID_VALUE` → `InvalidValue`.
+    fn camel(c_name: &str) -> String {
+        c_name
+            .split('_')
+            .map(|word| {
+                let mut chars = word.chars();
+                chars.next().map_or_else(String::new, |first| {
+                    first.to_string() + &chars.as_str().to_ascii_lowercase()
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn table_lists_every_cuda_13_0_error_code() {
+        // cuda-13.0-result-codes.tsv: 101 codes, and CUDA_SUCCESS is not an error kind.
+        assert_eq!(DRIVER_KINDS.len(), 100);
+    }
+
+    #[test]
+    fn every_table_entry_round_trips_code_kind_code() {
+        for &kind in DRIVER_KINDS {
+            let code = kind.code().unwrap();
+            assert_ne!(code, ffi::CUresult::CUDA_SUCCESS);
+            assert_eq!(ErrorKind::from_code(code), kind, "{kind:?}");
+            assert_eq!(Error::from_raw(code).kind(), kind);
+            assert_eq!(Error::from_raw(code).code(), Some(code));
+        }
+    }
+
+    #[test]
+    fn variant_names_follow_the_c_names() {
+        for &kind in DRIVER_KINDS {
+            let name = kind.name();
+            let rest = name.strip_prefix("CUDA_ERROR_").unwrap();
+            assert_eq!(format!("{kind:?}"), camel(rest), "{name}");
+        }
+        for &kind in CUSTACK_KINDS {
+            let rest = kind.name().strip_prefix("CUSTACK_").unwrap();
+            assert_eq!(format!("{kind:?}"), camel(rest));
+        }
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut names = HashSet::new();
+        for &kind in DRIVER_KINDS.iter().chain(CUSTACK_KINDS) {
+            assert!(names.insert(kind.name()), "{} twice", kind.name());
+        }
+        assert!(names.insert(ErrorKind::Unlisted(7).name()));
+        assert_eq!(names.len(), 100 + 14 + 1);
+    }
+
+    #[test]
+    fn codes_are_unique() {
+        let codes: HashSet<i32> = DRIVER_KINDS.iter().map(|k| k.code().unwrap().0).collect();
+        assert_eq!(codes.len(), DRIVER_KINDS.len());
+    }
+
+    #[test]
+    fn unlisted_keeps_the_value() {
+        for v in [12345, 35, 1000, -1, i32::MIN, i32::MAX] {
+            let kind = ErrorKind::from_code(ffi::CUresult(v));
+            assert_eq!(kind, ErrorKind::Unlisted(v));
+            assert_eq!(kind.code(), Some(ffi::CUresult(v)));
+            assert_eq!(kind.name(), "CUDA_ERROR_UNLISTED");
+            assert!(!kind.is_sticky());
+        }
+        assert_eq!(
+            ErrorKind::from_code(ffi::CUresult::CUDA_SUCCESS),
+            ErrorKind::Unlisted(0)
+        );
+    }
+
+    #[test]
+    fn sticky_set() {
+        let sticky: Vec<i32> = DRIVER_KINDS
+            .iter()
+            .filter(|k| k.is_sticky())
+            .map(|k| k.code().unwrap().0)
+            .collect();
+        assert_eq!(
+            sticky,
+            [
+                214, 226, 700, 702, 710, 714, 715, 716, 717, 718, 719, 721, 810, 911
+            ]
+        );
+        assert!(!ErrorKind::ContextIsDestroyed.is_sticky());
+        assert!(!ErrorKind::InvalidValue.is_sticky());
+        assert!(Error::from_raw(ffi::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS).is_sticky());
+    }
+
+    #[test]
+    fn custack_kinds_have_no_code() {
+        assert_eq!(CUSTACK_KINDS.len(), 14);
+        for &kind in CUSTACK_KINDS {
+            assert_eq!(kind.code(), None, "{kind:?}");
+            assert!(!kind.is_sticky());
+            assert!(kind.custack_sentence().is_some());
+            let e = Error::custack(kind, "the detail");
+            assert_eq!(e.code(), None);
+            assert_eq!(e.kind(), kind);
+        }
+        for &kind in DRIVER_KINDS {
+            assert!(kind.custack_sentence().is_none());
+        }
+    }
+
+    #[test]
+    fn public_constructors_make_what_custack_makes() {
+        // custack's own kinds: `new` is what the crate itself returns.
+        for &kind in CUSTACK_KINDS {
+            let mine = Error::new(kind, "the detail");
+            let custacks = Error::custack(kind, "the detail");
+            assert_eq!(mine, custacks);
+            assert_eq!(mine.to_string(), custacks.to_string());
+            assert_eq!(Error::from_kind(kind).code(), None);
+            assert_eq!(Error::from_kind(kind).detail(), None);
+        }
+        // Driver kinds: `new` is what a failed call with a detail gives (code kept).
+        for &kind in DRIVER_KINDS {
+            let code = kind.code().unwrap();
+            let mine = Error::new(kind, "the detail");
+            let custacks = Error::from_code(code).with_detail("the detail");
+            assert_eq!(mine, custacks, "{kind:?}");
+            assert_eq!(mine.code(), Some(code));
+            assert_eq!(mine.is_sticky(), kind.is_sticky());
+            assert_eq!(Error::from_kind(kind), Error::from_raw(code));
+        }
+        let unlisted = Error::from_kind(ErrorKind::Unlisted(4242));
+        assert_eq!(unlisted, Error::from_raw(ffi::CUresult(4242)));
+    }
+
+    #[test]
+    fn a_wrapped_source_is_the_source_and_not_in_display() {
+        use std::error::Error as _;
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let e = Error::new(ErrorKind::Io, "reading k.ptx").with_source(io);
+        assert_eq!(e.to_string(), "a file could not be read: reading k.ptx");
+        let source = e.source().expect("the wrapped error");
+        assert_eq!(source.to_string(), "no such file");
+        assert_eq!(
+            source
+                .downcast_ref::<std::io::Error>()
+                .map(std::io::Error::kind),
+            Some(std::io::ErrorKind::NotFound)
+        );
+        assert_eq!(
+            format!("{e:?}"),
+            r#"Error { kind: Io, detail: "reading k.ptx", source: Custom { kind: NotFound, error: "no such file" } }"#
+        );
+        // A clone shares the source and equals the original; the same error without the source,
+        // or with another source, does not.
+        assert_eq!(e.clone(), e);
+        assert_ne!(Error::new(ErrorKind::Io, "reading k.ptx"), e);
+        let other = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        assert_ne!(
+            Error::new(ErrorKind::Io, "reading k.ptx").with_source(other),
+            e
+        );
+        assert!(Error::new(ErrorKind::Io, "x").source().is_none());
+    }
+
+    #[test]
+    fn custack_display_is_a_sentence_and_the_detail() {
+        let e = Error::custack(ErrorKind::OutOfRange, "index 5 in a buffer of 3");
+        assert_eq!(
+            e.to_string(),
+            "an index or range lies outside the memory it refers to: index 5 in a buffer of 3"
+        );
+        assert_eq!(
+            format!("{e:?}"),
+            r#"Error { kind: OutOfRange, detail: "index 5 in a buffer of 3" }"#
+        );
+    }
+
+    #[test]
+    fn debug_is_compact() {
+        let e = Error::from_raw(ffi::CUresult::CUDA_ERROR_INVALID_VALUE).with_detail("bad");
+        assert_eq!(
+            format!("{e:?}"),
+            r#"Error { kind: InvalidValue, code: 1, detail: "bad" }"#
+        );
+    }
+
+    #[test]
+    fn drop_log_keeps_the_latest_64_and_counts_the_rest() {
+        // Each test runs on its own thread unless the harness is told otherwise; a fresh
+        // thread makes the thread-local log certainly empty.
+        std::thread::spawn(|| {
+            assert!(take_drop_errors().is_empty());
+            assert_eq!(dropped_error_count(), 0);
+            for i in 0..70 {
+                record_drop_error(Error::custack(ErrorKind::SizeOverflow, i.to_string()));
+            }
+            let errors = take_drop_errors();
+            assert_eq!(errors.len(), 64);
+            assert_eq!(errors[0].detail(), Some("6"));
+            assert_eq!(errors[63].detail(), Some("69"));
+            assert_eq!(dropped_error_count(), 6);
+            assert!(take_drop_errors().is_empty());
+            assert_eq!(dropped_error_count(), 6);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn drop_log_is_per_thread() {
+        std::thread::spawn(|| {
+            record_drop_error(Error::custack(ErrorKind::SizeOverflow, "here"));
+            let other = std::thread::spawn(take_drop_errors).join().unwrap();
+            assert!(other.is_empty());
+            assert_eq!(take_drop_errors().len(), 1);
+        })
+        .join()
+        .unwrap();
+    }
+}

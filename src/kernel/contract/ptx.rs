@@ -1,0 +1,203 @@
+//! The parameter list of a PTX `.entry`, for checking a kernel contract where the driver cannot
+//! tell a kernel's parameters (`cuFuncGetParamInfo` is CUDA 12.4).
+//!
+//! Only what a contract needs is read: each parameter's size and alignment in bytes, from its
+//! `.param` declaration (`.param .u64 x`, `.param .align 8 .b8 p[24]`). The text is scanned once,
+//! without allocating per token.
+
+/// One `.param` of an entry: its name in the PTX, size and alignment in bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PtxParam {
+    pub(crate) name: String,
+    pub(crate) size: usize,
+    pub(crate) align: usize,
+}
+
+/// The parameters of the `.entry` named `entry` in `ptx`, in order; `None` if there is no such
+/// entry, or its list cannot be read.
+pub(crate) fn entry_params(ptx: &[u8], entry: &str) -> Option<Vec<PtxParam>> {
+    let mut tokens = Tokens { text: ptx, at: 0 };
+    while let Some(token) = tokens.next() {
+        if token != b".entry" {
+            continue;
+        }
+        if tokens.next()? != entry.as_bytes() {
+            continue;
+        }
+        // Parameters are optional: `.entry noop {` or `.entry noop()`.
+        if tokens.next()? != b"(" {
+            return Some(Vec::new());
+        }
+        let mut params = Vec::new();
+        let mut declaration: Vec<&[u8]> = Vec::new();
+        loop {
+            let token = tokens.next()?;
+            match token {
+                b"," | b")" => {
+                    if !declaration.is_empty() {
+                        params.push(param(&declaration)?);
+                        declaration.clear();
+                    }
+                    if token == b")" {
+                        return Some(params);
+                    }
+                }
+                _ => declaration.push(token),
+            }
+        }
+    }
+    None
+}
+
+/// One declaration's tokens (`.param .align 8 .b8 p[24]`) as a parameter.
+fn param(tokens: &[&[u8]]) -> Option<PtxParam> {
+    let (name, count) = name_and_count(tokens.last()?)?;
+    let scalar = tokens.iter().rev().find_map(|t| type_size(t))?;
+    let size = scalar.checked_mul(count)?;
+    let mut align = scalar;
+    let mut rest = tokens.iter();
+    while let Some(&t) = rest.next() {
+        if t == b".align" {
+            align = number(rest.next()?)?;
+        }
+    }
+    Some(PtxParam {
+        name: String::from_utf8_lossy(name).into_owned(),
+        size,
+        align: align.max(1),
+    })
+}
+
+/// The size in bytes of a PTX scalar type (`.u64`, `.f32`, `.b8`, `.pred`).
+fn type_size(token: &[u8]) -> Option<usize> {
+    let t = token.strip_prefix(b".")?;
+    if t == b"pred" {
+        return Some(1);
+    }
+    let (&kind, bits) = t.split_first()?;
+    if !matches!(kind, b'u' | b's' | b'b' | b'f') {
+        return None;
+    }
+    Some(number(bits)?.div_ceil(8))
+}
+
+/// A decimal number.
+fn number(digits: &[u8]) -> Option<usize> {
+    if digits.is_empty() {
+        return None;
+    }
+    digits.iter().try_fold(0usize, |n, &d| {
+        if d.is_ascii_digit() {
+            n.checked_mul(10)?.checked_add(usize::from(d - b'0'))
+        } else {
+            None
+        }
+    })
+}
+
+/// `name[4]` → (`name`, 4); `name` → (`name`, 1).
+fn name_and_count(token: &[u8]) -> Option<(&[u8], usize)> {
+    match token.iter().position(|&b| b == b'[') {
+        Some(i) => {
+            let (name, rest) = token.split_at(i);
+            let digits = rest.get(1..)?.strip_suffix(b"]")?;
+            Some((name, number(digits)?))
+        }
+        None => Some((token, 1)),
+    }
+}
+
+/// PTX tokens: runs of bytes between whitespace, and each of `(),;{}` alone; `//` and `/* */`
+/// comments are skipped.
+struct Tokens<'a> {
+    text: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let single = |b: u8| matches!(b, b'(' | b')' | b',' | b';' | b'{' | b'}');
+        loop {
+            let rest = self.text.get(self.at..)?;
+            let first = *rest.first()?;
+            if first.is_ascii_whitespace() {
+                self.at += 1;
+            } else if rest.starts_with(b"//") {
+                let end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+                self.at += end;
+            } else if rest.starts_with(b"/*") {
+                let end = rest
+                    .windows(2)
+                    .position(|w| w == b"*/")
+                    .map_or(rest.len(), |i| i + 2);
+                self.at += end;
+            } else if single(first) {
+                self.at += 1;
+                return rest.get(..1);
+            } else {
+                let len = rest
+                    .iter()
+                    .position(|&b| b.is_ascii_whitespace() || single(b))
+                    .unwrap_or(rest.len());
+                self.at += len;
+                return rest.get(..len);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{PtxParam, entry_params};
+
+    fn p(name: &str, size: usize, align: usize) -> PtxParam {
+        PtxParam {
+            name: name.into(),
+            size,
+            align,
+        }
+    }
+
+    #[test]
+    fn reads_entry_parameter_lists() {
+        let ptx = b"
+            .version 6.0 .target sm_50 .address_size 64
+            // .entry commented_out(.param .u8 no)
+            .visible .entry add_u32(
+                .param .u64 add_u32_param_0, /* x */
+                .param .u32 add_u32_param_1,
+                .param .u32 add_u32_param_2
+            )
+            { ret; }
+            .visible .entry noop() { ret; }
+            .entry bare { ret; }
+            .visible .entry rec(.param .align 8 .b8 rec_param_0[24], .param .f64 d)
+            { ret; }";
+        assert_eq!(
+            entry_params(ptx, "add_u32"),
+            Some(vec![
+                p("add_u32_param_0", 8, 8),
+                p("add_u32_param_1", 4, 4),
+                p("add_u32_param_2", 4, 4)
+            ])
+        );
+        assert_eq!(entry_params(ptx, "noop"), Some(vec![]));
+        assert_eq!(entry_params(ptx, "bare"), Some(vec![]));
+        assert_eq!(
+            entry_params(ptx, "rec"),
+            Some(vec![p("rec_param_0", 24, 8), p("d", 8, 8)])
+        );
+        assert_eq!(entry_params(ptx, "commented_out"), None);
+        assert_eq!(entry_params(ptx, "add"), None);
+    }
+
+    #[test]
+    fn reads_the_fixture_kernels() {
+        let ptx = include_bytes!("../../../tests/fixtures/kernels.ptx");
+        let add = entry_params(ptx, "add_u32").unwrap();
+        let sizes: Vec<usize> = add.iter().map(|p| p.size).collect();
+        assert_eq!(sizes, [8, 4, 4]);
+    }
+}

@@ -1,0 +1,10 @@
+//! Kernels: code loaded into a context ([`module`]: PTX, cubin and fatbin modules, their
+//! functions and globals; [`library`]: context-independent libraries; [`jit`]: JIT options and the
+//! linker), how a kernel is launched ([`launch`]: functions, typed kernels, launch shapes and
+//! arguments) and how it is declared once and launched safely ever after ([`contract`]).
+
+pub(crate) mod contract;
+pub(crate) mod jit;
+pub(crate) mod launch;
+pub(crate) mod library;
+pub(crate) mod module;

@@ -1,0 +1,953 @@
+//! Device memory and page-locked host memory, lent by a [`PushedGuard`].
+//!
+//! [`DeviceBuffer`] owns an allocation; [`DeviceView`] and [`DeviceViewMut`] borrow part of
+//! one, with the aliasing rules of `&[T]` and `&mut [T]` (C14). The synchronous operations live
+//! on the [`DeviceMemory`] and [`DeviceMemoryMut`] traits, which all three implement;
+//! asynchronous ones on [`StreamScope`](crate::StreamScope).
+
+pub(crate) mod ipc;
+pub(crate) mod managed;
+pub(crate) mod pitched;
+pub(crate) mod plain;
+pub(crate) mod pool;
+pub(crate) mod registered;
+pub(crate) mod vmm;
+
+use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::ffi;
+use crate::memory::plain::DeviceCopy;
+use core::marker::PhantomData;
+use core::ops::{Bound, RangeBounds};
+use core::ptr::NonNull;
+
+pub(crate) fn byte_size<T>(len: usize) -> Result<usize> {
+    len.checked_mul(size_of::<T>()).ok_or_else(|| {
+        Error::custack(
+            ErrorKind::SizeOverflow,
+            format!("{len} elements of {} bytes overflow usize", size_of::<T>()),
+        )
+    })
+}
+
+pub(crate) fn check_alloc_len<T>(len: usize) -> Result<usize> {
+    let bytes = byte_size::<T>(len)?;
+    if bytes == 0 {
+        return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
+            .with_detail("zero-byte allocation: CUDA has no empty allocations; allocate at least one element"));
+    }
+    Ok(bytes)
+}
+
+#[inline]
+pub(crate) fn check_same_len(what: &str, dst: usize, src: usize) -> Result<()> {
+    if dst == src {
+        Ok(())
+    } else {
+        Err(length_mismatch(what, dst, src))
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn length_mismatch(what: &str, dst: usize, src: usize) -> Error {
+    Error::custack(
+        ErrorKind::LengthMismatch,
+        format!("{what}: destination holds {dst} elements, source {src}"),
+    )
+}
+
+fn resolve_range(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => Some(s),
+        Bound::Excluded(&s) => s.checked_add(1),
+        Bound::Unbounded => Some(0),
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e.checked_add(1),
+        Bound::Excluded(&e) => Some(e),
+        Bound::Unbounded => Some(len),
+    };
+    match (start, end) {
+        (Some(s), Some(e)) if s <= e && e <= len => Ok((s, e)),
+        _ => Err(Error::custack(
+            ErrorKind::OutOfRange,
+            format!(
+                "range {:?}..{:?} is outside 0..{len}",
+                range.start_bound(),
+                range.end_bound()
+            ),
+        )),
+    }
+}
+
+fn offset_ptr<T>(ptr: ffi::CUdeviceptr, elems: usize) -> ffi::CUdeviceptr {
+    // In range by construction: `elems <= len` of an allocation whose byte size fits `usize`.
+    ptr + (elems * size_of::<T>()) as ffi::CUdeviceptr
+}
+
+pub(crate) mod sealed {
+    pub trait Sealed {}
+}
+
+/// Device memory that can be read: a [`DeviceBuffer`], [`DeviceView`] or [`DeviceViewMut`].
+///
+/// Only memory lent by the guard that is current on this thread implements it, so every
+/// operation here runs in the right context without checking.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not device memory of `{T}` lent by the current guard",
+    note = "device memory is a `DeviceBuffer`, `DeviceView` or `DeviceViewMut` (or a `ManagedBuffer`, a VMM `Mapping`/`SharedMapping`, an `IpcBuffer`); host memory is bound with `s.bind_host(&v)` / `s.bind_host_mut(&mut v)`, and an existing binding is used as it is, not bound again",
+    note = "a `ParkedBuffer` is attached to a guard of its own context first (`guard.attach(parked)`); a `PeerMapping` is lent by a guard of a device it lets in (`guard.lend(&m)`, `guard.lend_mut(&mut m)`)"
+)]
+pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
+    /// The device address of the first element.
+    fn device_ptr(&self) -> ffi::CUdeviceptr;
+
+    /// The number of elements.
+    fn len(&self) -> usize;
+
+    /// Whether there are no elements (only views can be empty).
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The size in bytes.
+    fn byte_len(&self) -> usize {
+        self.len() * size_of::<T>()
+    }
+
+    /// A shared view of the whole memory.
+    fn as_view(&self) -> DeviceView<'_, T> {
+        DeviceView {
+            ptr: self.device_ptr(),
+            len: self.len(),
+            _marker: PhantomData,
+        }
+    }
+
+    /// A shared view of `range`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`] when the range does not lie within `0..len`.
+    fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>> {
+        let (s, e) = resolve_range(range, self.len())?;
+        Ok(DeviceView {
+            ptr: offset_ptr::<T>(self.device_ptr(), s),
+            len: e - s,
+            _marker: PhantomData,
+        })
+    }
+
+    /// Two shared views, `[0, mid)` and `[mid, len)`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`] when `mid > len`.
+    fn split_at(&self, mid: usize) -> Result<(DeviceView<'_, T>, DeviceView<'_, T>)> {
+        let (_, _) = resolve_range(..mid, self.len())?;
+        let p = self.device_ptr();
+        Ok((
+            DeviceView {
+                ptr: p,
+                len: mid,
+                _marker: PhantomData,
+            },
+            DeviceView {
+                ptr: offset_ptr::<T>(p, mid),
+                len: self.len() - mid,
+                _marker: PhantomData,
+            },
+        ))
+    }
+
+    /// `cuMemcpyDtoH`—Copies to host memory; returns when the copy is complete.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`] if `dst.len() != self.len()`; driver errors, including
+    /// those of earlier asynchronous work.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemcpyDtoH")]
+    fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
+        check_same_len("copy_to_host", dst.len(), self.len())?;
+        if dst.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: `dst` is writable for `byte_len` bytes (same length, same `T`); the device
+        // range is live memory of the current context (lent by the current guard); any bit
+        // pattern is a valid `T` (`DeviceCopy`).
+        unsafe { ffi::cuMemcpyDtoH_v2(dst.as_mut_ptr().cast(), self.device_ptr(), self.byte_len()) }
+            .result()
+    }
+
+    /// `cuPointerGetAttributes`—What the driver knows of this memory: its context, device,
+    /// allocation range and id, memory type.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html>
+    #[doc(alias = "cuPointerGetAttributes")]
+    #[doc(alias = "cuPointerGetAttribute")]
+    fn pointer_attributes(&self) -> Result<PointerAttributes> {
+        pointer_attributes(self.device_ptr())
+    }
+
+    /// `cuMemcpyDtoH`—Copies into a new `Vec`.
+    ///
+    /// # Errors
+    ///
+    /// The copy's error, which may also be an error of earlier asynchronous work of the
+    /// context (see [`guide::faults`](crate::guide::faults)).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemcpyDtoH")]
+    fn to_vec(&self) -> Result<Vec<T>> {
+        let mut v = Vec::with_capacity(self.len());
+        if self.is_empty() {
+            return Ok(v);
+        }
+        // SAFETY: `v` has capacity for `len` elements, i.e. `byte_len` writable bytes; the
+        // device range is live memory of the current context.
+        unsafe { ffi::cuMemcpyDtoH_v2(v.as_mut_ptr().cast(), self.device_ptr(), self.byte_len()) }
+            .result()?;
+        // SAFETY: the copy succeeded and initialized all `len` elements; any bit pattern is a
+        // valid `T`.
+        unsafe { v.set_len(self.len()) };
+        Ok(v)
+    }
+}
+
+/// Device memory that can be written: a [`DeviceBuffer`] or [`DeviceViewMut`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not writable device memory of `{T}`",
+    note = "writable device memory is a `DeviceBuffer`, a `DeviceViewMut` (`buf.as_view_mut()`, `buf.slice_mut(..)`), a `ManagedBuffer`, a writable VMM `Mapping` or an `IpcBuffer`; a `DeviceView` or `SharedMapping` only reads: bind it with `s.bind(&view)`"
+)]
+pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
+    /// An exclusive view of the whole memory.
+    fn as_view_mut(&mut self) -> DeviceViewMut<'_, T> {
+        DeviceViewMut {
+            ptr: self.device_ptr(),
+            len: self.len(),
+            _marker: PhantomData,
+        }
+    }
+
+    /// An exclusive view of `range`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`] when the range does not lie within `0..len`.
+    fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceViewMut<'_, T>> {
+        let (s, e) = resolve_range(range, self.len())?;
+        Ok(DeviceViewMut {
+            ptr: offset_ptr::<T>(self.device_ptr(), s),
+            len: e - s,
+            _marker: PhantomData,
+        })
+    }
+
+    /// Two exclusive, disjoint views, `[0, mid)` and `[mid, len)`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`] when `mid > len`.
+    fn split_at_mut(&mut self, mid: usize) -> Result<(DeviceViewMut<'_, T>, DeviceViewMut<'_, T>)> {
+        let (_, _) = resolve_range(..mid, self.len())?;
+        let p = self.device_ptr();
+        Ok((
+            DeviceViewMut {
+                ptr: p,
+                len: mid,
+                _marker: PhantomData,
+            },
+            DeviceViewMut {
+                ptr: offset_ptr::<T>(p, mid),
+                len: self.len() - mid,
+                _marker: PhantomData,
+            },
+        ))
+    }
+
+    /// `cuMemcpyHtoD`—Copies from host memory. The host slice may be reused when this returns.
+    ///
+    /// From pageable memory the driver returns once the bytes are staged: later synchronous
+    /// calls and work on blocking streams see them, work on a non-blocking stream is not ordered
+    /// after the copy (the "Stream kinds" section of the repository's `docs/features.md`).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`] if `src.len() != self.len()`; driver errors.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::{DeviceMemory, DeviceMemoryMut};
+    /// let mut buf = guard.alloc::<u32>(4)?;
+    /// buf.copy_from_host(&[1, 2, 3, 4])?;          // cuMemcpyHtoD, before later synchronous calls
+    /// let (_, mut upper) = buf.split_at_mut(2)?;   // views: no driver call
+    /// upper.copy_from_host(&[30, 40])?;
+    /// assert_eq!(buf.to_vec()?, [1, 2, 30, 40]);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemcpyHtoD")]
+    fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
+        check_same_len("copy_from_host", self.len(), src.len())?;
+        if src.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: `src` is readable for `byte_len` bytes; the device range is live memory of
+        // the current context, exclusively borrowed.
+        unsafe { ffi::cuMemcpyHtoD_v2(self.device_ptr(), src.as_ptr().cast(), self.byte_len()) }
+            .result()
+    }
+
+    /// `cuMemcpyDtoD`—Copies from other device memory of the same context, then waits for the
+    /// copy (device-to-device copies are otherwise asynchronous to the host).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`] if the lengths differ; driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemcpyDtoD")]
+    fn copy_from_device(&mut self, src: &impl DeviceMemory<T>) -> Result<()> {
+        check_same_len("copy_from_device", self.len(), src.len())?;
+        if src.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: both ranges are live memory of the current context with `byte_len` bytes;
+        // they do not overlap (`&mut self` and `&src` cannot alias).
+        unsafe { ffi::cuMemcpyDtoD_v2(self.device_ptr(), src.device_ptr(), self.byte_len()) }
+            .result()?;
+        sync_null_stream()
+    }
+
+    /// `cuMemsetD8`—Sets every byte to `value`, then waits for the memset.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemsetD8")]
+    fn fill_bytes(&mut self, value: u8) -> Result<()> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: the device range is live memory of the current context, `byte_len` bytes.
+        unsafe { ffi::cuMemsetD8_v2(self.device_ptr(), value, self.byte_len()) }.result()?;
+        sync_null_stream()
+    }
+
+    /// `cuMemsetD32`—Sets every 32-bit word to `value`, then waits for the memset.
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_INVALID_VALUE` if the size is not a multiple of 4 bytes or the address is
+    /// not 4-byte aligned.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemsetD32")]
+    fn fill_u32(&mut self, value: u32) -> Result<()> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        check_memset_unit(self.device_ptr(), self.byte_len(), 4)?;
+        // SAFETY: the device range is live memory of the current context, `byte_len / 4` words.
+        unsafe { ffi::cuMemsetD32_v2(self.device_ptr(), value, self.byte_len() / 4) }.result()?;
+        sync_null_stream()
+    }
+
+    /// `cuMemsetD16`—Sets every 16-bit word to `value`, then waits for the memset.
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_INVALID_VALUE` if the size is not a multiple of 2 bytes or the address is
+    /// not 2-byte aligned.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemsetD16")]
+    fn fill_u16(&mut self, value: u16) -> Result<()> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        check_memset_unit(self.device_ptr(), self.byte_len(), 2)?;
+        // SAFETY: the device range is live memory of the current context, `byte_len / 2` words.
+        unsafe { ffi::cuMemsetD16_v2(self.device_ptr(), value, self.byte_len() / 2) }.result()?;
+        sync_null_stream()
+    }
+}
+
+/// Checks a memset of `unit`-byte words covers whole, aligned words.
+pub(crate) fn check_memset_unit(ptr: ffi::CUdeviceptr, bytes: usize, unit: usize) -> Result<()> {
+    if bytes % unit == 0 && ptr % unit as u64 == 0 {
+        return Ok(());
+    }
+    Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE).with_detail(format!(
+        "a {}-bit memset needs a {unit}-byte aligned range whose size is a multiple of {unit} bytes",
+        unit * 8
+    )))
+}
+
+/// What [`DeviceMemory::pointer_attributes`] reports (`cuPointerGetAttributes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(alias = "CUpointer_attribute")]
+pub struct PointerAttributes {
+    /// The context the memory belongs to.
+    pub context: ffi::CUcontext,
+    /// The device's ordinal.
+    pub device_ordinal: i32,
+    /// The allocation containing the address: its start and size in bytes.
+    pub range: (ffi::CUdeviceptr, usize),
+    /// A process-unique id of the allocation.
+    pub buffer_id: u64,
+    /// `CUmemorytype` (`ffi::CU_MEMORYTYPE_DEVICE`, `..._HOST`, `..._UNIFIED`).
+    pub memory_type: u32,
+    /// Whether it is managed (unified) memory.
+    pub is_managed: bool,
+}
+
+/// `cuPointerGetAttributes` for an address of memory custack handed out.
+pub(crate) fn pointer_attributes(ptr: ffi::CUdeviceptr) -> Result<PointerAttributes> {
+    use ffi::CUpointer_attribute as A;
+    let mut context: ffi::CUcontext = core::ptr::null_mut();
+    let mut device_ordinal: core::ffi::c_int = 0;
+    let mut start: ffi::CUdeviceptr = 0;
+    let mut size: usize = 0;
+    let mut buffer_id: u64 = 0;
+    let mut memory_type: core::ffi::c_uint = 0;
+    let mut is_managed: core::ffi::c_int = 0;
+    let mut attributes = [
+        A::CU_POINTER_ATTRIBUTE_CONTEXT,
+        A::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+        A::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+        A::CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+        A::CU_POINTER_ATTRIBUTE_BUFFER_ID,
+        A::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+        A::CU_POINTER_ATTRIBUTE_IS_MANAGED,
+    ];
+    let mut data: [*mut core::ffi::c_void; 7] = [
+        (&raw mut context).cast(),
+        (&raw mut device_ordinal).cast(),
+        (&raw mut start).cast(),
+        (&raw mut size).cast(),
+        (&raw mut buffer_id).cast(),
+        (&raw mut memory_type).cast(),
+        (&raw mut is_managed).cast(),
+    ];
+    // SAFETY: seven attributes, each with a pointer to a writable value of the type the driver
+    // documents for it; `ptr` is an address of memory custack handed out.
+    unsafe {
+        ffi::cuPointerGetAttributes(
+            attributes.len() as core::ffi::c_uint,
+            attributes.as_mut_ptr(),
+            data.as_mut_ptr(),
+            ptr,
+        )
+    }
+    .result()?;
+    Ok(PointerAttributes {
+        context,
+        device_ordinal,
+        range: (start, size),
+        buffer_id,
+        memory_type,
+        is_managed: is_managed != 0,
+    })
+}
+
+fn sync_null_stream() -> Result<()> {
+    // SAFETY: the NULL stream of the current context always exists.
+    unsafe { ffi::cuStreamSynchronize(core::ptr::null_mut()) }.result()
+}
+
+/// An owned allocation of `len` elements of `T` in device memory, lent by a guard.
+///
+/// Freed on drop (`cuMemFree`); [`free`](Self::free) returns the error instead. The buffer is
+/// the size of a device pointer and a length, `!Send` and `!Sync` (it belongs to the guard).
+///
+/// # Examples
+///
+/// ```no_run
+/// use custack::{Context, ContextFlags, DeviceMemory, DeviceMemoryMut, Driver, Stack};
+/// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+/// let mut stack = Stack::new()?;
+/// let guard = stack.push(&ctx)?;
+/// let mut buf = guard.alloc::<f32>(4)?;
+/// buf.copy_from_host(&[1.0, 2.0, 3.0, 4.0])?;
+/// assert_eq!(buf.to_vec()?, [1.0, 2.0, 3.0, 4.0]);
+/// # Ok::<(), custack::Error>(())
+/// ```
+#[derive(Debug)]
+#[doc(alias = "CUdeviceptr")]
+#[doc(alias = "cuMemAlloc")]
+pub struct DeviceBuffer<'g, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    _marker: PhantomData<(&'g (), *const T)>,
+}
+
+static_assertions::assert_eq_size!(DeviceBuffer<'static, u8>, (ffi::CUdeviceptr, usize));
+static_assertions::assert_eq_size!(PinnedBuffer<'static, u8>, (*mut u8, usize));
+static_assertions::assert_not_impl_any!(PinnedBuffer<'static, u8>: Send, Sync);
+static_assertions::assert_not_impl_any!(DeviceBuffer<'static, u8>: Send, Sync);
+
+/// A shared view of device memory, like `&[T]`. `Copy`.
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceView<'a, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    _marker: PhantomData<(&'a [T], *const ())>,
+}
+
+impl<T: DeviceCopy> DeviceView<'_, T> {
+    /// # Safety
+    ///
+    /// `ptr..ptr + len * size_of::<T>()` must be live device memory of the current context for
+    /// the returned lifetime, not written through any other handle meanwhile.
+    pub(crate) unsafe fn from_raw_parts(ptr: ffi::CUdeviceptr, len: usize) -> Self {
+        Self {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<T: DeviceCopy> DeviceViewMut<'_, T> {
+    /// # Safety
+    ///
+    /// As [`DeviceView::from_raw_parts`], and no other handle may access the memory meanwhile.
+    pub(crate) unsafe fn from_raw_parts(ptr: ffi::CUdeviceptr, len: usize) -> Self {
+        Self {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+}
+
+/// An exclusive view of device memory, like `&mut [T]`.
+#[derive(Debug)]
+pub struct DeviceViewMut<'a, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    _marker: PhantomData<(&'a mut [T], *const ())>,
+}
+
+/// Implements the memory traits for a type with `ptr` and `len` fields.
+macro_rules! device_memory {
+    ($ty:ident, $($mut_:ident)?) => {
+        impl<T: DeviceCopy> sealed::Sealed for $ty<'_, T> {}
+        impl<T: DeviceCopy> DeviceMemory<T> for $ty<'_, T> {
+            #[inline]
+            fn device_ptr(&self) -> ffi::CUdeviceptr {
+                self.ptr
+            }
+            #[inline]
+            fn len(&self) -> usize {
+                self.len
+            }
+        }
+        $(impl<T: DeviceCopy> DeviceMemoryMut<T> for $ty<'_, T> {} const _: &str = stringify!($mut_);)?
+    };
+}
+pub(crate) use device_memory;
+device_memory!(DeviceBuffer, mut_);
+device_memory!(DeviceView,);
+device_memory!(DeviceViewMut, mut_);
+
+impl<T: DeviceCopy> DeviceBuffer<'_, T> {
+    /// # Safety
+    ///
+    /// `ptr` is a `cuMemAlloc` allocation of the current context's, holding `len` elements, owned
+    /// by nothing else, and live for the returned lifetime.
+    pub(crate) unsafe fn from_raw_parts<'g>(
+        ptr: ffi::CUdeviceptr,
+        len: usize,
+    ) -> DeviceBuffer<'g, T> {
+        DeviceBuffer {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Gives up ownership: returns the device address and the number of elements without
+    /// freeing the memory, e.g. to hand it to a library that will free it (with `cuMemFree` or
+    /// `cudaFree`, in this buffer's context). Adopt it again with
+    /// [`PushedGuard::buffer_from_raw`]. To lend the memory instead, pass
+    /// [`device_ptr`](DeviceMemory::device_ptr) while the buffer lives.
+    #[must_use = "the memory is no longer freed by custack"]
+    pub fn into_raw(self) -> (ffi::CUdeviceptr, usize) {
+        let this = core::mem::ManuallyDrop::new(self);
+        (this.ptr, this.len)
+    }
+
+    /// `cuMemFree`—Frees the allocation, returning the driver's error.
+    ///
+    /// # Errors
+    ///
+    /// The driver's error; after a sticky error, typically that error. The buffer is consumed
+    /// either way.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemFree")]
+    pub fn free(self) -> Result<()> {
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: `ptr` was allocated by `cuMemAlloc` and is freed once (`this` never drops).
+        unsafe { ffi::cuMemFree_v2(this.ptr) }.result()
+    }
+}
+
+impl<T: DeviceCopy> Drop for DeviceBuffer<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` was allocated by `cuMemAlloc` in the current context (the guard that
+        // lent the buffer is alive and on top) and is freed once. No asynchronous work can use
+        // it: stream scopes borrow it until their work is complete.
+        if let Err(e) = unsafe { ffi::cuMemFree_v2(self.ptr) }.result() {
+            record_drop_error(e);
+        }
+    }
+}
+
+/// Page-locked (pinned) host memory, lent by a guard, so asynchronous copies from and to it
+/// are truly asynchronous. Dereferences to `[T]`; zero-initialized.
+///
+/// Tied to the guard because the driver frees page-locked memory with its context: a pinned
+/// buffer can never outlive the context that owns it (R9). To cross a nested push (staging
+/// data for another context), park it: [`PushedGuard::park_pinned`] gives a
+/// [`ParkedPinned`](crate::ParkedPinned), still a slice to the host under any context.
+#[derive(Debug)]
+#[doc(alias = "cuMemHostAlloc")]
+pub struct PinnedBuffer<'g, T: DeviceCopy> {
+    ptr: NonNull<T>,
+    len: usize,
+    _marker: PhantomData<(&'g (), *const T)>,
+}
+
+impl<T: DeviceCopy> core::ops::Deref for PinnedBuffer<'_, T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // SAFETY: `ptr` points to `len` initialized (zeroed, then only written as `T`)
+        // elements that live until drop; aliasing follows `&self`.
+        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: DeviceCopy> core::ops::DerefMut for PinnedBuffer<'_, T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as in `deref`, and `&mut self` gives exclusive access.
+        unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: DeviceCopy> PinnedBuffer<'_, T> {
+    /// The memory as the driver's raw pointer, without a reference to the elements: a pointer
+    /// handed to enqueued work stays valid when the host later reborrows the buffer (a `&mut`
+    /// made by `deref_mut` would invalidate pointers derived from an earlier one).
+    pub(crate) fn raw_ptr(&mut self) -> *mut T {
+        self.ptr.as_ptr()
+    }
+
+    /// The pointer and length, without freeing (for parking).
+    pub(crate) fn into_parts(self) -> (NonNull<T>, usize) {
+        let this = core::mem::ManuallyDrop::new(self);
+        (this.ptr, this.len)
+    }
+
+    /// # Safety
+    ///
+    /// `ptr` holds `len` initialized elements allocated by `cuMemHostAlloc` in the context of
+    /// the guard the returned lifetime borrows, owned by nothing else.
+    pub(crate) unsafe fn from_parts<'g>(ptr: NonNull<T>, len: usize) -> PinnedBuffer<'g, T> {
+        PinnedBuffer {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
+    /// `cuMemFreeHost`—Frees the memory, returning the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemFreeHost")]
+    pub fn free(self) -> Result<()> {
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: allocated by `cuMemHostAlloc`, freed once.
+        unsafe { ffi::cuMemFreeHost(this.ptr.as_ptr().cast()) }.result()
+    }
+}
+
+impl<T: DeviceCopy> Drop for PinnedBuffer<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: allocated by `cuMemHostAlloc` in the current context, freed once; no
+        // asynchronous copy can use it (stream scopes borrow it until complete).
+        if let Err(e) = unsafe { ffi::cuMemFreeHost(self.ptr.as_ptr().cast()) }.result() {
+            record_drop_error(e);
+        }
+    }
+}
+
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
+    /// `cuMemAlloc`—Allocates `len` elements of `T` in device memory (uninitialized device
+    /// bytes: any bit pattern is a valid `T`).
+    ///
+    /// # Errors
+    ///
+    /// `CUDA_ERROR_INVALID_VALUE` for zero bytes, [`ErrorKind::SizeOverflow`] when the size
+    /// overflows, `CUDA_ERROR_OUT_OF_MEMORY` (after which the context keeps working, R4).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::DeviceMemoryMut;
+    /// let mut buf = guard.alloc::<f32>(1 << 20)?; // 4 MiB, uninitialized
+    /// buf.copy_from_host(&vec![1.0; 1 << 20])?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemAlloc")]
+    pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<'_, T>> {
+        let bytes = check_alloc_len::<T>(len)?;
+        let mut ptr: ffi::CUdeviceptr = 0;
+        // SAFETY: `ptr` is a valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuMemAlloc_v2(&raw mut ptr, bytes) }.result()?;
+        Ok(DeviceBuffer {
+            ptr,
+            len,
+            _marker: PhantomData,
+        })
+    }
+
+    /// `cuMemAlloc` + `cuMemsetD8`—Allocates `len` elements set to zero bytes.
+    ///
+    /// # Errors
+    ///
+    /// As [`alloc`](Self::alloc), and the memset's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemAlloc")]
+    #[doc(alias = "cuMemsetD8")]
+    pub fn alloc_zeroed<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<'_, T>> {
+        let mut buf = self.alloc::<T>(len)?;
+        buf.fill_bytes(0)?;
+        Ok(buf)
+    }
+
+    /// `cuMemAlloc` + `cuMemcpyHtoD`—Allocates a buffer holding a copy of `src`.
+    ///
+    /// # Errors
+    ///
+    /// As [`alloc`](Self::alloc), and the copy's error.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// use custack::DeviceMemory;
+    /// let buf = guard.alloc_from(&[1u32, 2, 3])?;
+    /// assert_eq!(buf.to_vec()?, [1, 2, 3]);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemAlloc")]
+    #[doc(alias = "cuMemcpyHtoD")]
+    pub fn alloc_from<T: DeviceCopy>(&self, src: &[T]) -> Result<DeviceBuffer<'_, T>> {
+        let mut buf = self.alloc::<T>(src.len())?;
+        buf.copy_from_host(src)?;
+        Ok(buf)
+    }
+
+    /// `cuMemHostAlloc`—Allocates `len` zeroed elements of page-locked host memory, portable
+    /// (`CU_MEMHOSTALLOC_PORTABLE`: page-locked for every context, so that a parked buffer,
+    /// [`park_pinned`](Self::park_pinned), stages data for another context's copies).
+    ///
+    /// # Errors
+    ///
+    /// As [`alloc`](Self::alloc).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let mut host = guard.alloc_pinned::<u32>(1024)?; // zeroed, page-locked
+    /// host.fill(7); // a `&mut [u32]` to the host
+    /// let dev = guard.alloc_from(&host)?;
+    /// # drop(dev);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemHostAlloc")]
+    pub fn alloc_pinned<T: DeviceCopy>(&self, len: usize) -> Result<PinnedBuffer<'_, T>> {
+        let bytes = check_alloc_len::<T>(len)?;
+        let mut p: *mut core::ffi::c_void = core::ptr::null_mut();
+        // Portable: every context treats it as page-locked, so it stays useful once parked
+        // (`park_pinned`) and copied from or to under another context.
+        let flags = ffi::CU_MEMHOSTALLOC_PORTABLE;
+        // SAFETY: `p` is a valid out-pointer; this guard's context is current.
+        unsafe { ffi::cuMemHostAlloc(&raw mut p, bytes, flags) }.result()?;
+        let Some(ptr) = NonNull::new(p.cast::<T>()) else {
+            return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_OUT_OF_MEMORY)
+                .with_detail("cuMemHostAlloc returned a null pointer"));
+        };
+        // SAFETY: `ptr` is valid for `bytes` writable bytes, suitably aligned for any type
+        // (page-aligned).
+        unsafe { core::ptr::write_bytes(ptr.as_ptr().cast::<u8>(), 0, bytes) };
+        Ok(PinnedBuffer {
+            ptr,
+            len,
+            _marker: PhantomData,
+        })
+    }
+
+    /// `cuMemGetInfo`—Free and total device memory in bytes.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemGetInfo")]
+    pub fn memory_info(&self) -> Result<(usize, usize)> {
+        let (mut free, mut total) = (0usize, 0usize);
+        // SAFETY: valid out-pointers; this guard's context is current.
+        unsafe { ffi::cuMemGetInfo_v2(&raw mut free, &raw mut total) }.result()?;
+        Ok((free, total))
+    }
+
+    /// Adopts an allocation made elsewhere (`cuMemAlloc` or `cudaMalloc` by another library or
+    /// raw code) as `len` elements of `T`: the returned [`DeviceBuffer`] is lent by this guard
+    /// like one it allocated and frees the memory when dropped (`cuMemFree`).
+    /// [`DeviceBuffer::into_raw`] is the way back.
+    ///
+    /// # Safety
+    ///
+    /// - `ptr` is the start of a live allocation of this guard's context that `cuMemFree` may
+    ///   free (made by `cuMemAlloc`, `cuMemAllocPitch`, `cudaMalloc`; not by a memory pool,
+    ///   `cuMemAllocAsync`, the virtual memory API or `cuMemHostAlloc`), aligned for `T`;
+    /// - it holds at least `len * size_of::<T>()` bytes, and `len > 0`;
+    /// - ownership passes to custack: nothing else frees, reads or writes the memory while the
+    ///   returned buffer lives, and no work already enqueued elsewhere still uses it (or it is
+    ///   ordered before custack's work, e.g. the owner synchronized).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, DeviceMemory, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let (ptr, len) = guard.alloc_zeroed::<f32>(1024)?.into_raw(); // e.g. another library's
+    /// // SAFETY: a `cuMemAlloc` allocation of 1024 floats in `ctx`, handed over to custack.
+    /// let buf = unsafe { guard.buffer_from_raw::<f32>(ptr, len) };
+    /// assert_eq!(buf.to_vec()?, vec![0.0; 1024]);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemFree")]
+    #[inline]
+    pub unsafe fn buffer_from_raw<T: DeviceCopy>(
+        &self,
+        ptr: ffi::CUdeviceptr,
+        len: usize,
+    ) -> DeviceBuffer<'_, T> {
+        DeviceBuffer {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Borrows `len` elements of `T` of device memory owned elsewhere (another library's
+    /// tensor, a workspace), for reading: a [`DeviceView`] lent by this guard, usable in every
+    /// synchronous operation and, bound with [`StreamScope::bind`](crate::StreamScope::bind),
+    /// in scopes. Never freed by custack.
+    ///
+    /// # Safety
+    ///
+    /// - `ptr..ptr + len * size_of::<T>()` is live device memory (or managed memory)
+    ///   accessible from this guard's context, aligned for `T`, and stays so while the
+    ///   returned view, its copies (it is `Copy`) or anything borrowed from them live
+    ///   (scopes that bound it wait for their stream before they end);
+    /// - nothing writes it meanwhile, on the host or the device;
+    /// - its bytes are valid values of `T` ([`DeviceCopy`] types accept any bytes).
+    #[inline]
+    pub unsafe fn view_from_raw<T: DeviceCopy>(
+        &self,
+        ptr: ffi::CUdeviceptr,
+        len: usize,
+    ) -> DeviceView<'_, T> {
+        DeviceView {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Borrows `len` elements of `T` of device memory owned elsewhere exclusively, for reading
+    /// and writing: a [`DeviceViewMut`] lent by this guard (bind it to scopes with
+    /// [`StreamScope::bind_mut`](crate::StreamScope::bind_mut)). Never freed by custack.
+    ///
+    /// # Safety
+    ///
+    /// As [`view_from_raw`](Self::view_from_raw), and nothing else reads or writes the memory
+    /// while the returned view or anything borrowed from it lives (including another view made
+    /// from the same pointer: this takes `&self`, so the compiler cannot prevent two).
+    #[inline]
+    pub unsafe fn view_mut_from_raw<T: DeviceCopy>(
+        &self,
+        ptr: ffi::CUdeviceptr,
+        len: usize,
+    ) -> DeviceViewMut<'_, T> {
+        DeviceViewMut {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+}

@@ -1,0 +1,1120 @@
+//! Virtual memory management (`cuMemAddressReserve`, `cuMemCreate`, `cuMemMap`,
+//! `cuMemSetAccess`): reserve an address range once, back it with physical allocations as it
+//! grows, and use the mapped range as ordinary device memory, without copying.
+//!
+//! A [`Mapping`] borrows the [`Reservation`] it lies in and the [`PhysicalMemory`] behind it,
+//! so it cannot outlive either (C19/C21's kin for address space: nothing is unmapped, released
+//! or freed while a mapping uses it); it is [`DeviceMemory`](crate::DeviceMemory), so scopes
+//! bind it and copies, memsets and kernels use it. Unmapped on drop; the physical memory keeps
+//! its contents, so a larger mapping over the same physical memory sees them (growing).
+//!
+//! The same physical memory may be mapped at several addresses, which is why the borrows say
+//! who may write (C14): a writable [`Mapping`] ([`Reservation::map`]) borrows each allocation
+//! behind it *exclusively*, so no other mapping of those bytes exists while it lives, and one
+//! allocation cannot appear twice in it; a [`SharedMapping`] ([`Reservation::map_shared`]) is
+//! read-only device memory that borrows its allocations shared, so any number of them may
+//! show the same bytes, as long as no writable mapping does.
+//!
+//! **Across devices.** VMM address ranges and physical allocations belong to the process, not
+//! to a context: one range can be striped over the physical memory of several devices and
+//! mapped readable, or readable and writable, for a chosen list of devices, so that kernels on
+//! each use one pointer, with no peer copies (NVIDIA's `vectorAddMMAP`). The [`PeerReservation`],
+//! [`PeerPhysicalMemory`] and [`PeerMapping`] for that borrow only a [`Context`] (as a
+//! [`ParkedBuffer`](crate::ParkedBuffer) does, and push it for their own driver calls), so they
+//! outlive guards and nested pushes; a guard of any context on a device the mapping lets in
+//! lends it as ordinary device memory ([`PushedGuard::lend`], [`PushedGuard::lend_mut`]),
+//! checked against the mapping's access list. The same borrow rules hold: a writable mapping
+//! borrows its allocations exclusively, a [`SharedPeerMapping`] shared, and a mapping made with
+//! [`PeerReservation::map_owned`] (or [`Reservation::map_owned`]) takes its allocations and
+//! releases them right after mapping them, as C programs do (`cuMemRelease`: the mapping keeps
+//! the memory alive until it is unmapped).
+
+use crate::context::Context;
+use crate::context::raw::with_raw_current;
+use crate::context::stack::{ContextKind, PushedGuard};
+use crate::driver::Device;
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::ffi;
+use crate::memory::plain::DeviceCopy;
+use crate::memory::{
+    DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, device_memory, sealed,
+};
+use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
+use core::sync::atomic::{AtomicBool, Ordering};
+
+/// A reserved range of device virtual addresses, lent by a guard; freed on drop
+/// (`cuMemAddressFree`).
+#[derive(Debug)]
+#[doc(alias = "cuMemAddressReserve")]
+pub struct Reservation<'g> {
+    base: ffi::CUdeviceptr,
+    size: usize,
+    stuck: Stuck,
+    _marker: PhantomData<(&'g (), *const ())>,
+}
+
+/// Set when a mapping in a reservation could not be unmapped (the driver failed the call, or
+/// its context could not be pushed): the range is still mapped, so the reservation maps
+/// nothing more and is not freed on drop (the failed unmap's error was recorded; the driver
+/// releases both with the context or the process).
+#[derive(Debug, Default)]
+struct Stuck(AtomicBool);
+
+impl Stuck {
+    fn set(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+    fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+    /// Unmaps `ptr..ptr + bytes` (recording a failure as a drop error) and marks the
+    /// reservation stuck if that failed.
+    fn unmap(&self, ptr: ffi::CUdeviceptr, bytes: usize) {
+        if !unmap(ptr, bytes) {
+            self.set();
+        }
+    }
+    /// Refuses a new mapping in a stuck reservation.
+    fn check(&self) -> Result<()> {
+        if self.is_set() {
+            return Err(Error::custack(
+                ErrorKind::NotSupported,
+                "a mapping of this reservation could not be unmapped: its range is still mapped"
+                    .to_owned(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Physical device memory (`cuMemCreate`), lent by a guard; released on drop (`cuMemRelease`).
+#[derive(Debug)]
+#[doc(alias = "CUmemGenericAllocationHandle")]
+#[doc(alias = "cuMemCreate")]
+pub struct PhysicalMemory<'g> {
+    handle: ffi::CUmemGenericAllocationHandle,
+    size: usize,
+    _marker: PhantomData<(&'g (), *const ())>,
+}
+
+/// Physical memory mapped into a reservation, readable and writable by this context's device:
+/// device memory of `len` elements of `T`. Borrows the reservation and the physical memory;
+/// unmapped on drop (`cuMemUnmap`).
+#[derive(Debug)]
+#[doc(alias = "cuMemMap")]
+pub struct Mapping<'r, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    bytes: usize,
+    stuck: &'r Stuck,
+    _marker: PhantomData<(&'r (), *const T)>,
+}
+
+device_memory!(Mapping, mut_);
+
+/// Physical memory mapped into a reservation for reading: device memory of `len` elements of
+/// `T` that no one writes while it lives. Borrows the reservation and the physical memory
+/// *shared*, so other shared mappings may show the same bytes (even twice in one mapping) but
+/// no writable [`Mapping`] can; unmapped on drop (`cuMemUnmap`).
+#[derive(Debug)]
+#[doc(alias = "cuMemMap")]
+pub struct SharedMapping<'r, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    bytes: usize,
+    stuck: &'r Stuck,
+    _marker: PhantomData<(&'r (), *const T)>,
+}
+
+device_memory!(SharedMapping,);
+
+fn device_prop(device: crate::Device) -> ffi::CUmemAllocationProp {
+    ffi::CUmemAllocationProp {
+        type_: ffi::CU_MEM_ALLOCATION_TYPE_PINNED,
+        requestedHandleTypes: 0,
+        location: ffi::CUmemLocation {
+            type_: ffi::CU_MEM_LOCATION_TYPE_DEVICE,
+            id: device.as_raw(),
+        },
+        win32HandleMetaData: core::ptr::null_mut(),
+        allocFlags: [0; 8],
+    }
+}
+
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
+    /// `cuMemGetAllocationGranularity`—The granularity (bytes) that reservation, physical and
+    /// mapping sizes must be multiples of on this context's device.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    #[doc(alias = "cuMemGetAllocationGranularity")]
+    pub fn allocation_granularity(&self) -> Result<usize> {
+        let prop = device_prop(self.device()?);
+        let mut g = 0usize;
+        // SAFETY: valid out-pointer; a fully initialized property.
+        unsafe {
+            ffi::cuMemGetAllocationGranularity(
+                &raw mut g,
+                &raw const prop,
+                ffi::CU_MEM_ALLOC_GRANULARITY_MINIMUM,
+            )
+        }
+        .result()?;
+        Ok(g)
+    }
+
+    /// `cuMemAddressReserve`—Reserves `size` bytes of device virtual addresses (a multiple of
+    /// [`allocation_granularity`](Self::allocation_granularity)).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    #[doc(alias = "cuMemAddressReserve")]
+    pub fn reserve(&self, size: usize) -> Result<Reservation<'_>> {
+        let mut base = 0;
+        // SAFETY: valid out-pointer; the driver checks the size; this guard's context is current.
+        unsafe { ffi::cuMemAddressReserve(&raw mut base, size, 0, 0, 0) }.result()?;
+        Ok(Reservation {
+            base,
+            size,
+            stuck: Stuck::default(),
+            _marker: PhantomData,
+        })
+    }
+
+    /// `cuMemCreate`—Creates `size` bytes of physical memory on this context's device (a
+    /// multiple of the granularity).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    #[doc(alias = "cuMemCreate")]
+    pub fn create_physical(&self, size: usize) -> Result<PhysicalMemory<'_>> {
+        let prop = device_prop(self.device()?);
+        let mut handle = 0;
+        // SAFETY: valid out-pointer; a fully initialized property; the driver checks the size.
+        unsafe { ffi::cuMemCreate(&raw mut handle, size, &raw const prop, 0) }.result()?;
+        Ok(PhysicalMemory {
+            handle,
+            size,
+            _marker: PhantomData,
+        })
+    }
+}
+
+impl Reservation<'_> {
+    /// The first address of the range.
+    pub fn base(&self) -> ffi::CUdeviceptr {
+        self.base
+    }
+    /// Its size in bytes.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// `cuMemMap`, `cuMemSetAccess`—Maps `physical`, one after the other, from the start of the
+    /// reservation, and lets `guard`'s device read and write them: one contiguous range of
+    /// device memory holding as many `T` as fit.
+    ///
+    /// Each allocation is borrowed exclusively for as long as the mapping lives (C14): no other
+    /// mapping, writable or [shared](Self::map_shared), can show its bytes meanwhile, and the
+    /// same allocation cannot be passed twice (`[&mut p, &mut p]` does not compile), and the `&mut` borrows are taken by value (an array or a `Vec`), so one set of them cannot make two mappings. To grow,
+    /// drop the smaller mapping first, as the example does.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`] (no driver call) if they do not fit in the reservation; driver
+    /// errors (sizes not multiples of the granularity, a range mapped already). On an error
+    /// nothing stays mapped.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, DeviceMemory, DeviceMemoryMut, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let g = guard.allocation_granularity()?;
+    /// let space = guard.reserve(64 * g)?;            // room to grow
+    /// let mut first = guard.create_physical(g)?;
+    /// {
+    ///     let mut small = space.map::<u32, _>(&guard, [&mut first])?;
+    ///     small.fill_u32(7)?;
+    /// }                                             // unmapped; `first` keeps its contents
+    /// let mut second = guard.create_physical(g)?;
+    /// let grown = space.map::<u32, _>(&guard, [&mut first, &mut second])?; // no copy
+    /// assert_eq!(grown.slice(..4)?.to_vec()?, [7; 4]);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    #[doc(alias = "cuMemMap")]
+    #[doc(alias = "cuMemSetAccess")]
+    pub fn map<'r, 'p: 'r, T: DeviceCopy, K: ContextKind>(
+        &'r self,
+        guard: &PushedGuard<'_, '_, K>,
+        physical: impl IntoIterator<Item = &'r mut PhysicalMemory<'p>>,
+    ) -> Result<Mapping<'r, T>> {
+        // The exclusive borrows are taken by value (an array or a `Vec` of `&mut`), not lent
+        // through a slice: a slice of `&'r mut` could be passed twice, giving two writable
+        // mappings of one allocation under one borrow (C14).
+        let pieces: Vec<_> = physical.into_iter().map(|p| (p.handle, p.size)).collect();
+        let bytes = self.map_raw(guard, pieces.iter().copied())?;
+        Ok(Mapping {
+            ptr: self.base,
+            len: bytes / size_of::<T>().max(1),
+            bytes,
+            stuck: &self.stuck,
+            _marker: PhantomData,
+        })
+    }
+
+    /// `cuMemMap`, `cuMemSetAccess`—Maps `physical` as [`map`](Self::map) does, as read-only
+    /// device memory: the allocations are borrowed shared, so the same bytes may be shown by
+    /// other shared mappings, or twice in this one, but by no writable [`Mapping`] while this
+    /// one lives.
+    ///
+    /// # Errors
+    ///
+    /// As [`map`](Self::map).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, DeviceMemory, DeviceMemoryMut, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let g = guard.allocation_granularity()?;
+    /// let mut table = guard.create_physical(g)?;
+    /// let (a, b) = (guard.reserve(g)?, guard.reserve(2 * g)?);
+    /// {
+    ///     let mut writer = a.map::<u32, _>(&guard, [&mut table])?;
+    ///     writer.fill_u32(3)?;
+    /// }
+    /// // Two read-only views of the same bytes: at `a`, and twice in a row at `b`.
+    /// let once = a.map_shared::<u32, _>(&guard, &[&table])?;
+    /// let twice = b.map_shared::<u32, _>(&guard, &[&table, &table])?;
+    /// assert_eq!(once.len() * 2, twice.len());
+    /// assert_eq!(twice.slice(once.len()..)?.to_vec()?, once.to_vec()?);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    #[doc(alias = "cuMemMap")]
+    #[doc(alias = "cuMemSetAccess")]
+    pub fn map_shared<'r, T: DeviceCopy, K: ContextKind>(
+        &'r self,
+        guard: &PushedGuard<'_, '_, K>,
+        physical: &[&'r PhysicalMemory<'_>],
+    ) -> Result<SharedMapping<'r, T>> {
+        let bytes = self.map_raw(guard, physical.iter().map(|p| (p.handle, p.size)))?;
+        Ok(SharedMapping {
+            ptr: self.base,
+            len: bytes / size_of::<T>().max(1),
+            bytes,
+            stuck: &self.stuck,
+            _marker: PhantomData,
+        })
+    }
+
+    /// `cuMemMap`, `cuMemRelease`, `cuMemSetAccess`—Maps `physical` as [`map`](Self::map)
+    /// does, taking the allocations: each is released right after it is mapped, as C programs
+    /// do, and the mapping alone keeps the memory alive until it is unmapped (when it drops).
+    /// Nothing else can map those allocations again.
+    ///
+    /// # Errors
+    ///
+    /// As [`map`](Self::map); if a release fails (after a sticky error), the mapping is undone
+    /// and that allocation is not released again (its handle is lost).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    #[doc(alias = "cuMemRelease")]
+    pub fn map_owned<'r, T: DeviceCopy, K: ContextKind>(
+        &'r self,
+        guard: &PushedGuard<'_, '_, K>,
+        physical: Vec<PhysicalMemory<'_>>,
+    ) -> Result<Mapping<'r, T>> {
+        let bytes = self.map_raw(guard, physical.iter().map(|p| (p.handle, p.size)))?;
+        // Mapped: from here on the handles are released, not dropped.
+        let handles: Vec<_> = physical
+            .into_iter()
+            .map(|p| ManuallyDrop::new(p).handle)
+            .collect();
+        if let Err(e) = release_all(&handles) {
+            self.stuck.unmap(self.base, bytes);
+            return Err(e);
+        }
+        Ok(Mapping {
+            ptr: self.base,
+            len: bytes / size_of::<T>().max(1),
+            bytes,
+            stuck: &self.stuck,
+            _marker: PhantomData,
+        })
+    }
+
+    /// Maps `(handle, size)` one after the other from the start of the reservation and grants
+    /// `guard`'s device access; returns the bytes mapped. The callers' borrows of the physical
+    /// memory say who may write it.
+    fn map_raw<K: ContextKind>(
+        &self,
+        guard: &PushedGuard<'_, '_, K>,
+        physical: impl Iterator<Item = (ffi::CUmemGenericAllocationHandle, usize)> + Clone,
+    ) -> Result<usize> {
+        let access = [access_desc(guard.device()?, Access::ReadWrite)];
+        map_pieces(self.base, self.size, 0, physical, &access, &self.stuck).map(|(_, bytes)| bytes)
+    }
+}
+
+/// What a device may do with mapped memory (`CUmemAccess_flags`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[doc(alias = "CUmemAccess_flags")]
+pub enum Access {
+    /// Read only (`CU_MEM_ACCESS_FLAGS_PROT_READ`).
+    Read,
+    /// Read and write (`CU_MEM_ACCESS_FLAGS_PROT_READWRITE`).
+    ReadWrite,
+}
+
+fn access_desc(device: Device, access: Access) -> ffi::CUmemAccessDesc {
+    ffi::CUmemAccessDesc {
+        location: ffi::CUmemLocation {
+            type_: ffi::CU_MEM_LOCATION_TYPE_DEVICE,
+            id: device.as_raw(),
+        },
+        flags: match access {
+            Access::Read => ffi::CU_MEM_ACCESS_FLAGS_PROT_READ,
+            Access::ReadWrite => ffi::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+        },
+    }
+}
+
+/// Maps `(handle, size)` one after the other from `base + offset` of a reservation of `size`
+/// bytes at `base`, then grants `access`; returns the first address and the bytes mapped. On an
+/// error nothing stays mapped (or, if the clean-up's unmap failed too, the reservation is
+/// `stuck`).
+fn map_pieces(
+    base: ffi::CUdeviceptr,
+    size: usize,
+    offset: usize,
+    physical: impl Iterator<Item = (ffi::CUmemGenericAllocationHandle, usize)> + Clone,
+    access: &[ffi::CUmemAccessDesc],
+    stuck: &Stuck,
+) -> Result<(ffi::CUdeviceptr, usize)> {
+    stuck.check()?;
+    let bytes = physical
+        .clone()
+        .try_fold(0usize, |sum, (_, size)| sum.checked_add(size))
+        .filter(|&b| offset.checked_add(b).is_some_and(|end| end <= size));
+    let Some(bytes) = bytes else {
+        return Err(Error::custack(
+            ErrorKind::OutOfRange,
+            format!(
+                "the physical memory does not fit at offset {offset} of a reservation of {size} bytes"
+            ),
+        ));
+    };
+    let start = base + offset as u64;
+    let mut done = 0usize;
+    for (handle, size) in physical {
+        let at = start + done as u64;
+        // SAFETY: `at..at + size` lies in the live reservation (checked above) and is not
+        // mapped (the driver refuses overlaps); `handle` is live physical memory, borrowed or
+        // owned by the caller for the mapping's life.
+        let r = unsafe { ffi::cuMemMap(at, size, 0, handle, 0) }.result();
+        if let Err(e) = r {
+            stuck.unmap(start, done);
+            return Err(e);
+        }
+        done += size;
+    }
+    // SAFETY: the range was just mapped; `access.len()` descriptors.
+    let granted = unsafe { ffi::cuMemSetAccess(start, bytes, access.as_ptr(), access.len()) };
+    if let Err(e) = granted.result() {
+        stuck.unmap(start, bytes);
+        return Err(e);
+    }
+    Ok((start, bytes))
+}
+
+/// `cuMemRelease` of each handle, once; the first error.
+fn release_all(handles: &[ffi::CUmemGenericAllocationHandle]) -> Result<()> {
+    let mut first = Ok(());
+    for &h in handles {
+        // SAFETY: each handle is live and released once (its owner was consumed); a mapping
+        // of it keeps the memory alive.
+        let r = unsafe { ffi::cuMemRelease(h) }.result();
+        if first.is_ok() {
+            first = r;
+        }
+    }
+    first
+}
+
+/// Unmaps `ptr..ptr + bytes`; false (the error recorded as a drop error) if the driver failed.
+#[must_use]
+fn unmap(ptr: ffi::CUdeviceptr, bytes: usize) -> bool {
+    if bytes == 0 {
+        return true;
+    }
+    // SAFETY: `ptr..ptr + bytes` was mapped by `Reservation::map` and is unmapped once; no
+    // asynchronous work uses it (scopes bind mappings by borrow).
+    match unsafe { ffi::cuMemUnmap(ptr, bytes) }.result() {
+        Ok(()) => true,
+        Err(e) => {
+            record_drop_error(e);
+            false
+        }
+    }
+}
+
+impl<T: DeviceCopy> Drop for Mapping<'_, T> {
+    fn drop(&mut self) {
+        self.stuck.unmap(self.ptr, self.bytes);
+    }
+}
+
+impl<T: DeviceCopy> Drop for SharedMapping<'_, T> {
+    fn drop(&mut self) {
+        self.stuck.unmap(self.ptr, self.bytes);
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        if self.stuck.is_set() {
+            return; // still mapped: the failed unmap was recorded; freeing would pull the range
+        }
+        // SAFETY: reserved by this value, freed once; no mapping is alive (mappings borrow it)
+        // and none is left over (not stuck).
+        if let Err(e) = unsafe { ffi::cuMemAddressFree(self.base, self.size) }.result() {
+            record_drop_error(e);
+        }
+    }
+}
+
+impl PhysicalMemory<'_> {
+    /// Its size in bytes.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// The raw allocation handle (`CUmemGenericAllocationHandle`), e.g. to export it with
+    /// `cuMemExportToShareableHandle`; custack releases it when this value drops.
+    pub fn as_raw(&self) -> ffi::CUmemGenericAllocationHandle {
+        self.handle
+    }
+}
+
+impl Drop for PhysicalMemory<'_> {
+    fn drop(&mut self) {
+        // SAFETY: created by this value, released once; no mapping is alive (mappings borrow it).
+        if let Err(e) = unsafe { ffi::cuMemRelease(self.handle) }.result() {
+            record_drop_error(e);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Across devices: address ranges and physical memory that borrow only a context.
+
+/// Borrows the context; `Send`/`Sync` as the handles are (see their impls).
+type PeerMarker<'ctx> = PhantomData<&'ctx Context>;
+/// Borrows the reservation (and the physical memory); owns no `T`.
+type MappingMarker<'r, T> = PhantomData<(&'r (), fn() -> T)>;
+
+/// A reserved range of device virtual addresses for memory of several devices
+/// ([`PushedGuard::reserve_for_peers`]): it borrows only its context, which it pushes for its
+/// own driver calls, so it outlives guards and nested pushes. Freed on drop
+/// (`cuMemAddressFree`).
+#[derive(Debug)]
+#[doc(alias = "cuMemAddressReserve")]
+pub struct PeerReservation<'ctx> {
+    ctx: ffi::CUcontext,
+    base: ffi::CUdeviceptr,
+    size: usize,
+    stuck: Stuck,
+    _marker: PeerMarker<'ctx>,
+}
+
+/// Physical memory on a chosen device ([`PushedGuard::create_physical_on`]), to map into a
+/// [`PeerReservation`]; borrows only its context. Released on drop (`cuMemRelease`).
+#[derive(Debug)]
+#[doc(alias = "cuMemCreate")]
+pub struct PeerPhysicalMemory<'ctx> {
+    ctx: ffi::CUcontext,
+    handle: ffi::CUmemGenericAllocationHandle,
+    size: usize,
+    device: Device,
+    _marker: PeerMarker<'ctx>,
+}
+
+/// Physical memory of one or more devices mapped into a [`PeerReservation`], readable or
+/// readable and writable by each device of its access list: `len` elements of `T` at one
+/// address for all of them. Borrows the reservation (and, unless it owns them, the physical
+/// memory exclusively); a guard of a context on one of its devices lends it
+/// ([`PushedGuard::lend`], [`PushedGuard::lend_mut`]). Unmapped on drop (`cuMemUnmap`).
+#[derive(Debug)]
+#[doc(alias = "cuMemMap")]
+#[doc(alias = "cuMemSetAccess")]
+pub struct PeerMapping<'r, T: DeviceCopy> {
+    ctx: ffi::CUcontext,
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    bytes: usize,
+    stuck: &'r Stuck,
+    access: Vec<(Device, Access)>,
+    _marker: MappingMarker<'r, T>,
+}
+
+/// Physical memory mapped into a [`PeerReservation`] for reading only, by each device of its
+/// list; borrows the physical memory shared, so other shared mappings may show the same bytes
+/// but no writable one can. Lent by [`PushedGuard::lend_shared`]. Unmapped on drop.
+#[derive(Debug)]
+#[doc(alias = "cuMemMap")]
+pub struct SharedPeerMapping<'r, T: DeviceCopy> {
+    ctx: ffi::CUcontext,
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    bytes: usize,
+    stuck: &'r Stuck,
+    devices: Vec<Device>,
+    _marker: MappingMarker<'r, T>,
+}
+
+// SAFETY: (for the eight impls below) VMM address ranges, physical
+// allocations and mappings belong to the process, not to a thread or a context (CUDA Virtual
+// Memory Management); each value only holds the handle or address and the context it pushes for
+// its own calls (a context may be current on several threads at once), and a mapping a
+// reference to its reservation's `Stuck` flag, an atomic. It offers no access to
+// the memory except through a guard of the thread that lends it (`lend`, `lend_mut`,
+// `lend_shared`), which checks the device and ties the view to itself; `&self` methods read
+// plain fields only. Dropping one on any thread pushes its context there.
+unsafe impl Send for PeerReservation<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for PeerReservation<'_> {}
+// SAFETY: as above.
+unsafe impl Send for PeerPhysicalMemory<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for PeerPhysicalMemory<'_> {}
+// SAFETY: as above; `T` is plain data, never read or written on the host through this value.
+unsafe impl<T: DeviceCopy> Send for PeerMapping<'_, T> {}
+// SAFETY: as above: `&PeerMapping` lends read-only views only.
+unsafe impl<T: DeviceCopy> Sync for PeerMapping<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: DeviceCopy> Send for SharedPeerMapping<'_, T> {}
+// SAFETY: as above: read-only.
+unsafe impl<T: DeviceCopy> Sync for SharedPeerMapping<'_, T> {}
+
+/// Runs `f` with `ctx` pushed on this thread, returning its value.
+///
+/// # Safety
+///
+/// `ctx` is a live context and `f` leaves the stack as it found it.
+unsafe fn in_context<R>(ctx: ffi::CUcontext, f: impl FnOnce() -> Result<R>) -> Result<R> {
+    let mut out = None;
+    // SAFETY: the caller's.
+    unsafe {
+        with_raw_current(ctx, || {
+            out = Some(f()?);
+            Ok(())
+        })
+    }?;
+    out.ok_or_else(|| Error::from_code(ffi::CUresult::CUDA_ERROR_UNKNOWN))
+}
+
+impl<'ctx> PushedGuard<'ctx, '_> {
+    /// `cuMemAddressReserve`—Reserves `size` bytes of device virtual addresses (a multiple of
+    /// every mapped device's granularity) for memory of several devices. The reservation
+    /// borrows only this guard's context.
+    ///
+    /// # Examples
+    ///
+    /// A vector striped over every device (NVIDIA's `vectorAddMMAP`): piece `i` lives on
+    /// device `i % n`, all devices read and write all of it at one address.
+    ///
+    /// ```no_run
+    /// use custack::{Access, Context, ContextFlags, Driver, Stack, StackTop};
+    /// let driver = Driver::init()?;
+    /// let devices = driver.devices()?;
+    /// let ctx = Context::new(devices[0], ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let (space, pieces, g) = stack.with_pushed(&ctx, |guard| -> custack::Result<_> {
+    ///     let g = devices.iter().map(|&d| guard.granularity_on(d)).try_fold(1, |m, g| {
+    ///         g.map(|g| m.max(g))
+    ///     })?;
+    ///     let pieces = (0..2 * devices.len())
+    ///         .map(|i| guard.create_physical_on(devices[i % devices.len()], g))
+    ///         .collect::<custack::Result<Vec<_>>>()?;
+    ///     Ok((guard.reserve_for_peers(pieces.len() * g)?, pieces, g))
+    /// })??;
+    /// let access: Vec<_> = devices.iter().map(|&d| (d, Access::ReadWrite)).collect();
+    /// let striped = space.map_owned::<f32>(0, pieces, &access)?; // released: the mapping owns them
+    /// assert_eq!(striped.byte_len(), 2 * devices.len() * g);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    #[doc(alias = "cuMemAddressReserve")]
+    pub fn reserve_for_peers(&self, size: usize) -> Result<PeerReservation<'ctx>> {
+        let mut base = 0;
+        // SAFETY: valid out-pointer; the driver checks the size; this guard's context is current.
+        unsafe { ffi::cuMemAddressReserve(&raw mut base, size, 0, 0, 0) }.result()?;
+        Ok(PeerReservation {
+            ctx: self.as_raw(),
+            base,
+            size,
+            stuck: Stuck::default(),
+            _marker: PhantomData,
+        })
+    }
+
+    /// `cuMemCreate`—Creates `size` bytes of physical memory on `device` (any device of this
+    /// driver; a multiple of [`granularity_on`](Self::granularity_on) that device), to map into
+    /// a [`PeerReservation`]. It borrows only this guard's context.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    #[doc(alias = "cuMemCreate")]
+    pub fn create_physical_on(
+        &self,
+        device: Device,
+        size: usize,
+    ) -> Result<PeerPhysicalMemory<'ctx>> {
+        let prop = device_prop(device);
+        let mut handle = 0;
+        // SAFETY: valid out-pointer; a fully initialized property; the driver checks the size
+        // and the device.
+        unsafe { ffi::cuMemCreate(&raw mut handle, size, &raw const prop, 0) }.result()?;
+        Ok(PeerPhysicalMemory {
+            ctx: self.as_raw(),
+            handle,
+            size,
+            device,
+            _marker: PhantomData,
+        })
+    }
+}
+
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
+    /// `cuMemGetAllocationGranularity`—The granularity (bytes) of physical memory on `device`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    #[doc(alias = "cuMemGetAllocationGranularity")]
+    pub fn granularity_on(&self, device: Device) -> Result<usize> {
+        let prop = device_prop(device);
+        let mut g = 0usize;
+        // SAFETY: valid out-pointer; a fully initialized property.
+        unsafe {
+            ffi::cuMemGetAllocationGranularity(
+                &raw mut g,
+                &raw const prop,
+                ffi::CU_MEM_ALLOC_GRANULARITY_MINIMUM,
+            )
+        }
+        .result()?;
+        Ok(g)
+    }
+
+    /// Lends a [`PeerMapping`] to this guard for reading, as device memory of this context.
+    /// Checked (one `cuCtxGetDevice`): this guard's device must be in the mapping's access
+    /// list. The view borrows the guard and the mapping.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::PeerAccessNotEnabled`] if this guard's device may not access the mapping.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxGetDevice")]
+    pub fn lend<'a, T: DeviceCopy>(
+        &'a self,
+        mapping: &'a PeerMapping<'_, T>,
+    ) -> Result<DeviceView<'a, T>> {
+        self.check_access(mapping.access.iter().map(|(d, _)| *d), false)?;
+        // SAFETY: the mapping is live for 'a and this guard's device may read it (checked);
+        // nothing writes it meanwhile (writing needs `&mut` of the mapping); the view cannot
+        // outlive this guard.
+        Ok(unsafe { DeviceView::from_raw_parts(mapping.ptr, mapping.len) })
+    }
+
+    /// Lends a [`PeerMapping`] to this guard for reading and writing, as device memory of this
+    /// context. Checked: this guard's device must have [`Access::ReadWrite`].
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::PeerAccessNotEnabled`] if this guard's device may not write the mapping.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxGetDevice")]
+    pub fn lend_mut<'a, T: DeviceCopy>(
+        &'a self,
+        mapping: &'a mut PeerMapping<'_, T>,
+    ) -> Result<DeviceViewMut<'a, T>> {
+        let writers = mapping
+            .access
+            .iter()
+            .filter(|(_, a)| *a == Access::ReadWrite)
+            .map(|(d, _)| *d);
+        self.check_access(writers, true)?;
+        // SAFETY: the mapping is live for 'a, this guard's device may write it (checked), and
+        // it is borrowed exclusively (no other view of it exists; its physical memory is
+        // borrowed exclusively or owned by it); the view cannot outlive this guard.
+        Ok(unsafe { DeviceViewMut::from_raw_parts(mapping.ptr, mapping.len) })
+    }
+
+    /// Lends a [`SharedPeerMapping`] to this guard for reading. Checked as [`lend`](Self::lend).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::PeerAccessNotEnabled`] if this guard's device may not read the mapping.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxGetDevice")]
+    pub fn lend_shared<'a, T: DeviceCopy>(
+        &'a self,
+        mapping: &'a SharedPeerMapping<'_, T>,
+    ) -> Result<DeviceView<'a, T>> {
+        self.check_access(mapping.devices.iter().copied(), false)?;
+        // SAFETY: as in `lend`: no writable mapping of this physical memory exists while the
+        // shared one lives.
+        Ok(unsafe { DeviceView::from_raw_parts(mapping.ptr, mapping.len) })
+    }
+
+    fn check_access(&self, mut allowed: impl Iterator<Item = Device>, write: bool) -> Result<()> {
+        let me = self.device()?;
+        if allowed.any(|d| d == me) {
+            return Ok(());
+        }
+        let what = if write { "write" } else { "read" };
+        Err(
+            Error::from_code(ffi::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED).with_detail(
+                format!("the mapping does not let device {} {what} it", me.as_raw()),
+            ),
+        )
+    }
+}
+
+impl PeerReservation<'_> {
+    /// The first address of the range.
+    pub fn base(&self) -> ffi::CUdeviceptr {
+        self.base
+    }
+    /// Its size in bytes.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// `cuMemMap`, `cuMemSetAccess`—Maps `physical` one after the other from `offset` bytes
+    /// into the reservation and grants each device of `access` its access to all of it: one
+    /// range holding as many `T` as fit. Several mappings may lie side by side in one
+    /// reservation (the driver refuses overlaps).
+    ///
+    /// Each allocation is borrowed exclusively while the mapping lives, as for
+    /// [`Reservation::map`] (C14). Every device of `access` must be able to reach every
+    /// allocation: its own, or a peer's it can access (`cuDeviceCanAccessPeer`), checked first.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`] if the allocations do not fit, `InvalidValue` for an empty
+    /// access list, [`ErrorKind::PeerAccessUnsupported`] if a device cannot reach an
+    /// allocation's device (no mapping call made); driver errors (sizes not multiples of the
+    /// granularity, a range mapped already). On an error nothing stays mapped.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    #[doc(alias = "cuMemMap")]
+    #[doc(alias = "cuMemSetAccess")]
+    pub fn map<'r, 'p: 'r, T: DeviceCopy>(
+        &'r self,
+        offset: usize,
+        physical: impl IntoIterator<Item = &'r mut PeerPhysicalMemory<'p>>,
+        access: &[(Device, Access)],
+    ) -> Result<PeerMapping<'r, T>> {
+        // Taken by value, as in `Reservation::map`: a slice of `&'r mut` could be passed twice.
+        let pieces: Vec<_> = physical
+            .into_iter()
+            .map(|p| (p.handle, p.size, p.device))
+            .collect();
+        let (ptr, bytes) = self.map_checked(offset, &pieces, access)?;
+        Ok(self.mapping(ptr, bytes, access))
+    }
+
+    /// `cuMemMap`, `cuMemRelease`, `cuMemSetAccess`—Maps `physical` as [`map`](Self::map)
+    /// does, taking the allocations: each is released right after it is mapped, as C programs
+    /// do (NVIDIA's `vectorAddMMAP`), and the mapping alone keeps the memory alive until it is
+    /// unmapped.
+    ///
+    /// # Errors
+    ///
+    /// As [`map`](Self::map); if a release fails (after a sticky error), the mapping is undone
+    /// and that allocation's handle is lost, never released twice.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    #[doc(alias = "cuMemRelease")]
+    pub fn map_owned<'r, T: DeviceCopy>(
+        &'r self,
+        offset: usize,
+        physical: Vec<PeerPhysicalMemory<'_>>,
+        access: &[(Device, Access)],
+    ) -> Result<PeerMapping<'r, T>> {
+        let pieces: Vec<_> = physical
+            .iter()
+            .map(|p| (p.handle, p.size, p.device))
+            .collect();
+        let (ptr, bytes) = self.map_checked(offset, &pieces, access)?;
+        // Mapped: from here on the handles are released, not dropped.
+        let handles: Vec<_> = physical
+            .into_iter()
+            .map(|p| ManuallyDrop::new(p).handle)
+            .collect();
+        // SAFETY: the reservation's context is live (borrowed for 'ctx); releasing leaves the
+        // stack as it was.
+        let released = unsafe { in_context(self.ctx, || release_all(&handles)) };
+        if let Err(e) = released {
+            unmap_in(self.ctx, ptr, bytes, &self.stuck);
+            return Err(e);
+        }
+        Ok(self.mapping(ptr, bytes, access))
+    }
+
+    /// `cuMemMap`, `cuMemSetAccess`—Maps `physical` from `offset` as read-only memory for each
+    /// of `devices`, borrowing the allocations shared (as [`Reservation::map_shared`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`map`](Self::map).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    #[doc(alias = "cuMemMap")]
+    pub fn map_shared<'r, T: DeviceCopy>(
+        &'r self,
+        offset: usize,
+        physical: &[&'r PeerPhysicalMemory<'_>],
+        devices: &[Device],
+    ) -> Result<SharedPeerMapping<'r, T>> {
+        let pieces: Vec<_> = physical
+            .iter()
+            .map(|p| (p.handle, p.size, p.device))
+            .collect();
+        let access: Vec<_> = devices.iter().map(|&d| (d, Access::Read)).collect();
+        let (ptr, bytes) = self.map_checked(offset, &pieces, &access)?;
+        Ok(SharedPeerMapping {
+            ctx: self.ctx,
+            ptr,
+            len: bytes / size_of::<T>().max(1),
+            bytes,
+            stuck: &self.stuck,
+            devices: devices.to_vec(),
+            _marker: PhantomData,
+        })
+    }
+
+    fn mapping<T: DeviceCopy>(
+        &self,
+        ptr: ffi::CUdeviceptr,
+        bytes: usize,
+        access: &[(Device, Access)],
+    ) -> PeerMapping<'_, T> {
+        PeerMapping {
+            ctx: self.ctx,
+            ptr,
+            len: bytes / size_of::<T>().max(1),
+            bytes,
+            stuck: &self.stuck,
+            access: access.to_vec(),
+            _marker: PhantomData,
+        }
+    }
+
+    /// Checks the access list against the pieces' devices, then maps them in the
+    /// reservation's context.
+    fn map_checked(
+        &self,
+        offset: usize,
+        pieces: &[(ffi::CUmemGenericAllocationHandle, usize, Device)],
+        access: &[(Device, Access)],
+    ) -> Result<(ffi::CUdeviceptr, usize)> {
+        if access.is_empty() {
+            return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
+                .with_detail("a mapping with no device to access it"));
+        }
+        for &(device, _) in access {
+            for &(_, _, home) in pieces {
+                if device != home && !device.can_access_peer(home)? {
+                    return Err(Error::from_code(
+                        ffi::CUresult::CUDA_ERROR_PEER_ACCESS_UNSUPPORTED,
+                    )
+                    .with_detail(format!(
+                        "device {} cannot access memory of device {}",
+                        device.as_raw(),
+                        home.as_raw()
+                    )));
+                }
+            }
+        }
+        let descs: Vec<_> = access.iter().map(|&(d, a)| access_desc(d, a)).collect();
+        let handles = pieces.iter().map(|&(h, size, _)| (h, size));
+        let mut mapped = false;
+        // SAFETY: the reservation's context is live (borrowed for 'ctx); mapping leaves the
+        // stack as it was.
+        let r = unsafe {
+            in_context(self.ctx, || {
+                let m = map_pieces(self.base, self.size, offset, handles, &descs, &self.stuck)?;
+                mapped = true;
+                Ok(m)
+            })
+        };
+        if r.is_err() && mapped {
+            // Mapped, but the context could not be popped: no value owns the range now, so
+            // it stays mapped and the reservation is stuck.
+            self.stuck.set();
+        }
+        r
+    }
+}
+
+impl PeerPhysicalMemory<'_> {
+    /// Its size in bytes.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+    /// The device it lives on.
+    pub fn device(&self) -> Device {
+        self.device
+    }
+    /// The raw allocation handle; custack releases it when this value drops.
+    pub fn as_raw(&self) -> ffi::CUmemGenericAllocationHandle {
+        self.handle
+    }
+}
+
+impl<T: DeviceCopy> PeerMapping<'_, T> {
+    /// The device address of the first element, the same on every device of the mapping.
+    pub fn device_ptr(&self) -> ffi::CUdeviceptr {
+        self.ptr
+    }
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether it holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The bytes mapped.
+    pub fn byte_len(&self) -> usize {
+        self.bytes
+    }
+    /// Which devices may read or write it.
+    pub fn access(&self) -> &[(Device, Access)] {
+        &self.access
+    }
+}
+
+impl<T: DeviceCopy> SharedPeerMapping<'_, T> {
+    /// The device address of the first element.
+    pub fn device_ptr(&self) -> ffi::CUdeviceptr {
+        self.ptr
+    }
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether it holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The devices that may read it.
+    pub fn devices(&self) -> &[Device] {
+        &self.devices
+    }
+}
+
+/// Unmaps `ptr..ptr + bytes` with `ctx` pushed; marks the reservation `stuck` if the push or
+/// the unmap failed (both recorded as drop errors).
+fn unmap_in(ctx: ffi::CUcontext, ptr: ffi::CUdeviceptr, bytes: usize, stuck: &Stuck) {
+    // SAFETY: `ctx` is live (the mapping borrows its reservation, which borrows it); unmapping
+    // leaves the stack as it was.
+    let pushed = unsafe {
+        in_context(ctx, || {
+            stuck.unmap(ptr, bytes);
+            Ok(())
+        })
+    };
+    if let Err(e) = pushed {
+        stuck.set();
+        record_drop_error(e);
+    }
+}
+
+impl<T: DeviceCopy> Drop for PeerMapping<'_, T> {
+    fn drop(&mut self) {
+        unmap_in(self.ctx, self.ptr, self.bytes, self.stuck);
+    }
+}
+
+impl<T: DeviceCopy> Drop for SharedPeerMapping<'_, T> {
+    fn drop(&mut self) {
+        unmap_in(self.ctx, self.ptr, self.bytes, self.stuck);
+    }
+}
+
+impl Drop for PeerReservation<'_> {
+    fn drop(&mut self) {
+        if self.stuck.is_set() {
+            return; // still mapped: as for `Reservation`
+        }
+        let (base, size) = (self.base, self.size);
+        let free = || {
+            // SAFETY: reserved by this value, freed once; no mapping is alive (mappings borrow
+            // it).
+            unsafe { ffi::cuMemAddressFree(base, size) }.result()
+        };
+        // SAFETY: the context is live (borrowed); `free` leaves the stack as it was.
+        let r = unsafe { in_context(self.ctx, free) };
+        if let Err(e) = r {
+            record_drop_error(e);
+        }
+    }
+}
+
+impl Drop for PeerPhysicalMemory<'_> {
+    fn drop(&mut self) {
+        let handle = self.handle;
+        let release = || {
+            // SAFETY: created by this value, released once; no mapping is alive (mappings
+            // borrow it, or took it).
+            unsafe { ffi::cuMemRelease(handle) }.result()
+        };
+        // SAFETY: the context is live (borrowed); `release` leaves the stack as it was.
+        let r = unsafe { in_context(self.ctx, release) };
+        if let Err(e) = r {
+            record_drop_error(e);
+        }
+    }
+}

@@ -1,0 +1,338 @@
+//! Mipmapped CUDA arrays: an image and its levels of detail, each half the size of the one
+//! before (`cuMipmappedArrayCreate`).
+//!
+//! A [`MipmappedArray`] owns its levels: each level is a CUDA array the driver hands out
+//! (`cuMipmappedArrayGetLevel`) and destroys with the mipmapped array, so custack never gives
+//! one out as an owned [`CudaArray`](crate::CudaArray). Levels are copied to and from packed
+//! host elements ([`MipmappedArray::copy_level_from_host`], [`MipmappedArray::level_to_vec`]),
+//! written by kernels through a surface over one level ([`PushedGuard::surface_level`], which
+//! borrows the whole mipmapped array exclusively), and read by kernels through a texture over
+//! all of them ([`TextureResource::mipmapped`], which borrows it shared), with an explicit
+//! level of detail (`tex2DLod`) or gradients (`tex2DGrad`).
+
+use crate::StreamScope;
+use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::ffi;
+use crate::memory::pitched::check_packed;
+#[cfg(doc)]
+use crate::texture::TextureResource;
+use crate::texture::{
+    ArrayElement, ScopedArray, SurfaceObject, ToArray, array_copy, create_surface,
+};
+use core::marker::PhantomData;
+
+/// A `width` × `height` × `depth` CUDA array of `T` with `levels` levels of detail, lent by a
+/// guard; destroyed on drop (`cuMipmappedArrayDestroy`), with its levels. Created
+/// surface-capable, so each level can be written by a kernel.
+#[derive(Debug)]
+#[doc(alias = "CUmipmappedArray")]
+pub struct MipmappedArray<'g, T: ArrayElement> {
+    raw: ffi::CUmipmappedArray,
+    extent: [usize; 3],
+    levels: u32,
+    _marker: PhantomData<(&'g (), *const T)>,
+}
+
+/// The most levels an extent can have: down to 1 × 1 × 1.
+fn max_levels([width, height, depth]: [usize; 3]) -> u32 {
+    let largest = width.max(height).max(depth).max(1);
+    usize::BITS - largest.leading_zeros()
+}
+
+/// Level `level`'s extent: each dimension halved `level` times, at least 1.
+fn level_extent([width, height, depth]: [usize; 3], level: u32) -> [usize; 3] {
+    let half = |n: usize| n.checked_shr(level).unwrap_or(0).max(1);
+    [half(width), half(height), half(depth)]
+}
+
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
+    /// `cuMipmappedArrayCreate`—A `width` × `height` array of `T` (height 1 for 1D) with
+    /// `levels` levels of detail, uninitialized.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] for an empty extent, no level, or more levels than halving
+    /// the largest dimension down to 1 gives (no driver call); driver errors.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack, TextureOptions, TextureResource};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let mut image = guard.alloc_mipmapped_array::<f32>(256, 256, 3)?; // 256², 128², 64²
+    /// image.copy_level_from_host(0, &vec![1.0; 256 * 256])?;
+    /// image.copy_level_from_host(1, &vec![0.5; 128 * 128])?;
+    /// image.copy_level_from_host(2, &vec![0.25; 64 * 64])?;
+    /// let options = TextureOptions {
+    ///     normalized: true,
+    ///     max_mipmap_level_clamp: 2.0,
+    ///     ..Default::default()
+    /// };
+    /// let texture = guard.texture_from(TextureResource::mipmapped(&image), &options)?;
+    /// # drop(texture);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMipmappedArrayCreate")]
+    pub fn alloc_mipmapped_array<T: ArrayElement>(
+        &self,
+        width: usize,
+        height: usize,
+        levels: u32,
+    ) -> Result<MipmappedArray<'_, T>> {
+        self.alloc_mipmapped_array_3d(width, height, 1, levels)
+    }
+
+    /// `cuMipmappedArrayCreate`—A `width` × `height` × `depth` array of `T` with `levels`
+    /// levels of detail, uninitialized (height and depth 1 for 1D, depth 1 for 2D).
+    ///
+    /// # Errors
+    ///
+    /// As [`alloc_mipmapped_array`](Self::alloc_mipmapped_array).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMipmappedArrayCreate")]
+    pub fn alloc_mipmapped_array_3d<T: ArrayElement>(
+        &self,
+        width: usize,
+        height: usize,
+        depth: usize,
+        levels: u32,
+    ) -> Result<MipmappedArray<'_, T>> {
+        let extent = [width, height, depth];
+        if width == 0 || height == 0 || depth == 0 {
+            return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
+                .with_detail("an empty mipmapped array: allocate at least one element"));
+        }
+        let most = max_levels(extent);
+        if levels == 0 || levels > most {
+            return Err(
+                Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE).with_detail(format!(
+                    "{levels} levels for a {width}x{height}x{depth} mipmapped array: 1 to {most}"
+                )),
+            );
+        }
+        let desc = ffi::CUDA_ARRAY3D_DESCRIPTOR {
+            Width: width,
+            Height: if height == 1 && depth == 1 { 0 } else { height },
+            Depth: if depth == 1 { 0 } else { depth },
+            Format: T::FORMAT,
+            NumChannels: T::CHANNELS,
+            Flags: ffi::CUDA_ARRAY3D_SURFACE_LDST,
+        };
+        let mut raw = core::ptr::null_mut();
+        // SAFETY: valid out-pointer; a fully initialized descriptor; this guard's context is
+        // current.
+        unsafe { ffi::cuMipmappedArrayCreate(&raw mut raw, &raw const desc, levels) }.result()?;
+        Ok(MipmappedArray {
+            raw,
+            extent,
+            levels,
+            _marker: PhantomData,
+        })
+    }
+
+    /// `cuSurfObjectCreate`—A surface object reading and writing level `level` of `array`,
+    /// which it borrows exclusively while it lives (e.g. for a kernel that computes a level
+    /// from the one before; bind each in turn).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`] for a level the array does not have (no driver call); driver
+    /// errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html>
+    #[doc(alias = "cuSurfObjectCreate")]
+    #[doc(alias = "cuMipmappedArrayGetLevel")]
+    pub fn surface_level<'a, T: ArrayElement>(
+        &self,
+        array: &'a mut MipmappedArray<'_, T>,
+        level: u32,
+    ) -> Result<SurfaceObject<'a>> {
+        let (raw, _) = array.level(level)?;
+        // SAFETY: a level of a live, surface-capable mipmapped array of this context; the
+        // mipmapped array, and so the level, is borrowed exclusively for 'a.
+        unsafe { create_surface(raw) }
+    }
+}
+
+impl<T: ArrayElement> MipmappedArray<'_, T> {
+    /// Level 0's elements per row.
+    pub fn width(&self) -> usize {
+        self.extent[0]
+    }
+    /// Level 0's rows per slice (1 for a 1D array).
+    pub fn height(&self) -> usize {
+        self.extent[1]
+    }
+    /// Level 0's slices (1 for a 1D or 2D array).
+    pub fn depth(&self) -> usize {
+        self.extent[2]
+    }
+    /// The number of levels.
+    pub fn levels(&self) -> u32 {
+        self.levels
+    }
+    /// The raw `CUmipmappedArray`.
+    pub fn as_raw(&self) -> ffi::CUmipmappedArray {
+        self.raw
+    }
+
+    pub(crate) fn extent(&self) -> [usize; 3] {
+        self.extent
+    }
+
+    /// Level `level`'s `[width, height, depth]`: level 0's, halved `level` times (at least 1).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`] for a level the array does not have.
+    pub fn level_extent(&self, level: u32) -> Result<[usize; 3]> {
+        self.check_level(level)?;
+        Ok(level_extent(self.extent, level))
+    }
+
+    fn check_level(&self, level: u32) -> Result<()> {
+        if level < self.levels {
+            return Ok(());
+        }
+        Err(Error::custack(
+            ErrorKind::OutOfRange,
+            format!(
+                "level {level} of a mipmapped array of {} levels",
+                self.levels
+            ),
+        ))
+    }
+
+    /// `cuMipmappedArrayGetLevel`: the level's array (owned by this mipmapped array) and
+    /// extent.
+    fn level(&self, level: u32) -> Result<(ffi::CUarray, [usize; 3])> {
+        self.check_level(level)?;
+        let mut raw = core::ptr::null_mut();
+        // SAFETY: valid out-pointer; a live mipmapped array of the current context (lent by
+        // the current guard), a level it has.
+        unsafe { ffi::cuMipmappedArrayGetLevel(&raw mut raw, self.raw, level) }.result()?;
+        Ok((raw, level_extent(self.extent, level)))
+    }
+
+    /// `cuMemcpy3D`—Copies packed host elements into level `level` (x fastest, then y, then
+    /// z; [`level_extent`](Self::level_extent) elements).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`] for a level the array does not have,
+    /// [`ErrorKind::LengthMismatch`] (no driver call); driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemcpy3D")]
+    #[doc(alias = "cuMipmappedArrayGetLevel")]
+    pub fn copy_level_from_host(&mut self, level: u32, src: &[T]) -> Result<()> {
+        self.check_level(level)?;
+        let extent = level_extent(self.extent, level);
+        check_packed("copy_level_from_host", "mipmap level", src.len(), extent)?;
+        let (array, _) = self.level(level)?;
+        let copy = array_copy::<T>(array, extent, src.as_ptr().cast_mut().cast(), ToArray(true));
+        // SAFETY: `src` holds the level's elements, packed (only read); a live level array of
+        // the current context, whose owner is exclusively borrowed.
+        unsafe { ffi::cuMemcpy3D_v2(&raw const copy) }.result()
+    }
+
+    /// `cuMemcpy3D`—Level `level`'s elements, packed (x fastest, then y, then z).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`] for a level the array does not have; driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemcpy3D")]
+    pub fn level_to_vec(&self, level: u32) -> Result<Vec<T>> {
+        let (array, extent) = self.level(level)?;
+        let n = extent[0]
+            .checked_mul(extent[1])
+            .and_then(|n| n.checked_mul(extent[2]))
+            .ok_or_else(|| {
+                Error::custack(
+                    ErrorKind::SizeOverflow,
+                    format!("level {level}: {extent:?}"),
+                )
+            })?;
+        let mut v: Vec<T> = Vec::with_capacity(n);
+        let copy = array_copy::<T>(array, extent, v.as_mut_ptr().cast(), ToArray(false));
+        // SAFETY: `v` has room for the level's elements; a live level array of the current
+        // context.
+        unsafe { ffi::cuMemcpy3D_v2(&raw const copy) }.result()?;
+        // SAFETY: the copy initialized all `n` elements; any bit pattern is a valid `T`.
+        unsafe { v.set_len(n) };
+        Ok(v)
+    }
+}
+
+impl<'scope> StreamScope<'scope, '_> {
+    /// `cuMipmappedArrayGetLevel`—Binds level `level` of a mipmapped array to this scope, for
+    /// its copies ([`copy_to_array`](Self::copy_to_array),
+    /// [`copy_from_array`](Self::copy_from_array)). The whole mipmapped array is borrowed
+    /// exclusively until the scope ends, so one level of it is bound per scope.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::OutOfRange`] for a level the array does not have (no driver call); driver
+    /// errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMipmappedArrayGetLevel")]
+    pub fn bind_level<T: ArrayElement>(
+        &self,
+        array: &'scope mut MipmappedArray<'_, T>,
+        level: u32,
+    ) -> Result<ScopedArray<'scope>> {
+        let (raw, extent) = array.level(level)?;
+        // SAFETY: a level of a live mipmapped array of the current context (the scope's stream
+        // is this guard's), of `T` with this extent; the mipmapped array is borrowed exclusively
+        // for 'scope.
+        Ok(unsafe { ScopedArray::from_raw::<T>(raw, extent) })
+    }
+}
+
+impl<T: ArrayElement> Drop for MipmappedArray<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: created by this value, destroyed once, with its levels; no texture, surface
+        // or copy uses it (they borrow it).
+        if let Err(e) = unsafe { ffi::cuMipmappedArrayDestroy(self.raw) }.result() {
+            record_drop_error(e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{level_extent, max_levels};
+
+    #[test]
+    fn levels_halve_down_to_one() {
+        assert_eq!(max_levels([1, 1, 1]), 1);
+        assert_eq!(max_levels([256, 256, 1]), 9);
+        assert_eq!(max_levels([640, 480, 1]), 10);
+        assert_eq!(level_extent([640, 480, 1], 0), [640, 480, 1]);
+        assert_eq!(level_extent([640, 480, 1], 1), [320, 240, 1]);
+        assert_eq!(level_extent([640, 480, 1], 9), [1, 1, 1]);
+        assert_eq!(level_extent([16, 4, 1], 3), [2, 1, 1]);
+        assert_eq!(level_extent([16, 1, 1], 200), [1, 1, 1]);
+    }
+}
