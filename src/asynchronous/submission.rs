@@ -454,53 +454,6 @@ impl Payload for () {
     }
 }
 
-macro_rules! payload_tuple {
-    ($($name:ident $idx:tt),+) => {
-        impl<$($name: Payload),+> sealed::Sealed for ($($name,)+) {}
-        impl<$($name: Payload),+> Payload for ($($name,)+) {
-            type Bound<'scope> = ($($name::Bound<'scope>,)+);
-            type Access<'a> = ($($name::Access<'a>,)+) where Self: 'a;
-            type Read<'a> = ($($name::Read<'a>,)+) where Self: 'a;
-            type Held = ($($name::Held,)+);
-            #[inline]
-            fn hold(self) -> Self::Held {
-                ($($name::hold(self.$idx),)+)
-            }
-            #[inline]
-            fn release(held: Self::Held) -> Self {
-                ($($name::release(held.$idx),)+)
-            }
-            #[inline]
-            unsafe fn bind<'scope>(held: &mut Self::Held) -> Self::Bound<'scope> {
-                // SAFETY: the caller's promise covers every element.
-                ($(unsafe { $name::bind(&mut held.$idx) },)+)
-            }
-            #[inline]
-            fn access<'a>(held: &'a mut Self::Held) -> Self::Access<'a>
-            where
-                Self: 'a,
-            {
-                ($($name::access(&mut held.$idx),)+)
-            }
-            #[inline]
-            fn read<'a>(held: &'a Self::Held) -> Self::Read<'a>
-            where
-                Self: 'a,
-            {
-                ($($name::read(&held.$idx),)+)
-            }
-        }
-    };
-}
-payload_tuple!(A 0);
-payload_tuple!(A 0, B 1);
-payload_tuple!(A 0, B 1, C 2);
-payload_tuple!(A 0, B 1, C 2, D 3);
-payload_tuple!(A 0, B 1, C 2, D 3, E 4);
-payload_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
-payload_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
-payload_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
-
 /// Work enqueued on a stream that owns its [`Payload`] until the GPU is done with it.
 ///
 /// Made by [`Stream::submit`] or [`Stream::submit_after`]. It borrows its stream (and so the

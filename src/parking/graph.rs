@@ -165,37 +165,6 @@ impl<K: ContextKind, T: DeviceCopy> ParkWithGraph<'_, K> for Vec<T> {}
 impl<K: ContextKind, T: DeviceCopy> ParkWithGraph<'_, K> for Box<[T]> {}
 impl<K: ContextKind> ParkWithGraph<'_, K> for () {}
 
-macro_rules! graph_tuple {
-    ($($name:ident $idx:tt),+) => {
-        impl<'ctx, K: ContextKind, $($name: Unpark<'ctx, K>),+> Unpark<'ctx, K> for ($($name,)+) {
-            type Attached<'g>
-                = ($($name::Attached<'g>,)+)
-            where
-                'ctx: 'g,
-                K: 'g;
-            #[inline]
-            fn unpark<'g>(
-                held: Self::Held,
-                guard: &'g PushedGuard<'ctx, '_, K>,
-            ) -> Result<<Self::Attached<'g> as Payload>::Held> {
-                Ok(($($name::unpark(held.$idx, guard)?,)+))
-            }
-        }
-        impl<'ctx, K: ContextKind, $($name: ParkWithGraph<'ctx, K>),+> ParkWithGraph<'ctx, K>
-            for ($($name,)+)
-        {
-        }
-    };
-}
-graph_tuple!(A 0);
-graph_tuple!(A 0, B 1);
-graph_tuple!(A 0, B 1, C 2);
-graph_tuple!(A 0, B 1, C 2, D 3);
-graph_tuple!(A 0, B 1, C 2, D 3, E 4);
-graph_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
-graph_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
-graph_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
-
 /// An executable graph set aside so it borrows only its [`Context`], its payload in the parked
 /// form `Q` ([`Park::Parked`]): what a [`ParkedSubmission`](crate::ParkedSubmission) of a graph
 /// launch hands back, or what [`PushedGuard::park_graph`] makes of an idle graph. It cannot be

@@ -16,6 +16,7 @@ pub(crate) mod module;
 pub(crate) mod peer;
 pub(crate) mod stream;
 pub(crate) mod submission;
+pub(crate) mod tuple;
 
 use crate::error::{Error, ErrorKind};
 use crate::ffi;

@@ -198,38 +198,6 @@ impl<C: crate::Contract, K: ContextKind> Park<'_, K> for crate::Declared<'_, C> 
     unsafe fn park(_: Self, _: ffi::CUcontext) {}
 }
 
-macro_rules! parked_tuple {
-    ($($name:ident $idx:tt),+) => {
-        impl<$($name: ParkedPayload),+> sealed::Sealed for ($($name,)+) {}
-        impl<$($name: ParkedPayload),+> ParkedPayload for ($($name,)+) {
-            type Held = ($($name::Held,)+);
-            #[inline]
-            fn release(held: Self::Held) -> Self {
-                ($($name::release(held.$idx),)+)
-            }
-        }
-        impl<'ctx, K: ContextKind, $($name: Park<'ctx, K>),+> Park<'ctx, K> for ($($name,)+) {
-            type Parked = ($($name::Parked,)+);
-            #[inline]
-            unsafe fn park(
-                held: Self::Held,
-                ctx: ffi::CUcontext,
-            ) -> <Self::Parked as ParkedPayload>::Held {
-                // SAFETY: the caller's promise covers every element.
-                ($(unsafe { $name::park(held.$idx, ctx) },)+)
-            }
-        }
-    };
-}
-parked_tuple!(A 0);
-parked_tuple!(A 0, B 1);
-parked_tuple!(A 0, B 1, C 2);
-parked_tuple!(A 0, B 1, C 2, D 3);
-parked_tuple!(A 0, B 1, C 2, D 3, E 4);
-parked_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
-parked_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
-parked_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
-
 /// A pending [`Submission`] set aside so it borrows only its [`Context`], not its guard
 /// ([`PushedGuard::park_submission`]): its guard can be frozen under a nested push, or popped,
 /// while the work runs, and one thread keeps work in flight on several contexts (P9).
@@ -552,27 +520,6 @@ no_peer_view!(
     [T: DeviceCopy] Box<[T]>,
     [] (),
 );
-
-macro_rules! peer_view_tuple {
-    ($($name:ident $idx:tt),+) => {
-        impl<$($name: PeerView),+> PeerView for ($($name,)+) {
-            type View<'p> = ($($name::View<'p>,)+);
-            #[inline]
-            unsafe fn peer_view<'p>(held: &Self::Held) -> Self::View<'p> {
-                // SAFETY: the caller's promise covers every element.
-                ($(unsafe { $name::peer_view(&held.$idx) },)+)
-            }
-        }
-    };
-}
-peer_view_tuple!(A 0);
-peer_view_tuple!(A 0, B 1);
-peer_view_tuple!(A 0, B 1, C 2);
-peer_view_tuple!(A 0, B 1, C 2, D 3);
-peer_view_tuple!(A 0, B 1, C 2, D 3, E 4);
-peer_view_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
-peer_view_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
-peer_view_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 
 impl crate::Stream<'_> {
     /// A [stream scope](crate::Stream::scope) on this stream that first waits, on the GPU, for
