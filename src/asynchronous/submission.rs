@@ -29,6 +29,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use core::task::{Context as TaskContext, Poll, Waker};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use super::pending::{Current, Pending, destroy_event};
 use super::scope::{ScopedHostMut, ScopedSliceMut, StreamScope};
 
 pub(crate) mod sealed {
@@ -519,10 +520,10 @@ impl Payload for () {
 #[doc(alias = "cuEventRecord")]
 #[doc(alias = "cuEventSynchronize")]
 pub struct Submission<'s, P: Payload> {
-    event: ffi::CUevent,
-    // The stream that recorded `event` (for `IntoFuture`'s host function).
+    // The event and the payload: its context is current (the submission borrows its guard).
+    pending: Pending<P::Held, Current>,
+    // The stream that recorded the event (for `IntoFuture`'s host function).
     stream: ffi::CUstream,
-    payload: ManuallyDrop<P::Held>,
     // Borrows the stream (and through it the guard); the guard's thread only.
     _stream: PhantomData<(&'s (), *const ())>,
 }
@@ -530,7 +531,7 @@ pub struct Submission<'s, P: Payload> {
 impl<P: Payload> core::fmt::Debug for Submission<'_, P> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Submission")
-            .field("event", &self.event)
+            .field("event", &self.pending.event())
             .field("stream", &self.stream)
             .finish_non_exhaustive()
     }
@@ -557,14 +558,6 @@ impl<H> Drop for Enqueuing<H> {
             Err(e) => record_drop_error(e),
         }
         destroy_event(self.event);
-    }
-}
-
-fn destroy_event(event: ffi::CUevent) {
-    // SAFETY: a live event of the current context, destroyed once. A pending record or a
-    // stream's pending wait on it does not stop it from being destroyed (Event Management).
-    if let Err(e) = unsafe { ffi::cuEventDestroy_v2(event) }.result() {
-        record_drop_error(e);
     }
 }
 
@@ -680,7 +673,8 @@ impl Stream<'_> {
     ) -> Result<Submission<'s, (Q, P)>> {
         super::refuse_inside_capture("a submission")?;
         // SAFETY: both handles are live and of the current context; the flags must be 0.
-        let waited = unsafe { ffi::cuStreamWaitEvent(self.as_raw(), pending.event, 0) }.result();
+        let waited =
+            unsafe { ffi::cuStreamWaitEvent(self.as_raw(), pending.event_raw(), 0) }.result();
         // On failure, dropping `pending` waits for it before its payload is dropped.
         waited?;
         let (event, earlier) = pending.into_parts();
@@ -714,11 +708,15 @@ impl Stream<'_> {
         // SAFETY: both handles are live and of the current context.
         unsafe { ffi::cuEventRecord(work.event, work.stream) }.result()?;
         let work = ManuallyDrop::new(work);
+        // SAFETY: read once from `work`, which is never dropped.
+        let payload = unsafe { core::ptr::read(&raw const work.payload) };
+        // SAFETY: the event, of the current context, was recorded after all the work that uses
+        // the payload (enqueued by `f`).
+        let pending =
+            unsafe { Pending::new(work.event, Current, ManuallyDrop::into_inner(payload)) };
         Ok(Submission {
-            event: work.event,
+            pending,
             stream: work.stream,
-            // SAFETY: read once from `work`, which is never dropped.
-            payload: unsafe { core::ptr::read(&raw const work.payload) },
             _stream: PhantomData,
         })
     }
@@ -727,7 +725,7 @@ impl Stream<'_> {
 impl<P: Payload> Submission<'_, P> {
     /// The raw `CUevent` recorded after the submission's work.
     pub fn event_raw(&self) -> ffi::CUevent {
-        self.event
+        self.pending.event()
     }
 
     /// `cuEventSynchronize`—Waits until the submission's work is complete and hands its
@@ -747,9 +745,7 @@ impl<P: Payload> Submission<'_, P> {
     #[doc(alias = "cuEventSynchronize")]
     #[inline]
     pub fn wait(self) -> Result<P> {
-        // SAFETY: a live event of the current context.
-        let r = unsafe { ffi::cuEventSynchronize(self.event) }.result();
-        self.finish(r)
+        self.pending.wait().map(P::release)
     }
 
     /// `cuEventQuery`—The payload if the work is complete, or the submission back if not.
@@ -764,11 +760,17 @@ impl<P: Payload> Submission<'_, P> {
     #[doc(alias = "cuEventQuery")]
     #[inline]
     pub fn try_wait(self) -> Result<core::result::Result<P, Self>> {
-        // SAFETY: a live event of the current context.
-        match unsafe { ffi::cuEventQuery(self.event) } {
-            ffi::CUresult::CUDA_ERROR_NOT_READY => Ok(Err(self)),
-            r => self.finish(r.result()).map(Ok),
-        }
+        let Self {
+            pending, stream, ..
+        } = self;
+        Ok(match pending.try_wait()? {
+            Ok(held) => Ok(P::release(held)),
+            Err(pending) => Err(Self {
+                pending,
+                stream,
+                _stream: PhantomData,
+            }),
+        })
     }
 
     /// `cuEventQuery`—Whether the submission's work is complete.
@@ -779,49 +781,13 @@ impl<P: Payload> Submission<'_, P> {
     #[doc(alias = "cuEventQuery")]
     #[inline]
     pub fn is_complete(&self) -> Result<bool> {
-        // SAFETY: a live event of the current context.
-        match unsafe { ffi::cuEventQuery(self.event) } {
-            ffi::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-            r => r.result().map(|()| true),
-        }
-    }
-
-    /// Hands the payload back after `waited` (the event's synchronize or query) succeeded;
-    /// leaks it otherwise.
-    #[inline]
-    fn finish(self, waited: Result<()>) -> Result<P> {
-        let (event, payload) = self.into_parts();
-        destroy_event(event);
-        match waited {
-            // The work is complete: on a host function's panic the payload drops, freed.
-            Ok(()) => super::host::check_panics().map(|()| P::release(payload)),
-            Err(e) => {
-                core::mem::forget(payload);
-                Err(e)
-            }
-        }
+        self.pending.is_complete()
     }
 
     /// The event and the payload in its held form, without waiting.
     #[inline]
     pub(crate) fn into_parts(self) -> (ffi::CUevent, P::Held) {
-        let mut this = ManuallyDrop::new(self);
-        // SAFETY: the payload is taken once; `this` never drops.
-        let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
-        (this.event, payload)
-    }
-}
-
-impl<P: Payload> Drop for Submission<'_, P> {
-    fn drop(&mut self) {
-        // SAFETY: a live event of the current context (the submission borrows the guard, which
-        // is on top: nothing can be pushed over it while the submission lives).
-        match unsafe { ffi::cuEventSynchronize(self.event) }.result() {
-            // SAFETY: the payload is dropped once, after the work that used it is complete.
-            Ok(()) => unsafe { ManuallyDrop::drop(&mut self.payload) },
-            Err(e) => record_drop_error(e),
-        }
-        destroy_event(self.event);
+        self.pending.into_parts()
     }
 }
 

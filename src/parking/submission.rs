@@ -19,12 +19,12 @@
 //!
 //! [`guide::parking`]: crate::guide::parking
 
+use crate::asynchronous::pending::{Pending, Pushed};
 use crate::asynchronous::scope::Invariant;
 use crate::asynchronous::submission::{Payload, Submission};
 use crate::context::Context;
-use crate::context::raw::with_raw_current;
 use crate::context::stack::{ContextKind, Floating, PushedGuard};
-use crate::error::{Result, record_drop_error};
+use crate::error::Result;
 use crate::ffi;
 use crate::kernel::launch::Function;
 use crate::memory::plain::DeviceCopy;
@@ -34,7 +34,6 @@ use crate::parking::buffer::ParkedBuffer;
 use crate::parking::host::{ParkedPinned, ParkedRegisteredVec};
 use crate::parking::module::ParkedModule;
 use core::marker::PhantomData;
-use core::mem::ManuallyDrop;
 
 pub(crate) mod sealed {
     pub trait Sealed {}
@@ -260,9 +259,8 @@ impl<C: crate::Contract, K: ContextKind> Park<'_, K> for crate::Declared<'_, C> 
 #[must_use = "dropping a parked submission waits for it at once; keep it, and `wait` for its payload"]
 #[doc(alias = "cuEventSynchronize")]
 pub struct ParkedSubmission<'ctx, Q: ParkedPayload> {
-    ctx: ffi::CUcontext,
-    event: ffi::CUevent,
-    payload: ManuallyDrop<Q::Held>,
+    // The event and the payload, the event's context pushed for the clean-up.
+    pending: Pending<Q::Held, Pushed>,
     // Borrows the context; `!Send` and `!Sync` like a submission (a host function's panic is
     // reported on the thread that waits).
     _marker: PhantomData<(&'ctx Context, *const ())>,
@@ -271,8 +269,8 @@ pub struct ParkedSubmission<'ctx, Q: ParkedPayload> {
 impl<Q: ParkedPayload> core::fmt::Debug for ParkedSubmission<'_, Q> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("ParkedSubmission")
-            .field("ctx", &self.ctx)
-            .field("event", &self.event)
+            .field("ctx", &self.context_raw())
+            .field("event", &self.event_raw())
             .finish_non_exhaustive()
     }
 }
@@ -299,10 +297,12 @@ impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
         // SAFETY: the payload's memory belongs to this guard's context (see above), which
         // lives for `'ctx`.
         let payload = unsafe { P::park(held, ctx) };
+        // SAFETY: this guard's context lives for `'ctx`, which the parked submission borrows.
+        let home = unsafe { Pushed::new(ctx) };
         ParkedSubmission {
-            ctx,
-            event,
-            payload: ManuallyDrop::new(payload),
+            // SAFETY: the submission's event, of that context, recorded after all the work that
+            // uses the payload.
+            pending: unsafe { Pending::new(event, home, payload) },
             _marker: PhantomData,
         }
     }
@@ -311,12 +311,12 @@ impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
 impl<Q: ParkedPayload> ParkedSubmission<'_, Q> {
     /// The raw `CUevent` recorded after the work.
     pub fn event_raw(&self) -> ffi::CUevent {
-        self.event
+        self.pending.event()
     }
 
     /// The raw context the work runs in.
     pub fn context_raw(&self) -> ffi::CUcontext {
-        self.ctx
+        self.pending.home().raw()
     }
 
     /// `cuEventSynchronize`—Waits until the work is complete and hands back the payload in its
@@ -333,10 +333,7 @@ impl<Q: ParkedPayload> ParkedSubmission<'_, Q> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventSynchronize")]
     pub fn wait(self) -> Result<Q> {
-        // SAFETY: a live event (destroyed only by `finish` or `drop`), of a context alive for
-        // `'ctx`; an event of another context than the current one may be waited for.
-        let r = unsafe { ffi::cuEventSynchronize(self.event) }.result();
-        self.finish(r)
+        self.pending.wait().map(Q::release)
     }
 
     /// `cuEventQuery`—The parked payload if the work is complete, or the parked submission back
@@ -351,11 +348,13 @@ impl<Q: ParkedPayload> ParkedSubmission<'_, Q> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventQuery")]
     pub fn try_wait(self) -> Result<core::result::Result<Q, Self>> {
-        // SAFETY: as in `wait`.
-        match unsafe { ffi::cuEventQuery(self.event) } {
-            ffi::CUresult::CUDA_ERROR_NOT_READY => Ok(Err(self)),
-            r => self.finish(r.result()).map(Ok),
-        }
+        Ok(match self.pending.try_wait()? {
+            Ok(held) => Ok(Q::release(held)),
+            Err(pending) => Err(Self {
+                pending,
+                _marker: PhantomData,
+            }),
+        })
     }
 
     /// `cuEventQuery`—Whether the work is complete; any context may be current.
@@ -365,67 +364,7 @@ impl<Q: ParkedPayload> ParkedSubmission<'_, Q> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventQuery")]
     pub fn is_complete(&self) -> Result<bool> {
-        // SAFETY: as in `wait`.
-        match unsafe { ffi::cuEventQuery(self.event) } {
-            ffi::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-            r => r.result().map(|()| true),
-        }
-    }
-
-    /// Hands the payload back after `waited` succeeded, leaks it otherwise; destroys the event
-    /// and looks up host-function panics with the context pushed.
-    fn finish(self, waited: Result<()>) -> Result<Q> {
-        let mut this = ManuallyDrop::new(self);
-        // SAFETY: taken once; `this` never drops.
-        let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
-        let event = this.event;
-        let mut panicked = Ok(());
-        let cleanup = || {
-            destroy_event(event);
-            panicked = crate::asynchronous::host::check_panics();
-            Ok(())
-        };
-        // SAFETY: the context is alive for `'ctx`; `cleanup` leaves the stack as it was.
-        let pushed = unsafe { with_raw_current(this.ctx, cleanup) };
-        match waited {
-            Ok(()) => {
-                // The work is complete: on a host function's panic the payload drops, freed.
-                let payload = Q::release(payload);
-                pushed.and(panicked).map(|()| payload)
-            }
-            Err(e) => {
-                core::mem::forget(payload);
-                Err(e)
-            }
-        }
-    }
-}
-
-fn destroy_event(event: ffi::CUevent) {
-    // SAFETY: a live event of the current context (pushed by the caller), destroyed once.
-    if let Err(e) = unsafe { ffi::cuEventDestroy_v2(event) }.result() {
-        record_drop_error(e);
-    }
-}
-
-impl<Q: ParkedPayload> Drop for ParkedSubmission<'_, Q> {
-    fn drop(&mut self) {
-        // SAFETY: as in `wait`.
-        match unsafe { ffi::cuEventSynchronize(self.event) }.result() {
-            // SAFETY: the payload is dropped once, after the work that used it is complete;
-            // each parked part frees itself in its own context.
-            Ok(()) => unsafe { ManuallyDrop::drop(&mut self.payload) },
-            Err(e) => record_drop_error(e),
-        }
-        let event = self.event;
-        let destroy = || {
-            destroy_event(event);
-            Ok(())
-        };
-        // SAFETY: the context is alive for `'ctx`; `destroy` leaves the stack as it was.
-        if let Err(e) = unsafe { with_raw_current(self.ctx, destroy) } {
-            record_drop_error(e);
-        }
+        self.pending.is_complete()
     }
 }
 
@@ -449,7 +388,7 @@ impl crate::Stream<'_> {
     pub fn wait_parked<Q: ParkedPayload>(&self, pending: &ParkedSubmission<'_, Q>) -> Result<()> {
         // SAFETY: a live stream of the current context and a live event (of any context); the
         // flags must be 0.
-        unsafe { ffi::cuStreamWaitEvent(self.as_raw(), pending.event, 0) }.result()
+        unsafe { ffi::cuStreamWaitEvent(self.as_raw(), pending.event_raw(), 0) }.result()
     }
 }
 
@@ -556,7 +495,7 @@ impl crate::Stream<'_> {
         self.scope(|s| {
             // SAFETY: `pending` is borrowed for 'env, beyond the scope; this stream waited for
             // its event above, before anything the scope enqueues.
-            let view = unsafe { Q::peer_view(&pending.payload) };
+            let view = unsafe { Q::peer_view(pending.pending.payload()) };
             f(s, view)
         })
     }

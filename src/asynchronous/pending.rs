@@ -1,0 +1,190 @@
+//! The core of pending work that owns its payload, which a [`Submission`](crate::Submission)
+//! and a [`ParkedSubmission`](crate::ParkedSubmission) share: the event recorded after the
+//! work and the payload in its held form, handed back only once that event is known complete
+//! (`wait`, `try_wait`), dropped only then (`drop`), leaked when the driver cannot say (R11).
+//! The one difference between the two is where the event's context is: current (a submission
+//! borrows its guard, which is on top) or pushed for the clean-up (a parked submission borrows
+//! only its context): [`EventHome`].
+
+use crate::context::raw::with_raw_current;
+use crate::error::{Result, record_drop_error};
+use crate::ffi;
+use core::mem::ManuallyDrop;
+
+/// Where the context of a pending work's event is while the event is destroyed and the
+/// context's host-function panics are looked up.
+pub(crate) trait EventHome: Copy {
+    /// Runs `f` with the event's context current, leaving the thread's stack as it was.
+    fn with_context(&self, f: impl FnOnce() -> Result<()>) -> Result<()>;
+}
+
+/// The event's context is current whenever the pending work is used: a submission borrows the
+/// guard that is on top of the thread's stack.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Current;
+
+impl EventHome for Current {
+    #[inline]
+    fn with_context(&self, f: impl FnOnce() -> Result<()>) -> Result<()> {
+        f()
+    }
+}
+
+/// The event's context is pushed briefly for the clean-up: a parked submission borrows only its
+/// context, and any context (or none) may be current.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pushed(ffi::CUcontext);
+
+impl Pushed {
+    /// # Safety
+    ///
+    /// `ctx` is a live context that outlives every use of the value.
+    pub(crate) unsafe fn new(ctx: ffi::CUcontext) -> Self {
+        Self(ctx)
+    }
+
+    /// The raw context.
+    pub(crate) fn raw(self) -> ffi::CUcontext {
+        self.0
+    }
+}
+
+impl EventHome for Pushed {
+    fn with_context(&self, f: impl FnOnce() -> Result<()>) -> Result<()> {
+        // SAFETY: the context is alive (`Pushed::new`'s promise); `f` is the caller's clean-up,
+        // which leaves the stack as it was.
+        unsafe { with_raw_current(self.0, f) }
+    }
+}
+
+/// Pending work's event and held payload (see the module documentation).
+pub(crate) struct Pending<H, E: EventHome> {
+    event: ffi::CUevent,
+    home: E,
+    payload: ManuallyDrop<H>,
+}
+
+impl<H, E: EventHome> Pending<H, E> {
+    /// # Safety
+    ///
+    /// `event` is a live event of `home`'s context, recorded after every operation that uses
+    /// `payload`, owned by nothing else.
+    #[inline]
+    pub(crate) unsafe fn new(event: ffi::CUevent, home: E, payload: H) -> Self {
+        Self {
+            event,
+            home,
+            payload: ManuallyDrop::new(payload),
+        }
+    }
+
+    /// The raw event recorded after the work.
+    #[inline]
+    pub(crate) fn event(&self) -> ffi::CUevent {
+        self.event
+    }
+
+    /// Where the event's context is.
+    #[inline]
+    pub(crate) fn home(&self) -> &E {
+        &self.home
+    }
+
+    /// The payload in its held form, still in use by the work.
+    #[inline]
+    pub(crate) fn payload(&self) -> &H {
+        &self.payload
+    }
+
+    /// `cuEventSynchronize`, then the payload; see [`finish`](Self::finish).
+    #[inline]
+    pub(crate) fn wait(self) -> Result<H> {
+        // SAFETY: a live event (destroyed only by `finish` or `drop`) of a live context; an
+        // event of another context than the current one may be waited for.
+        let r = unsafe { ffi::cuEventSynchronize(self.event) }.result();
+        self.finish(r)
+    }
+
+    /// `cuEventQuery`: the payload if the work is complete, the pending work back if not.
+    #[inline]
+    pub(crate) fn try_wait(self) -> Result<core::result::Result<H, Self>> {
+        // SAFETY: as in `wait`.
+        match unsafe { ffi::cuEventQuery(self.event) } {
+            ffi::CUresult::CUDA_ERROR_NOT_READY => Ok(Err(self)),
+            r => self.finish(r.result()).map(Ok),
+        }
+    }
+
+    /// `cuEventQuery`: whether the work is complete.
+    #[inline]
+    pub(crate) fn is_complete(&self) -> Result<bool> {
+        // SAFETY: as in `wait`.
+        match unsafe { ffi::cuEventQuery(self.event) } {
+            ffi::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            r => r.result().map(|()| true),
+        }
+    }
+
+    /// Destroys the event and looks up the context's host-function panics, in the event's
+    /// context; hands the payload back if `waited` (the event's synchronize or query)
+    /// succeeded, leaks it otherwise (the work may still use it). On a host function's panic
+    /// the work is complete: the payload is dropped.
+    #[inline]
+    fn finish(self, waited: Result<()>) -> Result<H> {
+        let (event, home, payload) = self.into_all_parts();
+        let cleaned = home.with_context(|| {
+            destroy_event(event);
+            super::host::check_panics()
+        });
+        match waited {
+            Ok(()) => cleaned.map(|()| payload),
+            Err(e) => {
+                core::mem::forget(payload);
+                Err(e)
+            }
+        }
+    }
+
+    /// The event and the payload in its held form, without waiting.
+    #[inline]
+    pub(crate) fn into_parts(self) -> (ffi::CUevent, H) {
+        let (event, _, payload) = self.into_all_parts();
+        (event, payload)
+    }
+
+    #[inline]
+    fn into_all_parts(self) -> (ffi::CUevent, E, H) {
+        let mut this = ManuallyDrop::new(self);
+        // SAFETY: the payload is taken once; `this` never drops.
+        let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
+        (this.event, this.home, payload)
+    }
+}
+
+impl<H, E: EventHome> Drop for Pending<H, E> {
+    fn drop(&mut self) {
+        // SAFETY: as in `wait`.
+        match unsafe { ffi::cuEventSynchronize(self.event) }.result() {
+            // SAFETY: the payload is dropped once, after the work that used it is complete.
+            Ok(()) => unsafe { ManuallyDrop::drop(&mut self.payload) },
+            Err(e) => record_drop_error(e),
+        }
+        let event = self.event;
+        let destroyed = self.home.with_context(|| {
+            destroy_event(event);
+            Ok(())
+        });
+        if let Err(e) = destroyed {
+            record_drop_error(e);
+        }
+    }
+}
+
+/// Destroys `event`, recording a failure.
+pub(crate) fn destroy_event(event: ffi::CUevent) {
+    // SAFETY: a live event of the current context, destroyed once. A pending record or a
+    // stream's pending wait on it does not stop it from being destroyed (Event Management).
+    if let Err(e) = unsafe { ffi::cuEventDestroy_v2(event) }.result() {
+        record_drop_error(e);
+    }
+}
