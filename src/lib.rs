@@ -150,7 +150,8 @@ pub use error::{Error, ErrorKind, Result, dropped_error_count, take_drop_errors}
 pub use kernel::contract::__private as __private_contract;
 pub use kernel::contract::{
     CheckedBy, ClusterLaunch, Contract, ContractArg, ContractArgs, CooperativeLaunch, Declared,
-    DeclaredLibrary, ExtentFactor, ParamKind, PlainLaunch, ReadBuffer, Scalar, WriteBuffer,
+    DeclaredLibrary, ExtentFactor, FromLibrary, FromModule, KernelSource, ParamKind, PlainLaunch,
+    ReadBuffer, Scalar, WriteBuffer,
 };
 pub use kernel::jit::{JitLog, JitOptions, LinkedImage, Linker};
 pub use kernel::launch::{

@@ -507,20 +507,54 @@ pub enum CheckedBy {
     Unchecked,
 }
 
-/// A kernel looked up with its [`Contract`] ([`Module::declared`]): launched safely with
-/// [`StreamScope::run`], [`run_with`](StreamScope::run_with) and
-/// [`run_cooperative`](StreamScope::run_cooperative), in scopes, submissions and graph
-/// captures.
-///
-/// `Copy`; borrows its module like [`Function`], so it cannot outlive it (C9), and is lent
-/// under the module's guard, so it is not launched under another context (C23).
-pub struct Declared<'m, C: Contract> {
-    function: Function<'m>,
-    checked: CheckedBy,
-    _contract: PhantomData<fn() -> C>,
+mod source_sealed {
+    pub trait Sealed {}
 }
 
-impl<C: Contract> core::fmt::Debug for Declared<'_, C> {
+/// Where a [`Declared`] kernel's function comes from: a [`Module`] ([`FromModule`]) or a
+/// [`Library`](crate::Library) ([`FromLibrary`]). Sealed.
+pub trait KernelSource: source_sealed::Sealed + 'static {}
+
+/// A [`Declared`] kernel of a [`Module`] ([`Module::declared`]): it travels like a
+/// [`Function`], as a payload of submissions and graphs, and parks (its module synchronizes
+/// before it unloads or lends a global). Never constructed.
+#[derive(Debug)]
+pub enum FromModule {}
+/// A [`Declared`] kernel of a [`Library`](crate::Library) ([`LibraryFunction::declared`]):
+/// like the [`LibraryFunction`] it comes from, it launches in borrowing scopes only, not in
+/// submissions or graphs, which could carry it past the library's unload (C20). Never
+/// constructed.
+#[derive(Debug)]
+pub enum FromLibrary {}
+impl source_sealed::Sealed for FromModule {}
+impl KernelSource for FromModule {}
+impl source_sealed::Sealed for FromLibrary {}
+impl KernelSource for FromLibrary {}
+
+/// A kernel looked up with its [`Contract`]: launched safely with [`StreamScope::run`],
+/// [`run_with`](StreamScope::run_with), [`run_cooperative`](StreamScope::run_cooperative) and
+/// [`run_clustered`](StreamScope::run_clustered).
+///
+/// `S` says where its function comes from: a module ([`FromModule`], the default, from
+/// [`Module::declared`]), launched in scopes, submissions and graph captures; or a library
+/// ([`FromLibrary`], written [`DeclaredLibrary`], from [`LibraryFunction::declared`]), launched
+/// in scopes only (C20).
+///
+/// `Copy`; borrows its module (or library) like [`Function`], so it cannot outlive it (C9),
+/// and is lent under the guard it was looked up with, so it is not launched under another
+/// context (C23).
+pub struct Declared<'m, C: Contract, S: KernelSource = FromModule> {
+    function: Function<'m>,
+    checked: CheckedBy,
+    _contract: PhantomData<fn() -> (C, S)>,
+}
+
+/// A library kernel's function ([`LibraryFunction`]) with its [`Contract`]
+/// ([`LibraryFunction::declared`]): a [`Declared`] kernel [`FromLibrary`], launched in
+/// borrowing scopes only (C20), under the guard that lent it.
+pub type DeclaredLibrary<'a, C> = Declared<'a, C, FromLibrary>;
+
+impl<C: Contract, S: KernelSource> core::fmt::Debug for Declared<'_, C, S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Declared")
             .field("kernel", &C::KERNEL)
@@ -529,14 +563,15 @@ impl<C: Contract> core::fmt::Debug for Declared<'_, C> {
             .finish()
     }
 }
-impl<C: Contract> Clone for Declared<'_, C> {
+impl<C: Contract, S: KernelSource> Clone for Declared<'_, C, S> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<C: Contract> Copy for Declared<'_, C> {}
+impl<C: Contract, S: KernelSource> Copy for Declared<'_, C, S> {}
 
 static_assertions::assert_not_impl_any!(Declared<'static, NoContract>: Send, Sync);
+static_assertions::assert_not_impl_any!(DeclaredLibrary<'static, NoContract>: Send, Sync);
 
 /// A contract for the static assertions above.
 #[cfg_attr(not(test), allow(dead_code))]
@@ -548,13 +583,45 @@ unsafe impl Contract for NoContract {
     type Signature = ();
 }
 
-impl<'m, C: Contract> Declared<'m, C> {
-    /// How the declaration was checked against the kernel at lookup.
+impl<C: Contract, S: KernelSource> Declared<'_, C, S> {
+    /// How the declaration was checked against the kernel at lookup: by the driver's parameter
+    /// information, the PTX `.entry` (a module loaded from PTX), or not at all.
     pub fn checked_by(&self) -> CheckedBy {
         self.checked
     }
 
+    /// Checks `C` against `function` and declares it, the PTX text `ptx` consulted where the
+    /// driver cannot tell the kernel's parameters.
+    fn check(function: Function<'_>, ptx: Option<&[u8]>) -> Result<Self> {
+        let checked = match function.param_layout() {
+            Ok(layout) => {
+                compare::<C>("the driver's parameter information", &layout)?;
+                CheckedBy::ParamInfo
+            }
+            Err(e) if e.kind() == ErrorKind::DriverTooOld => {
+                match ptx.and_then(|ptx| ptx::entry_params(ptx, C::KERNEL)) {
+                    Some(params) => {
+                        compare::<C>("the PTX .entry", &c_layout(&params))?;
+                        CheckedBy::Ptx
+                    }
+                    None => CheckedBy::Unchecked,
+                }
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(Self {
+            // SAFETY: the same function; the caller ties the result's lifetime to its module or
+            // library.
+            function: unsafe { Function::from_raw(function.as_raw()) },
+            checked,
+            _contract: PhantomData,
+        })
+    }
+}
+
+impl<'m, C: Contract> Declared<'m, C> {
     /// The kernel as an unchecked [`Function`] (for the `unsafe` launches, or its attributes).
+    /// Only for a module's kernel: a library's function is not a payload (C20).
     pub fn function(&self) -> Function<'m> {
         self.function
     }
@@ -588,28 +655,7 @@ impl Module<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetParamInfo")]
     pub fn declared<C: Contract>(&self) -> Result<Declared<'_, C>> {
-        let function = self.function(C::KERNEL)?;
-        let checked = match function.param_layout() {
-            Ok(layout) => {
-                compare::<C>("the driver's parameter information", &layout)?;
-                CheckedBy::ParamInfo
-            }
-            Err(e) if e.kind() == ErrorKind::DriverTooOld => {
-                match self.ptx().and_then(|ptx| ptx::entry_params(ptx, C::KERNEL)) {
-                    Some(params) => {
-                        compare::<C>("the PTX .entry", &c_layout(&params))?;
-                        CheckedBy::Ptx
-                    }
-                    None => CheckedBy::Unchecked,
-                }
-            }
-            Err(e) => return Err(e),
-        };
-        Ok(Declared {
-            function,
-            checked,
-            _contract: PhantomData,
-        })
+        Declared::check(self.function(C::KERNEL)?, self.ptx())
     }
 }
 
@@ -706,15 +752,15 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuLaunchKernel")]
     #[inline]
     #[allow(clippy::needless_pass_by_value)]
-    pub fn run<C: PlainLaunch, A: ContractArgs<'scope, C>>(
+    pub fn run<C: PlainLaunch, S: KernelSource, A: ContractArgs<'scope, C>>(
         &self,
-        kernel: &Declared<'scope, C>,
+        kernel: &Declared<'scope, C, S>,
         config: LaunchConfig,
         args: A,
     ) -> Result<()> {
         args.check(&config)?;
-        // SAFETY: `kernel` is a function of a module of the current context that outlives the
-        // scope; its contract (`unsafe` to declare) promises it takes exactly `C::Signature`,
+        // SAFETY: `kernel` is a function of a module (or library) of the current context that
+        // outlives the scope (borrowed for 'scope); its contract (`unsafe` to declare) promises it takes exactly `C::Signature`,
         // which `A`'s arguments pass (sealed `ContractArg`s of each parameter's kind), and
         // touches only the buffers passed, within their declared extents, writing only those
         // declared `&mut` (bound writably: the compiler checked); `check` just confirmed each
@@ -734,9 +780,9 @@ impl<'scope> StreamScope<'scope, '_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernelEx")]
     #[allow(clippy::needless_pass_by_value)]
-    pub fn run_with<C: PlainLaunch, A: ContractArgs<'scope, C>>(
+    pub fn run_with<C: PlainLaunch, S: KernelSource, A: ContractArgs<'scope, C>>(
         &self,
-        kernel: &Declared<'scope, C>,
+        kernel: &Declared<'scope, C, S>,
         config: LaunchConfig,
         attributes: &LaunchAttributes,
         args: A,
@@ -775,9 +821,9 @@ impl<'scope> StreamScope<'scope, '_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchCooperativeKernel")]
     #[allow(clippy::needless_pass_by_value)]
-    pub fn run_cooperative<C: CooperativeLaunch, A: ContractArgs<'scope, C>>(
+    pub fn run_cooperative<C: CooperativeLaunch, S: KernelSource, A: ContractArgs<'scope, C>>(
         &self,
-        kernel: &Declared<'scope, C>,
+        kernel: &Declared<'scope, C, S>,
         config: LaunchConfig,
         args: A,
     ) -> Result<()> {
@@ -802,9 +848,9 @@ impl<'scope> StreamScope<'scope, '_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernelEx")]
     #[allow(clippy::needless_pass_by_value)]
-    pub fn run_clustered<C: ClusterLaunch, A: ContractArgs<'scope, C>>(
+    pub fn run_clustered<C: ClusterLaunch, S: KernelSource, A: ContractArgs<'scope, C>>(
         &self,
-        kernel: &Declared<'scope, C>,
+        kernel: &Declared<'scope, C, S>,
         config: LaunchConfig,
         args: A,
     ) -> Result<()> {
@@ -817,40 +863,6 @@ impl<'scope> StreamScope<'scope, '_> {
         // SAFETY: as in `run`; the launch has the cluster shape the contract declares, and the
         // grid is a whole number of clusters (checked above).
         unsafe { self.launch_with(&kernel.function, config, &attributes, args) }
-    }
-}
-
-/// A library kernel's function ([`LibraryFunction`]) with its [`Contract`]
-/// ([`LibraryFunction::declared`]): launched safely with [`StreamScope::run_library`]. Like
-/// the `LibraryFunction` it comes from, it launches in borrowing scopes only, not in
-/// submissions or graphs (C20), and only under the guard that lent it.
-pub struct DeclaredLibrary<'a, C: Contract> {
-    function: Function<'a>,
-    checked: CheckedBy,
-    _contract: PhantomData<fn() -> C>,
-}
-
-impl<C: Contract> core::fmt::Debug for DeclaredLibrary<'_, C> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("DeclaredLibrary")
-            .field("kernel", &C::KERNEL)
-            .field("function", &self.function)
-            .field("checked", &self.checked)
-            .finish()
-    }
-}
-impl<C: Contract> Clone for DeclaredLibrary<'_, C> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<C: Contract> Copy for DeclaredLibrary<'_, C> {}
-
-impl<C: Contract> DeclaredLibrary<'_, C> {
-    /// How the declaration was checked against the kernel at lookup: by the driver's parameter
-    /// information, or not at all (a library keeps no PTX text to read).
-    pub fn checked_by(&self) -> CheckedBy {
-        self.checked
     }
 }
 
@@ -872,24 +884,14 @@ impl<'a> LibraryFunction<'a> {
     pub fn declared<C: Contract>(&self) -> Result<DeclaredLibrary<'a, C>> {
         // SAFETY: the same function, for the same lifetime: its library outlives `'a`.
         let function = unsafe { Function::from_raw(self.as_raw()) };
-        let checked = match function.param_layout() {
-            Ok(layout) => {
-                compare::<C>("the driver's parameter information", &layout)?;
-                CheckedBy::ParamInfo
-            }
-            Err(e) if e.kind() == ErrorKind::DriverTooOld => CheckedBy::Unchecked,
-            Err(e) => return Err(e),
-        };
-        Ok(DeclaredLibrary {
-            function,
-            checked,
-            _contract: PhantomData,
-        })
+        // A library keeps no PTX text to read.
+        Declared::check(function, None)
     }
 }
 
 impl<'scope> StreamScope<'scope, '_> {
-    /// `cuLaunchKernel`—[`run`](Self::run) for a library kernel's declared function.
+    /// `cuLaunchKernel`—[`run`](Self::run) for a library kernel's declared function, which
+    /// `run` takes too.
     ///
     /// # Errors
     ///
@@ -907,9 +909,7 @@ impl<'scope> StreamScope<'scope, '_> {
         config: LaunchConfig,
         args: A,
     ) -> Result<()> {
-        args.check(&config)?;
-        // SAFETY: as in `run`; the library outlives the scope (borrowed for 'scope).
-        unsafe { self.launch(&function.function, config, args) }
+        self.run(function, config, args)
     }
 }
 
