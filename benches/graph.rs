@@ -1,9 +1,9 @@
-//! CUDA graphs measured against the raw driver calls in the same process (issue 19, item 4):
+//! CUDA graphs measured against the raw driver calls in the same process:
 //! how one thread feeds many small kernels cheaply.
 //!
 //! ```text
 //! cargo bench --bench graph                  # on a GPU machine
-//! ../shared/gpu/bundle --bench graph         # packs it; on the GPU machine: bash .gpu/run.sh
+//! bash scripts/gpu-bundle.sh --bench graph         # packs it; on the GPU machine: bash .gpu/run.sh
 //! ```
 //!
 //! The graph is 100 launches of `add_u32(x, 1, n)` on 4096 `u32`s (16 blocks of 256 threads),

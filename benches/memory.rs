@@ -1,10 +1,10 @@
 //! Memory movement measured against the raw driver calls in the same process: managed-memory
-//! prefetch (issue 9, item 1) and 256 MiB copies between two contexts, on two GPUs where the
-//! machine has them (issue 9, item 7).
+//! prefetch and 256 MiB copies between two contexts, on two GPUs where the
+//! machine has them.
 //!
 //! ```text
 //! cargo bench --bench memory                 # on a GPU machine
-//! ../shared/gpu/bundle --bench memory        # packs it; on the GPU machine: bash .gpu/run.sh
+//! bash scripts/gpu-bundle.sh --bench memory        # packs it; on the GPU machine: bash .gpu/run.sh
 //! ```
 //!
 //! Rows, each a custack call beside the raw `custack::ffi` call it makes, on the same memory and

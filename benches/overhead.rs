@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo bench --bench overhead                  # on a GPU machine; bounded to about 5 minutes
-//! ../shared/gpu/bundle --bench overhead         # packs it; on the GPU machine: bash .gpu/run.sh
+//! bash scripts/gpu-bundle.sh --bench overhead         # packs it; on the GPU machine: bash .gpu/run.sh
 //! bash scripts/bench-nulldriver.sh              # against the do-nothing driver (checkdriver)
 //! ```
 //!

@@ -1,11 +1,11 @@
-//! The rolling pipeline of issue 8, measured: 200 chunks of 4 MiB, each uploaded from
+//! A rolling pipeline, measured: 200 chunks of 4 MiB, each uploaded from
 //! page-locked memory, run through a kernel doing real arithmetic (`poly`, `iters` fused
 //! multiply-adds per element), downloaded, and consumed on the host (a checksum) as soon as the
 //! pipeline needs its slot again, with `SLOTS` chunks in flight.
 //!
 //! ```text
 //! cargo bench --bench pipeline                  # on a GPU machine
-//! ../shared/gpu/bundle --bench pipeline         # packs it; on the GPU machine: bash .gpu/run.sh
+//! bash scripts/gpu-bundle.sh --bench pipeline         # packs it; on the GPU machine: bash .gpu/run.sh
 //! ```
 //!
 //! Variants, all in each process, in rotating order, after a warm-up of each:

@@ -1,5 +1,5 @@
 //! One host thread keeps every GPU busy (NVIDIA's `simpleMultiGPU` shape), timed against one
-//! thread per GPU and against the raw C-style loop through `custack::ffi` (issue 19).
+//! thread per GPU and against the raw C-style loop through `custack::ffi`.
 //!
 //! `cargo run --release --example 10_one_thread_multi_gpu [rounds]`
 //!

@@ -21,7 +21,7 @@
 //!
 //! With one GPU it runs a one-rank all-reduce (a copy) and says so.
 //!
-//! Then the same all-reduce from **one thread** over every GPU (issue 19): the communicators
+//! Then the same all-reduce from **one thread** over every GPU: the communicators
 //! from `ncclCommInitAll`, every GPU's `ncclAllReduce` between `ncclGroupStart` and
 //! `ncclGroupEnd`, and only then, per GPU, a submission on its stream that takes its buffers
 //! over and is parked (`park_submission`): NCCL enqueues a group's work at `ncclGroupEnd`, so a

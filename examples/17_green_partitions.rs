@@ -1,5 +1,5 @@
 //! Two green contexts of one GPU driven from one thread: a latency kernel in a small SM
-//! partition keeps its time while a throughput kernel fills the other partition (issue 19).
+//! partition keeps its time while a throughput kernel fills the other partition.
 //!
 //! `cargo run --release --example 17_green_partitions [reps]`
 //!

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests examples/checked-app, a crate that uses custack as a user's would, under every fault
-# schedule of the checking driver (issue 22): no GPU needed.
+# schedule of the checking driver: no GPU needed.
 #
 #   bash scripts/checked-app.sh
 #

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Line coverage of custack's src/ and ffi/ under everything that runs without a GPU (issue 20,
-# item 3), and the list of `unsafe` blocks none of it executes.
+# Line coverage of custack's src/ and ffi/ under everything that runs without a GPU, and the list of `unsafe` blocks none of it executes.
 #
 #   bash scripts/coverage.sh                  # unit and integration tests, every checking program
 #   COVERAGE_SCHEDULES=none bash scripts/coverage.sh    # checking programs clean only (faster)

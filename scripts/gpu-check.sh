@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine, after `../shared/gpu/bundle --example 01_vector_add` here and with .gpu/
+# On the GPU machine, after `bash scripts/gpu-bundle.sh --example 01_vector_add` here and with .gpu/
 # carried along: the whole GPU suite, then compute-sanitizer (memcheck + leak check) on every
 # test binary that touches the GPU and on the example.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs custack's `unsafe` code under Miri (issue 13, item 5), against the do-nothing driver of
+# Runs custack's `unsafe` code under Miri, against the do-nothing driver of
 # checkdriver linked as an rlib: its `#[no_mangle] extern "C"` entry points answer
 # custack's `extern "C"` calls inside the interpreter (custack's build script links nothing
 # under `cfg(miri)`). No GPU, no libcuda.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The platform legs of the test command (issue 18), none of which needs a GPU; each prints its
+# The platform legs of the test command, none of which needs a GPU; each prints its
 # own line, and the last line ("platforms: summary: ...") lists each leg as passed, FAILED or
 # skipped with its reason. scripts/test.sh runs this; it also runs on its own:
 #

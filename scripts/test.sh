@@ -268,7 +268,7 @@ bash scripts/check-driver.sh || { status=1; failed+=("checking driver"); }
 # module unload its code (parked_graph: modules owned by graphs, unloaded by parked drops).
 NULLDRIVER_FAIL_CODE=1 CHECK_PROGRAMS="example p1 p3 scoped_alloc reuse_after_scope parked_graph" \
     bash scripts/check-driver.sh || { status=1; failed+=("checking driver, non-sticky failures"); }
-# The checking driver as a user's tool (issue 22): custack-check's own tests, then
+# The checking driver as a user's tool: custack-check's own tests, then
 # examples/checked-app (a crate depending on custack by path) under every fault schedule: its
 # fixed program passes, its buggy twin's leak is reported with the failed call's number and name.
 cargo test --quiet --manifest-path checkdriver/Cargo.toml --target-dir "$target_dir/checkdriver" ||
@@ -296,7 +296,7 @@ else
 fi
 rm -f "$miri_log"
 
-# The platform legs (issue 18): aarch64 under qemu, Windows under Wine, the MSVC and QNX checks
+# The platform legs: aarch64 under qemu, Windows under Wine, the MSVC and QNX checks
 # (scripts/platforms.sh installs what they need; each leg passes, fails or says why it skipped).
 platforms_log=$(mktemp)
 bash scripts/platforms.sh 2>&1 | tee "$platforms_log" || { status=1; failed+=(platforms); }

@@ -1,6 +1,6 @@
 //! Documentation coverage of the safe layer: every public function of `src/` that calls the
 //! driver carries a `#[doc(alias = "cu…")]`, so searching the docs for a driver function finds
-//! its wrapper (STYLE 3, issue 12 item 3).
+//! its wrapper.
 //!
 //! "Calls the driver" means the function's body names a linked symbol (`ffi::cu…`), a looked-up
 //! entry point (`lookup::NAME.get()`), or a private helper of `src/` that does either (followed

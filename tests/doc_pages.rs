@@ -1,4 +1,4 @@
-//! The README is a front page, and the pages it links hold the long tables (issue 21, item 2).
+//! The README is a front page, and the pages it links hold the long tables.
 //! This checks that they stay that way and stay true:
 //!
 //! - `README.md` has at most 300 lines;
@@ -220,7 +220,7 @@ fn invariant_catalogue_lists_every_ui_test_once() {
     let mut listed: BTreeMap<String, usize> = BTreeMap::new();
     let mut wrong = Vec::new();
     for (line_no, line) in prose_lines(&text) {
-        // The C rows, and the row of compiler hints (ui-tests named `hint_*`, issue 23).
+        // The C rows, and the row of compiler hints (ui-tests named `hint_*`).
         if !line.starts_with("| C") && !line.starts_with("| hints") {
             continue;
         }

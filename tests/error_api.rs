@@ -1,4 +1,4 @@
-//! `Error` as a library built on custack uses it (issue 21, item 3): public constructors of
+//! `Error` as a library built on custack uses it: public constructors of
 //! custack kinds with a detail, a foreign error wrapped as the source, matching on kinds, and
 //! the same `Display` as custack's own errors. Only the public API; needs no GPU (the driver
 //! is asked only for its names of error codes, which needs no `cuInit`).

@@ -1,4 +1,4 @@
-//! Kernel contracts on a real device (issue 17): each extent shape (parameter, product, pitched,
+//! Kernel contracts on a real device: each extent shape (parameter, product, pitched,
 //! grid) launched safely on a real kernel and its result read back; a buffer one element short
 //! refused with the memory untouched (R12); a declaration that disagrees with the kernel refused
 //! at lookup (R13); launches in a submission, a graph capture, with attributes and cooperative.

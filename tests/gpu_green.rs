@@ -133,7 +133,7 @@ fn read_back<'g>(
     guard.attach(parked)?.to_vec()
 }
 
-/// P9, green variant (issue 19): one thread keeps work pending on two green contexts of one
+/// P9, green variant: one thread keeps work pending on two green contexts of one
 /// GPU at once: push A, enqueue, park, pop; push B, enqueue, park, pop; wait for both with no
 /// context current. Then A's device result is re-attached under a guard of A (the parked
 /// buffer is of kind `Green`, so only a green guard takes it) and read back. The twin of

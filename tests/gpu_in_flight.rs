@@ -1,5 +1,5 @@
-//! Several contexts in flight from one thread (issue 19) and page-locked memory across a nested
-//! push (issue 25), on a device: parked submissions polled and waited for under another
+//! Several contexts in flight from one thread and page-locked memory across a nested
+//! push, on a device: parked submissions polled and waited for under another
 //! context, dropped unwaited, leaked; parked results attached to the right and the wrong
 //! context; parked page-locked and registered memory freed from under another context.
 //!
@@ -178,7 +178,7 @@ fn capture_owning<'g>(
         .instantiate()
 }
 
-/// P9 with graphs (issue 19): A's graph launch stays in flight while B is pushed and launches
+/// P9 with graphs: A's graph launch stays in flight while B is pushed and launches
 /// its own; both are waited for under the other context, attached back to their own guards
 /// and launched again; an idle graph survives a pop and is dropped under another context.
 #[test]

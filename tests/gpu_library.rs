@@ -48,7 +48,7 @@ fn one_library_many_contexts() {
     library.unload().unwrap();
 }
 
-/// A long-lived type that owns its code and kernels (issue 21, item 4): no borrow, no `unsafe`,
+/// A long-lived type that owns its code and kernels: no borrow, no `unsafe`,
 /// no leak; `Send + Sync + 'static`, so it moves into a spawned thread. Each call gets the
 /// kernel's function from the caller's guard, so it is checked against the context current
 /// there. Compiling this is the must-compile half of the test (the positive twin of

@@ -1,4 +1,4 @@
-//! Texture sampling as C asks for it (issue 23): an address mode per dimension (wrap, clamp,
+//! Texture sampling as C asks for it: an address mode per dimension (wrap, clamp,
 //! mirror, border with a border colour), linear filtering and normalized coordinates, checked
 //! texel by texel against a CPU reference that implements the same addressing and filtering
 //! (after NVIDIA's simpleTexture, which rotates an image through a wrap-addressed texture); a

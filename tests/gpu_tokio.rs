@@ -1,4 +1,4 @@
-//! Submissions awaited on a real executor, tokio (issue 21, item 5): the driver's callback
+//! Submissions awaited on a real executor, tokio: the driver's callback
 //! thread calls tokio's waker. Many submissions in flight on a few streams, each awaited in its
 //! own future and checked; on the current-thread runtime, in `LocalSet::run_until`, and in the
 //! multi-threaded runtime's `block_on` (which runs the future on the calling thread, the one

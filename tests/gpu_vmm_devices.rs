@@ -1,4 +1,4 @@
-//! Virtual memory across devices (issue 23, item 2; NVIDIA's `vectorAddMMAP`): one address
+//! Virtual memory across devices (NVIDIA's `vectorAddMMAP`): one address
 //! range striped over the physical memory of every device (up to two), mapped readable and
 //! writable for all of them, released right after mapping, and read and written by a kernel on
 //! each device through the same pointer, with no peer copy.

@@ -1,5 +1,5 @@
-//! What the type system must let through: the must-compile rows P1–P11 of `INVARIANTS.md`, and
-//! the positive twin of every compile-fail program in `ui-tests/` (STYLE 21).
+//! What the type system must let through: the must-compile rows (P) of `docs/invariants.md`, and
+//! the positive twin of every compile-fail program in `ui-tests/`.
 //!
 //! Each pattern is a plain function taking what it needs, so this file compiling is the test
 //! that the pattern compiles. The `#[ignore = "needs a CUDA device"]` tests run them on device
@@ -421,7 +421,7 @@ fn enqueue_parked<'c>(
     Ok((pending, guard.park_module(module)))
 }
 
-/// P9 (issue 19): one thread keeps work pending on two contexts at once: enqueue on A, push B
+/// P9: one thread keeps work pending on two contexts at once: enqueue on A, push B
 /// and enqueue on B, wait for both (NVIDIA's `simpleMultiGPU` shape). A's pending work is
 /// parked (`park_submission`), so A's guard can be frozen under the nested push; B's is parked
 /// to leave the nested push; both are waited for while A is current, B's from another context.
@@ -475,7 +475,7 @@ struct Staged {
     registered: Vec<f32>,
 }
 
-/// P11 (issue 25): staging between two contexts through page-locked host memory. A downloads
+/// P11: staging between two contexts through page-locked host memory. A downloads
 /// into its page-locked buffer; under a nested push B reads it (synchronously, then in its own
 /// stream scope asynchronously), adds it to itself on the GPU and writes the result back into
 /// another of A's page-locked buffers; A reads it as a slice and uploads it again. Page-locked
@@ -1024,7 +1024,7 @@ fn handles_that_may_cross_threads_are_send_and_sync() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// P10: kernel contracts (issue 17)
+// P10: kernel contracts
 // ---------------------------------------------------------------------------------------------
 
 custack::kernel_contract! {

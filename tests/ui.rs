@@ -1,5 +1,6 @@
-//! Compile-fail tests: every row C1–C18 of `INVARIANTS.md` has at least one program in
-//! `ui-tests/` that must not compile, with the compiler's message checked in beside it.
+//! Compile-fail tests: every compile-time row of `docs/invariants.md` whose capability exists
+//! has at least one program in `ui-tests/` that must not compile, with the compiler's message
+//! checked in beside it.
 //!
 //! The `.stderr` files are pinned to the toolchain CI uses, rustc 1.95.0 stable: another
 //! compiler may word or place its messages differently. To regenerate them, run

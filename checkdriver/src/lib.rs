@@ -2193,7 +2193,7 @@ mod tests {
         }
     }
 
-    // Issue 19: the driver's event waits accept an event of another context (the CUDA
+    // The driver's event waits accept an event of another context (the CUDA
     // Programming Guide's multi-device stream and event behaviour; `cuStreamWaitEvent`'s
     // documentation); every other use of the event still needs its own context current.
     #[test]

@@ -296,7 +296,7 @@ impl<T: DeviceCopy> Payload for Box<[T]> {
         Self: 'a;
     // Held as a `Vec`: moving a `Box` (into a tuple, a graph, a submission and back) retags it
     // as the unique pointer to its elements, which invalidates the address the GPU work was
-    // bound to (undefined behaviour under Stacked and Tree Borrows; issue 24). A `Vec` asserts
+    // bound to (undefined behaviour under Stacked and Tree Borrows). A `Vec` asserts
     // no such thing.
     type Held = Vec<T>;
     #[inline]
@@ -993,7 +993,7 @@ mod tests {
         Ok(())
     }
 
-    // Issue 24: a `Box<[T]>` payload is retagged as unique each time it moves (into a tuple, a
+    // A regression test: a `Box<[T]>` payload is retagged as unique each time it moves (into a tuple, a
     // graph, a submission and back), which invalidated the address its copies were bound to
     // while a graph or a pending submission could still use it. Each of these was undefined
     // behaviour under Stacked Borrows and Tree Borrows (`scripts/miri.sh` runs both) before
@@ -1072,7 +1072,7 @@ mod tests {
         Ok(())
     }
 
-    // The contract of a panicked host function's report (issue 20, item 5; `host`'s module
+    // The contract of a panicked host function's report (`host`'s module
     // docs): the first wait of its context reports it, once, whichever submission, scope or
     // stream of that context the wait is for; waits of another context never see it.
     #[test]

@@ -60,7 +60,7 @@ fn int_value(v: usize) -> *mut c_void {
 /// The buffers are `Vec`s, whose heap blocks stay put while the arrays point at them, and whose
 /// pointers (`Vec::as_mut_ptr`, no reference to the elements) stay valid when the `Vec` moves:
 /// `RawOptions` moves out of `new` and into a [`Linker`], and the linker's driver keeps writing
-/// into them until it is destroyed. Boxes were wrong here (issue 25): moving a `Box` asserts it
+/// into them until it is destroyed. Boxes were wrong here: moving a `Box` asserts it
 /// is the only pointer to its bytes, which invalidated the driver's pointers (undefined
 /// behaviour under Stacked Borrows, found by Miri once the checking driver wrote the logs).
 struct RawOptions {

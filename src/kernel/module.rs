@@ -624,3 +624,54 @@ fn check_fatbin(image: &[u8]) -> Result<()> {
         _ => bad("no fatbin magic"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{check_elf, check_fatbin};
+    use crate::ErrorKind;
+
+    #[test]
+    fn image_headers_are_checked_before_the_driver_reads_them() {
+        let short = check_elf(b"\x7fELF\x02short").unwrap_err();
+        assert_eq!(short.kind(), ErrorKind::InvalidImage);
+        assert!(
+            short.to_string().contains("shorter than an ELF64 header"),
+            "{short}"
+        );
+        let mut elf = [0u8; 64];
+        elf[..5].copy_from_slice(b"\x7fELF\x02");
+        assert!(
+            check_elf(&elf).is_ok(),
+            "no section table: the header alone"
+        );
+        elf[0x28..0x30].copy_from_slice(&64u64.to_le_bytes()); // section table at 64...
+        elf[0x3a..0x3c].copy_from_slice(&64u16.to_le_bytes()); // ...of 64-byte entries...
+        elf[0x3c..0x3e].copy_from_slice(&1u16.to_le_bytes()); // ...one of them: beyond the bytes
+        let beyond = check_elf(&elf).unwrap_err();
+        assert!(
+            beyond.to_string().contains("section table lies beyond"),
+            "{beyond}"
+        );
+        assert!(
+            check_elf(b"\x7fELF\x01 a 32-bit ELF header, 64 bytes long .................").is_err()
+        );
+
+        let mut fatbin = [0u8; 16];
+        fatbin[..4].copy_from_slice(&0xBA55_ED50u32.to_le_bytes());
+        fatbin[6..8].copy_from_slice(&16u16.to_le_bytes());
+        assert!(check_fatbin(&fatbin).is_ok());
+        fatbin[8..16].copy_from_slice(&1u64.to_le_bytes()); // one byte more than given
+        let beyond = check_fatbin(&fatbin).unwrap_err();
+        assert!(
+            beyond.to_string().contains("lies beyond the end"),
+            "{beyond}"
+        );
+        assert!(
+            check_fatbin(&[0u8; 16])
+                .unwrap_err()
+                .to_string()
+                .contains("no fatbin magic")
+        );
+        assert!(check_fatbin(&[0u8; 8]).is_err());
+    }
+}

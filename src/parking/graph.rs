@@ -1,5 +1,5 @@
 //! Executable graphs that borrow only their context: a launched graph kept pending across a
-//! nested push, and an idle one kept across pops (issue 19).
+//! nested push, and an idle one kept across pops.
 //!
 //! An executable graph's kernel nodes name its module's functions for as long as the graph
 //! exists, and it is launched again later (that is why one keeps it). So a graph parks only

@@ -1,4 +1,4 @@
-//! Page-locked host memory parked across a nested push (issue 25).
+//! Page-locked host memory parked across a nested push.
 //!
 //! A [`PinnedBuffer`] is lent by a guard, like device memory, because the driver frees
 //! page-locked memory with the context that allocated it (`cuCtxDestroy` frees its
@@ -70,7 +70,7 @@ type Marker<'ctx, T> = PhantomData<(&'ctx Context, fn() -> T)>;
 ///
 /// # Examples
 ///
-/// Staging between two contexts through host memory (the program of issue 25):
+/// Staging between two contexts through host memory (P11):
 ///
 /// ```no_run
 /// use custack::prelude::*;

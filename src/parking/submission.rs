@@ -1,5 +1,5 @@
 //! Pending work that borrows only its context, so that one thread keeps work in flight on
-//! several contexts at once (issue 19).
+//! several contexts at once.
 //!
 //! A [`Submission`] borrows its stream and so its guard: while it is pending, no other context
 //! can be pushed over that guard. [`PushedGuard::park_submission`] parks it, as

@@ -928,7 +928,7 @@ fn block_on<F: std::future::IntoFuture>(f: F) -> F::Output {
     }
 }
 
-/// Concurrency in the host-call path (issue 20, item 4): 4 threads, each with a context of its
+/// Concurrency in the host-call path: 4 threads, each with a context of its
 /// own and all sharing one, make 6 submissions in each, every third with a host function that
 /// panics, and wait for them in reverse order, every other one as a future. In a run where no
 /// call failed, every panic must be reported exactly once, by a wait of its own context: the
@@ -1068,7 +1068,7 @@ fn example() -> Result<()> {
     Ok(())
 }
 
-/// Kernels computed on the CPU by stand-ins (issue 22): `vector_add` in a scope, and `add_u32`
+/// Kernels computed on the CPU by stand-ins: `vector_add` in a scope, and `add_u32`
 /// in a captured graph launched twice. Whenever every call succeeded the results are the CPU's
 /// (a wrong value panics: the harness counts it).
 fn stand_ins() -> Result<()> {
@@ -1168,7 +1168,7 @@ fn stand_ins() -> Result<()> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Kernel contracts (issue 17): every shape launched safely in a scope, a submission and a graph
+// Kernel contracts: every shape launched safely in a scope, a submission and a graph
 // capture; a buffer one element short and an overflowing extent refused with no launch reaching
 // the driver (R12); a declaration that disagrees with the PTX refused at lookup (R13).
 
@@ -1427,7 +1427,7 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     Ok(out)
 }
 
-/// Arrays, a mipmapped array and textures over every resource kind (issue 23): a CUDA array
+/// Arrays, a mipmapped array and textures over every resource kind: a CUDA array
 /// and a view of it, a mipmapped array, linear and pitched device memory; a surface over a
 /// level; a texture bound to a scope and passed to a kernel; an asynchronous copy into an
 /// array. (After `tests/gpu_sampling.rs` and `tests/gpu_texture.rs`.)
@@ -1508,7 +1508,7 @@ fn textures(ctx: &Context) -> Result<Vec<f32>> {
     Ok(result)
 }
 
-/// Virtual memory across devices (issue 23), on the one device the double has: a range of
+/// Virtual memory across devices, on the one device the double has: a range of
 /// pieces made and mapped under one push, released right after mapping, lent to guards of two
 /// pushes in turn; a borrowed and a shared mapping. (After `tests/gpu_vmm_devices.rs`.)
 fn peer_vmm(ctx: &Context) -> Result<Vec<u32>> {
@@ -1537,7 +1537,7 @@ fn peer_vmm(ctx: &Context) -> Result<Vec<u32>> {
     Ok(out)
 }
 
-/// P11 (issue 25): staging between two contexts through page-locked host memory. A downloads
+/// P11: staging between two contexts through page-locked host memory. A downloads
 /// into its page-locked buffer; under a nested push B reads it (synchronously, then in its own
 /// stream scope asynchronously), adds it to itself on the GPU and writes the result back into
 /// another of A's page-locked buffers; A reads it as a slice and uploads it again. Page-locked
@@ -1632,7 +1632,7 @@ fn enqueue_parked<'c>(
     Ok((pending, guard.park_module(module)))
 }
 
-/// P9 (issue 19): one thread keeps work pending on two contexts at once: enqueue on A, push B
+/// P9: one thread keeps work pending on two contexts at once: enqueue on A, push B
 /// and enqueue on B, wait for both (NVIDIA's `simpleMultiGPU` shape). A's pending work is
 /// parked (`park_submission`), so A's guard can be frozen under the nested push; B's is parked
 /// to leave the nested push; both are waited for while A is current, B's from another context.
@@ -1676,7 +1676,7 @@ fn p9_two_contexts_in_flight(a: &Context, b: &Context) -> Result<[Vec<u32>; 5]> 
     Ok([host_a, host_b, dev_a, ordered, peer_copy])
 }
 
-/// The scenarios of `tests/gpu_in_flight.rs` without their value checks (issue 19, 25): a
+/// The scenarios of `tests/gpu_in_flight.rs` without their value checks: a
 /// parked submission polled under another context, one dropped unwaited there, a parked result
 /// attached to the wrong context (refused, freed in its own), parked page-locked and registered
 /// memory used by another context's scopes and freed from under it.
@@ -1747,7 +1747,7 @@ fn capture_owning<'g>(ga: &'g custack::PushedGuard<'_, '_>, k: u32) -> Result<Ow
     graph.instantiate()
 }
 
-/// A launched graph kept in flight across a nested push (issue 19): the graph owns its module
+/// A launched graph kept in flight across a nested push: the graph owns its module
 /// (looked up inside the capture), its launch is parked and polled from B, handed back as a
 /// `ParkedGraph`, attached to A's guard and launched again; an idle graph parked across a pop;
 /// one attached to the wrong context (refused, destroyed in its own); one dropped under B.
@@ -1801,7 +1801,7 @@ fn parked_graph(a: &Context, b: &Context) -> Result<Vec<u32>> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Entry points newer than the 12.2 baseline (issue 20): run with the double reporting driver
+// Entry points newer than the 12.2 baseline: run with the double reporting driver
 // 13.0, so that custack finds them through cuGetProcAddress_v2 as on a current driver.
 
 /// Asks the checking driver to report driver `version` (its extension, found through
@@ -1909,7 +1909,7 @@ fn newer_in(guard: &PushedGuard<'_, '_>) -> Result<()> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Green contexts from one thread (issue 19, 20): P9's green variant (`tests/gpu_green.rs`) and
+// Green contexts from one thread: P9's green variant (`tests/gpu_green.rs`) and
 // the partitions of `guide::in_flight`.
 
 const GREEN_PTX: &str = include_str!("../../../tests/fixtures/green.ptx");
