@@ -34,7 +34,11 @@ fn root() -> Option<PathBuf> {
 
 /// `README.md`, `BENCHMARKS.md` and every `docs/*.md`, sorted.
 fn pages(root: &Path) -> Vec<PathBuf> {
-    let mut pages = vec![root.join("README.md"), root.join("BENCHMARKS.md")];
+    let mut pages = vec![
+        root.join("README.md"),
+        root.join("BENCHMARKS.md"),
+        root.join("ARCHITECTURE.md"),
+    ];
     if let Ok(entries) = fs::read_dir(root.join("docs")) {
         let mut docs: Vec<PathBuf> = entries
             .filter_map(Result::ok)
