@@ -90,6 +90,8 @@ unsafe impl Send for Context {}
 // immutable fields; see `Send` above.
 unsafe impl Sync for Context {}
 
+static_assertions::assert_impl_all!(Context: Send, Sync);
+
 impl Context {
     /// `cuCtxCreate`—Creates a context on `device`, then pops it so that it floats.
     ///

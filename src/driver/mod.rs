@@ -33,6 +33,9 @@ pub struct Driver {
     _private: (),
 }
 
+static_assertions::assert_impl_all!(Driver: Send, Sync, Copy);
+static_assertions::assert_impl_all!(Device: Send, Sync, Copy);
+
 impl Driver {
     /// `cuInit`—Initializes the driver API.
     ///

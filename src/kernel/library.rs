@@ -75,6 +75,9 @@ unsafe impl Send for LibraryKernel<'_> {}
 // SAFETY: as for `Send`.
 unsafe impl Sync for LibraryKernel<'_> {}
 
+static_assertions::assert_impl_all!(Library: Send, Sync);
+static_assertions::assert_impl_all!(LibraryKernel<'static>: Send, Sync, Copy);
+
 /// A library kernel's function in the current context, lent by its guard
 /// ([`PushedGuard::library_function`]); launched with
 /// [`StreamScope::launch_library`]. Not a [`Payload`](crate::Payload).
