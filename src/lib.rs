@@ -180,7 +180,9 @@ pub use parking::host::{ParkedPinned, ParkedRegisteredVec};
 pub use parking::module::ParkedModule;
 pub use parking::peer::PeerAccess;
 pub use parking::stream::ParkedStream;
-pub use parking::submission::{Park, ParkedPayload, ParkedSubmission, PeerSource, PeerView};
+pub use parking::submission::{Park, ParkedPayload, ParkedSubmission, PendingSource, PendingView};
+#[allow(deprecated)]
+pub use parking::submission::{PeerSource, PeerView};
 pub use testing::stand_in::{KernelCall, StandIn, StandInError};
 pub use texture::mipmap::MipmappedArray;
 pub use texture::{

@@ -88,7 +88,7 @@
 //!
 //! To move data from A's pending work into B's on the GPU, [`Stream::scope_after`] opens a
 //! scope on B's stream that first waits for A's event, and lends that scope A's device buffers
-//! as [`PeerSource`]s: the source of a peer copy ([`StreamScope::copy_from_pending`],
+//! as [`PendingSource`]s: the source of a peer copy ([`StreamScope::copy_from_pending`],
 //! `cuMemcpyPeerAsync`), never B's memory
 //! (`ui-tests/c22_pending_buffer_copied_as_memory_of_other_context.rs`) and never host memory
 //! (`ui-tests/c22_pending_host_memory_not_lent_by_scope_after.rs`: the host does not know A's
@@ -281,7 +281,7 @@
 //! [`ParkedPinned`]: crate::ParkedPinned
 //! [`Stream::wait_parked`]: crate::Stream::wait_parked
 //! [`Stream::scope_after`]: crate::Stream::scope_after
-//! [`PeerSource`]: crate::PeerSource
+//! [`PendingSource`]: crate::PendingSource
 //! [`StreamScope::copy_from_pending`]: crate::StreamScope::copy_from_pending
 //! [`PushedGuard::park_graph`]: crate::PushedGuard::park_graph
 //! [`PushedGuard::attach_graph`]: crate::PushedGuard::attach_graph

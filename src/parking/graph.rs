@@ -19,7 +19,7 @@
 //! compare of [`PushedGuard::attach`], then each part attached in turn: [`Unpark`]). One
 //! model: the same parking and payload machinery, nothing tracked at run time.
 
-use super::submission::{Park, ParkedPayload, PeerView, sealed};
+use super::submission::{Park, ParkedPayload, PendingView, sealed};
 use crate::asynchronous::graph::GraphExec;
 use crate::asynchronous::submission::Payload;
 use crate::context::Context;
@@ -296,11 +296,11 @@ impl<Q: ParkedPayload, K: ContextKind> ParkedPayload for ParkedGraph<'_, Q, K> {
     }
 }
 
-impl<Q: ParkedPayload, K: ContextKind> PeerView for ParkedGraph<'_, Q, K> {
+impl<Q: ParkedPayload, K: ContextKind> PendingView for ParkedGraph<'_, Q, K> {
     // A graph's memory is not lent while its launch may be pending.
     type View<'p> = ();
     #[inline]
-    unsafe fn peer_view<'p>(_: &Self) -> Self::View<'p> {}
+    unsafe fn pending_view<'p>(_: &Self) -> Self::View<'p> {}
 }
 
 impl<'ctx, K: ContextKind, P: ParkWithGraph<'ctx, K>> Park<'ctx, K> for GraphExec<'_, P> {

@@ -401,7 +401,7 @@ impl crate::Stream<'_> {
 /// scope's copies take it, not a scope nested in it on another stream, which never waited for
 /// the work that may still write the buffer (C22).
 #[derive(Debug, Clone, Copy)]
-pub struct PeerSource<'p, T: DeviceCopy> {
+pub struct PendingSource<'p, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,
     ctx: ffi::CUcontext,
@@ -411,10 +411,14 @@ pub struct PeerSource<'p, T: DeviceCopy> {
     _scope: PhantomData<(Invariant<'p>, fn() -> T)>,
 }
 
-/// The device memory of a parked payload as [`PeerSource`]s: a [`ParkedBuffer`] as one, host
+/// The former name of [`PendingSource`] ("peer" now means peer access only).
+#[deprecated(since = "0.1.0", note = "renamed `PendingSource`")]
+pub type PeerSource<'p, T> = PendingSource<'p, T>;
+
+/// The device memory of a parked payload as [`PendingSource`]s: a [`ParkedBuffer`] as one, host
 /// memory as `()` (the host may not read it while the work may still write it), tuples
 /// element by element. Sealed; implemented for every [`ParkedPayload`].
-pub trait PeerView: ParkedPayload {
+pub trait PendingView: ParkedPayload {
     /// The payload's device buffers as peer sources, branded with the scope `'p`.
     type View<'p>;
 
@@ -425,14 +429,21 @@ pub trait PeerView: ParkedPayload {
     /// `held` stays borrowed, and its work's event waited for by the scope `'p`, until that
     /// scope has waited.
     #[doc(hidden)]
-    unsafe fn peer_view<'p>(held: &Self::Held) -> Self::View<'p>;
+    unsafe fn pending_view<'p>(held: &Self::Held) -> Self::View<'p>;
 }
 
-impl<T: DeviceCopy> PeerView for ParkedBuffer<'_, T> {
-    type View<'p> = PeerSource<'p, T>;
+/// The former name of [`PendingView`] ("peer" now means peer access only); implemented for
+/// every [`PendingView`].
+#[deprecated(since = "0.1.0", note = "renamed `PendingView`")]
+pub trait PeerView: PendingView {}
+#[allow(deprecated)]
+impl<Q: PendingView> PeerView for Q {}
+
+impl<T: DeviceCopy> PendingView for ParkedBuffer<'_, T> {
+    type View<'p> = PendingSource<'p, T>;
     #[inline]
-    unsafe fn peer_view<'p>(held: &Self) -> PeerSource<'p, T> {
-        PeerSource {
+    unsafe fn pending_view<'p>(held: &Self) -> PendingSource<'p, T> {
+        PendingSource {
             ptr: held.device_ptr(),
             len: held.len(),
             ctx: held.context_raw(),
@@ -444,10 +455,10 @@ impl<T: DeviceCopy> PeerView for ParkedBuffer<'_, T> {
 /// `View = ()`: host memory is not lent while the work may use it.
 macro_rules! no_peer_view {
     ($([$($g:tt)*] $ty:ty),* $(,)?) => {$(
-        impl<$($g)*> PeerView for $ty {
+        impl<$($g)*> PendingView for $ty {
             type View<'p> = ();
             #[inline]
-            unsafe fn peer_view<'p>(_: &Self::Held) -> Self::View<'p> {}
+            unsafe fn pending_view<'p>(_: &Self::Held) -> Self::View<'p> {}
         }
     )*};
 }
@@ -464,7 +475,7 @@ impl crate::Stream<'_> {
     /// A [stream scope](crate::Stream::scope) on this stream that first waits, on the GPU, for
     /// another context's parked work (`cuStreamWaitEvent`, as
     /// [`wait_parked`](Self::wait_parked)), and may then read that work's device buffers as the
-    /// sources of peer copies ([`PeerSource`], `cuMemcpyPeerAsync`): memory moves from A's
+    /// sources of peer copies ([`PendingSource`], `cuMemcpyPeerAsync`): memory moves from A's
     /// pending work into B's without a host round trip, and only after A's work on the GPU.
     ///
     /// The parked submission stays borrowed until the scope has synchronized this stream, so
@@ -483,7 +494,7 @@ impl crate::Stream<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamWaitEvent")]
     #[doc(alias = "cuMemcpyPeerAsync")]
-    pub fn scope_after<'env, Q: PeerView, R>(
+    pub fn scope_after<'env, Q: PendingView, R>(
         &'env self,
         pending: &'env ParkedSubmission<'_, Q>,
         f: impl for<'scope> FnOnce(
@@ -495,7 +506,7 @@ impl crate::Stream<'_> {
         self.scope(|s| {
             // SAFETY: `pending` is borrowed for 'env, beyond the scope; this stream waited for
             // its event above, before anything the scope enqueues.
-            let view = unsafe { Q::peer_view(pending.pending.payload()) };
+            let view = unsafe { Q::pending_view(pending.pending.payload()) };
             f(s, view)
         })
     }
@@ -516,9 +527,9 @@ impl<'scope> crate::asynchronous::scope::StreamScope<'scope, '_> {
     pub fn copy_from_pending<T: DeviceCopy>(
         &self,
         dst: impl crate::asynchronous::scope::ScopedWrite<'scope, T>,
-        src: PeerSource<'scope, T>,
+        src: PendingSource<'scope, T>,
     ) -> Result<()> {
-        // SAFETY: a `PeerSource<'scope, _>` is made only by `scope_after` for this scope, whose
+        // SAFETY: a `PendingSource<'scope, _>` is made only by `scope_after` for this scope, whose
         // parked submission (the buffer, its context) stays borrowed until the scope has waited;
         // the scope's stream waited for that work's event before this copy, and the work does not
         // write the buffer after its event.

@@ -7,7 +7,7 @@ use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::Result;
 use crate::ffi;
 use crate::parking::graph::{ParkWithGraph, Unpark};
-use crate::parking::submission::{Park, ParkedPayload, PeerView, sealed as parked_sealed};
+use crate::parking::submission::{Park, ParkedPayload, PendingView, sealed as parked_sealed};
 
 macro_rules! tuple {
     ($($name:ident $idx:tt),+) => {
@@ -67,12 +67,12 @@ macro_rules! tuple {
             }
         }
 
-        impl<$($name: PeerView),+> PeerView for ($($name,)+) {
+        impl<$($name: PendingView),+> PendingView for ($($name,)+) {
             type View<'p> = ($($name::View<'p>,)+);
             #[inline]
-            unsafe fn peer_view<'p>(held: &Self::Held) -> Self::View<'p> {
+            unsafe fn pending_view<'p>(held: &Self::Held) -> Self::View<'p> {
                 // SAFETY: the caller's promise covers every element.
-                ($(unsafe { $name::peer_view(&held.$idx) },)+)
+                ($(unsafe { $name::pending_view(&held.$idx) },)+)
             }
         }
 
