@@ -93,7 +93,7 @@
 //! (`ui-tests/c22_pending_buffer_copied_as_memory_of_other_context.rs`) and never host memory
 //! (`ui-tests/c22_pending_host_memory_not_lent_by_scope_after.rs`: the host does not know A's
 //! work is done), and only to the scope that waited, not to one nested in it on another stream
-//! (`ui-tests/c22_peer_source_used_by_scope_that_did_not_wait.rs`). A's parked submission stays
+//! (`ui-tests/c22_pending_source_used_by_scope_that_did_not_wait.rs`). A's parked submission stays
 //! borrowed until the scope has synchronized:
 //!
 //! ```no_run
