@@ -80,7 +80,7 @@ impl<H, E: EventHome> Pending<H, E> {
 
     /// The raw event recorded after the work.
     #[inline]
-    pub(crate) fn event(&self) -> ffi::CUevent {
+    pub(crate) fn raw_event(&self) -> ffi::CUevent {
         self.event
     }
 

@@ -531,7 +531,7 @@ pub struct Submission<'s, P: Payload> {
 impl<P: Payload> core::fmt::Debug for Submission<'_, P> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Submission")
-            .field("event", &self.pending.event())
+            .field("event", &self.pending.raw_event())
             .field("stream", &self.stream)
             .finish_non_exhaustive()
     }
@@ -725,7 +725,7 @@ impl Stream<'_> {
 impl<P: Payload> Submission<'_, P> {
     /// The raw `CUevent` recorded after the submission's work.
     pub fn event_raw(&self) -> ffi::CUevent {
-        self.pending.event()
+        self.pending.raw_event()
     }
 
     /// `cuEventSynchronize`—Waits until the submission's work is complete and hands its

@@ -311,7 +311,7 @@ impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
 impl<Q: ParkedPayload> ParkedSubmission<'_, Q> {
     /// The raw `CUevent` recorded after the work.
     pub fn event_raw(&self) -> ffi::CUevent {
-        self.pending.event()
+        self.pending.raw_event()
     }
 
     /// The raw context the work runs in.
