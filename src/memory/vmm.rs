@@ -15,44 +15,191 @@
 //! read-only device memory that borrows its allocations shared, so any number of them may
 //! show the same bytes, as long as no writable mapping does.
 //!
-//! **Across devices.** VMM address ranges and physical allocations belong to the process, not
-//! to a context: one range can be striped over the physical memory of several devices and
-//! mapped readable, or readable and writable, for a chosen list of devices, so that kernels on
-//! each use one pointer, with no peer copies (NVIDIA's `vectorAddMMAP`). The [`PeerReservation`],
-//! [`PeerPhysicalMemory`] and [`PeerMapping`] for that borrow only a [`Context`] (as a
-//! [`ParkedBuffer`](crate::ParkedBuffer) does, and push it for their own driver calls), so they
-//! outlive guards and nested pushes; a guard of any context on a device the mapping lets in
-//! lends it as ordinary device memory ([`PushedGuard::lend`], [`PushedGuard::lend_mut`]),
-//! checked against the mapping's access list. The same borrow rules hold: a writable mapping
-//! borrows its allocations exclusively, a [`SharedPeerMapping`] shared, and a mapping made with
-//! [`PeerReservation::map_owned`] (or [`Reservation::map_owned`]) takes its allocations and
-//! releases them right after mapping them, as C programs do (`cuMemRelease`: the mapping keeps
-//! the memory alive until it is unmapped).
+//! **Across devices.** VMM address ranges and physical allocations belong to the process, not to a
+//! context: one range can be striped over the physical memory of several devices and mapped
+//! readable, or readable and writable, for a chosen list of devices, so that kernels on each use
+//! one pointer, with no peer copies (NVIDIA's `vectorAddMMAP`). The [`PeerReservation`],
+//! [`PeerPhysicalMemory`] and [`PeerMapping`] for that borrow only a [`Context`](crate::Context)
+//! (as a [`ParkedBuffer`](crate::ParkedBuffer) does, and push it for their own driver calls), so
+//! they outlive guards and nested pushes; a guard of any context on a device the mapping lets in
+//! lends it as ordinary device memory ([`PushedGuard::lend`], [`PushedGuard::lend_mut`]), checked
+//! against the mapping's access list. The same borrow rules hold: a writable mapping borrows its
+//! allocations exclusively, a [`SharedPeerMapping`] shared, and a mapping made with
+//! [`PeerReservation::map_owned`](PeerReservation#method.map_owned) (or [`Reservation::map_owned`])
+//! takes its allocations and releases them right after mapping them, as C programs do
+//! (`cuMemRelease`: the mapping keeps the memory alive until it is unmapped).
+//!
+//! **One type per kind.** Address ranges, physical memory and mappings are one type each, and
+//! type parameters tell their variants apart: where a value lives, a [`VmmHome`] ([`Lent`] by a
+//! guard, the default, or [`Peer`]: borrowing only a context), and for a mapping who may write
+//! it, a [`MappingMode`] ([`ReadWrite`], the default, or [`ReadOnly`]). The names above are
+//! those types or aliases of them:
+//!
+//! | | lent by a guard | across devices |
+//! | --- | --- | --- |
+//! | address range | [`Reservation<'g>`](Reservation) | [`PeerReservation<'ctx>`](PeerReservation) = `Reservation<'ctx, Peer>` |
+//! | physical memory | [`PhysicalMemory<'g>`](PhysicalMemory) | [`PeerPhysicalMemory<'ctx>`](PeerPhysicalMemory) = `PhysicalMemory<'ctx, Peer>` |
+//! | writable mapping | [`Mapping<'r, T>`](Mapping) | [`PeerMapping<'r, T>`](PeerMapping) = `Mapping<'r, T, ReadWrite, Peer>` |
+//! | read-only mapping | [`SharedMapping<'r, T>`](SharedMapping) = `Mapping<'r, T, ReadOnly>` | [`SharedPeerMapping<'r, T>`](SharedPeerMapping) = `Mapping<'r, T, ReadOnly, Peer>` |
+//!
+//! So a mapping is unmapped, a range freed and an allocation released by one `Drop` each, the
+//! guard-lent values pushing nothing (their guard's context is current) and the peer ones
+//! pushing their context; what differs (how a mapping is made, who may lend it) stays in the
+//! methods of each kind.
 
-use crate::context::Context;
 use crate::context::raw::with_raw_current;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::driver::Device;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::plain::DeviceCopy;
-use crate::memory::{
-    DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, device_memory, sealed,
-};
+use crate::memory::{DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, sealed};
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use core::sync::atomic::{AtomicBool, Ordering};
 
-/// A reserved range of device virtual addresses, lent by a guard; freed on drop
-/// (`cuMemAddressFree`).
+// ---------------------------------------------------------------------------------------------
+// The type parameters: where a value lives, and what a mapping lets its devices do.
+
+mod vmm_sealed {
+    use super::Result;
+
+    /// The hidden half of [`VmmHome`](super::VmmHome).
+    pub trait Home: 'static {
+        /// What a value keeps to make its driver calls in the right place: nothing but a
+        /// thread marker for a guard-lent value, the context it pushes for a peer one.
+        type Home: Copy + core::fmt::Debug;
+        /// The devices a mapping lets in: none kept for a guard-lent mapping (it is its
+        /// guard's device's), the access list of a peer mapping.
+        type Grants<M: super::MappingMode>: core::fmt::Debug;
+        /// Runs `f` where a value of this home makes its driver calls, returning its value.
+        ///
+        /// # Safety
+        ///
+        /// `home` is the home of a live value (for a peer value, its context, live for the
+        /// value's lifetime) and `f` leaves the stack as it found it.
+        unsafe fn in_home<R>(home: Self::Home, f: impl FnOnce() -> Result<R>) -> Result<R>;
+    }
+
+    /// The hidden half of [`MappingMode`](super::MappingMode).
+    pub trait Mode: 'static {
+        /// One entry of a peer mapping's access list: `(Device, Access)` for a writable
+        /// mapping, `Device` (reading) for a read-only one.
+        type Grant: Copy + core::fmt::Debug;
+    }
+}
+
+/// Where a [`Reservation`], [`PhysicalMemory`] or [`Mapping`] lives: [`Lent`] by a guard (the
+/// default), or [`Peer`], borrowing only a [`Context`](crate::Context). Sealed.
+pub trait VmmHome: vmm_sealed::Home {}
+
+/// [`VmmHome`] of a value lent by a guard ([`PushedGuard::reserve`],
+/// [`PushedGuard::create_physical`], [`Reservation::map`]): it borrows the guard, stays on its
+/// thread (`!Send`, `!Sync`), and makes its driver calls (and its drop's) under the guard's
+/// context, current while the value lives (nothing can be pushed over a borrowed guard). A
+/// writable or shared mapping of this home is [`DeviceMemory`](crate::DeviceMemory) of the
+/// guard. Never constructed.
+#[derive(Debug)]
+pub enum Lent {}
+
+/// [`VmmHome`] of a value for several devices ([`PushedGuard::reserve_for_peers`],
+/// [`PushedGuard::create_physical_on`], [`PeerReservation::map`](PeerReservation#method.map)): it
+/// borrows only the [`Context`](crate::Context) and pushes it around its own driver calls, so it
+/// outlives guards and nested pushes and is `Send` and `Sync`; a guard of a device it lets in lends
+/// a mapping of this home ([`PushedGuard::lend`], [`PushedGuard::lend_mut`],
+/// [`PushedGuard::lend_shared`]). Never constructed.
+#[derive(Debug)]
+pub enum Peer {}
+
+/// A guard-lent value's home: the guard's context, current on the guard's thread, so nothing
+/// to keep but a marker that keeps the value on that thread (`!Send`, `!Sync`).
+type OnGuardThread = PhantomData<*const ()>;
+
+impl vmm_sealed::Home for Lent {
+    type Home = OnGuardThread;
+    type Grants<M: MappingMode> = ();
+    unsafe fn in_home<R>(_: OnGuardThread, f: impl FnOnce() -> Result<R>) -> Result<R> {
+        // The guard's context is current: nothing to push.
+        f()
+    }
+}
+impl VmmHome for Lent {}
+
+impl vmm_sealed::Home for Peer {
+    type Home = ffi::CUcontext;
+    type Grants<M: MappingMode> = Vec<M::Grant>;
+    unsafe fn in_home<R>(ctx: ffi::CUcontext, f: impl FnOnce() -> Result<R>) -> Result<R> {
+        // SAFETY: `in_context` requires a live context and an `f` that leaves the stack as it
+        // found it: both are this function's own requirements, passed on by the caller.
+        unsafe { in_context(ctx, f) }
+    }
+}
+impl VmmHome for Peer {}
+
+/// What a [`Mapping`] lets its devices do: [`ReadWrite`] (the default) or [`ReadOnly`]. Sealed.
+pub trait MappingMode: vmm_sealed::Mode {}
+
+/// [`MappingMode`] of a writable mapping ([`Reservation::map`],
+/// [`PeerReservation::map`](PeerReservation#method.map), the `map_owned`s): it borrows each
+/// allocation behind it exclusively (or owns it), so no other mapping shows its bytes (C14); the
+/// guard-lent one is [`DeviceMemoryMut`](crate::DeviceMemoryMut), the peer one is lent writable by
+/// [`PushedGuard::lend_mut`]. Never constructed.
+#[derive(Debug)]
+pub enum ReadWrite {}
+
+/// [`MappingMode`] of a read-only mapping ([`Reservation::map_shared`],
+/// [`PeerReservation::map_shared`](PeerReservation#method.map_shared)): it borrows its allocations
+/// shared, so other read-only mappings may show the same bytes (even twice in one), but no writable
+/// one can while it lives; device memory that is only read. Never constructed.
+#[derive(Debug)]
+pub enum ReadOnly {}
+
+impl vmm_sealed::Mode for ReadWrite {
+    type Grant = (Device, Access);
+}
+impl MappingMode for ReadWrite {}
+impl vmm_sealed::Mode for ReadOnly {
+    type Grant = Device;
+}
+impl MappingMode for ReadOnly {}
+
+// ---------------------------------------------------------------------------------------------
+// The three kinds, each one type for both homes (and, for mappings, both modes).
+
+/// Borrows the guard or the context for `'a`, which it must not outlive; names the home.
+type HomeMarker<'a, H> = PhantomData<(&'a (), fn() -> H)>;
+
+/// A reserved range of device virtual addresses; freed on drop (`cuMemAddressFree`).
+///
+/// `H` says where it lives ([`VmmHome`]). With the default, [`Lent`], it is lent by a guard
+/// ([`PushedGuard::reserve`]) and [`map`](Self::map) lets that guard's device use what it
+/// maps. A [`PeerReservation`] (of the [`Peer`] home) is for memory of several devices: it
+/// borrows only its context and maps for a chosen list of devices.
 #[derive(Debug)]
 #[doc(alias = "cuMemAddressReserve")]
-pub struct Reservation<'g> {
+pub struct Reservation<'a, H: VmmHome = Lent> {
+    home: H::Home,
     base: ffi::CUdeviceptr,
     size: usize,
     stuck: Stuck,
-    _marker: PhantomData<(&'g (), *const ())>,
+    _marker: HomeMarker<'a, H>,
 }
+
+/// A reserved range of device virtual addresses for memory of several devices
+/// ([`PushedGuard::reserve_for_peers`]): it borrows only its context, which it pushes for its
+/// own driver calls, so it outlives guards and nested pushes. Freed on drop
+/// (`cuMemAddressFree`). A [`Reservation`] of the [`Peer`] home.
+#[doc(alias = "cuMemAddressReserve")]
+pub type PeerReservation<'ctx> = Reservation<'ctx, Peer>;
+
+static_assertions::assert_not_impl_any!(Reservation<'static>: Send, Sync);
+static_assertions::assert_impl_all!(PeerReservation<'static>: Send, Sync);
+// A guard-lent reservation keeps no context; a peer one, the one it pushes.
+static_assertions::assert_eq_size!(Reservation<'static>, (ffi::CUdeviceptr, usize, Stuck));
+static_assertions::assert_eq_size!(
+    PeerReservation<'static>,
+    (ffi::CUcontext, ffi::CUdeviceptr, usize, Stuck)
+);
 
 /// Set when a mapping in a reservation could not be unmapped (the driver failed the call, or
 /// its context could not be pushed): the range is still mapped, so the reservation maps
@@ -88,46 +235,167 @@ impl Stuck {
     }
 }
 
-/// Physical device memory (`cuMemCreate`), lent by a guard; released on drop (`cuMemRelease`).
+/// Physical device memory (`cuMemCreate`); released on drop (`cuMemRelease`).
+///
+/// `H` says where it lives ([`VmmHome`]). With the default, [`Lent`], it is lent by a guard
+/// ([`PushedGuard::create_physical`]), on that guard's device. A [`PeerPhysicalMemory`] (of
+/// the [`Peer`] home) lives on a chosen device and borrows only its context.
 #[derive(Debug)]
 #[doc(alias = "CUmemGenericAllocationHandle")]
 #[doc(alias = "cuMemCreate")]
-pub struct PhysicalMemory<'g> {
+pub struct PhysicalMemory<'a, H: VmmHome = Lent> {
+    home: H::Home,
     handle: ffi::CUmemGenericAllocationHandle,
     size: usize,
-    _marker: PhantomData<(&'g (), *const ())>,
+    device: Device,
+    _marker: HomeMarker<'a, H>,
 }
 
-/// Physical memory mapped into a reservation, readable and writable by this context's device:
-/// device memory of `len` elements of `T`. Borrows the reservation and the physical memory;
-/// unmapped on drop (`cuMemUnmap`).
+/// Physical memory on a chosen device ([`PushedGuard::create_physical_on`]), to map into a
+/// [`PeerReservation`]; borrows only its context. Released on drop (`cuMemRelease`). A
+/// [`PhysicalMemory`] of the [`Peer`] home.
+#[doc(alias = "cuMemCreate")]
+pub type PeerPhysicalMemory<'ctx> = PhysicalMemory<'ctx, Peer>;
+
+static_assertions::assert_not_impl_any!(PhysicalMemory<'static>: Send, Sync);
+static_assertions::assert_impl_all!(PeerPhysicalMemory<'static>: Send, Sync);
+static_assertions::assert_eq_size!(
+    PhysicalMemory<'static>,
+    (ffi::CUmemGenericAllocationHandle, usize, Device)
+);
+static_assertions::assert_eq_size!(
+    PeerPhysicalMemory<'static>,
+    (
+        ffi::CUcontext,
+        ffi::CUmemGenericAllocationHandle,
+        usize,
+        Device
+    )
+);
+
+/// Borrows the reservation (and the physical memory); owns no `T`; names the mode and the home.
+type MappingMarker<'r, T, M, H> = PhantomData<(&'r (), fn() -> (T, M, H))>;
+
+/// Physical memory mapped into a reservation: `len` elements of `T` at one device address.
+/// Borrows the reservation and the physical memory; unmapped on drop (`cuMemUnmap`).
+///
+/// `M` says who may write ([`MappingMode`]): a [`ReadWrite`] mapping (the default) borrows
+/// each allocation behind it exclusively, or owns it, so no other mapping shows its bytes
+/// while it lives (C14); a [`ReadOnly`] one ([`SharedMapping`], [`SharedPeerMapping`]) borrows
+/// them shared, so other read-only mappings may show the same bytes (even twice in one
+/// mapping) but no writable one can.
+///
+/// `H` says where it lives ([`VmmHome`]). With the default, [`Lent`], a mapping made by
+/// [`Reservation::map`] is readable and writable by the guard's (this context's) device:
+/// device memory ([`DeviceMemoryMut`](crate::DeviceMemoryMut) if writable,
+/// [`DeviceMemory`](crate::DeviceMemory) if read-only). A [`Peer`] mapping ([`PeerMapping`],
+/// [`SharedPeerMapping`]) is readable, or readable and writable, by each device of its access
+/// list, at one address for all of them; a guard of a context on one of those devices lends it
+/// ([`PushedGuard::lend`], [`PushedGuard::lend_mut`], [`PushedGuard::lend_shared`]).
 #[derive(Debug)]
 #[doc(alias = "cuMemMap")]
-pub struct Mapping<'r, T: DeviceCopy> {
+pub struct Mapping<'r, T: DeviceCopy, M: MappingMode = ReadWrite, H: VmmHome = Lent> {
+    home: H::Home,
     ptr: ffi::CUdeviceptr,
     len: usize,
     bytes: usize,
     stuck: &'r Stuck,
-    _marker: PhantomData<(&'r (), *const T)>,
+    grants: H::Grants<M>,
+    _marker: MappingMarker<'r, T, M, H>,
 }
-
-device_memory!(Mapping, mut_);
 
 /// Physical memory mapped into a reservation for reading: device memory of `len` elements of
 /// `T` that no one writes while it lives. Borrows the reservation and the physical memory
 /// *shared*, so other shared mappings may show the same bytes (even twice in one mapping) but
-/// no writable [`Mapping`] can; unmapped on drop (`cuMemUnmap`).
-#[derive(Debug)]
+/// no writable [`Mapping`] can; unmapped on drop (`cuMemUnmap`). A [`Mapping`] of the
+/// [`ReadOnly`] mode.
 #[doc(alias = "cuMemMap")]
-pub struct SharedMapping<'r, T: DeviceCopy> {
-    ptr: ffi::CUdeviceptr,
-    len: usize,
-    bytes: usize,
-    stuck: &'r Stuck,
-    _marker: PhantomData<(&'r (), *const T)>,
-}
+pub type SharedMapping<'r, T> = Mapping<'r, T, ReadOnly>;
 
-device_memory!(SharedMapping,);
+/// Physical memory of one or more devices mapped into a [`PeerReservation`], readable or
+/// readable and writable by each device of its access list: `len` elements of `T` at one
+/// address for all of them. Borrows the reservation (and, unless it owns them, the physical
+/// memory exclusively); a guard of a context on one of its devices lends it
+/// ([`PushedGuard::lend`], [`PushedGuard::lend_mut`]). Unmapped on drop (`cuMemUnmap`). A
+/// [`Mapping`] of the [`ReadWrite`] mode and the [`Peer`] home.
+#[doc(alias = "cuMemMap")]
+#[doc(alias = "cuMemSetAccess")]
+pub type PeerMapping<'r, T> = Mapping<'r, T, ReadWrite, Peer>;
+
+/// Physical memory mapped into a [`PeerReservation`] for reading only, by each device of its
+/// list; borrows the physical memory shared, so other shared mappings may show the same bytes
+/// but no writable one can. Lent by [`PushedGuard::lend_shared`]. Unmapped on drop. A
+/// [`Mapping`] of the [`ReadOnly`] mode and the [`Peer`] home.
+#[doc(alias = "cuMemMap")]
+pub type SharedPeerMapping<'r, T> = Mapping<'r, T, ReadOnly, Peer>;
+
+// A guard-lent mapping is device memory of its guard, written only in the `ReadWrite` mode
+// (C14). A peer mapping is not: a guard of a device it lets in lends it (`lend`, `lend_mut`,
+// `lend_shared`), after checking its access list.
+impl<T: DeviceCopy, M: MappingMode> sealed::Sealed for Mapping<'_, T, M, Lent> {}
+impl<T: DeviceCopy, M: MappingMode> DeviceMemory<T> for Mapping<'_, T, M, Lent> {
+    #[inline]
+    fn device_ptr(&self) -> ffi::CUdeviceptr {
+        self.ptr
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+impl<T: DeviceCopy> DeviceMemoryMut<T> for Mapping<'_, T, ReadWrite, Lent> {}
+
+static_assertions::assert_not_impl_any!(Mapping<'static, u32>: Send, Sync);
+static_assertions::assert_not_impl_any!(SharedMapping<'static, u32>: Send, Sync);
+static_assertions::assert_impl_all!(PeerMapping<'static, u32>: Send, Sync);
+static_assertions::assert_impl_all!(SharedPeerMapping<'static, u32>: Send, Sync);
+static_assertions::assert_impl_all!(Mapping<'static, u32>: DeviceMemoryMut<u32>);
+static_assertions::assert_impl_all!(SharedMapping<'static, u32>: DeviceMemory<u32>);
+static_assertions::assert_not_impl_any!(SharedMapping<'static, u32>: DeviceMemoryMut<u32>);
+static_assertions::assert_not_impl_any!(PeerMapping<'static, u32>: DeviceMemory<u32>);
+static_assertions::assert_not_impl_any!(SharedPeerMapping<'static, u32>: DeviceMemory<u32>);
+static_assertions::assert_eq_size!(
+    Mapping<'static, u32>,
+    (ffi::CUdeviceptr, usize, usize, &'static Stuck)
+);
+static_assertions::assert_eq_size!(SharedMapping<'static, u32>, Mapping<'static, u32>);
+static_assertions::assert_eq_size!(
+    PeerMapping<'static, u32>,
+    (ffi::CUcontext, Mapping<'static, u32>, Vec<(Device, Access)>)
+);
+static_assertions::assert_eq_size!(
+    SharedPeerMapping<'static, u32>,
+    (ffi::CUcontext, Mapping<'static, u32>, Vec<Device>)
+);
+static_assertions::assert_impl_all!(Access: Send, Sync);
+static_assertions::assert_impl_all!(Lent: Send, Sync);
+static_assertions::assert_impl_all!(Peer: Send, Sync);
+static_assertions::assert_impl_all!(ReadWrite: Send, Sync);
+static_assertions::assert_impl_all!(ReadOnly: Send, Sync);
+
+// SAFETY: (for the six impls below, the values of the `Peer` home; guard-lent ones stay `!Send`
+// and `!Sync`, their home being a thread marker) VMM address ranges, physical allocations and
+// mappings belong to the process, not to a thread or a context (CUDA Virtual Memory
+// Management); each value only holds the handle or address and the context it pushes for its
+// own calls (a context may be current on several threads at once), and a mapping a reference
+// to its reservation's `Stuck` flag, an atomic, and its access list, plain data. It offers no
+// access to the memory except through a guard of the thread that lends it (`lend`, `lend_mut`,
+// `lend_shared`), which checks the device and ties the view to itself; `&self` methods read
+// plain fields only. Dropping one on any thread pushes its context there.
+unsafe impl Send for PeerReservation<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for PeerReservation<'_> {}
+// SAFETY: as above.
+unsafe impl Send for PeerPhysicalMemory<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for PeerPhysicalMemory<'_> {}
+// SAFETY: as above, for either mode; `T` is plain data, never read or written on the host
+// through this value.
+unsafe impl<T: DeviceCopy, M: MappingMode> Send for Mapping<'_, T, M, Peer> {}
+// SAFETY: as above: `&Mapping` of the peer home lends read-only views only (`lend` of a
+// writable mapping, `lend_shared` of a read-only one); a writable view needs `&mut` of a
+// writable mapping (`lend_mut`).
+unsafe impl<T: DeviceCopy, M: MappingMode> Sync for Mapping<'_, T, M, Peer> {}
 
 fn device_prop(device: crate::Device) -> ffi::CUmemAllocationProp {
     ffi::CUmemAllocationProp {
@@ -177,6 +445,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         // SAFETY: valid out-pointer; the driver checks the size; this guard's context is current.
         unsafe { ffi::cuMemAddressReserve(&raw mut base, size, 0, 0, 0) }.result()?;
         Ok(Reservation {
+            home: PhantomData,
             base,
             size,
             stuck: Stuck::default(),
@@ -192,19 +461,22 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemCreate")]
     pub fn create_physical(&self, size: usize) -> Result<PhysicalMemory<'_>> {
-        let prop = device_prop(self.device()?);
+        let device = self.device()?;
+        let prop = device_prop(device);
         let mut handle = 0;
         // SAFETY: valid out-pointer; a fully initialized property; the driver checks the size.
         unsafe { ffi::cuMemCreate(&raw mut handle, size, &raw const prop, 0) }.result()?;
         Ok(PhysicalMemory {
+            home: PhantomData,
             handle,
             size,
+            device,
             _marker: PhantomData,
         })
     }
 }
 
-impl Reservation<'_> {
+impl<H: VmmHome> Reservation<'_, H> {
     /// The first address of the range.
     pub fn base(&self) -> ffi::CUdeviceptr {
         self.base
@@ -214,6 +486,53 @@ impl Reservation<'_> {
         self.size
     }
 
+    /// The mapping of `bytes` at `ptr`, just mapped in this reservation, letting in `grants`.
+    fn mapping<T: DeviceCopy, M: MappingMode>(
+        &self,
+        ptr: ffi::CUdeviceptr,
+        bytes: usize,
+        grants: H::Grants<M>,
+    ) -> Mapping<'_, T, M, H> {
+        Mapping {
+            home: self.home,
+            ptr,
+            len: bytes / size_of::<T>().max(1),
+            bytes,
+            stuck: &self.stuck,
+            grants,
+            _marker: PhantomData,
+        }
+    }
+
+    /// The end of a `map_owned`: `physical`, mapped at `ptr..ptr + bytes`, is released (in this
+    /// reservation's home), so the mapping alone keeps it alive. If a release fails (after a
+    /// sticky error), the range is unmapped again and the error returned; the handles are
+    /// never released twice (their owners are consumed here).
+    fn release_mapped(
+        &self,
+        physical: Vec<PhysicalMemory<'_, H>>,
+        ptr: ffi::CUdeviceptr,
+        bytes: usize,
+    ) -> Result<()> {
+        // Mapped: from here on the handles are released, not dropped.
+        let handles: Vec<_> = physical
+            .into_iter()
+            .map(|p| ManuallyDrop::new(p).handle)
+            .collect();
+        // SAFETY: `in_home` requires a live home and an `f` that leaves the stack as it was:
+        // - the home is live: a guard-lent reservation borrows its guard, whose context is
+        //   current; a peer reservation borrows its context for `'ctx`;
+        // - releasing pushes and pops nothing.
+        let released = unsafe { H::in_home(self.home, || release_all(&handles)) };
+        if let Err(e) = released {
+            unmap_in::<H>(self.home, ptr, bytes, &self.stuck);
+            return Err(e);
+        }
+        Ok(())
+    }
+}
+
+impl Reservation<'_, Lent> {
     /// `cuMemMap`, `cuMemSetAccess`—Maps `physical`, one after the other, from the start of the
     /// reservation, and lets `guard`'s device read and write them: one contiguous range of
     /// device memory holding as many `T` as fit.
@@ -264,13 +583,7 @@ impl Reservation<'_> {
         // mappings of one allocation under one borrow (C14).
         let pieces: Vec<_> = physical.into_iter().map(|p| (p.handle, p.size)).collect();
         let bytes = self.map_raw(guard, pieces.iter().copied())?;
-        Ok(Mapping {
-            ptr: self.base,
-            len: bytes / size_of::<T>().max(1),
-            bytes,
-            stuck: &self.stuck,
-            _marker: PhantomData,
-        })
+        Ok(self.mapping(self.base, bytes, ()))
     }
 
     /// `cuMemMap`, `cuMemSetAccess`—Maps `physical` as [`map`](Self::map) does, as read-only
@@ -315,13 +628,7 @@ impl Reservation<'_> {
         physical: &[&'r PhysicalMemory<'_>],
     ) -> Result<SharedMapping<'r, T>> {
         let bytes = self.map_raw(guard, physical.iter().map(|p| (p.handle, p.size)))?;
-        Ok(SharedMapping {
-            ptr: self.base,
-            len: bytes / size_of::<T>().max(1),
-            bytes,
-            stuck: &self.stuck,
-            _marker: PhantomData,
-        })
+        Ok(self.mapping(self.base, bytes, ()))
     }
 
     /// `cuMemMap`, `cuMemRelease`, `cuMemSetAccess`—Maps `physical` as [`map`](Self::map)
@@ -344,22 +651,8 @@ impl Reservation<'_> {
         physical: Vec<PhysicalMemory<'_>>,
     ) -> Result<Mapping<'r, T>> {
         let bytes = self.map_raw(guard, physical.iter().map(|p| (p.handle, p.size)))?;
-        // Mapped: from here on the handles are released, not dropped.
-        let handles: Vec<_> = physical
-            .into_iter()
-            .map(|p| ManuallyDrop::new(p).handle)
-            .collect();
-        if let Err(e) = release_all(&handles) {
-            self.stuck.unmap(self.base, bytes);
-            return Err(e);
-        }
-        Ok(Mapping {
-            ptr: self.base,
-            len: bytes / size_of::<T>().max(1),
-            bytes,
-            stuck: &self.stuck,
-            _marker: PhantomData,
-        })
+        self.release_mapped(physical, self.base, bytes)?;
+        Ok(self.mapping(self.base, bytes, ()))
     }
 
     /// Maps `(handle, size)` one after the other from the start of the reservation and grants
@@ -466,8 +759,10 @@ fn unmap(ptr: ffi::CUdeviceptr, bytes: usize) -> bool {
     if bytes == 0 {
         return true;
     }
-    // SAFETY: `ptr..ptr + bytes` was mapped by `Reservation::map` and is unmapped once; no
-    // asynchronous work uses it (scopes bind mappings by borrow).
+    // SAFETY: `ptr..ptr + bytes` was mapped by a `map` of its reservation (either home, either
+    // mode) and is unmapped once: by its mapping's drop, or by the clean-up of a `map` that
+    // failed, before any mapping owned it; no asynchronous work uses it (scopes bind mappings,
+    // and the views guards lend of peer mappings, by borrow).
     match unsafe { ffi::cuMemUnmap(ptr, bytes) }.result() {
         Ok(()) => true,
         Err(e) => {
@@ -477,35 +772,61 @@ fn unmap(ptr: ffi::CUdeviceptr, bytes: usize) -> bool {
     }
 }
 
-impl<T: DeviceCopy> Drop for Mapping<'_, T> {
-    fn drop(&mut self) {
-        self.stuck.unmap(self.ptr, self.bytes);
+/// Unmaps `ptr..ptr + bytes` in `home` (pushing a peer mapping's context); marks the
+/// reservation `stuck` if the push or the unmap failed (both recorded as drop errors).
+fn unmap_in<H: VmmHome>(home: H::Home, ptr: ffi::CUdeviceptr, bytes: usize, stuck: &Stuck) {
+    // SAFETY: `in_home` requires a live home and an `f` that leaves the stack as it was:
+    // - the home is live: the mapping borrows its reservation, which borrows its guard (whose
+    //   context is current) or its context;
+    // - unmapping pushes and pops nothing.
+    let pushed = unsafe {
+        H::in_home(home, || {
+            stuck.unmap(ptr, bytes);
+            Ok(())
+        })
+    };
+    if let Err(e) = pushed {
+        stuck.set();
+        record_drop_error(e);
     }
 }
 
-impl<T: DeviceCopy> Drop for SharedMapping<'_, T> {
+impl<T: DeviceCopy, M: MappingMode, H: VmmHome> Drop for Mapping<'_, T, M, H> {
     fn drop(&mut self) {
-        self.stuck.unmap(self.ptr, self.bytes);
+        unmap_in::<H>(self.home, self.ptr, self.bytes, self.stuck);
     }
 }
 
-impl Drop for Reservation<'_> {
+impl<H: VmmHome> Drop for Reservation<'_, H> {
     fn drop(&mut self) {
         if self.stuck.is_set() {
             return; // still mapped: the failed unmap was recorded; freeing would pull the range
         }
-        // SAFETY: reserved by this value, freed once; no mapping is alive (mappings borrow it)
-        // and none is left over (not stuck).
-        if let Err(e) = unsafe { ffi::cuMemAddressFree(self.base, self.size) }.result() {
+        let (base, size) = (self.base, self.size);
+        let free = || {
+            // SAFETY: reserved by this value, freed once; no mapping is alive (mappings borrow
+            // it) and none is left over (not stuck).
+            unsafe { ffi::cuMemAddressFree(base, size) }.result()
+        };
+        // SAFETY: `in_home` requires a live home and an `f` that leaves the stack as it was:
+        // - the home is live: a guard-lent reservation borrows its guard (whose context is
+        //   current), a peer one its context;
+        // - `free` pushes and pops nothing.
+        if let Err(e) = unsafe { H::in_home(self.home, free) } {
             record_drop_error(e);
         }
     }
 }
 
-impl PhysicalMemory<'_> {
+impl<H: VmmHome> PhysicalMemory<'_, H> {
     /// Its size in bytes.
     pub fn size(&self) -> usize {
         self.size
+    }
+
+    /// The device it lives on.
+    pub fn device(&self) -> Device {
+        self.device
     }
 
     /// The raw allocation handle (`CUmemGenericAllocationHandle`), e.g. to export it with
@@ -515,10 +836,19 @@ impl PhysicalMemory<'_> {
     }
 }
 
-impl Drop for PhysicalMemory<'_> {
+impl<H: VmmHome> Drop for PhysicalMemory<'_, H> {
     fn drop(&mut self) {
-        // SAFETY: created by this value, released once; no mapping is alive (mappings borrow it).
-        if let Err(e) = unsafe { ffi::cuMemRelease(self.handle) }.result() {
+        let handle = self.handle;
+        let release = || {
+            // SAFETY: created by this value, released once; no mapping is alive (mappings
+            // borrow it, or took it).
+            unsafe { ffi::cuMemRelease(handle) }.result()
+        };
+        // SAFETY: `in_home` requires a live home and an `f` that leaves the stack as it was:
+        // - the home is live: guard-lent physical memory borrows its guard (whose context is
+        //   current), peer physical memory its context;
+        // - `release` pushes and pops nothing.
+        if let Err(e) = unsafe { H::in_home(self.home, release) } {
             record_drop_error(e);
         }
     }
@@ -526,94 +856,6 @@ impl Drop for PhysicalMemory<'_> {
 
 // ---------------------------------------------------------------------------------------------
 // Across devices: address ranges and physical memory that borrow only a context.
-
-/// Borrows the context; `Send`/`Sync` as the handles are (see their impls).
-type PeerMarker<'ctx> = PhantomData<&'ctx Context>;
-/// Borrows the reservation (and the physical memory); owns no `T`.
-type MappingMarker<'r, T> = PhantomData<(&'r (), fn() -> T)>;
-
-/// A reserved range of device virtual addresses for memory of several devices
-/// ([`PushedGuard::reserve_for_peers`]): it borrows only its context, which it pushes for its
-/// own driver calls, so it outlives guards and nested pushes. Freed on drop
-/// (`cuMemAddressFree`).
-#[derive(Debug)]
-#[doc(alias = "cuMemAddressReserve")]
-pub struct PeerReservation<'ctx> {
-    ctx: ffi::CUcontext,
-    base: ffi::CUdeviceptr,
-    size: usize,
-    stuck: Stuck,
-    _marker: PeerMarker<'ctx>,
-}
-
-/// Physical memory on a chosen device ([`PushedGuard::create_physical_on`]), to map into a
-/// [`PeerReservation`]; borrows only its context. Released on drop (`cuMemRelease`).
-#[derive(Debug)]
-#[doc(alias = "cuMemCreate")]
-pub struct PeerPhysicalMemory<'ctx> {
-    ctx: ffi::CUcontext,
-    handle: ffi::CUmemGenericAllocationHandle,
-    size: usize,
-    device: Device,
-    _marker: PeerMarker<'ctx>,
-}
-
-/// Physical memory of one or more devices mapped into a [`PeerReservation`], readable or
-/// readable and writable by each device of its access list: `len` elements of `T` at one
-/// address for all of them. Borrows the reservation (and, unless it owns them, the physical
-/// memory exclusively); a guard of a context on one of its devices lends it
-/// ([`PushedGuard::lend`], [`PushedGuard::lend_mut`]). Unmapped on drop (`cuMemUnmap`).
-#[derive(Debug)]
-#[doc(alias = "cuMemMap")]
-#[doc(alias = "cuMemSetAccess")]
-pub struct PeerMapping<'r, T: DeviceCopy> {
-    ctx: ffi::CUcontext,
-    ptr: ffi::CUdeviceptr,
-    len: usize,
-    bytes: usize,
-    stuck: &'r Stuck,
-    access: Vec<(Device, Access)>,
-    _marker: MappingMarker<'r, T>,
-}
-
-/// Physical memory mapped into a [`PeerReservation`] for reading only, by each device of its
-/// list; borrows the physical memory shared, so other shared mappings may show the same bytes
-/// but no writable one can. Lent by [`PushedGuard::lend_shared`]. Unmapped on drop.
-#[derive(Debug)]
-#[doc(alias = "cuMemMap")]
-pub struct SharedPeerMapping<'r, T: DeviceCopy> {
-    ctx: ffi::CUcontext,
-    ptr: ffi::CUdeviceptr,
-    len: usize,
-    bytes: usize,
-    stuck: &'r Stuck,
-    devices: Vec<Device>,
-    _marker: MappingMarker<'r, T>,
-}
-
-// SAFETY: (for the eight impls below) VMM address ranges, physical
-// allocations and mappings belong to the process, not to a thread or a context (CUDA Virtual
-// Memory Management); each value only holds the handle or address and the context it pushes for
-// its own calls (a context may be current on several threads at once), and a mapping a
-// reference to its reservation's `Stuck` flag, an atomic. It offers no access to
-// the memory except through a guard of the thread that lends it (`lend`, `lend_mut`,
-// `lend_shared`), which checks the device and ties the view to itself; `&self` methods read
-// plain fields only. Dropping one on any thread pushes its context there.
-unsafe impl Send for PeerReservation<'_> {}
-// SAFETY: as above.
-unsafe impl Sync for PeerReservation<'_> {}
-// SAFETY: as above.
-unsafe impl Send for PeerPhysicalMemory<'_> {}
-// SAFETY: as above.
-unsafe impl Sync for PeerPhysicalMemory<'_> {}
-// SAFETY: as above; `T` is plain data, never read or written on the host through this value.
-unsafe impl<T: DeviceCopy> Send for PeerMapping<'_, T> {}
-// SAFETY: as above: `&PeerMapping` lends read-only views only.
-unsafe impl<T: DeviceCopy> Sync for PeerMapping<'_, T> {}
-// SAFETY: as above.
-unsafe impl<T: DeviceCopy> Send for SharedPeerMapping<'_, T> {}
-// SAFETY: as above: read-only.
-unsafe impl<T: DeviceCopy> Sync for SharedPeerMapping<'_, T> {}
 
 /// Runs `f` with `ctx` pushed on this thread, returning its value.
 ///
@@ -672,7 +914,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
         // SAFETY: valid out-pointer; the driver checks the size; this guard's context is current.
         unsafe { ffi::cuMemAddressReserve(&raw mut base, size, 0, 0, 0) }.result()?;
         Ok(PeerReservation {
-            ctx: self.as_raw(),
+            home: self.as_raw(),
             base,
             size,
             stuck: Stuck::default(),
@@ -699,7 +941,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
         // and the device.
         unsafe { ffi::cuMemCreate(&raw mut handle, size, &raw const prop, 0) }.result()?;
         Ok(PeerPhysicalMemory {
-            ctx: self.as_raw(),
+            home: self.as_raw(),
             handle,
             size,
             device,
@@ -746,7 +988,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         &'a self,
         mapping: &'a PeerMapping<'_, T>,
     ) -> Result<DeviceView<'a, T>> {
-        self.check_access(mapping.access.iter().map(|(d, _)| *d), false)?;
+        self.check_access(mapping.grants.iter().map(|(d, _)| *d), false)?;
         // SAFETY: the mapping is live for 'a and this guard's device may read it (checked);
         // nothing writes it meanwhile (writing needs `&mut` of the mapping); the view cannot
         // outlive this guard.
@@ -769,7 +1011,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         mapping: &'a mut PeerMapping<'_, T>,
     ) -> Result<DeviceViewMut<'a, T>> {
         let writers = mapping
-            .access
+            .grants
             .iter()
             .filter(|(_, a)| *a == Access::ReadWrite)
             .map(|(d, _)| *d);
@@ -794,7 +1036,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         &'a self,
         mapping: &'a SharedPeerMapping<'_, T>,
     ) -> Result<DeviceView<'a, T>> {
-        self.check_access(mapping.devices.iter().copied(), false)?;
+        self.check_access(mapping.grants.iter().copied(), false)?;
         // SAFETY: as in `lend`: no writable mapping of this physical memory exists while the
         // shared one lives.
         Ok(unsafe { DeviceView::from_raw_parts(mapping.ptr, mapping.len) })
@@ -815,15 +1057,6 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 }
 
 impl PeerReservation<'_> {
-    /// The first address of the range.
-    pub fn base(&self) -> ffi::CUdeviceptr {
-        self.base
-    }
-    /// Its size in bytes.
-    pub fn size(&self) -> usize {
-        self.size
-    }
-
     /// `cuMemMap`, `cuMemSetAccess`—Maps `physical` one after the other from `offset` bytes
     /// into the reservation and grants each device of `access` its access to all of it: one
     /// range holding as many `T` as fit. Several mappings may lie side by side in one
@@ -857,18 +1090,18 @@ impl PeerReservation<'_> {
             .map(|p| (p.handle, p.size, p.device))
             .collect();
         let (ptr, bytes) = self.map_checked(offset, &pieces, access)?;
-        Ok(self.mapping(ptr, bytes, access))
+        Ok(self.mapping(ptr, bytes, access.to_vec()))
     }
 
-    /// `cuMemMap`, `cuMemRelease`, `cuMemSetAccess`—Maps `physical` as [`map`](Self::map)
-    /// does, taking the allocations: each is released right after it is mapped, as C programs
-    /// do (NVIDIA's `vectorAddMMAP`), and the mapping alone keeps the memory alive until it is
-    /// unmapped.
+    /// `cuMemMap`, `cuMemRelease`, `cuMemSetAccess`—Maps `physical` as
+    /// [`map`](PeerReservation#method.map) does, taking the allocations: each is released right
+    /// after it is mapped, as C programs do (NVIDIA's `vectorAddMMAP`), and the mapping alone keeps
+    /// the memory alive until it is unmapped.
     ///
     /// # Errors
     ///
-    /// As [`map`](Self::map); if a release fails (after a sticky error), the mapping is undone
-    /// and that allocation's handle is lost, never released twice.
+    /// As [`map`](PeerReservation#method.map); if a release fails (after a sticky error), the
+    /// mapping is undone and that allocation's handle is lost, never released twice.
     ///
     /// # References
     ///
@@ -885,19 +1118,8 @@ impl PeerReservation<'_> {
             .map(|p| (p.handle, p.size, p.device))
             .collect();
         let (ptr, bytes) = self.map_checked(offset, &pieces, access)?;
-        // Mapped: from here on the handles are released, not dropped.
-        let handles: Vec<_> = physical
-            .into_iter()
-            .map(|p| ManuallyDrop::new(p).handle)
-            .collect();
-        // SAFETY: the reservation's context is live (borrowed for 'ctx); releasing leaves the
-        // stack as it was.
-        let released = unsafe { in_context(self.ctx, || release_all(&handles)) };
-        if let Err(e) = released {
-            unmap_in(self.ctx, ptr, bytes, &self.stuck);
-            return Err(e);
-        }
-        Ok(self.mapping(ptr, bytes, access))
+        self.release_mapped(physical, ptr, bytes)?;
+        Ok(self.mapping(ptr, bytes, access.to_vec()))
     }
 
     /// `cuMemMap`, `cuMemSetAccess`—Maps `physical` from `offset` as read-only memory for each
@@ -905,7 +1127,7 @@ impl PeerReservation<'_> {
     ///
     /// # Errors
     ///
-    /// As [`map`](Self::map).
+    /// As [`map`](PeerReservation#method.map).
     ///
     /// # References
     ///
@@ -923,32 +1145,7 @@ impl PeerReservation<'_> {
             .collect();
         let access: Vec<_> = devices.iter().map(|&d| (d, Access::Read)).collect();
         let (ptr, bytes) = self.map_checked(offset, &pieces, &access)?;
-        Ok(SharedPeerMapping {
-            ctx: self.ctx,
-            ptr,
-            len: bytes / size_of::<T>().max(1),
-            bytes,
-            stuck: &self.stuck,
-            devices: devices.to_vec(),
-            _marker: PhantomData,
-        })
-    }
-
-    fn mapping<T: DeviceCopy>(
-        &self,
-        ptr: ffi::CUdeviceptr,
-        bytes: usize,
-        access: &[(Device, Access)],
-    ) -> PeerMapping<'_, T> {
-        PeerMapping {
-            ctx: self.ctx,
-            ptr,
-            len: bytes / size_of::<T>().max(1),
-            bytes,
-            stuck: &self.stuck,
-            access: access.to_vec(),
-            _marker: PhantomData,
-        }
+        Ok(self.mapping(ptr, bytes, devices.to_vec()))
     }
 
     /// Checks the access list against the pieces' devices, then maps them in the
@@ -983,7 +1180,7 @@ impl PeerReservation<'_> {
         // SAFETY: the reservation's context is live (borrowed for 'ctx); mapping leaves the
         // stack as it was.
         let r = unsafe {
-            in_context(self.ctx, || {
+            in_context(self.home, || {
                 let m = map_pieces(self.base, self.size, offset, handles, &descs, &self.stuck)?;
                 mapped = true;
                 Ok(m)
@@ -998,22 +1195,7 @@ impl PeerReservation<'_> {
     }
 }
 
-impl PeerPhysicalMemory<'_> {
-    /// Its size in bytes.
-    pub fn size(&self) -> usize {
-        self.size
-    }
-    /// The device it lives on.
-    pub fn device(&self) -> Device {
-        self.device
-    }
-    /// The raw allocation handle; custack releases it when this value drops.
-    pub fn as_raw(&self) -> ffi::CUmemGenericAllocationHandle {
-        self.handle
-    }
-}
-
-impl<T: DeviceCopy> PeerMapping<'_, T> {
+impl<T: DeviceCopy, M: MappingMode> Mapping<'_, T, M, Peer> {
     /// The device address of the first element, the same on every device of the mapping.
     pub fn device_ptr(&self) -> ffi::CUdeviceptr {
         self.ptr
@@ -1030,91 +1212,18 @@ impl<T: DeviceCopy> PeerMapping<'_, T> {
     pub fn byte_len(&self) -> usize {
         self.bytes
     }
+}
+
+impl<T: DeviceCopy> PeerMapping<'_, T> {
     /// Which devices may read or write it.
     pub fn access(&self) -> &[(Device, Access)] {
-        &self.access
+        &self.grants
     }
 }
 
 impl<T: DeviceCopy> SharedPeerMapping<'_, T> {
-    /// The device address of the first element.
-    pub fn device_ptr(&self) -> ffi::CUdeviceptr {
-        self.ptr
-    }
-    /// The number of elements.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-    /// Whether it holds no element.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
     /// The devices that may read it.
     pub fn devices(&self) -> &[Device] {
-        &self.devices
-    }
-}
-
-/// Unmaps `ptr..ptr + bytes` with `ctx` pushed; marks the reservation `stuck` if the push or
-/// the unmap failed (both recorded as drop errors).
-fn unmap_in(ctx: ffi::CUcontext, ptr: ffi::CUdeviceptr, bytes: usize, stuck: &Stuck) {
-    // SAFETY: `ctx` is live (the mapping borrows its reservation, which borrows it); unmapping
-    // leaves the stack as it was.
-    let pushed = unsafe {
-        in_context(ctx, || {
-            stuck.unmap(ptr, bytes);
-            Ok(())
-        })
-    };
-    if let Err(e) = pushed {
-        stuck.set();
-        record_drop_error(e);
-    }
-}
-
-impl<T: DeviceCopy> Drop for PeerMapping<'_, T> {
-    fn drop(&mut self) {
-        unmap_in(self.ctx, self.ptr, self.bytes, self.stuck);
-    }
-}
-
-impl<T: DeviceCopy> Drop for SharedPeerMapping<'_, T> {
-    fn drop(&mut self) {
-        unmap_in(self.ctx, self.ptr, self.bytes, self.stuck);
-    }
-}
-
-impl Drop for PeerReservation<'_> {
-    fn drop(&mut self) {
-        if self.stuck.is_set() {
-            return; // still mapped: as for `Reservation`
-        }
-        let (base, size) = (self.base, self.size);
-        let free = || {
-            // SAFETY: reserved by this value, freed once; no mapping is alive (mappings borrow
-            // it).
-            unsafe { ffi::cuMemAddressFree(base, size) }.result()
-        };
-        // SAFETY: the context is live (borrowed); `free` leaves the stack as it was.
-        let r = unsafe { in_context(self.ctx, free) };
-        if let Err(e) = r {
-            record_drop_error(e);
-        }
-    }
-}
-
-impl Drop for PeerPhysicalMemory<'_> {
-    fn drop(&mut self) {
-        let handle = self.handle;
-        let release = || {
-            // SAFETY: created by this value, released once; no mapping is alive (mappings
-            // borrow it, or took it).
-            unsafe { ffi::cuMemRelease(handle) }.result()
-        };
-        // SAFETY: the context is live (borrowed); `release` leaves the stack as it was.
-        let r = unsafe { in_context(self.ctx, release) };
-        if let Err(e) = r {
-            record_drop_error(e);
-        }
+        &self.grants
     }
 }

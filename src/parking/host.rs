@@ -119,6 +119,9 @@ unsafe impl<T: DeviceCopy + Send> Send for ParkedPinned<'_, T> {}
 // SAFETY: `&ParkedPinned` lends `&[T]`, which is `Sync` when `T` is.
 unsafe impl<T: DeviceCopy + Sync> Sync for ParkedPinned<'_, T> {}
 
+static_assertions::assert_impl_all!(ParkedPinned<'static, u8>: Send, Sync);
+static_assertions::assert_not_impl_any!(ParkedPinned<'static, NotSync>: Sync);
+
 impl<T: DeviceCopy> core::ops::Deref for ParkedPinned<'_, T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
@@ -219,6 +222,19 @@ impl<T: DeviceCopy> core::fmt::Debug for ParkedRegisteredVec<'_, T> {
 unsafe impl<T: DeviceCopy + Send> Send for ParkedRegisteredVec<'_, T> {}
 // SAFETY: `&ParkedRegisteredVec` lends `&[T]` only.
 unsafe impl<T: DeviceCopy + Sync> Sync for ParkedRegisteredVec<'_, T> {}
+
+static_assertions::assert_impl_all!(ParkedRegisteredVec<'static, u8>: Send, Sync);
+static_assertions::assert_not_impl_any!(ParkedRegisteredVec<'static, NotSync>: Sync);
+
+/// Plain data that is `Send` but not `Sync`, for the static assertions above: a parked value
+/// shares its elements only when they may be shared.
+#[cfg_attr(not(test), allow(dead_code))]
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+struct NotSync(u32, PhantomData<core::cell::Cell<u8>>);
+// SAFETY: a `u32` (the marker is zero-sized and never read): plain data, any bit pattern valid;
+// only named by the static assertions above.
+unsafe impl DeviceCopy for NotSync {}
 
 impl<T: DeviceCopy> core::ops::Deref for ParkedRegisteredVec<'_, T> {
     type Target = [T];
