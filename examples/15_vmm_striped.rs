@@ -13,7 +13,7 @@
 //! stand in for the two devices.
 use custack::{
     Access, Context, ContextFlags, DeviceMemory, DeviceMemoryMut, DevicePtr, Driver, LaunchConfig,
-    PeerMapping, Stack, StackTop,
+    MultiDeviceMapping, Stack, StackTop,
 };
 use std::process::ExitCode;
 
@@ -25,7 +25,7 @@ const PIECES: usize = 4;
 fn add_on(
     stack: &mut Stack,
     ctx: &Context,
-    mapping: &mut PeerMapping<'_, u32>,
+    mapping: &mut MultiDeviceMapping<'_, u32>,
     k: u32,
 ) -> custack::Result<()> {
     stack.with_pushed(ctx, |guard| -> custack::Result<()> {

@@ -65,7 +65,7 @@
 //! | launch kernels one cannot describe (`unsafe`) | [`StreamScope::launch`], [`StreamScope::launch_kernel`], [`StreamScope::launch_with`], [`LaunchConfig`] | `cuLaunchKernel`, `cuLaunchKernelEx` |
 //! | streams and events | [`PushedGuard::stream`], [`PushedGuard::event`], [`Stream`], [`Event`] | `cuStreamCreate`, `cuEventCreate` |
 //! | memory pools, stream-ordered allocation | [`PushedGuard::create_mem_pool`], [`StreamScope::alloc`] | `cuMemPoolCreate`, `cuMemAllocAsync` |
-//! | virtual memory management | [`PushedGuard::reserve`], [`PushedGuard::create_physical`], [`Reservation::map`]; across devices [`PushedGuard::reserve_for_peers`], [`PushedGuard::create_physical_on`], [`PeerReservation::map`](PeerReservation#method.map), [`PushedGuard::lend_mut`] | `cuMemAddressReserve`, `cuMemCreate`, `cuMemMap`, `cuMemSetAccess` |
+//! | virtual memory management | [`PushedGuard::reserve`], [`PushedGuard::create_physical`], [`Reservation::map`]; across devices [`PushedGuard::reserve_for_peers`], [`PushedGuard::create_physical_on`], [`MultiDeviceReservation::map`](MultiDeviceReservation#method.map), [`PushedGuard::lend_mut`] | `cuMemAddressReserve`, `cuMemCreate`, `cuMemMap`, `cuMemSetAccess` |
 //! | several GPUs | [`Device::can_access_peer`], [`PushedGuard::enable_peer_access`], [`PushedGuard::copy_from_peer`] | `cuDeviceCanAccessPeer`, `cuCtxEnablePeerAccess`, `cuMemcpyPeer` |
 //! | share memory with another process | [`DeviceBuffer::ipc_handle`], [`PushedGuard::open_ipc`] | `cuIpcGetMemHandle`, `cuIpcOpenMemHandle` |
 //! | partition the SMs | [`Device::sm_resource`], [`GreenContext`] | `cuDeviceGetDevResource`, `cuGreenCtxCreate` |
@@ -167,8 +167,13 @@ pub use memory::plain::DeviceCopy;
 pub use memory::pool::MemPool;
 pub use memory::registered::{RegisteredHost, RegisteredVec};
 pub use memory::vmm::{
-    Access, Lent, Mapping, MappingMode, Peer, PeerMapping, PeerPhysicalMemory, PeerReservation,
-    PhysicalMemory, ReadOnly, ReadWrite, Reservation, SharedMapping, SharedPeerMapping, VmmHome,
+    Access, Lent, Mapping, MappingMode, MultiDevice, MultiDeviceMapping, MultiDevicePhysicalMemory,
+    MultiDeviceReservation, PhysicalMemory, ReadOnly, ReadOnlyMapping, ReadOnlyMultiDeviceMapping,
+    ReadWrite, Reservation, VmmHome,
+};
+#[allow(deprecated)]
+pub use memory::vmm::{
+    Peer, PeerMapping, PeerPhysicalMemory, PeerReservation, SharedMapping, SharedPeerMapping,
 };
 pub use memory::{
     DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, PinnedBuffer,

@@ -18,7 +18,7 @@ use custack::{
 fn add_on(
     stack: &mut Stack,
     ctx: &Context,
-    mapping: &mut custack::PeerMapping<'_, u32>,
+    mapping: &mut custack::MultiDeviceMapping<'_, u32>,
     k: u32,
 ) -> custack::Result<()> {
     stack.with_pushed(ctx, |guard| -> custack::Result<()> {
@@ -75,7 +75,7 @@ fn a_vector_striped_over_every_device_is_written_by_a_kernel_on_each() {
         .unwrap();
     let homes: Vec<_> = pieces
         .iter()
-        .map(custack::PeerPhysicalMemory::device)
+        .map(custack::MultiDevicePhysicalMemory::device)
         .collect();
     let access: Vec<_> = devices.iter().map(|&d| (d, Access::ReadWrite)).collect();
     let mut striped = space.map_owned::<u32>(0, pieces, &access).unwrap();
@@ -160,7 +160,7 @@ fn one_device_map_owned_releases_at_once() {
     let mut mapping = space.map_owned::<u32, _>(&guard, pieces).unwrap();
     mapping.fill_u32(4).unwrap();
     assert!(mapping.to_vec().unwrap().iter().all(|&x| x == 4));
-    // Mapping pieces past the end of a peer reservation is refused before any driver call.
+    // Mapping pieces past the end of a multi-device reservation is refused before any driver call.
     let peers = guard.reserve_for_peers(g).unwrap();
     let mut p = guard
         .create_physical_on(guard.device().unwrap(), g)

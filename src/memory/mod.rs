@@ -96,8 +96,8 @@ pub(crate) mod sealed {
 /// operation here runs in the right context without checking.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not device memory of `{T}` lent by the current guard",
-    note = "device memory is a `DeviceBuffer`, `DeviceView` or `DeviceViewMut` (or a `ManagedBuffer`, a VMM `Mapping`/`SharedMapping`, an `IpcBuffer`); host memory is bound with `s.bind_host(&v)` / `s.bind_host_mut(&mut v)`, and an existing binding is used as it is, not bound again",
-    note = "a `ParkedBuffer` is attached to a guard of its own context first (`guard.attach(parked)`); a `PeerMapping` is lent by a guard of a device it lets in (`guard.lend(&m)`, `guard.lend_mut(&mut m)`)"
+    note = "device memory is a `DeviceBuffer`, `DeviceView` or `DeviceViewMut` (or a `ManagedBuffer`, a VMM `Mapping`/`ReadOnlyMapping`, an `IpcBuffer`); host memory is bound with `s.bind_host(&v)` / `s.bind_host_mut(&mut v)`, and an existing binding is used as it is, not bound again",
+    note = "a `ParkedBuffer` is attached to a guard of its own context first (`guard.attach(parked)`); a `MultiDeviceMapping` is lent by a guard of a device it lets in (`guard.lend(&m)`, `guard.lend_mut(&mut m)`)"
 )]
 pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
     /// The device address of the first element.
@@ -226,7 +226,7 @@ pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
 /// Device memory that can be written: a [`DeviceBuffer`] or [`DeviceViewMut`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not writable device memory of `{T}`",
-    note = "writable device memory is a `DeviceBuffer`, a `DeviceViewMut` (`buf.as_view_mut()`, `buf.slice_mut(..)`), a `ManagedBuffer`, a writable VMM `Mapping` or an `IpcBuffer`; a `DeviceView` or `SharedMapping` only reads: bind it with `s.bind(&view)`"
+    note = "writable device memory is a `DeviceBuffer`, a `DeviceViewMut` (`buf.as_view_mut()`, `buf.slice_mut(..)`), a `ManagedBuffer`, a writable VMM `Mapping` or an `IpcBuffer`; a `DeviceView` or `ReadOnlyMapping` only reads: bind it with `s.bind(&view)`"
 )]
 pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     /// An exclusive view of the whole memory.

@@ -11,39 +11,39 @@
 //! The same physical memory may be mapped at several addresses, which is why the borrows say
 //! who may write (C14): a writable [`Mapping`] ([`Reservation::map`]) borrows each allocation
 //! behind it *exclusively*, so no other mapping of those bytes exists while it lives, and one
-//! allocation cannot appear twice in it; a [`SharedMapping`] ([`Reservation::map_shared`]) is
+//! allocation cannot appear twice in it; a [`ReadOnlyMapping`] ([`Reservation::map_shared`]) is
 //! read-only device memory that borrows its allocations shared, so any number of them may
 //! show the same bytes, as long as no writable mapping does.
 //!
 //! **Across devices.** VMM address ranges and physical allocations belong to the process, not to a
 //! context: one range can be striped over the physical memory of several devices and mapped
 //! readable, or readable and writable, for a chosen list of devices, so that kernels on each use
-//! one pointer, with no peer copies (NVIDIA's `vectorAddMMAP`). The [`PeerReservation`],
-//! [`PeerPhysicalMemory`] and [`PeerMapping`] for that borrow only a [`Context`](crate::Context)
+//! one pointer, with no peer copies (NVIDIA's `vectorAddMMAP`). The [`MultiDeviceReservation`],
+//! [`MultiDevicePhysicalMemory`] and [`MultiDeviceMapping`] for that borrow only a [`Context`](crate::Context)
 //! (as a [`ParkedBuffer`](crate::ParkedBuffer) does, and push it for their own driver calls), so
 //! they outlive guards and nested pushes; a guard of any context on a device the mapping lets in
 //! lends it as ordinary device memory ([`PushedGuard::lend`], [`PushedGuard::lend_mut`]), checked
 //! against the mapping's access list. The same borrow rules hold: a writable mapping borrows its
-//! allocations exclusively, a [`SharedPeerMapping`] shared, and a mapping made with
-//! [`PeerReservation::map_owned`](PeerReservation#method.map_owned) (or [`Reservation::map_owned`])
+//! allocations exclusively, a [`ReadOnlyMultiDeviceMapping`] shared, and a mapping made with
+//! [`MultiDeviceReservation::map_owned`](MultiDeviceReservation#method.map_owned) (or [`Reservation::map_owned`])
 //! takes its allocations and releases them right after mapping them, as C programs do
 //! (`cuMemRelease`: the mapping keeps the memory alive until it is unmapped).
 //!
 //! **One type per kind.** Address ranges, physical memory and mappings are one type each, and
 //! type parameters tell their variants apart: where a value lives, a [`VmmHome`] ([`Lent`] by a
-//! guard, the default, or [`Peer`]: borrowing only a context), and for a mapping who may write
+//! guard, the default, or [`MultiDevice`]: borrowing only a context), and for a mapping who may write
 //! it, a [`MappingMode`] ([`ReadWrite`], the default, or [`ReadOnly`]). The names above are
 //! those types or aliases of them:
 //!
 //! | | lent by a guard | across devices |
 //! | --- | --- | --- |
-//! | address range | [`Reservation<'g>`](Reservation) | [`PeerReservation<'ctx>`](PeerReservation) = `Reservation<'ctx, Peer>` |
-//! | physical memory | [`PhysicalMemory<'g>`](PhysicalMemory) | [`PeerPhysicalMemory<'ctx>`](PeerPhysicalMemory) = `PhysicalMemory<'ctx, Peer>` |
-//! | writable mapping | [`Mapping<'r, T>`](Mapping) | [`PeerMapping<'r, T>`](PeerMapping) = `Mapping<'r, T, ReadWrite, Peer>` |
-//! | read-only mapping | [`SharedMapping<'r, T>`](SharedMapping) = `Mapping<'r, T, ReadOnly>` | [`SharedPeerMapping<'r, T>`](SharedPeerMapping) = `Mapping<'r, T, ReadOnly, Peer>` |
+//! | address range | [`Reservation<'g>`](Reservation) | [`MultiDeviceReservation<'ctx>`](MultiDeviceReservation) = `Reservation<'ctx, MultiDevice>` |
+//! | physical memory | [`PhysicalMemory<'g>`](PhysicalMemory) | [`MultiDevicePhysicalMemory<'ctx>`](MultiDevicePhysicalMemory) = `PhysicalMemory<'ctx, MultiDevice>` |
+//! | writable mapping | [`Mapping<'r, T>`](Mapping) | [`MultiDeviceMapping<'r, T>`](MultiDeviceMapping) = `Mapping<'r, T, ReadWrite, MultiDevice>` |
+//! | read-only mapping | [`ReadOnlyMapping<'r, T>`](ReadOnlyMapping) = `Mapping<'r, T, ReadOnly>` | [`ReadOnlyMultiDeviceMapping<'r, T>`](ReadOnlyMultiDeviceMapping) = `Mapping<'r, T, ReadOnly, MultiDevice>` |
 //!
 //! So a mapping is unmapped, a range freed and an allocation released by one `Drop` each, the
-//! guard-lent values pushing nothing (their guard's context is current) and the peer ones
+//! guard-lent values pushing nothing (their guard's context is current) and the multi-device ones
 //! pushing their context; what differs (how a mapping is made, who may lend it) stays in the
 //! methods of each kind.
 
@@ -67,30 +67,30 @@ mod vmm_sealed {
     /// The hidden half of [`VmmHome`](super::VmmHome).
     pub trait Home: 'static {
         /// What a value keeps to make its driver calls in the right place: nothing but a
-        /// thread marker for a guard-lent value, the context it pushes for a peer one.
+        /// thread marker for a guard-lent value, the context it pushes for a multi-device one.
         type Home: Copy + core::fmt::Debug;
         /// The devices a mapping lets in: none kept for a guard-lent mapping (it is its
-        /// guard's device's), the access list of a peer mapping.
+        /// guard's device's), the access list of a multi-device mapping.
         type Grants<M: super::MappingMode>: core::fmt::Debug;
         /// Runs `f` where a value of this home makes its driver calls, returning its value.
         ///
         /// # Safety
         ///
-        /// `home` is the home of a live value (for a peer value, its context, live for the
+        /// `home` is the home of a live value (for a multi-device value, its context, live for the
         /// value's lifetime) and `f` leaves the stack as it found it.
         unsafe fn in_home<R>(home: Self::Home, f: impl FnOnce() -> Result<R>) -> Result<R>;
     }
 
     /// The hidden half of [`MappingMode`](super::MappingMode).
     pub trait Mode: 'static {
-        /// One entry of a peer mapping's access list: `(Device, Access)` for a writable
+        /// One entry of a multi-device mapping's access list: `(Device, Access)` for a writable
         /// mapping, `Device` (reading) for a read-only one.
         type Grant: Copy + core::fmt::Debug;
     }
 }
 
 /// Where a [`Reservation`], [`PhysicalMemory`] or [`Mapping`] lives: [`Lent`] by a guard (the
-/// default), or [`Peer`], borrowing only a [`Context`](crate::Context). Sealed.
+/// default), or [`MultiDevice`], borrowing only a [`Context`](crate::Context). Sealed.
 pub trait VmmHome: vmm_sealed::Home {}
 
 /// [`VmmHome`] of a value lent by a guard ([`PushedGuard::reserve`],
@@ -103,13 +103,13 @@ pub trait VmmHome: vmm_sealed::Home {}
 pub enum Lent {}
 
 /// [`VmmHome`] of a value for several devices ([`PushedGuard::reserve_for_peers`],
-/// [`PushedGuard::create_physical_on`], [`PeerReservation::map`](PeerReservation#method.map)): it
+/// [`PushedGuard::create_physical_on`], [`MultiDeviceReservation::map`](MultiDeviceReservation#method.map)): it
 /// borrows only the [`Context`](crate::Context) and pushes it around its own driver calls, so it
 /// outlives guards and nested pushes and is `Send` and `Sync`; a guard of a device it lets in lends
 /// a mapping of this home ([`PushedGuard::lend`], [`PushedGuard::lend_mut`],
 /// [`PushedGuard::lend_shared`]). Never constructed.
 #[derive(Debug)]
-pub enum Peer {}
+pub enum MultiDevice {}
 
 /// A guard-lent value's home: the guard's context, current on the guard's thread, so nothing
 /// to keep but a marker that keeps the value on that thread (`!Send`, `!Sync`).
@@ -125,7 +125,7 @@ impl vmm_sealed::Home for Lent {
 }
 impl VmmHome for Lent {}
 
-impl vmm_sealed::Home for Peer {
+impl vmm_sealed::Home for MultiDevice {
     type Home = ffi::CUcontext;
     type Grants<M: MappingMode> = Vec<M::Grant>;
     unsafe fn in_home<R>(ctx: ffi::CUcontext, f: impl FnOnce() -> Result<R>) -> Result<R> {
@@ -134,21 +134,21 @@ impl vmm_sealed::Home for Peer {
         unsafe { in_context(ctx, f) }
     }
 }
-impl VmmHome for Peer {}
+impl VmmHome for MultiDevice {}
 
 /// What a [`Mapping`] lets its devices do: [`ReadWrite`] (the default) or [`ReadOnly`]. Sealed.
 pub trait MappingMode: vmm_sealed::Mode {}
 
 /// [`MappingMode`] of a writable mapping ([`Reservation::map`],
-/// [`PeerReservation::map`](PeerReservation#method.map), the `map_owned`s): it borrows each
+/// [`MultiDeviceReservation::map`](MultiDeviceReservation#method.map), the `map_owned`s): it borrows each
 /// allocation behind it exclusively (or owns it), so no other mapping shows its bytes (C14); the
-/// guard-lent one is [`DeviceMemoryMut`](crate::DeviceMemoryMut), the peer one is lent writable by
+/// guard-lent one is [`DeviceMemoryMut`](crate::DeviceMemoryMut), the multi-device one is lent writable by
 /// [`PushedGuard::lend_mut`]. Never constructed.
 #[derive(Debug)]
 pub enum ReadWrite {}
 
 /// [`MappingMode`] of a read-only mapping ([`Reservation::map_shared`],
-/// [`PeerReservation::map_shared`](PeerReservation#method.map_shared)): it borrows its allocations
+/// [`MultiDeviceReservation::map_shared`](MultiDeviceReservation#method.map_shared)): it borrows its allocations
 /// shared, so other read-only mappings may show the same bytes (even twice in one), but no writable
 /// one can while it lives; device memory that is only read. Never constructed.
 #[derive(Debug)]
@@ -173,7 +173,7 @@ type HomeMarker<'a, H> = PhantomData<(&'a (), fn() -> H)>;
 ///
 /// `H` says where it lives ([`VmmHome`]). With the default, [`Lent`], it is lent by a guard
 /// ([`PushedGuard::reserve`]) and [`map`](Self::map) lets that guard's device use what it
-/// maps. A [`PeerReservation`] (of the [`Peer`] home) is for memory of several devices: it
+/// maps. A [`MultiDeviceReservation`] (of the [`MultiDevice`] home) is for memory of several devices: it
 /// borrows only its context and maps for a chosen list of devices.
 #[derive(Debug)]
 #[doc(alias = "cuMemAddressReserve")]
@@ -188,16 +188,16 @@ pub struct Reservation<'a, H: VmmHome = Lent> {
 /// A reserved range of device virtual addresses for memory of several devices
 /// ([`PushedGuard::reserve_for_peers`]): it borrows only its context, which it pushes for its
 /// own driver calls, so it outlives guards and nested pushes. Freed on drop
-/// (`cuMemAddressFree`). A [`Reservation`] of the [`Peer`] home.
+/// (`cuMemAddressFree`). A [`Reservation`] of the [`MultiDevice`] home.
 #[doc(alias = "cuMemAddressReserve")]
-pub type PeerReservation<'ctx> = Reservation<'ctx, Peer>;
+pub type MultiDeviceReservation<'ctx> = Reservation<'ctx, MultiDevice>;
 
 static_assertions::assert_not_impl_any!(Reservation<'static>: Send, Sync);
-static_assertions::assert_impl_all!(PeerReservation<'static>: Send, Sync);
-// A guard-lent reservation keeps no context; a peer one, the one it pushes.
+static_assertions::assert_impl_all!(MultiDeviceReservation<'static>: Send, Sync);
+// A guard-lent reservation keeps no context; a multi-device one, the one it pushes.
 static_assertions::assert_eq_size!(Reservation<'static>, (ffi::CUdeviceptr, usize, Stuck));
 static_assertions::assert_eq_size!(
-    PeerReservation<'static>,
+    MultiDeviceReservation<'static>,
     (ffi::CUcontext, ffi::CUdeviceptr, usize, Stuck)
 );
 
@@ -238,8 +238,8 @@ impl Stuck {
 /// Physical device memory (`cuMemCreate`); released on drop (`cuMemRelease`).
 ///
 /// `H` says where it lives ([`VmmHome`]). With the default, [`Lent`], it is lent by a guard
-/// ([`PushedGuard::create_physical`]), on that guard's device. A [`PeerPhysicalMemory`] (of
-/// the [`Peer`] home) lives on a chosen device and borrows only its context.
+/// ([`PushedGuard::create_physical`]), on that guard's device. A [`MultiDevicePhysicalMemory`] (of
+/// the [`MultiDevice`] home) lives on a chosen device and borrows only its context.
 #[derive(Debug)]
 #[doc(alias = "CUmemGenericAllocationHandle")]
 #[doc(alias = "cuMemCreate")]
@@ -252,19 +252,19 @@ pub struct PhysicalMemory<'a, H: VmmHome = Lent> {
 }
 
 /// Physical memory on a chosen device ([`PushedGuard::create_physical_on`]), to map into a
-/// [`PeerReservation`]; borrows only its context. Released on drop (`cuMemRelease`). A
-/// [`PhysicalMemory`] of the [`Peer`] home.
+/// [`MultiDeviceReservation`]; borrows only its context. Released on drop (`cuMemRelease`). A
+/// [`PhysicalMemory`] of the [`MultiDevice`] home.
 #[doc(alias = "cuMemCreate")]
-pub type PeerPhysicalMemory<'ctx> = PhysicalMemory<'ctx, Peer>;
+pub type MultiDevicePhysicalMemory<'ctx> = PhysicalMemory<'ctx, MultiDevice>;
 
 static_assertions::assert_not_impl_any!(PhysicalMemory<'static>: Send, Sync);
-static_assertions::assert_impl_all!(PeerPhysicalMemory<'static>: Send, Sync);
+static_assertions::assert_impl_all!(MultiDevicePhysicalMemory<'static>: Send, Sync);
 static_assertions::assert_eq_size!(
     PhysicalMemory<'static>,
     (ffi::CUmemGenericAllocationHandle, usize, Device)
 );
 static_assertions::assert_eq_size!(
-    PeerPhysicalMemory<'static>,
+    MultiDevicePhysicalMemory<'static>,
     (
         ffi::CUcontext,
         ffi::CUmemGenericAllocationHandle,
@@ -281,15 +281,15 @@ type MappingMarker<'r, T, M, H> = PhantomData<(&'r (), fn() -> (T, M, H))>;
 ///
 /// `M` says who may write ([`MappingMode`]): a [`ReadWrite`] mapping (the default) borrows
 /// each allocation behind it exclusively, or owns it, so no other mapping shows its bytes
-/// while it lives (C14); a [`ReadOnly`] one ([`SharedMapping`], [`SharedPeerMapping`]) borrows
+/// while it lives (C14); a [`ReadOnly`] one ([`ReadOnlyMapping`], [`ReadOnlyMultiDeviceMapping`]) borrows
 /// them shared, so other read-only mappings may show the same bytes (even twice in one
 /// mapping) but no writable one can.
 ///
 /// `H` says where it lives ([`VmmHome`]). With the default, [`Lent`], a mapping made by
 /// [`Reservation::map`] is readable and writable by the guard's (this context's) device:
 /// device memory ([`DeviceMemoryMut`](crate::DeviceMemoryMut) if writable,
-/// [`DeviceMemory`](crate::DeviceMemory) if read-only). A [`Peer`] mapping ([`PeerMapping`],
-/// [`SharedPeerMapping`]) is readable, or readable and writable, by each device of its access
+/// [`DeviceMemory`](crate::DeviceMemory) if read-only). A [`MultiDevice`] mapping ([`MultiDeviceMapping`],
+/// [`ReadOnlyMultiDeviceMapping`]) is readable, or readable and writable, by each device of its access
 /// list, at one address for all of them; a guard of a context on one of those devices lends it
 /// ([`PushedGuard::lend`], [`PushedGuard::lend_mut`], [`PushedGuard::lend_shared`]).
 #[derive(Debug)]
@@ -310,27 +310,47 @@ pub struct Mapping<'r, T: DeviceCopy, M: MappingMode = ReadWrite, H: VmmHome = L
 /// no writable [`Mapping`] can; unmapped on drop (`cuMemUnmap`). A [`Mapping`] of the
 /// [`ReadOnly`] mode.
 #[doc(alias = "cuMemMap")]
-pub type SharedMapping<'r, T> = Mapping<'r, T, ReadOnly>;
+pub type ReadOnlyMapping<'r, T> = Mapping<'r, T, ReadOnly>;
 
-/// Physical memory of one or more devices mapped into a [`PeerReservation`], readable or
+/// Physical memory of one or more devices mapped into a [`MultiDeviceReservation`], readable or
 /// readable and writable by each device of its access list: `len` elements of `T` at one
 /// address for all of them. Borrows the reservation (and, unless it owns them, the physical
 /// memory exclusively); a guard of a context on one of its devices lends it
 /// ([`PushedGuard::lend`], [`PushedGuard::lend_mut`]). Unmapped on drop (`cuMemUnmap`). A
-/// [`Mapping`] of the [`ReadWrite`] mode and the [`Peer`] home.
+/// [`Mapping`] of the [`ReadWrite`] mode and the [`MultiDevice`] home.
 #[doc(alias = "cuMemMap")]
 #[doc(alias = "cuMemSetAccess")]
-pub type PeerMapping<'r, T> = Mapping<'r, T, ReadWrite, Peer>;
+pub type MultiDeviceMapping<'r, T> = Mapping<'r, T, ReadWrite, MultiDevice>;
 
-/// Physical memory mapped into a [`PeerReservation`] for reading only, by each device of its
+/// Physical memory mapped into a [`MultiDeviceReservation`] for reading only, by each device of its
 /// list; borrows the physical memory shared, so other shared mappings may show the same bytes
 /// but no writable one can. Lent by [`PushedGuard::lend_shared`]. Unmapped on drop. A
-/// [`Mapping`] of the [`ReadOnly`] mode and the [`Peer`] home.
+/// [`Mapping`] of the [`ReadOnly`] mode and the [`MultiDevice`] home.
 #[doc(alias = "cuMemMap")]
-pub type SharedPeerMapping<'r, T> = Mapping<'r, T, ReadOnly, Peer>;
+pub type ReadOnlyMultiDeviceMapping<'r, T> = Mapping<'r, T, ReadOnly, MultiDevice>;
+
+/// The former name of [`MultiDevice`] ("peer" now means peer access only).
+#[deprecated(since = "0.1.0", note = "renamed `MultiDevice`")]
+pub type Peer = MultiDevice;
+/// The former name of [`MultiDeviceReservation`].
+#[deprecated(since = "0.1.0", note = "renamed `MultiDeviceReservation`")]
+pub type PeerReservation<'ctx> = MultiDeviceReservation<'ctx>;
+/// The former name of [`MultiDevicePhysicalMemory`].
+#[deprecated(since = "0.1.0", note = "renamed `MultiDevicePhysicalMemory`")]
+pub type PeerPhysicalMemory<'ctx> = MultiDevicePhysicalMemory<'ctx>;
+/// The former name of [`MultiDeviceMapping`].
+#[deprecated(since = "0.1.0", note = "renamed `MultiDeviceMapping`")]
+pub type PeerMapping<'r, T> = MultiDeviceMapping<'r, T>;
+/// The former name of [`ReadOnlyMapping`] ("shared" now means shared ownership, as in
+/// [`SharedLibrary`](crate::SharedLibrary)).
+#[deprecated(since = "0.1.0", note = "renamed `ReadOnlyMapping`")]
+pub type SharedMapping<'r, T> = ReadOnlyMapping<'r, T>;
+/// The former name of [`ReadOnlyMultiDeviceMapping`].
+#[deprecated(since = "0.1.0", note = "renamed `ReadOnlyMultiDeviceMapping`")]
+pub type SharedPeerMapping<'r, T> = ReadOnlyMultiDeviceMapping<'r, T>;
 
 // A guard-lent mapping is device memory of its guard, written only in the `ReadWrite` mode
-// (C14). A peer mapping is not: a guard of a device it lets in lends it (`lend`, `lend_mut`,
+// (C14). A multi-device mapping is not: a guard of a device it lets in lends it (`lend`, `lend_mut`,
 // `lend_shared`), after checking its access list.
 impl<T: DeviceCopy, M: MappingMode> sealed::Sealed for Mapping<'_, T, M, Lent> {}
 impl<T: DeviceCopy, M: MappingMode> DeviceMemory<T> for Mapping<'_, T, M, Lent> {
@@ -346,34 +366,34 @@ impl<T: DeviceCopy, M: MappingMode> DeviceMemory<T> for Mapping<'_, T, M, Lent> 
 impl<T: DeviceCopy> DeviceMemoryMut<T> for Mapping<'_, T, ReadWrite, Lent> {}
 
 static_assertions::assert_not_impl_any!(Mapping<'static, u32>: Send, Sync);
-static_assertions::assert_not_impl_any!(SharedMapping<'static, u32>: Send, Sync);
-static_assertions::assert_impl_all!(PeerMapping<'static, u32>: Send, Sync);
-static_assertions::assert_impl_all!(SharedPeerMapping<'static, u32>: Send, Sync);
+static_assertions::assert_not_impl_any!(ReadOnlyMapping<'static, u32>: Send, Sync);
+static_assertions::assert_impl_all!(MultiDeviceMapping<'static, u32>: Send, Sync);
+static_assertions::assert_impl_all!(ReadOnlyMultiDeviceMapping<'static, u32>: Send, Sync);
 static_assertions::assert_impl_all!(Mapping<'static, u32>: DeviceMemoryMut<u32>);
-static_assertions::assert_impl_all!(SharedMapping<'static, u32>: DeviceMemory<u32>);
-static_assertions::assert_not_impl_any!(SharedMapping<'static, u32>: DeviceMemoryMut<u32>);
-static_assertions::assert_not_impl_any!(PeerMapping<'static, u32>: DeviceMemory<u32>);
-static_assertions::assert_not_impl_any!(SharedPeerMapping<'static, u32>: DeviceMemory<u32>);
+static_assertions::assert_impl_all!(ReadOnlyMapping<'static, u32>: DeviceMemory<u32>);
+static_assertions::assert_not_impl_any!(ReadOnlyMapping<'static, u32>: DeviceMemoryMut<u32>);
+static_assertions::assert_not_impl_any!(MultiDeviceMapping<'static, u32>: DeviceMemory<u32>);
+static_assertions::assert_not_impl_any!(ReadOnlyMultiDeviceMapping<'static, u32>: DeviceMemory<u32>);
 static_assertions::assert_eq_size!(
     Mapping<'static, u32>,
     (ffi::CUdeviceptr, usize, usize, &'static Stuck)
 );
-static_assertions::assert_eq_size!(SharedMapping<'static, u32>, Mapping<'static, u32>);
+static_assertions::assert_eq_size!(ReadOnlyMapping<'static, u32>, Mapping<'static, u32>);
 static_assertions::assert_eq_size!(
-    PeerMapping<'static, u32>,
+    MultiDeviceMapping<'static, u32>,
     (ffi::CUcontext, Mapping<'static, u32>, Vec<(Device, Access)>)
 );
 static_assertions::assert_eq_size!(
-    SharedPeerMapping<'static, u32>,
+    ReadOnlyMultiDeviceMapping<'static, u32>,
     (ffi::CUcontext, Mapping<'static, u32>, Vec<Device>)
 );
 static_assertions::assert_impl_all!(Access: Send, Sync);
 static_assertions::assert_impl_all!(Lent: Send, Sync);
-static_assertions::assert_impl_all!(Peer: Send, Sync);
+static_assertions::assert_impl_all!(MultiDevice: Send, Sync);
 static_assertions::assert_impl_all!(ReadWrite: Send, Sync);
 static_assertions::assert_impl_all!(ReadOnly: Send, Sync);
 
-// SAFETY: (for the six impls below, the values of the `Peer` home; guard-lent ones stay `!Send`
+// SAFETY: (for the six impls below, the values of the `MultiDevice` home; guard-lent ones stay `!Send`
 // and `!Sync`, their home being a thread marker) VMM address ranges, physical allocations and
 // mappings belong to the process, not to a thread or a context (CUDA Virtual Memory
 // Management); each value only holds the handle or address and the context it pushes for its
@@ -382,20 +402,20 @@ static_assertions::assert_impl_all!(ReadOnly: Send, Sync);
 // access to the memory except through a guard of the thread that lends it (`lend`, `lend_mut`,
 // `lend_shared`), which checks the device and ties the view to itself; `&self` methods read
 // plain fields only. Dropping one on any thread pushes its context there.
-unsafe impl Send for PeerReservation<'_> {}
+unsafe impl Send for MultiDeviceReservation<'_> {}
 // SAFETY: as above.
-unsafe impl Sync for PeerReservation<'_> {}
+unsafe impl Sync for MultiDeviceReservation<'_> {}
 // SAFETY: as above.
-unsafe impl Send for PeerPhysicalMemory<'_> {}
+unsafe impl Send for MultiDevicePhysicalMemory<'_> {}
 // SAFETY: as above.
-unsafe impl Sync for PeerPhysicalMemory<'_> {}
+unsafe impl Sync for MultiDevicePhysicalMemory<'_> {}
 // SAFETY: as above, for either mode; `T` is plain data, never read or written on the host
 // through this value.
-unsafe impl<T: DeviceCopy, M: MappingMode> Send for Mapping<'_, T, M, Peer> {}
-// SAFETY: as above: `&Mapping` of the peer home lends read-only views only (`lend` of a
+unsafe impl<T: DeviceCopy, M: MappingMode> Send for Mapping<'_, T, M, MultiDevice> {}
+// SAFETY: as above: `&Mapping` of the multi-device home lends read-only views only (`lend` of a
 // writable mapping, `lend_shared` of a read-only one); a writable view needs `&mut` of a
 // writable mapping (`lend_mut`).
-unsafe impl<T: DeviceCopy, M: MappingMode> Sync for Mapping<'_, T, M, Peer> {}
+unsafe impl<T: DeviceCopy, M: MappingMode> Sync for Mapping<'_, T, M, MultiDevice> {}
 
 fn device_prop(device: crate::Device) -> ffi::CUmemAllocationProp {
     ffi::CUmemAllocationProp {
@@ -521,7 +541,7 @@ impl<H: VmmHome> Reservation<'_, H> {
             .collect();
         // SAFETY: `in_home` requires a live home and an `f` that leaves the stack as it was:
         // - the home is live: a guard-lent reservation borrows its guard, whose context is
-        //   current; a peer reservation borrows its context for `'ctx`;
+        //   current; a multi-device reservation borrows its context for `'ctx`;
         // - releasing pushes and pops nothing.
         let released = unsafe { H::in_home(self.home, || release_all(&handles)) };
         if let Err(e) = released {
@@ -626,7 +646,7 @@ impl Reservation<'_, Lent> {
         &'r self,
         guard: &PushedGuard<'_, '_, K>,
         physical: &[&'r PhysicalMemory<'_>],
-    ) -> Result<SharedMapping<'r, T>> {
+    ) -> Result<ReadOnlyMapping<'r, T>> {
         let bytes = self.map_raw(guard, physical.iter().map(|p| (p.handle, p.size)))?;
         Ok(self.mapping(self.base, bytes, ()))
     }
@@ -762,7 +782,7 @@ fn unmap(ptr: ffi::CUdeviceptr, bytes: usize) -> bool {
     // SAFETY: `ptr..ptr + bytes` was mapped by a `map` of its reservation (either home, either
     // mode) and is unmapped once: by its mapping's drop, or by the clean-up of a `map` that
     // failed, before any mapping owned it; no asynchronous work uses it (scopes bind mappings,
-    // and the views guards lend of peer mappings, by borrow).
+    // and the views guards lend of multi-device mappings, by borrow).
     match unsafe { ffi::cuMemUnmap(ptr, bytes) }.result() {
         Ok(()) => true,
         Err(e) => {
@@ -772,7 +792,7 @@ fn unmap(ptr: ffi::CUdeviceptr, bytes: usize) -> bool {
     }
 }
 
-/// Unmaps `ptr..ptr + bytes` in `home` (pushing a peer mapping's context); marks the
+/// Unmaps `ptr..ptr + bytes` in `home` (pushing a multi-device mapping's context); marks the
 /// reservation `stuck` if the push or the unmap failed (both recorded as drop errors).
 fn unmap_in<H: VmmHome>(home: H::Home, ptr: ffi::CUdeviceptr, bytes: usize, stuck: &Stuck) {
     // SAFETY: `in_home` requires a live home and an `f` that leaves the stack as it was:
@@ -810,7 +830,7 @@ impl<H: VmmHome> Drop for Reservation<'_, H> {
         };
         // SAFETY: `in_home` requires a live home and an `f` that leaves the stack as it was:
         // - the home is live: a guard-lent reservation borrows its guard (whose context is
-        //   current), a peer one its context;
+        //   current), a multi-device one its context;
         // - `free` pushes and pops nothing.
         if let Err(e) = unsafe { H::in_home(self.home, free) } {
             record_drop_error(e);
@@ -846,7 +866,7 @@ impl<H: VmmHome> Drop for PhysicalMemory<'_, H> {
         };
         // SAFETY: `in_home` requires a live home and an `f` that leaves the stack as it was:
         // - the home is live: guard-lent physical memory borrows its guard (whose context is
-        //   current), peer physical memory its context;
+        //   current), multi-device physical memory its context;
         // - `release` pushes and pops nothing.
         if let Err(e) = unsafe { H::in_home(self.home, release) } {
             record_drop_error(e);
@@ -909,11 +929,11 @@ impl<'ctx> PushedGuard<'ctx, '_> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemAddressReserve")]
-    pub fn reserve_for_peers(&self, size: usize) -> Result<PeerReservation<'ctx>> {
+    pub fn reserve_for_peers(&self, size: usize) -> Result<MultiDeviceReservation<'ctx>> {
         let mut base = 0;
         // SAFETY: valid out-pointer; the driver checks the size; this guard's context is current.
         unsafe { ffi::cuMemAddressReserve(&raw mut base, size, 0, 0, 0) }.result()?;
-        Ok(PeerReservation {
+        Ok(MultiDeviceReservation {
             home: self.as_raw(),
             base,
             size,
@@ -924,7 +944,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
 
     /// `cuMemCreate`—Creates `size` bytes of physical memory on `device` (any device of this
     /// driver; a multiple of [`granularity_on`](Self::granularity_on) that device), to map into
-    /// a [`PeerReservation`]. It borrows only this guard's context.
+    /// a [`MultiDeviceReservation`]. It borrows only this guard's context.
     ///
     /// # References
     ///
@@ -934,13 +954,13 @@ impl<'ctx> PushedGuard<'ctx, '_> {
         &self,
         device: Device,
         size: usize,
-    ) -> Result<PeerPhysicalMemory<'ctx>> {
+    ) -> Result<MultiDevicePhysicalMemory<'ctx>> {
         let prop = device_prop(device);
         let mut handle = 0;
         // SAFETY: valid out-pointer; a fully initialized property; the driver checks the size
         // and the device.
         unsafe { ffi::cuMemCreate(&raw mut handle, size, &raw const prop, 0) }.result()?;
-        Ok(PeerPhysicalMemory {
+        Ok(MultiDevicePhysicalMemory {
             home: self.as_raw(),
             handle,
             size,
@@ -972,7 +992,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         Ok(g)
     }
 
-    /// Lends a [`PeerMapping`] to this guard for reading, as device memory of this context.
+    /// Lends a [`MultiDeviceMapping`] to this guard for reading, as device memory of this context.
     /// Checked (one `cuCtxGetDevice`): this guard's device must be in the mapping's access
     /// list. The view borrows the guard and the mapping.
     ///
@@ -986,7 +1006,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cuCtxGetDevice")]
     pub fn lend<'a, T: DeviceCopy>(
         &'a self,
-        mapping: &'a PeerMapping<'_, T>,
+        mapping: &'a MultiDeviceMapping<'_, T>,
     ) -> Result<DeviceView<'a, T>> {
         self.check_access(mapping.grants.iter().map(|(d, _)| *d), false)?;
         // SAFETY: the mapping is live for 'a and this guard's device may read it (checked);
@@ -995,7 +1015,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         Ok(unsafe { DeviceView::from_raw_parts(mapping.ptr, mapping.len) })
     }
 
-    /// Lends a [`PeerMapping`] to this guard for reading and writing, as device memory of this
+    /// Lends a [`MultiDeviceMapping`] to this guard for reading and writing, as device memory of this
     /// context. Checked: this guard's device must have [`Access::ReadWrite`].
     ///
     /// # Errors
@@ -1008,7 +1028,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cuCtxGetDevice")]
     pub fn lend_mut<'a, T: DeviceCopy>(
         &'a self,
-        mapping: &'a mut PeerMapping<'_, T>,
+        mapping: &'a mut MultiDeviceMapping<'_, T>,
     ) -> Result<DeviceViewMut<'a, T>> {
         let writers = mapping
             .grants
@@ -1022,7 +1042,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         Ok(unsafe { DeviceViewMut::from_raw_parts(mapping.ptr, mapping.len) })
     }
 
-    /// Lends a [`SharedPeerMapping`] to this guard for reading. Checked as [`lend`](Self::lend).
+    /// Lends a [`ReadOnlyMultiDeviceMapping`] to this guard for reading. Checked as [`lend`](Self::lend).
     ///
     /// # Errors
     ///
@@ -1034,7 +1054,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cuCtxGetDevice")]
     pub fn lend_shared<'a, T: DeviceCopy>(
         &'a self,
-        mapping: &'a SharedPeerMapping<'_, T>,
+        mapping: &'a ReadOnlyMultiDeviceMapping<'_, T>,
     ) -> Result<DeviceView<'a, T>> {
         self.check_access(mapping.grants.iter().copied(), false)?;
         // SAFETY: as in `lend`: no writable mapping of this physical memory exists while the
@@ -1056,7 +1076,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 }
 
-impl PeerReservation<'_> {
+impl MultiDeviceReservation<'_> {
     /// `cuMemMap`, `cuMemSetAccess`—Maps `physical` one after the other from `offset` bytes
     /// into the reservation and grants each device of `access` its access to all of it: one
     /// range holding as many `T` as fit. Several mappings may lie side by side in one
@@ -1081,9 +1101,9 @@ impl PeerReservation<'_> {
     pub fn map<'r, 'p: 'r, T: DeviceCopy>(
         &'r self,
         offset: usize,
-        physical: impl IntoIterator<Item = &'r mut PeerPhysicalMemory<'p>>,
+        physical: impl IntoIterator<Item = &'r mut MultiDevicePhysicalMemory<'p>>,
         access: &[(Device, Access)],
-    ) -> Result<PeerMapping<'r, T>> {
+    ) -> Result<MultiDeviceMapping<'r, T>> {
         // Taken by value, as in `Reservation::map`: a slice of `&'r mut` could be passed twice.
         let pieces: Vec<_> = physical
             .into_iter()
@@ -1094,13 +1114,13 @@ impl PeerReservation<'_> {
     }
 
     /// `cuMemMap`, `cuMemRelease`, `cuMemSetAccess`—Maps `physical` as
-    /// [`map`](PeerReservation#method.map) does, taking the allocations: each is released right
+    /// [`map`](MultiDeviceReservation#method.map) does, taking the allocations: each is released right
     /// after it is mapped, as C programs do (NVIDIA's `vectorAddMMAP`), and the mapping alone keeps
     /// the memory alive until it is unmapped.
     ///
     /// # Errors
     ///
-    /// As [`map`](PeerReservation#method.map); if a release fails (after a sticky error), the
+    /// As [`map`](MultiDeviceReservation#method.map); if a release fails (after a sticky error), the
     /// mapping is undone and that allocation's handle is lost, never released twice.
     ///
     /// # References
@@ -1110,9 +1130,9 @@ impl PeerReservation<'_> {
     pub fn map_owned<'r, T: DeviceCopy>(
         &'r self,
         offset: usize,
-        physical: Vec<PeerPhysicalMemory<'_>>,
+        physical: Vec<MultiDevicePhysicalMemory<'_>>,
         access: &[(Device, Access)],
-    ) -> Result<PeerMapping<'r, T>> {
+    ) -> Result<MultiDeviceMapping<'r, T>> {
         let pieces: Vec<_> = physical
             .iter()
             .map(|p| (p.handle, p.size, p.device))
@@ -1127,7 +1147,7 @@ impl PeerReservation<'_> {
     ///
     /// # Errors
     ///
-    /// As [`map`](PeerReservation#method.map).
+    /// As [`map`](MultiDeviceReservation#method.map).
     ///
     /// # References
     ///
@@ -1136,9 +1156,9 @@ impl PeerReservation<'_> {
     pub fn map_shared<'r, T: DeviceCopy>(
         &'r self,
         offset: usize,
-        physical: &[&'r PeerPhysicalMemory<'_>],
+        physical: &[&'r MultiDevicePhysicalMemory<'_>],
         devices: &[Device],
-    ) -> Result<SharedPeerMapping<'r, T>> {
+    ) -> Result<ReadOnlyMultiDeviceMapping<'r, T>> {
         let pieces: Vec<_> = physical
             .iter()
             .map(|p| (p.handle, p.size, p.device))
@@ -1195,7 +1215,7 @@ impl PeerReservation<'_> {
     }
 }
 
-impl<T: DeviceCopy, M: MappingMode> Mapping<'_, T, M, Peer> {
+impl<T: DeviceCopy, M: MappingMode> Mapping<'_, T, M, MultiDevice> {
     /// The device address of the first element, the same on every device of the mapping.
     pub fn device_ptr(&self) -> ffi::CUdeviceptr {
         self.ptr
@@ -1214,14 +1234,14 @@ impl<T: DeviceCopy, M: MappingMode> Mapping<'_, T, M, Peer> {
     }
 }
 
-impl<T: DeviceCopy> PeerMapping<'_, T> {
+impl<T: DeviceCopy> MultiDeviceMapping<'_, T> {
     /// Which devices may read or write it.
     pub fn access(&self) -> &[(Device, Access)] {
         &self.grants
     }
 }
 
-impl<T: DeviceCopy> SharedPeerMapping<'_, T> {
+impl<T: DeviceCopy> ReadOnlyMultiDeviceMapping<'_, T> {
     /// The devices that may read it.
     pub fn devices(&self) -> &[Device] {
         &self.grants
