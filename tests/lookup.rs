@@ -2,10 +2,23 @@
 //! (CI links Debian's 535, CUDA 12.2) each reports "needs driver ≥ X.Y (this driver: A.B)"
 //! instead of failing to link or crashing; on a newer one, each is available. Runs anywhere;
 //! `tests/gpu_lookup.rs` uses them on a device.
+mod common;
+use common::built_without_libcuda;
 use custack::{Driver, ErrorKind, driver_version, newer_entry_points};
 
 #[test]
 fn each_looked_up_entry_point_reports_the_driver_it_needs() {
+    if built_without_libcuda("each_looked_up_entry_point_reports_the_driver_it_needs") {
+        // No driver to ask: no version, and every entry point unavailable for that reason.
+        assert_eq!(driver_version().unwrap_err().kind(), ErrorKind::NoDevice);
+        let entries = newer_entry_points();
+        assert_eq!(entries.len(), 14);
+        for e in entries {
+            let err = e.available.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::NoDevice, "{}: {err}", e.name);
+        }
+        return;
+    }
     let driver = driver_version().unwrap();
     let initialized = Driver::init().is_ok();
     let entries = newer_entry_points();

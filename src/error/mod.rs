@@ -792,6 +792,8 @@ impl fmt::Display for Error {
         if let Some(code) = self.code.or_else(|| self.kind.code()) {
             match driver_string(code, ffi::cuGetErrorName) {
                 Some(name) => write!(f, "{name} ({})", code.0)?,
+                // As the driver names it (the table lists errors only).
+                None if code == ffi::CUresult::CUDA_SUCCESS => f.write_str("CUDA_SUCCESS (0)")?,
                 None => write!(f, "{} ({})", self.kind.name(), code.0)?,
             }
             match driver_string(code, ffi::cuGetErrorString) {
