@@ -251,6 +251,32 @@ struct Obj {
     live: bool,
     /// Bytes, for device memory and globals (0: unknown, then only its start is known).
     size: u64,
+    /// The call that made it: its number (0 where calls are not counted) and entry point.
+    born: (u64, &'static str),
+    /// The program said it leaves this handle behind on purpose
+    /// (`custackCheckdriverLeftBehind`): not an orphan, not a leak.
+    left: bool,
+}
+
+impl Obj {
+    /// What the report says of where it came from: " from call 21 cuMemAlloc_v2".
+    fn origin(&self) -> String {
+        match self.born {
+            (0, _) => String::new(),
+            (n, name) => format!(" from call {n} {name}"),
+        }
+    }
+}
+
+thread_local! {
+    /// The number and entry point of this thread's latest counted driver call: the call that
+    /// makes a handle created now.
+    static LAST_CALL: Cell<(u64, &'static str)> = const { Cell::new((0, "")) };
+}
+
+/// This thread's latest counted call.
+fn born() -> (u64, &'static str) {
+    LAST_CALL.try_with(Cell::get).unwrap_or((0, ""))
 }
 
 #[derive(Default)]
@@ -260,6 +286,9 @@ struct State {
     violations: Vec<String>,
     exited_nonempty: usize,
     orphans: Vec<String>,
+    /// Handles the program said it leaves behind on purpose, as they were released with their
+    /// context (or found alive at exit).
+    left: Vec<String>,
     /// Per stream (0: a context's null stream), the memory its enqueued operations use.
     pending: HashMap<usize, Pending>,
     /// Per event, what was pending on its stream when it was recorded, and the host accesses
@@ -405,6 +434,7 @@ fn fault_slow(name: &'static str) -> Option<i32> {
         return None;
     }
     let n = CALLS.fetch_add(1, Relaxed) + 1;
+    let _ = LAST_CALL.try_with(|c| c.set((n, name)));
     let code = if n == FAIL_AT.load(Relaxed) {
         match FAIL_CODE.load(Relaxed) {
             0 => typical_code(name),
@@ -504,6 +534,8 @@ pub(crate) fn created_sized(kind: Kind, h: usize, parent: usize, size: u64) {
                 parent,
                 live: true,
                 size,
+                born: born(),
+                left: false,
             },
         );
         if kind == Kind::Stream
@@ -522,6 +554,8 @@ pub(crate) fn primary(h: usize) {
             parent: usize::MAX,
             live: true,
             size: 0,
+            born: born(),
+            left: false,
         });
     });
 }
@@ -1389,16 +1423,24 @@ fn stacked_at_destruction(s: &mut State, h: usize, what: &str) {
 /// so does peer access to and from it.
 fn release_context(s: &mut State, h: usize) {
     let mut orphans = Vec::new();
+    let mut left = Vec::new();
     for ((k, x), o) in &mut s.objs {
         if o.ctx == h && o.live && !matches!(k, Kind::Context | Kind::GreenContext) {
             o.live = false;
-            if !matches!(k, Kind::Function | Kind::Global | Kind::ArrayLevel) {
+            if o.left {
+                left.push(format!(
+                    "left-behind: {k:?} {x:#x}{}, released with context {h:#x} (left on purpose)",
+                    o.origin()
+                ));
+            } else if !matches!(k, Kind::Function | Kind::Global | Kind::ArrayLevel) {
                 orphans.push(format!(
-                    "orphan: {k:?} {x:#x} still alive when context {h:#x} was destroyed"
+                    "orphan: {k:?} {x:#x}{} still alive when context {h:#x} was destroyed",
+                    o.origin()
                 ));
             }
         }
     }
+    s.left.extend(left);
     let peers: Vec<(usize, usize)> = s
         .peers
         .iter()
@@ -1440,6 +1482,8 @@ pub(crate) fn green_created(green: usize, ctx: usize) {
             parent,
             live: true,
             size: 0,
+            born: born(),
+            left: false,
         };
         s.objs.insert((Kind::GreenContext, green), obj(ctx, 0));
         s.objs.insert((Kind::Context, ctx), obj(ctx, green));
@@ -1465,6 +1509,8 @@ pub(crate) fn green_stream_created(h: usize, green: usize) {
                 parent: 0,
                 live: true,
                 size: 0,
+                born: born(),
+                left: false,
             },
         );
         if let Some(w) = s.ctx_waits.get(&ctx).cloned() {
@@ -1663,6 +1709,8 @@ pub(crate) fn mapping(ptr: u64, size: usize, offset: usize, handle: u64) -> bool
                 parent: reservation,
                 live: true,
                 size: size as u64,
+                born: born(),
+                left: false,
             },
         );
         // The physical memory stays in use while mapped (`cuMemRelease` defers its release).
@@ -1773,6 +1821,7 @@ pub(crate) fn report() -> String {
     with_state(|s| {
         let live_ctx = |c: usize| s.objs.get(&(Kind::Context, c)).is_some_and(|o| o.live);
         let mut leaks = Vec::new();
+        let mut left = s.left.clone();
         for ((k, h), o) in &s.objs {
             // A primary context (parent `usize::MAX`) is never a leak, and a green context's
             // context is reported as its green context.
@@ -1781,8 +1830,18 @@ pub(crate) fn report() -> String {
             } else {
                 o.live && (k.context_free() || live_ctx(o.ctx))
             };
-            if leaked {
-                leaks.push(format!("leak: {k:?} {h:#x} of context {:#x}", o.ctx));
+            if leaked && o.left {
+                left.push(format!(
+                    "left-behind: {k:?} {h:#x}{} of context {:#x}, alive at exit (left on purpose)",
+                    o.origin(),
+                    o.ctx
+                ));
+            } else if leaked {
+                leaks.push(format!(
+                    "leak: {k:?} {h:#x}{} of context {:#x}",
+                    o.origin(),
+                    o.ctx
+                ));
             }
         }
         for (from, to) in &s.peers {
@@ -1796,6 +1855,7 @@ pub(crate) fn report() -> String {
         let _ = writeln!(out, "leaks {}", leaks.len());
         let _ = writeln!(out, "stacks {stacks}");
         let _ = writeln!(out, "orphans {}", s.orphans.len());
+        let _ = writeln!(out, "left {}", left.len());
         for v in &s.violations {
             let _ = writeln!(out, "violation: {v}");
         }
@@ -1803,6 +1863,10 @@ pub(crate) fn report() -> String {
             let _ = writeln!(out, "{l}");
         }
         for l in &leaks {
+            let _ = writeln!(out, "{l}");
+        }
+        left.sort();
+        for l in &left {
             let _ = writeln!(out, "{l}");
         }
     });
@@ -1828,4 +1892,30 @@ pub(crate) fn orphan_count() -> usize {
 /// The number of violations so far.
 pub(crate) fn violation_count() -> usize {
     with_state(|s| s.violations.len()).unwrap_or(0)
+}
+
+/// The program leaves handle `h` of `kind` (with `bytes`: every one starting in `h..h + bytes`)
+/// behind on purpose (`custackCheckdriverLeftBehind`):
+/// released with its context, or alive at exit, it is reported as left behind, not as an orphan
+/// or a leak. Returns whether a live handle of that kind was found; an unknown one is a
+/// violation (the program named something it does not hold).
+pub(crate) fn left_behind(kind: Kind, h: usize, bytes: usize) -> bool {
+    with_state(|s| {
+        let end = h.saturating_add(bytes.max(1));
+        let mut found = false;
+        for ((k, x), o) in &mut s.objs {
+            if *k == kind && (h..end).contains(x) && o.live {
+                o.left = true;
+                found = true;
+            }
+        }
+        if !found {
+            violation(
+                s,
+                format!("custackCheckdriverLeftBehind: no live {kind:?} at {h:#x} (+{bytes})"),
+            );
+        }
+        found
+    })
+    .unwrap_or(true)
 }

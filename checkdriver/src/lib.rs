@@ -1748,6 +1748,7 @@ unsafe fn get_proc_address(
         b"custackCheckdriverSetDriverVersion" => {
             Some(custackCheckdriverSetDriverVersion as *mut c_void)
         }
+        b"custackCheckdriverLeftBehind" => Some(custackCheckdriverLeftBehind as *mut c_void),
         _ => None,
     };
     if let Some(f) = extension {
@@ -1806,6 +1807,57 @@ pub extern "C" fn custackCheckdriverSetDriverVersion(version: c_int) -> CUresult
     }
     REPORTED_VERSION.store(version, Relaxed);
     CUDA_SUCCESS
+}
+
+/// The double's extension for the program under test (custack calls it): the handle `handle`
+/// (with `bytes` other than 0: every handle of that kind starting in `handle..handle + bytes`,
+/// as a mapping made of several pieces),
+/// of the kind named `kind` (`DeviceMemory`, `HostMemory`, `Module`, `GraphExec`, `Stream`,
+/// `Event`, `Reservation`, `PhysicalMemory`, `Mapping`), is
+/// left behind on purpose (work may still use it: a submission whose wait failed leaks its
+/// payload rather than free it). It is then reported as left behind, not as an orphan or a
+/// leak; any other handle the program leaves still is one. Found through
+/// `cuGetProcAddress("custackCheckdriverLeftBehind")`; not a driver call, so neither counted
+/// nor failed. Returns 0, or `CUDA_ERROR_INVALID_VALUE` (and a violation) for a kind it does not
+/// know or a handle that is not live.
+///
+/// # Safety
+///
+/// `kind` is a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn custackCheckdriverLeftBehind(
+    kind: *const c_char,
+    handle: u64,
+    bytes: u64,
+) -> CUresult {
+    if kind.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: the caller's promise.
+    let name = unsafe { CStr::from_ptr(kind) }.to_bytes();
+    let kind = match name {
+        b"DeviceMemory" => Kind::DeviceMemory,
+        b"HostMemory" => Kind::HostMemory,
+        b"Module" => Kind::Module,
+        b"GraphExec" => Kind::GraphExec,
+        b"Stream" => Kind::Stream,
+        b"Event" => Kind::Event,
+        b"Reservation" => Kind::Reservation,
+        b"PhysicalMemory" => Kind::Physical,
+        b"Mapping" => Kind::Mapping,
+        _ => {
+            check::data_violation(
+                "custackCheckdriverLeftBehind",
+                format!("unknown kind {:?}", String::from_utf8_lossy(name)),
+            );
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+    };
+    if check::left_behind(kind, handle as usize, bytes as usize) {
+        CUDA_SUCCESS
+    } else {
+        CUDA_ERROR_INVALID_VALUE
+    }
 }
 
 unsafe extern "C" {

@@ -109,9 +109,10 @@ fn a_leak_on_an_error_path_is_reported_with_the_call_number_and_function() {
         .find(|l| l.trim_start().starts_with("fail-at 4 "))
         .unwrap_or_else(|| panic!("no failing schedule fail-at 4:\n{text}"));
     assert!(line.contains("cuMemAlloc_v2"), "{line}");
-    // The context's destruction found the first allocation still alive.
+    // The context's destruction found the first allocation still alive, and names the call
+    // that made it (call 3, the first allocation).
     assert!(
-        text.contains("orphan: DeviceMemory 0x7f0000000000 still alive"),
+        text.contains("orphan: DeviceMemory 0x7f0000000000 from call 3 cuMemAlloc_v2 still alive"),
         "{text}"
     );
     assert!(

@@ -20,6 +20,7 @@
 use crate::asynchronous::stream::Stream;
 use crate::error::{Error, Result, record_drop_error};
 use crate::ffi;
+use crate::testing::left_behind::{Object, left_behind};
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
@@ -314,6 +315,8 @@ impl<P: Payload> GraphExec<'_, P> {
                     .with_detail(format!("the driver refused the update: {:?}", info.result)))
             }
             code => {
+                // Whether the graph still uses the payload is unknown: it is left behind.
+                P::left_behind(&payload);
                 core::mem::forget(payload);
                 Err(Error::from_code(code))
             }
@@ -389,6 +392,10 @@ impl<P: Payload> Payload for GraphExec<'_, P> {
         Self: 'a,
     {
         P::read(&held.payload)
+    }
+    fn left_behind(held: &Self) {
+        left_behind(Object::GraphExec, held.raw as u64);
+        P::left_behind(&held.payload);
     }
 }
 

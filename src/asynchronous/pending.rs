@@ -9,6 +9,8 @@
 use crate::context::raw::with_raw_current;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
+use crate::testing::left_behind::{Object, left_behind};
+use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
 /// Where the context of a pending work's event is while the event is destroyed and the
@@ -57,24 +59,36 @@ impl EventHome for Pushed {
     }
 }
 
-/// Pending work's event and held payload (see the module documentation).
-pub(crate) struct Pending<H, E: EventHome> {
-    event: ffi::CUevent,
-    home: E,
-    payload: ManuallyDrop<H>,
+/// What pending work holds: a payload in its held form, and how to name to the checking driver
+/// the driver objects in it that custack leaves behind when it cannot know the work is over.
+pub(crate) trait Holds {
+    /// The held payload.
+    type Held;
+    /// Names `held`'s driver objects as left behind on purpose.
+    fn left_behind(held: &Self::Held);
 }
 
-impl<H, E: EventHome> Pending<H, E> {
+/// Pending work's event and held payload (see the module documentation): `L` says what is
+/// held ([`Holds`]), `E` where the event's context is.
+pub(crate) struct Pending<L: Holds, E: EventHome> {
+    event: ffi::CUevent,
+    home: E,
+    payload: ManuallyDrop<L::Held>,
+    _holds: PhantomData<fn() -> L>,
+}
+
+impl<L: Holds, E: EventHome> Pending<L, E> {
     /// # Safety
     ///
     /// `event` is a live event of `home`'s context, recorded after every operation that uses
     /// `payload`, owned by nothing else.
     #[inline]
-    pub(crate) unsafe fn new(event: ffi::CUevent, home: E, payload: H) -> Self {
+    pub(crate) unsafe fn new(event: ffi::CUevent, home: E, payload: L::Held) -> Self {
         Self {
             event,
             home,
             payload: ManuallyDrop::new(payload),
+            _holds: PhantomData,
         }
     }
 
@@ -92,13 +106,13 @@ impl<H, E: EventHome> Pending<H, E> {
 
     /// The payload in its held form, still in use by the work.
     #[inline]
-    pub(crate) fn payload(&self) -> &H {
+    pub(crate) fn payload(&self) -> &L::Held {
         &self.payload
     }
 
     /// `cuEventSynchronize`, then the payload; see [`finish`](Self::finish).
     #[inline]
-    pub(crate) fn wait(self) -> Result<H> {
+    pub(crate) fn wait(self) -> Result<L::Held> {
         // SAFETY: a live event (destroyed only by `finish` or `drop`) of a live context; an
         // event of another context than the current one may be waited for.
         let r = unsafe { ffi::cuEventSynchronize(self.event) }.result();
@@ -107,7 +121,7 @@ impl<H, E: EventHome> Pending<H, E> {
 
     /// `cuEventQuery`: the payload if the work is complete, the pending work back if not.
     #[inline]
-    pub(crate) fn try_wait(self) -> Result<core::result::Result<H, Self>> {
+    pub(crate) fn try_wait(self) -> Result<core::result::Result<L::Held, Self>> {
         // SAFETY: as in `wait`.
         match unsafe { ffi::cuEventQuery(self.event) } {
             ffi::CUresult::CUDA_ERROR_NOT_READY => Ok(Err(self)),
@@ -130,15 +144,20 @@ impl<H, E: EventHome> Pending<H, E> {
     /// succeeded, leaks it otherwise (the work may still use it). On a host function's panic
     /// the work is complete: the payload is dropped.
     #[inline]
-    fn finish(self, waited: Result<()>) -> Result<H> {
+    fn finish(self, waited: Result<()>) -> Result<L::Held> {
         let (event, home, payload) = self.into_all_parts();
+        let mut destroyed = false;
         let cleaned = home.with_context(|| {
-            destroy_event(event);
+            destroyed = destroy_event(event);
             super::host::check_panics()
         });
+        if !destroyed {
+            left_behind(Object::Event, event as u64);
+        }
         match waited {
             Ok(()) => cleaned.map(|()| payload),
             Err(e) => {
+                L::left_behind(&payload);
                 core::mem::forget(payload);
                 Err(e)
             }
@@ -147,13 +166,13 @@ impl<H, E: EventHome> Pending<H, E> {
 
     /// The event and the payload in its held form, without waiting.
     #[inline]
-    pub(crate) fn into_parts(self) -> (ffi::CUevent, H) {
+    pub(crate) fn into_parts(self) -> (ffi::CUevent, L::Held) {
         let (event, _, payload) = self.into_all_parts();
         (event, payload)
     }
 
     #[inline]
-    fn into_all_parts(self) -> (ffi::CUevent, E, H) {
+    fn into_all_parts(self) -> (ffi::CUevent, E, L::Held) {
         let mut this = ManuallyDrop::new(self);
         // SAFETY: the payload is taken once; `this` never drops.
         let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
@@ -161,30 +180,42 @@ impl<H, E: EventHome> Pending<H, E> {
     }
 }
 
-impl<H, E: EventHome> Drop for Pending<H, E> {
+impl<L: Holds, E: EventHome> Drop for Pending<L, E> {
     fn drop(&mut self) {
         // SAFETY: as in `wait`.
         match unsafe { ffi::cuEventSynchronize(self.event) }.result() {
             // SAFETY: the payload is dropped once, after the work that used it is complete.
             Ok(()) => unsafe { ManuallyDrop::drop(&mut self.payload) },
-            Err(e) => record_drop_error(e),
+            Err(e) => {
+                // The work may still use the payload: it is leaked, never freed.
+                L::left_behind(&self.payload);
+                record_drop_error(e);
+            }
         }
         let event = self.event;
-        let destroyed = self.home.with_context(|| {
-            destroy_event(event);
+        let mut destroyed = false;
+        let pushed = self.home.with_context(|| {
+            destroyed = destroy_event(event);
             Ok(())
         });
-        if let Err(e) = destroyed {
+        if !destroyed {
+            left_behind(Object::Event, event as u64);
+        }
+        if let Err(e) = pushed {
             record_drop_error(e);
         }
     }
 }
 
-/// Destroys `event`, recording a failure.
-pub(crate) fn destroy_event(event: ffi::CUevent) {
+/// Destroys `event`, recording a failure; whether it was destroyed.
+pub(crate) fn destroy_event(event: ffi::CUevent) -> bool {
     // SAFETY: a live event of the current context, destroyed once. A pending record or a
     // stream's pending wait on it does not stop it from being destroyed (Event Management).
-    if let Err(e) = unsafe { ffi::cuEventDestroy_v2(event) }.result() {
-        record_drop_error(e);
+    match unsafe { ffi::cuEventDestroy_v2(event) }.result() {
+        Ok(()) => true,
+        Err(e) => {
+            record_drop_error(e);
+            false
+        }
     }
 }

@@ -29,8 +29,9 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use core::task::{Context as TaskContext, Poll, Waker};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::pending::{Current, Pending, destroy_event};
+use super::pending::{Current, Holds, Pending, destroy_event};
 use super::scope::{ScopedHostMut, ScopedSliceMut, StreamScope};
+use crate::testing::left_behind::{Object, left_behind};
 
 pub(crate) mod sealed {
     pub trait Sealed {}
@@ -118,6 +119,26 @@ pub trait Payload: sealed::Sealed + Sized {
     fn read<'a>(held: &'a Self::Held) -> Self::Read<'a>
     where
         Self: 'a;
+
+    /// Names to the checking driver each driver object of a held payload that custack is
+    /// leaving behind on purpose (work may still use it), before it leaks the payload. Nothing
+    /// for a payload that holds no driver object.
+    #[doc(hidden)]
+    #[inline]
+    fn left_behind(held: &Self::Held) {
+        let _ = held;
+    }
+}
+
+/// What a submission holds: a [`Payload`] in its held form ([`Holds`]).
+pub(crate) struct AsPayload<P>(PhantomData<P>);
+
+impl<P: Payload> Holds for AsPayload<P> {
+    type Held = P::Held;
+    #[inline]
+    fn left_behind(held: &P::Held) {
+        P::left_behind(held);
+    }
 }
 
 /// `Held = Self`: the payload itself is what a submission or graph keeps.
@@ -169,6 +190,9 @@ impl<T: DeviceCopy> Payload for DeviceBuffer<'_, T> {
     {
         held.as_view()
     }
+    fn left_behind(held: &Self) {
+        left_behind(Object::DeviceMemory, held.device_ptr());
+    }
 }
 
 /// The `Access` and `Read` forms of a payload whose host elements it derefs to.
@@ -214,6 +238,9 @@ impl<T: DeviceCopy> Payload for PinnedBuffer<'_, T> {
         unsafe { ScopedHostMut::from_raw_parts(held.raw_ptr(), held.len()) }
     }
     host_slice_forms!(T);
+    fn left_behind(held: &Self) {
+        left_behind(Object::HostMemory, held.as_ptr() as u64);
+    }
 }
 
 impl<T: DeviceCopy> sealed::Sealed for crate::ManagedBuffer<'_, T> {}
@@ -234,6 +261,9 @@ impl<T: DeviceCopy> Payload for crate::ManagedBuffer<'_, T> {
         unsafe { ScopedSliceMut::from_raw_parts(held.device_ptr(), held.len()) }
     }
     host_slice_forms!(T);
+    fn left_behind(held: &Self) {
+        left_behind(Object::DeviceMemory, held.device_ptr());
+    }
 }
 
 impl<T: DeviceCopy> sealed::Sealed for crate::RegisteredVec<'_, T> {}
@@ -431,6 +461,9 @@ impl<'m> Payload for crate::Module<'m> {
     {
         held
     }
+    fn left_behind(held: &Self) {
+        left_behind(Object::Module, held.as_raw() as u64);
+    }
 }
 
 impl sealed::Sealed for () {}
@@ -521,7 +554,7 @@ impl Payload for () {
 #[doc(alias = "cuEventSynchronize")]
 pub struct Submission<'s, P: Payload> {
     // The event and the payload: its context is current (the submission borrows its guard).
-    pending: Pending<P::Held, Current>,
+    pending: Pending<AsPayload<P>, Current>,
     // The stream that recorded the event (for `IntoFuture`'s host function).
     stream: ffi::CUstream,
     // Borrows the stream (and through it the guard); the guard's thread only.
@@ -542,22 +575,28 @@ static_assertions::assert_not_impl_any!(Submission<'static, Vec<u8>>: Send, Sync
 /// A submission whose work may be partly enqueued: on an error or a panic before it is
 /// complete, waits for the stream, then drops the payload (or leaks it if the wait failed), and
 /// destroys the event. `H` is the payload in its held form.
-struct Enqueuing<H> {
+struct Enqueuing<P: Payload> {
     stream: ffi::CUstream,
     event: ffi::CUevent,
-    payload: ManuallyDrop<H>,
+    payload: ManuallyDrop<P::Held>,
 }
 
-impl<H> Drop for Enqueuing<H> {
+impl<P: Payload> Drop for Enqueuing<P> {
     fn drop(&mut self) {
         // SAFETY: the stream is live and of the current context (borrowed by `submit`).
         match unsafe { ffi::cuStreamSynchronize(self.stream) }.result() {
             // SAFETY: the payload is dropped once; the stream's work, all of which may use it,
             // is complete.
             Ok(()) => unsafe { ManuallyDrop::drop(&mut self.payload) },
-            Err(e) => record_drop_error(e),
+            Err(e) => {
+                // The work may still use the payload: it is leaked, never freed.
+                P::left_behind(&self.payload);
+                record_drop_error(e);
+            }
         }
-        destroy_event(self.event);
+        if !destroy_event(self.event) {
+            left_behind(Object::Event, self.event as u64);
+        }
     }
 }
 
@@ -691,7 +730,7 @@ impl Stream<'_> {
         payload: P::Held,
         f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'static>, P::Bound<'scope>) -> Result<()>,
     ) -> Result<Submission<'_, P>> {
-        let mut work = Enqueuing {
+        let mut work = Enqueuing::<P> {
             stream: self.as_raw(),
             event,
             payload: ManuallyDrop::new(payload),

@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::ffi;
+use crate::testing::left_behind::{Object, left_behind};
 
 /// Pushes `ctx`, runs `f`, pops it.
 ///
@@ -43,4 +44,32 @@ fn repop(ctx: ffi::CUcontext) {
         // SAFETY: `ctx` is on top, pushed by `with_raw_current` on this thread.
         let _ = unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) };
     }
+}
+
+/// Pushes `ctx`, runs `release`, pops it (as [`with_raw_current`]); unless `release` ran and
+/// succeeded (the push failed, or the release itself did), names `object` `handle` to the
+/// checking driver as left behind on purpose: it stays allocated until its context goes.
+///
+/// # Safety
+///
+/// As [`with_raw_current`].
+pub(crate) unsafe fn release_in(
+    ctx: ffi::CUcontext,
+    object: Object,
+    handle: u64,
+    release: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    let mut released = false;
+    // SAFETY: the caller's.
+    let r = unsafe {
+        with_raw_current(ctx, || {
+            let r = release();
+            released = r.is_ok();
+            r
+        })
+    };
+    if !released {
+        left_behind(object, handle);
+    }
+    r
 }

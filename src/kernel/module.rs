@@ -6,6 +6,7 @@ use crate::ffi;
 use crate::kernel::launch::{Function, Kernel, KernelSignature};
 use crate::memory::plain::DeviceCopy;
 use crate::memory::{DeviceView, DeviceViewMut};
+use crate::testing::left_behind::{Object, left_behind};
 use core::ffi::{c_uint, c_void};
 use core::marker::PhantomData;
 use std::ffi::CString;
@@ -538,10 +539,16 @@ pub(crate) unsafe fn unload_raw(raw: ffi::CUmodule) -> Result<()> {
         Err(_) => unsafe { ffi::cuCtxSynchronize() }.result().is_ok(),
     };
     if !idle {
+        // Its kernels may still run: the module is left, never unloaded under them.
+        left_behind(Object::Module, raw as u64);
         return waited;
     }
     // SAFETY: the caller's promise; no work that may use the module is pending (above).
     let unloaded = unsafe { ffi::cuModuleUnload(raw) }.result();
+    if unloaded.is_err() {
+        // The driver keeps a module it failed to unload.
+        left_behind(Object::Module, raw as u64);
+    }
     waited.and(unloaded)
 }
 

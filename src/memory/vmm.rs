@@ -54,6 +54,7 @@ use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::plain::DeviceCopy;
 use crate::memory::{DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, sealed};
+use crate::testing::left_behind::{Object, left_behind, left_behind_range};
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -216,11 +217,15 @@ impl Stuck {
         self.0.load(Ordering::Relaxed)
     }
     /// Unmaps `ptr..ptr + bytes` (recording a failure as a drop error) and marks the
-    /// reservation stuck if that failed.
-    fn unmap(&self, ptr: ffi::CUdeviceptr, bytes: usize) {
-        if !unmap(ptr, bytes) {
+    /// reservation stuck if that failed; whether it unmapped.
+    fn unmap(&self, ptr: ffi::CUdeviceptr, bytes: usize) -> bool {
+        let unmapped = unmap(ptr, bytes);
+        if !unmapped {
             self.set();
+            // Still mapped: left, with its reservation, for the context to release.
+            left_behind_range(Object::Mapping, ptr, bytes as u64);
         }
+        unmapped
     }
     /// Refuses a new mapping in a stuck reservation.
     fn check(&self) -> Result<()> {
@@ -539,11 +544,24 @@ impl<H: VmmHome> Reservation<'_, H> {
             .into_iter()
             .map(|p| ManuallyDrop::new(p).handle)
             .collect();
+        let mut ran = false;
         // SAFETY: `in_home` requires a live home and an `f` that leaves the stack as it was:
         // - the home is live: a guard-lent reservation borrows its guard, whose context is
         //   current; a multi-device reservation borrows its context for `'ctx`;
         // - releasing pushes and pops nothing.
-        let released = unsafe { H::in_home(self.home, || release_all(&handles)) };
+        let released = unsafe {
+            H::in_home(self.home, || {
+                ran = true;
+                release_all(&handles)
+            })
+        };
+        if !ran {
+            // The context could not be pushed: none was released (`release_all` names the ones
+            // whose release failed).
+            for &h in &handles {
+                left_behind(Object::PhysicalMemory, h);
+            }
+        }
         if let Err(e) = released {
             unmap_in::<H>(self.home, ptr, bytes, &self.stuck);
             return Err(e);
@@ -766,6 +784,9 @@ fn release_all(handles: &[ffi::CUmemGenericAllocationHandle]) -> Result<()> {
         // SAFETY: each handle is live and released once (its owner was consumed); a mapping
         // of it keeps the memory alive.
         let r = unsafe { ffi::cuMemRelease(h) }.result();
+        if r.is_err() {
+            left_behind(Object::PhysicalMemory, h);
+        }
         if first.is_ok() {
             first = r;
         }
@@ -795,16 +816,23 @@ fn unmap(ptr: ffi::CUdeviceptr, bytes: usize) -> bool {
 /// Unmaps `ptr..ptr + bytes` in `home` (pushing a multi-device mapping's context); marks the
 /// reservation `stuck` if the push or the unmap failed (both recorded as drop errors).
 fn unmap_in<H: VmmHome>(home: H::Home, ptr: ffi::CUdeviceptr, bytes: usize, stuck: &Stuck) {
+    let mut ran = false;
     // SAFETY: `in_home` requires a live home and an `f` that leaves the stack as it was:
     // - the home is live: the mapping borrows its reservation, which borrows its guard (whose
     //   context is current) or its context;
     // - unmapping pushes and pops nothing.
     let pushed = unsafe {
         H::in_home(home, || {
-            stuck.unmap(ptr, bytes);
+            ran = true;
+            // (A failed unmap names the mapping left behind itself.)
+            let _ = stuck.unmap(ptr, bytes);
             Ok(())
         })
     };
+    if !ran {
+        // Still mapped: left, with its reservation, for the context to release.
+        left_behind_range(Object::Mapping, ptr, bytes as u64);
+    }
     if let Err(e) = pushed {
         stuck.set();
         record_drop_error(e);
@@ -820,19 +848,28 @@ impl<T: DeviceCopy, M: MappingMode, H: VmmHome> Drop for Mapping<'_, T, M, H> {
 impl<H: VmmHome> Drop for Reservation<'_, H> {
     fn drop(&mut self) {
         if self.stuck.is_set() {
-            return; // still mapped: the failed unmap was recorded; freeing would pull the range
+            // Still mapped: the failed unmap was recorded; freeing would pull the range.
+            left_behind(Object::Reservation, self.base);
+            return;
         }
         let (base, size) = (self.base, self.size);
+        let mut freed = false;
         let free = || {
             // SAFETY: reserved by this value, freed once; no mapping is alive (mappings borrow
             // it) and none is left over (not stuck).
-            unsafe { ffi::cuMemAddressFree(base, size) }.result()
+            let r = unsafe { ffi::cuMemAddressFree(base, size) }.result();
+            freed = r.is_ok();
+            r
         };
         // SAFETY: `in_home` requires a live home and an `f` that leaves the stack as it was:
         // - the home is live: a guard-lent reservation borrows its guard (whose context is
         //   current), a multi-device one its context;
         // - `free` pushes and pops nothing.
-        if let Err(e) = unsafe { H::in_home(self.home, free) } {
+        let r = unsafe { H::in_home(self.home, free) };
+        if !freed {
+            left_behind(Object::Reservation, base);
+        }
+        if let Err(e) = r {
             record_drop_error(e);
         }
     }
@@ -859,16 +896,23 @@ impl<H: VmmHome> PhysicalMemory<'_, H> {
 impl<H: VmmHome> Drop for PhysicalMemory<'_, H> {
     fn drop(&mut self) {
         let handle = self.handle;
+        let mut released = false;
         let release = || {
             // SAFETY: created by this value, released once; no mapping is alive (mappings
             // borrow it, or took it).
-            unsafe { ffi::cuMemRelease(handle) }.result()
+            let r = unsafe { ffi::cuMemRelease(handle) }.result();
+            released = r.is_ok();
+            r
         };
         // SAFETY: `in_home` requires a live home and an `f` that leaves the stack as it was:
         // - the home is live: guard-lent physical memory borrows its guard (whose context is
         //   current), multi-device physical memory its context;
         // - `release` pushes and pops nothing.
-        if let Err(e) = unsafe { H::in_home(self.home, release) } {
+        let r = unsafe { H::in_home(self.home, release) };
+        if !released {
+            left_behind(Object::PhysicalMemory, handle);
+        }
+        if let Err(e) = r {
             record_drop_error(e);
         }
     }
@@ -1196,20 +1240,22 @@ impl MultiDeviceReservation<'_> {
         }
         let descs: Vec<_> = access.iter().map(|&(d, a)| access_desc(d, a)).collect();
         let handles = pieces.iter().map(|&(h, size, _)| (h, size));
-        let mut mapped = false;
+        let mut mapped = None;
+        let total: usize = pieces.iter().map(|&(_, size, _)| size).sum();
         // SAFETY: the reservation's context is live (borrowed for 'ctx); mapping leaves the
         // stack as it was.
         let r = unsafe {
             in_context(self.home, || {
                 let m = map_pieces(self.base, self.size, offset, handles, &descs, &self.stuck)?;
-                mapped = true;
+                mapped = Some(m.0);
                 Ok(m)
             })
         };
-        if r.is_err() && mapped {
+        if let (Err(_), Some(start)) = (&r, mapped) {
             // Mapped, but the context could not be popped: no value owns the range now, so
             // it stays mapped and the reservation is stuck.
             self.stuck.set();
+            left_behind_range(Object::Mapping, start, total as u64);
         }
         r
     }

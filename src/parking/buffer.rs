@@ -2,12 +2,13 @@
 //! survives the pop and nested pushes, and is attached again to a guard of that context.
 
 use crate::context::Context;
-use crate::context::raw::with_raw_current;
+use crate::context::raw::release_in;
 use crate::context::stack::{ContextKind, Floating, PushedGuard};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::memory::DeviceBuffer;
 use crate::memory::plain::DeviceCopy;
+use crate::testing::left_behind::Object;
 use core::marker::PhantomData;
 
 /// Borrows the context; owns `T`s without making the parked buffer `!Send`; carries the kind
@@ -90,7 +91,7 @@ impl<T: DeviceCopy, K: ContextKind> Drop for ParkedBuffer<'_, T, K> {
             unsafe { ffi::cuMemFree_v2(ptr) }.result()
         };
         // SAFETY: `ctx` is alive (borrowed for `'ctx`); `free` leaves the stack as it was.
-        let r = unsafe { with_raw_current(self.ctx, free) };
+        let r = unsafe { release_in(self.ctx, Object::DeviceMemory, ptr, free) };
         if let Err(e) = r {
             record_drop_error(e);
         }

@@ -23,7 +23,7 @@ use super::submission::{Park, ParkedPayload, PendingView, sealed};
 use crate::asynchronous::graph::GraphExec;
 use crate::asynchronous::submission::Payload;
 use crate::context::Context;
-use crate::context::raw::with_raw_current;
+use crate::context::raw::release_in;
 use crate::context::stack::{ContextKind, Floating, PushedGuard};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
@@ -34,6 +34,7 @@ use crate::memory::{DeviceBuffer, PinnedBuffer};
 use crate::parking::buffer::ParkedBuffer;
 use crate::parking::host::{ParkedPinned, ParkedRegisteredVec};
 use crate::parking::module::ParkedModule;
+use crate::testing::left_behind::{Object, left_behind};
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
@@ -274,10 +275,11 @@ fn destroy_exec(raw: ffi::CUgraphExec) -> Result<()> {
 impl<Q: ParkedPayload, K: ContextKind> Drop for ParkedGraph<'_, Q, K> {
     fn drop(&mut self) {
         let raw = self.raw;
+        let destroy = || destroy_exec(raw);
         // SAFETY: `ctx` is alive (borrowed for `'ctx`); the closure leaves the stack as it was.
         // No launch is pending: a pending launch is a parked submission's, which drops its
         // payload (this) only after its work is complete.
-        if let Err(e) = unsafe { with_raw_current(self.ctx, || destroy_exec(raw)) } {
+        if let Err(e) = unsafe { release_in(self.ctx, Object::GraphExec, raw as u64, destroy) } {
             // The graph is leaked if the push failed; it is never launched again, so freeing
             // its payload below is still sound.
             record_drop_error(e);
@@ -293,6 +295,10 @@ impl<Q: ParkedPayload, K: ContextKind> ParkedPayload for ParkedGraph<'_, Q, K> {
     #[inline]
     fn release(held: Self) -> Self {
         held
+    }
+    fn left_behind(held: &Self) {
+        left_behind(Object::GraphExec, held.raw as u64);
+        Q::left_behind(&held.payload);
     }
 }
 

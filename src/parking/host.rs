@@ -34,13 +34,14 @@
 //! and is parked by registering a vector instead.
 
 use crate::context::Context;
-use crate::context::raw::with_raw_current;
+use crate::context::raw::{release_in, with_raw_current};
 use crate::context::stack::PushedGuard;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::memory::PinnedBuffer;
 use crate::memory::plain::DeviceCopy;
 use crate::memory::registered::RegisteredVec;
+use crate::testing::left_behind::Object;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use core::ptr::NonNull;
@@ -183,7 +184,7 @@ impl<T: DeviceCopy> ParkedPinned<'_, T> {
             unsafe { ffi::cuMemFreeHost(ptr) }.result()
         };
         // SAFETY: `ctx` is alive (borrowed for `'ctx`); `free` leaves the stack as it was.
-        unsafe { with_raw_current(self.ctx, free) }
+        unsafe { release_in(self.ctx, Object::HostMemory, ptr as u64, free) }
     }
 }
 

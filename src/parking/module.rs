@@ -7,6 +7,7 @@ use crate::context::stack::{ContextKind, Floating, PushedGuard};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::kernel::module::{Module, unload_raw};
+use crate::testing::left_behind::{Object, left_behind};
 use core::marker::PhantomData;
 use std::ffi::CString;
 
@@ -60,12 +61,19 @@ impl<K: ContextKind> ParkedModule<'_, K> {
 impl<K: ContextKind> Drop for ParkedModule<'_, K> {
     fn drop(&mut self) {
         let raw = self.raw;
+        let mut ran = false;
         let unload = || {
+            ran = true;
             // SAFETY: the module belongs to `ctx`, current while this runs, and is unloaded once.
+            // (`unload_raw` names the module left behind where it does not unload it.)
             unsafe { unload_raw(raw) }
         };
         // SAFETY: `ctx` is alive (borrowed for `'ctx`); `unload` leaves the stack as it was.
-        if let Err(e) = unsafe { with_raw_current(self.ctx, unload) } {
+        let r = unsafe { with_raw_current(self.ctx, unload) };
+        if !ran {
+            left_behind(Object::Module, raw as u64);
+        }
+        if let Err(e) = r {
             record_drop_error(e);
         }
     }

@@ -3,10 +3,11 @@
 
 use crate::asynchronous::stream::Stream;
 use crate::context::Context;
-use crate::context::raw::with_raw_current;
+use crate::context::raw::release_in;
 use crate::context::stack::{ContextKind, Floating, PushedGuard};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
+use crate::testing::left_behind::Object;
 use core::marker::PhantomData;
 
 /// A [`Stream`] set aside to outlive its guard and nested pushes
@@ -54,7 +55,7 @@ impl<K: ContextKind> Drop for ParkedStream<'_, K> {
             unsafe { ffi::cuStreamDestroy_v2(raw) }.result()
         };
         // SAFETY: `ctx` is alive (borrowed for `'ctx`); `destroy` leaves the stack as it was.
-        if let Err(e) = unsafe { with_raw_current(self.ctx, destroy) } {
+        if let Err(e) = unsafe { release_in(self.ctx, Object::Stream, raw as u64, destroy) } {
             record_drop_error(e);
         }
     }

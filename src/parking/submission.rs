@@ -19,7 +19,7 @@
 //!
 //! [`guide::parking`]: crate::guide::parking
 
-use crate::asynchronous::pending::{Pending, Pushed};
+use crate::asynchronous::pending::{Holds, Pending, Pushed};
 use crate::asynchronous::scope::Invariant;
 use crate::asynchronous::submission::{Payload, Submission};
 use crate::context::Context;
@@ -33,6 +33,7 @@ use crate::memory::{DeviceBuffer, PinnedBuffer};
 use crate::parking::buffer::ParkedBuffer;
 use crate::parking::host::{ParkedPinned, ParkedRegisteredVec};
 use crate::parking::module::ParkedModule;
+use crate::testing::left_behind::{Object, left_behind};
 use core::marker::PhantomData;
 
 pub(crate) mod sealed {
@@ -52,6 +53,26 @@ pub trait ParkedPayload: sealed::Sealed + Sized {
     /// The parked payload back from its held form, once no work uses it.
     #[doc(hidden)]
     fn release(held: Self::Held) -> Self;
+
+    /// Names to the checking driver each driver object of a held parked payload that custack
+    /// is leaving behind on purpose (work may still use it, or its context cannot be pushed to
+    /// release it). Nothing for one that holds no driver object.
+    #[doc(hidden)]
+    #[inline]
+    fn left_behind(held: &Self::Held) {
+        let _ = held;
+    }
+}
+
+/// What a parked submission holds: a [`ParkedPayload`] in its held form ([`Holds`]).
+pub(crate) struct AsParked<Q>(PhantomData<Q>);
+
+impl<Q: ParkedPayload> Holds for AsParked<Q> {
+    type Held = Q::Held;
+    #[inline]
+    fn left_behind(held: &Q::Held) {
+        Q::left_behind(held);
+    }
 }
 
 /// A [`Payload`] that a pending submission of a context of kind `K` can be parked with
@@ -84,8 +105,9 @@ pub trait Park<'ctx, K: ContextKind = Floating>: Payload {
 }
 
 /// `Held = Self` for a parked payload.
+/// (With `left_behind`: the driver object each holds, by its handle.)
 macro_rules! parked_as_itself {
-    ($([$($g:tt)*] $ty:ty),* $(,)?) => {$(
+    ($([$($g:tt)*] $ty:ty $(=> |$h:ident| $object:ident($handle:expr))?),* $(,)?) => {$(
         impl<$($g)*> sealed::Sealed for $ty {}
         impl<$($g)*> ParkedPayload for $ty {
             type Held = Self;
@@ -93,14 +115,20 @@ macro_rules! parked_as_itself {
             fn release(held: Self) -> Self {
                 held
             }
+            $(
+                fn left_behind($h: &Self) {
+                    left_behind(Object::$object, $handle);
+                }
+            )?
         }
     )*};
 }
 parked_as_itself!(
-    ['ctx, T: DeviceCopy, K: ContextKind] ParkedBuffer<'ctx, T, K>,
-    ['ctx, T: DeviceCopy] ParkedPinned<'ctx, T>,
+    ['ctx, T: DeviceCopy, K: ContextKind] ParkedBuffer<'ctx, T, K>
+        => |b| DeviceMemory(b.device_ptr()),
+    ['ctx, T: DeviceCopy] ParkedPinned<'ctx, T> => |p| HostMemory(p.as_ptr() as u64),
     ['ctx, T: DeviceCopy] ParkedRegisteredVec<'ctx, T>,
-    ['ctx, K: ContextKind] ParkedModule<'ctx, K>,
+    ['ctx, K: ContextKind] ParkedModule<'ctx, K> => |m| Module(m.as_raw() as u64),
     [T: DeviceCopy] Vec<T>,
     [] (),
 );
@@ -260,7 +288,7 @@ impl<C: crate::Contract, K: ContextKind> Park<'_, K> for crate::Declared<'_, C> 
 #[doc(alias = "cuEventSynchronize")]
 pub struct ParkedSubmission<'ctx, Q: ParkedPayload> {
     // The event and the payload, the event's context pushed for the clean-up.
-    pending: Pending<Q::Held, Pushed>,
+    pending: Pending<AsParked<Q>, Pushed>,
     // Borrows the context; `!Send` and `!Sync` like a submission (a host function's panic is
     // reported on the thread that waits).
     _marker: PhantomData<(&'ctx Context, *const ())>,

@@ -44,6 +44,9 @@ macro_rules! tuple {
             {
                 ($($name::read(&held.$idx),)+)
             }
+            fn left_behind(held: &Self::Held) {
+                $($name::left_behind(&held.$idx);)+
+            }
         }
 
         impl<$($name: ParkedPayload),+> parked_sealed::Sealed for ($($name,)+) {}
@@ -52,6 +55,9 @@ macro_rules! tuple {
             #[inline]
             fn release(held: Self::Held) -> Self {
                 ($($name::release(held.$idx),)+)
+            }
+            fn left_behind(held: &Self::Held) {
+                $($name::left_behind(&held.$idx);)+
             }
         }
 

@@ -4,8 +4,10 @@
 //! The rules are those `scripts/check-driver.sh` applies to custack's own programs: a leak
 //! counts unless the failed call was itself the free or destroy (the driver kept the handle), or
 //! the fault was sticky (every free fails from then on; the context's destruction, or the
-//! process's end, is the clean-up), and a handle left for its context's destruction counts
-//! except where custack leaks on purpose rather than free memory work may still use.
+//! process's end, is the clean-up), and so does a handle left for its context's destruction (an
+//! orphan). What custack leaves behind on purpose (a failed wait's payload, which work may still
+//! use) it names to the driver, which reports it apart ("left-behind"), never as an orphan: any
+//! other handle left on that path is the program's.
 
 use std::fmt;
 use std::process::ExitStatus;
@@ -70,6 +72,8 @@ pub(crate) struct Report {
     pub(crate) violations: Vec<String>,
     pub(crate) leaks: Vec<String>,
     pub(crate) orphans: Vec<String>,
+    /// Handles the program said it left behind on purpose (custack's failed waits).
+    pub(crate) left: Vec<String>,
     /// Kernels launched without a CPU stand-in, and how often.
     pub(crate) without_stand_in: Vec<(String, u64)>,
 }
@@ -91,6 +95,7 @@ impl Report {
                 "violation:" => r.violations.push(line.to_owned()),
                 "leak:" => r.leaks.push(line.to_owned()),
                 "orphan:" => r.orphans.push(line.to_owned()),
+                "left-behind:" => r.left.push(line.to_owned()),
                 "no-stand-in" => r.without_stand_in.push((
                     value.to_owned(),
                     words.next().unwrap_or("0").parse().unwrap_or(0),
@@ -179,17 +184,6 @@ const RELEASES: [&str; 13] = [
     "cuLinkDestroy",
 ];
 
-/// Failed calls after which custack leaves handles for the context's destruction on purpose:
-/// a drop that cannot push its context cannot release them (it records the error), and a
-/// submission whose wait failed, or a graph update that failed, leaks its payload rather than
-/// free memory that work may still use (contract row R11).
-const ORPHANS_BY_DESIGN: [&str; 4] = [
-    "cuCtxPushCurrent",
-    "cuEventSynchronize",
-    "cuEventQuery",
-    "cuGraphExecUpdate",
-];
-
 /// Calls whose failure may leave a context on a thread's stack: the stack calls, and a failed
 /// `cuCtxDestroy`, which leaves the context where it was (a new context is created pushed).
 const STACK_CALLS: [&str; 4] = [
@@ -203,6 +197,14 @@ fn is_one_of(failed: Option<&str>, names: &[&str]) -> bool {
     failed.is_some_and(|f| names.iter().any(|n| f.starts_with(n)))
 }
 
+/// What the program may do that the rules would otherwise count against it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Allow {
+    /// It keeps a context current on purpose (`--context-stays-current`): a thread ending with a
+    /// context on its stack is not a violation.
+    pub(crate) context_stays_current: bool,
+}
+
 /// Judges one run: `exit` and `output` are the program's, `report` the driver's (None: the
 /// program did not load the checking driver, or died before it wrote one).
 pub(crate) fn judge(
@@ -210,6 +212,7 @@ pub(crate) fn judge(
     exit: &Exit,
     output: &str,
     report: Option<&Report>,
+    allow: Allow,
 ) -> Verdict {
     let outcome = if output.contains("panicked at") {
         Outcome::Panic
@@ -234,7 +237,7 @@ pub(crate) fn judge(
         Some(r) => {
             violations.extend(r.violations.iter().cloned());
             let f = r.failed.as_deref();
-            if r.stacks > 0 && !is_one_of(f, &STACK_CALLS) {
+            if r.stacks > 0 && !allow.context_stays_current && !is_one_of(f, &STACK_CALLS) {
                 violations.push(format!(
                     "violation: {} thread(s) ended with a context on their stack",
                     r.stacks
@@ -243,9 +246,7 @@ pub(crate) fn judge(
             let sticky = matches!(schedule, Schedule::StickyAt(_));
             if !sticky && !is_one_of(f, &RELEASES) {
                 leaks.extend(r.leaks.iter().cloned());
-                if !is_one_of(f, &ORPHANS_BY_DESIGN) {
-                    leaks.extend(r.orphans.iter().cloned());
-                }
+                leaks.extend(r.orphans.iter().cloned());
             }
         }
     }
@@ -259,9 +260,35 @@ pub(crate) fn judge(
         output_tail: String::new(),
     };
     if v.bad() {
-        v.output_tail = super::tail(output, 4);
+        v.output_tail = cause(output);
     }
     v
+}
+
+/// What to show of a failing run's output: a panic's `panicked at FILE:LINE:COL:` line and its
+/// message (the test harness's summary after it says nothing more), otherwise the last lines.
+fn cause(output: &str) -> String {
+    let lines: Vec<&str> = output.lines().collect();
+    match lines.iter().position(|l| l.contains("panicked at")) {
+        Some(i) => {
+            let mut shown: Vec<&str> = vec![lines[i]];
+            // The message: the lines up to the backtrace note or the next blank line.
+            shown.extend(
+                lines[i + 1..]
+                    .iter()
+                    .take_while(|l| !l.trim().is_empty() && !l.starts_with("note: "))
+                    .take(4),
+            );
+            let mut out = String::new();
+            for l in shown {
+                out.push_str("      | ");
+                out.push_str(l);
+                out.push('\n');
+            }
+            out
+        }
+        None => super::tail(output, 4),
+    }
 }
 
 #[cfg(test)]
@@ -277,7 +304,9 @@ mod tests {
     #[test]
     fn outcomes() {
         let r = report(CLEAN);
-        let j = |exit, out: &str| judge(Schedule::FailAt(1), &exit, out, Some(&r)).outcome;
+        let j = |exit, out: &str| {
+            judge(Schedule::FailAt(1), &exit, out, Some(&r), Allow::default()).outcome
+        };
         assert_eq!(j(Exit::Code(0), ""), Outcome::Passed);
         assert_eq!(j(Exit::Code(1), "Error: out of memory"), Outcome::Error);
         assert_eq!(j(Exit::Code(101), "test t ... FAILED"), Outcome::Error);
@@ -295,13 +324,34 @@ mod tests {
                     leak: DeviceMemory 0x7f0000000000 of context 0x10000040\n";
         let r = report(text);
         assert_eq!(r.failed.as_deref(), Some("cuMemAlloc_v2"));
-        let v = judge(Schedule::FailAt(3), &Exit::Code(1), "", Some(&r));
+        let v = judge(
+            Schedule::FailAt(3),
+            &Exit::Code(1),
+            "",
+            Some(&r),
+            Allow::default(),
+        );
         assert_eq!(v.leaks.len(), 1);
         assert!(v.bad());
-        let v = judge(Schedule::StickyAt(3), &Exit::Code(1), "", Some(&r));
+        let v = judge(
+            Schedule::StickyAt(3),
+            &Exit::Code(1),
+            "",
+            Some(&r),
+            Allow::default(),
+        );
         assert!(v.leaks.is_empty() && !v.bad());
         let r = report(&text.replace("cuMemAlloc_v2", "cuMemFree_v2"));
-        assert!(!judge(Schedule::FailAt(3), &Exit::Code(0), "", Some(&r)).bad());
+        assert!(
+            !judge(
+                Schedule::FailAt(3),
+                &Exit::Code(0),
+                "",
+                Some(&r),
+                Allow::default()
+            )
+            .bad()
+        );
     }
 
     #[test]
@@ -310,23 +360,134 @@ mod tests {
             "calls 5\nfailed -\nviolations 1\nleaks 0\nstacks 1\norphans 0\n\
              violation: thread 1: cuMemFree: DeviceMemory 0x7f already destroyed or freed\n",
         );
-        let v = judge(Schedule::StickyAt(2), &Exit::Code(0), "", Some(&r));
+        let v = judge(
+            Schedule::StickyAt(2),
+            &Exit::Code(0),
+            "",
+            Some(&r),
+            Allow::default(),
+        );
         assert_eq!(v.violations.len(), 2);
         assert!(v.bad());
     }
 
     #[test]
     fn no_report_is_a_violation_and_a_failed_clean_run_is_bad() {
-        let v = judge(Schedule::FailAt(1), &Exit::Code(0), "", None);
+        let v = judge(
+            Schedule::FailAt(1),
+            &Exit::Code(0),
+            "",
+            None,
+            Allow::default(),
+        );
         assert!(v.bad());
         let r = report(CLEAN);
-        assert!(judge(Schedule::Clean, &Exit::Code(1), "", Some(&r)).bad());
-        assert!(!judge(Schedule::FailAt(1), &Exit::Code(1), "", Some(&r)).bad());
+        assert!(
+            judge(
+                Schedule::Clean,
+                &Exit::Code(1),
+                "",
+                Some(&r),
+                Allow::default()
+            )
+            .bad()
+        );
+        assert!(
+            !judge(
+                Schedule::FailAt(1),
+                &Exit::Code(1),
+                "",
+                Some(&r),
+                Allow::default()
+            )
+            .bad()
+        );
+    }
+
+    #[test]
+    fn orphans_count_after_a_failed_wait_but_what_custack_left_does_not() {
+        let text = "calls 9\nfailed cuEventSynchronize\nviolations 0\nleaks 0\nstacks 0\norphans 1\nleft 1\n\
+                    orphan: DeviceMemory 0x7f0000001000 from call 4 cuMemAlloc_v2 still alive when context 0x10 was destroyed\n\
+                    left-behind: DeviceMemory 0x7f0000000000 from call 3 cuMemAlloc_v2, released with context 0x10 (left on purpose)\n";
+        let r = report(text);
+        assert_eq!(r.left.len(), 1);
+        let v = judge(
+            Schedule::FailAt(7),
+            &Exit::Code(1),
+            "",
+            Some(&r),
+            Allow::default(),
+        );
+        assert_eq!(v.leaks.len(), 1, "the program's orphan, not custack's");
+        assert!(
+            v.leaks[0].contains("from call 4 cuMemAlloc_v2"),
+            "{:?}",
+            v.leaks
+        );
+        let clean = report(
+            &text
+                .replace("orphans 1", "orphans 0")
+                .lines()
+                .filter(|l| !l.starts_with("orphan:"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+        assert!(
+            !judge(
+                Schedule::FailAt(7),
+                &Exit::Code(1),
+                "",
+                Some(&clean),
+                Allow::default()
+            )
+            .bad()
+        );
+    }
+
+    #[test]
+    fn a_panic_shows_where_and_why() {
+        let out = "running 1 test\n\nthread 't' panicked at tests/ops.rs:31:5:\nwrong sums: [0.0, 0.0]\nnote: run with `RUST_BACKTRACE=1`\ntest t ... FAILED\n\nfailures:\n    t\n\ntest result: FAILED. 0 passed; 1 failed";
+        let v = judge(
+            Schedule::FailAt(5),
+            &Exit::Code(101),
+            out,
+            Some(&report(CLEAN)),
+            Allow::default(),
+        );
+        assert_eq!(v.outcome, Outcome::Panic);
+        assert_eq!(
+            v.output_tail,
+            "      | thread 't' panicked at tests/ops.rs:31:5:\n      | wrong sums: [0.0, 0.0]\n"
+        );
     }
 
     #[test]
     fn kernels_without_a_stand_in_are_read() {
         let r = report(&format!("{CLEAN}no-stand-in add_u32 3\n"));
         assert_eq!(r.without_stand_in, vec![("add_u32".to_owned(), 3)]);
+    }
+}
+
+#[cfg(test)]
+mod allow_tests {
+    use super::*;
+
+    #[test]
+    fn a_context_kept_current_on_purpose_is_no_violation() {
+        let r = Report::parse("calls 5\nfailed -\nviolations 0\nleaks 0\nstacks 1\norphans 0\n");
+        assert!(
+            judge(
+                Schedule::FailAt(2),
+                &Exit::Code(0),
+                "",
+                Some(&r),
+                Allow::default()
+            )
+            .bad()
+        );
+        let allow = Allow {
+            context_stays_current: true,
+        };
+        assert!(!judge(Schedule::FailAt(2), &Exit::Code(0), "", Some(&r), allow).bad());
     }
 }

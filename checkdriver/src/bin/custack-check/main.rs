@@ -19,9 +19,10 @@
 //! abort, 2 when the program could not be checked (it failed without faults, or never loaded the
 //! checking driver). See the guide page "Testing GPU code without a GPU" of custack.
 
+mod json;
 mod judge;
 
-use judge::{Exit, Outcome, Report, Schedule, Verdict, judge};
+use judge::{Allow, Exit, Outcome, Report, Schedule, Verdict, judge};
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -30,11 +31,13 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-const USAGE: &str =
-    "usage: custack-check [--jobs N] [--timeout SECS] [--no-sticky] PROGRAM [ARGS...]
-       custack-check [--jobs N] [--timeout SECS] [--no-sticky] --cargo [CARGO ARGS...] [-- ARGS...]
-       custack-check (--fail-at K | --sticky-at K) PROGRAM [ARGS...]
-       custack-check --lib-dir";
+const USAGE: &str = "usage: custack-check [OPTIONS] PROGRAM [ARGS...]
+       custack-check [OPTIONS] --cargo [CARGO ARGS...] [-- ARGS...]
+       custack-check [--context-stays-current] (--fail-at K | --sticky-at K) PROGRAM [ARGS...]
+       custack-check --lib-dir
+options: --jobs N, --timeout SECS, --no-sticky (no sticky schedules), --context-stays-current
+         (the program keeps a context current on purpose: a context left on a thread's stack
+         at exit is not reported)";
 
 /// The directory, beside this executable, that holds the checking driver as `libcuda.so` and
 /// `libcuda.so.1`: what `CUDA_DRIVER_LIB_DIR` (custack's build) and `LD_LIBRARY_PATH` (the
@@ -76,9 +79,21 @@ struct Options {
     jobs: usize,
     timeout: Duration,
     sticky: bool,
+    /// `--context-stays-current`: the program keeps a context current on purpose (as a crate
+    /// that binds its context to the thread once does), so a thread that ends with a context on
+    /// its stack is no violation. Leaks and orphans still count.
+    context_stays_current: bool,
     one: Option<Schedule>,
     program: OsString,
     args: Vec<OsString>,
+}
+
+impl Options {
+    fn allow(&self) -> Allow {
+        Allow {
+            context_stays_current: self.context_stays_current,
+        }
+    }
 }
 
 enum Parsed {
@@ -92,6 +107,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
     let mut jobs = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let mut timeout = Duration::from_secs(300);
     let mut sticky = true;
+    let mut context_stays_current = false;
     let mut one = None;
     let number = |v: Option<OsString>, what: &str| -> Result<u64, String> {
         v.and_then(|v| v.to_str().and_then(|v| v.parse().ok()))
@@ -103,6 +119,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
             Some("--jobs" | "-j") => jobs = number(argv.next(), "--jobs")?.max(1) as usize,
             Some("--timeout") => timeout = Duration::from_secs(number(argv.next(), "--timeout")?),
             Some("--no-sticky") => sticky = false,
+            Some("--context-stays-current") => context_stays_current = true,
             Some("--fail-at") => one = Some(Schedule::FailAt(number(argv.next(), "--fail-at")?)),
             Some("--sticky-at") => {
                 one = Some(Schedule::StickyAt(number(argv.next(), "--sticky-at")?));
@@ -125,6 +142,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
                     jobs,
                     timeout,
                     sticky,
+                    context_stays_current,
                     one: None,
                     program: OsString::new(),
                     args: Vec::new(),
@@ -137,6 +155,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
                     jobs,
                     timeout,
                     sticky,
+                    context_stays_current,
                     one,
                     program,
                     args: argv.collect(),
@@ -148,6 +167,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
                     jobs,
                     timeout,
                     sticky,
+                    context_stays_current,
                     one,
                     program: arg,
                     args: argv.collect(),
@@ -195,16 +215,18 @@ fn run(opts: &Options, lib: &Path, work: &Path, n: usize, schedule: Schedule, sh
             cmd.env("NULLDRIVER_STICKY_AT", k.to_string());
         }
     }
-    if !show {
-        let files = std::fs::File::create(&out_path).and_then(|f| Ok((f.try_clone()?, f)));
-        match files {
-            Ok((a, b)) => {
-                cmd.stdout(a).stderr(b);
-            }
-            Err(_) => {
-                cmd.stdout(Stdio::null()).stderr(Stdio::null());
-            }
+    // The output is always kept, so that one judge sees it whether it is shown (one schedule)
+    // or not (the table).
+    let files = std::fs::File::create(&out_path).and_then(|f| Ok((f.try_clone()?, f)));
+    match files {
+        Ok((a, b)) => {
+            cmd.stdout(a).stderr(b);
         }
+        Err(_) => {
+            cmd.stdout(Stdio::null()).stderr(Stdio::null());
+        }
+    }
+    if !show {
         cmd.stdin(Stdio::null());
     }
     let start = Instant::now();
@@ -226,6 +248,9 @@ fn run(opts: &Options, lib: &Path, work: &Path, n: usize, schedule: Schedule, sh
     let output = std::fs::read(&out_path)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();
+    if show {
+        print!("{output}");
+    }
     let report = std::fs::read_to_string(&report_path)
         .ok()
         .map(|t| Report::parse(&t));
@@ -320,11 +345,10 @@ fn cargo_mode(mut opts: Options, cargo_args: &[OsString], args: Vec<OsString>) -
     .args(cargo_args)
     .env("CUDA_DRIVER_LIB_DIR", &lib)
     .stderr(Stdio::inherit());
-    // Its own target directory: the build links the checking libcuda, and switching custack's
-    // build between it and the real one would rebuild custack and its dependents each time.
-    if std::env::var_os("CARGO_TARGET_DIR").is_none() {
-        cmd.args(["--target-dir", "target/custack-check"]);
-    }
+    // Its own target directory, always (`own_target_dir`): switching custack's build between
+    // the checking libcuda and the real one would also rebuild custack and its dependents.
+    cmd.arg("--target-dir")
+        .arg(own_target_dir(std::env::var_os("CARGO_TARGET_DIR")));
     let out = match cmd.output() {
         Ok(o) if o.status.success() => o,
         Ok(o) => {
@@ -368,23 +392,47 @@ fn cargo_mode(mut opts: Options, cargo_args: &[OsString], args: Vec<OsString>) -
     ExitCode::from(worst)
 }
 
-/// The test executables of `cargo test --no-run --message-format=json` output: artifacts of a
-/// test profile with an executable.
-fn test_executables(json: &str) -> Vec<String> {
-    const KEY: &str = r#""executable":""#;
-    json.lines()
-        .filter(|l| l.contains(r#""reason":"compiler-artifact""#) && l.contains(r#""test":true"#))
-        .filter_map(|l| {
-            let rest = &l[l.find(KEY)? + KEY.len()..];
-            Some(rest[..rest.find('"')?].to_owned())
+/// The test executables of `cargo test --no-run --message-format=json` output: the
+/// `compiler-artifact` messages whose *profile* is a test profile (`"profile":{"test":true}`)
+/// and that have an executable. A bin target's ordinary artifact says `"test":true` too, in its
+/// `target` (the target has tests), with a non-test profile: it is the program, not a test
+/// harness, and is not run with the harness's arguments.
+fn test_executables(messages: &str) -> Vec<String> {
+    messages
+        .lines()
+        .filter_map(json::parse)
+        .filter(|m| m.get("reason").and_then(json::Value::as_str) == Some("compiler-artifact"))
+        .filter(|m| {
+            m.get("profile")
+                .and_then(|p| p.get("test"))
+                .and_then(json::Value::as_bool)
+                == Some(true)
         })
+        .filter_map(|m| m.get("executable")?.as_str().map(str::to_owned))
         .collect()
+}
+
+/// Where `--cargo` builds: a directory of the runner's own, inside the crate's target directory
+/// (`CARGO_TARGET_DIR`, or `target`). The build links the checking libcuda: in the user's own
+/// directory it would relink their build, and their next `cargo run` would load the double (or
+/// find no `libcuda.so.1`).
+fn own_target_dir(cargo_target_dir: Option<OsString>) -> PathBuf {
+    cargo_target_dir
+        .filter(|d| !d.is_empty())
+        .map_or_else(|| PathBuf::from("target"), PathBuf::from)
+        .join("custack-check")
 }
 
 /// One schedule, the program's output shown, then the driver's report and the verdict.
 fn one(opts: &Options, lib: &Path, work: &Path, schedule: Schedule) -> ExitCode {
     let r = run(opts, lib, work, 0, schedule, true);
-    let v = judge(schedule, &r.exit, &r.output, r.report.as_ref());
+    let v = judge(
+        schedule,
+        &r.exit,
+        &r.output,
+        r.report.as_ref(),
+        opts.allow(),
+    );
     if let Some(rep) = &r.report {
         eprintln!(
             "custack-check: the driver's report:\n{}",
@@ -431,8 +479,18 @@ fn all(opts: &Options, lib: &Path, work: &Path, skip_unloaded: bool) -> Checked 
         return Checked::Unchecked;
     };
     if !matches!(clean.exit, Exit::Code(0)) {
+        // A kernel that ran without a stand-in did nothing: a result check then fails.
+        let mut missing = String::new();
+        for (name, n) in &report.without_stand_in {
+            let _ = writeln!(
+                missing,
+                "  kernel {name} ran {n} time(s) without a stand-in (it did nothing): register \
+                 one with custack::StandIn::register, or the results it should have made are \
+                 not there"
+            );
+        }
         eprintln!(
-            "custack-check: {program} fails without any fault ({}): fix that first.\n{}",
+            "custack-check: {program} fails without any fault ({}): fix that first.\n{}{missing}",
             clean.exit,
             tail(&clean.output, 10)
         );
@@ -449,7 +507,13 @@ fn all(opts: &Options, lib: &Path, work: &Path, skip_unloaded: bool) -> Checked 
     let next = AtomicUsize::new(1);
     let results: Mutex<Vec<(usize, Verdict)>> = Mutex::new(vec![(
         0,
-        judge(Schedule::Clean, &clean.exit, &clean.output, Some(report)),
+        judge(
+            Schedule::Clean,
+            &clean.exit,
+            &clean.output,
+            Some(report),
+            opts.allow(),
+        ),
     )]);
     let missing_stand_ins = report.without_stand_in.clone();
     std::thread::scope(|s| {
@@ -461,7 +525,13 @@ fn all(opts: &Options, lib: &Path, work: &Path, skip_unloaded: bool) -> Checked 
                         break;
                     };
                     let r = run(opts, lib, work, i, schedule, false);
-                    let v = judge(schedule, &r.exit, &r.output, r.report.as_ref());
+                    let v = judge(
+                        schedule,
+                        &r.exit,
+                        &r.output,
+                        r.report.as_ref(),
+                        opts.allow(),
+                    );
                     results
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -573,5 +643,42 @@ mod tests {
             r#"{"reason":"build-finished","success":true}"#,
         );
         assert_eq!(super::test_executables(json), ["/t/debug/deps/ops-1a"]);
+    }
+
+    /// Real `cargo test --no-run --message-format=json` output of a crate with a lib, a bin
+    /// (whose ordinary artifact's *target* says `"test":true`) and an integration test, its
+    /// paths made neutral: three test harnesses, and not the program itself.
+    #[test]
+    fn a_crate_with_a_bin_runs_only_its_test_harnesses() {
+        let messages = include_str!("cargo-messages.json");
+        let found = super::test_executables(messages);
+        let names: Vec<&str> = found
+            .iter()
+            .map(|p| p.rsplit('/').next().unwrap_or(p))
+            .map(|f| f.split('-').next().unwrap_or(f))
+            .collect();
+        assert_eq!(names, ["it", "mini", "mini"], "{found:?}");
+        assert!(
+            found.iter().all(|p| p.contains("/deps/")),
+            "the bin's own executable (target/debug/mini) is no test harness: {found:?}"
+        );
+    }
+
+    #[test]
+    fn the_build_goes_to_a_directory_of_its_own() {
+        use std::path::PathBuf;
+        assert_eq!(
+            super::own_target_dir(None),
+            PathBuf::from("target/custack-check")
+        );
+        assert_eq!(
+            super::own_target_dir(Some("".into())),
+            PathBuf::from("target/custack-check")
+        );
+        assert_eq!(
+            super::own_target_dir(Some("/build/app".into())),
+            PathBuf::from("/build/app/custack-check"),
+            "with CARGO_TARGET_DIR set, the user's build there is left alone"
+        );
     }
 }

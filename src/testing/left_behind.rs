@@ -1,0 +1,105 @@
+//! What custack leaves behind on purpose, told to the checking driver.
+//!
+//! Where the driver cannot say that work is over (a failed wait, a failed synchronize), custack
+//! never frees what that work may still use: a submission's payload, a module its kernels may
+//! still run, is leaked rather than freed (R11), and a parked value whose context cannot be
+//! pushed cannot be released either. The checking driver reports a handle that is never freed
+//! as an orphan or a leak, which is exactly the bug a user's `mem::forget` of in-flight work
+//! makes on the same path; so custack names each handle it leaves on purpose, and the checker
+//! excuses exactly those.
+//!
+//! The channel is the checking driver's own extension, found with the driver's
+//! `cuGetProcAddress_v2` as the stand-ins' registration is ([`StandIn`](crate::StandIn)): on a
+//! real driver it is not found and nothing is called. Only failure paths call it.
+
+use crate::ffi;
+use core::ffi::{CStr, c_char, c_void};
+use std::sync::OnceLock;
+
+/// `custackCheckdriverLeftBehind(kind, handle, bytes)`, as `checkdriver/src/lib.rs` defines it.
+type LeftBehindFn =
+    unsafe extern "C" fn(kind: *const c_char, handle: u64, bytes: u64) -> ffi::CUresult;
+
+/// What kind of driver object a handle left behind is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Object {
+    /// Device (or managed) memory, by its address.
+    DeviceMemory,
+    /// Page-locked host memory (`cuMemHostAlloc`), by its address.
+    HostMemory,
+    /// A module.
+    Module,
+    /// An executable graph.
+    GraphExec,
+    /// A stream.
+    Stream,
+    /// An event.
+    Event,
+    /// A reserved range of virtual addresses, by its start.
+    Reservation,
+    /// Physical memory (`cuMemCreate`), by its handle.
+    PhysicalMemory,
+    /// Physical memory mapped into a reservation, by its start.
+    Mapping,
+}
+
+impl Object {
+    fn name(self) -> &'static CStr {
+        match self {
+            Object::DeviceMemory => c"DeviceMemory",
+            Object::HostMemory => c"HostMemory",
+            Object::Module => c"Module",
+            Object::GraphExec => c"GraphExec",
+            Object::Stream => c"Stream",
+            Object::Event => c"Event",
+            Object::Reservation => c"Reservation",
+            Object::PhysicalMemory => c"PhysicalMemory",
+            Object::Mapping => c"Mapping",
+        }
+    }
+}
+
+fn lookup() -> Option<LeftBehindFn> {
+    static FOUND: OnceLock<Option<LeftBehindFn>> = OnceLock::new();
+    *FOUND.get_or_init(|| {
+        let mut pfn: *mut c_void = core::ptr::null_mut();
+        let mut status = ffi::CU_GET_PROC_ADDRESS_SUCCESS;
+        // SAFETY: a NUL-terminated name, valid out-pointers; the checking driver answers its
+        // own extension, a real driver answers "not found".
+        let found = unsafe {
+            ffi::cuGetProcAddress_v2(
+                c"custackCheckdriverLeftBehind".as_ptr(),
+                &raw mut pfn,
+                12000,
+                ffi::CU_GET_PROC_ADDRESS_DEFAULT,
+                &raw mut status,
+            )
+        };
+        if found != ffi::CUresult::CUDA_SUCCESS
+            || status != ffi::CU_GET_PROC_ADDRESS_SUCCESS
+            || pfn.is_null()
+        {
+            return None;
+        }
+        // SAFETY: the checking driver's `custackCheckdriverLeftBehind` has exactly the
+        // `LeftBehindFn` signature (`checkdriver/src/lib.rs`); function and data pointers have
+        // one size.
+        Some(unsafe { core::mem::transmute::<*mut c_void, LeftBehindFn>(pfn) })
+    })
+}
+
+/// Tells the checking driver, where it is the driver, that `handle` is left behind on purpose.
+/// Nothing on a real driver.
+pub(crate) fn left_behind(object: Object, handle: u64) {
+    left_behind_range(object, handle, 0);
+}
+
+/// As [`left_behind`], for every handle of `object`'s kind that starts in
+/// `handle..handle + bytes` (a mapping made of several pieces, each mapped on its own).
+pub(crate) fn left_behind_range(object: Object, handle: u64, bytes: u64) {
+    if let Some(f) = lookup() {
+        // SAFETY: a NUL-terminated kind name; the handle and length are only compared with the
+        // driver's records. Its answer is for the checker's report only.
+        let _ = unsafe { f(object.name().as_ptr(), handle, bytes) };
+    }
+}
