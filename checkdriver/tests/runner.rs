@@ -187,3 +187,60 @@ fn the_lib_dir_holds_the_checking_libcuda_under_both_names() {
     assert!(dir.join("libcuda.so").is_file(), "{text}");
     assert!(dir.join("libcuda.so.1").is_file(), "{text}");
 }
+
+/// `tests/c/keeps_context.c`, built with the system C compiler (`CC`, or `cc`) against the
+/// checking libcuda: a program that is not custack's and not Rust.
+fn c_program() -> PathBuf {
+    let (out, text) = check(&["--lib-dir"]);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let lib = PathBuf::from(text.trim());
+    let exe = std::env::temp_dir().join(format!("keeps-context-{}", std::process::id()));
+    let cc = std::env::var_os("CC").unwrap_or_else(|| "cc".into());
+    let built = Command::new(&cc)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/c/keeps_context.c"
+        ))
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", lib.display()))
+        .arg("-lcuda")
+        .output()
+        .unwrap_or_else(|e| panic!("the C compiler {cc:?} does not run: {e}"));
+    assert!(
+        built.status.success(),
+        "{cc:?} failed: {}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    exe
+}
+
+#[test]
+fn a_c_program_that_keeps_its_context_current_is_checked() {
+    let exe = c_program();
+    let exe = exe.to_str().expect("a UTF-8 path");
+    // It leaves its context current on purpose: without the option every schedule says so...
+    let (out, text) = check(&["--jobs", "2", exe, "good"]);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("ended with a context on their stack"),
+        "{text}"
+    );
+    // ...with it, the correct program passes every schedule,
+    let (out, text) = check(&["--jobs", "2", "--context-stays-current", exe, "good"]);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("custack-check: passed"), "{text}");
+    // and its leaky twin's lost allocation is still found, with the call that made it.
+    let (out, text) = check(&["--jobs", "2", "--context-stays-current", exe, "leaky"]);
+    let _ = std::fs::remove_file(exe);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("fail-at "))
+        .unwrap_or_else(|| panic!("no failing schedule:\n{text}"));
+    assert!(line.contains("cuEventCreate"), "{line}");
+    assert!(
+        text.contains("leak: DeviceMemory 0x7f0000000000 from call 5 cuMemAlloc_v2"),
+        "{text}"
+    );
+}
