@@ -5,6 +5,8 @@
 //! driver 535 library (`bash scripts/test.sh` fetches it) and on GPU hosts against their driver.
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use std::ffi::{CStr, CString, c_int};
 
 /// The `ffi/` sources, embedded so the binary runs without the source tree beside it.
@@ -94,9 +96,9 @@ fn every_declared_symbol_is_exported_by_the_linked_libcuda() {
         "a symbol is declared twice in ffi/"
     );
     if cfg!(custack_no_libcuda) {
-        println!(
+        common::skipped(
             "every_declared_symbol_is_exported_by_the_linked_libcuda: SKIPPED the symbol check: \
-             this build linked no libcuda (bash scripts/test.sh fetches one)"
+             this build linked no libcuda (bash scripts/test.sh fetches one)",
         );
         return;
     }

@@ -67,11 +67,18 @@ pub(crate) fn block_on_within<F: std::future::Future>(
 pub(crate) fn built_without_libcuda(test: &str) -> bool {
     let without = cfg!(custack_no_libcuda);
     if without {
-        println!(
+        skipped(&format!(
             "{test}: SKIPPED the comparison with the driver library: this build linked no \
              libcuda (bash scripts/test.sh fetches one); checked what a build without one \
              promises instead"
-        );
+        ));
     }
     without
+}
+
+/// Says what a passing test skipped, where `cargo test` shows it: written to the process's
+/// stderr directly, which the test harness does not capture (it captures `print!`).
+pub(crate) fn skipped(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
