@@ -25,29 +25,52 @@
 //! ```
 //!
 //! `--cargo` builds your tests against the checking driver (`cargo test --no-run` with
-//! `CUDA_DRIVER_LIB_DIR` pointing at it, into `target/custack-check` so that your usual build is
-//! never relinked; cargo's own arguments, such as `--test NAME` or `--release`, go before the
-//! `--`), then checks each test binary that loads libcuda; what follows `--` goes to each test
-//! binary. A single binary is checked with `custack-check <binary> [args]`.
+//! `CUDA_DRIVER_LIB_DIR` pointing at it) into a directory of its own, `target/custack-check`, or
+//! `$CARGO_TARGET_DIR/custack-check` when that is set, so your usual build is never relinked
+//! (cargo's own arguments, such as `--test NAME` or `--release`, go before the `--`). It then
+//! checks each test harness that loads libcuda (the artifacts cargo built with `profile.test`:
+//! unit tests of the library and of each binary, integration tests; a binary's own executable is
+//! not one); what follows `--` goes to each. A single program is checked with
+//! `custack-check <program> [args]`.
 //!
 //! The runner runs each binary once cleanly and counts its driver calls (N), then once with
 //! call k failed and once with a sticky fault from call k on, for every k in 1..=N, as many at a
 //! time as the machine has cores, each with `RUST_TEST_THREADS=1` so that call k is the same
 //! call in every run. It prints a table and each failing schedule with its call number and driver
 //! function, and exits 1 when any schedule had a violation, a leak, a panic or an abort (2 when
-//! the program fails even without faults, or never loaded the checking driver).
+//! the program fails even without faults, or never loaded the checking driver; a clean run that
+//! fails names the kernels that ran without a stand-in, the usual cause).
 //!
 //! - A failure that **reached the program as an error** (a test returning `Err`, a `main`
 //!   returning `Err`) is what a correct program does; so is a failure **absorbed** (a failed
 //!   free in a `Drop`, which custack records for [`take_drop_errors`](crate::take_drop_errors)).
-//! - A **panic** counts against the program: return errors (`fn test() -> Result<…>` and `?`)
-//!   rather than `unwrap` them, or the runner reports each failed call as a panic.
-//! - A **leak** counts where call k failed once, except when call k was itself the free or
-//!   destroy (the driver keeps that handle); after a sticky fault every free fails and
-//!   destroying the context is the clean-up, so leaks are not judged there.
+//! - A **panic** counts against the program, and the report shows its `panicked at FILE:LINE`
+//!   line and message: return errors (`fn test() -> Result<…>` and `?`) rather than `unwrap`
+//!   them, or the runner reports each failed call as a panic.
+//! - A **leak** is a handle alive at exit; an **orphan** is one left for its context's
+//!   destruction to release. Each is named with the call that made it
+//!   (`DeviceMemory 0x7f0000600000 from call 20 cuMemAlloc_v2`), which points at the code. Both
+//!   count where call k failed once, except when call k was itself the free or destroy (the
+//!   driver keeps that handle); after a sticky fault every free fails and destroying the context
+//!   is the clean-up, so they are not judged there.
+//! - What custack leaves behind **on purpose** is not counted: where the driver cannot say that
+//!   work is over (a failed wait or enqueue, a failed graph update, a module whose kernels may
+//!   still run, a parked value whose context cannot be pushed), custack leaks the memory rather
+//!   than free it under the GPU, and names each handle it leaves to the checking driver (nothing
+//!   is sent on a real driver). The report lists those as `left-behind`; every other handle left
+//!   is yours, whatever call failed.
 //!
 //! Reproduce one schedule by hand, with the program's output and the driver's report:
-//! `custack-check --fail-at 7 <binary> [args]` (or `--sticky-at 7`).
+//! `custack-check --fail-at 7 <binary> [args]` (or `--sticky-at 7`); it is judged as the table
+//! judges that schedule.
+//!
+//! # What only a result check finds
+//!
+//! A program that swallows an error (`let _ = stream.synchronize();`, an `if let Ok(..)` that
+//! goes on without the result) leaks nothing and returns `Ok`: every schedule looks absorbed.
+//! The checking driver finds it only where the test checks the result: give the kernel a
+//! stand-in (below) and assert the output. A failed launch then leaves the output unwritten, the
+//! assertion fails, and the runner reports the schedule as a panic at the assertion's line.
 //!
 //! # Without the runner: one variable
 //!
@@ -65,6 +88,43 @@
 //! no libcuda is installed at all, custack's build finds none and links none; set
 //! `CUDA_DRIVER_LIB_DIR` to the same directory for the build, so that custack links the
 //! checking one.
+//!
+//! # Programs that are not custack's
+//!
+//! The checking driver is a libcuda, so any program that loads `libcuda.so.1` runs on it
+//! unchanged: a C or C++ program linked against libcuda, a crate that links it, a crate that
+//! loads it at run time with `dlopen` (the runner puts the checking driver first on
+//! `LD_LIBRARY_PATH`, so that load finds it too). The stand-in hook is a C entry point of the
+//! checking driver (`custackCheckdriverSetStandIn`, found through `cuGetProcAddress`; its
+//! arguments are documented in `checkdriver/src/standin.rs`), so such a program can register
+//! one as well; without one, its kernels compute nothing and only its driver calls are checked.
+//!
+//! Many such programs make a context current and leave it so (the primary context bound to the
+//! thread with `cuCtxSetCurrent`, as a crate that binds a context per call does): every schedule
+//! would report a context left on a thread's stack. `--context-stays-current` says that is by
+//! design; everything else is judged as before, leaks included:
+//!
+//! ```text
+//! cc -o keeps_context keeps_context.c -L$(custack-check --lib-dir) -lcuda
+//! custack-check --context-stays-current ./keeps_context leaky
+//! ```
+//!
+//! `checkdriver/tests/c/keeps_context.c` in the repository is such a program (declarations of its
+//! own, no `cuda.h`); its leaky mode loses an allocation when `cuEventCreate` fails, which the
+//! runner finds:
+//!
+//! ```text
+//! failing schedules (reproduce one: custack-check --fail-at K ./keeps_context leaky):
+//!   fail-at 6      cuEventCreate                    exit 1 (error), 1 leak(s)
+//!       leak: DeviceMemory 0x7f0000000000 from call 5 cuMemAlloc_v2 of context 0x…
+//!       | cuEventCreate failed with 2
+//! custack-check: FAILED (1 of 17 schedules failing)
+//! ```
+//!
+//! For a Rust crate that is not custack, build its tests as usual and name each test binary
+//! (`custack-check --context-stays-current target/debug/deps/pipeline-… --include-ignored`);
+//! `--cargo` sets `CUDA_DRIVER_LIB_DIR`, which only custack's build reads, so for other crates it
+//! checks whatever libcuda their build and the loader find.
 //!
 //! # Kernels: CPU stand-ins
 //!
@@ -132,31 +192,48 @@
 //! # An example
 //!
 //! `examples/checked-app/` in the repository is a small crate that depends on custack by path,
-//! as yours would. Its `Operands::new_leaky` hands a first device buffer to "a C library"
-//! (`into_raw`) before allocating the second, so a failure of the second allocation leaks the
-//! first: no ordinary test finds it, since the allocation never fails on a test machine.
-//! `scripts/checked-app.sh` runs `custack-check --cargo` on it; the fixed twin passes all 51
-//! schedules, the buggy one does not:
+//! as yours would, with three bugs of the kinds that hide on error paths, each beside its fix
+//! (`scripts/checked-app.sh` runs `custack-check --cargo` on each and checks what it reports; the
+//! fixed twins pass every schedule):
 //!
-//! ```text
-//!   driver calls in the clean run            25
-//!   schedules run                            51  (1 clean, 25 with one call failed, 25 sticky from a call on)
-//!   failure reached the program as error     34
-//!   failure absorbed (program succeeded)     16
-//!   panics                                    0
-//!   aborts                                    0
-//!   schedules with violations                 0
-//!   schedules with leaks                      2
-//! failing schedules (reproduce one: custack-check --fail-at K …/operands-… --include-ignored --exact leaky_operands_add_vectors):
-//!   fail-at 10     cuMemAlloc_v2                    exit 101 (error), 1 leak(s)
-//!       orphan: DeviceMemory 0x7f0000000000 still alive when context 0x10000040 was destroyed
-//!   fail-at 11     cuMemcpyHtoD_v2                  exit 101 (error), 1 leak(s)
-//!       orphan: DeviceMemory 0x7f0000000000 still alive when context 0x10000040 was destroyed
-//! custack-check: FAILED (2 of 51 schedules failing)
-//! ```
+//! 1. A forget on an upload error: `Operands::new_leaky` hands a first device buffer to "a C
+//!    library" (`into_raw`) before allocating the second, so a failure of the second allocation
+//!    leaks the first. No ordinary test finds it, since the allocation never fails on a test
+//!    machine:
 //!
-//! Call 10 is the second allocation, call 11 the copy into it: each returns early and leaves
-//! the first buffer to the context's destruction.
+//!    ```text
+//!    failing schedules (reproduce one: custack-check --fail-at K …/operands-… --include-ignored --exact leaky_operands_add_vectors):
+//!      fail-at 10     cuMemAlloc_v2                    exit 101 (error), 1 leak(s)
+//!          orphan: DeviceMemory 0x7f0000000000 from call 8 cuMemAlloc_v2 still alive when context 0x10000040 was destroyed
+//!      fail-at 11     cuMemcpyHtoD_v2                  exit 101 (error), 1 leak(s)
+//!          orphan: DeviceMemory 0x7f0000000000 from call 8 cuMemAlloc_v2 still alive when context 0x10000040 was destroyed
+//!    custack-check: FAILED (2 of 51 schedules failing)
+//!    ```
+//!
+//!    Call 10 is the second allocation, call 11 the copy into it: each returns early and leaves
+//!    the buffer of call 8 to the context's destruction.
+//! 2. A swallowed error: `add_swallowing` drops the stream scope's result (`let _ =`), so a
+//!    failed launch or copy returns whatever the output holds. Nothing leaks; only the test's
+//!    result check (a stand-in computes the sums) finds it:
+//!
+//!    ```text
+//!      fail-at 15     cuLaunchKernel                   exit 101 (PANIC)
+//!          | thread 'swallowing_add_vectors' (14583) panicked at tests/operands.rs:58:5:
+//!          | wrong sums: [0.0, 0.0, 0.0, 0.0]
+//!    ```
+//! 3. A forget on a failed wait, where a kernel's fault surfaces: `add_in_halves` submits two
+//!    halves on two streams as owned submissions and waits for each; with `forget_on_failure`,
+//!    when the first wait fails it `mem::forget`s the second half. custack leaks the failed
+//!    half's payload on purpose (the GPU may still use it) and says so; the forgotten half's
+//!    buffers and event are the program's:
+//!
+//!    ```text
+//!      fail-at 29     cuEventSynchronize               exit 101 (error), 4 leak(s)
+//!          orphan: Event 0x100001c0 from call 25 cuEventCreate still alive when context 0x10000040 was destroyed
+//!          orphan: DeviceMemory 0x7f0000800000 from call 22 cuMemAlloc_v2 still alive when context 0x10000040 was destroyed
+//!          orphan: DeviceMemory 0x7f0000600000 from call 20 cuMemAlloc_v2 still alive when context 0x10000040 was destroyed
+//!          orphan: DeviceMemory 0x7f0000a00000 from call 24 cuMemAlloc_v2 still alive when context 0x10000040 was destroyed
+//!    ```
 //!
 //! [`StandIn::register`]: crate::StandIn::register
 //! [`KernelCall`]: crate::KernelCall

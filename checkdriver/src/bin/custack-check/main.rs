@@ -3,7 +3,7 @@
 //! a sticky fault from that call on, in parallel, and prints what each schedule did.
 //!
 //! ```text
-//! custack-check [--jobs N] [--timeout SECS] [--no-sticky] PROGRAM [ARGS...]
+//! custack-check [--jobs N] [--timeout SECS] [--no-sticky] [--context-stays-current] PROGRAM [ARGS...]
 //! custack-check --fail-at K PROGRAM [ARGS...]     one schedule, the program's output shown
 //! custack-check --sticky-at K PROGRAM [ARGS...]
 //! custack-check --lib-dir                          the directory of the checking libcuda
@@ -11,9 +11,10 @@
 //! ```
 //!
 //! `--cargo` is the one command for a crate: it builds the crate's tests against the checking
-//! driver (`cargo test --no-run` with `CUDA_DRIVER_LIB_DIR` set, into `target/custack-check`
-//! unless `CARGO_TARGET_DIR` is set), then runs every schedule of each test binary that loads
-//! the driver, with `ARGS` (a test filter, `--include-ignored`, ...).
+//! driver (`cargo test --no-run` with `CUDA_DRIVER_LIB_DIR` set, into `target/custack-check`, or
+//! `$CARGO_TARGET_DIR/custack-check`: never into the user's own build), then runs every schedule
+//! of each test harness (an artifact built with `profile.test`) that loads the driver, with
+//! `ARGS` (a test filter, `--include-ignored`, ...).
 //!
 //! Exit status: 0 when every schedule passed, 1 when one had a violation, a leak, a panic or an
 //! abort, 2 when the program could not be checked (it failed without faults, or never loaded the
