@@ -81,7 +81,9 @@ fn two_gpus_copies_and_peer_access() {
     let devices = driver.devices().unwrap();
     assert!(!devices.is_empty(), "no CUDA device");
     let [d0, d1, ..] = devices.as_slice() else {
-        println!("SKIPPED: needs two CUDA devices, this machine has 1");
+        common::skipped(
+            "two_gpus_copies_and_peer_access: SKIPPED: needs two CUDA devices, this machine has 1",
+        );
         return;
     };
     let (c0, c1) = (
