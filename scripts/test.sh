@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the API
-# docs with warnings denied, the example, the checking-driver schedules (scripts/check-driver.sh,
+# docs with warnings denied, the example, plain `cargo test` in a fresh clone without the CUDA
+# variables, the checking-driver schedules (scripts/check-driver.sh,
 # contract row R10; scripts/checked-app.sh, a user's crate under custack-check), Miri over the
 # unsafe code (scripts/miri.sh; the nightly toolchain with Miri is installed with rustup when
 # missing, skipped with a message only where rustup is) and the platform legs
@@ -172,6 +173,31 @@ if git rev-parse --git-dir >/dev/null 2>&1; then
         first_command "a fresh clone, as a new user runs it"
         exit "$status"
     ) || { status=1; failed+=("example (a fresh clone)"); }
+    # Plain `cargo test`, as a Rust user, a packager or a dependent's CI types it: in the fresh
+    # clone, with none of the CUDA variables (on a machine without the NVIDIA driver, as CI's,
+    # the build links no libcuda). It must pass; what needs the driver library says SKIPPED.
+    plain_log=$target_dir/first-run/cargo-test.log
+    if (
+        cd "$fresh"
+        if [[ -n ${user_ld_library_path+set} ]]; then
+            export LD_LIBRARY_PATH=$user_ld_library_path
+        else
+            unset LD_LIBRARY_PATH
+        fi
+        env -u CUDA_DRIVER_LIB_DIR -u CUDA_LIBRARY_PATH -u CUDA_PATH -u CUDA_HOME -u CUDA_ROOT \
+            -u CUDA_TOOLKIT_ROOT_DIR -u CUSTACK_REQUIRE_LIBCUDA \
+            CARGO_TARGET_DIR="$target_dir/first-run/target" cargo test --no-fail-fast
+    ) >"$plain_log" 2>&1; then
+        awk '/^test result:/ { p += $4; f += $6; i += $8 } /: SKIPPED/ { s++ }
+            END { printf "scripts/test.sh: plain cargo test (a fresh clone, no CUDA variables): %d passed, %d failed, %d ignored; %d tests said SKIPPED\n", p, f, i, s }' "$plain_log"
+        if build_script_output "$target_dir/first-run/target" | grep -qx 'cargo:rustc-cfg=custack_no_libcuda'; then
+            echo "scripts/test.sh: plain cargo test: this machine has no libcuda, and that build linked none"
+        fi
+    else
+        grep -E '^(test .* FAILED|---- |test result: FAILED|error)' "$plain_log" >&2 || true
+        echo "scripts/test.sh: plain cargo test (a fresh clone, no CUDA variables) failed; its output: $plain_log" >&2
+        status=1; failed+=("plain cargo test (a fresh clone)")
+    fi
 else
     echo "scripts/test.sh: example (a fresh clone): skipped, this is not a git checkout"
 fi
@@ -305,7 +331,7 @@ rm -f "$platforms_log"
 
 # One line to end on, whatever scrolled past.
 if ((status == 0)); then
-    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), a dependent build, the interop examples, MSRV${msrv_skipped:-}, package, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
+    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the interop examples, MSRV${msrv_skipped:-}, package, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
 else
     joined=$(printf '%s, ' "${failed[@]}")
     echo "scripts/test.sh: FAILED: ${joined%, }${platforms_summary:+; platforms: $platforms_summary}" >&2
