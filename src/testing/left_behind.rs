@@ -12,6 +12,7 @@
 //! `cuGetProcAddress_v2` as the stand-ins' registration is ([`StandIn`](crate::StandIn)): on a
 //! real driver it is not found and nothing is called. Only failure paths call it.
 
+use super::extension;
 use crate::ffi;
 use core::ffi::{CStr, c_char, c_void};
 use std::sync::OnceLock;
@@ -62,25 +63,8 @@ impl Object {
 fn lookup() -> Option<LeftBehindFn> {
     static FOUND: OnceLock<Option<LeftBehindFn>> = OnceLock::new();
     *FOUND.get_or_init(|| {
-        let mut pfn: *mut c_void = core::ptr::null_mut();
-        let mut status = ffi::CU_GET_PROC_ADDRESS_SUCCESS;
-        // SAFETY: a NUL-terminated name, valid out-pointers; the checking driver answers its
-        // own extension, a real driver answers "not found".
-        let found = unsafe {
-            ffi::cuGetProcAddress_v2(
-                c"custackCheckdriverLeftBehind".as_ptr(),
-                &raw mut pfn,
-                12000,
-                ffi::CU_GET_PROC_ADDRESS_DEFAULT,
-                &raw mut status,
-            )
-        };
-        if found != ffi::CUresult::CUDA_SUCCESS
-            || status != ffi::CU_GET_PROC_ADDRESS_SUCCESS
-            || pfn.is_null()
-        {
-            return None;
-        }
+        // Any failure of the lookup counts as "not the checking driver": nothing to tell.
+        let pfn = extension(c"custackCheckdriverLeftBehind").ok().flatten()?;
         // SAFETY: the checking driver's `custackCheckdriverLeftBehind` has exactly the
         // `LeftBehindFn` signature (`checkdriver/src/lib.rs`); function and data pointers have
         // one size.

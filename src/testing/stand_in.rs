@@ -181,25 +181,9 @@ impl Drop for StandIn {
 
 /// The checking driver's registration function, or `None` on another driver.
 fn registration() -> Result<Option<SetStandIn>> {
-    let mut pfn: *mut c_void = core::ptr::null_mut();
-    let mut status = ffi::CU_GET_PROC_ADDRESS_SUCCESS;
-    // SAFETY: the symbol is NUL-terminated; both out-pointers are valid.
-    let r = unsafe {
-        ffi::cuGetProcAddress_v2(
-            c"custackCheckdriverSetStandIn".as_ptr(),
-            &raw mut pfn,
-            12000,
-            ffi::CU_GET_PROC_ADDRESS_DEFAULT,
-            &raw mut status,
-        )
+    let Some(pfn) = super::extension(c"custackCheckdriverSetStandIn")? else {
+        return Ok(None);
     };
-    if r == ffi::CUresult::CUDA_ERROR_NOT_FOUND {
-        return Ok(None);
-    }
-    r.result()?;
-    if status != ffi::CU_GET_PROC_ADDRESS_SUCCESS || pfn.is_null() {
-        return Ok(None);
-    }
     // SAFETY: only custack's checking driver defines this symbol, with the signature
     // `SetStandIn` (`checkdriver/src/standin.rs`); function and data pointers have one size.
     Ok(Some(unsafe {

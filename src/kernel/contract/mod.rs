@@ -760,11 +760,11 @@ impl<'scope> StreamScope<'scope, '_> {
     ) -> Result<()> {
         args.check(&config)?;
         // SAFETY: `kernel` is a function of a module (or library) of the current context that
-        // outlives the scope (borrowed for 'scope); its contract (`unsafe` to declare) promises it takes exactly `C::Signature`,
-        // which `A`'s arguments pass (sealed `ContractArg`s of each parameter's kind), and
-        // touches only the buffers passed, within their declared extents, writing only those
-        // declared `&mut` (bound writably: the compiler checked); `check` just confirmed each
-        // buffer holds its extent for `config`.
+        // outlives the scope (borrowed for 'scope); its contract (`unsafe` to declare) promises
+        // it takes exactly `C::Signature`, which `A`'s arguments pass (sealed `ContractArg`s of
+        // each parameter's kind), and touches only the buffers passed, within their declared
+        // extents, writing only those declared `&mut` (bound writably: the compiler checked);
+        // `check` just confirmed each buffer holds its extent for `config`.
         unsafe { self.launch(&kernel.function, config, args) }
     }
 
