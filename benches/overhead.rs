@@ -247,7 +247,18 @@ custack::kernel_contract! {
     /// `empty_ptr(unsigned* x)`: touches nothing; declared as touching one element per launched
     /// thread, so that each launch pays a real extent check.
     unsafe kernel EmptyPtr = "empty_ptr"(x: &[u32; grid]);
+    /// `index_2d(unsigned* out, unsigned width)` (`tests/fixtures/contracts.ptx`):
+    /// `out[y * width + x] = y * width + x` per launched thread, no bounds check.
+    unsafe kernel Index2d = "index_2d"(out: &mut [u32; grid_y * width], width: u32)
+        requires(width > 0, grid_x <= width, blocks_z == 1);
 }
+
+const CONTRACTS: &str = include_str!("../tests/fixtures/contracts.ptx");
+/// The 2-D row's launch: 2 × 2 blocks of 32 × 1 threads, rows of 64.
+const GRID_2D: (u32, u32, u32) = (2, 2, 1);
+const BLOCK_2D: (u32, u32, u32) = (32, 1, 1);
+const WIDTH_2D: u32 = 64;
+const ELEMENTS_2D: usize = 128;
 
 const ROWS: &[Row] = &[
     Row {
@@ -348,6 +359,16 @@ const ROWS: &[Row] = &[
         )),
     },
     Row {
+        id: "launch_contract_2d",
+        label: "2-D kernel, contract launch (safe), 100,000 launches + 1 sync, per launch ¹⁰",
+        batch: Batch::Fixed(LAUNCHES),
+        big: false,
+        enqueue: Some((
+            "launch_contract_2d_enqueue",
+            "2-D kernel, contract launch (safe), launch enqueue only ¹⁰",
+        )),
+    },
+    Row {
         id: "launch_sync",
         label: "empty kernel, launch + stream sync",
         batch: Batch::Calibrate,
@@ -394,7 +415,12 @@ and cudarc launch as in that row: the check costs nothing per launch.\n\
 ⁹ the same launch as the 1-buffer row, without `unsafe`: custack's column launches a kernel \
 declared with `kernel_contract!` (`StreamScope::run`), which checks the buffer's length against \
 its extent (`grid`: one element per launched thread, six checked multiplications and a compare) \
-before each launch; raw and cudarc launch as in that row.\n";
+before each launch; raw and cudarc launch as in that row.\n\
+¹⁰ `index_2d(out, width)` (`tests/fixtures/contracts.ptx`, writes `out[y * width + x]` with no \
+bounds check) on 2 × 2 blocks of 32 × 1 threads, rows of 64, 128 elements; raw: \
+`cuLaunchKernel`; custack: `StreamScope::run` of its contract, which checks \
+`requires(width > 0, grid_x <= width, blocks_z == 1)` and the extent `grid_y * width` before \
+each launch; cudarc: its launch builder with the same two arguments.\n";
 
 /// What one batch measured.
 #[derive(Clone, Copy)]
@@ -1152,6 +1178,140 @@ fn run_rows(mut r: Runner) {
             }
         };
         r.row(row(ROWS, id), &mut raw, Some(&mut cs), &mut cr);
+    }
+
+    if r.wants("launch_contract_2d") {
+        let shapes = must(guard.load_ptx(CONTRACTS), "load_ptx contracts");
+        let index_2d = must(shapes.declared::<Index2d>(), "Module::declared");
+        let raw_index_2d = index_2d.as_raw();
+        let cu_shapes = must(
+            cu.load_module(Ptx::from_src(CONTRACTS)),
+            "cudarc load_module",
+        );
+        let cu_index_2d = must(cu_shapes.load_function("index_2d"), "cudarc load_function");
+        let mut raw_out: ffi::CUdeviceptr = 0;
+        // SAFETY: valid out-pointer; the context is current.
+        ok(
+            unsafe { ffi::cuMemAlloc_v2(&raw mut raw_out, ELEMENTS_2D * 4) },
+            "cuMemAlloc",
+        );
+        let mut cs_out = must(guard.alloc_zeroed::<u32>(ELEMENTS_2D), "guard.alloc");
+        let mut cu_out = must(
+            cu_stream.alloc_zeros::<u32>(ELEMENTS_2D),
+            "cudarc alloc_zeros",
+        );
+        let cs_cfg_2d = LaunchConfig {
+            grid: GRID_2D,
+            block: BLOCK_2D,
+            shared_mem_bytes: 0,
+        };
+        let cu_cfg_2d = CuLaunchConfig {
+            grid_dim: GRID_2D,
+            block_dim: BLOCK_2D,
+            shared_mem_bytes: 0,
+        };
+        let mut raw = |n| {
+            let (mut out, mut width) = (raw_out, WIDTH_2D);
+            let mut params = [
+                (&raw mut out).cast::<c_void>(),
+                (&raw mut width).cast::<c_void>(),
+            ];
+            let t0 = Instant::now();
+            for _ in 0..n {
+                // SAFETY: a live function of a loaded module; `params` points to a device
+                // address of 128 u32 and a width of 64: 2 rows of 64 for this 2 × 2 × (32 × 1)
+                // grid; a live stream.
+                let r = unsafe {
+                    ffi::cuLaunchKernel(
+                        raw_index_2d,
+                        GRID_2D.0,
+                        GRID_2D.1,
+                        GRID_2D.2,
+                        BLOCK_2D.0,
+                        BLOCK_2D.1,
+                        BLOCK_2D.2,
+                        0,
+                        rs,
+                        params.as_mut_ptr(),
+                        core::ptr::null_mut(),
+                    )
+                };
+                ok(r, "cuLaunchKernel");
+            }
+            let t1 = Instant::now();
+            // SAFETY: live stream.
+            ok(
+                unsafe { ffi::cuStreamSynchronize(rs) },
+                "cuStreamSynchronize",
+            );
+            Timing {
+                total: t0.elapsed(),
+                enqueue: Some(t1 - t0),
+            }
+        };
+        let mut cs = |n| {
+            let t0 = Instant::now();
+            let t1 = cs_stream.scope(|s| {
+                let mut b = s.bind_mut(&mut cs_out);
+                for _ in 0..n {
+                    must(s.run(&index_2d, cs_cfg_2d, (&mut b, WIDTH_2D)), "run");
+                }
+                Instant::now()
+            });
+            let t1 = must(t1, "scope");
+            Timing {
+                total: t0.elapsed(),
+                enqueue: Some(t1 - t0),
+            }
+        };
+        let mut cr = |n| {
+            let t0 = Instant::now();
+            for _ in 0..n {
+                let mut b = cu_stream.launch_builder(&cu_index_2d);
+                b.arg(&mut cu_out);
+                b.arg(&WIDTH_2D);
+                // SAFETY: as raw's: 128 u32 and a width of 64 for this grid.
+                must(unsafe { b.launch(cu_cfg_2d) }, "cudarc launch");
+            }
+            let t1 = Instant::now();
+            must(cu_stream.synchronize(), "cudarc synchronize");
+            Timing {
+                total: t0.elapsed(),
+                enqueue: Some(t1 - t0),
+            }
+        };
+        r.row(
+            row(ROWS, "launch_contract_2d"),
+            &mut raw,
+            Some(&mut cs),
+            &mut cr,
+        );
+        // Every launch wrote its own index into each element (the null driver runs nothing).
+        if !null {
+            let want: Vec<u32> = (0..ELEMENTS_2D as u32).collect();
+            let mut raw_host = vec![0u32; ELEMENTS_2D];
+            // SAFETY: `raw_host` holds ELEMENTS_2D u32; `raw_out` as many of live memory.
+            ok(
+                unsafe {
+                    ffi::cuMemcpyDtoH_v2(raw_host.as_mut_ptr().cast(), raw_out, ELEMENTS_2D * 4)
+                },
+                "cuMemcpyDtoH",
+            );
+            let cs_host = must(cs_out.to_vec(), "to_vec");
+            let cu_host = must(cu_stream.clone_dtoh(&cu_out), "cudarc clone_dtoh");
+            for (what, host) in [
+                ("raw", &raw_host),
+                ("custack", &cs_host),
+                ("cudarc", &cu_host),
+            ] {
+                if *host != want {
+                    fail(&format!("{what} index_2d"), &"wrong output");
+                }
+            }
+            r.emit("I check index_2d's output for all three");
+        }
+        // SAFETY: allocated above by `cuMemAlloc`, freed once, no longer used.
+        ok(unsafe { ffi::cuMemFree_v2(raw_out) }, "cuMemFree");
     }
 
     if r.wants("launch_sync") {

@@ -1,10 +1,12 @@
 //! Kernel contracts on a real device: each extent shape (parameter, product, pitched,
 //! grid) launched safely on a real kernel and its result read back; a buffer one element short
 //! refused with the memory untouched (R12); a declaration that disagrees with the kernel refused
-//! at lookup (R13); launches in a submission, a graph capture, with attributes and cooperative.
+//! at lookup (R13); a 2-D kernel's per-axis extents and preconditions, and NVIDIA's matrixMulDrv
+//! ported with them, each refused launch naming its clause (R14); launches in a submission, a
+//! graph capture, with attributes and cooperative.
 //!
 //! The kernels are hand-written PTX (`tests/fixtures/kernels.ptx`, `contracts.ptx`; ISA 6.0,
-//! `sm_50`). Without a device every test fails (`Driver::init` errs), never passes.
+//! `sm_50`), and matrixMulDrv's compiled by nvcc (`matrix_mul.cu`, `.ptx`). Without a device every test fails (`Driver::init` errs), never passes.
 mod common;
 use common::{KERNELS, context};
 use custack::prelude::*;
@@ -40,7 +42,32 @@ custack::kernel_contract! {
     /// `cluster_ids(uint2* out)`: block `b` writes its rank in its cluster and its cluster's
     /// index to `out[b]`: written for clusters of 2 blocks.
     unsafe kernel ClusterIds = "cluster_ids"(out: &mut [[u32; 2]; blocks]) cluster(2, 1, 1);
+    /// `index_2d(unsigned* out, unsigned width)`: `out[y * width + x] = y * width + x` for
+    /// every launched thread, no bounds check: `grid_y` rows of `width` while the grid's x
+    /// threads fit a row, one layer of blocks.
+    unsafe kernel Index2d = "index_2d"(out: &mut [u32; grid_y * width], width: u32)
+        requires(width > 0, grid_x <= width, blocks_z == 1);
+    /// NVIDIA's matrixMulDrv kernel (`tests/fixtures/matrix_mul.cu`), `matrixMul<32, size_t>`:
+    /// `C = A * B`, A `wa` wide, B `wb` wide, one 32 × 32 block per 32 × 32 tile of C, no
+    /// bounds checks. Block `(bx, by)` reads rows `32 by ..` of A over its whole width (whole
+    /// tiles only: `wa` a multiple of 32, and not 0, or its loop never ends), a 32-column band of
+    /// B over all `wa` rows, and writes its tile of C: so A holds `grid_y` rows of `wa`, B `wa`
+    /// rows of `wb`, C `grid_y` rows of `wb`, while the grid's x threads fit a row of B and C.
+    /// Its static shared tiles are 32 × 32 and it indexes by `block_size`, not `blockDim`: the
+    /// block is exactly 32 × 32 × 1.
+    unsafe kernel MatrixMul = "matrix_mul_bs32"(
+        c: &mut [f32; grid_y * wb],
+        a: &[f32; grid_y * wa],
+        b: &[f32; wa * wb],
+        wa: u64,
+        wb: u64,
+    ) requires(
+        block_x == 32, block_y == 32, block_z == 1, blocks_z == 1,
+        wa > 0, wa % 32 == 0, grid_x <= wb,
+    );
 }
+
+const MATRIX_MUL: &str = include_str!("fixtures/matrix_mul.ptx");
 
 const N: usize = 1000;
 const N32: u32 = N as u32;
@@ -255,6 +282,161 @@ fn grid_extent() {
         })
         .unwrap();
     assert_eq!(x.to_vec().unwrap(), (0..1024).collect::<Vec<u32>>());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn two_dimensional_extent_and_preconditions() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(CONTRACTS).unwrap();
+    let index = module.declared::<Index2d>().unwrap();
+    let (width, height) = (96u32, 7u32);
+    let mut out = guard
+        .alloc_zeroed::<u32>((width * height) as usize)
+        .unwrap();
+    let mut short = guard
+        .alloc_from(&vec![5u32; (width * height) as usize - 1])
+        .unwrap();
+    let rows = |blocks_x, blocks_z| LaunchConfig {
+        grid: (blocks_x, height, blocks_z),
+        block: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    guard
+        .stream()
+        .unwrap()
+        .scope(|s| {
+            let mut o = s.bind_mut(&mut out);
+            s.run(&index, rows(3, 1), (&mut o, width)).unwrap();
+            // A grid one block wider than a row: its last block would write into the next row
+            // and, on the last row, past the buffer. Refused by the precondition.
+            let e = s.run(&index, rows(4, 1), (&mut o, width)).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::PreconditionFailed);
+            assert!(
+                e.to_string()
+                    .contains("requires `grid_x <= width`, which does not hold for this launch (128 <= 96 is false)"),
+                "{e}"
+            );
+            let e = s.run(&index, rows(3, 2), (&mut o, width)).unwrap_err();
+            assert!(e.to_string().contains("`blocks_z == 1`"), "{e}");
+            let e = s.run(&index, rows(3, 1), (&mut o, 0)).unwrap_err();
+            assert!(e.to_string().contains("`width > 0`"), "{e}");
+            // One element short of grid_y * width.
+            let e = s
+                .run(&index, rows(3, 1), (s.bind_mut(&mut short), width))
+                .unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+            assert!(
+                e.to_string()
+                    .contains("holds 671 elements, but its extent `grid_y * width` requires 672"),
+                "{e}"
+            );
+        })
+        .unwrap();
+    assert_eq!(
+        out.to_vec().unwrap(),
+        (0..width * height).collect::<Vec<u32>>()
+    );
+    assert_eq!(
+        short.to_vec().unwrap(),
+        vec![5; (width * height) as usize - 1],
+        "the refused launch wrote nothing"
+    );
+}
+
+/// NVIDIA's matrixMulDrv sample ported as a user would, with no `unsafe` beyond the declaration:
+/// its sizes (A 4·32 wide and 6·32 high, B 4·32 wide), A all 1.0 and B all 0.01, its launch
+/// (a grid of `WC / 32 × HC / 32` blocks of 32 × 32 threads, with the sample's
+/// `2 · 32 · 32 · 4` bytes of dynamic shared memory) and its check: every element of C within
+/// 1e-5 of `WA · 0.01`.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn matrix_mul_drv_port() {
+    const BLOCK: usize = 32;
+    const WA: usize = 4 * BLOCK;
+    const HA: usize = 6 * BLOCK;
+    const WB: usize = 4 * BLOCK;
+    const HB: usize = WA;
+    const WC: usize = WB;
+    const HC: usize = HA;
+    const VAL_B: f32 = 0.01;
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(MATRIX_MUL).unwrap();
+    let matrix_mul = module.declared::<MatrixMul>().unwrap();
+    let a = guard.alloc_from(&vec![1.0f32; WA * HA]).unwrap();
+    let b = guard.alloc_from(&vec![VAL_B; WB * HB]).unwrap();
+    let mut c = guard.alloc_from(&vec![-1.0f32; WC * HC]).unwrap();
+    let launch = |grid: (usize, usize), block: u32| LaunchConfig {
+        grid: (grid.0 as u32, grid.1 as u32, 1),
+        block: (block, block, 1),
+        shared_mem_bytes: (2 * BLOCK * BLOCK * size_of::<f32>()) as u32,
+    };
+    let sample = launch((WC / BLOCK, HC / BLOCK), BLOCK as u32);
+    let stream = guard.stream().unwrap();
+    // Launches the sample's kernel could not survive, refused before the driver: C untouched.
+    stream
+        .scope(|s| {
+            let (da, db, mut dc) = (s.bind(&a), s.bind(&b), s.bind_mut(&mut c));
+            let args = |wa: usize, wb: usize| (wa as u64, wb as u64);
+            let (wa, wb) = args(WA, WB);
+            for (config, wa, wb, clause) in [
+                // One block too many in x: the last would write past each row of C.
+                (
+                    launch((WC / BLOCK + 1, HC / BLOCK), 32),
+                    wa,
+                    wb,
+                    "`grid_x <= wb`",
+                ),
+                // 16 × 16 blocks: the kernel indexes its tiles by 32, not by the block.
+                (launch((WC / 16, HC / 16), 16), wa, wb, "`block_x == 32`"),
+                // A width that is not whole tiles: the last tile reads past a row of A.
+                (sample, wa - 1, wb, "`wa % 32 == 0`"),
+                (sample, 0, wb, "`wa > 0`"),
+            ] {
+                let e = s
+                    .run(&matrix_mul, config, (&mut dc, da, db, wa, wb))
+                    .unwrap_err();
+                assert_eq!(e.kind(), ErrorKind::PreconditionFailed, "{e}");
+                assert!(e.to_string().contains(clause), "{clause}: {e}");
+            }
+            // Claiming C is wider than it is: its extent `grid_y * wb` exceeds it.
+            let e = s
+                .run(&matrix_mul, sample, (&mut dc, da, db, wa, wb + 32))
+                .unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::BufferTooShort, "{e}");
+        })
+        .unwrap();
+    stream.synchronize().unwrap();
+    assert!(
+        c.to_vec()
+            .unwrap()
+            .iter()
+            .all(|x| x.to_bits() == (-1.0f32).to_bits()),
+        "a refused launch wrote C"
+    );
+    stream
+        .scope(|s| {
+            let (da, db, mut dc) = (s.bind(&a), s.bind(&b), s.bind_mut(&mut c));
+            s.run(&matrix_mul, sample, (&mut dc, da, db, WA as u64, WB as u64))
+        })
+        .unwrap()
+        .unwrap();
+    let h_c = c.to_vec().unwrap();
+    let reference = f32::from(u16::try_from(WA).unwrap()) * VAL_B;
+    let wrong = h_c
+        .iter()
+        .filter(|&&x| (x - reference).abs() > 1e-5)
+        .count();
+    assert_eq!(
+        wrong,
+        0,
+        "{wrong} of {} elements differ from {reference}",
+        WC * HC
+    );
 }
 
 #[test]

@@ -424,6 +424,11 @@ error_kinds! {
         /// length and the extent required); nothing was enqueued.
         BufferTooShort = "CUSTACK_BUFFER_TOO_SHORT",
             "a buffer is shorter than the extent the kernel's contract requires";
+        /// custack: a launch of a declared kernel does not meet a precondition its contract
+        /// states (`requires(..)`; the detail names the clause and the values it compared);
+        /// nothing was enqueued.
+        PreconditionFailed = "CUSTACK_PRECONDITION_FAILED",
+            "a launch does not meet a precondition of the kernel's contract";
         /// custack: the entry point is newer than the installed driver (custack looks it up
         /// with `cuGetProcAddress_v2`; the detail names it and both versions).
         DriverTooOld = "CUSTACK_DRIVER_TOO_OLD",
@@ -982,7 +987,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 14 + 1);
+        assert_eq!(names.len(), 100 + 15 + 1);
     }
 
     #[test]
@@ -1026,7 +1031,7 @@ mod tests {
 
     #[test]
     fn custack_kinds_have_no_code() {
-        assert_eq!(CUSTACK_KINDS.len(), 14);
+        assert_eq!(CUSTACK_KINDS.len(), 15);
         for &kind in CUSTACK_KINDS {
             assert_eq!(kind.code(), None, "{kind:?}");
             assert!(!kind.is_sticky());

@@ -1210,6 +1210,25 @@ custack::kernel_contract! {
     /// `cluster_ids(uint2* out)`: block `b` writes its rank in its cluster of 2 and its
     /// cluster's index to `out[b]`: written for clusters of 2 blocks.
     unsafe kernel ClusterIds = "cluster_ids"(out: &mut [[u32; 2]; blocks]) cluster(2, 1, 1);
+    /// `index_2d(unsigned* out, unsigned width)`: `out[y * width + x] = y * width + x` per
+    /// launched thread, no bounds check.
+    unsafe kernel Index2d = "index_2d"(out: &mut [u32; grid_y * width], width: u32)
+        requires(width > 0, grid_x <= width, blocks_z == 1);
+}
+
+/// `index_2d` on the CPU, indexing exactly as the kernel does, past the buffer too if a launch
+/// let it: the checking driver then reports the write outside its allocation.
+fn index_2d_on_cpu(call: &custack::KernelCall<'_>) -> core::result::Result<(), custack::StandInError> {
+    let (out, width) = (call.arg::<u64>(0)?, u64::from(call.arg::<u32>(1)?));
+    let (grid, block) = (call.grid(), call.block());
+    let threads = |axis: usize| u64::from(grid[axis]) * u64::from(block[axis]);
+    for _layer in 0..threads(2) {
+        for y in 0..threads(1) {
+            let row: Vec<u32> = (0..threads(0)).map(|x| (y * width + x) as u32).collect();
+            call.write(out + 4 * y * width, &row)?;
+        }
+    }
+    Ok(())
 }
 
 // The double's call counters (`benches/nulldriver`): this program only runs linked to it.
@@ -1283,6 +1302,10 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     let iota_clauses = shapes.declared::<IotaClauses>()?;
     let iota_cooperative = shapes.declared::<IotaCooperative>()?;
     let row_offsets = shapes.declared::<RowOffsets>()?;
+    let index_2d = shapes.declared::<Index2d>()?;
+    // SAFETY: as the kernel, the stand-in writes out[y * width + x] for every launched thread.
+    let _index_2d_on_cpu = unsafe { StandIn::register(&Driver::init()?, "index_2d", index_2d_on_cpu) }?;
+    let mut rows2d = guard.alloc_zeroed::<u32>(96 * 7)?;
     let clusters = guard.load_ptx(include_str!("../../../tests/fixtures/cluster.ptx"))?;
     let cluster_ids = clusters.declared::<ClusterIds>()?;
     let mut ids = guard.alloc_zeroed::<[u32; 2]>(8)?;
@@ -1359,6 +1382,27 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
             LaunchConfig::for_elements(256),
             (&mut dg, 255u8),
         )?;
+        // Two axes: grid_y rows of `width`, while the grid's x threads fit a row (R14). The
+        // stand-in writes where the kernel would: out of bounds, the checking driver says so.
+        let mut r2 = s.bind_mut(&mut rows2d);
+        let shape = |blocks_x, blocks_z| LaunchConfig {
+            grid: (blocks_x, 7, blocks_z),
+            block: (32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        s.run(&index_2d, shape(3, 1), (&mut r2, 96))?;
+        refused(ErrorKind::PreconditionFailed, || {
+            s.run(&index_2d, shape(4, 1), (&mut r2, 96))
+        });
+        refused(ErrorKind::PreconditionFailed, || {
+            s.run(&index_2d, shape(3, 2), (&mut r2, 96))
+        });
+        refused(ErrorKind::PreconditionFailed, || {
+            s.run(&index_2d, shape(3, 1), (&mut r2, 0))
+        });
+        refused(ErrorKind::BufferTooShort, || {
+            s.run(&index_2d, shape(3, 1), (&mut r2, 97))
+        });
         // A clustered kernel: launched in its clusters of 2; a grid of 7 blocks is refused.
         let mut di = s.bind_mut(&mut ids);
         let eight = LaunchConfig {
@@ -1376,6 +1420,9 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
         });
         Ok(())
     })??;
+    // Whenever every call succeeded, the stand-in wrote each element once, where the kernel would.
+    let want: Vec<u32> = (0..96 * 7).collect();
+    assert_eq!(rows2d.to_vec()?, want, "index_2d's stand-in");
     // A submission that owns the buffer and the declared kernel.
     let pending = stream.submit((x, add), |s, (mut x, add)| {
         s.run(&add, cfg, (&mut x, 2, N32))

@@ -4,15 +4,17 @@
 //! [`kernel_contract!`](crate::kernel_contract) declares a kernel: its name, its parameters in
 //! order with Rust types, and for each buffer parameter whether the kernel reads it (`&[T; e]`)
 //! or writes it (`&mut [T; e]`) and how many elements it may touch, `e`, an expression of the
-//! kernel's scalar parameters and of the launch shape. The declaration is the one `unsafe`: its
-//! author promises that the kernel touches nothing beyond what it says. Every launch of it is then
-//! a safe call ([`StreamScope::run`]):
+//! kernel's scalar parameters and of the launch shape (as a whole or per axis). The declaration
+//! is the one `unsafe`: its author promises that the kernel touches nothing beyond what it says.
+//! Every launch of it is then a safe call ([`StreamScope::run`]):
 //!
 //! - the compiler checks the arguments' number, order and types, and that a buffer the kernel
 //!   writes is bound writably ([`ContractArgs`], [`ContractArg`]);
-//! - custack checks every buffer's length against its extent before anything is enqueued,
-//!   with integer arithmetic only (no driver call, no allocation): a buffer that is too short,
-//!   or an extent whose arithmetic overflows, is an error naming the parameter;
+//! - custack checks the declaration's preconditions (`requires(..)`: a block shape, a grid that
+//!   fits a row, a width that is a whole number of tiles) and every buffer's length against its
+//!   extent before anything is enqueued, with integer arithmetic only (no driver call, no
+//!   allocation): a condition that does not hold is an error naming it, a buffer that is too
+//!   short, or an extent whose arithmetic overflows, an error naming the parameter;
 //! - the declaration is checked against the kernel when it is looked up ([`Module::declared`]):
 //!   against the driver's parameter information (`cuFuncGetParamInfo`, CUDA 12.4), or, on older
 //!   drivers, against the PTX `.entry` of a module custack loaded from PTX ([`CheckedBy`]).
@@ -361,6 +363,126 @@ pub mod __private {
         [b.0, b.1, b.2]
             .iter()
             .try_fold(1usize, |p, &d| p.checked_mul(d as usize))
+    }
+
+    /// One axis of a launch of shape `config` (0 = x, 1 = y, 2 = z): its blocks (`grid_` and
+    /// `blocks_`), its threads per block (`grid_` and `block_`), or their product (`grid_`).
+    #[inline]
+    pub fn axis(config: &LaunchConfig, axis: usize, blocks: bool, threads: bool) -> Option<usize> {
+        let (g, b) = (config.grid, config.block);
+        let (g, b) = match axis {
+            0 => (g.0, b.0),
+            1 => (g.1, b.1),
+            _ => (g.2, b.2),
+        };
+        let g = if blocks { g as usize } else { 1 };
+        let b = if threads { b as usize } else { 1 };
+        g.checked_mul(b)
+    }
+
+    /// A comparison of a `requires(..)` condition.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Compare {
+        /// `==`
+        Eq,
+        /// `!=`
+        Ne,
+        /// `<`
+        Lt,
+        /// `<=`
+        Le,
+        /// `>`
+        Gt,
+        /// `>=`
+        Ge,
+    }
+
+    impl Compare {
+        fn holds(self, l: usize, r: usize) -> bool {
+            match self {
+                Self::Eq => l == r,
+                Self::Ne => l != r,
+                Self::Lt => l < r,
+                Self::Le => l <= r,
+                Self::Gt => l > r,
+                Self::Ge => l >= r,
+            }
+        }
+        fn symbol(self) -> &'static str {
+            match self {
+                Self::Eq => "==",
+                Self::Ne => "!=",
+                Self::Lt => "<",
+                Self::Le => "<=",
+                Self::Gt => ">",
+                Self::Ge => ">=",
+            }
+        }
+    }
+
+    /// Checks one condition of a contract's `requires(..)`: `lhs op rhs`, both sides computed
+    /// in checked `usize` arithmetic (`None`: a side overflowed or a factor was negative).
+    #[inline]
+    pub fn check_condition(
+        kernel: &'static str,
+        clause: &'static str,
+        lhs: Option<usize>,
+        op: Compare,
+        rhs: Option<usize>,
+    ) -> Result<()> {
+        match (lhs, rhs) {
+            (Some(l), Some(r)) if op.holds(l, r) => Ok(()),
+            (Some(l), Some(r)) => Err(unmet(
+                kernel,
+                clause,
+                &format!("{l} {} {r} is false", op.symbol()),
+            )),
+            _ => Err(condition_overflow(kernel, clause)),
+        }
+    }
+
+    /// Checks a `requires(a % m == 0)` condition: `a` is a whole multiple of `m` (never of 0).
+    #[inline]
+    pub fn check_multiple(
+        kernel: &'static str,
+        clause: &'static str,
+        a: Option<usize>,
+        m: Option<usize>,
+    ) -> Result<()> {
+        match (a, m) {
+            (Some(a), Some(m)) if m != 0 && a % m == 0 => Ok(()),
+            (Some(a), Some(0)) => Err(unmet(
+                kernel,
+                clause,
+                &format!("{a} is not a multiple of 0"),
+            )),
+            (Some(a), Some(m)) => Err(unmet(kernel, clause, &format!("{a} % {m} is {}", a % m))),
+            _ => Err(condition_overflow(kernel, clause)),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn condition_overflow(kernel: &str, clause: &str) -> Error {
+        Error::custack(
+            ErrorKind::SizeOverflow,
+            format!(
+                "kernel {kernel:?}: its contract's condition `{clause}` overflows (or a factor is \
+                 negative); nothing was launched"
+            ),
+        )
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn unmet(kernel: &str, clause: &str, detail: &str) -> Error {
+        Error::custack(
+            ErrorKind::PreconditionFailed,
+            format!(
+                "kernel {kernel:?}: its contract requires `{clause}`, which does not hold for \
+                 this launch ({detail}); nothing was launched"
+            ),
+        )
     }
 
     /// Checks the launch's dynamic shared memory: `Ok` if `have` bytes hold `required`.
@@ -1015,13 +1137,41 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 /// | `pitched(height, pitch)` | `height` rows of `pitch` bytes (a pitched allocation) |
 /// | `grid` | one element per launched thread (grid × block), for kernels without a bounds check |
 /// | `blocks`, `4 * blocks` | one element (four) per block of the launch, e.g. per-block partial results |
+/// | `block` | one element per thread of a block |
+/// | `grid_y * width` | one axis of the launch times a parameter: `grid_y` rows of `width` (a 2-D kernel writing `out[y * width + x]`) |
 ///
-/// `grid`, `blocks` (blocks in the launch) and `block` (threads per block) may also be factors
-/// of a product. A kernel that uses dynamic shared memory declares how much it touches after its
-/// parameters, `shared(block * 8)` (bytes, a product as above): a launch with less
-/// `shared_mem_bytes` is refused. A kernel that indexes fixed-size (static) shared memory by
-/// thread index declares the largest block it takes, `max_block(16, 16, 1)` (after `shared(..)`
-/// if both): a launch with a larger block in any dimension is refused. A kernel that synchronizes
+/// The launch words are `grid` (threads in the launch, grid × block), `blocks` (blocks in the
+/// launch) and `block` (threads per block), and each of them along one axis: `grid_x`, `grid_y`,
+/// `grid_z` (threads along the axis: blocks × block size in it), `blocks_x`, `blocks_y`,
+/// `blocks_z` and `block_x`, `block_y`, `block_z`. Each may be a factor of a product; none may be
+/// a parameter's name (a compile error).
+///
+/// A kernel whose reach depends on more than the launch's size (a 2-D kernel without bounds
+/// checks, a tiled kernel that assumes its block shape or a whole number of tiles) states its
+/// preconditions after its parameters, `requires(cond, ...)`: each condition compares two
+/// extents with `==`, `!=`, `<`, `<=`, `>` or `>=` (`width > 0`, `grid_x <= width`,
+/// `block_x == 32`), or says a factor is a multiple of another (`wa % 32 == 0`). Both sides are
+/// computed in checked `usize` like an extent; each launch checks them in order, before the
+/// extents, and one that does not hold refuses the launch with
+/// [`ErrorKind::PreconditionFailed`](crate::ErrorKind::PreconditionFailed) naming the condition
+/// and the values it compared (a side that overflows or a negative factor:
+/// [`SizeOverflow`](crate::ErrorKind::SizeOverflow)); nothing is enqueued. NVIDIA's
+/// matrixMulDrv kernel, for instance (`tests/gpu_contract.rs`):
+///
+/// ```text
+/// unsafe kernel MatrixMul = "matrix_mul_bs32"(
+///     c: &mut [f32; grid_y * wb], a: &[f32; grid_y * wa], b: &[f32; wa * wb], wa: u64, wb: u64,
+/// ) requires(
+///     block_x == 32, block_y == 32, block_z == 1, blocks_z == 1,
+///     wa > 0, wa % 32 == 0, grid_x <= wb,
+/// );
+/// ```
+///
+/// A kernel that uses dynamic shared memory declares how much it touches after its
+/// parameters (and `requires(..)`), `shared(block * 8)` (bytes, a product as above): a launch
+/// with less `shared_mem_bytes` is refused. A kernel that indexes fixed-size (static) shared
+/// memory by thread index declares the largest block it takes, `max_block(16, 16, 1)` (after
+/// `shared(..)` if both): a launch with a larger block in any dimension is refused. A kernel that synchronizes
 /// the whole grid (cooperative groups' `grid.sync()`) ends its declaration with `cooperative`
 /// (after the other clauses): it then launches only with
 /// [`run_cooperative`](crate::StreamScope::run_cooperative), and `run`, `run_with` and
@@ -1034,14 +1184,16 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 ///
 /// Extents are computed at each launch in checked `usize` arithmetic: every factor is converted
 /// to `usize` first (never added or multiplied in its own type, where `255u8 + 1` would wrap), and
-/// a negative factor or an overflow refuses the launch. Anything else in an extent (`-`, `/`, a
-/// method call, a cast) is a compile error that says what an extent may hold. (`grid`, `blocks`,
-/// `block` and `pitched` are words of the syntax, not parameter names.)
+/// a negative factor or an overflow refuses the launch. Anything else in an extent or a condition
+/// (`-`, `/`, a method call, a cast) is a compile error that says what an extent may hold. (The
+/// launch words and `pitched` are words of the syntax, not parameter names.)
 ///
 /// # Safety
 ///
-/// `unsafe` is the declaration's promise: the kernel takes exactly these parameters (checked
-/// at lookup where the driver or the PTX can tell: [`CheckedBy`](crate::CheckedBy)), reads and
+/// `unsafe` is the declaration's promise, for every launch whose shape and arguments meet its
+/// `requires(..)` conditions (custack refuses every other): the kernel takes exactly these
+/// parameters (checked at lookup where the driver or the PTX can tell:
+/// [`CheckedBy`](crate::CheckedBy)), reads and
 /// writes only the buffers passed to it, within their extents, writes only those declared
 /// `&mut`, dereferences no address it was not passed as a buffer (an integer parameter is
 /// never an address; it may read and write its own module's global variables, which the host
@@ -1060,12 +1212,14 @@ macro_rules! kernel_contract {
     (
         $(#[$attr:meta])*
         $vis:vis unsafe kernel $name:ident = $kernel:literal ( $($params:tt)* )
+            $(requires ( $($req:tt)+ ))?
             $(shared ( $($shared:tt)+ ))?
             $(max_block ( $bx:literal, $by:literal, $bz:literal ))?;
         $($rest:tt)*
     ) => {
         $crate::__kernel_contract_params! {
-            [$(#[$attr])* $vis $name $kernel [$($($shared)+)?] [$($bx, $by, $bz)?] plain]
+            [$(#[$attr])* $vis $name $kernel [$($($req)+)?] [$($($shared)+)?] [$($bx, $by, $bz)?]
+                plain]
             [] $($params)*
         }
         $crate::kernel_contract! { $($rest)* }
@@ -1073,13 +1227,14 @@ macro_rules! kernel_contract {
     (
         $(#[$attr:meta])*
         $vis:vis unsafe kernel $name:ident = $kernel:literal ( $($params:tt)* )
+            $(requires ( $($req:tt)+ ))?
             $(shared ( $($shared:tt)+ ))?
             $(max_block ( $bx:literal, $by:literal, $bz:literal ))?
             cluster ( $cx:literal, $cy:literal, $cz:literal );
         $($rest:tt)*
     ) => {
         $crate::__kernel_contract_params! {
-            [$(#[$attr])* $vis $name $kernel [$($($shared)+)?] [$($bx, $by, $bz)?]
+            [$(#[$attr])* $vis $name $kernel [$($($req)+)?] [$($($shared)+)?] [$($bx, $by, $bz)?]
                 (clustered $cx $cy $cz)]
             [] $($params)*
         }
@@ -1088,13 +1243,15 @@ macro_rules! kernel_contract {
     (
         $(#[$attr:meta])*
         $vis:vis unsafe kernel $name:ident = $kernel:literal ( $($params:tt)* )
+            $(requires ( $($req:tt)+ ))?
             $(shared ( $($shared:tt)+ ))?
             $(max_block ( $bx:literal, $by:literal, $bz:literal ))?
             cooperative;
         $($rest:tt)*
     ) => {
         $crate::__kernel_contract_params! {
-            [$(#[$attr])* $vis $name $kernel [$($($shared)+)?] [$($bx, $by, $bz)?] cooperative]
+            [$(#[$attr])* $vis $name $kernel [$($($req)+)?] [$($($shared)+)?] [$($bx, $by, $bz)?]
+                cooperative]
             [] $($params)*
         }
         $crate::kernel_contract! { $($rest)* }
@@ -1107,8 +1264,8 @@ macro_rules! kernel_contract {
 #[macro_export]
 macro_rules! __kernel_contract_params {
     (
-        [$(#[$attr:meta])* $vis:vis $name:ident $kernel:literal [$($shared:tt)*] [$($max:tt)*]
-            $launch:tt]
+        [$(#[$attr:meta])* $vis:vis $name:ident $kernel:literal [$($req:tt)*] [$($shared:tt)*]
+            [$($max:tt)*] $launch:tt]
         [$(($p:ident, $kind:ty, [$($e:tt)*]))*]
     ) => {
         $(#[$attr])*
@@ -1139,6 +1296,8 @@ macro_rules! __kernel_contract_params {
                     $($crate::ContractArg::<'scope, $kind>::available($p)),*
                 ]);
                 $(let $p = $crate::ContractArg::<'scope, $kind>::scalar($p);)*
+                $($crate::__kernel_contract_reserved!($p);)*
+                $crate::__kernel_contract_requires!(config, $kernel, [$($req)*]);
                 $(
                     $crate::__kernel_contract_check!(
                         config, $kernel, $p, available.next(), [$($e)*]
@@ -1236,6 +1395,114 @@ macro_rules! __kernel_contract_max_block {
     };
 }
 
+/// Refuses a parameter named like a word of the extent syntax, which an extent would read as
+/// the launch shape instead of the parameter. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_contract_reserved {
+    (grid) => { $crate::__kernel_contract_reserved!(@word grid) };
+    (blocks) => { $crate::__kernel_contract_reserved!(@word blocks) };
+    (block) => { $crate::__kernel_contract_reserved!(@word block) };
+    (pitched) => { $crate::__kernel_contract_reserved!(@word pitched) };
+    (grid_x) => { $crate::__kernel_contract_reserved!(@word grid_x) };
+    (grid_y) => { $crate::__kernel_contract_reserved!(@word grid_y) };
+    (grid_z) => { $crate::__kernel_contract_reserved!(@word grid_z) };
+    (blocks_x) => { $crate::__kernel_contract_reserved!(@word blocks_x) };
+    (blocks_y) => { $crate::__kernel_contract_reserved!(@word blocks_y) };
+    (blocks_z) => { $crate::__kernel_contract_reserved!(@word blocks_z) };
+    (block_x) => { $crate::__kernel_contract_reserved!(@word block_x) };
+    (block_y) => { $crate::__kernel_contract_reserved!(@word block_y) };
+    (block_z) => { $crate::__kernel_contract_reserved!(@word block_z) };
+    (@word $w:ident) => {
+        ::core::compile_error!(::core::concat!(
+            "kernel_contract!: a parameter cannot be named `", ::core::stringify!($w), "`: in an \
+             extent or a condition it is a word of the launch shape; rename the parameter"
+        ))
+    };
+    ($p:ident) => {};
+}
+
+/// The `requires(..)` clause: each comma-separated condition checked in order. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_contract_requires {
+    ($config:ident, $kernel:expr, []) => {};
+    ($config:ident, $kernel:expr, [$($c:tt)+]) => {
+        $crate::__kernel_contract_requires!(@split $config, $kernel, [] $($c)+)
+    };
+    (@split $config:ident, $kernel:expr, [$($cur:tt)+] , $($rest:tt)*) => {
+        $crate::__kernel_contract_condition!($config, $kernel; [$($cur)+]);
+        $crate::__kernel_contract_requires!(@split $config, $kernel, [] $($rest)*)
+    };
+    (@split $config:ident, $kernel:expr, [] , $($rest:tt)*) => {
+        ::core::compile_error!("kernel_contract!: `requires(..)` has an empty condition (two commas, or one first)")
+    };
+    (@split $config:ident, $kernel:expr, [$($cur:tt)*] $t:tt $($rest:tt)*) => {
+        $crate::__kernel_contract_requires!(@split $config, $kernel, [$($cur)* $t] $($rest)*)
+    };
+    (@split $config:ident, $kernel:expr, [$($cur:tt)+]) => {
+        $crate::__kernel_contract_condition!($config, $kernel; [$($cur)+])
+    };
+    (@split $config:ident, $kernel:expr, []) => {};
+}
+
+/// One condition of a `requires(..)` clause: two extents compared (`==`, `!=`, `<`, `<=`, `>`,
+/// `>=`), or `a % m == 0` of two factors. Both sides are evaluated in checked `usize`
+/// arithmetic like an extent. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_contract_condition {
+    ($config:ident, $kernel:expr; [$a:tt % $m:tt == 0]) => {
+        $crate::__private_contract::check_multiple(
+            $kernel,
+            ::core::stringify!($a % $m == 0),
+            $crate::__kernel_contract_factor!($config; $a),
+            $crate::__kernel_contract_factor!($config; $m),
+        )?
+    };
+    ($config:ident, $kernel:expr; [$($c:tt)+]) => {
+        $crate::__kernel_contract_condition!(@cmp $config, $kernel, [$($c)+] [] $($c)+)
+    };
+    (@cmp $config:ident, $kernel:expr, [$($all:tt)+] [$($l:tt)+] == $($r:tt)+) => {
+        $crate::__kernel_contract_condition!(@check $config, $kernel, [$($all)+] Eq [$($l)+] [$($r)+])
+    };
+    (@cmp $config:ident, $kernel:expr, [$($all:tt)+] [$($l:tt)+] != $($r:tt)+) => {
+        $crate::__kernel_contract_condition!(@check $config, $kernel, [$($all)+] Ne [$($l)+] [$($r)+])
+    };
+    (@cmp $config:ident, $kernel:expr, [$($all:tt)+] [$($l:tt)+] <= $($r:tt)+) => {
+        $crate::__kernel_contract_condition!(@check $config, $kernel, [$($all)+] Le [$($l)+] [$($r)+])
+    };
+    (@cmp $config:ident, $kernel:expr, [$($all:tt)+] [$($l:tt)+] >= $($r:tt)+) => {
+        $crate::__kernel_contract_condition!(@check $config, $kernel, [$($all)+] Ge [$($l)+] [$($r)+])
+    };
+    (@cmp $config:ident, $kernel:expr, [$($all:tt)+] [$($l:tt)+] < $($r:tt)+) => {
+        $crate::__kernel_contract_condition!(@check $config, $kernel, [$($all)+] Lt [$($l)+] [$($r)+])
+    };
+    (@cmp $config:ident, $kernel:expr, [$($all:tt)+] [$($l:tt)+] > $($r:tt)+) => {
+        $crate::__kernel_contract_condition!(@check $config, $kernel, [$($all)+] Gt [$($l)+] [$($r)+])
+    };
+    (@cmp $config:ident, $kernel:expr, [$($all:tt)+] [$($l:tt)*] $t:tt $($rest:tt)*) => {
+        $crate::__kernel_contract_condition!(@cmp $config, $kernel, [$($all)+] [$($l)* $t] $($rest)*)
+    };
+    (@cmp $config:ident, $kernel:expr, [$($all:tt)+] [$($l:tt)*]) => {
+        ::core::compile_error!(::core::concat!(
+            "kernel_contract!: `", ::core::stringify!($($all)+), "` is not a condition: a \
+             condition of `requires(..)` compares two extents with `==`, `!=`, `<`, `<=`, `>` or \
+             `>=` (`width > 0`, `grid_x <= width`, `block_x == 16`), or says that a factor is a \
+             multiple of another (`n % 32 == 0`), all in checked `usize` arithmetic"
+        ))
+    };
+    (@check $config:ident, $kernel:expr, [$($all:tt)+] $op:ident [$($l:tt)+] [$($r:tt)+]) => {
+        $crate::__private_contract::check_condition(
+            $kernel,
+            ::core::stringify!($($all)+),
+            $crate::__kernel_contract_sum!($config; $($l)+),
+            $crate::__private_contract::Compare::$op,
+            $crate::__kernel_contract_sum!($config; $($r)+),
+        )?
+    };
+}
+
 /// An extent for one launch. Not public API.
 #[doc(hidden)]
 #[macro_export]
@@ -1292,8 +1559,9 @@ macro_rules! __kernel_contract_product {
         ::core::compile_error!(::core::concat!(
             "kernel_contract!: `", ::core::stringify!($($other)*), "` is not an extent: an extent \
              is a sum (`+`) of products (`*`) of integer scalar parameters, integer literals, \
-             `grid`, `blocks`, `block` and parenthesized extents, computed in checked `usize` \
-             arithmetic (no `-`, `/` or other operators)"
+             the launch words (`grid`, `blocks`, `block` and per axis `grid_x`, `blocks_y`, \
+             `block_z`, ...) and parenthesized extents, computed in checked `usize` arithmetic \
+             (no `-`, `/` or other operators)"
         ))
     };
 }
@@ -1313,6 +1581,33 @@ macro_rules! __kernel_contract_factor {
     ($config:ident; block) => {
         $crate::__private_contract::block_threads($config)
     };
+    ($config:ident; grid_x) => {
+        $crate::__private_contract::axis($config, 0, true, true)
+    };
+    ($config:ident; grid_y) => {
+        $crate::__private_contract::axis($config, 1, true, true)
+    };
+    ($config:ident; grid_z) => {
+        $crate::__private_contract::axis($config, 2, true, true)
+    };
+    ($config:ident; blocks_x) => {
+        $crate::__private_contract::axis($config, 0, true, false)
+    };
+    ($config:ident; blocks_y) => {
+        $crate::__private_contract::axis($config, 1, true, false)
+    };
+    ($config:ident; blocks_z) => {
+        $crate::__private_contract::axis($config, 2, true, false)
+    };
+    ($config:ident; block_x) => {
+        $crate::__private_contract::axis($config, 0, false, true)
+    };
+    ($config:ident; block_y) => {
+        $crate::__private_contract::axis($config, 1, false, true)
+    };
+    ($config:ident; block_z) => {
+        $crate::__private_contract::axis($config, 2, false, true)
+    };
     ($config:ident; ($($inner:tt)+)) => {
         $crate::__kernel_contract_sum!($config; $($inner)+)
     };
@@ -1325,8 +1620,9 @@ macro_rules! __kernel_contract_factor {
     ($config:ident; $other:tt) => {
         ::core::compile_error!(::core::concat!(
             "kernel_contract!: `", ::core::stringify!($other), "` cannot be a factor of an \
-             extent: a factor is an integer scalar parameter, an integer literal, `grid`, \
-             `blocks`, `block` or a parenthesized extent"
+             extent: a factor is an integer scalar parameter, an integer literal, a launch word \
+             (`grid`, `blocks`, `block`, or one axis of them: `grid_x`, `blocks_y`, `block_z`, \
+             ...) or a parenthesized extent"
         ))
     };
 }
@@ -1463,6 +1759,158 @@ mod tests {
         assert!(
             e.to_string()
                 .contains("the kernel takes 2 parameters, the contract declares 3 (x, k, n)"),
+            "{e}"
+        );
+    }
+
+    crate::kernel_contract! {
+        /// NVIDIA's matrixMulDrv kernel shape: `c[(by*32 + ty) * wb + bx*32 + tx]`, no bounds
+        /// checks, 32 × 32 blocks and static shared tiles of that size.
+        unsafe kernel MatrixMul = "matrix_mul_bs32"(
+            c: &mut [f32; grid_y * wb],
+            a: &[f32; grid_y * wa],
+            b: &[f32; wa * wb],
+            wa: u64,
+            wb: u64,
+        ) requires(
+            block_x == 32, block_y == 32, block_z == 1, blocks_z == 1,
+            wa > 0, wa % 32 == 0, grid_x <= wb,
+        ) max_block(32, 32, 1);
+        /// Every comparison, and a trailing-comma-free clause.
+        unsafe kernel Compares = "compares"(n: u32, m: i32)
+            requires(n != 3, n < 100, n >= 1, (n + 1) * 2 <= blocks_x * 4, m >= 0, n % (m) == 0);
+    }
+
+    /// A 2-D launch of `bx × by` blocks of 32 × 32 threads.
+    fn grid_2d(bx: u32, by: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid: (bx, by, 1),
+            block: (32, 32, 1),
+            shared_mem_bytes: 0,
+        }
+    }
+
+    #[test]
+    fn axis_words_read_one_axis_of_the_launch() {
+        use super::__private::axis;
+        let cfg = LaunchConfig {
+            grid: (2, 3, 4),
+            block: (5, 6, 7),
+            shared_mem_bytes: 0,
+        };
+        let all = |b, t| [0, 1, 2].map(|a| axis(&cfg, a, b, t));
+        assert_eq!(all(true, true), [Some(10), Some(18), Some(28)]); // grid_x/y/z
+        assert_eq!(all(true, false), [Some(2), Some(3), Some(4)]); // blocks_x/y/z
+        assert_eq!(all(false, true), [Some(5), Some(6), Some(7)]); // block_x/y/z
+        let huge = LaunchConfig {
+            grid: (u32::MAX, 1, 1),
+            block: (1024, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // u32::MAX * 1024 fits a 64-bit usize; it never wraps in u32.
+        assert_eq!(axis(&huge, 0, true, true), Some(u32::MAX as usize * 1024));
+    }
+
+    #[test]
+    fn a_2d_kernel_is_checked_per_axis_and_by_its_preconditions() {
+        use super::ContractArgs;
+        use crate::asynchronous::scope::ScopedSliceMut;
+        // Never launched or dereferenced: only the lengths are checked (a writable handle
+        // serves as a read-only argument too).
+        // SAFETY: the handles only carry a length here; nothing reaches their addresses.
+        let out = |len| unsafe { ScopedSliceMut::<f32>::from_raw_parts(0x1000, len) };
+        let inp = out;
+        let check = |cfg: &LaunchConfig, c: usize, a: usize, b: usize, wa: u64, wb: u64| {
+            <_ as ContractArgs<'_, MatrixMul>>::check(&(out(c), inp(a), inp(b), wa, wb), cfg)
+        };
+        // The sample's sizes (hA = wA = 10·32, wB = 20·32).
+        let (ha, wa, wb) = (320usize, 320u64, 640u64);
+        let cfg = grid_2d(640 / 32, 320 / 32);
+        let (c, a, b) = (ha * 640, ha * 320, 320 * 640);
+        assert!(check(&cfg, c, a, b, wa, wb).is_ok());
+        // One element short in each buffer.
+        for (c2, a2, b2, name) in [
+            (c - 1, a, b, "`c` holds"),
+            (c, a - 1, b, "`a` holds"),
+            (c, a, b - 1, "`b` holds"),
+        ] {
+            let e = check(&cfg, c2, a2, b2, wa, wb).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+            assert!(e.to_string().contains(name), "{e}");
+        }
+        // The issue's example: a 64 × 64 grid of 8 × 8 blocks passes `width * height` on a
+        // 512-float buffer. Here the block shape is a precondition, and so is the grid's reach.
+        let small = LaunchConfig {
+            grid: (64, 64, 1),
+            block: (8, 8, 1),
+            shared_mem_bytes: 0,
+        };
+        let e = check(&small, c, a, b, wa, wb).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::PreconditionFailed);
+        assert!(
+            e.to_string().contains(
+                "requires `block_x == 32`, which does not hold for this launch (8 == 32 is false)"
+            ),
+            "{e}"
+        );
+        // A grid wider than B: its x threads would write past each row of C.
+        let e = check(&grid_2d(21, 10), c, a, b, wa, wb).unwrap_err();
+        assert!(e.to_string().contains("`grid_x <= wb`"), "{e}");
+        assert!(e.to_string().contains("672 <= 640 is false"), "{e}");
+        // wA = 0 would make the kernel's loop run ~2^64 times; wA not a multiple of 32 would
+        // read past a row of A.
+        let e = check(&cfg, c, a, b, 0, wb).unwrap_err();
+        assert!(e.to_string().contains("`wa > 0`"), "{e}");
+        let e = check(&cfg, c, a, b, 330, wb).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::PreconditionFailed);
+        assert!(e.to_string().contains("`wa % 32 == 0`"), "{e}");
+        assert!(e.to_string().contains("330 % 32 is 10"), "{e}");
+        // A third grid axis the kernel ignores: its blocks would write the same elements.
+        let deep = LaunchConfig {
+            grid: (20, 10, 2),
+            ..cfg
+        };
+        let e = check(&deep, c, a, b, wa, wb).unwrap_err();
+        assert!(e.to_string().contains("`blocks_z == 1`"), "{e}");
+        // Preconditions are checked before extents; overflow in one is SizeOverflow.
+        let e = check(&cfg, c, a, b, u64::MAX, u64::MAX).unwrap_err();
+        assert!(e.to_string().contains("`wa % 32 == 0`"), "{e}");
+        let e = check(&cfg, c, a, b, 1 << 62, 1 << 62).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::SizeOverflow);
+        assert!(
+            e.to_string()
+                .contains("the extent `grid_y * wb` of parameter `c` overflows"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn every_comparison_and_a_negative_factor() {
+        use super::ContractArgs;
+        let cfg = LaunchConfig {
+            grid: (10, 1, 1),
+            block: (1, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let check = |n: u32, m: i32| <_ as ContractArgs<'_, Compares>>::check(&(n, m), &cfg);
+        assert!(check(4, 2).is_ok());
+        for (n, m, clause) in [
+            (3, 1, "`n != 3`"),
+            (100, 1, "`n < 100`"),
+            (0, 1, "`n >= 1`"),
+            (20, 1, "`(n + 1) * 2 <= blocks_x * 4`"),
+            (4, 3, "`n % (m) == 0`"),
+            (4, 0, "`n % (m) == 0`"),
+        ] {
+            let e = check(n, m).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::PreconditionFailed, "{e}");
+            assert!(e.to_string().contains(clause), "{n} {m}: {e}");
+        }
+        // A negative factor is never compared as a wrapped value.
+        let e = check(4, -1).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::SizeOverflow);
+        assert!(
+            e.to_string().contains("condition `m >= 0` overflows"),
             "{e}"
         );
     }
