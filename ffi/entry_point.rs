@@ -54,6 +54,13 @@ pub type PFN_cuFuncGetParamInfo = unsafe extern "C" fn(
 /// CUDA 12.4.
 pub const PFN_cuFuncGetParamInfo_VERSION: c_int = 12040;
 
+/// `cuFuncGetParamCount` (Execution Control): the number of a kernel's parameters. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
+pub type PFN_cuFuncGetParamCount =
+    unsafe extern "C" fn(func: CUfunction, paramCount: *mut usize) -> CUresult;
+/// CUDA 13.2.
+pub const PFN_cuFuncGetParamCount_VERSION: c_int = 13020;
+
 /// `cuCtxCreate_v4` (Context Management): creates a context with parameters (execution
 /// affinity, CUDA-in-graphics). Looked up.
 /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs custack's programs (benches/checking) under the checking driver (checkdriver with
 # NULLDRIVER_CHECK=1) and fails each driver call in turn: contract row R10. No GPU needed.
-# (`newer` and `green` ask the double to report driver 13.0, so that custack finds the entry
+# (`newer` and `green` ask the double to report driver 13.0 and 13.2, so that custack finds the entry
 # points it looks up with cuGetProcAddress_v2; the others run as driver 12.2.)
 #
 #   bash scripts/check-driver.sh            # every program, every schedule

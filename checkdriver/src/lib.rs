@@ -106,6 +106,7 @@ const NEWER: &[(&[u8], c_int)] = &[
     (b"cuCtxRecordEvent", 12050),
     (b"cuCtxWaitEvent", 12050),
     (b"cuLogsRegisterCallback", 12090),
+    (b"cuFuncGetParamCount", 13020),
 ];
 
 /// The SMs of the one device (an H100 SXM), and the granularity of a green context's
@@ -535,6 +536,15 @@ entry_points! {
             }
             None => CUDA_ERROR_INVALID_VALUE,
         }
+    }
+    // How many parameters a function of a module loaded from PTX takes.
+    fn cuFuncGetParamCount(f: Handle, count: *mut usize) {
+        check::used(Kind::Function, f as usize, "cuFuncGetParamCount");
+        let Some(layout) = check::param_layout(f as usize) else {
+            return CUDA_ERROR_NOT_SUPPORTED;
+        };
+        out(count, layout.len());
+        CUDA_SUCCESS
     }
     // A module's entries, where it was loaded from PTX (none otherwise).
     fn cuModuleGetFunctionCount(count: *mut c_uint, module: Handle) {
@@ -2877,6 +2887,9 @@ mod tests {
                         (0..4).map(|i| info(f, i)).collect::<Vec<_>>(),
                         [Some((0, 8)), Some((8, 4)), Some((12, 4)), None]
                     );
+                    let mut n = 0;
+                    assert_eq!(cuFuncGetParamCount(f, &raw mut n), CUDA_SUCCESS);
+                    assert_eq!(n, 3);
                 }),
                 0
             );

@@ -132,6 +132,8 @@ pub(crate) static LOGS_REGISTER_CALLBACK: Lookup<ffi::PFN_cuLogsRegisterCallback
 
 pub(crate) static FUNC_GET_PARAM_INFO: Lookup<ffi::PFN_cuFuncGetParamInfo> =
     Lookup::new(c"cuFuncGetParamInfo", ffi::PFN_cuFuncGetParamInfo_VERSION);
+pub(crate) static FUNC_GET_PARAM_COUNT: Lookup<ffi::PFN_cuFuncGetParamCount> =
+    Lookup::new(c"cuFuncGetParamCount", ffi::PFN_cuFuncGetParamCount_VERSION);
 pub(crate) static CTX_CREATE_V4: Lookup<ffi::PFN_cuCtxCreate_v4> = Lookup::versioned(
     c"cuCtxCreate_v4",
     c"cuCtxCreate",
@@ -218,6 +220,7 @@ pub fn newer_entry_points() -> Vec<EntryPointStatus> {
     }
     vec![
         status(&FUNC_GET_PARAM_INFO),
+        status(&FUNC_GET_PARAM_COUNT),
         status(&CTX_CREATE_V4),
         status(&CTX_RECORD_EVENT),
         status(&CTX_WAIT_EVENT),

@@ -50,6 +50,14 @@ impl Function<'_> {
     /// `cuFuncGetParamInfo`—The kernel's parameters as `(offset, size)` in bytes, in order
     /// (CUDA 12.4; looked up, not linked): what its argument tuple must match.
     ///
+    /// The driver is asked for each parameter in turn. Where it can count them
+    /// (`cuFuncGetParamCount`, CUDA 13.2; looked up), it is asked for exactly that many, and no
+    /// call fails. On older drivers the list ends where `cuFuncGetParamInfo` refuses an index
+    /// (`CUDA_ERROR_INVALID_VALUE` one past the last parameter), a refusal that tools reporting
+    /// API errors (compute-sanitizer by default) show; [`Module::declared`](crate::Module::declared)
+    /// and [`Module::kernel`](crate::Module::kernel) avoid it for a module custack loaded from
+    /// PTX, whose `.entry` says how many parameters there are.
+    ///
     /// # Errors
     ///
     /// [`ErrorKind::DriverTooOld`](crate::ErrorKind::DriverTooOld) on a driver older than 12.4;
@@ -59,24 +67,53 @@ impl Function<'_> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetParamInfo")]
+    #[doc(alias = "cuFuncGetParamCount")]
     pub fn param_layout(&self) -> Result<Vec<(usize, usize)>> {
+        self.param_layout_of(None)
+    }
+
+    /// [`param_layout`](Self::param_layout), `known` the number of parameters where the caller
+    /// knows it for certain (the `.entry` of the PTX the module was loaded from): on a driver
+    /// that cannot count them, exactly that many are asked for, so no call fails.
+    pub(crate) fn param_layout_of(&self, known: Option<usize>) -> Result<Vec<(usize, usize)>> {
         let info = crate::driver::lookup::FUNC_GET_PARAM_INFO.get()?;
-        let mut layout = Vec::new();
-        loop {
+        let count = match crate::driver::lookup::FUNC_GET_PARAM_COUNT.get() {
+            Ok(count) => {
+                let mut n = 0usize;
+                // SAFETY: a live function; a valid out-pointer.
+                unsafe { count(self.raw, &raw mut n) }.result()?;
+                Some(n)
+            }
+            Err(e) if e.kind() == crate::ErrorKind::DriverTooOld => known,
+            Err(e) => return Err(e),
+        };
+        let param = |i: usize| {
             let (mut offset, mut size) = (0usize, 0usize);
             // SAFETY: a live function; valid out-pointers.
-            let r = unsafe { info(self.raw, layout.len(), &raw mut offset, &raw mut size) };
-            match r {
-                ffi::CUresult::CUDA_SUCCESS => layout.push((offset, size)),
-                // One past the last parameter: how the driver says where the list ends (there
-                // is no count). Tools that report API errors (compute-sanitizer by default)
-                // show this refusal; the driver's log line for it is dropped here, so that no
-                // later error takes it for its own.
-                ffi::CUresult::CUDA_ERROR_INVALID_VALUE => {
+            let r = unsafe { info(self.raw, i, &raw mut offset, &raw mut size) };
+            (r, (offset, size))
+        };
+        if let Some(n) = count {
+            return (0..n)
+                .map(|i| {
+                    let (r, p) = param(i);
+                    r.result().map(|()| p)
+                })
+                .collect();
+        }
+        let mut layout = Vec::new();
+        loop {
+            match param(layout.len()) {
+                (ffi::CUresult::CUDA_SUCCESS, p) => layout.push(p),
+                // One past the last parameter: how the driver says where the list ends when it
+                // cannot count them. Tools that report API errors show this refusal; the
+                // driver's log line for it is dropped here, so that no later error takes it
+                // for its own.
+                (ffi::CUresult::CUDA_ERROR_INVALID_VALUE, _) => {
                     drop(crate::driver::logs::take());
                     return Ok(layout);
                 }
-                r => return r.result().map(|()| layout),
+                (r, _) => return r.result().map(|()| layout),
             }
         }
     }
@@ -658,8 +695,9 @@ impl<'m, S: KernelSignature> Kernel<'m, S> {
     /// Checks `function` against `S` with `cuFuncGetParamInfo` (CUDA 12.4; looked up): the same
     /// number of parameters, each at the same offset with the same size. On a driver without
     /// `cuFuncGetParamInfo` the check is skipped (the driver cannot tell).
-    pub(crate) fn check(function: Function<'m>, name: &str) -> Result<Self> {
-        match function.param_layout() {
+    pub(crate) fn check(function: Function<'m>, name: &str, ptx: Option<&[u8]>) -> Result<Self> {
+        let known = ptx.and_then(|ptx| crate::kernel::ptx::entry_params(ptx, name));
+        match function.param_layout_of(known.as_ref().map(Vec::len)) {
             Ok(layout) => check_layout::<S>(name, &layout)?,
             Err(e) if e.kind() == crate::ErrorKind::DriverTooOld => {}
             Err(e) => return Err(e),

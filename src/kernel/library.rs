@@ -22,6 +22,7 @@ use crate::driver::Driver;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::kernel::launch::{Function, KernelArgs, LaunchConfig};
+use crate::kernel::ptx::entry_params;
 use core::marker::PhantomData;
 use std::ffi::CString;
 use std::sync::Arc;
@@ -51,6 +52,9 @@ use std::sync::Arc;
 #[doc(alias = "CUlibrary")]
 pub struct Library {
     raw: ffi::CUlibrary,
+    /// The PTX text it was loaded from: its kernels' `.entry` parameter lists say how many
+    /// parameters each takes, where the driver cannot count them.
+    ptx: CString,
 }
 
 // SAFETY: a library is context-independent process state: the driver API is thread-safe and
@@ -66,6 +70,8 @@ unsafe impl Sync for Library {}
 #[doc(alias = "CUkernel")]
 pub struct LibraryKernel<'l> {
     raw: ffi::CUkernel,
+    /// How many parameters its `.entry` in the library's PTX declares (`None`: unreadable).
+    params: Option<usize>,
     _library: PhantomData<&'l Library>,
 }
 
@@ -85,6 +91,8 @@ static_assertions::assert_impl_all!(LibraryKernel<'static>: Send, Sync, Copy);
 #[doc(alias = "cuKernelGetFunction")]
 pub struct LibraryFunction<'a> {
     function: Function<'a>,
+    /// As its [`LibraryKernel`]'s.
+    params: Option<usize>,
 }
 
 static_assertions::assert_not_impl_any!(LibraryFunction<'static>: Send, Sync);
@@ -128,7 +136,7 @@ impl Library {
             )
         }
         .result()?;
-        Ok(Self { raw })
+        Ok(Self { raw, ptx: code })
     }
 
     /// `cuLibraryGetKernel`—The kernel `name`.
@@ -155,6 +163,7 @@ impl Library {
             .map_err(|e| e.with_detail(format!("kernel {name:?}")))?;
         Ok(LibraryKernel {
             raw,
+            params: entry_params(self.ptx.as_bytes(), name).map(|p| p.len()),
             _library: PhantomData,
         })
     }
@@ -210,6 +219,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         Ok(LibraryFunction {
             // SAFETY: the function belongs to the library, borrowed for 'a.
             function: unsafe { Function::from_raw(raw) },
+            params: kernel.params,
         })
     }
 }
@@ -218,6 +228,11 @@ impl LibraryFunction<'_> {
     /// The raw `CUfunction` (of the context current when it was made).
     pub fn as_raw(&self) -> ffi::CUfunction {
         self.function.as_raw()
+    }
+
+    /// How many parameters its kernel's `.entry` declares in the library's PTX.
+    pub(crate) fn entry_param_count(&self) -> Option<usize> {
+        self.params
     }
 
     /// `cuFuncGetAttribute`—Its attributes ([`Function::attributes`]).
@@ -310,6 +325,8 @@ pub struct SharedLibrary {
 #[doc(alias = "CUkernel")]
 pub struct SharedKernel {
     raw: ffi::CUkernel,
+    /// As [`LibraryKernel`]'s.
+    params: Option<usize>,
     library: Arc<Library>,
 }
 
@@ -349,9 +366,11 @@ impl SharedLibrary {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     #[doc(alias = "cuLibraryGetKernel")]
     pub fn kernel(&self, name: &str) -> Result<SharedKernel> {
-        let raw = self.library.kernel(name)?.raw;
+        let kernel = self.library.kernel(name)?;
+        let (raw, params) = (kernel.raw, kernel.params);
         Ok(SharedKernel {
             raw,
+            params,
             library: Arc::clone(&self.library),
         })
     }
@@ -383,6 +402,7 @@ impl SharedKernel {
     pub fn kernel(&self) -> LibraryKernel<'_> {
         LibraryKernel {
             raw: self.raw,
+            params: self.params,
             _library: PhantomData,
         }
     }

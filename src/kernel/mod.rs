@@ -8,3 +8,4 @@ pub(crate) mod jit;
 pub(crate) mod launch;
 pub(crate) mod library;
 pub(crate) mod module;
+pub(crate) mod ptx;

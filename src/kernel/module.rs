@@ -328,7 +328,7 @@ impl Module<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetParamInfo")]
     pub fn kernel<S: KernelSignature>(&self, name: &str) -> Result<Kernel<'_, S>> {
-        Kernel::check(self.function(name)?, name)
+        Kernel::check(self.function(name)?, name, self.ptx())
     }
 
     /// `cuModuleGetGlobal`—The device address and size in bytes of the global `name`.

@@ -1241,6 +1241,12 @@ unsafe extern "C" {
 
 /// How many kernel launches of any kind have reached the driver since counting began.
 fn launches_seen() -> u64 {
+    calls_seen(|name| name.starts_with(b"cuLaunch"))
+}
+
+/// How many calls of the entry points `which` names have reached the driver since counting
+/// began (this call turns counting on).
+fn calls_seen(which: impl Fn(&[u8]) -> bool) -> u64 {
     // SAFETY: the double's counter functions take no pointer (these two) or a buffer of `cap`
     // counters (below); the names are NUL-terminated statics or null.
     let n = unsafe {
@@ -1256,9 +1262,7 @@ fn launches_seen() -> u64 {
             let name = unsafe { nulldriver_entry_name(i) };
             // SAFETY: a NUL-terminated static name, checked non-null.
             !name.is_null()
-                && unsafe { core::ffi::CStr::from_ptr(name) }
-                    .to_bytes()
-                    .starts_with(b"cuLaunch")
+                && which(unsafe { core::ffi::CStr::from_ptr(name) }.to_bytes())
         })
         .filter_map(|i| counts.get(i).copied())
         .sum()
@@ -1890,13 +1894,23 @@ fn unexpected(what: &str) -> custack::Error {
     custack::Error::new(custack::ErrorKind::InvalidValue, what)
 }
 
-/// The double reporting 13.0: every looked-up entry point found; a module's functions
+/// The double reporting 13.0: every looked-up entry point of 13.0 or older found (and the newer
+/// `cuFuncGetParamCount` not); a module's functions
 /// enumerated and named; kernels declared and checked against `cuFuncGetParamInfo` (a wrong
 /// declaration refused); context-wide events recorded and waited for; a context made with an
 /// SM-count affinity (`cuCtxCreate_v4`).
 fn newer(ctx: &Context) -> Result<()> {
+    let driver = custack::driver_version()?;
     for entry in custack::newer_entry_points() {
-        entry.available?;
+        match entry.available {
+            Ok(()) if entry.needs > driver => {
+                return Err(unexpected("an entry point newer than the driver was found"));
+            }
+            Err(e) if entry.needs <= driver || e.kind() != custack::ErrorKind::DriverTooOld => {
+                return Err(e);
+            }
+            _ => {}
+        }
     }
     let mut stack = Stack::new()?;
     newer_in(&stack.push(ctx)?)?;
@@ -1908,6 +1922,33 @@ fn newer(ctx: &Context) -> Result<()> {
         guard.sm_count_affinity()?,
         guard.alloc_from(&[1u32; 4])?.to_vec()?,
     );
+    Ok(())
+}
+
+/// The double reporting 13.2, which counts a kernel's parameters (`cuFuncGetParamCount`):
+/// `param_layout` asks for exactly that many, so no query fails, and a declaration is checked
+/// against them.
+fn counted_params(ctx: &Context) -> Result<()> {
+    use custack::CheckedBy;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let add = module.function("add_u32")?;
+    let calls = || {
+        (
+            calls_seen(|name| name == b"cuFuncGetParamCount"),
+            calls_seen(|name| name == b"cuFuncGetParamInfo"),
+        )
+    };
+    let before = calls();
+    if add.param_layout()? != [(0, 8), (8, 4), (12, 4)] {
+        return Err(unexpected("add_u32's parameter layout"));
+    }
+    let after = calls();
+    assert_eq!((after.0 - before.0, after.1 - before.1), (1, 3), "one count, 3 queries");
+    if module.declared::<AddU32>()?.checked_by() != CheckedBy::ParamInfo {
+        return Err(unexpected("not checked by cuFuncGetParamInfo"));
+    }
     Ok(())
 }
 
@@ -1923,7 +1964,12 @@ fn newer_in(guard: &PushedGuard<'_, '_>) -> Result<()> {
     if add.param_layout()? != [(0, 8), (8, 4), (12, 4)] {
         return Err(unexpected("add_u32's parameter layout"));
     }
+    // Driver 13.0 cannot count parameters; the module's PTX can: one query per parameter,
+    // none past the last (which tools reporting API errors would show).
+    let info = || calls_seen(|name| name == b"cuFuncGetParamInfo");
+    let before = info();
     let declared = module.declared::<AddU32>()?;
+    assert_eq!(info() - before, 3, "queries of add_u32's 3 parameters");
     if declared.checked_by() != CheckedBy::ParamInfo {
         return Err(unexpected("not checked by cuFuncGetParamInfo"));
     }
@@ -2081,7 +2127,10 @@ fn run(program: &str) -> Option<Result<()>> {
         "newer" => report_driver_version(13000)
             .and_then(|()| context0())
             .and_then(|c| newer(&c)),
-        "green" => report_driver_version(13000).and_then(|()| green()),
+        "green" => report_driver_version(13020)
+            .and_then(|()| green())
+            .and_then(|()| context0())
+            .and_then(|c| counted_params(&c)),
         "reuse_after_scope" => {
             context0().and_then(|c| c10_c11_memory_reused_after_scope(&c).map(drop))
         }

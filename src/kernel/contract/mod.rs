@@ -22,8 +22,6 @@
 //! A kernel one cannot describe this way (one that follows pointers stored in memory, or indexes
 //! by data) is still launched with the `unsafe` [`StreamScope::launch`].
 
-mod ptx;
-
 use crate::asynchronous::scope::{ScopedAlloc, ScopedSlice, ScopedSliceMut, StreamScope};
 use crate::asynchronous::submission::{Payload, held_as_itself, sealed as payload_sealed};
 use crate::error::{Error, ErrorKind, Result};
@@ -33,6 +31,7 @@ use crate::kernel::launch::{
 };
 use crate::kernel::library::LibraryFunction;
 use crate::kernel::module::Module;
+use crate::kernel::ptx;
 use crate::memory::pitched::ScopedPitched;
 use crate::memory::plain::DeviceCopy;
 use core::marker::PhantomData;
@@ -712,23 +711,27 @@ impl<C: Contract, S: KernelSource> Declared<'_, C, S> {
         self.checked
     }
 
-    /// Checks `C` against `function` and declares it, the PTX text `ptx` consulted where the
-    /// driver cannot tell the kernel's parameters.
-    fn check(function: Function<'_>, ptx: Option<&[u8]>) -> Result<Self> {
-        let checked = match function.param_layout() {
+    /// Checks `C` against `function` and declares it: against the driver's parameter
+    /// information, asking for `count` parameters where the driver cannot count them (the
+    /// kernel's own `.entry` says so), or where the driver cannot tell at all, against
+    /// `from_ptx`, the `.entry` of the PTX its module was loaded from.
+    fn check(
+        function: Function<'_>,
+        from_ptx: Option<Vec<ptx::PtxParam>>,
+        count: Option<usize>,
+    ) -> Result<Self> {
+        let checked = match function.param_layout_of(count) {
             Ok(layout) => {
                 compare::<C>("the driver's parameter information", &layout)?;
                 CheckedBy::ParamInfo
             }
-            Err(e) if e.kind() == ErrorKind::DriverTooOld => {
-                match ptx.and_then(|ptx| ptx::entry_params(ptx, C::KERNEL)) {
-                    Some(params) => {
-                        compare::<C>("the PTX .entry", &c_layout(&params))?;
-                        CheckedBy::Ptx
-                    }
-                    None => CheckedBy::Unchecked,
+            Err(e) if e.kind() == ErrorKind::DriverTooOld => match from_ptx {
+                Some(params) => {
+                    compare::<C>("the PTX .entry", &c_layout(&params))?;
+                    CheckedBy::Ptx
                 }
-            }
+                None => CheckedBy::Unchecked,
+            },
             Err(e) => return Err(e),
         };
         Ok(Self {
@@ -767,6 +770,14 @@ impl Module<'_> {
     /// tell `u32` from `f32`, a pointer from a `u64`, or what the kernel does with its buffers:
     /// that is the declaration's promise.
     ///
+    /// No driver call of the check fails, so tools that report API errors (compute-sanitizer
+    /// by default) stay quiet: the driver is asked about exactly as many parameters as the
+    /// kernel has, counted by the driver (`cuFuncGetParamCount`, CUDA 13.2, looked up) or, on
+    /// an older driver, by the PTX `.entry` of a module loaded from PTX. Only a module that is
+    /// not (a cubin, a fatbin, an adopted module) on a driver before 13.2 is probed one index
+    /// past its last parameter, which the driver refuses with `CUDA_ERROR_INVALID_VALUE` (its
+    /// answer, not an error of the program; such a tool shows it).
+    ///
     /// # Errors
     ///
     /// As [`function`](Self::function);
@@ -776,8 +787,14 @@ impl Module<'_> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetParamInfo")]
+    #[doc(alias = "cuFuncGetParamCount")]
     pub fn declared<C: Contract>(&self) -> Result<Declared<'_, C>> {
-        Declared::check(self.function(C::KERNEL)?, self.ptx())
+        let function = self.function(C::KERNEL)?;
+        // The PTX's own parameter list, if custack loaded the module from PTX: where the driver
+        // cannot count parameters, it says how many to ask for (so that no query fails).
+        let from_ptx = self.ptx().and_then(|ptx| ptx::entry_params(ptx, C::KERNEL));
+        let count = from_ptx.as_ref().map(Vec::len);
+        Declared::check(function, from_ptx, count)
     }
 }
 
@@ -1006,8 +1023,10 @@ impl<'a> LibraryFunction<'a> {
     pub fn declared<C: Contract>(&self) -> Result<DeclaredLibrary<'a, C>> {
         // SAFETY: the same function, for the same lifetime: its library outlives `'a`.
         let function = unsafe { Function::from_raw(self.as_raw()) };
-        // A library keeps no PTX text to read.
-        Declared::check(function, None)
+        // Not checked against the PTX (an older driver leaves it unchecked), but its `.entry`
+        // in the library's PTX, found by the name the kernel was looked up with, says how many
+        // parameters to ask the driver for.
+        Declared::check(function, None, self.entry_param_count())
     }
 }
 

@@ -1,5 +1,7 @@
-//! The parameter list of a PTX `.entry`, for checking a kernel contract where the driver cannot
-//! tell a kernel's parameters (`cuFuncGetParamInfo` is CUDA 12.4).
+//! The parameter list of a PTX `.entry`: for checking a kernel contract where the driver cannot
+//! tell a kernel's parameters (`cuFuncGetParamInfo` is CUDA 12.4), and for asking the driver
+//! about exactly that many parameters where it cannot count them (`cuFuncGetParamCount` is
+//! CUDA 13.2), so that no query fails.
 //!
 //! Only what a contract needs is read: each parameter's size and alignment in bytes, from its
 //! `.param` declaration (`.param .u64 x`, `.param .align 8 .b8 p[24]`). The text is scanned once,
@@ -195,7 +197,7 @@ mod tests {
 
     #[test]
     fn reads_the_fixture_kernels() {
-        let ptx = include_bytes!("../../../tests/fixtures/kernels.ptx");
+        let ptx = include_bytes!("../../tests/fixtures/kernels.ptx");
         let add = entry_params(ptx, "add_u32").unwrap();
         let sizes: Vec<usize> = add.iter().map(|p| p.size).collect();
         assert_eq!(sizes, [8, 4, 4]);
