@@ -14,7 +14,7 @@
 //! lane awaiting its requests' submissions one after the other; see the guide
 //! (`custack::guide::scopes`, "Awaiting submissions") for which executors work and why.
 use custack::{
-    Context, ContextFlags, DeviceBuffer, Driver, Function, LaunchConfig, PinnedBuffer, Stack,
+    Context, ContextFlags, Declared, DeviceBuffer, Driver, LaunchConfig, PinnedBuffer, Stack,
     Stream,
 };
 use std::cell::Cell;
@@ -30,12 +30,17 @@ const REQUESTS: u32 = 512;
 const STREAMS: usize = 4;
 const IN_FLIGHT: usize = 16;
 
+custack::kernel_contract! {
+    /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+}
+
 /// What a request moves into its submission and gets back: page-locked input, device buffer,
 /// the kernel, page-locked output.
 type Slot<'g, 'm> = (
     PinnedBuffer<'g, u32>,
     DeviceBuffer<'g, u32>,
-    Function<'m>,
+    Declared<'m, AddU32>,
     PinnedBuffer<'g, u32>,
 );
 
@@ -66,15 +71,12 @@ async fn request<'g, 'm>(
         (input, dev, add, output),
         move |s, (input, mut dev, add, output)| {
             s.copy_to_device(&mut dev, input)?;
-            // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) adds k to x[0..n); `dev`
-            // holds n elements.
-            unsafe {
-                s.launch(
-                    &add,
-                    LaunchConfig::for_elements(N as u32),
-                    (&mut dev, id, N as u32),
-                )
-            }?;
+            // `dev` holds N elements, checked against the contract's `n`.
+            s.run(
+                &add,
+                LaunchConfig::for_elements(N as u32),
+                (&mut dev, id, N as u32),
+            )?;
             s.copy_to_host(output, &dev)
         },
     )?;
@@ -173,7 +175,7 @@ fn run() -> custack::Result<usize> {
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
     let module = guard.load_ptx(KERNELS)?;
-    let add = module.function("add_u32")?;
+    let add = module.declared::<AddU32>()?;
     let streams = (0..STREAMS)
         .map(|_| guard.stream())
         .collect::<custack::Result<Vec<_>>>()?;

@@ -11,8 +11,8 @@
 // Pixel indices and extents are small: their conversions to floats are exact.
 #![allow(clippy::cast_precision_loss, clippy::many_single_char_names)]
 use custack::{
-    AddressMode, Context, ContextFlags, DeviceMemory, DevicePtr, Driver, FilterMode, LaunchConfig,
-    Stack, TextureHandle, TextureOptions,
+    AddressMode, Context, ContextFlags, DeviceMemory, Driver, FilterMode, LaunchConfig, Stack,
+    TextureOptions,
 };
 use std::process::ExitCode;
 
@@ -20,6 +20,13 @@ const PTX: &str = include_str!("../tests/fixtures/sampling.ptx");
 const W: usize = 512;
 const H: usize = 384;
 const ANGLE: f32 = 0.5;
+
+custack::kernel_contract! {
+    /// `rotate(cudaTextureObject_t tex, float* out, unsigned w, unsigned h, float c, float s)`:
+    /// for each pixel `x < w`, `y < h` (checked), samples the texture at the pixel's position
+    /// rotated by the angle of cosine `c` and sine `s` and writes it to `out[y * w + x]`.
+    unsafe kernel Rotate = "rotate"(tex: texture, out: &mut [f32; w * h], w: u32, h: u32, c: f32, s: f32);
+}
 
 /// A test card: a smooth ramp with a checker on it, different at every edge.
 fn image() -> Vec<f32> {
@@ -71,7 +78,7 @@ fn run() -> custack::Result<(Vec<f32>, Vec<f32>)> {
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
     let module = guard.load_ptx(PTX)?;
-    let rotate = module.kernel::<(TextureHandle, DevicePtr<f32>, u32, u32, f32, f32)>("rotate")?;
+    let rotate = module.declared::<Rotate>()?;
     let mut array = guard.alloc_array::<f32>(W, H)?;
     array.copy_from_host(&image())?;
     let stream = guard.stream()?;
@@ -92,9 +99,9 @@ fn run() -> custack::Result<(Vec<f32>, Vec<f32>)> {
         stream.scope(|s| {
             let (t, mut o) = (s.bind_texture(&texture), s.bind_mut(&mut out));
             let args = (t, &mut o, W as u32, H as u32, ANGLE.cos(), ANGLE.sin());
-            // SAFETY: `rotate` samples the texture and writes w*h floats of `out`, which holds
-            // w*h.
-            unsafe { s.launch_kernel(&rotate, cfg, args) }
+            // A safe launch: `out` is checked to hold w*h floats; the texture is bound to the
+            // scope, so its array stays unwritten while the kernel samples it.
+            s.run(&rotate, cfg, args)
         })??;
         results.push(out.to_vec()?);
     }

@@ -12,12 +12,17 @@
 //! mapping in turn (`lend_mut`) and adds its share. With one GPU, two contexts on device 0
 //! stand in for the two devices.
 use custack::{
-    Access, Context, ContextFlags, DeviceMemory, DeviceMemoryMut, DevicePtr, Driver, LaunchConfig,
+    Access, Context, ContextFlags, DeviceMemory, DeviceMemoryMut, Driver, LaunchConfig,
     MultiDeviceMapping, Stack, StackTop,
 };
 use std::process::ExitCode;
 
 const KERNELS: &str = include_str!("../tests/fixtures/kernels.ptx");
+
+custack::kernel_contract! {
+    /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+}
 /// Pieces per device.
 const PIECES: usize = 4;
 
@@ -30,14 +35,14 @@ fn add_on(
 ) -> custack::Result<()> {
     stack.with_pushed(ctx, |guard| -> custack::Result<()> {
         let module = guard.load_ptx(KERNELS)?;
-        let add = module.kernel::<(DevicePtr<u32>, u32, u32)>("add_u32")?;
+        let add = module.declared::<AddU32>()?;
         let mut view = guard.lend_mut(mapping)?;
         let n = view.len() as u32;
         guard.stream()?.scope(|s| {
             let mut x = s.bind_mut(&mut view);
-            // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) adds k to x[0..n); the view
-            // holds n elements, mapped read-write for this device.
-            unsafe { s.launch_kernel(&add, LaunchConfig::for_elements(n), (&mut x, k, n)) }
+            // The view, mapped read-write for this device, binds like device memory; it is
+            // checked to hold `n` elements.
+            s.run(&add, LaunchConfig::for_elements(n), (&mut x, k, n))
         })?
     })?
 }

@@ -15,6 +15,12 @@ use std::process::ExitCode;
 const KERNELS: &str = include_str!("../tests/fixtures/kernels.ptx");
 const N: usize = 1 << 20;
 
+custack::kernel_contract! {
+    /// `vector_add(const float* a, const float* b, float* c, unsigned n)`: `c[i] = a[i] + b[i]`
+    /// for `i < n`.
+    unsafe kernel VectorAdd = "vector_add"(a: &[f32; n], b: &[f32; n], c: &mut [f32; n], n: u32);
+}
+
 fn input(i: usize) -> (f32, f32) {
     // Small integers: their sums are exact in f32, so the GPU must match the CPU bit for bit.
     (
@@ -47,7 +53,7 @@ fn path(device: Device) -> custack::Result<(bool, &'static str)> {
 /// same allocations. The scope's bindings keep the host out while the kernel may run (C21).
 fn add_in_place(guard: &PushedGuard<'_, '_>) -> custack::Result<Vec<f32>> {
     let module = guard.load_ptx(KERNELS)?;
-    let vector_add = module.function("vector_add")?;
+    let vector_add = module.declared::<VectorAdd>()?;
     let stream = guard.stream()?;
     let mut a = guard.alloc_managed::<f32>(N)?;
     let mut b = guard.alloc_managed::<f32>(N)?;
@@ -58,15 +64,12 @@ fn add_in_place(guard: &PushedGuard<'_, '_>) -> custack::Result<Vec<f32>> {
     let n = N as u32;
     stream.scope(|s| -> custack::Result<()> {
         let (da, db, mut dc) = (s.bind(&a), s.bind(&b), s.bind_mut(&mut c));
-        // SAFETY: `vector_add(const float*, const float*, float*, unsigned)` reads `n` floats
-        // from its first two arguments and writes `n` to the third; every buffer holds `n`.
-        unsafe {
-            s.launch(
-                &vector_add,
-                LaunchConfig::for_elements(n),
-                (da, db, &mut dc, n),
-            )
-        }
+        // Managed memory binds like device memory; every buffer is checked to hold `n`.
+        s.run(
+            &vector_add,
+            LaunchConfig::for_elements(n),
+            (da, db, &mut dc, n),
+        )
     })??;
     Ok(c.to_vec())
 }
@@ -74,7 +77,7 @@ fn add_in_place(guard: &PushedGuard<'_, '_>) -> custack::Result<Vec<f32>> {
 /// Explicit copies, as `01_vector_add` does.
 fn add_with_copies(guard: &PushedGuard<'_, '_>) -> custack::Result<Vec<f32>> {
     let module = guard.load_ptx(KERNELS)?;
-    let vector_add = module.function("vector_add")?;
+    let vector_add = module.declared::<VectorAdd>()?;
     let stream = guard.stream()?;
     let mut a = guard.alloc_pinned::<f32>(N)?;
     let mut b = guard.alloc_pinned::<f32>(N)?;
@@ -94,14 +97,11 @@ fn add_with_copies(guard: &PushedGuard<'_, '_>) -> custack::Result<Vec<f32>> {
         );
         s.copy_to_device(&mut da, &a)?;
         s.copy_to_device(&mut db, &b)?;
-        // SAFETY: as in `add_in_place`: every buffer holds `n` floats.
-        unsafe {
-            s.launch(
-                &vector_add,
-                LaunchConfig::for_elements(n),
-                (&da, &db, &mut dc, n),
-            )?;
-        }
+        s.run(
+            &vector_add,
+            LaunchConfig::for_elements(n),
+            (&da, &db, &mut dc, n),
+        )?;
         s.copy_to_host(&mut c, &dc)
     })??;
     Ok(c.to_vec())

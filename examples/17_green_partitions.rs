@@ -27,13 +27,19 @@
 //! line and exits with status 0.
 use custack::prelude::*;
 use custack::{
-    Context, ContextFlags, ContextKind, Device, Driver, ErrorKind, EventFlags, Function, Green,
+    Context, ContextFlags, ContextKind, Declared, Device, Driver, ErrorKind, EventFlags, Green,
     GreenContext, LaunchConfig, ParkedBuffer, ParkedModule, ParkedStream, ParkedSubmission,
     PushedGuard, Stack, Stream,
 };
 use std::process::ExitCode;
 
 const GREEN_PTX: &str = include_str!("../tests/fixtures/green.ptx");
+
+custack::kernel_contract! {
+    /// `smid_spin(unsigned* out, long long spin)`: every thread spins `spin` clock cycles, then
+    /// thread 0 of block `b` writes the id of its SM to `out[b]`: one element per block.
+    unsafe kernel SmidSpin = "smid_spin"(out: &mut [u32; blocks], spin: i64);
+}
 /// Threads per block of both kernels.
 const THREADS: u32 = 128;
 /// SMs asked for the latency partition (the driver may round up to its granularity).
@@ -66,7 +72,7 @@ fn config(blocks: u32) -> LaunchConfig {
 fn time_once<K: ContextKind>(
     g: &PushedGuard<'_, '_, K>,
     stream: &Stream<'_>,
-    f: Function<'_>,
+    f: Declared<'_, SmidSpin>,
     out: &mut custack::DeviceBuffer<'_, u32>,
 ) -> custack::Result<f32> {
     let (start, end) = (g.event(EventFlags::empty())?, g.event(EventFlags::empty())?);
@@ -74,9 +80,8 @@ fn time_once<K: ContextKind>(
     stream.scope(|s| -> custack::Result<()> {
         let out = s.bind_mut(out);
         s.record(&start)?;
-        // SAFETY: smid_spin(unsigned* out, long long spin) writes out[0..grid), and `out`
-        // holds `blocks` elements.
-        unsafe { s.launch(&f, config(blocks), (out, LATENCY_SPIN)) }?;
+        // `out` is checked to hold one element per block.
+        s.run(&f, config(blocks), (out, LATENCY_SPIN))?;
         s.record(&end)
     })??;
     start.elapsed_ms(&end)
@@ -86,13 +91,14 @@ fn time_once<K: ContextKind>(
 /// blocks) on `stream`, as a submission that owns its output.
 fn submit_throughput<'s>(
     stream: &'s Stream<'_>,
-    f: Function<'s>,
+    f: Declared<'s, SmidSpin>,
     out: custack::DeviceBuffer<'s, u32>,
-) -> custack::Result<custack::Submission<'s, (custack::DeviceBuffer<'s, u32>, Function<'s>)>> {
+) -> custack::Result<
+    custack::Submission<'s, (custack::DeviceBuffer<'s, u32>, Declared<'s, SmidSpin>)>,
+> {
     let blocks = out.len() as u32;
     stream.submit((out, f), move |s, (mut out, f)| {
-        // SAFETY: as in `time_once`; `out` holds `blocks` elements.
-        unsafe { s.launch(&f, config(blocks), (&mut out, THROUGHPUT_SPIN)) }
+        s.run(&f, config(blocks), (&mut out, THROUGHPUT_SPIN))
     })
 }
 
@@ -134,7 +140,7 @@ fn time_latency<'g>(
     let module = g.attach_module(lat.module)?;
     let stream = g.attach_stream(lat.stream)?;
     let mut out = g.attach(lat.out)?;
-    let ms = time_once(&g, &stream, module.function("smid_spin")?, &mut out)?;
+    let ms = time_once(&g, &stream, module.declared::<SmidSpin>()?, &mut out)?;
     let back = Partition {
         green: lat.green,
         module: g.park_module(module),
@@ -171,7 +177,7 @@ fn green_contexts(
             let module = g.attach_module(tp.module)?;
             let stream = g.attach_stream(tp.stream)?;
             let work =
-                submit_throughput(&stream, module.function("smid_spin")?, g.attach(tp.out)?)?;
+                submit_throughput(&stream, module.declared::<SmidSpin>()?, g.attach(tp.out)?)?;
             let pending = g.park_submission(work);
             let back = (g.park_module(module), g.park_stream(stream));
             (pending, back)
@@ -202,7 +208,7 @@ fn one_context(device: Device, latency_blocks: u32, reps: usize) -> custack::Res
     let mut stack = Stack::new()?;
     let g = stack.push(&ctx)?;
     let module = g.load_ptx(GREEN_PTX)?;
-    let f = module.function("smid_spin")?;
+    let f = module.declared::<SmidSpin>()?;
     let (lat_stream, tp_stream) = (g.stream()?, g.stream()?);
     let mut lat_out = g.alloc::<u32>(latency_blocks as usize)?;
     let tp_blocks =

@@ -151,7 +151,7 @@ pub use kernel::contract::__private as __private_contract;
 pub use kernel::contract::{
     CheckedBy, ClusterLaunch, Contract, ContractArg, ContractArgs, CooperativeLaunch, Declared,
     DeclaredLibrary, ExtentFactor, FromLibrary, FromModule, KernelSource, ParamKind, PlainLaunch,
-    ReadBuffer, Scalar, WriteBuffer,
+    ReadBuffer, Scalar, SurfaceParam, TextureParam, WriteBuffer,
 };
 pub use kernel::jit::{JitLog, JitOptions, LinkedImage, Linker};
 pub use kernel::launch::{

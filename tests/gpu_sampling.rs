@@ -21,6 +21,20 @@ const TEXTURE_PTX: &str = include_str!("fixtures/texture.ptx");
 const W: usize = 64;
 const H: usize = 48;
 
+custack::kernel_contract! {
+    /// simpleTextureDrv's `transformKernel` (`transform` in `fixtures/sampling.ptx`): writes
+    /// `out[y * w + x]` for every launched thread, with no bounds check, so it stays in
+    /// `grid_y` rows of `w` only while the grid's x threads fit a row, in one layer of blocks.
+    unsafe kernel Transform = "transform"(
+        out: &mut [f32; grid_y * w],
+        w: u32,
+        h: u32,
+        c: f32,
+        s: f32,
+        tex: texture,
+    ) requires(w > 0, grid_x <= w, blocks_z == 1);
+}
+
 /// A 2D grid covering `w` × `h` in 16 × 16 blocks.
 fn grid(w: usize, h: usize) -> LaunchConfig {
     LaunchConfig {
@@ -177,6 +191,63 @@ fn rotation_through_a_wrap_addressed_texture_matches_the_cpu_reference() {
     println!(
         "wrap: {} texels match, {differ} differ from clamping",
         W * H
+    );
+}
+
+/// NVIDIA's simpleTextureDrv ported as a user would, with no `unsafe` beyond the declaration:
+/// its texture (WRAP addressing, linear filtering, normalized coordinates, as the sample asks),
+/// its launch (8 × 8 blocks, a grid of `width / 8 × height / 8`) and its kernel without bounds
+/// checks, checked texel by texel against the CPU reference (the sample compares with a
+/// reference image); a grid wider than the image is refused before the driver.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn simple_texture_drv_port() {
+    let (c, s) = (0.5f32.cos(), 0.5f32.sin());
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(PTX).unwrap();
+    let transform = module.declared::<Transform>().unwrap();
+    let src = image();
+    let mut array = guard.alloc_array::<f32>(W, H).unwrap();
+    array.copy_from_host(&src).unwrap();
+    let options = TextureOptions {
+        filter: FilterMode::Linear,
+        normalized: true,
+        ..TextureOptions::default().with_address(AddressMode::Wrap)
+    };
+    let texture = guard.texture(&array, &options).unwrap();
+    let mut out = guard.alloc_zeroed::<f32>(W * H).unwrap();
+    let blocks = |bx: usize| LaunchConfig {
+        grid: (bx as u32, (H / 8) as u32, 1),
+        block: (8, 8, 1),
+        shared_mem_bytes: 0,
+    };
+    guard
+        .stream()
+        .unwrap()
+        .scope(|sc| {
+            let (t, mut o) = (sc.bind_texture(&texture), sc.bind_mut(&mut out));
+            let (w, h) = (W as u32, H as u32);
+            // One block too many per row: its threads would write into the next row and past
+            // the image's end.
+            let e = sc
+                .run(&transform, blocks(W / 8 + 1), (&mut o, w, h, c, s, t))
+                .unwrap_err();
+            assert_eq!(e.kind(), custack::ErrorKind::PreconditionFailed);
+            assert!(e.to_string().contains("`grid_x <= w`"), "{e}");
+            sc.run(&transform, blocks(W / 8), (&mut o, w, h, c, s, t))
+        })
+        .unwrap()
+        .unwrap();
+    let gpu = out.to_vec().unwrap();
+    let reference = rotated(&src, [AddressMode::Wrap; 2], 0.0, c, s);
+    let bad = mismatches(&gpu, &reference);
+    assert!(
+        bad.is_empty(),
+        "{} texels differ: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(8)]
     );
 }
 

@@ -3,11 +3,18 @@
 //! (after NVIDIA's simpleTextureDrv and simpleSurfaceWrite samples).
 mod common;
 use common::context;
-use custack::{DevicePtr, LaunchConfig, Stack, SurfaceHandle, TextureHandle, TextureOptions};
+use custack::{DevicePtr, LaunchConfig, Stack, TextureHandle, TextureOptions};
 
 const PTX: &str = include_str!("fixtures/texture.ptx");
 const W: usize = 64;
 const H: usize = 32;
+
+custack::kernel_contract! {
+    /// `surf_write(cudaSurfaceObject_t surf, unsigned w, unsigned h)`: writes its index to the
+    /// texel (x, y) of the surface's array for every launched thread with x < w and y < h
+    /// (checked), through the surface (bounds-checked by the hardware).
+    unsafe kernel SurfWrite = "surf_write"(surf: surface, w: u32, h: u32);
+}
 
 #[test]
 #[ignore = "needs a CUDA device"]
@@ -19,9 +26,7 @@ fn arrays_textures_and_surfaces() {
     let tex_read = module
         .kernel::<(TextureHandle, DevicePtr<f32>, u32, u32)>("tex_read")
         .unwrap();
-    let surf_write = module
-        .kernel::<(SurfaceHandle, u32, u32)>("surf_write")
-        .unwrap();
+    let surf_write = module.declared::<SurfWrite>().unwrap();
     let cfg = LaunchConfig {
         grid: (W as u32 / 16, H as u32 / 16, 1),
         block: (16, 16, 1),
@@ -60,8 +65,8 @@ fn arrays_textures_and_surfaces() {
         stream
             .scope(|s| {
                 let mut sf = s.bind_surface(&mut surface);
-                // SAFETY: surf_write writes w*h texels within the array's bounds.
-                unsafe { s.launch_kernel(&surf_write, cfg, (&mut sf, W as u32, H as u32)) }
+                // A safe launch: the surface is bound to this scope exclusively.
+                s.run(&surf_write, cfg, (&mut sf, W as u32, H as u32))
             })
             .unwrap()
             .unwrap();

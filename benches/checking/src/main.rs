@@ -1478,21 +1478,26 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     Ok(out)
 }
 
+custack::kernel_contract! {
+    /// `tex_read(cudaTextureObject_t tex, float* out, unsigned w, unsigned h)`: for x < w and
+    /// y < h (checked), `out[y * w + x]` = the texel at (x, y).
+    unsafe kernel TexRead = "tex_read"(tex: texture, out: &mut [f32; w * h], w: u32, h: u32);
+}
+
 /// Arrays, a mipmapped array and textures over every resource kind: a CUDA array
 /// and a view of it, a mipmapped array, linear and pitched device memory; a surface over a
 /// level; a texture bound to a scope and passed to a kernel; an asynchronous copy into an
 /// array. (After `tests/gpu_sampling.rs` and `tests/gpu_texture.rs`.)
 fn textures(ctx: &Context) -> Result<Vec<f32>> {
     use custack::{
-        AddressMode, FilterMode, ResourceView, TextureHandle, TextureOptions, TextureResource,
+        AddressMode, FilterMode, ResourceView, TextureOptions, TextureResource,
     };
     const TEXTURE_PTX: &str = include_str!("../../../tests/fixtures/texture.ptx");
     let (w, h) = (64usize, 32usize);
     let mut stack = Stack::new()?;
     let guard = stack.push(ctx)?;
     let module = guard.load_ptx(TEXTURE_PTX)?;
-    let tex_read =
-        module.kernel::<(TextureHandle, custack::DevicePtr<f32>, u32, u32)>("tex_read")?;
+    let tex_read = module.declared::<TexRead>()?;
     let stream = guard.stream()?;
     let pixels = vec![0.5f32; w * h];
     let mut array = guard.alloc_array::<f32>(w, h)?;
@@ -1534,9 +1539,8 @@ fn textures(ctx: &Context) -> Result<Vec<f32>> {
     for texture in &textures {
         stream.scope(|s| {
             let (t, mut o) = (s.bind_texture(texture), s.bind_mut(&mut out));
-            // SAFETY: under the checking driver no kernel runs; on a GPU `tex_read` samples
-            // the texture and writes w*h floats of `out`.
-            unsafe { s.launch_kernel(&tex_read, cfg, (t, &mut o, w as u32, h as u32)) }
+            // A contract launch with a texture parameter: the texture bound to this scope.
+            s.run(&tex_read, cfg, (t, &mut o, w as u32, h as u32))
         })??;
     }
     drop(textures);

@@ -34,6 +34,7 @@ use crate::kernel::module::Module;
 use crate::kernel::ptx;
 use crate::memory::pitched::ScopedPitched;
 use crate::memory::plain::DeviceCopy;
+use crate::texture::{ScopedSurface, ScopedTexture, SurfaceHandle, TextureHandle};
 use core::marker::PhantomData;
 
 /// A kernel's contract, declared with [`kernel_contract!`](crate::kernel_contract): the kernel's
@@ -122,8 +123,19 @@ pub struct WriteBuffer<T: DeviceCopy>(PhantomData<fn() -> T>);
 /// The kind of a scalar parameter passed by value, of type `T`. Never constructed.
 #[derive(Debug)]
 pub struct Scalar<T: DeviceCopy>(PhantomData<fn() -> T>);
+/// The kind of a texture object parameter the kernel samples (`tex: texture` in a contract):
+/// it takes a [`ScopedTexture`], the texture bound to the launching scope, whose resource
+/// cannot be written while the scope may run (C21). Never constructed.
+#[derive(Debug)]
+pub enum TextureParam {}
+/// The kind of a surface object parameter the kernel reads and writes (`surf: surface` in a
+/// contract): it takes `&mut` a [`ScopedSurface`], the surface bound to the launching scope
+/// exclusively. Never constructed.
+#[derive(Debug)]
+pub enum SurfaceParam {}
 
-/// The kind of one parameter of a contract: [`ReadBuffer<T>`], [`WriteBuffer<T>`] or [`Scalar<T>`]. Sealed.
+/// The kind of one parameter of a contract: [`ReadBuffer<T>`], [`WriteBuffer<T>`],
+/// [`Scalar<T>`], [`TextureParam`] or [`SurfaceParam`]. Sealed.
 pub trait ParamKind: sealed::Kind + 'static {
     /// The parameter's type in the kernel's [`KernelSignature`].
     type Param: KernelParam;
@@ -146,6 +158,16 @@ impl<T: DeviceCopy> sealed::Kind for Scalar<T> {}
 impl<T: DeviceCopy> ParamKind for Scalar<T> {
     type Param = T;
     type Factor = T;
+}
+impl sealed::Kind for TextureParam {}
+impl ParamKind for TextureParam {
+    type Param = TextureHandle;
+    type Factor = ();
+}
+impl sealed::Kind for SurfaceParam {}
+impl ParamKind for SurfaceParam {
+    type Param = SurfaceHandle;
+    type Factor = ();
 }
 
 /// How much memory a buffer argument holds.
@@ -178,8 +200,9 @@ impl Available {
 /// `&mut` one, `&mut` a [`ScopedAlloc`] or [`ScopedPitched`]. Sealed.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an argument for a `{K}` parameter of this kernel contract",
-    note = "a scalar parameter `n: u32` takes a value of exactly that type; a buffer the contract declares `&[T; extent]` takes memory bound to this scope: `s.bind(&x)` by value, or `&b` of a `s.bind_mut` binding",
-    note = "a buffer declared `&mut [T; extent]` is written by the kernel: it takes `&mut b` of `let mut b = s.bind_mut(&mut y);` (or `&mut` a `ScopedAlloc`), never a read-only `s.bind(&x)` binding"
+    note = "a scalar parameter, kind `Scalar<T>`, takes a value of exactly the type `T` (convert with `as`: `n as u64` where the contract says `u64` and `n` is a `usize`); a buffer the contract declares `&[T; extent]` takes memory bound to this scope: `s.bind(&x)` by value, or `&b` of a `s.bind_mut` binding",
+    note = "a buffer declared `&mut [T; extent]` is written by the kernel: it takes `&mut b` of `let mut b = s.bind_mut(&mut y);` (or `&mut` a `ScopedAlloc`), never a read-only `s.bind(&x)` binding",
+    note = "a `texture` parameter takes `s.bind_texture(&texture)` by value; a `surface` parameter takes `&mut sf` of `let mut sf = s.bind_surface(&mut surface);`"
 )]
 pub trait ContractArg<'scope, K: ParamKind>:
     KernelArg<'scope, Param = K::Param> + sealed::Arg<K>
@@ -234,6 +257,27 @@ buffer_arg!(WriteBuffer:
     ['a] &'a mut ScopedAlloc<'scope, T> => |b| Available::of::<T>(b.len()),
     ['a] &'a mut ScopedPitched<'scope, T> => |b| Available::bytes::<T>(pitched_bytes(b)),
 );
+
+// A texture or surface bound to the scope. The hardware bounds-checks every access through it,
+// so it has no extent: its length is never compared.
+impl sealed::Arg<TextureParam> for ScopedTexture<'_> {}
+impl<'scope> ContractArg<'scope, TextureParam> for ScopedTexture<'scope> {
+    #[inline]
+    fn scalar(&self) {}
+    #[inline]
+    fn available(&self) -> Available {
+        Available::of::<u8>(0)
+    }
+}
+impl sealed::Arg<SurfaceParam> for &mut ScopedSurface<'_> {}
+impl<'scope> ContractArg<'scope, SurfaceParam> for &mut ScopedSurface<'scope> {
+    #[inline]
+    fn scalar(&self) {}
+    #[inline]
+    fn available(&self) -> Available {
+        Available::of::<u8>(0)
+    }
+}
 
 /// The bytes of a pitched allocation: `height` rows of `pitch` bytes (allocated, so the product
 /// fits; 0 if it did not, which refuses every extent but 0).
@@ -1145,8 +1189,25 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 /// shared(bytes);`, with the clauses below) and defines a unit
 /// struct `Name` implementing [`Contract`](crate::Contract) (doc comments and attributes go on
 /// it). A parameter is `name: T` for a scalar of plain data ([`DeviceCopy`](crate::DeviceCopy)),
-/// or `name: &[T; extent]` / `name: &mut [T; extent]` for device memory of `T` that the kernel
-/// reads / writes. An extent is one of:
+/// `name: &[T; extent]` / `name: &mut [T; extent]` for device memory of `T` that the kernel
+/// reads / writes, `name: texture` for a texture object it samples, or `name: surface` for a
+/// surface object it reads and writes.
+///
+/// A texture parameter takes the texture bound to the launching scope
+/// ([`bind_texture`](crate::StreamScope::bind_texture)), which borrows its array or memory, so
+/// nothing writes that resource while a launch may sample it (C21); a surface parameter takes
+/// `&mut` the surface bound to the scope ([`bind_surface`](crate::StreamScope::bind_surface),
+/// exclusive). Neither has an extent: every access through a texture or surface object is
+/// bounds-checked by the hardware. A texture read outside its resource returns what its address
+/// mode says (wrap, clamp, mirror or the border color); a surface access outside its array does
+/// what the instruction's boundary mode says, none of which touches memory outside the array:
+/// `.trap` (the default of CUDA C++'s `surf2Dwrite`) aborts the launch with an error, which is
+/// sticky (`CUDA_ERROR_ILLEGAL_ADDRESS` or `LAUNCH_FAILED`: the context is lost, as after any
+/// fault), `.clamp` accesses the nearest element inside, and `.zero` drops the write (a read
+/// gives 0). So a contract allows every mode; one that may trap is still a kernel bug, only not
+/// a memory-safety one.
+///
+/// An extent is one of:
 ///
 /// | extent | the kernel touches |
 /// | --- | --- |
@@ -1336,6 +1397,31 @@ macro_rules! __kernel_contract_params {
     ($head:tt [$($done:tt)*] $p:ident : &[$t:ty; $($e:tt)+] $(, $($rest:tt)*)?) => {
         $crate::__kernel_contract_params! {
             $head [$($done)* ($p, $crate::ReadBuffer<$t>, [$($e)+])] $($($rest)*)?
+        }
+    };
+    ($head:tt [$($done:tt)*] $p:ident : $(custack ::)? TextureHandle $(, $($rest:tt)*)?) => {
+        ::core::compile_error!(::core::concat!(
+            "kernel_contract!: declare the texture parameter `", ::core::stringify!($p),
+            "` as `", ::core::stringify!($p), ": texture`; it then takes the texture bound to the \
+             launching scope, `s.bind_texture(&texture)` (a `TextureHandle` is not plain data)"
+        ));
+    };
+    ($head:tt [$($done:tt)*] $p:ident : $(custack ::)? SurfaceHandle $(, $($rest:tt)*)?) => {
+        ::core::compile_error!(::core::concat!(
+            "kernel_contract!: declare the surface parameter `", ::core::stringify!($p),
+            "` as `", ::core::stringify!($p), ": surface`; it then takes `&mut` the surface bound \
+             to the launching scope, `s.bind_surface(&mut surface)` (a `SurfaceHandle` is not \
+             plain data)"
+        ));
+    };
+    ($head:tt [$($done:tt)*] $p:ident : texture $(, $($rest:tt)*)?) => {
+        $crate::__kernel_contract_params! {
+            $head [$($done)* ($p, $crate::TextureParam, [])] $($($rest)*)?
+        }
+    };
+    ($head:tt [$($done:tt)*] $p:ident : surface $(, $($rest:tt)*)?) => {
+        $crate::__kernel_contract_params! {
+            $head [$($done)* ($p, $crate::SurfaceParam, [])] $($($rest)*)?
         }
     };
     ($head:tt [$($done:tt)*] $p:ident : $t:ty $(, $($rest:tt)*)?) => {
