@@ -82,6 +82,21 @@ fn two_ptx_files_linked_into_one_image() {
         log.wall_time_ms
     );
     assert!(image.as_bytes().starts_with(b"\x7fELF"));
+    // The driver's own cubin passes custack's checks of every section and segment extent, and
+    // loads as a cubin; the same bytes one short are refused before the driver reads them.
+    // SAFETY: a complete cubin the driver's linker just wrote.
+    let again = unsafe { guard.load_cubin(image.as_bytes()) }.unwrap();
+    drop(again);
+    let short = &image.as_bytes()[..image.as_bytes().len() - 1];
+    // SAFETY: refused by the extent checks before the driver sees it (asserted); and the byte
+    // cut off is still the linker's live image, so no read could leave valid memory.
+    let refused = unsafe { guard.load_cubin(short) }.map(drop).unwrap_err();
+    assert_eq!(
+        refused.kind(),
+        custack::ErrorKind::InvalidImage,
+        "{refused}"
+    );
+    println!("{refused}");
     let module = guard.load_linked(&image).unwrap();
     drop(linker); // the module no longer needs the linker's image
     let f = module.function("call_plus_one").unwrap();

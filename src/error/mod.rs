@@ -673,7 +673,9 @@ impl Error {
     /// a status of a library custack does not wrap), which
     /// [`source()`](std::error::Error::source) returns. `Display` does not repeat it: error
     /// reporters walk the `source` chain (as the API guidelines ask of an error that has a
-    /// source); put what the reader needs first into the detail.
+    /// source); put what the reader needs first into the detail. `Debug` (`{:?}`: what
+    /// `fn main() -> custack::Result<()>` and `unwrap` print) is such a reporter: the message,
+    /// then "caused by: ..." for each error of the chain.
     ///
     /// # Examples
     ///
@@ -695,6 +697,7 @@ impl Error {
     /// assert_eq!(e.kind(), ErrorKind::InvalidValue);
     /// let cause = e.source().and_then(|s| s.downcast_ref::<CublasStatus>()).unwrap();
     /// assert_eq!(cause.0, 7);
+    /// assert!(format!("{e:?}").ends_with("\n  caused by: cuBLAS status 7"));
     /// ```
     #[must_use]
     pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
@@ -762,8 +765,21 @@ fn driver_string(
     Some(text.to_string_lossy().into_owned())
 }
 
+/// `{:?}` is what `fn main() -> custack::Result<()>` and `unwrap` print: the `Display` text (the
+/// driver's name and description, the detail, the hint), then each error in the
+/// [`source`](std::error::Error::source) chain on a line of its own ("caused by: ..."). `{:#?}`
+/// is the structure: kind, code, detail and source.
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            write!(f, "{self}")?;
+            let mut source = std::error::Error::source(self);
+            while let Some(s) = source {
+                write!(f, "\n  caused by: {s}")?;
+                source = s.source();
+            }
+            return Ok(());
+        }
         let mut d = f.debug_struct("Error");
         d.field("kind", &self.kind);
         if let Some(code) = self.code {
@@ -1086,8 +1102,17 @@ mod tests {
         );
         assert_eq!(
             format!("{e:?}"),
-            r#"Error { kind: Io, detail: "reading k.ptx", source: Custom { kind: NotFound, error: "no such file" } }"#
+            "a file could not be read: reading k.ptx\n  caused by: no such file"
         );
+        let structure = format!("{e:#?}");
+        for field in [
+            "kind: Io",
+            r#"detail: "reading k.ptx""#,
+            "source: Custom",
+            "kind: NotFound",
+        ] {
+            assert!(structure.contains(field), "{structure}");
+        }
         // A clone shares the source and equals the original; the same error without the source,
         // or with another source, does not.
         assert_eq!(e.clone(), e);
@@ -1107,18 +1132,32 @@ mod tests {
             e.to_string(),
             "an index or range lies outside the memory it refers to: index 5 in a buffer of 3"
         );
-        assert_eq!(
-            format!("{e:?}"),
-            r#"Error { kind: OutOfRange, detail: "index 5 in a buffer of 3" }"#
-        );
+        assert_eq!(format!("{e:?}"), e.to_string());
     }
 
     #[test]
-    fn debug_is_compact() {
+    fn debug_is_the_message_and_alternate_debug_the_structure() {
+        // What `fn main() -> custack::Result<()>` prints: the message and the hint, not only
+        // the kind.
+        let e = Error::from_kind(ErrorKind::NoDevice);
+        assert_eq!(format!("{e:?}"), e.to_string());
+        assert!(format!("{e:?}").contains("hint: "), "{e:?}");
         let e = Error::from_raw(ffi::CUresult::CUDA_ERROR_INVALID_VALUE).with_detail("bad");
+        assert_eq!(format!("{e:?}"), e.to_string());
         assert_eq!(
-            format!("{e:?}"),
-            r#"Error { kind: InvalidValue, code: 1, detail: "bad" }"#
+            format!("{e:#?}"),
+            "Error {\n    kind: InvalidValue,\n    code: 1,\n    detail: \"bad\",\n}"
+        );
+        // A chain of sources, one line each.
+        let inner = Error::new(ErrorKind::Io, "reading k.ptx")
+            .with_source(std::io::Error::other("no such file"));
+        let outer = Error::new(ErrorKind::InvalidValue, "loading the plan").with_source(inner);
+        assert!(
+            format!("{outer:?}").ends_with(
+                ": loading the plan\n  caused by: a file could not be read: reading k.ptx\n  \
+                 caused by: no such file"
+            ),
+            "{outer:?}"
         );
     }
 

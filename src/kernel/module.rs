@@ -78,13 +78,25 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// # Safety
     ///
-    /// `image` must be a complete, well-formed cubin (ELF) image: the driver reads as many
-    /// bytes as its headers say, and `image` must hold them. custack checks the ELF header's
-    /// section table lies within `image`, but cannot validate the whole file.
+    /// `image` must be a complete, well-formed cubin (ELF) image: the driver gets only a
+    /// pointer and reads as many bytes as the image's own structures say.
+    ///
+    /// custack checks, before the driver sees it, everything the ELF format says about where
+    /// the image's bytes lie: the ELF64 header, the section and program header tables, and
+    /// every section's and segment's bytes within `image`. So a truncated image, a wrong slice
+    /// or a file that is not a cubin is an error, not a read past the slice. It stays `unsafe`
+    /// because that is not the whole image: inside its sections the driver parses symbol and
+    /// relocation tables and NVIDIA's `.nv.info` attribute records, whose own counts and
+    /// lengths it trusts, in a format NVIDIA does not publish, so custack cannot check that a
+    /// crafted image keeps them within their sections. An image from nvcc, the driver's linker
+    /// ([`LinkedImage::as_bytes`](crate::LinkedImage::as_bytes)) or a file they wrote meets
+    /// the requirement; PTX, which the driver reads up to its NUL, loads safely
+    /// ([`load_ptx`](Self::load_ptx)).
     ///
     /// # Errors
     ///
-    /// As [`load_ptx`](Self::load_ptx); `CUDA_ERROR_INVALID_IMAGE` for a truncated header.
+    /// As [`load_ptx`](Self::load_ptx); `CUDA_ERROR_INVALID_IMAGE` naming what lies beyond the
+    /// image (no driver call).
     ///
     /// # References
     ///
@@ -101,7 +113,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # Safety
     ///
     /// `image` must be a complete, well-formed fatbin: the driver reads as many bytes as its
-    /// header says. custack checks the header's size lies within `image`.
+    /// header says. custack checks the header's size lies within `image`; the entries inside
+    /// (cubins, PTX, possibly compressed) follow a layout NVIDIA does not publish, and each
+    /// embedded cubin has the unchecked inner structures of [`load_cubin`](Self::load_cubin),
+    /// so a fatbin cannot be validated against the slice: the load stays `unsafe`.
     ///
     /// # References
     ///
@@ -562,40 +577,111 @@ impl Drop for Module<'_> {
     }
 }
 
+/// Checks what of a cubin custack can check against `image` before the driver, which gets only
+/// a pointer, reads it: an ELF64 header; the section header table and the program header table
+/// within the image, with entries of at least their standard sizes; every section but the
+/// `NOBITS` ones (which occupy no bytes) and every segment's bytes within the image; the section
+/// name table's index a section. What the driver then parses inside the sections (symbols,
+/// relocations, NVIDIA's `.nv.info` attribute records, whose own lengths it trusts) is not
+/// checked: the format is not published.
 fn check_elf(image: &[u8]) -> Result<()> {
-    let bad = |why: &str| {
+    const SHT_NOBITS: u32 = 8;
+    let bad = |why: String| {
         Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_IMAGE)
             .with_detail(format!("cubin: {why}")))
     };
     let Some(header) = image.get(..64) else {
-        return bad("shorter than an ELF64 header");
+        return bad("shorter than an ELF64 header".into());
     };
     if header.get(..4) != Some(b"\x7fELF".as_slice()) || header.get(4) != Some(&2) {
-        return bad("not an ELF64 image");
+        return bad("not an ELF64 image".into());
+    }
+    if header.get(5) == Some(&2) {
+        return bad("a big-endian ELF image".into());
     }
     let u64_at = |o: usize| {
-        header
-            .get(o..o + 8)
+        image
+            .get(o..o.checked_add(8)?)
             .and_then(|b| b.try_into().ok())
             .map(u64::from_le_bytes)
     };
+    let u32_at = |o: usize| {
+        image
+            .get(o..o.checked_add(4)?)
+            .and_then(|b| b.try_into().ok())
+            .map(u32::from_le_bytes)
+    };
     let u16_at = |o: usize| {
-        header
-            .get(o..o + 2)
+        image
+            .get(o..o.checked_add(2)?)
             .and_then(|b| b.try_into().ok())
             .map(u16::from_le_bytes)
     };
-    let (Some(shoff), Some(shentsize), Some(shnum)) = (u64_at(0x28), u16_at(0x3a), u16_at(0x3c))
-    else {
-        return bad("truncated header");
+    let len = image.len() as u64;
+    // `count` entries of `size` bytes from `offset`: their start (as an index) if within.
+    let table = |offset: u64, size: u16, count: u16| -> Option<usize> {
+        let end = u64::from(size)
+            .checked_mul(u64::from(count))?
+            .checked_add(offset)?;
+        (end <= len).then(|| usize::try_from(offset).ok()).flatten()
     };
-    let end = u64::from(shentsize)
-        .checked_mul(u64::from(shnum))
-        .and_then(|n| n.checked_add(shoff));
-    match end {
-        Some(end) if end <= image.len() as u64 => Ok(()),
-        _ => bad("section table lies beyond the end of the image"),
+    let within = |offset: u64, size: u64| offset.checked_add(size).is_some_and(|e| e <= len);
+    let (Some(phoff), Some(shoff)) = (u64_at(0x20), u64_at(0x28)) else {
+        return bad("truncated header".into());
+    };
+    let (Some(phentsize), Some(phnum), Some(shentsize), Some(shnum), Some(shstrndx)) = (
+        u16_at(0x36),
+        u16_at(0x38),
+        u16_at(0x3a),
+        u16_at(0x3c),
+        u16_at(0x3e),
+    ) else {
+        return bad("truncated header".into());
+    };
+    let Some(sections) = table(shoff, shentsize, shnum) else {
+        return bad("section table lies beyond the end of the image".into());
+    };
+    if shnum > 0 && shentsize < 64 {
+        return bad(format!(
+            "section header entries of {shentsize} bytes (64 at least)"
+        ));
     }
+    if shnum > 0 && shstrndx >= shnum {
+        return bad(format!("section name table {shstrndx} of {shnum} sections"));
+    }
+    for k in 0..usize::from(shnum) {
+        let at = sections + k * usize::from(shentsize);
+        let (Some(kind), Some(offset), Some(size)) =
+            (u32_at(at + 4), u64_at(at + 0x18), u64_at(at + 0x20))
+        else {
+            return bad("truncated section header".into());
+        };
+        if kind != SHT_NOBITS && !within(offset, size) {
+            return bad(format!(
+                "section {k} ({size} bytes at {offset}) lies beyond the end of the image"
+            ));
+        }
+    }
+    let Some(segments) = table(phoff, phentsize, phnum) else {
+        return bad("program header table lies beyond the end of the image".into());
+    };
+    if phnum > 0 && phentsize < 56 {
+        return bad(format!(
+            "program header entries of {phentsize} bytes (56 at least)"
+        ));
+    }
+    for k in 0..usize::from(phnum) {
+        let at = segments + k * usize::from(phentsize);
+        let (Some(offset), Some(size)) = (u64_at(at + 0x08), u64_at(at + 0x20)) else {
+            return bad("truncated program header".into());
+        };
+        if !within(offset, size) {
+            return bad(format!(
+                "segment {k} ({size} bytes at {offset}) lies beyond the end of the image"
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_fatbin(image: &[u8]) -> Result<()> {
@@ -661,6 +747,50 @@ mod tests {
         );
         assert!(
             check_elf(b"\x7fELF\x01 a 32-bit ELF header, 64 bytes long .................").is_err()
+        );
+        // One section header (64 bytes at 64) and the name table index 0: each section's bytes
+        // must lie within the image, unless it occupies none (NOBITS, as .bss).
+        let mut elf = vec![0u8; 64 + 64 + 16];
+        elf[..5].copy_from_slice(b"\x7fELF\x02");
+        elf[0x28..0x30].copy_from_slice(&64u64.to_le_bytes());
+        elf[0x3a..0x3c].copy_from_slice(&64u16.to_le_bytes());
+        elf[0x3c..0x3e].copy_from_slice(&1u16.to_le_bytes());
+        let section = |elf: &mut Vec<u8>, kind: u32, offset: u64, size: u64| {
+            elf[64 + 4..64 + 8].copy_from_slice(&kind.to_le_bytes());
+            elf[64 + 0x18..64 + 0x20].copy_from_slice(&offset.to_le_bytes());
+            elf[64 + 0x20..64 + 0x28].copy_from_slice(&size.to_le_bytes());
+        };
+        section(&mut elf, 1, 128, 16); // PROGBITS, the last 16 bytes
+        assert!(check_elf(&elf).is_ok());
+        section(&mut elf, 1, 128, 17);
+        let e = check_elf(&elf).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("section 0 (17 bytes at 128) lies beyond"),
+            "{e}"
+        );
+        section(&mut elf, 1, u64::MAX, 2); // the end overflows
+        assert!(check_elf(&elf).is_err());
+        section(&mut elf, 8, 128, 1 << 20); // NOBITS: no bytes in the file
+        assert!(check_elf(&elf).is_ok());
+        elf[0x3e..0x40].copy_from_slice(&1u16.to_le_bytes()); // name table 1 of 1 section
+        assert!(check_elf(&elf).is_err());
+        elf[0x3e..0x40].copy_from_slice(&0u16.to_le_bytes());
+        elf[0x3a..0x3c].copy_from_slice(&40u16.to_le_bytes()); // entries shorter than ELF64's
+        assert!(check_elf(&elf).is_err());
+        elf[0x3a..0x3c].copy_from_slice(&64u16.to_le_bytes());
+        // A program header table (one 56-byte entry at 64, over the section header) whose
+        // segment runs past the end.
+        elf[0x20..0x28].copy_from_slice(&64u64.to_le_bytes());
+        elf[0x36..0x38].copy_from_slice(&56u16.to_le_bytes());
+        elf[0x38..0x3a].copy_from_slice(&1u16.to_le_bytes());
+        elf[64 + 0x08..64 + 0x10].copy_from_slice(&100u64.to_le_bytes());
+        elf[64 + 0x20..64 + 0x28].copy_from_slice(&100u64.to_le_bytes());
+        let e = check_elf(&elf).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("segment 0 (100 bytes at 100) lies beyond"),
+            "{e}"
         );
 
         let mut fatbin = [0u8; 16];
