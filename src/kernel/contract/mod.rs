@@ -1265,8 +1265,9 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 /// Extents are computed at each launch in checked `usize` arithmetic: every factor is converted
 /// to `usize` first (never added or multiplied in its own type, where `255u8 + 1` would wrap), and
 /// a negative factor or an overflow refuses the launch. Anything else in an extent or a condition
-/// (`-`, `/`, a method call, a cast) is a compile error that says what an extent may hold. (The
-/// launch words and `pitched` are words of the syntax, not parameter names.)
+/// (`-`, `/`, a method call, a cast, a name that is not one of the contract's scalar
+/// parameters, a buffer) is a compile error that says what an extent may hold. (The launch
+/// words and `pitched` are words of the syntax, not parameter names.)
 ///
 /// # Safety
 ///
@@ -1346,7 +1347,7 @@ macro_rules! __kernel_contract_params {
     (
         [$(#[$attr:meta])* $vis:vis $name:ident $kernel:literal [$($req:tt)*] [$($shared:tt)*]
             [$($max:tt)*] $launch:tt]
-        [$(($p:ident, $kind:ty, [$($e:tt)*]))*]
+        [$(($p:ident, $kind:ty, [$($e:tt)*], $tag:ident))*]
     ) => {
         $(#[$attr])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -1377,6 +1378,7 @@ macro_rules! __kernel_contract_params {
                 ]);
                 $(let $p = $crate::ContractArg::<'scope, $kind>::scalar($p);)*
                 $($crate::__kernel_contract_reserved!($p);)*
+                $crate::__kernel_contract_names!(($) [$(($p $tag))*]);
                 $crate::__kernel_contract_requires!(config, $kernel, [$($req)*]);
                 $(
                     $crate::__kernel_contract_check!(
@@ -1391,12 +1393,12 @@ macro_rules! __kernel_contract_params {
     };
     ($head:tt [$($done:tt)*] $p:ident : &mut [$t:ty; $($e:tt)+] $(, $($rest:tt)*)?) => {
         $crate::__kernel_contract_params! {
-            $head [$($done)* ($p, $crate::WriteBuffer<$t>, [$($e)+])] $($($rest)*)?
+            $head [$($done)* ($p, $crate::WriteBuffer<$t>, [$($e)+], buffer)] $($($rest)*)?
         }
     };
     ($head:tt [$($done:tt)*] $p:ident : &[$t:ty; $($e:tt)+] $(, $($rest:tt)*)?) => {
         $crate::__kernel_contract_params! {
-            $head [$($done)* ($p, $crate::ReadBuffer<$t>, [$($e)+])] $($($rest)*)?
+            $head [$($done)* ($p, $crate::ReadBuffer<$t>, [$($e)+], buffer)] $($($rest)*)?
         }
     };
     ($head:tt [$($done:tt)*] $p:ident : $(custack ::)? TextureHandle $(, $($rest:tt)*)?) => {
@@ -1416,17 +1418,17 @@ macro_rules! __kernel_contract_params {
     };
     ($head:tt [$($done:tt)*] $p:ident : texture $(, $($rest:tt)*)?) => {
         $crate::__kernel_contract_params! {
-            $head [$($done)* ($p, $crate::TextureParam, [])] $($($rest)*)?
+            $head [$($done)* ($p, $crate::TextureParam, [], texture)] $($($rest)*)?
         }
     };
     ($head:tt [$($done:tt)*] $p:ident : surface $(, $($rest:tt)*)?) => {
         $crate::__kernel_contract_params! {
-            $head [$($done)* ($p, $crate::SurfaceParam, [])] $($($rest)*)?
+            $head [$($done)* ($p, $crate::SurfaceParam, [], surface)] $($($rest)*)?
         }
     };
     ($head:tt [$($done:tt)*] $p:ident : $t:ty $(, $($rest:tt)*)?) => {
         $crate::__kernel_contract_params! {
-            $head [$($done)* ($p, $crate::Scalar<$t>, [])] $($($rest)*)?
+            $head [$($done)* ($p, $crate::Scalar<$t>, [], scalar)] $($($rest)*)?
         }
     };
 }
@@ -1525,6 +1527,57 @@ macro_rules! __kernel_contract_reserved {
         ))
     };
     ($p:ident) => {};
+}
+
+/// Defines, inside a contract's check, the macro that turns a name in an extent or condition
+/// into its value: a scalar parameter's, or a compile error that says what the name is (a
+/// buffer, a texture or surface, or nothing of this contract) instead of rustc's "cannot find
+/// value", which suggests any parameter of a similar name. `$d` is a `$` token. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_contract_names {
+    (($d:tt) [$(($p:ident $tag:ident))*]) => {
+        #[allow(unused_macros)]
+        macro_rules! __kernel_contract_param {
+            $( ($p) => { $crate::__kernel_contract_param_of!($tag $p) }; )*
+            ($d other:ident) => {
+                ::core::compile_error!(::core::concat!(
+                    "kernel_contract!: `", ::core::stringify!($d other), "` is not a parameter of \
+                     this contract nor a launch word: an extent or a condition names the \
+                     contract's own integer scalar parameters, integer literals and the launch \
+                     words (`grid`, `blocks`, `block`, `grid_x`, `blocks_y`, `block_z`, ...); \
+                     a size the kernel reaches that is not a parameter is written through the \
+                     launch shape (`grid_y * width`) or stated with `requires(..)`"
+                ))
+            };
+        }
+    };
+}
+
+/// A name in an extent or condition, by the kind of the parameter it names. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_contract_param_of {
+    (scalar $p:ident) => {
+        $crate::__private_contract::factor(&$p)
+    };
+    (buffer $p:ident) => {
+        ::core::compile_error!(::core::concat!(
+            "kernel_contract!: `",
+            ::core::stringify!($p),
+            "` is a buffer parameter, not a \
+             factor of an extent: name the integer scalar parameter that counts its elements"
+        ))
+    };
+    ($other:ident $p:ident) => {
+        ::core::compile_error!(::core::concat!(
+            "kernel_contract!: `",
+            ::core::stringify!($p),
+            "` is a ",
+            ::core::stringify!($other),
+            " parameter, not a factor of an extent"
+        ))
+    };
 }
 
 /// The `requires(..)` clause: each comma-separated condition checked in order. Not public API.
@@ -1717,7 +1770,7 @@ macro_rules! __kernel_contract_factor {
         $crate::__kernel_contract_sum!($config; $($inner)+)
     };
     ($config:ident; $f:ident) => {
-        $crate::__private_contract::factor(&$f)
+        __kernel_contract_param!($f)
     };
     ($config:ident; $f:literal) => {
         $crate::__private_contract::factor(&$f)
