@@ -38,6 +38,21 @@
 //! error. The rest (a second stack on a thread, a parked buffer attached to the wrong context,
 //! a kernel that faults) is a run-time [`Error`](crate::Error), never a panic.
 //!
+//! # Reading a compile error
+//!
+//! Where a misuse fails a trait bound, custack's traits carry the fix in the error's `note`s
+//! (`#[diagnostic::on_unimplemented]`; `ui-tests/hint_*` pin them). Where it fails the borrow
+//! checker, rustc prints only its own words: it lets no library add a hint to `E0502`, `E0499`
+//! or `E0505`. What those mean here, most often:
+//!
+//! | error, where | what it means | what to write |
+//! | --- | --- | --- |
+//! | `E0502` at `with_pushed`, naming a buffer, stream or module of the outer guard | a handle of one context is used while another is pushed on top of it (C4) | park it before the push and attach it after ([`parking`]), or use it only outside the closure |
+//! | `E0502`/`E0499` at `stream.scope` or inside it, naming memory | the memory is bound to a scope (or written by it) and used beside it (C10, C14) | use it after the scope ends, or through its binding inside |
+//! | `E0505` at a `drop`, `free` or `pop` | something lent by the guard, or bound to pending work, still lives (C1, C5, C10) | end the borrow first: drop the handle, wait for the submission |
+//! | `E0277` "`…` cannot be sent between threads safely" | a guard or something it lent crossed a thread (C6, C7) | send the `Context`, push it on the other thread ([`stack`]) |
+//! | a `kernel_contract!` message | the declaration holds what its checked arithmetic cannot evaluate, or a name that is not a scalar parameter (C23) | the message names the form to write |
+//!
 //! # Conventions in these docs
 //!
 //! - Every wrapper names its driver function first, e.g. "`cuMemAlloc`—Allocates …", carries
