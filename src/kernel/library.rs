@@ -53,8 +53,9 @@ use std::sync::Arc;
 pub struct Library {
     raw: ffi::CUlibrary,
     /// The PTX text it was loaded from: its kernels' `.entry` parameter lists say how many
-    /// parameters each takes, where the driver cannot count them.
-    ptx: CString,
+    /// parameters each takes, where the driver cannot count them. (`None` only once
+    /// [`unload`](Self::unload) has taken it, so that it is freed.)
+    ptx: Option<CString>,
 }
 
 // SAFETY: a library is context-independent process state: the driver API is thread-safe and
@@ -136,7 +137,10 @@ impl Library {
             )
         }
         .result()?;
-        Ok(Self { raw, ptx: code })
+        Ok(Self {
+            raw,
+            ptx: Some(code),
+        })
     }
 
     /// `cuLibraryGetKernel`—The kernel `name`.
@@ -163,7 +167,11 @@ impl Library {
             .map_err(|e| e.with_detail(format!("kernel {name:?}")))?;
         Ok(LibraryKernel {
             raw,
-            params: entry_params(self.ptx.as_bytes(), name).map(|p| p.len()),
+            params: self
+                .ptx
+                .as_ref()
+                .and_then(|ptx| entry_params(ptx.as_bytes(), name))
+                .map(|p| p.len()),
             _library: PhantomData,
         })
     }
@@ -180,7 +188,9 @@ impl Library {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     #[doc(alias = "cuLibraryUnload")]
     pub fn unload(self) -> Result<()> {
-        let this = core::mem::ManuallyDrop::new(self);
+        let mut this = core::mem::ManuallyDrop::new(self);
+        // Freed here: `this` is never dropped.
+        drop(this.ptx.take());
         // SAFETY: a live library, unloaded once; no kernel handle borrows it, and its functions
         // launch only in scopes, which wait before the borrows end.
         unsafe { ffi::cuLibraryUnload(this.raw) }.result()
