@@ -767,10 +767,14 @@ fn managed(ctx: &Context) -> Result<u32> {
     )?;
     let _ =
         m.range_attribute(custack::ffi::CUmem_range_attribute::CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let add = module.declared::<AddU32>()?;
     guard.stream()?.scope(|s| -> Result<()> {
         let mut dm = s.bind_mut(&mut m);
         s.prefetch(&dm, Location::Device(device))?;
         s.fill_u32(&mut dm, 4)?;
+        // A contract launch on managed memory: bound like device memory, its length checked.
+        s.run(&add, LaunchConfig::for_elements(N32), (&mut dm, 0, N32))?;
         s.prefetch(&dm, Location::Host)
     })??;
     // Owned by a submission, then touched on the host again.
