@@ -55,6 +55,10 @@
 //! [`interop_libraries`] at the end of this file. A crate that depends on custack does not
 //! enable it, so its build searches for libcuda and nothing else, and never runs `python3`.
 //!
+//! With the cargo feature `nvrtc` (and only then) it also finds and links NVRTC, the run-time
+//! CUDA C++ compiler, into the crate, and with `cublas` cuBLAS: see [`feature_libraries`]. Without the feature nothing
+//! about it is searched, printed or linked.
+//!
 //! Under docs.rs (`DOCS_RS` set) nothing is searched or linked and `cfg(custack_no_libcuda)` is
 //! set, silently: the API and its docs are the same in every build.
 //!
@@ -84,6 +88,9 @@ fn main() {
     println!("cargo:rerun-if-changed=build/search.rs");
     println!("cargo:rustc-check-cfg=cfg(custack_no_libcuda)");
     println!("cargo:rustc-check-cfg=cfg(custack_nvcuda_raw_dylib)");
+    for lib in &FEATURE_LIBRARIES {
+        println!("cargo:rustc-check-cfg=cfg({})", lib.missing_cfg);
+    }
     if env::var_os("CARGO_CFG_MIRI").is_some() {
         println!("cargo:rustc-env=CUSTACK_LIBCUDA_FOUND=");
         return;
@@ -112,6 +119,7 @@ fn main() {
     if target.os == Os::Linux {
         interop_libraries(&arch);
     }
+    feature_libraries(target.os, &arch);
     let roots: Vec<PathBuf> = TOOLKIT_ROOTS
         .iter()
         .filter_map(|name| var(name))
@@ -539,8 +547,7 @@ fn python_site_packages() -> Vec<PathBuf> {
 )]
 fn interop_setting_is_wrong(lib: &Interop, dir: &str) -> ! {
     panic!(
-        "{} is set to `{dir}`, but that directory holds none of {} (only the examples use this \
-         library). Set it to the directory holding the library, for a Python wheel \
+        "{} is set to `{dir}`, but that directory holds none of {}. Set it to the directory holding the library, for a Python wheel \
          `<site-packages>/{}`, or unset it.",
         lib.env,
         lib.files.join(", "),
@@ -549,4 +556,119 @@ fn interop_setting_is_wrong(lib: &Interop, dir: &str) -> ! {
             .copied()
             .unwrap_or("nvidia/<name>/lib"),
     )
+}
+
+// -------------------------------------------------------------------------------------------
+// Libraries a cargo feature links into the crate: NVRTC (`nvrtc`), cuBLAS (`cublas`)
+// -------------------------------------------------------------------------------------------
+
+/// A CUDA library that custack itself links when its cargo feature is on.
+struct FeatureLibrary {
+    /// What the one-line warning calls it.
+    name: &'static str,
+    /// The variable cargo sets for the build script when the feature is on.
+    feature: &'static str,
+    /// Set when the feature is on but the library was not found: the raw layer's entry points
+    /// of the library then return an error status, and the safe layer says what to install.
+    missing_cfg: &'static str,
+    /// The explicit setting, the library file's name, its Python wheel and where the wheels
+    /// put it: as for the example-only libraries ([`Interop`]).
+    lib: Interop,
+    /// The Python wheel that ships it, named in the warning.
+    wheel: &'static str,
+}
+
+const FEATURE_LIBRARIES: [FeatureLibrary; 2] = [
+    FeatureLibrary {
+        name: "NVRTC",
+        feature: "CARGO_FEATURE_NVRTC",
+        missing_cfg: "custack_no_nvrtc",
+        lib: Interop {
+            cfg: "custack_nvrtc",
+            env: "CUSTACK_NVRTC_LIB_DIR",
+            found_env: "CUSTACK_NVRTC_FOUND",
+            files: &["libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"],
+            // `nvidia-cuda-nvrtc` 13.x ships `nvidia/cu13/lib`; the CUDA 12 wheel
+            // (`nvidia-cuda-nvrtc-cu12`) `nvidia/cuda_nvrtc/lib`.
+            wheel_dirs: &["nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"],
+        },
+        wheel: "nvidia-cuda-nvrtc",
+    },
+    FeatureLibrary {
+        name: "cuBLAS",
+        feature: "CARGO_FEATURE_CUBLAS",
+        missing_cfg: "custack_no_cublas",
+        lib: Interop {
+            cfg: "custack_cublas",
+            env: "CUSTACK_CUBLAS_LIB_DIR",
+            found_env: "CUSTACK_CUBLAS_FOUND",
+            files: &["libcublas.so", "libcublas.so.13", "libcublas.so.12"],
+            // `nvidia-cublas` 13.x ships `nvidia/cu13/lib`; the CUDA 12 wheel
+            // (`nvidia-cublas-cu12`) `nvidia/cublas/lib`.
+            wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib"],
+        },
+        wheel: "nvidia-cublas",
+    },
+];
+
+/// Finds and links the libraries whose features are on (only on Linux targets), in the order of
+/// [`find_interop`]: the explicit directory (a wrong one fails the build), the toolkit roots,
+/// `$CONDA_PREFIX/lib`, the distro directories, then the `nvidia/*/lib` directories of the
+/// Python wheels (`python3` runs only then, and only with a feature on).
+///
+/// Found: `rustc-link-search` of its directory and `rustc-link-lib` of the file (`-l nvrtc`
+/// for the development link, the versioned file by its exact name, as for libcuda), its path as
+/// `CUSTACK_NVRTC_FOUND`. Not found (or not Linux): one `cargo:warning` naming what to install
+/// or set, and `cfg(custack_no_nvrtc)`, so the crate still builds; its calls then return an error
+/// that says the same. No rpath: at run time the loader must find the library.
+fn feature_libraries(os: Os, arch: &str) {
+    let mut site_packages: Option<Vec<PathBuf>> = None;
+    for lib in &FEATURE_LIBRARIES {
+        if env::var_os(lib.feature).is_none() {
+            continue;
+        }
+        let found = if os == Os::Linux {
+            find_interop(&lib.lib, arch, &mut site_packages)
+        } else {
+            None
+        };
+        let Some((dir, name)) = found
+            .as_deref()
+            .and_then(|f| Some((f.parent()?, f.file_name()?.to_string_lossy().into_owned())))
+        else {
+            println!("cargo:rustc-cfg={}", lib.missing_cfg);
+            println!("cargo:rustc-env={}=", lib.lib.found_env);
+            let what = if os == Os::Linux {
+                format!(
+                    "install the `{}` Python wheel or the CUDA toolkit, or set {} to the \
+                     directory holding {}",
+                    lib.wheel,
+                    lib.lib.env,
+                    lib.lib.files.join(" or ")
+                )
+            } else {
+                "custack links it on Linux targets only".to_owned()
+            };
+            println!(
+                "cargo:warning=custack: feature `{}` is on but no {} library was found, so its \
+                 calls return an error: {what}",
+                lib.feature
+                    .trim_start_matches("CARGO_FEATURE_")
+                    .to_ascii_lowercase(),
+                lib.name
+            );
+            continue;
+        };
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        if let Some(stem) = name.strip_prefix("lib").and_then(|n| n.strip_suffix(".so")) {
+            println!("cargo:rustc-link-lib=dylib={stem}");
+        } else {
+            println!("cargo:rustc-link-lib=dylib:+verbatim={name}");
+        }
+        println!(
+            "cargo:rustc-env={}={}",
+            lib.lib.found_env,
+            dir.join(&name).display()
+        );
+    }
 }
