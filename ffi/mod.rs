@@ -85,3 +85,6 @@ mod graph;
 pub use graph::*;
 mod entry_point;
 pub use entry_point::*;
+/// NVRTC's C API (`nvrtc.h`), with the feature `nvrtc`.
+#[cfg(feature = "nvrtc")]
+pub mod nvrtc;

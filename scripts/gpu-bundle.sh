@@ -3,7 +3,11 @@
 # them into .gpu/ with a runner, for a GPU machine that has the NVIDIA driver but no Rust
 # toolchain:
 #
-#   bash scripts/gpu-bundle.sh [--bench NAME]... [--example NAME]...
+#   bash scripts/gpu-bundle.sh [--features F] [--test NAME]... [--bench NAME]... [--example NAME]...
+#
+# --features F builds everything with custack's features F (`nvrtc`: set CUSTACK_NVRTC_LIB_DIR
+# to an NVRTC the GPU machine also has, of a CUDA version its driver supports). --test NAME packs
+# only the test targets named (and the unit tests) instead of every one.
 #   # on the GPU machine, from the repository root, with .gpu/ copied there:
 #   bash .gpu/run.sh                 # every test binary with --include-ignored, then the benches
 #                                    # (--bench) and examples; one log, $OUT/gpu.log (.gpu/out/)
@@ -16,9 +20,13 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 die() { echo "scripts/gpu-bundle.sh: $*" >&2; exit 2; }
-benches=() examples=()
+benches=() examples=() features=() tests=(--tests)
 while (($#)); do
     case $1 in
+        --features) (($# > 1)) || die "--features needs a list"; features=(--features "$2"); shift 2 ;;
+        --test) (($# > 1)) || die "--test needs a name"
+            [[ ${tests[0]} == --tests ]] && tests=(--lib)
+            tests+=(--test "$2"); shift 2 ;;
         --bench) (($# > 1)) || die "--bench needs a name"; benches+=("$2"); shift 2 ;;
         --example) (($# > 1)) || die "--example needs a name"; examples+=("$2"); shift 2 ;;
         *) die "unknown argument $1" ;;
@@ -42,12 +50,12 @@ for line in sys.stdin:
         print(role, name, m["executable"])' "$1"
 }
 {
-    cargo test --release --no-run --tests --message-format=json-render-diagnostics | executables test
+    cargo test --release --no-run "${tests[@]}" "${features[@]}" --message-format=json-render-diagnostics | executables test
     for b in "${benches[@]}"; do
-        cargo bench --no-run --bench "$b" --message-format=json-render-diagnostics | executables bench
+        cargo bench --no-run --bench "$b" "${features[@]}" --message-format=json-render-diagnostics | executables bench
     done
     for e in "${examples[@]}"; do
-        cargo build --release --example "$e" --message-format=json-render-diagnostics | executables example
+        cargo build --release --example "$e" "${features[@]}" --message-format=json-render-diagnostics | executables example
     done
 } >.gpu/found
 : >.gpu/list

@@ -204,8 +204,8 @@ fi
 
 # A crate that depends on custack, built as its users build it: custack's build script must look
 # for libcuda and nothing else. python3 on PATH is replaced by a script that records being
-# called; it must never be (the cuBLAS/NCCL search, which may run python3, belongs to the
-# `interop` feature of custack's own examples). Its own target directory; the lock file is
+# called; it must never be (the CUDA libraries' searches, which may run python3, belong to the
+# features (`nvrtc`, `cublas`, `interop`), never to a plain build). Its own target directory; the lock file is
 # custack's, so no dependency is resolved anew.
 dependent_check() {
     local dep=$target_dir/dependent
@@ -232,11 +232,13 @@ dependent_check() {
         cat "$dep/python3-called" >&2
         return 1
     fi
-    if build_script_output "$dep/target" | grep -qiE 'cublas|nccl'; then
-        echo "scripts/test.sh: dependent build: custack's build script looked for cuBLAS or NCCL" >&2
+    # (Declaring the features' cfgs, rustc-check-cfg, is not looking for anything.)
+    if build_script_output "$dep/target" | grep -v '^cargo:rustc-check-cfg=' |
+        grep -qiE 'cublas|nccl|nvrtc'; then
+        echo "scripts/test.sh: dependent build: custack's build script looked for cuBLAS, NCCL or NVRTC" >&2
         return 1
     fi
-    echo "scripts/test.sh: dependent build: a crate depending on custack builds; no python3 run, no cuBLAS/NCCL search"
+    echo "scripts/test.sh: dependent build: a crate depending on custack builds; no python3 run, no cuBLAS/NCCL/NVRTC search"
 }
 dependent_check || { status=1; failed+=("dependent build"); }
 # The interop examples, which the steps above skip (they require the feature): they still
@@ -246,6 +248,34 @@ if cargo check --quiet --features interop --example 11_cublas --example 12_nccl;
 else
     status=1; failed+=("interop examples")
 fi
+
+# The CUDA libraries' features, which the steps above leave off. NVRTC runs on the CPU: its
+# library is fetched like libcuda (the `nvidia-cuda-nvrtc-cu12` wheel, pinned to the driver's
+# CUDA 12.2 so that its PTX is one the driver loads; scripts/fetch-libraries.sh), then its tests
+# compile real CUDA C++ and check contracts against NVRTC's PTX (tests/nvrtc.rs), the GPU tests
+# are built and ignored, the compile-fail tests of NVRTC-compiled modules run (ui-tests/nvrtc),
+# and the example must run on a GPU or say in one line that there is none. A library that cannot be fetched fails the step: it is never skipped silently.
+libraries_check() {
+    local nvrtc_dir log rc=0
+    nvrtc_dir=$(bash scripts/fetch-libraries.sh nvrtc "$target_dir/cuda-libs") || return 1
+    local CUSTACK_NVRTC_LIB_DIR=$nvrtc_dir
+    export CUSTACK_NVRTC_LIB_DIR
+    local LD_LIBRARY_PATH=$nvrtc_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export LD_LIBRARY_PATH
+    cargo test --no-fail-fast --features nvrtc --test nvrtc --test gpu_nvrtc -- "$@" || return 1
+    cargo test --no-fail-fast --features nvrtc --doc nvrtc || return 1
+    cargo test --no-fail-fast --features nvrtc --test ui ui_nvrtc || return 1
+    log=$(mktemp)
+    cargo run --quiet --release --features nvrtc --example 18_nvrtc_clock >"$log" 2>&1 || rc=$?
+    cat "$log"
+    case $rc in
+        0) echo "scripts/test.sh: nvrtc: the example ran on the GPU" ;;
+        1) grep -q '^18_nvrtc_clock: no GPU work done: ' "$log" || return 1 ;;
+        *) return 1 ;;
+    esac
+    echo "scripts/test.sh: nvrtc: NVRTC from $nvrtc_dir: tests, doc tests and the example passed"
+}
+libraries_check "$@" || { status=1; failed+=("libraries (nvrtc)"); }
 
 # The MSRV Cargo.toml declares, checked on the library (dev-dependencies such as cudarc need
 # newer compilers, and users do not build them). The toolchain is installed with rustup if it is
@@ -331,7 +361,7 @@ rm -f "$platforms_log"
 
 # One line to end on, whatever scrolled past.
 if ((status == 0)); then
-    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the interop examples, MSRV${msrv_skipped:-}, package, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
+    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the interop examples, the libraries (nvrtc), MSRV${msrv_skipped:-}, package, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
 else
     joined=$(printf '%s, ' "${failed[@]}")
     echo "scripts/test.sh: FAILED: ${joined%, }${platforms_summary:+; platforms: $platforms_summary}" >&2

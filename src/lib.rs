@@ -109,6 +109,8 @@ mod driver;
 mod error;
 mod kernel;
 mod memory;
+#[cfg(feature = "nvrtc")]
+pub mod nvrtc;
 mod parking;
 mod testing;
 mod texture;

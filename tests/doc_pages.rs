@@ -205,14 +205,34 @@ fn every_relative_link_resolves() {
 }
 
 fn ui_tests(root: &Path) -> BTreeSet<String> {
-    fs::read_dir(root.join("ui-tests"))
+    // `ui-tests/*.rs`, and one level of sub-directories: those of a feature's tests
+    // (`ui-tests/nvrtc/`), named `nvrtc/<file>`.
+    let mut names = BTreeSet::new();
+    for entry in fs::read_dir(root.join("ui-tests"))
         .expect("ui-tests/ is readable")
         .filter_map(Result::ok)
-        .filter_map(|e| {
-            let name = e.file_name().into_string().ok()?;
-            name.strip_suffix(".rs").map(str::to_owned)
-        })
-        .collect()
+    {
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        if entry.path().is_dir() {
+            for inner in fs::read_dir(entry.path())
+                .expect("a ui-tests/ sub-directory is readable")
+                .filter_map(Result::ok)
+            {
+                if let Some(file) = inner
+                    .file_name()
+                    .to_str()
+                    .and_then(|f| f.strip_suffix(".rs"))
+                {
+                    names.insert(format!("{name}/{file}"));
+                }
+            }
+        } else if let Some(stem) = name.strip_suffix(".rs") {
+            names.insert(stem.to_owned());
+        }
+    }
+    names
 }
 
 #[test]

@@ -21,3 +21,11 @@
 fn ui() {
     trybuild::TestCases::new().compile_fail("ui-tests/*.rs");
 }
+
+/// C25 for NVRTC-compiled modules (`ui-tests/nvrtc/`), with the feature `nvrtc` (which
+/// `scripts/test.sh` turns on with the NVRTC it fetches): `cargo test --features nvrtc --test ui`.
+#[cfg(feature = "nvrtc")]
+#[test]
+fn ui_nvrtc() {
+    trybuild::TestCases::new().compile_fail("ui-tests/nvrtc/*.rs");
+}

@@ -437,6 +437,68 @@ error_kinds! {
         /// for an undefined symbol after an earlier failed load); the image is not used.
         LinkerErrorLogged = "CUSTACK_LINKER_ERROR_LOGGED",
             "the JIT linker reported success but its error log holds an error";
+        /// custack: the cargo feature of a CUDA library is on, but its library was not found
+        /// when custack was built (the detail names it and what to install or set).
+        LibraryNotLinked = "CUSTACK_LIBRARY_NOT_LINKED",
+            "this build of custack has no such CUDA library linked";
+        /// custack: NVRTC is newer than the driver, which cannot load what it compiled (PTX of
+        /// a newer ISA, or a cubin of a newer major version); the detail names both versions
+        /// and the fix. Checked before the driver is asked, which would answer
+        /// `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`.
+        NvrtcNewerThanDriver = "CUSTACK_NVRTC_NEWER_THAN_DRIVER",
+            "NVRTC is newer than the driver, which cannot load its output";
+        /// `NVRTC_ERROR_OUT_OF_MEMORY` (1): NVRTC ran out of host memory.
+        NvrtcOutOfMemory = "NVRTC_ERROR_OUT_OF_MEMORY", "NVRTC ran out of memory";
+        /// `NVRTC_ERROR_PROGRAM_CREATION_FAILURE` (2): the program could not be created.
+        NvrtcProgramCreationFailure = "NVRTC_ERROR_PROGRAM_CREATION_FAILURE",
+            "NVRTC could not create the program";
+        /// `NVRTC_ERROR_INVALID_INPUT` (3): an argument NVRTC was given is invalid.
+        NvrtcInvalidInput = "NVRTC_ERROR_INVALID_INPUT", "an input to NVRTC is invalid";
+        /// `NVRTC_ERROR_INVALID_PROGRAM` (4): the program handle is invalid.
+        NvrtcInvalidProgram = "NVRTC_ERROR_INVALID_PROGRAM", "the NVRTC program is invalid";
+        /// `NVRTC_ERROR_INVALID_OPTION` (5): a compile option is not one NVRTC knows (the
+        /// detail holds the compile log, which names it).
+        NvrtcInvalidOption = "NVRTC_ERROR_INVALID_OPTION", "NVRTC does not accept an option";
+        /// `NVRTC_ERROR_COMPILATION` (6): the source did not compile; the detail holds NVRTC's
+        /// compile log (file, line and message of each error).
+        NvrtcCompilation = "NVRTC_ERROR_COMPILATION", "the CUDA C++ source did not compile";
+        /// `NVRTC_ERROR_BUILTIN_OPERATION_FAILURE` (7): an NVRTC builtin operation failed.
+        NvrtcBuiltinOperationFailure = "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE",
+            "an NVRTC builtin operation failed";
+        /// `NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION` (8): a name expression was added
+        /// after compiling.
+        NvrtcNoNameExpressionsAfterCompilation = "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
+            "name expressions must be added before compiling";
+        /// `NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION` (9): a lowered name was asked for
+        /// before compiling.
+        NvrtcNoLoweredNamesBeforeCompilation = "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
+            "lowered names exist only after compiling";
+        /// `NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID` (10): the name expression is not one the
+        /// program was compiled with, or names nothing.
+        NvrtcNameExpressionNotValid = "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID",
+            "the name expression is not valid";
+        /// `NVRTC_ERROR_INTERNAL_ERROR` (11): an internal NVRTC error.
+        NvrtcInternalError = "NVRTC_ERROR_INTERNAL_ERROR", "NVRTC failed internally";
+        /// `NVRTC_ERROR_TIME_FILE_WRITE_FAILED` (12): the `--time` file could not be written.
+        NvrtcTimeFileWriteFailed = "NVRTC_ERROR_TIME_FILE_WRITE_FAILED",
+            "NVRTC could not write its timing file";
+        /// `NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED` (13): no precompiled header was created.
+        NvrtcNoPchCreateAttempted = "NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED",
+            "NVRTC did not try to create a precompiled header";
+        /// `NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED` (14): the precompiled-header heap is full.
+        NvrtcPchCreateHeapExhausted = "NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED",
+            "NVRTC's precompiled-header heap is exhausted";
+        /// `NVRTC_ERROR_PCH_CREATE` (15): the precompiled header could not be created.
+        NvrtcPchCreate = "NVRTC_ERROR_PCH_CREATE", "NVRTC could not create a precompiled header";
+        /// `NVRTC_ERROR_CANCELLED` (16): the compilation was cancelled.
+        NvrtcCancelled = "NVRTC_ERROR_CANCELLED", "the NVRTC compilation was cancelled";
+        /// `NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED` (17): the time-trace file could not be
+        /// written.
+        NvrtcTimeTraceFileWriteFailed = "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED",
+            "NVRTC could not write its time-trace file";
+        /// An `nvrtcResult` this version of custack does not list (a newer NVRTC's); the
+        /// detail holds the value and NVRTC's own string for it.
+        NvrtcUnlisted = "NVRTC_ERROR_UNLISTED", "NVRTC returned a status custack does not list";
     }
 }
 
@@ -991,8 +1053,17 @@ mod tests {
             assert_eq!(format!("{kind:?}"), camel(rest), "{name}");
         }
         for &kind in CUSTACK_KINDS {
-            let rest = kind.name().strip_prefix("CUSTACK_").unwrap();
-            assert_eq!(format!("{kind:?}"), camel(rest));
+            // custack's own kinds, then the CUDA libraries' statuses, prefixed with the
+            // library: `NVRTC_ERROR_COMPILATION` is `NvrtcCompilation`.
+            let name = kind.name();
+            let expected = if let Some(rest) = name.strip_prefix("CUSTACK_") {
+                camel(rest)
+            } else if let Some(rest) = name.strip_prefix("NVRTC_ERROR_") {
+                format!("Nvrtc{}", camel(rest))
+            } else {
+                panic!("{name}: neither CUSTACK_ nor a library's prefix")
+            };
+            assert_eq!(format!("{kind:?}"), expected);
         }
     }
 
@@ -1003,7 +1074,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 15 + 1);
+        assert_eq!(names.len(), 100 + 15 + 2 + 18 + 1);
     }
 
     #[test]
@@ -1047,7 +1118,7 @@ mod tests {
 
     #[test]
     fn custack_kinds_have_no_code() {
-        assert_eq!(CUSTACK_KINDS.len(), 15);
+        assert_eq!(CUSTACK_KINDS.len(), 15 + 2 + 18);
         for &kind in CUSTACK_KINDS {
             assert_eq!(kind.code(), None, "{kind:?}");
             assert!(!kind.is_sticky());

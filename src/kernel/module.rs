@@ -18,14 +18,34 @@ use std::ffi::CString;
 #[doc(alias = "CUmodule")]
 pub struct Module<'g> {
     raw: ffi::CUmodule,
+    source: Source,
+    _marker: PhantomData<(&'g (), *const ())>,
+}
+
+/// What custack keeps of what a module was loaded from, for kernel lookups.
+#[derive(Debug, Default)]
+pub(crate) struct Source {
     // The PTX text it was loaded from (the NUL-terminated copy made for the driver, kept rather
     // than freed): what a kernel contract is checked against where the driver cannot tell a
     // kernel's parameters (before CUDA 12.4). `None` for images and adopted modules.
     ptx: Option<CString>,
-    _marker: PhantomData<(&'g (), *const ())>,
+    // NVRTC's name expressions and their lowered (mangled) names, for a module compiled at run
+    // time: a kernel is looked up by either (`scale<float>` or `_Z5scaleIfEvPT_S0_y`).
+    lowered: Vec<(Box<str>, Box<str>)>,
 }
 
-static_assertions::assert_eq_size!(Module<'static>, (ffi::CUmodule, Option<CString>));
+impl Source {
+    /// A source of `ptx` text and NVRTC's `lowered` names.
+    #[cfg_attr(not(feature = "nvrtc"), allow(dead_code))]
+    pub(crate) fn new(ptx: Option<CString>, lowered: Vec<(Box<str>, Box<str>)>) -> Self {
+        Self { ptx, lowered }
+    }
+}
+
+static_assertions::assert_eq_size!(
+    Module<'static>,
+    (ffi::CUmodule, Option<CString>, Vec<(Box<str>, Box<str>)>)
+);
 static_assertions::assert_not_impl_any!(Module<'static>: Send, Sync);
 
 const LOG_BYTES: usize = 16 * 1024;
@@ -70,7 +90,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             .map_err(|_| Error::custack(ErrorKind::NulInName, "PTX source holds a NUL byte"))?;
         // SAFETY: `image` is NUL-terminated text, which is how the driver delimits PTX.
         let mut module = unsafe { self.load_image(image.as_ptr().cast()) }?;
-        module.ptx = Some(image);
+        module.source.ptx = Some(image);
         Ok(module)
     }
 
@@ -170,7 +190,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         }
         Ok(Module {
             raw,
-            ptx: None,
+            source: Source::default(),
             _marker: PhantomData,
         })
     }
@@ -183,38 +203,55 @@ impl Module<'_> {
     pub(crate) unsafe fn from_raw(raw: ffi::CUmodule) -> Self {
         Self {
             raw,
-            ptx: None,
+            source: Source::default(),
             _marker: PhantomData,
         }
     }
 
     /// Keeps the PTX text the module was loaded from, for kernel contracts' checks.
     pub(crate) fn with_ptx(mut self, ptx: CString) -> Self {
-        self.ptx = Some(ptx);
+        self.source.ptx = Some(ptx);
+        self
+    }
+
+    /// Keeps what the module was loaded from: its PTX text and NVRTC's lowered names.
+    #[cfg_attr(not(feature = "nvrtc"), allow(dead_code))]
+    pub(crate) fn with_source(mut self, source: Source) -> Self {
+        self.source = source;
         self
     }
 
     /// # Safety
     ///
-    /// `raw` is a live module of the current context, owned by nothing else, loaded from `ptx`
-    /// where that is `Some`, and live for the returned lifetime.
-    pub(crate) unsafe fn from_parts<'g>(raw: ffi::CUmodule, ptx: Option<CString>) -> Module<'g> {
+    /// `raw` is a live module of the current context, owned by nothing else, loaded from
+    /// `source` (its PTX, where that is `Some`), and live for the returned lifetime.
+    pub(crate) unsafe fn from_parts<'g>(raw: ffi::CUmodule, source: Source) -> Module<'g> {
         Module {
             raw,
-            ptx,
+            source,
             _marker: PhantomData,
         }
     }
 
-    /// The raw module and its PTX text, given up without unloading it.
-    pub(crate) fn into_parts(mut self) -> (ffi::CUmodule, Option<CString>) {
-        let ptx = core::mem::take(&mut self.ptx);
-        (core::mem::ManuallyDrop::new(self).raw, ptx)
+    /// The raw module and what it was loaded from, given up without unloading it.
+    pub(crate) fn into_parts(mut self) -> (ffi::CUmodule, Source) {
+        let source = core::mem::take(&mut self.source);
+        (core::mem::ManuallyDrop::new(self).raw, source)
     }
 
     /// The PTX text the module was loaded from, if it was loaded from PTX by custack.
     pub(crate) fn ptx(&self) -> Option<&[u8]> {
-        self.ptx.as_deref().map(core::ffi::CStr::to_bytes)
+        self.source.ptx.as_deref().map(core::ffi::CStr::to_bytes)
+    }
+
+    /// The symbol of the kernel `name`: the lowered name where `name` is one of the NVRTC name
+    /// expressions the module was compiled with, else `name` itself.
+    pub(crate) fn symbol<'a>(&'a self, name: &'a str) -> &'a str {
+        self.source
+            .lowered
+            .iter()
+            .find(|(expression, _)| &**expression == name)
+            .map_or(name, |(_, lowered)| lowered)
     }
 }
 
@@ -233,7 +270,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     pub unsafe fn module_from_raw(&self, raw: ffi::CUmodule) -> Module<'_> {
         Module {
             raw,
-            ptx: None,
+            source: Source::default(),
             _marker: PhantomData,
         }
     }
@@ -265,12 +302,13 @@ impl Module<'_> {
     /// with [`PushedGuard::module_from_raw`].
     #[must_use = "the module is no longer unloaded by custack"]
     pub fn into_raw(mut self) -> ffi::CUmodule {
-        drop(core::mem::take(&mut self.ptx));
+        drop(core::mem::take(&mut self.source));
         core::mem::ManuallyDrop::new(self).raw
     }
 
     /// `cuModuleGetFunction`—The kernel named `name` (its mangled name for C++ kernels not
-    /// declared `extern "C"`).
+    /// declared `extern "C"`, or, in a module compiled by NVRTC, one of its name expressions:
+    /// `scale<float>`).
     ///
     /// # Errors
     ///
@@ -297,7 +335,7 @@ impl Module<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleGetFunction")]
     pub fn function(&self, name: &str) -> Result<Function<'_>> {
-        let c = name_cstring("function", name)?;
+        let c = name_cstring("function", self.symbol(name))?;
         let mut raw = core::ptr::null_mut();
         // SAFETY: valid out-pointer; live module of the current context; NUL-terminated name.
         unsafe { ffi::cuModuleGetFunction(&raw mut raw, self.raw, c.as_ptr()) }
@@ -343,7 +381,7 @@ impl Module<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetParamInfo")]
     pub fn kernel<S: KernelSignature>(&self, name: &str) -> Result<Kernel<'_, S>> {
-        Kernel::check(self.function(name)?, name, self.ptx())
+        Kernel::check(self.function(name)?, self.symbol(name), self.ptx())
     }
 
     /// `cuModuleGetGlobal`—The device address and size in bytes of the global `name`.
@@ -524,7 +562,7 @@ impl Module<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleUnload")]
     pub fn unload(mut self) -> Result<()> {
-        drop(core::mem::take(&mut self.ptx));
+        drop(core::mem::take(&mut self.source));
         let this = core::mem::ManuallyDrop::new(self);
         // SAFETY: a live module of the current context, unloaded once (`this` never drops); no
         // function borrows it.

@@ -6,10 +6,9 @@ use crate::context::raw::with_raw_current;
 use crate::context::stack::{ContextKind, Floating, PushedGuard};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
-use crate::kernel::module::{Module, unload_raw};
+use crate::kernel::module::{Module, Source, unload_raw};
 use crate::testing::left_behind::{Object, left_behind};
 use core::marker::PhantomData;
-use std::ffi::CString;
 
 /// A [`Module`] set aside to outlive its guard and nested pushes, re-attached later with
 /// [`PushedGuard::attach_module`]. Dropping it pushes its context briefly to unload it.
@@ -20,7 +19,7 @@ use std::ffi::CString;
 pub struct ParkedModule<'ctx, K: ContextKind = Floating> {
     ctx: ffi::CUcontext,
     raw: ffi::CUmodule,
-    ptx: Option<CString>,
+    source: Source,
     _marker: PhantomData<(&'ctx Context, K)>,
 }
 
@@ -39,11 +38,11 @@ impl<K: ContextKind> ParkedModule<'_, K> {
     ///
     /// `module` must belong to `ctx`, a live context of kind `K` alive for `'ctx`.
     pub(crate) unsafe fn from_module(ctx: ffi::CUcontext, module: Module<'_>) -> Self {
-        let (raw, ptx) = module.into_parts();
+        let (raw, source) = module.into_parts();
         ParkedModule {
             ctx,
             raw,
-            ptx,
+            source,
             _marker: PhantomData,
         }
     }
@@ -99,10 +98,10 @@ impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
         if parked.ctx != self.as_raw() {
             return Err(super::mismatch("module", parked.ctx, self.as_raw()));
         }
-        let ptx = core::mem::take(&mut parked.ptx);
+        let source = core::mem::take(&mut parked.source);
         let parked = core::mem::ManuallyDrop::new(parked);
-        // SAFETY: a live module of this guard's context (checked above), loaded from `ptx`,
+        // SAFETY: a live module of this guard's context (checked above), loaded from `source`,
         // owned by the parked module, which is consumed without being dropped.
-        Ok(unsafe { Module::from_parts(parked.raw, ptx) })
+        Ok(unsafe { Module::from_parts(parked.raw, source) })
     }
 }

@@ -836,10 +836,25 @@ impl Module<'_> {
         let function = self.function(C::KERNEL)?;
         // The PTX's own parameter list, if custack loaded the module from PTX: where the driver
         // cannot count parameters, it says how many to ask for (so that no query fails).
-        let from_ptx = self.ptx().and_then(|ptx| ptx::entry_params(ptx, C::KERNEL));
+        let from_ptx = self
+            .ptx()
+            .and_then(|ptx| ptx::entry_params(ptx, self.symbol(C::KERNEL)));
         let count = from_ptx.as_ref().map(Vec::len);
         Declared::check(function, from_ptx, count)
     }
+}
+
+/// Checks `C` against the `.entry` of `symbol` in `ptx` (NVRTC's output, before any module is
+/// loaded): [`ErrorKind::NotFound`] if there is no such entry.
+#[cfg_attr(not(feature = "nvrtc"), allow(dead_code))]
+pub(crate) fn check_ptx<C: Contract>(ptx: &[u8], symbol: &str) -> Result<()> {
+    let params = ptx::entry_params(ptx, symbol).ok_or_else(|| {
+        Error::custack(
+            ErrorKind::NotFound,
+            format!("kernel {:?}: no .entry {symbol:?} in the PTX", C::KERNEL),
+        )
+    })?;
+    compare::<C>("the PTX .entry", &c_layout(&params))
 }
 
 /// PTX parameters laid out as C lays out a parameter list: `(offset, size)`.

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Fetches a CUDA library from NVIDIA's Python wheel, without installing it: `pip download` of
+# one pinned wheel (from pip's configured index) into DEST, unpacked there with python3's
+# zipfile. Prints the directory holding the library. Nothing outside DEST changes (no pip
+# install, no site-packages).
+#
+#   bash scripts/fetch-libraries.sh LIBRARY DEST      # LIBRARY: nvrtc; DEST: e.g. target/cuda-libs
+#
+# The versions are the ones scripts/test.sh pairs with the driver library it fetches (Debian's
+# libcuda1, CUDA 12.2): an NVRTC newer than the driver emits PTX the driver cannot JIT, so the
+# NVRTC is 12.2 as well. A second run reuses DEST.
+set -euo pipefail
+
+die() { echo "scripts/fetch-libraries.sh: $*" >&2; exit 1; }
+(($# == 2)) || die "usage: fetch-libraries.sh LIBRARY DEST"
+case $1 in
+    nvrtc) wheel=nvidia-cuda-nvrtc-cu12==12.2.140 dir=nvidia/cuda_nvrtc/lib file=libnvrtc.so.12 ;;
+    *) die "unknown library $1 (known: nvrtc)" ;;
+esac
+dest=$(realpath -m "$2")/$1
+if [[ -f $dest/root/$dir/$file ]]; then
+    echo "$dest/root/$dir"
+    exit 0
+fi
+command -v python3 >/dev/null || die "no python3 to fetch $wheel with"
+python3 -m pip --version >/dev/null 2>&1 || die "no pip (python3 -m pip) to fetch $wheel with"
+rm -rf "$dest"
+mkdir -p "$dest/wheels" "$dest/root"
+echo "scripts/fetch-libraries.sh: fetching $wheel into $dest" >&2
+log=$dest/pip.log
+if ! python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$dest/wheels" "$wheel" >"$log" 2>&1; then
+    cat "$log" >&2
+    die "pip download $wheel failed (log: $log)"
+fi
+python3 - "$dest/wheels" "$dest/root" <<'PY'
+import pathlib, sys, zipfile
+for wheel in pathlib.Path(sys.argv[1]).glob("*.whl"):
+    with zipfile.ZipFile(wheel) as z:
+        z.extractall(sys.argv[2])
+PY
+[[ -f $dest/root/$dir/$file ]] || die "the wheel $wheel holds no $dir/$file; see $dest/root"
+echo "$dest/root/$dir"
