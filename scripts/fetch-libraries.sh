@@ -4,18 +4,20 @@
 # zipfile. Prints the directory holding the library. Nothing outside DEST changes (no pip
 # install, no site-packages).
 #
-#   bash scripts/fetch-libraries.sh LIBRARY DEST      # LIBRARY: nvrtc; DEST: e.g. target/cuda-libs
+#   bash scripts/fetch-libraries.sh LIBRARY DEST      # LIBRARY: nvrtc, cublas; DEST: e.g. target/cuda-libs
 #
 # The versions are the ones scripts/test.sh pairs with the driver library it fetches (Debian's
 # libcuda1, CUDA 12.2): an NVRTC newer than the driver emits PTX the driver cannot JIT, so the
-# NVRTC is 12.2 as well. A second run reuses DEST.
+# NVRTC is 12.2 as well; cuBLAS is the 12.2 toolkit's too (no GPU test runs there: it is linked
+# and loaded, and its calls' checks run). A second run reuses DEST.
 set -euo pipefail
 
 die() { echo "scripts/fetch-libraries.sh: $*" >&2; exit 1; }
 (($# == 2)) || die "usage: fetch-libraries.sh LIBRARY DEST"
 case $1 in
     nvrtc) wheel=nvidia-cuda-nvrtc-cu12==12.2.140 dir=nvidia/cuda_nvrtc/lib file=libnvrtc.so.12 ;;
-    *) die "unknown library $1 (known: nvrtc)" ;;
+    cublas) wheel=nvidia-cublas-cu12==12.2.5.6 dir=nvidia/cublas/lib file=libcublas.so.12 ;;
+    *) die "unknown library $1 (known: nvrtc, cublas)" ;;
 esac
 dest=$(realpath -m "$2")/$1
 if [[ -f $dest/root/$dir/$file ]]; then
@@ -38,5 +40,6 @@ for wheel in pathlib.Path(sys.argv[1]).glob("*.whl"):
     with zipfile.ZipFile(wheel) as z:
         z.extractall(sys.argv[2])
 PY
+rm -rf "$dest/wheels" # unpacked: the wheel itself (cuBLAS's is 400 MiB) is not needed again
 [[ -f $dest/root/$dir/$file ]] || die "the wheel $wheel holds no $dir/$file; see $dest/root"
 echo "$dest/root/$dir"
