@@ -56,7 +56,7 @@
 //! enable it, so its build searches for libcuda and nothing else, and never runs `python3`.
 //!
 //! With the cargo feature `nvrtc` (and only then) it also finds and links NVRTC, the run-time
-//! CUDA C++ compiler, into the crate, and with `cublas` cuBLAS: see [`feature_libraries`]. Without the feature nothing
+//! CUDA C++ compiler, into the crate: see [`feature_libraries`]. Without the feature nothing
 //! about it is searched, printed or linked.
 //!
 //! Under docs.rs (`DOCS_RS` set) nothing is searched or linked and `cfg(custack_no_libcuda)` is
@@ -119,7 +119,6 @@ fn main() {
     if target.os == Os::Linux {
         interop_libraries(&arch);
     }
-    feature_libraries(target.os, &arch);
     let roots: Vec<PathBuf> = TOOLKIT_ROOTS
         .iter()
         .filter_map(|name| var(name))
@@ -130,6 +129,9 @@ fn main() {
         Os::Windows => windows(target, &roots, sysroot, cross),
         Os::Linux | Os::Qnx | Os::Other => unix(target, &roots, sysroot, cross),
     }
+    // After libcuda, so that its search path comes first: `-l cuda` never finds a libcuda
+    // that happens to lie beside a library of a feature.
+    feature_libraries(target.os, &arch, cross);
 }
 
 /// Linux and QNX (and, finding nothing, every other OS): `libcuda.so` / `libcuda.so.1`.
@@ -559,7 +561,7 @@ fn interop_setting_is_wrong(lib: &Interop, dir: &str) -> ! {
 }
 
 // -------------------------------------------------------------------------------------------
-// Libraries a cargo feature links into the crate: NVRTC (`nvrtc`), cuBLAS (`cublas`)
+// Libraries a cargo feature links into the crate: NVRTC (`nvrtc`)
 // -------------------------------------------------------------------------------------------
 
 /// A CUDA library that custack itself links when its cargo feature is on.
@@ -574,42 +576,27 @@ struct FeatureLibrary {
     /// The explicit setting, the library file's name, its Python wheel and where the wheels
     /// put it: as for the example-only libraries ([`Interop`]).
     lib: Interop,
-    /// The Python wheel that ships it, named in the warning.
+    /// The Python wheels that ship it, named in the warning.
     wheel: &'static str,
 }
 
-const FEATURE_LIBRARIES: [FeatureLibrary; 2] = [
-    FeatureLibrary {
-        name: "NVRTC",
-        feature: "CARGO_FEATURE_NVRTC",
-        missing_cfg: "custack_no_nvrtc",
-        lib: Interop {
-            cfg: "custack_nvrtc",
-            env: "CUSTACK_NVRTC_LIB_DIR",
-            found_env: "CUSTACK_NVRTC_FOUND",
-            files: &["libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"],
-            // `nvidia-cuda-nvrtc` 13.x ships `nvidia/cu13/lib`; the CUDA 12 wheel
-            // (`nvidia-cuda-nvrtc-cu12`) `nvidia/cuda_nvrtc/lib`.
-            wheel_dirs: &["nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"],
-        },
-        wheel: "nvidia-cuda-nvrtc",
+const FEATURE_LIBRARIES: [FeatureLibrary; 1] = [FeatureLibrary {
+    name: "NVRTC",
+    feature: "CARGO_FEATURE_NVRTC",
+    missing_cfg: "custack_no_nvrtc",
+    lib: Interop {
+        cfg: "custack_nvrtc",
+        env: "CUSTACK_NVRTC_LIB_DIR",
+        found_env: "CUSTACK_NVRTC_FOUND",
+        files: &["libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"],
+        // `nvidia-cuda-nvrtc` 13.x ships `nvidia/cu13/lib`; the CUDA 12 wheel
+        // (`nvidia-cuda-nvrtc-cu12`) `nvidia/cuda_nvrtc/lib`.
+        wheel_dirs: &["nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"],
     },
-    FeatureLibrary {
-        name: "cuBLAS",
-        feature: "CARGO_FEATURE_CUBLAS",
-        missing_cfg: "custack_no_cublas",
-        lib: Interop {
-            cfg: "custack_cublas",
-            env: "CUSTACK_CUBLAS_LIB_DIR",
-            found_env: "CUSTACK_CUBLAS_FOUND",
-            files: &["libcublas.so", "libcublas.so.13", "libcublas.so.12"],
-            // `nvidia-cublas` 13.x ships `nvidia/cu13/lib`; the CUDA 12 wheel
-            // (`nvidia-cublas-cu12`) `nvidia/cublas/lib`.
-            wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib"],
-        },
-        wheel: "nvidia-cublas",
-    },
-];
+    wheel: "nvidia-cuda-nvrtc (CUDA 13: pip install 'nvidia-cuda-nvrtc==13.0.*' for a 13.0 \
+            driver) or nvidia-cuda-nvrtc-cu12 (CUDA 12: 'nvidia-cuda-nvrtc-cu12==12.2.*' for a \
+            12.2 driver), no newer than the driver's CUDA version,",
+}];
 
 /// Finds and links the libraries whose features are on (only on Linux targets), in the order of
 /// [`find_interop`]: the explicit directory (a wrong one fails the build), the toolkit roots,
@@ -621,14 +608,20 @@ const FEATURE_LIBRARIES: [FeatureLibrary; 2] = [
 /// `CUSTACK_NVRTC_FOUND`. Not found (or not Linux): one `cargo:warning` naming what to install
 /// or set, and `cfg(custack_no_nvrtc)`, so the crate still builds; its calls then return an error
 /// that says the same. No rpath: at run time the loader must find the library.
-fn feature_libraries(os: Os, arch: &str) {
+fn feature_libraries(os: Os, arch: &str, cross: bool) {
     let mut site_packages: Option<Vec<PathBuf>> = None;
     for lib in &FEATURE_LIBRARIES {
         if env::var_os(lib.feature).is_none() {
             continue;
         }
+        // A cross build takes no library of the build machine's Python, and none built for
+        // another architecture than the target's.
         let found = if os == Os::Linux {
+            if cross {
+                site_packages.get_or_insert_with(Vec::new);
+            }
             find_interop(&lib.lib, arch, &mut site_packages)
+                .filter(|f| elf_machine_matches(f, arch) != Some(false))
         } else {
             None
         };
@@ -638,10 +631,21 @@ fn feature_libraries(os: Os, arch: &str) {
         else {
             println!("cargo:rustc-cfg={}", lib.missing_cfg);
             println!("cargo:rustc-env={}=", lib.lib.found_env);
+            // Look again when the library is installed later: into one of the directories
+            // searched, or a wheel into one of the site-packages (only existing paths: cargo
+            // would rerun the script on every build for a missing one).
+            let sites = site_packages.clone().unwrap_or_default();
+            for path in interop_dirs(arch)
+                .iter()
+                .chain(&sites)
+                .filter(|p| p.exists())
+            {
+                println!("cargo:rerun-if-changed={}", path.display());
+            }
             let what = if os == Os::Linux {
                 format!(
-                    "install the `{}` Python wheel or the CUDA toolkit, or set {} to the \
-                     directory holding {}",
+                    "install the CUDA toolkit or the Python wheel {} or set {} to the directory \
+                     holding {}",
                     lib.wheel,
                     lib.lib.env,
                     lib.lib.files.join(" or ")

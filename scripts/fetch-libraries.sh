@@ -20,7 +20,8 @@ case $1 in
     *) die "unknown library $1 (known: nvrtc, cublas)" ;;
 esac
 dest=$(realpath -m "$2")/$1
-if [[ -f $dest/root/$dir/$file ]]; then
+# The stamp, written last, names the wheel: a changed pin or a cut-short unpacking fetches anew.
+if [[ -f $dest/root/$dir/$file && $(cat "$dest/stamp" 2>/dev/null) == "$wheel" ]]; then
     echo "$dest/root/$dir"
     exit 0
 fi
@@ -30,7 +31,8 @@ rm -rf "$dest"
 mkdir -p "$dest/wheels" "$dest/root"
 echo "scripts/fetch-libraries.sh: fetching $wheel into $dest" >&2
 log=$dest/pip.log
-if ! python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$dest/wheels" "$wheel" >"$log" 2>&1; then
+if ! python3 -m pip download --quiet --no-deps --only-binary=:all: --no-cache-dir \
+    --disable-pip-version-check --dest "$dest/wheels" "$wheel" >"$log" 2>&1; then
     cat "$log" >&2
     die "pip download $wheel failed (log: $log)"
 fi
@@ -42,4 +44,5 @@ for wheel in pathlib.Path(sys.argv[1]).glob("*.whl"):
 PY
 rm -rf "$dest/wheels" # unpacked: the wheel itself (cuBLAS's is 400 MiB) is not needed again
 [[ -f $dest/root/$dir/$file ]] || die "the wheel $wheel holds no $dir/$file; see $dest/root"
+echo "$wheel" >"$dest/stamp"
 echo "$dest/root/$dir"

@@ -123,7 +123,7 @@ docsrs_check() {
         -u CUDA_TOOLKIT_ROOT_DIR -u CUSTACK_REQUIRE_LIBCUDA \
         DOCS_RS=1 CARGO_TARGET_DIR="$out" \
         RUSTDOCFLAGS="--cfg docsrs -D rustdoc::broken_intra_doc_links -D rustdoc::private_intra_doc_links -D rustdoc::invalid_html_tags -D rustdoc::bare_urls" \
-        cargo "${toolchain[@]}" doc --no-deps --offline --quiet || return 1
+        cargo "${toolchain[@]}" doc --no-deps --offline --quiet --features nvrtc || return 1
     if ! build_script_output "$out" | grep -qx 'cargo:rustc-cfg=custack_no_libcuda'; then
         echo "scripts/test.sh: docs.rs build: build.rs did not take its DOCS_RS path" >&2
         return 1
@@ -265,14 +265,18 @@ libraries_check() {
     cargo test --no-fail-fast --features nvrtc --test nvrtc --test gpu_nvrtc -- "$@" || return 1
     cargo test --no-fail-fast --features nvrtc --doc nvrtc || return 1
     cargo test --no-fail-fast --features nvrtc --test ui ui_nvrtc || return 1
+    # The feature's API docs, every rustdoc warning denied, as the main step does without it.
+    RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet --features nvrtc || return 1
     log=$(mktemp)
     cargo run --quiet --release --features nvrtc --example 18_nvrtc_clock >"$log" 2>&1 || rc=$?
     cat "$log"
     case $rc in
         0) echo "scripts/test.sh: nvrtc: the example ran on the GPU" ;;
-        1) grep -q '^18_nvrtc_clock: no GPU work done: ' "$log" || return 1 ;;
-        *) return 1 ;;
+        1) grep -q '^18_nvrtc_clock: no GPU work done: ' "$log" ||
+            { echo "scripts/test.sh: nvrtc: the example failed without saying it had no GPU" >&2; rm -f "$log"; return 1; } ;;
+        *) echo "scripts/test.sh: nvrtc: the example exited with $rc" >&2; rm -f "$log"; return 1 ;;
     esac
+    rm -f "$log"
     echo "scripts/test.sh: nvrtc: NVRTC from $nvrtc_dir: tests, doc tests and the example passed"
 }
 libraries_check "$@" || { status=1; failed+=("libraries (nvrtc)"); }

@@ -208,16 +208,39 @@ fn versions_decide_what_loads() {
         text.contains("NVRTC 13.5") && text.contains("CUDA 13.0"),
         "{text}"
     );
+    assert!(text.contains("Options::arch_for"), "{text}");
     assert!(
-        text.contains("Options::arch_for") && text.contains("nvidia-cuda-nvrtc==13.0.*"),
+        text.contains("pip install 'nvidia-cuda-nvrtc==13.0.*'"),
         "{text}"
     );
-    assert_eq!(
-        loadable(v(12, 3), v(12, 2), false).unwrap_err().kind(),
-        ErrorKind::NvrtcNewerThanDriver
+    // A CUDA 12 driver: the wheel of CUDA 12 is named -cu12, and a 13.x cubin does not help.
+    let e = loadable(v(12, 3), v(12, 2), false).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::NvrtcNewerThanDriver);
+    assert!(
+        e.to_string()
+            .contains("pip install 'nvidia-cuda-nvrtc-cu12==12.2.*'"),
+        "{e}"
+    );
+    let e = loadable(v(13, 0), v(12, 2), false).unwrap_err();
+    assert!(!e.to_string().contains("arch_for"), "{e}");
+    assert!(
+        e.to_string().contains("nvidia-cuda-nvrtc-cu12==12.2.*"),
+        "{e}"
     );
     // A cubin: the same major version suffices, not an older one.
     assert!(loadable(v(13, 5), v(13, 0), true).is_ok());
+    assert!(loadable(v(12, 8), v(12, 2), true).is_ok());
     let e = loadable(v(13, 0), v(12, 2), true).unwrap_err();
-    assert!(e.to_string().contains("nvidia-cuda-nvrtc-cu12"), "{e}");
+    assert_eq!(e.kind(), ErrorKind::NvrtcNewerThanDriver);
+    assert!(
+        e.to_string()
+            .contains("pip install 'nvidia-cuda-nvrtc-cu12==12.2.*'"),
+        "{e}"
+    );
+    let e = loadable(v(14, 0), v(13, 1), true).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("pip install 'nvidia-cuda-nvrtc==13.1.*'"),
+        "{e}"
+    );
 }

@@ -25,9 +25,10 @@ pub struct Module<'g> {
 /// What custack keeps of what a module was loaded from, for kernel lookups.
 #[derive(Debug, Default)]
 pub(crate) struct Source {
-    // The PTX text it was loaded from (the NUL-terminated copy made for the driver, kept rather
-    // than freed): what a kernel contract is checked against where the driver cannot tell a
-    // kernel's parameters (before CUDA 12.4). `None` for images and adopted modules.
+    // The PTX text of the module (the NUL-terminated copy made for the driver, kept rather than
+    // freed; for a program NVRTC compiled, its PTX kept beside the cubin that was loaded): what
+    // a kernel contract is checked against where the driver cannot tell a kernel's parameters
+    // (before CUDA 12.4). `None` for images and adopted modules.
     ptx: Option<CString>,
     // NVRTC's name expressions and their lowered (mangled) names, for a module compiled at run
     // time: a kernel is looked up by either (`scale<float>` or `_Z5scaleIfEvPT_S0_y`).
@@ -36,9 +37,18 @@ pub(crate) struct Source {
 
 impl Source {
     /// A source of `ptx` text and NVRTC's `lowered` names.
-    #[cfg_attr(not(feature = "nvrtc"), allow(dead_code))]
+    #[cfg_attr(not(any(feature = "nvrtc", test)), allow(dead_code))]
     pub(crate) fn new(ptx: Option<CString>, lowered: Vec<(Box<str>, Box<str>)>) -> Self {
         Self { ptx, lowered }
+    }
+
+    /// The symbol of the kernel `name`: the lowered name where `name` is one of the NVRTC name
+    /// expressions, else `name` itself.
+    fn symbol<'a>(&'a self, name: &'a str) -> &'a str {
+        self.lowered
+            .iter()
+            .find(|(expression, _)| &**expression == name)
+            .map_or(name, |(_, lowered)| lowered)
     }
 }
 
@@ -247,11 +257,7 @@ impl Module<'_> {
     /// The symbol of the kernel `name`: the lowered name where `name` is one of the NVRTC name
     /// expressions the module was compiled with, else `name` itself.
     pub(crate) fn symbol<'a>(&'a self, name: &'a str) -> &'a str {
-        self.source
-            .lowered
-            .iter()
-            .find(|(expression, _)| &**expression == name)
-            .map_or(name, |(_, lowered)| lowered)
+        self.source.symbol(name)
     }
 }
 
@@ -758,8 +764,25 @@ fn check_fatbin(image: &[u8]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{check_elf, check_fatbin};
+    use super::{Source, check_elf, check_fatbin};
     use crate::ErrorKind;
+
+    #[test]
+    fn name_expressions_resolve_to_their_lowered_names_only() {
+        let source = Source::new(
+            None,
+            vec![
+                ("scale<float>".into(), "_Z5scaleIfEvPT_S0_y".into()),
+                ("scale<double>".into(), "_Z5scaleIdEvPT_S0_y".into()),
+            ],
+        );
+        assert_eq!(source.symbol("scale<float>"), "_Z5scaleIfEvPT_S0_y");
+        assert_eq!(source.symbol("scale<double>"), "_Z5scaleIdEvPT_S0_y");
+        // Anything else is looked up as written: an extern "C" name, a mangled name.
+        assert_eq!(source.symbol("scale<int>"), "scale<int>");
+        assert_eq!(source.symbol("_Z5scaleIfEvPT_S0_y"), "_Z5scaleIfEvPT_S0_y");
+        assert_eq!(Source::default().symbol("vector_add"), "vector_add");
+    }
 
     #[test]
     fn image_headers_are_checked_before_the_driver_reads_them() {

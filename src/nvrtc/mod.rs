@@ -129,8 +129,11 @@ fn linked() -> Result<()> {
         Err(Error::custack(
             ErrorKind::LibraryNotLinked,
             "NVRTC (feature `nvrtc`): build.rs found no libnvrtc when custack was built. Install \
-             the `nvidia-cuda-nvrtc` Python wheel or the CUDA toolkit, or set \
-             CUSTACK_NVRTC_LIB_DIR to the directory holding libnvrtc.so, and build again",
+             the CUDA toolkit or NVRTC's Python wheel of the driver's CUDA version (`pip install \
+             'nvidia-cuda-nvrtc==13.0.*'` for a 13.0 driver, \
+             `'nvidia-cuda-nvrtc-cu12==12.2.*'` for 12.2), or set CUSTACK_NVRTC_LIB_DIR to the \
+             directory holding libnvrtc.so, and build again (`cargo clean -p custack` if the \
+             build does not notice)",
         ))
     } else {
         Ok(())
@@ -309,7 +312,7 @@ impl Options {
 
 /// CUDA C++ source to compile with NVRTC: a name (used in its messages), the source, the
 /// headers it includes (kept in memory, not read from disk) and the name expressions of the
-/// template kernels to instantiate. Destroyed on drop.
+/// template kernels to instantiate.
 ///
 /// Plain data (`Send + Sync`): NVRTC's program object exists only inside
 /// [`compile`](Self::compile), which creates and destroys it, so programs compile on any
@@ -381,8 +384,8 @@ impl Program {
     /// - [`ErrorKind::NvrtcCompilation`] when the source does not compile, and
     ///   [`ErrorKind::NvrtcInvalidOption`] for an option NVRTC does not know: the detail holds
     ///   NVRTC's compile log (each error with its file and line);
-    /// - [`ErrorKind::NvrtcNameExpressionNotValid`] naming a name expression that names no
-    ///   kernel of the source;
+    /// - a name expression that names no kernel of the source is a compile error too
+    ///   ([`ErrorKind::NvrtcCompilation`], the log naming it);
     /// - [`ErrorKind::LibraryNotLinked`] in a build without libnvrtc; NVRTC's other errors.
     ///
     /// # References
@@ -414,10 +417,11 @@ impl Program {
         if compiled != ffi::nvrtcResult::NVRTC_SUCCESS {
             let name = self.name.to_string_lossy();
             let e = error("nvrtcCompileProgram", compiled);
+            let call = e.detail().unwrap_or_default().to_owned();
             return Err(if log.is_empty() {
-                e.with_detail(format!("{name}: nvrtcCompileProgram failed"))
+                e.with_detail(format!("{name}: {call}"))
             } else {
-                e.with_detail(format!("{name}: compile log:\n{log}"))
+                e.with_detail(format!("{name}: {call}; compile log:\n{log}"))
             });
         }
         let mut lowered = Vec::with_capacity(self.expressions.len());
@@ -449,20 +453,26 @@ impl Handle {
             .map_err(|_| Error::custack(ErrorKind::SizeOverflow, "more headers than a C int"))?;
         let contents: Vec<*const c_char> = program.headers.iter().map(|h| h.1.as_ptr()).collect();
         let names: Vec<*const c_char> = program.headers.iter().map(|h| h.0.as_ptr()).collect();
+        // NULL for no headers, as nvrtc.h documents (not an empty vector's dangling pointer).
+        let (contents, names) = if count == 0 {
+            (core::ptr::null(), core::ptr::null())
+        } else {
+            (contents.as_ptr(), names.as_ptr())
+        };
         let mut raw = core::ptr::null_mut();
         // SAFETY:
         // - `raw` is a valid out-pointer;
         // - source and name are NUL-terminated, alive for the call (NVRTC copies them);
-        // - `contents` and `names` hold `count` NUL-terminated strings each, alive for the
-        //   call (NVRTC copies them; with `count` 0 they are not read).
+        // - `contents` and `names` point to `count` NUL-terminated strings each, alive for the
+        //   call (NVRTC copies them), or are NULL with `count` 0.
         check("nvrtcCreateProgram", unsafe {
             ffi::nvrtcCreateProgram(
                 &raw mut raw,
                 program.source.as_ptr(),
                 program.name.as_ptr(),
                 count,
-                contents.as_ptr(),
-                names.as_ptr(),
+                contents,
+                names,
             )
         })?;
         Ok(Self(raw))
@@ -530,7 +540,11 @@ impl Handle {
             ffi::nvrtcGetLoweredName(self.0, expression.as_ptr(), &raw mut name)
         })
         .map_err(|e| {
-            let detail = format!("name expression {:?}", expression.to_string_lossy());
+            let detail = format!(
+                "{} for name expression {:?}",
+                e.detail().unwrap_or_default(),
+                expression.to_string_lossy()
+            );
             e.with_detail(detail)
         })?;
         if name.is_null() {
@@ -567,13 +581,26 @@ impl Drop for Handle {
 ///
 /// Its outputs cannot be changed: a cubin in it is the one NVRTC wrote, which is why loading it
 /// is safe where [`load_cubin`](PushedGuard::load_cubin) of arbitrary bytes is not.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Compiled {
     ptx: Option<CString>,
     cubin: Option<Vec<u8>>,
     log: String,
     lowered: Vec<(Box<str>, Box<str>)>,
     nvrtc: Version,
+}
+
+/// The sizes of the outputs, not their bytes.
+impl core::fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Compiled")
+            .field("ptx_bytes", &self.ptx.as_ref().map(|p| p.as_bytes().len()))
+            .field("cubin_bytes", &self.cubin.as_ref().map(Vec::len))
+            .field("log", &self.log)
+            .field("lowered", &self.lowered)
+            .field("nvrtc", &self.nvrtc)
+            .finish()
+    }
 }
 
 impl Compiled {
@@ -623,8 +650,8 @@ impl Compiled {
             Error::custack(
                 ErrorKind::NotFound,
                 format!(
-                    "kernel {:?}: NVRTC emitted no PTX to check it against (compile for a \
-                     virtual architecture to get PTX)",
+                    "kernel {:?}: NVRTC emitted no PTX to check it against (an option such as \
+                     -dlto asked for other output)",
                     C::KERNEL
                 ),
             )
@@ -665,7 +692,7 @@ impl Compiled {
 /// assert!(loadable(v(13, 5), v(13, 0), true).is_ok()); // a cubin: same major version
 /// let e = loadable(v(13, 5), v(13, 0), false).unwrap_err(); // PTX of ISA 9.x for 13.5
 /// assert_eq!(e.kind(), ErrorKind::NvrtcNewerThanDriver);
-/// assert!(e.to_string().contains("NVRTC 13.5") && e.to_string().contains("driver supports CUDA 13.0"));
+/// assert!(e.to_string().contains("NVRTC 13.5") && e.to_string().contains("supports CUDA 13.0"));
 /// ```
 pub fn loadable(nvrtc: Version, driver: Version, cubin: bool) -> Result<()> {
     let newer = (nvrtc.major, nvrtc.minor) > (driver.major, driver.minor);
@@ -675,28 +702,40 @@ pub fn loadable(nvrtc: Version, driver: Version, cubin: bool) -> Result<()> {
     let detail = if cubin {
         format!(
             "NVRTC {nvrtc} compiled a cubin for CUDA {}, but the installed driver supports CUDA \
-             {driver}, an older major version, which cannot load it. Use an NVRTC of CUDA \
-             {}.x at most (pip install 'nvidia-cuda-nvrtc-cu{}'), or update the NVIDIA driver",
-            nvrtc.major, driver.major, driver.major
+             {driver}, an older major version, which cannot load it. Use NVRTC of the driver's \
+             CUDA version ({}), or update the NVIDIA driver",
+            nvrtc.major,
+            wheel(driver)
         )
     } else {
         format!(
-            "NVRTC {nvrtc} emits PTX of a newer ISA than the installed driver supports CUDA \
-             {driver} JITs (it would fail with CUDA_ERROR_UNSUPPORTED_PTX_VERSION). Compile for \
-             the device's real architecture instead (Options::arch_for: a cubin, which a CUDA \
-             {}.x driver loads{}), use an NVRTC no newer than {driver} (pip install \
-             'nvidia-cuda-nvrtc=={}.{}.*'), or update the NVIDIA driver",
-            driver.major,
+            "NVRTC {nvrtc} emits PTX of a newer ISA than the installed driver, which supports \
+             CUDA {driver}, can JIT (it would fail with CUDA_ERROR_UNSUPPORTED_PTX_VERSION). \
+             {}use NVRTC of the driver's CUDA version ({}), or update the NVIDIA driver",
             if nvrtc.major == driver.major {
-                ""
+                format!(
+                    "Compile for the device's real architecture instead (Options::arch_for: a \
+                     cubin, which a CUDA {}.x driver loads), ",
+                    driver.major
+                )
             } else {
-                " only from an NVRTC of the same major version"
+                String::new()
             },
-            driver.major,
-            driver.minor
+            wheel(driver)
         )
     };
     Err(Error::custack(ErrorKind::NvrtcNewerThanDriver, detail))
+}
+
+/// The pip command for the NVRTC wheel of CUDA `version`: NVIDIA names CUDA 12's (and older)
+/// `nvidia-cuda-nvrtc-cu12`, CUDA 13's and later `nvidia-cuda-nvrtc`.
+fn wheel(version: Version) -> String {
+    let Version { major, minor } = version;
+    if major <= 12 {
+        format!("pip install 'nvidia-cuda-nvrtc-cu{major}=={major}.{minor}.*'")
+    } else {
+        format!("pip install 'nvidia-cuda-nvrtc=={major}.{minor}.*'")
+    }
 }
 
 impl<K: ContextKind> PushedGuard<'_, '_, K> {

@@ -663,11 +663,12 @@ pub enum CheckedBy {
     /// Against the driver's parameter information (`cuFuncGetParamInfo`, CUDA 12.4+): the
     /// number of parameters, and each one's offset and size.
     ParamInfo,
-    /// Against the `.entry`'s `.param` list in the PTX text the module was loaded from (a
-    /// driver before CUDA 12.4): the number of parameters, and each one's size and offset.
+    /// Against the `.entry`'s `.param` list in the PTX text the module was loaded from, or, for
+    /// a program NVRTC compiled, NVRTC's PTX kept beside its cubin (a driver before CUDA 12.4):
+    /// the number of parameters, and each one's size and offset.
     Ptx,
-    /// Not checked: the driver cannot tell the kernel's parameters, and the module was not
-    /// loaded from PTX by custack (a cubin, a fatbin, an adopted module). The declaration is
+    /// Not checked: the driver cannot tell the kernel's parameters, and custack has no PTX of
+    /// the module (a cubin, a fatbin, an adopted module). The declaration is
     /// then its author's word alone.
     Unchecked,
 }
@@ -807,7 +808,8 @@ impl Module<'_> {
     /// kernel once, here: against the driver's parameter information where the driver has it
     /// (CUDA 12.4, looked up), otherwise against the PTX `.entry` if this module was loaded from
     /// PTX by custack ([`load_ptx`](crate::PushedGuard::load_ptx),
-    /// [`load_ptx_with`](crate::PushedGuard::load_ptx_with)). Where neither can tell (a cubin
+    /// [`load_ptx_with`](crate::PushedGuard::load_ptx_with)) or compiled by NVRTC
+    /// (`load_compiled`, feature `nvrtc`). Where neither can tell (a cubin
     /// on an older driver), the contract is not checked: [`Declared::checked_by`] says which.
     ///
     /// The check compares the number of parameters and each one's size and offset; it cannot
