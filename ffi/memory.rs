@@ -2,9 +2,10 @@
 //! (group__CUDA__MALLOC__ASYNC).
 
 use super::{
-    CUDA_MEMCPY2D, CUDA_MEMCPY3D, CUcontext, CUdevice, CUdeviceptr, CUipcMemHandle, CUmem_advise,
-    CUmem_range_attribute, CUmemAccessDesc, CUmemAllocationProp, CUmemGenericAllocationHandle,
-    CUmemPool_attribute, CUmemPoolProps, CUmemoryPool, CUpointer_attribute, CUresult, CUstream,
+    CUDA_MEMCPY2D, CUDA_MEMCPY3D, CUcontext, CUdevice, CUdeviceptr, CUevent, CUipcEventHandle,
+    CUipcMemHandle, CUmem_advise, CUmem_range_attribute, CUmemAccessDesc, CUmemAllocationProp,
+    CUmemGenericAllocationHandle, CUmemPool_attribute, CUmemPoolProps, CUmemoryPool,
+    CUpointer_attribute, CUresult, CUstream,
 };
 use core::ffi::{c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 
@@ -268,6 +269,14 @@ driver_api! {
         prop: *const CUmemAllocationProp,
         option: c_int,
     ) -> CUresult;
+    /// Gets an interprocess handle for an event created with `CU_EVENT_INTERPROCESS` and
+    /// `CU_EVENT_DISABLE_TIMING`.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuIpcGetEventHandle(pHandle: *mut CUipcEventHandle, event: CUevent) -> CUresult;
+    /// Opens an interprocess event handle exported from another process: an event of the
+    /// current context that behaves as created with `CU_EVENT_DISABLE_TIMING`.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    pub fn cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult;
     /// Gets an interprocess memory handle for an existing device allocation.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     pub fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult;

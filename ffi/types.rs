@@ -1055,6 +1055,15 @@ pub struct CUipcMemHandle {
 }
 const _: () = assert!(size_of::<CUipcMemHandle>() == 64);
 
+/// `CUipcEventHandle` (`_v1`): an interprocess handle to an event (64 opaque bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CUipcEventHandle {
+    /// The handle's bytes.
+    pub reserved: [c_char; 64],
+}
+const _: () = assert!(size_of::<CUipcEventHandle>() == 64);
+
 /// `CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS`: enable peer access lazily when opening.
 pub const CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS: c_uint = 0x1;
 

@@ -68,6 +68,7 @@
 //! | virtual memory management | [`PushedGuard::reserve`], [`PushedGuard::create_physical`], [`Reservation::map`]; across devices [`PushedGuard::reserve_for_peers`], [`PushedGuard::create_physical_on`], [`MultiDeviceReservation::map`](MultiDeviceReservation#method.map), [`PushedGuard::lend_mut`] | `cuMemAddressReserve`, `cuMemCreate`, `cuMemMap`, `cuMemSetAccess` |
 //! | several GPUs | [`Device::can_access_peer`], [`PushedGuard::enable_peer_access`], [`PushedGuard::copy_from_peer`] | `cuDeviceCanAccessPeer`, `cuCtxEnablePeerAccess`, `cuMemcpyPeer` |
 //! | share memory with another process | [`DeviceBuffer::ipc_handle`], [`PushedGuard::open_ipc`] | `cuIpcGetMemHandle`, `cuIpcOpenMemHandle` |
+//! | order work after another process's | [`Event::ipc_handle`], [`PushedGuard::open_ipc_event`] | `cuIpcGetEventHandle`, `cuIpcOpenEventHandle` |
 //! | partition the SMs | [`Device::sm_resource`], [`GreenContext`] | `cuDeviceGetDevResource`, `cuGreenCtxCreate` |
 //!
 //! # Errors
@@ -162,7 +163,7 @@ pub use kernel::launch::{
 };
 pub use kernel::library::{Library, LibraryFunction, LibraryKernel, SharedKernel, SharedLibrary};
 pub use kernel::module::Module;
-pub use memory::ipc::{IpcBuffer, IpcMemHandle};
+pub use memory::ipc::{IpcBuffer, IpcEventHandle, IpcMemHandle};
 pub use memory::managed::{Location, ManagedBuffer};
 pub use memory::pitched::{PitchedBuffer, ScopedPitched};
 pub use memory::plain::DeviceCopy;

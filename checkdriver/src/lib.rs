@@ -1291,6 +1291,24 @@ entry_points! {
         out(ptr, p);
         CUDA_SUCCESS
     }
+    // An event's handle carries the exported event (8 bytes, then a marker); opening one makes
+    // an event of the current context, which must be destroyed like any (the exporter's side
+    // of the contract, keeping its event alive, is the caller's: `open_ipc_event` is unsafe).
+    fn cuIpcGetEventHandle(handle: *mut [u8; 64], event: Handle) {
+        check::used(Kind::Event, event as usize, "cuIpcGetEventHandle");
+        let mut bytes = [7u8; 64];
+        bytes[..8].copy_from_slice(&(event as usize as u64).to_le_bytes());
+        bytes[16..24].copy_from_slice(b"custev\0\0");
+        out(handle, bytes);
+        CUDA_SUCCESS
+    }
+    fn cuIpcOpenEventHandle(event: *mut Handle, handle: IpcEventHandle) {
+        let bytes = ipc_event_bytes(&handle).map(|c| c as u8);
+        if &bytes[16..24] != b"custev\0\0" {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        new_handle(event, Kind::Event)
+    }
     fn cuIpcCloseMemHandle(ptr: CUdeviceptr) {
         check::freeing(Kind::IpcMemory, ptr as usize, None, "cuIpcCloseMemHandle");
         let _ = check::destroyed(Kind::IpcMemory, ptr as usize, "cuIpcCloseMemHandle");
@@ -1374,6 +1392,25 @@ pub struct IpcHandle([c_char; 64]);
 /// (the programs under Miri link this double as an rlib beside custack).
 #[cfg(miri)]
 pub use custack::ffi::CUipcMemHandle as IpcHandle;
+
+/// `CUipcEventHandle`: as `CUipcMemHandle`, a struct of its own under Miri.
+#[cfg(not(miri))]
+#[repr(C)]
+pub struct IpcEventHandle([c_char; 64]);
+
+/// Under Miri, custack's own declaration of `CUipcEventHandle` (see [`IpcHandle`]).
+#[cfg(miri)]
+pub use custack::ffi::CUipcEventHandle as IpcEventHandle;
+
+/// The bytes of an IPC event handle.
+#[cfg(not(miri))]
+fn ipc_event_bytes(handle: &IpcEventHandle) -> [c_char; 64] {
+    handle.0
+}
+#[cfg(miri)]
+fn ipc_event_bytes(handle: &IpcEventHandle) -> [c_char; 64] {
+    handle.reserved
+}
 
 /// An IPC handle holding `bytes`.
 #[cfg(all(test, not(miri)))]

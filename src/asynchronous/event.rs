@@ -14,6 +14,9 @@ bitflags::bitflags! {
         const BLOCKING_SYNC = ffi::CUevent_flags::CU_EVENT_BLOCKING_SYNC.0 as u32;
         /// `CU_EVENT_DISABLE_TIMING`: no timing data (cheaper; `elapsed_ms` then fails).
         const DISABLE_TIMING = ffi::CUevent_flags::CU_EVENT_DISABLE_TIMING.0 as u32;
+        /// `CU_EVENT_INTERPROCESS`: another process may wait for it
+        /// ([`Event::ipc_handle`](crate::Event::ipc_handle)); requires `DISABLE_TIMING`.
+        const INTERPROCESS = ffi::CUevent_flags::CU_EVENT_INTERPROCESS.0 as u32;
     }
 }
 

@@ -890,8 +890,10 @@ fn peer(a: &Context, b: &Context) -> Result<Vec<u32>> {
 
 /// IPC: a buffer exported as a handle (its bytes round-tripped as another process would receive
 /// them) and opened, written in a stream scope and synchronously, read back, closed on drop
-/// before the exporter frees its buffer. (A real driver refuses to open a handle in the
-/// process that exported it; the double accepts it, so that both sides run here.)
+/// before the exporter frees its buffer; then an event exported and opened the same way,
+/// recorded on one stream and waited for on another, destroyed before the exporter's. (A real
+/// driver refuses to open a handle in the process that exported it; the double accepts it, so
+/// that both sides run here.)
 fn ipc(ctx: &Context) -> Result<Vec<u32>> {
     let mut stack = Stack::new()?;
     let guard = stack.push(ctx)?;
@@ -910,6 +912,17 @@ fn ipc(ctx: &Context) -> Result<Vec<u32>> {
     out.extend(opened.to_vec()?);
     drop(opened);
     exported.free()?;
+    // An event shared the same way: exported, opened (as another process would), recorded on
+    // one stream and waited for on another; the opened event is destroyed like any.
+    let exported =
+        guard.event(custack::EventFlags::INTERPROCESS | custack::EventFlags::DISABLE_TIMING)?;
+    let handle = custack::IpcEventHandle::from_bytes(exported.ipc_handle()?.to_bytes());
+    // SAFETY: `exported` outlives the opening (dropped after it below).
+    let opened = unsafe { guard.open_ipc_event(&handle) }?;
+    guard.stream()?.scope(|s| s.record(&exported))??;
+    guard.stream()?.scope(|s| s.wait(&opened))??;
+    drop(opened);
+    drop(exported);
     Ok(out)
 }
 
@@ -1222,7 +1235,9 @@ custack::kernel_contract! {
 
 /// `index_2d` on the CPU, indexing exactly as the kernel does, past the buffer too if a launch
 /// let it: the checking driver then reports the write outside its allocation.
-fn index_2d_on_cpu(call: &custack::KernelCall<'_>) -> core::result::Result<(), custack::StandInError> {
+fn index_2d_on_cpu(
+    call: &custack::KernelCall<'_>,
+) -> core::result::Result<(), custack::StandInError> {
     let (out, width) = (call.arg::<u64>(0)?, u64::from(call.arg::<u32>(1)?));
     let (grid, block) = (call.grid(), call.block());
     let threads = |axis: usize| u64::from(grid[axis]) * u64::from(block[axis]);
@@ -1265,8 +1280,7 @@ fn calls_seen(which: impl Fn(&[u8]) -> bool) -> u64 {
             // SAFETY: as above.
             let name = unsafe { nulldriver_entry_name(i) };
             // SAFETY: a NUL-terminated static name, checked non-null.
-            !name.is_null()
-                && which(unsafe { core::ffi::CStr::from_ptr(name) }.to_bytes())
+            !name.is_null() && which(unsafe { core::ffi::CStr::from_ptr(name) }.to_bytes())
         })
         .filter_map(|i| counts.get(i).copied())
         .sum()
@@ -1312,7 +1326,8 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     let row_offsets = shapes.declared::<RowOffsets>()?;
     let index_2d = shapes.declared::<Index2d>()?;
     // SAFETY: as the kernel, the stand-in writes out[y * width + x] for every launched thread.
-    let _index_2d_on_cpu = unsafe { StandIn::register(&Driver::init()?, "index_2d", index_2d_on_cpu) }?;
+    let _index_2d_on_cpu =
+        unsafe { StandIn::register(&Driver::init()?, "index_2d", index_2d_on_cpu) }?;
     let mut rows2d = guard.alloc_zeroed::<u32>(96 * 7)?;
     let clusters = guard.load_ptx(include_str!("../../../tests/fixtures/cluster.ptx"))?;
     let cluster_ids = clusters.declared::<ClusterIds>()?;
@@ -1494,9 +1509,7 @@ custack::kernel_contract! {
 /// level; a texture bound to a scope and passed to a kernel; an asynchronous copy into an
 /// array. (After `tests/gpu_sampling.rs` and `tests/gpu_texture.rs`.)
 fn textures(ctx: &Context) -> Result<Vec<f32>> {
-    use custack::{
-        AddressMode, FilterMode, ResourceView, TextureOptions, TextureResource,
-    };
+    use custack::{AddressMode, FilterMode, ResourceView, TextureOptions, TextureResource};
     const TEXTURE_PTX: &str = include_str!("../../../tests/fixtures/texture.ptx");
     let (w, h) = (64usize, 32usize);
     let mut stack = Stack::new()?;
@@ -1954,7 +1967,11 @@ fn counted_params(ctx: &Context) -> Result<()> {
         return Err(unexpected("add_u32's parameter layout"));
     }
     let after = calls();
-    assert_eq!((after.0 - before.0, after.1 - before.1), (1, 3), "one count, 3 queries");
+    assert_eq!(
+        (after.0 - before.0, after.1 - before.1),
+        (1, 3),
+        "one count, 3 queries"
+    );
     if module.declared::<AddU32>()?.checked_by() != CheckedBy::ParamInfo {
         return Err(unexpected("not checked by cuFuncGetParamInfo"));
     }
