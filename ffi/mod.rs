@@ -85,3 +85,7 @@ mod graph;
 pub use graph::*;
 mod entry_point;
 pub use entry_point::*;
+#[cfg(feature = "cublas")]
+mod cublas;
+#[cfg(feature = "cublas")]
+pub use cublas::*;
