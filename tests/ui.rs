@@ -21,3 +21,11 @@
 fn ui() {
     trybuild::TestCases::new().compile_fail("ui-tests/*.rs");
 }
+
+/// C25 for `custack::blas` (cargo feature `cublas`): `cargo test --features cublas --test ui`.
+/// Regenerate with `TRYBUILD=overwrite cargo test --features cublas --test ui ui_cublas`.
+#[cfg(feature = "cublas")]
+#[test]
+fn ui_cublas() {
+    trybuild::TestCases::new().compile_fail("ui-tests/cublas/*.rs");
+}

@@ -16,7 +16,7 @@
 //! Every call takes the [`StreamScope`] to enqueue on (the handle's stream is set to the
 //! scope's stream for each call, `cublasSetStream_v2`) and device memory bound to that scope:
 //! operands cuBLAS reads as [`ScopedRead`] (`s.bind(&x)`, `&s.bind_mut(&mut y)`, `&alloc`),
-//! outputs as [`ScopedWrite`] (`&mut s.bind_mut(&mut y)`, `&mut alloc`). A read-only binding
+//! outputs as [`ScopedWrite`] (`s.bind_mut(&mut y)`, `&mut alloc`). A read-only binding
 //! cannot be passed as an output: that fails to compile. The memory stays borrowed until the
 //! scope has waited for its stream, so cuBLAS's kernels cannot outlive it.
 //!
@@ -945,7 +945,7 @@ impl Blas<'_> {
     /// let blas = guard.blas()?;
     /// let x = guard.alloc_from(&[1.0f32, 2.0, 3.0])?;
     /// let mut y = guard.alloc_from(&[1.0f32; 3])?;
-    /// guard.stream()?.scope(|s| blas.axpy(s, 3, 2.0, s.bind(&x), 1, &mut s.bind_mut(&mut y), 1))??;
+    /// guard.stream()?.scope(|s| blas.axpy(s, 3, 2.0, s.bind(&x), 1, s.bind_mut(&mut y), 1))??;
     /// assert_eq!(y.to_vec()?, [3.0, 5.0, 7.0]);
     /// # Ok::<(), custack::Error>(())
     /// ```
@@ -1001,7 +1001,7 @@ impl Blas<'_> {
     /// let blas = guard.blas()?;
     /// let x = guard.alloc_from(&[1.0f64, 2.0, 3.0])?;
     /// let mut r = guard.alloc_zeroed::<f64>(1)?;
-    /// guard.stream()?.scope(|s| blas.dot(s, 3, s.bind(&x), 1, s.bind(&x), 1, &mut s.bind_mut(&mut r)))??;
+    /// guard.stream()?.scope(|s| blas.dot(s, 3, s.bind(&x), 1, s.bind(&x), 1, s.bind_mut(&mut r)))??;
     /// assert_eq!(r.to_vec()?, [14.0]);
     /// # Ok::<(), custack::Error>(())
     /// ```
@@ -1156,7 +1156,7 @@ impl Blas<'_> {
     /// let b = guard.alloc_from(&[3.0f64, 4.0])?; // 1×2
     /// let mut c = guard.alloc_zeroed::<f64>(4)?; // 2×2, column-major
     /// guard.stream()?.scope(|s| {
-    ///     blas.gemm(s, &Gemm::new(2, 2, 1), s.bind(&a), s.bind(&b), &mut s.bind_mut(&mut c))
+    ///     blas.gemm(s, &Gemm::new(2, 2, 1), s.bind(&a), s.bind(&b), s.bind_mut(&mut c))
     /// })??;
     /// assert_eq!(c.to_vec()?, [3.0, 6.0, 4.0, 8.0]);
     /// # Ok::<(), custack::Error>(())
@@ -1453,6 +1453,20 @@ mod tests {
                 .starts_with("cublasGemmEx returned status (4242)")
         );
         assert!(status("cublasGemmEx", S::CUBLAS_STATUS_SUCCESS).is_ok());
+    }
+
+    #[test]
+    fn a_build_without_cublas_says_what_to_set() {
+        // Both builds are checked: with cuBLAS linked this must be `Ok`, without (the feature
+        // on, no library found) an error naming the variable and the wheel.
+        let result = not_linked();
+        assert_eq!(result.is_err(), cfg!(custack_no_cublas));
+        if let Err(e) = result {
+            assert_eq!(e.kind(), ErrorKind::CublasNotInitialized);
+            let text = e.to_string();
+            assert!(text.contains("CUSTACK_CUBLAS_LIB_DIR"), "{text}");
+            assert!(text.contains("nvidia-cublas"), "{text}");
+        }
     }
 
     #[test]
