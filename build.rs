@@ -50,14 +50,14 @@
 //! `CUSTACK_REQUIRE_LIBCUDA=1` to make a missing libcuda a build error instead (for builds that
 //! are meant to run on a GPU).
 //!
-//! With the cargo feature `interop` (and only then) it also looks for cuBLAS and NCCL, which
-//! only the examples `11_cublas` and `12_nccl` use (they require the feature): see
-//! [`interop_libraries`] at the end of this file. A crate that depends on custack does not
-//! enable it, so its build searches for libcuda and nothing else, and never runs `python3`.
+//! With the cargo feature `interop` (and only then) it also looks for NCCL, which only the
+//! example `12_nccl` uses (it requires the feature): see [`interop_libraries`] near the end of
+//! this file. A crate that depends on custack does not enable it, so its build searches for
+//! libcuda and nothing else, and never runs `python3`.
 //!
 //! With the cargo feature `nvrtc` (and only then) it also finds and links NVRTC, the run-time
-//! CUDA C++ compiler, into the crate: see [`feature_libraries`]. Without the feature nothing
-//! about it is searched, printed or linked.
+//! CUDA C++ compiler, into the crate, and with `cublas` cuBLAS: see [`feature_libraries`].
+//! Without the feature nothing about its library is searched, printed or linked.
 //!
 //! Under docs.rs (`DOCS_RS` set) nothing is searched or linked and `cfg(custack_no_libcuda)` is
 //! set, silently: the API and its docs are the same in every build.
@@ -366,12 +366,12 @@ fn required_but_missing(file: &str, searched: &str) -> ! {
 }
 
 // -------------------------------------------------------------------------------------------
-// Example-only libraries: cuBLAS (examples/11_cublas.rs) and NCCL (examples/12_nccl.rs)
+// Example-only libraries: NCCL (examples/12_nccl.rs). cuBLAS is the feature `cublas` (below).
 // -------------------------------------------------------------------------------------------
 
 /// A library that only an example links.
 struct Interop {
-    /// The cfg set when the library is found (`custack_cublas`); `<cfg>_lib` is set to the file
+    /// The cfg set when the library is found (`custack_nccl`); `<cfg>_lib` is set to the file
     /// name linked, which picks the example's `#[link]` attribute.
     cfg: &'static str,
     /// The explicit setting: the directory holding the library.
@@ -386,34 +386,24 @@ struct Interop {
     wheel_dirs: &'static [&'static str],
 }
 
-const INTEROP: [Interop; 2] = [
-    Interop {
-        cfg: "custack_cublas",
-        env: "CUSTACK_CUBLAS_LIB_DIR",
-        found_env: "CUSTACK_CUBLAS_FOUND",
-        files: &["libcublas.so", "libcublas.so.13", "libcublas.so.12"],
-        // `nvidia-cublas` 13.x ships `nvidia/cu13/lib`; the CUDA 12 wheels `nvidia/cublas/lib`.
-        wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib", "nvidia/cu12/lib"],
-    },
-    Interop {
-        cfg: "custack_nccl",
-        env: "CUSTACK_NCCL_LIB_DIR",
-        found_env: "CUSTACK_NCCL_FOUND",
-        files: &["libnccl.so", "libnccl.so.2"],
-        wheel_dirs: &["nvidia/nccl/lib", "nvidia/cu13/lib"],
-    },
-];
+const INTEROP: [Interop; 1] = [Interop {
+    cfg: "custack_nccl",
+    env: "CUSTACK_NCCL_LIB_DIR",
+    found_env: "CUSTACK_NCCL_FOUND",
+    files: &["libnccl.so", "libnccl.so.2"],
+    wheel_dirs: &["nvidia/nccl/lib", "nvidia/cu13/lib"],
+}];
 
-/// Finds cuBLAS and NCCL for the interop examples; never needed by the library itself, so only
-/// with the feature `interop`, which those two examples require (`required-features`).
+/// Finds NCCL for the interop example; never needed by the library itself, so only with the
+/// feature `interop`, which that example requires (`required-features`).
 ///
-/// For each: the explicit directory (`CUSTACK_CUBLAS_LIB_DIR`, `CUSTACK_NCCL_LIB_DIR`; the
+/// For each: the explicit directory (`CUSTACK_NCCL_LIB_DIR`; the
 /// build fails if it holds none of the files), else the CUDA toolkit roots and distro
 /// directories, `$CONDA_PREFIX/lib`, and last the `nvidia/*/lib` directories of the Python
 /// `site-packages` that `python3` reports (one cheap probe, only if nothing else was found).
 ///
-/// When found: `cargo:rustc-cfg=custack_cublas` plus `custack_cublas_lib="<file>"`, the file's
-/// path as `CUSTACK_CUBLAS_FOUND` (`CUSTACK_NCCL_FOUND`) for `env!`, and the
+/// When found: `cargo:rustc-cfg=custack_nccl` plus `custack_nccl_lib="<file>"`, the file's
+/// path as `CUSTACK_NCCL_FOUND` for `env!`, and the
 /// directory as a linker search path for the examples only (`rustc-link-arg-examples=-L…`),
 /// so neither the library, its tests nor a dependent crate's link sees it. The example's own
 /// `#[link]` attribute names the library, as a user's code would. No rpath: at run time the
@@ -421,8 +411,8 @@ const INTEROP: [Interop; 2] = [
 /// the cfg declarations, and the example only prints how to build it.
 fn interop_libraries(arch: &str) {
     // Cargo sets this for the build script when the feature is on (and reruns the script when
-    // the features change). Off, the build says nothing about these libraries: only the two
-    // examples use their cfgs, and they are not built without the feature.
+    // the features change). Off, the build says nothing about these libraries: only the
+    // example uses their cfgs, and it is not built without the feature.
     if env::var_os("CARGO_FEATURE_INTEROP").is_none() {
         return;
     }
@@ -580,23 +570,42 @@ struct FeatureLibrary {
     wheel: &'static str,
 }
 
-const FEATURE_LIBRARIES: [FeatureLibrary; 1] = [FeatureLibrary {
-    name: "NVRTC",
-    feature: "CARGO_FEATURE_NVRTC",
-    missing_cfg: "custack_no_nvrtc",
-    lib: Interop {
-        cfg: "custack_nvrtc",
-        env: "CUSTACK_NVRTC_LIB_DIR",
-        found_env: "CUSTACK_NVRTC_FOUND",
-        files: &["libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"],
-        // `nvidia-cuda-nvrtc` 13.x ships `nvidia/cu13/lib`; the CUDA 12 wheel
-        // (`nvidia-cuda-nvrtc-cu12`) `nvidia/cuda_nvrtc/lib`.
-        wheel_dirs: &["nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"],
+const FEATURE_LIBRARIES: [FeatureLibrary; 2] = [
+    FeatureLibrary {
+        name: "NVRTC",
+        feature: "CARGO_FEATURE_NVRTC",
+        missing_cfg: "custack_no_nvrtc",
+        lib: Interop {
+            cfg: "custack_nvrtc",
+            env: "CUSTACK_NVRTC_LIB_DIR",
+            found_env: "CUSTACK_NVRTC_FOUND",
+            files: &["libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"],
+            // `nvidia-cuda-nvrtc` 13.x ships `nvidia/cu13/lib`; the CUDA 12 wheel
+            // (`nvidia-cuda-nvrtc-cu12`) `nvidia/cuda_nvrtc/lib`.
+            wheel_dirs: &["nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"],
+        },
+        wheel: "nvidia-cuda-nvrtc (CUDA 13: pip install 'nvidia-cuda-nvrtc==13.0.*' for a 13.0 \
+                driver) or nvidia-cuda-nvrtc-cu12 (CUDA 12: 'nvidia-cuda-nvrtc-cu12==12.2.*' for \
+                a 12.2 driver), no newer than the driver's CUDA version,",
     },
-    wheel: "nvidia-cuda-nvrtc (CUDA 13: pip install 'nvidia-cuda-nvrtc==13.0.*' for a 13.0 \
-            driver) or nvidia-cuda-nvrtc-cu12 (CUDA 12: 'nvidia-cuda-nvrtc-cu12==12.2.*' for a \
-            12.2 driver), no newer than the driver's CUDA version,",
-}];
+    FeatureLibrary {
+        name: "cuBLAS",
+        feature: "CARGO_FEATURE_CUBLAS",
+        missing_cfg: "custack_no_cublas",
+        lib: Interop {
+            cfg: "custack_cublas",
+            env: "CUSTACK_CUBLAS_LIB_DIR",
+            found_env: "CUSTACK_CUBLAS_FOUND",
+            files: &["libcublas.so", "libcublas.so.13", "libcublas.so.12"],
+            // `nvidia-cublas` 13.x ships `nvidia/cu13/lib`; the CUDA 12 wheel
+            // (`nvidia-cublas-cu12`) `nvidia/cublas/lib`.
+            wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib"],
+        },
+        wheel: "nvidia-cublas (CUDA 13: pip install 'nvidia-cublas==13.*' for a 13.x driver) or \
+                nvidia-cublas-cu12 (CUDA 12: 'nvidia-cublas-cu12==12.2.*' for a 12.2 driver), no \
+                newer than the driver's CUDA version,",
+    },
+];
 
 /// Finds and links the libraries whose features are on (only on Linux targets), in the order of
 /// [`find_interop`]: the explicit directory (a wrong one fails the build), the toolkit roots,

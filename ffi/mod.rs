@@ -85,6 +85,9 @@ mod graph;
 pub use graph::*;
 mod entry_point;
 pub use entry_point::*;
+/// cuBLAS's C API (`cublas_api.h`, the `_v2` names), with the feature `cublas`.
+#[cfg(feature = "cublas")]
+pub mod cublas;
 /// NVRTC's C API (`nvrtc.h`), with the feature `nvrtc`.
 #[cfg(feature = "nvrtc")]
 pub mod nvrtc;

@@ -105,6 +105,8 @@ pub mod ffi;
 extern crate checkdriver as _;
 
 mod asynchronous;
+#[cfg(feature = "cublas")]
+pub mod blas;
 mod context;
 mod driver;
 mod error;

@@ -17,6 +17,10 @@
 //! trybuild only runs `cargo check` on these programs, so this test needs neither a GPU nor the
 //! CUDA driver library.
 
+// Pinned to the default features: with `cublas`, `custack::blas::{F16, Bf16}` implement
+// `DeviceCopy`, and the compiler's lists of "other types that implement" it in several messages
+// change. Run it without features; `ui_cublas` covers the feature.
+#[cfg(not(feature = "cublas"))]
 #[test]
 fn ui() {
     trybuild::TestCases::new().compile_fail("ui-tests/*.rs");
@@ -28,4 +32,12 @@ fn ui() {
 #[test]
 fn ui_nvrtc() {
     trybuild::TestCases::new().compile_fail("ui-tests/nvrtc/*.rs");
+}
+
+/// C25 for `custack::blas` (cargo feature `cublas`): `cargo test --features cublas --test ui`.
+/// Regenerate with `TRYBUILD=overwrite cargo test --features cublas --test ui ui_cublas`.
+#[cfg(feature = "cublas")]
+#[test]
+fn ui_cublas() {
+    trybuild::TestCases::new().compile_fail("ui-tests/cublas/*.rs");
 }

@@ -88,7 +88,8 @@ macro_rules! error_kinds {
 
             /// The C name: `"CUDA_ERROR_INVALID_VALUE"` for a driver kind,
             /// `"CUDA_ERROR_UNLISTED"` for [`Unlisted`](Self::Unlisted), and a `"CUSTACK_…"`
-            /// name such as `"CUSTACK_STACK_ALREADY_TAKEN"` for custack's own kinds.
+            /// name such as `"CUSTACK_STACK_ALREADY_TAKEN"` for custack's own kinds (cuBLAS's
+            /// statuses keep their C names, such as `"CUBLAS_STATUS_NOT_SUPPORTED"`).
             pub fn name(self) -> &'static str {
                 match self {
                     $( Self::$dv => stringify!($dc), )*
@@ -499,6 +500,44 @@ error_kinds! {
         /// An `nvrtcResult` this version of custack does not list (a newer NVRTC's); the
         /// detail holds the value and NVRTC's own string for it.
         NvrtcUnlisted = "NVRTC_ERROR_UNLISTED", "NVRTC returned a status custack does not list";
+        // cuBLAS's statuses (`custack::blas`, cargo feature `cublas`), named after
+        // `cublasStatus_t`; the detail names the cuBLAS call. None is sticky: a refused or
+        // failed cuBLAS call leaves the context usable (a fault of a cuBLAS kernel surfaces as
+        // the driver's own sticky error at the next wait).
+        /// cuBLAS `CUBLAS_STATUS_NOT_INITIALIZED` (1): cuBLAS was not initialized, or refused
+        /// a handle (a build of custack that found no cuBLAS is [`ErrorKind::LibraryNotLinked`]).
+        CublasNotInitialized = "CUBLAS_STATUS_NOT_INITIALIZED",
+            "the cuBLAS library was not initialized";
+        /// cuBLAS `CUBLAS_STATUS_ALLOC_FAILED` (3): cuBLAS could not allocate what it needs.
+        CublasAllocFailed = "CUBLAS_STATUS_ALLOC_FAILED",
+            "cuBLAS could not allocate the resources it needs";
+        /// cuBLAS `CUBLAS_STATUS_INVALID_VALUE` (7): cuBLAS refused an argument.
+        CublasInvalidValue = "CUBLAS_STATUS_INVALID_VALUE",
+            "cuBLAS refused an argument as invalid";
+        /// cuBLAS `CUBLAS_STATUS_ARCH_MISMATCH` (8): the device lacks a feature the call needs
+        /// (for example a data type of `cublasGemmEx`).
+        CublasArchMismatch = "CUBLAS_STATUS_ARCH_MISMATCH",
+            "the device lacks a feature this cuBLAS call needs";
+        /// cuBLAS `CUBLAS_STATUS_MAPPING_ERROR` (11): cuBLAS could not access GPU memory.
+        CublasMappingError = "CUBLAS_STATUS_MAPPING_ERROR",
+            "cuBLAS could not access GPU memory";
+        /// cuBLAS `CUBLAS_STATUS_EXECUTION_FAILED` (13): a cuBLAS kernel failed to launch.
+        CublasExecutionFailed = "CUBLAS_STATUS_EXECUTION_FAILED",
+            "a cuBLAS kernel failed to launch or run";
+        /// cuBLAS `CUBLAS_STATUS_INTERNAL_ERROR` (14): an internal cuBLAS operation failed.
+        CublasInternalError = "CUBLAS_STATUS_INTERNAL_ERROR",
+            "an internal cuBLAS operation failed";
+        /// cuBLAS `CUBLAS_STATUS_NOT_SUPPORTED` (15): the combination of arguments is not
+        /// supported (on this device, or by this cuBLAS).
+        CublasNotSupported = "CUBLAS_STATUS_NOT_SUPPORTED",
+            "cuBLAS does not support this combination of arguments";
+        /// cuBLAS `CUBLAS_STATUS_LICENSE_ERROR` (16): a license check failed.
+        CublasLicenseError = "CUBLAS_STATUS_LICENSE_ERROR",
+            "cuBLAS reported a license error";
+        /// cuBLAS returned a status this version of custack does not list (the value is in
+        /// the detail).
+        CublasUnlisted = "CUBLAS_STATUS_UNLISTED",
+            "cuBLAS returned a status custack does not list";
     }
 }
 
@@ -1060,6 +1099,8 @@ mod tests {
                 camel(rest)
             } else if let Some(rest) = name.strip_prefix("NVRTC_ERROR_") {
                 format!("Nvrtc{}", camel(rest))
+            } else if let Some(rest) = name.strip_prefix("CUBLAS_STATUS_") {
+                format!("Cublas{}", camel(rest))
             } else {
                 panic!("{name}: neither CUSTACK_ nor a library's prefix")
             };
@@ -1074,7 +1115,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 15 + 2 + 18 + 1);
+        assert_eq!(names.len(), 100 + 15 + 2 + 18 + 10 + 1);
     }
 
     #[test]
@@ -1118,7 +1159,7 @@ mod tests {
 
     #[test]
     fn custack_kinds_have_no_code() {
-        assert_eq!(CUSTACK_KINDS.len(), 15 + 2 + 18);
+        assert_eq!(CUSTACK_KINDS.len(), 15 + 2 + 18 + 10);
         for &kind in CUSTACK_KINDS {
             assert_eq!(kind.code(), None, "{kind:?}");
             assert!(!kind.is_sticky());
