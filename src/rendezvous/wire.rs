@@ -141,7 +141,7 @@ pub(super) fn write_all_by(
         stream.set_write_timeout(Some(left))?;
         match stream.write(bytes) {
             Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-            Ok(n) => bytes = bytes.get(n..).unwrap_or_default(),
+            Ok(n) => bytes = bytes.split_at_checked(n).map_or(&[][..], |(_, rest)| rest),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
@@ -172,10 +172,15 @@ fn read_capped(
     Ok(v)
 }
 
+/// The first `n` bytes of `bytes`, or all of them when there are fewer.
+fn head_of(bytes: &[u8], n: usize) -> &[u8] {
+    bytes.split_at_checked(n).map_or(bytes, |(head, _)| head)
+}
+
 /// `bytes` with a little-endian length of `N` bytes in front.
 fn push_prefixed<const N: usize>(out: &mut Vec<u8>, bytes: &[u8]) {
     let len = (bytes.len() as u64).to_le_bytes();
-    out.extend_from_slice(len.get(..N).unwrap_or_default());
+    out.extend_from_slice(head_of(&len, N));
     out.extend_from_slice(bytes);
 }
 
@@ -198,7 +203,7 @@ impl Hello {
         out.extend_from_slice(&self.rank.to_le_bytes());
         out.extend_from_slice(&self.world_size.to_le_bytes());
         let version = self.version.as_bytes();
-        push_prefixed::<2>(&mut out, version.get(..MAX_VERSION).unwrap_or(version));
+        push_prefixed::<2>(&mut out, head_of(version, MAX_VERSION));
         push_prefixed::<4>(&mut out, &self.tag);
         out
     }
@@ -245,7 +250,7 @@ impl Hello {
 /// Rank 0's answer: the status and its body (the body cut at [`MAX_BODY`]; the caller
 /// refuses a larger payload before).
 pub(super) fn encode_answer(status: Status, body: &[u8]) -> Vec<u8> {
-    let body = body.get(..MAX_BODY).unwrap_or(body);
+    let body = head_of(body, MAX_BODY);
     let mut out = Vec::with_capacity(13 + body.len());
     out.extend_from_slice(&MAGIC);
     out.push(status as u8);
