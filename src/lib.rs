@@ -115,6 +115,7 @@ mod memory;
 #[cfg(feature = "nvrtc")]
 pub mod nvrtc;
 mod parking;
+pub mod rendezvous;
 mod testing;
 mod texture;
 

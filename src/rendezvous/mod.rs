@@ -1,0 +1,918 @@
+//! The processes of one job finding each other: one process per GPU, started by the launcher
+//! the user already has (`torchrun`, `mpirun`), on one host or several.
+//!
+//! A library such as NCCL needs a few opaque bytes made by one process (NCCL's unique id, made
+//! by rank 0) in every process of the job before any of them can start. [`Job::share`] carries
+//! them: rank 0 makes them once and sends them to every other rank, over TCP, after checking
+//! that every rank is there and that all of them agree.
+//!
+//! # The convention
+//!
+//! A job of `world_size` processes numbers them `0..world_size` (the *rank*); `local_rank`
+//! numbers the processes of one host, and usually picks the GPU. The launcher tells each
+//! process who it is through its environment, read by [`Job::from_env`]:
+//!
+//! | | torchrun | Open MPI (`mpirun`) |
+//! | --- | --- | --- |
+//! | rank | `RANK` | `OMPI_COMM_WORLD_RANK` |
+//! | world size | `WORLD_SIZE` | `OMPI_COMM_WORLD_SIZE` |
+//! | local rank | `LOCAL_RANK` | `OMPI_COMM_WORLD_LOCAL_RANK` |
+//! | rank 0's host and port | `MASTER_ADDR`, `MASTER_PORT` | the same names, passed with `mpirun -x MASTER_ADDR=… -x MASTER_PORT=…` |
+//!
+//! torchrun's names win where both are set. Rank 0 listens on `MASTER_ADDR:MASTER_PORT` and the
+//! others connect to it; see [`Job::from_env`] for the port under torchrun, whose agent holds
+//! `MASTER_PORT` itself, and for the local rank's default.
+//!
+//! # What `share` guarantees
+//!
+//! Every wait is bounded by one deadline, the call's start plus its timeout, and every rank
+//! returns by it: the same bytes on every rank, or an error on every rank that reached rank 0,
+//! saying what happened ([`ErrorKind::RendezvousTimeout`] naming the missing ranks,
+//! [`ErrorKind::RendezvousMismatch`] naming both sides of a disagreement:
+//! ``rank 1 brings tag `nccl 2.27.3`, rank 0 `nccl 2.28.1` ``). Rank 0 calls `make` only once
+//! every rank has arrived and agreed. A connection that is not a custack rank is closed and
+//! does not count. See [`Job::share`] for the protocol.
+//!
+//! The module is plain `std` networking: no CUDA, no `unsafe` (none is needed), no extra
+//! dependency, and its tests (`tests/rendezvous.rs`) run on machines without a GPU.
+//!
+//! # Examples
+//!
+//! One process per GPU under `torchrun --nproc-per-node=8 prog`: every process reads who it is,
+//! rank 0 makes the id and every rank receives it (here a stand-in for `ncclGetUniqueId`).
+//!
+//! ```no_run
+//! use custack::rendezvous::Job;
+//! use std::time::Duration;
+//!
+//! fn main() -> custack::Result<()> {
+//!     let job = Job::from_env()?;
+//!     let tag = b"nccl 2.27.3"; // every rank must bring the same
+//!     let id = job.share(tag, Duration::from_secs(30), || Ok(vec![42; 128]))?;
+//!     assert_eq!(id.len(), 128);
+//!     println!("rank {} of {} on GPU {}", job.rank(), job.world_size(), job.local_rank());
+//!     Ok(())
+//! }
+//! ```
+
+mod wire;
+
+use crate::{Error, ErrorKind, Result};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::io;
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use wire::{Hello, ReadError, Status, remaining};
+
+/// Who this process is in its job: its rank, the world size, its local rank, and where rank 0
+/// listens.
+///
+/// Made from the launcher's environment ([`Job::from_env`]) or given ([`Job::new`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Job {
+    rank: usize,
+    world_size: usize,
+    local_rank: usize,
+    master_addr: String,
+    master_port: u16,
+}
+
+/// How long rank 0 waits for one connection's hello: a custack rank sends it at once.
+const HELLO_WAIT: Duration = Duration::from_secs(2);
+/// How long rank 0 sleeps between looks for a new connection.
+const ACCEPT_POLL: Duration = Duration::from_millis(5);
+/// The longest a rank waits between two tries to connect.
+const CONNECT_BACKOFF_MAX: Duration = Duration::from_millis(200);
+/// How long `listen` may take to resolve the master address.
+const LISTEN_RESOLVE_LIMIT: Duration = Duration::from_secs(10);
+
+impl Job {
+    /// Reads the job from the launcher's environment: torchrun's `RANK`, `WORLD_SIZE`,
+    /// `LOCAL_RANK`, `MASTER_ADDR`, `MASTER_PORT`; where `RANK`, `WORLD_SIZE` or `LOCAL_RANK`
+    /// is unset, Open MPI's `OMPI_COMM_WORLD_RANK`, `OMPI_COMM_WORLD_SIZE`,
+    /// `OMPI_COMM_WORLD_LOCAL_RANK`. See [`Job::from_env_with`] for every rule.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LaunchEnvironment`] when a variable is missing or invalid; the detail names
+    /// it and its value.
+    pub fn from_env() -> Result<Job> {
+        Self::from_env_with(|name| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned()))
+    }
+
+    /// [`Job::from_env`] with the variables read through `var` (`None`: unset), for tests
+    /// and for programs that keep their settings elsewhere.
+    ///
+    /// - The rank is `RANK`, else `OMPI_COMM_WORLD_RANK`; the world size `WORLD_SIZE`, else
+    ///   `OMPI_COMM_WORLD_SIZE`. Both are required.
+    /// - The local rank is `LOCAL_RANK`, else `OMPI_COMM_WORLD_LOCAL_RANK`, else **the rank**:
+    ///   right on one host, where a launcher that sets no local rank usually runs; on several
+    ///   hosts it gives a device ordinal past the host's GPUs, so the mistake shows as an
+    ///   invalid device rather than every process sharing GPU 0.
+    /// - `MASTER_ADDR` (a host name or an IP address) is required.
+    /// - The port is `CUSTACK_RENDEZVOUS_PORT` where set. Otherwise `MASTER_PORT`, except under
+    ///   torchrun's agent store (`TORCHELASTIC_USE_AGENT_STORE=True`, which torchrun sets when
+    ///   its agent itself listens on `MASTER_PORT`): then `MASTER_PORT + 1`, the same on every
+    ///   rank. Ports are 1 to 65535.
+    ///
+    /// Values may carry surrounding white space.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LaunchEnvironment`] when a required variable is unset, a value is not a
+    /// number of the right range, or the rank (or local rank) is not below the world size; the
+    /// detail names the variable and its value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use custack::rendezvous::Job;
+    ///
+    /// let env = [("RANK", "1"), ("WORLD_SIZE", "4"), ("MASTER_ADDR", "10.0.0.1"), ("MASTER_PORT", "29500")];
+    /// let job = Job::from_env_with(|name| {
+    ///     env.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string())
+    /// })?;
+    /// assert_eq!((job.rank(), job.world_size(), job.local_rank()), (1, 4, 1));
+    /// assert_eq!((job.master_addr(), job.master_port()), ("10.0.0.1", 29500));
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    pub fn from_env_with(mut var: impl FnMut(&str) -> Option<String>) -> Result<Job> {
+        let mut first_of = |names: &[&'static str]| {
+            names
+                .iter()
+                .find_map(|&name| var(name).map(|value| (name, value)))
+        };
+        let rank = first_of(&["RANK", "OMPI_COMM_WORLD_RANK"]);
+        let world = first_of(&["WORLD_SIZE", "OMPI_COMM_WORLD_SIZE"]);
+        let local = first_of(&["LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"]);
+        let addr = first_of(&["MASTER_ADDR"]);
+        let port = first_of(&["CUSTACK_RENDEZVOUS_PORT"]);
+        let master_port = first_of(&["MASTER_PORT"]);
+        let agent_store = first_of(&["TORCHELASTIC_USE_AGENT_STORE"]);
+
+        let (rank_name, rank) = required(
+            rank,
+            "neither RANK (torchrun) nor OMPI_COMM_WORLD_RANK (Open MPI) is set",
+        )?;
+        let rank: usize = number(rank_name, &rank, "a rank (0, 1, 2, ...)")?;
+        let (world_name, world) = required(
+            world,
+            "neither WORLD_SIZE (torchrun) nor OMPI_COMM_WORLD_SIZE (Open MPI) is set",
+        )?;
+        let world_size: usize = number(world_name, &world, "a world size (1, 2, ...)")?;
+        if world_size == 0 {
+            return Err(env_error(format!(
+                "{world_name}=`{world}` is not a world size (1, 2, ...)"
+            )));
+        }
+        if rank >= world_size {
+            return Err(env_error(format!(
+                "{rank_name}={rank} is not below {world_name}={world_size}"
+            )));
+        }
+        let local_rank = match local {
+            Some((name, value)) => {
+                let local: usize = number(name, &value, "a local rank (0, 1, 2, ...)")?;
+                if local >= world_size {
+                    return Err(env_error(format!(
+                        "{name}={local} is not below {world_name}={world_size}"
+                    )));
+                }
+                local
+            }
+            None => rank,
+        };
+        let (_, master_addr) = required(
+            addr,
+            "MASTER_ADDR is not set (torchrun sets it; with mpirun, pass -x MASTER_ADDR=<rank 0's host>)",
+        )?;
+        let master_addr = master_addr.trim().to_owned();
+        if master_addr.is_empty() {
+            return Err(env_error("MASTER_ADDR is empty"));
+        }
+        let master_port = if let Some((name, value)) = port {
+            port_number(name, &value)?
+        } else {
+            let (name, value) = required(
+                master_port,
+                "MASTER_PORT is not set (torchrun sets it; with mpirun, pass -x MASTER_PORT=<a free port>)",
+            )?;
+            let port = port_number(name, &value)?;
+            if agent_store.is_some_and(|(_, v)| v.trim().eq_ignore_ascii_case("true")) {
+                port.checked_add(1).ok_or_else(|| {
+                    env_error(format!(
+                        "MASTER_PORT={port} is held by torchrun's agent store \
+                         (TORCHELASTIC_USE_AGENT_STORE=True) and custack would take the next \
+                         port, but there is none: set CUSTACK_RENDEZVOUS_PORT"
+                    ))
+                })?
+            } else {
+                port
+            }
+        };
+        Job::new(rank, world_size, local_rank, master_addr, master_port)
+    }
+
+    /// A job given explicitly: this process is `rank` of `world_size`, `local_rank` on its
+    /// host, and rank 0 listens on `master_addr:master_port` (a host name or an IP address).
+    ///
+    /// Port 0 is accepted only for [`Job::listen`] on rank 0 (the system picks a free port,
+    /// which [`RankZero::local_addr`] reports); [`Job::share`] refuses it.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LaunchEnvironment`] when `world_size` is 0, `rank` or `local_rank` is not
+    /// below it, or `master_addr` is empty.
+    pub fn new(
+        rank: usize,
+        world_size: usize,
+        local_rank: usize,
+        master_addr: impl Into<String>,
+        master_port: u16,
+    ) -> Result<Job> {
+        let master_addr = master_addr.into();
+        if world_size == 0 {
+            return Err(env_error("a world size of 0"));
+        }
+        if rank >= world_size {
+            return Err(env_error(format!(
+                "rank {rank} is not below the world size {world_size}"
+            )));
+        }
+        if local_rank >= world_size {
+            return Err(env_error(format!(
+                "local rank {local_rank} is not below the world size {world_size}"
+            )));
+        }
+        if master_addr.trim().is_empty() {
+            return Err(env_error("the master address is empty"));
+        }
+        Ok(Job {
+            rank,
+            world_size,
+            local_rank,
+            master_addr,
+            master_port,
+        })
+    }
+
+    /// This process's rank, `0..world_size`.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+    /// How many processes the job has.
+    pub fn world_size(&self) -> usize {
+        self.world_size
+    }
+    /// This process's rank among those of its host: the GPU it usually takes.
+    pub fn local_rank(&self) -> usize {
+        self.local_rank
+    }
+    /// Rank 0's host: a name or an IP address.
+    pub fn master_addr(&self) -> &str {
+        &self.master_addr
+    }
+    /// The port rank 0 listens on.
+    pub fn master_port(&self) -> u16 {
+        self.master_port
+    }
+
+    /// Rank 0 calls `make` once and sends its bytes to every other rank; every rank returns
+    /// them.
+    ///
+    /// `tag`: bytes every rank must bring alike (a library's version, say `b"nccl 2.27.3"`; at
+    /// most 4096 bytes); a rank whose tag differs makes every rank fail. All waits end by one
+    /// deadline, now plus `timeout`, and so does the call on every rank (on the ranks other
+    /// than 0 a host name is resolved on a helper thread, which may outlive the call when the
+    /// resolver hangs).
+    ///
+    /// - **Rank 0** listens on the master address (as [`Job::listen`]) and accepts the other
+    ///   `world_size − 1` ranks. It checks each one's hello: the rendezvous protocol, the world
+    ///   size, the rank (in range, not twice) and the tag. Once every rank has arrived and
+    ///   agreed, it calls `make` and sends the bytes (at most 1 MiB) to each. Otherwise it
+    ///   sends every connected rank the same error message and returns that error. It stops
+    ///   waiting for missing ranks a quarter of the timeout (at most 1 s) before its deadline,
+    ///   so that its answer reaches the others before theirs.
+    /// - **Every other rank** connects to rank 0, trying again until the deadline while
+    ///   nothing listens (rank 0 may start later), sends its hello (a magic, the protocol,
+    ///   custack's version, its rank, the world size, its tag) and waits for the answer.
+    /// - A world size of 1 calls `make` and touches no network.
+    ///
+    /// Ranks may run different versions of custack as long as they speak the same rendezvous
+    /// protocol (the tag is where a program pins what must be equal). A second process with a
+    /// rank that arrives after rank 0 has heard from every rank finds nobody listening any
+    /// more and times out alone; one that arrives before makes every rank fail.
+    ///
+    /// # Errors
+    ///
+    /// On every rank that reached rank 0, the same message:
+    ///
+    /// - [`ErrorKind::RendezvousTimeout`]: ranks did not arrive by the deadline (the detail
+    ///   names them); on the other ranks also when rank 0 did not answer in time
+    ///   (``rank 0 at 10.0.0.1:29500 did not answer within 30 s``), which is what a wrong
+    ///   address that nothing listens on gives.
+    /// - [`ErrorKind::RendezvousMismatch`]: the ranks disagree on the world size, the tag or
+    ///   the protocol, a rank is out of range or arrived twice; the detail names both sides.
+    /// - [`ErrorKind::RendezvousFailed`]: `make` failed (rank 0 returns its error, the others
+    ///   its message), its bytes are over 1 MiB, the tag is over 4096 bytes, a connection
+    ///   broke, or the peer at the master address is not a custack rank 0.
+    /// - [`ErrorKind::LaunchEnvironment`]: the master address does not resolve, rank 0 cannot
+    ///   listen on it (the detail says why: a port in use, an address of another host), or the
+    ///   port is 0.
+    ///
+    /// An I/O error is the error's [`source`](std::error::Error::source).
+    pub fn share(
+        &self,
+        tag: &[u8],
+        timeout: Duration,
+        make: impl FnOnce() -> Result<Vec<u8>>,
+    ) -> Result<Vec<u8>> {
+        let deadline = deadline_after(timeout)?;
+        check_tag(tag)?;
+        if self.world_size == 1 {
+            return make();
+        }
+        if self.master_port == 0 {
+            return Err(env_error(format!(
+                "port 0 for rank 0 at {}: every rank must know the port (Job::listen on rank 0 \
+                 binds port 0 and reports the port it got)",
+                self.master_addr
+            )));
+        }
+        if self.rank == 0 {
+            self.listen_by(deadline)?
+                .share_by(tag, timeout, deadline, make)
+        } else {
+            self.ask_rank_zero(tag, timeout, deadline)
+        }
+    }
+
+    /// Rank 0's first half of [`Job::share`]: listens on the master address now and returns
+    /// the listener, whose [`RankZero::share`] is the second half. With port 0 the system picks
+    /// a free port, which [`RankZero::local_addr`] reports: tests, and programs that hand the
+    /// port to the other ranks themselves, use it. Listening uses `std`'s `TcpListener::bind`
+    /// (`SO_REUSEADDR` on Unix, so a port just left by an earlier run can be taken again).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LaunchEnvironment`] when this is not rank 0, the master address does not
+    /// resolve within 10 s, or none of its addresses can be listened on (the detail says why;
+    /// the I/O error is the source).
+    pub fn listen(&self) -> Result<RankZero> {
+        if self.rank != 0 {
+            return Err(env_error(format!(
+                "rank {} asked to listen as rank 0 at {}",
+                self.rank,
+                self.endpoint()
+            )));
+        }
+        self.listen_by(deadline_after(LISTEN_RESOLVE_LIMIT)?)
+    }
+
+    fn listen_by(&self, deadline: Instant) -> Result<RankZero> {
+        let addrs = addresses_of(&self.master_addr, self.master_port, deadline)?;
+        let mut last = None;
+        for addr in addrs {
+            match TcpListener::bind(addr) {
+                Ok(listener) => {
+                    let local = listener.local_addr().unwrap_or(addr);
+                    return Ok(RankZero {
+                        job: self.clone(),
+                        listener,
+                        local,
+                    });
+                }
+                Err(e) => last = Some((addr, e)),
+            }
+        }
+        let Some((addr, e)) = last else {
+            return Err(env_error(format!(
+                "the master address {} resolves to no address",
+                self.endpoint()
+            )));
+        };
+        let why = match e.kind() {
+            io::ErrorKind::AddrInUse => {
+                " (another process holds the port; under torchrun, whose agent listens on \
+                 MASTER_PORT, set CUSTACK_RENDEZVOUS_PORT to a free port)"
+            }
+            io::ErrorKind::AddrNotAvailable => {
+                " (not an address of this host: rank 0 must run on the master host)"
+            }
+            _ => "",
+        };
+        Err(env_error(format!(
+            "rank 0 cannot listen on {} ({addr}): {e}{why}",
+            self.endpoint()
+        ))
+        .with_source(e))
+    }
+
+    /// A rank other than 0: connect, say hello, wait for the answer.
+    fn ask_rank_zero(&self, tag: &[u8], timeout: Duration, deadline: Instant) -> Result<Vec<u8>> {
+        let endpoint = self.endpoint();
+        let addrs = addresses_of(&self.master_addr, self.master_port, deadline)?;
+        let no_answer = |source: Option<io::Error>| {
+            let e = Error::custack(
+                ErrorKind::RendezvousTimeout,
+                format!(
+                    "rank 0 at {endpoint} did not answer within {} (rank {} of {} waited)",
+                    seconds(timeout),
+                    self.rank,
+                    self.world_size
+                ),
+            );
+            match source {
+                Some(s) => e.with_source(s),
+                None => e,
+            }
+        };
+        let mut stream = connect(&addrs, deadline).map_err(no_answer)?;
+        let _ = stream.set_nodelay(true);
+        let hello = Hello::ours(self.rank, self.world_size, tag).encode();
+        if let Err(e) = wire::write_all_by(&mut stream, &hello, deadline) {
+            return Err(if wire::is_timeout(&e) {
+                no_answer(Some(e))
+            } else {
+                failed(format!(
+                    "sending rank {}'s hello to rank 0 at {endpoint}",
+                    self.rank
+                ))
+                .with_source(e)
+            });
+        }
+        match wire::read_answer(&mut stream, deadline) {
+            Ok((Status::Payload, bytes)) => Ok(bytes),
+            Ok((status, message)) => {
+                let kind = match status {
+                    Status::Mismatch => ErrorKind::RendezvousMismatch,
+                    Status::Timeout => ErrorKind::RendezvousTimeout,
+                    Status::Payload | Status::Failed => ErrorKind::RendezvousFailed,
+                };
+                Err(Error::custack(
+                    kind,
+                    format!(
+                        "rank 0 at {endpoint} answered rank {}: {}",
+                        self.rank,
+                        String::from_utf8_lossy(&message)
+                    ),
+                ))
+            }
+            Err(ReadError::Io(e)) if wire::is_timeout(&e) => Err(no_answer(Some(e))),
+            Err(ReadError::Io(e)) => Err(failed(format!(
+                "rank 0 at {endpoint} closed the connection without an answer to rank {}",
+                self.rank
+            ))
+            .with_source(e)),
+            Err(ReadError::NotCustack(what)) => Err(failed(format!(
+                "{endpoint} answered rank {} with {what}: not a custack rank 0 (another \
+                 service on that port? under torchrun, whose agent listens on MASTER_PORT, \
+                 set CUSTACK_RENDEZVOUS_PORT)",
+                self.rank
+            ))),
+        }
+    }
+
+    /// `host:port`, brackets around an IPv6 address.
+    fn endpoint(&self) -> String {
+        endpoint(&self.master_addr, self.master_port)
+    }
+}
+
+/// Rank 0, listening: [`Job::listen`]'s result, whose [`share`](RankZero::share) finishes
+/// the rendezvous.
+///
+/// Connections that arrive between `listen` and `share` wait in the system's queue.
+#[derive(Debug)]
+pub struct RankZero {
+    job: Job,
+    listener: TcpListener,
+    local: SocketAddr,
+}
+
+impl RankZero {
+    /// The address and port rank 0 listens on: with port 0 given, the port the system picked.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local
+    }
+
+    /// The job this rank 0 belongs to.
+    pub fn job(&self) -> &Job {
+        &self.job
+    }
+
+    /// Rank 0's part of [`Job::share`], on this listener, with a deadline of now plus
+    /// `timeout`: accepts and checks the other ranks, calls `make` once all arrived and agreed,
+    /// and sends its bytes to each, or the error to each.
+    ///
+    /// # Errors
+    ///
+    /// As [`Job::share`]'s rank 0.
+    pub fn share(
+        self,
+        tag: &[u8],
+        timeout: Duration,
+        make: impl FnOnce() -> Result<Vec<u8>>,
+    ) -> Result<Vec<u8>> {
+        let deadline = deadline_after(timeout)?;
+        check_tag(tag)?;
+        if self.job.world_size == 1 {
+            return make();
+        }
+        self.share_by(tag, timeout, deadline, make)
+    }
+
+    fn share_by(
+        self,
+        tag: &[u8],
+        timeout: Duration,
+        deadline: Instant,
+        make: impl FnOnce() -> Result<Vec<u8>>,
+    ) -> Result<Vec<u8>> {
+        let world = self.job.world_size;
+        let endpoint = self.local.to_string();
+        // Stop waiting a little before the deadline, so the others hear why before theirs.
+        let margin = (timeout / 4).min(Duration::from_secs(1));
+        let cutoff = deadline.checked_sub(margin).unwrap_or(deadline);
+        let mut round = Round {
+            world,
+            tag,
+            arrived: (0..world).map(|_| None).collect(),
+            seen: BTreeSet::new(),
+            refused: Vec::new(),
+            problems: Vec::new(),
+            mismatch: false,
+        };
+        round.gather(&self.listener, &endpoint, cutoff)?;
+        drop(self.listener);
+        let missing: Vec<usize> = (1..world).filter(|r| !round.seen.contains(r)).collect();
+        if !missing.is_empty() {
+            let s = if missing.len() == 1 { "" } else { "s" };
+            let list: Vec<String> = missing.iter().map(usize::to_string).collect();
+            round.problems.push(format!(
+                "rank{s} {} of {world} did not arrive at rank 0 ({endpoint}) within {}",
+                list.join(", "),
+                seconds(timeout)
+            ));
+        }
+        if !round.problems.is_empty() {
+            let kind = if round.mismatch {
+                ErrorKind::RendezvousMismatch
+            } else if missing.is_empty() {
+                ErrorKind::RendezvousFailed
+            } else {
+                ErrorKind::RendezvousTimeout
+            };
+            let status = match kind {
+                ErrorKind::RendezvousMismatch => Status::Mismatch,
+                ErrorKind::RendezvousTimeout => Status::Timeout,
+                _ => Status::Failed,
+            };
+            let message = round.problems.join("; ");
+            round.tell_everyone(status, message.as_bytes(), deadline);
+            return Err(Error::custack(kind, message));
+        }
+        let payload = match make() {
+            Ok(p) if p.len() <= wire::MAX_BODY => p,
+            Ok(p) => {
+                let message = format!(
+                    "rank 0's bytes to share are {} bytes, over the rendezvous's {} bytes",
+                    p.len(),
+                    wire::MAX_BODY
+                );
+                round.tell_everyone(Status::Failed, message.as_bytes(), deadline);
+                return Err(failed(message));
+            }
+            Err(e) => {
+                let message = format!("rank 0 could not make the bytes to share: {e}");
+                round.tell_everyone(Status::Failed, message.as_bytes(), deadline);
+                return Err(e);
+            }
+        };
+        let answer = wire::encode_answer(Status::Payload, &payload);
+        let mut first_failure = None;
+        for (rank, stream) in round.arrived.iter_mut().enumerate() {
+            if let Some(stream) = stream {
+                if let Err(e) = wire::write_all_by(stream, &answer, deadline) {
+                    first_failure.get_or_insert((rank, e));
+                }
+            }
+        }
+        match first_failure {
+            None => Ok(payload),
+            Some((rank, e)) => Err(failed(format!(
+                "rank 0 could not send the bytes to rank {rank} (the other ranks have them)"
+            ))
+            .with_source(e)),
+        }
+    }
+}
+
+/// Rank 0's record of one rendezvous.
+struct Round<'t> {
+    world: usize,
+    tag: &'t [u8],
+    /// Index r: rank r's connection, once it arrived and agreed (index 0 stays `None`).
+    arrived: Vec<Option<TcpStream>>,
+    /// Ranks 1.. that arrived, agreeing or not: the wait ends when all did.
+    seen: BTreeSet<usize>,
+    /// Connections of ranks that disagreed: they hear the error too.
+    refused: Vec<TcpStream>,
+    problems: Vec<String>,
+    mismatch: bool,
+}
+
+impl Round<'_> {
+    /// Accepts and checks connections until every rank 1.. arrived (agreeing or not), the
+    /// cutoff passes, or accepting fails.
+    fn gather(&mut self, listener: &TcpListener, endpoint: &str, cutoff: Instant) -> Result<()> {
+        if let Err(e) = listener.set_nonblocking(true) {
+            return Err(
+                failed(format!("rank 0 could not poll its listener at {endpoint}")).with_source(e),
+            );
+        }
+        // Bounded by `cutoff`: each pass accepts one connection (its hello bounded by
+        // HELLO_WAIT and the cutoff) or sleeps ACCEPT_POLL.
+        while self.seen.len() < self.world - 1 {
+            let Some(left) = remaining(cutoff) else { break };
+            match listener.accept() {
+                Ok((stream, _peer)) => self.welcome(stream, cutoff),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(ACCEPT_POLL.min(left));
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::Interrupted
+                            | io::ErrorKind::ConnectionAborted
+                            | io::ErrorKind::ConnectionReset
+                    ) => {}
+                Err(e) => {
+                    self.problems
+                        .push(format!("rank 0 could not accept at {endpoint}: {e}"));
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads and checks one connection's hello.
+    fn welcome(&mut self, mut stream: TcpStream, cutoff: Instant) {
+        // The listener polls; the accepted connection must block (with timeouts).
+        if stream.set_nonblocking(false).is_err() {
+            return;
+        }
+        let _ = stream.set_nodelay(true);
+        let hello_by = cutoff.min(Instant::now() + HELLO_WAIT);
+        // Not custack's bytes, or none in time: closed, not counted.
+        let Ok(hello) = Hello::read(&mut stream, hello_by) else {
+            return;
+        };
+        let ours = Hello::ours(0, self.world, self.tag);
+        let rank = usize::try_from(hello.rank).ok().filter(|&r| r < self.world);
+        if let Some(r) = rank.filter(|&r| r > 0) {
+            self.seen.insert(r);
+        }
+        let problem = if hello.protocol != ours.protocol {
+            Some(format!(
+                "rank {} speaks rendezvous protocol {} (custack {}), rank 0 protocol {} \
+                 (custack {})",
+                hello.rank, hello.protocol, hello.version, ours.protocol, ours.version
+            ))
+        } else if hello.world_size != ours.world_size {
+            Some(format!(
+                "rank {} brings world size {}, rank 0 {}",
+                hello.rank, hello.world_size, ours.world_size
+            ))
+        } else if rank.is_none() {
+            Some(format!(
+                "rank {} is out of range for world size {}",
+                hello.rank, self.world
+            ))
+        } else if hello.tag != self.tag {
+            Some(format!(
+                "rank {} brings tag `{}`, rank 0 `{}`",
+                hello.rank,
+                hello.tag.escape_ascii(),
+                self.tag.escape_ascii()
+            ))
+        } else if hello.rank == 0 || rank.is_some_and(|r| self.slot(r).is_some()) {
+            Some(format!("rank {} arrived twice", hello.rank))
+        } else {
+            None
+        };
+        match (problem, rank) {
+            (None, Some(r)) => {
+                if let Some(slot) = self.arrived.get_mut(r) {
+                    *slot = Some(stream);
+                }
+            }
+            (problem, _) => {
+                self.mismatch = true;
+                self.problems
+                    .push(problem.unwrap_or_else(|| format!("rank {} refused", hello.rank)));
+                self.refused.push(stream);
+            }
+        }
+    }
+
+    fn slot(&self, rank: usize) -> Option<&TcpStream> {
+        // The slice method by its path: tests/doc_aliases.rs follows helpers by name, and a
+        // private helper of the crate with this method's name calls the driver.
+        <[_]>::get(&self.arrived, rank).and_then(Option::as_ref)
+    }
+
+    /// Sends every connected rank the same error answer, best effort, then closes gently.
+    fn tell_everyone(&mut self, status: Status, message: &[u8], deadline: Instant) {
+        let answer = wire::encode_answer(status, message);
+        let streams = self
+            .arrived
+            .drain(..)
+            .flatten()
+            .chain(self.refused.drain(..));
+        let mut told = Vec::new();
+        for mut stream in streams {
+            if wire::write_all_by(&mut stream, &answer, deadline).is_ok() {
+                told.push(stream);
+            }
+        }
+        for stream in told {
+            wire::close_gently(stream, deadline);
+        }
+    }
+}
+
+/// Connects to the first of `addrs` that accepts, trying again (backing off up to 200 ms)
+/// until `deadline`; the last error when none did.
+fn connect(addrs: &[SocketAddr], deadline: Instant) -> Result<TcpStream, Option<io::Error>> {
+    let mut last = None;
+    let mut backoff = Duration::from_millis(10);
+    loop {
+        for addr in addrs {
+            let Some(left) = remaining(deadline) else {
+                return Err(last);
+            };
+            match TcpStream::connect_timeout(addr, left.min(Duration::from_secs(1))) {
+                Ok(s) => return Ok(s),
+                Err(e) => last = Some(e),
+            }
+        }
+        let Some(left) = remaining(deadline) else {
+            return Err(last);
+        };
+        std::thread::sleep(backoff.min(left));
+        backoff = (backoff * 2).min(CONNECT_BACKOFF_MAX);
+    }
+}
+
+/// The addresses of `host:port`. An IP address is taken as it is; a host name is resolved on
+/// a helper thread, waited for until `deadline` (the system resolver has no timeout of its
+/// own; a hung resolver leaves the thread behind, not the caller).
+fn addresses_of(host: &str, port: u16, deadline: Instant) -> Result<Vec<SocketAddr>> {
+    let bare = host.trim().trim_start_matches('[').trim_end_matches(']');
+    if let Ok(ip) = bare.parse::<IpAddr>() {
+        return Ok(vec![SocketAddr::new(ip, port)]);
+    }
+    let (tx, rx) = mpsc::channel();
+    let name = bare.to_owned();
+    let spawned = std::thread::Builder::new()
+        .name("custack-resolve".into())
+        .spawn(move || {
+            let _ = tx.send(
+                (name.as_str(), port)
+                    .to_socket_addrs()
+                    .map(Iterator::collect::<Vec<_>>),
+            );
+        });
+    if let Err(e) = spawned {
+        return Err(failed(format!("could not start a thread to resolve `{host}`")).with_source(e));
+    }
+    let left = remaining(deadline).unwrap_or(Duration::from_millis(1));
+    match rx.recv_timeout(left) {
+        Ok(Ok(addrs)) if !addrs.is_empty() => Ok(addrs),
+        Ok(Ok(_)) => Err(env_error(format!(
+            "the master address `{host}` resolves to no address"
+        ))),
+        Ok(Err(e)) => Err(env_error(format!(
+            "the master address `{host}` does not resolve ({})",
+            endpoint(host, port)
+        ))
+        .with_source(e)),
+        Err(_) => Err(Error::custack(
+            ErrorKind::RendezvousTimeout,
+            format!(
+                "resolving the master address `{host}` ({}) did not finish in time",
+                endpoint(host, port)
+            ),
+        )),
+    }
+}
+
+fn deadline_after(timeout: Duration) -> Result<Instant> {
+    Instant::now().checked_add(timeout).ok_or_else(|| {
+        failed(format!(
+            "a timeout of {} lies beyond what this system's clock can count",
+            seconds(timeout)
+        ))
+    })
+}
+
+fn check_tag(tag: &[u8]) -> Result<()> {
+    if tag.len() > wire::MAX_TAG {
+        return Err(failed(format!(
+            "a tag of {} bytes, over the rendezvous's {} bytes",
+            tag.len(),
+            wire::MAX_TAG
+        )));
+    }
+    Ok(())
+}
+
+fn env_error(detail: impl Into<String>) -> Error {
+    Error::custack(ErrorKind::LaunchEnvironment, detail)
+}
+
+fn failed(detail: impl Into<String>) -> Error {
+    Error::custack(ErrorKind::RendezvousFailed, detail)
+}
+
+fn required(
+    found: Option<(&'static str, String)>,
+    missing: &str,
+) -> Result<(&'static str, String)> {
+    found.ok_or_else(|| env_error(missing))
+}
+
+fn number<T: std::str::FromStr>(name: &str, value: &str, what: &str) -> Result<T> {
+    value
+        .trim()
+        .parse()
+        .map_err(|_| env_error(format!("{name}=`{value}` is not {what}")))
+}
+
+fn port_number(name: &str, value: &str) -> Result<u16> {
+    match value.trim().parse::<u16>() {
+        Ok(port) if port != 0 => Ok(port),
+        _ => Err(env_error(format!(
+            "{name}=`{value}` is not a port (1 to 65535)"
+        ))),
+    }
+}
+
+/// `host:port`, brackets around an IPv6 address.
+fn endpoint(host: &str, port: u16) -> String {
+    if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
+/// `30 s`, `1.5 s`, `250 ms`.
+fn seconds(d: Duration) -> String {
+    let ms = d.as_millis();
+    let mut s = String::new();
+    let _ = if ms < 1000 {
+        write!(s, "{ms} ms")
+    } else if ms % 1000 == 0 {
+        write!(s, "{} s", ms / 1000)
+    } else {
+        write!(s, "{} s", d.as_secs_f64())
+    };
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_people_write_them() {
+        assert_eq!(seconds(Duration::from_secs(30)), "30 s");
+        assert_eq!(seconds(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(seconds(Duration::from_millis(250)), "250 ms");
+    }
+
+    #[test]
+    fn endpoints_bracket_ipv6() {
+        assert_eq!(endpoint("::1", 80), "[::1]:80");
+        assert_eq!(endpoint("[::1]", 80), "[::1]:80");
+        assert_eq!(endpoint("node-0", 29500), "node-0:29500");
+    }
+
+    #[test]
+    fn ip_addresses_need_no_resolver() {
+        let far = Instant::now() + Duration::from_secs(5);
+        assert_eq!(
+            addresses_of("[::1]", 7, far).unwrap(),
+            vec![SocketAddr::from(([0, 0, 0, 0, 0, 0, 0, 1], 7))]
+        );
+        assert_eq!(
+            addresses_of("127.0.0.1", 7, far).unwrap(),
+            vec![SocketAddr::from(([127, 0, 0, 1], 7))]
+        );
+    }
+}

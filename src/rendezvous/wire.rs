@@ -1,0 +1,331 @@
+//! The rendezvous's bytes on the wire, and reads and writes bounded by a deadline.
+//!
+//! A rank's hello (all integers little-endian):
+//!
+//! | bytes | field |
+//! | --- | --- |
+//! | 8 | [`MAGIC`] |
+//! | 4 | protocol version ([`PROTOCOL`]) |
+//! | 8 | rank |
+//! | 8 | world size |
+//! | 2 + n | custack's version (n ≤ [`MAX_VERSION`]) |
+//! | 4 + n | tag (n ≤ [`MAX_TAG`]) |
+//!
+//! Every later protocol keeps the first five fields as they are, so that rank 0 can name the
+//! rank and both versions when the protocols differ. Rank 0's answer:
+//!
+//! | bytes | field |
+//! | --- | --- |
+//! | 8 | [`MAGIC`] |
+//! | 1 | [`Status`] |
+//! | 4 + n | the payload, or the error message in UTF-8 (n ≤ [`MAX_BODY`]) |
+//!
+//! No length read from a peer is trusted beyond its cap: nothing larger is allocated.
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::time::{Duration, Instant};
+
+/// The first bytes of every hello and answer: anything else is not a custack rank.
+pub(super) const MAGIC: [u8; 8] = *b"CUSTKRDV";
+/// The version of this layout.
+pub(super) const PROTOCOL: u32 = 1;
+/// The longest tag a hello carries.
+pub(super) const MAX_TAG: usize = 4096;
+/// The longest custack version string a hello carries.
+pub(super) const MAX_VERSION: usize = 64;
+/// The largest payload (or error message) an answer carries: 1 MiB.
+pub(super) const MAX_BODY: usize = 1 << 20;
+
+/// What rank 0's answer carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Status {
+    /// The bytes `make` returned.
+    Payload = 0,
+    /// The ranks disagree; the body says how.
+    Mismatch = 1,
+    /// A rank did not arrive in time; the body names it.
+    Timeout = 2,
+    /// Anything else (`make` failed, a connection broke); the body says what.
+    Failed = 3,
+}
+
+impl Status {
+    fn from_byte(b: u8) -> Option<Self> {
+        Some(match b {
+            0 => Self::Payload,
+            1 => Self::Mismatch,
+            2 => Self::Timeout,
+            3 => Self::Failed,
+            _ => return None,
+        })
+    }
+}
+
+/// A rank's hello.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Hello {
+    pub(super) protocol: u32,
+    pub(super) rank: u64,
+    pub(super) world_size: u64,
+    pub(super) version: String,
+    /// Empty when the protocol differs (the rest is not read).
+    pub(super) tag: Vec<u8>,
+}
+
+/// Why a peer's bytes were not read as a hello or an answer.
+#[derive(Debug)]
+pub(super) enum ReadError {
+    /// The bytes are not custack's (wrong magic, a length over its cap, an unknown status).
+    NotCustack(&'static str),
+    /// The connection failed, closed early, or the deadline passed.
+    Io(io::Error),
+}
+
+impl From<io::Error> for ReadError {
+    fn from(e: io::Error) -> Self {
+        Self::Io(e)
+    }
+}
+
+/// The time left until `deadline`, or `None` when it has passed. Never `Some(0)`: the socket
+/// timeouts refuse a zero duration.
+pub(super) fn remaining(deadline: Instant) -> Option<Duration> {
+    let left = deadline.checked_duration_since(Instant::now())?;
+    (!left.is_zero()).then_some(left)
+}
+
+/// Whether `e` is a socket timeout (`SO_RCVTIMEO`/`SO_SNDTIMEO` report `EAGAIN` on Unix).
+pub(super) fn is_timeout(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
+    )
+}
+
+fn timed_out() -> io::Error {
+    io::Error::from(io::ErrorKind::TimedOut)
+}
+
+/// Fills `buf` from `stream`, each read bounded by the time left until `deadline` (so a peer
+/// that sends a byte at a time cannot stretch the wait beyond it).
+pub(super) fn read_exact_by(
+    stream: &mut TcpStream,
+    mut buf: &mut [u8],
+    deadline: Instant,
+) -> io::Result<()> {
+    while !buf.is_empty() {
+        let left = remaining(deadline).ok_or_else(timed_out)?;
+        stream.set_read_timeout(Some(left))?;
+        match stream.read(buf) {
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                let rest = std::mem::take(&mut buf);
+                buf = rest.get_mut(n..).unwrap_or_default();
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Writes all of `bytes`, each write bounded by the time left until `deadline`.
+pub(super) fn write_all_by(
+    stream: &mut TcpStream,
+    mut bytes: &[u8],
+    deadline: Instant,
+) -> io::Result<()> {
+    while !bytes.is_empty() {
+        let left = remaining(deadline).ok_or_else(timed_out)?;
+        stream.set_write_timeout(Some(left))?;
+        match stream.write(bytes) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => bytes = bytes.split_at_checked(n).map_or(&[][..], |(_, rest)| rest),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+fn read_array<const N: usize>(stream: &mut TcpStream, deadline: Instant) -> io::Result<[u8; N]> {
+    let mut b = [0; N];
+    read_exact_by(stream, &mut b, deadline)?;
+    Ok(b)
+}
+
+/// Reads `len` bytes, refusing a `len` over `cap` before allocating anything.
+fn read_capped(
+    stream: &mut TcpStream,
+    len: u64,
+    cap: usize,
+    what: &'static str,
+    deadline: Instant,
+) -> Result<Vec<u8>, ReadError> {
+    let len = usize::try_from(len)
+        .ok()
+        .filter(|&l| l <= cap)
+        .ok_or(ReadError::NotCustack(what))?;
+    let mut v = vec![0; len];
+    read_exact_by(stream, &mut v, deadline)?;
+    Ok(v)
+}
+
+/// The first `n` bytes of `bytes`, or all of them when there are fewer.
+fn head_of(bytes: &[u8], n: usize) -> &[u8] {
+    bytes.split_at_checked(n).map_or(bytes, |(head, _)| head)
+}
+
+/// `bytes` with a little-endian length of `N` bytes in front.
+fn push_prefixed<const N: usize>(out: &mut Vec<u8>, bytes: &[u8]) {
+    let len = (bytes.len() as u64).to_le_bytes();
+    out.extend_from_slice(head_of(&len, N));
+    out.extend_from_slice(bytes);
+}
+
+impl Hello {
+    /// This process's hello. The caller checked `tag.len() <= MAX_TAG`.
+    pub(super) fn ours(rank: usize, world_size: usize, tag: &[u8]) -> Self {
+        Self {
+            protocol: PROTOCOL,
+            rank: rank as u64,
+            world_size: world_size as u64,
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            tag: tag.to_vec(),
+        }
+    }
+
+    pub(super) fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(64 + self.tag.len());
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&self.protocol.to_le_bytes());
+        out.extend_from_slice(&self.rank.to_le_bytes());
+        out.extend_from_slice(&self.world_size.to_le_bytes());
+        let version = self.version.as_bytes();
+        push_prefixed::<2>(&mut out, head_of(version, MAX_VERSION));
+        push_prefixed::<4>(&mut out, &self.tag);
+        out
+    }
+
+    /// Reads a hello; stops after the fixed part when the protocol is not ours.
+    pub(super) fn read(stream: &mut TcpStream, deadline: Instant) -> Result<Self, ReadError> {
+        if read_array::<8>(stream, deadline)? != MAGIC {
+            return Err(ReadError::NotCustack("no custack magic"));
+        }
+        let protocol = u32::from_le_bytes(read_array(stream, deadline)?);
+        let rank = u64::from_le_bytes(read_array(stream, deadline)?);
+        let world_size = u64::from_le_bytes(read_array(stream, deadline)?);
+        let version_len = u16::from_le_bytes(read_array(stream, deadline)?);
+        let version = read_capped(
+            stream,
+            version_len.into(),
+            MAX_VERSION,
+            "a version string over its cap",
+            deadline,
+        )?;
+        let version = String::from_utf8_lossy(&version).into_owned();
+        let tag = if protocol == PROTOCOL {
+            let tag_len = u32::from_le_bytes(read_array(stream, deadline)?);
+            read_capped(
+                stream,
+                tag_len.into(),
+                MAX_TAG,
+                "a tag over its cap",
+                deadline,
+            )?
+        } else {
+            Vec::new()
+        };
+        Ok(Self {
+            protocol,
+            rank,
+            world_size,
+            version,
+            tag,
+        })
+    }
+}
+
+/// Rank 0's answer: the status and its body (the body cut at [`MAX_BODY`]; the caller
+/// refuses a larger payload before).
+pub(super) fn encode_answer(status: Status, body: &[u8]) -> Vec<u8> {
+    let body = head_of(body, MAX_BODY);
+    let mut out = Vec::with_capacity(13 + body.len());
+    out.extend_from_slice(&MAGIC);
+    out.push(status as u8);
+    push_prefixed::<4>(&mut out, body);
+    out
+}
+
+/// Reads rank 0's answer.
+pub(super) fn read_answer(
+    stream: &mut TcpStream,
+    deadline: Instant,
+) -> Result<(Status, Vec<u8>), ReadError> {
+    if read_array::<8>(stream, deadline)? != MAGIC {
+        return Err(ReadError::NotCustack("no custack magic"));
+    }
+    let [status] = read_array::<1>(stream, deadline)?;
+    let status = Status::from_byte(status).ok_or(ReadError::NotCustack("an unknown status"))?;
+    let len = u32::from_le_bytes(read_array(stream, deadline)?);
+    let body = read_capped(
+        stream,
+        len.into(),
+        MAX_BODY,
+        "an answer over its cap",
+        deadline,
+    )?;
+    Ok((status, body))
+}
+
+/// Closes a connection whose peer may still have sent bytes we did not read (the rest of a
+/// hello of another protocol): closing with unread bytes would reset the connection, and the
+/// peer could lose the answer written before. So: no more writes, then read to the peer's
+/// close, for at most 200 ms and 64 reads.
+pub(super) fn close_gently(mut stream: TcpStream, deadline: Instant) {
+    let _ = stream.shutdown(Shutdown::Write);
+    let until = deadline.min(Instant::now() + Duration::from_millis(200));
+    let mut scratch = [0u8; 4096];
+    for _ in 0..64 {
+        let Some(left) = remaining(until) else { return };
+        if stream.set_read_timeout(Some(left)).is_err() {
+            return;
+        }
+        match stream.read(&mut scratch) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hello_is_laid_out_as_documented() {
+        let bytes = Hello::ours(2, 4, b"nccl").encode();
+        assert_eq!(&bytes[..8], b"CUSTKRDV");
+        assert_eq!(&bytes[8..12], &1u32.to_le_bytes());
+        assert_eq!(&bytes[12..20], &2u64.to_le_bytes());
+        assert_eq!(&bytes[20..28], &4u64.to_le_bytes());
+        let v = env!("CARGO_PKG_VERSION").as_bytes();
+        assert_eq!(&bytes[28..30], &(v.len() as u16).to_le_bytes());
+        assert_eq!(&bytes[30..30 + v.len()], v);
+        let rest = &bytes[30 + v.len()..];
+        assert_eq!(rest, b"\x04\0\0\0nccl");
+    }
+
+    #[test]
+    fn an_answer_is_laid_out_as_documented() {
+        let bytes = encode_answer(Status::Timeout, b"rank 2");
+        assert_eq!(bytes, b"CUSTKRDV\x02\x06\0\0\0rank 2");
+    }
+
+    #[test]
+    fn remaining_is_never_zero() {
+        assert_eq!(remaining(Instant::now()), None);
+        assert!(remaining(Instant::now() + Duration::from_secs(5)).is_some());
+    }
+}
