@@ -50,14 +50,11 @@
 //! `CUSTACK_REQUIRE_LIBCUDA=1` to make a missing libcuda a build error instead (for builds that
 //! are meant to run on a GPU).
 //!
-//! With the cargo feature `interop` (and only then) it also looks for NCCL, which only the
-//! example `12_nccl` uses (it requires the feature): see [`interop_libraries`] near the end of
-//! this file. A crate that depends on custack does not enable it, so its build searches for
-//! libcuda and nothing else, and never runs `python3`.
-//!
 //! With the cargo feature `nvrtc` (and only then) it also finds and links NVRTC, the run-time
-//! CUDA C++ compiler, into the crate, and with `cublas` cuBLAS: see [`feature_libraries`].
-//! Without the feature nothing about its library is searched, printed or linked.
+//! CUDA C++ compiler, into the crate, with `cublas` cuBLAS and with `nccl` NCCL: see
+//! [`feature_libraries`]. Without the feature nothing about its library is searched, printed or
+//! linked, and `python3` (which finds the Python wheels) never runs: a crate that depends on
+//! custack without them searches for libcuda and nothing else.
 //!
 //! Under docs.rs (`DOCS_RS` set) nothing is searched or linked and `cfg(custack_no_libcuda)` is
 //! set, silently: the API and its docs are the same in every build.
@@ -116,9 +113,6 @@ fn main() {
     );
     let sysroot = var("CUSTACK_SYSROOT").map(PathBuf::from);
     let sysroot = sysroot.as_deref();
-    if target.os == Os::Linux {
-        interop_libraries(&arch);
-    }
     let roots: Vec<PathBuf> = TOOLKIT_ROOTS
         .iter()
         .filter_map(|name| var(name))
@@ -366,80 +360,21 @@ fn required_but_missing(file: &str, searched: &str) -> ! {
 }
 
 // -------------------------------------------------------------------------------------------
-// Example-only libraries: NCCL (examples/12_nccl.rs). cuBLAS is the feature `cublas` (below).
+// Where a CUDA library is searched for (the cargo features `nvrtc`, `cublas`, `nccl`, below).
 // -------------------------------------------------------------------------------------------
 
-/// A library that only an example links.
+/// How a CUDA library is found.
 struct Interop {
-    /// The cfg set when the library is found (`custack_nccl`); `<cfg>_lib` is set to the file
-    /// name linked, which picks the example's `#[link]` attribute.
-    cfg: &'static str,
     /// The explicit setting: the directory holding the library.
     env: &'static str,
-    /// Set for the crate's targets to the linked file's path when found (the example prints
-    /// it, so its user knows which directory the loader needs).
+    /// Set for the crate's targets to the linked file's path when found (the examples print
+    /// it, so their user knows which directory the loader needs).
     found_env: &'static str,
     /// File names in order of preference: the unversioned development link, then the
     /// versioned names that runtime-only installs (and the Python wheels) ship.
     files: &'static [&'static str],
     /// Directories under a Python `site-packages` where NVIDIA's wheels put the library.
     wheel_dirs: &'static [&'static str],
-}
-
-const INTEROP: [Interop; 1] = [Interop {
-    cfg: "custack_nccl",
-    env: "CUSTACK_NCCL_LIB_DIR",
-    found_env: "CUSTACK_NCCL_FOUND",
-    files: &["libnccl.so", "libnccl.so.2"],
-    wheel_dirs: &["nvidia/nccl/lib", "nvidia/cu13/lib"],
-}];
-
-/// Finds NCCL for the interop example; never needed by the library itself, so only with the
-/// feature `interop`, which that example requires (`required-features`).
-///
-/// For each: the explicit directory (`CUSTACK_NCCL_LIB_DIR`; the
-/// build fails if it holds none of the files), else the CUDA toolkit roots and distro
-/// directories, `$CONDA_PREFIX/lib`, and last the `nvidia/*/lib` directories of the Python
-/// `site-packages` that `python3` reports (one cheap probe, only if nothing else was found).
-///
-/// When found: `cargo:rustc-cfg=custack_nccl` plus `custack_nccl_lib="<file>"`, the file's
-/// path as `CUSTACK_NCCL_FOUND` for `env!`, and the
-/// directory as a linker search path for the examples only (`rustc-link-arg-examples=-L…`),
-/// so neither the library, its tests nor a dependent crate's link sees it. The example's own
-/// `#[link]` attribute names the library, as a user's code would. No rpath: at run time the
-/// loader must find the library (`LD_LIBRARY_PATH`). When not found, nothing is emitted but
-/// the cfg declarations, and the example only prints how to build it.
-fn interop_libraries(arch: &str) {
-    // Cargo sets this for the build script when the feature is on (and reruns the script when
-    // the features change). Off, the build says nothing about these libraries: only the
-    // example uses their cfgs, and it is not built without the feature.
-    if env::var_os("CARGO_FEATURE_INTEROP").is_none() {
-        return;
-    }
-    let mut site_packages: Option<Vec<PathBuf>> = None;
-    for lib in &INTEROP {
-        let values: Vec<String> = lib.files.iter().map(|f| format!("\"{f}\"")).collect();
-        println!("cargo:rustc-check-cfg=cfg({})", lib.cfg);
-        println!(
-            "cargo:rustc-check-cfg=cfg({}_lib, values({}))",
-            lib.cfg,
-            values.join(", ")
-        );
-        let Some(found) = find_interop(lib, arch, &mut site_packages) else {
-            continue;
-        };
-        let (Some(dir), Some(name)) = (found.parent(), found.file_name()) else {
-            continue;
-        };
-        println!("cargo:rustc-cfg={}", lib.cfg);
-        println!(
-            "cargo:rustc-cfg={}_lib=\"{}\"",
-            lib.cfg,
-            name.to_string_lossy()
-        );
-        println!("cargo:rustc-link-arg-examples=-L{}", dir.display());
-        println!("cargo:rustc-env={}={}", lib.found_env, found.display());
-    }
 }
 
 /// The library's file: in its explicit directory, else the usual directories, else the Python
@@ -570,13 +505,12 @@ struct FeatureLibrary {
     wheel: &'static str,
 }
 
-const FEATURE_LIBRARIES: [FeatureLibrary; 2] = [
+const FEATURE_LIBRARIES: [FeatureLibrary; 3] = [
     FeatureLibrary {
         name: "NVRTC",
         feature: "CARGO_FEATURE_NVRTC",
         missing_cfg: "custack_no_nvrtc",
         lib: Interop {
-            cfg: "custack_nvrtc",
             env: "CUSTACK_NVRTC_LIB_DIR",
             found_env: "CUSTACK_NVRTC_FOUND",
             files: &["libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"],
@@ -593,7 +527,6 @@ const FEATURE_LIBRARIES: [FeatureLibrary; 2] = [
         feature: "CARGO_FEATURE_CUBLAS",
         missing_cfg: "custack_no_cublas",
         lib: Interop {
-            cfg: "custack_cublas",
             env: "CUSTACK_CUBLAS_LIB_DIR",
             found_env: "CUSTACK_CUBLAS_FOUND",
             files: &["libcublas.so", "libcublas.so.13", "libcublas.so.12"],
@@ -604,6 +537,20 @@ const FEATURE_LIBRARIES: [FeatureLibrary; 2] = [
         wheel: "nvidia-cublas (CUDA 13: pip install 'nvidia-cublas==13.*' for a 13.x driver) or \
                 nvidia-cublas-cu12 (CUDA 12: 'nvidia-cublas-cu12==12.2.*' for a 12.2 driver), no \
                 newer than the driver's CUDA version,",
+    },
+    FeatureLibrary {
+        name: "NCCL",
+        feature: "CARGO_FEATURE_NCCL",
+        missing_cfg: "custack_no_nccl",
+        lib: Interop {
+            env: "CUSTACK_NCCL_LIB_DIR",
+            found_env: "CUSTACK_NCCL_FOUND",
+            files: &["libnccl.so", "libnccl.so.2"],
+            // `nvidia-nccl-cu13` and `nvidia-nccl-cu12` ship `nvidia/nccl/lib`.
+            wheel_dirs: &["nvidia/nccl/lib", "nvidia/cu13/lib"],
+        },
+        wheel: "nvidia-nccl-cu13 (CUDA 13: pip install nvidia-nccl-cu13) or nvidia-nccl-cu12 \
+                (CUDA 12),",
     },
 ];
 

@@ -3,114 +3,59 @@
 //! and stream; the result is checked on the host.
 //!
 //! ```text
-//! cargo run --release --features interop --example 12_nccl
+//! cargo run --release --features nccl --example 12_nccl
 //! ```
 //!
-//! Requires the feature `interop`, under which the build script looks for NCCL (a plain
-//! build of custack, and every dependent crate's, looks for nothing but libcuda). Built with
-//! NCCL only when the build script finds it: `CUSTACK_NCCL_LIB_DIR` (the directory
-//! holding `libnccl.so` or `libnccl.so.2`), else the CUDA toolkit and distro directories, else
-//! the `nvidia-nccl-cu13` Python wheel (`<site-packages>/nvidia/nccl/lib`) of `python3`.
-//! Without it the example prints how to build it and exits with status 1. NCCL is linked, not
-//! loaded at run time, and no rpath is set, so the loader must find it:
+//! Requires the feature `nccl`, under which the build script finds and links NCCL
+//! (`CUSTACK_NCCL_LIB_DIR`, the directory holding `libnccl.so` or `libnccl.so.2`, else the CUDA
+//! toolkit and distro directories, else the `nvidia-nccl-cu13` Python wheel,
+//! `<site-packages>/nvidia/nccl/lib`). Without it the example says so in one line and exits
+//! with status 1. NCCL is linked, not loaded at run time, and no rpath is set, so the loader
+//! must find it:
 //!
 //! ```text
 //! NV=$(python3 -c 'import nvidia; print(list(nvidia.__path__)[0])')   # the wheels' nvidia/
-//! LD_LIBRARY_PATH=$NV/nccl/lib:$LD_LIBRARY_PATH cargo run --release --features interop --example 12_nccl
+//! LD_LIBRARY_PATH=$NV/nccl/lib:$LD_LIBRARY_PATH cargo run --release --features nccl --example 12_nccl
 //! ```
 //!
 //! With one GPU it runs a one-rank all-reduce (a copy) and says so.
 //!
-//! Then the same all-reduce from **one thread** over every GPU: the communicators
-//! from `ncclCommInitAll`, every GPU's `ncclAllReduce` between `ncclGroupStart` and
-//! `ncclGroupEnd`, and only then, per GPU, a submission on its stream that takes its buffers
-//! over and is parked (`park_submission`): NCCL enqueues a group's work at `ncclGroupEnd`, so a
-//! submission's event recorded inside the group would come before that work. Between the group
-//! call and the submissions the buffers stay parked in a function that holds them.
+//! Each rank pushes its device's *primary* context (the one NCCL works in), makes its
+//! communicator with `custack::nccl` (`guard.nccl_rank`, bounded by a timeout) and all-reduces
+//! buffers bound to a stream scope, which `comm.wait(s)` ends within the timeout: no `unsafe`.
 //!
-//! What it shows: each rank pushes its device's *primary* context (the one NCCL, like every
-//! runtime-API library, works in: its internal threads select the device with
-//! `cudaSetDevice`, which makes the primary context current), creates its communicator while
-//! that context is current, and the communicator borrows the guard like the handles custack
-//! lends. The send and receive buffers are bound to a stream scope and NCCL gets their raw
-//! device pointers and the scope's raw stream, so the scope keeps them borrowed until the
-//! all-reduce is complete.
+//! Then the same all-reduce from **one thread** over every GPU: the communicators from
+//! `ncclCommInitAll`, every GPU's `ncclAllReduce` between `ncclGroupStart` and `ncclGroupEnd`,
+//! and only then, per GPU, a submission on its stream that takes its buffers over and is parked
+//! (`park_submission`): NCCL enqueues a group's work at `ncclGroupEnd`, so a submission's event
+//! recorded inside the group would come before that work. Between the group call and the
+//! submissions the buffers stay parked in a function that holds them. `custack::nccl` has no
+//! communicator that parks yet, so this part still calls NCCL through `custack::ffi::nccl`, with
+//! its `unsafe` blocks.
 
 use std::process::ExitCode;
 
-#[cfg(custack_nccl)]
 mod allreduce {
-    use core::ffi::{c_char, c_int, c_void};
-    use core::marker::{PhantomData, PhantomPinned};
+    use core::ffi::{c_int, c_void};
+    use custack::nccl::{NcclVersion, ReduceOp, UniqueId};
     use custack::{
         Context, Device, Driver, EventFlags, ParkedBuffer, ParkedPinned, ParkedStream,
-        ParkedSubmission, PushedGuard, ScopedSliceMut, Stack, StackTop, StreamScope, ffi,
+        ParkedSubmission, Stack, StackTop, ffi,
     };
     use std::ffi::CStr;
     use std::sync::Barrier;
     use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
 
-    /// `struct ncclComm`, opaque.
-    #[repr(C)]
-    struct NcclComm {
-        _data: [u8; 0],
-        _marker: PhantomData<(*mut u8, PhantomPinned)>,
-    }
-    #[allow(non_camel_case_types)]
-    type ncclComm_t = *mut NcclComm;
-    /// `ncclResult_t`, a C enum: kept as its integer, so an unlisted value is no UB.
-    #[allow(non_camel_case_types)]
-    type ncclResult_t = c_int;
-    const NCCL_SUCCESS: ncclResult_t = 0;
-    /// `ncclDataType_t::ncclFloat32`.
-    const NCCL_FLOAT32: c_int = 7;
-    /// `ncclRedOp_t::ncclSum`.
-    const NCCL_SUM: c_int = 0;
+    use ffi::nccl::{
+        ncclAllReduce, ncclComm_t, ncclCommDestroy, ncclCommFinalize, ncclCommInitAll,
+        ncclDataType_t, ncclGetErrorString, ncclGroupEnd, ncclGroupStart, ncclRedOp_t,
+        ncclResult_t,
+    };
 
-    /// `ncclUniqueId`: `NCCL_UNIQUE_ID_BYTES` (128) opaque bytes, passed by value.
-    #[repr(C)]
-    #[derive(Clone, Copy)]
-    pub(crate) struct NcclUniqueId {
-        internal: [c_char; 128],
-    }
-
-    // The build script sets `custack_nccl_lib` to the file it found: `libnccl.so` is linked as
-    // `-l nccl`, the versioned runtime file (all the wheel has) by its exact name.
-    #[cfg_attr(custack_nccl_lib = "libnccl.so", link(name = "nccl"))]
-    #[cfg_attr(
-        custack_nccl_lib = "libnccl.so.2",
-        link(name = "libnccl.so.2", modifiers = "+verbatim")
-    )]
-    unsafe extern "C" {
-        fn ncclGetVersion(version: *mut c_int) -> ncclResult_t;
-        fn ncclGetUniqueId(unique_id: *mut NcclUniqueId) -> ncclResult_t;
-        fn ncclCommInitRank(
-            comm: *mut ncclComm_t,
-            nranks: c_int,
-            comm_id: NcclUniqueId,
-            rank: c_int,
-        ) -> ncclResult_t;
-        // `cudaStream_t` is `CUstream`: the runtime and driver APIs share stream handles.
-        fn ncclAllReduce(
-            sendbuff: *const c_void,
-            recvbuff: *mut c_void,
-            count: usize,
-            datatype: c_int,
-            op: c_int,
-            comm: ncclComm_t,
-            stream: ffi::CUstream,
-        ) -> ncclResult_t;
-        fn ncclCommInitAll(
-            comms: *mut ncclComm_t,
-            ndev: c_int,
-            devlist: *const c_int,
-        ) -> ncclResult_t;
-        fn ncclGroupStart() -> ncclResult_t;
-        fn ncclGroupEnd() -> ncclResult_t;
-        fn ncclCommFinalize(comm: ncclComm_t) -> ncclResult_t;
-        fn ncclCommDestroy(comm: ncclComm_t) -> ncclResult_t;
-        fn ncclGetErrorString(result: ncclResult_t) -> *const c_char;
-    }
+    /// A communicator's waits are bounded by this: a rank that dies makes the others fail
+    /// within it instead of hanging.
+    const TIMEOUT: Duration = Duration::from_secs(60);
 
     /// A custack error, an NCCL error, or another rank's failure.
     #[derive(Debug)]
@@ -134,10 +79,16 @@ mod allreduce {
                 Self::Nccl(call, result) => {
                     // SAFETY: takes any value, reads nothing.
                     let ptr = unsafe { ncclGetErrorString(*result) };
-                    // SAFETY: `ncclGetErrorString` returns a static NUL-terminated string for
-                    // every value (a generic one for unlisted values).
-                    let text = unsafe { CStr::from_ptr(ptr) };
-                    write!(f, "{call} failed: {} ({result})", text.to_string_lossy())
+                    let text = if ptr.is_null() {
+                        String::new()
+                    } else {
+                        // SAFETY: `ncclGetErrorString` returns a static NUL-terminated string
+                        // for every value (a generic one for unlisted values).
+                        unsafe { CStr::from_ptr(ptr) }
+                            .to_string_lossy()
+                            .into_owned()
+                    };
+                    write!(f, "{call} failed: {text} ({})", result.0)
                 }
                 Self::OtherRank => f.write_str("another rank failed before the all-reduce"),
                 Self::Thread => f.write_str("a rank's thread panicked"),
@@ -146,84 +97,10 @@ mod allreduce {
     }
 
     fn check(call: &'static str, result: ncclResult_t) -> Result<(), Error> {
-        if result == NCCL_SUCCESS {
+        if result == ncclResult_t::ncclSuccess {
             Ok(())
         } else {
             Err(Error::Nccl(call, result))
-        }
-    }
-
-    /// An NCCL communicator of the guard's context. NCCL requires "the context current when
-    /// creating a communicator" to be current for every operation on it, so it borrows the
-    /// guard, like the handles custack lends.
-    struct Comm<'g> {
-        raw: ncclComm_t,
-        _guard: PhantomData<&'g ()>,
-    }
-
-    impl<'g> Comm<'g> {
-        /// `ncclCommInitRank`: blocks until every rank has called it.
-        fn init_rank(
-            _current: &'g PushedGuard<'_, '_>,
-            nranks: usize,
-            id: NcclUniqueId,
-            rank: usize,
-        ) -> Result<Self, Error> {
-            let (nranks, rank) = (nranks as c_int, rank as c_int); // at most a host's GPUs
-            let mut raw = core::ptr::null_mut();
-            // SAFETY: a valid out-pointer; `id` comes from `ncclGetUniqueId`; the guard proves
-            // a context is current.
-            let r = unsafe { ncclCommInitRank(&raw mut raw, nranks, id, rank) };
-            check("ncclCommInitRank", r)?;
-            Ok(Self {
-                raw,
-                _guard: PhantomData,
-            })
-        }
-
-        /// `ncclAllReduce` (sum) of `send` into `recv`, enqueued on the scope's stream. Both are
-        /// bound to the scope, so they stay borrowed until it has waited for the stream.
-        fn all_reduce_sum<'scope>(
-            &self,
-            scope: &StreamScope<'scope, '_>,
-            send: &ScopedSliceMut<'scope, f32>,
-            recv: &mut ScopedSliceMut<'scope, f32>,
-        ) -> Result<(), Error> {
-            let count = send.len().min(recv.len());
-            // SAFETY: `send` and `recv` hold at least `count` floats of device memory of the
-            // current context, bound to this scope until its stream is synchronized, `recv`
-            // exclusively (they do not overlap); the stream is a live stream of the
-            // communicator's context (the guard it borrows is current and lent the stream).
-            let r = unsafe {
-                ncclAllReduce(
-                    send.device_ptr() as *const c_void,
-                    recv.device_ptr() as *mut c_void,
-                    count,
-                    NCCL_FLOAT32,
-                    NCCL_SUM,
-                    self.raw,
-                    scope.as_raw(),
-                )
-            };
-            check("ncclAllReduce", r)
-        }
-    }
-
-    impl Drop for Comm<'_> {
-        fn drop(&mut self) {
-            // SAFETY: a live communicator whose context is current (it borrows the guard);
-            // finalized, then destroyed, once.
-            let finalized = unsafe { ncclCommFinalize(self.raw) };
-            // SAFETY: as above.
-            let destroyed = unsafe { ncclCommDestroy(self.raw) };
-            for (call, r) in [
-                ("ncclCommFinalize", finalized),
-                ("ncclCommDestroy", destroyed),
-            ] {
-                if r != NCCL_SUCCESS {
-                    eprintln!("12_nccl: {}", Error::Nccl(call, r));
-                }
-            }
         }
     }
 
@@ -262,7 +139,7 @@ mod allreduce {
     fn rank(
         device: Device,
         (rank, nranks): (usize, usize),
-        id: NcclUniqueId,
+        id: UniqueId,
         rendezvous: Rendezvous<'_>,
         expected: f32,
     ) -> Result<(f32, usize), Error> {
@@ -280,7 +157,8 @@ mod allreduce {
         if !rendezvous.all_ready() {
             return Err(Error::OtherRank);
         }
-        let comm = Comm::init_rank(&guard, nranks, id, rank)?; // ctx is current: NCCL binds it
+        // The primary context is current: NCCL binds the communicator to it.
+        let comm = guard.nccl_rank(&id, rank, nranks, TIMEOUT)?;
 
         let value = f32::from((rank + 1) as u16); // at most a host's GPUs
         stream.scope(|s| -> Result<(), Error> {
@@ -288,12 +166,13 @@ mod allreduce {
             s.fill_u32(&mut send, value.to_bits())?;
             // A first all-reduce connects the ranks (NCCL sets its channels up lazily); the
             // timed one after it is the steady state.
-            comm.all_reduce_sum(s, &send, &mut recv)?;
+            comm.all_reduce(s, &send, &mut recv, ELEMS, ReduceOp::Sum)?;
             s.record(&start)?;
-            comm.all_reduce_sum(s, &send, &mut recv)?;
+            comm.all_reduce(s, &send, &mut recv, ELEMS, ReduceOp::Sum)?;
             s.record(&stop)?;
             s.copy_to_host(&mut host, &recv)?;
-            Ok(())
+            // Bounded: a rank that died makes this an error within TIMEOUT, not a hang.
+            Ok(comm.wait(s)?)
         })??; // the scope waited for the stream: `host` holds the sum
         let ms = start.elapsed_ms(&stop)?;
         // Exact: small integers and their sums are exact in f32.
@@ -346,7 +225,7 @@ mod allreduce {
                     ("ncclCommFinalize", finalized),
                     ("ncclCommDestroy", destroyed),
                 ] {
-                    if r != NCCL_SUCCESS {
+                    if r != ncclResult_t::ncclSuccess {
                         eprintln!("12_nccl: {}", Error::Nccl(call, r));
                     }
                 }
@@ -384,8 +263,8 @@ mod allreduce {
                     p.send.device_ptr() as *const c_void,
                     p.recv.device_ptr() as *mut c_void,
                     ELEMS,
-                    NCCL_FLOAT32,
-                    NCCL_SUM,
+                    ncclDataType_t::ncclFloat32,
+                    ncclRedOp_t::ncclSum,
                     p.comm,
                     p.stream.as_raw(),
                 )
@@ -563,7 +442,7 @@ mod allreduce {
     /// What the run did.
     pub(crate) struct Outcome {
         pub(crate) gpus: usize,
-        pub(crate) version: c_int,
+        pub(crate) version: NcclVersion,
         pub(crate) expected: f32,
         pub(crate) slowest_ms: f32,
         pub(crate) wrong: usize,
@@ -574,14 +453,8 @@ mod allreduce {
         let driver = Driver::init()?;
         let devices = driver.devices()?;
         let gpus = devices.len();
-        let mut version: c_int = 0;
-        // SAFETY: a valid out-pointer.
-        check("ncclGetVersion", unsafe {
-            ncclGetVersion(&raw mut version)
-        })?;
-        let mut id = NcclUniqueId { internal: [0; 128] };
-        // SAFETY: a valid out-pointer.
-        check("ncclGetUniqueId", unsafe { ncclGetUniqueId(&raw mut id) })?;
+        let version = custack::nccl::version()?;
+        let id = custack::nccl::unique_id()?;
         for device in &devices {
             println!("device {}: {}", device.ordinal(), device.name()?);
         }
@@ -635,7 +508,6 @@ mod allreduce {
     }
 }
 
-#[cfg(custack_nccl)]
 fn main() -> ExitCode {
     match allreduce::run() {
         Ok(o) if o.wrong == 0 => {
@@ -661,12 +533,8 @@ fn main() -> ExitCode {
             };
             println!(
                 "nccl: all-reduce (sum) of {mib} MiB across {gpus} on custack streams{alone} in \
-                 {:.3} ms (after a warm-up), every element equal to {} (NCCL {}.{}.{})",
-                o.slowest_ms,
-                o.expected,
-                o.version / 10000,
-                o.version / 100 % 100,
-                o.version % 100
+                 {:.3} ms (after a warm-up), every element equal to {} (NCCL {})",
+                o.slowest_ms, o.expected, o.version
             );
             println!(
                 "nccl: the same all-reduce from one thread (ncclGroupStart, one ncclAllReduce per \
@@ -689,14 +557,4 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-#[cfg(not(custack_nccl))]
-fn main() -> ExitCode {
-    eprintln!(
-        "12_nccl: not built with NCCL: set CUSTACK_NCCL_LIB_DIR to the directory holding \
-         libnccl.so(.2), e.g. <site-packages>/nvidia/nccl/lib of the nvidia-nccl-cu13 wheel, and \
-         build again"
-    );
-    ExitCode::FAILURE
 }

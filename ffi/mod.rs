@@ -88,6 +88,9 @@ pub use entry_point::*;
 /// cuBLAS's C API (`cublas_api.h`, the `_v2` names), with the feature `cublas`.
 #[cfg(feature = "cublas")]
 pub mod cublas;
+/// NCCL's C API (`nccl.h`), with the feature `nccl`.
+#[cfg(feature = "nccl")]
+pub mod nccl;
 /// NVRTC's C API (`nvrtc.h`), with the feature `nvrtc`.
 #[cfg(feature = "nvrtc")]
 pub mod nvrtc;

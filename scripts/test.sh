@@ -123,7 +123,7 @@ docsrs_check() {
         -u CUDA_TOOLKIT_ROOT_DIR -u CUSTACK_REQUIRE_LIBCUDA \
         DOCS_RS=1 CARGO_TARGET_DIR="$out" \
         RUSTDOCFLAGS="--cfg docsrs -D rustdoc::broken_intra_doc_links -D rustdoc::private_intra_doc_links -D rustdoc::invalid_html_tags -D rustdoc::bare_urls" \
-        cargo "${toolchain[@]}" doc --no-deps --offline --quiet --features nvrtc,cublas || return 1
+        cargo "${toolchain[@]}" doc --no-deps --offline --quiet --features nvrtc,cublas,nccl || return 1
     if ! build_script_output "$out" | grep -qx 'cargo:rustc-cfg=custack_no_libcuda'; then
         echo "scripts/test.sh: docs.rs build: build.rs did not take its DOCS_RS path" >&2
         return 1
@@ -205,8 +205,7 @@ fi
 # A crate that depends on custack, built as its users build it: custack's build script must look
 # for libcuda and nothing else. python3 on PATH is replaced by a script that records being
 # called; it must never be (the cuBLAS and NVRTC searches, which may run python3, belong to the
-# features `cublas` and `nvrtc`, the NCCL search to the `interop` feature of custack's own
-# example). Its own target directory; the lock file is custack's, so no dependency is resolved
+# features `cublas`, `nvrtc` and `nccl`). Its own target directory; the lock file is custack's, so no dependency is resolved
 # anew.
 dependent_check() {
     local dep=$target_dir/dependent
@@ -243,15 +242,6 @@ dependent_check() {
     echo "scripts/test.sh: dependent build: a crate depending on custack builds; no python3 run, no cuBLAS/NCCL/NVRTC search"
 }
 dependent_check || { status=1; failed+=("dependent build"); }
-# The examples of optional libraries, which the steps above skip (they require their feature):
-# they still compile (12_nccl as a stub that says how to build it where NCCL is missing; 11_cublas
-# against a custack whose cuBLAS calls say the same where cuBLAS is missing).
-if cargo check --quiet --features interop --example 12_nccl &&
-    cargo check --quiet --features cublas --example 11_cublas; then
-    echo "scripts/test.sh: interop examples: 12_nccl compiles with --features interop, 11_cublas with --features cublas"
-else
-    status=1; failed+=("interop examples")
-fi
 
 # The CUDA libraries' features, which the steps above leave off. NVRTC runs on the CPU: its
 # library is fetched like libcuda (the `nvidia-cuda-nvrtc-cu12` wheel, pinned to the driver's
@@ -260,23 +250,26 @@ fi
 # are built and ignored, the compile-fail tests of NVRTC-compiled modules run (ui-tests/nvrtc),
 # and the example must run on a GPU or say in one line that there is none. A library that cannot be fetched fails the step: it is never skipped silently.
 libraries_check() {
-    local nvrtc_dir cublas_dir log rc=0 example
+    local nvrtc_dir cublas_dir nccl_dir log rc=0 example
     nvrtc_dir=$(bash scripts/fetch-libraries.sh nvrtc "$target_dir/cuda-libs") || return 1
     cublas_dir=$(bash scripts/fetch-libraries.sh cublas "$target_dir/cuda-libs") || return 1
-    local CUSTACK_NVRTC_LIB_DIR=$nvrtc_dir CUSTACK_CUBLAS_LIB_DIR=$cublas_dir
-    export CUSTACK_NVRTC_LIB_DIR CUSTACK_CUBLAS_LIB_DIR
-    local LD_LIBRARY_PATH=$nvrtc_dir:$cublas_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    nccl_dir=$(bash scripts/fetch-libraries.sh nccl "$target_dir/cuda-libs") || return 1
+    local CUSTACK_NVRTC_LIB_DIR=$nvrtc_dir CUSTACK_CUBLAS_LIB_DIR=$cublas_dir CUSTACK_NCCL_LIB_DIR=$nccl_dir
+    export CUSTACK_NVRTC_LIB_DIR CUSTACK_CUBLAS_LIB_DIR CUSTACK_NCCL_LIB_DIR
+    local LD_LIBRARY_PATH=$nvrtc_dir:$cublas_dir:$nccl_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     export LD_LIBRARY_PATH
-    local features=nvrtc,cublas
-    # The features' unit tests (custack::blas's shape checks, cuBLAS statuses; NVRTC's), their
-    # integration tests (the GPU ones ignored here), doc tests and compile-fail tests.
-    cargo test --no-fail-fast --features $features --lib -- blas nvrtc "$@" || return 1
-    cargo test --no-fail-fast --features $features --test nvrtc --test gpu_nvrtc --test gpu_cublas -- "$@" || return 1
-    cargo test --no-fail-fast --features $features --doc -- nvrtc blas || return 1
-    cargo test --no-fail-fast --features $features --test ui -- ui_nvrtc ui_cublas || return 1
+    local features=nvrtc,cublas,nccl
+    # The features' unit tests (custack::blas's shape checks, cuBLAS statuses; NVRTC's; NCCL's
+    # count checks and statuses), their integration tests (the GPU ones ignored here), doc tests
+    # and compile-fail tests.
+    cargo test --no-fail-fast --features $features --lib -- blas nvrtc nccl "$@" || return 1
+    cargo test --no-fail-fast --features $features --test nvrtc --test gpu_nvrtc --test gpu_cublas \
+        --test nccl --test gpu_nccl -- "$@" || return 1
+    cargo test --no-fail-fast --features $features --doc -- nvrtc blas nccl || return 1
+    cargo test --no-fail-fast --features $features --test ui -- ui_nvrtc ui_cublas ui_nccl || return 1
     # The features' API docs, every rustdoc warning denied, as the main step does without them.
     RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet --features $features || return 1
-    for example in 18_nvrtc_clock 11_cublas; do
+    for example in 18_nvrtc_clock 11_cublas 12_nccl 20_nccl_ranks; do
         log=$(mktemp); rc=0
         cargo run --quiet --release --features $features --example $example >"$log" 2>&1 || rc=$?
         cat "$log"
@@ -288,9 +281,9 @@ libraries_check() {
         esac
         rm -f "$log"
     done
-    echo "scripts/test.sh: libraries: NVRTC from $nvrtc_dir, cuBLAS from $cublas_dir: tests, doc tests, compile-fail tests and the examples passed"
+    echo "scripts/test.sh: libraries: NVRTC from $nvrtc_dir, cuBLAS from $cublas_dir, NCCL from $nccl_dir: tests, doc tests, compile-fail tests and the examples passed"
 }
-libraries_check "$@" || { status=1; failed+=("libraries (nvrtc, cublas)"); }
+libraries_check "$@" || { status=1; failed+=("libraries (nvrtc, cublas, nccl)"); }
 
 # The MSRV Cargo.toml declares, checked on the library (dev-dependencies such as cudarc need
 # newer compilers, and users do not build them). The toolchain is installed with rustup if it is
@@ -376,7 +369,7 @@ rm -f "$platforms_log"
 
 # One line to end on, whatever scrolled past.
 if ((status == 0)); then
-    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the interop examples, the libraries (nvrtc, cublas), MSRV${msrv_skipped:-}, package, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
+    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the libraries (nvrtc, cublas, nccl), MSRV${msrv_skipped:-}, package, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
 else
     joined=$(printf '%s, ' "${failed[@]}")
     echo "scripts/test.sh: FAILED: ${joined%, }${platforms_summary:+; platforms: $platforms_summary}" >&2

@@ -112,6 +112,8 @@ mod driver;
 mod error;
 mod kernel;
 mod memory;
+#[cfg(feature = "nccl")]
+pub mod nccl;
 #[cfg(feature = "nvrtc")]
 pub mod nvrtc;
 mod parking;

@@ -41,3 +41,11 @@ fn ui_nvrtc() {
 fn ui_cublas() {
     trybuild::TestCases::new().compile_fail("ui-tests/cublas/*.rs");
 }
+
+/// C25 for `custack::nccl` (cargo feature `nccl`): `cargo test --features nccl --test ui`.
+/// Regenerate with `TRYBUILD=overwrite cargo test --features nccl --test ui ui_nccl`.
+#[cfg(feature = "nccl")]
+#[test]
+fn ui_nccl() {
+    trybuild::TestCases::new().compile_fail("ui-tests/nccl/*.rs");
+}

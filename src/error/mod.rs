@@ -468,6 +468,12 @@ error_kinds! {
         /// does not resolve or that rank 0 cannot listen on.
         LaunchEnvironment = "CUSTACK_LAUNCH_ENVIRONMENT",
             "the job's launch settings are missing or invalid";
+        /// custack: an NCCL communicator's initialization, collective or destruction did not
+        /// finish within the timeout it was made with (a rank that died or never arrived);
+        /// the communicator was aborted (`ncclCommAbort`), so its resources are released and
+        /// its pending work ends. The detail names the call, the rank and the timeout.
+        NcclTimedOut = "CUSTACK_NCCL_TIMED_OUT",
+            "an NCCL communicator did not finish in time and was aborted";
         /// `NVRTC_ERROR_OUT_OF_MEMORY` (1): NVRTC ran out of host memory.
         NvrtcOutOfMemory = "NVRTC_ERROR_OUT_OF_MEMORY", "NVRTC ran out of memory";
         /// `NVRTC_ERROR_PROGRAM_CREATION_FAILURE` (2): the program could not be created.
@@ -558,6 +564,29 @@ error_kinds! {
         /// the detail).
         CublasUnlisted = "CUBLAS_STATUS_UNLISTED",
             "cuBLAS returned a status custack does not list";
+        // NCCL's statuses (`custack::nccl`, feature `nccl`), named after `ncclResult_t`'s
+        // values; the detail names the call and NCCL's last error message.
+        /// `ncclUnhandledCudaError`: a CUDA call inside NCCL failed.
+        NcclUnhandledCudaError = "ncclUnhandledCudaError", "a CUDA call inside NCCL failed";
+        /// `ncclSystemError`: a system call inside NCCL failed (a socket, memory, a thread);
+        /// also what a build of custack without NCCL returns before saying
+        /// [`ErrorKind::LibraryNotLinked`].
+        NcclSystemError = "ncclSystemError", "a system call inside NCCL failed";
+        /// `ncclInternalError`: NCCL failed internally.
+        NcclInternalError = "ncclInternalError", "NCCL failed internally";
+        /// `ncclInvalidArgument`: an argument NCCL refused.
+        NcclInvalidArgument = "ncclInvalidArgument", "NCCL refused an argument";
+        /// `ncclInvalidUsage`: a call NCCL refused in this state (two ranks on one GPU, say).
+        NcclInvalidUsage = "ncclInvalidUsage", "NCCL refused the call in this state";
+        /// `ncclRemoteError`: another rank failed, or the network to it did.
+        NcclRemoteError = "ncclRemoteError", "another rank, or the network to it, failed";
+        /// `ncclInProgress`: an operation of a non-blocking communicator has not finished.
+        NcclInProgress = "ncclInProgress", "an NCCL operation has not finished";
+        /// `ncclTimeout`: NCCL's own timeout expired.
+        NcclTimeout = "ncclTimeout", "NCCL's own timeout expired";
+        /// NCCL returned a status this version of custack does not list (the value is in the
+        /// detail).
+        NcclUnlisted = "ncclUnlisted", "NCCL returned a status custack does not list";
     }
 }
 
@@ -1121,6 +1150,9 @@ mod tests {
                 format!("Nvrtc{}", camel(rest))
             } else if let Some(rest) = name.strip_prefix("CUBLAS_STATUS_") {
                 format!("Cublas{}", camel(rest))
+            } else if let Some(rest) = name.strip_prefix("nccl") {
+                // NCCL's own names are camel case already: `ncclRemoteError`.
+                format!("Nccl{rest}")
             } else {
                 panic!("{name}: neither CUSTACK_ nor a library's prefix")
             };
@@ -1135,7 +1167,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 15 + 2 + 4 + 18 + 10 + 1);
+        assert_eq!(names.len(), 100 + 15 + 2 + 4 + 18 + 10 + 1 + 10);
     }
 
     #[test]
@@ -1180,8 +1212,8 @@ mod tests {
     #[test]
     fn custack_kinds_have_no_code() {
         // custack's 15, NVRTC's newer-than-driver and a library not linked, the rendezvous's 4,
-        // NVRTC's 18 statuses, cuBLAS's 10.
-        assert_eq!(CUSTACK_KINDS.len(), 15 + 2 + 4 + 18 + 10);
+        // NVRTC's 18 statuses, cuBLAS's 10, NCCL's timed-out and its 9 statuses.
+        assert_eq!(CUSTACK_KINDS.len(), 15 + 2 + 4 + 18 + 10 + 10);
         for &kind in CUSTACK_KINDS {
             assert_eq!(kind.code(), None, "{kind:?}");
             assert!(!kind.is_sticky());

@@ -1,0 +1,200 @@
+//! One process per GPU, as a job launcher starts them: every rank finds the others through
+//! `custack::rendezvous` (rank 0 makes the NCCL id and sends it over TCP), makes its
+//! communicator with `custack::nccl` and all-reduces 64 MiB of custack memory; each checks the
+//! sum on the host and prints its time to the first collective. No `unsafe`.
+//!
+//! On one host, the example is its own launcher: run without `RANK`, it starts one process per
+//! visible GPU with the variables `torchrun` sets (`RANK`, `WORLD_SIZE`, `LOCAL_RANK`,
+//! `MASTER_ADDR=127.0.0.1`, `MASTER_PORT`), waits for all of them and fails if any did.
+//!
+//! ```text
+//! cargo run --release --features nccl --example 20_nccl_ranks
+//! ```
+//!
+//! Across hosts, start one process per GPU on each with the same `WORLD_SIZE`, `MASTER_ADDR`
+//! (rank 0's host) and `MASTER_PORT`, as `torchrun --no-python` or `mpirun` do; by hand, for one
+//! GPU on each of two hosts:
+//!
+//! ```text
+//! hostA$ RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR=hostA MASTER_PORT=29500 target/release/examples/20_nccl_ranks
+//! hostB$ RANK=1 WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR=hostA MASTER_PORT=29500 target/release/examples/20_nccl_ranks
+//! ```
+//!
+//! `--sweep` (passed on to every rank) also times all-reduces from 1 MiB to 1 GiB and prints
+//! their bus bandwidth, as NVIDIA's `all_reduce_perf` does: `busbw = size / time × 2(n−1)/n`.
+//!
+//! Every wait is bounded (`TIMEOUT`): a rank that never arrives or dies makes the others fail
+//! with an error naming it, never hang. Without a driver, a GPU or NCCL it says so in one line
+//! (`20_nccl_ranks: no GPU work done: …`) and exits with status 1.
+
+#![allow(
+    clippy::cast_precision_loss,
+    reason = "rank counts and byte sizes far below 2^24, shown as floats"
+)]
+#![allow(clippy::float_cmp, reason = "sums of small integers are exact in f32")]
+
+use custack::nccl::{self, ReduceOp, UniqueId};
+use custack::rendezvous::Job;
+use custack::{Context, Driver, EventFlags, Stack};
+use std::process::{Command, ExitCode};
+use std::time::{Duration, Instant};
+
+/// Bounds the rendezvous and every wait of the communicator.
+const TIMEOUT: Duration = Duration::from_secs(60);
+/// 64 MiB of f32.
+const ELEMS: usize = 16 << 20;
+
+fn main() -> ExitCode {
+    let sweep = std::env::args().any(|a| a == "--sweep");
+    let result = if std::env::var_os("RANK").is_some()
+        || std::env::var_os("OMPI_COMM_WORLD_RANK").is_some()
+    {
+        rank(sweep)
+    } else {
+        launch(sweep)
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("20_nccl_ranks: no GPU work done: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Starts one rank per visible GPU on this host and waits for them.
+fn launch(sweep: bool) -> Result<(), Box<dyn std::error::Error>> {
+    let gpus = Driver::init()?.device_count()?;
+    nccl::version()?; // a build without NCCL says so here, once
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    println!("20_nccl_ranks: starting {gpus} ranks on 127.0.0.1:{port}, one per GPU");
+    let exe = std::env::current_exe()?;
+    let mut ranks = Vec::with_capacity(gpus);
+    for rank in 0..gpus {
+        let mut cmd = Command::new(&exe);
+        if sweep {
+            cmd.arg("--sweep");
+        }
+        ranks.push(
+            cmd.env("RANK", rank.to_string())
+                .env("WORLD_SIZE", gpus.to_string())
+                .env("LOCAL_RANK", rank.to_string())
+                .env("MASTER_ADDR", "127.0.0.1")
+                .env("MASTER_PORT", port.to_string())
+                .spawn()?,
+        );
+    }
+    let mut failed = Vec::new();
+    for (rank, mut child) in ranks.into_iter().enumerate() {
+        if !child.wait()?.success() {
+            failed.push(rank);
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("ranks {failed:?} failed (their own lines above say why)").into())
+    }
+}
+
+/// One rank: the rendezvous, the communicator, an all-reduce checked on the host.
+fn rank(sweep: bool) -> Result<(), Box<dyn std::error::Error>> {
+    let started = Instant::now();
+    let job = Job::from_env()?;
+    let (r, n) = (job.rank(), job.world_size());
+    // Every rank must run the same NCCL: its version is the rendezvous' tag.
+    let tag = nccl::version()?.to_string();
+    let id = job.share(tag.as_bytes(), TIMEOUT, || {
+        Ok(nccl::unique_id()?.to_bytes().to_vec())
+    })?;
+    let rendezvous = started.elapsed();
+    let ctx = Context::primary(Driver::init()?.device(job.local_rank())?)?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let comm = guard.nccl_rank(&UniqueId::from_slice(&id)?, r, n, TIMEOUT)?;
+    let init = started.elapsed();
+    let stream = guard.stream()?;
+    let value = (r + 1) as f32; // ranks 1..=n contribute 1..=n
+    let mut x = guard.alloc_from(&vec![value; ELEMS])?;
+    let mut host = guard.alloc_pinned::<f32>(ELEMS)?;
+    stream.scope(|s| -> custack::Result<()> {
+        let mut x = s.bind_mut(&mut x);
+        comm.all_reduce_in_place(s, &mut x, ELEMS, ReduceOp::Sum)?;
+        s.copy_to_host(&mut host, &x)?;
+        comm.wait(s) // bounded: a dead rank is an error here, not a hang
+    })??;
+    let first = started.elapsed();
+    // Exact: the sum of small integers is exact in f32.
+    let expected = (n * (n + 1) / 2) as f32;
+    let wrong = host.iter().filter(|&&v| v != expected).count();
+    if wrong > 0 {
+        return Err(format!("rank {r}: {wrong} elements differ from {expected}").into());
+    }
+    println!(
+        "rank {r}/{n} (GPU {}): all-reduce (sum) of {} MiB, every element {expected}; rendezvous \
+         {:.1} ms, communicator {:.1} ms, first collective done {:.1} ms after start (NCCL {tag})",
+        job.local_rank(),
+        (ELEMS * 4) >> 20,
+        ms(rendezvous),
+        ms(init.saturating_sub(rendezvous)),
+        ms(first),
+    );
+    if sweep {
+        bus_bandwidth(&guard, &comm, &stream, r)?;
+    }
+    Ok(())
+}
+
+/// Times all-reduces from 1 MiB to 1 GiB (5 warm-ups, 20 timed, GPU events) and prints the
+/// bus bandwidth on rank 0.
+fn bus_bandwidth(
+    guard: &custack::PushedGuard<'_, '_>,
+    comm: &nccl::Comm<'_>,
+    stream: &custack::Stream<'_>,
+    rank: usize,
+) -> custack::Result<()> {
+    let n = comm.nranks() as f64;
+    let mut buf = guard.alloc_zeroed::<f32>((1 << 30) / 4)?;
+    let (start, stop) = (
+        guard.event(EventFlags::empty())?,
+        guard.event(EventFlags::empty())?,
+    );
+    if rank == 0 {
+        println!(
+            "{:>12} {:>12} {:>10} {:>10}",
+            "bytes", "time (us)", "algbw GB/s", "busbw GB/s"
+        );
+    }
+    let mut bytes = 1usize << 20;
+    while bytes <= 1 << 30 {
+        let count = bytes / 4;
+        stream.scope(|s| -> custack::Result<()> {
+            let mut b = s.bind_mut(&mut buf);
+            for _ in 0..5 {
+                comm.all_reduce_in_place(s, &mut b, count, ReduceOp::Sum)?;
+            }
+            s.record(&start)?;
+            for _ in 0..20 {
+                comm.all_reduce_in_place(s, &mut b, count, ReduceOp::Sum)?;
+            }
+            s.record(&stop)?;
+            comm.wait(s)
+        })??;
+        let us = f64::from(start.elapsed_ms(&stop)?) * 1e3 / 20.0;
+        let algbw = bytes as f64 / us / 1e3;
+        if rank == 0 {
+            println!(
+                "{bytes:>12} {us:>12.1} {algbw:>10.2} {:>10.2}",
+                algbw * 2.0 * (n - 1.0) / n
+            );
+        }
+        bytes *= 2;
+    }
+    Ok(())
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}

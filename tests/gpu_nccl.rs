@@ -1,0 +1,382 @@
+//! `custack::nccl` on a device: every collective and point-to-point call of a one-rank clique on
+//! custack memory, checked on the host; refused counts enqueue nothing and leave the
+//! communicator usable; a context that is not the primary one is refused; groups hold their
+//! calls to their own scope; a rank that never arrives, or dies after the rendezvous, makes rank
+//! 0's initialization fail within its timeout (R16); and, with two GPUs, one process per GPU
+//! all-reducing, then one of them killed and the other's wait returning an error. The positive
+//! twins of `ui-tests/nccl/`.
+#![cfg(feature = "nccl")]
+#![allow(
+    clippy::cast_precision_loss,
+    clippy::float_cmp,
+    reason = "small integers, exact in f32: the sums are compared exactly"
+)]
+
+mod common;
+use common::{device, skipped};
+use custack::nccl::{self, ReduceOp, UniqueId};
+use custack::prelude::*;
+use custack::rendezvous::Job;
+use custack::{Context, ContextFlags, Driver, ErrorKind, Stack, take_drop_errors};
+use std::process::Command;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Runs `f` on a thread of its own and fails the test if it has not returned within `limit`
+/// (a hang would otherwise hang the whole test binary).
+fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("did not return within {limit:?}: hung"))
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn one_rank_collectives_on_custack_memory() {
+    let ctx = Context::primary(device()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let comm = guard
+        .nccl_rank(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
+        .unwrap();
+    assert_eq!((comm.rank(), comm.nranks()), (0, 1));
+    let n = 1000;
+    let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let dx = guard.alloc_from(&x).unwrap();
+    let mut out = guard.alloc_zeroed::<f32>(n).unwrap();
+    let mut inplace = guard.alloc_from(&x).unwrap();
+    let mut gathered = guard.alloc_zeroed::<f32>(n).unwrap();
+    let mut scattered = guard.alloc_zeroed::<f32>(n).unwrap();
+    let mut reduced = guard.alloc_zeroed::<f32>(n).unwrap();
+    let ints = guard.alloc_from(&[7u64; 64]).unwrap();
+    let mut received = guard.alloc_zeroed::<u64>(64).unwrap();
+    stream
+        .scope(|s| -> custack::Result<()> {
+            let (dx, mut out, mut inplace) =
+                (s.bind(&dx), s.bind_mut(&mut out), s.bind_mut(&mut inplace));
+            comm.all_reduce(s, dx, &mut out, n, ReduceOp::Sum)?;
+            comm.all_reduce_in_place(s, &mut inplace, n, ReduceOp::Max)?;
+            comm.broadcast(s, &mut inplace, n, 0)?;
+            comm.reduce(s, dx, s.bind_mut(&mut reduced), n, ReduceOp::Min, 0)?;
+            comm.all_gather(s, dx, s.bind_mut(&mut gathered), n)?;
+            comm.reduce_scatter(s, dx, s.bind_mut(&mut scattered), n, ReduceOp::Prod)?;
+            let (ints, mut received) = (s.bind(&ints), s.bind_mut(&mut received));
+            // A send to oneself and its receive must be in one group.
+            nccl::group(s, || {
+                comm.send(s, ints, 64, 0)?;
+                comm.recv(s, &mut received, 64, 0)
+            })?;
+            comm.wait(s)
+        })
+        .unwrap()
+        .unwrap();
+    for buf in [&out, &inplace, &gathered, &scattered, &reduced] {
+        assert_eq!(buf.to_vec().unwrap(), x);
+    }
+    assert_eq!(received.to_vec().unwrap(), [7u64; 64]);
+    drop(comm);
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn refused_counts_enqueue_nothing_and_the_communicator_stays_usable() {
+    let ctx = Context::primary(device()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let comm = guard
+        .nccl_rank(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
+        .unwrap();
+    let x = guard.alloc_from(&[1i32; 16]).unwrap();
+    let mut y = guard.alloc_from(&[-1i32; 15]).unwrap();
+    stream
+        .scope(|s| -> custack::Result<()> {
+            let (xs, mut ys) = (s.bind(&x), s.bind_mut(&mut y));
+            let e = comm
+                .all_reduce(s, xs, &mut ys, 16, ReduceOp::Sum)
+                .unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+            assert_eq!(
+                e.detail(),
+                Some(
+                    "ncclAllReduce: recvbuff holds 15 elements, fewer than count 16; nothing \
+                     was enqueued"
+                )
+            );
+            let e = comm.broadcast(s, &mut ys, 15, 1).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidValue);
+            let e = comm.send(s, xs, 1, 1).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidValue);
+            // A call on another scope inside a group is refused (it would be enqueued after
+            // that scope ended).
+            let other = guard.stream()?;
+            let mut z = guard.alloc_zeroed::<i32>(1)?;
+            nccl::group(s, || {
+                let refused = other.scope(|inner| {
+                    comm.all_reduce_in_place(inner, inner.bind_mut(&mut z), 1, ReduceOp::Sum)
+                })?;
+                assert_eq!(refused.unwrap_err().kind(), ErrorKind::NotSupported);
+                assert_eq!(comm.wait(s).unwrap_err().kind(), ErrorKind::NotSupported);
+                Ok(())
+            })?;
+            comm.all_reduce(s, xs, &mut ys, 15, ReduceOp::Sum)?;
+            comm.wait(s)
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(y.to_vec().unwrap(), [1; 15]);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_communicator_is_made_again_after_the_inner_guard_pops() {
+    use custack::StackTop;
+    let a = Context::primary(device()).unwrap();
+    let b = Context::new(device(), ContextFlags::empty()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let mut guard = stack.push(&a).unwrap();
+    {
+        let comm = guard
+            .nccl_rank(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
+            .unwrap();
+        assert_eq!(comm.nranks(), 1);
+    } // dropped before pushing: the push needs the guard exclusively
+    guard
+        .with_pushed(&b, |inner| inner.alloc_zeroed::<u8>(1).map(drop))
+        .unwrap()
+        .unwrap();
+    // The guard is the top again: a communicator of its context works.
+    let comm = guard
+        .nccl_rank(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
+        .unwrap();
+    let mut x = guard.alloc_from(&[2.0f64; 32]).unwrap();
+    guard
+        .stream()
+        .unwrap()
+        .scope(|s| {
+            comm.all_reduce_in_place(s, s.bind_mut(&mut x), 32, ReduceOp::Sum)?;
+            comm.wait(s)
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(x.to_vec().unwrap(), [2.0; 32]);
+    comm.destroy().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_created_context_is_refused_before_nccl() {
+    let ctx = Context::new(device(), ContextFlags::empty()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let e = guard
+        .nccl_rank(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidContext, "{e}");
+    assert!(e.to_string().contains("primary context"), "{e}");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_communicator_dropped_inside_a_group_is_released_after_it() {
+    let ctx = Context::primary(device()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let mut x = guard.alloc_from(&[3u8; 8]).unwrap();
+    guard
+        .stream()
+        .unwrap()
+        .scope(|s| -> custack::Result<()> {
+            let comm = guard.nccl_rank(&nccl::unique_id()?, 0, 1, TIMEOUT)?;
+            let mut x = s.bind_mut(&mut x);
+            nccl::group(s, move || {
+                comm.all_reduce_in_place(s, &mut x, 8, ReduceOp::Sum)?;
+                drop(comm); // its call is enqueued when the group ends, then it is released
+                Ok(())
+            })
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(x.to_vec().unwrap(), [3; 8]);
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_rank_that_never_arrives_makes_init_time_out() {
+    let timeout = Duration::from_secs(3);
+    let (e, took) = within(Duration::from_secs(60), move || {
+        let ctx = Context::primary(device()).unwrap();
+        let mut stack = Stack::new().unwrap();
+        let guard = stack.push(&ctx).unwrap();
+        let started = Instant::now();
+        // Rank 0 of two; rank 1 never calls.
+        let e = guard
+            .nccl_rank(&nccl::unique_id().unwrap(), 0, 2, timeout)
+            .unwrap_err();
+        (e, started.elapsed())
+    });
+    assert_eq!(e.kind(), ErrorKind::NcclTimedOut, "{e}");
+    assert!(e.detail().unwrap().contains("rank 0 of 2"), "{e}");
+    assert!(took >= timeout, "returned before its timeout: {took:?}");
+    assert!(take_drop_errors().is_empty());
+}
+
+const DIE_ENV: &str = "CUSTACK_NCCL_TEST_DIE";
+
+/// Rank 1 of a job whose rank 0 is the parent test: it takes part in the rendezvous, then dies
+/// before it makes its communicator.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_rank_that_dies_after_the_rendezvous_makes_init_time_out() {
+    if let Ok(port) = std::env::var(DIE_ENV) {
+        let job = Job::new(1, 2, 0, "127.0.0.1", port.parse().unwrap()).unwrap();
+        let tag = nccl::version().unwrap().to_string();
+        let id = job
+            .share(tag.as_bytes(), TIMEOUT, || unreachable!())
+            .unwrap();
+        UniqueId::from_slice(&id).unwrap();
+        std::process::exit(0); // dies without a communicator
+    }
+    let port = free_port();
+    let exe = std::env::current_exe().unwrap();
+    let mut child = Command::new(exe)
+        .args([
+            "--exact",
+            "a_rank_that_dies_after_the_rendezvous_makes_init_time_out",
+            "--include-ignored",
+            "--nocapture",
+        ])
+        .env(DIE_ENV, port.to_string())
+        .spawn()
+        .unwrap();
+    let timeout = Duration::from_secs(3);
+    let e = within(Duration::from_secs(60), move || {
+        let job = Job::new(0, 2, 0, "127.0.0.1", port).unwrap();
+        let tag = nccl::version().unwrap().to_string();
+        let id = job
+            .share(tag.as_bytes(), TIMEOUT, || {
+                Ok(nccl::unique_id()?.to_bytes().to_vec())
+            })
+            .unwrap();
+        let ctx = Context::primary(device()).unwrap();
+        let mut stack = Stack::new().unwrap();
+        let guard = stack.push(&ctx).unwrap();
+        guard
+            .nccl_rank(&UniqueId::from_slice(&id).unwrap(), 0, 2, timeout)
+            .unwrap_err()
+    });
+    assert!(child.wait().unwrap().success());
+    assert_eq!(e.kind(), ErrorKind::NcclTimedOut, "{e}");
+}
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+const RANK_ENV: &str = "CUSTACK_NCCL_TEST_RANK";
+
+/// One process per GPU, as a launcher starts them: each all-reduces its rank's values and
+/// checks the sum; then rank 1 is killed before the second all-reduce, and rank 0's bounded
+/// wait returns an error instead of hanging. Needs two GPUs; says SKIPPED on one.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn two_gpus_one_process_each_then_one_killed() {
+    let n = 1 << 20;
+    if let Ok(spec) = std::env::var(RANK_ENV) {
+        // A rank: "RANK PORT".
+        let mut it = spec.split(' ');
+        let rank: usize = it.next().unwrap().parse().unwrap();
+        let port: u16 = it.next().unwrap().parse().unwrap();
+        let job = Job::new(rank, 2, rank, "127.0.0.1", port).unwrap();
+        let tag = nccl::version().unwrap().to_string();
+        let id = job
+            .share(tag.as_bytes(), TIMEOUT, || {
+                Ok(nccl::unique_id()?.to_bytes().to_vec())
+            })
+            .unwrap();
+        let ctx = Context::primary(Driver::init().unwrap().device(rank).unwrap()).unwrap();
+        let mut stack = Stack::new().unwrap();
+        let guard = stack.push(&ctx).unwrap();
+        let comm = guard
+            .nccl_rank(
+                &UniqueId::from_slice(&id).unwrap(),
+                rank,
+                2,
+                Duration::from_secs(5),
+            )
+            .unwrap();
+        let mut x = guard.alloc_from(&vec![(rank + 1) as f32; n]).unwrap();
+        let stream = guard.stream().unwrap();
+        stream
+            .scope(|s| {
+                comm.all_reduce_in_place(s, s.bind_mut(&mut x), n, ReduceOp::Sum)?;
+                comm.wait(s)
+            })
+            .unwrap()
+            .unwrap();
+        assert!(x.to_vec().unwrap().iter().all(|&v| v == 3.0));
+        if rank == 1 {
+            std::process::exit(0); // killed: never joins the second all-reduce
+        }
+        let e = stream
+            .scope(|s| {
+                comm.all_reduce_in_place(s, s.bind_mut(&mut x), n, ReduceOp::Sum)?;
+                comm.wait(s)
+            })
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            matches!(
+                e.kind(),
+                ErrorKind::NcclTimedOut | ErrorKind::NcclRemoteError | ErrorKind::NcclSystemError
+            ),
+            "{e}"
+        );
+        println!("rank 0: the second all-reduce returned: {e}");
+        return;
+    }
+    let gpus = Driver::init().unwrap().device_count().unwrap();
+    if gpus < 2 {
+        skipped(&format!(
+            "two_gpus_one_process_each_then_one_killed: SKIPPED: needs two CUDA devices, this \
+             machine has {gpus}"
+        ));
+        return;
+    }
+    let port = free_port();
+    let exe = std::env::current_exe().unwrap();
+    let children: Vec<_> = (0..2)
+        .map(|rank| {
+            Command::new(&exe)
+                .args([
+                    "--exact",
+                    "two_gpus_one_process_each_then_one_killed",
+                    "--include-ignored",
+                    "--nocapture",
+                ])
+                .env(RANK_ENV, format!("{rank} {port}"))
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let limit = Instant::now() + Duration::from_secs(120);
+    for mut child in children {
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                assert!(status.success(), "a rank failed: {status}");
+                break;
+            }
+            assert!(Instant::now() < limit, "a rank hung");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
