@@ -379,7 +379,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             splitShare: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
         };
         let mut raw: ncclComm_t = core::ptr::null_mut();
-        let deadline = Instant::now() + timeout;
+        let deadline = deadline_after(timeout);
         // SAFETY: `ncclCommInitRankConfig` writes a communicator to a valid out-pointer and
         // binds it to the current device:
         // - `raw` and `config` are live locals; `config` is initialized as
@@ -503,6 +503,17 @@ fn status_kind(status: ncclResult_t) -> ErrorKind {
     }
 }
 
+/// The deadline `timeout` from now; `None` (no deadline) where that is beyond what `Instant`
+/// can hold (`Duration::MAX`).
+fn deadline_after(timeout: Duration) -> Option<Instant> {
+    Instant::now().checked_add(timeout)
+}
+
+/// Whether `deadline` has passed.
+fn passed(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
+
 /// How long a poll sleeps: from 50 µs, doubling up to 5 ms (an initialization takes
 /// milliseconds to seconds; a collective's enqueue, microseconds).
 fn backoff(sleep: &mut Duration) {
@@ -565,7 +576,7 @@ impl Comm<'_> {
 
     /// Polls the communicator until its state is no longer `ncclInProgress`, at most until
     /// `deadline`; aborts it on an error or at the deadline.
-    fn settle(&self, call: &str, deadline: Instant) -> Result<()> {
+    fn settle(&self, call: &str, deadline: Option<Instant>) -> Result<()> {
         match poll(self.live(call)?, call, deadline) {
             Ok(()) => Ok(()),
             Err(Stalled::Failed(e)) => Err(self.fail(e)),
@@ -602,7 +613,7 @@ impl Comm<'_> {
                 GROUP.with(|g| g.comms.borrow_mut().push((raw, self.timeout)));
                 return Ok(());
             }
-            return self.settle(call, Instant::now() + self.timeout);
+            return self.settle(call, deadline_after(self.timeout));
         }
         if grouped && result == ncclResult_t::ncclSuccess {
             GROUP.with(|g| g.comms.borrow_mut().push((raw, self.timeout)));
@@ -957,7 +968,7 @@ impl Comm<'_> {
                 ),
             );
         }
-        let deadline = Instant::now() + self.timeout;
+        let deadline = deadline_after(self.timeout);
         let mut sleep = Duration::from_micros(50);
         loop {
             // SAFETY: the scope's stream is live for the scope and of the current context.
@@ -975,7 +986,7 @@ impl Comm<'_> {
             if state != ncclResult_t::ncclSuccess && state != ncclResult_t::ncclInProgress {
                 return Err(self.fail(status_error(call, raw, state)));
             }
-            if Instant::now() >= deadline {
+            if passed(deadline) {
                 return Err(self.fail(self.timed_out(call)));
             }
             backoff(&mut sleep);
@@ -1023,7 +1034,11 @@ enum Stalled {
 
 /// Polls `ncclCommGetAsyncError` until the communicator's state is no longer `ncclInProgress`,
 /// at most until `deadline`.
-fn poll(raw: ncclComm_t, call: &str, deadline: Instant) -> core::result::Result<(), Stalled> {
+fn poll(
+    raw: ncclComm_t,
+    call: &str,
+    deadline: Option<Instant>,
+) -> core::result::Result<(), Stalled> {
     let mut sleep = Duration::from_micros(50);
     loop {
         let mut state = ncclResult_t::ncclSuccess;
@@ -1037,7 +1052,7 @@ fn poll(raw: ncclComm_t, call: &str, deadline: Instant) -> core::result::Result<
         if state != ncclResult_t::ncclInProgress {
             return Err(Stalled::Failed(status_error(call, raw, state)));
         }
-        if Instant::now() >= deadline {
+        if passed(deadline) {
             return Err(Stalled::TimedOut);
         }
         backoff(&mut sleep);
@@ -1047,7 +1062,7 @@ fn poll(raw: ncclComm_t, call: &str, deadline: Instant) -> core::result::Result<
 /// `ncclCommFinalize`, polled at most `timeout`, then `ncclCommDestroy`; `ncclCommAbort`
 /// instead when finalizing fails or times out. Releases `raw` on every path.
 fn finish(raw: ncclComm_t, timeout: Duration) -> Result<()> {
-    let deadline = Instant::now() + timeout;
+    let deadline = deadline_after(timeout);
     // SAFETY: a live communicator of the current context, owned by the caller and released
     // once, here; finalizing flushes its issued work (non-blocking: polled below).
     let finalized = unsafe { ffi::nccl::ncclCommFinalize(raw) };
@@ -1268,7 +1283,7 @@ fn settle_all(comms: &[(ncclComm_t, Duration)]) -> Result<()> {
         // Every communicator recorded by a call of the group is live: one dropped inside the
         // group is released only after this (`GroupState::release`), and an aborted one's
         // calls are refused before they reach NCCL.
-        let outcome = match poll(raw, "ncclGroupEnd", Instant::now() + timeout) {
+        let outcome = match poll(raw, "ncclGroupEnd", deadline_after(timeout)) {
             Ok(()) => continue,
             Err(Stalled::Failed(e)) => e,
             Err(Stalled::TimedOut) => Error::custack(
