@@ -1235,7 +1235,40 @@ entry_points! {
     fn cuMemCreate(h: *mut c_ulonglong, size: usize, prop: *const c_void, flags: c_ulonglong) {
         let new = handle().addr() as c_ulonglong;
         check::physical_created(new, size);
+        // `CUmemAllocationProp::requestedHandleTypes`, the second `int`.
+        let requested = if prop.is_null() { 0 } else { prop.cast::<c_int>().add(1).read() };
+        share::created(new, size, requested);
         out(h, new);
+        CUDA_SUCCESS
+    }
+    // An exported allocation is a real descriptor (a memfd holding a marker and a token) or a
+    // fabric handle (the same 16 bytes), which an import in this process maps back to it: a
+    // new handle of the same size, which must be released like any (a leak otherwise).
+    fn cuMemExportToShareableHandle(os: *mut c_void, h: c_ulonglong, kind: c_int, flags: c_ulonglong) {
+        check::used(Kind::Physical, h as usize, "cuMemExportToShareableHandle");
+        share::export(os, h, kind)
+    }
+    fn cuMemImportFromShareableHandle(h: *mut c_ulonglong, os: *mut c_void, kind: c_int) {
+        match share::import(os, kind) {
+            Some((size, requested)) => {
+                let new = handle().addr() as c_ulonglong;
+                check::physical_created(new, size);
+                share::created(new, size, requested);
+                out(h, new);
+                CUDA_SUCCESS
+            }
+            None => CUDA_ERROR_INVALID_VALUE,
+        }
+    }
+    fn cuMemGetAllocationPropertiesFromHandle(prop: *mut c_void, h: c_ulonglong) {
+        check::used(Kind::Physical, h as usize, "cuMemGetAllocationPropertiesFromHandle");
+        let requested = share::requested(h);
+        // `CUmemAllocationProp`: pinned, the handle types, on device 0, no Windows metadata.
+        let mut bytes = [0u8; 32];
+        bytes[..4].copy_from_slice(&1i32.to_ne_bytes());
+        bytes[4..8].copy_from_slice(&requested.to_ne_bytes());
+        bytes[8..12].copy_from_slice(&1i32.to_ne_bytes());
+        out(prop.cast::<[u8; 32]>(), bytes);
         CUDA_SUCCESS
     }
     // Released while mapped is allowed: the driver frees the memory once it is unmapped.
@@ -1904,6 +1937,123 @@ pub unsafe extern "C" fn custackCheckdriverLeftBehind(
         CUDA_SUCCESS
     } else {
         CUDA_ERROR_INVALID_VALUE
+    }
+}
+
+/// Allocations exported to OS handles, and the handle types each physical allocation may be
+/// exported to (`cuMemExportToShareableHandle`, `cuMemImportFromShareableHandle`).
+mod share {
+    use super::{CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED, CUDA_SUCCESS, CUresult};
+    use core::ffi::{c_int, c_ulonglong, c_void};
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    const POSIX_FILE_DESCRIPTOR: c_int = 0x1;
+    const FABRIC: c_int = 0x8;
+    /// The first 8 bytes of an exported handle's contents; the token follows.
+    const MARKER: &[u8; 8] = b"custkvmm";
+
+    #[derive(Default)]
+    struct Share {
+        /// Per physical allocation: its size and `requestedHandleTypes`.
+        physical: HashMap<c_ulonglong, (usize, c_int)>,
+        /// Per export token: the exported allocation's size and handle types.
+        exported: Vec<(usize, c_int)>,
+    }
+    static SHARE: Mutex<Option<Share>> = Mutex::new(None);
+
+    fn with<R>(f: impl FnOnce(&mut Share) -> R) -> R {
+        let mut guard = SHARE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(guard.get_or_insert_with(Share::default))
+    }
+
+    pub(super) fn created(h: c_ulonglong, size: usize, requested: c_int) {
+        with(|s| s.physical.insert(h, (size, requested)));
+    }
+
+    pub(super) fn requested(h: c_ulonglong) -> c_int {
+        with(|s| s.physical.get(&h).map_or(0, |&(_, r)| r))
+    }
+
+    /// The 16 bytes naming export `token`.
+    fn contents(token: usize) -> [u8; 16] {
+        let mut bytes = [0u8; 16];
+        bytes[..8].copy_from_slice(MARKER);
+        bytes[8..].copy_from_slice(&(token as u64).to_le_bytes());
+        bytes
+    }
+
+    /// The export a handle's 16 bytes name, if they are one of ours.
+    fn named(bytes: &[u8]) -> Option<(usize, c_int)> {
+        let token = bytes.strip_prefix(MARKER.as_slice())?;
+        let token = u64::from_le_bytes(token.try_into().ok()?);
+        with(|s| s.exported.get(usize::try_from(token).ok()?).copied())
+    }
+
+    pub(super) unsafe fn export(os: *mut c_void, h: c_ulonglong, kind: c_int) -> CUresult {
+        let Some((size, requested)) = with(|s| s.physical.get(&h).copied()) else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        // The driver exports only to a type the allocation was created for.
+        if requested & kind == 0 || (kind != POSIX_FILE_DESCRIPTOR && kind != FABRIC) {
+            return CUDA_ERROR_NOT_SUPPORTED;
+        }
+        let token = with(|s| {
+            s.exported.push((size, requested));
+            s.exported.len() - 1
+        });
+        let bytes = contents(token);
+        if kind == FABRIC {
+            let mut handle = [0u8; 64];
+            handle[..16].copy_from_slice(&bytes);
+            os.cast::<[u8; 64]>().write(handle);
+            return CUDA_SUCCESS;
+        }
+        let fd = memfd_create(c"custack-checkdriver-export".as_ptr(), MFD_CLOEXEC);
+        if fd < 0 {
+            return super::CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        if pwrite(fd, bytes.as_ptr().cast(), bytes.len(), 0) != bytes.len() as isize {
+            close(fd);
+            return super::CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        os.cast::<c_int>().write(fd);
+        CUDA_SUCCESS
+    }
+
+    /// Closes a descriptor `export` made (for the tests).
+    #[cfg(test)]
+    pub(super) fn close_fd(fd: c_int) {
+        // SAFETY: a descriptor the caller owns, closed once.
+        unsafe { close(fd) };
+    }
+
+    /// The size and handle types of the allocation `os` names (a descriptor's value, or a
+    /// pointer to a fabric handle), if it is one this process exported.
+    pub(super) unsafe fn import(os: *mut c_void, kind: c_int) -> Option<(usize, c_int)> {
+        match kind {
+            FABRIC if !os.is_null() => named(&os.cast::<[u8; 64]>().read()[..16]),
+            POSIX_FILE_DESCRIPTOR => {
+                let fd = c_int::try_from(os.addr()).ok()?;
+                let mut bytes = [0u8; 16];
+                // Reads without moving the file offset, and fails at once (`ESPIPE`, `EBADF`)
+                // on a socket, pipe or closed descriptor.
+                let n = pread(fd, bytes.as_mut_ptr().cast(), bytes.len(), 0);
+                (n == bytes.len() as isize).then_some(())?;
+                named(&bytes)
+            }
+            _ => None,
+        }
+    }
+
+    const MFD_CLOEXEC: core::ffi::c_uint = 1;
+    unsafe extern "C" {
+        fn memfd_create(name: *const core::ffi::c_char, flags: core::ffi::c_uint) -> c_int;
+        fn pwrite(fd: c_int, buf: *const c_void, count: usize, offset: i64) -> isize;
+        fn pread(fd: c_int, buf: *mut c_void, count: usize, offset: i64) -> isize;
+        fn close(fd: c_int) -> c_int;
     }
 }
 
@@ -2608,6 +2758,64 @@ mod tests {
             let _ = cuArrayDestroy(arr2);
             let _ = cuCtxDestroy_v2(b);
             let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    // memfd_create and pread are system calls Miri does not model.
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn an_imported_allocation_must_be_released() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            let g = 2 << 20;
+            // `CUmemAllocationProp` asking for POSIX descriptors (its second `int`).
+            let mut prop = [0 as c_int; 8];
+            prop[0] = 1;
+            prop[1] = 1;
+            let export = |h: c_ulonglong| {
+                let mut fd: c_int = -1;
+                let r = cuMemExportToShareableHandle((&raw mut fd).cast(), h, 1, 0);
+                (r, fd)
+            };
+            let import = |fd: c_int| {
+                let mut h = 0;
+                let r = cuMemImportFromShareableHandle(
+                    &raw mut h,
+                    core::ptr::without_provenance_mut(fd as usize),
+                    1,
+                );
+                (r, h)
+            };
+            for release in [false, true] {
+                let a = ctx();
+                let mut h = 0;
+                let _ = cuMemCreate(&raw mut h, g, prop.as_ptr().cast(), 0);
+                let (r, fd) = export(h);
+                assert_eq!(r, CUDA_SUCCESS);
+                let _ = cuMemRelease(h); // the import keeps the memory alive
+                let (r, imported) = import(fd);
+                assert_eq!(r, CUDA_SUCCESS);
+                assert_ne!(imported, h, "an import is a handle of its own");
+                share::close_fd(fd);
+                if release {
+                    let _ = cuMemRelease(imported);
+                }
+                let orphans = orphans_of(|| {
+                    let _ = cuCtxDestroy_v2(a);
+                });
+                assert_eq!(orphans, usize::from(!release), "released: {release}");
+            }
+            let a = ctx();
+            // A descriptor that names no export (closed, or not one of ours) is refused.
+            assert_eq!(import(-1).0, CUDA_ERROR_INVALID_VALUE);
+            assert_eq!(import(0).0, CUDA_ERROR_INVALID_VALUE);
+            // Memory not created for descriptors is not exported to one.
+            let mut h = 0;
+            let _ = cuMemCreate(&raw mut h, g, null_mut(), 0);
+            assert_eq!(export(h).0, CUDA_ERROR_NOT_SUPPORTED);
+            let _ = cuMemRelease(h);
             let _ = cuCtxDestroy_v2(a);
         }
     }
