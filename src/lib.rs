@@ -171,6 +171,8 @@ pub use memory::pitched::{PitchedBuffer, ScopedPitched};
 pub use memory::plain::DeviceCopy;
 pub use memory::pool::MemPool;
 pub use memory::registered::{RegisteredHost, RegisteredVec};
+#[cfg(target_os = "linux")]
+pub use memory::share::{FabricHandle, HandleType, MAX_FD_MESSAGE, recv_fd, send_fd};
 pub use memory::vmm::{
     Access, Lent, Mapping, MappingMode, MultiDevice, MultiDeviceMapping, MultiDevicePhysicalMemory,
     MultiDeviceReservation, PhysicalMemory, ReadOnly, ReadOnlyMapping, ReadOnlyMultiDeviceMapping,
