@@ -1241,8 +1241,8 @@ entry_points! {
         out(h, new);
         CUDA_SUCCESS
     }
-    // An exported allocation is a real descriptor (a memfd holding a marker and a token) or a
-    // fabric handle (the same 16 bytes), which an import in this process maps back to it: a
+    // An exported allocation is a real descriptor (a memfd holding a marker, a token, its size
+    // and handle types) or a fabric handle (the same 32 bytes), which an import in this process maps back to it: a
     // new handle of the same size, which must be released like any (a leak otherwise).
     fn cuMemExportToShareableHandle(os: *mut c_void, h: c_ulonglong, kind: c_int, flags: c_ulonglong) {
         check::used(Kind::Physical, h as usize, "cuMemExportToShareableHandle");
@@ -1950,15 +1950,15 @@ mod share {
 
     const POSIX_FILE_DESCRIPTOR: c_int = 0x1;
     const FABRIC: c_int = 0x8;
-    /// The first 8 bytes of an exported handle's contents; the token follows.
+    /// The first 8 bytes of an exported handle's contents (`contents`).
     const MARKER: &[u8; 8] = b"custkvmm";
 
     #[derive(Default)]
     struct Share {
         /// Per physical allocation: its size and `requestedHandleTypes`.
         physical: HashMap<c_ulonglong, (usize, c_int)>,
-        /// Per export token: the exported allocation's size and handle types.
-        exported: Vec<(usize, c_int)>,
+        /// Exports made so far (each one's token is its number).
+        exported: usize,
     }
     static SHARE: Mutex<Option<Share>> = Mutex::new(None);
 
@@ -1977,19 +1977,26 @@ mod share {
         with(|s| s.physical.get(&h).map_or(0, |&(_, r)| r))
     }
 
-    /// The 16 bytes naming export `token`.
-    fn contents(token: usize) -> [u8; 16] {
-        let mut bytes = [0u8; 16];
+    /// The 32 bytes naming an export: the marker, a token, the allocation's size and handle
+    /// types, so that an import in another process (the example and the GPU test, run against
+    /// the double) finds them too.
+    fn contents(token: usize, size: usize, requested: c_int) -> [u8; 32] {
+        let mut bytes = [0u8; 32];
         bytes[..8].copy_from_slice(MARKER);
-        bytes[8..].copy_from_slice(&(token as u64).to_le_bytes());
+        bytes[8..16].copy_from_slice(&(token as u64).to_le_bytes());
+        bytes[16..24].copy_from_slice(&(size as u64).to_le_bytes());
+        bytes[24..28].copy_from_slice(&requested.to_le_bytes());
         bytes
     }
 
-    /// The export a handle's 16 bytes name, if they are one of ours.
-    fn named(bytes: &[u8]) -> Option<(usize, c_int)> {
-        let token = bytes.strip_prefix(MARKER.as_slice())?;
-        let token = u64::from_le_bytes(token.try_into().ok()?);
-        with(|s| s.exported.get(usize::try_from(token).ok()?).copied())
+    /// The size and handle types a handle's 32 bytes name, if they are one of ours.
+    fn named(bytes: &[u8; 32]) -> Option<(usize, c_int)> {
+        if &bytes[..8] != MARKER {
+            return None;
+        }
+        let size = u64::from_le_bytes(bytes[16..24].try_into().ok()?);
+        let requested = c_int::from_le_bytes(bytes[24..28].try_into().ok()?);
+        Some((usize::try_from(size).ok()?, requested))
     }
 
     pub(super) unsafe fn export(os: *mut c_void, h: c_ulonglong, kind: c_int) -> CUresult {
@@ -2001,13 +2008,13 @@ mod share {
             return CUDA_ERROR_NOT_SUPPORTED;
         }
         let token = with(|s| {
-            s.exported.push((size, requested));
-            s.exported.len() - 1
+            s.exported += 1;
+            s.exported
         });
-        let bytes = contents(token);
+        let bytes = contents(token, size, requested);
         if kind == FABRIC {
             let mut handle = [0u8; 64];
-            handle[..16].copy_from_slice(&bytes);
+            handle[..32].copy_from_slice(&bytes);
             os.cast::<[u8; 64]>().write(handle);
             return CUDA_SUCCESS;
         }
@@ -2031,13 +2038,16 @@ mod share {
     }
 
     /// The size and handle types of the allocation `os` names (a descriptor's value, or a
-    /// pointer to a fabric handle), if it is one this process exported.
+    /// pointer to a fabric handle), if it is one the double exported (in any process).
     pub(super) unsafe fn import(os: *mut c_void, kind: c_int) -> Option<(usize, c_int)> {
         match kind {
-            FABRIC if !os.is_null() => named(&os.cast::<[u8; 64]>().read()[..16]),
+            FABRIC if !os.is_null() => {
+                let handle = os.cast::<[u8; 64]>().read();
+                named(handle[..32].try_into().ok()?)
+            }
             POSIX_FILE_DESCRIPTOR => {
                 let fd = c_int::try_from(os.addr()).ok()?;
-                let mut bytes = [0u8; 16];
+                let mut bytes = [0u8; 32];
                 // Reads without moving the file offset, and fails at once (`ESPIPE`, `EBADF`)
                 // on a socket, pipe or closed descriptor.
                 let n = pread(fd, bytes.as_mut_ptr().cast(), bytes.len(), 0);
