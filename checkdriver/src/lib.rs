@@ -1959,6 +1959,9 @@ mod share {
         physical: HashMap<c_ulonglong, (usize, c_int)>,
         /// Exports made so far (each one's token is its number).
         exported: usize,
+        /// Under Miri: the contents of each descriptor exported (by its number).
+        #[cfg(miri)]
+        miri_fds: HashMap<c_int, [u8; 32]>,
     }
     static SHARE: Mutex<Option<Share>> = Mutex::new(None);
 
@@ -2018,20 +2021,58 @@ mod share {
             os.cast::<[u8; 64]>().write(handle);
             return CUDA_SUCCESS;
         }
-        let fd = memfd_create(c"custack-checkdriver-export".as_ptr(), MFD_CLOEXEC);
-        if fd < 0 {
+        let Some(fd) = descriptor_holding(&bytes) else {
             return super::CUDA_ERROR_OUT_OF_MEMORY;
-        }
-        if pwrite(fd, bytes.as_ptr().cast(), bytes.len(), 0) != bytes.len() as isize {
-            close(fd);
-            return super::CUDA_ERROR_OUT_OF_MEMORY;
-        }
+        };
         os.cast::<c_int>().write(fd);
         CUDA_SUCCESS
     }
 
+    /// A new descriptor whose file holds `bytes`: a memfd.
+    #[cfg(not(miri))]
+    unsafe fn descriptor_holding(bytes: &[u8; 32]) -> Option<c_int> {
+        let fd = memfd_create(c"custack-checkdriver-export".as_ptr(), MFD_CLOEXEC);
+        if fd < 0 {
+            return None;
+        }
+        if pwrite(fd, bytes.as_ptr().cast(), bytes.len(), 0) != bytes.len() as isize {
+            close(fd);
+            return None;
+        }
+        Some(fd)
+    }
+
+    /// The 32 bytes the file of descriptor `fd` holds, if it can be read without blocking.
+    #[cfg(not(miri))]
+    unsafe fn contents_of(fd: c_int) -> Option<[u8; 32]> {
+        let mut bytes = [0u8; 32];
+        // Reads without moving the file offset, and fails at once (`ESPIPE`, `EBADF`) on a
+        // socket, pipe or closed descriptor.
+        let n = pread(fd, bytes.as_mut_ptr().cast(), bytes.len(), 0);
+        (n == bytes.len() as isize).then_some(bytes)
+    }
+
+    /// Under Miri, which has no memfd: an eventfd, whose number the double remembers with
+    /// `bytes` (the checking program moves the descriptor there instead of sending it, so the
+    /// number names it on import).
+    #[cfg(miri)]
+    unsafe fn descriptor_holding(bytes: &[u8; 32]) -> Option<c_int> {
+        const EFD_CLOEXEC: c_int = 0o2_000_000;
+        let fd = eventfd(0, EFD_CLOEXEC);
+        if fd < 0 {
+            return None;
+        }
+        with(|s| s.miri_fds.insert(fd, *bytes));
+        Some(fd)
+    }
+
+    #[cfg(miri)]
+    unsafe fn contents_of(fd: c_int) -> Option<[u8; 32]> {
+        with(|s| s.miri_fds.get(&fd).copied())
+    }
+
     /// Closes a descriptor `export` made (for the tests).
-    #[cfg(test)]
+    #[cfg(all(test, not(miri)))]
     pub(super) fn close_fd(fd: c_int) {
         // SAFETY: a descriptor the caller owns, closed once.
         unsafe { close(fd) };
@@ -2047,18 +2088,19 @@ mod share {
             }
             POSIX_FILE_DESCRIPTOR => {
                 let fd = c_int::try_from(os.addr()).ok()?;
-                let mut bytes = [0u8; 32];
-                // Reads without moving the file offset, and fails at once (`ESPIPE`, `EBADF`)
-                // on a socket, pipe or closed descriptor.
-                let n = pread(fd, bytes.as_mut_ptr().cast(), bytes.len(), 0);
-                (n == bytes.len() as isize).then_some(())?;
-                named(&bytes)
+                named(&contents_of(fd)?)
             }
             _ => None,
         }
     }
 
+    #[cfg(not(miri))]
     const MFD_CLOEXEC: core::ffi::c_uint = 1;
+    #[cfg(miri)]
+    unsafe extern "C" {
+        fn eventfd(initval: core::ffi::c_uint, flags: c_int) -> c_int;
+    }
+    #[cfg(not(miri))]
     unsafe extern "C" {
         fn memfd_create(name: *const core::ffi::c_char, flags: core::ffi::c_uint) -> c_int;
         fn pwrite(fd: c_int, buf: *const c_void, count: usize, offset: i64) -> isize;
@@ -2772,9 +2814,10 @@ mod tests {
         }
     }
 
-    // memfd_create and pread are system calls Miri does not model.
+    // Native only: memfd_create and pread are system calls Miri does not model (under Miri the
+    // double stands in an eventfd, which the checking program `vmm_share` runs).
     #[test]
-    #[cfg_attr(miri, ignore)]
+    #[cfg(not(miri))]
     fn an_imported_allocation_must_be_released() {
         let _serial = serial();
         check::CHECK.store(true, Relaxed);
