@@ -544,6 +544,7 @@ impl PhysicalMemory<'_> {
     }
 
     /// Sets the device the memory lives on (as the driver reports it, for imported memory).
+    #[cfg(target_os = "linux")]
     pub(super) fn set_device(&mut self, device: Device) {
         self.device = device;
     }
