@@ -438,7 +438,7 @@ pub fn send_fd(stream: &UnixStream, fd: BorrowedFd<'_>, message: &[u8]) -> Resul
     msg.msg_iov = &raw mut iov;
     msg.msg_iovlen = 1;
     msg.msg_control = control.as_mut_ptr();
-    msg.msg_controllen = control.len();
+    msg.msg_controllen = control.len() as _; // `socklen_t` on musl
     // SAFETY: `CMSG_FIRSTHDR` reads `msg`'s control fields, which describe `control`, a buffer
     // of `CMSG_SPACE(size_of::<c_int>())` bytes aligned for `cmsghdr`: it returns its start.
     let cmsg = unsafe { libc::CMSG_FIRSTHDR(&raw const msg) };
@@ -516,7 +516,7 @@ pub fn recv_fd(stream: &UnixStream) -> Result<(OwnedFd, Vec<u8>)> {
     msg.msg_iov = &raw mut iov;
     msg.msg_iovlen = 1;
     msg.msg_control = control.as_mut_ptr();
-    msg.msg_controllen = control.len();
+    msg.msg_controllen = control.len() as _; // `socklen_t` on musl
     let got = loop {
         // SAFETY: `msg` describes live, writable buffers (`iov` → `header`, `control`) that
         // outlive the call; `stream`'s descriptor is open (borrowed). `MSG_CMSG_CLOEXEC`: the
