@@ -191,6 +191,36 @@ fn a_descriptor_that_names_no_allocation_is_refused() {
     );
 }
 
+/// What `import_physical`'s safety argument leans on: a size larger than the allocation passes
+/// custack's own check (a multiple of the granularity) but the driver refuses to map it.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_mapping_past_the_imported_allocation_is_refused() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let g = guard.allocation_granularity().unwrap();
+    let exported = guard
+        .create_physical_exportable(g, HandleType::PosixFileDescriptor)
+        .unwrap();
+    let mut imported = guard
+        .import_physical(exported.export_fd().unwrap(), 4 * g)
+        .unwrap();
+    let space = guard.reserve(4 * g).unwrap();
+    let e = space.map::<u32, _>(&guard, [&mut imported]).err();
+    assert!(
+        e.as_ref().is_some_and(|e| e.code().is_some()),
+        "the driver mapped 4 granules of a 1-granule allocation: {e:?}"
+    );
+    // The reservation is usable afterwards: the failed map left nothing mapped.
+    drop(imported);
+    let mut right = guard
+        .import_physical(exported.export_fd().unwrap(), g)
+        .unwrap();
+    let mut mapped = space.map::<u32, _>(&guard, [&mut right]).unwrap();
+    mapped.fill_u32(1).unwrap();
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn fabric_handles_are_exported_where_supported_and_refused_clearly_elsewhere() {

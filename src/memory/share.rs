@@ -140,15 +140,17 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///   it writes is for the processes to agree on (the example orders the steps with socket
     ///   messages); within this process, the borrows of the mappings keep their rules.
     /// - *Size.* `cuMemMap` documents that a mapping must lie inside the allocation (offset plus
-    ///   size at most the allocation's size) and returns `CUDA_ERROR_INVALID_VALUE` otherwise; an
-    ///   imported handle is mapped only with the size given to the import, and the allocation's size
-    ///   cannot be asked of the driver. A size larger than the exporter's is a wrong argument the
-    ///   driver refuses at `cuMemMap`, the kernel-mode driver checking it (it must: the size is an
-    ///   unchecked number from a user process, and mapping past an allocation would reach memory the
-    ///   process holds no handle to). Even if it did not, the mapping would hold device addresses
-    ///   only, reached through driver copies (which fail on unbacked addresses) and kernels, never
-    ///   host memory; so the import takes the size as an argument, checks what custack can (not
-    ///   zero, a multiple of the granularity), and is not `unsafe`.
+    ///   size at most the allocation's size), listing `CUDA_ERROR_INVALID_VALUE` among its
+    ///   errors; the documentation does not say in so many words that the driver checks this,
+    ///   and the allocation's size cannot be asked of it, so the import takes the size as an
+    ///   argument (the exporter's, sent beside the descriptor) and checks what custack can: not
+    ///   zero, a multiple of the granularity. A larger size is the importer's wrong argument to
+    ///   `cuMemMap`, which the driver has every reason to refuse (the number comes from an
+    ///   untrusted user process, and a mapping past the allocation would reach memory the
+    ///   process holds no handle to); and even if it did not, the mapping holds device addresses
+    ///   only, reached through driver copies (which report unbacked addresses as errors) and
+    ///   kernels, never host memory of this process. So the import is not `unsafe`.
+    ///   `tests/gpu_vmm_ipc.rs` checks on a GPU that the driver refuses such a mapping.
     /// - *Aliasing in one process.* The types see one [`PhysicalMemory`] per import: importing the
     ///   same allocation twice in one process (or importing one's own export) gives two values the
     ///   borrow rules cannot relate, so two writable mappings of the same bytes can then coexist, as
