@@ -3,9 +3,9 @@
 
 use super::{
     CUDA_MEMCPY2D, CUDA_MEMCPY3D, CUcontext, CUdevice, CUdeviceptr, CUevent, CUipcEventHandle,
-    CUipcMemHandle, CUmem_advise, CUmem_range_attribute, CUmemAccessDesc, CUmemAllocationProp,
-    CUmemGenericAllocationHandle, CUmemPool_attribute, CUmemPoolProps, CUmemoryPool,
-    CUpointer_attribute, CUresult, CUstream,
+    CUipcMemHandle, CUmem_advise, CUmem_range_attribute, CUmemAccessDesc,
+    CUmemAllocationHandleType, CUmemAllocationProp, CUmemGenericAllocationHandle,
+    CUmemPool_attribute, CUmemPoolProps, CUmemoryPool, CUpointer_attribute, CUresult, CUstream,
 };
 use core::ffi::{c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 
@@ -268,6 +268,30 @@ driver_api! {
         granularity: *mut usize,
         prop: *const CUmemAllocationProp,
         option: c_int,
+    ) -> CUresult;
+    /// Exports an allocation of `cuMemCreate` (made with `handleType` in its
+    /// `requestedHandleTypes`) to an OS handle written at `shareableHandle`: an `int` file
+    /// descriptor the caller closes, or a `CUmemFabricHandle`.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    pub fn cuMemExportToShareableHandle(
+        shareableHandle: *mut c_void,
+        handle: CUmemGenericAllocationHandle,
+        handleType: CUmemAllocationHandleType,
+        flags: c_ulonglong,
+    ) -> CUresult;
+    /// Imports an allocation from an OS handle (a file descriptor passed as the pointer's
+    /// value, or a pointer to a `CUmemFabricHandle`): a new handle, released with `cuMemRelease`.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    pub fn cuMemImportFromShareableHandle(
+        handle: *mut CUmemGenericAllocationHandle,
+        osHandle: *mut c_void,
+        shHandleType: CUmemAllocationHandleType,
+    ) -> CUresult;
+    /// The properties an allocation was created with (where it lives, what it exports to).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    pub fn cuMemGetAllocationPropertiesFromHandle(
+        prop: *mut CUmemAllocationProp,
+        handle: CUmemGenericAllocationHandle,
     ) -> CUresult;
     /// Gets an interprocess handle for an event created with `CU_EVENT_INTERPROCESS` and
     /// `CU_EVENT_DISABLE_TIMING`.

@@ -578,6 +578,30 @@ pub const CU_MEM_LOCATION_TYPE_DEVICE: c_int = 1;
 /// `CUmemAllocationType`: pinned (non-migratable) device memory.
 pub const CU_MEM_ALLOCATION_TYPE_PINNED: c_int = 1;
 
+/// `CUmemAllocationHandleType`: the kind of OS handle an allocation of `cuMemCreate` can be
+/// exported to (`CUmemAllocationProp::requestedHandleTypes`, a bit mask) and imported from.
+pub type CUmemAllocationHandleType = c_int;
+/// `CUmemAllocationHandleType`: no export.
+pub const CU_MEM_HANDLE_TYPE_NONE: CUmemAllocationHandleType = 0x0;
+/// `CUmemAllocationHandleType`: a POSIX file descriptor (`int`; Linux).
+pub const CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR: CUmemAllocationHandleType = 0x1;
+/// `CUmemAllocationHandleType`: an NT handle (`HANDLE`; Windows).
+pub const CU_MEM_HANDLE_TYPE_WIN32: CUmemAllocationHandleType = 0x2;
+/// `CUmemAllocationHandleType`: a global KMT handle (`D3DKMT_HANDLE`; Windows).
+pub const CU_MEM_HANDLE_TYPE_WIN32_KMT: CUmemAllocationHandleType = 0x4;
+/// `CUmemAllocationHandleType`: a fabric handle (`CUmemFabricHandle`; CUDA 12.3, IMEX channels).
+pub const CU_MEM_HANDLE_TYPE_FABRIC: CUmemAllocationHandleType = 0x8;
+
+/// `CUmemFabricHandle` (`_v1`): a fabric handle to an allocation (64 opaque bytes), valid across
+/// the nodes of an NVLink fabric (CUDA 12.3).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CUmemFabricHandle {
+    /// The handle's bytes.
+    pub data: [u8; 64],
+}
+const _: () = assert!(size_of::<CUmemFabricHandle>() == 64 && align_of::<CUmemFabricHandle>() == 1);
+
 /// `CUmemPoolProps` (`_v1`): the properties of a pool for `cuMemPoolCreate`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]

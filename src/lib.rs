@@ -68,6 +68,7 @@
 //! | virtual memory management | [`PushedGuard::reserve`], [`PushedGuard::create_physical`], [`Reservation::map`]; across devices [`PushedGuard::reserve_for_peers`], [`PushedGuard::create_physical_on`], [`MultiDeviceReservation::map`](MultiDeviceReservation#method.map), [`PushedGuard::lend_mut`] | `cuMemAddressReserve`, `cuMemCreate`, `cuMemMap`, `cuMemSetAccess` |
 //! | several GPUs | [`Device::can_access_peer`], [`PushedGuard::enable_peer_access`], [`PushedGuard::copy_from_peer`] | `cuDeviceCanAccessPeer`, `cuCtxEnablePeerAccess`, `cuMemcpyPeer` |
 //! | share memory with another process | [`DeviceBuffer::ipc_handle`], [`PushedGuard::open_ipc`] | `cuIpcGetMemHandle`, `cuIpcOpenMemHandle` |
+//! | share virtual memory with another process (Linux) | [`PushedGuard::create_physical_exportable`], [`PhysicalMemory::export_fd`], [`send_fd`], [`recv_fd`], [`PushedGuard::import_physical`] | `cuMemExportToShareableHandle`, `cuMemImportFromShareableHandle` |
 //! | order work after another process's | [`Event::ipc_handle`], [`PushedGuard::open_ipc_event`] | `cuIpcGetEventHandle`, `cuIpcOpenEventHandle` |
 //! | partition the SMs | [`Device::sm_resource`], [`GreenContext`] | `cuDeviceGetDevResource`, `cuGreenCtxCreate` |
 //!
@@ -174,6 +175,8 @@ pub use memory::pitched::{PitchedBuffer, ScopedPitched};
 pub use memory::plain::DeviceCopy;
 pub use memory::pool::MemPool;
 pub use memory::registered::{RegisteredHost, RegisteredVec};
+#[cfg(target_os = "linux")]
+pub use memory::share::{FabricHandle, HandleType, MAX_FD_MESSAGE, recv_fd, send_fd};
 pub use memory::vmm::{
     Access, Lent, Mapping, MappingMode, MultiDevice, MultiDeviceMapping, MultiDevicePhysicalMemory,
     MultiDeviceReservation, PhysicalMemory, ReadOnly, ReadOnlyMapping, ReadOnlyMultiDeviceMapping,

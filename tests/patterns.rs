@@ -909,6 +909,29 @@ fn c14_vmm_mappings(ctx: &Context) -> Result<Vec<Vec<u32>>> {
     Ok(vec![once.to_vec()?, front.to_vec()?, back.to_vec()?])
 }
 
+/// Twin of `ui-tests/c14_vmm_imported_allocation_mapped_writable_twice.rs`: physical memory
+/// imported from a file descriptor (here this process's own export, as another process would
+/// receive it) maps as local memory does: written through one writable mapping, dropped, then
+/// read through two shared mappings at once. Returns what the two read-only ranges read (each
+/// `6`). Linux only (POSIX descriptors).
+#[cfg(target_os = "linux")]
+fn c14_vmm_imported_mappings(ctx: &Context) -> Result<Vec<Vec<u32>>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let g = guard.allocation_granularity()?;
+    let exported = guard.create_physical_exportable(g, custack::HandleType::PosixFileDescriptor)?;
+    let mut imported = guard.import_physical(exported.export_fd()?, g)?;
+    drop(exported); // the import keeps the memory alive
+    let (one, two) = (guard.reserve(g)?, guard.reserve(g)?);
+    {
+        let mut writable = one.map::<u32, _>(&guard, [&mut imported])?;
+        writable.fill_u32(6)?;
+    } // unmapped: `imported` may be shared again
+    let a = one.map_shared::<u32, _>(&guard, &[&imported])?;
+    let b = two.map_shared::<u32, _>(&guard, &[&imported])?;
+    Ok(vec![a.to_vec()?, b.to_vec()?])
+}
+
 /// C10: a submission takes scratch memory from a pool of the user's (`alloc_from_pool`): the pool
 /// is named when the allocation is enqueued, so it need not outlive the submission's work.
 fn c10_scratch_from_a_pool_in_a_submission(ctx: &Context) -> Result<Vec<u32>> {
@@ -1353,6 +1376,10 @@ fn twins_c10_c11_c12_c14_on_device() -> Result<()> {
     assert_eq!(halves.get(N / 2..), Some(&vec![21; N / 2][..]));
     for read in c14_vmm_mappings(&ctx)? {
         assert!(!read.is_empty() && read.iter().all(|&x| x == 5));
+    }
+    #[cfg(target_os = "linux")]
+    for read in c14_vmm_imported_mappings(&ctx)? {
+        assert!(!read.is_empty() && read.iter().all(|&x| x == 6));
     }
     Ok(())
 }

@@ -1235,7 +1235,40 @@ entry_points! {
     fn cuMemCreate(h: *mut c_ulonglong, size: usize, prop: *const c_void, flags: c_ulonglong) {
         let new = handle().addr() as c_ulonglong;
         check::physical_created(new, size);
+        // `CUmemAllocationProp::requestedHandleTypes`, the second `int`.
+        let requested = if prop.is_null() { 0 } else { prop.cast::<c_int>().add(1).read() };
+        share::created(new, size, requested);
         out(h, new);
+        CUDA_SUCCESS
+    }
+    // An exported allocation is a real descriptor (a memfd holding a marker, a token, its size
+    // and handle types) or a fabric handle (the same 32 bytes), which an import in this process maps back to it: a
+    // new handle of the same size, which must be released like any (a leak otherwise).
+    fn cuMemExportToShareableHandle(os: *mut c_void, h: c_ulonglong, kind: c_int, flags: c_ulonglong) {
+        check::used(Kind::Physical, h as usize, "cuMemExportToShareableHandle");
+        share::export(os, h, kind)
+    }
+    fn cuMemImportFromShareableHandle(h: *mut c_ulonglong, os: *mut c_void, kind: c_int) {
+        match share::import(os, kind) {
+            Some((size, requested)) => {
+                let new = handle().addr() as c_ulonglong;
+                check::physical_created(new, size);
+                share::created(new, size, requested);
+                out(h, new);
+                CUDA_SUCCESS
+            }
+            None => CUDA_ERROR_INVALID_VALUE,
+        }
+    }
+    fn cuMemGetAllocationPropertiesFromHandle(prop: *mut c_void, h: c_ulonglong) {
+        check::used(Kind::Physical, h as usize, "cuMemGetAllocationPropertiesFromHandle");
+        let requested = share::requested(h);
+        // `CUmemAllocationProp`: pinned, the handle types, on device 0, no Windows metadata.
+        let mut bytes = [0u8; 32];
+        bytes[..4].copy_from_slice(&1i32.to_ne_bytes());
+        bytes[4..8].copy_from_slice(&requested.to_ne_bytes());
+        bytes[8..12].copy_from_slice(&1i32.to_ne_bytes());
+        out(prop.cast::<[u8; 32]>(), bytes);
         CUDA_SUCCESS
     }
     // Released while mapped is allowed: the driver frees the memory once it is unmapped.
@@ -1904,6 +1937,175 @@ pub unsafe extern "C" fn custackCheckdriverLeftBehind(
         CUDA_SUCCESS
     } else {
         CUDA_ERROR_INVALID_VALUE
+    }
+}
+
+/// Allocations exported to OS handles, and the handle types each physical allocation may be
+/// exported to (`cuMemExportToShareableHandle`, `cuMemImportFromShareableHandle`).
+mod share {
+    use super::{CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED, CUDA_SUCCESS, CUresult};
+    use core::ffi::{c_int, c_ulonglong, c_void};
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    const POSIX_FILE_DESCRIPTOR: c_int = 0x1;
+    const FABRIC: c_int = 0x8;
+    /// The first 8 bytes of an exported handle's contents (`contents`).
+    const MARKER: &[u8; 8] = b"custkvmm";
+
+    #[derive(Default)]
+    struct Share {
+        /// Per physical allocation: its size and `requestedHandleTypes`.
+        physical: HashMap<c_ulonglong, (usize, c_int)>,
+        /// Exports made so far (each one's token is its number).
+        exported: usize,
+        /// Under Miri: the contents of each descriptor exported (by its number).
+        #[cfg(miri)]
+        miri_fds: HashMap<c_int, [u8; 32]>,
+    }
+    static SHARE: Mutex<Option<Share>> = Mutex::new(None);
+
+    fn with<R>(f: impl FnOnce(&mut Share) -> R) -> R {
+        let mut guard = SHARE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(guard.get_or_insert_with(Share::default))
+    }
+
+    pub(super) fn created(h: c_ulonglong, size: usize, requested: c_int) {
+        with(|s| s.physical.insert(h, (size, requested)));
+    }
+
+    pub(super) fn requested(h: c_ulonglong) -> c_int {
+        with(|s| s.physical.get(&h).map_or(0, |&(_, r)| r))
+    }
+
+    /// The 32 bytes naming an export: the marker, a token, the allocation's size and handle
+    /// types, so that an import in another process (the example and the GPU test, run against
+    /// the double) finds them too.
+    fn contents(token: usize, size: usize, requested: c_int) -> [u8; 32] {
+        let mut bytes = [0u8; 32];
+        bytes[..8].copy_from_slice(MARKER);
+        bytes[8..16].copy_from_slice(&(token as u64).to_le_bytes());
+        bytes[16..24].copy_from_slice(&(size as u64).to_le_bytes());
+        bytes[24..28].copy_from_slice(&requested.to_le_bytes());
+        bytes
+    }
+
+    /// The size and handle types a handle's 32 bytes name, if they are one of ours.
+    fn named(bytes: &[u8; 32]) -> Option<(usize, c_int)> {
+        if &bytes[..8] != MARKER {
+            return None;
+        }
+        let size = u64::from_le_bytes(bytes[16..24].try_into().ok()?);
+        let requested = c_int::from_le_bytes(bytes[24..28].try_into().ok()?);
+        Some((usize::try_from(size).ok()?, requested))
+    }
+
+    pub(super) unsafe fn export(os: *mut c_void, h: c_ulonglong, kind: c_int) -> CUresult {
+        let Some((size, requested)) = with(|s| s.physical.get(&h).copied()) else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        // The driver exports only to a type the allocation was created for.
+        if requested & kind == 0 || (kind != POSIX_FILE_DESCRIPTOR && kind != FABRIC) {
+            return CUDA_ERROR_NOT_SUPPORTED;
+        }
+        let token = with(|s| {
+            s.exported += 1;
+            s.exported
+        });
+        let bytes = contents(token, size, requested);
+        if kind == FABRIC {
+            let mut handle = [0u8; 64];
+            handle[..32].copy_from_slice(&bytes);
+            os.cast::<[u8; 64]>().write(handle);
+            return CUDA_SUCCESS;
+        }
+        let Some(fd) = descriptor_holding(&bytes) else {
+            return super::CUDA_ERROR_OUT_OF_MEMORY;
+        };
+        os.cast::<c_int>().write(fd);
+        CUDA_SUCCESS
+    }
+
+    /// A new descriptor whose file holds `bytes`: a memfd.
+    #[cfg(not(miri))]
+    unsafe fn descriptor_holding(bytes: &[u8; 32]) -> Option<c_int> {
+        let fd = memfd_create(c"custack-checkdriver-export".as_ptr(), MFD_CLOEXEC);
+        if fd < 0 {
+            return None;
+        }
+        if pwrite(fd, bytes.as_ptr().cast(), bytes.len(), 0) != bytes.len() as isize {
+            close(fd);
+            return None;
+        }
+        Some(fd)
+    }
+
+    /// The 32 bytes the file of descriptor `fd` holds, if it can be read without blocking.
+    #[cfg(not(miri))]
+    unsafe fn contents_of(fd: c_int) -> Option<[u8; 32]> {
+        let mut bytes = [0u8; 32];
+        // Reads without moving the file offset, and fails at once (`ESPIPE`, `EBADF`) on a
+        // socket, pipe or closed descriptor.
+        let n = pread(fd, bytes.as_mut_ptr().cast(), bytes.len(), 0);
+        (n == bytes.len() as isize).then_some(bytes)
+    }
+
+    /// Under Miri, which has no memfd: an eventfd, whose number the double remembers with
+    /// `bytes` (the checking program moves the descriptor there instead of sending it, so the
+    /// number names it on import).
+    #[cfg(miri)]
+    unsafe fn descriptor_holding(bytes: &[u8; 32]) -> Option<c_int> {
+        const EFD_CLOEXEC: c_int = 0o2_000_000;
+        let fd = eventfd(0, EFD_CLOEXEC);
+        if fd < 0 {
+            return None;
+        }
+        with(|s| s.miri_fds.insert(fd, *bytes));
+        Some(fd)
+    }
+
+    #[cfg(miri)]
+    unsafe fn contents_of(fd: c_int) -> Option<[u8; 32]> {
+        with(|s| s.miri_fds.get(&fd).copied())
+    }
+
+    /// Closes a descriptor `export` made (for the tests).
+    #[cfg(all(test, not(miri)))]
+    pub(super) fn close_fd(fd: c_int) {
+        // SAFETY: a descriptor the caller owns, closed once.
+        unsafe { close(fd) };
+    }
+
+    /// The size and handle types of the allocation `os` names (a descriptor's value, or a
+    /// pointer to a fabric handle), if it is one the double exported (in any process).
+    pub(super) unsafe fn import(os: *mut c_void, kind: c_int) -> Option<(usize, c_int)> {
+        match kind {
+            FABRIC if !os.is_null() => {
+                let handle = os.cast::<[u8; 64]>().read();
+                named(handle[..32].try_into().ok()?)
+            }
+            POSIX_FILE_DESCRIPTOR => {
+                let fd = c_int::try_from(os.addr()).ok()?;
+                named(&contents_of(fd)?)
+            }
+            _ => None,
+        }
+    }
+
+    #[cfg(not(miri))]
+    const MFD_CLOEXEC: core::ffi::c_uint = 1;
+    #[cfg(miri)]
+    unsafe extern "C" {
+        fn eventfd(initval: core::ffi::c_uint, flags: c_int) -> c_int;
+    }
+    #[cfg(not(miri))]
+    unsafe extern "C" {
+        fn memfd_create(name: *const core::ffi::c_char, flags: core::ffi::c_uint) -> c_int;
+        fn pwrite(fd: c_int, buf: *const c_void, count: usize, offset: i64) -> isize;
+        fn pread(fd: c_int, buf: *mut c_void, count: usize, offset: i64) -> isize;
+        fn close(fd: c_int) -> c_int;
     }
 }
 
@@ -2608,6 +2810,65 @@ mod tests {
             let _ = cuArrayDestroy(arr2);
             let _ = cuCtxDestroy_v2(b);
             let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    // Native only: memfd_create and pread are system calls Miri does not model (under Miri the
+    // double stands in an eventfd, which the checking program `vmm_share` runs).
+    #[test]
+    #[cfg(not(miri))]
+    fn an_imported_allocation_must_be_released() {
+        let _serial = serial();
+        check::CHECK.store(true, Relaxed);
+        unsafe {
+            let g = 2 << 20;
+            // `CUmemAllocationProp` asking for POSIX descriptors (its second `int`).
+            let mut prop = [0 as c_int; 8];
+            prop[0] = 1;
+            prop[1] = 1;
+            let export = |h: c_ulonglong| {
+                let mut fd: c_int = -1;
+                let r = cuMemExportToShareableHandle((&raw mut fd).cast(), h, 1, 0);
+                (r, fd)
+            };
+            let import = |fd: c_int| {
+                let mut h = 0;
+                let r = cuMemImportFromShareableHandle(
+                    &raw mut h,
+                    core::ptr::without_provenance_mut(fd as usize),
+                    1,
+                );
+                (r, h)
+            };
+            for release in [false, true] {
+                let a = ctx();
+                let mut h = 0;
+                let _ = cuMemCreate(&raw mut h, g, prop.as_ptr().cast(), 0);
+                let (r, fd) = export(h);
+                assert_eq!(r, CUDA_SUCCESS);
+                let _ = cuMemRelease(h); // the import keeps the memory alive
+                let (r, imported) = import(fd);
+                assert_eq!(r, CUDA_SUCCESS);
+                assert_ne!(imported, h, "an import is a handle of its own");
+                share::close_fd(fd);
+                if release {
+                    let _ = cuMemRelease(imported);
+                }
+                let orphans = orphans_of(|| {
+                    let _ = cuCtxDestroy_v2(a);
+                });
+                assert_eq!(orphans, usize::from(!release), "released: {release}");
+            }
+            let a = ctx();
+            // A descriptor that names no export (closed, or not one of ours) is refused.
+            assert_eq!(import(-1).0, CUDA_ERROR_INVALID_VALUE);
+            assert_eq!(import(0).0, CUDA_ERROR_INVALID_VALUE);
+            // Memory not created for descriptors is not exported to one.
+            let mut h = 0;
+            let _ = cuMemCreate(&raw mut h, g, null_mut(), 0);
+            assert_eq!(export(h).0, CUDA_ERROR_NOT_SUPPORTED);
+            let _ = cuMemRelease(h);
             let _ = cuCtxDestroy_v2(a);
         }
     }

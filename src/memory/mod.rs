@@ -11,6 +11,8 @@ pub(crate) mod pitched;
 pub(crate) mod plain;
 pub(crate) mod pool;
 pub(crate) mod registered;
+#[cfg(target_os = "linux")]
+pub(crate) mod share;
 pub(crate) mod vmm;
 
 use crate::context::stack::{ContextKind, PushedGuard};

@@ -423,9 +423,18 @@ unsafe impl<T: DeviceCopy, M: MappingMode> Send for Mapping<'_, T, M, MultiDevic
 unsafe impl<T: DeviceCopy, M: MappingMode> Sync for Mapping<'_, T, M, MultiDevice> {}
 
 fn device_prop(device: crate::Device) -> ffi::CUmemAllocationProp {
+    exportable_prop(device, ffi::CU_MEM_HANDLE_TYPE_NONE)
+}
+
+/// The properties of pinned memory on `device` that can be exported to the OS handles
+/// `requested` (a `CUmemAllocationHandleType` mask; none for `CU_MEM_HANDLE_TYPE_NONE`).
+pub(super) fn exportable_prop(
+    device: crate::Device,
+    requested: ffi::CUmemAllocationHandleType,
+) -> ffi::CUmemAllocationProp {
     ffi::CUmemAllocationProp {
         type_: ffi::CU_MEM_ALLOCATION_TYPE_PINNED,
-        requestedHandleTypes: 0,
+        requestedHandleTypes: requested,
         location: ffi::CUmemLocation {
             type_: ffi::CU_MEM_LOCATION_TYPE_DEVICE,
             id: device.as_raw(),
@@ -486,18 +495,58 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemCreate")]
     pub fn create_physical(&self, size: usize) -> Result<PhysicalMemory<'_>> {
+        self.create_physical_as(size, ffi::CU_MEM_HANDLE_TYPE_NONE)
+    }
+
+    /// `cuMemCreate` of `size` bytes on this context's device that can be exported to the OS
+    /// handles `requested` (a `CUmemAllocationHandleType` mask).
+    pub(super) fn create_physical_as(
+        &self,
+        size: usize,
+        requested: ffi::CUmemAllocationHandleType,
+    ) -> Result<PhysicalMemory<'_>> {
         let device = self.device()?;
-        let prop = device_prop(device);
+        let prop = exportable_prop(device, requested);
         let mut handle = 0;
-        // SAFETY: valid out-pointer; a fully initialized property; the driver checks the size.
+        // SAFETY: valid out-pointer; a fully initialized property; the driver checks the size
+        // and the handle types.
         unsafe { ffi::cuMemCreate(&raw mut handle, size, &raw const prop, 0) }.result()?;
-        Ok(PhysicalMemory {
+        // SAFETY: just created, of `size` bytes on `device`; released once, by the value.
+        Ok(unsafe { PhysicalMemory::lent(handle, size, device) })
+    }
+}
+
+impl PhysicalMemory<'_> {
+    /// Takes ownership of the live allocation `handle` of `size` bytes on `device`, lent by a
+    /// guard for the value's lifetime: released (`cuMemRelease`) when the value drops.
+    ///
+    /// # Safety
+    ///
+    /// - `handle` is a live allocation handle that nothing else releases (one `cuMemCreate`
+    ///   or one `cuMemImportFromShareableHandle` of its own);
+    /// - `size` is the size it was created with or, for an imported allocation, the size its
+    ///   importer was given (a size past the allocation is refused by the driver at
+    ///   `cuMemMap`, and reaches device memory only: see `memory/share.rs`);
+    /// - the value's lifetime borrows a guard whose context is current on this thread while
+    ///   the value lives.
+    pub(super) unsafe fn lent(
+        handle: ffi::CUmemGenericAllocationHandle,
+        size: usize,
+        device: Device,
+    ) -> Self {
+        PhysicalMemory {
             home: PhantomData,
             handle,
             size,
             device,
             _marker: PhantomData,
-        })
+        }
+    }
+
+    /// Sets the device the memory lives on (as the driver reports it, for imported memory).
+    #[cfg(target_os = "linux")]
+    pub(super) fn set_device(&mut self, device: Device) {
+        self.device = device;
     }
 }
 
