@@ -89,8 +89,10 @@ pub const NCCL_CONFIG_UNDEF_INT: c_int = c_int::MIN;
 /// `NCCL_VERSION(2, 18, 0)`: the version whose fields [`ncclConfig_t`] mirrors.
 pub const NCCL_CONFIG_VERSION_2_18: c_uint = 21800;
 
-/// `ncclConfig_t`, its fields up to `splitShare` (NCCL 2.18). NCCL copies `size` bytes of it
-/// and takes its defaults for every later field, so a newer NCCL reads this prefix as it is.
+/// `ncclConfig_t`, its fields up to `trafficClass` (NCCL 2.18's, and the next one, which fills
+/// what would otherwise be 4 bytes of padding: NCCL copies all `size` = 48 bytes, and 2.26 reads
+/// that field whatever `version` says). NCCL takes its defaults for every later field, so a
+/// newer NCCL reads this prefix as it is.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ncclConfig_t {
@@ -112,6 +114,8 @@ pub struct ncclConfig_t {
     pub netName: *const c_char,
     /// `splitShare`.
     pub splitShare: c_int,
+    /// `trafficClass` (NCCL 2.25): [`NCCL_CONFIG_UNDEF_INT`].
+    pub trafficClass: c_int,
 }
 
 /// `ncclRedOp_t`: a reduction.

@@ -1,7 +1,6 @@
 //! `custack::nccl` on a device: every collective and point-to-point call of a one-rank clique on
 //! custack memory, checked on the host; refused counts enqueue nothing and leave the
-//! communicator usable; a context that is not the primary one is refused; groups hold their
-//! calls to their own scope; a rank that never arrives, or dies after the rendezvous, makes rank
+//! communicator usable; a context that is not the primary one is refused; a rank that never arrives, or dies after the rendezvous, makes rank
 //! 0's initialization fail within its timeout (R16); and, with two GPUs, one process per GPU
 //! all-reducing, then one of them killed and the other's wait returning an error. The positive
 //! twins of `ui-tests/nccl/`.
@@ -66,12 +65,8 @@ fn one_rank_collectives_on_custack_memory() {
             comm.reduce(s, dx, s.bind_mut(&mut reduced), n, ReduceOp::Min, 0)?;
             comm.all_gather(s, dx, s.bind_mut(&mut gathered), n)?;
             comm.reduce_scatter(s, dx, s.bind_mut(&mut scattered), n, ReduceOp::Prod)?;
-            let (ints, mut received) = (s.bind(&ints), s.bind_mut(&mut received));
-            // A send to oneself and its receive must be in one group.
-            nccl::group(s, || {
-                comm.send(s, ints, 64, 0)?;
-                comm.recv(s, &mut received, 64, 0)
-            })?;
+            // A send to oneself and its receive: one group, `send_recv`.
+            comm.send_recv(s, s.bind(&ints), 0, s.bind_mut(&mut received), 0, 64)?;
             comm.wait(s)
         })
         .unwrap()
@@ -114,18 +109,19 @@ fn refused_counts_enqueue_nothing_and_the_communicator_stays_usable() {
             assert_eq!(e.kind(), ErrorKind::InvalidValue);
             let e = comm.send(s, xs, 1, 1).unwrap_err();
             assert_eq!(e.kind(), ErrorKind::InvalidValue);
-            // A call on another scope inside a group is refused (it would be enqueued after
-            // that scope ended).
-            let other = guard.stream()?;
-            let mut z = guard.alloc_zeroed::<i32>(1)?;
-            nccl::group(s, || {
-                let refused = other.scope(|inner| {
-                    comm.all_reduce_in_place(inner, inner.bind_mut(&mut z), 1, ReduceOp::Sum)
-                })?;
-                assert_eq!(refused.unwrap_err().kind(), ErrorKind::NotSupported);
-                assert_eq!(comm.wait(s).unwrap_err().kind(), ErrorKind::NotSupported);
-                Ok(())
-            })?;
+            // send_recv checks both halves before its group opens.
+            let e = comm.send_recv(s, xs, 0, &mut ys, 0, 16).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+            assert!(
+                e.detail()
+                    .unwrap()
+                    .starts_with("ncclRecv: recvbuff holds 15"),
+                "{e}"
+            );
+            assert_eq!(
+                comm.send_recv(s, xs, 0, &mut ys, 1, 1).unwrap_err().kind(),
+                ErrorKind::InvalidValue
+            );
             comm.all_reduce(s, xs, &mut ys, 15, ReduceOp::Sum)?;
             comm.wait(s)
         })
@@ -181,31 +177,6 @@ fn a_created_context_is_refused_before_nccl() {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidContext, "{e}");
     assert!(e.to_string().contains("primary context"), "{e}");
-}
-
-#[test]
-#[ignore = "needs a CUDA device"]
-fn a_communicator_dropped_inside_a_group_is_released_after_it() {
-    let ctx = Context::primary(device()).unwrap();
-    let mut stack = Stack::new().unwrap();
-    let guard = stack.push(&ctx).unwrap();
-    let mut x = guard.alloc_from(&[3u8; 8]).unwrap();
-    guard
-        .stream()
-        .unwrap()
-        .scope(|s| -> custack::Result<()> {
-            let comm = guard.nccl_rank(&nccl::unique_id()?, 0, 1, TIMEOUT)?;
-            let mut x = s.bind_mut(&mut x);
-            nccl::group(s, move || {
-                comm.all_reduce_in_place(s, &mut x, 8, ReduceOp::Sum)?;
-                drop(comm); // its call is enqueued when the group ends, then it is released
-                Ok(())
-            })
-        })
-        .unwrap()
-        .unwrap();
-    assert_eq!(x.to_vec().unwrap(), [3; 8]);
-    assert!(take_drop_errors().is_empty());
 }
 
 #[test]

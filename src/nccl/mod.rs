@@ -33,10 +33,12 @@
 //! NCCL's statuses are the `Nccl…` kinds ([`ErrorKind::NcclRemoteError`], …), their detail
 //! NCCL's last error message.
 //!
-//! Calls of several ranks or communicators that must be issued together (a send and a receive
-//! with the same peer, say) go inside [`group`], which holds NCCL's group open on one scope:
-//! NCCL enqueues the group's work only when the group ends, so every call inside it must be on
-//! that scope (which outlives the group); a call on another scope is refused.
+//! A send and a receive that must happen together (every rank sends to the next and receives
+//! from the previous) are one call, [`Comm::send_recv`], which issues both inside one NCCL
+//! group and returns once NCCL has enqueued them. There is no open-ended group: NCCL enqueues a
+//! group's work only when it ends, after anything else the program enqueued inside it (a
+//! scope's allocation freed, a copy of what the group receives), so custack keeps every group
+//! inside one of its own calls.
 //!
 //! # Failure: no rank waits forever (R16)
 //!
@@ -46,7 +48,8 @@
 //!
 //! - its initialization, which waits for every rank: a rank that never arrives or dies on the
 //!   way makes the others' `nccl_rank` return [`ErrorKind::NcclTimedOut`] after the timeout;
-//! - a call NCCL answers with `ncclInProgress`, and the end of a [`group`];
+//! - a call NCCL answers with `ncclInProgress` (a non-blocking communicator's calls are
+//!   enqueued by an NCCL thread: custack returns only once they are);
 //! - [`Comm::wait`], which waits for the scope's stream while watching the communicator: the
 //!   way to end a scope with collectives whose peers may die (a scope's own end waits for its
 //!   stream without a bound);
@@ -358,14 +361,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ) -> Result<Comm<'_>> {
         not_linked()?;
         let (r, n) = check::clique(rank, nranks)?;
-        if GROUP.with(|g| g.scope.get().is_some()) {
-            return Err(
-                Error::from_code(ffi::CUresult::CUDA_ERROR_NOT_SUPPORTED).with_detail(
-                    "ncclCommInitRankConfig inside an NCCL group: make communicators before \
-                     the group",
-                ),
-            );
-        }
+        refuse_blocking_override()?;
         self.require_primary()?;
         let mut config = ffi::nccl::ncclConfig_t {
             size: size_of::<ffi::nccl::ncclConfig_t>(),
@@ -377,6 +373,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             maxCTAs: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
             netName: core::ptr::null(),
             splitShare: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
+            trafficClass: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
         };
         let mut raw: ncclComm_t = core::ptr::null_mut();
         let deadline = deadline_after(timeout);
@@ -384,7 +381,8 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         // binds it to the current device:
         // - `raw` and `config` are live locals; `config` is initialized as
         //   `NCCL_CONFIG_INITIALIZER` would (size, magic, version; `blocking` 0, the rest
-        //   NCCL's defaults), and NCCL reads `config.size` bytes of it;
+        //   NCCL's defaults), and NCCL reads `config.size` bytes of it, every one initialized
+        //   (the struct has no padding: 8 + 4 + 4 + 4·4 + 8 + 4 + 4 = 48);
         // - `id` is 128 plain bytes, passed by value;
         // - this guard's context is current and is its device's primary context (checked
         //   above), which NCCL's own threads select.
@@ -426,6 +424,19 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             ));
         }
         released
+    }
+}
+
+/// `Err` where `NCCL_COMM_BLOCKING=1`, which makes NCCL ignore `blocking = 0`, so that its init
+/// and calls would block without the communicator's bound.
+fn refuse_blocking_override() -> Result<()> {
+    match std::env::var("NCCL_COMM_BLOCKING") {
+        Ok(v) if v.trim() == "1" => Err(Error::custack(
+            ErrorKind::InvalidValue,
+            "NCCL_COMM_BLOCKING=1 is set: NCCL would then block in its init and calls with no \
+             bound, where custack bounds every wait by the communicator's timeout; unset it",
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -515,7 +526,8 @@ fn passed(deadline: Option<Instant>) -> bool {
 }
 
 /// How long a poll sleeps: from 50 µs, doubling up to 5 ms (an initialization takes
-/// milliseconds to seconds; a collective's enqueue, microseconds).
+/// milliseconds to seconds; a non-blocking collective's enqueue, by a thread NCCL starts for
+/// it, tens of microseconds).
 fn backoff(sleep: &mut Duration) {
     std::thread::sleep(*sleep);
     *sleep = (*sleep * 2).min(Duration::from_millis(5));
@@ -596,8 +608,9 @@ impl Comm<'_> {
         )
     }
 
-    /// Issues one NCCL call on the scope's stream: refused inside a capture or inside a group
-    /// of another scope; settled when NCCL answers `ncclInProgress`.
+    /// Issues one NCCL call on the scope's stream (refused inside a capture) and returns once
+    /// NCCL has enqueued it: a non-blocking communicator answers `ncclInProgress` while its
+    /// thread enqueues, and is polled until it is done.
     fn enqueue(
         &self,
         s: &StreamScope<'_, '_>,
@@ -606,19 +619,20 @@ impl Comm<'_> {
     ) -> Result<()> {
         let raw = self.live(call)?;
         crate::asynchronous::refuse_inside_capture(call)?;
-        let grouped = group_scope(call, s)?;
-        let result = f(raw, s.as_raw());
+        self.settled(call, f(raw, s.as_raw()))
+    }
+
+    /// The result of a call that returned `result`: settled (polled until NCCL has enqueued
+    /// it) on `ncclInProgress`; an error otherwise aborts the communicator, so no thread of
+    /// NCCL's can still enqueue it after the scope has ended.
+    fn settled(&self, call: &str, result: ncclResult_t) -> Result<()> {
+        if result == ncclResult_t::ncclSuccess {
+            return Ok(());
+        }
         if result == ncclResult_t::ncclInProgress {
-            if grouped {
-                GROUP.with(|g| g.comms.borrow_mut().push((raw, self.timeout)));
-                return Ok(());
-            }
             return self.settle(call, deadline_after(self.timeout));
         }
-        if grouped && result == ncclResult_t::ncclSuccess {
-            GROUP.with(|g| g.comms.borrow_mut().push((raw, self.timeout)));
-        }
-        status(call, raw, result)
+        Err(self.fail(status_error(call, self.raw.get(), result)))
     }
 
     /// `ncclAllReduce`—Enqueues the reduction of `count` elements of every rank's `send` into
@@ -627,8 +641,8 @@ impl Comm<'_> {
     /// # Errors
     ///
     /// Before anything is enqueued: [`ErrorKind::BufferTooShort`] if `send` or `recv` holds
-    /// fewer than `count` elements; `CUDA_ERROR_NOT_SUPPORTED` inside a capture or inside a
-    /// [`group`] of another scope. NCCL's status; [`ErrorKind::NcclTimedOut`].
+    /// fewer than `count` elements; `CUDA_ERROR_NOT_SUPPORTED` inside a capture. NCCL's status
+    /// or [`ErrorKind::NcclTimedOut`] (the communicator is then aborted).
     ///
     /// # Examples
     ///
@@ -882,7 +896,7 @@ impl Comm<'_> {
 
     /// `ncclSend`—Enqueues sending `count` elements of `buf` to rank `peer`, which must
     /// enqueue a matching [`recv`](Self::recv). A send and a receive that must happen together
-    /// go inside one [`group`].
+    /// are one [`send_recv`](Self::send_recv).
     ///
     /// # Errors
     ///
@@ -940,6 +954,87 @@ impl Comm<'_> {
         })
     }
 
+    /// `ncclGroupStart`, `ncclSend`, `ncclRecv`, `ncclGroupEnd`—Enqueues sending `count`
+    /// elements of `send` to rank `to` and receiving `count` from rank `from` into `recv`, as
+    /// one NCCL group, so that ranks that all send before they receive (a ring shift) do not
+    /// wait for each other. Both are checked before the group opens; it returns once NCCL has
+    /// enqueued both.
+    ///
+    /// # Errors
+    ///
+    /// As [`send`](Self::send) and [`recv`](Self::recv), for either argument; nothing is
+    /// enqueued when one is refused.
+    ///
+    /// # Examples
+    ///
+    /// A ring shift: every rank sends to the next and receives from the previous.
+    ///
+    /// ```no_run
+    /// # use custack::{Context, Driver, Stack};
+    /// # let ctx = Context::primary(Driver::init()?.device(0)?)?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// # let comm = guard.nccl_rank(&custack::nccl::unique_id()?, 0, 1, std::time::Duration::from_secs(10))?;
+    /// let (r, n) = (comm.rank(), comm.nranks());
+    /// let mine = guard.alloc_from(&[r as u32; 256])?;
+    /// let mut theirs = guard.alloc_zeroed::<u32>(256)?;
+    /// guard.stream()?.scope(|s| -> custack::Result<()> {
+    ///     comm.send_recv(s, s.bind(&mine), (r + 1) % n, s.bind_mut(&mut theirs), (r + n - 1) % n, 256)?;
+    ///     comm.wait(s)
+    /// })??;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/group.html>
+    #[doc(alias = "ncclGroupStart")]
+    #[doc(alias = "ncclGroupEnd")]
+    #[allow(clippy::too_many_arguments, reason = "NCCL's own arguments, twice")]
+    pub fn send_recv<'scope, T: NcclType>(
+        &self,
+        s: &StreamScope<'scope, '_>,
+        send: impl ScopedRead<'scope, T>,
+        to: usize,
+        recv: impl ScopedWrite<'scope, T>,
+        from: usize,
+        count: usize,
+    ) -> Result<()> {
+        let call = "ncclGroupEnd";
+        let ((send, send_len), (recv, recv_len)) = (send.raw_parts(), recv.raw_parts());
+        check::holds("ncclSend", "sendbuff", send_len, count, "count")?;
+        check::holds("ncclRecv", "recvbuff", recv_len, count, "count")?;
+        let to = check::rank("ncclSend", "peer", to, self.nranks)?;
+        let from = check::rank("ncclRecv", "peer", from, self.nranks)?;
+        let raw = self.live(call)?;
+        crate::asynchronous::refuse_inside_capture(call)?;
+        let stream = s.as_raw();
+        // SAFETY: opens a group on this thread, closed below before this function returns on
+        // every path (nothing between can unwind: the calls are `extern "C"`), so no other
+        // call of the program is held in it.
+        let started = unsafe { ffi::nccl::ncclGroupStart() };
+        if started != ncclResult_t::ncclSuccess {
+            return Err(self.fail(status_error("ncclGroupStart", raw, started)));
+        }
+        // SAFETY: `ncclSend` reads `count` elements of `send`, `ncclRecv` writes `count` of
+        // `recv`, in stream order once the group ends: both bound to the scope, which outlives
+        // this call and so the group, holding that many (checked); `recv` exclusively; `to`
+        // and `from` ranks (checked); `raw` and the stream as in `all_reduce`.
+        let sent = unsafe { ffi::nccl::ncclSend(ptr(send), count, T::RAW, to, raw, stream) };
+        // SAFETY: as above.
+        let received =
+            unsafe { ffi::nccl::ncclRecv(ptr_mut(recv), count, T::RAW, from, raw, stream) };
+        // SAFETY: closes the group opened above, once; NCCL enqueues its calls now (a
+        // non-blocking communicator by a thread of its own, settled below).
+        let ended = unsafe { ffi::nccl::ncclGroupEnd() };
+        for (name, r) in [("ncclSend", sent), ("ncclRecv", received)] {
+            if r != ncclResult_t::ncclSuccess && r != ncclResult_t::ncclInProgress {
+                return Err(self.fail(status_error(name, raw, r)));
+            }
+        }
+        self.settled(call, ended)
+    }
+
     /// Waits for the scope's stream, at most the communicator's timeout, watching the
     /// communicator (`cuStreamQuery`, `ncclCommGetAsyncError`): the bounded end of a scope whose
     /// collectives wait for other ranks. On an NCCL error, or when the timeout passes, the
@@ -948,8 +1043,8 @@ impl Comm<'_> {
     /// # Errors
     ///
     /// [`ErrorKind::NcclTimedOut`]; NCCL's asynchronous error (`NcclRemoteError` when a peer
-    /// failed); a driver error of the stream's work; `CUDA_ERROR_NOT_SUPPORTED` inside a
-    /// [`group`] (its work is enqueued only when it ends).
+    /// failed); a driver error of the stream's work. Only this communicator is watched: with
+    /// several communicators' work on one stream, end the scope with each one's `wait`.
     ///
     /// # References
     ///
@@ -960,31 +1055,27 @@ impl Comm<'_> {
     pub fn wait(&self, s: &StreamScope<'_, '_>) -> Result<()> {
         let call = "Comm::wait";
         let raw = self.live(call)?;
-        if GROUP.with(|g| g.scope.get().is_some()) {
-            return Err(
-                Error::from_code(ffi::CUresult::CUDA_ERROR_NOT_SUPPORTED).with_detail(
-                    "Comm::wait inside an NCCL group: the group's work is enqueued when it ends; \
-                     wait after the group",
-                ),
-            );
-        }
         let deadline = deadline_after(self.timeout);
         let mut sleep = Duration::from_micros(50);
         loop {
-            // SAFETY: the scope's stream is live for the scope and of the current context.
-            let queried = unsafe { ffi::cuStreamQuery(s.as_raw()) };
-            if queried == ffi::CUresult::CUDA_SUCCESS {
-                return Ok(());
-            }
-            if queried != ffi::CUresult::CUDA_ERROR_NOT_READY {
-                return Err(Error::from_code(queried));
-            }
+            // The communicator first: an idle stream proves nothing while NCCL may still be
+            // enqueueing (`ncclInProgress`).
             let mut state = ncclResult_t::ncclSuccess;
             // SAFETY: a live communicator and a valid out-pointer.
             let asked = unsafe { ffi::nccl::ncclCommGetAsyncError(raw, &raw mut state) };
             status("ncclCommGetAsyncError", raw, asked).map_err(|e| self.fail(e))?;
             if state != ncclResult_t::ncclSuccess && state != ncclResult_t::ncclInProgress {
                 return Err(self.fail(status_error(call, raw, state)));
+            }
+            if state == ncclResult_t::ncclSuccess {
+                // SAFETY: the scope's stream is live for the scope and of the current context.
+                let queried = unsafe { ffi::cuStreamQuery(s.as_raw()) };
+                if queried == ffi::CUresult::CUDA_SUCCESS {
+                    return Ok(());
+                }
+                if queried != ffi::CUresult::CUDA_ERROR_NOT_READY {
+                    return Err(Error::from_code(queried));
+                }
             }
             if passed(deadline) {
                 return Err(self.fail(self.timed_out(call)));
@@ -1013,12 +1104,6 @@ impl Comm<'_> {
         let raw = self.raw.replace(core::ptr::null_mut());
         if raw.is_null() {
             return Ok(()); // aborted: already released, its error already returned
-        }
-        if GROUP.with(|g| g.scope.get().is_some()) {
-            // Inside a group, this communicator's calls are not enqueued yet: it is finalized
-            // and destroyed when the group ends, after they are (errors recorded then).
-            GROUP.with(|g| g.release.borrow_mut().push((raw, self.timeout)));
-            return Ok(());
         }
         finish(raw, self.timeout)
     }
@@ -1118,186 +1203,6 @@ fn ptr(p: ffi::CUdeviceptr) -> *const c_void {
 /// A device address as NCCL's `void*`.
 fn ptr_mut(p: ffi::CUdeviceptr) -> *mut c_void {
     p as *mut c_void
-}
-
-/// This thread's open NCCL group: the scope it was opened on and the non-blocking
-/// communicators whose calls it holds.
-struct GroupState {
-    scope: Cell<Option<*const ()>>,
-    comms: core::cell::RefCell<Vec<(ncclComm_t, Duration)>>,
-    /// Communicators dropped inside the group: released when it ends.
-    release: core::cell::RefCell<Vec<(ncclComm_t, Duration)>>,
-}
-
-std::thread_local! {
-    static GROUP: GroupState = const {
-        GroupState {
-            scope: Cell::new(None),
-            comms: core::cell::RefCell::new(Vec::new()),
-            release: core::cell::RefCell::new(Vec::new()),
-        }
-    };
-}
-
-/// Whether a group is open (then `s` must be its scope: `CUDA_ERROR_NOT_SUPPORTED` otherwise).
-fn group_scope(call: &str, s: &StreamScope<'_, '_>) -> Result<bool> {
-    match GROUP.with(|g| g.scope.get()) {
-        None => Ok(false),
-        Some(scope) if core::ptr::eq(scope, core::ptr::from_ref(s).cast()) => Ok(true),
-        Some(_) => Err(
-            Error::from_code(ffi::CUresult::CUDA_ERROR_NOT_SUPPORTED).with_detail(format!(
-                "{call} inside an NCCL group on another scope than the group's: NCCL enqueues \
-                 the group's work when it ends, after that scope; call it on the group's scope"
-            )),
-        ),
-    }
-}
-
-/// `ncclGroupStart`, `ncclGroupEnd`—Runs `f` inside one NCCL group on the scope `s`: the NCCL
-/// calls it makes (of any communicator, on `s` only) are enqueued together when the group
-/// ends, so a send and a receive with the same peer, or the collectives of several
-/// communicators, cannot wait for each other. The group ends when `f` returns (or unwinds),
-/// and its communicators are then polled until their calls are enqueued, each at most its
-/// timeout.
-///
-/// # Errors
-///
-/// `f`'s error (the group still ends); NCCL's status of `ncclGroupEnd` or of a communicator
-/// ([`ErrorKind::NcclTimedOut`] after its timeout, the communicator aborted);
-/// `CUDA_ERROR_NOT_SUPPORTED` for a group inside a group of another scope.
-///
-/// # Examples
-///
-/// A ring shift: every rank sends to the next and receives from the previous.
-///
-/// ```no_run
-/// # use custack::{Context, Driver, Stack};
-/// # let ctx = Context::primary(Driver::init()?.device(0)?)?;
-/// # let mut stack = Stack::new()?;
-/// # let guard = stack.push(&ctx)?;
-/// # let comm = guard.nccl_rank(&custack::nccl::unique_id()?, 0, 1, std::time::Duration::from_secs(10))?;
-/// let (r, n) = (comm.rank(), comm.nranks());
-/// let mine = guard.alloc_from(&[r as u32; 256])?;
-/// let mut theirs = guard.alloc_zeroed::<u32>(256)?;
-/// guard.stream()?.scope(|s| -> custack::Result<()> {
-///     let (mine, mut theirs) = (s.bind(&mine), s.bind_mut(&mut theirs));
-///     custack::nccl::group(s, || {
-///         comm.send(s, mine, 256, (r + 1) % n)?;
-///         comm.recv(s, &mut theirs, 256, (r + n - 1) % n)
-///     })?;
-///     comm.wait(s)
-/// })??;
-/// # Ok::<(), custack::Error>(())
-/// ```
-///
-/// # References
-///
-/// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/group.html>
-#[doc(alias = "ncclGroupStart")]
-#[doc(alias = "ncclGroupEnd")]
-pub fn group<R>(s: &StreamScope<'_, '_>, f: impl FnOnce() -> Result<R>) -> Result<R> {
-    not_linked()?;
-    let me: *const () = core::ptr::from_ref(s).cast();
-    let outer = GROUP.with(|g| g.scope.get());
-    if outer.is_some_and(|o| !core::ptr::eq(o, me)) {
-        return Err(
-            Error::from_code(ffi::CUresult::CUDA_ERROR_NOT_SUPPORTED).with_detail(
-                "an NCCL group inside a group of another scope: NCCL enqueues both when the \
-                 outer one ends; open it on the same scope",
-            ),
-        );
-    }
-    // SAFETY: opens a group (NCCL counts nesting); closed by `OpenGroup::end` or its drop on
-    // every path.
-    status("ncclGroupStart", core::ptr::null_mut(), unsafe {
-        ffi::nccl::ncclGroupStart()
-    })?;
-    GROUP.with(|g| g.scope.set(Some(me)));
-    let mut open = OpenGroup { outer, ended: None };
-    let result = f();
-    let ended = open.end();
-    match (result, ended) {
-        (Ok(value), Ok(())) => Ok(value),
-        (Ok(_), Err(e)) | (Err(e), Ok(())) => Err(e),
-        (Err(e), Err(also)) => {
-            record_drop_error(also); // `f`'s error explains more; the group's is kept too
-            Err(e)
-        }
-    }
-}
-
-/// Ends the group when dropped (also on unwind) and restores the outer group's mark.
-struct OpenGroup {
-    outer: Option<*const ()>,
-    ended: Option<Result<()>>,
-}
-impl OpenGroup {
-    fn end(&mut self) -> Result<()> {
-        if let Some(r) = self.ended.take() {
-            return r;
-        }
-        self.ended = Some(Ok(()));
-        // SAFETY: closes the group opened by `group` above, once.
-        let ended = unsafe { ffi::nccl::ncclGroupEnd() };
-        let outermost = self.outer.is_none();
-        GROUP.with(|g| g.scope.set(self.outer));
-        if !outermost {
-            return status("ncclGroupEnd", core::ptr::null_mut(), ended);
-        }
-        let comms = GROUP.with(|g| core::mem::take(&mut *g.comms.borrow_mut()));
-        let release = GROUP.with(|g| core::mem::take(&mut *g.release.borrow_mut()));
-        let result = if ended == ncclResult_t::ncclSuccess || ended == ncclResult_t::ncclInProgress
-        {
-            settle_all(&comms)
-        } else {
-            status("ncclGroupEnd", core::ptr::null_mut(), ended)
-        };
-        for (raw, timeout) in release {
-            if let Err(e) = finish(raw, timeout) {
-                record_drop_error(e);
-            }
-        }
-        result
-    }
-}
-impl Drop for OpenGroup {
-    fn drop(&mut self) {
-        if self.ended.is_none() {
-            if let Err(e) = self.end() {
-                record_drop_error(e);
-            }
-        }
-    }
-}
-/// Polls each communicator a group used until it is no longer `ncclInProgress`, each at most
-/// its timeout. The first error is returned (the others recorded); a communicator that failed
-/// is aborted by its next call, [`Comm::wait`] or drop, which see the same error.
-fn settle_all(comms: &[(ncclComm_t, Duration)]) -> Result<()> {
-    let mut first = Ok(());
-    let mut seen: Vec<ncclComm_t> = Vec::new();
-    for &(raw, timeout) in comms {
-        if seen.contains(&raw) {
-            continue;
-        }
-        seen.push(raw);
-        // Every communicator recorded by a call of the group is live: one dropped inside the
-        // group is released only after this (`GroupState::release`), and an aborted one's
-        // calls are refused before they reach NCCL.
-        let outcome = match poll(raw, "ncclGroupEnd", deadline_after(timeout)) {
-            Ok(()) => continue,
-            Err(Stalled::Failed(e)) => e,
-            Err(Stalled::TimedOut) => Error::custack(
-                ErrorKind::NcclTimedOut,
-                format!("ncclGroupEnd: a communicator did not finish within {timeout:?}"),
-            ),
-        };
-        if first.is_ok() {
-            first = Err(outcome);
-        } else {
-            record_drop_error(outcome); // kept where it can still be read
-        }
-    }
-    first
 }
 
 #[cfg(test)]
