@@ -16,12 +16,24 @@ use common::{device, skipped};
 use custack::nccl::{self, ReduceOp, UniqueId};
 use custack::prelude::*;
 use custack::rendezvous::Job;
-use custack::{Context, ContextFlags, Driver, ErrorKind, Stack, take_drop_errors};
+use custack::{Context, ContextFlags, Driver, ErrorKind, Stack, StackTop, take_drop_errors};
 use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-const TIMEOUT: Duration = Duration::from_secs(20);
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// custack holds a device's primary context in one `Context` at a time, and the tests run in
+/// parallel: each test that makes one holds this lock.
+static PRIMARY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// This test's turn at the primary context (a test that panicked while holding it does not
+/// stop the others).
+fn primary_turn() -> std::sync::MutexGuard<'static, ()> {
+    PRIMARY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 /// Runs `f` on a thread of its own and fails the test if it has not returned within `limit`
 /// (a hang would otherwise hang the whole test binary).
@@ -30,13 +42,17 @@ fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'st
     std::thread::spawn(move || {
         let _ = tx.send(f());
     });
-    rx.recv_timeout(limit)
-        .unwrap_or_else(|_| panic!("did not return within {limit:?}: hung"))
+    match rx.recv_timeout(limit) {
+        Ok(v) => v,
+        Err(mpsc::RecvTimeoutError::Timeout) => panic!("did not return within {limit:?}: hung"),
+        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("its thread panicked (above)"),
+    }
 }
 
 #[test]
 #[ignore = "needs a CUDA device"]
 fn one_rank_collectives_on_custack_memory() {
+    let _turn = primary_turn();
     let ctx = Context::primary(device()).unwrap();
     let mut stack = Stack::new().unwrap();
     let guard = stack.push(&ctx).unwrap();
@@ -82,6 +98,7 @@ fn one_rank_collectives_on_custack_memory() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn refused_counts_enqueue_nothing_and_the_communicator_stays_usable() {
+    let _turn = primary_turn();
     let ctx = Context::primary(device()).unwrap();
     let mut stack = Stack::new().unwrap();
     let guard = stack.push(&ctx).unwrap();
@@ -133,7 +150,7 @@ fn refused_counts_enqueue_nothing_and_the_communicator_stays_usable() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_communicator_is_made_again_after_the_inner_guard_pops() {
-    use custack::StackTop;
+    let _turn = primary_turn();
     let a = Context::primary(device()).unwrap();
     let b = Context::new(device(), ContextFlags::empty()).unwrap();
     let mut stack = Stack::new().unwrap();
@@ -169,6 +186,7 @@ fn a_communicator_is_made_again_after_the_inner_guard_pops() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_created_context_is_refused_before_nccl() {
+    let _turn = primary_turn();
     let ctx = Context::new(device(), ContextFlags::empty()).unwrap();
     let mut stack = Stack::new().unwrap();
     let guard = stack.push(&ctx).unwrap();
@@ -182,6 +200,7 @@ fn a_created_context_is_refused_before_nccl() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_rank_that_never_arrives_makes_init_time_out() {
+    let _turn = primary_turn();
     let timeout = Duration::from_secs(3);
     let (e, took) = within(Duration::from_secs(60), move || {
         let ctx = Context::primary(device()).unwrap();
@@ -216,6 +235,7 @@ fn a_rank_that_dies_after_the_rendezvous_makes_init_time_out() {
         UniqueId::from_slice(&id).unwrap();
         std::process::exit(0); // dies without a communicator
     }
+    let _turn = primary_turn();
     let port = free_port();
     let exe = std::env::current_exe().unwrap();
     let mut child = Command::new(exe)
@@ -339,7 +359,7 @@ fn two_gpus_one_process_each_then_one_killed() {
                 .unwrap()
         })
         .collect();
-    let limit = Instant::now() + Duration::from_secs(120);
+    let limit = Instant::now() + Duration::from_secs(180);
     for mut child in children {
         loop {
             if let Some(status) = child.try_wait().unwrap() {

@@ -110,8 +110,15 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             }
         }
         self.create_physical_as(size, kind.raw()).map_err(|e| {
+            let why = if kind == HandleType::Fabric && e.kind() == ErrorKind::NotPermitted {
+                ": fabric handles need an IMEX channel this process may use \
+                 (/dev/nvidia-caps-imex-channels; the device supports them, the system has none \
+                 set up for it)"
+            } else {
+                ""
+            };
             e.with_detail(format!(
-                "creating {size} bytes of physical memory exportable as {kind:?}"
+                "creating {size} bytes of physical memory exportable as {kind:?}{why}"
             ))
         })
     }
