@@ -22,46 +22,33 @@
 //!
 //! Each rank pushes its device's *primary* context (the one NCCL works in), makes its
 //! communicator with `custack::nccl` (`guard.nccl_rank`, bounded by a timeout) and all-reduces
-//! buffers bound to a stream scope, which `comm.wait(s)` ends within the timeout: no `unsafe`.
+//! buffers bound to a stream scope, which `comm.wait(s)` ends within the timeout.
 //!
-//! Then the same all-reduce from **one thread** over every GPU: the communicators from
-//! `ncclCommInitAll`, every GPU's `ncclAllReduce` between `ncclGroupStart` and `ncclGroupEnd`,
-//! and only then, per GPU, a submission on its stream that takes its buffers over and is parked
-//! (`park_submission`): NCCL enqueues a group's work at `ncclGroupEnd`, so a submission's event
-//! recorded inside the group would come before that work. Between the group call and the
-//! submissions the buffers stay parked in a function that holds them. `custack::nccl` has no
-//! communicator that parks yet, so this part still calls NCCL through `custack::ffi::nccl`, with
-//! its `unsafe` blocks.
+//! Then the same all-reduce from **one thread** over every GPU: the communicators of every
+//! primary context made from this thread (`nccl::comms`: one NCCL group of initializations,
+//! each context pushed in turn), parked like streams and buffers, and each all-reduce one NCCL
+//! group over every GPU's parked communicator, stream and buffers (`nccl::all_reduce_parked`),
+//! which returns once every GPU's stream has finished, so the buffers are only borrowed for the
+//! call. No `unsafe` anywhere.
 
 use std::process::ExitCode;
 
 mod allreduce {
-    use core::ffi::{c_int, c_void};
-    use custack::nccl::{NcclVersion, ReduceOp, UniqueId};
-    use custack::{
-        Context, Device, Driver, EventFlags, ParkedBuffer, ParkedPinned, ParkedStream,
-        ParkedSubmission, Stack, StackTop, ffi,
-    };
-    use std::ffi::CStr;
+    use custack::nccl::{self, NcclVersion, ParkedPart, ReduceOp, UniqueId};
+    use custack::prelude::*;
+    use custack::{Context, Device, Driver, EventFlags, ParkedBuffer, ParkedStream, Stack};
     use std::sync::Barrier;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::Duration;
-
-    use ffi::nccl::{
-        ncclAllReduce, ncclComm_t, ncclCommDestroy, ncclCommFinalize, ncclCommInitAll,
-        ncclDataType_t, ncclGetErrorString, ncclGroupEnd, ncclGroupStart, ncclRedOp_t,
-        ncclResult_t,
-    };
 
     /// A communicator's waits are bounded by this: a rank that dies makes the others fail
     /// within it instead of hanging.
     const TIMEOUT: Duration = Duration::from_secs(60);
 
-    /// A custack error, an NCCL error, or another rank's failure.
+    /// A custack error, or another rank's failure.
     #[derive(Debug)]
     pub(crate) enum Error {
         Cuda(custack::Error),
-        Nccl(&'static str, ncclResult_t),
         OtherRank,
         Thread,
     }
@@ -76,31 +63,9 @@ mod allreduce {
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             match self {
                 Self::Cuda(e) => write!(f, "{e}"),
-                Self::Nccl(call, result) => {
-                    // SAFETY: takes any value, reads nothing.
-                    let ptr = unsafe { ncclGetErrorString(*result) };
-                    let text = if ptr.is_null() {
-                        String::new()
-                    } else {
-                        // SAFETY: `ncclGetErrorString` returns a static NUL-terminated string
-                        // for every value (a generic one for unlisted values).
-                        unsafe { CStr::from_ptr(ptr) }
-                            .to_string_lossy()
-                            .into_owned()
-                    };
-                    write!(f, "{call} failed: {text} ({})", result.0)
-                }
                 Self::OtherRank => f.write_str("another rank failed before the all-reduce"),
                 Self::Thread => f.write_str("a rank's thread panicked"),
             }
-        }
-    }
-
-    fn check(call: &'static str, result: ncclResult_t) -> Result<(), Error> {
-        if result == ncclResult_t::ncclSuccess {
-            Ok(())
-        } else {
-            Err(Error::Nccl(call, result))
         }
     }
 
@@ -183,258 +148,73 @@ mod allreduce {
         Ok((ms, wrong))
     }
 
-    /// One GPU's part of the one-thread all-reduce: its primary context and what stays parked
-    /// between its pushes.
-    struct Part<'c> {
-        ctx: &'c Context,
-        comm: ncclComm_t,
-        stream: ParkedStream<'c>,
-        send: ParkedBuffer<'c, f32>,
-        recv: ParkedBuffer<'c, f32>,
-        host: ParkedPinned<'c, f32>,
-    }
+    /// One GPU's buffers and stream for the one-thread all-reduce, parked between its pushes.
+    type Part<'c> = (
+        ParkedStream<'c>,
+        ParkedBuffer<'c, f32>,
+        ParkedBuffer<'c, f32>,
+    );
 
-    /// What one GPU's part leaves pending after a group call: a submission, enqueued after the
-    /// group's work on the part's stream, that owns the buffers.
-    type Pending<'c> = ParkedSubmission<
-        'c,
-        (
-            ParkedBuffer<'c, f32>,
-            ParkedBuffer<'c, f32>,
-            ParkedPinned<'c, f32>,
-        ),
-    >;
-
-    /// What a part keeps beside its pending submission: its context, communicator and stream.
-    type Kept<'c> = (&'c Context, ncclComm_t, ParkedStream<'c>);
-
-    /// The communicators `ncclCommInitAll` made, one per part; finalized and destroyed on
-    /// drop (NCCL selects each communicator's device itself).
-    struct Comms(Vec<ncclComm_t>);
-
-    impl Drop for Comms {
-        fn drop(&mut self) {
-            for &comm in &self.0 {
-                // SAFETY: a live communicator, finalized, then destroyed, once; no work of it
-                // is pending (every part's pending submission was waited for or dropped, which
-                // waits, before `Comms` drops: it is declared first in `run_one_thread`).
-                let finalized = unsafe { ncclCommFinalize(comm) };
-                // SAFETY: as above.
-                let destroyed = unsafe { ncclCommDestroy(comm) };
-                for (call, r) in [
-                    ("ncclCommFinalize", finalized),
-                    ("ncclCommDestroy", destroyed),
-                ] {
-                    if r != ncclResult_t::ncclSuccess {
-                        eprintln!("12_nccl: {}", Error::Nccl(call, r));
-                    }
-                }
-            }
-        }
-    }
-
-    /// One all-reduce (sum) of every part's `send` into its `recv`, issued from this thread as
-    /// one NCCL group call, then per part a submission on its stream, enqueued *after*
-    /// `ncclGroupEnd` (which is when NCCL enqueues the group's work), that takes the buffers
-    /// over, copies `recv` to the page-locked `host` when `download` is set, and is parked.
-    ///
-    /// Why the submissions come after the group: a submission records its event when it is
-    /// made, so one made around `ncclAllReduce` inside the group would complete before NCCL's
-    /// work was even enqueued, and hand its buffers back while NCCL still used them. Between
-    /// the group's start and the submissions the buffers stay in `parts`, which this function
-    /// holds mutably; on any error after the group started, every context is synchronized
-    /// before the buffers can drop.
-    fn group_all_reduce<'c>(
-        top: &mut impl StackTop,
-        parts: Vec<Part<'c>>,
-        download: bool,
-    ) -> Result<(Vec<Pending<'c>>, Vec<Kept<'c>>), Error> {
-        // SAFETY: opens a group; closed below on every path.
-        check("ncclGroupStart", unsafe { ncclGroupStart() })?;
-        let mut issued = Ok(());
-        for p in &parts {
-            // SAFETY: `send` and `recv` hold ELEMS floats of device memory of `p.ctx`, owned by
-            // `parts` until they move into the submissions below (or every context is
-            // synchronized first, on an error); they do not overlap; `p.stream` is a live
-            // stream of the communicator's context. Inside a group NCCL only records the call;
-            // it enqueues the work at `ncclGroupEnd`, selecting each communicator's device.
-            let r = unsafe {
-                ncclAllReduce(
-                    p.send.device_ptr() as *const c_void,
-                    p.recv.device_ptr() as *mut c_void,
-                    ELEMS,
-                    ncclDataType_t::ncclFloat32,
-                    ncclRedOp_t::ncclSum,
-                    p.comm,
-                    p.stream.as_raw(),
-                )
-            };
-            issued = check("ncclAllReduce", r);
-            if issued.is_err() {
-                break;
-            }
-        }
-        // SAFETY: closes the group opened above: NCCL enqueues the recorded all-reduces.
-        let ended = check("ncclGroupEnd", unsafe { ncclGroupEnd() });
-        let mut pending = Vec::with_capacity(parts.len());
-        let mut kept = Vec::with_capacity(parts.len());
-        let mut result = issued.and(ended);
-        let mut rest = parts.into_iter();
-        if result.is_ok() {
-            for p in rest.by_ref() {
-                let (ctx, comm) = (p.ctx, p.comm);
-                // Moved out only once the push succeeded, so that a failed push leaves the
-                // part here, to be dropped after its context is synchronized.
-                let mut part = Some(p);
-                let made = top.with_pushed(ctx, |g| -> Result<_, Error> {
-                    // Every part was parked from `ctx`, so the attaches below cannot fail; checked
-                    // first anyway, while the part is still held, so that nothing of it drops
-                    // (freeing memory NCCL may still use) before its context is synchronized.
-                    let own = part.as_ref().is_some_and(|p| {
-                        [
-                            p.stream.context_raw(),
-                            p.send.context_raw(),
-                            p.recv.context_raw(),
-                            p.host.context_raw(),
-                        ]
-                        .iter()
-                        .all(|&c| c == g.as_raw())
-                    });
-                    let Some(Part {
-                        stream,
-                        send,
-                        recv,
-                        host,
-                        ..
-                    }) = (if own { part.take() } else { None })
-                    else {
-                        return Err(Error::Cuda(custack::Error::from_raw(
-                            ffi::CUresult::CUDA_ERROR_INVALID_CONTEXT,
-                        )));
-                    };
-                    let stream = g.attach_stream(stream)?;
-                    let payload = (g.attach(send)?, g.attach(recv)?, g.attach_pinned(host)?);
-                    // After the group's all-reduce on this stream: the event it records, and
-                    // so the buffers' release, follow NCCL's work. On an error `submit`
-                    // synchronizes the stream before it drops the payload.
-                    let work = stream.submit(payload, |s, (_send, recv, host)| {
-                        if download {
-                            s.copy_to_host(host, &recv)?;
-                        }
-                        Ok(())
-                    })?;
-                    Ok((g.park_submission(work), g.park_stream(stream)))
-                });
-                match made.map_err(Error::from).and_then(|r| r) {
-                    Ok((work, stream)) => {
-                        pending.push(work);
-                        kept.push((ctx, comm, stream));
-                    }
-                    Err(e) => {
-                        if let Some(p) = part {
-                            let _ = top.with_pushed(p.ctx, |g| g.synchronize());
-                            drop(p);
-                        }
-                        result = Err(e);
-                        break;
-                    }
-                }
-            }
-        }
-        if let Err(e) = result {
-            // Some all-reduces may be enqueued: let them finish before any buffer drops.
-            for p in rest {
-                let _ = top.with_pushed(p.ctx, |g| g.synchronize());
-                drop(p);
-            }
-            drop(pending); // each waits for its own work
-            return Err(e);
-        }
-        Ok((pending, kept))
-    }
-
-    /// The one-thread variant: every GPU's all-reduce issued from this thread in one NCCL group
-    /// call (`ncclCommInitAll`, `ncclGroupStart`, `ncclAllReduce` per GPU, `ncclGroupEnd`),
-    /// each GPU's buffers then owned by a parked submission made after the group; the second
-    /// (timed) group call is timed on the host from `ncclGroupStart` until every GPU's
-    /// submission is waited for. Returns that time and how many received elements differ.
+    /// The one-thread variant: the communicators of every GPU made from this thread
+    /// (`nccl::comms`, one NCCL group of `ncclCommInitRankConfig` with each primary context
+    /// pushed in turn), then each all-reduce issued as one NCCL group over every GPU's parked
+    /// communicator, stream and buffers (`nccl::all_reduce_parked`), which returns once every
+    /// GPU's stream has finished. The second (timed) call is timed on the host. Returns that
+    /// time and how many received elements differ.
     pub(crate) fn run_one_thread(expected: f32) -> Result<(f32, usize), Error> {
         let driver = Driver::init()?;
-        let devices = driver.devices()?;
-        let contexts = devices
-            .iter()
-            .map(|&d| Context::primary(d))
+        let contexts = driver
+            .devices()?
+            .into_iter()
+            .map(Context::primary)
             .collect::<custack::Result<Vec<_>>>()?;
-        let Some(first) = contexts.first() else {
-            return Err(Error::Cuda(custack::Error::from_raw(
-                ffi::CUresult::CUDA_ERROR_NO_DEVICE,
-            )));
-        };
+        let refs: Vec<&Context> = contexts.iter().collect();
         let mut stack = Stack::new()?;
-        // NCCL selects each communicator's device (making its primary context current) and
-        // restores the device it found: the first device's primary context stays on top.
-        let mut top = stack.push(first)?;
-        let mut raw = vec![core::ptr::null_mut(); contexts.len()];
-        let ordinals: Vec<c_int> = devices.iter().map(|d| d.ordinal() as c_int).collect();
-        // SAFETY: `raw` holds one writable slot per device of `ordinals`.
-        check("ncclCommInitAll", unsafe {
-            ncclCommInitAll(raw.as_mut_ptr(), raw.len() as c_int, ordinals.as_ptr())
-        })?;
-        let comms = Comms(raw);
-        let mut parts = Vec::with_capacity(contexts.len());
-        for ((rank, ctx), &comm) in contexts.iter().enumerate().zip(&comms.0) {
+        let comms = nccl::comms(&mut stack, &refs, TIMEOUT)?;
+        let mut parts: Vec<Part<'_>> = Vec::with_capacity(refs.len());
+        for (rank, &ctx) in refs.iter().enumerate() {
             let value = f32::from((rank + 1) as u16); // at most a host's GPUs
-            parts.push(top.with_pushed(ctx, |g| -> custack::Result<Part<'_>> {
+            parts.push(stack.with_pushed(ctx, |g| -> custack::Result<Part<'_>> {
                 let mut send = g.alloc::<f32>(ELEMS)?;
                 g.stream()?
                     .scope(|s| s.fill_u32(s.bind_mut(&mut send), value.to_bits()))??;
-                Ok(Part {
-                    ctx,
-                    comm,
-                    stream: g.park_stream(g.stream()?),
-                    send: g.park(send),
-                    recv: g.park(g.alloc::<f32>(ELEMS)?),
-                    host: g.park_pinned(g.alloc_pinned::<f32>(ELEMS)?),
-                })
+                Ok((
+                    g.park_stream(g.stream()?),
+                    g.park(send),
+                    g.park(g.alloc::<f32>(ELEMS)?),
+                ))
             })??);
         }
         let mut ms = 0f32;
-        let mut wrong = 0;
-        // A first group call connects the ranks; the second is timed; the third downloads.
-        for round in 0..3 {
-            let started = std::time::Instant::now();
-            let (pending, kept) = group_all_reduce(&mut top, parts, round == 2)?;
-            let mut back = Vec::with_capacity(pending.len());
-            for work in pending {
-                back.push(work.wait()?); // under the first GPU's context, for every GPU
-            }
-            if round == 1 {
-                ms = started.elapsed().as_secs_f32() * 1e3;
-            }
-            parts = Vec::with_capacity(back.len());
-            for ((send, recv, host), (ctx, comm, stream)) in back.into_iter().zip(kept) {
-                if round == 2 {
-                    wrong += top.with_pushed(ctx, |g| -> custack::Result<usize> {
-                        let host = g.attach_pinned(host)?;
-                        // Exact: small integers and their sums are exact in f32.
-                        Ok(host
-                            .iter()
-                            .filter(|x| x.to_bits() != expected.to_bits())
-                            .count())
-                    })??;
-                    continue;
-                }
-                parts.push(Part {
-                    ctx,
+        // A first call connects the ranks; the second is timed.
+        for round in 0..2 {
+            let mut group: Vec<ParkedPart<'_, '_, f32>> = comms
+                .iter()
+                .zip(parts.iter_mut())
+                .map(|(comm, (stream, send, recv))| ParkedPart {
                     comm,
                     stream,
                     send,
                     recv,
-                    host,
-                });
+                })
+                .collect();
+            let started = std::time::Instant::now();
+            nccl::all_reduce_parked(&mut group, ELEMS, ReduceOp::Sum)?;
+            if round == 1 {
+                ms = started.elapsed().as_secs_f32() * 1e3;
             }
         }
-        drop(parts);
+        let mut wrong = 0;
+        for (&ctx, (_, _, recv)) in refs.iter().zip(parts) {
+            wrong += stack.with_pushed(ctx, |g| -> custack::Result<usize> {
+                let recv = g.attach(recv)?.to_vec()?;
+                // Exact: small integers and their sums are exact in f32.
+                Ok(recv
+                    .iter()
+                    .filter(|x| x.to_bits() != expected.to_bits())
+                    .count())
+            })??;
+        }
         drop(comms);
         Ok((ms, wrong))
     }
@@ -537,10 +317,10 @@ fn main() -> ExitCode {
                 o.slowest_ms, o.expected, o.version
             );
             println!(
-                "nccl: the same all-reduce from one thread (ncclGroupStart, one ncclAllReduce per \
-                 GPU, ncclGroupEnd, then a parked submission per GPU owning its buffers) in \
-                 {one_thread:.3} ms (host clock, group start to every GPU waited for), every \
-                 element equal to {}",
+                "nccl: the same all-reduce from one thread (nccl::all_reduce_parked: one NCCL \
+                 group over every GPU's parked communicator, stream and buffers) in \
+                 {one_thread:.3} ms (host clock, group start to every GPU's stream finished), \
+                 every element equal to {}",
                 o.expected
             );
             ExitCode::SUCCESS

@@ -13,7 +13,7 @@
 
 mod common;
 use common::{device, skipped};
-use custack::nccl::{self, ReduceOp, UniqueId};
+use custack::nccl::{self, ParkedPart, ReduceOp, UniqueId};
 use custack::prelude::*;
 use custack::rendezvous::Job;
 use custack::{Context, ContextFlags, Driver, ErrorKind, Stack, StackTop, take_drop_errors};
@@ -181,6 +181,122 @@ fn a_communicator_is_made_again_after_the_inner_guard_pops() {
         .unwrap();
     assert_eq!(x.to_vec().unwrap(), [2.0; 32]);
     comm.destroy().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_parked_communicator_is_used_again_under_a_nested_push() {
+    let _turn = primary_turn();
+    let a = Context::primary(device()).unwrap();
+    let b = Context::new(device(), ContextFlags::empty()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let mut guard = stack.push(&b).unwrap();
+    // Made under `a`, parked: it outlives the push of `a` and comes back under another push.
+    let parked = guard
+        .with_pushed(&a, |ga| -> custack::Result<_> {
+            let comm = ga.nccl_rank(&nccl::unique_id()?, 0, 1, TIMEOUT)?;
+            Ok(ga.park_comm(comm))
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!((parked.rank(), parked.nranks()), (0, 1));
+    // Attached to a guard of another context: refused, and dropped (finalized) with its own
+    // context pushed.
+    let e = guard.attach_comm(parked).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ContextMismatch);
+    let parked = guard
+        .with_pushed(&a, |ga| -> custack::Result<_> {
+            let comm = ga.nccl_rank(&nccl::unique_id()?, 0, 1, TIMEOUT)?;
+            Ok(ga.park_comm(comm))
+        })
+        .unwrap()
+        .unwrap();
+    let sum = guard
+        .with_pushed(&a, |ga| -> custack::Result<Vec<f32>> {
+            let comm = ga.attach_comm(parked)?;
+            let mut x = ga.alloc_from(&[1.5f32; 64])?;
+            ga.stream()?.scope(|s| {
+                comm.all_reduce_in_place(s, s.bind_mut(&mut x), 64, ReduceOp::Sum)?;
+                comm.wait(s)
+            })??;
+            x.to_vec()
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(sum, [1.5; 64]);
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn one_thread_makes_the_communicators_and_all_reduces_over_parked_parts() {
+    let _turn = primary_turn();
+    let ctx = Context::primary(device()).unwrap();
+    let other = Context::new(device(), ContextFlags::empty()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let comms = nccl::comms(&mut stack, &[&ctx], TIMEOUT).unwrap();
+    assert_eq!(comms.len(), 1);
+    let (stream, send, mut recv, mut short) = stack
+        .with_pushed(&ctx, |g| -> custack::Result<_> {
+            Ok((
+                g.park_stream(g.stream()?),
+                g.park(g.alloc_from(&[4u64; 100])?),
+                g.park(g.alloc_zeroed::<u64>(100)?),
+                g.park(g.alloc_zeroed::<u64>(99)?),
+            ))
+        })
+        .unwrap()
+        .unwrap();
+    let mut foreign = stack
+        .with_pushed(&other, |g| g.alloc_zeroed::<u64>(100).map(|b| g.park(b)))
+        .unwrap()
+        .unwrap();
+    // Refused before anything is enqueued: a short buffer, a buffer of another context.
+    let e = nccl::all_reduce_parked(
+        &mut [ParkedPart {
+            comm: &comms[0],
+            stream: &stream,
+            send: &send,
+            recv: &mut short,
+        }],
+        100,
+        ReduceOp::Sum,
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+    let e = nccl::all_reduce_parked(
+        &mut [ParkedPart {
+            comm: &comms[0],
+            stream: &stream,
+            send: &send,
+            recv: &mut foreign,
+        }],
+        100,
+        ReduceOp::Sum,
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ContextMismatch);
+    nccl::all_reduce_parked(
+        &mut [ParkedPart {
+            comm: &comms[0],
+            stream: &stream,
+            send: &send,
+            recv: &mut recv,
+        }],
+        100,
+        ReduceOp::Max,
+    )
+    .unwrap();
+    let got = stack
+        .with_pushed(&ctx, |g| g.attach(recv).and_then(|r| r.to_vec()))
+        .unwrap()
+        .unwrap();
+    assert_eq!(got, [4u64; 100]);
+    // A context that is not primary is refused before NCCL.
+    let e = nccl::comms(&mut stack, &[&other], TIMEOUT).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidContext);
+    drop((stream, send, short, foreign, comms));
+    assert!(take_drop_errors().is_empty());
 }
 
 #[test]

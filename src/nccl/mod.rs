@@ -100,6 +100,9 @@
 //! <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html>
 
 mod check;
+mod parked;
+
+pub use parked::{ParkedComm, ParkedPart, all_reduce_parked, comms};
 
 use crate::asynchronous::scope::{ScopedRead, ScopedWrite, StreamScope};
 use crate::context::stack::{ContextKind, PushedGuard};
@@ -363,18 +366,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         let (r, n) = check::clique(rank, nranks)?;
         refuse_blocking_override()?;
         self.require_primary()?;
-        let mut config = ffi::nccl::ncclConfig_t {
-            size: size_of::<ffi::nccl::ncclConfig_t>(),
-            magic: ffi::nccl::NCCL_API_MAGIC,
-            version: ffi::nccl::NCCL_CONFIG_VERSION_2_18,
-            blocking: 0,
-            cgaClusterSize: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
-            minCTAs: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
-            maxCTAs: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
-            netName: core::ptr::null(),
-            splitShare: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
-            trafficClass: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
-        };
+        let mut config = nonblocking_config();
         let mut raw: ncclComm_t = core::ptr::null_mut();
         let deadline = deadline_after(timeout);
         // SAFETY: `ncclCommInitRankConfig` writes a communicator to a valid out-pointer and
@@ -424,6 +416,23 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             ));
         }
         released
+    }
+}
+
+/// The configuration of every communicator custack makes: non-blocking, the rest NCCL's
+/// defaults (as `NCCL_CONFIG_INITIALIZER` with `blocking = 0`).
+fn nonblocking_config() -> ffi::nccl::ncclConfig_t {
+    ffi::nccl::ncclConfig_t {
+        size: size_of::<ffi::nccl::ncclConfig_t>(),
+        magic: ffi::nccl::NCCL_API_MAGIC,
+        version: ffi::nccl::NCCL_CONFIG_VERSION_2_18,
+        blocking: 0,
+        cgaClusterSize: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
+        minCTAs: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
+        maxCTAs: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
+        netName: core::ptr::null(),
+        splitShare: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
+        trafficClass: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
     }
 }
 

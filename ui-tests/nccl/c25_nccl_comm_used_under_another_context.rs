@@ -1,6 +1,7 @@
 //! C25 library handles: an NCCL communicator cannot be used while another context is pushed on
 //! top of the guard that lent it (NCCL would enqueue on a stream of the wrong context).
-//! Positive twin: `a_communicator_is_made_again_after_the_inner_guard_pops` in
+//! Positive twins: `a_parked_communicator_is_used_again_under_a_nested_push` (parked across
+//! the push) and `a_communicator_is_made_again_after_the_inner_guard_pops` in
 //! `tests/gpu_nccl.rs`.
 use custack::nccl::ReduceOp;
 use custack::{Context, ContextFlags, Driver, Stack, StackTop};

@@ -1,0 +1,505 @@
+//! Communicators of several GPUs driven from one thread: a [`ParkedComm`] borrows only its
+//! context, like every parked value, so one thread makes the communicators of all its GPUs
+//! ([`comms`]) and issues one NCCL group over them ([`all_reduce_parked`]), pushing each
+//! context in turn.
+
+use super::{
+    Comm, NcclType, ReduceOp, Stalled, check, deadline_after, finish, not_linked, passed, poll,
+    refuse_blocking_override, status_error, unique_id,
+};
+use crate::context::Context;
+use crate::context::raw::with_raw_current;
+use crate::context::stack::{PushedGuard, StackTop};
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::ffi;
+use crate::ffi::nccl::{ncclComm_t, ncclResult_t};
+use crate::parking::buffer::ParkedBuffer;
+use crate::parking::stream::ParkedStream;
+use core::cell::Cell;
+use core::ffi::c_int;
+use core::marker::PhantomData;
+use std::time::{Duration, Instant};
+
+/// Runs `f` with `ctx` pushed and returns its value.
+///
+/// # Safety
+///
+/// As [`with_raw_current`]: `ctx` is live and `f` leaves the stack as it found it.
+unsafe fn in_context<R>(ctx: ffi::CUcontext, f: impl FnOnce() -> R) -> Result<R> {
+    let mut value = None;
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        with_raw_current(ctx, || {
+            value = Some(f());
+            Ok(())
+        })
+    }?;
+    value.ok_or_else(|| Error::from_code(ffi::CUresult::CUDA_ERROR_UNKNOWN))
+}
+
+/// A communicator set aside from its guard: it borrows only its [`Context`], so it survives the
+/// pop and nested pushes, and is attached again to a guard of that context
+/// ([`PushedGuard::attach_comm`]) or used from any guard by [`all_reduce_parked`]. Finalized and
+/// destroyed on drop, its context pushed for that (bounded by its timeout, then aborted).
+///
+/// `!Send`: kept on the thread that made it, like the guard-lent [`Comm`].
+#[doc(alias = "ncclComm_t")]
+pub struct ParkedComm<'ctx> {
+    /// Its context, borrowed for `'ctx` (the marker).
+    ctx: ffi::CUcontext,
+    /// Null once aborted.
+    raw: Cell<ncclComm_t>,
+    rank: usize,
+    nranks: usize,
+    timeout: Duration,
+    aborted: Cell<Option<ErrorKind>>,
+    _marker: PhantomData<(&'ctx Context, *const ())>,
+}
+
+static_assertions::assert_not_impl_any!(ParkedComm<'static>: Send, Sync);
+
+impl core::fmt::Debug for ParkedComm<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ParkedComm")
+            .field("ctx", &self.ctx)
+            .field("raw", &self.raw.get())
+            .field("rank", &self.rank)
+            .field("nranks", &self.nranks)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ParkedComm<'_> {
+    /// Its rank in the clique.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+    /// How many ranks the clique has.
+    pub fn nranks(&self) -> usize {
+        self.nranks
+    }
+    /// The raw context it belongs to.
+    pub fn context_raw(&self) -> ffi::CUcontext {
+        self.ctx
+    }
+
+    /// Aborts it with its context pushed (`ncclCommAbort`), remembering `kind`; idempotent.
+    fn abort(&self, kind: ErrorKind) {
+        self.aborted.set(Some(kind));
+        let raw = self.raw.replace(core::ptr::null_mut());
+        if raw.is_null() {
+            return;
+        }
+        let abort = || {
+            // SAFETY: a live communicator of `ctx`, current while this runs, aborted once (taken
+            // out above).
+            super::status("ncclCommAbort", core::ptr::null_mut(), unsafe {
+                ffi::nccl::ncclCommAbort(raw)
+            })
+        };
+        // SAFETY: `ctx` is alive (borrowed for `'ctx`); `abort` leaves the stack as it found it.
+        let aborted = unsafe { in_context(self.ctx, abort) };
+        if let Err(e) = aborted.and_then(|r| r) {
+            record_drop_error(e);
+        }
+    }
+}
+
+impl Drop for ParkedComm<'_> {
+    fn drop(&mut self) {
+        let raw = self.raw.replace(core::ptr::null_mut());
+        if raw.is_null() {
+            return;
+        }
+        let timeout = self.timeout;
+        // SAFETY: `ctx` is alive (borrowed for `'ctx`); `finish` releases `raw`, a live
+        // communicator of `ctx`, once, and leaves the stack as it found it.
+        let finished = unsafe { in_context(self.ctx, || finish(raw, timeout)) };
+        if let Err(e) = finished.and_then(|r| r) {
+            record_drop_error(e);
+        }
+    }
+}
+
+impl<'ctx> PushedGuard<'ctx, '_> {
+    /// Sets `comm` aside: it borrows only this guard's context from now on.
+    pub fn park_comm(&self, comm: Comm<'_>) -> ParkedComm<'ctx> {
+        let comm = core::mem::ManuallyDrop::new(comm);
+        ParkedComm {
+            ctx: self.as_raw(),
+            raw: Cell::new(Cell::get(&comm.raw)),
+            rank: comm.rank,
+            nranks: comm.nranks,
+            timeout: comm.timeout,
+            aborted: Cell::new(Cell::get(&comm.aborted)),
+            _marker: PhantomData,
+        }
+    }
+
+    /// Lends `parked` again as a [`Comm`] of this guard.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::ContextMismatch`] if it was parked from another context (it is dropped).
+    pub fn attach_comm(&self, parked: ParkedComm<'ctx>) -> Result<Comm<'_>> {
+        if parked.ctx != self.as_raw() {
+            return Err(crate::parking::mismatch(
+                "communicator",
+                parked.ctx,
+                self.as_raw(),
+            ));
+        }
+        let parked = core::mem::ManuallyDrop::new(parked);
+        Ok(Comm {
+            raw: Cell::new(Cell::get(&parked.raw)),
+            rank: parked.rank,
+            nranks: parked.nranks,
+            timeout: parked.timeout,
+            aborted: Cell::new(Cell::get(&parked.aborted)),
+            _guard: PhantomData,
+        })
+    }
+}
+
+/// `ncclGroupStart`, `ncclCommInitRankConfig` per context, `ncclGroupEnd`—One clique over the
+/// devices of `contexts` (each its device's primary context, one per device), made from this
+/// thread: rank `i` is `contexts[i]`'s. Waits until every communicator is ready, at most
+/// `timeout`, which also bounds each one's later waits.
+///
+/// This is what `ncclCommInitAll` does, but with custack pushing each context rather than NCCL
+/// selecting each device on this thread (which would replace the top of custack's stack).
+///
+/// # Errors
+///
+/// [`ErrorKind::LibraryNotLinked`]; [`ErrorKind::InvalidValue`] for no contexts or more than a
+/// C `int`, or with `NCCL_COMM_BLOCKING=1` set; `CUDA_ERROR_INVALID_CONTEXT` for a context that
+/// is not primary; NCCL's status (`NcclInvalidUsage` for two contexts of one device);
+/// [`ErrorKind::NcclTimedOut`]. On any error every communicator made so far is aborted.
+///
+/// # Examples
+///
+/// ```no_run
+/// use custack::{Context, Driver, Stack};
+/// let driver = Driver::init()?;
+/// let contexts = driver
+///     .devices()?
+///     .into_iter()
+///     .map(Context::primary)
+///     .collect::<custack::Result<Vec<_>>>()?;
+/// let refs: Vec<&Context> = contexts.iter().collect();
+/// let mut stack = Stack::new()?;
+/// let comms = custack::nccl::comms(&mut stack, &refs, std::time::Duration::from_secs(30))?;
+/// assert_eq!(comms.len(), refs.len());
+/// # Ok::<(), custack::Error>(())
+/// ```
+///
+/// # References
+///
+/// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclcomminitall>
+#[doc(alias = "ncclCommInitAll")]
+pub fn comms<'ctx>(
+    top: &mut impl StackTop,
+    contexts: &[&'ctx Context],
+    timeout: Duration,
+) -> Result<Vec<ParkedComm<'ctx>>> {
+    not_linked()?;
+    refuse_blocking_override()?;
+    let nranks = contexts.len();
+    let (_, n) = check::clique(0, nranks)?;
+    if let Some(c) = contexts.iter().find(|c| !c.is_primary()) {
+        return Err(
+            Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_CONTEXT).with_detail(format!(
+                "context {:p} is not its device's primary context, which NCCL works in: use \
+                 `Context::primary(device)`",
+                c.as_raw()
+            )),
+        );
+    }
+    let id = unique_id()?;
+    let deadline = deadline_after(timeout);
+    let mut made: Vec<ParkedComm<'ctx>> = Vec::with_capacity(nranks);
+    // SAFETY: opens a group on this thread, closed below on every path before this function
+    // returns; only the initializations below are issued inside it.
+    let started = unsafe { ffi::nccl::ncclGroupStart() };
+    let mut failure = (started != ncclResult_t::ncclSuccess)
+        .then(|| status_error("ncclGroupStart", core::ptr::null_mut(), started));
+    if failure.is_none() {
+        for (rank, &ctx) in contexts.iter().enumerate() {
+            let r = rank as c_int; // below `n`, a C `int`
+            let pushed = top.with_pushed(ctx, |_| {
+                let mut config = super::nonblocking_config();
+                let mut raw: ncclComm_t = core::ptr::null_mut();
+                // SAFETY: as in `PushedGuard::nccl_rank`: valid out-pointers, a fully
+                // initialized configuration, `id` by value; `ctx` is current and is its
+                // device's primary context (checked above). Inside the group NCCL records the
+                // current device and makes the communicator when the group ends.
+                let result = unsafe {
+                    ffi::nccl::ncclCommInitRankConfig(&raw mut raw, n, id.raw, r, &raw mut config)
+                };
+                (raw, result)
+            });
+            let (raw, result) = match pushed {
+                Ok(v) => v,
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            };
+            if !raw.is_null() {
+                made.push(ParkedComm {
+                    ctx: ctx.as_raw(),
+                    raw: Cell::new(raw),
+                    rank,
+                    nranks,
+                    timeout,
+                    aborted: Cell::new(None),
+                    _marker: PhantomData,
+                });
+            }
+            if result != ncclResult_t::ncclSuccess && result != ncclResult_t::ncclInProgress {
+                failure = Some(status_error("ncclCommInitRankConfig", raw, result));
+                break;
+            }
+        }
+    }
+    // SAFETY: closes the group opened above (NCCL ignores an end without a start only if the
+    // start failed, which `started` tells): the initializations start now.
+    let ended =
+        (started == ncclResult_t::ncclSuccess).then(|| unsafe { ffi::nccl::ncclGroupEnd() });
+    if failure.is_none() {
+        if let Some(ended) = ended {
+            if ended != ncclResult_t::ncclSuccess && ended != ncclResult_t::ncclInProgress {
+                failure = Some(status_error("ncclGroupEnd", core::ptr::null_mut(), ended));
+            }
+        }
+    }
+    if failure.is_none() {
+        for comm in &made {
+            match poll(comm.raw.get(), "ncclCommInitRankConfig", deadline) {
+                Ok(()) => {}
+                Err(Stalled::Failed(e)) => {
+                    failure = Some(e);
+                    break;
+                }
+                Err(Stalled::TimedOut) => {
+                    failure = Some(Error::custack(
+                        ErrorKind::NcclTimedOut,
+                        format!(
+                            "ncclCommInitRankConfig: rank {} of {nranks} (of this thread's \
+                             clique) did not finish within {timeout:?}; every communicator was \
+                             aborted",
+                            comm.rank
+                        ),
+                    ));
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(e) = failure {
+        for comm in &made {
+            comm.abort(e.kind());
+        }
+        return Err(e);
+    }
+    Ok(made)
+}
+
+/// One GPU's part of [`all_reduce_parked`]: its communicator, the stream to enqueue on and the
+/// buffers, all parked from the same context.
+#[derive(Debug)]
+pub struct ParkedPart<'a, 'ctx, T: NcclType> {
+    /// The communicator of this GPU.
+    pub comm: &'a ParkedComm<'ctx>,
+    /// The stream the all-reduce is enqueued on.
+    pub stream: &'a ParkedStream<'ctx>,
+    /// What this GPU contributes.
+    pub send: &'a ParkedBuffer<'ctx, T>,
+    /// Where this GPU receives the result.
+    pub recv: &'a mut ParkedBuffer<'ctx, T>,
+}
+
+/// `ncclGroupStart`, `ncclAllReduce` per part, `ncclGroupEnd`—Reduces `count` elements of every
+/// part's `send` into every part's `recv`, issued from this thread as one NCCL group (each
+/// part's context pushed for its call), and returns once every part's stream has finished,
+/// each wait bounded by its communicator's timeout: the buffers are borrowed only for the call.
+///
+/// # Errors
+///
+/// Before anything is enqueued: [`ErrorKind::BufferTooShort`] if a buffer holds fewer than
+/// `count`; [`ErrorKind::ContextMismatch`] if a part's stream or buffers are not of its
+/// communicator's context. Then NCCL's status, a driver error, or
+/// [`ErrorKind::NcclTimedOut`]; on any of these every part's communicator is aborted and its
+/// stream synchronized before this returns, so no NCCL work outlives the call.
+///
+/// # References
+///
+/// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/group.html>
+#[doc(alias = "ncclGroupStart")]
+#[doc(alias = "ncclGroupEnd")]
+#[doc(alias = "ncclAllReduce")]
+pub fn all_reduce_parked<T: NcclType>(
+    parts: &mut [ParkedPart<'_, '_, T>],
+    count: usize,
+    op: ReduceOp,
+) -> Result<()> {
+    not_linked()?;
+    let call = "ncclAllReduce";
+    for p in parts.iter() {
+        check::holds(call, "sendbuff", p.send.len(), count, "count")?;
+        check::holds(call, "recvbuff", p.recv.len(), count, "count")?;
+        let ctx = p.comm.context_raw();
+        for (what, other) in [
+            ("stream", p.stream.context_raw()),
+            ("buffer", p.send.context_raw()),
+            ("buffer", p.recv.context_raw()),
+        ] {
+            if other != ctx {
+                return Err(crate::parking::mismatch(what, other, ctx));
+            }
+        }
+        p.comm.live(call)?;
+    }
+    // SAFETY: opens a group on this thread, closed below before this function returns; only
+    // the all-reduces below are issued inside it.
+    let started = unsafe { ffi::nccl::ncclGroupStart() };
+    if started != ncclResult_t::ncclSuccess {
+        return Err(status_error(
+            "ncclGroupStart",
+            core::ptr::null_mut(),
+            started,
+        ));
+    }
+    let mut failure = None;
+    for p in parts.iter() {
+        let (raw, stream) = (p.comm.raw.get(), p.stream.as_raw());
+        let (send, recv) = (p.send.device_ptr(), p.recv.device_ptr());
+        let issue = || {
+            // SAFETY: `ncclAllReduce` reads `count` elements of `send` and writes `count` of
+            // `recv` on `stream`, once the group ends: both are device memory of this context
+            // (checked above) holding that many (checked), borrowed (`recv` exclusively) until
+            // this function returns, which is only after every part's stream has finished or
+            // been synchronized after an abort; `raw` is live (checked) and of this context,
+            // which `in_context` makes current; `stream` is a live stream of it.
+            unsafe {
+                ffi::nccl::ncclAllReduce(
+                    super::ptr(send),
+                    super::ptr_mut(recv),
+                    count,
+                    T::RAW,
+                    op.raw(),
+                    raw,
+                    stream,
+                )
+            }
+        };
+        // SAFETY: the communicator's context is alive (borrowed for `'ctx`); `issue` leaves the
+        // stack as it found it.
+        let pushed = unsafe { in_context(p.comm.ctx, issue) };
+        match pushed {
+            Ok(r) if r == ncclResult_t::ncclSuccess || r == ncclResult_t::ncclInProgress => {}
+            Ok(r) => {
+                failure = Some(status_error(call, raw, r));
+                break;
+            }
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    // SAFETY: closes the group opened above; NCCL enqueues what it holds now.
+    let ended = unsafe { ffi::nccl::ncclGroupEnd() };
+    if failure.is_none()
+        && ended != ncclResult_t::ncclSuccess
+        && ended != ncclResult_t::ncclInProgress
+    {
+        failure = Some(status_error("ncclGroupEnd", core::ptr::null_mut(), ended));
+    }
+    if failure.is_none() {
+        failure = parts.iter().find_map(|p| wait_part(p).err());
+    }
+    let Some(e) = failure else {
+        return Ok(());
+    };
+    // Some ranks' work may be enqueued and waiting for the others': end it all, then make sure
+    // no kernel still uses a buffer before they are handed back.
+    for p in parts.iter() {
+        p.comm.abort(e.kind());
+    }
+    for p in parts.iter() {
+        let stream = p.stream.as_raw();
+        let sync = || {
+            // SAFETY: a live stream of this context, which `in_context` makes current.
+            unsafe { ffi::cuStreamSynchronize(stream) }.result()
+        };
+        // SAFETY: the communicator's context is alive; `sync` leaves the stack as it found it.
+        let synced = unsafe { in_context(p.comm.ctx, sync) };
+        if let Err(e) = synced.and_then(|r| r) {
+            record_drop_error(e);
+        }
+    }
+    Err(e)
+}
+
+/// Waits for one part's stream, watching its communicator, at most its timeout.
+fn wait_part<T: NcclType>(p: &ParkedPart<'_, '_, T>) -> Result<()> {
+    let raw = p.comm.live("all_reduce_parked")?;
+    match poll(raw, "ncclGroupEnd", deadline_after(p.comm.timeout)) {
+        Ok(()) => {}
+        Err(Stalled::Failed(e)) => return Err(e),
+        Err(Stalled::TimedOut) => return Err(timed_out(p.comm)),
+    }
+    let deadline = deadline_after(p.comm.timeout);
+    let stream = p.stream.as_raw();
+    let mut sleep = Duration::from_micros(50);
+    loop {
+        let query = || {
+            // SAFETY: a live stream of this context, which `in_context` makes current.
+            unsafe { ffi::cuStreamQuery(stream) }
+        };
+        // SAFETY: the communicator's context is alive; `query` leaves the stack as it found it.
+        let queried = unsafe { in_context(p.comm.ctx, query) }?;
+        if queried == ffi::CUresult::CUDA_SUCCESS {
+            return Ok(());
+        }
+        if queried != ffi::CUresult::CUDA_ERROR_NOT_READY {
+            return Err(Error::from_code(queried));
+        }
+        // One look at the communicator (a deadline already passed): an error of NCCL's ends
+        // the wait at once.
+        if let Err(Stalled::Failed(e)) = poll(raw, "ncclAllReduce", Some(Instant::now())) {
+            return Err(e);
+        }
+        if passed(deadline) {
+            return Err(timed_out(p.comm));
+        }
+        super::backoff(&mut sleep);
+    }
+}
+
+#[cold]
+fn timed_out(comm: &ParkedComm<'_>) -> Error {
+    Error::custack(
+        ErrorKind::NcclTimedOut,
+        format!(
+            "ncclAllReduce: rank {} of {} did not finish within {:?}; every communicator of the \
+             call was aborted",
+            comm.rank, comm.nranks, comm.timeout
+        ),
+    )
+}
+
+impl ParkedComm<'_> {
+    /// The live communicator, or the error it was aborted with.
+    fn live(&self, call: &str) -> Result<ncclComm_t> {
+        let raw = self.raw.get();
+        if raw.is_null() {
+            return Err(Error::custack(
+                self.aborted.get().unwrap_or(ErrorKind::InvalidValue),
+                format!("{call}: this communicator was aborted; nothing was enqueued"),
+            ));
+        }
+        Ok(raw)
+    }
+}
