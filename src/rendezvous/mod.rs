@@ -81,8 +81,12 @@ pub struct Job {
 
 /// How long rank 0 waits for one connection's hello: a custack rank sends it at once.
 const HELLO_WAIT: Duration = Duration::from_secs(2);
-/// How long rank 0 sleeps between looks for a new connection.
+/// The longest rank 0 sleeps between looks for a new connection; it starts at
+/// [`ACCEPT_POLL_FIRST`] after each arrival and doubles, so ranks that arrive together are
+/// accepted within microseconds and a long wait costs few wake-ups.
 const ACCEPT_POLL: Duration = Duration::from_millis(5);
+/// The first sleep between looks for a new connection.
+const ACCEPT_POLL_FIRST: Duration = Duration::from_micros(20);
 /// The longest a rank waits between two tries to connect.
 const CONNECT_BACKOFF_MAX: Duration = Duration::from_millis(200);
 /// How long `listen` may take to resolve the master address.
@@ -634,13 +638,18 @@ impl Round<'_> {
             );
         }
         // Bounded by `cutoff`: each pass accepts one connection (its hello bounded by
-        // HELLO_WAIT and the cutoff) or sleeps ACCEPT_POLL.
+        // HELLO_WAIT and the cutoff) or sleeps, at most ACCEPT_POLL.
+        let mut nap = ACCEPT_POLL_FIRST;
         while self.seen.len() < self.world - 1 {
             let Some(left) = remaining(cutoff) else { break };
             match listener.accept() {
-                Ok((stream, _peer)) => self.welcome(stream, cutoff),
+                Ok((stream, _peer)) => {
+                    nap = ACCEPT_POLL_FIRST;
+                    self.welcome(stream, cutoff);
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    std::thread::sleep(ACCEPT_POLL.min(left));
+                    std::thread::sleep(nap.min(left));
+                    nap = (nap * 2).min(ACCEPT_POLL);
                 }
                 Err(e)
                     if matches!(
