@@ -43,7 +43,7 @@ fn worker(ctx: &Context, add: LibraryKernel<'_>, t: u32) -> custack::Result<(u64
     stream.scope(|s| -> custack::Result<()> {
         let mut dx = s.bind_mut(&mut x);
         for _ in 0..LAUNCHES {
-            s.run_library(&add, LaunchConfig::for_elements(n), (&mut dx, t + 1, n))?;
+            s.run(&add, LaunchConfig::for_elements(n), (&mut dx, t + 1, n))?;
         }
         Ok(())
     })??; // one stream synchronize for all the launches

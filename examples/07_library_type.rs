@@ -120,7 +120,7 @@ impl Scaler {
             let n = data.len() as u32;
             guard.stream()?.scope(|s| {
                 let mut dx = s.bind_mut(&mut x);
-                s.run_library(&scale, LaunchConfig::for_elements(n), (&mut dx, factor, n))
+                s.run(&scale, LaunchConfig::for_elements(n), (&mut dx, factor, n))
             })??;
             x.copy_to_host(data)
         })? // the scaler's context is popped here; the caller's is on top again

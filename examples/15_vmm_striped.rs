@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release --example 15_vmm_striped`
 //!
-//! The address range (`reserve_for_peers`) and the physical pieces (`create_physical_on`, piece
+//! The address range (`reserve_multi_device`) and the physical pieces (`create_physical_on`, piece
 //! `i` on device `i % n`) borrow only the first context, so they outlive the pushes below.
 //! `map_owned` maps the pieces one after the other, lets every device read and write all of
 //! them (`Access::ReadWrite`, checked with `cuDeviceCanAccessPeer` first) and releases them at
@@ -72,7 +72,7 @@ fn run() -> custack::Result<Result<String, String>> {
             let pieces = (0..n)
                 .map(|i| guard.create_physical_on(devices[i % devices.len()], piece))
                 .collect::<custack::Result<Vec<_>>>()?;
-            Ok((guard.reserve_for_peers(n * piece)?, pieces, piece))
+            Ok((guard.reserve_multi_device(n * piece)?, pieces, piece))
         })??;
     let n_pieces = pieces.len();
     let access: Vec<_> = devices.iter().map(|&d| (d, Access::ReadWrite)).collect();

@@ -65,7 +65,7 @@
 //! | launch kernels one cannot describe (`unsafe`) | [`StreamScope::launch`], [`StreamScope::launch_kernel`], [`StreamScope::launch_with`], [`LaunchConfig`] | `cuLaunchKernel`, `cuLaunchKernelEx` |
 //! | streams and events | [`PushedGuard::stream`], [`PushedGuard::event`], [`Stream`], [`Event`] | `cuStreamCreate`, `cuEventCreate` |
 //! | memory pools, stream-ordered allocation | [`PushedGuard::create_mem_pool`], [`StreamScope::alloc`] | `cuMemPoolCreate`, `cuMemAllocAsync` |
-//! | virtual memory management | [`PushedGuard::reserve`], [`PushedGuard::create_physical`], [`Reservation::map`]; across devices [`PushedGuard::reserve_for_peers`], [`PushedGuard::create_physical_on`], [`MultiDeviceReservation::map`](MultiDeviceReservation#method.map), [`PushedGuard::lend_mut`] | `cuMemAddressReserve`, `cuMemCreate`, `cuMemMap`, `cuMemSetAccess` |
+//! | virtual memory management | [`PushedGuard::reserve`], [`PushedGuard::create_physical`], [`Reservation::map`]; across devices [`PushedGuard::reserve_multi_device`], [`PushedGuard::create_physical_on`], [`MultiDeviceReservation::map`](MultiDeviceReservation#method.map), [`PushedGuard::lend_mut`] | `cuMemAddressReserve`, `cuMemCreate`, `cuMemMap`, `cuMemSetAccess` |
 //! | several GPUs | [`Device::can_access_peer`], [`PushedGuard::enable_peer_access`], [`PushedGuard::copy_from_peer`] | `cuDeviceCanAccessPeer`, `cuCtxEnablePeerAccess`, `cuMemcpyPeer` |
 //! | share memory with another process | [`DeviceBuffer::ipc_handle`], [`PushedGuard::open_ipc`] | `cuIpcGetMemHandle`, `cuIpcOpenMemHandle` |
 //! | share virtual memory with another process (Linux) | [`PushedGuard::create_physical_exportable`], [`PhysicalMemory::export_fd`], [`send_fd`], [`recv_fd`], [`PushedGuard::import_physical`] | `cuMemExportToShareableHandle`, `cuMemImportFromShareableHandle` |
@@ -182,10 +182,6 @@ pub use memory::vmm::{
     MultiDeviceReservation, PhysicalMemory, ReadOnly, ReadOnlyMapping, ReadOnlyMultiDeviceMapping,
     ReadWrite, Reservation, VmmHome,
 };
-#[allow(deprecated)]
-pub use memory::vmm::{
-    Peer, PeerMapping, PeerPhysicalMemory, PeerReservation, SharedMapping, SharedPeerMapping,
-};
 pub use memory::{
     DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, PinnedBuffer,
     PointerAttributes,
@@ -197,8 +193,6 @@ pub use parking::module::ParkedModule;
 pub use parking::peer::PeerAccess;
 pub use parking::stream::ParkedStream;
 pub use parking::submission::{Park, ParkedPayload, ParkedSubmission, PendingSource, PendingView};
-#[allow(deprecated)]
-pub use parking::submission::{PeerSource, PeerView};
 pub use testing::stand_in::{KernelCall, StandIn, StandInError};
 pub use texture::mipmap::MipmappedArray;
 pub use texture::{

@@ -545,10 +545,10 @@ fn declared_library_function() {
         .unwrap()
         .scope(|s| {
             let mut dx = s.bind_mut(&mut x);
-            s.run_library(&add, LaunchConfig::for_elements(N32), (&mut dx, 5, N32))
+            s.run(&add, LaunchConfig::for_elements(N32), (&mut dx, 5, N32))
                 .unwrap();
             let e = s
-                .run_library(&add, LaunchConfig::for_elements(N32), (&mut dx, 5, N32 + 1))
+                .run(&add, LaunchConfig::for_elements(N32), (&mut dx, 5, N32 + 1))
                 .unwrap_err();
             assert_eq!(e.kind(), ErrorKind::BufferTooShort);
         })

@@ -559,9 +559,9 @@ fn virtual_memory_vector_add_and_growing_without_copying() {
     // Shared mappings (C14's read-only side): `first` shown at two addresses, and twice in a
     // row in one of them, all reading what the writable mapping left.
     let (at_one, at_two) = (guard.reserve(g).unwrap(), guard.reserve(2 * g).unwrap());
-    let once = at_one.map_shared::<u32, _>(&guard, &[&first]).unwrap();
+    let once = at_one.map_read_only::<u32, _>(&guard, &[&first]).unwrap();
     let twice = at_two
-        .map_shared::<u32, _>(&guard, &[&first, &first])
+        .map_read_only::<u32, _>(&guard, &[&first, &first])
         .unwrap();
     assert_eq!((once.len(), twice.len()), (g / 4, g / 2));
     let (front, back) = (twice.slice(..g / 4).unwrap(), twice.slice(g / 4..).unwrap());

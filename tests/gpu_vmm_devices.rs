@@ -69,7 +69,7 @@ fn a_vector_striped_over_every_device_is_written_by_a_kernel_on_each() {
             let pieces = (0..4)
                 .map(|i| guard.create_physical_on(devices[i % devices.len()], g))
                 .collect::<custack::Result<Vec<_>>>()?;
-            Ok((guard.reserve_for_peers(4 * g)?, pieces, g))
+            Ok((guard.reserve_multi_device(4 * g)?, pieces, g))
         })
         .unwrap()
         .unwrap();
@@ -113,7 +113,7 @@ fn a_vector_striped_over_every_device_is_written_by_a_kernel_on_each() {
     let (second, mut table) = stack
         .with_pushed(&ctx0, |guard| -> custack::Result<_> {
             Ok((
-                guard.reserve_for_peers(g)?,
+                guard.reserve_multi_device(g)?,
                 guard.create_physical_on(devices[0], g)?,
             ))
         })
@@ -135,9 +135,9 @@ fn a_vector_striped_over_every_device_is_written_by_a_kernel_on_each() {
         }
     }
     let last = *devices.last().unwrap();
-    let reader = second.map_shared::<u32>(0, &[&table], &[last]).unwrap();
+    let reader = second.map_read_only::<u32>(0, &[&table], &[last]).unwrap();
     let read = stack
-        .with_pushed(&ctx1, |guard| guard.lend_shared(&reader)?.to_vec())
+        .with_pushed(&ctx1, |guard| guard.lend_read_only(&reader)?.to_vec())
         .unwrap()
         .unwrap();
     assert!(read.iter().all(|&x| x == 9));
@@ -161,7 +161,7 @@ fn one_device_map_owned_releases_at_once() {
     mapping.fill_u32(4).unwrap();
     assert!(mapping.to_vec().unwrap().iter().all(|&x| x == 4));
     // Mapping pieces past the end of a multi-device reservation is refused before any driver call.
-    let peers = guard.reserve_for_peers(g).unwrap();
+    let peers = guard.reserve_multi_device(g).unwrap();
     let mut p = guard
         .create_physical_on(guard.device().unwrap(), g)
         .unwrap();

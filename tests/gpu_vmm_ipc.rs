@@ -139,7 +139,7 @@ fn an_export_imported_back_shows_the_same_bytes() {
         let mut local = one.map::<u32, _>(&guard, [&mut exported]).unwrap();
         local.fill_u32(0xabcd).unwrap();
     }
-    let through_import = two.map_shared::<u32, _>(&guard, &[&imported]).unwrap();
+    let through_import = two.map_read_only::<u32, _>(&guard, &[&imported]).unwrap();
     assert!(
         through_import
             .to_vec()

@@ -903,8 +903,8 @@ fn c14_vmm_mappings(ctx: &Context) -> Result<Vec<Vec<u32>>> {
         let mut writable = one.map::<u32, _>(&guard, [&mut physical])?;
         writable.fill_u32(5)?;
     } // unmapped: `physical` may be shared again
-    let once = one.map_shared::<u32, _>(&guard, &[&physical])?;
-    let twice = two.map_shared::<u32, _>(&guard, &[&physical, &physical])?;
+    let once = one.map_read_only::<u32, _>(&guard, &[&physical])?;
+    let twice = two.map_read_only::<u32, _>(&guard, &[&physical, &physical])?;
     let (front, back) = twice.split_at(once.len())?;
     Ok(vec![once.to_vec()?, front.to_vec()?, back.to_vec()?])
 }
@@ -927,8 +927,8 @@ fn c14_vmm_imported_mappings(ctx: &Context) -> Result<Vec<Vec<u32>>> {
         let mut writable = one.map::<u32, _>(&guard, [&mut imported])?;
         writable.fill_u32(6)?;
     } // unmapped: `imported` may be shared again
-    let a = one.map_shared::<u32, _>(&guard, &[&imported])?;
-    let b = two.map_shared::<u32, _>(&guard, &[&imported])?;
+    let a = one.map_read_only::<u32, _>(&guard, &[&imported])?;
+    let b = two.map_read_only::<u32, _>(&guard, &[&imported])?;
     Ok(vec![a.to_vec()?, b.to_vec()?])
 }
 

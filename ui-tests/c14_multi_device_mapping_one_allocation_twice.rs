@@ -11,7 +11,7 @@ fn main() -> Result<(), custack::Error> {
     let guard = stack.push(&ctx)?;
     let g = guard.granularity_on(device)?;
     let mut p = guard.create_physical_on(device, g)?;
-    let space = guard.reserve_for_peers(2 * g)?;
+    let space = guard.reserve_multi_device(2 * g)?;
     let rw = [(device, Access::ReadWrite)];
     let both = space.map::<u32>(0, [&mut p, &mut p], &rw)?; //~ ERROR E0499
     drop(both);

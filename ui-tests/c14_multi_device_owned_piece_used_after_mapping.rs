@@ -10,7 +10,7 @@ fn main() -> Result<(), custack::Error> {
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
     let g = guard.granularity_on(device)?;
-    let space = guard.reserve_for_peers(2 * g)?;
+    let space = guard.reserve_multi_device(2 * g)?;
     let mut p = guard.create_physical_on(device, g)?;
     let rw = [(device, Access::ReadWrite)];
     let owned = space.map_owned::<u32>(0, vec![p], &rw)?;

@@ -11,8 +11,8 @@ fn main() -> Result<(), custack::Error> {
     let guard = stack.push(&ctx)?;
     let g = guard.granularity_on(device)?;
     let mut p = guard.create_physical_on(device, g)?;
-    let (a, b) = (guard.reserve_for_peers(g)?, guard.reserve_for_peers(g)?);
-    let reader = a.map_shared::<u32>(0, &[&p], &[device])?;
+    let (a, b) = (guard.reserve_multi_device(g)?, guard.reserve_multi_device(g)?);
+    let reader = a.map_read_only::<u32>(0, &[&p], &[device])?;
     let writer = b.map::<u32>(0, [&mut p], &[(device, Access::ReadWrite)])?; //~ ERROR E0502
     drop((reader, writer));
     Ok(())

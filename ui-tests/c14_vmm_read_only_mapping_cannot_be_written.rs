@@ -10,7 +10,7 @@ fn main() -> Result<(), custack::Error> {
     let g = guard.allocation_granularity()?;
     let physical = guard.create_physical(g)?;
     let space = guard.reserve(g)?;
-    let mut shared = space.map_shared::<u32, _>(&guard, &[&physical])?;
+    let mut shared = space.map_read_only::<u32, _>(&guard, &[&physical])?;
     shared.fill_u32(1)?; //~ ERROR E0599
     Ok(())
 }

@@ -12,7 +12,7 @@ fn main() -> Result<(), custack::Error> {
     let g = guard.allocation_granularity()?;
     let mut physical = guard.create_physical(g)?;
     let (r1, r2) = (guard.reserve(g)?, guard.reserve(g)?);
-    let reader = r1.map_shared::<u32, _>(&guard, &[&physical])?;
+    let reader = r1.map_read_only::<u32, _>(&guard, &[&physical])?;
     let mut writer = r2.map::<u32, _>(&guard, [&mut physical])?; //~ ERROR E0502
     writer.fill_u32(1)?;
     println!("{:?}", reader.to_vec()?);

@@ -11,7 +11,7 @@ fn main() -> Result<(), custack::Error> {
     let guard = stack.push(&ctx)?;
     let g = guard.granularity_on(device)?;
     let mut p = guard.create_physical_on(device, g)?;
-    let space = guard.reserve_for_peers(g)?;
+    let space = guard.reserve_multi_device(g)?;
     let mapping = space.map::<u32>(0, [&mut p], &[(device, Access::ReadWrite)])?;
     drop(p); //~ ERROR E0505
     drop(mapping);

@@ -10,7 +10,7 @@ fn main() -> Result<(), custack::Error> {
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
     let g = guard.granularity_on(device)?;
-    let space = guard.reserve_for_peers(g)?;
+    let space = guard.reserve_multi_device(g)?;
     let pieces = vec![guard.create_physical_on(device, g)?];
     let mapping = space.map_owned::<u32>(0, pieces, &[(device, Access::ReadWrite)])?;
     drop(space); //~ ERROR E0505

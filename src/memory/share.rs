@@ -5,7 +5,7 @@
 //! descriptor travels to another process over a Unix socket ([`send_fd`], [`recv_fd`]), which
 //! imports it ([`PushedGuard::import_physical`]) as ordinary guard-lent [`PhysicalMemory`]. It
 //! maps with the same rules as local physical memory ([`Reservation::map`](crate::Reservation::map),
-//! [`map_shared`](crate::Reservation::map_shared), [`map_owned`](crate::Reservation::map_owned)):
+//! [`map_read_only`](crate::Reservation::map_read_only), [`map_owned`](crate::Reservation::map_owned)):
 //! a writable mapping borrows the imported allocation exclusively, read-only ones share it (C14).
 //! This is NVIDIA's `memMapIPCDrv`, without the `unsafe` of the legacy
 //! [`open_ipc`](PushedGuard::open_ipc).

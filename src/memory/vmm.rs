@@ -11,7 +11,7 @@
 //! The same physical memory may be mapped at several addresses, which is why the borrows say
 //! who may write (C14): a writable [`Mapping`] ([`Reservation::map`]) borrows each allocation
 //! behind it *exclusively*, so no other mapping of those bytes exists while it lives, and one
-//! allocation cannot appear twice in it; a [`ReadOnlyMapping`] ([`Reservation::map_shared`]) is
+//! allocation cannot appear twice in it; a [`ReadOnlyMapping`] ([`Reservation::map_read_only`]) is
 //! read-only device memory that borrows its allocations shared, so any number of them may
 //! show the same bytes, as long as no writable mapping does.
 //!
@@ -103,12 +103,12 @@ pub trait VmmHome: vmm_sealed::Home {}
 #[derive(Debug)]
 pub enum Lent {}
 
-/// [`VmmHome`] of a value for several devices ([`PushedGuard::reserve_for_peers`],
+/// [`VmmHome`] of a value for several devices ([`PushedGuard::reserve_multi_device`],
 /// [`PushedGuard::create_physical_on`], [`MultiDeviceReservation::map`](MultiDeviceReservation#method.map)): it
 /// borrows only the [`Context`](crate::Context) and pushes it around its own driver calls, so it
 /// outlives guards and nested pushes and is `Send` and `Sync`; a guard of a device it lets in lends
 /// a mapping of this home ([`PushedGuard::lend`], [`PushedGuard::lend_mut`],
-/// [`PushedGuard::lend_shared`]). Never constructed.
+/// [`PushedGuard::lend_read_only`]). Never constructed.
 #[derive(Debug)]
 pub enum MultiDevice {}
 
@@ -148,8 +148,8 @@ pub trait MappingMode: vmm_sealed::Mode {}
 #[derive(Debug)]
 pub enum ReadWrite {}
 
-/// [`MappingMode`] of a read-only mapping ([`Reservation::map_shared`],
-/// [`MultiDeviceReservation::map_shared`](MultiDeviceReservation#method.map_shared)): it borrows its allocations
+/// [`MappingMode`] of a read-only mapping ([`Reservation::map_read_only`],
+/// [`MultiDeviceReservation::map_read_only`](MultiDeviceReservation#method.map_read_only)): it borrows its allocations
 /// shared, so other read-only mappings may show the same bytes (even twice in one), but no writable
 /// one can while it lives; device memory that is only read. Never constructed.
 #[derive(Debug)]
@@ -187,7 +187,7 @@ pub struct Reservation<'a, H: VmmHome = Lent> {
 }
 
 /// A reserved range of device virtual addresses for memory of several devices
-/// ([`PushedGuard::reserve_for_peers`]): it borrows only its context, which it pushes for its
+/// ([`PushedGuard::reserve_multi_device`]): it borrows only its context, which it pushes for its
 /// own driver calls, so it outlives guards and nested pushes. Freed on drop
 /// (`cuMemAddressFree`). A [`Reservation`] of the [`MultiDevice`] home.
 #[doc(alias = "cuMemAddressReserve")]
@@ -296,7 +296,7 @@ type MappingMarker<'r, T, M, H> = PhantomData<(&'r (), fn() -> (T, M, H))>;
 /// [`DeviceMemory`](crate::DeviceMemory) if read-only). A [`MultiDevice`] mapping ([`MultiDeviceMapping`],
 /// [`ReadOnlyMultiDeviceMapping`]) is readable, or readable and writable, by each device of its access
 /// list, at one address for all of them; a guard of a context on one of those devices lends it
-/// ([`PushedGuard::lend`], [`PushedGuard::lend_mut`], [`PushedGuard::lend_shared`]).
+/// ([`PushedGuard::lend`], [`PushedGuard::lend_mut`], [`PushedGuard::lend_read_only`]).
 #[derive(Debug)]
 #[doc(alias = "cuMemMap")]
 pub struct Mapping<'r, T: DeviceCopy, M: MappingMode = ReadWrite, H: VmmHome = Lent> {
@@ -329,34 +329,14 @@ pub type MultiDeviceMapping<'r, T> = Mapping<'r, T, ReadWrite, MultiDevice>;
 
 /// Physical memory mapped into a [`MultiDeviceReservation`] for reading only, by each device of its
 /// list; borrows the physical memory shared, so other shared mappings may show the same bytes
-/// but no writable one can. Lent by [`PushedGuard::lend_shared`]. Unmapped on drop. A
+/// but no writable one can. Lent by [`PushedGuard::lend_read_only`]. Unmapped on drop. A
 /// [`Mapping`] of the [`ReadOnly`] mode and the [`MultiDevice`] home.
 #[doc(alias = "cuMemMap")]
 pub type ReadOnlyMultiDeviceMapping<'r, T> = Mapping<'r, T, ReadOnly, MultiDevice>;
 
-/// The former name of [`MultiDevice`] ("peer" now means peer access only).
-#[deprecated(since = "0.1.0", note = "renamed `MultiDevice`")]
-pub type Peer = MultiDevice;
-/// The former name of [`MultiDeviceReservation`].
-#[deprecated(since = "0.1.0", note = "renamed `MultiDeviceReservation`")]
-pub type PeerReservation<'ctx> = MultiDeviceReservation<'ctx>;
-/// The former name of [`MultiDevicePhysicalMemory`].
-#[deprecated(since = "0.1.0", note = "renamed `MultiDevicePhysicalMemory`")]
-pub type PeerPhysicalMemory<'ctx> = MultiDevicePhysicalMemory<'ctx>;
-/// The former name of [`MultiDeviceMapping`].
-#[deprecated(since = "0.1.0", note = "renamed `MultiDeviceMapping`")]
-pub type PeerMapping<'r, T> = MultiDeviceMapping<'r, T>;
-/// The former name of [`ReadOnlyMapping`] ("shared" now means shared ownership, as in
-/// [`SharedLibrary`](crate::SharedLibrary)).
-#[deprecated(since = "0.1.0", note = "renamed `ReadOnlyMapping`")]
-pub type SharedMapping<'r, T> = ReadOnlyMapping<'r, T>;
-/// The former name of [`ReadOnlyMultiDeviceMapping`].
-#[deprecated(since = "0.1.0", note = "renamed `ReadOnlyMultiDeviceMapping`")]
-pub type SharedPeerMapping<'r, T> = ReadOnlyMultiDeviceMapping<'r, T>;
-
 // A guard-lent mapping is device memory of its guard, written only in the `ReadWrite` mode
 // (C14). A multi-device mapping is not: a guard of a device it lets in lends it (`lend`, `lend_mut`,
-// `lend_shared`), after checking its access list.
+// `lend_read_only`), after checking its access list.
 impl<T: DeviceCopy, M: MappingMode> sealed::Sealed for Mapping<'_, T, M, Lent> {}
 impl<T: DeviceCopy, M: MappingMode> DeviceMemory<T> for Mapping<'_, T, M, Lent> {
     #[inline]
@@ -405,7 +385,7 @@ static_assertions::assert_impl_all!(ReadOnly: Send, Sync);
 // own calls (a context may be current on several threads at once), and a mapping a reference
 // to its reservation's `Stuck` flag, an atomic, and its access list, plain data. It offers no
 // access to the memory except through a guard of the thread that lends it (`lend`, `lend_mut`,
-// `lend_shared`), which checks the device and ties the view to itself; `&self` methods read
+// `lend_read_only`), which checks the device and ties the view to itself; `&self` methods read
 // plain fields only. Dropping one on any thread pushes its context there.
 unsafe impl Send for MultiDeviceReservation<'_> {}
 // SAFETY: as above.
@@ -418,7 +398,7 @@ unsafe impl Sync for MultiDevicePhysicalMemory<'_> {}
 // through this value.
 unsafe impl<T: DeviceCopy, M: MappingMode> Send for Mapping<'_, T, M, MultiDevice> {}
 // SAFETY: as above: `&Mapping` of the multi-device home lends read-only views only (`lend` of a
-// writable mapping, `lend_shared` of a read-only one); a writable view needs `&mut` of a
+// writable mapping, `lend_read_only` of a read-only one); a writable view needs `&mut` of a
 // writable mapping (`lend_mut`).
 unsafe impl<T: DeviceCopy, M: MappingMode> Sync for Mapping<'_, T, M, MultiDevice> {}
 
@@ -625,7 +605,7 @@ impl Reservation<'_, Lent> {
     /// device memory holding as many `T` as fit.
     ///
     /// Each allocation is borrowed exclusively for as long as the mapping lives (C14): no other
-    /// mapping, writable or [shared](Self::map_shared), can show its bytes meanwhile, and the
+    /// mapping, writable or [shared](Self::map_read_only), can show its bytes meanwhile, and the
     /// same allocation cannot be passed twice (`[&mut p, &mut p]` does not compile), and the `&mut` borrows are taken by value (an array or a `Vec`), so one set of them cannot make two mappings. To grow,
     /// drop the smaller mapping first, as the example does.
     ///
@@ -697,8 +677,8 @@ impl Reservation<'_, Lent> {
     ///     writer.fill_u32(3)?;
     /// }
     /// // Two read-only views of the same bytes: at `a`, and twice in a row at `b`.
-    /// let once = a.map_shared::<u32, _>(&guard, &[&table])?;
-    /// let twice = b.map_shared::<u32, _>(&guard, &[&table, &table])?;
+    /// let once = a.map_read_only::<u32, _>(&guard, &[&table])?;
+    /// let twice = b.map_read_only::<u32, _>(&guard, &[&table, &table])?;
     /// assert_eq!(once.len() * 2, twice.len());
     /// assert_eq!(twice.slice(once.len()..)?.to_vec()?, once.to_vec()?);
     /// # Ok::<(), custack::Error>(())
@@ -709,7 +689,7 @@ impl Reservation<'_, Lent> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemMap")]
     #[doc(alias = "cuMemSetAccess")]
-    pub fn map_shared<'r, T: DeviceCopy, K: ContextKind>(
+    pub fn map_read_only<'r, T: DeviceCopy, K: ContextKind>(
         &'r self,
         guard: &PushedGuard<'_, '_, K>,
         physical: &[&'r PhysicalMemory<'_>],
@@ -1010,7 +990,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
     ///     let pieces = (0..2 * devices.len())
     ///         .map(|i| guard.create_physical_on(devices[i % devices.len()], g))
     ///         .collect::<custack::Result<Vec<_>>>()?;
-    ///     Ok((guard.reserve_for_peers(pieces.len() * g)?, pieces, g))
+    ///     Ok((guard.reserve_multi_device(pieces.len() * g)?, pieces, g))
     /// })??;
     /// let access: Vec<_> = devices.iter().map(|&d| (d, Access::ReadWrite)).collect();
     /// let striped = space.map_owned::<f32>(0, pieces, &access)?; // released: the mapping owns them
@@ -1022,7 +1002,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemAddressReserve")]
-    pub fn reserve_for_peers(&self, size: usize) -> Result<MultiDeviceReservation<'ctx>> {
+    pub fn reserve_multi_device(&self, size: usize) -> Result<MultiDeviceReservation<'ctx>> {
         let mut base = 0;
         // SAFETY: valid out-pointer; the driver checks the size; this guard's context is current.
         unsafe { ffi::cuMemAddressReserve(&raw mut base, size, 0, 0, 0) }.result()?;
@@ -1145,7 +1125,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetDevice")]
-    pub fn lend_shared<'a, T: DeviceCopy>(
+    pub fn lend_read_only<'a, T: DeviceCopy>(
         &'a self,
         mapping: &'a ReadOnlyMultiDeviceMapping<'_, T>,
     ) -> Result<DeviceView<'a, T>> {
@@ -1236,7 +1216,7 @@ impl MultiDeviceReservation<'_> {
     }
 
     /// `cuMemMap`, `cuMemSetAccess`—Maps `physical` from `offset` as read-only memory for each
-    /// of `devices`, borrowing the allocations shared (as [`Reservation::map_shared`]).
+    /// of `devices`, borrowing the allocations shared (as [`Reservation::map_read_only`]).
     ///
     /// # Errors
     ///
@@ -1246,7 +1226,7 @@ impl MultiDeviceReservation<'_> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemMap")]
-    pub fn map_shared<'r, T: DeviceCopy>(
+    pub fn map_read_only<'r, T: DeviceCopy>(
         &'r self,
         offset: usize,
         physical: &[&'r MultiDevicePhysicalMemory<'_>],

@@ -439,10 +439,6 @@ pub struct PendingSource<'p, T: DeviceCopy> {
     _scope: PhantomData<(Invariant<'p>, fn() -> T)>,
 }
 
-/// The former name of [`PendingSource`] ("peer" now means peer access only).
-#[deprecated(since = "0.1.0", note = "renamed `PendingSource`")]
-pub type PeerSource<'p, T> = PendingSource<'p, T>;
-
 /// The device memory of a parked payload as [`PendingSource`]s: a [`ParkedBuffer`] as one, host
 /// memory as `()` (the host may not read it while the work may still write it), tuples
 /// element by element. Sealed; implemented for every [`ParkedPayload`].
@@ -460,13 +456,6 @@ pub trait PendingView: ParkedPayload {
     unsafe fn pending_view<'p>(held: &Self::Held) -> Self::View<'p>;
 }
 
-/// The former name of [`PendingView`] ("peer" now means peer access only); implemented for
-/// every [`PendingView`].
-#[deprecated(since = "0.1.0", note = "renamed `PendingView`")]
-pub trait PeerView: PendingView {}
-#[allow(deprecated)]
-impl<Q: PendingView> PeerView for Q {}
-
 impl<T: DeviceCopy> PendingView for ParkedBuffer<'_, T> {
     type View<'p> = PendingSource<'p, T>;
     #[inline]
@@ -481,7 +470,7 @@ impl<T: DeviceCopy> PendingView for ParkedBuffer<'_, T> {
 }
 
 /// `View = ()`: host memory is not lent while the work may use it.
-macro_rules! no_peer_view {
+macro_rules! no_pending_view {
     ($([$($g:tt)*] $ty:ty),* $(,)?) => {$(
         impl<$($g)*> PendingView for $ty {
             type View<'p> = ();
@@ -490,7 +479,7 @@ macro_rules! no_peer_view {
         }
     )*};
 }
-no_peer_view!(
+no_pending_view!(
     ['ctx, K: ContextKind] ParkedModule<'ctx, K>,
     ['ctx, T: DeviceCopy] ParkedPinned<'ctx, T>,
     ['ctx, T: DeviceCopy] ParkedRegisteredVec<'ctx, T>,

@@ -839,7 +839,7 @@ fn vmm(ctx: &Context) -> Result<Vec<u32>> {
         grown.fill_bytes(0)?;
     }
     let table = guard.reserve(2 * g)?;
-    let shared = table.map_shared::<u32, _>(&guard, &[&first, &first])?;
+    let shared = table.map_read_only::<u32, _>(&guard, &[&first, &first])?;
     let mut back = shared.slice(..N)?.to_vec()?;
     drop(shared);
     back.extend_from_slice(&out);
@@ -876,7 +876,7 @@ fn vmm_share(ctx: &Context) -> Result<Vec<u32>> {
         })??;
     }
     {
-        let shared = space.map_shared::<u32, _>(&guard, &[&imported, &imported])?;
+        let shared = space.map_read_only::<u32, _>(&guard, &[&imported, &imported])?;
         out.extend(shared.slice(..N)?.to_vec()?);
     }
     let owned = space.map_owned::<u32, _>(&guard, vec![imported])?;
@@ -1527,10 +1527,10 @@ fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     let mut y = guard.alloc_zeroed::<u32>(N)?;
     stream.scope(|s| -> Result<()> {
         let mut dy = s.bind_mut(&mut y);
-        // `run` takes a library's declared function as well; `run_library` is the same call.
+        // `run` takes a library's declared function as well.
         s.run(&lib_add, cfg, (&mut dy, 1, N32))?;
         refused(ErrorKind::BufferTooShort, || {
-            s.run_library(&lib_add, cfg, (&mut dy, 1, N32 + 1))
+            s.run(&lib_add, cfg, (&mut dy, 1, N32 + 1))
         });
         s.run_with(
             &add,
@@ -1652,7 +1652,7 @@ fn peer_vmm(ctx: &Context) -> Result<Vec<u32>> {
             guard.create_physical_on(device, g)?,
         ];
         let table = guard.create_physical_on(device, g)?;
-        Ok((guard.reserve_for_peers(4 * g)?, pieces, table, g))
+        Ok((guard.reserve_multi_device(4 * g)?, pieces, table, g))
     })??;
     let rw = [(device, Access::ReadWrite)];
     let mut striped = space.map_owned::<u32>(0, pieces, &rw)?;
@@ -1661,9 +1661,9 @@ fn peer_vmm(ctx: &Context) -> Result<Vec<u32>> {
         let mut writer = space.map::<u32>(2 * g, [&mut table], &rw)?;
         stack.with_pushed(ctx, |guard| guard.lend_mut(&mut writer)?.fill_u32(2))??;
     }
-    let reader = space.map_shared::<u32>(3 * g, &[&table], &[device])?;
+    let reader = space.map_read_only::<u32>(3 * g, &[&table], &[device])?;
     let mut out = stack.with_pushed(ctx, |guard| guard.lend(&striped)?.to_vec())??;
-    out.extend(stack.with_pushed(ctx, |guard| guard.lend_shared(&reader)?.to_vec())??);
+    out.extend(stack.with_pushed(ctx, |guard| guard.lend_read_only(&reader)?.to_vec())??);
     Ok(out)
 }
 

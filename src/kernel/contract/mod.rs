@@ -59,8 +59,8 @@ pub unsafe trait Contract: 'static {
 
 /// A contract whose kernel runs correctly in a plain launch: every contract declared neither
 /// `cooperative` nor with a `cluster(..)` shape ([`kernel_contract!`](crate::kernel_contract)),
-/// which the macro implements this for. [`StreamScope::run`], [`run_with`](StreamScope::run_with)
-/// and [`run_library`](StreamScope::run_library) take only these; a cooperative kernel (one that
+/// which the macro implements this for. [`StreamScope::run`] and [`run_with`](StreamScope::run_with)
+/// take only these (a library kernel's declared function included); a cooperative kernel (one that
 /// synchronizes the whole grid) launches with
 /// [`run_cooperative`](StreamScope::run_cooperative), which checks that every block can be
 /// resident at once, and a kernel written for thread-block clusters with
@@ -1091,30 +1091,6 @@ impl<'a> LibraryFunction<'a> {
     }
 }
 
-impl<'scope> StreamScope<'scope, '_> {
-    /// `cuLaunchKernel`—[`run`](Self::run) for a library kernel's declared function, which
-    /// `run` takes too.
-    ///
-    /// # Errors
-    ///
-    /// As [`run`](Self::run).
-    ///
-    /// # References
-    ///
-    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
-    #[doc(alias = "cuLaunchKernel")]
-    #[inline]
-    #[allow(clippy::needless_pass_by_value)]
-    pub fn run_library<C: PlainLaunch, A: ContractArgs<'scope, C>>(
-        &self,
-        function: &DeclaredLibrary<'scope, C>,
-        config: LaunchConfig,
-        args: A,
-    ) -> Result<()> {
-        self.run(function, config, args)
-    }
-}
-
 impl<C: Contract> payload_sealed::Sealed for Declared<'_, C> {}
 impl<'f, C: Contract> Payload for Declared<'f, C> {
     type Bound<'scope> = Declared<'scope, C>;
@@ -1271,8 +1247,8 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
 /// `shared(..)` if both): a launch with a larger block in any dimension is refused. A kernel that synchronizes
 /// the whole grid (cooperative groups' `grid.sync()`) ends its declaration with `cooperative`
 /// (after the other clauses): it then launches only with
-/// [`run_cooperative`](crate::StreamScope::run_cooperative), and `run`, `run_with` and
-/// `run_library` refuse it at compile time ([`PlainLaunch`](crate::PlainLaunch)). A kernel
+/// [`run_cooperative`](crate::StreamScope::run_cooperative), and `run` and `run_with`
+/// refuse it at compile time ([`PlainLaunch`](crate::PlainLaunch)). A kernel
 /// written for thread-block clusters (distributed shared memory, cluster barriers) ends its
 /// declaration with `cluster(x, y, z)` instead, its cluster shape in blocks: it then launches only
 /// with [`run_clustered`](crate::StreamScope::run_clustered), in exactly that shape (a grid that
