@@ -121,13 +121,11 @@ mod parking;
 pub mod rendezvous;
 mod testing;
 mod texture;
+mod vocabulary;
 
-pub use asynchronous::event::{Event, EventFlags};
+pub use asynchronous::event::{Event, EventFlags, IpcEventHandle};
 pub use asynchronous::graph::{Graph, GraphExec, ScopedGraph};
-pub use asynchronous::scope::{
-    ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
-    StreamScope,
-};
+pub use asynchronous::scope::StreamScope;
 pub use asynchronous::stream::{BorrowedStream, Stream, StreamFlags};
 pub use asynchronous::submission::{Payload, Submission, SubmissionFuture};
 pub use context::current::{CacheConfig, Limit};
@@ -164,15 +162,14 @@ pub use kernel::contract::{
 };
 pub use kernel::jit::{JitLog, JitOptions, LinkedImage, Linker};
 pub use kernel::launch::{
-    DevicePtr, Function, FunctionAttributes, Kernel, KernelArg, KernelArgs, KernelParam,
-    KernelSignature, LaunchAttributes, LaunchConfig,
+    Function, FunctionAttributes, Kernel, KernelArgs, KernelSignature, LaunchAttributes,
+    LaunchConfig,
 };
 pub use kernel::library::{Library, LibraryFunction, LibraryKernel, SharedKernel, SharedLibrary};
 pub use kernel::module::Module;
-pub use memory::ipc::{IpcBuffer, IpcEventHandle, IpcMemHandle};
+pub use memory::ipc::{IpcBuffer, IpcMemHandle};
 pub use memory::managed::{Location, ManagedBuffer};
 pub use memory::pitched::{PitchedBuffer, ScopedPitched};
-pub use memory::plain::DeviceCopy;
 pub use memory::pool::MemPool;
 pub use memory::registered::{RegisteredHost, RegisteredVec};
 #[cfg(target_os = "linux")]
@@ -200,6 +197,11 @@ pub use texture::{
     ScopedTexture, SurfaceHandle, SurfaceObject, TextureHandle, TextureObject, TextureOptions,
     TextureResource,
 };
+pub use vocabulary::argument::{DevicePtr, KernelArg, KernelParam};
+pub use vocabulary::binding::{
+    ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
+};
+pub use vocabulary::plain::DeviceCopy;
 
 // The Rust examples of the README and of the pages it links are compiled (and, being `no_run`,
 // not run) as doc tests.

@@ -24,8 +24,9 @@ use crate::testing::left_behind::{Object, left_behind};
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
-use super::scope::{Invariant, StreamScope};
+use super::scope::StreamScope;
 use super::submission::{Payload, sealed};
+use crate::vocabulary::binding::Invariant;
 
 /// Work captured from a stream ([`Stream::capture`]), owning the [`Payload`] its nodes use;
 /// lent by the guard. Instantiate it to launch it. Destroyed on drop (`cuGraphDestroy`).

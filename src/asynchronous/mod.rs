@@ -28,6 +28,7 @@ pub(crate) mod graph;
 pub(crate) mod host;
 pub(crate) mod pending;
 pub(crate) mod scope;
+pub(crate) mod scope_memory;
 pub(crate) mod stream;
 pub(crate) mod submission;
 
@@ -132,7 +133,7 @@ fn refused_inside_capture(what: &str) -> Error {
 #[cfg(test)]
 mod tests {
     use super::{InCapture, refuse_inside_capture};
-    use crate::ErrorKind;
+    use crate::error::ErrorKind;
 
     #[test]
     fn scopes_and_submissions_are_refused_inside_a_capture_only() {

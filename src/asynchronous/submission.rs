@@ -16,11 +16,10 @@
 use crate::asynchronous::stream::Stream;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
-use crate::kernel::launch::Function;
-use crate::memory::plain::DeviceCopy;
 use crate::memory::{
     DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, PinnedBuffer,
 };
+use crate::vocabulary::plain::DeviceCopy;
 use core::future::{Future, IntoFuture};
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
@@ -30,8 +29,9 @@ use core::task::{Context as TaskContext, Poll, Waker};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::pending::{Current, Holds, Pending, destroy_event};
-use super::scope::{ScopedHostMut, ScopedSliceMut, StreamScope};
+use super::scope::StreamScope;
 use crate::testing::left_behind::{Object, left_behind};
+use crate::vocabulary::binding::{ScopedHostMut, ScopedSliceMut};
 
 pub(crate) mod sealed {
     pub trait Sealed {}
@@ -39,7 +39,7 @@ pub(crate) mod sealed {
 
 /// What a [`Submission`] can own while the GPU uses it: a [`DeviceBuffer`], a
 /// [`PinnedBuffer`], a [`RegisteredVec`](crate::RegisteredVec), a `Vec<T>` or `Box<[T]>` of
-/// plain data, a kernel [`Function`] or [`Kernel`](crate::Kernel), a [`Module`](crate::Module),
+/// plain data, a kernel [`Function`](crate::Function) or [`Kernel`](crate::Kernel), a [`Module`](crate::Module),
 /// an executable graph, `()`, and tuples of these (up to eight, nested as deep as you like).
 /// Sealed.
 ///
@@ -243,8 +243,8 @@ impl<T: DeviceCopy> Payload for PinnedBuffer<'_, T> {
     }
 }
 
-impl<T: DeviceCopy> sealed::Sealed for crate::ManagedBuffer<'_, T> {}
-impl<T: DeviceCopy> Payload for crate::ManagedBuffer<'_, T> {
+impl<T: DeviceCopy> sealed::Sealed for crate::memory::managed::ManagedBuffer<'_, T> {}
+impl<T: DeviceCopy> Payload for crate::memory::managed::ManagedBuffer<'_, T> {
     type Bound<'scope> = ScopedSliceMut<'scope, T>;
     type Access<'a>
         = &'a mut [T]
@@ -266,8 +266,8 @@ impl<T: DeviceCopy> Payload for crate::ManagedBuffer<'_, T> {
     }
 }
 
-impl<T: DeviceCopy> sealed::Sealed for crate::RegisteredVec<'_, T> {}
-impl<T: DeviceCopy> Payload for crate::RegisteredVec<'_, T> {
+impl<T: DeviceCopy> sealed::Sealed for crate::memory::registered::RegisteredVec<'_, T> {}
+impl<T: DeviceCopy> Payload for crate::memory::registered::RegisteredVec<'_, T> {
     type Bound<'scope> = ScopedHostMut<'scope, T>;
     type Access<'a>
         = &'a mut [T]
@@ -348,67 +348,37 @@ impl<T: DeviceCopy> Payload for Box<[T]> {
     host_slice_forms!(T);
 }
 
-impl sealed::Sealed for Function<'_> {}
-impl<'f> Payload for Function<'f> {
-    type Bound<'scope> = Function<'scope>;
-    type Access<'a>
-        = Function<'f>
-    where
-        Self: 'a;
-    type Read<'a>
-        = Function<'f>
-    where
-        Self: 'a;
-    held_as_itself!();
-    #[inline]
-    unsafe fn bind<'scope>(held: &mut Self) -> Function<'scope> {
-        // SAFETY: the submission holds the function, and so the borrow of its module, until
-        // its work is complete; a leaked submission leaves the module to `Module`'s drop, which
-        // synchronizes the context before unloading.
-        unsafe { Function::from_raw(held.as_raw()) }
-    }
-    #[inline]
-    fn access<'a>(held: &'a mut Self) -> Function<'f>
-    where
-        Self: 'a,
-    {
-        *held
-    }
-    #[inline]
-    fn read<'a>(held: &'a Self) -> Function<'f>
-    where
-        Self: 'a,
-    {
-        *held
-    }
+impl<S: crate::kernel::launch::KernelSignature> sealed::Sealed
+    for crate::kernel::launch::Kernel<'_, S>
+{
 }
-
-impl<S: crate::KernelSignature> sealed::Sealed for crate::Kernel<'_, S> {}
-impl<'f, S: crate::KernelSignature> Payload for crate::Kernel<'f, S> {
-    type Bound<'scope> = crate::Kernel<'scope, S>;
+impl<'f, S: crate::kernel::launch::KernelSignature> Payload
+    for crate::kernel::launch::Kernel<'f, S>
+{
+    type Bound<'scope> = crate::kernel::launch::Kernel<'scope, S>;
     type Access<'a>
-        = crate::Kernel<'f, S>
+        = crate::kernel::launch::Kernel<'f, S>
     where
         Self: 'a;
     type Read<'a>
-        = crate::Kernel<'f, S>
+        = crate::kernel::launch::Kernel<'f, S>
     where
         Self: 'a;
     held_as_itself!();
     #[inline]
-    unsafe fn bind<'scope>(held: &mut Self) -> crate::Kernel<'scope, S> {
+    unsafe fn bind<'scope>(held: &mut Self) -> crate::kernel::launch::Kernel<'scope, S> {
         // SAFETY: as for `Function`: the submission holds the kernel, and so its module.
-        unsafe { crate::Kernel::rebrand(*held) }
+        unsafe { crate::kernel::launch::Kernel::rebrand(*held) }
     }
     #[inline]
-    fn access<'a>(held: &'a mut Self) -> crate::Kernel<'f, S>
+    fn access<'a>(held: &'a mut Self) -> crate::kernel::launch::Kernel<'f, S>
     where
         Self: 'a,
     {
         *held
     }
     #[inline]
-    fn read<'a>(held: &'a Self) -> crate::Kernel<'f, S>
+    fn read<'a>(held: &'a Self) -> crate::kernel::launch::Kernel<'f, S>
     where
         Self: 'a,
     {
@@ -416,26 +386,26 @@ impl<'f, S: crate::KernelSignature> Payload for crate::Kernel<'f, S> {
     }
 }
 
-impl sealed::Sealed for crate::Module<'_> {}
+impl sealed::Sealed for crate::kernel::module::Module<'_> {}
 /// A module moved into a submission or graph: what lets an executable graph own the code its
 /// kernel nodes run, and so park ([`ParkWithGraph`](crate::ParkWithGraph)). Bound to a scope
 /// (and so inside a capture) as `&'scope Module<'scope>`: functions looked up there cannot
 /// leave the closure (work launched with them elsewhere is waited for by the module's unload,
 /// which synchronizes its context first). Its [`Access`](Payload::Access) and
 /// [`Read`](Payload::Read) forms are `&Module`.
-impl<'m> Payload for crate::Module<'m> {
-    type Bound<'scope> = &'scope crate::Module<'scope>;
+impl<'m> Payload for crate::kernel::module::Module<'m> {
+    type Bound<'scope> = &'scope crate::kernel::module::Module<'scope>;
     type Access<'a>
-        = &'a crate::Module<'m>
+        = &'a crate::kernel::module::Module<'m>
     where
         Self: 'a;
     type Read<'a>
-        = &'a crate::Module<'m>
+        = &'a crate::kernel::module::Module<'m>
     where
         Self: 'a;
     held_as_itself!();
     #[inline]
-    unsafe fn bind<'scope>(held: &mut Self) -> &'scope crate::Module<'scope> {
+    unsafe fn bind<'scope>(held: &mut Self) -> &'scope crate::kernel::module::Module<'scope> {
         // SAFETY: the lifetime is the caller's `'scope`, which may be longer than `'m`: sound
         // because `bind` is called only by `capture`, `submit` and `submit_after`, whose
         // closures take every `'scope` (`for<'scope>`), so nothing bound can leave them, and
@@ -445,17 +415,17 @@ impl<'m> Payload for crate::Module<'m> {
         // submission or graph owns it until its work is complete, and work launched with them
         // elsewhere is waited for by the unload (`Module`'s drop synchronizes its context
         // first, and leaks the module if it cannot).
-        unsafe { &*core::ptr::from_mut(held).cast::<crate::Module<'scope>>() }
+        unsafe { &*core::ptr::from_mut(held).cast::<crate::kernel::module::Module<'scope>>() }
     }
     #[inline]
-    fn access<'a>(held: &'a mut Self) -> &'a crate::Module<'m>
+    fn access<'a>(held: &'a mut Self) -> &'a crate::kernel::module::Module<'m>
     where
         Self: 'a,
     {
         held
     }
     #[inline]
-    fn read<'a>(held: &'a Self) -> &'a crate::Module<'m>
+    fn read<'a>(held: &'a Self) -> &'a crate::kernel::module::Module<'m>
     where
         Self: 'a,
     {
@@ -976,7 +946,12 @@ impl<P: Payload> Future for SubmissionFuture<'_, P> {
 // completes; on a GPU they run as ordinary tests with `--include-ignored`.
 #[cfg(test)]
 mod tests {
-    use crate::{Context, ContextFlags, DeviceMemory, Driver, Result, Stack};
+    use crate::context::Context;
+    use crate::context::ContextFlags;
+    use crate::context::stack::Stack;
+    use crate::driver::Driver;
+    use crate::error::Result;
+    use crate::memory::DeviceMemory;
 
     fn context() -> Result<Context> {
         // Under Miri the driver is the checking double (linked in by `src/lib.rs`).
@@ -1120,7 +1095,8 @@ mod tests {
         ignore = "requires a CUDA device (or Miri's checking driver)"
     )]
     fn a_host_panic_is_reported_once_by_the_next_wait_of_its_context() -> Result<()> {
-        use crate::{ErrorKind, StackTop};
+        use crate::context::stack::StackTop;
+        use crate::error::ErrorKind;
         let (a, b) = (context()?, context()?);
         let mut stack = Stack::new()?;
         let guard = stack.push(&a)?;
@@ -1131,7 +1107,7 @@ mod tests {
         // On a GPU the host function runs later, on the driver's thread: stream two waits for
         // it (an event recorded after it on stream one), so the other submission completes only
         // once the host function has run and its wait is the first to see the panic.
-        let ran = guard.event(crate::EventFlags::empty())?;
+        let ran = guard.event(crate::asynchronous::event::EventFlags::empty())?;
         one.record(&ran)?;
         two.wait(&ran)?;
         let other = two.submit(vec![2u32], |_, _| Ok(()))?;

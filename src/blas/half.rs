@@ -4,7 +4,7 @@
 //! custack does no arithmetic on them: they are what device memory holds. The conversions from
 //! `f32` round to nearest, ties to even, as the GPU's own conversions do.
 
-use crate::memory::plain::DeviceCopy;
+use crate::vocabulary::plain::DeviceCopy;
 
 /// An IEEE 754 half-precision float (binary16, CUDA's `__half`, `CUDA_R_16F`), as its bits.
 ///

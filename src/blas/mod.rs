@@ -110,12 +110,13 @@ mod half;
 pub use half::{Bf16, F16};
 
 use crate::asynchronous::event::{Event, EventFlags};
-use crate::asynchronous::scope::{ScopedRead, ScopedWrite, StreamScope};
+use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
-use crate::memory::plain::DeviceCopy;
 use crate::memory::{DeviceBuffer, DeviceMemory};
+use crate::vocabulary::binding::{ScopedRead, ScopedWrite};
+use crate::vocabulary::plain::DeviceCopy;
 use core::cell::Cell;
 use core::ffi::{CStr, c_int, c_void};
 use core::marker::PhantomData;

@@ -1,6 +1,5 @@
 //! Queries and settings of the current context, lent by its [`PushedGuard`].
 
-use crate::asynchronous::event::Event;
 use crate::context::ContextFlags;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::driver::{Device, Version};
@@ -83,55 +82,6 @@ impl CacheConfig {
 }
 
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
-    /// `cuCtxRecordEvent`—Records `event` after all work enqueued so far in this context, on
-    /// every stream (CUDA 12.5; looked up, not linked).
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::DriverTooOld`](crate::ErrorKind::DriverTooOld) on a driver older than 12.5
-    /// ("needs driver ≥ 12.5 (this driver: A.B)"); driver errors.
-    ///
-    /// # Examples
-    ///
-    /// ```no_run
-    /// use custack::{Context, ContextFlags, Driver, EventFlags, Stack};
-    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
-    /// let mut stack = Stack::new()?;
-    /// let guard = stack.push(&ctx)?;
-    /// let everything = guard.event(EventFlags::DISABLE_TIMING)?;
-    /// guard.record_event(&everything)?; // after the work of every stream of the context
-    /// everything.synchronize()?;
-    /// # Ok::<(), custack::Error>(())
-    /// ```
-    ///
-    /// # References
-    ///
-    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
-    #[doc(alias = "cuCtxRecordEvent")]
-    pub fn record_event(&self, event: &Event<'_>) -> Result<()> {
-        let record = crate::driver::lookup::CTX_RECORD_EVENT.get()?;
-        // SAFETY: this guard's context is live and current; `event` is a live event of it (lent
-        // by this guard, the only one whose handles are reachable here).
-        unsafe { record(self.as_raw(), event.as_raw()) }.result()
-    }
-
-    /// `cuCtxWaitEvent`—Makes all future work of this context, on every stream, wait for
-    /// `event` (CUDA 12.5; looked up, not linked).
-    ///
-    /// # Errors
-    ///
-    /// As [`record_event`](Self::record_event).
-    ///
-    /// # References
-    ///
-    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
-    #[doc(alias = "cuCtxWaitEvent")]
-    pub fn wait_event(&self, event: &Event<'_>) -> Result<()> {
-        let wait = crate::driver::lookup::CTX_WAIT_EVENT.get()?;
-        // SAFETY: as in `record_event`.
-        unsafe { wait(self.as_raw(), event.as_raw()) }.result()
-    }
-
     /// `cuCtxGetExecAffinity`—The number of SMs the context may use (its SM-count execution
     /// affinity; all of the device's for a context made without one).
     ///

@@ -124,7 +124,7 @@ impl<F: Copy + 'static> Lookup<F> {
     }
 }
 
-/// The driver-log callback's registration (`crate::driver::logs`).
+/// The driver-log callback's registration (`crate::error::driver_log`).
 pub(crate) static LOGS_REGISTER_CALLBACK: Lookup<ffi::PFN_cuLogsRegisterCallback> = Lookup::new(
     c"cuLogsRegisterCallback",
     ffi::PFN_cuLogsRegisterCallback_VERSION,

@@ -2,9 +2,10 @@
 //! [`Device`] carries.
 
 pub(crate) mod attribute;
-pub(crate) mod logs;
 pub(crate) mod lookup;
 pub(crate) mod version;
+
+use crate::error::driver_log;
 
 pub use version::{Version, driver_version};
 
@@ -289,21 +290,21 @@ impl Device {
 /// A driver without the API is not an error (there are just no log lines); a failed driver call
 /// on the way is returned, and the next [`Driver::init`](crate::Driver::init) tries again.
 fn register_logs() -> Result<()> {
-    if logs::REGISTERED.get().is_some() {
+    if driver_log::REGISTERED.get().is_some() {
         return Ok(());
     }
     // One registration at a time, so two threads never register the callback twice. A poisoned
     // lock only means another registration panicked; the state it guards is `REGISTERED`.
-    let _once = logs::REGISTERING
+    let _once = driver_log::REGISTERING
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if logs::REGISTERED.get().is_some() {
+    if driver_log::REGISTERED.get().is_some() {
         return Ok(());
     }
     let register = match lookup::LOGS_REGISTER_CALLBACK.get() {
         Ok(register) => register,
         Err(e) if e.kind() == ErrorKind::DriverTooOld => {
-            let _ = logs::REGISTERED.set(false);
+            let _ = driver_log::REGISTERED.set(false);
             return Ok(());
         }
         Err(e) => return Err(e),
@@ -311,7 +312,14 @@ fn register_logs() -> Result<()> {
     let mut handle = core::ptr::null_mut();
     // SAFETY: `on_log` has the callback's C signature and never unwinds; no user data; the
     // handle is kept by the driver (the callback stays registered for the process).
-    unsafe { register(Some(logs::on_log), core::ptr::null_mut(), &raw mut handle) }.result()?;
-    let _ = logs::REGISTERED.set(true);
+    unsafe {
+        register(
+            Some(driver_log::on_log),
+            core::ptr::null_mut(),
+            &raw mut handle,
+        )
+    }
+    .result()?;
+    let _ = driver_log::REGISTERED.set(true);
     Ok(())
 }

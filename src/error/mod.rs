@@ -26,6 +26,8 @@
 //! becomes [`ErrorKind::Unlisted`] with the value kept, never a catch-all "unknown" error, and
 //! [`Error`]'s `Display` still asks the driver for its name and description.
 
+pub(crate) mod driver_log;
+
 use crate::ffi;
 use core::ffi::{CStr, c_char};
 use core::fmt;
@@ -1010,12 +1012,12 @@ impl ffi::CUresult {
 
 impl Error {
     /// The error of a driver call that returned `code`, with the driver's log messages for it
-    /// where the driver has them (see `crate::driver::logs`). Out of line: only failures pay for it.
+    /// where the driver has them (see `driver_log`). Out of line: only failures pay for it.
     #[cold]
     #[inline(never)]
     fn from_failed_call(code: ffi::CUresult) -> Self {
         let error = Self::from_code(code);
-        match crate::driver::logs::take() {
+        match driver_log::take() {
             Some(log) => error.with_detail(format!("driver: {log}")),
             None => error,
         }

@@ -1,8 +1,9 @@
 //! Kernel functions, launch configurations and kernel arguments.
 
+use crate::asynchronous::submission::{Payload, held_as_itself, sealed as payload_sealed};
 use crate::error::Result;
 use crate::ffi;
-use crate::memory::plain::DeviceCopy;
+use crate::vocabulary::argument::{KernelArg, KernelParam, sealed};
 use core::ffi::{c_int, c_void};
 use core::marker::PhantomData;
 
@@ -84,7 +85,7 @@ impl Function<'_> {
                 unsafe { count(self.raw, &raw mut n) }.result()?;
                 Some(n)
             }
-            Err(e) if e.kind() == crate::ErrorKind::DriverTooOld => known,
+            Err(e) if e.kind() == crate::error::ErrorKind::DriverTooOld => known,
             Err(e) => return Err(e),
         };
         let param = |i: usize| {
@@ -110,7 +111,7 @@ impl Function<'_> {
                 // driver's log line for it is dropped here, so that no later error takes it
                 // for its own.
                 (ffi::CUresult::CUDA_ERROR_INVALID_VALUE, _) => {
-                    drop(crate::driver::logs::take());
+                    drop(crate::error::driver_log::take());
                     return Ok(layout);
                 }
                 (r, _) => return r.result().map(|()| layout),
@@ -198,7 +199,7 @@ impl Function<'_> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncSetCacheConfig")]
-    pub fn set_cache_config(&self, config: crate::CacheConfig) -> Result<()> {
+    pub fn set_cache_config(&self, config: crate::context::current::CacheConfig) -> Result<()> {
         // SAFETY: a live function; the driver checks the value.
         unsafe { ffi::cuFuncSetCacheConfig(self.raw, config.raw()) }.result()
     }
@@ -364,7 +365,7 @@ pub(crate) fn check_cooperative(function: &Function<'_>, config: LaunchConfig) -
     };
     if attribute(ffi::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? == 0 {
         return Err(
-            crate::Error::from_code(ffi::CUresult::CUDA_ERROR_NOT_SUPPORTED)
+            crate::error::Error::from_code(ffi::CUresult::CUDA_ERROR_NOT_SUPPORTED)
                 .with_detail("this device has no cooperative launch"),
         );
     }
@@ -377,7 +378,7 @@ pub(crate) fn check_cooperative(function: &Function<'_>, config: LaunchConfig) -
         .and_then(|b| b.checked_mul(config.block.2))
     else {
         return Err(
-            crate::Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
+            crate::error::Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
                 .with_detail(format!("a block of {:?} threads overflows", config.block)),
         );
     };
@@ -387,7 +388,7 @@ pub(crate) fn check_cooperative(function: &Function<'_>, config: LaunchConfig) -
     let blocks = u128::from(g0) * u128::from(g1) * u128::from(g2);
     if blocks > u128::from(per_sm * sms) {
         return Err(
-            crate::Error::from_code(ffi::CUresult::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE).with_detail(
+            crate::error::Error::from_code(ffi::CUresult::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE).with_detail(
                 format!(
                     "{blocks} blocks of {block} threads cannot all be resident: at most {per_sm} per SM x {sms} SMs = {}",
                     per_sm * sms
@@ -514,49 +515,6 @@ impl LaunchConfig {
     }
 }
 
-pub(crate) mod sealed {
-    pub trait Sealed {}
-    /// Seals [`KernelParam`](super::KernelParam) and [`KernelSignature`](super::KernelSignature).
-    pub trait SealedParam {}
-    pub trait SealedSignature {}
-    /// Seals [`KernelArgs`](super::KernelArgs): only `()` and tuples of [`KernelArg`]s build
-    /// parameter arrays, so no user type can hand the driver pointers of its choosing.
-    pub trait SealedArgs {}
-}
-
-/// One kernel argument: plain data by value, or device memory of the launching scope
-/// ([`ScopedSlice`](crate::ScopedSlice), [`ScopedSliceMut`](crate::ScopedSliceMut), `&`/`&mut` [`ScopedAlloc`](crate::ScopedAlloc)), passed as its device
-/// pointer (C15). Sealed.
-///
-/// `'scope` is the launching scope's own lifetime, exactly: memory bound to another scope (an
-/// outer scope's stream, running concurrently) is not an argument of this one.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a kernel argument of this scope",
-    note = "a kernel argument is plain data by value, or device memory bound to the launching scope: a read-only binding `let a = s.bind(&x);` by value (`a`), a writable binding `let b = s.bind_mut(&mut y);` by reference (`&b` or `&mut b`), a texture binding by value, a surface binding or a `ScopedAlloc` by reference",
-    note = "memory bound to another (outer) scope is not an argument of this one: bind it to this scope's `s`"
-)]
-pub trait KernelArg<'scope>: sealed::Sealed {
-    /// What the kernel receives.
-    #[doc(hidden)]
-    type Raw: Copy;
-    /// The parameter type this argument passes, for [`Kernel`] signatures: `T` for plain data,
-    /// [`DevicePtr<T>`] for device memory.
-    type Param: KernelParam;
-    /// The value passed.
-    #[doc(hidden)]
-    fn to_raw(&self) -> Self::Raw;
-}
-
-impl<T: DeviceCopy> sealed::Sealed for T {}
-impl<T: DeviceCopy> KernelArg<'_> for T {
-    type Raw = T;
-    type Param = T;
-    #[inline]
-    fn to_raw(&self) -> T {
-        *self
-    }
-}
-
 /// The arguments of a launch in the scope `'scope`: a tuple of [`KernelArg`]s (`()` for none,
 /// `(x,)` for one). Sealed.
 #[diagnostic::on_unimplemented(
@@ -632,27 +590,6 @@ kernel_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
 kernel_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 kernel_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 
-/// A kernel parameter that is a device pointer to `T`: the [`Kernel`] signature type of device
-/// memory arguments ([`ScopedSlice`](crate::ScopedSlice), [`ScopedSliceMut`](crate::ScopedSliceMut), `&`/`&mut` [`ScopedAlloc`](crate::ScopedAlloc) of `T`).
-/// Never constructed.
-#[derive(Debug)]
-pub struct DevicePtr<T: DeviceCopy>(
-    // Never read: gives the type a device pointer's size and alignment, which its place in a
-    // signature's layout needs.
-    #[allow(dead_code)] ffi::CUdeviceptr,
-    PhantomData<fn() -> T>,
-);
-
-static_assertions::assert_eq_size!(DevicePtr<u8>, ffi::CUdeviceptr);
-static_assertions::assert_eq_align!(DevicePtr<u8>, ffi::CUdeviceptr);
-
-/// One parameter type of a [`Kernel`] signature: plain data `T`, or [`DevicePtr<T>`]. Sealed.
-pub trait KernelParam: sealed::SealedParam + 'static {}
-impl<T: DeviceCopy> sealed::SealedParam for T {}
-impl<T: DeviceCopy> KernelParam for T {}
-impl<T: DeviceCopy> sealed::SealedParam for DevicePtr<T> {}
-impl<T: DeviceCopy> KernelParam for DevicePtr<T> {}
-
 /// A kernel's parameter list as a Rust type: `()` or a tuple of [`KernelParam`]s, with the
 /// `(offset, size)` in bytes of each parameter as C lays them out. Sealed.
 pub trait KernelSignature: sealed::SealedSignature + 'static {
@@ -699,7 +636,7 @@ impl<'m, S: KernelSignature> Kernel<'m, S> {
         let known = ptx.and_then(|ptx| crate::kernel::ptx::entry_params(ptx, name));
         match function.param_layout_of(known.as_ref().map(Vec::len)) {
             Ok(layout) => check_layout::<S>(name, &layout)?,
-            Err(e) if e.kind() == crate::ErrorKind::DriverTooOld => {}
+            Err(e) if e.kind() == crate::error::ErrorKind::DriverTooOld => {}
             Err(e) => return Err(e),
         }
         Ok(Self {
@@ -736,8 +673,8 @@ impl<'m, S: KernelSignature> Kernel<'m, S> {
 fn check_layout<S: KernelSignature>(name: &str, layout: &[(usize, usize)]) -> Result<()> {
     let rust = S::LAYOUT;
     let mismatch = |detail: String| {
-        Err(crate::Error::custack(
-            crate::ErrorKind::KernelSignatureMismatch,
+        Err(crate::error::Error::custack(
+            crate::error::ErrorKind::KernelSignatureMismatch,
             format!("kernel {name:?}: {detail}"),
         ))
     };
@@ -759,13 +696,48 @@ fn check_layout<S: KernelSignature>(name: &str, layout: &[(usize, usize)]) -> Re
     Ok(())
 }
 
+// A function is a payload: a submission or graph that owns it keeps its module loaded (C16).
+impl payload_sealed::Sealed for Function<'_> {}
+impl<'f> Payload for Function<'f> {
+    type Bound<'scope> = Function<'scope>;
+    type Access<'a>
+        = Function<'f>
+    where
+        Self: 'a;
+    type Read<'a>
+        = Function<'f>
+    where
+        Self: 'a;
+    held_as_itself!();
+    #[inline]
+    unsafe fn bind<'scope>(held: &mut Self) -> Function<'scope> {
+        // SAFETY: the submission holds the function, and so the borrow of its module, until
+        // its work is complete; a leaked submission leaves the module to `Module`'s drop, which
+        // synchronizes the context before unloading.
+        unsafe { Function::from_raw(held.as_raw()) }
+    }
+    #[inline]
+    fn access<'a>(held: &'a mut Self) -> Function<'f>
+    where
+        Self: 'a,
+    {
+        *held
+    }
+    #[inline]
+    fn read<'a>(held: &'a Self) -> Function<'f>
+    where
+        Self: 'a,
+    {
+        *held
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{
-        DevicePtr, KernelSignature, check_layout, occupancy_trampoline, with_occupancy_callback,
-    };
-    use crate::ErrorKind;
+    use super::{KernelSignature, check_layout, occupancy_trampoline, with_occupancy_callback};
+    use crate::error::ErrorKind;
     use crate::ffi;
+    use crate::vocabulary::argument::DevicePtr;
     use core::cell::Cell;
 
     /// The occupancy callback, with this test in the driver's place: during the call, the C

@@ -16,7 +16,7 @@
 //! drops. [`SharedKernel::kernel`] lends the plain [`LibraryKernel`], and from there the model is
 //! unchanged: the function comes from a guard and is checked against its context.
 
-use crate::StreamScope;
+use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::driver::Driver;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
@@ -251,7 +251,7 @@ impl LibraryFunction<'_> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetAttribute")]
-    pub fn attributes(&self) -> Result<crate::FunctionAttributes> {
+    pub fn attributes(&self) -> Result<crate::kernel::launch::FunctionAttributes> {
         self.function.attributes()
     }
 }

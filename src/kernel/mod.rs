@@ -9,3 +9,4 @@ pub(crate) mod launch;
 pub(crate) mod library;
 pub(crate) mod module;
 pub(crate) mod ptx;
+pub(crate) mod raw_launch;

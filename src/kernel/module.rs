@@ -4,9 +4,9 @@ use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::kernel::launch::{Function, Kernel, KernelSignature};
-use crate::memory::plain::DeviceCopy;
 use crate::memory::{DeviceView, DeviceViewMut};
 use crate::testing::left_behind::{Object, left_behind};
+use crate::vocabulary::plain::DeviceCopy;
 use core::ffi::{c_uint, c_void};
 use core::marker::PhantomData;
 use std::ffi::CString;
@@ -765,7 +765,7 @@ fn check_fatbin(image: &[u8]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::{Source, check_elf, check_fatbin};
-    use crate::ErrorKind;
+    use crate::error::ErrorKind;
 
     #[test]
     fn name_expressions_resolve_to_their_lowered_names_only() {

@@ -5,12 +5,11 @@
 //! [`Event`] of its context, which its streams wait for on the GPU (`StreamScope::wait`,
 //! `Stream::wait`): one process's work ordered after another's without a host round trip.
 
-use crate::asynchronous::event::Event;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
-use crate::memory::plain::DeviceCopy;
 use crate::memory::{DeviceBuffer, DeviceMemory, DeviceMemoryMut, device_memory, sealed};
+use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
 /// An interprocess handle to a device allocation (`CUipcMemHandle`): plain bytes, `Send + Sync`.
@@ -114,100 +113,5 @@ impl<T: DeviceCopy> Drop for IpcBuffer<'_, T> {
         if let Err(e) = unsafe { ffi::cuIpcCloseMemHandle(self.ptr) }.result() {
             record_drop_error(e);
         }
-    }
-}
-
-/// An interprocess handle to an event (`CUipcEventHandle`): plain bytes, `Send + Sync`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[doc(alias = "CUipcEventHandle")]
-pub struct IpcEventHandle {
-    raw: ffi::CUipcEventHandle,
-}
-
-impl IpcEventHandle {
-    /// The handle's 64 bytes, to send to another process.
-    pub fn to_bytes(&self) -> [u8; 64] {
-        self.raw.reserved.map(|b| b as u8)
-    }
-    /// A handle from its bytes.
-    pub fn from_bytes(bytes: [u8; 64]) -> Self {
-        Self {
-            raw: ffi::CUipcEventHandle {
-                reserved: bytes.map(|b| b as core::ffi::c_char),
-            },
-        }
-    }
-}
-
-impl Event<'_> {
-    /// `cuIpcGetEventHandle`—A handle another process can open this event with
-    /// ([`PushedGuard::open_ipc_event`]), to make its streams wait on the GPU for the work this
-    /// event is recorded after.
-    ///
-    /// # Errors
-    ///
-    /// The driver's error: `CUDA_ERROR_INVALID_VALUE` unless the event was created with
-    /// [`EventFlags::INTERPROCESS`](crate::EventFlags::INTERPROCESS) and
-    /// [`DISABLE_TIMING`](crate::EventFlags::DISABLE_TIMING); `CUDA_ERROR_NOT_SUPPORTED` where the
-    /// platform has no IPC (Windows, some embedded platforms).
-    ///
-    /// # Examples
-    ///
-    /// ```no_run
-    /// # use custack::{Context, ContextFlags, Driver, EventFlags, Stack};
-    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
-    /// # let mut stack = Stack::new()?;
-    /// # let guard = stack.push(&ctx)?;
-    /// let done = guard.event(EventFlags::INTERPROCESS | EventFlags::DISABLE_TIMING)?;
-    /// let bytes: [u8; 64] = done.ipc_handle()?.to_bytes(); // send these to the other process
-    /// # let _ = bytes;
-    /// # Ok::<(), custack::Error>(())
-    /// ```
-    ///
-    /// # References
-    ///
-    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
-    #[doc(alias = "cuIpcGetEventHandle")]
-    pub fn ipc_handle(&self) -> Result<IpcEventHandle> {
-        let mut raw = ffi::CUipcEventHandle { reserved: [0; 64] };
-        // SAFETY: valid out-pointer; a live event of the current context (it is lent by the
-        // current guard).
-        unsafe { ffi::cuIpcGetEventHandle(&raw mut raw, self.as_raw()) }.result()?;
-        Ok(IpcEventHandle { raw })
-    }
-}
-
-impl<K: ContextKind> PushedGuard<'_, '_, K> {
-    /// `cuIpcOpenEventHandle`—Opens another process's event as an event of this guard's
-    /// context, lent like every event (it behaves as one created with
-    /// [`EventFlags::DISABLE_TIMING`](crate::EventFlags::DISABLE_TIMING)): a stream of this
-    /// process that waits for it ([`StreamScope::wait`](crate::StreamScope::wait),
-    /// [`Stream::wait`](crate::Stream::wait)) waits on the GPU for the work the other process
-    /// recorded it after. Destroyed on drop (`cuEventDestroy`).
-    ///
-    /// # Safety
-    ///
-    /// What no type can check across processes: the exporting process must keep its event
-    /// alive until the returned event is dropped (the driver documents any use of an opened
-    /// event after the exported one is destroyed as undefined behaviour), and what the two
-    /// processes order with it (who writes shared memory when) is theirs to agree on.
-    ///
-    /// # Errors
-    ///
-    /// The driver's error (e.g. the handle comes from this process, or from another device
-    /// than this context's, or the platform has no IPC).
-    ///
-    /// # References
-    ///
-    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
-    #[doc(alias = "cuIpcOpenEventHandle")]
-    pub unsafe fn open_ipc_event(&self, handle: &IpcEventHandle) -> Result<Event<'_>> {
-        let mut raw = core::ptr::null_mut();
-        // SAFETY: valid out-pointer; this guard's context is current; the caller vouches for
-        // the other process's event.
-        unsafe { ffi::cuIpcOpenEventHandle(&raw mut raw, handle.raw) }.result()?;
-        // SAFETY: a live event of this guard's context, owned by nothing else: the returned
-        // value destroys it, as `cuIpcOpenEventHandle` asks.
-        Ok(unsafe { self.event_from_raw(raw) })
     }
 }

@@ -14,8 +14,8 @@ use crate::memory::{DeviceMemory, DeviceMemoryMut, check_alloc_len, device_memor
 
 static_assertions::assert_not_impl_any!(ManagedBuffer<'static, u8>: Send, Sync);
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::memory::plain::DeviceCopy;
-use crate::{Device, StreamScope};
+use crate::driver::Device;
+use crate::vocabulary::plain::DeviceCopy;
 use core::ffi::c_int;
 use core::marker::PhantomData;
 
@@ -42,7 +42,7 @@ pub enum Location {
 }
 
 impl Location {
-    fn raw(self) -> ffi::CUdevice {
+    pub(crate) fn raw(self) -> ffi::CUdevice {
         match self {
             Self::Device(d) => d.as_raw(),
             Self::Host => ffi::CU_DEVICE_CPU,
@@ -85,7 +85,9 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     pub fn alloc_managed<T: DeviceCopy>(&self, len: usize) -> Result<ManagedBuffer<'_, T>> {
         let bytes = check_alloc_len::<T>(len)?;
         let device = self.device()?;
-        if device.attribute(crate::DeviceAttribute::ConcurrentManagedAccess)? == 0 {
+        if device.attribute(crate::driver::attribute::DeviceAttribute::ConcurrentManagedAccess)?
+            == 0
+        {
             return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_NOT_SUPPORTED).with_detail(
                 "managed memory needs concurrent managed access (the host may touch it while kernels run)",
             ));
@@ -189,30 +191,5 @@ impl<T: DeviceCopy> Drop for ManagedBuffer<'_, T> {
         if let Err(e) = unsafe { ffi::cuMemFree_v2(self.ptr) }.result() {
             record_drop_error(e);
         }
-    }
-}
-
-impl<'scope> StreamScope<'scope, '_> {
-    /// `cuMemPrefetchAsync`—Enqueues moving managed memory to `location` (a device's memory
-    /// or the host's), in stream order, so later work finds it there.
-    ///
-    /// # Errors
-    ///
-    /// `CUDA_ERROR_INVALID_VALUE` for memory that is not managed; driver errors.
-    ///
-    /// # References
-    ///
-    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html>
-    #[doc(alias = "cuMemPrefetchAsync")]
-    pub fn prefetch<T: DeviceCopy>(
-        &self,
-        memory: impl crate::ScopedRead<'scope, T>,
-        location: Location,
-    ) -> Result<()> {
-        let (ptr, len) = memory.raw_parts();
-        // SAFETY: `memory` is live memory of the current context until this prefetch has run
-        // (bound to the scope); a prefetch moves pages, it does not change their contents.
-        unsafe { ffi::cuMemPrefetchAsync(ptr, len * size_of::<T>(), location.raw(), self.as_raw()) }
-            .result()
     }
 }

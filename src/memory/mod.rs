@@ -8,7 +8,6 @@
 pub(crate) mod ipc;
 pub(crate) mod managed;
 pub(crate) mod pitched;
-pub(crate) mod plain;
 pub(crate) mod pool;
 pub(crate) mod registered;
 #[cfg(target_os = "linux")]
@@ -18,7 +17,7 @@ pub(crate) mod vmm;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
-use crate::memory::plain::DeviceCopy;
+use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 use core::ops::{Bound, RangeBounds};
 use core::ptr::NonNull;
@@ -647,6 +646,9 @@ pub struct PinnedBuffer<'g, T: DeviceCopy> {
     len: usize,
     _marker: PhantomData<(&'g (), *const T)>,
 }
+
+// Bound to a scope's copies as host memory (`s.copy_to_device(&mut dst, &pinned)`).
+crate::vocabulary::binding::host_from!([] PinnedBuffer<'_, T>);
 
 impl<T: DeviceCopy> core::ops::Deref for PinnedBuffer<'_, T> {
     type Target = [T];

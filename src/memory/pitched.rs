@@ -2,14 +2,13 @@
 //! alignment, the pitch carried by the type, copies between it and packed host rows
 //! (`cuMemcpy2D`, synchronous and in scopes) checked without a driver call.
 
-use crate::StreamScope;
-use crate::asynchronous::scope::{Invariant, ScopedHost, ScopedHostMut};
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
-use crate::kernel::launch::{DevicePtr, KernelArg, sealed};
 use crate::memory::byte_size;
-use crate::memory::plain::DeviceCopy;
+use crate::vocabulary::argument::{DevicePtr, KernelArg, sealed};
+use crate::vocabulary::binding::Invariant;
+use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
 /// A `width` × `height` array of `T` in pitched device memory, lent by a guard: each row starts
@@ -24,7 +23,7 @@ pub struct PitchedBuffer<'g, T: DeviceCopy> {
     _marker: PhantomData<(&'g (), *const T)>,
 }
 
-/// A [`PitchedBuffer`] bound exclusively to a scope ([`StreamScope::bind_pitched`]): its
+/// A [`PitchedBuffer`] bound exclusively to a scope ([`StreamScope::bind_pitched`](crate::StreamScope::bind_pitched)): its
 /// copies and kernels take `&`/`&mut` of it; a kernel receives the device pointer (pass
 /// [`pitch_bytes`](Self::pitch_bytes) as an argument of its own).
 #[derive(Debug)]
@@ -41,6 +40,22 @@ fn element_size_bytes<T>() -> core::ffi::c_uint {
         0..=4 => 4,
         5..=8 => 8,
         _ => 16,
+    }
+}
+
+impl<T: DeviceCopy> ScopedPitched<'_, T> {
+    /// # Safety
+    ///
+    /// `memory` must stay borrowed exclusively until the scope's work is complete.
+    #[inline]
+    pub(crate) unsafe fn bind(memory: &mut PitchedBuffer<'_, T>) -> Self {
+        Self {
+            ptr: memory.ptr,
+            pitch: memory.pitch,
+            width: memory.width,
+            height: memory.height,
+            _marker: PhantomData,
+        }
     }
 }
 
@@ -288,89 +303,6 @@ impl<T: DeviceCopy> ScopedPitched<'_, T> {
     /// The device address of the first row.
     pub fn device_ptr(&self) -> ffi::CUdeviceptr {
         self.ptr
-    }
-}
-
-impl<'scope> StreamScope<'scope, '_> {
-    /// Binds a pitched array to this scope exclusively, until the scope ends.
-    pub fn bind_pitched<T: DeviceCopy>(
-        &self,
-        memory: &'scope mut PitchedBuffer<'_, T>,
-    ) -> ScopedPitched<'scope, T> {
-        ScopedPitched {
-            ptr: memory.ptr,
-            pitch: memory.pitch,
-            width: memory.width,
-            height: memory.height,
-            _marker: PhantomData,
-        }
-    }
-
-    /// `cuMemcpy2DAsync`—Enqueues a copy of packed host rows into a pitched array.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::LengthMismatch`] (no driver call); driver errors.
-    ///
-    /// # References
-    ///
-    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
-    #[doc(alias = "cuMemcpy2DAsync")]
-    pub fn copy_to_pitched<T: DeviceCopy>(
-        &self,
-        dst: &mut ScopedPitched<'scope, T>,
-        src: impl Into<ScopedHost<'scope, T>>,
-    ) -> Result<()> {
-        let src = src.into();
-        check_packed(
-            "copy_to_pitched",
-            "pitched array",
-            src.len(),
-            [dst.width, dst.height, 1],
-        )?;
-        let row = dst.width * size_of::<T>();
-        let copy = copy2d(
-            Side2d::Device(dst.ptr, dst.pitch),
-            Side2d::Host(src.as_ptr().cast_mut().cast(), row),
-            row,
-            dst.height,
-        );
-        // SAFETY: as in `PitchedBuffer::copy_from_host`; both stay borrowed until the scope has
-        // waited for the stream; the descriptor is read during the call.
-        unsafe { ffi::cuMemcpy2DAsync_v2(&raw const copy, self.as_raw()) }.result()
-    }
-
-    /// `cuMemcpy2DAsync`—Enqueues a copy of a pitched array into packed host rows.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::LengthMismatch`] (no driver call); driver errors.
-    ///
-    /// # References
-    ///
-    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
-    #[doc(alias = "cuMemcpy2DAsync")]
-    pub fn copy_from_pitched<T: DeviceCopy>(
-        &self,
-        dst: impl Into<ScopedHostMut<'scope, T>>,
-        src: &ScopedPitched<'scope, T>,
-    ) -> Result<()> {
-        let dst = dst.into();
-        check_packed(
-            "copy_from_pitched",
-            "pitched array",
-            dst.len(),
-            [src.width, src.height, 1],
-        )?;
-        let row = src.width * size_of::<T>();
-        let copy = copy2d(
-            Side2d::Host(dst.as_mut_ptr().cast(), row),
-            Side2d::Device(src.ptr, src.pitch),
-            row,
-            src.height,
-        );
-        // SAFETY: as in `copy_to_pitched`, the other way; any bit pattern is a valid `T`.
-        unsafe { ffi::cuMemcpy2DAsync_v2(&raw const copy, self.as_raw()) }.result()
     }
 }
 

@@ -6,13 +6,9 @@
 //! came from. A pool borrows its guard; destroying one with allocations or frees still pending
 //! is allowed by the driver (it releases the memory once they complete).
 
-use crate::StreamScope;
-use crate::asynchronous::scope::ScopedAlloc;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
-use crate::memory::check_alloc_len;
-use crate::memory::plain::DeviceCopy;
 use core::ffi::c_void;
 use core::marker::PhantomData;
 
@@ -28,7 +24,7 @@ pub struct MemPool<'g> {
 }
 
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
-    /// `cuDeviceGetDefaultMemPool`—The device's default pool (what [`StreamScope::alloc`]
+    /// `cuDeviceGetDefaultMemPool`—The device's default pool (what [`StreamScope::alloc`](crate::StreamScope::alloc)
     /// allocates from).
     ///
     /// # References
@@ -169,40 +165,5 @@ impl Drop for MemPool<'_> {
         if let Err(e) = unsafe { ffi::cuMemPoolDestroy(self.raw) }.result() {
             record_drop_error(e);
         }
-    }
-}
-
-impl<'scope> StreamScope<'scope, '_> {
-    /// `cuMemAllocFromPoolAsync`—Allocates `len` elements from `pool` on the scope's stream;
-    /// otherwise as [`alloc`](Self::alloc): branded with the scope, freed on its stream when
-    /// dropped.
-    ///
-    /// The pool is named only here, when the allocation is enqueued: it need not outlive the
-    /// scope, so a submission allocates scratch memory from any pool it can name. A pool
-    /// destroyed while its allocations or frees are pending is released by the driver once they
-    /// complete (`cuMemPoolDestroy`).
-    ///
-    /// # Errors
-    ///
-    /// As [`alloc`](Self::alloc).
-    ///
-    /// # References
-    ///
-    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
-    #[doc(alias = "cuMemAllocFromPoolAsync")]
-    pub fn alloc_from_pool<T: DeviceCopy>(
-        &self,
-        pool: &MemPool<'_>,
-        len: usize,
-    ) -> Result<ScopedAlloc<'scope, T>> {
-        let bytes = check_alloc_len::<T>(len)?;
-        let mut ptr: ffi::CUdeviceptr = 0;
-        // SAFETY: valid out-pointer; a live pool (borrowed for this call; the driver keeps what
-        // its pending allocations need after it is destroyed) and a live stream of the current
-        // context.
-        unsafe { ffi::cuMemAllocFromPoolAsync(&raw mut ptr, bytes, pool.raw, self.as_raw()) }
-            .result()?;
-        // SAFETY: allocated on this scope's stream, to be freed there.
-        Ok(unsafe { ScopedAlloc::from_raw_parts(ptr, len, self.as_raw()) })
     }
 }

@@ -11,7 +11,7 @@ use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::memory::check_alloc_len;
-use crate::memory::plain::DeviceCopy;
+use crate::vocabulary::plain::DeviceCopy;
 use core::ffi::c_void;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
@@ -34,6 +34,9 @@ pub struct RegisteredVec<'g, T: DeviceCopy> {
     vec: ManuallyDrop<Vec<T>>,
     _guard: PhantomData<(&'g (), *const ())>,
 }
+
+// Bound to a scope's copies as host memory.
+crate::vocabulary::binding::host_from!([] RegisteredHost<'_, '_, T>, [] RegisteredVec<'_, T>);
 
 /// `cuMemHostRegister` of `bytes` at `ptr` in the current context.
 fn register(ptr: *mut c_void, bytes: usize) -> Result<()> {

@@ -52,9 +52,9 @@ use crate::context::stack::{ContextKind, PushedGuard};
 use crate::driver::Device;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
-use crate::memory::plain::DeviceCopy;
 use crate::memory::{DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, sealed};
 use crate::testing::left_behind::{Object, left_behind, left_behind_range};
+use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -402,14 +402,14 @@ unsafe impl<T: DeviceCopy, M: MappingMode> Send for Mapping<'_, T, M, MultiDevic
 // writable mapping (`lend_mut`).
 unsafe impl<T: DeviceCopy, M: MappingMode> Sync for Mapping<'_, T, M, MultiDevice> {}
 
-fn device_prop(device: crate::Device) -> ffi::CUmemAllocationProp {
+fn device_prop(device: crate::driver::Device) -> ffi::CUmemAllocationProp {
     exportable_prop(device, ffi::CU_MEM_HANDLE_TYPE_NONE)
 }
 
 /// The properties of pinned memory on `device` that can be exported to the OS handles
 /// `requested` (a `CUmemAllocationHandleType` mask; none for `CU_MEM_HANDLE_TYPE_NONE`).
 pub(super) fn exportable_prop(
-    device: crate::Device,
+    device: crate::driver::Device,
     requested: ffi::CUmemAllocationHandleType,
 ) -> ffi::CUmemAllocationProp {
     ffi::CUmemAllocationProp {

@@ -104,12 +104,13 @@ mod parked;
 
 pub use parked::{ParkedComm, ParkedPart, all_reduce_parked, comms};
 
-use crate::asynchronous::scope::{ScopedRead, ScopedWrite, StreamScope};
+use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::ffi::nccl::{ncclComm_t, ncclDataType_t, ncclRedOp_t, ncclResult_t};
-use crate::memory::plain::DeviceCopy;
+use crate::vocabulary::binding::{ScopedRead, ScopedWrite};
+use crate::vocabulary::plain::DeviceCopy;
 use core::cell::Cell;
 use core::ffi::{CStr, c_char, c_int, c_void};
 use core::marker::PhantomData;

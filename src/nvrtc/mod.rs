@@ -773,7 +773,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleLoadDataEx")]
     pub fn load_compiled(&self, compiled: &Compiled) -> Result<Module<'_>> {
-        compiled.check_driver(crate::driver_version()?)?;
+        compiled.check_driver(crate::driver::driver_version()?)?;
         let module = match (&compiled.cubin, &compiled.ptx) {
             // SAFETY: the cubin NVRTC wrote for this program, unchanged (`Compiled` offers no
             // way to change it): a complete, well-formed image.

@@ -7,8 +7,8 @@ use crate::context::stack::{ContextKind, Floating, PushedGuard};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::memory::DeviceBuffer;
-use crate::memory::plain::DeviceCopy;
 use crate::testing::left_behind::Object;
+use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
 /// Borrows the context; owns `T`s without making the parked buffer `!Send`; carries the kind
@@ -43,7 +43,7 @@ unsafe impl<T: DeviceCopy> Send for ParkedBuffer<'_, T, Floating> {}
 unsafe impl<T: DeviceCopy> Sync for ParkedBuffer<'_, T, Floating> {}
 
 static_assertions::assert_impl_all!(ParkedBuffer<'static, u8>: Send, Sync);
-static_assertions::assert_not_impl_any!(ParkedBuffer<'static, u8, crate::Green>: Send, Sync);
+static_assertions::assert_not_impl_any!(ParkedBuffer<'static, u8, crate::context::stack::Green>: Send, Sync);
 
 impl<T: DeviceCopy, K: ContextKind> ParkedBuffer<'_, T, K> {
     /// # Safety

@@ -28,13 +28,13 @@ use crate::context::stack::{ContextKind, Floating, PushedGuard};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::kernel::module::Module;
-use crate::memory::plain::DeviceCopy;
 use crate::memory::registered::RegisteredVec;
 use crate::memory::{DeviceBuffer, PinnedBuffer};
 use crate::parking::buffer::ParkedBuffer;
 use crate::parking::host::{ParkedPinned, ParkedRegisteredVec};
 use crate::parking::module::ParkedModule;
 use crate::testing::left_behind::{Object, left_behind};
+use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
@@ -235,7 +235,7 @@ unsafe impl<Q: ParkedPayload> Send for ParkedGraph<'_, Q, Floating> where Q::Hel
 unsafe impl<Q: ParkedPayload> Sync for ParkedGraph<'_, Q, Floating> where Q::Held: Sync {}
 
 static_assertions::assert_impl_all!(ParkedGraph<'static, (ParkedModule<'static>, ParkedBuffer<'static, u32>)>: Send, Sync);
-static_assertions::assert_not_impl_any!(ParkedGraph<'static, (), crate::Green>: Send, Sync);
+static_assertions::assert_not_impl_any!(ParkedGraph<'static, (), crate::context::stack::Green>: Send, Sync);
 
 impl<Q: ParkedPayload, K: ContextKind> core::fmt::Debug for ParkedGraph<'_, Q, K> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

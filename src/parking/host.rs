@@ -39,9 +39,9 @@ use crate::context::stack::PushedGuard;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::memory::PinnedBuffer;
-use crate::memory::plain::DeviceCopy;
 use crate::memory::registered::RegisteredVec;
 use crate::testing::left_behind::Object;
+use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use core::ptr::NonNull;
@@ -208,6 +208,9 @@ pub struct ParkedRegisteredVec<'ctx, T: DeviceCopy> {
     vec: ManuallyDrop<Vec<T>>,
     _marker: Marker<'ctx, T>,
 }
+
+// Bound to a scope's copies as host memory.
+crate::vocabulary::binding::host_from!([] ParkedPinned<'_, T>, [] ParkedRegisteredVec<'_, T>);
 
 impl<T: DeviceCopy> core::fmt::Debug for ParkedRegisteredVec<'_, T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -31,7 +31,7 @@ unsafe impl Send for ParkedModule<'_, Floating> {}
 unsafe impl Sync for ParkedModule<'_, Floating> {}
 
 static_assertions::assert_impl_all!(ParkedModule<'static>: Send, Sync);
-static_assertions::assert_not_impl_any!(ParkedModule<'static, crate::Green>: Send, Sync);
+static_assertions::assert_not_impl_any!(ParkedModule<'static, crate::context::stack::Green>: Send, Sync);
 
 impl<K: ContextKind> ParkedModule<'_, K> {
     /// # Safety

@@ -8,15 +8,17 @@
 //! borrows the current guard and the peer context, so neither side can be popped or dropped
 //! while the access is enabled.
 
+use crate::asynchronous::scope::StreamScope;
 use crate::context::Context;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::driver::Device;
 use crate::error::{Error, Result, record_drop_error};
 use crate::ffi;
-use crate::memory::plain::DeviceCopy;
 use crate::memory::{DeviceMemory, DeviceMemoryMut, check_same_len};
 use crate::parking::buffer::ParkedBuffer;
-use crate::{ScopedRead, ScopedWrite, StreamScope};
+use crate::vocabulary::binding::ScopedRead;
+use crate::vocabulary::binding::ScopedWrite;
+use crate::vocabulary::plain::DeviceCopy;
 use core::ffi::c_int;
 use core::marker::PhantomData;
 
@@ -78,7 +80,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         let enabled_here = match r {
             ffi::CUresult::CUDA_SUCCESS => true,
             ffi::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {
-                drop(crate::driver::logs::take());
+                drop(crate::error::driver_log::take());
                 false
             }
             r => return Err(Error::from_code(r)),

@@ -34,7 +34,7 @@ unsafe impl Send for ParkedStream<'_, Floating> {}
 unsafe impl Sync for ParkedStream<'_, Floating> {}
 
 static_assertions::assert_impl_all!(ParkedStream<'static>: Send, Sync);
-static_assertions::assert_not_impl_any!(ParkedStream<'static, crate::Green>: Send, Sync);
+static_assertions::assert_not_impl_any!(ParkedStream<'static, crate::context::stack::Green>: Send, Sync);
 
 impl<K: ContextKind> ParkedStream<'_, K> {
     /// The raw context the stream belongs to.

@@ -20,20 +20,20 @@
 //! [`guide::parking`]: crate::guide::parking
 
 use crate::asynchronous::pending::{Holds, Pending, Pushed};
-use crate::asynchronous::scope::Invariant;
 use crate::asynchronous::submission::{Payload, Submission};
 use crate::context::Context;
 use crate::context::stack::{ContextKind, Floating, PushedGuard};
 use crate::error::Result;
 use crate::ffi;
 use crate::kernel::launch::Function;
-use crate::memory::plain::DeviceCopy;
 use crate::memory::registered::RegisteredVec;
 use crate::memory::{DeviceBuffer, PinnedBuffer};
 use crate::parking::buffer::ParkedBuffer;
 use crate::parking::host::{ParkedPinned, ParkedRegisteredVec};
 use crate::parking::module::ParkedModule;
 use crate::testing::left_behind::{Object, left_behind};
+use crate::vocabulary::binding::Invariant;
+use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
 pub(crate) mod sealed {
@@ -194,7 +194,7 @@ impl<K: ContextKind> Park<'_, K> for () {
     unsafe fn park((): (), _: ffi::CUcontext) {}
 }
 
-impl<'ctx, K: ContextKind> Park<'ctx, K> for crate::Module<'_> {
+impl<'ctx, K: ContextKind> Park<'ctx, K> for crate::kernel::module::Module<'_> {
     type Parked = ParkedModule<'ctx, K>;
     #[inline]
     unsafe fn park(held: Self, ctx: ffi::CUcontext) -> ParkedModule<'ctx, K> {
@@ -211,13 +211,17 @@ impl<K: ContextKind> Park<'_, K> for Function<'_> {
     unsafe fn park(_: Self, _: ffi::CUcontext) {}
 }
 
-impl<S: crate::KernelSignature, K: ContextKind> Park<'_, K> for crate::Kernel<'_, S> {
+impl<S: crate::kernel::launch::KernelSignature, K: ContextKind> Park<'_, K>
+    for crate::kernel::launch::Kernel<'_, S>
+{
     type Parked = ();
     #[inline]
     unsafe fn park(_: Self, _: ffi::CUcontext) {}
 }
 
-impl<C: crate::Contract, K: ContextKind> Park<'_, K> for crate::Declared<'_, C> {
+impl<C: crate::kernel::contract::Contract, K: ContextKind> Park<'_, K>
+    for crate::kernel::contract::Declared<'_, C>
+{
     type Parked = ();
     // As a `Function`: the module synchronizes its context before it unloads, and before it
     // lends a view of a global, which the parked kernel may still read or write (C24).
@@ -396,7 +400,7 @@ impl<Q: ParkedPayload> ParkedSubmission<'_, Q> {
     }
 }
 
-impl crate::Stream<'_> {
+impl crate::asynchronous::stream::Stream<'_> {
     /// `cuStreamWaitEvent`—Makes this stream's later work wait, on the GPU, for a parked
     /// submission's work, which may belong to another context, on this device or another (the
     /// driver documents that the event "may be from a different context than hStream, in which
@@ -488,7 +492,7 @@ no_pending_view!(
     [] (),
 );
 
-impl crate::Stream<'_> {
+impl crate::asynchronous::stream::Stream<'_> {
     /// A [stream scope](crate::Stream::scope) on this stream that first waits, on the GPU, for
     /// another context's parked work (`cuStreamWaitEvent`, as
     /// [`wait_parked`](Self::wait_parked)), and may then read that work's device buffers as the
@@ -543,7 +547,7 @@ impl<'scope> crate::asynchronous::scope::StreamScope<'scope, '_> {
     #[doc(alias = "cuMemcpyPeerAsync")]
     pub fn copy_from_pending<T: DeviceCopy>(
         &self,
-        dst: impl crate::asynchronous::scope::ScopedWrite<'scope, T>,
+        dst: impl crate::vocabulary::binding::ScopedWrite<'scope, T>,
         src: PendingSource<'scope, T>,
     ) -> Result<()> {
         // SAFETY: a `PendingSource<'scope, _>` is made only by `scope_after` for this scope, whose

@@ -57,7 +57,9 @@
 
 mod wire;
 
-use crate::{Error, ErrorKind, Result};
+use crate::error::Error;
+use crate::error::ErrorKind;
+use crate::error::Result;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io;

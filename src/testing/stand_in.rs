@@ -15,7 +15,7 @@
 use crate::driver::Driver;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
-use crate::memory::plain::DeviceCopy;
+use crate::vocabulary::plain::DeviceCopy;
 use core::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use core::marker::PhantomData;
 use std::ffi::CString;

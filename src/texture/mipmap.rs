@@ -10,7 +10,7 @@
 //! all of them ([`TextureResource::mipmapped`], which borrows it shared), with an explicit
 //! level of detail (`tex2DLod`) or gradients (`tex2DGrad`).
 
-use crate::StreamScope;
+use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;

@@ -19,16 +19,17 @@
 
 pub(crate) mod mipmap;
 
-use crate::asynchronous::scope::{Invariant, ScopedHost, ScopedHostMut};
+use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
-use crate::kernel::launch::{KernelArg, KernelParam, sealed as launch_sealed};
 use crate::memory::DeviceMemory;
+use crate::memory::pitched::PitchedBuffer;
 use crate::memory::pitched::check_packed;
-use crate::memory::plain::DeviceCopy;
 use crate::texture::mipmap::MipmappedArray;
-use crate::{PitchedBuffer, StreamScope};
+use crate::vocabulary::argument::{KernelArg, KernelParam, sealed as launch_sealed};
+use crate::vocabulary::binding::{Invariant, ScopedHost, ScopedHostMut};
+use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
 mod sealed {
@@ -1094,7 +1095,7 @@ mod tests {
     #[test]
     fn linear_resources_describe_the_memory_they_borrow() {
         // SAFETY: a view only described here, never used with the driver.
-        let floats = unsafe { crate::DeviceView::<f32>::from_raw_parts(0x7000, 256) };
+        let floats = unsafe { crate::memory::DeviceView::<f32>::from_raw_parts(0x7000, 256) };
         let r = TextureResource::linear(&floats);
         assert_eq!(r.as_raw().resType, ffi::CU_RESOURCE_TYPE_LINEAR);
         // SAFETY: `linear` wrote the `linear` member.
@@ -1110,7 +1111,7 @@ mod tests {
         );
         assert!(r.view_as_raw().is_none());
         // SAFETY: as above.
-        let rgba = unsafe { crate::DeviceView::<[u8; 4]>::from_raw_parts(0x8000, 10) };
+        let rgba = unsafe { crate::memory::DeviceView::<[u8; 4]>::from_raw_parts(0x8000, 10) };
         // SAFETY: as above.
         let linear = unsafe { TextureResource::linear(&rgba).as_raw().res.linear };
         assert_eq!(

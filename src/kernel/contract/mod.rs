@@ -22,19 +22,20 @@
 //! A kernel one cannot describe this way (one that follows pointers stored in memory, or indexes
 //! by data) is still launched with the `unsafe` [`StreamScope::launch`].
 
-use crate::asynchronous::scope::{ScopedAlloc, ScopedSlice, ScopedSliceMut, StreamScope};
+use crate::asynchronous::scope::StreamScope;
 use crate::asynchronous::submission::{Payload, held_as_itself, sealed as payload_sealed};
 use crate::error::{Error, ErrorKind, Result};
 use crate::kernel::launch::{
-    DevicePtr, Function, KernelArg, KernelArgs, KernelParam, KernelSignature, LaunchAttributes,
-    LaunchConfig,
+    Function, KernelArgs, KernelSignature, LaunchAttributes, LaunchConfig,
 };
 use crate::kernel::library::LibraryFunction;
 use crate::kernel::module::Module;
 use crate::kernel::ptx;
 use crate::memory::pitched::ScopedPitched;
-use crate::memory::plain::DeviceCopy;
 use crate::texture::{ScopedSurface, ScopedTexture, SurfaceHandle, TextureHandle};
+use crate::vocabulary::argument::{DevicePtr, KernelArg, KernelParam};
+use crate::vocabulary::binding::{ScopedAlloc, ScopedSlice, ScopedSliceMut};
+use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
 /// A kernel's contract, declared with [`kernel_contract!`](crate::kernel_contract): the kernel's
@@ -1782,7 +1783,8 @@ macro_rules! __kernel_contract_factor {
 mod tests {
     use super::__private::{Required, check_extent, grid_threads, product};
     use super::{Available, Contract, compare};
-    use crate::{ErrorKind, LaunchConfig};
+    use crate::error::ErrorKind;
+    use crate::kernel::launch::LaunchConfig;
 
     crate::kernel_contract! {
         /// For the tests.
@@ -1826,7 +1828,7 @@ mod tests {
     #[test]
     fn a_sum_in_an_extent_does_not_wrap_in_the_parameters_type() {
         use super::ContractArgs;
-        use crate::asynchronous::scope::ScopedSliceMut;
+        use crate::vocabulary::binding::ScopedSliceMut;
         let cfg = LaunchConfig::for_elements(1);
         // Never launched or dereferenced: only the lengths are checked.
         let slice = |ptr: u64, len: usize| {
@@ -1965,7 +1967,7 @@ mod tests {
     #[test]
     fn a_2d_kernel_is_checked_per_axis_and_by_its_preconditions() {
         use super::ContractArgs;
-        use crate::asynchronous::scope::ScopedSliceMut;
+        use crate::vocabulary::binding::ScopedSliceMut;
         // Never launched or dereferenced: only the lengths are checked (a writable handle
         // serves as a read-only argument too).
         // SAFETY: the handles only carry a length here; nothing reaches their addresses.

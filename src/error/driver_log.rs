@@ -1,4 +1,5 @@
-//! The driver's own words for a failed call (CUDA 12.9's error log management; looked up).
+//! The driver's own words for a failed call (CUDA 12.9's error log management; looked up):
+//! the messages an [`Error`](crate::Error) takes as its detail.
 //!
 //! [`Driver::init`](crate::Driver::init) registers, once per process, this module's callback for the
 //! driver's log messages (`cuLogsRegisterCallback`). It runs only when the driver logs, which it

@@ -1,0 +1,402 @@
+//! Memory bound to a stream scope: the handles a [`StreamScope`](crate::StreamScope)'s
+//! operations take (device memory read or written, host memory, stream-ordered allocations),
+//! branded with the scope's invariant lifetime, and how each is passed as a kernel argument.
+//! The scope that makes them is in `asynchronous/scope.rs`; the owners of memory convert into
+//! them in their own modules ([`host_from!`]).
+
+use crate::error::{Result, record_drop_error};
+use crate::ffi;
+use crate::vocabulary::argument::{DevicePtr, KernelArg, sealed};
+use crate::vocabulary::plain::DeviceCopy;
+use core::marker::PhantomData;
+
+impl<T: DeviceCopy> ScopedSlice<'_, T> {
+    /// # Safety
+    ///
+    /// `ptr..ptr + len * size_of::<T>()` must be live device memory of the current context,
+    /// written by nothing until the scope's work is complete.
+    #[inline]
+    pub(crate) unsafe fn from_raw_parts(ptr: ffi::CUdeviceptr, len: usize) -> Self {
+        Self {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<T: DeviceCopy> ScopedSliceMut<'_, T> {
+    /// # Safety
+    ///
+    /// `ptr..ptr + len * size_of::<T>()` must be live device memory of the current context,
+    /// reached by nothing else until the scope's work is complete.
+    #[inline]
+    pub(crate) unsafe fn from_raw_parts(ptr: ffi::CUdeviceptr, len: usize) -> Self {
+        Self {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<T: DeviceCopy> ScopedHostMut<'_, T> {
+    /// # Safety
+    ///
+    /// `ptr` must be valid for reads and writes of `len` elements, reached by nothing else
+    /// until the scope's work is complete.
+    #[inline]
+    pub(crate) unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
+        Self {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+}
+
+/// Device memory bound to a [`StreamScope`](crate::StreamScope) for reading: a `Copy` handle, usable in any
+/// number of operations of that scope (they run in stream order), invariant in `'scope` so it
+/// cannot be used in another scope (another stream, running concurrently).
+#[derive(Debug, Clone, Copy)]
+pub struct ScopedSlice<'scope, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    _marker: PhantomData<(Invariant<'scope>, *const T)>,
+}
+
+/// Device memory bound exclusively to a [`StreamScope`](crate::StreamScope): readable and writable by the scope's
+/// operations, in stream order; nothing outside the scope can touch it until the scope ends.
+///
+/// Not `Copy`: operations take `&` or `&mut` of it, so one launch cannot receive the same
+/// memory both shared and mutable, or mutable twice (C14). Its memory stays bound for the whole
+/// scope, so a borrow of the handle of any length is enough.
+#[derive(Debug)]
+pub struct ScopedSliceMut<'scope, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    _marker: PhantomData<(Invariant<'scope>, *const T)>,
+}
+
+/// Host memory bound to a [`StreamScope`](crate::StreamScope) for reading by its copies. `&'scope [T]` converts
+/// into it, so binding is only needed to use memory both ways in one scope.
+#[derive(Debug, Clone, Copy)]
+pub struct ScopedHost<'scope, T: DeviceCopy> {
+    ptr: *const T,
+    len: usize,
+    _marker: PhantomData<Invariant<'scope>>,
+}
+
+/// Host memory bound exclusively to a [`StreamScope`](crate::StreamScope): its copies may read and write it, in
+/// stream order; the host cannot touch it until the scope ends. `&'scope mut [T]` converts
+/// into it.
+///
+/// "Exclusive" is towards the host, not between the scope's own operations: the value is `Copy`,
+/// so several copies of one scope may write and read the same memory. That is sound because
+/// every operation that can take a `ScopedHostMut<'scope, _>` is enqueued on the one stream of
+/// the scope branded `'scope` (`'scope` is invariant, so a nested scope on another stream cannot
+/// take it), and a stream runs its operations one after another: they never overlap.
+#[derive(Debug, Clone, Copy)]
+pub struct ScopedHostMut<'scope, T: DeviceCopy> {
+    ptr: *mut T,
+    len: usize,
+    _marker: PhantomData<Invariant<'scope>>,
+}
+
+impl<T: DeviceCopy> ScopedHost<'_, T> {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub(crate) fn as_ptr(&self) -> *const T {
+        self.ptr
+    }
+}
+
+impl<T: DeviceCopy> ScopedHostMut<'_, T> {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub(crate) fn as_mut_ptr(&self) -> *mut T {
+        self.ptr
+    }
+}
+
+impl<'scope, T: DeviceCopy> From<&'scope [T]> for ScopedHost<'scope, T> {
+    fn from(s: &'scope [T]) -> Self {
+        Self {
+            ptr: s.as_ptr(),
+            len: s.len(),
+            _marker: PhantomData,
+        }
+    }
+}
+impl<'scope, T: DeviceCopy> From<ScopedHostMut<'scope, T>> for ScopedHost<'scope, T> {
+    fn from(m: ScopedHostMut<'scope, T>) -> Self {
+        Self {
+            ptr: m.ptr,
+            len: m.len,
+            _marker: PhantomData,
+        }
+    }
+}
+impl<'scope, T: DeviceCopy> From<&'scope mut [T]> for ScopedHostMut<'scope, T> {
+    fn from(s: &'scope mut [T]) -> Self {
+        Self {
+            ptr: s.as_mut_ptr(),
+            len: s.len(),
+            _marker: PhantomData,
+        }
+    }
+}
+
+/// `impl Into<…>` arguments do not deref-coerce, so the common owners of host memory convert
+/// directly: `host_from!([] Vec<T>, [] PinnedBuffer<'_, T>)` implements `From<&owner>` for
+/// [`ScopedHost`] and `From<&mut owner>` for [`ScopedHost`] and [`ScopedHostMut`], each owner in
+/// its own module.
+macro_rules! host_from {
+    ($([$($g:tt)*] $ty:ty),*) => {$(
+        impl<'scope, T: $crate::vocabulary::plain::DeviceCopy $($g)*> From<&'scope $ty>
+            for $crate::vocabulary::binding::ScopedHost<'scope, T>
+        {
+            fn from(s: &'scope $ty) -> Self {
+                (&s[..]).into()
+            }
+        }
+        impl<'scope, T: $crate::vocabulary::plain::DeviceCopy $($g)*> From<&'scope mut $ty>
+            for $crate::vocabulary::binding::ScopedHost<'scope, T>
+        {
+            fn from(s: &'scope mut $ty) -> Self {
+                (&s[..]).into()
+            }
+        }
+        impl<'scope, T: $crate::vocabulary::plain::DeviceCopy $($g)*> From<&'scope mut $ty>
+            for $crate::vocabulary::binding::ScopedHostMut<'scope, T>
+        {
+            fn from(s: &'scope mut $ty) -> Self {
+                (&mut s[..]).into()
+            }
+        }
+    )*};
+}
+pub(crate) use host_from;
+host_from!([] Vec<T>, [, const N: usize] [T; N]);
+
+/// `'scope` invariant: a handle of one scope is never accepted by another.
+pub(crate) type Invariant<'scope> = fn(&'scope ()) -> &'scope ();
+
+static_assertions::assert_eq_size!(ScopedSliceMut<'static, u8>, (ffi::CUdeviceptr, usize));
+
+impl<'scope, T: DeviceCopy> From<ScopedSliceMut<'scope, T>> for ScopedSlice<'scope, T> {
+    fn from(m: ScopedSliceMut<'scope, T>) -> Self {
+        Self {
+            ptr: m.ptr,
+            len: m.len,
+            _marker: PhantomData,
+        }
+    }
+}
+
+macro_rules! scoped_common {
+    ($ty:ident) => {
+        impl<T: DeviceCopy> $ty<'_, T> {
+            /// The number of elements.
+            pub fn len(&self) -> usize {
+                self.len
+            }
+            /// Whether there are no elements.
+            pub fn is_empty(&self) -> bool {
+                self.len == 0
+            }
+            /// The device address of the first element.
+            pub fn device_ptr(&self) -> ffi::CUdeviceptr {
+                self.ptr
+            }
+        }
+    };
+}
+scoped_common!(ScopedSlice);
+scoped_common!(ScopedSliceMut);
+
+/// Device memory allocated in stream order on a [`StreamScope`](crate::StreamScope) ([`StreamScope::alloc`](crate::StreamScope::alloc)),
+/// freed in stream order (`cuMemFreeAsync`) when dropped. Branded with the scope, so it cannot
+/// leave it; operations take it by reference, so none can use it after its free is enqueued.
+#[derive(Debug)]
+#[doc(alias = "cuMemAllocAsync")]
+pub struct ScopedAlloc<'scope, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    stream: ffi::CUstream,
+    _marker: PhantomData<(Invariant<'scope>, *const T)>,
+}
+
+impl<T: DeviceCopy> ScopedAlloc<'_, T> {
+    /// # Safety
+    ///
+    /// `ptr` must be a stream-ordered allocation of `len` elements made on `stream`, a live
+    /// stream of the current context, owned by the returned value.
+    pub(crate) unsafe fn from_raw_parts(
+        ptr: ffi::CUdeviceptr,
+        len: usize,
+        stream: ffi::CUstream,
+    ) -> Self {
+        Self {
+            ptr,
+            len,
+            stream,
+            _marker: PhantomData,
+        }
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether there are no elements (never: allocations are non-empty).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The device address of the first element.
+    pub fn device_ptr(&self) -> ffi::CUdeviceptr {
+        self.ptr
+    }
+
+    /// `cuMemFreeAsync`—Enqueues the free on the scope's stream, returning the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
+    #[doc(alias = "cuMemFreeAsync")]
+    pub fn free(self) -> Result<()> {
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: allocated by `cuMemAllocAsync` on `stream`, freed once (`this` never drops),
+        // in stream order after every operation that used it.
+        unsafe { ffi::cuMemFreeAsync(this.ptr, this.stream) }.result()
+    }
+}
+
+impl<T: DeviceCopy> Drop for ScopedAlloc<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: as in `free`. The stream is live: the scope borrows it, and the allocation
+        // cannot outlive the scope.
+        if let Err(e) = unsafe { ffi::cuMemFreeAsync(self.ptr, self.stream) }.result() {
+            record_drop_error(e);
+        }
+    }
+}
+
+mod scoped_sealed {
+    pub trait Sealed {}
+}
+
+/// Device memory that the operations of the scope `'scope` may read: a [`ScopedSlice`], a
+/// [`ScopedSliceMut`] or a reference to one, or a reference to a [`ScopedAlloc`] of that
+/// scope. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not device memory of `{T}` bound to this scope",
+    note = "bind device memory to the scope first: `let a = s.bind(&x);` and pass `a`, or `let b = s.bind_mut(&mut y);` and pass `&b` or `&mut b`; a `ScopedAlloc` is passed by reference"
+)]
+pub trait ScopedRead<'scope, T: DeviceCopy>: scoped_sealed::Sealed + Sized {
+    /// The device address and the number of elements.
+    #[doc(hidden)]
+    fn raw_parts(self) -> (ffi::CUdeviceptr, usize);
+}
+
+/// Device memory that the operations of the scope `'scope` may write: a [`ScopedSliceMut`],
+/// `&mut` one, or `&mut` a [`ScopedAlloc`] of that scope. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not device memory of `{T}` this scope may write",
+    note = "a destination is bound with `bind_mut`: `let b = s.bind_mut(&mut y);` and pass `&mut b` (or `b`); a `s.bind(&x)` binding only reads; a `ScopedAlloc` is passed as `&mut`"
+)]
+pub trait ScopedWrite<'scope, T: DeviceCopy>: ScopedRead<'scope, T> {}
+
+macro_rules! scoped_read {
+    ($([$($lt:lifetime)?] $ty:ty),* ; write: $([$($wlt:lifetime)?] $wty:ty),*) => {
+        $(
+            impl<$($lt,)? 'scope, T: DeviceCopy> scoped_sealed::Sealed for $ty {}
+            impl<$($lt,)? 'scope, T: DeviceCopy> ScopedRead<'scope, T> for $ty {
+                #[inline]
+                fn raw_parts(self) -> (ffi::CUdeviceptr, usize) {
+                    (self.ptr, self.len)
+                }
+            }
+        )*
+        $(impl<$($wlt,)? 'scope, T: DeviceCopy> ScopedWrite<'scope, T> for $wty {})*
+    };
+}
+scoped_read!(
+    [] ScopedSlice<'scope, T>, [] ScopedSliceMut<'scope, T>,
+    ['a] &'a ScopedSliceMut<'scope, T>, ['a] &'a mut ScopedSliceMut<'scope, T>,
+    ['a] &'a ScopedAlloc<'scope, T>, ['a] &'a mut ScopedAlloc<'scope, T>;
+    write: [] ScopedSliceMut<'scope, T>, ['a] &'a mut ScopedSliceMut<'scope, T>,
+        ['a] &'a mut ScopedAlloc<'scope, T>
+);
+
+// Device memory bound to a scope is a kernel argument of that scope (C15), passed as its device
+// pointer.
+macro_rules! device_arg {
+    ($($ty:ident),*) => {$(
+        impl<T: DeviceCopy> sealed::Sealed for $ty<'_, T> {}
+        impl<'scope, T: DeviceCopy> KernelArg<'scope> for $ty<'scope, T> {
+            type Raw = ffi::CUdeviceptr;
+            type Param = DevicePtr<T>;
+            #[inline]
+            fn to_raw(&self) -> ffi::CUdeviceptr {
+                self.device_ptr()
+            }
+        }
+    )*};
+}
+device_arg!(ScopedSlice, ScopedSliceMut);
+
+// A mutable binding is passed by reference (`&x` to read, `&mut x` to write), so one launch
+// cannot alias it; the memory stays bound for the whole scope, so any borrow is enough.
+impl<T: DeviceCopy> sealed::Sealed for &ScopedSliceMut<'_, T> {}
+impl<T: DeviceCopy> sealed::Sealed for &mut ScopedSliceMut<'_, T> {}
+impl<'scope, T: DeviceCopy> KernelArg<'scope> for &ScopedSliceMut<'scope, T> {
+    type Raw = ffi::CUdeviceptr;
+    type Param = DevicePtr<T>;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUdeviceptr {
+        self.device_ptr()
+    }
+}
+impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut ScopedSliceMut<'scope, T> {
+    type Raw = ffi::CUdeviceptr;
+    type Param = DevicePtr<T>;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUdeviceptr {
+        self.device_ptr()
+    }
+}
+
+// A stream-ordered allocation is passed by reference: its free is enqueued on the same stream
+// when it drops, after this launch, so a borrow shorter than the scope is enough.
+impl<T: DeviceCopy> sealed::Sealed for &ScopedAlloc<'_, T> {}
+impl<T: DeviceCopy> sealed::Sealed for &mut ScopedAlloc<'_, T> {}
+impl<'scope, T: DeviceCopy> KernelArg<'scope> for &ScopedAlloc<'scope, T> {
+    type Raw = ffi::CUdeviceptr;
+    type Param = DevicePtr<T>;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUdeviceptr {
+        self.device_ptr()
+    }
+}
+impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut ScopedAlloc<'scope, T> {
+    type Raw = ffi::CUdeviceptr;
+    type Param = DevicePtr<T>;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUdeviceptr {
+        self.device_ptr()
+    }
+}
