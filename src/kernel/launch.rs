@@ -732,6 +732,40 @@ impl<'f> Payload for Function<'f> {
     }
 }
 
+// A typed kernel is a payload as its function is.
+impl<S: KernelSignature> payload_sealed::Sealed for Kernel<'_, S> {}
+impl<'f, S: KernelSignature> Payload for Kernel<'f, S> {
+    type Bound<'scope> = Kernel<'scope, S>;
+    type Access<'a>
+        = Kernel<'f, S>
+    where
+        Self: 'a;
+    type Read<'a>
+        = Kernel<'f, S>
+    where
+        Self: 'a;
+    held_as_itself!();
+    #[inline]
+    unsafe fn bind<'scope>(held: &mut Self) -> Kernel<'scope, S> {
+        // SAFETY: as for `Function`: the submission holds the kernel, and so its module.
+        unsafe { Kernel::rebrand(*held) }
+    }
+    #[inline]
+    fn access<'a>(held: &'a mut Self) -> Kernel<'f, S>
+    where
+        Self: 'a,
+    {
+        *held
+    }
+    #[inline]
+    fn read<'a>(held: &'a Self) -> Kernel<'f, S>
+    where
+        Self: 'a,
+    {
+        *held
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{KernelSignature, check_layout, occupancy_trampoline, with_occupancy_callback};

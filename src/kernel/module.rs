@@ -1,5 +1,6 @@
 //! Modules (PTX, cubin, fatbin loaded from memory) and the functions and globals in them.
 
+use crate::asynchronous::submission::{Payload, held_as_itself, sealed as payload_sealed};
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
@@ -759,6 +760,56 @@ fn check_fatbin(image: &[u8]) -> Result<()> {
         }
         (Some(0xBA55_ED50), ..) => bad("the header's size lies beyond the end of the image"),
         _ => bad("no fatbin magic"),
+    }
+}
+
+impl payload_sealed::Sealed for Module<'_> {}
+/// A module moved into a submission or graph: what lets an executable graph own the code its
+/// kernel nodes run, and so park ([`ParkWithGraph`](crate::ParkWithGraph)). Bound to a scope
+/// (and so inside a capture) as `&'scope Module<'scope>`: functions looked up there cannot
+/// leave the closure (work launched with them elsewhere is waited for by the module's unload,
+/// which synchronizes its context first). Its [`Access`](Payload::Access) and
+/// [`Read`](Payload::Read) forms are `&Module`.
+impl<'m> Payload for Module<'m> {
+    type Bound<'scope> = &'scope Module<'scope>;
+    type Access<'a>
+        = &'a Module<'m>
+    where
+        Self: 'a;
+    type Read<'a>
+        = &'a Module<'m>
+    where
+        Self: 'a;
+    held_as_itself!();
+    #[inline]
+    unsafe fn bind<'scope>(held: &mut Self) -> &'scope Module<'scope> {
+        // SAFETY: the lifetime is the caller's `'scope`, which may be longer than `'m`: sound
+        // because `bind` is called only by `capture`, `submit` and `submit_after`, whose
+        // closures take every `'scope` (`for<'scope>`), so nothing bound can leave them, and
+        // nothing `Module` lends through `&self` lives longer than that borrow. The reference
+        // points into the held payload, which those callers do not move until the closure has
+        // returned. Functions looked up through it stay valid while the module is loaded: the
+        // submission or graph owns it until its work is complete, and work launched with them
+        // elsewhere is waited for by the unload (`Module`'s drop synchronizes its context
+        // first, and leaks the module if it cannot).
+        unsafe { &*core::ptr::from_mut(held).cast::<Module<'scope>>() }
+    }
+    #[inline]
+    fn access<'a>(held: &'a mut Self) -> &'a Module<'m>
+    where
+        Self: 'a,
+    {
+        held
+    }
+    #[inline]
+    fn read<'a>(held: &'a Self) -> &'a Module<'m>
+    where
+        Self: 'a,
+    {
+        held
+    }
+    fn left_behind(held: &Self) {
+        left_behind(Object::Module, held.as_raw() as u64);
     }
 }
 
