@@ -125,9 +125,10 @@ mod vocabulary;
 
 pub use asynchronous::event::{Event, EventFlags, IpcEventHandle};
 pub use asynchronous::graph::{Graph, GraphExec, ScopedGraph};
+pub use asynchronous::payload::Payload;
 pub use asynchronous::scope::StreamScope;
 pub use asynchronous::stream::{BorrowedStream, Stream, StreamFlags};
-pub use asynchronous::submission::{Payload, Submission, SubmissionFuture};
+pub use asynchronous::submission::{Submission, SubmissionFuture};
 pub use context::current::{CacheConfig, Limit};
 pub use context::green::{GreenContext, SmPartition, SmResource, SmSplit};
 pub use context::stack::{ContextKind, Floating, Green, PushedGuard, Stack, StackTop};

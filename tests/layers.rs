@@ -159,7 +159,7 @@ fn code_only(src: &str) -> String {
     String::from_utf8(out).expect("blanking keeps UTF-8 boundaries of ASCII delimiters")
 }
 
-/// `src/a/b.rs` -> ["a", "b"]; `src/a/mod.rs` -> ["a"]; `src/lib.rs` -> [].
+/// `src/a/b.rs` is module `a::b`, `src/a/mod.rs` is `a`, `src/lib.rs` the root (no segment).
 fn module_of(src: &Path, file: &Path) -> Vec<String> {
     let rel = file.strip_prefix(src).expect("under src/");
     let mut parts: Vec<String> = rel
@@ -241,7 +241,25 @@ fn paths(code: &str) -> Vec<(String, Vec<String>)> {
     out
 }
 
+/// The path `head::segs` written in module `me`, from the crate root: `self::` is this module;
+/// each `super::` goes one up from it (a mod.rs is its folder's module, so its `super` is the
+/// folder's parent).
+fn absolute_path(me: &[String], head: &str, segs: &[String]) -> Vec<String> {
+    if head == "crate" {
+        return segs.to_vec();
+    }
+    let ups = head.split("::").filter(|h| *h == "super").count();
+    let mut base = me.to_vec();
+    for _ in 0..ups {
+        base.pop();
+    }
+    base.extend(segs.iter().cloned());
+    base
+}
+
 #[test]
+// One pass over the sources collecting both checks' findings, so every problem is listed at once.
+#[allow(clippy::too_many_lines)]
 fn folders_use_only_folders_below_them_and_no_file_import_circles() {
     let root = root();
     let src = root.join("src");
@@ -300,20 +318,7 @@ fn folders_use_only_folders_below_them_and_no_file_import_circles() {
             .to_string();
         let code = code_only(&fs::read_to_string(file).expect("readable source"));
         for (head, segs) in paths(&code) {
-            let absolute: Vec<String> = match head.as_str() {
-                "crate" => segs.clone(),
-                _ => {
-                    // `self::` is this module; each `super::` goes one up from it (a mod.rs is
-                    // its folder's module, so its `super` is the folder's parent).
-                    let ups = head.split("::").filter(|h| *h == "super").count();
-                    let mut base = me.clone();
-                    for _ in 0..ups {
-                        base.pop();
-                    }
-                    base.extend(segs.iter().cloned());
-                    base
-                }
-            };
+            let absolute = absolute_path(&me, &head, &segs);
             let Some(first) = absolute.first() else {
                 continue;
             };

@@ -24,8 +24,8 @@ use crate::testing::left_behind::{Object, left_behind};
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
+use super::payload::{Payload, sealed};
 use super::scope::StreamScope;
-use super::submission::{Payload, sealed};
 use crate::vocabulary::binding::Invariant;
 
 /// Work captured from a stream ([`Stream::capture`]), owning the [`Payload`] its nodes use;
@@ -372,7 +372,7 @@ impl<P: Payload> Payload for GraphExec<'_, P> {
     where
         Self: 'a;
     // An executable graph keeps its own payload in its held form already.
-    super::submission::held_as_itself!();
+    super::payload::held_as_itself!();
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> ScopedGraph<'scope> {
         ScopedGraph {

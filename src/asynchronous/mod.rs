@@ -26,6 +26,7 @@
 pub(crate) mod event;
 pub(crate) mod graph;
 pub(crate) mod host;
+pub(crate) mod payload;
 pub(crate) mod pending;
 pub(crate) mod scope;
 pub(crate) mod scope_memory;

@@ -1,6 +1,6 @@
 //! Kernel functions, launch configurations and kernel arguments.
 
-use crate::asynchronous::submission::{Payload, held_as_itself, sealed as payload_sealed};
+use crate::asynchronous::payload::{Payload, held_as_itself, sealed as payload_sealed};
 use crate::error::Result;
 use crate::ffi;
 use crate::vocabulary::argument::{KernelArg, KernelParam, sealed};

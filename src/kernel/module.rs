@@ -1,6 +1,6 @@
 //! Modules (PTX, cubin, fatbin loaded from memory) and the functions and globals in them.
 
-use crate::asynchronous::submission::{Payload, held_as_itself, sealed as payload_sealed};
+use crate::asynchronous::payload::{Payload, held_as_itself, sealed as payload_sealed};
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;

@@ -21,7 +21,7 @@
 
 use super::submission::{Park, ParkedPayload, PendingView, sealed};
 use crate::asynchronous::graph::GraphExec;
-use crate::asynchronous::submission::Payload;
+use crate::asynchronous::payload::Payload;
 use crate::context::Context;
 use crate::context::raw::release_in;
 use crate::context::stack::{ContextKind, Floating, PushedGuard};

@@ -19,8 +19,9 @@
 //!
 //! [`guide::parking`]: crate::guide::parking
 
+use crate::asynchronous::payload::Payload;
 use crate::asynchronous::pending::{Holds, Pending, Pushed};
-use crate::asynchronous::submission::{Payload, Submission};
+use crate::asynchronous::submission::Submission;
 use crate::context::Context;
 use crate::context::stack::{ContextKind, Floating, PushedGuard};
 use crate::error::Result;

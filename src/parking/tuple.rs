@@ -2,7 +2,7 @@
 //! to eight elements, element by element, so that a tuple is a [`Payload`] (and parks,
 //! attaches, lends peer sources and parks with a graph) exactly when each of its elements is.
 
-use crate::asynchronous::submission::{Payload, sealed as payload_sealed};
+use crate::asynchronous::payload::{Payload, sealed as payload_sealed};
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::Result;
 use crate::ffi;

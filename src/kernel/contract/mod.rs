@@ -22,8 +22,8 @@
 //! A kernel one cannot describe this way (one that follows pointers stored in memory, or indexes
 //! by data) is still launched with the `unsafe` [`StreamScope::launch`].
 
+use crate::asynchronous::payload::{Payload, held_as_itself, sealed as payload_sealed};
 use crate::asynchronous::scope::StreamScope;
-use crate::asynchronous::submission::{Payload, held_as_itself, sealed as payload_sealed};
 use crate::error::{Error, ErrorKind, Result};
 use crate::kernel::launch::{
     Function, KernelArgs, KernelSignature, LaunchAttributes, LaunchConfig,
