@@ -24,14 +24,16 @@
 ///     /// `rows × cols` matrix.
 ///     pub unsafe kernel Scale = "scale"(m: &mut [f32; rows * cols], rows: u32, cols: u32, k: f32);
 ///
-///     /// `fill_rows(float* img, size_t pitch, unsigned width, unsigned height)`: `height` rows
-///     /// of `pitch` bytes.
+///     /// `fill_rows(float* img, size_t pitch, unsigned width, unsigned height)`: the usual
+///     /// pitched kernel, element `x` of row `y` (byte `y * pitch + 4 * x`) for `x < width`,
+///     /// `y < height`: `height` rows of `pitch` bytes, each row's `width` floats within its
+///     /// pitch.
 ///     pub unsafe kernel FillRows = "fill_rows"(
 ///         img: &mut [f32; pitched(height, pitch)],
 ///         pitch: u64,
 ///         width: u32,
 ///         height: u32,
-///     );
+///     ) requires(width * 4 <= pitch);
 ///
 ///     /// `iota(unsigned* x)`: `x[i] = i` for every launched thread, no bounds check.
 ///     unsafe kernel Iota = "iota"(x: &mut [u32; grid]);
@@ -81,7 +83,7 @@
 /// | `n` | `n` elements, `n` an integer scalar parameter |
 /// | `rows * cols`, `4 * n` | the product of integer scalar parameters and integer literals |
 /// | `n + 1`, `(n + 1) * 4` | sums and parenthesized sub-extents of those (CSR row offsets, an exclusive scan's output) |
-/// | `pitched(height, pitch)` | `height` rows of `pitch` bytes (a pitched allocation) |
+/// | `pitched(height, pitch)` | `height` rows of `pitch` bytes (a pitched allocation; how much of each row, a condition: below) |
 /// | `grid` | one element per launched thread (grid × block), for kernels without a bounds check |
 /// | `blocks`, `4 * blocks` | one element (four) per block of the launch, e.g. per-block partial results |
 /// | `block` | one element per thread of a block |
@@ -113,6 +115,15 @@
 ///     wa > 0, wa % 32 == 0, grid_x <= wb,
 /// );
 /// ```
+///
+/// `pitched(height, pitch)` is the bytes `0 .. height * pitch` of the buffer and nothing more:
+/// it does not know which bytes of a row the kernel touches. The usual pitched kernel writes
+/// element `x` of row `y` at byte `y * pitch + x * size_of::<T>()` for every `x < width`, never
+/// comparing that with `pitch`; its contract is true only with `requires(width * 4 <= pitch)`
+/// (for 4-byte elements, as `fill_rows` above), which refuses a `width` wider than the pitch,
+/// whose last row would run past the end of the buffer. (The `fill_rows` of
+/// `tests/gpu_contract.rs` needs no such condition: that kernel skips every column past the
+/// pitch itself.)
 ///
 /// A kernel that uses dynamic shared memory declares how much it touches after its
 /// parameters (and `requires(..)`), `shared(block * 8)` (bytes, a product as above): a launch

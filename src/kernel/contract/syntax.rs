@@ -379,4 +379,45 @@ mod tests {
             "{e}"
         );
     }
+
+    crate::kernel_contract! {
+        /// The usual pitched kernel of `kernel_contract!`'s docs: element `x` of row `y` (byte
+        /// `y * pitch + 4 * x`) for `x < width`, `y < height`, never compared with the pitch.
+        unsafe kernel FillRows = "fill_rows"(
+            img: &mut [f32; pitched(height, pitch)],
+            pitch: u64,
+            width: u32,
+            height: u32,
+        ) requires(width * 4 <= pitch);
+    }
+
+    #[test]
+    fn a_pitched_kernel_requires_its_rows_to_fit_the_pitch() {
+        let cfg = LaunchConfig::for_elements(1);
+        // 3 rows of 512 bytes (384 floats), never launched or dereferenced.
+        // SAFETY: the handle only carries a length here; nothing reaches its address.
+        let img = || unsafe { ScopedSliceMut::<f32>::from_raw_parts(0x1000, 384) };
+        let check = |pitch: u64, width: u32, height: u32| {
+            <_ as ContractArgs<'_, FillRows>>::check(&(img(), pitch, width, height), &cfg)
+        };
+        assert!(check(512, 128, 3).is_ok());
+        // One float wider than the pitch: the last row's would pass the end of the buffer,
+        // which `pitched(height, pitch)` alone lets through.
+        let e = check(512, 129, 3).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::PreconditionFailed);
+        assert!(
+            e.to_string()
+                .contains("requires `width * 4 <= pitch`, which does not hold for this launch (516 <= 512 is false)"),
+            "{e}"
+        );
+        // A row too many: the extent refuses it.
+        let e = check(512, 128, 4).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+        assert!(
+            e.to_string().contains(
+                "holds 1536 bytes, but its extent `pitched(height, pitch)` requires 2048"
+            ),
+            "{e}"
+        );
+    }
 }
