@@ -25,7 +25,10 @@ custack::kernel_contract! {
     /// `i < rows * cols`.
     unsafe kernel ScaleU32 = "scale_u32"(x: &mut [u32; rows * cols], rows: u32, cols: u32, k: u32);
     /// `fill_rows(unsigned* img, size_t pitch, unsigned width, unsigned height, unsigned v)`:
-    /// `height` rows of `pitch` bytes.
+    /// `v` to element `x` of row `y` for `x < width`, `y < height`, skipping every `x` whose
+    /// 4 bytes pass the pitch (the kernel compares `4 * x + 4` with `pitch` itself): `height`
+    /// rows of `pitch` bytes for any `width`, so unlike the usual pitched kernel of
+    /// `kernel_contract!`'s docs it needs no `requires(width * 4 <= pitch)`.
     unsafe kernel FillRows = "fill_rows"(
         img: &mut [u32; pitched(height, pitch)],
         pitch: u64,
