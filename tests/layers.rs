@@ -177,7 +177,7 @@ fn module_of(src: &Path, file: &Path) -> Vec<String> {
 /// Every path in `code` that starts with `crate`, `super` or `self` (as written: the segments
 /// after it, up to the first non-identifier), with `use` groups expanded one level deep
 /// (`use crate::a::{b, c::d}` gives `a::b` and `a::c::d`).
-fn paths(code: &str) -> Vec<(String, Vec<String>)> {
+fn paths(code: &str) -> Vec<(usize, String, Vec<String>)> {
     let b = code.as_bytes();
     let mut out = Vec::new();
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
@@ -217,7 +217,7 @@ fn paths(code: &str) -> Vec<(String, Vec<String>)> {
                         .collect();
                     let mut p = segs.clone();
                     p.extend(item);
-                    out.push((heads.join("::"), p));
+                    out.push((i, heads.join("::"), p));
                 }
                 j = close;
                 segs.clear();
@@ -234,27 +234,72 @@ fn paths(code: &str) -> Vec<(String, Vec<String>)> {
         }
         // `crate::name!(..)` invokes an exported macro, which lives at the crate root.
         if !segs.is_empty() && b.get(j) != Some(&b'!') {
-            out.push((heads.join("::"), segs));
+            out.push((i, heads.join("::"), segs));
         }
         i = j.max(i + 1);
     }
     out
 }
 
-/// The path `head::segs` written in module `me`, from the crate root: `self::` is this module;
-/// each `super::` goes one up from it (a mod.rs is its folder's module, so its `super` is the
-/// folder's parent).
-fn absolute_path(me: &[String], head: &str, segs: &[String]) -> Vec<String> {
+/// The path `head::segs` written in module `me`, `depth` inline modules (`mod tests { .. }`)
+/// deep, from the crate root: `self::` is the module it is written in; each `super::` goes one
+/// up (a mod.rs is its folder's module, so its `super` is the folder's parent). `None` for a
+/// path that stays inside the file (`self::` or fewer `super::`s than inline modules).
+fn absolute_path(me: &[String], depth: usize, head: &str, segs: &[String]) -> Option<Vec<String>> {
     if head == "crate" {
-        return segs.to_vec();
+        return Some(segs.to_vec());
     }
     let ups = head.split("::").filter(|h| *h == "super").count();
+    if ups < depth {
+        return None;
+    }
     let mut base = me.to_vec();
-    for _ in 0..ups {
+    for _ in 0..ups - depth {
         base.pop();
     }
     base.extend(segs.iter().cloned());
-    base
+    Some(base)
+}
+
+/// The byte ranges of the bodies of inline modules (`mod name { .. }`) in `code`.
+fn inline_modules(code: &str) -> Vec<std::ops::Range<usize>> {
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(p) = code[from..].find("mod ") {
+        let at = from + p;
+        from = at + 4;
+        if at > 0 && (b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_') {
+            continue;
+        }
+        let rest = &code[at + 4..];
+        let name_len = rest
+            .bytes()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            .count();
+        let after = rest[name_len..].trim_start();
+        if name_len == 0 || !after.starts_with('{') {
+            continue;
+        }
+        let open = code.len() - after.len();
+        let mut depth = 0usize;
+        let mut end = code.len();
+        for (i, c) in code[open..].bytes().enumerate() {
+            match c {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + i;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        out.push(open..end);
+    }
+    out
 }
 
 #[test]
@@ -317,8 +362,12 @@ fn folders_use_only_folders_below_them_and_no_file_import_circles() {
             .display()
             .to_string();
         let code = code_only(&fs::read_to_string(file).expect("readable source"));
-        for (head, segs) in paths(&code) {
-            let absolute = absolute_path(&me, &head, &segs);
+        let inline = inline_modules(&code);
+        for (at, head, segs) in paths(&code) {
+            let depth = inline.iter().filter(|r| r.contains(&at)).count();
+            let Some(absolute) = absolute_path(&me, depth, &head, &segs) else {
+                continue; // a path into this file's own inline modules
+            };
             let Some(first) = absolute.first() else {
                 continue;
             };
@@ -449,7 +498,7 @@ fn the_path_reader_sees_groups_super_and_skips_comments() {
     let code = code_only(
         "use crate::a::{b, c::D as E};\n// use crate::x::y;\nlet s = \"crate::z::w\";\nuse super::super::q::R;\nfn f() { crate::m::n(); $crate::hidden::x(); crate::a_macro!(); }\n",
     );
-    let found = paths(&code);
+    let found: Vec<_> = paths(&code).into_iter().map(|(_, h, s)| (h, s)).collect();
     let want: Vec<(String, Vec<String>)> = vec![
         ("crate".into(), vec!["a".into(), "b".into()]),
         ("crate".into(), vec!["a".into(), "c".into(), "D".into()]),
@@ -457,6 +506,29 @@ fn the_path_reader_sees_groups_super_and_skips_comments() {
         ("crate".into(), vec!["m".into(), "n".into()]),
     ];
     assert_eq!(found, want);
+}
+
+#[test]
+fn super_inside_an_inline_module_stays_in_its_file() {
+    let me = vec!["a".to_owned(), "b".to_owned()];
+    let x = vec!["X".to_owned()];
+    let code = "fn f() {}\nmod tests {\n    use super::f;\n}\n";
+    let inline = inline_modules(code);
+    assert_eq!(inline.len(), 1);
+    let at = code.find("super").unwrap_or(0);
+    assert!(inline[0].contains(&at));
+    let own = vec!["a".to_owned(), "b".to_owned(), "X".to_owned()];
+    assert_eq!(absolute_path(&me, 1, "super", &x), Some(own.clone()));
+    assert_eq!(absolute_path(&me, 1, "self", &x), None);
+    assert_eq!(
+        absolute_path(&me, 1, "super::super", &x),
+        Some(vec!["a".to_owned(), "X".to_owned()])
+    );
+    assert_eq!(
+        absolute_path(&me, 0, "super", &x),
+        Some(vec!["a".to_owned(), "X".to_owned()])
+    );
+    assert_eq!(absolute_path(&me, 0, "self", &x), Some(own));
 }
 
 #[test]
