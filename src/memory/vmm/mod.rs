@@ -48,7 +48,7 @@
 //! guard-lent values pushing nothing (their guard's context is current) and the multi-device ones
 //! pushing their context; what differs (how a mapping is made, who may lend it) stays in the
 //! methods of each kind.
-
+//!
 //! **Files.** The type parameters and [`Access`] are in `markers.rs`; each kind has its file,
 //! both homes in it, with the guard's `impl PushedGuard` methods that make or lend it:
 //! `reservation.rs` (with the flag a reservation keeps when an unmap failed), `physical.rs`,
