@@ -2,24 +2,22 @@
 //! before (`cuMipmappedArrayCreate`).
 //!
 //! A [`MipmappedArray`] owns its levels: each level is a CUDA array the driver hands out
-//! (`cuMipmappedArrayGetLevel`) and destroys with the mipmapped array, so custack never gives
-//! one out as an owned [`CudaArray`](crate::CudaArray). Levels are copied to and from packed
-//! host elements ([`MipmappedArray::copy_level_from_host`], [`MipmappedArray::level_to_vec`]),
-//! written by kernels through a surface over one level ([`PushedGuard::surface_level`], which
-//! borrows the whole mipmapped array exclusively), and read by kernels through a texture over
-//! all of them ([`TextureResource::mipmapped`], which borrows it shared), with an explicit
-//! level of detail (`tex2DLod`) or gradients (`tex2DGrad`).
+//! (`cuMipmappedArrayGetLevel`) and destroys with the mipmapped array, so custack never gives one
+//! out as an owned [`CudaArray`](crate::CudaArray). Levels are copied to and from packed host
+//! elements ([`MipmappedArray::copy_level_from_host`], [`MipmappedArray::level_to_vec`]), written
+//! by kernels through a surface over one level ([`PushedGuard::surface_level`], which borrows the
+//! whole mipmapped array exclusively), and read by kernels through a texture over all of them
+//! ([`TextureResource::mipmapped`](crate::TextureResource::mipmapped), which borrows it shared),
+//! with an explicit level of detail (`tex2DLod`) or gradients (`tex2DGrad`).
 
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::pitched::check_packed;
-#[cfg(doc)]
-use crate::texture::TextureResource;
-use crate::texture::{
-    ArrayElement, ScopedArray, SurfaceObject, ToArray, array_copy, create_surface,
-};
+use crate::texture::array::{ArrayElement, ToArray, array_copy};
+use crate::texture::scoped::ScopedArray;
+use crate::texture::surface::{SurfaceObject, create_surface};
 use core::marker::PhantomData;
 
 /// A `width` × `height` × `depth` CUDA array of `T` with `levels` levels of detail, lent by a

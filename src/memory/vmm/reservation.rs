@@ -1,0 +1,256 @@
+//! Reserved ranges of device virtual addresses (`cuMemAddressReserve`, `cuMemAddressFree`),
+//! lent by a guard or, for memory of several devices, borrowing only a context; and the flag a
+//! reservation keeps when a mapping in it could not be unmapped ([`Stuck`]), with the unmapping
+//! that sets it.
+
+use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::ffi;
+use crate::memory::vmm::markers::{HomeMarker, Lent, MultiDevice, VmmHome};
+use crate::testing::left_behind::{Object, left_behind, left_behind_range};
+use core::marker::PhantomData;
+use core::sync::atomic::{AtomicBool, Ordering};
+
+/// A reserved range of device virtual addresses; freed on drop (`cuMemAddressFree`).
+///
+/// `H` says where it lives ([`VmmHome`]). With the default, [`Lent`], it is lent by a guard
+/// ([`PushedGuard::reserve`]) and [`map`](Self::map) lets that guard's device use what it
+/// maps. A [`MultiDeviceReservation`] (of the [`MultiDevice`] home) is for memory of several devices: it
+/// borrows only its context and maps for a chosen list of devices.
+#[derive(Debug)]
+#[doc(alias = "cuMemAddressReserve")]
+pub struct Reservation<'a, H: VmmHome = Lent> {
+    pub(super) home: H::Home,
+    pub(super) base: ffi::CUdeviceptr,
+    pub(super) size: usize,
+    pub(super) stuck: Stuck,
+    _marker: HomeMarker<'a, H>,
+}
+
+/// A reserved range of device virtual addresses for memory of several devices
+/// ([`PushedGuard::reserve_multi_device`]): it borrows only its context, which it pushes for its
+/// own driver calls, so it outlives guards and nested pushes. Freed on drop
+/// (`cuMemAddressFree`). A [`Reservation`] of the [`MultiDevice`] home.
+#[doc(alias = "cuMemAddressReserve")]
+pub type MultiDeviceReservation<'ctx> = Reservation<'ctx, MultiDevice>;
+
+static_assertions::assert_not_impl_any!(Reservation<'static>: Send, Sync);
+static_assertions::assert_impl_all!(MultiDeviceReservation<'static>: Send, Sync);
+// A guard-lent reservation keeps no context; a multi-device one, the one it pushes.
+static_assertions::assert_eq_size!(Reservation<'static>, (ffi::CUdeviceptr, usize, Stuck));
+static_assertions::assert_eq_size!(
+    MultiDeviceReservation<'static>,
+    (ffi::CUcontext, ffi::CUdeviceptr, usize, Stuck)
+);
+
+// SAFETY: (the multi-device home only; a guard-lent reservation stays `!Send` and `!Sync`, its
+// home being a thread marker) VMM address ranges belong to the process, not to a thread or a
+// context (CUDA Virtual Memory Management); the value only holds the range, the context it
+// pushes for its own calls (a context may be current on several threads at once) and its
+// `Stuck` flag, an atomic. It offers no access to the memory except through a guard of the
+// thread that lends a mapping in it (`lend`, `lend_mut`, `lend_read_only`), which checks the
+// device and ties the view to itself. Dropping it on any thread pushes its context there.
+unsafe impl Send for MultiDeviceReservation<'_> {}
+// SAFETY: as above: `&self` methods read plain fields, or push the context on the calling
+// thread for their own driver calls.
+unsafe impl Sync for MultiDeviceReservation<'_> {}
+
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
+    /// `cuMemAddressReserve`—Reserves `size` bytes of device virtual addresses (a multiple of
+    /// [`allocation_granularity`](Self::allocation_granularity)).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    #[doc(alias = "cuMemAddressReserve")]
+    pub fn reserve(&self, size: usize) -> Result<Reservation<'_>> {
+        let mut base = 0;
+        // SAFETY: valid out-pointer; the driver checks the size; this guard's context is current.
+        unsafe { ffi::cuMemAddressReserve(&raw mut base, size, 0, 0, 0) }.result()?;
+        Ok(Reservation {
+            home: PhantomData,
+            base,
+            size,
+            stuck: Stuck::default(),
+            _marker: PhantomData,
+        })
+    }
+}
+
+impl<'ctx> PushedGuard<'ctx, '_> {
+    /// `cuMemAddressReserve`—Reserves `size` bytes of device virtual addresses (a multiple of
+    /// every mapped device's granularity) for memory of several devices. The reservation
+    /// borrows only this guard's context.
+    ///
+    /// # Examples
+    ///
+    /// A vector striped over every device (NVIDIA's `vectorAddMMAP`): piece `i` lives on
+    /// device `i % n`, all devices read and write all of it at one address.
+    ///
+    /// ```no_run
+    /// use custack::{Access, Context, ContextFlags, Driver, Stack, StackTop};
+    /// let driver = Driver::init()?;
+    /// let devices = driver.devices()?;
+    /// let ctx = Context::new(devices[0], ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let (space, pieces, g) = stack.with_pushed(&ctx, |guard| -> custack::Result<_> {
+    ///     let g = devices.iter().map(|&d| guard.granularity_on(d)).try_fold(1, |m, g| {
+    ///         g.map(|g| m.max(g))
+    ///     })?;
+    ///     let pieces = (0..2 * devices.len())
+    ///         .map(|i| guard.create_physical_on(devices[i % devices.len()], g))
+    ///         .collect::<custack::Result<Vec<_>>>()?;
+    ///     Ok((guard.reserve_multi_device(pieces.len() * g)?, pieces, g))
+    /// })??;
+    /// let access: Vec<_> = devices.iter().map(|&d| (d, Access::ReadWrite)).collect();
+    /// let striped = space.map_owned::<f32>(0, pieces, &access)?; // released: the mapping owns them
+    /// assert_eq!(striped.byte_len(), 2 * devices.len() * g);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
+    #[doc(alias = "cuMemAddressReserve")]
+    pub fn reserve_multi_device(&self, size: usize) -> Result<MultiDeviceReservation<'ctx>> {
+        let mut base = 0;
+        // SAFETY: valid out-pointer; the driver checks the size; this guard's context is current.
+        unsafe { ffi::cuMemAddressReserve(&raw mut base, size, 0, 0, 0) }.result()?;
+        Ok(MultiDeviceReservation {
+            home: self.as_raw(),
+            base,
+            size,
+            stuck: Stuck::default(),
+            _marker: PhantomData,
+        })
+    }
+}
+
+impl<H: VmmHome> Reservation<'_, H> {
+    /// The first address of the range.
+    pub fn base(&self) -> ffi::CUdeviceptr {
+        self.base
+    }
+    /// Its size in bytes.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+}
+
+impl<H: VmmHome> Drop for Reservation<'_, H> {
+    fn drop(&mut self) {
+        if self.stuck.is_set() {
+            // Still mapped: the failed unmap was recorded; freeing would pull the range.
+            left_behind(Object::Reservation, self.base);
+            return;
+        }
+        let (base, size) = (self.base, self.size);
+        let mut freed = false;
+        let free = || {
+            // SAFETY: reserved by this value, freed once; no mapping is alive (mappings borrow
+            // it) and none is left over (not stuck).
+            let r = unsafe { ffi::cuMemAddressFree(base, size) }.result();
+            freed = r.is_ok();
+            r
+        };
+        // SAFETY: `in_home` requires a live home and an `f` that leaves the stack as it was:
+        // - the home is live: a guard-lent reservation borrows its guard (whose context is
+        //   current), a multi-device one its context;
+        // - `free` pushes and pops nothing.
+        let r = unsafe { H::in_home(self.home, free) };
+        if !freed {
+            left_behind(Object::Reservation, base);
+        }
+        if let Err(e) = r {
+            record_drop_error(e);
+        }
+    }
+}
+
+/// Set when a mapping in a reservation could not be unmapped (the driver failed the call, or
+/// its context could not be pushed): the range is still mapped, so the reservation maps
+/// nothing more and is not freed on drop (the failed unmap's error was recorded; the driver
+/// releases both with the context or the process).
+#[derive(Debug, Default)]
+pub(super) struct Stuck(AtomicBool);
+
+impl Stuck {
+    pub(super) fn set(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+    pub(super) fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+    /// Unmaps `ptr..ptr + bytes` (recording a failure as a drop error) and marks the
+    /// reservation stuck if that failed; whether it unmapped.
+    pub(super) fn unmap(&self, ptr: ffi::CUdeviceptr, bytes: usize) -> bool {
+        let unmapped = unmap(ptr, bytes);
+        if !unmapped {
+            self.set();
+            // Still mapped: left, with its reservation, for the context to release.
+            left_behind_range(Object::Mapping, ptr, bytes as u64);
+        }
+        unmapped
+    }
+    /// Refuses a new mapping in a stuck reservation.
+    pub(super) fn check(&self) -> Result<()> {
+        if self.is_set() {
+            return Err(Error::custack(
+                ErrorKind::NotSupported,
+                "a mapping of this reservation could not be unmapped: its range is still mapped"
+                    .to_owned(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Unmaps `ptr..ptr + bytes`; false (the error recorded as a drop error) if the driver failed.
+#[must_use]
+fn unmap(ptr: ffi::CUdeviceptr, bytes: usize) -> bool {
+    if bytes == 0 {
+        return true;
+    }
+    // SAFETY: `ptr..ptr + bytes` was mapped by a `map` of its reservation (either home, either
+    // mode) and is unmapped once: by its mapping's drop, or by the clean-up of a `map` that
+    // failed, before any mapping owned it; no asynchronous work uses it (scopes bind mappings,
+    // and the views guards lend of multi-device mappings, by borrow).
+    match unsafe { ffi::cuMemUnmap(ptr, bytes) }.result() {
+        Ok(()) => true,
+        Err(e) => {
+            record_drop_error(e);
+            false
+        }
+    }
+}
+
+/// Unmaps `ptr..ptr + bytes` in `home` (pushing a multi-device mapping's context); marks the
+/// reservation `stuck` if the push or the unmap failed (both recorded as drop errors).
+pub(super) fn unmap_in<H: VmmHome>(
+    home: H::Home,
+    ptr: ffi::CUdeviceptr,
+    bytes: usize,
+    stuck: &Stuck,
+) {
+    let mut ran = false;
+    // SAFETY: `in_home` requires a live home and an `f` that leaves the stack as it was:
+    // - the home is live: the mapping borrows its reservation, which borrows its guard (whose
+    //   context is current) or its context;
+    // - unmapping pushes and pops nothing.
+    let pushed = unsafe {
+        H::in_home(home, || {
+            ran = true;
+            // (A failed unmap names the mapping left behind itself.)
+            let _ = stuck.unmap(ptr, bytes);
+            Ok(())
+        })
+    };
+    if !ran {
+        // Still mapped: left, with its reservation, for the context to release.
+        left_behind_range(Object::Mapping, ptr, bytes as u64);
+    }
+    if let Err(e) = pushed {
+        stuck.set();
+        record_drop_error(e);
+    }
+}
