@@ -27,7 +27,8 @@ pub const CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT: CUdriverProcAddressQueryRe
 /// `CUdriverProcAddress_flags`: the default stream semantics of the returned function.
 pub const CU_GET_PROC_ADDRESS_DEFAULT: c_ulonglong = 0;
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Returns the requested driver API function pointer (`cuGetProcAddress` maps here in
     /// CUDA 12).
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DRIVER__ENTRY__POINT.html>

@@ -3,7 +3,8 @@
 use super::{CUevent, CUresult, CUstream};
 use core::ffi::c_uint;
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Creates an event.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     pub fn cuEventCreate(phEvent: *mut CUevent, Flags: c_uint) -> CUresult;

@@ -6,7 +6,8 @@ use super::{CUfunc_cache, CUfunction, CUfunction_attribute, CUlaunchConfig, CUre
 pub type CUhostFn = Option<unsafe extern "C" fn(userData: *mut c_void)>;
 use core::ffi::{c_int, c_uint, c_void};
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Returns information about a function.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     pub fn cuFuncGetAttribute(

@@ -7,7 +7,8 @@ use super::{
 };
 use core::ffi::c_uint;
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Creates a 1D, 2D or 3D CUDA array (`cuArray3DCreate` maps here).
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     pub fn cuArray3DCreate_v2(
