@@ -1,6 +1,6 @@
 //! Mirrors cuda.h "Context Management" (group__CUDA__CTX).
 
-use super::{
+use super::types::{
     CUcontext, CUdevice, CUexecAffinityParam, CUexecAffinityType, CUfunc_cache, CUlimit, CUresult,
     CUsharedconfig,
 };

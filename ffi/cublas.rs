@@ -10,7 +10,7 @@
 //!
 //! `cudaStream_t` is `CUstream`: the runtime and driver APIs share stream handles.
 
-use super::CUstream;
+use super::types::CUstream;
 use core::ffi::{c_char, c_int, c_longlong, c_void};
 use core::marker::{PhantomData, PhantomPinned};
 

@@ -1,6 +1,8 @@
 //! Mirrors cuda.h "Device Management" (group__CUDA__DEVICE).
 
-use super::{CUdevice, CUdevice_attribute, CUexecAffinityType, CUmemoryPool, CUresult, CUuuid};
+use super::types::{
+    CUdevice, CUdevice_attribute, CUexecAffinityType, CUmemoryPool, CUresult, CUuuid,
+};
 use core::ffi::{c_char, c_int};
 
 link_or_stub! {

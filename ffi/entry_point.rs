@@ -8,7 +8,7 @@
 //! resolves them with `cuGetProcAddress_v2` on first use, once per process, and reports
 //! "needs driver ≥ X.Y" on an older driver; linking them would keep custack from loading there.
 
-use super::{
+use super::types::{
     CUcontext, CUctxCreateParams, CUdevResource, CUdevResourceDesc, CUdevResourceType, CUdevice,
     CUevent, CUfunction, CUgreenCtx, CUmodule, CUresult,
 };

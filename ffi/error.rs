@@ -1,6 +1,6 @@
 //! Mirrors cuda.h "Error Handling" (group__CUDA__ERROR).
 
-use super::CUresult;
+use super::types::CUresult;
 use core::ffi::c_char;
 
 link_or_stub! {

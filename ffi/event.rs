@@ -1,6 +1,6 @@
 //! Mirrors cuda.h "Event Management" (group__CUDA__EVENT).
 
-use super::{CUevent, CUresult, CUstream};
+use super::types::{CUevent, CUresult, CUstream};
 use core::ffi::c_uint;
 
 link_or_stub! {

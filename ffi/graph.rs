@@ -1,6 +1,8 @@
 //! Mirrors cuda.h "Graph Management" (group__CUDA__GRAPH).
 
-use super::{CUgraph, CUgraphExec, CUgraphExecUpdateResultInfo, CUgraphNode, CUresult, CUstream};
+use super::types::{
+    CUgraph, CUgraphExec, CUgraphExecUpdateResultInfo, CUgraphNode, CUresult, CUstream,
+};
 use core::ffi::c_ulonglong;
 
 link_or_stub! {

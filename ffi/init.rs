@@ -1,7 +1,7 @@
 //! Mirrors cuda.h "Initialization" (group__CUDA__INITIALIZE) and "Version Management"
 //! (group__CUDA__VERSION).
 
-use super::CUresult;
+use super::types::CUresult;
 use core::ffi::{c_int, c_uint};
 
 link_or_stub! {

@@ -1,6 +1,8 @@
 //! Mirrors cuda.h "Execution Control" (group__CUDA__EXEC).
 
-use super::{CUfunc_cache, CUfunction, CUfunction_attribute, CUlaunchConfig, CUresult, CUstream};
+use super::types::{
+    CUfunc_cache, CUfunction, CUfunction_attribute, CUlaunchConfig, CUresult, CUstream,
+};
 
 /// `CUhostFn`: a host function enqueued on a stream.
 pub type CUhostFn = Option<unsafe extern "C" fn(userData: *mut c_void)>;

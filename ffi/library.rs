@@ -1,6 +1,6 @@
 //! Mirrors cuda.h "Library Management" (group__CUDA__LIBRARY): context-independent loading.
 
-use super::{CUfunction, CUjit_option, CUkernel, CUlibrary, CUlibraryOption, CUresult};
+use super::types::{CUfunction, CUjit_option, CUkernel, CUlibrary, CUlibraryOption, CUresult};
 use core::ffi::{c_char, c_uint, c_void};
 
 link_or_stub! {

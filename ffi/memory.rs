@@ -1,7 +1,7 @@
 //! Mirrors cuda.h "Memory Management" (group__CUDA__MEM) and the stream-ordered allocator
 //! (group__CUDA__MALLOC__ASYNC).
 
-use super::{
+use super::types::{
     CUDA_MEMCPY2D, CUDA_MEMCPY3D, CUcontext, CUdevice, CUdeviceptr, CUevent, CUipcEventHandle,
     CUipcMemHandle, CUmem_advise, CUmem_range_attribute, CUmemAccessDesc,
     CUmemAllocationHandleType, CUmemAllocationProp, CUmemGenericAllocationHandle,

@@ -61,7 +61,7 @@ macro_rules! link_or_stub {
     (libcuda; $($decls:tt)*) => {
         link_or_stub! {
             #[cfg_attr(custack_nvcuda_raw_dylib, link(name = "nvcuda", kind = "raw-dylib"))]
-            missing: custack_no_libcuda => $crate::ffi::CUresult::CUDA_ERROR_NO_DEVICE;
+            missing: custack_no_libcuda => $crate::ffi::types::CUresult::CUDA_ERROR_NO_DEVICE;
             $($decls)*
         }
     };

@@ -1,6 +1,6 @@
 //! Mirrors cuda.h "Module Management" (group__CUDA__MODULE).
 
-use super::{
+use super::types::{
     CUdeviceptr, CUfunction, CUjit_option, CUjitInputType, CUlinkState, CUmodule, CUresult,
 };
 use core::ffi::{c_char, c_uint, c_void};

@@ -1,6 +1,6 @@
 //! Mirrors cuda.h "Occupancy" (group__CUDA__OCCUPANCY).
 
-use super::{CUfunction, CUresult};
+use super::types::{CUfunction, CUresult};
 use core::ffi::c_int;
 
 /// `CUoccupancyB2DSize`: dynamic shared memory a block of the given size needs.

@@ -1,6 +1,6 @@
 //! Mirrors cuda.h "Primary Context Management" (group__CUDA__PRIMARY__CTX).
 
-use super::{CUcontext, CUdevice, CUresult};
+use super::types::{CUcontext, CUdevice, CUresult};
 use core::ffi::{c_int, c_uint};
 
 link_or_stub! {

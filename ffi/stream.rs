@@ -1,6 +1,8 @@
 //! Mirrors cuda.h "Stream Management" (group__CUDA__STREAM).
 
-use super::{CUevent, CUgraph, CUresult, CUstream, CUstreamCaptureMode, CUstreamCaptureStatus};
+use super::types::{
+    CUevent, CUgraph, CUresult, CUstream, CUstreamCaptureMode, CUstreamCaptureStatus,
+};
 use core::ffi::{c_int, c_uint, c_void};
 
 /// `CUstreamCallback`: called once by the driver after the stream's earlier work, with its

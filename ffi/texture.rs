@@ -1,7 +1,7 @@
 //! Mirrors cuda.h "Texture Object Management" (group__CUDA__TEXOBJECT), "Surface Object
 //! Management" (group__CUDA__SURFOBJECT), and the array calls of "Memory Management".
 
-use super::{
+use super::types::{
     CUDA_ARRAY3D_DESCRIPTOR, CUDA_RESOURCE_DESC, CUDA_RESOURCE_VIEW_DESC, CUDA_TEXTURE_DESC,
     CUarray, CUmipmappedArray, CUresult, CUsurfObject, CUtexObject,
 };
