@@ -1,12 +1,13 @@
 //! Mirrors cuda.h "Context Management" (group__CUDA__CTX).
 
-use super::{
+use super::types::{
     CUcontext, CUdevice, CUexecAffinityParam, CUexecAffinityType, CUfunc_cache, CUlimit, CUresult,
     CUsharedconfig,
 };
 use core::ffi::{c_int, c_uint, c_ulonglong};
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Create a CUDA context (`cuCtxCreate` maps here in the CUDA 12 headers).
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     pub fn cuCtxCreate_v2(pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) -> CUresult;

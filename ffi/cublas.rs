@@ -10,28 +10,9 @@
 //!
 //! `cudaStream_t` is `CUstream`: the runtime and driver APIs share stream handles.
 
-use super::CUstream;
+use super::types::CUstream;
 use core::ffi::{c_char, c_int, c_longlong, c_void};
 use core::marker::{PhantomData, PhantomPinned};
-
-/// Declares cuBLAS entry points: linked where `build.rs` found cuBLAS, else defined to return
-/// `$stub` (a build with the feature on but no library).
-macro_rules! cublas_api {
-    ($($(#[$attr:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty = $stub:expr;)*) => {
-        #[cfg(not(custack_no_cublas))]
-        unsafe extern "C" {
-            $($(#[$attr])* pub fn $name($($arg: $ty),*) -> $ret;)*
-        }
-        $(
-            #[cfg(custack_no_cublas)]
-            $(#[$attr])*
-            #[allow(unused_variables, clippy::missing_safety_doc)]
-            pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
-                $stub
-            }
-        )*
-    };
-}
 
 /// `struct cublasContext`: opaque.
 #[repr(C)]
@@ -144,36 +125,33 @@ impl cublasGemmAlgo_t {
 #[cfg(custack_no_cublas)]
 const NOT_LINKED: *const c_char = c"cuBLAS was not found when custack was built".as_ptr();
 
-cublas_api! {
+link_or_stub! {
+    missing: custack_no_cublas => cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
     /// Creates a cuBLAS handle bound to the current context.
     /// <https://docs.nvidia.com/cuda/cublas/#cublascreate>
-    pub fn cublasCreate_v2(handle: *mut cublasHandle_t) -> cublasStatus_t
-        = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    pub fn cublasCreate_v2(handle: *mut cublasHandle_t) -> cublasStatus_t;
     /// Destroys a cuBLAS handle (synchronizes the device first).
     /// <https://docs.nvidia.com/cuda/cublas/#cublasdestroy>
-    pub fn cublasDestroy_v2(handle: cublasHandle_t) -> cublasStatus_t
-        = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    pub fn cublasDestroy_v2(handle: cublasHandle_t) -> cublasStatus_t;
     /// The cuBLAS version (major·10000 + minor·100 + patch).
     /// <https://docs.nvidia.com/cuda/cublas/#cublasgetversion>
-    pub fn cublasGetVersion_v2(handle: cublasHandle_t, version: *mut c_int) -> cublasStatus_t
-        = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    pub fn cublasGetVersion_v2(handle: cublasHandle_t, version: *mut c_int) -> cublasStatus_t;
     /// Sets the workspace the handle's later calls use on its current stream.
     /// <https://docs.nvidia.com/cuda/cublas/#cublassetworkspace>
     pub fn cublasSetWorkspace_v2(
         handle: cublasHandle_t,
         workspace: *mut c_void,
         workspaceSizeInBytes: usize,
-    ) -> cublasStatus_t = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    ) -> cublasStatus_t;
     /// Sets the stream of the handle's later calls (and resets its workspace to the default).
     /// <https://docs.nvidia.com/cuda/cublas/#cublassetstream>
-    pub fn cublasSetStream_v2(handle: cublasHandle_t, streamId: CUstream) -> cublasStatus_t
-        = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    pub fn cublasSetStream_v2(handle: cublasHandle_t, streamId: CUstream) -> cublasStatus_t;
     /// Sets where scalars and results live.
     /// <https://docs.nvidia.com/cuda/cublas/#cublassetpointermode>
     pub fn cublasSetPointerMode_v2(
         handle: cublasHandle_t,
         mode: cublasPointerMode_t,
-    ) -> cublasStatus_t = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    ) -> cublasStatus_t;
     /// The C name of a status (a static string; a generic one for unknown values).
     /// <https://docs.nvidia.com/cuda/cublas/#cublasgetstatusname>
     pub fn cublasGetStatusName(status: cublasStatus_t) -> *const c_char = NOT_LINKED;
@@ -188,7 +166,7 @@ cublas_api! {
         x: *const f32,
         incx: c_int,
         result: *mut f32,
-    ) -> cublasStatus_t = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    ) -> cublasStatus_t;
     /// Euclidean norm of a double vector.
     /// <https://docs.nvidia.com/cuda/cublas/#cublas-t-nrm2>
     pub fn cublasDnrm2_v2(
@@ -197,7 +175,7 @@ cublas_api! {
         x: *const f64,
         incx: c_int,
         result: *mut f64,
-    ) -> cublasStatus_t = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    ) -> cublasStatus_t;
     /// Dot product of float vectors.
     /// <https://docs.nvidia.com/cuda/cublas/#cublas-t-dot>
     pub fn cublasSdot_v2(
@@ -208,7 +186,7 @@ cublas_api! {
         y: *const f32,
         incy: c_int,
         result: *mut f32,
-    ) -> cublasStatus_t = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    ) -> cublasStatus_t;
     /// Dot product of double vectors.
     /// <https://docs.nvidia.com/cuda/cublas/#cublas-t-dot>
     pub fn cublasDdot_v2(
@@ -219,7 +197,7 @@ cublas_api! {
         y: *const f64,
         incy: c_int,
         result: *mut f64,
-    ) -> cublasStatus_t = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    ) -> cublasStatus_t;
     /// `y = alpha·x + y`, floats.
     /// <https://docs.nvidia.com/cuda/cublas/#cublas-t-axpy>
     pub fn cublasSaxpy_v2(
@@ -230,7 +208,7 @@ cublas_api! {
         incx: c_int,
         y: *mut f32,
         incy: c_int,
-    ) -> cublasStatus_t = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    ) -> cublasStatus_t;
     /// `y = alpha·x + y`, doubles.
     /// <https://docs.nvidia.com/cuda/cublas/#cublas-t-axpy>
     pub fn cublasDaxpy_v2(
@@ -241,7 +219,7 @@ cublas_api! {
         incx: c_int,
         y: *mut f64,
         incy: c_int,
-    ) -> cublasStatus_t = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    ) -> cublasStatus_t;
     /// `y = alpha·op(A)·x + beta·y`, floats.
     /// <https://docs.nvidia.com/cuda/cublas/#cublas-t-gemv>
     pub fn cublasSgemv_v2(
@@ -257,7 +235,7 @@ cublas_api! {
         beta: *const f32,
         y: *mut f32,
         incy: c_int,
-    ) -> cublasStatus_t = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    ) -> cublasStatus_t;
     /// `y = alpha·op(A)·x + beta·y`, doubles.
     /// <https://docs.nvidia.com/cuda/cublas/#cublas-t-gemv>
     pub fn cublasDgemv_v2(
@@ -273,7 +251,7 @@ cublas_api! {
         beta: *const f64,
         y: *mut f64,
         incy: c_int,
-    ) -> cublasStatus_t = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    ) -> cublasStatus_t;
     /// `C = alpha·op(A)·op(B) + beta·C`, floats.
     /// <https://docs.nvidia.com/cuda/cublas/#cublas-t-gemm>
     pub fn cublasSgemm_v2(
@@ -291,7 +269,7 @@ cublas_api! {
         beta: *const f32,
         C: *mut f32,
         ldc: c_int,
-    ) -> cublasStatus_t = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    ) -> cublasStatus_t;
     /// `C = alpha·op(A)·op(B) + beta·C`, doubles.
     /// <https://docs.nvidia.com/cuda/cublas/#cublas-t-gemm>
     pub fn cublasDgemm_v2(
@@ -309,7 +287,7 @@ cublas_api! {
         beta: *const f64,
         C: *mut f64,
         ldc: c_int,
-    ) -> cublasStatus_t = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    ) -> cublasStatus_t;
     /// GEMM with operand types and compute type given at run time.
     /// <https://docs.nvidia.com/cuda/cublas/#cublasgemmex>
     pub fn cublasGemmEx(
@@ -332,7 +310,7 @@ cublas_api! {
         ldc: c_int,
         computeType: cublasComputeType_t,
         algo: cublasGemmAlgo_t,
-    ) -> cublasStatus_t = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    ) -> cublasStatus_t;
     /// A batch of float GEMMs whose matrices lie at fixed strides.
     /// <https://docs.nvidia.com/cuda/cublas/#cublas-t-gemmstridedbatched>
     pub fn cublasSgemmStridedBatched(
@@ -354,7 +332,7 @@ cublas_api! {
         ldc: c_int,
         strideC: c_longlong,
         batchCount: c_int,
-    ) -> cublasStatus_t = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    ) -> cublasStatus_t;
     /// A batch of double GEMMs whose matrices lie at fixed strides.
     /// <https://docs.nvidia.com/cuda/cublas/#cublas-t-gemmstridedbatched>
     pub fn cublasDgemmStridedBatched(
@@ -376,5 +354,5 @@ cublas_api! {
         ldc: c_int,
         strideC: c_longlong,
         batchCount: c_int,
-    ) -> cublasStatus_t = cublasStatus_t::CUBLAS_STATUS_NOT_INITIALIZED;
+    ) -> cublasStatus_t;
 }

@@ -1,9 +1,12 @@
 //! Mirrors cuda.h "Device Management" (group__CUDA__DEVICE).
 
-use super::{CUdevice, CUdevice_attribute, CUexecAffinityType, CUmemoryPool, CUresult, CUuuid};
+use super::types::{
+    CUdevice, CUdevice_attribute, CUexecAffinityType, CUmemoryPool, CUresult, CUuuid,
+};
 use core::ffi::{c_char, c_int};
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Returns a handle to a compute device.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     pub fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult;

@@ -8,7 +8,7 @@
 //! resolves them with `cuGetProcAddress_v2` on first use, once per process, and reports
 //! "needs driver ≥ X.Y" on an older driver; linking them would keep custack from loading there.
 
-use super::{
+use super::types::{
     CUcontext, CUctxCreateParams, CUdevResource, CUdevResourceDesc, CUdevResourceType, CUdevice,
     CUevent, CUfunction, CUgreenCtx, CUmodule, CUresult,
 };
@@ -27,7 +27,8 @@ pub const CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT: CUdriverProcAddressQueryRe
 /// `CUdriverProcAddress_flags`: the default stream semantics of the returned function.
 pub const CU_GET_PROC_ADDRESS_DEFAULT: c_ulonglong = 0;
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Returns the requested driver API function pointer (`cuGetProcAddress` maps here in
     /// CUDA 12).
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DRIVER__ENTRY__POINT.html>

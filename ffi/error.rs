@@ -1,9 +1,10 @@
 //! Mirrors cuda.h "Error Handling" (group__CUDA__ERROR).
 
-use super::CUresult;
+use super::types::CUresult;
 use core::ffi::c_char;
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Gets the string representation of an error code enum name.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__ERROR.html>
     pub fn cuGetErrorName(error: CUresult, pStr: *mut *const c_char) -> CUresult;

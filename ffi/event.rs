@@ -1,9 +1,10 @@
 //! Mirrors cuda.h "Event Management" (group__CUDA__EVENT).
 
-use super::{CUevent, CUresult, CUstream};
+use super::types::{CUevent, CUresult, CUstream};
 use core::ffi::c_uint;
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Creates an event.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     pub fn cuEventCreate(phEvent: *mut CUevent, Flags: c_uint) -> CUresult;

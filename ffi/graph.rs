@@ -1,9 +1,12 @@
 //! Mirrors cuda.h "Graph Management" (group__CUDA__GRAPH).
 
-use super::{CUgraph, CUgraphExec, CUgraphExecUpdateResultInfo, CUgraphNode, CUresult, CUstream};
+use super::types::{
+    CUgraph, CUgraphExec, CUgraphExecUpdateResultInfo, CUgraphNode, CUresult, CUstream,
+};
 use core::ffi::c_ulonglong;
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Destroys a graph.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     pub fn cuGraphDestroy(hGraph: CUgraph) -> CUresult;

@@ -1,10 +1,11 @@
 //! Mirrors cuda.h "Initialization" (group__CUDA__INITIALIZE) and "Version Management"
 //! (group__CUDA__VERSION).
 
-use super::CUresult;
+use super::types::CUresult;
 use core::ffi::{c_int, c_uint};
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Initialize the CUDA driver API.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html>
     pub fn cuInit(Flags: c_uint) -> CUresult;

@@ -1,12 +1,15 @@
 //! Mirrors cuda.h "Execution Control" (group__CUDA__EXEC).
 
-use super::{CUfunc_cache, CUfunction, CUfunction_attribute, CUlaunchConfig, CUresult, CUstream};
+use super::types::{
+    CUfunc_cache, CUfunction, CUfunction_attribute, CUlaunchConfig, CUresult, CUstream,
+};
 
 /// `CUhostFn`: a host function enqueued on a stream.
 pub type CUhostFn = Option<unsafe extern "C" fn(userData: *mut c_void)>;
 use core::ffi::{c_int, c_uint, c_void};
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Returns information about a function.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     pub fn cuFuncGetAttribute(

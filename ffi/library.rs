@@ -1,9 +1,10 @@
 //! Mirrors cuda.h "Library Management" (group__CUDA__LIBRARY): context-independent loading.
 
-use super::{CUfunction, CUjit_option, CUkernel, CUlibrary, CUlibraryOption, CUresult};
+use super::types::{CUfunction, CUjit_option, CUkernel, CUlibrary, CUlibraryOption, CUresult};
 use core::ffi::{c_char, c_uint, c_void};
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Loads a library (PTX, cubin or fatbin) into every context, lazily.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     pub fn cuLibraryLoadData(

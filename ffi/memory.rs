@@ -1,7 +1,7 @@
 //! Mirrors cuda.h "Memory Management" (group__CUDA__MEM) and the stream-ordered allocator
 //! (group__CUDA__MALLOC__ASYNC).
 
-use super::{
+use super::types::{
     CUDA_MEMCPY2D, CUDA_MEMCPY3D, CUcontext, CUdevice, CUdeviceptr, CUevent, CUipcEventHandle,
     CUipcMemHandle, CUmem_advise, CUmem_range_attribute, CUmemAccessDesc,
     CUmemAllocationHandleType, CUmemAllocationProp, CUmemGenericAllocationHandle,
@@ -9,7 +9,8 @@ use super::{
 };
 use core::ffi::{c_int, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Gets free and total memory (`cuMemGetInfo` maps here).
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     pub fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult;

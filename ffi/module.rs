@@ -1,11 +1,12 @@
 //! Mirrors cuda.h "Module Management" (group__CUDA__MODULE).
 
-use super::{
+use super::types::{
     CUdeviceptr, CUfunction, CUjit_option, CUjitInputType, CUlinkState, CUmodule, CUresult,
 };
 use core::ffi::{c_char, c_uint, c_void};
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Load a module's data (PTX, cubin or fatbin image in memory).
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     pub fn cuModuleLoadData(module: *mut CUmodule, image: *const c_void) -> CUresult;

@@ -9,28 +9,9 @@
 //!
 //! `cudaStream_t` is `CUstream`: the runtime and driver APIs share stream handles.
 
-use super::CUstream;
+use super::types::CUstream;
 use core::ffi::{c_char, c_int, c_uint, c_void};
 use core::marker::{PhantomData, PhantomPinned};
-
-/// Declares NCCL entry points: linked where `build.rs` found NCCL, else defined to return
-/// `$stub` (a build with the feature on but no library).
-macro_rules! nccl_api {
-    ($($(#[$attr:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty = $stub:expr;)*) => {
-        #[cfg(not(custack_no_nccl))]
-        unsafe extern "C" {
-            $($(#[$attr])* pub fn $name($($arg: $ty),*) -> $ret;)*
-        }
-        $(
-            #[cfg(custack_no_nccl)]
-            $(#[$attr])*
-            #[allow(unused_variables, clippy::missing_safety_doc)]
-            pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
-                $stub
-            }
-        )*
-    };
-}
 
 /// `struct ncclComm`: opaque.
 #[repr(C)]
@@ -168,15 +149,12 @@ const _: () = assert!(core::mem::size_of::<ncclUniqueId>() == 128);
 const _: () = assert!(core::mem::size_of::<ncclConfig_t>() == 48);
 const _: () = assert!(core::mem::align_of::<ncclConfig_t>() == 8);
 
-/// What every entry point returns in a build without NCCL.
-#[cfg_attr(not(custack_no_nccl), allow(dead_code))]
-const STUB: ncclResult_t = ncclResult_t::ncclSystemError;
-
-nccl_api! {
+link_or_stub! {
+    missing: custack_no_nccl => ncclResult_t::ncclSystemError;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclgetversion>
-    pub fn ncclGetVersion(version: *mut c_int) -> ncclResult_t = STUB;
+    pub fn ncclGetVersion(version: *mut c_int) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclgetuniqueid>
-    pub fn ncclGetUniqueId(uniqueId: *mut ncclUniqueId) -> ncclResult_t = STUB;
+    pub fn ncclGetUniqueId(uniqueId: *mut ncclUniqueId) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclcomminitrankconfig>
     pub fn ncclCommInitRankConfig(
         comm: *mut ncclComm_t,
@@ -184,27 +162,27 @@ nccl_api! {
         commId: ncclUniqueId,
         rank: c_int,
         config: *mut ncclConfig_t,
-    ) -> ncclResult_t = STUB;
+    ) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclcomminitall>
-    pub fn ncclCommInitAll(comm: *mut ncclComm_t, ndev: c_int, devlist: *const c_int) -> ncclResult_t = STUB;
+    pub fn ncclCommInitAll(comm: *mut ncclComm_t, ndev: c_int, devlist: *const c_int) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclcommfinalize>
-    pub fn ncclCommFinalize(comm: ncclComm_t) -> ncclResult_t = STUB;
+    pub fn ncclCommFinalize(comm: ncclComm_t) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclcommdestroy>
-    pub fn ncclCommDestroy(comm: ncclComm_t) -> ncclResult_t = STUB;
+    pub fn ncclCommDestroy(comm: ncclComm_t) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclcommabort>
-    pub fn ncclCommAbort(comm: ncclComm_t) -> ncclResult_t = STUB;
+    pub fn ncclCommAbort(comm: ncclComm_t) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclgeterrorstring>
     pub fn ncclGetErrorString(result: ncclResult_t) -> *const c_char = core::ptr::null();
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclgetlasterror>
     pub fn ncclGetLastError(comm: ncclComm_t) -> *const c_char = core::ptr::null();
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclcommgetasyncerror>
-    pub fn ncclCommGetAsyncError(comm: ncclComm_t, asyncError: *mut ncclResult_t) -> ncclResult_t = STUB;
+    pub fn ncclCommGetAsyncError(comm: ncclComm_t, asyncError: *mut ncclResult_t) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclcommcount>
-    pub fn ncclCommCount(comm: ncclComm_t, count: *mut c_int) -> ncclResult_t = STUB;
+    pub fn ncclCommCount(comm: ncclComm_t, count: *mut c_int) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclcommcudevice>
-    pub fn ncclCommCuDevice(comm: ncclComm_t, device: *mut c_int) -> ncclResult_t = STUB;
+    pub fn ncclCommCuDevice(comm: ncclComm_t, device: *mut c_int) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclcommuserrank>
-    pub fn ncclCommUserRank(comm: ncclComm_t, rank: *mut c_int) -> ncclResult_t = STUB;
+    pub fn ncclCommUserRank(comm: ncclComm_t, rank: *mut c_int) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/colls.html#ncclreduce>
     pub fn ncclReduce(
         sendbuff: *const c_void,
@@ -215,7 +193,7 @@ nccl_api! {
         root: c_int,
         comm: ncclComm_t,
         stream: CUstream,
-    ) -> ncclResult_t = STUB;
+    ) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/colls.html#ncclbroadcast>
     pub fn ncclBroadcast(
         sendbuff: *const c_void,
@@ -225,7 +203,7 @@ nccl_api! {
         root: c_int,
         comm: ncclComm_t,
         stream: CUstream,
-    ) -> ncclResult_t = STUB;
+    ) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/colls.html#ncclallreduce>
     pub fn ncclAllReduce(
         sendbuff: *const c_void,
@@ -235,7 +213,7 @@ nccl_api! {
         op: ncclRedOp_t,
         comm: ncclComm_t,
         stream: CUstream,
-    ) -> ncclResult_t = STUB;
+    ) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/colls.html#ncclreducescatter>
     pub fn ncclReduceScatter(
         sendbuff: *const c_void,
@@ -245,7 +223,7 @@ nccl_api! {
         op: ncclRedOp_t,
         comm: ncclComm_t,
         stream: CUstream,
-    ) -> ncclResult_t = STUB;
+    ) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/colls.html#ncclallgather>
     pub fn ncclAllGather(
         sendbuff: *const c_void,
@@ -254,7 +232,7 @@ nccl_api! {
         datatype: ncclDataType_t,
         comm: ncclComm_t,
         stream: CUstream,
-    ) -> ncclResult_t = STUB;
+    ) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/p2p.html#ncclsend>
     pub fn ncclSend(
         sendbuff: *const c_void,
@@ -263,7 +241,7 @@ nccl_api! {
         peer: c_int,
         comm: ncclComm_t,
         stream: CUstream,
-    ) -> ncclResult_t = STUB;
+    ) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/p2p.html#ncclrecv>
     pub fn ncclRecv(
         recvbuff: *mut c_void,
@@ -272,9 +250,9 @@ nccl_api! {
         peer: c_int,
         comm: ncclComm_t,
         stream: CUstream,
-    ) -> ncclResult_t = STUB;
+    ) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/group.html#ncclgroupstart>
-    pub fn ncclGroupStart() -> ncclResult_t = STUB;
+    pub fn ncclGroupStart() -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/group.html#ncclgroupend>
-    pub fn ncclGroupEnd() -> ncclResult_t = STUB;
+    pub fn ncclGroupEnd() -> ncclResult_t;
 }

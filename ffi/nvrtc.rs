@@ -49,41 +49,12 @@ pub struct _nvrtcProgram {
 /// `nvrtcProgram`: a program, from `nvrtcCreateProgram` to `nvrtcDestroyProgram`.
 pub type nvrtcProgram = *mut _nvrtcProgram;
 
-/// Declares NVRTC entry points that return `nvrtcResult`: linked from libnvrtc, or, in a build
-/// whose libnvrtc was not found (`cfg(custack_no_nvrtc)`), defined to return
-/// `NVRTC_ERROR_INTERNAL_ERROR`.
-macro_rules! nvrtc_api {
-    ($($(#[$attr:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> nvrtcResult;)*) => {
-        #[cfg(not(custack_no_nvrtc))]
-        unsafe extern "C" {
-            $($(#[$attr])* pub fn $name($($arg: $ty),*) -> nvrtcResult;)*
-        }
-        $(
-            #[cfg(custack_no_nvrtc)]
-            $(#[$attr])*
-            #[allow(unused_variables, clippy::missing_safety_doc)]
-            pub unsafe extern "C" fn $name($($arg: $ty),*) -> nvrtcResult {
-                nvrtcResult::NVRTC_ERROR_INTERNAL_ERROR
-            }
-        )*
-    };
-}
-
-// Error handling.
-#[cfg(not(custack_no_nvrtc))]
-unsafe extern "C" {
+link_or_stub! {
+    missing: custack_no_nvrtc => nvrtcResult::NVRTC_ERROR_INTERNAL_ERROR;
+    // Error handling.
     /// <https://docs.nvidia.com/cuda/nvrtc/index.html#group__error_1g31e41ef222c0ea75b4c48f715b3cd9f0>
-    pub fn nvrtcGetErrorString(result: nvrtcResult) -> *const c_char;
-}
-/// `nvrtcGetErrorString` of a build without libnvrtc.
-#[cfg(custack_no_nvrtc)]
-#[allow(clippy::missing_safety_doc)]
-pub unsafe extern "C" fn nvrtcGetErrorString(result: nvrtcResult) -> *const c_char {
-    let _ = result;
-    c"NVRTC not linked".as_ptr()
-}
+    pub fn nvrtcGetErrorString(result: nvrtcResult) -> *const c_char = c"NVRTC not linked".as_ptr();
 
-nvrtc_api! {
     // General information query.
     /// <https://docs.nvidia.com/cuda/nvrtc/index.html#group__query>
     pub fn nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> nvrtcResult;

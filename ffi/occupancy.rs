@@ -1,12 +1,13 @@
 //! Mirrors cuda.h "Occupancy" (group__CUDA__OCCUPANCY).
 
-use super::{CUfunction, CUresult};
+use super::types::{CUfunction, CUresult};
 use core::ffi::c_int;
 
 /// `CUoccupancyB2DSize`: dynamic shared memory a block of the given size needs.
 pub type CUoccupancyB2DSize = Option<unsafe extern "C" fn(blockSize: c_int) -> usize>;
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Returns occupancy of a function: active blocks per multiprocessor.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html>
     pub fn cuOccupancyMaxActiveBlocksPerMultiprocessor(

@@ -1,9 +1,10 @@
 //! Mirrors cuda.h "Primary Context Management" (group__CUDA__PRIMARY__CTX).
 
-use super::{CUcontext, CUdevice, CUresult};
+use super::types::{CUcontext, CUdevice, CUresult};
 use core::ffi::{c_int, c_uint};
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Retain the primary context on the GPU.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     pub fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUdevice) -> CUresult;

@@ -1,6 +1,8 @@
 //! Mirrors cuda.h "Stream Management" (group__CUDA__STREAM).
 
-use super::{CUevent, CUgraph, CUresult, CUstream, CUstreamCaptureMode, CUstreamCaptureStatus};
+use super::types::{
+    CUevent, CUgraph, CUresult, CUstream, CUstreamCaptureMode, CUstreamCaptureStatus,
+};
 use core::ffi::{c_int, c_uint, c_void};
 
 /// `CUstreamCallback`: called once by the driver after the stream's earlier work, with its
@@ -8,7 +10,8 @@ use core::ffi::{c_int, c_uint, c_void};
 pub type CUstreamCallback =
     Option<unsafe extern "C" fn(hStream: CUstream, status: CUresult, userData: *mut c_void)>;
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Create a stream.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     pub fn cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) -> CUresult;

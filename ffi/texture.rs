@@ -1,13 +1,14 @@
 //! Mirrors cuda.h "Texture Object Management" (group__CUDA__TEXOBJECT), "Surface Object
 //! Management" (group__CUDA__SURFOBJECT), and the array calls of "Memory Management".
 
-use super::{
+use super::types::{
     CUDA_ARRAY3D_DESCRIPTOR, CUDA_RESOURCE_DESC, CUDA_RESOURCE_VIEW_DESC, CUDA_TEXTURE_DESC,
     CUarray, CUmipmappedArray, CUresult, CUsurfObject, CUtexObject,
 };
 use core::ffi::c_uint;
 
-driver_api! {
+link_or_stub! {
+    libcuda;
     /// Creates a 1D, 2D or 3D CUDA array (`cuArray3DCreate` maps here).
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     pub fn cuArray3DCreate_v2(

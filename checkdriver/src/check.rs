@@ -52,32 +52,18 @@
 //! `CUcontext` with `cuCtxDestroy`, and using or pushing it after destruction are violations,
 //! handles it leaves are orphans, and a live one at exit is a leak.
 
+use crate::mode::{CHECK, thread_id, violation};
 use core::cell::Cell;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-pub(crate) static CHECK: AtomicBool = AtomicBool::new(false);
 static FAULTS: AtomicBool = AtomicBool::new(false);
 static CALLS: AtomicU64 = AtomicU64::new(0);
 static FAIL_AT: AtomicU64 = AtomicU64::new(0);
 static STICKY_AT: AtomicU64 = AtomicU64::new(0);
 static FAIL_CODE: AtomicU64 = AtomicU64::new(0);
 static FAILED: Mutex<Option<&'static str>> = Mutex::new(None);
-static NEXT_THREAD: AtomicU64 = AtomicU64::new(1);
-
-thread_local! {
-    static THREAD: Cell<u64> = const { Cell::new(0) };
-}
-
-fn thread_id() -> u64 {
-    THREAD.with(|t| {
-        if t.get() == 0 {
-            t.set(NEXT_THREAD.fetch_add(1, Relaxed));
-        }
-        t.get()
-    })
-}
 
 /// What a handle is.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -158,8 +144,8 @@ enum Op {
         /// The device address a copy to the host reads (0: none).
         device: u64,
     },
-    /// What moves data (`data.rs`): done again at each launch.
-    Data(crate::data::DataOp),
+    /// What moves data (`work.rs`): done again at each launch.
+    Data(crate::work::DataOp),
 }
 
 // SAFETY: as for `HostAccess`: the pointer is only used under the state's lock.
@@ -283,7 +269,6 @@ fn born() -> (u64, &'static str) {
 struct State {
     objs: HashMap<(Kind, usize), Obj>,
     stacks: HashMap<u64, Vec<usize>>,
-    violations: Vec<String>,
     exited_nonempty: usize,
     orphans: Vec<String>,
     /// Handles the program said it leaves behind on purpose, as they were released with their
@@ -472,10 +457,6 @@ fn fault_slow(name: &'static str) -> Option<i32> {
     Some(code)
 }
 
-fn violation(s: &mut State, text: String) {
-    s.violations.push(format!("thread {}: {text}", thread_id()));
-}
-
 /// On a thread's exit, its stack leaves the live record (the driver forgets a dead thread's
 /// stack, so its contexts are no longer current anywhere); a non-empty one is remembered for the
 /// report.
@@ -522,10 +503,7 @@ pub(crate) fn created_sized(kind: Kind, h: usize, parent: usize, size: u64) {
     with_state(|s| {
         let ctx = if kind == Kind::Context { h } else { current(s) };
         if kind != Kind::Context && !kind.context_free() && ctx == 0 {
-            violation(
-                s,
-                format!("{kind:?} {h:#x} created with no context current"),
-            );
+            violation(format!("{kind:?} {h:#x} created with no context current"));
         }
         s.objs.insert(
             (kind, h),
@@ -576,33 +554,28 @@ fn check_use_in(
     let cur = current(s);
     match s.objs.get(&(kind, h)) {
         None => {
-            violation(s, format!("{what}: unknown {kind:?} {h:#x}"));
+            violation(format!("{what}: unknown {kind:?} {h:#x}"));
             None
         }
         Some(o) if !o.live => {
-            violation(
-                s,
-                format!("{what}: {kind:?} {h:#x} already destroyed or freed"),
-            );
+            violation(format!(
+                "{what}: {kind:?} {h:#x} already destroyed or freed"
+            ));
             None
         }
         Some(o) if !kind.any_context() && !any_context && o.ctx != cur => {
             let ctx = o.ctx;
-            violation(
-                s,
-                format!(
-                    "{what}: {kind:?} {h:#x} of context {ctx:#x} used while {cur:#x} is current"
-                ),
-            );
+            violation(format!(
+                "{what}: {kind:?} {h:#x} of context {ctx:#x} used while {cur:#x} is current"
+            ));
             Some(ctx)
         }
         Some(o) => {
             let ctx = o.ctx;
             if kind == Kind::Mapping && !s.accessible.contains(&h) {
-                violation(
-                    s,
-                    format!("{what}: mapped memory {h:#x} used before cuMemSetAccess"),
-                );
+                violation(format!(
+                    "{what}: mapped memory {h:#x} used before cuMemSetAccess"
+                ));
             }
             Some(ctx)
         }
@@ -716,30 +689,21 @@ pub(crate) fn used_span(first: u64, end: u64, ctx: Option<usize>, what: &str) {
             None => {
                 check_use(s, key.0, key.1, what);
             }
-            Some(c) if !live => violation(
-                s,
-                format!(
-                    "{what}: {:?} {:#x} (of context {c:#x}) already freed",
-                    key.0, key.1
-                ),
-            ),
-            Some(c) if owner != c && !key.0.any_context() => violation(
-                s,
-                format!(
-                    "{what}: {:?} {:#x} is memory of context {owner:#x}, named as of {c:#x}",
-                    key.0, key.1
-                ),
-            ),
+            Some(c) if !live => violation(format!(
+                "{what}: {:?} {:#x} (of context {c:#x}) already freed",
+                key.0, key.1
+            )),
+            Some(c) if owner != c && !key.0.any_context() => violation(format!(
+                "{what}: {:?} {:#x} is memory of context {owner:#x}, named as of {c:#x}",
+                key.0, key.1
+            )),
             Some(_) => {}
         }
         if size != 0 && end > key.1 as u64 + size {
-            violation(
-                s,
-                format!(
-                    "{what}: bytes {first:#x}..{end:#x} run past the end of {:?} {:#x} ({size} bytes)",
-                    key.0, key.1
-                ),
-            );
+            violation(format!(
+                "{what}: bytes {first:#x}..{end:#x} run past the end of {:?} {:#x} ({size} bytes)",
+                key.0, key.1
+            ));
         }
     });
 }
@@ -748,7 +712,7 @@ pub(crate) fn used_span(first: u64, end: u64, ctx: Option<usize>, what: &str) {
 pub(crate) fn context_named(ctx: usize, what: &str) {
     with_state(|s| {
         if !s.objs.get(&(Kind::Context, ctx)).is_some_and(|o| o.live) {
-            violation(s, format!("{what}: context {ctx:#x} is not live"));
+            violation(format!("{what}: context {ctx:#x} is not live"));
         }
     });
 }
@@ -760,7 +724,6 @@ pub(crate) fn peer_enabled(peer: usize) -> bool {
         let cur = current(s);
         if !s.objs.get(&(Kind::Context, peer)).is_some_and(|o| o.live) || peer == cur {
             violation(
-                s,
                 format!("cuCtxEnablePeerAccess: {peer:#x} is not a live context other than the current {cur:#x}"),
             );
         }
@@ -776,10 +739,9 @@ pub(crate) fn peer_disabled(peer: usize) -> bool {
         let cur = current(s);
         let was = s.peers.remove(&(cur, peer));
         if !was {
-            violation(
-                s,
-                format!("cuCtxDisablePeerAccess: access from {cur:#x} to {peer:#x} is not enabled"),
-            );
+            violation(format!(
+                "cuCtxDisablePeerAccess: access from {cur:#x} to {peer:#x} is not enabled"
+            ));
         }
         was
     })
@@ -795,10 +757,9 @@ pub(crate) fn ipc_exported(ptr: u64) -> u64 {
             check_use(s, key.0, key.1, "cuIpcGetMemHandle");
             s.objs.get(&key).map_or(0, |o| o.size)
         } else {
-            violation(
-                s,
-                format!("cuIpcGetMemHandle: {ptr:#x} is not the start of a device allocation"),
-            );
+            violation(format!(
+                "cuIpcGetMemHandle: {ptr:#x} is not the start of a device allocation"
+            ));
             0
         }
     })
@@ -815,10 +776,9 @@ pub(crate) fn ipc_opened(ptr: u64, size: u64, exported: u64) {
                 .iter()
                 .any(|((k, _), o)| *k == Kind::IpcMemory && o.live && o.parent == exported as usize)
         {
-            violation(
-                s,
-                format!("cuIpcOpenMemHandle: the allocation {exported:#x} is opened already"),
-            );
+            violation(format!(
+                "cuIpcOpenMemHandle: the allocation {exported:#x} is opened already"
+            ));
         }
     });
     created_sized(Kind::IpcMemory, ptr as usize, exported as usize, size);
@@ -972,12 +932,10 @@ pub(crate) unsafe fn launched(
         return;
     };
     if params.is_null() && !sizes.is_empty() {
-        with_state(|s| {
-            violation(
-                s,
-                format!("{what}: no kernelParams for {} parameters", sizes.len()),
-            )
-        });
+        violation(format!(
+            "{what}: no kernelParams for {} parameters",
+            sizes.len()
+        ));
         return;
     }
     for (i, size) in sizes.iter().enumerate() {
@@ -996,21 +954,15 @@ pub(crate) unsafe fn launched(
             };
             let cur = current(s);
             match s.objs.get(&key) {
-                Some(o) if !o.live => violation(
-                    s,
-                    format!(
-                        "{what}: argument {i} ({value:#x}) points into freed memory ({:?} {:#x})",
-                        key.0, key.1
-                    ),
-                ),
+                Some(o) if !o.live => violation(format!(
+                    "{what}: argument {i} ({value:#x}) points into freed memory ({:?} {:#x})",
+                    key.0, key.1
+                )),
                 Some(o) if !key.0.any_context() && o.ctx != cur => {
                     let ctx = o.ctx;
-                    violation(
-                        s,
-                        format!(
-                            "{what}: argument {i} ({value:#x}) points into memory of context {ctx:#x} while {cur:#x} is current"
-                        ),
-                    );
+                    violation(format!(
+                        "{what}: argument {i} ({value:#x}) points into memory of context {ctx:#x} while {cur:#x} is current"
+                    ));
                 }
                 _ => s.pend(stream, key),
             }
@@ -1035,7 +987,7 @@ pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bo
             match crate::data::snapshot(device, bytes) {
                 Ok(d) => d,
                 Err(e) => {
-                    violation(s, format!("a copy to the host: {e}"));
+                    violation(format!("a copy to the host: {e}"));
                     None
                 }
             }
@@ -1057,7 +1009,7 @@ pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bo
 
 /// Data work (`data.rs`) enqueued on `stream`: kept in the capture if the stream is capturing,
 /// done now otherwise (in checking mode; nothing otherwise). Returns the launch's result.
-pub(crate) fn data_op(stream: usize, op: crate::data::DataOp, what: &str) -> i32 {
+pub(crate) fn data_op(stream: usize, op: crate::work::DataOp, what: &str) -> i32 {
     let capturing = with_state(|s| match s.capture_of(stream) {
         Some(c) => {
             c.ops.push(Op::Data(op.clone()));
@@ -1069,11 +1021,6 @@ pub(crate) fn data_op(stream: usize, op: crate::data::DataOp, what: &str) -> i32
         Some(false) => op.run(what),
         _ => 0,
     }
-}
-
-/// Records the violation `what: text` (in checking mode).
-pub(crate) fn data_violation(what: &str, text: String) {
-    with_state(|s| violation(s, format!("{what}: {text}")));
 }
 
 /// The parameter sizes of function `f`, where known (a module loaded from PTX text).
@@ -1183,21 +1130,15 @@ pub(crate) fn graph_launched(exec: usize, stream: usize) {
                 with_state(|s| {
                     let cur = current(s);
                     match s.objs.get(&key) {
-                        Some(o) if !o.live => violation(
-                            s,
-                            format!(
-                                "cuGraphLaunch: the graph uses freed memory ({:?} {:#x})",
-                                key.0, key.1
-                            ),
-                        ),
+                        Some(o) if !o.live => violation(format!(
+                            "cuGraphLaunch: the graph uses freed memory ({:?} {:#x})",
+                            key.0, key.1
+                        )),
                         Some(o) if !key.0.any_context() && o.ctx != cur => {
                             let ctx = o.ctx;
-                            violation(
-                                s,
-                                format!(
-                                    "cuGraphLaunch: the graph uses memory of context {ctx:#x} while {cur:#x} is current"
-                                ),
-                            );
+                            violation(format!(
+                                "cuGraphLaunch: the graph uses memory of context {ctx:#x} while {cur:#x} is current"
+                            ));
                         }
                         _ => s.pend(stream, key),
                     }
@@ -1295,12 +1236,9 @@ pub(crate) fn freeing(kind: Kind, h: usize, stream: Option<usize>, what: &str) {
             .map(|(st, _)| *st)
             .collect();
         for st in on {
-            violation(
-                s,
-                format!(
-                    "{what}: {kind:?} {h:#x} freed while an operation on stream {st:#x} may use it"
-                ),
-            );
+            violation(format!(
+                "{what}: {kind:?} {h:#x} freed while an operation on stream {st:#x} may use it"
+            ));
             // Reported: the copies' host accesses are dropped rather than made on freed memory.
             if kind == Kind::HostMemory {
                 s.host.retain(|a| a.stream != st || a.ptr.addr() != h);
@@ -1379,7 +1317,6 @@ pub(crate) fn context_destroyed(h: usize) -> bool {
             Some(o) if s.objs.contains_key(&(Kind::GreenContext, o.parent)) => {
                 let green = o.parent;
                 violation(
-                    s,
                     format!("cuCtxDestroy: context {h:#x} stands for green context {green:#x} (destroyed by cuGreenCtxDestroy)"),
                 );
                 return false;
@@ -1387,7 +1324,6 @@ pub(crate) fn context_destroyed(h: usize) -> bool {
             Some(o) if o.live => {}
             _ => {
                 violation(
-                    s,
                     format!("cuCtxDestroy: context {h:#x} unknown or already destroyed"),
                 );
                 return true;
@@ -1415,7 +1351,7 @@ fn stacked_at_destruction(s: &mut State, h: usize, what: &str) {
         .map(|(t, _)| *t)
         .collect();
     for t in on {
-        violation(s, format!("{what} is on the stack of thread {t}"));
+        violation(format!("{what} is on the stack of thread {t}"));
     }
 }
 
@@ -1465,7 +1401,7 @@ fn release_context(s: &mut State, h: usize) {
 pub(crate) fn context_made_current(h: usize, what: &str) {
     with_state(|s| {
         if s.objs.get(&(Kind::Context, h)).is_some_and(|o| !o.live) {
-            violation(s, format!("{what}: context {h:#x} already destroyed"));
+            violation(format!("{what}: context {h:#x} already destroyed"));
         }
     });
 }
@@ -1568,7 +1504,7 @@ fn streams_of(s: &State, ctx: usize) -> Vec<usize> {
 fn live_context(s: &mut State, ctx: usize, what: &str) -> bool {
     let live = s.objs.get(&(Kind::Context, ctx)).is_some_and(|o| o.live);
     if !live {
-        violation(s, format!("{what}: context {ctx:#x} unknown or destroyed"));
+        violation(format!("{what}: context {ctx:#x} unknown or destroyed"));
     }
     live
 }
@@ -1581,12 +1517,9 @@ pub(crate) fn context_recorded(ctx: usize, event: usize) -> bool {
     with_state(|s| {
         let live = live_context(s, ctx, WHAT);
         match check_use_in(s, Kind::Event, event, WHAT, true) {
-            Some(of) if live && of != ctx => violation(
-                s,
-                format!(
-                    "{WHAT}: event {event:#x} of context {of:#x} recorded for context {ctx:#x}"
-                ),
-            ),
+            Some(of) if live && of != ctx => violation(format!(
+                "{WHAT}: event {event:#x} of context {of:#x} recorded for context {ctx:#x}"
+            )),
             _ => {}
         }
         let streams = streams_of(s, ctx);
@@ -1670,20 +1603,18 @@ pub(crate) fn mapping(ptr: u64, size: usize, offset: usize, handle: u64) -> bool
                 .map(|((_, start), _)| *start)
         };
         let Some(reservation) = live_in(Kind::Reservation, s) else {
-            violation(
-                s,
-                format!("cuMemMap: {ptr:#x}..{end:#x} lies in no live reservation"),
-            );
+            violation(format!(
+                "cuMemMap: {ptr:#x}..{end:#x} lies in no live reservation"
+            ));
             return false;
         };
         if let Some(((_, other), _)) = s.objs.iter().find(|((k, start), o)| {
             *k == Kind::Mapping && o.live && (*start as u64) < end && ptr < *start as u64 + o.size
         }) {
             let other = *other;
-            violation(
-                s,
-                format!("cuMemMap: {ptr:#x}..{end:#x} overlaps the mapping at {other:#x}"),
-            );
+            violation(format!(
+                "cuMemMap: {ptr:#x}..{end:#x} overlaps the mapping at {other:#x}"
+            ));
             return false;
         }
         match check_use(s, Kind::Physical, handle as usize, "cuMemMap") {
@@ -1691,12 +1622,9 @@ pub(crate) fn mapping(ptr: u64, size: usize, offset: usize, handle: u64) -> bool
             Some(_) => {
                 let have = s.objs[&(Kind::Physical, handle as usize)].size;
                 if (offset + size) as u64 > have {
-                    violation(
-                        s,
-                        format!(
-                            "cuMemMap: {size} bytes at offset {offset} of a {have}-byte allocation"
-                        ),
-                    );
+                    violation(format!(
+                        "cuMemMap: {size} bytes at offset {offset} of a {have}-byte allocation"
+                    ));
                     return false;
                 }
             }
@@ -1746,7 +1674,7 @@ fn mappings_covering(s: &State, ptr: u64, size: usize) -> Result<Vec<usize>, Str
 pub(crate) fn access_set(ptr: u64, size: usize) {
     with_state(|s| match mappings_covering(s, ptr, size) {
         Ok(found) => s.accessible.extend(found),
-        Err(e) => violation(s, format!("cuMemSetAccess: {ptr:#x} + {size}: {e}")),
+        Err(e) => violation(format!("cuMemSetAccess: {ptr:#x} + {size}: {e}")),
     });
 }
 
@@ -1755,7 +1683,7 @@ pub(crate) fn unmapping(ptr: u64, size: usize) {
     let found = with_state(|s| match mappings_covering(s, ptr, size) {
         Ok(found) => found,
         Err(e) => {
-            violation(s, format!("cuMemUnmap: {ptr:#x} + {size}: {e}"));
+            violation(format!("cuMemUnmap: {ptr:#x} + {size}: {e}"));
             Vec::new()
         }
     })
@@ -1780,10 +1708,9 @@ pub(crate) fn reservation_freed(ptr: u64, size: usize) {
             && o.size != size as u64
         {
             let have = o.size;
-            violation(
-                s,
-                format!("cuMemAddressFree: {ptr:#x} freed as {size} bytes, reserved as {have}"),
-            );
+            violation(format!(
+                "cuMemAddressFree: {ptr:#x} freed as {size} bytes, reserved as {have}"
+            ));
         }
         let mapped: Vec<usize> = s
             .objs
@@ -1792,10 +1719,9 @@ pub(crate) fn reservation_freed(ptr: u64, size: usize) {
             .map(|((_, m), _)| *m)
             .collect();
         for m in mapped {
-            violation(
-                s,
-                format!("cuMemAddressFree: {ptr:#x} freed while {m:#x} is mapped in it"),
-            );
+            violation(format!(
+                "cuMemAddressFree: {ptr:#x} freed while {m:#x} is mapped in it"
+            ));
         }
     });
     let _ = destroyed(Kind::Reservation, ptr as usize, "cuMemAddressFree");
@@ -1808,7 +1734,7 @@ pub(crate) fn report_orphan(text: String) {
 
 /// A pop found the stack empty.
 pub(crate) fn pop_empty() {
-    with_state(|s| violation(s, "cuCtxPopCurrent: the stack is empty".to_owned()));
+    violation("cuCtxPopCurrent: the stack is empty".to_owned());
 }
 
 /// Writes the report.
@@ -1851,12 +1777,13 @@ pub(crate) fn report() -> String {
         }
         leaks.sort();
         let stacks = s.stacks.values().filter(|v| !v.is_empty()).count() + s.exited_nonempty;
-        let _ = writeln!(out, "violations {}", s.violations.len());
+        let violations = crate::mode::violations();
+        let _ = writeln!(out, "violations {}", violations.len());
         let _ = writeln!(out, "leaks {}", leaks.len());
         let _ = writeln!(out, "stacks {stacks}");
         let _ = writeln!(out, "orphans {}", s.orphans.len());
         let _ = writeln!(out, "left {}", left.len());
-        for v in &s.violations {
+        for v in violations.iter() {
             let _ = writeln!(out, "violation: {v}");
         }
         for l in &s.orphans {
@@ -1889,11 +1816,6 @@ pub(crate) fn orphan_count() -> usize {
     with_state(|s| s.orphans.len()).unwrap_or(0)
 }
 
-/// The number of violations so far.
-pub(crate) fn violation_count() -> usize {
-    with_state(|s| s.violations.len()).unwrap_or(0)
-}
-
 /// The program leaves handle `h` of `kind` (with `bytes`: every one starting in `h..h + bytes`)
 /// behind on purpose (`custackCheckdriverLeftBehind`):
 /// released with its context, or alive at exit, it is reported as left behind, not as an orphan
@@ -1910,10 +1832,9 @@ pub(crate) fn left_behind(kind: Kind, h: usize, bytes: usize) -> bool {
             }
         }
         if !found {
-            violation(
-                s,
-                format!("custackCheckdriverLeftBehind: no live {kind:?} at {h:#x} (+{bytes})"),
-            );
+            violation(format!(
+                "custackCheckdriverLeftBehind: no live {kind:?} at {h:#x} (+{bytes})"
+            ));
         }
         found
     })

@@ -12,6 +12,8 @@
 //! an address no allocation holds (freed memory, which `check.rs` reports, or memory the double
 //! does not back: IPC, virtual memory management, peer copies) moves no bytes.
 
+use crate::mode::CHECK;
+use core::sync::atomic::Ordering::Relaxed;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
@@ -44,7 +46,7 @@ const MAX_BACKED: usize = 1 << 32;
 
 /// Device memory `start..start + size` was allocated.
 pub(crate) fn allocated(start: u64, size: usize) {
-    if crate::check::CHECK.load(core::sync::atomic::Ordering::Relaxed) {
+    if CHECK.load(Relaxed) {
         memory().insert(
             start,
             Block {
@@ -57,7 +59,7 @@ pub(crate) fn allocated(start: u64, size: usize) {
 
 /// Managed memory `ptr` (its address is `start`) of `size` bytes was allocated.
 pub(crate) fn managed(start: u64, ptr: *mut u8, size: usize) {
-    if crate::check::CHECK.load(core::sync::atomic::Ordering::Relaxed) {
+    if CHECK.load(Relaxed) {
         memory().insert(
             start,
             Block {
@@ -70,7 +72,7 @@ pub(crate) fn managed(start: u64, ptr: *mut u8, size: usize) {
 
 /// The allocation starting at `start` was freed (or died with its module or context).
 pub(crate) fn freed(start: u64) {
-    if crate::check::CHECK.load(core::sync::atomic::Ordering::Relaxed) {
+    if CHECK.load(Relaxed) {
         memory().remove(&start);
     }
 }
@@ -229,57 +231,5 @@ pub(crate) unsafe fn to_host(dst: *mut u8, src: u64, bytes: usize) -> Result<boo
             Ok(true)
         }
         None => Ok(false),
-    }
-}
-
-/// Work on the device's data, done when enqueued, or kept by a capture and done at each launch
-/// of its graph.
-#[derive(Clone)]
-pub(crate) enum DataOp {
-    /// A copy from host memory (read when the work runs).
-    FromHost {
-        dst: u64,
-        src: *const u8,
-        bytes: usize,
-    },
-    /// A copy between device addresses.
-    Copy { dst: u64, src: u64, bytes: usize },
-    /// A memset: `count` elements of the pattern's width.
-    Fill {
-        dst: u64,
-        pattern: Vec<u8>,
-        count: usize,
-    },
-    /// A kernel launch: its stand-in runs.
-    Launch(crate::standin::Launch),
-}
-
-// SAFETY: the host pointer of `FromHost` is read only when the work runs, as the device would
-// read it, from whichever thread runs it; the program promised it valid until then.
-unsafe impl Send for DataOp {}
-
-impl DataOp {
-    /// Does the work; a fault is recorded as a violation of `what`. Returns the driver result
-    /// (non-zero: a stand-in failed).
-    pub(crate) fn run(&self, what: &str) -> i32 {
-        let r = match self {
-            // SAFETY: the enqueuing program promised `src` valid for `bytes` until the copy
-            // completes, and it has not completed before it ran.
-            DataOp::FromHost { dst, src, bytes } => unsafe { from_host(*dst, *src, *bytes) },
-            DataOp::Copy { dst, src, bytes } => copy(*dst, *src, *bytes),
-            DataOp::Fill {
-                dst,
-                pattern,
-                count,
-            } => fill(*dst, pattern, *count).map(drop),
-            DataOp::Launch(l) => return crate::standin::run(l).err().unwrap_or(0),
-        };
-        match r {
-            Ok(()) => 0,
-            Err(e) => {
-                crate::check::data_violation(what, e);
-                0
-            }
-        }
     }
 }

@@ -52,8 +52,10 @@
 
 mod check;
 mod data;
+mod mode;
 mod ptx;
 mod standin;
+mod work;
 
 pub use standin::{DropFn, StandInFn, StandInLaunch, custackCheckdriverSetStandIn};
 
@@ -254,7 +256,7 @@ fn with_stack<R>(f: impl FnOnce(&mut CtxStack) -> R) -> R {
     STACK.with(|s| {
         let mut s = s.borrow_mut();
         let r = f(&mut s);
-        if check::CHECK.load(Relaxed) {
+        if mode::CHECK.load(Relaxed) {
             let addrs: Vec<usize> = s.items[..s.len].iter().map(|h| h.addr()).collect();
             check::stack_changed(&addrs);
         }
@@ -777,7 +779,7 @@ entry_points! {
         check::used_address(src, "cuMemcpyDtoH_v2");
         // The device's bytes where the double holds them, zeroes otherwise.
         let moved = checking() && data::to_host(dst.cast(), src, bytes).unwrap_or_else(|e| {
-            check::data_violation("cuMemcpyDtoH_v2", e);
+            mode::data_violation("cuMemcpyDtoH_v2", e);
             false
         });
         if !moved {
@@ -799,7 +801,7 @@ entry_points! {
         check::enqueued(stream as usize, Kind::HostMemory, src as usize);
         check::host_enqueued(stream as usize, src.cast_mut().cast(), bytes, false, 0);
         check::used(Kind::Stream, stream as usize, "cuMemcpyHtoDAsync_v2");
-        let op = data::DataOp::FromHost { dst, src: src.cast(), bytes };
+        let op = work::DataOp::FromHost { dst, src: src.cast(), bytes };
         check::data_op(stream as usize, op, "cuMemcpyHtoDAsync_v2");
         CUDA_SUCCESS
     }
@@ -817,7 +819,7 @@ entry_points! {
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::enqueued(stream as usize, Kind::DeviceMemory, src as usize);
         check::used(Kind::Stream, stream as usize, "cuMemcpyDtoDAsync_v2");
-        check::data_op(stream as usize, data::DataOp::Copy { dst, src, bytes }, "cuMemcpyDtoDAsync_v2");
+        check::data_op(stream as usize, work::DataOp::Copy { dst, src, bytes }, "cuMemcpyDtoDAsync_v2");
         CUDA_SUCCESS
     }
     fn cuMemcpyPeerAsync(
@@ -857,7 +859,7 @@ entry_points! {
         check::used_address(dst, "cuMemsetD8Async");
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::used(Kind::Stream, stream as usize, "cuMemsetD8Async");
-        let op = data::DataOp::Fill { dst, pattern: [v].to_vec(), count: n };
+        let op = work::DataOp::Fill { dst, pattern: [v].to_vec(), count: n };
         check::data_op(stream as usize, op, "cuMemsetD8Async");
         CUDA_SUCCESS
     }
@@ -865,7 +867,7 @@ entry_points! {
         check::used_address(dst, "cuMemsetD16Async");
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::used(Kind::Stream, stream as usize, "cuMemsetD16Async");
-        let op = data::DataOp::Fill { dst, pattern: v.to_ne_bytes().to_vec(), count: n };
+        let op = work::DataOp::Fill { dst, pattern: v.to_ne_bytes().to_vec(), count: n };
         check::data_op(stream as usize, op, "cuMemsetD16Async");
         CUDA_SUCCESS
     }
@@ -873,7 +875,7 @@ entry_points! {
         check::used_address(dst, "cuMemsetD32Async");
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::used(Kind::Stream, stream as usize, "cuMemsetD32Async");
-        let op = data::DataOp::Fill { dst, pattern: v.to_ne_bytes().to_vec(), count: n };
+        let op = work::DataOp::Fill { dst, pattern: v.to_ne_bytes().to_vec(), count: n };
         check::data_op(stream as usize, op, "cuMemsetD32Async");
         CUDA_SUCCESS
     }
@@ -1716,13 +1718,13 @@ unsafe fn new_handle(h: *mut Handle, kind: Kind) -> CUresult {
 }
 
 fn checking() -> bool {
-    check::CHECK.load(Relaxed)
+    mode::CHECK.load(Relaxed)
 }
 
 /// Records a data fault (running past the end of an allocation) as a violation of `what`.
 fn data_result<T>(r: Result<T, String>, what: &str) {
     if let Err(e) = r {
-        check::data_violation(what, e);
+        mode::data_violation(what, e);
     }
 }
 
@@ -1740,8 +1742,15 @@ unsafe fn run_kernel(
     if !checking() {
         return CUDA_SUCCESS;
     }
-    let launch = standin::launch(f as usize, grid, block, shared, params.cast_const());
-    check::data_op(stream as usize, data::DataOp::Launch(launch), what)
+    let launch = standin::launch(
+        f as usize,
+        check::param_sizes(f as usize),
+        grid,
+        block,
+        shared,
+        params.cast_const(),
+    );
+    check::data_op(stream as usize, work::DataOp::Launch(launch), what)
 }
 
 unsafe fn new_address(p: *mut CUdeviceptr, bytes: usize) -> CUresult {
@@ -1926,7 +1935,7 @@ pub unsafe extern "C" fn custackCheckdriverLeftBehind(
         b"PhysicalMemory" => Kind::Physical,
         b"Mapping" => Kind::Mapping,
         _ => {
-            check::data_violation(
+            mode::data_violation(
                 "custackCheckdriverLeftBehind",
                 format!("unknown kind {:?}", String::from_utf8_lossy(name)),
             );
@@ -2143,7 +2152,7 @@ pub fn start_from_env() {
 
 /// The number of violations recorded so far (0 when checking is off).
 pub fn violation_count() -> usize {
-    check::violation_count()
+    mode::violation_count()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2249,9 +2258,9 @@ mod tests {
 
     /// Runs `f` and returns how many violations it recorded.
     fn violations_of(f: impl FnOnce()) -> usize {
-        let before = check::violation_count();
+        let before = mode::violation_count();
         f();
-        check::violation_count() - before
+        mode::violation_count() - before
     }
 
     unsafe fn ctx() -> Handle {
@@ -2271,7 +2280,7 @@ mod tests {
     #[test]
     fn launch_arguments_views_and_globals_are_checked() {
         let _serial = serial();
-        check::CHECK.store(true, Relaxed);
+        mode::CHECK.store(true, Relaxed);
         unsafe {
             let a = ctx();
             let ptx = concat!(include_str!("../../tests/fixtures/kernels.ptx"), "\0");
@@ -2412,7 +2421,7 @@ mod tests {
     #[test]
     fn copies_memsets_and_stand_ins_move_data() {
         let _serial = serial();
-        check::CHECK.store(true, Relaxed);
+        mode::CHECK.store(true, Relaxed);
         unsafe {
             let c = ctx();
             let ptx = concat!(include_str!("../../tests/fixtures/kernels.ptx"), "\0");
@@ -2500,7 +2509,7 @@ mod tests {
     #[test]
     fn events_are_waited_for_from_another_context() {
         let _serial = serial();
-        check::CHECK.store(true, Relaxed);
+        mode::CHECK.store(true, Relaxed);
         unsafe {
             let a = ctx();
             let mut sa = null_mut();
@@ -2541,7 +2550,7 @@ mod tests {
     #[test]
     fn graphs_and_stream_waits_are_modelled() {
         let _serial = serial();
-        check::CHECK.store(true, Relaxed);
+        mode::CHECK.store(true, Relaxed);
         unsafe {
             let a = ctx();
             let (mut one, mut two) = (null_mut(), null_mut());
@@ -2609,7 +2618,7 @@ mod tests {
     #[test]
     fn a_stream_joins_a_capture_by_waiting_for_its_event() {
         let _serial = serial();
-        check::CHECK.store(true, Relaxed);
+        mode::CHECK.store(true, Relaxed);
         unsafe {
             let a = ctx();
             let (mut one, mut two) = (null_mut(), null_mut());
@@ -2682,7 +2691,7 @@ mod tests {
     #[test]
     fn arrays_textures_and_surfaces_are_tracked() {
         let _serial = serial();
-        check::CHECK.store(true, Relaxed);
+        mode::CHECK.store(true, Relaxed);
         unsafe {
             // A resource descriptor: `resType`, then the union's first member at offset 8.
             let resource = |res_type: c_int, first: u64| {
@@ -2820,7 +2829,7 @@ mod tests {
     #[cfg(not(miri))]
     fn an_imported_allocation_must_be_released() {
         let _serial = serial();
-        check::CHECK.store(true, Relaxed);
+        mode::CHECK.store(true, Relaxed);
         unsafe {
             let g = 2 << 20;
             // `CUmemAllocationProp` asking for POSIX descriptors (its second `int`).
@@ -2876,7 +2885,7 @@ mod tests {
     #[test]
     fn virtual_memory_is_checked_in_order() {
         let _serial = serial();
-        check::CHECK.store(true, Relaxed);
+        mode::CHECK.store(true, Relaxed);
         unsafe {
             let a = ctx();
             let (mut base, mut h, mut s) = (0, 0, null_mut());
@@ -2968,7 +2977,7 @@ mod tests {
     #[test]
     fn copies_2d_and_peer_copies_are_checked() {
         let _serial = serial();
-        check::CHECK.store(true, Relaxed);
+        mode::CHECK.store(true, Relaxed);
         unsafe {
             // A CUDA_MEMCPY2D as 16 words: host rows (pitch `row`) into device rows (`pitch`).
             let copy2d = |row: usize, dev: u64, pitch: usize, rows: usize| {
@@ -3058,7 +3067,7 @@ mod tests {
     #[test]
     fn ipc_openings_are_checked() {
         let _serial = serial();
-        check::CHECK.store(true, Relaxed);
+        mode::CHECK.store(true, Relaxed);
         unsafe {
             let a = ctx();
             let mut d = 0;
@@ -3131,7 +3140,7 @@ mod tests {
     #[test]
     fn newer_entry_points_are_found_from_their_version_and_checked() {
         let _serial = serial();
-        check::CHECK.store(true, Relaxed);
+        mode::CHECK.store(true, Relaxed);
         unsafe {
             // Reported as 12.2: not found; as 13.0: found when asked at their version.
             assert_eq!(proc(c"cuCtxRecordEvent", 12050), Err(1));
@@ -3335,7 +3344,7 @@ mod tests {
     #[test]
     fn green_contexts_are_tracked() {
         let _serial = serial();
-        check::CHECK.store(true, Relaxed);
+        mode::CHECK.store(true, Relaxed);
         unsafe {
             let new_green = |sms: &DevResource| {
                 let mut one = *sms;
@@ -3480,7 +3489,7 @@ mod tests {
     #[test]
     fn each_violation_kind_is_reported() {
         let _serial = serial();
-        check::CHECK.store(true, Relaxed);
+        mode::CHECK.store(true, Relaxed);
         unsafe {
             // A correct sequence records nothing.
             assert_eq!(

@@ -9,7 +9,10 @@
 //! The ABI below is mirrored by `src/testing/stand_in.rs` of custack; `size` lets either side check
 //! that the other agrees.
 
+use crate::data;
+use crate::mode::{CHECK, data_violation};
 use core::ffi::{CStr, c_char, c_int, c_uint, c_void};
+use core::sync::atomic::Ordering::Relaxed;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -78,7 +81,7 @@ fn lock<T>(m: &'static Mutex<T>) -> MutexGuard<'static, T> {
 }
 
 fn checking() -> bool {
-    crate::check::CHECK.load(core::sync::atomic::Ordering::Relaxed)
+    CHECK.load(Relaxed)
 }
 
 /// Handle `h` (a function or a library kernel) is the kernel `name`.
@@ -145,7 +148,7 @@ unsafe extern "C" fn read(device: u64, host: *mut c_void, bytes: usize) -> c_int
         // SAFETY: the stand-in's contract: `host` is valid for writing `bytes` bytes.
         unsafe { core::slice::from_raw_parts_mut(host.cast::<u8>(), bytes) }
     };
-    result(crate::data::read(device, buf), "a stand-in's read")
+    result(data::read(device, buf), "a stand-in's read")
 }
 
 unsafe extern "C" fn write(device: u64, host: *const c_void, bytes: usize) -> c_int {
@@ -158,7 +161,7 @@ unsafe extern "C" fn write(device: u64, host: *const c_void, bytes: usize) -> c_
         // SAFETY: the stand-in's contract: `host` is valid for reading `bytes` bytes.
         unsafe { core::slice::from_raw_parts(host.cast::<u8>(), bytes) }
     };
-    result(crate::data::write(device, buf), "a stand-in's write")
+    result(data::write(device, buf), "a stand-in's write")
 }
 
 fn result(r: Result<bool, String>, what: &str) -> c_int {
@@ -166,7 +169,7 @@ fn result(r: Result<bool, String>, what: &str) -> c_int {
         Ok(true) => 0,
         Ok(false) => 1,
         Err(e) => {
-            crate::check::data_violation(what, e);
+            data_violation(what, e);
             2
         }
     }
@@ -176,7 +179,7 @@ unsafe extern "C" fn report(text: *const c_char) {
     if !text.is_null() {
         // SAFETY: the stand-in's contract: NUL-terminated.
         let t = unsafe { CStr::from_ptr(text) }.to_string_lossy();
-        crate::check::data_violation("a stand-in", t.into_owned());
+        data_violation("a stand-in", t.into_owned());
     }
 }
 
@@ -193,18 +196,19 @@ pub(crate) struct Launch {
 }
 
 /// The launch of `f` with `params` (`kernelParams`), its arguments copied, where their sizes
-/// are known.
+/// are known (`param_sizes`: `f`'s parameter sizes, `check::param_sizes`).
 ///
 /// # Safety
 /// `params` holds a valid pointer per parameter of `f`, each to that parameter's bytes.
 pub(crate) unsafe fn launch(
     f: usize,
+    param_sizes: Option<Vec<usize>>,
     grid: [c_uint; 3],
     block: [c_uint; 3],
     shared: c_uint,
     params: *const *mut c_void,
 ) -> Launch {
-    let args = crate::check::param_sizes(f).map(|sizes| {
+    let args = param_sizes.map(|sizes| {
         sizes
             .iter()
             .enumerate()
@@ -263,7 +267,7 @@ pub(crate) fn run(launch: &Launch) -> Result<(), c_int> {
     match unsafe { (entry.call)(entry.data, &raw const raw) } {
         0 => Ok(()),
         _ => {
-            crate::check::data_violation(
+            data_violation(
                 "cuLaunchKernel",
                 format!("the stand-in for kernel `{name}` failed"),
             );

@@ -1,11 +1,13 @@
-//! The checks every [`Blas`](super::Blas) call makes before it enqueues anything: dimensions,
-//! increments, leading dimensions, strides and batch counts against the bound buffers'
-//! lengths, in checked `usize` arithmetic, and that each value fits the C type cuBLAS takes.
+//! The checks every [`Blas`] call makes before it enqueues anything: dimensions, increments,
+//! leading dimensions, strides and batch counts against the bound buffers' lengths, in checked
+//! `usize` arithmetic, and that each value fits the C type cuBLAS takes.
 //!
 //! Pure functions of numbers, so they are tested without a GPU. Each error's detail names the
 //! cuBLAS call and the argument (`cublasSgemm_v2: lda 3 < m 4; nothing was enqueued`).
+//!
+//! [`Blas`]: crate::blas::handle::Blas
 
-use super::{Batch, Gemm, Gemv, Transpose};
+use crate::blas::shape::{Batch, Gemm, Gemv, Transpose};
 use crate::error::{Error, ErrorKind, Result};
 use core::ffi::{c_int, c_longlong};
 
@@ -327,7 +329,7 @@ pub(crate) fn result(call: &str, len: usize) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blas::{Batch, Gemm, Gemv};
+    use crate::blas::shape::{Batch, Gemm, Gemv};
 
     const CALL: &str = "cublasSgemm_v2";
 

@@ -1,8 +1,10 @@
-//! 16-bit floating-point storage types for [`Blas::gemm_ex`](super::Blas::gemm_ex): IEEE half
-//! ([`F16`]) and bfloat16 ([`Bf16`]), as their bits, with conversions to and from `f32`.
+//! 16-bit floating-point storage types for [`Blas::gemm_ex`]: IEEE half ([`F16`]) and bfloat16
+//! ([`Bf16`]), as their bits, with conversions to and from `f32`.
 //!
 //! custack does no arithmetic on them: they are what device memory holds. The conversions from
 //! `f32` round to nearest, ties to even, as the GPU's own conversions do.
+//!
+//! [`Blas::gemm_ex`]: crate::blas::handle::Blas::gemm_ex
 
 use crate::vocabulary::plain::DeviceCopy;
 

@@ -287,8 +287,19 @@ fn cause(output: &str) -> String {
             }
             out
         }
-        None => super::tail(output, 4),
+        None => tail(output, 4),
     }
+}
+
+/// The last `n` lines of `text`, indented.
+pub(crate) fn tail(text: &str, n: usize) -> String {
+    use fmt::Write as _;
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut out = String::new();
+    for l in &lines[lines.len().saturating_sub(n)..] {
+        let _ = writeln!(out, "      | {l}");
+    }
+    out
 }
 
 #[cfg(test)]

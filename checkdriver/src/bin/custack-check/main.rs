@@ -23,7 +23,7 @@
 mod json;
 mod judge;
 
-use judge::{Allow, Exit, Outcome, Report, Schedule, Verdict, judge};
+use judge::{Allow, Exit, Outcome, Report, Schedule, Verdict, judge, tail};
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -260,16 +260,6 @@ fn run(opts: &Options, lib: &Path, work: &Path, n: usize, schedule: Schedule, sh
         output,
         report,
     }
-}
-
-/// The last `n` lines of `text`, indented.
-fn tail(text: &str, n: usize) -> String {
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let mut out = String::new();
-    for l in &lines[lines.len().saturating_sub(n)..] {
-        let _ = writeln!(out, "      | {l}");
-    }
-    out
 }
 
 fn shown(program: &OsString, args: &[OsString]) -> String {

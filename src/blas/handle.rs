@@ -1,0 +1,323 @@
+//! The cuBLAS handle, [`Blas`]: its creation by a guard ([`PushedGuard::blas`]), its
+//! workspace, the order its calls run in (`enqueue`, which every call goes through), and its
+//! destruction. The calls themselves are in `level1.rs`, `level2.rs` and `level3.rs`.
+
+use crate::asynchronous::event::{Event, EventFlags};
+use crate::asynchronous::scope::StreamScope;
+use crate::blas::status::status;
+use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::ffi;
+use crate::memory::{DeviceBuffer, DeviceMemory};
+use core::cell::Cell;
+use core::ffi::{c_int, c_void};
+use core::marker::PhantomData;
+
+/// The workspace below compute capability 9.0: cuBLAS's default pool size.
+const WORKSPACE_BYTES: usize = 4 << 20;
+/// The workspace from compute capability 9.0 (Hopper) on.
+const WORKSPACE_BYTES_SM90: usize = 32 << 20;
+
+/// A cuBLAS handle of the guard's context; see the [module docs](crate::blas).
+///
+/// Borrows the guard that lent it (`'g`), so it cannot outlive the pop or be used while
+/// another context is pushed on top (C25); `!Send` and `!Sync`, as cuBLAS binds a handle to a
+/// context and custack's guards are per thread.
+#[doc(alias = "cublasHandle_t")]
+pub struct Blas<'g> {
+    raw: ffi::cublas::cublasHandle_t,
+    /// Given to cuBLAS for every call; freed only after the last call's `order` event is
+    /// complete (or leaked when that cannot be confirmed). `None` once released, or for a
+    /// workspace of 0 bytes.
+    workspace: Option<DeviceBuffer<'g, u8>>,
+    /// Recorded after each call, waited for before the next: the handle's calls never overlap
+    /// on the GPU (they share the workspace), and the last record covers all of them.
+    order: Event<'g>,
+    /// Set if a record of `order` failed: the chain is broken, and releasing the workspace
+    /// then waits for the whole context instead.
+    unordered: Cell<bool>,
+    // Borrowed from the guard; the handle is bound to the guard's context, current on this
+    // thread only: `!Send`, `!Sync`.
+    _guard: PhantomData<(&'g (), *const ())>,
+}
+
+static_assertions::assert_not_impl_any!(Blas<'static>: Send, Sync);
+
+impl core::fmt::Debug for Blas<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Blas")
+            .field("raw", &self.raw)
+            .field(
+                "workspace_bytes",
+                &self.workspace.as_ref().map_or(0, DeviceMemory::len),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
+    /// `cublasCreate_v2`—Creates a cuBLAS handle of this guard's context, with a workspace of
+    /// the size cuBLAS recommends for the device (32 MiB from compute capability 9.0 on, 4 MiB
+    /// before; see the [module docs](crate::blas)).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LibraryNotLinked`] if custack was built without cuBLAS (the detail says
+    /// what to set); [`ErrorKind::CublasNotInitialized`] if cuBLAS could not initialize; `CUDA_ERROR_OUT_OF_MEMORY` for the
+    /// workspace; [`ErrorKind::CublasAllocFailed`]; driver errors.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let blas = guard.blas()?;
+    /// println!("cuBLAS {}", blas.version()?);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cublas/#cublascreate>
+    #[doc(alias = "cublasCreate_v2")]
+    #[doc(alias = "cublasCreate")]
+    pub fn blas(&self) -> Result<Blas<'_>> {
+        not_linked()?;
+        let bytes = if self.device()?.compute_capability()?.major >= 9 {
+            WORKSPACE_BYTES_SM90
+        } else {
+            WORKSPACE_BYTES
+        };
+        self.blas_with_workspace(bytes)
+    }
+
+    /// `cublasCreate_v2`—Creates a cuBLAS handle of this guard's context with a workspace of
+    /// `bytes` (0: none, so cuBLAS picks algorithms that need none).
+    ///
+    /// # Errors
+    ///
+    /// As [`blas`](Self::blas).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cublas/#cublassetworkspace>
+    #[doc(alias = "cublasCreate_v2")]
+    #[doc(alias = "cublasSetWorkspace_v2")]
+    pub fn blas_with_workspace(&self, bytes: usize) -> Result<Blas<'_>> {
+        not_linked()?;
+        let workspace = if bytes == 0 {
+            None
+        } else {
+            Some(self.alloc::<u8>(bytes)?)
+        };
+        let order = self.event(EventFlags::DISABLE_TIMING)?;
+        let mut raw = core::ptr::null_mut();
+        // SAFETY: `cublasCreate_v2` writes a handle to a valid out-pointer and binds it to the
+        // current context:
+        // - `raw` is a live local;
+        // - this guard's context is current (it is the top of this thread's stack while the
+        //   guard is reachable).
+        status("cublasCreate_v2", unsafe {
+            ffi::cublas::cublasCreate_v2(&raw mut raw)
+        })?;
+        Ok(Blas {
+            raw,
+            workspace,
+            order,
+            unordered: Cell::new(false),
+            _guard: PhantomData,
+        })
+    }
+}
+
+/// `Err` in a build that found no cuBLAS.
+fn not_linked() -> Result<()> {
+    if cfg!(custack_no_cublas) {
+        return Err(Error::custack(
+            ErrorKind::LibraryNotLinked,
+            "cuBLAS (feature `cublas`): build.rs found no libcublas when custack was built. Set \
+             CUSTACK_CUBLAS_LIB_DIR to the directory holding libcublas.so.13 (or .12), or \
+             install the CUDA toolkit or cuBLAS's Python wheel of the driver's CUDA version \
+             (`pip install 'nvidia-cublas==13.*'` for a 13.x driver, \
+             `'nvidia-cublas-cu12==12.2.*'` for 12.2), and build again (`cargo clean -p \
+             custack` if the build does not notice)",
+        ));
+    }
+    Ok(())
+}
+
+/// A device address as the pointer type cuBLAS takes.
+pub(super) fn dptr<T>(p: ffi::CUdeviceptr) -> *const T {
+    p as usize as *const T
+}
+pub(super) fn dptr_mut<T>(p: ffi::CUdeviceptr) -> *mut T {
+    p as usize as *mut T
+}
+
+impl Blas<'_> {
+    /// `cublasGetVersion_v2`—The cuBLAS version, as major·10000 + minor·100 + patch (e.g.
+    /// 130100 for 13.1.0).
+    ///
+    /// # Errors
+    ///
+    /// cuBLAS's status.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cublas/#cublasgetversion>
+    #[doc(alias = "cublasGetVersion_v2")]
+    pub fn version(&self) -> Result<i32> {
+        let mut v: c_int = 0;
+        // SAFETY: `cublasGetVersion_v2` writes an int through a valid out-pointer:
+        // - `self.raw` is a live handle (destroyed only by `release`, which takes it out);
+        // - `v` is a live local.
+        status("cublasGetVersion_v2", unsafe {
+            ffi::cublas::cublasGetVersion_v2(self.raw, &raw mut v)
+        })?;
+        Ok(v)
+    }
+
+    /// The raw handle, for cuBLAS functions this module does not wrap. It stays owned by
+    /// `self`; set its stream yourself (calls of this module set it for each call, and reset
+    /// it to the default stream after).
+    pub fn as_raw(&self) -> ffi::cublas::cublasHandle_t {
+        self.raw
+    }
+
+    /// Runs one cuBLAS call on the scope's stream: after the handle's previous call, with the
+    /// scope's stream, the workspace and `mode` set, then records `order` after it and resets
+    /// the handle's stream to the default stream (so the handle never keeps a stream that may
+    /// be destroyed before it).
+    pub(super) fn enqueue(
+        &self,
+        s: &StreamScope<'_, '_>,
+        call: &'static str,
+        mode: ffi::cublas::cublasPointerMode_t,
+        f: impl FnOnce(ffi::cublas::cublasHandle_t) -> ffi::cublas::cublasStatus_t,
+    ) -> Result<()> {
+        crate::asynchronous::refuse_inside_capture(call)?;
+        s.wait(&self.order)?;
+        let (ws, ws_bytes) = self
+            .workspace
+            .as_ref()
+            .map_or((core::ptr::null_mut(), 0), |w| {
+                (dptr_mut::<c_void>(w.device_ptr()), w.len())
+            });
+        // SAFETY: `cublasSetStream_v2` needs a live handle and a live stream of its context:
+        // - `self.raw` is live (taken out only by `release`);
+        // - the scope's stream is live for the scope and belongs to the current context, which
+        //   is this handle's: the handle borrows the guard shared, so no other context can be
+        //   pushed above it while the handle is reachable (push takes the guard mutably).
+        status("cublasSetStream_v2", unsafe {
+            ffi::cublas::cublasSetStream_v2(self.raw, s.as_raw())
+        })?;
+        // SAFETY: `cublasSetWorkspace_v2` needs device memory of the handle's context, 256-byte
+        // aligned, live and used by nothing else while the handle's calls may run:
+        // - the workspace is a `cuMemAlloc` allocation (256-byte aligned) of the guard's
+        //   context, owned by `self` and freed only after the handle's last call completed;
+        // - the calls of this handle never overlap on the GPU (`order`), and nothing else
+        //   reaches the buffer (it is private).
+        status("cublasSetWorkspace_v2", unsafe {
+            ffi::cublas::cublasSetWorkspace_v2(self.raw, ws, ws_bytes)
+        })?;
+        // SAFETY: a live handle; `mode` is one of the two values of the enum.
+        status("cublasSetPointerMode_v2", unsafe {
+            ffi::cublas::cublasSetPointerMode_v2(self.raw, mode)
+        })?;
+        let called = status(call, f(self.raw));
+        let recorded = s.record(&self.order);
+        if recorded.is_err() {
+            self.unordered.set(true);
+        }
+        // SAFETY: a live handle; the null stream is always valid. Work already enqueued stays
+        // on the scope's stream.
+        let reset = status("cublasSetStream_v2", unsafe {
+            ffi::cublas::cublasSetStream_v2(self.raw, core::ptr::null_mut())
+        });
+        called.and(recorded).and(reset)
+    }
+
+    /// `cublasDestroy_v2`—Destroys the handle, waits for its last call to finish, and frees
+    /// its workspace, returning the first error.
+    ///
+    /// # Errors
+    ///
+    /// cuBLAS's status; the error of the wait (the first error of the handle's work, or a
+    /// sticky error). If the wait fails without a sticky error, the workspace is leaked rather
+    /// than freed while the GPU may still use it.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cublas/#cublasdestroy>
+    #[doc(alias = "cublasDestroy_v2")]
+    pub fn destroy(mut self) -> Result<()> {
+        self.release()
+    }
+
+    /// Destroys the handle and releases the workspace, once; `Drop` and `destroy` call it.
+    fn release(&mut self) -> Result<()> {
+        let raw = core::mem::replace(&mut self.raw, core::ptr::null_mut());
+        let destroyed = if raw.is_null() {
+            Ok(())
+        } else {
+            // SAFETY: `cublasDestroy_v2` needs a live handle whose context is current:
+            // - `raw` was live and is destroyed once (replaced by null above);
+            // - the handle borrows its guard, so the guard's context is current here (nothing
+            //   can be pushed above a guard that is borrowed).
+            status("cublasDestroy_v2", unsafe {
+                ffi::cublas::cublasDestroy_v2(raw)
+            })
+        };
+        // The workspace may be freed only when no call of this handle can still run. The
+        // calls form a chain (each waits for the previous one's record of `order`), so the
+        // last record's completion covers them all; if a record failed, wait for the context.
+        // (`cublasDestroy_v2` synchronizes the device too, by its documentation; custack does
+        // not rely on that.)
+        let waited = if self.unordered.get() {
+            // SAFETY: no arguments; the handle's context is current (see above).
+            unsafe { ffi::cuCtxSynchronize() }.result()
+        } else {
+            self.order.synchronize()
+        };
+        let workspace = self.workspace.take();
+        let freed = match &waited {
+            Err(e) if !e.is_sticky() => {
+                // Not known to be finished: leak rather than free memory the GPU may use.
+                core::mem::forget(workspace);
+                Ok(())
+            }
+            // Finished, or the context is unusable (a sticky error: nothing runs any more).
+            _ => workspace.map_or(Ok(()), DeviceBuffer::free),
+        };
+        destroyed.and(waited).and(freed)
+    }
+}
+
+impl Drop for Blas<'_> {
+    fn drop(&mut self) {
+        if let Err(e) = self.release() {
+            record_drop_error(e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_without_cublas_says_what_to_set() {
+        // Both builds are checked: with cuBLAS linked this must be `Ok`, without (the feature
+        // on, no library found) an error naming the variable and the wheel.
+        let result = not_linked();
+        assert_eq!(result.is_err(), cfg!(custack_no_cublas));
+        if let Err(e) = result {
+            assert_eq!(e.kind(), ErrorKind::LibraryNotLinked);
+            let text = e.to_string();
+            assert!(text.contains("CUSTACK_CUBLAS_LIB_DIR"), "{text}");
+            assert!(text.contains("nvidia-cublas"), "{text}");
+        }
+    }
+}
