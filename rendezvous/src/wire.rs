@@ -311,7 +311,10 @@ mod tests {
         assert_eq!(&bytes[12..20], &2u64.to_le_bytes());
         assert_eq!(&bytes[20..28], &4u64.to_le_bytes());
         let v = env!("CARGO_PKG_VERSION").as_bytes();
-        assert_eq!(&bytes[28..30], &u16::try_from(v.len()).unwrap().to_le_bytes());
+        assert_eq!(
+            &bytes[28..30],
+            &u16::try_from(v.len()).unwrap().to_le_bytes()
+        );
         assert_eq!(&bytes[30..30 + v.len()], v);
         let rest = &bytes[30 + v.len()..];
         assert_eq!(rest, b"\x04\0\0\0nccl");

@@ -21,7 +21,9 @@ const LOOPBACK: &str = "127.0.0.1";
 const HANG: Duration = Duration::from_secs(5);
 
 fn id() -> Vec<u8> {
-    (0..128u8).map(|i| i.wrapping_mul(7).wrapping_add(3)).collect()
+    (0..128u8)
+        .map(|i| i.wrapping_mul(7).wrapping_add(3))
+        .collect()
 }
 
 /// Rank 0 of `world`, listening on a free loopback port.
