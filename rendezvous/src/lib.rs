@@ -73,6 +73,11 @@
 mod error;
 mod wire;
 
+// The README's example is compiled (and, being `no_run`, not run) as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub use error::{Error, ErrorKind, MakeError, Result};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
