@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
-# Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the API
-# docs with warnings denied, the example, plain `cargo test` in a fresh clone without the CUDA
-# variables, the checking-driver schedules (scripts/check-driver.sh,
+# Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the
+# rendezvous crate's tests (rendezvous/, loopback only), the API docs with warnings denied, the
+# example, plain `cargo test` in a fresh clone without the CUDA variables, the MSRV of every
+# published crate, the release as a dry run (below), the checking-driver schedules (scripts/check-driver.sh,
 # contract row R10; scripts/checked-app.sh, a user's crate under custack-check), Miri over the
 # unsafe code (scripts/miri.sh; the nightly toolchain with Miri is installed with rustup when
 # missing, skipped with a message only where rustup is) and the platform legs
 # (scripts/platforms.sh: aarch64 under qemu, Windows under Wine, MSVC and QNX checks).
 #
 #   bash scripts/test.sh [ARGS...]      # ARGS go to the test binaries, e.g. --include-ignored
+#
+# The release is one command, run from the repository root on a clean checkout of the tagged
+# commit:
+#
+#   cargo publish --workspace
+#
+# It packages the workspace's three published crates in dependency order (custack-derive,
+# custack-rendezvous, custack), builds each package as a user would get it, and uploads them in
+# that order. This script runs the same command with --dry-run, and checks what each package
+# holds.
 #
 # The tests link and load the real CUDA driver library, but need no GPU. The library is taken
 # from, in order:
@@ -101,10 +112,16 @@ status=0
 failed=() # the steps that failed, named in the last line
 cargo test --no-fail-fast --all-targets -- "$@" || { status=1; failed+=(tests); }
 cargo test --no-fail-fast --doc || { status=1; failed+=("doc tests"); }
-# The API docs, with every rustdoc warning denied (broken intra-doc links, unclosed HTML, ...).
-# The docs need no CUDA (docs.rs builds them without it); tests/doc_aliases.rs, run above,
-# checks that every driver wrapper has its doc alias and NVIDIA link.
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet || { status=1; failed+=(rustdoc); }
+# The rendezvous crate (custack::rendezvous with the feature `nccl`): plain std, no CUDA; its
+# tests run on loopback, in threads and in child processes, in about two seconds.
+cargo test --no-fail-fast -p custack-rendezvous --all-targets -- "$@" &&
+    cargo test --no-fail-fast -p custack-rendezvous --doc ||
+    { status=1; failed+=("rendezvous tests"); }
+# The API docs of every crate of the workspace, with every rustdoc warning denied (broken
+# intra-doc links, unclosed HTML, ...). The docs need no CUDA (docs.rs builds them without it);
+# tests/doc_aliases.rs, run above, checks that every driver wrapper has its doc alias and
+# NVIDIA link.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet --workspace || { status=1; failed+=(rustdoc); }
 # What custack's build script printed in target directory $1 (cargo's layout: build/custack-HASH/
 # output, or build/custack/HASH/run/stdout in newer cargo).
 build_script_output() {
@@ -285,44 +302,105 @@ libraries_check() {
 }
 libraries_check "$@" || { status=1; failed+=("libraries (nvrtc, cublas, nccl)"); }
 
-# The MSRV Cargo.toml declares, checked on the library (dev-dependencies such as cudarc need
-# newer compilers, and users do not build them). The toolchain is installed with rustup if it is
-# missing; where that is impossible the step says plainly that it skipped.
-msrv=$(sed -n 's/^rust-version *= *"\(.*\)"/\1/p' Cargo.toml)
-if [[ -z $msrv ]]; then
-    echo "scripts/test.sh: msrv: none declared in Cargo.toml"
-elif command -v rustup >/dev/null &&
-    { rustup run "$msrv" rustc --version >/dev/null 2>&1 ||
-        rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1; }; then
-    if CARGO_TARGET_DIR=$target_dir/msrv cargo "+$msrv" check --quiet --lib; then
-        echo "scripts/test.sh: msrv: the library builds with Rust $msrv"
-    else
-        echo "scripts/test.sh: msrv: the library does not build with Rust $msrv, the rust-version Cargo.toml declares" >&2
-        status=1; failed+=(msrv)
+# The MSRV each published crate's Cargo.toml declares (`rust-version`), checked on its library
+# (dev-dependencies such as cudarc need newer compilers, and users do not build them). A
+# toolchain is installed with rustup if it is missing; where that is impossible the step says
+# plainly that it skipped.
+msrv_check() { # MANIFEST PACKAGE
+    local msrv
+    msrv=$(sed -n 's/^rust-version *= *"\(.*\)"/\1/p' "$1")
+    if [[ -z $msrv ]]; then
+        echo "scripts/test.sh: msrv: $2 declares none in $1" >&2
+        return 1
     fi
-else
-    echo "scripts/test.sh: msrv: SKIPPED, Rust $msrv is not installed and rustup cannot install it here"
-    msrv_skipped=" (skipped: no Rust $msrv)"
-fi
+    if ! command -v rustup >/dev/null ||
+        ! { rustup run "$msrv" rustc --version >/dev/null 2>&1 ||
+            rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1; }; then
+        echo "scripts/test.sh: msrv: SKIPPED $2, Rust $msrv is not installed and rustup cannot install it here"
+        msrv_skipped+=" $2"
+        return 0
+    fi
+    if CARGO_TARGET_DIR=$target_dir/msrv cargo "+$msrv" check --quiet --lib -p "$2"; then
+        echo "scripts/test.sh: msrv: $2's library builds with Rust $msrv"
+    else
+        echo "scripts/test.sh: msrv: $2's library does not build with Rust $msrv, the rust-version $1 declares" >&2
+        return 1
+    fi
+}
+msrv_skipped=
+for crate in Cargo.toml:custack derive/Cargo.toml:custack-derive rendezvous/Cargo.toml:custack-rendezvous; do
+    msrv_check "${crate%%:*}" "${crate#*:}" || { status=1; failed+=("msrv (${crate#*:})"); }
+done
+[[ -z $msrv_skipped ]] || msrv_skipped=" (skipped:$msrv_skipped)"
 
-# What `cargo publish` would upload: the sources, the ui tests with their .stderr, the licences;
-# no build outputs, no development scripts.
-if listing=$(cargo package --list --allow-dirty --quiet 2>&1); then
-    bad=$(grep -E '(^|/)target/|^\.gpu/|^\.ci/|^scripts/|\.(so|rlib|o)$' <<<"$listing" || true)
-    ui_rs=$(grep -c '^ui-tests/.*\.rs$' <<<"$listing" || true)
-    ui_stderr=$(grep -c '^ui-tests/.*\.stderr$' <<<"$listing" || true)
-    if [[ -n $bad || $ui_rs == 0 || $ui_rs != "$ui_stderr" ]] ||
-        ! grep -qx LICENSE-MIT <<<"$listing" || ! grep -qx LICENSE-APACHE <<<"$listing"; then
-        echo "scripts/test.sh: package: unexpected contents (ui tests: $ui_rs .rs, $ui_stderr .stderr; should not be there: ${bad:-none})" >&2
-        status=1; failed+=(package)
-    else
-        echo "scripts/test.sh: package: $(wc -l <<<"$listing") files, $ui_rs ui tests with their .stderr, licences, no build outputs"
+# The release as a dry run: `cargo publish --workspace --dry-run` packages custack-derive,
+# custack-rendezvous and custack in dependency order and builds each package as a user gets it
+# (custack against the other two as packaged, through cargo's local overlay, before they are on
+# the registry). Then what each package holds, against the list of what a user and docs.rs
+# need: the library's sources, the README, the licences (custack: also ffi/, the build script
+# and build/, the CHANGELOG); no tests, ui tests, examples, benches, docs pages, scripts or build
+# outputs. Any other warning than cargo's note for each of those targets fails the step.
+publish_check() {
+    local log=$target_dir/publish-dry-run.log listing bad missing order name allowed required f version
+    if ! cargo publish --workspace --dry-run --allow-dirty >"$log" 2>&1; then
+        cat "$log" >&2
+        echo "scripts/test.sh: package: cargo publish --workspace --dry-run failed (above)" >&2
+        return 1
     fi
-else
-    echo "$listing" >&2
-    echo "scripts/test.sh: package: cargo package --list failed" >&2
-    status=1; failed+=(package)
-fi
+    # cargo drops the test, bench and example targets whose files the package leaves out, and
+    # says so for each; warns that a version is already on the registry (after a release, until
+    # the next version is set); and ends a dry run with "aborting upload". What custack's build
+    # script says while the package is built (a libcuda it did not find, a toolkit stub) is
+    # about this machine, not the package: shown, not failed on.
+    grep -E '^warning: custack@[^ ]+: ' "$log" || true
+    bad=$(grep '^warning' "$log" | grep -vE '^warning: custack@[^ ]+: ' |
+        grep -vE '^warning: ignoring (test|benchmark|example) `[^`]+` as `(tests|benches|examples)/[^`]+` is not included in the published package$' |
+        grep -vE '^warning: crate custack(-derive|-rendezvous)?@[^ ]+ already exists on ' |
+        grep -vx 'warning: aborting upload due to dry run' || true)
+    if [[ -n $bad ]]; then
+        echo "$bad" >&2
+        echo "scripts/test.sh: package: unexpected warnings from cargo publish --dry-run (above; the whole log: $log)" >&2
+        return 1
+    fi
+    order=$(sed -n 's/^ *Uploading \([^ ]*\) .*/\1/p' "$log" | paste -sd' ')
+    if [[ $order != "custack-derive custack-rendezvous custack" ]]; then
+        echo "scripts/test.sh: package: the release would upload '$order', not custack-derive, custack-rendezvous, custack in that order" >&2
+        return 1
+    fi
+    # What is released is in the CHANGELOG: a heading for the version Cargo.toml states (the
+    # release commit gives it its date).
+    version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -1)
+    if ! grep -qE "^## \[${version//./\\.}\]" CHANGELOG.md; then
+        echo "scripts/test.sh: package: CHANGELOG.md has no entry for $version, the version Cargo.toml states" >&2
+        return 1
+    fi
+    for name in custack-derive custack-rendezvous custack; do
+        listing=$(cargo package --list --allow-dirty --quiet -p "$name" 2>&1) || {
+            echo "$listing" >&2
+            echo "scripts/test.sh: package: cargo package --list -p $name failed" >&2
+            return 1
+        }
+        allowed='src/.*\.rs|README\.md|LICENSE-MIT|LICENSE-APACHE|Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|\.cargo_vcs_info\.json'
+        required=(src/lib.rs README.md LICENSE-MIT LICENSE-APACHE)
+        if [[ $name == custack ]]; then
+            allowed+='|ffi/.*\.rs|build\.rs|build/.*\.rs|CHANGELOG\.md'
+            required+=(ffi/mod.rs build.rs CHANGELOG.md)
+        fi
+        bad=$(grep -vxE "$allowed" <<<"$listing" || true)
+        missing=
+        for f in "${required[@]}"; do
+            grep -qxF "$f" <<<"$listing" || missing+=" $f"
+        done
+        if [[ -n $bad || -n $missing ]]; then
+            bad=${bad//$'\n'/ }
+            echo "scripts/test.sh: package: $name: should not be there: ${bad:-none}; missing:${missing:- none}" >&2
+            return 1
+        fi
+        echo "scripts/test.sh: package: $name: $(wc -l <<<"$listing") files: its sources, README, licences$([[ $name == custack ]] && echo ', CHANGELOG'); nothing else"
+    done
+    echo "scripts/test.sh: package: cargo publish --workspace --dry-run packaged, built and would upload custack-derive, custack-rendezvous, custack, in that order"
+}
+publish_check || { status=1; failed+=(package); }
 
 # R10: the P-patterns and the example under the checking driver, each driver call failed once
 # and made sticky once (scripts/check-driver.sh; no GPU, its own target directories).
@@ -369,7 +447,7 @@ rm -f "$platforms_log"
 
 # One line to end on, whatever scrolled past.
 if ((status == 0)); then
-    echo "scripts/test.sh: all passed: tests, doc tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the libraries (nvrtc, cublas, nccl), MSRV${msrv_skipped:-}, package, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
+    echo "scripts/test.sh: all passed: tests, doc tests, the rendezvous tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the libraries (nvrtc, cublas, nccl), MSRV${msrv_skipped:-}, the release dry run and packages, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
 else
     joined=$(printf '%s, ' "${failed[@]}")
     echo "scripts/test.sh: FAILED: ${joined%, }${platforms_summary:+; platforms: $platforms_summary}" >&2

@@ -118,10 +118,14 @@ pub mod nccl;
 #[cfg(feature = "nvrtc")]
 pub mod nvrtc;
 mod parking;
-pub mod rendezvous;
 mod testing;
 mod texture;
 mod vocabulary;
+/// The processes of one job finding each other (one process per GPU, started by torchrun or
+/// mpirun): the crate `custack-rendezvous`, which carries NCCL's unique id from rank 0 to every
+/// rank over TCP. Plain `std`, no CUDA; usable without custack.
+#[cfg(feature = "nccl")]
+pub use custack_rendezvous as rendezvous;
 
 pub use asynchronous::event::{Event, EventFlags, IpcEventHandle};
 pub use asynchronous::graph::{Graph, GraphExec, ScopedGraph};

@@ -450,26 +450,6 @@ error_kinds! {
         /// `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`.
         NvrtcNewerThanDriver = "CUSTACK_NVRTC_NEWER_THAN_DRIVER",
             "NVRTC is newer than the driver, which cannot load its output";
-        // The rendezvous of the processes of one job (`custack::rendezvous`): no driver call.
-        /// custack: a rank of the job did not arrive at rank 0 within the rendezvous's timeout
-        /// (the detail names the missing ranks), or rank 0 did not answer in time (the detail
-        /// names its address and the timeout).
-        RendezvousTimeout = "CUSTACK_RENDEZVOUS_TIMEOUT",
-            "a rank of the job did not arrive, or rank 0 did not answer, within the timeout";
-        /// custack: the ranks of a job disagree: a different world size, tag or rendezvous
-        /// protocol, a rank out of range or arriving twice (the detail names both sides).
-        RendezvousMismatch = "CUSTACK_RENDEZVOUS_MISMATCH",
-            "the ranks of the job disagree";
-        /// custack: the rendezvous failed for another reason: a connection broke, the peer is
-        /// not a custack rank, or rank 0 could not make the bytes to share (the detail says
-        /// which; an I/O error is the [`source`](std::error::Error::source)).
-        RendezvousFailed = "CUSTACK_RENDEZVOUS_FAILED",
-            "the rendezvous of the job's processes failed";
-        /// custack: a setting of the job is missing or invalid: a launcher variable (the detail
-        /// names it and its value), a rank not below the world size, or a master address that
-        /// does not resolve or that rank 0 cannot listen on.
-        LaunchEnvironment = "CUSTACK_LAUNCH_ENVIRONMENT",
-            "the job's launch settings are missing or invalid";
         /// custack: an NCCL communicator's initialization, collective or destruction did not
         /// finish within the timeout it was made with (a rank that died or never arrived);
         /// the communicator was aborted (`ncclCommAbort`), so its resources are released and
@@ -1169,7 +1149,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 15 + 2 + 4 + 18 + 10 + 1 + 10);
+        assert_eq!(names.len(), 100 + 15 + 2 + 18 + 10 + 1 + 10);
     }
 
     #[test]
@@ -1213,9 +1193,9 @@ mod tests {
 
     #[test]
     fn custack_kinds_have_no_code() {
-        // custack's 15, NVRTC's newer-than-driver and a library not linked, the rendezvous's 4,
-        // NVRTC's 18 statuses, cuBLAS's 10, NCCL's timed-out and its 9 statuses.
-        assert_eq!(CUSTACK_KINDS.len(), 15 + 2 + 4 + 18 + 10 + 10);
+        // custack's 15, NVRTC's newer-than-driver and a library not linked, NVRTC's 18
+        // statuses, cuBLAS's 10, NCCL's timed-out and its 9 statuses.
+        assert_eq!(CUSTACK_KINDS.len(), 15 + 2 + 18 + 10 + 10);
         for &kind in CUSTACK_KINDS {
             assert_eq!(kind.code(), None, "{kind:?}");
             assert!(!kind.is_sticky());

@@ -4,14 +4,14 @@
 //! hello and no checks, plain `std::net`). No GPU.
 //!
 //! ```text
-//! cargo bench --bench rendezvous
+//! cargo bench -p custack-rendezvous --bench rendezvous
 //! ```
 //!
 //! Each repetition starts every rank's thread and times from before the first starts until the
 //! last has its bytes; the two kinds alternate; 30 repetitions each, medians, spread =
 //! (p90 − p10) ÷ 2 of the median.
 
-use custack::rendezvous::Job;
+use custack_rendezvous::Job;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
@@ -78,7 +78,9 @@ fn stats(mut v: Vec<f64>) -> (f64, f64) {
 
 fn main() {
     if !std::env::args().any(|a| a == "--bench") {
-        println!("benches/rendezvous: run with `cargo bench --bench rendezvous`");
+        println!(
+            "rendezvous/benches/rendezvous: run with `cargo bench -p custack-rendezvous --bench rendezvous`"
+        );
         return;
     }
     let reps = 30;

@@ -1,5 +1,5 @@
-//! `custack::rendezvous` on loopback: the processes of one job finding each other (R16's
-//! rendezvous part, `docs/invariants.md`). No GPU and no libcuda needed.
+//! `custack_rendezvous` on loopback: the processes of one job finding each other (R16's
+//! rendezvous part, custack's `docs/invariants.md`). No GPU and no CUDA needed.
 //!
 //! Rank 0 listens on port 0 ([`Job::listen`]) and the others are given the port it got, so no
 //! test races another program for a port, except the two that need a port nothing listens on
@@ -7,8 +7,7 @@
 //! again (at most 3 times) should something else take it meanwhile. Every wait is bounded: a
 //! rank that has not returned within its timeout plus 5 s fails the test instead of hanging it.
 
-use custack::rendezvous::{Job, RankZero};
-use custack::{Error, ErrorKind, Result};
+use custack_rendezvous::{Error, ErrorKind, Job, RankZero, Result};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -22,7 +21,9 @@ const LOOPBACK: &str = "127.0.0.1";
 const HANG: Duration = Duration::from_secs(5);
 
 fn id() -> Vec<u8> {
-    (0..128).map(|i| (i * 7 + 3) as u8).collect()
+    (0..128u8)
+        .map(|i| i.wrapping_mul(7).wrapping_add(3))
+        .collect()
 }
 
 /// Rank 0 of `world`, listening on a free loopback port.
@@ -201,7 +202,7 @@ fn a_missing_rank_makes_every_present_rank_time_out_naming_it() {
     for r in &results {
         expect_err(
             r,
-            ErrorKind::RendezvousTimeout,
+            ErrorKind::Timeout,
             &["rank 2 of 4 did not arrive", "within 2 s"],
         );
     }
@@ -209,7 +210,7 @@ fn a_missing_rank_makes_every_present_rank_time_out_naming_it() {
     for r in &results[1..] {
         expect_err(
             r,
-            ErrorKind::RendezvousTimeout,
+            ErrorKind::Timeout,
             &["rank 0 at 127.0.0.1:", "answered rank"],
         );
     }
@@ -228,7 +229,7 @@ fn a_different_tag_fails_every_rank_naming_both() {
     for r in &results {
         expect_err(
             r,
-            ErrorKind::RendezvousMismatch,
+            ErrorKind::Mismatch,
             &["rank 1 brings tag `nccl 2.27.3`, rank 0 `nccl 2.28.1`"],
         );
     }
@@ -246,7 +247,7 @@ fn a_different_world_size_fails_every_rank_naming_both() {
     for r in &results {
         expect_err(
             r,
-            ErrorKind::RendezvousMismatch,
+            ErrorKind::Mismatch,
             &["rank 2 brings world size 4, rank 0 3"],
         );
     }
@@ -269,7 +270,7 @@ fn a_rank_arriving_twice_fails_every_rank() {
         }),
     ];
     for r in &run_all(ranks, t) {
-        expect_err(r, ErrorKind::RendezvousMismatch, &["rank 1 arrived twice"]);
+        expect_err(r, ErrorKind::Mismatch, &["rank 1 arrived twice"]);
     }
 }
 
@@ -301,7 +302,7 @@ fn nothing_listening_is_an_error_naming_the_address_and_the_timeout() {
         .share(b"", t, || unreachable!())
         .unwrap_err();
     assert!(started.elapsed() < t + HANG);
-    assert_eq!(e.kind(), ErrorKind::RendezvousTimeout, "{e}");
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e}");
     assert!(
         e.to_string().contains(&format!(
             "rank 0 at 127.0.0.1:{port} did not answer within 1 s"
@@ -322,10 +323,7 @@ fn an_unresolvable_host_is_an_error_naming_it() {
     // Resolved (and refused) in time, or the resolver did not answer in time: either way the
     // error names the address.
     assert!(
-        matches!(
-            e.kind(),
-            ErrorKind::LaunchEnvironment | ErrorKind::RendezvousTimeout
-        ),
+        matches!(e.kind(), ErrorKind::LaunchEnvironment | ErrorKind::Timeout),
         "{e}"
     );
     assert!(e.to_string().contains("`no-such-host.invalid`"), "{e}");
@@ -364,9 +362,19 @@ fn a_server_that_is_not_rank_zero_is_named() {
         .share(b"", t, || unreachable!())
         .unwrap_err();
     server.join().unwrap();
-    assert_eq!(e.kind(), ErrorKind::RendezvousFailed, "{e}");
+    assert_eq!(e.kind(), ErrorKind::Failed, "{e}");
     assert!(e.to_string().contains("not a custack rank 0"), "{e}");
 }
+
+/// `make`'s own error type: rank 0 must hand it back as the source.
+#[derive(Debug)]
+struct NoId(&'static str);
+impl std::fmt::Display for NoId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} failed", self.0)
+    }
+}
+impl std::error::Error for NoId {}
 
 #[test]
 fn a_failing_make_fails_every_rank_with_its_message() {
@@ -374,20 +382,46 @@ fn a_failing_make_fails_every_rank_with_its_message() {
     let port = zero.local_addr().port();
     let t = Duration::from_secs(3);
     let ranks: Vec<Box<dyn FnOnce() -> Result<Vec<u8>> + Send>> = vec![
-        Box::new(move || {
-            zero.share(b"", t, || {
-                Err(Error::new(ErrorKind::OutOfMemory, "ncclGetUniqueId"))
-            })
-        }),
+        Box::new(move || zero.share(b"", t, || Err(NoId("ncclGetUniqueId").into()))),
         Box::new(move || job(1, 2, port).share(b"", t, || unreachable!())),
     ];
     let results = run_all(ranks, t);
-    // Rank 0 returns make's own error, the other its message.
-    expect_err(&results[0], ErrorKind::OutOfMemory, &["ncclGetUniqueId"]);
-    expect_err(
-        &results[1],
-        ErrorKind::RendezvousFailed,
-        &["could not make", "ncclGetUniqueId"],
+    // Every rank has the same message; rank 0 also make's own error, as the source.
+    let needles = ["could not make the bytes to share: ncclGetUniqueId failed"];
+    let zero = expect_err(&results[0], ErrorKind::Failed, &needles);
+    let source = std::error::Error::source(&zero).expect("make's error as the source");
+    assert_eq!(
+        source.downcast_ref::<NoId>().map(|e| e.0),
+        Some("ncclGetUniqueId")
+    );
+    let one = expect_err(&results[1], ErrorKind::Failed, &needles);
+    assert!(one.detail().starts_with("rank 0 at 127.0.0.1:"), "{one}");
+}
+
+#[test]
+fn a_world_of_one_reports_a_failing_make_as_rank_zero_does() {
+    let e = Job::new(0, 1, 0, "no-such-host.invalid", 0)
+        .unwrap()
+        .share(b"", Duration::from_millis(1), || Err("no NCCL".into()))
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Failed, "{e}");
+    assert_eq!(
+        e.detail(),
+        "rank 0 could not make the bytes to share: no NCCL"
+    );
+    assert!(std::error::Error::source(&e).is_some());
+}
+
+#[test]
+fn a_timeout_beyond_the_clock_is_an_error_not_a_panic() {
+    let e = job(1, 2, 9)
+        .share(b"", Duration::MAX, || unreachable!())
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Failed, "{e}");
+    assert!(
+        e.detail()
+            .contains("beyond what this system's clock can count"),
+        "{e}"
     );
 }
 
@@ -407,7 +441,7 @@ fn an_oversized_tag_is_refused_before_any_connection() {
     let e = job(1, 2, 9)
         .share(&[0; 5000], Duration::from_secs(1), || unreachable!())
         .unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::RendezvousFailed, "{e}");
+    assert_eq!(e.kind(), ErrorKind::Failed, "{e}");
     assert!(e.to_string().contains("5000 bytes"), "{e}");
 }
 

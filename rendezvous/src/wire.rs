@@ -8,7 +8,7 @@
 //! | 4 | protocol version ([`PROTOCOL`]) |
 //! | 8 | rank |
 //! | 8 | world size |
-//! | 2 + n | custack's version (n ≤ [`MAX_VERSION`]) |
+//! | 2 + n | the version of the sender's `custack-rendezvous` (n ≤ [`MAX_VERSION`]) |
 //! | 4 + n | tag (n ≤ [`MAX_TAG`]) |
 //!
 //! Every later protocol keeps the first five fields as they are, so that rank 0 can name the
@@ -27,19 +27,19 @@ use std::net::{Shutdown, TcpStream};
 use std::time::{Duration, Instant};
 
 /// The first bytes of every hello and answer: anything else is not a custack rank.
-pub(super) const MAGIC: [u8; 8] = *b"CUSTKRDV";
+pub(crate) const MAGIC: [u8; 8] = *b"CUSTKRDV";
 /// The version of this layout.
-pub(super) const PROTOCOL: u32 = 1;
+pub(crate) const PROTOCOL: u32 = 1;
 /// The longest tag a hello carries.
-pub(super) const MAX_TAG: usize = 4096;
-/// The longest custack version string a hello carries.
-pub(super) const MAX_VERSION: usize = 64;
+pub(crate) const MAX_TAG: usize = 4096;
+/// The longest crate version string a hello carries.
+pub(crate) const MAX_VERSION: usize = 64;
 /// The largest payload (or error message) an answer carries: 1 MiB.
-pub(super) const MAX_BODY: usize = 1 << 20;
+pub(crate) const MAX_BODY: usize = 1 << 20;
 
 /// What rank 0's answer carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Status {
+pub(crate) enum Status {
     /// The bytes `make` returned.
     Payload = 0,
     /// The ranks disagree; the body says how.
@@ -64,18 +64,18 @@ impl Status {
 
 /// A rank's hello.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Hello {
-    pub(super) protocol: u32,
-    pub(super) rank: u64,
-    pub(super) world_size: u64,
-    pub(super) version: String,
+pub(crate) struct Hello {
+    pub(crate) protocol: u32,
+    pub(crate) rank: u64,
+    pub(crate) world_size: u64,
+    pub(crate) version: String,
     /// Empty when the protocol differs (the rest is not read).
-    pub(super) tag: Vec<u8>,
+    pub(crate) tag: Vec<u8>,
 }
 
 /// Why a peer's bytes were not read as a hello or an answer.
 #[derive(Debug)]
-pub(super) enum ReadError {
+pub(crate) enum ReadError {
     /// The bytes are not custack's (wrong magic, a length over its cap, an unknown status).
     NotCustack(&'static str),
     /// The connection failed, closed early, or the deadline passed.
@@ -90,13 +90,13 @@ impl From<io::Error> for ReadError {
 
 /// The time left until `deadline`, or `None` when it has passed. Never `Some(0)`: the socket
 /// timeouts refuse a zero duration.
-pub(super) fn remaining(deadline: Instant) -> Option<Duration> {
+pub(crate) fn remaining(deadline: Instant) -> Option<Duration> {
     let left = deadline.checked_duration_since(Instant::now())?;
     (!left.is_zero()).then_some(left)
 }
 
 /// Whether `e` is a socket timeout (`SO_RCVTIMEO`/`SO_SNDTIMEO` report `EAGAIN` on Unix).
-pub(super) fn is_timeout(e: &io::Error) -> bool {
+pub(crate) fn is_timeout(e: &io::Error) -> bool {
     matches!(
         e.kind(),
         io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
@@ -109,7 +109,7 @@ fn timed_out() -> io::Error {
 
 /// Fills `buf` from `stream`, each read bounded by the time left until `deadline` (so a peer
 /// that sends a byte at a time cannot stretch the wait beyond it).
-pub(super) fn read_exact_by(
+pub(crate) fn read_exact_by(
     stream: &mut TcpStream,
     mut buf: &mut [u8],
     deadline: Instant,
@@ -131,7 +131,7 @@ pub(super) fn read_exact_by(
 }
 
 /// Writes all of `bytes`, each write bounded by the time left until `deadline`.
-pub(super) fn write_all_by(
+pub(crate) fn write_all_by(
     stream: &mut TcpStream,
     mut bytes: &[u8],
     deadline: Instant,
@@ -186,7 +186,7 @@ fn push_prefixed<const N: usize>(out: &mut Vec<u8>, bytes: &[u8]) {
 
 impl Hello {
     /// This process's hello. The caller checked `tag.len() <= MAX_TAG`.
-    pub(super) fn ours(rank: usize, world_size: usize, tag: &[u8]) -> Self {
+    pub(crate) fn ours(rank: usize, world_size: usize, tag: &[u8]) -> Self {
         Self {
             protocol: PROTOCOL,
             rank: rank as u64,
@@ -196,7 +196,7 @@ impl Hello {
         }
     }
 
-    pub(super) fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(64 + self.tag.len());
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&self.protocol.to_le_bytes());
@@ -209,7 +209,7 @@ impl Hello {
     }
 
     /// Reads a hello; stops after the fixed part when the protocol is not ours.
-    pub(super) fn read(stream: &mut TcpStream, deadline: Instant) -> Result<Self, ReadError> {
+    pub(crate) fn read(stream: &mut TcpStream, deadline: Instant) -> Result<Self, ReadError> {
         if read_array::<8>(stream, deadline)? != MAGIC {
             return Err(ReadError::NotCustack("no custack magic"));
         }
@@ -249,7 +249,7 @@ impl Hello {
 
 /// Rank 0's answer: the status and its body (the body cut at [`MAX_BODY`]; the caller
 /// refuses a larger payload before).
-pub(super) fn encode_answer(status: Status, body: &[u8]) -> Vec<u8> {
+pub(crate) fn encode_answer(status: Status, body: &[u8]) -> Vec<u8> {
     let body = head_of(body, MAX_BODY);
     let mut out = Vec::with_capacity(13 + body.len());
     out.extend_from_slice(&MAGIC);
@@ -259,7 +259,7 @@ pub(super) fn encode_answer(status: Status, body: &[u8]) -> Vec<u8> {
 }
 
 /// Reads rank 0's answer.
-pub(super) fn read_answer(
+pub(crate) fn read_answer(
     stream: &mut TcpStream,
     deadline: Instant,
 ) -> Result<(Status, Vec<u8>), ReadError> {
@@ -283,7 +283,7 @@ pub(super) fn read_answer(
 /// hello of another protocol): closing with unread bytes would reset the connection, and the
 /// peer could lose the answer written before. So: no more writes, then read to the peer's
 /// close, for at most 200 ms and 64 reads.
-pub(super) fn close_gently(mut stream: TcpStream, deadline: Instant) {
+pub(crate) fn close_gently(mut stream: TcpStream, deadline: Instant) {
     let _ = stream.shutdown(Shutdown::Write);
     let until = deadline.min(Instant::now() + Duration::from_millis(200));
     let mut scratch = [0u8; 4096];
@@ -311,7 +311,10 @@ mod tests {
         assert_eq!(&bytes[12..20], &2u64.to_le_bytes());
         assert_eq!(&bytes[20..28], &4u64.to_le_bytes());
         let v = env!("CARGO_PKG_VERSION").as_bytes();
-        assert_eq!(&bytes[28..30], &(v.len() as u16).to_le_bytes());
+        assert_eq!(
+            &bytes[28..30],
+            &u16::try_from(v.len()).unwrap().to_le_bytes()
+        );
         assert_eq!(&bytes[30..30 + v.len()], v);
         let rest = &bytes[30 + v.len()..];
         assert_eq!(rest, b"\x04\0\0\0nccl");

@@ -6,6 +6,14 @@
 //! them: rank 0 makes them once and sends them to every other rank, over TCP, after checking
 //! that every rank is there and that all of them agree.
 //!
+//! This crate is plain `std` networking: no CUDA, no `unsafe` (none is needed), no dependency,
+//! and its tests run on loopback on machines without a GPU. [custack] re-exports it as
+//! `custack::rendezvous` with its feature `nccl`, whose communicators it carries the unique id
+//! of; it is usable on its own, with any library that needs bytes made once and known to every
+//! rank.
+//!
+//! [custack]: https://docs.rs/custack
+//!
 //! # The convention
 //!
 //! A job of `world_size` processes numbers them `0..world_size` (the *rank*); `local_rank`
@@ -27,14 +35,11 @@
 //!
 //! Every wait is bounded by one deadline, the call's start plus its timeout, and every rank
 //! returns by it: the same bytes on every rank, or an error on every rank that reached rank 0,
-//! saying what happened ([`ErrorKind::RendezvousTimeout`] naming the missing ranks,
-//! [`ErrorKind::RendezvousMismatch`] naming both sides of a disagreement:
+//! saying what happened ([`ErrorKind::Timeout`] naming the missing ranks,
+//! [`ErrorKind::Mismatch`] naming both sides of a disagreement:
 //! ``rank 1 brings tag `nccl 2.27.3`, rank 0 `nccl 2.28.1` ``). Rank 0 calls `make` only once
 //! every rank has arrived and agreed. A connection that is not a custack rank is closed and
 //! does not count. See [`Job::share`] for the protocol.
-//!
-//! The module is plain `std` networking: no CUDA, no `unsafe` (none is needed), no extra
-//! dependency, and its tests (`tests/rendezvous.rs`) run on machines without a GPU.
 //!
 //! # Examples
 //!
@@ -42,10 +47,10 @@
 //! rank 0 makes the id and every rank receives it (here a stand-in for `ncclGetUniqueId`).
 //!
 //! ```no_run
-//! use custack::rendezvous::Job;
+//! use custack_rendezvous::Job;
 //! use std::time::Duration;
 //!
-//! fn main() -> custack::Result<()> {
+//! fn main() -> Result<(), custack_rendezvous::Error> {
 //!     let job = Job::from_env()?;
 //!     let tag = b"nccl 2.27.3"; // every rank must bring the same
 //!     let id = job.share(tag, Duration::from_secs(30), || Ok(vec![42; 128]))?;
@@ -55,11 +60,25 @@
 //! }
 //! ```
 
+// No panics in library code: errors are returned, never unwrapped. The tests and the bench are
+// separate crates and may unwrap.
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+#![deny(clippy::unimplemented, clippy::todo, clippy::unreachable)]
+
+mod error;
 mod wire;
 
-use crate::error::Error;
-use crate::error::ErrorKind;
-use crate::error::Result;
+// The README's example is compiled (and, being `no_run`, not run) as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
+pub use error::{Error, ErrorKind, MakeError, Result};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io;
@@ -134,7 +153,7 @@ impl Job {
     /// # Examples
     ///
     /// ```
-    /// use custack::rendezvous::Job;
+    /// use custack_rendezvous::Job;
     ///
     /// let env = [("RANK", "1"), ("WORLD_SIZE", "4"), ("MASTER_ADDR", "10.0.0.1"), ("MASTER_PORT", "29500")];
     /// let job = Job::from_env_with(|name| {
@@ -142,7 +161,7 @@ impl Job {
     /// })?;
     /// assert_eq!((job.rank(), job.world_size(), job.local_rank()), (1, 4, 1));
     /// assert_eq!((job.master_addr(), job.master_port()), ("10.0.0.1", 29500));
-    /// # Ok::<(), custack::Error>(())
+    /// # Ok::<(), custack_rendezvous::Error>(())
     /// ```
     pub fn from_env_with(mut var: impl FnMut(&str) -> Option<String>) -> Result<Job> {
         let mut first_of = |names: &[&'static str]| {
@@ -303,10 +322,14 @@ impl Job {
     ///   so that its answer reaches the others before theirs.
     /// - **Every other rank** connects to rank 0, trying again until the deadline while
     ///   nothing listens (rank 0 may start later), sends its hello (a magic, the protocol,
-    ///   custack's version, its rank, the world size, its tag) and waits for the answer.
+    ///   this crate's version, its rank, the world size, its tag) and waits for the answer.
     /// - A world size of 1 calls `make` and touches no network.
     ///
-    /// Ranks may run different versions of custack as long as they speak the same rendezvous
+    /// `make` may fail with any error ([`MakeError`]: `?` boxes one, `"why".into()` makes one):
+    /// rank 0 then returns [`ErrorKind::Failed`] with that error as the
+    /// [`source`](std::error::Error::source), and every other rank the same message.
+    ///
+    /// Ranks may run different versions of this crate as long as they speak the same rendezvous
     /// protocol (the tag is where a program pins what must be equal). A second process with a
     /// rank that arrives after rank 0 has heard from every rank finds nobody listening any
     /// more and times out alone; one that arrives before makes every rank fail.
@@ -315,14 +338,14 @@ impl Job {
     ///
     /// On every rank that reached rank 0, the same message:
     ///
-    /// - [`ErrorKind::RendezvousTimeout`]: ranks did not arrive by the deadline (the detail
+    /// - [`ErrorKind::Timeout`]: ranks did not arrive by the deadline (the detail
     ///   names them); on the other ranks also when rank 0 did not answer in time
     ///   (``rank 0 at 10.0.0.1:29500 did not answer within 30 s``), which is what a wrong
     ///   address that nothing listens on gives.
-    /// - [`ErrorKind::RendezvousMismatch`]: the ranks disagree on the world size, the tag or
+    /// - [`ErrorKind::Mismatch`]: the ranks disagree on the world size, the tag or
     ///   the protocol, a rank is out of range or arrived twice; the detail names both sides.
-    /// - [`ErrorKind::RendezvousFailed`]: `make` failed (rank 0 returns its error, the others
-    ///   its message), its bytes are over 1 MiB, the tag is over 4096 bytes, a connection
+    /// - [`ErrorKind::Failed`]: `make` failed (on rank 0 its error is the source), its
+    ///   bytes are over 1 MiB, the tag is over 4096 bytes, a connection
     ///   broke, or the peer at the master address is not a custack rank 0.
     /// - [`ErrorKind::LaunchEnvironment`]: the master address does not resolve, rank 0 cannot
     ///   listen on it (the detail says why: a port in use, an address of another host), or the
@@ -333,12 +356,12 @@ impl Job {
         &self,
         tag: &[u8],
         timeout: Duration,
-        make: impl FnOnce() -> Result<Vec<u8>>,
+        make: impl FnOnce() -> Result<Vec<u8>, MakeError>,
     ) -> Result<Vec<u8>> {
-        let deadline = deadline_after(timeout)?;
+        let deadline = checked_deadline(timeout)?;
         check_tag(tag)?;
         if self.world_size == 1 {
-            return make();
+            return make().map_err(make_failed);
         }
         if self.master_port == 0 {
             return Err(env_error(format!(
@@ -374,7 +397,7 @@ impl Job {
                 self.endpoint()
             )));
         }
-        self.listen_by(deadline_after(LISTEN_RESOLVE_LIMIT)?)
+        self.listen_by(checked_deadline(LISTEN_RESOLVE_LIMIT)?)
     }
 
     fn listen_by(&self, deadline: Instant) -> Result<RankZero> {
@@ -421,8 +444,8 @@ impl Job {
         let endpoint = self.endpoint();
         let addrs = addresses_of(&self.master_addr, self.master_port, deadline)?;
         let no_answer = |source: Option<io::Error>| {
-            let e = Error::custack(
-                ErrorKind::RendezvousTimeout,
+            let e = Error::new(
+                ErrorKind::Timeout,
                 format!(
                     "rank 0 at {endpoint} did not answer within {} (rank {} of {} waited)",
                     seconds(timeout),
@@ -453,11 +476,11 @@ impl Job {
             Ok((Status::Payload, bytes)) => Ok(bytes),
             Ok((status, message)) => {
                 let kind = match status {
-                    Status::Mismatch => ErrorKind::RendezvousMismatch,
-                    Status::Timeout => ErrorKind::RendezvousTimeout,
-                    Status::Payload | Status::Failed => ErrorKind::RendezvousFailed,
+                    Status::Mismatch => ErrorKind::Mismatch,
+                    Status::Timeout => ErrorKind::Timeout,
+                    Status::Payload | Status::Failed => ErrorKind::Failed,
                 };
-                Err(Error::custack(
+                Err(Error::new(
                     kind,
                     format!(
                         "rank 0 at {endpoint} answered rank {}: {}",
@@ -520,12 +543,12 @@ impl RankZero {
         self,
         tag: &[u8],
         timeout: Duration,
-        make: impl FnOnce() -> Result<Vec<u8>>,
+        make: impl FnOnce() -> Result<Vec<u8>, MakeError>,
     ) -> Result<Vec<u8>> {
-        let deadline = deadline_after(timeout)?;
+        let deadline = checked_deadline(timeout)?;
         check_tag(tag)?;
         if self.job.world_size == 1 {
-            return make();
+            return make().map_err(make_failed);
         }
         self.share_by(tag, timeout, deadline, make)
     }
@@ -535,7 +558,7 @@ impl RankZero {
         tag: &[u8],
         timeout: Duration,
         deadline: Instant,
-        make: impl FnOnce() -> Result<Vec<u8>>,
+        make: impl FnOnce() -> Result<Vec<u8>, MakeError>,
     ) -> Result<Vec<u8>> {
         let world = self.job.world_size;
         let endpoint = self.local.to_string();
@@ -565,20 +588,20 @@ impl RankZero {
         }
         if !round.problems.is_empty() {
             let kind = if round.mismatch {
-                ErrorKind::RendezvousMismatch
+                ErrorKind::Mismatch
             } else if missing.is_empty() {
-                ErrorKind::RendezvousFailed
+                ErrorKind::Failed
             } else {
-                ErrorKind::RendezvousTimeout
+                ErrorKind::Timeout
             };
             let status = match kind {
-                ErrorKind::RendezvousMismatch => Status::Mismatch,
-                ErrorKind::RendezvousTimeout => Status::Timeout,
+                ErrorKind::Mismatch => Status::Mismatch,
+                ErrorKind::Timeout => Status::Timeout,
                 _ => Status::Failed,
             };
             let message = round.problems.join("; ");
             round.tell_everyone(status, message.as_bytes(), deadline);
-            return Err(Error::custack(kind, message));
+            return Err(Error::new(kind, message));
         }
         let payload = match make() {
             Ok(p) if p.len() <= wire::MAX_BODY => p,
@@ -592,8 +615,8 @@ impl RankZero {
                 return Err(failed(message));
             }
             Err(e) => {
-                let message = format!("rank 0 could not make the bytes to share: {e}");
-                round.tell_everyone(Status::Failed, message.as_bytes(), deadline);
+                let e = make_failed(e);
+                round.tell_everyone(Status::Failed, e.detail().as_bytes(), deadline);
                 return Err(e);
             }
         };
@@ -689,8 +712,8 @@ impl Round<'_> {
         }
         let problem = if hello.protocol != ours.protocol {
             Some(format!(
-                "rank {} speaks rendezvous protocol {} (custack {}), rank 0 protocol {} \
-                 (custack {})",
+                "rank {} speaks rendezvous protocol {} (custack-rendezvous {}), rank 0 \
+                 protocol {} (custack-rendezvous {})",
                 hello.rank, hello.protocol, hello.version, ours.protocol, ours.version
             ))
         } else if hello.world_size != ours.world_size {
@@ -731,9 +754,7 @@ impl Round<'_> {
     }
 
     fn slot(&self, rank: usize) -> Option<&TcpStream> {
-        // The slice method by its path: tests/doc_aliases.rs follows helpers by name, and a
-        // private helper of the crate with this method's name calls the driver.
-        <[_]>::get(&self.arrived, rank).and_then(Option::as_ref)
+        self.arrived.get(rank).and_then(Option::as_ref)
     }
 
     /// Sends every connected rank the same error answer, best effort, then closes gently.
@@ -812,8 +833,8 @@ fn addresses_of(host: &str, port: u16, deadline: Instant) -> Result<Vec<SocketAd
             endpoint(host, port)
         ))
         .with_source(e)),
-        Err(_) => Err(Error::custack(
-            ErrorKind::RendezvousTimeout,
+        Err(_) => Err(Error::new(
+            ErrorKind::Timeout,
             format!(
                 "resolving the master address `{host}` ({}) did not finish in time",
                 endpoint(host, port)
@@ -822,7 +843,9 @@ fn addresses_of(host: &str, port: u16, deadline: Instant) -> Result<Vec<SocketAd
     }
 }
 
-fn deadline_after(timeout: Duration) -> Result<Instant> {
+/// Now plus `timeout`: the deadline of every wait of one call; an error when it lies beyond what
+/// this system's clock can count (`Duration::MAX`, say).
+fn checked_deadline(timeout: Duration) -> Result<Instant> {
     Instant::now().checked_add(timeout).ok_or_else(|| {
         failed(format!(
             "a timeout of {} lies beyond what this system's clock can count",
@@ -842,12 +865,18 @@ fn check_tag(tag: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// `make`'s failure, as every rank reports it: its message in the detail, and on rank 0 the
+/// error itself as the source.
+fn make_failed(e: MakeError) -> Error {
+    failed(format!("rank 0 could not make the bytes to share: {e}")).with_boxed_source(e)
+}
+
 fn env_error(detail: impl Into<String>) -> Error {
-    Error::custack(ErrorKind::LaunchEnvironment, detail)
+    Error::new(ErrorKind::LaunchEnvironment, detail)
 }
 
 fn failed(detail: impl Into<String>) -> Error {
-    Error::custack(ErrorKind::RendezvousFailed, detail)
+    Error::new(ErrorKind::Failed, detail)
 }
 
 fn required(
