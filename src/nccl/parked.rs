@@ -3,10 +3,11 @@
 //! ([`comms`]) and issues one NCCL group over them ([`all_reduce_parked`]), pushing each
 //! context in turn.
 
-use super::{
-    Comm, NcclType, ReduceOp, Stalled, check, deadline_after, finish, not_linked, passed, poll,
-    refuse_blocking_override, status_error, unique_id,
-};
+use super::calls::{NcclType, ReduceOp};
+use super::check;
+use super::comm::{Comm, finish, nonblocking_config, refuse_blocking_override};
+use super::id::unique_id;
+use super::status::{Stalled, deadline_after, not_linked, passed, poll, status, status_error};
 use crate::context::Context;
 use crate::context::raw::with_raw_current;
 use crate::context::stack::{PushedGuard, StackTop};
@@ -93,7 +94,7 @@ impl ParkedComm<'_> {
         let abort = || {
             // SAFETY: a live communicator of `ctx`, current while this runs, aborted once (taken
             // out above).
-            super::status("ncclCommAbort", core::ptr::null_mut(), unsafe {
+            status("ncclCommAbort", core::ptr::null_mut(), unsafe {
                 ffi::nccl::ncclCommAbort(raw)
             })
         };
@@ -227,7 +228,7 @@ pub fn comms<'ctx>(
         for (rank, &ctx) in contexts.iter().enumerate() {
             let r = rank as c_int; // below `n`, a C `int`
             let pushed = top.with_pushed(ctx, |_| {
-                let mut config = super::nonblocking_config();
+                let mut config = nonblocking_config();
                 let mut raw: ncclComm_t = core::ptr::null_mut();
                 // SAFETY: as in `PushedGuard::nccl_rank`: valid out-pointers, a fully
                 // initialized configuration, `id` by value; `ctx` is current and is its
@@ -383,8 +384,8 @@ pub fn all_reduce_parked<T: NcclType>(
             // which `in_context` makes current; `stream` is a live stream of it.
             unsafe {
                 ffi::nccl::ncclAllReduce(
-                    super::ptr(send),
-                    super::ptr_mut(recv),
+                    super::calls::ptr(send),
+                    super::calls::ptr_mut(recv),
                     count,
                     T::RAW,
                     op.raw(),
@@ -474,7 +475,7 @@ fn wait_part<T: NcclType>(p: &ParkedPart<'_, '_, T>) -> Result<()> {
         if passed(deadline) {
             return Err(timed_out(p.comm));
         }
-        super::backoff(&mut sleep);
+        super::status::backoff(&mut sleep);
     }
 }
 
