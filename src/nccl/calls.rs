@@ -4,11 +4,12 @@
 
 use super::check;
 use super::comm::Comm;
-use super::status::status_error;
+use super::group::Group;
+use super::status::deadline_after;
 use crate::asynchronous::scope::{ScopedRead, ScopedWrite, StreamScope};
 use crate::error::Result;
 use crate::ffi;
-use crate::ffi::nccl::{ncclDataType_t, ncclRedOp_t, ncclResult_t};
+use crate::ffi::nccl::{ncclDataType_t, ncclRedOp_t};
 use crate::memory::plain::DeviceCopy;
 use core::ffi::c_void;
 
@@ -447,30 +448,21 @@ impl Comm<'_> {
         let raw = self.live(call)?;
         crate::asynchronous::refuse_inside_capture(call)?;
         let stream = s.as_raw();
-        // SAFETY: opens a group on this thread, closed below before this function returns on
-        // every path (nothing between can unwind: the calls are `extern "C"`), so no other
-        // call of the program is held in it.
-        let started = unsafe { ffi::nccl::ncclGroupStart() };
-        if started != ncclResult_t::ncclSuccess {
-            return Err(self.fail(status_error("ncclGroupStart", raw, started)));
-        }
+        // Ended before this returns, on every path (by its drop on an early return): the
+        // scope, and so the memory bound to it, outlives the group.
+        let mut group = Group::start().map_err(|e| self.fail(e))?;
+        group.join(self, deadline_after(self.timeout));
         // SAFETY: `ncclSend` reads `count` elements of `send`, `ncclRecv` writes `count` of
         // `recv`, in stream order once the group ends: both bound to the scope, which outlives
         // this call and so the group, holding that many (checked); `recv` exclusively; `to`
         // and `from` ranks (checked); `raw` and the stream as in `all_reduce`.
         let sent = unsafe { ffi::nccl::ncclSend(ptr(send), count, T::RAW, to, raw, stream) };
+        group.issued("ncclSend", raw, sent)?;
         // SAFETY: as above.
         let received =
             unsafe { ffi::nccl::ncclRecv(ptr_mut(recv), count, T::RAW, from, raw, stream) };
-        // SAFETY: closes the group opened above, once; NCCL enqueues its calls now (a
-        // non-blocking communicator by a thread of its own, settled below).
-        let ended = unsafe { ffi::nccl::ncclGroupEnd() };
-        for (name, r) in [("ncclSend", sent), ("ncclRecv", received)] {
-            if r != ncclResult_t::ncclSuccess && r != ncclResult_t::ncclInProgress {
-                return Err(self.fail(status_error(name, raw, r)));
-            }
-        }
-        self.settled(call, ended)
+        group.issued("ncclRecv", raw, received)?;
+        group.end(call).map(drop)
     }
 }
 

@@ -4,6 +4,7 @@
 //! destroy.
 
 use super::check;
+use super::group::Member;
 use super::id::UniqueId;
 use super::status::{
     Stalled, backoff, deadline_after, not_linked, passed, poll, status, status_error,
@@ -14,6 +15,7 @@ use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::ffi::nccl::{ncclComm_t, ncclResult_t};
 use core::cell::Cell;
+use core::ffi::c_int;
 use core::marker::PhantomData;
 use std::time::{Duration, Instant};
 
@@ -98,21 +100,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         let (r, n) = check::clique(rank, nranks)?;
         refuse_blocking_override()?;
         self.require_primary()?;
-        let mut config = nonblocking_config();
-        let mut raw: ncclComm_t = core::ptr::null_mut();
         let deadline = deadline_after(timeout);
-        // SAFETY: `ncclCommInitRankConfig` writes a communicator to a valid out-pointer and
-        // binds it to the current device:
-        // - `raw` and `config` are live locals; `config` is initialized as
-        //   `NCCL_CONFIG_INITIALIZER` would (size, magic, version; `blocking` 0, the rest
-        //   NCCL's defaults), and NCCL reads `config.size` bytes of it, every one initialized
-        //   (the struct has no padding: 8 + 4 + 4 + 4·4 + 8 + 4 + 4 = 48);
-        // - `id` is 128 plain bytes, passed by value;
-        // - this guard's context is current and is its device's primary context (checked
-        //   above), which NCCL's own threads select.
-        let started = unsafe {
-            ffi::nccl::ncclCommInitRankConfig(&raw mut raw, n, id.raw, r, &raw mut config)
-        };
+        // SAFETY: this guard's context is current and is its device's primary context (checked
+        // above).
+        let (raw, started) = unsafe { init_rank(id, n, r) };
         let comm = Comm {
             raw: Cell::new(raw),
             rank,
@@ -151,9 +142,32 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 }
 
+/// `ncclCommInitRankConfig`—Rank `r` of a clique of `n` with `id`, non-blocking, on the
+/// current device: the communicator (null if NCCL made none) and NCCL's status. Inside a group
+/// NCCL records the current device and makes the communicator when the group ends.
+///
+/// # Safety
+///
+/// The current context is its device's primary context, which NCCL's own threads select.
+pub(super) unsafe fn init_rank(id: &UniqueId, n: c_int, r: c_int) -> (ncclComm_t, ncclResult_t) {
+    let mut config = nonblocking_config();
+    let mut raw: ncclComm_t = core::ptr::null_mut();
+    // SAFETY: `ncclCommInitRankConfig` writes a communicator to a valid out-pointer and binds
+    // it to the current device:
+    // - `raw` and `config` are live locals; `config` is initialized as
+    //   `NCCL_CONFIG_INITIALIZER` would (size, magic, version; `blocking` 0, the rest NCCL's
+    //   defaults), and NCCL reads `config.size` bytes of it, every one initialized (the struct
+    //   has no padding: 8 + 4 + 4 + 4·4 + 8 + 4 + 4 = 48);
+    // - `id` is 128 plain bytes, passed by value;
+    // - the current context is its device's primary context (the caller's guarantee).
+    let started =
+        unsafe { ffi::nccl::ncclCommInitRankConfig(&raw mut raw, n, id.raw, r, &raw mut config) };
+    (raw, started)
+}
+
 /// The configuration of every communicator custack makes: non-blocking, the rest NCCL's
 /// defaults (as `NCCL_CONFIG_INITIALIZER` with `blocking = 0`).
-pub(super) fn nonblocking_config() -> ffi::nccl::ncclConfig_t {
+fn nonblocking_config() -> ffi::nccl::ncclConfig_t {
     ffi::nccl::ncclConfig_t {
         size: size_of::<ffi::nccl::ncclConfig_t>(),
         magic: ffi::nccl::NCCL_API_MAGIC,
@@ -229,8 +243,7 @@ impl Comm<'_> {
 
     /// Aborts with the error `e` (remembered for later calls), returning it.
     pub(super) fn fail(&self, e: Error) -> Error {
-        self.aborted.set(Some(e.kind()));
-        self.abort();
+        self.abort_with(e.kind());
         e
     }
 
@@ -273,7 +286,7 @@ impl Comm<'_> {
     /// The result of a call that returned `result`: settled (polled until NCCL has enqueued
     /// it) on `ncclInProgress`; an error otherwise aborts the communicator, so no thread of
     /// NCCL's can still enqueue it after the scope has ended.
-    pub(super) fn settled(&self, call: &str, result: ncclResult_t) -> Result<()> {
+    fn settled(&self, call: &str, result: ncclResult_t) -> Result<()> {
         if result == ncclResult_t::ncclSuccess {
             return Ok(());
         }
@@ -405,5 +418,18 @@ impl Drop for Comm<'_> {
         if let Err(e) = self.release() {
             record_drop_error(e);
         }
+    }
+}
+
+impl Member for Comm<'_> {
+    fn live(&self, call: &str) -> Result<ncclComm_t> {
+        Comm::live(self, call)
+    }
+    fn abort_with(&self, kind: ErrorKind) {
+        self.aborted.set(Some(kind));
+        self.abort();
+    }
+    fn timed_out(&self, call: &str) -> Error {
+        Comm::timed_out(self, call)
     }
 }

@@ -114,12 +114,14 @@
 
 // The files, each one job; none imports a file that imports it back. From the bottom up:
 // `status` (NCCL's statuses as errors, the polling) and `check` (counts and ranks) use no
-// sibling; `id` (the clique's id, the version) uses `status`; `comm` (the communicator and its
-// lifetime) uses `check`, `id` and `status`; `calls` (collectives, point-to-point) uses `comm`;
-// `parked` (parked communicators, one thread's group over several GPUs) uses them all.
+// sibling; `id` (the clique's id, the version) uses `status`; `group` (one NCCL group, ended
+// once) uses `status`; `comm` (the communicator and its lifetime) uses `check`, `group`, `id`
+// and `status`; `calls` (collectives, point-to-point, `send_recv`'s group) uses `comm` and
+// `group`; `parked` (parked communicators, one thread's group over several GPUs) uses them all.
 mod calls;
 mod check;
 mod comm;
+mod group;
 mod id;
 mod parked;
 mod status;
