@@ -3,16 +3,18 @@
 //! ([`comms`]) and issues one NCCL group over them ([`all_reduce_parked`]), pushing each
 //! context in turn.
 
-use super::{
-    Comm, NcclType, ReduceOp, Stalled, check, deadline_after, finish, not_linked, passed, poll,
-    refuse_blocking_override, status_error, unique_id,
-};
+use super::calls::{NcclType, ReduceOp, ptr, ptr_mut};
+use super::check;
+use super::comm::{Comm, finish, init_rank, refuse_blocking_override};
+use super::group::{Group, Member};
+use super::id::unique_id;
+use super::status::{Stalled, backoff, deadline_after, not_linked, passed, poll, status};
 use crate::context::Context;
 use crate::context::raw::with_raw_current;
 use crate::context::stack::{PushedGuard, StackTop};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
-use crate::ffi::nccl::{ncclComm_t, ncclResult_t};
+use crate::ffi::nccl::ncclComm_t;
 use crate::parking::buffer::ParkedBuffer;
 use crate::parking::stream::ParkedStream;
 use core::cell::Cell;
@@ -69,7 +71,26 @@ impl core::fmt::Debug for ParkedComm<'_> {
     }
 }
 
-impl ParkedComm<'_> {
+impl<'ctx> ParkedComm<'ctx> {
+    /// A communicator NCCL made (or is making) in `ctx`.
+    fn new(
+        ctx: &'ctx Context,
+        raw: ncclComm_t,
+        rank: usize,
+        nranks: usize,
+        timeout: Duration,
+    ) -> Self {
+        Self {
+            ctx: ctx.as_raw(),
+            raw: Cell::new(raw),
+            rank,
+            nranks,
+            timeout,
+            aborted: Cell::new(None),
+            _marker: PhantomData,
+        }
+    }
+
     /// Its rank in the clique.
     pub fn rank(&self) -> usize {
         self.rank
@@ -93,7 +114,7 @@ impl ParkedComm<'_> {
         let abort = || {
             // SAFETY: a live communicator of `ctx`, current while this runs, aborted once (taken
             // out above).
-            super::status("ncclCommAbort", core::ptr::null_mut(), unsafe {
+            status("ncclCommAbort", core::ptr::null_mut(), unsafe {
                 ffi::nccl::ncclCommAbort(raw)
             })
         };
@@ -217,92 +238,22 @@ pub fn comms<'ctx>(
     }
     let id = unique_id()?;
     let deadline = deadline_after(timeout);
-    let mut made: Vec<ParkedComm<'ctx>> = Vec::with_capacity(nranks);
-    // SAFETY: opens a group on this thread, closed below on every path before this function
-    // returns; only the initializations below are issued inside it.
-    let started = unsafe { ffi::nccl::ncclGroupStart() };
-    let mut failure = (started != ncclResult_t::ncclSuccess)
-        .then(|| status_error("ncclGroupStart", core::ptr::null_mut(), started));
-    if failure.is_none() {
-        for (rank, &ctx) in contexts.iter().enumerate() {
-            let r = rank as c_int; // below `n`, a C `int`
-            let pushed = top.with_pushed(ctx, |_| {
-                let mut config = super::nonblocking_config();
-                let mut raw: ncclComm_t = core::ptr::null_mut();
-                // SAFETY: as in `PushedGuard::nccl_rank`: valid out-pointers, a fully
-                // initialized configuration, `id` by value; `ctx` is current and is its
-                // device's primary context (checked above). Inside the group NCCL records the
-                // current device and makes the communicator when the group ends.
-                let result = unsafe {
-                    ffi::nccl::ncclCommInitRankConfig(&raw mut raw, n, id.raw, r, &raw mut config)
-                };
-                (raw, result)
-            });
-            let (raw, result) = match pushed {
-                Ok(v) => v,
-                Err(e) => {
-                    failure = Some(e);
-                    break;
-                }
-            };
-            if !raw.is_null() {
-                made.push(ParkedComm {
-                    ctx: ctx.as_raw(),
-                    raw: Cell::new(raw),
-                    rank,
-                    nranks,
-                    timeout,
-                    aborted: Cell::new(None),
-                    _marker: PhantomData,
-                });
-            }
-            if result != ncclResult_t::ncclSuccess && result != ncclResult_t::ncclInProgress {
-                failure = Some(status_error("ncclCommInitRankConfig", raw, result));
-                break;
-            }
+    // Only the initializations below are issued inside the group; its drop on an early return
+    // aborts every communicator made so far.
+    let mut group = Group::start()?;
+    for (rank, &ctx) in contexts.iter().enumerate() {
+        let r = rank as c_int; // below `n`, a C `int`
+        // SAFETY: `ctx` is current while this runs and is its device's primary context
+        // (checked above).
+        let pushed = top.with_pushed(ctx, |_| unsafe { init_rank(&id, n, r) });
+        let (raw, result) = group.check(pushed)?;
+        if !raw.is_null() {
+            let comm = ParkedComm::new(ctx, raw, rank, nranks, timeout);
+            group.join(comm, deadline);
         }
+        group.issued("ncclCommInitRankConfig", raw, result)?;
     }
-    // SAFETY: closes the group opened above (NCCL ignores an end without a start only if the
-    // start failed, which `started` tells): the initializations start now.
-    let ended =
-        (started == ncclResult_t::ncclSuccess).then(|| unsafe { ffi::nccl::ncclGroupEnd() });
-    if failure.is_none() {
-        if let Some(ended) = ended {
-            if ended != ncclResult_t::ncclSuccess && ended != ncclResult_t::ncclInProgress {
-                failure = Some(status_error("ncclGroupEnd", core::ptr::null_mut(), ended));
-            }
-        }
-    }
-    if failure.is_none() {
-        for comm in &made {
-            match poll(comm.raw.get(), "ncclCommInitRankConfig", deadline) {
-                Ok(()) => {}
-                Err(Stalled::Failed(e)) => {
-                    failure = Some(e);
-                    break;
-                }
-                Err(Stalled::TimedOut) => {
-                    failure = Some(Error::custack(
-                        ErrorKind::NcclTimedOut,
-                        format!(
-                            "ncclCommInitRankConfig: rank {} of {nranks} (of this thread's \
-                             clique) did not finish within {timeout:?}; every communicator was \
-                             aborted",
-                            comm.rank
-                        ),
-                    ));
-                    break;
-                }
-            }
-        }
-    }
-    if let Some(e) = failure {
-        for comm in &made {
-            comm.abort(e.kind());
-        }
-        return Err(e);
-    }
-    Ok(made)
+    group.end("ncclCommInitRankConfig")
 }
 
 /// One GPU's part of [`all_reduce_parked`]: its communicator, the stream to enqueue on and the
@@ -344,82 +295,11 @@ pub fn all_reduce_parked<T: NcclType>(
     op: ReduceOp,
 ) -> Result<()> {
     not_linked()?;
-    let call = "ncclAllReduce";
     for p in parts.iter() {
-        check::holds(call, "sendbuff", p.send.len(), count, "count")?;
-        check::holds(call, "recvbuff", p.recv.len(), count, "count")?;
-        let ctx = p.comm.context_raw();
-        for (what, other) in [
-            ("stream", p.stream.context_raw()),
-            ("buffer", p.send.context_raw()),
-            ("buffer", p.recv.context_raw()),
-        ] {
-            if other != ctx {
-                return Err(crate::parking::mismatch(what, other, ctx));
-            }
-        }
-        p.comm.live(call)?;
+        p.check(count)?;
     }
-    // SAFETY: opens a group on this thread, closed below before this function returns; only
-    // the all-reduces below are issued inside it.
-    let started = unsafe { ffi::nccl::ncclGroupStart() };
-    if started != ncclResult_t::ncclSuccess {
-        return Err(status_error(
-            "ncclGroupStart",
-            core::ptr::null_mut(),
-            started,
-        ));
-    }
-    let mut failure = None;
-    for p in parts.iter() {
-        let (raw, stream) = (p.comm.raw.get(), p.stream.as_raw());
-        let (send, recv) = (p.send.device_ptr(), p.recv.device_ptr());
-        let issue = || {
-            // SAFETY: `ncclAllReduce` reads `count` elements of `send` and writes `count` of
-            // `recv` on `stream`, once the group ends: both are device memory of this context
-            // (checked above) holding that many (checked), borrowed (`recv` exclusively) until
-            // this function returns, which is only after every part's stream has finished or
-            // been synchronized after an abort; `raw` is live (checked) and of this context,
-            // which `in_context` makes current; `stream` is a live stream of it.
-            unsafe {
-                ffi::nccl::ncclAllReduce(
-                    super::ptr(send),
-                    super::ptr_mut(recv),
-                    count,
-                    T::RAW,
-                    op.raw(),
-                    raw,
-                    stream,
-                )
-            }
-        };
-        // SAFETY: the communicator's context is alive (borrowed for `'ctx`); `issue` leaves the
-        // stack as it found it.
-        let pushed = unsafe { in_context(p.comm.ctx, issue) };
-        match pushed {
-            Ok(r) if r == ncclResult_t::ncclSuccess || r == ncclResult_t::ncclInProgress => {}
-            Ok(r) => {
-                failure = Some(status_error(call, raw, r));
-                break;
-            }
-            Err(e) => {
-                failure = Some(e);
-                break;
-            }
-        }
-    }
-    // SAFETY: closes the group opened above; NCCL enqueues what it holds now.
-    let ended = unsafe { ffi::nccl::ncclGroupEnd() };
-    if failure.is_none()
-        && ended != ncclResult_t::ncclSuccess
-        && ended != ncclResult_t::ncclInProgress
-    {
-        failure = Some(status_error("ncclGroupEnd", core::ptr::null_mut(), ended));
-    }
-    if failure.is_none() {
-        failure = parts.iter().find_map(|p| wait_part(p).err());
-    }
-    let Some(e) = failure else {
+    let group = Group::start()?;
+    let Err(e) = reduce_and_wait(group, parts, count, op) else {
         return Ok(());
     };
     // Some ranks' work may be enqueued and waiting for the others': end it all, then make sure
@@ -442,14 +322,73 @@ pub fn all_reduce_parked<T: NcclType>(
     Err(e)
 }
 
-/// Waits for one part's stream, watching its communicator, at most its timeout.
+impl<T: NcclType> ParkedPart<'_, '_, T> {
+    /// Its buffers hold `count`, its stream and buffers are of its communicator's context, and
+    /// that communicator is live.
+    fn check(&self, count: usize) -> Result<()> {
+        let call = "ncclAllReduce";
+        check::holds(call, "sendbuff", self.send.len(), count, "count")?;
+        check::holds(call, "recvbuff", self.recv.len(), count, "count")?;
+        let ctx = self.comm.context_raw();
+        for (what, other) in [
+            ("stream", self.stream.context_raw()),
+            ("buffer", self.send.context_raw()),
+            ("buffer", self.recv.context_raw()),
+        ] {
+            if other != ctx {
+                return Err(crate::parking::mismatch(what, other, ctx));
+            }
+        }
+        self.comm.live(call).map(drop)
+    }
+}
+
+/// Issues every part's all-reduce inside `group`, ends it (which polls every communicator until
+/// NCCL has enqueued its part) and waits for every part's stream.
+fn reduce_and_wait<'a, 'ctx, T: NcclType>(
+    mut group: Group<&'a ParkedComm<'ctx>>,
+    parts: &[ParkedPart<'a, 'ctx, T>],
+    count: usize,
+    op: ReduceOp,
+) -> Result<()> {
+    let call = "ncclAllReduce";
+    for p in parts {
+        group.join(p.comm, deadline_after(p.comm.timeout));
+        let (raw, stream) = (p.comm.raw.get(), p.stream.as_raw());
+        let (send, recv) = (p.send.device_ptr(), p.recv.device_ptr());
+        let issue = || {
+            // SAFETY: `ncclAllReduce` reads `count` elements of `send` and writes `count` of
+            // `recv` on `stream`, once the group ends: both are device memory of this context
+            // (checked) holding that many (checked), borrowed (`recv` exclusively) until
+            // `all_reduce_parked` returns, which is only after the group has ended and every
+            // part's stream has finished or been synchronized after an abort; `raw` is live
+            // (checked) and of this context, which `in_context` makes current; `stream` is a
+            // live stream of it.
+            unsafe {
+                ffi::nccl::ncclAllReduce(
+                    ptr(send),
+                    ptr_mut(recv),
+                    count,
+                    T::RAW,
+                    op.raw(),
+                    raw,
+                    stream,
+                )
+            }
+        };
+        // SAFETY: the communicator's context is alive (borrowed for `'ctx`); `issue` leaves the
+        // stack as it found it.
+        let issued = group.check(unsafe { in_context(p.comm.ctx, issue) })?;
+        group.issued(call, raw, issued)?;
+    }
+    group.end(call)?;
+    parts.iter().try_for_each(wait_part)
+}
+
+/// Waits for one part's stream, watching its communicator, at most its timeout: its work is
+/// enqueued (the group has ended and NCCL is done with it).
 fn wait_part<T: NcclType>(p: &ParkedPart<'_, '_, T>) -> Result<()> {
     let raw = p.comm.live("all_reduce_parked")?;
-    match poll(raw, "ncclGroupEnd", deadline_after(p.comm.timeout)) {
-        Ok(()) => {}
-        Err(Stalled::Failed(e)) => return Err(e),
-        Err(Stalled::TimedOut) => return Err(timed_out(p.comm)),
-    }
     let deadline = deadline_after(p.comm.timeout);
     let stream = p.stream.as_raw();
     let mut sleep = Duration::from_micros(50);
@@ -472,26 +411,13 @@ fn wait_part<T: NcclType>(p: &ParkedPart<'_, '_, T>) -> Result<()> {
             return Err(e);
         }
         if passed(deadline) {
-            return Err(timed_out(p.comm));
+            return Err(p.comm.timed_out("ncclAllReduce"));
         }
-        super::backoff(&mut sleep);
+        backoff(&mut sleep);
     }
 }
 
-#[cold]
-fn timed_out(comm: &ParkedComm<'_>) -> Error {
-    Error::custack(
-        ErrorKind::NcclTimedOut,
-        format!(
-            "ncclAllReduce: rank {} of {} did not finish within {:?}; every communicator of the \
-             call was aborted",
-            comm.rank, comm.nranks, comm.timeout
-        ),
-    )
-}
-
-impl ParkedComm<'_> {
-    /// The live communicator, or the error it was aborted with.
+impl Member for ParkedComm<'_> {
     fn live(&self, call: &str) -> Result<ncclComm_t> {
         let raw = self.raw.get();
         if raw.is_null() {
@@ -501,5 +427,21 @@ impl ParkedComm<'_> {
             ));
         }
         Ok(raw)
+    }
+
+    fn abort_with(&self, kind: ErrorKind) {
+        self.abort(kind);
+    }
+
+    #[cold]
+    fn timed_out(&self, call: &str) -> Error {
+        Error::custack(
+            ErrorKind::NcclTimedOut,
+            format!(
+                "{call}: rank {} of {} did not finish within {:?}; every communicator of the \
+                 call was aborted",
+                self.rank, self.nranks, self.timeout
+            ),
+        )
     }
 }

@@ -1,0 +1,435 @@
+//! The communicator and its lifetime: [`Comm`] made by [`PushedGuard::nccl_rank`] in a primary
+//! context, every call's result settled (polled until NCCL has enqueued it), aborted on an
+//! error or past its timeout, [`Comm::wait`] as the bounded end of a scope, and its finalize and
+//! destroy.
+
+use super::check;
+use super::group::Member;
+use super::id::UniqueId;
+use super::status::{
+    Stalled, backoff, deadline_after, not_linked, passed, poll, status, status_error,
+};
+use crate::asynchronous::scope::StreamScope;
+use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::ffi;
+use crate::ffi::nccl::{ncclComm_t, ncclResult_t};
+use core::cell::Cell;
+use core::ffi::c_int;
+use core::marker::PhantomData;
+use std::time::{Duration, Instant};
+
+/// One rank of an NCCL clique, a communicator of the guard's context; see the
+/// [module docs](crate::nccl).
+///
+/// Borrows the guard that lent it (`'g`), so it cannot outlive the pop or be used while
+/// another context is pushed on top (C25); `!Send` and `!Sync`. Finalized and destroyed on drop
+/// (bounded by its timeout, then aborted; errors recorded, see
+/// [`take_drop_errors`](crate::take_drop_errors)), or by [`Comm::destroy`].
+#[doc(alias = "ncclComm_t")]
+pub struct Comm<'g> {
+    /// Null once destroyed or aborted.
+    pub(super) raw: Cell<ncclComm_t>,
+    pub(super) rank: usize,
+    pub(super) nranks: usize,
+    pub(super) timeout: Duration,
+    /// Why the communicator was aborted, repeated by every later call.
+    pub(super) aborted: Cell<Option<ErrorKind>>,
+    // Borrowed from the guard; the communicator is bound to the guard's context, current on
+    // this thread only: `!Send`, `!Sync`.
+    pub(super) _guard: PhantomData<(&'g (), *const ())>,
+}
+
+static_assertions::assert_not_impl_any!(Comm<'static>: Send, Sync);
+
+impl core::fmt::Debug for Comm<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Comm")
+            .field("raw", &self.raw.get())
+            .field("rank", &self.rank)
+            .field("nranks", &self.nranks)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
+    /// `ncclCommInitRankConfig`—Makes rank `rank` of a clique of `nranks` on this guard's
+    /// device, every rank with the same `id`; waits until every rank has arrived, at most
+    /// `timeout`, which also bounds every later wait of the communicator (see the
+    /// [module docs](crate::nccl)).
+    ///
+    /// # Errors
+    ///
+    /// Before NCCL is called: [`ErrorKind::LibraryNotLinked`] in a build without NCCL;
+    /// [`ErrorKind::InvalidValue`] unless `rank < nranks` (C `int`s); `CUDA_ERROR_INVALID_CONTEXT`
+    /// unless this guard's context is its device's primary context. Then
+    /// [`ErrorKind::NcclTimedOut`] if the clique was not complete within `timeout` (a rank that
+    /// never arrived, or died; the attempt is aborted, nothing is leaked); NCCL's status
+    /// (`NcclInvalidUsage` for two ranks on one GPU, `NcclRemoteError`, …).
+    ///
+    /// # Examples
+    ///
+    /// A clique of one (every collective is then a copy):
+    ///
+    /// ```no_run
+    /// # use custack::{Context, Driver, Stack};
+    /// # use std::time::Duration;
+    /// let ctx = Context::primary(Driver::init()?.device(0)?)?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let id = custack::nccl::unique_id()?;
+    /// let comm = guard.nccl_rank(&id, 0, 1, Duration::from_secs(10))?;
+    /// assert_eq!(comm.nranks(), 1);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclcomminitrankconfig>
+    #[doc(alias = "ncclCommInitRankConfig")]
+    #[doc(alias = "ncclCommInitRank")]
+    pub fn nccl_rank(
+        &self,
+        id: &UniqueId,
+        rank: usize,
+        nranks: usize,
+        timeout: Duration,
+    ) -> Result<Comm<'_>> {
+        not_linked()?;
+        let (r, n) = check::clique(rank, nranks)?;
+        refuse_blocking_override()?;
+        self.require_primary()?;
+        let deadline = deadline_after(timeout);
+        // SAFETY: this guard's context is current and is its device's primary context (checked
+        // above).
+        let (raw, started) = unsafe { init_rank(id, n, r) };
+        let comm = Comm {
+            raw: Cell::new(raw),
+            rank,
+            nranks,
+            timeout,
+            aborted: Cell::new(None),
+            _guard: PhantomData,
+        };
+        if started != ncclResult_t::ncclSuccess && started != ncclResult_t::ncclInProgress {
+            let e = status_error("ncclCommInitRankConfig", raw, started);
+            comm.abort(); // frees what NCCL may have made (nothing, if `raw` is null)
+            return Err(e);
+        }
+        comm.settle("ncclCommInitRankConfig", deadline)?;
+        Ok(comm)
+    }
+
+    /// `CUDA_ERROR_INVALID_CONTEXT` unless this guard's context is its device's primary
+    /// context, the one NCCL works in.
+    fn require_primary(&self) -> Result<()> {
+        let device = self.device()?;
+        let mut primary = core::ptr::null_mut();
+        // SAFETY: a valid out-pointer and a device of this driver; retained here, released
+        // right below.
+        unsafe { ffi::cuDevicePrimaryCtxRetain(&raw mut primary, device.as_raw()) }.result()?;
+        // SAFETY: releases the reference taken just above, once; the guard's own context
+        // (primary or not) is unaffected.
+        let released = unsafe { ffi::cuDevicePrimaryCtxRelease_v2(device.as_raw()) }.result();
+        if primary != self.as_raw() {
+            return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_CONTEXT).with_detail(
+                "NCCL works in the device's primary context (its threads select the device with \
+                 cudaSetDevice): push `Context::primary(device)` to make a communicator",
+            ));
+        }
+        released
+    }
+}
+
+/// `ncclCommInitRankConfig`—Rank `r` of a clique of `n` with `id`, non-blocking, on the
+/// current device: the communicator (null if NCCL made none) and NCCL's status. Inside a group
+/// NCCL records the current device and makes the communicator when the group ends.
+///
+/// # Safety
+///
+/// The current context is its device's primary context, which NCCL's own threads select.
+pub(super) unsafe fn init_rank(id: &UniqueId, n: c_int, r: c_int) -> (ncclComm_t, ncclResult_t) {
+    let mut config = nonblocking_config();
+    let mut raw: ncclComm_t = core::ptr::null_mut();
+    // SAFETY: `ncclCommInitRankConfig` writes a communicator to a valid out-pointer and binds
+    // it to the current device:
+    // - `raw` and `config` are live locals; `config` is initialized as
+    //   `NCCL_CONFIG_INITIALIZER` would (size, magic, version; `blocking` 0, the rest NCCL's
+    //   defaults), and NCCL reads `config.size` bytes of it, every one initialized (the struct
+    //   has no padding: 8 + 4 + 4 + 4·4 + 8 + 4 + 4 = 48);
+    // - `id` is 128 plain bytes, passed by value;
+    // - the current context is its device's primary context (the caller's guarantee).
+    let started =
+        unsafe { ffi::nccl::ncclCommInitRankConfig(&raw mut raw, n, id.raw, r, &raw mut config) };
+    (raw, started)
+}
+
+/// The configuration of every communicator custack makes: non-blocking, the rest NCCL's
+/// defaults (as `NCCL_CONFIG_INITIALIZER` with `blocking = 0`).
+fn nonblocking_config() -> ffi::nccl::ncclConfig_t {
+    ffi::nccl::ncclConfig_t {
+        size: size_of::<ffi::nccl::ncclConfig_t>(),
+        magic: ffi::nccl::NCCL_API_MAGIC,
+        version: ffi::nccl::NCCL_CONFIG_VERSION_2_18,
+        blocking: 0,
+        cgaClusterSize: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
+        minCTAs: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
+        maxCTAs: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
+        netName: core::ptr::null(),
+        splitShare: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
+        trafficClass: ffi::nccl::NCCL_CONFIG_UNDEF_INT,
+    }
+}
+
+/// `Err` where `NCCL_COMM_BLOCKING=1`, which makes NCCL ignore `blocking = 0`, so that its init
+/// and calls would block without the communicator's bound.
+pub(super) fn refuse_blocking_override() -> Result<()> {
+    match std::env::var("NCCL_COMM_BLOCKING") {
+        Ok(v) if v.trim() == "1" => Err(Error::custack(
+            ErrorKind::InvalidValue,
+            "NCCL_COMM_BLOCKING=1 is set: NCCL would then block in its init and calls with no \
+             bound, where custack bounds every wait by the communicator's timeout; unset it",
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl Comm<'_> {
+    /// This process's rank in the clique.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+    /// How many ranks the clique has.
+    pub fn nranks(&self) -> usize {
+        self.nranks
+    }
+    /// The timeout every wait of this communicator is bounded by.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+    /// The raw communicator (null once destroyed or aborted).
+    pub fn as_raw(&self) -> ncclComm_t {
+        Cell::get(&self.raw)
+    }
+
+    /// The live communicator, or the error it was aborted with.
+    pub(super) fn live(&self, call: &str) -> Result<ncclComm_t> {
+        let raw = self.raw.get();
+        if raw.is_null() {
+            let kind = self.aborted.get().unwrap_or(ErrorKind::InvalidValue);
+            return Err(Error::custack(
+                kind,
+                format!("{call}: this communicator was aborted or destroyed; nothing was enqueued"),
+            ));
+        }
+        Ok(raw)
+    }
+
+    /// `ncclCommAbort`: ends the communicator's pending work and frees it; idempotent.
+    fn abort(&self) {
+        let raw = self.raw.replace(core::ptr::null_mut());
+        if raw.is_null() {
+            return;
+        }
+        // SAFETY: a live communicator of the current context (this value borrows its guard),
+        // aborted once: `raw` was taken out above, so no later call reaches it.
+        if let Err(e) = status("ncclCommAbort", core::ptr::null_mut(), unsafe {
+            ffi::nccl::ncclCommAbort(raw)
+        }) {
+            record_drop_error(e);
+        }
+    }
+
+    /// Aborts with the error `e` (remembered for later calls), returning it.
+    pub(super) fn fail(&self, e: Error) -> Error {
+        self.abort_with(e.kind());
+        e
+    }
+
+    /// Polls the communicator until its state is no longer `ncclInProgress`, at most until
+    /// `deadline`; aborts it on an error or at the deadline.
+    fn settle(&self, call: &str, deadline: Option<Instant>) -> Result<()> {
+        match poll(self.live(call)?, call, deadline) {
+            Ok(()) => Ok(()),
+            Err(Stalled::Failed(e)) => Err(self.fail(e)),
+            Err(Stalled::TimedOut) => Err(self.fail(self.timed_out(call))),
+        }
+    }
+
+    #[cold]
+    fn timed_out(&self, call: &str) -> Error {
+        Error::custack(
+            ErrorKind::NcclTimedOut,
+            format!(
+                "{call}: rank {} of {} did not finish within {:?} (a rank that died or never \
+                 arrived?); the communicator was aborted",
+                self.rank, self.nranks, self.timeout
+            ),
+        )
+    }
+
+    /// Issues one NCCL call on the scope's stream (refused inside a capture) and returns once
+    /// NCCL has enqueued it: a non-blocking communicator answers `ncclInProgress` while its
+    /// thread enqueues, and is polled until it is done.
+    pub(super) fn enqueue(
+        &self,
+        s: &StreamScope<'_, '_>,
+        call: &'static str,
+        f: impl FnOnce(ncclComm_t, ffi::CUstream) -> ncclResult_t,
+    ) -> Result<()> {
+        let raw = self.live(call)?;
+        crate::asynchronous::refuse_inside_capture(call)?;
+        self.settled(call, f(raw, s.as_raw()))
+    }
+
+    /// The result of a call that returned `result`: settled (polled until NCCL has enqueued
+    /// it) on `ncclInProgress`; an error otherwise aborts the communicator, so no thread of
+    /// NCCL's can still enqueue it after the scope has ended.
+    fn settled(&self, call: &str, result: ncclResult_t) -> Result<()> {
+        if result == ncclResult_t::ncclSuccess {
+            return Ok(());
+        }
+        if result == ncclResult_t::ncclInProgress {
+            return self.settle(call, deadline_after(self.timeout));
+        }
+        Err(self.fail(status_error(call, self.raw.get(), result)))
+    }
+
+    /// Waits for the scope's stream, at most the communicator's timeout, watching the
+    /// communicator (`cuStreamQuery`, `ncclCommGetAsyncError`): the bounded end of a scope whose
+    /// collectives wait for other ranks. On an NCCL error, or when the timeout passes, the
+    /// communicator is aborted, which ends its pending work, so the scope's own wait returns.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NcclTimedOut`]; NCCL's asynchronous error (`NcclRemoteError` when a peer
+    /// failed); a driver error of the stream's work. Only this communicator is watched: with
+    /// several communicators' work on one stream, end the scope with each one's `wait`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclcommgetasyncerror>,
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    #[doc(alias = "ncclCommGetAsyncError")]
+    #[doc(alias = "cuStreamQuery")]
+    pub fn wait(&self, s: &StreamScope<'_, '_>) -> Result<()> {
+        let call = "Comm::wait";
+        let raw = self.live(call)?;
+        let deadline = deadline_after(self.timeout);
+        let mut sleep = Duration::from_micros(50);
+        loop {
+            // The communicator first: an idle stream proves nothing while NCCL may still be
+            // enqueueing (`ncclInProgress`).
+            let mut state = ncclResult_t::ncclSuccess;
+            // SAFETY: a live communicator and a valid out-pointer.
+            let asked = unsafe { ffi::nccl::ncclCommGetAsyncError(raw, &raw mut state) };
+            status("ncclCommGetAsyncError", raw, asked).map_err(|e| self.fail(e))?;
+            if state != ncclResult_t::ncclSuccess && state != ncclResult_t::ncclInProgress {
+                return Err(self.fail(status_error(call, raw, state)));
+            }
+            if state == ncclResult_t::ncclSuccess {
+                // SAFETY: the scope's stream is live for the scope and of the current context.
+                let queried = unsafe { ffi::cuStreamQuery(s.as_raw()) };
+                if queried == ffi::CUresult::CUDA_SUCCESS {
+                    return Ok(());
+                }
+                if queried != ffi::CUresult::CUDA_ERROR_NOT_READY {
+                    return Err(Error::from_code(queried));
+                }
+            }
+            if passed(deadline) {
+                return Err(self.fail(self.timed_out(call)));
+            }
+            backoff(&mut sleep);
+        }
+    }
+
+    /// `ncclCommFinalize`, `ncclCommDestroy`—Finalizes (waits, at most the timeout, until every
+    /// rank is done with the communicator) and destroys it; aborted instead when that fails.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NcclTimedOut`], NCCL's status; the communicator is released either way.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclcommfinalize>
+    #[doc(alias = "ncclCommFinalize")]
+    #[doc(alias = "ncclCommDestroy")]
+    pub fn destroy(self) -> Result<()> {
+        self.release()
+    }
+
+    fn release(&self) -> Result<()> {
+        let raw = self.raw.replace(core::ptr::null_mut());
+        if raw.is_null() {
+            return Ok(()); // aborted: already released, its error already returned
+        }
+        finish(raw, self.timeout)
+    }
+}
+
+/// `ncclCommFinalize`, polled at most `timeout`, then `ncclCommDestroy`; `ncclCommAbort`
+/// instead when finalizing fails or times out. Releases `raw` on every path.
+pub(super) fn finish(raw: ncclComm_t, timeout: Duration) -> Result<()> {
+    let deadline = deadline_after(timeout);
+    // SAFETY: a live communicator of the current context, owned by the caller and released
+    // once, here; finalizing flushes its issued work (non-blocking: polled below).
+    let finalized = unsafe { ffi::nccl::ncclCommFinalize(raw) };
+    let settled =
+        if finalized == ncclResult_t::ncclSuccess || finalized == ncclResult_t::ncclInProgress {
+            poll(raw, "ncclCommFinalize", deadline)
+        } else {
+            Err(Stalled::Failed(status_error(
+                "ncclCommFinalize",
+                raw,
+                finalized,
+            )))
+        };
+    let failed = match settled {
+        Ok(()) => {
+            // SAFETY: a finalized communicator, destroyed once.
+            return status("ncclCommDestroy", core::ptr::null_mut(), unsafe {
+                ffi::nccl::ncclCommDestroy(raw)
+            });
+        }
+        Err(Stalled::Failed(e)) => e,
+        Err(Stalled::TimedOut) => Error::custack(
+            ErrorKind::NcclTimedOut,
+            format!(
+                "ncclCommFinalize: the other ranks did not finish within {timeout:?}; the \
+                 communicator was aborted"
+            ),
+        ),
+    };
+    // SAFETY: the same communicator, not destroyed above: aborted once instead, which ends
+    // its pending work and frees it.
+    if let Err(e) = status("ncclCommAbort", core::ptr::null_mut(), unsafe {
+        ffi::nccl::ncclCommAbort(raw)
+    }) {
+        record_drop_error(e);
+    }
+    Err(failed)
+}
+
+impl Drop for Comm<'_> {
+    fn drop(&mut self) {
+        if let Err(e) = self.release() {
+            record_drop_error(e);
+        }
+    }
+}
+
+impl Member for Comm<'_> {
+    fn live(&self, call: &str) -> Result<ncclComm_t> {
+        Comm::live(self, call)
+    }
+    fn abort_with(&self, kind: ErrorKind) {
+        self.aborted.set(Some(kind));
+        self.abort();
+    }
+    fn timed_out(&self, call: &str) -> Error {
+        Comm::timed_out(self, call)
+    }
+}
