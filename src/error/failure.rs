@@ -1,0 +1,501 @@
+//! [`Error`]: one failure of a driver call or of a check custack makes, with its raw code, kind,
+//! detail and source, and the conversion of a `CUresult` into it.
+
+use crate::error::driver_log;
+use crate::error::kind::{ErrorKind, NOT_LINKED};
+use crate::ffi;
+use core::ffi::{CStr, c_char};
+use core::fmt;
+use std::sync::Arc;
+
+/// `Result` with custack's [`Error`].
+type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// An error from the driver or from custack's own checks.
+///
+/// It keeps the raw driver code ([`code`](Self::code)), its [`kind`](Self::kind), and an
+/// optional [`detail`](Self::detail). `Display` shows the driver's own name and description
+/// (`cuGetErrorName`, `cuGetErrorString`), the detail, whether the error is sticky, and a hint
+/// for errors that usually come from the machine's setup:
+///
+/// ```text
+/// CUDA_ERROR_NO_DEVICE (100): no CUDA-capable device is detected
+///   hint: no CUDA-capable device is visible: check `nvidia-smi`, CUDA_VISIBLE_DEVICES …
+/// ```
+///
+/// # In a library built on custack
+///
+/// A crate that builds on custack can return custack's errors and make its own of the same
+/// kinds: [`Error::new`] (a kind and its detail), [`Error::from_kind`]
+/// (a kind alone), [`with_detail`](Self::with_detail) and [`with_source`](Self::with_source)
+/// (a foreign error, such as an `std::io::Error` or a cuBLAS status of the crate's own type, as
+/// the [`source`](std::error::Error::source)). Such an error displays exactly as custack's own
+/// error of that kind and detail, and callers match on [`kind`](Self::kind) as for any other:
+///
+/// ```
+/// use custack::{Error, ErrorKind};
+///
+/// /// A downstream library's loader: its errors are custack errors.
+/// fn read_kernels(path: &str) -> custack::Result<String> {
+///     std::fs::read_to_string(path)
+///         .map_err(|e| Error::new(ErrorKind::Io, format!("reading {path}")).with_source(e))
+/// }
+///
+/// let err = read_kernels("/nonexistent/kernels.ptx").unwrap_err();
+/// match err.kind() {
+///     ErrorKind::Io => {
+///         assert!(err.to_string().starts_with("a file could not be read: reading /nonexistent"));
+///         let io = std::error::Error::source(&err).unwrap();
+///         assert!(io.downcast_ref::<std::io::Error>().is_some());
+///     }
+///     ErrorKind::OutOfMemory => unreachable!("free something and retry"),
+///     other => panic!("unexpected {other:?}"),
+/// }
+/// ```
+#[derive(Clone)]
+#[doc(alias = "CUresult")]
+pub struct Error {
+    code: Option<ffi::CUresult>,
+    kind: ErrorKind,
+    detail: Option<Box<str>>,
+    /// The error this one wraps ([`Error::with_source`]); `Arc` so that `Error` stays `Clone`.
+    source: Option<Arc<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+/// Equal when code, kind and detail are equal and both wrap no source, or the same one (a
+/// clone of an error equals it; two errors wrapping separately made sources do not, since
+/// `dyn Error` has no equality).
+impl PartialEq for Error {
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code
+            && self.kind == other.kind
+            && self.detail == other.detail
+            && match (&self.source, &other.source) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                _ => false,
+            }
+    }
+}
+
+impl Eq for Error {}
+
+static_assertions::assert_impl_all!(Error: Send, Sync, std::error::Error);
+
+impl Error {
+    /// Wraps a raw driver code, for example one returned by a library custack does not wrap.
+    ///
+    /// The kind is [`ErrorKind::from_code`] of it: a code this version of custack does not list
+    /// is kept as [`ErrorKind::Unlisted`]. `CUDA_SUCCESS` is accepted and reported as
+    /// `Unlisted(0)`.
+    pub fn from_raw(code: ffi::CUresult) -> Self {
+        Self {
+            code: Some(code),
+            kind: ErrorKind::from_code(code),
+            detail: None,
+            source: None,
+        }
+    }
+    pub(crate) fn from_code(code: ffi::CUresult) -> Self {
+        Self::from_raw(code)
+    }
+
+    /// An error of `kind` with its `detail`, as custack makes its own: for a library built on
+    /// custack that refuses something in custack's terms (a length that disagrees, an index out
+    /// of range, a file it could not read).
+    ///
+    /// [`code`](Self::code) is the kind's driver code ([`ErrorKind::code`]: `Some` for a driver
+    /// kind, `None` for custack's own kinds), and `Display` is what custack's own error of that
+    /// kind and detail shows.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use custack::{Error, ErrorKind};
+    ///
+    /// fn check_lengths(a: usize, b: usize) -> custack::Result<()> {
+    ///     if a == b {
+    ///         Ok(())
+    ///     } else {
+    ///         Err(Error::new(ErrorKind::LengthMismatch, format!("{a} inputs, {b} outputs")))
+    ///     }
+    /// }
+    /// let e = check_lengths(3, 4).unwrap_err();
+    /// assert_eq!(e.kind(), ErrorKind::LengthMismatch);
+    /// assert_eq!(e.code(), None);
+    /// assert_eq!(e.to_string(), "two lengths that must be equal differ: 3 inputs, 4 outputs");
+    ///
+    /// let e = Error::new(ErrorKind::InvalidValue, "block of 2048 threads");
+    /// assert_eq!(e.code(), Some(custack::ffi::CUresult::CUDA_ERROR_INVALID_VALUE));
+    /// ```
+    pub fn new(kind: ErrorKind, detail: impl Into<String>) -> Self {
+        Self::from_kind(kind).with_detail(detail)
+    }
+
+    /// An error of `kind` with no detail: [`code`](Self::code) is the kind's driver code
+    /// ([`ErrorKind::code`]), so `Error::from_kind(ErrorKind::OutOfMemory)` equals
+    /// `Error::from_raw(CUDA_ERROR_OUT_OF_MEMORY)`.
+    ///
+    /// (A function, not `From<ErrorKind>`: a second `From` impl for `Error` would make `?`
+    /// ambiguous where the error type of a closure is inferred, as in `stream.scope(|s| …)??`.)
+    pub fn from_kind(kind: ErrorKind) -> Self {
+        Self {
+            code: kind.code(),
+            kind,
+            detail: None,
+            source: None,
+        }
+    }
+    pub(crate) fn custack(kind: ErrorKind, detail: impl Into<String>) -> Self {
+        // Not `Self::new`: tests/doc_aliases.rs follows calls by name, and other `new`s in the
+        // crate call the driver.
+        Self::from_kind(kind).with_detail(detail)
+    }
+
+    /// The same error with `detail` as its detail (replacing any detail it had).
+    #[must_use]
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into().into_boxed_str());
+        self
+    }
+
+    /// The same error, wrapping `source`: a foreign error that caused it (an `std::io::Error`,
+    /// a status of a library custack does not wrap), which
+    /// [`source()`](std::error::Error::source) returns. `Display` does not repeat it: error
+    /// reporters walk the `source` chain (as the API guidelines ask of an error that has a
+    /// source); put what the reader needs first into the detail. `Debug` (`{:?}`: what
+    /// `fn main() -> custack::Result<()>` and `unwrap` print) is such a reporter: the message,
+    /// then "caused by: ..." for each error of the chain.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use custack::{Error, ErrorKind};
+    /// use std::error::Error as _;
+    ///
+    /// #[derive(Debug)]
+    /// struct CublasStatus(i32); // a foreign library's error type
+    /// impl std::fmt::Display for CublasStatus {
+    ///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    ///         write!(f, "cuBLAS status {}", self.0)
+    ///     }
+    /// }
+    /// impl std::error::Error for CublasStatus {}
+    ///
+    /// let e = Error::new(ErrorKind::InvalidValue, "cublasSgemm refused the shapes")
+    ///     .with_source(CublasStatus(7));
+    /// assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    /// let cause = e.source().and_then(|s| s.downcast_ref::<CublasStatus>()).unwrap();
+    /// assert_eq!(cause.0, 7);
+    /// assert!(format!("{e:?}").ends_with("\n  caused by: cuBLAS status 7"));
+    /// ```
+    #[must_use]
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Arc::new(source));
+        self
+    }
+    /// The raw driver code, or `None` for custack's own errors.
+    pub fn code(&self) -> Option<ffi::CUresult> {
+        self.code
+    }
+    /// The kind of error.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+    /// Extra information: a JIT log, a name, the sizes that disagreed.
+    pub fn detail(&self) -> Option<&str> {
+        self.detail.as_deref()
+    }
+    /// Whether the error is sticky: the context is unusable afterwards
+    /// (see [`ErrorKind::is_sticky`]).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let mut buf = guard.alloc::<u32>(16)?;
+    /// let stream = guard.stream()?;
+    /// let done = stream.scope(|s| s.fill_u32(s.bind_mut(&mut buf), 1)).and_then(|r| r);
+    /// if let Err(e) = &done {
+    ///     if e.is_sticky() {
+    ///         eprintln!("the GPU faulted; relaunch the process to use CUDA again: {e}");
+    ///     }
+    /// }
+    /// done?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    pub fn is_sticky(&self) -> bool {
+        self.kind.is_sticky()
+    }
+}
+
+/// Copies the driver's string for `code` out of `query` (`cuGetErrorName` or
+/// `cuGetErrorString`); `None` when the driver does not know the code.
+fn driver_string(
+    code: ffi::CUresult,
+    query: unsafe extern "C" fn(ffi::CUresult, *mut *const c_char) -> ffi::CUresult,
+) -> Option<String> {
+    let mut text: *const c_char = core::ptr::null();
+    // SAFETY: `cuGetErrorName` / `cuGetErrorString` take any `CUresult` value and a valid
+    // pointer to write to:
+    // - `&raw mut text` points to a live local `*const c_char`;
+    // - an unrecognized code is documented to return CUDA_ERROR_INVALID_VALUE and store NULL
+    //   (driver API, Error Handling); neither function needs `cuInit` or a context.
+    let status = unsafe { query(code, &raw mut text) };
+    if status != ffi::CUresult::CUDA_SUCCESS || text.is_null() {
+        return None;
+    }
+    // SAFETY: on success the driver stored a pointer to a NUL-terminated string that lives in
+    // the driver library (static for as long as libcuda is loaded, and custack links it);
+    // `text` was checked non-null above, and the bytes are copied out before returning.
+    let text = unsafe { CStr::from_ptr(text) };
+    Some(text.to_string_lossy().into_owned())
+}
+
+/// `{:?}` is what `fn main() -> custack::Result<()>` and `unwrap` print: the `Display` text (the
+/// driver's name and description, the detail, the hint), then each error in the
+/// [`source`](std::error::Error::source) chain on a line of its own ("caused by: ..."). `{:#?}`
+/// is the structure: kind, code, detail and source.
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            write!(f, "{self}")?;
+            let mut source = std::error::Error::source(self);
+            while let Some(s) = source {
+                write!(f, "\n  caused by: {s}")?;
+                source = s.source();
+            }
+            return Ok(());
+        }
+        let mut d = f.debug_struct("Error");
+        d.field("kind", &self.kind);
+        if let Some(code) = self.code {
+            d.field("code", &code.0);
+        }
+        if let Some(detail) = &self.detail {
+            d.field("detail", detail);
+        }
+        if let Some(source) = &self.source {
+            d.field("source", source);
+        }
+        d.finish()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(code) = self.code.or_else(|| self.kind.code()) {
+            match driver_string(code, ffi::cuGetErrorName) {
+                Some(name) => write!(f, "{name} ({})", code.0)?,
+                // As the driver names it (the table lists errors only).
+                None if code == ffi::CUresult::CUDA_SUCCESS => f.write_str("CUDA_SUCCESS (0)")?,
+                None => write!(f, "{} ({})", self.kind.name(), code.0)?,
+            }
+            match driver_string(code, ffi::cuGetErrorString) {
+                Some(description) => write!(f, ": {description}")?,
+                None if cfg!(custack_no_libcuda) => write!(f, ": {NOT_LINKED}")?,
+                None => f.write_str(": no description from the driver")?,
+            }
+        } else {
+            f.write_str(self.kind.custack_sentence().unwrap_or(self.kind.name()))?;
+        }
+        if let Some(detail) = &self.detail {
+            write!(f, ": {detail}")?;
+        }
+        if self.is_sticky() {
+            f.write_str(" (sticky: this context is unusable; destroy or reset it)")?;
+        }
+        if let Some(hint) = self.kind.hint() {
+            write!(f, "\n  hint: {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|s| s as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl ffi::CUresult {
+    /// `Ok(())` for `CUDA_SUCCESS`, the error otherwise.
+    #[inline]
+    pub(crate) fn result(self) -> Result<()> {
+        if self == ffi::CUresult::CUDA_SUCCESS {
+            Ok(())
+        } else {
+            Err(Error::from_failed_call(self))
+        }
+    }
+}
+
+impl Error {
+    /// The error of a driver call that returned `code`, with the driver's log messages for it
+    /// where the driver has them (see `driver_log`). Out of line: only failures pay for it.
+    #[cold]
+    #[inline(never)]
+    fn from_failed_call(code: ffi::CUresult) -> Self {
+        let error = Self::from_code(code);
+        match driver_log::take() {
+            Some(log) => error.with_detail(format!("driver: {log}")),
+            None => error,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::kind::{CUSTACK_KINDS, DRIVER_KINDS};
+
+    #[test]
+    fn public_constructors_make_what_custack_makes() {
+        // custack's own kinds: `new` is what the crate itself returns.
+        for &kind in CUSTACK_KINDS {
+            let mine = Error::new(kind, "the detail");
+            let custacks = Error::custack(kind, "the detail");
+            assert_eq!(mine, custacks);
+            assert_eq!(mine.to_string(), custacks.to_string());
+            assert_eq!(Error::from_kind(kind).code(), None);
+            assert_eq!(Error::from_kind(kind).detail(), None);
+        }
+        // Driver kinds: `new` is what a failed call with a detail gives (code kept).
+        for &kind in DRIVER_KINDS {
+            let code = kind.code().unwrap();
+            let mine = Error::new(kind, "the detail");
+            let custacks = Error::from_code(code).with_detail("the detail");
+            assert_eq!(mine, custacks, "{kind:?}");
+            assert_eq!(mine.code(), Some(code));
+            assert_eq!(mine.is_sticky(), kind.is_sticky());
+            assert_eq!(Error::from_kind(kind), Error::from_raw(code));
+        }
+        let unlisted = Error::from_kind(ErrorKind::Unlisted(4242));
+        assert_eq!(unlisted, Error::from_raw(ffi::CUresult(4242)));
+    }
+
+    #[test]
+    fn a_wrapped_source_is_the_source_and_not_in_display() {
+        use std::error::Error as _;
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let e = Error::new(ErrorKind::Io, "reading k.ptx").with_source(io);
+        assert_eq!(e.to_string(), "a file could not be read: reading k.ptx");
+        let source = e.source().expect("the wrapped error");
+        assert_eq!(source.to_string(), "no such file");
+        assert_eq!(
+            source
+                .downcast_ref::<std::io::Error>()
+                .map(std::io::Error::kind),
+            Some(std::io::ErrorKind::NotFound)
+        );
+        assert_eq!(
+            format!("{e:?}"),
+            "a file could not be read: reading k.ptx\n  caused by: no such file"
+        );
+        let structure = format!("{e:#?}");
+        for field in [
+            "kind: Io",
+            r#"detail: "reading k.ptx""#,
+            "source: Custom",
+            "kind: NotFound",
+        ] {
+            assert!(structure.contains(field), "{structure}");
+        }
+        // A clone shares the source and equals the original; the same error without the source,
+        // or with another source, does not.
+        assert_eq!(e.clone(), e);
+        assert_ne!(Error::new(ErrorKind::Io, "reading k.ptx"), e);
+        let other = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        assert_ne!(
+            Error::new(ErrorKind::Io, "reading k.ptx").with_source(other),
+            e
+        );
+        assert!(Error::new(ErrorKind::Io, "x").source().is_none());
+    }
+
+    #[test]
+    fn custack_display_is_a_sentence_and_the_detail() {
+        let e = Error::custack(ErrorKind::OutOfRange, "index 5 in a buffer of 3");
+        assert_eq!(
+            e.to_string(),
+            "an index or range lies outside the memory it refers to: index 5 in a buffer of 3"
+        );
+        assert_eq!(format!("{e:?}"), e.to_string());
+    }
+
+    #[test]
+    fn debug_is_the_message_and_alternate_debug_the_structure() {
+        // What `fn main() -> custack::Result<()>` prints: the message and the hint, not only
+        // the kind.
+        let e = Error::from_kind(ErrorKind::NoDevice);
+        assert_eq!(format!("{e:?}"), e.to_string());
+        assert!(format!("{e:?}").contains("hint: "), "{e:?}");
+        let e = Error::from_raw(ffi::CUresult::CUDA_ERROR_INVALID_VALUE).with_detail("bad");
+        assert_eq!(format!("{e:?}"), e.to_string());
+        assert_eq!(
+            format!("{e:#?}"),
+            "Error {\n    kind: InvalidValue,\n    code: 1,\n    detail: \"bad\",\n}"
+        );
+        // A chain of sources, one line each.
+        let inner = Error::new(ErrorKind::Io, "reading k.ptx")
+            .with_source(std::io::Error::other("no such file"));
+        let outer = Error::new(ErrorKind::InvalidValue, "loading the plan").with_source(inner);
+        assert!(
+            format!("{outer:?}").ends_with(
+                ": loading the plan\n  caused by: a file could not be read: reading k.ptx\n  \
+                 caused by: no such file"
+            ),
+            "{outer:?}"
+        );
+    }
+
+    #[test]
+    fn every_table_entry_round_trips_code_kind_code() {
+        for &kind in DRIVER_KINDS {
+            let code = kind.code().unwrap();
+            assert_ne!(code, ffi::CUresult::CUDA_SUCCESS);
+            assert_eq!(ErrorKind::from_code(code), kind, "{kind:?}");
+            assert_eq!(Error::from_raw(code).kind(), kind);
+            assert_eq!(Error::from_raw(code).code(), Some(code));
+        }
+    }
+    #[test]
+    fn sticky_set() {
+        let sticky: Vec<i32> = DRIVER_KINDS
+            .iter()
+            .filter(|k| k.is_sticky())
+            .map(|k| k.code().unwrap().0)
+            .collect();
+        assert_eq!(
+            sticky,
+            [
+                214, 226, 700, 702, 710, 714, 715, 716, 717, 718, 719, 721, 810, 911
+            ]
+        );
+        assert!(!ErrorKind::ContextIsDestroyed.is_sticky());
+        assert!(!ErrorKind::InvalidValue.is_sticky());
+        assert!(Error::from_raw(ffi::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS).is_sticky());
+    }
+    #[test]
+    fn custack_kinds_have_no_code() {
+        // custack's 15, NVRTC's newer-than-driver and a library not linked, NVRTC's 18
+        // statuses, cuBLAS's 10, NCCL's timed-out and its 9 statuses.
+        assert_eq!(CUSTACK_KINDS.len(), 15 + 2 + 18 + 10 + 10);
+        for &kind in CUSTACK_KINDS {
+            assert_eq!(kind.code(), None, "{kind:?}");
+            assert!(!kind.is_sticky());
+            assert!(kind.custack_sentence().is_some());
+            let e = Error::custack(kind, "the detail");
+            assert_eq!(e.code(), None);
+            assert_eq!(e.kind(), kind);
+        }
+        for &kind in DRIVER_KINDS {
+            assert!(kind.custack_sentence().is_none());
+        }
+    }
+}
