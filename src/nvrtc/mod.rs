@@ -141,9 +141,7 @@ fn linked() -> Result<()> {
 }
 
 fn c_text(what: &str, text: &str) -> Result<CString> {
-    // (Not `CString::new` or `push`: tests/doc_aliases.rs follows calls by name, and other
-    // `new`s and `push`es of the crate call the driver.)
-    CString::from_vec_with_nul([text.as_bytes(), b"\0"].concat()).map_err(|_| {
+    CString::new(text).map_err(|_| {
         Error::custack(
             ErrorKind::NulInName,
             format!("{what} {:?} holds a NUL byte", truncate(text)),
