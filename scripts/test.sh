@@ -282,7 +282,7 @@ libraries_check() {
     cargo test --no-fail-fast --features $features --lib -- blas nvrtc nccl "$@" || return 1
     cargo test --no-fail-fast --features $features --test nvrtc --test gpu_nvrtc --test gpu_cublas \
         --test nccl --test gpu_nccl -- "$@" || return 1
-    cargo test --no-fail-fast --features $features --doc -- nvrtc blas nccl || return 1
+    cargo test --no-fail-fast --features $features --doc -- nvrtc blas nccl FromCudarc || return 1
     cargo test --no-fail-fast --features $features --test ui -- ui_nvrtc ui_cublas ui_nccl || return 1
     # The features' API docs, every rustdoc warning denied, as the main step does without them.
     RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet --features $features || return 1

@@ -219,6 +219,9 @@ struct FeaturesDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/interop.md")]
 struct InteropDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../docs/from-cudarc.md")]
+struct FromCudarcDoctests;
 
 /// The traits whose methods most programs call: `use custack::prelude::*;`.
 pub mod prelude {

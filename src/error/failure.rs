@@ -147,9 +147,7 @@ impl Error {
         }
     }
     pub(crate) fn custack(kind: ErrorKind, detail: impl Into<String>) -> Self {
-        // Not `Self::new`: tests/doc_aliases.rs follows calls by name, and other `new`s in the
-        // crate call the driver.
-        Self::from_kind(kind).with_detail(detail)
+        Self::new(kind, detail)
     }
 
     /// The same error with `detail` as its detail (replacing any detail it had).

@@ -10,6 +10,14 @@
 //! checked against NVRTC's PTX already at compile time, without a device
 //! ([`Compiled::check`]).
 //!
+//! That check proves what a PTX `.entry` declares: the number of parameters, and each one's
+//! size and offset (laid out from each `.param`'s size and alignment, so an alignment that
+//! moves a parameter is caught). It proves nothing about the types behind the bytes: PTX
+//! declares `float*`, `const unsigned*` and `unsigned long long` alike as `.u64`, and the check
+//! reads only sizes, so an `f32` passes for a `u32`. The pointee type, constness (a buffer the
+//! contract declares read-only that the kernel writes) and the extents stay the contract's
+//! promise, the `unsafe` of `kernel_contract!`.
+//!
 //! ```no_run
 //! use custack::nvrtc::{Options, Program};
 //! use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
@@ -141,9 +149,7 @@ fn linked() -> Result<()> {
 }
 
 fn c_text(what: &str, text: &str) -> Result<CString> {
-    // (Not `CString::new` or `push`: tests/doc_aliases.rs follows calls by name, and other
-    // `new`s and `push`es of the crate call the driver.)
-    CString::from_vec_with_nul([text.as_bytes(), b"\0"].concat()).map_err(|_| {
+    CString::new(text).map_err(|_| {
         Error::custack(
             ErrorKind::NulInName,
             format!("{what} {:?} holds a NUL byte", truncate(text)),
@@ -639,6 +645,11 @@ impl Compiled {
     /// cannot tell a kernel's parameters, made here without a device, so a kernel written in
     /// CUDA C++ and declared in Rust is checked as soon as it is compiled (in a test on a
     /// machine without a GPU, for instance).
+    ///
+    /// It proves the number of parameters and each one's size and offset (the offsets laid out
+    /// from the `.param`s' sizes and alignments), not pointee types or constness: PTX declares
+    /// every pointer as a `.u64`, so `const float*` passes for `&mut [u32; n]`. Those, and the
+    /// extents, stay the contract's promise.
     ///
     /// # Errors
     ///
