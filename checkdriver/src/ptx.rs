@@ -57,10 +57,13 @@ fn declaration(tokens: &[&[u8]]) -> Option<(String, usize)> {
     Some((String::from_utf8_lossy(name).into_owned(), size * count))
 }
 
-/// A parameter declaration's alignment: its `.align N`, or its type's size.
+/// A parameter declaration's alignment: its `.align N`, or its type's size. An `.align N` after
+/// `.ptr` is the alignment of the memory the pointer points to (PTX ISA, kernel parameter
+/// attributes), not the parameter's.
 fn alignment(tokens: &[&[u8]]) -> usize {
     let explicit = tokens
         .iter()
+        .take_while(|t| **t != b".ptr")
         .position(|t| *t == b".align")
         .and_then(|i| tokens.get(i + 1))
         .and_then(|n| core::str::from_utf8(n).ok()?.parse().ok());
@@ -183,6 +186,11 @@ mod tests {
         );
         assert_eq!(aligned.entries["k"], [24, 4]);
         assert_eq!(aligned.offsets["k"], [0, 24]);
+        let pointer = super::parse(
+            b".visible .entry k(\n .param .u32 k_n,\n .param .u64 .ptr .global .align 16 k_p\n)\n{\n ret;\n}\n",
+        );
+        assert_eq!(pointer.entries["k"], [4, 8]);
+        assert_eq!(pointer.offsets["k"], [0, 8]);
         assert_eq!(ptx.offsets["add_u32"], [0, 8, 12]);
         let padded =
             super::parse(b".entry p(.param .u32 a, .param .u64 b, .param .align 16 .b8 c[4])");

@@ -58,9 +58,19 @@ fn param(tokens: &[&[u8]]) -> Option<PtxParam> {
     let size = scalar.checked_mul(count)?;
     let mut align = scalar;
     let mut rest = tokens.iter();
+    let mut pointer = false;
     while let Some(&t) = rest.next() {
-        if t == b".align" {
-            align = number(rest.next()?)?;
+        match t {
+            // `.ptr [.space] .align N`: N is the alignment of the memory pointed to, not of the
+            // parameter (PTX ISA, kernel parameter attributes), which stays its type's.
+            b".ptr" => pointer = true,
+            b".align" => {
+                let n = number(rest.next()?)?;
+                if !pointer {
+                    align = n;
+                }
+            }
+            _ => {}
         }
     }
     Some(PtxParam {
@@ -192,6 +202,13 @@ mod tests {
             Some(vec![p("rec_param_0", 24, 8), p("d", 8, 8)])
         );
         assert_eq!(entry_params(ptx, "commented_out"), None);
+        // `.ptr .global .align 16`: the pointee's alignment; the parameter is a `.u64`'s.
+        let ptr =
+            b".visible .entry k(.param .u32 n, .param .u64 .ptr .global .align 16 p)\n{ ret; }";
+        assert_eq!(
+            entry_params(ptr, "k"),
+            Some(vec![p("n", 4, 4), p("p", 8, 8)])
+        );
         assert_eq!(entry_params(ptx, "add"), None);
     }
 
