@@ -21,16 +21,20 @@ pub enum ErrorKind {
     /// and the timeout), or the master address did not resolve in time.
     Timeout,
     /// The ranks of a job disagree: a different world size, tag or rendezvous protocol, a rank
-    /// out of range or arriving twice (the detail names both sides).
+    /// out of range or arriving twice, a rank presenting a secret when rank 0 has none (the
+    /// detail names both sides).
     Mismatch,
     /// The rendezvous failed for another reason: a connection broke, the peer is not a custack
-    /// rank, the tag or the bytes to share are over their caps, or rank 0 could not make the
-    /// bytes to share (the detail says which; an I/O error, or `make`'s own error, is the
-    /// [`source`](std::error::Error::source)).
+    /// rank, the tag or the bytes to share are over their caps, rank 0 could not make the
+    /// bytes to share, or (on one rank alone) rank 0 refused this rank's hello for not
+    /// presenting the job's secret (the detail says which; an I/O error, or `make`'s own
+    /// error, is the [`source`](std::error::Error::source)).
     Failed,
     /// A setting of the job is missing or invalid: a launcher variable (the detail names it and
-    /// its value), a rank not below the world size, port 0 where every rank must know the port,
-    /// or a master address that does not resolve or that rank 0 cannot listen on.
+    /// its value), a world size of 0 or over `i32::MAX` (NCCL's `nranks` is a C `int`), a rank
+    /// not below the world size, a secret empty or over its cap, port 0 where every rank must
+    /// know the port, or a master address that does not resolve or that rank 0 cannot listen
+    /// on. [`Job::new`](crate::Job::new) refuses its arguments with this kind too.
     LaunchEnvironment,
 }
 

@@ -41,6 +41,31 @@
 //! every rank has arrived and agreed. A connection that is not a custack rank is closed and
 //! does not count. See [`Job::share`] for the protocol.
 //!
+//! # Strangers, the job's secret and the trusted network
+//!
+//! Rank 0 listens on a TCP port that anything on the network can reach, so it takes what
+//! arrives there as possibly hostile (R21 in custack's `docs/invariants.md`):
+//!
+//! - **No absurd world size**: at most [`MAX_WORLD_SIZE`] (`i32::MAX`: NCCL's `nranks` is a C
+//!   `int`), refused by [`Job::new`] and [`Job::from_env`] with an error; rank 0 keeps nothing
+//!   per rank of the world, only per connection that arrived, and caps every length a peer
+//!   sends before allocating it.
+//! - **No connection waits for another**: rank 0 reads every connection's hello at once, so
+//!   connections that send nothing or garbage (a port scanner) are closed after 2 s and do not
+//!   count, while the real ranks' hellos are read as they come, within the one deadline.
+//! - **The job's secret**: a job may carry one ([`Job::with_secret`], or
+//!   `CUSTACK_RENDEZVOUS_SECRET` ([`SECRET_VAR`]) for [`Job::from_env`], passed by the
+//!   launcher like the other variables). Then a hello that does not present it is refused
+//!   and does not count: it can neither take a real rank's place nor receive rank 0's bytes.
+//!   Rank 0 compares it in time that depends only on its length.
+//!
+//! The secret is an authenticator against strangers on a trusted network, **not
+//! encryption**: it travels in the clear in every hello, and so do the bytes [`Job::share`]
+//! carries (NCCL's unique id, with which a process can join the communicator). It proves the
+//! ranks to rank 0, not rank 0 to the ranks. **Without a secret, the rendezvous is for a
+//! trusted network only**: any process that reaches rank 0's port can claim a rank. Where the
+//! network itself is not trusted, carry the rendezvous over a tunnel or a private network.
+//!
 //! # Examples
 //!
 //! One process per GPU under `torchrun --nproc-per-node=8 prog`: every process reads who it is,
@@ -79,7 +104,7 @@ mod wire;
 struct ReadmeDoctests;
 
 pub use error::{Error, ErrorKind, MakeError, Result};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
 use std::io;
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
@@ -90,18 +115,52 @@ use wire::{Hello, ReadError, Status, remaining};
 /// Who this process is in its job: its rank, the world size, its local rank, and where rank 0
 /// listens.
 ///
-/// Made from the launcher's environment ([`Job::from_env`]) or given ([`Job::new`]).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// Made from the launcher's environment ([`Job::from_env`]) or given ([`Job::new`], and
+/// [`Job::with_secret`] for the job's secret). `Debug` shows whether the job has a secret,
+/// never the secret.
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Job {
     rank: usize,
     world_size: usize,
     local_rank: usize,
     master_addr: String,
     master_port: u16,
+    /// The job's shared secret: every hello must present it (see the crate's docs).
+    secret: Option<Box<[u8]>>,
 }
 
-/// How long rank 0 waits for one connection's hello: a custack rank sends it at once.
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job")
+            .field("rank", &self.rank)
+            .field("world_size", &self.world_size)
+            .field("local_rank", &self.local_rank)
+            .field("master_addr", &self.master_addr)
+            .field("master_port", &self.master_port)
+            .field("secret", &self.secret.as_ref().map(|_| "<hidden>"))
+            .finish()
+    }
+}
+
+/// The largest world size: NCCL's `nranks` is a C `int`.
+pub const MAX_WORLD_SIZE: usize = i32::MAX as usize;
+/// The longest secret a job may carry, in bytes.
+pub const MAX_SECRET_LEN: usize = wire::MAX_SECRET;
+/// The variable [`Job::from_env`] reads the job's secret from.
+pub const SECRET_VAR: &str = "CUSTACK_RENDEZVOUS_SECRET";
+
+/// How long rank 0 waits for one connection's whole hello: a custack rank sends it at once.
 const HELLO_WAIT: Duration = Duration::from_secs(2);
+/// How many connections rank 0 reads hellos from at once; a newer connection beyond them
+/// closes the oldest (the one silent the longest: a custack rank sends its hello as soon as it
+/// has connected), so a flood of silent connections cannot keep a real rank out.
+const MAX_PENDING: usize = 64;
+/// How many connections rank 0 accepts in one pass before it reads what the pending ones sent.
+const ACCEPTS_PER_PASS: usize = MAX_PENDING;
+/// How many refused ranks rank 0 keeps connected to tell them why (more are closed at once).
+const MAX_REFUSED: usize = 64;
+/// How many problems, and how many missing ranks, an error names (then a count of the rest).
+const MAX_NAMED: usize = 16;
 /// The longest rank 0 sleeps between looks for a new connection; it starts at
 /// [`ACCEPT_POLL_FIRST`] after each arrival and doubles, so ranks that arrive together are
 /// accepted within microseconds and a long wait costs few wake-ups.
@@ -117,12 +176,13 @@ impl Job {
     /// Reads the job from the launcher's environment: torchrun's `RANK`, `WORLD_SIZE`,
     /// `LOCAL_RANK`, `MASTER_ADDR`, `MASTER_PORT`; where `RANK`, `WORLD_SIZE` or `LOCAL_RANK`
     /// is unset, Open MPI's `OMPI_COMM_WORLD_RANK`, `OMPI_COMM_WORLD_SIZE`,
-    /// `OMPI_COMM_WORLD_LOCAL_RANK`. See [`Job::from_env_with`] for every rule.
+    /// `OMPI_COMM_WORLD_LOCAL_RANK`; the job's secret from `CUSTACK_RENDEZVOUS_SECRET`
+    /// ([`SECRET_VAR`]) where set. See [`Job::from_env_with`] for every rule.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::LaunchEnvironment`] when a variable is missing or invalid; the detail names
-    /// it and its value.
+    /// it and its value (never the secret's).
     pub fn from_env() -> Result<Job> {
         Self::from_env_with(|name| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned()))
     }
@@ -136,19 +196,27 @@ impl Job {
     ///   right on one host, where a launcher that sets no local rank usually runs; on several
     ///   hosts it gives a device ordinal past the host's GPUs, so the mistake shows as an
     ///   invalid device rather than every process sharing GPU 0.
+    /// - The world size is at most [`MAX_WORLD_SIZE`] (`i32::MAX`: NCCL's `nranks` is a C
+    ///   `int`).
     /// - `MASTER_ADDR` (a host name or an IP address) is required.
     /// - The port is `CUSTACK_RENDEZVOUS_PORT` where set. Otherwise `MASTER_PORT`, except under
     ///   torchrun's agent store (`TORCHELASTIC_USE_AGENT_STORE=True`, which torchrun sets when
     ///   its agent itself listens on `MASTER_PORT`): then `MASTER_PORT + 1`, the same on every
     ///   rank. Ports are 1 to 65535.
+    /// - The job's secret is `CUSTACK_RENDEZVOUS_SECRET` ([`SECRET_VAR`]) where set, taken
+    ///   byte for byte (white space included), 1 to [`MAX_SECRET_LEN`] bytes; set, every
+    ///   hello must present it (see [`Job::with_secret`]). Unset: no secret, for a trusted
+    ///   network only.
     ///
-    /// Values may carry surrounding white space.
+    /// Other values may carry surrounding white space.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::LaunchEnvironment`] when a required variable is unset, a value is not a
-    /// number of the right range, or the rank (or local rank) is not below the world size; the
-    /// detail names the variable and its value.
+    /// number of the right range (a world size over [`MAX_WORLD_SIZE`] included), the rank (or
+    /// local rank) is not below the world size, or the secret is empty or over
+    /// [`MAX_SECRET_LEN`] bytes; the detail names the variable and its value (the secret's
+    /// length only).
     ///
     /// # Examples
     ///
@@ -176,6 +244,7 @@ impl Job {
         let port = first_of(&["CUSTACK_RENDEZVOUS_PORT"]);
         let master_port = first_of(&["MASTER_PORT"]);
         let agent_store = first_of(&["TORCHELASTIC_USE_AGENT_STORE"]);
+        let secret = first_of(&[SECRET_VAR]);
 
         let (rank_name, rank) = required(
             rank,
@@ -190,6 +259,12 @@ impl Job {
         if world_size == 0 {
             return Err(env_error(format!(
                 "{world_name}=`{world}` is not a world size (1, 2, ...)"
+            )));
+        }
+        if world_size > MAX_WORLD_SIZE {
+            return Err(env_error(format!(
+                "{world_name}=`{world}` is over the largest world size, {MAX_WORLD_SIZE} \
+                 (NCCL's nranks is a C int)"
             )));
         }
         if rank >= world_size {
@@ -237,7 +312,13 @@ impl Job {
                 port
             }
         };
-        Job::new(rank, world_size, local_rank, master_addr, master_port)
+        let job = Job::new(rank, world_size, local_rank, master_addr, master_port)?;
+        match secret {
+            None => Ok(job),
+            Some((name, value)) => job
+                .with_secret(value)
+                .map_err(|e| env_error(format!("{name}: {}", e.detail()))),
+        }
     }
 
     /// A job given explicitly: this process is `rank` of `world_size`, `local_rank` on its
@@ -246,10 +327,21 @@ impl Job {
     /// Port 0 is accepted only for [`Job::listen`] on rank 0 (the system picks a free port,
     /// which [`RankZero::local_addr`] reports); [`Job::share`] refuses it.
     ///
+    /// The job has no secret: see [`Job::with_secret`].
+    ///
     /// # Errors
     ///
-    /// [`ErrorKind::LaunchEnvironment`] when `world_size` is 0, `rank` or `local_rank` is not
-    /// below it, or `master_addr` is empty.
+    /// [`ErrorKind::LaunchEnvironment`] when `world_size` is 0 or over [`MAX_WORLD_SIZE`]
+    /// (`i32::MAX`: NCCL's `nranks` is a C `int`), `rank` or `local_rank` is not below it, or
+    /// `master_addr` is empty. Nothing is allocated per rank, here or later.
+    ///
+    /// ```
+    /// use custack_rendezvous::{ErrorKind, Job};
+    ///
+    /// let e = Job::new(0, usize::MAX, 0, "10.0.0.1", 29500).unwrap_err();
+    /// assert_eq!(e.kind(), ErrorKind::LaunchEnvironment);
+    /// assert!(e.detail().contains("over the largest world size, 2147483647"));
+    /// ```
     pub fn new(
         rank: usize,
         world_size: usize,
@@ -260,6 +352,12 @@ impl Job {
         let master_addr = master_addr.into();
         if world_size == 0 {
             return Err(env_error("a world size of 0"));
+        }
+        if world_size > MAX_WORLD_SIZE {
+            return Err(env_error(format!(
+                "a world size of {world_size}, over the largest world size, {MAX_WORLD_SIZE} \
+                 (NCCL's nranks is a C int)"
+            )));
         }
         if rank >= world_size {
             return Err(env_error(format!(
@@ -280,7 +378,63 @@ impl Job {
             local_rank,
             master_addr,
             master_port,
+            secret: None,
         })
+    }
+
+    /// This job with a shared secret, which every rank of the job must carry alike: rank 0
+    /// then refuses a hello that does not present it (no secret, or another one) as a
+    /// stranger's, which neither counts as a rank, nor takes a rank's place, nor receives the
+    /// bytes; the stranger is told it was refused. [`Job::from_env`] takes the secret from
+    /// `CUSTACK_RENDEZVOUS_SECRET` ([`SECRET_VAR`]).
+    ///
+    /// The secret travels in the clear, in each rank's hello, and so do the bytes
+    /// [`Job::share`] carries (NCCL's unique id): it keeps strangers on a trusted network (a
+    /// port scanner, another job's rank, a misdirected process) from joining the job, not an
+    /// eavesdropper from reading it, and it proves the ranks to rank 0, not rank 0 to the ranks.
+    /// Rank 0 compares it in time that depends only on its length. Without a secret, any
+    /// process that reaches rank 0's port can join: the rendezvous is then for a trusted
+    /// network only.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LaunchEnvironment`] when `secret` is empty or over [`MAX_SECRET_LEN`]
+    /// bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use custack_rendezvous::Job;
+    ///
+    /// let job = Job::new(1, 4, 1, "10.0.0.1", 29500)?.with_secret("a per-job random string")?;
+    /// assert!(job.has_secret());
+    /// assert!(!format!("{job:?}").contains("random"));
+    /// # Ok::<(), custack_rendezvous::Error>(())
+    /// ```
+    pub fn with_secret(mut self, secret: impl AsRef<[u8]>) -> Result<Job> {
+        let secret = secret.as_ref();
+        if secret.is_empty() {
+            return Err(env_error(
+                "an empty secret (leave it unset for no secret, on a trusted network only)",
+            ));
+        }
+        if secret.len() > MAX_SECRET_LEN {
+            return Err(env_error(format!(
+                "a secret of {} bytes, over the rendezvous's {MAX_SECRET_LEN} bytes",
+                secret.len()
+            )));
+        }
+        self.secret = Some(secret.into());
+        Ok(self)
+    }
+
+    /// Whether the job carries a shared secret ([`Job::with_secret`]).
+    pub fn has_secret(&self) -> bool {
+        self.secret.is_some()
+    }
+
+    fn secret_bytes(&self) -> &[u8] {
+        self.secret.as_deref().unwrap_or_default()
     }
 
     /// This process's rank, `0..world_size`.
@@ -314,15 +468,20 @@ impl Job {
     /// resolver hangs).
     ///
     /// - **Rank 0** listens on the master address (as [`Job::listen`]) and accepts the other
-    ///   `world_size − 1` ranks. It checks each one's hello: the rendezvous protocol, the world
-    ///   size, the rank (in range, not twice) and the tag. Once every rank has arrived and
+    ///   `world_size − 1` ranks, reading every connection's hello at once (a connection that
+    ///   sends nothing, or not a hello, within 2 s is closed and does not count, and holds up
+    ///   no other). With the job's secret ([`Job::with_secret`]) it first refuses a hello that
+    ///   does not present it: that connection does not count. Then it checks the hello: the
+    ///   rendezvous protocol, the world size, the rank (in range, not twice) and the tag.
+    ///   Once every rank has arrived and
     ///   agreed, it calls `make` and sends the bytes (at most 1 MiB) to each. Otherwise it
     ///   sends every connected rank the same error message and returns that error. It stops
     ///   waiting for missing ranks a quarter of the timeout (at most 1 s) before its deadline,
     ///   so that its answer reaches the others before theirs.
     /// - **Every other rank** connects to rank 0, trying again until the deadline while
     ///   nothing listens (rank 0 may start later), sends its hello (a magic, the protocol,
-    ///   this crate's version, its rank, the world size, its tag) and waits for the answer.
+    ///   this crate's version, its rank, the world size, the job's secret if any, its tag) and
+    ///   waits for the answer.
     /// - A world size of 1 calls `make` and touches no network.
     ///
     /// `make` may fail with any error ([`MakeError`]: `?` boxes one, `"why".into()` makes one):
@@ -343,10 +502,13 @@ impl Job {
     ///   (``rank 0 at 10.0.0.1:29500 did not answer within 30 s``), which is what a wrong
     ///   address that nothing listens on gives.
     /// - [`ErrorKind::Mismatch`]: the ranks disagree on the world size, the tag or
-    ///   the protocol, a rank is out of range or arrived twice; the detail names both sides.
+    ///   the protocol, a rank is out of range or arrived twice, or a rank presents a secret
+    ///   and rank 0 has none; the detail names both sides.
     /// - [`ErrorKind::Failed`]: `make` failed (on rank 0 its error is the source), its
     ///   bytes are over 1 MiB, the tag is over 4096 bytes, a connection
-    ///   broke, or the peer at the master address is not a custack rank 0.
+    ///   broke, or the peer at the master address is not a custack rank 0. On a rank alone:
+    ///   rank 0 refused its hello, which does not present the job's secret (or speaks another
+    ///   protocol while the job has a secret); the others go on without it.
     /// - [`ErrorKind::LaunchEnvironment`]: the master address does not resolve, rank 0 cannot
     ///   listen on it (the detail says why: a port in use, an address of another host), or the
     ///   port is 0.
@@ -460,7 +622,7 @@ impl Job {
         };
         let mut stream = connect(&addrs, deadline).map_err(no_answer)?;
         let _ = stream.set_nodelay(true);
-        let hello = Hello::ours(self.rank, self.world_size, tag).encode();
+        let hello = Hello::ours(self.rank, self.world_size, self.secret_bytes(), tag).encode();
         if let Err(e) = wire::write_all_by(&mut stream, &hello, deadline) {
             return Err(if wire::is_timeout(&e) {
                 no_answer(Some(e))
@@ -568,28 +730,53 @@ impl RankZero {
         let mut round = Round {
             world,
             tag,
-            arrived: (0..world).map(|_| None).collect(),
+            secret: self.job.secret.as_deref(),
+            arrived: BTreeMap::new(),
             seen: BTreeSet::new(),
             refused: Vec::new(),
             problems: Vec::new(),
+            unnamed_problems: 0,
             mismatch: false,
+            strangers: 0,
+            stranger_protocol: None,
         };
         round.gather(&self.listener, &endpoint, cutoff)?;
         drop(self.listener);
-        let missing: Vec<usize> = (1..world).filter(|r| !round.seen.contains(r)).collect();
-        if !missing.is_empty() {
-            let s = if missing.len() == 1 { "" } else { "s" };
-            let list: Vec<String> = missing.iter().map(usize::to_string).collect();
-            round.problems.push(format!(
-                "rank{s} {} of {world} did not arrive at rank 0 ({endpoint}) within {}",
-                list.join(", "),
+        // Counted, never listed in full: a world may be up to i32::MAX ranks.
+        let missing = world - 1 - round.seen.len();
+        if missing > 0 {
+            let named: Vec<String> = (1..world)
+                .filter(|r| !round.seen.contains(r))
+                .take(MAX_NAMED)
+                .map(|r| r.to_string())
+                .collect();
+            let s = if missing == 1 { "" } else { "s" };
+            let rest = missing - named.len();
+            let more = if rest > 0 {
+                format!(" and {rest} more")
+            } else {
+                String::new()
+            };
+            let mut problem = format!(
+                "rank{s} {}{more} of {world} did not arrive at rank 0 ({endpoint}) within {}",
+                named.join(", "),
                 seconds(timeout)
-            ));
+            );
+            if round.strangers > 0 {
+                let _ = write!(
+                    problem,
+                    " (rank 0 refused {} connection{} that did not present the job's secret{})",
+                    round.strangers,
+                    if round.strangers == 1 { "" } else { "s" },
+                    round.stranger_protocol.as_deref().unwrap_or_default()
+                );
+            }
+            round.note(problem);
         }
         if !round.problems.is_empty() {
             let kind = if round.mismatch {
                 ErrorKind::Mismatch
-            } else if missing.is_empty() {
+            } else if missing == 0 {
                 ErrorKind::Failed
             } else {
                 ErrorKind::Timeout
@@ -599,7 +786,10 @@ impl RankZero {
                 ErrorKind::Timeout => Status::Timeout,
                 _ => Status::Failed,
             };
-            let message = round.problems.join("; ");
+            let mut message = round.problems.join("; ");
+            if round.unnamed_problems > 0 {
+                let _ = write!(message, "; and {} more problems", round.unnamed_problems);
+            }
             round.tell_everyone(status, message.as_bytes(), deadline);
             return Err(Error::new(kind, message));
         }
@@ -622,11 +812,9 @@ impl RankZero {
         };
         let answer = wire::encode_answer(Status::Payload, &payload);
         let mut first_failure = None;
-        for (rank, stream) in round.arrived.iter_mut().enumerate() {
-            if let Some(stream) = stream {
-                if let Err(e) = wire::write_all_by(stream, &answer, deadline) {
-                    first_failure.get_or_insert((rank, e));
-                }
+        for (&rank, stream) in &mut round.arrived {
+            if let Err(e) = wire::write_all_by(stream, &answer, deadline) {
+                first_failure.get_or_insert((rank, e));
             }
         }
         match first_failure {
@@ -639,73 +827,214 @@ impl RankZero {
     }
 }
 
-/// Rank 0's record of one rendezvous.
+/// Rank 0's record of one rendezvous. Everything in it grows with the connections that
+/// arrived, each bounded, never with the world size.
 struct Round<'t> {
     world: usize,
     tag: &'t [u8],
-    /// Index r: rank r's connection, once it arrived and agreed (index 0 stays `None`).
-    arrived: Vec<Option<TcpStream>>,
+    /// The job's secret, which every hello must present.
+    secret: Option<&'t [u8]>,
+    /// Rank r's connection, once it arrived and agreed (never rank 0).
+    arrived: BTreeMap<usize, TcpStream>,
     /// Ranks 1.. that arrived, agreeing or not: the wait ends when all did.
     seen: BTreeSet<usize>,
-    /// Connections of ranks that disagreed: they hear the error too.
+    /// Connections of ranks that disagreed: they hear the error too (at most
+    /// [`MAX_REFUSED`]).
     refused: Vec<TcpStream>,
+    /// What went wrong, the first [`MAX_NAMED`]; the rest counted in `unnamed_problems`.
     problems: Vec<String>,
+    unnamed_problems: usize,
     mismatch: bool,
+    /// Connections refused for not presenting the secret: they do not count.
+    strangers: usize,
+    /// The first stranger that spoke another protocol, for the timeout's detail.
+    stranger_protocol: Option<String>,
+}
+
+/// A connection whose hello rank 0 is still reading.
+struct Pending {
+    stream: TcpStream,
+    /// What it has sent so far (at most [`wire::MAX_HELLO`] bytes).
+    bytes: Vec<u8>,
+    /// When it is dropped if its hello is not whole by then.
+    by: Instant,
+}
+
+/// What one look at a pending connection found.
+enum Look {
+    /// Its hello is whole.
+    Hello(TcpStream, Hello),
+    /// Nothing more yet, or not all; `true` when bytes came.
+    Waiting(Pending, bool),
+    /// Not a custack rank, closed early, or too slow: dropped, not counted.
+    Dropped,
+}
+
+impl Pending {
+    /// Reads what the peer has sent (the socket is non-blocking: never waits).
+    fn look(mut self, now: Instant) -> Look {
+        let mut chunk = [0u8; 1024];
+        let mut came = false;
+        loop {
+            let room = wire::MAX_HELLO.saturating_sub(self.bytes.len());
+            let Some(buf) = chunk.get_mut(..room.min(1024)) else {
+                return Look::Dropped;
+            };
+            if buf.is_empty() {
+                return Look::Dropped;
+            }
+            match io::Read::read(&mut self.stream, buf) {
+                Ok(0) => return Look::Dropped,
+                Ok(n) => {
+                    came = true;
+                    self.bytes
+                        .extend_from_slice(buf.get(..n).unwrap_or_default());
+                    match Hello::parse(&self.bytes) {
+                        Ok(Some(hello)) => return Look::Hello(self.stream, hello),
+                        Ok(None) => {}
+                        Err(_not_custack) => return Look::Dropped,
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(_) => return Look::Dropped,
+            }
+        }
+        if now >= self.by {
+            Look::Dropped
+        } else {
+            Look::Waiting(self, came)
+        }
+    }
+}
+
+/// Whether `given` is `secret`, in time that depends on `secret`'s length only: every byte is
+/// compared, whatever differs first (a wrong guess cannot be timed closer byte by byte).
+fn secret_matches(secret: &[u8], given: &[u8]) -> bool {
+    let mut diff = usize::from(secret.len() != given.len());
+    for (i, &s) in secret.iter().enumerate() {
+        let g = given.get(i).copied().unwrap_or(!s);
+        diff |= usize::from(std::hint::black_box(s ^ g));
+    }
+    std::hint::black_box(diff) == 0
 }
 
 impl Round<'_> {
-    /// Accepts and checks connections until every rank 1.. arrived (agreeing or not), the
-    /// cutoff passes, or accepting fails.
+    /// Accepts connections and reads their hellos until every rank 1.. arrived (agreeing or
+    /// not), the cutoff passes, or accepting fails.
+    ///
+    /// Every connection is read at once, not one after another: one thread, non-blocking
+    /// sockets polled. Each pass accepts what is waiting (up to [`ACCEPTS_PER_PASS`]), then
+    /// reads what every pending connection has sent, without waiting for any, and checks each
+    /// hello that is whole; with nothing new it sleeps (20 µs at first, doubling to 5 ms). So
+    /// a connection that sends nothing or half a hello (a port scanner) costs a socket and a
+    /// look per pass until [`HELLO_WAIT`] or the cutoff, and a real rank's hello is read in
+    /// the pass after it arrives. At most [`MAX_PENDING`] connections are pending: a newer
+    /// one closes the oldest. Polling instead of a thread per connection: no thread to start,
+    /// cap or join, and nothing outlives the call.
     fn gather(&mut self, listener: &TcpListener, endpoint: &str, cutoff: Instant) -> Result<()> {
         if let Err(e) = listener.set_nonblocking(true) {
             return Err(
                 failed(format!("rank 0 could not poll its listener at {endpoint}")).with_source(e),
             );
         }
-        // Bounded by `cutoff`: each pass accepts one connection (its hello bounded by
-        // HELLO_WAIT and the cutoff) or sleeps, at most ACCEPT_POLL.
+        let mut pending: VecDeque<Pending> = VecDeque::new();
         let mut nap = ACCEPT_POLL_FIRST;
-        while self.seen.len() < self.world - 1 {
+        // Bounded by `cutoff`: each pass does a bounded amount of work and sleeps at most
+        // ACCEPT_POLL.
+        'passes: while self.seen.len() < self.world - 1 {
             let Some(left) = remaining(cutoff) else { break };
-            match listener.accept() {
-                Ok((stream, _peer)) => {
-                    nap = ACCEPT_POLL_FIRST;
-                    self.welcome(stream, cutoff);
+            let now = Instant::now();
+            let mut progress = false;
+            for _ in 0..ACCEPTS_PER_PASS {
+                match listener.accept() {
+                    Ok((stream, _peer)) => {
+                        progress = true;
+                        // A connection that cannot be polled is not read.
+                        if stream.set_nonblocking(true).is_err() {
+                            continue;
+                        }
+                        let _ = stream.set_nodelay(true);
+                        if pending.len() >= MAX_PENDING {
+                            pending.pop_front();
+                        }
+                        pending.push_back(Pending {
+                            stream,
+                            bytes: Vec::new(),
+                            by: cutoff.min(now + HELLO_WAIT),
+                        });
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            io::ErrorKind::Interrupted
+                                | io::ErrorKind::ConnectionAborted
+                                | io::ErrorKind::ConnectionReset
+                        ) => {}
+                    Err(e) => {
+                        self.note(format!("rank 0 could not accept at {endpoint}: {e}"));
+                        break 'passes;
+                    }
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    std::thread::sleep(nap.min(left));
-                    nap = (nap * 2).min(ACCEPT_POLL);
+            }
+            for p in std::mem::take(&mut pending) {
+                match p.look(now) {
+                    Look::Hello(stream, hello) => {
+                        progress = true;
+                        self.welcome(stream, &hello);
+                    }
+                    Look::Waiting(p, came) => {
+                        progress |= came;
+                        pending.push_back(p);
+                    }
+                    Look::Dropped => {}
                 }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::Interrupted
-                            | io::ErrorKind::ConnectionAborted
-                            | io::ErrorKind::ConnectionReset
-                    ) => {}
-                Err(e) => {
-                    self.problems
-                        .push(format!("rank 0 could not accept at {endpoint}: {e}"));
-                    break;
-                }
+            }
+            if progress {
+                nap = ACCEPT_POLL_FIRST;
+            } else {
+                std::thread::sleep(nap.min(left));
+                nap = (nap * 2).min(ACCEPT_POLL);
             }
         }
         Ok(())
     }
 
-    /// Reads and checks one connection's hello.
-    fn welcome(&mut self, mut stream: TcpStream, cutoff: Instant) {
-        // The listener polls; the accepted connection must block (with timeouts).
+    /// Checks one connection's whole hello: first the secret, then what the ranks must agree
+    /// on.
+    fn welcome(&mut self, mut stream: TcpStream, hello: &Hello) {
+        let ours = Hello::ours(0, self.world, self.secret.unwrap_or_default(), self.tag);
+        if let Some(secret) = self.secret {
+            // A stranger: it neither counts nor takes a rank's place, and hears only that it
+            // was refused (one write that does not wait, then closed).
+            if hello.protocol != ours.protocol || !secret_matches(secret, &hello.secret) {
+                self.strangers += 1;
+                if hello.protocol != ours.protocol && self.stranger_protocol.is_none() {
+                    self.stranger_protocol = Some(format!(
+                        "; one spoke rendezvous protocol {} (custack-rendezvous {}), rank 0 \
+                         protocol {} (custack-rendezvous {})",
+                        hello.protocol, hello.version, ours.protocol, ours.version
+                    ));
+                }
+                let answer = wire::encode_answer(
+                    Status::Failed,
+                    format!(
+                        "rank 0 refused the hello of rank {}: it does not present the job's \
+                         secret ({SECRET_VAR}), or speaks another rendezvous protocol than {} \
+                         (custack-rendezvous {})",
+                        hello.rank, ours.protocol, ours.version
+                    )
+                    .as_bytes(),
+                );
+                let _ = io::Write::write(&mut stream, &answer);
+                return;
+            }
+        }
+        // The listener polls; a rank's connection blocks (with timeouts) from here on.
         if stream.set_nonblocking(false).is_err() {
             return;
         }
-        let _ = stream.set_nodelay(true);
-        let hello_by = cutoff.min(Instant::now() + HELLO_WAIT);
-        // Not custack's bytes, or none in time: closed, not counted.
-        let Ok(hello) = Hello::read(&mut stream, hello_by) else {
-            return;
-        };
-        let ours = Hello::ours(0, self.world, self.tag);
         let rank = usize::try_from(hello.rank).ok().filter(|&r| r < self.world);
         if let Some(r) = rank.filter(|&r| r > 0) {
             self.seen.insert(r);
@@ -715,6 +1044,12 @@ impl Round<'_> {
                 "rank {} speaks rendezvous protocol {} (custack-rendezvous {}), rank 0 \
                  protocol {} (custack-rendezvous {})",
                 hello.rank, hello.protocol, hello.version, ours.protocol, ours.version
+            ))
+        } else if self.secret.is_none() && !hello.secret.is_empty() {
+            Some(format!(
+                "rank {} presents a secret, rank 0 has none (set {SECRET_VAR} on every rank \
+                 or on none)",
+                hello.rank
             ))
         } else if hello.world_size != ours.world_size {
             Some(format!(
@@ -733,37 +1068,39 @@ impl Round<'_> {
                 hello.tag.escape_ascii(),
                 self.tag.escape_ascii()
             ))
-        } else if hello.rank == 0 || rank.is_some_and(|r| self.slot(r).is_some()) {
+        } else if hello.rank == 0 || rank.is_some_and(|r| self.arrived.contains_key(&r)) {
             Some(format!("rank {} arrived twice", hello.rank))
         } else {
             None
         };
         match (problem, rank) {
             (None, Some(r)) => {
-                if let Some(slot) = self.arrived.get_mut(r) {
-                    *slot = Some(stream);
-                }
+                self.arrived.insert(r, stream);
             }
             (problem, _) => {
                 self.mismatch = true;
-                self.problems
-                    .push(problem.unwrap_or_else(|| format!("rank {} refused", hello.rank)));
-                self.refused.push(stream);
+                self.note(problem.unwrap_or_else(|| format!("rank {} refused", hello.rank)));
+                if self.refused.len() < MAX_REFUSED {
+                    self.refused.push(stream);
+                }
             }
         }
     }
 
-    fn slot(&self, rank: usize) -> Option<&TcpStream> {
-        self.arrived.get(rank).and_then(Option::as_ref)
+    /// Records a problem: the first [`MAX_NAMED`] by what they say, the rest counted.
+    fn note(&mut self, problem: String) {
+        if self.problems.len() < MAX_NAMED {
+            self.problems.push(problem);
+        } else {
+            self.unnamed_problems += 1;
+        }
     }
 
     /// Sends every connected rank the same error answer, best effort, then closes gently.
     fn tell_everyone(&mut self, status: Status, message: &[u8], deadline: Instant) {
         let answer = wire::encode_answer(status, message);
-        let streams = self
-            .arrived
-            .drain(..)
-            .flatten()
+        let streams = std::mem::take(&mut self.arrived)
+            .into_values()
             .chain(self.refused.drain(..));
         let mut told = Vec::new();
         for mut stream in streams {
@@ -928,6 +1265,25 @@ fn seconds(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_secret_matches_only_itself() {
+        assert!(secret_matches(b"sesame", b"sesame"));
+        for other in [
+            &b"sesamE"[..],
+            b"Sesame",
+            b"sesam",
+            b"sesame!",
+            b"",
+            b"\0\0\0\0\0\0",
+        ] {
+            assert!(
+                !secret_matches(b"sesame", other),
+                "{}",
+                other.escape_ascii()
+            );
+        }
+    }
 
     #[test]
     fn durations_read_as_people_write_them() {

@@ -9,10 +9,12 @@
 //! | 8 | rank |
 //! | 8 | world size |
 //! | 2 + n | the version of the sender's `custack-rendezvous` (n ≤ [`MAX_VERSION`]) |
+//! | 2 + n | the job's secret, in the clear (n ≤ [`MAX_SECRET`]; n = 0: none) |
 //! | 4 + n | tag (n ≤ [`MAX_TAG`]) |
 //!
-//! Every later protocol keeps the first five fields as they are, so that rank 0 can name the
-//! rank and both versions when the protocols differ. Rank 0's answer:
+//! Protocol 1 had no secret field. Every later protocol keeps the first five fields as they
+//! are, so that rank 0 can name the rank and both versions when the protocols differ. Rank 0's
+//! answer:
 //!
 //! | bytes | field |
 //! | --- | --- |
@@ -20,7 +22,10 @@
 //! | 1 | [`Status`] |
 //! | 4 + n | the payload, or the error message in UTF-8 (n ≤ [`MAX_BODY`]) |
 //!
-//! No length read from a peer is trusted beyond its cap: nothing larger is allocated.
+//! No length read from a peer is trusted beyond its cap: nothing larger is allocated. Rank 0
+//! reads hellos from non-blocking sockets, a few bytes at a time as they come
+//! ([`Hello::parse`] says whether the bytes so far are a whole hello, its beginning, or not a
+//! hello at all), so that no connection can make it wait for another.
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
@@ -28,12 +33,16 @@ use std::time::{Duration, Instant};
 
 /// The first bytes of every hello and answer: anything else is not a custack rank.
 pub(crate) const MAGIC: [u8; 8] = *b"CUSTKRDV";
-/// The version of this layout.
-pub(crate) const PROTOCOL: u32 = 1;
+/// The version of this layout: 2 added the secret.
+pub(crate) const PROTOCOL: u32 = 2;
 /// The longest tag a hello carries.
 pub(crate) const MAX_TAG: usize = 4096;
 /// The longest crate version string a hello carries.
 pub(crate) const MAX_VERSION: usize = 64;
+/// The longest secret a hello carries.
+pub(crate) const MAX_SECRET: usize = 1024;
+/// The longest hello of this protocol: rank 0 buffers no more from one connection.
+pub(crate) const MAX_HELLO: usize = 8 + 4 + 8 + 8 + 2 + MAX_VERSION + 2 + MAX_SECRET + 4 + MAX_TAG;
 /// The largest payload (or error message) an answer carries: 1 MiB.
 pub(crate) const MAX_BODY: usize = 1 << 20;
 
@@ -62,15 +71,31 @@ impl Status {
     }
 }
 
-/// A rank's hello.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A rank's hello. `Debug` shows the secret's length only.
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Hello {
     pub(crate) protocol: u32,
     pub(crate) rank: u64,
     pub(crate) world_size: u64,
     pub(crate) version: String,
+    /// The job's secret as the sender has it; empty when it has none, or when the protocol
+    /// differs (the rest is not read).
+    pub(crate) secret: Vec<u8>,
     /// Empty when the protocol differs (the rest is not read).
     pub(crate) tag: Vec<u8>,
+}
+
+impl std::fmt::Debug for Hello {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hello")
+            .field("protocol", &self.protocol)
+            .field("rank", &self.rank)
+            .field("world_size", &self.world_size)
+            .field("version", &self.version)
+            .field("secret", &format_args!("<{} bytes>", self.secret.len()))
+            .field("tag", &self.tag.escape_ascii().to_string())
+            .finish()
+    }
 }
 
 /// Why a peer's bytes were not read as a hello or an answer.
@@ -163,10 +188,7 @@ fn read_capped(
     what: &'static str,
     deadline: Instant,
 ) -> Result<Vec<u8>, ReadError> {
-    let len = usize::try_from(len)
-        .ok()
-        .filter(|&l| l <= cap)
-        .ok_or(ReadError::NotCustack(what))?;
+    let len = capped(len, cap).ok_or(ReadError::NotCustack(what))?;
     let mut v = vec![0; len];
     read_exact_by(stream, &mut v, deadline)?;
     Ok(v)
@@ -185,13 +207,15 @@ fn push_prefixed<const N: usize>(out: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 impl Hello {
-    /// This process's hello. The caller checked `tag.len() <= MAX_TAG`.
-    pub(crate) fn ours(rank: usize, world_size: usize, tag: &[u8]) -> Self {
+    /// This process's hello. The caller checked `tag.len() <= MAX_TAG` and
+    /// `secret.len() <= MAX_SECRET`.
+    pub(crate) fn ours(rank: usize, world_size: usize, secret: &[u8], tag: &[u8]) -> Self {
         Self {
             protocol: PROTOCOL,
             rank: rank as u64,
             world_size: world_size as u64,
             version: env!("CARGO_PKG_VERSION").to_owned(),
+            secret: secret.to_vec(),
             tag: tag.to_vec(),
         }
     }
@@ -204,46 +228,76 @@ impl Hello {
         out.extend_from_slice(&self.world_size.to_le_bytes());
         let version = self.version.as_bytes();
         push_prefixed::<2>(&mut out, head_of(version, MAX_VERSION));
+        push_prefixed::<2>(&mut out, head_of(&self.secret, MAX_SECRET));
         push_prefixed::<4>(&mut out, &self.tag);
         out
     }
 
-    /// Reads a hello; stops after the fixed part when the protocol is not ours.
-    pub(crate) fn read(stream: &mut TcpStream, deadline: Instant) -> Result<Self, ReadError> {
-        if read_array::<8>(stream, deadline)? != MAGIC {
-            return Err(ReadError::NotCustack("no custack magic"));
+    /// Reads a hello from the bytes a connection has sent so far: `Ok(None)` while they are
+    /// the beginning of one (wait for more), `Err` as soon as they cannot be one (the first
+    /// bytes are not [`MAGIC`], a length is over its cap), the hello once it is whole. Stops
+    /// after the version when the protocol is not ours (the rest is not read).
+    pub(crate) fn parse(bytes: &[u8]) -> Result<Option<Self>, &'static str> {
+        if !MAGIC.starts_with(head_of(bytes, MAGIC.len())) {
+            return Err("no custack magic");
         }
-        let protocol = u32::from_le_bytes(read_array(stream, deadline)?);
-        let rank = u64::from_le_bytes(read_array(stream, deadline)?);
-        let world_size = u64::from_le_bytes(read_array(stream, deadline)?);
-        let version_len = u16::from_le_bytes(read_array(stream, deadline)?);
-        let version = read_capped(
-            stream,
-            version_len.into(),
-            MAX_VERSION,
-            "a version string over its cap",
-            deadline,
-        )?;
-        let version = String::from_utf8_lossy(&version).into_owned();
-        let tag = if protocol == PROTOCOL {
-            let tag_len = u32::from_le_bytes(read_array(stream, deadline)?);
-            read_capped(
-                stream,
-                tag_len.into(),
-                MAX_TAG,
-                "a tag over its cap",
-                deadline,
-            )?
-        } else {
-            Vec::new()
+        Self::parse_whole(&mut Cursor(bytes)).transpose()
+    }
+
+    /// [`Hello::parse`] after the magic's check: `None` where the bytes end early.
+    fn parse_whole(c: &mut Cursor<'_>) -> Option<Result<Self, &'static str>> {
+        c.array::<8>()?;
+        let protocol = u32::from_le_bytes(c.array()?);
+        let rank = u64::from_le_bytes(c.array()?);
+        let world_size = u64::from_le_bytes(c.array()?);
+        let version_len = u16::from_le_bytes(c.array()?);
+        let Some(version_len) = capped(version_len.into(), MAX_VERSION) else {
+            return Some(Err("a version string over its cap"));
         };
-        Ok(Self {
+        let version = String::from_utf8_lossy(c.take(version_len)?).into_owned();
+        let (secret, tag) = if protocol == PROTOCOL {
+            let secret_len = u16::from_le_bytes(c.array()?);
+            let Some(secret_len) = capped(secret_len.into(), MAX_SECRET) else {
+                return Some(Err("a secret over its cap"));
+            };
+            let secret = c.take(secret_len)?.to_vec();
+            let tag_len = u32::from_le_bytes(c.array()?);
+            let Some(tag_len) = capped(tag_len.into(), MAX_TAG) else {
+                return Some(Err("a tag over its cap"));
+            };
+            (secret, c.take(tag_len)?.to_vec())
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        Some(Ok(Self {
             protocol,
             rank,
             world_size,
             version,
+            secret,
             tag,
-        })
+        }))
+    }
+}
+
+/// `len` as a `usize` when it is at most `cap`.
+fn capped(len: u64, cap: usize) -> Option<usize> {
+    usize::try_from(len).ok().filter(|&l| l <= cap)
+}
+
+/// The bytes of a hello not parsed yet.
+struct Cursor<'a>(&'a [u8]);
+
+impl<'a> Cursor<'a> {
+    /// The next `n` bytes, or `None` when fewer have arrived.
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = self.0.split_at_checked(n)?;
+        self.0 = rest;
+        Some(head)
+    }
+
+    fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
+        self.take(N)?.try_into().ok()
     }
 }
 
@@ -305,9 +359,9 @@ mod tests {
 
     #[test]
     fn a_hello_is_laid_out_as_documented() {
-        let bytes = Hello::ours(2, 4, b"nccl").encode();
+        let bytes = Hello::ours(2, 4, b"sesame", b"nccl").encode();
         assert_eq!(&bytes[..8], b"CUSTKRDV");
-        assert_eq!(&bytes[8..12], &1u32.to_le_bytes());
+        assert_eq!(&bytes[8..12], &2u32.to_le_bytes());
         assert_eq!(&bytes[12..20], &2u64.to_le_bytes());
         assert_eq!(&bytes[20..28], &4u64.to_le_bytes());
         let v = env!("CARGO_PKG_VERSION").as_bytes();
@@ -317,7 +371,59 @@ mod tests {
         );
         assert_eq!(&bytes[30..30 + v.len()], v);
         let rest = &bytes[30 + v.len()..];
-        assert_eq!(rest, b"\x04\0\0\0nccl");
+        assert_eq!(rest, b"\x06\0sesame\x04\0\0\0nccl");
+    }
+
+    #[test]
+    fn a_hello_parses_once_whole_and_not_before() {
+        let hello = Hello::ours(3, 8, b"sesame", b"nccl 2.27.3");
+        let bytes = hello.encode();
+        assert!(bytes.len() <= MAX_HELLO);
+        for n in 0..bytes.len() {
+            assert_eq!(Hello::parse(&bytes[..n]), Ok(None), "{n} bytes");
+        }
+        assert_eq!(Hello::parse(&bytes), Ok(Some(hello.clone())));
+        // Bytes after the hello are not its.
+        let mut more = bytes.clone();
+        more.extend_from_slice(b"after");
+        assert_eq!(Hello::parse(&more), Ok(Some(hello)));
+    }
+
+    #[test]
+    fn what_is_not_a_hello_is_refused_from_its_first_bytes() {
+        assert_eq!(Hello::parse(b"G"), Err("no custack magic"));
+        assert_eq!(Hello::parse(b"GET / HTTP/1.0"), Err("no custack magic"));
+        // A length over its cap is refused before anything that long arrives.
+        let mut over = Hello::ours(1, 2, b"", b"").encode();
+        let secret_at = 30 + env!("CARGO_PKG_VERSION").len();
+        over[secret_at..secret_at + 2].copy_from_slice(&u16::MAX.to_le_bytes());
+        assert_eq!(
+            Hello::parse(&over[..secret_at + 2]),
+            Err("a secret over its cap")
+        );
+        let mut long_version = over[..28].to_vec();
+        long_version.extend_from_slice(&65u16.to_le_bytes());
+        assert_eq!(
+            Hello::parse(&long_version),
+            Err("a version string over its cap")
+        );
+    }
+
+    #[test]
+    fn a_hello_of_another_protocol_stops_after_the_version() {
+        let mut bytes = Hello::ours(1, 2, b"sesame", b"tag").encode();
+        bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let v = env!("CARGO_PKG_VERSION").len();
+        let hello = Hello::parse(&bytes[..30 + v]).unwrap().unwrap();
+        assert_eq!((hello.protocol, hello.rank), (1, 1));
+        assert!(hello.secret.is_empty() && hello.tag.is_empty());
+    }
+
+    #[test]
+    fn debug_shows_the_secrets_length_only() {
+        let shown = format!("{:?}", Hello::ours(1, 2, b"sesame", b"tag"));
+        assert!(shown.contains("<6 bytes>"), "{shown}");
+        assert!(!shown.contains("sesame"), "{shown}");
     }
 
     #[test]

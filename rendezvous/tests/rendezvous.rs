@@ -6,8 +6,11 @@
 //! (a rank 0 that starts late, a wrong address): they take a free port and let it go, and try
 //! again (at most 3 times) should something else take it meanwhile. Every wait is bounded: a
 //! rank that has not returned within its timeout plus 5 s fails the test instead of hanging it.
+//!
+//! The tests after "hostile peers" hold R21: an absurd world size, silent connections, hellos
+//! without the job's secret and impostors of a real rank.
 
-use custack_rendezvous::{Error, ErrorKind, Job, RankZero, Result};
+use custack_rendezvous::{Error, ErrorKind, Job, MAX_WORLD_SIZE, RankZero, Result};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -465,6 +468,7 @@ fn child_rank() {
         return;
     }
     let job = Job::from_env().unwrap();
+    assert!(job.has_secret());
     let bytes = job
         .share(b"processes", Duration::from_secs(3), || unreachable!())
         .unwrap();
@@ -479,7 +483,13 @@ fn child_rank() {
 #[test]
 fn ranks_in_separate_processes_get_the_same_bytes() {
     let world = 3;
-    let zero = rank_zero(world);
+    // The job's secret travels as launchers pass values: in the environment.
+    let zero = Job::new(0, world, 0, LOOPBACK, 0)
+        .unwrap()
+        .with_secret(SECRET)
+        .unwrap()
+        .listen()
+        .unwrap();
     let port = zero.local_addr().port();
     let exe = std::env::current_exe().unwrap();
     let mut children = Vec::new();
@@ -492,6 +502,7 @@ fn ranks_in_separate_processes_get_the_same_bytes() {
             .env("LOCAL_RANK", rank.to_string())
             .env("MASTER_ADDR", LOOPBACK)
             .env("MASTER_PORT", port.to_string())
+            .env("CUSTACK_RENDEZVOUS_SECRET", SECRET)
             .env_remove("CUSTACK_RENDEZVOUS_PORT")
             .env_remove("TORCHELASTIC_USE_AGENT_STORE")
             .stdout(Stdio::piped())
@@ -666,4 +677,207 @@ fn new_refuses_a_rank_outside_the_world() {
     assert!(e.to_string().contains("port 0"), "{e}");
     let e = job(1, 2, 1).listen().unwrap_err();
     assert!(e.to_string().contains("rank 1 asked to listen"), "{e}");
+}
+
+// --- hostile peers (R21) ---
+
+const SECRET: &str = "a per-job random string";
+
+/// Rank 0 of `world` with the job's secret, listening on a free loopback port.
+fn rank_zero_with_secret(world: usize) -> RankZero {
+    Job::new(0, world, 0, LOOPBACK, 0)
+        .unwrap()
+        .with_secret(SECRET)
+        .unwrap()
+        .listen()
+        .unwrap()
+}
+
+fn job_with_secret(rank: usize, world: usize, port: u16, secret: &str) -> Job {
+    job(rank, world, port).with_secret(secret).unwrap()
+}
+
+#[test]
+fn an_absurd_world_size_is_refused_without_a_panic() {
+    let over = i32::MAX as usize + 1;
+    for world in [usize::MAX, over, 0] {
+        let e = Job::new(0, world, 0, LOOPBACK, 1).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::LaunchEnvironment, "{e}");
+        assert!(
+            e.detail().contains(&format!("a world size of {world}")),
+            "{e}"
+        );
+        let value = world.to_string();
+        let mut vars = TORCHRUN.to_vec();
+        vars.retain(|(k, _)| !matches!(*k, "WORLD_SIZE" | "RANK" | "LOCAL_RANK"));
+        vars.extend([("RANK", "0"), ("WORLD_SIZE", value.as_str())]);
+        env_err(&vars, &[&format!("WORLD_SIZE=`{world}`")]);
+    }
+    // NCCL's largest, i32::MAX, is a world size; a rank must be below it.
+    assert_eq!(MAX_WORLD_SIZE, i32::MAX as usize);
+    assert!(Job::new(MAX_WORLD_SIZE - 1, MAX_WORLD_SIZE, 0, LOOPBACK, 1).is_ok());
+    let e = Job::new(MAX_WORLD_SIZE, MAX_WORLD_SIZE, 0, LOOPBACK, 1).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LaunchEnvironment, "{e}");
+}
+
+#[test]
+fn a_world_of_i32_max_ranks_is_counted_not_allocated_per_rank() {
+    // Rank 0 keeps nothing per rank of the world, only per connection: a world of i32::MAX
+    // with one rank present times out at once, naming a few missing ranks and counting the
+    // rest (a slot per rank would be 2^31 of them).
+    let world = MAX_WORLD_SIZE;
+    let zero = Job::new(0, world, 0, LOOPBACK, 0)
+        .unwrap()
+        .listen()
+        .unwrap();
+    let port = zero.local_addr().port();
+    let t = Duration::from_millis(500);
+    let ranks: Vec<Box<dyn FnOnce() -> Result<Vec<u8>> + Send>> = vec![
+        Box::new(move || zero.share(b"", t, || Ok(id()))),
+        Box::new(move || job(1, world, port).share(b"", t, || unreachable!())),
+    ];
+    let needle = format!(
+        "ranks 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17 and {} more of {world} did not arrive",
+        world - 18
+    );
+    for r in &run_all(ranks, t) {
+        expect_err(r, ErrorKind::Timeout, &[&needle]);
+    }
+}
+
+/// Opens `n` connections to rank 0 that never say anything, kept open by the caller.
+fn silent_connections(port: u16, n: usize) -> Vec<TcpStream> {
+    (0..n)
+        .map(|_| TcpStream::connect((LOOPBACK, port)).unwrap())
+        .collect()
+}
+
+#[test]
+fn silent_and_garbage_connections_do_not_hold_up_a_short_rendezvous() {
+    // A port scanner opens connections first and sends nothing (or not a hello); rank 0 must
+    // not wait for them one after another: with a 1 s timeout, the real ranks still finish.
+    let zero = rank_zero(3);
+    let port = zero.local_addr().port();
+    let mut strangers = silent_connections(port, 8);
+    let mut garbage = TcpStream::connect((LOOPBACK, port)).unwrap();
+    garbage.write_all(b"\x16\x03\x01\x02\x00\x01").unwrap(); // a TLS client hello's start
+    let mut half = TcpStream::connect((LOOPBACK, port)).unwrap();
+    half.write_all(b"CUSTK").unwrap(); // the magic's beginning, then nothing
+    strangers.extend([garbage, half]);
+    let t = Duration::from_secs(1);
+    let results = rendezvous(zero, b"", vec![(1, 3, &b""[..]), (2, 3, &b""[..])], t);
+    for r in results {
+        assert_eq!(r.unwrap(), id());
+    }
+    drop(strangers);
+}
+
+#[test]
+fn hellos_without_the_secret_or_with_a_wrong_one_are_refused_and_do_not_count() {
+    let zero = rank_zero_with_secret(3);
+    let port = zero.local_addr().port();
+    let t = Duration::from_secs(3);
+    // The strangers come first and claim the real ranks' numbers; the real ranks come later.
+    let late = Duration::from_millis(300);
+    let ranks: Vec<Box<dyn FnOnce() -> Result<Vec<u8>> + Send>> = vec![
+        Box::new(move || zero.share(b"v1", t, || Ok(id()))),
+        Box::new(move || job(1, 3, port).share(b"v1", t, || unreachable!())),
+        Box::new(move || {
+            // The right length, the last byte wrong.
+            job_with_secret(2, 3, port, "a per-job random strinG").share(
+                b"v1",
+                t,
+                || unreachable!(),
+            )
+        }),
+        Box::new(move || {
+            thread::sleep(late);
+            job_with_secret(1, 3, port, SECRET).share(b"v1", t, || unreachable!())
+        }),
+        Box::new(move || {
+            thread::sleep(late);
+            job_with_secret(2, 3, port, SECRET).share(b"v1", t, || unreachable!())
+        }),
+    ];
+    let results = run_all(ranks, t);
+    assert_eq!(results[0].as_ref().unwrap(), &id());
+    for r in &results[1..3] {
+        let e = expect_err(r, ErrorKind::Failed, &["does not present the job's secret"]);
+        assert!(!e.to_string().contains(SECRET), "{e}");
+    }
+    for r in &results[3..] {
+        assert_eq!(r.as_ref().unwrap(), &id());
+    }
+}
+
+#[test]
+fn an_impostor_of_a_real_rank_gets_no_bytes_and_the_real_rank_succeeds() {
+    let zero = rank_zero_with_secret(2);
+    let port = zero.local_addr().port();
+    let t = Duration::from_secs(3);
+    // Without the secret the impostor would complete the world as rank 1 and take the bytes.
+    let ranks: Vec<Box<dyn FnOnce() -> Result<Vec<u8>> + Send>> = vec![
+        Box::new(move || zero.share(b"", t, || Ok(id()))),
+        Box::new(move || job(1, 2, port).share(b"", t, || unreachable!())),
+        Box::new(move || {
+            thread::sleep(Duration::from_millis(300));
+            job_with_secret(1, 2, port, SECRET).share(b"", t, || unreachable!())
+        }),
+    ];
+    let results = run_all(ranks, t);
+    expect_err(
+        &results[1],
+        ErrorKind::Failed,
+        &["refused the hello of rank 1"],
+    );
+    assert_eq!(results[0].as_ref().unwrap(), &id());
+    assert_eq!(results[2].as_ref().unwrap(), &id());
+}
+
+#[test]
+fn a_secret_that_rank_zero_lacks_is_a_mismatch() {
+    let zero = rank_zero(2);
+    let port = zero.local_addr().port();
+    let t = Duration::from_secs(3);
+    let ranks: Vec<Box<dyn FnOnce() -> Result<Vec<u8>> + Send>> = vec![
+        Box::new(move || zero.share(b"", t, || Ok(id()))),
+        Box::new(move || job_with_secret(1, 2, port, SECRET).share(b"", t, || unreachable!())),
+    ];
+    for r in &run_all(ranks, t) {
+        let e = expect_err(
+            r,
+            ErrorKind::Mismatch,
+            &["rank 1 presents a secret, rank 0 has none"],
+        );
+        assert!(!e.to_string().contains(SECRET), "{e}");
+    }
+}
+
+#[test]
+fn the_secret_comes_from_the_environment_and_is_never_shown() {
+    let mut vars = TORCHRUN.to_vec();
+    assert!(!Job::from_env_with(env(&vars)).unwrap().has_secret());
+    vars.push(("CUSTACK_RENDEZVOUS_SECRET", SECRET));
+    let job = Job::from_env_with(env(&vars)).unwrap();
+    assert!(job.has_secret());
+    assert_eq!(
+        job,
+        Job::new(5, 8, 1, "node-0", 29500)
+            .unwrap()
+            .with_secret(SECRET)
+            .unwrap()
+    );
+    assert_ne!(job, Job::new(5, 8, 1, "node-0", 29500).unwrap());
+    let shown = format!("{job:?}");
+    assert!(
+        shown.contains("<hidden>") && !shown.contains(SECRET),
+        "{shown}"
+    );
+    vars.pop();
+    vars.push(("CUSTACK_RENDEZVOUS_SECRET", ""));
+    env_err(&vars, &["CUSTACK_RENDEZVOUS_SECRET", "an empty secret"]);
+    let long = "x".repeat(1025);
+    vars.pop();
+    vars.push(("CUSTACK_RENDEZVOUS_SECRET", &long));
+    env_err(&vars, &["CUSTACK_RENDEZVOUS_SECRET", "1025 bytes"]);
 }
