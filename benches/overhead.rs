@@ -39,7 +39,7 @@ use core::ffi::{c_char, c_int, c_void};
 use cudarc::driver::{CudaContext, LaunchConfig as CuLaunchConfig, PushKernelArg, sys as cusys};
 use cudarc::nvrtc::Ptx;
 use custack::prelude::*;
-use custack::{Context, Driver, EventFlags, LaunchConfig, Stack, ffi};
+use custack::{Context, Deadline, Driver, EventFlags, LaunchConfig, Overrun, Stack, ffi};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
 use std::fmt::{Debug, Write as _};
@@ -242,6 +242,9 @@ struct Row {
 }
 
 const LAUNCHES: u64 = 100_000;
+/// The deadline of the bounded waits' rows (¹¹): far beyond an empty kernel's few microseconds,
+/// so every wait ends by the work completing, as the unbounded one does.
+const WAIT_BOUND: std::time::Duration = std::time::Duration::from_secs(10);
 
 custack::kernel_contract! {
     /// `empty_ptr(unsigned* x)`: touches nothing; declared as touching one element per launched
@@ -376,6 +379,27 @@ const ROWS: &[Row] = &[
         enqueue: None,
     },
     Row {
+        id: "launch_sync_deadline",
+        label: "empty kernel, launch + stream sync, scope with a deadline ¹¹",
+        batch: Batch::Calibrate,
+        big: false,
+        enqueue: None,
+    },
+    Row {
+        id: "submission_sync",
+        label: "empty kernel, submission + wait ¹¹",
+        batch: Batch::Calibrate,
+        big: false,
+        enqueue: None,
+    },
+    Row {
+        id: "submission_sync_deadline",
+        label: "empty kernel, submission + wait with a deadline ¹¹",
+        batch: Batch::Calibrate,
+        big: false,
+        enqueue: None,
+    },
+    Row {
         id: "alloc",
         label: "alloc + free 1 MiB ⁵",
         batch: Batch::Calibrate,
@@ -420,7 +444,12 @@ before each launch; raw and cudarc launch as in that row.\n\
 bounds check) on 2 × 2 blocks of 32 × 1 threads, rows of 64, 128 elements; raw: \
 `cuLaunchKernel`; custack: `StreamScope::run` of its contract, which checks \
 `requires(width > 0, grid_x <= width, blocks_z == 1)` and the extent `grid_y * width` before \
-each launch; cudarc: its launch builder with the same two arguments.\n";
+each launch; cudarc: its launch builder with the same two arguments.\n\
+¹¹ the bounded waits (R19) beside the unbounded ones, all launching `empty()`: raw and cudarc as in \
+the launch + stream sync row; custack: `Stream::scope_by` (deadline 10 s, `Overrun::KeepWaiting`), \
+whose end asks `cuStreamQuery` until the stream is idle; `Stream::submit` (`cuEventRecord`, the \
+submission's event created once per submission) + `Submission::wait` (`cuEventSynchronize`) or \
+`wait_by` (`cuEventQuery` until complete).\n";
 
 /// What one batch measured.
 #[derive(Clone, Copy)]
@@ -1359,6 +1388,89 @@ fn run_rows(mut r: Runner) {
             })
         };
         r.row(row(ROWS, "launch_sync"), &mut raw, Some(&mut cs), &mut cr);
+    }
+
+    // R19: the scope's and the submission's waits with and without a deadline, each against
+    // the same raw launch + cuStreamSynchronize and cudarc's launch + synchronize.
+    for id in [
+        "launch_sync_deadline",
+        "submission_sync",
+        "submission_sync_deadline",
+    ] {
+        if !r.wants(id) {
+            continue;
+        }
+        let mut raw = |n| {
+            time_loop(n, || {
+                // SAFETY: `empty()` takes no parameters; live function and stream.
+                let r = unsafe {
+                    ffi::cuLaunchKernel(
+                        raw_empty,
+                        1,
+                        1,
+                        1,
+                        1,
+                        1,
+                        1,
+                        0,
+                        rs,
+                        core::ptr::null_mut(),
+                        core::ptr::null_mut(),
+                    )
+                };
+                ok(r, "cuLaunchKernel");
+                // SAFETY: live stream.
+                ok(
+                    unsafe { ffi::cuStreamSynchronize(rs) },
+                    "cuStreamSynchronize",
+                );
+            })
+        };
+        let mut scope_by = |n| {
+            time_loop(n, || {
+                let by = Deadline::after(WAIT_BOUND);
+                // SAFETY: `empty()` takes no parameters and touches nothing.
+                let r = cs_stream.scope_by(by, Overrun::KeepWaiting, |s| unsafe {
+                    s.launch(&cs_empty, cs_cfg, ())
+                });
+                must(must(r, "scope_by"), "launch");
+            })
+        };
+        let mut submission = |n| {
+            time_loop(n, || {
+                // SAFETY: `empty()` takes no parameters and touches nothing.
+                let r = cs_stream.submit(cs_empty, |s, f| unsafe { s.launch(&f, cs_cfg, ()) });
+                must(must(r, "submit").wait(), "wait");
+            })
+        };
+        let mut submission_by = |n| {
+            time_loop(n, || {
+                // SAFETY: `empty()` takes no parameters and touches nothing.
+                let r = cs_stream.submit(cs_empty, |s, f| unsafe { s.launch(&f, cs_cfg, ()) });
+                if let Err(late) = must(
+                    must(r, "submit").wait_by(Deadline::after(WAIT_BOUND)),
+                    "wait_by",
+                ) {
+                    fail("wait_by", &late.abandon());
+                }
+            })
+        };
+        let mut cr = |n| {
+            time_loop(n, || {
+                // SAFETY: `empty()` takes no parameters.
+                must(
+                    unsafe { cu_stream.launch_builder(&cu_empty).launch(cu_cfg) },
+                    "cudarc launch",
+                );
+                must(cu_stream.synchronize(), "cudarc synchronize");
+            })
+        };
+        let cs: Op<'_> = match id {
+            "launch_sync_deadline" => &mut scope_by,
+            "submission_sync" => &mut submission,
+            _ => &mut submission_by,
+        };
+        r.row(row(ROWS, id), &mut raw, Some(cs), &mut cr);
     }
 
     const MIB: usize = 1 << 20;

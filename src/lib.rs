@@ -109,6 +109,7 @@ mod asynchronous;
 #[cfg(feature = "cublas")]
 pub mod blas;
 mod context;
+mod deadline;
 mod driver;
 mod error;
 mod kernel;
@@ -154,6 +155,7 @@ pub use context::{Context, ContextFlags};
 /// }
 /// ```
 pub use custack_derive::DeviceCopy;
+pub use deadline::{Abandon, Deadline, Overrun, TimedOut};
 pub use driver::attribute::DeviceAttribute;
 pub use driver::lookup::{EntryPointStatus, newer_entry_points};
 pub use driver::{ComputeCapability, Device, Driver, Version, driver_version};

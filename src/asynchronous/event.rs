@@ -1,6 +1,7 @@
 //! Events: markers recorded on a stream, for ordering and timing.
 
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::deadline::{Deadline, Polled, passed, poll};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use core::marker::PhantomData;
@@ -116,6 +117,36 @@ impl Event<'_> {
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: `raw` is a live event of the current context.
         unsafe { ffi::cuEventSynchronize(self.raw) }.result()
+    }
+
+    /// `cuEventQuery` until the event has completed or `deadline` passes
+    /// ([R19](crate::Deadline)).
+    ///
+    /// # Errors
+    ///
+    /// As [`synchronize`](Self::synchronize);
+    /// [`ErrorKind::DeadlinePassed`](crate::ErrorKind::DeadlinePassed) (naming this call site)
+    /// if it had not completed by then. The event owns no memory: nothing is released either
+    /// way.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
+    #[doc(alias = "cuEventQuery")]
+    #[track_caller]
+    #[inline]
+    pub fn synchronize_by(&self, deadline: Deadline) -> Result<()> {
+        // SAFETY: `raw` is a live event of the current context.
+        match poll(deadline, || unsafe { ffi::cuEventQuery(self.raw) }) {
+            Polled::Done(r) => r,
+            Polled::Overdue(waited) => Err(passed(
+                format_args!(
+                    "the event synchronized at {}",
+                    core::panic::Location::caller()
+                ),
+                waited,
+            )),
+        }
     }
 
     /// `cuEventQuery`—Whether the event has completed (an event never recorded has).

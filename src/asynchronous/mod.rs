@@ -33,6 +33,7 @@ pub(crate) mod scope_memory;
 pub(crate) mod stream;
 pub(crate) mod submission;
 
+use crate::deadline::{Deadline, Overrun, Polled, exit_overrun, passed, poll};
 use crate::error::{Error, Result};
 use crate::ffi;
 
@@ -72,6 +73,48 @@ pub(crate) fn wait_stream(stream: ffi::CUstream) -> Result<()> {
         Err(e) if e.is_sticky() => Err(first),
         Err(e) => abort_unfinished(&first, &e),
     }
+}
+
+/// [`wait_stream`] bounded by `deadline` (a scope's end, [`Stream::scope_by`](crate::Stream::scope_by)):
+/// `cuStreamQuery` until the stream is idle; past the deadline, `overrun` decides: keep waiting
+/// (the unbounded wait, then [`ErrorKind::DeadlinePassed`](crate::ErrorKind::DeadlinePassed)
+/// saying by how much), or end the process. A query that fails without a sticky error says
+/// nothing about the work: the unbounded wait decides then, as in [`wait_stream`].
+pub(crate) fn wait_stream_by(
+    stream: ffi::CUstream,
+    deadline: Deadline,
+    overrun: Overrun,
+    site: &core::panic::Location<'_>,
+) -> Result<()> {
+    // SAFETY: callers pass a live stream of the current context.
+    match poll(deadline, || unsafe { ffi::cuStreamQuery(stream) }) {
+        Polled::Done(Ok(())) => Ok(()),
+        Polled::Done(Err(e)) if e.is_sticky() => Err(e),
+        Polled::Done(Err(_)) => wait_stream(stream),
+        Polled::Overdue(waited) => match overrun {
+            Overrun::KeepWaiting => {
+                let late = std::time::Instant::now();
+                wait_stream(stream)?;
+                Err(overran(site, waited, late.elapsed()))
+            }
+            Overrun::Exit(code) => exit_overrun(site, waited, code),
+        },
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn overran(
+    site: &core::panic::Location<'_>,
+    waited: std::time::Duration,
+    later: std::time::Duration,
+) -> Error {
+    let e = passed(format_args!("the stream scope at {site}"), waited);
+    let detail = format!(
+        "{}; it completed {later:?} later (Overrun::KeepWaiting)",
+        e.detail().unwrap_or_default()
+    );
+    e.with_detail(detail)
 }
 
 #[cold]

@@ -7,6 +7,7 @@
 //! only its context): [`EventHome`].
 
 use crate::context::raw::with_raw_current;
+use crate::deadline::{Deadline, Polled, poll};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::testing::left_behind::{Object, left_behind};
@@ -117,6 +118,39 @@ impl<L: Holds, E: EventHome> Pending<L, E> {
         // event of another context than the current one may be waited for.
         let r = unsafe { ffi::cuEventSynchronize(self.event) }.result();
         self.finish(r)
+    }
+
+    /// `cuEventQuery` until the work is complete or `deadline` passes: the payload (see
+    /// [`finish`](Self::finish)), or the pending work back with how long it was waited for.
+    #[inline]
+    pub(crate) fn wait_by(
+        self,
+        deadline: Deadline,
+    ) -> Result<core::result::Result<L::Held, (Self, core::time::Duration)>> {
+        // SAFETY: as in `wait`.
+        match poll(deadline, || unsafe { ffi::cuEventQuery(self.event) }) {
+            Polled::Done(r) => self.finish(r).map(Ok),
+            Polled::Overdue(waited) => Ok(Err((self, waited))),
+        }
+    }
+
+    /// Gives up on the work without waiting: the event is destroyed (a pending record does not
+    /// stop that) and the payload leaked, named to the checking driver as left behind.
+    pub(crate) fn abandon(self) {
+        let (event, home, payload) = self.into_all_parts();
+        L::left_behind(&payload);
+        core::mem::forget(payload);
+        let mut destroyed = false;
+        let pushed = home.with_context(|| {
+            destroyed = destroy_event(event);
+            Ok(())
+        });
+        if !destroyed {
+            left_behind(Object::Event, event as u64);
+        }
+        if let Err(e) = pushed {
+            record_drop_error(e);
+        }
     }
 
     /// `cuEventQuery`: the payload if the work is complete, the pending work back if not.

@@ -10,6 +10,7 @@
 
 use crate::asynchronous::event::Event;
 use crate::asynchronous::stream::{Stream, record_event, wait_event};
+use crate::deadline::{Deadline, Overrun};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::memory::{DeviceMemory, DeviceMemoryMut, check_alloc_len, check_same_len};
@@ -68,23 +69,98 @@ impl Stream<'_> {
         // SAFETY: the stream is live and of the current context (lent by the current guard,
         // borrowed for 'env); the scope is waited for below, or by `waiter` on unwind.
         let scope = unsafe { StreamScope::from_raw(self.as_raw()) };
-        let waiter = SyncOnDrop(self.as_raw());
+        let waiter = SyncOnDrop {
+            stream: self.as_raw(),
+            bound: None,
+        };
         let value = f(&scope);
         core::mem::forget(waiter);
         super::wait_stream(self.as_raw())?;
         super::host::check_panics()?;
         Ok(value)
     }
+
+    /// [`scope`](Self::scope) with its wait bounded by `deadline` ([R19](crate::Deadline)):
+    /// runs `f`, then asks the driver whether the stream is idle (`cuStreamQuery`) until it is
+    /// or the deadline passes.
+    ///
+    /// The scope borrows its memory only for this call, so nothing can be handed back while
+    /// the GPU may still use it: past the deadline, `overrun` (chosen up front) decides.
+    /// [`Overrun::KeepWaiting`] waits until the work is over and returns
+    /// [`ErrorKind::DeadlinePassed`](crate::ErrorKind::DeadlinePassed) naming this call site
+    /// and how late the work was; [`Overrun::Exit`] ends the process with the status it holds,
+    /// saying on stderr which scope overran. The same applies when `f` panics (the unwind waits
+    /// as the scope's end does). Complete work costs one `cuStreamQuery`, as much as the
+    /// `cuStreamSynchronize` of [`scope`](Self::scope).
+    ///
+    /// # Errors
+    ///
+    /// As [`scope`](Self::scope); [`ErrorKind::DeadlinePassed`](crate::ErrorKind::DeadlinePassed)
+    /// after an overrun with [`Overrun::KeepWaiting`] (the work is complete then; the closure's
+    /// value is dropped). A query that fails without a sticky error does not say whether the
+    /// work is over: then the scope waits as [`scope`](Self::scope) does.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Deadline, Driver, Overrun, Stack};
+    /// use std::time::Duration;
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let stream = guard.stream()?;
+    /// let mut dev = guard.alloc::<u32>(1024)?;
+    /// // A frame's budget is 5 ms; past it a watchdog restarts the process (status 75).
+    /// let frame = Deadline::after(Duration::from_millis(5));
+    /// stream.scope_by(frame, Overrun::Exit(75), |s| s.fill_u32(s.bind_mut(&mut dev), 1))??;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    #[doc(alias = "cuStreamQuery")]
+    #[track_caller]
+    #[inline]
+    pub fn scope_by<'env, R>(
+        &'env self,
+        deadline: Deadline,
+        overrun: Overrun,
+        f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'env>) -> R,
+    ) -> Result<R> {
+        super::refuse_inside_capture("a stream scope")?;
+        let site = core::panic::Location::caller();
+        // SAFETY: as in `scope`; the scope is waited for below, or by `waiter` on unwind.
+        let scope = unsafe { StreamScope::from_raw(self.as_raw()) };
+        let waiter = SyncOnDrop {
+            stream: self.as_raw(),
+            bound: Some((deadline, overrun, site)),
+        };
+        let value = f(&scope);
+        core::mem::forget(waiter);
+        super::wait_stream_by(self.as_raw(), deadline, overrun, site)?;
+        super::host::check_panics()?;
+        Ok(value)
+    }
 }
 
 /// Waits for the stream if a scope's closure unwinds, so borrowed memory is released only after
-/// the GPU is done with it.
-struct SyncOnDrop(ffi::CUstream);
+/// the GPU is done with it; bounded as the scope's own end is, for [`Stream::scope_by`].
+struct SyncOnDrop {
+    stream: ffi::CUstream,
+    bound: Option<(Deadline, Overrun, &'static core::panic::Location<'static>)>,
+}
 
 impl Drop for SyncOnDrop {
     fn drop(&mut self) {
         // The stream is live (borrowed by the scope).
-        if let Err(e) = super::wait_stream(self.0) {
+        let waited = match self.bound {
+            None => super::wait_stream(self.stream),
+            Some((deadline, overrun, site)) => {
+                super::wait_stream_by(self.stream, deadline, overrun, site)
+            }
+        };
+        if let Err(e) = waited {
             record_drop_error(e);
         }
     }

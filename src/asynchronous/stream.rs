@@ -3,6 +3,7 @@
 
 use crate::asynchronous::event::Event;
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::deadline::{Deadline, Polled, passed, poll};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use core::ffi::{c_int, c_uint};
@@ -268,6 +269,40 @@ impl<'g> Stream<'g> {
     pub fn synchronize(&self) -> Result<()> {
         // SAFETY: `raw` is a live stream of the current context.
         unsafe { ffi::cuStreamSynchronize(self.raw) }.result()?;
+        crate::asynchronous::host::check_panics()
+    }
+
+    /// `cuStreamQuery` until all work on the stream is complete or `deadline` passes
+    /// ([R19](crate::Deadline)).
+    ///
+    /// # Errors
+    ///
+    /// As [`synchronize`](Self::synchronize);
+    /// [`ErrorKind::DeadlinePassed`](crate::ErrorKind::DeadlinePassed) (naming this call site)
+    /// if it was not idle by then. What the stream's work uses is owned or borrowed elsewhere
+    /// (by a scope or a submission, which wait for it themselves): nothing is released either
+    /// way.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    #[doc(alias = "cuStreamQuery")]
+    #[track_caller]
+    #[inline]
+    pub fn synchronize_by(&self, deadline: Deadline) -> Result<()> {
+        // SAFETY: `raw` is a live stream of the current context.
+        match poll(deadline, || unsafe { ffi::cuStreamQuery(self.raw) }) {
+            Polled::Done(r) => r?,
+            Polled::Overdue(waited) => {
+                return Err(passed(
+                    format_args!(
+                        "the stream synchronized at {}",
+                        core::panic::Location::caller()
+                    ),
+                    waited,
+                ));
+            }
+        }
         crate::asynchronous::host::check_panics()
     }
 

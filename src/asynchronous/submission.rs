@@ -14,6 +14,7 @@
 //! submission costs one event record (and, for a first submission, one event).
 
 use crate::asynchronous::stream::Stream;
+use crate::deadline::{Abandon, Deadline, TimedOut, passed};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use core::future::{Future, IntoFuture};
@@ -328,6 +329,63 @@ impl<P: Payload> Submission<'_, P> {
         self.pending.wait().map(P::release)
     }
 
+    /// `cuEventQuery` until the work is complete or `deadline` passes—The payload, or past
+    /// the deadline the submission back, its payload still out of reach
+    /// ([R19](crate::Deadline)).
+    ///
+    /// The first query answers at once for complete work (the cost of [`wait`](Self::wait));
+    /// then it polls with a backoff ([`deadline`](crate::Deadline)).
+    ///
+    /// # Errors
+    ///
+    /// As [`wait`](Self::wait). Past the deadline, `Ok(Err(late))`: `late.error()` is
+    /// [`ErrorKind::DeadlinePassed`](crate::ErrorKind::DeadlinePassed) naming this call
+    /// site, and `late.into_pending()` the submission, to wait for again or keep;
+    /// `late.abandon()` gives it up (its payload leaked, never freed).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// use custack::Deadline;
+    /// use std::time::Duration;
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let stream = guard.stream()?;
+    /// let pending = stream.submit(guard.alloc::<u32>(1024)?, |s, mut d| s.fill_u32(&mut d, 7))?;
+    /// let dev = match pending.wait_by(Deadline::after(Duration::from_millis(50)))? {
+    ///     Ok(dev) => dev,
+    ///     Err(late) => return Err(late.abandon()), // never freed: the GPU may still write it
+    /// };
+    /// assert_eq!(dev.to_vec()?, vec![7; 1024]);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
+    #[doc(alias = "cuEventQuery")]
+    #[track_caller]
+    #[inline]
+    pub fn wait_by(self, deadline: Deadline) -> Result<core::result::Result<P, TimedOut<Self>>> {
+        let site = core::panic::Location::caller();
+        let Self {
+            pending, stream, ..
+        } = self;
+        Ok(match pending.wait_by(deadline)? {
+            Ok(held) => Ok(P::release(held)),
+            Err((pending, waited)) => Err(TimedOut::new(
+                Self {
+                    pending,
+                    stream,
+                    _stream: PhantomData,
+                },
+                passed(format_args!("the submission waited for at {site}"), waited),
+            )),
+        })
+    }
+
     /// `cuEventQuery`—The payload if the work is complete, or the submission back if not.
     ///
     /// # Errors
@@ -368,6 +426,14 @@ impl<P: Payload> Submission<'_, P> {
     #[inline]
     pub(crate) fn into_parts(self) -> (ffi::CUevent, P::Held) {
         self.pending.into_parts()
+    }
+}
+
+impl<P: Payload> Abandon for Submission<'_, P> {
+    /// Gives up on the submission without waiting: its event is destroyed, its payload leaked
+    /// (never freed or handed back; named to the checking driver as left behind).
+    fn abandon(self) {
+        self.pending.abandon();
     }
 }
 

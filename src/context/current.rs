@@ -2,10 +2,13 @@
 
 use crate::context::ContextFlags;
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::deadline::{Deadline, Polled, passed, poll};
 use crate::driver::{Device, Version};
 use crate::error::Result;
 use crate::ffi;
+use crate::testing::left_behind::{Object, left_behind};
 use core::ffi::{c_int, c_uint, c_ulonglong};
+use core::time::Duration;
 
 /// A per-context limit (`CUlimit`).
 #[non_exhaustive]
@@ -153,6 +156,51 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         unsafe { ffi::cuCtxSynchronize() }.result()
     }
 
+    /// `cuCtxRecordEvent`, then `cuEventQuery` until all work of the context (from every
+    /// thread, on every stream) is complete or `deadline` passes ([R19](crate::Deadline);
+    /// CUDA 12.5, looked up, not linked).
+    ///
+    /// # Errors
+    ///
+    /// As [`synchronize`](Self::synchronize);
+    /// [`ErrorKind::DeadlinePassed`](crate::ErrorKind::DeadlinePassed) (naming this call site)
+    /// if the work was not complete by then: nothing is released either way.
+    /// [`ErrorKind::DriverTooOld`](crate::ErrorKind::DriverTooOld) on a driver older than
+    /// 12.5, which has no way to ask whether a whole context is idle without blocking.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// use custack::{Deadline, ErrorKind};
+    /// use std::time::Duration;
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// match guard.synchronize_by(Deadline::after(Duration::from_secs(1))) {
+    ///     Err(e) if e.kind() == ErrorKind::DeadlinePassed => eprintln!("still busy: {e}"),
+    ///     other => other?,
+    /// }
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxRecordEvent")]
+    #[track_caller]
+    pub fn synchronize_by(&self, deadline: Deadline) -> Result<()> {
+        let site = core::panic::Location::caller();
+        // SAFETY: this guard's context is current.
+        match unsafe { idle_by(self.as_raw(), deadline) }? {
+            Ok(()) => Ok(()),
+            Err(waited) => Err(passed(
+                format_args!("the context synchronized at {site}"),
+                waited,
+            )),
+        }
+    }
+
     /// `cuCtxGetDevice`—The device of the context.
     ///
     /// # References
@@ -265,5 +313,44 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         // SAFETY: valid out-pointers; this guard's context is current.
         unsafe { ffi::cuCtxGetStreamPriorityRange(&raw mut least, &raw mut greatest) }.result()?;
         Ok((least, greatest))
+    }
+}
+
+/// Records an event after all work of `ctx` (`cuCtxRecordEvent`) and asks it until it completes
+/// or `deadline` passes: `Ok(Ok(()))` once the context is idle, `Ok(Err(waited))` past the
+/// deadline; the event is destroyed either way.
+///
+/// # Errors
+///
+/// [`ErrorKind::DriverTooOld`](crate::ErrorKind::DriverTooOld) before driver 12.5; the event's
+/// creation, record, destruction, or the error the query answers (the work's, a sticky one).
+///
+/// # Safety
+///
+/// `ctx` is a live context, current on this thread.
+pub(crate) unsafe fn idle_by(
+    ctx: ffi::CUcontext,
+    deadline: Deadline,
+) -> Result<core::result::Result<(), Duration>> {
+    let record = crate::driver::lookup::CTX_RECORD_EVENT.get()?;
+    let mut event = core::ptr::null_mut();
+    let flags = ffi::CUevent_flags::CU_EVENT_DISABLE_TIMING.0 as c_uint;
+    // SAFETY: valid out-pointer; `ctx` is current (the caller's promise).
+    unsafe { ffi::cuEventCreate(&raw mut event, flags) }.result()?;
+    // SAFETY: `ctx` is live and current, `event` a live event of it.
+    let polled = match unsafe { record(ctx, event) }.result() {
+        // SAFETY: a live event of the current context.
+        Ok(()) => poll(deadline, || unsafe { ffi::cuEventQuery(event) }),
+        Err(e) => Polled::Done(Err(e)),
+    };
+    // SAFETY: a live event of the current context, destroyed once; a pending record does not
+    // stop that (Event Management).
+    let destroyed = unsafe { ffi::cuEventDestroy_v2(event) }.result();
+    if destroyed.is_err() {
+        left_behind(Object::Event, event as u64);
+    }
+    match polled {
+        Polled::Done(r) => r.and(destroyed).map(Ok),
+        Polled::Overdue(waited) => destroyed.map(|()| Err(waited)),
     }
 }

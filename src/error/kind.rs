@@ -393,6 +393,13 @@ error_kinds! {
         /// was caught before it reached the driver, and is reported by the next wait.
         HostFunctionPanicked = "CUSTACK_HOST_FUNCTION_PANICKED",
             "a host function enqueued on a stream panicked";
+        /// custack: a wait's deadline passed before the work it waits for was complete (the
+        /// detail names the wait and how long it waited). Nothing the work may still use was
+        /// released: owned pending work comes back with the error
+        /// ([`TimedOut`](crate::TimedOut)); a scope acted as its caller chose
+        /// ([`Overrun`](crate::Overrun)).
+        DeadlinePassed = "CUSTACK_DEADLINE_PASSED",
+            "a wait's deadline passed before the work was complete";
         /// custack: a file could not be read (the detail names it and says why).
         Io = "CUSTACK_IO",
             "a file could not be read";

@@ -1,7 +1,9 @@
 //! Modules (PTX, cubin, fatbin loaded from memory) and the functions and globals in them.
 
 use crate::asynchronous::payload::{Payload, held_as_itself, sealed as payload_sealed};
+use crate::context::current::idle_by;
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::deadline::{Abandon, Deadline, TimedOut, passed};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::kernel::launch::{Function, Kernel, KernelSignature};
@@ -574,6 +576,80 @@ impl Module<'_> {
         // SAFETY: a live module of the current context, unloaded once (`this` never drops); no
         // function borrows it.
         unsafe { unload_raw(this.raw) }
+    }
+}
+
+impl Module<'_> {
+    /// `cuCtxRecordEvent`, `cuEventQuery`, `cuModuleUnload`—[`unload`](Self::unload) with its
+    /// wait for the context's work bounded by `deadline` ([R19](crate::Deadline); CUDA 12.5,
+    /// looked up, not linked).
+    ///
+    /// A kernel must never run from unloaded code, and a leaked submission may still run one
+    /// of this module's kernels: the module is unloaded only once the context is idle. Past the
+    /// deadline, `Ok(Err(late))` hands the module back, loaded, with
+    /// [`ErrorKind::DeadlinePassed`](crate::ErrorKind::DeadlinePassed) naming this call site:
+    /// unload it again later, or keep it.
+    ///
+    /// # Errors
+    ///
+    /// The unload's error; the work's error or a sticky one (after a sticky error the context
+    /// runs nothing more, and the module is unloaded). Any other error leaves the module
+    /// loaded for good rather than unloaded under work that may run it, including
+    /// [`ErrorKind::DriverTooOld`](crate::ErrorKind::DriverTooOld) before driver 12.5, which
+    /// cannot ask whether a context is idle without blocking: use [`unload`](Self::unload)
+    /// there.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
+    #[doc(alias = "cuModuleUnload")]
+    #[track_caller]
+    pub fn unload_by(self, deadline: Deadline) -> Result<core::result::Result<(), TimedOut<Self>>> {
+        let site = core::panic::Location::caller();
+        let mut ctx = core::ptr::null_mut();
+        // SAFETY: valid out-pointer; the module's context is current (lent by its guard).
+        let current = unsafe { ffi::cuCtxGetCurrent(&raw mut ctx) }.result();
+        // SAFETY: the current context, live while its guard lends this module.
+        let idle = current.and_then(|()| unsafe { idle_by(ctx, deadline) });
+        let sticky = match idle {
+            Ok(Err(waited)) => {
+                return Ok(Err(TimedOut::new(
+                    self,
+                    passed(format_args!("the module unloaded at {site}"), waited),
+                )));
+            }
+            Ok(Ok(())) => None,
+            Err(e) if e.is_sticky() => Some(e),
+            Err(e) => {
+                // Not known to be idle: left loaded rather than unloaded under its kernels.
+                self.abandon();
+                return Err(e);
+            }
+        };
+        let mut this = core::mem::ManuallyDrop::new(self);
+        drop(core::mem::take(&mut this.source));
+        // SAFETY: a live module of the current context, unloaded once (`this` never drops); no
+        // function borrows it, and no work that may run its kernels is pending (above).
+        let unloaded = unsafe { ffi::cuModuleUnload(this.raw) }.result();
+        if unloaded.is_err() {
+            // The driver keeps a module it failed to unload.
+            left_behind(Object::Module, this.raw as u64);
+        }
+        match sticky {
+            Some(e) => Err(e),
+            None => unloaded.map(Ok),
+        }
+    }
+}
+
+impl Abandon for Module<'_> {
+    /// Gives up on unloading the module: it stays loaded until its context is destroyed (named
+    /// to the checking driver as left behind), so no kernel of it can ever run from unloaded
+    /// code. For a module whose kernels may never finish (a hung launch).
+    fn abandon(self) {
+        let mut this = core::mem::ManuallyDrop::new(self);
+        drop(core::mem::take(&mut this.source));
+        left_behind(Object::Module, this.raw as u64);
     }
 }
 

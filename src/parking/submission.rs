@@ -24,6 +24,7 @@ use crate::asynchronous::pending::{Holds, Pending, Pushed};
 use crate::asynchronous::submission::Submission;
 use crate::context::Context;
 use crate::context::stack::{ContextKind, Floating, PushedGuard};
+use crate::deadline::{Abandon, Deadline, TimedOut, passed};
 use crate::error::Result;
 use crate::ffi;
 use crate::kernel::launch::Function;
@@ -369,6 +370,37 @@ impl<Q: ParkedPayload> ParkedSubmission<'_, Q> {
         self.pending.wait().map(Q::release)
     }
 
+    /// `cuEventQuery` until the work is complete or `deadline` passes—The payload in its
+    /// parked form, or past the deadline the parked submission back ([R19](crate::Deadline));
+    /// any context may be current.
+    ///
+    /// # Errors
+    ///
+    /// As [`wait`](Self::wait). Past the deadline, `Ok(Err(late))`, as
+    /// [`Submission::wait_by`](crate::Submission::wait_by).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
+    #[doc(alias = "cuEventQuery")]
+    #[track_caller]
+    pub fn wait_by(self, deadline: Deadline) -> Result<core::result::Result<Q, TimedOut<Self>>> {
+        let site = core::panic::Location::caller();
+        Ok(match self.pending.wait_by(deadline)? {
+            Ok(held) => Ok(Q::release(held)),
+            Err((pending, waited)) => Err(TimedOut::new(
+                Self {
+                    pending,
+                    _marker: PhantomData,
+                },
+                passed(
+                    format_args!("the parked submission waited for at {site}"),
+                    waited,
+                ),
+            )),
+        })
+    }
+
     /// `cuEventQuery`—The parked payload if the work is complete, or the parked submission back
     /// if not; any context may be current.
     ///
@@ -398,6 +430,15 @@ impl<Q: ParkedPayload> ParkedSubmission<'_, Q> {
     #[doc(alias = "cuEventQuery")]
     pub fn is_complete(&self) -> Result<bool> {
         self.pending.is_complete()
+    }
+}
+
+impl<Q: ParkedPayload> Abandon for ParkedSubmission<'_, Q> {
+    /// Gives up on the parked submission without waiting: its event is destroyed (its context
+    /// pushed briefly), its payload leaked (never freed or handed back; named to the checking
+    /// driver as left behind).
+    fn abandon(self) {
+        self.pending.abandon();
     }
 }
 

@@ -1,0 +1,364 @@
+//! Deadlines: a bound on every blocking wait (contract row R19). The public documentation is
+//! [`Deadline`]'s: which waits take one, what happens past it, and what a bounded wait costs.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::ffi;
+use core::panic::Location;
+use std::time::{Duration, Instant};
+
+/// When a wait gives up: an instant, or never.
+///
+/// Made from an [`Instant`] ([`at`](Self::at)) or a timeout from now ([`after`](Self::after));
+/// a timeout too long for the clock is [`NEVER`](Self::NEVER). Plain data: `Copy`, `Send`,
+/// `Sync`.
+///
+/// Every wait in custack that can block has a form that takes a [`Deadline`]:
+///
+/// | waits for | unbounded | bounded | past the deadline |
+/// | --- | --- | --- | --- |
+/// | a stream scope's work | [`Stream::scope`](crate::Stream::scope) | [`Stream::scope_by`](crate::Stream::scope_by) | what the caller chose up front ([`Overrun`]) |
+/// | a submission (a graph launched as one too) | [`Submission::wait`](crate::Submission::wait) | [`Submission::wait_by`](crate::Submission::wait_by) | the submission comes back ([`TimedOut`]) |
+/// | a parked submission | [`ParkedSubmission::wait`](crate::ParkedSubmission::wait) | [`ParkedSubmission::wait_by`](crate::ParkedSubmission::wait_by) | the parked submission comes back ([`TimedOut`]) |
+/// | an event | [`Event::synchronize`](crate::Event::synchronize) | [`Event::synchronize_by`](crate::Event::synchronize_by) | [`ErrorKind::DeadlinePassed`] |
+/// | a stream | [`Stream::synchronize`](crate::Stream::synchronize) | [`Stream::synchronize_by`](crate::Stream::synchronize_by) | [`ErrorKind::DeadlinePassed`] |
+/// | the whole context | [`PushedGuard::synchronize`](crate::PushedGuard::synchronize) | [`PushedGuard::synchronize_by`](crate::PushedGuard::synchronize_by) | [`ErrorKind::DeadlinePassed`] |
+/// | a module's kernels, before it unloads | [`Module::unload`](crate::Module::unload) | [`Module::unload_by`](crate::Module::unload_by) | the module comes back, loaded ([`TimedOut`]) |
+///
+/// NCCL's waits are bounded by the communicator's own timeout (R16), and the rendezvous by the
+/// job's (R21).
+///
+/// **Nothing the GPU may still touch is released past a deadline.** Owned pending work is handed
+/// back inside [`TimedOut`], with the error: wait for it again, keep it, or
+/// [`abandon`](TimedOut::abandon) it (never freed, never handed back: sound, R11). A scope's
+/// borrows cannot outlive the call, so a scope cannot hand anything back: it does what its
+/// caller chose up front, keep waiting and report the overrun once the work is over, or end the
+/// process ([`Overrun`]), which is what ends the device's work on that memory.
+///
+/// **What a bounded wait costs.** It asks the driver once (`cuEventQuery`, `cuStreamQuery`): if
+/// the work is complete, that is the whole wait, one call where the unbounded form makes one.
+/// Otherwise it asks again, yielding the thread in between for the first few tries, then
+/// sleeping between tries for a time that doubles up to 1 ms, never past the deadline: a wait
+/// that ends later than the work by at most about that much, and a host thread that is free
+/// meanwhile. The benchmark rows `launch_sync_deadline`, `submission_sync` and
+/// `submission_sync_deadline` compare both
+/// forms with a raw `cuStreamSynchronize` (`BENCHMARKS.md`).
+///
+/// # Examples
+///
+/// ```no_run
+/// use custack::{Context, ContextFlags, Deadline, Driver, ErrorKind, Stack};
+/// use std::time::Duration;
+/// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+/// let mut stack = Stack::new()?;
+/// let guard = stack.push(&ctx)?;
+/// let stream = guard.stream()?;
+/// let mut pending = stream.submit(guard.alloc::<u8>(1 << 20)?, |s, mut buf| s.fill_bytes(&mut buf, 0))?;
+/// let buf = loop {
+///     match pending.wait_by(Deadline::after(Duration::from_millis(10)))? {
+///         Ok(buf) => break buf,
+///         Err(late) => {
+///             // Not done within 10 ms: the submission is back, its memory still out of reach.
+///             assert_eq!(late.error().kind(), ErrorKind::DeadlinePassed);
+///             pending = late.into_pending();
+///         }
+///     }
+/// };
+/// # drop(buf);
+/// # Ok::<(), custack::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Deadline {
+    at: Option<Instant>,
+}
+
+impl Deadline {
+    /// A deadline that never passes: the bounded form then waits as long as the unbounded one.
+    pub const NEVER: Self = Self { at: None };
+
+    /// A deadline at `instant`.
+    #[must_use]
+    pub fn at(instant: Instant) -> Self {
+        Self { at: Some(instant) }
+    }
+
+    /// A deadline `timeout` from now ([`NEVER`](Self::NEVER) if the clock cannot represent
+    /// it).
+    #[must_use]
+    pub fn after(timeout: Duration) -> Self {
+        Self {
+            at: Instant::now().checked_add(timeout),
+        }
+    }
+
+    /// The instant it passes, or `None` for [`NEVER`](Self::NEVER).
+    #[must_use]
+    pub fn instant(self) -> Option<Instant> {
+        self.at
+    }
+
+    /// Whether it has passed.
+    #[must_use]
+    pub fn has_passed(self) -> bool {
+        self.at.is_some_and(|at| Instant::now() >= at)
+    }
+
+    /// The time left (zero once it has passed), or `None` for [`NEVER`](Self::NEVER).
+    #[must_use]
+    pub fn remaining(self) -> Option<Duration> {
+        self.at
+            .map(|at| at.saturating_duration_since(Instant::now()))
+    }
+}
+
+impl From<Instant> for Deadline {
+    fn from(instant: Instant) -> Self {
+        Self::at(instant)
+    }
+}
+
+/// What a stream scope does when its deadline passes while its work may still run
+/// ([`Stream::scope_by`](crate::Stream::scope_by)).
+///
+/// A scope borrows its memory only for the call, so it cannot hand the work back as owned
+/// pending work is: returning while the GPU may still write what it borrows would free memory
+/// under the GPU. These are the only two ways a scope's wait ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Overrun {
+    /// Keep waiting until the work is over, then return
+    /// [`ErrorKind::DeadlinePassed`](crate::ErrorKind::DeadlinePassed), whose detail says
+    /// by how much the deadline was missed (the work's own error first, if it failed). The
+    /// closure's value is dropped; what the scope wrote is complete.
+    KeepWaiting,
+    /// Say on stderr which scope overran (its call site) and end the process at once with this
+    /// exit status (`_exit`: no destructor, no exit handler runs, nothing is freed): the
+    /// fail-stop a watchdog or supervisor expects. Ending the process is what ends the
+    /// device's work on the scope's memory.
+    Exit(i32),
+}
+
+/// Owned pending work whose deadline passed, handed back with the error
+/// ([`ErrorKind::DeadlinePassed`](crate::ErrorKind::DeadlinePassed)).
+///
+/// Nothing it holds was released: the GPU may still use it. Wait for it again
+/// ([`into_pending`](Self::into_pending)), keep it, or give up on it
+/// ([`abandon`](Self::abandon): never freed, never handed back). Dropping a `TimedOut` drops
+/// the pending work, which waits for it without a bound, as the work's own `Drop` does.
+///
+/// There is no `From<TimedOut<T>> for Error`, so that `?` cannot drop (and so wait for) the
+/// work by accident: `late.abandon()` is the error to return when the work is given up.
+#[must_use = "dropping it waits for the work without a bound; wait again, keep it, or abandon it"]
+pub struct TimedOut<T> {
+    pending: T,
+    error: Error,
+}
+
+impl<T> TimedOut<T> {
+    pub(crate) fn new(pending: T, error: Error) -> Self {
+        Self { pending, error }
+    }
+
+    /// The error: [`ErrorKind::DeadlinePassed`](crate::ErrorKind::DeadlinePassed), naming the
+    /// wait and how long it waited.
+    pub fn error(&self) -> &Error {
+        &self.error
+    }
+
+    /// The pending work, to wait for again or keep.
+    pub fn into_pending(self) -> T {
+        self.pending
+    }
+
+    /// The pending work and the error.
+    pub fn into_parts(self) -> (T, Error) {
+        (self.pending, self.error)
+    }
+}
+
+impl<T: Abandon> TimedOut<T> {
+    /// Gives up on the work ([`Abandon::abandon`]) and returns the error.
+    pub fn abandon(self) -> Error {
+        self.pending.abandon();
+        self.error
+    }
+}
+
+impl<T> core::fmt::Debug for TimedOut<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("TimedOut")
+            .field("pending", &core::any::type_name::<T>())
+            .field("error", &self.error)
+            .finish()
+    }
+}
+
+impl<T> core::fmt::Display for TimedOut<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(&self.error, f)
+    }
+}
+
+impl<T> std::error::Error for TimedOut<T> {}
+
+/// Pending work that can be given up on without waiting.
+pub trait Abandon {
+    /// Gives up on the work without waiting: nothing it holds is freed or handed back, ever
+    /// (leaking is sound, R11: device and page-locked memory go with its context). custack
+    /// names what it leaves to the checking driver, which then does not report it as the
+    /// program's leak. For work that can never finish (a hung kernel) before the process ends.
+    fn abandon(self);
+}
+
+/// How a bounded poll ended.
+#[derive(Debug)]
+pub(crate) enum Polled {
+    /// The driver answered something other than `CUDA_ERROR_NOT_READY`.
+    Done(Result<()>),
+    /// The deadline passed first; the work may still run. How long it was waited for.
+    Overdue(Duration),
+}
+
+/// Tries before the poll starts to sleep (each yields the thread).
+const YIELDS: u32 = 32;
+/// The first sleep between tries; it doubles up to [`LONGEST_PAUSE`].
+const FIRST_PAUSE: Duration = Duration::from_micros(10);
+/// The longest sleep between tries.
+const LONGEST_PAUSE: Duration = Duration::from_millis(1);
+
+/// Asks `query` (a `cuEventQuery` or `cuStreamQuery`) until it answers something other than
+/// `CUDA_ERROR_NOT_READY` or `deadline` passes; see the module documentation for the backoff.
+/// The clock is read only once the first answer is "not ready".
+pub(crate) fn poll(deadline: Deadline, mut query: impl FnMut() -> ffi::CUresult) -> Polled {
+    let first = query();
+    if first != ffi::CUresult::CUDA_ERROR_NOT_READY {
+        return Polled::Done(first.result());
+    }
+    let start = Instant::now();
+    let mut tries = 0u32;
+    let mut pause = FIRST_PAUSE;
+    loop {
+        let now = Instant::now();
+        if deadline.at.is_some_and(|at| now >= at) {
+            return Polled::Overdue(now.saturating_duration_since(start));
+        }
+        if tries < YIELDS {
+            tries += 1;
+            std::thread::yield_now();
+        } else {
+            let left = deadline
+                .at
+                .map_or(pause, |at| at.saturating_duration_since(now));
+            std::thread::sleep(pause.min(left));
+            pause = (pause * 2).min(LONGEST_PAUSE);
+        }
+        match query() {
+            ffi::CUresult::CUDA_ERROR_NOT_READY => {}
+            code => return Polled::Done(code.result()),
+        }
+    }
+}
+
+/// The error of a wait whose deadline passed: `what` did not complete in `waited`.
+#[cold]
+#[inline(never)]
+pub(crate) fn passed(what: core::fmt::Arguments<'_>, waited: Duration) -> Error {
+    Error::custack(
+        ErrorKind::DeadlinePassed,
+        format!("{what} was not complete when its deadline passed (after {waited:?} of polling)"),
+    )
+}
+
+/// Ends the process for a scope that overran its deadline ([`Overrun::Exit`]).
+#[cold]
+#[inline(never)]
+pub(crate) fn exit_overrun(site: &Location<'_>, waited: Duration, code: i32) -> ! {
+    eprintln!(
+        "custack: the stream scope at {site} passed its deadline with its work still running \
+         ({waited:?} after its closure returned); exiting with status {code} (Overrun::Exit): \
+         ending the process is what ends the device's work on the memory the scope borrows"
+    );
+    // SAFETY: `_exit` ends the process at once; nothing runs after it, so no memory the GPU
+    // may still write is ever freed or reused.
+    unsafe { libc::_exit(code) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Deadline, Polled, TimedOut, poll};
+    use crate::error::{Error, ErrorKind};
+    use crate::ffi::CUresult;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_deadline_is_an_instant_or_never() {
+        let d = Deadline::after(Duration::from_secs(3600));
+        assert!(!d.has_passed());
+        assert!(d.remaining().is_some_and(|r| r > Duration::from_secs(3000)));
+        let past = Deadline::at(Instant::now());
+        assert!(past.has_passed());
+        assert_eq!(past.remaining(), Some(Duration::ZERO));
+        assert_eq!(Deadline::NEVER.instant(), None);
+        assert!(!Deadline::NEVER.has_passed());
+        assert_eq!(Deadline::after(Duration::MAX), Deadline::NEVER);
+    }
+
+    #[test]
+    fn complete_work_costs_one_query_and_no_clock() {
+        let mut queries = 0;
+        let polled = poll(Deadline::at(Instant::now()), || {
+            queries += 1;
+            CUresult::CUDA_SUCCESS
+        });
+        assert!(matches!(polled, Polled::Done(Ok(()))), "{polled:?}");
+        assert_eq!(queries, 1);
+    }
+
+    #[test]
+    fn an_error_ends_the_poll_with_that_error() {
+        let mut answers = [
+            CUresult::CUDA_ERROR_NOT_READY,
+            CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+        ]
+        .into_iter();
+        let polled = poll(Deadline::NEVER, || {
+            answers.next().unwrap_or(CUresult::CUDA_SUCCESS)
+        });
+        let Polled::Done(Err(e)) = polled else {
+            panic!("{polled:?}")
+        };
+        assert_eq!(e.kind(), ErrorKind::IllegalAddress);
+    }
+
+    #[test]
+    fn work_that_never_ends_is_overdue_at_the_deadline_not_before() {
+        let start = Instant::now();
+        let timeout = Duration::from_millis(20);
+        let mut queries = 0u32;
+        let polled = poll(Deadline::after(timeout), || {
+            queries += 1;
+            CUresult::CUDA_ERROR_NOT_READY
+        });
+        assert!(matches!(polled, Polled::Overdue(_)), "{polled:?}");
+        assert!(start.elapsed() >= timeout);
+        // It kept asking (yields, then sleeps), rather than one query and one long sleep.
+        assert!(queries > super::YIELDS, "{queries} queries");
+    }
+
+    #[test]
+    fn timed_out_keeps_the_work_and_says_why() {
+        let late = TimedOut::new(
+            vec![1u8, 2],
+            super::passed(format_args!("the test's wait"), Duration::from_millis(5)),
+        );
+        assert_eq!(late.error().kind(), ErrorKind::DeadlinePassed);
+        let shown = late.to_string();
+        assert!(
+            shown.contains("the test's wait was not complete when its deadline passed"),
+            "{shown}"
+        );
+        assert!(format!("{late:?}").contains("alloc::vec::Vec<u8>"));
+        let (work, e): (Vec<u8>, Error) = late.into_parts();
+        assert_eq!(work, [1, 2]);
+        assert_eq!(e.kind(), ErrorKind::DeadlinePassed);
+    }
+}
