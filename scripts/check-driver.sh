@@ -42,7 +42,7 @@ loaded=$(ldd "$bin" | awk '/libcuda/ { print $3 }')
 
 programs=(${CHECK_PROGRAMS:-example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_alloc reuse_after_scope unwind scoped_host
     events submission graph device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm vmm_share peer ipc stress
-    newer green})
+    newer green deadlines})
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 report=$work/report

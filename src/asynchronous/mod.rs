@@ -79,7 +79,8 @@ pub(crate) fn wait_stream(stream: ffi::CUstream) -> Result<()> {
 /// `cuStreamQuery` until the stream is idle; past the deadline, `overrun` decides: keep waiting
 /// (the unbounded wait, then [`ErrorKind::DeadlinePassed`](crate::ErrorKind::DeadlinePassed)
 /// saying by how much), or end the process. A query that fails without a sticky error says
-/// nothing about the work: the unbounded wait decides then, as in [`wait_stream`].
+/// nothing about the work: the unbounded wait decides then, as in [`wait_stream`], and the
+/// query's error is returned (or a sticky error the wait ran into).
 pub(crate) fn wait_stream_by(
     stream: ffi::CUstream,
     deadline: Deadline,
@@ -90,7 +91,10 @@ pub(crate) fn wait_stream_by(
     match poll(deadline, || unsafe { ffi::cuStreamQuery(stream) }) {
         Polled::Done(Ok(())) => Ok(()),
         Polled::Done(Err(e)) if e.is_sticky() => Err(e),
-        Polled::Done(Err(_)) => wait_stream(stream),
+        Polled::Done(Err(first)) => match wait_stream(stream) {
+            Err(later) if later.is_sticky() => Err(later),
+            _ => Err(first),
+        },
         Polled::Overdue(waited) => match overrun {
             Overrun::KeepWaiting => {
                 let late = std::time::Instant::now();

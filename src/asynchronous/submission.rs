@@ -347,7 +347,7 @@ impl<P: Payload> Submission<'_, P> {
     ///
     /// ```no_run
     /// # use custack::{Context, ContextFlags, Driver, Stack};
-    /// use custack::Deadline;
+    /// use custack::{Deadline, DeviceMemory};
     /// use std::time::Duration;
     /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
     /// # let mut stack = Stack::new()?;

@@ -39,9 +39,9 @@ use std::time::{Duration, Instant};
 /// Otherwise it asks again, yielding the thread in between for the first few tries, then
 /// sleeping between tries for a time that doubles up to 1 ms, never past the deadline: a wait
 /// that ends later than the work by at most about that much, and a host thread that is free
-/// meanwhile. The benchmark rows `launch_sync_deadline`, `submission_sync` and
-/// `submission_sync_deadline` compare both
-/// forms with a raw `cuStreamSynchronize` (`BENCHMARKS.md`).
+/// meanwhile. The `overhead` benchmark's rows `launch_sync_deadline`, `submission_sync` and
+/// `submission_sync_deadline` compare both forms with a raw `cuStreamSynchronize`
+/// (`BENCHMARKS.md`).
 ///
 /// # Examples
 ///

@@ -16,6 +16,12 @@
 //! ([`launch`](crate::StreamScope::launch), [`launch_kernel`](crate::StreamScope::launch_kernel))
 //! and host functions ([`host_fn`](crate::StreamScope::host_fn)).
 //!
+//! Every one of these waits has a form bounded by a [`Deadline`](crate::Deadline)
+//! ([`Stream::scope_by`](crate::Stream::scope_by), [`Submission::wait_by`](crate::Submission::wait_by), …): past it, a
+//! submission comes back still pending, and a scope, which cannot hand back what it borrows,
+//! keeps waiting or ends the process, as its caller chose ([`Overrun`](crate::Overrun)). The
+//! table of bounded waits is [`Deadline`](crate::Deadline)'s documentation.
+//!
 //! # Stream scopes
 //!
 //! Inside the scope, memory is *bound* to it: [`bind`](crate::StreamScope::bind) (`&buf`, a
