@@ -113,9 +113,12 @@ impl Event<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventSynchronize")]
     #[inline]
+    #[track_caller]
     pub fn synchronize(&self) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: `raw` is a live event of the current context.
-        unsafe { ffi::cuEventSynchronize(self.raw) }.result()
+        unsafe { ffi::cuEventSynchronize(self.raw) }
+            .result_by(crate::error::Observer::EventSynchronize)
     }
 
     /// `cuEventQuery`—Whether the event has completed (an event never recorded has).

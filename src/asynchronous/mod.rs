@@ -33,7 +33,7 @@ pub(crate) mod scope_memory;
 pub(crate) mod stream;
 pub(crate) mod submission;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Observer, Result};
 use crate::ffi;
 
 /// Waits until no work enqueued on `stream` so far can still run, before the memory it uses is
@@ -46,9 +46,13 @@ use crate::ffi;
 /// context is synchronized. Only if that too fails without a sticky error is there no way to
 /// know the GPU is done with the memory: releasing it would be undefined behaviour, so the
 /// process aborts (after saying why on stderr). The first error is returned.
+#[track_caller]
 pub(crate) fn wait_stream(stream: ffi::CUstream) -> Result<()> {
+    // Poisoned (R20): the device runs nothing more, as after a sticky error below.
+    crate::error::poison::check()?;
     // SAFETY: callers pass a live stream of the current context.
-    let Err(first) = unsafe { ffi::cuStreamSynchronize(stream) }.result() else {
+    let Err(first) = unsafe { ffi::cuStreamSynchronize(stream) }.result_by(Observer::StreamScope)
+    else {
         return Ok(());
     };
     if first.is_sticky() {

@@ -265,9 +265,12 @@ impl<'g> Stream<'g> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamSynchronize")]
     #[inline]
+    #[track_caller]
     pub fn synchronize(&self) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: `raw` is a live stream of the current context.
-        unsafe { ffi::cuStreamSynchronize(self.raw) }.result()?;
+        unsafe { ffi::cuStreamSynchronize(self.raw) }
+            .result_by(crate::error::Observer::StreamSynchronize)?;
         crate::asynchronous::host::check_panics()
     }
 

@@ -148,9 +148,11 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxSynchronize")]
+    #[track_caller]
     pub fn synchronize(&self) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: no arguments; this guard's context is current.
-        unsafe { ffi::cuCtxSynchronize() }.result()
+        unsafe { ffi::cuCtxSynchronize() }.result_by(crate::error::Observer::ContextSynchronize)
     }
 
     /// `cuCtxGetDevice`—The device of the context.
