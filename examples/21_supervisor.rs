@@ -63,13 +63,18 @@ pub fn job(chunks: u32, len: u32) -> Vec<Chunk> {
 pub fn encode(chunks: &[&Chunk]) -> String {
     let mut text = String::new();
     for c in chunks {
-        text.push_str(&format!("{} {}", c.id, c.k));
-        for v in &c.values {
-            text.push_str(&format!(" {v}"));
-        }
+        text.push_str(&join(&[c.id, c.k]));
+        text.push(' ');
+        text.push_str(&join(&c.values));
         text.push('\n');
     }
     text
+}
+
+/// `numbers` separated by spaces.
+pub fn join(numbers: &[u32]) -> String {
+    let text: Vec<String> = numbers.iter().map(u32::to_string).collect();
+    text.join(" ")
 }
 
 /// How a worker's line with a finished chunk starts; its other lines are not read.
@@ -135,10 +140,7 @@ pub fn worker(input: &str, fault_at: Option<u32>, out: &mut impl Write) -> custa
             }
             Ok(())
         })??; // the fault surfaces here, at the scope's end
-        let mut line = format!("{DONE}{}", chunk.id);
-        for r in x.to_vec()? {
-            line.push_str(&format!(" {r}"));
-        }
+        let line = format!("{DONE}{} {}", chunk.id, join(&x.to_vec()?));
         writeln!(out, "{line}").map_err(io)?;
         out.flush().map_err(io)?; // a finished chunk reaches the supervisor before the next starts
     }
@@ -215,7 +217,7 @@ fn run_worker(
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if started.elapsed() < deadline => {
-                std::thread::sleep(Duration::from_millis(20))
+                std::thread::sleep(Duration::from_millis(20));
             }
             Ok(None) => {
                 let _ = child.kill();

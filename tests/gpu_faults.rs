@@ -216,6 +216,21 @@ custack::kernel_contract! {
     unsafe kernel IllegalWrite = "illegal_write"();
 }
 
+/// Pending work on `ctx` (a fill), parked so that it borrows only `ctx`.
+fn parked_fill<'c>(
+    stack: &mut Stack,
+    ctx: &'c Context,
+) -> custack::ParkedSubmission<'c, custack::ParkedBuffer<'c, u32>> {
+    let guard = stack.push(ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let work = stream
+        .submit(guard.alloc::<u32>(1 << 10).unwrap(), |s, mut d| {
+            s.fill_u32(&mut d, 7)
+        })
+        .unwrap();
+    guard.park_submission(work)
+}
+
 /// R20: the first sticky error poisons the whole process. In a child: a parked submission is
 /// pending on context B; a declared kernel faults on context A; then a call through A's guard,
 /// a push of B, the parked submission's wait and a second thread's calls all return that first
@@ -232,17 +247,7 @@ fn r20_the_first_sticky_error_poisons_every_thread_and_context() {
     let a = Context::new(device(), ContextFlags::empty()).unwrap();
     let b = Context::new(device(), ContextFlags::empty()).unwrap();
     let mut stack = Stack::new().unwrap();
-    // Pending work on B, parked so it borrows only B.
-    let parked = {
-        let gb = stack.push(&b).unwrap();
-        let stream = gb.stream().unwrap();
-        let work = stream
-            .submit(gb.alloc::<u32>(1 << 10).unwrap(), |s, mut d| {
-                s.fill_u32(&mut d, 7)
-            })
-            .unwrap();
-        gb.park_submission(work)
-    };
+    let parked = parked_fill(&mut stack, &b);
     let guard = stack.push(&a).unwrap();
     let module = guard.load_ptx(KERNELS).unwrap();
     let fault = module.declared::<IllegalWrite>().unwrap();

@@ -61,10 +61,17 @@ fn cpu_worker(input: &str, fault_at: Option<u32>, out: &mut impl Write) -> custa
         if fault_at == Some(chunk.id) {
             return Err(Error::new(ErrorKind::IllegalAddress, "a fault, on purpose"));
         }
-        let mut line = format!("{}{}", supervisor::DONE, chunk.id);
-        for v in &chunk.values {
-            line.push_str(&format!(" {}", v.wrapping_add(chunk.k)));
-        }
+        let sums: Vec<u32> = chunk
+            .values
+            .iter()
+            .map(|v| v.wrapping_add(chunk.k))
+            .collect();
+        let line = format!(
+            "{}{} {}",
+            supervisor::DONE,
+            chunk.id,
+            supervisor::join(&sums)
+        );
         writeln!(out, "{line}").unwrap();
         out.flush().unwrap();
     }

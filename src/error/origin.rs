@@ -51,7 +51,7 @@ impl Observer {
 /// the fault), and the declared kernel this thread launched last before it
 /// ([`kernel`](Self::kernel)), where there is one.
 ///
-/// Every error returned once the process is poisoned carries it ([`Error::origin`]), and
+/// Every error returned once the process is poisoned carries it ([`Error::origin`](crate::Error::origin)), and
 /// `Display` says it:
 ///
 /// ```text

@@ -98,15 +98,15 @@ impl Poison {
     /// `Ok` if nothing is recorded: one atomic load.
     #[inline]
     pub(crate) fn check(&'static self) -> Result<()> {
-        match self.first.get() {
+        match OnceLock::get(&self.first) {
             None => Ok(()),
             Some(first) => Err(refused(first)),
         }
     }
 
     /// The first error, with its origin, if one is recorded.
-    pub(crate) fn first(&'static self) -> Option<Error> {
-        self.first.get().map(First::error)
+    pub(crate) fn recorded(&'static self) -> Option<Error> {
+        OnceLock::get(&self.first).map(First::error)
     }
 
     /// Records `error` if it is sticky and nothing is recorded yet; returns what the caller
@@ -202,7 +202,7 @@ pub(crate) fn observe(
 /// assert!(custack::poisoned().is_none());
 /// ```
 pub fn poisoned() -> Option<Error> {
-    PROCESS.first()
+    PROCESS.recorded()
 }
 
 /// The exit status of [`fail_stop`]: 75, `EX_TEMPFAIL` of `sysexits.h` ("a temporary failure,
@@ -264,7 +264,7 @@ mod tests {
         assert_eq!(seen, e);
         assert!(seen.origin().is_none());
         assert!(poison.check().is_ok());
-        assert!(poison.first().is_none());
+        assert!(poison.recorded().is_none());
     }
 
     #[test]
@@ -305,7 +305,7 @@ mod tests {
             detail.starts_with("the first; this call was not made"),
             "{detail}"
         );
-        assert_eq!(poison.first(), Some(first));
+        assert_eq!(poison.recorded(), Some(first));
     }
 
     #[test]
@@ -368,7 +368,7 @@ mod tests {
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
         // Every thread got the same error: the one recorded, with its thread's name.
-        let first = poison.first().unwrap();
+        let first = poison.recorded().unwrap();
         assert!(seen.iter().all(|e| *e == first), "{seen:?}");
         let thread = first.origin().and_then(Origin::thread).unwrap();
         let i: usize = thread.strip_prefix("observer-").unwrap().parse().unwrap();
