@@ -46,10 +46,11 @@ use crate::ffi;
 /// context is synchronized. Only if that too fails without a sticky error is there no way to
 /// know the GPU is done with the memory: releasing it would be undefined behaviour, so the
 /// process aborts (after saying why on stderr). The first error is returned.
+///
+/// It goes to the driver even once the process is poisoned (R20; a scope opened before): the
+/// borrows end when it returns, and only the driver can say that the work using them is over.
 #[track_caller]
 pub(crate) fn wait_stream(stream: ffi::CUstream) -> Result<()> {
-    // Poisoned (R20): the device runs nothing more, as after a sticky error below.
-    crate::error::poison::check()?;
     // SAFETY: callers pass a live stream of the current context.
     let Err(first) = unsafe { ffi::cuStreamSynchronize(stream) }.result_by(Observer::StreamScope)
     else {
