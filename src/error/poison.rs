@@ -80,7 +80,7 @@ struct First {
 }
 
 /// A record of the first sticky error: the process has one ([`PROCESS`]); unit tests make their
-/// own (leaked, so that their origins are `'static` as the process's are).
+/// own (statics, so that their origins are `'static` as the process's are).
 pub(crate) struct Poison {
     first: OnceLock<First>,
 }
@@ -248,17 +248,14 @@ mod tests {
     use crate::error::kind::ErrorKind;
     use crate::ffi;
 
-    fn leaked() -> &'static Poison {
-        Box::leak(Box::new(Poison::new()))
-    }
-
     fn sticky() -> Error {
         Error::from_code(ffi::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS)
     }
 
     #[test]
     fn a_non_sticky_error_poisons_nothing() {
-        let poison = leaked();
+        static POISON_1: Poison = Poison::new(); // a record of this test's own
+        let poison = &POISON_1;
         let e = Error::from_kind(ErrorKind::InvalidValue);
         let seen = poison.observe(e.clone(), Observer::StreamScope, Location::caller());
         assert_eq!(seen, e);
@@ -269,7 +266,8 @@ mod tests {
 
     #[test]
     fn the_first_sticky_error_wins_and_the_check_refuses_after_it() {
-        let poison = leaked();
+        static POISON_2: Poison = Poison::new(); // a record of this test's own
+        let poison = &POISON_2;
         assert!(poison.check().is_ok());
         let here = Location::caller();
         let first = poison.observe(
@@ -310,7 +308,8 @@ mod tests {
 
     #[test]
     fn the_origin_is_displayed_with_the_error() {
-        let poison = leaked();
+        static POISON_3: Poison = Poison::new(); // a record of this test's own
+        let poison = &POISON_3;
         let e = poison.observe(sticky(), Observer::Submission, Location::caller());
         let text = e.to_string();
         let origin = e.origin().unwrap();
@@ -327,13 +326,15 @@ mod tests {
 
     #[test]
     fn a_launch_names_its_declared_kernel_until_a_raw_launch() {
-        LAST_KERNEL.with(|k| k.set(Some("saxpy")));
-        let poison = leaked();
+        static POISON_4: Poison = Poison::new(); // a record of this test's own
+        static POISON_5: Poison = Poison::new();
+        launched(Some("saxpy"));
+        let poison = &POISON_4;
         let e = poison.observe(sticky(), Observer::StreamScope, Location::caller());
         assert_eq!(e.origin().and_then(Origin::kernel), Some("saxpy"));
         assert!(e.to_string().contains(", kernel `saxpy`"), "{e}");
-        LAST_KERNEL.with(|k| k.set(None));
-        let poison = leaked();
+        launched(None);
+        let poison = &POISON_5;
         let e = poison.observe(sticky(), Observer::StreamScope, Location::caller());
         assert_eq!(e.origin().and_then(Origin::kernel), None);
         assert!(!e.to_string().contains("kernel `"), "{e}");
@@ -341,7 +342,8 @@ mod tests {
 
     #[test]
     fn the_first_error_wins_across_threads() {
-        let poison = leaked();
+        static POISON_6: Poison = Poison::new(); // a record of this test's own
+        let poison = &POISON_6;
         let codes = [
             ffi::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
             ffi::CUresult::CUDA_ERROR_LAUNCH_FAILED,

@@ -147,7 +147,9 @@
 //! From then on every push (of a guard, or the brief push of a parked value), stream scope,
 //! submission, launch, wait and synchronize returns that first error, a clone with its origin
 //! whose detail says the call was not made, without going to the driver, where it could hang or
-//! answer with a misleading error. Other calls (an allocation, a copy) still go to the driver,
+//! answer with a misleading error. A scope opened before still waits for its stream at its end:
+//! its borrows end then, and only the driver can say that the work using them is over. Other
+//! calls (an allocation, a copy) still go to the driver,
 //! which answers with a sticky error: custack returns the first one instead. Drops release
 //! nothing the GPU could still touch: a poisoned wait leaks its payload, as a failed wait does,
 //! and a parked value whose drop would push its context releases nothing; no drop panics. The
