@@ -159,7 +159,10 @@ pub use deadline::{Abandon, Deadline, Overrun, TimedOut};
 pub use driver::attribute::DeviceAttribute;
 pub use driver::lookup::{EntryPointStatus, newer_entry_points};
 pub use driver::{ComputeCapability, Device, Driver, Version, driver_version};
-pub use error::{Error, ErrorKind, Result, dropped_error_count, take_drop_errors};
+pub use error::{
+    Error, ErrorKind, FAIL_STOP_STATUS, Observer, Origin, Result, dropped_error_count, fail_stop,
+    poisoned, take_drop_errors,
+};
 #[doc(hidden)]
 pub use kernel::contract::__private as __private_contract;
 pub use kernel::contract::{

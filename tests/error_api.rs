@@ -136,3 +136,53 @@ fn question_mark_still_infers_the_closure_error_type() {
     }
     assert_eq!(run(), Ok(42));
 }
+
+/// R20 through the public API, with no GPU: errors made or returned while the process is not
+/// poisoned have no origin, and `fail_stop` ends the process with its documented status and the
+/// error on stderr (in a child process: this test binary run again).
+#[test]
+fn fail_stop_exits_with_its_status_and_the_error() {
+    const CHILD: &str = "CUSTACK_ERROR_API_FAIL_STOP";
+    if std::env::var_os(CHILD).is_some() {
+        let e = Error::new(ErrorKind::IllegalAddress, "a fault, on purpose");
+        custack::fail_stop(&e);
+    }
+    assert!(custack::poisoned().is_none());
+    let e = Error::new(ErrorKind::IllegalAddress, "made, not observed");
+    assert!(e.is_sticky() && e.origin().is_none());
+    assert!(!e.to_string().contains("first observed"), "{e}");
+    assert_eq!(custack::FAIL_STOP_STATUS, 75);
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "fail_stop_exits_with_its_status_and_the_error",
+            "--nocapture",
+        ])
+        .env(CHILD, "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(custack::FAIL_STOP_STATUS),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("custack: fail-stop (exit status 75): CUDA_ERROR_ILLEGAL_ADDRESS (700)")
+            && stderr.contains("a fault, on purpose"),
+        "{stderr}"
+    );
+    // The child ended without finishing its test: no unwinding, no test result.
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("test result"));
+}
+
+#[test]
+fn observers_describe_themselves() {
+    use custack::Observer;
+    assert_eq!(
+        Observer::StreamScope.describe(),
+        "the end of a stream scope"
+    );
+    assert_eq!(Observer::Launch.describe(), "a launch");
+    assert_eq!(Observer::DriverCall.describe(), "a driver call");
+}

@@ -209,3 +209,154 @@ fn r6_fault_resolves_an_awaited_submission() {
     assert!(err.is_sticky(), "{err}");
     println!("CHILD-OK");
 }
+
+custack::kernel_contract! {
+    /// `illegal_write()`: declared as touching nothing, and a lie on purpose (it writes through
+    /// address 8): the child process it runs in is the fault's sandbox.
+    unsafe kernel IllegalWrite = "illegal_write"();
+}
+
+/// Pending work on `ctx` (a fill), parked so that it borrows only `ctx`.
+fn parked_fill<'c>(
+    stack: &mut Stack,
+    ctx: &'c Context,
+) -> custack::ParkedSubmission<'c, custack::ParkedBuffer<'c, u32>> {
+    let guard = stack.push(ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let work = stream
+        .submit(guard.alloc::<u32>(1 << 10).unwrap(), |s, mut d| {
+            s.fill_u32(&mut d, 7)
+        })
+        .unwrap();
+    guard.park_submission(work)
+}
+
+/// R20: the first sticky error poisons the whole process. In a child: a parked submission is
+/// pending on context B; a declared kernel faults on context A; then a call through A's guard,
+/// a push of B, the parked submission's wait and a second thread's calls all return that first
+/// error with its origin (the scope's end, its call site in this file, the kernel), and the
+/// calls custack refuses say they were not made. What holds if the driver allows more: a new
+/// context, if the driver makes one, cannot be pushed (custack's record is the process's).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn r20_the_first_sticky_error_poisons_every_thread_and_context() {
+    if in_parent("r20_the_first_sticky_error_poisons_every_thread_and_context") {
+        return;
+    }
+    assert!(custack::poisoned().is_none(), "poisoned before the fault");
+    let a = Context::new(device(), ContextFlags::empty()).unwrap();
+    let b = Context::new(device(), ContextFlags::empty()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let parked = parked_fill(&mut stack, &b);
+    let guard = stack.push(&a).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let fault = module.declared::<IllegalWrite>().unwrap();
+    let stream = guard.stream().unwrap();
+    let line = line!() + 1;
+    let faulted = stream.scope(|s| s.run(&fault, LaunchConfig::for_elements(1), ()));
+    let first = match faulted {
+        Ok(Ok(())) => panic!("the faulting kernel reported success"),
+        Ok(Err(e)) | Err(e) => e,
+    };
+    println!("the scope reported {first}");
+    assert_eq!(first.kind(), ErrorKind::IllegalAddress, "{first}");
+    let origin = first
+        .origin()
+        .expect("the first sticky error has its origin");
+    assert_eq!(origin.observer(), custack::Observer::StreamScope);
+    assert_eq!(origin.call_site().file(), file!());
+    assert_eq!(origin.call_site().line(), line);
+    assert_eq!(origin.kernel(), Some("illegal_write"));
+    assert!(
+        first.to_string().contains(&format!(
+            "first observed by the end of a stream scope at {}:{line}:",
+            file!()
+        )),
+        "{first}"
+    );
+    assert_eq!(custack::poisoned().as_ref(), Some(&first));
+
+    // Every later call returns the first error with its origin; a refused one says so.
+    let same = |what: &str, e: custack::Error, refused: bool| {
+        println!("{what}: {e}");
+        assert_eq!(e.kind(), first.kind(), "{what}: {e}");
+        assert_eq!(e.origin(), first.origin(), "{what}: {e}");
+        let not_made = e
+            .detail()
+            .is_some_and(|d| d.contains("this call was not made"));
+        assert_eq!(not_made, refused, "{what}: {e}");
+    };
+    same("guard.synchronize", guard.synchronize().unwrap_err(), true);
+    same(
+        "stream.synchronize",
+        stream.synchronize().unwrap_err(),
+        true,
+    );
+    same(
+        "a new scope",
+        stream.scope(|_| ()).map(drop).unwrap_err(),
+        true,
+    );
+    // An allocation goes to the driver, which answers with the sticky error: custack returns
+    // the first one.
+    same(
+        "guard.alloc",
+        guard.alloc::<u8>(16).map(drop).unwrap_err(),
+        false,
+    );
+    drop(module);
+    drop(stream);
+    drop(guard);
+    same("pushing B", stack.push(&b).map(drop).unwrap_err(), true);
+    // The parked submission's wait is refused; its payload is leaked, never freed.
+    same(
+        "the parked submission's wait",
+        parked.wait().map(drop).unwrap_err(),
+        true,
+    );
+    // Another thread, another stack: the same.
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut stack = Stack::new().unwrap();
+            same(
+                "pushing A on another thread",
+                stack.push(&a).map(drop).unwrap_err(),
+                true,
+            );
+        });
+    });
+    // If the driver ever makes a new context in this process, custack still refuses to push
+    // it; driver 580 refuses the context itself, with the sticky error.
+    match Context::new(device(), ContextFlags::empty()) {
+        Ok(c) => {
+            println!("the driver made a new context after the fault");
+            same(
+                "pushing a new context",
+                stack.push(&c).map(drop).unwrap_err(),
+                true,
+            );
+        }
+        Err(e) => same("a new context", e, false),
+    }
+    // Drops after the fault record errors, never panic.
+    let _ = take_drop_errors();
+    println!("destroying A: {:?}; B: {:?}", a.destroy(), b.destroy());
+    println!("CHILD-OK");
+}
+
+/// R20's other side: an error that is not sticky (out of memory) poisons nothing; later calls go
+/// to the driver and succeed.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn r20_a_non_sticky_error_poisons_nothing() {
+    let ctx = Context::new(device(), ContextFlags::empty()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let e = guard.alloc::<u8>(1 << 50).map(drop).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::OutOfMemory, "{e}");
+    assert!(e.origin().is_none(), "{e}");
+    assert!(custack::poisoned().is_none());
+    let x = guard.alloc_from(&[1u32, 2, 3]).unwrap();
+    guard.stream().unwrap().scope(|_| ()).unwrap();
+    assert_eq!(x.to_vec().unwrap(), [1, 2, 3]);
+}

@@ -114,9 +114,12 @@ impl Event<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventSynchronize")]
     #[inline]
+    #[track_caller]
     pub fn synchronize(&self) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: `raw` is a live event of the current context.
-        unsafe { ffi::cuEventSynchronize(self.raw) }.result()
+        unsafe { ffi::cuEventSynchronize(self.raw) }
+            .result_by(crate::error::Observer::EventSynchronize)
     }
 
     /// `cuEventQuery` until the event has completed or `deadline` passes
@@ -136,14 +139,16 @@ impl Event<'_> {
     #[track_caller]
     #[inline]
     pub fn synchronize_by(&self, deadline: Deadline) -> Result<()> {
+        crate::error::poison::check()?;
+        let site = core::panic::Location::caller();
+        let observer = crate::error::Observer::EventSynchronize;
         // SAFETY: `raw` is a live event of the current context.
-        match poll(deadline, || unsafe { ffi::cuEventQuery(self.raw) }) {
+        match poll(deadline, observer, site, || unsafe {
+            ffi::cuEventQuery(self.raw)
+        }) {
             Polled::Done(r) => r,
             Polled::Overdue(waited) => Err(passed(
-                format_args!(
-                    "the event synchronized at {}",
-                    core::panic::Location::caller()
-                ),
+                format_args!("the event synchronized at {site}"),
                 waited,
             )),
         }

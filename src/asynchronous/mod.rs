@@ -34,7 +34,7 @@ pub(crate) mod stream;
 pub(crate) mod submission;
 
 use crate::deadline::{Deadline, Overrun, Polled, exit_overrun, passed, poll};
-use crate::error::{Error, Result};
+use crate::error::{Error, Observer, Result};
 use crate::ffi;
 
 /// Waits until no work enqueued on `stream` so far can still run, before the memory it uses is
@@ -47,9 +47,14 @@ use crate::ffi;
 /// context is synchronized. Only if that too fails without a sticky error is there no way to
 /// know the GPU is done with the memory: releasing it would be undefined behaviour, so the
 /// process aborts (after saying why on stderr). The first error is returned.
+///
+/// It goes to the driver even once the process is poisoned (R20; a scope opened before): the
+/// borrows end when it returns, and only the driver can say that the work using them is over.
+#[track_caller]
 pub(crate) fn wait_stream(stream: ffi::CUstream) -> Result<()> {
     // SAFETY: callers pass a live stream of the current context.
-    let Err(first) = unsafe { ffi::cuStreamSynchronize(stream) }.result() else {
+    let Err(first) = unsafe { ffi::cuStreamSynchronize(stream) }.result_by(Observer::StreamScope)
+    else {
         return Ok(());
     };
     if first.is_sticky() {
@@ -85,10 +90,11 @@ pub(crate) fn wait_stream_by(
     stream: ffi::CUstream,
     deadline: Deadline,
     overrun: Overrun,
-    site: &core::panic::Location<'_>,
+    site: &'static core::panic::Location<'static>,
 ) -> Result<()> {
     // SAFETY: callers pass a live stream of the current context.
-    match poll(deadline, || unsafe { ffi::cuStreamQuery(stream) }) {
+    let query = || unsafe { ffi::cuStreamQuery(stream) };
+    match poll(deadline, Observer::StreamScope, site, query) {
         Polled::Done(Ok(())) => Ok(()),
         Polled::Done(Err(e)) if e.is_sticky() => Err(e),
         Polled::Done(Err(first)) => match wait_stream(stream) {

@@ -8,7 +8,8 @@
 
 use crate::context::raw::with_raw_current;
 use crate::deadline::{Deadline, Polled, poll};
-use crate::error::{Result, record_drop_error};
+use crate::error::poison;
+use crate::error::{Observer, Result, record_drop_error};
 use crate::ffi;
 use crate::testing::left_behind::{Object, left_behind};
 use core::marker::PhantomData;
@@ -17,6 +18,8 @@ use core::mem::ManuallyDrop;
 /// Where the context of a pending work's event is while the event is destroyed and the
 /// context's host-function panics are looked up.
 pub(crate) trait EventHome: Copy {
+    /// What a wait of the pending work is, for the origin of a sticky error it observes (R20).
+    const OBSERVER: Observer;
     /// Runs `f` with the event's context current, leaving the thread's stack as it was.
     fn with_context(&self, f: impl FnOnce() -> Result<()>) -> Result<()>;
 }
@@ -27,6 +30,7 @@ pub(crate) trait EventHome: Copy {
 pub(crate) struct Current;
 
 impl EventHome for Current {
+    const OBSERVER: Observer = Observer::Submission;
     #[inline]
     fn with_context(&self, f: impl FnOnce() -> Result<()>) -> Result<()> {
         f()
@@ -53,6 +57,7 @@ impl Pushed {
 }
 
 impl EventHome for Pushed {
+    const OBSERVER: Observer = Observer::ParkedSubmission;
     fn with_context(&self, f: impl FnOnce() -> Result<()>) -> Result<()> {
         // SAFETY: the context is alive (`Pushed::new`'s promise); `f` is the caller's clean-up,
         // which leaves the stack as it was.
@@ -113,22 +118,35 @@ impl<L: Holds, E: EventHome> Pending<L, E> {
 
     /// `cuEventSynchronize`, then the payload; see [`finish`](Self::finish).
     #[inline]
+    #[track_caller]
     pub(crate) fn wait(self) -> Result<L::Held> {
-        // SAFETY: a live event (destroyed only by `finish` or `drop`) of a live context; an
-        // event of another context than the current one may be waited for.
-        let r = unsafe { ffi::cuEventSynchronize(self.event) }.result();
+        let r = match poison::check() {
+            // SAFETY: a live event (destroyed only by `finish` or `drop`) of a live context; an
+            // event of another context than the current one may be waited for.
+            Ok(()) => unsafe { ffi::cuEventSynchronize(self.event) }.result_by(E::OBSERVER),
+            // Poisoned (R20): not waited for, so the payload is leaked by `finish`.
+            Err(poisoned) => Err(poisoned),
+        };
         self.finish(r)
     }
 
     /// `cuEventQuery` until the work is complete or `deadline` passes: the payload (see
     /// [`finish`](Self::finish)), or the pending work back with how long it was waited for.
     #[inline]
+    #[track_caller]
     pub(crate) fn wait_by(
         self,
         deadline: Deadline,
     ) -> Result<core::result::Result<L::Held, (Self, core::time::Duration)>> {
+        if let Err(poisoned) = poison::check() {
+            // Poisoned (R20): not waited for, so the payload is leaked by `finish`.
+            return self.finish(Err(poisoned)).map(Ok);
+        }
+        let site = core::panic::Location::caller();
         // SAFETY: as in `wait`.
-        match poll(deadline, || unsafe { ffi::cuEventQuery(self.event) }) {
+        match poll(deadline, E::OBSERVER, site, || unsafe {
+            ffi::cuEventQuery(self.event)
+        }) {
             Polled::Done(r) => self.finish(r).map(Ok),
             Polled::Overdue(waited) => Ok(Err((self, waited))),
         }
@@ -155,21 +173,27 @@ impl<L: Holds, E: EventHome> Pending<L, E> {
 
     /// `cuEventQuery`: the payload if the work is complete, the pending work back if not.
     #[inline]
+    #[track_caller]
     pub(crate) fn try_wait(self) -> Result<core::result::Result<L::Held, Self>> {
+        if let Err(poisoned) = poison::check() {
+            return self.finish(Err(poisoned)).map(Ok);
+        }
         // SAFETY: as in `wait`.
         match unsafe { ffi::cuEventQuery(self.event) } {
             ffi::CUresult::CUDA_ERROR_NOT_READY => Ok(Err(self)),
-            r => self.finish(r.result()).map(Ok),
+            r => self.finish(r.result_by(E::OBSERVER)).map(Ok),
         }
     }
 
     /// `cuEventQuery`: whether the work is complete.
     #[inline]
+    #[track_caller]
     pub(crate) fn is_complete(&self) -> Result<bool> {
+        poison::check()?;
         // SAFETY: as in `wait`.
         match unsafe { ffi::cuEventQuery(self.event) } {
             ffi::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-            r => r.result().map(|()| true),
+            r => r.result_by(E::OBSERVER).map(|()| true),
         }
     }
 
@@ -216,8 +240,12 @@ impl<L: Holds, E: EventHome> Pending<L, E> {
 
 impl<L: Holds, E: EventHome> Drop for Pending<L, E> {
     fn drop(&mut self) {
-        // SAFETY: as in `wait`.
-        match unsafe { ffi::cuEventSynchronize(self.event) }.result() {
+        let waited = match poison::check() {
+            // SAFETY: as in `wait`.
+            Ok(()) => unsafe { ffi::cuEventSynchronize(self.event) }.result_by(E::OBSERVER),
+            Err(poisoned) => Err(poisoned),
+        };
+        match waited {
             // SAFETY: the payload is dropped once, after the work that used it is complete.
             Ok(()) => unsafe { ManuallyDrop::drop(&mut self.payload) },
             Err(e) => {

@@ -61,11 +61,13 @@ impl Stream<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamSynchronize")]
     #[inline]
+    #[track_caller]
     pub fn scope<'env, R>(
         &'env self,
         f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'env>) -> R,
     ) -> Result<R> {
         super::refuse_inside_capture("a stream scope")?;
+        crate::error::poison::check()?;
         // SAFETY: the stream is live and of the current context (lent by the current guard,
         // borrowed for 'env); the scope is waited for below, or by `waiter` on unwind.
         let scope = unsafe { StreamScope::from_raw(self.as_raw()) };
@@ -129,6 +131,7 @@ impl Stream<'_> {
         f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'env>) -> R,
     ) -> Result<R> {
         super::refuse_inside_capture("a stream scope")?;
+        crate::error::poison::check()?;
         let site = core::panic::Location::caller();
         // SAFETY: as in `scope`; the scope is waited for below, or by `waiter` on unwind.
         let scope = unsafe { StreamScope::from_raw(self.as_raw()) };

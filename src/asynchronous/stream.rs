@@ -266,9 +266,12 @@ impl<'g> Stream<'g> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamSynchronize")]
     #[inline]
+    #[track_caller]
     pub fn synchronize(&self) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: `raw` is a live stream of the current context.
-        unsafe { ffi::cuStreamSynchronize(self.raw) }.result()?;
+        unsafe { ffi::cuStreamSynchronize(self.raw) }
+            .result_by(crate::error::Observer::StreamSynchronize)?;
         crate::asynchronous::host::check_panics()
     }
 
@@ -290,15 +293,17 @@ impl<'g> Stream<'g> {
     #[track_caller]
     #[inline]
     pub fn synchronize_by(&self, deadline: Deadline) -> Result<()> {
+        crate::error::poison::check()?;
+        let site = core::panic::Location::caller();
+        let observer = crate::error::Observer::StreamSynchronize;
         // SAFETY: `raw` is a live stream of the current context.
-        match poll(deadline, || unsafe { ffi::cuStreamQuery(self.raw) }) {
+        match poll(deadline, observer, site, || unsafe {
+            ffi::cuStreamQuery(self.raw)
+        }) {
             Polled::Done(r) => r?,
             Polled::Overdue(waited) => {
                 return Err(passed(
-                    format_args!(
-                        "the stream synchronized at {}",
-                        core::panic::Location::caller()
-                    ),
+                    format_args!("the stream synchronized at {site}"),
                     waited,
                 ));
             }

@@ -125,8 +125,12 @@ struct Enqueuing<P: Payload> {
 
 impl<P: Payload> Drop for Enqueuing<P> {
     fn drop(&mut self) {
-        // SAFETY: the stream is live and of the current context (borrowed by `submit`).
-        match unsafe { ffi::cuStreamSynchronize(self.stream) }.result() {
+        let waited = match crate::error::poison::check() {
+            // SAFETY: the stream is live and of the current context (borrowed by `submit`).
+            Ok(()) => unsafe { ffi::cuStreamSynchronize(self.stream) }.result(),
+            Err(poisoned) => Err(poisoned),
+        };
+        match waited {
             // SAFETY: the payload is dropped once; the stream's work, all of which may use it,
             // is complete.
             Ok(()) => unsafe { ManuallyDrop::drop(&mut self.payload) },
@@ -183,12 +187,14 @@ impl Stream<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventRecord")]
     #[inline]
+    #[track_caller]
     pub fn submit<P: Payload>(
         &self,
         payload: P,
         f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'static>, P::Bound<'scope>) -> Result<()>,
     ) -> Result<Submission<'_, P>> {
         super::refuse_inside_capture("a submission")?;
+        crate::error::poison::check()?;
         let mut event = core::ptr::null_mut();
         let flags = ffi::CUevent_flags::CU_EVENT_DISABLE_TIMING.0 as core::ffi::c_uint;
         // SAFETY: valid out-pointer; the stream's context is current. Nothing is enqueued yet,
@@ -243,6 +249,7 @@ impl Stream<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamWaitEvent")]
     #[inline]
+    #[track_caller]
     pub fn submit_after<'s, Q: Payload, P: Payload>(
         &'s self,
         pending: Submission<'s, Q>,
@@ -253,6 +260,7 @@ impl Stream<'_> {
         ) -> Result<()>,
     ) -> Result<Submission<'s, (Q, P)>> {
         super::refuse_inside_capture("a submission")?;
+        crate::error::poison::check()?;
         // SAFETY: both handles are live and of the current context; the flags must be 0.
         let waited =
             unsafe { ffi::cuStreamWaitEvent(self.as_raw(), pending.event_raw(), 0) }.result();
@@ -325,6 +333,7 @@ impl<P: Payload> Submission<'_, P> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventSynchronize")]
     #[inline]
+    #[track_caller]
     pub fn wait(self) -> Result<P> {
         self.pending.wait().map(P::release)
     }
@@ -397,6 +406,7 @@ impl<P: Payload> Submission<'_, P> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventQuery")]
     #[inline]
+    #[track_caller]
     pub fn try_wait(self) -> Result<core::result::Result<P, Self>> {
         let Self {
             pending, stream, ..
@@ -418,6 +428,7 @@ impl<P: Payload> Submission<'_, P> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventQuery")]
     #[inline]
+    #[track_caller]
     pub fn is_complete(&self) -> Result<bool> {
         self.pending.is_complete()
     }

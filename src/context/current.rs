@@ -151,9 +151,11 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxSynchronize")]
+    #[track_caller]
     pub fn synchronize(&self) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: no arguments; this guard's context is current.
-        unsafe { ffi::cuCtxSynchronize() }.result()
+        unsafe { ffi::cuCtxSynchronize() }.result_by(crate::error::Observer::ContextSynchronize)
     }
 
     /// `cuCtxRecordEvent`, then `cuEventQuery` until all work of the context (from every
@@ -190,9 +192,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cuCtxRecordEvent")]
     #[track_caller]
     pub fn synchronize_by(&self, deadline: Deadline) -> Result<()> {
+        crate::error::poison::check()?;
         let site = core::panic::Location::caller();
         // SAFETY: this guard's context is current.
-        match unsafe { idle_by(self.as_raw(), deadline) }? {
+        match unsafe { idle_by(self.as_raw(), deadline, site) }? {
             Ok(()) => Ok(()),
             Err(waited) => Err(passed(
                 format_args!("the context synchronized at {site}"),
@@ -318,7 +321,8 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
 /// Records an event after all work of `ctx` (`cuCtxRecordEvent`) and asks it until it completes
 /// or `deadline` passes: `Ok(Ok(()))` once the context is idle, `Ok(Err(waited))` past the
-/// deadline; the event is destroyed either way.
+/// deadline; the event is destroyed either way. A sticky error the query answers is recorded as
+/// observed by a context's synchronize at `site` (R20).
 ///
 /// # Errors
 ///
@@ -331,6 +335,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 pub(crate) unsafe fn idle_by(
     ctx: ffi::CUcontext,
     deadline: Deadline,
+    site: &'static core::panic::Location<'static>,
 ) -> Result<core::result::Result<(), Duration>> {
     let record = crate::driver::lookup::CTX_RECORD_EVENT.get()?;
     let mut event = core::ptr::null_mut();
@@ -340,7 +345,12 @@ pub(crate) unsafe fn idle_by(
     // SAFETY: `ctx` is live and current, `event` a live event of it.
     let polled = match unsafe { record(ctx, event) }.result() {
         // SAFETY: a live event of the current context.
-        Ok(()) => poll(deadline, || unsafe { ffi::cuEventQuery(event) }),
+        Ok(()) => poll(
+            deadline,
+            crate::error::Observer::ContextSynchronize,
+            site,
+            || unsafe { ffi::cuEventQuery(event) },
+        ),
         Err(e) => Polled::Done(Err(e)),
     };
     // SAFETY: a live event of the current context, destroyed once; a pending record does not

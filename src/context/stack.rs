@@ -168,6 +168,8 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// no other thread while the guard lives.
     #[inline]
     pub(crate) unsafe fn push_raw(raw: ffi::CUcontext) -> Result<Self> {
+        // Poisoned (R20): nothing is pushed, so nothing is reached through this guard.
+        crate::error::poison::check()?;
         // SAFETY: the caller guarantees `raw` is live.
         unsafe { ffi::cuCtxPushCurrent_v2(raw) }.result()?;
         Ok(Self {

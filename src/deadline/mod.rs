@@ -1,7 +1,7 @@
 //! Deadlines: a bound on every blocking wait (contract row R19). The public documentation is
 //! [`Deadline`]'s: which waits take one, what happens past it, and what a bounded wait costs.
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Observer, Result};
 use crate::ffi;
 use core::panic::Location;
 use std::time::{Duration, Instant};
@@ -133,7 +133,11 @@ pub enum Overrun {
     /// Say on stderr which scope overran (its call site) and end the process at once with this
     /// exit status (`_exit`: no destructor, no exit handler runs, nothing is freed): the
     /// fail-stop a watchdog or supervisor expects. Ending the process is what ends the
-    /// device's work on the scope's memory.
+    /// device's work on the scope's memory. [`FAIL_STOP_STATUS`](crate::FAIL_STOP_STATUS)
+    /// is the status a supervisor reads as "start a new process for this work" (R20), as
+    /// [`fail_stop`](crate::fail_stop) uses after a GPU fault; unlike `fail_stop`, which
+    /// exits through `std::process::exit`, an overrun ends the process without running exit
+    /// handlers, since the device may still run the scope's work.
     Exit(i32),
 }
 
@@ -228,10 +232,18 @@ const LONGEST_PAUSE: Duration = Duration::from_millis(1);
 /// Asks `query` (a `cuEventQuery` or `cuStreamQuery`) until it answers something other than
 /// `CUDA_ERROR_NOT_READY` or `deadline` passes; see the module documentation for the backoff.
 /// The clock is read only once the first answer is "not ready".
-pub(crate) fn poll(deadline: Deadline, mut query: impl FnMut() -> ffi::CUresult) -> Polled {
+///
+/// An error the driver answers is recorded as observed by `observer` at `site` if it is sticky
+/// (R20), as the unbounded waits record theirs.
+pub(crate) fn poll(
+    deadline: Deadline,
+    observer: Observer,
+    site: &'static Location<'static>,
+    mut query: impl FnMut() -> ffi::CUresult,
+) -> Polled {
     let first = query();
     if first != ffi::CUresult::CUDA_ERROR_NOT_READY {
-        return Polled::Done(first.result());
+        return Polled::Done(first.result_at(observer, site));
     }
     let start = Instant::now();
     let mut tries = 0u32;
@@ -253,7 +265,7 @@ pub(crate) fn poll(deadline: Deadline, mut query: impl FnMut() -> ffi::CUresult)
         }
         match query() {
             ffi::CUresult::CUDA_ERROR_NOT_READY => {}
-            code => return Polled::Done(code.result()),
+            code => return Polled::Done(code.result_at(observer, site)),
         }
     }
 }
@@ -285,9 +297,14 @@ pub(crate) fn exit_overrun(site: &Location<'_>, waited: Duration, code: i32) -> 
 #[cfg(test)]
 mod tests {
     use super::{Deadline, Polled, TimedOut, poll};
-    use crate::error::{Error, ErrorKind};
+    use crate::error::{Error, ErrorKind, Observer};
+    use core::panic::Location;
     use crate::ffi::CUresult;
     use std::time::{Duration, Instant};
+
+    fn here() -> &'static Location<'static> {
+        Location::caller()
+    }
 
     #[test]
     fn a_deadline_is_an_instant_or_never() {
@@ -305,7 +322,7 @@ mod tests {
     #[test]
     fn complete_work_costs_one_query_and_no_clock() {
         let mut queries = 0;
-        let polled = poll(Deadline::at(Instant::now()), || {
+        let polled = poll(Deadline::at(Instant::now()), Observer::DriverCall, here(), || {
             queries += 1;
             CUresult::CUDA_SUCCESS
         });
@@ -317,16 +334,16 @@ mod tests {
     fn an_error_ends_the_poll_with_that_error() {
         let mut answers = [
             CUresult::CUDA_ERROR_NOT_READY,
-            CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+            CUresult::CUDA_ERROR_INVALID_HANDLE,
         ]
         .into_iter();
-        let polled = poll(Deadline::NEVER, || {
+        let polled = poll(Deadline::NEVER, Observer::DriverCall, here(), || {
             answers.next().unwrap_or(CUresult::CUDA_SUCCESS)
         });
         let Polled::Done(Err(e)) = polled else {
             panic!("{polled:?}")
         };
-        assert_eq!(e.kind(), ErrorKind::IllegalAddress);
+        assert_eq!(e.kind(), ErrorKind::InvalidHandle);
     }
 
     #[test]
@@ -334,7 +351,7 @@ mod tests {
         let start = Instant::now();
         let timeout = Duration::from_millis(20);
         let mut queries = 0u32;
-        let polled = poll(Deadline::after(timeout), || {
+        let polled = poll(Deadline::after(timeout), Observer::DriverCall, here(), || {
             queries += 1;
             CUresult::CUDA_ERROR_NOT_READY
         });

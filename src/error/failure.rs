@@ -1,15 +1,12 @@
 //! [`Error`]: one failure of a driver call or of a check custack makes, with its raw code, kind,
 //! detail and source, and the conversion of a `CUresult` into it.
 
-use crate::error::driver_log;
 use crate::error::kind::{ErrorKind, NOT_LINKED};
+use crate::error::origin::Origin;
 use crate::ffi;
 use core::ffi::{CStr, c_char};
 use core::fmt;
 use std::sync::Arc;
-
-/// `Result` with custack's [`Error`].
-type Result<T, E = Error> = core::result::Result<T, E>;
 
 /// An error from the driver or from custack's own checks.
 ///
@@ -60,6 +57,9 @@ pub struct Error {
     detail: Option<Box<str>>,
     /// The error this one wraps ([`Error::with_source`]); `Arc` so that `Error` stays `Clone`.
     source: Option<Arc<dyn std::error::Error + Send + Sync + 'static>>,
+    /// What first observed the sticky error that poisoned the process (R20): set on every error
+    /// returned once it is poisoned; the record lives for the rest of the process.
+    origin: Option<&'static Origin>,
 }
 
 /// Equal when code, kind and detail are equal and both wrap no source, or the same one (a
@@ -75,6 +75,7 @@ impl PartialEq for Error {
                 (Some(a), Some(b)) => Arc::ptr_eq(a, b),
                 _ => false,
             }
+            && self.origin == other.origin
     }
 }
 
@@ -94,6 +95,7 @@ impl Error {
             kind: ErrorKind::from_code(code),
             detail: None,
             source: None,
+            origin: None,
         }
     }
     pub(crate) fn from_code(code: ffi::CUresult) -> Self {
@@ -144,6 +146,7 @@ impl Error {
             kind,
             detail: None,
             source: None,
+            origin: None,
         }
     }
     pub(crate) fn custack(kind: ErrorKind, detail: impl Into<String>) -> Self {
@@ -228,6 +231,38 @@ impl Error {
     pub fn is_sticky(&self) -> bool {
         self.kind.is_sticky()
     }
+
+    /// Where the sticky error that poisoned this process was first observed (R20): what
+    /// observed it, its call site, the declared kernel launched before it; `None` for an error
+    /// returned while the process was not poisoned.
+    ///
+    /// The first sticky error observed anywhere (a scope's end, a submission's wait, a launch,
+    /// a synchronize, any driver call) is recorded once for the whole process, and from then on
+    /// every push, scope, submission, launch, wait and synchronize returns it, with this origin,
+    /// without going to the driver; see [`poisoned`](crate::poisoned) and
+    /// [`fail_stop`](crate::fail_stop), and the [faults guide](crate::guide::faults).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # fn job() -> custack::Result<()> { Ok(()) }
+    /// if let Err(e) = job() {
+    ///     if let Some(origin) = e.origin() {
+    ///         eprintln!("the GPU faulted; {origin}"); // "first observed by ... at src/main.rs:12:5"
+    ///         custack::fail_stop(&e);
+    ///     }
+    /// }
+    /// ```
+    pub fn origin(&self) -> Option<&Origin> {
+        self.origin
+    }
+
+    /// The same error with `origin`.
+    #[must_use]
+    pub(crate) fn with_origin(mut self, origin: &'static Origin) -> Self {
+        self.origin = Some(origin);
+        self
+    }
 }
 
 /// Copies the driver's string for `code` out of `query` (`cuGetErrorName` or
@@ -279,6 +314,9 @@ impl fmt::Debug for Error {
         if let Some(source) = &self.source {
             d.field("source", source);
         }
+        if let Some(origin) = self.origin {
+            d.field("origin", origin);
+        }
         d.finish()
     }
 }
@@ -306,6 +344,9 @@ impl fmt::Display for Error {
         if self.is_sticky() {
             f.write_str(" (sticky: this context is unusable; destroy or reset it)")?;
         }
+        if let Some(origin) = self.origin {
+            write!(f, "\n  {origin}")?;
+        }
         if let Some(hint) = self.kind.hint() {
             write!(f, "\n  hint: {hint}")?;
         }
@@ -318,32 +359,6 @@ impl std::error::Error for Error {
         self.source
             .as_deref()
             .map(|s| s as &(dyn std::error::Error + 'static))
-    }
-}
-
-impl ffi::CUresult {
-    /// `Ok(())` for `CUDA_SUCCESS`, the error otherwise.
-    #[inline]
-    pub(crate) fn result(self) -> Result<()> {
-        if self == ffi::CUresult::CUDA_SUCCESS {
-            Ok(())
-        } else {
-            Err(Error::from_failed_call(self))
-        }
-    }
-}
-
-impl Error {
-    /// The error of a driver call that returned `code`, with the driver's log messages for it
-    /// where the driver has them (see `driver_log`). Out of line: only failures pay for it.
-    #[cold]
-    #[inline(never)]
-    fn from_failed_call(code: ffi::CUresult) -> Self {
-        let error = Self::from_code(code);
-        match driver_log::take() {
-            Some(log) => error.with_detail(format!("driver: {log}")),
-            None => error,
-        }
     }
 }
 

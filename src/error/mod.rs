@@ -29,11 +29,15 @@ pub(crate) mod driver_log;
 mod drop_log;
 mod failure;
 mod kind;
+mod origin;
+pub(crate) mod poison;
 
 pub(crate) use drop_log::record_drop_error;
 pub use drop_log::{dropped_error_count, take_drop_errors};
 pub use failure::Error;
 pub use kind::ErrorKind;
+pub use origin::{Observer, Origin};
+pub use poison::{FAIL_STOP_STATUS, fail_stop, poisoned};
 
 /// `Result` with custack's [`Error`].
 pub type Result<T, E = Error> = core::result::Result<T, E>;

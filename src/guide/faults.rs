@@ -123,6 +123,68 @@
 //! }
 //! ```
 //!
+//! # The poisoned process
+//!
+//! custack does what the driver does (R20): the first sticky error it observes, on any thread,
+//! poisons the whole process. It is recorded once ([`poisoned`] returns it), with its
+//! [`Origin`] ([`Error::origin`]):
+//!
+//! - what observed it ([`Observer`]): the end of a stream scope, a submission's or a parked
+//!   submission's wait, a launch, a synchronize, or any other driver call;
+//! - the call site: your program's line, through `#[track_caller]` on the public entry points
+//!   (the `stream.scope(...)` whose end saw the fault), or custack's line for a driver call made
+//!   where the chain does not reach;
+//! - the declared kernel ([`kernel_contract!`](crate::kernel_contract)) the observing thread
+//!   launched last, where its last launch was one.
+//!
+//! `Display` says it on a line of its own:
+//!
+//! ```text
+//! CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was encountered (sticky: ...)
+//!   first observed by the end of a stream scope at src/main.rs:40:17 (thread main), kernel `saxpy`
+//! ```
+//!
+//! From then on every push (of a guard, or the brief push of a parked value), stream scope,
+//! submission, launch, wait and synchronize returns that first error, a clone with its origin
+//! whose detail says the call was not made, without going to the driver, where it could hang or
+//! answer with a misleading error. A scope opened before still waits for its stream at its end:
+//! its borrows end then, and only the driver can say that the work using them is over. Other
+//! calls (an allocation, a copy) still go to the driver,
+//! which answers with a sticky error: custack returns the first one instead. Drops release
+//! nothing the GPU could still touch: a poisoned wait leaks its payload, as a failed wait does,
+//! and a parked value whose drop would push its context releases nothing; no drop panics. The
+//! check costs one atomic load; a launch runs at the raw call's speed.
+//!
+//! An error that is not sticky (out of memory, a refused launch) poisons nothing. If a later
+//! driver let a faulted process make a new context, custack would still be poisoned: the
+//! record is the process's.
+//!
+//! # Fail-stop, and the supervisor pattern
+//!
+//! A poisoned process can do nothing more with the GPU, so the program should end, saying why:
+//! [`fail_stop`] prints the error with its origin on stderr and exits with
+//! [`FAIL_STOP_STATUS`] (75, `EX_TEMPFAIL`: "retry"). Nothing unwinds through CUDA state, and
+//! ending the process is what ends the device's work and frees its memory.
+//!
+//! ```no_run
+//! # fn run_job() -> custack::Result<()> { Ok(()) }
+//! match run_job() {
+//!     Ok(()) => {}
+//!     Err(e) if e.is_sticky() => custack::fail_stop(&e), // a supervisor starts a new process
+//!     Err(e) => {
+//!         eprintln!("{e}");
+//!         std::process::exit(1);
+//!     }
+//! }
+//! ```
+//!
+//! Recovery is then a supervisor's job: a process that runs the GPU work in a worker process,
+//! passes it its inputs, takes its results as they are finished, and on [`FAIL_STOP_STATUS`]
+//! starts a new worker for what is left. `examples/21_supervisor.rs` is that pattern (the
+//! supervisor re-runs its own executable as the worker, inputs on stdin, each finished result
+//! on stdout, every wait for a worker bounded), and `tests/gpu_supervisor.rs` runs it on the GPU
+//! with a kernel that faults on purpose.
+//!
 //! # Errors that `Drop` cannot return
 //!
 //! `Drop` never panics in custack: a panic in a destructor during unwinding aborts the process,
@@ -174,3 +236,9 @@
 //! [`ErrorKind::DriverTooOld`]: crate::ErrorKind::DriverTooOld
 //! [`take_drop_errors`]: crate::take_drop_errors
 //! [`dropped_error_count`]: crate::dropped_error_count
+//! [`poisoned`]: crate::poisoned
+//! [`Origin`]: crate::Origin
+//! [`Observer`]: crate::Observer
+//! [`Error::origin`]: crate::Error::origin
+//! [`fail_stop`]: crate::fail_stop
+//! [`FAIL_STOP_STATUS`]: crate::FAIL_STOP_STATUS

@@ -273,6 +273,7 @@ impl<'scope> StreamScope<'scope, '_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernel")]
     #[inline]
+    #[track_caller]
     pub unsafe fn launch_library<A: KernelArgs<'scope>>(
         &self,
         function: &LibraryFunction<'scope>,

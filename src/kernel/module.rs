@@ -605,12 +605,18 @@ impl Module<'_> {
     #[doc(alias = "cuModuleUnload")]
     #[track_caller]
     pub fn unload_by(self, deadline: Deadline) -> Result<core::result::Result<(), TimedOut<Self>>> {
+        if let Err(poisoned) = crate::error::poison::check() {
+            // Poisoned (R20): no call to the driver; the module stays loaded, never unloaded
+            // under work that may run it.
+            self.abandon();
+            return Err(poisoned);
+        }
         let site = core::panic::Location::caller();
         let mut ctx = core::ptr::null_mut();
         // SAFETY: valid out-pointer; the module's context is current (lent by its guard).
         let current = unsafe { ffi::cuCtxGetCurrent(&raw mut ctx) }.result();
         // SAFETY: the current context, live while its guard lends this module.
-        let idle = current.and_then(|()| unsafe { idle_by(ctx, deadline) });
+        let idle = current.and_then(|()| unsafe { idle_by(ctx, deadline, site) });
         let sticky = match idle {
             Ok(Err(waited)) => {
                 return Ok(Err(TimedOut::new(

@@ -3,9 +3,11 @@
 //! kernels are in `contract/`; the scope itself in `asynchronous/scope.rs`.
 
 use crate::asynchronous::scope::StreamScope;
-use crate::error::Result;
+use crate::error::poison;
+use crate::error::{Observer, Result};
 use crate::ffi;
 use crate::kernel::launch::{Function, KernelArgs, LaunchConfig, check_cooperative};
+use core::panic::Location;
 
 impl<'scope> StreamScope<'scope, '_> {
     /// `cuLaunchKernelEx`—Enqueues a kernel launch with launch attributes: thread-block
@@ -26,6 +28,7 @@ impl<'scope> StreamScope<'scope, '_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernelEx")]
     #[allow(clippy::needless_pass_by_value)]
+    #[track_caller]
     pub unsafe fn launch_with<A: KernelArgs<'scope>>(
         &self,
         function: &Function<'scope>,
@@ -33,6 +36,8 @@ impl<'scope> StreamScope<'scope, '_> {
         attributes: &crate::kernel::launch::LaunchAttributes,
         args: A,
     ) -> Result<()> {
+        poison::check()?;
+        let at = Location::caller();
         let mut attrs = attributes.raw();
         let raw_config = ffi::CUlaunchConfig {
             gridDimX: config.grid.0,
@@ -46,7 +51,7 @@ impl<'scope> StreamScope<'scope, '_> {
             attrs: attrs.as_mut_ptr(),
             numAttrs: attrs.len() as core::ffi::c_uint,
         };
-        args.with_params(|params| {
+        let launched = args.with_params(|params| {
             // SAFETY: as in `launch`; `raw_config` and the attributes it points to live for the
             // call.
             unsafe {
@@ -57,8 +62,10 @@ impl<'scope> StreamScope<'scope, '_> {
                     core::ptr::null_mut(),
                 )
             }
-            .result()
-        })
+            .result_at(Observer::Launch, at)
+        });
+        poison::launched(None);
+        launched
     }
 
     /// `cuLaunchCooperativeKernel`—Enqueues a launch whose blocks may synchronize with each
@@ -81,14 +88,17 @@ impl<'scope> StreamScope<'scope, '_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchCooperativeKernel")]
     #[allow(clippy::needless_pass_by_value)]
+    #[track_caller]
     pub unsafe fn launch_cooperative<A: KernelArgs<'scope>>(
         &self,
         function: &Function<'scope>,
         config: LaunchConfig,
         args: A,
     ) -> Result<()> {
+        poison::check()?;
+        let at = Location::caller();
         check_cooperative(function, config)?;
-        args.with_params(|params| {
+        let launched = args.with_params(|params| {
             // SAFETY: as in `launch`.
             unsafe {
                 ffi::cuLaunchCooperativeKernel(
@@ -104,8 +114,10 @@ impl<'scope> StreamScope<'scope, '_> {
                     params,
                 )
             }
-            .result()
-        })
+            .result_at(Observer::Launch, at)
+        });
+        poison::launched(None);
+        launched
     }
 
     /// `cuLaunchKernel`—Enqueues a launch of a [`Kernel`](crate::Kernel) whose signature was
@@ -149,6 +161,7 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuLaunchKernel")]
     #[inline]
     #[allow(clippy::needless_pass_by_value)]
+    #[track_caller]
     pub unsafe fn launch_kernel<A: KernelArgs<'scope>>(
         &self,
         kernel: &crate::kernel::launch::Kernel<'scope, A::Params>,
@@ -213,13 +226,16 @@ impl<'scope> StreamScope<'scope, '_> {
     #[inline]
     // Taking the tuple by value lets callers write `(&da, &mut db, n)` in place.
     #[allow(clippy::needless_pass_by_value)]
+    #[track_caller]
     pub unsafe fn launch<A: KernelArgs<'scope>>(
         &self,
         function: &Function<'scope>,
         config: LaunchConfig,
         args: A,
     ) -> Result<()> {
-        args.with_params(|params| {
+        poison::check()?;
+        let at = Location::caller();
+        let launched = args.with_params(|params| {
             // SAFETY: `function` is a live function of a module of the current context that
             // outlives the scope;
             // `params` points to one pointer per argument, each to a live value of the type the
@@ -240,7 +256,9 @@ impl<'scope> StreamScope<'scope, '_> {
                     core::ptr::null_mut(),
                 )
             }
-            .result()
-        })
+            .result_at(Observer::Launch, at)
+        });
+        poison::launched(None);
+        launched
     }
 }

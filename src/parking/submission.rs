@@ -366,6 +366,7 @@ impl<Q: ParkedPayload> ParkedSubmission<'_, Q> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventSynchronize")]
+    #[track_caller]
     pub fn wait(self) -> Result<Q> {
         self.pending.wait().map(Q::release)
     }
@@ -412,6 +413,7 @@ impl<Q: ParkedPayload> ParkedSubmission<'_, Q> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventQuery")]
+    #[track_caller]
     pub fn try_wait(self) -> Result<core::result::Result<Q, Self>> {
         Ok(match self.pending.try_wait()? {
             Ok(held) => Ok(Q::release(held)),
@@ -428,6 +430,7 @@ impl<Q: ParkedPayload> ParkedSubmission<'_, Q> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventQuery")]
+    #[track_caller]
     pub fn is_complete(&self) -> Result<bool> {
         self.pending.is_complete()
     }

@@ -3,6 +3,7 @@
 //! before anything is enqueued.
 
 use crate::asynchronous::scope::StreamScope;
+use crate::error::poison;
 use crate::error::{Error, ErrorKind, Result};
 use crate::kernel::contract::declared::{Declared, KernelSource};
 use crate::kernel::contract::extent::check_cluster;
@@ -52,6 +53,7 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuLaunchKernel")]
     #[inline]
     #[allow(clippy::needless_pass_by_value)]
+    #[track_caller]
     pub fn run<C: PlainLaunch, S: KernelSource, A: ContractArgs<'scope, C>>(
         &self,
         kernel: &Declared<'scope, C, S>,
@@ -65,7 +67,9 @@ impl<'scope> StreamScope<'scope, '_> {
         // each parameter's kind), and touches only the buffers passed, within their declared
         // extents, writing only those declared `&mut` (bound writably: the compiler checked);
         // `check` just confirmed each buffer holds its extent for `config`.
-        unsafe { self.launch(&kernel.function, config, args) }
+        let launched = unsafe { self.launch(&kernel.function, config, args) };
+        poison::launched(Some(C::KERNEL));
+        launched
     }
 
     /// `cuLaunchKernelEx`—[`run`](Self::run) with launch attributes (clusters, priority,
@@ -80,6 +84,7 @@ impl<'scope> StreamScope<'scope, '_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernelEx")]
     #[allow(clippy::needless_pass_by_value)]
+    #[track_caller]
     pub fn run_with<C: PlainLaunch, S: KernelSource, A: ContractArgs<'scope, C>>(
         &self,
         kernel: &Declared<'scope, C, S>,
@@ -103,7 +108,9 @@ impl<'scope> StreamScope<'scope, '_> {
         // SAFETY: as in `run`; the remaining attributes (clusters, priority, cooperative) change
         // how the blocks are scheduled, not which threads run or in which order the stream's
         // work runs (clusters must divide the grid), so the extents checked for `config` hold.
-        unsafe { self.launch_with(&kernel.function, config, attributes, args) }
+        let launched = unsafe { self.launch_with(&kernel.function, config, attributes, args) };
+        poison::launched(Some(C::KERNEL));
+        launched
     }
 
     /// `cuLaunchCooperativeKernel`—[`run`](Self::run) as a cooperative launch (a grid-wide
@@ -121,6 +128,7 @@ impl<'scope> StreamScope<'scope, '_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchCooperativeKernel")]
     #[allow(clippy::needless_pass_by_value)]
+    #[track_caller]
     pub fn run_cooperative<C: CooperativeLaunch, S: KernelSource, A: ContractArgs<'scope, C>>(
         &self,
         kernel: &Declared<'scope, C, S>,
@@ -129,7 +137,9 @@ impl<'scope> StreamScope<'scope, '_> {
     ) -> Result<()> {
         args.check(&config)?;
         // SAFETY: as in `run`.
-        unsafe { self.launch_cooperative(&kernel.function, config, args) }
+        let launched = unsafe { self.launch_cooperative(&kernel.function, config, args) };
+        poison::launched(Some(C::KERNEL));
+        launched
     }
 
     /// `cuLaunchKernelEx`—[`run`](Self::run) for a kernel written for thread-block clusters
@@ -147,6 +157,7 @@ impl<'scope> StreamScope<'scope, '_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernelEx")]
     #[allow(clippy::needless_pass_by_value)]
+    #[track_caller]
     pub fn run_clustered<C: ClusterLaunch, S: KernelSource, A: ContractArgs<'scope, C>>(
         &self,
         kernel: &Declared<'scope, C, S>,
@@ -161,6 +172,8 @@ impl<'scope> StreamScope<'scope, '_> {
         };
         // SAFETY: as in `run`; the launch has the cluster shape the contract declares, and the
         // grid is a whole number of clusters (checked above).
-        unsafe { self.launch_with(&kernel.function, config, &attributes, args) }
+        let launched = unsafe { self.launch_with(&kernel.function, config, &attributes, args) };
+        poison::launched(Some(C::KERNEL));
+        launched
     }
 }

@@ -1,0 +1,110 @@
+//! [`Origin`]: what first observed the sticky error that poisoned the process (R20), where it
+//! was called and the declared kernel launched before it. Plain data; recorded by `poison.rs`.
+
+use core::fmt;
+use core::panic::Location;
+
+/// What first observed the sticky error that poisoned the process: see [`Origin`].
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Observer {
+    /// The end of a stream scope ([`Stream::scope`](crate::Stream::scope)): its
+    /// `cuStreamSynchronize`.
+    StreamScope,
+    /// A submission's wait, poll or drop ([`Submission`](crate::Submission)): its event's
+    /// synchronize or query.
+    Submission,
+    /// A parked submission's wait, poll or drop ([`ParkedSubmission`](crate::ParkedSubmission)).
+    ParkedSubmission,
+    /// A kernel launch (the launch itself returned the error of earlier work).
+    Launch,
+    /// [`Stream::synchronize`](crate::Stream::synchronize).
+    StreamSynchronize,
+    /// [`Event::synchronize`](crate::Event::synchronize).
+    EventSynchronize,
+    /// A context's synchronize ([`PushedGuard::synchronize`](crate::PushedGuard::synchronize)).
+    ContextSynchronize,
+    /// Any other driver call (an allocation, a copy, a destroy): where it was called is
+    /// custack's own code or, through `#[track_caller]`, yours.
+    DriverCall,
+}
+
+impl Observer {
+    /// The words `Display` uses: "the end of a stream scope", "a launch", ...
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::StreamScope => "the end of a stream scope",
+            Self::Submission => "a submission's wait",
+            Self::ParkedSubmission => "a parked submission's wait",
+            Self::Launch => "a launch",
+            Self::StreamSynchronize => "a stream's synchronize",
+            Self::EventSynchronize => "an event's synchronize",
+            Self::ContextSynchronize => "a context's synchronize",
+            Self::DriverCall => "a driver call",
+        }
+    }
+}
+
+/// Where the sticky error that poisoned the process was first observed: by what
+/// ([`observer`](Self::observer)), called where ([`call_site`](Self::call_site), through
+/// `#[track_caller]`: the public call of your program, e.g. the `stream.scope(...)` whose end saw
+/// the fault), and the declared kernel this thread launched last before it
+/// ([`kernel`](Self::kernel)), where there is one.
+///
+/// Every error returned once the process is poisoned carries it ([`Error::origin`](crate::Error::origin)), and
+/// `Display` says it:
+///
+/// ```text
+/// CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was encountered (sticky: ...)
+///   first observed by the end of a stream scope at src/main.rs:12:5 (thread main), kernel `saxpy`
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub(crate) observer: Observer,
+    pub(crate) call_site: &'static Location<'static>,
+    pub(crate) kernel: Option<&'static str>,
+    pub(crate) thread: Option<Box<str>>,
+}
+
+impl Origin {
+    /// What observed the error first.
+    pub fn observer(&self) -> Observer {
+        self.observer
+    }
+    /// The call that observed it: the public custack call in your program where the chain of
+    /// `#[track_caller]` reaches it (scopes, submissions' waits, launches, synchronizes, pushes),
+    /// or the line of custack that made the driver call.
+    pub fn call_site(&self) -> &'static Location<'static> {
+        self.call_site
+    }
+    /// The declared kernel ([`kernel_contract!`](crate::kernel_contract), launched with
+    /// [`StreamScope::run`](crate::StreamScope::run) or its forms) that the observing thread
+    /// launched last before the error was observed, if its last launch was one. With one kernel
+    /// in flight it is the kernel that faulted; with several, the fault may be another's. A raw
+    /// launch clears it (its kernel has no declared name).
+    pub fn kernel(&self) -> Option<&'static str> {
+        self.kernel
+    }
+    /// The name of the thread that observed it, if it has one.
+    pub fn thread(&self) -> Option<&str> {
+        self.thread.as_deref()
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "first observed by {} at {}",
+            self.observer.describe(),
+            self.call_site
+        )?;
+        if let Some(thread) = &self.thread {
+            write!(f, " (thread {thread})")?;
+        }
+        if let Some(kernel) = self.kernel {
+            write!(f, ", kernel `{kernel}`")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,383 @@
+//! The poisoned process (R20): the first sticky error observed anywhere, recorded once for every
+//! thread and context, with what observed it ([`Origin`]); from then on the calls that would go to
+//! the driver (pushes, scopes, submissions, launches, waits, synchronizes) return that first error
+//! instead, without going to the driver; and the fail-stop ([`fail_stop`]) a supervisor acts on.
+//!
+//! Why the process and not the context: NVIDIA's `CUresult` documentation says of every sticky
+//! error that the process "must be terminated and relaunched", and on driver 580 a new context
+//! and a primary-context reset both return the same error (`tests/gpu_faults.rs`).
+//!
+//! The check on the fast path is one atomic load ([`check`]: `OnceLock::get`); everything that
+//! happens once the process is poisoned is out of line and `#[cold]`.
+
+use crate::error::driver_log;
+use crate::error::failure::Error;
+use crate::error::origin::{Observer, Origin};
+use crate::ffi;
+use core::cell::Cell;
+use core::panic::Location;
+use std::sync::OnceLock;
+
+/// `Result` with custack's [`Error`].
+type Result<T, E = Error> = core::result::Result<T, E>;
+
+impl ffi::CUresult {
+    /// `Ok(())` for `CUDA_SUCCESS`, the error otherwise: the central conversion, so also the
+    /// fallback that records a sticky error observed by any driver call
+    /// ([`Observer::DriverCall`], at the call of `result`, or through `#[track_caller]` above it).
+    #[inline]
+    #[track_caller]
+    pub(crate) fn result(self) -> Result<()> {
+        self.result_by(Observer::DriverCall)
+    }
+
+    /// As [`result`](Self::result), a sticky error recorded as observed by `observer`: the
+    /// waits, synchronizes and launches, which name themselves.
+    #[inline]
+    #[track_caller]
+    pub(crate) fn result_by(self, observer: Observer) -> Result<()> {
+        self.result_at(observer, Location::caller())
+    }
+
+    /// As [`result_by`](Self::result_by), called at `call_site` (for a call made in a closure,
+    /// which `#[track_caller]` does not reach).
+    #[inline]
+    pub(crate) fn result_at(
+        self,
+        observer: Observer,
+        call_site: &'static Location<'static>,
+    ) -> Result<()> {
+        if self == ffi::CUresult::CUDA_SUCCESS {
+            Ok(())
+        } else {
+            Err(failed_call(self, observer, call_site))
+        }
+    }
+}
+
+/// The error of a driver call that returned `code`, with the driver's log messages for it
+/// where the driver has them (see `driver_log`), recorded if sticky. Out of line: only failures
+/// pay for it.
+#[cold]
+#[inline(never)]
+fn failed_call(
+    code: ffi::CUresult,
+    observer: Observer,
+    call_site: &'static Location<'static>,
+) -> Error {
+    let error = Error::from_code(code);
+    let error = match driver_log::take() {
+        Some(log) => error.with_detail(format!("driver: {log}")),
+        None => error,
+    };
+    observe(error, observer, call_site)
+}
+
+/// The first sticky error and its origin, once recorded.
+struct First {
+    error: Error,
+    origin: Origin,
+}
+
+/// A record of the first sticky error: the process has one ([`PROCESS`]); unit tests make their
+/// own (statics, so that their origins are `'static` as the process's are).
+pub(crate) struct Poison {
+    first: OnceLock<First>,
+}
+
+/// The process's record.
+static PROCESS: Poison = Poison::new();
+
+impl Poison {
+    pub(crate) const fn new() -> Self {
+        Self {
+            first: OnceLock::new(),
+        }
+    }
+
+    /// `Ok` if nothing is recorded: one atomic load.
+    #[inline]
+    pub(crate) fn check(&'static self) -> Result<()> {
+        match OnceLock::get(&self.first) {
+            None => Ok(()),
+            Some(first) => Err(refused(first)),
+        }
+    }
+
+    /// The first error, with its origin, if one is recorded.
+    pub(crate) fn recorded(&'static self) -> Option<Error> {
+        OnceLock::get(&self.first).map(First::error)
+    }
+
+    /// Records `error` if it is sticky and nothing is recorded yet; returns what the caller
+    /// should return: the first sticky error (with its origin) if `error` is sticky, `error`
+    /// unchanged otherwise.
+    pub(crate) fn observe(
+        &'static self,
+        error: Error,
+        observer: Observer,
+        call_site: &'static Location<'static>,
+    ) -> Error {
+        if !error.is_sticky() {
+            return error;
+        }
+        let first = self.first.get_or_init(|| First {
+            origin: Origin {
+                observer,
+                call_site,
+                kernel: LAST_KERNEL.with(Cell::get),
+                thread: std::thread::current().name().map(Into::into),
+            },
+            error,
+        });
+        first.error()
+    }
+}
+
+impl First {
+    fn error(&'static self) -> Error {
+        self.error.clone().with_origin(&self.origin)
+    }
+}
+
+/// The first error, a clone with its origin, and a detail saying the call was not made.
+#[cold]
+#[inline(never)]
+fn refused(first: &'static First) -> Error {
+    let not_made = "this call was not made: an earlier sticky error poisoned the process";
+    let error = first.error();
+    let detail = match error.detail() {
+        Some(detail) => format!("{detail}; {not_made}"),
+        None => not_made.to_owned(),
+    };
+    error.with_detail(detail)
+}
+
+std::thread_local! {
+    /// The declared kernel this thread launched last (`None` after a raw launch).
+    static LAST_KERNEL: Cell<Option<&'static str>> = const { Cell::new(None) };
+}
+
+/// Refuses the call if the process is poisoned: one atomic load on the fast path.
+///
+/// # Errors
+///
+/// The first sticky error, with its origin, and a detail saying the call was not made.
+#[inline]
+pub(crate) fn check() -> Result<()> {
+    PROCESS.check()
+}
+
+/// Notes a launch this thread made, after it: its declared kernel (`None` for a raw launch), for
+/// the origin of a sticky error this thread observes next (the kernel launched last before it).
+#[inline]
+pub(crate) fn launched(kernel: Option<&'static str>) {
+    LAST_KERNEL.with(|k| k.set(kernel));
+}
+
+/// Records `error` if it is sticky and nothing is recorded yet, as observed by `observer` at
+/// `call_site`; returns the process's first sticky error if `error` is sticky, `error` otherwise.
+/// Out of line: only failures pay for it.
+#[cold]
+#[inline(never)]
+pub(crate) fn observe(
+    error: Error,
+    observer: Observer,
+    call_site: &'static Location<'static>,
+) -> Error {
+    PROCESS.observe(error, observer, call_site)
+}
+
+/// The sticky error that poisoned this process, with its [`Origin`], or `None` while no sticky
+/// error has been observed.
+///
+/// Once it is `Some`, custack makes no more calls that could hang or mislead (pushes, scopes,
+/// submissions, launches, waits, synchronizes): they return this error, and the process should
+/// end ([`fail_stop`]); CUDA is usable again only in a new process.
+///
+/// # Examples
+///
+/// ```
+/// // A process that has seen no sticky error.
+/// assert!(custack::poisoned().is_none());
+/// ```
+pub fn poisoned() -> Option<Error> {
+    PROCESS.recorded()
+}
+
+/// The exit status of [`fail_stop`]: 75, `EX_TEMPFAIL` of `sysexits.h` ("a temporary failure,
+/// the user is invited to retry"). A supervisor that sees it starts a new process for the work:
+/// the GPU is usable again there.
+pub const FAIL_STOP_STATUS: i32 = 75;
+
+/// Ends the process after a GPU fault: prints `error` with its [`Origin`] on stderr and exits
+/// with [`FAIL_STOP_STATUS`], which a supervisor acts on by starting a new process.
+///
+/// Ending the process is what ends the device's work and frees its memory: after a sticky error
+/// no call in this process can, and the driver releases the process's contexts when it exits.
+/// No destructor runs and nothing unwinds through CUDA state ([`std::process::exit`]); flush what
+/// your program must keep (its results so far) before calling it.
+///
+/// Any error may be passed, sticky or not: the status says only "retry in a new process".
+///
+/// # Examples
+///
+/// ```no_run
+/// # fn run_job() -> custack::Result<u32> { Ok(1) }
+/// match run_job() {
+///     Ok(result) => println!("{result}"),
+///     Err(e) if e.is_sticky() => custack::fail_stop(&e), // exit status 75: relaunch me
+///     Err(e) => {
+///         eprintln!("{e}");
+///         std::process::exit(1)
+///     }
+/// }
+/// ```
+#[cold]
+pub fn fail_stop(error: &Error) -> ! {
+    eprintln!(
+        "custack: fail-stop (exit status {FAIL_STOP_STATUS}): {error}\n  the GPU is unusable in \
+         this process; a new process can use it again"
+    );
+    std::process::exit(FAIL_STOP_STATUS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::kind::ErrorKind;
+    use crate::ffi;
+
+    fn sticky() -> Error {
+        Error::from_code(ffi::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS)
+    }
+
+    #[test]
+    fn a_non_sticky_error_poisons_nothing() {
+        static POISON_1: Poison = Poison::new(); // a record of this test's own
+        let poison = &POISON_1;
+        let e = Error::from_kind(ErrorKind::InvalidValue);
+        let seen = poison.observe(e.clone(), Observer::StreamScope, Location::caller());
+        assert_eq!(seen, e);
+        assert!(seen.origin().is_none());
+        assert!(poison.check().is_ok());
+        assert!(poison.recorded().is_none());
+    }
+
+    #[test]
+    fn the_first_sticky_error_wins_and_the_check_refuses_after_it() {
+        static POISON_2: Poison = Poison::new(); // a record of this test's own
+        let poison = &POISON_2;
+        assert!(poison.check().is_ok());
+        let here = Location::caller();
+        let first = poison.observe(
+            sticky().with_detail("the first"),
+            Observer::StreamScope,
+            here,
+        );
+        assert_eq!(first.kind(), ErrorKind::IllegalAddress);
+        assert_eq!(first.detail(), Some("the first"));
+        let origin = first.origin().expect("an origin");
+        assert_eq!(origin.observer(), Observer::StreamScope);
+        assert_eq!(origin.call_site(), here);
+        // A later sticky error, of another kind, observed elsewhere: the first is returned.
+        let later = poison.observe(
+            Error::from_code(ffi::CUresult::CUDA_ERROR_LAUNCH_FAILED),
+            Observer::Launch,
+            Location::caller(),
+        );
+        assert_eq!(later, first);
+        assert_eq!(
+            later.origin().map(Origin::observer),
+            Some(Observer::StreamScope)
+        );
+        // A non-sticky error stays itself.
+        let plain = Error::from_kind(ErrorKind::InvalidValue);
+        assert_eq!(poison.observe(plain.clone(), Observer::Launch, here), plain);
+        // The check refuses, with the first error, its origin and a detail saying so.
+        let refused = poison.check().unwrap_err();
+        assert_eq!(refused.kind(), ErrorKind::IllegalAddress);
+        assert_eq!(refused.origin(), first.origin());
+        let detail = refused.detail().unwrap_or_default();
+        assert!(
+            detail.starts_with("the first; this call was not made"),
+            "{detail}"
+        );
+        assert_eq!(poison.recorded(), Some(first));
+    }
+
+    #[test]
+    fn the_origin_is_displayed_with_the_error() {
+        static POISON_3: Poison = Poison::new(); // a record of this test's own
+        let poison = &POISON_3;
+        let e = poison.observe(sticky(), Observer::Submission, Location::caller());
+        let text = e.to_string();
+        let origin = e.origin().unwrap();
+        assert!(
+            text.contains(&format!(
+                "\n  first observed by a submission's wait at {}",
+                origin.call_site()
+            )),
+            "{text}"
+        );
+        assert!(text.contains("src/error/poison.rs:"), "{text}");
+        assert!(format!("{e:#?}").contains("origin: Origin"), "{e:#?}");
+    }
+
+    #[test]
+    fn a_launch_names_its_declared_kernel_until_a_raw_launch() {
+        static POISON_4: Poison = Poison::new(); // a record of this test's own
+        static POISON_5: Poison = Poison::new();
+        launched(Some("saxpy"));
+        let poison = &POISON_4;
+        let e = poison.observe(sticky(), Observer::StreamScope, Location::caller());
+        assert_eq!(e.origin().and_then(Origin::kernel), Some("saxpy"));
+        assert!(e.to_string().contains(", kernel `saxpy`"), "{e}");
+        launched(None);
+        let poison = &POISON_5;
+        let e = poison.observe(sticky(), Observer::StreamScope, Location::caller());
+        assert_eq!(e.origin().and_then(Origin::kernel), None);
+        assert!(!e.to_string().contains("kernel `"), "{e}");
+    }
+
+    #[test]
+    fn the_first_error_wins_across_threads() {
+        static POISON_6: Poison = Poison::new(); // a record of this test's own
+        let poison = &POISON_6;
+        let codes = [
+            ffi::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+            ffi::CUresult::CUDA_ERROR_LAUNCH_FAILED,
+            ffi::CUresult::CUDA_ERROR_ASSERT,
+            ffi::CUresult::CUDA_ERROR_HARDWARE_STACK_ERROR,
+        ];
+        let seen: Vec<Error> = std::thread::scope(|s| {
+            let handles: Vec<_> = codes
+                .iter()
+                .enumerate()
+                .map(|(i, &code)| {
+                    std::thread::Builder::new()
+                        .name(format!("observer-{i}"))
+                        .spawn_scoped(s, move || {
+                            poison.observe(
+                                Error::from_code(code),
+                                Observer::Launch,
+                                Location::caller(),
+                            )
+                        })
+                        .unwrap()
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        // Every thread got the same error: the one recorded, with its thread's name.
+        let first = poison.recorded().unwrap();
+        assert!(seen.iter().all(|e| *e == first), "{seen:?}");
+        let thread = first.origin().and_then(Origin::thread).unwrap();
+        let i: usize = thread.strip_prefix("observer-").unwrap().parse().unwrap();
+        assert_eq!(first.code(), Some(codes[i]));
+        // And every thread is refused from then on.
+        std::thread::scope(|s| {
+            s.spawn(|| assert_eq!(poison.check().unwrap_err().code(), Some(codes[i])));
+        });
+    }
+}
