@@ -424,9 +424,12 @@ impl<'scope> StreamScope<'scope, '_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphLaunch")]
     #[inline]
+    #[track_caller]
     pub fn launch_graph(&self, graph: &ScopedGraph<'scope>) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: a live executable graph of the current context, which stays alive and owns
         // the memory its nodes use until this launch is complete (bound to this scope).
-        unsafe { ffi::cuGraphLaunch(graph.raw, self.as_raw()) }.result()
+        unsafe { ffi::cuGraphLaunch(graph.raw, self.as_raw()) }
+            .result_by(crate::error::Observer::Launch)
     }
 }

@@ -298,8 +298,8 @@ pub(crate) fn exit_overrun(site: &Location<'_>, waited: Duration, code: i32) -> 
 mod tests {
     use super::{Deadline, Polled, TimedOut, poll};
     use crate::error::{Error, ErrorKind, Observer};
-    use core::panic::Location;
     use crate::ffi::CUresult;
+    use core::panic::Location;
     use std::time::{Duration, Instant};
 
     fn here() -> &'static Location<'static> {
@@ -322,10 +322,15 @@ mod tests {
     #[test]
     fn complete_work_costs_one_query_and_no_clock() {
         let mut queries = 0;
-        let polled = poll(Deadline::at(Instant::now()), Observer::DriverCall, here(), || {
-            queries += 1;
-            CUresult::CUDA_SUCCESS
-        });
+        let polled = poll(
+            Deadline::at(Instant::now()),
+            Observer::DriverCall,
+            here(),
+            || {
+                queries += 1;
+                CUresult::CUDA_SUCCESS
+            },
+        );
         assert!(matches!(polled, Polled::Done(Ok(()))), "{polled:?}");
         assert_eq!(queries, 1);
     }
@@ -351,10 +356,15 @@ mod tests {
         let start = Instant::now();
         let timeout = Duration::from_millis(20);
         let mut queries = 0u32;
-        let polled = poll(Deadline::after(timeout), Observer::DriverCall, here(), || {
-            queries += 1;
-            CUresult::CUDA_ERROR_NOT_READY
-        });
+        let polled = poll(
+            Deadline::after(timeout),
+            Observer::DriverCall,
+            here(),
+            || {
+                queries += 1;
+                CUresult::CUDA_ERROR_NOT_READY
+            },
+        );
         assert!(matches!(polled, Polled::Overdue(_)), "{polled:?}");
         assert!(start.elapsed() >= timeout);
         // It kept asking (yields, then sleeps), rather than one query and one long sleep.

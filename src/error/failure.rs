@@ -342,7 +342,7 @@ impl fmt::Display for Error {
             write!(f, ": {detail}")?;
         }
         if self.is_sticky() {
-            f.write_str(" (sticky: this context is unusable; destroy or reset it)")?;
+            f.write_str(" (sticky: CUDA is unusable in this process; a new process can use it again)")?;
         }
         if let Some(origin) = self.origin {
             write!(f, "\n  {origin}")?;
