@@ -14,11 +14,13 @@
 //! - `deadline`: as `waits`, but polls `cuStreamQuery` until a 20 ms deadline; past it, the
 //!   memory the work uses is left behind on purpose (named to the double) and the program
 //!   fails with an error (exit 1);
-//! - `deadline-frees`: as `deadline`, but frees that memory past the deadline (a violation).
+//! - `deadline-frees`: as `deadline`, but frees that memory past the deadline (a violation);
+//! - `polls`: as `deadline`, with a deadline of an hour: a poll with, in effect, no deadline.
 
 use core::ffi::c_void;
 use core::ptr::null_mut;
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// Turns a driver result into a `Result`, naming the call.
 fn ok(what: &str, r: i32) -> Result<(), String> {
@@ -99,9 +101,9 @@ fn poll(s: *mut c_void, deadline: std::time::Duration) -> Result<bool, String> {
 }
 
 /// Work on a stream, then a wait for it: `None` has no deadline (`cuStreamSynchronize`);
-/// `Some(free)` polls until a deadline, past which the memory is left behind, or freed if
-/// `free` (the bug: the work may still use it).
-fn stream_work(deadline: Option<bool>) -> Result<(), String> {
+/// `Some((deadline, free))` polls until `deadline`, past which the memory is left behind, or
+/// freed if `free` (the bug: the work may still use it).
+fn stream_work(deadline: Option<(std::time::Duration, bool)>) -> Result<(), String> {
     // SAFETY: no preconditions.
     ok("cuInit", unsafe { cuda::cuInit(0) })?;
     let c = context()?;
@@ -124,7 +126,7 @@ fn stream_work(deadline: Option<bool>) -> Result<(), String> {
         None => ok("cuStreamSynchronize", unsafe {
             cuda::cuStreamSynchronize(s)
         }),
-        Some(free_anyway) => match poll(s, std::time::Duration::from_millis(20))? {
+        Some((deadline, free_anyway)) => match poll(s, deadline)? {
             true => Ok(()),
             false if free_anyway => {
                 let _ = free(d);
@@ -151,8 +153,9 @@ fn stream_work(deadline: Option<bool>) -> Result<(), String> {
 fn run(mode: &str) -> Result<(), String> {
     match mode {
         "waits" => stream_work(None),
-        "deadline" => stream_work(Some(false)),
-        "deadline-frees" => stream_work(Some(true)),
+        "deadline" => stream_work(Some((Duration::from_millis(20), false))),
+        "deadline-frees" => stream_work(Some((Duration::from_millis(20), true))),
+        "polls" => stream_work(Some((Duration::from_secs(3600), false))),
         "good" => two_allocations(false),
         "leaky" => two_allocations(true),
         "double-free" => {

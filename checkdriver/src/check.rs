@@ -55,6 +55,11 @@
 //! from host memory (`cuMemcpyHtoD_v2`, `cuMemcpyDtoH_v2`, `cuMemcpy2D_v2`, `cuMemcpy3D_v2`
 //! with a host side), which run on the legacy default stream and so wait for the context's
 //! null stream and its blocking streams (not those created `CU_STREAM_NON_BLOCKING`).
+//! A program that keeps polling hung work (`cuStreamQuery`, `cuEventQuery` answering
+//! `CUDA_ERROR_NOT_READY`) for `NULLDRIVER_HANG_POLL_SECS` seconds (default 10) from the first
+//! such answer is taken to poll with no deadline, and ended the same way (`hung cuEventQuery
+//! (polled for 10 s)`): a program whose every wait has a deadline keeps its deadlines in a hang
+//! run under that limit.
 //! Destroying a stream, an event or a context, and the synchronous device-side copies and
 //! memsets, do not block (the driver returns at once from the destroys; the latter are
 //! asynchronous to the host; the double does not model their place on the legacy stream).
@@ -99,8 +104,14 @@ static FAIL_CODE: AtomicU64 = AtomicU64::new(0);
 /// `NULLDRIVER_HANG_AT`: the first asynchronous enqueue at or after this call never completes
 /// (0: none).
 static HANG_AT: AtomicU64 = AtomicU64::new(0);
-/// The entry point that blocked on hung work (its report line `hung`), once one did.
-static BLOCKED: Mutex<Option<&'static str>> = Mutex::new(None);
+/// The entry point that blocked on hung work (its report line `hung`), once one did, and
+/// whether it was a query polled for `HANG_POLL_SECS`.
+static BLOCKED: Mutex<Option<(&'static str, bool)>> = Mutex::new(None);
+/// `NULLDRIVER_HANG_POLL_SECS` (default 10): how long a program may keep polling hung work
+/// before the double takes it for a wait with no deadline.
+static HANG_POLL_SECS: AtomicU64 = AtomicU64::new(10);
+/// When a query first answered `CUDA_ERROR_NOT_READY` for hung work.
+static FIRST_NOT_READY: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
 static FAILED: Mutex<Option<&'static str>> = Mutex::new(None);
 
 /// What a handle is.
@@ -461,6 +472,12 @@ pub(crate) fn init() -> bool {
     STICKY_AT.store(env_u64("NULLDRIVER_STICKY_AT"), Relaxed);
     FAIL_CODE.store(env_u64("NULLDRIVER_FAIL_CODE"), Relaxed);
     HANG_AT.store(env_u64("NULLDRIVER_HANG_AT"), Relaxed);
+    if let Some(secs) = std::env::var("NULLDRIVER_HANG_POLL_SECS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        HANG_POLL_SECS.store(secs, Relaxed);
+    }
     FAULTS.store(
         check || FAIL_AT.load(Relaxed) != 0 || STICKY_AT.load(Relaxed) != 0,
         Relaxed,
@@ -1939,14 +1956,22 @@ pub(crate) fn stream_flags(h: usize, flags: u32) {
 }
 
 /// `what`, a blocking wait, waits for hung work: in a real process it never returns. The
-/// report's `hung` line names it.
-pub(crate) fn blocked(what: &'static str) {
+/// report's `hung` line names it (`polled`: a query polled for `NULLDRIVER_HANG_POLL_SECS`).
+pub(crate) fn blocked(what: &'static str, polled: bool) {
     let mut b = BLOCKED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     if b.is_none() {
-        *b = Some(what);
+        *b = Some((what, polled));
     }
+}
+
+/// A query answers `CUDA_ERROR_NOT_READY` for hung work: whether the program has been polling
+/// hung work for `NULLDRIVER_HANG_POLL_SECS` since the first such answer, which the double
+/// takes for a poll with no deadline (a wait that never ends, as a blocking one).
+pub(crate) fn polled_too_long() -> bool {
+    let first = *FIRST_NOT_READY.get_or_init(std::time::Instant::now);
+    first.elapsed().as_secs() >= HANG_POLL_SECS.load(Relaxed)
 }
 
 /// Tests only: the next asynchronous enqueue hangs (the tests' calls are not counted).
@@ -2043,11 +2068,18 @@ pub(crate) fn report() -> String {
             }
         }
     });
-    if let Some(what) = *BLOCKED
+    match *BLOCKED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
     {
-        let _ = writeln!(out, "hung {what}");
+        Some((what, false)) => {
+            let _ = writeln!(out, "hung {what}");
+        }
+        Some((what, true)) => {
+            let secs = HANG_POLL_SECS.load(Relaxed);
+            let _ = writeln!(out, "hung {what} (polled for {secs} s)");
+        }
+        None => {}
     }
     out.push_str(&crate::standin::report_lines());
     out

@@ -452,7 +452,7 @@ entry_points! {
     fn cuCtxGetDevice(dev: *mut CUdevice) { out(dev, 0); CUDA_SUCCESS }
     fn cuCtxSynchronize() {
         if check::context_hung() {
-            hang_exit("cuCtxSynchronize");
+            hang_exit("cuCtxSynchronize", false);
         }
         check::context_synchronized();
         CUDA_SUCCESS
@@ -785,7 +785,7 @@ entry_points! {
     }
     fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) {
         if check::synchronous_copy_hung() {
-            hang_exit("cuMemcpyHtoD_v2");
+            hang_exit("cuMemcpyHtoD_v2", false);
         }
         check::used_address(dst, "cuMemcpyHtoD_v2");
         check::host_now(src.cast_mut().cast(), bytes, false);
@@ -796,7 +796,7 @@ entry_points! {
     }
     fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) {
         if check::synchronous_copy_hung() {
-            hang_exit("cuMemcpyDtoH_v2");
+            hang_exit("cuMemcpyDtoH_v2", false);
         }
         check::used_address(src, "cuMemcpyDtoH_v2");
         // The device's bytes where the double holds them, zeroes otherwise.
@@ -925,6 +925,9 @@ entry_points! {
     fn cuStreamQuery(stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuStreamQuery");
         if check::stream_hung(stream as usize) {
+            if check::polled_too_long() {
+                hang_exit("cuStreamQuery", true);
+            }
             return CUDA_ERROR_NOT_READY;
         }
         // Success says the stream's work is done: it is, from now on.
@@ -934,7 +937,7 @@ entry_points! {
     fn cuStreamSynchronize(stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuStreamSynchronize");
         if check::stream_hung(stream as usize) {
-            hang_exit("cuStreamSynchronize");
+            hang_exit("cuStreamSynchronize", false);
         }
         check::stream_synchronized(stream as usize);
         CUDA_SUCCESS
@@ -955,6 +958,9 @@ entry_points! {
     fn cuEventQuery(event: Handle) {
         check::used_from_any_context(Kind::Event, event as usize, "cuEventQuery");
         if check::event_hung(event as usize) {
+            if check::polled_too_long() {
+                hang_exit("cuEventQuery", true);
+            }
             return CUDA_ERROR_NOT_READY;
         }
         // Success says the work before the event is done: it is, from now on.
@@ -964,7 +970,7 @@ entry_points! {
     fn cuEventSynchronize(event: Handle) {
         check::used_from_any_context(Kind::Event, event as usize, "cuEventSynchronize");
         if check::event_hung(event as usize) {
-            hang_exit("cuEventSynchronize");
+            hang_exit("cuEventSynchronize", false);
         }
         check::event_synchronized(event as usize);
         CUDA_SUCCESS
@@ -1234,7 +1240,7 @@ entry_points! {
     }
     fn cuMemcpy2D_v2(copy: *const c_void) {
         if copy_touches_host(copy, Shape::TwoD) && check::synchronous_copy_hung() {
-            hang_exit("cuMemcpy2D_v2");
+            hang_exit("cuMemcpy2D_v2", false);
         }
         copy_used(copy, Shape::TwoD, None, "cuMemcpy2D_v2");
         CUDA_SUCCESS
@@ -1247,7 +1253,7 @@ entry_points! {
     }
     fn cuMemcpy3D_v2(copy: *const c_void) {
         if copy_touches_host(copy, Shape::ThreeD) && check::synchronous_copy_hung() {
-            hang_exit("cuMemcpy3D_v2");
+            hang_exit("cuMemcpy3D_v2", false);
         }
         copy_used(copy, Shape::ThreeD, None, "cuMemcpy3D_v2");
         CUDA_SUCCESS
@@ -1801,11 +1807,12 @@ unsafe fn copy_touches_host(copy: *const c_void, shape: Shape) -> bool {
 }
 
 /// `what`, a blocking wait, waits for hung work (`NULLDRIVER_HANG_AT`): in a real process it
-/// would never return. The report is written with the line `hung <what>`, and the process
+/// would never return (`polled`: a query polled for `NULLDRIVER_HANG_POLL_SECS`, taken for a
+/// poll with no deadline). The report is written with the line `hung <what>`, and the process
 /// ends at once with `HUNG_EXIT` (no destructor, no other exit handler: the program is still
 /// in the middle of its work).
-fn hang_exit(what: &'static str) -> ! {
-    check::blocked(what);
+fn hang_exit(what: &'static str, polled: bool) -> ! {
+    check::blocked(what, polled);
     write_report();
     // SAFETY: `_exit` has no preconditions; it ends the process without running handlers.
     unsafe { _exit(HUNG_EXIT) }

@@ -26,6 +26,11 @@ fn fixture() -> PathBuf {
 /// Runs the fixture's `mode` in checking mode, hanging at call `hang_at` (0: none); returns
 /// its exit status, its report and its output.
 fn run(mode: &str, hang_at: u64) -> (Option<i32>, String, String) {
+    run_with(mode, hang_at, &[])
+}
+
+/// As `run`, with the extra environment `env`.
+fn run_with(mode: &str, hang_at: u64, env: &[(&str, &str)]) -> (Option<i32>, String, String) {
     let report = std::env::temp_dir().join(format!(
         "hangs-test-{}-{mode}-{hang_at}",
         std::process::id()
@@ -38,6 +43,7 @@ fn run(mode: &str, hang_at: u64) -> (Option<i32>, String, String) {
     if hang_at != 0 {
         cmd.env("NULLDRIVER_HANG_AT", hang_at.to_string());
     }
+    cmd.envs(env.iter().copied());
     let out = cmd.output().expect("the fixture runs");
     let text = std::fs::read_to_string(&report).unwrap_or_default();
     let _ = std::fs::remove_file(&report);
@@ -128,4 +134,21 @@ fn memory_freed_under_hung_work_is_a_violation() {
         report.contains("cuMemFree: DeviceMemory 0x7f0000000000 freed while hung work on stream"),
         "{report}"
     );
+}
+
+#[test]
+fn polling_hung_work_past_the_poll_limit_is_a_wait_with_no_deadline() {
+    let started = std::time::Instant::now();
+    let (code, report, out) = run_with("polls", 5, &[("NULLDRIVER_HANG_POLL_SECS", "1")]);
+    assert_eq!(code, Some(HUNG_EXIT), "{out}{report}");
+    assert_eq!(
+        line(&report, "hung"),
+        Some("cuStreamQuery (polled for 1 s)"),
+        "{report}"
+    );
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    // A deadline shorter than the limit ends the wait first.
+    let (code, report, out) = run_with("deadline", 5, &[("NULLDRIVER_HANG_POLL_SECS", "1")]);
+    assert_eq!(code, Some(1), "{out}{report}");
+    assert_eq!(line(&report, "hung"), None, "{report}");
 }
