@@ -25,7 +25,9 @@
 # outcome is one of: (a) the program exits 0 or 1: checked as above (a wait with a deadline
 # ended it, or it never waited for the hung work; what custack leaves behind on purpose it
 # names to the double); (b) the double's hung exit (status 86, a `hung` line naming the
-# blocking call): the program blocked in a wait with no deadline, a documented outcome that
+# blocking call, or `hung idle: ...` when the program made no progress for CHECK_HANG_IDLE
+# seconds, default 2, once the hang began: a poll loop or a future that waits for the hung work
+# with no deadline): the program blocked in a wait with no deadline, a documented outcome that
 # is counted, but a failure for a program in CHECK_HANG_STRICT (every wait there has a
 # deadline) and with any violation; (c) anything else (a panic, a signal, a violation, a leak,
 # no end within CHECK_HANG_TIMEOUT seconds, default 60): a failure.
@@ -62,6 +64,7 @@ programs=(${CHECK_PROGRAMS:-example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight pa
 hang_strict=" ${CHECK_HANG_STRICT:-} "
 hang_sample=${CHECK_HANG_SAMPLE:-24}
 hang_timeout=${CHECK_HANG_TIMEOUT:-60}
+hang_idle=${CHECK_HANG_IDLE:-2}
 passes=" ${CHECK_PASSES:-faults hangs} "
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -137,13 +140,13 @@ run_hang() {
     local program=$1 k=$2 strict=$3
     local rc=0 out
     rm -f "$report"
-    out=$(env NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" NULLDRIVER_HANG_AT="$k" \
+    out=$(env NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" NULLDRIVER_HANG_AT="$k" NULLDRIVER_HANG_IDLE_SECS="$hang_idle" \
         timeout -k 5 "$hang_timeout" "$bin" "$program" 2>&1) || rc=$?
     hang_runs=$((hang_runs + 1))
     local bad_before=$bad
     if [[ $rc == 86 && -s $report ]] && grep -q '^hung ' "$report"; then
         local hung violations
-        hung=$(awk '$1 == "hung" { print $2 }' "$report")
+        hung=$(awk '$1 == "hung" { $1 = ""; print substr($0, 2) }' "$report")
         violations=$(awk '$1 == "violations" { print $2 }' "$report")
         total_violations=$((total_violations + violations))
         if [[ $violations != 0 || $strict == 1 || $out == *panicked* ]]; then

@@ -55,11 +55,12 @@
 //! from host memory (`cuMemcpyHtoD_v2`, `cuMemcpyDtoH_v2`, `cuMemcpy2D_v2`, `cuMemcpy3D_v2`
 //! with a host side), which run on the legacy default stream and so wait for the context's
 //! null stream and its blocking streams (not those created `CU_STREAM_NON_BLOCKING`).
-//! A program that keeps polling hung work (`cuStreamQuery`, `cuEventQuery` answering
-//! `CUDA_ERROR_NOT_READY`) for `NULLDRIVER_HANG_POLL_SECS` seconds (default 10) from the first
-//! such answer is taken to poll with no deadline, and ended the same way (`hung cuEventQuery
-//! (polled for 10 s)`): a program whose every wait has a deadline keeps its deadlines in a hang
-//! run under that limit.
+//! Once the hang began, a program that makes no progress (no driver call but queries that find
+//! hung work) for `NULLDRIVER_HANG_IDLE_SECS` seconds (default 10) is taken to wait with no
+//! deadline where the double cannot see it (polling a query in a loop, parked on a future whose
+//! host function never runs), and a watchdog thread ends it the same way (`hung idle: no
+//! progress for 10 s after call N ...`): a program whose every wait has a deadline keeps its
+//! deadlines in a hang run under that limit.
 //! Destroying a stream, an event or a context, and the synchronous device-side copies and
 //! memsets, do not block (the driver returns at once from the destroys; the latter are
 //! asynchronous to the host; the double does not model their place on the legacy stream).
@@ -104,14 +105,17 @@ static FAIL_CODE: AtomicU64 = AtomicU64::new(0);
 /// `NULLDRIVER_HANG_AT`: the first asynchronous enqueue at or after this call never completes
 /// (0: none).
 static HANG_AT: AtomicU64 = AtomicU64::new(0);
-/// The entry point that blocked on hung work (its report line `hung`), once one did, and
-/// whether it was a query polled for `HANG_POLL_SECS`.
-static BLOCKED: Mutex<Option<(&'static str, bool)>> = Mutex::new(None);
-/// `NULLDRIVER_HANG_POLL_SECS` (default 10): how long a program may keep polling hung work
-/// before the double takes it for a wait with no deadline.
-static HANG_POLL_SECS: AtomicU64 = AtomicU64::new(10);
-/// When a query first answered `CUDA_ERROR_NOT_READY` for hung work.
-static FIRST_NOT_READY: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+/// What blocked on hung work (the report's line `hung`), once something did.
+static BLOCKED: Mutex<Option<String>> = Mutex::new(None);
+/// `NULLDRIVER_HANG_IDLE_SECS` (default 10): how long, once the hang began, a program may make
+/// no progress (no driver call but queries that find hung work) before the double takes it
+/// for a wait with no deadline.
+static HANG_IDLE_SECS: AtomicU64 = AtomicU64::new(10);
+/// When the hang began (the watchdog's clock).
+static HANG_CLOCK: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+/// The program's last progress, in milliseconds on `HANG_CLOCK`, and the call it made then.
+static PROGRESS_MS: AtomicU64 = AtomicU64::new(0);
+static PROGRESS_CALL: AtomicU64 = AtomicU64::new(0);
 static FAILED: Mutex<Option<&'static str>> = Mutex::new(None);
 
 /// What a handle is.
@@ -472,11 +476,11 @@ pub(crate) fn init() -> bool {
     STICKY_AT.store(env_u64("NULLDRIVER_STICKY_AT"), Relaxed);
     FAIL_CODE.store(env_u64("NULLDRIVER_FAIL_CODE"), Relaxed);
     HANG_AT.store(env_u64("NULLDRIVER_HANG_AT"), Relaxed);
-    if let Some(secs) = std::env::var("NULLDRIVER_HANG_POLL_SECS")
+    if let Some(secs) = std::env::var("NULLDRIVER_HANG_IDLE_SECS")
         .ok()
         .and_then(|v| v.parse().ok())
     {
-        HANG_POLL_SECS.store(secs, Relaxed);
+        HANG_IDLE_SECS.store(secs, Relaxed);
     }
     FAULTS.store(
         check || FAIL_AT.load(Relaxed) != 0 || STICKY_AT.load(Relaxed) != 0,
@@ -517,6 +521,10 @@ fn fault_slow(name: &'static str) -> Option<i32> {
     }
     let n = CALLS.fetch_add(1, Relaxed) + 1;
     let _ = LAST_CALL.try_with(|c| c.set((n, name)));
+    // A query is progress unless it finds hung work (its body says: `progress`).
+    if HANG_CLOCK.get().is_some() && name != "cuStreamQuery" && name != "cuEventQuery" {
+        progress();
+    }
     let code = if n == FAIL_AT.load(Relaxed) {
         match FAIL_CODE.load(Relaxed) {
             0 => typical_code(name),
@@ -1903,6 +1911,9 @@ pub(crate) fn enqueue(stream: usize) {
             s.hang_next = false;
             let h = s.hung_key(stream);
             s.hung.insert(h);
+            if at != 0 {
+                start_watchdog();
+            }
         }
     });
 }
@@ -1955,23 +1966,54 @@ pub(crate) fn stream_flags(h: usize, flags: u32) {
     }
 }
 
-/// `what`, a blocking wait, waits for hung work: in a real process it never returns. The
-/// report's `hung` line names it (`polled`: a query polled for `NULLDRIVER_HANG_POLL_SECS`).
-pub(crate) fn blocked(what: &'static str, polled: bool) {
+/// `what` (a blocking wait's entry point, or the watchdog's finding) waits for hung work: in a
+/// real process it never returns. The report's `hung` line says so.
+pub(crate) fn blocked(what: String) {
     let mut b = BLOCKED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     if b.is_none() {
-        *b = Some((what, polled));
+        *b = Some(what);
     }
 }
 
-/// A query answers `CUDA_ERROR_NOT_READY` for hung work: whether the program has been polling
-/// hung work for `NULLDRIVER_HANG_POLL_SECS` since the first such answer, which the double
-/// takes for a poll with no deadline (a wait that never ends, as a blocking one).
-pub(crate) fn polled_too_long() -> bool {
-    let first = *FIRST_NOT_READY.get_or_init(std::time::Instant::now);
-    first.elapsed().as_secs() >= HANG_POLL_SECS.load(Relaxed)
+/// The program made progress (a driver call other than a query that found hung work).
+pub(crate) fn progress() {
+    if let Some(clock) = HANG_CLOCK.get() {
+        let ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
+        PROGRESS_MS.fetch_max(ms, Relaxed);
+        PROGRESS_CALL.store(born().0, Relaxed);
+    }
+}
+
+/// The hang began: a watchdog thread ends the process as a blocking wait would, once the
+/// program makes no progress for `NULLDRIVER_HANG_IDLE_SECS`: it then waits for the hung work
+/// with no deadline where the double cannot see it (polling a query, parked on a future whose
+/// host function never runs, joining a thread that is).
+fn start_watchdog() {
+    if HANG_CLOCK.set(std::time::Instant::now()).is_err() {
+        return;
+    }
+    progress();
+    let _ = std::thread::Builder::new()
+        .name("checkdriver-hang-watchdog".to_owned())
+        .spawn(|| {
+            let limit = HANG_IDLE_SECS.load(Relaxed).saturating_mul(1000);
+            loop {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                let Some(clock) = HANG_CLOCK.get() else {
+                    return;
+                };
+                let now = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
+                if now.saturating_sub(PROGRESS_MS.load(Relaxed)) >= limit {
+                    let secs = limit / 1000;
+                    let call = PROGRESS_CALL.load(Relaxed);
+                    crate::hang_exit(format!(
+                        "idle: no progress for {secs} s after call {call} (a wait with no deadline the driver does not see, or queries of hung work)"
+                    ));
+                }
+            }
+        });
 }
 
 /// Tests only: the next asynchronous enqueue hangs (the tests' calls are not counted).
@@ -2068,18 +2110,11 @@ pub(crate) fn report() -> String {
             }
         }
     });
-    match *BLOCKED
+    if let Some(what) = &*BLOCKED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
     {
-        Some((what, false)) => {
-            let _ = writeln!(out, "hung {what}");
-        }
-        Some((what, true)) => {
-            let secs = HANG_POLL_SECS.load(Relaxed);
-            let _ = writeln!(out, "hung {what} (polled for {secs} s)");
-        }
-        None => {}
+        let _ = writeln!(out, "hung {what}");
     }
     out.push_str(&crate::standin::report_lines());
     out

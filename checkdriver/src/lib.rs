@@ -452,7 +452,7 @@ entry_points! {
     fn cuCtxGetDevice(dev: *mut CUdevice) { out(dev, 0); CUDA_SUCCESS }
     fn cuCtxSynchronize() {
         if check::context_hung() {
-            hang_exit("cuCtxSynchronize", false);
+            hang_exit("cuCtxSynchronize".to_owned());
         }
         check::context_synchronized();
         CUDA_SUCCESS
@@ -785,7 +785,7 @@ entry_points! {
     }
     fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) {
         if check::synchronous_copy_hung() {
-            hang_exit("cuMemcpyHtoD_v2", false);
+            hang_exit("cuMemcpyHtoD_v2".to_owned());
         }
         check::used_address(dst, "cuMemcpyHtoD_v2");
         check::host_now(src.cast_mut().cast(), bytes, false);
@@ -796,7 +796,7 @@ entry_points! {
     }
     fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) {
         if check::synchronous_copy_hung() {
-            hang_exit("cuMemcpyDtoH_v2", false);
+            hang_exit("cuMemcpyDtoH_v2".to_owned());
         }
         check::used_address(src, "cuMemcpyDtoH_v2");
         // The device's bytes where the double holds them, zeroes otherwise.
@@ -925,11 +925,9 @@ entry_points! {
     fn cuStreamQuery(stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuStreamQuery");
         if check::stream_hung(stream as usize) {
-            if check::polled_too_long() {
-                hang_exit("cuStreamQuery", true);
-            }
             return CUDA_ERROR_NOT_READY;
         }
+        check::progress();
         // Success says the stream's work is done: it is, from now on.
         check::stream_synchronized(stream as usize);
         CUDA_SUCCESS
@@ -937,7 +935,7 @@ entry_points! {
     fn cuStreamSynchronize(stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuStreamSynchronize");
         if check::stream_hung(stream as usize) {
-            hang_exit("cuStreamSynchronize", false);
+            hang_exit("cuStreamSynchronize".to_owned());
         }
         check::stream_synchronized(stream as usize);
         CUDA_SUCCESS
@@ -958,11 +956,9 @@ entry_points! {
     fn cuEventQuery(event: Handle) {
         check::used_from_any_context(Kind::Event, event as usize, "cuEventQuery");
         if check::event_hung(event as usize) {
-            if check::polled_too_long() {
-                hang_exit("cuEventQuery", true);
-            }
             return CUDA_ERROR_NOT_READY;
         }
+        check::progress();
         // Success says the work before the event is done: it is, from now on.
         check::event_synchronized(event as usize);
         CUDA_SUCCESS
@@ -970,7 +966,7 @@ entry_points! {
     fn cuEventSynchronize(event: Handle) {
         check::used_from_any_context(Kind::Event, event as usize, "cuEventSynchronize");
         if check::event_hung(event as usize) {
-            hang_exit("cuEventSynchronize", false);
+            hang_exit("cuEventSynchronize".to_owned());
         }
         check::event_synchronized(event as usize);
         CUDA_SUCCESS
@@ -1240,7 +1236,7 @@ entry_points! {
     }
     fn cuMemcpy2D_v2(copy: *const c_void) {
         if copy_touches_host(copy, Shape::TwoD) && check::synchronous_copy_hung() {
-            hang_exit("cuMemcpy2D_v2", false);
+            hang_exit("cuMemcpy2D_v2".to_owned());
         }
         copy_used(copy, Shape::TwoD, None, "cuMemcpy2D_v2");
         CUDA_SUCCESS
@@ -1253,7 +1249,7 @@ entry_points! {
     }
     fn cuMemcpy3D_v2(copy: *const c_void) {
         if copy_touches_host(copy, Shape::ThreeD) && check::synchronous_copy_hung() {
-            hang_exit("cuMemcpy3D_v2", false);
+            hang_exit("cuMemcpy3D_v2".to_owned());
         }
         copy_used(copy, Shape::ThreeD, None, "cuMemcpy3D_v2");
         CUDA_SUCCESS
@@ -1807,13 +1803,20 @@ unsafe fn copy_touches_host(copy: *const c_void, shape: Shape) -> bool {
 }
 
 /// `what`, a blocking wait, waits for hung work (`NULLDRIVER_HANG_AT`): in a real process it
-/// would never return (`polled`: a query polled for `NULLDRIVER_HANG_POLL_SECS`, taken for a
-/// poll with no deadline). The report is written with the line `hung <what>`, and the process
-/// ends at once with `HUNG_EXIT` (no destructor, no other exit handler: the program is still
-/// in the middle of its work).
-fn hang_exit(what: &'static str, polled: bool) -> ! {
-    check::blocked(what, polled);
-    write_report();
+/// would never return (or the hang watchdog found no progress for `NULLDRIVER_HANG_IDLE_SECS`).
+/// The report is written with the line `hung <what>`, and the process ends at once with
+/// `HUNG_EXIT` (no destructor, no other exit handler: the program is still in the middle of
+/// its work).
+pub(crate) fn hang_exit(what: String) -> ! {
+    // Once: a second thread blocking (or the watchdog) must not rewrite the report while the
+    // first one's `_exit` ends the process; it waits for that end, as it would wait forever.
+    if HANG_EXITING.swap(true, Relaxed) {
+        loop {
+            std::thread::park();
+        }
+    }
+    check::blocked(what);
+    write_report_now();
     // SAFETY: `_exit` has no preconditions; it ends the process without running handlers.
     unsafe { _exit(HUNG_EXIT) }
 }
@@ -2306,7 +2309,17 @@ extern "C" fn dump_counts() {
     }
 }
 
+/// Set by the first `hang_exit`: the process is ending with the report it writes.
+static HANG_EXITING: AtomicBool = AtomicBool::new(false);
+
+/// At exit: the report, unless a hang's exit is writing it.
 extern "C" fn write_report() {
+    if !HANG_EXITING.load(Relaxed) {
+        write_report_now();
+    }
+}
+
+fn write_report_now() {
     use std::io::Write;
     let text = check::report();
     match std::env::var_os("NULLDRIVER_REPORT") {
