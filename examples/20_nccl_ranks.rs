@@ -5,7 +5,11 @@
 //!
 //! On one host, the example is its own launcher: run without `RANK`, it starts one process per
 //! visible GPU with the variables `torchrun` sets (`RANK`, `WORLD_SIZE`, `LOCAL_RANK`,
-//! `MASTER_ADDR=127.0.0.1`, `MASTER_PORT`), waits for all of them and fails if any did.
+//! `MASTER_ADDR=127.0.0.1`, `MASTER_PORT`), waits for all of them and fails if any did. The
+//! launcher's wait is bounded too: each phase of a rank (rendezvous, communicator, each
+//! collective's wait) is bounded by `TIMEOUT`, so a rank still running once all of them could
+//! have timed out, plus a margin, is stuck; the launcher then kills and reaps every rank still
+//! running and fails with an error naming them.
 //!
 //! ```text
 //! cargo run --release --features nccl --example 20_nccl_ranks
@@ -41,6 +45,13 @@ use std::time::{Duration, Instant};
 
 /// Bounds the rendezvous and every wait of the communicator.
 const TIMEOUT: Duration = Duration::from_secs(60);
+/// What the launcher adds to its ranks' own bounds before it gives up on them: process start,
+/// driver and NCCL initialisation, printing.
+const LAUNCH_MARGIN: Duration = Duration::from_secs(30);
+/// How often the launcher looks at its ranks.
+const POLL: Duration = Duration::from_millis(50);
+/// The all-reduce sizes `--sweep` times: 1 MiB to 1 GiB.
+const SWEEP_SIZES: u32 = 11;
 /// 64 MiB of f32.
 const ELEMS: usize = 16 << 20;
 
@@ -86,17 +97,69 @@ fn launch(sweep: bool) -> Result<(), Box<dyn std::error::Error>> {
                 .spawn()?,
         );
     }
+    // A rank waits at most `TIMEOUT` in each phase (rendezvous, communicator, the collective's
+    // wait, and one wait per `--sweep` size): past all of them and a margin it is stuck.
+    let phases = 3 + if sweep { SWEEP_SIZES } else { 0 };
+    wait_for_ranks(ranks, TIMEOUT * phases + LAUNCH_MARGIN)
+}
+
+/// Waits for every rank until `deadline` (from now); past it, kills and reaps every rank still
+/// running. Fails naming the ranks that failed or did not finish.
+fn wait_for_ranks(
+    ranks: Vec<std::process::Child>,
+    deadline: Duration,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let started = Instant::now();
+    let mut running: Vec<(usize, std::process::Child)> = ranks.into_iter().enumerate().collect();
     let mut failed = Vec::new();
-    for (rank, mut child) in ranks.into_iter().enumerate() {
-        if !child.wait()?.success() {
-            failed.push(rank);
+    while !running.is_empty() && started.elapsed() < deadline {
+        let mut still = Vec::with_capacity(running.len());
+        for (rank, mut child) in running {
+            match child.try_wait() {
+                Ok(Some(status)) if status.success() => {}
+                Ok(Some(_)) => failed.push(rank),
+                Ok(None) => still.push((rank, child)),
+                // Looked at again next time; past the deadline it is killed as stuck.
+                Err(e) => {
+                    eprintln!("20_nccl_ranks: cannot wait for rank {rank}: {e}");
+                    still.push((rank, child));
+                }
+            }
+        }
+        running = still;
+        if !running.is_empty() {
+            std::thread::sleep(POLL);
         }
     }
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("ranks {failed:?} failed (their own lines above say why)").into())
+    let stuck: Vec<usize> = running.iter().map(|(rank, _)| *rank).collect();
+    kill_and_reap(&mut running);
+    match (stuck.is_empty(), failed.is_empty()) {
+        (true, true) => Ok(()),
+        (true, false) => {
+            Err(format!("ranks {failed:?} failed (their own lines above say why)").into())
+        }
+        (false, _) => Err(format!(
+            "ranks {stuck:?} did not finish within {} s (killed){}",
+            deadline.as_secs(),
+            if failed.is_empty() {
+                String::new()
+            } else {
+                format!("; ranks {failed:?} failed (their own lines above say why)")
+            }
+        )
+        .into()),
     }
+}
+
+/// Kills and reaps every rank of `running` (a rank that ended meanwhile is only reaped).
+fn kill_and_reap(running: &mut Vec<(usize, std::process::Child)>) {
+    for (rank, child) in running.iter_mut() {
+        if let Err(e) = child.kill() {
+            eprintln!("20_nccl_ranks: cannot kill rank {rank}: {e}");
+        }
+        let _ = child.wait();
+    }
+    running.clear();
 }
 
 /// One rank: the rendezvous, the communicator, an all-reduce checked on the host.

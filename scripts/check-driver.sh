@@ -6,6 +6,7 @@
 #
 #   bash scripts/check-driver.sh            # every program, every schedule
 #   CHECK_PROGRAMS="p2 p3" bash scripts/check-driver.sh
+#   CHECK_PASSES=hangs bash scripts/check-driver.sh   # only the hang pass (or: faults)
 #
 # For each program: one clean run counts its N driver calls; then for k in 1..=N one run fails
 # call k (NULLDRIVER_FAIL_AT=k, a typical code for that entry point) and one turns sticky from
@@ -16,6 +17,23 @@
 # custack leaves behind on purpose it names to the double, which does not count it), the
 # failure reached the program (its error, or take_drop_errors), and every
 # thread's context stack empty at its last call (skipped when a pop or push was failed).
+#
+# The hang pass (issue 44, R19): the clean run's report lists the call numbers of its
+# asynchronous enqueues (`enqueues ...`); for each one k (an evenly spaced sample of at most
+# CHECK_HANG_SAMPLE, default 24, for a program with more; all of them for the programs named
+# in CHECK_HANG_STRICT) one run makes that enqueue never complete (NULLDRIVER_HANG_AT=k). Its
+# outcome is one of: (a) the program exits 0 or 1: checked as above (a wait with a deadline
+# ended it, or it never waited for the hung work; what custack leaves behind on purpose it
+# names to the double); (b) the double's hung exit (status 86, a `hung` line naming the
+# blocking call, or `hung idle: ...` when the program made no progress for CHECK_HANG_IDLE
+# seconds, default 2, once the hang began: a poll loop or a future that waits for the hung work
+# with no deadline): the program blocked in a wait with no deadline, a documented outcome that
+# is counted, but a failure for a program in CHECK_HANG_STRICT (every wait there has a
+# deadline) and with any violation; (c) for a program in CHECK_HANG_STRICT (default:
+# `deadlines`), the status of its bounded scope's `Overrun::Exit` (75) with the line naming the
+# scope that overran: the documented outcome of a scope past its deadline (the process ends at
+# once, so the double writes no report); (d) anything else (a panic, a signal, a violation, a
+# leak, no end within CHECK_HANG_TIMEOUT seconds, default 60): a failure.
 #
 # Everything is built in its own target directories (target/checkdriver, target/check-driver),
 # so the project's usual build is never relinked against the double.
@@ -43,10 +61,21 @@ loaded=$(ldd "$bin" | awk '/libcuda/ { print $3 }')
 programs=(${CHECK_PROGRAMS:-example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_alloc reuse_after_scope unwind scoped_host
     events submission graph device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm vmm_share peer ipc stress
     newer green deadlines})
+# The programs every wait of which has a deadline: a hang that blocks one is a failure, and
+# every enqueue of theirs is hung in turn: `deadlines` (R19), which uses every bounded wait.
+hang_strict=" ${CHECK_HANG_STRICT-deadlines} "
+# The status `deadlines` gives its scope's `Overrun::Exit` (benches/checking: SCOPE_OVERRUN_STATUS).
+scope_overrun_status=75
+hang_sample=${CHECK_HANG_SAMPLE:-24}
+hang_timeout=${CHECK_HANG_TIMEOUT:-60}
+hang_idle=${CHECK_HANG_IDLE:-2}
+passes=" ${CHECK_PASSES:-faults hangs} "
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 report=$work/report
 total_runs=0 total_failed_calls=0 bad=0 total_violations=0
+hang_runs=0 hang_ended=0 hang_blocked=0 hang_bad=0
+declare -A enqueues
 
 # Runs "$bin $program" with the extra environment "$@"; checks its report; echoes nothing.
 run_one() {
@@ -55,7 +84,13 @@ run_one() {
     rm -f "$report"
     out=$(env NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" "$@" "$bin" "$program" 2>&1) || rc=$?
     total_runs=$((total_runs + 1))
-    local problems=()
+    check_run "$program" "$label" "$rc" "$out"
+}
+
+# Judges a run of "$program" that ended with status $rc and output $out, from its report.
+check_run() {
+    local program=$1 label=$2 rc=$3 out=$4
+    local problems=() failed=
     [[ $rc == 0 || $rc == 1 ]] || problems+=("exit $rc")
     [[ $out != *panicked* ]] || problems+=("panic")
     if [[ ! -s $report ]]; then
@@ -103,6 +138,60 @@ run_one() {
     return 0
 }
 
+# One hang schedule: "$bin $program" with enqueue call $k never completing. $strict: every wait
+# of the program has a deadline. Counts the outcome (see the top of this file).
+run_hang() {
+    local program=$1 k=$2 strict=$3
+    local rc=0 out
+    rm -f "$report"
+    out=$(env NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" NULLDRIVER_HANG_AT="$k" NULLDRIVER_HANG_IDLE_SECS="$hang_idle" \
+        timeout -k 5 "$hang_timeout" "$bin" "$program" 2>&1) || rc=$?
+    hang_runs=$((hang_runs + 1))
+    local bad_before=$bad
+    if [[ $rc == 86 && -s $report ]] && grep -q '^hung ' "$report"; then
+        local hung violations
+        hung=$(awk '$1 == "hung" { $1 = ""; print substr($0, 2) }' "$report")
+        violations=$(awk '$1 == "violations" { print $2 }' "$report")
+        total_violations=$((total_violations + violations))
+        if [[ $violations != 0 || $strict == 1 || $out == *panicked* ]]; then
+            bad=$((bad + 1))
+            local why="blocked in $hung with no deadline"
+            [[ $strict == 0 ]] || why+=" (a strict program: every wait has a deadline)"
+            echo "check-driver: FAIL $program hang-at-$k: $why, $violations violations" >&2
+            echo "$out" | tail -5 >&2
+            grep -E '^(violation|hang-at)' "$report" | head -10 >&2 || true
+        else
+            hang_blocked=$((hang_blocked + 1))
+        fi
+    elif [[ $strict == 1 && $rc == "$scope_overrun_status" && $out == *"passed its deadline"*"(Overrun::Exit)"* ]]; then
+        # A bounded scope past its deadline ended the process at once (`Overrun::Exit`, `_exit`:
+        # no exit handler runs, so the double writes no report): the documented outcome.
+        hang_ended=$((hang_ended + 1))
+    else
+        # Ended by itself (a deadline, or it never waited for the hung work): as any run.
+        check_run "$program" "hang-at-$k" "$rc" "$out"
+        ((bad > bad_before)) || hang_ended=$((hang_ended + 1))
+    fi
+    ((bad == bad_before)) || hang_bad=$((hang_bad + 1))
+    return 0
+}
+
+# The enqueue call numbers to hang for a program whose clean run listed $2 ($1: all of them,
+# or an evenly spaced sample of at most $hang_sample).
+hang_points() {
+    local all=$1; shift
+    local list=("$@") n=$#
+    if [[ $all == 1 || $n -le $hang_sample ]]; then
+        echo "${list[@]}"
+        return
+    fi
+    local i picked=()
+    for ((i = 0; i < hang_sample; i++)); do
+        picked+=("${list[$((i * (n - 1) / (hang_sample - 1)))]}")
+    done
+    echo "${picked[@]}"
+}
+
 start=$SECONDS
 for program in "${programs[@]}"; do
     rm -f "$report"
@@ -110,6 +199,8 @@ for program in "${programs[@]}"; do
     NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" "$bin" "$program" >/dev/null 2>&1 || rc=$?
     n=$(awk '$1 == "calls" { print $2 }' "$report" 2>/dev/null || echo 0)
     [[ $rc == 0 && ${n:-0} -gt 0 ]] || { echo "check-driver: FAIL $program: clean run exit $rc, $n calls" >&2; bad=$((bad + 1)); continue; }
+    enqueues[$program]=$(awk '$1 == "enqueues" { $1 = ""; print }' "$report")
+    [[ $passes == *" faults "* ]] || continue
     bad_before=$bad runs_before=$total_runs
     run_one "$program" clean
     for ((k = 1; k <= n; k++)); do
@@ -119,5 +210,24 @@ for program in "${programs[@]}"; do
     printf 'check-driver: %-18s %4d calls, %5d schedules, %d failing\n' \
         "$program" "$n" $((total_runs - runs_before)) $((bad - bad_before))
 done
-echo "check-driver: ${#programs[@]} programs, $total_runs runs, $total_failed_calls with a call failed, $total_violations violations, $bad failing runs ($((SECONDS - start)) s)"
+fault_seconds=$((SECONDS - start))
+hang_start=$SECONDS
+if [[ $passes == *" hangs "* ]]; then
+    for program in "${programs[@]}"; do
+        [[ -v "enqueues[$program]" ]] || continue
+        strict=0
+        [[ $hang_strict != *" $program "* ]] || strict=1
+        read -ra all <<<"${enqueues[$program]}"
+        read -ra points <<<"$(hang_points "$strict" "${all[@]}")"
+        runs_before=$hang_runs blocked_before=$hang_blocked bad_before=$hang_bad
+        for k in "${points[@]}"; do
+            run_hang "$program" "$k" "$strict"
+        done
+        printf 'check-driver: %-18s %4d enqueues, %3d hang schedules, %3d blocked without deadline, %d failing%s\n' \
+            "$program" "${#all[@]}" $((hang_runs - runs_before)) $((hang_blocked - blocked_before)) \
+            $((hang_bad - bad_before)) "$([[ $strict == 0 ]] || echo ' (strict)')"
+    done
+    echo "check-driver: hangs: $hang_runs runs, $hang_ended ended by a deadline or normally, $hang_blocked blocked in a wait with no deadline, $hang_bad failing ($((SECONDS - hang_start)) s)"
+fi
+echo "check-driver: ${#programs[@]} programs, $total_runs runs, $total_failed_calls with a call failed, $total_violations violations, $bad failing runs (faults $fault_seconds s, hangs $((SECONDS - hang_start)) s)"
 ((bad == 0))

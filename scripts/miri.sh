@@ -22,7 +22,8 @@
 #     not fit CI's 90 minutes), for the programs in MIRI_SCHEDULES (default: all of them),
 #     per driver call k a run with call k failed (`fail-at=K`) or with a sticky fault from
 #     call k on (`sticky-at=K`), a quarter of them per run (MIRI_FAULTS below): the error and
-#     drop paths, where the clean-up code lives.
+#     drop paths, where the clean-up code lives; and `deadlines` once per asynchronous enqueue
+#     made never to complete (`hang-at=K`, R19): every bounded wait past its deadline.
 #
 # Time (measured on the 2-core development machine, shared, so as CPU seconds): both
 # schedules of every call of the 17 first programs were about 4,400 CPU-seconds, the rest
@@ -157,6 +158,9 @@ run_one() {
     # A clean run must succeed; with a call failed the program may return its error (exit 1),
     # but never reach undefined behaviour, an unsupported operation, a panic or a violation
     # (exit 3).
+    # Under a hang schedule, a bounded scope past its deadline ends the process with the status
+    # its `Overrun::Exit` holds (75 in `deadlines`), naming itself.
+    [[ $schedule != hang-at=* || $rc != 75 || $out != *"(Overrun::Exit)"* ]] || rc=1
     if [[ $out == *"Undefined Behavior"* || $out == *"unsupported operation"* ||
         $out == *panicked* || $out == *"error: aborting"* ]] ||
         { [[ -z $schedule ]] && ((rc != 0)); } || ((rc != 0 && rc != 1)); then
@@ -203,6 +207,16 @@ if [[ -n $schedules ]]; then
         done
     done
 fi
+# R19: `deadlines` with each of its asynchronous enqueues never completing (the double's
+# `NULLDRIVER_HANG_AT`, `hang-at=K` here): every bounded wait's overdue path, the work handed
+# back and abandoned, under Stacked Borrows.
+hang_runs_before=${#runs[@]}
+if [[ " ${programs[*]} " == *" deadlines "* ]]; then
+    enqueues=$(checking "" deadlines count 2>/dev/null | awk '$1 == "enqueues" { $1 = ""; print }')
+    [[ -n $enqueues ]] || { echo "miri: FAIL deadlines: no enqueues listed" >&2; status=1; }
+    for k in $enqueues; do runs+=("stacked deadlines hang-at=$k"); done
+fi
+hang_runs=$((${#runs[@]} - hang_runs_before))
 sched_runs=0 sched_bad=0
 if ((${#runs[@]})); then
     results=$(printf '%s\n' "${runs[@]}" | xargs -P "$jobs" -L1 bash -c 'run_one "$@"' _)
@@ -212,5 +226,5 @@ fi
 ((sched_bad == 0)) || status=1
 failing=$((clean_bad + sched_bad))
 joined=$(printf '%s; ' "${summary[@]}")
-echo "miri: total: ${joined%; }; ${#programs[@]} programs clean under each model ($clean_runs runs); $sched_runs runs with a call failed or sticky ($sched_programs programs, Stacked Borrows, faults: $faults_label); $failing failing ($((SECONDS - start)) s)"
+echo "miri: total: ${joined%; }; ${#programs[@]} programs clean under each model ($clean_runs runs); $sched_runs runs with a call failed, sticky or hung ($sched_programs programs, Stacked Borrows, faults: $faults_label; $hang_runs of them hung, deadlines); $failing failing ($((SECONDS - start)) s)"
 exit "$status"

@@ -116,7 +116,9 @@ fn sticky_errors_say_so() {
         "{shown}"
     );
     assert!(
-        shown.ends_with(" (sticky: CUDA is unusable in this process; a new process can use it again)"),
+        shown.ends_with(
+            " (sticky: CUDA is unusable in this process; a new process can use it again)"
+        ),
         "{shown}"
     );
     let e = Error::from_raw(ffi::CUresult::CUDA_ERROR_CONTEXT_IS_DESTROYED);

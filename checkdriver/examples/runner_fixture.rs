@@ -8,11 +8,19 @@
 //! - `wrong-context`: uses a stream of one context while another is current;
 //! - `stack`: leaves a context on the thread's stack;
 //! - `panics`: panics when a call fails;
-//! - `aborts`: aborts when a call fails.
+//! - `aborts`: aborts when a call fails;
+//! - `waits`: two asynchronous memsets on a stream, then `cuStreamSynchronize`: a wait with no
+//!   deadline (under `NULLDRIVER_HANG_AT` the double ends it with its `hung` exit);
+//! - `deadline`: as `waits`, but polls `cuStreamQuery` until a 20 ms deadline; past it, the
+//!   memory the work uses is left behind on purpose (named to the double) and the program
+//!   fails with an error (exit 1);
+//! - `deadline-frees`: as `deadline`, but frees that memory past the deadline (a violation);
+//! - `polls`: as `deadline`, with a deadline of an hour: a poll with, in effect, no deadline.
 
 use core::ffi::c_void;
 use core::ptr::null_mut;
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// Turns a driver result into a `Result`, naming the call.
 fn ok(what: &str, r: i32) -> Result<(), String> {
@@ -76,8 +84,78 @@ fn two_allocations(leak_on_error: bool) -> Result<(), String> {
     result.and(d)
 }
 
+/// `Ok(true)` when the stream's work completed within `deadline`, `Ok(false)` past it.
+fn poll(s: *mut c_void, deadline: std::time::Duration) -> Result<bool, String> {
+    let start = std::time::Instant::now();
+    loop {
+        // SAFETY: `s` is a live stream of the current context.
+        match unsafe { cuda::cuStreamQuery(s) } {
+            0 => return Ok(true),
+            600 if start.elapsed() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(1))
+            }
+            600 => return Ok(false),
+            r => return ok("cuStreamQuery", r).map(|()| false),
+        }
+    }
+}
+
+/// Work on a stream, then a wait for it: `None` has no deadline (`cuStreamSynchronize`);
+/// `Some((deadline, free))` polls until `deadline`, past which the memory is left behind, or
+/// freed if `free` (the bug: the work may still use it).
+fn stream_work(deadline: Option<(std::time::Duration, bool)>) -> Result<(), String> {
+    // SAFETY: no preconditions.
+    ok("cuInit", unsafe { cuda::cuInit(0) })?;
+    let c = context()?;
+    let mut s = null_mut();
+    // SAFETY: a valid out-pointer.
+    ok("cuStreamCreate", unsafe {
+        cuda::cuStreamCreate(&raw mut s, 0)
+    })?;
+    let d = alloc(256)?;
+    // SAFETY: `d` holds 256 bytes; `s` is a live stream of the current context.
+    ok("cuMemsetD8Async", unsafe {
+        cuda::cuMemsetD8Async(d, 1, 256, s)
+    })?;
+    // SAFETY: as above.
+    ok("cuMemsetD8Async", unsafe {
+        cuda::cuMemsetD8Async(d, 2, 128, s)
+    })?;
+    let waited = match deadline {
+        // SAFETY: `s` is a live stream of the current context.
+        None => ok("cuStreamSynchronize", unsafe {
+            cuda::cuStreamSynchronize(s)
+        }),
+        Some((deadline, free_anyway)) => match poll(s, deadline)? {
+            true => Ok(()),
+            false if free_anyway => {
+                let _ = free(d);
+                Err("the stream's work did not finish within 20 ms".to_owned())
+            }
+            false => {
+                // SAFETY: a NUL-terminated kind; `d` is live.
+                let _ =
+                    unsafe { cuda::custackCheckdriverLeftBehind(c"DeviceMemory".as_ptr(), d, 0) };
+                Err(
+                    "the stream's work did not finish within 20 ms (its memory left behind)"
+                        .to_owned(),
+                )
+            }
+        },
+    };
+    let freed = if waited.is_ok() { free(d) } else { Ok(()) };
+    // SAFETY: `s` is live; a stream with work pending is released once the work is done.
+    let destroyed = ok("cuStreamDestroy", unsafe { cuda::cuStreamDestroy_v2(s) });
+    let d = destroy(c);
+    waited.and(freed).and(destroyed).and(d)
+}
+
 fn run(mode: &str) -> Result<(), String> {
     match mode {
+        "waits" => stream_work(None),
+        "deadline" => stream_work(Some((Duration::from_millis(20), false))),
+        "deadline-frees" => stream_work(Some((Duration::from_millis(20), true))),
+        "polls" => stream_work(Some((Duration::from_secs(3600), false))),
         "good" => two_allocations(false),
         "leaky" => two_allocations(true),
         "double-free" => {

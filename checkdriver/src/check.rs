@@ -1,5 +1,6 @@
-//! The checking mode (`NULLDRIVER_CHECK=1`) and fault injection (`NULLDRIVER_FAIL_AT=k`,
-//! `NULLDRIVER_STICKY_AT=k`, optional `NULLDRIVER_FAIL_CODE=n`).
+//! The checking mode (`NULLDRIVER_CHECK=1`), fault injection (`NULLDRIVER_FAIL_AT=k`,
+//! `NULLDRIVER_STICKY_AT=k`, optional `NULLDRIVER_FAIL_CODE=n`) and hangs
+//! (`NULLDRIVER_HANG_AT=k`).
 //!
 //! In checking mode every context, stream, event, module, function, device allocation and
 //! page-locked allocation is recorded with the context it belongs to, and a **violation** is
@@ -32,6 +33,44 @@
 //! completes (bytes read, or zeroed for a copy to the host), so host memory handed back early
 //! is touched after its end: Miri reports it (`scripts/miri.sh`).
 //!
+//! Hangs (`NULLDRIVER_HANG_AT=k`, counted like `NULLDRIVER_FAIL_AT`): the first asynchronous
+//! enqueue at or after call k **never completes**, nor does anything after it in its stream's
+//! order. The enqueues are `cuLaunchKernel`, `cuLaunchKernelEx`, `cuLaunchCooperativeKernel`,
+//! `cuLaunchHostFunc`, `cuStreamAddCallback`, `cuGraphLaunch`, the asynchronous copies
+//! (`cuMemcpy{HtoD,DtoH,DtoD}Async_v2`, `cuMemcpy2DAsync_v2`, `cuMemcpy3DAsync_v2`,
+//! `cuMemcpyPeerAsync`), memsets (`cuMemsetD{8,16,32}Async`), stream-ordered allocations and
+//! frees (`cuMemAllocAsync`, `cuMemAllocFromPoolAsync`, `cuMemFreeAsync`) and
+//! `cuMemPrefetchAsync`; an operation enqueued while its stream is capturing is not (its graph's
+//! launch is). Event records and waits are not enqueues: they mark, or wait for, the work
+//! around them. An event recorded after hung work (on its stream, or by `cuCtxRecordEvent` in
+//! its context) never completes, until it is recorded again where nothing hangs; a stream made
+//! to wait for such an event (`cuStreamWaitEvent`) hangs from then on, and so does every stream
+//! of a context made to wait for it (`cuCtxWaitEvent`), those created later included.
+//! `cuStreamQuery` and `cuEventQuery` on hung work answer `CUDA_ERROR_NOT_READY`, forever; hung
+//! work never runs (its stand-ins, host functions and host-side copies do not happen). A
+//! **blocking** wait on hung work, one that could never return in a real process, ends the
+//! process at once with exit status 86 (`HUNG_EXIT`) after writing the report with the line
+//! `hung <entry point>`: `cuStreamSynchronize` of a hung stream, `cuEventSynchronize` of a hung
+//! event, `cuCtxSynchronize` in a context with a hung stream, and the synchronous copies to or
+//! from host memory (`cuMemcpyHtoD_v2`, `cuMemcpyDtoH_v2`, `cuMemcpy2D_v2`, `cuMemcpy3D_v2`
+//! with a host side), which run on the legacy default stream and so wait for the context's
+//! null stream and its blocking streams (not those created `CU_STREAM_NON_BLOCKING`).
+//! Once the hang began, a program that makes no progress (no driver call but queries that find
+//! hung work) for `NULLDRIVER_HANG_IDLE_SECS` seconds (default 10) is taken to wait with no
+//! deadline where the double cannot see it (polling a query in a loop, parked on a future whose
+//! host function never runs), and a watchdog thread ends it the same way (`hung idle: no
+//! progress for 10 s after call N ...`): a program whose every wait has a deadline keeps its
+//! deadlines in a hang run under that limit.
+//! Destroying a stream, an event or a context, and the synchronous device-side copies and
+//! memsets, do not block (the driver returns at once from the destroys; the latter are
+//! asynchronous to the host; the double does not model their place on the legacy stream).
+//! Freeing memory that hung work uses is a violation (on any stream but the one a
+//! `cuMemFreeAsync` is ordered on). At a normal exit, what the program named as left behind
+//! (`custackCheckdriverLeftBehind`) is reported as such; anything else is reported as usual.
+//! Every report ends with `enqueues` and the call numbers of the enqueues that ran (a clean
+//! run's tell a runner where to hang); under `NULLDRIVER_HANG_AT` it says which enqueue hung
+//! (`hang-at N entry point`, or `hang-at -` when no enqueue came at or after k).
+//!
 //! Modules loaded from PTX text are parsed (`ptx.rs`): each entry's parameter sizes and each
 //! `.global`/`.const` variable's size. `cuModuleGetFunction`/`cuModuleGetGlobal` answer
 //! `CUDA_ERROR_NOT_FOUND` for a name the PTX lacks; variables are device memory of their
@@ -55,7 +94,7 @@
 use crate::mode::{CHECK, thread_id, violation};
 use core::cell::Cell;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 static FAULTS: AtomicBool = AtomicBool::new(false);
@@ -63,6 +102,20 @@ static CALLS: AtomicU64 = AtomicU64::new(0);
 static FAIL_AT: AtomicU64 = AtomicU64::new(0);
 static STICKY_AT: AtomicU64 = AtomicU64::new(0);
 static FAIL_CODE: AtomicU64 = AtomicU64::new(0);
+/// `NULLDRIVER_HANG_AT`: the first asynchronous enqueue at or after this call never completes
+/// (0: none).
+static HANG_AT: AtomicU64 = AtomicU64::new(0);
+/// What blocked on hung work (the report's line `hung`), once something did.
+static BLOCKED: Mutex<Option<String>> = Mutex::new(None);
+/// `NULLDRIVER_HANG_IDLE_SECS` (default 10): how long, once the hang began, a program may make
+/// no progress (no driver call but queries that find hung work) before the double takes it
+/// for a wait with no deadline.
+static HANG_IDLE_SECS: AtomicU64 = AtomicU64::new(10);
+/// When the hang began (the watchdog's clock).
+static HANG_CLOCK: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+/// The program's last progress, in milliseconds on `HANG_CLOCK`, and the call it made then.
+static PROGRESS_MS: AtomicU64 = AtomicU64::new(0);
+static PROGRESS_CALL: AtomicU64 = AtomicU64::new(0);
 static FAILED: Mutex<Option<&'static str>> = Mutex::new(None);
 
 /// What a handle is.
@@ -308,6 +361,26 @@ struct State {
     accessible: std::collections::HashSet<usize>,
     /// Peer access enabled: (the context that enabled it, its peer).
     peers: std::collections::HashSet<(usize, usize)>,
+    /// The call numbers of the asynchronous enqueues that ran (not captured), in order: the
+    /// report's `enqueues` line, which a runner iterates `NULLDRIVER_HANG_AT` over.
+    enqueues: Vec<u64>,
+    /// The enqueue that hung (its call number and entry point), once one did.
+    hang: Option<(u64, &'static str)>,
+    /// Tests only: the next enqueue hangs whatever its number (calls are not counted there).
+    hang_next: bool,
+    /// Streams whose work from some point on never completes (`hung_key`): everything enqueued
+    /// on one from then on stays pending.
+    hung: HashSet<(usize, usize)>,
+    /// Events whose latest record follows hung work: they never complete.
+    hung_events: HashSet<usize>,
+    /// Contexts made to wait for hung work (`cuCtxWaitEvent`): their streams made later hang.
+    hung_contexts: HashSet<usize>,
+    /// Per hung stream (`hung_key`), the memory its hung work uses: never released by a
+    /// synchronization, so freeing it is a violation.
+    hung_pending: HashMap<(usize, usize), Pending>,
+    /// Streams created with `CU_STREAM_NON_BLOCKING`: the legacy default stream's implicit
+    /// synchronization (a synchronous copy) does not wait for them.
+    non_blocking: HashSet<usize>,
 }
 
 impl State {
@@ -332,7 +405,28 @@ impl State {
             }
             return;
         }
+        if !self.hung.is_empty() {
+            let h = self.hung_key(stream);
+            if self.hung.contains(&h) {
+                self.hung_pending.entry(h).or_default().push(key);
+                return;
+            }
+        }
         self.pending.entry(stream).or_default().push(key);
+    }
+
+    /// How `stream` is known among the hung streams: the null stream (0) is one per context.
+    fn hung_key(&self, stream: usize) -> (usize, usize) {
+        if stream == 0 {
+            (0, current(self))
+        } else {
+            (stream, 0)
+        }
+    }
+
+    /// Whether `stream`'s work from some point on never completes.
+    fn is_hung(&self, stream: usize) -> bool {
+        !self.hung.is_empty() && self.hung.contains(&self.hung_key(stream))
     }
 
     /// The work `w` covers is complete.
@@ -381,6 +475,13 @@ pub(crate) fn init() -> bool {
     FAIL_AT.store(env_u64("NULLDRIVER_FAIL_AT"), Relaxed);
     STICKY_AT.store(env_u64("NULLDRIVER_STICKY_AT"), Relaxed);
     FAIL_CODE.store(env_u64("NULLDRIVER_FAIL_CODE"), Relaxed);
+    HANG_AT.store(env_u64("NULLDRIVER_HANG_AT"), Relaxed);
+    if let Some(secs) = std::env::var("NULLDRIVER_HANG_IDLE_SECS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        HANG_IDLE_SECS.store(secs, Relaxed);
+    }
     FAULTS.store(
         check || FAIL_AT.load(Relaxed) != 0 || STICKY_AT.load(Relaxed) != 0,
         Relaxed,
@@ -420,6 +521,10 @@ fn fault_slow(name: &'static str) -> Option<i32> {
     }
     let n = CALLS.fetch_add(1, Relaxed) + 1;
     let _ = LAST_CALL.try_with(|c| c.set((n, name)));
+    // A query is progress unless it finds hung work (its body says: `progress`).
+    if HANG_CLOCK.get().is_some() && name != "cuStreamQuery" && name != "cuEventQuery" {
+        progress();
+    }
     let code = if n == FAIL_AT.load(Relaxed) {
         match FAIL_CODE.load(Relaxed) {
             0 => typical_code(name),
@@ -446,6 +551,7 @@ fn fault_slow(name: &'static str) -> Option<i32> {
             s.pending.clear();
             s.host.clear();
             s.waits.clear();
+            s.hung_pending.clear();
         });
     }
     let mut f = FAILED
@@ -520,6 +626,9 @@ pub(crate) fn created_sized(kind: Kind, h: usize, parent: usize, size: u64) {
             && let Some(w) = s.ctx_waits.get(&ctx).cloned()
         {
             s.waits.entry(h).or_default().extend(w);
+        }
+        if kind == Kind::Stream && s.hung_contexts.contains(&ctx) {
+            s.hung.insert((h, 0));
         }
     });
 }
@@ -983,6 +1092,10 @@ pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bo
             });
             return;
         }
+        if s.is_hung(stream) {
+            // Hung work never runs: its host side is never touched.
+            return;
+        }
         let data = if write && device != 0 {
             match crate::data::snapshot(device, bytes) {
                 Ok(d) => d,
@@ -1015,7 +1128,8 @@ pub(crate) fn data_op(stream: usize, op: crate::work::DataOp, what: &str) -> i32
             c.ops.push(Op::Data(op.clone()));
             true
         }
-        None => false,
+        // Hung work never runs.
+        None => s.is_hung(stream),
     });
     match capturing {
         Some(false) => op.run(what),
@@ -1062,6 +1176,11 @@ pub(crate) fn stream_waits(stream: usize, event: usize) {
             let w = s.waits.entry(stream).or_default();
             w.push(r.wait);
             w.extend(r.waits);
+        }
+        if s.hung_events.contains(&event) {
+            // Its work from now on waits for work that never completes.
+            let h = s.hung_key(stream);
+            s.hung.insert(h);
         }
     });
 }
@@ -1151,7 +1270,9 @@ pub(crate) fn graph_launched(exec: usize, stream: usize) {
                 device,
             } => host_enqueued(stream, ptr, bytes, write, device),
             Op::Data(d) => {
-                let _ = d.run("cuGraphLaunch");
+                if !with_state(|s| s.is_hung(stream)).unwrap_or(false) {
+                    let _ = d.run("cuGraphLaunch");
+                }
             }
         }
     }
@@ -1210,6 +1331,12 @@ pub(crate) fn event_recorded(event: usize, stream: usize) {
             seq: s.next_seq,
         };
         s.recorded.insert(event, Recorded { wait, waits });
+        // An event's state is its latest record's.
+        if s.is_hung(stream) {
+            s.hung_events.insert(event);
+        } else {
+            s.hung_events.remove(&event);
+        }
     });
 }
 
@@ -1235,7 +1362,20 @@ pub(crate) fn freeing(kind: Kind, h: usize, stream: Option<usize>, what: &str) {
             .filter(|(st, p)| Some(**st) != stream && p.contains(&(kind, h)))
             .map(|(st, _)| *st)
             .collect();
-        for st in on {
+        // Memory of hung work, on any stream other than the one a stream-ordered free follows.
+        let own = stream.map(|st| s.hung_key(st));
+        let hung_on: Vec<usize> = s
+            .hung_pending
+            .iter()
+            .filter(|(st, p)| Some(**st) != own && p.contains(&(kind, h)))
+            .map(|((st, _), _)| *st)
+            .collect();
+        for st in &hung_on {
+            violation(format!(
+                "{what}: {kind:?} {h:#x} freed while hung work on stream {st:#x} uses it (it never completes)"
+            ));
+        }
+        for st in on.into_iter().filter(|st| !hung_on.contains(st)) {
             violation(format!(
                 "{what}: {kind:?} {h:#x} freed while an operation on stream {st:#x} may use it"
             ));
@@ -1452,6 +1592,11 @@ pub(crate) fn green_stream_created(h: usize, green: usize) {
         if let Some(w) = s.ctx_waits.get(&ctx).cloned() {
             s.waits.entry(h).or_default().extend(w);
         }
+        if s.hung_contexts.contains(&ctx) {
+            s.hung.insert((h, 0));
+        }
+        // `cuGreenCtxStreamCreate` requires `CU_STREAM_NON_BLOCKING`.
+        s.non_blocking.insert(h);
     });
 }
 
@@ -1527,7 +1672,7 @@ pub(crate) fn context_recorded(ctx: usize, event: usize) -> bool {
             return false;
         }
         let mut waits = Vec::new();
-        for st in streams {
+        for &st in &streams {
             waits.push(Wait {
                 stream: st,
                 pending: s.pending.get(&st).cloned().unwrap_or_default(),
@@ -1535,6 +1680,7 @@ pub(crate) fn context_recorded(ctx: usize, event: usize) -> bool {
             });
             waits.extend(s.waits.get(&st).cloned().unwrap_or_default());
         }
+        let hung = streams.iter().any(|&st| s.is_hung(st));
         // The record's own stream: none (the waits hold every stream's work).
         let wait = Wait {
             stream: usize::MAX,
@@ -1542,6 +1688,11 @@ pub(crate) fn context_recorded(ctx: usize, event: usize) -> bool {
             seq: 0,
         };
         s.recorded.insert(event, Recorded { wait, waits });
+        if hung {
+            s.hung_events.insert(event);
+        } else {
+            s.hung_events.remove(&event);
+        }
         true
     })
     .unwrap_or(true)
@@ -1569,6 +1720,15 @@ pub(crate) fn context_waits(ctx: usize, event: usize) -> bool {
                     .extend(covered.iter().cloned());
             }
             s.ctx_waits.entry(ctx).or_default().extend(covered);
+        }
+        if s.hung_events.contains(&event) {
+            // Every stream of the context, now and later, waits for work that never completes.
+            for st in streams_of(s, ctx) {
+                let h = if st == 0 { (0, ctx) } else { (st, 0) };
+                s.hung.insert(h);
+            }
+            s.hung.insert((0, ctx));
+            s.hung_contexts.insert(ctx);
         }
         true
     })
@@ -1727,6 +1887,144 @@ pub(crate) fn reservation_freed(ptr: u64, size: usize) {
     let _ = destroyed(Kind::Reservation, ptr as usize, "cuMemAddressFree");
 }
 
+// ---------------------------------------------------------------------------------------------
+// Hangs (`NULLDRIVER_HANG_AT=k`): the first asynchronous enqueue at or after call k never
+// completes, nor does what follows it in stream order.
+
+/// An asynchronous operation is enqueued on `stream` by the current call: its number joins
+/// the report's `enqueues` (a capture's operations are not enqueued work: its graph's launch
+/// is); the first one at or after call `NULLDRIVER_HANG_AT` hangs `stream` from here on. Called
+/// first in each enqueuing entry point, before the work is recorded.
+pub(crate) fn enqueue(stream: usize) {
+    with_state(|s| {
+        if s.capture_origin(stream).is_some() {
+            return;
+        }
+        let (n, name) = born();
+        if n != 0 {
+            s.enqueues.push(n);
+        }
+        let at = HANG_AT.load(Relaxed);
+        let due = s.hang_next || (at != 0 && n >= at);
+        if due && s.hang.is_none() {
+            s.hang = Some((n, name));
+            s.hang_next = false;
+            let h = s.hung_key(stream);
+            s.hung.insert(h);
+            if at != 0 {
+                start_watchdog();
+            }
+        }
+    });
+}
+
+/// Whether `stream`'s work from some point on never completes (a query answers
+/// `CUDA_ERROR_NOT_READY`, a synchronize blocks).
+pub(crate) fn stream_hung(stream: usize) -> bool {
+    with_state(|s| s.is_hung(stream)).unwrap_or(false)
+}
+
+/// Whether `event`'s latest record follows hung work (it never completes).
+pub(crate) fn event_hung(event: usize) -> bool {
+    with_state(|s| s.hung_events.contains(&event)).unwrap_or(false)
+}
+
+/// Whether the current context has hung work: `cuCtxSynchronize` blocks.
+pub(crate) fn context_hung() -> bool {
+    with_state(|s| {
+        if s.hung.is_empty() {
+            return false;
+        }
+        let cur = current(s);
+        streams_of(s, cur).into_iter().any(|st| s.is_hung(st))
+    })
+    .unwrap_or(false)
+}
+
+/// Whether a synchronous copy blocks on hung work: it runs on the legacy default stream, which
+/// waits for the current context's null stream and its blocking streams (those not created
+/// with `CU_STREAM_NON_BLOCKING`).
+pub(crate) fn synchronous_copy_hung() -> bool {
+    with_state(|s| {
+        if s.hung.is_empty() {
+            return false;
+        }
+        let cur = current(s);
+        streams_of(s, cur)
+            .into_iter()
+            .any(|st| !s.non_blocking.contains(&st) && s.is_hung(st))
+    })
+    .unwrap_or(false)
+}
+
+/// Stream `h` was created with `flags` (`CU_STREAM_NON_BLOCKING` is bit 0).
+pub(crate) fn stream_flags(h: usize, flags: u32) {
+    if flags & 1 != 0 {
+        with_state(|s| {
+            s.non_blocking.insert(h);
+        });
+    }
+}
+
+/// `what` (a blocking wait's entry point, or the watchdog's finding) waits for hung work: in a
+/// real process it never returns. The report's `hung` line says so.
+pub(crate) fn blocked(what: String) {
+    let mut b = BLOCKED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if b.is_none() {
+        *b = Some(what);
+    }
+}
+
+/// The program made progress (a driver call other than a query that found hung work).
+pub(crate) fn progress() {
+    if let Some(clock) = HANG_CLOCK.get() {
+        let ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
+        PROGRESS_MS.fetch_max(ms, Relaxed);
+        PROGRESS_CALL.store(born().0, Relaxed);
+    }
+}
+
+/// The hang began: a watchdog thread ends the process as a blocking wait would, once the
+/// program makes no progress for `NULLDRIVER_HANG_IDLE_SECS`: it then waits for the hung work
+/// with no deadline where the double cannot see it (polling a query, parked on a future whose
+/// host function never runs, joining a thread that is).
+fn start_watchdog() {
+    if HANG_CLOCK.set(std::time::Instant::now()).is_err() {
+        return;
+    }
+    progress();
+    let _ = std::thread::Builder::new()
+        .name("checkdriver-hang-watchdog".to_owned())
+        .spawn(|| {
+            let limit = HANG_IDLE_SECS.load(Relaxed).saturating_mul(1000);
+            loop {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                let Some(clock) = HANG_CLOCK.get() else {
+                    return;
+                };
+                let now = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
+                if now.saturating_sub(PROGRESS_MS.load(Relaxed)) >= limit {
+                    let secs = limit / 1000;
+                    let call = PROGRESS_CALL.load(Relaxed);
+                    crate::hang_exit(format!(
+                        "idle: no progress for {secs} s after call {call} (a wait with no deadline the driver does not see, or queries of hung work)"
+                    ));
+                }
+            }
+        });
+}
+
+/// Tests only: the next asynchronous enqueue hangs (the tests' calls are not counted).
+#[cfg(test)]
+pub(crate) fn hang_next() {
+    with_state(|s| {
+        s.hang = None;
+        s.hang_next = true;
+    });
+}
+
 /// An orphan the caller found: a handle left behind by what the program freed.
 pub(crate) fn report_orphan(text: String) {
     with_state(|s| s.orphans.push(format!("orphan: {text}")));
@@ -1796,18 +2094,40 @@ pub(crate) fn report() -> String {
         for l in &left {
             let _ = writeln!(out, "{l}");
         }
+        // Hangs: the enqueues' call numbers (a clean run's tell a runner where to hang), the
+        // enqueue that hung, and the wait that blocked on it.
+        let _ = write!(out, "enqueues");
+        for n in &s.enqueues {
+            let _ = write!(out, " {n}");
+        }
+        out.push('\n');
+        if HANG_AT.load(Relaxed) != 0 {
+            match s.hang {
+                Some((n, name)) => {
+                    let _ = writeln!(out, "hang-at {n} {name}");
+                }
+                None => out.push_str("hang-at -\n"),
+            }
+        }
     });
+    if let Some(what) = &*BLOCKED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    {
+        let _ = writeln!(out, "hung {what}");
+    }
     out.push_str(&crate::standin::report_lines());
     out
 }
 
 /// Turns the checking mode on (as `NULLDRIVER_CHECK=1` does at load), for a program that links
 /// the double as an rlib and calls it from Rust: under Miri, which has no loader.
-pub(crate) fn start(fail_at: u64, sticky_at: u64) {
+pub(crate) fn start(fail_at: u64, sticky_at: u64, hang_at: u64) {
     CHECK.store(true, Relaxed);
     FAULTS.store(true, Relaxed);
     FAIL_AT.store(fail_at, Relaxed);
     STICKY_AT.store(sticky_at, Relaxed);
+    HANG_AT.store(hang_at, Relaxed);
 }
 
 /// The number of orphans so far.

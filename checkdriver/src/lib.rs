@@ -3,14 +3,17 @@
 //!
 //! - **Testing programs without a GPU** (the checking mode, `NULLDRIVER_CHECK=1`, `check.rs`):
 //!   it records every context, stream, allocation and pending operation, fails driver call k
-//!   (`NULLDRIVER_FAIL_AT=k`) or every call from k on (`NULLDRIVER_STICKY_AT=k`), and reports
-//!   wrong-context calls, double frees, leaks and memory freed under pending work. The runner
-//!   `custack-check` (`src/bin/custack-check`) runs a program, or a test binary, under every
-//!   such schedule:
+//!   (`NULLDRIVER_FAIL_AT=k`) or every call from k on (`NULLDRIVER_STICKY_AT=k`), makes the
+//!   first asynchronous enqueue at or after call k never complete (`NULLDRIVER_HANG_AT=k`: a
+//!   blocking wait on it ends the process with status [`HUNG_EXIT`] and a `hung` line in the
+//!   report), and reports wrong-context calls, double frees, leaks and memory freed under
+//!   pending work. The runner `custack-check` (`src/bin/custack-check`) runs a program, or a
+//!   test binary, under every such schedule (`--hangs`: one hang per enqueue of the clean run):
 //!
 //!   ```text
 //!   cargo run --release --manifest-path <custack>/checkdriver/Cargo.toml --bin custack-check -- --cargo [-- test filter]
 //!   cargo run --release --manifest-path <custack>/checkdriver/Cargo.toml --bin custack-check -- <test binary> [test filter]
+//!   cargo run --release --manifest-path <custack>/checkdriver/Cargo.toml --bin custack-check -- --hangs <test binary> [test filter]
 //!   ```
 //!
 //!   `custack-check --lib-dir` prints the directory holding this library as `libcuda.so` and
@@ -76,12 +79,19 @@ const CUDA_ERROR_OUT_OF_MEMORY: CUresult = 2;
 const CUDA_ERROR_INVALID_DEVICE: CUresult = 101;
 const CUDA_ERROR_INVALID_CONTEXT: CUresult = 201;
 const CUDA_ERROR_NOT_FOUND: CUresult = 500;
+const CUDA_ERROR_NOT_READY: CUresult = 600;
 const CUDA_ERROR_NOT_SUPPORTED: CUresult = 801;
 const CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: CUresult = 900;
 const CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED: CUresult = 704;
 const CUDA_ERROR_PEER_ACCESS_NOT_ENABLED: CUresult = 705;
 
 const DRIVER_VERSION: c_int = 12020;
+
+/// The exit status of a process that blocked on hung work (`NULLDRIVER_HANG_AT`): a blocking
+/// wait that could never return in a real process ends it with this status, after the report
+/// (with its `hung` line) is written. Not 0, 1, 101 (a test harness's failure), 2 (the
+/// runner's own), nor 128 + a signal.
+pub const HUNG_EXIT: c_int = 86;
 
 /// The driver version `cuDriverGetVersion` reports: 12.2 (custack's linked baseline) unless
 /// `NULLDRIVER_DRIVER_VERSION` or `custackCheckdriverSetDriverVersion` says otherwise. The
@@ -441,6 +451,9 @@ entry_points! {
     }
     fn cuCtxGetDevice(dev: *mut CUdevice) { out(dev, 0); CUDA_SUCCESS }
     fn cuCtxSynchronize() {
+        if check::context_hung() {
+            hang_exit("cuCtxSynchronize".to_owned());
+        }
         check::context_synchronized();
         CUDA_SUCCESS
     }
@@ -722,14 +735,17 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuMemAllocAsync(ptr: *mut CUdeviceptr, bytes: usize, stream: Handle) {
+        check::enqueue(stream as usize);
         check::used(Kind::Stream, stream as usize, "cuMemAllocAsync");
         stream_address(ptr, bytes, stream)
     }
     fn cuMemAllocFromPoolAsync(ptr: *mut CUdeviceptr, bytes: usize, pool: Handle, stream: Handle) {
+        check::enqueue(stream as usize);
         check::used(Kind::Stream, stream as usize, "cuMemAllocFromPoolAsync");
         stream_address(ptr, bytes, stream)
     }
     fn cuMemFreeAsync(ptr: CUdeviceptr, stream: Handle) {
+        check::enqueue(stream as usize);
         check::used(Kind::Stream, stream as usize, "cuMemFreeAsync");
         check::freeing(Kind::DeviceMemory, ptr as usize, Some(stream as usize), "cuMemFreeAsync");
         if check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFreeAsync") {
@@ -768,6 +784,9 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) {
+        if check::synchronous_copy_hung() {
+            hang_exit("cuMemcpyHtoD_v2".to_owned());
+        }
         check::used_address(dst, "cuMemcpyHtoD_v2");
         check::host_now(src.cast_mut().cast(), bytes, false);
         if checking() {
@@ -776,6 +795,9 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) {
+        if check::synchronous_copy_hung() {
+            hang_exit("cuMemcpyDtoH_v2".to_owned());
+        }
         check::used_address(src, "cuMemcpyDtoH_v2");
         // The device's bytes where the double holds them, zeroes otherwise.
         let moved = checking() && data::to_host(dst.cast(), src, bytes).unwrap_or_else(|e| {
@@ -796,6 +818,7 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: Handle) {
+        check::enqueue(stream as usize);
         check::used_address(dst, "cuMemcpyHtoDAsync_v2");
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::enqueued(stream as usize, Kind::HostMemory, src as usize);
@@ -806,6 +829,7 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) {
+        check::enqueue(stream as usize);
         check::used_address(src, "cuMemcpyDtoHAsync_v2");
         check::enqueued(stream as usize, Kind::DeviceMemory, src as usize);
         check::enqueued(stream as usize, Kind::HostMemory, dst as usize);
@@ -814,6 +838,7 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) {
+        check::enqueue(stream as usize);
         check::used_address(dst, "cuMemcpyDtoDAsync_v2");
         check::used_address(src, "cuMemcpyDtoDAsync_v2");
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
@@ -830,6 +855,7 @@ entry_points! {
         bytes: usize,
         stream: Handle,
     ) {
+        check::enqueue(stream as usize);
         check::used(Kind::Stream, stream as usize, "cuMemcpyPeerAsync");
         peer_copy_used(dst, dst_ctx, src, src_ctx, bytes, Some(stream as usize), "cuMemcpyPeerAsync");
         CUDA_SUCCESS
@@ -856,6 +882,7 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuMemsetD8Async(dst: CUdeviceptr, v: c_uchar, n: usize, stream: Handle) {
+        check::enqueue(stream as usize);
         check::used_address(dst, "cuMemsetD8Async");
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::used(Kind::Stream, stream as usize, "cuMemsetD8Async");
@@ -864,6 +891,7 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuMemsetD16Async(dst: CUdeviceptr, v: c_ushort, n: usize, stream: Handle) {
+        check::enqueue(stream as usize);
         check::used_address(dst, "cuMemsetD16Async");
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::used(Kind::Stream, stream as usize, "cuMemsetD16Async");
@@ -872,6 +900,7 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuMemsetD32Async(dst: CUdeviceptr, v: c_uint, n: usize, stream: Handle) {
+        check::enqueue(stream as usize);
         check::used_address(dst, "cuMemsetD32Async");
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::used(Kind::Stream, stream as usize, "cuMemsetD32Async");
@@ -881,9 +910,9 @@ entry_points! {
     }
 
     // --- Streams ---
-    fn cuStreamCreate(stream: *mut Handle, flags: c_uint) { new_handle(stream, Kind::Stream) }
+    fn cuStreamCreate(stream: *mut Handle, flags: c_uint) { new_stream(stream, flags) }
     fn cuStreamCreateWithPriority(stream: *mut Handle, flags: c_uint, priority: c_int) {
-        new_handle(stream, Kind::Stream)
+        new_stream(stream, flags)
     }
     fn cuStreamGetPriority(stream: Handle, priority: *mut c_int) { out(priority, 0); CUDA_SUCCESS }
     fn cuStreamGetFlags(stream: Handle, flags: *mut c_uint) { out(flags, 0); CUDA_SUCCESS }
@@ -895,12 +924,19 @@ entry_points! {
     }
     fn cuStreamQuery(stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuStreamQuery");
+        if check::stream_hung(stream as usize) {
+            return CUDA_ERROR_NOT_READY;
+        }
+        check::progress();
         // Success says the stream's work is done: it is, from now on.
         check::stream_synchronized(stream as usize);
         CUDA_SUCCESS
     }
     fn cuStreamSynchronize(stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuStreamSynchronize");
+        if check::stream_hung(stream as usize) {
+            hang_exit("cuStreamSynchronize".to_owned());
+        }
         check::stream_synchronized(stream as usize);
         CUDA_SUCCESS
     }
@@ -919,12 +955,19 @@ entry_points! {
     }
     fn cuEventQuery(event: Handle) {
         check::used_from_any_context(Kind::Event, event as usize, "cuEventQuery");
+        if check::event_hung(event as usize) {
+            return CUDA_ERROR_NOT_READY;
+        }
+        check::progress();
         // Success says the work before the event is done: it is, from now on.
         check::event_synchronized(event as usize);
         CUDA_SUCCESS
     }
     fn cuEventSynchronize(event: Handle) {
         check::used_from_any_context(Kind::Event, event as usize, "cuEventSynchronize");
+        if check::event_hung(event as usize) {
+            hang_exit("cuEventSynchronize".to_owned());
+        }
         check::event_synchronized(event as usize);
         CUDA_SUCCESS
     }
@@ -949,6 +992,7 @@ entry_points! {
         params: *mut *mut c_void,
         extra: *mut *mut c_void,
     ) {
+        check::enqueue(stream as usize);
         check::used(Kind::Function, f as usize, "cuLaunchKernel");
         check::used(Kind::Stream, stream as usize, "cuLaunchKernel");
         check::launched(f as usize, stream as usize, params, "cuLaunchKernel");
@@ -966,6 +1010,7 @@ entry_points! {
         stream: Handle,
         params: *mut *mut c_void,
     ) {
+        check::enqueue(stream as usize);
         check::used(Kind::Function, f as usize, "cuLaunchCooperativeKernel");
         check::used(Kind::Stream, stream as usize, "cuLaunchCooperativeKernel");
         check::launched(f as usize, stream as usize, params, "cuLaunchCooperativeKernel");
@@ -973,6 +1018,7 @@ entry_points! {
     }
     fn cuLaunchKernelEx(config: *const LaunchConfig, f: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) {
         let stream = if config.is_null() { null_mut() } else { (*config).stream };
+        check::enqueue(stream as usize);
         check::used(Kind::Function, f as usize, "cuLaunchKernelEx");
         check::used(Kind::Stream, stream as usize, "cuLaunchKernelEx");
         check::launched(f as usize, stream as usize, params, "cuLaunchKernelEx");
@@ -983,8 +1029,12 @@ entry_points! {
         run_kernel(f, c.grid, c.block, c.shared, stream, params, "cuLaunchKernelEx")
     }
     // A host function runs at once (there is no stream to wait for): its contract is only
-    // that it runs in order, once.
+    // that it runs in order, once. On a hung stream it never runs.
     fn cuLaunchHostFunc(stream: Handle, f: Option<unsafe extern "C" fn(*mut c_void)>, data: *mut c_void) {
+        check::enqueue(stream as usize);
+        if check::stream_hung(stream as usize) {
+            return CUDA_SUCCESS;
+        }
         if let Some(f) = f { f(data); }
         CUDA_SUCCESS
     }
@@ -994,7 +1044,11 @@ entry_points! {
         data: *mut c_void,
         flags: c_uint,
     ) {
+        check::enqueue(stream as usize);
         check::used(Kind::Stream, stream as usize, "cuStreamAddCallback");
+        if check::stream_hung(stream as usize) {
+            return CUDA_SUCCESS;
+        }
         if let Some(f) = f { f(stream, CUDA_SUCCESS, data); }
         CUDA_SUCCESS
     }
@@ -1065,6 +1119,7 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuGraphLaunch(exec: Handle, stream: Handle) {
+        check::enqueue(stream as usize);
         check::used(Kind::GraphExec, exec as usize, "cuGraphLaunch");
         check::used(Kind::Stream, stream as usize, "cuGraphLaunch");
         check::graph_launched(exec as usize, stream as usize);
@@ -1180,19 +1235,27 @@ entry_points! {
         new_address(ptr, pitch_bytes * height)
     }
     fn cuMemcpy2D_v2(copy: *const c_void) {
+        if copy_touches_host(copy, Shape::TwoD) && check::synchronous_copy_hung() {
+            hang_exit("cuMemcpy2D_v2".to_owned());
+        }
         copy_used(copy, Shape::TwoD, None, "cuMemcpy2D_v2");
         CUDA_SUCCESS
     }
     fn cuMemcpy2DAsync_v2(copy: *const c_void, stream: Handle) {
+        check::enqueue(stream as usize);
         check::used(Kind::Stream, stream as usize, "cuMemcpy2DAsync_v2");
         copy_used(copy, Shape::TwoD, Some(stream as usize), "cuMemcpy2DAsync_v2");
         CUDA_SUCCESS
     }
     fn cuMemcpy3D_v2(copy: *const c_void) {
+        if copy_touches_host(copy, Shape::ThreeD) && check::synchronous_copy_hung() {
+            hang_exit("cuMemcpy3D_v2".to_owned());
+        }
         copy_used(copy, Shape::ThreeD, None, "cuMemcpy3D_v2");
         CUDA_SUCCESS
     }
     fn cuMemcpy3DAsync_v2(copy: *const c_void, stream: Handle) {
+        check::enqueue(stream as usize);
         check::used(Kind::Stream, stream as usize, "cuMemcpy3DAsync_v2");
         copy_used(copy, Shape::ThreeD, Some(stream as usize), "cuMemcpy3DAsync_v2");
         CUDA_SUCCESS
@@ -1211,7 +1274,10 @@ entry_points! {
     fn cuPointerGetAttributes(n: c_uint, attributes: *mut c_int, data: *mut *mut c_void, ptr: CUdeviceptr) {
         CUDA_SUCCESS
     }
-    fn cuMemPrefetchAsync(ptr: CUdeviceptr, bytes: usize, device: CUdevice, stream: Handle) { CUDA_SUCCESS }
+    fn cuMemPrefetchAsync(ptr: CUdeviceptr, bytes: usize, device: CUdevice, stream: Handle) {
+        check::enqueue(stream as usize);
+        CUDA_SUCCESS
+    }
     fn cuMemAdvise(ptr: CUdeviceptr, bytes: usize, advice: c_int, device: CUdevice) { CUDA_SUCCESS }
     fn cuMemRangeGetAttribute(data: *mut c_void, size: usize, attribute: c_int, ptr: CUdeviceptr, bytes: usize) {
         CUDA_SUCCESS
@@ -1717,6 +1783,44 @@ unsafe fn new_handle(h: *mut Handle, kind: Kind) -> CUresult {
     CUDA_SUCCESS
 }
 
+/// A new stream with `flags` (`cuStreamCreate`, `cuStreamCreateWithPriority`).
+unsafe fn new_stream(h: *mut Handle, flags: c_uint) -> CUresult {
+    let new = handle();
+    check::created(Kind::Stream, new as usize, 0);
+    check::stream_flags(new as usize, flags);
+    out(h, new);
+    CUDA_SUCCESS
+}
+
+/// Whether the 2D/3D copy at `copy` reads or writes host memory (a synchronous one then waits
+/// for the copy, and so for the work before it on the legacy default stream).
+unsafe fn copy_touches_host(copy: *const c_void, shape: Shape) -> bool {
+    if copy.is_null() {
+        return false;
+    }
+    let (src, dst, _) = copy_desc(copy, shape);
+    src.memory_type == 1 || dst.memory_type == 1
+}
+
+/// `what`, a blocking wait, waits for hung work (`NULLDRIVER_HANG_AT`): in a real process it
+/// would never return (or the hang watchdog found no progress for `NULLDRIVER_HANG_IDLE_SECS`).
+/// The report is written with the line `hung <what>`, and the process ends at once with
+/// `HUNG_EXIT` (no destructor, no other exit handler: the program is still in the middle of
+/// its work).
+pub(crate) fn hang_exit(what: String) -> ! {
+    // Once: a second thread blocking (or the watchdog) must not rewrite the report while the
+    // first one's `_exit` ends the process; it waits for that end, as it would wait forever.
+    if HANG_EXITING.swap(true, Relaxed) {
+        loop {
+            std::thread::park();
+        }
+    }
+    check::blocked(what);
+    write_report_now();
+    // SAFETY: `_exit` has no preconditions; it ends the process without running handlers.
+    unsafe { _exit(HUNG_EXIT) }
+}
+
 fn checking() -> bool {
     mode::CHECK.load(Relaxed)
 }
@@ -2122,6 +2226,7 @@ unsafe extern "C" {
     fn posix_memalign(p: *mut *mut c_void, align: usize, size: usize) -> c_int;
     fn free(p: *mut c_void);
     fn atexit(f: extern "C" fn()) -> c_int;
+    fn _exit(status: c_int) -> !;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2133,17 +2238,26 @@ unsafe extern "C" {
 /// and turning sticky from call `sticky_at` on (0: never), as `NULLDRIVER_FAIL_AT` and
 /// `NULLDRIVER_STICKY_AT` do.
 pub fn start_checking(fail_at: u64, sticky_at: u64) {
-    check::start(fail_at, sticky_at);
+    check::start(fail_at, sticky_at, 0);
+}
+
+/// [`start_checking`] with no call failed, and the first asynchronous enqueue at or after call
+/// `hang_at` never completing, as `NULLDRIVER_HANG_AT` does.
+pub fn start_hanging(hang_at: u64) {
+    check::start(0, 0, hang_at);
 }
 
 /// The report `NULLDRIVER_REPORT` receives at exit: `calls`, `failed`, `violations`, `leaks`,
-/// `stacks`, `orphans`, then one line per violation, orphan and leak.
+/// `stacks`, `orphans`, `left`, then one line per violation, orphan, leak and handle left
+/// behind, then `enqueues` (the call numbers of the asynchronous enqueues), `hang-at` (under
+/// `NULLDRIVER_HANG_AT`) and `hung` (a blocking wait on hung work ended the process).
 pub fn report() -> String {
     check::report()
 }
 
 /// Reads the environment as loading `libcuda.so` does (`NULLDRIVER_CHECK`, `NULLDRIVER_FAIL_AT`,
-/// `NULLDRIVER_STICKY_AT`, `NULLDRIVER_FAIL_CODE`, `NULLDRIVER_REPORT`, `NULLDRIVER_DUMP`), for a
+/// `NULLDRIVER_STICKY_AT`, `NULLDRIVER_FAIL_CODE`, `NULLDRIVER_HANG_AT`, `NULLDRIVER_REPORT`,
+/// `NULLDRIVER_DUMP`), for a
 /// program that links the double as an rlib, so that `custack-check` can run it. Only the
 /// first call (or the load) acts.
 pub fn start_from_env() {
@@ -2201,7 +2315,17 @@ extern "C" fn dump_counts() {
     }
 }
 
+/// Set by the first `hang_exit`: the process is ending with the report it writes.
+static HANG_EXITING: AtomicBool = AtomicBool::new(false);
+
+/// At exit: the report, unless a hang's exit is writing it.
 extern "C" fn write_report() {
+    if !HANG_EXITING.load(Relaxed) {
+        write_report_now();
+    }
+}
+
+fn write_report_now() {
     use std::io::Write;
     let text = check::report();
     match std::env::var_os("NULLDRIVER_REPORT") {
@@ -3483,6 +3607,126 @@ mod tests {
             assert!(check::report().contains(&format!("leak: GreenContext {:#x}", gb as usize)));
             let _ = cuGreenCtxDestroy(gb);
             assert!(!check::report().contains(&format!("leak: GreenContext {:#x}", gb as usize)));
+        }
+    }
+
+    static HOST_FN_RAN: AtomicBool = AtomicBool::new(false);
+    unsafe extern "C" fn host_fn(_: *mut c_void) {
+        HOST_FN_RAN.store(true, Relaxed);
+    }
+
+    // `NULLDRIVER_HANG_AT`: the hung enqueue and everything after it in stream order never
+    // complete; queries say so forever, events recorded after it never fire, streams and
+    // contexts made to wait for it hang from then on, and its memory must not be freed. (The
+    // blocking waits end the process: `tests/hangs.rs` runs them in a child.)
+    #[test]
+    fn hung_work_never_completes_and_what_waits_for_it_hangs() {
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let (mut one, mut two) = (null_mut(), null_mut());
+            let _ = cuStreamCreate(&raw mut one, 0);
+            let _ = cuStreamCreate(&raw mut two, 0);
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            let (mut before, mut after, mut whole) = (null_mut(), null_mut(), null_mut());
+            let _ = cuEventCreate(&raw mut before, 0);
+            let _ = cuEventCreate(&raw mut after, 0);
+            let _ = cuEventCreate(&raw mut whole, 0);
+            let _ = cuMemsetD8Async(d, 1, 64, one);
+            let _ = cuEventRecord(before, one);
+            check::hang_next();
+            let _ = cuMemsetD8Async(d, 2, 64, one); // never completes
+            // A query on hung work answers NOT_READY, however often it is asked.
+            for _ in 0..3 {
+                assert_eq!(cuStreamQuery(one), CUDA_ERROR_NOT_READY);
+            }
+            assert!(check::stream_hung(one as usize) && check::context_hung());
+            // The work before it completes; nothing on another stream waits for it.
+            assert_eq!(cuEventQuery(before), CUDA_SUCCESS);
+            assert_eq!(cuStreamQuery(two), CUDA_SUCCESS);
+            // Hung work never runs: a host function after it neither.
+            HOST_FN_RAN.store(false, Relaxed);
+            let _ = cuLaunchHostFunc(one, Some(host_fn), null_mut());
+            assert!(
+                !HOST_FN_RAN.load(Relaxed),
+                "a host function after hung work ran"
+            );
+            // An event recorded after it never completes (on its stream, or context-wide).
+            let _ = cuEventRecord(after, one);
+            assert_eq!(cuEventQuery(after), CUDA_ERROR_NOT_READY);
+            assert_eq!(cuEventQuery(after), CUDA_ERROR_NOT_READY);
+            assert_eq!(cuCtxRecordEvent(a, whole), CUDA_SUCCESS);
+            assert_eq!(cuEventQuery(whole), CUDA_ERROR_NOT_READY);
+            // Recorded again where nothing hangs, an event completes again.
+            let _ = cuEventRecord(whole, two);
+            assert_eq!(cuEventQuery(whole), CUDA_SUCCESS);
+            // A stream made to wait for it hangs from then on; waiting for earlier work does not.
+            let _ = cuStreamWaitEvent(two, before, 0);
+            assert_eq!(cuStreamQuery(two), CUDA_SUCCESS);
+            let _ = cuStreamWaitEvent(two, after, 0);
+            assert_eq!(cuStreamQuery(two), CUDA_ERROR_NOT_READY);
+            // Freeing memory that hung work uses is a violation (it never stops using it).
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(d);
+                }),
+                1,
+                "a free under hung work"
+            );
+            // A context made to wait for it: every stream of it hangs, now and later, but
+            // a non-blocking stream does not hold back a synchronous copy.
+            let b = ctx(); // pushed over a
+            let mut nb = null_mut();
+            let _ = cuStreamCreate(&raw mut nb, 1); // CU_STREAM_NON_BLOCKING
+            assert!(!check::context_hung() && !check::synchronous_copy_hung());
+            assert_eq!(cuCtxWaitEvent(b, after), CUDA_SUCCESS);
+            assert_eq!(cuStreamQuery(nb), CUDA_ERROR_NOT_READY);
+            let mut later = null_mut();
+            let _ = cuStreamCreate(&raw mut later, 0);
+            assert_eq!(cuStreamQuery(later), CUDA_ERROR_NOT_READY);
+            assert!(check::context_hung() && check::synchronous_copy_hung());
+            let mut p = null_mut();
+            let _ = cuStreamDestroy_v2(later);
+            let _ = cuStreamDestroy_v2(nb);
+            let _ = cuCtxDestroy_v2(b);
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            for e in [before, after, whole] {
+                let _ = cuEventDestroy_v2(e);
+            }
+            let _ = cuStreamDestroy_v2(one);
+            let _ = cuStreamDestroy_v2(two);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    // A capture's operations are not enqueued work: the hang goes to the next real enqueue.
+    #[test]
+    fn a_capture_does_not_hang_but_its_graph_launch_does() {
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let mut st = null_mut();
+            let _ = cuStreamCreate(&raw mut st, 0);
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            check::hang_next();
+            let _ = cuStreamBeginCapture_v2(st, 0);
+            let _ = cuMemsetD8Async(d, 1, 64, st);
+            let mut g = null_mut();
+            let _ = cuStreamEndCapture(st, &raw mut g);
+            assert_eq!(cuStreamQuery(st), CUDA_SUCCESS, "a captured memset hung");
+            let mut exec = null_mut();
+            let _ = cuGraphInstantiateWithFlags(&raw mut exec, g, 0);
+            let _ = cuGraphLaunch(exec, st);
+            assert_eq!(cuStreamQuery(st), CUDA_ERROR_NOT_READY);
+            let _ = cuGraphExecDestroy(exec);
+            let _ = cuGraphDestroy(g);
+            let _ = cuStreamDestroy_v2(st);
+            // Left behind on purpose (hung work uses it): no free.
+            let _ = cuCtxDestroy_v2(a);
         }
     }
 

@@ -244,3 +244,51 @@ fn a_c_program_that_keeps_its_context_current_is_checked() {
         "{text}"
     );
 }
+
+#[test]
+fn hangs_hang_each_enqueue_and_a_wait_with_no_deadline_fails_only_when_strict() {
+    let f = fixture();
+    let f = f.to_str().expect("a UTF-8 path");
+    // `waits` synchronizes with no deadline: both of its enqueues' hangs block it.
+    let (out, text) = check(&["--jobs", "2", "--hangs", f, "waits"]);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert_eq!(row(&text, "enqueues in the clean run"), 2, "{text}");
+    assert_eq!(row(&text, "schedules run"), 3, "{text}");
+    assert_eq!(
+        row(&text, "blocked in a wait with no deadline"),
+        2,
+        "{text}"
+    );
+    assert_eq!(row(&text, "ended by a deadline or normally"), 0, "{text}");
+    assert!(text.contains("custack-check: passed"), "{text}");
+    // ...which a program whose every wait has a deadline must never do.
+    let (out, text) = check(&["--jobs", "2", "--strict-hangs", f, "waits"]);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("hang-at 5") && text.contains("cuMemsetD8Async -> cuStreamSynchronize"),
+        "{text}"
+    );
+    assert!(
+        text.contains("custack-check: FAILED (2 of 3 schedules failing)"),
+        "{text}"
+    );
+    // `deadline` ends each wait by its deadline and leaves the memory behind: it passes, strict.
+    let (out, text) = check(&["--jobs", "2", "--strict-hangs", f, "deadline"]);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert_eq!(row(&text, "ended by a deadline or normally"), 2, "{text}");
+    assert_eq!(
+        row(&text, "blocked in a wait with no deadline"),
+        0,
+        "{text}"
+    );
+    // `deadline-frees` frees memory the hung work still uses: a violation in each schedule.
+    let (out, text) = check(&["--jobs", "2", "--hangs", f, "deadline-frees"]);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert_eq!(row(&text, "schedules with violations"), 2, "{text}");
+    assert!(text.contains("freed while hung work"), "{text}");
+    // One schedule by hand: the report shows the enqueue that hung and the wait it blocked.
+    let (out, text) = check(&["--hang-at", "6", f, "waits"]);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("hang-at 6 cuMemsetD8Async"), "{text}");
+    assert!(text.contains("hung cuStreamSynchronize"), "{text}");
+}

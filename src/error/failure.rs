@@ -342,7 +342,9 @@ impl fmt::Display for Error {
             write!(f, ": {detail}")?;
         }
         if self.is_sticky() {
-            f.write_str(" (sticky: CUDA is unusable in this process; a new process can use it again)")?;
+            f.write_str(
+                " (sticky: CUDA is unusable in this process; a new process can use it again)",
+            )?;
         }
         if let Some(origin) = self.origin {
             write!(f, "\n  {origin}")?;

@@ -64,6 +64,38 @@
 //! `custack-check --fail-at 7 <binary> [args]` (or `--sticky-at 7`); it is judged as the table
 //! judges that schedule.
 //!
+//! # Hangs: does every wait end by its deadline?
+//!
+//! A kernel that never finishes (a deadlock, a peer that never arrives) is the failure a fault
+//! schedule cannot show. `custack-check --hangs <binary> [args]` (also with `--cargo`) runs the
+//! hang schedules instead: the clean run's report lists the call numbers of its asynchronous
+//! enqueues (launches, host functions, graph launches, asynchronous copies and memsets,
+//! stream-ordered allocations and frees), and one run per enqueue makes that enqueue never
+//! complete (`NULLDRIVER_HANG_AT=k`), with everything after it on its stream, every event
+//! recorded after it, and every stream or context made to wait for such an event.
+//! `cuStreamQuery` and `cuEventQuery` answer `CUDA_ERROR_NOT_READY` for it forever. Each run ends
+//! in one of three ways:
+//!
+//! - The program **exits by itself**: a wait with a deadline ended (the work it handed back and
+//!   then left behind on purpose is named to the checking driver, so it is no leak), or it
+//!   never waited for that work. It is judged as any schedule: no violation, no leak, no panic.
+//! - It **blocked in a wait with no deadline**: `cuStreamSynchronize`, `cuEventSynchronize`,
+//!   `cuCtxSynchronize` or a synchronous copy to or from the host on hung work; or, once the
+//!   hang began, it made no progress (no driver call but queries that find hung work) for
+//!   `--hang-idle` seconds (default 10): a poll loop with no deadline, a future whose host
+//!   function never runs. In a real process that wait never returns; the checking driver writes
+//!   its report with a line `hung <call>` (or `hung idle: ...`) and ends the process with exit
+//!   status 86. A program with deadlines keeps them under that limit in a hang run. The table counts these runs ("blocked in a wait
+//!   with no deadline"): a documented outcome, not a failure, unless `--strict-hangs` says that
+//!   every wait of the program has a deadline, or the run had a violation.
+//! - **Anything else** fails: a panic, a signal, a violation (memory freed while the hung work
+//!   uses it is one), a leak.
+//!
+//! `--hang-sample N` hangs N evenly spaced enqueues of a program with more; `custack-check
+//! --hang-at K <binary> [args]` runs one hang schedule with the program's output and the
+//! report. A test harness ends at the first test that blocks, so the tests after it do not run
+//! in that schedule: give a test filter to hang every enqueue of one test.
+//!
 //! # What only a result check finds
 //!
 //! A program that swallows an error (`let _ = stream.synchronize();`, an `if let Ok(..)` that
@@ -84,7 +116,8 @@
 //!
 //! runs your whole test suite once on it, and prints its report (violations, leaks) to stderr at
 //! the end of each test binary (`NULLDRIVER_REPORT=FILE` writes it to a file instead;
-//! `NULLDRIVER_FAIL_AT=k` and `NULLDRIVER_STICKY_AT=k` fail call k, as the runner does). Where
+//! `NULLDRIVER_FAIL_AT=k` and `NULLDRIVER_STICKY_AT=k` fail call k, as the runner does, and
+//! `NULLDRIVER_HANG_AT=k` makes the first asynchronous enqueue from call k on never complete). Where
 //! no libcuda is installed at all, custack's build finds none and links none; set
 //! `CUDA_DRIVER_LIB_DIR` to the same directory for the build, so that custack links the
 //! checking one.

@@ -621,7 +621,10 @@ impl Module<'_> {
             Ok(Err(waited)) => {
                 return Ok(Err(TimedOut::new(
                     self,
-                    passed(format_args!("the module unloaded at {site}"), waited),
+                    passed(
+                        format_args!("the work before the module unloaded at {site}"),
+                        waited,
+                    ),
                 )));
             }
             Ok(Ok(())) => None,

@@ -2311,7 +2311,8 @@ fn run(program: &str) -> Option<Result<()>> {
 fn main() -> ExitCode {
     let program = std::env::args().nth(1).unwrap_or_default();
     // Under Miri the double is linked in and the environment is isolated: checking is turned on
-    // from here, and a schedule comes as a second argument, `fail-at=K` or `sticky-at=K`.
+    // from here, and a schedule comes as a second argument, `fail-at=K`, `sticky-at=K` or
+    // `hang-at=K`.
     #[cfg(miri)]
     {
         let schedule = std::env::args().nth(2).unwrap_or_default();
@@ -2321,7 +2322,10 @@ fn main() -> ExitCode {
                 .and_then(|k| k.parse().ok())
                 .unwrap_or(0)
         };
-        checkdriver::start_checking(at("fail-at="), at("sticky-at="));
+        match at("hang-at=") {
+            0 => checkdriver::start_checking(at("fail-at="), at("sticky-at=")),
+            k => checkdriver::start_hanging(k),
+        }
     }
     let outcome = run(&program);
     let drop_errors = custack::take_drop_errors();

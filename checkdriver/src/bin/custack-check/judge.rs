@@ -8,17 +8,30 @@
 //! orphan). What custack leaves behind on purpose (a failed wait's payload, which work may still
 //! use) it names to the driver, which reports it apart ("left-behind"), never as an orphan: any
 //! other handle left on that path is the program's.
+//!
+//! A hang schedule (`--hangs`: one enqueue never completes) ends in one of three ways: the
+//! program exits by itself (a wait with a deadline ended, or it never waited for the hung work),
+//! judged as any run; the driver's hung exit (status 86 and a `hung` line: the program blocked
+//! in a wait with no deadline), a documented outcome, counted, and a failure only under
+//! `--strict-hangs` or with a violation (leaks, orphans and stacks mean nothing in a process
+//! stopped in the middle of its work); anything else (a panic, a signal, a time-out) fails.
 
 use std::fmt;
 use std::process::ExitStatus;
 
-/// Which driver call fails: none, call k once, or every call from k on.
+/// Which driver call fails: none, call k once, or every call from k on; or which enqueue
+/// never completes: the first at or after call k.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Schedule {
     Clean,
     FailAt(u64),
     StickyAt(u64),
+    HangAt(u64),
 }
+
+/// The exit status of a process the checking driver ended because it blocked on hung work
+/// (the library's `HUNG_EXIT`).
+pub(crate) const HUNG_EXIT: i32 = 86;
 
 impl fmt::Display for Schedule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -26,6 +39,7 @@ impl fmt::Display for Schedule {
             Schedule::Clean => f.write_str("clean"),
             Schedule::FailAt(k) => write!(f, "fail-at {k}"),
             Schedule::StickyAt(k) => write!(f, "sticky-at {k}"),
+            Schedule::HangAt(k) => write!(f, "hang-at {k}"),
         }
     }
 }
@@ -76,6 +90,12 @@ pub(crate) struct Report {
     pub(crate) left: Vec<String>,
     /// Kernels launched without a CPU stand-in, and how often.
     pub(crate) without_stand_in: Vec<(String, u64)>,
+    /// The call numbers of the asynchronous enqueues (`enqueues`).
+    pub(crate) enqueues: Vec<u64>,
+    /// The enqueue that hung (`hang-at`: its number and entry point).
+    pub(crate) hang_at: Option<String>,
+    /// The blocking wait that would never have returned (`hung`), with what follows it.
+    pub(crate) hung: Option<String>,
 }
 
 impl Report {
@@ -100,6 +120,17 @@ impl Report {
                     value.to_owned(),
                     words.next().unwrap_or("0").parse().unwrap_or(0),
                 )),
+                "enqueues" => {
+                    r.enqueues = line
+                        .split_whitespace()
+                        .skip(1)
+                        .filter_map(|n| n.parse().ok())
+                        .collect();
+                }
+                "hang-at" if value != "-" => {
+                    r.hang_at = line.strip_prefix("hang-at ").map(str::to_owned);
+                }
+                "hung" => r.hung = line.strip_prefix("hung ").map(str::to_owned),
                 _ => {}
             }
         }
@@ -119,6 +150,8 @@ pub(crate) enum Outcome {
     Panic,
     /// A signal (`abort`, a crash), a time-out, or no start.
     Abort,
+    /// The checking driver ended it: it blocked in a wait on hung work with no deadline.
+    Blocked,
 }
 
 /// One schedule's verdict.
@@ -132,6 +165,8 @@ pub(crate) struct Verdict {
     pub(crate) leaks: Vec<String>,
     /// The last lines of the program's output, for a failing schedule.
     pub(crate) output_tail: String,
+    /// `--strict-hangs`: blocking in a wait with no deadline is a failure.
+    pub(crate) blocked_fails: bool,
 }
 
 impl Verdict {
@@ -140,6 +175,7 @@ impl Verdict {
         !self.violations.is_empty()
             || !self.leaks.is_empty()
             || matches!(self.outcome, Outcome::Panic | Outcome::Abort)
+            || (self.outcome == Outcome::Blocked && self.blocked_fails)
             || (self.schedule == Schedule::Clean && self.outcome != Outcome::Passed)
     }
 
@@ -150,6 +186,8 @@ impl Verdict {
             Outcome::Error => "error",
             Outcome::Panic => "PANIC",
             Outcome::Abort => "ABORT",
+            Outcome::Blocked if self.blocked_fails => "BLOCKED with no deadline",
+            Outcome::Blocked => "blocked with no deadline",
         };
         let mut s = format!(
             "{:<32} {} ({what})",
@@ -203,6 +241,9 @@ pub(crate) struct Allow {
     /// It keeps a context current on purpose (`--context-stays-current`): a thread ending with a
     /// context on its stack is not a violation.
     pub(crate) context_stays_current: bool,
+    /// `--strict-hangs`: every wait of the program has a deadline, so blocking in one on hung
+    /// work is a failure.
+    pub(crate) strict_hangs: bool,
 }
 
 /// Judges one run: `exit` and `output` are the program's, `report` the driver's (None: the
@@ -214,8 +255,13 @@ pub(crate) fn judge(
     report: Option<&Report>,
     allow: Allow,
 ) -> Verdict {
+    let blocked = matches!(schedule, Schedule::HangAt(_))
+        && matches!(exit, Exit::Code(HUNG_EXIT))
+        && report.is_some_and(|r| r.hung.is_some());
     let outcome = if output.contains("panicked at") {
         Outcome::Panic
+    } else if blocked {
+        Outcome::Blocked
     } else {
         match exit {
             Exit::Code(0) => Outcome::Passed,
@@ -228,12 +274,21 @@ pub(crate) fn judge(
     };
     let mut violations = Vec::new();
     let mut leaks = Vec::new();
-    let failed = report.and_then(|r| r.failed.clone());
+    // A hang schedule's column names the enqueue that hung, and the wait that blocked on it.
+    let failed = match (schedule, report) {
+        (Schedule::HangAt(_), Some(r)) => r.hang_at.as_ref().map(|h| match &r.hung {
+            Some(w) => format!("{h} -> {w}"),
+            None => h.clone(),
+        }),
+        (_, r) => r.and_then(|r| r.failed.clone()),
+    };
     match report {
         None if outcome != Outcome::Abort => {
             violations.push("no report: the program did not load the checking driver".to_owned());
         }
         None => {}
+        // Stopped in the middle of its work: only what it did wrong up to there counts.
+        Some(r) if outcome == Outcome::Blocked => violations.extend(r.violations.iter().cloned()),
         Some(r) => {
             violations.extend(r.violations.iter().cloned());
             let f = r.failed.as_deref();
@@ -258,6 +313,7 @@ pub(crate) fn judge(
         violations,
         leaks,
         output_tail: String::new(),
+        blocked_fails: allow.strict_hangs,
     };
     if v.bad() {
         v.output_tail = cause(output);
@@ -498,7 +554,53 @@ mod allow_tests {
         );
         let allow = Allow {
             context_stays_current: true,
+            strict_hangs: false,
         };
         assert!(!judge(Schedule::FailAt(2), &Exit::Code(0), "", Some(&r), allow).bad());
+    }
+}
+
+#[cfg(test)]
+mod hang_tests {
+    use super::*;
+
+    const HUNG: &str = "calls 7\nfailed -\nviolations 0\nleaks 3\nstacks 1\norphans 0\nleft 0\n\
+                        leak: Stream 0x10000080 from call 3 cuStreamCreate of context 0x10000040\n\
+                        enqueues 5 6\nhang-at 5 cuMemsetD8Async\nhung cuStreamSynchronize\n";
+
+    #[test]
+    fn the_hang_lines_are_read() {
+        let r = Report::parse(HUNG);
+        assert_eq!(r.enqueues, [5, 6]);
+        assert_eq!(r.hang_at.as_deref(), Some("5 cuMemsetD8Async"));
+        assert_eq!(r.hung.as_deref(), Some("cuStreamSynchronize"));
+        let clean = Report::parse("calls 7\nfailed -\nenqueues\n");
+        assert!(clean.enqueues.is_empty() && clean.hang_at.is_none() && clean.hung.is_none());
+    }
+
+    #[test]
+    fn blocking_with_no_deadline_counts_but_fails_only_when_strict() {
+        let r = Report::parse(HUNG);
+        let exit = Exit::Code(HUNG_EXIT);
+        let v = judge(Schedule::HangAt(5), &exit, "", Some(&r), Allow::default());
+        assert_eq!(v.outcome, Outcome::Blocked);
+        assert!(v.leaks.is_empty() && v.violations.is_empty(), "{v:?}");
+        assert!(!v.bad());
+        assert_eq!(
+            v.failed.as_deref(),
+            Some("5 cuMemsetD8Async -> cuStreamSynchronize")
+        );
+        let strict = Allow {
+            strict_hangs: true,
+            ..Allow::default()
+        };
+        assert!(judge(Schedule::HangAt(5), &exit, "", Some(&r), strict).bad());
+        // A violation before it blocked is one.
+        let r = Report::parse(&format!("{HUNG}violation: thread 1: cuMemFree: freed\n"));
+        assert!(judge(Schedule::HangAt(5), &exit, "", Some(&r), Allow::default()).bad());
+        // The status alone, without the driver's `hung` line, is the program's own error.
+        let r = Report::parse("calls 7\nfailed -\nviolations 0\nleaks 0\nstacks 0\norphans 0\n");
+        let v = judge(Schedule::HangAt(5), &exit, "", Some(&r), Allow::default());
+        assert_eq!(v.outcome, Outcome::Error);
     }
 }

@@ -6,9 +6,23 @@
 //! custack-check [--jobs N] [--timeout SECS] [--no-sticky] [--context-stays-current] PROGRAM [ARGS...]
 //! custack-check --fail-at K PROGRAM [ARGS...]     one schedule, the program's output shown
 //! custack-check --sticky-at K PROGRAM [ARGS...]
+//! custack-check --hangs [--strict-hangs] [--hang-sample N] [--hang-idle SECS] PROGRAM [ARGS...]
+//! custack-check --hang-at K PROGRAM [ARGS...]
 //! custack-check --lib-dir                          the directory of the checking libcuda
 //! custack-check --cargo [CARGO ARGS...] [-- ARGS...]
 //! ```
+//!
+//! `--hangs` runs the hang schedules instead of the fault schedules: the clean run's report
+//! lists the call numbers of its asynchronous enqueues, and one run per enqueue k (or an
+//! evenly spaced sample of `--hang-sample N` of them) makes it never complete
+//! (`NULLDRIVER_HANG_AT=k`). A run that then exits by itself (a wait's deadline ended it, or it
+//! never waited for that work) is judged as any schedule; one that blocks in a wait with no
+//! deadline is ended by the checking driver (status 86, a `hung` line naming the wait; a
+//! program that makes no progress for `--hang-idle` seconds, default 10, once the hang began,
+//! waits where the driver cannot see it: it is ended too) and
+//! counted as such: a documented outcome, a failure only with `--strict-hangs` (every wait of
+//! the program has a deadline) or with a violation. A test harness stops at the first test
+//! that blocks: run a test alone (a filter) to hang every enqueue of each.
 //!
 //! `--cargo` is the one command for a crate: it builds the crate's tests against the checking
 //! driver (`cargo test --no-run` with `CUDA_DRIVER_LIB_DIR` set, into `target/custack-check`, or
@@ -34,11 +48,14 @@ use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage: custack-check [OPTIONS] PROGRAM [ARGS...]
        custack-check [OPTIONS] --cargo [CARGO ARGS...] [-- ARGS...]
-       custack-check [--context-stays-current] (--fail-at K | --sticky-at K) PROGRAM [ARGS...]
+       custack-check [--context-stays-current] (--fail-at K | --sticky-at K | --hang-at K) PROGRAM [ARGS...]
        custack-check --lib-dir
 options: --jobs N, --timeout SECS, --no-sticky (no sticky schedules), --context-stays-current
          (the program keeps a context current on purpose: a context left on a thread's stack
-         at exit is not reported)";
+         at exit is not reported), --hangs (hang each enqueue in turn instead of failing each
+         call), --hang-sample N (hang N evenly spaced enqueues), --hang-idle SECS (a hang run
+         with no progress for SECS, default 10, waits with no deadline), --strict-hangs (implies
+         --hangs: a wait with no deadline that blocks is a failure)";
 
 /// The directory, beside this executable, that holds the checking driver as `libcuda.so` and
 /// `libcuda.so.1`: what `CUDA_DRIVER_LIB_DIR` (custack's build) and `LD_LIBRARY_PATH` (the
@@ -84,6 +101,14 @@ struct Options {
     /// that binds its context to the thread once does), so a thread that ends with a context on
     /// its stack is no violation. Leaks and orphans still count.
     context_stays_current: bool,
+    /// `--hangs`: the hang schedules, not the fault schedules.
+    hangs: bool,
+    /// `--strict-hangs`: blocking in a wait with no deadline is a failure.
+    strict_hangs: bool,
+    /// `--hang-sample N`: at most N enqueues are hung, evenly spaced (0: all).
+    hang_sample: usize,
+    /// `--hang-idle SECS`: `NULLDRIVER_HANG_IDLE_SECS` (None: the driver's default).
+    hang_idle: Option<u64>,
     one: Option<Schedule>,
     program: OsString,
     args: Vec<OsString>,
@@ -93,8 +118,23 @@ impl Options {
     fn allow(&self) -> Allow {
         Allow {
             context_stays_current: self.context_stays_current,
+            strict_hangs: self.strict_hangs,
         }
     }
+}
+
+/// At most `n` of `all`, evenly spaced, the first and the last among them (all if `n` is 0 or
+/// at least their number).
+fn sample(all: &[u64], n: usize) -> Vec<u64> {
+    if n == 0 || all.len() <= n {
+        return all.to_vec();
+    }
+    if n == 1 {
+        return all.first().copied().into_iter().collect();
+    }
+    (0..n)
+        .filter_map(|i| all.get(i * (all.len() - 1) / (n - 1)).copied())
+        .collect()
 }
 
 enum Parsed {
@@ -109,6 +149,8 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
     let mut timeout = Duration::from_secs(300);
     let mut sticky = true;
     let mut context_stays_current = false;
+    let (mut hangs, mut strict_hangs, mut hang_sample) = (false, false, 0);
+    let mut hang_idle = None;
     let mut one = None;
     let number = |v: Option<OsString>, what: &str| -> Result<u64, String> {
         v.and_then(|v| v.to_str().and_then(|v| v.parse().ok()))
@@ -121,6 +163,13 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
             Some("--timeout") => timeout = Duration::from_secs(number(argv.next(), "--timeout")?),
             Some("--no-sticky") => sticky = false,
             Some("--context-stays-current") => context_stays_current = true,
+            Some("--hangs") => hangs = true,
+            Some("--strict-hangs") => (hangs, strict_hangs) = (true, true),
+            Some("--hang-sample") => {
+                hang_sample = number(argv.next(), "--hang-sample")? as usize;
+            }
+            Some("--hang-idle") => hang_idle = Some(number(argv.next(), "--hang-idle")?),
+            Some("--hang-at") => one = Some(Schedule::HangAt(number(argv.next(), "--hang-at")?)),
             Some("--fail-at") => one = Some(Schedule::FailAt(number(argv.next(), "--fail-at")?)),
             Some("--sticky-at") => {
                 one = Some(Schedule::StickyAt(number(argv.next(), "--sticky-at")?));
@@ -144,6 +193,10 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
                     timeout,
                     sticky,
                     context_stays_current,
+                    hangs,
+                    strict_hangs,
+                    hang_sample,
+                    hang_idle,
                     one: None,
                     program: OsString::new(),
                     args: Vec::new(),
@@ -157,6 +210,10 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
                     timeout,
                     sticky,
                     context_stays_current,
+                    hangs,
+                    strict_hangs,
+                    hang_sample,
+                    hang_idle,
                     one,
                     program,
                     args: argv.collect(),
@@ -169,6 +226,10 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
                     timeout,
                     sticky,
                     context_stays_current,
+                    hangs,
+                    strict_hangs,
+                    hang_sample,
+                    hang_idle,
                     one,
                     program: arg,
                     args: argv.collect(),
@@ -205,6 +266,8 @@ fn run(opts: &Options, lib: &Path, work: &Path, n: usize, schedule: Schedule, sh
         .env_remove("NULLDRIVER_FAIL_AT")
         .env_remove("NULLDRIVER_STICKY_AT")
         .env_remove("NULLDRIVER_FAIL_CODE")
+        .env_remove("NULLDRIVER_HANG_AT")
+        .env_remove("NULLDRIVER_HANG_IDLE_SECS")
         // One test at a time, in the same order each run: the k-th driver call is the same call.
         .env("RUST_TEST_THREADS", "1");
     match schedule {
@@ -214,6 +277,12 @@ fn run(opts: &Options, lib: &Path, work: &Path, n: usize, schedule: Schedule, sh
         }
         Schedule::StickyAt(k) => {
             cmd.env("NULLDRIVER_STICKY_AT", k.to_string());
+        }
+        Schedule::HangAt(k) => {
+            cmd.env("NULLDRIVER_HANG_AT", k.to_string());
+            if let Some(secs) = opts.hang_idle {
+                cmd.env("NULLDRIVER_HANG_IDLE_SECS", secs.to_string());
+            }
         }
     }
     // The output is always kept, so that one judge sees it whether it is shown (one schedule)
@@ -489,10 +558,15 @@ fn all(opts: &Options, lib: &Path, work: &Path, skip_unloaded: bool) -> Checked 
     }
     let calls = report.calls;
     let mut schedules = vec![Schedule::Clean];
-    for k in 1..=calls {
-        schedules.push(Schedule::FailAt(k));
-        if opts.sticky {
-            schedules.push(Schedule::StickyAt(k));
+    if opts.hangs {
+        let points = sample(&report.enqueues, opts.hang_sample);
+        schedules.extend(points.into_iter().map(Schedule::HangAt));
+    } else {
+        for k in 1..=calls {
+            schedules.push(Schedule::FailAt(k));
+            if opts.sticky {
+                schedules.push(Schedule::StickyAt(k));
+            }
         }
     }
     let next = AtomicUsize::new(1);
@@ -536,10 +610,12 @@ fn all(opts: &Options, lib: &Path, work: &Path, skip_unloaded: bool) -> Checked 
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     results.sort_by_key(|(i, _)| *i);
     let verdicts: Vec<&Verdict> = results.iter().map(|(_, v)| v).collect();
-    print!(
-        "{}",
+    let text = if opts.hangs {
+        hang_table(&program, report.enqueues.len(), &verdicts)
+    } else {
         table(&program, calls, opts.sticky, &verdicts, &missing_stand_ins)
-    );
+    };
+    print!("{text}");
     if verdicts.iter().any(|v| v.bad()) {
         Checked::Failed
     } else {
@@ -620,8 +696,77 @@ fn table(
     t
 }
 
+/// The summary of the hang schedules (`--hangs`), and the failing ones.
+fn hang_table(program: &str, enqueues: usize, verdicts: &[&Verdict]) -> String {
+    let count = |f: &dyn Fn(&Verdict) -> bool| verdicts.iter().filter(|v| f(v)).count();
+    let hung = |v: &Verdict| v.schedule != Schedule::Clean;
+    let mut t = String::new();
+    let _ = writeln!(t, "custack-check: {program} (hangs)");
+    let _ = writeln!(t, "  enqueues in the clean run            {enqueues:>6}");
+    let _ = writeln!(
+        t,
+        "  schedules run                        {:>6}  (1 clean, {} with one enqueue hung)",
+        verdicts.len(),
+        verdicts.len().saturating_sub(1)
+    );
+    let rows: [(&str, usize); 6] = [
+        (
+            "ended by a deadline or normally",
+            count(&|v| {
+                hung(v) && matches!(v.outcome, Outcome::Passed | Outcome::Error) && !v.bad()
+            }),
+        ),
+        (
+            "blocked in a wait with no deadline",
+            count(&|v| v.outcome == Outcome::Blocked),
+        ),
+        ("panics", count(&|v| v.outcome == Outcome::Panic)),
+        ("aborts", count(&|v| v.outcome == Outcome::Abort)),
+        (
+            "schedules with violations",
+            count(&|v| !v.violations.is_empty()),
+        ),
+        ("schedules with leaks", count(&|v| !v.leaks.is_empty())),
+    ];
+    for (name, n) in rows {
+        let _ = writeln!(t, "  {name:<36} {n:>6}");
+    }
+    let bad: Vec<&&Verdict> = verdicts.iter().filter(|v| v.bad()).collect();
+    if !bad.is_empty() {
+        let _ = writeln!(
+            t,
+            "failing schedules (reproduce one: custack-check --hang-at K {program}):"
+        );
+        for v in &bad {
+            let _ = writeln!(t, "  {:<14} {}", v.schedule.to_string(), v.summary());
+            for p in v.violations.iter().chain(&v.leaks).take(6) {
+                let _ = writeln!(t, "      {p}");
+            }
+            t.push_str(&v.output_tail);
+        }
+    }
+    let _ = writeln!(
+        t,
+        "custack-check: {} ({} of {} schedules failing)",
+        if bad.is_empty() { "passed" } else { "FAILED" },
+        bad.len(),
+        verdicts.len()
+    );
+    t
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_hang_sample_is_evenly_spaced_and_keeps_both_ends() {
+        let all: Vec<u64> = (10..30).collect();
+        assert_eq!(super::sample(&all, 0), all);
+        assert_eq!(super::sample(&all, 50), all);
+        assert_eq!(super::sample(&all, 1), [10]);
+        assert_eq!(super::sample(&all, 2), [10, 29]);
+        assert_eq!(super::sample(&all, 4), [10, 16, 22, 29]);
+    }
+
     #[test]
     fn test_executables_are_read_from_cargo_json() {
         let json = concat!(
