@@ -362,6 +362,16 @@ const ROWS: &[Row] = &[
         )),
     },
     Row {
+        id: "launch_named",
+        label: "1-buffer kernel, contract launch, launches named, 10,000 launches + 1 sync, per launch ¹²",
+        batch: Batch::Fixed(LAUNCHES / 10),
+        big: false,
+        enqueue: Some((
+            "launch_named_enqueue",
+            "1-buffer kernel, contract launch, launches named, launch enqueue only ¹²",
+        )),
+    },
+    Row {
         id: "launch_contract_2d",
         label: "2-D kernel, contract launch (safe), 100,000 launches + 1 sync, per launch ¹⁰",
         batch: Batch::Fixed(LAUNCHES),
@@ -449,7 +459,10 @@ each launch; cudarc: its launch builder with the same two arguments.\n\
 the launch + stream sync row; custack: `Stream::scope_by` (deadline 10 s, `Overrun::KeepWaiting`), \
 whose end asks `cuStreamQuery` until the stream is idle; `Stream::submit` (`cuEventRecord`, the \
 submission's event created once per submission) + `Submission::wait` (`cuEventSynchronize`) or \
-`wait_by` (`cuEventQuery` until complete).\n";
+`wait_by` (`cuEventQuery` until complete).\n\
+¹² the contract launch of row ⁹ with launches named (`custack::name_launches(true)`): each launch \
+also records its kernel and call site and is followed by a host function (`cuLaunchHostFunc`) \
+that marks it complete; raw and cudarc launch as in row ⁹.\n";
 
 /// What one batch measured.
 #[derive(Clone, Copy)]
@@ -1104,7 +1117,9 @@ fn run_rows(mut r: Runner) {
         ("launch_ptr", true, false, false),
         ("launch_checked", true, true, false),
         ("launch_contract", true, false, true),
+        ("launch_named", true, false, true),
     ] {
+        let named = id == "launch_named";
         if !r.wants(id) {
             continue;
         }
@@ -1152,6 +1167,7 @@ fn run_rows(mut r: Runner) {
             }
         };
         let mut cs = |n| {
+            custack::name_launches(named);
             let t0 = Instant::now();
             let t1 = cs_stream.scope(|s| {
                 if contract {
@@ -1183,9 +1199,11 @@ fn run_rows(mut r: Runner) {
                 }
                 Instant::now()
             });
+            let total = t0.elapsed();
+            custack::name_launches(false);
             let t1 = must(t1, "scope");
             Timing {
-                total: t0.elapsed(),
+                total,
                 enqueue: Some(t1 - t0),
             }
         };

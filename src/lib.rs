@@ -160,8 +160,8 @@ pub use driver::attribute::DeviceAttribute;
 pub use driver::lookup::{EntryPointStatus, newer_entry_points};
 pub use driver::{ComputeCapability, Device, Driver, Version, driver_version};
 pub use error::{
-    Error, ErrorKind, FAIL_STOP_STATUS, Observer, Origin, Result, dropped_error_count, fail_stop,
-    poisoned, take_drop_errors,
+    Error, ErrorKind, FAIL_STOP_STATUS, LaunchSite, Observer, Origin, Result, dropped_error_count,
+    fail_stop, poisoned, take_drop_errors,
 };
 #[doc(hidden)]
 pub use kernel::contract::__private as __private_contract;
@@ -177,6 +177,7 @@ pub use kernel::launch::{
 };
 pub use kernel::library::{Library, LibraryFunction, LibraryKernel, SharedKernel, SharedLibrary};
 pub use kernel::module::Module;
+pub use kernel::naming::{launches_named, name_launches};
 pub use memory::ipc::{IpcBuffer, IpcMemHandle};
 pub use memory::managed::{Location, ManagedBuffer};
 pub use memory::pitched::{PitchedBuffer, ScopedPitched};

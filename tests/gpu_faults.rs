@@ -214,6 +214,9 @@ custack::kernel_contract! {
     /// `illegal_write()`: declared as touching nothing, and a lie on purpose (it writes through
     /// address 8): the child process it runs in is the fault's sandbox.
     unsafe kernel IllegalWrite = "illegal_write"();
+
+    /// `empty()`: touches nothing.
+    unsafe kernel Empty = "empty"();
 }
 
 /// Pending work on `ctx` (a fill), parked so that it borrows only `ctx`.
@@ -359,4 +362,55 @@ fn r20_a_non_sticky_error_poisons_nothing() {
     let x = guard.alloc_from(&[1u32, 2, 3]).unwrap();
     guard.stream().unwrap().scope(|_| ()).unwrap();
     assert_eq!(x.to_vec().unwrap(), [1, 2, 3]);
+}
+
+/// Issue 44 item 4: with launches named, the origin names the launch that faulted, where the
+/// kernel the observing thread launched last is the one enqueued after it.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn named_launches_name_the_first_launch_that_never_completed() {
+    if in_parent("named_launches_name_the_first_launch_that_never_completed") {
+        return;
+    }
+    custack::name_launches(true);
+    assert!(custack::launches_named());
+    let ctx = Context::new(device(), ContextFlags::empty()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let fault = module.declared::<IllegalWrite>().unwrap();
+    let empty = module.declared::<Empty>().unwrap();
+    let stream = guard.stream().unwrap();
+    let one = LaunchConfig::for_elements(1);
+    // Launches that complete, in an earlier scope and this one.
+    stream.scope(|s| s.run(&empty, one, ())).unwrap().unwrap();
+    let line = line!() + 4;
+    let faulted = stream.scope(|s| -> custack::Result<()> {
+        s.run(&empty, one, ())?;
+        s.run(&empty, one, ())?;
+        s.run(&fault, one, ())?;
+        s.run(&empty, one, ()) // queued behind the fault: never runs
+    });
+    let first = match faulted {
+        Ok(Ok(())) => panic!("the faulting kernel reported success"),
+        Ok(Err(e)) | Err(e) => e,
+    };
+    println!("the scope reported {first}");
+    let origin = first
+        .origin()
+        .expect("the first sticky error has its origin");
+    assert_eq!(origin.kernel(), Some("empty"), "the thread's last launch");
+    let launch = origin
+        .unfinished_launch()
+        .expect("launches are named: the first that never completed");
+    assert_eq!(launch.kernel(), Some("illegal_write"), "{first}");
+    assert_eq!(launch.call_site().file(), file!());
+    assert_eq!(launch.call_site().line(), line, "{first}");
+    assert!(
+        first
+            .to_string()
+            .contains("the first launch that never completed: `illegal_write` launched at"),
+        "{first}"
+    );
+    println!("CHILD-OK");
 }

@@ -36,7 +36,7 @@ pub(crate) use drop_log::record_drop_error;
 pub use drop_log::{dropped_error_count, take_drop_errors};
 pub use failure::Error;
 pub use kind::ErrorKind;
-pub use origin::{Observer, Origin};
+pub use origin::{LaunchSite, Observer, Origin};
 pub use poison::{FAIL_STOP_STATUS, fail_stop, poisoned};
 
 /// `Result` with custack's [`Error`].

@@ -64,6 +64,36 @@ pub struct Origin {
     pub(crate) call_site: &'static Location<'static>,
     pub(crate) kernel: Option<&'static str>,
     pub(crate) thread: Option<Box<str>>,
+    pub(crate) unfinished: Option<LaunchSite>,
+}
+
+/// A launch named by [`name_launches`](crate::name_launches): the declared kernel, if it was
+/// one, and the call site of the launch in your program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchSite {
+    pub(crate) kernel: Option<&'static str>,
+    pub(crate) call_site: &'static Location<'static>,
+}
+
+impl LaunchSite {
+    /// The declared kernel ([`kernel_contract!`](crate::kernel_contract)), or `None` for a raw
+    /// launch.
+    pub fn kernel(&self) -> Option<&'static str> {
+        self.kernel
+    }
+    /// Where the launch was made: the `run`, `launch`, … call in your program.
+    pub fn call_site(&self) -> &'static Location<'static> {
+        self.call_site
+    }
+}
+
+impl fmt::Display for LaunchSite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kernel {
+            Some(kernel) => write!(f, "`{kernel}` launched at {}", self.call_site),
+            None => write!(f, "a raw launch at {}", self.call_site),
+        }
+    }
 }
 
 impl Origin {
@@ -89,6 +119,13 @@ impl Origin {
     pub fn thread(&self) -> Option<&str> {
         self.thread.as_deref()
     }
+    /// With launches named ([`name_launches`](crate::name_launches)): the first named launch
+    /// that never completed when the error was observed, on any thread: the launch that
+    /// faulted, or one queued behind it. `None` when launches are not named, or every named
+    /// launch had completed.
+    pub fn unfinished_launch(&self) -> Option<&LaunchSite> {
+        self.unfinished.as_ref()
+    }
 }
 
 impl fmt::Display for Origin {
@@ -104,6 +141,9 @@ impl fmt::Display for Origin {
         }
         if let Some(kernel) = self.kernel {
             write!(f, ", kernel `{kernel}`")?;
+        }
+        if let Some(launch) = &self.unfinished {
+            write!(f, "; the first launch that never completed: {launch}")?;
         }
         Ok(())
     }

@@ -12,7 +12,7 @@
 
 use crate::error::driver_log;
 use crate::error::failure::Error;
-use crate::error::origin::{Observer, Origin};
+use crate::error::origin::{LaunchSite, Observer, Origin};
 use crate::ffi;
 use core::cell::Cell;
 use core::panic::Location;
@@ -127,6 +127,7 @@ impl Poison {
                 call_site,
                 kernel: LAST_KERNEL.with(Cell::get),
                 thread: std::thread::current().name().map(Into::into),
+                unfinished: UNFINISHED.get().and_then(|find| find()),
             },
             error,
         });
@@ -151,6 +152,16 @@ fn refused(first: &'static First) -> Error {
         None => not_made.to_owned(),
     };
     error.with_detail(detail)
+}
+
+/// Finds the first named launch that never completed, once launches are named
+/// (`kernel/naming.rs` registers it: the record of named launches lives above this layer).
+static UNFINISHED: OnceLock<fn() -> Option<LaunchSite>> = OnceLock::new();
+
+/// Registers how the origin of a sticky error finds the first named launch that never
+/// completed (`kernel/naming.rs`, when launches are first named).
+pub(crate) fn find_unfinished_with(find: fn() -> Option<LaunchSite>) {
+    let _ = UNFINISHED.set(find);
 }
 
 std::thread_local! {

@@ -8,5 +8,6 @@ pub(crate) mod jit;
 pub(crate) mod launch;
 pub(crate) mod library;
 pub(crate) mod module;
+pub(crate) mod naming;
 pub(crate) mod ptx;
 pub(crate) mod raw_launch;

@@ -7,6 +7,7 @@ use crate::error::poison;
 use crate::error::{Observer, Result};
 use crate::ffi;
 use crate::kernel::launch::{Function, KernelArgs, LaunchConfig, check_cooperative};
+use crate::kernel::naming;
 use core::panic::Location;
 
 impl<'scope> StreamScope<'scope, '_> {
@@ -65,7 +66,8 @@ impl<'scope> StreamScope<'scope, '_> {
             .result_at(Observer::Launch, at)
         });
         poison::launched(None);
-        launched
+        let named = naming::launched(self.as_raw(), at, launched.is_ok());
+        launched.and(named)
     }
 
     /// `cuLaunchCooperativeKernel`—Enqueues a launch whose blocks may synchronize with each
@@ -117,7 +119,8 @@ impl<'scope> StreamScope<'scope, '_> {
             .result_at(Observer::Launch, at)
         });
         poison::launched(None);
-        launched
+        let named = naming::launched(self.as_raw(), at, launched.is_ok());
+        launched.and(named)
     }
 
     /// `cuLaunchKernel`—Enqueues a launch of a [`Kernel`](crate::Kernel) whose signature was
@@ -259,6 +262,7 @@ impl<'scope> StreamScope<'scope, '_> {
             .result_at(Observer::Launch, at)
         });
         poison::launched(None);
-        launched
+        let named = naming::launched(self.as_raw(), at, launched.is_ok());
+        launched.and(named)
     }
 }

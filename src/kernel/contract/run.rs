@@ -61,6 +61,7 @@ impl<'scope> StreamScope<'scope, '_> {
         args: A,
     ) -> Result<()> {
         args.check(&config)?;
+        crate::kernel::naming::name_next(C::KERNEL);
         // SAFETY: `kernel` is a function of a module (or library) of the current context that
         // outlives the scope (borrowed for 'scope); its contract (`unsafe` to declare) promises
         // it takes exactly `C::Signature`, which `A`'s arguments pass (sealed `ContractArg`s of
@@ -105,6 +106,7 @@ impl<'scope> StreamScope<'scope, '_> {
             ));
         }
         args.check(&config)?;
+        crate::kernel::naming::name_next(C::KERNEL);
         // SAFETY: as in `run`; the remaining attributes (clusters, priority, cooperative) change
         // how the blocks are scheduled, not which threads run or in which order the stream's
         // work runs (clusters must divide the grid), so the extents checked for `config` hold.
@@ -136,6 +138,7 @@ impl<'scope> StreamScope<'scope, '_> {
         args: A,
     ) -> Result<()> {
         args.check(&config)?;
+        crate::kernel::naming::name_next(C::KERNEL);
         // SAFETY: as in `run`.
         let launched = unsafe { self.launch_cooperative(&kernel.function, config, args) };
         poison::launched(Some(C::KERNEL));
@@ -170,6 +173,7 @@ impl<'scope> StreamScope<'scope, '_> {
             cluster: Some(C::CLUSTER),
             ..LaunchAttributes::default()
         };
+        crate::kernel::naming::name_next(C::KERNEL);
         // SAFETY: as in `run`; the launch has the cluster shape the contract declares, and the
         // grid is a whole number of clusters (checked above).
         let launched = unsafe { self.launch_with(&kernel.function, config, &attributes, args) };
