@@ -159,6 +159,27 @@
 //! driver let a faulted process make a new context, custack would still be poisoned: the
 //! record is the process's.
 //!
+//! # Which launch failed
+//!
+//! The kernel the observing thread launched last is not always the one that faulted: work
+//! queued behind the fault, or launched on other streams, comes later. After a sticky error
+//! the driver cannot say which launch never finished (every event query answers with the
+//! error, even for work complete before the fault). [`name_launches`]`(true)` records every
+//! launch with its kernel and call site and follows it with a host function that marks it
+//! complete, which the driver never calls after a fault; the origin then names the first
+//! launch that never completed ([`Origin::unfinished_launch`]):
+//!
+//! ```text
+//!   first observed by the end of a stream scope at src/main.rs:40:17 (thread main), kernel `scale`;
+//!   the first launch that never completed: `saxpy` launched at src/main.rs:37:9
+//! ```
+//!
+//! It costs a host function per launch (about 21 µs on the H100, against 4 µs for the launch:
+//! the `overhead` benchmark's row `launch_named`), so it is for finding a faulting kernel, in a
+//! test run or a system that can afford it, not for a loop that must run at raw speed. Off, it
+//! costs one relaxed load per launch. Host functions are callbacks, outside NVIDIA's safety
+//! subset.
+//!
 //! # Fail-stop, and the supervisor pattern
 //!
 //! A poisoned process can do nothing more with the GPU, so the program should end, saying why:
@@ -237,6 +258,8 @@
 //! [`take_drop_errors`]: crate::take_drop_errors
 //! [`dropped_error_count`]: crate::dropped_error_count
 //! [`poisoned`]: crate::poisoned
+//! [`name_launches`]: crate::name_launches
+//! [`Origin::unfinished_launch`]: crate::Origin::unfinished_launch
 //! [`Origin`]: crate::Origin
 //! [`Observer`]: crate::Observer
 //! [`Error::origin`]: crate::Error::origin
