@@ -179,10 +179,7 @@ fn fail_stop_exits_with_its_status_and_the_error() {
 #[test]
 fn observers_describe_themselves() {
     use custack::Observer;
-    assert_eq!(
-        Observer::StreamScope.describe(),
-        "the end of a stream scope"
-    );
+    assert_eq!(Observer::ScopeEnd.describe(), "the end of a stream scope");
     assert_eq!(Observer::Launch.describe(), "a launch");
     assert_eq!(Observer::DriverCall.describe(), "a driver call");
 }

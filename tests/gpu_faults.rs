@@ -266,7 +266,7 @@ fn r20_the_first_sticky_error_poisons_every_thread_and_context() {
     let origin = first
         .origin()
         .expect("the first sticky error has its origin");
-    assert_eq!(origin.observer(), custack::Observer::StreamScope);
+    assert_eq!(origin.observer(), custack::Observer::ScopeEnd);
     assert_eq!(origin.call_site().file(), file!());
     assert_eq!(origin.call_site().line(), line);
     assert_eq!(origin.kernel(), Some("illegal_write"));

@@ -53,7 +53,7 @@ use crate::ffi;
 #[track_caller]
 pub(crate) fn wait_stream(stream: ffi::CUstream) -> Result<()> {
     // SAFETY: callers pass a live stream of the current context.
-    let Err(first) = unsafe { ffi::cuStreamSynchronize(stream) }.result_by(Observer::StreamScope)
+    let Err(first) = unsafe { ffi::cuStreamSynchronize(stream) }.result_by(Observer::ScopeEnd)
     else {
         return Ok(());
     };
@@ -94,7 +94,7 @@ pub(crate) fn wait_stream_by(
 ) -> Result<()> {
     // SAFETY: callers pass a live stream of the current context.
     let query = || unsafe { ffi::cuStreamQuery(stream) };
-    match poll(deadline, Observer::StreamScope, site, query) {
+    match poll(deadline, Observer::ScopeEnd, site, query) {
         Polled::Done(Ok(())) => Ok(()),
         Polled::Done(Err(e)) if e.is_sticky() => Err(e),
         Polled::Done(Err(first)) => match wait_stream(stream) {

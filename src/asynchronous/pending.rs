@@ -30,7 +30,7 @@ pub(crate) trait EventHome: Copy {
 pub(crate) struct Current;
 
 impl EventHome for Current {
-    const OBSERVER: Observer = Observer::Submission;
+    const OBSERVER: Observer = Observer::SubmissionWait;
     #[inline]
     fn with_context(&self, f: impl FnOnce() -> Result<()>) -> Result<()> {
         f()
@@ -57,7 +57,7 @@ impl Pushed {
 }
 
 impl EventHome for Pushed {
-    const OBSERVER: Observer = Observer::ParkedSubmission;
+    const OBSERVER: Observer = Observer::ParkedSubmissionWait;
     fn with_context(&self, f: impl FnOnce() -> Result<()>) -> Result<()> {
         // SAFETY: the context is alive (`Pushed::new`'s promise); `f` is the caller's clean-up,
         // which leaves the stack as it was.

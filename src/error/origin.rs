@@ -8,14 +8,14 @@ use core::panic::Location;
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Observer {
-    /// The end of a stream scope ([`Stream::scope`](crate::Stream::scope)): its
-    /// `cuStreamSynchronize`.
-    StreamScope,
-    /// A submission's wait, poll or drop ([`Submission`](crate::Submission)): its event's
-    /// synchronize or query.
-    Submission,
+    /// The end of a stream scope ([`Stream::scope`](crate::Stream::scope), or `scope_by`): its
+    /// `cuStreamSynchronize` (`cuStreamQuery` for a bounded one).
+    ScopeEnd,
+    /// A submission's wait, poll or drop ([`Submission`](crate::Submission), bounded or not):
+    /// its event's synchronize or query.
+    SubmissionWait,
     /// A parked submission's wait, poll or drop ([`ParkedSubmission`](crate::ParkedSubmission)).
-    ParkedSubmission,
+    ParkedSubmissionWait,
     /// A kernel launch (the launch itself returned the error of earlier work).
     Launch,
     /// [`Stream::synchronize`](crate::Stream::synchronize).
@@ -33,9 +33,9 @@ impl Observer {
     /// The words `Display` uses: "the end of a stream scope", "a launch", ...
     pub fn describe(self) -> &'static str {
         match self {
-            Self::StreamScope => "the end of a stream scope",
-            Self::Submission => "a submission's wait",
-            Self::ParkedSubmission => "a parked submission's wait",
+            Self::ScopeEnd => "the end of a stream scope",
+            Self::SubmissionWait => "a submission's wait",
+            Self::ParkedSubmissionWait => "a parked submission's wait",
             Self::Launch => "a launch",
             Self::StreamSynchronize => "a stream's synchronize",
             Self::EventSynchronize => "an event's synchronize",

@@ -268,7 +268,7 @@ mod tests {
         static POISON_1: Poison = Poison::new(); // a record of this test's own
         let poison = &POISON_1;
         let e = Error::from_kind(ErrorKind::InvalidValue);
-        let seen = poison.observe(e.clone(), Observer::StreamScope, Location::caller());
+        let seen = poison.observe(e.clone(), Observer::ScopeEnd, Location::caller());
         assert_eq!(seen, e);
         assert!(seen.origin().is_none());
         assert!(poison.check().is_ok());
@@ -281,15 +281,11 @@ mod tests {
         let poison = &POISON_2;
         assert!(poison.check().is_ok());
         let here = Location::caller();
-        let first = poison.observe(
-            sticky().with_detail("the first"),
-            Observer::StreamScope,
-            here,
-        );
+        let first = poison.observe(sticky().with_detail("the first"), Observer::ScopeEnd, here);
         assert_eq!(first.kind(), ErrorKind::IllegalAddress);
         assert_eq!(first.detail(), Some("the first"));
         let origin = first.origin().expect("an origin");
-        assert_eq!(origin.observer(), Observer::StreamScope);
+        assert_eq!(origin.observer(), Observer::ScopeEnd);
         assert_eq!(origin.call_site(), here);
         // A later sticky error, of another kind, observed elsewhere: the first is returned.
         let later = poison.observe(
@@ -300,7 +296,7 @@ mod tests {
         assert_eq!(later, first);
         assert_eq!(
             later.origin().map(Origin::observer),
-            Some(Observer::StreamScope)
+            Some(Observer::ScopeEnd)
         );
         // A non-sticky error stays itself.
         let plain = Error::from_kind(ErrorKind::InvalidValue);
@@ -321,7 +317,7 @@ mod tests {
     fn the_origin_is_displayed_with_the_error() {
         static POISON_3: Poison = Poison::new(); // a record of this test's own
         let poison = &POISON_3;
-        let e = poison.observe(sticky(), Observer::Submission, Location::caller());
+        let e = poison.observe(sticky(), Observer::SubmissionWait, Location::caller());
         let text = e.to_string();
         let origin = e.origin().unwrap();
         assert!(
@@ -341,12 +337,12 @@ mod tests {
         static POISON_5: Poison = Poison::new();
         launched(Some("saxpy"));
         let poison = &POISON_4;
-        let e = poison.observe(sticky(), Observer::StreamScope, Location::caller());
+        let e = poison.observe(sticky(), Observer::ScopeEnd, Location::caller());
         assert_eq!(e.origin().and_then(Origin::kernel), Some("saxpy"));
         assert!(e.to_string().contains(", kernel `saxpy`"), "{e}");
         launched(None);
         let poison = &POISON_5;
-        let e = poison.observe(sticky(), Observer::StreamScope, Location::caller());
+        let e = poison.observe(sticky(), Observer::ScopeEnd, Location::caller());
         assert_eq!(e.origin().and_then(Origin::kernel), None);
         assert!(!e.to_string().contains("kernel `"), "{e}");
     }
