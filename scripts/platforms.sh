@@ -128,6 +128,9 @@ leg_aarch64() {
         export CUDA_DRIVER_LIB_DIR=$dir CUSTACK_REQUIRE_LIBCUDA=1
         export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
         export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=$dir"
+        # A test that runs its own binary again in a child process (tests/error_api.rs) runs it
+        # through the same emulator.
+        export CUSTACK_TEST_RUNNER=$CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER
         cargo test --quiet --target aarch64-unknown-linux-gnu "${gpu_less_tests[@]}" "${driver_tests[@]}" || exit 1
         first_command aarch64 aarch64-unknown-linux-gnu || exit 1
         # The build machine's own x86_64 libcuda, named explicitly, is refused for the target.

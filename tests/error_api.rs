@@ -152,7 +152,7 @@ fn fail_stop_exits_with_its_status_and_the_error() {
     assert!(e.is_sticky() && e.origin().is_none());
     assert!(!e.to_string().contains("first observed"), "{e}");
     assert_eq!(custack::FAIL_STOP_STATUS, 75);
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
+    let out = this_test_binary()
         .args([
             "--exact",
             "fail_stop_exits_with_its_status_and_the_error",
@@ -182,4 +182,21 @@ fn observers_describe_themselves() {
     assert_eq!(Observer::ScopeEnd.describe(), "the end of a stream scope");
     assert_eq!(Observer::Launch.describe(), "a launch");
     assert_eq!(Observer::DriverCall.describe(), "a driver call");
+}
+
+/// This test binary, to run again in a child process, the way the test runner ran it: under a
+/// cross target's emulator (`scripts/platforms.sh` runs the aarch64 tests under qemu-user and
+/// sets `CUSTACK_TEST_RUNNER` to its command line), through that emulator.
+fn this_test_binary() -> std::process::Command {
+    let exe = std::env::current_exe().unwrap();
+    let runner = std::env::var("CUSTACK_TEST_RUNNER").unwrap_or_default();
+    let mut words = runner.split_whitespace();
+    match words.next() {
+        Some(program) => {
+            let mut command = std::process::Command::new(program);
+            command.args(words).arg(exe);
+            command
+        }
+        None => std::process::Command::new(exe),
+    }
 }
