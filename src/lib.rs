@@ -119,6 +119,7 @@ pub mod nccl;
 #[cfg(feature = "nvrtc")]
 pub mod nvrtc;
 mod parking;
+mod safety;
 mod testing;
 mod texture;
 mod vocabulary;
@@ -201,6 +202,11 @@ pub use parking::module::ParkedModule;
 pub use parking::peer::PeerAccess;
 pub use parking::stream::ParkedStream;
 pub use parking::submission::{Park, ParkedPayload, ParkedSubmission, PendingSource, PendingView};
+pub use safety::{
+    Budget, InitPhase, Profile, RestrictedBuffer, RestrictedContext, RestrictedEvent,
+    RestrictedGraph, RestrictedGuard, RestrictedKernel, RestrictedModule, RestrictedScope,
+    RestrictedStream, RunPhase,
+};
 pub use testing::stand_in::{KernelCall, StandIn, StandInError};
 pub use texture::mipmap::MipmappedArray;
 pub use texture::{

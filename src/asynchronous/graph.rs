@@ -413,6 +413,53 @@ impl<'scope> StreamScope<'scope, '_> {
         }
     }
 
+    /// Binds an executable graph to this scope exclusively, with its payload: the scope can
+    /// launch the graph and also copy into, launch kernels on, and copy out of the memory the
+    /// graph owns, all in this scope's stream order (a frame uploaded into the graph's input,
+    /// the graph launched, its output read back: one scope, one wait).
+    ///
+    /// Sound for the reason a submission's payload is: the graph, and so its payload, is
+    /// borrowed exclusively until the scope ends, which waits for every use of both.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let stream = guard.stream()?;
+    /// let graph = stream.capture(guard.alloc_zeroed::<u32>(256)?, |s, mut dev| {
+    ///     s.fill_u32(&mut dev, 7)
+    /// })?;
+    /// let mut exec = graph.instantiate()?;
+    /// let mut out = vec![0u32; 256];
+    /// stream.scope(|s| {
+    ///     let (g, dev) = s.bind_graph_and_payload(&mut exec);
+    ///     s.launch_graph(&g)?;
+    ///     s.copy_to_host(&mut out, &dev)
+    /// })??;
+    /// assert!(out.iter().all(|&x| x == 7));
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    pub fn bind_graph_and_payload<P: Payload>(
+        &self,
+        graph: &'scope mut GraphExec<'_, P>,
+    ) -> (ScopedGraph<'scope>, P::Bound<'scope>) {
+        // SAFETY: the executable graph, and so the payload it holds, is borrowed exclusively
+        // for 'scope: it is not moved, dropped, released or reached by the host until the
+        // scope's work is complete (the scope waits for its stream before 'scope ends, also on
+        // unwind); the bound handles are invariant in 'scope and cannot leave it.
+        let bound = unsafe { P::bind(&mut graph.payload) };
+        (
+            ScopedGraph {
+                raw: graph.raw,
+                _marker: PhantomData,
+            },
+            bound,
+        )
+    }
+
     /// `cuGraphLaunch`—Enqueues a launch of an executable graph: after the work enqueued before
     /// it on this stream and after the graph's previous launch.
     ///

@@ -289,6 +289,35 @@ impl Device {
 ///
 /// A driver without the API is not an error (there are just no log lines); a failed driver call
 /// on the way is returned, and the next [`Driver::init`](crate::Driver::init) tries again.
+/// `cuInit` without the driver-log callback, for the restricted safety profile (NVIDIA's safety
+/// subset has no callbacks): marks the callback as never to be registered in this process, so a
+/// later [`Driver::init`] registers none either.
+///
+/// # Errors
+///
+/// `ErrorKind::OutsideProfile` if a [`Driver::init`] already registered it (the driver keeps a
+/// callback for the process's lifetime); `cuInit`'s errors.
+pub(crate) fn init_without_callbacks() -> Result<Driver> {
+    {
+        let _once = driver_log::REGISTERING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if driver_log::REGISTERED.get() == Some(&true) {
+            return Err(crate::error::Error::custack(
+                ErrorKind::OutsideProfile,
+                "Driver::init registered the driver's log callback before Profile::init: the \
+                 driver keeps it for the process, and the safety subset has no callbacks (call \
+                 Profile::init first, and never Driver::init before it)",
+            ));
+        }
+        // From now on no `Driver::init` registers it: `register_logs` sees it settled.
+        let _ = driver_log::REGISTERED.set(false);
+    }
+    // SAFETY: `cuInit` takes no pointers; flags must be 0.
+    unsafe { ffi::cuInit(0) }.result()?;
+    Ok(Driver { _private: () })
+}
+
 fn register_logs() -> Result<()> {
     if driver_log::REGISTERED.get().is_some() {
         return Ok(());

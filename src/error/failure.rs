@@ -500,7 +500,7 @@ mod tests {
     fn custack_kinds_have_no_code() {
         // custack's 16, NVRTC's newer-than-driver and a library not linked, NVRTC's 18
         // statuses, cuBLAS's 10, NCCL's timed-out and its 9 statuses.
-        assert_eq!(CUSTACK_KINDS.len(), 16 + 2 + 18 + 10 + 10);
+        assert_eq!(CUSTACK_KINDS.len(), 16 + 2 + 18 + 10 + 10 + 2);
         for &kind in CUSTACK_KINDS {
             assert_eq!(kind.code(), None, "{kind:?}");
             assert!(!kind.is_sticky());

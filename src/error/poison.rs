@@ -176,7 +176,54 @@ std::thread_local! {
 /// The first sticky error, with its origin, and a detail saying the call was not made.
 #[inline]
 pub(crate) fn check() -> Result<()> {
+    // A relaxed load: the flag is set in a forked child before any of its code runs (below).
+    if FORKED.load(core::sync::atomic::Ordering::Relaxed) {
+        return Err(forked());
+    }
     PROCESS.check()
+}
+
+/// Set in the child of a `fork` once [`watch_forks`] ran: the parent's CUDA state (contexts,
+/// memory, pending work) is not the child's, so every call that [`check`]s refuses.
+static FORKED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+/// Makes the child of every later `fork` refuse all of custack's calls that would reach the
+/// driver (`ErrorKind::ForkedProcess`), until it `exec`s: NVIDIA's safety guideline asks that a
+/// forked child make no CUDA call before it does. Registered once per process
+/// (`pthread_atfork`); under Miri, which has no `fork`, nothing is registered.
+pub(crate) fn watch_forks() -> Result<()> {
+    static WATCHING: OnceLock<i32> = OnceLock::new();
+    #[cfg(not(miri))]
+    let status = *WATCHING.get_or_init(|| {
+        // SAFETY: `in_forked_child` is an `extern "C"` function that only stores to an atomic,
+        // which is async-signal-safe, as a handler that runs in the child of `fork` must be.
+        unsafe { libc::pthread_atfork(None, None, Some(in_forked_child)) }
+    });
+    #[cfg(miri)]
+    let status = *WATCHING.get_or_init(|| 0);
+    if status == 0 {
+        Ok(())
+    } else {
+        Err(Error::custack(
+            crate::error::kind::ErrorKind::OutsideProfile,
+            format!("pthread_atfork failed ({status}): a forked child could not be refused"),
+        ))
+    }
+}
+
+#[cfg(not(miri))]
+extern "C" fn in_forked_child() {
+    FORKED.store(true, core::sync::atomic::Ordering::Relaxed);
+}
+
+#[cold]
+#[inline(never)]
+fn forked() -> Error {
+    Error::custack(
+        crate::error::kind::ErrorKind::ForkedProcess,
+        "this process was forked after custack::Profile::init: it must exec before any CUDA \
+         call, and custack refuses them until then",
+    )
 }
 
 /// Notes a launch this thread made, after it: its declared kernel (`None` for a raw launch), for

@@ -714,7 +714,7 @@ impl Drop for Module<'_> {
 /// name table's index a section. What the driver then parses inside the sections (symbols,
 /// relocations, NVIDIA's `.nv.info` attribute records, whose own lengths it trusts) is not
 /// checked: the format is not published.
-fn check_elf(image: &[u8]) -> Result<()> {
+pub(crate) fn check_elf(image: &[u8]) -> Result<()> {
     const SHT_NOBITS: u32 = 8;
     let bad = |why: String| {
         Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_IMAGE)

@@ -1,0 +1,256 @@
+//! The profile's one loading path: a cubin checked for what the safety subset excludes, then
+//! `cuModuleLoadData` without options.
+
+use crate::context::stack::PushedGuard;
+use crate::error::{Error, ErrorKind, Result};
+use crate::ffi;
+use crate::kernel::module::{Module, check_elf};
+
+/// `e_machine` of a CUDA ELF image.
+const EM_CUDA: u16 = 190;
+/// `sh_type` of a symbol table.
+const SHT_SYMTAB: u32 = 2;
+/// The size of an ELF64 symbol.
+const SYM_BYTES: usize = 24;
+
+/// The names (prefixes) of the device runtime's entry points that launch or wait from the
+/// device (dynamic parallelism, device graph launch): an image referencing one needs the device
+/// runtime, which the safety subset excludes (CUDA SAFETY 3.2).
+const DEVICE_RUNTIME: &[&str] = &[
+    "cudaLaunchDevice",
+    "cudaGetParameterBuffer",
+    "cudaGraphLaunch",
+    "cudaDeviceSynchronize",
+    "cudaStreamCreateWithFlags",
+    "__cudaCDP",
+];
+
+fn outside(what: String) -> Error {
+    Error::custack(ErrorKind::OutsideProfile, what)
+}
+
+/// Refuses what the profile does not load: anything but a cubin (PTX, a fatbin), a cubin that is
+/// not for the CUDA machine or lies beyond `image`, a cubin that references the device runtime.
+pub(crate) fn check_restricted(image: &[u8]) -> Result<()> {
+    if !image.starts_with(b"\x7fELF") {
+        let what = if image.get(..4) == Some(&0xBA55_ED50u32.to_le_bytes()[..]) {
+            "a fatbin: it may carry PTX that the driver compiles when no cubin matches, and \
+             compressed code that cannot be checked; load the cubin for this device"
+        } else if image.starts_with(b"//") || image.starts_with(b".version") {
+            "PTX, which the driver compiles at load time (JIT); build a cubin ahead of time \
+             (nvcc -cubin -arch=sm_XY)"
+        } else {
+            "not a cubin (no ELF magic)"
+        };
+        return Err(outside(format!(
+            "the restricted profile loads cubins only: {what}"
+        )));
+    }
+    check_elf(image)?;
+    let machine = u16_at(image, 0x12).unwrap_or(0);
+    if machine != EM_CUDA {
+        return Err(outside(format!(
+            "an ELF image for machine {machine}, not a cubin (EM_CUDA, {EM_CUDA})"
+        )));
+    }
+    if let Some(symbol) = device_runtime_symbol(image) {
+        return Err(outside(format!(
+            "the cubin references the device runtime's `{symbol}`: a kernel that launches \
+             from the device is outside the safety subset"
+        )));
+    }
+    Ok(())
+}
+
+/// The first symbol of the device runtime in the image's symbol tables. The image passed
+/// `check_elf`, so its section table and every section lie within it; every read here is
+/// bounds-checked anyway, and a table that does not parse holds no symbol.
+fn device_runtime_symbol(image: &[u8]) -> Option<String> {
+    let shoff = usize::try_from(u64_at(image, 0x28)?).ok()?;
+    let shentsize = usize::from(u16_at(image, 0x3a)?);
+    let shnum = usize::from(u16_at(image, 0x3c)?);
+    let section = |k: usize| -> Option<(u32, usize, usize, usize)> {
+        let at = shoff.checked_add(k.checked_mul(shentsize)?)?;
+        Some((
+            u32_at(image, at + 4)?,
+            usize::try_from(u64_at(image, at + 0x18)?).ok()?,
+            usize::try_from(u64_at(image, at + 0x20)?).ok()?,
+            usize::try_from(u32_at(image, at + 0x28)?).ok()?,
+        ))
+    };
+    for k in 0..shnum {
+        let Some((SHT_SYMTAB, offset, size, link)) = section(k) else {
+            continue;
+        };
+        let (_, str_offset, str_size, _) = section(link)?;
+        let strings = image.get(str_offset..str_offset.checked_add(str_size)?)?;
+        let symbols = image.get(offset..offset.checked_add(size)?)?;
+        for symbol in symbols.chunks_exact(SYM_BYTES) {
+            let name_at = usize::try_from(u32_at(symbol, 0)?).ok()?;
+            let name = strings.get(name_at..)?;
+            let name = name.get(..name.iter().position(|&b| b == 0)?)?;
+            if DEVICE_RUNTIME
+                .iter()
+                .any(|p| name.starts_with(p.as_bytes()))
+            {
+                return Some(String::from_utf8_lossy(name).into_owned());
+            }
+        }
+    }
+    None
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
+    bytes
+        .get(at..at.checked_add(8)?)?
+        .try_into()
+        .ok()
+        .map(u64::from_le_bytes)
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    bytes
+        .get(at..at.checked_add(4)?)?
+        .try_into()
+        .ok()
+        .map(u32::from_le_bytes)
+}
+
+fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {
+    bytes
+        .get(at..at.checked_add(2)?)?
+        .try_into()
+        .ok()
+        .map(u16::from_le_bytes)
+}
+
+/// `cuModuleLoadData` of a checked cubin; an image for another architecture names the
+/// device's.
+///
+/// # Safety
+///
+/// `image` is a complete, well-formed cubin (the caller's promise to
+/// [`InitPhase::load_cubin`](crate::InitPhase::load_cubin)), and `guard`'s context is current.
+pub(crate) unsafe fn load<'g>(guard: &'g PushedGuard<'g, 'g>, image: &[u8]) -> Result<Module<'g>> {
+    let mut raw = core::ptr::null_mut();
+    // SAFETY: `raw` is a valid out-pointer; `image` is a well-formed cubin (the caller), whose
+    // sections lie within the slice (checked); the guard's context is current.
+    let loaded = unsafe { ffi::cuModuleLoadData(&raw mut raw, image.as_ptr().cast()) }.result();
+    match loaded {
+        Ok(()) => {
+            let _ = guard;
+            // SAFETY: a module just loaded into the current context, owned by nobody else.
+            Ok(unsafe { Module::from_raw(raw) })
+        }
+        Err(e) if e.code() == Some(ffi::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU) => {
+            let device = guard
+                .device()
+                .and_then(crate::driver::Device::compute_capability)
+                .map_or_else(
+                    |_| "this device".to_owned(),
+                    |cc| format!("sm_{}{}", cc.major, cc.minor),
+                );
+            Err(e.with_detail(format!(
+                "the cubin holds no code for {device}: build it for this device \
+                 (nvcc -cubin -arch={device})"
+            )))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A minimal cubin: ELF64 header, `.shstrtab`, `.strtab`, `.symtab` with the names given.
+    fn cubin(machine: u16, names: &[&str]) -> Vec<u8> {
+        let mut strtab = vec![0u8];
+        let mut offsets = Vec::new();
+        for name in names {
+            offsets.push(u32::try_from(strtab.len()).unwrap());
+            strtab.extend_from_slice(name.as_bytes());
+            strtab.push(0);
+        }
+        let shstrtab = b"\0.shstrtab\0.strtab\0.symtab\0".to_vec();
+        let mut symtab = vec![0u8; SYM_BYTES];
+        for offset in &offsets {
+            let mut sym = [0u8; SYM_BYTES];
+            sym[..4].copy_from_slice(&offset.to_le_bytes());
+            sym[4] = 0x10; // STB_GLOBAL, STT_NOTYPE: undefined
+            symtab.extend_from_slice(&sym);
+        }
+        let mut image = vec![0u8; 64];
+        image[..4].copy_from_slice(b"\x7fELF");
+        image[4] = 2; // ELFCLASS64
+        image[5] = 1; // little-endian
+        image[6] = 1;
+        image[0x10..0x12].copy_from_slice(&2u16.to_le_bytes());
+        image[0x12..0x14].copy_from_slice(&machine.to_le_bytes());
+        let place = |bytes: &[u8], image: &mut Vec<u8>| {
+            let at = image.len();
+            image.extend_from_slice(bytes);
+            at
+        };
+        let shstr_at = place(&shstrtab, &mut image);
+        let str_at = place(&strtab, &mut image);
+        let sym_at = place(&symtab, &mut image);
+        let shoff = image.len();
+        let header = |name: u32, kind: u32, offset: usize, size: usize, link: u32| {
+            let mut h = [0u8; 64];
+            h[..4].copy_from_slice(&name.to_le_bytes());
+            h[4..8].copy_from_slice(&kind.to_le_bytes());
+            h[0x18..0x20].copy_from_slice(&(offset as u64).to_le_bytes());
+            h[0x20..0x28].copy_from_slice(&(size as u64).to_le_bytes());
+            h[0x28..0x2c].copy_from_slice(&link.to_le_bytes());
+            h[0x38..0x40].copy_from_slice(
+                &(if kind == SHT_SYMTAB { SYM_BYTES } else { 0 } as u64).to_le_bytes(),
+            );
+            h
+        };
+        image.extend_from_slice(&[0u8; 64]);
+        image.extend_from_slice(&header(1, 3, shstr_at, shstrtab.len(), 0));
+        image.extend_from_slice(&header(11, 3, str_at, strtab.len(), 0));
+        image.extend_from_slice(&header(19, SHT_SYMTAB, sym_at, symtab.len(), 2));
+        image[0x28..0x30].copy_from_slice(&(shoff as u64).to_le_bytes());
+        image[0x3a..0x3c].copy_from_slice(&64u16.to_le_bytes());
+        image[0x3c..0x3e].copy_from_slice(&4u16.to_le_bytes());
+        image[0x3e..0x40].copy_from_slice(&1u16.to_le_bytes());
+        image
+    }
+
+    #[test]
+    fn a_plain_cubin_passes() {
+        check_restricted(&cubin(EM_CUDA, &["frame_blur", "__cudart_table"])).unwrap();
+    }
+
+    #[test]
+    fn a_cubin_that_launches_from_the_device_is_refused() {
+        let e = check_restricted(&cubin(EM_CUDA, &["parent", "cudaLaunchDeviceV2"])).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile);
+        assert!(e.to_string().contains("cudaLaunchDeviceV2"), "{e}");
+        let e = check_restricted(&cubin(EM_CUDA, &["cudaGetParameterBufferV2"])).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile);
+    }
+
+    #[test]
+    fn ptx_fatbins_and_other_machines_are_refused() {
+        let ptx = b".version 6.0\n.target sm_50\n.address_size 64\n";
+        let e = check_restricted(ptx).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile);
+        assert!(e.to_string().contains("PTX"), "{e}");
+        let mut fatbin = 0xBA55_ED50u32.to_le_bytes().to_vec();
+        fatbin.extend_from_slice(&[0; 12]);
+        let e = check_restricted(&fatbin).unwrap_err();
+        assert!(e.to_string().contains("fatbin"), "{e}");
+        let e = check_restricted(&cubin(62, &["f"])).unwrap_err();
+        assert!(e.to_string().contains("machine 62"), "{e}");
+    }
+
+    #[test]
+    fn a_truncated_cubin_is_invalid_not_read_past() {
+        let image = cubin(EM_CUDA, &["f"]);
+        let e = check_restricted(&image[..image.len() - 8]).unwrap_err();
+        assert_eq!(e.code(), Some(ffi::CUresult::CUDA_ERROR_INVALID_IMAGE));
+    }
+}

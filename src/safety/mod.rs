@@ -1,0 +1,45 @@
+//! The restricted safety profile (C26, C27, P14): NVIDIA's safety subset of CUDA and a
+//! fixed-resource run phase, stated in the types.
+//!
+//! A [`RestrictedContext`] is made for the profile ([`Profile::init`], then
+//! [`RestrictedContext::new`] or [`primary`](RestrictedContext::primary)); its guard
+//! ([`RestrictedGuard`]) lends an API that is the subset and nothing else. The guard opens one
+//! [`InitPhase`], which makes everything the program will use: streams, events, device memory,
+//! page-locked memory within the context's [`Budget`], modules from cubins built ahead of time,
+//! the declared kernels looked up in them, captured and instantiated graphs. [`InitPhase::seal`]
+//! ends it: the [`RunPhase`] it returns, and the values init made, can launch, copy, record and
+//! wait on events, and launch graphs, and nothing else, so creating anything in the run phase
+//! does not compile (C27). [`RestrictedGuard::shutdown`] ends the run phase before `main`
+//! returns: the context synchronized, every error a drop recorded surfaced, the context popped.
+//!
+//! What the profile leaves out, each a compile error with a ui-test naming its rule (C26): every
+//! callback (host functions, a submission's waking future, the driver's log callback, the
+//! occupancy calculator's callback), PTX and JIT of every kind (PTX loads, the linker, JIT
+//! options, NVRTC), managed memory, memory and events shared with other processes, stream-ordered
+//! allocation, raw launches (only declared kernels launch). What the types cannot see is checked
+//! at run time (`ErrorKind::OutsideProfile`): an image that is not a cubin, or that needs the
+//! device runtime (device-side launches); page-locked memory past the budget. A process that
+//! forks after [`Profile::init`] refuses every call in the child (`ErrorKind::ForkedProcess`).
+//!
+//! This is one model, not a second one: every value here is the full API's value
+//! ([`Stream`](crate::Stream), [`DeviceBuffer`](crate::DeviceBuffer), …) inside a wrapper that
+//! lends fewer methods, borrowing the same guard; contexts and pending work are tracked exactly
+//! as everywhere else (scopes wait, bounded waits poll, a sticky error poisons the process).
+//! The repository's page `docs/safety.md` maps NVIDIA's guideline onto it rule by rule.
+
+mod context;
+mod image;
+mod phase;
+mod profile;
+mod scope;
+mod stream;
+mod values;
+
+pub use context::{RestrictedContext, RestrictedGuard};
+pub use phase::{InitPhase, RunPhase};
+pub use profile::{Budget, Profile};
+pub use scope::RestrictedScope;
+pub use stream::RestrictedStream;
+pub use values::{
+    RestrictedBuffer, RestrictedEvent, RestrictedGraph, RestrictedKernel, RestrictedModule,
+};

@@ -1,0 +1,139 @@
+//! The process's entry into the profile ([`Profile`]) and the fixed resources a context states
+//! up front ([`Budget`]).
+
+use crate::driver::{Device, Driver};
+use crate::error::{Error, ErrorKind, Result};
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+/// The proof that this process initialized CUDA for the restricted profile: the driver without
+/// its log callback (NVIDIA's safety subset has no callbacks, CUDA SAFETY 1.1), and the child
+/// of a later `fork` refusing every call (`ErrorKind::ForkedProcess`: a forked child must
+/// `exec` before any CUDA call, CUDA-1.6). Every [`RestrictedContext`] is made from one.
+///
+/// [`RestrictedContext`]: crate::RestrictedContext
+///
+/// # Examples
+///
+/// ```no_run
+/// use custack::{Budget, Profile, RestrictedContext};
+/// let profile = Profile::init()?;
+/// let ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
+/// # let _ = ctx;
+/// # Ok::<(), custack::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Profile {
+    driver: Driver,
+}
+
+impl Profile {
+    /// `cuInit`, without the driver-log callback that [`Driver::init`] registers; from then on
+    /// no `Driver::init` in this process registers it either. Registers (once) the fork
+    /// handler that makes a forked child refuse every call.
+    ///
+    /// # Errors
+    ///
+    /// `ErrorKind::OutsideProfile` if a [`Driver::init`] already registered the callback (the
+    /// driver keeps it for the whole process: call `Profile::init` first), or if the fork
+    /// handler could not be registered; `cuInit`'s errors (`CUDA_ERROR_NO_DEVICE`, …).
+    #[doc(alias = "cuInit")]
+    pub fn init() -> Result<Self> {
+        let driver = crate::driver::init_without_callbacks()?;
+        crate::error::poison::watch_forks()?;
+        Ok(Self { driver })
+    }
+
+    /// The device with this ordinal ([`Driver::device`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Driver::device`].
+    pub fn device(self, ordinal: usize) -> Result<Device> {
+        self.driver.device(ordinal)
+    }
+
+    /// The initialized driver, for its queries (version, devices); a profile process never
+    /// registers callbacks, so this is the only way to it that a profile needs.
+    pub fn driver(self) -> Driver {
+        self.driver
+    }
+}
+
+/// The fixed resources a [`RestrictedContext`](crate::RestrictedContext) states when it is
+/// made: the most page-locked host memory its init phases may allocate, in bytes, over the
+/// context's life (freeing does not return budget: the run phase allocates nothing, so the
+/// figure is what the program holds).
+///
+/// # Examples
+///
+/// ```
+/// let budget = custack::Budget::page_locked(4 << 20);
+/// assert_eq!(budget.page_locked_bytes(), 4 << 20);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Budget {
+    page_locked_bytes: usize,
+}
+
+impl Budget {
+    /// At most `bytes` of page-locked host memory.
+    pub const fn page_locked(bytes: usize) -> Self {
+        Self {
+            page_locked_bytes: bytes,
+        }
+    }
+
+    /// The page-locked bytes stated.
+    pub const fn page_locked_bytes(self) -> usize {
+        self.page_locked_bytes
+    }
+}
+
+/// A [`Budget`] and what init phases have taken of it.
+#[derive(Debug)]
+pub(crate) struct BudgetUse {
+    budget: Budget,
+    page_locked: AtomicUsize,
+}
+
+impl BudgetUse {
+    pub(crate) fn new(budget: Budget) -> Self {
+        Self {
+            budget,
+            page_locked: AtomicUsize::new(0),
+        }
+    }
+
+    pub(crate) fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    pub(crate) fn page_locked_used(&self) -> usize {
+        self.page_locked.load(Ordering::Relaxed)
+    }
+
+    /// Counts `bytes` of page-locked memory against the budget, or refuses them.
+    pub(crate) fn take_page_locked(&self, bytes: usize) -> Result<()> {
+        let limit = self.budget.page_locked_bytes();
+        self.page_locked
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
+                used.checked_add(bytes).filter(|&total| total <= limit)
+            })
+            .map(drop)
+            .map_err(|used| {
+                Error::custack(
+                    ErrorKind::OutsideProfile,
+                    format!(
+                        "page-locked memory past the context's budget: {bytes} bytes asked, \
+                         {used} of {limit} already allocated"
+                    ),
+                )
+            })
+    }
+
+    /// Gives back `bytes` counted by [`take_page_locked`](Self::take_page_locked) for an
+    /// allocation that failed.
+    pub(crate) fn return_page_locked(&self, bytes: usize) {
+        self.page_locked.fetch_sub(bytes, Ordering::Relaxed);
+    }
+}

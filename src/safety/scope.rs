@@ -1,0 +1,192 @@
+//! A stream scope of the restricted profile ([`RestrictedScope`]): copies, declared launches,
+//! events and graph launches, and nothing else.
+
+use crate::asynchronous::graph::ScopedGraph;
+use crate::asynchronous::payload::Payload;
+use crate::asynchronous::scope::StreamScope;
+use crate::error::Result;
+use crate::kernel::contract::{ContractArgs, PlainLaunch};
+use crate::kernel::launch::LaunchConfig;
+use crate::safety::values::{RestrictedBuffer, RestrictedEvent, RestrictedGraph, RestrictedKernel};
+use crate::vocabulary::binding::{
+    ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
+};
+use crate::vocabulary::plain::DeviceCopy;
+
+/// A [`StreamScope`] with the safety subset's operations only: binding memory init made,
+/// asynchronous copies and fills, launches of declared kernels (their contracts checked, every
+/// launch's error returned), event records and waits, graph launches. No host function, no
+/// stream-ordered allocation, no raw launch (C26). The borrows are the scope's own: everything
+/// the full scope rejects at compile time, this one rejects too.
+#[repr(transparent)]
+pub struct RestrictedScope<'scope, 'env: 'scope> {
+    scope: StreamScope<'scope, 'env>,
+}
+
+impl core::fmt::Debug for RestrictedScope<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RestrictedScope")
+            .field("stream", &self.scope.as_raw())
+            .finish()
+    }
+}
+
+impl<'scope, 'env> RestrictedScope<'scope, 'env> {
+    pub(crate) fn of(scope: &'scope StreamScope<'scope, 'env>) -> &'scope Self {
+        // SAFETY: `RestrictedScope` is `repr(transparent)` over `StreamScope` with the same
+        // lifetimes, so the reference is to a value of the same layout, borrowed as long.
+        unsafe { &*core::ptr::from_ref(scope).cast::<Self>() }
+    }
+
+    /// Binds device memory for reading until the scope ends ([`StreamScope::bind`]).
+    pub fn bind<T: DeviceCopy>(
+        &self,
+        memory: &'scope RestrictedBuffer<'_, T>,
+    ) -> ScopedSlice<'scope, T> {
+        self.scope.bind(memory.buffer())
+    }
+
+    /// Binds device memory for writing until the scope ends ([`StreamScope::bind_mut`]).
+    pub fn bind_mut<T: DeviceCopy>(
+        &self,
+        memory: &'scope mut RestrictedBuffer<'_, T>,
+    ) -> ScopedSliceMut<'scope, T> {
+        self.scope.bind_mut(memory.buffer_mut())
+    }
+
+    /// Binds host memory for reading until the scope ends ([`StreamScope::bind_host`]).
+    pub fn bind_host<T: DeviceCopy>(&self, memory: &'scope [T]) -> ScopedHost<'scope, T> {
+        self.scope.bind_host(memory)
+    }
+
+    /// Binds host memory for writing until the scope ends ([`StreamScope::bind_host_mut`]).
+    pub fn bind_host_mut<T: DeviceCopy>(
+        &self,
+        memory: &'scope mut [T],
+    ) -> ScopedHostMut<'scope, T> {
+        self.scope.bind_host_mut(memory)
+    }
+
+    /// `cuMemcpyHtoDAsync`, as [`StreamScope::copy_to_device`].
+    ///
+    /// # Errors
+    ///
+    /// As [`StreamScope::copy_to_device`].
+    #[doc(alias = "cuMemcpyHtoDAsync")]
+    #[inline]
+    pub fn copy_to_device<T: DeviceCopy>(
+        &self,
+        dst: impl ScopedWrite<'scope, T>,
+        src: impl Into<ScopedHost<'scope, T>>,
+    ) -> Result<()> {
+        self.scope.copy_to_device(dst, src)
+    }
+
+    /// `cuMemcpyDtoHAsync`, as [`StreamScope::copy_to_host`].
+    ///
+    /// # Errors
+    ///
+    /// As [`StreamScope::copy_to_host`].
+    #[doc(alias = "cuMemcpyDtoHAsync")]
+    #[inline]
+    pub fn copy_to_host<T: DeviceCopy>(
+        &self,
+        dst: impl Into<ScopedHostMut<'scope, T>>,
+        src: impl ScopedRead<'scope, T>,
+    ) -> Result<()> {
+        self.scope.copy_to_host(dst, src)
+    }
+
+    /// `cuMemcpyDtoDAsync`, as [`StreamScope::copy_device`].
+    ///
+    /// # Errors
+    ///
+    /// As [`StreamScope::copy_device`].
+    #[doc(alias = "cuMemcpyDtoDAsync")]
+    #[inline]
+    pub fn copy_device<T: DeviceCopy>(
+        &self,
+        dst: impl ScopedWrite<'scope, T>,
+        src: impl ScopedRead<'scope, T>,
+    ) -> Result<()> {
+        self.scope.copy_device(dst, src)
+    }
+
+    /// `cuMemsetD8Async`, as [`StreamScope::fill_bytes`].
+    ///
+    /// # Errors
+    ///
+    /// As [`StreamScope::fill_bytes`].
+    #[doc(alias = "cuMemsetD8Async")]
+    #[inline]
+    pub fn fill_bytes<T: DeviceCopy>(
+        &self,
+        dst: impl ScopedWrite<'scope, T>,
+        value: u8,
+    ) -> Result<()> {
+        self.scope.fill_bytes(dst, value)
+    }
+
+    /// `cuLaunchKernel`—Launches a declared kernel, its contract checked against `args` and
+    /// `config` first (R12, R14), as [`StreamScope::run`]; the launch's error is returned.
+    ///
+    /// # Errors
+    ///
+    /// As [`StreamScope::run`].
+    #[doc(alias = "cuLaunchKernel")]
+    #[inline]
+    #[track_caller]
+    pub fn run<C: PlainLaunch, A: ContractArgs<'scope, C>>(
+        &self,
+        kernel: &RestrictedKernel<'scope, C>,
+        config: LaunchConfig,
+        args: A,
+    ) -> Result<()> {
+        self.scope.run(kernel.declared(), config, args)
+    }
+
+    /// `cuEventRecord`, as [`StreamScope::record`].
+    ///
+    /// # Errors
+    ///
+    /// As [`StreamScope::record`].
+    #[doc(alias = "cuEventRecord")]
+    #[inline]
+    pub fn record(&self, event: &RestrictedEvent<'_>) -> Result<()> {
+        self.scope.record(event.event())
+    }
+
+    /// `cuStreamWaitEvent`, as [`StreamScope::wait`].
+    ///
+    /// # Errors
+    ///
+    /// As [`StreamScope::wait`].
+    #[doc(alias = "cuStreamWaitEvent")]
+    #[inline]
+    pub fn wait(&self, event: &RestrictedEvent<'_>) -> Result<()> {
+        self.scope.wait(event.event())
+    }
+
+    /// Binds a graph init made to this scope exclusively, with its payload
+    /// ([`StreamScope::bind_graph_and_payload`]): the scope can copy into the memory the graph
+    /// owns, launch it, launch declared kernels on its memory and copy out of it, in stream
+    /// order.
+    pub fn bind_graph<P: Payload>(
+        &self,
+        graph: &'scope mut RestrictedGraph<'_, P>,
+    ) -> (ScopedGraph<'scope>, P::Bound<'scope>) {
+        self.scope.bind_graph_and_payload(graph.graph_mut())
+    }
+
+    /// `cuGraphLaunch`, as [`StreamScope::launch_graph`].
+    ///
+    /// # Errors
+    ///
+    /// As [`StreamScope::launch_graph`].
+    #[doc(alias = "cuGraphLaunch")]
+    #[inline]
+    #[track_caller]
+    pub fn launch_graph(&self, graph: &ScopedGraph<'scope>) -> Result<()> {
+        self.scope.launch_graph(graph)
+    }
+}

@@ -1,0 +1,286 @@
+//! What an init phase makes: the full API's values, each inside a wrapper that lends only the
+//! safety subset's methods. Each borrows the guard exactly as the value inside does.
+
+use crate::asynchronous::event::Event;
+use crate::asynchronous::graph::GraphExec;
+use crate::asynchronous::payload::{Payload, sealed as payload_sealed};
+use crate::deadline::Deadline;
+use crate::error::Result;
+use crate::kernel::contract::{CheckedBy, Contract, Declared};
+use crate::kernel::module::Module;
+use crate::memory::{DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut};
+use crate::vocabulary::binding::ScopedSliceMut;
+use crate::vocabulary::plain::DeviceCopy;
+
+/// An event made in an init phase: recorded and waited on in scopes; never shared with another
+/// process (no IPC handle).
+#[derive(Debug)]
+pub struct RestrictedEvent<'g> {
+    event: Event<'g>,
+}
+
+impl<'g> RestrictedEvent<'g> {
+    pub(crate) fn of(event: Event<'g>) -> Self {
+        Self { event }
+    }
+
+    pub(crate) fn event(&self) -> &Event<'g> {
+        &self.event
+    }
+
+    /// `cuEventSynchronize`, as [`Event::synchronize`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Event::synchronize`].
+    #[doc(alias = "cuEventSynchronize")]
+    pub fn synchronize(&self) -> Result<()> {
+        self.event.synchronize()
+    }
+
+    /// As [`Event::synchronize_by`] (R19).
+    ///
+    /// # Errors
+    ///
+    /// As [`Event::synchronize_by`].
+    pub fn synchronize_by(&self, deadline: Deadline) -> Result<()> {
+        self.event.synchronize_by(deadline)
+    }
+
+    /// `cuEventQuery`, as [`Event::is_complete`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Event::is_complete`].
+    #[doc(alias = "cuEventQuery")]
+    pub fn is_complete(&self) -> Result<bool> {
+        self.event.is_complete()
+    }
+
+    /// `cuEventElapsedTime`, as [`Event::elapsed_ms`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Event::elapsed_ms`].
+    #[doc(alias = "cuEventElapsedTime")]
+    pub fn elapsed_ms(&self, end: &RestrictedEvent<'_>) -> Result<f32> {
+        self.event.elapsed_ms(&end.event)
+    }
+}
+
+/// Device memory made in an init phase: bound to scopes, moved into graphs; never exported to
+/// another process (no IPC handle), never freed before its guard's values are done with it.
+#[derive(Debug)]
+pub struct RestrictedBuffer<'g, T: DeviceCopy> {
+    buffer: DeviceBuffer<'g, T>,
+}
+
+impl<'g, T: DeviceCopy> RestrictedBuffer<'g, T> {
+    pub(crate) fn of(buffer: DeviceBuffer<'g, T>) -> Self {
+        Self { buffer }
+    }
+
+    pub(crate) fn buffer(&self) -> &DeviceBuffer<'g, T> {
+        &self.buffer
+    }
+
+    pub(crate) fn buffer_mut(&mut self) -> &mut DeviceBuffer<'g, T> {
+        &mut self.buffer
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.buffer.len()
+    }
+
+    /// Whether it holds no elements.
+    pub fn is_empty(&self) -> bool {
+        self.buffer.is_empty()
+    }
+}
+
+impl<T: DeviceCopy> payload_sealed::Sealed for RestrictedBuffer<'_, T> {}
+/// Moved into a graph ([`InitPhase::capture`](crate::InitPhase::capture)): bound as the device
+/// buffer inside it is.
+impl<T: DeviceCopy> Payload for RestrictedBuffer<'_, T> {
+    type Bound<'scope> = ScopedSliceMut<'scope, T>;
+    type Access<'a>
+        = DeviceViewMut<'a, T>
+    where
+        Self: 'a;
+    type Read<'a>
+        = DeviceView<'a, T>
+    where
+        Self: 'a;
+    type Held = Self;
+    #[inline]
+    fn hold(self) -> Self {
+        self
+    }
+    #[inline]
+    fn release(held: Self) -> Self {
+        held
+    }
+    #[inline]
+    unsafe fn bind<'scope>(held: &mut Self) -> ScopedSliceMut<'scope, T> {
+        // SAFETY: the caller's promise for the held payload covers the buffer inside it.
+        unsafe { <DeviceBuffer<'_, T> as Payload>::bind(&mut held.buffer) }
+    }
+    #[inline]
+    fn access<'a>(held: &'a mut Self) -> DeviceViewMut<'a, T>
+    where
+        Self: 'a,
+    {
+        held.buffer.as_view_mut()
+    }
+    #[inline]
+    fn read<'a>(held: &'a Self) -> DeviceView<'a, T>
+    where
+        Self: 'a,
+    {
+        held.buffer.as_view()
+    }
+    fn left_behind(held: &Self) {
+        <DeviceBuffer<'_, T> as Payload>::left_behind(&held.buffer);
+    }
+}
+
+/// A module loaded from a cubin in an init phase ([`InitPhase::load_cubin`]); its kernels are
+/// looked up there too ([`InitPhase::kernel`]). Unloaded on drop, which waits for its context
+/// first (C9).
+///
+/// [`InitPhase::load_cubin`]: crate::InitPhase::load_cubin
+/// [`InitPhase::kernel`]: crate::InitPhase::kernel
+#[derive(Debug)]
+pub struct RestrictedModule<'g> {
+    module: Module<'g>,
+}
+
+impl<'g> RestrictedModule<'g> {
+    pub(crate) fn of(module: Module<'g>) -> Self {
+        Self { module }
+    }
+
+    pub(crate) fn module(&self) -> &Module<'g> {
+        &self.module
+    }
+}
+
+/// A declared kernel ([`kernel_contract!`](crate::kernel_contract)) looked up in an init
+/// phase: launched by [`RestrictedScope::run`] with its contract checked, and nothing else (no
+/// raw function, no occupancy callback).
+pub struct RestrictedKernel<'m, C: Contract> {
+    kernel: Declared<'m, C>,
+}
+
+impl<C: Contract> core::fmt::Debug for RestrictedKernel<'_, C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RestrictedKernel")
+            .field("kernel", &self.kernel)
+            .finish()
+    }
+}
+
+impl<C: Contract> Clone for RestrictedKernel<'_, C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C: Contract> Copy for RestrictedKernel<'_, C> {}
+
+impl<'m, C: Contract> RestrictedKernel<'m, C> {
+    pub(crate) fn of(kernel: Declared<'m, C>) -> Self {
+        Self { kernel }
+    }
+
+    pub(crate) fn declared(&self) -> &Declared<'m, C> {
+        &self.kernel
+    }
+
+    /// What checked the contract against the kernel when it was looked up.
+    pub fn checked_by(&self) -> CheckedBy {
+        self.kernel.checked_by()
+    }
+}
+
+impl<C: Contract> payload_sealed::Sealed for RestrictedKernel<'_, C> {}
+/// Moved into a graph, as a [`Declared`] is: the graph holds the borrow of its module.
+impl<'m, C: Contract> Payload for RestrictedKernel<'m, C> {
+    type Bound<'scope> = RestrictedKernel<'scope, C>;
+    type Access<'a>
+        = RestrictedKernel<'m, C>
+    where
+        Self: 'a;
+    type Read<'a>
+        = RestrictedKernel<'m, C>
+    where
+        Self: 'a;
+    type Held = Self;
+    #[inline]
+    fn hold(self) -> Self {
+        self
+    }
+    #[inline]
+    fn release(held: Self) -> Self {
+        held
+    }
+    #[inline]
+    unsafe fn bind<'scope>(held: &mut Self) -> RestrictedKernel<'scope, C> {
+        RestrictedKernel {
+            // SAFETY: the caller's promise for the held payload covers the kernel inside it.
+            kernel: unsafe { <Declared<'m, C> as Payload>::bind(&mut held.kernel) },
+        }
+    }
+    #[inline]
+    fn access<'a>(held: &'a mut Self) -> RestrictedKernel<'m, C>
+    where
+        Self: 'a,
+    {
+        *held
+    }
+    #[inline]
+    fn read<'a>(held: &'a Self) -> RestrictedKernel<'m, C>
+    where
+        Self: 'a,
+    {
+        *held
+    }
+}
+
+/// An executable graph captured and instantiated in an init phase
+/// ([`InitPhase::capture`](crate::InitPhase::capture)), owning its payload: launched in scopes
+/// ([`RestrictedScope::bind_graph`](crate::RestrictedScope::bind_graph)); never updated.
+pub struct RestrictedGraph<'g, P: Payload> {
+    graph: GraphExec<'g, P>,
+}
+
+impl<P: Payload> core::fmt::Debug for RestrictedGraph<'_, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RestrictedGraph")
+            .field("graph", &self.graph)
+            .finish()
+    }
+}
+
+impl<'g, P: Payload> RestrictedGraph<'g, P> {
+    pub(crate) fn of(graph: GraphExec<'g, P>) -> Self {
+        Self { graph }
+    }
+
+    pub(crate) fn graph_mut(&mut self) -> &mut GraphExec<'g, P> {
+        &mut self.graph
+    }
+
+    /// The payload as the host may read it while no work writes it
+    /// ([`GraphExec::payload`]).
+    pub fn payload(&self) -> P::Read<'_> {
+        self.graph.payload()
+    }
+
+    /// The payload as the host may reach it while no work uses it
+    /// ([`GraphExec::payload_mut`]).
+    pub fn payload_mut(&mut self) -> P::Access<'_> {
+        self.graph.payload_mut()
+    }
+}
