@@ -434,4 +434,27 @@ mod tests {
             s.spawn(|| assert_eq!(poison.check().unwrap_err().code(), Some(codes[i])));
         });
     }
+
+    /// A child forked after `watch_forks` refuses, the parent does not (CUDA-1.6).
+    #[test]
+    #[cfg(not(miri))]
+    fn a_forked_child_refuses_every_checked_call() {
+        watch_forks().unwrap();
+        assert!(check().is_ok() || PROCESS.recorded().is_some());
+        // SAFETY: the child only checks an atomic, makes an error and `_exit`s.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            let refused = matches!(check(), Err(e) if e.kind() == ErrorKind::ForkedProcess);
+            // SAFETY: ends the child at once, running nothing of the parent's.
+            unsafe { libc::_exit(if refused { 0 } else { 1 }) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just forked; `status` is a valid out-pointer.
+        assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
+        assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
+        assert_eq!(libc::WEXITSTATUS(status), 0, "the forked child was not refused");
+        assert!(!FORKED.load(core::sync::atomic::Ordering::Relaxed), "the parent is not refused");
+    }
+
 }

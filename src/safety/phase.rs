@@ -191,6 +191,17 @@ impl RunPhase<'_> {
         self.guard.synchronize()
     }
 
+    /// `cuMemGetInfo`—The device's free and total memory, in bytes: a query, which lets a run
+    /// phase show that it allocates nothing on the device.
+    ///
+    /// # Errors
+    ///
+    /// The driver's error.
+    #[doc(alias = "cuMemGetInfo")]
+    pub fn memory_info(&self) -> Result<(usize, usize)> {
+        self.guard.memory_info()
+    }
+
     /// Waits for all of the context's work, until `deadline` (R19), as
     /// [`PushedGuard::synchronize_by`](crate::PushedGuard::synchronize_by).
     ///

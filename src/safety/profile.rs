@@ -38,8 +38,11 @@ impl Profile {
     /// handler could not be registered; `cuInit`'s errors (`CUDA_ERROR_NO_DEVICE`, …).
     #[doc(alias = "cuInit")]
     pub fn init() -> Result<Self> {
-        let driver = crate::driver::init_without_callbacks()?;
+        // A forked child is refused here too (it must exec first); the fork handler is
+        // registered before `cuInit`, so a child forked after a failed init is refused as well.
+        crate::error::poison::check()?;
         crate::error::poison::watch_forks()?;
+        let driver = crate::driver::init_without_callbacks()?;
         Ok(Self { driver })
     }
 

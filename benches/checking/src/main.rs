@@ -2255,6 +2255,109 @@ fn green() -> Result<()> {
     Ok(())
 }
 
+#[path = "../../../examples/22_safety_frame/pipeline.rs"]
+#[allow(dead_code)]
+mod pipeline;
+
+/// Example 22's init and run phases under the restricted profile (P14), with its kernels'
+/// stand-ins and a cubin made here (the checking driver loads any ELF image, and the profile's
+/// own checks pass it): three frames, each checked against the CPU.
+fn safety_frame() -> Result<()> {
+    let profile = custack::Profile::init()?;
+    let w = pipeline::WIDTH as usize;
+    // SAFETY: as the kernel, the stand-in reads width * height floats of `input` and writes as
+    // many of `output`.
+    let _blur = unsafe {
+        StandIn::register(&profile.driver(), "frame_blur", move |call| {
+            let (input, output) = (call.arg::<u64>(0)?, call.arg::<u64>(1)?);
+            let n = call.arg::<u32>(2)? as usize * call.arg::<u32>(3)? as usize;
+            let frame = call.read::<f32>(input, n)?;
+            let blurred: Vec<f32> = (0..n)
+                .map(|i| {
+                    let (row, x) = (i / w * w, i % w);
+                    let at = |x: usize| frame[row + x];
+                    (at(x.saturating_sub(1)) + at(x) + at((x + 1).min(w - 1))) / 3.0
+                })
+                .collect();
+            call.write(output, &blurred)?;
+            Ok(())
+        })
+    }?;
+    // SAFETY: as the kernel, the stand-in reads and writes n floats of `data`.
+    let _gain = unsafe {
+        StandIn::register(&profile.driver(), "frame_gain", |call| {
+            let (data, gain, n) = (
+                call.arg::<u64>(0)?,
+                call.arg::<f32>(1)?,
+                call.arg::<u32>(2)?,
+            );
+            let mut v = call.read::<f32>(data, n as usize)?;
+            v.iter_mut().for_each(|x| *x *= gain);
+            call.write(data, &v)?;
+            Ok(())
+        })
+    }?;
+    let cubin = stand_in_cubin(&["frame_blur", "frame_gain"]);
+    let outcome = pipeline::run(profile, &cubin, |run, frame| {
+        for _ in 0..3 {
+            frame()?;
+        }
+        run.synchronize()?;
+        Ok(())
+    });
+    match outcome {
+        Ok(()) => Ok(()),
+        Err(pipeline::FrameError::Cuda(e)) => Err(e),
+        Err(mismatch) => panic!("safety_frame: {mismatch}"),
+    }
+}
+
+/// A minimal cubin (ELF64, `EM_CUDA`) whose symbol table names `functions`: enough for the
+/// checking driver, which loads any ELF image, and for the profile's checks, which read its
+/// headers and symbols.
+fn stand_in_cubin(functions: &[&str]) -> Vec<u8> {
+    let u16le = |v: usize| u16::try_from(v).unwrap_or(0).to_le_bytes();
+    let mut strtab = vec![0u8];
+    let mut symtab = vec![0u8; 24];
+    for name in functions {
+        let mut sym = [0u8; 24];
+        sym[..4].copy_from_slice(&u32::try_from(strtab.len()).unwrap_or(0).to_le_bytes());
+        sym[4] = 0x12; // STB_GLOBAL, STT_FUNC
+        symtab.extend_from_slice(&sym);
+        strtab.extend_from_slice(name.as_bytes());
+        strtab.push(0);
+    }
+    let shstrtab = b"\0.shstrtab\0.strtab\0.symtab\0".to_vec();
+    let mut image = vec![0u8; 64];
+    image[..7].copy_from_slice(b"\x7fELF\x02\x01\x01");
+    image[0x10..0x12].copy_from_slice(&u16le(2)); // ET_EXEC
+    image[0x12..0x14].copy_from_slice(&u16le(190)); // EM_CUDA
+    let mut sections = Vec::new();
+    for (name, kind, bytes, link, entsize) in [
+        (1u32, 3u32, &shstrtab, 0u32, 0u64),
+        (11, 3, &strtab, 0, 0),
+        (19, 2, &symtab, 2, 24),
+    ] {
+        let mut h = [0u8; 64];
+        h[..4].copy_from_slice(&name.to_le_bytes());
+        h[4..8].copy_from_slice(&kind.to_le_bytes());
+        h[0x18..0x20].copy_from_slice(&(image.len() as u64).to_le_bytes());
+        h[0x20..0x28].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+        h[0x28..0x2c].copy_from_slice(&link.to_le_bytes());
+        h[0x38..0x40].copy_from_slice(&entsize.to_le_bytes());
+        image.extend_from_slice(bytes);
+        sections.push(h);
+    }
+    let shoff = image.len() as u64;
+    image.extend_from_slice(&[0u8; 64]);
+    sections.iter().for_each(|h| image.extend_from_slice(h));
+    image[0x28..0x30].copy_from_slice(&shoff.to_le_bytes());
+    image[0x3a..0x3c].copy_from_slice(&u16le(64));
+    image[0x3c..0x3e].copy_from_slice(&u16le(sections.len() + 1));
+    image[0x3e..0x40].copy_from_slice(&u16le(1));
+    image
+}
+
 fn run(program: &str) -> Option<Result<()>> {
     let two = || -> Result<(Context, Context)> { Ok((context0()?, context0()?)) };
     Some(match program {
@@ -2301,6 +2404,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "deadlines" => report_driver_version(13000)
             .and_then(|()| context0())
             .and_then(|c| deadlines(&c)),
+        "safety_frame" => safety_frame(),
         "reuse_after_scope" => {
             context0().and_then(|c| c10_c11_memory_reused_after_scope(&c).map(drop))
         }
