@@ -1,0 +1,28 @@
+//! C27 the run phase creates nothing: a `RunPhase` has no `capture`; graphs are captured and
+//! instantiated in the init phase.
+//! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
+use custack::{Budget, LaunchConfig, Profile, RestrictedContext, Stack};
+
+custack::kernel_contract! {
+    /// `add_u32(uint* x, uint k, uint n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+}
+
+fn main() -> Result<(), custack::Error> {
+    let profile = Profile::init()?;
+    let ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
+    let mut stack = Stack::new()?;
+    let mut guard = ctx.push(&mut stack)?;
+    let init = guard.init();
+    let stream = init.stream()?;
+    let buf = init.alloc::<u32>(4)?;
+    let bytes: Vec<u8> = Vec::new();
+    // SAFETY: the cubin built for this device ahead of time (the program is only type-checked).
+    let module = unsafe { init.load_cubin(&bytes)? };
+    let add = init.kernel::<AddU32>(&module)?;
+    let run = init.seal();
+    let _graph = run.capture(&stream, (buf, add), |s, (mut d, add)| { //~ ERROR E0599
+        s.run(&add, LaunchConfig::for_elements(4), (&mut d, 1u32, 4u32))
+    })?;
+    Ok(())
+}
