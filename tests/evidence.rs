@@ -1,0 +1,777 @@
+//! `docs/safety.md` is the evidence a safety reviewer follows (ISO 26262, DO-178C): NVIDIA's
+//! safety rules answered one by one, and every row of the contract traced to its tests. This
+//! checks that it stays true, so that a row cannot lose its evidence without a failure here:
+//!
+//! - every row id of `docs/invariants.md` (C*, P*, R*) has exactly one line in the page's
+//!   traceability table, and no line names a row the contract does not have;
+//! - every compile-time row (C*) names its own ui-test prefix (`c10_*`), which matches at least
+//!   one `ui-tests/` file, and the count beside it, where there is one, is the number of files
+//!   with that prefix; every `ui-tests/cN_*.rs` belongs to a row with a line;
+//! - every P row names at least one twin or test, every R row at least one test or program;
+//! - every reference resolves: each file or folder named exists, each test function named
+//!   (`tests/x.rs::name`, `::{a, b}`, `::prefix_*`) is a `fn` of that file, each twin a `fn` of
+//!   `tests/patterns.rs`, each checking program a `"name" =>` arm of `run` in
+//!   `benches/checking/src/main.rs`, each `page.md#anchor` a heading of that page;
+//! - the guideline table answers each of NVIDIA's 41 rule ids exactly once, with one of the
+//!   five answers, and names evidence of that answer's kind, which resolves the same way.
+//!
+//! Needs no GPU and no libcuda, only `std`. It reads the files next to `Cargo.toml`; a test binary
+//! carried to a machine without them (the GPU bundle) says so and checks nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const PAGE: &str = "docs/safety.md";
+const CONTRACT: &str = "docs/invariants.md";
+const TWINS: &str = "tests/patterns.rs";
+const PROGRAMS: &str = "benches/checking/src/main.rs";
+const TRACEABILITY: &str = "## Traceability";
+const GUIDELINES: &str = "## NVIDIA's guidelines";
+
+/// The rule and directive ids of NVIDIA's *CUDA C++ Guidelines for Robust and Safety Critical
+/// Programming* v3.0.1, as `docs/safety.md` lists them (its sources are named there).
+const GUIDELINE_IDS: [&str; 41] = [
+    "CUDA SAFETY 1.1",
+    "CUDA SAFETY 1.2",
+    "CUDA SAFETY 1.3",
+    "CUDA SAFETY 1.4",
+    "CUDA SAFETY 1.5",
+    "CUDA SAFETY 1.6",
+    "CUDA SAFETY 2.1",
+    "CUDA SAFETY 3.1",
+    "CUDA SAFETY 3.2",
+    "CUDA-1.1",
+    "CUDA-1.2",
+    "CUDA-1.3",
+    "CUDA-1.4",
+    "CUDA-1.5",
+    "CUDA-1.6",
+    "CUDA-1.7",
+    "CUDA-1.8",
+    "CUDA-1.9",
+    "CUDA-1.10",
+    "CUDA-1.11",
+    "CUDA-1.12",
+    "CUDA-1.13",
+    "CUDA-1.14",
+    "CUDA-2.1",
+    "CUDA-2.2",
+    "CUDA-2.3",
+    "CUDA-2.4",
+    "CUDA-3.1",
+    "CUDA-3.2",
+    "CUDA-3.3",
+    "CUDA-3.4",
+    "CUDA-3.5",
+    "CUDA-4.1",
+    "CUDA-4.2",
+    "CUDA-4.3",
+    "CUDA-4.4",
+    "CUDA DIRECTIVE 1.1",
+    "CUDA DIRECTIVE 1.2",
+    "CUDA DIRECTIVE 1.3",
+    "CUDA DIRECTIVE 1.4",
+    "CUDA DIRECTIVE 1.5",
+];
+
+/// The five answers a rule may get.
+const ENFORCED_BY_A_TYPE: &str = "enforced by a type";
+const REFUSED_AT_COMPILE_TIME: &str = "refused at compile time";
+const CHECKED_AT_RUN_TIME: &str = "checked at run time";
+const DOCUMENTED_OBLIGATION: &str = "the user's documented obligation";
+const NOT_APPLICABLE: &str = "not applicable";
+const ANSWERS: [&str; 5] = [
+    ENFORCED_BY_A_TYPE,
+    REFUSED_AT_COMPILE_TIME,
+    CHECKED_AT_RUN_TIME,
+    DOCUMENTED_OBLIGATION,
+    NOT_APPLICABLE,
+];
+
+fn root() -> Option<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if root.join("README.md").is_file() {
+        Some(root)
+    } else {
+        eprintln!(
+            "evidence: no README.md under {} (a carried test binary): nothing checked",
+            root.display()
+        );
+        None
+    }
+}
+
+fn read(root: &Path, file: &str) -> String {
+    fs::read_to_string(root.join(file)).unwrap_or_else(|e| panic!("{file} is unreadable: {e}"))
+}
+
+/// The page's lines outside fenced code blocks, with their 1-based numbers.
+fn prose_lines(text: &str) -> Vec<(usize, &str)> {
+    let mut in_fence = false;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if !in_fence {
+            out.push((i + 1, line));
+        }
+    }
+    out
+}
+
+/// The prose lines of the `## ` section whose heading starts with `heading`, up to the next one.
+fn section<'t>(text: &'t str, heading: &str) -> Vec<(usize, &'t str)> {
+    let mut inside = false;
+    let mut out = Vec::new();
+    for (no, line) in prose_lines(text) {
+        if line.starts_with("## ") {
+            inside = line.starts_with(heading);
+            continue;
+        }
+        if inside {
+            out.push((no, line));
+        }
+    }
+    out
+}
+
+/// The cells of a table line, trimmed (no cell holds a `|`).
+fn cells(line: &str) -> Vec<&str> {
+    line.trim()
+        .trim_start_matches('|')
+        .trim_end_matches('|')
+        .split('|')
+        .map(str::trim)
+        .collect()
+}
+
+/// An inline code span: its text, and the text of its cell before and after it.
+struct Span<'a> {
+    text: &'a str,
+    before: &'a str,
+    after: &'a str,
+}
+
+fn code_spans(cell: &str) -> Vec<Span<'_>> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(open) = cell[from..].find('`').map(|i| from + i) {
+        let Some(close) = cell[open + 1..].find('`').map(|i| open + 1 + i) else {
+            break;
+        };
+        out.push(Span {
+            text: &cell[open + 1..close],
+            before: &cell[..open],
+            after: &cell[close + 1..],
+        });
+        from = close + 1;
+    }
+    out
+}
+
+/// GitHub's anchor for a heading (as `tests/doc_pages.rs` computes it).
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+fn has_anchor(text: &str, anchor: &str) -> bool {
+    prose_lines(text).into_iter().any(|(_, line)| {
+        let hashes = line.chars().take_while(|&c| c == '#').count();
+        (1..=6).contains(&hashes)
+            && line[hashes..].starts_with(' ')
+            && slug(&line[hashes..]) == anchor
+    })
+}
+
+/// Whether `source` defines `fn name` (`name*`: a function whose name starts with `name`).
+fn defines_fn(source: &str, name: &str) -> bool {
+    let (name, prefix) = match name.strip_suffix('*') {
+        Some(p) => (p, true),
+        None => (name, false),
+    };
+    let needle = format!("fn {name}");
+    source.match_indices(&needle).any(|(at, _)| {
+        let next = source[at + needle.len()..].chars().next();
+        let starts_word =
+            at == 0 || !source[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+        starts_word
+            && if prefix {
+                next.is_some()
+            } else {
+                matches!(next, Some('(' | '<'))
+            }
+    })
+}
+
+/// The programs of `benches/checking`: the `"name" =>` arms of its `fn run`.
+fn programs(root: &Path) -> BTreeSet<String> {
+    let source = read(root, PROGRAMS);
+    let Some(at) = source.find("fn run(") else {
+        return BTreeSet::new();
+    };
+    source[at..]
+        .lines()
+        .filter_map(|line| {
+            let rest = line.trim().strip_prefix('"')?;
+            let (name, tail) = rest.split_once('"')?;
+            tail.trim_start().starts_with("=>").then(|| name.to_owned())
+        })
+        .collect()
+}
+
+/// Every `ui-tests/*.rs` and `ui-tests/<feature>/*.rs`, as its file stem, with the folder for
+/// the second kind (`cublas/c25_blas_not_send`).
+fn ui_tests(root: &Path) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let Ok(entries) = fs::read_dir(root.join("ui-tests")) else {
+        return names;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        if entry.path().is_dir() {
+            for inner in fs::read_dir(entry.path())
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok)
+            {
+                if let Some(stem) = inner
+                    .file_name()
+                    .to_str()
+                    .and_then(|f| f.strip_suffix(".rs"))
+                {
+                    names.insert(format!("{name}/{stem}"));
+                }
+            }
+        } else if let Some(stem) = name.strip_suffix(".rs") {
+            names.insert(stem.to_owned());
+        }
+    }
+    names
+}
+
+/// The ui-tests whose file name (without its feature folder) starts with `prefix`.
+fn ui_tests_with_prefix<'n>(names: &'n BTreeSet<String>, prefix: &str) -> Vec<&'n String> {
+    names
+        .iter()
+        .filter(|n| n.rsplit('/').next().is_some_and(|f| f.starts_with(prefix)))
+        .collect()
+}
+
+/// Whether a code span names a path: it holds a `/`, or names a `.rs`, `.sh`, `.md` file.
+fn is_path(span: &str) -> bool {
+    let path = span.split("::").next().unwrap_or(span);
+    let path = path.split('#').next().unwrap_or(path);
+    path.contains('/')
+        || [".rs", ".sh", ".md", ".toml"]
+            .iter()
+            .any(|ext| path.ends_with(ext))
+}
+
+fn is_identifier(span: &str) -> bool {
+    !span.is_empty()
+        && span
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// What a resolved reference is, for the checks that need a reference of some kind.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    UiTest,
+    TestFn,
+    File,
+    Doc,
+    Program,
+}
+
+/// Everything the references are resolved against, read once.
+struct Repo {
+    root: PathBuf,
+    ui_tests: BTreeSet<String>,
+    programs: BTreeSet<String>,
+    sources: BTreeMap<String, Option<String>>,
+}
+
+impl Repo {
+    fn new(root: &Path) -> Self {
+        Repo {
+            root: root.to_path_buf(),
+            ui_tests: ui_tests(root),
+            programs: programs(root),
+            sources: BTreeMap::new(),
+        }
+    }
+
+    fn source(&mut self, file: &str) -> Option<&str> {
+        let root = &self.root;
+        self.sources
+            .entry(file.to_owned())
+            .or_insert_with(|| fs::read_to_string(root.join(file)).ok())
+            .as_deref()
+    }
+
+    /// Resolves a path reference: `dir/`, `file`, `file#anchor`, `file::fn`, `file::{a, b}`,
+    /// `file::prefix_*`, `dir/prefix_*` (files of `dir` whose name starts with the prefix; for
+    /// `ui-tests/`, its feature folders too).
+    fn path(&mut self, spec: &str) -> Result<Kind, String> {
+        if let Some((file, functions)) = spec.split_once("::") {
+            let names: Vec<&str> = functions
+                .trim_start_matches('{')
+                .trim_end_matches('}')
+                .split(',')
+                .map(str::trim)
+                .collect();
+            let Some(source) = self.source(file) else {
+                return Err(format!("`{spec}`: no file {file}"));
+            };
+            let missing: Vec<&str> = names
+                .iter()
+                .copied()
+                .filter(|n| n.is_empty() || !defines_fn(source, n))
+                .collect();
+            return if missing.is_empty() {
+                Ok(Kind::TestFn)
+            } else {
+                // `file::{a, b, ..}` can be long: name the file and what is missing.
+                let shown = if names.len() > 1 { "{..}" } else { functions };
+                Err(format!(
+                    "`{file}::{shown}`: {file} has no `fn {}`",
+                    missing.join("`, no `fn ")
+                ))
+            };
+        }
+        if let Some((file, anchor)) = spec.split_once('#') {
+            let Some(text) = self.source(file) else {
+                return Err(format!("`{spec}`: no file {file}"));
+            };
+            return if has_anchor(text, anchor) {
+                Ok(Kind::Doc)
+            } else {
+                Err(format!(
+                    "`{spec}`: {file} has no heading with anchor #{anchor}"
+                ))
+            };
+        }
+        if let Some(glob) = spec.strip_suffix('*') {
+            let (dir, prefix) = glob.rsplit_once('/').unwrap_or(("", glob));
+            if dir == "ui-tests" {
+                return if ui_tests_with_prefix(&self.ui_tests, prefix).is_empty() {
+                    Err(format!("`{spec}`: no ui-test named {prefix}*"))
+                } else {
+                    Ok(Kind::UiTest)
+                };
+            }
+            let found = fs::read_dir(self.root.join(dir))
+                .into_iter()
+                .flatten()
+                .any(|e| {
+                    e.ok()
+                        .is_some_and(|e| e.file_name().to_string_lossy().starts_with(prefix))
+                });
+            return if found {
+                Ok(Kind::File)
+            } else {
+                Err(format!("`{spec}`: no file in {dir}/ named {prefix}*"))
+            };
+        }
+        if !self.root.join(spec).exists() {
+            return Err(format!("`{spec}`: no such file or folder"));
+        }
+        let extension = Path::new(spec).extension();
+        Ok(
+            if spec.starts_with("ui-tests/") && extension.is_some_and(|e| e == "rs") {
+                Kind::UiTest
+            } else if extension.is_some_and(|e| e == "md") {
+                Kind::Doc
+            } else {
+                Kind::File
+            },
+        )
+    }
+
+    fn program(&self, name: &str) -> Result<Kind, String> {
+        if self.programs.contains(name) {
+            Ok(Kind::Program)
+        } else {
+            Err(format!(
+                "checking program `{name}`: no `\"{name}\" =>` arm in `run` of {PROGRAMS}"
+            ))
+        }
+    }
+
+    fn twin(&mut self, name: &str) -> Result<Kind, String> {
+        self.path(&format!("{TWINS}::{name}"))
+            .map_err(|_| format!("twin `{name}`: {TWINS} has no `fn {name}`"))
+    }
+}
+
+/// The row ids of the contract's tables: `C20 (library half)` and `C20 (green half)` are C20.
+fn contract_rows(text: &str) -> BTreeSet<String> {
+    prose_lines(text)
+        .into_iter()
+        .filter_map(|(_, line)| row_id(cells(line).first()?))
+        .collect()
+}
+
+/// `C10`, `P3`, `R21` (from the first cell of a table line), or nothing.
+fn row_id(cell: &str) -> Option<String> {
+    let mut chars = cell.chars();
+    let kind = chars.next().filter(|c| matches!(c, 'C' | 'P' | 'R'))?;
+    let digits: String = chars.take_while(char::is_ascii_digit).collect();
+    let rest = &cell[1 + digits.len()..];
+    (!digits.is_empty() && (rest.is_empty() || rest.starts_with(' ')))
+        .then(|| format!("{kind}{digits}"))
+}
+
+/// The traceability table's lines: (line number, row id, cells).
+fn traceability(page: &str) -> Vec<(usize, String, Vec<&str>)> {
+    section(page, TRACEABILITY)
+        .into_iter()
+        .filter(|(_, line)| line.starts_with('|'))
+        .filter_map(|(no, line)| {
+            let cells = cells(line);
+            let id = row_id(cells.first()?)?;
+            Some((no, id, cells))
+        })
+        .collect()
+}
+
+/// The count written after a ui-test prefix: "`c10_*` (13)" or "`c25_*` (12, in ...)".
+fn claimed_count(after: &str) -> Option<usize> {
+    let digits: String = after
+        .strip_prefix(" (")?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// Checks one traceability line; returns its problems.
+fn check_row(repo: &mut Repo, no: usize, id: &str, cells: &[&str]) -> Vec<String> {
+    let at = format!("{PAGE}:{no}: row {id}");
+    let mut problems = Vec::new();
+    if cells.len() != 5 {
+        return vec![format!(
+            "{at}: {} cells; a line has 5 (row, compile-fail, twin, tests, programs)",
+            cells.len()
+        )];
+    }
+    let own_prefix = format!("{}_", id.to_lowercase());
+    let mut own_prefix_found = false;
+    let mut twins_and_tests = 0;
+    let mut tests_and_programs = 0;
+    for (column, cell) in cells.iter().enumerate().skip(1) {
+        for span in code_spans(cell) {
+            let text = span.text;
+            let resolved = if column == 1 && !is_path(text) && text.ends_with("_*") {
+                let prefix = text.trim_end_matches('*');
+                let files = ui_tests_with_prefix(&repo.ui_tests, prefix);
+                if prefix == own_prefix {
+                    own_prefix_found = true;
+                } else {
+                    problems.push(format!(
+                        "{at}: ui-test prefix `{text}` is not this row's (`{own_prefix}*`)"
+                    ));
+                }
+                if files.is_empty() {
+                    Err(format!(
+                        "ui-test prefix `{text}` matches no file in ui-tests/"
+                    ))
+                } else {
+                    match claimed_count(span.after) {
+                        Some(n) if n != files.len() => Err(format!(
+                            "`{text}` ({n}): ui-tests/ has {} files with that prefix",
+                            files.len()
+                        )),
+                        _ => Ok(Kind::UiTest),
+                    }
+                }
+            } else if is_path(text) {
+                repo.path(text)
+            } else if column == 2 && is_identifier(text) {
+                repo.twin(text)
+            } else if column == 4 && is_identifier(text) {
+                repo.program(text)
+            } else {
+                Err(format!(
+                    "`{text}` is neither a file, a test function, a ui-test prefix, a twin nor a program"
+                ))
+            };
+            match resolved {
+                Ok(kind) => {
+                    if column == 2 || (column == 3 && kind != Kind::UiTest) {
+                        twins_and_tests += 1;
+                    }
+                    if (column == 3 && kind != Kind::UiTest) || column == 4 {
+                        tests_and_programs += 1;
+                    }
+                }
+                Err(e) => problems.push(format!("{at}: {e}")),
+            }
+        }
+    }
+    match id.chars().next() {
+        Some('C') if !own_prefix_found => problems.push(format!(
+            "{at}: a compile-time row without its ui-tests: name `{own_prefix}*` in the compile-fail column"
+        )),
+        Some('P') if twins_and_tests == 0 => problems.push(format!(
+            "{at}: a must-compile row with no twin in {TWINS} and no test"
+        )),
+        Some('R') if tests_and_programs == 0 => problems.push(format!(
+            "{at}: a run-time row with no test and no checking program"
+        )),
+        _ => {}
+    }
+    problems
+}
+
+#[test]
+fn every_row_of_the_contract_has_exactly_one_line() {
+    let Some(root) = root() else { return };
+    let contract = contract_rows(&read(&root, CONTRACT));
+    let page = read(&root, PAGE);
+    let lines = traceability(&page);
+    assert!(
+        contract.len() > 50 && lines.len() > 50,
+        "the parsers found {} rows in {CONTRACT} and {} lines in {PAGE}'s traceability table: \
+         one of them is broken",
+        contract.len(),
+        lines.len()
+    );
+    let mut seen: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (no, id, _) in &lines {
+        seen.entry(id).or_default().push(*no);
+    }
+    let mut problems = Vec::new();
+    for row in &contract {
+        match seen.get(row.as_str()) {
+            None => problems.push(format!(
+                "row {row} of {CONTRACT} has no line in {PAGE}'s traceability table: add one with its evidence"
+            )),
+            Some(nos) if nos.len() > 1 => problems.push(format!(
+                "row {row} has {} lines in {PAGE} (lines {nos:?}): keep one",
+                nos.len()
+            )),
+            Some(_) => {}
+        }
+    }
+    for (id, nos) in &seen {
+        if !contract.contains(*id) {
+            problems.push(format!(
+                "{PAGE}:{}: row {id} is not a row of {CONTRACT}",
+                nos[0]
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn every_row_has_evidence_of_its_kind_and_every_reference_resolves() {
+    let Some(root) = root() else { return };
+    let page = read(&root, PAGE);
+    let mut repo = Repo::new(&root);
+    assert!(
+        repo.programs.len() > 10,
+        "found {} programs in {PROGRAMS}'s `run`: the parser is broken",
+        repo.programs.len()
+    );
+    let mut problems = Vec::new();
+    for (no, id, cells) in traceability(&page) {
+        problems.extend(check_row(&mut repo, no, &id, &cells));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn every_compile_fail_test_belongs_to_a_row_with_a_line() {
+    let Some(root) = root() else { return };
+    let page = read(&root, PAGE);
+    let rows: BTreeSet<String> = traceability(&page)
+        .into_iter()
+        .map(|(_, id, _)| id)
+        .collect();
+    let mut problems = Vec::new();
+    for name in ui_tests(&root) {
+        let file = name.rsplit('/').next().unwrap_or(&name);
+        let Some(row) = file.strip_prefix('c') else {
+            continue; // `hint_*`: hints, not rows
+        };
+        let digits: String = row.chars().take_while(char::is_ascii_digit).collect();
+        if digits.is_empty() || !row[digits.len()..].starts_with('_') {
+            continue;
+        }
+        if !rows.contains(&format!("C{digits}")) {
+            problems.push(format!(
+                "ui-tests/{name}.rs belongs to row C{digits}, which has no line in {PAGE}'s traceability table"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn every_guideline_rule_has_one_answer_and_its_evidence_exists() {
+    let Some(root) = root() else { return };
+    let page = read(&root, PAGE);
+    let mut repo = Repo::new(&root);
+    let mut problems = Vec::new();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for (no, line) in section(&page, GUIDELINES) {
+        if !line.starts_with("| CUDA") {
+            continue;
+        }
+        let cells = cells(line);
+        let at = format!("{PAGE}:{no}");
+        let [rule, _asks, answer, evidence] = cells[..] else {
+            problems.push(format!(
+                "{at}: {} cells; a rule's line has 4 (rule, what it asks, answer, evidence)",
+                cells.len()
+            ));
+            continue;
+        };
+        *seen.entry(rule.to_owned()).or_insert(0) += 1;
+        let answer = answer.trim_matches('*').trim();
+        if !ANSWERS.contains(&answer) {
+            problems.push(format!(
+                "{at}: {rule}: answer \"{answer}\" is not one of {ANSWERS:?}"
+            ));
+            continue;
+        }
+        let mut kinds = Vec::new();
+        for span in code_spans(evidence) {
+            let resolved = if span.before.ends_with("program ") {
+                repo.program(span.text)
+            } else if is_path(span.text) {
+                repo.path(span.text)
+            } else {
+                continue; // prose: a type, a call, an error kind
+            };
+            match resolved {
+                Ok(kind) => kinds.push((span.text, kind)),
+                Err(e) => problems.push(format!("{at}: {rule}: {e}")),
+            }
+        }
+        let has = |want: &dyn Fn(&str, Kind) -> bool| kinds.iter().any(|&(t, k)| want(t, k));
+        let missing = match answer {
+            REFUSED_AT_COMPILE_TIME if !has(&|_, k| k == Kind::UiTest) => {
+                Some("names no ui-test (`ui-tests/…`) that shows the refusal")
+            }
+            CHECKED_AT_RUN_TIME
+                if !has(&|t, k| {
+                    k == Kind::TestFn
+                        || k == Kind::Program
+                        || t.starts_with("tests/")
+                        || t.starts_with("scripts/check-driver")
+                }) =>
+            {
+                Some("names no test or checking program that shows the check")
+            }
+            ENFORCED_BY_A_TYPE if kinds.is_empty() => {
+                Some("names neither the file that holds the type nor a test")
+            }
+            DOCUMENTED_OBLIGATION if !has(&|t, k| k == Kind::Doc || t.starts_with("src/")) => {
+                Some("does not say where it is documented (`docs/….md#anchor` or `src/…`)")
+            }
+            NOT_APPLICABLE if !(evidence.contains("device code") || evidence.contains("C++")) => {
+                Some("does not say why (\"device code\" or \"C++\")")
+            }
+            _ => None,
+        };
+        if let Some(missing) = missing {
+            problems.push(format!(
+                "{at}: {rule} is \"{answer}\" but the line {missing}"
+            ));
+        }
+    }
+    for id in GUIDELINE_IDS {
+        match seen.get(id) {
+            None => problems.push(format!(
+                "{PAGE}: rule {id} has no line in the guideline table"
+            )),
+            Some(1) => {}
+            Some(n) => problems.push(format!("{PAGE}: rule {id} has {n} lines")),
+        }
+    }
+    for rule in seen.keys() {
+        if !GUIDELINE_IDS.contains(&rule.as_str()) {
+            problems.push(format!(
+                "{PAGE}: rule \"{rule}\" is not one of NVIDIA's ids this test knows (GUIDELINE_IDS)"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The checks above can fail: a broken reference of each kind is reported, a sound one is not.
+#[test]
+fn broken_references_are_reported() {
+    let Some(root) = root() else { return };
+    let mut repo = Repo::new(&root);
+    assert_eq!(
+        repo.path("tests/patterns.rs::p1_one_guard_many_handles"),
+        Ok(Kind::TestFn)
+    );
+    assert_eq!(
+        repo.path("tests/patterns.rs::{p2_push_pop_push, p3_nested_push}"),
+        Ok(Kind::TestFn)
+    );
+    assert_eq!(repo.path("tests/gpu_faults.rs::r6_*"), Ok(Kind::TestFn));
+    assert_eq!(repo.path("ui-tests/c1_*"), Ok(Kind::UiTest));
+    assert_eq!(
+        repo.path("docs/invariants.md#checked-at-run-time"),
+        Ok(Kind::Doc)
+    );
+    assert_eq!(repo.program("contracts"), Ok(Kind::Program));
+    for broken in [
+        "tests/patterns.rs::p1_one_guard",
+        "tests/patterns.rs::{p2_push_pop_push, no_such_twin}",
+        "tests/no_such_file.rs::f",
+        "tests/gpu_faults.rs::zz_*",
+        "ui-tests/c99_*",
+        "ui-tests/c1_no_such_test.rs",
+        "docs/invariants.md#no-such-heading",
+    ] {
+        assert!(repo.path(broken).is_err(), "`{broken}` resolved");
+    }
+    assert!(repo.program("no_such_program").is_err());
+    assert!(repo.twin("no_such_twin").is_err());
+    let mut counted = Repo::new(&root);
+    let problems = check_row(
+        &mut counted,
+        1,
+        "C1",
+        &["C1", "`c1_*` (999)", "—", "—", "—"],
+    );
+    assert!(
+        problems.iter().any(|p| p.contains("(999)")),
+        "a wrong count was not reported: {problems:?}"
+    );
+    let problems = check_row(&mut counted, 1, "C1", &["C1", "`c2_*`", "—", "—", "—"]);
+    assert!(
+        problems.iter().any(|p| p.contains("without its ui-tests")),
+        "a C row without its own prefix was not reported: {problems:?}"
+    );
+    let problems = check_row(&mut counted, 1, "R1", &["R1", "—", "—", "—", "—"]);
+    assert!(
+        problems.iter().any(|p| p.contains("no test")),
+        "an R row without evidence was not reported: {problems:?}"
+    );
+    assert_eq!(row_id("C20 (library half)").as_deref(), Some("C20"));
+    assert_eq!(row_id("row"), None);
+    assert_eq!(row_id("CUDA-1.1"), None);
+}
