@@ -1167,6 +1167,44 @@ fn derived_plain_data() {
 // Tests on a device (fail without one)
 // ---------------------------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------------------------
+// P14: a whole program under the restricted safety profile
+// ---------------------------------------------------------------------------------------------
+
+/// Example 22's pipeline, this very file: init (a cubin, two declared kernels, a stream,
+/// budgeted page-locked and device memory, a captured graph) sealed into a run phase whose
+/// frames launch, copy and check.
+#[path = "../examples/22_safety_frame/pipeline.rs"]
+#[allow(dead_code)]
+mod frame_pipeline;
+
+/// P14, and the positive twin of every `ui-tests/c26_*.rs` and `c27_*.rs`: the example's
+/// pattern compiles under the profile, and on a GPU (with `CUSTACK_FRAME_CUBIN`, a cubin nvcc
+/// made of `examples/kernels/frame.cu`) runs `frames` frames, each checked against the CPU.
+fn p14_safety_profile_frame(
+    cubin: &[u8],
+    frames: u32,
+) -> core::result::Result<u32, frame_pipeline::FrameError> {
+    let profile = custack::Profile::init()?;
+    frame_pipeline::run(profile, cubin, |run, frame| {
+        for _ in 0..frames {
+            frame()?;
+        }
+        run.synchronize()?;
+        Ok(frames)
+    })
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn p14_on_device() {
+    let path = std::env::var("CUSTACK_FRAME_CUBIN").expect(
+        "CUSTACK_FRAME_CUBIN: a cubin of examples/kernels/frame.cu (scripts/gpu-bundle.sh)",
+    );
+    let cubin = std::fs::read(&path).expect("the cubin");
+    assert_eq!(p14_safety_profile_frame(&cubin, 20).unwrap(), 20);
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn p1_on_device() -> Result<()> {

@@ -98,3 +98,118 @@ fn hot_paths_do_not_allocate() {
         "the kernel ran 100 times on the pinned round trip"
     );
 }
+
+#[path = "../examples/22_safety_frame/pipeline.rs"]
+#[allow(dead_code)]
+mod frame_pipeline;
+
+/// Every run-phase operation of the restricted profile (C27) makes no heap allocation: scopes
+/// (bounded too), bindings, copies, fills, declared launches, event records and waits, graph
+/// launches with their payload, and the waits and queries of streams, events and the run phase.
+/// Needs `CUSTACK_FRAME_CUBIN` (a cubin nvcc made of `examples/kernels/frame.cu`).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn restricted_run_phase_does_not_allocate() {
+    use custack::{Budget, Deadline, Overrun, Profile, RestrictedContext};
+    use frame_pipeline::FrameGain;
+    use std::time::Duration;
+    let path = std::env::var("CUSTACK_FRAME_CUBIN").expect(
+        "CUSTACK_FRAME_CUBIN: a cubin of examples/kernels/frame.cu (scripts/gpu-bundle.sh)",
+    );
+    let cubin = std::fs::read(path).unwrap();
+    const M: usize = 4096;
+    const M32: u32 = M as u32;
+    let profile = Profile::init().unwrap();
+    let ctx = RestrictedContext::new(
+        &profile,
+        profile.device(0).unwrap(),
+        Budget::page_locked(2 * M * 4),
+    )
+    .unwrap();
+    let mut stack = Stack::new().unwrap();
+    let mut guard = ctx.push(&mut stack).unwrap();
+    {
+        let init = guard.init();
+        // SAFETY: a complete cubin nvcc wrote; `frame_gain` honours its contract.
+        let module = unsafe { init.load_cubin(&cubin) }.unwrap();
+        let gain = init.kernel::<FrameGain>(&module).unwrap();
+        let stream = init.stream().unwrap();
+        let (start, end) = (init.event().unwrap(), init.event().unwrap());
+        let mut a = init.alloc::<f32>(M).unwrap();
+        let mut b = init.alloc::<f32>(M).unwrap();
+        let mut up = init.alloc_pinned::<f32>(M).unwrap();
+        up.fill(1.0);
+        let mut down = init.alloc_pinned::<f32>(M).unwrap();
+        let mut graph = init
+            .capture(
+                &stream,
+                (init.alloc::<f32>(M).unwrap(), gain),
+                |s, (mut d, gain)| {
+                    s.run(
+                        &gain,
+                        LaunchConfig::for_elements(M32),
+                        (&mut d, 2.0f32, M32),
+                    )
+                },
+            )
+            .unwrap();
+        let run = init.seal();
+        let cfg = LaunchConfig::for_elements(M32);
+        // Round 0 warms up; rounds 1..=200 are counted.
+        let mut before = 0;
+        for round in 0..=200 {
+            if round == 1 {
+                before = allocations();
+            }
+            stream
+                .scope(|s| -> custack::Result<()> {
+                    let (mut da, mut db) = (s.bind_mut(&mut a), s.bind_mut(&mut b));
+                    s.record(&start)?;
+                    s.copy_to_device(&mut da, &up)?;
+                    s.fill_bytes(&mut db, 0)?;
+                    s.run(&gain, cfg, (&mut da, 0.5f32, M32))?;
+                    s.copy_device(&mut db, &da)?;
+                    let (g, (mut dg, _)) = s.bind_graph(&mut graph);
+                    s.copy_device(&mut dg, &db)?;
+                    s.launch_graph(&g)?;
+                    s.record(&end)?;
+                    s.wait(&end)?;
+                    s.copy_to_host(&mut down, &dg)
+                })
+                .unwrap()
+                .unwrap();
+            stream
+                .scope_by(
+                    Deadline::after(Duration::from_secs(10)),
+                    Overrun::KeepWaiting,
+                    |s| s.record(&start),
+                )
+                .unwrap()
+                .unwrap();
+            start.synchronize().unwrap();
+            start
+                .synchronize_by(Deadline::after(Duration::from_secs(10)))
+                .unwrap();
+            assert!(end.is_complete().unwrap());
+            let _ = start.elapsed_ms(&end);
+            stream.synchronize().unwrap();
+            stream
+                .synchronize_by(Deadline::after(Duration::from_secs(10)))
+                .unwrap();
+            assert!(stream.is_complete().unwrap());
+            run.synchronize().unwrap();
+            let _ = run.memory_info().unwrap();
+        }
+        let n = allocations() - before;
+        assert_eq!(
+            n, 0,
+            "the restricted run phase allocated {n} times in 200 rounds"
+        );
+        assert!(
+            down.iter().all(|&x| (x - 1.0).abs() < 1e-6),
+            "1 * 0.5, then * 2 by the graph"
+        );
+    }
+    guard.shutdown().unwrap();
+    ctx.destroy().unwrap();
+}

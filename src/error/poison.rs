@@ -447,14 +447,20 @@ mod tests {
         if pid == 0 {
             let refused = matches!(check(), Err(e) if e.kind() == ErrorKind::ForkedProcess);
             // SAFETY: ends the child at once, running nothing of the parent's.
-            unsafe { libc::_exit(if refused { 0 } else { 1 }) };
+            unsafe { libc::_exit(i32::from(!refused)) };
         }
         let mut status = 0;
         // SAFETY: waits for the child just forked; `status` is a valid out-pointer.
         assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
         assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
-        assert_eq!(libc::WEXITSTATUS(status), 0, "the forked child was not refused");
-        assert!(!FORKED.load(core::sync::atomic::Ordering::Relaxed), "the parent is not refused");
+        assert_eq!(
+            libc::WEXITSTATUS(status),
+            0,
+            "the forked child was not refused"
+        );
+        assert!(
+            !FORKED.load(core::sync::atomic::Ordering::Relaxed),
+            "the parent is not refused"
+        );
     }
-
 }

@@ -4,7 +4,6 @@
 use crate::asynchronous::event::EventFlags;
 use crate::asynchronous::payload::Payload;
 use crate::context::stack::PushedGuard;
-use crate::deadline::Deadline;
 use crate::error::Result;
 use crate::kernel::contract::Contract;
 use crate::memory::PinnedBuffer;
@@ -174,7 +173,11 @@ impl<'g> InitPhase<'g> {
 
 /// The run phase: what [`InitPhase::seal`] returns. The values init made launch, copy, record
 /// and wait on events, and launch graphs; nothing can be created, loaded, allocated or
-/// instantiated (C27). It holds the context-wide waits.
+/// instantiated (C27). It holds the context-wide wait and the memory query.
+///
+/// No bounded form of the context-wide wait: [`PushedGuard::synchronize_by`] records a new
+/// event each time, which the run phase does not create; bound the waits of the streams and
+/// events init made instead ([`RestrictedStream::synchronize_by`]).
 #[derive(Debug)]
 pub struct RunPhase<'g> {
     guard: &'g PushedGuard<'g, 'g>,
@@ -200,15 +203,5 @@ impl RunPhase<'_> {
     #[doc(alias = "cuMemGetInfo")]
     pub fn memory_info(&self) -> Result<(usize, usize)> {
         self.guard.memory_info()
-    }
-
-    /// Waits for all of the context's work, until `deadline` (R19), as
-    /// [`PushedGuard::synchronize_by`](crate::PushedGuard::synchronize_by).
-    ///
-    /// # Errors
-    ///
-    /// `ErrorKind::DeadlinePassed`; `ErrorKind::DriverTooOld` before driver 12.5; the driver's.
-    pub fn synchronize_by(&self, deadline: Deadline) -> Result<()> {
-        self.guard.synchronize_by(deadline)
     }
 }

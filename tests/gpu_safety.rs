@@ -1,0 +1,130 @@
+//! The restricted safety profile on a GPU (C26, C27, P14, R22), with cubins nvcc made on the
+//! GPU machine from the repository's sources (`scripts/gpu-bundle.sh` sets the variables):
+//! `CUSTACK_FRAME_CUBIN` (`examples/kernels/frame.cu` for the device),
+//! `CUSTACK_FRAME_CUBIN_WRONG_ARCH` (the same for another major architecture) and
+//! `CUSTACK_DEVICE_LAUNCH_CUBIN` (`tests/fixtures/device_launch.cu`, relocatable, launching from
+//! the device). Without a device every test fails (`Profile::init` errs), never passes.
+
+#[path = "../examples/22_safety_frame/pipeline.rs"]
+#[allow(dead_code)]
+mod pipeline;
+
+use custack::{Budget, ErrorKind, Profile, RestrictedContext, Stack};
+
+fn cubin(var: &str) -> Vec<u8> {
+    let path = std::env::var(var)
+        .unwrap_or_else(|_| panic!("{var}: set by scripts/gpu-bundle.sh's run.sh, with nvcc"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{var}={path}: {e}"))
+}
+
+/// Runs `f` with an init phase of a fresh restricted context on device 0.
+fn with_init<R>(budget: usize, f: impl FnOnce(&custack::InitPhase<'_>) -> R) -> R {
+    let profile = Profile::init().unwrap();
+    let ctx = RestrictedContext::new(
+        &profile,
+        profile.device(0).unwrap(),
+        Budget::page_locked(budget),
+    )
+    .unwrap();
+    let mut stack = Stack::new().unwrap();
+    let mut guard = ctx.push(&mut stack).unwrap();
+    let r = f(&guard.init());
+    guard.shutdown().unwrap();
+    ctx.destroy().unwrap();
+    r
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn the_frame_pipeline_runs_its_frames_and_checks_them() {
+    let cubin = cubin("CUSTACK_FRAME_CUBIN");
+    let profile = Profile::init().unwrap();
+    let (frames, device_bytes) = pipeline::run(profile, &cubin, |run, frame| {
+        let (before, _) = run.memory_info()?;
+        for _ in 0..200 {
+            frame()?;
+        }
+        let (after, _) = run.memory_info()?;
+        Ok((200, before.abs_diff(after)))
+    })
+    .unwrap();
+    assert_eq!(frames, 200);
+    assert_eq!(device_bytes, 0, "the run phase allocated on the device");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_cubin_for_another_architecture_names_the_device() {
+    let image = cubin("CUSTACK_FRAME_CUBIN_WRONG_ARCH");
+    let e = with_init(0, |init| {
+        // SAFETY: a complete cubin nvcc wrote.
+        unsafe { init.load_cubin(&image) }.unwrap_err()
+    });
+    assert_eq!(e.kind(), ErrorKind::NoBinaryForGpu, "{e}");
+    assert!(e.to_string().contains("nvcc -cubin -arch=sm_"), "{e}");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_cubin_that_launches_from_the_device_is_refused() {
+    let image = cubin("CUSTACK_DEVICE_LAUNCH_CUBIN");
+    let e = with_init(0, |init| {
+        // SAFETY: a complete cubin nvcc wrote.
+        unsafe { init.load_cubin(&image) }.unwrap_err()
+    });
+    assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
+    assert!(e.to_string().contains("device runtime"), "{e}");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn ptx_is_refused_before_the_driver_sees_it() {
+    let ptx = include_bytes!("fixtures/kernels.ptx");
+    let e = with_init(0, |init| {
+        // SAFETY: refused before the driver reads it.
+        unsafe { init.load_cubin(ptx) }.unwrap_err()
+    });
+    assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
+    assert!(e.to_string().contains("PTX"), "{e}");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn page_locked_memory_past_the_budget_is_refused() {
+    with_init(4096, |init| {
+        let first = init.alloc_pinned::<u8>(4096).unwrap();
+        let e = init.alloc_pinned::<u8>(1).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
+        assert!(e.to_string().contains("4096 of 4096"), "{e}");
+        drop(first);
+    });
+}
+
+/// `Profile::init` after `Driver::init` registered the log callback (driver 12.9+) is refused;
+/// run in a child process, since the registration lasts the process.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn profile_init_after_driver_init_registered_its_callback_is_refused() {
+    if std::env::var_os("CUSTACK_SAFETY_CHILD").is_some() {
+        custack::Driver::init().unwrap();
+        let v = custack::driver_version().unwrap();
+        let registers = (v.major, v.minor) >= (12, 9);
+        match Profile::init() {
+            Err(e) if registers => assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}"),
+            Ok(_) if !registers => {}
+            other => panic!("driver {:?}: {other:?}", custack::driver_version()),
+        }
+        return;
+    }
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "profile_init_after_driver_init_registered_its_callback_is_refused",
+            "--include-ignored",
+            "--nocapture",
+        ])
+        .env("CUSTACK_SAFETY_CHILD", "1")
+        .status()
+        .unwrap();
+    assert!(status.success(), "the child: {status}");
+}
