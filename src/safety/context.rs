@@ -32,6 +32,7 @@ use crate::safety::profile::{Budget, BudgetUse, Profile};
 #[derive(Debug)]
 pub struct RestrictedContext {
     context: Context,
+    device: Device,
     budget: BudgetUse,
 }
 
@@ -44,6 +45,10 @@ impl RestrictedContext {
     /// # Errors
     ///
     /// As [`Context::new`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxCreate")]
     pub fn new(profile: &Profile, device: Device, budget: Budget) -> Result<Self> {
         let _ = profile;
@@ -60,6 +65,10 @@ impl RestrictedContext {
     /// # Errors
     ///
     /// As [`Context::primary`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuDevicePrimaryCtxRetain")]
     pub fn primary(profile: &Profile, device: Device, budget: Budget) -> Result<Self> {
         let _ = profile;
@@ -68,6 +77,7 @@ impl RestrictedContext {
 
     fn of(context: Context, budget: Budget) -> Self {
         Self {
+            device: context.device(),
             context,
             budget: BudgetUse::new(budget),
         }
@@ -79,6 +89,10 @@ impl RestrictedContext {
     /// # Errors
     ///
     /// As [`Stack::push`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxPushCurrent")]
     pub fn push<'ctx, 'stack>(
         &'ctx self,
@@ -92,7 +106,7 @@ impl RestrictedContext {
 
     /// The device.
     pub fn device(&self) -> Device {
-        self.context.device()
+        self.device
     }
 
     /// The budget stated when the context was made.
@@ -111,6 +125,10 @@ impl RestrictedContext {
     /// # Errors
     ///
     /// As [`Context::destroy`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxDestroy")]
     pub fn destroy(self) -> Result<()> {
         self.context.destroy()
@@ -155,6 +173,10 @@ impl RestrictedGuard<'_, '_> {
     ///
     /// The synchronize's or the pop's error (a sticky one: the poison), or the first error a
     /// drop recorded.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxSynchronize")]
     pub fn shutdown(self) -> Result<()> {
         let synchronized = self.guard.synchronize();

@@ -131,7 +131,10 @@ fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {
 ///
 /// `image` is a complete, well-formed cubin (the caller's promise to
 /// [`InitPhase::load_cubin`](crate::InitPhase::load_cubin)), and `guard`'s context is current.
-pub(crate) unsafe fn load<'g>(guard: &'g PushedGuard<'g, 'g>, image: &[u8]) -> Result<Module<'g>> {
+pub(crate) unsafe fn load_module<'g>(
+    guard: &'g PushedGuard<'g, 'g>,
+    image: &[u8],
+) -> Result<Module<'g>> {
     let mut raw = core::ptr::null_mut();
     // SAFETY: `raw` is a valid out-pointer; `image` is a well-formed cubin (the caller), whose
     // sections lie within the slice (checked); the guard's context is current.

@@ -40,6 +40,10 @@ impl<'g> InitPhase<'g> {
     /// # Errors
     ///
     /// The driver's error; the process's poison (R20) or a forked child's refusal.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamCreate")]
     pub fn stream(&self) -> Result<RestrictedStream<'g>> {
         crate::error::poison::check()?;
@@ -51,6 +55,10 @@ impl<'g> InitPhase<'g> {
     /// # Errors
     ///
     /// As [`stream`](Self::stream).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventCreate")]
     pub fn event(&self) -> Result<RestrictedEvent<'g>> {
         crate::error::poison::check()?;
@@ -62,6 +70,10 @@ impl<'g> InitPhase<'g> {
     /// # Errors
     ///
     /// `CUDA_ERROR_OUT_OF_MEMORY` (R4), a size that overflows; as [`stream`](Self::stream).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemAlloc")]
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<RestrictedBuffer<'g, T>> {
         crate::error::poison::check()?;
@@ -75,6 +87,10 @@ impl<'g> InitPhase<'g> {
     ///
     /// `ErrorKind::OutsideProfile` past the budget (nothing allocated); as
     /// [`alloc`](Self::alloc).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemAllocHost")]
     pub fn alloc_pinned<T: DeviceCopy>(&self, len: usize) -> Result<PinnedBuffer<'g, T>> {
         crate::error::poison::check()?;
@@ -108,13 +124,17 @@ impl<'g> InitPhase<'g> {
     /// is, or which device-runtime symbol it references); `CUDA_ERROR_INVALID_IMAGE` for a
     /// malformed one; `CUDA_ERROR_NO_BINARY_FOR_GPU` for a cubin of another architecture (the
     /// detail names the device's); as [`stream`](Self::stream).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleLoadData")]
     pub unsafe fn load_cubin(&self, image: &[u8]) -> Result<RestrictedModule<'g>> {
         crate::error::poison::check()?;
         image::check_restricted(image)?;
         // SAFETY: the caller guarantees a well-formed cubin within `image`; this guard's
         // context is current.
-        let module = unsafe { image::load(self.guard, image) }?;
+        let module = unsafe { image::load_module(self.guard, image) }?;
         Ok(RestrictedModule::of(module))
     }
 
@@ -127,6 +147,10 @@ impl<'g> InitPhase<'g> {
     /// # Errors
     ///
     /// `CUDA_ERROR_NOT_FOUND` naming the kernel; `ErrorKind::KernelSignatureMismatch` (R13).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleGetFunction")]
     pub fn kernel<'m, C: Contract>(
         &self,
@@ -146,6 +170,10 @@ impl<'g> InitPhase<'g> {
     ///
     /// As [`Stream::capture`](crate::Stream::capture) and
     /// [`Graph::instantiate`](crate::Graph::instantiate).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamBeginCapture")]
     #[doc(alias = "cuGraphInstantiate")]
     pub fn capture<P: Payload>(
@@ -189,6 +217,10 @@ impl RunPhase<'_> {
     /// # Errors
     ///
     /// The driver's error (a sticky one poisons the process, R20).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxSynchronize")]
     pub fn synchronize(&self) -> Result<()> {
         self.guard.synchronize()
@@ -200,6 +232,10 @@ impl RunPhase<'_> {
     /// # Errors
     ///
     /// The driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemGetInfo")]
     pub fn memory_info(&self) -> Result<(usize, usize)> {
         self.guard.memory_info()

@@ -36,6 +36,10 @@ impl Profile {
     /// `ErrorKind::OutsideProfile` if a [`Driver::init`] already registered the callback (the
     /// driver keeps it for the whole process: call `Profile::init` first), or if the fork
     /// handler could not be registered; `cuInit`'s errors (`CUDA_ERROR_NO_DEVICE`, …).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html>
     #[doc(alias = "cuInit")]
     pub fn init() -> Result<Self> {
         // A forked child is refused here too (it must exec first); the fork handler is
@@ -51,6 +55,11 @@ impl Profile {
     /// # Errors
     ///
     /// As [`Driver::device`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
+    #[doc(alias = "cuDeviceGet")]
     pub fn device(self, ordinal: usize) -> Result<Device> {
         self.driver.device(ordinal)
     }

@@ -72,6 +72,10 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     /// # Errors
     ///
     /// As [`StreamScope::copy_to_device`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyHtoDAsync")]
     #[inline]
     pub fn copy_to_device<T: DeviceCopy>(
@@ -87,6 +91,10 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     /// # Errors
     ///
     /// As [`StreamScope::copy_to_host`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyDtoHAsync")]
     #[inline]
     pub fn copy_to_host<T: DeviceCopy>(
@@ -102,6 +110,10 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     /// # Errors
     ///
     /// As [`StreamScope::copy_device`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyDtoDAsync")]
     #[inline]
     pub fn copy_device<T: DeviceCopy>(
@@ -117,6 +129,10 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     /// # Errors
     ///
     /// As [`StreamScope::fill_bytes`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemsetD8Async")]
     #[inline]
     pub fn fill_bytes<T: DeviceCopy>(
@@ -133,6 +149,10 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     /// # Errors
     ///
     /// As [`StreamScope::run`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernel")]
     #[inline]
     #[track_caller]
@@ -150,6 +170,10 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     /// # Errors
     ///
     /// As [`StreamScope::record`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventRecord")]
     #[inline]
     pub fn record(&self, event: &RestrictedEvent<'_>) -> Result<()> {
@@ -161,6 +185,10 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     /// # Errors
     ///
     /// As [`StreamScope::wait`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamWaitEvent")]
     #[inline]
     pub fn wait(&self, event: &RestrictedEvent<'_>) -> Result<()> {
@@ -183,6 +211,10 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     /// # Errors
     ///
     /// As [`StreamScope::launch_graph`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphLaunch")]
     #[inline]
     #[track_caller]

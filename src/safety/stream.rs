@@ -27,6 +27,10 @@ impl<'g> RestrictedStream<'g> {
     /// # Errors
     ///
     /// As [`Stream::scope`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamSynchronize")]
     #[track_caller]
     pub fn scope<'env, R>(
@@ -41,6 +45,10 @@ impl<'g> RestrictedStream<'g> {
     /// # Errors
     ///
     /// As [`Stream::scope_by`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamQuery")]
     #[track_caller]
     pub fn scope_by<'env, R>(
@@ -58,6 +66,10 @@ impl<'g> RestrictedStream<'g> {
     /// # Errors
     ///
     /// As [`Stream::synchronize`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamSynchronize")]
     pub fn synchronize(&self) -> Result<()> {
         self.stream.synchronize()
@@ -68,6 +80,11 @@ impl<'g> RestrictedStream<'g> {
     /// # Errors
     ///
     /// As [`Stream::synchronize_by`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    #[doc(alias = "cuStreamQuery")]
     pub fn synchronize_by(&self, deadline: Deadline) -> Result<()> {
         self.stream.synchronize_by(deadline)
     }
@@ -77,6 +94,10 @@ impl<'g> RestrictedStream<'g> {
     /// # Errors
     ///
     /// As [`Stream::is_complete`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamQuery")]
     pub fn is_complete(&self) -> Result<bool> {
         self.stream.is_complete()

@@ -33,6 +33,10 @@ impl<'g> RestrictedEvent<'g> {
     /// # Errors
     ///
     /// As [`Event::synchronize`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventSynchronize")]
     pub fn synchronize(&self) -> Result<()> {
         self.event.synchronize()
@@ -43,6 +47,11 @@ impl<'g> RestrictedEvent<'g> {
     /// # Errors
     ///
     /// As [`Event::synchronize_by`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
+    #[doc(alias = "cuEventQuery")]
     pub fn synchronize_by(&self, deadline: Deadline) -> Result<()> {
         self.event.synchronize_by(deadline)
     }
@@ -52,6 +61,10 @@ impl<'g> RestrictedEvent<'g> {
     /// # Errors
     ///
     /// As [`Event::is_complete`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventQuery")]
     pub fn is_complete(&self) -> Result<bool> {
         self.event.is_complete()
@@ -62,6 +75,10 @@ impl<'g> RestrictedEvent<'g> {
     /// # Errors
     ///
     /// As [`Event::elapsed_ms`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventElapsedTime")]
     pub fn elapsed_ms(&self, end: &RestrictedEvent<'_>) -> Result<f32> {
         self.event.elapsed_ms(&end.event)
@@ -167,7 +184,7 @@ impl<'g> RestrictedModule<'g> {
 }
 
 /// A declared kernel ([`kernel_contract!`](crate::kernel_contract)) looked up in an init
-/// phase: launched by [`RestrictedScope::run`] with its contract checked, and nothing else (no
+/// phase: launched by [`RestrictedScope::run`](crate::RestrictedScope::run) with its contract checked, and nothing else (no
 /// raw function, no occupancy callback).
 pub struct RestrictedKernel<'m, C: Contract> {
     kernel: Declared<'m, C>,
