@@ -20,7 +20,8 @@
 # device itself, from the sources in the working tree: .gpu/frame.cubin (examples/kernels/
 # frame.cu for the device's compute capability), .gpu/frame_wrong_arch.cubin (the same for an
 # architecture of another major version, which the device must refuse), .gpu/device_launch.cubin
-# (tests/fixtures/device_launch.cu, a relocatable cubin that launches from the device) and
+# (tests/fixtures/device_launch.cu, a relocatable cubin that launches from the device; the log
+# lists its undefined symbols) and
 # .gpu/bin/c-safety_frame (benches/safety_frame.c, the frame loop in C), which it runs once as
 # a smoke check. Every binary then runs with CUSTACK_FRAME_CUBIN, CUSTACK_FRAME_CUBIN_WRONG_ARCH
 # and CUSTACK_DEVICE_LAUNCH_CUBIN set to the cubins' absolute paths; .gpu/env.sh holds the same
@@ -134,6 +135,11 @@ build_for_device() {
         -cubin -arch="$wrong" examples/kernels/frame.cu || return 1
     cubin CUSTACK_DEVICE_LAUNCH_CUBIN .gpu/device_launch.cubin \
         -cubin -rdc=true -arch="$arch" tests/fixtures/device_launch.cu || return 1
+    # The evidence the safety profile refuses it on: its undefined (device runtime) symbols.
+    if command -v readelf >/dev/null; then
+        echo "undefined symbols of .gpu/device_launch.cubin:"
+        readelf -sW .gpu/device_launch.cubin | awk '$7 == "UND" && $8 != "" { print "    " $8 }'
+    fi
     if [[ -z $inc ]]; then
         echo "run.sh: no cuda.h beside $nvcc nor in /usr/local/cuda/include: .gpu/bin/c-safety_frame is not built"
         return 1
