@@ -13,6 +13,19 @@
 #                                    # (--bench) and examples; one log, $OUT/gpu.log (.gpu/out/)
 #   SANITIZE=1 bash .gpu/run.sh      # each test binary under compute-sanitizer's leak check
 #   bash scripts/gpu-check.sh        # the run, then compute-sanitizer over every binary
+#   bash scripts/frame-bench.sh .gpu/bin/example-NAME   # after run.sh: the frame loop, Rust vs C
+#
+# Before the binaries, run.sh builds with the GPU machine's CUDA toolkit (nvcc from PATH or
+# /usr/local/cuda/bin; without one it says so and skips this step) what is compiled for the
+# device itself, from the sources in the working tree: .gpu/frame.cubin (examples/kernels/
+# frame.cu for the device's compute capability), .gpu/frame_wrong_arch.cubin (the same for an
+# architecture of another major version, which the device must refuse), .gpu/device_launch.cubin
+# (tests/fixtures/device_launch.cu, a relocatable cubin that launches from the device; the log
+# lists its undefined symbols) and
+# .gpu/bin/c-safety_frame (benches/safety_frame.c, the frame loop in C), which it runs once as
+# a smoke check. Every binary then runs with CUSTACK_FRAME_CUBIN, CUSTACK_FRAME_CUBIN_WRONG_ARCH
+# and CUSTACK_DEVICE_LAUNCH_CUBIN set to the cubins' absolute paths; .gpu/env.sh holds the same
+# exports, for scripts that run the binaries themselves.
 #
 # Linking needs a libcuda here (build.rs finds one, or set CUDA_DRIVER_LIB_DIR, as
 # scripts/test.sh does with the library it fetches). The trybuild test (tests/ui.rs) is left
@@ -77,6 +90,90 @@ log=$out/gpu.log
 : >"$log"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$log"
 fail=0
+
+# What is compiled for this device, with this machine's CUDA toolkit: the frame loop's cubins,
+# the cubin that launches from the device, and the frame loop in C (see scripts/gpu-bundle.sh).
+# Returns 1 if a build failed, 2 when there is no toolkit (and says so); what an earlier run
+# built is removed first.
+: >.gpu/env.sh
+build_for_device() {
+    local nvcc="" inc="" d cap major arch wrong lib linked=0
+    rm -f .gpu/frame.cubin .gpu/frame_wrong_arch.cubin .gpu/device_launch.cubin .gpu/bin/c-safety_frame
+    nvcc=$(command -v nvcc || true)
+    if [[ -z $nvcc && -x /usr/local/cuda/bin/nvcc ]]; then nvcc=/usr/local/cuda/bin/nvcc; fi
+    if [[ -z $nvcc ]]; then
+        echo "run.sh: no CUDA toolkit here (nvcc neither on PATH nor in /usr/local/cuda/bin):" \
+            "the cubins and .gpu/bin/c-safety_frame are not built, CUSTACK_FRAME_CUBIN," \
+            "CUSTACK_FRAME_CUBIN_WRONG_ARCH and CUSTACK_DEVICE_LAUNCH_CUBIN stay unset, and" \
+            "the tests that need them fail naming them"
+        return 2
+    fi
+    # cuda.h: beside nvcc (through its links too), then the usual roots.
+    for d in "$(dirname "$nvcc")/../include" "$(dirname "$(readlink -f "$nvcc")")/../include" \
+        ${CUDA_HOME:+"$CUDA_HOME/include"} ${CUDA_PATH:+"$CUDA_PATH/include"} /usr/local/cuda/include; do
+        if [[ -f $d/cuda.h ]]; then inc=$(cd "$d" && pwd); break; fi
+    done
+    cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' ')
+    if [[ ! $cap =~ ^[0-9]+\.[0-9]+$ ]]; then
+        echo "run.sh: cannot read the device's compute capability from nvidia-smi (got '$cap'): nothing built"
+        return 1
+    fi
+    major=${cap%%.*}
+    arch=sm_${cap/./}
+    if ((major == 9)); then wrong=sm_80; else wrong=sm_90; fi
+    echo "run.sh: building for $arch (compute capability $cap) with $nvcc; the wrong-architecture cubin for $wrong"
+    # Each cubin, then its variable in .gpu/env.sh (only what was built is exported).
+    cubin() {
+        local var=$1 out=$2
+        shift 2
+        echo "+ nvcc $* -o $out"
+        "$nvcc" "$@" -o "$out" || return 1
+        printf 'export %s=%q\n' "$var" "$PWD/$out" >>.gpu/env.sh
+    }
+    cubin CUSTACK_FRAME_CUBIN .gpu/frame.cubin -cubin -arch="$arch" examples/kernels/frame.cu || return 1
+    cubin CUSTACK_FRAME_CUBIN_WRONG_ARCH .gpu/frame_wrong_arch.cubin \
+        -cubin -arch="$wrong" examples/kernels/frame.cu || return 1
+    cubin CUSTACK_DEVICE_LAUNCH_CUBIN .gpu/device_launch.cubin \
+        -cubin -rdc=true -arch="$arch" tests/fixtures/device_launch.cu || return 1
+    # The evidence the safety profile refuses it on: its undefined (device runtime) symbols.
+    if command -v readelf >/dev/null; then
+        echo "undefined symbols of .gpu/device_launch.cubin:"
+        readelf -sW .gpu/device_launch.cubin | awk '$7 == "UND" && $8 != "" { print "    " $8 }'
+    fi
+    if [[ -z $inc ]]; then
+        echo "run.sh: no cuda.h beside $nvcc nor in /usr/local/cuda/include: .gpu/bin/c-safety_frame is not built"
+        return 1
+    fi
+    # libcuda: the driver's (-lcuda), else the toolkit's link-time stub (the loader still picks
+    # the driver's libcuda.so.1 at run time), else the driver's versioned name.
+    for lib in "-lcuda" "-L$inc/../lib64/stubs -lcuda" "-L$inc/../lib/stubs -lcuda" "-l:libcuda.so.1"; do
+        # shellcheck disable=SC2086 # $lib is one or two words on purpose
+        if cc -O2 -std=c99 benches/safety_frame.c -I"$inc" $lib -o .gpu/bin/c-safety_frame 2>.gpu/cc.log; then
+            linked=1
+            echo "run.sh: built .gpu/bin/c-safety_frame with cuda.h from $inc, linked with $lib"
+            break
+        fi
+    done
+    if ((!linked)); then
+        echo "run.sh: cc failed to build .gpu/bin/c-safety_frame:"
+        cat .gpu/cc.log
+        return 1
+    fi
+}
+echo "=== build for the device" | tee -a "$log"
+rc=0
+build_for_device >.gpu/one.log 2>&1 || rc=$?
+case $rc in
+    0) status=ok ;;
+    2) status="skipped (no CUDA toolkit)" ;;
+    *) status=FAILED; fail=1 ;;
+esac
+tee -a "$log" <.gpu/one.log
+echo "--- build for the device: $status" | tee -a "$log"
+# shellcheck disable=SC1091 # written just above
+source .gpu/env.sh
+
+# The packed binaries, then (when built) one short run of the frame loop in C: 20 frames.
 while read -r role bin; do
     case $role in
         test)
@@ -86,6 +183,7 @@ while read -r role bin; do
                 cmd=(".gpu/bin/$bin" --include-ignored)
             fi ;;
         bench) cmd=(".gpu/bin/$bin" --bench) ;;
+        c) cmd=(".gpu/bin/$bin" "$CUSTACK_FRAME_CUBIN" 20 1) ;;
         *) cmd=(".gpu/bin/$bin") ;;
     esac
     echo "=== $bin" | tee -a "$log"
@@ -99,7 +197,7 @@ while read -r role bin; do
     fi
     if ((rc == 0)); then status=ok; else status="FAILED (exit $rc)"; fail=1; fi
     echo "--- $bin: $status" | tee -a "$log"
-done <.gpu/list
+done < <(cat .gpu/list; if [[ -x .gpu/bin/c-safety_frame && -n ${CUSTACK_FRAME_CUBIN:-} ]]; then echo "c c-safety_frame"; fi)
 exit $fail
 RUN
 chmod +x .gpu/run.sh

@@ -79,6 +79,10 @@
 //! (all its bytes), and an 8-byte argument whose value lies inside device memory the double
 //! handed out must point into live memory of the current context: a violation otherwise
 //! (freed memory, or memory of another context).
+//! Modules loaded from a cubin (an ELF image) with a symbol table are read for the kernels they
+//! define (`cubin.rs`: `STT_FUNC` symbols marked `STO_CUDA_ENTRY`): `cuModuleGetFunction`
+//! answers `CUDA_ERROR_NOT_FOUND` for any other name; their parameters stay unknown (anything
+//! goes).
 //!
 //! Entry points newer than 12.2 (found through `cuGetProcAddress` only when the double reports
 //! their version): `cuFuncGetParamInfo` answers the PTX's layout, `cuModuleGetFunctionCount`
@@ -350,6 +354,9 @@ struct State {
     next_seq: u64,
     /// Per module loaded from PTX text, its entries and variables.
     ptx: HashMap<usize, std::sync::Arc<crate::ptx::Ptx>>,
+    /// Per module loaded from an ELF image (a cubin) with a symbol table, the kernels it
+    /// defines (`cubin::function_names`).
+    cubin_functions: HashMap<usize, Vec<String>>,
     /// Per function of such a module, its parameters' sizes.
     params: HashMap<usize, Vec<usize>>,
     /// Per function of such a module, its parameters' offsets (`cuFuncGetParamInfo`).
@@ -917,20 +924,32 @@ pub(crate) fn enqueued(stream: usize, kind: Kind, h: usize) {
     });
 }
 
-/// Module `module` was loaded from `image`, when that is PTX text (not a cubin or fatbin).
+/// Module `module` was loaded from `image`: PTX text is parsed for its entries and variables,
+/// a cubin (ELF) for the kernels its symbol table defines; a fatbin is not read.
 ///
 /// # Safety
-/// `image` is null or points to a PTX text (NUL-terminated) or to a binary image of at least 4
-/// bytes.
+/// `image` is null, or points to a PTX text (NUL-terminated), to a fatbin image of at least 4
+/// bytes, or to an ELF image of at least 64 bytes (its header) whose section table and
+/// sections lie within it: what custack's structural check of a cubin ensures, and what the
+/// driver itself reads. (The double's own linker output is such a header, with no sections.)
 pub(crate) unsafe fn module_loaded(module: usize, image: *const core::ffi::c_void) {
     if image.is_null() || !CHECK.load(Relaxed) {
         return;
     }
     // SAFETY: the caller's: at least 4 readable bytes.
     let magic = unsafe { image.cast::<[u8; 4]>().read_unaligned() };
-    let binary = magic == *b"\x7fELF"
-        || u32::from_le_bytes(magic) == 0xBA55_ED50
-        || u32::from_le_bytes(magic) == 0x466B_F4B8;
+    if magic == *b"\x7fELF" {
+        // SAFETY: the caller's: an ELF image, its sections and section table within it.
+        let names = unsafe { cubin_function_names(image.cast()) };
+        if let Some(names) = names {
+            with_state(|s| {
+                s.cubin_functions.insert(module, names);
+            });
+        }
+        return;
+    }
+    let binary =
+        u32::from_le_bytes(magic) == 0xBA55_ED50 || u32::from_le_bytes(magic) == 0x466B_F4B8;
     if binary {
         return;
     }
@@ -942,9 +961,30 @@ pub(crate) unsafe fn module_loaded(module: usize, image: *const core::ffi::c_voi
     });
 }
 
+/// The kernels an ELF image defines, read in three steps of known length: its header, its
+/// section table, then everything up to the end of its last section.
+///
+/// # Safety
+/// As `module_loaded`'s for an ELF image.
+unsafe fn cubin_function_names(image: *const u8) -> Option<Vec<String>> {
+    // SAFETY: the caller's: the 64-byte header is readable.
+    let header = unsafe { core::slice::from_raw_parts(image, 64) };
+    let (shoff, shentsize, shnum) = crate::cubin::section_table(header)?;
+    if shnum == 0 {
+        return None;
+    }
+    let table_len = shentsize.checked_mul(shnum)?;
+    // SAFETY: the caller's: the section table lies within the image.
+    let table = unsafe { core::slice::from_raw_parts(image.add(shoff), table_len) };
+    let len = crate::cubin::extent(shoff, shentsize, table)?;
+    // SAFETY: the caller's: every section, and the table, lie within the image.
+    crate::cubin::function_names(unsafe { core::slice::from_raw_parts(image, len) })
+}
+
 /// What a module knows of a name.
 pub(crate) enum Lookup<T> {
-    /// Not checking, or the module was not loaded from PTX: anything goes.
+    /// Not checking, or the module was not loaded from PTX (for an entry: or it is a function
+    /// of a cubin, whose parameters are not known): anything goes.
     Unknown,
     Found(T),
     Missing,
@@ -956,7 +996,10 @@ pub(crate) type Params = (Vec<usize>, Vec<usize>);
 /// The parameters of entry `name` of `module`.
 pub(crate) fn entry(module: usize, name: &str) -> Lookup<Params> {
     with_state(|s| match s.ptx.get(&module) {
-        None => Lookup::Unknown,
+        None => match s.cubin_functions.get(&module) {
+            Some(names) if !names.iter().any(|n| n == name) => Lookup::Missing,
+            _ => Lookup::Unknown,
+        },
         Some(p) => match (p.entries.get(name), p.offsets.get(name)) {
             (Some(sizes), Some(offsets)) => Lookup::Found((sizes.clone(), offsets.clone())),
             _ => Lookup::Missing,

@@ -45,6 +45,11 @@
 //! version on (`NEWER`).
 //! cudarc 0.19 itself resolves each entry point with `dlsym` on first use and never asks for it.
 //!
+//! [`cubin`] builds a minimal cubin (an ELF image whose symbol table names its kernels, and
+//! references undefined symbols) for tests that load binary images without nvcc; in the
+//! checking mode, `cuModuleGetFunction` on a module loaded from a cubin answers from its
+//! symbol table ([`function_names`]).
+//!
 //! Built by `scripts/bench-nulldriver.sh`, `scripts/check-driver.sh` and `cargo run --bin
 //! custack-check`; not part of custack's package.
 
@@ -54,12 +59,14 @@
 #![allow(non_snake_case, unsafe_op_in_unsafe_fn, clippy::missing_safety_doc)]
 
 mod check;
+mod cubin;
 mod data;
 mod mode;
 mod ptx;
 mod standin;
 mod work;
 
+pub use cubin::{EM_CUDA, cubin, function_names};
 pub use standin::{DropFn, StandInFn, StandInLaunch, custackCheckdriverSetStandIn};
 
 use check::Kind;
@@ -1619,8 +1626,20 @@ unsafe fn linker_logs(state: Handle, info: &CStr) {
     }
 }
 
-/// What `cuLinkComplete` hands out: a few bytes that look like an ELF image.
-static LINKED_IMAGE: [u8; 16] = *b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0";
+/// What `cuLinkComplete` hands out: an ELF64 header (64 bytes, as a loaded ELF image must
+/// have: the checking mode reads it) of an image with no sections, whose functions are
+/// therefore unknown (anything goes).
+static LINKED_IMAGE: [u8; 64] = {
+    let mut h = [0u8; 64];
+    h[0] = 0x7f;
+    h[1] = b'E';
+    h[2] = b'L';
+    h[3] = b'F';
+    h[4] = 2; // ELFCLASS64
+    h[5] = 1; // ELFDATA2LSB
+    h[6] = 1; // EV_CURRENT
+    h
+};
 
 /// Which copy descriptor: `CUDA_MEMCPY2D` or `CUDA_MEMCPY3D`.
 #[derive(Clone, Copy)]
