@@ -941,6 +941,15 @@ pub(crate) unsafe fn module_loaded(module: usize, image: *const core::ffi::c_voi
     if magic == *b"\x7fELF" {
         // SAFETY: the caller's: an ELF image, its sections and section table within it.
         let names = unsafe { cubin_function_names(image.cast()) };
+        // SAFETY: as above.
+        if let Some(ptx) = unsafe { cubin_declarations(image.cast()) } {
+            // A test's cubin that declares its kernels' parameters: known as PTX's are.
+            let ptx = std::sync::Arc::new(crate::ptx::parse(&ptx));
+            with_state(|s| {
+                s.ptx.insert(module, ptx);
+            });
+            return;
+        }
         if let Some(names) = names {
             with_state(|s| {
                 s.cubin_functions.insert(module, names);
@@ -979,6 +988,26 @@ unsafe fn cubin_function_names(image: *const u8) -> Option<Vec<String>> {
     let len = crate::cubin::extent(shoff, shentsize, table)?;
     // SAFETY: the caller's: every section, and the table, lie within the image.
     crate::cubin::function_names(unsafe { core::slice::from_raw_parts(image, len) })
+}
+
+/// The PTX declarations a test's cubin carries ([`crate::cubin::DECLARATIONS_SECTION`]).
+///
+/// # Safety
+/// As [`cubin_function_names`].
+unsafe fn cubin_declarations(image: *const u8) -> Option<Vec<u8>> {
+    // SAFETY: the caller's: the 64-byte header is readable.
+    let header = unsafe { core::slice::from_raw_parts(image, 64) };
+    let (shoff, shentsize, shnum) = crate::cubin::section_table(header)?;
+    if shnum == 0 {
+        return None;
+    }
+    // SAFETY: the caller's: the section table lies within the image.
+    let table =
+        unsafe { core::slice::from_raw_parts(image.add(shoff), shentsize.checked_mul(shnum)?) };
+    let len = crate::cubin::extent(shoff, shentsize, table)?;
+    // SAFETY: the caller's: every section, and the table, lie within the image.
+    let whole = unsafe { core::slice::from_raw_parts(image, len) };
+    crate::cubin::declarations(whole).map(<[u8]>::to_vec)
 }
 
 /// What a module knows of a name.

@@ -319,6 +319,36 @@ pub fn function_names(image: &[u8]) -> Option<Vec<String>> {
     Some(names)
 }
 
+/// The name of a section a cubin made for tests may carry: the PTX declarations of its kernels
+/// (`.visible .entry name(.param .u64 a, …)`), so that the double knows their parameters and
+/// can run their stand-ins, as it does for a module loaded from PTX. nvcc never writes it.
+pub const DECLARATIONS_SECTION: &str = ".custack.ptx";
+
+/// The bytes of the section named [`DECLARATIONS_SECTION`] of an ELF64 image, if it has one
+/// within the image.
+pub fn declarations(image: &[u8]) -> Option<&[u8]> {
+    let (shoff, shentsize, shnum) = section_table(image)?;
+    let section = |k: usize| {
+        image
+            .get(k.checked_mul(shentsize)?.checked_add(shoff)?..)?
+            .get(..shentsize)
+    };
+    let range = |entry: &[u8]| -> Option<&[u8]> {
+        let offset = u64_at(entry, 0x18)?;
+        image.get(offset..offset.checked_add(u64_at(entry, 0x20)?)?)
+    };
+    let names = range(section(u16_at(image, 0x3e)?.into())?)?;
+    (0..shnum).find_map(|k| {
+        let entry = section(k)?;
+        let from = usize::try_from(u32_at(entry, 0)?).ok()?;
+        let name = names.get(from..)?;
+        let name = name.get(..name.iter().position(|&b| b == 0)?)?;
+        (name == DECLARATIONS_SECTION.as_bytes())
+            .then(|| range(entry))
+            .flatten()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -66,7 +66,7 @@ mod ptx;
 mod standin;
 mod work;
 
-pub use cubin::{EM_CUDA, cubin, function_names};
+pub use cubin::{DECLARATIONS_SECTION, EM_CUDA, cubin, declarations, function_names};
 pub use standin::{DropFn, StandInFn, StandInLaunch, custackCheckdriverSetStandIn};
 
 use check::Kind;

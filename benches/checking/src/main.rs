@@ -2297,7 +2297,7 @@ fn safety_frame() -> Result<()> {
             Ok(())
         })
     }?;
-    let cubin = stand_in_cubin(&["frame_blur", "frame_gain"]);
+    let cubin = stand_in_cubin(&["frame_blur", "frame_gain"], FRAME_DECLARATIONS);
     let outcome = pipeline::run(profile, &cubin, |run, frame| {
         for _ in 0..3 {
             frame()?;
@@ -2312,10 +2312,18 @@ fn safety_frame() -> Result<()> {
     }
 }
 
-/// A minimal cubin (ELF64, `EM_CUDA`) whose symbol table names `functions`: enough for the
-/// checking driver, which loads any ELF image, and for the profile's checks, which read its
-/// headers and symbols.
-fn stand_in_cubin(functions: &[&str]) -> Vec<u8> {
+/// The PTX declarations of example 22's kernels, which the stand-in cubin carries so that the
+/// checking driver knows their parameters (`checkdriver`'s `DECLARATIONS_SECTION`).
+const FRAME_DECLARATIONS: &str = ".version 6.0\n.target sm_50\n.address_size 64\n\
+    .visible .entry frame_blur(.param .u64 input, .param .u64 output, .param .u32 width, \
+    .param .u32 height) { ret; }\n\
+    .visible .entry frame_gain(.param .u64 data, .param .f32 gain, .param .u32 n) { ret; }\n";
+
+/// A minimal cubin (ELF64, `EM_CUDA`) defining `functions` as kernels (`STT_FUNC`,
+/// `STO_CUDA_ENTRY`, in a `.text` section) and carrying their PTX declarations in a section
+/// `.custack.ptx`: enough for the profile's checks, which read its headers and symbols, and for
+/// the checking driver, which then knows the kernels' parameters and runs their stand-ins.
+fn stand_in_cubin(functions: &[&str], declarations: &str) -> Vec<u8> {
     let u16le = |v: usize| u16::try_from(v).unwrap_or(0).to_le_bytes();
     let mut strtab = vec![0u8];
     let mut symtab = vec![0u8; 24];
@@ -2323,11 +2331,15 @@ fn stand_in_cubin(functions: &[&str]) -> Vec<u8> {
         let mut sym = [0u8; 24];
         sym[..4].copy_from_slice(&u32::try_from(strtab.len()).unwrap_or(0).to_le_bytes());
         sym[4] = 0x12; // STB_GLOBAL, STT_FUNC
+        sym[5] = 0x10; // STO_CUDA_ENTRY: a kernel
+        sym[6..8].copy_from_slice(&u16le(4)); // in .text
         symtab.extend_from_slice(&sym);
         strtab.extend_from_slice(name.as_bytes());
         strtab.push(0);
     }
-    let shstrtab = b"\0.shstrtab\0.strtab\0.symtab\0".to_vec();
+    let shstrtab = b"\0.shstrtab\0.strtab\0.symtab\0.text\0.custack.ptx\0".to_vec();
+    let text = vec![0u8; 16];
+    let ptx = declarations.as_bytes().to_vec();
     let mut image = vec![0u8; 64];
     image[..7].copy_from_slice(b"\x7fELF\x02\x01\x01");
     image[0x10..0x12].copy_from_slice(&u16le(2)); // ET_EXEC
@@ -2337,6 +2349,8 @@ fn stand_in_cubin(functions: &[&str]) -> Vec<u8> {
         (1u32, 3u32, &shstrtab, 0u32, 0u64),
         (11, 3, &strtab, 0, 0),
         (19, 2, &symtab, 2, 24),
+        (27, 1, &text, 0, 0),
+        (33, 1, &ptx, 0, 0),
     ] {
         let mut h = [0u8; 64];
         h[..4].copy_from_slice(&name.to_le_bytes());
