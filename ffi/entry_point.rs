@@ -55,6 +55,13 @@ pub type PFN_cuFuncGetParamInfo = unsafe extern "C" fn(
 /// CUDA 12.4.
 pub const PFN_cuFuncGetParamInfo_VERSION: c_int = 12040;
 
+/// `cuFuncLoad` (Execution Control): loads a function that lazy loading has not loaded yet.
+/// Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
+pub type PFN_cuFuncLoad = unsafe extern "C" fn(function: CUfunction) -> CUresult;
+/// CUDA 12.4.
+pub const PFN_cuFuncLoad_VERSION: c_int = 12040;
+
 /// `cuFuncGetParamCount` (Execution Control): the number of a kernel's parameters. Looked up.
 /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
 pub type PFN_cuFuncGetParamCount =

@@ -17,6 +17,8 @@ bash .gpu/run.sh > /dev/null 2>&1; rc=$?
 grep -E '^=== |^test result:|^--- |panicked|FAILED' "$out/gpu.log"
 echo "normal run exit: $rc"
 san="$out/sanitizer.log"; : > "$san"
+# The cubins run.sh built with nvcc, for the profile's tests and example (CUSTACK_FRAME_CUBIN, …).
+[ -f .gpu/env.sh ] && source .gpu/env.sh
 for b in .gpu/bin/test-* .gpu/bin/example-*; do
   case "$b" in *gpu_faults|*test-lib|*test-errors|*test-symbols) continue ;; esac
   args=(); [[ $b == *test-* ]] && args=(--include-ignored --test-threads=1)

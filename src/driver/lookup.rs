@@ -132,6 +132,9 @@ pub(crate) static LOGS_REGISTER_CALLBACK: Lookup<ffi::PFN_cuLogsRegisterCallback
 
 pub(crate) static FUNC_GET_PARAM_INFO: Lookup<ffi::PFN_cuFuncGetParamInfo> =
     Lookup::new(c"cuFuncGetParamInfo", ffi::PFN_cuFuncGetParamInfo_VERSION);
+/// Loading a function now, where the driver loads lazily (the restricted profile's init phase).
+pub(crate) static FUNC_LOAD: Lookup<ffi::PFN_cuFuncLoad> =
+    Lookup::new(c"cuFuncLoad", ffi::PFN_cuFuncLoad_VERSION);
 pub(crate) static FUNC_GET_PARAM_COUNT: Lookup<ffi::PFN_cuFuncGetParamCount> =
     Lookup::new(c"cuFuncGetParamCount", ffi::PFN_cuFuncGetParamCount_VERSION);
 pub(crate) static CTX_CREATE_V4: Lookup<ffi::PFN_cuCtxCreate_v4> = Lookup::versioned(
@@ -234,5 +237,6 @@ pub fn newer_entry_points() -> Vec<EntryPointStatus> {
         status(&MODULE_GET_FUNCTION_COUNT),
         status(&MODULE_ENUMERATE_FUNCTIONS),
         status(&FUNC_GET_NAME),
+        status(&FUNC_LOAD),
     ]
 }

@@ -140,9 +140,10 @@ impl<'g> InitPhase<'g> {
 
     /// `cuModuleGetFunction`—The kernel of `module` that contract `C` declares
     /// ([`kernel_contract!`](crate::kernel_contract)), its parameter list checked against the
-    /// contract where the driver can list it (`cuFuncGetParamInfo`, driver 12.4+). Looking it
-    /// up here loads it where the driver loads lazily (`CUDA_MODULE_LOADING=LAZY`, the default
-    /// since CUDA 12.2), so the run phase loads nothing.
+    /// contract where the driver can list it (`cuFuncGetParamInfo`, driver 12.4+). Then
+    /// `cuFuncLoad` (driver 12.4+) loads it now where the driver loads lazily
+    /// (`CUDA_MODULE_LOADING=LAZY`, the default since CUDA 12.2), so the run phase loads
+    /// nothing; on older drivers the lookup is where the function is loaded.
     ///
     /// # Errors
     ///
@@ -152,12 +153,20 @@ impl<'g> InitPhase<'g> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleGetFunction")]
+    #[doc(alias = "cuFuncLoad")]
     pub fn kernel<'m, C: Contract>(
         &self,
         module: &'m RestrictedModule<'g>,
     ) -> Result<RestrictedKernel<'m, C>> {
         crate::error::poison::check()?;
-        Ok(RestrictedKernel::of(module.module().declared::<C>()?))
+        let kernel = module.module().declared::<C>()?;
+        // Loaded now, also where the driver loads lazily: `cuFuncLoad` (12.4+); before it, the
+        // lookup is where a lazily loading driver loads the function.
+        if let Ok(load) = crate::driver::lookup::FUNC_LOAD.get() {
+            // SAFETY: a live function of a module of the current context (looked up above).
+            unsafe { load(kernel.as_raw()) }.result()?;
+        }
+        Ok(RestrictedKernel::of(kernel))
     }
 
     /// `cuStreamBeginCapture`, `cuStreamEndCapture`, `cuGraphInstantiate`—Captures the work
