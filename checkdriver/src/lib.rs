@@ -111,6 +111,7 @@ static REPORTED_VERSION: AtomicI32 = AtomicI32::new(DRIVER_VERSION);
 /// or `CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT`).
 const NEWER: &[(&[u8], c_int)] = &[
     (b"cuFuncGetName", 12030),
+    (b"cuFuncLoad", 12040),
     (b"cuFuncGetParamInfo", 12040),
     (b"cuModuleGetFunctionCount", 12040),
     (b"cuModuleEnumerateFunctions", 12040),
@@ -588,6 +589,11 @@ entry_points! {
             };
             functions.add(i).write(module_function(module, name, params));
         }
+        CUDA_SUCCESS
+    }
+    // Nothing is loaded lazily here: loading a live function is a no-op.
+    fn cuFuncLoad(f: Handle) {
+        check::used(Kind::Function, f as usize, "cuFuncLoad");
         CUDA_SUCCESS
     }
     fn cuFuncGetName(name: *mut *const c_char, f: Handle) {

@@ -4,7 +4,7 @@
 use crate::asynchronous::event::EventFlags;
 use crate::asynchronous::payload::Payload;
 use crate::context::stack::PushedGuard;
-use crate::error::Result;
+use crate::error::{ErrorKind, Result};
 use crate::kernel::contract::Contract;
 use crate::memory::PinnedBuffer;
 use crate::safety::image;
@@ -162,9 +162,11 @@ impl<'g> InitPhase<'g> {
         let kernel = module.module().declared::<C>()?;
         // Loaded now, also where the driver loads lazily: `cuFuncLoad` (12.4+); before it, the
         // lookup is where a lazily loading driver loads the function.
-        if let Ok(load) = crate::driver::lookup::FUNC_LOAD.get() {
+        match crate::driver::lookup::FUNC_LOAD.get() {
             // SAFETY: a live function of a module of the current context (looked up above).
-            unsafe { load(kernel.as_raw()) }.result()?;
+            Ok(load) => unsafe { load(kernel.as_raw()) }.result()?,
+            Err(e) if e.kind() == ErrorKind::DriverTooOld => {}
+            Err(e) => return Err(e),
         }
         Ok(RestrictedKernel::of(kernel))
     }
