@@ -39,17 +39,16 @@ fn with_init<R>(budget: usize, f: impl FnOnce(&custack::InitPhase<'_>) -> R) -> 
 fn the_frame_pipeline_runs_its_frames_and_checks_them() {
     let cubin = cubin("CUSTACK_FRAME_CUBIN");
     let profile = Profile::init().unwrap();
-    let (frames, device_bytes) = pipeline::run(profile, &cubin, |run, frame| {
-        let (before, _) = run.memory_info()?;
+    // (The device's free memory is not compared here: the other tests of this binary run
+    // beside it. The example and the benchmark `safety_frame`, alone in their processes, do.)
+    let frames = pipeline::run(profile, &cubin, |_, frame| {
         for _ in 0..200 {
             frame()?;
         }
-        let (after, _) = run.memory_info()?;
-        Ok((200, before.abs_diff(after)))
+        Ok(200)
     })
     .unwrap();
     assert_eq!(frames, 200);
-    assert_eq!(device_bytes, 0, "the run phase allocated on the device");
 }
 
 #[test]
@@ -74,6 +73,7 @@ fn a_cubin_that_launches_from_the_device_is_refused() {
     });
     assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
     assert!(e.to_string().contains("device runtime"), "{e}");
+    println!("refused: {e}");
 }
 
 #[test]

@@ -709,7 +709,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 16 + 2 + 18 + 10 + 1 + 10);
+        assert_eq!(names.len(), 100 + 16 + 2 + 18 + 10 + 1 + 10 + 2);
     }
 
     #[test]
