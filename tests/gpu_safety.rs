@@ -5,6 +5,8 @@
 //! `CUSTACK_DEVICE_LAUNCH_CUBIN` (`tests/fixtures/device_launch.cu`, relocatable, launching from
 //! the device). Without a device every test fails (`Profile::init` errs), never passes.
 
+mod common;
+
 #[path = "../examples/22_safety_frame/pipeline.rs"]
 #[allow(dead_code)]
 mod pipeline;
@@ -101,30 +103,21 @@ fn page_locked_memory_past_the_budget_is_refused() {
 }
 
 /// `Profile::init` after `Driver::init` registered the log callback (driver 12.9+) is refused;
-/// run in a child process, since the registration lasts the process.
+/// in a child process, since the registration lasts the process.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn profile_init_after_driver_init_registered_its_callback_is_refused() {
-    if std::env::var_os("CUSTACK_SAFETY_CHILD").is_some() {
-        custack::Driver::init().unwrap();
-        let v = custack::driver_version().unwrap();
-        let registers = (v.major, v.minor) >= (12, 9);
-        match Profile::init() {
-            Err(e) if registers => assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}"),
-            Ok(_) if !registers => {}
-            other => panic!("driver {:?}: {other:?}", custack::driver_version()),
-        }
+    if !common::alone_in_a_process(
+        "profile_init_after_driver_init_registered_its_callback_is_refused",
+    ) {
         return;
     }
-    let status = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "profile_init_after_driver_init_registered_its_callback_is_refused",
-            "--include-ignored",
-            "--nocapture",
-        ])
-        .env("CUSTACK_SAFETY_CHILD", "1")
-        .status()
-        .unwrap();
-    assert!(status.success(), "the child: {status}");
+    custack::Driver::init().unwrap();
+    let v = custack::driver_version().unwrap();
+    let registers = (v.major, v.minor) >= (12, 9);
+    match Profile::init() {
+        Err(e) if registers => assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}"),
+        Ok(_) if !registers => {}
+        other => panic!("driver {v}: {other:?}"),
+    }
 }

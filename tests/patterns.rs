@@ -1174,6 +1174,8 @@ fn derived_plain_data() {
 /// Example 22's pipeline, this very file: init (a cubin, two declared kernels, a stream,
 /// budgeted page-locked and device memory, a captured graph) sealed into a run phase whose
 /// frames launch, copy and check.
+mod common;
+
 #[path = "../examples/22_safety_frame/pipeline.rs"]
 #[allow(dead_code)]
 mod frame_pipeline;
@@ -1198,6 +1200,9 @@ fn p14_safety_profile_frame(
 #[test]
 #[ignore = "needs a CUDA device"]
 fn p14_on_device() {
+    if !common::alone_in_a_process("p14_on_device") {
+        return;
+    }
     let path = std::env::var("CUSTACK_FRAME_CUBIN").expect(
         "CUSTACK_FRAME_CUBIN: a cubin of examples/kernels/frame.cu (scripts/gpu-bundle.sh)",
     );

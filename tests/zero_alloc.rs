@@ -1,6 +1,7 @@
 //! Zero cost: no push, pop, launch or copy allocates on the heap. A counting global allocator
 //! counts this thread's allocations while the hot loops run (GPU machine).
 #![allow(
+    clippy::too_many_lines,
     clippy::many_single_char_names,
     clippy::items_after_statements,
     clippy::cast_precision_loss
@@ -9,6 +10,8 @@ use custack::prelude::*;
 use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+
+mod common;
 
 struct Counting;
 
@@ -110,6 +113,9 @@ mod frame_pipeline;
 #[test]
 #[ignore = "needs a CUDA device"]
 fn restricted_run_phase_does_not_allocate() {
+    if !common::alone_in_a_process("restricted_run_phase_does_not_allocate") {
+        return;
+    }
     use custack::{Budget, Deadline, Overrun, Profile, RestrictedContext};
     use frame_pipeline::FrameGain;
     use std::time::Duration;

@@ -82,3 +82,35 @@ pub(crate) fn skipped(line: &str) {
     use std::io::Write as _;
     let _ = writeln!(std::io::stderr(), "{line}");
 }
+
+/// Runs the test `name` of this binary again, alone in a child process, and asserts that it
+/// passed; returns `true` in that child, where the test does its work. For the restricted
+/// profile: `Profile::init` must come before any `Driver::init` of its process (which registers
+/// the driver's log callback), and the other tests of a binary call `Driver::init` in an order
+/// the harness chooses.
+pub(crate) fn alone_in_a_process(name: &str) -> bool {
+    const CHILD: &str = "CUSTACK_TEST_ALONE";
+    if std::env::var(CHILD).as_deref() == Ok(name) {
+        return true;
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let mut command = match std::env::var("CUSTACK_TEST_RUNNER") {
+        Ok(runner) if !runner.is_empty() => {
+            let mut words = runner.split_whitespace();
+            let mut c = std::process::Command::new(words.next().unwrap_or_default());
+            c.args(words).arg(exe);
+            c
+        }
+        _ => std::process::Command::new(exe),
+    };
+    let status = command
+        .args(["--exact", name, "--include-ignored", "--nocapture"])
+        .env(CHILD, name)
+        .status()
+        .expect("running the test binary again");
+    assert!(
+        status.success(),
+        "{name}, alone in a child process: {status}"
+    );
+    false
+}
