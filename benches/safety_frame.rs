@@ -41,10 +41,19 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let bench = std::env::args().any(|a| a == "--bench");
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| a != "--bench")
         .collect();
+    if !bench && args.is_empty() {
+        // `cargo test --all-targets` runs benches without arguments: nothing to test here.
+        println!(
+            "safety_frame: a benchmark; run it on a GPU machine with `cargo bench --bench \
+             safety_frame` (and CUSTACK_FRAME_CUBIN) or scripts/frame-bench.sh"
+        );
+        return Ok(());
+    }
     let path = match args.first() {
         Some(path) => path.clone(),
         None => std::env::var("CUSTACK_FRAME_CUBIN")

@@ -1,12 +1,15 @@
 //! The restricted safety profile without a GPU (R22): a process forked after `Profile::init`
 //! refuses in the child, whether or not the parent found a driver.
 
-use custack::{Budget, ErrorKind, Profile};
+use custack::Budget;
+#[cfg(unix)]
+use custack::{ErrorKind, Profile};
 
 /// CUDA-1.6: the child of a fork must exec before any CUDA call; custack refuses until then.
 /// `Profile::init` registers the fork handler before it asks the driver, so this holds on a
 /// machine without a GPU (where the parent's init fails) and with one.
 #[test]
+#[cfg(unix)]
 fn a_child_forked_after_profile_init_is_refused() {
     let parent = Profile::init();
     if let Err(e) = &parent {

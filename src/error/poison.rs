@@ -190,16 +190,16 @@ static FORKED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::
 /// Makes the child of every later `fork` refuse all of custack's calls that would reach the
 /// driver (`ErrorKind::ForkedProcess`), until it `exec`s: NVIDIA's safety guideline asks that a
 /// forked child make no CUDA call before it does. Registered once per process
-/// (`pthread_atfork`); under Miri, which has no `fork`, nothing is registered.
+/// (`pthread_atfork`); under Miri, and on Windows, which have no `fork`, nothing is registered.
 pub(crate) fn watch_forks() -> Result<()> {
     static WATCHING: OnceLock<i32> = OnceLock::new();
-    #[cfg(not(miri))]
+    #[cfg(all(unix, not(miri)))]
     let status = *WATCHING.get_or_init(|| {
         // SAFETY: `in_forked_child` is an `extern "C"` function that only stores to an atomic,
         // which is async-signal-safe, as a handler that runs in the child of `fork` must be.
         unsafe { libc::pthread_atfork(None, None, Some(in_forked_child)) }
     });
-    #[cfg(miri)]
+    #[cfg(not(all(unix, not(miri))))]
     let status = *WATCHING.get_or_init(|| 0);
     if status == 0 {
         Ok(())
@@ -211,7 +211,7 @@ pub(crate) fn watch_forks() -> Result<()> {
     }
 }
 
-#[cfg(not(miri))]
+#[cfg(all(unix, not(miri)))]
 extern "C" fn in_forked_child() {
     FORKED.store(true, core::sync::atomic::Ordering::Relaxed);
 }
@@ -437,7 +437,7 @@ mod tests {
 
     /// A child forked after `watch_forks` refuses, the parent does not (CUDA-1.6).
     #[test]
-    #[cfg(not(miri))]
+    #[cfg(all(unix, not(miri)))]
     fn a_forked_child_refuses_every_checked_call() {
         watch_forks().unwrap();
         assert!(check().is_ok() || PROCESS.recorded().is_some());
