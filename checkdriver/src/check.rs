@@ -939,17 +939,18 @@ pub(crate) unsafe fn module_loaded(module: usize, image: *const core::ffi::c_voi
     // SAFETY: the caller's: at least 4 readable bytes.
     let magic = unsafe { image.cast::<[u8; 4]>().read_unaligned() };
     if magic == *b"\x7fELF" {
-        // SAFETY: the caller's: an ELF image, its sections and section table within it.
-        let names = unsafe { cubin_function_names(image.cast()) };
-        // SAFETY: as above.
-        if let Some(ptx) = unsafe { cubin_declarations(image.cast()) } {
+        // SAFETY: the caller's: an ELF image, its sections and section table within it; the
+        // bytes are read here, while the caller's image is alive.
+        let bytes = unsafe { cubin_bytes(image.cast()) };
+        if let Some(ptx) = bytes.and_then(crate::cubin::declarations) {
             // A test's cubin that declares its kernels' parameters: known as PTX's are.
-            let ptx = std::sync::Arc::new(crate::ptx::parse(&ptx));
+            let ptx = std::sync::Arc::new(crate::ptx::parse(ptx));
             with_state(|s| {
                 s.ptx.insert(module, ptx);
             });
             return;
         }
+        let names = bytes.and_then(crate::cubin::function_names);
         if let Some(names) = names {
             with_state(|s| {
                 s.cubin_functions.insert(module, names);
@@ -970,31 +971,12 @@ pub(crate) unsafe fn module_loaded(module: usize, image: *const core::ffi::c_voi
     });
 }
 
-/// The kernels an ELF image defines, read in three steps of known length: its header, its
-/// section table, then everything up to the end of its last section.
+/// An ELF image's bytes, read in three steps of known length: its header, its section table,
+/// then everything up to the end of its last section. `None` for an image without sections.
 ///
 /// # Safety
-/// As `module_loaded`'s for an ELF image.
-unsafe fn cubin_function_names(image: *const u8) -> Option<Vec<String>> {
-    // SAFETY: the caller's: the 64-byte header is readable.
-    let header = unsafe { core::slice::from_raw_parts(image, 64) };
-    let (shoff, shentsize, shnum) = crate::cubin::section_table(header)?;
-    if shnum == 0 {
-        return None;
-    }
-    let table_len = shentsize.checked_mul(shnum)?;
-    // SAFETY: the caller's: the section table lies within the image.
-    let table = unsafe { core::slice::from_raw_parts(image.add(shoff), table_len) };
-    let len = crate::cubin::extent(shoff, shentsize, table)?;
-    // SAFETY: the caller's: every section, and the table, lie within the image.
-    crate::cubin::function_names(unsafe { core::slice::from_raw_parts(image, len) })
-}
-
-/// The PTX declarations a test's cubin carries ([`crate::cubin::DECLARATIONS_SECTION`]).
-///
-/// # Safety
-/// As [`cubin_function_names`].
-unsafe fn cubin_declarations(image: *const u8) -> Option<Vec<u8>> {
+/// As `module_loaded`'s for an ELF image; the bytes stay readable for `'a`.
+unsafe fn cubin_bytes<'a>(image: *const u8) -> Option<&'a [u8]> {
     // SAFETY: the caller's: the 64-byte header is readable.
     let header = unsafe { core::slice::from_raw_parts(image, 64) };
     let (shoff, shentsize, shnum) = crate::cubin::section_table(header)?;
@@ -1006,8 +988,7 @@ unsafe fn cubin_declarations(image: *const u8) -> Option<Vec<u8>> {
         unsafe { core::slice::from_raw_parts(image.add(shoff), shentsize.checked_mul(shnum)?) };
     let len = crate::cubin::extent(shoff, shentsize, table)?;
     // SAFETY: the caller's: every section, and the table, lie within the image.
-    let whole = unsafe { core::slice::from_raw_parts(image, len) };
-    crate::cubin::declarations(whole).map(<[u8]>::to_vec)
+    Some(unsafe { core::slice::from_raw_parts(image, len) })
 }
 
 /// What a module knows of a name.

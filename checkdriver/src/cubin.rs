@@ -284,30 +284,55 @@ pub(crate) fn extent(shoff: usize, shentsize: usize, table: &[u8]) -> Option<usi
     Some(end)
 }
 
+/// An ELF64 image's section table: its headers, and the bytes each one names, bounds-checked.
+struct Sections<'a> {
+    image: &'a [u8],
+    offset: usize,
+    entry_size: usize,
+    count: usize,
+}
+
+impl<'a> Sections<'a> {
+    fn of(image: &'a [u8]) -> Option<Self> {
+        let (offset, entry_size, count) = section_table(image)?;
+        Some(Self {
+            image,
+            offset,
+            entry_size,
+            count,
+        })
+    }
+
+    /// Section `k`'s header.
+    fn header(&self, k: usize) -> Option<&'a [u8]> {
+        self.image
+            .get(k.checked_mul(self.entry_size)?.checked_add(self.offset)?..)?
+            .get(..self.entry_size)
+    }
+
+    /// The bytes a section header names, if they lie within the image.
+    fn bytes(&self, header: &[u8]) -> Option<&'a [u8]> {
+        let offset = u64_at(header, 0x18)?;
+        self.image
+            .get(offset..offset.checked_add(u64_at(header, 0x20)?)?)
+    }
+}
+
 /// The names of the kernels an ELF64 image defines: the `STT_FUNC` symbols of its `.symtab`
 /// that have a section (`st_shndx` not 0) and are marked `STO_CUDA_ENTRY` in `st_other` (a
 /// device function, or a reference to one, is not a kernel). `None` when the image has no
 /// symbol table, or when a table or a name lies beyond the image: then nothing is known of
 /// its functions.
 pub fn function_names(image: &[u8]) -> Option<Vec<String>> {
-    let (shoff, shentsize, shnum) = section_table(image)?;
-    let section = |k: usize| {
-        image
-            .get(k.checked_mul(shentsize)?.checked_add(shoff)?..)?
-            .get(..shentsize)
-    };
-    let range = |entry: &[u8]| -> Option<&[u8]> {
-        let offset = u64_at(entry, 0x18)?;
-        image.get(offset..offset.checked_add(u64_at(entry, 0x20)?)?)
-    };
-    let symtab = (0..shnum).find_map(|k| {
-        let entry = section(k)?;
+    let elf = Sections::of(image)?;
+    let symtab = (0..elf.count).find_map(|k| {
+        let entry = elf.header(k)?;
         (u32_at(entry, 4)? == SHT_SYMTAB).then_some(entry)
     })?;
-    let strtab = range(section(usize::try_from(u32_at(symtab, 0x28)?).ok()?)?)?;
+    let strtab = elf.bytes(elf.header(usize::try_from(u32_at(symtab, 0x28)?).ok()?)?)?;
     let entsize = u64_at(symtab, 0x38)?.max(SYMBOL);
     let mut names = Vec::new();
-    for sym in range(symtab)?.chunks_exact(entsize).skip(1) {
+    for sym in elf.bytes(symtab)?.chunks_exact(entsize).skip(1) {
         let (info, other) = (*sym.get(4)?, *sym.get(5)?);
         if info & 0xf == STT_FUNC && other & STO_CUDA_ENTRY != 0 && u16_at(sym, 6)? != 0 {
             let from = usize::try_from(u32_at(sym, 0)?).ok()?;
@@ -327,24 +352,15 @@ pub const DECLARATIONS_SECTION: &str = ".custack.ptx";
 /// The bytes of the section named [`DECLARATIONS_SECTION`] of an ELF64 image, if it has one
 /// within the image.
 pub fn declarations(image: &[u8]) -> Option<&[u8]> {
-    let (shoff, shentsize, shnum) = section_table(image)?;
-    let section = |k: usize| {
-        image
-            .get(k.checked_mul(shentsize)?.checked_add(shoff)?..)?
-            .get(..shentsize)
-    };
-    let range = |entry: &[u8]| -> Option<&[u8]> {
-        let offset = u64_at(entry, 0x18)?;
-        image.get(offset..offset.checked_add(u64_at(entry, 0x20)?)?)
-    };
-    let names = range(section(u16_at(image, 0x3e)?.into())?)?;
-    (0..shnum).find_map(|k| {
-        let entry = section(k)?;
+    let elf = Sections::of(image)?;
+    let names = elf.bytes(elf.header(u16_at(image, 0x3e)?.into())?)?;
+    (0..elf.count).find_map(|k| {
+        let entry = elf.header(k)?;
         let from = usize::try_from(u32_at(entry, 0)?).ok()?;
         let name = names.get(from..)?;
         let name = name.get(..name.iter().position(|&b| b == 0)?)?;
         (name == DECLARATIONS_SECTION.as_bytes())
-            .then(|| range(entry))
+            .then(|| elf.bytes(entry))
             .flatten()
     })
 }

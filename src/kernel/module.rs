@@ -707,6 +707,33 @@ impl Drop for Module<'_> {
     }
 }
 
+/// The little-endian `u64` at `at`, if `bytes` holds it.
+pub(crate) fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
+    bytes
+        .get(at..at.checked_add(8)?)?
+        .try_into()
+        .ok()
+        .map(u64::from_le_bytes)
+}
+
+/// The little-endian `u32` at `at`, if `bytes` holds it.
+pub(crate) fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    bytes
+        .get(at..at.checked_add(4)?)?
+        .try_into()
+        .ok()
+        .map(u32::from_le_bytes)
+}
+
+/// The little-endian `u16` at `at`, if `bytes` holds it.
+pub(crate) fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {
+    bytes
+        .get(at..at.checked_add(2)?)?
+        .try_into()
+        .ok()
+        .map(u16::from_le_bytes)
+}
+
 /// Checks what of a cubin custack can check against `image` before the driver, which gets only
 /// a pointer, reads it: an ELF64 header; the section header table and the program header table
 /// within the image, with entries of at least their standard sizes; every section but the
@@ -729,24 +756,9 @@ pub(crate) fn check_elf(image: &[u8]) -> Result<()> {
     if header.get(5) == Some(&2) {
         return bad("a big-endian ELF image".into());
     }
-    let u64_at = |o: usize| {
-        image
-            .get(o..o.checked_add(8)?)
-            .and_then(|b| b.try_into().ok())
-            .map(u64::from_le_bytes)
-    };
-    let u32_at = |o: usize| {
-        image
-            .get(o..o.checked_add(4)?)
-            .and_then(|b| b.try_into().ok())
-            .map(u32::from_le_bytes)
-    };
-    let u16_at = |o: usize| {
-        image
-            .get(o..o.checked_add(2)?)
-            .and_then(|b| b.try_into().ok())
-            .map(u16::from_le_bytes)
-    };
+    let u64_at = |o: usize| u64_at(image, o);
+    let u32_at = |o: usize| u32_at(image, o);
+    let u16_at = |o: usize| u16_at(image, o);
     let len = image.len() as u64;
     // `count` entries of `size` bytes from `offset`: their start (as an index) if within.
     let table = |offset: u64, size: u16, count: u16| -> Option<usize> {

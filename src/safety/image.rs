@@ -4,7 +4,7 @@
 use crate::context::stack::PushedGuard;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
-use crate::kernel::module::{Module, check_elf};
+use crate::kernel::module::{Module, check_elf, u16_at, u32_at, u64_at};
 
 /// `e_machine` of a CUDA ELF image.
 const EM_CUDA: u16 = 190;
@@ -98,30 +98,6 @@ fn device_runtime_symbol(image: &[u8]) -> Option<String> {
         }
     }
     None
-}
-
-fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
-    bytes
-        .get(at..at.checked_add(8)?)?
-        .try_into()
-        .ok()
-        .map(u64::from_le_bytes)
-}
-
-fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
-    bytes
-        .get(at..at.checked_add(4)?)?
-        .try_into()
-        .ok()
-        .map(u32::from_le_bytes)
-}
-
-fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {
-    bytes
-        .get(at..at.checked_add(2)?)?
-        .try_into()
-        .ok()
-        .map(u16::from_le_bytes)
 }
 
 /// `cuModuleLoadData` of a checked cubin; an image for another architecture names the

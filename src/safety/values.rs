@@ -3,7 +3,7 @@
 
 use crate::asynchronous::event::Event;
 use crate::asynchronous::graph::GraphExec;
-use crate::asynchronous::payload::{Payload, sealed as payload_sealed};
+use crate::asynchronous::payload::{Payload, held_as_itself, sealed as payload_sealed};
 use crate::deadline::Deadline;
 use crate::error::Result;
 use crate::kernel::contract::{CheckedBy, Contract, Declared};
@@ -129,15 +129,7 @@ impl<T: DeviceCopy> Payload for RestrictedBuffer<'_, T> {
         = DeviceView<'a, T>
     where
         Self: 'a;
-    type Held = Self;
-    #[inline]
-    fn hold(self) -> Self {
-        self
-    }
-    #[inline]
-    fn release(held: Self) -> Self {
-        held
-    }
+    held_as_itself!();
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> ScopedSliceMut<'scope, T> {
         // SAFETY: the caller's promise for the held payload covers the buffer inside it.
@@ -233,15 +225,7 @@ impl<'m, C: Contract> Payload for RestrictedKernel<'m, C> {
         = RestrictedKernel<'m, C>
     where
         Self: 'a;
-    type Held = Self;
-    #[inline]
-    fn hold(self) -> Self {
-        self
-    }
-    #[inline]
-    fn release(held: Self) -> Self {
-        held
-    }
+    held_as_itself!();
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> RestrictedKernel<'scope, C> {
         RestrictedKernel {
