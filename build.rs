@@ -51,7 +51,8 @@
 //! are meant to run on a GPU).
 //!
 //! With the cargo feature `nvrtc` (and only then) it also finds and links NVRTC, the run-time
-//! CUDA C++ compiler, into the crate, with `cublas` cuBLAS and with `nccl` NCCL: see
+//! CUDA C++ compiler, into the crate, with `cublas` cuBLAS, with `nccl` NCCL, with `cufft`
+//! cuFFT, with `curand` cuRAND and with `cublaslt` cuBLASLt: see
 //! [`feature_libraries`]. Without the feature nothing about its library is searched, printed or
 //! linked, and `python3` (which finds the Python wheels) never runs: a crate that depends on
 //! custack without them searches for libcuda and nothing else.
@@ -505,7 +506,7 @@ struct FeatureLibrary {
     wheel: &'static str,
 }
 
-const FEATURE_LIBRARIES: [FeatureLibrary; 3] = [
+const FEATURE_LIBRARIES: [FeatureLibrary; 6] = [
     FeatureLibrary {
         name: "NVRTC",
         feature: "CARGO_FEATURE_NVRTC",
@@ -551,6 +552,54 @@ const FEATURE_LIBRARIES: [FeatureLibrary; 3] = [
         },
         wheel: "nvidia-nccl-cu13 (CUDA 13: pip install nvidia-nccl-cu13) or nvidia-nccl-cu12 \
                 (CUDA 12),",
+    },
+    FeatureLibrary {
+        name: "cuFFT",
+        feature: "CARGO_FEATURE_CUFFT",
+        missing_cfg: "custack_no_cufft",
+        lib: Interop {
+            env: "CUSTACK_CUFFT_LIB_DIR",
+            found_env: "CUSTACK_CUFFT_FOUND",
+            files: &["libcufft.so", "libcufft.so.12", "libcufft.so.11"],
+            // `nvidia-cufft` 12.x (CUDA 13) ships `nvidia/cu13/lib`; the CUDA 12 wheel
+            // (`nvidia-cufft-cu12`, cuFFT 11.x) `nvidia/cufft/lib`.
+            wheel_dirs: &["nvidia/cu13/lib", "nvidia/cufft/lib"],
+        },
+        wheel: "nvidia-cufft (CUDA 13: pip install 'nvidia-cufft==12.0.*' for a 13.0 driver) or \
+                nvidia-cufft-cu12 (CUDA 12: 'nvidia-cufft-cu12==11.0.8.*' for a 12.2 driver), no \
+                newer than the driver's CUDA version,",
+    },
+    FeatureLibrary {
+        name: "cuRAND",
+        feature: "CARGO_FEATURE_CURAND",
+        missing_cfg: "custack_no_curand",
+        lib: Interop {
+            env: "CUSTACK_CURAND_LIB_DIR",
+            found_env: "CUSTACK_CURAND_FOUND",
+            files: &["libcurand.so", "libcurand.so.10"],
+            // `nvidia-curand` 10.4 (CUDA 13) ships `nvidia/cu13/lib`; the CUDA 12 wheel
+            // (`nvidia-curand-cu12`) `nvidia/curand/lib`.
+            wheel_dirs: &["nvidia/cu13/lib", "nvidia/curand/lib"],
+        },
+        wheel: "nvidia-curand (CUDA 13: pip install 'nvidia-curand==10.4.0.*' for a 13.0 driver) \
+                or nvidia-curand-cu12 (CUDA 12: 'nvidia-curand-cu12==10.3.3.*' for a 12.2 \
+                driver), no newer than the driver's CUDA version,",
+    },
+    FeatureLibrary {
+        name: "cuBLASLt",
+        feature: "CARGO_FEATURE_CUBLASLT",
+        missing_cfg: "custack_no_cublaslt",
+        lib: Interop {
+            env: "CUSTACK_CUBLASLT_LIB_DIR",
+            found_env: "CUSTACK_CUBLASLT_FOUND",
+            files: &["libcublasLt.so", "libcublasLt.so.13", "libcublasLt.so.12"],
+            // cuBLAS's wheels ship it beside libcublas: `nvidia/cu13/lib` (`nvidia-cublas`
+            // 13.x), `nvidia/cublas/lib` (`nvidia-cublas-cu12`).
+            wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib"],
+        },
+        wheel: "nvidia-cublas (CUDA 13: pip install 'nvidia-cublas==13.*' for a 13.x driver) or \
+                nvidia-cublas-cu12 (CUDA 12: 'nvidia-cublas-cu12==12.2.*' for a 12.2 driver), \
+                which ship libcublasLt beside libcublas, no newer than the driver's CUDA version,",
     },
 ];
 

@@ -127,6 +127,15 @@ pub use entry_point::*;
 /// cuBLAS's C API (`cublas_api.h`, the `_v2` names), with the feature `cublas`.
 #[cfg(feature = "cublas")]
 pub mod cublas;
+/// cuBLASLt's C API (`cublasLt.h`), with the feature `cublaslt`.
+#[cfg(feature = "cublaslt")]
+pub mod cublaslt;
+/// cuFFT's C API (`cufft.h`), with the feature `cufft`.
+#[cfg(feature = "cufft")]
+pub mod cufft;
+/// cuRAND's host API (`curand.h`), with the feature `curand`.
+#[cfg(feature = "curand")]
+pub mod curand;
 /// NCCL's C API (`nccl.h`), with the feature `nccl`.
 #[cfg(feature = "nccl")]
 pub mod nccl;

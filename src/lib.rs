@@ -108,10 +108,14 @@ extern crate checkdriver as _;
 mod asynchronous;
 #[cfg(feature = "cublas")]
 pub mod blas;
+#[cfg(feature = "cublaslt")]
+pub mod blaslt;
 mod context;
 mod deadline;
 mod driver;
 mod error;
+#[cfg(feature = "cufft")]
+pub mod fft;
 mod kernel;
 mod memory;
 #[cfg(feature = "nccl")]
@@ -119,6 +123,8 @@ pub mod nccl;
 #[cfg(feature = "nvrtc")]
 pub mod nvrtc;
 mod parking;
+#[cfg(feature = "curand")]
+pub mod rand;
 mod safety;
 mod testing;
 mod texture;
