@@ -14,8 +14,8 @@
 //! - raw: `cublasCreate_v2`, `cublasSetStream_v2` once, then the `cublas?gemm_v2` /
 //!   `cublasSaxpy_v2` calls through `custack::ffi::cublas`, and `cuStreamSynchronize`.
 //! - custack: `guard.blas()`, one `Stream::scope` a rep (its end is the wait), the calls on
-//!   bound buffers (every shape checked, the handle's stream, workspace and pointer mode set,
-//!   and its ordering event recorded, for each call).
+//!   bound buffers (every shape checked; the handle's stream and workspace set when the stream
+//!   changes: once, for the first call, since every rep's scope is on the same stream).
 //! - cudarc: `CudaBlas::new(stream)`, `Gemm::gemm` with a `GemmConfig` (unsafe in cudarc),
 //!   `stream.synchronize()`. cudarc has no AXPY: that row has no cudarc column.
 //!

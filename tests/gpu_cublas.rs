@@ -510,3 +510,110 @@ fn handle_serves_submissions_and_two_streams_in_order() {
     assert_eq!(p1.wait().unwrap().1.to_vec().unwrap(), vec![1.25; n]);
     assert_eq!(p2.wait().unwrap().1.to_vec().unwrap(), vec![2.5; n]);
 }
+
+/// SM clock cycles in `ms` milliseconds at the device's peak clock (the kernel runs at least
+/// that long).
+fn cycles(ms: u64) -> u64 {
+    let khz = common::device()
+        .attribute(custack::DeviceAttribute::ClockRate)
+        .unwrap();
+    u64::try_from(khz).unwrap() * ms
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_call_on_a_new_stream_waits_for_the_last_call_on_a_destroyed_one() {
+    // The handle's previous call is in a parked submission behind a 400 ms kernel, its stream
+    // destroyed (the driver may give its handle to the next stream). A call on a new stream
+    // must not run before it: 100 ms later, the new stream's work is still not complete.
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(include_str!("fixtures/spin.ptx")).unwrap();
+    let spin = module.function("spin").unwrap();
+    let blas = guard.blas().unwrap();
+    let n = 1 << 10;
+    let old = guard.stream().unwrap();
+    let old_raw = old.as_raw();
+    let x = guard.alloc_from(&vec![1.0f32; n]).unwrap();
+    let y = guard.alloc_from(&vec![2.0f32; n]).unwrap();
+    let (cycles, blas_ref) = (cycles(400), &blas);
+    let pending = old
+        .submit((x, y, spin), |s, (x, mut y, spin)| {
+            // SAFETY: spin(unsigned long long cycles, unsigned* out) with a null `out` writes
+            // nothing.
+            unsafe {
+                s.launch(
+                    &spin,
+                    custack::LaunchConfig::for_elements(1),
+                    (cycles, 0u64),
+                )
+            }?;
+            blas_ref.axpy(s, n, 1.0f32, &x, 1, &mut y, 1)
+        })
+        .unwrap();
+    let parked = guard.park_submission(pending);
+    drop(old);
+    let new = guard.stream().unwrap();
+    eprintln!(
+        "the new stream's handle is the destroyed one's: {}",
+        new.as_raw() == old_raw
+    );
+    let x2 = guard.alloc_from(&vec![1.0f32; n]).unwrap();
+    let mut y2 = guard.alloc_from(&vec![0.5f32; n]).unwrap();
+    let done = guard.event(custack::EventFlags::DISABLE_TIMING).unwrap();
+    new.scope(|s| {
+        blas.axpy(s, n, 2.0f32, s.bind(&x2), 1, s.bind_mut(&mut y2), 1)?;
+        s.record(&done)?;
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(
+            !done.is_complete()?,
+            "the call on the new stream completed while the previous call still waited"
+        );
+        Ok::<(), custack::Error>(())
+    })
+    .unwrap()
+    .unwrap();
+    let (_x, y, ()) = parked.wait().unwrap();
+    assert_eq!(guard.attach(y).unwrap().to_vec().unwrap(), vec![3.0; n]);
+    assert_eq!(y2.to_vec().unwrap(), vec![2.5; n]);
+    drop(blas);
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_handle_outlives_the_streams_it_was_used_on() {
+    // Scopes on three streams, each destroyed before the next call and before the handle: the
+    // handle keeps the stream of its last call set in cuBLAS until it needs another, and
+    // neither a later call nor its destruction touches a destroyed one (compute-sanitizer
+    // reports any API error this makes: `SANITIZE=1 bash .gpu/run.sh`).
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let blas = guard.blas().unwrap();
+    let x = guard.alloc_from(&[3.0f32, 4.0]).unwrap();
+    let mut r = guard.alloc_zeroed::<f32>(1).unwrap();
+    for _ in 0..3 {
+        let stream = guard.stream().unwrap();
+        stream
+            .scope(|s| blas.nrm2(s, 2, s.bind(&x), 1, s.bind_mut(&mut r)))
+            .unwrap()
+            .unwrap();
+        stream.destroy().unwrap();
+        assert_eq!(r.to_vec().unwrap(), [5.0]);
+    }
+    // The raw handle, handed out, makes the next call set the stream again.
+    let raw = blas.as_raw();
+    assert!(!raw.is_null());
+    let stream = guard.stream().unwrap();
+    let mut dot = guard.alloc_zeroed::<f32>(1).unwrap();
+    stream
+        .scope(|s| blas.dot(s, 2, s.bind(&x), 1, s.bind(&x), 1, s.bind_mut(&mut dot)))
+        .unwrap()
+        .unwrap();
+    assert_eq!(dot.to_vec().unwrap(), [25.0]);
+    drop(stream);
+    blas.destroy().unwrap();
+    assert!(take_drop_errors().is_empty());
+}

@@ -176,7 +176,7 @@ impl<'g> Stream<'g> {
         // SAFETY: the stream is live and of the current context while `self` is borrowed.
         // Nothing enqueued during capture runs now; it runs when the graph is launched, and the
         // graph (then its executable graph) owns the payload for as long as it can be.
-        let scope = unsafe { StreamScope::from_raw(stream) };
+        let scope = unsafe { StreamScope::of(self) };
         // SAFETY: the payload moves into the graph without moving the memory it names, and is
         // out of the host's reach there; the bound handles cannot leave `f`.
         let bound = unsafe { P::bind(&mut payload) };

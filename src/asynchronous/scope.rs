@@ -9,7 +9,7 @@
 //! `StreamScope`.
 
 use crate::asynchronous::event::Event;
-use crate::asynchronous::stream::{Stream, record_event, wait_event};
+use crate::asynchronous::stream::{Stream, StreamSerial, record_event, wait_event};
 use crate::deadline::{Deadline, Overrun};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
@@ -70,7 +70,7 @@ impl Stream<'_> {
         crate::error::poison::check()?;
         // SAFETY: the stream is live and of the current context (lent by the current guard,
         // borrowed for 'env); the scope is waited for below, or by `waiter` on unwind.
-        let scope = unsafe { StreamScope::from_raw(self.as_raw()) };
+        let scope = unsafe { StreamScope::of(self) };
         let waiter = SyncOnDrop {
             stream: self.as_raw(),
             bound: None,
@@ -134,7 +134,7 @@ impl Stream<'_> {
         crate::error::poison::check()?;
         let site = core::panic::Location::caller();
         // SAFETY: as in `scope`; the scope is waited for below, or by `waiter` on unwind.
-        let scope = unsafe { StreamScope::from_raw(self.as_raw()) };
+        let scope = unsafe { StreamScope::of(self) };
         let waiter = SyncOnDrop {
             stream: self.as_raw(),
             bound: Some((deadline, overrun, site)),
@@ -177,28 +177,39 @@ impl Drop for SyncOnDrop {
 #[doc(alias = "cuStreamSynchronize")]
 pub struct StreamScope<'scope, 'env: 'scope> {
     raw: ffi::CUstream,
+    // Which `Stream` the scope enqueues on (its raw handle may be a destroyed stream's).
+    serial: StreamSerial,
     // Invariant in 'scope and 'env, as `std::thread::Scope`: borrows for 'scope cannot be
     // shortened to end before the scope does.
     _scope: PhantomData<&'scope mut &'scope ()>,
     _env: PhantomData<(&'env mut &'env (), *const ())>,
 }
 
-static_assertions::assert_eq_size!(StreamScope<'static, 'static>, ffi::CUstream);
+static_assertions::assert_eq_size!(StreamScope<'static, 'static>, Stream<'static>);
 
 impl StreamScope<'_, '_> {
+    /// A scope on `stream`.
+    ///
     /// # Safety
     ///
-    /// `raw` must be a live stream of the current context that stays so for the returned
+    /// `stream` must be a stream of the current context that stays live for the returned
     /// lifetimes, and whoever hands the scope out must wait for the stream (or an event
     /// recorded on it after the scope's work) before anything the scope's operations borrow
     /// for `'scope` is released.
     #[inline]
-    pub(crate) unsafe fn from_raw(raw: ffi::CUstream) -> Self {
+    pub(crate) unsafe fn of(stream: &Stream<'_>) -> Self {
         Self {
-            raw,
+            raw: stream.as_raw(),
+            serial: stream.serial(),
             _scope: PhantomData,
             _env: PhantomData,
         }
+    }
+
+    /// Which `Stream` the scope enqueues on ([`StreamSerial`]).
+    #[inline]
+    pub(crate) fn serial(&self) -> StreamSerial {
+        self.serial
     }
 }
 

@@ -46,10 +46,34 @@ bitflags::bitflags! {
 #[doc(alias = "CUstream")]
 pub struct Stream<'g> {
     raw: ffi::CUstream,
+    serial: StreamSerial,
     _marker: PhantomData<(&'g (), *const ())>,
 }
 
-static_assertions::assert_eq_size!(Stream<'static>, ffi::CUstream);
+static_assertions::assert_eq_size!(Stream<'static>, (ffi::CUstream, u64));
+
+/// Which [`Stream`] value work is enqueued on: a number drawn for each `Stream` made (created,
+/// adopted or borrowed), never drawn twice in a process. Its raw handle does not tell streams
+/// apart: the driver may give a destroyed stream's handle to the next stream it creates, while
+/// the destroyed one's work still runs. Library handles use it to know when a call is on the
+/// stream of their previous call (`asynchronous::call_order`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StreamSerial(u64);
+
+impl StreamSerial {
+    /// A number no stream of this process has had.
+    #[inline]
+    fn next() -> Self {
+        static NEXT: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
+        Self(NEXT.fetch_add(1, core::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// A serial for tests of what uses it.
+    #[cfg(test)]
+    pub(crate) fn for_tests(n: u64) -> Self {
+        Self(n)
+    }
+}
 static_assertions::assert_not_impl_any!(Stream<'static>: Send, Sync);
 
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
@@ -90,6 +114,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         .result()?;
         Ok(Stream {
             raw,
+            serial: StreamSerial::next(),
             _marker: PhantomData,
         })
     }
@@ -135,6 +160,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             .result()?;
         Ok(Stream {
             raw,
+            serial: StreamSerial::next(),
             _marker: PhantomData,
         })
     }
@@ -171,6 +197,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     pub unsafe fn stream_from_raw(&self, raw: ffi::CUstream) -> Stream<'_> {
         Stream {
             raw,
+            serial: StreamSerial::next(),
             _marker: PhantomData,
         }
     }
@@ -213,6 +240,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         BorrowedStream {
             stream: core::mem::ManuallyDrop::new(Stream {
                 raw,
+                serial: StreamSerial::next(),
                 _marker: PhantomData,
             }),
         }
@@ -228,7 +256,7 @@ pub struct BorrowedStream<'g> {
     stream: core::mem::ManuallyDrop<Stream<'g>>,
 }
 
-static_assertions::assert_eq_size!(BorrowedStream<'static>, ffi::CUstream);
+static_assertions::assert_eq_size!(BorrowedStream<'static>, Stream<'static>);
 static_assertions::assert_not_impl_any!(BorrowedStream<'static>: Send, Sync);
 
 impl<'g> core::ops::Deref for BorrowedStream<'g> {
@@ -243,6 +271,12 @@ impl<'g> Stream<'g> {
     /// The raw `CUstream`.
     pub fn as_raw(&self) -> ffi::CUstream {
         self.raw
+    }
+
+    /// Which `Stream` this is, among all made in this process.
+    #[inline]
+    pub(crate) fn serial(&self) -> StreamSerial {
+        self.serial
     }
 
     /// Gives up ownership: returns the raw `CUstream` without destroying it, e.g. to hand it

@@ -288,7 +288,7 @@ impl Stream<'_> {
         // SAFETY: the stream is live and of the current context for as long as `self` is
         // borrowed. The payload is owned by `work` and then by the submission, which hand it
         // back only after the stream, or the event recorded after the scope's work, completes.
-        let scope = unsafe { StreamScope::from_raw(work.stream) };
+        let scope = unsafe { StreamScope::of(self) };
         // SAFETY: the payload stays where its memory is (a `Payload` moves without moving the
         // memory it names) and out of reach until then; the bound handles are branded with the
         // scope, which `f` cannot let escape.

@@ -203,9 +203,10 @@ pub(crate) fn gemm<S>(call: &str, g: &Gemm<S>, lens: [usize; 3]) -> Result<GemmA
 }
 
 /// A strided batch of GEMMs against the lengths of A, B and C: operand `x` of batch `i` starts
-/// `i · stride_x` elements in, so the buffer must hold `stride · (count-1) + extent`. The
-/// outputs must not overlap (`stride_c ≥` one C's extent when `count > 1`): cuBLAS writes them
-/// concurrently. A and B may (a stride of 0 reuses one matrix for every batch).
+/// `i · stride_x` elements in, so the buffer must hold `stride · (count-1) + extent`. No element
+/// of C may be written by two batches (cuBLAS writes them concurrently): checked exactly, by
+/// [`first_shared_output`]. A and B may overlap (a stride of 0 reuses one matrix for every
+/// batch).
 pub(crate) fn gemm_strided_batched<S>(
     call: &str,
     g: &Gemm<S>,
@@ -216,15 +217,17 @@ pub(crate) fn gemm_strided_batched<S>(
     let count = int(call, "batch count", batch.count)?;
     let strides = [batch.stride_a, batch.stride_b, batch.stride_c];
     let names = [("a", "stride_a"), ("b", "stride_b"), ("c", "stride_c")];
-    let [_, _, c_extent] = extents;
-    if batch.count > 1 && batch.stride_c < c_extent {
+    if let Some((later, element)) =
+        first_shared_output(g.m, g.n, g.ldc, batch.stride_c, batch.count)
+    {
         return Err(refused(
             call,
             ErrorKind::InvalidValue,
             &format!(
-                "stride_c {} < the {c_extent} elements one C spans: the batch's outputs would \
-                 overlap",
-                batch.stride_c
+                "stride_c {} makes batches 0 and {later} both write element {element} of c \
+                 (C is {} × {} with ldc {}); give the batches disjoint outputs, or make one \
+                 call per batch",
+                batch.stride_c, g.m, g.n, g.ldc
             ),
         ));
     }
@@ -274,6 +277,68 @@ pub(crate) fn gemm_strided_batched<S>(
     ))
 }
 
+/// Whether two batches of a strided batch write one element of C: `Some((t, e))` when batch
+/// `t` (the first such, `1 ≤ t < count`) writes element `e` that batch 0 writes too. Batch `i`
+/// writes `i·stride + r + j·ldc` for `r < m`, `j < n`; a shift is translation-invariant, so
+/// comparing every batch with batch 0 covers every pair. Exact: interleaved outputs whose
+/// elements are disjoint (`m = 2`, `ldc = 4`, `stride = 2`, two batches) are accepted.
+///
+/// Batch `t` meets batch 0 when `t·stride = b·ldc + a` for some `0 ≤ b < n`, `|a| < m`. Only
+/// shifts below C's extent can (the largest difference of two of its elements is
+/// `extent - 1`), so it tries the fewer of those shifts and of the columns `b`. `ldc ≥ m` is
+/// checked before.
+pub(crate) fn first_shared_output(
+    m: usize,
+    n: usize,
+    ldc: usize,
+    stride: usize,
+    count: usize,
+) -> Option<(usize, usize)> {
+    if count < 2 || m == 0 || n == 0 {
+        return None;
+    }
+    // In u128, where none of these products of C ints and sizes can overflow.
+    let (m, n, ldc, stride, count) = (
+        m as u128,
+        n as u128,
+        ldc as u128,
+        stride as u128,
+        count as u128,
+    );
+    let extent = ldc * (n - 1) + m;
+    if stride == 0 {
+        return Some((1, 0));
+    }
+    if stride >= extent {
+        return None;
+    }
+    // Batch t (its first element at d = t·stride) meets column b of batch 0, which holds
+    // b·ldc .. b·ldc + m, when |d - b·ldc| < m; the shared element is the later of the two
+    // columns' first elements.
+    let shared = |d: u128, b: u128| -> Option<u128> {
+        (b < n && d.abs_diff(b * ldc) < m).then_some(d.max(b * ldc))
+    };
+    let last_shift = (count - 1).min((extent - 1) / stride);
+    let found = if last_shift <= n {
+        // Each shift, against the two columns of batch 0 around it.
+        (1..=last_shift).find_map(|t| {
+            let (d, b) = (t * stride, t * stride / ldc);
+            shared(d, b).or_else(|| shared(d, b + 1)).map(|e| (t, e))
+        })
+    } else {
+        // Each column of batch 0, against the first shift that reaches it.
+        (0..n)
+            .filter_map(|b| {
+                let lo = (b * ldc).saturating_sub(m - 1).max(stride);
+                let hi = (b * ldc + m - 1).min((count - 1) * stride);
+                let t = lo.div_ceil(stride);
+                (t * stride <= hi).then(|| (t, (t * stride).max(b * ldc)))
+            })
+            .min()
+    };
+    found.map(|(t, e)| (t as usize, e as usize))
+}
+
 /// A GEMV against the lengths of A, x and y: A is stored `m × n` whatever `trans`; op(A)·x
 /// reads `n` elements of x and writes `m` of y (`trans`: `m` and `n`).
 pub(crate) fn gemv<S>(call: &str, g: &Gemv<S>, lens: [usize; 3]) -> Result<GemvArgs> {
@@ -286,20 +351,13 @@ pub(crate) fn gemv<S>(call: &str, g: &Gemv<S>, lens: [usize; 3]) -> Result<GemvA
         Transpose::No => (g.n, g.m),
         Transpose::Yes => (g.m, g.n),
     };
-    // With no element in A, cuBLAS returns at once: nothing is read or written.
-    let none = g.m == 0 || g.n == 0;
+    // Each vector's full extent, also when A has no element: cuBLAS then returns at once by
+    // observation, but its documentation does not promise it (`y = beta·y` would write y), so,
+    // as for `dot`, `axpy` and a GEMM with k = 0, nothing is left to that.
     let extents = [
         matrix_extent(call, "a", g.m, g.n, g.lda)?,
-        if none {
-            0
-        } else {
-            vector_extent(call, "x", x_len, g.incx)?
-        },
-        if none {
-            0
-        } else {
-            vector_extent(call, "y", y_len, g.incy)?
-        },
+        vector_extent(call, "x", x_len, g.incx)?,
+        vector_extent(call, "y", y_len, g.incy)?,
     ];
     for ((name, len), need) in ["a", "x", "y"].into_iter().zip(lens).zip(extents) {
         holds(call, name, len, need)?;
@@ -539,8 +597,18 @@ mod tests {
             err(gemv(call, &g.lda(3), [100; 3])).1,
             format!("{call}: lda 3 < m 4; nothing was enqueued")
         );
-        // An empty A: nothing read or written.
-        gemv(call, &Gemv::<f32>::new(0, 3), [0, 0, 0]).unwrap();
+        // An empty A still needs x's and y's full extents: y = beta·y (n = 0) may write all
+        // of y.
+        gemv(call, &Gemv::<f32>::new(4, 0), [0, 0, 4]).unwrap();
+        assert_eq!(
+            err(gemv(call, &Gemv::<f32>::new(4, 0), [0, 0, 3])).1,
+            format!("{call}: y holds 3 elements, the call needs 4; nothing was enqueued")
+        );
+        gemv(call, &Gemv::<f32>::new(0, 3), [0, 3, 0]).unwrap();
+        assert_eq!(
+            err(gemv(call, &Gemv::<f32>::new(0, 3), [0, 0, 0])).0,
+            ErrorKind::BufferTooShort
+        );
     }
 
     #[test]
@@ -572,17 +640,41 @@ mod tests {
             ..packed
         };
         gemm_strided_batched(call, &g, &shared_b, [40, 12, 30]).unwrap();
-        // Overlapping outputs are refused.
+        // Overlapping outputs are refused, naming two batches and an element they share.
         let overlapping = Batch {
             stride_c: 5,
             ..packed
         };
         let (kind, detail) = err(gemm_strided_batched(call, &g, &overlapping, [100; 3]));
         assert_eq!(kind, ErrorKind::InvalidValue);
-        assert!(
-            detail.contains("stride_c 5 < the 6 elements one C spans"),
-            "{detail}"
+        assert_eq!(
+            detail,
+            format!(
+                "{call}: stride_c 5 makes batches 0 and 1 both write element 5 of c (C is 2 × 3 \
+                 with ldc 2); give the batches disjoint outputs, or make one call per batch; \
+                 nothing was enqueued"
+            )
         );
+        // Interleaved outputs that share no element are accepted: C 2×3 with ldc 4 writes
+        // {0, 1, 4, 5, 8, 9}, the second batch {2, 3, 6, 7, 10, 11}; a third would write 4.
+        let g = Gemm::<f32>::new(2, 3, 1).leading_dims(2, 1, 4);
+        let interleaved = Batch {
+            stride_a: 2,
+            stride_b: 3,
+            stride_c: 2,
+            count: 2,
+        };
+        gemm_strided_batched(call, &g, &interleaved, [4, 6, 12]).unwrap();
+        let three = Batch {
+            count: 3,
+            ..interleaved
+        };
+        assert!(
+            err(gemm_strided_batched(call, &g, &three, [100; 3]))
+                .1
+                .contains("batches 0 and 2 both write element 4"),
+        );
+        let g = Gemm::<f32>::new(2, 3, 4);
         // ... but a single batch needs no stride.
         let one = Batch {
             count: 1,
@@ -610,6 +702,55 @@ mod tests {
             err(gemm_strided_batched(call, &g, &many, [usize::MAX; 3])).0,
             ErrorKind::SizeOverflow
         );
+    }
+
+    #[test]
+    fn shared_outputs_are_found_exactly() {
+        // Against every pair of batches' element sets, for small shapes, strides and counts.
+        for (m, n) in [(1, 1), (1, 3), (2, 3), (3, 2), (3, 4), (4, 1)] {
+            for ldc in m..m + 4 {
+                let elements = |i: usize, stride: usize| {
+                    (0..n).flat_map(move |j| (0..m).map(move |r| i * stride + r + j * ldc))
+                };
+                for stride in 0..ldc * n + 2 {
+                    for count in 0..6 {
+                        let mut seen = std::collections::HashMap::new();
+                        let mut truth = None;
+                        for i in 0..count {
+                            for e in elements(i, stride) {
+                                if let Some(&first) = seen.get(&e) {
+                                    let shift = i - first;
+                                    // Translated to batch 0: the smallest shift that shares.
+                                    if truth.is_none_or(|(t, _)| shift < t) {
+                                        truth = Some((shift, e - first * stride));
+                                    }
+                                } else {
+                                    seen.insert(e, i);
+                                }
+                            }
+                        }
+                        let found = first_shared_output(m, n, ldc, stride, count);
+                        assert_eq!(
+                            found.map(|(t, _)| t),
+                            truth.map(|(t, _)| t),
+                            "m {m} n {n} ldc {ldc} stride {stride} count {count}"
+                        );
+                        if let Some((t, e)) = found {
+                            // The element named is written by batches 0 and t.
+                            assert!(elements(0, stride).any(|x| x == e));
+                            assert!(
+                                elements(t, stride).any(|x| x == e),
+                                "{m} {n} {ldc} {stride} {count}: {t} {e}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // The column-wise search, for many batches with a small stride (m = 1, ldc 1000: batch
+        // 1000 is the first to reach column 1).
+        assert_eq!(first_shared_output(1, 3, 1000, 1, 5000), Some((1000, 1000)));
+        assert_eq!(first_shared_output(1, 3, 1000, 1, 1000), None);
     }
 
     #[test]

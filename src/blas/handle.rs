@@ -2,7 +2,7 @@
 //! workspace, the order its calls run in (`enqueue`, which every call goes through), and its
 //! destruction. The calls themselves are in `level1.rs`, `level2.rs` and `level3.rs`.
 
-use crate::asynchronous::event::{Event, EventFlags};
+use crate::asynchronous::call_order::CallOrder;
 use crate::asynchronous::scope::StreamScope;
 use crate::blas::status::status;
 use crate::context::stack::{ContextKind, PushedGuard};
@@ -26,16 +26,16 @@ const WORKSPACE_BYTES_SM90: usize = 32 << 20;
 #[doc(alias = "cublasHandle_t")]
 pub struct Blas<'g> {
     raw: ffi::cublas::cublasHandle_t,
-    /// Given to cuBLAS for every call; freed only after the last call's `order` event is
-    /// complete (or leaked when that cannot be confirmed). `None` once released, or for a
-    /// workspace of 0 bytes.
+    /// Given to cuBLAS with each stream the handle is set to; freed only once no call of the
+    /// handle can still run (`order.wait_idle`), or leaked when that cannot be confirmed.
+    /// `None` once released, or for a workspace of 0 bytes.
     workspace: Option<DeviceBuffer<'g, u8>>,
-    /// Recorded after each call, waited for before the next: the handle's calls never overlap
-    /// on the GPU (they share the workspace), and the last record covers all of them.
-    order: Event<'g>,
-    /// Set if a record of `order` failed: the chain is broken, and releasing the workspace
-    /// then waits for the whole context instead.
-    unordered: Cell<bool>,
+    /// The handle's calls never overlap on the GPU (they share the workspace): calls on one
+    /// stream are ordered by it, a call on another waits for everything before it.
+    order: CallOrder<'g>,
+    /// The pointer mode set in cuBLAS, `None` when not known: set only when a call needs
+    /// another.
+    mode: Cell<Option<ffi::cublas::cublasPointerMode_t>>,
     // Borrowed from the guard; the handle is bound to the guard's context, current on this
     // thread only: `!Send`, `!Sync`.
     _guard: PhantomData<(&'g (), *const ())>,
@@ -112,7 +112,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         } else {
             Some(self.alloc::<u8>(bytes)?)
         };
-        let order = self.event(EventFlags::DISABLE_TIMING)?;
+        let order = CallOrder::new(self)?;
         let mut raw = core::ptr::null_mut();
         // SAFETY: `cublasCreate_v2` writes a handle to a valid out-pointer and binds it to the
         // current context:
@@ -126,7 +126,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             raw,
             workspace,
             order,
-            unordered: Cell::new(false),
+            mode: Cell::new(None),
             _guard: PhantomData,
         })
     }
@@ -180,16 +180,23 @@ impl Blas<'_> {
     }
 
     /// The raw handle, for cuBLAS functions this module does not wrap. It stays owned by
-    /// `self`; set its stream yourself (calls of this module set it for each call, and reset
-    /// it to the default stream after).
+    /// `self`. This module's calls set the handle's stream, workspace and pointer mode only
+    /// when they differ from what the previous call set; asking for the raw handle makes the
+    /// next call set all three again, so use it right after asking, set the stream you need
+    /// yourself, and never let a call through it overlap this handle's own calls (they share
+    /// its workspace).
     pub fn as_raw(&self) -> ffi::cublas::cublasHandle_t {
+        self.order.forget_stream();
+        self.mode.set(None);
         self.raw
     }
 
-    /// Runs one cuBLAS call on the scope's stream: after the handle's previous call, with the
-    /// scope's stream, the workspace and `mode` set, then records `order` after it and resets
-    /// the handle's stream to the default stream (so the handle never keeps a stream that may
-    /// be destroyed before it).
+    /// Runs one cuBLAS call on the scope's stream, ordered after the handle's previous call
+    /// (`CallOrder`): on the previous call's stream nothing is set and no driver call is made;
+    /// on another, the stream waits for everything before it, and the handle gets the
+    /// scope's stream and its workspace (`cublasSetStream_v2` resets the workspace). The
+    /// pointer mode is set when the call needs another than the previous one.
+    #[inline]
     pub(super) fn enqueue(
         &self,
         s: &StreamScope<'_, '_>,
@@ -197,8 +204,28 @@ impl Blas<'_> {
         mode: ffi::cublas::cublasPointerMode_t,
         f: impl FnOnce(ffi::cublas::cublasHandle_t) -> ffi::cublas::cublasStatus_t,
     ) -> Result<()> {
-        crate::asynchronous::refuse_inside_capture(call)?;
-        s.wait(&self.order)?;
+        self.order.enqueue(
+            call,
+            s,
+            |stream| self.set_stream(stream),
+            || {
+                if self.mode.get() != Some(mode) {
+                    self.mode.set(None);
+                    // SAFETY: a live handle; `mode` is one of the two values of the enum.
+                    status("cublasSetPointerMode_v2", unsafe {
+                        ffi::cublas::cublasSetPointerMode_v2(self.raw, mode)
+                    })?;
+                    self.mode.set(Some(mode));
+                }
+                status(call, f(self.raw))
+            },
+        )
+    }
+
+    /// Makes `stream` the handle's, with the workspace.
+    #[cold]
+    #[inline(never)]
+    fn set_stream(&self, stream: ffi::CUstream) -> Result<()> {
         let (ws, ws_bytes) = self
             .workspace
             .as_ref()
@@ -207,44 +234,29 @@ impl Blas<'_> {
             });
         // SAFETY: `cublasSetStream_v2` needs a live handle and a live stream of its context:
         // - `self.raw` is live (taken out only by `release`);
-        // - the scope's stream is live for the scope and belongs to the current context, which
-        //   is this handle's: the handle borrows the guard shared, so no other context can be
-        //   pushed above it while the handle is reachable (push takes the guard mutably).
+        // - the stream is a scope's, live for the scope, of the current context, which is this
+        //   handle's: the handle borrows the guard shared, so no other context can be pushed
+        //   above it while the handle is reachable (push takes the guard mutably).
         status("cublasSetStream_v2", unsafe {
-            ffi::cublas::cublasSetStream_v2(self.raw, s.as_raw())
+            ffi::cublas::cublasSetStream_v2(self.raw, stream)
         })?;
         // SAFETY: `cublasSetWorkspace_v2` needs device memory of the handle's context, 256-byte
         // aligned, live and used by nothing else while the handle's calls may run:
         // - the workspace is a `cuMemAlloc` allocation (256-byte aligned) of the guard's
-        //   context, owned by `self` and freed only after the handle's last call completed;
+        //   context, owned by `self` and freed only once no call of the handle can run;
         // - the calls of this handle never overlap on the GPU (`order`), and nothing else
         //   reaches the buffer (it is private).
         status("cublasSetWorkspace_v2", unsafe {
             ffi::cublas::cublasSetWorkspace_v2(self.raw, ws, ws_bytes)
-        })?;
-        // SAFETY: a live handle; `mode` is one of the two values of the enum.
-        status("cublasSetPointerMode_v2", unsafe {
-            ffi::cublas::cublasSetPointerMode_v2(self.raw, mode)
-        })?;
-        let called = status(call, f(self.raw));
-        let recorded = s.record(&self.order);
-        if recorded.is_err() {
-            self.unordered.set(true);
-        }
-        // SAFETY: a live handle; the null stream is always valid. Work already enqueued stays
-        // on the scope's stream.
-        let reset = status("cublasSetStream_v2", unsafe {
-            ffi::cublas::cublasSetStream_v2(self.raw, core::ptr::null_mut())
-        });
-        called.and(recorded).and(reset)
+        })
     }
 
-    /// `cublasDestroy_v2`—Destroys the handle, waits for its last call to finish, and frees
-    /// its workspace, returning the first error.
+    /// `cublasDestroy_v2`—Destroys the handle, waits until none of its calls can still run,
+    /// and frees its workspace, returning the first error.
     ///
     /// # Errors
     ///
-    /// cuBLAS's status; the error of the wait (the first error of the handle's work, or a
+    /// cuBLAS's status; the error of the wait (the first error of the context's work, or a
     /// sticky error). If the wait fails without a sticky error, the workspace is leaked rather
     /// than freed while the GPU may still use it.
     ///
@@ -270,17 +282,11 @@ impl Blas<'_> {
                 ffi::cublas::cublasDestroy_v2(raw)
             })
         };
-        // The workspace may be freed only when no call of this handle can still run. The
-        // calls form a chain (each waits for the previous one's record of `order`), so the
-        // last record's completion covers them all; if a record failed, wait for the context.
+        // The workspace may be freed only when no call of this handle can still run; a call's
+        // stream may be gone (a parked submission's), so the context is waited for.
         // (`cublasDestroy_v2` synchronizes the device too, by its documentation; custack does
         // not rely on that.)
-        let waited = if self.unordered.get() {
-            // SAFETY: no arguments; the handle's context is current (see above).
-            unsafe { ffi::cuCtxSynchronize() }.result()
-        } else {
-            self.order.synchronize()
-        };
+        let waited = self.order.wait_idle();
         let workspace = self.workspace.take();
         let freed = match &waited {
             Err(e) if !e.is_sticky() => {

@@ -103,8 +103,8 @@ impl Blas<'_> {
     /// # Errors
     ///
     /// As [`gemm`](Self::gemm), with each buffer needing `stride·(count-1) + extent` elements;
-    /// [`ErrorKind::InvalidValue`] if the `C`s would overlap (`stride_c` below one `C`'s
-    /// extent with `count > 1`).
+    /// [`ErrorKind::InvalidValue`] if two GEMMs would write one element of `C` (naming the two
+    /// and the element; see [`Batch`]).
     ///
     /// # References
     ///
@@ -128,7 +128,7 @@ impl Blas<'_> {
         self.enqueue(s, call, mode, |h| {
             // SAFETY: as in `gemm`, for each GEMM of the batch: every operand of GEMM `i`
             // lies within `stride·(count-1) + extent` elements of its buffer (checked above),
-            // and the Cs do not overlap one another (`stride_c` ≥ one C's extent, checked).
+            // and no element of C is written by two batches (checked exactly).
             unsafe {
                 T::gemm_strided_batched(
                     h,

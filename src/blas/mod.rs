@@ -14,7 +14,7 @@
 //! # Calls
 //!
 //! Every call takes the [`StreamScope`] to enqueue on (the handle's stream is set to the
-//! scope's stream for each call, `cublasSetStream_v2`) and device memory bound to that scope:
+//! scope's stream when it is not already, `cublasSetStream_v2`) and device memory bound to that scope:
 //! operands cuBLAS reads as [`ScopedRead`] (`s.bind(&x)`, `&s.bind_mut(&mut y)`, `&alloc`),
 //! outputs as [`ScopedWrite`] (`s.bind_mut(&mut y)`, `&mut alloc`). A read-only binding
 //! cannot be passed as an output: that fails to compile. The memory stays borrowed until the
@@ -54,15 +54,24 @@
 //! internal resources, released by `cublasDestroy_v2`).
 //!
 //! One workspace serves every stream the handle is used on, and two kernels using it at once
-//! would corrupt each other's results. So each call makes its stream wait for the previous call
-//! of the same handle (an event recorded after each call, `cuEventRecord`, and waited for
-//! before the next, `cuStreamWaitEvent`): the calls of one handle run one after another on the
-//! GPU whatever streams they are on. Use one handle per stream for concurrent cuBLAS work.
+//! would corrupt each other's results. So the calls of one handle run one after another on the
+//! GPU, whatever streams they are on, at no cost where they share a stream:
 //!
-//! Dropping the handle waits for its last call to finish (that event) before freeing the
-//! workspace, so it may be dropped while its work is pending (inside a scope, or with a
-//! submission in flight). Calls inside a graph capture are refused: the captured graph would
-//! keep using the workspace after the handle is gone.
+//! - a call on the stream of the handle's previous call is ordered by the stream: nothing is
+//!   set and no driver call is made besides cuBLAS's own (the pointer mode is set only when it
+//!   changes);
+//! - a call on another stream first makes that stream wait, on the GPU, for all work enqueued
+//!   so far in the context (`cuCtxRecordEvent` and `cuStreamWaitEvent`; `cuCtxSynchronize` on
+//!   drivers before 12.5), then gives cuBLAS the new stream and the workspace. That covers
+//!   every earlier call of the handle, on a stream since destroyed too.
+//!
+//! Use one handle per stream for concurrent cuBLAS work: a handle that alternates between
+//! streams waits for everything in the context at each change.
+//!
+//! Dropping the handle synchronizes its context (`cuCtxSynchronize`, if it made any call)
+//! before freeing the workspace, so it may be dropped while its work is pending (inside a
+//! scope, or with a submission in flight, parked or not). Calls inside a graph capture are
+//! refused: the captured graph would keep using the workspace after the handle is gone.
 //!
 //! # Without cuBLAS
 //!

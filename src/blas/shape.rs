@@ -192,9 +192,10 @@ impl<S> Gemv<S> {
 }
 
 /// A strided batch: `count` GEMMs whose operands lie `stride_a`, `stride_b`, `stride_c`
-/// elements apart in their buffers. A stride of 0 reuses one `A` (or `B`) for every GEMM; the
-/// `C`s must not overlap (`stride_c` at least one `C`'s extent, `ldc·(n-1) + m`, when
-/// `count > 1`).
+/// elements apart in their buffers. A stride of 0 reuses one `A` (or `B`) for every GEMM; no
+/// element of `C` may be written by two GEMMs (checked exactly: `stride_c` at least one `C`'s
+/// extent, `ldc·(n-1) + m`, always is; a smaller one is accepted when the `C`s interleave
+/// without sharing an element, e.g. `m = 2`, `ldc = 4`, `stride_c = 2`, two GEMMs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Batch {
     /// The number of GEMMs.
