@@ -567,6 +567,95 @@ error_kinds! {
         /// NCCL returned a status this version of custack does not list (the value is in the
         /// detail).
         NcclUnlisted = "ncclUnlisted", "NCCL returned a status custack does not list";
+        // cuFFT's results (`custack::fft`, cargo feature `cufft`), named after `cufftResult`;
+        // the detail names the cuFFT call. None is sticky.
+        /// cuFFT `CUFFT_INVALID_PLAN` (1): cuFFT was given an invalid plan handle.
+        CufftInvalidPlan = "CUFFT_INVALID_PLAN", "cuFFT was given an invalid plan";
+        /// cuFFT `CUFFT_ALLOC_FAILED` (2): cuFFT could not allocate GPU or CPU memory.
+        CufftAllocFailed = "CUFFT_ALLOC_FAILED", "cuFFT could not allocate memory";
+        /// cuFFT `CUFFT_INVALID_TYPE` (3): no longer returned by cuFFT 12.
+        CufftInvalidType = "CUFFT_INVALID_TYPE", "cuFFT was given an invalid transform type";
+        /// cuFFT `CUFFT_INVALID_VALUE` (4): cuFFT refused a pointer or a parameter.
+        CufftInvalidValue = "CUFFT_INVALID_VALUE", "cuFFT refused a pointer or a parameter";
+        /// cuFFT `CUFFT_INTERNAL_ERROR` (5): a driver or internal cuFFT error.
+        CufftInternalError = "CUFFT_INTERNAL_ERROR", "cuFFT failed internally";
+        /// cuFFT `CUFFT_EXEC_FAILED` (6): cuFFT could not execute the transform on the GPU.
+        CufftExecFailed = "CUFFT_EXEC_FAILED", "cuFFT could not execute the transform";
+        /// cuFFT `CUFFT_SETUP_FAILED` (7): the cuFFT library could not initialize.
+        CufftSetupFailed = "CUFFT_SETUP_FAILED", "the cuFFT library could not initialize";
+        /// cuFFT `CUFFT_INVALID_SIZE` (8): cuFFT refused a transform size.
+        CufftInvalidSize = "CUFFT_INVALID_SIZE", "cuFFT refused a transform size";
+        /// cuFFT `CUFFT_UNALIGNED_DATA` (9): no longer returned by cuFFT 12.
+        CufftUnalignedData = "CUFFT_UNALIGNED_DATA", "cuFFT was given unaligned data";
+        /// cuFFT `CUFFT_INCOMPLETE_PARAMETER_LIST` (10): parameters missing (cuFFT 11).
+        CufftIncompleteParameterList = "CUFFT_INCOMPLETE_PARAMETER_LIST",
+            "cuFFT was called with parameters missing";
+        /// cuFFT `CUFFT_INVALID_DEVICE` (11): the plan runs on another GPU than it was made on.
+        CufftInvalidDevice = "CUFFT_INVALID_DEVICE",
+            "the cuFFT plan was made on another GPU";
+        /// cuFFT `CUFFT_PARSE_ERROR` (12): an internal plan database error (cuFFT 11).
+        CufftParseError = "CUFFT_PARSE_ERROR", "cuFFT's plan database failed";
+        /// cuFFT `CUFFT_NO_WORKSPACE` (13): the plan has no work area.
+        CufftNoWorkspace = "CUFFT_NO_WORKSPACE", "the cuFFT plan has no work area";
+        /// cuFFT `CUFFT_NOT_IMPLEMENTED` (14): not implemented for these parameters.
+        CufftNotImplemented = "CUFFT_NOT_IMPLEMENTED",
+            "cuFFT does not implement this for these parameters";
+        /// cuFFT `CUFFT_LICENSE_ERROR` (15): a license check failed (cuFFT 11).
+        CufftLicenseError = "CUFFT_LICENSE_ERROR", "cuFFT reported a license error";
+        /// cuFFT `CUFFT_NOT_SUPPORTED` (16): not supported for these parameters.
+        CufftNotSupported = "CUFFT_NOT_SUPPORTED",
+            "cuFFT does not support this combination of parameters";
+        /// cuFFT `CUFFT_MISSING_DEPENDENCY` (17): a library cuFFT needs is missing (cuFFT 12).
+        CufftMissingDependency = "CUFFT_MISSING_DEPENDENCY",
+            "a library cuFFT needs could not be loaded";
+        /// cuFFT `CUFFT_NVRTC_FAILURE` (18): NVRTC failed inside cuFFT (cuFFT 12).
+        CufftNvrtcFailure = "CUFFT_NVRTC_FAILURE", "NVRTC failed inside cuFFT";
+        /// cuFFT `CUFFT_NVJITLINK_FAILURE` (19): nvJitLink failed inside cuFFT (cuFFT 12).
+        CufftNvjitlinkFailure = "CUFFT_NVJITLINK_FAILURE", "nvJitLink failed inside cuFFT";
+        /// cuFFT `CUFFT_NVSHMEM_FAILURE` (20): NVSHMEM failed inside cuFFT (cuFFT 12).
+        CufftNvshmemFailure = "CUFFT_NVSHMEM_FAILURE", "NVSHMEM failed inside cuFFT";
+        /// cuFFT returned a result this version of custack does not list (the value is in the
+        /// detail).
+        CufftUnlisted = "CUFFT_UNLISTED", "cuFFT returned a result custack does not list";
+        // cuRAND's statuses (`custack::rand`, cargo feature `curand`), named after
+        // `curandStatus_t`; the detail names the cuRAND call. None is sticky.
+        /// cuRAND `CURAND_STATUS_VERSION_MISMATCH` (100): the header and the library differ.
+        CurandVersionMismatch = "CURAND_STATUS_VERSION_MISMATCH",
+            "cuRAND's header and library versions differ";
+        /// cuRAND `CURAND_STATUS_NOT_INITIALIZED` (101): the generator was not initialized.
+        CurandNotInitialized = "CURAND_STATUS_NOT_INITIALIZED",
+            "the cuRAND generator was not initialized";
+        /// cuRAND `CURAND_STATUS_ALLOCATION_FAILED` (102): cuRAND could not allocate memory.
+        CurandAllocationFailed = "CURAND_STATUS_ALLOCATION_FAILED",
+            "cuRAND could not allocate memory";
+        /// cuRAND `CURAND_STATUS_TYPE_ERROR` (103): the generator is of the wrong type.
+        CurandTypeError = "CURAND_STATUS_TYPE_ERROR", "the cuRAND generator is of the wrong type";
+        /// cuRAND `CURAND_STATUS_OUT_OF_RANGE` (104): an argument is out of range.
+        CurandOutOfRange = "CURAND_STATUS_OUT_OF_RANGE", "a cuRAND argument is out of range";
+        /// cuRAND `CURAND_STATUS_LENGTH_NOT_MULTIPLE` (105): the length is not a multiple of
+        /// the dimension (or not even, for some generators' normal distributions).
+        CurandLengthNotMultiple = "CURAND_STATUS_LENGTH_NOT_MULTIPLE",
+            "the cuRAND length is not a multiple it must be";
+        /// cuRAND `CURAND_STATUS_DOUBLE_PRECISION_REQUIRED` (106): the GPU lacks double
+        /// precision.
+        CurandDoublePrecisionRequired = "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED",
+            "the GPU does not support double precision";
+        /// cuRAND `CURAND_STATUS_LAUNCH_FAILURE` (201): a cuRAND kernel failed to launch.
+        CurandLaunchFailure = "CURAND_STATUS_LAUNCH_FAILURE", "a cuRAND kernel failed to launch";
+        /// cuRAND `CURAND_STATUS_PREEXISTING_FAILURE` (202): an earlier failure was found.
+        CurandPreexistingFailure = "CURAND_STATUS_PREEXISTING_FAILURE",
+            "cuRAND found an earlier failure";
+        /// cuRAND `CURAND_STATUS_INITIALIZATION_FAILED` (203): CUDA could not initialize.
+        CurandInitializationFailed = "CURAND_STATUS_INITIALIZATION_FAILED",
+            "cuRAND could not initialize CUDA";
+        /// cuRAND `CURAND_STATUS_ARCH_MISMATCH` (204): the GPU cannot do what was asked.
+        CurandArchMismatch = "CURAND_STATUS_ARCH_MISMATCH",
+            "the GPU lacks a feature cuRAND needs";
+        /// cuRAND `CURAND_STATUS_INTERNAL_ERROR` (999): an internal cuRAND error.
+        CurandInternalError = "CURAND_STATUS_INTERNAL_ERROR", "cuRAND failed internally";
+        /// cuRAND returned a status this version of custack does not list (the value is in
+        /// the detail).
+        CurandUnlisted = "CURAND_STATUS_UNLISTED", "cuRAND returned a status custack does not list";
     }
 }
 
@@ -692,6 +781,10 @@ mod tests {
                 format!("Nvrtc{}", camel(rest))
             } else if let Some(rest) = name.strip_prefix("CUBLAS_STATUS_") {
                 format!("Cublas{}", camel(rest))
+            } else if let Some(rest) = name.strip_prefix("CUFFT_") {
+                format!("Cufft{}", camel(rest))
+            } else if let Some(rest) = name.strip_prefix("CURAND_STATUS_") {
+                format!("Curand{}", camel(rest))
             } else if let Some(rest) = name.strip_prefix("nccl") {
                 // NCCL's own names are camel case already: `ncclRemoteError`.
                 format!("Nccl{rest}")
@@ -709,7 +802,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 16 + 2 + 18 + 10 + 1 + 10 + 2);
+        assert_eq!(names.len(), 100 + 16 + 2 + 18 + 10 + 1 + 10 + 2 + 21 + 13);
     }
 
     #[test]
