@@ -124,14 +124,14 @@
 // - `level1` (axpy, dot, nrm2), `level2` (gemv), `level3` (gemm, gemm_strided_batched,
 //   gemm_ex): the calls.
 mod check;
-mod half;
+pub(crate) mod half;
 mod handle;
 mod level1;
 mod level2;
 mod level3;
-mod scalar;
-mod shape;
-mod status;
+pub(crate) mod scalar;
+pub(crate) mod shape;
+pub(crate) mod status;
 
 pub use half::{Bf16, F16};
 pub use handle::Blas;
