@@ -123,7 +123,7 @@
 // - `handle`: `Blas`, its creation, workspace, call order (`enqueue`) and destruction;
 // - `level1` (axpy, dot, nrm2), `level2` (gemv), `level3` (gemm, gemm_strided_batched,
 //   gemm_ex): the calls.
-mod check;
+pub(crate) mod check;
 pub(crate) mod half;
 mod handle;
 mod level1;
