@@ -524,8 +524,13 @@ fn cycles(ms: u64) -> u64 {
 #[ignore = "needs a CUDA device"]
 fn a_call_on_a_new_stream_waits_for_the_last_call_on_a_destroyed_one() {
     // The handle's previous call is in a parked submission behind a 400 ms kernel, its stream
-    // destroyed (the driver may give its handle to the next stream). A call on a new stream
-    // must not run before it: 100 ms later, the new stream's work is still not complete.
+    // destroyed. A call on another stream must not run before it: when the new call's work is
+    // complete, so is the kernel.
+    //
+    // Nothing else may wait for the kernel, or the test would prove nothing: everything is
+    // allocated first, both streams are non-blocking (no implicit order with the legacy
+    // stream), and cuBLAS's axpy kernel is loaded by a first call (a lazy load may wait for the
+    // context's work). The test fails if the kernel is over before the new call is enqueued.
     let ctx = context();
     let mut stack = Stack::new().unwrap();
     let guard = stack.push(&ctx).unwrap();
@@ -533,11 +538,22 @@ fn a_call_on_a_new_stream_waits_for_the_last_call_on_a_destroyed_one() {
     let spin = module.function("spin").unwrap();
     let blas = guard.blas().unwrap();
     let n = 1 << 10;
-    let old = guard.stream().unwrap();
-    let old_raw = old.as_raw();
     let x = guard.alloc_from(&vec![1.0f32; n]).unwrap();
     let y = guard.alloc_from(&vec![2.0f32; n]).unwrap();
-    let (cycles, blas_ref) = (cycles(400), &blas);
+    let x2 = guard.alloc_from(&vec![1.0f32; n]).unwrap();
+    let mut y2 = guard.alloc_from(&vec![0.5f32; n]).unwrap();
+    let mut warm = guard.alloc_from(&vec![0.0f32; n]).unwrap();
+    let spun = guard.event(custack::EventFlags::DISABLE_TIMING).unwrap();
+    let done = guard.event(custack::EventFlags::DISABLE_TIMING).unwrap();
+    let non_blocking = custack::StreamFlags::NON_BLOCKING;
+    guard
+        .stream_with(non_blocking, 0)
+        .unwrap()
+        .scope(|s| blas.axpy(s, n, 1.0f32, s.bind(&x2), 1, s.bind_mut(&mut warm), 1))
+        .unwrap()
+        .unwrap();
+    let old = guard.stream_with(non_blocking, 0).unwrap();
+    let (cycles, blas_ref, spun_ref) = (cycles(400), &blas, &spun);
     let pending = old
         .submit((x, y, spin), |s, (x, mut y, spin)| {
             // SAFETY: spin(unsigned long long cycles, unsigned* out) with a null `out` writes
@@ -549,26 +565,31 @@ fn a_call_on_a_new_stream_waits_for_the_last_call_on_a_destroyed_one() {
                     (cycles, 0u64),
                 )
             }?;
+            s.record(spun_ref)?;
             blas_ref.axpy(s, n, 1.0f32, &x, 1, &mut y, 1)
         })
         .unwrap();
     let parked = guard.park_submission(pending);
+    // Made before the old stream is destroyed, so that it is another stream of the driver's
+    // too (observed on driver 580: a stream created after the destruction gets the destroyed
+    // one's handle, and its work then queues behind the old work whatever custack does).
+    let new = guard.stream_with(non_blocking, 0).unwrap();
     drop(old);
-    let new = guard.stream().unwrap();
-    eprintln!(
-        "the new stream's handle is the destroyed one's: {}",
-        new.as_raw() == old_raw
-    );
-    let x2 = guard.alloc_from(&vec![1.0f32; n]).unwrap();
-    let mut y2 = guard.alloc_from(&vec![0.5f32; n]).unwrap();
-    let done = guard.event(custack::EventFlags::DISABLE_TIMING).unwrap();
     new.scope(|s| {
         blas.axpy(s, n, 2.0f32, s.bind(&x2), 1, s.bind_mut(&mut y2), 1)?;
         s.record(&done)?;
-        std::thread::sleep(std::time::Duration::from_millis(100));
         assert!(
-            !done.is_complete()?,
-            "the call on the new stream completed while the previous call still waited"
+            !spun.is_complete()?,
+            "the kernel was over before the call on the new stream was enqueued: something \
+             else waited for it, and this test proves nothing"
+        );
+        while !done.is_complete()? {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert!(
+            spun.is_complete()?,
+            "the call on the new stream completed while the kernel before the handle's \
+             previous call still ran"
         );
         Ok::<(), custack::Error>(())
     })
