@@ -145,7 +145,8 @@
 //! ```
 //!
 //! From then on every push (of a guard, or the brief push of a parked value), stream scope,
-//! submission, launch, wait and synchronize returns that first error, a clone with its origin
+//! submission, launch, call of a CUDA library (cuBLAS, cuBLASLt, cuFFT, cuRAND), wait and
+//! synchronize returns that first error, a clone with its origin
 //! whose detail says the call was not made, without going to the driver, where it could hang or
 //! answer with a misleading error. A scope opened before still waits for its stream at its end:
 //! its borrows end then, and only the driver can say that the work using them is over. Other
