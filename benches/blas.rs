@@ -34,6 +34,10 @@
     clippy::too_many_arguments
 )]
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{cu, header, must, print, reps, rotate, running};
 use core::ffi::c_int;
 use cudarc::cublas::{CudaBlas, Gemm as _, GemmConfig, sys as cusys};
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream};
@@ -42,37 +46,9 @@ use custack::ffi::cublas as cb;
 use custack::{Context, DeviceBuffer, DeviceMemory, Driver, PushedGuard, Stack, Stream, ffi};
 use std::cell::RefCell;
 use std::sync::Arc;
-use std::time::Instant;
-
-fn must<T, E: core::fmt::Debug>(r: Result<T, E>, what: &str) -> T {
-    match r {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("benches/blas: {what}: {e:?}");
-            std::process::exit(1)
-        }
-    }
-}
-
-fn cu(r: ffi::CUresult, what: &str) {
-    if r != ffi::CUresult::CUDA_SUCCESS {
-        eprintln!("benches/blas: {what}: {r:?}");
-        std::process::exit(1)
-    }
-}
 
 fn st(r: cb::cublasStatus_t, what: &str) {
-    if r != cb::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
-        eprintln!("benches/blas: {what}: {r:?}");
-        std::process::exit(1)
-    }
-}
-
-fn stats(times: &mut [f64]) -> (f64, f64) {
-    times.sort_by(f64::total_cmp);
-    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
-    let median = at(0.5);
-    (median, (at(0.9) - at(0.1)) / 2.0 / median)
+    common::check(r, cb::cublasStatus_t::CUBLAS_STATUS_SUCCESS, what);
 }
 
 /// The scalar types of the rows, with their raw calls.
@@ -253,45 +229,6 @@ impl Drop for Raw {
             cu(ffi::cuStreamDestroy_v2(self.stream), "cuStreamDestroy_v2");
         }
     }
-}
-
-/// One row's figures: (median seconds, spread) per library, `None` where it has no column.
-type Figures = [Option<(f64, f64)>; 3];
-
-fn rotate(reps: usize, ops: &mut [Option<&mut dyn FnMut()>; 3]) -> Figures {
-    let mut times: [Vec<f64>; 3] = Default::default();
-    for rep in 0..reps {
-        for j in 0..3 {
-            let i = (rep + j) % 3;
-            if let Some(op) = ops[i].as_mut() {
-                let start = Instant::now();
-                op();
-                times[i].push(start.elapsed().as_secs_f64());
-            }
-        }
-    }
-    times.map(|mut t| (!t.is_empty()).then(|| stats(&mut t)))
-}
-
-fn print(row: &str, f: &Figures) {
-    let cell = |x: Option<(f64, f64)>| {
-        x.map_or_else(
-            || "n/a".to_owned(),
-            |(m, s)| format!("{:.3} ms (±{:.1}%)", m * 1e3, s * 100.0),
-        )
-    };
-    let ratio = |x: Option<(f64, f64)>| match (x, f[0]) {
-        (Some((m, _)), Some((r, _))) => format!("{:.3}", m / r),
-        _ => "n/a".to_owned(),
-    };
-    println!(
-        "| {row} | {} | {} | {} | {} | {} |",
-        cell(f[0]),
-        cell(f[1]),
-        ratio(f[1]),
-        cell(f[2]),
-        ratio(f[2])
-    );
 }
 
 fn max_diff<T: Scalar>(a: &[T], b: &[T]) -> f64 {
@@ -480,16 +417,10 @@ fn saxpy_row(
 }
 
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
-        println!(
-            "benches/blas: run with `cargo bench --features cublas --bench blas` (needs a GPU)"
-        );
+    if !running("cargo bench --features cublas --bench blas") {
         return;
     }
-    let reps: usize = std::env::var("CUSTACK_BLAS_REPS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(30);
+    let reps = reps("CUSTACK_BLAS_REPS");
     let driver = must(Driver::init(), "Driver::init");
     let device = must(driver.device(0), "device 0");
     // Everyone's context: the device's primary context (cudarc's `CudaContext::new` retains it
@@ -508,8 +439,7 @@ fn main() {
         must(device.name(), "name"),
         must(driver.version(), "driver version"),
     );
-    println!("| row | raw | custack | custack/raw | cudarc | cudarc/raw |");
-    println!("|---|---|---|---|---|---|");
+    header();
     gemm_row::<f32>(&guard, &stream, &blas, &cu_stream, &cu_blas, 4096, 1, reps);
     gemm_row::<f64>(&guard, &stream, &blas, &cu_stream, &cu_blas, 4096, 1, reps);
     gemm_row::<f32>(&guard, &stream, &blas, &cu_stream, &cu_blas, 64, 100, reps);

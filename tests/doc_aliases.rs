@@ -343,13 +343,22 @@ fn calls_on_self(body: &str, name: &str) -> bool {
 ///
 /// Calls the heuristic does not follow need no entry: a path call on another type
 /// (`CString::new(`, `Vec::push(`), a public method called on a local (`bytes.push(`).
-const NOT_DRIVER_CALLS: &[(&str, &str, &str, &str)] = &[(
-    "src/error/failure.rs",
-    "custack",
-    "new",
-    "`Self::new` in `impl Error` is `Error::new`, which builds a value; the heuristic matches \
-     `Self::new(` to every public `new` that calls the driver (`Context::new`, `Stack::new`)",
-)];
+const NOT_DRIVER_CALLS: &[(&str, &str, &str, &str)] = &[
+    (
+        "src/error/failure.rs",
+        "custack",
+        "new",
+        "`Self::new` in `impl Error` is `Error::new`, which builds a value; the heuristic matches \
+         `Self::new(` to every public `new` that calls the driver (`Context::new`, `Stack::new`)",
+    ),
+    (
+        "src/asynchronous/call_order.rs",
+        "forget_stream",
+        "get",
+        "`self.last.get()` is `Cell::get`; the heuristic matches `.get(` to the lookups' \
+         `Lookup::get`, which resolves an entry point",
+    ),
+];
 
 /// The entry of [`NOT_DRIVER_CALLS`] excusing calls named `callee` in `f`, if any.
 fn excused(f: &FnItem, callee: &str) -> Option<usize> {
@@ -448,9 +457,18 @@ fn source_items() -> Option<Vec<FnItem>> {
     Some(items)
 }
 
+/// The CUDA libraries whose functions start with `cu`, by the prefix of their names, and the
+/// documentation their wrappers link (the driver's functions link the driver API's pages).
+const LIBRARY_PAGES: &[(&str, &str)] = &[
+    ("cublas", "<https://docs.nvidia.com/cuda/cublas/"),
+    ("cufft", "<https://docs.nvidia.com/cuda/cufft/"),
+    ("curand", "<https://docs.nvidia.com/cuda/curand/"),
+];
+
 /// Every fn that names a driver function in a doc alias links NVIDIA's page for that
 /// function's group (a `# References` section: the pages are per group, not per function);
-/// one that names a cuBLAS function (`custack::blas`) links cuBLAS's documentation.
+/// one that names a function of a CUDA library (cuBLAS and cuBLASLt, cuFFT, cuRAND) links that
+/// library's documentation.
 #[test]
 fn every_doc_alias_links_nvidias_page() {
     let Some(items) = source_items() else {
@@ -460,12 +478,14 @@ fn every_doc_alias_links_nvidias_page() {
         .iter()
         .filter(|f| f.prefix.contains("doc(alias = \"cu"))
         .filter(|f| {
-            // cuBLAS wrappers (`custack::blas`) link cuBLAS's own pages instead.
-            let page = if f.prefix.contains("doc(alias = \"cublas") {
-                "<https://docs.nvidia.com/cuda/cublas/"
-            } else {
-                "<https://docs.nvidia.com/cuda/cuda-driver-api/group__"
-            };
+            // The CUDA libraries' wrappers link their library's own pages instead.
+            let page = LIBRARY_PAGES
+                .iter()
+                .find(|(prefix, _)| f.prefix.contains(&format!("doc(alias = \"{prefix}")))
+                .map_or(
+                    "<https://docs.nvidia.com/cuda/cuda-driver-api/group__",
+                    |&(_, page)| page,
+                );
             !f.prefix.contains(page)
         })
         .map(|f| format!("{}:{}: fn {}", f.file, f.line, f.name))

@@ -49,3 +49,11 @@ fn ui_cublas() {
 fn ui_nccl() {
     trybuild::TestCases::new().compile_fail("ui-tests/nccl/*.rs");
 }
+
+/// C25 for `custack::rand` (cargo feature `curand`): `cargo test --features curand --test ui`.
+/// Regenerate with `TRYBUILD=overwrite cargo test --features curand --test ui ui_curand`.
+#[cfg(feature = "curand")]
+#[test]
+fn ui_curand() {
+    trybuild::TestCases::new().compile_fail("ui-tests/curand/*.rs");
+}

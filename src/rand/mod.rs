@@ -1,7 +1,107 @@
-//! cuRAND under the guard (cargo feature `curand`): generators lent by a
-//! [`PushedGuard`](crate::PushedGuard), filling a scope's bound memory with every length checked
-//! before anything is enqueued.
+//! cuRAND under the guard (cargo feature `curand`): a [`Generator`] lent by a [`PushedGuard`],
+//! seeded and offset explicitly, filling device memory bound to a [`StreamScope`], every length
+//! checked before anything is enqueued.
+//!
+//! # The generator
+//!
+//! [`PushedGuard::rng`] creates a pseudo-random generator ([`Pseudo`]: XORWOW, `MRG32k3a`,
+//! MTGP32, MT19937, Philox) with its seed; [`PushedGuard::quasi_rng`] a quasi-random one
+//! ([`Quasi`]: Sobol' and scrambled Sobol', 32 or 64 bits) with its dimensions, and no seed.
+//! Both use `curandCreateGenerator`, so the numbers are made on the device, into device memory,
+//! and set the offset to 0 explicitly where the kind has one ([`Generator::set_offset`]
+//! changes it; the two Mersenne Twisters have none). Nothing is left to cuRAND's defaults but
+//! the ordering of results, cuRAND's default for each kind.
+//!
+//! [`Generator<'g>`](Generator) borrows the guard, like the streams and buffers it lends, so the
+//! compiler refuses (C25) a generator used after its guard popped, while another context is
+//! pushed on top, or on another thread (`!Send`, `!Sync`). It is destroyed when dropped (errors
+//! recorded, see [`take_drop_errors`](crate::take_drop_errors)) or by
+//! [`Generator::destroy`].
+//!
+//! # Fills
+//!
+//! Each fill takes the [`StreamScope`] to enqueue on and an exclusive binding of device memory
+//! (`s.bind_mut(&mut out)`, `&mut alloc`), and writes every element of it (bind a view to fill
+//! part of a buffer): [`uniform`](Generator::uniform) in (0, 1], [`normal`](Generator::normal),
+//! [`log_normal`](Generator::log_normal) (of `f32` or `f64`), [`poisson`](Generator::poisson)
+//! and [`bits`](Generator::bits) (of `u32`), [`bits64`](Generator::bits64) (of `u64`, 64-bit
+//! Sobol' only). A read-only binding cannot be passed: that fails to compile. The memory stays
+//! borrowed until the scope has waited for its stream.
+//!
+//! Before anything is enqueued, the length and the parameters are checked, so that cuRAND is
+//! never given what it would refuse: a pseudo-random generator makes normal and log-normal
+//! values in pairs (the Box–Muller transform), so their length must be even; a quasi-random
+//! generator makes whole points, so every length must be a multiple of its dimensions; a
+//! distribution's mean must be finite, its standard deviation a finite number ≥ 0, Poisson's
+//! `lambda` a finite number > 0. A refused call is [`ErrorKind::InvalidValue`] naming the call
+//! and the argument (`curandGenerateNormal: n 1001 is odd; a pseudo-random generator makes
+//! normal values in pairs; nothing was enqueued`). cuRAND's own statuses are the `Curand…` kinds
+//! ([`ErrorKind::CurandLengthNotMultiple`], …), whose detail names the call; none is sticky.
+//!
+//! # State and streams
+//!
+//! The generator's state lives on the device, and every call reads and advances it. So the
+//! calls of one generator run one after another on the GPU, whatever streams they are on, as
+//! cuBLAS's do ([`crate::blas`]): calls on one stream are ordered by the stream (no extra driver
+//! call, and the generator's stream is set only when it changes, `curandSetStream`); a call on
+//! another stream first waits, on the GPU, for all work enqueued so far in the context. A
+//! generator may be used in a [`Submission`](crate::Submission) too, and dropped while its work
+//! is pending: dropping it synchronizes the context (if it made any call) before destroying
+//! it. Calls inside a graph capture are refused.
+//!
+//! # Without cuRAND
+//!
+//! With the feature on but no cuRAND found at build time (`build.rs` warns), the crate still
+//! builds and [`PushedGuard::rng`] returns [`ErrorKind::LibraryNotLinked`] saying what to set:
+//! `CUSTACK_CURAND_LIB_DIR` (the directory holding `libcurand.so.10`), or install the
+//! `nvidia-curand` Python wheel or the CUDA toolkit.
+//!
+//! # Examples
+//!
+//! A million normal values of mean 2 and standard deviation 0.5, their mean checked on the host:
+//!
+//! ```no_run
+//! use custack::rand::Pseudo;
+//! use custack::{Context, ContextFlags, DeviceMemory, Driver, Stack};
+//!
+//! let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+//! let mut stack = Stack::new()?;
+//! let guard = stack.push(&ctx)?;
+//! let rng = guard.rng(Pseudo::Philox4x32_10, 2026)?;
+//! let mut x = guard.alloc::<f32>(1 << 20)?;
+//! guard
+//!     .stream()?
+//!     .scope(|s| rng.normal(s, s.bind_mut(&mut x), 2.0, 0.5))??;
+//! let host = x.to_vec()?;
+//! let mean = host.iter().map(|&v| f64::from(v)).sum::<f64>() / host.len() as f64;
+//! assert!((mean - 2.0).abs() < 0.01);
+//! # Ok::<(), custack::Error>(())
+//! ```
 //!
 //! # References
 //!
 //! <https://docs.nvidia.com/cuda/curand/>
+
+// The files, bottom to top: each uses only files listed before it.
+// - `status`: cuRAND's statuses as results;
+// - `kind`: what a generator is (`Pseudo`, `Quasi`, `Kind`) and what each kind can do;
+// - `check`: the checks every call makes before it enqueues anything;
+// - `generator`: `Generator`, its creation, seed, offset, call order (`enqueue`) and
+//   destruction;
+// - `fill`: the fills and the element types they take (`Real`).
+mod check;
+mod fill;
+mod generator;
+mod kind;
+mod status;
+
+pub use fill::Real;
+pub use generator::{Generator, version};
+pub use kind::{Kind, Pseudo, Quasi};
+
+#[cfg(doc)]
+use crate::asynchronous::scope::StreamScope;
+#[cfg(doc)]
+use crate::context::stack::PushedGuard;
+#[cfg(doc)]
+use crate::error::ErrorKind;

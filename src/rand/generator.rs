@@ -1,0 +1,337 @@
+//! The cuRAND generator, [`Generator`]: its creation by a guard
+//! ([`PushedGuard::rng`], [`PushedGuard::quasi_rng`]), its seed and offset, the order its calls
+//! run in (`enqueue`, which every fill goes through), and its destruction. The fills are in
+//! `fill.rs`.
+
+use crate::asynchronous::call_order::CallOrder;
+use crate::asynchronous::scope::StreamScope;
+use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::ffi;
+use crate::rand::check;
+use crate::rand::kind::{Kind, Pseudo, Quasi};
+use crate::rand::status::status;
+use core::ffi::c_int;
+use core::marker::PhantomData;
+
+/// A cuRAND generator of the guard's context, its state on the device; see the
+/// [module docs](crate::rand).
+///
+/// Borrows the guard that lent it (`'g`), so it cannot outlive the pop or be used while another
+/// context is pushed on top (C25); `!Send` and `!Sync`, as custack's guards are per thread.
+#[doc(alias = "curandGenerator_t")]
+pub struct Generator<'g> {
+    raw: ffi::curand::curandGenerator_t,
+    kind: Kind,
+    /// The generator's calls never overlap on the GPU (they share its state): calls on one
+    /// stream are ordered by it, a call on another waits for everything before it.
+    order: CallOrder<'g>,
+    // Borrowed from the guard; the generator is of the guard's context, current on this thread
+    // only: `!Send`, `!Sync`.
+    _guard: PhantomData<(&'g (), *const ())>,
+}
+
+static_assertions::assert_not_impl_any!(Generator<'static>: Send, Sync);
+
+impl core::fmt::Debug for Generator<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Generator")
+            .field("raw", &self.raw)
+            .field("kind", &self.kind)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
+    /// `curandCreateGenerator`—Creates a pseudo-random generator of this guard's context,
+    /// its state made on the device, seeded with `seed` (`curandSetPseudoRandomGeneratorSeed`)
+    /// and at offset 0 (`curandSetGeneratorOffset`, where the kind has an offset).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LibraryNotLinked`] if custack was built without cuRAND (the detail says
+    /// what to set); cuRAND's status (`CurandAllocationFailed`, `CurandInitializationFailed`,
+    /// …); driver errors.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::rand::Pseudo;
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let rng = guard.rng(Pseudo::Philox4x32_10, 42)?;
+    /// let mut noise = guard.alloc::<f32>(1 << 20)?;
+    /// guard.stream()?.scope(|s| rng.normal(s, s.bind_mut(&mut noise), 0.0, 1.0))??;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/curand/host-api-overview.html>
+    #[doc(alias = "curandCreateGenerator")]
+    #[doc(alias = "curandSetPseudoRandomGeneratorSeed")]
+    pub fn rng(&self, kind: Pseudo, seed: u64) -> Result<Generator<'_>> {
+        let mut generator = self.generator(Kind::Pseudo(kind))?;
+        generator.set_seed(seed)?;
+        if generator.kind.has_offset() {
+            generator.set_offset(0)?;
+        }
+        Ok(generator)
+    }
+
+    /// `curandCreateGenerator`—Creates a quasi-random generator of this guard's context with
+    /// `dimensions` (1 to 20,000; `curandSetQuasiRandomGeneratorDimensions`), at offset 0.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] for dimensions out of range, before cuRAND is called; as
+    /// [`rng`](Self::rng).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/curand/host-api-overview.html>
+    #[doc(alias = "curandCreateGenerator")]
+    #[doc(alias = "curandSetQuasiRandomGeneratorDimensions")]
+    pub fn quasi_rng(&self, kind: Quasi, dimensions: u32) -> Result<Generator<'_>> {
+        check::dimensions(dimensions)?;
+        let mut generator = self.generator(Kind::Quasi(kind, dimensions))?;
+        // SAFETY: a live generator (made just above, destroyed only by `release`).
+        status("curandSetQuasiRandomGeneratorDimensions", unsafe {
+            ffi::curand::curandSetQuasiRandomGeneratorDimensions(generator.raw, dimensions)
+        })?;
+        generator.set_offset(0)?;
+        Ok(generator)
+    }
+
+    /// A generator of `kind`, created; dropped (destroyed) if a later setting fails.
+    fn generator(&self, kind: Kind) -> Result<Generator<'_>> {
+        not_linked()?;
+        let order = CallOrder::new(self)?;
+        let mut raw = core::ptr::null_mut();
+        // SAFETY: `curandCreateGenerator` writes a generator to a valid out-pointer and makes
+        // its state in the current context:
+        // - `raw` is a live local;
+        // - `kind.raw()` is one of the generator types `curand.h` defines;
+        // - this guard's context is current (it is the top of this thread's stack while the
+        //   guard is reachable).
+        status("curandCreateGenerator", unsafe {
+            ffi::curand::curandCreateGenerator(&raw mut raw, kind.raw())
+        })?;
+        Ok(Generator {
+            raw,
+            kind,
+            order,
+            _guard: PhantomData,
+        })
+    }
+}
+
+/// `Err` in a build that found no cuRAND.
+fn not_linked() -> Result<()> {
+    if cfg!(custack_no_curand) {
+        return Err(Error::custack(
+            ErrorKind::LibraryNotLinked,
+            "cuRAND (feature `curand`): build.rs found no libcurand when custack was built. Set \
+             CUSTACK_CURAND_LIB_DIR to the directory holding libcurand.so.10, or install the \
+             CUDA toolkit or cuRAND's Python wheel of the driver's CUDA version (`pip install \
+             'nvidia-curand==10.4.0.*'` for a 13.0 driver, `'nvidia-curand-cu12==10.3.3.*'` \
+             for 12.2), and build again (`cargo clean -p custack` if the build does not notice)",
+        ));
+    }
+    Ok(())
+}
+
+/// `curandGetVersion`—The cuRAND version linked, as major·1000 + minor·100 + patch (e.g. 10400
+/// for 10.4.0).
+///
+/// # Errors
+///
+/// [`ErrorKind::LibraryNotLinked`] in a build without cuRAND; cuRAND's status.
+///
+/// # References
+///
+/// <https://docs.nvidia.com/cuda/curand/group__HOST.html>
+#[doc(alias = "curandGetVersion")]
+pub fn version() -> Result<i32> {
+    not_linked()?;
+    let mut v: c_int = 0;
+    // SAFETY: `curandGetVersion` writes an int through a valid out-pointer (a live local).
+    status("curandGetVersion", unsafe {
+        ffi::curand::curandGetVersion(&raw mut v)
+    })?;
+    Ok(v)
+}
+
+impl Generator<'_> {
+    /// What the generator is.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// `curandSetPseudoRandomGeneratorSeed`—Sets the seed of a pseudo-random generator; its
+    /// sequence starts again from the generator's offset at the next call.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] for a quasi-random generator, which has no seed (nothing is
+    /// called); cuRAND's status.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/curand/group__HOST.html>
+    #[doc(alias = "curandSetPseudoRandomGeneratorSeed")]
+    pub fn set_seed(&mut self, seed: u64) -> Result<()> {
+        if let Kind::Quasi(kind, _) = self.kind {
+            return Err(Error::custack(
+                ErrorKind::InvalidValue,
+                format!(
+                    "curandSetPseudoRandomGeneratorSeed: a quasi-random generator ({kind:?}) \
+                     has no seed; nothing was set"
+                ),
+            ));
+        }
+        // SAFETY: a live generator (destroyed only by `release`). Setting the seed changes
+        // host-side state that cuRAND applies at the next generation call, which is ordered
+        // after every earlier one (`order`).
+        status("curandSetPseudoRandomGeneratorSeed", unsafe {
+            ffi::curand::curandSetPseudoRandomGeneratorSeed(self.raw, seed)
+        })
+    }
+
+    /// `curandSetGeneratorOffset`—Sets the absolute offset of the generator's sequence: the
+    /// next call starts `offset` values into it (for the same seed, the same values).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] for `Mtgp32` and `Mt19937`, which have no offset (nothing
+    /// is called; cuRAND would answer `CURAND_STATUS_TYPE_ERROR`); cuRAND's status.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/curand/group__HOST.html>
+    #[doc(alias = "curandSetGeneratorOffset")]
+    pub fn set_offset(&mut self, offset: u64) -> Result<()> {
+        if !self.kind.has_offset() {
+            return Err(Error::custack(
+                ErrorKind::InvalidValue,
+                format!(
+                    "curandSetGeneratorOffset: a {:?} generator has no offset (cuRAND cannot \
+                     skip ahead in its sequence); nothing was set",
+                    self.kind
+                ),
+            ));
+        }
+        // SAFETY: a live generator; as in `set_seed`, applied at the next generation call.
+        status("curandSetGeneratorOffset", unsafe {
+            ffi::curand::curandSetGeneratorOffset(self.raw, offset)
+        })
+    }
+
+    /// The raw generator, for cuRAND functions this module does not wrap. It stays owned by
+    /// `self`. This module's calls set the generator's stream only when it differs from the
+    /// previous call's; asking for the raw generator makes the next call set it again. Never
+    /// let a call through it overlap this generator's own calls (they share its state).
+    pub fn as_raw(&self) -> ffi::curand::curandGenerator_t {
+        self.order.forget_stream();
+        self.raw
+    }
+
+    /// Runs one generation call on the scope's stream, ordered after the generator's previous
+    /// call (`CallOrder`): on the previous call's stream nothing is set and no driver call is
+    /// made; on another, the stream waits for everything before it and becomes the
+    /// generator's (`curandSetStream`).
+    #[inline]
+    pub(super) fn enqueue(
+        &self,
+        s: &StreamScope<'_, '_>,
+        call: &'static str,
+        f: impl FnOnce(ffi::curand::curandGenerator_t) -> ffi::curand::curandStatus_t,
+    ) -> Result<()> {
+        self.order.enqueue(
+            call,
+            s,
+            |stream| {
+                // SAFETY: `curandSetStream` needs a live generator and a stream of its context:
+                // - `self.raw` is live (taken out only by `release`);
+                // - the stream is a scope's, live for the scope, of the current context, which
+                //   is the generator's: it borrows the guard shared, so no other context can be
+                //   pushed above it while it is reachable (push takes the guard mutably).
+                status("curandSetStream", unsafe {
+                    ffi::curand::curandSetStream(self.raw, stream)
+                })
+            },
+            || status(call, f(self.raw)),
+        )
+    }
+
+    /// `curandDestroyGenerator`—Waits until none of the generator's calls can still run, then
+    /// destroys it, returning the first error.
+    ///
+    /// # Errors
+    ///
+    /// The error of the wait (the first error of the context's work, or a sticky error); if
+    /// it fails without a sticky error, the generator is leaked rather than destroyed while
+    /// the GPU may still use its state. cuRAND's status.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/curand/group__HOST.html>
+    #[doc(alias = "curandDestroyGenerator")]
+    pub fn destroy(mut self) -> Result<()> {
+        self.release()
+    }
+
+    /// Waits, then destroys the generator, once; `Drop` and `destroy` call it. The wait comes
+    /// first: destroying frees the state on the device, which a pending call may still use,
+    /// and cuRAND documents no wait of its own.
+    fn release(&mut self) -> Result<()> {
+        let raw = core::mem::replace(&mut self.raw, core::ptr::null_mut());
+        if raw.is_null() {
+            return Ok(());
+        }
+        let waited = self.order.wait_idle();
+        let destroyed = match &waited {
+            // Not known to be finished: leak rather than free state the GPU may use.
+            Err(e) if !e.is_sticky() => Ok(()),
+            // SAFETY: `curandDestroyGenerator` needs a live generator whose context is
+            // current and which no pending work uses:
+            // - `raw` was live and is destroyed once (replaced by null above);
+            // - the generator borrows its guard, so the guard's context is current here;
+            // - no call of it can run: the context was synchronized above, or a sticky error
+            //   stopped the context (nothing runs any more).
+            _ => status("curandDestroyGenerator", unsafe {
+                ffi::curand::curandDestroyGenerator(raw)
+            }),
+        };
+        waited.and(destroyed)
+    }
+}
+
+impl Drop for Generator<'_> {
+    fn drop(&mut self) {
+        if let Err(e) = self.release() {
+            record_drop_error(e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_without_curand_says_what_to_set() {
+        // Both builds are checked: with cuRAND linked this must be `Ok`, without (the feature
+        // on, no library found) an error naming the variable and the wheel.
+        let result = not_linked();
+        assert_eq!(result.is_err(), cfg!(custack_no_curand));
+        if let Err(e) = result {
+            assert_eq!(e.kind(), ErrorKind::LibraryNotLinked);
+            let text = e.to_string();
+            assert!(text.contains("CUSTACK_CURAND_LIB_DIR"), "{text}");
+            assert!(text.contains("nvidia-curand"), "{text}");
+        }
+    }
+}
