@@ -57,3 +57,11 @@ fn ui_nccl() {
 fn ui_curand() {
     trybuild::TestCases::new().compile_fail("ui-tests/curand/*.rs");
 }
+
+/// C25 for `custack::fft` (cargo feature `cufft`): `cargo test --features cufft --test ui`.
+/// Regenerate with `TRYBUILD=overwrite cargo test --features cufft --test ui ui_cufft`.
+#[cfg(feature = "cufft")]
+#[test]
+fn ui_cufft() {
+    trybuild::TestCases::new().compile_fail("ui-tests/cufft/*.rs");
+}
