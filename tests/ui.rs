@@ -65,3 +65,11 @@ fn ui_curand() {
 fn ui_cufft() {
     trybuild::TestCases::new().compile_fail("ui-tests/cufft/*.rs");
 }
+
+/// C25 for `custack::blaslt` (cargo feature `cublaslt`): `cargo test --features cublaslt --test
+/// ui`. Regenerate with `TRYBUILD=overwrite cargo test --features cublaslt --test ui ui_cublaslt`.
+#[cfg(feature = "cublaslt")]
+#[test]
+fn ui_cublaslt() {
+    trybuild::TestCases::new().compile_fail("ui-tests/cublaslt/*.rs");
+}

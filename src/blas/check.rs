@@ -165,7 +165,7 @@ fn stored(
 }
 
 /// The extents of A, B and C of a GEMM, after checking its dimensions and leading dimensions.
-fn gemm_extents<S>(call: &str, g: &Gemm<S>) -> Result<(GemmArgs, [usize; 3])> {
+pub(crate) fn gemm_extents<S>(call: &str, g: &Gemm<S>) -> Result<(GemmArgs, [usize; 3])> {
     let m = int(call, "m", g.m)?;
     let n = int(call, "n", g.n)?;
     let k = int(call, "k", g.k)?;

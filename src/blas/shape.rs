@@ -19,7 +19,7 @@ pub enum Transpose {
 }
 
 impl Transpose {
-    pub(super) fn raw(self) -> ffi::cublas::cublasOperation_t {
+    pub(crate) fn raw(self) -> ffi::cublas::cublasOperation_t {
         match self {
             Self::No => ffi::cublas::cublasOperation_t::CUBLAS_OP_N,
             Self::Yes => ffi::cublas::cublasOperation_t::CUBLAS_OP_T,
