@@ -140,7 +140,7 @@ docsrs_check() {
         -u CUDA_TOOLKIT_ROOT_DIR -u CUSTACK_REQUIRE_LIBCUDA \
         DOCS_RS=1 CARGO_TARGET_DIR="$out" \
         RUSTDOCFLAGS="--cfg docsrs -D rustdoc::broken_intra_doc_links -D rustdoc::private_intra_doc_links -D rustdoc::invalid_html_tags -D rustdoc::bare_urls" \
-        cargo "${toolchain[@]}" doc --no-deps --offline --quiet --features nvrtc,cublas,nccl || return 1
+        cargo "${toolchain[@]}" doc --no-deps --offline --quiet --features nvrtc,cublas,nccl,cufft,curand,cublaslt || return 1
     if ! build_script_output "$out" | grep -qx 'cargo:rustc-cfg=custack_no_libcuda'; then
         echo "scripts/test.sh: docs.rs build: build.rs did not take its DOCS_RS path" >&2
         return 1
@@ -221,8 +221,8 @@ fi
 
 # A crate that depends on custack, built as its users build it: custack's build script must look
 # for libcuda and nothing else. python3 on PATH is replaced by a script that records being
-# called; it must never be (the cuBLAS and NVRTC searches, which may run python3, belong to the
-# features `cublas`, `nvrtc` and `nccl`). Its own target directory; the lock file is custack's, so no dependency is resolved
+# called; it must never be (the libraries' searches, which may run python3, belong to the
+# features `cublas`, `cublaslt`, `nvrtc`, `nccl`, `cufft` and `curand`). Its own target directory; the lock file is custack's, so no dependency is resolved
 # anew.
 dependent_check() {
     local dep=$target_dir/dependent
@@ -252,11 +252,11 @@ dependent_check() {
     # The cfg declarations (`rustc-check-cfg=cfg(custack_no_cublas)`) name the libraries in
     # every build; anything else about them means a search.
     if build_script_output "$dep/target" | grep -v '^cargo:rustc-check-cfg=' |
-        grep -qiE 'cublas|nccl|nvrtc'; then
-        echo "scripts/test.sh: dependent build: custack's build script looked for cuBLAS, NCCL or NVRTC" >&2
+        grep -qiE 'cublas|nccl|nvrtc|cufft|curand'; then
+        echo "scripts/test.sh: dependent build: custack's build script looked for cuBLAS, cuBLASLt, NCCL, NVRTC, cuFFT or cuRAND" >&2
         return 1
     fi
-    echo "scripts/test.sh: dependent build: a crate depending on custack builds; no python3 run, no cuBLAS/NCCL/NVRTC search"
+    echo "scripts/test.sh: dependent build: a crate depending on custack builds; no python3 run, no cuBLAS/cuBLASLt/NCCL/NVRTC/cuFFT/cuRAND search"
 }
 dependent_check || { status=1; failed+=("dependent build"); }
 
@@ -265,28 +265,36 @@ dependent_check || { status=1; failed+=("dependent build"); }
 # CUDA 12.2 so that its PTX is one the driver loads; scripts/fetch-libraries.sh), then its tests
 # compile real CUDA C++ and check contracts against NVRTC's PTX (tests/nvrtc.rs), the GPU tests
 # are built and ignored, the compile-fail tests of NVRTC-compiled modules run (ui-tests/nvrtc),
-# and the example must run on a GPU or say in one line that there is none. A library that cannot be fetched fails the step: it is never skipped silently.
+# and the example must run on a GPU or say in one line that there is none. cuBLAS (with
+# cuBLASLt), NCCL, cuFFT and cuRAND are the 12.2 generation's too: linked and loaded, their
+# checks' unit tests, doc tests and compile-fail tests run, their GPU tests are built and
+# ignored. A library that cannot be fetched fails the step: it is never skipped silently.
 libraries_check() {
-    local nvrtc_dir cublas_dir nccl_dir log rc=0 example
+    local nvrtc_dir cublas_dir nccl_dir cufft_dir curand_dir log rc=0 example
     nvrtc_dir=$(bash scripts/fetch-libraries.sh nvrtc "$target_dir/cuda-libs") || return 1
     cublas_dir=$(bash scripts/fetch-libraries.sh cublas "$target_dir/cuda-libs") || return 1
     nccl_dir=$(bash scripts/fetch-libraries.sh nccl "$target_dir/cuda-libs") || return 1
+    cufft_dir=$(bash scripts/fetch-libraries.sh cufft "$target_dir/cuda-libs") || return 1
+    curand_dir=$(bash scripts/fetch-libraries.sh curand "$target_dir/cuda-libs") || return 1
     local CUSTACK_NVRTC_LIB_DIR=$nvrtc_dir CUSTACK_CUBLAS_LIB_DIR=$cublas_dir CUSTACK_NCCL_LIB_DIR=$nccl_dir
-    export CUSTACK_NVRTC_LIB_DIR CUSTACK_CUBLAS_LIB_DIR CUSTACK_NCCL_LIB_DIR
-    local LD_LIBRARY_PATH=$nvrtc_dir:$cublas_dir:$nccl_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    local CUSTACK_CUFFT_LIB_DIR=$cufft_dir CUSTACK_CURAND_LIB_DIR=$curand_dir CUSTACK_CUBLASLT_LIB_DIR=$cublas_dir
+    export CUSTACK_NVRTC_LIB_DIR CUSTACK_CUBLAS_LIB_DIR CUSTACK_NCCL_LIB_DIR CUSTACK_CUFFT_LIB_DIR \
+        CUSTACK_CURAND_LIB_DIR CUSTACK_CUBLASLT_LIB_DIR
+    local LD_LIBRARY_PATH=$nvrtc_dir:$cublas_dir:$nccl_dir:$cufft_dir:$curand_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     export LD_LIBRARY_PATH
-    local features=nvrtc,cublas,nccl
+    local features=nvrtc,cublas,nccl,cufft,curand,cublaslt
     # The features' unit tests (custack::blas's shape checks, cuBLAS statuses; NVRTC's; NCCL's
-    # count checks and statuses), their integration tests (the GPU ones ignored here), doc tests
-    # and compile-fail tests.
-    cargo test --no-fail-fast --features $features --lib -- blas nvrtc nccl "$@" || return 1
+    # count checks and statuses; cuFFT's, cuRAND's and cuBLASLt's checks and statuses), their
+    # integration tests (the GPU ones ignored here), doc tests and compile-fail tests.
+    cargo test --no-fail-fast --features $features --lib -- blas nvrtc nccl fft rand blaslt "$@" || return 1
     cargo test --no-fail-fast --features $features --test nvrtc --test gpu_nvrtc --test gpu_cublas \
-        --test nccl --test gpu_nccl -- "$@" || return 1
-    cargo test --no-fail-fast --features $features --doc -- nvrtc blas nccl FromCudarc || return 1
-    cargo test --no-fail-fast --features $features --test ui -- ui_nvrtc ui_cublas ui_nccl || return 1
+        --test nccl --test gpu_nccl --test gpu_cufft --test gpu_curand --test gpu_cublaslt -- "$@" || return 1
+    cargo test --no-fail-fast --features $features --doc -- nvrtc blas nccl fft rand FromCudarc || return 1
+    cargo test --no-fail-fast --features $features --test ui -- ui_nvrtc ui_cublas ui_nccl ui_cufft \
+        ui_curand ui_cublaslt || return 1
     # The features' API docs, every rustdoc warning denied, as the main step does without them.
     RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet --features $features || return 1
-    for example in 18_nvrtc_clock 11_cublas 12_nccl 20_nccl_ranks; do
+    for example in 18_nvrtc_clock 11_cublas 12_nccl 20_nccl_ranks 23_signal_chain; do
         log=$(mktemp); rc=0
         cargo run --quiet --release --features $features --example $example >"$log" 2>&1 || rc=$?
         cat "$log"
@@ -298,9 +306,9 @@ libraries_check() {
         esac
         rm -f "$log"
     done
-    echo "scripts/test.sh: libraries: NVRTC from $nvrtc_dir, cuBLAS from $cublas_dir, NCCL from $nccl_dir: tests, doc tests, compile-fail tests and the examples passed"
+    echo "scripts/test.sh: libraries: NVRTC from $nvrtc_dir, cuBLAS and cuBLASLt from $cublas_dir, NCCL from $nccl_dir, cuFFT from $cufft_dir, cuRAND from $curand_dir: tests, doc tests, compile-fail tests and the examples passed"
 }
-libraries_check "$@" || { status=1; failed+=("libraries (nvrtc, cublas, nccl)"); }
+libraries_check "$@" || { status=1; failed+=("libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt)"); }
 
 # The MSRV each published crate's Cargo.toml declares (`rust-version`), checked on its library
 # (dev-dependencies such as cudarc need newer compilers, and users do not build them). A
@@ -447,7 +455,7 @@ rm -f "$platforms_log"
 
 # One line to end on, whatever scrolled past.
 if ((status == 0)); then
-    echo "scripts/test.sh: all passed: tests, doc tests, the rendezvous tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the libraries (nvrtc, cublas, nccl), MSRV${msrv_skipped:-}, the release dry run and packages, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
+    echo "scripts/test.sh: all passed: tests, doc tests, the rendezvous tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt), MSRV${msrv_skipped:-}, the release dry run and packages, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
 else
     joined=$(printf '%s, ' "${failed[@]}")
     echo "scripts/test.sh: FAILED: ${joined%, }${platforms_summary:+; platforms: $platforms_summary}" >&2
