@@ -6,7 +6,8 @@
 //! ```
 //!
 //! Rows: an `F16` 4096³ matmul with a bias and ReLU into `F16` (one a rep), an `f32` 4096³
-//! matmul (one a rep), and `f32` 64³ matmuls (100 a rep, where the per-call cost shows). Each rep
+//! matmul in `f32` arithmetic and one on TF32 tensor cores (one a rep), and `f32` 64³ matmuls on
+//! TF32 (100 a rep, where the per-call cost shows). Each rep
 //! enqueues its matmuls on one stream and waits for it; the time is the host's, from the first
 //! call to the end of the wait. All three use the device's primary context, the same operands
 //! (multiples of 1/8, so every sum is exact in `f32` whatever the algorithm) and workspaces of
@@ -19,8 +20,10 @@
 //!   the wait) with `plan.run_in_place` on bound buffers (every extent and alignment checked).
 //! - cudarc: `CudaBlasLT::new(stream)` and its `Matmul::matmul` (unsafe in cudarc), which makes
 //!   the descriptor, layouts and preference and asks the heuristic on every call, then
-//!   `stream.synchronize()`. Its half types need its `f16` feature and the `half` crate, which
-//!   custack does not depend on: the `F16` row has no cudarc column.
+//!   `stream.synchronize()`. Its `f32` matmul always computes on TF32 tensor cores
+//!   (`CUBLAS_COMPUTE_32F_FAST_TF32`), so it has a column in the TF32 rows only; its half types
+//!   need its `f16` feature and the `half` crate, which custack does not depend on: the `F16`
+//!   row has no cudarc column either.
 //!
 //! After a warm-up of each, the outputs must be equal. The order rotates each rep; reported:
 //! the median over `CUSTACK_BLASLT_REPS` reps (default 30), the spread and the ratios to raw.
@@ -78,8 +81,7 @@ impl Raw {
     /// An `n`³ matmul of inputs `a_type` into `d_type`, with a bias and ReLU if `epilogue`.
     fn new(
         n: u64,
-        a_type: cb::cudaDataType,
-        d_type: cb::cudaDataType,
+        (a_type, d_type, compute): (cb::cudaDataType, cb::cudaDataType, cb::cublasComputeType_t),
         epilogue: lt::cublasLtEpilogue_t,
         workspace_bytes: usize,
     ) -> Self {
@@ -109,7 +111,7 @@ impl Raw {
             st(
                 lt::cublasLtMatmulDescCreate(
                     &raw mut raw.desc,
-                    cb::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                    compute,
                     cb::cudaDataType::CUDA_R_32F,
                 ),
                 "cublasLtMatmulDescCreate",
@@ -288,13 +290,14 @@ struct Sides<'a, 'g> {
     reps: usize,
 }
 
-/// A row of `calls` `n`³ matmuls of inputs `A` into `D`, with a bias and ReLU if `bias`.
+/// A row of `calls` `n`³ matmuls of inputs `A` into `D`, with a bias and ReLU if `bias`, on
+/// TF32 tensor cores if `tf32` (then cudarc, whose `f32` matmul computes so, has a column).
 fn row<A, D>(
     sides: &Sides<'_, '_>,
     name: &str,
     n: usize,
     calls: usize,
-    bias: bool,
+    (bias, tf32): (bool, bool),
     to_a: fn(f32) -> A,
     to_d: fn(f32) -> D,
     from_d: fn(D) -> f32,
@@ -315,21 +318,22 @@ fn row<A, D>(
     } else {
         lt::cublasLtEpilogue_t::CUBLASLT_EPILOGUE_DEFAULT
     };
+    let compute = if tf32 {
+        cb::cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32
+    } else {
+        cb::cublasComputeType_t::CUBLAS_COMPUTE_32F
+    };
     let mut raw = Raw::new(
         n as u64,
-        A::DATA_TYPE,
-        D::DATA_TYPE,
+        (A::DATA_TYPE, D::DATA_TYPE, compute),
         raw_epilogue,
         sides.lt.workspace_bytes(),
     );
     let (ra, rd) = (raw.upload(&host_a), raw.upload(&vec![D::default(); len]));
     let rb = raw.upload(&host_bias);
-    let plan = must(
-        sides
-            .lt
-            .matmul_plan::<A, D>(&Matmul::new(Gemm::new(n, n, n)).epilogue(epilogue)),
-        "matmul_plan",
-    );
+    let matmul = Matmul::new(Gemm::new(n, n, n)).epilogue(epilogue);
+    let matmul = if tf32 { matmul.fast_tf32() } else { matmul };
+    let plan = must(sides.lt.matmul_plan::<A, D>(&matmul), "matmul_plan");
     let ca = must(sides.guard.alloc_from(&host_a), "alloc_from");
     let cbias = must(sides.guard.alloc_from(&host_bias), "alloc_from");
     let cd: RefCell<DeviceBuffer<'_, D>> =
@@ -473,7 +477,26 @@ fn main() {
         reps,
     };
     let (h, to_h, id) = (F16::from_f32, F16::to_f32, |x: f32| x);
-    row::<F16, F16>(&sides, "F16 4096³ + bias, ReLU", 4096, 1, true, h, h, to_h);
-    row::<f32, f32>(&sides, "f32 4096³", 4096, 1, false, id, id, id);
-    row::<f32, f32>(&sides, "f32 64³ ×100", 64, 100, false, id, id, id);
+    row::<F16, F16>(
+        &sides,
+        "F16 4096³ + bias, ReLU",
+        4096,
+        1,
+        (true, false),
+        h,
+        h,
+        to_h,
+    );
+    row::<f32, f32>(&sides, "f32 4096³", 4096, 1, (false, false), id, id, id);
+    row::<f32, f32>(&sides, "f32 4096³ TF32", 4096, 1, (false, true), id, id, id);
+    row::<f32, f32>(
+        &sides,
+        "f32 64³ ×100 TF32",
+        64,
+        100,
+        (false, true),
+        id,
+        id,
+        id,
+    );
 }

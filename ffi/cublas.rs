@@ -109,6 +109,9 @@ impl cublasComputeType_t {
     pub const CUBLAS_COMPUTE_32F_PEDANTIC: Self = Self(69);
     /// `CUBLAS_COMPUTE_64F` (70): double arithmetic.
     pub const CUBLAS_COMPUTE_64F: Self = Self(70);
+    /// `CUBLAS_COMPUTE_32F_FAST_TF32` (77): float inputs and accumulation, the products on
+    /// TF32 tensor cores (10 bits of mantissa).
+    pub const CUBLAS_COMPUTE_32F_FAST_TF32: Self = Self(77);
 }
 
 /// `cublasGemmAlgo_t`: the algorithm of `cublasGemmEx`.

@@ -114,7 +114,14 @@ fn f32_matmuls_match_the_cpu_with_transposes_leading_dimensions_and_in_place() {
         Gemm::new(33, 17, 40).transpose_a().transpose_b(),
         Gemm::new(6, 6, 6).alpha(0.5).beta(2.0),
     ];
-    for g in shapes {
+    for (g, tf32) in shapes
+        .into_iter()
+        .zip([false, false, false, false, false])
+        .chain([
+            // Multiples of 1/8 are exact in TF32 too: the tensor cores must give the same result.
+            (Gemm::new(33, 17, 40).transpose_a(), true),
+        ])
+    {
         let (a, b, c) = (
             values(
                 g.lda
@@ -139,7 +146,12 @@ fn f32_matmuls_match_the_cpu_with_transposes_leading_dimensions_and_in_place() {
             values(g.ldc * g.n, 7, 3),
         );
         let want = gemm_cpu(&g, &a, &b, &c);
-        let plan = lt.matmul_plan::<f32, f32>(&Matmul::new(g)).unwrap();
+        let matmul = if tf32 {
+            Matmul::new(g).fast_tf32()
+        } else {
+            Matmul::new(g)
+        };
+        let plan = lt.matmul_plan::<f32, f32>(&matmul).unwrap();
         let (da, db, dc) = (
             guard.alloc_from(&f32s(&a)).unwrap(),
             guard.alloc_from(&f32s(&b)).unwrap(),
@@ -424,6 +436,13 @@ fn refused_runs_enqueue_nothing() {
         .matmul_plan::<f32, f32>(&Matmul::new(g.leading_dims(3, 4, 4)))
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    let e = lt
+        .matmul_plan::<F16, F16>(&Matmul::new(g).fast_tf32())
+        .unwrap_err();
+    assert_eq!(
+        e.detail(),
+        Some("cublasLtMatmul: TF32 arithmetic is for f32 inputs; no plan was made")
+    );
     assert!(take_drop_errors().is_empty());
 }
 

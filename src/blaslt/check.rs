@@ -195,7 +195,8 @@ pub(crate) fn run(
     bias: Option<Operand>,
     aux: Option<Operand>,
 ) -> Result<()> {
-    for (name, op, need) in [("a", a, e.a), ("b", b, e.b), ("c", c, e.c), ("d", d, e.c)] {
+    // `d` before `c`: in place they are one buffer, which the caller knows as `d`.
+    for (name, op, need) in [("a", a, e.a), ("b", b, e.b), ("d", d, e.c), ("c", c, e.c)] {
         holds(MATMUL, name, op.1, need)?;
         aligned(name, op, MATRIX_ALIGN)?;
     }

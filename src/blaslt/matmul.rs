@@ -79,6 +79,7 @@ pub struct Matmul {
     pub(crate) batch: Option<Batch>,
     pub(crate) epilogue: Epilogue,
     pub(crate) aux_ld: Option<usize>,
+    pub(crate) tf32: bool,
 }
 
 impl Matmul {
@@ -89,7 +90,18 @@ impl Matmul {
             batch: None,
             epilogue: Epilogue::None,
             aux_ld: None,
+            tf32: false,
         }
+    }
+
+    /// `f32` inputs multiplied on TF32 tensor cores (`CUBLAS_COMPUTE_32F_FAST_TF32`: each
+    /// input rounded to 10 bits of mantissa, the products accumulated in `f32`), which is much
+    /// faster for large matrices and what many inference frameworks use; by default the
+    /// arithmetic is full `f32` (`CUBLAS_COMPUTE_32F`). For `f32` inputs only.
+    #[must_use]
+    pub fn fast_tf32(mut self) -> Self {
+        self.tf32 = true;
+        self
     }
 
     /// `batch.count` matmuls, operand `x` of matmul `i` starting `i·stride_x` elements in

@@ -12,7 +12,8 @@
 //! context is pushed on top, or on another thread (`!Send`, `!Sync`).
 //!
 //! [`BlasLt::matmul_plan`] prepares a matmul once: its descriptor (`f32` arithmetic and
-//! scalars, `CUBLAS_COMPUTE_32F`), the layouts of `A`, `B`, `C` and `D` (and the batch), and the
+//! scalars, `CUBLAS_COMPUTE_32F`, or TF32 tensor cores for `f32` inputs with
+//! [`Matmul::fast_tf32`]), the layouts of `A`, `B`, `C` and `D` (and the batch), and the
 //! algorithm cuBLASLt's heuristic chooses for the workspace the handle actually owns
 //! (`CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES`); an algorithm that would need more is refused.
 //! The plan borrows the handle. Its runs only check the bound buffers and call

@@ -169,7 +169,8 @@ impl Drop for Preference {
 
 impl<'g> BlasLt<'g> {
     /// `cublasLtMatmulAlgoGetHeuristic`—Prepares `matmul` for inputs `A` and outputs `D`: its
-    /// descriptor (`f32` arithmetic and scalars, the transposes, the epilogue), the layouts of
+    /// descriptor (`f32` arithmetic, or TF32 for [`fast_tf32`](Matmul::fast_tf32), `f32`
+    /// scalars, the transposes, the epilogue), the layouts of
     /// its four matrices (and batch), and the algorithm cuBLASLt's heuristic chooses for this
     /// handle's workspace and operands starting on 256-byte boundaries.
     ///
@@ -177,7 +178,8 @@ impl<'g> BlasLt<'g> {
     ///
     /// Before cuBLASLt is called: cuBLAS's shape errors ([`ErrorKind::InvalidValue`] for a
     /// leading dimension below its minimum, [`ErrorKind::SizeOverflow`]), a batch of 0 or whose
-    /// `D`s share an element, an auxiliary leading dimension not a multiple of 8 at least `m`.
+    /// `D`s share an element, an auxiliary leading dimension not a multiple of 8 at least `m`,
+    /// TF32 arithmetic asked for 16-bit inputs.
     /// [`ErrorKind::CublasNotSupported`] when the heuristic has no algorithm for it (with this
     /// workspace, on this device); [`ErrorKind::InvalidValue`] if the algorithm it proposes
     /// needs more workspace than the handle has. cuBLASLt's status.
@@ -215,6 +217,17 @@ impl<'g> BlasLt<'g> {
         matmul: &Matmul,
     ) -> Result<MatmulPlan<'_, 'g, A, D>> {
         let extents = check::plan(matmul)?;
+        let compute = if matmul.tf32 {
+            if A::DATA_TYPE != ffi::cublas::cudaDataType::CUDA_R_32F {
+                return Err(Error::custack(
+                    ErrorKind::InvalidValue,
+                    "cublasLtMatmul: TF32 arithmetic is for f32 inputs; no plan was made",
+                ));
+            }
+            ffi::cublas::cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32
+        } else {
+            ffi::cublas::cublasComputeType_t::CUBLAS_COMPUTE_32F
+        };
         crate::blaslt::handle::not_linked()?;
         let g = &matmul.gemm;
         let mut plan = MatmulPlan {
@@ -235,7 +248,7 @@ impl<'g> BlasLt<'g> {
         status("cublasLtMatmulDescCreate", unsafe {
             lt::cublasLtMatmulDescCreate(
                 &raw mut plan.desc,
-                ffi::cublas::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                compute,
                 ffi::cublas::cudaDataType::CUDA_R_32F,
             )
         })?;

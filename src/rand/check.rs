@@ -24,16 +24,15 @@ fn refused(call: &str, what: &str) -> Error {
 pub(crate) enum Values {
     /// Values each of which stands alone: bits, uniform, Poisson.
     Single,
-    /// Normal and log-normal values, which a pseudo-random generator makes in pairs (the
-    /// Box–Muller transform) and a quasi-random one by inverting the distribution function.
+    /// Normal and log-normal values, which XORWOW and MRG32k3a make in pairs (the Box–Muller
+    /// transform) and a quasi-random generator by inverting the distribution function.
     Normal,
 }
 
 /// `n` values of a generator of `kind`: a quasi-random generator makes whole points, so `n` must
-/// be a multiple of its dimensions; a pseudo-random one makes normal values in pairs, so `n`
-/// must be even for them (cuRAND's `CURAND_STATUS_LENGTH_NOT_MULTIPLE` otherwise: "not a
-/// multiple of the quasirandom dimension, or not a multiple of two for pseudorandom
-/// generators").
+/// be a multiple of its dimensions; XORWOW and MRG32k3a make normal values in pairs
+/// ([`Kind::normals_in_pairs`]), so `n` must be even for them (cuRAND's
+/// `CURAND_STATUS_LENGTH_NOT_MULTIPLE` otherwise).
 pub(crate) fn length(call: &str, kind: Kind, values: Values, n: usize) -> Result<()> {
     match kind {
         Kind::Quasi(_, dimensions) => {
@@ -49,12 +48,10 @@ pub(crate) fn length(call: &str, kind: Kind, values: Values, n: usize) -> Result
             }
         }
         Kind::Pseudo(_) => {
-            if values == Values::Normal && n % 2 != 0 {
+            if values == Values::Normal && kind.normals_in_pairs() && n % 2 != 0 {
                 return Err(refused(
                     call,
-                    &format!(
-                        "n {n} is odd; a pseudo-random generator makes normal values in pairs"
-                    ),
+                    &format!("n {n} is odd; this generator makes normal values in pairs"),
                 ));
             }
         }
@@ -116,15 +113,9 @@ mod tests {
     }
 
     #[test]
-    fn pseudo_random_normals_come_in_pairs() {
+    fn xorwow_and_mrg32k3a_make_normals_in_pairs() {
         let call = "curandGenerateNormal";
-        for kind in [
-            Pseudo::Xorwow,
-            Pseudo::Mrg32k3a,
-            Pseudo::Mtgp32,
-            Pseudo::Mt19937,
-            Pseudo::Philox4x32_10,
-        ] {
+        for kind in [Pseudo::Xorwow, Pseudo::Mrg32k3a] {
             let kind = Kind::Pseudo(kind);
             length(call, kind, Values::Normal, 1000).unwrap();
             length(call, kind, Values::Normal, 0).unwrap();
@@ -132,13 +123,17 @@ mod tests {
                 err(length(call, kind, Values::Normal, 1001)),
                 (
                     ErrorKind::InvalidValue,
-                    "curandGenerateNormal: n 1001 is odd; a pseudo-random generator makes \
-                     normal values in pairs; nothing was enqueued"
+                    "curandGenerateNormal: n 1001 is odd; this generator makes normal values in \
+                     pairs; nothing was enqueued"
                         .to_owned()
                 )
             );
             // Single values may be odd in number.
             length("curandGenerateUniform", kind, Values::Single, 1001).unwrap();
+        }
+        // The others make any count.
+        for kind in [Pseudo::Mtgp32, Pseudo::Mt19937, Pseudo::Philox4x32_10] {
+            length(call, Kind::Pseudo(kind), Values::Normal, 1001).unwrap();
         }
     }
 

@@ -176,7 +176,8 @@ impl Generator<'_> {
     /// # Errors
     ///
     /// Before anything is enqueued: [`ErrorKind::InvalidValue`] if `out`'s length is odd for a
-    /// pseudo-random generator (which makes normal values in pairs) or not a multiple of a
+    /// generator that makes normal values in pairs
+    /// ([`Kind::normals_in_pairs`](crate::rand::Kind::normals_in_pairs)) or not a multiple of a
     /// quasi-random generator's dimensions, or if `mean` is not finite or `stddev` is not a
     /// finite number ≥ 0. cuRAND's status; driver errors.
     ///
@@ -196,7 +197,7 @@ impl Generator<'_> {
         check::length(T::NORMAL, self.kind(), Values::Normal, n)?;
         check::normal(T::NORMAL, mean.into(), stddev.into())?;
         self.enqueue(s, T::NORMAL, |g| {
-            // SAFETY: as in `uniform`; `n` is even for a pseudo-random generator (checked).
+            // SAFETY: as in `uniform`; `n` is even for a generator that makes pairs (checked).
             unsafe { T::normal(g, out_ptr(ptr), n, mean, stddev) }
         })
     }

@@ -65,6 +65,15 @@ impl Kind {
         !matches!(self, Self::Pseudo(Pseudo::Mtgp32 | Pseudo::Mt19937))
     }
 
+    /// Whether it makes normal (and log-normal) values in pairs, so that their number must be
+    /// even: XORWOW and MRG32k3a, whose Box–Muller transform cuRAND applies to pairs (cuRAND
+    /// answers `CURAND_STATUS_LENGTH_NOT_MULTIPLE` to an odd count from them; measured on
+    /// cuRAND 10.4, the MTGP32, MT19937 and Philox generators and the quasi-random ones make any
+    /// count).
+    pub fn normals_in_pairs(self) -> bool {
+        matches!(self, Self::Pseudo(Pseudo::Xorwow | Pseudo::Mrg32k3a))
+    }
+
     /// Whether it makes 64-bit values ([`Generator::bits64`](crate::rand::Generator::bits64)): the 64-bit Sobol' sequences.
     pub fn is_64_bit(self) -> bool {
         matches!(
@@ -84,6 +93,12 @@ mod tests {
             assert!(Kind::Pseudo(p).has_offset());
             assert!(!Kind::Pseudo(p).is_64_bit());
         }
+        assert!(Kind::Pseudo(Pseudo::Xorwow).normals_in_pairs());
+        assert!(Kind::Pseudo(Pseudo::Mrg32k3a).normals_in_pairs());
+        for p in [Pseudo::Mtgp32, Pseudo::Mt19937, Pseudo::Philox4x32_10] {
+            assert!(!Kind::Pseudo(p).normals_in_pairs());
+        }
+        assert!(!Kind::Quasi(Quasi::Sobol32, 1).normals_in_pairs());
         assert!(!Kind::Pseudo(Pseudo::Mtgp32).has_offset());
         assert!(!Kind::Pseudo(Pseudo::Mt19937).has_offset());
         assert!(Kind::Quasi(Quasi::Sobol32, 2).has_offset());

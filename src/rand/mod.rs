@@ -4,7 +4,7 @@
 //!
 //! # The generator
 //!
-//! [`PushedGuard::rng`] creates a pseudo-random generator ([`Pseudo`]: XORWOW, `MRG32k3a`,
+//! [`PushedGuard::rng`] creates a pseudo-random generator ([`Pseudo`]: XORWOW, MRG32k3a,
 //! MTGP32, MT19937, Philox) with its seed; [`PushedGuard::quasi_rng`] a quasi-random one
 //! ([`Quasi`]: Sobol' and scrambled Sobol', 32 or 64 bits) with its dimensions, and no seed.
 //! Both use `curandCreateGenerator`, so the numbers are made on the device, into device memory,
@@ -29,13 +29,15 @@
 //! borrowed until the scope has waited for its stream.
 //!
 //! Before anything is enqueued, the length and the parameters are checked, so that cuRAND is
-//! never given what it would refuse: a pseudo-random generator makes normal and log-normal
-//! values in pairs (the Box–Muller transform), so their length must be even; a quasi-random
+//! never given what it would refuse: XORWOW and MRG32k3a make normal and log-normal values in
+//! pairs (the Box–Muller transform), so their length must be even (measured on cuRAND 10.4,
+//! which refuses an odd length from these two only; see [`Kind::normals_in_pairs`]); a
+//! quasi-random
 //! generator makes whole points, so every length must be a multiple of its dimensions; a
 //! distribution's mean must be finite, its standard deviation a finite number ≥ 0, Poisson's
 //! `lambda` a finite number > 0. A refused call is [`ErrorKind::InvalidValue`] naming the call
-//! and the argument (`curandGenerateNormal: n 1001 is odd; a pseudo-random generator makes
-//! normal values in pairs; nothing was enqueued`). cuRAND's own statuses are the `Curand…` kinds
+//! and the argument (`curandGenerateNormal: n 1001 is odd; this generator makes normal values
+//! in pairs; nothing was enqueued`). cuRAND's own statuses are the `Curand…` kinds
 //! ([`ErrorKind::CurandLengthNotMultiple`], …), whose detail names the call; none is sticky.
 //!
 //! # State and streams
