@@ -376,6 +376,10 @@ fn every_example_has_a_row() {
         .filter_map(Result::ok)
         .filter_map(|e| {
             let name = e.file_name().into_string().ok()?;
+            // Cargo's two forms: `examples/NAME.rs`, and `examples/NAME/main.rs` with its modules.
+            if e.path().join("main.rs").is_file() {
+                return Some(name);
+            }
             name.strip_suffix(".rs").map(str::to_owned)
         })
         .collect();
