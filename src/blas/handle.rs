@@ -18,6 +18,18 @@ const WORKSPACE_BYTES: usize = 4 << 20;
 /// The workspace from compute capability 9.0 (Hopper) on.
 const WORKSPACE_BYTES_SM90: usize = 32 << 20;
 
+/// The workspace a cuBLAS or cuBLASLt handle of `guard`'s device gets by default: 32 MiB from
+/// compute capability 9.0 on, 4 MiB (cuBLAS's default pool) before.
+pub(crate) fn default_workspace_bytes<K: ContextKind>(
+    guard: &PushedGuard<'_, '_, K>,
+) -> Result<usize> {
+    Ok(if guard.device()?.compute_capability()?.major >= 9 {
+        WORKSPACE_BYTES_SM90
+    } else {
+        WORKSPACE_BYTES
+    })
+}
+
 /// A cuBLAS handle of the guard's context; see the [module docs](crate::blas).
 ///
 /// Borrows the guard that lent it (`'g`), so it cannot outlive the pop or be used while
@@ -85,12 +97,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cublasCreate")]
     pub fn blas(&self) -> Result<Blas<'_>> {
         not_linked()?;
-        let bytes = if self.device()?.compute_capability()?.major >= 9 {
-            WORKSPACE_BYTES_SM90
-        } else {
-            WORKSPACE_BYTES
-        };
-        self.blas_with_workspace(bytes)
+        self.blas_with_workspace(default_workspace_bytes(self)?)
     }
 
     /// `cublasCreate_v2`—Creates a cuBLAS handle of this guard's context with a workspace of

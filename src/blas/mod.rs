@@ -125,7 +125,7 @@
 //   gemm_ex): the calls.
 pub(crate) mod check;
 pub(crate) mod half;
-mod handle;
+pub(crate) mod handle;
 mod level1;
 mod level2;
 mod level3;

@@ -2,17 +2,13 @@
 //! workspace, the order of its matmuls, and its destruction. Plans and runs are in `plan.rs`.
 
 use crate::asynchronous::call_order::CallOrder;
+use crate::blas::handle::default_workspace_bytes;
 use crate::blas::status::status;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::{DeviceBuffer, DeviceMemory};
 use core::marker::PhantomData;
-
-/// The workspace below compute capability 9.0, as `Blas`'s: cuBLAS's default pool size.
-const WORKSPACE_BYTES: usize = 4 << 20;
-/// The workspace from compute capability 9.0 (Hopper) on.
-const WORKSPACE_BYTES_SM90: usize = 32 << 20;
 
 /// A cuBLASLt handle of the guard's context, with the workspace its matmuls use; see the
 /// [module docs](crate::blaslt).
@@ -73,12 +69,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cublasLtCreate")]
     pub fn blas_lt(&self) -> Result<BlasLt<'_>> {
         not_linked()?;
-        let bytes = if self.device()?.compute_capability()?.major >= 9 {
-            WORKSPACE_BYTES_SM90
-        } else {
-            WORKSPACE_BYTES
-        };
-        self.blas_lt_with_workspace(bytes)
+        self.blas_lt_with_workspace(default_workspace_bytes(self)?)
     }
 
     /// `cublasLtCreate`—Creates a cuBLASLt handle of this guard's context with a workspace of
