@@ -574,3 +574,39 @@ fn a_plan_is_used_again_after_an_inner_guard_pops() {
     assert_eq!(y.to_vec().unwrap()[0], Complex32::new(8.0, 0.0));
     plan.destroy().unwrap();
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_plan_outlives_the_streams_it_was_used_on() {
+    // Executions on three streams, each destroyed before the next execution and before the
+    // plan: the plan keeps the stream of its last execution set in cuFFT until it needs
+    // another, and neither a later execution nor its destruction touches a destroyed one
+    // (compute-sanitizer reports any API error this makes: `SANITIZE=1 bash .gpu/run.sh`).
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let n = 64;
+    let x = rounded32(&complex(n, 5));
+    let want = dft(&x, &[n], -1.0);
+    let plan = guard.fft_plan::<C2c<f32>>(&Fft::new(&[n])).unwrap();
+    let input = guard.alloc_from(&c32(&x)).unwrap();
+    let mut out = guard.alloc_zeroed::<Complex32>(n).unwrap();
+    for round in 0..3 {
+        let stream = guard.stream().unwrap();
+        out.fill_bytes(0).unwrap();
+        stream
+            .scope(|s| plan.exec(s, s.bind(&input), s.bind_mut(&mut out), Direction::Forward))
+            .unwrap()
+            .unwrap();
+        stream.destroy().unwrap();
+        close(
+            &format!("round {round}"),
+            &from32(&out.to_vec().unwrap()),
+            &want,
+            n,
+            EPS32,
+        );
+    }
+    plan.destroy().unwrap();
+    assert!(take_drop_errors().is_empty());
+}

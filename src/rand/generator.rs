@@ -13,6 +13,21 @@ use crate::rand::kind::{Kind, Pseudo, Quasi};
 use crate::rand::status::status;
 use core::ffi::c_int;
 use core::marker::PhantomData;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// Held around every cuRAND call of an MT19937 generator, on every thread: cuRAND's Host API
+/// Overview (Thread Safety) says its host API is not thread safe with MT19937 generators, even
+/// different generators on different threads. The other kinds are thread safe for different
+/// generators, which is all custack allows (a generator is `!Send`, `!Sync`). This serializes
+/// host calls into the library; it tracks no work.
+static MT19937_CALLS: Mutex<()> = Mutex::new(());
+
+/// The lock of MT19937's calls for a generator of `kind`; `None` for every other kind. A panic
+/// while it was held (none in this module) leaves nothing to repair: the lock is taken again.
+fn serialize(kind: Kind) -> Option<MutexGuard<'static, ()>> {
+    matches!(kind, Kind::Pseudo(Pseudo::Mt19937))
+        .then(|| MT19937_CALLS.lock().unwrap_or_else(PoisonError::into_inner))
+}
 
 /// A cuRAND generator of the guard's context, its state on the device; see the
 /// [module docs](crate::rand).
@@ -110,6 +125,8 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         not_linked()?;
         let order = CallOrder::new(self)?;
         let mut raw = core::ptr::null_mut();
+        // Serialized with other threads' MT19937 calls (the lock is released once created).
+        let serialized = serialize(kind);
         // SAFETY: `curandCreateGenerator` writes a generator to a valid out-pointer and makes
         // its state in the current context:
         // - `raw` is a live local;
@@ -119,6 +136,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         status("curandCreateGenerator", unsafe {
             ffi::curand::curandCreateGenerator(&raw mut raw, kind.raw())
         })?;
+        drop(serialized);
         Ok(Generator {
             raw,
             kind,
@@ -192,6 +210,7 @@ impl Generator<'_> {
                 ),
             ));
         }
+        let _serialized = serialize(self.kind);
         // SAFETY: a live generator (destroyed only by `release`). Setting the seed changes
         // host-side state that cuRAND applies at the next generation call, which is ordered
         // after every earlier one (`order`).
@@ -232,7 +251,9 @@ impl Generator<'_> {
     /// The raw generator, for cuRAND functions this module does not wrap. It stays owned by
     /// `self`. This module's calls set the generator's stream only when it differs from the
     /// previous call's; asking for the raw generator makes the next call set it again. Never
-    /// let a call through it overlap this generator's own calls (they share its state).
+    /// let a call through it overlap this generator's own calls (they share its state). Calls
+    /// of an MT19937 generator made through it are not serialized with other threads' MT19937
+    /// calls, as this module's are (cuRAND's host API is not thread safe with MT19937).
     pub fn as_raw(&self) -> ffi::curand::curandGenerator_t {
         self.order.forget_stream();
         self.raw
@@ -249,6 +270,7 @@ impl Generator<'_> {
         call: &'static str,
         f: impl FnOnce(ffi::curand::curandGenerator_t) -> ffi::curand::curandStatus_t,
     ) -> Result<()> {
+        let _serialized = serialize(self.kind);
         self.order.enqueue(
             call,
             s,
@@ -295,15 +317,18 @@ impl Generator<'_> {
         let destroyed = match &waited {
             // Not known to be finished: leak rather than free state the GPU may use.
             Err(e) if !e.is_sticky() => Ok(()),
-            // SAFETY: `curandDestroyGenerator` needs a live generator whose context is
-            // current and which no pending work uses:
-            // - `raw` was live and is destroyed once (replaced by null above);
-            // - the generator borrows its guard, so the guard's context is current here;
-            // - no call of it can run: the context was synchronized above, or a sticky error
-            //   stopped the context (nothing runs any more).
-            _ => status("curandDestroyGenerator", unsafe {
-                ffi::curand::curandDestroyGenerator(raw)
-            }),
+            _ => {
+                let _serialized = serialize(self.kind);
+                // SAFETY: `curandDestroyGenerator` needs a live generator whose context is
+                // current and which no pending work uses:
+                // - `raw` was live and is destroyed once (replaced by null above);
+                // - the generator borrows its guard, so the guard's context is current here;
+                // - no call of it can run: the context was synchronized above, or a sticky error
+                //   stopped the context (nothing runs any more).
+                status("curandDestroyGenerator", unsafe {
+                    ffi::curand::curandDestroyGenerator(raw)
+                })
+            }
         };
         waited.and(destroyed)
     }
@@ -320,6 +345,26 @@ impl Drop for Generator<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_mt19937_calls_are_serialized() {
+        use crate::rand::kind::Quasi;
+        for p in [
+            Pseudo::Xorwow,
+            Pseudo::Mrg32k3a,
+            Pseudo::Mtgp32,
+            Pseudo::Philox4x32_10,
+        ] {
+            assert!(serialize(Kind::Pseudo(p)).is_none(), "{p:?}");
+        }
+        assert!(serialize(Kind::Quasi(Quasi::Sobol32, 1)).is_none());
+        let held = serialize(Kind::Pseudo(Pseudo::Mt19937));
+        assert!(held.is_some());
+        // Held: another thread's MT19937 call waits for it.
+        assert!(MT19937_CALLS.try_lock().is_err());
+        drop(held);
+        assert!(serialize(Kind::Pseudo(Pseudo::Mt19937)).is_some());
+    }
 
     #[test]
     fn a_build_without_curand_says_what_to_set() {

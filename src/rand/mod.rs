@@ -51,6 +51,12 @@
 //! is pending: dropping it synchronizes the context (if it made any call) before destroying
 //! it. Calls inside a graph capture are refused.
 //!
+//! cuRAND's host API is thread safe for different generators on different threads, which is
+//! all custack allows (a generator is `!Send` and `!Sync`), except with MT19937: its Host API
+//! Overview (Thread Safety) says the host API is not thread safe with MT19937 generators, even
+//! different ones. So every call custack makes for an MT19937 generator (creation, seed, fill,
+//! destruction) holds one process-wide lock.
+//!
 //! # Without cuRAND
 //!
 //! With the feature on but no cuRAND found at build time (`build.rs` warns), the crate still
