@@ -18,9 +18,10 @@
 //! CUDA driver library.
 
 // Pinned to the default features: with `cublas`, `custack::blas::{F16, Bf16}` implement
-// `DeviceCopy`, and the compiler's lists of "other types that implement" it in several messages
-// change. Run it without features; `ui_cublas` covers the feature.
-#[cfg(not(feature = "cublas"))]
+// `DeviceCopy`, with `cufft` `custack::fft::{Complex32, Complex64}` do, and the compiler's lists
+// of "other types that implement" it in several messages change. Run it without those
+// features; `ui_cublas` and `ui_cufft` cover them.
+#[cfg(not(any(feature = "cublas", feature = "cufft")))]
 #[test]
 fn ui() {
     trybuild::TestCases::new().compile_fail("ui-tests/*.rs");

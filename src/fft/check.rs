@@ -144,12 +144,13 @@ fn gcd(mut a: usize, mut b: usize) -> usize {
     a
 }
 
-/// No element of the output is written by two batches (a write race). Within a batch the
+/// No element of a side cuFFT writes (the output, and a complex-to-real transform's input,
+/// which cuFFT may overwrite) is written by two batches (a write race). Within a batch the
 /// storage sizes keep every element apart; between batches, for one dimension exactly: batch
 /// `t` meets batch 0 when `t·dist = stride·k` for some `k < n`, first at `t = stride / gcd`. For
 /// two and three dimensions the batches must lie outermost (`dist` at least one batch's extent)
 /// or innermost (`stride ≥ dist·batch`), which is every layout cuFFT's documentation shows.
-fn outputs_apart(side: &Side, rank: usize, batch: usize) -> Result<()> {
+fn batches_apart(name: &str, prefix: char, side: &Side, rank: usize, batch: usize) -> Result<()> {
     if batch < 2 {
         return Ok(());
     }
@@ -161,22 +162,22 @@ fn outputs_apart(side: &Side, rank: usize, batch: usize) -> Result<()> {
         let k = t.saturating_mul(dist) / stride;
         if t < batch && k < n {
             return Err(bad_plan(&format!(
-                "odist {dist} and ostride {stride} make batches 0 and {t} both write element {} \
-                 of the output",
+                "{prefix}dist {dist} and {prefix}stride {stride} make batches 0 and {t} both \
+                 write element {} of the {name}",
                 t * dist
             )));
         }
         return Ok(());
     }
-    let one = one_batch("output", side, rank)?;
+    let one = one_batch(name, side, rank)?;
     let innermost = dist.checked_mul(batch).is_some_and(|all| stride >= all);
     if dist >= one || innermost {
         return Ok(());
     }
     Err(bad_plan(&format!(
-        "odist {dist} and ostride {stride} may let two batches write one element of the output: \
-         for 2 and 3 dimensions the batches must lie outermost (odist ≥ {one}, one batch's \
-         extent) or innermost (ostride ≥ odist × batch)"
+        "{prefix}dist {dist} and {prefix}stride {stride} may let two batches write one element \
+         of the {name}: for 2 and 3 dimensions the batches must lie outermost ({prefix}dist ≥ \
+         {one}, one batch's extent) or innermost ({prefix}stride ≥ {prefix}dist × batch)"
     )))
 }
 
@@ -246,7 +247,11 @@ pub(crate) fn params(sides: Sides, shape: &Fft) -> Result<Params> {
     };
     let in_extent = side_extent("input", 'i', &input, rank, batch)?;
     let out_extent = side_extent("output", 'o', &output, rank, batch)?;
-    outputs_apart(&output, rank, batch)?;
+    batches_apart("output", 'o', &output, rank, batch)?;
+    if sides == Sides::C2r {
+        // cuFFT may overwrite a complex-to-real transform's input: its batches are written too.
+        batches_apart("input", 'i', &input, rank, batch)?;
+    }
     let longs = |name: &str, values: [usize; 3]| -> Result<[c_longlong; 3]> {
         let mut out = [1; 3];
         for (i, (to, &v)) in out.iter_mut().zip(&values).enumerate().take(rank) {
@@ -553,6 +558,34 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_complex_to_real_input_is_written_so_its_batches_must_lie_apart() {
+        // Two batches whose inputs overlap (idist 1) are fine for C2C, which only reads its
+        // input; cuFFT may overwrite a C2R input, so there they would write one element.
+        let overlapping = |half: usize| Layout::new(&[half], 1, 1);
+        params(
+            Sides::C2c,
+            &Fft::new(&[5]).batch(2).input_layout(overlapping(5)),
+        )
+        .unwrap();
+        assert_eq!(
+            err(params(
+                Sides::C2r,
+                &Fft::new(&[8]).batch(2).input_layout(overlapping(5))
+            ))
+            .1,
+            "cufftMakePlanMany64: idist 1 and istride 1 make batches 0 and 1 both write element \
+             1 of the input; no plan was made"
+        );
+        params(
+            Sides::C2r,
+            &Fft::new(&[8])
+                .batch(2)
+                .input_layout(Layout::new(&[5], 1, 5)),
+        )
+        .unwrap();
     }
 
     #[test]

@@ -33,9 +33,10 @@
 //! - making the plan: the rank (1 to 3), every size and the batch (at least 1), each layout's
 //!   storage sizes (at least the side's sizes: `n/2 + 1` in the last dimension of a complex side
 //!   of a real transform), strides (at least 1) and distances, that everything fits cuFFT's
-//!   `long long`, and that no two batches write one element of the output (exactly for one
-//!   dimension; for two and three the batches must lie outermost or innermost, which every
-//!   layout of cuFFT's documentation does);
+//!   `long long`, and that no two batches write one element of the output, nor of a
+//!   complex-to-real transform's input, which cuFFT may overwrite (exactly for one dimension;
+//!   for two and three the batches must lie outermost or innermost, which every layout of
+//!   cuFFT's documentation does);
 //! - each execution: that the bound buffers hold what the plan reaches ([`Plan::input_len`],
 //!   [`Plan::output_len`]; in place, both sides in the one buffer, the real side padded to
 //!   `2·(n/2 + 1)` in its last dimension), that both sides are aligned to the complex type (as
@@ -53,7 +54,7 @@
 //! `cufftSetWorkArea`), so executions allocate nothing and the memory is the guard's like any
 //! other. Two executions using it at once would corrupt each other, so the executions of one
 //! plan run one after another on the GPU, whatever streams they are on, as cuBLAS's calls do
-//! ([`crate::blas`]): on one stream they are ordered by the stream (no extra driver call, and
+//! (`custack::blas`): on one stream they are ordered by the stream (no extra driver call, and
 //! the plan's stream is set only when it changes, `cufftSetStream`); on another stream, the
 //! execution first waits, on the GPU, for all work enqueued so far in the context. A plan may
 //! be used in a [`Submission`](crate::Submission) too, and dropped while its work is pending:

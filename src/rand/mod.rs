@@ -44,7 +44,7 @@
 //!
 //! The generator's state lives on the device, and every call reads and advances it. So the
 //! calls of one generator run one after another on the GPU, whatever streams they are on, as
-//! cuBLAS's do ([`crate::blas`]): calls on one stream are ordered by the stream (no extra driver
+//! cuBLAS's do (`custack::blas`): calls on one stream are ordered by the stream (no extra driver
 //! call, and the generator's stream is set only when it changes, `curandSetStream`); a call on
 //! another stream first waits, on the GPU, for all work enqueued so far in the context. A
 //! generator may be used in a [`Submission`](crate::Submission) too, and dropped while its work
