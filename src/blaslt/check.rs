@@ -16,11 +16,10 @@ use core::ffi::c_int;
 pub(crate) const MATMUL: &str = "cublasLtMatmul";
 
 /// The alignment, in bytes, of `A`, `B`, `C` and `D` that the heuristic is told to count on
-/// (`CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES`, also cuBLASLt's default), and each run
+/// (`CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES`, also cuBLASLt's default), and of the bias and
+/// the auxiliary matrix (the placeholder addresses the plan gives the heuristic), which each run
 /// checks: every allocation starts on it.
 pub(crate) const MATRIX_ALIGN: usize = 256;
-/// The alignment custack asks of the bias and the auxiliary matrix.
-pub(crate) const VECTOR_ALIGN: usize = 16;
 
 #[cold]
 #[inline(never)]
@@ -184,7 +183,7 @@ fn extra(name: &str, given: Option<Operand>, need: usize, align: usize) -> Resul
 
 /// A run's buffers against the plan's extents: `a`, `b`, `c` and `d` hold theirs and start on
 /// [`MATRIX_ALIGN`]; the bias and the auxiliary matrix are given exactly when the epilogue takes
-/// them, hold theirs and start on [`VECTOR_ALIGN`].
+/// them, hold theirs and start on [`MATRIX_ALIGN`] too.
 #[allow(
     clippy::many_single_char_names,
     reason = "the matmul's own names: a, b, c, d, e"
@@ -200,8 +199,8 @@ pub(crate) fn run(
         holds(MATMUL, name, op.1, need)?;
         aligned(name, op, MATRIX_ALIGN)?;
     }
-    extra("bias", bias, e.bias, VECTOR_ALIGN)?;
-    extra("aux", aux, e.aux, VECTOR_ALIGN)
+    extra("bias", bias, e.bias, MATRIX_ALIGN)?;
+    extra("aux", aux, e.aux, MATRIX_ALIGN)
 }
 
 #[cfg(test)]
@@ -262,6 +261,12 @@ mod tests {
         assert_eq!(
             err(run(&e, ops, Some((A, 5)), None)).1,
             "cublasLtMatmul: bias holds 5 elements, the call needs 6; nothing was enqueued"
+        );
+        // The bias on 16 bytes but not 256: the heuristic was told 256 (its placeholder).
+        assert_eq!(
+            err(run(&e, ops, Some((A + 16, 6)), None)).1,
+            "cublasLtMatmul: bias at 0x1010 is not aligned to 256 bytes (bind a buffer, or a view \
+             starting on that boundary); nothing was enqueued"
         );
         assert!(
             err(run(&e, ops, Some((A, 6)), Some((A, 100))))

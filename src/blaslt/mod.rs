@@ -37,9 +37,11 @@
 //! checked as cuBLAS's are (a batch's `D`s may not share an element), the bound buffers
 //! against their extents (the bias holds `m` elements; the auxiliary matrix's leading
 //! dimension is a multiple of 8, at least `m`, as cuBLASLt requires), that the epilogue's
-//! buffers are the ones it takes, and that `A`, `B`, `C` and `D` start on 256-byte boundaries:
-//! the plan's algorithm is chosen for that alignment (cuBLASLt's default, stated explicitly as a
-//! preference), which every allocation has; a view starting elsewhere is refused rather than
+//! buffers are the ones it takes, and that `A`, `B`, `C`, `D`, the bias and the auxiliary
+//! matrix start on 256-byte boundaries: the plan's algorithm is chosen for that alignment
+//! (cuBLASLt's default for the matrices, stated explicitly as a preference; for the bias and
+//! the auxiliary matrix, placeholder addresses on it, from which the heuristic takes their
+//! alignment), which every allocation has; a view starting elsewhere is refused rather than
 //! given to an algorithm that may not handle it. A refused call is
 //! [`ErrorKind::BufferTooShort`], [`ErrorKind::InvalidValue`] or [`ErrorKind::SizeOverflow`]
 //! naming the call and the argument (`cublasLtMatmul: bias holds 3 elements, the call needs 4;

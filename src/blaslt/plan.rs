@@ -86,8 +86,9 @@ where
 pub struct MatmulPlan<'lt, 'g, A: MatmulInput, D: MatmulOutput<A>> {
     lt: &'lt BlasLt<'g>,
     desc: lt::cublasLtMatmulDesc_t,
-    /// The layouts of A, B, C and D (C's and D's alike, so a run may be in place).
-    layouts: [lt::cublasLtMatrixLayout_t; 4],
+    /// The layouts of A, B, and of C and D: one layout for both, so that a run in place is
+    /// `C == D` with `Cdesc == Ddesc`, as cuBLASLt's in-place matmul asks.
+    layouts: [lt::cublasLtMatrixLayout_t; 3],
     algo: lt::cublasLtMatmulAlgo_t,
     /// The workspace the algorithm needs, at most the handle's.
     algo_workspace: usize,
@@ -233,7 +234,7 @@ impl<'g> BlasLt<'g> {
         let mut plan = MatmulPlan {
             lt: self,
             desc: core::ptr::null_mut(),
-            layouts: [core::ptr::null_mut(); 4],
+            layouts: [core::ptr::null_mut(); 3],
             algo: lt::cublasLtMatmulAlgo_t::default(),
             algo_workspace: 0,
             extents,
@@ -290,7 +291,6 @@ impl<'g> BlasLt<'g> {
             (A::DATA_TYPE, stored(g.transa, args.m, args.k), args.lda, 0),
             (A::DATA_TYPE, stored(g.transb, args.k, args.n), args.ldb, 1),
             (D::DATA_TYPE, (args.m, args.n), args.ldc, 2),
-            (D::DATA_TYPE, (args.m, args.n), args.ldc, 2),
         ];
         for (slot, (ty, (rows, cols), ld, stride)) in plan.layouts.iter_mut().zip(shapes) {
             // SAFETY: `cublasLtMatrixLayoutCreate` writes a layout through a valid out-pointer
@@ -316,12 +316,40 @@ impl<'g> BlasLt<'g> {
                 unsafe { set_layout(*slot, attr, &stride) }?;
             }
         }
+        plan.placeholders(matmul.epilogue)?;
         plan.choose_algorithm()?;
         Ok(plan)
     }
 }
 
 impl<A: MatmulInput, D: MatmulOutput<A>> MatmulPlan<'_, '_, A, D> {
+    /// Sets the bias and auxiliary pointers the epilogue takes to a placeholder address on
+    /// exactly [`MATRIX_ALIGN`]: `cublasLt.h` says the heuristic does not dereference them but
+    /// takes from their values the alignment it may count on, and a null pointer (the default)
+    /// is aligned to everything. Every run replaces them with its buffers' addresses, checked
+    /// to be on that alignment, before `cublasLtMatmul`.
+    fn placeholders(&mut self, epilogue: Epilogue) -> Result<()> {
+        use lt::cublasLtMatmulDescAttributes_t as At;
+        let placeholder = MATRIX_ALIGN as *const c_void;
+        if epilogue.has_bias() {
+            // SAFETY: the plan's live descriptor; BIAS_POINTER takes a `void*` value
+            // (`set_desc`'s contract), which nothing reads before a run replaces it.
+            unsafe {
+                set_desc(
+                    self.desc,
+                    At::CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                    &placeholder,
+                )
+            }?;
+        }
+        if epilogue.has_aux() {
+            let attr = At::CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER;
+            // SAFETY: as for the bias.
+            unsafe { set_desc(self.desc, attr, &placeholder) }?;
+        }
+        Ok(())
+    }
+
     /// Asks the heuristic for one algorithm, limited to the handle's workspace and to operands
     /// on [`MATRIX_ALIGN`].
     fn choose_algorithm(&mut self) -> Result<()> {
@@ -374,7 +402,7 @@ impl<A: MatmulInput, D: MatmulOutput<A>> MatmulPlan<'_, '_, A, D> {
             reserved: [0; 4],
         };
         let mut found: c_int = 0;
-        let [la, lb, lc, ld] = self.layouts;
+        let [la, lb, lcd] = self.layouts;
         // SAFETY: `cublasLtMatmulAlgoGetHeuristic` reads the live handle, descriptor, layouts
         // and preference, and writes up to 1 result (a live local) and the count found.
         status("cublasLtMatmulAlgoGetHeuristic", unsafe {
@@ -383,8 +411,8 @@ impl<A: MatmulInput, D: MatmulOutput<A>> MatmulPlan<'_, '_, A, D> {
                 self.desc,
                 la,
                 lb,
-                lc,
-                ld,
+                lcd,
+                lcd,
                 pref.0,
                 1,
                 &raw mut result,
@@ -430,7 +458,7 @@ impl<A: MatmulInput, D: MatmulOutput<A>> MatmulPlan<'_, '_, A, D> {
     /// Before anything is enqueued: [`ErrorKind::BufferTooShort`] naming the operand shorter
     /// than the plan's extent (`a`, `b`, `c`, `d`, `bias`, `aux`); [`ErrorKind::InvalidValue`]
     /// for `A`, `B`, `C` or `D` not starting on a 256-byte boundary (the alignment the algorithm
-    /// was chosen for), a bias or auxiliary matrix not on 16 bytes, or `extras` that are not
+    /// was chosen for), a bias or auxiliary matrix not on it either, or `extras` that are not
     /// what the plan's epilogue takes. cuBLASLt's status; driver errors.
     ///
     /// # References
@@ -518,7 +546,7 @@ impl<A: MatmulInput, D: MatmulOutput<A>> MatmulPlan<'_, '_, A, D> {
                     // SAFETY: as said above.
                     unsafe { set_desc(self.desc, attr, &p) }?;
                 }
-                let [la, lb, lc, ld] = self.layouts;
+                let [la, lb, lcd] = self.layouts;
                 // SAFETY: `cublasLtMatmul` reads `alpha`, `beta` on the host and A, B, C (and
                 // the bias) in stream order, and writes D (and the auxiliary matrix):
                 // - the handle, descriptor, layouts and algorithm are live and the plan's; the
@@ -527,7 +555,7 @@ impl<A: MatmulInput, D: MatmulOutput<A>> MatmulPlan<'_, '_, A, D> {
                 //   algorithm was chosen for (checked above); all are device memory of this
                 //   context bound to the scope, alive until its stream is synchronized;
                 // - D (and the auxiliary matrix) are exclusive bindings, aliasing no input
-                //   (in place, C is D itself, with identical layouts, as cuBLASLt allows);
+                //   (in place, C is D itself, with one layout, as cuBLASLt allows);
                 // - the workspace is the handle's, at least the algorithm's need, and no other
                 //   matmul of the handle runs at once (`order`); `alpha`, `beta` are fields of
                 //   `self`, read before the call returns (host pointer mode, the default).
@@ -542,9 +570,9 @@ impl<A: MatmulInput, D: MatmulOutput<A>> MatmulPlan<'_, '_, A, D> {
                         lb,
                         (&raw const self.beta).cast(),
                         c as usize as *const c_void,
-                        lc,
+                        lcd,
                         d as usize as *mut c_void,
-                        ld,
+                        lcd,
                         &raw const self.algo,
                         ws,
                         ws_bytes,
