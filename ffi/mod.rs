@@ -20,7 +20,8 @@
 //! without the NVIDIA driver), the same declarations become functions that return
 //! `CUDA_ERROR_NO_DEVICE` without touching their arguments, so every program links and runs,
 //! and says that it has no GPU, instead of failing to link. Nothing is loaded at run time.
-//! `nvrtc`, `cublas` and `nccl` declare theirs through the same macro, each under its own cfg.
+//! The libraries (`nvrtc`, `cublas`, `cublaslt`, `cufft`, `curand`, `nccl`) declare theirs
+//! through the same macro, each under its own cfg.
 //!
 //! Entry points newer than driver 535 are not linked: `entry_point.rs` lists them as `PFN_*`
 //! function-pointer types with the CUDA version that introduced each, and custack looks them up
@@ -37,7 +38,7 @@
 ///
 /// - the library was found (the cfg is unset): an `unsafe extern "C"` block, bound to the
 ///   exported symbols of the names as written;
-/// - it was not (`cfg(custack_no_libcuda)`, `cfg(custack_no_nvrtc)`, `cfg(custack_no_cublas)`,
+/// - it was not (`cfg(custack_no_libcuda)`, `cfg(custack_no_nvrtc)`, `cfg(custack_no_cublas)`, …,
 ///   `cfg(custack_no_nccl)`): the same names, signatures and docs as `unsafe extern "C"`
 ///   functions that return the stub value without touching their arguments, so every program
 ///   links and runs, and the safe layer says at run time what to install.
