@@ -14,6 +14,11 @@
 //! - before the memory the calls share is released, the context is synchronized
 //!   ([`CallOrder::wait_idle`]).
 //!
+//! The context-wide record is refused while any stream of the context is capturing
+//! (`CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`), and the driver then invalidates that capture: a
+//! handle switching streams while another thread captures on its context ends that capture
+//! with an error, which its end reports. Nothing unsound follows; the features page says so.
+//!
 //! Streams are told apart by [`StreamSerial`], not by their raw handles, which the driver
 //! reuses. Pending work is still tracked one way: what a call reads and writes is bound to its
 //! scope, or owned by its submission; this only orders the calls of one handle among
@@ -141,11 +146,10 @@ impl<'g> CallOrder<'g> {
     }
 
     /// Forgets which stream the library has: the next call orders itself after everything and
-    /// sets its stream (the raw handle was handed out, and may have been used with another).
+    /// sets its stream, and [`wait_idle`](Self::wait_idle) waits (the raw handle was handed
+    /// out, and may have been used with another stream, even before any call of this module).
     pub(crate) fn forget_stream(&self) {
-        if self.last.get() != Last::Nothing {
-            self.last.set(Last::Unknown);
-        }
+        self.last.set(Last::Unknown);
     }
 
     /// Waits until no call of the handle can still run, before the memory they share is
@@ -272,7 +276,13 @@ mod tests {
         let three = guard.stream()?;
         three.scope(|s| call(s))??;
         assert_eq!(sets.get(), 4);
-        // Handing the raw handle out forgets the library's stream.
+        // Handing the raw handle out forgets the library's stream; before any call too, so that
+        // work enqueued through it is waited for before the handle's memory is released.
+        let fresh = CallOrder::new(&guard)?;
+        assert_eq!(fresh.last.get(), Last::Nothing);
+        fresh.forget_stream();
+        assert_eq!(fresh.last.get(), Last::Unknown);
+        fresh.wait_idle()?;
         order.forget_stream();
         three.scope(|s| call(s))??;
         assert_eq!(sets.get(), 5);

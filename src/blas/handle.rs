@@ -263,9 +263,9 @@ impl Blas<'_> {
     ///
     /// # Errors
     ///
-    /// cuBLAS's status; the error of the wait (the first error of the context's work, or a
-    /// sticky error). If the wait fails without a sticky error, the workspace is leaked rather
-    /// than freed while the GPU may still use it.
+    /// The error of the wait (the first error of the context's work, or a sticky error); if
+    /// it fails without a sticky error, the handle and the workspace are leaked rather than
+    /// freed while the GPU may still use them. cuBLAS's status.
     ///
     /// # References
     ///
@@ -275,36 +275,35 @@ impl Blas<'_> {
         self.release()
     }
 
-    /// Destroys the handle and releases the workspace, once; `Drop` and `destroy` call it.
+    /// Waits, destroys the handle and releases the workspace, once; `Drop` and `destroy` call
+    /// it. The wait comes first, as for cuBLASLt's, cuFFT's and cuRAND's handles: no call of the
+    /// handle may still run when cuBLAS frees its own resources or custack the workspace; a
+    /// call's stream may be gone (a parked submission's), so the context is waited for.
+    /// (`cublasDestroy_v2` synchronizes the device too, by its documentation; custack does not
+    /// rely on that.)
     fn release(&mut self) -> Result<()> {
         let raw = core::mem::replace(&mut self.raw, core::ptr::null_mut());
-        let destroyed = if raw.is_null() {
-            Ok(())
-        } else {
-            // SAFETY: `cublasDestroy_v2` needs a live handle whose context is current:
-            // - `raw` was live and is destroyed once (replaced by null above);
-            // - the handle borrows its guard, so the guard's context is current here (nothing
-            //   can be pushed above a guard that is borrowed).
-            status("cublasDestroy_v2", unsafe {
-                ffi::cublas::cublasDestroy_v2(raw)
-            })
-        };
-        // The workspace may be freed only when no call of this handle can still run; a call's
-        // stream may be gone (a parked submission's), so the context is waited for.
-        // (`cublasDestroy_v2` synchronizes the device too, by its documentation; custack does
-        // not rely on that.)
+        if raw.is_null() {
+            return Ok(());
+        }
         let waited = self.order.wait_idle();
         let workspace = self.workspace.take();
-        let freed = match &waited {
-            Err(e) if !e.is_sticky() => {
-                // Not known to be finished: leak rather than free memory the GPU may use.
-                core::mem::forget(workspace);
-                Ok(())
-            }
-            // Finished, or the context is unusable (a sticky error: nothing runs any more).
-            _ => workspace.map_or(Ok(()), DeviceBuffer::free),
-        };
-        destroyed.and(waited).and(freed)
+        if waited.as_ref().is_err_and(|e| !e.is_sticky()) {
+            // Not known to be finished: leak the handle and the workspace rather than free
+            // what the GPU may still use.
+            core::mem::forget(workspace);
+            return waited;
+        }
+        // Finished, or the context is unusable (a sticky error: nothing runs any more).
+        // SAFETY: `cublasDestroy_v2` needs a live handle whose context is current:
+        // - `raw` was live and is destroyed once (replaced by null above);
+        // - the handle borrows its guard, so the guard's context is current here (nothing
+        //   can be pushed above a guard that is borrowed).
+        let destroyed = status("cublasDestroy_v2", unsafe {
+            ffi::cublas::cublasDestroy_v2(raw)
+        });
+        let freed = workspace.map_or(Ok(()), DeviceBuffer::free);
+        waited.and(destroyed).and(freed)
     }
 }
 

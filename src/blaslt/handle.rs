@@ -159,8 +159,8 @@ impl BlasLt<'_> {
     /// # Errors
     ///
     /// The error of the wait (the first error of the context's work, or a sticky error); if it
-    /// fails without a sticky error, the workspace is leaked rather than freed while the GPU
-    /// may still use it. cuBLASLt's status.
+    /// fails without a sticky error, the handle and the workspace are leaked rather than freed
+    /// while the GPU may still use them. cuBLASLt's status.
     ///
     /// # References
     ///
@@ -178,22 +178,21 @@ impl BlasLt<'_> {
             return Ok(());
         }
         let waited = self.order.wait_idle();
+        let workspace = self.workspace.take();
+        if waited.as_ref().is_err_and(|e| !e.is_sticky()) {
+            // Not known to be finished: leak the handle and the workspace rather than free
+            // what the GPU may still use.
+            core::mem::forget(workspace);
+            return waited;
+        }
+        // Finished, or the context is unusable (a sticky error: nothing runs any more).
         // SAFETY: `cublasLtDestroy` needs a live handle of the current context:
         // - `raw` was live and is destroyed once (replaced by null above);
         // - the handle borrows its guard, so the guard's context is current here.
         let destroyed = status("cublasLtDestroy", unsafe {
             ffi::cublaslt::cublasLtDestroy(raw)
         });
-        let workspace = self.workspace.take();
-        let freed = match &waited {
-            Err(e) if !e.is_sticky() => {
-                // Not known to be finished: leak rather than free memory the GPU may use.
-                core::mem::forget(workspace);
-                Ok(())
-            }
-            // Finished, or the context is unusable (a sticky error: nothing runs any more).
-            _ => workspace.map_or(Ok(()), DeviceBuffer::free),
-        };
+        let freed = workspace.map_or(Ok(()), DeviceBuffer::free);
         waited.and(destroyed).and(freed)
     }
 }

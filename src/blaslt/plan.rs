@@ -171,9 +171,9 @@ impl Drop for Preference {
 impl<'g> BlasLt<'g> {
     /// `cublasLtMatmulAlgoGetHeuristic`—Prepares `matmul` for inputs `A` and outputs `D`: its
     /// descriptor (`f32` arithmetic, or TF32 for [`fast_tf32`](Matmul::fast_tf32), `f32`
-    /// scalars, the transposes, the epilogue), the layouts of
-    /// its four matrices (and batch), and the algorithm cuBLASLt's heuristic chooses for this
-    /// handle's workspace and operands starting on 256-byte boundaries.
+    /// scalars, the transposes, the epilogue), the layouts of its matrices (one for C and D,
+    /// and the batch), and the algorithm cuBLASLt's heuristic chooses for this handle's
+    /// workspace and operands starting on 256-byte boundaries.
     ///
     /// # Errors
     ///

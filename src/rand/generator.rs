@@ -13,20 +13,32 @@ use crate::rand::kind::{Kind, Pseudo, Quasi};
 use crate::rand::status::status;
 use core::ffi::c_int;
 use core::marker::PhantomData;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// Held around every cuRAND call of an MT19937 generator, on every thread: cuRAND's Host API
-/// Overview (Thread Safety) says its host API is not thread safe with MT19937 generators, even
-/// different generators on different threads. The other kinds are thread safe for different
-/// generators, which is all custack allows (a generator is `!Send`, `!Sync`). This serializes
-/// host calls into the library; it tracks no work.
-static MT19937_CALLS: Mutex<()> = Mutex::new(());
+/// Held around every cuRAND call custack makes for a generator: exclusively by an MT19937
+/// generator's calls, shared by every other kind's. cuRAND's Host API Overview (Thread Safety)
+/// makes the host API thread safe for different generators on different threads (all custack
+/// allows: a generator is `!Send`, `!Sync`) only while no MT19937 generator is involved, so an
+/// MT19937 call runs alone, and the other kinds' calls only run alongside each other. This
+/// orders host calls into the library; it tracks no work.
+static CURAND_CALLS: RwLock<()> = RwLock::new(());
 
-/// The lock of MT19937's calls for a generator of `kind`; `None` for every other kind. A panic
-/// while it was held (none in this module) leaves nothing to repair: the lock is taken again.
-fn serialize(kind: Kind) -> Option<MutexGuard<'static, ()>> {
-    matches!(kind, Kind::Pseudo(Pseudo::Mt19937))
-        .then(|| MT19937_CALLS.lock().unwrap_or_else(PoisonError::into_inner))
+/// What a cuRAND call holds of [`CURAND_CALLS`] while it runs.
+enum Serialized {
+    /// An MT19937 generator's call: no other cuRAND call at once.
+    Alone(#[allow(dead_code, reason = "held, not read")] RwLockWriteGuard<'static, ()>),
+    /// Any other kind's: alongside other kinds' calls, never an MT19937 one.
+    Shared(#[allow(dead_code, reason = "held, not read")] RwLockReadGuard<'static, ()>),
+}
+
+/// The hold for one cuRAND call of a generator of `kind`. A panic while it was held (none in
+/// this module) leaves nothing to repair: the lock is taken again.
+fn serialize(kind: Kind) -> Serialized {
+    if matches!(kind, Kind::Pseudo(Pseudo::Mt19937)) {
+        Serialized::Alone(CURAND_CALLS.write().unwrap_or_else(PoisonError::into_inner))
+    } else {
+        Serialized::Shared(CURAND_CALLS.read().unwrap_or_else(PoisonError::into_inner))
+    }
 }
 
 /// A cuRAND generator of the guard's context, its state on the device; see the
@@ -112,10 +124,12 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     pub fn quasi_rng(&self, kind: Quasi, dimensions: u32) -> Result<Generator<'_>> {
         check::dimensions(dimensions)?;
         let mut generator = self.generator(Kind::Quasi(kind, dimensions))?;
+        let serialized = serialize(generator.kind);
         // SAFETY: a live generator (made just above, destroyed only by `release`).
         status("curandSetQuasiRandomGeneratorDimensions", unsafe {
             ffi::curand::curandSetQuasiRandomGeneratorDimensions(generator.raw, dimensions)
         })?;
+        drop(serialized);
         generator.set_offset(0)?;
         Ok(generator)
     }
@@ -125,7 +139,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         not_linked()?;
         let order = CallOrder::new(self)?;
         let mut raw = core::ptr::null_mut();
-        // Serialized with other threads' MT19937 calls (the lock is released once created).
+        // Held while cuRAND creates it (released once created).
         let serialized = serialize(kind);
         // SAFETY: `curandCreateGenerator` writes a generator to a valid out-pointer and makes
         // its state in the current context:
@@ -242,6 +256,7 @@ impl Generator<'_> {
                 ),
             ));
         }
+        let _serialized = serialize(self.kind);
         // SAFETY: a live generator; as in `set_seed`, applied at the next generation call.
         status("curandSetGeneratorOffset", unsafe {
             ffi::curand::curandSetGeneratorOffset(self.raw, offset)
@@ -252,8 +267,8 @@ impl Generator<'_> {
     /// `self`. This module's calls set the generator's stream only when it differs from the
     /// previous call's; asking for the raw generator makes the next call set it again. Never
     /// let a call through it overlap this generator's own calls (they share its state). Calls
-    /// of an MT19937 generator made through it are not serialized with other threads' MT19937
-    /// calls, as this module's are (cuRAND's host API is not thread safe with MT19937).
+    /// made through it do not take the lock this module's calls take around MT19937 (cuRAND's
+    /// host API is not thread safe with MT19937 generators in use).
     pub fn as_raw(&self) -> ffi::curand::curandGenerator_t {
         self.order.forget_stream();
         self.raw
@@ -270,11 +285,13 @@ impl Generator<'_> {
         call: &'static str,
         f: impl FnOnce(ffi::curand::curandGenerator_t) -> ffi::curand::curandStatus_t,
     ) -> Result<()> {
-        let _serialized = serialize(self.kind);
+        // Each cuRAND call holds its share of `CURAND_CALLS`, not the ordering's driver calls
+        // between them (a wait there must not hold up other threads' cuRAND calls).
         self.order.enqueue(
             call,
             s,
             |stream| {
+                let _serialized = serialize(self.kind);
                 // SAFETY: `curandSetStream` needs a live generator and a stream of its context:
                 // - `self.raw` is live (taken out only by `release`);
                 // - the stream is a scope's, live for the scope, of the current context, which
@@ -284,7 +301,10 @@ impl Generator<'_> {
                     ffi::curand::curandSetStream(self.raw, stream)
                 })
             },
-            || status(call, f(self.raw)),
+            || {
+                let _serialized = serialize(self.kind);
+                status(call, f(self.raw))
+            },
         )
     }
 
@@ -347,23 +367,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_mt19937_calls_are_serialized() {
+    fn an_mt19937_call_runs_alone_and_the_others_alongside_each_other() {
         use crate::rand::kind::Quasi;
-        for p in [
-            Pseudo::Xorwow,
-            Pseudo::Mrg32k3a,
-            Pseudo::Mtgp32,
-            Pseudo::Philox4x32_10,
-        ] {
-            assert!(serialize(Kind::Pseudo(p)).is_none(), "{p:?}");
-        }
-        assert!(serialize(Kind::Quasi(Quasi::Sobol32, 1)).is_none());
-        let held = serialize(Kind::Pseudo(Pseudo::Mt19937));
-        assert!(held.is_some());
-        // Held: another thread's MT19937 call waits for it.
-        assert!(MT19937_CALLS.try_lock().is_err());
+        let others = [
+            Kind::Pseudo(Pseudo::Xorwow),
+            Kind::Pseudo(Pseudo::Mrg32k3a),
+            Kind::Pseudo(Pseudo::Mtgp32),
+            Kind::Pseudo(Pseudo::Philox4x32_10),
+            Kind::Quasi(Quasi::Sobol32, 1),
+        ];
+        // The other kinds' calls hold the lock shared: all at once, no MT19937 call meanwhile.
+        let held: Vec<_> = others.into_iter().map(serialize).collect();
+        assert!(held.iter().all(|h| matches!(h, Serialized::Shared(_))));
+        assert!(CURAND_CALLS.try_write().is_err());
         drop(held);
-        assert!(serialize(Kind::Pseudo(Pseudo::Mt19937)).is_some());
+        // An MT19937 call holds it alone: no other call, of any kind, meanwhile.
+        let alone = serialize(Kind::Pseudo(Pseudo::Mt19937));
+        assert!(matches!(alone, Serialized::Alone(_)));
+        assert!(CURAND_CALLS.try_read().is_err());
+        drop(alone);
+        assert!(matches!(
+            serialize(Kind::Pseudo(Pseudo::Xorwow)),
+            Serialized::Shared(_)
+        ));
     }
 
     #[test]

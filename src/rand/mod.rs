@@ -52,10 +52,11 @@
 //! it. Calls inside a graph capture are refused.
 //!
 //! cuRAND's host API is thread safe for different generators on different threads, which is
-//! all custack allows (a generator is `!Send` and `!Sync`), except with MT19937: its Host API
-//! Overview (Thread Safety) says the host API is not thread safe with MT19937 generators, even
-//! different ones. So every call custack makes for an MT19937 generator (creation, seed, fill,
-//! destruction) holds one process-wide lock.
+//! all custack allows (a generator is `!Send` and `!Sync`), but not with MT19937 generators
+//! (its Host API Overview, Thread Safety). So every cuRAND call custack makes for a generator
+//! (creation, seed, offset, stream, fill, destruction) takes one process-wide lock: an MT19937
+//! generator's call alone, the other kinds' calls shared with each other (an uncontended read
+//! of a lock, tens of nanoseconds).
 //!
 //! # Without cuRAND
 //!
