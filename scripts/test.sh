@@ -110,6 +110,16 @@ echo "scripts/test.sh: using libcuda $lib${LD_LIBRARY_PATH:+ (LD_LIBRARY_PATH=$L
 # Both runs go ahead even if one fails; the script fails if either did.
 status=0
 failed=() # the steps that failed, named in the last line
+# How long each step took, printed as it ends and once more in the last line, so that a CI log
+# cut off by its time limit still says where the minutes went.
+step_start=$SECONDS
+timings=()
+step_done() {
+    local took=$((SECONDS - step_start))
+    step_start=$SECONDS
+    timings+=("$1 ${took}s")
+    echo "scripts/test.sh: time: $1 took $took s ($SECONDS s so far)"
+}
 cargo test --no-fail-fast --all-targets -- "$@" || { status=1; failed+=(tests); }
 cargo test --no-fail-fast --doc || { status=1; failed+=("doc tests"); }
 # The rendezvous crate (custack::rendezvous with the feature `nccl`): plain std, no CUDA; its
@@ -117,11 +127,13 @@ cargo test --no-fail-fast --doc || { status=1; failed+=("doc tests"); }
 cargo test --no-fail-fast -p custack-rendezvous --all-targets -- "$@" &&
     cargo test --no-fail-fast -p custack-rendezvous --doc ||
     { status=1; failed+=("rendezvous tests"); }
+step_done "tests, doc tests, rendezvous"
 # The API docs of every crate of the workspace, with every rustdoc warning denied (broken
 # intra-doc links, unclosed HTML, ...). The docs need no CUDA (docs.rs builds them without it);
 # tests/doc_aliases.rs, run above, checks that every driver wrapper has its doc alias and
 # NVIDIA link.
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet --workspace || { status=1; failed+=(rustdoc); }
+step_done "rustdoc"
 # What custack's build script printed in target directory $1 (cargo's layout: build/custack-HASH/
 # output, or build/custack/HASH/run/stdout in newer cargo).
 build_script_output() {
@@ -150,6 +162,7 @@ docsrs_check() {
     echo "scripts/test.sh: docs.rs build: docs built with DOCS_RS=1, offline, no libcuda (${toolchain[*]:-stable} rustdoc), every intra-doc link resolved"
 }
 docsrs_check || { status=1; failed+=("docs.rs build"); }
+step_done "docs.rs build"
 
 # The README's first command, as a user runs it: real GPU work where there is a device, and
 # otherwise one clear line and exit status 1 -- never a panic (exit 101), a signal, or a link
@@ -174,6 +187,7 @@ first_command() { # LABEL, then the command's environment and directory are the 
     rm -f "$log"
 }
 first_command "this tree, libcuda from $dir"
+step_done "example"
 if git rev-parse --git-dir >/dev/null 2>&1; then
     fresh=$target_dir/first-run/custack
     rm -rf "$fresh"
@@ -259,6 +273,7 @@ dependent_check() {
     echo "scripts/test.sh: dependent build: a crate depending on custack builds; no python3 run, no cuBLAS/cuBLASLt/NCCL/NVRTC/cuFFT/cuRAND search"
 }
 dependent_check || { status=1; failed+=("dependent build"); }
+step_done "fresh clone, dependent build"
 
 # The CUDA libraries' features, which the steps above leave off. NVRTC runs on the CPU: its
 # library is fetched like libcuda (the `nvidia-cuda-nvrtc-cu12` wheel, pinned to the driver's
@@ -309,6 +324,7 @@ libraries_check() {
     echo "scripts/test.sh: libraries: NVRTC from $nvrtc_dir, cuBLAS and cuBLASLt from $cublas_dir, NCCL from $nccl_dir, cuFFT from $cufft_dir, cuRAND from $curand_dir: tests, doc tests, compile-fail tests and the examples passed"
 }
 libraries_check "$@" || { status=1; failed+=("libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt)"); }
+step_done "libraries"
 
 # The MSRV each published crate's Cargo.toml declares (`rust-version`), checked on its library
 # (dev-dependencies such as cudarc need newer compilers, and users do not build them). A
@@ -340,6 +356,7 @@ for crate in Cargo.toml:custack derive/Cargo.toml:custack-derive rendezvous/Carg
     msrv_check "${crate%%:*}" "${crate#*:}" || { status=1; failed+=("msrv (${crate#*:})"); }
 done
 [[ -z $msrv_skipped ]] || msrv_skipped=" (skipped:$msrv_skipped)"
+step_done "msrv"
 
 # The release as a dry run: `cargo publish --workspace --dry-run` packages custack-derive,
 # custack-rendezvous and custack in dependency order and builds each package as a user gets it
@@ -409,6 +426,7 @@ publish_check() {
     echo "scripts/test.sh: package: cargo publish --workspace --dry-run packaged, built and would upload custack-derive, custack-rendezvous, custack, in that order"
 }
 publish_check || { status=1; failed+=(package); }
+step_done "package"
 
 # R10: the P-patterns and the example under the checking driver, each driver call failed once
 # and made sticky once (scripts/check-driver.sh; no GPU, its own target directories).
@@ -424,6 +442,7 @@ NULLDRIVER_FAIL_CODE=1 CHECK_PROGRAMS="example p1 p3 scoped_alloc reuse_after_sc
 cargo test --quiet --manifest-path checkdriver/Cargo.toml --target-dir "$target_dir/checkdriver" ||
     { status=1; failed+=("custack-check's tests"); }
 bash scripts/checked-app.sh || { status=1; failed+=("checked-app under custack-check"); }
+step_done "checking driver"
 
 # Miri over custack's unsafe code, against the same double linked as an rlib (scripts/miri.sh),
 # under Stacked Borrows and Tree Borrows. What it needs (a nightly toolchain with the miri and
@@ -445,6 +464,7 @@ else
     status=1; failed+=(miri)
 fi
 rm -f "$miri_log"
+step_done "miri"
 
 # The platform legs: aarch64 under qemu, Windows under Wine, the MSVC and QNX checks
 # (scripts/platforms.sh installs what they need; each leg passes, fails or says why it skipped).
@@ -452,8 +472,11 @@ platforms_log=$(mktemp)
 bash scripts/platforms.sh 2>&1 | tee "$platforms_log" || { status=1; failed+=(platforms); }
 platforms_summary=$(sed -n 's/^platforms: summary: //p' "$platforms_log")
 rm -f "$platforms_log"
+step_done "platforms"
 
 # One line to end on, whatever scrolled past.
+joined_times=$(printf '%s, ' "${timings[@]}")
+echo "scripts/test.sh: time: $SECONDS s in all: ${joined_times%, }"
 if ((status == 0)); then
     echo "scripts/test.sh: all passed: tests, doc tests, the rendezvous tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt), MSRV${msrv_skipped:-}, the release dry run and packages, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
 else

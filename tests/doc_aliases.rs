@@ -351,13 +351,6 @@ const NOT_DRIVER_CALLS: &[(&str, &str, &str, &str)] = &[
         "`Self::new` in `impl Error` is `Error::new`, which builds a value; the heuristic matches \
          `Self::new(` to every public `new` that calls the driver (`Context::new`, `Stack::new`)",
     ),
-    (
-        "src/asynchronous/call_order.rs",
-        "forget_stream",
-        "get",
-        "`self.last.get()` is `Cell::get`; the heuristic matches `.get(` to the lookups' \
-         `Lookup::get`, which resolves an entry point",
-    ),
 ];
 
 /// The entry of [`NOT_DRIVER_CALLS`] excusing calls named `callee` in `f`, if any.
