@@ -8,7 +8,7 @@
 #   MIRI_SCHEDULES="example p1" bash scripts/miri.sh    # fail each call of these programs only
 #   MIRI_SCHEDULES=none bash scripts/miri.sh            # no schedules (a few minutes)
 #   MIRI_MODELS=tree bash scripts/miri.sh               # one aliasing model only
-#   MIRI_FAULTS=both bash scripts/miri.sh               # both schedules of every call (~4x)
+#   MIRI_FAULTS=both bash scripts/miri.sh               # both schedules of every call (~8x)
 #
 # What runs, each with MIRIFLAGS=-Zmiri-strict-provenance, under each aliasing model of
 # MIRI_MODELS (default "stacked tree": Stacked Borrows, then Tree Borrows with
@@ -21,7 +21,7 @@
 #  4. under Stacked Borrows only (Tree Borrows is about 3 times slower, and its schedules do
 #     not fit CI's 90 minutes), for the programs in MIRI_SCHEDULES (default: all of them),
 #     per driver call k a run with call k failed (`fail-at=K`) or with a sticky fault from
-#     call k on (`sticky-at=K`), a quarter of them per run (MIRI_FAULTS below): the error and
+#     call k on (`sticky-at=K`), an eighth of them per run (MIRI_FAULTS below): the error and
 #     drop paths, where the clean-up code lives; and `deadlines` once per asynchronous enqueue
 #     made never to complete (`hang-at=K`, R19): every bounded wait past its deadline.
 #
@@ -90,20 +90,27 @@ schedules=${MIRI_SCHEDULES:-all}
 # Which fault schedules run under Miri, per call k of each program (scripts/check-driver.sh
 # runs both schedules of every call natively on every run):
 #   both       k failed, and sticky from k: every schedule (about 80 minutes of CI's two cores
-#              for the 26 programs, too much beside the rest of the test command);
+#              for the 31 programs, too much beside the rest of the test command);
 #   alternate  one of the two per call (about 40 minutes);
-#   quarter    (the default) k failed where k + phase = 0 (mod 4), sticky where it is 2 (mod 4):
-#              every program's schedules on every run, about 20 minutes, and every schedule of
-#              every call over four commits in a row with different phases.
-# The phase is the commit's last hex digit (MIRI_PHASE overrides it).
-faults=${MIRI_FAULTS:-quarter}
-[[ $faults == both || $faults == alternate || $faults == quarter ]] ||
-    { echo "miri: MIRI_FAULTS is both, alternate or quarter, not $faults" >&2; exit 2; }
+#   quarter    k failed where k + phase = 0 (mod 4), sticky where it is 2 (mod 4) (about 20
+#              to 45 minutes: measured at 2,400 s and more on a slow day of CI's machine);
+#   eighth     (the default) k failed where k + phase = 0 (mod 8), sticky where it is 4
+#              (mod 8): every program's error and drop paths on every run, a quarter of its
+#              calls, and every schedule of every call over the eight phases.
+# The phase is the commit's last hex digit (MIRI_PHASE overrides it), modulo 2, 4 or 8.
+faults=${MIRI_FAULTS:-eighth}
+case $faults in
+    both) period=1 ;;
+    alternate) period=2 ;;
+    quarter) period=4 ;;
+    eighth) period=8 ;;
+    *) echo "miri: MIRI_FAULTS is both, alternate, quarter or eighth, not $faults" >&2; exit 2 ;;
+esac
 if [[ -n ${MIRI_PHASE:-} ]]; then
-    phase=$((MIRI_PHASE % 4))
+    phase=$((MIRI_PHASE % period))
 else
     head=$(git rev-parse --short HEAD 2>/dev/null || echo 0)
-    phase=$((16#${head: -1} % 4))
+    phase=$((16#${head: -1} % period))
 fi
 faults_label=$faults
 [[ $faults == both ]] || faults_label="$faults, phase $phase"
@@ -149,12 +156,18 @@ checking() {
     MIRIFLAGS="$base$flags" cargo +nightly miri run --quiet \
         --manifest-path benches/checking/Cargo.toml --target-dir "$target/check-driver" -- "$@"
 }
-# One run of "$model $program [schedule]"; prints "ok" or "bad" (and on stderr, why).
+# One run of "$model $program [schedule]"; prints "ok" or "bad" (and on stderr, why). The
+# schedule `count` is a clean run that also prints the double's report: its `calls` and
+# `enqueues` lines are kept in $counts/$program, for the schedules below.
 run_one() {
     local model=$1 program=$2 schedule=${3:-} out rc=0 flags
     flags=$(model_flags "$model")
-    [[ -z $schedule ]] || flags+=" -Zmiri-ignore-leaks"
+    [[ -z $schedule || $schedule == count ]] || flags+=" -Zmiri-ignore-leaks"
     out=$(checking "$flags" "$program" $schedule 2>&1) || rc=$?
+    if [[ $schedule == count ]]; then
+        grep -E '^(calls|enqueues)( |$)' <<<"$out" >"$counts/$program" || true
+        schedule=
+    fi
     # A clean run must succeed; with a call failed the program may return its error (exit 1),
     # but never reach undefined behaviour, an unsupported operation, a panic or a violation
     # (exit 3).
@@ -171,39 +184,47 @@ run_one() {
         echo ok
     fi
 }
+counts=$(mktemp -d)
+trap 'rm -rf "$counts"' EXIT
 export -f checking run_one model_flags
-export target base_flags
+export target base_flags counts
 
 checking "" p2 >/dev/null 2>&1 || true # builds once, before the parallel runs below
 runs=()
 for model in $models; do
-    for p in "${programs[@]}"; do runs+=("$model $p"); done
+    # The Stacked Borrows runs also count each program's calls (the schedules run under it).
+    # (No blank at the end of a line: `xargs -L1` would join it to the next.)
+    for p in "${programs[@]}"; do
+        if [[ $model == stacked ]]; then runs+=("$model $p count"); else runs+=("$model $p"); fi
+    done
 done
 echo "miri: the checking programs, clean, under $models: ${programs[*]}"
 results=$(printf '%s\n' "${runs[@]}" | xargs -P "$jobs" -L1 bash -c 'run_one "$@"' _)
 clean_runs=$(grep -c . <<<"$results" || true)
 clean_bad=$(grep -c bad <<<"$results" || true)
 ((clean_bad == 0)) || status=1
+# Every run answers once: a count that differs means runs were merged or lost on the way.
+((clean_runs == ${#runs[@]})) ||
+    { echo "miri: FAIL: ${#runs[@]} clean runs listed, $clean_runs answered" >&2; status=1; }
 
 runs=()
 sched_programs=0
 if [[ -n $schedules ]]; then
     echo "miri: [stacked] calls failed or made sticky in turn ($faults_label): $schedules"
     for p in $schedules; do
-        n=$(checking "" "$p" count 2>/dev/null | awk '$1 == "calls" { print $2 }')
+        # Counted by the clean run above, or (without Stacked Borrows in MIRI_MODELS) now.
+        [[ -s $counts/$p ]] || checking "" "$p" count 2>/dev/null >"$counts/$p" || true
+        n=$(awk '$1 == "calls" { print $2 }' "$counts/$p")
         [[ ${n:-0} -gt 0 ]] || { echo "miri: FAIL $p: no call count" >&2; status=1; continue; }
         sched_programs=$((sched_programs + 1))
         for ((k = 1; k <= n; k++)); do
-            case $faults in
-                both) runs+=("stacked $p fail-at=$k" "stacked $p sticky-at=$k") ;;
-                alternate)
-                    if (((k + phase) % 2 == 0)); then runs+=("stacked $p fail-at=$k"); else runs+=("stacked $p sticky-at=$k"); fi ;;
-                quarter)
-                    case $(((k + phase) % 4)) in
-                        0) runs+=("stacked $p fail-at=$k") ;;
-                        2) runs+=("stacked $p sticky-at=$k") ;;
-                    esac ;;
-            esac
+            if ((period == 1)); then
+                runs+=("stacked $p fail-at=$k" "stacked $p sticky-at=$k")
+            elif (((k + phase) % period == 0)); then
+                runs+=("stacked $p fail-at=$k")
+            elif (((k + phase) % period == period / 2)); then
+                runs+=("stacked $p sticky-at=$k")
+            fi
         done
     done
 fi
@@ -212,7 +233,8 @@ fi
 # back and abandoned, under Stacked Borrows.
 hang_runs_before=${#runs[@]}
 if [[ " ${programs[*]} " == *" deadlines "* ]]; then
-    enqueues=$(checking "" deadlines count 2>/dev/null | awk '$1 == "enqueues" { $1 = ""; print }')
+    [[ -s $counts/deadlines ]] || checking "" deadlines count 2>/dev/null >"$counts/deadlines" || true
+    enqueues=$(awk '$1 == "enqueues" { $1 = ""; print }' "$counts/deadlines")
     [[ -n $enqueues ]] || { echo "miri: FAIL deadlines: no enqueues listed" >&2; status=1; }
     for k in $enqueues; do runs+=("stacked deadlines hang-at=$k"); done
 fi
@@ -222,6 +244,8 @@ if ((${#runs[@]})); then
     results=$(printf '%s\n' "${runs[@]}" | xargs -P "$jobs" -L1 bash -c 'run_one "$@"' _)
     sched_runs=$(grep -c . <<<"$results" || true)
     sched_bad=$(grep -c bad <<<"$results" || true)
+    ((sched_runs == ${#runs[@]})) ||
+        { echo "miri: FAIL: ${#runs[@]} runs listed, $sched_runs answered" >&2; status=1; }
 fi
 ((sched_bad == 0)) || status=1
 failing=$((clean_bad + sched_bad))
