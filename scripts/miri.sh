@@ -25,13 +25,12 @@
 #     drop paths, where the clean-up code lives; and `deadlines` once per asynchronous enqueue
 #     made never to complete (`hang-at=K`, R19): every bounded wait past its deadline.
 #
-# Time (measured on the 2-core development machine, shared, so as CPU seconds): both
-# schedules of every call of the 17 first programs were about 4,400 CPU-seconds, the rest
-# about 600. Measured in a fresh-clone CI-like run of 2026-11-23 (2 cores): the double's and
-# unit tests and the 32 programs clean under both models, then the default quarter of the
-# schedules of 31 programs (888 runs), took 2,538 s; `alternate` would be about twice the
-# schedules, `both` four times, too much for CI's 90 minutes beside the rest. MIRI_JOBS
-# (default: the number of cores) runs that many programs at once.
+# Time (2-core machine, fresh clone, 2026-11-25, `bash .ci/run`): the double's and unit tests and
+# the 35 programs clean under both models, then the default eighth of the schedules of 34
+# programs (490 runs, 7 of them hangs), took 1,421 s. `quarter` doubles the schedules (888 runs
+# and 2,538 s on 2026-11-23, and past CI's 90 minutes beside the rest on a slower day),
+# `alternate` doubles them again and `both` again. MIRI_JOBS (default: the number of cores) runs
+# that many programs at once.
 #
 # Flags, and why:
 #  -Zmiri-strict-provenance  the double's handles are pointers without provenance
@@ -89,14 +88,14 @@ schedules=${MIRI_SCHEDULES:-all}
 [[ $schedules != none ]] || schedules=
 # Which fault schedules run under Miri, per call k of each program (scripts/check-driver.sh
 # runs both schedules of every call natively on every run):
-#   both       k failed, and sticky from k: every schedule (about 80 minutes of CI's two cores
-#              for the 31 programs, too much beside the rest of the test command);
-#   alternate  one of the two per call (about 40 minutes);
-#   quarter    k failed where k + phase = 0 (mod 4), sticky where it is 2 (mod 4) (about 20
-#              to 45 minutes: measured at 2,400 s and more on a slow day of CI's machine);
+#   both       k failed, and sticky from k: every schedule (about 2 hours of CI's two cores
+#              for the 34 programs, far past CI's 90 minutes);
+#   alternate  one of the two per call (about an hour);
+#   quarter    k failed where k + phase = 0 (mod 4), sticky where it is 2 (mod 4) (about half
+#              an hour, more on a slow day of CI's machine: too much beside the rest);
 #   eighth     (the default) k failed where k + phase = 0 (mod 8), sticky where it is 4
-#              (mod 8): every program's error and drop paths on every run, a quarter of its
-#              calls, and every schedule of every call over the eight phases.
+#              (mod 8), about 17 minutes: every program's error and drop paths on every run,
+#              a quarter of its calls, and every schedule of every call over the eight phases.
 # The phase is the commit's last hex digit (MIRI_PHASE overrides it), modulo 2, 4 or 8.
 faults=${MIRI_FAULTS:-eighth}
 case $faults in

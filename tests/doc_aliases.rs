@@ -343,15 +343,13 @@ fn calls_on_self(body: &str, name: &str) -> bool {
 ///
 /// Calls the heuristic does not follow need no entry: a path call on another type
 /// (`CString::new(`, `Vec::push(`), a public method called on a local (`bytes.push(`).
-const NOT_DRIVER_CALLS: &[(&str, &str, &str, &str)] = &[
-    (
-        "src/error/failure.rs",
-        "custack",
-        "new",
-        "`Self::new` in `impl Error` is `Error::new`, which builds a value; the heuristic matches \
+const NOT_DRIVER_CALLS: &[(&str, &str, &str, &str)] = &[(
+    "src/error/failure.rs",
+    "custack",
+    "new",
+    "`Self::new` in `impl Error` is `Error::new`, which builds a value; the heuristic matches \
          `Self::new(` to every public `new` that calls the driver (`Context::new`, `Stack::new`)",
-    ),
-];
+)];
 
 /// The entry of [`NOT_DRIVER_CALLS`] excusing calls named `callee` in `f`, if any.
 fn excused(f: &FnItem, callee: &str) -> Option<usize> {
