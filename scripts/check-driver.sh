@@ -64,8 +64,12 @@ programs=(${CHECK_PROGRAMS:-example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight pa
 # The programs every wait of which has a deadline: a hang that blocks one is a failure, and
 # every enqueue of theirs is hung in turn: `deadlines` (R19), which uses every bounded wait.
 hang_strict=" ${CHECK_HANG_STRICT-deadlines} "
-# The status `deadlines` gives its scope's `Overrun::Exit` (benches/checking: SCOPE_OVERRUN_STATUS).
-scope_overrun_status=75
+# The status and the start of the one line of custack's safe state (`custack::fail_stop`,
+# FAIL_STOP_STATUS): a bounded scope's `Overrun::Exit`, and a scope whose wait sees a sticky
+# error (R20: another context's fault does not stop this context's work, so the scope cannot
+# end its borrows). The process ends at once (`_exit`): the double writes no report.
+safe_state_status=75
+safe_state_line="custack: fail-stop (exit status 75): "
 hang_sample=${CHECK_HANG_SAMPLE:-24}
 hang_timeout=${CHECK_HANG_TIMEOUT:-60}
 hang_idle=${CHECK_HANG_IDLE:-2}
@@ -73,7 +77,7 @@ passes=" ${CHECK_PASSES:-faults hangs} "
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 report=$work/report
-total_runs=0 total_failed_calls=0 bad=0 total_violations=0
+total_runs=0 total_failed_calls=0 bad=0 total_violations=0 sticky_safe_state=0
 hang_runs=0 hang_ended=0 hang_blocked=0 hang_bad=0
 declare -A enqueues
 
@@ -84,6 +88,13 @@ run_one() {
     rm -f "$report"
     out=$(env NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" "$@" "$bin" "$program" 2>&1) || rc=$?
     total_runs=$((total_runs + 1))
+    # A sticky fault that reached a scope's wait ends the process in the safe state (R20): the
+    # documented outcome, with exactly one report line and no panic.
+    if [[ $label == sticky-* && $rc == "$safe_state_status" && $out != *panicked* ]] &&
+        [[ $(grep -c "^$safe_state_line" <<<"$out") == 1 ]]; then
+        sticky_safe_state=$((sticky_safe_state + 1))
+        return 0
+    fi
     check_run "$program" "$label" "$rc" "$out"
 }
 
@@ -163,9 +174,10 @@ run_hang() {
         else
             hang_blocked=$((hang_blocked + 1))
         fi
-    elif [[ $strict == 1 && $rc == "$scope_overrun_status" && $out == *"passed its deadline"*"(Overrun::Exit)"* ]]; then
-        # A bounded scope past its deadline ended the process at once (`Overrun::Exit`, `_exit`:
-        # no exit handler runs, so the double writes no report): the documented outcome.
+    elif [[ $strict == 1 && $rc == "$safe_state_status" && $out == *"$safe_state_line"*"passed its deadline"*"(Overrun::Exit)"* ]]; then
+        # A bounded scope past its deadline ended the process at once in the safe state
+        # (`Overrun::Exit`, `_exit`: no exit handler runs, so the double writes no report): the
+        # documented outcome.
         hang_ended=$((hang_ended + 1))
     else
         # Ended by itself (a deadline, or it never waited for the hung work): as any run.
@@ -229,5 +241,5 @@ if [[ $passes == *" hangs "* ]]; then
     done
     echo "check-driver: hangs: $hang_runs runs, $hang_ended ended by a deadline or normally, $hang_blocked blocked in a wait with no deadline, $hang_bad failing ($((SECONDS - hang_start)) s)"
 fi
-echo "check-driver: ${#programs[@]} programs, $total_runs runs, $total_failed_calls with a call failed, $total_violations violations, $bad failing runs (faults $fault_seconds s, hangs $((SECONDS - hang_start)) s)"
+echo "check-driver: ${#programs[@]} programs, $total_runs runs, $total_failed_calls with a call failed, $sticky_safe_state sticky runs ended in the safe state (status 75, one line), $total_violations violations, $bad failing runs (faults $fault_seconds s, hangs $((SECONDS - hang_start)) s)"
 ((bad == 0))

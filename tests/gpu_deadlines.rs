@@ -191,7 +191,6 @@ fn a_scope_that_keeps_waiting_reports_its_overrun_once_the_work_is_over() {
 }
 
 const EXIT_CHILD: &str = "CUSTACK_DEADLINE_EXIT_CHILD";
-const EXIT_STATUS: i32 = 75;
 
 #[test]
 #[ignore = "needs a CUDA device"]
@@ -204,7 +203,7 @@ fn a_scope_that_exits_ends_the_process_at_its_deadline() {
         let spin = module.function("spin").unwrap();
         let stream = guard.stream().unwrap();
         let mut dev = guard.alloc_from(&[0u32]).unwrap();
-        let _ = stream.scope_by(Deadline::after(SHORT), Overrun::Exit(EXIT_STATUS), |s| {
+        let _ = stream.scope_by(Deadline::after(SHORT), Overrun::Exit, |s| {
             // SAFETY: as above.
             unsafe {
                 s.launch(
@@ -231,11 +230,21 @@ fn a_scope_that_exits_ends_the_process_at_its_deadline() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         out.status.code(),
-        Some(EXIT_STATUS),
+        Some(custack::FAIL_STOP_STATUS),
         "{:?}\n{stderr}",
         out.status
     );
     assert!(stderr.contains("passed its deadline"), "{stderr}");
+    // The one safe state: one line, with the one prefix a supervisor reads.
+    let report: Vec<_> = stderr
+        .lines()
+        .filter(|l| l.starts_with("custack: "))
+        .collect();
+    assert_eq!(report.len(), 1, "{stderr}");
+    assert!(
+        report[0].starts_with("custack: fail-stop (exit status 75): "),
+        "{stderr}"
+    );
     assert!(stderr.contains("gpu_deadlines.rs"), "{stderr}");
     // Ended at the deadline, not after the 4 s kernel (the child's start-up included).
     assert!(start.elapsed() < LONG * 10, "{:?}", start.elapsed());

@@ -159,7 +159,8 @@ impl<'g> CallOrder<'g> {
     /// # Errors
     ///
     /// The synchronization's: the first error of the context's work, or a sticky error. Only
-    /// a sticky error (nothing runs any more) or `Ok` allows releasing the memory.
+    /// `Ok` allows releasing the memory: a sticky error is no evidence that the context's work
+    /// is over (another context's fault does not stop it, R20), so the caller leaks.
     pub(crate) fn wait_idle(&self) -> Result<()> {
         if self.last.get() == Last::Nothing {
             return Ok(());

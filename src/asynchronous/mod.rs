@@ -41,58 +41,58 @@ pub(crate) mod stream;
 pub(crate) mod submission;
 
 use crate::deadline::{Deadline, Overrun, Polled, exit_overrun, passed, poll};
-use crate::error::{Error, Observer, Result};
+use crate::error::safe_state::unless_sticky;
+use crate::error::{Error, Observer, Result, fail_stop};
 use crate::ffi;
 
 /// Waits until no work enqueued on `stream` so far can still run, before the memory it uses is
-/// released (a scope's borrows end, a submission's payload is dropped).
+/// released (a scope's borrows end).
 ///
-/// `cuStreamSynchronize` returning an error does not by itself say the work is over: a sticky
-/// error does (the context runs nothing more), but a call that merely failed does not. Then the
-/// stream is polled with `cuStreamQuery` until it reports something other than
-/// `CUDA_ERROR_NOT_READY`, and if that answer is an error that is not sticky either, the whole
-/// context is synchronized. Only if that too fails without a sticky error is there no way to
-/// know the GPU is done with the memory: releasing it would be undefined behaviour, so the
-/// process aborts (after saying why on stderr). The first error is returned.
+/// `cuStreamSynchronize` returning an error does not by itself say the work is over:
+/// - a **sticky** error does not either. A fault in another context of the process makes every
+///   context answer it at once while this stream's kernels and copies keep running (measured on
+///   an H100, docs/reliability.md), and after it nothing can be enqueued to mark the work's
+///   end. So a sticky answer takes the process's [safe state](crate::fail_stop): the scope
+///   never returns, its borrows never end, and ending the process ends the device's work;
+/// - an error that is not sticky: the stream is polled with `cuStreamQuery` until it reports
+///   something other than `CUDA_ERROR_NOT_READY`; if that answer is a non-sticky error too, the
+///   whole context is synchronized; if that fails as well, nothing says the GPU is done with the
+///   memory, and the safe state is taken. A sticky answer at any step takes it too.
 ///
-/// It goes to the driver even once the process is poisoned (R20; a scope opened before): the
-/// borrows end when it returns, and only the driver can say that the work using them is over.
+/// Otherwise the first error is returned, once the work is known to be over. It goes to the
+/// driver even once the process is poisoned (R20; a scope opened before): only the driver's
+/// success says that the work using the borrows is over.
 #[track_caller]
 pub(crate) fn wait_stream(stream: ffi::CUstream) -> Result<()> {
     // SAFETY: callers pass a live stream of the current context.
-    let Err(first) = unsafe { ffi::cuStreamSynchronize(stream) }.result_by(Observer::ScopeEnd)
+    let Err(first) =
+        unsafe { ffi::cuStreamSynchronize(stream) }.result_releasing(Observer::ScopeEnd)
     else {
         return Ok(());
     };
-    if first.is_sticky() {
-        return Err(first);
-    }
     let polled = loop {
         // SAFETY: as above.
         match unsafe { ffi::cuStreamQuery(stream) } {
             ffi::CUresult::CUDA_ERROR_NOT_READY => std::thread::yield_now(),
-            code => break code.result(),
+            code => break code.result_releasing(Observer::ScopeEnd),
         }
     };
-    match polled {
-        Ok(()) => return Err(first),
-        Err(e) if e.is_sticky() => return Err(first),
-        Err(_) => {}
+    if polled.is_ok() {
+        return Err(first);
     }
     // SAFETY: synchronizes the current context, which `stream` belongs to.
-    match unsafe { ffi::cuCtxSynchronize() }.result() {
+    match unsafe { ffi::cuCtxSynchronize() }.result_releasing(Observer::ScopeEnd) {
         Ok(()) => Err(first),
-        Err(e) if e.is_sticky() => Err(first),
-        Err(e) => abort_unfinished(&first, &e),
+        Err(last) => unconfirmed(&first, &last),
     }
 }
 
 /// [`wait_stream`] bounded by `deadline` (a scope's end, [`Stream::scope_by`](crate::Stream::scope_by)):
 /// `cuStreamQuery` until the stream is idle; past the deadline, `overrun` decides: keep waiting
 /// (the unbounded wait, then [`ErrorKind::DeadlinePassed`](crate::ErrorKind::DeadlinePassed)
-/// saying by how much), or end the process. A query that fails without a sticky error says
-/// nothing about the work: the unbounded wait decides then, as in [`wait_stream`], and the
-/// query's error is returned (or a sticky error the wait ran into).
+/// saying by how much), or the safe state. A sticky answer takes the safe state, as in
+/// [`wait_stream`]. A query that fails without a sticky error says nothing about the work: the
+/// unbounded wait decides then, as in [`wait_stream`], and the query's error is returned.
 pub(crate) fn wait_stream_by(
     stream: ffi::CUstream,
     deadline: Deadline,
@@ -103,18 +103,18 @@ pub(crate) fn wait_stream_by(
     let query = || unsafe { ffi::cuStreamQuery(stream) };
     match poll(deadline, Observer::ScopeEnd, site, query) {
         Polled::Done(Ok(())) => Ok(()),
-        Polled::Done(Err(e)) if e.is_sticky() => Err(e),
-        Polled::Done(Err(first)) => match wait_stream(stream) {
-            Err(later) if later.is_sticky() => Err(later),
-            _ => Err(first),
-        },
+        Polled::Done(Err(first)) => {
+            let first = unless_sticky(first);
+            wait_stream(stream)?;
+            Err(first)
+        }
         Polled::Overdue(waited) => match overrun {
             Overrun::KeepWaiting => {
                 let late = std::time::Instant::now();
                 wait_stream(stream)?;
                 Err(overran(site, waited, late.elapsed()))
             }
-            Overrun::Exit(code) => exit_overrun(site, waited, code),
+            Overrun::Exit => exit_overrun(site, waited),
         },
     }
 }
@@ -134,14 +134,15 @@ fn overran(
     e.with_detail(detail)
 }
 
+/// The safe state for a scope whose end the driver can neither confirm nor deny.
 #[cold]
-fn abort_unfinished(first: &Error, last: &Error) -> ! {
-    eprintln!(
-        "custack: cannot tell whether the GPU is done with memory a stream scope or submission \
-         is about to release (cuStreamSynchronize: {first}; cuCtxSynchronize: {last}); aborting \
-         rather than freeing memory the GPU may still use"
-    );
-    std::process::abort()
+fn unconfirmed(first: &Error, last: &Error) -> ! {
+    let e = first.clone().with_detail(format!(
+        "{}; cannot tell whether the GPU is done with memory a stream scope is about to \
+         release (cuCtxSynchronize: {last})",
+        first.detail().unwrap_or("cuStreamSynchronize failed")
+    ));
+    fail_stop(&e)
 }
 
 std::thread_local! {

@@ -114,7 +114,7 @@ impl Stream<'_> {
     /// let mut dev = guard.alloc::<u32>(1024)?;
     /// // A frame's budget is 5 ms; past it a watchdog restarts the process (status 75).
     /// let frame = Deadline::after(Duration::from_millis(5));
-    /// stream.scope_by(frame, Overrun::Exit(75), |s| s.fill_u32(s.bind_mut(&mut dev), 1))??;
+    /// stream.scope_by(frame, Overrun::Exit, |s| s.fill_u32(s.bind_mut(&mut dev), 1))??;
     /// # Ok::<(), custack::Error>(())
     /// ```
     ///

@@ -179,13 +179,14 @@ impl BlasLt<'_> {
         }
         let waited = self.order.wait_idle();
         let workspace = self.workspace.take();
-        if waited.as_ref().is_err_and(|e| !e.is_sticky()) {
-            // Not known to be finished: leak the handle and the workspace rather than free
-            // what the GPU may still use.
+        if waited.is_err() {
+            // Not known to be finished (a sticky error is no evidence either: another
+            // context's fault does not stop this context's work, R20): leak the handle and
+            // the workspace rather than free what the GPU may still use.
             core::mem::forget(workspace);
             return waited;
         }
-        // Finished, or the context is unusable (a sticky error: nothing runs any more).
+        // Finished: the context's synchronize succeeded.
         // SAFETY: `cublasLtDestroy` needs a live handle of the current context:
         // - `raw` was live and is destroyed once (replaced by null above);
         // - the handle borrows its guard, so the guard's context is current here.

@@ -130,15 +130,14 @@ pub enum Overrun {
     /// by how much the deadline was missed (the work's own error first, if it failed). The
     /// closure's value is dropped; what the scope wrote is complete.
     KeepWaiting,
-    /// Say on stderr which scope overran (its call site) and end the process at once with this
-    /// exit status (`_exit`: no destructor, no exit handler runs, nothing is freed): the
-    /// fail-stop a watchdog or supervisor expects. Ending the process is what ends the
-    /// device's work on the scope's memory. [`FAIL_STOP_STATUS`](crate::FAIL_STOP_STATUS)
-    /// is the status a supervisor reads as "start a new process for this work" (R20), as
-    /// [`fail_stop`](crate::fail_stop) uses after a GPU fault; unlike `fail_stop`, which
-    /// exits through `std::process::exit`, an overrun ends the process without running exit
-    /// handlers, since the device may still run the scope's work.
-    Exit(i32),
+    /// End the process at once in custack's one safe state ([`fail_stop`](crate::fail_stop)):
+    /// one line on stderr naming the scope that overran (its call site) and by how much, and
+    /// exit status [`FAIL_STOP_STATUS`](crate::FAIL_STOP_STATUS) (75), which a watchdog or
+    /// supervisor reads as "start a new process for this work" (R20). `_exit`: no destructor,
+    /// no exit handler runs, nothing is freed. Ending the process is what ends the device's
+    /// work on the scope's memory. The status is not the caller's to choose: a supervisor
+    /// reads one status for "the GPU is unusable in this process", never a success.
+    Exit,
 }
 
 /// Owned pending work whose deadline passed, handed back with the error
@@ -280,25 +279,20 @@ pub(crate) fn passed(what: core::fmt::Arguments<'_>, waited: Duration) -> Error 
     )
 }
 
-/// Ends the process for a scope that overran its deadline ([`Overrun::Exit`]).
+/// Ends the process for a scope that overran its deadline ([`Overrun::Exit`]): the safe state,
+/// with a line that names the scope and how long it was waited for.
 #[cold]
 #[inline(never)]
-pub(crate) fn exit_overrun(site: &Location<'_>, waited: Duration, code: i32) -> ! {
-    eprintln!(
-        "custack: the stream scope at {site} passed its deadline with its work still running \
-         ({waited:?} after its closure returned); exiting with status {code} (Overrun::Exit): \
-         ending the process is what ends the device's work on the memory the scope borrows"
+pub(crate) fn exit_overrun(site: &Location<'_>, waited: Duration) -> ! {
+    let e = Error::custack(
+        ErrorKind::DeadlinePassed,
+        format!(
+            "the stream scope at {site} passed its deadline with its work still running, \
+             {waited:?} after its closure returned (Overrun::Exit): ending the process is what \
+             ends the device's work on the memory the scope borrows"
+        ),
     );
-    // Miri has no `_exit`; under it there is no device either, and `exit` ends the
-    // interpreted program the same way for what is checked there (nothing freed after it).
-    #[cfg(miri)]
-    std::process::exit(code);
-    // SAFETY: `_exit` ends the process at once; nothing runs after it, so no memory the GPU
-    // may still write is ever freed or reused.
-    #[cfg(not(miri))]
-    unsafe {
-        libc::_exit(code)
-    }
+    crate::error::fail_stop(&e)
 }
 
 #[cfg(test)]

@@ -31,13 +31,15 @@ mod failure;
 mod kind;
 mod origin;
 pub(crate) mod poison;
+pub(crate) mod safe_state;
 
 pub(crate) use drop_log::record_drop_error;
 pub use drop_log::{dropped_error_count, take_drop_errors};
 pub use failure::Error;
 pub use kind::ErrorKind;
 pub use origin::{LaunchSite, Observer, Origin};
-pub use poison::{FAIL_STOP_STATUS, fail_stop, poisoned};
+pub use poison::poisoned;
+pub use safe_state::{FAIL_STOP_STATUS, fail_stop};
 
 /// `Result` with custack's [`Error`].
 pub type Result<T, E = Error> = core::result::Result<T, E>;

@@ -2,7 +2,7 @@
 //! thread and context, with what observed it ([`Origin`]); from then on the calls that would go to
 //! the driver (pushes, scopes, submissions, launches, the CUDA libraries' calls, waits,
 //! synchronizes) return that first error instead, without going to the driver; and the
-//! fail-stop ([`fail_stop`]) a supervisor acts on.
+//! fail-stop ([`fail_stop`](crate::fail_stop)) a supervisor acts on.
 //!
 //! Why the process and not the context: NVIDIA's `CUresult` documentation says of every sticky
 //! error that the process "must be terminated and relaunched", and on driver 580 a new context
@@ -252,7 +252,7 @@ pub(crate) fn observe(
 ///
 /// Once it is `Some`, custack makes no more calls that could hang or mislead (pushes, scopes,
 /// submissions, launches, waits, synchronizes): they return this error, and the process should
-/// end ([`fail_stop`]); CUDA is usable again only in a new process.
+/// end ([`fail_stop`](crate::fail_stop)); CUDA is usable again only in a new process.
 ///
 /// # Examples
 ///
@@ -262,43 +262,6 @@ pub(crate) fn observe(
 /// ```
 pub fn poisoned() -> Option<Error> {
     PROCESS.recorded()
-}
-
-/// The exit status of [`fail_stop`]: 75, `EX_TEMPFAIL` of `sysexits.h` ("a temporary failure,
-/// the user is invited to retry"). A supervisor that sees it starts a new process for the work:
-/// the GPU is usable again there.
-pub const FAIL_STOP_STATUS: i32 = 75;
-
-/// Ends the process after a GPU fault: prints `error` with its [`Origin`] on stderr and exits
-/// with [`FAIL_STOP_STATUS`], which a supervisor acts on by starting a new process.
-///
-/// Ending the process is what ends the device's work and frees its memory: after a sticky error
-/// no call in this process can, and the driver releases the process's contexts when it exits.
-/// No destructor runs and nothing unwinds through CUDA state ([`std::process::exit`]); flush what
-/// your program must keep (its results so far) before calling it.
-///
-/// Any error may be passed, sticky or not: the status says only "retry in a new process".
-///
-/// # Examples
-///
-/// ```no_run
-/// # fn run_job() -> custack::Result<u32> { Ok(1) }
-/// match run_job() {
-///     Ok(result) => println!("{result}"),
-///     Err(e) if e.is_sticky() => custack::fail_stop(&e), // exit status 75: relaunch me
-///     Err(e) => {
-///         eprintln!("{e}");
-///         std::process::exit(1)
-///     }
-/// }
-/// ```
-#[cold]
-pub fn fail_stop(error: &Error) -> ! {
-    eprintln!(
-        "custack: fail-stop (exit status {FAIL_STOP_STATUS}): {error}\n  the GPU is unusable in \
-         this process; a new process can use it again"
-    );
-    std::process::exit(FAIL_STOP_STATUS)
 }
 
 #[cfg(test)]

@@ -305,10 +305,10 @@ impl<T: Transform> Plan<'_, T> {
         };
         let waited = self.order.wait_idle();
         let work = self.work.take();
-        if let Err(e) = &waited
-            && !e.is_sticky()
-        {
-            // Not known to be finished: leak rather than free memory the GPU may use.
+        if waited.is_err() {
+            // Not known to be finished (a sticky error is no evidence either: another
+            // context's fault does not stop this context's work, R20): leak rather than free
+            // memory the GPU may use.
             core::mem::forget(work);
             return waited;
         }
@@ -316,8 +316,7 @@ impl<T: Transform> Plan<'_, T> {
         // uses:
         // - `raw` was live and is destroyed once (taken out above);
         // - the plan borrows its guard, so the guard's context is current here;
-        // - no execution can run: the context was synchronized above, or a sticky error
-        //   stopped it (nothing runs any more).
+        // - no execution can run: the context was synchronized above.
         let destroyed = status("cufftDestroy", unsafe { ffi::cufft::cufftDestroy(raw) });
         let freed = work.map_or(Ok(()), DeviceBuffer::free);
         waited.and(destroyed).and(freed)

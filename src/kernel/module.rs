@@ -592,9 +592,10 @@ impl Module<'_> {
     ///
     /// # Errors
     ///
-    /// The unload's error; the work's error or a sticky one (after a sticky error the context
-    /// runs nothing more, and the module is unloaded). Any other error leaves the module
-    /// loaded for good rather than unloaded under work that may run it, including
+    /// The unload's error; the work's error or a sticky one. Any error of the wait, a sticky
+    /// one included (another context's fault does not stop this context's kernels, R20),
+    /// leaves the module loaded for good rather than unloaded under work that may run it,
+    /// including
     /// [`ErrorKind::DriverTooOld`](crate::ErrorKind::DriverTooOld) before driver 12.5, which
     /// cannot ask whether a context is idle without blocking: use [`unload`](Self::unload)
     /// there.
@@ -617,7 +618,7 @@ impl Module<'_> {
         let current = unsafe { ffi::cuCtxGetCurrent(&raw mut ctx) }.result();
         // SAFETY: the current context, live while its guard lends this module.
         let idle = current.and_then(|()| unsafe { idle_by(ctx, deadline, site) });
-        let sticky = match idle {
+        match idle {
             Ok(Err(waited)) => {
                 return Ok(Err(TimedOut::new(
                     self,
@@ -627,14 +628,15 @@ impl Module<'_> {
                     ),
                 )));
             }
-            Ok(Ok(())) => None,
-            Err(e) if e.is_sticky() => Some(e),
+            Ok(Ok(())) => {}
             Err(e) => {
-                // Not known to be idle: left loaded rather than unloaded under its kernels.
+                // Not known to be idle (a sticky error is no evidence either: another
+                // context's fault does not stop this context's kernels, R20): left loaded
+                // rather than unloaded under its kernels.
                 self.abandon();
                 return Err(e);
             }
-        };
+        }
         let mut this = core::mem::ManuallyDrop::new(self);
         drop(core::mem::take(&mut this.source));
         // SAFETY: a live module of the current context, unloaded once (`this` never drops); no
@@ -644,10 +646,7 @@ impl Module<'_> {
             // The driver keeps a module it failed to unload.
             left_behind(Object::Module, this.raw as u64);
         }
-        match sticky {
-            Some(e) => Err(e),
-            None => unloaded.map(Ok),
-        }
+        unloaded.map(Ok)
     }
 }
 
@@ -664,9 +663,10 @@ impl Abandon for Module<'_> {
 
 /// Waits for the current context's work, then unloads `raw`. Work launched with the module's
 /// functions may still be pending (a parked or leaked submission's), so the unload happens only
-/// once the context is known to run none of it: its synchronize succeeded, or failed with a
-/// sticky error (the context runs nothing more). A synchronize that failed otherwise says
-/// nothing about the work (during a stream capture the driver refuses it with
+/// once the context is known to run none of it: its synchronize succeeded. A sticky error is
+/// no such evidence (another context's fault makes this context answer it while its kernels
+/// still run, R20): the module is leaked. A synchronize that failed otherwise says nothing
+/// about the work either (during a stream capture the driver refuses it with
 /// `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`), so it is tried once more; if that fails too, the
 /// module is leaked rather than unloaded under work that may run it. The first error is
 /// returned either way.
@@ -679,7 +679,7 @@ pub(crate) unsafe fn unload_raw(raw: ffi::CUmodule) -> Result<()> {
     let waited = unsafe { ffi::cuCtxSynchronize() }.result();
     let idle = match &waited {
         Ok(()) => true,
-        Err(e) if e.is_sticky() => true,
+        Err(e) if e.is_sticky() => false,
         // SAFETY: as above.
         Err(_) => unsafe { ffi::cuCtxSynchronize() }.result().is_ok(),
     };

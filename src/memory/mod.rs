@@ -178,11 +178,12 @@ pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
         if dst.is_empty() {
             return Ok(());
         }
+        crate::error::poison::check()?;
         // SAFETY: `dst` is writable for `byte_len` bytes (same length, same `T`); the device
         // range is live memory of the current context (lent by the current guard); any bit
         // pattern is a valid `T` (`DeviceCopy`).
         unsafe { ffi::cuMemcpyDtoH_v2(dst.as_mut_ptr().cast(), self.device_ptr(), self.byte_len()) }
-            .result()
+            .result_releasing(crate::error::Observer::DriverCall)
     }
 
     /// `cuPointerGetAttributes`—What the driver knows of this memory: its context, device,
@@ -213,10 +214,11 @@ pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
         if self.is_empty() {
             return Ok(v);
         }
+        crate::error::poison::check()?;
         // SAFETY: `v` has capacity for `len` elements, i.e. `byte_len` writable bytes; the
         // device range is live memory of the current context.
         unsafe { ffi::cuMemcpyDtoH_v2(v.as_mut_ptr().cast(), self.device_ptr(), self.byte_len()) }
-            .result()?;
+            .result_releasing(crate::error::Observer::DriverCall)?;
         // SAFETY: the copy succeeded and initialized all `len` elements; any bit pattern is a
         // valid `T`.
         unsafe { v.set_len(self.len()) };
@@ -310,10 +312,11 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
         if src.is_empty() {
             return Ok(());
         }
+        crate::error::poison::check()?;
         // SAFETY: `src` is readable for `byte_len` bytes; the device range is live memory of
         // the current context, exclusively borrowed.
         unsafe { ffi::cuMemcpyHtoD_v2(self.device_ptr(), src.as_ptr().cast(), self.byte_len()) }
-            .result()
+            .result_releasing(crate::error::Observer::DriverCall)
     }
 
     /// `cuMemcpyDtoD`—Copies from other device memory of the same context, then waits for the

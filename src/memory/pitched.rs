@@ -235,9 +235,11 @@ impl<T: DeviceCopy> PitchedBuffer<'_, T> {
             row,
             self.height,
         );
+        crate::error::poison::check()?;
         // SAFETY: `src` holds height rows of `row` bytes; the array holds height rows of `pitch`
         // ≥ `row` bytes, live memory of the current context, exclusively borrowed.
-        unsafe { ffi::cuMemcpy2D_v2(&raw const copy) }.result()
+        unsafe { ffi::cuMemcpy2D_v2(&raw const copy) }
+            .result_releasing(crate::error::Observer::DriverCall)
     }
 
     /// `cuMemcpy2D`—The array's elements as packed rows in a new `Vec`.
@@ -256,9 +258,11 @@ impl<T: DeviceCopy> PitchedBuffer<'_, T> {
             row,
             self.height,
         );
+        crate::error::poison::check()?;
         // SAFETY: `v` has capacity for height rows of `row` bytes; the array is live memory of
         // the current context.
-        unsafe { ffi::cuMemcpy2D_v2(&raw const copy) }.result()?;
+        unsafe { ffi::cuMemcpy2D_v2(&raw const copy) }
+            .result_releasing(crate::error::Observer::DriverCall)?;
         // SAFETY: the copy initialized all `n` elements; any bit pattern is a valid `T`.
         unsafe { v.set_len(n) };
         Ok(v)

@@ -212,9 +212,11 @@ impl<T: ArrayElement> CudaArray<'_, T> {
             src.as_ptr().cast_mut().cast(),
             ToArray(true),
         );
+        crate::error::poison::check()?;
         // SAFETY: `src` holds the array's elements, packed (only read); a live array of the
         // current context, exclusively borrowed.
-        unsafe { ffi::cuMemcpy3D_v2(&raw const copy) }.result()
+        unsafe { ffi::cuMemcpy3D_v2(&raw const copy) }
+            .result_releasing(crate::error::Observer::DriverCall)
     }
 
     /// `cuMemcpy3D`—The array's elements, packed (x fastest, then y, then z).
@@ -232,8 +234,10 @@ impl<T: ArrayElement> CudaArray<'_, T> {
             v.as_mut_ptr().cast(),
             ToArray(false),
         );
+        crate::error::poison::check()?;
         // SAFETY: `v` has room for the array's elements; a live array of the current context.
-        unsafe { ffi::cuMemcpy3D_v2(&raw const copy) }.result()?;
+        unsafe { ffi::cuMemcpy3D_v2(&raw const copy) }
+            .result_releasing(crate::error::Observer::DriverCall)?;
         // SAFETY: the copy initialized all `n` elements; any bit pattern is a valid `T`.
         unsafe { v.set_len(n) };
         Ok(v)

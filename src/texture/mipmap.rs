@@ -243,9 +243,11 @@ impl<T: ArrayElement> MipmappedArray<'_, T> {
         check_packed("copy_level_from_host", "mipmap level", src.len(), extent)?;
         let (array, _) = self.level(level)?;
         let copy = array_copy::<T>(array, extent, src.as_ptr().cast_mut().cast(), ToArray(true));
+        crate::error::poison::check()?;
         // SAFETY: `src` holds the level's elements, packed (only read); a live level array of
         // the current context, whose owner is exclusively borrowed.
-        unsafe { ffi::cuMemcpy3D_v2(&raw const copy) }.result()
+        unsafe { ffi::cuMemcpy3D_v2(&raw const copy) }
+            .result_releasing(crate::error::Observer::DriverCall)
     }
 
     /// `cuMemcpy3D`—Level `level`'s elements, packed (x fastest, then y, then z).
@@ -271,9 +273,11 @@ impl<T: ArrayElement> MipmappedArray<'_, T> {
             })?;
         let mut v: Vec<T> = Vec::with_capacity(n);
         let copy = array_copy::<T>(array, extent, v.as_mut_ptr().cast(), ToArray(false));
+        crate::error::poison::check()?;
         // SAFETY: `v` has room for the level's elements; a live level array of the current
         // context.
-        unsafe { ffi::cuMemcpy3D_v2(&raw const copy) }.result()?;
+        unsafe { ffi::cuMemcpy3D_v2(&raw const copy) }
+            .result_releasing(crate::error::Observer::DriverCall)?;
         // SAFETY: the copy initialized all `n` elements; any bit pattern is a valid `T`.
         unsafe { v.set_len(n) };
         Ok(v)

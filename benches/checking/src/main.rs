@@ -2008,15 +2008,13 @@ fn newer(ctx: &Context) -> Result<()> {
 /// at the first query, and what a hung piece of work (`NULLDRIVER_HANG_AT`) costs a run.
 const DEADLINE: std::time::Duration = std::time::Duration::from_millis(50);
 /// The status `deadlines` ends the process with when its scope overruns (`Overrun::Exit`).
-const SCOPE_OVERRUN_STATUS: i32 = 75;
-
 /// R19: every bounded wait, each with a short deadline (the double reporting 13.0, for the
 /// context's `cuCtxRecordEvent`). Under a hang schedule the first wait whose work never
 /// completes ends at its deadline with the documented outcome, and the program stops there:
 /// owned work (a submission, a parked one, a graph launched as one, a module) is abandoned,
 /// never freed, and the error returned (exit 1); an event, the stream and the context report
 /// `DeadlinePassed`, and the submission behind them is abandoned; the scope ends the process
-/// with `SCOPE_OVERRUN_STATUS`. No wait here blocks without a deadline. (The double runs no
+/// in the safe state (`custack::FAIL_STOP_STATUS`, 75). No wait here blocks without a deadline. (The double runs no
 /// kernel: the GPU tests, `tests/gpu_deadlines.rs`, check the results.)
 fn deadlines(ctx: &Context) -> Result<()> {
     use custack::{Abandon, Deadline, Overrun, TimedOut};
@@ -2081,7 +2079,7 @@ fn deadlines(ctx: &Context) -> Result<()> {
     second.unload_by(by())?.map_err(TimedOut::abandon)?;
     // A scope, last: past its deadline it ends the process.
     let mut out = guard.alloc::<u32>(N)?;
-    stream.scope_by(by(), Overrun::Exit(SCOPE_OVERRUN_STATUS), |s| {
+    stream.scope_by(by(), Overrun::Exit, |s| {
         s.fill_u32(s.bind_mut(&mut out), 3)
     })??;
     Ok(())
