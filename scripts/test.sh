@@ -170,8 +170,10 @@ step_done "docs.rs build"
 # would, in a fresh clone of the committed tree with none of the variables this script set (on
 # a machine without the NVIDIA driver, build.rs then finds no libcuda and builds without GPU
 # access: the example must still build and say so in one line).
+# Returns its own result (0 or 1), whatever earlier steps did: the caller records a failure,
+# so that the subshell below, which cannot set this shell's `status`, reports only its own.
 first_command() { # LABEL, then the command's environment and directory are the caller's
-    local label=$1 log rc=0
+    local label=$1 log rc=0 result=0
     log=$(mktemp)
     cargo run --quiet --release --example 01_vector_add >"$log" 2>&1 || rc=$?
     cat "$log"
@@ -180,13 +182,15 @@ first_command() { # LABEL, then the command's environment and directory are the 
         1) if grep -q '^01_vector_add: no GPU work done: ' "$log" && ! grep -qE 'panicked|undefined symbol|error: linking' "$log"; then
                echo "scripts/test.sh: example ($label): no GPU here, and it said so in one line (exit 1)"
            else
-               echo "scripts/test.sh: example ($label): exit 1 without the expected line" >&2; status=1; failed+=("example ($label)")
+               echo "scripts/test.sh: example ($label): exit 1 without the expected line" >&2; result=1
            fi ;;
-        *) echo "scripts/test.sh: example ($label): exit $rc (a panic, a signal or a build failure)" >&2; status=1; failed+=("example ($label)") ;;
+        *) echo "scripts/test.sh: example ($label): exit $rc (a panic, a signal or a build failure)" >&2; result=1 ;;
     esac
     rm -f "$log"
+    return "$result"
 }
-first_command "this tree, libcuda from $dir"
+linked_label="this tree, libcuda from $dir"
+first_command "$linked_label" || { status=1; failed+=("example ($linked_label)"); }
 step_done "example"
 if git rev-parse --git-dir >/dev/null 2>&1; then
     fresh=$target_dir/first-run/custack
@@ -202,7 +206,6 @@ if git rev-parse --git-dir >/dev/null 2>&1; then
         fi
         export CARGO_TARGET_DIR=$target_dir/first-run/target
         first_command "a fresh clone, as a new user runs it"
-        exit "$status"
     ) || { status=1; failed+=("example (a fresh clone)"); }
     # Plain `cargo test`, as a Rust user, a packager or a dependent's CI types it: in the fresh
     # clone, with none of the CUDA variables (on a machine without the NVIDIA driver, as CI's,

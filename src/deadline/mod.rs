@@ -38,8 +38,10 @@ use std::time::{Duration, Instant};
 /// the work is complete, that is the whole wait, one call where the unbounded form makes one.
 /// Otherwise it asks again, yielding the thread in between for the first few tries, then
 /// sleeping between tries for a time that doubles up to 1 ms, never past the deadline: a wait
-/// that ends later than the work by at most about that much, and a host thread that is free
-/// meanwhile. The `overhead` benchmark's rows `launch_sync_deadline`, `submission_sync` and
+/// that ends later than the work by at most one such sleep (plus what the system adds to it),
+/// and a host thread that is free meanwhile. Past the deadline, it returns at its first look
+/// at the clock: late only by what the system adds to its last yield or sleep, and one query.
+/// The `overhead` benchmark's rows `launch_sync_deadline`, `submission_sync` and
 /// `submission_sync_deadline` compare both forms with a raw `cuStreamSynchronize`
 /// (`BENCHMARKS.md`).
 ///
@@ -232,9 +234,58 @@ const LONGEST_PAUSE: Duration = Duration::from_millis(1);
 /// `CUDA_ERROR_NOT_READY` or `deadline` passes; see the module documentation for the backoff.
 /// The clock is read only once the first answer is "not ready".
 ///
+/// What it guarantees, on any machine however loaded (the unit tests check it on a fake
+/// clock, [`poll_on`]): it never returns [`Polled::Overdue`] before the deadline; no yield or
+/// sleep it asks for reaches past the deadline (a sleep is at most the time left at the
+/// clock's last reading, a yield asks for no time); and it returns `Overdue` at the first
+/// reading of the clock at or after the deadline, so it is late by no more than what the
+/// system adds to its last yield or sleep, plus one query. Work that completes is seen by the
+/// first query after the pause under way: at most [`LONGEST_PAUSE`] of requested sleep later.
+///
 /// An error the driver answers is recorded as observed by `observer` at `site` if it is sticky
 /// (R20), as the unbounded waits record theirs.
 pub(crate) fn poll(
+    deadline: Deadline,
+    observer: Observer,
+    site: &'static Location<'static>,
+    query: impl FnMut() -> ffi::CUresult,
+) -> Polled {
+    poll_on(&SystemClock, deadline, observer, site, query)
+}
+
+/// The clock and the pauses of [`poll`]: the system's ([`SystemClock`]), or a test's fake one,
+/// so that what the poll guarantees is checked without depending on how loaded the machine is.
+trait Clock {
+    /// The current instant ([`Instant::now`]).
+    fn now(&self) -> Instant;
+    /// Gives the thread up once ([`std::thread::yield_now`]).
+    fn yield_now(&self);
+    /// Sleeps for `pause` ([`std::thread::sleep`]); the system may sleep longer.
+    fn sleep(&self, pause: Duration);
+}
+
+/// The system's clock and scheduler.
+struct SystemClock;
+
+impl Clock for SystemClock {
+    #[inline]
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+    #[inline]
+    fn yield_now(&self) {
+        std::thread::yield_now();
+    }
+    #[inline]
+    fn sleep(&self, pause: Duration) {
+        std::thread::sleep(pause);
+    }
+}
+
+/// [`poll`] on `clock`.
+#[inline]
+fn poll_on(
+    clock: &impl Clock,
     deadline: Deadline,
     observer: Observer,
     site: &'static Location<'static>,
@@ -244,22 +295,22 @@ pub(crate) fn poll(
     if first != ffi::CUresult::CUDA_ERROR_NOT_READY {
         return Polled::Done(first.result_at(observer, site));
     }
-    let start = Instant::now();
+    let start = clock.now();
     let mut tries = 0u32;
     let mut pause = FIRST_PAUSE;
     loop {
-        let now = Instant::now();
+        let now = clock.now();
         if deadline.at.is_some_and(|at| now >= at) {
             return Polled::Overdue(now.saturating_duration_since(start));
         }
         if tries < YIELDS {
             tries += 1;
-            std::thread::yield_now();
+            clock.yield_now();
         } else {
             let left = deadline
                 .at
                 .map_or(pause, |at| at.saturating_duration_since(now));
-            std::thread::sleep(pause.min(left));
+            clock.sleep(pause.min(left));
             pause = (pause * 2).min(LONGEST_PAUSE);
         }
         match query() {
@@ -297,9 +348,12 @@ pub(crate) fn exit_overrun(site: &Location<'_>, waited: Duration) -> ! {
 
 #[cfg(test)]
 mod tests {
-    use super::{Deadline, Polled, TimedOut, poll};
+    use super::{
+        Clock, Deadline, FIRST_PAUSE, LONGEST_PAUSE, Polled, TimedOut, YIELDS, poll, poll_on,
+    };
     use crate::error::{Error, ErrorKind, Observer};
     use crate::ffi::CUresult;
+    use core::cell::{Cell, RefCell};
     use core::panic::Location;
     use std::time::{Duration, Instant};
 
@@ -354,22 +408,263 @@ mod tests {
 
     #[test]
     fn work_that_never_ends_is_overdue_at_the_deadline_not_before() {
+        // On the system's clock, only what holds however loaded the machine is: never before
+        // the deadline. How soon after it, and the backoff, are checked on a fake clock below.
         let start = Instant::now();
         let timeout = Duration::from_millis(20);
-        let mut queries = 0u32;
         let polled = poll(
             Deadline::after(timeout),
             Observer::DriverCall,
             here(),
-            || {
-                queries += 1;
-                CUresult::CUDA_ERROR_NOT_READY
-            },
+            || CUresult::CUDA_ERROR_NOT_READY,
         );
-        assert!(matches!(polled, Polled::Overdue(_)), "{polled:?}");
+        let Polled::Overdue(waited) = polled else {
+            panic!("{polled:?}")
+        };
         assert!(start.elapsed() >= timeout);
-        // It kept asking (yields, then sleeps), rather than one query and one long sleep.
-        assert!(queries > super::YIELDS, "{queries} queries");
+        assert!(waited <= start.elapsed(), "{waited:?}");
+    }
+
+    /// A pause the poll asked for: a yield, or a sleep of the given length.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Pause {
+        Yield,
+        Sleep(Duration),
+    }
+
+    /// How loaded the fake machine is: what a yield costs (on a loaded machine, whole time
+    /// slices), what the system adds to each sleep, and what a query costs.
+    #[derive(Clone, Copy, Debug)]
+    struct Load {
+        yield_cost: Duration,
+        oversleep: Duration,
+        query_cost: Duration,
+    }
+
+    impl Load {
+        /// What the system added to `pause`.
+        fn added(self, pause: Pause) -> Duration {
+            match pause {
+                Pause::Yield => self.yield_cost,
+                Pause::Sleep(_) => self.oversleep,
+            }
+        }
+    }
+
+    /// A load: microseconds a yield costs, the system adds to a sleep, a query costs.
+    const fn load(yield_us: u64, oversleep_us: u64, query_us: u64) -> Load {
+        Load {
+            yield_cost: us(yield_us),
+            oversleep: us(oversleep_us),
+            query_cost: us(query_us),
+        }
+    }
+
+    const fn us(n: u64) -> Duration {
+        Duration::from_micros(n)
+    }
+
+    /// From idle (time moves only when asked to) to a machine that gives up 10 ms slices.
+    const LOADS: [Load; 5] = [
+        load(0, 0, 0),
+        load(1, 60, 2),
+        load(4_000, 4_000, 5),
+        load(10_000, 10_000, 300),
+        load(0, 0, 3_000),
+    ];
+
+    /// A fake clock: time moves only by what the poll's pauses and queries cost under `load`.
+    /// Records each pause with the instant it was asked for, and counts clock readings.
+    struct FakeClock {
+        now: Cell<Instant>,
+        load: Load,
+        pauses: RefCell<Vec<(Pause, Instant)>>,
+        reads: Cell<u32>,
+    }
+
+    impl FakeClock {
+        fn new(load: Load) -> Self {
+            Self {
+                now: Cell::new(Instant::now()),
+                load,
+                pauses: RefCell::new(Vec::new()),
+                reads: Cell::new(0),
+            }
+        }
+
+        fn advance(&self, by: Duration) {
+            self.now.set(self.now.get() + by);
+        }
+
+        /// A query's start: the instant, after which the query's cost passes.
+        fn query(&self) -> Instant {
+            let at = self.now.get();
+            self.advance(self.load.query_cost);
+            at
+        }
+    }
+
+    impl FakeClock {
+        fn pause(&self, pause: Pause) {
+            let mut pauses = self.pauses.borrow_mut();
+            // The longest case here takes a few hundred: a poll that never stops fails.
+            assert!(pauses.len() < 10_000, "the poll does not stop");
+            pauses.push((pause, self.now.get()));
+        }
+    }
+
+    impl Clock for FakeClock {
+        fn now(&self) -> Instant {
+            self.reads.set(self.reads.get() + 1);
+            self.now.get()
+        }
+        fn yield_now(&self) {
+            self.pause(Pause::Yield);
+            self.advance(self.load.yield_cost);
+        }
+        fn sleep(&self, pause: Duration) {
+            self.pause(Pause::Sleep(pause));
+            self.advance(pause + self.load.oversleep);
+        }
+    }
+
+    /// The backoff: [`YIELDS`] yields, then sleeps from [`FIRST_PAUSE`] doubling up to
+    /// [`LONGEST_PAUSE`] (each then cut to the time left, if less).
+    fn backoff() -> impl Iterator<Item = Pause> {
+        let sleeps =
+            core::iter::successors(Some(FIRST_PAUSE), |p| Some((*p * 2).min(LONGEST_PAUSE)));
+        core::iter::repeat_n(Pause::Yield, YIELDS as usize).chain(sleeps.map(Pause::Sleep))
+    }
+
+    #[test]
+    fn complete_work_reads_no_clock_and_never_pauses() {
+        for load in LOADS {
+            let clock = FakeClock::new(load);
+            let passed = Deadline::at(clock.now.get());
+            let mut queries = 0;
+            let polled = poll_on(&clock, passed, Observer::DriverCall, here(), || {
+                queries += 1;
+                CUresult::CUDA_SUCCESS
+            });
+            assert!(matches!(polled, Polled::Done(Ok(()))), "{polled:?}");
+            assert_eq!((queries, clock.reads.get()), (1, 0), "{load:?}");
+            assert!(clock.pauses.borrow().is_empty());
+        }
+    }
+
+    /// The poll's guarantees for work that never ends, on every load and timeout: it returns
+    /// `Overdue` not before the deadline, at the first reading of the clock at or after it;
+    /// no sleep asks for time past the deadline; and so it is late by at most what the system
+    /// added to its last pause plus one query. The pauses are exactly the backoff's.
+    #[test]
+    fn work_that_never_ends_is_overdue_at_the_first_look_past_the_deadline() {
+        let timeouts = [0, 1, 9, 10, 15, 100, 999, 1_000, 2_345, 5_000, 30_000].map(us);
+        for load in LOADS {
+            for timeout in timeouts {
+                let clock = FakeClock::new(load);
+                let start = clock.now.get();
+                let deadline = start + timeout;
+                let mut queries = Vec::new();
+                let polled = poll_on(
+                    &clock,
+                    Deadline::at(deadline),
+                    Observer::DriverCall,
+                    here(),
+                    || {
+                        queries.push(clock.query());
+                        CUresult::CUDA_ERROR_NOT_READY
+                    },
+                );
+                let case = format!("{load:?}, timeout {timeout:?}");
+                let returned = clock.now.get();
+                let Polled::Overdue(waited) = polled else {
+                    panic!("{case}: {polled:?}")
+                };
+                // Not before the deadline, and the time waited is from the first "not ready".
+                assert!(returned >= deadline, "{case}: returned before the deadline");
+                assert_eq!(waited, returned - (start + load.query_cost), "{case}");
+                let pauses = clock.pauses.borrow();
+                // Every query but the first follows a pause, and each pause a reading of the
+                // clock before the deadline; the last reading is the one that returned.
+                assert_eq!(queries.len(), pauses.len() + 1, "{case}");
+                assert_eq!(clock.reads.get() as usize, pauses.len() + 2, "{case}");
+                // At most the first query and the one after the last pause begin at or
+                // after the deadline: nothing is asked once a reading showed it passed.
+                let late = queries[1..].iter().filter(|&&q| q >= deadline).count();
+                assert!(late <= 1, "{case}: {late} queries past the deadline");
+                for (k, (&(pause, asked), expected)) in pauses.iter().zip(backoff()).enumerate() {
+                    assert!(
+                        asked < deadline,
+                        "{case}: pause {k} asked for past the deadline"
+                    );
+                    let left = deadline - asked;
+                    match (pause, expected) {
+                        (Pause::Yield, Pause::Yield) => {}
+                        (Pause::Sleep(slept), Pause::Sleep(full)) => {
+                            assert!(slept <= left, "{case}: sleep {k} past the deadline");
+                            assert!(slept <= LONGEST_PAUSE, "{case}: sleep {k}");
+                            assert_eq!(slept, full.min(left), "{case}: sleep {k}");
+                        }
+                        _ => panic!("{case}: pause {k} is {pause:?}, not {expected:?}"),
+                    }
+                }
+                // Late by at most what the system added to the last pause, plus one query.
+                let bound = pauses
+                    .last()
+                    .map_or(load.query_cost, |&(p, _)| load.added(p) + load.query_cost);
+                assert!(
+                    returned - deadline <= bound,
+                    "{case}: {:?} late, more than {bound:?}",
+                    returned - deadline
+                );
+            }
+        }
+    }
+
+    /// Work that completes is seen by the first query after the pause under way: that query
+    /// starts less than one pause (at most [`LONGEST_PAUSE`] asked for, plus what the system
+    /// adds) plus one query after the work completed.
+    #[test]
+    fn complete_work_is_seen_within_one_pause() {
+        let ends = [1, 10, 333, 1_000, 4_321, 20_000].map(us);
+        for load in LOADS {
+            for deadline in [None, Some(us(40_000))] {
+                for end in ends {
+                    let clock = FakeClock::new(load);
+                    let start = clock.now.get();
+                    let done_at = start + end;
+                    let mut seen_at = None;
+                    let polled = poll_on(
+                        &clock,
+                        deadline.map_or(Deadline::NEVER, |d| Deadline::at(start + d)),
+                        Observer::DriverCall,
+                        here(),
+                        || {
+                            let at = clock.query();
+                            if at < done_at {
+                                return CUresult::CUDA_ERROR_NOT_READY;
+                            }
+                            seen_at = Some(at);
+                            CUresult::CUDA_SUCCESS
+                        },
+                    );
+                    let case = format!("{load:?}, deadline {deadline:?}, done after {end:?}");
+                    assert!(matches!(polled, Polled::Done(Ok(()))), "{case}: {polled:?}");
+                    let seen_at = seen_at.expect("seen");
+                    let pauses = clock.pauses.borrow();
+                    let (last, _) = pauses.last().expect("it paused");
+                    if let Pause::Sleep(slept) = last {
+                        assert!(*slept <= LONGEST_PAUSE, "{case}");
+                    }
+                    let bound = LONGEST_PAUSE + load.added(*last) + load.query_cost;
+                    assert!(
+                        seen_at - done_at < bound,
+                        "{case}: seen {:?} after, not within {bound:?}",
+                        seen_at - done_at
+                    );
+                }
+            }
+        }
     }
 
     #[test]
