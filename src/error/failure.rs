@@ -98,7 +98,14 @@ impl Error {
             origin: None,
         }
     }
-    pub(crate) fn from_code(code: ffi::CUresult) -> Self {
+
+    /// The error of a code a driver call returned, before the poison sees it: private to
+    /// `error`, so that only the one conversion (`CUresult::result`, `result_by`, `result_at`,
+    /// `failure`, all through `poison::failed_call`) makes one, and a sticky code cannot escape
+    /// the record of the process's first sticky error (R20). An error custack makes itself,
+    /// with a code it chose and no driver call, is [`from_kind`](Self::from_kind) or
+    /// [`new`](Self::new) of a named, non-sticky kind.
+    pub(in crate::error) fn from_code(code: ffi::CUresult) -> Self {
         Self::from_raw(code)
     }
 

@@ -133,7 +133,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         // (primary or not) is unaffected.
         let released = unsafe { ffi::cuDevicePrimaryCtxRelease_v2(device.as_raw()) }.result();
         if primary != self.as_raw() {
-            return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_CONTEXT).with_detail(
+            return Err(Error::from_kind(ErrorKind::InvalidContext).with_detail(
                 "NCCL works in the device's primary context (its threads select the device with \
                  cudaSetDevice): push `Context::primary(device)` to make a communicator",
             ));
@@ -335,7 +335,7 @@ impl Comm<'_> {
                     return Ok(());
                 }
                 if queried != ffi::CUresult::CUDA_ERROR_NOT_READY {
-                    return Err(Error::from_code(queried));
+                    return Err(queried.failure());
                 }
             }
             if passed(deadline) {

@@ -36,7 +36,7 @@ unsafe fn in_context<R>(ctx: ffi::CUcontext, f: impl FnOnce() -> R) -> Result<R>
             Ok(())
         })
     }?;
-    value.ok_or_else(|| Error::from_code(ffi::CUresult::CUDA_ERROR_UNKNOWN))
+    value.ok_or_else(|| Error::from_kind(ErrorKind::Unknown))
 }
 
 /// A communicator set aside from its guard: it borrows only its [`Context`], so it survives the
@@ -229,7 +229,7 @@ pub fn comms<'ctx>(
     let (_, n) = check::clique(0, nranks)?;
     if let Some(c) = contexts.iter().find(|c| !c.is_primary()) {
         return Err(
-            Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_CONTEXT).with_detail(format!(
+            Error::from_kind(ErrorKind::InvalidContext).with_detail(format!(
                 "context {:p} is not its device's primary context, which NCCL works in: use \
                  `Context::primary(device)`",
                 c.as_raw()
@@ -403,7 +403,7 @@ fn wait_part<T: NcclType>(p: &ParkedPart<'_, '_, T>) -> Result<()> {
             return Ok(());
         }
         if queried != ffi::CUresult::CUDA_ERROR_NOT_READY {
-            return Err(Error::from_code(queried));
+            return Err(queried.failure());
         }
         // One look at the communicator (a deadline already passed): an error of NCCL's ends
         // the wait at once.
