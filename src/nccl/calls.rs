@@ -447,6 +447,7 @@ impl Comm<'_> {
         let from = check::rank("ncclRecv", "peer", from, self.nranks)?;
         let raw = self.live(call)?;
         crate::asynchronous::refuse_inside_capture(call)?;
+        crate::error::poison::check()?;
         let stream = s.as_raw();
         // Ended before this returns, on every path (by its drop on an early return): the
         // scope, and so the memory bound to it, outlives the group.

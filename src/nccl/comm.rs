@@ -97,6 +97,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         timeout: Duration,
     ) -> Result<Comm<'_>> {
         not_linked()?;
+        crate::error::poison::check()?;
         let (r, n) = check::clique(rank, nranks)?;
         refuse_blocking_override()?;
         self.require_primary()?;
@@ -280,6 +281,7 @@ impl Comm<'_> {
     ) -> Result<()> {
         let raw = self.live(call)?;
         crate::asynchronous::refuse_inside_capture(call)?;
+        crate::error::poison::check()?;
         self.settled(call, f(raw, s.as_raw()))
     }
 
@@ -318,6 +320,7 @@ impl Comm<'_> {
         let call = "Comm::wait";
         let site = Location::caller();
         let raw = self.live(call)?;
+        crate::error::poison::check()?;
         let deadline = Deadline::after(self.timeout);
         let settled = poll_until(deadline, || {
             // The communicator first: an idle stream proves nothing while NCCL may still be

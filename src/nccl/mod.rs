@@ -61,7 +61,10 @@
 //! and every later call on it returns an error of the same kind again. A timeout is
 //! [`ErrorKind::DeadlinePassed`], as for every bounded wait of custack past its deadline, its
 //! detail naming the call, the rank, the timeout and how long it polled.
-
+//!
+//! Once the process is poisoned (a sticky CUDA error, R20), every NCCL call returns that first
+//! error without reaching NCCL, as every other call that would reach the driver does; a stream
+//! error that [`Comm::wait`] sees is recorded like any other driver result.
 //!
 //! # Without NCCL
 //!

@@ -226,6 +226,7 @@ pub fn comms<'ctx>(
     timeout: Duration,
 ) -> Result<Vec<ParkedComm<'ctx>>> {
     not_linked()?;
+    crate::error::poison::check()?;
     refuse_blocking_override()?;
     let nranks = contexts.len();
     let (_, n) = check::clique(0, nranks)?;
@@ -297,6 +298,7 @@ pub fn all_reduce_parked<T: NcclType>(
     op: ReduceOp,
 ) -> Result<()> {
     not_linked()?;
+    crate::error::poison::check()?;
     for p in parts.iter() {
         p.check(count)?;
     }
