@@ -90,13 +90,7 @@ impl Error {
     /// is kept as [`ErrorKind::Unlisted`]. `CUDA_SUCCESS` is accepted and reported as
     /// `Unlisted(0)`.
     pub fn from_raw(code: ffi::CUresult) -> Self {
-        Self {
-            code: Some(code),
-            kind: ErrorKind::from_code(code),
-            detail: None,
-            source: None,
-            origin: None,
-        }
+        Self::from_code(code)
     }
 
     /// The error of a code a driver call returned, before the poison sees it: private to
@@ -105,8 +99,17 @@ impl Error {
     /// the record of the process's first sticky error (R20). An error custack makes itself,
     /// with a code it chose and no driver call, is [`from_kind`](Self::from_kind) or
     /// [`new`](Self::new) of a named, non-sticky kind.
+    ///
+    /// Inside custack, [`from_raw`](Self::from_raw) (this, public, for a user's own codes) is
+    /// refused by clippy (`disallowed-methods` in `clippy.toml`) for the same reason.
     pub(in crate::error) fn from_code(code: ffi::CUresult) -> Self {
-        Self::from_raw(code)
+        Self {
+            code: Some(code),
+            kind: ErrorKind::from_code(code),
+            detail: None,
+            source: None,
+            origin: None,
+        }
     }
 
     /// An error of `kind` with its `detail`, as custack makes its own: for a library built on
@@ -372,6 +375,10 @@ impl std::error::Error for Error {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::disallowed_methods,
+    reason = "tests of the public constructor `from_raw`"
+)]
 mod tests {
     use super::*;
     use crate::error::kind::{CUSTACK_KINDS, DRIVER_KINDS};
