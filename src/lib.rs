@@ -95,6 +95,10 @@
     clippy::indexing_slicing
 )]
 #![deny(clippy::unimplemented, clippy::todo, clippy::unreachable)]
+// Every code a driver call returns goes through `CUresult::result` (or `result_by`, `result_at`,
+// `failure`), which records a sticky one (R20): `Error::from_raw`, which does not, is for users'
+// own codes (clippy.toml); an error custack makes itself names its kind (`Error::from_kind`).
+#![deny(clippy::disallowed_methods)]
 
 #[path = "../ffi/mod.rs"]
 #[allow(missing_docs, unreachable_pub)]

@@ -18,7 +18,7 @@
 //! other handle: not used under another context, not sent to another thread.
 
 use crate::asynchronous::stream::Stream;
-use crate::error::{Error, Result, record_drop_error};
+use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::testing::left_behind::{Object, left_behind};
 use core::marker::PhantomData;
@@ -312,14 +312,15 @@ impl<P: Payload> GraphExec<'_, P> {
             }
             ffi::CUresult::CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE => {
                 drop(payload);
-                Err(Error::from_code(updated)
+                Err(updated
+                    .failure()
                     .with_detail(format!("the driver refused the update: {:?}", info.result)))
             }
             code => {
                 // Whether the graph still uses the payload is unknown: it is left behind.
                 P::left_behind(&payload);
                 core::mem::forget(payload);
-                Err(Error::from_code(code))
+                Err(code.failure())
             }
         }
     }

@@ -103,7 +103,7 @@ pub(crate) fn enqueue<F: FnOnce() + Send + 'static>(
     unsafe { ffi::cuStreamIsCapturing(stream, &raw mut status) }.result()?;
     if status != ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
         return Err(
-            Error::from_code(ffi::CUresult::CUDA_ERROR_NOT_SUPPORTED).with_detail(
+            Error::from_kind(ErrorKind::NotSupported).with_detail(
                 "host functions cannot be captured into a graph: a graph may call them many times, a custack host function once",
             ),
         );

@@ -186,7 +186,7 @@ pub(crate) fn refuse_inside_capture(what: &str) -> Result<()> {
 #[cold]
 #[inline(never)]
 fn refused_inside_capture(what: &str) -> Error {
-    Error::from_code(ffi::CUresult::CUDA_ERROR_NOT_SUPPORTED).with_detail(format!(
+    Error::from_kind(crate::error::ErrorKind::NotSupported).with_detail(format!(
         "{what} inside a graph capture's closure: its work would be captured, not run; enqueue \
          through the capture's own scope"
     ))

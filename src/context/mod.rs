@@ -302,7 +302,7 @@ impl Context {
     #[doc(alias = "cuDevicePrimaryCtxReset")]
     pub fn reset(&mut self) -> Result<()> {
         if !self.primary {
-            return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
+            return Err(Error::from_kind(ErrorKind::InvalidValue)
                 .with_detail("only a primary context can be reset; destroy a created context"));
         }
         let dev = self.device.as_raw();

@@ -24,8 +24,9 @@ use std::time::{Duration, Instant};
 /// | the whole context | [`PushedGuard::synchronize`](crate::PushedGuard::synchronize) | [`PushedGuard::synchronize_by`](crate::PushedGuard::synchronize_by) | [`ErrorKind::DeadlinePassed`] |
 /// | a module's kernels, before it unloads | [`Module::unload`](crate::Module::unload) | [`Module::unload_by`](crate::Module::unload_by) | the module comes back, loaded ([`TimedOut`]) |
 ///
-/// NCCL's waits are bounded by the communicator's own timeout (R16), and the rendezvous by the
-/// job's (R21).
+/// NCCL's waits are bounded by the communicator's own timeout (R16), polled the same way and
+/// ending with [`ErrorKind::DeadlinePassed`] (the communicator aborted), and the rendezvous by
+/// the job's (R21).
 ///
 /// **Nothing the GPU may still touch is released past a deadline.** Owned pending work is handed
 /// back inside [`TimedOut`], with the error: wait for it again, keep it, or
@@ -216,9 +217,10 @@ pub trait Abandon {
 
 /// How a bounded poll ended.
 #[derive(Debug)]
-pub(crate) enum Polled {
-    /// The driver answered something other than `CUDA_ERROR_NOT_READY`.
-    Done(Result<()>),
+pub(crate) enum Polled<T = Result<()>> {
+    /// The query answered: for [`poll`], the driver answered something other than
+    /// `CUDA_ERROR_NOT_READY`; for [`poll_until`], the query's `Some`.
+    Done(T),
     /// The deadline passed first; the work may still run. How long it was waited for.
     Overdue(Duration),
 }
@@ -295,6 +297,35 @@ fn poll_on(
     if first != ffi::CUresult::CUDA_ERROR_NOT_READY {
         return Polled::Done(first.result_at(observer, site));
     }
+    poll_again(clock, deadline, || match query() {
+        ffi::CUresult::CUDA_ERROR_NOT_READY => None,
+        code => Some(code.result_at(observer, site)),
+    })
+}
+
+/// The same bounded poll over any query: asks `query` until it answers `Some` or `deadline`
+/// passes, with [`poll`]'s backoff (the first ask at once, then yields, then sleeps doubling up
+/// to 1 ms, never past the deadline). For waits that ask more than one thing, or a library
+/// other than the driver (NCCL's `ncclCommGetAsyncError`): the query converts what it was
+/// answered itself, a driver code through the poison's conversion.
+/// The clock is read only once the first answer is `None`.
+#[cfg_attr(
+    not(feature = "nccl"),
+    allow(dead_code, reason = "NCCL's waits use it; the tests in any build")
+)]
+pub(crate) fn poll_until<T>(deadline: Deadline, mut query: impl FnMut() -> Option<T>) -> Polled<T> {
+    match query() {
+        Some(done) => Polled::Done(done),
+        None => poll_again(&SystemClock, deadline, query),
+    }
+}
+
+/// The poll after a first answer of "not yet", on `clock`: yields, then sleeps, between tries.
+fn poll_again<T>(
+    clock: &impl Clock,
+    deadline: Deadline,
+    mut query: impl FnMut() -> Option<T>,
+) -> Polled<T> {
     let start = clock.now();
     let mut tries = 0u32;
     let mut pause = FIRST_PAUSE;
@@ -313,9 +344,8 @@ fn poll_on(
             clock.sleep(pause.min(left));
             pause = (pause * 2).min(LONGEST_PAUSE);
         }
-        match query() {
-            ffi::CUresult::CUDA_ERROR_NOT_READY => {}
-            code => return Polled::Done(code.result_at(observer, site)),
+        if let Some(done) = query() {
+            return Polled::Done(done);
         }
     }
 }
@@ -350,6 +380,7 @@ pub(crate) fn exit_overrun(site: &Location<'_>, waited: Duration) -> ! {
 mod tests {
     use super::{
         Clock, Deadline, FIRST_PAUSE, LONGEST_PAUSE, Polled, TimedOut, YIELDS, poll, poll_on,
+        poll_until,
     };
     use crate::error::{Error, ErrorKind, Observer};
     use crate::ffi::CUresult;
@@ -665,6 +696,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn any_query_is_polled_the_same_way() {
+        // An answer at once: one query, whatever the deadline.
+        let mut queries = 0;
+        let polled = poll_until(Deadline::at(Instant::now()), || {
+            queries += 1;
+            Some("done")
+        });
+        assert!(matches!(polled, Polled::Done("done")), "{polled:?}");
+        assert_eq!(queries, 1);
+        // "Not yet" twice, then the answer.
+        let mut answers = [None, None, Some(7)].into_iter();
+        let polled = poll_until(Deadline::NEVER, || answers.next().flatten());
+        assert!(matches!(polled, Polled::Done(7)), "{polled:?}");
+        assert_eq!(answers.next(), None);
+        // A deadline already passed: asked once, then overdue, never waited on.
+        let mut queries = 0;
+        let polled: Polled<()> = poll_until(Deadline::at(Instant::now()), || {
+            queries += 1;
+            None
+        });
+        assert!(matches!(polled, Polled::Overdue(_)), "{polled:?}");
+        assert_eq!(queries, 1);
     }
 
     #[test]

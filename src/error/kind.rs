@@ -397,7 +397,10 @@ error_kinds! {
         /// detail names the wait and how long it waited). Nothing the work may still use was
         /// released: owned pending work comes back with the error
         /// ([`TimedOut`](crate::TimedOut)); a scope acted as its caller chose
-        /// ([`Overrun`](crate::Overrun)).
+        /// ([`Overrun`](crate::Overrun)); an NCCL communicator's initialization, call, `wait`
+        /// or destruction that passed the timeout it was made with (a rank that died or never
+        /// arrived) aborted the communicator (`ncclCommAbort`), which releases its resources
+        /// and ends its pending work, and the detail names the call, the rank and the timeout.
         DeadlinePassed = "CUSTACK_DEADLINE_PASSED",
             "a wait's deadline passed before the work was complete";
         /// custack: under the restricted safety profile ([`Profile`](crate::Profile)), a
@@ -448,12 +451,6 @@ error_kinds! {
         /// `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`.
         NvrtcNewerThanDriver = "CUSTACK_NVRTC_NEWER_THAN_DRIVER",
             "NVRTC is newer than the driver, which cannot load its output";
-        /// custack: an NCCL communicator's initialization, collective or destruction did not
-        /// finish within the timeout it was made with (a rank that died or never arrived);
-        /// the communicator was aborted (`ncclCommAbort`), so its resources are released and
-        /// its pending work ends. The detail names the call, the rank and the timeout.
-        NcclTimedOut = "CUSTACK_NCCL_TIMED_OUT",
-            "an NCCL communicator did not finish in time and was aborted";
         /// `NVRTC_ERROR_OUT_OF_MEMORY` (1): NVRTC ran out of host memory.
         NvrtcOutOfMemory = "NVRTC_ERROR_OUT_OF_MEMORY", "NVRTC ran out of memory";
         /// `NVRTC_ERROR_PROGRAM_CREATION_FAILURE` (2): the program could not be created.
@@ -802,7 +799,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 16 + 2 + 18 + 10 + 1 + 10 + 2 + 21 + 13);
+        assert_eq!(names.len(), 100 + 16 + 2 + 18 + 10 + 1 + 9 + 2 + 21 + 13);
     }
 
     #[test]

@@ -54,6 +54,17 @@ impl ffi::CUresult {
             Err(failed_call(self, observer, call_site))
         }
     }
+
+    /// The error of a driver call that returned this code, not `CUDA_SUCCESS`: for a caller
+    /// that matches the code first (one it accepts, one it waits on) and returns the rest. The
+    /// same conversion as [`result`](Self::result), the sticky codes recorded (R20), as
+    /// observed by a driver call at the call of `failure` (or, through `#[track_caller]`,
+    /// above it).
+    #[inline]
+    #[track_caller]
+    pub(crate) fn failure(self) -> Error {
+        failed_call(self, Observer::DriverCall, Location::caller())
+    }
 }
 
 /// The error of a driver call that returned `code`, with the driver's log messages for it
@@ -426,5 +437,50 @@ mod tests {
             !FORKED.load(core::sync::atomic::Ordering::Relaxed),
             "the parent is not refused"
         );
+    }
+
+    /// A code a driver call returned and its caller matched before converting it (peer access
+    /// already enabled, a refused graph update, NCCL's stream waits) goes through `failure`,
+    /// which records a sticky one as `result` does: no real result escapes the poison. In a
+    /// forked child, since it poisons the process's own record.
+    #[test]
+    #[cfg(all(unix, not(miri)))]
+    fn a_sticky_code_matched_before_its_conversion_still_poisons_the_process() {
+        // SAFETY: the child only converts codes, reads the record and `_exit`s.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            let clean = PROCESS.recorded().is_none();
+            let plain = ffi::CUresult::CUDA_ERROR_INVALID_VALUE.failure();
+            let plain_ok = plain.kind() == ErrorKind::InvalidValue
+                && plain.code() == Some(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
+                && plain.origin().is_none()
+                && PROCESS.recorded().is_none() == clean;
+            let sticky = ffi::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS.failure();
+            let recorded = PROCESS.recorded().is_some_and(|first| first == sticky)
+                && PROCESS.check().is_err()
+                && sticky.origin().is_some();
+            // Where nothing was recorded before, this call is the origin.
+            let here = !clean
+                || (sticky.kind() == ErrorKind::IllegalAddress
+                    && sticky.origin().is_some_and(|o| {
+                        o.observer() == Observer::DriverCall && o.call_site().file() == file!()
+                    }));
+            let status = match (plain_ok, recorded, here) {
+                (true, true, true) => 0,
+                (false, _, _) => 1,
+                (_, false, _) => 2,
+                (_, _, false) => 3,
+            };
+            // SAFETY: ends the child at once, running nothing of the parent's.
+            unsafe { libc::_exit(status) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just forked; `status` is a valid out-pointer.
+        assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
+        assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
+        // 1: a non-sticky code was recorded or changed; 2: the sticky one was not recorded;
+        // 3: recorded with another origin.
+        assert_eq!(libc::WEXITSTATUS(status), 0, "see the statuses above");
     }
 }

@@ -365,7 +365,7 @@ pub(crate) fn check_cooperative(function: &Function<'_>, config: LaunchConfig) -
     };
     if attribute(ffi::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? == 0 {
         return Err(
-            crate::error::Error::from_code(ffi::CUresult::CUDA_ERROR_NOT_SUPPORTED)
+            crate::error::Error::from_kind(crate::error::ErrorKind::NotSupported)
                 .with_detail("this device has no cooperative launch"),
         );
     }
@@ -378,7 +378,7 @@ pub(crate) fn check_cooperative(function: &Function<'_>, config: LaunchConfig) -
         .and_then(|b| b.checked_mul(config.block.2))
     else {
         return Err(
-            crate::error::Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
+            crate::error::Error::from_kind(crate::error::ErrorKind::InvalidValue)
                 .with_detail(format!("a block of {:?} threads overflows", config.block)),
         );
     };
@@ -388,7 +388,7 @@ pub(crate) fn check_cooperative(function: &Function<'_>, config: LaunchConfig) -
     let blocks = u128::from(g0) * u128::from(g1) * u128::from(g2);
     if blocks > u128::from(per_sm * sms) {
         return Err(
-            crate::error::Error::from_code(ffi::CUresult::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE).with_detail(
+            crate::error::Error::from_kind(crate::error::ErrorKind::CooperativeLaunchTooLarge).with_detail(
                 format!(
                     "{blocks} blocks of {block} threads cannot all be resident: at most {per_sm} per SM x {sms} SMs = {}",
                     per_sm * sms

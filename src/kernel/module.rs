@@ -744,8 +744,7 @@ pub(crate) fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {
 pub(crate) fn check_elf(image: &[u8]) -> Result<()> {
     const SHT_NOBITS: u32 = 8;
     let bad = |why: String| {
-        Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_IMAGE)
-            .with_detail(format!("cubin: {why}")))
+        Err(Error::from_kind(ErrorKind::InvalidImage).with_detail(format!("cubin: {why}")))
     };
     let Some(header) = image.get(..64) else {
         return bad("shorter than an ELF64 header".into());
@@ -828,8 +827,7 @@ pub(crate) fn check_elf(image: &[u8]) -> Result<()> {
 
 fn check_fatbin(image: &[u8]) -> Result<()> {
     let bad = |why: &str| {
-        Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_IMAGE)
-            .with_detail(format!("fatbin: {why}")))
+        Err(Error::from_kind(ErrorKind::InvalidImage).with_detail(format!("fatbin: {why}")))
     };
     // Fatbin header: u32 magic 0xBA55ED50, u16 version, u16 header size, u64 size of the rest.
     let Some(h) = image.get(..16) else {

@@ -8,7 +8,7 @@
 //! custack allocates managed memory only on devices with concurrent managed access (Pascal and
 //! later on Linux): on older ones any host access while *any* kernel runs faults.
 
-use crate::error::{Error, Result, record_drop_error};
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::{DeviceMemory, DeviceMemoryMut, check_alloc_len, device_memory, sealed};
 
@@ -88,7 +88,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         if device.attribute(crate::driver::attribute::DeviceAttribute::ConcurrentManagedAccess)?
             == 0
         {
-            return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_NOT_SUPPORTED).with_detail(
+            return Err(Error::from_kind(ErrorKind::NotSupported).with_detail(
                 "managed memory needs concurrent managed access (the host may touch it while kernels run)",
             ));
         }

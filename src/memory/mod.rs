@@ -34,8 +34,9 @@ pub(crate) fn byte_size<T>(len: usize) -> Result<usize> {
 pub(crate) fn check_alloc_len<T>(len: usize) -> Result<usize> {
     let bytes = byte_size::<T>(len)?;
     if bytes == 0 {
-        return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
-            .with_detail("zero-byte allocation: CUDA has no empty allocations; allocate at least one element"));
+        return Err(Error::from_kind(ErrorKind::InvalidValue).with_detail(
+            "zero-byte allocation: CUDA has no empty allocations; allocate at least one element",
+        ));
     }
     Ok(bytes)
 }
@@ -405,7 +406,7 @@ pub(crate) fn check_memset_unit(ptr: ffi::CUdeviceptr, bytes: usize, unit: usize
     if bytes % unit == 0 && ptr % unit as u64 == 0 {
         return Ok(());
     }
-    Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE).with_detail(format!(
+    Err(Error::from_kind(ErrorKind::InvalidValue).with_detail(format!(
         "a {}-bit memset needs a {unit}-byte aligned range whose size is a multiple of {unit} bytes",
         unit * 8
     )))
@@ -838,7 +839,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         // SAFETY: `p` is a valid out-pointer; this guard's context is current.
         unsafe { ffi::cuMemHostAlloc(&raw mut p, bytes, flags) }.result()?;
         let Some(ptr) = NonNull::new(p.cast::<T>()) else {
-            return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_OUT_OF_MEMORY)
+            return Err(Error::from_kind(ErrorKind::OutOfMemory)
                 .with_detail("cuMemHostAlloc returned a null pointer"));
         };
         // SAFETY: `ptr` is valid for `bytes` writable bytes, suitably aligned for any type

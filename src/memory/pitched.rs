@@ -167,7 +167,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ) -> Result<PitchedBuffer<'_, T>> {
         let row_bytes = byte_size::<T>(width)?;
         if row_bytes == 0 || height == 0 {
-            return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
+            return Err(Error::from_kind(ErrorKind::InvalidValue)
                 .with_detail("an empty pitched allocation: allocate at least one element"));
         }
         let (mut ptr, mut pitch) = (0, 0usize);

@@ -352,7 +352,7 @@ impl PhysicalMemory<'_, Lent> {
             )
         })?;
         if fd < 0 {
-            return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_UNKNOWN)
+            return Err(Error::from_kind(ErrorKind::Unknown)
                 .with_detail(format!("the driver exported file descriptor {fd}")));
         }
         // SAFETY: `from_raw_fd` requires an open descriptor that nothing else owns: the

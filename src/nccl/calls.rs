@@ -5,7 +5,6 @@
 use super::check;
 use super::comm::Comm;
 use super::group::Group;
-use super::status::deadline_after;
 use crate::asynchronous::scope::StreamScope;
 use crate::error::Result;
 use crate::ffi;
@@ -73,7 +72,7 @@ impl Comm<'_> {
     ///
     /// Before anything is enqueued: [`ErrorKind::BufferTooShort`] if `send` or `recv` holds
     /// fewer than `count` elements; `CUDA_ERROR_NOT_SUPPORTED` inside a capture. NCCL's status
-    /// or [`ErrorKind::NcclTimedOut`] (the communicator is then aborted).
+    /// or [`ErrorKind::DeadlinePassed`] (the communicator is then aborted).
     ///
     /// # Examples
     ///
@@ -98,7 +97,7 @@ impl Comm<'_> {
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/colls.html#ncclallreduce>
     ///
     /// [`ErrorKind::BufferTooShort`]: crate::ErrorKind::BufferTooShort
-    /// [`ErrorKind::NcclTimedOut`]: crate::ErrorKind::NcclTimedOut
+    /// [`ErrorKind::DeadlinePassed`]: crate::ErrorKind::DeadlinePassed
     #[doc(alias = "ncclAllReduce")]
     pub fn all_reduce<'scope, T: NcclType>(
         &self,
@@ -448,11 +447,12 @@ impl Comm<'_> {
         let from = check::rank("ncclRecv", "peer", from, self.nranks)?;
         let raw = self.live(call)?;
         crate::asynchronous::refuse_inside_capture(call)?;
+        crate::error::poison::check()?;
         let stream = s.as_raw();
         // Ended before this returns, on every path (by its drop on an early return): the
         // scope, and so the memory bound to it, outlives the group.
         let mut group = Group::start().map_err(|e| self.fail(e))?;
-        group.join(self, deadline_after(self.timeout));
+        group.join(self, crate::deadline::Deadline::after(self.timeout));
         // SAFETY: `ncclSend` reads `count` elements of `send`, `ncclRecv` writes `count` of
         // `recv`, in stream order once the group ends: both bound to the scope, which outlives
         // this call and so the group, holding that many (checked); `recv` exclusively; `to`

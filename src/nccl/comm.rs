@@ -6,18 +6,18 @@
 use super::check;
 use super::group::Member;
 use super::id::UniqueId;
-use super::status::{
-    Stalled, backoff, deadline_after, not_linked, passed, poll, status, status_error,
-};
+use super::status::{Stalled, ask, not_linked, poll, status, status_error, timed_out};
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::deadline::{Deadline, Polled, poll_until};
+use crate::error::{Error, ErrorKind, Observer, Result, record_drop_error};
 use crate::ffi;
 use crate::ffi::nccl::{ncclComm_t, ncclResult_t};
 use core::cell::Cell;
 use core::ffi::c_int;
 use core::marker::PhantomData;
-use std::time::{Duration, Instant};
+use core::panic::Location;
+use std::time::Duration;
 
 /// One rank of an NCCL clique, a communicator of the guard's context; see the
 /// [module docs](crate::nccl).
@@ -64,7 +64,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// Before NCCL is called: [`ErrorKind::LibraryNotLinked`] in a build without NCCL;
     /// [`ErrorKind::InvalidValue`] unless `rank < nranks` (C `int`s); `CUDA_ERROR_INVALID_CONTEXT`
     /// unless this guard's context is its device's primary context. Then
-    /// [`ErrorKind::NcclTimedOut`] if the clique was not complete within `timeout` (a rank that
+    /// [`ErrorKind::DeadlinePassed`] if the clique was not complete within `timeout` (a rank that
     /// never arrived, or died; the attempt is aborted, nothing is leaked); NCCL's status
     /// (`NcclInvalidUsage` for two ranks on one GPU, `NcclRemoteError`, …).
     ///
@@ -97,10 +97,11 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         timeout: Duration,
     ) -> Result<Comm<'_>> {
         not_linked()?;
+        crate::error::poison::check()?;
         let (r, n) = check::clique(rank, nranks)?;
         refuse_blocking_override()?;
         self.require_primary()?;
-        let deadline = deadline_after(timeout);
+        let deadline = Deadline::after(timeout);
         // SAFETY: this guard's context is current and is its device's primary context (checked
         // above).
         let (raw, started) = unsafe { init_rank(id, n, r) };
@@ -133,7 +134,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         // (primary or not) is unaffected.
         let released = unsafe { ffi::cuDevicePrimaryCtxRelease_v2(device.as_raw()) }.result();
         if primary != self.as_raw() {
-            return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_CONTEXT).with_detail(
+            return Err(Error::from_kind(ErrorKind::InvalidContext).with_detail(
                 "NCCL works in the device's primary context (its threads select the device with \
                  cudaSetDevice): push `Context::primary(device)` to make a communicator",
             ));
@@ -249,23 +250,23 @@ impl Comm<'_> {
 
     /// Polls the communicator until its state is no longer `ncclInProgress`, at most until
     /// `deadline`; aborts it on an error or at the deadline.
-    fn settle(&self, call: &str, deadline: Option<Instant>) -> Result<()> {
+    fn settle(&self, call: &str, deadline: Deadline) -> Result<()> {
         match poll(self.live(call)?, call, deadline) {
             Ok(()) => Ok(()),
             Err(Stalled::Failed(e)) => Err(self.fail(e)),
-            Err(Stalled::TimedOut) => Err(self.fail(self.timed_out(call))),
+            Err(Stalled::TimedOut(waited)) => Err(self.fail(self.timed_out(call, waited))),
         }
     }
 
     #[cold]
-    fn timed_out(&self, call: &str) -> Error {
-        Error::custack(
-            ErrorKind::NcclTimedOut,
-            format!(
-                "{call}: rank {} of {} did not finish within {:?} (a rank that died or never \
-                 arrived?); the communicator was aborted",
+    fn timed_out(&self, call: &str, waited: Duration) -> Error {
+        timed_out(
+            format_args!(
+                "{call} on rank {} of {} (timeout {:?})",
                 self.rank, self.nranks, self.timeout
             ),
+            waited,
+            "a rank that died or never arrived? The communicator was aborted",
         )
     }
 
@@ -280,6 +281,7 @@ impl Comm<'_> {
     ) -> Result<()> {
         let raw = self.live(call)?;
         crate::asynchronous::refuse_inside_capture(call)?;
+        crate::error::poison::check()?;
         self.settled(call, f(raw, s.as_raw()))
     }
 
@@ -291,7 +293,7 @@ impl Comm<'_> {
             return Ok(());
         }
         if result == ncclResult_t::ncclInProgress {
-            return self.settle(call, deadline_after(self.timeout));
+            return self.settle(call, Deadline::after(self.timeout));
         }
         Err(self.fail(status_error(call, self.raw.get(), result)))
     }
@@ -303,7 +305,7 @@ impl Comm<'_> {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::NcclTimedOut`]; NCCL's asynchronous error (`NcclRemoteError` when a peer
+    /// [`ErrorKind::DeadlinePassed`]; NCCL's asynchronous error (`NcclRemoteError` when a peer
     /// failed); a driver error of the stream's work. Only this communicator is watched: with
     /// several communicators' work on one stream, end the scope with each one's `wait`.
     ///
@@ -313,35 +315,31 @@ impl Comm<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "ncclCommGetAsyncError")]
     #[doc(alias = "cuStreamQuery")]
+    #[track_caller]
     pub fn wait(&self, s: &StreamScope<'_, '_>) -> Result<()> {
         let call = "Comm::wait";
+        let site = Location::caller();
         let raw = self.live(call)?;
-        let deadline = deadline_after(self.timeout);
-        let mut sleep = Duration::from_micros(50);
-        loop {
+        crate::error::poison::check()?;
+        let deadline = Deadline::after(self.timeout);
+        let settled = poll_until(deadline, || {
             // The communicator first: an idle stream proves nothing while NCCL may still be
-            // enqueueing (`ncclInProgress`).
-            let mut state = ncclResult_t::ncclSuccess;
-            // SAFETY: a live communicator and a valid out-pointer.
-            let asked = unsafe { ffi::nccl::ncclCommGetAsyncError(raw, &raw mut state) };
-            status("ncclCommGetAsyncError", raw, asked).map_err(|e| self.fail(e))?;
-            if state != ncclResult_t::ncclSuccess && state != ncclResult_t::ncclInProgress {
-                return Err(self.fail(status_error(call, raw, state)));
+            // enqueueing (`ncclInProgress`, which `?` passes on as "not yet").
+            match ask(raw, call)? {
+                Ok(()) => {}
+                // Aborted at once: nothing asks it again (this answer ends the poll).
+                Err(e) => return Some(Err(self.fail(e))),
             }
-            if state == ncclResult_t::ncclSuccess {
-                // SAFETY: the scope's stream is live for the scope and of the current context.
-                let queried = unsafe { ffi::cuStreamQuery(s.as_raw()) };
-                if queried == ffi::CUresult::CUDA_SUCCESS {
-                    return Ok(());
-                }
-                if queried != ffi::CUresult::CUDA_ERROR_NOT_READY {
-                    return Err(Error::from_code(queried));
-                }
+            // SAFETY: the scope's stream is live for the scope and of the current context.
+            match unsafe { ffi::cuStreamQuery(s.as_raw()) } {
+                ffi::CUresult::CUDA_ERROR_NOT_READY => None,
+                // The stream's own answer, through the poison's conversion (R20).
+                queried => Some(queried.result_at(Observer::DriverCall, site)),
             }
-            if passed(deadline) {
-                return Err(self.fail(self.timed_out(call)));
-            }
-            backoff(&mut sleep);
+        });
+        match settled {
+            Polled::Done(done) => done,
+            Polled::Overdue(waited) => Err(self.fail(self.timed_out(call, waited))),
         }
     }
 
@@ -350,7 +348,7 @@ impl Comm<'_> {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::NcclTimedOut`], NCCL's status; the communicator is released either way.
+    /// [`ErrorKind::DeadlinePassed`], NCCL's status; the communicator is released either way.
     ///
     /// # References
     ///
@@ -373,7 +371,7 @@ impl Comm<'_> {
 /// `ncclCommFinalize`, polled at most `timeout`, then `ncclCommDestroy`; `ncclCommAbort`
 /// instead when finalizing fails or times out. Releases `raw` on every path.
 pub(super) fn finish(raw: ncclComm_t, timeout: Duration) -> Result<()> {
-    let deadline = deadline_after(timeout);
+    let deadline = Deadline::after(timeout);
     // SAFETY: a live communicator of the current context, owned by the caller and released
     // once, here; finalizing flushes its issued work (non-blocking: polled below).
     let finalized = unsafe { ffi::nccl::ncclCommFinalize(raw) };
@@ -395,12 +393,10 @@ pub(super) fn finish(raw: ncclComm_t, timeout: Duration) -> Result<()> {
             });
         }
         Err(Stalled::Failed(e)) => e,
-        Err(Stalled::TimedOut) => Error::custack(
-            ErrorKind::NcclTimedOut,
-            format!(
-                "ncclCommFinalize: the other ranks did not finish within {timeout:?}; the \
-                 communicator was aborted"
-            ),
+        Err(Stalled::TimedOut(waited)) => timed_out(
+            format_args!("ncclCommFinalize (timeout {timeout:?})"),
+            waited,
+            "the other ranks did not finish with the communicator; it was aborted",
         ),
     };
     // SAFETY: the same communicator, not destroyed above: aborted once instead, which ends
@@ -429,7 +425,68 @@ impl Member for Comm<'_> {
         self.aborted.set(Some(kind));
         self.abort();
     }
-    fn timed_out(&self, call: &str) -> Error {
-        Comm::timed_out(self, call)
+    fn timed_out(&self, call: &str, waited: Duration) -> Error {
+        Comm::timed_out(self, call, waited)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // A communicator NCCL never made (null): what its waits return past their deadline, with
+    // no GPU and no NCCL call (`abort` and `release` do nothing for null).
+    use super::*;
+
+    fn unmade() -> Comm<'static> {
+        Comm {
+            raw: Cell::new(core::ptr::null_mut()),
+            rank: 1,
+            nranks: 4,
+            timeout: Duration::from_secs(3),
+            aborted: Cell::new(None),
+            _guard: PhantomData,
+        }
+    }
+
+    #[test]
+    fn a_timeout_is_a_passed_deadline_naming_the_call_the_rank_and_the_timeout() {
+        let comm = unmade();
+        let e = comm.timed_out("ncclAllReduce", Duration::from_millis(3001));
+        assert_eq!(e.kind(), ErrorKind::DeadlinePassed, "{e}");
+        assert_eq!(e.code(), None);
+        let detail = e.detail().unwrap_or_default();
+        assert!(
+            detail.starts_with(
+                "ncclAllReduce on rank 1 of 4 (timeout 3s) was not complete when its deadline \
+                 passed (after 3.001s of polling); "
+            ),
+            "{detail}"
+        );
+        assert!(detail.ends_with("The communicator was aborted"), "{detail}");
+        // Aborted with it: every later call says so, with the same kind.
+        let e = comm.fail(e);
+        assert_eq!(e.kind(), ErrorKind::DeadlinePassed);
+        let later = comm.live("ncclBroadcast").unwrap_err();
+        assert_eq!(later.kind(), ErrorKind::DeadlinePassed, "{later}");
+        assert!(
+            later
+                .detail()
+                .unwrap_or_default()
+                .starts_with("ncclBroadcast: ")
+        );
+    }
+
+    #[test]
+    fn a_finalize_past_its_timeout_is_a_passed_deadline_too() {
+        let e = timed_out(
+            format_args!("ncclCommFinalize (timeout {:?})", Duration::from_secs(3)),
+            Duration::from_secs(3),
+            "the other ranks did not finish with the communicator; it was aborted",
+        );
+        assert_eq!(e.kind(), ErrorKind::DeadlinePassed);
+        assert!(
+            e.to_string()
+                .contains("ncclCommFinalize (timeout 3s) was not complete"),
+            "{e}"
+        );
     }
 }

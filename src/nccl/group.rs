@@ -9,11 +9,12 @@
 //! the other, before that function returns. No group is public.
 
 use super::status::{Stalled, poll, status, status_error};
+use crate::deadline::Deadline;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::ffi::nccl::{ncclComm_t, ncclResult_t};
 use core::marker::PhantomData;
-use std::time::Instant;
+use std::time::Duration;
 
 /// A communicator that calls inside a [`Group`] are issued on: [`Comm`](super::Comm) and
 /// [`ParkedComm`](super::ParkedComm).
@@ -23,8 +24,9 @@ pub(super) trait Member {
     /// `ncclCommAbort` (idempotent), remembering `kind` for every later call: ends its pending
     /// work and joins NCCL's threads, so nothing of the group is enqueued after this returns.
     fn abort_with(&self, kind: ErrorKind);
-    /// The error of a wait for `call` that passed its deadline.
-    fn timed_out(&self, call: &str) -> Error;
+    /// The error of a wait for `call` that passed its deadline after `waited` of polling
+    /// ([`ErrorKind::DeadlinePassed`]).
+    fn timed_out(&self, call: &str, waited: Duration) -> Error;
 }
 
 impl<M: Member + ?Sized> Member for &M {
@@ -34,8 +36,8 @@ impl<M: Member + ?Sized> Member for &M {
     fn abort_with(&self, kind: ErrorKind) {
         (**self).abort_with(kind);
     }
-    fn timed_out(&self, call: &str) -> Error {
-        (**self).timed_out(call)
+    fn timed_out(&self, call: &str, waited: Duration) -> Error {
+        (**self).timed_out(call, waited)
     }
 }
 
@@ -49,7 +51,7 @@ impl<M: Member + ?Sized> Member for &M {
 pub(super) struct Group<M: Member> {
     /// The communicators the group's calls were issued on, each with the deadline its wait is
     /// bounded by.
-    members: Vec<(M, Option<Instant>)>,
+    members: Vec<(M, Deadline)>,
     /// The kind of the first error of a step inside the group ([`check`](Self::check),
     /// [`issued`](Self::issued)), being returned by the early return that drops the group.
     failed: Option<ErrorKind>,
@@ -81,7 +83,7 @@ impl<M: Member> Group<M> {
 
     /// Adds a communicator that calls inside the group are issued on: polled by
     /// [`end`](Self::end) at most until `deadline`, aborted when the group fails.
-    pub(super) fn join(&mut self, member: M, deadline: Option<Instant>) {
+    pub(super) fn join(&mut self, member: M, deadline: Deadline) {
         self.members.push((member, deadline));
     }
 
@@ -134,7 +136,7 @@ impl<M: Member> Group<M> {
                 match poll(m.live(call)?, call, *deadline) {
                     Ok(()) => Ok(()),
                     Err(Stalled::Failed(e)) => Err(e),
-                    Err(Stalled::TimedOut) => Err(m.timed_out(call)),
+                    Err(Stalled::TimedOut(waited)) => Err(m.timed_out(call, waited)),
                 }
             }),
         };
@@ -224,8 +226,8 @@ mod tests {
         fn abort_with(&self, kind: ErrorKind) {
             self.aborted.set(Some(kind));
         }
-        fn timed_out(&self, call: &str) -> Error {
-            Error::custack(ErrorKind::NcclTimedOut, call.to_owned())
+        fn timed_out(&self, call: &str, waited: Duration) -> Error {
+            crate::deadline::passed(format_args!("{call}"), waited)
         }
     }
 
@@ -253,7 +255,7 @@ mod tests {
     fn a_failed_call_ends_the_group_on_drop_and_aborts_every_member_with_its_kind() {
         let (a, b) = (Fake::default(), Fake::default());
         let mut group = Group::start().unwrap();
-        group.join(&a, None);
+        group.join(&a, Deadline::NEVER);
         assert!(
             group
                 .issued(
@@ -263,7 +265,7 @@ mod tests {
                 )
                 .is_ok()
         );
-        group.join(&b, None);
+        group.join(&b, Deadline::NEVER);
         let e = group
             .issued(
                 "ncclRecv",
@@ -286,7 +288,7 @@ mod tests {
     fn a_checked_step_error_is_the_kind_the_members_are_aborted_with() {
         let fake = Fake::default();
         let mut group = Group::start().unwrap();
-        group.join(&fake, None);
+        group.join(&fake, Deadline::NEVER);
         let pushed: Result<()> = Err(Error::custack(ErrorKind::ContextMismatch, "pushed"));
         assert!(group.check(pushed).is_err());
         drop(group);
@@ -300,7 +302,7 @@ mod tests {
     fn a_group_left_without_an_error_records_one() {
         let fake = Fake::default();
         let mut group = Group::start().unwrap();
-        group.join(&fake, None);
+        group.join(&fake, Deadline::NEVER);
         drop(group);
         assert_no_group_open();
         assert_eq!(fake.aborted.get(), Some(ErrorKind::NcclInvalidUsage));
@@ -314,8 +316,8 @@ mod tests {
     fn a_member_that_cannot_be_polled_fails_the_end_and_every_member_is_aborted() {
         let (a, b) = (Fake::default(), Fake::default());
         let mut group = Group::start().unwrap();
-        group.join(&a, None);
-        group.join(&b, None);
+        group.join(&a, Deadline::NEVER);
+        group.join(&b, Deadline::NEVER);
         let e = group.end("ncclAllReduce").unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidValue);
         assert_no_group_open();

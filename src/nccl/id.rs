@@ -61,6 +61,7 @@ impl UniqueId {
 #[doc(alias = "ncclGetUniqueId")]
 pub fn unique_id() -> Result<UniqueId> {
     not_linked()?;
+    crate::error::poison::check()?;
     let mut raw = ffi::nccl::ncclUniqueId { internal: [0; 128] };
     // SAFETY: a valid out-pointer to 128 writable bytes.
     status("ncclGetUniqueId", core::ptr::null_mut(), unsafe {
@@ -115,6 +116,7 @@ impl NcclVersion {
 #[doc(alias = "ncclGetVersion")]
 pub fn version() -> Result<NcclVersion> {
     not_linked()?;
+    crate::error::poison::check()?;
     let mut code: c_int = 0;
     // SAFETY: a valid out-pointer.
     status("ncclGetVersion", core::ptr::null_mut(), unsafe {

@@ -43,11 +43,12 @@
 //! # Failure: no rank waits forever (R16)
 //!
 //! Every communicator is made non-blocking (`blocking = 0`) with the timeout given to
-//! [`nccl_rank`], and custack polls it (`ncclCommGetAsyncError`) where
-//! NCCL would block:
+//! [`nccl_rank`], and custack polls it (`ncclCommGetAsyncError`) where NCCL would block, with
+//! the crate's one bounded poll ([`Deadline`]'s: one look at once, then looks between yields,
+//! then sleeps doubling up to 1 ms, never past the deadline the timeout sets):
 //!
 //! - its initialization, which waits for every rank: a rank that never arrives or dies on the
-//!   way makes the others' `nccl_rank` return [`ErrorKind::NcclTimedOut`] after the timeout;
+//!   way makes the others' `nccl_rank` return [`ErrorKind::DeadlinePassed`] after the timeout;
 //! - a call NCCL answers with `ncclInProgress` (a non-blocking communicator's calls are
 //!   enqueued by an NCCL thread: custack returns only once they are);
 //! - [`Comm::wait`], which waits for the scope's stream while watching the communicator: the
@@ -57,7 +58,13 @@
 //!
 //! When the timeout passes or NCCL reports an error, the communicator is aborted
 //! (`ncclCommAbort`): NCCL ends its pending work and frees its resources, nothing is leaked,
-//! and every later call on it returns [`ErrorKind::NcclTimedOut`] (or the error) again.
+//! and every later call on it returns an error of the same kind again. A timeout is
+//! [`ErrorKind::DeadlinePassed`], as for every bounded wait of custack past its deadline, its
+//! detail naming the call, the rank, the timeout and how long it polled.
+//!
+//! Once the process is poisoned (a sticky CUDA error, R20), every NCCL call returns that first
+//! error without reaching NCCL, as every other call that would reach the driver does; a stream
+//! error that [`Comm::wait`] sees is recorded like any other driver result.
 //!
 //! # Without NCCL
 //!
@@ -99,6 +106,7 @@
 //!
 //! <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html>
 //!
+//! [`Deadline`]: crate::Deadline
 //! [`PushedGuard`]: crate::PushedGuard
 //! [`PushedGuard::nccl_rank`]: crate::PushedGuard::nccl_rank
 //! [`nccl_rank`]: crate::PushedGuard::nccl_rank
@@ -109,7 +117,7 @@
 //! [`ErrorKind::InvalidValue`]: crate::ErrorKind::InvalidValue
 //! [`ErrorKind::LibraryNotLinked`]: crate::ErrorKind::LibraryNotLinked
 //! [`ErrorKind::NcclRemoteError`]: crate::ErrorKind::NcclRemoteError
-//! [`ErrorKind::NcclTimedOut`]: crate::ErrorKind::NcclTimedOut
+//! [`ErrorKind::DeadlinePassed`]: crate::ErrorKind::DeadlinePassed
 //! [`ErrorKind::SizeOverflow`]: crate::ErrorKind::SizeOverflow
 
 // The files, each one job; none imports a file that imports it back. From the bottom up:

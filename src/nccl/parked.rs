@@ -8,11 +8,12 @@ use super::check;
 use super::comm::{Comm, finish, init_rank, refuse_blocking_override};
 use super::group::{Group, Member};
 use super::id::unique_id;
-use super::status::{Stalled, backoff, deadline_after, not_linked, passed, poll, status};
+use super::status::{ask, not_linked, status, timed_out};
 use crate::context::Context;
 use crate::context::raw::with_raw_current;
 use crate::context::stack::{PushedGuard, StackTop};
-use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::deadline::{Deadline, Polled, poll_until};
+use crate::error::{Error, ErrorKind, Observer, Result, record_drop_error};
 use crate::ffi;
 use crate::ffi::nccl::ncclComm_t;
 use crate::parking::buffer::ParkedBuffer;
@@ -20,7 +21,8 @@ use crate::parking::stream::ParkedStream;
 use core::cell::Cell;
 use core::ffi::c_int;
 use core::marker::PhantomData;
-use std::time::{Duration, Instant};
+use core::panic::Location;
+use std::time::Duration;
 
 /// Runs `f` with `ctx` pushed and returns its value.
 ///
@@ -36,7 +38,7 @@ unsafe fn in_context<R>(ctx: ffi::CUcontext, f: impl FnOnce() -> R) -> Result<R>
             Ok(())
         })
     }?;
-    value.ok_or_else(|| Error::from_code(ffi::CUresult::CUDA_ERROR_UNKNOWN))
+    value.ok_or_else(|| Error::from_kind(ErrorKind::Unknown))
 }
 
 /// A communicator set aside from its guard: it borrows only its [`Context`], so it survives the
@@ -195,7 +197,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
 /// [`ErrorKind::LibraryNotLinked`]; [`ErrorKind::InvalidValue`] for no contexts or more than a
 /// C `int`, or with `NCCL_COMM_BLOCKING=1` set; `CUDA_ERROR_INVALID_CONTEXT` for a context that
 /// is not primary; NCCL's status (`NcclInvalidUsage` for two contexts of one device);
-/// [`ErrorKind::NcclTimedOut`]. On any error every communicator made so far is aborted.
+/// [`ErrorKind::DeadlinePassed`]. On any error every communicator made so far is aborted.
 ///
 /// # Examples
 ///
@@ -224,12 +226,13 @@ pub fn comms<'ctx>(
     timeout: Duration,
 ) -> Result<Vec<ParkedComm<'ctx>>> {
     not_linked()?;
+    crate::error::poison::check()?;
     refuse_blocking_override()?;
     let nranks = contexts.len();
     let (_, n) = check::clique(0, nranks)?;
     if let Some(c) = contexts.iter().find(|c| !c.is_primary()) {
         return Err(
-            Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_CONTEXT).with_detail(format!(
+            Error::from_kind(ErrorKind::InvalidContext).with_detail(format!(
                 "context {:p} is not its device's primary context, which NCCL works in: use \
                  `Context::primary(device)`",
                 c.as_raw()
@@ -237,7 +240,7 @@ pub fn comms<'ctx>(
         );
     }
     let id = unique_id()?;
-    let deadline = deadline_after(timeout);
+    let deadline = Deadline::after(timeout);
     // Only the initializations below are issued inside the group; its drop on an early return
     // aborts every communicator made so far.
     let mut group = Group::start()?;
@@ -280,7 +283,7 @@ pub struct ParkedPart<'a, 'ctx, T: NcclType> {
 /// Before anything is enqueued: [`ErrorKind::BufferTooShort`] if a buffer holds fewer than
 /// `count`; [`ErrorKind::ContextMismatch`] if a part's stream or buffers are not of its
 /// communicator's context. Then NCCL's status, a driver error, or
-/// [`ErrorKind::NcclTimedOut`]; on any of these every part's communicator is aborted and its
+/// [`ErrorKind::DeadlinePassed`]; on any of these every part's communicator is aborted and its
 /// stream synchronized before this returns, so no NCCL work outlives the call.
 ///
 /// # References
@@ -295,6 +298,7 @@ pub fn all_reduce_parked<T: NcclType>(
     op: ReduceOp,
 ) -> Result<()> {
     not_linked()?;
+    crate::error::poison::check()?;
     for p in parts.iter() {
         p.check(count)?;
     }
@@ -353,7 +357,7 @@ fn reduce_and_wait<'a, 'ctx, T: NcclType>(
 ) -> Result<()> {
     let call = "ncclAllReduce";
     for p in parts {
-        group.join(p.comm, deadline_after(p.comm.timeout));
+        group.join(p.comm, Deadline::after(p.comm.timeout));
         let (raw, stream) = (p.comm.raw.get(), p.stream.as_raw());
         let (send, recv) = (p.send.device_ptr(), p.recv.device_ptr());
         let issue = || {
@@ -388,32 +392,33 @@ fn reduce_and_wait<'a, 'ctx, T: NcclType>(
 /// Waits for one part's stream, watching its communicator, at most its timeout: its work is
 /// enqueued (the group has ended and NCCL is done with it).
 fn wait_part<T: NcclType>(p: &ParkedPart<'_, '_, T>) -> Result<()> {
+    let call = "ncclAllReduce";
+    let site = Location::caller();
     let raw = p.comm.live("all_reduce_parked")?;
-    let deadline = deadline_after(p.comm.timeout);
     let stream = p.stream.as_raw();
-    let mut sleep = Duration::from_micros(50);
-    loop {
+    let settled = poll_until(Deadline::after(p.comm.timeout), || {
         let query = || {
             // SAFETY: a live stream of this context, which `in_context` makes current.
             unsafe { ffi::cuStreamQuery(stream) }
         };
         // SAFETY: the communicator's context is alive; `query` leaves the stack as it found it.
-        let queried = unsafe { in_context(p.comm.ctx, query) }?;
-        if queried == ffi::CUresult::CUDA_SUCCESS {
-            return Ok(());
-        }
+        let queried = match unsafe { in_context(p.comm.ctx, query) } {
+            Ok(queried) => queried,
+            Err(e) => return Some(Err(e)),
+        };
         if queried != ffi::CUresult::CUDA_ERROR_NOT_READY {
-            return Err(Error::from_code(queried));
+            // The stream's own answer, through the poison's conversion (R20).
+            return Some(queried.result_at(Observer::DriverCall, site));
         }
-        // One look at the communicator (a deadline already passed): an error of NCCL's ends
-        // the wait at once.
-        if let Err(Stalled::Failed(e)) = poll(raw, "ncclAllReduce", Some(Instant::now())) {
-            return Err(e);
+        // One look at the communicator: an error of NCCL's ends the wait at once.
+        match ask(raw, call) {
+            Some(Err(e)) => Some(Err(e)),
+            Some(Ok(())) | None => None,
         }
-        if passed(deadline) {
-            return Err(p.comm.timed_out("ncclAllReduce"));
-        }
-        backoff(&mut sleep);
+    });
+    match settled {
+        Polled::Done(done) => done,
+        Polled::Overdue(waited) => Err(p.comm.timed_out(call, waited)),
     }
 }
 
@@ -434,14 +439,14 @@ impl Member for ParkedComm<'_> {
     }
 
     #[cold]
-    fn timed_out(&self, call: &str) -> Error {
-        Error::custack(
-            ErrorKind::NcclTimedOut,
-            format!(
-                "{call}: rank {} of {} did not finish within {:?}; every communicator of the \
-                 call was aborted",
+    fn timed_out(&self, call: &str, waited: Duration) -> Error {
+        timed_out(
+            format_args!(
+                "{call} on rank {} of {} (timeout {:?})",
                 self.rank, self.nranks, self.timeout
             ),
+            waited,
+            "every communicator of the call was aborted",
         )
     }
 }

@@ -1,12 +1,14 @@
-//! NCCL's statuses as custack's errors, and the polling every wait of a non-blocking
-//! communicator goes through: a deadline from a timeout, a back-off, and `poll`, which asks
-//! `ncclCommGetAsyncError` until the communicator has settled.
+//! NCCL's statuses as custack's errors, and what every wait of a non-blocking communicator
+//! goes through: `ask`, one look at `ncclCommGetAsyncError`, `poll`, which asks it under the
+//! crate's one bounded poll ([`crate::deadline`]) until the communicator has settled, and
+//! `timed_out`, the error of a wait past its deadline.
 
+use crate::deadline::{Deadline, Polled, passed, poll_until};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::ffi::nccl::{ncclComm_t, ncclResult_t};
 use core::ffi::{CStr, c_char};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// `Err` in a build that found no NCCL.
 pub(super) fn not_linked() -> Result<()> {
@@ -82,57 +84,59 @@ fn status_kind(status: ncclResult_t) -> ErrorKind {
     }
 }
 
-/// The deadline `timeout` from now; `None` (no deadline) where that is beyond what `Instant`
-/// can hold (`Duration::MAX`).
-pub(super) fn deadline_after(timeout: Duration) -> Option<Instant> {
-    Instant::now().checked_add(timeout)
-}
-
-/// Whether `deadline` has passed.
-pub(super) fn passed(deadline: Option<Instant>) -> bool {
-    deadline.is_some_and(|d| Instant::now() >= d)
-}
-
-/// How long a poll sleeps: from 50 µs, doubling up to 5 ms (an initialization takes
-/// milliseconds to seconds; a non-blocking collective's enqueue, by a thread NCCL starts for
-/// it, tens of microseconds).
-pub(super) fn backoff(sleep: &mut Duration) {
-    std::thread::sleep(*sleep);
-    *sleep = (*sleep * 2).min(Duration::from_millis(5));
-}
 /// Why a poll of a communicator stopped before it settled.
 pub(super) enum Stalled {
     /// NCCL reported an error.
     Failed(Error),
-    /// The deadline passed first.
-    TimedOut,
+    /// The deadline passed first, after this long of polling.
+    TimedOut(Duration),
+}
+
+/// One look at the communicator (`ncclCommGetAsyncError`): `None` while its state is
+/// `ncclInProgress`; `Some(Ok)` once it has settled; `Some(Err)` with NCCL's error (the state's,
+/// named `call`, or the query's own).
+pub(super) fn ask(raw: ncclComm_t, call: &str) -> Option<Result<()>> {
+    let mut state = ncclResult_t::ncclSuccess;
+    // SAFETY: a live communicator (the caller's) and a valid out-pointer; callable at any
+    // time, from any thread, also while an operation is in progress.
+    let asked = unsafe { ffi::nccl::ncclCommGetAsyncError(raw, &raw mut state) };
+    if let Err(e) = status("ncclCommGetAsyncError", raw, asked) {
+        return Some(Err(e));
+    }
+    match state {
+        ncclResult_t::ncclSuccess => Some(Ok(())),
+        ncclResult_t::ncclInProgress => None,
+        failed => Some(Err(status_error(call, raw, failed))),
+    }
 }
 
 /// Polls `ncclCommGetAsyncError` until the communicator's state is no longer `ncclInProgress`,
-/// at most until `deadline`.
+/// at most until `deadline`: the crate's one bounded poll ([`poll_until`]), so the first look
+/// is at once and the next ones follow a yield, not a sleep (a collective's enqueue by NCCL's
+/// thread takes microseconds).
 pub(super) fn poll(
     raw: ncclComm_t,
     call: &str,
-    deadline: Option<Instant>,
+    deadline: Deadline,
 ) -> core::result::Result<(), Stalled> {
-    let mut sleep = Duration::from_micros(50);
-    loop {
-        let mut state = ncclResult_t::ncclSuccess;
-        // SAFETY: a live communicator (the caller's) and a valid out-pointer; callable at any
-        // time, from any thread, also while an operation is in progress.
-        let asked = unsafe { ffi::nccl::ncclCommGetAsyncError(raw, &raw mut state) };
-        status("ncclCommGetAsyncError", raw, asked).map_err(Stalled::Failed)?;
-        if state == ncclResult_t::ncclSuccess {
-            return Ok(());
-        }
-        if state != ncclResult_t::ncclInProgress {
-            return Err(Stalled::Failed(status_error(call, raw, state)));
-        }
-        if passed(deadline) {
-            return Err(Stalled::TimedOut);
-        }
-        backoff(&mut sleep);
+    match poll_until(deadline, || ask(raw, call)) {
+        Polled::Done(settled) => settled.map_err(Stalled::Failed),
+        Polled::Overdue(waited) => Err(Stalled::TimedOut(waited)),
     }
+}
+
+/// The error of a wait of a communicator past its deadline: `what` (the call, the rank, the
+/// timeout) was not complete after `waited` of polling; [`ErrorKind::DeadlinePassed`], as every
+/// wait of custack past its deadline, the detail saying what followed (`then`).
+#[cold]
+#[inline(never)]
+pub(super) fn timed_out(what: core::fmt::Arguments<'_>, waited: Duration, then: &str) -> Error {
+    let e = passed(what, waited);
+    let detail = match e.detail() {
+        Some(d) => format!("{d}; {then}"),
+        None => then.to_owned(),
+    };
+    e.with_detail(detail)
 }
 
 #[cfg(test)]
@@ -154,5 +158,52 @@ mod tests {
         ] {
             assert_eq!(status_kind(ncclResult_t(raw)), kind);
         }
+    }
+}
+
+#[cfg(test)]
+mod poisoned {
+    use crate::error::ErrorKind;
+    use crate::ffi;
+
+    /// Once the process is poisoned, NCCL's calls return the first sticky error without reaching
+    /// NCCL, as the other libraries' calls do (R20). In a forked child, since it poisons the
+    /// process.
+    #[test]
+    #[cfg(all(unix, not(miri)))]
+    #[cfg_attr(custack_no_nccl, ignore = "needs NCCL linked")]
+    fn every_nccl_call_refuses_once_the_process_is_poisoned() {
+        // SAFETY: the child converts a code, makes calls that are refused before NCCL is
+        // reached, and `_exit`s.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            // A sticky code a driver call could have returned, through the conversion.
+            let _first = ffi::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS.failure();
+            // The poison's check refuses with the first sticky error; in a child forked after
+            // another test registered `watch_forks`, the same check refuses first because the
+            // process is a forked child. Either way the call was refused before NCCL.
+            let refused = |r: crate::error::Result<()>| {
+                r.is_err_and(|e| {
+                    (e.kind() == ErrorKind::IllegalAddress && e.origin().is_some())
+                        || e.kind() == ErrorKind::ForkedProcess
+                })
+            };
+            let parts: &mut [crate::nccl::ParkedPart<'_, '_, f32>] = &mut [];
+            let all = refused(crate::nccl::unique_id().map(drop))
+                && refused(crate::nccl::version().map(drop))
+                && refused(crate::nccl::all_reduce_parked(
+                    parts,
+                    0,
+                    crate::nccl::ReduceOp::Sum,
+                ));
+            // SAFETY: ends the child at once, running nothing of the parent's.
+            unsafe { libc::_exit(i32::from(!all)) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just forked; `status` is a valid out-pointer.
+        assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
+        assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
+        assert_eq!(libc::WEXITSTATUS(status), 0, "a call was not refused");
     }
 }

@@ -12,7 +12,7 @@ use crate::asynchronous::scope::StreamScope;
 use crate::context::Context;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::driver::Device;
-use crate::error::{Error, Result, record_drop_error};
+use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::memory::{DeviceMemory, DeviceMemoryMut, check_same_len};
 use crate::parking::buffer::ParkedBuffer;
@@ -83,7 +83,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
                 drop(crate::error::driver_log::take());
                 false
             }
-            r => return Err(Error::from_code(r)),
+            r => return Err(r.failure()),
         };
         Ok(PeerAccess {
             peer: peer.as_raw(),

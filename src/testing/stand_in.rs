@@ -144,7 +144,7 @@ impl StandIn {
             }),
             // Not in checking mode: device memory holds no data there.
             ffi::CUresult::CUDA_ERROR_NOT_SUPPORTED => Ok(StandIn { name, set: None }),
-            code => Err(Error::from_code(code)),
+            code => Err(code.failure()),
         }
     }
 

@@ -146,7 +146,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         depth: usize,
     ) -> Result<CudaArray<'_, T>> {
         if width == 0 || height == 0 || depth == 0 {
-            return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
+            return Err(Error::from_kind(ErrorKind::InvalidValue)
                 .with_detail("an empty array: allocate at least one element"));
         }
         // The descriptor's height is 0 for a 1D array and its depth 0 for a 1D or 2D one.

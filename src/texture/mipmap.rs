@@ -107,13 +107,13 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ) -> Result<MipmappedArray<'_, T>> {
         let extent = [width, height, depth];
         if width == 0 || height == 0 || depth == 0 {
-            return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
+            return Err(Error::from_kind(ErrorKind::InvalidValue)
                 .with_detail("an empty mipmapped array: allocate at least one element"));
         }
         let most = max_levels(extent);
         if levels == 0 || levels > most {
             return Err(
-                Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE).with_detail(format!(
+                Error::from_kind(ErrorKind::InvalidValue).with_detail(format!(
                     "{levels} levels for a {width}x{height}x{depth} mipmapped array: 1 to {most}"
                 )),
             );

@@ -253,20 +253,19 @@ impl MultiDeviceReservation<'_> {
         access: &[(Device, Access)],
     ) -> Result<(ffi::CUdeviceptr, usize)> {
         if access.is_empty() {
-            return Err(Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE)
+            return Err(Error::from_kind(ErrorKind::InvalidValue)
                 .with_detail("a mapping with no device to access it"));
         }
         for &(device, _) in access {
             for &(_, _, home) in pieces {
                 if device != home && !device.can_access_peer(home)? {
-                    return Err(Error::from_code(
-                        ffi::CUresult::CUDA_ERROR_PEER_ACCESS_UNSUPPORTED,
-                    )
-                    .with_detail(format!(
-                        "device {} cannot access memory of device {}",
-                        device.as_raw(),
-                        home.as_raw()
-                    )));
+                    return Err(
+                        Error::from_kind(ErrorKind::PeerAccessUnsupported).with_detail(format!(
+                            "device {} cannot access memory of device {}",
+                            device.as_raw(),
+                            home.as_raw()
+                        )),
+                    );
                 }
             }
         }

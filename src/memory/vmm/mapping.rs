@@ -5,7 +5,7 @@
 
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::driver::Device;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::memory::vmm::markers::{
     Access, Lent, MappingMode, MultiDevice, ReadOnly, ReadWrite, VmmHome,
@@ -262,9 +262,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         }
         let what = if write { "write" } else { "read" };
         Err(
-            Error::from_code(ffi::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED).with_detail(
-                format!("the mapping does not let device {} {what} it", me.as_raw()),
-            ),
+            Error::from_kind(ErrorKind::PeerAccessNotEnabled).with_detail(format!(
+                "the mapping does not let device {} {what} it",
+                me.as_raw()
+            )),
         )
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::context::raw::with_raw_current;
 use crate::driver::Device;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use core::marker::PhantomData;
 
@@ -157,5 +157,5 @@ pub(super) unsafe fn in_context<R>(
             Ok(())
         })
     }?;
-    out.ok_or_else(|| Error::from_code(ffi::CUresult::CUDA_ERROR_UNKNOWN))
+    out.ok_or_else(|| Error::from_kind(ErrorKind::Unknown))
 }
