@@ -22,7 +22,7 @@ fn cubin(var: &str) -> Vec<u8> {
 /// Runs `f` with an init phase of a fresh restricted context on device 0.
 fn with_init<R>(budget: usize, f: impl FnOnce(&custack::InitPhase<'_>) -> R) -> R {
     let profile = Profile::init().unwrap();
-    let ctx = RestrictedContext::new(
+    let mut ctx = RestrictedContext::new(
         &profile,
         profile.device(0).unwrap(),
         Budget::page_locked(budget),
@@ -30,7 +30,7 @@ fn with_init<R>(budget: usize, f: impl FnOnce(&custack::InitPhase<'_>) -> R) -> 
     .unwrap();
     let mut stack = Stack::new().unwrap();
     let mut guard = ctx.push(&mut stack).unwrap();
-    let r = f(&guard.init());
+    let r = f(&guard.init().unwrap());
     guard.shutdown().unwrap();
     ctx.destroy().unwrap();
     r
