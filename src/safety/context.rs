@@ -19,6 +19,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::safety::phase::InitPhase;
 use crate::safety::profile::{Budget, BudgetUse, Profile};
 use core::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// A context made for the restricted profile: floating, owned, `Send + Sync`, like a
 /// [`Context`], but its only guard is a [`RestrictedGuard`], whose API is NVIDIA's safety
@@ -85,9 +86,14 @@ impl RestrictedContext {
     /// outside this value may retain the same primary context through the full API; prefer
     /// [`new`](Self::new) where the context must be the profile's alone.
     ///
+    /// Once per device in the process: a second `RestrictedContext` of the same primary
+    /// context would bring a second init phase of that CUDA context (C27), which another
+    /// thread could keep open beside the first one's run phase.
+    ///
     /// # Errors
     ///
-    /// As [`Context::primary`].
+    /// `ErrorKind::OutsideProfile` if this process made a restricted primary context of
+    /// `device` before (nothing retained); as [`Context::primary`].
     ///
     /// # References
     ///
@@ -95,7 +101,15 @@ impl RestrictedContext {
     #[doc(alias = "cuDevicePrimaryCtxRetain")]
     pub fn primary(profile: &Profile, device: Device, budget: Budget) -> Result<Self> {
         let _ = profile;
-        Ok(Self::of(Context::primary(device)?, budget))
+        PRIMARY_CLAIMS.claim(device.ordinal())?;
+        match Context::primary(device) {
+            Ok(context) => Ok(Self::of(context, budget)),
+            Err(e) => {
+                // Nothing was retained: a later call may try again.
+                PRIMARY_CLAIMS.release(device.ordinal());
+                Err(e)
+            }
+        }
     }
 
     fn of(context: Context, budget: Budget) -> Self {
@@ -279,10 +293,46 @@ impl InitOnce {
     }
 }
 
+/// The devices whose primary context a [`RestrictedContext::primary`] of this process holds or
+/// held: one restricted value per primary context, so one init phase per CUDA context (C27).
+static PRIMARY_CLAIMS: PrimaryClaims = PrimaryClaims(Mutex::new(Vec::new()));
+
+/// Device ordinals claimed once each.
+#[derive(Debug)]
+struct PrimaryClaims(Mutex<Vec<usize>>);
+
+impl PrimaryClaims {
+    /// Claims `ordinal`, or refuses a second claim.
+    fn claim(&self, ordinal: usize) -> Result<()> {
+        // A panic while the lock was held cannot leave the list half-written: push is the only
+        // change, so a poisoned list is still the truth.
+        let mut claimed = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if claimed.contains(&ordinal) {
+            return Err(Error::custack(
+                ErrorKind::OutsideProfile,
+                format!(
+                    "a second restricted context of device {ordinal}'s primary context (C27): \
+                     it would open a second init phase of one CUDA context; a process makes \
+                     one RestrictedContext::primary per device (or uses RestrictedContext::new)"
+                ),
+            ));
+        }
+        claimed.push(ordinal);
+        Ok(())
+    }
+
+    /// Gives back a claim whose retain failed.
+    fn release(&self, ordinal: usize) {
+        let mut claimed = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        claimed.retain(|&o| o != ordinal);
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::InitOnce;
+    use super::{InitOnce, PrimaryClaims};
     use crate::error::ErrorKind;
+    use std::sync::Mutex;
 
     #[test]
     fn the_init_phase_opens_once() {
@@ -309,5 +359,18 @@ mod tests {
                 .count()
         });
         assert_eq!(opened, 1);
+    }
+
+    #[test]
+    fn a_primary_context_is_claimed_once_per_device() {
+        let claims = PrimaryClaims(Mutex::new(Vec::new()));
+        assert!(claims.claim(0).is_ok());
+        assert!(claims.claim(1).is_ok());
+        let e = claims.claim(0).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile);
+        assert!(e.to_string().contains("device 0's primary context"), "{e}");
+        // A claim whose retain failed is given back.
+        claims.release(1);
+        assert!(claims.claim(1).is_ok());
     }
 }
