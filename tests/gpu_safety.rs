@@ -22,7 +22,7 @@ fn cubin(var: &str) -> Vec<u8> {
 /// Runs `f` with an init phase of a fresh restricted context on device 0.
 fn with_init<R>(budget: usize, f: impl FnOnce(&custack::InitPhase<'_>) -> R) -> R {
     let profile = Profile::init().unwrap();
-    let ctx = RestrictedContext::new(
+    let mut ctx = RestrictedContext::new(
         &profile,
         profile.device(0).unwrap(),
         Budget::page_locked(budget),
@@ -30,7 +30,7 @@ fn with_init<R>(budget: usize, f: impl FnOnce(&custack::InitPhase<'_>) -> R) -> 
     .unwrap();
     let mut stack = Stack::new().unwrap();
     let mut guard = ctx.push(&mut stack).unwrap();
-    let r = f(&guard.init());
+    let r = f(&guard.init().unwrap());
     guard.shutdown().unwrap();
     ctx.destroy().unwrap();
     r
@@ -100,6 +100,52 @@ fn page_locked_memory_past_the_budget_is_refused() {
         assert!(e.to_string().contains("4096 of 4096"), "{e}");
         drop(first);
     });
+}
+
+/// C27's run-time part (R22): a restricted context has one init phase in its life. After the
+/// run phase ends, the same guard (a frame loop) cannot open another, nor can the guard of a
+/// later push, here on another thread; nothing is allocated. (Two threads' phases at once do
+/// not compile: `ui-tests/c27_second_thread_opens_init_during_run.rs`,
+/// `ui-tests/c27_shared_context_pushed_from_two_threads.rs`.)
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_second_init_phase_is_refused() {
+    let refused = |r: custack::Result<custack::InitPhase<'_>>| {
+        let e = r.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
+        assert!(e.to_string().contains("second init phase"), "{e}");
+    };
+    let profile = Profile::init().unwrap();
+    let mut ctx = RestrictedContext::new(
+        &profile,
+        profile.device(0).unwrap(),
+        Budget::page_locked(4096),
+    )
+    .unwrap();
+    let mut stack = Stack::new().unwrap();
+    let mut guard = ctx.push(&mut stack).unwrap();
+    for frame in 0..3 {
+        if frame == 0 {
+            let init = guard.init().unwrap();
+            let buffer = init.alloc_pinned::<u8>(4096).unwrap();
+            let run = init.seal();
+            run.synchronize().unwrap();
+            drop(buffer);
+        } else {
+            refused(guard.init());
+        }
+    }
+    guard.shutdown().unwrap();
+    std::thread::scope(|t| {
+        t.spawn(|| {
+            let mut stack = Stack::new().unwrap();
+            let mut guard = ctx.push(&mut stack).unwrap();
+            refused(guard.init());
+            guard.shutdown().unwrap();
+        });
+    });
+    assert_eq!(ctx.page_locked_used(), 4096);
+    ctx.destroy().unwrap();
 }
 
 /// `Profile::init` after `Driver::init` registered the log callback (driver 12.9+) is refused;

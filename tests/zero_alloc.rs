@@ -126,7 +126,7 @@ fn restricted_run_phase_does_not_allocate() {
     const M: usize = 4096;
     const M32: u32 = M as u32;
     let profile = Profile::init().unwrap();
-    let ctx = RestrictedContext::new(
+    let mut ctx = RestrictedContext::new(
         &profile,
         profile.device(0).unwrap(),
         Budget::page_locked(2 * M * 4),
@@ -135,7 +135,7 @@ fn restricted_run_phase_does_not_allocate() {
     let mut stack = Stack::new().unwrap();
     let mut guard = ctx.push(&mut stack).unwrap();
     {
-        let init = guard.init();
+        let init = guard.init().unwrap();
         // SAFETY: a complete cubin nvcc wrote; `frame_gain` honours its contract.
         let module = unsafe { init.load_cubin(&cubin) }.unwrap();
         let gain = init.kernel::<FrameGain>(&module).unwrap();

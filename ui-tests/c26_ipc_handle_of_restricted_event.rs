@@ -5,10 +5,10 @@ use custack::{Budget, Profile, RestrictedContext, Stack};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;
-    let ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
+    let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
-    let init = guard.init();
+    let init = guard.init()?;
     let event = init.event()?;
     let _handle = event.ipc_handle()?; //~ ERROR E0599
     Ok(())

@@ -6,10 +6,10 @@ use custack::{Budget, JitOptions, Profile, RestrictedContext, Stack};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;
-    let ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
+    let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
-    let init = guard.init();
+    let init = guard.init()?;
     let ptx = ".version 6.0\n.target sm_50\n.address_size 64\n";
     let (_module, _log) = init.load_ptx_with(ptx, &JitOptions::default())?; //~ ERROR E0599
     Ok(())

@@ -11,10 +11,10 @@ custack::kernel_contract! {
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;
-    let ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
+    let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
-    let init = guard.init();
+    let init = guard.init()?;
     let stream = init.stream()?;
     let bytes: Vec<u8> = Vec::new();
     // SAFETY: the cubin built for this device ahead of time (the program is only type-checked).

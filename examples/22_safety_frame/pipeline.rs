@@ -103,7 +103,7 @@ pub(crate) fn run<R>(
     drive: impl FnOnce(&RunPhase<'_>, &mut Frame<'_>) -> Result<R, FrameError>,
 ) -> Result<R, FrameError> {
     let budget = Budget::page_locked(2 * PIXELS * size_of::<f32>());
-    let ctx = RestrictedContext::new(&profile, profile.device(0)?, budget)?;
+    let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, budget)?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
     let outcome = phases(&mut guard, cubin, drive);
@@ -120,7 +120,8 @@ fn phases<R>(
     cubin: &[u8],
     drive: impl FnOnce(&RunPhase<'_>, &mut Frame<'_>) -> Result<R, FrameError>,
 ) -> Result<R, FrameError> {
-    let init = guard.init();
+    // The context's one init phase (C27): a second `init`, here or on another push, is refused.
+    let init = guard.init()?;
     // SAFETY: `cubin` is a complete cubin that nvcc wrote (the caller's), and its two kernels
     // honour the contracts above: they touch only `width * height` (or `n`) floats of the
     // buffers passed, writing only those declared `&mut`.

@@ -406,8 +406,9 @@ error_kinds! {
         /// custack: under the restricted safety profile ([`Profile`](crate::Profile)), a
         /// request outside NVIDIA's safety subset that the types cannot see (an image that is
         /// PTX, a fatbin or needs the device runtime; page-locked memory past the context's
-        /// [`Budget`](crate::Budget); the driver's log callback already registered). The
-        /// detail names what was refused and why; nothing was loaded or allocated.
+        /// [`Budget`](crate::Budget); the driver's log callback already registered; a second
+        /// init phase of a [`RestrictedContext`](crate::RestrictedContext), C27). The detail
+        /// names what was refused and why; nothing was loaded or allocated.
         OutsideProfile = "CUSTACK_OUTSIDE_PROFILE",
             "the request is outside the restricted safety profile";
         /// custack: this process is the child of a `fork` made after

@@ -1,32 +1,55 @@
 //! A context made for the profile ([`RestrictedContext`]) and its guard ([`RestrictedGuard`]),
 //! whose only ways in are one init phase and the shutdown.
+//!
+//! One init phase per context (C27) is held in two parts. At compile time, [`push`] borrows the
+//! context exclusively for as long as its guard lives, so no second thread (and no second guard
+//! on this thread) can push it, and open an init phase, while an init or run phase of it is
+//! open. At run time, the context remembers that its init phase was opened ([`InitOnce`]): a
+//! later one, after the run phase ended, from the same guard (a frame loop) or from a guard of a
+//! later push (on any thread), is refused with `ErrorKind::OutsideProfile`. The run-time part
+//! cannot be a compile-time one without the guard being borrowed for the rest of its life by
+//! its first `init`, which would leave no way to [`shutdown`](RestrictedGuard::shutdown) it.
+//!
+//! [`push`]: RestrictedContext::push
 
 use crate::context::stack::{PushedGuard, Stack};
 use crate::context::{Context, ContextFlags};
 use crate::driver::Device;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::safety::phase::InitPhase;
 use crate::safety::profile::{Budget, BudgetUse, Profile};
+use core::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// A context made for the restricted profile: floating, owned, `Send + Sync`, like a
 /// [`Context`], but its only guard is a [`RestrictedGuard`], whose API is NVIDIA's safety
 /// subset. The full context inside is never handed out, so nothing outside the subset can
 /// reach it.
 ///
+/// It has one init phase in its life (C27): [`push`](Self::push) borrows it exclusively, so
+/// one thread at a time holds its guard (a second thread's push while the first's phases are
+/// open does not compile), and a second [`init`](RestrictedGuard::init), by any guard of it,
+/// is refused at run time.
+///
 /// # Examples
 ///
 /// ```no_run
 /// use custack::{Budget, Profile, RestrictedContext, Stack};
 /// let profile = Profile::init()?;
-/// let ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
+/// let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
 /// let mut stack = Stack::new()?;
 /// let mut guard = ctx.push(&mut stack)?;
-/// let init = guard.init();
+/// let init = guard.init()?;
 /// let stream = init.stream()?;
 /// let run = init.seal();
 /// run.synchronize()?;
 /// drop((stream, run));
 /// guard.shutdown()?;
+/// // The init phase was the context's one: pushed again, it opens no other.
+/// let mut guard = ctx.push(&mut stack)?;
+/// assert_eq!(guard.init().unwrap_err().kind(), custack::ErrorKind::OutsideProfile);
+/// guard.shutdown()?;
+/// ctx.destroy()?;
 /// # Ok::<(), custack::Error>(())
 /// ```
 #[derive(Debug)]
@@ -34,6 +57,7 @@ pub struct RestrictedContext {
     context: Context,
     device: Device,
     budget: BudgetUse,
+    init: InitOnce,
 }
 
 static_assertions::assert_impl_all!(RestrictedContext: Send, Sync);
@@ -62,9 +86,14 @@ impl RestrictedContext {
     /// outside this value may retain the same primary context through the full API; prefer
     /// [`new`](Self::new) where the context must be the profile's alone.
     ///
+    /// Once per device in the process: a second `RestrictedContext` of the same primary
+    /// context would bring a second init phase of that CUDA context (C27), which another
+    /// thread could keep open beside the first one's run phase.
+    ///
     /// # Errors
     ///
-    /// As [`Context::primary`].
+    /// `ErrorKind::OutsideProfile` if this process made a restricted primary context of
+    /// `device` before (nothing retained); as [`Context::primary`].
     ///
     /// # References
     ///
@@ -72,7 +101,15 @@ impl RestrictedContext {
     #[doc(alias = "cuDevicePrimaryCtxRetain")]
     pub fn primary(profile: &Profile, device: Device, budget: Budget) -> Result<Self> {
         let _ = profile;
-        Ok(Self::of(Context::primary(device)?, budget))
+        PRIMARY_CLAIMS.claim(device.ordinal())?;
+        match Context::primary(device) {
+            Ok(context) => Ok(Self::of(context, budget)),
+            Err(e) => {
+                // Nothing was retained: a later call may try again.
+                PRIMARY_CLAIMS.release(device.ordinal());
+                Err(e)
+            }
+        }
     }
 
     fn of(context: Context, budget: Budget) -> Self {
@@ -80,11 +117,18 @@ impl RestrictedContext {
             device: context.device(),
             context,
             budget: BudgetUse::new(budget),
+            init: InitOnce::new(),
         }
     }
 
     /// `cuCtxPushCurrent`—Pushes the context on this thread's stack: the guard pops it on drop
     /// or at [`shutdown`](RestrictedGuard::shutdown).
+    ///
+    /// The guard borrows the context exclusively (`&mut self`), unlike
+    /// [`Stack::push`]: while it lives, no other thread can push the context and open an init
+    /// phase of its own beside this one's phases (C27). A program that would use one
+    /// restricted context from several threads at once therefore cannot; its threads take
+    /// turns (the context is `Send`), and only the first init phase opens.
     ///
     /// # Errors
     ///
@@ -95,12 +139,14 @@ impl RestrictedContext {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxPushCurrent")]
     pub fn push<'ctx, 'stack>(
-        &'ctx self,
+        &'ctx mut self,
         stack: &'stack mut Stack,
     ) -> Result<RestrictedGuard<'ctx, 'stack>> {
+        // The exclusive borrow is the guard's lifetime `'ctx`; inside, shared is enough.
+        let this: &'ctx Self = self;
         Ok(RestrictedGuard {
-            guard: stack.push(&self.context)?,
-            context: self,
+            guard: stack.push(&this.context)?,
+            context: this,
         })
     }
 
@@ -114,7 +160,7 @@ impl RestrictedContext {
         self.budget.budget()
     }
 
-    /// The page-locked bytes init phases have allocated so far, against the budget.
+    /// The page-locked bytes the init phase has allocated so far, against the budget.
     pub fn page_locked_used(&self) -> usize {
         self.budget.page_locked_used()
     }
@@ -136,12 +182,14 @@ impl RestrictedContext {
 }
 
 /// The guard of a [`RestrictedContext`]: `!Send`, pops on drop, and lends nothing itself. Its
-/// [`init`](Self::init) opens the one init phase, which makes everything and is then sealed
-/// into the run phase; [`shutdown`](Self::shutdown) ends the run phase.
+/// [`init`](Self::init) opens the context's one init phase, which makes everything and is then
+/// sealed into the run phase; [`shutdown`](Self::shutdown) ends the run phase.
 ///
+/// The guard borrows its context exclusively, so no other guard of it exists meanwhile, and
 /// `init` borrows the guard exclusively for as long as anything init made lives, so a second
-/// init phase cannot begin while the run phase or any of its values is alive (C27). It has no
-/// nested push: one restricted context is current on its thread.
+/// init phase cannot begin while the run phase or any of its values is alive: both compile
+/// errors (C27). After that, a second `init` is refused at run time. It has no nested push:
+/// one restricted context is current on its thread.
 #[must_use = "dropping the guard pops the context straight away"]
 #[derive(Debug)]
 pub struct RestrictedGuard<'ctx, 'stack> {
@@ -152,9 +200,18 @@ pub struct RestrictedGuard<'ctx, 'stack> {
 static_assertions::assert_not_impl_any!(RestrictedGuard<'static, 'static>: Send, Sync);
 
 impl RestrictedGuard<'_, '_> {
-    /// Opens the init phase: the only place where anything is created under the profile.
-    pub fn init(&mut self) -> InitPhase<'_> {
-        InitPhase::new(&self.guard, &self.context.budget)
+    /// Opens the context's init phase: the only place where anything is created under the
+    /// profile, once in the context's life (C27).
+    ///
+    /// # Errors
+    ///
+    /// `ErrorKind::OutsideProfile` if an init phase of this context was opened before, by this
+    /// guard or by an earlier guard of the context, sealed or not: a restricted context stays
+    /// sealed, so a frame loop cannot allocate each frame through a fresh init phase. Nothing
+    /// is created; make everything in the first init phase.
+    pub fn init(&mut self) -> Result<InitPhase<'_>> {
+        self.context.init.open()?;
+        Ok(InitPhase::new(&self.guard, &self.context.budget))
     }
 
     /// Ends the run phase before `main` returns (CUDA-1.1, CUDA-1.2): synchronizes the
@@ -205,5 +262,115 @@ impl RestrictedGuard<'_, '_> {
                 }
             }
         }
+    }
+}
+
+/// Whether a restricted context's one init phase has been opened: the run-time part of C27 (the
+/// compile-time part is [`RestrictedContext::push`]'s exclusive borrow). Atomic, so that it
+/// would hold even if the context were ever lent shared; today every `open` holds the
+/// context's exclusive borrow.
+#[derive(Debug)]
+struct InitOnce(AtomicBool);
+
+impl InitOnce {
+    const fn new() -> Self {
+        Self(AtomicBool::new(false))
+    }
+
+    /// Marks the init phase opened, or refuses a second one.
+    fn open(&self) -> Result<()> {
+        if self.0.swap(true, Ordering::Relaxed) {
+            Err(Error::custack(
+                ErrorKind::OutsideProfile,
+                "a second init phase of a restricted context (C27): a restricted context has \
+                 one init phase in its life, and it was opened already; once sealed, the \
+                 context stays sealed, and its run phase allocates, loads and creates nothing. \
+                 Make everything in the first init phase",
+            ))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// The devices whose primary context a [`RestrictedContext::primary`] of this process holds or
+/// held: one restricted value per primary context, so one init phase per CUDA context (C27).
+static PRIMARY_CLAIMS: PrimaryClaims = PrimaryClaims(Mutex::new(Vec::new()));
+
+/// Device ordinals claimed once each.
+#[derive(Debug)]
+struct PrimaryClaims(Mutex<Vec<usize>>);
+
+impl PrimaryClaims {
+    /// Claims `ordinal`, or refuses a second claim.
+    fn claim(&self, ordinal: usize) -> Result<()> {
+        // A panic while the lock was held cannot leave the list half-written: push is the only
+        // change, so a poisoned list is still the truth.
+        let mut claimed = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if claimed.contains(&ordinal) {
+            return Err(Error::custack(
+                ErrorKind::OutsideProfile,
+                format!(
+                    "a second restricted context of device {ordinal}'s primary context (C27): \
+                     it would open a second init phase of one CUDA context; a process makes \
+                     one RestrictedContext::primary per device (or uses RestrictedContext::new)"
+                ),
+            ));
+        }
+        claimed.push(ordinal);
+        Ok(())
+    }
+
+    /// Gives back a claim whose retain failed.
+    fn release(&self, ordinal: usize) {
+        let mut claimed = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        claimed.retain(|&o| o != ordinal);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{InitOnce, PrimaryClaims};
+    use crate::error::ErrorKind;
+    use std::sync::Mutex;
+
+    #[test]
+    fn the_init_phase_opens_once() {
+        let once = InitOnce::new();
+        assert!(once.open().is_ok());
+        for _ in 0..2 {
+            let e = once.open().unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::OutsideProfile);
+            let text = e.to_string();
+            assert!(text.contains("second init phase"), "{text}");
+            assert!(text.contains("C27"), "{text}");
+        }
+    }
+
+    #[test]
+    fn one_thread_of_many_opens_it() {
+        let once = InitOnce::new();
+        let opened = std::thread::scope(|t| {
+            let handles: Vec<_> = (0..4).map(|_| t.spawn(|| once.open().is_ok())).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap())
+                .filter(|&ok| ok)
+                .count()
+        });
+        assert_eq!(opened, 1);
+    }
+
+    #[test]
+    fn a_primary_context_is_claimed_once_per_device() {
+        let claims = PrimaryClaims(Mutex::new(Vec::new()));
+        assert!(claims.claim(0).is_ok());
+        assert!(claims.claim(1).is_ok());
+        let e = claims.claim(0).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile);
+        assert!(e.to_string().contains("device 0's primary context"), "{e}");
+        // A claim whose retain failed is given back.
+        claims.release(1);
+        assert!(claims.claim(1).is_ok());
     }
 }

@@ -3,14 +3,18 @@
 //!
 //! A [`RestrictedContext`] is made for the profile ([`Profile::init`], then
 //! [`RestrictedContext::new`] or [`primary`](RestrictedContext::primary)); its guard
-//! ([`RestrictedGuard`]) lends an API that is the subset and nothing else. The guard opens one
-//! [`InitPhase`], which makes everything the program will use: streams, events, device memory,
+//! ([`RestrictedGuard`]) lends an API that is the subset and nothing else. The guard opens the
+//! context's one [`InitPhase`], which makes everything the program will use: streams, events, device memory,
 //! page-locked memory within the context's [`Budget`], modules from cubins built ahead of time,
 //! the declared kernels looked up in them, captured and instantiated graphs. [`InitPhase::seal`]
 //! ends it: the [`RunPhase`] it returns, and the values init made, can launch, copy, record and
 //! wait on events, and launch graphs, and nothing else, so creating anything in the run phase
-//! does not compile (C27). [`RestrictedGuard::shutdown`] ends the run phase before `main`
-//! returns: the context synchronized, every error a drop recorded surfaced, the context popped.
+//! does not compile (C27). A context has one init phase in its life: its guard borrows it
+//! exclusively, so a second thread cannot push it and open an init phase beside the first
+//! one's run phase (a compile error), and an init phase asked for after the first one (a later
+//! frame, a later push) is refused at run time (`ErrorKind::OutsideProfile`).
+//! [`RestrictedGuard::shutdown`] ends the run phase before `main` returns: the context
+//! synchronized, every error a drop recorded surfaced, the context popped.
 //!
 //! What the profile leaves out, each a compile error with a ui-test naming its rule (C26): every
 //! callback (host functions, a submission's waking future, the driver's log callback, the
@@ -18,7 +22,8 @@
 //! options, NVRTC), managed memory, memory and events shared with other processes, stream-ordered
 //! allocation, raw launches (only declared kernels launch). What the types cannot see is checked
 //! at run time (`ErrorKind::OutsideProfile`): an image that is not a cubin, or that needs the
-//! device runtime (device-side launches); page-locked memory past the budget. A process that
+//! device runtime (device-side launches); page-locked memory past the budget; a second init
+//! phase. A process that
 //! forks after [`Profile::init`] refuses every call in the child (`ErrorKind::ForkedProcess`).
 //!
 //! This is one model, not a second one: every value here is the full API's value

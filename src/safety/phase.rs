@@ -23,7 +23,8 @@ use crate::vocabulary::plain::DeviceCopy;
 /// run phase), captured and instantiated graphs. [`seal`](Self::seal) ends it.
 ///
 /// Every value it makes borrows the guard (`'g`), so none outlives the guard's pop, and no
-/// second init phase opens while one lives.
+/// second init phase opens while one lives; none opens later either (the context's one init
+/// phase, C27: [`RestrictedGuard::init`](crate::RestrictedGuard::init)).
 #[derive(Debug)]
 pub struct InitPhase<'g> {
     guard: &'g PushedGuard<'g, 'g>,
@@ -204,7 +205,8 @@ impl<'g> InitPhase<'g> {
         Ok(RestrictedGraph::of(graph.instantiate()?))
     }
 
-    /// Ends the init phase: nothing can be created from here on (C27).
+    /// Ends the init phase: nothing can be created from here on (C27). The context stays
+    /// sealed: a later [`RestrictedGuard::init`](crate::RestrictedGuard::init) is refused.
     pub fn seal(self) -> RunPhase<'g> {
         RunPhase { guard: self.guard }
     }

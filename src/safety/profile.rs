@@ -72,7 +72,7 @@ impl Profile {
 }
 
 /// The fixed resources a [`RestrictedContext`](crate::RestrictedContext) states when it is
-/// made: the most page-locked host memory its init phases may allocate, in bytes, over the
+/// made: the most page-locked host memory its init phase may allocate, in bytes, over the
 /// context's life (freeing does not return budget: the run phase allocates nothing, so the
 /// figure is what the program holds).
 ///
@@ -101,7 +101,7 @@ impl Budget {
     }
 }
 
-/// A [`Budget`] and what init phases have taken of it.
+/// A [`Budget`] and what the init phase has taken of it.
 #[derive(Debug)]
 pub(crate) struct BudgetUse {
     budget: Budget,

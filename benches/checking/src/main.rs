@@ -2259,7 +2259,8 @@ mod pipeline;
 
 /// Example 22's init and run phases under the restricted profile (P14), with its kernels'
 /// stand-ins and a cubin made here (the checking driver loads any ELF image, and the profile's
-/// own checks pass it): three frames, each checked against the CPU.
+/// own checks pass it): three frames, each checked against the CPU. Then a second context's
+/// one init phase, and the refusal of every later one (C27).
 fn safety_frame() -> Result<()> {
     let profile = custack::Profile::init()?;
     let w = pipeline::WIDTH as usize;
@@ -2304,10 +2305,37 @@ fn safety_frame() -> Result<()> {
         Ok(())
     });
     match outcome {
-        Ok(()) => Ok(()),
+        Ok(()) => one_init_phase(profile),
         Err(pipeline::FrameError::Cuda(e)) => Err(e),
         Err(mismatch) => panic!("safety_frame: {mismatch}"),
     }
+}
+
+/// C27's run-time part: a restricted context opens one init phase in its life; the same guard
+/// after the run phase (a frame loop's next frame) and the guard of a later push are refused,
+/// before any driver call.
+fn one_init_phase(profile: custack::Profile) -> Result<()> {
+    let refused = |r: Result<custack::InitPhase<'_>>| match r {
+        Err(e) if e.kind() == custack::ErrorKind::OutsideProfile => {}
+        other => panic!("safety_frame: a second init phase was not refused: {other:?}"),
+    };
+    let budget = custack::Budget::page_locked(0);
+    let mut ctx = custack::RestrictedContext::new(&profile, profile.device(0)?, budget)?;
+    let mut stack = Stack::new()?;
+    let mut guard = ctx.push(&mut stack)?;
+    {
+        let init = guard.init()?;
+        let stream = init.stream()?;
+        let run = init.seal();
+        stream.synchronize()?;
+        run.synchronize()?;
+    }
+    refused(guard.init());
+    guard.shutdown()?;
+    let mut guard = ctx.push(&mut stack)?;
+    refused(guard.init());
+    guard.shutdown()?;
+    ctx.destroy()
 }
 
 /// The PTX declarations of example 22's kernels, which the stand-in cubin carries so that the
