@@ -113,6 +113,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cublasCreate_v2")]
     #[doc(alias = "cublasSetWorkspace_v2")]
     pub fn blas_with_workspace(&self, bytes: usize) -> Result<Blas<'_>> {
+        crate::error::poison::check()?;
         not_linked()?;
         let workspace = if bytes == 0 {
             None
@@ -288,13 +289,14 @@ impl Blas<'_> {
         }
         let waited = self.order.wait_idle();
         let workspace = self.workspace.take();
-        if waited.as_ref().is_err_and(|e| !e.is_sticky()) {
-            // Not known to be finished: leak the handle and the workspace rather than free
-            // what the GPU may still use.
+        if waited.is_err() {
+            // Not known to be finished (after a sticky error, work of another context may
+            // still run, R20; in a forked child nothing is the child's): leak the handle and
+            // the workspace rather than free what the GPU may still use.
             core::mem::forget(workspace);
             return waited;
         }
-        // Finished, or the context is unusable (a sticky error: nothing runs any more).
+        // Finished.
         // SAFETY: `cublasDestroy_v2` needs a live handle whose context is current:
         // - `raw` was live and is destroyed once (replaced by null above);
         // - the handle borrows its guard, so the guard's context is current here (nothing

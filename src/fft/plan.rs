@@ -87,6 +87,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cufftMakePlanMany64")]
     #[doc(alias = "cufftSetWorkArea")]
     pub fn fft_plan<T: Transform>(&self, shape: &Fft) -> Result<Plan<'_, T>> {
+        crate::error::poison::check()?;
         let params = check::params(T::SIDES, shape)?;
         not_linked()?;
         let order = CallOrder::new(self)?;
@@ -305,10 +306,10 @@ impl<T: Transform> Plan<'_, T> {
         };
         let waited = self.order.wait_idle();
         let work = self.work.take();
-        if let Err(e) = &waited
-            && !e.is_sticky()
-        {
-            // Not known to be finished: leak rather than free memory the GPU may use.
+        if waited.is_err() {
+            // Not known to be finished (after a sticky error, work of another context may
+            // still run, R20; a forked child owns nothing): leak rather than free memory the
+            // GPU may use.
             core::mem::forget(work);
             return waited;
         }
@@ -316,8 +317,7 @@ impl<T: Transform> Plan<'_, T> {
         // uses:
         // - `raw` was live and is destroyed once (taken out above);
         // - the plan borrows its guard, so the guard's context is current here;
-        // - no execution can run: the context was synchronized above, or a sticky error
-        //   stopped it (nothing runs any more).
+        // - no execution can run: the context was synchronized above.
         let destroyed = status("cufftDestroy", unsafe { ffi::cufft::cufftDestroy(raw) });
         let freed = work.map_or(Ok(()), DeviceBuffer::free);
         waited.and(destroyed).and(freed)
