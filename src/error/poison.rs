@@ -1,8 +1,8 @@
 //! The poisoned process (R20): the first sticky error observed anywhere, recorded once for every
 //! thread and context, with what observed it ([`Origin`]); from then on the calls that would go to
 //! the driver (pushes, scopes, submissions, launches, the CUDA libraries' calls, waits,
-//! synchronizes) return that first error instead, without going to the driver; and the
-//! fail-stop ([`fail_stop`]) a supervisor acts on.
+//! synchronizes) return that first error instead, without going to the driver; nothing is
+//! released any more ([`may_release`]); and the fail-stop ([`fail_stop`]) a supervisor acts on.
 //!
 //! Why the process and not the context: NVIDIA's `CUresult` documentation says of every sticky
 //! error that the process "must be terminated and relaunched", and on driver 580 a new context

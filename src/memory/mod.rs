@@ -438,8 +438,8 @@ pub struct PointerAttributes {
 
 /// `cuPointerGetAttributes` for an address of memory custack handed out.
 pub(crate) fn pointer_attributes(ptr: ffi::CUdeviceptr) -> Result<PointerAttributes> {
-    crate::error::poison::check()?;
     use ffi::CUpointer_attribute as A;
+    crate::error::poison::check()?;
     let mut context: ffi::CUcontext = core::ptr::null_mut();
     let mut device_ordinal: core::ffi::c_int = 0;
     let mut start: ffi::CUdeviceptr = 0;

@@ -337,25 +337,19 @@ impl Generator<'_> {
         if raw.is_null() {
             return Ok(());
         }
-        let waited = self.order.wait_idle();
-        let destroyed = match &waited {
-            // Not known to be finished (after a sticky error, work of another context may
-            // still run, R20; a forked child owns nothing): leak rather than free state the
-            // GPU may use.
-            Err(_) => Ok(()),
-            _ => {
-                let _serialized = serialize(self.kind);
-                // SAFETY: `curandDestroyGenerator` needs a live generator whose context is
-                // current and which no pending work uses:
-                // - `raw` was live and is destroyed once (replaced by null above);
-                // - the generator borrows its guard, so the guard's context is current here;
-                // - no call of it can run: the context was synchronized above.
-                status("curandDestroyGenerator", unsafe {
-                    ffi::curand::curandDestroyGenerator(raw)
-                })
-            }
-        };
-        waited.and(destroyed)
+        // Not known to be finished on an error (after a sticky error, work of another context
+        // may still run, R20; a forked child owns nothing): leaked rather than free state the
+        // GPU may use.
+        self.order.wait_idle()?;
+        let _serialized = serialize(self.kind);
+        // SAFETY: `curandDestroyGenerator` needs a live generator whose context is current and
+        // which no pending work uses:
+        // - `raw` was live and is destroyed once (replaced by null above);
+        // - the generator borrows its guard, so the guard's context is current here;
+        // - no call of it can run: the context was synchronized above.
+        status("curandDestroyGenerator", unsafe {
+            ffi::curand::curandDestroyGenerator(raw)
+        })
     }
 }
 

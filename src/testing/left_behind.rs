@@ -56,9 +56,9 @@ pub(crate) enum Object {
     /// A mipmapped CUDA array.
     MipmappedArray,
     /// A texture object.
-    TexObject,
+    Texture,
     /// A surface object.
-    SurfObject,
+    Surface,
     /// Device memory opened from an IPC handle, by its address.
     IpcMemory,
     /// The current context's access to a peer context, by the peer's `CUcontext`.
@@ -86,8 +86,8 @@ impl Object {
             Object::Library => c"Library",
             Object::Array => c"Array",
             Object::MipmappedArray => c"MipmappedArray",
-            Object::TexObject => c"TexObject",
-            Object::SurfObject => c"SurfObject",
+            Object::Texture => c"TexObject",
+            Object::Surface => c"SurfObject",
             Object::IpcMemory => c"IpcMemory",
             Object::PeerAccess => c"PeerAccess",
             Object::Untracked => return None,

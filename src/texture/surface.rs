@@ -66,7 +66,7 @@ impl SurfaceObject<'_> {
 
 impl Drop for SurfaceObject<'_> {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::SurfObject, self.raw) {
+        if !poison::release_in_drop(Object::Surface, self.raw) {
             return;
         }
         // SAFETY: as for `TextureObject`.

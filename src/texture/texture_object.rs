@@ -109,7 +109,7 @@ impl TextureObject<'_> {
 
 impl Drop for TextureObject<'_> {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::TexObject, self.raw) {
+        if !poison::release_in_drop(Object::Texture, self.raw) {
             return;
         }
         // SAFETY: created by this value, destroyed once; no scope uses it (scopes borrow it).
