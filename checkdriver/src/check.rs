@@ -2220,7 +2220,17 @@ pub(crate) fn report() -> String {
     with_state(|s| {
         let live_ctx = |c: usize| s.objs.get(&(Kind::Context, c)).is_some_and(|o| o.live);
         // A context left behind on purpose leaves its handles behind with it.
-        let left_ctx = |c: usize| s.objs.get(&(Kind::Context, c)).is_some_and(|o| o.left);
+        // (A green context's `CUcontext` goes with its green context.)
+        let left_ctx = |c: usize| {
+            s.objs.get(&(Kind::Context, c)).is_some_and(|o| {
+                o.left
+                    || s.objs
+                        .get(&(Kind::GreenContext, o.parent))
+                        .is_some_and(|g| g.left)
+            })
+        };
+        // And a library left behind leaves its kernels (of no context) with it.
+        let left_library = |l: usize| s.objs.get(&(Kind::Library, l)).is_some_and(|o| o.left);
         let mut leaks = Vec::new();
         let mut left = s.left.clone();
         for ((k, h), o) in &s.objs {
@@ -2231,7 +2241,9 @@ pub(crate) fn report() -> String {
             } else {
                 o.live && (k.context_free() || live_ctx(o.ctx))
             };
-            if leaked && (o.left || (*k != Kind::Context && left_ctx(o.ctx))) {
+            let left_with = (*k != Kind::Context && left_ctx(o.ctx))
+                || (*k == Kind::LibraryKernel && left_library(o.parent));
+            if leaked && (o.left || left_with) {
                 left.push(format!(
                     "left-behind: {k:?} {h:#x}{} of context {:#x}, alive at exit (left on purpose)",
                     o.origin(),

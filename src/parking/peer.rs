@@ -85,7 +85,8 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
                 drop(crate::error::driver_log::take());
                 false
             }
-            r => return Err(Error::from_code(r)),
+            // Through the one conversion, which records a sticky error as the poison (R20).
+            r => return Err(r.result().err().unwrap_or_else(|| Error::from_code(r))),
         };
         Ok(PeerAccess {
             peer: peer.as_raw(),
@@ -192,6 +193,11 @@ impl Drop for PeerAccess<'_, '_> {
         }
         // SAFETY: the guard that enabled it is current (borrowed); `peer` is alive (borrowed).
         if let Err(e) = unsafe { ffi::cuCtxDisablePeerAccess(self.peer) }.result() {
+            // The driver keeps an access it failed to disable.
+            crate::testing::left_behind::left_behind(
+                crate::testing::left_behind::Object::PeerAccess,
+                self.peer as u64,
+            );
             record_drop_error(e);
         }
     }
