@@ -16,7 +16,8 @@
 # destroy, unload or pop: the driver kept that handle; orphans also after a sticky fault; what
 # custack leaves behind on purpose it names to the double, which does not count it), the
 # failure reached the program (its error, or take_drop_errors), and every
-# thread's context stack empty at its last call (skipped when a pop or push was failed).
+# thread's context stack empty at its last call (skipped when a pop or push was failed), and no
+# driver call made by a child the program forked (`forked-calls 0`: R22, the program `fork`).
 #
 # The hang pass (issue 44, R19): the clean run's report lists the call numbers of its
 # asynchronous enqueues (`enqueues ...`); for each one k (an evenly spaced sample of at most
@@ -60,7 +61,7 @@ loaded=$(ldd "$bin" | awk '/libcuda/ { print $3 }')
 
 programs=(${CHECK_PROGRAMS:-example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_alloc reuse_after_scope unwind scoped_host
     events submission graph device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm vmm_share peer ipc stress
-    newer green deadlines safety_frame})
+    newer green deadlines safety_frame fork})
 # The programs every wait of which has a deadline: a hang that blocks one is a failure, and
 # every enqueue of theirs is hung in turn: `deadlines` (R19), which uses every bounded wait.
 hang_strict=" ${CHECK_HANG_STRICT-deadlines} "
@@ -107,8 +108,13 @@ check_run() {
     if [[ ! -s $report ]]; then
         problems+=("no report")
     else
-        local failed violations leaks stacks orphans
+        local failed violations leaks stacks orphans forked
         failed=$(awk '$1 == "failed" { print $2 }' "$report")
+        forked=$(awk '$1 == "forked-calls" { print $2 }' "$report")
+        # R22: a child forked after Profile::init makes no driver call (the double counts the
+        # calls of every forked child in the parent's report).
+        [[ ${forked:-0} == 0 ]] ||
+            problems+=("$forked driver calls in a forked child: $(awk '$1 == "forked-call:" { printf "%s ", $2 }' "$report")")
         violations=$(awk '$1 == "violations" { print $2 }' "$report")
         leaks=$(awk '$1 == "leaks" { print $2 }' "$report")
         stacks=$(awk '$1 == "stacks" { print $2 }' "$report")

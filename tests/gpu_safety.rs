@@ -167,3 +167,110 @@ fn profile_init_after_driver_init_registered_its_callback_is_refused() {
         other => panic!("driver {v}: {other:?}"),
     }
 }
+
+/// R22: a child forked after `Profile::init` makes no driver call. With live values of every
+/// kind, the child makes each kind of call and drop: each refuses with `ForkedProcess` (a drop
+/// records it in the drop log) and the child exits cleanly; the parent's values still work.
+/// (The checking driver's program `fork`, run by `scripts/check-driver.sh`, also counts the
+/// child's driver calls: none.) In a process of its own, since `Profile::init` comes first.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_child_forked_after_profile_init_refuses_every_call_and_drop() {
+    if !common::alone_in_a_process("a_child_forked_after_profile_init_refuses_every_call_and_drop")
+    {
+        return;
+    }
+    let cubin = cubin("CUSTACK_FRAME_CUBIN");
+    let profile = Profile::init().unwrap();
+    let mut ctx = RestrictedContext::new(
+        &profile,
+        profile.device(0).unwrap(),
+        Budget::page_locked(4096),
+    )
+    .unwrap();
+    let mut stack = Stack::new().unwrap();
+    let mut guard = ctx.push(&mut stack).unwrap();
+    {
+        let init = guard.init().unwrap();
+        let stream = init.stream().unwrap();
+        let (start, end) = (init.event().unwrap(), init.event().unwrap());
+        let mut buffer = init.alloc::<u32>(256).unwrap();
+        let mut pinned = init.alloc_pinned::<u32>(256).unwrap();
+        // SAFETY: a complete cubin nvcc wrote.
+        let module = unsafe { init.load_cubin(&cubin) }.unwrap();
+        let run = init.seal();
+        stream
+            .scope(|s| {
+                s.record(&start)?;
+                s.fill_bytes(s.bind_mut(&mut buffer), 7)?;
+                s.record(&end)
+            })
+            .unwrap()
+            .unwrap();
+        run.synchronize().unwrap();
+        // SAFETY: the child runs only custack's refusals, its own drops and `_exit`.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            let refused = |r: custack::Result<()>| matches!(r, Err(e) if e.kind() == ErrorKind::ForkedProcess);
+            let mut bad = Vec::new();
+            let mut expect = |what: &str, ok: bool| {
+                if !ok {
+                    bad.push(what.to_owned());
+                }
+            };
+            expect(
+                "stream.is_complete",
+                refused(stream.is_complete().map(drop)),
+            );
+            expect("event.is_complete", refused(start.is_complete().map(drop)));
+            expect(
+                "event.elapsed_ms",
+                refused(start.elapsed_ms(&end).map(drop)),
+            );
+            expect("run.memory_info", refused(run.memory_info().map(drop)));
+            expect("run.synchronize", refused(run.synchronize()));
+            expect("stream.synchronize", refused(stream.synchronize()));
+            expect("event.synchronize", refused(end.synchronize()));
+            expect("stream.scope", refused(stream.scope(|_| ())));
+            drop(custack::take_drop_errors());
+            drop((buffer, pinned, stream, start, end, module, run));
+            let dropped = custack::take_drop_errors();
+            expect(
+                "drops (buffer, pinned, stream, two events, module)",
+                dropped.len() == 6 && dropped.iter().all(|e| e.kind() == ErrorKind::ForkedProcess),
+            );
+            expect("guard.shutdown", refused(guard.shutdown()));
+            expect("RestrictedContext::destroy", refused(ctx.destroy()));
+            if !bad.is_empty() {
+                eprintln!("in the forked child, not refused: {}", bad.join(", "));
+            }
+            // SAFETY: ends the child at once: no exit handler, nothing of the parent's runs.
+            unsafe { libc::_exit(i32::from(!bad.is_empty())) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just forked; `status` is a valid out-pointer.
+        assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "the forked child did not refuse every call and drop (status {status:#x})"
+        );
+        // The parent's values still work.
+        assert!(stream.is_complete().unwrap());
+        assert!(start.elapsed_ms(&end).unwrap() >= 0.0);
+        let (free, total) = run.memory_info().unwrap();
+        assert!(free <= total);
+        stream
+            .scope(|s| s.copy_to_host(&mut pinned, s.bind(&buffer)))
+            .unwrap()
+            .unwrap();
+        assert!(
+            pinned.iter().all(|&v| v == 0x0707_0707),
+            "{:?}",
+            &pinned[..4]
+        );
+        drop((buffer, pinned, start, end, module, stream));
+    }
+    guard.shutdown().unwrap();
+    ctx.destroy().unwrap();
+}

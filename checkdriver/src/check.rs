@@ -368,6 +368,8 @@ struct State {
     accessible: std::collections::HashSet<usize>,
     /// Peer access enabled: (the context that enabled it, its peer).
     peers: std::collections::HashSet<(usize, usize)>,
+    /// Peer access the program leaves enabled on purpose (`custackCheckdriverLeftBehind`).
+    peers_left: std::collections::HashSet<(usize, usize)>,
     /// The call numbers of the asynchronous enqueues that ran (not captured), in order: the
     /// report's `enqueues` line, which a runner iterates `NULLDRIVER_HANG_AT` over.
     enqueues: Vec<u64>,
@@ -509,6 +511,122 @@ fn typical_code(name: &str) -> i32 {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Calls made in a forked child (R22: a child forked after custack's `Profile::init` makes no
+// driver call). The count lives in memory shared with the parent (an anonymous shared mapping
+// made at load), so the parent's report says how many calls its forked children made, and
+// which: `forked-calls N`, then a `forked-call: NAME` line for each of the first few.
+
+/// Set in a forked child (the `pthread_atfork` child handler registered at load).
+static IN_FORKED_CHILD: AtomicBool = AtomicBool::new(false);
+
+/// How many calls' names the shared record keeps.
+const FORKED_NAMES: usize = 8;
+
+/// The record shared with forked children: the count, then the names (address and length of
+/// a `&'static str`, the same in parent and child) of the first `FORKED_NAMES` calls.
+#[repr(C)]
+struct ForkedRecord {
+    calls: AtomicU64,
+    names: [(AtomicU64, AtomicU64); FORKED_NAMES],
+}
+
+/// The shared record, once made (null: never made, e.g. under Miri, which has no fork).
+static FORKED_RECORD: core::sync::atomic::AtomicPtr<ForkedRecord> =
+    core::sync::atomic::AtomicPtr::new(core::ptr::null_mut());
+
+/// Makes the shared record and registers the child handler: at load, in checking mode.
+pub(crate) fn watch_forks() {
+    #[cfg(not(miri))]
+    {
+        unsafe extern "C" {
+            fn mmap(
+                a: *mut core::ffi::c_void,
+                n: usize,
+                p: i32,
+                f: i32,
+                fd: i32,
+                o: i64,
+            ) -> *mut core::ffi::c_void;
+            fn pthread_atfork(
+                prepare: Option<extern "C" fn()>,
+                parent: Option<extern "C" fn()>,
+                child: Option<extern "C" fn()>,
+            ) -> i32;
+        }
+        const PROT_READ_WRITE: i32 = 0x1 | 0x2;
+        const MAP_SHARED_ANONYMOUS: i32 = 0x01 | 0x20;
+        // SAFETY: a new anonymous mapping, zero-filled: a valid `ForkedRecord` (atomics of 0).
+        let p = unsafe {
+            mmap(
+                core::ptr::null_mut(),
+                size_of::<ForkedRecord>(),
+                PROT_READ_WRITE,
+                MAP_SHARED_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if !p.is_null() && p as isize != -1 {
+            FORKED_RECORD.store(p.cast(), Relaxed);
+        }
+        extern "C" fn in_child() {
+            IN_FORKED_CHILD.store(true, Relaxed);
+            // Every call then reaches `fault_slow`, which counts it.
+            FAULTS.store(true, Relaxed);
+        }
+        // SAFETY: `in_child` only stores to atomics (async-signal-safe).
+        let _ = unsafe { pthread_atfork(None, None, Some(in_child)) };
+    }
+}
+
+/// Whether this process is a forked child (its exit writes no report: the parent's is the one).
+pub(crate) fn in_forked_child() -> bool {
+    IN_FORKED_CHILD.load(Relaxed)
+}
+
+fn forked_record() -> Option<&'static ForkedRecord> {
+    let p = FORKED_RECORD.load(Relaxed);
+    // SAFETY: made once at load, never unmapped; shared atomics only.
+    (!p.is_null()).then(|| unsafe { &*p })
+}
+
+#[cold]
+fn forked_call(name: &'static str) {
+    if let Some(r) = forked_record() {
+        let i = r.calls.fetch_add(1, Relaxed);
+        if let Some((at, len)) = usize::try_from(i).ok().and_then(|i| r.names.get(i)) {
+            at.store(name.as_ptr() as u64, Relaxed);
+            len.store(name.len() as u64, Relaxed);
+        }
+    }
+}
+
+/// The report's `forked-calls` line and its `forked-call:` lines.
+fn forked_lines(out: &mut String) {
+    use core::fmt::Write;
+    let Some(r) = forked_record() else {
+        out.push_str("forked-calls 0\n");
+        return;
+    };
+    let n = r.calls.load(Relaxed);
+    let _ = writeln!(out, "forked-calls {n}");
+    for (at, len) in r
+        .names
+        .iter()
+        .take(usize::try_from(n).unwrap_or(FORKED_NAMES))
+    {
+        let (at, len) = (at.load(Relaxed) as usize, len.load(Relaxed) as usize);
+        if at == 0 {
+            continue;
+        }
+        // SAFETY: the address and length of a `&'static str` of this binary (the child is a
+        // copy of this process), written before the count was read back here.
+        let bytes = unsafe { core::slice::from_raw_parts(at as *const u8, len) };
+        let _ = writeln!(out, "forked-call: {}", String::from_utf8_lossy(bytes));
+    }
+}
+
 /// Counts the call and returns the error to fail it with, if any.
 #[inline(always)]
 pub(crate) fn fault(name: &'static str) -> Option<i32> {
@@ -520,6 +638,9 @@ pub(crate) fn fault(name: &'static str) -> Option<i32> {
 
 #[inline(never)]
 fn fault_slow(name: &'static str) -> Option<i32> {
+    if IN_FORKED_CHILD.load(Relaxed) {
+        forked_call(name);
+    }
     if name.starts_with("cuGetErrorName")
         || name.starts_with("cuGetErrorString")
         || name.starts_with("cuGetProcAddress")
@@ -2095,8 +2216,21 @@ pub(crate) fn report() -> String {
     let mut out = String::new();
     let _ = writeln!(out, "calls {}", CALLS.load(Relaxed));
     let _ = writeln!(out, "failed {failed}");
+    forked_lines(&mut out);
     with_state(|s| {
         let live_ctx = |c: usize| s.objs.get(&(Kind::Context, c)).is_some_and(|o| o.live);
+        // A context left behind on purpose leaves its handles behind with it.
+        // (A green context's `CUcontext` goes with its green context.)
+        let left_ctx = |c: usize| {
+            s.objs.get(&(Kind::Context, c)).is_some_and(|o| {
+                o.left
+                    || s.objs
+                        .get(&(Kind::GreenContext, o.parent))
+                        .is_some_and(|g| g.left)
+            })
+        };
+        // And a library left behind leaves its kernels (of no context) with it.
+        let left_library = |l: usize| s.objs.get(&(Kind::Library, l)).is_some_and(|o| o.left);
         let mut leaks = Vec::new();
         let mut left = s.left.clone();
         for ((k, h), o) in &s.objs {
@@ -2107,7 +2241,9 @@ pub(crate) fn report() -> String {
             } else {
                 o.live && (k.context_free() || live_ctx(o.ctx))
             };
-            if leaked && o.left {
+            let left_with = (*k != Kind::Context && left_ctx(o.ctx))
+                || (*k == Kind::LibraryKernel && left_library(o.parent));
+            if leaked && (o.left || left_with) {
                 left.push(format!(
                     "left-behind: {k:?} {h:#x}{} of context {:#x}, alive at exit (left on purpose)",
                     o.origin(),
@@ -2122,6 +2258,12 @@ pub(crate) fn report() -> String {
             }
         }
         for (from, to) in &s.peers {
+            if s.peers_left.contains(&(*from, *to)) {
+                left.push(format!(
+                    "left-behind: peer access from {from:#x} to {to:#x}, enabled at exit (left on purpose)"
+                ));
+                continue;
+            }
             leaks.push(format!(
                 "leak: peer access from {from:#x} to {to:#x} still enabled"
             ));
@@ -2187,6 +2329,25 @@ pub(crate) fn start(fail_at: u64, sticky_at: u64, hang_at: u64) {
 #[cfg(test)]
 pub(crate) fn orphan_count() -> usize {
     with_state(|s| s.orphans.len()).unwrap_or(0)
+}
+
+/// The program leaves its current context's access to `peer` enabled on purpose
+/// (`custackCheckdriverLeftBehind`, kind `PeerAccess`): at exit it is reported as left behind,
+/// not as a leak. Returns whether that access is enabled; otherwise a violation.
+pub(crate) fn peer_left_behind(peer: usize) -> bool {
+    with_state(|s| {
+        let cur = current(s);
+        let found = s.peers.contains(&(cur, peer));
+        if found {
+            s.peers_left.insert((cur, peer));
+        } else {
+            violation(format!(
+                "custackCheckdriverLeftBehind: no peer access from {cur:#x} to {peer:#x}"
+            ));
+        }
+        found
+    })
+    .unwrap_or(true)
 }
 
 /// The program leaves handle `h` of `kind` (with `bytes`: every one starting in `h..h + bytes`)

@@ -2031,9 +2031,12 @@ pub extern "C" fn custackCheckdriverSetDriverVersion(version: c_int) -> CUresult
 /// (with `bytes` other than 0: every handle of that kind starting in `handle..handle + bytes`,
 /// as a mapping made of several pieces),
 /// of the kind named `kind` (`DeviceMemory`, `HostMemory`, `Module`, `GraphExec`, `Stream`,
-/// `Event`, `Reservation`, `PhysicalMemory`, `Mapping`), is
-/// left behind on purpose (work may still use it: a submission whose wait failed leaks its
-/// payload rather than free it). It is then reported as left behind, not as an orphan or a
+/// `Event`, `Reservation`, `PhysicalMemory`, `Mapping`, `Context`, `GreenContext`, `Graph`,
+/// `Library`, `Array`, `MipmappedArray`, `TexObject`, `SurfObject`, `IpcMemory`; `PeerAccess`
+/// with the peer context as the handle: the calling thread's current context's access to it),
+/// is left behind on purpose (work may still use it: a submission whose wait failed leaks its
+/// payload rather than free it; after a sticky error nothing is released, R20). A context
+/// left behind leaves every handle of it behind too. It is then reported as left behind, not as an orphan or a
 /// leak; any other handle the program leaves still is one. Found through
 /// `cuGetProcAddress("custackCheckdriverLeftBehind")`; not a driver call, so neither counted
 /// nor failed. Returns 0, or `CUDA_ERROR_INVALID_VALUE` (and a violation) for a kind it does not
@@ -2063,6 +2066,22 @@ pub unsafe extern "C" fn custackCheckdriverLeftBehind(
         b"Reservation" => Kind::Reservation,
         b"PhysicalMemory" => Kind::Physical,
         b"Mapping" => Kind::Mapping,
+        b"Context" => Kind::Context,
+        b"GreenContext" => Kind::GreenContext,
+        b"Graph" => Kind::Graph,
+        b"Library" => Kind::Library,
+        b"Array" => Kind::Array,
+        b"MipmappedArray" => Kind::MipmappedArray,
+        b"TexObject" => Kind::TexObject,
+        b"SurfObject" => Kind::SurfObject,
+        b"IpcMemory" => Kind::IpcMemory,
+        b"PeerAccess" => {
+            return if check::peer_left_behind(handle as usize) {
+                CUDA_SUCCESS
+            } else {
+                CUDA_ERROR_INVALID_VALUE
+            };
+        }
         _ => {
             mode::data_violation(
                 "custackCheckdriverLeftBehind",
@@ -2345,7 +2364,9 @@ static HANG_EXITING: AtomicBool = AtomicBool::new(false);
 
 /// At exit: the report, unless a hang's exit is writing it.
 extern "C" fn write_report() {
-    if !HANG_EXITING.load(Relaxed) {
+    // A forked child's exit writes none: the report is the parent's, which counts the calls its
+    // forked children made (`forked-calls`).
+    if !HANG_EXITING.load(Relaxed) && !check::in_forked_child() {
         write_report_now();
     }
 }
@@ -2372,6 +2393,7 @@ extern "C" fn on_load() {
     if check::init() {
         // SAFETY: registers a function with no preconditions.
         unsafe { atexit(write_report) };
+        check::watch_forks();
     }
     if let Some(v) = std::env::var("NULLDRIVER_DRIVER_VERSION")
         .ok()

@@ -154,14 +154,19 @@ impl<'g> CallOrder<'g> {
 
     /// Waits until no call of the handle can still run, before the memory they share is
     /// released: nothing if there was none, else `cuCtxSynchronize` (a call's stream may be
-    /// gone, so the context is what is waited for).
+    /// gone, so the context is what is waited for). The one core of every library handle's
+    /// release (cuBLAS, cuBLASLt, cuFFT, cuRAND): only `Ok` allows releasing the handle and its
+    /// memory; on an error it is leaked.
     ///
     /// # Errors
     ///
-    /// The synchronization's: the first error of the context's work, or a sticky error. Only
-    /// `Ok` allows releasing the memory: a sticky error is no evidence that the context's work
-    /// is over (another context's fault does not stop it, R20), so the caller leaks.
+    /// The poison or `ForkedProcess` without calling the driver ([`may_release`]: after a
+    /// sticky error, work of another context may still run, R20); the synchronization's (the
+    /// first error of the context's work, or a sticky error, which poisons the process).
+    ///
+    /// [`may_release`]: crate::error::poison::may_release
     pub(crate) fn wait_idle(&self) -> Result<()> {
+        crate::error::poison::may_release()?;
         if self.last.get() == Last::Nothing {
             return Ok(());
         }

@@ -2,8 +2,10 @@
 
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::deadline::{Deadline, Polled, passed, poll};
+use crate::error::poison;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
+use crate::testing::left_behind::Object;
 use core::marker::PhantomData;
 
 bitflags::bitflags! {
@@ -63,6 +65,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cuEventCreate")]
     #[inline]
     pub fn event(&self, flags: EventFlags) -> Result<Event<'_>> {
+        crate::error::poison::check()?;
         let mut raw = core::ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer; this guard's context is current.
         unsafe { ffi::cuEventCreate(&raw mut raw, flags.bits()) }.result()?;
@@ -162,6 +165,7 @@ impl Event<'_> {
     #[doc(alias = "cuEventQuery")]
     #[inline]
     pub fn is_complete(&self) -> Result<bool> {
+        crate::error::poison::check()?;
         // SAFETY: `raw` is a live event of the current context.
         match unsafe { ffi::cuEventQuery(self.raw) } {
             ffi::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
@@ -182,6 +186,7 @@ impl Event<'_> {
     #[doc(alias = "cuEventElapsedTime")]
     #[inline]
     pub fn elapsed_ms(&self, end: &Event<'_>) -> Result<f32> {
+        crate::error::poison::check()?;
         let mut ms = 0f32;
         // SAFETY: valid out-pointer; both events are live events of the current context.
         unsafe { ffi::cuEventElapsedTime(&raw mut ms, self.raw, end.raw) }.result()?;
@@ -192,7 +197,8 @@ impl Event<'_> {
     ///
     /// # Errors
     ///
-    /// The driver's error. The event is consumed either way.
+    /// The driver's error; after a sticky error (or in a forked child) that error, without
+    /// calling the driver: the event is leaked (R20). The event is consumed either way.
     ///
     /// # References
     ///
@@ -201,6 +207,7 @@ impl Event<'_> {
     #[inline]
     pub fn destroy(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
+        poison::release(Object::Event, this.raw as u64)?;
         // SAFETY: destroyed once; `this` never drops.
         unsafe { ffi::cuEventDestroy_v2(this.raw) }.result()
     }
@@ -209,6 +216,9 @@ impl Event<'_> {
 impl Drop for Event<'_> {
     #[inline]
     fn drop(&mut self) {
+        if !poison::release_in_drop(Object::Event, self.raw as u64) {
+            return;
+        }
         // SAFETY: live event of the current context, destroyed once. Destroying an event whose
         // recording is pending is allowed: the driver releases it when the work completes.
         if let Err(e) = unsafe { ffi::cuEventDestroy_v2(self.raw) }.result() {
@@ -321,6 +331,7 @@ impl Event<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuIpcGetEventHandle")]
     pub fn ipc_handle(&self) -> Result<IpcEventHandle> {
+        crate::error::poison::check()?;
         let mut raw = ffi::CUipcEventHandle { reserved: [0; 64] };
         // SAFETY: valid out-pointer; a live event of the current context (it is lent by the
         // current guard).
@@ -354,6 +365,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuIpcOpenEventHandle")]
     pub unsafe fn open_ipc_event(&self, handle: &IpcEventHandle) -> Result<Event<'_>> {
+        crate::error::poison::check()?;
         let mut raw = core::ptr::null_mut();
         // SAFETY: valid out-pointer; this guard's context is current; the caller vouches for
         // the other process's event.

@@ -18,6 +18,7 @@
 //! other handle: not used under another context, not sent to another thread.
 
 use crate::asynchronous::stream::Stream;
+use crate::error::poison;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::testing::left_behind::{Object, left_behind};
@@ -100,6 +101,9 @@ impl Drop for EndCapture {
 }
 
 fn destroy_graph(graph: ffi::CUgraph) {
+    if !poison::release_in_drop(Object::Graph, graph as u64) {
+        return;
+    }
     // SAFETY: a live graph, destroyed once; no executable graph depends on it.
     if let Err(e) = unsafe { ffi::cuGraphDestroy(graph) }.result() {
         record_drop_error(e);
@@ -165,6 +169,7 @@ impl<'g> Stream<'g> {
         f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'static>, P::Bound<'scope>) -> Result<()>
         + 'static,
     ) -> Result<Graph<'g, P>> {
+        crate::error::poison::check()?;
         let stream = self.as_raw();
         // Declared before `ending`, so that on an error or a panic the capture ends before the
         // payload drops (freeing memory during a capture would invalidate it).
@@ -208,6 +213,7 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphGetNodes")]
     pub fn node_count(&self) -> Result<usize> {
+        crate::error::poison::check()?;
         let mut n = 0usize;
         // SAFETY: a live graph; a null node array asks for the count only.
         unsafe { ffi::cuGraphGetNodes(self.raw, core::ptr::null_mut(), &raw mut n) }.result()?;
@@ -227,6 +233,7 @@ impl<'g, P: Payload> Graph<'g, P> {
     #[doc(alias = "cuGraphInstantiate")]
     #[doc(alias = "cuGraphInstantiateWithFlags")]
     pub fn instantiate(self) -> Result<GraphExec<'g, P>> {
+        crate::error::poison::check()?;
         let (graph, payload) = self.into_parts();
         let mut exec = core::ptr::null_mut();
         // SAFETY: valid out-pointer; a live graph of the current context.
@@ -294,6 +301,7 @@ impl<P: Payload> GraphExec<'_, P> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphExecUpdate")]
     pub fn update(&mut self, graph: Graph<'_, P>) -> Result<P> {
+        crate::error::poison::check()?;
         let (raw, payload) = graph.into_parts();
         let mut info = ffi::CUgraphExecUpdateResultInfo {
             result: ffi::CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_SUCCESS,
@@ -351,6 +359,9 @@ impl<P: Payload> GraphExec<'_, P> {
 
 impl<P: Payload> Drop for GraphExec<'_, P> {
     fn drop(&mut self) {
+        if !poison::release_in_drop(Object::GraphExec, self.raw as u64) {
+            return;
+        }
         // SAFETY: a live executable graph, destroyed once. No launch is pending: a pending
         // launch owns it (a submission waits before dropping it), a scope waits for its stream.
         if let Err(e) = unsafe { ffi::cuGraphExecDestroy(self.raw) }.result() {

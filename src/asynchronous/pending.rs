@@ -271,6 +271,9 @@ impl<L: Holds, E: EventHome> Drop for Pending<L, E> {
 
 /// Destroys `event`, recording a failure; whether it was destroyed.
 pub(crate) fn destroy_event(event: ffi::CUevent) -> bool {
+    if !poison::release_in_drop(Object::Event, event as u64) {
+        return false;
+    }
     // SAFETY: a live event of the current context, destroyed once. A pending record or a
     // stream's pending wait on it does not stop it from being destroyed (Event Management).
     match unsafe { ffi::cuEventDestroy_v2(event) }.result() {

@@ -4,8 +4,10 @@
 use crate::asynchronous::event::Event;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::deadline::{Deadline, Polled, passed, poll};
+use crate::error::poison;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
+use crate::testing::left_behind::Object;
 use core::ffi::{c_int, c_uint};
 use core::marker::PhantomData;
 
@@ -103,6 +105,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cuStreamCreate")]
     #[inline]
     pub fn stream(&self) -> Result<Stream<'_>> {
+        crate::error::poison::check()?;
         let mut raw = core::ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer; this guard's context is current.
         unsafe {
@@ -154,6 +157,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cuStreamCreateWithPriority")]
     #[doc(alias = "CU_STREAM_NON_BLOCKING")]
     pub fn stream_with(&self, flags: StreamFlags, priority: i32) -> Result<Stream<'_>> {
+        crate::error::poison::check()?;
         let mut raw = core::ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer; this guard's context is current.
         unsafe { ffi::cuStreamCreateWithPriority(&raw mut raw, flags.bits(), priority) }
@@ -353,6 +357,7 @@ impl<'g> Stream<'g> {
     #[doc(alias = "cuStreamQuery")]
     #[inline]
     pub fn is_complete(&self) -> Result<bool> {
+        crate::error::poison::check()?;
         // SAFETY: `raw` is a live stream of the current context.
         match unsafe { ffi::cuStreamQuery(self.raw) } {
             ffi::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
@@ -367,6 +372,7 @@ impl<'g> Stream<'g> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamGetPriority")]
     pub fn priority(&self) -> Result<i32> {
+        crate::error::poison::check()?;
         let mut p: c_int = 0;
         // SAFETY: valid out-pointer; live stream.
         unsafe { ffi::cuStreamGetPriority(self.raw, &raw mut p) }.result()?;
@@ -408,8 +414,8 @@ impl<'g> Stream<'g> {
     ///
     /// # Errors
     ///
-    /// The driver's error; after a sticky error, typically that error. The stream is consumed
-    /// either way.
+    /// The driver's error; after a sticky error (or in a forked child) that error, without
+    /// calling the driver: the stream is leaked (R20). The stream is consumed either way.
     ///
     /// # References
     ///
@@ -418,6 +424,7 @@ impl<'g> Stream<'g> {
     #[inline]
     pub fn destroy(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
+        poison::release(Object::Stream, this.raw as u64)?;
         // SAFETY: `raw` is destroyed once; `this` never drops.
         unsafe { ffi::cuStreamDestroy_v2(this.raw) }.result()
     }
@@ -441,6 +448,9 @@ pub(crate) fn wait_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<()>
 impl Drop for Stream<'_> {
     #[inline]
     fn drop(&mut self) {
+        if !poison::release_in_drop(Object::Stream, self.raw as u64) {
+            return;
+        }
         // SAFETY: `raw` is a live stream of the current context, destroyed once.
         if let Err(e) = unsafe { ffi::cuStreamDestroy_v2(self.raw) }.result() {
             record_drop_error(e);

@@ -113,6 +113,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cublasCreate_v2")]
     #[doc(alias = "cublasSetWorkspace_v2")]
     pub fn blas_with_workspace(&self, bytes: usize) -> Result<Blas<'_>> {
+        crate::error::poison::check()?;
         not_linked()?;
         let workspace = if bytes == 0 {
             None
@@ -289,13 +290,13 @@ impl Blas<'_> {
         let waited = self.order.wait_idle();
         let workspace = self.workspace.take();
         if waited.is_err() {
-            // Not known to be finished (a sticky error is no evidence either: another
-            // context's fault does not stop this context's work, R20): leak the handle and
+            // Not known to be finished (after a sticky error, work of another context may
+            // still run, R20; in a forked child nothing is the child's): leak the handle and
             // the workspace rather than free what the GPU may still use.
             core::mem::forget(workspace);
             return waited;
         }
-        // Finished: the context's synchronize succeeded.
+        // Finished.
         // SAFETY: `cublasDestroy_v2` needs a live handle whose context is current:
         // - `raw` was live and is destroyed once (replaced by null above);
         // - the handle borrows its guard, so the guard's context is current here (nothing

@@ -84,6 +84,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cublas/#cublasltcreate>
     #[doc(alias = "cublasLtCreate")]
     pub fn blas_lt_with_workspace(&self, bytes: usize) -> Result<BlasLt<'_>> {
+        crate::error::poison::check()?;
         not_linked()?;
         let workspace = if bytes == 0 {
             None
@@ -180,13 +181,13 @@ impl BlasLt<'_> {
         let waited = self.order.wait_idle();
         let workspace = self.workspace.take();
         if waited.is_err() {
-            // Not known to be finished (a sticky error is no evidence either: another
-            // context's fault does not stop this context's work, R20): leak the handle and
+            // Not known to be finished (after a sticky error, work of another context may
+            // still run, R20; in a forked child nothing is the child's): leak the handle and
             // the workspace rather than free what the GPU may still use.
             core::mem::forget(workspace);
             return waited;
         }
-        // Finished: the context's synchronize succeeded.
+        // Finished.
         // SAFETY: `cublasLtDestroy` needs a live handle of the current context:
         // - `raw` was live and is destroyed once (replaced by null above);
         // - the handle borrows its guard, so the guard's context is current here.

@@ -93,6 +93,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetExecAffinity")]
     pub fn sm_count_affinity(&self) -> Result<u32> {
+        crate::error::poison::check()?;
         let mut param = ffi::CUexecAffinityParam {
             type_: ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT,
             param: 0,
@@ -111,6 +112,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetSharedMemConfig")]
     pub fn shared_mem_config(&self) -> Result<ffi::CUsharedconfig> {
+        crate::error::poison::check()?;
         let mut config = ffi::CUsharedconfig::CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE;
         // SAFETY: valid out-pointer; this guard's context is current.
         unsafe { ffi::cuCtxGetSharedMemConfig(&raw mut config) }.result()?;
@@ -125,6 +127,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxSetSharedMemConfig")]
     pub fn set_shared_mem_config(&self, config: ffi::CUsharedconfig) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: this guard's context is current; the driver checks the value.
         unsafe { ffi::cuCtxSetSharedMemConfig(config) }.result()
     }
@@ -137,6 +140,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxResetPersistingL2Cache")]
     pub fn reset_persisting_l2_cache(&self) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: no arguments; this guard's context is current.
         unsafe { ffi::cuCtxResetPersistingL2Cache() }.result()
     }
@@ -211,6 +215,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetDevice")]
     pub fn device(&self) -> Result<Device> {
+        crate::error::poison::check()?;
         let mut raw: ffi::CUdevice = 0;
         // SAFETY: valid out-pointer; this guard's context is current.
         unsafe { ffi::cuCtxGetDevice(&raw mut raw) }.result()?;
@@ -224,6 +229,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetApiVersion")]
     pub fn api_version(&self) -> Result<Version> {
+        crate::error::poison::check()?;
         let mut v: c_uint = 0;
         // SAFETY: valid out-pointer; the context is live.
         unsafe { ffi::cuCtxGetApiVersion(self.as_raw(), &raw mut v) }.result()?;
@@ -237,6 +243,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetFlags")]
     pub fn flags(&self) -> Result<ContextFlags> {
+        crate::error::poison::check()?;
         let mut f: c_uint = 0;
         // SAFETY: valid out-pointer; this guard's context is current.
         unsafe { ffi::cuCtxGetFlags(&raw mut f) }.result()?;
@@ -250,6 +257,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetId")]
     pub fn unique_id(&self) -> Result<u64> {
+        crate::error::poison::check()?;
         let mut id: c_ulonglong = 0;
         // SAFETY: valid out-pointer; the context is live.
         unsafe { ffi::cuCtxGetId(self.as_raw(), &raw mut id) }.result()?;
@@ -263,6 +271,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetLimit")]
     pub fn limit(&self, limit: Limit) -> Result<usize> {
+        crate::error::poison::check()?;
         let mut v = 0usize;
         // SAFETY: valid out-pointer; this guard's context is current.
         unsafe { ffi::cuCtxGetLimit(&raw mut v, limit.raw()) }.result()?;
@@ -276,6 +285,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxSetLimit")]
     pub fn set_limit(&self, limit: Limit, value: usize) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: plain values; this guard's context is current.
         unsafe { ffi::cuCtxSetLimit(limit.raw(), value) }.result()
     }
@@ -287,6 +297,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetCacheConfig")]
     pub fn cache_config(&self) -> Result<CacheConfig> {
+        crate::error::poison::check()?;
         let mut c = ffi::CUfunc_cache::CU_FUNC_CACHE_PREFER_NONE;
         // SAFETY: valid out-pointer; this guard's context is current.
         unsafe { ffi::cuCtxGetCacheConfig(&raw mut c) }.result()?;
@@ -300,6 +311,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxSetCacheConfig")]
     pub fn set_cache_config(&self, config: CacheConfig) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: plain value; this guard's context is current.
         unsafe { ffi::cuCtxSetCacheConfig(config.raw()) }.result()
     }
@@ -312,6 +324,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetStreamPriorityRange")]
     pub fn stream_priority_range(&self) -> Result<(i32, i32)> {
+        crate::error::poison::check()?;
         let (mut least, mut greatest): (c_int, c_int) = (0, 0);
         // SAFETY: valid out-pointers; this guard's context is current.
         unsafe { ffi::cuCtxGetStreamPriorityRange(&raw mut least, &raw mut greatest) }.result()?;
@@ -353,12 +366,16 @@ pub(crate) unsafe fn idle_by(
         ),
         Err(e) => Polled::Done(Err(e)),
     };
-    // SAFETY: a live event of the current context, destroyed once; a pending record does not
-    // stop that (Event Management).
-    let destroyed = unsafe { ffi::cuEventDestroy_v2(event) }.result();
-    if destroyed.is_err() {
-        left_behind(Object::Event, event as u64);
-    }
+    // Poisoned or forked (R20, R22): the event is left, not destroyed (`release` names it).
+    let destroyed = crate::error::poison::release(Object::Event, event as u64).and_then(|()| {
+        // SAFETY: a live event of the current context, destroyed once; a pending record does
+        // not stop that (Event Management).
+        let destroyed = unsafe { ffi::cuEventDestroy_v2(event) }.result();
+        if destroyed.is_err() {
+            left_behind(Object::Event, event as u64);
+        }
+        destroyed
+    });
     match polled {
         Polled::Done(r) => r.and(destroyed).map(Ok),
         Polled::Overdue(waited) => destroyed.map(|()| Err(waited)),

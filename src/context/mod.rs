@@ -9,6 +9,7 @@ pub(crate) mod stack;
 use crate::driver::Device;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
+use crate::testing::left_behind::Object;
 use core::ffi::{c_int, c_uint};
 use core::ptr;
 use std::sync::{Mutex, PoisonError};
@@ -108,6 +109,7 @@ impl Context {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxCreate")]
     pub fn new(device: Device, flags: ContextFlags) -> Result<Self> {
+        crate::error::poison::check()?;
         let mut raw = ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer; `device` names a device of an initialized driver.
         unsafe { ffi::cuCtxCreate_v2(&raw mut raw, flags.bits(), device.as_raw()) }.result()?;
@@ -201,6 +203,7 @@ impl Context {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuDevicePrimaryCtxRetain")]
     pub fn primary(device: Device) -> Result<Self> {
+        crate::error::poison::check()?;
         let mut held = PRIMARY_HELD.lock().unwrap_or_else(PoisonError::into_inner);
         if held.contains(&device.as_raw()) {
             return Err(Error::custack(
@@ -301,6 +304,7 @@ impl Context {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuDevicePrimaryCtxReset")]
     pub fn reset(&mut self) -> Result<()> {
+        crate::error::poison::check()?;
         if !self.primary {
             return Err(Error::from_kind(ErrorKind::InvalidValue)
                 .with_detail("only a primary context can be reset; destroy a created context"));
@@ -322,8 +326,10 @@ impl Context {
     ///
     /// # Errors
     ///
-    /// The driver's error from `cuCtxDestroy` (created) or `cuDevicePrimaryCtxRelease` (primary);
-    /// after a sticky error, typically that error. The value is consumed either way.
+    /// The driver's error from `cuCtxDestroy` (created) or `cuDevicePrimaryCtxRelease` (primary).
+    /// After a sticky error (or in a forked child) that error, without calling the driver: the
+    /// context is left to the process's end, as GPU work may still use it (R20). The value is
+    /// consumed either way.
     ///
     /// # References
     ///
@@ -337,6 +343,9 @@ impl Context {
     }
 
     fn release(&self) -> Result<()> {
+        // Poisoned or forked (R20, R22): neither destroyed nor released; with the context,
+        // everything of it stays allocated until the process ends.
+        crate::error::poison::release(Object::Context, self.raw as u64)?;
         if self.primary {
             let mut held = PRIMARY_HELD.lock().unwrap_or_else(PoisonError::into_inner);
             held.retain(|d| *d != self.device.as_raw());
@@ -366,6 +375,7 @@ impl Device {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuDevicePrimaryCtxGetState")]
     pub fn primary_context_state(self) -> Result<(ContextFlags, bool)> {
+        crate::error::poison::check()?;
         let mut flags: c_uint = 0;
         let mut active: c_int = 0;
         // SAFETY: both out-pointers are valid and writable.
@@ -381,6 +391,7 @@ impl Device {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuDevicePrimaryCtxSetFlags")]
     pub fn set_primary_context_flags(self, flags: ContextFlags) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: plain values only.
         unsafe { ffi::cuDevicePrimaryCtxSetFlags_v2(self.as_raw(), flags.bits()) }.result()
     }

@@ -15,9 +15,9 @@ pub(crate) unsafe fn with_raw_current(
     ctx: ffi::CUcontext,
     f: impl FnOnce() -> Result<()>,
 ) -> Result<()> {
-    // Poisoned (R20): the clean-up is not run; what it would release is left to the process's
-    // end (callers name it to the checking driver as left behind).
-    crate::error::poison::check()?;
+    // Poisoned or forked (R20, R22): the clean-up is not run; what it would release is left to
+    // the process's end (callers name it to the checking driver as left behind).
+    crate::error::poison::may_release()?;
     // SAFETY: the caller guarantees `ctx` is live.
     unsafe { ffi::cuCtxPushCurrent_v2(ctx) }.result()?;
     let r = f();

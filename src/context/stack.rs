@@ -217,6 +217,8 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
 #[inline]
 fn pop_raw(expected: ffi::CUcontext) -> Result<()> {
+    // A pop frees nothing, so a poisoned process still pops; a forked child does not (R22).
+    crate::error::poison::not_forked()?;
     let mut popped = ptr::null_mut();
     // SAFETY: `popped` is a valid out-pointer. This guard pushed `expected` on this thread.
     unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) }.result()?;

@@ -63,6 +63,7 @@ impl Driver {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html>
     #[doc(alias = "cuInit")]
     pub fn init() -> Result<Self> {
+        crate::error::poison::check()?;
         // SAFETY: `cuInit` takes no pointers; flags must be 0.
         unsafe { ffi::cuInit(0) }.result()?;
         register_logs()?;
@@ -86,6 +87,7 @@ impl Driver {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetCount")]
     pub fn device_count(self) -> Result<usize> {
+        crate::error::poison::check()?;
         let mut n: c_int = 0;
         // SAFETY: `n` is a valid, writable `int`; the driver is initialized (`self`).
         unsafe { ffi::cuDeviceGetCount(&raw mut n) }.result()?;
@@ -103,6 +105,7 @@ impl Driver {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGet")]
     pub fn device(self, ordinal: usize) -> Result<Device> {
+        crate::error::poison::check()?;
         let ordinal = c_int::try_from(ordinal).map_err(|_| {
             Error::custack(
                 ErrorKind::OutOfRange,
@@ -178,6 +181,7 @@ impl Device {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetExecAffinitySupport")]
     pub fn supports_sm_count_affinity(self) -> Result<bool> {
+        crate::error::poison::check()?;
         let mut v: c_int = 0;
         let kind = ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT;
         // SAFETY: valid out-pointer; the device is valid (a `Device` exists only after `cuInit`).
@@ -202,6 +206,7 @@ impl Device {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetName")]
     pub fn name(self) -> Result<String> {
+        crate::error::poison::check()?;
         let mut buf = [0 as c_char; 256];
         // SAFETY: `buf` is writable for `buf.len()` bytes, which is the length passed.
         unsafe { ffi::cuDeviceGetName(buf.as_mut_ptr(), buf.len() as c_int, self.raw) }.result()?;
@@ -215,6 +220,7 @@ impl Device {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetUuid")]
     pub fn uuid(self) -> Result<[u8; 16]> {
+        crate::error::poison::check()?;
         let mut uuid = ffi::CUuuid::default();
         // SAFETY: `uuid` is a valid, writable `CUuuid`.
         unsafe { ffi::cuDeviceGetUuid_v2(&raw mut uuid, self.raw) }.result()?;
@@ -228,6 +234,7 @@ impl Device {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuDeviceGetPCIBusId")]
     pub fn pci_bus_id(self) -> Result<String> {
+        crate::error::poison::check()?;
         let mut buf = [0 as c_char; 64];
         // SAFETY: `buf` is writable for `buf.len()` bytes, which is the length passed.
         unsafe { ffi::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as c_int, self.raw) }
@@ -242,6 +249,7 @@ impl Device {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceTotalMem")]
     pub fn total_memory(self) -> Result<usize> {
+        crate::error::poison::check()?;
         let mut bytes = 0usize;
         // SAFETY: `bytes` is a valid, writable `size_t`.
         unsafe { ffi::cuDeviceTotalMem_v2(&raw mut bytes, self.raw) }.result()?;
@@ -259,6 +267,7 @@ impl Device {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetAttribute")]
     pub fn attribute(self, attribute: DeviceAttribute) -> Result<i32> {
+        crate::error::poison::check()?;
         let mut value = MaybeUninit::<c_int>::uninit();
         // SAFETY: `value` is valid for a write of one `int`.
         unsafe { ffi::cuDeviceGetAttribute(value.as_mut_ptr(), attribute.raw(), self.raw) }
@@ -298,6 +307,7 @@ impl Device {
 /// `ErrorKind::OutsideProfile` if a [`Driver::init`] already registered it (the driver keeps a
 /// callback for the process's lifetime); `cuInit`'s errors.
 pub(crate) fn init_without_callbacks() -> Result<Driver> {
+    crate::error::poison::check()?;
     {
         let _once = driver_log::REGISTERING
             .lock()

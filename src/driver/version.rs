@@ -39,6 +39,7 @@ impl core::fmt::Display for Version {
 /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VERSION.html>
 #[doc(alias = "cuDriverGetVersion")]
 pub fn driver_version() -> Result<Version> {
+    crate::error::poison::check()?;
     let mut v: c_int = 0;
     // SAFETY: `v` is a valid, writable `int` for the duration of the call.
     unsafe { ffi::cuDriverGetVersion(&raw mut v) }.result()?;

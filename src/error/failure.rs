@@ -281,6 +281,10 @@ fn driver_string(
     code: ffi::CUresult,
     query: unsafe extern "C" fn(ffi::CUresult, *mut *const c_char) -> ffi::CUresult,
 ) -> Option<String> {
+    // A forked child makes no driver call (R22): its errors show their kind's name instead.
+    if crate::error::poison::forked() {
+        return None;
+    }
     let mut text: *const c_char = core::ptr::null();
     // SAFETY: `cuGetErrorName` / `cuGetErrorString` take any `CUresult` value and a valid
     // pointer to write to:

@@ -1,8 +1,9 @@
 //! The poisoned process (R20): the first sticky error observed anywhere, recorded once for every
 //! thread and context, with what observed it ([`Origin`]); from then on the calls that would go to
 //! the driver (pushes, scopes, submissions, launches, the CUDA libraries' calls, waits,
-//! synchronizes) return that first error instead, without going to the driver; and the
-//! fail-stop ([`fail_stop`](crate::fail_stop)) a supervisor acts on.
+//! synchronizes) return that first error instead, without going to the driver; nothing is
+//! released any more ([`may_release`]); and the fail-stop ([`fail_stop`](crate::fail_stop)) a
+//! supervisor acts on.
 //!
 //! Why the process and not the context: NVIDIA's `CUresult` documentation says of every sticky
 //! error that the process "must be terminated and relaunched", and on driver 580 a new context
@@ -15,6 +16,7 @@ use crate::error::driver_log;
 use crate::error::failure::Error;
 use crate::error::origin::{LaunchSite, Observer, Origin};
 use crate::ffi;
+use crate::testing::left_behind::{Object, left_behind};
 use core::cell::Cell;
 use core::panic::Location;
 use std::sync::OnceLock;
@@ -188,11 +190,96 @@ std::thread_local! {
 /// The first sticky error, with its origin, and a detail saying the call was not made.
 #[inline]
 pub(crate) fn check() -> Result<()> {
-    // A relaxed load: the flag is set in a forked child before any of its code runs (below).
-    if FORKED.load(core::sync::atomic::Ordering::Relaxed) {
-        return Err(forked());
+    if forked() {
+        return Err(forked_error());
     }
     PROCESS.check()
+}
+
+/// Whether custack may release a driver object now: free or unload memory, a module or a
+/// library, destroy a stream, event, graph, context, pool, array, texture or library handle,
+/// unmap, unregister, close an IPC mapping, disable peer access. The one place every release
+/// site asks (R20, R22); a refusal is [`check`]'s error.
+///
+/// Refused once the process is poisoned: a sticky fault in context A does not stop context B's
+/// kernels and copies (measured on the H100: B's waits return the sticky error while B's work
+/// still runs), so after it no wait proves that any work is over, and whatever GPU work of any
+/// context may still touch must stay allocated until the process ends, which is what frees it.
+/// Refused too in a child forked after [`watch_forks`]: the handles are the parent's, and the
+/// child must make no CUDA call at all before it `exec`s. A refused release makes no driver
+/// call: the object is leaked, named to the checking driver
+/// ([`left_behind`](crate::testing::left_behind::left_behind)), and a drop records the refusal
+/// ([`record_drop_error`](crate::error::drop_log::record_drop_error)); see [`release`] and
+/// [`release_in_drop`].
+///
+/// # Errors
+///
+/// As [`check`]: the first sticky error, or `ErrorKind::ForkedProcess`.
+#[inline]
+pub(crate) fn may_release() -> Result<()> {
+    check()
+}
+
+/// [`may_release`] for `object`'s `handle`: where refused, names it to the checking driver as
+/// left behind and returns the refusal (for the explicit `free`, `destroy`, `unload`, … forms).
+///
+/// # Errors
+///
+/// As [`may_release`].
+#[inline]
+pub(crate) fn release(object: Object, handle: u64) -> Result<()> {
+    match may_release() {
+        Ok(()) => Ok(()),
+        Err(e) => Err(leave(e, object, handle)),
+    }
+}
+
+/// [`release`] for a `Drop`: `true` if the release may go ahead; otherwise the refusal is
+/// recorded in the drop log, the handle named as left behind, and the drop must make no
+/// driver call.
+#[inline]
+#[must_use]
+pub(crate) fn release_in_drop(object: Object, handle: u64) -> bool {
+    match release(object, handle) {
+        Ok(()) => true,
+        Err(e) => {
+            crate::error::drop_log::record_drop_error(e);
+            false
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn leave(e: Error, object: Object, handle: u64) -> Error {
+    left_behind(object, handle);
+    e
+}
+
+/// Whether this process is a child forked after [`watch_forks`]: its pops make no driver call
+/// either ([`not_forked`]). A pop frees nothing, so a poisoned process still pops (the checking
+/// driver demands that every thread's stack end as it began); only a forked child does not.
+#[inline]
+pub(crate) fn forked() -> bool {
+    // A relaxed load: the flag is set in a forked child before any of its code runs.
+    FORKED.load(core::sync::atomic::Ordering::Relaxed)
+}
+
+/// `Ok` unless this is a forked child ([`forked`]): the check before the calls that, unlike a
+/// release, still happen in a poisoned process: a pop (`cuCtxPopCurrent`), and the lookup of the
+/// checking driver's extensions (`cuGetProcAddress`), through which custack names what it leaves
+/// behind.
+///
+/// # Errors
+///
+/// `ErrorKind::ForkedProcess` in a forked child.
+#[inline]
+pub(crate) fn not_forked() -> Result<()> {
+    if forked() {
+        Err(forked_error())
+    } else {
+        Ok(())
+    }
 }
 
 /// Set in the child of a `fork` once [`watch_forks`] ran: the parent's CUDA state (contexts,
@@ -230,7 +317,7 @@ extern "C" fn in_forked_child() {
 
 #[cold]
 #[inline(never)]
-fn forked() -> Error {
+fn forked_error() -> Error {
     Error::custack(
         crate::error::kind::ErrorKind::ForkedProcess,
         "this process was forked after custack::Profile::init: it must exec before any CUDA \
@@ -420,7 +507,19 @@ mod tests {
         let pid = unsafe { libc::fork() };
         assert!(pid >= 0, "fork failed");
         if pid == 0 {
-            let refused = matches!(check(), Err(e) if e.kind() == ErrorKind::ForkedProcess);
+            let forked_kind =
+                |r: Result<()>| matches!(r, Err(e) if e.kind() == ErrorKind::ForkedProcess);
+            // Every release and every pop is refused; a drop's refusal is recorded, not lost.
+            let drop_refused = !release_in_drop(Object::DeviceMemory, 0x1000);
+            let recorded = crate::error::take_drop_errors();
+            let refused = forked()
+                && forked_kind(check())
+                && forked_kind(may_release())
+                && forked_kind(release(Object::Module, 0x2000))
+                && forked_kind(not_forked())
+                && drop_refused
+                && recorded.len() == 1
+                && recorded[0].kind() == ErrorKind::ForkedProcess;
             // SAFETY: ends the child at once, running nothing of the parent's.
             unsafe { libc::_exit(i32::from(!refused)) };
         }
@@ -433,10 +532,8 @@ mod tests {
             0,
             "the forked child was not refused"
         );
-        assert!(
-            !FORKED.load(core::sync::atomic::Ordering::Relaxed),
-            "the parent is not refused"
-        );
+        assert!(!forked(), "the parent is not refused");
+        assert!(not_forked().is_ok(), "the parent pops");
     }
 
     /// A code a driver call returned and its caller matched before converting it (peer access

@@ -87,6 +87,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cufftMakePlanMany64")]
     #[doc(alias = "cufftSetWorkArea")]
     pub fn fft_plan<T: Transform>(&self, shape: &Fft) -> Result<Plan<'_, T>> {
+        crate::error::poison::check()?;
         let params = check::params(T::SIDES, shape)?;
         not_linked()?;
         let order = CallOrder::new(self)?;
@@ -306,9 +307,9 @@ impl<T: Transform> Plan<'_, T> {
         let waited = self.order.wait_idle();
         let work = self.work.take();
         if waited.is_err() {
-            // Not known to be finished (a sticky error is no evidence either: another
-            // context's fault does not stop this context's work, R20): leak rather than free
-            // memory the GPU may use.
+            // Not known to be finished (after a sticky error, work of another context may
+            // still run, R20; a forked child owns nothing): leak rather than free memory the
+            // GPU may use.
             core::mem::forget(work);
             return waited;
         }

@@ -6,10 +6,12 @@
 //! the image with the linker's state.
 
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::poison;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::kernel::launch::Function;
 use crate::kernel::module::Module;
+use crate::testing::left_behind::Object;
 use core::ffi::{c_uint, c_void};
 use core::marker::PhantomData;
 use std::ffi::CString;
@@ -199,6 +201,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleLoadDataEx")]
     pub fn load_ptx_with(&self, ptx: &str, options: &JitOptions) -> Result<(Module<'_>, JitLog)> {
+        crate::error::poison::check()?;
         let image = CString::new(ptx)
             .map_err(|_| Error::custack(ErrorKind::NulInName, "PTX source holds a NUL byte"))?;
         let mut raw_options = RawOptions::new(options);
@@ -268,6 +271,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuLinkCreate")]
     pub fn linker(&self, options: &JitOptions) -> Result<Linker<'_>> {
+        crate::error::poison::check()?;
         let mut raw_options = RawOptions::new(options);
         let mut state = core::ptr::null_mut();
         // SAFETY: valid out-pointer; arrays of `count()` entries whose buffers live as long as
@@ -300,6 +304,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleLoadData")]
     pub fn load_linked(&self, image: &LinkedImage<'_>) -> Result<Module<'_>> {
+        crate::error::poison::check()?;
         let mut raw = core::ptr::null_mut();
         // SAFETY: valid out-pointer; `image` is a complete cubin the driver's linker made, alive
         // while its linker is (borrowed); this guard's context is current.
@@ -355,6 +360,7 @@ impl Linker<'_> {
     }
 
     fn add(&mut self, kind: ffi::CUjitInputType, name: &str, data: &[u8]) -> Result<()> {
+        crate::error::poison::check()?;
         let name = CString::new(name).map_err(|_| {
             Error::custack(
                 ErrorKind::NulInName,
@@ -433,6 +439,7 @@ impl Linker<'_> {
         kind: ffi::CUjitInputType,
         path: &std::path::Path,
     ) -> Result<()> {
+        crate::error::poison::check()?;
         let c = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| {
             Error::custack(
                 ErrorKind::NulInName,
@@ -474,6 +481,7 @@ impl Linker<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuLinkComplete")]
     pub fn complete(&mut self) -> Result<(LinkedImage<'_>, JitLog)> {
+        crate::error::poison::check()?;
         let (mut ptr, mut len) = (core::ptr::null_mut(), 0usize);
         // SAFETY: a live linker state; valid out-pointers.
         let r = unsafe { ffi::cuLinkComplete(self.state, &raw mut ptr, &raw mut len) };
@@ -498,6 +506,9 @@ impl Linker<'_> {
 
 impl Drop for Linker<'_> {
     fn drop(&mut self) {
+        if !poison::release_in_drop(Object::Untracked, self.state as u64) {
+            return;
+        }
         // SAFETY: a live linker state, destroyed once; no image borrowed from it is alive.
         if let Err(e) = unsafe { ffi::cuLinkDestroy(self.state) }.result() {
             record_drop_error(e);

@@ -42,6 +42,7 @@ impl Function<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetAttribute")]
     pub fn attribute(&self, attribute: ffi::CUfunction_attribute) -> Result<i32> {
+        crate::error::poison::check()?;
         let mut v: c_int = 0;
         // SAFETY: valid out-pointer; live function.
         unsafe { ffi::cuFuncGetAttribute(&raw mut v, attribute, self.raw) }.result()?;
@@ -161,6 +162,7 @@ impl Function<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncSetAttribute")]
     pub fn set_attribute(&self, attribute: ffi::CUfunction_attribute, value: i32) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: a live function; the driver checks the attribute and the value.
         unsafe { ffi::cuFuncSetAttribute(self.raw, attribute, value) }.result()
     }
@@ -200,6 +202,7 @@ impl Function<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncSetCacheConfig")]
     pub fn set_cache_config(&self, config: crate::context::current::CacheConfig) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: a live function; the driver checks the value.
         unsafe { ffi::cuFuncSetCacheConfig(self.raw, config.raw()) }.result()
     }
@@ -216,6 +219,7 @@ impl Function<'_> {
         block_size: u32,
         dynamic_shared_bytes: usize,
     ) -> Result<u32> {
+        crate::error::poison::check()?;
         let mut n: c_int = 0;
         // SAFETY: valid out-pointer; a live function.
         unsafe {
@@ -239,6 +243,7 @@ impl Function<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__OCCUPANCY.html>
     #[doc(alias = "cuOccupancyMaxPotentialBlockSize")]
     pub fn suggested_block_size(&self, dynamic_shared_bytes: usize) -> Result<(u32, u32)> {
+        crate::error::poison::check()?;
         let (mut grid, mut block): (c_int, c_int) = (0, 0);
         // SAFETY: valid out-pointers; a live function; no callback.
         unsafe {
@@ -266,6 +271,7 @@ impl Function<'_> {
         &self,
         shared_bytes_for: &dyn Fn(u32) -> usize,
     ) -> Result<(u32, u32)> {
+        crate::error::poison::check()?;
         let (mut grid, mut block): (c_int, c_int) = (0, 0);
         let r = with_occupancy_callback(shared_bytes_for, || {
             // SAFETY: valid out-pointers; a live function; `occupancy_trampoline` reads the

@@ -19,10 +19,12 @@
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::driver::Driver;
+use crate::error::poison;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::kernel::launch::{Function, KernelArgs, LaunchConfig};
 use crate::kernel::ptx::entry_params;
+use crate::testing::left_behind::Object;
 use core::marker::PhantomData;
 use std::ffi::CString;
 use std::sync::Arc;
@@ -119,6 +121,7 @@ impl Library {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     #[doc(alias = "cuLibraryLoadData")]
     pub fn load_ptx(_driver: Driver, ptx: &str) -> Result<Self> {
+        crate::error::poison::check()?;
         let code = CString::new(ptx)
             .map_err(|_| Error::custack(ErrorKind::NulInName, "PTX source holds a NUL byte"))?;
         let mut raw = core::ptr::null_mut();
@@ -154,6 +157,7 @@ impl Library {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     #[doc(alias = "cuLibraryGetKernel")]
     pub fn kernel(&self, name: &str) -> Result<LibraryKernel<'_>> {
+        crate::error::poison::check()?;
         let c = CString::new(name).map_err(|_| {
             Error::custack(
                 ErrorKind::NulInName,
@@ -191,6 +195,7 @@ impl Library {
         let mut this = core::mem::ManuallyDrop::new(self);
         // Freed here: `this` is never dropped.
         drop(this.ptx.take());
+        crate::error::poison::release(Object::Library, this.raw as u64)?;
         // SAFETY: a live library, unloaded once; no kernel handle borrows it, and its functions
         // launch only in scopes, which wait before the borrows end.
         unsafe { ffi::cuLibraryUnload(this.raw) }.result()
@@ -199,6 +204,9 @@ impl Library {
 
 impl Drop for Library {
     fn drop(&mut self) {
+        if !poison::release_in_drop(Object::Library, self.raw as u64) {
+            return;
+        }
         // SAFETY: as in `unload`.
         if let Err(e) = unsafe { ffi::cuLibraryUnload(self.raw) }.result() {
             record_drop_error(e);
@@ -222,6 +230,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         &'a self,
         kernel: &LibraryKernel<'a>,
     ) -> Result<LibraryFunction<'a>> {
+        crate::error::poison::check()?;
         let mut raw = core::ptr::null_mut();
         // SAFETY: valid out-pointer; a live kernel (its library is borrowed); this guard's
         // context is current.
@@ -363,6 +372,7 @@ impl SharedLibrary {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     #[doc(alias = "cuLibraryLoadData")]
     pub fn load_ptx(driver: Driver, ptx: &str) -> Result<Self> {
+        crate::error::poison::check()?;
         Library::load_ptx(driver, ptx).map(Self::from)
     }
 
@@ -377,6 +387,7 @@ impl SharedLibrary {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     #[doc(alias = "cuLibraryGetKernel")]
     pub fn kernel(&self, name: &str) -> Result<SharedKernel> {
+        crate::error::poison::check()?;
         let kernel = self.library.kernel(name)?;
         let (raw, params) = (kernel.raw, kernel.params);
         Ok(SharedKernel {

@@ -167,6 +167,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     // `&self` is the proof that this guard's context is current, and the module borrows it.
     #[allow(clippy::unused_self)]
     unsafe fn load_image(&self, image: *const c_void) -> Result<Module<'_>> {
+        crate::error::poison::check()?;
         let mut log = [0u8; LOG_BYTES];
         let mut options = [
             ffi::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
@@ -344,6 +345,7 @@ impl Module<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleGetFunction")]
     pub fn function(&self, name: &str) -> Result<Function<'_>> {
+        crate::error::poison::check()?;
         let c = name_cstring("function", self.symbol(name))?;
         let mut raw = core::ptr::null_mut();
         // SAFETY: valid out-pointer; live module of the current context; NUL-terminated name.
@@ -404,6 +406,7 @@ impl Module<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleGetGlobal")]
     pub fn global_address(&self, name: &str) -> Result<(ffi::CUdeviceptr, usize)> {
+        crate::error::poison::check()?;
         let c = name_cstring("global", name)?;
         let (mut ptr, mut bytes) = (0, 0usize);
         // SAFETY: valid out-pointers; live module of the current context; NUL-terminated name.
@@ -675,6 +678,8 @@ impl Abandon for Module<'_> {
 ///
 /// `raw` must be a live module of the current context, unloaded once.
 pub(crate) unsafe fn unload_raw(raw: ffi::CUmodule) -> Result<()> {
+    // Poisoned or forked (R20, R22): no call at all; the module stays loaded.
+    crate::error::poison::release(Object::Module, raw as u64)?;
     // SAFETY: a context is current (the caller's promise).
     let waited = unsafe { ffi::cuCtxSynchronize() }.result();
     let idle = match &waited {
@@ -683,7 +688,9 @@ pub(crate) unsafe fn unload_raw(raw: ffi::CUmodule) -> Result<()> {
         // SAFETY: as above.
         Err(_) => unsafe { ffi::cuCtxSynchronize() }.result().is_ok(),
     };
-    if !idle {
+    // A sticky error from the wait poisoned the process: another context's work may still run,
+    // so nothing is released (R20).
+    if !idle || crate::error::poison::may_release().is_err() {
         // Its kernels may still run: the module is left, never unloaded under them.
         left_behind(Object::Module, raw as u64);
         return waited;

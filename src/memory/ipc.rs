@@ -6,9 +6,11 @@
 //! `Stream::wait`): one process's work ordered after another's without a host round trip.
 
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::poison;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::memory::{DeviceBuffer, DeviceMemory, DeviceMemoryMut, device_memory, sealed};
+use crate::testing::left_behind::Object;
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
@@ -42,6 +44,7 @@ impl<T: DeviceCopy> DeviceBuffer<'_, T> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuIpcGetMemHandle")]
     pub fn ipc_handle(&self) -> Result<IpcMemHandle> {
+        crate::error::poison::check()?;
         let mut raw = ffi::CUipcMemHandle { reserved: [0; 64] };
         // SAFETY: valid out-pointer; a live allocation of the current context.
         unsafe { ffi::cuIpcGetMemHandle(&raw mut raw, self.device_ptr()) }.result()?;
@@ -87,6 +90,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         handle: &IpcMemHandle,
         len: usize,
     ) -> Result<IpcBuffer<'_, T>> {
+        crate::error::poison::check()?;
         let mut ptr = 0;
         // SAFETY: valid out-pointer; this guard's context is current; the caller vouches for
         // the other process's allocation.
@@ -108,6 +112,9 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
 impl<T: DeviceCopy> Drop for IpcBuffer<'_, T> {
     fn drop(&mut self) {
+        if !poison::release_in_drop(Object::IpcMemory, self.ptr) {
+            return;
+        }
         // SAFETY: opened by `open_ipc` in the current context (its guard is on top), closed
         // once; no asynchronous work uses it (scopes bind it by borrow).
         if let Err(e) = unsafe { ffi::cuIpcCloseMemHandle(self.ptr) }.result() {

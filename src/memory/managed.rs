@@ -8,9 +8,11 @@
 //! custack allocates managed memory only on devices with concurrent managed access (Pascal and
 //! later on Linux): on older ones any host access while *any* kernel runs faults.
 
+use crate::error::poison;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::{DeviceMemory, DeviceMemoryMut, check_alloc_len, device_memory, sealed};
+use crate::testing::left_behind::Object;
 
 static_assertions::assert_not_impl_any!(ManagedBuffer<'static, u8>: Send, Sync);
 use crate::context::stack::{ContextKind, PushedGuard};
@@ -83,6 +85,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemAllocManaged")]
     pub fn alloc_managed<T: DeviceCopy>(&self, len: usize) -> Result<ManagedBuffer<'_, T>> {
+        crate::error::poison::check()?;
         let bytes = check_alloc_len::<T>(len)?;
         let device = self.device()?;
         if device.attribute(crate::driver::attribute::DeviceAttribute::ConcurrentManagedAccess)?
@@ -144,6 +147,7 @@ impl<T: DeviceCopy> ManagedBuffer<'_, T> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html>
     #[doc(alias = "cuMemAdvise")]
     pub fn advise(&self, advice: ffi::CUmem_advise, location: Location) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: a live managed allocation of the current context, `byte_len` bytes.
         unsafe { ffi::cuMemAdvise(self.ptr, self.byte_len(), advice, location.raw()) }.result()
     }
@@ -156,6 +160,7 @@ impl<T: DeviceCopy> ManagedBuffer<'_, T> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html>
     #[doc(alias = "cuMemRangeGetAttribute")]
     pub fn range_attribute(&self, attribute: ffi::CUmem_range_attribute) -> Result<i32> {
+        crate::error::poison::check()?;
         let mut v: c_int = 0;
         // SAFETY: a writable `int` of its size; a live managed allocation, `byte_len` bytes.
         unsafe {
@@ -179,6 +184,7 @@ impl<T: DeviceCopy> ManagedBuffer<'_, T> {
     #[doc(alias = "cuMemFree")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
+        poison::release(Object::DeviceMemory, this.ptr)?;
         // SAFETY: allocated by `cuMemAllocManaged`, freed once (`this` never drops).
         unsafe { ffi::cuMemFree_v2(this.ptr) }.result()
     }
@@ -186,6 +192,9 @@ impl<T: DeviceCopy> ManagedBuffer<'_, T> {
 
 impl<T: DeviceCopy> Drop for ManagedBuffer<'_, T> {
     fn drop(&mut self) {
+        if !poison::release_in_drop(Object::DeviceMemory, self.ptr) {
+            return;
+        }
         // SAFETY: allocated in the current context (the guard that lent it is on top), freed
         // once; no device work uses it (scopes borrow it until complete, submissions own it).
         if let Err(e) = unsafe { ffi::cuMemFree_v2(self.ptr) }.result() {

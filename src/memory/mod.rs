@@ -15,8 +15,10 @@ pub(crate) mod share;
 pub(crate) mod vmm;
 
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::poison;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
+use crate::testing::left_behind::Object;
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 use core::ops::{Bound, RangeBounds};
@@ -175,6 +177,7 @@ pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyDtoH")]
     fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
+        crate::error::poison::check()?;
         check_same_len("copy_to_host", dst.len(), self.len())?;
         if dst.is_empty() {
             return Ok(());
@@ -196,6 +199,7 @@ pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
     #[doc(alias = "cuPointerGetAttributes")]
     #[doc(alias = "cuPointerGetAttribute")]
     fn pointer_attributes(&self) -> Result<PointerAttributes> {
+        crate::error::poison::check()?;
         pointer_attributes(self.device_ptr())
     }
 
@@ -211,6 +215,7 @@ pub trait DeviceMemory<T: DeviceCopy>: sealed::Sealed {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyDtoH")]
     fn to_vec(&self) -> Result<Vec<T>> {
+        crate::error::poison::check()?;
         let mut v = Vec::with_capacity(self.len());
         if self.is_empty() {
             return Ok(v);
@@ -309,6 +314,7 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyHtoD")]
     fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
+        crate::error::poison::check()?;
         check_same_len("copy_from_host", self.len(), src.len())?;
         if src.is_empty() {
             return Ok(());
@@ -332,6 +338,7 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyDtoD")]
     fn copy_from_device(&mut self, src: &impl DeviceMemory<T>) -> Result<()> {
+        crate::error::poison::check()?;
         check_same_len("copy_from_device", self.len(), src.len())?;
         if src.is_empty() {
             return Ok(());
@@ -350,6 +357,7 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemsetD8")]
     fn fill_bytes(&mut self, value: u8) -> Result<()> {
+        crate::error::poison::check()?;
         if self.is_empty() {
             return Ok(());
         }
@@ -370,6 +378,7 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemsetD32")]
     fn fill_u32(&mut self, value: u32) -> Result<()> {
+        crate::error::poison::check()?;
         if self.is_empty() {
             return Ok(());
         }
@@ -391,6 +400,7 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemsetD16")]
     fn fill_u16(&mut self, value: u16) -> Result<()> {
+        crate::error::poison::check()?;
         if self.is_empty() {
             return Ok(());
         }
@@ -433,6 +443,7 @@ pub struct PointerAttributes {
 /// `cuPointerGetAttributes` for an address of memory custack handed out.
 pub(crate) fn pointer_attributes(ptr: ffi::CUdeviceptr) -> Result<PointerAttributes> {
     use ffi::CUpointer_attribute as A;
+    crate::error::poison::check()?;
     let mut context: ffi::CUcontext = core::ptr::null_mut();
     let mut device_ordinal: core::ffi::c_int = 0;
     let mut start: ffi::CUdeviceptr = 0;
@@ -611,8 +622,9 @@ impl<T: DeviceCopy> DeviceBuffer<'_, T> {
     ///
     /// # Errors
     ///
-    /// The driver's error; after a sticky error, typically that error. The buffer is consumed
-    /// either way.
+    /// The driver's error. After a sticky error (or in a forked child) that error, without
+    /// calling the driver: the memory is leaked, as GPU work of another context may still touch
+    /// it (R20). The buffer is consumed either way.
     ///
     /// # References
     ///
@@ -620,6 +632,7 @@ impl<T: DeviceCopy> DeviceBuffer<'_, T> {
     #[doc(alias = "cuMemFree")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
+        poison::release(Object::DeviceMemory, this.ptr)?;
         // SAFETY: `ptr` was allocated by `cuMemAlloc` and is freed once (`this` never drops).
         unsafe { ffi::cuMemFree_v2(this.ptr) }.result()
     }
@@ -627,6 +640,9 @@ impl<T: DeviceCopy> DeviceBuffer<'_, T> {
 
 impl<T: DeviceCopy> Drop for DeviceBuffer<'_, T> {
     fn drop(&mut self) {
+        if !poison::release_in_drop(Object::DeviceMemory, self.ptr) {
+            return;
+        }
         // SAFETY: `ptr` was allocated by `cuMemAlloc` in the current context (the guard that
         // lent the buffer is alive and on top) and is freed once. No asynchronous work can use
         // it: stream scopes borrow it until their work is complete.
@@ -698,12 +714,18 @@ impl<T: DeviceCopy> PinnedBuffer<'_, T> {
 
     /// `cuMemFreeHost`—Frees the memory, returning the driver's error.
     ///
+    /// # Errors
+    ///
+    /// The driver's error. After a sticky error (or in a forked child) that error, without
+    /// calling the driver: the memory is leaked, as a copy may still touch it (R20).
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemFreeHost")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
+        poison::release(Object::HostMemory, this.ptr.as_ptr() as u64)?;
         // SAFETY: allocated by `cuMemHostAlloc`, freed once.
         unsafe { ffi::cuMemFreeHost(this.ptr.as_ptr().cast()) }.result()
     }
@@ -711,6 +733,9 @@ impl<T: DeviceCopy> PinnedBuffer<'_, T> {
 
 impl<T: DeviceCopy> Drop for PinnedBuffer<'_, T> {
     fn drop(&mut self) {
+        if !poison::release_in_drop(Object::HostMemory, self.ptr.as_ptr() as u64) {
+            return;
+        }
         // SAFETY: allocated by `cuMemHostAlloc` in the current context, freed once; no
         // asynchronous copy can use it (stream scopes borrow it until complete).
         if let Err(e) = unsafe { ffi::cuMemFreeHost(self.ptr.as_ptr().cast()) }.result() {
@@ -746,6 +771,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemAlloc")]
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<'_, T>> {
+        crate::error::poison::check()?;
         let bytes = check_alloc_len::<T>(len)?;
         let mut ptr: ffi::CUdeviceptr = 0;
         // SAFETY: `ptr` is a valid out-pointer; this guard's context is current.
@@ -831,6 +857,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemHostAlloc")]
     pub fn alloc_pinned<T: DeviceCopy>(&self, len: usize) -> Result<PinnedBuffer<'_, T>> {
+        crate::error::poison::check()?;
         let bytes = check_alloc_len::<T>(len)?;
         let mut p: *mut core::ffi::c_void = core::ptr::null_mut();
         // Portable: every context treats it as page-locked, so it stays useful once parked
@@ -854,11 +881,16 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
     /// `cuMemGetInfo`—Free and total device memory in bytes.
     ///
+    /// # Errors
+    ///
+    /// The driver's error; the poison (R20) or `ForkedProcess` (R22) without calling it.
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemGetInfo")]
     pub fn memory_info(&self) -> Result<(usize, usize)> {
+        poison::check()?;
         let (mut free, mut total) = (0usize, 0usize);
         // SAFETY: valid out-pointers; this guard's context is current.
         unsafe { ffi::cuMemGetInfo_v2(&raw mut free, &raw mut total) }.result()?;

@@ -3,9 +3,11 @@
 //! (`cuMemcpy2D`, synchronous and in scopes) checked without a driver call.
 
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::poison;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::byte_size;
+use crate::testing::left_behind::Object;
 use crate::vocabulary::argument::{DevicePtr, KernelArg, sealed};
 use crate::vocabulary::binding::Invariant;
 use crate::vocabulary::plain::DeviceCopy;
@@ -165,6 +167,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         width: usize,
         height: usize,
     ) -> Result<PitchedBuffer<'_, T>> {
+        crate::error::poison::check()?;
         let row_bytes = byte_size::<T>(width)?;
         if row_bytes == 0 || height == 0 {
             return Err(Error::from_kind(ErrorKind::InvalidValue)
@@ -222,6 +225,7 @@ impl<T: DeviceCopy> PitchedBuffer<'_, T> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy2D")]
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
+        crate::error::poison::check()?;
         check_packed(
             "copy_from_host",
             "pitched array",
@@ -249,6 +253,7 @@ impl<T: DeviceCopy> PitchedBuffer<'_, T> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy2D")]
     pub fn to_vec(&self) -> Result<Vec<T>> {
+        crate::error::poison::check()?;
         let n = self.width * self.height;
         let mut v: Vec<T> = Vec::with_capacity(n);
         let row = self.width * size_of::<T>();
@@ -276,6 +281,7 @@ impl<T: DeviceCopy> PitchedBuffer<'_, T> {
     #[doc(alias = "cuMemFree")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
+        poison::release(Object::DeviceMemory, this.ptr)?;
         // SAFETY: allocated by `cuMemAllocPitch`, freed once (`this` never drops).
         unsafe { ffi::cuMemFree_v2(this.ptr) }.result()
     }
@@ -283,6 +289,9 @@ impl<T: DeviceCopy> PitchedBuffer<'_, T> {
 
 impl<T: DeviceCopy> Drop for PitchedBuffer<'_, T> {
     fn drop(&mut self) {
+        if !poison::release_in_drop(Object::DeviceMemory, self.ptr) {
+            return;
+        }
         // SAFETY: allocated in the current context (its guard is on top), freed once; no
         // asynchronous work uses it (scopes bind it by borrow).
         if let Err(e) = unsafe { ffi::cuMemFree_v2(self.ptr) }.result() {

@@ -7,8 +7,10 @@
 //! is allowed by the driver (it releases the memory once they complete).
 
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::poison;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
+use crate::testing::left_behind::Object;
 use core::ffi::c_void;
 use core::marker::PhantomData;
 
@@ -32,6 +34,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     #[doc(alias = "cuDeviceGetDefaultMemPool")]
     pub fn default_mem_pool(&self) -> Result<MemPool<'_>> {
+        crate::error::poison::check()?;
         let device = self.device()?;
         let mut raw = core::ptr::null_mut();
         // SAFETY: valid out-pointer; a device of an initialized driver.
@@ -66,6 +69,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
     #[doc(alias = "cuMemPoolCreate")]
     pub fn create_mem_pool(&self) -> Result<MemPool<'_>> {
+        crate::error::poison::check()?;
         let device = self.device()?;
         let props = ffi::CUmemPoolProps {
             allocType: ffi::CU_MEM_ALLOCATION_TYPE_PINNED,
@@ -97,6 +101,7 @@ impl MemPool<'_> {
     }
 
     fn get(&self, attribute: ffi::CUmemPool_attribute) -> Result<u64> {
+        crate::error::poison::check()?;
         let mut v: u64 = 0;
         // SAFETY: a live pool; the attributes read here are `cuuint64_t`.
         unsafe { ffi::cuMemPoolGetAttribute(self.raw, attribute, (&raw mut v).cast::<c_void>()) }
@@ -121,6 +126,7 @@ impl MemPool<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
     #[doc(alias = "cuMemPoolSetAttribute")]
     pub fn set_release_threshold(&self, bytes: u64) -> Result<()> {
+        crate::error::poison::check()?;
         let mut v = bytes;
         let attr = ffi::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD;
         // SAFETY: a live pool; the release threshold is a `cuuint64_t`, read by the call.
@@ -149,6 +155,7 @@ impl MemPool<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
     #[doc(alias = "cuMemPoolTrimTo")]
     pub fn trim_to(&self, keep_bytes: usize) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: a live pool.
         unsafe { ffi::cuMemPoolTrimTo(self.raw, keep_bytes) }.result()
     }
@@ -157,6 +164,9 @@ impl MemPool<'_> {
 impl Drop for MemPool<'_> {
     fn drop(&mut self) {
         if !self.owned {
+            return;
+        }
+        if !poison::release_in_drop(Object::Untracked, self.raw as u64) {
             return;
         }
         // SAFETY: a pool this value created, destroyed once. Allocations or frees still pending

@@ -40,6 +40,7 @@ crate::vocabulary::binding::host_from!([] RegisteredHost<'_, '_, T>, [] Register
 
 /// `cuMemHostRegister` of `bytes` at `ptr` in the current context.
 fn register(ptr: *mut c_void, bytes: usize) -> Result<()> {
+    crate::error::poison::check()?;
     // SAFETY: `ptr..ptr + bytes` is a live allocation the caller holds exclusively for as long as
     // it stays registered; the guard's context is current.
     // Portable (`CU_MEMHOSTREGISTER_PORTABLE`): page-locked for every context, so a parked
@@ -48,6 +49,9 @@ fn register(ptr: *mut c_void, bytes: usize) -> Result<()> {
 }
 
 fn unregister(ptr: *mut c_void) -> Result<()> {
+    // Poisoned or forked (R20, R22): left registered (a vector is then leaked, never freed
+    // while page-locked).
+    crate::error::poison::release(crate::testing::left_behind::Object::Untracked, ptr as u64)?;
     // SAFETY: `ptr` was registered by `register` in the current context (the guard that lent
     // the value is on top) and is unregistered once; no asynchronous copy uses it (scopes borrow
     // it until complete, submissions own it).

@@ -208,6 +208,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemImportFromShareableHandle")]
     pub fn import_physical(&self, fd: OwnedFd, size: usize) -> Result<PhysicalMemory<'_>> {
+        crate::error::poison::check()?;
         let raw_fd = fd.as_raw_fd();
         // Everything that can fail before the import: after it, the handle is owned at once.
         let device = self.device()?;
@@ -255,6 +256,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemImportFromShareableHandle")]
     pub fn import_fabric(&self, handle: &FabricHandle, size: usize) -> Result<PhysicalMemory<'_>> {
+        crate::error::poison::check()?;
         let device = self.device()?;
         self.check_import_size(size, device)?;
         let mut raw = handle.raw;
@@ -298,6 +300,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuMemGetAllocationPropertiesFromHandle`: `memory` with the device the driver says it
     /// lives on (released, as it drops, if the driver cannot say).
     fn located(mut memory: PhysicalMemory<'_>) -> Result<PhysicalMemory<'_>> {
+        crate::error::poison::check()?;
         let mut prop = super::vmm::exportable_prop(memory.device(), ffi::CU_MEM_HANDLE_TYPE_NONE);
         // SAFETY: valid out-pointer to a whole `CUmemAllocationProp`; a live handle.
         unsafe { ffi::cuMemGetAllocationPropertiesFromHandle(&raw mut prop, memory.as_raw()) }
@@ -332,6 +335,7 @@ impl PhysicalMemory<'_, Lent> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemExportToShareableHandle")]
     pub fn export_fd(&self) -> Result<OwnedFd> {
+        crate::error::poison::check()?;
         let mut fd: c_int = -1;
         // SAFETY: with a POSIX descriptor the driver writes one `int` at `shareableHandle`:
         // - `&raw mut fd` is valid for that write;
@@ -376,6 +380,7 @@ impl PhysicalMemory<'_, Lent> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemExportToShareableHandle")]
     pub fn export_fabric(&self) -> Result<FabricHandle> {
+        crate::error::poison::check()?;
         let mut raw = ffi::CUmemFabricHandle { data: [0; 64] };
         // SAFETY: with a fabric handle the driver writes one 64-byte `CUmemFabricHandle` at
         // `shareableHandle` (`&raw mut raw`, valid for it); a live allocation, the guard's

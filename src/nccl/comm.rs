@@ -13,6 +13,7 @@ use crate::deadline::{Deadline, Polled, poll_until};
 use crate::error::{Error, ErrorKind, Observer, Result, record_drop_error};
 use crate::ffi;
 use crate::ffi::nccl::{ncclComm_t, ncclResult_t};
+use crate::testing::left_behind::Object;
 use core::cell::Cell;
 use core::ffi::c_int;
 use core::marker::PhantomData;
@@ -233,6 +234,10 @@ impl Comm<'_> {
         if raw.is_null() {
             return;
         }
+        // Poisoned or forked (R20, R22): leaked; aborting frees what its kernels may use.
+        if !crate::error::poison::release_in_drop(Object::Untracked, raw as u64) {
+            return;
+        }
         // SAFETY: a live communicator of the current context (this value borrows its guard),
         // aborted once: `raw` was taken out above, so no later call reaches it.
         if let Err(e) = status("ncclCommAbort", core::ptr::null_mut(), unsafe {
@@ -364,6 +369,8 @@ impl Comm<'_> {
         if raw.is_null() {
             return Ok(()); // aborted: already released, its error already returned
         }
+        // Poisoned or forked (R20, R22): leaked, neither finalized nor destroyed.
+        crate::error::poison::release(Object::Untracked, raw as u64)?;
         finish(raw, self.timeout)
     }
 }

@@ -572,6 +572,13 @@ impl Handle {
 
 impl Drop for Handle {
     fn drop(&mut self) {
+        // Poisoned or forked (R20, R22): leaked, as every library's handle is.
+        if !crate::error::poison::release_in_drop(
+            crate::testing::left_behind::Object::Untracked,
+            self.0 as u64,
+        ) {
+            return;
+        }
         // SAFETY: a live program, destroyed once; NVRTC sets `self.0` to null.
         let r = unsafe { ffi::nvrtcDestroyProgram(&raw mut self.0) };
         if let Err(e) = check("nvrtcDestroyProgram", r) {

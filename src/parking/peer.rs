@@ -30,6 +30,7 @@ impl Device {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html>
     #[doc(alias = "cuDeviceCanAccessPeer")]
     pub fn can_access_peer(self, peer: Device) -> Result<bool> {
+        crate::error::poison::check()?;
         let mut v: c_int = 0;
         // SAFETY: valid out-pointer; both devices belong to an initialized driver.
         unsafe { ffi::cuDeviceCanAccessPeer(&raw mut v, self.as_raw(), peer.as_raw()) }.result()?;
@@ -75,6 +76,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html>
     #[doc(alias = "cuCtxEnablePeerAccess")]
     pub fn enable_peer_access<'p>(&self, peer: &'p Context) -> Result<PeerAccess<'_, 'p>> {
+        crate::error::poison::check()?;
         // SAFETY: `peer` is a live context (borrowed); this guard's context is current; flags 0.
         let r = unsafe { ffi::cuCtxEnablePeerAccess(peer.as_raw(), 0) };
         let enabled_here = match r {
@@ -125,6 +127,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         dst: &mut impl DeviceMemoryMut<T>,
         src: &ParkedBuffer<'_, T>,
     ) -> Result<()> {
+        crate::error::poison::check()?;
         check_same_len("copy_from_peer", dst.len(), src.len())?;
         // SAFETY: `dst` is live memory of this (current) context, exclusively borrowed; `src` is
         // a live allocation of its own context (borrowed); `byte_len` bytes each.
@@ -157,6 +160,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         dst: &mut ParkedBuffer<'_, T>,
         src: &impl DeviceMemory<T>,
     ) -> Result<()> {
+        crate::error::poison::check()?;
         check_same_len("copy_to_peer", dst.len(), src.len())?;
         // SAFETY: as in `copy_from_peer`, the other way; `dst` exclusively borrowed.
         unsafe {
@@ -178,8 +182,21 @@ impl Drop for PeerAccess<'_, '_> {
         if !self.enabled_here {
             return;
         }
+        // Poisoned or forked (R20, R22): left enabled; a kernel of this context may still read
+        // the peer's memory through it.
+        if !crate::error::poison::release_in_drop(
+            crate::testing::left_behind::Object::PeerAccess,
+            self.peer as u64,
+        ) {
+            return;
+        }
         // SAFETY: the guard that enabled it is current (borrowed); `peer` is alive (borrowed).
         if let Err(e) = unsafe { ffi::cuCtxDisablePeerAccess(self.peer) }.result() {
+            // The driver keeps an access it failed to disable.
+            crate::testing::left_behind::left_behind(
+                crate::testing::left_behind::Object::PeerAccess,
+                self.peer as u64,
+            );
             record_drop_error(e);
         }
     }
@@ -202,6 +219,7 @@ impl<'scope> StreamScope<'scope, '_> {
         dst: impl ScopedWrite<'scope, T>,
         src: &'scope ParkedBuffer<'_, T>,
     ) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: `src` and its context are borrowed until the scope has waited.
         unsafe {
             self.copy_from_context(
@@ -262,6 +280,7 @@ impl<'scope> StreamScope<'scope, '_> {
         dst: &'scope mut ParkedBuffer<'_, T>,
         src: impl ScopedRead<'scope, T>,
     ) -> Result<()> {
+        crate::error::poison::check()?;
         let (ptr, len) = src.raw_parts();
         check_same_len("copy_to_peer", dst.len(), len)?;
         let current = current_raw()?;

@@ -122,6 +122,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "curandCreateGenerator")]
     #[doc(alias = "curandSetQuasiRandomGeneratorDimensions")]
     pub fn quasi_rng(&self, kind: Quasi, dimensions: u32) -> Result<Generator<'_>> {
+        crate::error::poison::check()?;
         check::dimensions(dimensions)?;
         let mut generator = self.generator(Kind::Quasi(kind, dimensions))?;
         let serialized = serialize(generator.kind);
@@ -136,6 +137,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
     /// A generator of `kind`, created; dropped (destroyed) if a later setting fails.
     fn generator(&self, kind: Kind) -> Result<Generator<'_>> {
+        crate::error::poison::check()?;
         not_linked()?;
         let order = CallOrder::new(self)?;
         let mut raw = core::ptr::null_mut();
@@ -215,6 +217,7 @@ impl Generator<'_> {
     /// <https://docs.nvidia.com/cuda/curand/group__HOST.html>
     #[doc(alias = "curandSetPseudoRandomGeneratorSeed")]
     pub fn set_seed(&mut self, seed: u64) -> Result<()> {
+        crate::error::poison::check()?;
         if let Kind::Quasi(kind, _) = self.kind {
             return Err(Error::custack(
                 ErrorKind::InvalidValue,
@@ -246,6 +249,7 @@ impl Generator<'_> {
     /// <https://docs.nvidia.com/cuda/curand/group__HOST.html>
     #[doc(alias = "curandSetGeneratorOffset")]
     pub fn set_offset(&mut self, offset: u64) -> Result<()> {
+        crate::error::poison::check()?;
         if !self.kind.has_offset() {
             return Err(Error::custack(
                 ErrorKind::InvalidValue,
@@ -333,25 +337,19 @@ impl Generator<'_> {
         if raw.is_null() {
             return Ok(());
         }
-        let waited = self.order.wait_idle();
-        let destroyed = match &waited {
-            // Not known to be finished (a sticky error is no evidence either: another
-            // context's fault does not stop this context's work, R20): leak rather than free
-            // state the GPU may use.
-            Err(_) => Ok(()),
-            _ => {
-                let _serialized = serialize(self.kind);
-                // SAFETY: `curandDestroyGenerator` needs a live generator whose context is
-                // current and which no pending work uses:
-                // - `raw` was live and is destroyed once (replaced by null above);
-                // - the generator borrows its guard, so the guard's context is current here;
-                // - no call of it can run: the context was synchronized above.
-                status("curandDestroyGenerator", unsafe {
-                    ffi::curand::curandDestroyGenerator(raw)
-                })
-            }
-        };
-        waited.and(destroyed)
+        // Not known to be finished on an error (after a sticky error, work of another context
+        // may still run, R20; a forked child owns nothing): leaked rather than free state the
+        // GPU may use.
+        self.order.wait_idle()?;
+        let _serialized = serialize(self.kind);
+        // SAFETY: `curandDestroyGenerator` needs a live generator whose context is current and
+        // which no pending work uses:
+        // - `raw` was live and is destroyed once (replaced by null above);
+        // - the generator borrows its guard, so the guard's context is current here;
+        // - no call of it can run: the context was synchronized above.
+        status("curandDestroyGenerator", unsafe {
+            ffi::curand::curandDestroyGenerator(raw)
+        })
     }
 }
 

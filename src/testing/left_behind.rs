@@ -42,11 +42,35 @@ pub(crate) enum Object {
     PhysicalMemory,
     /// Physical memory mapped into a reservation, by its start.
     Mapping,
+    /// A context (`cuCtxCreate`, or a primary context retained): every handle of it is left
+    /// with it.
+    Context,
+    /// A green context, by its `CUgreenCtx`.
+    GreenContext,
+    /// A graph (`CUgraph`).
+    Graph,
+    /// A library (`cuLibraryLoadData`).
+    Library,
+    /// A CUDA array.
+    Array,
+    /// A mipmapped CUDA array.
+    MipmappedArray,
+    /// A texture object.
+    Texture,
+    /// A surface object.
+    Surface,
+    /// Device memory opened from an IPC handle, by its address.
+    IpcMemory,
+    /// The current context's access to a peer context, by the peer's `CUcontext`.
+    PeerAccess,
+    /// A handle the checking driver does not track (a CUDA library's handle, a linker state,
+    /// registered host memory, a memory pool): nothing is told.
+    Untracked,
 }
 
 impl Object {
-    fn name(self) -> &'static CStr {
-        match self {
+    fn name(self) -> Option<&'static CStr> {
+        Some(match self {
             Object::DeviceMemory => c"DeviceMemory",
             Object::HostMemory => c"HostMemory",
             Object::Module => c"Module",
@@ -56,7 +80,18 @@ impl Object {
             Object::Reservation => c"Reservation",
             Object::PhysicalMemory => c"PhysicalMemory",
             Object::Mapping => c"Mapping",
-        }
+            Object::Context => c"Context",
+            Object::GreenContext => c"GreenContext",
+            Object::Graph => c"Graph",
+            Object::Library => c"Library",
+            Object::Array => c"Array",
+            Object::MipmappedArray => c"MipmappedArray",
+            Object::Texture => c"TexObject",
+            Object::Surface => c"SurfObject",
+            Object::IpcMemory => c"IpcMemory",
+            Object::PeerAccess => c"PeerAccess",
+            Object::Untracked => return None,
+        })
     }
 }
 
@@ -80,10 +115,18 @@ pub(crate) fn left_behind(object: Object, handle: u64) {
 
 /// As [`left_behind`], for every handle of `object`'s kind that starts in
 /// `handle..handle + bytes` (a mapping made of several pieces, each mapped on its own).
+/// Nothing in a forked child (R22): its lookup would be a driver call, and the checking
+/// driver's report is the parent's.
 pub(crate) fn left_behind_range(object: Object, handle: u64, bytes: u64) {
+    if crate::error::poison::forked() {
+        return;
+    }
+    let Some(name) = object.name() else {
+        return;
+    };
     if let Some(f) = lookup() {
         // SAFETY: a NUL-terminated kind name; the handle and length are only compared with the
         // driver's records. Its answer is for the checker's report only.
-        let _ = unsafe { f(object.name().as_ptr(), handle, bytes) };
+        let _ = unsafe { f(name.as_ptr(), handle, bytes) };
     }
 }

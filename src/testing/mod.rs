@@ -17,6 +17,9 @@ use core::ffi::{CStr, c_void};
 ///
 /// The lookup's own failure, other than "not found".
 fn extension(name: &CStr) -> Result<Option<*mut c_void>> {
+    // Not in a forked child (R22); still after a sticky error, which is when custack names what
+    // it leaves behind.
+    crate::error::poison::not_forked()?;
     let mut pfn: *mut c_void = core::ptr::null_mut();
     let mut status = ffi::CU_GET_PROC_ADDRESS_SUCCESS;
     // SAFETY: `name` is NUL-terminated; both out-pointers are valid.

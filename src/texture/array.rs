@@ -4,9 +4,11 @@
 
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::poison;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::pitched::check_packed;
+use crate::testing::left_behind::Object;
 use crate::texture::scoped::ScopedArray;
 use crate::vocabulary::binding::{ScopedHost, ScopedHostMut};
 use crate::vocabulary::plain::DeviceCopy;
@@ -145,6 +147,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         height: usize,
         depth: usize,
     ) -> Result<CudaArray<'_, T>> {
+        crate::error::poison::check()?;
         if width == 0 || height == 0 || depth == 0 {
             return Err(Error::from_kind(ErrorKind::InvalidValue)
                 .with_detail("an empty array: allocate at least one element"));
@@ -205,6 +208,7 @@ impl<T: ArrayElement> CudaArray<'_, T> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy3D")]
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
+        crate::error::poison::check()?;
         check_packed("copy_from_host", "array", src.len(), self.extent())?;
         let copy = array_copy::<T>(
             self.raw,
@@ -226,6 +230,7 @@ impl<T: ArrayElement> CudaArray<'_, T> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy3D")]
     pub fn to_vec(&self) -> Result<Vec<T>> {
+        crate::error::poison::check()?;
         let n = self.width * self.height * self.depth;
         let mut v: Vec<T> = Vec::with_capacity(n);
         let copy = array_copy::<T>(
@@ -246,6 +251,9 @@ impl<T: ArrayElement> CudaArray<'_, T> {
 
 impl<T: ArrayElement> Drop for CudaArray<'_, T> {
     fn drop(&mut self) {
+        if !poison::release_in_drop(Object::Array, self.raw as u64) {
+            return;
+        }
         // SAFETY: created by this value, destroyed once; no texture, surface or scope uses it
         // (they borrow it).
         if let Err(e) = unsafe { ffi::cuArrayDestroy(self.raw) }.result() {

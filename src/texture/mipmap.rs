@@ -12,9 +12,11 @@
 
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::poison;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::pitched::check_packed;
+use crate::testing::left_behind::Object;
 use crate::texture::array::{ArrayElement, ToArray, array_copy};
 use crate::texture::scoped::ScopedArray;
 use crate::texture::surface::{SurfaceObject, create_surface};
@@ -105,6 +107,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         depth: usize,
         levels: u32,
     ) -> Result<MipmappedArray<'_, T>> {
+        crate::error::poison::check()?;
         let extent = [width, height, depth];
         if width == 0 || height == 0 || depth == 0 {
             return Err(Error::from_kind(ErrorKind::InvalidValue)
@@ -216,6 +219,7 @@ impl<T: ArrayElement> MipmappedArray<'_, T> {
     /// `cuMipmappedArrayGetLevel`: the level's array (owned by this mipmapped array) and
     /// extent.
     fn level(&self, level: u32) -> Result<(ffi::CUarray, [usize; 3])> {
+        crate::error::poison::check()?;
         self.check_level(level)?;
         let mut raw = core::ptr::null_mut();
         // SAFETY: valid out-pointer; a live mipmapped array of the current context (lent by
@@ -238,6 +242,7 @@ impl<T: ArrayElement> MipmappedArray<'_, T> {
     #[doc(alias = "cuMemcpy3D")]
     #[doc(alias = "cuMipmappedArrayGetLevel")]
     pub fn copy_level_from_host(&mut self, level: u32, src: &[T]) -> Result<()> {
+        crate::error::poison::check()?;
         self.check_level(level)?;
         let extent = level_extent(self.extent, level);
         check_packed("copy_level_from_host", "mipmap level", src.len(), extent)?;
@@ -261,6 +266,7 @@ impl<T: ArrayElement> MipmappedArray<'_, T> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpy3D")]
     pub fn level_to_vec(&self, level: u32) -> Result<Vec<T>> {
+        crate::error::poison::check()?;
         let (array, extent) = self.level(level)?;
         let n = extent[0]
             .checked_mul(extent[1])
@@ -314,6 +320,9 @@ impl<'scope> StreamScope<'scope, '_> {
 
 impl<T: ArrayElement> Drop for MipmappedArray<'_, T> {
     fn drop(&mut self) {
+        if !poison::release_in_drop(Object::MipmappedArray, self.raw as u64) {
+            return;
+        }
         // SAFETY: created by this value, destroyed once, with its levels; no texture, surface
         // or copy uses it (they borrow it).
         if let Err(e) = unsafe { ffi::cuMipmappedArrayDestroy(self.raw) }.result() {

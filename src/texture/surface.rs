@@ -4,8 +4,10 @@
 
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::poison;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
+use crate::testing::left_behind::Object;
 use crate::texture::array::{ArrayElement, CudaArray, array_resource};
 use crate::texture::scoped::ScopedSurface;
 use core::marker::PhantomData;
@@ -42,6 +44,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 /// `array` is a live, surface-capable array of the current context that nothing else reads or
 /// writes for `'a` (the caller holds an exclusive borrow of its owner for `'a`).
 pub(crate) unsafe fn create_surface<'a>(array: ffi::CUarray) -> Result<SurfaceObject<'a>> {
+    crate::error::poison::check()?;
     let resource = array_resource(array);
     let mut raw = 0;
     // SAFETY: valid out-pointer; a descriptor naming a live, surface-capable array (the
@@ -63,6 +66,9 @@ impl SurfaceObject<'_> {
 
 impl Drop for SurfaceObject<'_> {
     fn drop(&mut self) {
+        if !poison::release_in_drop(Object::Surface, self.raw) {
+            return;
+        }
         // SAFETY: as for `TextureObject`.
         if let Err(e) = unsafe { ffi::cuSurfObjectDestroy(self.raw) }.result() {
             record_drop_error(e);

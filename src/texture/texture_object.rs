@@ -4,8 +4,10 @@
 
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::poison;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
+use crate::testing::left_behind::Object;
 use crate::texture::array::{ArrayElement, CudaArray};
 use crate::texture::options::TextureOptions;
 use crate::texture::resource::TextureResource;
@@ -78,6 +80,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         resource: TextureResource<'a>,
         options: &TextureOptions,
     ) -> Result<TextureObject<'a>> {
+        crate::error::poison::check()?;
         let desc = options.to_raw();
         let view = resource
             .view_as_raw()
@@ -106,6 +109,9 @@ impl TextureObject<'_> {
 
 impl Drop for TextureObject<'_> {
     fn drop(&mut self) {
+        if !poison::release_in_drop(Object::Texture, self.raw) {
+            return;
+        }
         // SAFETY: created by this value, destroyed once; no scope uses it (scopes borrow it).
         if let Err(e) = unsafe { ffi::cuTexObjectDestroy(self.raw) }.result() {
             record_drop_error(e);

@@ -2338,6 +2338,97 @@ fn one_init_phase(profile: custack::Profile) -> Result<()> {
     ctx.destroy()
 }
 
+/// R22: a child forked after `Profile::init` makes no driver call. With live values of every
+/// kind (a stream, two events, device and page-locked memory, a module, the guard and its
+/// context), the child makes each kind of call and drop: each must refuse with
+/// `ForkedProcess` (a drop records it), and the child exits 0 (4 if any did not refuse: the
+/// parent then panics). The checking driver counts every call made in a forked child (its
+/// report's `forked-calls`, which `scripts/check-driver.sh` requires to be 0). The parent then
+/// uses its own values and ends as usual.
+fn fork() -> Result<()> {
+    use custack::{Budget, ErrorKind, RestrictedContext};
+    let profile = custack::Profile::init()?;
+    let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(4096))?;
+    let mut stack = Stack::new()?;
+    let mut guard = ctx.push(&mut stack)?;
+    let cubin = stand_in_cubin(&["frame_blur", "frame_gain"], FRAME_DECLARATIONS);
+    {
+        let init = guard.init()?;
+        let stream = init.stream()?;
+        let (start, end) = (init.event()?, init.event()?);
+        let mut buffer = init.alloc::<f32>(256)?;
+        let pinned = init.alloc_pinned::<f32>(256)?;
+        // SAFETY: a complete cubin made above (the profile's checks read it; nothing launches).
+        let module = unsafe { init.load_cubin(&cubin) }?;
+        let run = init.seal();
+        stream.scope(|s| {
+            s.record(&start)?;
+            s.fill_bytes(s.bind_mut(&mut buffer), 0)?;
+            s.record(&end)
+        })??;
+        // SAFETY: the child runs only custack's refusals, its own drops and `exit`.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            panic!("fork: fork failed");
+        }
+        if pid == 0 {
+            let refused =
+                |r: Result<()>| matches!(r, Err(e) if e.kind() == ErrorKind::ForkedProcess);
+            let mut bad = Vec::new();
+            let mut expect = |what: &str, ok: bool| {
+                if !ok {
+                    bad.push(what.to_owned());
+                }
+            };
+            expect(
+                "stream.is_complete",
+                refused(stream.is_complete().map(drop)),
+            );
+            expect("event.is_complete", refused(start.is_complete().map(drop)));
+            expect(
+                "event.elapsed_ms",
+                refused(start.elapsed_ms(&end).map(drop)),
+            );
+            expect("run.memory_info", refused(run.memory_info().map(drop)));
+            expect("run.synchronize", refused(run.synchronize()));
+            expect("stream.synchronize", refused(stream.synchronize()));
+            expect("event.synchronize", refused(end.synchronize()));
+            expect("stream.scope", refused(stream.scope(|_| ())));
+            drop(custack::take_drop_errors());
+            drop((buffer, pinned, stream, start, end, module, run));
+            let dropped = custack::take_drop_errors();
+            expect(
+                "drops (buffer, pinned, stream, two events, module)",
+                dropped.len() == 6 && dropped.iter().all(|e| e.kind() == ErrorKind::ForkedProcess),
+            );
+            expect("guard.shutdown", refused(guard.shutdown()));
+            expect("RestrictedContext::destroy", refused(ctx.destroy()));
+            let status = if bad.is_empty() {
+                0
+            } else {
+                eprintln!("fork: in the child, not refused: {}", bad.join(", "));
+                4
+            };
+            std::process::exit(status);
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just forked; `status` is a valid out-pointer.
+        let waited = unsafe { libc::waitpid(pid, &raw mut status, 0) };
+        assert!(
+            waited == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "fork: the child did not end cleanly (status {status:#x}): a call was not refused"
+        );
+        // The parent's own values still work.
+        assert!(stream.is_complete()?, "fork: the parent's stream is idle");
+        let _ = run.memory_info()?;
+        stream.scope(|s| s.fill_bytes(s.bind_mut(&mut buffer), 1))??;
+        drop((buffer, pinned, start, end, module));
+        drop(stream);
+    }
+    guard.shutdown()?;
+    ctx.destroy()
+}
+
 /// The PTX declarations of example 22's kernels, which the stand-in cubin carries so that the
 /// checking driver knows their parameters (`checkdriver`'s `DECLARATIONS_SECTION`).
 const FRAME_DECLARATIONS: &str = ".version 6.0\n.target sm_50\n.address_size 64\n\
@@ -2445,6 +2536,7 @@ fn run(program: &str) -> Option<Result<()>> {
             .and_then(|()| context0())
             .and_then(|c| deadlines(&c)),
         "safety_frame" => safety_frame(),
+        "fork" => fork(),
         "reuse_after_scope" => {
             context0().and_then(|c| c10_c11_memory_reused_after_scope(&c).map(drop))
         }

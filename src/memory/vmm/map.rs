@@ -359,6 +359,7 @@ fn map_pieces(
     access: &[ffi::CUmemAccessDesc],
     stuck: &Stuck,
 ) -> Result<(ffi::CUdeviceptr, usize)> {
+    crate::error::poison::check()?;
     stuck.check()?;
     let bytes = physical
         .clone()
@@ -399,6 +400,13 @@ fn map_pieces(
 fn release_all(handles: &[ffi::CUmemGenericAllocationHandle]) -> Result<()> {
     let mut first = Ok(());
     for &h in handles {
+        // Poisoned or forked (R20, R22): kept (`release` names it left behind).
+        if let Err(e) = crate::error::poison::release(Object::PhysicalMemory, h) {
+            if first.is_ok() {
+                first = Err(e);
+            }
+            continue;
+        }
         // SAFETY: each handle is live and released once (its owner was consumed); a mapping
         // of it keeps the memory alive.
         let r = unsafe { ffi::cuMemRelease(h) }.result();

@@ -4,6 +4,7 @@
 
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::driver::Device;
+use crate::error::poison;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::memory::vmm::markers::{HomeMarker, Lent, MultiDevice, VmmHome};
@@ -91,6 +92,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemGetAllocationGranularity")]
     pub fn allocation_granularity(&self) -> Result<usize> {
+        crate::error::poison::check()?;
         let prop = device_prop(self.device()?);
         let mut g = 0usize;
         // SAFETY: valid out-pointer; a fully initialized property.
@@ -112,6 +114,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemGetAllocationGranularity")]
     pub fn granularity_on(&self, device: Device) -> Result<usize> {
+        crate::error::poison::check()?;
         let prop = device_prop(device);
         let mut g = 0usize;
         // SAFETY: valid out-pointer; a fully initialized property.
@@ -134,6 +137,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemCreate")]
     pub fn create_physical(&self, size: usize) -> Result<PhysicalMemory<'_>> {
+        crate::error::poison::check()?;
         self.create_physical_as(size, ffi::CU_MEM_HANDLE_TYPE_NONE)
     }
 
@@ -170,6 +174,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
         device: Device,
         size: usize,
     ) -> Result<MultiDevicePhysicalMemory<'ctx>> {
+        crate::error::poison::check()?;
         let prop = device_prop(device);
         let mut handle = 0;
         // SAFETY: valid out-pointer; a fully initialized property; the driver checks the size
@@ -239,6 +244,9 @@ impl<H: VmmHome> PhysicalMemory<'_, H> {
 
 impl<H: VmmHome> Drop for PhysicalMemory<'_, H> {
     fn drop(&mut self) {
+        if !poison::release_in_drop(Object::PhysicalMemory, self.handle) {
+            return;
+        }
         let handle = self.handle;
         let mut released = false;
         let release = || {

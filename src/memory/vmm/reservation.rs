@@ -64,6 +64,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemAddressReserve")]
     pub fn reserve(&self, size: usize) -> Result<Reservation<'_>> {
+        crate::error::poison::check()?;
         let mut base = 0;
         // SAFETY: valid out-pointer; the driver checks the size; this guard's context is current.
         unsafe { ffi::cuMemAddressReserve(&raw mut base, size, 0, 0, 0) }.result()?;
@@ -113,6 +114,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemAddressReserve")]
     pub fn reserve_multi_device(&self, size: usize) -> Result<MultiDeviceReservation<'ctx>> {
+        crate::error::poison::check()?;
         let mut base = 0;
         // SAFETY: valid out-pointer; the driver checks the size; this guard's context is current.
         unsafe { ffi::cuMemAddressReserve(&raw mut base, size, 0, 0, 0) }.result()?;
@@ -142,6 +144,9 @@ impl<H: VmmHome> Drop for Reservation<'_, H> {
         if self.stuck.is_set() {
             // Still mapped: the failed unmap was recorded; freeing would pull the range.
             left_behind(Object::Reservation, self.base);
+            return;
+        }
+        if !crate::error::poison::release_in_drop(Object::Reservation, self.base) {
             return;
         }
         let (base, size) = (self.base, self.size);
@@ -210,6 +215,11 @@ impl Stuck {
 fn unmap(ptr: ffi::CUdeviceptr, bytes: usize) -> bool {
     if bytes == 0 {
         return true;
+    }
+    // Poisoned or forked (R20, R22): left mapped (the caller names the range left behind).
+    if let Err(e) = crate::error::poison::may_release() {
+        record_drop_error(e);
+        return false;
     }
     // SAFETY: `ptr..ptr + bytes` was mapped by a `map` of its reservation (either home, either
     // mode) and is unmapped once: by its mapping's drop, or by the clean-up of a `map` that
