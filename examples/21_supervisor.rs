@@ -8,10 +8,13 @@
 //! (`--worker`), writes the chunks still to do to the worker's stdin and reads each finished
 //! chunk from its stdout as soon as the worker prints it, so nothing a worker finished is lost.
 //! The first worker is told to fault on purpose at chunk 3 (`--fault-at 3`): it launches a
-//! kernel that writes through a bad address, the scope's end reports the sticky error, and the
-//! worker ends with [`custack::fail_stop`], which prints the error with its origin (what observed
-//! it, where, the kernel) and exits with [`custack::FAIL_STOP_STATUS`]. The supervisor sees that
-//! status, starts a new worker for the chunks left, and checks every result against the CPU.
+//! kernel that writes through a bad address, and the scope's end sees the sticky error. A scope
+//! cannot return then (a fault does not stop other contexts' work, so its borrows cannot end,
+//! R20): it takes custack's one safe state, [`custack::fail_stop`], which prints one line with
+//! the error and its origin (what observed it, where, the kernel) and exits with
+//! [`custack::FAIL_STOP_STATUS`]; a sticky error that reaches the worker's own code any other way
+//! ends it through the same call. The supervisor sees that status, starts a new worker for the
+//! chunks left, and checks every result against the CPU.
 //! Every wait for a worker is bounded: past its deadline the worker is killed.
 //!
 //! No `unsafe`: both kernels are declared with `kernel_contract!`, one of them falsely, on
@@ -139,7 +142,7 @@ pub fn worker(input: &str, fault_at: Option<u32>, out: &mut impl Write) -> custa
                 s.run(&fault, LaunchConfig::for_elements(1), ())?;
             }
             Ok(())
-        })??; // the fault surfaces here, at the scope's end
+        })??; // the fault surfaces here, at the scope's end: the safe state, status 75
         let line = format!("{DONE}{} {}", chunk.id, join(&x.to_vec()?));
         writeln!(out, "{line}").map_err(io)?;
         out.flush().map_err(io)?; // a finished chunk reaches the supervisor before the next starts

@@ -200,14 +200,24 @@ fn r20_a_supervisor_restarts_a_faulted_gpu_worker_and_finishes_the_job() {
     let (results, started) = outcome.unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(started, 2, "one worker faulted, one finished");
     assert_eq!(wrong(&chunks, &results), 0, "results differ from the CPU's");
-    // The faulted worker said what observed the fault, where, and the kernel.
+    // The faulted worker said what observed the fault, where, and the kernel, in the safe
+    // state's one report line.
+    let report: Vec<&str> = err0
+        .lines()
+        .filter(|l| l.starts_with("custack: "))
+        .collect();
+    assert_eq!(report.len(), 1, "one report line: {err0}");
+    assert!(
+        report[0].starts_with("custack: fail-stop (exit status 75): "),
+        "{err0}"
+    );
     for part in [
         "fail-stop (exit status 75)",
         "first observed by the end of a stream scope at ",
         "21_supervisor.rs:",
         "kernel `illegal_write`",
     ] {
-        assert!(err0.contains(part), "{part:?} not in {err0}");
+        assert!(report[0].contains(part), "{part:?} not in {err0}");
     }
     let _ = std::fs::remove_dir_all(dir);
 }

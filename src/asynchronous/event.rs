@@ -2,10 +2,9 @@
 
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::deadline::{Deadline, Polled, passed, poll};
-use crate::error::poison;
+use crate::error::left_behind::Object;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
-use crate::testing::left_behind::Object;
 use core::marker::PhantomData;
 
 bitflags::bitflags! {
@@ -207,7 +206,7 @@ impl Event<'_> {
     #[inline]
     pub fn destroy(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        poison::release(Object::Event, this.raw as u64)?;
+        crate::error::left_behind::release(Object::Event, this.raw as u64)?;
         // SAFETY: destroyed once; `this` never drops.
         unsafe { ffi::cuEventDestroy_v2(this.raw) }.result()
     }
@@ -216,7 +215,7 @@ impl Event<'_> {
 impl Drop for Event<'_> {
     #[inline]
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::Event, self.raw as u64) {
+        if !crate::error::left_behind::release_in_drop(Object::Event, self.raw as u64) {
             return;
         }
         // SAFETY: live event of the current context, destroyed once. Destroying an event whose

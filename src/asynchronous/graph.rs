@@ -18,10 +18,9 @@
 //! other handle: not used under another context, not sent to another thread.
 
 use crate::asynchronous::stream::Stream;
-use crate::error::poison;
+use crate::error::left_behind::{Object, left_behind};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
-use crate::testing::left_behind::{Object, left_behind};
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
@@ -101,7 +100,7 @@ impl Drop for EndCapture {
 }
 
 fn destroy_graph(graph: ffi::CUgraph) {
-    if !poison::release_in_drop(Object::Graph, graph as u64) {
+    if !crate::error::left_behind::release_in_drop(Object::Graph, graph as u64) {
         return;
     }
     // SAFETY: a live graph, destroyed once; no executable graph depends on it.
@@ -359,7 +358,7 @@ impl<P: Payload> GraphExec<'_, P> {
 
 impl<P: Payload> Drop for GraphExec<'_, P> {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::GraphExec, self.raw as u64) {
+        if !crate::error::left_behind::release_in_drop(Object::GraphExec, self.raw as u64) {
             return;
         }
         // SAFETY: a live executable graph, destroyed once. No launch is pending: a pending

@@ -5,10 +5,10 @@
 //! [`GraphExec`](crate::GraphExec) owns one.
 
 use crate::asynchronous::pending::Holds;
+use crate::error::left_behind::{Object, left_behind};
 use crate::memory::{
     DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, PinnedBuffer,
 };
-use crate::testing::left_behind::{Object, left_behind};
 use crate::vocabulary::binding::{ScopedHostMut, ScopedSliceMut};
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;

@@ -8,10 +8,10 @@
 
 use crate::context::raw::with_raw_current;
 use crate::deadline::{Deadline, Polled, poll};
+use crate::error::left_behind::{Object, left_behind};
 use crate::error::poison;
 use crate::error::{Observer, Result, record_drop_error};
 use crate::ffi;
-use crate::testing::left_behind::{Object, left_behind};
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
@@ -271,7 +271,7 @@ impl<L: Holds, E: EventHome> Drop for Pending<L, E> {
 
 /// Destroys `event`, recording a failure; whether it was destroyed.
 pub(crate) fn destroy_event(event: ffi::CUevent) -> bool {
-    if !poison::release_in_drop(Object::Event, event as u64) {
+    if !crate::error::left_behind::release_in_drop(Object::Event, event as u64) {
         return false;
     }
     // SAFETY: a live event of the current context, destroyed once. A pending record or a

@@ -4,10 +4,9 @@
 use crate::asynchronous::event::Event;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::deadline::{Deadline, Polled, passed, poll};
-use crate::error::poison;
+use crate::error::left_behind::Object;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
-use crate::testing::left_behind::Object;
 use core::ffi::{c_int, c_uint};
 use core::marker::PhantomData;
 
@@ -424,7 +423,7 @@ impl<'g> Stream<'g> {
     #[inline]
     pub fn destroy(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        poison::release(Object::Stream, this.raw as u64)?;
+        crate::error::left_behind::release(Object::Stream, this.raw as u64)?;
         // SAFETY: `raw` is destroyed once; `this` never drops.
         unsafe { ffi::cuStreamDestroy_v2(this.raw) }.result()
     }
@@ -448,7 +447,7 @@ pub(crate) fn wait_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<()>
 impl Drop for Stream<'_> {
     #[inline]
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::Stream, self.raw as u64) {
+        if !crate::error::left_behind::release_in_drop(Object::Stream, self.raw as u64) {
             return;
         }
         // SAFETY: `raw` is a live stream of the current context, destroyed once.

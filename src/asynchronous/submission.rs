@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use super::payload::{AsPayload, Payload};
 use super::pending::{Current, Pending, destroy_event};
 use super::scope::StreamScope;
-use crate::testing::left_behind::{Object, left_behind};
+use crate::error::left_behind::{Object, left_behind};
 
 /// Work enqueued on a stream that owns its [`Payload`] until the GPU is done with it.
 ///

@@ -9,12 +9,12 @@ use crate::blaslt::check::{self, Extents, MATMUL, MATRIX_ALIGN, Operand};
 use crate::blaslt::handle::BlasLt;
 use crate::blaslt::matmul::{Epilogue, Matmul};
 use crate::blaslt::types::{MatmulInput, MatmulOutput};
+use crate::error::left_behind::Object;
 use crate::error::poison;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::ffi::cublaslt as lt;
 use crate::memory::DeviceMemory;
-use crate::testing::left_behind::Object;
 use crate::vocabulary::binding::{ScopedRead, ScopedWrite};
 use core::ffi::{c_int, c_void};
 use core::marker::PhantomData;
@@ -161,7 +161,7 @@ struct Preference(lt::cublasLtMatmulPreference_t);
 
 impl Drop for Preference {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::Untracked, self.0 as u64) {
+        if !crate::error::left_behind::release_in_drop(Object::Untracked, self.0 as u64) {
             return;
         }
         // SAFETY: a live preference, destroyed once; a host object no GPU work uses.
@@ -591,7 +591,7 @@ impl<A: MatmulInput, D: MatmulOutput<A>> MatmulPlan<'_, '_, A, D> {
 
 impl<A: MatmulInput, D: MatmulOutput<A>> Drop for MatmulPlan<'_, '_, A, D> {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::Untracked, self.desc as u64) {
+        if !crate::error::left_behind::release_in_drop(Object::Untracked, self.desc as u64) {
             return;
         }
         // Host objects: a matmul already enqueued has taken what it needs from them.

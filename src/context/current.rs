@@ -5,8 +5,8 @@ use crate::context::stack::{ContextKind, PushedGuard};
 use crate::deadline::{Deadline, Polled, passed, poll};
 use crate::driver::{Device, Version};
 use crate::error::Result;
+use crate::error::left_behind::{Object, left_behind};
 use crate::ffi;
-use crate::testing::left_behind::{Object, left_behind};
 use core::ffi::{c_int, c_uint, c_ulonglong};
 use core::time::Duration;
 
@@ -367,15 +367,16 @@ pub(crate) unsafe fn idle_by(
         Err(e) => Polled::Done(Err(e)),
     };
     // Poisoned or forked (R20, R22): the event is left, not destroyed (`release` names it).
-    let destroyed = crate::error::poison::release(Object::Event, event as u64).and_then(|()| {
-        // SAFETY: a live event of the current context, destroyed once; a pending record does
-        // not stop that (Event Management).
-        let destroyed = unsafe { ffi::cuEventDestroy_v2(event) }.result();
-        if destroyed.is_err() {
-            left_behind(Object::Event, event as u64);
-        }
-        destroyed
-    });
+    let destroyed =
+        crate::error::left_behind::release(Object::Event, event as u64).and_then(|()| {
+            // SAFETY: a live event of the current context, destroyed once; a pending record does
+            // not stop that (Event Management).
+            let destroyed = unsafe { ffi::cuEventDestroy_v2(event) }.result();
+            if destroyed.is_err() {
+                left_behind(Object::Event, event as u64);
+            }
+            destroyed
+        });
     match polled {
         Polled::Done(r) => r.and(destroyed).map(Ok),
         Polled::Overdue(waited) => destroyed.map(|()| Err(waited)),

@@ -246,8 +246,8 @@ impl<'r> GreenContext<'r> {
 
 fn destroy_green(green: ffi::CUgreenCtx) -> Result<()> {
     // Poisoned or forked (R20, R22): left to the process's end.
-    crate::error::poison::release(
-        crate::testing::left_behind::Object::GreenContext,
+    crate::error::left_behind::release(
+        crate::error::left_behind::Object::GreenContext,
         green as u64,
     )?;
     // A green context exists only after its entry points were found, so this lookup is cached.

@@ -7,9 +7,9 @@ pub(crate) mod raw;
 pub(crate) mod stack;
 
 use crate::driver::Device;
+use crate::error::left_behind::Object;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
-use crate::testing::left_behind::Object;
 use core::ffi::{c_int, c_uint};
 use core::ptr;
 use std::sync::{Mutex, PoisonError};
@@ -345,7 +345,7 @@ impl Context {
     fn release(&self) -> Result<()> {
         // Poisoned or forked (R20, R22): neither destroyed nor released; with the context,
         // everything of it stays allocated until the process ends.
-        crate::error::poison::release(Object::Context, self.raw as u64)?;
+        crate::error::left_behind::release(Object::Context, self.raw as u64)?;
         if self.primary {
             let mut held = PRIMARY_HELD.lock().unwrap_or_else(PoisonError::into_inner);
             held.retain(|d| *d != self.device.as_raw());

@@ -3,8 +3,8 @@
 //! thread's stack as it found it.
 
 use crate::error::Result;
+use crate::error::left_behind::{Object, left_behind};
 use crate::ffi;
-use crate::testing::left_behind::{Object, left_behind};
 
 /// Pushes `ctx`, runs `f`, pops it.
 ///

@@ -282,7 +282,7 @@ fn driver_string(
     query: unsafe extern "C" fn(ffi::CUresult, *mut *const c_char) -> ffi::CUresult,
 ) -> Option<String> {
     // A forked child makes no driver call (R22): its errors show their kind's name instead.
-    if crate::error::poison::forked() {
+    if crate::error::fork::forked() {
         return None;
     }
     let mut text: *const c_char = core::ptr::null();

@@ -28,7 +28,9 @@
 pub(crate) mod driver_log;
 mod drop_log;
 mod failure;
+pub(crate) mod fork;
 mod kind;
+pub(crate) mod left_behind;
 mod origin;
 pub(crate) mod poison;
 pub(crate) mod safe_state;

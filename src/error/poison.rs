@@ -16,7 +16,6 @@ use crate::error::driver_log;
 use crate::error::failure::Error;
 use crate::error::origin::{LaunchSite, Observer, Origin};
 use crate::ffi;
-use crate::testing::left_behind::{Object, left_behind};
 use core::cell::Cell;
 use core::panic::Location;
 use std::sync::OnceLock;
@@ -208,9 +207,10 @@ pub(crate) fn check() -> Result<()> {
 /// Refused too in a child forked after [`watch_forks`]: the handles are the parent's, and the
 /// child must make no CUDA call at all before it `exec`s. A refused release makes no driver
 /// call: the object is leaked, named to the checking driver
-/// ([`left_behind`](crate::testing::left_behind::left_behind)), and a drop records the refusal
-/// ([`record_drop_error`](crate::error::drop_log::record_drop_error)); see [`release`] and
-/// [`release_in_drop`].
+/// ([`left_behind`](crate::error::left_behind::left_behind)), and a drop records the refusal
+/// ([`record_drop_error`](crate::error::drop_log::record_drop_error)); see
+/// [`release`](crate::error::left_behind::release) and
+/// [`release_in_drop`](crate::error::left_behind::release_in_drop).
 ///
 /// # Errors
 ///
@@ -220,50 +220,7 @@ pub(crate) fn may_release() -> Result<()> {
     check()
 }
 
-/// [`may_release`] for `object`'s `handle`: where refused, names it to the checking driver as
-/// left behind and returns the refusal (for the explicit `free`, `destroy`, `unload`, … forms).
-///
-/// # Errors
-///
-/// As [`may_release`].
-#[inline]
-pub(crate) fn release(object: Object, handle: u64) -> Result<()> {
-    match may_release() {
-        Ok(()) => Ok(()),
-        Err(e) => Err(leave(e, object, handle)),
-    }
-}
-
-/// [`release`] for a `Drop`: `true` if the release may go ahead; otherwise the refusal is
-/// recorded in the drop log, the handle named as left behind, and the drop must make no
-/// driver call.
-#[inline]
-#[must_use]
-pub(crate) fn release_in_drop(object: Object, handle: u64) -> bool {
-    match release(object, handle) {
-        Ok(()) => true,
-        Err(e) => {
-            crate::error::drop_log::record_drop_error(e);
-            false
-        }
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn leave(e: Error, object: Object, handle: u64) -> Error {
-    left_behind(object, handle);
-    e
-}
-
-/// Whether this process is a child forked after [`watch_forks`]: its pops make no driver call
-/// either ([`not_forked`]). A pop frees nothing, so a poisoned process still pops (the checking
-/// driver demands that every thread's stack end as it began); only a forked child does not.
-#[inline]
-pub(crate) fn forked() -> bool {
-    // A relaxed load: the flag is set in a forked child before any of its code runs.
-    FORKED.load(core::sync::atomic::Ordering::Relaxed)
-}
+pub(crate) use crate::error::fork::forked;
 
 /// `Ok` unless this is a forked child ([`forked`]): the check before the calls that, unlike a
 /// release, still happen in a poisoned process: a pop (`cuCtxPopCurrent`), and the lookup of the
@@ -282,24 +239,12 @@ pub(crate) fn not_forked() -> Result<()> {
     }
 }
 
-/// Set in the child of a `fork` once [`watch_forks`] ran: the parent's CUDA state (contexts,
-/// memory, pending work) is not the child's, so every call that [`check`]s refuses.
-static FORKED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
-
 /// Makes the child of every later `fork` refuse all of custack's calls that would reach the
 /// driver (`ErrorKind::ForkedProcess`), until it `exec`s: NVIDIA's safety guideline asks that a
 /// forked child make no CUDA call before it does. Registered once per process
 /// (`pthread_atfork`); under Miri, and on Windows, which have no `fork`, nothing is registered.
 pub(crate) fn watch_forks() -> Result<()> {
-    static WATCHING: OnceLock<i32> = OnceLock::new();
-    #[cfg(all(unix, not(miri)))]
-    let status = *WATCHING.get_or_init(|| {
-        // SAFETY: `in_forked_child` is an `extern "C"` function that only stores to an atomic,
-        // which is async-signal-safe, as a handler that runs in the child of `fork` must be.
-        unsafe { libc::pthread_atfork(None, None, Some(in_forked_child)) }
-    });
-    #[cfg(not(all(unix, not(miri))))]
-    let status = *WATCHING.get_or_init(|| 0);
+    let status = crate::error::fork::watch();
     if status == 0 {
         Ok(())
     } else {
@@ -308,11 +253,6 @@ pub(crate) fn watch_forks() -> Result<()> {
             format!("pthread_atfork failed ({status}): a forked child could not be refused"),
         ))
     }
-}
-
-#[cfg(all(unix, not(miri)))]
-extern "C" fn in_forked_child() {
-    FORKED.store(true, core::sync::atomic::Ordering::Relaxed);
 }
 
 #[cold]
@@ -495,45 +435,6 @@ mod tests {
         std::thread::scope(|s| {
             s.spawn(|| assert_eq!(poison.check().unwrap_err().code(), Some(codes[i])));
         });
-    }
-
-    /// A child forked after `watch_forks` refuses, the parent does not (CUDA-1.6).
-    #[test]
-    #[cfg(all(unix, not(miri)))]
-    fn a_forked_child_refuses_every_checked_call() {
-        watch_forks().unwrap();
-        assert!(check().is_ok() || PROCESS.recorded().is_some());
-        // SAFETY: the child only checks an atomic, makes an error and `_exit`s.
-        let pid = unsafe { libc::fork() };
-        assert!(pid >= 0, "fork failed");
-        if pid == 0 {
-            let forked_kind =
-                |r: Result<()>| matches!(r, Err(e) if e.kind() == ErrorKind::ForkedProcess);
-            // Every release and every pop is refused; a drop's refusal is recorded, not lost.
-            let drop_refused = !release_in_drop(Object::DeviceMemory, 0x1000);
-            let recorded = crate::error::take_drop_errors();
-            let refused = forked()
-                && forked_kind(check())
-                && forked_kind(may_release())
-                && forked_kind(release(Object::Module, 0x2000))
-                && forked_kind(not_forked())
-                && drop_refused
-                && recorded.len() == 1
-                && recorded[0].kind() == ErrorKind::ForkedProcess;
-            // SAFETY: ends the child at once, running nothing of the parent's.
-            unsafe { libc::_exit(i32::from(!refused)) };
-        }
-        let mut status = 0;
-        // SAFETY: waits for the child just forked; `status` is a valid out-pointer.
-        assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
-        assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
-        assert_eq!(
-            libc::WEXITSTATUS(status),
-            0,
-            "the forked child was not refused"
-        );
-        assert!(!forked(), "the parent is not refused");
-        assert!(not_forked().is_ok(), "the parent pops");
     }
 
     /// A code a driver call returned and its caller matched before converting it (peer access

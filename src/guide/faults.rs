@@ -82,11 +82,18 @@
 //! its context with a *sticky* error ([`Error::is_sticky`], [`ErrorKind::is_sticky`]; `Display`
 //! says "sticky"). Then:
 //!
-//! 1. the scope (or wait) whose synchronization sees the fault returns it;
+//! 1. a submission's (or parked submission's) wait that sees the fault returns it, and leaks
+//!    what the submission owns rather than hand it back; a **stream scope** whose end sees it
+//!    does not return at all: it takes the process's safe state ([`fail_stop`]: one line on
+//!    stderr, exit status [`FAIL_STOP_STATUS`]). A fault in one context does not stop another
+//!    context's kernels and copies (measured on an H100: a download into page-locked memory
+//!    landed 360 ms after its stream answered the error), so no sticky answer says that the
+//!    scope's work is over, and its borrows cannot end;
 //! 2. every later call on the context (synchronize, allocate, copy, create a stream) returns the
 //!    same sticky error;
-//! 3. dropping buffers, streams, modules, guards and the context never panics or aborts: the
-//!    failures are recorded (next section);
+//! 3. dropping buffers, streams, modules, guards and the context never panics or aborts, and
+//!    releases nothing: every free, unload and destroy is refused and recorded (next section),
+//!    what it held leaked until the process ends;
 //! 4. the process is done with CUDA. NVIDIA documents that "to continue using CUDA, the process
 //!    must be terminated and relaunched", and driver 580 does exactly that: a new context, or a
 //!    reset of the primary context, returns the same error.
@@ -106,19 +113,20 @@
 //!         let illegal_write = module.function("illegal_write")?; // writes through a bad pointer
 //!         let stream = guard.stream()?;
 //!         // A kernel that faults on purpose has no honest contract: the raw `unsafe` launch,
-//!         // which stays for kernels one cannot describe.
-//!         // SAFETY: none; this kernel faults on purpose, which is what this example shows.
-//!         let fault = match stream.scope(|s| unsafe { s.launch(&illegal_write, LaunchConfig::for_elements(1), ()) }) {
-//!             Ok(Ok(())) => unreachable!("the fault surfaces at the scope's end"),
-//!             Ok(Err(e)) | Err(e) => e,
-//!         };
+//!         // which stays for kernels one cannot describe. In a submission, whose wait returns
+//!         // the fault (a scope would end the process there).
+//!         let pending = stream.submit(illegal_write, |s, f| {
+//!             // SAFETY: none; this kernel faults on purpose, which is what this example shows.
+//!             unsafe { s.launch(&f, LaunchConfig::for_elements(1), ()) }
+//!         })?;
+//!         let fault = pending.wait().map(drop).unwrap_err();
 //!         assert!(fault.is_sticky());
 //!         assert!(guard.synchronize().unwrap_err().is_sticky()); // and every call after it
-//!     } // stream, module, guard drop here: no panic; their failures are recorded
+//!     } // stream, module, guard drop here: no panic; each release refused and recorded
 //!     for e in take_drop_errors() {
-//!         eprintln!("cleanup failed: {e}");
+//!         eprintln!("not released: {e}");
 //!     }
-//!     let _ = ctx.destroy(); // reports or succeeds; the process should now exit
+//!     let _ = ctx.destroy(); // refused: the process should now end
 //!     Ok(())
 //! }
 //! ```
@@ -145,16 +153,17 @@
 //! ```
 //!
 //! From then on every push (of a guard, or the brief push of a parked value), stream scope,
-//! submission, launch, call of a CUDA library (cuBLAS, cuBLASLt, cuFFT, cuRAND), wait and
+//! submission, launch, call of a CUDA library (cuBLAS, cuBLASLt, cuFFT, cuRAND, NCCL), wait and
 //! synchronize returns that first error, a clone with its origin
 //! whose detail says the call was not made, without going to the driver, where it could hang or
 //! answer with a misleading error. A scope opened before still waits for its stream at its end:
-//! its borrows end then, and only the driver can say that the work using them is over. Other
-//! calls (an allocation, a copy) still go to the driver,
-//! which answers with a sticky error: custack returns the first one instead. Drops release
-//! nothing the GPU could still touch: a poisoned wait leaks its payload, as a failed wait does,
-//! and a parked value whose drop would push its context releases nothing; no drop panics. The
-//! check costs one atomic load; a launch runs at the raw call's speed.
+//! only the driver's success says that the work using its borrows is over, and a sticky answer
+//! takes the safe state. Other calls (an allocation) still go to the driver, which answers with
+//! a sticky error: custack returns the first one instead. Nothing the GPU could still touch is
+//! released: a poisoned wait leaks its payload, as a failed wait does, and every drop and every
+//! explicit `free`, `destroy` or `unload` is refused and leaks (a pop still pops: it frees
+//! nothing); no drop panics. The check costs one atomic load; a launch runs at the raw call's
+//! speed.
 //!
 //! An error that is not sticky (out of memory, a refused launch) poisons nothing. If a later
 //! driver let a faulted process make a new context, custack would still be poisoned: the
@@ -184,9 +193,13 @@
 //! # Fail-stop, and the supervisor pattern
 //!
 //! A poisoned process can do nothing more with the GPU, so the program should end, saying why:
-//! [`fail_stop`] prints the error with its origin on stderr and exits with
+//! [`fail_stop`] prints one line on stderr, `custack: fail-stop (exit status 75): ` and the
+//! error with its origin, and ends the process at once (`_exit`, after flushing stdout) with
 //! [`FAIL_STOP_STATUS`] (75, `EX_TEMPFAIL`: "retry"). Nothing unwinds through CUDA state, and
-//! ending the process is what ends the device's work and frees its memory.
+//! ending the process is what ends the device's work and frees its memory. It is custack's one
+//! safe state: a scope whose end sees a sticky error, and a bounded scope past its deadline with
+//! [`Overrun::Exit`](crate::Overrun::Exit), end the process through it too, so a supervisor
+//! reads one status and one line for "the GPU is unusable in this process".
 //!
 //! ```no_run
 //! # fn run_job() -> custack::Result<()> { Ok(()) }

@@ -6,12 +6,11 @@
 //! the image with the linker's state.
 
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::poison;
+use crate::error::left_behind::Object;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::kernel::launch::Function;
 use crate::kernel::module::Module;
-use crate::testing::left_behind::Object;
 use core::ffi::{c_uint, c_void};
 use core::marker::PhantomData;
 use std::ffi::CString;
@@ -506,7 +505,7 @@ impl Linker<'_> {
 
 impl Drop for Linker<'_> {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::Untracked, self.state as u64) {
+        if !crate::error::left_behind::release_in_drop(Object::Untracked, self.state as u64) {
             return;
         }
         // SAFETY: a live linker state, destroyed once; no image borrowed from it is alive.

@@ -19,12 +19,11 @@
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::driver::Driver;
-use crate::error::poison;
+use crate::error::left_behind::Object;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::kernel::launch::{Function, KernelArgs, LaunchConfig};
 use crate::kernel::ptx::entry_params;
-use crate::testing::left_behind::Object;
 use core::marker::PhantomData;
 use std::ffi::CString;
 use std::sync::Arc;
@@ -195,7 +194,7 @@ impl Library {
         let mut this = core::mem::ManuallyDrop::new(self);
         // Freed here: `this` is never dropped.
         drop(this.ptx.take());
-        crate::error::poison::release(Object::Library, this.raw as u64)?;
+        crate::error::left_behind::release(Object::Library, this.raw as u64)?;
         // SAFETY: a live library, unloaded once; no kernel handle borrows it, and its functions
         // launch only in scopes, which wait before the borrows end.
         unsafe { ffi::cuLibraryUnload(this.raw) }.result()
@@ -204,7 +203,7 @@ impl Library {
 
 impl Drop for Library {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::Library, self.raw as u64) {
+        if !crate::error::left_behind::release_in_drop(Object::Library, self.raw as u64) {
             return;
         }
         // SAFETY: as in `unload`.

@@ -4,11 +4,11 @@ use crate::asynchronous::payload::{Payload, held_as_itself, sealed as payload_se
 use crate::context::current::idle_by;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::deadline::{Abandon, Deadline, TimedOut, passed};
+use crate::error::left_behind::{Object, left_behind};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::kernel::launch::{Function, Kernel, KernelSignature};
 use crate::memory::{DeviceView, DeviceViewMut};
-use crate::testing::left_behind::{Object, left_behind};
 use crate::vocabulary::plain::DeviceCopy;
 use core::ffi::{c_uint, c_void};
 use core::marker::PhantomData;
@@ -679,7 +679,7 @@ impl Abandon for Module<'_> {
 /// `raw` must be a live module of the current context, unloaded once.
 pub(crate) unsafe fn unload_raw(raw: ffi::CUmodule) -> Result<()> {
     // Poisoned or forked (R20, R22): no call at all; the module stays loaded.
-    crate::error::poison::release(Object::Module, raw as u64)?;
+    crate::error::left_behind::release(Object::Module, raw as u64)?;
     // SAFETY: a context is current (the caller's promise).
     let waited = unsafe { ffi::cuCtxSynchronize() }.result();
     let idle = match &waited {

@@ -6,11 +6,10 @@
 //! `Stream::wait`): one process's work ordered after another's without a host round trip.
 
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::poison;
+use crate::error::left_behind::Object;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::memory::{DeviceBuffer, DeviceMemory, DeviceMemoryMut, device_memory, sealed};
-use crate::testing::left_behind::Object;
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
@@ -112,7 +111,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
 impl<T: DeviceCopy> Drop for IpcBuffer<'_, T> {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::IpcMemory, self.ptr) {
+        if !crate::error::left_behind::release_in_drop(Object::IpcMemory, self.ptr) {
             return;
         }
         // SAFETY: opened by `open_ipc` in the current context (its guard is on top), closed

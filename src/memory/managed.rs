@@ -8,11 +8,10 @@
 //! custack allocates managed memory only on devices with concurrent managed access (Pascal and
 //! later on Linux): on older ones any host access while *any* kernel runs faults.
 
-use crate::error::poison;
+use crate::error::left_behind::Object;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::{DeviceMemory, DeviceMemoryMut, check_alloc_len, device_memory, sealed};
-use crate::testing::left_behind::Object;
 
 static_assertions::assert_not_impl_any!(ManagedBuffer<'static, u8>: Send, Sync);
 use crate::context::stack::{ContextKind, PushedGuard};
@@ -184,7 +183,7 @@ impl<T: DeviceCopy> ManagedBuffer<'_, T> {
     #[doc(alias = "cuMemFree")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        poison::release(Object::DeviceMemory, this.ptr)?;
+        crate::error::left_behind::release(Object::DeviceMemory, this.ptr)?;
         // SAFETY: allocated by `cuMemAllocManaged`, freed once (`this` never drops).
         unsafe { ffi::cuMemFree_v2(this.ptr) }.result()
     }
@@ -192,7 +191,7 @@ impl<T: DeviceCopy> ManagedBuffer<'_, T> {
 
 impl<T: DeviceCopy> Drop for ManagedBuffer<'_, T> {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::DeviceMemory, self.ptr) {
+        if !crate::error::left_behind::release_in_drop(Object::DeviceMemory, self.ptr) {
             return;
         }
         // SAFETY: allocated in the current context (the guard that lent it is on top), freed

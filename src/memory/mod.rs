@@ -15,10 +15,10 @@ pub(crate) mod share;
 pub(crate) mod vmm;
 
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::left_behind::Object;
 use crate::error::poison;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
-use crate::testing::left_behind::Object;
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 use core::ops::{Bound, RangeBounds};
@@ -632,7 +632,7 @@ impl<T: DeviceCopy> DeviceBuffer<'_, T> {
     #[doc(alias = "cuMemFree")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        poison::release(Object::DeviceMemory, this.ptr)?;
+        crate::error::left_behind::release(Object::DeviceMemory, this.ptr)?;
         // SAFETY: `ptr` was allocated by `cuMemAlloc` and is freed once (`this` never drops).
         unsafe { ffi::cuMemFree_v2(this.ptr) }.result()
     }
@@ -640,7 +640,7 @@ impl<T: DeviceCopy> DeviceBuffer<'_, T> {
 
 impl<T: DeviceCopy> Drop for DeviceBuffer<'_, T> {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::DeviceMemory, self.ptr) {
+        if !crate::error::left_behind::release_in_drop(Object::DeviceMemory, self.ptr) {
             return;
         }
         // SAFETY: `ptr` was allocated by `cuMemAlloc` in the current context (the guard that
@@ -725,7 +725,7 @@ impl<T: DeviceCopy> PinnedBuffer<'_, T> {
     #[doc(alias = "cuMemFreeHost")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        poison::release(Object::HostMemory, this.ptr.as_ptr() as u64)?;
+        crate::error::left_behind::release(Object::HostMemory, this.ptr.as_ptr() as u64)?;
         // SAFETY: allocated by `cuMemHostAlloc`, freed once.
         unsafe { ffi::cuMemFreeHost(this.ptr.as_ptr().cast()) }.result()
     }
@@ -733,7 +733,8 @@ impl<T: DeviceCopy> PinnedBuffer<'_, T> {
 
 impl<T: DeviceCopy> Drop for PinnedBuffer<'_, T> {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::HostMemory, self.ptr.as_ptr() as u64) {
+        if !crate::error::left_behind::release_in_drop(Object::HostMemory, self.ptr.as_ptr() as u64)
+        {
             return;
         }
         // SAFETY: allocated by `cuMemHostAlloc` in the current context, freed once; no

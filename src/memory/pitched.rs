@@ -3,11 +3,10 @@
 //! (`cuMemcpy2D`, synchronous and in scopes) checked without a driver call.
 
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::poison;
+use crate::error::left_behind::Object;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::byte_size;
-use crate::testing::left_behind::Object;
 use crate::vocabulary::argument::{DevicePtr, KernelArg, sealed};
 use crate::vocabulary::binding::Invariant;
 use crate::vocabulary::plain::DeviceCopy;
@@ -281,7 +280,7 @@ impl<T: DeviceCopy> PitchedBuffer<'_, T> {
     #[doc(alias = "cuMemFree")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        poison::release(Object::DeviceMemory, this.ptr)?;
+        crate::error::left_behind::release(Object::DeviceMemory, this.ptr)?;
         // SAFETY: allocated by `cuMemAllocPitch`, freed once (`this` never drops).
         unsafe { ffi::cuMemFree_v2(this.ptr) }.result()
     }
@@ -289,7 +288,7 @@ impl<T: DeviceCopy> PitchedBuffer<'_, T> {
 
 impl<T: DeviceCopy> Drop for PitchedBuffer<'_, T> {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::DeviceMemory, self.ptr) {
+        if !crate::error::left_behind::release_in_drop(Object::DeviceMemory, self.ptr) {
             return;
         }
         // SAFETY: allocated in the current context (its guard is on top), freed once; no

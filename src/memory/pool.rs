@@ -7,10 +7,9 @@
 //! is allowed by the driver (it releases the memory once they complete).
 
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::poison;
+use crate::error::left_behind::Object;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
-use crate::testing::left_behind::Object;
 use core::ffi::c_void;
 use core::marker::PhantomData;
 
@@ -166,7 +165,7 @@ impl Drop for MemPool<'_> {
         if !self.owned {
             return;
         }
-        if !poison::release_in_drop(Object::Untracked, self.raw as u64) {
+        if !crate::error::left_behind::release_in_drop(Object::Untracked, self.raw as u64) {
             return;
         }
         // SAFETY: a pool this value created, destroyed once. Allocations or frees still pending

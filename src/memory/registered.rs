@@ -51,7 +51,7 @@ fn register(ptr: *mut c_void, bytes: usize) -> Result<()> {
 fn unregister(ptr: *mut c_void) -> Result<()> {
     // Poisoned or forked (R20, R22): left registered (a vector is then leaked, never freed
     // while page-locked).
-    crate::error::poison::release(crate::testing::left_behind::Object::Untracked, ptr as u64)?;
+    crate::error::left_behind::release(crate::error::left_behind::Object::Untracked, ptr as u64)?;
     // SAFETY: `ptr` was registered by `register` in the current context (the guard that lent
     // the value is on top) and is unregistered once; no asynchronous copy uses it (scopes borrow
     // it until complete, submissions own it).

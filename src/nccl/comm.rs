@@ -10,10 +10,10 @@ use super::status::{Stalled, ask, not_linked, poll, status, status_error, timed_
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::deadline::{Deadline, Polled, poll_until};
+use crate::error::left_behind::Object;
 use crate::error::{Error, ErrorKind, Observer, Result, record_drop_error};
 use crate::ffi;
 use crate::ffi::nccl::{ncclComm_t, ncclResult_t};
-use crate::testing::left_behind::Object;
 use core::cell::Cell;
 use core::ffi::c_int;
 use core::marker::PhantomData;
@@ -235,7 +235,7 @@ impl Comm<'_> {
             return;
         }
         // Poisoned or forked (R20, R22): leaked; aborting frees what its kernels may use.
-        if !crate::error::poison::release_in_drop(Object::Untracked, raw as u64) {
+        if !crate::error::left_behind::release_in_drop(Object::Untracked, raw as u64) {
             return;
         }
         // SAFETY: a live communicator of the current context (this value borrows its guard),
@@ -370,7 +370,7 @@ impl Comm<'_> {
             return Ok(()); // aborted: already released, its error already returned
         }
         // Poisoned or forked (R20, R22): leaked, neither finalized nor destroyed.
-        crate::error::poison::release(Object::Untracked, raw as u64)?;
+        crate::error::left_behind::release(Object::Untracked, raw as u64)?;
         finish(raw, self.timeout)
     }
 }

@@ -573,8 +573,8 @@ impl Handle {
 impl Drop for Handle {
     fn drop(&mut self) {
         // Poisoned or forked (R20, R22): leaked, as every library's handle is.
-        if !crate::error::poison::release_in_drop(
-            crate::testing::left_behind::Object::Untracked,
+        if !crate::error::left_behind::release_in_drop(
+            crate::error::left_behind::Object::Untracked,
             self.0 as u64,
         ) {
             return;

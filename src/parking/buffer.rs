@@ -4,10 +4,10 @@
 use crate::context::Context;
 use crate::context::raw::release_in;
 use crate::context::stack::{ContextKind, Floating, PushedGuard};
+use crate::error::left_behind::Object;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::memory::DeviceBuffer;
-use crate::testing::left_behind::Object;
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 

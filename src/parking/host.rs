@@ -36,11 +36,11 @@
 use crate::context::Context;
 use crate::context::raw::{release_in, with_raw_current};
 use crate::context::stack::PushedGuard;
+use crate::error::left_behind::Object;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::memory::PinnedBuffer;
 use crate::memory::registered::RegisteredVec;
-use crate::testing::left_behind::Object;
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;

@@ -4,10 +4,10 @@
 use crate::context::Context;
 use crate::context::raw::with_raw_current;
 use crate::context::stack::{ContextKind, Floating, PushedGuard};
+use crate::error::left_behind::{Object, left_behind};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::kernel::module::{Module, Source, unload_raw};
-use crate::testing::left_behind::{Object, left_behind};
 use core::marker::PhantomData;
 
 /// A [`Module`] set aside to outlive its guard and nested pushes, re-attached later with

@@ -184,8 +184,8 @@ impl Drop for PeerAccess<'_, '_> {
         }
         // Poisoned or forked (R20, R22): left enabled; a kernel of this context may still read
         // the peer's memory through it.
-        if !crate::error::poison::release_in_drop(
-            crate::testing::left_behind::Object::PeerAccess,
+        if !crate::error::left_behind::release_in_drop(
+            crate::error::left_behind::Object::PeerAccess,
             self.peer as u64,
         ) {
             return;
@@ -193,8 +193,8 @@ impl Drop for PeerAccess<'_, '_> {
         // SAFETY: the guard that enabled it is current (borrowed); `peer` is alive (borrowed).
         if let Err(e) = unsafe { ffi::cuCtxDisablePeerAccess(self.peer) }.result() {
             // The driver keeps an access it failed to disable.
-            crate::testing::left_behind::left_behind(
-                crate::testing::left_behind::Object::PeerAccess,
+            crate::error::left_behind::left_behind(
+                crate::error::left_behind::Object::PeerAccess,
                 self.peer as u64,
             );
             record_drop_error(e);

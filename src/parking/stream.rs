@@ -5,9 +5,9 @@ use crate::asynchronous::stream::Stream;
 use crate::context::Context;
 use crate::context::raw::release_in;
 use crate::context::stack::{ContextKind, Floating, PushedGuard};
+use crate::error::left_behind::Object;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
-use crate::testing::left_behind::Object;
 use core::marker::PhantomData;
 
 /// A [`Stream`] set aside to outlive its guard and nested pushes

@@ -4,11 +4,10 @@
 
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::poison;
+use crate::error::left_behind::Object;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::pitched::check_packed;
-use crate::testing::left_behind::Object;
 use crate::texture::scoped::ScopedArray;
 use crate::vocabulary::binding::{ScopedHost, ScopedHostMut};
 use crate::vocabulary::plain::DeviceCopy;
@@ -251,7 +250,7 @@ impl<T: ArrayElement> CudaArray<'_, T> {
 
 impl<T: ArrayElement> Drop for CudaArray<'_, T> {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::Array, self.raw as u64) {
+        if !crate::error::left_behind::release_in_drop(Object::Array, self.raw as u64) {
             return;
         }
         // SAFETY: created by this value, destroyed once; no texture, surface or scope uses it

@@ -12,11 +12,10 @@
 
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::poison;
+use crate::error::left_behind::Object;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::pitched::check_packed;
-use crate::testing::left_behind::Object;
 use crate::texture::array::{ArrayElement, ToArray, array_copy};
 use crate::texture::scoped::ScopedArray;
 use crate::texture::surface::{SurfaceObject, create_surface};
@@ -320,7 +319,7 @@ impl<'scope> StreamScope<'scope, '_> {
 
 impl<T: ArrayElement> Drop for MipmappedArray<'_, T> {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::MipmappedArray, self.raw as u64) {
+        if !crate::error::left_behind::release_in_drop(Object::MipmappedArray, self.raw as u64) {
             return;
         }
         // SAFETY: created by this value, destroyed once, with its levels; no texture, surface

@@ -4,10 +4,9 @@
 
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::poison;
+use crate::error::left_behind::Object;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
-use crate::testing::left_behind::Object;
 use crate::texture::array::{ArrayElement, CudaArray, array_resource};
 use crate::texture::scoped::ScopedSurface;
 use core::marker::PhantomData;
@@ -66,7 +65,7 @@ impl SurfaceObject<'_> {
 
 impl Drop for SurfaceObject<'_> {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::Surface, self.raw) {
+        if !crate::error::left_behind::release_in_drop(Object::Surface, self.raw) {
             return;
         }
         // SAFETY: as for `TextureObject`.

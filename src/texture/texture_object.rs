@@ -4,10 +4,9 @@
 
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::poison;
+use crate::error::left_behind::Object;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
-use crate::testing::left_behind::Object;
 use crate::texture::array::{ArrayElement, CudaArray};
 use crate::texture::options::TextureOptions;
 use crate::texture::resource::TextureResource;
@@ -109,7 +108,7 @@ impl TextureObject<'_> {
 
 impl Drop for TextureObject<'_> {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::Texture, self.raw) {
+        if !crate::error::left_behind::release_in_drop(Object::Texture, self.raw) {
             return;
         }
         // SAFETY: created by this value, destroyed once; no scope uses it (scopes borrow it).

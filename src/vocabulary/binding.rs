@@ -4,10 +4,9 @@
 //! The scope that makes them is in `asynchronous/scope.rs`; the owners of memory convert into
 //! them in their own modules ([`host_from!`]).
 
-use crate::error::poison;
+use crate::error::left_behind::Object;
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
-use crate::testing::left_behind::Object;
 use crate::vocabulary::argument::{DevicePtr, KernelArg, sealed};
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
@@ -280,7 +279,7 @@ impl<T: DeviceCopy> ScopedAlloc<'_, T> {
     #[doc(alias = "cuMemFreeAsync")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        poison::release(Object::DeviceMemory, this.ptr)?;
+        crate::error::left_behind::release(Object::DeviceMemory, this.ptr)?;
         // SAFETY: allocated by `cuMemAllocAsync` on `stream`, freed once (`this` never drops),
         // in stream order after every operation that used it.
         unsafe { ffi::cuMemFreeAsync(this.ptr, this.stream) }.result()
@@ -290,7 +289,7 @@ impl<T: DeviceCopy> ScopedAlloc<'_, T> {
 impl<T: DeviceCopy> Drop for ScopedAlloc<'_, T> {
     #[inline]
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::DeviceMemory, self.ptr) {
+        if !crate::error::left_behind::release_in_drop(Object::DeviceMemory, self.ptr) {
             return;
         }
         // SAFETY: as in `free`. The stream is live: the scope borrows it, and the allocation

@@ -4,6 +4,7 @@
 
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::driver::Device;
+use crate::error::left_behind::{Object, left_behind, left_behind_range};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::memory::vmm::mapping::{
@@ -12,7 +13,6 @@ use crate::memory::vmm::mapping::{
 use crate::memory::vmm::markers::{Access, Lent, VmmHome, in_context};
 use crate::memory::vmm::physical::{MultiDevicePhysicalMemory, PhysicalMemory};
 use crate::memory::vmm::reservation::{MultiDeviceReservation, Reservation, Stuck, unmap_in};
-use crate::testing::left_behind::{Object, left_behind, left_behind_range};
 use crate::vocabulary::plain::DeviceCopy;
 use core::mem::ManuallyDrop;
 
@@ -401,7 +401,7 @@ fn release_all(handles: &[ffi::CUmemGenericAllocationHandle]) -> Result<()> {
     let mut first = Ok(());
     for &h in handles {
         // Poisoned or forked (R20, R22): kept (`release` names it left behind).
-        if let Err(e) = crate::error::poison::release(Object::PhysicalMemory, h) {
+        if let Err(e) = crate::error::left_behind::release(Object::PhysicalMemory, h) {
             if first.is_ok() {
                 first = Err(e);
             }

@@ -4,11 +4,10 @@
 
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::driver::Device;
-use crate::error::poison;
+use crate::error::left_behind::{Object, left_behind};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::memory::vmm::markers::{HomeMarker, Lent, MultiDevice, VmmHome};
-use crate::testing::left_behind::{Object, left_behind};
 use core::marker::PhantomData;
 
 /// Physical device memory (`cuMemCreate`); released on drop (`cuMemRelease`).
@@ -244,7 +243,7 @@ impl<H: VmmHome> PhysicalMemory<'_, H> {
 
 impl<H: VmmHome> Drop for PhysicalMemory<'_, H> {
     fn drop(&mut self) {
-        if !poison::release_in_drop(Object::PhysicalMemory, self.handle) {
+        if !crate::error::left_behind::release_in_drop(Object::PhysicalMemory, self.handle) {
             return;
         }
         let handle = self.handle;

@@ -4,10 +4,10 @@
 //! that sets it.
 
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::left_behind::{Object, left_behind, left_behind_range};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::vmm::markers::{HomeMarker, Lent, MultiDevice, VmmHome};
-use crate::testing::left_behind::{Object, left_behind, left_behind_range};
 use core::marker::PhantomData;
 use core::sync::atomic::{AtomicBool, Ordering};
 
@@ -146,7 +146,7 @@ impl<H: VmmHome> Drop for Reservation<'_, H> {
             left_behind(Object::Reservation, self.base);
             return;
         }
-        if !crate::error::poison::release_in_drop(Object::Reservation, self.base) {
+        if !crate::error::left_behind::release_in_drop(Object::Reservation, self.base) {
             return;
         }
         let (base, size) = (self.base, self.size);

@@ -12,7 +12,11 @@
 //! `cuGetProcAddress_v2` as the stand-ins' registration is ([`StandIn`](crate::StandIn)): on a
 //! real driver it is not found and nothing is called. Only failure paths call it.
 
-use super::extension;
+use crate::error::failure::Error;
+
+/// `Result` with custack's [`Error`].
+type Result<T, E = Error> = core::result::Result<T, E>;
+use crate::error::poison::may_release;
 use crate::ffi;
 use core::ffi::{CStr, c_char, c_void};
 use std::sync::OnceLock;
@@ -128,5 +132,122 @@ pub(crate) fn left_behind_range(object: Object, handle: u64, bytes: u64) {
         // SAFETY: a NUL-terminated kind name; the handle and length are only compared with the
         // driver's records. Its answer is for the checker's report only.
         let _ = unsafe { f(name.as_ptr(), handle, bytes) };
+    }
+}
+
+/// The checking driver's extension `name` (a `custackCheckdriver…` function, not a driver entry
+/// point), found with the driver's own `cuGetProcAddress_v2`; `None` on any other driver, which
+/// does not know the name.
+///
+/// # Errors
+///
+/// The lookup's own failure, other than "not found".
+pub(crate) fn extension(name: &CStr) -> Result<Option<*mut c_void>> {
+    // Not in a forked child (R22); still after a sticky error, which is when custack names what
+    // it leaves behind.
+    crate::error::poison::not_forked()?;
+    let mut pfn: *mut c_void = core::ptr::null_mut();
+    let mut status = ffi::CU_GET_PROC_ADDRESS_SUCCESS;
+    // SAFETY: `name` is NUL-terminated; both out-pointers are valid.
+    let r = unsafe {
+        ffi::cuGetProcAddress_v2(
+            name.as_ptr(),
+            &raw mut pfn,
+            12000,
+            ffi::CU_GET_PROC_ADDRESS_DEFAULT,
+            &raw mut status,
+        )
+    };
+    if r == ffi::CUresult::CUDA_ERROR_NOT_FOUND {
+        return Ok(None);
+    }
+    r.result()?;
+    if status != ffi::CU_GET_PROC_ADDRESS_SUCCESS || pfn.is_null() {
+        return Ok(None);
+    }
+    Ok(Some(pfn))
+}
+
+/// [`may_release`] for `object`'s `handle`: where refused, names it to the checking driver as
+/// left behind and returns the refusal (for the explicit `free`, `destroy`, `unload`, … forms).
+///
+/// # Errors
+///
+/// As [`may_release`].
+#[inline]
+pub(crate) fn release(object: Object, handle: u64) -> Result<()> {
+    match may_release() {
+        Ok(()) => Ok(()),
+        Err(e) => Err(leave(e, object, handle)),
+    }
+}
+
+/// [`release`] for a `Drop`: `true` if the release may go ahead; otherwise the refusal is
+/// recorded in the drop log, the handle named as left behind, and the drop must make no
+/// driver call.
+#[inline]
+#[must_use]
+pub(crate) fn release_in_drop(object: Object, handle: u64) -> bool {
+    match release(object, handle) {
+        Ok(()) => true,
+        Err(e) => {
+            crate::error::drop_log::record_drop_error(e);
+            false
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn leave(e: Error, object: Object, handle: u64) -> Error {
+    left_behind(object, handle);
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Object, release, release_in_drop};
+    use crate::error::kind::ErrorKind;
+    use crate::error::poison::{check, forked, may_release, not_forked};
+
+    type Result<T> = core::result::Result<T, crate::error::failure::Error>;
+
+    /// A child forked after `watch_forks` refuses, the parent does not (CUDA-1.6).
+    #[test]
+    #[cfg(all(unix, not(miri)))]
+    fn a_forked_child_refuses_every_checked_call() {
+        crate::error::poison::watch_forks().unwrap();
+        assert!(check().is_ok() || crate::error::poison::poisoned().is_some());
+        // SAFETY: the child only checks an atomic, makes an error and `_exit`s.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            let forked_kind =
+                |r: Result<()>| matches!(r, Err(e) if e.kind() == ErrorKind::ForkedProcess);
+            // Every release and every pop is refused; a drop's refusal is recorded, not lost.
+            let drop_refused = !release_in_drop(Object::DeviceMemory, 0x1000);
+            let recorded = crate::error::take_drop_errors();
+            let refused = forked()
+                && forked_kind(check())
+                && forked_kind(may_release())
+                && forked_kind(release(Object::Module, 0x2000))
+                && forked_kind(not_forked())
+                && drop_refused
+                && recorded.len() == 1
+                && recorded[0].kind() == ErrorKind::ForkedProcess;
+            // SAFETY: ends the child at once, running nothing of the parent's.
+            unsafe { libc::_exit(i32::from(!refused)) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just forked; `status` is a valid out-pointer.
+        assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
+        assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
+        assert_eq!(
+            libc::WEXITSTATUS(status),
+            0,
+            "the forked child was not refused"
+        );
+        assert!(!forked(), "the parent is not refused");
+        assert!(not_forked().is_ok(), "the parent pops");
     }
 }
