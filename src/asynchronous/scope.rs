@@ -78,6 +78,9 @@ impl Stream<'_> {
         let value = f(&scope);
         core::mem::forget(waiter);
         super::wait_stream(self.as_raw())?;
+        // A fault elsewhere in the process may have ended this stream's work early while the
+        // driver reports it complete: its results cannot be trusted (R20).
+        crate::error::poison::check()?;
         super::host::check_panics()?;
         Ok(value)
     }
@@ -142,6 +145,8 @@ impl Stream<'_> {
         let value = f(&scope);
         core::mem::forget(waiter);
         super::wait_stream_by(self.as_raw(), deadline, overrun, site)?;
+        // As in `scope`: after a fault elsewhere, a complete stream's results cannot be trusted.
+        crate::error::poison::check()?;
         super::host::check_panics()?;
         Ok(value)
     }
