@@ -89,10 +89,12 @@ run_one() {
     rm -f "$report"
     out=$(env NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" "$@" "$bin" "$program" 2>&1) || rc=$?
     total_runs=$((total_runs + 1))
-    # A sticky fault that reached a scope's wait ends the process in the safe state (R20): the
-    # documented outcome, with exactly one report line and no panic.
-    if [[ $label == sticky-* && $rc == "$safe_state_status" && $out != *panicked* ]] &&
-        [[ $(grep -c "^$safe_state_line" <<<"$out") == 1 ]]; then
+    # A sticky error that reached a scope's wait (a sticky schedule, or a failed call whose
+    # typical code is sticky: a synchronize's LAUNCH_FAILED) ends the process in the safe state
+    # (R20): the documented outcome, with exactly one report line, naming a sticky error, and
+    # no panic.
+    if [[ $label != clean && $rc == "$safe_state_status" && $out != *panicked* ]] &&
+        [[ $(grep -c "^$safe_state_line.*(sticky: " <<<"$out") == 1 ]]; then
         sticky_safe_state=$((sticky_safe_state + 1))
         return 0
     fi
@@ -247,5 +249,5 @@ if [[ $passes == *" hangs "* ]]; then
     done
     echo "check-driver: hangs: $hang_runs runs, $hang_ended ended by a deadline or normally, $hang_blocked blocked in a wait with no deadline, $hang_bad failing ($((SECONDS - hang_start)) s)"
 fi
-echo "check-driver: ${#programs[@]} programs, $total_runs runs, $total_failed_calls with a call failed, $sticky_safe_state sticky runs ended in the safe state (status 75, one line), $total_violations violations, $bad failing runs (faults $fault_seconds s, hangs $((SECONDS - hang_start)) s)"
+echo "check-driver: ${#programs[@]} programs, $total_runs runs, $total_failed_calls with a call failed, $sticky_safe_state runs ended in the safe state on a sticky error (status 75, one line), $total_violations violations, $bad failing runs (faults $fault_seconds s, hangs $((SECONDS - hang_start)) s)"
 ((bad == 0))

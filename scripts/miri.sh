@@ -171,10 +171,12 @@ run_one() {
     # but never reach undefined behaviour, an unsupported operation, a panic or a violation
     # (exit 3).
     # custack's safe state (`fail_stop`: status 75, one line) is a documented outcome under a
-    # hang schedule (a bounded scope past its deadline, `Overrun::Exit`) and under a sticky one
-    # (a scope whose wait sees a sticky error cannot end its borrows, R20).
+    # hang schedule (a bounded scope past its deadline, `Overrun::Exit`) and under a sticky or
+    # failed-call one whose error is sticky (a scope whose wait sees a sticky error cannot end
+    # its borrows, R20).
     if [[ $rc == 75 && $(grep -c '^custack: fail-stop (exit status 75): ' <<<"$out") == 1 ]] &&
-        [[ ( $schedule == hang-at=* && $out == *"(Overrun::Exit)"* ) || $schedule == sticky-at=* ]]; then
+        [[ ( $schedule == hang-at=* && $out == *"(Overrun::Exit)"* ) ||
+            ( ( $schedule == sticky-at=* || $schedule == fail-at=* ) && $out == *"(sticky: "* ) ]]; then
         rc=1
     fi
     if [[ $out == *"Undefined Behavior"* || $out == *"unsupported operation"* ||
