@@ -681,11 +681,20 @@ fn safe_state_or_nothing_written(test: &str, mode: &str) -> Option<String> {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     println!("--- child ({mode}) stdout\n{stdout}\n--- child stderr\n{stderr}");
-    assert!(stdout.contains("CHILD-STARTED"), "the child did not start its scenario");
+    assert!(
+        stdout.contains("CHILD-STARTED"),
+        "the child did not start its scenario"
+    );
     if out.status.code() == Some(custack::FAIL_STOP_STATUS) {
-        let report: Vec<&str> = stderr.lines().filter(|l| l.starts_with("custack: ")).collect();
+        let report: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("custack: "))
+            .collect();
         assert_eq!(report.len(), 1, "one report line: {report:?}");
-        assert!(report[0].starts_with("custack: fail-stop (exit status 75): "), "{report:?}");
+        assert!(
+            report[0].starts_with("custack: fail-stop (exit status 75): "),
+            "{report:?}"
+        );
         fresh_context_works();
         return Some(report[0].to_owned());
     }

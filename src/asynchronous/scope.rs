@@ -31,11 +31,14 @@ impl Stream<'_> {
     ///
     /// `CUDA_ERROR_NOT_SUPPORTED` inside a [capture](Stream::capture)'s closure (which reaches a
     /// stream only through a leaked guard): the scope's work would be captured, not run. The
-    /// synchronization's error: the first error of the work in the scope, or a sticky
-    /// error. The borrows end only once no work of the scope can still run: if the
-    /// synchronization fails without a sticky error, the stream is polled until it is idle
-    /// (`cuStreamQuery`), then the context synchronized; if the driver cannot confirm either,
-    /// the process aborts rather than release memory the GPU may still use. [`ErrorKind::HostFunctionPanicked`](crate::ErrorKind::HostFunctionPanicked) if a
+    /// synchronization's error: the first error of the work in the scope. The borrows end only
+    /// once no work of the scope can still run: if the synchronization fails without a sticky
+    /// error, the stream is polled until it is idle (`cuStreamQuery`), then the context
+    /// synchronized. A **sticky** error is no evidence that the work is over (a fault in
+    /// another context does not stop this one's work, R20): the scope then never returns and
+    /// ends the process in custack's safe state ([`fail_stop`](crate::fail_stop): one line on
+    /// stderr, exit status 75), as it does if the driver can confirm nothing. Once the process
+    /// is poisoned, a scope whose work completed returns the poison rather than `Ok`. [`ErrorKind::HostFunctionPanicked`](crate::ErrorKind::HostFunctionPanicked) if a
     /// [host function](StreamScope::host_fn) of this context panicked. Errors of individual
     /// enqueue calls are returned by those calls.
     ///
