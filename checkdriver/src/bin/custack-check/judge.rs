@@ -152,6 +152,24 @@ pub(crate) enum Outcome {
     Abort,
     /// The checking driver ended it: it blocked in a wait on hung work with no deadline.
     Blocked,
+    /// custack's one safe state (R20): exit status 75 and exactly one line
+    /// `custack: fail-stop (exit status 75): ` naming a sticky error (a scope that cannot end
+    /// its borrows) or a bounded scope's `Overrun::Exit`. The process ends at once (`_exit`),
+    /// so the driver writes no report: a documented outcome of a fault schedule.
+    SafeState,
+}
+
+/// The start of the one line of custack's safe state (`custack::fail_stop`).
+const SAFE_STATE_LINE: &str = "custack: fail-stop (exit status 75): ";
+
+/// Whether `output` is a safe state's: exactly one report line, naming a sticky error or an
+/// `Overrun::Exit`.
+fn is_safe_state(output: &str) -> bool {
+    let mut lines = output.lines().filter(|l| l.contains(SAFE_STATE_LINE));
+    match (lines.next(), lines.next()) {
+        (Some(line), None) => line.contains("(sticky: ") || line.contains("(Overrun::Exit)"),
+        _ => false,
+    }
 }
 
 /// One schedule's verdict.
@@ -188,6 +206,7 @@ impl Verdict {
             Outcome::Abort => "ABORT",
             Outcome::Blocked if self.blocked_fails => "BLOCKED with no deadline",
             Outcome::Blocked => "blocked with no deadline",
+            Outcome::SafeState => "safe state",
         };
         let mut s = format!(
             "{:<32} {} ({what})",
@@ -269,6 +288,9 @@ pub(crate) fn judge(
             Exit::Code(134) | Exit::Signal(_) | Exit::TimedOut(_) | Exit::NotStarted(_) => {
                 Outcome::Abort
             }
+            Exit::Code(75) if schedule != Schedule::Clean && is_safe_state(output) => {
+                Outcome::SafeState
+            }
             Exit::Code(_) => Outcome::Error,
         }
     };
@@ -283,7 +305,7 @@ pub(crate) fn judge(
         (_, r) => r.and_then(|r| r.failed.clone()),
     };
     match report {
-        None if outcome != Outcome::Abort => {
+        None if outcome != Outcome::Abort && outcome != Outcome::SafeState => {
             violations.push("no report: the program did not load the checking driver".to_owned());
         }
         None => {}
@@ -383,6 +405,41 @@ mod tests {
         );
         assert_eq!(j(Exit::Signal(6), ""), Outcome::Abort);
         assert_eq!(j(Exit::TimedOut(1), ""), Outcome::Abort);
+        let safe = "test t ... custack: fail-stop (exit status 75): CUDA_ERROR_LAUNCH_FAILED \
+                    (719): x (sticky: CUDA is unusable); first observed by the end of a scope";
+        assert_eq!(j(Exit::Code(75), safe), Outcome::SafeState);
+        // Not the safe state: two lines, no sticky error, another status, a clean run.
+        assert_eq!(
+            j(Exit::Code(75), &format!("{safe}\n{safe}")),
+            Outcome::Error
+        );
+        assert_eq!(
+            j(
+                Exit::Code(75),
+                "custack: fail-stop (exit status 75): InvalidValue"
+            ),
+            Outcome::Error
+        );
+        assert_eq!(j(Exit::Code(1), safe), Outcome::Error);
+        let clean = judge(
+            Schedule::Clean,
+            &Exit::Code(75),
+            safe,
+            Some(&r),
+            Allow::default(),
+        );
+        assert_eq!(clean.outcome, Outcome::Error);
+        assert!(clean.bad());
+        // Without a report (the process `_exit`ed): no violation for that.
+        let v = judge(
+            Schedule::FailAt(1),
+            &Exit::Code(75),
+            safe,
+            None,
+            Allow::default(),
+        );
+        assert_eq!(v.outcome, Outcome::SafeState);
+        assert!(!v.bad(), "{v:?}");
     }
 
     #[test]

@@ -646,7 +646,7 @@ fn table(
         }
     );
     let faulted = |v: &Verdict| v.schedule != Schedule::Clean;
-    let rows: [(&str, usize); 6] = [
+    let rows: [(&str, usize); 7] = [
         (
             "failure reached the program as error",
             count(&|v| faulted(v) && v.outcome == Outcome::Error),
@@ -657,6 +657,10 @@ fn table(
         ),
         ("panics", count(&|v| v.outcome == Outcome::Panic)),
         ("aborts", count(&|v| v.outcome == Outcome::Abort)),
+        (
+            "safe state (status 75, one line)",
+            count(&|v| v.outcome == Outcome::SafeState),
+        ),
         (
             "schedules with violations",
             count(&|v| !v.violations.is_empty()),
@@ -709,7 +713,7 @@ fn hang_table(program: &str, enqueues: usize, verdicts: &[&Verdict]) -> String {
         verdicts.len(),
         verdicts.len().saturating_sub(1)
     );
-    let rows: [(&str, usize); 6] = [
+    let rows: [(&str, usize); 7] = [
         (
             "ended by a deadline or normally",
             count(&|v| {
@@ -722,6 +726,10 @@ fn hang_table(program: &str, enqueues: usize, verdicts: &[&Verdict]) -> String {
         ),
         ("panics", count(&|v| v.outcome == Outcome::Panic)),
         ("aborts", count(&|v| v.outcome == Outcome::Abort)),
+        (
+            "safe state (status 75, one line)",
+            count(&|v| v.outcome == Outcome::SafeState),
+        ),
         (
             "schedules with violations",
             count(&|v| !v.violations.is_empty()),
