@@ -14,6 +14,7 @@
 
 use crate::error::driver_log;
 use crate::error::failure::Error;
+use crate::error::kind::ErrorKind;
 use crate::error::origin::{LaunchSite, Observer, Origin};
 use crate::ffi;
 use core::cell::Cell;
@@ -83,7 +84,23 @@ fn failed_call(
         Some(log) => error.with_detail(format!("driver: {log}")),
         None => error,
     };
+    if unknown_under_profile(error.kind(), driver_log::REGISTERED.get().copied()) {
+        // Under the restricted profile a code this crate cannot classify may be a fault:
+        // nothing says the work behind the call is over, or that the call did nothing.
+        let e = observe(error, observer, call_site);
+        crate::error::safe_state::fail_stop(&e.with_detail(
+            "a code custack does not know, under the restricted profile: the safe state",
+        ));
+    }
     observe(error, observer, call_site)
+}
+
+/// Whether an error of `kind` takes the safe state: a driver code CUDA 13.0 does not define
+/// (`Unlisted`), in a process under the restricted profile (`Profile::init` settled the driver's
+/// log callback as never registered: `registered` is `Some(false)`). The profile cannot know that
+/// such a code is harmless.
+fn unknown_under_profile(kind: ErrorKind, registered: Option<bool>) -> bool {
+    matches!(kind, ErrorKind::Unlisted(_)) && registered == Some(false)
 }
 
 /// The first sticky error and its origin, once recorded.
@@ -435,6 +452,49 @@ mod tests {
         std::thread::scope(|s| {
             s.spawn(|| assert_eq!(poison.check().unwrap_err().code(), Some(codes[i])));
         });
+    }
+
+    #[test]
+    fn an_unknown_code_takes_the_safe_state_only_under_the_profile() {
+        let unknown = Error::from_code(ffi::CUresult(12_345)).kind();
+        assert!(matches!(unknown, ErrorKind::Unlisted(12_345)), "{unknown:?}");
+        assert!(unknown_under_profile(unknown, Some(false)));
+        assert!(!unknown_under_profile(unknown, Some(true)), "a full-API process");
+        assert!(!unknown_under_profile(unknown, None), "before any init");
+        assert!(!unknown_under_profile(ErrorKind::InvalidValue, Some(false)));
+        assert!(!unknown_under_profile(ErrorKind::IllegalAddress, Some(false)));
+    }
+
+    /// End to end, in a forked child that settles the profile's state: an unknown code from a
+    /// driver call ends the child in the safe state (status 75).
+    #[test]
+    #[cfg(all(unix, not(miri)))]
+    fn an_unknown_code_under_the_profile_ends_the_process_in_the_safe_state() {
+        // SAFETY: the child sets a flag, converts a code and `_exit`s (the safe state's or its
+        // own).
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            let _ = driver_log::REGISTERED.set(false);
+            if driver_log::REGISTERED.get() == Some(&false) {
+                let _ = ffi::CUresult(12_345).result();
+                // SAFETY: ends the child: the conversion returned, which it must not.
+                unsafe { libc::_exit(1) };
+            }
+            // This process registered the callback before the fork: no profile possible here.
+            // SAFETY: ends the child.
+            unsafe { libc::_exit(3) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just forked; `status` is a valid out-pointer.
+        assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
+        assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
+        let code = libc::WEXITSTATUS(status);
+        if code == 3 {
+            assert_eq!(driver_log::REGISTERED.get(), Some(&true), "the child's exit 3");
+        } else {
+            assert_eq!(code, crate::error::safe_state::FAIL_STOP_STATUS);
+        }
     }
 
     /// A code a driver call returned and its caller matched before converting it (peer access
