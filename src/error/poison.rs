@@ -457,12 +457,21 @@ mod tests {
     #[test]
     fn an_unknown_code_takes_the_safe_state_only_under_the_profile() {
         let unknown = Error::from_code(ffi::CUresult(12_345)).kind();
-        assert!(matches!(unknown, ErrorKind::Unlisted(12_345)), "{unknown:?}");
+        assert!(
+            matches!(unknown, ErrorKind::Unlisted(12_345)),
+            "{unknown:?}"
+        );
         assert!(unknown_under_profile(unknown, Some(false)));
-        assert!(!unknown_under_profile(unknown, Some(true)), "a full-API process");
+        assert!(
+            !unknown_under_profile(unknown, Some(true)),
+            "a full-API process"
+        );
         assert!(!unknown_under_profile(unknown, None), "before any init");
         assert!(!unknown_under_profile(ErrorKind::InvalidValue, Some(false)));
-        assert!(!unknown_under_profile(ErrorKind::IllegalAddress, Some(false)));
+        assert!(!unknown_under_profile(
+            ErrorKind::IllegalAddress,
+            Some(false)
+        ));
     }
 
     /// End to end, in a forked child that settles the profile's state: an unknown code from a
@@ -491,7 +500,11 @@ mod tests {
         assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
         let code = libc::WEXITSTATUS(status);
         if code == 3 {
-            assert_eq!(driver_log::REGISTERED.get(), Some(&true), "the child's exit 3");
+            assert_eq!(
+                driver_log::REGISTERED.get(),
+                Some(&true),
+                "the child's exit 3"
+            );
         } else {
             assert_eq!(code, crate::error::safe_state::FAIL_STOP_STATUS);
         }
