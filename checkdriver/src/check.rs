@@ -2241,11 +2241,7 @@ pub(crate) fn report() -> String {
             } else {
                 o.live && (k.context_free() || live_ctx(o.ctx))
             };
-            // Memory is the exception: custack names every allocation it leaves behind one by
-            // one, so an allocation left unnamed in a context left behind is the program's own
-            // (a `mem::forget` of a buffer), reported as an orphan.
-            let names_each = matches!(k, Kind::DeviceMemory | Kind::HostMemory);
-            let left_with = (*k != Kind::Context && !names_each && left_ctx(o.ctx))
+            let left_with = (*k != Kind::Context && left_ctx(o.ctx))
                 || (*k == Kind::LibraryKernel && left_library(o.parent));
             if leaked && (o.left || left_with) {
                 left.push(format!(

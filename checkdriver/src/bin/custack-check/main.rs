@@ -55,7 +55,8 @@ options: --jobs N, --timeout SECS, --no-sticky (no sticky schedules), --context-
          at exit is not reported), --hangs (hang each enqueue in turn instead of failing each
          call), --hang-sample N (hang N evenly spaced enqueues), --hang-idle SECS (a hang run
          with no progress for SECS, default 10, waits with no deadline), --strict-hangs (implies
-         --hangs: a wait with no deadline that blocks is a failure)";
+         --hangs: a wait with no deadline that blocks is a failure), --fail-code N (each failed
+         call returns CUresult N, not its entry point's typical code)";
 
 /// The directory, beside this executable, that holds the checking driver as `libcuda.so` and
 /// `libcuda.so.1`: what `CUDA_DRIVER_LIB_DIR` (custack's build) and `LD_LIBRARY_PATH` (the
@@ -109,6 +110,10 @@ struct Options {
     hang_sample: usize,
     /// `--hang-idle SECS`: `NULLDRIVER_HANG_IDLE_SECS` (None: the driver's default).
     hang_idle: Option<u64>,
+    /// `--fail-code N`: the code a failed call returns (`NULLDRIVER_FAIL_CODE`) instead of its
+    /// entry point's typical one; a non-sticky code keeps the process unpoisoned, so what the
+    /// program does after a failed call is judged in a process that still releases.
+    fail_code: Option<u64>,
     one: Option<Schedule>,
     program: OsString,
     args: Vec<OsString>,
@@ -151,6 +156,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
     let mut context_stays_current = false;
     let (mut hangs, mut strict_hangs, mut hang_sample) = (false, false, 0);
     let mut hang_idle = None;
+    let mut fail_code = None;
     let mut one = None;
     let number = |v: Option<OsString>, what: &str| -> Result<u64, String> {
         v.and_then(|v| v.to_str().and_then(|v| v.parse().ok()))
@@ -169,6 +175,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
                 hang_sample = number(argv.next(), "--hang-sample")? as usize;
             }
             Some("--hang-idle") => hang_idle = Some(number(argv.next(), "--hang-idle")?),
+            Some("--fail-code") => fail_code = Some(number(argv.next(), "--fail-code")?),
             Some("--hang-at") => one = Some(Schedule::HangAt(number(argv.next(), "--hang-at")?)),
             Some("--fail-at") => one = Some(Schedule::FailAt(number(argv.next(), "--fail-at")?)),
             Some("--sticky-at") => {
@@ -197,6 +204,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
                     strict_hangs,
                     hang_sample,
                     hang_idle,
+                    fail_code,
                     one: None,
                     program: OsString::new(),
                     args: Vec::new(),
@@ -214,6 +222,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
                     strict_hangs,
                     hang_sample,
                     hang_idle,
+                    fail_code,
                     one,
                     program,
                     args: argv.collect(),
@@ -230,6 +239,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
                     strict_hangs,
                     hang_sample,
                     hang_idle,
+                    fail_code,
                     one,
                     program: arg,
                     args: argv.collect(),
@@ -274,6 +284,9 @@ fn run(opts: &Options, lib: &Path, work: &Path, n: usize, schedule: Schedule, sh
         Schedule::Clean => {}
         Schedule::FailAt(k) => {
             cmd.env("NULLDRIVER_FAIL_AT", k.to_string());
+            if let Some(code) = opts.fail_code {
+                cmd.env("NULLDRIVER_FAIL_CODE", code.to_string());
+            }
         }
         Schedule::StickyAt(k) => {
             cmd.env("NULLDRIVER_STICKY_AT", k.to_string());
