@@ -174,6 +174,7 @@ fn profile_init_after_driver_init_registered_its_callback_is_refused() {
 /// (The checking driver's program `fork`, run by `scripts/check-driver.sh`, also counts the
 /// child's driver calls: none.) In a process of its own, since `Profile::init` comes first.
 #[test]
+#[cfg(unix)] // `fork`: Windows has none, and no child to refuse
 #[ignore = "needs a CUDA device"]
 fn a_child_forked_after_profile_init_refuses_every_call_and_drop() {
     if !common::alone_in_a_process("a_child_forked_after_profile_init_refuses_every_call_and_drop")
