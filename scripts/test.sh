@@ -153,7 +153,9 @@ docsrs_check() {
         DOCS_RS=1 CARGO_TARGET_DIR="$out" \
         RUSTDOCFLAGS="--cfg docsrs -D rustdoc::broken_intra_doc_links -D rustdoc::private_intra_doc_links -D rustdoc::invalid_html_tags -D rustdoc::bare_urls" \
         cargo "${toolchain[@]}" doc --no-deps --offline --quiet --features nvrtc,cublas,nccl,cufft,curand,cublaslt || return 1
-    if ! build_script_output "$out" | grep -qx 'cargo:rustc-cfg=custack_no_libcuda'; then
+    # `grep -x >/dev/null`, not `grep -q`: grep must read all of it, or the `cat` that writes a
+    # second build directory's output dies of SIGPIPE and pipefail fails the check.
+    if ! build_script_output "$out" | grep -x 'cargo:rustc-cfg=custack_no_libcuda' >/dev/null; then
         echo "scripts/test.sh: docs.rs build: build.rs did not take its DOCS_RS path" >&2
         return 1
     fi
@@ -224,7 +226,7 @@ if git rev-parse --git-dir >/dev/null 2>&1; then
     ) >"$plain_log" 2>&1; then
         awk '/^test result:/ { p += $4; f += $6; i += $8 } /: SKIPPED/ { s++ }
             END { printf "scripts/test.sh: plain cargo test (a fresh clone, no CUDA variables): %d passed, %d failed, %d ignored; %d tests said SKIPPED\n", p, f, i, s }' "$plain_log"
-        if build_script_output "$target_dir/first-run/target" | grep -qx 'cargo:rustc-cfg=custack_no_libcuda'; then
+        if build_script_output "$target_dir/first-run/target" | grep -x 'cargo:rustc-cfg=custack_no_libcuda' >/dev/null; then
             echo "scripts/test.sh: plain cargo test: this machine has no libcuda, and that build linked none"
         fi
     else
@@ -269,7 +271,7 @@ dependent_check() {
     # The cfg declarations (`rustc-check-cfg=cfg(custack_no_cublas)`) name the libraries in
     # every build; anything else about them means a search.
     if build_script_output "$dep/target" | grep -v '^cargo:rustc-check-cfg=' |
-        grep -qiE 'cublas|nccl|nvrtc|cufft|curand'; then
+        grep -iE 'cublas|nccl|nvrtc|cufft|curand' >/dev/null; then
         echo "scripts/test.sh: dependent build: custack's build script looked for cuBLAS, cuBLASLt, NCCL, NVRTC, cuFFT or cuRAND" >&2
         return 1
     fi
