@@ -547,8 +547,8 @@ fn spin_cycles(ms: u64) -> u64 {
 /// again: the sentinel it wrote, or the GPU's 1 if a download landed after the return.
 const SENTINEL: u32 = 0xDEAD;
 
-/// R20, the hole issue 51 measured: context B's scope runs a kernel that spins for 8 s and then
-/// writes 1, and an asynchronous download of that word into page-locked memory B's guard lent;
+/// R20, the hole measured on the H100 (docs/reliability.md): context B's scope runs a kernel
+/// that spins for 8 s and then writes 1, and an asynchronous download of that word into page-locked memory B's guard lent;
 /// 200 ms in, another thread makes context A fault (`trap_kernel`, sticky). The driver then
 /// answers the sticky error in every context while B's kernel and download keep running (the
 /// download landed 360 ms after B's stream answered it, docs/reliability.md). The scope must

@@ -1,5 +1,5 @@
 /*
- * What the driver does to the work of a process after a sticky fault (issue 51, contract row
+ * What the driver does to the work of a process after a sticky fault (contract row
  * R20): the facts docs/reliability.md states and custack's fault semantics rest on. Plain C
  * against the driver API, built and run on the GPU machine by scripts/fault-facts/run.sh:
  *
