@@ -18,13 +18,9 @@ use std::process::Command;
 
 const CHILD_ENV: &str = "CUSTACK_FAULT_CHILD";
 
-/// In the parent: runs `test` again in a child process, checks it printed `CHILD-OK`, and
-/// carries on with a fresh context. Returns `true` in the parent, `false` in the child (which
-/// then runs the scenario).
-fn in_parent(test: &str) -> bool {
-    if std::env::var_os(CHILD_ENV).is_some() {
-        return false;
-    }
+/// Runs `test` again in a child process with `CHILD_ENV` set to `mode`, printing its output;
+/// its status, stdout and stderr.
+fn run_child(test: &str, mode: &str) -> (std::process::Output, String, String) {
     let out = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
@@ -33,12 +29,23 @@ fn in_parent(test: &str) -> bool {
             "--nocapture",
             "--test-threads=1",
         ])
-        .env(CHILD_ENV, "1")
+        .env(CHILD_ENV, mode)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    println!("--- child stdout\n{stdout}\n--- child stderr\n{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    println!("--- child ({mode}) stdout\n{stdout}\n--- child stderr\n{stderr}");
+    (out, stdout, stderr)
+}
+
+/// In the parent: runs `test` again in a child process, checks it printed `CHILD-OK`, and
+/// carries on with a fresh context. Returns `true` in the parent, `false` in the child (which
+/// then runs the scenario).
+fn in_parent(test: &str) -> bool {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        return false;
+    }
+    let (out, stdout, _) = run_child(test, "1");
     assert!(out.status.success(), "child failed: {:?}", out.status);
     assert!(
         stdout.contains("CHILD-OK"),
@@ -58,20 +65,7 @@ fn in_parent_safe_state(test: &str, mode: &str) -> Option<String> {
     if std::env::var_os(CHILD_ENV).is_some() {
         return None;
     }
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            test,
-            "--include-ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, mode)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    println!("--- child ({mode}) stdout\n{stdout}\n--- child stderr\n{stderr}");
+    let (out, stdout, stderr) = run_child(test, mode);
     assert!(
         stdout.contains("CHILD-STARTED"),
         "the child did not start its scenario"
@@ -667,20 +661,7 @@ fn r20_a_fault_in_another_context_never_hands_back_memory_its_work_still_writes(
 /// report line is returned) or sees its scope return and then checks that nothing was written
 /// into the memory it owns again (`None`); anything else fails.
 fn safe_state_or_nothing_written(test: &str, mode: &str) -> Option<String> {
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            test,
-            "--include-ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, mode)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    println!("--- child ({mode}) stdout\n{stdout}\n--- child stderr\n{stderr}");
+    let (out, stdout, stderr) = run_child(test, mode);
     assert!(
         stdout.contains("CHILD-STARTED"),
         "the child did not start its scenario"
@@ -705,20 +686,7 @@ fn safe_state_or_nothing_written(test: &str, mode: &str) -> Option<String> {
 
 /// [`in_parent`] with `CHILD_ENV` set to `mode`.
 fn in_parent_mode(test: &str, mode: &str) -> bool {
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            test,
-            "--include-ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, mode)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    println!("--- child ({mode}) stdout\n{stdout}\n--- child stderr\n{stderr}");
+    let (out, stdout, _) = run_child(test, mode);
     assert!(out.status.success(), "child failed: {:?}", out.status);
     assert!(
         stdout.contains("CHILD-OK"),
