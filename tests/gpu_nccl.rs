@@ -95,6 +95,69 @@ fn one_rank_collectives_on_custack_memory() {
     assert!(take_drop_errors().is_empty());
 }
 
+/// A batch issues its recorded calls as one group: every call lands; a call it refuses leaves
+/// the others recorded; a batch dropped without `issue` enqueues nothing; an empty one issues
+/// nothing. (One rank: every collective is a copy, so each result names the call that made it.)
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_batch_is_one_group_and_every_call_lands() {
+    let _turn = primary_turn();
+    let ctx = Context::primary(device()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let comm = guard
+        .nccl_rank(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
+        .unwrap();
+    let n = 4096;
+    let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let dx = guard.alloc_from(&x).unwrap();
+    let mut outs: Vec<_> = (0..20)
+        .map(|_| guard.alloc_zeroed::<f32>(n).unwrap())
+        .collect();
+    let mut gathered = guard.alloc_zeroed::<f32>(n).unwrap();
+    let mut untouched = guard.alloc_zeroed::<f32>(n).unwrap();
+    let mut from_tmp = guard.alloc_zeroed::<f32>(n).unwrap();
+    stream
+        .scope(|s| -> custack::Result<()> {
+            let dx = s.bind(&dx);
+            // Dropped without `issue`: nothing reaches NCCL.
+            let mut dropped = comm.batch(s);
+            dropped.all_reduce(dx, s.bind_mut(&mut untouched), n, ReduceOp::Sum)?;
+            assert_eq!(dropped.len(), 1);
+            drop(dropped);
+            assert!(comm.batch(s).is_empty());
+            comm.batch(s).issue()?; // empty: nothing issued
+            let mut tmp = s.alloc::<f32>(n)?;
+            let mut bound: Vec<_> = outs.iter_mut().map(|o| s.bind_mut(o)).collect();
+            let mut batch = comm.batch(s);
+            for o in &mut bound {
+                batch.all_reduce(dx, o, n, ReduceOp::Sum)?;
+            }
+            // Refused before anything is recorded: the batch keeps its 20 calls.
+            let e = batch
+                .all_gather(dx, s.bind_mut(&mut gathered), n + 1)
+                .unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::BufferTooShort, "{e}");
+            assert_eq!(batch.len(), 20);
+            batch.all_reduce(dx, &mut tmp, n, ReduceOp::Max)?;
+            batch.issue()?;
+            // After the batch: `tmp` holds what its call wrote, in stream order.
+            s.copy_device(s.bind_mut(&mut from_tmp), &tmp)?;
+            comm.wait(s)
+        })
+        .unwrap()
+        .unwrap();
+    for o in &outs {
+        assert_eq!(o.to_vec().unwrap(), x);
+    }
+    assert_eq!(from_tmp.to_vec().unwrap(), x);
+    assert_eq!(untouched.to_vec().unwrap(), vec![0.0; n]);
+    assert_eq!(gathered.to_vec().unwrap(), vec![0.0; n]);
+    drop(comm);
+    assert!(take_drop_errors().is_empty());
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn refused_counts_enqueue_nothing_and_the_communicator_stays_usable() {

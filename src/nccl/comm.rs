@@ -6,6 +6,7 @@
 use super::check;
 use super::group::Member;
 use super::id::UniqueId;
+use super::op::Op;
 use super::status::{Stalled, ask, not_linked, poll, status, status_error, timed_out};
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
@@ -275,19 +276,24 @@ impl Comm<'_> {
         )
     }
 
-    /// Issues one NCCL call on the scope's stream (refused inside a capture) and returns once
-    /// NCCL has enqueued it: a non-blocking communicator answers `ncclInProgress` while its
+    /// Issues one checked call on its scope's stream (refused inside a capture) and returns
+    /// once NCCL has enqueued it: a non-blocking communicator answers `ncclInProgress` while its
     /// thread enqueues, and is polled until it is done.
-    pub(super) fn enqueue(
+    pub(super) fn enqueue<'scope>(
         &self,
-        s: &StreamScope<'_, '_>,
-        call: &'static str,
-        f: impl FnOnce(ncclComm_t, ffi::CUstream) -> ncclResult_t,
+        s: &StreamScope<'scope, '_>,
+        op: Op<'scope>,
     ) -> Result<()> {
+        let call = op.call();
         let raw = self.live(call)?;
         crate::asynchronous::refuse_inside_capture(call)?;
         crate::error::poison::check()?;
-        self.settled(call, f(raw, s.as_raw()))
+        // SAFETY: `op` was made (checked) from bindings of the scope `s` (both `'scope`) by the
+        // `Comm` method calling this with this communicator's size, and this returns only once
+        // NCCL has enqueued it, while those values are still borrowed; `raw` is live and of
+        // the current context (this value borrows its guard), as is the scope's stream.
+        let issued = unsafe { op.issue(raw, s.as_raw()) };
+        self.settled(call, issued)
     }
 
     /// The result of a call that returned `result`: settled (polled until NCCL has enqueued

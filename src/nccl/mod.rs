@@ -40,6 +40,16 @@
 //! scope's allocation freed, a copy of what the group receives), so custack keeps every group
 //! inside one of its own calls.
 //!
+//! # Batches
+//!
+//! A non-blocking communicator (below) enqueues each call on a thread NCCL starts for it, and
+//! takes no further call until that thread is done: tens of microseconds per call, more than a
+//! small all-reduce takes on the GPU. [`Comm::batch`] records calls, each checked as it is
+//! recorded, and [`Batch::issue`] issues them as one NCCL group, inside that one call, paying
+//! that cost once. The batch holds the borrow of every buffer it records until it is issued,
+//! so one buffer written by two of its calls (NCCL runs a group's calls in no set order), or a
+//! scope allocation it writes freed before the group is enqueued, fails to compile.
+//!
 //! # Failure: no rank waits forever (R16)
 //!
 //! Every communicator is made non-blocking (`blocking = 0`) with the timeout given to
@@ -49,8 +59,8 @@
 //!
 //! - its initialization, which waits for every rank: a rank that never arrives or dies on the
 //!   way makes the others' `nccl_rank` return [`ErrorKind::DeadlinePassed`] after the timeout;
-//! - a call NCCL answers with `ncclInProgress` (a non-blocking communicator's calls are
-//!   enqueued by an NCCL thread: custack returns only once they are);
+//! - a call or a [`Batch`] NCCL answers with `ncclInProgress` (a non-blocking communicator's
+//!   calls are enqueued by an NCCL thread: custack returns only once they are);
 //! - [`Comm::wait`], which waits for the scope's stream while watching the communicator: the
 //!   way to end a scope with collectives whose peers may die (a scope's own end waits for its
 //!   stream without a bound);
@@ -123,18 +133,23 @@
 // The files, each one job; none imports a file that imports it back. From the bottom up:
 // `status` (NCCL's statuses as errors, the polling) and `check` (counts and ranks) use no
 // sibling; `id` (the clique's id, the version) uses `status`; `group` (one NCCL group, ended
-// once) uses `status`; `comm` (the communicator and its lifetime) uses `check`, `group`, `id`
-// and `status`; `calls` (collectives, point-to-point, `send_recv`'s group) uses `comm` and
+// once) uses `status`; `op` (one checked call, issued by one function; `ReduceOp`, `NcclType`)
+// uses `check`; `comm` (the communicator and its lifetime) uses `check`, `group`, `id`, `op`
+// and `status`; `calls` (the collectives and point-to-point calls, one op each; `send_recv`, a
+// batch of two) and `batch` (several calls as one group) use `comm` and `op`, `batch` also
 // `group`; `parked` (parked communicators, one thread's group over several GPUs) uses them all.
+mod batch;
 mod calls;
 mod check;
 mod comm;
 mod group;
 mod id;
+mod op;
 mod parked;
 mod status;
 
-pub use calls::{NcclType, ReduceOp};
+pub use batch::Batch;
 pub use comm::Comm;
 pub use id::{NcclVersion, UniqueId, unique_id, version};
+pub use op::{NcclType, ReduceOp};
 pub use parked::{ParkedComm, ParkedPart, all_reduce_parked, comms};

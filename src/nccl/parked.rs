@@ -3,11 +3,11 @@
 //! ([`comms`]) and issues one NCCL group over them ([`all_reduce_parked`]), pushing each
 //! context in turn.
 
-use super::calls::{NcclType, ReduceOp, ptr, ptr_mut};
 use super::check;
 use super::comm::{Comm, finish, init_rank, refuse_blocking_override};
 use super::group::{Group, Member};
 use super::id::unique_id;
+use super::op::{NcclType, ReduceOp};
 use super::status::{ask, not_linked, status, timed_out};
 use crate::context::Context;
 use crate::context::raw::with_raw_current;
@@ -370,8 +370,8 @@ fn reduce_and_wait<'a, 'ctx, T: NcclType>(
             // live stream of it.
             unsafe {
                 ffi::nccl::ncclAllReduce(
-                    ptr(send),
-                    ptr_mut(recv),
+                    send as *const core::ffi::c_void,
+                    recv as *mut core::ffi::c_void,
                     count,
                     T::RAW,
                     op.raw(),
