@@ -30,6 +30,10 @@
 //! group over every GPU's parked communicator, stream and buffers (`nccl::all_reduce_parked`),
 //! which returns once every GPU's stream has finished, so the buffers are only borrowed for the
 //! call. No `unsafe` anywhere.
+//!
+//! `--sweep` times only that one-thread all-reduce, from 1 MiB to 1 GiB (out of place; each
+//! call waited for, so its time on the host clock is the whole round trip), and prints µs per
+//! call and the bus bandwidth.
 
 use std::process::ExitCode;
 
@@ -219,6 +223,72 @@ mod allreduce {
         Ok((ms, wrong))
     }
 
+    /// `--sweep`: the one-thread all-reduce (`nccl::all_reduce_parked`, out of place, every
+    /// GPU's stream waited for) from 1 MiB to 1 GiB, 5 warm-ups then 20 timed calls on the host
+    /// clock; prints µs per call and the bus bandwidth (`size / time × 2(n−1)/n`).
+    #[allow(
+        clippy::cast_precision_loss,
+        reason = "GPU counts and byte sizes far below 2^52, shown as floats"
+    )]
+    pub(crate) fn sweep_one_thread() -> Result<(), Error> {
+        const MAX: usize = (1 << 30) / 4;
+        let driver = Driver::init()?;
+        let contexts = driver
+            .devices()?
+            .into_iter()
+            .map(Context::primary)
+            .collect::<custack::Result<Vec<_>>>()?;
+        let refs: Vec<&Context> = contexts.iter().collect();
+        let n = refs.len() as f64;
+        let mut stack = Stack::new()?;
+        let comms = nccl::comms(&mut stack, &refs, TIMEOUT)?;
+        let mut parts: Vec<Part<'_>> = Vec::with_capacity(refs.len());
+        for &ctx in &refs {
+            parts.push(stack.with_pushed(ctx, |g| -> custack::Result<Part<'_>> {
+                Ok((
+                    g.park_stream(g.stream()?),
+                    g.park(g.alloc_zeroed::<f32>(MAX)?),
+                    g.park(g.alloc_zeroed::<f32>(MAX)?),
+                ))
+            })??);
+        }
+        println!(
+            "{:>12} {:>12} {:>10}  ({} GPUs, one thread, all_reduce_parked)",
+            "bytes",
+            "time (us)",
+            "busbw GB/s",
+            refs.len()
+        );
+        let mut bytes = 1usize << 20;
+        while bytes <= 1 << 30 {
+            let count = bytes / 4;
+            let mut timed = std::time::Duration::ZERO;
+            for i in 0..25 {
+                let mut group: Vec<ParkedPart<'_, '_, f32>> = comms
+                    .iter()
+                    .zip(parts.iter_mut())
+                    .map(|(comm, (stream, send, recv))| ParkedPart {
+                        comm,
+                        stream,
+                        send,
+                        recv,
+                    })
+                    .collect();
+                let started = std::time::Instant::now();
+                nccl::all_reduce_parked(&mut group, count, ReduceOp::Sum)?;
+                if i >= 5 {
+                    timed += started.elapsed();
+                }
+            }
+            let us = timed.as_secs_f64() * 1e6 / 20.0;
+            let busbw = bytes as f64 / us / 1e3 * 2.0 * (n - 1.0) / n;
+            println!("{bytes:>12} {us:>12.1} {busbw:>10.2}");
+            bytes *= 2;
+        }
+        drop(comms);
+        Ok(())
+    }
+
     /// What the run did.
     pub(crate) struct Outcome {
         pub(crate) gpus: usize,
@@ -289,6 +359,15 @@ mod allreduce {
 }
 
 fn main() -> ExitCode {
+    if std::env::args().any(|a| a == "--sweep") {
+        return match allreduce::sweep_one_thread() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("12_nccl: no GPU work done: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match allreduce::run() {
         Ok(o) if o.wrong == 0 => {
             // The same all-reduce again, every GPU's call from this one thread (group call).

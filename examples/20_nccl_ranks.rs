@@ -25,7 +25,9 @@
 //! ```
 //!
 //! `--sweep` (passed on to every rank) also times all-reduces from 1 MiB to 1 GiB and prints
-//! their bus bandwidth, as NVIDIA's `all_reduce_perf` does: `busbw = size / time × 2(n−1)/n`.
+//! their bus bandwidth, as NVIDIA's `all_reduce_perf` does: `busbw = size / time × 2(n−1)/n`;
+//! each size twice, call by call and as one batch (`Comm::batch`: one NCCL group of up to 20
+//! calls).
 //!
 //! Every wait is bounded (`TIMEOUT`): a rank that never arrives or dies makes the others fail
 //! with an error naming it, never hang. Without a driver, a GPU or NCCL it says so in one line
@@ -52,6 +54,8 @@ const LAUNCH_MARGIN: Duration = Duration::from_secs(30);
 const POLL: Duration = Duration::from_millis(50);
 /// The all-reduce sizes `--sweep` times: 1 MiB to 1 GiB.
 const SWEEP_SIZES: u32 = 11;
+/// How many batches `--sweep` times per size.
+const BATCHES: usize = 5;
 /// 64 MiB of f32.
 const ELEMS: usize = 16 << 20;
 
@@ -210,8 +214,10 @@ fn rank(sweep: bool) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Times all-reduces from 1 MiB to 1 GiB (5 warm-ups, 20 timed, GPU events) and prints the
-/// bus bandwidth on rank 0.
+/// Times all-reduces from 1 MiB to 1 GiB and prints the bus bandwidth on rank 0: each call on
+/// its own (5 warm-ups, 20 timed, GPU events), then in batches (`Comm::batch`, one NCCL group
+/// each) of up to 20 calls on separate buffers (as many as fit in 1 GiB): one warm-up batch,
+/// then `BATCHES` timed the same way.
 fn bus_bandwidth(
     guard: &custack::PushedGuard<'_, '_>,
     comm: &nccl::Comm<'_>,
@@ -219,6 +225,7 @@ fn bus_bandwidth(
     rank: usize,
 ) -> custack::Result<()> {
     let n = comm.nranks() as f64;
+    let busbw = |bytes: usize, us: f64| bytes as f64 / us / 1e3 * 2.0 * (n - 1.0) / n;
     let mut buf = guard.alloc_zeroed::<f32>((1 << 30) / 4)?;
     let (start, stop) = (
         guard.event(EventFlags::empty())?,
@@ -226,8 +233,8 @@ fn bus_bandwidth(
     );
     if rank == 0 {
         println!(
-            "{:>12} {:>12} {:>10} {:>10}",
-            "bytes", "time (us)", "algbw GB/s", "busbw GB/s"
+            "{:>12} {:>12} {:>10} {:>8} {:>14} {:>16}",
+            "bytes", "time (us)", "busbw GB/s", "batch", "batched (us)", "batched busbw"
         );
     }
     let mut bytes = 1usize << 20;
@@ -246,11 +253,34 @@ fn bus_bandwidth(
             comm.wait(s)
         })??;
         let us = f64::from(start.elapsed_ms(&stop)?) * 1e3 / 20.0;
-        let algbw = bytes as f64 / us / 1e3;
+        // One batch writes each buffer once: NCCL runs a group's calls in no set order.
+        let k = ((1usize << 30) / bytes).min(20);
+        let mut parts = (0..k)
+            .map(|_| guard.alloc_zeroed::<f32>(count))
+            .collect::<custack::Result<Vec<_>>>()?;
+        stream.scope(|s| -> custack::Result<()> {
+            let mut bound: Vec<_> = parts.iter_mut().map(|p| s.bind_mut(p)).collect();
+            for round in 0..=BATCHES {
+                let mut batch = comm.batch(s);
+                for p in &mut bound {
+                    batch.all_reduce_in_place(p, count, ReduceOp::Sum)?;
+                }
+                // The first batch warms up; the next `BATCHES` are timed.
+                if round == 1 {
+                    s.record(&start)?;
+                }
+                batch.issue()?;
+            }
+            s.record(&stop)?;
+            comm.wait(s)
+        })??;
+        let batched = f64::from(start.elapsed_ms(&stop)?) * 1e3 / (k * BATCHES) as f64;
+        drop(parts);
         if rank == 0 {
             println!(
-                "{bytes:>12} {us:>12.1} {algbw:>10.2} {:>10.2}",
-                algbw * 2.0 * (n - 1.0) / n
+                "{bytes:>12} {us:>12.1} {:>10.2} {k:>8} {batched:>14.1} {:>16.2}",
+                busbw(bytes, us),
+                busbw(bytes, batched)
             );
         }
         bytes *= 2;

@@ -457,6 +457,17 @@ const RANK_ENV: &str = "CUSTACK_NCCL_TEST_RANK";
 /// One process per GPU, as a launcher starts them: each all-reduces its rank's values and
 /// checks the sum; then rank 1 is killed before the second all-reduce, and rank 0's bounded
 /// wait returns an error instead of hanging. Needs two GPUs; says SKIPPED on one.
+/// The ranks' communicator timeout in `two_gpus_one_process_each_then_one_killed`: 5 s, or
+/// `CUSTACK_NCCL_KILL_TIMEOUT_S` seconds (under compute-sanitizer NCCL's init alone takes
+/// longer than 5 s).
+fn kill_test_timeout() -> Duration {
+    let secs = std::env::var("CUSTACK_NCCL_KILL_TIMEOUT_S")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    Duration::from_secs(secs)
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn two_gpus_one_process_each_then_one_killed() {
@@ -481,7 +492,7 @@ fn two_gpus_one_process_each_then_one_killed() {
                 &UniqueId::from_slice(&id).unwrap(),
                 rank,
                 2,
-                Duration::from_secs(5),
+                kill_test_timeout(),
             )
             .unwrap();
         let mut x = guard.alloc_from(&vec![(rank + 1) as f32; n]).unwrap();
@@ -538,7 +549,7 @@ fn two_gpus_one_process_each_then_one_killed() {
                 .unwrap()
         })
         .collect();
-    let limit = Instant::now() + Duration::from_secs(180);
+    let limit = Instant::now() + Duration::from_secs(180) + 4 * kill_test_timeout();
     for mut child in children {
         loop {
             if let Some(status) = child.try_wait().unwrap() {
