@@ -23,16 +23,28 @@
 //! operation (copies, memsets, stream-ordered allocation, events, launches) is written once and
 //! is available to scopes and submissions alike.
 
-// Used by the libraries' handles (features `cublas`, `cufft`, `curand`); always built, so that
-// its unit tests run in every build.
+// Used by the libraries' handles (features `cublas`, `cublaslt`, `cufft`, `curand`); always
+// built, so that their unit tests run in every build.
 #[cfg_attr(
-    not(any(feature = "cublas", feature = "cufft", feature = "curand")),
+    not(any(
+        feature = "cublas",
+        feature = "cublaslt",
+        feature = "cufft",
+        feature = "curand"
+    )),
     allow(dead_code)
 )]
 pub(crate) mod call_order;
 pub(crate) mod event;
 pub(crate) mod graph;
 pub(crate) mod host;
+#[cfg(any(
+    feature = "cublas",
+    feature = "cublaslt",
+    feature = "cufft",
+    feature = "curand"
+))]
+pub(crate) mod library_handle;
 pub(crate) mod payload;
 pub(crate) mod pending;
 pub(crate) mod scope;

@@ -2,13 +2,13 @@
 //! workspace, the order its calls run in (`enqueue`, which every call goes through), and its
 //! destruction. The calls themselves are in `level1.rs`, `level2.rs` and `level3.rs`.
 
-use crate::asynchronous::call_order::CallOrder;
+use crate::asynchronous::library_handle::{LibraryHandle, RawHandle};
 use crate::asynchronous::scope::StreamScope;
 use crate::blas::status::status;
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::error::Result;
 use crate::ffi;
-use crate::memory::{DeviceBuffer, DeviceMemory};
+use crate::memory::DeviceMemory;
 use core::cell::Cell;
 use core::ffi::{c_int, c_void};
 use core::marker::PhantomData;
@@ -37,14 +37,10 @@ pub(crate) fn default_workspace_bytes<K: ContextKind>(
 /// context and custack's guards are per thread.
 #[doc(alias = "cublasHandle_t")]
 pub struct Blas<'g> {
-    raw: ffi::cublas::cublasHandle_t,
-    /// Given to cuBLAS with each stream the handle is set to; freed only once no call of the
-    /// handle can still run (`order.wait_idle`), or leaked when that cannot be confirmed.
-    /// `None` once released, or for a workspace of 0 bytes.
-    workspace: Option<DeviceBuffer<'g, u8>>,
-    /// The handle's calls never overlap on the GPU (they share the workspace): calls on one
-    /// stream are ordered by it, a call on another waits for everything before it.
-    order: CallOrder<'g>,
+    /// The handle, its workspace (given to cuBLAS with each stream the handle is set to) and
+    /// the order of its calls, which never overlap on the GPU (they share the workspace);
+    /// released in the one sound sequence (`LibraryHandle::release`).
+    core: LibraryHandle<'g, RawBlas>,
     /// The pointer mode set in cuBLAS, `None` when not known: set only when a call needs
     /// another.
     mode: Cell<Option<ffi::cublas::cublasPointerMode_t>>,
@@ -58,12 +54,24 @@ static_assertions::assert_not_impl_any!(Blas<'static>: Send, Sync);
 impl core::fmt::Debug for Blas<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Blas")
-            .field("raw", &self.raw)
-            .field(
-                "workspace_bytes",
-                &self.workspace.as_ref().map_or(0, DeviceMemory::len),
-            )
+            .field("raw", &self.handle())
+            .field("workspace_bytes", &self.core.memory_bytes())
             .finish_non_exhaustive()
+    }
+}
+
+/// A live cuBLAS handle, destroyed by `cublasDestroy_v2`.
+#[derive(Clone, Copy, Debug)]
+struct RawBlas(ffi::cublas::cublasHandle_t);
+
+impl RawHandle for RawBlas {
+    unsafe fn destroy(self) -> Result<()> {
+        // SAFETY: the caller's guarantee: a live handle of the current context, destroyed once,
+        // no call of it still running. (`cublasDestroy_v2` synchronizes the device too, by its
+        // documentation; custack does not rely on that.)
+        status("cublasDestroy_v2", unsafe {
+            ffi::cublas::cublasDestroy_v2(self.0)
+        })
     }
 }
 
@@ -74,9 +82,9 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::LibraryNotLinked`] if custack was built without cuBLAS (the detail says
-    /// what to set); [`ErrorKind::CublasNotInitialized`] if cuBLAS could not initialize; `CUDA_ERROR_OUT_OF_MEMORY` for the
-    /// workspace; [`ErrorKind::CublasAllocFailed`]; driver errors.
+    /// [`ErrorKind::LibraryNotLinked`](crate::ErrorKind::LibraryNotLinked) if custack was built without cuBLAS (the detail says
+    /// what to set); [`ErrorKind::CublasNotInitialized`](crate::ErrorKind::CublasNotInitialized) if cuBLAS could not initialize; `CUDA_ERROR_OUT_OF_MEMORY` for the
+    /// workspace; [`ErrorKind::CublasAllocFailed`](crate::ErrorKind::CublasAllocFailed); driver errors.
     ///
     /// # Examples
     ///
@@ -115,25 +123,20 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     pub fn blas_with_workspace(&self, bytes: usize) -> Result<Blas<'_>> {
         crate::error::poison::check()?;
         not_linked()?;
-        let workspace = if bytes == 0 {
-            None
-        } else {
-            Some(self.alloc::<u8>(bytes)?)
-        };
-        let order = CallOrder::new(self)?;
-        let mut raw = core::ptr::null_mut();
-        // SAFETY: `cublasCreate_v2` writes a handle to a valid out-pointer and binds it to the
-        // current context:
-        // - `raw` is a live local;
-        // - this guard's context is current (it is the top of this thread's stack while the
-        //   guard is reachable).
-        status("cublasCreate_v2", unsafe {
-            ffi::cublas::cublasCreate_v2(&raw mut raw)
+        let core = LibraryHandle::create(self, bytes, || {
+            let mut raw = core::ptr::null_mut();
+            // SAFETY: `cublasCreate_v2` writes a handle to a valid out-pointer and binds it to
+            // the current context:
+            // - `raw` is a live local;
+            // - this guard's context is current (it is the top of this thread's stack while
+            //   the guard is reachable).
+            status("cublasCreate_v2", unsafe {
+                ffi::cublas::cublasCreate_v2(&raw mut raw)
+            })?;
+            Ok(RawBlas(raw))
         })?;
         Ok(Blas {
-            raw,
-            workspace,
-            order,
+            core,
             mode: Cell::new(None),
             _guard: PhantomData,
         })
@@ -142,18 +145,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
 /// `Err` in a build that found no cuBLAS.
 fn not_linked() -> Result<()> {
-    if cfg!(custack_no_cublas) {
-        return Err(Error::custack(
-            ErrorKind::LibraryNotLinked,
-            "cuBLAS (feature `cublas`): build.rs found no libcublas when custack was built. Set \
-             CUSTACK_CUBLAS_LIB_DIR to the directory holding libcublas.so.13 (or .12), or \
-             install the CUDA toolkit or cuBLAS's Python wheel of the driver's CUDA version \
-             (`pip install 'nvidia-cublas==13.*'` for a 13.x driver, \
-             `'nvidia-cublas-cu12==12.2.*'` for 12.2), and build again (`cargo clean -p \
-             custack` if the build does not notice)",
-        ));
-    }
-    Ok(())
+    crate::error::not_linked::not_linked(&crate::error::not_linked::CUBLAS)
 }
 
 /// A device address as the pointer type cuBLAS takes.
@@ -179,10 +171,10 @@ impl Blas<'_> {
     pub fn version(&self) -> Result<i32> {
         let mut v: c_int = 0;
         // SAFETY: `cublasGetVersion_v2` writes an int through a valid out-pointer:
-        // - `self.raw` is a live handle (destroyed only by `release`, which takes it out);
+        // - the handle is live (destroyed only by `destroy` or the drop, which take `self`);
         // - `v` is a live local.
         status("cublasGetVersion_v2", unsafe {
-            ffi::cublas::cublasGetVersion_v2(self.raw, &raw mut v)
+            ffi::cublas::cublasGetVersion_v2(self.handle(), &raw mut v)
         })?;
         Ok(v)
     }
@@ -194,9 +186,14 @@ impl Blas<'_> {
     /// yourself, and never let a call through it overlap this handle's own calls (they share
     /// its workspace).
     pub fn as_raw(&self) -> ffi::cublas::cublasHandle_t {
-        self.order.forget_stream();
+        self.core.order().forget_stream();
         self.mode.set(None);
-        self.raw
+        self.handle()
+    }
+
+    /// The live handle (null only once released, which takes `self`).
+    fn handle(&self) -> ffi::cublas::cublasHandle_t {
+        self.core.raw().map_or(core::ptr::null_mut(), |r| r.0)
     }
 
     /// Runs one cuBLAS call on the scope's stream, ordered after the handle's previous call
@@ -212,7 +209,8 @@ impl Blas<'_> {
         mode: ffi::cublas::cublasPointerMode_t,
         f: impl FnOnce(ffi::cublas::cublasHandle_t) -> ffi::cublas::cublasStatus_t,
     ) -> Result<()> {
-        self.order.enqueue(
+        let raw = self.handle();
+        self.core.order().enqueue(
             call,
             s,
             |stream| self.set_stream(stream),
@@ -221,11 +219,11 @@ impl Blas<'_> {
                     self.mode.set(None);
                     // SAFETY: a live handle; `mode` is one of the two values of the enum.
                     status("cublasSetPointerMode_v2", unsafe {
-                        ffi::cublas::cublasSetPointerMode_v2(self.raw, mode)
+                        ffi::cublas::cublasSetPointerMode_v2(raw, mode)
                     })?;
                     self.mode.set(Some(mode));
                 }
-                status(call, f(self.raw))
+                status(call, f(raw))
             },
         )
     }
@@ -234,19 +232,17 @@ impl Blas<'_> {
     #[cold]
     #[inline(never)]
     fn set_stream(&self, stream: ffi::CUstream) -> Result<()> {
-        let (ws, ws_bytes) = self
-            .workspace
-            .as_ref()
-            .map_or((core::ptr::null_mut(), 0), |w| {
-                (dptr_mut::<c_void>(w.device_ptr()), w.len())
-            });
+        let raw = self.handle();
+        let (ws, ws_bytes) = self.core.memory().map_or((core::ptr::null_mut(), 0), |w| {
+            (dptr_mut::<c_void>(w.device_ptr()), w.len())
+        });
         // SAFETY: `cublasSetStream_v2` needs a live handle and a live stream of its context:
-        // - `self.raw` is live (taken out only by `release`);
+        // - the handle is live (released only by `destroy` or the drop, which take `self`);
         // - the stream is a scope's, live for the scope, of the current context, which is this
         //   handle's: the handle borrows the guard shared, so no other context can be pushed
         //   above it while the handle is reachable (push takes the guard mutably).
         status("cublasSetStream_v2", unsafe {
-            ffi::cublas::cublasSetStream_v2(self.raw, stream)
+            ffi::cublas::cublasSetStream_v2(raw, stream)
         })?;
         // SAFETY: `cublasSetWorkspace_v2` needs device memory of the handle's context, 256-byte
         // aligned, live and used by nothing else while the handle's calls may run:
@@ -255,7 +251,7 @@ impl Blas<'_> {
         // - the calls of this handle never overlap on the GPU (`order`), and nothing else
         //   reaches the buffer (it is private).
         status("cublasSetWorkspace_v2", unsafe {
-            ffi::cublas::cublasSetWorkspace_v2(self.raw, ws, ws_bytes)
+            ffi::cublas::cublasSetWorkspace_v2(raw, ws, ws_bytes)
         })
     }
 
@@ -273,53 +269,14 @@ impl Blas<'_> {
     /// <https://docs.nvidia.com/cuda/cublas/#cublasdestroy>
     #[doc(alias = "cublasDestroy_v2")]
     pub fn destroy(mut self) -> Result<()> {
-        self.release()
-    }
-
-    /// Waits, destroys the handle and releases the workspace, once; `Drop` and `destroy` call
-    /// it. The wait comes first, as for cuBLASLt's, cuFFT's and cuRAND's handles: no call of the
-    /// handle may still run when cuBLAS frees its own resources or custack the workspace; a
-    /// call's stream may be gone (a parked submission's), so the context is waited for.
-    /// (`cublasDestroy_v2` synchronizes the device too, by its documentation; custack does not
-    /// rely on that.)
-    fn release(&mut self) -> Result<()> {
-        let raw = core::mem::replace(&mut self.raw, core::ptr::null_mut());
-        if raw.is_null() {
-            return Ok(());
-        }
-        let waited = self.order.wait_idle();
-        let workspace = self.workspace.take();
-        if waited.is_err() {
-            // Not known to be finished (after a sticky error, work of another context may
-            // still run, R20; in a forked child nothing is the child's): leak the handle and
-            // the workspace rather than free what the GPU may still use.
-            core::mem::forget(workspace);
-            return waited;
-        }
-        // Finished.
-        // SAFETY: `cublasDestroy_v2` needs a live handle whose context is current:
-        // - `raw` was live and is destroyed once (replaced by null above);
-        // - the handle borrows its guard, so the guard's context is current here (nothing
-        //   can be pushed above a guard that is borrowed).
-        let destroyed = status("cublasDestroy_v2", unsafe {
-            ffi::cublas::cublasDestroy_v2(raw)
-        });
-        let freed = workspace.map_or(Ok(()), DeviceBuffer::free);
-        waited.and(destroyed).and(freed)
-    }
-}
-
-impl Drop for Blas<'_> {
-    fn drop(&mut self) {
-        if let Err(e) = self.release() {
-            record_drop_error(e);
-        }
+        self.core.release()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
 
     #[test]
     fn a_build_without_cublas_says_what_to_set() {

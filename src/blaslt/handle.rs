@@ -2,12 +2,13 @@
 //! workspace, the order of its matmuls, and its destruction. Plans and runs are in `plan.rs`.
 
 use crate::asynchronous::call_order::CallOrder;
+use crate::asynchronous::library_handle::{LibraryHandle, RawHandle};
 use crate::blas::handle::default_workspace_bytes;
 use crate::blas::status::status;
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::error::Result;
 use crate::ffi;
-use crate::memory::{DeviceBuffer, DeviceMemory};
+use crate::memory::DeviceBuffer;
 use core::marker::PhantomData;
 
 /// A cuBLASLt handle of the guard's context, with the workspace its matmuls use; see the
@@ -17,13 +18,10 @@ use core::marker::PhantomData;
 /// context is pushed on top (C25); `!Send` and `!Sync`, as custack's guards are per thread.
 #[doc(alias = "cublasLtHandle_t")]
 pub struct BlasLt<'g> {
-    raw: ffi::cublaslt::cublasLtHandle_t,
-    /// Given to every matmul; freed only once none can still run (`order.wait_idle`), or leaked
-    /// when that cannot be confirmed. `None` once released, or for a workspace of 0 bytes.
-    pub(super) workspace: Option<DeviceBuffer<'g, u8>>,
-    /// The handle's matmuls never overlap on the GPU (they share the workspace): on one stream
-    /// they are ordered by it, on another the stream waits for everything before.
-    pub(super) order: CallOrder<'g>,
+    /// The handle, the workspace every matmul is given, and the order of its matmuls, which
+    /// never overlap on the GPU (they share the workspace); released in the one sound
+    /// sequence (`LibraryHandle::release`).
+    core: LibraryHandle<'g, RawBlasLt>,
     // Borrowed from the guard; the handle is bound to the guard's context, current on this
     // thread only: `!Send`, `!Sync`.
     _guard: PhantomData<(&'g (), *const ())>,
@@ -34,9 +32,23 @@ static_assertions::assert_not_impl_any!(BlasLt<'static>: Send, Sync);
 impl core::fmt::Debug for BlasLt<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("BlasLt")
-            .field("raw", &self.raw)
+            .field("raw", &self.as_raw())
             .field("workspace_bytes", &self.workspace_bytes())
             .finish_non_exhaustive()
+    }
+}
+
+/// A live cuBLASLt handle, destroyed by `cublasLtDestroy`.
+#[derive(Clone, Copy, Debug)]
+struct RawBlasLt(ffi::cublaslt::cublasLtHandle_t);
+
+impl RawHandle for RawBlasLt {
+    unsafe fn destroy(self) -> Result<()> {
+        // SAFETY: the caller's guarantee: a live handle of the current context, destroyed once,
+        // no matmul of it still running.
+        status("cublasLtDestroy", unsafe {
+            ffi::cublaslt::cublasLtDestroy(self.0)
+        })
     }
 }
 
@@ -47,7 +59,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::LibraryNotLinked`] if custack was built without cuBLASLt (the detail says
+    /// [`ErrorKind::LibraryNotLinked`](crate::ErrorKind::LibraryNotLinked) if custack was built without cuBLASLt (the detail says
     /// what to set); `CUDA_ERROR_OUT_OF_MEMORY` for the workspace; cuBLASLt's status; driver
     /// errors.
     ///
@@ -86,22 +98,17 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     pub fn blas_lt_with_workspace(&self, bytes: usize) -> Result<BlasLt<'_>> {
         crate::error::poison::check()?;
         not_linked()?;
-        let workspace = if bytes == 0 {
-            None
-        } else {
-            Some(self.alloc::<u8>(bytes)?)
-        };
-        let order = CallOrder::new(self)?;
-        let mut raw = core::ptr::null_mut();
-        // SAFETY: `cublasLtCreate` writes a handle to a valid out-pointer (a live local) and
-        // binds it to the current context, this guard's.
-        status("cublasLtCreate", unsafe {
-            ffi::cublaslt::cublasLtCreate(&raw mut raw)
+        let core = LibraryHandle::create(self, bytes, || {
+            let mut raw = core::ptr::null_mut();
+            // SAFETY: `cublasLtCreate` writes a handle to a valid out-pointer (a live local)
+            // and binds it to the current context, this guard's.
+            status("cublasLtCreate", unsafe {
+                ffi::cublaslt::cublasLtCreate(&raw mut raw)
+            })?;
+            Ok(RawBlasLt(raw))
         })?;
         Ok(BlasLt {
-            raw,
-            workspace,
-            order,
+            core,
             _guard: PhantomData,
         })
     }
@@ -109,18 +116,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
 /// `Err` in a build that found no cuBLASLt.
 pub(super) fn not_linked() -> Result<()> {
-    if cfg!(custack_no_cublaslt) {
-        return Err(Error::custack(
-            ErrorKind::LibraryNotLinked,
-            "cuBLASLt (feature `cublaslt`): build.rs found no libcublasLt when custack was \
-             built. Set CUSTACK_CUBLASLT_LIB_DIR to the directory holding libcublasLt.so.13 (or \
-             .12), or install the CUDA toolkit or cuBLAS's Python wheel of the driver's CUDA \
-             version, which holds it (`pip install 'nvidia-cublas==13.*'` for a 13.x driver, \
-             `'nvidia-cublas-cu12==12.2.*'` for 12.2), and build again (`cargo clean -p \
-             custack` if the build does not notice)",
-        ));
-    }
-    Ok(())
+    crate::error::not_linked::not_linked(&crate::error::not_linked::CUBLASLT)
 }
 
 /// `cublasLtGetVersion`—The cuBLASLt version linked, as major·10000 + minor·100 + patch (e.g.
@@ -128,7 +124,7 @@ pub(super) fn not_linked() -> Result<()> {
 ///
 /// # Errors
 ///
-/// [`ErrorKind::LibraryNotLinked`] in a build without cuBLASLt.
+/// [`ErrorKind::LibraryNotLinked`](crate::ErrorKind::LibraryNotLinked) in a build without cuBLASLt.
 ///
 /// # References
 ///
@@ -145,12 +141,22 @@ impl BlasLt<'_> {
     /// `self`; never let a call through it overlap this handle's own matmuls if it uses their
     /// workspace.
     pub fn as_raw(&self) -> ffi::cublaslt::cublasLtHandle_t {
-        self.raw
+        self.core.raw().map_or(core::ptr::null_mut(), |r| r.0)
     }
 
     /// The bytes of the workspace its matmuls may use.
     pub fn workspace_bytes(&self) -> usize {
-        self.workspace.as_ref().map_or(0, DeviceMemory::len)
+        self.core.memory_bytes()
+    }
+
+    /// The workspace its matmuls use, if any.
+    pub(super) fn workspace(&self) -> Option<&DeviceBuffer<'_, u8>> {
+        self.core.memory()
+    }
+
+    /// The order of its matmuls.
+    pub(super) fn order(&self) -> &CallOrder<'_> {
+        self.core.order()
     }
 
     /// `cublasLtDestroy`—Waits until none of the handle's matmuls can still run, then destroys
@@ -168,48 +174,14 @@ impl BlasLt<'_> {
     /// <https://docs.nvidia.com/cuda/cublas/#cublasltdestroy>
     #[doc(alias = "cublasLtDestroy")]
     pub fn destroy(mut self) -> Result<()> {
-        self.release()
-    }
-
-    /// Waits, destroys the handle and releases the workspace, once; `Drop` and `destroy` call
-    /// it.
-    fn release(&mut self) -> Result<()> {
-        let raw = core::mem::replace(&mut self.raw, core::ptr::null_mut());
-        if raw.is_null() {
-            return Ok(());
-        }
-        let waited = self.order.wait_idle();
-        let workspace = self.workspace.take();
-        if waited.is_err() {
-            // Not known to be finished (after a sticky error, work of another context may
-            // still run, R20; in a forked child nothing is the child's): leak the handle and
-            // the workspace rather than free what the GPU may still use.
-            core::mem::forget(workspace);
-            return waited;
-        }
-        // Finished.
-        // SAFETY: `cublasLtDestroy` needs a live handle of the current context:
-        // - `raw` was live and is destroyed once (replaced by null above);
-        // - the handle borrows its guard, so the guard's context is current here.
-        let destroyed = status("cublasLtDestroy", unsafe {
-            ffi::cublaslt::cublasLtDestroy(raw)
-        });
-        let freed = workspace.map_or(Ok(()), DeviceBuffer::free);
-        waited.and(destroyed).and(freed)
-    }
-}
-
-impl Drop for BlasLt<'_> {
-    fn drop(&mut self) {
-        if let Err(e) = self.release() {
-            record_drop_error(e);
-        }
+        self.core.release()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
 
     #[test]
     fn a_build_without_cublaslt_says_what_to_set() {

@@ -10,7 +10,6 @@ use crate::blaslt::handle::BlasLt;
 use crate::blaslt::matmul::{Epilogue, Matmul};
 use crate::blaslt::types::{MatmulInput, MatmulOutput};
 use crate::error::left_behind::Object;
-use crate::error::poison;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::ffi::cublaslt as lt;
@@ -524,15 +523,11 @@ impl<A: MatmulInput, D: MatmulOutput<A>> MatmulPlan<'_, '_, A, D> {
         let (bias, aux) = extras.parts();
         check::run(&self.extents, ops, bias, aux)?;
         let [(a, _), (b, _), (c, _), (d, _)] = ops;
-        let (ws, ws_bytes) = self
-            .lt
-            .workspace
-            .as_ref()
-            .map_or((core::ptr::null_mut(), 0), |w| {
-                (w.device_ptr() as usize as *mut c_void, w.len())
-            });
+        let (ws, ws_bytes) = self.lt.workspace().map_or((core::ptr::null_mut(), 0), |w| {
+            (w.device_ptr() as usize as *mut c_void, w.len())
+        });
         // cuBLASLt takes the stream with each call: nothing to set when it changes.
-        self.lt.order.enqueue(
+        self.lt.order().enqueue(
             MATMUL,
             s,
             |_| Ok(()),

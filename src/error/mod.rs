@@ -31,6 +31,20 @@ mod failure;
 pub(crate) mod fork;
 mod kind;
 pub(crate) mod left_behind;
+// Used by the libraries (features `cublas`, `cublaslt`, `cufft`, `curand`, `nccl`, `nvrtc`);
+// always built, so that its unit test runs in every build.
+#[cfg_attr(
+    not(any(
+        feature = "cublas",
+        feature = "cublaslt",
+        feature = "cufft",
+        feature = "curand",
+        feature = "nccl",
+        feature = "nvrtc"
+    )),
+    allow(dead_code)
+)]
+pub(crate) mod not_linked;
 mod origin;
 pub(crate) mod poison;
 pub(crate) mod safe_state;

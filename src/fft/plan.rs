@@ -2,16 +2,16 @@
 //! of its own, its executions on a scope's bound memory, the order they run in, and its
 //! destruction.
 
-use crate::asynchronous::call_order::CallOrder;
+use crate::asynchronous::library_handle::{LibraryHandle, RawHandle};
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::fft::check::{self, PLAN, Params};
 use crate::fft::shape::Fft;
 use crate::fft::status::status;
 use crate::fft::types::{C2c, C2r, Direction, R2c, Real, Transform};
-use crate::memory::{DeviceBuffer, DeviceMemory};
+use crate::memory::DeviceMemory;
 use crate::vocabulary::binding::{ScopedRead, ScopedWrite};
 use core::ffi::{c_int, c_void};
 use core::marker::PhantomData;
@@ -23,15 +23,13 @@ use core::marker::PhantomData;
 /// context is pushed on top (C25); `!Send` and `!Sync`, as custack's guards are per thread.
 #[doc(alias = "cufftHandle")]
 pub struct Plan<'g, T: Transform> {
-    /// `None` once destroyed (or leaked).
-    raw: Option<ffi::cufft::cufftHandle>,
+    /// The plan, the work area cuFFT's kernels use (given to the plan, `cufftSetWorkArea`)
+    /// and the order of its executions, which never overlap on the GPU (they share the work
+    /// area); released in the one sound sequence (`LibraryHandle::release`). The wait comes
+    /// first: destroying frees what cuFFT allocated for the plan, which a pending execution
+    /// still reads, and cuFFT documents no wait of its own.
+    core: LibraryHandle<'g, RawPlan>,
     params: Params,
-    /// The work area cuFFT's kernels use, given to the plan (`cufftSetWorkArea`); freed only
-    /// once no execution can still run. `None` when the plan needs none.
-    work: Option<DeviceBuffer<'g, u8>>,
-    /// The plan's executions never overlap on the GPU (they share the work area): on one
-    /// stream they are ordered by it, on another the stream waits for everything before.
-    order: CallOrder<'g>,
     // Borrowed from the guard; the plan is of the guard's context, current on this thread only:
     // `!Send`, `!Sync`.
     _guard: PhantomData<(&'g (), *const (), T)>,
@@ -42,12 +40,9 @@ static_assertions::assert_not_impl_any!(Plan<'static, C2c<f32>>: Send, Sync);
 impl<T: Transform> core::fmt::Debug for Plan<'_, T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Plan")
-            .field("raw", &self.raw)
+            .field("raw", &self.core.raw())
             .field("params", &self.params)
-            .field(
-                "work_bytes",
-                &self.work.as_ref().map_or(0, DeviceMemory::len),
-            )
+            .field("work_bytes", &self.core.memory_bytes())
             .finish_non_exhaustive()
     }
 }
@@ -90,18 +85,19 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         crate::error::poison::check()?;
         let params = check::params(T::SIDES, shape)?;
         not_linked()?;
-        let order = CallOrder::new(self)?;
-        let mut raw: ffi::cufft::cufftHandle = 0;
-        // SAFETY: `cufftCreate` writes a handle through a valid out-pointer (a live local).
-        status("cufftCreate", unsafe {
-            ffi::cufft::cufftCreate(&raw mut raw)
+        let core = LibraryHandle::create(self, 0, || {
+            let mut raw: ffi::cufft::cufftHandle = 0;
+            // SAFETY: `cufftCreate` writes a handle through a valid out-pointer (a live local).
+            status("cufftCreate", unsafe {
+                ffi::cufft::cufftCreate(&raw mut raw)
+            })?;
+            Ok(RawPlan(raw))
         })?;
+        let raw = core.raw().map_or(0, |r| r.0);
         // From here the plan destroys the handle when dropped, also on the errors below.
         let mut plan = Plan {
-            raw: Some(raw),
+            core,
             params,
-            work: None,
-            order,
             _guard: PhantomData,
         };
         // SAFETY: a live handle, not made into a plan yet (as the call requires).
@@ -142,25 +138,27 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             status("cufftSetWorkArea", unsafe {
                 ffi::cufft::cufftSetWorkArea(raw, work.device_ptr() as usize as *mut c_void)
             })?;
-            plan.work = Some(work);
+            plan.core.own_memory(work);
         }
         Ok(plan)
     }
 }
 
+/// A live cuFFT plan, destroyed by `cufftDestroy`.
+#[derive(Clone, Copy, Debug)]
+struct RawPlan(ffi::cufft::cufftHandle);
+
+impl RawHandle for RawPlan {
+    unsafe fn destroy(self) -> Result<()> {
+        // SAFETY: the caller's guarantee: a live plan of the current context, destroyed once,
+        // no execution of it still running.
+        status("cufftDestroy", unsafe { ffi::cufft::cufftDestroy(self.0) })
+    }
+}
+
 /// `Err` in a build that found no cuFFT.
 fn not_linked() -> Result<()> {
-    if cfg!(custack_no_cufft) {
-        return Err(Error::custack(
-            ErrorKind::LibraryNotLinked,
-            "cuFFT (feature `cufft`): build.rs found no libcufft when custack was built. Set \
-             CUSTACK_CUFFT_LIB_DIR to the directory holding libcufft.so.12 (or .11), or install \
-             the CUDA toolkit or cuFFT's Python wheel of the driver's CUDA version (`pip install \
-             'nvidia-cufft==12.0.*'` for a 13.0 driver, `'nvidia-cufft-cu12==11.0.8.*'` for \
-             12.2), and build again (`cargo clean -p custack` if the build does not notice)",
-        ));
-    }
-    Ok(())
+    crate::error::not_linked::not_linked(&crate::error::not_linked::CUFFT)
 }
 
 /// `cufftGetVersion`—The cuFFT version linked (e.g. 12000 for 12.0.0, 11008 for 11.0.8).
@@ -191,7 +189,7 @@ fn ptr<E>(p: ffi::CUdeviceptr) -> *mut E {
 impl<T: Transform> Plan<'_, T> {
     /// The bytes of the plan's work area (0 when cuFFT needs none).
     pub fn work_bytes(&self) -> usize {
-        self.work.as_ref().map_or(0, DeviceMemory::len)
+        self.core.memory_bytes()
     }
 
     /// The elements of the input's type that one execution reads: what the input (or, in
@@ -211,8 +209,8 @@ impl<T: Transform> Plan<'_, T> {
     /// handle makes the next one set it again. Never let a call through it overlap this plan's
     /// own executions (they share its work area).
     pub fn as_raw(&self) -> Option<ffi::cufft::cufftHandle> {
-        self.order.forget_stream();
-        self.raw
+        self.core.order().forget_stream();
+        self.core.raw().map(|r| r.0)
     }
 
     /// Runs one execution on the scope's stream after the checks, ordered after the plan's
@@ -225,18 +223,18 @@ impl<T: Transform> Plan<'_, T> {
         s: &StreamScope<'_, '_>,
         f: impl FnOnce(ffi::cufft::cufftHandle) -> ffi::cufft::cufftResult,
     ) -> Result<()> {
-        let Some(raw) = self.raw else {
+        let Some(RawPlan(raw)) = self.core.raw() else {
             return Err(Error::custack(
                 ErrorKind::InvalidValue,
                 format!("{}: the plan was destroyed; nothing was enqueued", T::EXEC),
             ));
         };
-        self.order.enqueue(
+        self.core.order().enqueue(
             T::EXEC,
             s,
             |stream| {
                 // SAFETY: `cufftSetStream` needs a live plan and a stream of its context:
-                // - `raw` is live (taken out only by `release`);
+                // - `raw` is live (released only by `destroy` or the drop, which take `self`);
                 // - the stream is a scope's, live for the scope, of the current context, which
                 //   is the plan's: it borrows the guard shared, so no other context can be
                 //   pushed above it while it is reachable (push takes the guard mutably).
@@ -294,41 +292,7 @@ impl<T: Transform> Plan<'_, T> {
     /// <https://docs.nvidia.com/cuda/cufft/#cufftdestroy>
     #[doc(alias = "cufftDestroy")]
     pub fn destroy(mut self) -> Result<()> {
-        self.release()
-    }
-
-    /// Waits, then destroys the plan and frees the work area, once; `Drop` and `destroy` call
-    /// it. The wait comes first: destroying frees what cuFFT allocated for the plan, which a
-    /// pending execution still reads, and cuFFT documents no wait of its own.
-    fn release(&mut self) -> Result<()> {
-        let Some(raw) = self.raw.take() else {
-            return Ok(());
-        };
-        let waited = self.order.wait_idle();
-        let work = self.work.take();
-        if waited.is_err() {
-            // Not known to be finished (after a sticky error, work of another context may
-            // still run, R20; a forked child owns nothing): leak rather than free memory the
-            // GPU may use.
-            core::mem::forget(work);
-            return waited;
-        }
-        // SAFETY: `cufftDestroy` needs a live plan of the current context that no pending work
-        // uses:
-        // - `raw` was live and is destroyed once (taken out above);
-        // - the plan borrows its guard, so the guard's context is current here;
-        // - no execution can run: the context was synchronized above.
-        let destroyed = status("cufftDestroy", unsafe { ffi::cufft::cufftDestroy(raw) });
-        let freed = work.map_or(Ok(()), DeviceBuffer::free);
-        waited.and(destroyed).and(freed)
-    }
-}
-
-impl<T: Transform> Drop for Plan<'_, T> {
-    fn drop(&mut self) {
-        if let Err(e) = self.release() {
-            record_drop_error(e);
-        }
+        self.core.release()
     }
 }
 

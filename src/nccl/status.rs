@@ -12,17 +12,7 @@ use std::time::Duration;
 
 /// `Err` in a build that found no NCCL.
 pub(super) fn not_linked() -> Result<()> {
-    if cfg!(custack_no_nccl) {
-        return Err(Error::custack(
-            ErrorKind::LibraryNotLinked,
-            "NCCL (feature `nccl`): build.rs found no libnccl when custack was built. Set \
-             CUSTACK_NCCL_LIB_DIR to the directory holding libnccl.so.2, or install NCCL's \
-             Python wheel of the driver's CUDA major version (`pip install nvidia-nccl-cu13` \
-             for a 13.x driver, `nvidia-nccl-cu12` for 12.x) or the NCCL package, and build \
-             again (`cargo clean -p custack` if the build does not notice)",
-        ));
-    }
-    Ok(())
+    crate::error::not_linked::not_linked(&crate::error::not_linked::NCCL)
 }
 
 /// An NCCL status as a result: the kind named after the status, the detail naming the call and

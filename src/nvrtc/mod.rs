@@ -133,19 +133,7 @@ fn check(call: &str, code: ffi::nvrtcResult) -> Result<()> {
 
 /// `Err(LibraryNotLinked)` in a build whose libnvrtc was not found, before any NVRTC call.
 fn linked() -> Result<()> {
-    if cfg!(custack_no_nvrtc) {
-        Err(Error::custack(
-            ErrorKind::LibraryNotLinked,
-            "NVRTC (feature `nvrtc`): build.rs found no libnvrtc when custack was built. Install \
-             the CUDA toolkit or NVRTC's Python wheel of the driver's CUDA version (`pip install \
-             'nvidia-cuda-nvrtc==13.0.*'` for a 13.0 driver, \
-             `'nvidia-cuda-nvrtc-cu12==12.2.*'` for 12.2), or set CUSTACK_NVRTC_LIB_DIR to the \
-             directory holding libnvrtc.so, and build again (`cargo clean -p custack` if the \
-             build does not notice)",
-        ))
-    } else {
-        Ok(())
-    }
+    crate::error::not_linked::not_linked(&crate::error::not_linked::NVRTC)
 }
 
 fn c_text(what: &str, text: &str) -> Result<CString> {

@@ -3,10 +3,10 @@
 //! run in (`enqueue`, which every fill goes through), and its destruction. The fills are in
 //! `fill.rs`.
 
-use crate::asynchronous::call_order::CallOrder;
+use crate::asynchronous::library_handle::{LibraryHandle, RawHandle};
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::rand::check;
 use crate::rand::kind::{Kind, Pseudo, Quasi};
@@ -48,11 +48,12 @@ fn serialize(kind: Kind) -> Serialized {
 /// context is pushed on top (C25); `!Send` and `!Sync`, as custack's guards are per thread.
 #[doc(alias = "curandGenerator_t")]
 pub struct Generator<'g> {
-    raw: ffi::curand::curandGenerator_t,
+    /// The generator and the order of its calls, which never overlap on the GPU (they share
+    /// its state); released in the one sound sequence (`LibraryHandle::release`). The wait
+    /// comes first: destroying frees the state on the device, which a pending call may still
+    /// use, and cuRAND documents no wait of its own.
+    core: LibraryHandle<'g, RawGenerator>,
     kind: Kind,
-    /// The generator's calls never overlap on the GPU (they share its state): calls on one
-    /// stream are ordered by it, a call on another waits for everything before it.
-    order: CallOrder<'g>,
     // Borrowed from the guard; the generator is of the guard's context, current on this thread
     // only: `!Send`, `!Sync`.
     _guard: PhantomData<(&'g (), *const ())>,
@@ -63,7 +64,7 @@ static_assertions::assert_not_impl_any!(Generator<'static>: Send, Sync);
 impl core::fmt::Debug for Generator<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Generator")
-            .field("raw", &self.raw)
+            .field("raw", &self.handle())
             .field("kind", &self.kind)
             .finish_non_exhaustive()
     }
@@ -128,7 +129,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         let serialized = serialize(generator.kind);
         // SAFETY: a live generator (made just above, destroyed only by `release`).
         status("curandSetQuasiRandomGeneratorDimensions", unsafe {
-            ffi::curand::curandSetQuasiRandomGeneratorDimensions(generator.raw, dimensions)
+            ffi::curand::curandSetQuasiRandomGeneratorDimensions(generator.handle(), dimensions)
         })?;
         drop(serialized);
         generator.set_offset(0)?;
@@ -139,42 +140,51 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     fn generator(&self, kind: Kind) -> Result<Generator<'_>> {
         crate::error::poison::check()?;
         not_linked()?;
-        let order = CallOrder::new(self)?;
-        let mut raw = core::ptr::null_mut();
-        // Held while cuRAND creates it (released once created).
-        let serialized = serialize(kind);
-        // SAFETY: `curandCreateGenerator` writes a generator to a valid out-pointer and makes
-        // its state in the current context:
-        // - `raw` is a live local;
-        // - `kind.raw()` is one of the generator types `curand.h` defines;
-        // - this guard's context is current (it is the top of this thread's stack while the
-        //   guard is reachable).
-        status("curandCreateGenerator", unsafe {
-            ffi::curand::curandCreateGenerator(&raw mut raw, kind.raw())
+        let core = LibraryHandle::create(self, 0, || {
+            let mut raw = core::ptr::null_mut();
+            // Held while cuRAND creates it (released once created).
+            let _serialized = serialize(kind);
+            // SAFETY: `curandCreateGenerator` writes a generator to a valid out-pointer and
+            // makes its state in the current context:
+            // - `raw` is a live local;
+            // - `kind.raw()` is one of the generator types `curand.h` defines;
+            // - this guard's context is current (it is the top of this thread's stack while
+            //   the guard is reachable).
+            status("curandCreateGenerator", unsafe {
+                ffi::curand::curandCreateGenerator(&raw mut raw, kind.raw())
+            })?;
+            Ok(RawGenerator { raw, kind })
         })?;
-        drop(serialized);
         Ok(Generator {
-            raw,
+            core,
             kind,
-            order,
             _guard: PhantomData,
+        })
+    }
+}
+
+/// A live cuRAND generator, destroyed by `curandDestroyGenerator` (with its kind's hold on
+/// `CURAND_CALLS`).
+#[derive(Clone, Copy, Debug)]
+struct RawGenerator {
+    raw: ffi::curand::curandGenerator_t,
+    kind: Kind,
+}
+
+impl RawHandle for RawGenerator {
+    unsafe fn destroy(self) -> Result<()> {
+        let _serialized = serialize(self.kind);
+        // SAFETY: the caller's guarantee: a live generator of the current context, destroyed
+        // once, no call of it still running.
+        status("curandDestroyGenerator", unsafe {
+            ffi::curand::curandDestroyGenerator(self.raw)
         })
     }
 }
 
 /// `Err` in a build that found no cuRAND.
 fn not_linked() -> Result<()> {
-    if cfg!(custack_no_curand) {
-        return Err(Error::custack(
-            ErrorKind::LibraryNotLinked,
-            "cuRAND (feature `curand`): build.rs found no libcurand when custack was built. Set \
-             CUSTACK_CURAND_LIB_DIR to the directory holding libcurand.so.10, or install the \
-             CUDA toolkit or cuRAND's Python wheel of the driver's CUDA version (`pip install \
-             'nvidia-curand==10.4.0.*'` for a 13.0 driver, `'nvidia-curand-cu12==10.3.3.*'` \
-             for 12.2), and build again (`cargo clean -p custack` if the build does not notice)",
-        ));
-    }
-    Ok(())
+    crate::error::not_linked::not_linked(&crate::error::not_linked::CURAND)
 }
 
 /// `curandGetVersion`—The cuRAND version linked, as major·1000 + minor·100 + patch (e.g. 10400
@@ -228,11 +238,12 @@ impl Generator<'_> {
             ));
         }
         let _serialized = serialize(self.kind);
-        // SAFETY: a live generator (destroyed only by `release`). Setting the seed changes
+        // SAFETY: a live generator (released only by `destroy` or the drop, which take `self`).
+        // Setting the seed changes
         // host-side state that cuRAND applies at the next generation call, which is ordered
         // after every earlier one (`order`).
         status("curandSetPseudoRandomGeneratorSeed", unsafe {
-            ffi::curand::curandSetPseudoRandomGeneratorSeed(self.raw, seed)
+            ffi::curand::curandSetPseudoRandomGeneratorSeed(self.handle(), seed)
         })
     }
 
@@ -263,7 +274,7 @@ impl Generator<'_> {
         let _serialized = serialize(self.kind);
         // SAFETY: a live generator; as in `set_seed`, applied at the next generation call.
         status("curandSetGeneratorOffset", unsafe {
-            ffi::curand::curandSetGeneratorOffset(self.raw, offset)
+            ffi::curand::curandSetGeneratorOffset(self.handle(), offset)
         })
     }
 
@@ -274,8 +285,13 @@ impl Generator<'_> {
     /// made through it do not take the lock this module's calls take around MT19937 (cuRAND's
     /// host API is not thread safe with MT19937 generators in use).
     pub fn as_raw(&self) -> ffi::curand::curandGenerator_t {
-        self.order.forget_stream();
-        self.raw
+        self.core.order().forget_stream();
+        self.handle()
+    }
+
+    /// The live generator (null only once released, which takes `self`).
+    fn handle(&self) -> ffi::curand::curandGenerator_t {
+        self.core.raw().map_or(core::ptr::null_mut(), |r| r.raw)
     }
 
     /// Runs one generation call on the scope's stream, ordered after the generator's previous
@@ -291,23 +307,24 @@ impl Generator<'_> {
     ) -> Result<()> {
         // Each cuRAND call holds its share of `CURAND_CALLS`, not the ordering's driver calls
         // between them (a wait there must not hold up other threads' cuRAND calls).
-        self.order.enqueue(
+        let raw = self.handle();
+        self.core.order().enqueue(
             call,
             s,
             |stream| {
                 let _serialized = serialize(self.kind);
                 // SAFETY: `curandSetStream` needs a live generator and a stream of its context:
-                // - `self.raw` is live (taken out only by `release`);
+                // - `raw` is live (released only by `destroy` or the drop, which take `self`);
                 // - the stream is a scope's, live for the scope, of the current context, which
                 //   is the generator's: it borrows the guard shared, so no other context can be
                 //   pushed above it while it is reachable (push takes the guard mutably).
                 status("curandSetStream", unsafe {
-                    ffi::curand::curandSetStream(self.raw, stream)
+                    ffi::curand::curandSetStream(raw, stream)
                 })
             },
             || {
                 let _serialized = serialize(self.kind);
-                status(call, f(self.raw))
+                status(call, f(raw))
             },
         )
     }
@@ -326,38 +343,7 @@ impl Generator<'_> {
     /// <https://docs.nvidia.com/cuda/curand/group__HOST.html>
     #[doc(alias = "curandDestroyGenerator")]
     pub fn destroy(mut self) -> Result<()> {
-        self.release()
-    }
-
-    /// Waits, then destroys the generator, once; `Drop` and `destroy` call it. The wait comes
-    /// first: destroying frees the state on the device, which a pending call may still use,
-    /// and cuRAND documents no wait of its own.
-    fn release(&mut self) -> Result<()> {
-        let raw = core::mem::replace(&mut self.raw, core::ptr::null_mut());
-        if raw.is_null() {
-            return Ok(());
-        }
-        // Not known to be finished on an error (after a sticky error, work of another context
-        // may still run, R20; a forked child owns nothing): leaked rather than free state the
-        // GPU may use.
-        self.order.wait_idle()?;
-        let _serialized = serialize(self.kind);
-        // SAFETY: `curandDestroyGenerator` needs a live generator whose context is current and
-        // which no pending work uses:
-        // - `raw` was live and is destroyed once (replaced by null above);
-        // - the generator borrows its guard, so the guard's context is current here;
-        // - no call of it can run: the context was synchronized above.
-        status("curandDestroyGenerator", unsafe {
-            ffi::curand::curandDestroyGenerator(raw)
-        })
-    }
-}
-
-impl Drop for Generator<'_> {
-    fn drop(&mut self) {
-        if let Err(e) = self.release() {
-            record_drop_error(e);
-        }
+        self.core.release()
     }
 }
 
