@@ -263,11 +263,11 @@ impl<'g> BlasLt<'g> {
             // `d` is the live descriptor made above; TRANSA/TRANSB take a `cublasOperation_t`
             // (an int), EPILOGUE a `cublasLtEpilogue_t` (an int), the aux leading dimension
             // and batch stride an `int64_t`: `set_desc`'s contract, for each call below.
-            // SAFETY: as said above.
+            // SAFETY: `d` is live; TRANSA takes a `cublasOperation_t`, the int passed.
             unsafe { set_desc(d, At::CUBLASLT_MATMUL_DESC_TRANSA, &g.transa.raw().0) }?;
-            // SAFETY: as said above.
+            // SAFETY: `d` is live; TRANSB takes a `cublasOperation_t`, the int passed.
             unsafe { set_desc(d, At::CUBLASLT_MATMUL_DESC_TRANSB, &g.transb.raw().0) }?;
-            // SAFETY: as said above.
+            // SAFETY: `d` is live; EPILOGUE takes a `cublasLtEpilogue_t`, the int passed.
             unsafe {
                 set_desc(
                     d,
@@ -276,11 +276,12 @@ impl<'g> BlasLt<'g> {
                 )
             }?;
             if matmul.epilogue.has_aux() {
-                // SAFETY: as said above.
+                // SAFETY: `d` is live; EPILOGUE_AUX_LD takes an `int64_t`, as `aux_ld` is.
                 unsafe { set_desc(d, At::CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &extents.aux_ld) }?;
                 if extents.batched {
                     let attr = At::CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE;
-                    // SAFETY: as said above.
+                    // SAFETY: `d` is live; EPILOGUE_AUX_BATCH_STRIDE takes an `int64_t`, as
+                    // `aux_stride` is.
                     unsafe { set_desc(d, attr, &extents.aux_stride) }?;
                 }
             }
@@ -307,7 +308,7 @@ impl<'g> BlasLt<'g> {
                 let stride = extents.strides.get(stride).copied().unwrap_or(0);
                 // `*slot` is the live layout made above; BATCH_COUNT takes an `int32_t`,
                 // STRIDED_BATCH_OFFSET an `int64_t`: `set_layout`'s contract.
-                // SAFETY: as said above.
+                // SAFETY: `*slot` is live; BATCH_COUNT takes an `int32_t`, as `count` is.
                 unsafe {
                     set_layout(
                         *slot,
@@ -316,7 +317,7 @@ impl<'g> BlasLt<'g> {
                     )
                 }?;
                 let attr = La::CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET;
-                // SAFETY: as said above.
+                // SAFETY: `*slot` is live; STRIDED_BATCH_OFFSET takes an `int64_t`, as `stride` is.
                 unsafe { set_layout(*slot, attr, &stride) }?;
             }
         }
@@ -377,7 +378,8 @@ impl<A: MatmulInput, D: MatmulOutput<A>> MatmulPlan<'_, '_, A, D> {
             // MIN_ALIGNMENT_{A,B,C,D}_BYTES (5 to 8, the same in cuBLASLt 12.2 and 13) a
             // `uint32_t`; cuBLASLt copies the value from the live local it points to.
             let r = match value {
-                // SAFETY: as said above.
+                // SAFETY: `pref.0` is live; MAX_WORKSPACE_BYTES takes a `uint64_t`, read from
+                // `max`.
                 None => unsafe {
                     lt::cublasLtMatmulPreferenceSetAttribute(
                         pref.0,
@@ -386,7 +388,7 @@ impl<A: MatmulInput, D: MatmulOutput<A>> MatmulPlan<'_, '_, A, D> {
                         size_of::<u64>(),
                     )
                 },
-                // SAFETY: as said above.
+                // SAFETY: `pref.0` is live; MIN_ALIGNMENT_*_BYTES take a `uint32_t`, read from `v`.
                 Some(v) => unsafe {
                     lt::cublasLtMatmulPreferenceSetAttribute(
                         pref.0,
@@ -538,12 +540,14 @@ impl<A: MatmulInput, D: MatmulOutput<A>> MatmulPlan<'_, '_, A, D> {
                 // matmul is enqueued (its kernels take their arguments by value), and the plan
                 // is `!Sync`, so no other run reads it meanwhile.
                 if let Some((p, _)) = bias {
-                    // SAFETY: as said above.
+                    // SAFETY: the plan's live descriptor; BIAS_POINTER takes a `void*`, the device
+                    // address.
                     unsafe { set_desc(self.desc, At::CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p) }?;
                 }
                 if let Some((p, _)) = aux {
                     let attr = At::CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER;
-                    // SAFETY: as said above.
+                    // SAFETY: the plan's live descriptor; EPILOGUE_AUX_POINTER takes a `void*`, the
+                    // address.
                     unsafe { set_desc(self.desc, attr, &p) }?;
                 }
                 let [la, lb, lcd] = self.layouts;
