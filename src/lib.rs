@@ -71,6 +71,29 @@
 //! | share virtual memory with another process (Linux) | [`PushedGuard::create_physical_exportable`], [`PhysicalMemory::export_fd`], [`send_fd`], [`recv_fd`], [`PushedGuard::import_physical`] | `cuMemExportToShareableHandle`, `cuMemImportFromShareableHandle` |
 //! | order work after another process's | [`Event::ipc_handle`], [`PushedGuard::open_ipc_event`] | `cuIpcGetEventHandle`, `cuIpcOpenEventHandle` |
 //! | partition the SMs | [`Device::sm_resource`], [`GreenContext`] | `cuDeviceGetDevResource`, `cuGreenCtxCreate` |
+//! | bound every wait | [`Deadline`], [`Stream::scope_by`], [`Overrun`], [`TimedOut`] | `cuStreamQuery`, `cuEventQuery` |
+//! | stop safely after a sticky fault | [`poisoned`], [`fail_stop`], [`FAIL_STOP_STATUS`] | |
+//! | stay inside NVIDIA's safety subset | [`Profile`], [`RestrictedContext`], [`InitPhase`], [`RunPhase`], [`Budget`] | |
+//!
+//! # Libraries
+//!
+//! Each CUDA library is a cargo feature and a module whose handle the guard lends like a
+//! stream, its calls taking memory bound to a scope, every size checked first: `nvrtc` (CUDA
+//! C++ compiled at run time, `custack::nvrtc`), `cublas` (`custack::blas`), `cublaslt`
+//! (`custack::blaslt`), `cufft` (`custack::fft`), `curand` (`custack::rand`) and `nccl`
+//! (`custack::nccl`, with the rendezvous of one process per GPU, `custack::rendezvous`). A
+//! build that did not find a library still compiles, and its calls return
+//! [`ErrorKind::LibraryNotLinked`] saying what to install. `cargo doc --features
+//! cublas,cublaslt,cufft,curand,nccl,nvrtc` documents them all.
+//!
+//! # Faults, deadlines and the restricted profile
+//!
+//! A sticky fault poisons the process: every later call returns the first sticky error, and
+//! nothing the GPU may still touch is freed ([`poisoned`]). Every blocking wait has a form
+//! bounded by a [`Deadline`]; past it, owned work comes back in [`TimedOut`] and a scope does
+//! what its [`Overrun`] says, up to the one safe state, [`fail_stop`]. [`Profile`] confines a
+//! program to NVIDIA's safety subset: an init phase that reserves everything, then a sealed
+//! run phase. See [`guide::faults`].
 //!
 //! # Errors
 //!
