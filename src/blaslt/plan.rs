@@ -10,7 +10,6 @@ use crate::blaslt::handle::BlasLt;
 use crate::blaslt::matmul::{Epilogue, Matmul};
 use crate::blaslt::types::{MatmulInput, MatmulOutput};
 use crate::error::left_behind::Object;
-use crate::error::poison;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::ffi::cublaslt as lt;
