@@ -153,3 +153,51 @@ pub use comm::Comm;
 pub use id::{NcclVersion, UniqueId, unique_id, version};
 pub use op::{NcclType, ReduceOp};
 pub use parked::{ParkedComm, ParkedPart, all_reduce_parked, comms};
+
+// Here, above every file of the folder, since it calls into several of them.
+#[cfg(test)]
+mod poisoned {
+    use crate::error::ErrorKind;
+    use crate::ffi;
+
+    /// Once the process is poisoned, NCCL's calls return the first sticky error without reaching
+    /// NCCL, as the other libraries' calls do (R20). In a forked child, since it poisons the
+    /// process.
+    #[test]
+    #[cfg(all(unix, not(miri)))]
+    #[cfg_attr(custack_no_nccl, ignore = "needs NCCL linked")]
+    fn every_nccl_call_refuses_once_the_process_is_poisoned() {
+        // SAFETY: the child converts a code, makes calls that are refused before NCCL is
+        // reached, and `_exit`s.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            // A sticky code a driver call could have returned, through the conversion.
+            let _first = ffi::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS.failure();
+            // The poison's check refuses with the first sticky error; in a child forked after
+            // another test registered `watch_forks`, the same check refuses first because the
+            // process is a forked child. Either way the call was refused before NCCL.
+            let refused = |r: crate::error::Result<()>| {
+                r.is_err_and(|e| {
+                    (e.kind() == ErrorKind::IllegalAddress && e.origin().is_some())
+                        || e.kind() == ErrorKind::ForkedProcess
+                })
+            };
+            let parts: &mut [crate::nccl::ParkedPart<'_, '_, f32>] = &mut [];
+            let all = refused(crate::nccl::unique_id().map(drop))
+                && refused(crate::nccl::version().map(drop))
+                && refused(crate::nccl::all_reduce_parked(
+                    parts,
+                    0,
+                    crate::nccl::ReduceOp::Sum,
+                ));
+            // SAFETY: ends the child at once, running nothing of the parent's.
+            unsafe { libc::_exit(i32::from(!all)) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just forked; `status` is a valid out-pointer.
+        assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
+        assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
+        assert_eq!(libc::WEXITSTATUS(status), 0, "a call was not refused");
+    }
+}
