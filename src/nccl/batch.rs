@@ -236,6 +236,8 @@ impl<'a, 'scope> Batch<'a, 'scope> {
     /// communicator is then aborted, as after a single call's failure.
     ///
     /// [`ErrorKind::DeadlinePassed`]: crate::ErrorKind::DeadlinePassed
+    #[doc(alias = "ncclGroupStart")]
+    #[doc(alias = "ncclGroupEnd")]
     pub fn issue(self) -> Result<()> {
         let call = "ncclGroupEnd";
         let comm = self.comm;
