@@ -249,8 +249,8 @@ struct FromCudarcDoctests;
 ///
 /// Several everyday methods are trait methods, not inherent ones, so that buffers, views,
 /// managed and IPC memory and VMM mappings (and `Stack` and guards) share one implementation
-/// of each. A trait method is only callable where its trait is in scope: without the import, rustc
-/// says `error[E0599]: no method named `to_vec` found`, with a hint to import the trait. The
+/// of each. A trait method is only callable where its trait is in scope: without the import,
+/// rustc says *no method named `to_vec` found* (`E0599`), with a hint to import the trait. The
 /// prelude brings the three traits, and nothing else:
 ///
 /// | trait | its methods | implemented by |
