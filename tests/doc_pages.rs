@@ -420,6 +420,9 @@ fn checking_programs(root: &Path) -> BTreeSet<String> {
         .collect()
 }
 
+/// How the checking driver's program count is written: "N programs of `benches/checking`".
+const PHRASE: &str = "programs of `benches/checking`";
+
 /// The number written just before `at` in `text` (`"the 36 "` before `programs`), if any.
 fn number_before(text: &str, at: usize) -> Option<usize> {
     let digits: String = text[..at]
@@ -442,7 +445,6 @@ fn checking_program_count_is_on_one_page_and_current() {
     let Some(root) = root() else { return };
     let n = checking_programs(&root).len();
     assert!(n > 0, "no programs found in benches/checking/src/main.rs");
-    const PHRASE: &str = "programs of `benches/checking`";
     let mut claims = Vec::new();
     for page in pages(&root) {
         let text = fs::read_to_string(&page).expect("page is readable");
