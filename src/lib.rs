@@ -269,6 +269,55 @@ struct InteropDoctests;
 struct FromCudarcDoctests;
 
 /// The traits whose methods most programs call: `use custack::prelude::*;`.
+///
+/// Several everyday methods are trait methods, not inherent ones, so that buffers, views,
+/// managed and IPC memory and VMM mappings (and `Stack` and guards) share one implementation
+/// of each. A trait method is only callable where its trait is in scope: without the import,
+/// rustc says *no method named `to_vec` found* (`E0599`), with a hint to import the trait. The
+/// prelude brings the three traits, and nothing else:
+///
+/// | trait | its methods | implemented by |
+/// | --- | --- | --- |
+/// | [`DeviceMemory<T>`](DeviceMemory) | `to_vec`, `copy_to_host`, `len`, `is_empty`, `byte_len`, `device_ptr`, `as_view`, `slice`, `split_at`, `pointer_attributes` | the device memory a guard lends: [`DeviceBuffer`], [`DeviceView`], [`DeviceViewMut`], [`ManagedBuffer`], [`IpcBuffer`], [`Mapping`] |
+/// | [`DeviceMemoryMut<T>`](DeviceMemoryMut) | `copy_from_host`, `copy_from_device`, `fill_bytes`, `fill_u16`, `fill_u32`, `as_view_mut`, `slice_mut`, `split_at_mut` | the device memory above that may be written |
+/// | [`StackTop`] | `with_pushed` (push a context for the length of a closure) | [`Stack`] and [`PushedGuard`] |
+///
+/// Each trait may also be imported by name (`use custack::{DeviceMemory, DeviceMemoryMut};`),
+/// as the crate's own examples often do.
+///
+/// # Examples
+///
+/// ```no_run
+/// use custack::prelude::*; // DeviceMemory (to_vec), DeviceMemoryMut (copy_from_host), StackTop
+/// use custack::{Context, ContextFlags, Driver, Stack};
+///
+/// let driver = Driver::init()?;
+/// let (a, b) = (
+///     Context::new(driver.device(0)?, ContextFlags::empty())?,
+///     Context::new(driver.device(0)?, ContextFlags::empty())?,
+/// );
+/// let mut stack = Stack::new()?;
+/// let mut ga = stack.push(&a)?;
+/// let mut x = ga.alloc::<u32>(4)?;
+/// x.copy_from_host(&[1, 2, 3, 4])?; // DeviceMemoryMut
+/// assert_eq!(x.to_vec()?, [1, 2, 3, 4]); // DeviceMemory
+/// drop(x);
+/// ga.with_pushed(&b, |gb| gb.alloc_zeroed::<u32>(4)?.to_vec())??; // StackTop, on the guard
+/// # Ok::<(), custack::Error>(())
+/// ```
+///
+/// Without the import, the same calls do not compile (`E0599`):
+///
+/// ```compile_fail,E0599
+/// use custack::{Context, ContextFlags, Driver, Stack};
+///
+/// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+/// let mut stack = Stack::new()?;
+/// let guard = stack.push(&ctx)?;
+/// let x = guard.alloc_zeroed::<u32>(4)?;
+/// let host = x.to_vec()?; // no method named `to_vec`: `DeviceMemory` is not in scope
+/// # Ok::<(), custack::Error>(())
+/// ```
 pub mod prelude {
     pub use crate::{DeviceMemory, DeviceMemoryMut, StackTop};
 }

@@ -8,6 +8,9 @@
 //! - `docs/invariants.md` links every `ui-tests/*.rs` from exactly one row, and each row's
 //!   "N files:" is the number of ui-tests it links;
 //! - every "N compile-fail tests" in those pages is the number of `ui-tests/*.rs`;
+//! - the checking driver's program count ("N programs of `benches/checking`") is written on one
+//!   page and is the number of programs there, and every range of the contract's rows
+//!   ("C1–CN") ends at the catalogue's last row of that kind;
 //! - every `examples/*.rs` has a row in `docs/examples.md`, and every row an example.
 //!
 //! Needs no GPU and no libcuda. It reads the files next to `Cargo.toml`; a test binary carried
@@ -397,4 +400,145 @@ fn every_example_has_a_row() {
         missing.is_empty() && stale.is_empty(),
         "docs/examples.md: no row for examples {missing:?}; rows for missing examples {stale:?}"
     );
+}
+
+/// The programs of `benches/checking`: the `"name" =>` arms of its `fn run`, read as
+/// `tests/evidence.rs` reads them.
+fn checking_programs(root: &Path) -> BTreeSet<String> {
+    let source = fs::read_to_string(root.join("benches/checking/src/main.rs"))
+        .expect("benches/checking/src/main.rs is readable");
+    let Some(at) = source.find("fn run(") else {
+        return BTreeSet::new();
+    };
+    source[at..]
+        .lines()
+        .filter_map(|line| {
+            let rest = line.trim().strip_prefix('"')?;
+            let (name, tail) = rest.split_once('"')?;
+            tail.trim_start().starts_with("=>").then(|| name.to_owned())
+        })
+        .collect()
+}
+
+/// How the checking driver's program count is written: "N programs of `benches/checking`".
+const PHRASE: &str = "programs of `benches/checking`";
+
+/// The number written just before `at` in `text` (`"the 36 "` before `programs`), if any.
+fn number_before(text: &str, at: usize) -> Option<usize> {
+    let digits: String = text[..at]
+        .trim_end()
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    digits.parse().ok()
+}
+
+/// How many programs the checking driver runs is written on one page (docs/safety.md, where the
+/// measured run is), as "N programs of `benches/checking`", and it is the number of programs
+/// there are; the other pages link to it rather than repeat it.
+#[test]
+fn checking_program_count_is_on_one_page_and_current() {
+    let Some(root) = root() else { return };
+    let n = checking_programs(&root).len();
+    assert!(n > 0, "no programs found in benches/checking/src/main.rs");
+    let mut claims = Vec::new();
+    for page in pages(&root) {
+        let text = fs::read_to_string(&page).expect("page is readable");
+        // The phrase may be wrapped across lines.
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let name = page
+            .strip_prefix(&root)
+            .unwrap_or(&page)
+            .display()
+            .to_string();
+        for (at, _) in text.match_indices(PHRASE) {
+            if let Some(claimed) = number_before(&text, at) {
+                claims.push((name.clone(), claimed));
+            }
+        }
+    }
+    assert_eq!(
+        claims.len(),
+        1,
+        "\"N {PHRASE}\" should be written on exactly one page, the others linking to it: {claims:?}"
+    );
+    let (page, claimed) = &claims[0];
+    assert_eq!(
+        *claimed, n,
+        "{page} says {claimed} {PHRASE}; its `fn run` has {n} arms"
+    );
+}
+
+/// Every Rust file under `dir`, recursively.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for path in entries.filter_map(Result::ok).map(|e| e.path()) {
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Each range of the contract's rows written anywhere a reader meets it ("C1–C27", "R1–R22",
+/// "P1–P14" in the pages, `ui-tests/README.md` and the crate's docs) ends at the last row of
+/// that kind in docs/invariants.md. The CHANGELOG keeps the ranges of its time.
+#[test]
+fn catalogue_ranges_end_at_the_last_row() {
+    let Some(root) = root() else { return };
+    let catalogue =
+        fs::read_to_string(root.join("docs/invariants.md")).expect("docs/invariants.md");
+    let mut files = pages(&root);
+    files.push(root.join("ui-tests/README.md"));
+    rust_files(&root.join("src"), &mut files);
+    let mut wrong = Vec::new();
+    let mut found = 0;
+    for kind in ['C', 'P', 'R'] {
+        let last = catalogue
+            .lines()
+            .filter_map(|line| {
+                let id = line.strip_prefix("| ")?.strip_prefix(kind)?;
+                id.split(' ').next()?.parse::<usize>().ok()
+            })
+            .max()
+            .expect("docs/invariants.md has rows of each kind");
+        let start = format!("{kind}1–{kind}");
+        for file in &files {
+            let text = fs::read_to_string(file).expect("file is readable");
+            let name = file
+                .strip_prefix(&root)
+                .unwrap_or(file)
+                .display()
+                .to_string();
+            for (at, _) in text.match_indices(&start) {
+                // Not the tail of a longer name ("AC1–C2").
+                if text[..at].ends_with(|c: char| c.is_alphanumeric()) {
+                    continue;
+                }
+                let end: String = text[at + start.len()..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                let Ok(end) = end.parse::<usize>() else {
+                    continue;
+                };
+                found += 1;
+                if end != last {
+                    let line = text[..at].lines().count().max(1);
+                    wrong.push(format!(
+                        "{name}:{line}: says {kind}1–{kind}{end}; docs/invariants.md's last {kind} row is {kind}{last}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(found >= 3, "docs/invariants.md states its ranges (C, P, R)");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -28,6 +28,40 @@
 //! binding there fails to compile, as it does for any output. The memory stays borrowed until
 //! the scope has waited for its stream.
 //!
+//! **In place is chosen when the plan is made**, not at the call: make the plan with
+//! [`Fft::in_place`] and execute it with [`exec_in_place`](Plan#method.exec_in_place) (of a
+//! `C2c`, `R2c` or `C2r` plan alike), which takes the one exclusive binding. Passing one buffer
+//! as both the input and the output of `exec` is a plain borrow error (`E0502`: *cannot borrow
+//! `x` as mutable because it is also borrowed as immutable*), and an out-of-place plan given to
+//! `exec_in_place` (or the reverse) is [`ErrorKind::InvalidValue`] before anything is enqueued:
+//!
+//! ```no_run
+//! use custack::fft::{C2c, Complex32, Direction, Fft};
+//! use custack::{Context, ContextFlags, DeviceMemory, Driver, Stack};
+//!
+//! let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+//! let mut stack = Stack::new()?;
+//! let guard = stack.push(&ctx)?;
+//! let plan = guard.fft_plan::<C2c<f32>>(&Fft::new(&[4]).in_place())?;
+//! let mut x = guard.alloc_from(&[Complex32::new(1.0, 0.0); 4])?;
+//! guard.stream()?.scope(|s| plan.exec_in_place(s, s.bind_mut(&mut x), Direction::Forward))??;
+//! assert_eq!(x.to_vec()?[0], Complex32::new(4.0, 0.0)); // the sum, where the input was
+//! # Ok::<(), custack::Error>(())
+//! ```
+//!
+//! [`Complex32`] and [`Complex64`] are [`DeviceCopy`](crate::DeviceCopy) (`#[repr(C)]`, CUDA's
+//! `float2` and `double2`), so they are also element types of one's own kernels' buffers in a
+//! [`kernel_contract!`](crate::kernel_contract) (`x: &mut [Complex32; n]`), and of copies.
+//!
+//! ```
+//! use custack::fft::Complex32;
+//!
+//! custack::kernel_contract! {
+//!     /// `scale(float2* x, float a, unsigned n)`: `x[i] *= a` for `i < n`.
+//!     unsafe kernel ScaleComplex = "scale_complex"(x: &mut [Complex32; n], a: f32, n: u32);
+//! }
+//! ```
+//!
 //! What can be checked without the GPU is checked before cuFFT is called:
 //!
 //! - making the plan: the rank (1 to 3), every size and the batch (at least 1), each layout's

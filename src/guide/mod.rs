@@ -34,8 +34,8 @@
 //! ```
 //!
 //! Every misuse of that picture that the compiler can see is a compile error: the invariant
-//! catalogue (C1–C21) lists each one with the trybuild test in `ui-tests/` that pins its exact
-//! error. The rest (a second stack on a thread, a parked buffer attached to the wrong context,
+//! catalogue (`docs/invariants.md` in the repository) lists each one with the trybuild test in
+//! `ui-tests/` that pins its exact error. The rest (a second stack on a thread, a parked buffer attached to the wrong context,
 //! a kernel that faults) is a run-time [`Error`](crate::Error), never a panic.
 //!
 //! # Reading a compile error

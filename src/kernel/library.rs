@@ -6,8 +6,9 @@
 //! context only through that context's guard ([`PushedGuard::library_function`]), which lends
 //! it like every handle: it cannot be used after the pop, under another context, or on
 //! another thread (C20). And it launches only in a borrowing [`Stream::scope`](crate::Stream::scope)
-//! (`StreamScope::launch_library`): it is not a [`Payload`](crate::Payload), so no submission or
-//! graph can carry it past the library's unload, even leaked.
+//! (safely through its contract, `LibraryFunction::declared` then `StreamScope::run`; or
+//! `StreamScope::launch_library`, `unsafe`): it is not a [`Payload`](crate::Payload), so no
+//! submission or graph can carry it past the library's unload, even leaked.
 //!
 //! A kernel borrows its library, so the two cannot sit side by side in one struct. A type that
 //! lives long and holds both (an engine, a model) uses a [`SharedLibrary`] instead: the library
@@ -87,7 +88,8 @@ static_assertions::assert_impl_all!(Library: Send, Sync);
 static_assertions::assert_impl_all!(LibraryKernel<'static>: Send, Sync, Copy);
 
 /// A library kernel's function in the current context, lent by its guard
-/// ([`PushedGuard::library_function`]); launched with
+/// ([`PushedGuard::library_function`]); launched safely as a declared kernel
+/// ([`declared`](Self::declared), then [`StreamScope::run`]), or with the `unsafe`
 /// [`StreamScope::launch_library`]. Not a [`Payload`](crate::Payload).
 #[derive(Debug, Clone, Copy)]
 #[doc(alias = "cuKernelGetFunction")]
@@ -266,7 +268,37 @@ impl LibraryFunction<'_> {
 
 impl<'scope> StreamScope<'scope, '_> {
     /// `cuLaunchKernel`—Enqueues a launch of a library kernel's function, as
-    /// [`launch`](Self::launch) does for a module's.
+    /// [`launch`](Self::launch) does for a module's: `unsafe`, nothing checks the arguments.
+    ///
+    /// **A kernel with a contract launches safely with [`run`](Self::run)**, as a module's
+    /// does: declare it once with [`kernel_contract!`](crate::kernel_contract), take the
+    /// function's [`declared`](LibraryFunction::declared) form and pass that to `s.run` (or
+    /// `run_with`, `run_cooperative`, `run_clustered`). `s.run` also replaces the removed
+    /// `run_library`; a declared kernel passed here is a type error (`expected
+    /// LibraryFunction`), since this takes the undeclared function.
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, LaunchConfig, Library, Stack};
+    ///
+    /// custack::kernel_contract! {
+    ///     /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    ///     unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+    /// }
+    ///
+    /// let driver = Driver::init()?;
+    /// let library = Library::load_ptx(driver, include_str!("../../tests/fixtures/kernels.ptx"))?;
+    /// let add = library.kernel("add_u32")?;
+    /// let ctx = Context::new(driver.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let add = guard.library_function(&add)?.declared::<AddU32>()?; // checked where it can be
+    /// let mut x = guard.alloc_zeroed::<u32>(256)?;
+    /// guard.stream()?.scope(|s| {
+    ///     let mut x = s.bind_mut(&mut x);
+    ///     s.run(&add, LaunchConfig::for_elements(256), (&mut x, 1, 256)) // no `unsafe`
+    /// })??;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
     ///
     /// # Safety
     ///

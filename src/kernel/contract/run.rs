@@ -51,6 +51,7 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuLaunchKernel")]
+    #[doc(alias = "run_library")]
     #[inline]
     #[allow(clippy::needless_pass_by_value)]
     #[track_caller]

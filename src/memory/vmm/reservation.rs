@@ -113,6 +113,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemAddressReserve")]
+    #[doc(alias = "reserve_for_peers")]
     pub fn reserve_multi_device(&self, size: usize) -> Result<MultiDeviceReservation<'ctx>> {
         crate::error::poison::check()?;
         let mut base = 0;
