@@ -4,7 +4,8 @@
 use crate::context::stack::PushedGuard;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
-use crate::kernel::module::{Module, check_elf, u16_at, u32_at, u64_at};
+use crate::kernel::image::{check_elf, u16_at, u32_at, u64_at};
+use crate::kernel::module::Module;
 
 /// `e_machine` of a CUDA ELF image.
 const EM_CUDA: u16 = 190;
