@@ -1,7 +1,7 @@
 //! cuBLAS's statuses as results: the `Cublas…` kind named after the status, the detail naming
 //! the call and cuBLAS's description of the status.
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, LibraryStatus, Result};
 use crate::ffi;
 use core::ffi::CStr;
 
@@ -16,7 +16,7 @@ pub(crate) fn status(call: &str, status: ffi::cublas::cublasStatus_t) -> Result<
 #[cold]
 #[inline(never)]
 fn status_error(call: &str, status: ffi::cublas::cublasStatus_t) -> Error {
-    let kind = status_kind(status);
+    let kind = status.kind();
     // SAFETY: `cublasGetStatusString` takes any value and returns a pointer to a static
     // NUL-terminated string (a generic one for unknown values); null is checked below.
     let text = unsafe { ffi::cublas::cublasGetStatusString(status) };
@@ -33,27 +33,10 @@ fn status_error(call: &str, status: ffi::cublas::cublasStatus_t) -> Error {
         ErrorKind::CublasUnlisted => "status",
         _ => kind.name(),
     };
-    Error::custack(
-        kind,
+    Error::library(
+        status,
         format!("{call} returned {name} ({}): {text}", status.0),
     )
-}
-
-/// The kind of a cuBLAS status (never called with success).
-pub(crate) fn status_kind(status: ffi::cublas::cublasStatus_t) -> ErrorKind {
-    use ffi::cublas::cublasStatus_t as S;
-    match status {
-        S::CUBLAS_STATUS_NOT_INITIALIZED => ErrorKind::CublasNotInitialized,
-        S::CUBLAS_STATUS_ALLOC_FAILED => ErrorKind::CublasAllocFailed,
-        S::CUBLAS_STATUS_INVALID_VALUE => ErrorKind::CublasInvalidValue,
-        S::CUBLAS_STATUS_ARCH_MISMATCH => ErrorKind::CublasArchMismatch,
-        S::CUBLAS_STATUS_MAPPING_ERROR => ErrorKind::CublasMappingError,
-        S::CUBLAS_STATUS_EXECUTION_FAILED => ErrorKind::CublasExecutionFailed,
-        S::CUBLAS_STATUS_INTERNAL_ERROR => ErrorKind::CublasInternalError,
-        S::CUBLAS_STATUS_NOT_SUPPORTED => ErrorKind::CublasNotSupported,
-        S::CUBLAS_STATUS_LICENSE_ERROR => ErrorKind::CublasLicenseError,
-        _ => ErrorKind::CublasUnlisted,
-    }
 }
 
 #[cfg(test)]
@@ -98,9 +81,10 @@ mod tests {
                 ErrorKind::CublasLicenseError,
             ),
         ] {
-            assert_eq!(status_kind(st), kind);
+            assert_eq!(st.kind(), kind);
             assert!(kind.name().starts_with("CUBLAS_STATUS_"), "{kind:?}");
             let e = status("cublasSgemm_v2", st).unwrap_err();
+            assert_eq!(e.library_status(), Some(st.0));
             assert_eq!(e.kind(), kind);
             assert!(!e.is_sticky());
             let detail = e.detail().unwrap();
@@ -113,8 +97,9 @@ mod tests {
                 "{detail}"
             );
         }
-        assert_eq!(status_kind(S(2)), ErrorKind::CublasUnlisted);
+        assert_eq!(S(2).kind(), ErrorKind::CublasUnlisted);
         let e = status("cublasGemmEx", S(4242)).unwrap_err();
+        assert_eq!(e.library_status(), Some(4242));
         assert_eq!(e.kind(), ErrorKind::CublasUnlisted);
         assert!(
             e.detail()

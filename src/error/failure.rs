@@ -1,7 +1,7 @@
 //! [`Error`]: one failure of a driver call or of a check custack makes, with its raw code, kind,
 //! detail and source, and the conversion of a `CUresult` into it.
 
-use crate::error::kind::{ErrorKind, NOT_LINKED};
+use crate::error::kind::{ErrorKind, LibraryStatus, NOT_LINKED};
 use crate::error::origin::Origin;
 use crate::ffi;
 use core::ffi::{CStr, c_char};
@@ -60,6 +60,8 @@ pub struct Error {
     /// What first observed the sticky error that poisoned the process (R20): set on every error
     /// returned once it is poisoned; the record lives for the rest of the process.
     origin: Option<&'static Origin>,
+    /// A CUDA library's raw status, for an error a library call returned.
+    status: Option<i32>,
 }
 
 /// Equal when code, kind and detail are equal and both wrap no source, or the same one (a
@@ -76,6 +78,7 @@ impl PartialEq for Error {
                 _ => false,
             }
             && self.origin == other.origin
+            && self.status == other.status
     }
 }
 
@@ -109,6 +112,7 @@ impl Error {
             detail: None,
             source: None,
             origin: None,
+            status: None,
         }
     }
 
@@ -157,10 +161,43 @@ impl Error {
             detail: None,
             source: None,
             origin: None,
+            status: None,
         }
     }
     pub(crate) fn custack(kind: ErrorKind, detail: impl Into<String>) -> Self {
         Self::new(kind, detail)
+    }
+
+    /// The error of a CUDA library call that returned `status`: the kind named after it
+    /// ([`LibraryStatus::kind`]), the raw status kept ([`library_status`](Self::library_status)).
+    #[cfg_attr(
+        not(any(
+            feature = "nvrtc",
+            feature = "cublas",
+            feature = "nccl",
+            feature = "cufft",
+            feature = "curand"
+        )),
+        allow(dead_code)
+    )]
+    pub(crate) fn library(status: impl LibraryStatus, detail: impl Into<String>) -> Self {
+        let mut e = Self::new(status.kind(), detail);
+        e.status = Some(status.raw());
+        e
+    }
+
+    /// The raw status of the CUDA library call that failed (an `nvrtcResult`,
+    /// `cublasStatus_t`, `ncclResult_t`, `cufftResult` or `curandStatus_t`, as the library
+    /// returned it, also one the kind does not list); `None` for every other error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let e = custack::Error::new(custack::ErrorKind::InvalidValue, "not a library's");
+    /// assert_eq!(e.library_status(), None);
+    /// ```
+    pub fn library_status(&self) -> Option<i32> {
+        self.status
     }
 
     /// The same error with `detail` as its detail (replacing any detail it had).
@@ -331,6 +368,9 @@ impl fmt::Debug for Error {
         if let Some(origin) = self.origin {
             d.field("origin", origin);
         }
+        if let Some(status) = self.status {
+            d.field("library_status", &status);
+        }
         d.finish()
     }
 }
@@ -385,7 +425,7 @@ impl std::error::Error for Error {
 )]
 mod tests {
     use super::*;
-    use crate::error::kind::{CUSTACK_KINDS, DRIVER_KINDS};
+    use crate::error::kind::{CUSTACK_KINDS, DRIVER_KINDS, library_kinds};
 
     #[test]
     fn public_constructors_make_what_custack_makes() {
@@ -516,17 +556,28 @@ mod tests {
     }
     #[test]
     fn custack_kinds_have_no_code() {
-        // custack's 16, NVRTC's newer-than-driver and a library not linked, NVRTC's 18
-        // statuses, cuBLAS's 10, NCCL's 9 statuses (a communicator past its timeout is
-        // `DeadlinePassed`), cuFFT's 21 results and cuRAND's 13 statuses.
-        assert_eq!(CUSTACK_KINDS.len(), 16 + 2 + 18 + 10 + 9 + 2 + 21 + 13);
-        for &kind in CUSTACK_KINDS {
+        // custack's 18, NVRTC's newer-than-driver and a library not linked.
+        assert_eq!(CUSTACK_KINDS.len(), 18 + 2);
+        // The libraries' statuses, each under its feature: NVRTC's 18, cuBLAS's 10, NCCL's 9
+        // (a communicator past its timeout is `DeadlinePassed`), cuFFT's 21, cuRAND's 13.
+        let library = library_kinds();
+        let count = |on: bool, n: usize| if on { n } else { 0 };
+        assert_eq!(
+            library.len(),
+            count(cfg!(feature = "nvrtc"), 18)
+                + count(cfg!(feature = "cublas"), 10)
+                + count(cfg!(feature = "nccl"), 9)
+                + count(cfg!(feature = "cufft"), 21)
+                + count(cfg!(feature = "curand"), 13)
+        );
+        for &kind in CUSTACK_KINDS.iter().chain(&library) {
             assert_eq!(kind.code(), None, "{kind:?}");
             assert!(!kind.is_sticky());
             assert!(kind.custack_sentence().is_some());
             let e = Error::custack(kind, "the detail");
             assert_eq!(e.code(), None);
             assert_eq!(e.kind(), kind);
+            assert_eq!(e.library_status(), None);
         }
         for &kind in DRIVER_KINDS {
             assert!(kind.custack_sentence().is_none());

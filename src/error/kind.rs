@@ -18,18 +18,31 @@ const NOT_LINKED_HINT: &str = "build.rs found no nvcuda.dll (the NVIDIA driver),
 
 /// Generates [`ErrorKind`] and its mappings from one table, so that no code or name is written
 /// twice: `Variant = CUDA_ERROR_NAME;` for the driver's codes (the value comes from the
-/// `ffi::CUresult` constant of that name), then `Variant = "CUSTACK_NAME", "sentence";` for
-/// custack's own conditions.
+/// `ffi::CUresult` constant of that name); `Variant = "CUSTACK_NAME", "sentence";` for
+/// custack's own conditions; then each library's statuses under the cfg of its feature and its
+/// status type, `Variant = STATUS_NAME, "sentence";` (the value comes from the status type's
+/// constant of that name), ending with the variant for a status the table does not list. A
+/// library's statuses are listed here only: its module asks [`LibraryStatus::kind`].
 macro_rules! error_kinds {
     (
         driver { $( $(#[$ddoc:meta])* $dv:ident = $dc:ident; )* }
         custack { $( $(#[$cdoc:meta])* $cv:ident = $cname:literal, $sentence:literal; )* }
+        library { $(
+            [$cfg:meta] $status:ty {
+                $( $(#[$ldoc:meta])* $lv:ident = $lc:ident, $lsentence:literal; )*
+            }
+            $(#[$udoc:meta])* $uv:ident = $uname:literal, $usentence:literal;
+        )* }
     ) => {
         /// What went wrong, by name.
         ///
         /// One variant for every `CUresult` that CUDA 13.0's `cuda.h` defines (except
         /// `CUDA_SUCCESS`), [`Unlisted`](Self::Unlisted) for any other code (the value is kept),
-        /// then custack's own conditions, which have no driver code.
+        /// then custack's own conditions, which have no driver code, then the statuses of each
+        /// CUDA library whose cargo feature is on (`nvrtc`, `cublas`, `nccl`, `cufft`,
+        /// `curand`), named after them; a build without a library's feature has none of its
+        /// variants. A library error keeps the library's raw status
+        /// ([`Error::library_status`](crate::Error::library_status)).
         #[non_exhaustive]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         #[doc(alias = "CUresult")]
@@ -41,6 +54,10 @@ macro_rules! error_kinds {
             /// custack itself never produces.
             Unlisted(i32),
             $( $(#[$cdoc])* $cv, )*
+            $(
+                $( #[cfg($cfg)] $(#[$ldoc])* $lv, )*
+                #[cfg($cfg)] $(#[$udoc])* $uv,
+            )*
         }
 
         impl ErrorKind {
@@ -57,35 +74,65 @@ macro_rules! error_kinds {
             }
 
             /// The driver code of a driver kind (`Unlisted(v)` gives `v`), `None` for custack's
-            /// own kinds.
+            /// own kinds and the libraries' (whose raw status an error keeps:
+            /// [`Error::library_status`](crate::Error::library_status)).
             pub fn code(self) -> Option<ffi::CUresult> {
                 match self {
                     $( Self::$dv => Some(ffi::CUresult::$dc), )*
                     Self::Unlisted(v) => Some(ffi::CUresult(v)),
                     $( Self::$cv )|* => None,
+                    $(
+                        $( #[cfg($cfg)] Self::$lv => None, )*
+                        #[cfg($cfg)] Self::$uv => None,
+                    )*
                 }
             }
 
             /// The C name: `"CUDA_ERROR_INVALID_VALUE"` for a driver kind,
-            /// `"CUDA_ERROR_UNLISTED"` for [`Unlisted`](Self::Unlisted), and a `"CUSTACK_…"`
-            /// name such as `"CUSTACK_STACK_ALREADY_TAKEN"` for custack's own kinds (cuBLAS's
-            /// statuses keep their C names, such as `"CUBLAS_STATUS_NOT_SUPPORTED"`).
+            /// `"CUDA_ERROR_UNLISTED"` for [`Unlisted`](Self::Unlisted), a `"CUSTACK_…"`
+            /// name such as `"CUSTACK_STACK_ALREADY_TAKEN"` for custack's own kinds, and a
+            /// library's own name for its statuses (`"CUBLAS_STATUS_NOT_SUPPORTED"`,
+            /// `"ncclRemoteError"`).
             pub fn name(self) -> &'static str {
                 match self {
                     $( Self::$dv => stringify!($dc), )*
                     Self::Unlisted(_) => "CUDA_ERROR_UNLISTED",
                     $( Self::$cv => $cname, )*
+                    $(
+                        $( #[cfg($cfg)] Self::$lv => stringify!($lc), )*
+                        #[cfg($cfg)] Self::$uv => $uname,
+                    )*
                 }
             }
 
-            /// The sentence `Display` shows for custack's own kinds; `None` for driver kinds.
+            /// The sentence `Display` shows for custack's own kinds and the libraries'; `None`
+            /// for driver kinds.
             pub(super) fn custack_sentence(self) -> Option<&'static str> {
                 match self {
                     $( Self::$cv => Some($sentence), )*
+                    $(
+                        $( #[cfg($cfg)] Self::$lv => Some($lsentence), )*
+                        #[cfg($cfg)] Self::$uv => Some($usentence),
+                    )*
                     _ => None,
                 }
             }
         }
+
+        $(
+            #[cfg($cfg)]
+            impl LibraryStatus for $status {
+                fn kind(self) -> ErrorKind {
+                    match self {
+                        $( <$status>::$lc => ErrorKind::$lv, )*
+                        _ => ErrorKind::$uv,
+                    }
+                }
+                fn raw(self) -> i32 {
+                    self.0
+                }
+            }
+        )*
 
         /// Every driver kind of the table, in table order.
         #[cfg(test)]
@@ -93,7 +140,42 @@ macro_rules! error_kinds {
         /// Every custack kind of the table.
         #[cfg(test)]
         pub(super) const CUSTACK_KINDS: &[ErrorKind] = &[ $( ErrorKind::$cv, )* ];
+        /// Every library kind of this build (its features' libraries), in table order.
+        #[cfg(test)]
+        #[allow(
+            unused_mut,
+            clippy::vec_init_then_push,
+            reason = "each push is under its own feature's cfg"
+        )]
+        pub(super) fn library_kinds() -> Vec<ErrorKind> {
+            let mut kinds = Vec::new();
+            $(
+                $( #[cfg($cfg)] kinds.push(ErrorKind::$lv); )*
+                #[cfg($cfg)] kinds.push(ErrorKind::$uv);
+            )*
+            kinds
+        }
     };
+}
+
+/// A CUDA library's status type (`cublasStatus_t`, `ncclResult_t`, …), never its success value:
+/// its [`ErrorKind`] from the one table, and the raw value the error keeps.
+#[cfg_attr(
+    not(any(
+        feature = "nvrtc",
+        feature = "cublas",
+        feature = "nccl",
+        feature = "cufft",
+        feature = "curand"
+    )),
+    allow(dead_code)
+)]
+pub(crate) trait LibraryStatus: Copy {
+    /// The kind named after the status; the library's `…Unlisted` kind for a status the table
+    /// does not list.
+    fn kind(self) -> ErrorKind;
+    /// The status as the library returned it.
+    fn raw(self) -> i32;
 }
 
 error_kinds! {
@@ -452,55 +534,59 @@ error_kinds! {
         /// `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`.
         NvrtcNewerThanDriver = "CUSTACK_NVRTC_NEWER_THAN_DRIVER",
             "NVRTC is newer than the driver, which cannot load its output";
-        /// `NVRTC_ERROR_OUT_OF_MEMORY` (1): NVRTC ran out of host memory.
-        NvrtcOutOfMemory = "NVRTC_ERROR_OUT_OF_MEMORY", "NVRTC ran out of memory";
-        /// `NVRTC_ERROR_PROGRAM_CREATION_FAILURE` (2): the program could not be created.
-        NvrtcProgramCreationFailure = "NVRTC_ERROR_PROGRAM_CREATION_FAILURE",
-            "NVRTC could not create the program";
-        /// `NVRTC_ERROR_INVALID_INPUT` (3): an argument NVRTC was given is invalid.
-        NvrtcInvalidInput = "NVRTC_ERROR_INVALID_INPUT", "an input to NVRTC is invalid";
-        /// `NVRTC_ERROR_INVALID_PROGRAM` (4): the program handle is invalid.
-        NvrtcInvalidProgram = "NVRTC_ERROR_INVALID_PROGRAM", "the NVRTC program is invalid";
-        /// `NVRTC_ERROR_INVALID_OPTION` (5): a compile option is not one NVRTC knows (the
-        /// detail holds the compile log, which names it).
-        NvrtcInvalidOption = "NVRTC_ERROR_INVALID_OPTION", "NVRTC does not accept an option";
-        /// `NVRTC_ERROR_COMPILATION` (6): the source did not compile; the detail holds NVRTC's
-        /// compile log (file, line and message of each error).
-        NvrtcCompilation = "NVRTC_ERROR_COMPILATION", "the CUDA C++ source did not compile";
-        /// `NVRTC_ERROR_BUILTIN_OPERATION_FAILURE` (7): an NVRTC builtin operation failed.
-        NvrtcBuiltinOperationFailure = "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE",
-            "an NVRTC builtin operation failed";
-        /// `NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION` (8): a name expression was added
-        /// after compiling.
-        NvrtcNoNameExpressionsAfterCompilation = "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
-            "name expressions must be added before compiling";
-        /// `NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION` (9): a lowered name was asked for
-        /// before compiling.
-        NvrtcNoLoweredNamesBeforeCompilation = "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
-            "lowered names exist only after compiling";
-        /// `NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID` (10): the name expression is not one the
-        /// program was compiled with, or names nothing.
-        NvrtcNameExpressionNotValid = "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID",
-            "the name expression is not valid";
-        /// `NVRTC_ERROR_INTERNAL_ERROR` (11): an internal NVRTC error.
-        NvrtcInternalError = "NVRTC_ERROR_INTERNAL_ERROR", "NVRTC failed internally";
-        /// `NVRTC_ERROR_TIME_FILE_WRITE_FAILED` (12): the `--time` file could not be written.
-        NvrtcTimeFileWriteFailed = "NVRTC_ERROR_TIME_FILE_WRITE_FAILED",
-            "NVRTC could not write its timing file";
-        /// `NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED` (13): no precompiled header was created.
-        NvrtcNoPchCreateAttempted = "NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED",
-            "NVRTC did not try to create a precompiled header";
-        /// `NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED` (14): the precompiled-header heap is full.
-        NvrtcPchCreateHeapExhausted = "NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED",
-            "NVRTC's precompiled-header heap is exhausted";
-        /// `NVRTC_ERROR_PCH_CREATE` (15): the precompiled header could not be created.
-        NvrtcPchCreate = "NVRTC_ERROR_PCH_CREATE", "NVRTC could not create a precompiled header";
-        /// `NVRTC_ERROR_CANCELLED` (16): the compilation was cancelled.
-        NvrtcCancelled = "NVRTC_ERROR_CANCELLED", "the NVRTC compilation was cancelled";
-        /// `NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED` (17): the time-trace file could not be
-        /// written.
-        NvrtcTimeTraceFileWriteFailed = "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED",
-            "NVRTC could not write its time-trace file";
+    }
+    library {
+        [feature = "nvrtc"] ffi::nvrtc::nvrtcResult {
+            /// `NVRTC_ERROR_OUT_OF_MEMORY` (1): NVRTC ran out of host memory.
+            NvrtcOutOfMemory = NVRTC_ERROR_OUT_OF_MEMORY, "NVRTC ran out of memory";
+            /// `NVRTC_ERROR_PROGRAM_CREATION_FAILURE` (2): the program could not be created.
+            NvrtcProgramCreationFailure = NVRTC_ERROR_PROGRAM_CREATION_FAILURE,
+                "NVRTC could not create the program";
+            /// `NVRTC_ERROR_INVALID_INPUT` (3): an argument NVRTC was given is invalid.
+            NvrtcInvalidInput = NVRTC_ERROR_INVALID_INPUT, "an input to NVRTC is invalid";
+            /// `NVRTC_ERROR_INVALID_PROGRAM` (4): the program handle is invalid.
+            NvrtcInvalidProgram = NVRTC_ERROR_INVALID_PROGRAM, "the NVRTC program is invalid";
+            /// `NVRTC_ERROR_INVALID_OPTION` (5): a compile option is not one NVRTC knows (the
+            /// detail holds the compile log, which names it).
+            NvrtcInvalidOption = NVRTC_ERROR_INVALID_OPTION, "NVRTC does not accept an option";
+            /// `NVRTC_ERROR_COMPILATION` (6): the source did not compile; the detail holds NVRTC's
+            /// compile log (file, line and message of each error).
+            NvrtcCompilation = NVRTC_ERROR_COMPILATION, "the CUDA C++ source did not compile";
+            /// `NVRTC_ERROR_BUILTIN_OPERATION_FAILURE` (7): an NVRTC builtin operation failed.
+            NvrtcBuiltinOperationFailure = NVRTC_ERROR_BUILTIN_OPERATION_FAILURE,
+                "an NVRTC builtin operation failed";
+            /// `NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION` (8): a name expression was added
+            /// after compiling.
+            NvrtcNoNameExpressionsAfterCompilation = NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION,
+                "name expressions must be added before compiling";
+            /// `NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION` (9): a lowered name was asked for
+            /// before compiling.
+            NvrtcNoLoweredNamesBeforeCompilation = NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION,
+                "lowered names exist only after compiling";
+            /// `NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID` (10): the name expression is not one the
+            /// program was compiled with, or names nothing.
+            NvrtcNameExpressionNotValid = NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID,
+                "the name expression is not valid";
+            /// `NVRTC_ERROR_INTERNAL_ERROR` (11): an internal NVRTC error.
+            NvrtcInternalError = NVRTC_ERROR_INTERNAL_ERROR, "NVRTC failed internally";
+            /// `NVRTC_ERROR_TIME_FILE_WRITE_FAILED` (12): the `--time` file could not be written.
+            NvrtcTimeFileWriteFailed = NVRTC_ERROR_TIME_FILE_WRITE_FAILED,
+                "NVRTC could not write its timing file";
+            /// `NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED` (13): no precompiled header was created.
+            NvrtcNoPchCreateAttempted = NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED,
+                "NVRTC did not try to create a precompiled header";
+            /// `NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED` (14): the precompiled-header heap is full.
+            NvrtcPchCreateHeapExhausted = NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED,
+                "NVRTC's precompiled-header heap is exhausted";
+            /// `NVRTC_ERROR_PCH_CREATE` (15): the precompiled header could not be created.
+            NvrtcPchCreate = NVRTC_ERROR_PCH_CREATE, "NVRTC could not create a precompiled header";
+            /// `NVRTC_ERROR_CANCELLED` (16): the compilation was cancelled.
+            NvrtcCancelled = NVRTC_ERROR_CANCELLED, "the NVRTC compilation was cancelled";
+            /// `NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED` (17): the time-trace file could not be
+            /// written.
+            NvrtcTimeTraceFileWriteFailed = NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED,
+                "NVRTC could not write its time-trace file";
+        }
         /// An `nvrtcResult` this version of custack does not list (a newer NVRTC's); the
         /// detail holds the value and NVRTC's own string for it.
         NvrtcUnlisted = "NVRTC_ERROR_UNLISTED", "NVRTC returned a status custack does not list";
@@ -508,149 +594,157 @@ error_kinds! {
         // `cublasStatus_t`; the detail names the cuBLAS call. None is sticky: a refused or
         // failed cuBLAS call leaves the context usable (a fault of a cuBLAS kernel surfaces as
         // the driver's own sticky error at the next wait).
-        /// cuBLAS `CUBLAS_STATUS_NOT_INITIALIZED` (1): cuBLAS was not initialized, or refused
-        /// a handle (a build of custack that found no cuBLAS is [`ErrorKind::LibraryNotLinked`]).
-        CublasNotInitialized = "CUBLAS_STATUS_NOT_INITIALIZED",
-            "the cuBLAS library was not initialized";
-        /// cuBLAS `CUBLAS_STATUS_ALLOC_FAILED` (3): cuBLAS could not allocate what it needs.
-        CublasAllocFailed = "CUBLAS_STATUS_ALLOC_FAILED",
-            "cuBLAS could not allocate the resources it needs";
-        /// cuBLAS `CUBLAS_STATUS_INVALID_VALUE` (7): cuBLAS refused an argument.
-        CublasInvalidValue = "CUBLAS_STATUS_INVALID_VALUE",
-            "cuBLAS refused an argument as invalid";
-        /// cuBLAS `CUBLAS_STATUS_ARCH_MISMATCH` (8): the device lacks a feature the call needs
-        /// (for example a data type of `cublasGemmEx`).
-        CublasArchMismatch = "CUBLAS_STATUS_ARCH_MISMATCH",
-            "the device lacks a feature this cuBLAS call needs";
-        /// cuBLAS `CUBLAS_STATUS_MAPPING_ERROR` (11): cuBLAS could not access GPU memory.
-        CublasMappingError = "CUBLAS_STATUS_MAPPING_ERROR",
-            "cuBLAS could not access GPU memory";
-        /// cuBLAS `CUBLAS_STATUS_EXECUTION_FAILED` (13): a cuBLAS kernel failed to launch.
-        CublasExecutionFailed = "CUBLAS_STATUS_EXECUTION_FAILED",
-            "a cuBLAS kernel failed to launch or run";
-        /// cuBLAS `CUBLAS_STATUS_INTERNAL_ERROR` (14): an internal cuBLAS operation failed.
-        CublasInternalError = "CUBLAS_STATUS_INTERNAL_ERROR",
-            "an internal cuBLAS operation failed";
-        /// cuBLAS `CUBLAS_STATUS_NOT_SUPPORTED` (15): the combination of arguments is not
-        /// supported (on this device, or by this cuBLAS).
-        CublasNotSupported = "CUBLAS_STATUS_NOT_SUPPORTED",
-            "cuBLAS does not support this combination of arguments";
-        /// cuBLAS `CUBLAS_STATUS_LICENSE_ERROR` (16): a license check failed.
-        CublasLicenseError = "CUBLAS_STATUS_LICENSE_ERROR",
-            "cuBLAS reported a license error";
+        [feature = "cublas"] ffi::cublas::cublasStatus_t {
+            /// cuBLAS `CUBLAS_STATUS_NOT_INITIALIZED` (1): cuBLAS was not initialized, or refused
+            /// a handle (a build of custack that found no cuBLAS is [`ErrorKind::LibraryNotLinked`]).
+            CublasNotInitialized = CUBLAS_STATUS_NOT_INITIALIZED,
+                "the cuBLAS library was not initialized";
+            /// cuBLAS `CUBLAS_STATUS_ALLOC_FAILED` (3): cuBLAS could not allocate what it needs.
+            CublasAllocFailed = CUBLAS_STATUS_ALLOC_FAILED,
+                "cuBLAS could not allocate the resources it needs";
+            /// cuBLAS `CUBLAS_STATUS_INVALID_VALUE` (7): cuBLAS refused an argument.
+            CublasInvalidValue = CUBLAS_STATUS_INVALID_VALUE,
+                "cuBLAS refused an argument as invalid";
+            /// cuBLAS `CUBLAS_STATUS_ARCH_MISMATCH` (8): the device lacks a feature the call needs
+            /// (for example a data type of `cublasGemmEx`).
+            CublasArchMismatch = CUBLAS_STATUS_ARCH_MISMATCH,
+                "the device lacks a feature this cuBLAS call needs";
+            /// cuBLAS `CUBLAS_STATUS_MAPPING_ERROR` (11): cuBLAS could not access GPU memory.
+            CublasMappingError = CUBLAS_STATUS_MAPPING_ERROR,
+                "cuBLAS could not access GPU memory";
+            /// cuBLAS `CUBLAS_STATUS_EXECUTION_FAILED` (13): a cuBLAS kernel failed to launch.
+            CublasExecutionFailed = CUBLAS_STATUS_EXECUTION_FAILED,
+                "a cuBLAS kernel failed to launch or run";
+            /// cuBLAS `CUBLAS_STATUS_INTERNAL_ERROR` (14): an internal cuBLAS operation failed.
+            CublasInternalError = CUBLAS_STATUS_INTERNAL_ERROR,
+                "an internal cuBLAS operation failed";
+            /// cuBLAS `CUBLAS_STATUS_NOT_SUPPORTED` (15): the combination of arguments is not
+            /// supported (on this device, or by this cuBLAS).
+            CublasNotSupported = CUBLAS_STATUS_NOT_SUPPORTED,
+                "cuBLAS does not support this combination of arguments";
+            /// cuBLAS `CUBLAS_STATUS_LICENSE_ERROR` (16): a license check failed.
+            CublasLicenseError = CUBLAS_STATUS_LICENSE_ERROR,
+                "cuBLAS reported a license error";
+        }
         /// cuBLAS returned a status this version of custack does not list (the value is in
         /// the detail).
         CublasUnlisted = "CUBLAS_STATUS_UNLISTED",
             "cuBLAS returned a status custack does not list";
         // NCCL's statuses (`custack::nccl`, feature `nccl`), named after `ncclResult_t`'s
         // values; the detail names the call and NCCL's last error message.
-        /// `ncclUnhandledCudaError`: a CUDA call inside NCCL failed.
-        NcclUnhandledCudaError = "ncclUnhandledCudaError", "a CUDA call inside NCCL failed";
-        /// `ncclSystemError`: a system call inside NCCL failed (a socket, memory, a thread);
-        /// also what a build of custack without NCCL returns before saying
-        /// [`ErrorKind::LibraryNotLinked`].
-        NcclSystemError = "ncclSystemError", "a system call inside NCCL failed";
-        /// `ncclInternalError`: NCCL failed internally.
-        NcclInternalError = "ncclInternalError", "NCCL failed internally";
-        /// `ncclInvalidArgument`: an argument NCCL refused.
-        NcclInvalidArgument = "ncclInvalidArgument", "NCCL refused an argument";
-        /// `ncclInvalidUsage`: a call NCCL refused in this state (two ranks on one GPU, say).
-        NcclInvalidUsage = "ncclInvalidUsage", "NCCL refused the call in this state";
-        /// `ncclRemoteError`: another rank failed, or the network to it did.
-        NcclRemoteError = "ncclRemoteError", "another rank, or the network to it, failed";
-        /// `ncclInProgress`: an operation of a non-blocking communicator has not finished.
-        NcclInProgress = "ncclInProgress", "an NCCL operation has not finished";
-        /// `ncclTimeout`: NCCL's own timeout expired.
-        NcclTimeout = "ncclTimeout", "NCCL's own timeout expired";
+        [feature = "nccl"] ffi::nccl::ncclResult_t {
+            /// `ncclUnhandledCudaError`: a CUDA call inside NCCL failed.
+            NcclUnhandledCudaError = ncclUnhandledCudaError, "a CUDA call inside NCCL failed";
+            /// `ncclSystemError`: a system call inside NCCL failed (a socket, memory, a thread);
+            /// also what a build of custack without NCCL returns before saying
+            /// [`ErrorKind::LibraryNotLinked`].
+            NcclSystemError = ncclSystemError, "a system call inside NCCL failed";
+            /// `ncclInternalError`: NCCL failed internally.
+            NcclInternalError = ncclInternalError, "NCCL failed internally";
+            /// `ncclInvalidArgument`: an argument NCCL refused.
+            NcclInvalidArgument = ncclInvalidArgument, "NCCL refused an argument";
+            /// `ncclInvalidUsage`: a call NCCL refused in this state (two ranks on one GPU, say).
+            NcclInvalidUsage = ncclInvalidUsage, "NCCL refused the call in this state";
+            /// `ncclRemoteError`: another rank failed, or the network to it did.
+            NcclRemoteError = ncclRemoteError, "another rank, or the network to it, failed";
+            /// `ncclInProgress`: an operation of a non-blocking communicator has not finished.
+            NcclInProgress = ncclInProgress, "an NCCL operation has not finished";
+            /// `ncclTimeout`: NCCL's own timeout expired.
+            NcclTimeout = ncclTimeout, "NCCL's own timeout expired";
+        }
         /// NCCL returned a status this version of custack does not list (the value is in the
         /// detail).
         NcclUnlisted = "ncclUnlisted", "NCCL returned a status custack does not list";
         // cuFFT's results (`custack::fft`, cargo feature `cufft`), named after `cufftResult`;
         // the detail names the cuFFT call. None is sticky.
-        /// cuFFT `CUFFT_INVALID_PLAN` (1): cuFFT was given an invalid plan handle.
-        CufftInvalidPlan = "CUFFT_INVALID_PLAN", "cuFFT was given an invalid plan";
-        /// cuFFT `CUFFT_ALLOC_FAILED` (2): cuFFT could not allocate GPU or CPU memory.
-        CufftAllocFailed = "CUFFT_ALLOC_FAILED", "cuFFT could not allocate memory";
-        /// cuFFT `CUFFT_INVALID_TYPE` (3): no longer returned by cuFFT 12.
-        CufftInvalidType = "CUFFT_INVALID_TYPE", "cuFFT was given an invalid transform type";
-        /// cuFFT `CUFFT_INVALID_VALUE` (4): cuFFT refused a pointer or a parameter.
-        CufftInvalidValue = "CUFFT_INVALID_VALUE", "cuFFT refused a pointer or a parameter";
-        /// cuFFT `CUFFT_INTERNAL_ERROR` (5): a driver or internal cuFFT error.
-        CufftInternalError = "CUFFT_INTERNAL_ERROR", "cuFFT failed internally";
-        /// cuFFT `CUFFT_EXEC_FAILED` (6): cuFFT could not execute the transform on the GPU.
-        CufftExecFailed = "CUFFT_EXEC_FAILED", "cuFFT could not execute the transform";
-        /// cuFFT `CUFFT_SETUP_FAILED` (7): the cuFFT library could not initialize.
-        CufftSetupFailed = "CUFFT_SETUP_FAILED", "the cuFFT library could not initialize";
-        /// cuFFT `CUFFT_INVALID_SIZE` (8): cuFFT refused a transform size.
-        CufftInvalidSize = "CUFFT_INVALID_SIZE", "cuFFT refused a transform size";
-        /// cuFFT `CUFFT_UNALIGNED_DATA` (9): no longer returned by cuFFT 12.
-        CufftUnalignedData = "CUFFT_UNALIGNED_DATA", "cuFFT was given unaligned data";
-        /// cuFFT `CUFFT_INCOMPLETE_PARAMETER_LIST` (10): parameters missing (cuFFT 11).
-        CufftIncompleteParameterList = "CUFFT_INCOMPLETE_PARAMETER_LIST",
-            "cuFFT was called with parameters missing";
-        /// cuFFT `CUFFT_INVALID_DEVICE` (11): the plan runs on another GPU than it was made on.
-        CufftInvalidDevice = "CUFFT_INVALID_DEVICE",
-            "the cuFFT plan was made on another GPU";
-        /// cuFFT `CUFFT_PARSE_ERROR` (12): an internal plan database error (cuFFT 11).
-        CufftParseError = "CUFFT_PARSE_ERROR", "cuFFT's plan database failed";
-        /// cuFFT `CUFFT_NO_WORKSPACE` (13): the plan has no work area.
-        CufftNoWorkspace = "CUFFT_NO_WORKSPACE", "the cuFFT plan has no work area";
-        /// cuFFT `CUFFT_NOT_IMPLEMENTED` (14): not implemented for these parameters.
-        CufftNotImplemented = "CUFFT_NOT_IMPLEMENTED",
-            "cuFFT does not implement this for these parameters";
-        /// cuFFT `CUFFT_LICENSE_ERROR` (15): a license check failed (cuFFT 11).
-        CufftLicenseError = "CUFFT_LICENSE_ERROR", "cuFFT reported a license error";
-        /// cuFFT `CUFFT_NOT_SUPPORTED` (16): not supported for these parameters.
-        CufftNotSupported = "CUFFT_NOT_SUPPORTED",
-            "cuFFT does not support this combination of parameters";
-        /// cuFFT `CUFFT_MISSING_DEPENDENCY` (17): a library cuFFT needs is missing (cuFFT 12).
-        CufftMissingDependency = "CUFFT_MISSING_DEPENDENCY",
-            "a library cuFFT needs could not be loaded";
-        /// cuFFT `CUFFT_NVRTC_FAILURE` (18): NVRTC failed inside cuFFT (cuFFT 12).
-        CufftNvrtcFailure = "CUFFT_NVRTC_FAILURE", "NVRTC failed inside cuFFT";
-        /// cuFFT `CUFFT_NVJITLINK_FAILURE` (19): nvJitLink failed inside cuFFT (cuFFT 12).
-        CufftNvjitlinkFailure = "CUFFT_NVJITLINK_FAILURE", "nvJitLink failed inside cuFFT";
-        /// cuFFT `CUFFT_NVSHMEM_FAILURE` (20): NVSHMEM failed inside cuFFT (cuFFT 12).
-        CufftNvshmemFailure = "CUFFT_NVSHMEM_FAILURE", "NVSHMEM failed inside cuFFT";
+        [feature = "cufft"] ffi::cufft::cufftResult {
+            /// cuFFT `CUFFT_INVALID_PLAN` (1): cuFFT was given an invalid plan handle.
+            CufftInvalidPlan = CUFFT_INVALID_PLAN, "cuFFT was given an invalid plan";
+            /// cuFFT `CUFFT_ALLOC_FAILED` (2): cuFFT could not allocate GPU or CPU memory.
+            CufftAllocFailed = CUFFT_ALLOC_FAILED, "cuFFT could not allocate memory";
+            /// cuFFT `CUFFT_INVALID_TYPE` (3): no longer returned by cuFFT 12.
+            CufftInvalidType = CUFFT_INVALID_TYPE, "cuFFT was given an invalid transform type";
+            /// cuFFT `CUFFT_INVALID_VALUE` (4): cuFFT refused a pointer or a parameter.
+            CufftInvalidValue = CUFFT_INVALID_VALUE, "cuFFT refused a pointer or a parameter";
+            /// cuFFT `CUFFT_INTERNAL_ERROR` (5): a driver or internal cuFFT error.
+            CufftInternalError = CUFFT_INTERNAL_ERROR, "cuFFT failed internally";
+            /// cuFFT `CUFFT_EXEC_FAILED` (6): cuFFT could not execute the transform on the GPU.
+            CufftExecFailed = CUFFT_EXEC_FAILED, "cuFFT could not execute the transform";
+            /// cuFFT `CUFFT_SETUP_FAILED` (7): the cuFFT library could not initialize.
+            CufftSetupFailed = CUFFT_SETUP_FAILED, "the cuFFT library could not initialize";
+            /// cuFFT `CUFFT_INVALID_SIZE` (8): cuFFT refused a transform size.
+            CufftInvalidSize = CUFFT_INVALID_SIZE, "cuFFT refused a transform size";
+            /// cuFFT `CUFFT_UNALIGNED_DATA` (9): no longer returned by cuFFT 12.
+            CufftUnalignedData = CUFFT_UNALIGNED_DATA, "cuFFT was given unaligned data";
+            /// cuFFT `CUFFT_INCOMPLETE_PARAMETER_LIST` (10): parameters missing (cuFFT 11).
+            CufftIncompleteParameterList = CUFFT_INCOMPLETE_PARAMETER_LIST,
+                "cuFFT was called with parameters missing";
+            /// cuFFT `CUFFT_INVALID_DEVICE` (11): the plan runs on another GPU than it was made on.
+            CufftInvalidDevice = CUFFT_INVALID_DEVICE,
+                "the cuFFT plan was made on another GPU";
+            /// cuFFT `CUFFT_PARSE_ERROR` (12): an internal plan database error (cuFFT 11).
+            CufftParseError = CUFFT_PARSE_ERROR, "cuFFT's plan database failed";
+            /// cuFFT `CUFFT_NO_WORKSPACE` (13): the plan has no work area.
+            CufftNoWorkspace = CUFFT_NO_WORKSPACE, "the cuFFT plan has no work area";
+            /// cuFFT `CUFFT_NOT_IMPLEMENTED` (14): not implemented for these parameters.
+            CufftNotImplemented = CUFFT_NOT_IMPLEMENTED,
+                "cuFFT does not implement this for these parameters";
+            /// cuFFT `CUFFT_LICENSE_ERROR` (15): a license check failed (cuFFT 11).
+            CufftLicenseError = CUFFT_LICENSE_ERROR, "cuFFT reported a license error";
+            /// cuFFT `CUFFT_NOT_SUPPORTED` (16): not supported for these parameters.
+            CufftNotSupported = CUFFT_NOT_SUPPORTED,
+                "cuFFT does not support this combination of parameters";
+            /// cuFFT `CUFFT_MISSING_DEPENDENCY` (17): a library cuFFT needs is missing (cuFFT 12).
+            CufftMissingDependency = CUFFT_MISSING_DEPENDENCY,
+                "a library cuFFT needs could not be loaded";
+            /// cuFFT `CUFFT_NVRTC_FAILURE` (18): NVRTC failed inside cuFFT (cuFFT 12).
+            CufftNvrtcFailure = CUFFT_NVRTC_FAILURE, "NVRTC failed inside cuFFT";
+            /// cuFFT `CUFFT_NVJITLINK_FAILURE` (19): nvJitLink failed inside cuFFT (cuFFT 12).
+            CufftNvjitlinkFailure = CUFFT_NVJITLINK_FAILURE, "nvJitLink failed inside cuFFT";
+            /// cuFFT `CUFFT_NVSHMEM_FAILURE` (20): NVSHMEM failed inside cuFFT (cuFFT 12).
+            CufftNvshmemFailure = CUFFT_NVSHMEM_FAILURE, "NVSHMEM failed inside cuFFT";
+        }
         /// cuFFT returned a result this version of custack does not list (the value is in the
         /// detail).
         CufftUnlisted = "CUFFT_UNLISTED", "cuFFT returned a result custack does not list";
         // cuRAND's statuses (`custack::rand`, cargo feature `curand`), named after
         // `curandStatus_t`; the detail names the cuRAND call. None is sticky.
-        /// cuRAND `CURAND_STATUS_VERSION_MISMATCH` (100): the header and the library differ.
-        CurandVersionMismatch = "CURAND_STATUS_VERSION_MISMATCH",
-            "cuRAND's header and library versions differ";
-        /// cuRAND `CURAND_STATUS_NOT_INITIALIZED` (101): the generator was not initialized.
-        CurandNotInitialized = "CURAND_STATUS_NOT_INITIALIZED",
-            "the cuRAND generator was not initialized";
-        /// cuRAND `CURAND_STATUS_ALLOCATION_FAILED` (102): cuRAND could not allocate memory.
-        CurandAllocationFailed = "CURAND_STATUS_ALLOCATION_FAILED",
-            "cuRAND could not allocate memory";
-        /// cuRAND `CURAND_STATUS_TYPE_ERROR` (103): the generator is of the wrong type.
-        CurandTypeError = "CURAND_STATUS_TYPE_ERROR", "the cuRAND generator is of the wrong type";
-        /// cuRAND `CURAND_STATUS_OUT_OF_RANGE` (104): an argument is out of range.
-        CurandOutOfRange = "CURAND_STATUS_OUT_OF_RANGE", "a cuRAND argument is out of range";
-        /// cuRAND `CURAND_STATUS_LENGTH_NOT_MULTIPLE` (105): the length is not a multiple of
-        /// the dimension (or not even, for some generators' normal distributions).
-        CurandLengthNotMultiple = "CURAND_STATUS_LENGTH_NOT_MULTIPLE",
-            "the cuRAND length is not a multiple it must be";
-        /// cuRAND `CURAND_STATUS_DOUBLE_PRECISION_REQUIRED` (106): the GPU lacks double
-        /// precision.
-        CurandDoublePrecisionRequired = "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED",
-            "the GPU does not support double precision";
-        /// cuRAND `CURAND_STATUS_LAUNCH_FAILURE` (201): a cuRAND kernel failed to launch.
-        CurandLaunchFailure = "CURAND_STATUS_LAUNCH_FAILURE", "a cuRAND kernel failed to launch";
-        /// cuRAND `CURAND_STATUS_PREEXISTING_FAILURE` (202): an earlier failure was found.
-        CurandPreexistingFailure = "CURAND_STATUS_PREEXISTING_FAILURE",
-            "cuRAND found an earlier failure";
-        /// cuRAND `CURAND_STATUS_INITIALIZATION_FAILED` (203): CUDA could not initialize.
-        CurandInitializationFailed = "CURAND_STATUS_INITIALIZATION_FAILED",
-            "cuRAND could not initialize CUDA";
-        /// cuRAND `CURAND_STATUS_ARCH_MISMATCH` (204): the GPU cannot do what was asked.
-        CurandArchMismatch = "CURAND_STATUS_ARCH_MISMATCH",
-            "the GPU lacks a feature cuRAND needs";
-        /// cuRAND `CURAND_STATUS_INTERNAL_ERROR` (999): an internal cuRAND error.
-        CurandInternalError = "CURAND_STATUS_INTERNAL_ERROR", "cuRAND failed internally";
+        [feature = "curand"] ffi::curand::curandStatus_t {
+            /// cuRAND `CURAND_STATUS_VERSION_MISMATCH` (100): the header and the library differ.
+            CurandVersionMismatch = CURAND_STATUS_VERSION_MISMATCH,
+                "cuRAND's header and library versions differ";
+            /// cuRAND `CURAND_STATUS_NOT_INITIALIZED` (101): the generator was not initialized.
+            CurandNotInitialized = CURAND_STATUS_NOT_INITIALIZED,
+                "the cuRAND generator was not initialized";
+            /// cuRAND `CURAND_STATUS_ALLOCATION_FAILED` (102): cuRAND could not allocate memory.
+            CurandAllocationFailed = CURAND_STATUS_ALLOCATION_FAILED,
+                "cuRAND could not allocate memory";
+            /// cuRAND `CURAND_STATUS_TYPE_ERROR` (103): the generator is of the wrong type.
+            CurandTypeError = CURAND_STATUS_TYPE_ERROR, "the cuRAND generator is of the wrong type";
+            /// cuRAND `CURAND_STATUS_OUT_OF_RANGE` (104): an argument is out of range.
+            CurandOutOfRange = CURAND_STATUS_OUT_OF_RANGE, "a cuRAND argument is out of range";
+            /// cuRAND `CURAND_STATUS_LENGTH_NOT_MULTIPLE` (105): the length is not a multiple of
+            /// the dimension (or not even, for some generators' normal distributions).
+            CurandLengthNotMultiple = CURAND_STATUS_LENGTH_NOT_MULTIPLE,
+                "the cuRAND length is not a multiple it must be";
+            /// cuRAND `CURAND_STATUS_DOUBLE_PRECISION_REQUIRED` (106): the GPU lacks double
+            /// precision.
+            CurandDoublePrecisionRequired = CURAND_STATUS_DOUBLE_PRECISION_REQUIRED,
+                "the GPU does not support double precision";
+            /// cuRAND `CURAND_STATUS_LAUNCH_FAILURE` (201): a cuRAND kernel failed to launch.
+            CurandLaunchFailure = CURAND_STATUS_LAUNCH_FAILURE, "a cuRAND kernel failed to launch";
+            /// cuRAND `CURAND_STATUS_PREEXISTING_FAILURE` (202): an earlier failure was found.
+            CurandPreexistingFailure = CURAND_STATUS_PREEXISTING_FAILURE,
+                "cuRAND found an earlier failure";
+            /// cuRAND `CURAND_STATUS_INITIALIZATION_FAILED` (203): CUDA could not initialize.
+            CurandInitializationFailed = CURAND_STATUS_INITIALIZATION_FAILED,
+                "cuRAND could not initialize CUDA";
+            /// cuRAND `CURAND_STATUS_ARCH_MISMATCH` (204): the GPU cannot do what was asked.
+            CurandArchMismatch = CURAND_STATUS_ARCH_MISMATCH,
+                "the GPU lacks a feature cuRAND needs";
+            /// cuRAND `CURAND_STATUS_INTERNAL_ERROR` (999): an internal cuRAND error.
+            CurandInternalError = CURAND_STATUS_INTERNAL_ERROR, "cuRAND failed internally";
+        }
         /// cuRAND returned a status this version of custack does not list (the value is in
         /// the detail).
         CurandUnlisted = "CURAND_STATUS_UNLISTED", "cuRAND returned a status custack does not list";
@@ -769,7 +863,7 @@ mod tests {
             let rest = name.strip_prefix("CUDA_ERROR_").unwrap();
             assert_eq!(format!("{kind:?}"), camel(rest), "{name}");
         }
-        for &kind in CUSTACK_KINDS {
+        for &kind in CUSTACK_KINDS.iter().chain(&library_kinds()) {
             // custack's own kinds, then the CUDA libraries' statuses, prefixed with the
             // library: `NVRTC_ERROR_COMPILATION` is `NvrtcCompilation`.
             let name = kind.name();
@@ -796,11 +890,12 @@ mod tests {
     #[test]
     fn names_are_unique() {
         let mut names = HashSet::new();
-        for &kind in DRIVER_KINDS.iter().chain(CUSTACK_KINDS) {
+        let library = library_kinds();
+        for &kind in DRIVER_KINDS.iter().chain(CUSTACK_KINDS).chain(&library) {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 16 + 2 + 18 + 10 + 1 + 9 + 2 + 21 + 13);
+        assert_eq!(names.len(), 100 + 20 + 1 + library.len());
     }
 
     #[test]

@@ -53,6 +53,17 @@ pub(crate) use drop_log::record_drop_error;
 pub use drop_log::{dropped_error_count, take_drop_errors};
 pub use failure::Error;
 pub use kind::ErrorKind;
+#[cfg_attr(
+    not(any(
+        feature = "nvrtc",
+        feature = "cublas",
+        feature = "nccl",
+        feature = "cufft",
+        feature = "curand"
+    )),
+    allow(unused_imports)
+)]
+pub(crate) use kind::LibraryStatus;
 pub use origin::{LaunchSite, Observer, Origin};
 pub use poison::poisoned;
 pub use safe_state::{FAIL_STOP_STATUS, fail_stop};

@@ -4,7 +4,7 @@
 //! `timed_out`, the error of a wait past its deadline.
 
 use crate::deadline::{Deadline, Polled, passed, poll_until};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, LibraryStatus, Result};
 use crate::ffi;
 use crate::ffi::nccl::{ncclComm_t, ncclResult_t};
 use core::ffi::{CStr, c_char};
@@ -27,7 +27,7 @@ pub(super) fn status(call: &str, comm: ncclComm_t, status: ncclResult_t) -> Resu
 #[cold]
 #[inline(never)]
 pub(super) fn status_error(call: &str, comm: ncclComm_t, status: ncclResult_t) -> Error {
-    let kind = status_kind(status);
+    let kind = status.kind();
     // SAFETY: `ncclGetErrorString` takes any value and returns a pointer to a static string;
     // null is checked below.
     let text = c_text(unsafe { ffi::nccl::ncclGetErrorString(status) });
@@ -43,7 +43,7 @@ pub(super) fn status_error(call: &str, comm: ncclComm_t, status: ncclResult_t) -
         detail.push_str(": ");
         detail.push_str(&last);
     }
-    Error::custack(kind, detail)
+    Error::library(status, detail)
 }
 
 /// A C string NCCL owns, copied; empty for null.
@@ -56,22 +56,6 @@ fn c_text(ptr: *const c_char) -> String {
     unsafe { CStr::from_ptr(ptr) }
         .to_string_lossy()
         .into_owned()
-}
-
-/// The kind of an NCCL status (never called with success).
-fn status_kind(status: ncclResult_t) -> ErrorKind {
-    use ncclResult_t as R;
-    match status {
-        R::ncclUnhandledCudaError => ErrorKind::NcclUnhandledCudaError,
-        R::ncclSystemError => ErrorKind::NcclSystemError,
-        R::ncclInternalError => ErrorKind::NcclInternalError,
-        R::ncclInvalidArgument => ErrorKind::NcclInvalidArgument,
-        R::ncclInvalidUsage => ErrorKind::NcclInvalidUsage,
-        R::ncclRemoteError => ErrorKind::NcclRemoteError,
-        R::ncclInProgress => ErrorKind::NcclInProgress,
-        R::ncclTimeout => ErrorKind::NcclTimeout,
-        _ => ErrorKind::NcclUnlisted,
-    }
 }
 
 /// Why a poll of a communicator stopped before it settled.
@@ -146,7 +130,10 @@ mod tests {
             (8, ErrorKind::NcclTimeout),
             (99, ErrorKind::NcclUnlisted),
         ] {
-            assert_eq!(status_kind(ncclResult_t(raw)), kind);
+            assert_eq!(ncclResult_t(raw).kind(), kind);
+            // The error keeps the raw status (NCCL's strings need no communicator: null).
+            let e = status_error("ncclAllReduce", core::ptr::null_mut(), ncclResult_t(raw));
+            assert_eq!((e.kind(), e.library_status()), (kind, Some(raw)));
         }
     }
 }

@@ -70,7 +70,7 @@
 
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::driver::{ComputeCapability, Device, Version};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, LibraryStatus, Result};
 use crate::ffi::nvrtc as ffi;
 use crate::kernel::contract::{self, Contract};
 use crate::kernel::module::{Module, Source};
@@ -79,7 +79,7 @@ use std::ffi::CString;
 
 /// The error of an NVRTC call that returned `code`, naming the call.
 fn error(call: &str, code: ffi::nvrtcResult) -> Error {
-    let kind = kind(code);
+    let kind = code.kind();
     let detail = if kind == ErrorKind::NvrtcUnlisted {
         // SAFETY: `nvrtcGetErrorString` takes any value.
         let text = unsafe { ffi::nvrtcGetErrorString(code) };
@@ -90,36 +90,7 @@ fn error(call: &str, code: ffi::nvrtcResult) -> Error {
     } else {
         format!("{call} failed")
     };
-    Error::custack(kind, detail)
-}
-
-/// The [`ErrorKind`] of an `nvrtcResult` (not `NVRTC_SUCCESS`).
-fn kind(code: ffi::nvrtcResult) -> ErrorKind {
-    use ffi::nvrtcResult as R;
-    match code {
-        R::NVRTC_ERROR_OUT_OF_MEMORY => ErrorKind::NvrtcOutOfMemory,
-        R::NVRTC_ERROR_PROGRAM_CREATION_FAILURE => ErrorKind::NvrtcProgramCreationFailure,
-        R::NVRTC_ERROR_INVALID_INPUT => ErrorKind::NvrtcInvalidInput,
-        R::NVRTC_ERROR_INVALID_PROGRAM => ErrorKind::NvrtcInvalidProgram,
-        R::NVRTC_ERROR_INVALID_OPTION => ErrorKind::NvrtcInvalidOption,
-        R::NVRTC_ERROR_COMPILATION => ErrorKind::NvrtcCompilation,
-        R::NVRTC_ERROR_BUILTIN_OPERATION_FAILURE => ErrorKind::NvrtcBuiltinOperationFailure,
-        R::NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION => {
-            ErrorKind::NvrtcNoNameExpressionsAfterCompilation
-        }
-        R::NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION => {
-            ErrorKind::NvrtcNoLoweredNamesBeforeCompilation
-        }
-        R::NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID => ErrorKind::NvrtcNameExpressionNotValid,
-        R::NVRTC_ERROR_INTERNAL_ERROR => ErrorKind::NvrtcInternalError,
-        R::NVRTC_ERROR_TIME_FILE_WRITE_FAILED => ErrorKind::NvrtcTimeFileWriteFailed,
-        R::NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED => ErrorKind::NvrtcNoPchCreateAttempted,
-        R::NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED => ErrorKind::NvrtcPchCreateHeapExhausted,
-        R::NVRTC_ERROR_PCH_CREATE => ErrorKind::NvrtcPchCreate,
-        R::NVRTC_ERROR_CANCELLED => ErrorKind::NvrtcCancelled,
-        R::NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED => ErrorKind::NvrtcTimeTraceFileWriteFailed,
-        _ => ErrorKind::NvrtcUnlisted,
-    }
+    Error::library(code, detail)
 }
 
 /// `Ok` for `NVRTC_SUCCESS`, else the error of `call`.

@@ -1,7 +1,7 @@
 //! cuRAND's statuses as results: the `Curand…` kind named after the status, the detail naming
 //! the call.
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, LibraryStatus, Result};
 use crate::ffi;
 
 /// A cuRAND status as a result: the kind named after the status, the detail naming the call.
@@ -16,32 +16,12 @@ pub(crate) fn status(call: &str, status: ffi::curand::curandStatus_t) -> Result<
 #[cold]
 #[inline(never)]
 fn status_error(call: &str, status: ffi::curand::curandStatus_t) -> Error {
-    let kind = status_kind(status);
+    let kind = status.kind();
     let name = match kind {
         ErrorKind::CurandUnlisted => "status",
         _ => kind.name(),
     };
-    Error::custack(kind, format!("{call} returned {name} ({})", status.0))
-}
-
-/// The kind of a cuRAND status (never called with success).
-pub(crate) fn status_kind(status: ffi::curand::curandStatus_t) -> ErrorKind {
-    use ffi::curand::curandStatus_t as S;
-    match status {
-        S::CURAND_STATUS_VERSION_MISMATCH => ErrorKind::CurandVersionMismatch,
-        S::CURAND_STATUS_NOT_INITIALIZED => ErrorKind::CurandNotInitialized,
-        S::CURAND_STATUS_ALLOCATION_FAILED => ErrorKind::CurandAllocationFailed,
-        S::CURAND_STATUS_TYPE_ERROR => ErrorKind::CurandTypeError,
-        S::CURAND_STATUS_OUT_OF_RANGE => ErrorKind::CurandOutOfRange,
-        S::CURAND_STATUS_LENGTH_NOT_MULTIPLE => ErrorKind::CurandLengthNotMultiple,
-        S::CURAND_STATUS_DOUBLE_PRECISION_REQUIRED => ErrorKind::CurandDoublePrecisionRequired,
-        S::CURAND_STATUS_LAUNCH_FAILURE => ErrorKind::CurandLaunchFailure,
-        S::CURAND_STATUS_PREEXISTING_FAILURE => ErrorKind::CurandPreexistingFailure,
-        S::CURAND_STATUS_INITIALIZATION_FAILED => ErrorKind::CurandInitializationFailed,
-        S::CURAND_STATUS_ARCH_MISMATCH => ErrorKind::CurandArchMismatch,
-        S::CURAND_STATUS_INTERNAL_ERROR => ErrorKind::CurandInternalError,
-        _ => ErrorKind::CurandUnlisted,
-    }
+    Error::library(status, format!("{call} returned {name} ({})", status.0))
 }
 
 #[cfg(test)]
@@ -96,6 +76,7 @@ mod tests {
             ),
         ] {
             let e = status("curandGenerate", st).unwrap_err();
+            assert_eq!(e.library_status(), Some(st.0));
             assert_eq!(e.kind(), kind);
             assert_eq!(
                 e.detail(),
@@ -104,6 +85,7 @@ mod tests {
             assert!(!e.is_sticky());
         }
         let e = status("curandGenerate", S(4242)).unwrap_err();
+        assert_eq!(e.library_status(), Some(4242));
         assert_eq!(e.kind(), ErrorKind::CurandUnlisted);
         assert_eq!(e.detail(), Some("curandGenerate returned status (4242)"));
         status("curandGenerate", S::CURAND_STATUS_SUCCESS).unwrap();
