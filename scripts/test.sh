@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the
-# rendezvous crate's tests (rendezvous/, loopback only), the API docs with warnings denied, the
-# example, plain `cargo test` in a fresh clone without the CUDA variables, the MSRV of every
-# published crate, the release as a dry run (below), the checking-driver schedules (scripts/check-driver.sh,
+# benches crate's targets (benches/, custack-benches: each bench once without `--bench`, the
+# tokio example and test), the rendezvous crate's tests (rendezvous/, loopback only), the API
+# docs with warnings denied, the example, plain `cargo test` in a fresh clone without the CUDA
+# variables, the MSRV of every published crate, the release as a dry run (below), the
+# checking-driver schedules (scripts/check-driver.sh,
 # contract row R10; scripts/checked-app.sh, a user's crate under custack-check), Miri over the
 # unsafe code (scripts/miri.sh; the nightly toolchain with Miri is installed with rustup when
 # missing, skipped with a message only where rustup is) and the platform legs
@@ -120,7 +122,9 @@ step_done() {
     timings+=("$1 ${took}s")
     echo "scripts/test.sh: time: $1 took $took s ($SECONDS s so far)"
 }
-cargo test --no-fail-fast --all-targets -- "$@" || { status=1; failed+=(tests); }
+# custack's targets, and custack-benches' (benches/: the benches, each run once without
+# `--bench`, which prints how to run it; example 13 and the test gpu_tokio, on tokio).
+cargo test --no-fail-fast -p custack -p custack-benches --all-targets -- "$@" || { status=1; failed+=(tests); }
 cargo test --no-fail-fast --doc || { status=1; failed+=("doc tests"); }
 # The rendezvous crate (custack::rendezvous with the feature `nccl`): plain std, no CUDA; its
 # tests run on loopback, in threads and in child processes, in about two seconds.
@@ -332,7 +336,8 @@ libraries_check "$@" || { status=1; failed+=("libraries (nvrtc, cublas, nccl, cu
 step_done "libraries"
 
 # The MSRV each published crate's Cargo.toml declares (`rust-version`), checked on its library
-# (dev-dependencies such as cudarc need newer compilers, and users do not build them). A
+# (dev-dependencies such as trybuild's, and custack-benches' cudarc, need newer compilers, and
+# users do not build them). A
 # toolchain is installed with rustup if it is missing; where that is impossible the step says
 # plainly that it skipped.
 msrv_check() { # MANIFEST PACKAGE
