@@ -2,7 +2,7 @@
 //! process, on one GPU.
 //!
 //! ```text
-//! cargo bench --features cublas --bench blas      # needs a GPU and cuBLAS
+//! cargo bench -p custack-benches --features cublas --bench blas  # needs a GPU and cuBLAS
 //! ```
 //!
 //! Rows: SGEMM and DGEMM at 4096³ (one call a rep), SGEMM at 64³ (100 calls a rep, where the
@@ -417,7 +417,7 @@ fn saxpy_row(
 }
 
 fn main() {
-    if !running("cargo bench --features cublas --bench blas") {
+    if !running("cargo bench -p custack-benches --features cublas --bench blas") {
         return;
     }
     let reps = reps("CUSTACK_BLAS_REPS");

@@ -2,7 +2,7 @@
 //! process, on one GPU.
 //!
 //! ```text
-//! cargo bench --features cublaslt --bench blaslt      # needs a GPU and cuBLASLt
+//! cargo bench -p custack-benches --features cublaslt --bench blaslt  # needs a GPU and cuBLASLt
 //! ```
 //!
 //! Rows: an `F16` 4096³ matmul with a bias and ReLU into `F16` (one a rep), an `f32` 4096³
@@ -443,7 +443,7 @@ fn row<A, D>(
 }
 
 fn main() {
-    if !running("cargo bench --features cublaslt --bench blaslt") {
+    if !running("cargo bench -p custack-benches --features cublaslt --bench blaslt") {
         return;
     }
     let reps = reps("CUSTACK_BLASLT_REPS");

@@ -2,7 +2,7 @@
 //! one GPU.
 //!
 //! ```text
-//! cargo bench --features cufft --bench fft      # needs a GPU and cuFFT
+//! cargo bench -p custack-benches --features cufft --bench fft  # needs a GPU and cuFFT
 //! ```
 //!
 //! Rows: complex-to-complex `f32` transforms of 4096 points, a batch of 1024 (one execution a
@@ -371,7 +371,7 @@ fn r2c_row(sides: &Sides<'_, '_>, nx: usize, ny: usize) {
 }
 
 fn main() {
-    if !running("cargo bench --features cufft --bench fft") {
+    if !running("cargo bench -p custack-benches --features cufft --bench fft") {
         return;
     }
     let reps = reps("CUSTACK_FFT_REPS");

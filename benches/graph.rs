@@ -2,8 +2,8 @@
 //! how one thread feeds many small kernels cheaply.
 //!
 //! ```text
-//! cargo bench --bench graph                  # on a GPU machine
-//! bash scripts/gpu-bundle.sh --bench graph         # packs it; on the GPU machine: bash .gpu/run.sh
+//! cargo bench -p custack-benches --bench graph  # on a GPU machine
+//! bash scripts/gpu-bundle.sh --bench graph  # packs it; on the GPU machine: bash .gpu/run.sh
 //! ```
 //!
 //! The graph is 100 launches of `add_u32(x, 1, n)` on 4096 `u32`s (16 blocks of 256 threads),
@@ -465,7 +465,9 @@ fn run(reps: usize) -> custack::Result<()> {
 
 fn main() -> std::process::ExitCode {
     if !std::env::args().any(|a| a == "--bench") {
-        println!("graph: a benchmark; run it with `cargo bench --bench graph` on a GPU machine");
+        println!(
+            "graph: a benchmark; run it with `cargo bench -p custack-benches --bench graph` on a GPU machine"
+        );
         return std::process::ExitCode::SUCCESS;
     }
     let reps = std::env::var("CUSTACK_GRAPH_REPS")

@@ -3,8 +3,8 @@
 //! machine has them.
 //!
 //! ```text
-//! cargo bench --bench memory                 # on a GPU machine
-//! bash scripts/gpu-bundle.sh --bench memory        # packs it; on the GPU machine: bash .gpu/run.sh
+//! cargo bench -p custack-benches --bench memory  # on a GPU machine
+//! bash scripts/gpu-bundle.sh --bench memory  # packs it; on the GPU machine: bash .gpu/run.sh
 //! ```
 //!
 //! Rows, each a custack call beside the raw `custack::ffi` call it makes, on the same memory and
@@ -291,7 +291,9 @@ fn peer_rows(driver: Driver, reps: usize) -> custack::Result<()> {
 
 fn main() -> std::process::ExitCode {
     if !std::env::args().any(|a| a == "--bench") {
-        println!("memory: a benchmark; run it with `cargo bench --bench memory` on a GPU machine");
+        println!(
+            "memory: a benchmark; run it with `cargo bench -p custack-benches --bench memory` on a GPU machine"
+        );
         return std::process::ExitCode::SUCCESS;
     }
     let reps = std::env::var("CUSTACK_MEM_REPS")

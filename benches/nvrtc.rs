@@ -1,7 +1,7 @@
 //! NVRTC compile time: `Program::compile` against the raw NVRTC calls it makes, in one process.
 //!
 //! ```text
-//! cargo bench --features nvrtc --bench nvrtc        # no GPU needed: NVRTC runs on the CPU
+//! cargo bench -p custack-benches --features nvrtc --bench nvrtc  # no GPU: NVRTC runs on the CPU
 //! ```
 //!
 //! The program is `examples/kernels/clock.cu` (the kernel of `examples/18_nvrtc_clock.rs`),
@@ -87,7 +87,9 @@ fn raw(source: &CString, name: &CString, option: &CString) -> usize {
 
 fn main() {
     if !std::env::args().any(|a| a == "--bench") {
-        println!("benches/nvrtc: run with `cargo bench --features nvrtc --bench nvrtc`");
+        println!(
+            "benches/nvrtc: run with `cargo bench -p custack-benches --features nvrtc --bench nvrtc`"
+        );
         return;
     }
     let reps: usize = std::env::var("CUSTACK_NVRTC_REPS")

@@ -3,9 +3,9 @@
 //! used as its documentation recommends.
 //!
 //! ```text
-//! cargo bench --bench overhead                  # on a GPU machine; bounded to about 5 minutes
-//! bash scripts/gpu-bundle.sh --bench overhead         # packs it; on the GPU machine: bash .gpu/run.sh
-//! bash scripts/bench-nulldriver.sh              # against the do-nothing driver (checkdriver)
+//! cargo bench -p custack-benches --bench overhead  # on a GPU machine; about 5 minutes
+//! bash scripts/gpu-bundle.sh --bench overhead  # packs it; on the GPU machine: bash .gpu/run.sh
+//! bash scripts/bench-nulldriver.sh  # against the do-nothing driver (checkdriver)
 //! ```
 //!
 //! Without `--bench` (as `cargo test --all-targets` runs it) it prints how to run it and exits.
@@ -1896,7 +1896,7 @@ fn time_tables(rep: &mut Report, g: &Gathered, null: bool) {
 
 /// `count` per `n` iterations, exactly: `×2`, or `×1/100000` when not a whole number per iteration.
 fn per_iteration(count: u64, n: u64) -> String {
-    if n != 0 && count % n == 0 {
+    if n != 0 && count.is_multiple_of(n) {
         format!("×{}", count / n)
     } else {
         format!("×{count}/{n}")
@@ -2081,7 +2081,7 @@ fn parent(args: &[String]) {
     let callgrind = args.iter().any(|a| a == "--callgrind");
     if !bench && !callgrind {
         println!(
-            "overhead: a benchmark; nothing to test. Run it with `cargo bench --bench overhead` \
+            "overhead: a benchmark; nothing to test. Run it with `cargo bench -p custack-benches --bench overhead` \
              (on a GPU machine) or `bash scripts/bench-nulldriver.sh` (anywhere)."
         );
         return;

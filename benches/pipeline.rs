@@ -4,8 +4,8 @@
 //! pipeline needs its slot again, with `SLOTS` chunks in flight.
 //!
 //! ```text
-//! cargo bench --bench pipeline                  # on a GPU machine
-//! bash scripts/gpu-bundle.sh --bench pipeline         # packs it; on the GPU machine: bash .gpu/run.sh
+//! cargo bench -p custack-benches --bench pipeline  # on a GPU machine
+//! bash scripts/gpu-bundle.sh --bench pipeline  # packs it; on the GPU machine: bash .gpu/run.sh
 //! ```
 //!
 //! Variants, all in each process, in rotating order, after a warm-up of each:
@@ -592,7 +592,9 @@ fn main() {
         return;
     }
     if !args.iter().any(|a| a == "--bench") {
-        println!("pipeline: a GPU benchmark; run `cargo bench --bench pipeline` on a GPU machine");
+        println!(
+            "pipeline: a GPU benchmark; run `cargo bench -p custack-benches --bench pipeline` on a GPU machine"
+        );
         return;
     }
     let procs = env_usize("CUSTACK_PIPE_PROCS", 15);

@@ -2,7 +2,7 @@
 //! one GPU.
 //!
 //! ```text
-//! cargo bench --features curand --bench rand      # needs a GPU and cuRAND
+//! cargo bench -p custack-benches --features curand --bench rand  # needs a GPU and cuRAND
 //! ```
 //!
 //! Rows: uniform and normal `f32` fills of 2^24 values (one call a rep), and uniform fills of
@@ -245,7 +245,7 @@ fn row(
 }
 
 fn main() {
-    if !running("cargo bench --features curand --bench rand") {
+    if !running("cargo bench -p custack-benches --features curand --bench rand") {
         return;
     }
     let reps = reps("CUSTACK_RAND_REPS");

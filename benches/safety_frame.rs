@@ -49,7 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if !bench && args.is_empty() {
         // `cargo test --all-targets` runs benches without arguments: nothing to test here.
         println!(
-            "safety_frame: a benchmark; run it on a GPU machine with `cargo bench --bench \
+            "safety_frame: a benchmark; run it on a GPU machine with `cargo bench -p custack-benches --bench \
              safety_frame` (and CUSTACK_FRAME_CUBIN) or scripts/frame-bench.sh"
         );
         return Ok(());

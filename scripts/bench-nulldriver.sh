@@ -31,7 +31,7 @@ export CUDA_DRIVER_LIB_DIR=$lib_dir
 export LD_LIBRARY_PATH=$lib_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 echo "bench-nulldriver: building the benchmark against it" >&2
-bin=$(CARGO_TARGET_DIR=$target/bench-nulldriver cargo bench --no-run --bench overhead \
+bin=$(CARGO_TARGET_DIR=$target/bench-nulldriver cargo bench --no-run -p custack-benches --bench overhead \
     --message-format=json-render-diagnostics | python3 -c '
 import json, sys
 for line in sys.stdin:

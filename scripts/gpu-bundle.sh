@@ -7,7 +7,9 @@
 #
 # --features F builds everything with custack's features F (`nvrtc`: set CUSTACK_NVRTC_LIB_DIR
 # to an NVRTC the GPU machine also has, of a CUDA version its driver supports). --test NAME packs
-# only the test targets named (and the unit tests) instead of every one.
+# only the test targets named (and the unit tests) instead of every one. Tests and examples are
+# looked for in custack and in custack-benches (benches/Cargo.toml: the test gpu_tokio, the
+# example 13_tokio_requests), benches in custack-benches, which has custack's features too.
 #   # on the GPU machine, from the repository root, with .gpu/ copied there:
 #   bash .gpu/run.sh                 # every test binary with --include-ignored, then the benches
 #                                    # (--bench) and examples; one log, $OUT/gpu.log (.gpu/out/)
@@ -45,6 +47,9 @@ while (($#)); do
         *) die "unknown argument $1" ;;
     esac
 done
+# The packages whose tests and examples are packed: custack, and custack-benches (what needs
+# tokio). cargo looks for a target named by --test or --example in both.
+packages=(-p custack -p custack-benches)
 rm -rf .gpu
 mkdir -p .gpu/bin
 # Prints "ROLE NAME PATH" for each executable cargo reports (JSON messages on stdin).
@@ -63,12 +68,12 @@ for line in sys.stdin:
         print(role, name, m["executable"])' "$1"
 }
 {
-    cargo test --release --no-run "${tests[@]}" "${features[@]}" --message-format=json-render-diagnostics | executables test
+    cargo test --release --no-run "${packages[@]}" "${tests[@]}" "${features[@]}" --message-format=json-render-diagnostics | executables test
     for b in "${benches[@]}"; do
-        cargo bench --no-run --bench "$b" "${features[@]}" --message-format=json-render-diagnostics | executables bench
+        cargo bench --no-run -p custack-benches --bench "$b" "${features[@]}" --message-format=json-render-diagnostics | executables bench
     done
     for e in "${examples[@]}"; do
-        cargo build --release --example "$e" "${features[@]}" --message-format=json-render-diagnostics | executables example
+        cargo build --release "${packages[@]}" --example "$e" "${features[@]}" --message-format=json-render-diagnostics | executables example
     done
 } >.gpu/found
 : >.gpu/list

@@ -17,8 +17,9 @@
 #                 01_vector_add run under Wine (Debian's wine64), where there is no nvcuda.dll:
 #                 the GPU-less build; then 01_vector_add linked to nvcuda.dll (raw-dylib, forced
 #                 with CUSTACK_REQUIRE_LIBCUDA=1) must import nvcuda.dll.
-#   windows-msvc  cargo check --target x86_64-pc-windows-msvc: every target (tests, examples,
-#                 benches) in the GPU-less build, the library and 01_vector_add in the raw-dylib one.
+#   windows-msvc  cargo check --target x86_64-pc-windows-msvc: every target of custack and of
+#                 custack-benches (tests, examples, benches) in the GPU-less build, the library
+#                 and 01_vector_add in the raw-dylib one.
 #   qnx           cargo +nightly check -Zbuild-std --target aarch64-unknown-nto-qnx710 --lib
 #                 (a tier-3 target: no prebuilt std, no linker here; a check is as far as it goes).
 #
@@ -216,7 +217,7 @@ leg_windows_msvc() {
     why=$(need_rust_target x86_64-pc-windows-msvc) || { record windows-msvc "$start" skipped "$why"; return; }
     if (
         unset CUDA_DRIVER_LIB_DIR CUSTACK_REQUIRE_LIBCUDA
-        cargo check --quiet --target x86_64-pc-windows-msvc --all-targets &&
+        cargo check --quiet --target x86_64-pc-windows-msvc -p custack -p custack-benches --all-targets &&
             CUSTACK_REQUIRE_LIBCUDA=1 cargo check --quiet --target x86_64-pc-windows-msvc --lib --example 01_vector_add
     ); then
         record windows-msvc "$start" passed

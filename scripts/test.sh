@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the
-# rendezvous crate's tests (rendezvous/, loopback only), the API docs with warnings denied, the
-# example, plain `cargo test` in a fresh clone without the CUDA variables, the MSRV of every
-# published crate, the release as a dry run (below), the checking-driver schedules (scripts/check-driver.sh,
+# benches crate's targets (benches/, custack-benches: each bench once without `--bench`, the
+# tokio example and test), the rendezvous crate's tests (rendezvous/, loopback only), the API
+# docs with warnings denied, the example, plain `cargo test` in a fresh clone without the CUDA
+# variables, the MSRV of every published crate, the release as a dry run (below), the
+# checking-driver schedules (scripts/check-driver.sh,
 # contract row R10; scripts/checked-app.sh, a user's crate under custack-check), Miri over the
 # unsafe code (scripts/miri.sh; the nightly toolchain with Miri is installed with rustup when
 # missing, skipped with a message only where rustup is) and the platform legs
@@ -17,8 +19,8 @@
 #
 # It packages the workspace's three published crates in dependency order (custack-derive,
 # custack-rendezvous, custack), builds each package as a user would get it, and uploads them in
-# that order. This script runs the same command with --dry-run, and checks what each package
-# holds.
+# that order. This script runs the same command with --dry-run, checks what each package
+# holds, and runs custack's unit and doc tests in its unpacked .crate.
 #
 # The tests link and load the real CUDA driver library, but need no GPU. The library is taken
 # from, in order:
@@ -120,7 +122,9 @@ step_done() {
     timings+=("$1 ${took}s")
     echo "scripts/test.sh: time: $1 took $took s ($SECONDS s so far)"
 }
-cargo test --no-fail-fast --all-targets -- "$@" || { status=1; failed+=(tests); }
+# custack's targets, and custack-benches' (benches/: the benches, each run once without
+# `--bench`, which prints how to run it; example 13 and the test gpu_tokio, on tokio).
+cargo test --no-fail-fast -p custack -p custack-benches --all-targets -- "$@" || { status=1; failed+=(tests); }
 cargo test --no-fail-fast --doc || { status=1; failed+=("doc tests"); }
 # The rendezvous crate (custack::rendezvous with the feature `nccl`): plain std, no CUDA; its
 # tests run on loopback, in threads and in child processes, in about two seconds.
@@ -332,7 +336,8 @@ libraries_check "$@" || { status=1; failed+=("libraries (nvrtc, cublas, nccl, cu
 step_done "libraries"
 
 # The MSRV each published crate's Cargo.toml declares (`rust-version`), checked on its library
-# (dev-dependencies such as cudarc need newer compilers, and users do not build them). A
+# (dev-dependencies such as trybuild's, and custack-benches' cudarc, need newer compilers, and
+# users do not build them). A
 # toolchain is installed with rustup if it is missing; where that is impossible the step says
 # plainly that it skipped.
 msrv_check() { # MANIFEST PACKAGE
@@ -368,8 +373,10 @@ step_done "msrv"
 # (custack against the other two as packaged, through cargo's local overlay, before they are on
 # the registry). Then what each package holds, against the list of what a user and docs.rs
 # need: the library's sources, the README, the licences (custack: also ffi/, the build script
-# and build/, the CHANGELOG); no tests, ui tests, examples, benches, docs pages, scripts or build
-# outputs. Any other warning than cargo's note for each of those targets fails the step.
+# and build/, the CHANGELOG, and what its unit and doc tests read: two PTX fixtures and the three
+# docs pages whose examples are doc tests); no integration or ui tests, examples, benches, other
+# docs pages, scripts or build outputs. Any other warning than cargo's note for each of those
+# targets fails the step. custack-benches (publish = false) is not packaged.
 publish_check() {
     local log=$target_dir/publish-dry-run.log listing bad missing order name allowed required f version
     if ! cargo publish --workspace --dry-run --allow-dirty >"$log" 2>&1; then
@@ -413,8 +420,10 @@ publish_check() {
         allowed='src/.*\.rs|README\.md|LICENSE-MIT|LICENSE-APACHE|Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|\.cargo_vcs_info\.json'
         required=(src/lib.rs README.md LICENSE-MIT LICENSE-APACHE)
         if [[ $name == custack ]]; then
-            allowed+='|ffi/.*\.rs|build\.rs|build/.*\.rs|CHANGELOG\.md'
-            required+=(ffi/mod.rs build.rs CHANGELOG.md)
+            allowed+='|ffi/.*\.rs|build\.rs|build/.*\.rs|CHANGELOG\.md|tests/fixtures/(kernels|contracts)\.ptx'
+            allowed+='|docs/(features|interop|from-cudarc)\.md'
+            required+=(ffi/mod.rs build.rs CHANGELOG.md tests/fixtures/kernels.ptx tests/fixtures/contracts.ptx
+                docs/features.md docs/interop.md docs/from-cudarc.md)
         fi
         bad=$(grep -vxE "$allowed" <<<"$listing" || true)
         missing=
@@ -426,11 +435,52 @@ publish_check() {
             echo "scripts/test.sh: package: $name: should not be there: ${bad:-none}; missing:${missing:- none}" >&2
             return 1
         fi
-        echo "scripts/test.sh: package: $name: $(wc -l <<<"$listing") files: its sources, README, licences$([[ $name == custack ]] && echo ', CHANGELOG'); nothing else"
+        echo "scripts/test.sh: package: $name: $(wc -l <<<"$listing") files: its sources, README, licences$([[ $name == custack ]] && echo ', CHANGELOG, what its unit and doc tests read'); nothing else"
     done
     echo "scripts/test.sh: package: cargo publish --workspace --dry-run packaged, built and would upload custack-derive, custack-rendezvous, custack, in that order"
 }
 publish_check || { status=1; failed+=(package); }
+
+# The packaged crate's own tests, as a user (or a distribution that tests what it packages) runs
+# them on the .crate: `cargo package --no-verify` for the three published crates, each unpacked
+# outside the repository, then custack's unit tests and doc tests there. They read the PTX
+# fixtures and the docs pages the package includes; the integration tests and examples are not
+# in it. custack-derive and custack-rendezvous, not on the registry before the release, come from
+# their own unpacked packages (a [patch]); everything else from cargo's cache (--offline). Its
+# own target directory, so the usual build is not rebuilt.
+package_tests() {
+    local dir crate version log=$target_dir/package-tests.log
+    local patch=()
+    version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -1)
+    if ! cargo package --no-verify --allow-dirty --quiet -p custack-derive -p custack-rendezvous \
+        -p custack >"$log" 2>&1; then
+        cat "$log" >&2
+        echo "scripts/test.sh: packaged crate: cargo package --no-verify failed (above)" >&2
+        return 1
+    fi
+    dir=$(mktemp -d)
+    for crate in custack-derive custack-rendezvous custack; do
+        tar -xzf "$target_dir/package/$crate-$version.crate" -C "$dir" || return 1
+    done
+    for crate in custack-derive custack-rendezvous; do
+        patch+=(--config "patch.crates-io.$crate.path='$dir/$crate-$version'")
+    done
+    if ! (
+        cd "$dir/custack-$version"
+        export CARGO_TARGET_DIR=$target_dir/package-tests
+        cargo test --offline --no-fail-fast "${patch[@]}" --lib &&
+            cargo test --offline --no-fail-fast "${patch[@]}" --doc
+    ) >>"$log" 2>&1; then
+        grep -E '^(error|test .* FAILED|test result: FAILED)' "$log" >&2 || true
+        echo "scripts/test.sh: packaged crate: custack-$version.crate's own tests fail in the unpacked package; the whole log: $log" >&2
+        rm -rf "$dir"
+        return 1
+    fi
+    rm -rf "$dir"
+    awk '/^test result:/ { p += $4; f += $6; i += $8 }
+        END { printf "scripts/test.sh: packaged crate: the unit and doc tests of custack in its unpacked .crate: %d passed, %d failed, %d ignored\n", p, f, i }' "$log"
+}
+package_tests || { status=1; failed+=("packaged crate's tests"); }
 step_done "package"
 
 # R10: the P-patterns and the example under the checking driver, each driver call failed once
@@ -483,7 +533,7 @@ step_done "platforms"
 joined_times=$(printf '%s, ' "${timings[@]}")
 echo "scripts/test.sh: time: $SECONDS s in all: ${joined_times%, }"
 if ((status == 0)); then
-    echo "scripts/test.sh: all passed: tests, doc tests, the rendezvous tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt), MSRV${msrv_skipped:-}, the release dry run and packages, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
+    echo "scripts/test.sh: all passed: tests, doc tests, the rendezvous tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt), MSRV${msrv_skipped:-}, the release dry run and packages, the packaged crate's tests, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
 else
     joined=$(printf '%s, ' "${failed[@]}")
     echo "scripts/test.sh: FAILED: ${joined%, }${platforms_summary:+; platforms: $platforms_summary}" >&2

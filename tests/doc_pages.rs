@@ -11,7 +11,8 @@
 //! - the checking driver's program count ("N programs of `benches/checking`") is written on one
 //!   page and is the number of programs there, and every range of the contract's rows
 //!   ("C1–CN") ends at the catalogue's last row of that kind;
-//! - every `examples/*.rs` has a row in `docs/examples.md`, and every row an example.
+//! - every `examples/*.rs` and `benches/examples/*.rs` has a row in `docs/examples.md`, and every
+//!   row an example.
 //!
 //! Needs no GPU and no libcuda. It reads the files next to `Cargo.toml`; a test binary carried
 //! to a machine without them (the GPU bundle) says so and checks nothing.
@@ -374,9 +375,14 @@ fn slugs_follow_github() {
 #[test]
 fn every_example_has_a_row() {
     let Some(root) = root() else { return };
-    let on_disk: BTreeSet<String> = fs::read_dir(root.join("examples"))
-        .expect("examples/ is readable")
-        .filter_map(Result::ok)
+    // custack's examples, and custack-benches' (benches/examples/: those that need tokio).
+    let on_disk: BTreeSet<String> = ["examples", "benches/examples"]
+        .into_iter()
+        .flat_map(|dir| {
+            fs::read_dir(root.join(dir))
+                .unwrap_or_else(|e| panic!("{dir}/ is readable: {e}"))
+                .filter_map(Result::ok)
+        })
         .filter_map(|e| {
             let name = e.file_name().into_string().ok()?;
             // Cargo's two forms: `examples/NAME.rs`, and `examples/NAME/main.rs` with its modules.

@@ -185,11 +185,12 @@
 //!   `FuturesUnordered`, or lanes as in the example). Tasks elsewhere (a multi-threaded server)
 //!   hand their requests to that thread over a channel.
 //!
-//! `examples/13_tokio_requests.rs` runs 512 requests on tokio's current-thread runtime, each
-//! moving its buffers into a submission (upload, kernel, download) and awaiting it, 16 in
-//! flight on 4 streams, and compares the throughput with awaiting them one at a time;
-//! `tests/gpu_tokio.rs` awaits 64 at once on tokio's current-thread runtime, in a `LocalSet`
-//! and in the multi-threaded runtime's `block_on`.
+//! `benches/examples/13_tokio_requests.rs` runs 512 requests on tokio's current-thread
+//! runtime, each moving its buffers into a submission (upload, kernel, download) and awaiting
+//! it, 16 in flight on 4 streams, and compares the throughput with awaiting them one at a time;
+//! `benches/tests/gpu_tokio.rs` awaits 64 at once on tokio's current-thread runtime, in a
+//! `LocalSet` and in the multi-threaded runtime's `block_on`. (Both are in the repository's
+//! crate `custack-benches`, so that custack's own examples and tests build without tokio.)
 //!
 //! A payload's host memory stays where the work was bound to it while the submission (or a
 //! graph) owns it: a `Box<[T]>` is kept as the `Vec<T>` it converts to for free and becomes a

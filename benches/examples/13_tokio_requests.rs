@@ -3,7 +3,7 @@
 //! streams, and every request's result is checked on the host. The same requests awaited one at a time
 //! give the baseline.
 //!
-//! `cargo run --release --example 13_tokio_requests`
+//! `cargo run --release -p custack-benches --example 13_tokio_requests`
 //!
 //! A submission is a `Future`, woken by a callback that the driver runs on its own thread once
 //! the work is complete: nothing polls the GPU, and the tokio thread sleeps while it waits. A
@@ -24,7 +24,7 @@ use std::process::ExitCode;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-const KERNELS: &str = include_str!("../tests/fixtures/kernels.ptx");
+const KERNELS: &str = include_str!("../../tests/fixtures/kernels.ptx");
 const N: usize = 1 << 18; // u32 elements: 1 MiB up and 1 MiB down per request
 const REQUESTS: u32 = 512;
 const STREAMS: usize = 4;

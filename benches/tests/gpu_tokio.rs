@@ -2,13 +2,22 @@
 //! thread calls tokio's waker. Many submissions in flight on a few streams, each awaited in its
 //! own future and checked; on the current-thread runtime, in `LocalSet::run_until`, and in the
 //! multi-threaded runtime's `block_on` (which runs the future on the calling thread, the one
-//! that pushed the context). See also `examples/13_tokio_requests.rs`.
-mod common;
-use common::context;
-use custack::{PushedGuard, Stack, Stream};
+//! that pushed the context). See also `benches/examples/13_tokio_requests.rs`.
+//!
+//! Here, in the crate `custack-benches`, so that custack's own tests build without tokio:
+//! `cargo test -p custack-benches --test gpu_tokio -- --include-ignored`.
+use custack::{Context, ContextFlags, Driver, PushedGuard, Stack, Stream};
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::task::Poll;
+
+/// A fresh created context on device 0, as custack's GPU tests make it (tests/common/mod.rs).
+/// Fails (so the tests fail, never pass) without a device.
+fn context() -> Context {
+    let driver = Driver::init().expect("needs a CUDA device: Driver::init failed");
+    let device = driver.device(0).expect("needs a CUDA device: no device 0");
+    Context::new(device, ContextFlags::empty()).expect("creating a context on device 0")
+}
 
 const REQUESTS: u32 = 64;
 const N: usize = 1 << 16;
