@@ -89,6 +89,16 @@ fn main() {
     for lib in &FEATURE_LIBRARIES {
         println!("cargo:rustc-check-cfg=cfg({})", lib.missing_cfg);
     }
+    // `custack_libraries`: any CUDA library's feature is on (what the libraries share, such as
+    // their status type's kind, is then used). Set before any early return: it depends on the
+    // features only.
+    println!("cargo:rustc-check-cfg=cfg(custack_libraries)");
+    if ["NVRTC", "CUBLAS", "CUBLASLT", "NCCL", "CUFFT", "CURAND"]
+        .iter()
+        .any(|f| env::var_os(format!("CARGO_FEATURE_{f}")).is_some())
+    {
+        println!("cargo:rustc-cfg=custack_libraries");
+    }
     if env::var_os("CARGO_CFG_MIRI").is_some() {
         println!("cargo:rustc-env=CUSTACK_LIBCUDA_FOUND=");
         return;

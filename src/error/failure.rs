@@ -170,16 +170,7 @@ impl Error {
 
     /// The error of a CUDA library call that returned `status`: the kind named after it
     /// ([`LibraryStatus::kind`]), the raw status kept ([`library_status`](Self::library_status)).
-    #[cfg_attr(
-        not(any(
-            feature = "nvrtc",
-            feature = "cublas",
-            feature = "nccl",
-            feature = "cufft",
-            feature = "curand"
-        )),
-        allow(dead_code)
-    )]
+    #[cfg_attr(not(custack_libraries), allow(dead_code))]
     pub(crate) fn library(status: impl LibraryStatus, detail: impl Into<String>) -> Self {
         let mut e = Self::new(status.kind(), detail);
         e.status = Some(status.raw());

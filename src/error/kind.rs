@@ -160,16 +160,7 @@ macro_rules! error_kinds {
 
 /// A CUDA library's status type (`cublasStatus_t`, `ncclResult_t`, …), never its success value:
 /// its [`ErrorKind`] from the one table, and the raw value the error keeps.
-#[cfg_attr(
-    not(any(
-        feature = "nvrtc",
-        feature = "cublas",
-        feature = "nccl",
-        feature = "cufft",
-        feature = "curand"
-    )),
-    allow(dead_code)
-)]
+#[cfg_attr(not(custack_libraries), allow(dead_code))]
 pub(crate) trait LibraryStatus: Copy {
     /// The kind named after the status; the library's `…Unlisted` kind for a status the table
     /// does not list.

@@ -33,17 +33,7 @@ mod kind;
 pub(crate) mod left_behind;
 // Used by the libraries (features `cublas`, `cublaslt`, `cufft`, `curand`, `nccl`, `nvrtc`);
 // always built, so that its unit test runs in every build.
-#[cfg_attr(
-    not(any(
-        feature = "cublas",
-        feature = "cublaslt",
-        feature = "cufft",
-        feature = "curand",
-        feature = "nccl",
-        feature = "nvrtc"
-    )),
-    allow(dead_code)
-)]
+#[cfg_attr(not(custack_libraries), allow(dead_code))]
 pub(crate) mod not_linked;
 mod origin;
 pub(crate) mod poison;
@@ -53,16 +43,7 @@ pub(crate) use drop_log::record_drop_error;
 pub use drop_log::{dropped_error_count, take_drop_errors};
 pub use failure::Error;
 pub use kind::ErrorKind;
-#[cfg_attr(
-    not(any(
-        feature = "nvrtc",
-        feature = "cublas",
-        feature = "nccl",
-        feature = "cufft",
-        feature = "curand"
-    )),
-    allow(unused_imports)
-)]
+#[cfg_attr(not(custack_libraries), allow(unused_imports))]
 pub(crate) use kind::LibraryStatus;
 pub use origin::{LaunchSite, Observer, Origin};
 pub use poison::poisoned;
