@@ -435,7 +435,7 @@ fn main() {
     let cu_blas = must(CudaBlas::new(cu_stream.clone()), "cudarc CudaBlas::new");
     println!(
         "cuBLAS {} on {}, driver {}; {reps} reps a row, medians (±spread), ratios to raw\n",
-        must(blas.version(), "version"),
+        must(custack::blas::version(), "version"),
         must(device.name(), "name"),
         must(driver.version(), "driver version"),
     );

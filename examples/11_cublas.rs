@@ -51,7 +51,7 @@ fn run() -> custack::Result<(f32, f64)> {
     println!(
         "device 0: {}, cuBLAS {} linked from {}",
         device.name()?,
-        blas.version()?,
+        custack::blas::version()?,
         env!("CUSTACK_CUBLAS_FOUND")
     );
 

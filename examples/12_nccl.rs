@@ -38,7 +38,7 @@
 use std::process::ExitCode;
 
 mod allreduce {
-    use custack::nccl::{self, NcclVersion, ParkedPart, ReduceOp, UniqueId};
+    use custack::nccl::{self, ParkedPart, ReduceOp, UniqueId};
     use custack::prelude::*;
     use custack::{Context, Device, Driver, EventFlags, ParkedBuffer, ParkedStream, Stack};
     use std::sync::Barrier;
@@ -292,7 +292,7 @@ mod allreduce {
     /// What the run did.
     pub(crate) struct Outcome {
         pub(crate) gpus: usize,
-        pub(crate) version: NcclVersion,
+        pub(crate) version: custack::LibraryVersion,
         pub(crate) expected: f32,
         pub(crate) slowest_ms: f32,
         pub(crate) wrong: usize,

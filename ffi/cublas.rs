@@ -24,6 +24,21 @@ pub struct cublasContext {
 /// `cublasHandle_t`: a cuBLAS library context, bound to the CUDA context current at creation.
 pub type cublasHandle_t = *mut cublasContext;
 
+/// `libraryPropertyType` (`library_types.h`): which part of a library's version
+/// `cublasGetProperty` reports.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct libraryPropertyType(pub c_int);
+
+impl libraryPropertyType {
+    /// `MAJOR_VERSION` (0).
+    pub const MAJOR_VERSION: Self = Self(0);
+    /// `MINOR_VERSION` (1).
+    pub const MINOR_VERSION: Self = Self(1);
+    /// `PATCH_LEVEL` (2).
+    pub const PATCH_LEVEL: Self = Self(2);
+}
+
 /// `cublasStatus_t`: the status every cuBLAS entry point returns.
 ///
 /// A newtype, not an enum: a newer cuBLAS may return values this list lacks.
@@ -139,6 +154,10 @@ link_or_stub! {
     /// The cuBLAS version (major·10000 + minor·100 + patch).
     /// <https://docs.nvidia.com/cuda/cublas/#cublasgetversion>
     pub fn cublasGetVersion_v2(handle: cublasHandle_t, version: *mut c_int) -> cublasStatus_t;
+    /// One part of the cuBLAS version (`MAJOR_VERSION`, `MINOR_VERSION`, `PATCH_LEVEL`), without
+    /// a handle.
+    /// <https://docs.nvidia.com/cuda/cublas/#cublasgetproperty>
+    pub fn cublasGetProperty(type_: libraryPropertyType, value: *mut c_int) -> cublasStatus_t;
     /// Sets the workspace the handle's later calls use on its current stream.
     /// <https://docs.nvidia.com/cuda/cublas/#cublassetworkspace>
     pub fn cublasSetWorkspace_v2(

@@ -252,6 +252,7 @@ pub use vocabulary::binding::{
     ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
 };
 pub use vocabulary::plain::DeviceCopy;
+pub use vocabulary::version::LibraryVersion;
 
 // The Rust examples of the README and of the pages it links are compiled (and, being `no_run`,
 // not run) as doc tests.

@@ -9,6 +9,7 @@ use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::Result;
 use crate::ffi;
 use crate::memory::DeviceMemory;
+use crate::vocabulary::version::LibraryVersion;
 use core::cell::Cell;
 use core::ffi::{c_int, c_void};
 use core::marker::PhantomData;
@@ -94,7 +95,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # let mut stack = Stack::new()?;
     /// let guard = stack.push(&ctx)?;
     /// let blas = guard.blas()?;
-    /// println!("cuBLAS {}", blas.version()?);
+    /// println!("cuBLAS {}", custack::blas::version()?);
     /// # Ok::<(), custack::Error>(())
     /// ```
     ///
@@ -148,6 +149,45 @@ fn not_linked() -> Result<()> {
     crate::error::not_linked::not_linked(&crate::error::not_linked::CUBLAS)
 }
 
+/// `cublasGetProperty`—The version of the cuBLAS linked (e.g. 13.1.0); needs no handle and
+/// no GPU.
+///
+/// # Errors
+///
+/// [`ErrorKind::LibraryNotLinked`](crate::ErrorKind::LibraryNotLinked) in a build without
+/// cuBLAS; cuBLAS's status.
+///
+/// # Examples
+///
+/// ```no_run
+/// println!("cuBLAS {}", custack::blas::version()?);
+/// # Ok::<(), custack::Error>(())
+/// ```
+///
+/// # References
+///
+/// <https://docs.nvidia.com/cuda/cublas/#cublasgetproperty>
+#[doc(alias = "cublasGetProperty")]
+#[doc(alias = "cublasGetVersion_v2")]
+pub fn version() -> Result<LibraryVersion> {
+    use ffi::cublas::libraryPropertyType as P;
+    not_linked()?;
+    let part = |which: P, name: &str| -> Result<u32> {
+        let mut v: c_int = 0;
+        // SAFETY: `cublasGetProperty` writes an int through a valid out-pointer (a live local);
+        // `which` is one of the three properties `library_types.h` defines.
+        status(name, unsafe {
+            ffi::cublas::cublasGetProperty(which, &raw mut v)
+        })?;
+        Ok(v.unsigned_abs())
+    };
+    Ok(LibraryVersion::new(
+        part(P::MAJOR_VERSION, "cublasGetProperty(MAJOR_VERSION)")?,
+        part(P::MINOR_VERSION, "cublasGetProperty(MINOR_VERSION)")?,
+        part(P::PATCH_LEVEL, "cublasGetProperty(PATCH_LEVEL)")?,
+    ))
+}
+
 /// A device address as the pointer type cuBLAS takes.
 pub(super) fn dptr<T>(p: ffi::CUdeviceptr) -> *const T {
     p as usize as *const T
@@ -157,28 +197,6 @@ pub(super) fn dptr_mut<T>(p: ffi::CUdeviceptr) -> *mut T {
 }
 
 impl Blas<'_> {
-    /// `cublasGetVersion_v2`—The cuBLAS version, as major·10000 + minor·100 + patch (e.g.
-    /// 130100 for 13.1.0).
-    ///
-    /// # Errors
-    ///
-    /// cuBLAS's status.
-    ///
-    /// # References
-    ///
-    /// <https://docs.nvidia.com/cuda/cublas/#cublasgetversion>
-    #[doc(alias = "cublasGetVersion_v2")]
-    pub fn version(&self) -> Result<i32> {
-        let mut v: c_int = 0;
-        // SAFETY: `cublasGetVersion_v2` writes an int through a valid out-pointer:
-        // - the handle is live (destroyed only by `destroy` or the drop, which take `self`);
-        // - `v` is a live local.
-        status("cublasGetVersion_v2", unsafe {
-            ffi::cublas::cublasGetVersion_v2(self.handle(), &raw mut v)
-        })?;
-        Ok(v)
-    }
-
     /// The raw handle, for cuBLAS functions this module does not wrap. It stays owned by
     /// `self`. This module's calls set the handle's stream, workspace and pointer mode only
     /// when they differ from what the previous call set; asking for the raw handle makes the

@@ -134,7 +134,7 @@ pub(crate) mod shape;
 pub(crate) mod status;
 
 pub use half::{Bf16, F16};
-pub use handle::Blas;
+pub use handle::{Blas, version};
 pub use scalar::{BlasScalar, GemmExOutput, HalfFloat};
 pub use shape::{Batch, Gemm, Gemv, Transpose};
 

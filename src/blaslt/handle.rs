@@ -9,6 +9,7 @@ use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::Result;
 use crate::ffi;
 use crate::memory::DeviceBuffer;
+use crate::vocabulary::version::LibraryVersion;
 use core::marker::PhantomData;
 
 /// A cuBLASLt handle of the guard's context, with the workspace its matmuls use; see the
@@ -119,21 +120,25 @@ pub(super) fn not_linked() -> Result<()> {
     crate::error::not_linked::not_linked(&crate::error::not_linked::CUBLASLT)
 }
 
-/// `cublasLtGetVersion`—The cuBLASLt version linked, as major·10000 + minor·100 + patch (e.g.
-/// 130100 for 13.1.0).
+/// `cublasLtGetVersion`—The version of the cuBLASLt linked (e.g. 13.1.0).
 ///
 /// # Errors
 ///
-/// [`ErrorKind::LibraryNotLinked`](crate::ErrorKind::LibraryNotLinked) in a build without cuBLASLt.
+/// [`ErrorKind::LibraryNotLinked`](crate::ErrorKind::LibraryNotLinked) in a build without
+/// cuBLASLt.
 ///
 /// # References
 ///
 /// <https://docs.nvidia.com/cuda/cublas/#cublasltgetversion>
 #[doc(alias = "cublasLtGetVersion")]
-pub fn version() -> Result<usize> {
+pub fn version() -> Result<LibraryVersion> {
     not_linked()?;
     // SAFETY: `cublasLtGetVersion` takes nothing and returns a number.
-    Ok(unsafe { ffi::cublaslt::cublasLtGetVersion() })
+    let code = unsafe { ffi::cublaslt::cublasLtGetVersion() };
+    Ok(LibraryVersion::from_code(
+        u32::try_from(code).unwrap_or(u32::MAX),
+        10_000,
+    ))
 }
 
 impl BlasLt<'_> {

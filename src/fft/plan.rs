@@ -13,6 +13,7 @@ use crate::fft::status::status;
 use crate::fft::types::{C2c, C2r, Direction, R2c, Real, Transform};
 use crate::memory::DeviceMemory;
 use crate::vocabulary::binding::{ScopedRead, ScopedWrite};
+use crate::vocabulary::version::LibraryVersion;
 use core::ffi::{c_int, c_void};
 use core::marker::PhantomData;
 
@@ -161,7 +162,7 @@ fn not_linked() -> Result<()> {
     crate::error::not_linked::not_linked(&crate::error::not_linked::CUFFT)
 }
 
-/// `cufftGetVersion`—The cuFFT version linked (e.g. 12000 for 12.0.0, 11008 for 11.0.8).
+/// `cufftGetVersion`—The version of the cuFFT linked (e.g. 12.0.0, 11.0.8).
 ///
 /// # Errors
 ///
@@ -171,14 +172,14 @@ fn not_linked() -> Result<()> {
 ///
 /// <https://docs.nvidia.com/cuda/cufft/#cufftgetversion>
 #[doc(alias = "cufftGetVersion")]
-pub fn version() -> Result<i32> {
+pub fn version() -> Result<LibraryVersion> {
     not_linked()?;
     let mut v: c_int = 0;
     // SAFETY: `cufftGetVersion` writes an int through a valid out-pointer (a live local).
     status("cufftGetVersion", unsafe {
         ffi::cufft::cufftGetVersion(&raw mut v)
     })?;
-    Ok(v)
+    Ok(LibraryVersion::from_code(v.unsigned_abs(), 1_000))
 }
 
 /// A device address as the pointer type cuFFT takes.

@@ -3,6 +3,7 @@
 use super::status::{not_linked, status};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
+use crate::vocabulary::version::LibraryVersion;
 use core::ffi::{c_char, c_int};
 
 /// The id every rank of one clique is made with (`ncclUniqueId`): 128 plain bytes, made once
@@ -70,38 +71,10 @@ pub fn unique_id() -> Result<UniqueId> {
     Ok(UniqueId { raw })
 }
 
-/// NCCL's version (`ncclGetVersion`), e.g. `2.27.7`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct NcclVersion {
-    /// The major version.
-    pub major: u32,
-    /// The minor version.
-    pub minor: u32,
-    /// The patch level.
-    pub patch: u32,
-}
-
-impl core::fmt::Display for NcclVersion {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
-    }
-}
-
-impl NcclVersion {
-    /// From `NCCL_VERSION_CODE`: `major·1000 + minor·100 + patch` up to 2.8, `major·10000 +
-    /// minor·100 + patch` after.
-    fn from_code(code: u32) -> Self {
-        let (major, rest) = if code >= 10000 {
-            (code / 10000, code % 10000)
-        } else {
-            (code / 1000, code % 1000)
-        };
-        Self {
-            major,
-            minor: rest / 100,
-            patch: rest % 100,
-        }
-    }
+/// From `NCCL_VERSION_CODE`: `major·1000 + minor·100 + patch` up to 2.8,
+/// `major·10000 + minor·100 + patch` after.
+fn decode(code: u32) -> LibraryVersion {
+    LibraryVersion::from_code(code, if code >= 10_000 { 10_000 } else { 1_000 })
 }
 
 /// `ncclGetVersion`—The version of the NCCL this build is linked against.
@@ -114,7 +87,7 @@ impl NcclVersion {
 ///
 /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclgetversion>
 #[doc(alias = "ncclGetVersion")]
-pub fn version() -> Result<NcclVersion> {
+pub fn version() -> Result<LibraryVersion> {
     not_linked()?;
     crate::error::poison::check()?;
     let mut code: c_int = 0;
@@ -122,7 +95,7 @@ pub fn version() -> Result<NcclVersion> {
     status("ncclGetVersion", core::ptr::null_mut(), unsafe {
         ffi::nccl::ncclGetVersion(&raw mut code)
     })?;
-    Ok(NcclVersion::from_code(code.unsigned_abs()))
+    Ok(decode(code.unsigned_abs()))
 }
 
 static_assertions::assert_impl_all!(UniqueId: Send, Sync);
@@ -133,9 +106,9 @@ mod tests {
 
     #[test]
     fn versions_decode_both_encodings() {
-        assert_eq!(NcclVersion::from_code(22_707).to_string(), "2.27.7");
-        assert_eq!(NcclVersion::from_code(2_804).to_string(), "2.8.4");
-        assert_eq!(NcclVersion::from_code(23_203).to_string(), "2.32.3");
+        assert_eq!(decode(22_707).to_string(), "2.27.7");
+        assert_eq!(decode(2_804).to_string(), "2.8.4");
+        assert_eq!(decode(23_203).to_string(), "2.32.3");
     }
 
     #[test]

@@ -150,7 +150,7 @@ mod status;
 
 pub use batch::Batch;
 pub use comm::Comm;
-pub use id::{NcclVersion, UniqueId, unique_id, version};
+pub use id::{UniqueId, unique_id, version};
 pub use op::{NcclType, ReduceOp};
 pub use parked::{ParkedComm, ParkedPart, all_reduce_parked, comms};
 

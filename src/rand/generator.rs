@@ -11,6 +11,7 @@ use crate::ffi;
 use crate::rand::check;
 use crate::rand::kind::{Kind, Pseudo, Quasi};
 use crate::rand::status::status;
+use crate::vocabulary::version::LibraryVersion;
 use core::ffi::c_int;
 use core::marker::PhantomData;
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -187,8 +188,7 @@ fn not_linked() -> Result<()> {
     crate::error::not_linked::not_linked(&crate::error::not_linked::CURAND)
 }
 
-/// `curandGetVersion`—The cuRAND version linked, as major·1000 + minor·100 + patch (e.g. 10400
-/// for 10.4.0).
+/// `curandGetVersion`—The version of the cuRAND linked (e.g. 10.4.0).
 ///
 /// # Errors
 ///
@@ -198,14 +198,14 @@ fn not_linked() -> Result<()> {
 ///
 /// <https://docs.nvidia.com/cuda/curand/group__HOST.html>
 #[doc(alias = "curandGetVersion")]
-pub fn version() -> Result<i32> {
+pub fn version() -> Result<LibraryVersion> {
     not_linked()?;
     let mut v: c_int = 0;
     // SAFETY: `curandGetVersion` writes an int through a valid out-pointer (a live local).
     status("curandGetVersion", unsafe {
         ffi::curand::curandGetVersion(&raw mut v)
     })?;
-    Ok(v)
+    Ok(LibraryVersion::from_code(v.unsigned_abs(), 1_000))
 }
 
 impl Generator<'_> {

@@ -10,3 +10,4 @@
 pub(crate) mod argument;
 pub(crate) mod binding;
 pub(crate) mod plain;
+pub(crate) mod version;
