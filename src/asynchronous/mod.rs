@@ -52,7 +52,7 @@ pub(crate) mod scope_memory;
 pub(crate) mod stream;
 pub(crate) mod submission;
 
-use crate::deadline::{Deadline, Overrun, Polled, exit_overrun, passed, poll};
+use crate::deadline::{Deadline, Overrun, Polled, exit_overrun, passed, poll, poll_forever};
 use crate::error::safe_state::unless_sticky;
 use crate::error::{Error, Observer, Result, fail_stop};
 use crate::ffi;
@@ -82,13 +82,13 @@ pub(crate) fn wait_stream(stream: ffi::CUstream) -> Result<()> {
     else {
         return Ok(());
     };
-    let polled = loop {
+    let polled = poll_forever(|| {
         // SAFETY: as above.
         match unsafe { ffi::cuStreamQuery(stream) } {
-            ffi::CUresult::CUDA_ERROR_NOT_READY => std::thread::yield_now(),
-            code => break code.result_releasing(Observer::ScopeEnd),
+            ffi::CUresult::CUDA_ERROR_NOT_READY => None,
+            code => Some(code.result_releasing(Observer::ScopeEnd)),
         }
-    };
+    });
     if polled.is_ok() {
         return Err(first);
     }

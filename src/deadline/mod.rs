@@ -309,14 +309,23 @@ fn poll_on(
 /// other than the driver (NCCL's `ncclCommGetAsyncError`): the query converts what it was
 /// answered itself, a driver code through the poison's conversion.
 /// The clock is read only once the first answer is `None`.
-#[cfg_attr(
-    not(feature = "nccl"),
-    allow(dead_code, reason = "NCCL's waits use it; the tests in any build")
-)]
 pub(crate) fn poll_until<T>(deadline: Deadline, mut query: impl FnMut() -> Option<T>) -> Polled<T> {
     match query() {
         Some(done) => Polled::Done(done),
         None => poll_again(&SystemClock, deadline, query),
+    }
+}
+
+/// [`poll_until`] with no deadline: the same backoff, until `query` answers `Some`. For the
+/// waits that have no bound by design (a scope's end after a failed synchronize), so that every
+/// wait of the crate is this one poll.
+pub(crate) fn poll_forever<T>(mut query: impl FnMut() -> Option<T>) -> T {
+    loop {
+        // A deadline of `NEVER` never passes: `Overdue` does not come, and the loop only
+        // restates that without a panic.
+        if let Polled::Done(done) = poll_until(Deadline::NEVER, &mut query) {
+            return done;
+        }
     }
 }
 
