@@ -40,7 +40,7 @@ use common::{cu, header, must, print, reps, rotate, running};
 use cudarc::cufft::{CudaFft, FftDirection, sys as cusys};
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream};
 use custack::ffi::cufft as cf;
-use custack::fft::{C2c, Complex32, Direction, Fft, Plan, R2c, Transform};
+use custack::fft::{C2c, Complex32, Direction, Fft, FftPlan, R2c, Transform};
 use custack::{Context, DeviceBuffer, DeviceMemory, Driver, PushedGuard, Stack, Stream, ffi};
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -208,7 +208,7 @@ fn c2c_row(sides: &Sides<'_, '_>, n: usize, batch: usize, calls: usize) {
         raw.upload(&host),
         raw.upload(&vec![Complex32::default(); len]),
     );
-    let plan: Plan<'_, C2c<f32>> = must(
+    let plan: FftPlan<'_, C2c<f32>> = must(
         sides.guard.fft_plan(&Fft::new(&[n]).batch(batch)),
         "fft_plan",
     );
@@ -251,7 +251,7 @@ fn c2c_row(sides: &Sides<'_, '_>, n: usize, batch: usize, calls: usize) {
         let done = sides.stream.scope(|s| -> custack::Result<()> {
             let (i, mut o) = (s.bind(&ci), s.bind_mut(&mut *out));
             for _ in 0..calls {
-                plan.exec(s, i, &mut o, Direction::Forward)?;
+                plan.run(s, i, &mut o, Direction::Forward)?;
             }
             Ok(())
         });
@@ -304,7 +304,7 @@ fn r2c_row(sides: &Sides<'_, '_>, nx: usize, ny: usize) {
         raw.upload(&host),
         raw.upload(&vec![Complex32::default(); out_len]),
     );
-    let plan: Plan<'_, R2c<f32>> = must(sides.guard.fft_plan(&Fft::new(&[nx, ny])), "fft_plan");
+    let plan: FftPlan<'_, R2c<f32>> = must(sides.guard.fft_plan(&Fft::new(&[nx, ny])), "fft_plan");
     debug_assert_eq!(<R2c<f32> as Transform>::EXEC, "cufftExecR2C");
     let ci = must(sides.guard.alloc_from(&host), "alloc_from");
     let co: RefCell<DeviceBuffer<'_, Complex32>> =
@@ -335,7 +335,7 @@ fn r2c_row(sides: &Sides<'_, '_>, nx: usize, ny: usize) {
         let mut out = co.borrow_mut();
         let done = sides
             .stream
-            .scope(|s| plan.exec(s, s.bind(&ci), s.bind_mut(&mut *out)));
+            .scope(|s| plan.run(s, s.bind(&ci), s.bind_mut(&mut *out)));
         must(must(done, "scope"), "custack exec");
     };
     let mut op_cudarc = || {

@@ -102,7 +102,7 @@ fn run() -> custack::Result<Output> {
         s.record(&start)?;
         let mut x = s.bind_mut(&mut noise);
         rng.normal(s, &mut x, 0.0, 1.0)?;
-        forward.exec(s, &x, s.bind_mut(&mut spectrum))
+        forward.run(s, &x, s.bind_mut(&mut spectrum))
     })??;
     // 3: the low-pass, each signal's high bins zeroed (the scope above has waited).
     for signal in 0..SIGNALS {
@@ -113,7 +113,7 @@ fn run() -> custack::Result<Output> {
     // 4, 5: back to the time domain, and the layer.
     stream.scope(|s| -> custack::Result<()> {
         let mut y = s.bind_mut(&mut smooth);
-        inverse.exec(s, s.bind_mut(&mut spectrum), &mut y)?;
+        inverse.run(s, s.bind_mut(&mut spectrum), &mut y)?;
         layer.run_in_place(
             s,
             s.bind(&w),

@@ -119,7 +119,7 @@ const EPS64: f64 = f64::EPSILON;
 #[test]
 #[ignore = "needs a CUDA device"]
 fn complex_transforms_match_the_cpu_both_ways_in_both_precisions() {
-    // Positive twin of ui-tests/cufft/c25_fft_exec_into_read_only_binding.rs: the output is
+    // Positive twin of ui-tests/cufft/c25_fft_run_into_read_only_binding.rs: the output is
     // bound with `bind_mut`.
     let ctx = context();
     let mut stack = Stack::new().unwrap();
@@ -142,8 +142,8 @@ fn complex_transforms_match_the_cpu_both_ways_in_both_precisions() {
     stream
         .scope(|s| -> custack::Result<()> {
             let mut f = s.bind_mut(&mut fwd);
-            plan.exec(s, s.bind(&input), &mut f, Direction::Forward)?;
-            plan.exec(s, &f, s.bind_mut(&mut back), Direction::Inverse)
+            plan.run(s, s.bind(&input), &mut f, Direction::Forward)?;
+            plan.run(s, &f, s.bind_mut(&mut back), Direction::Inverse)
         })
         .unwrap()
         .unwrap();
@@ -179,8 +179,8 @@ fn complex_transforms_match_the_cpu_both_ways_in_both_precisions() {
     );
     stream
         .scope(|s| -> custack::Result<()> {
-            plan.exec(s, s.bind(&input), s.bind_mut(&mut f), Direction::Forward)?;
-            plan.exec(s, s.bind(&input), s.bind_mut(&mut i), Direction::Inverse)
+            plan.run(s, s.bind(&input), s.bind_mut(&mut f), Direction::Forward)?;
+            plan.run(s, s.bind(&input), s.bind_mut(&mut i), Direction::Inverse)
         })
         .unwrap()
         .unwrap();
@@ -225,7 +225,7 @@ fn real_transforms_keep_half_the_spectrum_and_come_back() {
         let mut spectrum = guard.alloc_zeroed::<Complex32>(half).unwrap();
         let mut back = guard.alloc_zeroed::<f32>(n).unwrap();
         stream
-            .scope(|s| forward.exec(s, s.bind(&x), s.bind_mut(&mut spectrum)))
+            .scope(|s| forward.run(s, s.bind(&x), s.bind_mut(&mut spectrum)))
             .unwrap()
             .unwrap();
         let got = from32(&spectrum.to_vec().unwrap());
@@ -236,7 +236,7 @@ fn real_transforms_keep_half_the_spectrum_and_come_back() {
             "the R2C input is left as it was"
         );
         stream
-            .scope(|s| inverse.exec(s, s.bind_mut(&mut spectrum), s.bind_mut(&mut back)))
+            .scope(|s| inverse.run(s, s.bind_mut(&mut spectrum), s.bind_mut(&mut back)))
             .unwrap()
             .unwrap();
         let back: Vec<C> = back
@@ -264,7 +264,7 @@ fn two_and_three_dimensional_transforms_match_the_cpu() {
     let input = guard.alloc_from(&c64(&x)).unwrap();
     let mut y = guard.alloc_zeroed::<Complex64>(48).unwrap();
     stream
-        .scope(|s| plan.exec(s, s.bind(&input), s.bind_mut(&mut y), Direction::Forward))
+        .scope(|s| plan.run(s, s.bind(&input), s.bind_mut(&mut y), Direction::Forward))
         .unwrap()
         .unwrap();
     close(
@@ -281,7 +281,7 @@ fn two_and_three_dimensional_transforms_match_the_cpu() {
     let input = guard.alloc_from(&c32(&x)).unwrap();
     let mut y = guard.alloc_zeroed::<Complex32>(60).unwrap();
     stream
-        .scope(|s| plan.exec(s, s.bind(&input), s.bind_mut(&mut y), Direction::Inverse))
+        .scope(|s| plan.run(s, s.bind(&input), s.bind_mut(&mut y), Direction::Inverse))
         .unwrap()
         .unwrap();
     close(
@@ -309,7 +309,7 @@ fn two_and_three_dimensional_transforms_match_the_cpu() {
     let input = guard.alloc_from(&real).unwrap();
     let mut y = guard.alloc_zeroed::<Complex32>(30).unwrap();
     stream
-        .scope(|s| plan.exec(s, s.bind(&input), s.bind_mut(&mut y)))
+        .scope(|s| plan.run(s, s.bind(&input), s.bind_mut(&mut y)))
         .unwrap()
         .unwrap();
     close("R2C 6×8", &from32(&y.to_vec().unwrap()), &want, 48, EPS32);
@@ -337,7 +337,7 @@ fn a_batch_in_an_interleaved_layout_matches_the_cpu() {
     guard
         .stream()
         .unwrap()
-        .scope(|s| plan.exec(s, s.bind(&input), s.bind_mut(&mut y), Direction::Forward))
+        .scope(|s| plan.run(s, s.bind(&input), s.bind_mut(&mut y), Direction::Forward))
         .unwrap()
         .unwrap();
     let y = y.to_vec().unwrap();
@@ -374,7 +374,7 @@ fn in_place_real_transforms_use_the_padded_layout() {
         .unwrap();
     let mut data = guard.alloc_from(&padded).unwrap();
     stream
-        .scope(|s| forward.exec_in_place(s, s.bind_mut(&mut data)))
+        .scope(|s| forward.run_in_place(s, s.bind_mut(&mut data)))
         .unwrap()
         .unwrap();
     let full = dft(
@@ -397,7 +397,7 @@ fn in_place_real_transforms_use_the_padded_layout() {
     // The same memory as complex values, for the inverse in place.
     let mut spectrum = guard.alloc_from(&c32(&got)).unwrap();
     stream
-        .scope(|s| inverse.exec_in_place(s, s.bind_mut(&mut spectrum)))
+        .scope(|s| inverse.run_in_place(s, s.bind_mut(&mut spectrum)))
         .unwrap()
         .unwrap();
     let back = spectrum.to_vec().unwrap();
@@ -422,7 +422,7 @@ fn refused_shapes_enqueue_nothing() {
     let x = guard.alloc_from(&[1.0f32; 17]).unwrap();
     let mut short = guard.alloc_from(&[marker; 8]).unwrap();
     let e = stream
-        .scope(|s| forward.exec(s, s.bind(&x), s.bind_mut(&mut short)))
+        .scope(|s| forward.run(s, s.bind(&x), s.bind_mut(&mut short)))
         .unwrap()
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::BufferTooShort);
@@ -435,7 +435,7 @@ fn refused_shapes_enqueue_nothing() {
     let mut out = guard.alloc_from(&[marker; 9]).unwrap();
     let tail = x.slice(1..).unwrap();
     let e = stream
-        .scope(|s| forward.exec(s, s.bind(&tail), s.bind_mut(&mut out)))
+        .scope(|s| forward.run(s, s.bind(&tail), s.bind_mut(&mut out)))
         .unwrap()
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidValue);
@@ -443,7 +443,7 @@ fn refused_shapes_enqueue_nothing() {
     // A plan made out of place, executed in place; a batch larger than the buffers hold.
     let mut data = guard.alloc_from(&[0.5f32; 64]).unwrap();
     let e = stream
-        .scope(|s| forward.exec_in_place(s, s.bind_mut(&mut data)))
+        .scope(|s| forward.run_in_place(s, s.bind_mut(&mut data)))
         .unwrap()
         .unwrap_err();
     assert!(
@@ -456,7 +456,7 @@ fn refused_shapes_enqueue_nothing() {
         .fft_plan::<R2c<f32>>(&Fft::new(&[16]).batch(2))
         .unwrap();
     let e = stream
-        .scope(|s| batched.exec(s, s.bind(&x), s.bind_mut(&mut out)))
+        .scope(|s| batched.run(s, s.bind(&x), s.bind_mut(&mut out)))
         .unwrap()
         .unwrap_err();
     assert_eq!(
@@ -497,8 +497,8 @@ fn one_plan_serves_two_streams_and_submissions_and_drops_with_work_pending() {
         guard.alloc_zeroed::<Complex32>(n * batch).unwrap(),
     );
     s1.scope(|o| {
-        plan.exec(o, o.bind(&input), o.bind_mut(&mut a), Direction::Forward)?;
-        s2.scope(|i| plan.exec(i, i.bind(&input), i.bind_mut(&mut b), Direction::Forward))?
+        plan.run(o, o.bind(&input), o.bind_mut(&mut a), Direction::Forward)?;
+        s2.scope(|i| plan.run(i, i.bind(&input), i.bind_mut(&mut b), Direction::Forward))?
     })
     .unwrap()
     .unwrap();
@@ -514,12 +514,12 @@ fn one_plan_serves_two_streams_and_submissions_and_drops_with_work_pending() {
     let plan_ref = &plan;
     let p1 = s1
         .submit(payload(), |s, (i, mut o)| {
-            plan_ref.exec(s, &i, &mut o, Direction::Forward)
+            plan_ref.run(s, &i, &mut o, Direction::Forward)
         })
         .unwrap();
     let p2 = s2
         .submit(payload(), |s, (i, mut o)| {
-            plan_ref.exec(s, &i, &mut o, Direction::Forward)
+            plan_ref.run(s, &i, &mut o, Direction::Forward)
         })
         .unwrap();
     drop(plan);
@@ -557,7 +557,7 @@ fn a_plan_is_used_again_after_an_inner_guard_pops() {
             let mut y = inner.alloc_zeroed::<Complex32>(8)?;
             inner
                 .stream()?
-                .scope(|s| plan.exec(s, s.bind(&x), s.bind_mut(&mut y), Direction::Forward))??;
+                .scope(|s| plan.run(s, s.bind(&x), s.bind_mut(&mut y), Direction::Forward))??;
             plan.destroy()
         })
         .unwrap()
@@ -568,7 +568,7 @@ fn a_plan_is_used_again_after_an_inner_guard_pops() {
     guard
         .stream()
         .unwrap()
-        .scope(|s| plan.exec(s, s.bind(&x), s.bind_mut(&mut y), Direction::Forward))
+        .scope(|s| plan.run(s, s.bind(&x), s.bind_mut(&mut y), Direction::Forward))
         .unwrap()
         .unwrap();
     assert_eq!(y.to_vec().unwrap()[0], Complex32::new(8.0, 0.0));
@@ -595,7 +595,7 @@ fn a_plan_outlives_the_streams_it_was_used_on() {
         let stream = guard.stream().unwrap();
         out.fill_bytes(0).unwrap();
         stream
-            .scope(|s| plan.exec(s, s.bind(&input), s.bind_mut(&mut out), Direction::Forward))
+            .scope(|s| plan.run(s, s.bind(&input), s.bind_mut(&mut out), Direction::Forward))
             .unwrap()
             .unwrap();
         stream.destroy().unwrap();

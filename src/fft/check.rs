@@ -307,9 +307,9 @@ fn aligned(call: &str, name: &str, ptr: u64, align: usize) -> Result<()> {
 fn placement(call: &str, params: &Params, in_place: bool) -> Result<()> {
     if params.in_place != in_place {
         let (was, use_) = if params.in_place {
-            ("in place", "exec_in_place")
+            ("in place", "run_in_place")
         } else {
-            ("out of place", "exec")
+            ("out of place", "run")
         };
         return Err(refused(
             call,
@@ -455,7 +455,7 @@ mod tests {
         );
         assert_eq!(
             err(in_place(call, &p, (256, 100), (4, 8), 8)).1,
-            "cufftExecR2C: the plan was made out of place; call `exec`; nothing was enqueued"
+            "cufftExecR2C: the plan was made out of place; call `run`; nothing was enqueued"
         );
     }
 

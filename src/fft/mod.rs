@@ -1,4 +1,4 @@
-//! cuFFT under the guard (cargo feature `cufft`): a [`Plan`] made by a [`PushedGuard`] with a
+//! cuFFT under the guard (cargo feature `cufft`): a [`FftPlan`] made by a [`PushedGuard`] with a
 //! work area of its own, executed on device memory bound to a [`StreamScope`], every size,
 //! stride, distance and batch checked before anything is enqueued.
 //!
@@ -14,10 +14,10 @@
 //! takes exactly the element types it transforms. Inverse transforms are not normalized: a
 //! forward then an inverse transform multiplies by the product of the sizes.
 //!
-//! [`Plan<'g, T>`](Plan) borrows the guard, like the streams and buffers it lends, so the
+//! [`FftPlan<'g, T>`](FftPlan) borrows the guard, like the streams and buffers it lends, so the
 //! compiler refuses (C25) a plan used after its guard popped, while another context is pushed
 //! on top, or on another thread (`!Send`, `!Sync`). It is destroyed when dropped (errors
-//! recorded, see [`take_drop_errors`](crate::take_drop_errors)) or by [`Plan::destroy`].
+//! recorded, see [`take_drop_errors`](crate::take_drop_errors)) or by [`FftPlan::destroy`].
 //!
 //! # Executions
 //!
@@ -29,11 +29,11 @@
 //! the scope has waited for its stream.
 //!
 //! **In place is chosen when the plan is made**, not at the call: make the plan with
-//! [`Fft::in_place`] and execute it with [`exec_in_place`](Plan#method.exec_in_place) (of a
+//! [`Fft::in_place`] and execute it with [`run_in_place`](FftPlan#method.exec_in_place) (of a
 //! `C2c`, `R2c` or `C2r` plan alike), which takes the one exclusive binding. Passing one buffer
-//! as both the input and the output of `exec` is a plain borrow error (`E0502`: *cannot borrow
+//! as both the input and the output of `run` is a plain borrow error (`E0502`: *cannot borrow
 //! `x` as mutable because it is also borrowed as immutable*), and an out-of-place plan given to
-//! `exec_in_place` (or the reverse) is [`ErrorKind::InvalidValue`] before anything is enqueued:
+//! `run_in_place` (or the reverse) is [`ErrorKind::InvalidValue`] before anything is enqueued:
 //!
 //! ```no_run
 //! use custack::fft::{C2c, Complex32, Direction, Fft};
@@ -44,7 +44,7 @@
 //! let guard = stack.push(&ctx)?;
 //! let plan = guard.fft_plan::<C2c<f32>>(&Fft::new(&[4]).in_place())?;
 //! let mut x = guard.alloc_from(&[Complex32::new(1.0, 0.0); 4])?;
-//! guard.stream()?.scope(|s| plan.exec_in_place(s, s.bind_mut(&mut x), Direction::Forward))??;
+//! guard.stream()?.scope(|s| plan.run_in_place(s, s.bind_mut(&mut x), Direction::Forward))??;
 //! assert_eq!(x.to_vec()?[0], Complex32::new(4.0, 0.0)); // the sum, where the input was
 //! # Ok::<(), custack::Error>(())
 //! ```
@@ -71,8 +71,8 @@
 //!   complex-to-real transform's input, which cuFFT may overwrite (exactly for one dimension;
 //!   for two and three the batches must lie outermost or innermost, which every layout of
 //!   cuFFT's documentation does);
-//! - each execution: that the bound buffers hold what the plan reaches ([`Plan::input_len`],
-//!   [`Plan::output_len`]; in place, both sides in the one buffer, the real side padded to
+//! - each execution: that the bound buffers hold what the plan reaches ([`FftPlan::input_len`],
+//!   [`FftPlan::output_len`]; in place, both sides in the one buffer, the real side padded to
 //!   `2·(n/2 + 1)` in its last dimension), that both sides are aligned to the complex type (as
 //!   cuFFT requires, also of a real side), and that the plan was made for this placement.
 //!
@@ -125,9 +125,9 @@
 //! let mut back = guard.alloc_zeroed::<f32>(n)?;
 //! stream.scope(|s| -> custack::Result<()> {
 //!     let mut bins = s.bind_mut(&mut spectrum);
-//!     forward.exec(s, s.bind(&x), &mut bins)?;
+//!     forward.run(s, s.bind(&x), &mut bins)?;
 //!     // The inverse overwrites its input: it takes the bins exclusively, after the forward.
-//!     inverse.exec(s, &mut bins, s.bind_mut(&mut back))
+//!     inverse.run(s, &mut bins, s.bind_mut(&mut back))
 //! })??;
 //! let back = back.to_vec()?;
 //! // Not normalized: n times the signal.
@@ -141,20 +141,20 @@
 
 // The files, bottom to top: each uses only files listed before it.
 // - `status`: cuFFT's results as errors;
-// - `types`: the complex element types, the precisions (`Real`), the transforms (`C2c`,
+// - `types`: the complex element types, the precisions (`Precision`), the transforms (`C2c`,
 //   `R2c`, `C2r`, `Transform`) and the `Direction`;
 // - `shape`: the description of a plan (`Fft`, `Layout`);
 // - `check`: a plan's parameters and extents, and the checks every execution makes;
-// - `plan`: `Plan`, its making, executions, order and destruction.
+// - `plan`: `FftPlan`, its making, executions, order and destruction.
 mod check;
 mod plan;
 mod shape;
 mod status;
 mod types;
 
-pub use plan::{Plan, version};
+pub use plan::{FftPlan, version};
 pub use shape::{Fft, Layout};
-pub use types::{C2c, C2r, Complex32, Complex64, Direction, R2c, Real, Transform};
+pub use types::{C2c, C2r, Complex32, Complex64, Direction, Precision, R2c, Transform};
 
 #[cfg(doc)]
 use crate::asynchronous::scope::StreamScope;

@@ -1,4 +1,4 @@
-//! The cuFFT plan, [`Plan`]: its making by a guard ([`PushedGuard::fft_plan`]) with a work area
+//! The cuFFT plan, [`FftPlan`]: its making by a guard ([`PushedGuard::fft_plan`]) with a work area
 //! of its own, its executions on a scope's bound memory, the order they run in, and its
 //! destruction.
 
@@ -10,7 +10,7 @@ use crate::ffi;
 use crate::fft::check::{self, PLAN, Params};
 use crate::fft::shape::Fft;
 use crate::fft::status::status;
-use crate::fft::types::{C2c, C2r, Direction, R2c, Real, Transform};
+use crate::fft::types::{C2c, C2r, Direction, Precision, R2c, Transform};
 use crate::memory::DeviceMemory;
 use crate::vocabulary::binding::{ScopedRead, ScopedWrite};
 use crate::vocabulary::version::LibraryVersion;
@@ -23,7 +23,7 @@ use core::marker::PhantomData;
 /// Borrows the guard that lent it (`'g`), so it cannot outlive the pop or be used while another
 /// context is pushed on top (C25); `!Send` and `!Sync`, as custack's guards are per thread.
 #[doc(alias = "cufftHandle")]
-pub struct Plan<'g, T: Transform> {
+pub struct FftPlan<'g, T: Transform> {
     /// The plan, the work area cuFFT's kernels use (given to the plan, `cufftSetWorkArea`)
     /// and the order of its executions, which never overlap on the GPU (they share the work
     /// area); released in the one sound sequence (`LibraryHandle::release`). The wait comes
@@ -36,11 +36,11 @@ pub struct Plan<'g, T: Transform> {
     _guard: PhantomData<(&'g (), *const (), T)>,
 }
 
-static_assertions::assert_not_impl_any!(Plan<'static, C2c<f32>>: Send, Sync);
+static_assertions::assert_not_impl_any!(FftPlan<'static, C2c<f32>>: Send, Sync);
 
-impl<T: Transform> core::fmt::Debug for Plan<'_, T> {
+impl<T: Transform> core::fmt::Debug for FftPlan<'_, T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Plan")
+        f.debug_struct("FftPlan")
             .field("raw", &self.core.raw())
             .field("params", &self.params)
             .field("work_bytes", &self.core.memory_bytes())
@@ -82,7 +82,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cufftCreate")]
     #[doc(alias = "cufftMakePlanMany64")]
     #[doc(alias = "cufftSetWorkArea")]
-    pub fn fft_plan<T: Transform>(&self, shape: &Fft) -> Result<Plan<'_, T>> {
+    pub fn fft_plan<T: Transform>(&self, shape: &Fft) -> Result<FftPlan<'_, T>> {
         crate::error::poison::check()?;
         let params = check::params(T::SIDES, shape)?;
         not_linked()?;
@@ -96,7 +96,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         })?;
         let raw = core.raw().map_or(0, |r| r.0);
         // From here the plan destroys the handle when dropped, also on the errors below.
-        let mut plan = Plan {
+        let mut plan = FftPlan {
             core,
             params,
             _guard: PhantomData,
@@ -187,7 +187,7 @@ fn ptr<E>(p: ffi::CUdeviceptr) -> *mut E {
     p as usize as *mut E
 }
 
-impl<T: Transform> Plan<'_, T> {
+impl<T: Transform> FftPlan<'_, T> {
     /// The bytes of the plan's work area (0 when cuFFT needs none).
     pub fn work_bytes(&self) -> usize {
         self.core.memory_bytes()
@@ -297,7 +297,7 @@ impl<T: Transform> Plan<'_, T> {
     }
 }
 
-impl<R: Real> Plan<'_, C2c<R>> {
+impl<R: Precision> FftPlan<'_, C2c<R>> {
     /// `cufftExecC2C`/`cufftExecZ2Z`—Enqueues the plan's complex-to-complex transforms of
     /// `input` into `output`, in `direction` (an inverse transform is not normalized).
     ///
@@ -318,7 +318,7 @@ impl<R: Real> Plan<'_, C2c<R>> {
     /// let plan = guard.fft_plan::<C2c<f32>>(&Fft::new(&[4]))?;
     /// let x = guard.alloc_from(&[Complex32::new(1.0, 0.0); 4])?;
     /// let mut y = guard.alloc_zeroed::<Complex32>(4)?;
-    /// guard.stream()?.scope(|s| plan.exec(s, s.bind(&x), s.bind_mut(&mut y), Direction::Forward))??;
+    /// guard.stream()?.scope(|s| plan.run(s, s.bind(&x), s.bind_mut(&mut y), Direction::Forward))??;
     /// assert_eq!(y.to_vec()?[0], Complex32::new(4.0, 0.0)); // the sum
     /// # Ok::<(), custack::Error>(())
     /// ```
@@ -328,7 +328,7 @@ impl<R: Real> Plan<'_, C2c<R>> {
     /// <https://docs.nvidia.com/cuda/cufft/#cufftexecc2c-and-cufftexecz2z>
     #[doc(alias = "cufftExecC2C")]
     #[doc(alias = "cufftExecZ2Z")]
-    pub fn exec<'scope>(
+    pub fn run<'scope>(
         &self,
         s: &StreamScope<'scope, '_>,
         input: impl ScopedRead<'scope, R::Complex>,
@@ -354,14 +354,14 @@ impl<R: Real> Plan<'_, C2c<R>> {
     ///
     /// # Errors
     ///
-    /// As [`exec`](Self::exec), for a plan made out of place.
+    /// As [`run`](Self::run), for a plan made out of place.
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cufft/#cufftexecc2c-and-cufftexecz2z>
     #[doc(alias = "cufftExecC2C")]
     #[doc(alias = "cufftExecZ2Z")]
-    pub fn exec_in_place<'scope>(
+    pub fn run_in_place<'scope>(
         &self,
         s: &StreamScope<'scope, '_>,
         data: impl ScopedWrite<'scope, R::Complex>,
@@ -369,14 +369,14 @@ impl<R: Real> Plan<'_, C2c<R>> {
     ) -> Result<()> {
         let d = data.raw_parts();
         self.in_place(s, d, align_of::<R::Complex>(), |plan| {
-            // SAFETY: as in `exec`, with one exclusive binding holding the extent as both
+            // SAFETY: as in `run`, with one exclusive binding holding the extent as both
             // sides (checked), which cuFFT transforms in place.
             unsafe { R::c2c(plan, ptr(d.0), ptr(d.0), direction.raw()) }
         })
     }
 }
 
-impl<R: Real> Plan<'_, R2c<R>> {
+impl<R: Precision> FftPlan<'_, R2c<R>> {
     /// `cufftExecR2C`/`cufftExecD2Z`—Enqueues the plan's real-to-complex (forward) transforms
     /// of `input` into `output`, which gets `n/2 + 1` complex values in the last dimension (the
     /// others follow from Hermitian symmetry).
@@ -393,7 +393,7 @@ impl<R: Real> Plan<'_, R2c<R>> {
     /// <https://docs.nvidia.com/cuda/cufft/#cufftexecr2c-and-cufftexecd2z>
     #[doc(alias = "cufftExecR2C")]
     #[doc(alias = "cufftExecD2Z")]
-    pub fn exec<'scope>(
+    pub fn run<'scope>(
         &self,
         s: &StreamScope<'scope, '_>,
         input: impl ScopedRead<'scope, R>,
@@ -414,14 +414,14 @@ impl<R: Real> Plan<'_, R2c<R>> {
     ///
     /// # Errors
     ///
-    /// As [`exec`](Self::exec), for a plan made out of place.
+    /// As [`run`](Self::run), for a plan made out of place.
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cufft/#cufftexecr2c-and-cufftexecd2z>
     #[doc(alias = "cufftExecR2C")]
     #[doc(alias = "cufftExecD2Z")]
-    pub fn exec_in_place<'scope>(
+    pub fn run_in_place<'scope>(
         &self,
         s: &StreamScope<'scope, '_>,
         data: impl ScopedWrite<'scope, R>,
@@ -435,7 +435,7 @@ impl<R: Real> Plan<'_, R2c<R>> {
     }
 }
 
-impl<R: Real> Plan<'_, C2r<R>> {
+impl<R: Precision> FftPlan<'_, C2r<R>> {
     /// `cufftExecC2R`/`cufftExecZ2D`—Enqueues the plan's complex-to-real (inverse)
     /// transforms of `input` (`n/2 + 1` complex values in the last dimension) into `output`,
     /// not normalized.
@@ -446,7 +446,7 @@ impl<R: Real> Plan<'_, C2r<R>> {
     ///
     /// # Errors
     ///
-    /// As [`R2c::exec`](Plan::exec) (an output not aligned to the complex type, a plan made in
+    /// As [`R2c::exec`](FftPlan::exec) (an output not aligned to the complex type, a plan made in
     /// place).
     ///
     /// # References
@@ -454,7 +454,7 @@ impl<R: Real> Plan<'_, C2r<R>> {
     /// <https://docs.nvidia.com/cuda/cufft/#cufftexecc2r-and-cufftexecz2d>
     #[doc(alias = "cufftExecC2R")]
     #[doc(alias = "cufftExecZ2D")]
-    pub fn exec<'scope>(
+    pub fn run<'scope>(
         &self,
         s: &StreamScope<'scope, '_>,
         input: impl ScopedWrite<'scope, R::Complex>,
@@ -474,14 +474,14 @@ impl<R: Real> Plan<'_, C2r<R>> {
     ///
     /// # Errors
     ///
-    /// As [`exec`](Self::exec), for a plan made out of place.
+    /// As [`run`](Self::run), for a plan made out of place.
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cufft/#cufftexecc2r-and-cufftexecz2d>
     #[doc(alias = "cufftExecC2R")]
     #[doc(alias = "cufftExecZ2D")]
-    pub fn exec_in_place<'scope>(
+    pub fn run_in_place<'scope>(
         &self,
         s: &StreamScope<'scope, '_>,
         data: impl ScopedWrite<'scope, R::Complex>,

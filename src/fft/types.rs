@@ -1,5 +1,5 @@
 //! What a plan transforms: the complex element types ([`Complex32`], [`Complex64`]), the
-//! precisions ([`Real`]), the three kinds of transform ([`C2c`], [`R2c`], [`C2r`], through the
+//! precisions ([`Precision`]), the three kinds of transform ([`C2c`], [`R2c`], [`C2r`], through the
 //! sealed [`Transform`]) and the direction of a complex one ([`Direction`]).
 
 use crate::ffi;
@@ -87,7 +87,7 @@ pub(crate) mod sealed {
 
 /// The precisions cuFFT transforms: `f32` (with [`Complex32`]) and `f64` (with
 /// [`Complex64`]). Sealed.
-pub trait Real: DeviceCopy + sealed::Sealed {
+pub trait Precision: DeviceCopy + sealed::Sealed {
     /// The complex type of this precision.
     type Complex: DeviceCopy;
     /// The complex-to-complex plan type and its call.
@@ -137,7 +137,7 @@ pub trait Real: DeviceCopy + sealed::Sealed {
 macro_rules! real {
     ($t:ty, $c:ty, $raw:ty, [$c2c_t:ident, $r2c_t:ident, $c2r_t:ident], [$c2c:ident, $r2c:ident, $c2r:ident]) => {
         impl sealed::Sealed for $t {}
-        impl Real for $t {
+        impl Precision for $t {
             type Complex = $c;
             const C2C: (ffi::cufft::cufftType, &'static str) =
                 (ffi::cufft::cufftType::$c2c_t, stringify!($c2c));
@@ -235,8 +235,8 @@ pub struct C2r<T>(PhantomData<T>);
 
 macro_rules! transform {
     ($name:ident, $sides:ident, $which:ident, $input:ty, $output:ty) => {
-        impl<T: Real> sealed::Sealed for $name<T> {}
-        impl<T: Real> Transform for $name<T> {
+        impl<T: Precision> sealed::Sealed for $name<T> {}
+        impl<T: Precision> Transform for $name<T> {
             type Input = $input;
             type Output = $output;
             const SIDES: Sides = Sides::$sides;

@@ -9,7 +9,7 @@ fn main() -> Result<(), custack::Error> {
     let guard = stack.push(&ctx)?;
     let blas = guard.blas()?;
     std::thread::scope(|s| {
-        s.spawn(move || blas.version()); //~ ERROR E0277
+        s.spawn(move || blas.destroy()); //~ ERROR E0277
     });
     Ok(())
 }

@@ -9,6 +9,6 @@ fn main() -> Result<(), custack::Error> {
     let guard = stack.push(&ctx)?;
     let blas = guard.blas()?;
     drop(guard); //~ ERROR E0505
-    blas.version()?;
+    blas.destroy()?;
     Ok(())
 }

@@ -12,7 +12,7 @@ fn main() -> Result<(), custack::Error> {
     let blas = guard_a.blas()?;
     guard_a.with_pushed(&b, |_guard_b| {
         //~^ ERROR E0502
-        blas.version()
+        blas.destroy()
     })??;
     Ok(())
 }

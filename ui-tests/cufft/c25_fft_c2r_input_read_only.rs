@@ -13,7 +13,7 @@ fn main() -> Result<(), custack::Error> {
     let spectrum = guard.alloc_zeroed::<Complex32>(5)?;
     let mut signal = guard.alloc_zeroed::<f32>(8)?;
     guard.stream()?.scope(|s| {
-        plan.exec(s, s.bind(&spectrum), s.bind_mut(&mut signal)) //~ ERROR E0277
+        plan.run(s, s.bind(&spectrum), s.bind_mut(&mut signal)) //~ ERROR E0277
     })??;
     Ok(())
 }

@@ -13,7 +13,7 @@ fn main() -> Result<(), custack::Error> {
     let x = guard.alloc_zeroed::<Complex32>(4)?;
     let y = guard.alloc_zeroed::<Complex32>(4)?;
     guard.stream()?.scope(|s| {
-        plan.exec(s, s.bind(&x), s.bind(&y), Direction::Forward) //~ ERROR E0277
+        plan.run(s, s.bind(&x), s.bind(&y), Direction::Forward) //~ ERROR E0277
     })??;
     Ok(())
 }
