@@ -21,7 +21,7 @@
 //! With one GPU it runs a one-rank all-reduce (a copy) and says so.
 //!
 //! Each rank pushes its device's *primary* context (the one NCCL works in), makes its
-//! communicator with `custack::nccl` (`guard.nccl_rank`, bounded by a timeout) and all-reduces
+//! communicator with `custack::nccl` (`guard.nccl_comm`, bounded by a timeout) and all-reduces
 //! buffers bound to a stream scope, which `comm.wait(s)` ends within the timeout.
 //!
 //! Then the same all-reduce from **one thread** over every GPU: the communicators of every
@@ -127,7 +127,7 @@ mod allreduce {
             return Err(Error::OtherRank);
         }
         // The primary context is current: NCCL binds the communicator to it.
-        let comm = guard.nccl_rank(&id, rank, nranks, TIMEOUT)?;
+        let comm = guard.nccl_comm(&id, rank, nranks, TIMEOUT)?;
 
         let value = f32::from((rank + 1) as u16); // at most a host's GPUs
         stream.scope(|s| -> Result<(), Error> {

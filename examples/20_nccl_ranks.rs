@@ -180,7 +180,7 @@ fn rank(sweep: bool) -> Result<(), Box<dyn std::error::Error>> {
     let ctx = Context::primary(Driver::init()?.device(job.local_rank())?)?;
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
-    let comm = guard.nccl_rank(&UniqueId::from_slice(&id)?, r, n, TIMEOUT)?;
+    let comm = guard.nccl_comm(&UniqueId::from_slice(&id)?, r, n, TIMEOUT)?;
     let init = started.elapsed();
     let stream = guard.stream()?;
     let value = (r + 1) as f32; // ranks 1..=n contribute 1..=n

@@ -58,7 +58,7 @@ fn one_rank_collectives_on_custack_memory() {
     let guard = stack.push(&ctx).unwrap();
     let stream = guard.stream().unwrap();
     let comm = guard
-        .nccl_rank(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
+        .nccl_comm(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
         .unwrap();
     assert_eq!((comm.rank(), comm.nranks()), (0, 1));
     let n = 1000;
@@ -107,7 +107,7 @@ fn a_batch_is_one_group_and_every_call_lands() {
     let guard = stack.push(&ctx).unwrap();
     let stream = guard.stream().unwrap();
     let comm = guard
-        .nccl_rank(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
+        .nccl_comm(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
         .unwrap();
     let n = 4096;
     let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
@@ -167,7 +167,7 @@ fn refused_counts_enqueue_nothing_and_the_communicator_stays_usable() {
     let guard = stack.push(&ctx).unwrap();
     let stream = guard.stream().unwrap();
     let comm = guard
-        .nccl_rank(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
+        .nccl_comm(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
         .unwrap();
     let x = guard.alloc_from(&[1i32; 16]).unwrap();
     let mut y = guard.alloc_from(&[-1i32; 15]).unwrap();
@@ -220,7 +220,7 @@ fn a_communicator_is_made_again_after_the_inner_guard_pops() {
     let mut guard = stack.push(&a).unwrap();
     {
         let comm = guard
-            .nccl_rank(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
+            .nccl_comm(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
             .unwrap();
         assert_eq!(comm.nranks(), 1);
     } // dropped before pushing: the push needs the guard exclusively
@@ -230,7 +230,7 @@ fn a_communicator_is_made_again_after_the_inner_guard_pops() {
         .unwrap();
     // The guard is the top again: a communicator of its context works.
     let comm = guard
-        .nccl_rank(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
+        .nccl_comm(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
         .unwrap();
     let mut x = guard.alloc_from(&[2.0f64; 32]).unwrap();
     guard
@@ -257,7 +257,7 @@ fn a_parked_communicator_is_used_again_under_a_nested_push() {
     // Made under `a`, parked: it outlives the push of `a` and comes back under another push.
     let parked = guard
         .with_pushed(&a, |ga| -> custack::Result<_> {
-            let comm = ga.nccl_rank(&nccl::unique_id()?, 0, 1, TIMEOUT)?;
+            let comm = ga.nccl_comm(&nccl::unique_id()?, 0, 1, TIMEOUT)?;
             Ok(ga.park_comm(comm))
         })
         .unwrap()
@@ -269,7 +269,7 @@ fn a_parked_communicator_is_used_again_under_a_nested_push() {
     assert_eq!(e.kind(), ErrorKind::ContextMismatch);
     let parked = guard
         .with_pushed(&a, |ga| -> custack::Result<_> {
-            let comm = ga.nccl_rank(&nccl::unique_id()?, 0, 1, TIMEOUT)?;
+            let comm = ga.nccl_comm(&nccl::unique_id()?, 0, 1, TIMEOUT)?;
             Ok(ga.park_comm(comm))
         })
         .unwrap()
@@ -370,7 +370,7 @@ fn a_created_context_is_refused_before_nccl() {
     let mut stack = Stack::new().unwrap();
     let guard = stack.push(&ctx).unwrap();
     let e = guard
-        .nccl_rank(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
+        .nccl_comm(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT)
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidContext, "{e}");
     assert!(e.to_string().contains("primary context"), "{e}");
@@ -388,7 +388,7 @@ fn a_rank_that_never_arrives_makes_init_time_out() {
         let started = Instant::now();
         // Rank 0 of two; rank 1 never calls.
         let e = guard
-            .nccl_rank(&nccl::unique_id().unwrap(), 0, 2, timeout)
+            .nccl_comm(&nccl::unique_id().unwrap(), 0, 2, timeout)
             .unwrap_err();
         (e, started.elapsed())
     });
@@ -440,7 +440,7 @@ fn a_rank_that_dies_after_the_rendezvous_makes_init_time_out() {
         let mut stack = Stack::new().unwrap();
         let guard = stack.push(&ctx).unwrap();
         guard
-            .nccl_rank(&UniqueId::from_slice(&id).unwrap(), 0, 2, timeout)
+            .nccl_comm(&UniqueId::from_slice(&id).unwrap(), 0, 2, timeout)
             .unwrap_err()
     });
     assert!(child.wait().unwrap().success());
@@ -488,7 +488,7 @@ fn two_gpus_one_process_each_then_one_killed() {
         let mut stack = Stack::new().unwrap();
         let guard = stack.push(&ctx).unwrap();
         let comm = guard
-            .nccl_rank(
+            .nccl_comm(
                 &UniqueId::from_slice(&id).unwrap(),
                 rank,
                 2,

@@ -34,7 +34,7 @@ use core::marker::PhantomData;
 /// # let ctx = Context::primary(Driver::init()?.device(0)?)?;
 /// # let mut stack = Stack::new()?;
 /// # let guard = stack.push(&ctx)?;
-/// # let comm = guard.nccl_rank(&custack::nccl::unique_id()?, 0, 1, std::time::Duration::from_secs(10))?;
+/// # let comm = guard.nccl_comm(&custack::nccl::unique_id()?, 0, 1, std::time::Duration::from_secs(10))?;
 /// let mut grads: Vec<_> = (0..20).map(|_| guard.alloc_zeroed::<f32>(1 << 18)).collect::<Result<_, _>>()?;
 /// guard.stream()?.scope(|s| -> custack::Result<()> {
 ///     let mut bound: Vec<_> = grads.iter_mut().map(|g| s.bind_mut(g)).collect();

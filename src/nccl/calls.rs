@@ -26,7 +26,7 @@ impl Comm<'_> {
     /// # let ctx = Context::primary(Driver::init()?.device(0)?)?;
     /// # let mut stack = Stack::new()?;
     /// # let guard = stack.push(&ctx)?;
-    /// # let comm = guard.nccl_rank(&custack::nccl::unique_id()?, 0, 1, std::time::Duration::from_secs(10))?;
+    /// # let comm = guard.nccl_comm(&custack::nccl::unique_id()?, 0, 1, std::time::Duration::from_secs(10))?;
     /// let x = guard.alloc_from(&[1.0f32, 2.0, 3.0])?;
     /// let mut sum = guard.alloc_zeroed::<f32>(3)?;
     /// guard.stream()?.scope(|s| -> custack::Result<()> {
@@ -233,7 +233,7 @@ impl Comm<'_> {
     /// # let ctx = Context::primary(Driver::init()?.device(0)?)?;
     /// # let mut stack = Stack::new()?;
     /// # let guard = stack.push(&ctx)?;
-    /// # let comm = guard.nccl_rank(&custack::nccl::unique_id()?, 0, 1, std::time::Duration::from_secs(10))?;
+    /// # let comm = guard.nccl_comm(&custack::nccl::unique_id()?, 0, 1, std::time::Duration::from_secs(10))?;
     /// let (r, n) = (comm.rank(), comm.nranks());
     /// let mine = guard.alloc_from(&[r as u32; 256])?;
     /// let mut theirs = guard.alloc_zeroed::<u32>(256)?;

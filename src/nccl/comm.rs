@@ -1,4 +1,4 @@
-//! The communicator and its lifetime: [`Comm`] made by [`PushedGuard::nccl_rank`] in a primary
+//! The communicator and its lifetime: [`Comm`] made by [`PushedGuard::nccl_comm`] in a primary
 //! context, every call's result settled (polled until NCCL has enqueued it), aborted on an
 //! error or past its timeout, [`Comm::wait`] as the bounded end of a scope, and its finalize and
 //! destroy.
@@ -81,7 +81,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// let mut stack = Stack::new()?;
     /// let guard = stack.push(&ctx)?;
     /// let id = custack::nccl::unique_id()?;
-    /// let comm = guard.nccl_rank(&id, 0, 1, Duration::from_secs(10))?;
+    /// let comm = guard.nccl_comm(&id, 0, 1, Duration::from_secs(10))?;
     /// assert_eq!(comm.nranks(), 1);
     /// # Ok::<(), custack::Error>(())
     /// ```
@@ -91,7 +91,8 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclcomminitrankconfig>
     #[doc(alias = "ncclCommInitRankConfig")]
     #[doc(alias = "ncclCommInitRank")]
-    pub fn nccl_rank(
+    #[doc(alias = "nccl_rank")]
+    pub fn nccl_comm(
         &self,
         id: &UniqueId,
         rank: usize,

@@ -5,14 +5,14 @@
 //!
 //! # The communicator
 //!
-//! [`PushedGuard::nccl_rank`] makes this process's rank of a clique (`ncclCommInitRankConfig`)
+//! [`PushedGuard::nccl_comm`] makes this process's rank of a clique (`ncclCommInitRankConfig`)
 //! while the guard's context is current. [`Comm<'g>`](Comm) borrows the guard, like the streams
 //! and buffers it lends, so the compiler refuses (C25) a communicator used after its guard
 //! popped, while another context is pushed on top, or on another thread (`!Send`, `!Sync`).
 //!
 //! NCCL works in each device's *primary* context (its threads select the device with the
 //! runtime's `cudaSetDevice`), so the guard must be one of [`Context::primary`](crate::Context::primary):
-//! `nccl_rank` refuses any other context with `CUDA_ERROR_INVALID_CONTEXT`, before NCCL is called.
+//! `nccl_comm` refuses any other context with `CUDA_ERROR_INVALID_CONTEXT`, before NCCL is called.
 //!
 //! Every rank gets the same [`UniqueId`], made once by rank 0 ([`unique_id`]) and sent to the
 //! others out of band: [`crate::rendezvous::Job::share`] does that over TCP, with the
@@ -53,12 +53,12 @@
 //! # Failure: no rank waits forever (R16)
 //!
 //! Every communicator is made non-blocking (`blocking = 0`) with the timeout given to
-//! [`nccl_rank`], and custack polls it (`ncclCommGetAsyncError`) where NCCL would block, with
+//! [`nccl_comm`], and custack polls it (`ncclCommGetAsyncError`) where NCCL would block, with
 //! the crate's one bounded poll ([`Deadline`]'s: one look at once, then looks between yields,
 //! then sleeps doubling up to 1 ms, never past the deadline the timeout sets):
 //!
 //! - its initialization, which waits for every rank: a rank that never arrives or dies on the
-//!   way makes the others' `nccl_rank` return [`ErrorKind::DeadlinePassed`] after the timeout;
+//!   way makes the others' `nccl_comm` return [`ErrorKind::DeadlinePassed`] after the timeout;
 //! - a call or a [`Batch`] NCCL answers with `ncclInProgress` (a non-blocking communicator's
 //!   calls are enqueued by an NCCL thread: custack returns only once they are);
 //! - [`Comm::wait`], which waits for the scope's stream while watching the communicator: the
@@ -103,7 +103,7 @@
 //! let ctx = Context::primary(Driver::init()?.device(job.local_rank())?)?;
 //! let mut stack = Stack::new()?;
 //! let guard = stack.push(&ctx)?;
-//! let comm = guard.nccl_rank(&id, job.rank(), job.world_size(), timeout)?;
+//! let comm = guard.nccl_comm(&id, job.rank(), job.world_size(), timeout)?;
 //! let mut x = guard.alloc_from(&[job.rank() as f32; 1024])?;
 //! guard.stream()?.scope(|s| -> custack::Result<()> {
 //!     comm.all_reduce_in_place(s, s.bind_mut(&mut x), 1024, ReduceOp::Sum)?;
@@ -118,8 +118,8 @@
 //!
 //! [`Deadline`]: crate::Deadline
 //! [`PushedGuard`]: crate::PushedGuard
-//! [`PushedGuard::nccl_rank`]: crate::PushedGuard::nccl_rank
-//! [`nccl_rank`]: crate::PushedGuard::nccl_rank
+//! [`PushedGuard::nccl_comm`]: crate::PushedGuard::nccl_comm
+//! [`nccl_comm`]: crate::PushedGuard::nccl_comm
 //! [`StreamScope`]: crate::StreamScope
 //! [`ScopedRead`]: crate::ScopedRead
 //! [`ScopedWrite`]: crate::ScopedWrite

@@ -10,7 +10,7 @@ fn main() -> Result<(), custack::Error> {
     let ctx = Context::primary(Driver::init()?.device(0)?)?;
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
-    let comm = guard.nccl_rank(&custack::nccl::unique_id()?, 0, 1, Duration::from_secs(10))?;
+    let comm = guard.nccl_comm(&custack::nccl::unique_id()?, 0, 1, Duration::from_secs(10))?;
     let mut x = guard.alloc_zeroed::<f32>(4)?;
     guard.stream()?.scope(|s| {
         let mut dx = s.bind_mut(&mut x);

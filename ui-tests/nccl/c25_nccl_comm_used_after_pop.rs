@@ -8,7 +8,7 @@ fn main() -> Result<(), custack::Error> {
     let ctx = Context::primary(Driver::init()?.device(0)?)?;
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
-    let comm = guard.nccl_rank(&custack::nccl::unique_id()?, 0, 1, Duration::from_secs(10))?;
+    let comm = guard.nccl_comm(&custack::nccl::unique_id()?, 0, 1, Duration::from_secs(10))?;
     drop(guard); //~ ERROR E0505
     comm.destroy()?;
     Ok(())

@@ -13,7 +13,7 @@ fn main() -> Result<(), custack::Error> {
     let b = Context::new(device, ContextFlags::empty())?;
     let mut stack = Stack::new()?;
     let mut guard_a = stack.push(&a)?;
-    let comm = guard_a.nccl_rank(&custack::nccl::unique_id()?, 0, 1, Duration::from_secs(10))?;
+    let comm = guard_a.nccl_comm(&custack::nccl::unique_id()?, 0, 1, Duration::from_secs(10))?;
     guard_a.with_pushed(&b, |guard_b| {
         //~^ ERROR E0502
         let mut x = guard_b.alloc_zeroed::<f32>(4)?;
