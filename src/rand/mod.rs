@@ -97,16 +97,19 @@
 // - `check`: the checks every call makes before it enqueues anything;
 // - `generator`: `Generator`, its creation, seed, offset, call order (`enqueue`) and
 //   destruction;
-// - `fill`: the fills and the element types they take (`Real`).
+// - `fill`: the fills and the element types they take (`Real`);
+// - `host`: `HostGenerator`, made and filled on the CPU, with the settings and checks above.
 mod check;
 mod fill;
 mod generator;
+mod host;
 mod kind;
 mod status;
 
 pub use fill::Real;
 pub use generator::{Generator, version};
-pub use kind::{Kind, Pseudo, Quasi};
+pub use host::HostGenerator;
+pub use kind::{Kind, Ordering, Pseudo, Quasi};
 
 #[cfg(doc)]
 use crate::asynchronous::scope::StreamScope;
