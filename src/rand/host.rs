@@ -1,5 +1,10 @@
 //! The host generator, [`HostGenerator`]: a cuRAND generator whose values the CPU computes into
 //! host memory (`curandCreateGeneratorHost`), with no context, no stream and no device memory.
+//!
+//! It is not built on `LibraryHandle`, the core of the device-side handles: that core holds a
+//! guard's context, device memory its calls share and the order of those calls on streams, and
+//! releases them after waiting for the context. A host generator has none of these (each call
+//! has finished when it returns), so it holds its raw generator and destroys it directly.
 
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
