@@ -22,8 +22,9 @@ pub struct curandGenerator_st {
     _marker: PhantomData<(*mut u8, PhantomPinned)>,
 }
 
-/// `curandGenerator_t`: a generator and its state (on the device, for a generator made by
-/// `curandCreateGenerator`), bound to the CUDA context current at creation.
+/// `curandGenerator_t`: a generator and its state: on the device, bound to the CUDA context
+/// current at creation, for a generator made by `curandCreateGenerator`; in host memory for one
+/// made by `curandCreateGeneratorHost`.
 pub type curandGenerator_t = *mut curandGenerator_st;
 
 /// `curandStatus_t`: the status every cuRAND entry point returns.
@@ -89,11 +90,37 @@ impl curandRngType_t {
     pub const CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: Self = Self(204);
 }
 
+/// `curandOrdering_t`: the order of a generator's results in memory.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct curandOrdering_t(pub c_int);
+
+impl curandOrdering_t {
+    /// `CURAND_ORDERING_PSEUDO_BEST` (100).
+    pub const CURAND_ORDERING_PSEUDO_BEST: Self = Self(100);
+    /// `CURAND_ORDERING_PSEUDO_DEFAULT` (101).
+    pub const CURAND_ORDERING_PSEUDO_DEFAULT: Self = Self(101);
+    /// `CURAND_ORDERING_PSEUDO_SEEDED` (102).
+    pub const CURAND_ORDERING_PSEUDO_SEEDED: Self = Self(102);
+    /// `CURAND_ORDERING_PSEUDO_LEGACY` (103).
+    pub const CURAND_ORDERING_PSEUDO_LEGACY: Self = Self(103);
+    /// `CURAND_ORDERING_PSEUDO_DYNAMIC` (104).
+    pub const CURAND_ORDERING_PSEUDO_DYNAMIC: Self = Self(104);
+    /// `CURAND_ORDERING_QUASI_DEFAULT` (201).
+    pub const CURAND_ORDERING_QUASI_DEFAULT: Self = Self(201);
+}
+
 link_or_stub! {
     missing: custack_no_curand => curandStatus_t::CURAND_STATUS_NOT_INITIALIZED;
     /// Creates a generator whose numbers are made on the device, in the current context.
     /// <https://docs.nvidia.com/cuda/curand/group__HOST.html>
     pub fn curandCreateGenerator(
+        generator: *mut curandGenerator_t,
+        rng_type: curandRngType_t,
+    ) -> curandStatus_t;
+    /// Creates a generator whose numbers are made by the CPU, into host memory.
+    /// <https://docs.nvidia.com/cuda/curand/group__HOST.html>
+    pub fn curandCreateGeneratorHost(
         generator: *mut curandGenerator_t,
         rng_type: curandRngType_t,
     ) -> curandStatus_t;
@@ -118,13 +145,20 @@ link_or_stub! {
         generator: curandGenerator_t,
         offset: c_ulonglong,
     ) -> curandStatus_t;
+    /// Sets the order of the generator's results in memory.
+    /// <https://docs.nvidia.com/cuda/curand/group__HOST.html>
+    pub fn curandSetGeneratorOrdering(
+        generator: curandGenerator_t,
+        order: curandOrdering_t,
+    ) -> curandStatus_t;
     /// Sets the number of dimensions of a quasi-random generator (1 to 20,000).
     /// <https://docs.nvidia.com/cuda/curand/group__HOST.html>
     pub fn curandSetQuasiRandomGeneratorDimensions(
         generator: curandGenerator_t,
         num_dimensions: c_uint,
     ) -> curandStatus_t;
-    /// Writes `num` 32-bit values to device memory.
+    /// Writes `num` 32-bit values to device memory (to host memory for a host generator, as
+    /// every generation below).
     /// <https://docs.nvidia.com/cuda/curand/group__HOST.html>
     pub fn curandGenerate(
         generator: curandGenerator_t,

@@ -1,5 +1,6 @@
 //! `custack::rand` on a real device: every fill against what the distribution must give on the
-//! CPU, the seed and the offset, the checks agreeing with what cuRAND refuses, a refused call
+//! CPU, the seed and the offset, the checks (lengths, orderings) agreeing with what cuRAND
+//! refuses, the host generator giving the device generator's values, a refused call
 //! enqueueing nothing, and a generator on two streams, in submissions and dropped with work
 //! pending. The positive twins of `ui-tests/curand/`.
 //!
@@ -15,8 +16,9 @@
 
 mod common;
 use common::context;
+use custack::ffi::curand::{curandOrdering_t, curandStatus_t};
 use custack::prelude::*;
-use custack::rand::{Kind, Pseudo, Quasi};
+use custack::rand::{HostGenerator, Kind, Ordering, Pseudo, Quasi};
 use custack::{ErrorKind, Stack, take_drop_errors};
 
 const PSEUDO: [Pseudo; 5] = [
@@ -561,4 +563,190 @@ fn a_generator_outlives_the_streams_it_was_used_on() {
         .unwrap()
         .unwrap();
     assert_eq!(got, whole.to_vec().unwrap());
+}
+
+const ORDERINGS: [Ordering; 6] = [
+    Ordering::PseudoBest,
+    Ordering::PseudoDefault,
+    Ordering::PseudoSeeded,
+    Ordering::PseudoLegacy,
+    Ordering::PseudoDynamic,
+    Ordering::QuasiDefault,
+];
+
+/// cuRAND's value of an ordering, written out here to call cuRAND directly.
+fn raw_ordering(o: Ordering) -> curandOrdering_t {
+    match o {
+        Ordering::PseudoBest => curandOrdering_t::CURAND_ORDERING_PSEUDO_BEST,
+        Ordering::PseudoDefault => curandOrdering_t::CURAND_ORDERING_PSEUDO_DEFAULT,
+        Ordering::PseudoSeeded => curandOrdering_t::CURAND_ORDERING_PSEUDO_SEEDED,
+        Ordering::PseudoLegacy => curandOrdering_t::CURAND_ORDERING_PSEUDO_LEGACY,
+        Ordering::PseudoDynamic => curandOrdering_t::CURAND_ORDERING_PSEUDO_DYNAMIC,
+        Ordering::QuasiDefault => curandOrdering_t::CURAND_ORDERING_QUASI_DEFAULT,
+        _ => unreachable!("an ordering this test does not know"),
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn orderings_custack_refuses_are_those_curand_refuses() {
+    // Every kind, ordering and place (device, host): where custack sets the ordering, cuRAND
+    // accepted it; where custack refuses, cuRAND itself answers CURAND_STATUS_OUT_OF_RANGE.
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let kinds = PSEUDO.into_iter().map(Kind::Pseudo).chain(
+        [
+            Quasi::Sobol32,
+            Quasi::ScrambledSobol32,
+            Quasi::Sobol64,
+            Quasi::ScrambledSobol64,
+        ]
+        .into_iter()
+        .map(|q| Kind::Quasi(q, 1)),
+    );
+    let (mut set, mut refused) = (0, 0);
+    for kind in kinds {
+        for o in ORDERINGS {
+            let mut device = match kind {
+                Kind::Pseudo(p) => guard.rng(p, 1).unwrap(),
+                Kind::Quasi(q, d) => guard.quasi_rng(q, d).unwrap(),
+            };
+            let mut host = match kind {
+                Kind::Pseudo(p) => HostGenerator::pseudo(p, 1).unwrap(),
+                Kind::Quasi(q, d) => HostGenerator::quasi(q, d).unwrap(),
+            };
+            for (place, result, raw) in [
+                ("device", device.set_ordering(o), device.as_raw()),
+                ("host", host.set_ordering(o), host.as_raw()),
+            ] {
+                match result {
+                    Ok(()) => set += 1,
+                    Err(e) => {
+                        refused += 1;
+                        assert_eq!(e.kind(), ErrorKind::InvalidValue, "{kind:?} {o:?} {place}");
+                        // SAFETY: a live generator, no call of it running; an ordering only
+                        // changes host-side state.
+                        let status = unsafe {
+                            custack::ffi::curand::curandSetGeneratorOrdering(raw, raw_ordering(o))
+                        };
+                        assert_eq!(
+                            status,
+                            curandStatus_t::CURAND_STATUS_OUT_OF_RANGE,
+                            "{kind:?} {o:?} {place}: custack refused what cuRAND takes"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{set} orderings set, {refused} refused as cuRAND refuses them");
+    assert_eq!(set + refused, 9 * 6 * 2);
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_host_generator_gives_the_device_generators_values() {
+    // cuRAND's Host API Overview: the same setup gives the same sequence on the device and on
+    // the host CPU. Bits and uniform values are compared exactly; normal values only against
+    // their distribution (cuRAND documents slight differences there: the CPU's transcendental
+    // functions are not the GPU's). Fixed seeds: the values, and so the outcome, are
+    // deterministic.
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let n = 1 << 18;
+    let mut cases = Vec::new();
+    for kind in PSEUDO {
+        for o in [
+            Ordering::PseudoBest,
+            Ordering::PseudoDefault,
+            Ordering::PseudoSeeded,
+            Ordering::PseudoLegacy,
+        ] {
+            cases.push((Kind::Pseudo(kind), o));
+        }
+    }
+    cases.push((Kind::Quasi(Quasi::Sobol32, 1), Ordering::QuasiDefault));
+    cases.push((
+        Kind::Quasi(Quasi::ScrambledSobol32, 4),
+        Ordering::QuasiDefault,
+    ));
+    let mut compared = 0;
+    for (kind, o) in cases {
+        let mut host = match kind {
+            Kind::Pseudo(p) => HostGenerator::pseudo(p, 1234).unwrap(),
+            Kind::Quasi(q, d) => HostGenerator::quasi(q, d).unwrap(),
+        };
+        if host.set_ordering(o).is_err() {
+            // Not one the host takes (PseudoSeeded but for XORWOW, PseudoBest for MT19937).
+            continue;
+        }
+        let mut device = match kind {
+            Kind::Pseudo(p) => guard.rng(p, 1234).unwrap(),
+            Kind::Quasi(q, d) => guard.quasi_rng(q, d).unwrap(),
+        };
+        device.set_ordering(o).unwrap();
+        let (mut bits, mut uniform) = (
+            guard.alloc::<u32>(n).unwrap(),
+            guard.alloc::<f32>(n).unwrap(),
+        );
+        stream
+            .scope(|s| {
+                device.bits(s, s.bind_mut(&mut bits))?;
+                device.uniform(s, s.bind_mut(&mut uniform))
+            })
+            .unwrap()
+            .unwrap();
+        let mut host_bits = vec![0_u32; n];
+        let mut host_uniform = vec![-1.0_f32; n];
+        let mut host_normal = vec![f64::NAN; n];
+        host.bits(&mut host_bits).unwrap();
+        host.uniform(&mut host_uniform).unwrap();
+        host.normal(&mut host_normal, 2.0, 0.5).unwrap();
+        assert!(
+            bits.to_vec().unwrap() == host_bits,
+            "{kind:?} {o:?}: bits differ"
+        );
+        assert!(
+            uniform.to_vec().unwrap() == host_uniform,
+            "{kind:?} {o:?}: uniform values differ"
+        );
+        compared += 1;
+        // The host's own values: uniform in (0, 1] with the uniform's mean; normal with its
+        // mean and variance (six standard errors, as above).
+        assert!(
+            host_uniform.iter().all(|&x| x > 0.0 && x <= 1.0),
+            "{kind:?}"
+        );
+        let (mean, _, count) = moments(host_uniform.iter().map(|&x| f64::from(x)));
+        within(
+            &format!("{kind:?} {o:?} host uniform mean"),
+            mean,
+            0.5,
+            1.0 / 12.0,
+            count,
+        );
+        let (mean, _, count) = moments(host_normal.iter().copied());
+        within(
+            &format!("{kind:?} {o:?} host normal mean"),
+            mean,
+            2.0,
+            0.25,
+            count,
+        );
+        let (var, _, _) = moments(host_normal.iter().map(|x| (x - 2.0) * (x - 2.0)));
+        within(
+            &format!("{kind:?} {o:?} host normal variance"),
+            var,
+            0.25,
+            2.0 * 0.5_f64.powi(4),
+            count,
+        );
+    }
+    // 5 kinds × default and legacy, best for all but MT19937, seeded for XORWOW; two Sobol'.
+    assert_eq!(compared, 10 + 4 + 1 + 2);
+    assert!(take_drop_errors().is_empty());
 }

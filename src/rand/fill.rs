@@ -5,7 +5,7 @@
 use crate::asynchronous::scope::StreamScope;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
-use crate::rand::check::{self, Values};
+use crate::rand::check::{self, Target, Values};
 use crate::rand::generator::Generator;
 use crate::vocabulary::binding::ScopedWrite;
 use crate::vocabulary::plain::DeviceCopy;
@@ -31,8 +31,10 @@ pub trait Real: DeviceCopy + Into<f64> + sealed::Sealed {
 
     /// # Safety
     ///
-    /// cuRAND's: a live generator whose stream is set, `out` device memory of its context
-    /// holding `n` elements that nothing else uses until the call's work is complete.
+    /// cuRAND's: a live generator; for a device generator, its stream set and `out` device
+    /// memory of its context holding `n` elements that nothing else uses until the call's work
+    /// is complete; for a host generator, `out` host memory holding `n` elements that nothing
+    /// else uses during the call.
     #[doc(hidden)]
     unsafe fn uniform(
         g: ffi::curand::curandGenerator_t,
@@ -159,7 +161,7 @@ impl Generator<'_> {
         out: impl ScopedWrite<'scope, T>,
     ) -> Result<()> {
         let (ptr, n) = out.raw_parts();
-        check::length(T::UNIFORM, self.kind(), Values::Single, n)?;
+        check::length(T::UNIFORM, Target::Device, self.kind(), Values::Single, n)?;
         self.enqueue(s, T::UNIFORM, |g| {
             // SAFETY: writes `n` elements at `ptr` in stream order:
             // - `ptr` is device memory of this context holding `n` elements, an exclusive
@@ -194,8 +196,8 @@ impl Generator<'_> {
         stddev: T,
     ) -> Result<()> {
         let (ptr, n) = out.raw_parts();
-        check::length(T::NORMAL, self.kind(), Values::Normal, n)?;
-        check::normal(T::NORMAL, mean.into(), stddev.into())?;
+        check::length(T::NORMAL, Target::Device, self.kind(), Values::Normal, n)?;
+        check::normal(T::NORMAL, Target::Device, mean.into(), stddev.into())?;
         self.enqueue(s, T::NORMAL, |g| {
             // SAFETY: as in `uniform`; `n` is even for a generator that makes pairs (checked).
             unsafe { T::normal(g, out_ptr(ptr), n, mean, stddev) }
@@ -222,8 +224,14 @@ impl Generator<'_> {
         stddev: T,
     ) -> Result<()> {
         let (ptr, n) = out.raw_parts();
-        check::length(T::LOG_NORMAL, self.kind(), Values::Normal, n)?;
-        check::normal(T::LOG_NORMAL, mean.into(), stddev.into())?;
+        check::length(
+            T::LOG_NORMAL,
+            Target::Device,
+            self.kind(),
+            Values::Normal,
+            n,
+        )?;
+        check::normal(T::LOG_NORMAL, Target::Device, mean.into(), stddev.into())?;
         self.enqueue(s, T::LOG_NORMAL, |g| {
             // SAFETY: as in `normal`.
             unsafe { T::log_normal(g, out_ptr(ptr), n, mean, stddev) }
@@ -251,8 +259,8 @@ impl Generator<'_> {
     ) -> Result<()> {
         const CALL: &str = "curandGeneratePoisson";
         let (ptr, n) = out.raw_parts();
-        check::length(CALL, self.kind(), Values::Single, n)?;
-        check::poisson(CALL, lambda)?;
+        check::length(CALL, Target::Device, self.kind(), Values::Single, n)?;
+        check::poisson(CALL, Target::Device, lambda)?;
         self.enqueue(s, CALL, |g| {
             // SAFETY: as in `uniform`, for `u32` elements; `lambda` is finite and positive.
             unsafe { ffi::curand::curandGeneratePoisson(g, out_ptr(ptr), n, lambda) }
@@ -280,9 +288,13 @@ impl Generator<'_> {
         const CALL: &str = "curandGenerate";
         let (ptr, n) = out.raw_parts();
         if self.kind().is_64_bit() {
-            return Err(width(CALL, "64-bit values; fill `u64` with `bits64`"));
+            return Err(width(
+                CALL,
+                Target::Device,
+                "64-bit values; fill `u64` with `bits64`",
+            ));
         }
-        check::length(CALL, self.kind(), Values::Single, n)?;
+        check::length(CALL, Target::Device, self.kind(), Values::Single, n)?;
         self.enqueue(s, CALL, |g| {
             // SAFETY: as in `uniform`, for `u32` elements of a 32-bit generator.
             unsafe { ffi::curand::curandGenerate(g, out_ptr(ptr), n) }
@@ -312,10 +324,11 @@ impl Generator<'_> {
         if !self.kind().is_64_bit() {
             return Err(width(
                 CALL,
+                Target::Device,
                 "32-bit values; only Sobol64 and ScrambledSobol64 make 64-bit ones",
             ));
         }
-        check::length(CALL, self.kind(), Values::Single, n)?;
+        check::length(CALL, Target::Device, self.kind(), Values::Single, n)?;
         self.enqueue(s, CALL, |g| {
             // SAFETY: as in `uniform`, for `u64` elements of a 64-bit quasi-random generator.
             unsafe { ffi::curand::curandGenerateLongLong(g, out_ptr(ptr), n) }
@@ -323,11 +336,12 @@ impl Generator<'_> {
     }
 }
 
+/// A bits fill refused for the width of the generator's values.
 #[cold]
 #[inline(never)]
-fn width(call: &str, what: &str) -> Error {
+pub(super) fn width(call: &str, target: Target, what: &str) -> Error {
     Error::custack(
         ErrorKind::InvalidValue,
-        format!("{call}: this generator makes {what}; nothing was enqueued"),
+        format!("{call}: this generator makes {what}; {}", target.undone()),
     )
 }

@@ -8,8 +8,8 @@ use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
-use crate::rand::check;
-use crate::rand::kind::{Kind, Pseudo, Quasi};
+use crate::rand::check::{self, Target};
+use crate::rand::kind::{Kind, Ordering, Pseudo, Quasi};
 use crate::rand::status::status;
 use crate::vocabulary::version::LibraryVersion;
 use core::ffi::c_int;
@@ -25,16 +25,17 @@ use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 static CURAND_CALLS: RwLock<()> = RwLock::new(());
 
 /// What a cuRAND call holds of [`CURAND_CALLS`] while it runs.
-enum Serialized {
+pub(super) enum Serialized {
     /// An MT19937 generator's call: no other cuRAND call at once.
     Alone(#[allow(dead_code, reason = "held, not read")] RwLockWriteGuard<'static, ()>),
     /// Any other kind's: alongside other kinds' calls, never an MT19937 one.
     Shared(#[allow(dead_code, reason = "held, not read")] RwLockReadGuard<'static, ()>),
 }
 
-/// The hold for one cuRAND call of a generator of `kind`. A panic while it was held (none in
-/// this module) leaves nothing to repair: the lock is taken again.
-fn serialize(kind: Kind) -> Serialized {
+/// The hold for one cuRAND call of a generator of `kind` (device or host generator alike). A
+/// panic while it was held (none in this module) leaves nothing to repair: the lock is taken
+/// again.
+pub(super) fn serialize(kind: Kind) -> Serialized {
     if matches!(kind, Kind::Pseudo(Pseudo::Mt19937)) {
         Serialized::Alone(CURAND_CALLS.write().unwrap_or_else(PoisonError::into_inner))
     } else {
@@ -127,12 +128,9 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         crate::error::poison::check()?;
         check::dimensions(dimensions)?;
         let mut generator = self.generator(Kind::Quasi(kind, dimensions))?;
-        let serialized = serialize(generator.kind);
-        // SAFETY: a live generator (made just above, destroyed only by `release`).
-        status("curandSetQuasiRandomGeneratorDimensions", unsafe {
-            ffi::curand::curandSetQuasiRandomGeneratorDimensions(generator.handle(), dimensions)
-        })?;
-        drop(serialized);
+        // SAFETY: a live generator (made just above, destroyed only by `release`), used by no
+        // other call yet.
+        unsafe { set_dimensions(generator.handle(), generator.kind, dimensions) }?;
         generator.set_offset(0)?;
         Ok(generator)
     }
@@ -184,7 +182,7 @@ impl RawHandle for RawGenerator {
 }
 
 /// `Err` in a build that found no cuRAND.
-fn not_linked() -> Result<()> {
+pub(super) fn not_linked() -> Result<()> {
     crate::error::not_linked::not_linked(&crate::error::not_linked::CURAND)
 }
 
@@ -208,6 +206,99 @@ pub fn version() -> Result<LibraryVersion> {
     Ok(LibraryVersion::from_code(v.unsigned_abs(), 1_000))
 }
 
+/// `curandSetPseudoRandomGeneratorSeed` for a generator of `kind`, refused (nothing called) for
+/// a quasi-random one, under the kind's hold on `CURAND_CALLS`.
+///
+/// # Safety
+///
+/// `raw` is a live generator of `kind` that no other call uses meanwhile.
+pub(super) unsafe fn set_seed(
+    raw: ffi::curand::curandGenerator_t,
+    kind: Kind,
+    seed: u64,
+) -> Result<()> {
+    if let Kind::Quasi(kind, _) = kind {
+        return Err(Error::custack(
+            ErrorKind::InvalidValue,
+            format!(
+                "curandSetPseudoRandomGeneratorSeed: a quasi-random generator ({kind:?}) has no \
+                 seed; nothing was set"
+            ),
+        ));
+    }
+    let _serialized = serialize(kind);
+    // SAFETY: the caller's: a live generator, no other call of it meanwhile.
+    status("curandSetPseudoRandomGeneratorSeed", unsafe {
+        ffi::curand::curandSetPseudoRandomGeneratorSeed(raw, seed)
+    })
+}
+
+/// `curandSetGeneratorOffset` for a generator of `kind`, refused (nothing called) for the two
+/// Mersenne Twisters, under the kind's hold on `CURAND_CALLS`.
+///
+/// # Safety
+///
+/// As [`set_seed`].
+pub(super) unsafe fn set_offset(
+    raw: ffi::curand::curandGenerator_t,
+    kind: Kind,
+    offset: u64,
+) -> Result<()> {
+    if !kind.has_offset() {
+        return Err(Error::custack(
+            ErrorKind::InvalidValue,
+            format!(
+                "curandSetGeneratorOffset: a {kind:?} generator has no offset (cuRAND cannot \
+                 skip ahead in its sequence); nothing was set"
+            ),
+        ));
+    }
+    let _serialized = serialize(kind);
+    // SAFETY: the caller's: a live generator, no other call of it meanwhile.
+    status("curandSetGeneratorOffset", unsafe {
+        ffi::curand::curandSetGeneratorOffset(raw, offset)
+    })
+}
+
+/// `curandSetQuasiRandomGeneratorDimensions` for a quasi-random generator of `kind`, with
+/// `dimensions` already checked (`check::dimensions`), under the kind's hold on `CURAND_CALLS`.
+///
+/// # Safety
+///
+/// As [`set_seed`].
+pub(super) unsafe fn set_dimensions(
+    raw: ffi::curand::curandGenerator_t,
+    kind: Kind,
+    dimensions: u32,
+) -> Result<()> {
+    let _serialized = serialize(kind);
+    // SAFETY: the caller's: a live generator, no other call of it meanwhile.
+    status("curandSetQuasiRandomGeneratorDimensions", unsafe {
+        ffi::curand::curandSetQuasiRandomGeneratorDimensions(raw, dimensions)
+    })
+}
+
+/// `curandSetGeneratorOrdering` for a generator of `kind` made on `target`, refused (nothing
+/// called) for an ordering it does not take, under the kind's hold on `CURAND_CALLS`.
+///
+/// # Safety
+///
+/// As [`set_seed`].
+pub(super) unsafe fn set_ordering(
+    raw: ffi::curand::curandGenerator_t,
+    kind: Kind,
+    target: Target,
+    ordering: Ordering,
+) -> Result<()> {
+    check::ordering(kind, target, ordering)?;
+    let _serialized = serialize(kind);
+    // SAFETY: the caller's: a live generator, no other call of it meanwhile; the ordering is
+    // one of those `curand.h` defines, and one the kind takes (checked above).
+    status("curandSetGeneratorOrdering", unsafe {
+        ffi::curand::curandSetGeneratorOrdering(raw, ordering.raw())
+    })
+}
+
 impl Generator<'_> {
     /// What the generator is.
     pub fn kind(&self) -> Kind {
@@ -228,23 +319,10 @@ impl Generator<'_> {
     #[doc(alias = "curandSetPseudoRandomGeneratorSeed")]
     pub fn set_seed(&mut self, seed: u64) -> Result<()> {
         crate::error::poison::check()?;
-        if let Kind::Quasi(kind, _) = self.kind {
-            return Err(Error::custack(
-                ErrorKind::InvalidValue,
-                format!(
-                    "curandSetPseudoRandomGeneratorSeed: a quasi-random generator ({kind:?}) \
-                     has no seed; nothing was set"
-                ),
-            ));
-        }
-        let _serialized = serialize(self.kind);
         // SAFETY: a live generator (released only by `destroy` or the drop, which take `self`).
-        // Setting the seed changes
-        // host-side state that cuRAND applies at the next generation call, which is ordered
-        // after every earlier one (`order`).
-        status("curandSetPseudoRandomGeneratorSeed", unsafe {
-            ffi::curand::curandSetPseudoRandomGeneratorSeed(self.handle(), seed)
-        })
+        // Setting the seed changes host-side state that cuRAND applies at the next generation
+        // call, which is ordered after every earlier one (`order`).
+        unsafe { set_seed(self.handle(), self.kind, seed) }
     }
 
     /// `curandSetGeneratorOffset`—Sets the absolute offset of the generator's sequence: the
@@ -261,21 +339,43 @@ impl Generator<'_> {
     #[doc(alias = "curandSetGeneratorOffset")]
     pub fn set_offset(&mut self, offset: u64) -> Result<()> {
         crate::error::poison::check()?;
-        if !self.kind.has_offset() {
-            return Err(Error::custack(
-                ErrorKind::InvalidValue,
-                format!(
-                    "curandSetGeneratorOffset: a {:?} generator has no offset (cuRAND cannot \
-                     skip ahead in its sequence); nothing was set",
-                    self.kind
-                ),
-            ));
-        }
-        let _serialized = serialize(self.kind);
         // SAFETY: a live generator; as in `set_seed`, applied at the next generation call.
-        status("curandSetGeneratorOffset", unsafe {
-            ffi::curand::curandSetGeneratorOffset(self.handle(), offset)
-        })
+        unsafe { set_offset(self.handle(), self.kind, offset) }
+    }
+
+    /// `curandSetGeneratorOrdering`—Sets the order of the generator's results in memory; the
+    /// next call starts the sequence again from the generator's offset in that order.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] for an ordering the generator's kind does not take (the
+    /// table of [`Ordering`]; nothing is called: cuRAND would answer
+    /// `CURAND_STATUS_OUT_OF_RANGE`); cuRAND's status.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::rand::{Ordering, Pseudo};
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let mut rng = guard.rng(Pseudo::Philox4x32_10, 42)?;
+    /// // The same values in every cuRAND release.
+    /// rng.set_ordering(Ordering::PseudoLegacy)?;
+    /// // Quasi-random orderings are for quasi-random generators: refused before cuRAND is called.
+    /// assert!(rng.set_ordering(Ordering::QuasiDefault).is_err());
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/curand/host-api-overview.html>
+    #[doc(alias = "curandSetGeneratorOrdering")]
+    pub fn set_ordering(&mut self, ordering: Ordering) -> Result<()> {
+        crate::error::poison::check()?;
+        // SAFETY: a live generator; as in `set_seed`, applied at the next generation call.
+        unsafe { set_ordering(self.handle(), self.kind, Target::Device, ordering) }
     }
 
     /// The raw generator, for cuRAND functions this module does not wrap. It stays owned by

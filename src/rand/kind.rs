@@ -1,5 +1,6 @@
 //! What a generator is: a pseudo-random algorithm ([`Pseudo`]) or a quasi-random sequence
-//! ([`Quasi`]) with its dimensions, as [`Kind`], and what each can do.
+//! ([`Quasi`]) with its dimensions, as [`Kind`], and what each can do; the orders its results
+//! can come in ([`Ordering`]).
 
 use crate::ffi;
 
@@ -80,6 +81,98 @@ impl Kind {
             self,
             Self::Quasi(Quasi::Sobol64 | Quasi::ScrambledSobol64, _)
         )
+    }
+}
+
+/// The order of a generator's results in memory (`curandOrdering_t`), set by
+/// [`Generator::set_ordering`](crate::rand::Generator::set_ordering) and
+/// [`HostGenerator::set_ordering`](crate::rand::HostGenerator::set_ordering).
+///
+/// Which kinds take which ordering, as cuRAND 10.4 answered on an H100 for device generators and
+/// cuRAND 10.3 and 10.4 for host generators (any other pair is `CURAND_STATUS_OUT_OF_RANGE`,
+/// which custack refuses before calling cuRAND):
+///
+/// | ordering | device generator | host generator |
+/// | --- | --- | --- |
+/// | `PseudoDefault`, `PseudoLegacy` | every pseudo-random kind | every pseudo-random kind |
+/// | `PseudoBest` | every pseudo-random kind | every pseudo-random kind but `Mt19937` |
+/// | `PseudoSeeded` | `Xorwow` | `Xorwow` |
+/// | `PseudoDynamic` | every pseudo-random kind but `Mt19937` | none |
+/// | `QuasiDefault` | every quasi-random kind | every quasi-random kind |
+///
+/// A generator starts with its default (`PseudoDefault` or `QuasiDefault`).
+///
+/// # References
+///
+/// <https://docs.nvidia.com/cuda/curand/host-api-overview.html>
+#[doc(alias = "curandOrdering_t")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Ordering {
+    /// `CURAND_ORDERING_PSEUDO_BEST`: the order cuRAND finds best; a later cuRAND may change it
+    /// (deterministic for one version).
+    PseudoBest,
+    /// `CURAND_ORDERING_PSEUDO_DEFAULT`: a pseudo-random generator's default.
+    PseudoDefault,
+    /// `CURAND_ORDERING_PSEUDO_SEEDED`: a faster seeding of lower quality (`Xorwow` only).
+    PseudoSeeded,
+    /// `CURAND_ORDERING_PSEUDO_LEGACY`: the same sequence in every cuRAND release.
+    PseudoLegacy,
+    /// `CURAND_ORDERING_PSEUDO_DYNAMIC`: adjusted to the device it runs on, for speed; the
+    /// values may differ between GPU models and cuRAND versions (device generators only).
+    PseudoDynamic,
+    /// `CURAND_ORDERING_QUASI_DEFAULT`: a quasi-random generator's only order, dimension by
+    /// dimension.
+    QuasiDefault,
+}
+
+impl Ordering {
+    pub(crate) fn raw(self) -> ffi::curand::curandOrdering_t {
+        use ffi::curand::curandOrdering_t as O;
+        match self {
+            Self::PseudoBest => O::CURAND_ORDERING_PSEUDO_BEST,
+            Self::PseudoDefault => O::CURAND_ORDERING_PSEUDO_DEFAULT,
+            Self::PseudoSeeded => O::CURAND_ORDERING_PSEUDO_SEEDED,
+            Self::PseudoLegacy => O::CURAND_ORDERING_PSEUDO_LEGACY,
+            Self::PseudoDynamic => O::CURAND_ORDERING_PSEUDO_DYNAMIC,
+            Self::QuasiDefault => O::CURAND_ORDERING_QUASI_DEFAULT,
+        }
+    }
+
+    /// cuRAND's name of the ordering (`CURAND_ORDERING_PSEUDO_BEST`, …).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::PseudoBest => "CURAND_ORDERING_PSEUDO_BEST",
+            Self::PseudoDefault => "CURAND_ORDERING_PSEUDO_DEFAULT",
+            Self::PseudoSeeded => "CURAND_ORDERING_PSEUDO_SEEDED",
+            Self::PseudoLegacy => "CURAND_ORDERING_PSEUDO_LEGACY",
+            Self::PseudoDynamic => "CURAND_ORDERING_PSEUDO_DYNAMIC",
+            Self::QuasiDefault => "CURAND_ORDERING_QUASI_DEFAULT",
+        }
+    }
+
+    /// Why a generator of `kind` (made on the host if `on_host`) cannot take this ordering, or
+    /// `None` if it can (the table above).
+    pub(crate) fn refusal(self, kind: Kind, on_host: bool) -> Option<&'static str> {
+        let Kind::Pseudo(pseudo) = kind else {
+            return (self != Self::QuasiDefault)
+                .then_some("a quasi-random generator takes only CURAND_ORDERING_QUASI_DEFAULT");
+        };
+        let mt19937 = pseudo == Pseudo::Mt19937;
+        match self {
+            Self::PseudoDefault | Self::PseudoLegacy => None,
+            Self::QuasiDefault => Some("a pseudo-random generator takes no quasi-random ordering"),
+            Self::PseudoBest => {
+                (on_host && mt19937).then_some("an MT19937 host generator takes no best ordering")
+            }
+            Self::PseudoSeeded => {
+                (pseudo != Pseudo::Xorwow).then_some("only XORWOW takes the seeded ordering")
+            }
+            Self::PseudoDynamic if on_host => {
+                Some("a host generator takes no dynamic ordering (it has no device to adjust to)")
+            }
+            Self::PseudoDynamic => mt19937.then_some("MT19937 takes no dynamic ordering"),
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! cuRAND under the guard (cargo feature `curand`): a [`Generator`] lent by a [`PushedGuard`],
 //! seeded and offset explicitly, filling device memory bound to a [`StreamScope`], every length
-//! checked before anything is enqueued.
+//! checked before anything is enqueued; and a [`HostGenerator`], which needs no context and
+//! fills host memory on the CPU.
 //!
 //! # The generator
 //!
@@ -10,7 +11,11 @@
 //! Both use `curandCreateGenerator`, so the numbers are made on the device, into device memory,
 //! and set the offset to 0 explicitly where the kind has one ([`Generator::set_offset`]
 //! changes it; the two Mersenne Twisters have none). Nothing is left to cuRAND's defaults but
-//! the ordering of results, cuRAND's default for each kind.
+//! the ordering of results, cuRAND's default for each kind until
+//! [`Generator::set_ordering`] sets another [`Ordering`]; one the kind does not take (a
+//! quasi-random ordering for a pseudo-random generator, `PseudoSeeded` but for XORWOW,
+//! `PseudoDynamic` for MT19937, …: the table is on [`Ordering`]) is refused before cuRAND is
+//! called.
 //!
 //! [`Generator<'g>`](Generator) borrows the guard, like the streams and buffers it lends, so the
 //! compiler refuses (C25) a generator used after its guard popped, while another context is
@@ -58,10 +63,45 @@
 //! generator's call alone, the other kinds' calls shared with each other (an uncontended read
 //! of a lock, tens of nanoseconds).
 //!
+//! # The host generator
+//!
+//! [`HostGenerator::pseudo`] and [`HostGenerator::quasi`] (`curandCreateGeneratorHost`) make a
+//! generator whose values the CPU computes into host memory: each fill takes a `&mut [T]` and
+//! has written every element when it returns. It needs no guard and no context (none is made
+//! current or activated by its calls, measured on an H100), so it is no borrow of anything; it
+//! takes the same kinds, settings ([`set_seed`](HostGenerator::set_seed),
+//! [`set_offset`](HostGenerator::set_offset), [`set_ordering`](HostGenerator::set_ordering),
+//! but no `PseudoDynamic`, and no `PseudoBest` for MT19937) and fills, refused by the same
+//! checks (`…; nothing was written`), and its cuRAND calls take the same MT19937 lock. It is
+//! destroyed when dropped (errors recorded) or by [`HostGenerator::destroy`]; there is nothing
+//! to wait for. Each cuRAND call takes `&mut self`, so no two threads use one generator at
+//! once, which is all cuRAND's thread safety asks besides the MT19937 lock: it is `Send` and
+//! `Sync`.
+//!
+//! For the same kind, seed, offset and ordering it makes the device generator's sequence
+//! (cuRAND's Host API Overview): the same bits and uniform values; normal and log-normal values
+//! may differ slightly, the CPU's transcendental functions not being the GPU's. On a machine
+//! without a GPU (a driver with no device) it ran with cuRAND 10.3.3 for every kind but
+//! MT19937, whose fills answered `CURAND_STATUS_INTERNAL_ERROR` there; with a GPU, MT19937 ran
+//! too. A host generator's calls do not go through the poison check (R20): they compute on the
+//! CPU.
+//!
+//! ```no_run
+//! use custack::rand::{HostGenerator, Pseudo};
+//!
+//! let mut rng = HostGenerator::pseudo(Pseudo::Philox4x32_10, 2026)?;
+//! let mut x = vec![0.0_f32; 1 << 16];
+//! rng.normal(&mut x, 2.0, 0.5)?;
+//! let mean = x.iter().map(|&v| f64::from(v)).sum::<f64>() / x.len() as f64;
+//! assert!((mean - 2.0).abs() < 0.05);
+//! # Ok::<(), custack::Error>(())
+//! ```
+//!
 //! # Without cuRAND
 //!
 //! With the feature on but no cuRAND found at build time (`build.rs` warns), the crate still
-//! builds and [`PushedGuard::rng`] returns [`ErrorKind::LibraryNotLinked`] saying what to set:
+//! builds and [`PushedGuard::rng`] (and [`HostGenerator::pseudo`]) returns
+//! [`ErrorKind::LibraryNotLinked`] saying what to set:
 //! `CUSTACK_CURAND_LIB_DIR` (the directory holding `libcurand.so.10`), or install the
 //! `nvidia-curand` Python wheel or the CUDA toolkit.
 //!
@@ -97,16 +137,19 @@
 // - `check`: the checks every call makes before it enqueues anything;
 // - `generator`: `Generator`, its creation, seed, offset, call order (`enqueue`) and
 //   destruction;
-// - `fill`: the fills and the element types they take (`Real`).
+// - `fill`: the fills and the element types they take (`Real`);
+// - `host`: `HostGenerator`, made and filled on the CPU, with the settings and checks above.
 mod check;
 mod fill;
 mod generator;
+mod host;
 mod kind;
 mod status;
 
 pub use fill::Real;
 pub use generator::{Generator, version};
-pub use kind::{Kind, Pseudo, Quasi};
+pub use host::HostGenerator;
+pub use kind::{Kind, Ordering, Pseudo, Quasi};
 
 #[cfg(doc)]
 use crate::asynchronous::scope::StreamScope;
