@@ -33,7 +33,7 @@ use common::{cu, header, must, print, reps, rotate, running};
 use cudarc::curand::CudaRng;
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream};
 use custack::ffi::curand as cr;
-use custack::rand::{Generator, Pseudo};
+use custack::rand::{Pseudo, Rng};
 use custack::{Context, DeviceBuffer, DeviceMemory, Driver, Stack, Stream, ffi};
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -140,7 +140,7 @@ enum Fill {
 struct Sides<'a, 'g> {
     raw: &'a Raw,
     stream: &'a Stream<'g>,
-    rng: &'a Generator<'g>,
+    rng: &'a Rng<'g>,
     cu_stream: &'a Arc<CudaStream>,
     cu_rng: &'a CudaRng,
 }

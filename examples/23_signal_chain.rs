@@ -14,7 +14,7 @@
 //!
 //! The chain, for 64 signals of 1024 samples:
 //!
-//! 1. noise: `Generator::normal` (Philox, seeded) fills the batch;
+//! 1. noise: `Rng::normal` (Philox, seeded) fills the batch;
 //! 2. spectrum: one batched real-to-complex plan, 513 bins a signal;
 //! 3. low-pass: every bin from the 32nd on is zeroed (a view of each signal's high bins);
 //! 4. back: one batched complex-to-real plan (which may overwrite its input: it takes the

@@ -18,7 +18,7 @@ mod common;
 use common::context;
 use custack::ffi::curand::{curandOrdering_t, curandStatus_t};
 use custack::prelude::*;
-use custack::rand::{HostGenerator, Kind, Ordering, Pseudo, Quasi};
+use custack::rand::{HostRng, Kind, Ordering, Pseudo, Quasi};
 use custack::{ErrorKind, Stack, take_drop_errors};
 
 const PSEUDO: [Pseudo; 5] = [
@@ -613,8 +613,8 @@ fn orderings_custack_refuses_are_those_curand_refuses() {
                 Kind::Quasi(q, d) => guard.quasi_rng(q, d).unwrap(),
             };
             let mut host = match kind {
-                Kind::Pseudo(p) => HostGenerator::pseudo(p, 1).unwrap(),
-                Kind::Quasi(q, d) => HostGenerator::quasi(q, d).unwrap(),
+                Kind::Pseudo(p) => HostRng::pseudo(p, 1).unwrap(),
+                Kind::Quasi(q, d) => HostRng::quasi(q, d).unwrap(),
             };
             for (place, result, raw) in [
                 ("device", device.set_ordering(o), device.as_raw()),
@@ -677,8 +677,8 @@ fn a_host_generator_gives_the_device_generators_values() {
     let mut compared = 0;
     for (kind, o) in cases {
         let mut host = match kind {
-            Kind::Pseudo(p) => HostGenerator::pseudo(p, 1234).unwrap(),
-            Kind::Quasi(q, d) => HostGenerator::quasi(q, d).unwrap(),
+            Kind::Pseudo(p) => HostRng::pseudo(p, 1234).unwrap(),
+            Kind::Quasi(q, d) => HostRng::quasi(q, d).unwrap(),
         };
         if host.set_ordering(o).is_err() {
             // Not one the host takes (PseudoSeeded but for XORWOW, PseudoBest for MT19937).

@@ -1,4 +1,4 @@
-//! The checks every [`Generator`] and [`HostGenerator`] call makes before it calls cuRAND: the
+//! The checks every [`Rng`] and [`HostRng`] call makes before it calls cuRAND: the
 //! number of values against what the generator can make in one call, each distribution's
 //! parameters, and the ordering against the generator's kind.
 //!
@@ -6,8 +6,8 @@
 //! cuRAND call and the argument, and what was left undone (`curandGenerateNormal: n 1001 is
 //! odd; …; nothing was enqueued`, or `nothing was written` for a host generator).
 //!
-//! [`Generator`]: crate::rand::generator::Generator
-//! [`HostGenerator`]: crate::rand::host::HostGenerator
+//! [`Rng`]: crate::rand::generator::Rng
+//! [`HostRng`]: crate::rand::host::HostRng
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::rand::kind::{Kind, Ordering};

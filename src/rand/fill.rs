@@ -1,12 +1,12 @@
-//! The fills: [`Generator::uniform`], [`Generator::normal`], [`Generator::log_normal`],
-//! [`Generator::poisson`], [`Generator::bits`] and [`Generator::bits64`], each writing every
+//! The fills: [`Rng::uniform`], [`Rng::normal`], [`Rng::log_normal`],
+//! [`Rng::poisson`], [`Rng::bits`] and [`Rng::bits64`], each writing every
 //! element of an exclusive binding of its scope.
 
 use crate::asynchronous::scope::StreamScope;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::rand::check::{self, Target, Values};
-use crate::rand::generator::Generator;
+use crate::rand::generator::Rng;
 use crate::vocabulary::binding::ScopedWrite;
 use crate::vocabulary::plain::DeviceCopy;
 
@@ -125,7 +125,7 @@ fn out_ptr<T>(p: ffi::CUdeviceptr) -> *mut T {
     p as usize as *mut T
 }
 
-impl Generator<'_> {
+impl Rng<'_> {
     /// `curandGenerateUniform`/`curandGenerateUniformDouble`—Enqueues filling `out` with
     /// values uniform in (0, 1] (0 excluded, 1 included).
     ///

@@ -1,4 +1,4 @@
-//! The cuRAND generator, [`Generator`]: its creation by a guard
+//! The cuRAND generator, [`Rng`]: its creation by a guard
 //! ([`PushedGuard::rng`], [`PushedGuard::quasi_rng`]), its seed and offset, the order its calls
 //! run in (`enqueue`, which every fill goes through), and its destruction. The fills are in
 //! `fill.rs`.
@@ -49,7 +49,7 @@ pub(super) fn serialize(kind: Kind) -> Serialized {
 /// Borrows the guard that lent it (`'g`), so it cannot outlive the pop or be used while another
 /// context is pushed on top (C25); `!Send` and `!Sync`, as custack's guards are per thread.
 #[doc(alias = "curandGenerator_t")]
-pub struct Generator<'g> {
+pub struct Rng<'g> {
     /// The generator and the order of its calls, which never overlap on the GPU (they share
     /// its state); released in the one sound sequence (`LibraryHandle::release`). The wait
     /// comes first: destroying frees the state on the device, which a pending call may still
@@ -61,9 +61,9 @@ pub struct Generator<'g> {
     _guard: PhantomData<(&'g (), *const ())>,
 }
 
-static_assertions::assert_not_impl_any!(Generator<'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(Rng<'static>: Send, Sync);
 
-impl core::fmt::Debug for Generator<'_> {
+impl core::fmt::Debug for Rng<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Generator")
             .field("raw", &self.handle())
@@ -102,7 +102,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/curand/host-api-overview.html>
     #[doc(alias = "curandCreateGenerator")]
     #[doc(alias = "curandSetPseudoRandomGeneratorSeed")]
-    pub fn rng(&self, kind: Pseudo, seed: u64) -> Result<Generator<'_>> {
+    pub fn rng(&self, kind: Pseudo, seed: u64) -> Result<Rng<'_>> {
         let mut generator = self.generator(Kind::Pseudo(kind))?;
         generator.set_seed(seed)?;
         if generator.kind.has_offset() {
@@ -124,7 +124,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/curand/host-api-overview.html>
     #[doc(alias = "curandCreateGenerator")]
     #[doc(alias = "curandSetQuasiRandomGeneratorDimensions")]
-    pub fn quasi_rng(&self, kind: Quasi, dimensions: u32) -> Result<Generator<'_>> {
+    pub fn quasi_rng(&self, kind: Quasi, dimensions: u32) -> Result<Rng<'_>> {
         crate::error::poison::check()?;
         check::dimensions(dimensions)?;
         let mut generator = self.generator(Kind::Quasi(kind, dimensions))?;
@@ -136,7 +136,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// A generator of `kind`, created; dropped (destroyed) if a later setting fails.
-    fn generator(&self, kind: Kind) -> Result<Generator<'_>> {
+    fn generator(&self, kind: Kind) -> Result<Rng<'_>> {
         crate::error::poison::check()?;
         not_linked()?;
         let core = LibraryHandle::create(self, 0, || {
@@ -154,7 +154,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             })?;
             Ok(RawGenerator { raw, kind })
         })?;
-        Ok(Generator {
+        Ok(Rng {
             core,
             kind,
             _guard: PhantomData,
@@ -299,7 +299,7 @@ pub(super) unsafe fn set_ordering(
     })
 }
 
-impl Generator<'_> {
+impl Rng<'_> {
     /// What the generator is.
     pub fn kind(&self) -> Kind {
         self.kind

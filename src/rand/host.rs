@@ -1,4 +1,4 @@
-//! The host generator, [`HostGenerator`]: a cuRAND generator whose values the CPU computes into
+//! The host generator, [`HostRng`]: a cuRAND generator whose values the CPU computes into
 //! host memory (`curandCreateGeneratorHost`), with no context, no stream and no device memory.
 //!
 //! It is not built on `LibraryHandle`, the core of the device-side handles: that core holds a
@@ -19,15 +19,15 @@ use crate::rand::status::status;
 /// A cuRAND generator whose values the CPU computes into host memory
 /// (`curandCreateGeneratorHost`); see the [module docs](crate::rand#the-host-generator).
 ///
-/// Needs no context, no guard and no GPU: it is made by [`HostGenerator::pseudo`] or
-/// [`HostGenerator::quasi`] on any thread, and each fill writes every element of a `&mut` slice
+/// Needs no context, no guard and no GPU: it is made by [`HostRng::pseudo`] or
+/// [`HostRng::quasi`] on any thread, and each fill writes every element of a `&mut` slice
 /// before it returns. Every call that reaches cuRAND takes `&mut self`, so one generator is
 /// never used by two threads at once; it is `Send` and `Sync`, which cuRAND's thread safety
 /// allows (different generators on different threads; MT19937's calls take the lock the device
 /// generators' take). Destroyed when dropped (errors recorded, see
-/// [`take_drop_errors`](crate::take_drop_errors)) or by [`HostGenerator::destroy`].
+/// [`take_drop_errors`](crate::take_drop_errors)) or by [`HostRng::destroy`].
 #[doc(alias = "curandCreateGeneratorHost")]
-pub struct HostGenerator {
+pub struct HostRng {
     /// Live (non-null) until `release` takes it.
     raw: ffi::curand::curandGenerator_t,
     kind: Kind,
@@ -39,21 +39,21 @@ pub struct HostGenerator {
 // Thread Safety): every call custack makes on this generator takes `&mut self` or `self` (one
 // thread at a time, whichever thread that is) and the MT19937 calls run alone under
 // `CURAND_CALLS` (`serialize`).
-unsafe impl Send for HostGenerator {}
-// SAFETY: `&HostGenerator` reaches no cuRAND call (`kind` and `as_raw` read fields only), so
+unsafe impl Send for HostRng {}
+// SAFETY: `&HostRng` reaches no cuRAND call (`kind` and `as_raw` read fields only), so
 // sharing one between threads lets none of them call cuRAND on it.
-unsafe impl Sync for HostGenerator {}
+unsafe impl Sync for HostRng {}
 
-impl core::fmt::Debug for HostGenerator {
+impl core::fmt::Debug for HostRng {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("HostGenerator")
+        f.debug_struct("HostRng")
             .field("raw", &self.raw)
             .field("kind", &self.kind)
             .finish_non_exhaustive()
     }
 }
 
-impl HostGenerator {
+impl HostRng {
     /// `curandCreateGeneratorHost`—Creates a pseudo-random generator whose values the CPU
     /// computes, seeded with `seed` (`curandSetPseudoRandomGeneratorSeed`) and at offset 0
     /// (`curandSetGeneratorOffset`, where the kind has an offset). Needs no context.
@@ -70,9 +70,9 @@ impl HostGenerator {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::rand::{HostGenerator, Pseudo};
+    /// use custack::rand::{HostRng, Pseudo};
     ///
-    /// let mut rng = HostGenerator::pseudo(Pseudo::Philox4x32_10, 42)?;
+    /// let mut rng = HostRng::pseudo(Pseudo::Philox4x32_10, 42)?;
     /// let mut x = vec![0.0_f64; 1000];
     /// rng.uniform(&mut x)?;
     /// assert!(x.iter().all(|&v| v > 0.0 && v <= 1.0));
@@ -105,10 +105,10 @@ impl HostGenerator {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::rand::{HostGenerator, Quasi};
+    /// use custack::rand::{HostRng, Quasi};
     ///
     /// // 256 points of the unit square, x coordinates first, then y.
-    /// let mut sobol = HostGenerator::quasi(Quasi::Sobol32, 2)?;
+    /// let mut sobol = HostRng::quasi(Quasi::Sobol32, 2)?;
     /// let mut xy = vec![0.0_f32; 512];
     /// sobol.uniform(&mut xy)?;
     /// # Ok::<(), custack::Error>(())
@@ -167,9 +167,9 @@ impl HostGenerator {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::rand::{HostGenerator, Pseudo};
+    /// use custack::rand::{HostRng, Pseudo};
     ///
-    /// let mut rng = HostGenerator::pseudo(Pseudo::Xorwow, 1)?;
+    /// let mut rng = HostRng::pseudo(Pseudo::Xorwow, 1)?;
     /// let (mut a, mut b) = ([0_u32; 8], [0_u32; 8]);
     /// rng.bits(&mut a)?;
     /// rng.set_seed(2)?;
@@ -200,9 +200,9 @@ impl HostGenerator {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::rand::{HostGenerator, Pseudo};
+    /// use custack::rand::{HostRng, Pseudo};
     ///
-    /// let mut rng = HostGenerator::pseudo(Pseudo::Philox4x32_10, 3)?;
+    /// let mut rng = HostRng::pseudo(Pseudo::Philox4x32_10, 3)?;
     /// let mut first = [0_u32; 8];
     /// rng.bits(&mut first)?;
     /// // Four values into the sequence again.
@@ -234,9 +234,9 @@ impl HostGenerator {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::rand::{HostGenerator, Ordering, Pseudo};
+    /// use custack::rand::{HostRng, Ordering, Pseudo};
     ///
-    /// let mut rng = HostGenerator::pseudo(Pseudo::Xorwow, 9)?;
+    /// let mut rng = HostRng::pseudo(Pseudo::Xorwow, 9)?;
     /// rng.set_ordering(Ordering::PseudoSeeded)?;
     /// assert!(rng.set_ordering(Ordering::PseudoDynamic).is_err());
     /// # Ok::<(), custack::Error>(())
@@ -273,9 +273,9 @@ impl HostGenerator {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::rand::{HostGenerator, Pseudo};
+    /// use custack::rand::{HostRng, Pseudo};
     ///
-    /// let mut rng = HostGenerator::pseudo(Pseudo::Mrg32k3a, 5)?;
+    /// let mut rng = HostRng::pseudo(Pseudo::Mrg32k3a, 5)?;
     /// let mut u = [0.0_f32; 100];
     /// rng.uniform(&mut u)?;
     /// assert!(u.iter().all(|&x| x > 0.0 && x <= 1.0));
@@ -312,9 +312,9 @@ impl HostGenerator {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::rand::{HostGenerator, Pseudo};
+    /// use custack::rand::{HostRng, Pseudo};
     ///
-    /// let mut rng = HostGenerator::pseudo(Pseudo::Philox4x32_10, 2026)?;
+    /// let mut rng = HostRng::pseudo(Pseudo::Philox4x32_10, 2026)?;
     /// let mut x = vec![0.0_f64; 1 << 16];
     /// rng.normal(&mut x, 10.0, 2.0)?;
     /// let mean = x.iter().sum::<f64>() / x.len() as f64;
@@ -347,9 +347,9 @@ impl HostGenerator {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::rand::{HostGenerator, Pseudo};
+    /// use custack::rand::{HostRng, Pseudo};
     ///
-    /// let mut rng = HostGenerator::pseudo(Pseudo::Mtgp32, 8)?;
+    /// let mut rng = HostRng::pseudo(Pseudo::Mtgp32, 8)?;
     /// let mut prices = [0.0_f32; 64];
     /// rng.log_normal(&mut prices, 0.0, 0.25)?;
     /// assert!(prices.iter().all(|&p| p > 0.0));
@@ -382,9 +382,9 @@ impl HostGenerator {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::rand::{HostGenerator, Pseudo};
+    /// use custack::rand::{HostRng, Pseudo};
     ///
-    /// let mut rng = HostGenerator::pseudo(Pseudo::Xorwow, 11)?;
+    /// let mut rng = HostRng::pseudo(Pseudo::Xorwow, 11)?;
     /// let mut arrivals = vec![0_u32; 10_000];
     /// rng.poisson(&mut arrivals, 4.0)?;
     /// let mean = arrivals.iter().map(|&k| f64::from(k)).sum::<f64>() / 10_000.0;
@@ -419,9 +419,9 @@ impl HostGenerator {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::rand::{HostGenerator, Pseudo};
+    /// use custack::rand::{HostRng, Pseudo};
     ///
-    /// let mut rng = HostGenerator::pseudo(Pseudo::Mt19937, 5489)?;
+    /// let mut rng = HostRng::pseudo(Pseudo::Mt19937, 5489)?;
     /// let mut words = [0_u32; 624];
     /// rng.bits(&mut words)?;
     /// # Ok::<(), custack::Error>(())
@@ -459,9 +459,9 @@ impl HostGenerator {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::rand::{HostGenerator, Quasi};
+    /// use custack::rand::{HostRng, Quasi};
     ///
-    /// let mut sobol = HostGenerator::quasi(Quasi::Sobol64, 1)?;
+    /// let mut sobol = HostRng::quasi(Quasi::Sobol64, 1)?;
     /// let mut points = [0_u64; 4];
     /// sobol.bits64(&mut points)?;
     /// # Ok::<(), custack::Error>(())
@@ -506,9 +506,9 @@ impl HostGenerator {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::rand::{HostGenerator, Pseudo};
+    /// use custack::rand::{HostRng, Pseudo};
     ///
-    /// HostGenerator::pseudo(Pseudo::Xorwow, 0)?.destroy()?;
+    /// HostRng::pseudo(Pseudo::Xorwow, 0)?.destroy()?;
     /// # Ok::<(), custack::Error>(())
     /// ```
     ///
@@ -536,7 +536,7 @@ impl HostGenerator {
     }
 }
 
-impl Drop for HostGenerator {
+impl Drop for HostRng {
     fn drop(&mut self) {
         if let Err(e) = self.release() {
             record_drop_error(e);
@@ -544,7 +544,7 @@ impl Drop for HostGenerator {
     }
 }
 
-static_assertions::assert_impl_all!(HostGenerator: Send, Sync);
+static_assertions::assert_impl_all!(HostRng: Send, Sync);
 
 #[cfg(test)]
 mod tests {
@@ -555,7 +555,7 @@ mod tests {
     use super::*;
 
     /// `Ok(generator)`, or `None` in a build without cuRAND (after checking its error).
-    fn made(result: Result<HostGenerator>) -> Option<HostGenerator> {
+    fn made(result: Result<HostRng>) -> Option<HostRng> {
         match result {
             Ok(g) => Some(g),
             Err(e) => {
@@ -568,7 +568,7 @@ mod tests {
 
     #[test]
     fn a_host_generator_fills_host_memory_without_a_context() {
-        let Some(mut rng) = made(HostGenerator::pseudo(Pseudo::Philox4x32_10, 1234)) else {
+        let Some(mut rng) = made(HostRng::pseudo(Pseudo::Philox4x32_10, 1234)) else {
             return;
         };
         assert_eq!(rng.kind(), Kind::Pseudo(Pseudo::Philox4x32_10));
@@ -604,7 +604,7 @@ mod tests {
 
     #[test]
     fn a_refused_fill_writes_nothing() {
-        let Some(mut rng) = made(HostGenerator::pseudo(Pseudo::Xorwow, 1)) else {
+        let Some(mut rng) = made(HostRng::pseudo(Pseudo::Xorwow, 1)) else {
             return;
         };
         let mut odd = [5.0_f32; 7];
@@ -643,10 +643,10 @@ mod tests {
     #[test]
     fn a_quasi_random_host_generator_makes_whole_points() {
         assert_eq!(
-            HostGenerator::quasi(Quasi::Sobol32, 0).unwrap_err().kind(),
+            HostRng::quasi(Quasi::Sobol32, 0).unwrap_err().kind(),
             ErrorKind::InvalidValue
         );
-        let Some(mut sobol) = made(HostGenerator::quasi(Quasi::Sobol64, 2)) else {
+        let Some(mut sobol) = made(HostRng::quasi(Quasi::Sobol64, 2)) else {
             return;
         };
         assert!(sobol.set_seed(1).is_err());

@@ -28,13 +28,13 @@ pub enum Quasi {
     Sobol32,
     /// `CURAND_RNG_QUASI_SCRAMBLED_SOBOL32`: scrambled Sobol' points of 32 bits.
     ScrambledSobol32,
-    /// `CURAND_RNG_QUASI_SOBOL64`: Sobol' points of 64 bits ([`Generator::bits64`](crate::rand::Generator::bits64)).
+    /// `CURAND_RNG_QUASI_SOBOL64`: Sobol' points of 64 bits ([`Rng::bits64`](crate::rand::Rng::bits64)).
     Sobol64,
     /// `CURAND_RNG_QUASI_SCRAMBLED_SOBOL64`: scrambled Sobol' points of 64 bits.
     ScrambledSobol64,
 }
 
-/// What a [`Generator`](crate::rand::Generator) is: a pseudo-random algorithm, or a quasi-random sequence with its
+/// What a [`Rng`](crate::rand::Rng) is: a pseudo-random algorithm, or a quasi-random sequence with its
 /// number of dimensions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -75,7 +75,7 @@ impl Kind {
         matches!(self, Self::Pseudo(Pseudo::Xorwow | Pseudo::Mrg32k3a))
     }
 
-    /// Whether it makes 64-bit values ([`Generator::bits64`](crate::rand::Generator::bits64)): the 64-bit Sobol' sequences.
+    /// Whether it makes 64-bit values ([`Rng::bits64`](crate::rand::Rng::bits64)): the 64-bit Sobol' sequences.
     pub fn is_64_bit(self) -> bool {
         matches!(
             self,
@@ -85,8 +85,8 @@ impl Kind {
 }
 
 /// The order of a generator's results in memory (`curandOrdering_t`), set by
-/// [`Generator::set_ordering`](crate::rand::Generator::set_ordering) and
-/// [`HostGenerator::set_ordering`](crate::rand::HostGenerator::set_ordering).
+/// [`Rng::set_ordering`](crate::rand::Rng::set_ordering) and
+/// [`HostRng::set_ordering`](crate::rand::HostRng::set_ordering).
 ///
 /// Which kinds take which ordering, as cuRAND 10.4 answered on an H100 for device generators and
 /// cuRAND 10.3 and 10.4 for host generators (any other pair is `CURAND_STATUS_OUT_OF_RANGE`,

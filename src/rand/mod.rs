@@ -1,6 +1,6 @@
-//! cuRAND under the guard (cargo feature `curand`): a [`Generator`] lent by a [`PushedGuard`],
+//! cuRAND under the guard (cargo feature `curand`): a [`Rng`] lent by a [`PushedGuard`],
 //! seeded and offset explicitly, filling device memory bound to a [`StreamScope`], every length
-//! checked before anything is enqueued; and a [`HostGenerator`], which needs no context and
+//! checked before anything is enqueued; and a [`HostRng`], which needs no context and
 //! fills host memory on the CPU.
 //!
 //! # The generator
@@ -9,27 +9,27 @@
 //! MTGP32, MT19937, Philox) with its seed; [`PushedGuard::quasi_rng`] a quasi-random one
 //! ([`Quasi`]: Sobol' and scrambled Sobol', 32 or 64 bits) with its dimensions, and no seed.
 //! Both use `curandCreateGenerator`, so the numbers are made on the device, into device memory,
-//! and set the offset to 0 explicitly where the kind has one ([`Generator::set_offset`]
+//! and set the offset to 0 explicitly where the kind has one ([`Rng::set_offset`]
 //! changes it; the two Mersenne Twisters have none). Nothing is left to cuRAND's defaults but
 //! the ordering of results, cuRAND's default for each kind until
-//! [`Generator::set_ordering`] sets another [`Ordering`]; one the kind does not take (a
+//! [`Rng::set_ordering`] sets another [`Ordering`]; one the kind does not take (a
 //! quasi-random ordering for a pseudo-random generator, `PseudoSeeded` but for XORWOW,
 //! `PseudoDynamic` for MT19937, …: the table is on [`Ordering`]) is refused before cuRAND is
 //! called.
 //!
-//! [`Generator<'g>`](Generator) borrows the guard, like the streams and buffers it lends, so the
+//! [`Rng<'g>`](Rng) borrows the guard, like the streams and buffers it lends, so the
 //! compiler refuses (C25) a generator used after its guard popped, while another context is
 //! pushed on top, or on another thread (`!Send`, `!Sync`). It is destroyed when dropped (errors
 //! recorded, see [`take_drop_errors`](crate::take_drop_errors)) or by
-//! [`Generator::destroy`].
+//! [`Rng::destroy`].
 //!
 //! # Fills
 //!
 //! Each fill takes the [`StreamScope`] to enqueue on and an exclusive binding of device memory
 //! (`s.bind_mut(&mut out)`, `&mut alloc`), and writes every element of it (bind a view to fill
-//! part of a buffer): [`uniform`](Generator::uniform) in (0, 1], [`normal`](Generator::normal),
-//! [`log_normal`](Generator::log_normal) (of `f32` or `f64`), [`poisson`](Generator::poisson)
-//! and [`bits`](Generator::bits) (of `u32`), [`bits64`](Generator::bits64) (of `u64`, 64-bit
+//! part of a buffer): [`uniform`](Rng::uniform) in (0, 1], [`normal`](Rng::normal),
+//! [`log_normal`](Rng::log_normal) (of `f32` or `f64`), [`poisson`](Rng::poisson)
+//! and [`bits`](Rng::bits) (of `u32`), [`bits64`](Rng::bits64) (of `u64`, 64-bit
 //! Sobol' only). A read-only binding cannot be passed: that fails to compile. The memory stays
 //! borrowed until the scope has waited for its stream.
 //!
@@ -65,15 +65,15 @@
 //!
 //! # The host generator
 //!
-//! [`HostGenerator::pseudo`] and [`HostGenerator::quasi`] (`curandCreateGeneratorHost`) make a
+//! [`HostRng::pseudo`] and [`HostRng::quasi`] (`curandCreateGeneratorHost`) make a
 //! generator whose values the CPU computes into host memory: each fill takes a `&mut [T]` and
 //! has written every element when it returns. It needs no guard and no context (none is made
 //! current or activated by its calls, measured on an H100), so it is no borrow of anything; it
-//! takes the same kinds, settings ([`set_seed`](HostGenerator::set_seed),
-//! [`set_offset`](HostGenerator::set_offset), [`set_ordering`](HostGenerator::set_ordering),
+//! takes the same kinds, settings ([`set_seed`](HostRng::set_seed),
+//! [`set_offset`](HostRng::set_offset), [`set_ordering`](HostRng::set_ordering),
 //! but no `PseudoDynamic`, and no `PseudoBest` for MT19937) and fills, refused by the same
 //! checks (`…; nothing was written`), and its cuRAND calls take the same MT19937 lock. It is
-//! destroyed when dropped (errors recorded) or by [`HostGenerator::destroy`]; there is nothing
+//! destroyed when dropped (errors recorded) or by [`HostRng::destroy`]; there is nothing
 //! to wait for. Each cuRAND call takes `&mut self`, so no two threads use one generator at
 //! once, which is all cuRAND's thread safety asks besides the MT19937 lock: it is `Send` and
 //! `Sync`.
@@ -87,9 +87,9 @@
 //! CPU.
 //!
 //! ```no_run
-//! use custack::rand::{HostGenerator, Pseudo};
+//! use custack::rand::{HostRng, Pseudo};
 //!
-//! let mut rng = HostGenerator::pseudo(Pseudo::Philox4x32_10, 2026)?;
+//! let mut rng = HostRng::pseudo(Pseudo::Philox4x32_10, 2026)?;
 //! let mut x = vec![0.0_f32; 1 << 16];
 //! rng.normal(&mut x, 2.0, 0.5)?;
 //! let mean = x.iter().map(|&v| f64::from(v)).sum::<f64>() / x.len() as f64;
@@ -100,7 +100,7 @@
 //! # Without cuRAND
 //!
 //! With the feature on but no cuRAND found at build time (`build.rs` warns), the crate still
-//! builds and [`PushedGuard::rng`] (and [`HostGenerator::pseudo`]) returns
+//! builds and [`PushedGuard::rng`] (and [`HostRng::pseudo`]) returns
 //! [`ErrorKind::LibraryNotLinked`] saying what to set:
 //! `CUSTACK_CURAND_LIB_DIR` (the directory holding `libcurand.so.10`), or install the
 //! `nvidia-curand` Python wheel or the CUDA toolkit.
@@ -135,10 +135,10 @@
 // - `status`: cuRAND's statuses as results;
 // - `kind`: what a generator is (`Pseudo`, `Quasi`, `Kind`) and what each kind can do;
 // - `check`: the checks every call makes before it enqueues anything;
-// - `generator`: `Generator`, its creation, seed, offset, call order (`enqueue`) and
+// - `generator`: `Rng`, its creation, seed, offset, call order (`enqueue`) and
 //   destruction;
 // - `fill`: the fills and the element types they take (`Real`);
-// - `host`: `HostGenerator`, made and filled on the CPU, with the settings and checks above.
+// - `host`: `HostRng`, made and filled on the CPU, with the settings and checks above.
 mod check;
 mod fill;
 mod generator;
@@ -147,8 +147,8 @@ mod kind;
 mod status;
 
 pub use fill::Real;
-pub use generator::{Generator, version};
-pub use host::HostGenerator;
+pub use generator::{Rng, version};
+pub use host::HostRng;
 pub use kind::{Kind, Ordering, Pseudo, Quasi};
 
 #[cfg(doc)]
