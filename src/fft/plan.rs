@@ -401,7 +401,7 @@ impl<R: Precision> FftPlan<'_, R2c<R>> {
     ) -> Result<()> {
         let (i, o) = (input.raw_parts(), output.raw_parts());
         self.out_of_place(s, i, o, align_of::<R::Complex>(), |plan| {
-            // SAFETY: as in `C2c::exec`: both sides hold the plan's extents, aligned to the
+            // SAFETY: as in `C2c::run`: both sides hold the plan's extents, aligned to the
             // complex type (checked); a real-to-complex transform out of place leaves its
             // input as it was.
             unsafe { R::r2c(plan, ptr(i.0), ptr(o.0)) }
@@ -446,7 +446,7 @@ impl<R: Precision> FftPlan<'_, C2r<R>> {
     ///
     /// # Errors
     ///
-    /// As [`R2c::exec`](FftPlan::exec) (an output not aligned to the complex type, a plan made in
+    /// As [`R2c::run`](FftPlan::run) (an output not aligned to the complex type, a plan made in
     /// place).
     ///
     /// # References
@@ -462,7 +462,7 @@ impl<R: Precision> FftPlan<'_, C2r<R>> {
     ) -> Result<()> {
         let (i, o) = (input.raw_parts(), output.raw_parts());
         self.out_of_place(s, i, o, align_of::<R::Complex>(), |plan| {
-            // SAFETY: as in `C2c::exec`, both sides exclusive bindings (cuFFT may write the
+            // SAFETY: as in `C2c::run`, both sides exclusive bindings (cuFFT may write the
             // input), holding the plan's extents, aligned to the complex type (checked).
             unsafe { R::c2r(plan, ptr(i.0), ptr(o.0)) }
         })
