@@ -2,7 +2,9 @@
 //! of the shape nvcc writes (a CUDA ELF64 with a symbol table naming its kernels, and undefined
 //! symbols where a relocatable cubin references the device runtime), and [`function_names`]
 //! reads the kernels' names back, which is what the checking mode uses to answer
-//! `cuModuleGetFunction` for a module loaded from a cubin.
+//! `cuModuleGetFunction` for a module loaded from a cubin. [`stand_in_cubin`] adds the kernels'
+//! PTX declarations in a section of their own, [`DECLARATIONS_SECTION`], which [`declarations`]
+//! reads back: the checking mode then knows their parameters, and runs their CPU stand-ins.
 //!
 //! The layout, offsets from the start of the image:
 //!
@@ -15,8 +17,9 @@
 //!                    STT_NOTYPE/STB_GLOBAL per extra symbol
 //!        .text.<name> (16-aligned) 16 zero bytes per function: never run, the double runs no
 //!                    kernel
+//!        .custack.ptx (stand_in_cubin only) the PTX declarations, as given
 //!        section headers (8-aligned, 64 bytes each): null, .shstrtab, .strtab, .symtab, then
-//!                    each .text.<name>
+//!                    each .text.<name>, then .custack.ptx
 //! ```
 
 /// `EM_CUDA`, the ELF machine of NVIDIA's cubins.
@@ -104,6 +107,43 @@ fn usize_u16(n: usize) -> u16 {
 /// other name.
 #[must_use]
 pub fn cubin(functions: &[&str], extra_symbols: &[&str]) -> Vec<u8> {
+    image(functions, extra_symbols, None)
+}
+
+/// A **stand-in cubin**: the cubin [`cubin`] builds, with one more section, named
+/// [`DECLARATIONS_SECTION`] (`.custack.ptx`), holding `declarations`, the PTX declarations of
+/// its kernels (`.visible .entry name(.param .u64 a, …) { ret; }`, after a `.version`,
+/// `.target` and `.address_size` header, as a PTX module writes them).
+///
+/// It is for a program that may load cubins only (custack's restricted profile refuses PTX)
+/// and runs under the checking driver with CPU stand-ins for its kernels: a stand-in reads its
+/// launch's arguments by the sizes the kernel's parameter list gives, which a cubin's symbol
+/// table does not carry. The checking driver, loading such an image, reads the section as it
+/// reads a module loaded from PTX text ([`declarations`]), so `cuModuleGetFunction` finds the
+/// entries declared there, `cuFuncGetParamInfo` answers their parameters, and each launch runs
+/// the kernel's stand-in with its arguments. Declare every function of `functions`: the
+/// declarations, not the symbol table, say which names the module has. `extra_symbols` are
+/// undefined references, as for [`cubin`]; custack's restricted profile refuses a cubin that
+/// references the device runtime (`cudaLaunchDeviceV2`, …), so a stand-in cubin for it has
+/// none. The image is otherwise a well-formed cubin, which custack's structural check and the
+/// profile's checks pass; its kernels have no code, so it is for the checking driver only.
+///
+/// ```
+/// let declarations = ".version 7.0\n.target sm_90\n.address_size 64\n\
+///     .visible .entry frame_gain(.param .u64 data, .param .f32 gain, .param .u32 n) { ret; }\n";
+/// let image = cuda::stand_in_cubin(&["frame_gain"], &[], declarations);
+/// assert_eq!(cuda::declarations(&image), Some(declarations.as_bytes()));
+/// assert_eq!(cuda::function_names(&image), Some(vec!["frame_gain".to_owned()]));
+/// ```
+#[must_use]
+pub fn stand_in_cubin(functions: &[&str], extra_symbols: &[&str], declarations: &str) -> Vec<u8> {
+    image(functions, extra_symbols, Some(declarations.as_bytes()))
+}
+
+/// The image of [`cubin`], with a [`DECLARATIONS_SECTION`] holding `declarations` after the
+/// `.text.<name>` sections where it has some ([`stand_in_cubin`]). Without, the bytes are
+/// exactly those of the layout the module documentation gives.
+fn image(functions: &[&str], extra_symbols: &[&str], declarations: Option<&[u8]>) -> Vec<u8> {
     let mut shstrtab = Strings::new();
     let mut strtab = Strings::new();
     let names = [
@@ -115,6 +155,7 @@ pub fn cubin(functions: &[&str], extra_symbols: &[&str]) -> Vec<u8> {
         .iter()
         .map(|f| shstrtab.add(&format!(".text.{f}")))
         .collect();
+    let declarations_name = declarations.map(|_| shstrtab.add(DECLARATIONS_SECTION));
     let first_text = 4usize;
 
     // The symbol table: the null symbol, the functions, the undefined references.
@@ -198,6 +239,20 @@ pub fn cubin(functions: &[&str], extra_symbols: &[&str]) -> Vec<u8> {
             link: 0,
             info: 0,
             align: 16,
+            entsize: 0,
+        });
+    }
+    if let (Some(name), Some(bytes)) = (declarations_name, declarations) {
+        let at = place(&mut image, bytes, 1);
+        sections.push(Section {
+            name,
+            kind: SHT_PROGBITS,
+            flags: 0,
+            offset: at,
+            size: bytes.len(),
+            link: 0,
+            info: 0,
+            align: 1,
             entsize: 0,
         });
     }
@@ -495,6 +550,88 @@ mod tests {
         let (shoff, shentsize, shnum) = section_table(&image).unwrap();
         let table = &image[shoff..shoff + shentsize * shnum];
         assert_eq!(extent(shoff, shentsize, table), Some(image.len()));
+    }
+
+    const DECLARATIONS: &str = ".version 7.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry frame_blur(.param .u64 input, .param .u64 output, .param .u32 width, \
+        .param .u32 height) { ret; }\n\
+        .visible .entry frame_gain(.param .u64 data, .param .f32 gain, .param .u32 n) { ret; }\n";
+
+    /// Section `k`'s header, from the section table.
+    fn section_header(image: &[u8], k: usize) -> usize {
+        u64le(image, 0x28) + k * 64
+    }
+
+    #[test]
+    fn a_stand_in_cubin_reads_back_with_its_declarations_and_functions() {
+        let image = stand_in_cubin(&["frame_blur", "frame_gain"], &[], DECLARATIONS);
+        let (sections, symbols) = read_back(&image);
+        assert_eq!(
+            sections,
+            [
+                "",
+                ".shstrtab",
+                ".strtab",
+                ".symtab",
+                ".text.frame_blur",
+                ".text.frame_gain",
+                DECLARATIONS_SECTION,
+            ]
+        );
+        let kernel = |name: &str| (name.to_owned(), 2, 1, 0x10, format!(".text.{name}"));
+        assert_eq!(symbols, [kernel("frame_blur"), kernel("frame_gain")]);
+        // What the checking driver reads: the declarations, byte for byte, and the kernels.
+        assert_eq!(declarations(&image), Some(DECLARATIONS.as_bytes()));
+        assert_eq!(
+            function_names(&image),
+            Some(vec!["frame_blur".to_owned(), "frame_gain".to_owned()])
+        );
+        // The bytes the checking driver reads of a loaded image end where the image ends.
+        let (shoff, shentsize, shnum) = section_table(&image).unwrap();
+        let table = &image[shoff..shoff + shentsize * shnum];
+        assert_eq!(extent(shoff, shentsize, table), Some(image.len()));
+    }
+
+    #[test]
+    fn a_stand_in_cubin_is_the_plain_cubin_plus_one_section() {
+        let (functions, extra) = (["k"], ["cudaLaunchDeviceV2"]);
+        let plain = cubin(&functions, &extra);
+        let stand_in = stand_in_cubin(&functions, &extra, DECLARATIONS);
+        let (plain_sections, plain_symbols) = read_back(&plain);
+        let (sections, symbols) = read_back(&stand_in);
+        assert_eq!(symbols, plain_symbols);
+        assert_eq!(sections[..plain_sections.len()], plain_sections[..]);
+        assert_eq!(sections[plain_sections.len()..], [DECLARATIONS_SECTION]);
+        assert_eq!(declarations(&plain), None);
+        assert_eq!(function_names(&stand_in), function_names(&plain));
+        // Empty declarations are still a section, and read back empty.
+        let empty = stand_in_cubin(&[], &[], "");
+        assert_eq!(declarations(&empty), Some(&b""[..]));
+    }
+
+    #[test]
+    fn a_missing_or_truncated_declarations_section_is_not_read() {
+        let image = stand_in_cubin(&["frame_blur", "frame_gain"], &[], DECLARATIONS);
+        let ptx_header = section_header(&image, 6);
+        // No section of that name: one letter of its name changed in .shstrtab.
+        let mut renamed = image.clone();
+        let name_at = u64le(&image, section_header(&image, 1) + 0x18) + u32le(&image, ptx_header);
+        assert_eq!(c_str(&image, name_at), DECLARATIONS_SECTION);
+        renamed[name_at + 1] = b'k';
+        assert_eq!(declarations(&renamed), None);
+        // The kernels are still named: the driver treats it as a plain cubin.
+        assert_eq!(function_names(&renamed), function_names(&image));
+        // A section that runs past the end of the image (its sh_size one byte too large).
+        let mut long = image.clone();
+        let size_at = ptx_header + 0x20;
+        let beyond = (image.len() - u64le(&image, ptx_header + 0x18) + 1) as u64;
+        long[size_at..size_at + 8].copy_from_slice(&beyond.to_le_bytes());
+        assert_eq!(declarations(&long), None);
+        // The image cut short, through the declarations (the section table is lost with it).
+        let at = u64le(&image, ptx_header + 0x18);
+        assert_eq!(declarations(&image[..at + 10]), None);
+        // The section table cut after the declarations' header's name, before its offset.
+        assert_eq!(declarations(&image[..ptx_header + 8]), None);
     }
 
     #[test]

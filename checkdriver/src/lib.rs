@@ -48,7 +48,9 @@
 //! [`cubin`] builds a minimal cubin (an ELF image whose symbol table names its kernels, and
 //! references undefined symbols) for tests that load binary images without nvcc; in the
 //! checking mode, `cuModuleGetFunction` on a module loaded from a cubin answers from its
-//! symbol table ([`function_names`]).
+//! symbol table ([`function_names`]). [`stand_in_cubin`] builds one that also carries its
+//! kernels' PTX declarations ([`DECLARATIONS_SECTION`]), for a program that loads cubins only
+//! and gives its kernels CPU stand-ins: the checking mode then reads their parameters from it.
 //!
 //! Built by `scripts/bench-nulldriver.sh`, `scripts/check-driver.sh` and `cargo run --bin
 //! custack-check`; not part of custack's package.
@@ -66,7 +68,9 @@ mod ptx;
 mod standin;
 mod work;
 
-pub use cubin::{DECLARATIONS_SECTION, EM_CUDA, cubin, declarations, function_names};
+pub use cubin::{
+    DECLARATIONS_SECTION, EM_CUDA, cubin, declarations, function_names, stand_in_cubin,
+};
 pub use standin::{DropFn, StandInFn, StandInLaunch, custackCheckdriverSetStandIn};
 
 use check::Kind;

@@ -7,7 +7,9 @@
 use core::ffi::{CStr, c_void};
 use core::ptr::null_mut;
 
+const CUDA_ERROR_INVALID_VALUE: i32 = 1;
 const CUDA_ERROR_NOT_FOUND: i32 = 500;
+const CUDA_ERROR_NOT_SUPPORTED: i32 = 801;
 
 /// The result of `cuModuleGetFunction(module, name)`.
 fn get_function(module: *mut c_void, name: &CStr) -> i32 {
@@ -64,4 +66,64 @@ fn an_elf_image_without_a_symbol_table_answers_every_name() {
     with_module(&image, |module| {
         assert_eq!(get_function(module, c"anything"), 0);
     });
+}
+
+/// `cuFuncGetParamInfo(f, index)`: the result, the offset and the size.
+fn param_info(f: *mut c_void, index: usize) -> (i32, usize, usize) {
+    let (mut offset, mut size) = (usize::MAX, usize::MAX);
+    // SAFETY: valid out-pointers, a function of a loaded module.
+    let r = unsafe { cuda::cuFuncGetParamInfo(f, index, &raw mut offset, &raw mut size) };
+    (r, offset, size)
+}
+
+/// The function `name` of `module`, which must have it.
+fn function(module: *mut c_void, name: &CStr) -> *mut c_void {
+    let mut f = null_mut();
+    // SAFETY: a valid out-pointer, a module of the current context, a NUL-terminated name.
+    assert_eq!(
+        unsafe { cuda::cuModuleGetFunction(&raw mut f, module, name.as_ptr()) },
+        0
+    );
+    f
+}
+
+const FRAME_DECLARATIONS: &str = ".version 7.0\n.target sm_90\n.address_size 64\n\
+    .visible .entry frame_blur(.param .u64 input, .param .u64 output, .param .u32 width, \
+    .param .u32 height) { ret; }\n\
+    .visible .entry frame_gain(.param .u64 data, .param .f32 gain, .param .u32 n) { ret; }\n";
+
+#[test]
+fn a_stand_in_cubin_gives_the_driver_its_kernels_parameters() {
+    let image = cuda::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    with_module(&image, |module| {
+        assert_eq!(get_function(module, c"frame_sharpen"), CUDA_ERROR_NOT_FOUND);
+        let gain = function(module, c"frame_gain");
+        // data at 0 (8 bytes), gain at 8 (4), n at 12 (4); no fourth parameter.
+        assert_eq!(param_info(gain, 0), (0, 0, 8));
+        assert_eq!(param_info(gain, 1), (0, 8, 4));
+        assert_eq!(param_info(gain, 2), (0, 12, 4));
+        assert_eq!(param_info(gain, 3).0, CUDA_ERROR_INVALID_VALUE);
+        let blur = function(module, c"frame_blur");
+        assert_eq!(param_info(blur, 3), (0, 20, 4));
+    });
+}
+
+#[test]
+fn a_cubin_without_the_declarations_section_gives_no_parameters() {
+    // The plain cubin, and a stand-in cubin whose section was renamed: the driver knows the
+    // kernels from the symbol table, but not their parameters.
+    let plain = cuda::cubin(&["frame_gain"], &[]);
+    let mut renamed = cuda::stand_in_cubin(&["frame_gain"], &[], FRAME_DECLARATIONS);
+    let at = renamed
+        .windows(cuda::DECLARATIONS_SECTION.len())
+        .position(|w| w == cuda::DECLARATIONS_SECTION.as_bytes())
+        .unwrap();
+    renamed[at + 1] = b'k';
+    assert_eq!(cuda::declarations(&renamed), None);
+    for image in [plain, renamed] {
+        with_module(&image, |module| {
+            let gain = function(module, c"frame_gain");
+            assert_eq!(param_info(gain, 0).0, CUDA_ERROR_NOT_SUPPORTED);
+        });
+    }
 }

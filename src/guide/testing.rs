@@ -166,7 +166,8 @@
 //! each launch calls at once with a [`KernelCall`]: the launch's grid and block, its arguments
 //! ([`KernelCall::arg`]; a device pointer is a `u64`) and device memory, read and written by copy
 //! ([`KernelCall::read`], [`KernelCall::write`]). The arguments' sizes come from the module's
-//! PTX signature, so the module must be loaded from PTX text. On a real driver registering does
+//! PTX signature, so the module must be loaded from PTX text (or, where only cubins load, from
+//! a stand-in cubin: below). On a real driver registering does
 //! nothing and the real kernel runs: the same test checks the GPU's results there. Registering
 //! is `unsafe`: under the checking driver the stand-in is the kernel, so it promises what the
 //! kernel's launches rely on, that it touches only the memory each launch passes it.
@@ -214,6 +215,69 @@
 //! the launch (`CUDA_ERROR_LAUNCH_FAILED`) and is reported as a violation; a read or write past
 //! the end of an allocation is refused and reported too. The runner's table names every kernel
 //! that ran without a stand-in (`kernel vector_add ran 1 time(s) without a stand-in`).
+//!
+//! ## Stand-in cubins
+//!
+//! A program under the restricted profile ([`Profile`]) loads cubins only
+//! ([`InitPhase::load_cubin`]), and a cubin's symbol table names its kernels but not their
+//! parameters: under the checking driver, such a program's kernels find their modules, but a
+//! stand-in cannot read their arguments. Give the test a **stand-in cubin** instead of the one
+//! nvcc wrote: a cubin whose kernels have no code and which carries their PTX declarations in a
+//! section `.custack.ptx`, which the checking driver reads as it reads a module's PTX. The
+//! profile's checks pass it; a real driver cannot run it, so load it only where the stand-ins
+//! are active ([`StandIn::is_active`]) and the real cubin elsewhere.
+//!
+//! `stand_in_cubin` in the repository's `checkdriver/src/cubin.rs` builds one from the kernels'
+//! names and declarations (their signature lines, from the PTX that `nvcc -ptx` writes). It is
+//! one file with no dependencies: compile it into your test with `#[path]` (a dependency on the
+//! checking driver's package would link the checking libcuda's entry points into the test
+//! itself). `benches/checking` does so for example 22's kernels (its programs `safety_frame`
+//! and `fork`):
+//!
+//! ```no_run
+//! // The path from this file to a checkout of custack.
+//! #[path = "../../checkdriver/src/cubin.rs"]
+//! mod cubin;
+//!
+//! use custack::{Budget, KernelCall, Profile, RestrictedContext, Stack, StandIn};
+//!
+//! // scale(float* data, float factor, unsigned n): data[i] *= factor for i < n.
+//! const DECLARATIONS: &str = ".version 7.0\n.target sm_90\n.address_size 64\n\
+//!     .visible .entry scale(.param .u64 data, .param .f32 factor, .param .u32 n) { ret; }\n";
+//!
+//! fn scale_on_the_restricted_profile() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+//!     let profile = Profile::init()?;
+//!     let scale = |k: &KernelCall<'_>| {
+//!         let (data, factor, n) = (k.arg::<u64>(0)?, k.arg::<f32>(1)?, k.arg::<u32>(2)?);
+//!         let v: Vec<f32> = k.read::<f32>(data, n as usize)?.iter().map(|x| x * factor).collect();
+//!         k.write(data, &v)?;
+//!         Ok(())
+//!     };
+//!     // SAFETY: as the kernel, it reads and writes n floats of `data` only.
+//!     let on_cpu = unsafe { StandIn::register(&profile.driver(), "scale", scale) }?;
+//!     let image = if on_cpu.is_active() {
+//!         cubin::stand_in_cubin(&["scale"], &[], DECLARATIONS)
+//!     } else {
+//!         std::fs::read("kernels/scale.cubin")?
+//!     };
+//!     let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(0))?;
+//!     let mut stack = Stack::new()?;
+//!     let mut guard = ctx.push(&mut stack)?;
+//!     {
+//!         let init = guard.init()?;
+//!         // SAFETY: a complete cubin, nvcc's or the stand-in one; `scale` (or its stand-in)
+//!         // touches n floats of the buffer passed as `data` only.
+//!         let _module = unsafe { init.load_cubin(&image) }?;
+//!         // ... its kernels, memory and launches, as on a GPU; then `init.seal()`.
+//!     }
+//!     guard.shutdown()?;
+//!     ctx.destroy()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Declare every kernel the program looks up: the checking driver answers from the
+//! declarations, as for a module loaded from PTX, and refuses any other name.
 //!
 //! # What the checking driver does not model
 //!
@@ -269,6 +333,9 @@
 //!    ```
 //!
 //! [`StandIn::register`]: crate::StandIn::register
+//! [`StandIn::is_active`]: crate::StandIn::is_active
+//! [`Profile`]: crate::Profile
+//! [`InitPhase::load_cubin`]: crate::InitPhase::load_cubin
 //! [`KernelCall`]: crate::KernelCall
 //! [`KernelCall::arg`]: crate::KernelCall::arg
 //! [`KernelCall::read`]: crate::KernelCall::read

@@ -56,10 +56,11 @@ pub type StandInError = Box<dyn std::error::Error + Send + Sync>;
 /// A CPU stand-in for a kernel, registered with the checking driver while this value lives.
 ///
 /// Under the checking driver, each launch of a kernel of this name (from a module loaded from
-/// PTX text, whose signature tells the driver the arguments' sizes) calls the closure at once,
-/// on the launching thread, after the work enqueued before it: the driver runs each stream's
-/// work in issue order. A captured launch runs at each launch of its graph. On a real driver
-/// nothing is registered and the kernel itself runs.
+/// PTX text, whose signature tells the driver the arguments' sizes, or from a stand-in cubin
+/// that carries that signature, as [`guide::testing`](crate::guide::testing) shows) calls the
+/// closure at once, on the launching thread, after the work enqueued before it: the driver runs
+/// each stream's work in issue order. A captured launch runs at each launch of its graph. On a
+/// real driver nothing is registered and the kernel itself runs.
 ///
 /// # Examples
 ///

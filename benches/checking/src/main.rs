@@ -2257,9 +2257,16 @@ fn green() -> Result<()> {
 #[allow(dead_code)]
 mod pipeline;
 
+/// The checking driver's cubin builder (`checkdriver/src/cubin.rs`), compiled into this program
+/// rather than linked: the double as a library would bring its own entry points into the
+/// program, which must reach the checking driver through libcuda.
+#[path = "../../../checkdriver/src/cubin.rs"]
+#[allow(dead_code)]
+mod cubin;
+
 /// Example 22's init and run phases under the restricted profile (P14), with its kernels'
-/// stand-ins and a cubin made here (the checking driver loads any ELF image, and the profile's
-/// own checks pass it): three frames, each checked against the CPU. Then a second context's
+/// stand-ins and a stand-in cubin carrying their PTX declarations (`cubin::stand_in_cubin`; the
+/// profile's own checks pass it): three frames, each checked against the CPU. Then a second context's
 /// one init phase, and the refusal of every later one (C27).
 fn safety_frame() -> Result<()> {
     let profile = custack::Profile::init()?;
@@ -2296,7 +2303,7 @@ fn safety_frame() -> Result<()> {
             Ok(())
         })
     }?;
-    let cubin = stand_in_cubin(&["frame_blur", "frame_gain"], FRAME_DECLARATIONS);
+    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
     let outcome = pipeline::run(profile, &cubin, |run, frame| {
         for _ in 0..3 {
             frame()?;
@@ -2351,7 +2358,7 @@ fn fork() -> Result<()> {
     let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(4096))?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
-    let cubin = stand_in_cubin(&["frame_blur", "frame_gain"], FRAME_DECLARATIONS);
+    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
     {
         let init = guard.init()?;
         let stream = init.stream()?;
@@ -2430,64 +2437,11 @@ fn fork() -> Result<()> {
 }
 
 /// The PTX declarations of example 22's kernels, which the stand-in cubin carries so that the
-/// checking driver knows their parameters (`checkdriver`'s `DECLARATIONS_SECTION`).
+/// checking driver knows their parameters (`cubin::DECLARATIONS_SECTION`).
 const FRAME_DECLARATIONS: &str = ".version 6.0\n.target sm_50\n.address_size 64\n\
     .visible .entry frame_blur(.param .u64 input, .param .u64 output, .param .u32 width, \
     .param .u32 height) { ret; }\n\
     .visible .entry frame_gain(.param .u64 data, .param .f32 gain, .param .u32 n) { ret; }\n";
-
-/// A minimal cubin (ELF64, `EM_CUDA`) defining `functions` as kernels (`STT_FUNC`,
-/// `STO_CUDA_ENTRY`, in a `.text` section) and carrying their PTX declarations in a section
-/// `.custack.ptx`: enough for the profile's checks, which read its headers and symbols, and for
-/// the checking driver, which then knows the kernels' parameters and runs their stand-ins.
-fn stand_in_cubin(functions: &[&str], declarations: &str) -> Vec<u8> {
-    let u16le = |v: usize| u16::try_from(v).unwrap_or(0).to_le_bytes();
-    let mut strtab = vec![0u8];
-    let mut symtab = vec![0u8; 24];
-    for name in functions {
-        let mut sym = [0u8; 24];
-        sym[..4].copy_from_slice(&u32::try_from(strtab.len()).unwrap_or(0).to_le_bytes());
-        sym[4] = 0x12; // STB_GLOBAL, STT_FUNC
-        sym[5] = 0x10; // STO_CUDA_ENTRY: a kernel
-        sym[6..8].copy_from_slice(&u16le(4)); // in .text
-        symtab.extend_from_slice(&sym);
-        strtab.extend_from_slice(name.as_bytes());
-        strtab.push(0);
-    }
-    let shstrtab = b"\0.shstrtab\0.strtab\0.symtab\0.text\0.custack.ptx\0".to_vec();
-    let text = vec![0u8; 16];
-    let ptx = declarations.as_bytes().to_vec();
-    let mut image = vec![0u8; 64];
-    image[..7].copy_from_slice(b"\x7fELF\x02\x01\x01");
-    image[0x10..0x12].copy_from_slice(&u16le(2)); // ET_EXEC
-    image[0x12..0x14].copy_from_slice(&u16le(190)); // EM_CUDA
-    let mut sections = Vec::new();
-    for (name, kind, bytes, link, entsize) in [
-        (1u32, 3u32, &shstrtab, 0u32, 0u64),
-        (11, 3, &strtab, 0, 0),
-        (19, 2, &symtab, 2, 24),
-        (27, 1, &text, 0, 0),
-        (33, 1, &ptx, 0, 0),
-    ] {
-        let mut h = [0u8; 64];
-        h[..4].copy_from_slice(&name.to_le_bytes());
-        h[4..8].copy_from_slice(&kind.to_le_bytes());
-        h[0x18..0x20].copy_from_slice(&(image.len() as u64).to_le_bytes());
-        h[0x20..0x28].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
-        h[0x28..0x2c].copy_from_slice(&link.to_le_bytes());
-        h[0x38..0x40].copy_from_slice(&entsize.to_le_bytes());
-        image.extend_from_slice(bytes);
-        sections.push(h);
-    }
-    let shoff = image.len() as u64;
-    image.extend_from_slice(&[0u8; 64]);
-    sections.iter().for_each(|h| image.extend_from_slice(h));
-    image[0x28..0x30].copy_from_slice(&shoff.to_le_bytes());
-    image[0x3a..0x3c].copy_from_slice(&u16le(64));
-    image[0x3c..0x3e].copy_from_slice(&u16le(sections.len() + 1));
-    image[0x3e..0x40].copy_from_slice(&u16le(1));
-    image
-}
 
 fn run(program: &str) -> Option<Result<()>> {
     let two = || -> Result<(Context, Context)> { Ok((context0()?, context0()?)) };
