@@ -73,7 +73,7 @@
 //! | partition the SMs | [`Device::sm_resource`], [`GreenContext`] | `cuDeviceGetDevResource`, `cuGreenCtxCreate` |
 //! | bound every wait | [`Deadline`], [`Stream::scope_by`], [`Overrun`], [`TimedOut`] | `cuStreamQuery`, `cuEventQuery` |
 //! | stop safely after a sticky fault | [`poisoned`], [`fail_stop`], [`FAIL_STOP_STATUS`] | |
-//! | stay inside NVIDIA's safety subset | [`Profile`], [`RestrictedContext`], [`InitPhase`], [`RunPhase`], [`Budget`] | |
+//! | stay inside NVIDIA's safety subset | [`safety::Profile`], [`safety::RestrictedContext`], [`safety::InitPhase`], [`safety::RunPhase`], [`safety::Budget`] | |
 //!
 //! # Libraries
 //!
@@ -91,9 +91,9 @@
 //! A sticky fault poisons the process: every later call returns the first sticky error, and
 //! nothing the GPU may still touch is freed ([`poisoned`]). Every blocking wait has a form
 //! bounded by a [`Deadline`]; past it, owned work comes back in [`TimedOut`] and a scope does
-//! what its [`Overrun`] says, up to the one safe state, [`fail_stop`]. [`Profile`] confines a
-//! program to NVIDIA's safety subset: an init phase that reserves everything, then a sealed
-//! run phase. See [`guide::faults`].
+//! what its [`Overrun`] says, up to the one safe state, [`fail_stop`]. The module [`safety`]
+//! ([`safety::Profile`]) confines a program to NVIDIA's safety subset: an init phase that
+//! reserves everything, then a sealed run phase. See [`guide::faults`].
 //!
 //! # Errors
 //!
@@ -152,7 +152,7 @@ pub mod nvrtc;
 mod parking;
 #[cfg(feature = "curand")]
 pub mod rand;
-mod safety;
+pub mod safety;
 mod testing;
 mod texture;
 mod vocabulary;
@@ -235,11 +235,6 @@ pub use parking::module::ParkedModule;
 pub use parking::peer::PeerAccess;
 pub use parking::stream::ParkedStream;
 pub use parking::submission::{Park, ParkedPayload, ParkedSubmission, PendingSource, PendingView};
-pub use safety::{
-    Budget, InitPhase, Profile, RestrictedBuffer, RestrictedContext, RestrictedEvent,
-    RestrictedGraph, RestrictedGuard, RestrictedKernel, RestrictedModule, RestrictedScope,
-    RestrictedStream, RunPhase,
-};
 pub use testing::stand_in::{KernelCall, StandIn, StandInError};
 pub use texture::mipmap::MipmappedArray;
 pub use texture::{

@@ -11,7 +11,8 @@ mod common;
 #[allow(dead_code)]
 mod pipeline;
 
-use custack::{Budget, ErrorKind, Profile, RestrictedContext, Stack};
+use custack::safety::{Budget, Profile, RestrictedContext};
+use custack::{ErrorKind, Stack};
 
 fn cubin(var: &str) -> Vec<u8> {
     let path = std::env::var(var)
@@ -20,7 +21,7 @@ fn cubin(var: &str) -> Vec<u8> {
 }
 
 /// Runs `f` with an init phase of a fresh restricted context on device 0.
-fn with_init<R>(budget: usize, f: impl FnOnce(&custack::InitPhase<'_>) -> R) -> R {
+fn with_init<R>(budget: usize, f: impl FnOnce(&custack::safety::InitPhase<'_>) -> R) -> R {
     let profile = Profile::init().unwrap();
     let mut ctx = RestrictedContext::new(
         &profile,
@@ -110,7 +111,7 @@ fn page_locked_memory_past_the_budget_is_refused() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_second_init_phase_is_refused() {
-    let refused = |r: custack::Result<custack::InitPhase<'_>>| {
+    let refused = |r: custack::Result<custack::safety::InitPhase<'_>>| {
         let e = r.unwrap_err();
         assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
         assert!(e.to_string().contains("second init phase"), "{e}");

@@ -1,9 +1,9 @@
 //! The restricted safety profile without a GPU (R22): a process forked after `Profile::init`
 //! refuses in the child, whether or not the parent found a driver.
 
-use custack::Budget;
+use custack::safety::Budget;
 #[cfg(unix)]
-use custack::{ErrorKind, Profile};
+use custack::{ErrorKind, safety::Profile};
 
 /// CUDA-1.6: the child of a fork must exec before any CUDA call; custack refuses until then.
 /// `Profile::init` registers the fork handler before it asks the driver, so this holds on a

@@ -116,7 +116,8 @@ fn restricted_run_phase_does_not_allocate() {
     if !common::alone_in_a_process("restricted_run_phase_does_not_allocate") {
         return;
     }
-    use custack::{Budget, Deadline, Overrun, Profile, RestrictedContext};
+    use custack::safety::{Budget, Profile, RestrictedContext};
+    use custack::{Deadline, Overrun};
     use frame_pipeline::FrameGain;
     use std::time::Duration;
     let path = std::env::var("CUSTACK_FRAME_CUBIN").expect(

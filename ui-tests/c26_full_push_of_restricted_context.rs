@@ -2,7 +2,8 @@
 //! `Context`, so the restricted context cannot be pushed as one to get a `PushedGuard` (whose
 //! API is everything outside the subset); its only guard is `RestrictedContext::push`'s.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

@@ -2,7 +2,8 @@
 //! is a callback that the driver runs on a thread of its own when the stream reaches it, which
 //! NVIDIA's safety subset excludes; a frame signals the host with an event instead.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

@@ -1,7 +1,8 @@
 //! C26 the safety subset shares no memory with other processes (the trust boundary is the
 //! process): a `RestrictedBuffer` has no `ipc_handle` (`cuIpcGetMemHandle`).
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

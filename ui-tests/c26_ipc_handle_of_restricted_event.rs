@@ -1,7 +1,8 @@
 //! C26 the safety subset shares nothing with other processes (the trust boundary is the
 //! process): a `RestrictedEvent` has no `ipc_handle` (`cuIpcGetEventHandle`).
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

@@ -2,7 +2,8 @@
 //! (`cuModuleLoadDataEx`) configure a compilation at load time; the profile's one load,
 //! `load_cubin`, takes no options because nothing is compiled.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, JitOptions, Profile, RestrictedContext, Stack};
+use custack::safety::{Budget, Profile, RestrictedContext};
+use custack::{JitOptions, Stack};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

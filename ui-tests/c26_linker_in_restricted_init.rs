@@ -2,7 +2,8 @@
 //! (`cuLinkCreate`) compiles and links at run time; the profile loads only cubins built and
 //! linked ahead of time (`load_cubin`).
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, JitOptions, Profile, RestrictedContext, Stack};
+use custack::safety::{Budget, Profile, RestrictedContext};
+use custack::{JitOptions, Stack};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

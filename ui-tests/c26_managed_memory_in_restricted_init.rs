@@ -2,7 +2,8 @@
 //! memory migrates between host and device on demand, at times the program does not fix; the
 //! profile allocates device memory (`alloc`) and page-locked memory (`alloc_pinned`) only.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

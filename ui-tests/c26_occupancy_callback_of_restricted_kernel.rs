@@ -2,7 +2,8 @@
 //! occupancy calculator, whose `cuOccupancyMaxPotentialBlockSize` calls back into the program
 //! for each block size, cannot be reached from the profile (nor can a raw launch).
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 custack::kernel_contract! {
     /// `add_u32(uint* x, uint k, uint n)`: `x[i] += k` for `i < n`.

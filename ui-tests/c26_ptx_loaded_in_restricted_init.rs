@@ -2,7 +2,8 @@
 //! compile the PTX at load time; the profile loads only cubins built ahead of time
 //! (`load_cubin`).
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

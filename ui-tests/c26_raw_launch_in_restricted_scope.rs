@@ -2,7 +2,8 @@
 //! `launch` (a function and an unchecked argument tuple); `run` launches a `RestrictedKernel`
 //! with its contract checked against the arguments and the launch's error returned.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, LaunchConfig, Profile, RestrictedContext, Stack};
+use custack::safety::{Budget, Profile, RestrictedContext};
+use custack::{LaunchConfig, Stack};
 
 custack::kernel_contract! {
     /// `add_u32(uint* x, uint k, uint n)`: `x[i] += k` for `i < n`.

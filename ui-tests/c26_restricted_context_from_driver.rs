@@ -3,7 +3,8 @@
 //! whole process; `Profile::init` initializes CUDA without it, so only its proof opens the
 //! profile.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Driver, RestrictedContext};
+use custack::Driver;
+use custack::safety::{Budget, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
     let driver = Driver::init()?;

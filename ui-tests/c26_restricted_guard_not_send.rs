@@ -1,7 +1,8 @@
 //! C26 the profile's guard stays on its thread, as every guard does (C6): a `RestrictedGuard`
 //! cannot be sent to another thread, where its context is not current.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

@@ -2,7 +2,8 @@
 //! (`cuMemAllocAsync`), since no memory pool is reserved for it and the run phase allocates
 //! nothing; device memory is allocated in the init phase.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

@@ -2,7 +2,8 @@
 //! future is woken by a host function the driver calls on its own thread when the stream
 //! reaches it, a callback that NVIDIA's safety subset excludes; a scope waits instead.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

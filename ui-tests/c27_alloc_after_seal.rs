@@ -1,7 +1,8 @@
 //! C27 the run phase creates nothing: `InitPhase::seal` consumes the init phase, so nothing
 //! can be allocated from it afterwards.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

@@ -1,7 +1,8 @@
 //! C27 the run phase creates nothing: a `RunPhase` has no `capture`; graphs are captured and
 //! instantiated in the init phase.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, LaunchConfig, Profile, RestrictedContext, Stack};
+use custack::safety::{Budget, Profile, RestrictedContext};
+use custack::{LaunchConfig, Stack};
 
 custack::kernel_contract! {
     /// `add_u32(uint* x, uint k, uint n)`: `x[i] += k` for `i < n`.

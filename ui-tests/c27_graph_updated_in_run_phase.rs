@@ -2,7 +2,8 @@
 //! (`cuGraphExecUpdate`); a graph is captured and instantiated in the init phase and launched
 //! as it is.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, LaunchConfig, Profile, RestrictedContext, Stack};
+use custack::safety::{Budget, Profile, RestrictedContext};
+use custack::{LaunchConfig, Stack};
 
 custack::kernel_contract! {
     /// `add_u32(uint* x, uint k, uint n)`: `x[i] += k` for `i < n`.

@@ -1,7 +1,8 @@
 //! C27 the run phase loads nothing: a `RunPhase` has no `kernel`; kernels are looked up in the
 //! init phase, which loads them where the driver loads lazily.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 custack::kernel_contract! {
     /// `add_u32(uint* x, uint k, uint n)`: `x[i] += k` for `i < n`.

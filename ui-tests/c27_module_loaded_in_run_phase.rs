@@ -1,7 +1,8 @@
 //! C27 the run phase loads nothing: a `RunPhase` has no `load_cubin`; modules are loaded, and
 //! their kernels looked up, in the init phase.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

@@ -1,7 +1,8 @@
 //! C27 the run phase allocates nothing: a `RunPhase` has no `alloc_pinned`; page-locked memory
 //! is allocated in the init phase, within the context's budget.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

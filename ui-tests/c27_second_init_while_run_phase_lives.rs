@@ -1,7 +1,8 @@
 //! C27 no second init phase while the run phase lives: `RestrictedGuard::init` borrows the
 //! guard exclusively for as long as the run phase and the values the first init made are used.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

@@ -3,7 +3,8 @@
 //! push the same context and keep an init phase open (allocating) while this thread's run
 //! phase runs. (A later init phase, once this one's guard is gone, is refused at run time.)
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

@@ -3,7 +3,8 @@
 //! takes `&mut self`; so two threads holding the same context cannot each open an init phase,
 //! one of them allocating while the other's run phase runs.
 //! Positive twin: `p14_safety_profile_frame` in `tests/patterns.rs`.
-use custack::{Budget, Profile, RestrictedContext, Stack};
+use custack::Stack;
+use custack::safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
     let profile = Profile::init()?;

@@ -1,5 +1,6 @@
-//! A camera-frame filter at a fixed rate under the restricted safety profile (`custack::Profile`):
-//! NVIDIA's safety subset and a fixed-resource run phase, stated in the types.
+//! A camera-frame filter at a fixed rate under the restricted safety profile
+//! (`custack::safety::Profile`): NVIDIA's safety subset and a fixed-resource run phase, stated
+//! in the types.
 //!
 //! The init phase loads a cubin built ahead of time by nvcc (never PTX: nothing is compiled at
 //! run time), looks up its two declared kernels, makes a stream, page-locked memory within a
@@ -42,7 +43,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let profile = match custack::Profile::init() {
+    let profile = match custack::safety::Profile::init() {
         Ok(profile) => profile,
         Err(e) => {
             eprintln!("22_safety_frame: no CUDA driver or device: {e}");

@@ -4,7 +4,8 @@
 //! program `safety_frame` (no GPU, under Miri too) and the must-compile row P14
 //! (`tests/patterns.rs`).
 
-use custack::{Budget, LaunchConfig, Profile, RestrictedContext, RunPhase, Stack};
+use custack::safety::{Budget, Profile, RestrictedContext, RunPhase};
+use custack::{LaunchConfig, Stack};
 
 /// The frame's width, in pixels (smaller under Miri, which runs the kernels' CPU stand-ins in
 /// its interpreter).
@@ -116,7 +117,7 @@ pub(crate) fn run<R>(
 }
 
 fn phases<R>(
-    guard: &mut custack::RestrictedGuard<'_, '_>,
+    guard: &mut custack::safety::RestrictedGuard<'_, '_>,
     cubin: &[u8],
     drive: impl FnOnce(&RunPhase<'_>, &mut Frame<'_>) -> Result<R, FrameError>,
 ) -> Result<R, FrameError> {

@@ -476,16 +476,16 @@ error_kinds! {
         /// and ends its pending work, and the detail names the call, the rank and the timeout.
         DeadlinePassed = "CUSTACK_DEADLINE_PASSED",
             "a wait's deadline passed before the work was complete";
-        /// custack: under the restricted safety profile ([`Profile`](crate::Profile)), a
+        /// custack: under the restricted safety profile ([`Profile`](crate::safety::Profile)), a
         /// request outside NVIDIA's safety subset that the types cannot see (an image that is
         /// PTX, a fatbin or needs the device runtime; page-locked memory past the context's
-        /// [`Budget`](crate::Budget); the driver's log callback already registered; a second
-        /// init phase of a [`RestrictedContext`](crate::RestrictedContext), C27). The detail
+        /// [`Budget`](crate::safety::Budget); the driver's log callback already registered; a second
+        /// init phase of a [`RestrictedContext`](crate::safety::RestrictedContext), C27). The detail
         /// names what was refused and why; nothing was loaded or allocated.
         OutsideProfile = "CUSTACK_OUTSIDE_PROFILE",
             "the request is outside the restricted safety profile";
         /// custack: this process is the child of a `fork` made after
-        /// [`Profile::init`](crate::Profile::init): every custack call that would reach the
+        /// [`Profile::init`](crate::safety::Profile::init): every custack call that would reach the
         /// driver refuses, because the parent's CUDA state is not the child's (NVIDIA's safety
         /// guideline: a forked child must `exec` before any CUDA call).
         ForkedProcess = "CUSTACK_FORKED_PROCESS",

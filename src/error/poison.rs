@@ -277,7 +277,7 @@ pub(crate) fn watch_forks() -> Result<()> {
 fn forked_error() -> Error {
     Error::custack(
         crate::error::kind::ErrorKind::ForkedProcess,
-        "this process was forked after custack::Profile::init: it must exec before any CUDA \
+        "this process was forked after custack::safety::Profile::init: it must exec before any CUDA \
          call, and custack refuses them until then",
     )
 }

@@ -34,7 +34,8 @@ use std::sync::{Mutex, PoisonError};
 /// # Examples
 ///
 /// ```no_run
-/// use custack::{Budget, Profile, RestrictedContext, Stack};
+/// use custack::Stack;
+/// use custack::safety::{Budget, Profile, RestrictedContext};
 /// let profile = Profile::init()?;
 /// let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
 /// let mut stack = Stack::new()?;

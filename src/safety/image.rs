@@ -107,7 +107,7 @@ fn device_runtime_symbol(image: &[u8]) -> Option<String> {
 /// # Safety
 ///
 /// `image` is a complete, well-formed cubin (the caller's promise to
-/// [`InitPhase::load_cubin`](crate::InitPhase::load_cubin)), and `guard`'s context is current.
+/// [`InitPhase::load_cubin`](crate::safety::InitPhase::load_cubin)), and `guard`'s context is current.
 pub(crate) unsafe fn load_module<'g>(
     guard: &'g PushedGuard<'g, 'g>,
     image: &[u8],

@@ -16,15 +16,15 @@ use crate::safety::values::{
 };
 use crate::vocabulary::plain::DeviceCopy;
 
-/// The init phase of a [`RestrictedGuard`](crate::RestrictedGuard): everything the program
+/// The init phase of a [`RestrictedGuard`](crate::safety::RestrictedGuard): everything the program
 /// will use is made here, and nowhere else — streams, events, device memory, page-locked
-/// memory within the context's [`Budget`](crate::Budget), modules from cubins, the declared
+/// memory within the context's [`Budget`](crate::safety::Budget), modules from cubins, the declared
 /// kernels in them (looked up now, so that a driver loading lazily has loaded them before the
 /// run phase), captured and instantiated graphs. [`seal`](Self::seal) ends it.
 ///
 /// Every value it makes borrows the guard (`'g`), so none outlives the guard's pop, and no
 /// second init phase opens while one lives; none opens later either (the context's one init
-/// phase, C27: [`RestrictedGuard::init`](crate::RestrictedGuard::init)).
+/// phase, C27: [`RestrictedGuard::init`](crate::safety::RestrictedGuard::init)).
 #[derive(Debug)]
 pub struct InitPhase<'g> {
     guard: &'g PushedGuard<'g, 'g>,
@@ -82,7 +82,7 @@ impl<'g> InitPhase<'g> {
     }
 
     /// `cuMemAllocHost`—`len` elements of page-locked host memory, counted against the
-    /// context's [`Budget`](crate::Budget).
+    /// context's [`Budget`](crate::safety::Budget).
     ///
     /// # Errors
     ///
@@ -206,7 +206,7 @@ impl<'g> InitPhase<'g> {
     }
 
     /// Ends the init phase: nothing can be created from here on (C27). The context stays
-    /// sealed: a later [`RestrictedGuard::init`](crate::RestrictedGuard::init) is refused.
+    /// sealed: a later [`RestrictedGuard::init`](crate::safety::RestrictedGuard::init) is refused.
     pub fn seal(self) -> RunPhase<'g> {
         RunPhase { guard: self.guard }
     }

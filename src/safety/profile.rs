@@ -10,12 +10,12 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 /// of a later `fork` refusing every call (`ErrorKind::ForkedProcess`: a forked child must
 /// `exec` before any CUDA call, CUDA-1.6). Every [`RestrictedContext`] is made from one.
 ///
-/// [`RestrictedContext`]: crate::RestrictedContext
+/// [`RestrictedContext`]: crate::safety::RestrictedContext
 ///
 /// # Examples
 ///
 /// ```no_run
-/// use custack::{Budget, Profile, RestrictedContext};
+/// use custack::safety::{Budget, Profile, RestrictedContext};
 /// let profile = Profile::init()?;
 /// let ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
 /// # let _ = ctx;
@@ -71,7 +71,7 @@ impl Profile {
     }
 }
 
-/// The fixed resources a [`RestrictedContext`](crate::RestrictedContext) states when it is
+/// The fixed resources a [`RestrictedContext`](crate::safety::RestrictedContext) states when it is
 /// made: the most page-locked host memory its init phase may allocate, in bytes, over the
 /// context's life (freeing does not return budget: the run phase allocates nothing, so the
 /// figure is what the program holds).
@@ -79,7 +79,7 @@ impl Profile {
 /// # Examples
 ///
 /// ```
-/// let budget = custack::Budget::page_locked(4 << 20);
+/// let budget = custack::safety::Budget::page_locked(4 << 20);
 /// assert_eq!(budget.page_locked_bytes(), 4 << 20);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

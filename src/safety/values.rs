@@ -117,7 +117,7 @@ impl<'g, T: DeviceCopy> RestrictedBuffer<'g, T> {
 }
 
 impl<T: DeviceCopy> payload_sealed::Sealed for RestrictedBuffer<'_, T> {}
-/// Moved into a graph ([`InitPhase::capture`](crate::InitPhase::capture)): bound as the device
+/// Moved into a graph ([`InitPhase::capture`](crate::safety::InitPhase::capture)): bound as the device
 /// buffer inside it is.
 impl<T: DeviceCopy> Payload for RestrictedBuffer<'_, T> {
     type Bound<'scope> = ScopedSliceMut<'scope, T>;
@@ -158,8 +158,8 @@ impl<T: DeviceCopy> Payload for RestrictedBuffer<'_, T> {
 /// looked up there too ([`InitPhase::kernel`]). Unloaded on drop, which waits for its context
 /// first (C9).
 ///
-/// [`InitPhase::load_cubin`]: crate::InitPhase::load_cubin
-/// [`InitPhase::kernel`]: crate::InitPhase::kernel
+/// [`InitPhase::load_cubin`]: crate::safety::InitPhase::load_cubin
+/// [`InitPhase::kernel`]: crate::safety::InitPhase::kernel
 #[derive(Debug)]
 pub struct RestrictedModule<'g> {
     module: Module<'g>,
@@ -176,7 +176,7 @@ impl<'g> RestrictedModule<'g> {
 }
 
 /// A declared kernel ([`kernel_contract!`](crate::kernel_contract)) looked up in an init
-/// phase: launched by [`RestrictedScope::run`](crate::RestrictedScope::run) with its contract checked, and nothing else (no
+/// phase: launched by [`RestrictedScope::run`](crate::safety::RestrictedScope::run) with its contract checked, and nothing else (no
 /// raw function, no occupancy callback).
 pub struct RestrictedKernel<'m, C: Contract> {
     kernel: Declared<'m, C>,
@@ -250,8 +250,8 @@ impl<'m, C: Contract> Payload for RestrictedKernel<'m, C> {
 }
 
 /// An executable graph captured and instantiated in an init phase
-/// ([`InitPhase::capture`](crate::InitPhase::capture)), owning its payload: launched in scopes
-/// ([`RestrictedScope::bind_graph`](crate::RestrictedScope::bind_graph)); never updated.
+/// ([`InitPhase::capture`](crate::safety::InitPhase::capture)), owning its payload: launched in scopes
+/// ([`RestrictedScope::bind_graph`](crate::safety::RestrictedScope::bind_graph)); never updated.
 pub struct RestrictedGraph<'g, P: Payload> {
     graph: GraphExec<'g, P>,
 }

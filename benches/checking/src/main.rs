@@ -2269,7 +2269,7 @@ mod cubin;
 /// profile's own checks pass it): three frames, each checked against the CPU. Then a second context's
 /// one init phase, and the refusal of every later one (C27).
 fn safety_frame() -> Result<()> {
-    let profile = custack::Profile::init()?;
+    let profile = custack::safety::Profile::init()?;
     let w = pipeline::WIDTH as usize;
     // SAFETY: as the kernel, the stand-in reads width * height floats of `input` and writes as
     // many of `output`.
@@ -2321,13 +2321,13 @@ fn safety_frame() -> Result<()> {
 /// C27's run-time part: a restricted context opens one init phase in its life; the same guard
 /// after the run phase (a frame loop's next frame) and the guard of a later push are refused,
 /// before any driver call.
-fn one_init_phase(profile: custack::Profile) -> Result<()> {
-    let refused = |r: Result<custack::InitPhase<'_>>| match r {
+fn one_init_phase(profile: custack::safety::Profile) -> Result<()> {
+    let refused = |r: Result<custack::safety::InitPhase<'_>>| match r {
         Err(e) if e.kind() == custack::ErrorKind::OutsideProfile => {}
         other => panic!("safety_frame: a second init phase was not refused: {other:?}"),
     };
-    let budget = custack::Budget::page_locked(0);
-    let mut ctx = custack::RestrictedContext::new(&profile, profile.device(0)?, budget)?;
+    let budget = custack::safety::Budget::page_locked(0);
+    let mut ctx = custack::safety::RestrictedContext::new(&profile, profile.device(0)?, budget)?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
     {
@@ -2353,8 +2353,9 @@ fn one_init_phase(profile: custack::Profile) -> Result<()> {
 /// report's `forked-calls`, which `scripts/check-driver.sh` requires to be 0). The parent then
 /// uses its own values and ends as usual.
 fn fork() -> Result<()> {
-    use custack::{Budget, ErrorKind, RestrictedContext};
-    let profile = custack::Profile::init()?;
+    use custack::ErrorKind;
+    use custack::safety::{Budget, RestrictedContext};
+    let profile = custack::safety::Profile::init()?;
     let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(4096))?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
