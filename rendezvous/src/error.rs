@@ -129,6 +129,22 @@ impl Error {
     }
 }
 
+/// `make`'s failure, as every rank reports it: its message in the detail, and on rank 0 the
+/// error itself as the source.
+pub(crate) fn make_failed(e: MakeError) -> Error {
+    failed(format!("rank 0 could not make the bytes to share: {e}")).with_boxed_source(e)
+}
+
+/// An [`ErrorKind::LaunchEnvironment`] error saying `detail`.
+pub(crate) fn env_error(detail: impl Into<String>) -> Error {
+    Error::new(ErrorKind::LaunchEnvironment, detail)
+}
+
+/// An [`ErrorKind::Failed`] error saying `detail`.
+pub(crate) fn failed(detail: impl Into<String>) -> Error {
+    Error::new(ErrorKind::Failed, detail)
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.kind, self.detail)
