@@ -239,7 +239,8 @@
 //! #[path = "../../checkdriver/src/cubin.rs"]
 //! mod cubin;
 //!
-//! use custack::{Budget, KernelCall, Profile, RestrictedContext, Stack, StandIn};
+//! use custack::safety::{Budget, Profile, RestrictedContext};
+//! use custack::{KernelCall, Stack, StandIn};
 //!
 //! // scale(float* data, float factor, unsigned n): data[i] *= factor for i < n.
 //! const DECLARATIONS: &str = ".version 7.0\n.target sm_90\n.address_size 64\n\
@@ -334,8 +335,8 @@
 //!
 //! [`StandIn::register`]: crate::StandIn::register
 //! [`StandIn::is_active`]: crate::StandIn::is_active
-//! [`Profile`]: crate::Profile
-//! [`InitPhase::load_cubin`]: crate::InitPhase::load_cubin
+//! [`Profile`]: crate::safety::Profile
+//! [`InitPhase::load_cubin`]: crate::safety::InitPhase::load_cubin
 //! [`KernelCall`]: crate::KernelCall
 //! [`KernelCall::arg`]: crate::KernelCall::arg
 //! [`KernelCall::read`]: crate::KernelCall::read
