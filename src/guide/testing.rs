@@ -232,9 +232,11 @@
 //! one file with no dependencies: compile it into your test with `#[path]` (a dependency on the
 //! checking driver's package would link the checking libcuda's entry points into the test
 //! itself). `benches/checking` does so for example 22's kernels (its programs `safety_frame`
-//! and `fork`):
+//! and `fork`, which the test command runs under the checking driver, so the file and its use
+//! there are compiled and run on every test run). The sketch below is not a doc test: the
+//! published crate does not ship `checkdriver/`.
 //!
-//! ```no_run
+//! ```ignore
 //! // The path from this file to a checkout of custack.
 //! #[path = "../../checkdriver/src/cubin.rs"]
 //! mod cubin;
