@@ -209,6 +209,8 @@ pub use kernel::launch::{
     Function, FunctionAttributes, Kernel, KernelArgs, KernelSignature, LaunchAttributes,
     LaunchConfig,
 };
+#[doc(hidden)]
+pub use kernel::library::RunLibraryIsRun;
 pub use kernel::library::{Library, LibraryFunction, LibraryKernel, SharedKernel, SharedLibrary};
 pub use kernel::module::Module;
 pub use kernel::naming::{launches_named, name_launches};

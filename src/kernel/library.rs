@@ -323,7 +323,36 @@ impl<'scope> StreamScope<'scope, '_> {
         // SAFETY: the caller's promise; the library outlives the scope (borrowed for 'scope).
         unsafe { self.launch(&function.function, config, args) }
     }
+
+    /// Not a method: `run_library` was removed before 0.1.0, and
+    /// [`run`](Self::run) launches a library's declared kernel as it does a module's. It is
+    /// kept, hidden and never callable (its bound has no implementation), so that a port of
+    /// older code is told where the launch went instead of the compiler's nearest name,
+    /// `launch_library`, which is `unsafe` and unchecked.
+    #[doc(hidden)]
+    #[allow(clippy::needless_pass_by_value, clippy::unused_self)]
+    pub fn run_library<K: RunLibraryIsRun, A>(
+        &self,
+        _kernel: K,
+        _config: LaunchConfig,
+        _args: A,
+    ) -> Result<()> {
+        Err(Error::custack(
+            ErrorKind::InvalidValue,
+            "`run_library` was removed: launch a library's declared kernel with `s.run`",
+        ))
+    }
 }
+
+/// The bound of the removed [`StreamScope::run_library`]: implemented by nothing, so that a
+/// call of it fails to compile with a message that names its replacement.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`run_library` was removed: a library's declared kernel launches with `s.run(&kernel, config, args)`",
+    label = "`run_library` is `run` now",
+    note = "take the kernel's declared form with `guard.library_function(&kernel)?.declared::<Contract>()?`, then call `s.run(&declared, config, args)`, as for a module's kernel"
+)]
+pub trait RunLibraryIsRun {}
 
 /// A [`Library`] shared by the [`SharedKernel`]s looked up in it: an `Arc<Library>`, `Clone`,
 /// `Send + Sync`. For a long-lived type that owns a library and its kernels in one struct
