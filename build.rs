@@ -68,6 +68,9 @@
 #[path = "build/search.rs"]
 mod search;
 
+#[path = "build/install.rs"]
+mod install;
+
 use search::{Os, Target};
 use std::env;
 use std::io::Read;
@@ -512,8 +515,9 @@ struct FeatureLibrary {
     /// The explicit setting, the library file's name, its Python wheel and where the wheels
     /// put it: as for the example-only libraries ([`Interop`]).
     lib: Interop,
-    /// The Python wheels that ship it, named in the warning.
-    wheel: &'static str,
+    /// How to install it (`build/install.rs`, the sentence the crate's `LibraryNotLinked`
+    /// error says too).
+    install: &'static str,
 }
 
 const FEATURE_LIBRARIES: [FeatureLibrary; 6] = [
@@ -529,9 +533,7 @@ const FEATURE_LIBRARIES: [FeatureLibrary; 6] = [
             // (`nvidia-cuda-nvrtc-cu12`) `nvidia/cuda_nvrtc/lib`.
             wheel_dirs: &["nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"],
         },
-        wheel: "nvidia-cuda-nvrtc (CUDA 13: pip install 'nvidia-cuda-nvrtc==13.0.*' for a 13.0 \
-                driver) or nvidia-cuda-nvrtc-cu12 (CUDA 12: 'nvidia-cuda-nvrtc-cu12==12.2.*' for \
-                a 12.2 driver), no newer than the driver's CUDA version,",
+        install: install::NVRTC,
     },
     FeatureLibrary {
         name: "cuBLAS",
@@ -545,9 +547,7 @@ const FEATURE_LIBRARIES: [FeatureLibrary; 6] = [
             // (`nvidia-cublas-cu12`) `nvidia/cublas/lib`.
             wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib"],
         },
-        wheel: "nvidia-cublas (CUDA 13: pip install 'nvidia-cublas==13.*' for a 13.x driver) or \
-                nvidia-cublas-cu12 (CUDA 12: 'nvidia-cublas-cu12==12.2.*' for a 12.2 driver), no \
-                newer than the driver's CUDA version,",
+        install: install::CUBLAS,
     },
     FeatureLibrary {
         name: "NCCL",
@@ -560,8 +560,7 @@ const FEATURE_LIBRARIES: [FeatureLibrary; 6] = [
             // `nvidia-nccl-cu13` and `nvidia-nccl-cu12` ship `nvidia/nccl/lib`.
             wheel_dirs: &["nvidia/nccl/lib", "nvidia/cu13/lib"],
         },
-        wheel: "nvidia-nccl-cu13 (CUDA 13: pip install nvidia-nccl-cu13) or nvidia-nccl-cu12 \
-                (CUDA 12),",
+        install: install::NCCL,
     },
     FeatureLibrary {
         name: "cuFFT",
@@ -575,9 +574,7 @@ const FEATURE_LIBRARIES: [FeatureLibrary; 6] = [
             // (`nvidia-cufft-cu12`, cuFFT 11.x) `nvidia/cufft/lib`.
             wheel_dirs: &["nvidia/cu13/lib", "nvidia/cufft/lib"],
         },
-        wheel: "nvidia-cufft (CUDA 13: pip install 'nvidia-cufft==12.0.*' for a 13.0 driver) or \
-                nvidia-cufft-cu12 (CUDA 12: 'nvidia-cufft-cu12==11.0.8.*' for a 12.2 driver), no \
-                newer than the driver's CUDA version,",
+        install: install::CUFFT,
     },
     FeatureLibrary {
         name: "cuRAND",
@@ -591,9 +588,7 @@ const FEATURE_LIBRARIES: [FeatureLibrary; 6] = [
             // (`nvidia-curand-cu12`) `nvidia/curand/lib`.
             wheel_dirs: &["nvidia/cu13/lib", "nvidia/curand/lib"],
         },
-        wheel: "nvidia-curand (CUDA 13: pip install 'nvidia-curand==10.4.0.*' for a 13.0 driver) \
-                or nvidia-curand-cu12 (CUDA 12: 'nvidia-curand-cu12==10.3.3.*' for a 12.2 \
-                driver), no newer than the driver's CUDA version,",
+        install: install::CURAND,
     },
     FeatureLibrary {
         name: "cuBLASLt",
@@ -607,9 +602,7 @@ const FEATURE_LIBRARIES: [FeatureLibrary; 6] = [
             // 13.x), `nvidia/cublas/lib` (`nvidia-cublas-cu12`).
             wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib"],
         },
-        wheel: "nvidia-cublas (CUDA 13: pip install 'nvidia-cublas==13.*' for a 13.x driver) or \
-                nvidia-cublas-cu12 (CUDA 12: 'nvidia-cublas-cu12==12.2.*' for a 12.2 driver), \
-                which ship libcublasLt beside libcublas, no newer than the driver's CUDA version,",
+        install: install::CUBLASLT,
     },
 ];
 
@@ -659,9 +652,8 @@ fn feature_libraries(os: Os, arch: &str, cross: bool) {
             }
             let what = if os == Os::Linux {
                 format!(
-                    "install the CUDA toolkit or the Python wheel {} or set {} to the directory \
-                     holding {}",
-                    lib.wheel,
+                    "install {}, or set {} to the directory holding {}",
+                    lib.install,
                     lib.lib.env,
                     lib.lib.files.join(" or ")
                 )

@@ -4,6 +4,17 @@
 //! ([`CallOrder`]), and releases them in the one sequence that is sound: wait until no call can
 //! still run, then destroy the handle and free the memory, or, when that wait fails, leak both
 //! rather than free what the GPU may still use.
+//!
+//! The rest of a library's core is shared by all six (cuBLAS, cuBLASLt, cuFFT, cuRAND, NCCL,
+//! NVRTC): the error of a build that did not find it, with the install hint build.rs prints too
+//! (`error/not_linked.rs`, `build/install.rs`); its statuses, listed once and kept raw
+//! (`error/kind.rs`'s `library` table, [`Error::library_status`](crate::Error::library_status));
+//! its version ([`LibraryVersion`](crate::LibraryVersion)); every bounded wait
+//! (`deadline::poll_until`). NCCL's communicator shares those but not this release sequence, on
+//! purpose: NCCL orders a communicator's calls itself, and its release is the other sound one,
+//! `ncclCommFinalize` bounded by the communicator's timeout and then `ncclCommDestroy`, or
+//! `ncclCommAbort`, which ends its pending work and frees its memory with nothing leaked
+//! (`nccl/comm.rs`). A wait-then-leak here would leak what NCCL can free.
 
 use crate::asynchronous::call_order::CallOrder;
 use crate::context::stack::{ContextKind, PushedGuard};

@@ -4,6 +4,13 @@
 
 use crate::error::{Error, ErrorKind, Result};
 
+/// How to install each library: `build/install.rs`, which build.rs reads too, so that its
+/// warning and this error say the same.
+#[allow(dead_code, unreachable_pub)] // a library whose feature is off has no `Link`
+mod install {
+    include!("../../build/install.rs");
+}
+
 /// Where a library comes from: what `build.rs` looked for, and how to install it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Link {
@@ -24,9 +31,9 @@ pub(crate) struct Link {
 }
 
 /// Each library's [`Link`], one line of facts and its install hint: `NAME = "name", "feature",
-/// "file", "shared objects", missing-cfg, "install hint";`.
+/// "file", "shared objects", missing-cfg, install hint;`.
 macro_rules! links {
-    ($($(#[$doc:meta])* $id:ident = $name:literal, $feature:literal, $file:literal, $sonames:literal, $missing:ident, $install:literal;)*) => {$(
+    ($($(#[$doc:meta])* $id:ident = $name:literal, $feature:literal, $file:literal, $sonames:literal, $missing:ident, $install:expr;)*) => {$(
         $(#[$doc])*
         pub(crate) const $id: Link = Link {
             name: $name, feature: $feature, file: $file,
@@ -40,27 +47,27 @@ links! {
     /// cuBLAS (feature `cublas`).
     #[cfg(feature = "cublas")]
     CUBLAS = "cuBLAS", "cublas", "libcublas", "libcublas.so.13 (or .12)", custack_no_cublas,
-        "the CUDA toolkit or cuBLAS's Python wheel of the driver's CUDA version (`pip install 'nvidia-cublas==13.*'` for a 13.x driver, `'nvidia-cublas-cu12==12.2.*'` for 12.2)";
+        install::CUBLAS;
     /// cuBLASLt (feature `cublaslt`), shipped with cuBLAS.
     #[cfg(feature = "cublaslt")]
     CUBLASLT = "cuBLASLt", "cublaslt", "libcublasLt", "libcublasLt.so.13 (or .12)", custack_no_cublaslt,
-        "the CUDA toolkit or cuBLAS's Python wheel of the driver's CUDA version, which holds it (`pip install 'nvidia-cublas==13.*'` for a 13.x driver, `'nvidia-cublas-cu12==12.2.*'` for 12.2)";
+        install::CUBLASLT;
     /// cuFFT (feature `cufft`).
     #[cfg(feature = "cufft")]
     CUFFT = "cuFFT", "cufft", "libcufft", "libcufft.so.12 (or .11)", custack_no_cufft,
-        "the CUDA toolkit or cuFFT's Python wheel of the driver's CUDA version (`pip install 'nvidia-cufft==12.0.*'` for a 13.0 driver, `'nvidia-cufft-cu12==11.0.8.*'` for 12.2)";
+        install::CUFFT;
     /// cuRAND (feature `curand`).
     #[cfg(feature = "curand")]
     CURAND = "cuRAND", "curand", "libcurand", "libcurand.so.10", custack_no_curand,
-        "the CUDA toolkit or cuRAND's Python wheel of the driver's CUDA version (`pip install 'nvidia-curand==10.4.0.*'` for a 13.0 driver, `'nvidia-curand-cu12==10.3.3.*'` for 12.2)";
+        install::CURAND;
     /// NCCL (feature `nccl`).
     #[cfg(feature = "nccl")]
     NCCL = "NCCL", "nccl", "libnccl", "libnccl.so.2", custack_no_nccl,
-        "NCCL's Python wheel of the driver's CUDA major version (`pip install nvidia-nccl-cu13` for a 13.x driver, `nvidia-nccl-cu12` for 12.x) or the NCCL package";
+        install::NCCL;
     /// NVRTC (feature `nvrtc`).
     #[cfg(feature = "nvrtc")]
     NVRTC = "NVRTC", "nvrtc", "libnvrtc", "libnvrtc.so", custack_no_nvrtc,
-        "the CUDA toolkit or NVRTC's Python wheel of the driver's CUDA version (`pip install 'nvidia-cuda-nvrtc==13.0.*'` for a 13.0 driver, `'nvidia-cuda-nvrtc-cu12==12.2.*'` for 12.2)";
+        install::NVRTC;
 }
 
 /// `Err(LibraryNotLinked)` in a build that did not find `link`'s library, saying what to set
