@@ -1167,7 +1167,7 @@ fn run_rows(mut r: Runner) {
             }
         };
         let mut cs = |n| {
-            custack::name_launches(named);
+            must(custack::name_launches(named), "name_launches");
             let t0 = Instant::now();
             let t1 = cs_stream.scope(|s| {
                 if contract {
@@ -1200,7 +1200,7 @@ fn run_rows(mut r: Runner) {
                 Instant::now()
             });
             let total = t0.elapsed();
-            custack::name_launches(false);
+            must(custack::name_launches(false), "name_launches");
             let t1 = must(t1, "scope");
             Timing {
                 total,

@@ -452,7 +452,7 @@ fn named_launches_name_the_first_launch_that_never_completed() {
         );
         return;
     }
-    custack::name_launches(true);
+    custack::name_launches(true).unwrap();
     assert!(custack::launches_named());
     let ctx = Context::new(device(), ContextFlags::empty()).unwrap();
     let mut stack = Stack::new().unwrap();

@@ -66,6 +66,7 @@ impl Device {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
     #[doc(alias = "cuDeviceGetDevResource")]
     pub fn sm_resource(self) -> Result<SmResource> {
+        crate::error::confinement::full_api("Device::sm_resource")?;
         let get = lookup::DEVICE_GET_DEV_RESOURCE.get()?;
         let mut raw = ffi::CUdevResource::ZEROED;
         // SAFETY: `raw` is a writable `CUdevResource`; the device is valid (a `Device` exists
@@ -189,6 +190,7 @@ impl<'r> GreenContext<'r> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
     #[doc(alias = "cuGreenCtxCreate")]
     pub fn new(partition: &SmPartition<'r>) -> Result<Self> {
+        crate::error::confinement::full_api("GreenContext::new")?;
         let generate = lookup::DEV_RESOURCE_GENERATE_DESC.get()?;
         let create = lookup::GREEN_CTX_CREATE.get()?;
         let from_green = lookup::CTX_FROM_GREEN_CTX.get()?;

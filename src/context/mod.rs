@@ -104,11 +104,20 @@ impl Context {
     /// The driver's error (e.g. `CUDA_ERROR_INVALID_VALUE` for two scheduling flags, out of
     /// memory). If the pop after creation fails, the new context is destroyed and that error
     /// is returned.
+    /// `ErrorKind::OutsideProfile` once the process has entered the restricted profile
+    /// ([`Profile::init`](crate::safety::Profile::init)).
     ///
     /// # References
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxCreate")]
     pub fn new(device: Device, flags: ContextFlags) -> Result<Self> {
+        crate::error::confinement::full_api("Context::new")?;
+        Self::create(device, flags)
+    }
+
+    /// `cuCtxCreate`, for [`new`](Self::new) and the restricted profile's context, which
+    /// reaches it without asking the process's confinement.
+    pub(crate) fn create(device: Device, flags: ContextFlags) -> Result<Self> {
         crate::error::poison::check()?;
         let mut raw = ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer; `device` names a device of an initialized driver.
@@ -135,6 +144,7 @@ impl Context {
     #[doc(alias = "cuCtxCreate_v4")]
     #[doc(alias = "cuCtxCreate")]
     pub fn with_sm_count(device: Device, flags: ContextFlags, sm_count: u32) -> Result<Self> {
+        crate::error::confinement::full_api("Context::with_sm_count")?;
         let create = crate::driver::lookup::CTX_CREATE_V4.get()?;
         let mut affinity = ffi::CUexecAffinityParam {
             type_: ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT,
@@ -185,6 +195,8 @@ impl Context {
     /// # Errors
     ///
     /// [`ErrorKind::PrimaryContextInUse`] if another `Context` value holds it; driver errors.
+    /// `ErrorKind::OutsideProfile` once the process has entered the restricted profile
+    /// ([`Profile::init`](crate::safety::Profile::init)).
     ///
     /// # Examples
     ///
@@ -203,6 +215,13 @@ impl Context {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuDevicePrimaryCtxRetain")]
     pub fn primary(device: Device) -> Result<Self> {
+        crate::error::confinement::full_api("Context::primary")?;
+        Self::retain_primary(device)
+    }
+
+    /// `cuDevicePrimaryCtxRetain`, for [`primary`](Self::primary) and the restricted
+    /// profile's primary context, which reaches it without asking the process's confinement.
+    pub(crate) fn retain_primary(device: Device) -> Result<Self> {
         crate::error::poison::check()?;
         let mut held = PRIMARY_HELD.lock().unwrap_or_else(PoisonError::into_inner);
         if held.contains(&device.as_raw()) {
@@ -271,6 +290,7 @@ impl Context {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxGetDevice")]
     pub unsafe fn from_raw(raw: ffi::CUcontext) -> Result<Self> {
+        crate::error::confinement::full_api("Context::from_raw")?;
         let mut device: ffi::CUdevice = 0;
         let query = || {
             // SAFETY: valid out-pointer; `raw` is current while this runs.
@@ -391,6 +411,7 @@ impl Device {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PRIMARY__CTX.html>
     #[doc(alias = "cuDevicePrimaryCtxSetFlags")]
     pub fn set_primary_context_flags(self, flags: ContextFlags) -> Result<()> {
+        crate::error::confinement::full_api("Device::set_primary_context_flags")?;
         crate::error::poison::check()?;
         // SAFETY: plain values only.
         unsafe { ffi::cuDevicePrimaryCtxSetFlags_v2(self.as_raw(), flags.bits()) }.result()

@@ -75,12 +75,24 @@ impl Stack {
     /// # Errors
     ///
     /// The driver's error, e.g. `CUDA_ERROR_CONTEXT_IS_DESTROYED` if foreign code destroyed it.
+    /// `ErrorKind::OutsideProfile` once the process has entered the restricted profile
+    /// ([`Profile::init`](crate::safety::Profile::init)).
     ///
     /// # References
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxPushCurrent")]
     #[inline]
     pub fn push<'ctx>(&mut self, ctx: &'ctx Context) -> Result<PushedGuard<'ctx, '_>> {
+        crate::error::confinement::full_api("Stack::push")?;
+        self.push_any(ctx)
+    }
+
+    /// `cuCtxPushCurrent`, for [`push`](Self::push) and the restricted profile's guard, which
+    /// reaches it without asking the process's confinement. `&mut self` is the proof that
+    /// this thread's stack is borrowed for the guard's life, as in `push`.
+    #[inline]
+    #[allow(clippy::unused_self)]
+    pub(crate) fn push_any<'ctx>(&mut self, ctx: &'ctx Context) -> Result<PushedGuard<'ctx, '_>> {
         // SAFETY: `ctx.as_raw()` is a live context: `ctx` is borrowed for the guard's lifetime,
         // so it cannot be destroyed while pushed through this guard. A context may be current
         // on several threads at once (Context Management).

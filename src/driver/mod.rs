@@ -47,6 +47,8 @@ impl Driver {
     /// like; each error's message says what to do. Where the driver has the log API (12.9+), the
     /// error of registering custack's log callback (`cuDriverGetVersion`, `cuGetProcAddress_v2`,
     /// `cuLogsRegisterCallback`); a driver without it is not an error.
+    /// `ErrorKind::OutsideProfile` once the process has entered the restricted profile
+    /// ([`Profile::init`](crate::safety::Profile::init)).
     ///
     /// # Examples
     ///
@@ -63,6 +65,7 @@ impl Driver {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html>
     #[doc(alias = "cuInit")]
     pub fn init() -> Result<Self> {
+        crate::error::confinement::full_api("Driver::init")?;
         crate::error::poison::check()?;
         // SAFETY: `cuInit` takes no pointers; flags must be 0.
         unsafe { ffi::cuInit(0) }.result()?;

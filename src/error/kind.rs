@@ -480,8 +480,10 @@ error_kinds! {
         /// request outside NVIDIA's safety subset that the types cannot see (an image that is
         /// PTX, a fatbin or needs the device runtime; page-locked memory past the context's
         /// [`Budget`](crate::safety::Budget); the driver's log callback already registered; a second
-        /// init phase of a [`RestrictedContext`](crate::safety::RestrictedContext), C27). The detail
-        /// names what was refused and why; nothing was loaded or allocated.
+        /// init phase of a [`RestrictedContext`](crate::safety::RestrictedContext), C27); once
+        /// `Profile::init` has run, every entry to the full API (`Driver::init`, `Context::new`,
+        /// `name_launches(true)`, …), whoever calls it. The detail names what was refused and
+        /// why; nothing was loaded or allocated.
         OutsideProfile = "CUSTACK_OUTSIDE_PROFILE",
             "the request is outside the restricted safety profile";
         /// custack: this process is the child of a `fork` made after

@@ -122,6 +122,7 @@ impl Library {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html>
     #[doc(alias = "cuLibraryLoadData")]
     pub fn load_ptx(_driver: Driver, ptx: &str) -> Result<Self> {
+        crate::error::confinement::full_api("Library::load_ptx")?;
         crate::error::poison::check()?;
         let code = CString::new(ptx)
             .map_err(|_| Error::custack(ErrorKind::NulInName, "PTX source holds a NUL byte"))?;

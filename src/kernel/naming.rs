@@ -20,7 +20,7 @@
 //! path that must run at raw speed.
 
 use crate::error::LaunchSite;
-use crate::error::{Result, poison};
+use crate::error::{Result, confinement, poison};
 use crate::ffi;
 use core::panic::Location;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -67,7 +67,7 @@ std::thread_local! {
 ///
 /// ```no_run
 /// use custack::{Context, ContextFlags, Driver, Stack};
-/// custack::name_launches(true);
+/// custack::name_launches(true)?;
 /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
 /// let mut stack = Stack::new()?;
 /// let guard = stack.push(&ctx)?;
@@ -78,11 +78,20 @@ std::thread_local! {
 /// }
 /// # Ok::<(), custack::Error>(())
 /// ```
-pub fn name_launches(on: bool) {
+///
+/// # Errors
+///
+/// [`ErrorKind::OutsideProfile`](crate::ErrorKind::OutsideProfile) for `on` once the process
+/// has entered the restricted profile ([`Profile::init`](crate::safety::Profile::init)): a
+/// host function per launch is a callback, outside NVIDIA's safety subset; naming stays off.
+/// Turning it off never fails.
+pub fn name_launches(on: bool) -> Result<()> {
     if on {
+        confinement::full_api("name_launches(true)")?;
         poison::find_unfinished_with(first_unfinished);
     }
     ON.store(on, Ordering::Relaxed);
+    Ok(())
 }
 
 /// Whether launches are named ([`name_launches`]).
@@ -120,7 +129,9 @@ pub(crate) fn launched(
 #[inline(never)]
 fn name(stream: ffi::CUstream, at: &'static Location<'static>, enqueued: bool) -> Result<()> {
     let kernel = NEXT.with(core::cell::Cell::take);
-    if !enqueued {
+    // A confined process never names a launch (a host function is a callback, outside the
+    // profile), even one whose `name_launches(true)` raced `Profile::init` past its check.
+    if !enqueued || confinement::confined() {
         return Ok(());
     }
     let mut status = ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;

@@ -61,6 +61,7 @@ impl UniqueId {
 /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclgetuniqueid>
 #[doc(alias = "ncclGetUniqueId")]
 pub fn unique_id() -> Result<UniqueId> {
+    crate::error::confinement::full_api("nccl::unique_id")?;
     not_linked()?;
     crate::error::poison::check()?;
     let mut raw = ffi::nccl::ncclUniqueId { internal: [0; 128] };

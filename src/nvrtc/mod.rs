@@ -359,6 +359,7 @@ impl Program {
     #[doc(alias = "nvrtcCompileProgram")]
     #[doc(alias = "nvrtcCreateProgram")]
     pub fn compile(&self, options: &Options) -> Result<Compiled> {
+        crate::error::confinement::full_api("nvrtc::Program::compile")?;
         linked()?;
         let program = Handle::create(self)?;
         for expression in &self.expressions {

@@ -131,6 +131,7 @@ impl HostRng {
 
     /// A host generator of `kind`, created; dropped (destroyed) if a later setting fails.
     fn create(kind: Kind) -> Result<Self> {
+        crate::error::confinement::full_api("rand::HostRng")?;
         not_linked()?;
         let mut raw = core::ptr::null_mut();
         let serialized = serialize(kind);

@@ -78,7 +78,7 @@ impl RestrictedContext {
     pub fn new(profile: &Profile, device: Device, budget: Budget) -> Result<Self> {
         let _ = profile;
         Ok(Self::of(
-            Context::new(device, ContextFlags::empty())?,
+            Context::create(device, ContextFlags::empty())?,
             budget,
         ))
     }
@@ -103,7 +103,7 @@ impl RestrictedContext {
     pub fn primary(profile: &Profile, device: Device, budget: Budget) -> Result<Self> {
         let _ = profile;
         PRIMARY_CLAIMS.claim(device.ordinal())?;
-        match Context::primary(device) {
+        match Context::retain_primary(device) {
             Ok(context) => Ok(Self::of(context, budget)),
             Err(e) => {
                 // Nothing was retained: a later call may try again.
@@ -146,7 +146,7 @@ impl RestrictedContext {
         // The exclusive borrow is the guard's lifetime `'ctx`; inside, shared is enough.
         let this: &'ctx Self = self;
         Ok(RestrictedGuard {
-            guard: stack.push(&this.context)?,
+            guard: stack.push_any(&this.context)?,
             context: this,
         })
     }

@@ -27,9 +27,16 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// `cuInit`, without the driver-log callback that [`Driver::init`] registers; from then on
-    /// no `Driver::init` in this process registers it either. Registers (once) the fork
-    /// handler that makes a forked child refuse every call.
+    /// `cuInit`, without the driver-log callback that [`Driver::init`] registers. Registers
+    /// (once) the fork handler that makes a forked child refuse every call.
+    ///
+    /// From its first step, before the driver is asked, the process is confined to the profile
+    /// for good, whatever this returns: every entry to the full API ([`Driver::init`],
+    /// [`Context::new`](crate::Context::new) and `primary`, a full
+    /// [`Stack::push`](crate::Stack::push), green contexts, `Library::load_ptx`,
+    /// [`name_launches(true)`](crate::name_launches), NVRTC, cuRAND's host generators, NCCL's
+    /// ids) returns `ErrorKind::OutsideProfile`, whoever calls it: the application, a
+    /// dependency, another thread. A program that starts in the subset cannot leave it.
     ///
     /// # Errors
     ///
@@ -42,6 +49,9 @@ impl Profile {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html>
     #[doc(alias = "cuInit")]
     pub fn init() -> Result<Self> {
+        // First, whatever follows: once this has run, the process is confined to the profile
+        // (every entry to the full API refuses), even where the init below fails.
+        crate::error::confinement::confine();
         // A forked child is refused here too (it must exec first); the fork handler is
         // registered before `cuInit`, so a child forked after a failed init is refused as well.
         crate::error::poison::check()?;
@@ -65,7 +75,8 @@ impl Profile {
     }
 
     /// The initialized driver, for its queries (version, devices); a profile process never
-    /// registers callbacks, so this is the only way to it that a profile needs.
+    /// registers callbacks, so this is the only way to it that a profile needs. What would
+    /// leave the profile through it (`Library::load_ptx`) is refused.
     pub fn driver(self) -> Driver {
         self.driver
     }

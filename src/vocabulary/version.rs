@@ -35,7 +35,15 @@ impl LibraryVersion {
 
     /// From a library's version code `major·scale + minor·100 + patch` (`scale` is 10000 for
     /// cuBLAS, cuBLASLt and NCCL from 2.9, 1000 for cuFFT, cuRAND and NCCL before 2.9).
-    #[cfg_attr(not(custack_libraries), allow(dead_code))]
+    #[cfg_attr(
+        not(any(
+            feature = "cublaslt",
+            feature = "cufft",
+            feature = "curand",
+            feature = "nccl"
+        )),
+        allow(dead_code)
+    )]
     pub(crate) const fn from_code(code: u32, scale: u32) -> Self {
         Self::new(code / scale, code % scale / 100, code % 100)
     }
