@@ -30,8 +30,9 @@
 # exports, for scripts that run the binaries themselves.
 #
 # Linking needs a libcuda here (build.rs finds one, or set CUDA_DRIVER_LIB_DIR, as
-# scripts/test.sh does with the library it fetches). The trybuild test (tests/ui.rs) is left
-# out: it needs cargo. Tests embed their fixtures (include_str!), so the binaries run anywhere.
+# scripts/test.sh does with the library it fetches). The trybuild test (`ui`, of the crate
+# custack-ui-tests) is not packed: it needs cargo. Tests embed their fixtures (include_str!),
+# so the binaries run anywhere.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 die() { echo "scripts/gpu-bundle.sh: $*" >&2; exit 2; }
@@ -78,7 +79,6 @@ for line in sys.stdin:
 } >.gpu/found
 : >.gpu/list
 while read -r role name path; do
-    [[ $role == test && $name == ui ]] && continue
     cp "$path" ".gpu/bin/$role-$name"
     strip ".gpu/bin/$role-$name" 2>/dev/null || true
     echo "$role $role-$name" >>.gpu/list

@@ -17,9 +17,9 @@
 #                 01_vector_add run under Wine (Debian's wine64), where there is no nvcuda.dll:
 #                 the GPU-less build; then 01_vector_add linked to nvcuda.dll (raw-dylib, forced
 #                 with CUSTACK_REQUIRE_LIBCUDA=1) must import nvcuda.dll.
-#   windows-msvc  cargo check --target x86_64-pc-windows-msvc: every target of custack and of
-#                 custack-benches (tests, examples, benches) in the GPU-less build, the library
-#                 and 01_vector_add in the raw-dylib one.
+#   windows-msvc  cargo check --target x86_64-pc-windows-msvc: every target of custack, of
+#                 custack-benches (tests, examples, benches) and of custack-ui-tests in the
+#                 GPU-less build, the library and 01_vector_add in the raw-dylib one.
 #   qnx           cargo +nightly check -Zbuild-std --target aarch64-unknown-nto-qnx710 --lib
 #                 (a tier-3 target: no prebuilt std, no linker here; a check is as far as it goes).
 #
@@ -37,10 +37,11 @@ status=0
 say() { echo "platforms: $*"; }
 
 # The test binaries the cross legs run: the library's unit tests and the integration tests that
-# need no GPU and no cargo (tests/ui.rs runs cargo; the gpu_* tests are all #[ignore]d without a
-# device). Windows runs the GPU-less build, where no_device.rs checks the no-driver answer;
-# aarch64 links the real arm64 driver, so it also runs the tests that read the driver's own
-# error strings and version (errors, lookup) and checks its symbols (symbols, Linux-only).
+# need no GPU and no cargo (the ui test, custack-ui-tests', runs cargo; the gpu_* tests are all
+# #[ignore]d without a device). Windows runs the GPU-less build, where no_device.rs checks the
+# no-driver answer; aarch64 links the real arm64 driver, so it also runs the tests that read the
+# driver's own error strings and version (errors, lookup) and checks its symbols (symbols,
+# Linux-only).
 gpu_less_tests=(--lib --test build_search --test error_api --test no_device --test patterns
     --test zero_alloc)
 driver_tests=(--test errors --test lookup --test symbols)
@@ -217,7 +218,8 @@ leg_windows_msvc() {
     why=$(need_rust_target x86_64-pc-windows-msvc) || { record windows-msvc "$start" skipped "$why"; return; }
     if (
         unset CUDA_DRIVER_LIB_DIR CUSTACK_REQUIRE_LIBCUDA
-        cargo check --quiet --target x86_64-pc-windows-msvc -p custack -p custack-benches --all-targets &&
+        cargo check --quiet --target x86_64-pc-windows-msvc -p custack -p custack-benches \
+            -p custack-ui-tests --all-targets &&
             CUSTACK_REQUIRE_LIBCUDA=1 cargo check --quiet --target x86_64-pc-windows-msvc --lib --example 01_vector_add
     ); then
         record windows-msvc "$start" passed

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs custack's whole test suite: unit, integration, ui (tests/ui.rs) and doc tests, the
+# Runs custack's whole test suite: unit, integration, ui and doc tests (the ui tests are the crate
+# custack-ui-tests, ui-tests/tests/ui.rs, so that custack's examples do not build trybuild), the
 # benches crate's targets (benches/, custack-benches: each bench once without `--bench`, the
 # tokio example and test), the rendezvous crate's tests (rendezvous/, loopback only), the API
 # docs with warnings denied, the example, plain `cargo test` in a fresh clone without the CUDA
@@ -122,9 +123,10 @@ step_done() {
     timings+=("$1 ${took}s")
     echo "scripts/test.sh: time: $1 took $took s ($SECONDS s so far)"
 }
-# custack's targets, and custack-benches' (benches/: the benches, each run once without
-# `--bench`, which prints how to run it; example 13 and the test gpu_tokio, on tokio).
-cargo test --no-fail-fast -p custack -p custack-benches --all-targets -- "$@" || { status=1; failed+=(tests); }
+# custack's targets, custack-benches' (benches/: the benches, each run once without `--bench`,
+# which prints how to run it; example 13 and the test gpu_tokio, on tokio) and the compile-fail
+# tests with custack's default features (custack-ui-tests: its test `ui`).
+cargo test --no-fail-fast -p custack -p custack-benches -p custack-ui-tests --all-targets -- "$@" || { status=1; failed+=(tests); }
 cargo test --no-fail-fast --doc || { status=1; failed+=("doc tests"); }
 # The rendezvous crate (custack::rendezvous with the feature `nccl`): plain std, no CUDA; its
 # tests run on loopback, in threads and in child processes, in about two seconds.
@@ -314,8 +316,8 @@ libraries_check() {
     cargo test --no-fail-fast --features $features --test nvrtc --test gpu_nvrtc --test gpu_cublas \
         --test nccl --test gpu_nccl --test gpu_cufft --test gpu_curand --test gpu_cublaslt -- "$@" || return 1
     cargo test --no-fail-fast --features $features --doc -- nvrtc blas nccl fft rand FromCudarc || return 1
-    cargo test --no-fail-fast --features $features --test ui -- ui_nvrtc ui_cublas ui_nccl ui_cufft \
-        ui_curand ui_cublaslt || return 1
+    cargo test --no-fail-fast -p custack-ui-tests --features $features --test ui -- ui_nvrtc ui_cublas \
+        ui_nccl ui_cufft ui_curand ui_cublaslt || return 1
     # The features' API docs, every rustdoc warning denied, as the main step does without them.
     RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet --features $features || return 1
     for example in 18_nvrtc_clock 11_cublas 12_nccl 20_nccl_ranks 23_signal_chain; do
@@ -336,7 +338,7 @@ libraries_check "$@" || { status=1; failed+=("libraries (nvrtc, cublas, nccl, cu
 step_done "libraries"
 
 # The MSRV each published crate's Cargo.toml declares (`rust-version`), checked on its library
-# (dev-dependencies such as trybuild's, and custack-benches' cudarc, need newer compilers, and
+# (dev-dependencies, and the unpublished crates' trybuild and cudarc, need newer compilers, and
 # users do not build them). A
 # toolchain is installed with rustup if it is missing; where that is impossible the step says
 # plainly that it skipped.
@@ -376,7 +378,7 @@ step_done "msrv"
 # and build/, the CHANGELOG, and what its unit and doc tests read: two PTX fixtures and the three
 # docs pages whose examples are doc tests); no integration or ui tests, examples, benches, other
 # docs pages, scripts or build outputs. Any other warning than cargo's note for each of those
-# targets fails the step. custack-benches (publish = false) is not packaged.
+# targets fails the step. custack-benches and custack-ui-tests (publish = false) are not packaged.
 publish_check() {
     local log=$target_dir/publish-dry-run.log listing bad missing order name allowed required f version
     if ! cargo publish --workspace --dry-run --allow-dirty >"$log" 2>&1; then

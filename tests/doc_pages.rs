@@ -208,9 +208,13 @@ fn every_relative_link_resolves() {
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
+/// The folders of `ui-tests/` that hold the crate custack-ui-tests, not compile-fail programs.
+const UI_CRATE_DIRS: [&str; 2] = ["src", "tests"];
+
 fn ui_tests(root: &Path) -> BTreeSet<String> {
     // `ui-tests/*.rs`, and one level of sub-directories: those of a feature's tests
-    // (`ui-tests/nvrtc/`), named `nvrtc/<file>`.
+    // (`ui-tests/nvrtc/`), named `nvrtc/<file>`. Not `src/` and `tests/`: they are the crate
+    // custack-ui-tests (`ui-tests/Cargo.toml`), whose test runs the programs.
     let mut names = BTreeSet::new();
     for entry in fs::read_dir(root.join("ui-tests"))
         .expect("ui-tests/ is readable")
@@ -220,6 +224,9 @@ fn ui_tests(root: &Path) -> BTreeSet<String> {
             continue;
         };
         if entry.path().is_dir() {
+            if UI_CRATE_DIRS.contains(&name.as_str()) {
+                continue;
+            }
             for inner in fs::read_dir(entry.path())
                 .expect("a ui-tests/ sub-directory is readable")
                 .filter_map(Result::ok)

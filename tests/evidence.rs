@@ -232,7 +232,8 @@ fn programs(root: &Path) -> BTreeSet<String> {
 }
 
 /// Every `ui-tests/*.rs` and `ui-tests/<feature>/*.rs`, as its file stem, with the folder for
-/// the second kind (`cublas/c25_blas_not_send`).
+/// the second kind (`cublas/c25_blas_not_send`). Not `ui-tests/src/` and `ui-tests/tests/`: they
+/// are the crate custack-ui-tests (`ui-tests/Cargo.toml`), whose test runs the programs.
 fn ui_tests(root: &Path) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     let Ok(entries) = fs::read_dir(root.join("ui-tests")) else {
@@ -243,6 +244,9 @@ fn ui_tests(root: &Path) -> BTreeSet<String> {
             continue;
         };
         if entry.path().is_dir() {
+            if name == "src" || name == "tests" {
+                continue;
+            }
             for inner in fs::read_dir(entry.path())
                 .into_iter()
                 .flatten()
@@ -393,7 +397,12 @@ impl Repo {
         }
         let extension = Path::new(spec).extension();
         Ok(
-            if spec.starts_with("ui-tests/") && extension.is_some_and(|e| e == "rs") {
+            // A program of `ui-tests/`, not the crate custack-ui-tests's own `src/` or `tests/`.
+            if spec.starts_with("ui-tests/")
+                && !spec.starts_with("ui-tests/src/")
+                && !spec.starts_with("ui-tests/tests/")
+                && extension.is_some_and(|e| e == "rs")
+            {
                 Kind::UiTest
             } else if extension.is_some_and(|e| e == "md") {
                 Kind::Doc
@@ -732,6 +741,15 @@ fn broken_references_are_reported() {
     );
     assert_eq!(repo.path("tests/gpu_faults.rs::r6_*"), Ok(Kind::TestFn));
     assert_eq!(repo.path("ui-tests/c1_*"), Ok(Kind::UiTest));
+    // The crate that runs the programs is no program: its test shows no refusal.
+    assert_eq!(repo.path("ui-tests/tests/ui.rs"), Ok(Kind::File));
+    assert!(
+        !repo
+            .ui_tests
+            .iter()
+            .any(|n| n.starts_with("tests/") || n.starts_with("src/")),
+        "the crate custack-ui-tests's own files are counted as ui-tests"
+    );
     assert_eq!(
         repo.path("docs/invariants.md#checked-at-run-time"),
         Ok(Kind::Doc)

@@ -1,0 +1,81 @@
+//! Compile-fail tests: every compile-time row of `docs/invariants.md` whose capability exists
+//! has at least one program in `ui-tests/` that must not compile, with the compiler's message
+//! checked in beside it.
+//!
+//! This is the test of the crate `custack-ui-tests` (`ui-tests/Cargo.toml`), not of custack:
+//! trybuild is this crate's dev-dependency, so custack's examples (the README's first command)
+//! do not build it. Its paths are relative to `ui-tests/`, this crate's directory.
+//!
+//! The `.stderr` files are pinned to the toolchain CI uses, rustc 1.95.0 stable: another
+//! compiler may word or place its messages differently. To regenerate them, run
+//!
+//! ```text
+//! TRYBUILD=overwrite cargo test -p custack-ui-tests --test ui
+//! ```
+//!
+//! then review the diff (`git diff ui-tests/`): each message must still name the invariant's
+//! error (a borrow error, `cannot be sent between threads safely`, `DeviceCopy` not
+//! implemented, an unsafe call), not a typo or an unrelated type error. See
+//! `ui-tests/README.md`.
+//!
+//! trybuild only runs `cargo check` on these programs, so this test needs neither a GPU nor the
+//! CUDA driver library.
+
+// Pinned to the default features: with `cublas`, `custack::blas::{F16, Bf16}` implement
+// `DeviceCopy`, with `cufft` `custack::fft::{Complex32, Complex64}` do, and the compiler's lists
+// of "other types that implement" it in several messages change. Run it without those
+// features; `ui_cublas` and `ui_cufft` cover them.
+#[cfg(not(any(feature = "cublas", feature = "cufft")))]
+#[test]
+fn ui() {
+    trybuild::TestCases::new().compile_fail("*.rs");
+}
+
+/// C25 for NVRTC-compiled modules (`ui-tests/nvrtc/`), with the feature `nvrtc` (which
+/// `scripts/test.sh` turns on with the NVRTC it fetches):
+/// `cargo test -p custack-ui-tests --features nvrtc --test ui ui_nvrtc`.
+#[cfg(feature = "nvrtc")]
+#[test]
+fn ui_nvrtc() {
+    trybuild::TestCases::new().compile_fail("nvrtc/*.rs");
+}
+
+/// C25 for `custack::blas` (feature `cublas`, `ui-tests/cublas/`). Run, or regenerate, with
+/// `[TRYBUILD=overwrite] cargo test -p custack-ui-tests --features cublas --test ui ui_cublas`.
+#[cfg(feature = "cublas")]
+#[test]
+fn ui_cublas() {
+    trybuild::TestCases::new().compile_fail("cublas/*.rs");
+}
+
+/// C25 for `custack::nccl` (feature `nccl`, `ui-tests/nccl/`). Run, or regenerate, with
+/// `[TRYBUILD=overwrite] cargo test -p custack-ui-tests --features nccl --test ui ui_nccl`.
+#[cfg(feature = "nccl")]
+#[test]
+fn ui_nccl() {
+    trybuild::TestCases::new().compile_fail("nccl/*.rs");
+}
+
+/// C25 for `custack::rand` (feature `curand`, `ui-tests/curand/`). Run, or regenerate, with
+/// `[TRYBUILD=overwrite] cargo test -p custack-ui-tests --features curand --test ui ui_curand`.
+#[cfg(feature = "curand")]
+#[test]
+fn ui_curand() {
+    trybuild::TestCases::new().compile_fail("curand/*.rs");
+}
+
+/// C25 for `custack::fft` (feature `cufft`, `ui-tests/cufft/`). Run, or regenerate, with
+/// `[TRYBUILD=overwrite] cargo test -p custack-ui-tests --features cufft --test ui ui_cufft`.
+#[cfg(feature = "cufft")]
+#[test]
+fn ui_cufft() {
+    trybuild::TestCases::new().compile_fail("cufft/*.rs");
+}
+
+/// C25 for `custack::blaslt` (feature `cublaslt`, `ui-tests/cublaslt/`). Run, or regenerate, with
+/// `[TRYBUILD=overwrite] cargo test -p custack-ui-tests --features cublaslt --test ui ui_cublaslt`.
+#[cfg(feature = "cublaslt")]
+#[test]
+fn ui_cublaslt() {
+    trybuild::TestCases::new().compile_fail("cublaslt/*.rs");
+}
