@@ -43,7 +43,7 @@ mod values;
 pub use context::{RestrictedContext, RestrictedGuard};
 pub use phase::{InitPhase, RunPhase};
 pub use profile::{Budget, Profile};
-pub use scope::RestrictedScope;
+pub use scope::{PinnedHost, PinnedHostMut, RestrictedScope};
 pub use stream::RestrictedStream;
 pub use values::{
     RestrictedBuffer, RestrictedEvent, RestrictedGraph, RestrictedKernel, RestrictedModule,

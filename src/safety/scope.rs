@@ -7,6 +7,7 @@ use crate::asynchronous::scope::StreamScope;
 use crate::error::Result;
 use crate::kernel::contract::{ContractArgs, PlainLaunch};
 use crate::kernel::launch::LaunchConfig;
+use crate::memory::PinnedBuffer;
 use crate::safety::values::{RestrictedBuffer, RestrictedEvent, RestrictedGraph, RestrictedKernel};
 use crate::vocabulary::binding::{
     ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
@@ -54,17 +55,23 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
         self.scope.bind_mut(memory.buffer_mut())
     }
 
-    /// Binds host memory for reading until the scope ends ([`StreamScope::bind_host`]).
-    pub fn bind_host<T: DeviceCopy>(&self, memory: &'scope [T]) -> ScopedHost<'scope, T> {
-        self.scope.bind_host(memory)
+    /// Binds page-locked memory the init phase allocated for reading until the scope ends
+    /// ([`StreamScope::bind_host`]). Pageable memory (a `Vec`, an array) is not accepted: its
+    /// copies block the host outside any deadline.
+    pub fn bind_host<T: DeviceCopy>(
+        &self,
+        memory: &'scope PinnedBuffer<'_, T>,
+    ) -> PinnedHost<'scope, T> {
+        memory.into()
     }
 
-    /// Binds host memory for writing until the scope ends ([`StreamScope::bind_host_mut`]).
+    /// Binds page-locked memory the init phase allocated for writing until the scope ends
+    /// ([`StreamScope::bind_host_mut`]); pageable memory is not accepted.
     pub fn bind_host_mut<T: DeviceCopy>(
         &self,
-        memory: &'scope mut [T],
-    ) -> ScopedHostMut<'scope, T> {
-        self.scope.bind_host_mut(memory)
+        memory: &'scope mut PinnedBuffer<'_, T>,
+    ) -> PinnedHostMut<'scope, T> {
+        memory.into()
     }
 
     /// `cuMemcpyHtoDAsync`, as [`StreamScope::copy_to_device`].
@@ -81,9 +88,9 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     pub fn copy_to_device<T: DeviceCopy>(
         &self,
         dst: impl ScopedWrite<'scope, T>,
-        src: impl Into<ScopedHost<'scope, T>>,
+        src: impl Into<PinnedHost<'scope, T>>,
     ) -> Result<()> {
-        self.scope.copy_to_device(dst, src)
+        self.scope.copy_to_device(dst, src.into().0)
     }
 
     /// `cuMemcpyDtoHAsync`, as [`StreamScope::copy_to_host`].
@@ -99,10 +106,10 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     #[inline]
     pub fn copy_to_host<T: DeviceCopy>(
         &self,
-        dst: impl Into<ScopedHostMut<'scope, T>>,
+        dst: impl Into<PinnedHostMut<'scope, T>>,
         src: impl ScopedRead<'scope, T>,
     ) -> Result<()> {
-        self.scope.copy_to_host(dst, src)
+        self.scope.copy_to_host(dst.into().0, src)
     }
 
     /// `cuMemcpyDtoDAsync`, as [`StreamScope::copy_device`].
@@ -220,5 +227,67 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     #[track_caller]
     pub fn launch_graph(&self, graph: &ScopedGraph<'scope>) -> Result<()> {
         self.scope.launch_graph(graph)
+    }
+}
+
+/// Page-locked host memory of the init phase, bound to a [`RestrictedScope`] for reading:
+/// what its copies to the device read. Made from `&PinnedBuffer` (or by
+/// [`bind_host`](RestrictedScope::bind_host)), never from pageable memory: a copy from pageable
+/// memory is staged by the driver and blocks the host outside any deadline, so under the
+/// profile it does not compile.
+#[derive(Clone, Copy, Debug)]
+pub struct PinnedHost<'scope, T: DeviceCopy>(ScopedHost<'scope, T>);
+
+/// Page-locked host memory of the init phase, bound to a [`RestrictedScope`] for writing: what
+/// its copies to the host write. Made from `&mut PinnedBuffer` (or by
+/// [`bind_host_mut`](RestrictedScope::bind_host_mut)), never from pageable memory.
+#[derive(Clone, Copy, Debug)]
+pub struct PinnedHostMut<'scope, T: DeviceCopy>(ScopedHostMut<'scope, T>);
+
+impl<'scope, T: DeviceCopy> From<&'scope PinnedBuffer<'_, T>> for PinnedHost<'scope, T> {
+    fn from(memory: &'scope PinnedBuffer<'_, T>) -> Self {
+        Self((&memory[..]).into())
+    }
+}
+
+impl<'scope, T: DeviceCopy> From<&'scope mut PinnedBuffer<'_, T>> for PinnedHost<'scope, T> {
+    fn from(memory: &'scope mut PinnedBuffer<'_, T>) -> Self {
+        Self((&memory[..]).into())
+    }
+}
+
+impl<'scope, T: DeviceCopy> From<PinnedHostMut<'scope, T>> for PinnedHost<'scope, T> {
+    fn from(memory: PinnedHostMut<'scope, T>) -> Self {
+        Self(memory.0.into())
+    }
+}
+
+impl<'scope, T: DeviceCopy> From<&'scope mut PinnedBuffer<'_, T>> for PinnedHostMut<'scope, T> {
+    fn from(memory: &'scope mut PinnedBuffer<'_, T>) -> Self {
+        Self((&mut memory[..]).into())
+    }
+}
+
+impl<T: DeviceCopy> PinnedHost<'_, T> {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<T: DeviceCopy> PinnedHostMut<'_, T> {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 }
