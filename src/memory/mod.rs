@@ -632,23 +632,50 @@ impl<T: DeviceCopy> DeviceBuffer<'_, T> {
     #[doc(alias = "cuMemFree")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        crate::error::left_behind::release(Object::DeviceMemory, this.ptr)?;
         // SAFETY: `ptr` was allocated by `cuMemAlloc` and is freed once (`this` never drops).
-        unsafe { ffi::cuMemFree_v2(this.ptr) }.result()
+        unsafe { free_device(this.ptr) }
     }
 }
 
 impl<T: DeviceCopy> Drop for DeviceBuffer<'_, T> {
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::DeviceMemory, self.ptr) {
-            return;
-        }
         // SAFETY: `ptr` was allocated by `cuMemAlloc` in the current context (the guard that
         // lent the buffer is alive and on top) and is freed once. No asynchronous work can use
         // it: stream scopes borrow it until their work is complete.
-        if let Err(e) = unsafe { ffi::cuMemFree_v2(self.ptr) }.result() {
-            record_drop_error(e);
-        }
+        unsafe { free_device_in_drop(self.ptr) }
+    }
+}
+
+/// `cuMemFree` of device memory that its owner frees by hand: the driver's error; after a
+/// sticky error (or in a forked child) that error, without calling the driver, the memory
+/// leaked (R20).
+///
+/// # Safety
+///
+/// `ptr` was allocated by `cuMemAlloc`, `cuMemAllocManaged` or `cuMemAllocPitch`, and is freed
+/// only here: its owner never drops.
+pub(crate) unsafe fn free_device(ptr: ffi::CUdeviceptr) -> Result<()> {
+    crate::error::left_behind::release(Object::DeviceMemory, ptr)?;
+    // SAFETY: the caller's promise: memory the driver allocated, freed once.
+    unsafe { ffi::cuMemFree_v2(ptr) }.result()
+}
+
+/// `cuMemFree` of device memory in its owner's `Drop`: the driver's error recorded
+/// ([`take_drop_errors`](crate::take_drop_errors)); the memory leaked where the process leaves
+/// it behind (R20).
+///
+/// # Safety
+///
+/// `ptr` was allocated as for [`free_device`] in the current context, is freed only here (its
+/// owner is dropping), and no asynchronous work uses the memory.
+pub(crate) unsafe fn free_device_in_drop(ptr: ffi::CUdeviceptr) {
+    if !crate::error::left_behind::release_in_drop(Object::DeviceMemory, ptr) {
+        return;
+    }
+    // SAFETY: the caller's promise: memory of the current context that no work uses, freed
+    // once.
+    if let Err(e) = unsafe { ffi::cuMemFree_v2(ptr) }.result() {
+        record_drop_error(e);
     }
 }
 

@@ -3,10 +3,9 @@
 //! (`cuMemcpy2D`, synchronous and in scopes) checked without a driver call.
 
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::left_behind::Object;
-use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
-use crate::memory::byte_size;
+use crate::memory::{byte_size, free_device, free_device_in_drop};
 use crate::vocabulary::argument::{DevicePtr, KernelArg, sealed};
 use crate::vocabulary::binding::Invariant;
 use crate::vocabulary::plain::DeviceCopy;
@@ -280,22 +279,16 @@ impl<T: DeviceCopy> PitchedBuffer<'_, T> {
     #[doc(alias = "cuMemFree")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        crate::error::left_behind::release(Object::DeviceMemory, this.ptr)?;
         // SAFETY: allocated by `cuMemAllocPitch`, freed once (`this` never drops).
-        unsafe { ffi::cuMemFree_v2(this.ptr) }.result()
+        unsafe { free_device(this.ptr) }
     }
 }
 
 impl<T: DeviceCopy> Drop for PitchedBuffer<'_, T> {
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::DeviceMemory, self.ptr) {
-            return;
-        }
         // SAFETY: allocated in the current context (its guard is on top), freed once; no
         // asynchronous work uses it (scopes bind it by borrow).
-        if let Err(e) = unsafe { ffi::cuMemFree_v2(self.ptr) }.result() {
-            record_drop_error(e);
-        }
+        unsafe { free_device_in_drop(self.ptr) }
     }
 }
 
