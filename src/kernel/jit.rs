@@ -7,7 +7,7 @@
 
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::left_behind::Object;
-use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::kernel::launch::Function;
 use crate::kernel::module::Module;
@@ -504,13 +504,10 @@ impl Linker<'_> {
 
 impl Drop for Linker<'_> {
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::Untracked, self.state as u64) {
-            return;
-        }
-        // SAFETY: a live linker state, destroyed once; no image borrowed from it is alive.
-        if let Err(e) = unsafe { ffi::cuLinkDestroy(self.state) }.result() {
-            record_drop_error(e);
-        }
+        crate::error::left_behind::destroy_in_drop(Object::Untracked, self.state as u64, || {
+            // SAFETY: a live linker state, destroyed once; no image borrowed from it is alive.
+            unsafe { ffi::cuLinkDestroy(self.state) }.result()
+        });
     }
 }
 

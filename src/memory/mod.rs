@@ -669,14 +669,11 @@ pub(crate) unsafe fn free_device(ptr: ffi::CUdeviceptr) -> Result<()> {
 /// `ptr` was allocated as for [`free_device`] in the current context, is freed only here (its
 /// owner is dropping), and no asynchronous work uses the memory.
 pub(crate) unsafe fn free_device_in_drop(ptr: ffi::CUdeviceptr) {
-    if !crate::error::left_behind::release_in_drop(Object::DeviceMemory, ptr) {
-        return;
-    }
-    // SAFETY: the caller's promise: memory of the current context that no work uses, freed
-    // once.
-    if let Err(e) = unsafe { ffi::cuMemFree_v2(ptr) }.result() {
-        record_drop_error(e);
-    }
+    crate::error::left_behind::destroy_in_drop(Object::DeviceMemory, ptr, || {
+        // SAFETY: the caller's promise: memory of the current context that no work uses, freed
+        // once.
+        unsafe { ffi::cuMemFree_v2(ptr) }.result()
+    });
 }
 
 /// Page-locked (pinned) host memory, lent by a guard, so asynchronous copies from and to it

@@ -4,8 +4,8 @@
 //! The scope that makes them is in `asynchronous/scope.rs`; the owners of memory convert into
 //! them in their own modules ([`host_from!`]).
 
+use crate::error::Result;
 use crate::error::left_behind::Object;
-use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::vocabulary::argument::{DevicePtr, KernelArg, sealed};
 use crate::vocabulary::plain::DeviceCopy;
@@ -289,14 +289,11 @@ impl<T: DeviceCopy> ScopedAlloc<'_, T> {
 impl<T: DeviceCopy> Drop for ScopedAlloc<'_, T> {
     #[inline]
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::DeviceMemory, self.ptr) {
-            return;
-        }
-        // SAFETY: as in `free`. The stream is live: the scope borrows it, and the allocation
-        // cannot outlive the scope.
-        if let Err(e) = unsafe { ffi::cuMemFreeAsync(self.ptr, self.stream) }.result() {
-            record_drop_error(e);
-        }
+        crate::error::left_behind::destroy_in_drop(Object::DeviceMemory, self.ptr, || {
+            // SAFETY: as in `free`. The stream is live: the scope borrows it, and the allocation
+            // cannot outlive the scope.
+            unsafe { ffi::cuMemFreeAsync(self.ptr, self.stream) }.result()
+        });
     }
 }
 
