@@ -17,7 +17,7 @@ pub(crate) mod vmm;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::left_behind::Object;
 use crate::error::poison;
-use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
@@ -757,15 +757,12 @@ impl<T: DeviceCopy> PinnedBuffer<'_, T> {
 
 impl<T: DeviceCopy> Drop for PinnedBuffer<'_, T> {
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::HostMemory, self.ptr.as_ptr() as u64)
-        {
-            return;
-        }
-        // SAFETY: allocated by `cuMemHostAlloc` in the current context, freed once; no
-        // asynchronous copy can use it (stream scopes borrow it until complete).
-        if let Err(e) = unsafe { ffi::cuMemFreeHost(self.ptr.as_ptr().cast()) }.result() {
-            record_drop_error(e);
-        }
+        let ptr = self.ptr.as_ptr();
+        crate::error::left_behind::destroy_in_drop(Object::HostMemory, ptr as u64, || {
+            // SAFETY: allocated by `cuMemHostAlloc` in the current context, freed once; no
+            // asynchronous copy can use it (stream scopes borrow it until complete).
+            unsafe { ffi::cuMemFreeHost(ptr.cast()) }.result()
+        });
     }
 }
 

@@ -237,16 +237,13 @@ impl Comm<'_> {
             return;
         }
         // Poisoned or forked (R20, R22): leaked; aborting frees what its kernels may use.
-        if !crate::error::left_behind::release_in_drop(Object::Untracked, raw as u64) {
-            return;
-        }
-        // SAFETY: a live communicator of the current context (this value borrows its guard),
-        // aborted once: `raw` was taken out above, so no later call reaches it.
-        if let Err(e) = status("ncclCommAbort", core::ptr::null_mut(), unsafe {
-            ffi::nccl::ncclCommAbort(raw)
-        }) {
-            record_drop_error(e);
-        }
+        crate::error::left_behind::destroy_in_drop(Object::Untracked, raw as u64, || {
+            // SAFETY: a live communicator of the current context (this value borrows its
+            // guard), aborted once: `raw` was taken out above, so no later call reaches it.
+            status("ncclCommAbort", core::ptr::null_mut(), unsafe {
+                ffi::nccl::ncclCommAbort(raw)
+            })
+        });
     }
 
     /// Aborts with the error `e` (remembered for later calls), returning it.
