@@ -7,7 +7,9 @@ use super::check;
 use super::group::Member;
 use super::id::UniqueId;
 use super::op::Op;
-use super::status::{Stalled, ask, not_linked, poll, status, status_error, timed_out};
+use super::status::{
+    Stalled, ask, not_linked, poll, rank_timed_out, status, status_error, timed_out,
+};
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::deadline::{Deadline, Polled, poll_until};
@@ -264,14 +266,8 @@ impl Comm<'_> {
 
     #[cold]
     fn timed_out(&self, call: &str, waited: Duration) -> Error {
-        timed_out(
-            format_args!(
-                "{call} on rank {} of {} (timeout {:?})",
-                self.rank, self.nranks, self.timeout
-            ),
-            waited,
-            "a rank that died or never arrived? The communicator was aborted",
-        )
+        let then = "a rank that died or never arrived? The communicator was aborted";
+        rank_timed_out(call, (self.rank, self.nranks, self.timeout), waited, then)
     }
 
     /// Issues one checked call on its scope's stream (refused inside a capture) and returns

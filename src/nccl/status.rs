@@ -108,6 +108,22 @@ pub(super) fn timed_out(what: core::fmt::Arguments<'_>, waited: Duration, then: 
     e.with_detail(detail)
 }
 
+/// [`timed_out`] of `call` on rank `rank` of `nranks`, on a communicator whose timeout is
+/// `timeout`.
+#[cold]
+pub(super) fn rank_timed_out(
+    call: &str,
+    (rank, nranks, timeout): (usize, usize, Duration),
+    waited: Duration,
+    then: &str,
+) -> Error {
+    timed_out(
+        format_args!("{call} on rank {rank} of {nranks} (timeout {timeout:?})"),
+        waited,
+        then,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
