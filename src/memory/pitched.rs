@@ -6,8 +6,7 @@ use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::memory::{byte_size, free_device, free_device_in_drop};
-use crate::vocabulary::argument::{DevicePtr, KernelArg, sealed};
-use crate::vocabulary::binding::Invariant;
+use crate::vocabulary::binding::{Invariant, device_arg};
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
@@ -313,21 +312,4 @@ impl<T: DeviceCopy> ScopedPitched<'_, T> {
 
 // A pitched array is passed by reference, like a mutable binding; the kernel gets its base
 // address (and the pitch as an argument of its own).
-impl<T: DeviceCopy> sealed::Sealed for &ScopedPitched<'_, T> {}
-impl<T: DeviceCopy> sealed::Sealed for &mut ScopedPitched<'_, T> {}
-impl<'scope, T: DeviceCopy> KernelArg<'scope> for &ScopedPitched<'scope, T> {
-    type Raw = ffi::CUdeviceptr;
-    type Param = DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.device_ptr()
-    }
-}
-impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut ScopedPitched<'scope, T> {
-    type Raw = ffi::CUdeviceptr;
-    type Param = DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.device_ptr()
-    }
-}
+device_arg!(by_ref ScopedPitched);
