@@ -165,13 +165,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
     ///
     /// [`ErrorKind::ContextMismatch`] if it was parked from another context (it is dropped).
     pub fn attach_comm(&self, parked: ParkedComm<'ctx>) -> Result<Comm<'_>> {
-        if parked.ctx != self.as_raw() {
-            return Err(crate::parking::mismatch(
-                "communicator",
-                parked.ctx,
-                self.as_raw(),
-            ));
-        }
+        crate::parking::same_context("communicator", parked.ctx, self.as_raw())?;
         let parked = core::mem::ManuallyDrop::new(parked);
         Ok(Comm {
             raw: Cell::new(Cell::get(&parked.raw)),
