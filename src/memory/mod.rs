@@ -569,11 +569,13 @@ pub struct DeviceViewMut<'a, T: DeviceCopy> {
     _marker: PhantomData<(&'a mut [T], *const ())>,
 }
 
-/// Implements the memory traits for a type with `ptr` and `len` fields.
+/// Implements the memory traits for a type with `ptr` and `len` fields: `device_memory!(Type,
+/// mut_)` for `Type<'_, T>` (`mut_`: writable too), `device_memory!([generics] Type<…>)` for a
+/// type with more parameters (`DeviceMemory` only).
 macro_rules! device_memory {
-    ($ty:ident, $($mut_:ident)?) => {
-        impl<T: DeviceCopy> sealed::Sealed for $ty<'_, T> {}
-        impl<T: DeviceCopy> DeviceMemory<T> for $ty<'_, T> {
+    ([$($g:tt)*] $ty:ty) => {
+        impl<T: DeviceCopy, $($g)*> sealed::Sealed for $ty {}
+        impl<T: DeviceCopy, $($g)*> DeviceMemory<T> for $ty {
             #[inline]
             fn device_ptr(&self) -> ffi::CUdeviceptr {
                 self.ptr
@@ -583,6 +585,9 @@ macro_rules! device_memory {
                 self.len
             }
         }
+    };
+    ($ty:ident, $($mut_:ident)?) => {
+        $crate::memory::device_memory!([] $ty<'_, T>);
         $(impl<T: DeviceCopy> DeviceMemoryMut<T> for $ty<'_, T> {} const _: &str = stringify!($mut_);)?
     };
 }
