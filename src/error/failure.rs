@@ -179,7 +179,7 @@ impl Error {
 
     /// `Ok` for a library call that returned `success`, else the error of `call` that returned
     /// `status`, its detail [`LibraryStatus::returned`]'s alone.
-    #[cfg_attr(not(custack_libraries), allow(dead_code))]
+    #[cfg(any(feature = "cufft", feature = "curand"))]
     #[inline]
     pub(crate) fn check_library<S: LibraryStatus + PartialEq>(
         status: S,
@@ -193,7 +193,7 @@ impl Error {
         Err(Self::library_returned(status, call, word))
     }
 
-    #[cfg_attr(not(custack_libraries), allow(dead_code))]
+    #[cfg(any(feature = "cufft", feature = "curand"))]
     #[cold]
     #[inline(never)]
     fn library_returned(status: impl LibraryStatus, call: &str, word: &str) -> Self {

@@ -167,6 +167,15 @@ pub(crate) trait LibraryStatus: Copy {
     /// does not list.
     fn kind(self) -> ErrorKind;
     /// The library's `…Unlisted` kind.
+    #[cfg_attr(
+        not(any(
+            feature = "cublas",
+            feature = "nccl",
+            feature = "cufft",
+            feature = "curand"
+        )),
+        allow(dead_code)
+    )]
     const UNLISTED: ErrorKind;
     /// The status as the library returned it.
     fn raw(self) -> i32;
@@ -174,6 +183,15 @@ pub(crate) trait LibraryStatus: Copy {
     /// How the detail of a call that returned the status begins: `"{call} returned {name}
     /// ({value})"`, the status named by its kind, or by `word` (`"status"`, `"result"`) where
     /// the table does not list it.
+    #[cfg_attr(
+        not(any(
+            feature = "cublas",
+            feature = "nccl",
+            feature = "cufft",
+            feature = "curand"
+        )),
+        allow(dead_code)
+    )]
     fn returned(self, call: &str, word: &str) -> String {
         let kind = self.kind();
         let name = if kind == Self::UNLISTED {

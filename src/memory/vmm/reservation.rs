@@ -75,6 +75,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 
     /// `cuMemAddressReserve` of `size` bytes in this guard's context: the base address.
+    #[allow(
+        clippy::unused_self,
+        reason = "the guard is the proof that its context is current"
+    )]
     fn reserve_addresses(&self, size: usize) -> Result<ffi::CUdeviceptr> {
         crate::error::poison::check()?;
         let mut base = 0;
