@@ -2,8 +2,8 @@
 
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::deadline::{Deadline, Polled, passed, poll};
+use crate::error::Result;
 use crate::error::left_behind::Object;
-use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use core::marker::PhantomData;
 
@@ -215,14 +215,11 @@ impl Event<'_> {
 impl Drop for Event<'_> {
     #[inline]
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::Event, self.raw as u64) {
-            return;
-        }
-        // SAFETY: live event of the current context, destroyed once. Destroying an event whose
-        // recording is pending is allowed: the driver releases it when the work completes.
-        if let Err(e) = unsafe { ffi::cuEventDestroy_v2(self.raw) }.result() {
-            record_drop_error(e);
-        }
+        crate::error::left_behind::destroy_in_drop(Object::Event, self.raw as u64, || {
+            // SAFETY: live event of the current context, destroyed once. Destroying an event whose
+            // recording is pending is allowed: the driver releases it when the work completes.
+            unsafe { ffi::cuEventDestroy_v2(self.raw) }.result()
+        });
     }
 }
 

@@ -100,13 +100,10 @@ impl Drop for EndCapture {
 }
 
 fn destroy_graph(graph: ffi::CUgraph) {
-    if !crate::error::left_behind::release_in_drop(Object::Graph, graph as u64) {
-        return;
-    }
-    // SAFETY: a live graph, destroyed once; no executable graph depends on it.
-    if let Err(e) = unsafe { ffi::cuGraphDestroy(graph) }.result() {
-        record_drop_error(e);
-    }
+    crate::error::left_behind::destroy_in_drop(Object::Graph, graph as u64, || {
+        // SAFETY: a live graph, destroyed once; no executable graph depends on it.
+        unsafe { ffi::cuGraphDestroy(graph) }.result()
+    });
 }
 
 impl<'g> Stream<'g> {

@@ -6,9 +6,7 @@
 
 use crate::asynchronous::pending::Holds;
 use crate::error::left_behind::{Object, left_behind};
-use crate::memory::{
-    DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, PinnedBuffer,
-};
+use crate::memory::{DeviceBuffer, DeviceMemory, DeviceMemoryMut, PinnedBuffer};
 use crate::vocabulary::binding::{ScopedHostMut, ScopedSliceMut};
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
@@ -137,17 +135,72 @@ macro_rules! held_as_itself {
 }
 pub(crate) use held_as_itself;
 
+/// A payload that is a copyable handle (a function, a kernel): held as itself, its `Access` and
+/// `Read` forms a copy of itself, `$t`, with the lifetime of what it borrows.
+macro_rules! copied_forms {
+    ($t:ty) => {
+        $crate::asynchronous::payload::held_as_itself!();
+        type Access<'a>
+            = $t
+        where
+            Self: 'a;
+        type Read<'a>
+            = $t
+        where
+            Self: 'a;
+        #[inline]
+        fn access<'a>(held: &'a mut Self) -> $t
+        where
+            Self: 'a,
+        {
+            *held
+        }
+        #[inline]
+        fn read<'a>(held: &'a Self) -> $t
+        where
+            Self: 'a,
+        {
+            *held
+        }
+    };
+}
+pub(crate) use copied_forms;
+
+/// The `Access` and `Read` forms of a payload of device memory: a
+/// [`DeviceViewMut`](crate::memory::DeviceViewMut) and a [`DeviceView`](crate::memory::DeviceView)
+/// of the held buffer, or of its field named.
+macro_rules! device_view_forms {
+    ($t:ty $(, $field:ident)?) => {
+        type Access<'a>
+            = $crate::memory::DeviceViewMut<'a, $t>
+        where
+            Self: 'a;
+        type Read<'a>
+            = $crate::memory::DeviceView<'a, $t>
+        where
+            Self: 'a;
+        #[inline]
+        fn access<'a>(held: &'a mut Self) -> $crate::memory::DeviceViewMut<'a, $t>
+        where
+            Self: 'a,
+        {
+            held$(.$field)?.as_view_mut()
+        }
+        #[inline]
+        fn read<'a>(held: &'a Self) -> $crate::memory::DeviceView<'a, $t>
+        where
+            Self: 'a,
+        {
+            held$(.$field)?.as_view()
+        }
+    };
+}
+pub(crate) use device_view_forms;
+
 impl<T: DeviceCopy> sealed::Sealed for DeviceBuffer<'_, T> {}
 impl<T: DeviceCopy> Payload for DeviceBuffer<'_, T> {
     type Bound<'scope> = ScopedSliceMut<'scope, T>;
-    type Access<'a>
-        = DeviceViewMut<'a, T>
-    where
-        Self: 'a;
-    type Read<'a>
-        = DeviceView<'a, T>
-    where
-        Self: 'a;
+    device_view_forms!(T);
     held_as_itself!();
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> ScopedSliceMut<'scope, T> {
@@ -156,28 +209,23 @@ impl<T: DeviceCopy> Payload for DeviceBuffer<'_, T> {
         // the scope exclusive access.
         unsafe { ScopedSliceMut::from_raw_parts(held.device_ptr(), held.len()) }
     }
-    #[inline]
-    fn access<'a>(held: &'a mut Self) -> DeviceViewMut<'a, T>
-    where
-        Self: 'a,
-    {
-        held.as_view_mut()
-    }
-    #[inline]
-    fn read<'a>(held: &'a Self) -> DeviceView<'a, T>
-    where
-        Self: 'a,
-    {
-        held.as_view()
-    }
     fn left_behind(held: &Self) {
         left_behind(Object::DeviceMemory, held.device_ptr());
     }
 }
 
-/// The `Access` and `Read` forms of a payload whose host elements it derefs to.
+/// The `Access` and `Read` forms of a payload whose host elements it derefs to: `&mut [T]` and
+/// `&[T]`.
 macro_rules! host_slice_forms {
     ($t:ty) => {
+        type Access<'a>
+            = &'a mut [$t]
+        where
+            Self: 'a;
+        type Read<'a>
+            = &'a [$t]
+        where
+            Self: 'a;
         #[inline]
         fn access<'a>(held: &'a mut Self::Held) -> &'a mut [$t]
         where
@@ -198,14 +246,7 @@ macro_rules! host_slice_forms {
 impl<T: DeviceCopy> sealed::Sealed for PinnedBuffer<'_, T> {}
 impl<T: DeviceCopy> Payload for PinnedBuffer<'_, T> {
     type Bound<'scope> = ScopedHostMut<'scope, T>;
-    type Access<'a>
-        = &'a mut [T]
-    where
-        Self: 'a;
-    type Read<'a>
-        = &'a [T]
-    where
-        Self: 'a;
+    host_slice_forms!(T);
     held_as_itself!();
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> ScopedHostMut<'scope, T> {
@@ -217,7 +258,6 @@ impl<T: DeviceCopy> Payload for PinnedBuffer<'_, T> {
         // after the scope's work (the caller's promise).
         unsafe { ScopedHostMut::from_raw_parts(held.raw_ptr(), held.len()) }
     }
-    host_slice_forms!(T);
     fn left_behind(held: &Self) {
         left_behind(Object::HostMemory, held.as_ptr() as u64);
     }
@@ -226,21 +266,13 @@ impl<T: DeviceCopy> Payload for PinnedBuffer<'_, T> {
 impl<T: DeviceCopy> sealed::Sealed for crate::memory::managed::ManagedBuffer<'_, T> {}
 impl<T: DeviceCopy> Payload for crate::memory::managed::ManagedBuffer<'_, T> {
     type Bound<'scope> = ScopedSliceMut<'scope, T>;
-    type Access<'a>
-        = &'a mut [T]
-    where
-        Self: 'a;
-    type Read<'a>
-        = &'a [T]
-    where
-        Self: 'a;
+    host_slice_forms!(T);
     held_as_itself!();
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> ScopedSliceMut<'scope, T> {
         // SAFETY: as for `DeviceBuffer`: the allocation lives until the buffer drops.
         unsafe { ScopedSliceMut::from_raw_parts(held.device_ptr(), held.len()) }
     }
-    host_slice_forms!(T);
     fn left_behind(held: &Self) {
         left_behind(Object::DeviceMemory, held.device_ptr());
     }
@@ -249,14 +281,7 @@ impl<T: DeviceCopy> Payload for crate::memory::managed::ManagedBuffer<'_, T> {
 impl<T: DeviceCopy> sealed::Sealed for crate::memory::registered::RegisteredVec<'_, T> {}
 impl<T: DeviceCopy> Payload for crate::memory::registered::RegisteredVec<'_, T> {
     type Bound<'scope> = ScopedHostMut<'scope, T>;
-    type Access<'a>
-        = &'a mut [T]
-    where
-        Self: 'a;
-    type Read<'a>
-        = &'a [T]
-    where
-        Self: 'a;
+    host_slice_forms!(T);
     held_as_itself!();
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> ScopedHostMut<'scope, T> {
@@ -265,20 +290,12 @@ impl<T: DeviceCopy> Payload for crate::memory::registered::RegisteredVec<'_, T> 
         // The pointer is taken without a reference to the elements, as for `PinnedBuffer`.
         unsafe { ScopedHostMut::from_raw_parts(held.raw_ptr(), held.len()) }
     }
-    host_slice_forms!(T);
 }
 
 impl<T: DeviceCopy> sealed::Sealed for Vec<T> {}
 impl<T: DeviceCopy> Payload for Vec<T> {
     type Bound<'scope> = ScopedHostMut<'scope, T>;
-    type Access<'a>
-        = &'a mut [T]
-    where
-        Self: 'a;
-    type Read<'a>
-        = &'a [T]
-    where
-        Self: 'a;
+    host_slice_forms!(T);
     held_as_itself!();
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> ScopedHostMut<'scope, T> {
@@ -290,20 +307,12 @@ impl<T: DeviceCopy> Payload for Vec<T> {
         // (`access` lends a slice, which cannot grow it).
         unsafe { ScopedHostMut::from_raw_parts(Vec::as_mut_ptr(held), held.len()) }
     }
-    host_slice_forms!(T);
 }
 
 impl<T: DeviceCopy> sealed::Sealed for Box<[T]> {}
 impl<T: DeviceCopy> Payload for Box<[T]> {
     type Bound<'scope> = ScopedHostMut<'scope, T>;
-    type Access<'a>
-        = &'a mut [T]
-    where
-        Self: 'a;
-    type Read<'a>
-        = &'a [T]
-    where
-        Self: 'a;
+    host_slice_forms!(T);
     // Held as a `Vec`: moving a `Box` (into a tuple, a graph, a submission and back) retags it
     // as the unique pointer to its elements, which invalidates the address the GPU work was
     // bound to (undefined behaviour under Stacked and Tree Borrows). A `Vec` asserts
@@ -325,7 +334,6 @@ impl<T: DeviceCopy> Payload for Box<[T]> {
         // SAFETY: as for `Vec`.
         unsafe { <Vec<T> as Payload>::bind(held) }
     }
-    host_slice_forms!(T);
 }
 
 impl sealed::Sealed for () {}

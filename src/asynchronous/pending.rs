@@ -158,17 +158,7 @@ impl<L: Holds, E: EventHome> Pending<L, E> {
         let (event, home, payload) = self.into_all_parts();
         L::left_behind(&payload);
         core::mem::forget(payload);
-        let mut destroyed = false;
-        let pushed = home.with_context(|| {
-            destroyed = destroy_event(event);
-            Ok(())
-        });
-        if !destroyed {
-            left_behind(Object::Event, event as u64);
-        }
-        if let Err(e) = pushed {
-            record_drop_error(e);
-        }
+        destroy_event_in(home, event);
     }
 
     /// `cuEventQuery`: the payload if the work is complete, the pending work back if not.
@@ -254,18 +244,24 @@ impl<L: Holds, E: EventHome> Drop for Pending<L, E> {
                 record_drop_error(e);
             }
         }
-        let event = self.event;
-        let mut destroyed = false;
-        let pushed = self.home.with_context(|| {
-            destroyed = destroy_event(event);
-            Ok(())
-        });
-        if !destroyed {
-            left_behind(Object::Event, event as u64);
-        }
-        if let Err(e) = pushed {
-            record_drop_error(e);
-        }
+        destroy_event_in(self.home, self.event);
+    }
+}
+
+/// Destroys `event` with `home`'s context current ([`destroy_event`]); an event not destroyed
+/// (its context not pushed, the destroy failed or the process leaves it behind) is named left
+/// behind, and a failed push recorded.
+fn destroy_event_in<E: EventHome>(home: E, event: ffi::CUevent) {
+    let mut destroyed = false;
+    let pushed = home.with_context(|| {
+        destroyed = destroy_event(event);
+        Ok(())
+    });
+    if !destroyed {
+        left_behind(Object::Event, event as u64);
+    }
+    if let Err(e) = pushed {
+        record_drop_error(e);
     }
 }
 

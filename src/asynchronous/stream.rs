@@ -4,8 +4,8 @@
 use crate::asynchronous::event::Event;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::deadline::{Deadline, Polled, passed, poll};
+use crate::error::Result;
 use crate::error::left_behind::Object;
-use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use core::ffi::{c_int, c_uint};
 use core::marker::PhantomData;
@@ -447,12 +447,9 @@ pub(crate) fn wait_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<()>
 impl Drop for Stream<'_> {
     #[inline]
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::Stream, self.raw as u64) {
-            return;
-        }
-        // SAFETY: `raw` is a live stream of the current context, destroyed once.
-        if let Err(e) = unsafe { ffi::cuStreamDestroy_v2(self.raw) }.result() {
-            record_drop_error(e);
-        }
+        crate::error::left_behind::destroy_in_drop(Object::Stream, self.raw as u64, || {
+            // SAFETY: `raw` is a live stream of the current context, destroyed once.
+            unsafe { ffi::cuStreamDestroy_v2(self.raw) }.result()
+        });
     }
 }

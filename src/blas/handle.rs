@@ -294,19 +294,17 @@ impl Blas<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::ErrorKind;
+    use crate::error::not_linked::assert_says_what_to_set;
 
     #[test]
     fn a_build_without_cublas_says_what_to_set() {
         // Both builds are checked: with cuBLAS linked this must be `Ok`, without (the feature
         // on, no library found) an error naming the variable and the wheel.
-        let result = not_linked();
-        assert_eq!(result.is_err(), cfg!(custack_no_cublas));
-        if let Err(e) = result {
-            assert_eq!(e.kind(), ErrorKind::LibraryNotLinked);
-            let text = e.to_string();
-            assert!(text.contains("CUSTACK_CUBLAS_LIB_DIR"), "{text}");
-            assert!(text.contains("nvidia-cublas"), "{text}");
-        }
+        let (missing, env, wheel) = (
+            cfg!(custack_no_cublas),
+            "CUSTACK_CUBLAS_LIB_DIR",
+            "nvidia-cublas",
+        );
+        assert_says_what_to_set(not_linked(), missing, env, wheel);
     }
 }

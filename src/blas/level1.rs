@@ -68,7 +68,7 @@ impl Blas<'_> {
             //   unreleased until the scope's stream is synchronized) spanning at least
             //   `1 + (n-1)·|inc|` elements each (checked above);
             // - `y` is an exclusive binding, so it aliases no other operand.
-            unsafe { T::axpy(h, n_c, &raw const alpha, dptr(x), incx, dptr_mut(y), incy) }
+            unsafe { (T::AXPY_FN)(h, n_c, &raw const alpha, dptr(x), incx, dptr_mut(y), incy) }
         })
     }
 
@@ -125,7 +125,7 @@ impl Blas<'_> {
             //   until its stream is synchronized); `x` and `y` span the elements the increments
             //   reach, `result` holds at least one (checked above);
             // - `result` is an exclusive binding: it aliases neither input.
-            unsafe { T::dot(h, n_c, dptr(x), incx, dptr(y), incy, dptr_mut(r)) }
+            unsafe { (T::DOT_FN)(h, n_c, dptr(x), incx, dptr(y), incy, dptr_mut(r)) }
         })
     }
 
@@ -164,7 +164,7 @@ impl Blas<'_> {
         let mode = ffi::cublas::cublasPointerMode_t::CUBLAS_POINTER_MODE_DEVICE;
         self.enqueue(s, call, mode, |h| {
             // SAFETY: as in `dot`, with one input.
-            unsafe { T::nrm2(h, n_c, dptr(x), incx, dptr_mut(r)) }
+            unsafe { (T::NRM2_FN)(h, n_c, dptr(x), incx, dptr_mut(r)) }
         })
     }
 }

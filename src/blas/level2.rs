@@ -51,7 +51,7 @@ impl Blas<'_> {
             //   (checked above), all device memory of this context bound to the scope;
             // - `y` is an exclusive binding, aliasing neither input.
             unsafe {
-                T::gemv(
+                (T::GEMV_FN)(
                     h,
                     g.trans.raw(),
                     args.m,

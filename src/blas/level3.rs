@@ -76,7 +76,7 @@ impl Blas<'_> {
             // - all three are device memory of this context bound to the scope (alive until its
             //   stream is synchronized); C is an exclusive binding, aliasing neither input.
             unsafe {
-                T::gemm(
+                (T::GEMM_FN)(
                     h,
                     g.transa.raw(),
                     g.transb.raw(),
@@ -130,7 +130,7 @@ impl Blas<'_> {
             // lies within `stride·(count-1) + extent` elements of its buffer (checked above),
             // and no element of C is written by two batches (checked exactly).
             unsafe {
-                T::gemm_strided_batched(
+                (T::GEMM_STRIDED_BATCHED_FN)(
                     h,
                     g.transa.raw(),
                     g.transb.raw(),

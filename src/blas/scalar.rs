@@ -7,15 +7,95 @@
 use crate::blas::half::{Bf16, F16};
 use crate::ffi;
 use crate::vocabulary::plain::DeviceCopy;
-use core::ffi::c_int;
 
 mod sealed {
-    use crate::ffi;
+    use crate::ffi::cublas::{cublasHandle_t, cublasOperation_t, cublasStatus_t};
     use core::ffi::{c_int, c_longlong};
 
-    /// The typed cuBLAS entry points of an element type. Each function is the cuBLAS function
-    /// of the same name (`cublasSaxpy_v2` for `f32`); see it for the safety contract.
-    #[allow(clippy::too_many_arguments, reason = "cuBLAS's own argument lists")]
+    /// `cublas?axpy_v2` for elements `T`.
+    pub(crate) type Axpy<T> = unsafe extern "C" fn(
+        h: cublasHandle_t,
+        n: c_int,
+        alpha: *const T,
+        x: *const T,
+        incx: c_int,
+        y: *mut T,
+        incy: c_int,
+    ) -> cublasStatus_t;
+    /// `cublas?dot_v2` for elements `T`.
+    pub(crate) type Dot<T> = unsafe extern "C" fn(
+        h: cublasHandle_t,
+        n: c_int,
+        x: *const T,
+        incx: c_int,
+        y: *const T,
+        incy: c_int,
+        result: *mut T,
+    ) -> cublasStatus_t;
+    /// `cublas?nrm2_v2` for elements `T`.
+    pub(crate) type Nrm2<T> = unsafe extern "C" fn(
+        h: cublasHandle_t,
+        n: c_int,
+        x: *const T,
+        incx: c_int,
+        result: *mut T,
+    ) -> cublasStatus_t;
+    /// `cublas?gemv_v2` for elements `T`.
+    pub(crate) type Gemv<T> = unsafe extern "C" fn(
+        h: cublasHandle_t,
+        trans: cublasOperation_t,
+        m: c_int,
+        n: c_int,
+        alpha: *const T,
+        a: *const T,
+        lda: c_int,
+        x: *const T,
+        incx: c_int,
+        beta: *const T,
+        y: *mut T,
+        incy: c_int,
+    ) -> cublasStatus_t;
+    /// `cublas?gemm_v2` for elements `T`.
+    pub(crate) type Gemm<T> = unsafe extern "C" fn(
+        h: cublasHandle_t,
+        transa: cublasOperation_t,
+        transb: cublasOperation_t,
+        m: c_int,
+        n: c_int,
+        k: c_int,
+        alpha: *const T,
+        a: *const T,
+        lda: c_int,
+        b: *const T,
+        ldb: c_int,
+        beta: *const T,
+        c: *mut T,
+        ldc: c_int,
+    ) -> cublasStatus_t;
+    /// `cublas?gemmStridedBatched` for elements `T`.
+    pub(crate) type GemmStridedBatched<T> = unsafe extern "C" fn(
+        h: cublasHandle_t,
+        transa: cublasOperation_t,
+        transb: cublasOperation_t,
+        m: c_int,
+        n: c_int,
+        k: c_int,
+        alpha: *const T,
+        a: *const T,
+        lda: c_int,
+        stride_a: c_longlong,
+        b: *const T,
+        ldb: c_int,
+        stride_b: c_longlong,
+        beta: *const T,
+        c: *mut T,
+        ldc: c_int,
+        stride_c: c_longlong,
+        count: c_int,
+    ) -> cublasStatus_t;
+
+    /// The typed cuBLAS entry points of an element type, each with its name: the cuBLAS
+    /// function itself (`cublasSaxpy_v2` for `f32`), called under its own safety contract.
     pub trait Sealed: Sized {
         const AXPY: &'static str;
         const DOT: &'static str;
@@ -23,99 +103,12 @@ mod sealed {
         const GEMV: &'static str;
         const GEMM: &'static str;
         const GEMM_STRIDED_BATCHED: &'static str;
-        /// # Safety
-        ///
-        /// As `cublas?axpy_v2`.
-        unsafe fn axpy(
-            h: ffi::cublas::cublasHandle_t,
-            n: c_int,
-            alpha: *const Self,
-            x: *const Self,
-            incx: c_int,
-            y: *mut Self,
-            incy: c_int,
-        ) -> ffi::cublas::cublasStatus_t;
-        /// # Safety
-        ///
-        /// As `cublas?dot_v2`.
-        unsafe fn dot(
-            h: ffi::cublas::cublasHandle_t,
-            n: c_int,
-            x: *const Self,
-            incx: c_int,
-            y: *const Self,
-            incy: c_int,
-            result: *mut Self,
-        ) -> ffi::cublas::cublasStatus_t;
-        /// # Safety
-        ///
-        /// As `cublas?nrm2_v2`.
-        unsafe fn nrm2(
-            h: ffi::cublas::cublasHandle_t,
-            n: c_int,
-            x: *const Self,
-            incx: c_int,
-            result: *mut Self,
-        ) -> ffi::cublas::cublasStatus_t;
-        /// # Safety
-        ///
-        /// As `cublas?gemv_v2`.
-        unsafe fn gemv(
-            h: ffi::cublas::cublasHandle_t,
-            trans: ffi::cublas::cublasOperation_t,
-            m: c_int,
-            n: c_int,
-            alpha: *const Self,
-            a: *const Self,
-            lda: c_int,
-            x: *const Self,
-            incx: c_int,
-            beta: *const Self,
-            y: *mut Self,
-            incy: c_int,
-        ) -> ffi::cublas::cublasStatus_t;
-        /// # Safety
-        ///
-        /// As `cublas?gemm_v2`.
-        unsafe fn gemm(
-            h: ffi::cublas::cublasHandle_t,
-            transa: ffi::cublas::cublasOperation_t,
-            transb: ffi::cublas::cublasOperation_t,
-            m: c_int,
-            n: c_int,
-            k: c_int,
-            alpha: *const Self,
-            a: *const Self,
-            lda: c_int,
-            b: *const Self,
-            ldb: c_int,
-            beta: *const Self,
-            c: *mut Self,
-            ldc: c_int,
-        ) -> ffi::cublas::cublasStatus_t;
-        /// # Safety
-        ///
-        /// As `cublas?gemmStridedBatched`.
-        unsafe fn gemm_strided_batched(
-            h: ffi::cublas::cublasHandle_t,
-            transa: ffi::cublas::cublasOperation_t,
-            transb: ffi::cublas::cublasOperation_t,
-            m: c_int,
-            n: c_int,
-            k: c_int,
-            alpha: *const Self,
-            a: *const Self,
-            lda: c_int,
-            stride_a: c_longlong,
-            b: *const Self,
-            ldb: c_int,
-            stride_b: c_longlong,
-            beta: *const Self,
-            c: *mut Self,
-            ldc: c_int,
-            stride_c: c_longlong,
-            count: c_int,
-        ) -> ffi::cublas::cublasStatus_t;
+        const AXPY_FN: Axpy<Self>;
+        const DOT_FN: Dot<Self>;
+        const NRM2_FN: Nrm2<Self>;
+        const GEMV_FN: Gemv<Self>;
+        const GEMM_FN: Gemm<Self>;
+        const GEMM_STRIDED_BATCHED_FN: GemmStridedBatched<Self>;
     }
 
     /// The storage types of `cublasGemmEx` with `f32` compute.
@@ -133,108 +126,12 @@ macro_rules! blas_scalar {
             const GEMV: &'static str = stringify!($gemv);
             const GEMM: &'static str = stringify!($gemm);
             const GEMM_STRIDED_BATCHED: &'static str = stringify!($sb);
-            unsafe fn axpy(
-                h: ffi::cublas::cublasHandle_t,
-                n: c_int,
-                alpha: *const Self,
-                x: *const Self,
-                incx: c_int,
-                y: *mut Self,
-                incy: c_int,
-            ) -> ffi::cublas::cublasStatus_t {
-                // SAFETY: the caller's contract is this function's.
-                unsafe { ffi::cublas::$axpy(h, n, alpha, x, incx, y, incy) }
-            }
-            unsafe fn dot(
-                h: ffi::cublas::cublasHandle_t,
-                n: c_int,
-                x: *const Self,
-                incx: c_int,
-                y: *const Self,
-                incy: c_int,
-                result: *mut Self,
-            ) -> ffi::cublas::cublasStatus_t {
-                // SAFETY: the caller's contract is this function's.
-                unsafe { ffi::cublas::$dot(h, n, x, incx, y, incy, result) }
-            }
-            unsafe fn nrm2(
-                h: ffi::cublas::cublasHandle_t,
-                n: c_int,
-                x: *const Self,
-                incx: c_int,
-                result: *mut Self,
-            ) -> ffi::cublas::cublasStatus_t {
-                // SAFETY: the caller's contract is this function's.
-                unsafe { ffi::cublas::$nrm2(h, n, x, incx, result) }
-            }
-            unsafe fn gemv(
-                h: ffi::cublas::cublasHandle_t,
-                trans: ffi::cublas::cublasOperation_t,
-                m: c_int,
-                n: c_int,
-                alpha: *const Self,
-                a: *const Self,
-                lda: c_int,
-                x: *const Self,
-                incx: c_int,
-                beta: *const Self,
-                y: *mut Self,
-                incy: c_int,
-            ) -> ffi::cublas::cublasStatus_t {
-                // SAFETY: the caller's contract is this function's.
-                unsafe { ffi::cublas::$gemv(h, trans, m, n, alpha, a, lda, x, incx, beta, y, incy) }
-            }
-            unsafe fn gemm(
-                h: ffi::cublas::cublasHandle_t,
-                transa: ffi::cublas::cublasOperation_t,
-                transb: ffi::cublas::cublasOperation_t,
-                m: c_int,
-                n: c_int,
-                k: c_int,
-                alpha: *const Self,
-                a: *const Self,
-                lda: c_int,
-                b: *const Self,
-                ldb: c_int,
-                beta: *const Self,
-                c: *mut Self,
-                ldc: c_int,
-            ) -> ffi::cublas::cublasStatus_t {
-                // SAFETY: the caller's contract is this function's.
-                unsafe {
-                    ffi::cublas::$gemm(
-                        h, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-                    )
-                }
-            }
-            unsafe fn gemm_strided_batched(
-                h: ffi::cublas::cublasHandle_t,
-                transa: ffi::cublas::cublasOperation_t,
-                transb: ffi::cublas::cublasOperation_t,
-                m: c_int,
-                n: c_int,
-                k: c_int,
-                alpha: *const Self,
-                a: *const Self,
-                lda: c_int,
-                stride_a: core::ffi::c_longlong,
-                b: *const Self,
-                ldb: c_int,
-                stride_b: core::ffi::c_longlong,
-                beta: *const Self,
-                c: *mut Self,
-                ldc: c_int,
-                stride_c: core::ffi::c_longlong,
-                count: c_int,
-            ) -> ffi::cublas::cublasStatus_t {
-                // SAFETY: the caller's contract is this function's.
-                unsafe {
-                    ffi::cublas::$sb(
-                        h, transa, transb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b,
-                        beta, c, ldc, stride_c, count,
-                    )
-                }
-            }
+            const AXPY_FN: sealed::Axpy<Self> = ffi::cublas::$axpy;
+            const DOT_FN: sealed::Dot<Self> = ffi::cublas::$dot;
+            const NRM2_FN: sealed::Nrm2<Self> = ffi::cublas::$nrm2;
+            const GEMV_FN: sealed::Gemv<Self> = ffi::cublas::$gemv;
+            const GEMM_FN: sealed::Gemm<Self> = ffi::cublas::$gemm;
+            const GEMM_STRIDED_BATCHED_FN: sealed::GemmStridedBatched<Self> = ffi::cublas::$sb;
         }
     };
 }

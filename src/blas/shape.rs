@@ -27,6 +27,25 @@ impl Transpose {
     }
 }
 
+/// The setters of `alpha` and `beta`, the same on [`Gemm`] and [`Gemv`].
+macro_rules! scalar_setters {
+    () => {
+        /// Sets `alpha`.
+        #[must_use]
+        pub fn alpha(mut self, alpha: S) -> Self {
+            self.alpha = alpha;
+            self
+        }
+
+        /// Sets `beta`.
+        #[must_use]
+        pub fn beta(mut self, beta: S) -> Self {
+            self.beta = beta;
+            self
+        }
+    };
+}
+
 /// The shape and scalars of `C = alpha·op(A)·op(B) + beta·C` (column-major): `op(A)` is
 /// `m × k`, `op(B)` is `k × n`, `C` is `m × n`.
 ///
@@ -103,19 +122,7 @@ impl<S> Gemm<S> {
         self
     }
 
-    /// Sets `alpha`.
-    #[must_use]
-    pub fn alpha(mut self, alpha: S) -> Self {
-        self.alpha = alpha;
-        self
-    }
-
-    /// Sets `beta`.
-    #[must_use]
-    pub fn beta(mut self, beta: S) -> Self {
-        self.beta = beta;
-        self
-    }
+    scalar_setters!();
 }
 
 /// The shape and scalars of `y = alpha·op(A)·x + beta·y` (column-major): `A` is stored `m × n`
@@ -177,18 +184,7 @@ impl<S> Gemv<S> {
         (self.incx, self.incy) = (incx, incy);
         self
     }
-    /// Sets `alpha`.
-    #[must_use]
-    pub fn alpha(mut self, alpha: S) -> Self {
-        self.alpha = alpha;
-        self
-    }
-    /// Sets `beta`.
-    #[must_use]
-    pub fn beta(mut self, beta: S) -> Self {
-        self.beta = beta;
-        self
-    }
+    scalar_setters!();
 }
 
 /// A strided batch: `count` GEMMs whose operands lie `stride_a`, `stride_b`, `stride_c`

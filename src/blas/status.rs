@@ -1,7 +1,7 @@
 //! cuBLAS's statuses as results: the `Cublas…` kind named after the status, the detail naming
 //! the call and cuBLAS's description of the status.
 
-use crate::error::{Error, ErrorKind, LibraryStatus, Result};
+use crate::error::{Error, LibraryStatus, Result};
 use crate::ffi;
 use core::ffi::CStr;
 
@@ -16,7 +16,6 @@ pub(crate) fn status(call: &str, status: ffi::cublas::cublasStatus_t) -> Result<
 #[cold]
 #[inline(never)]
 fn status_error(call: &str, status: ffi::cublas::cublasStatus_t) -> Error {
-    let kind = status.kind();
     // SAFETY: `cublasGetStatusString` takes any value and returns a pointer to a static
     // NUL-terminated string (a generic one for unknown values); null is checked below.
     let text = unsafe { ffi::cublas::cublasGetStatusString(status) };
@@ -29,19 +28,16 @@ fn status_error(call: &str, status: ffi::cublas::cublasStatus_t) -> Error {
             .to_string_lossy()
             .into_owned()
     };
-    let name = match kind {
-        ErrorKind::CublasUnlisted => "status",
-        _ => kind.name(),
-    };
     Error::library(
         status,
-        format!("{call} returned {name} ({}): {text}", status.0),
+        format!("{}: {text}", status.returned(call, "status")),
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
 
     #[test]
     fn statuses_map_to_their_kinds_and_keep_the_value() {

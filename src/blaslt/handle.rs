@@ -186,17 +186,15 @@ impl BlasLt<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::ErrorKind;
+    use crate::error::not_linked::assert_says_what_to_set;
 
     #[test]
     fn a_build_without_cublaslt_says_what_to_set() {
-        let result = not_linked();
-        assert_eq!(result.is_err(), cfg!(custack_no_cublaslt));
-        if let Err(e) = result {
-            assert_eq!(e.kind(), ErrorKind::LibraryNotLinked);
-            let text = e.to_string();
-            assert!(text.contains("CUSTACK_CUBLASLT_LIB_DIR"), "{text}");
-            assert!(text.contains("nvidia-cublas"), "{text}");
-        }
+        let (missing, env, wheel) = (
+            cfg!(custack_no_cublaslt),
+            "CUSTACK_CUBLASLT_LIB_DIR",
+            "nvidia-cublas",
+        );
+        assert_says_what_to_set(not_linked(), missing, env, wheel);
     }
 }

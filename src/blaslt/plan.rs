@@ -160,15 +160,12 @@ struct Preference(lt::cublasLtMatmulPreference_t);
 
 impl Drop for Preference {
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::Untracked, self.0 as u64) {
-            return;
-        }
-        // SAFETY: a live preference, destroyed once; a host object no GPU work uses.
-        if let Err(e) = status("cublasLtMatmulPreferenceDestroy", unsafe {
-            lt::cublasLtMatmulPreferenceDestroy(self.0)
-        }) {
-            record_drop_error(e);
-        }
+        crate::error::left_behind::destroy_in_drop(Object::Untracked, self.0 as u64, || {
+            // SAFETY: a live preference, destroyed once; a host object no GPU work uses.
+            status("cublasLtMatmulPreferenceDestroy", unsafe {
+                lt::cublasLtMatmulPreferenceDestroy(self.0)
+            })
+        });
     }
 }
 

@@ -308,44 +308,21 @@ pub trait StackTop: sealed::Sealed {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxPushCurrent")]
     #[doc(alias = "cuCtxPopCurrent")]
-    fn with_pushed<'c, R>(
-        &mut self,
-        ctx: &'c Context,
-        f: impl FnOnce(&mut PushedGuard<'c, '_>) -> R,
-    ) -> Result<R>;
-}
-
-#[inline]
-fn with_pushed_impl<'c, R>(
-    ctx: &'c Context,
-    f: impl FnOnce(&mut PushedGuard<'c, '_>) -> R,
-) -> Result<R> {
-    // SAFETY: `ctx` is borrowed for `'c`, longer than the guard, which cannot escape `f`.
-    let mut guard = unsafe { PushedGuard::push_raw(ctx.as_raw()) }?;
-    // If `f` panics, `guard`'s Drop pops during unwinding (recording any error).
-    let value = f(&mut guard);
-    guard.pop()?;
-    Ok(value)
-}
-
-impl StackTop for Stack {
     #[inline]
     fn with_pushed<'c, R>(
         &mut self,
         ctx: &'c Context,
         f: impl FnOnce(&mut PushedGuard<'c, '_>) -> R,
     ) -> Result<R> {
-        with_pushed_impl(ctx, f)
+        // SAFETY: `ctx` is borrowed for `'c`, longer than the guard, which cannot escape `f`.
+        let mut guard = unsafe { PushedGuard::push_raw(ctx.as_raw()) }?;
+        // If `f` panics, `guard`'s Drop pops during unwinding (recording any error).
+        let value = f(&mut guard);
+        guard.pop()?;
+        Ok(value)
     }
 }
 
-impl<K: ContextKind> StackTop for PushedGuard<'_, '_, K> {
-    #[inline]
-    fn with_pushed<'c, R>(
-        &mut self,
-        ctx: &'c Context,
-        f: impl FnOnce(&mut PushedGuard<'c, '_>) -> R,
-    ) -> Result<R> {
-        with_pushed_impl(ctx, f)
-    }
-}
+impl StackTop for Stack {}
+
+impl<K: ContextKind> StackTop for PushedGuard<'_, '_, K> {}

@@ -177,6 +177,29 @@ impl Error {
         e
     }
 
+    /// `Ok` for a library call that returned `success`, else the error of `call` that returned
+    /// `status`, its detail [`LibraryStatus::returned`]'s alone.
+    #[cfg(any(feature = "cufft", feature = "curand"))]
+    #[inline]
+    pub(crate) fn check_library<S: LibraryStatus + PartialEq>(
+        status: S,
+        success: S,
+        call: &str,
+        word: &str,
+    ) -> core::result::Result<(), Self> {
+        if status == success {
+            return Ok(());
+        }
+        Err(Self::library_returned(status, call, word))
+    }
+
+    #[cfg(any(feature = "cufft", feature = "curand"))]
+    #[cold]
+    #[inline(never)]
+    fn library_returned(status: impl LibraryStatus, call: &str, word: &str) -> Self {
+        Self::library(status, status.returned(call, word))
+    }
+
     /// The raw status of the CUDA library call that failed (an `nvrtcResult`,
     /// `cublasStatus_t`, `ncclResult_t`, `cufftResult` or `curandStatus_t`, as the library
     /// returned it, also one the kind does not list); `None` for every other error.

@@ -122,6 +122,7 @@ macro_rules! error_kinds {
         $(
             #[cfg($cfg)]
             impl LibraryStatus for $status {
+                const UNLISTED: ErrorKind = ErrorKind::$uv;
                 fn kind(self) -> ErrorKind {
                     match self {
                         $( <$status>::$lc => ErrorKind::$lv, )*
@@ -165,8 +166,41 @@ pub(crate) trait LibraryStatus: Copy {
     /// The kind named after the status; the library's `…Unlisted` kind for a status the table
     /// does not list.
     fn kind(self) -> ErrorKind;
+    /// The library's `…Unlisted` kind.
+    #[cfg_attr(
+        not(any(
+            feature = "cublas",
+            feature = "nccl",
+            feature = "cufft",
+            feature = "curand"
+        )),
+        allow(dead_code)
+    )]
+    const UNLISTED: ErrorKind;
     /// The status as the library returned it.
     fn raw(self) -> i32;
+
+    /// How the detail of a call that returned the status begins: `"{call} returned {name}
+    /// ({value})"`, the status named by its kind, or by `word` (`"status"`, `"result"`) where
+    /// the table does not list it.
+    #[cfg_attr(
+        not(any(
+            feature = "cublas",
+            feature = "nccl",
+            feature = "cufft",
+            feature = "curand"
+        )),
+        allow(dead_code)
+    )]
+    fn returned(self, call: &str, word: &str) -> String {
+        let kind = self.kind();
+        let name = if kind == Self::UNLISTED {
+            word
+        } else {
+            kind.name()
+        };
+        format!("{call} returned {name} ({})", self.raw())
+    }
 }
 
 error_kinds! {

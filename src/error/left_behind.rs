@@ -197,6 +197,18 @@ pub(crate) fn release_in_drop(object: Object, handle: u64) -> bool {
     }
 }
 
+/// A driver object's release in its owner's `Drop`: `destroy` runs where the release may go
+/// ahead ([`release_in_drop`]), its error recorded in the drop log.
+#[inline]
+pub(crate) fn destroy_in_drop(object: Object, handle: u64, destroy: impl FnOnce() -> Result<()>) {
+    if !release_in_drop(object, handle) {
+        return;
+    }
+    if let Err(e) = destroy() {
+        crate::error::drop_log::record_drop_error(e);
+    }
+}
+
 #[cold]
 #[inline(never)]
 fn leave(e: Error, object: Object, handle: u64) -> Error {

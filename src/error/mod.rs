@@ -44,7 +44,10 @@ pub(crate) use drop_log::record_drop_error;
 pub use drop_log::{dropped_error_count, take_drop_errors};
 pub use failure::Error;
 pub use kind::ErrorKind;
-#[cfg_attr(not(custack_libraries), allow(unused_imports))]
+#[cfg_attr(
+    not(any(feature = "cublas", feature = "nccl", feature = "nvrtc")),
+    allow(unused_imports)
+)]
 pub(crate) use kind::LibraryStatus;
 pub use origin::{LaunchSite, Observer, Origin};
 pub use poison::poisoned;

@@ -93,6 +93,20 @@ fn not_linked_error(link: &Link) -> Error {
     )
 }
 
+/// The test of each library's `not_linked`, in both builds: `Ok` where the library is linked
+/// (`missing` false), else [`ErrorKind::LibraryNotLinked`] with a message naming the variable
+/// `env` and the `wheel`.
+#[cfg(all(test, any(feature = "cublas", feature = "cufft", feature = "curand")))]
+pub(crate) fn assert_says_what_to_set(result: Result<()>, missing: bool, env: &str, wheel: &str) {
+    assert_eq!(result.is_err(), missing);
+    if let Err(e) = result {
+        assert_eq!(e.kind(), ErrorKind::LibraryNotLinked);
+        let text = e.to_string();
+        assert!(text.contains(env), "{text}");
+        assert!(text.contains(wheel), "{text}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -497,18 +497,17 @@ impl<R: Precision> FftPlan<'_, C2r<R>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::not_linked::assert_says_what_to_set;
 
     #[test]
     fn a_build_without_cufft_says_what_to_set() {
         // Both builds are checked: with cuFFT linked this must be `Ok`, without (the feature
         // on, no library found) an error naming the variable and the wheel.
-        let result = not_linked();
-        assert_eq!(result.is_err(), cfg!(custack_no_cufft));
-        if let Err(e) = result {
-            assert_eq!(e.kind(), ErrorKind::LibraryNotLinked);
-            let text = e.to_string();
-            assert!(text.contains("CUSTACK_CUFFT_LIB_DIR"), "{text}");
-            assert!(text.contains("nvidia-cufft"), "{text}");
-        }
+        let (missing, env, wheel) = (
+            cfg!(custack_no_cufft),
+            "CUSTACK_CUFFT_LIB_DIR",
+            "nvidia-cufft",
+        );
+        assert_says_what_to_set(not_linked(), missing, env, wheel);
     }
 }

@@ -1,32 +1,24 @@
 //! cuFFT's results as errors: the `Cufft…` kind named after the result, the detail naming the
 //! call.
 
-use crate::error::{Error, ErrorKind, LibraryStatus, Result};
+use crate::error::{Error, Result};
 use crate::ffi;
 
 /// A cuFFT result as a `Result`: the kind named after it, the detail naming the call.
 #[inline]
 pub(crate) fn status(call: &str, result: ffi::cufft::cufftResult) -> Result<()> {
-    if result == ffi::cufft::cufftResult::CUFFT_SUCCESS {
-        return Ok(());
-    }
-    Err(status_error(call, result))
-}
-
-#[cold]
-#[inline(never)]
-fn status_error(call: &str, result: ffi::cufft::cufftResult) -> Error {
-    let kind = result.kind();
-    let name = match kind {
-        ErrorKind::CufftUnlisted => "result",
-        _ => kind.name(),
-    };
-    Error::library(result, format!("{call} returned {name} ({})", result.0))
+    Error::check_library(
+        result,
+        ffi::cufft::cufftResult::CUFFT_SUCCESS,
+        call,
+        "result",
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
 
     #[test]
     fn results_map_to_their_kinds_and_keep_the_value() {

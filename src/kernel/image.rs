@@ -5,31 +5,24 @@
 
 use crate::error::{Error, ErrorKind, Result};
 
+/// The `N` bytes at `at`, if `bytes` holds them.
+fn bytes_at<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
+    bytes.get(at..at.checked_add(N)?)?.try_into().ok()
+}
+
 /// The little-endian `u64` at `at`, if `bytes` holds it.
 pub(crate) fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
-    bytes
-        .get(at..at.checked_add(8)?)?
-        .try_into()
-        .ok()
-        .map(u64::from_le_bytes)
+    bytes_at(bytes, at).map(u64::from_le_bytes)
 }
 
 /// The little-endian `u32` at `at`, if `bytes` holds it.
 pub(crate) fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
-    bytes
-        .get(at..at.checked_add(4)?)?
-        .try_into()
-        .ok()
-        .map(u32::from_le_bytes)
+    bytes_at(bytes, at).map(u32::from_le_bytes)
 }
 
 /// The little-endian `u16` at `at`, if `bytes` holds it.
 pub(crate) fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {
-    bytes
-        .get(at..at.checked_add(2)?)?
-        .try_into()
-        .ok()
-        .map(u16::from_le_bytes)
+    bytes_at(bytes, at).map(u16::from_le_bytes)
 }
 
 /// Checks what of a cubin custack can check against `image` before the driver, which gets only

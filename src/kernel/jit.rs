@@ -7,7 +7,7 @@
 
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::left_behind::Object;
-use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::kernel::launch::Function;
 use crate::kernel::module::Module;
@@ -201,8 +201,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cuModuleLoadDataEx")]
     pub fn load_ptx_with(&self, ptx: &str, options: &JitOptions) -> Result<(Module<'_>, JitLog)> {
         crate::error::poison::check()?;
-        let image = CString::new(ptx)
-            .map_err(|_| Error::custack(ErrorKind::NulInName, "PTX source holds a NUL byte"))?;
+        let image = c_string(ptx, || "PTX source".to_owned())?;
         let mut raw_options = RawOptions::new(options);
         let mut raw = core::ptr::null_mut();
         // SAFETY: valid out-pointer; `image` is NUL-terminated PTX; the option and value arrays
@@ -352,20 +351,31 @@ impl LinkedImage<'_> {
     }
 }
 
+/// `bytes` as a C string; [`ErrorKind::NulInName`] naming `what` if they hold a NUL byte.
+fn c_string(bytes: impl Into<Vec<u8>>, what: impl FnOnce() -> String) -> Result<CString> {
+    CString::new(bytes)
+        .map_err(|_| Error::custack(ErrorKind::NulInName, format!("{} holds a NUL byte", what())))
+}
+
 impl Linker<'_> {
     /// The raw `CUlinkState`; custack destroys it when this value drops.
     pub fn as_raw(&self) -> ffi::CUlinkState {
         self.state
     }
 
+    /// The result `r` of adding an input, with the linker's logs in an error's detail; after a
+    /// failure, the error log is cleared.
+    fn added(&mut self, r: ffi::CUresult) -> Result<()> {
+        let log = self.options.log();
+        if r != ffi::CUresult::CUDA_SUCCESS {
+            self.options.clear_error_log();
+        }
+        r.result().map_err(|e| jit_error(e, &log))
+    }
+
     fn add(&mut self, kind: ffi::CUjitInputType, name: &str, data: &[u8]) -> Result<()> {
         crate::error::poison::check()?;
-        let name = CString::new(name).map_err(|_| {
-            Error::custack(
-                ErrorKind::NulInName,
-                format!("input name {name:?} holds a NUL byte"),
-            )
-        })?;
+        let name = c_string(name, || format!("input name {name:?}"))?;
         // SAFETY: a live linker state; `data` is readable for its length (the driver copies it,
         // as `cuLinkAddData` takes the input by value); the name is NUL-terminated; no options.
         let r = unsafe {
@@ -380,11 +390,7 @@ impl Linker<'_> {
                 core::ptr::null_mut(),
             )
         };
-        let log = self.options.log();
-        if r != ffi::CUresult::CUDA_SUCCESS {
-            self.options.clear_error_log();
-        }
-        r.result().map_err(|e| jit_error(e, &log))
+        self.added(r)
     }
 
     /// `cuLinkAddData`—Adds PTX source named `name` (for the logs).
@@ -439,11 +445,8 @@ impl Linker<'_> {
         path: &std::path::Path,
     ) -> Result<()> {
         crate::error::poison::check()?;
-        let c = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| {
-            Error::custack(
-                ErrorKind::NulInName,
-                format!("path {} holds a NUL byte", path.display()),
-            )
+        let c = c_string(path.as_os_str().as_encoded_bytes(), || {
+            format!("path {}", path.display())
         })?;
         // SAFETY: a live linker state; a NUL-terminated path; no options; the caller vouches
         // for the file.
@@ -457,11 +460,7 @@ impl Linker<'_> {
                 core::ptr::null_mut(),
             )
         };
-        let log = self.options.log();
-        if r != ffi::CUresult::CUDA_SUCCESS {
-            self.options.clear_error_log();
-        }
-        r.result().map_err(|e| jit_error(e, &log))
+        self.added(r)
     }
 
     /// `cuLinkComplete`—Links the inputs into one image, borrowed from the linker, and the
@@ -505,13 +504,10 @@ impl Linker<'_> {
 
 impl Drop for Linker<'_> {
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::Untracked, self.state as u64) {
-            return;
-        }
-        // SAFETY: a live linker state, destroyed once; no image borrowed from it is alive.
-        if let Err(e) = unsafe { ffi::cuLinkDestroy(self.state) }.result() {
-            record_drop_error(e);
-        }
+        crate::error::left_behind::destroy_in_drop(Object::Untracked, self.state as u64, || {
+            // SAFETY: a live linker state, destroyed once; no image borrowed from it is alive.
+            unsafe { ffi::cuLinkDestroy(self.state) }.result()
+        });
     }
 }
 

@@ -1,6 +1,6 @@
 //! Kernel functions, launch configurations and kernel arguments.
 
-use crate::asynchronous::payload::{Payload, held_as_itself, sealed as payload_sealed};
+use crate::asynchronous::payload::{Payload, copied_forms, sealed as payload_sealed};
 use crate::error::Result;
 use crate::ffi;
 use crate::vocabulary::argument::{KernelArg, KernelParam, sealed};
@@ -706,15 +706,7 @@ fn check_layout<S: KernelSignature>(name: &str, layout: &[(usize, usize)]) -> Re
 impl payload_sealed::Sealed for Function<'_> {}
 impl<'f> Payload for Function<'f> {
     type Bound<'scope> = Function<'scope>;
-    type Access<'a>
-        = Function<'f>
-    where
-        Self: 'a;
-    type Read<'a>
-        = Function<'f>
-    where
-        Self: 'a;
-    held_as_itself!();
+    copied_forms!(Function<'f>);
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> Function<'scope> {
         // SAFETY: the submission holds the function, and so the borrow of its module, until
@@ -722,53 +714,17 @@ impl<'f> Payload for Function<'f> {
         // synchronizes the context before unloading.
         unsafe { Function::from_raw(held.as_raw()) }
     }
-    #[inline]
-    fn access<'a>(held: &'a mut Self) -> Function<'f>
-    where
-        Self: 'a,
-    {
-        *held
-    }
-    #[inline]
-    fn read<'a>(held: &'a Self) -> Function<'f>
-    where
-        Self: 'a,
-    {
-        *held
-    }
 }
 
 // A typed kernel is a payload as its function is.
 impl<S: KernelSignature> payload_sealed::Sealed for Kernel<'_, S> {}
 impl<'f, S: KernelSignature> Payload for Kernel<'f, S> {
     type Bound<'scope> = Kernel<'scope, S>;
-    type Access<'a>
-        = Kernel<'f, S>
-    where
-        Self: 'a;
-    type Read<'a>
-        = Kernel<'f, S>
-    where
-        Self: 'a;
-    held_as_itself!();
+    copied_forms!(Kernel<'f, S>);
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> Kernel<'scope, S> {
         // SAFETY: as for `Function`: the submission holds the kernel, and so its module.
         unsafe { Kernel::rebrand(*held) }
-    }
-    #[inline]
-    fn access<'a>(held: &'a mut Self) -> Kernel<'f, S>
-    where
-        Self: 'a,
-    {
-        *held
-    }
-    #[inline]
-    fn read<'a>(held: &'a Self) -> Kernel<'f, S>
-    where
-        Self: 'a,
-    {
-        *held
     }
 }
 

@@ -6,8 +6,8 @@
 //! `Stream::wait`): one process's work ordered after another's without a host round trip.
 
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::Result;
 use crate::error::left_behind::Object;
-use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::memory::{DeviceBuffer, DeviceMemory, DeviceMemoryMut, device_memory, sealed};
 use crate::vocabulary::plain::DeviceCopy;
@@ -111,13 +111,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
 impl<T: DeviceCopy> Drop for IpcBuffer<'_, T> {
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::IpcMemory, self.ptr) {
-            return;
-        }
-        // SAFETY: opened by `open_ipc` in the current context (its guard is on top), closed
-        // once; no asynchronous work uses it (scopes bind it by borrow).
-        if let Err(e) = unsafe { ffi::cuIpcCloseMemHandle(self.ptr) }.result() {
-            record_drop_error(e);
-        }
+        crate::error::left_behind::destroy_in_drop(Object::IpcMemory, self.ptr, || {
+            // SAFETY: opened by `open_ipc` in the current context (its guard is on top), closed
+            // once; no asynchronous work uses it (scopes bind it by borrow).
+            unsafe { ffi::cuIpcCloseMemHandle(self.ptr) }.result()
+        });
     }
 }

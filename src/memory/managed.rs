@@ -8,10 +8,12 @@
 //! custack allocates managed memory only on devices with concurrent managed access (Pascal and
 //! later on Linux): on older ones any host access while *any* kernel runs faults.
 
-use crate::error::left_behind::Object;
-use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
-use crate::memory::{DeviceMemory, DeviceMemoryMut, check_alloc_len, device_memory, sealed};
+use crate::memory::{
+    DeviceMemory, DeviceMemoryMut, check_alloc_len, device_memory, free_device,
+    free_device_in_drop, sealed,
+};
 
 static_assertions::assert_not_impl_any!(ManagedBuffer<'static, u8>: Send, Sync);
 use crate::context::stack::{ContextKind, PushedGuard};
@@ -183,21 +185,15 @@ impl<T: DeviceCopy> ManagedBuffer<'_, T> {
     #[doc(alias = "cuMemFree")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        crate::error::left_behind::release(Object::DeviceMemory, this.ptr)?;
         // SAFETY: allocated by `cuMemAllocManaged`, freed once (`this` never drops).
-        unsafe { ffi::cuMemFree_v2(this.ptr) }.result()
+        unsafe { free_device(this.ptr) }
     }
 }
 
 impl<T: DeviceCopy> Drop for ManagedBuffer<'_, T> {
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::DeviceMemory, self.ptr) {
-            return;
-        }
         // SAFETY: allocated in the current context (the guard that lent it is on top), freed
         // once; no device work uses it (scopes borrow it until complete, submissions own it).
-        if let Err(e) = unsafe { ffi::cuMemFree_v2(self.ptr) }.result() {
-            record_drop_error(e);
-        }
+        unsafe { free_device_in_drop(self.ptr) }
     }
 }

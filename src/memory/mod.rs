@@ -17,7 +17,7 @@ pub(crate) mod vmm;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::left_behind::Object;
 use crate::error::poison;
-use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
@@ -569,11 +569,13 @@ pub struct DeviceViewMut<'a, T: DeviceCopy> {
     _marker: PhantomData<(&'a mut [T], *const ())>,
 }
 
-/// Implements the memory traits for a type with `ptr` and `len` fields.
+/// Implements the memory traits for a type with `ptr` and `len` fields: `device_memory!(Type,
+/// mut_)` for `Type<'_, T>` (`mut_`: writable too), `device_memory!([generics] Type<…>)` for a
+/// type with more parameters (`DeviceMemory` only).
 macro_rules! device_memory {
-    ($ty:ident, $($mut_:ident)?) => {
-        impl<T: DeviceCopy> sealed::Sealed for $ty<'_, T> {}
-        impl<T: DeviceCopy> DeviceMemory<T> for $ty<'_, T> {
+    ([$($g:tt)*] $ty:ty) => {
+        impl<T: DeviceCopy, $($g)*> sealed::Sealed for $ty {}
+        impl<T: DeviceCopy, $($g)*> DeviceMemory<T> for $ty {
             #[inline]
             fn device_ptr(&self) -> ffi::CUdeviceptr {
                 self.ptr
@@ -583,6 +585,9 @@ macro_rules! device_memory {
                 self.len
             }
         }
+    };
+    ($ty:ident, $($mut_:ident)?) => {
+        $crate::memory::device_memory!([] $ty<'_, T>);
         $(impl<T: DeviceCopy> DeviceMemoryMut<T> for $ty<'_, T> {} const _: &str = stringify!($mut_);)?
     };
 }
@@ -632,24 +637,48 @@ impl<T: DeviceCopy> DeviceBuffer<'_, T> {
     #[doc(alias = "cuMemFree")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        crate::error::left_behind::release(Object::DeviceMemory, this.ptr)?;
         // SAFETY: `ptr` was allocated by `cuMemAlloc` and is freed once (`this` never drops).
-        unsafe { ffi::cuMemFree_v2(this.ptr) }.result()
+        unsafe { free_device(this.ptr) }
     }
 }
 
 impl<T: DeviceCopy> Drop for DeviceBuffer<'_, T> {
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::DeviceMemory, self.ptr) {
-            return;
-        }
         // SAFETY: `ptr` was allocated by `cuMemAlloc` in the current context (the guard that
         // lent the buffer is alive and on top) and is freed once. No asynchronous work can use
         // it: stream scopes borrow it until their work is complete.
-        if let Err(e) = unsafe { ffi::cuMemFree_v2(self.ptr) }.result() {
-            record_drop_error(e);
-        }
+        unsafe { free_device_in_drop(self.ptr) }
     }
+}
+
+/// `cuMemFree` of device memory that its owner frees by hand: the driver's error; after a
+/// sticky error (or in a forked child) that error, without calling the driver, the memory
+/// leaked (R20).
+///
+/// # Safety
+///
+/// `ptr` was allocated by `cuMemAlloc`, `cuMemAllocManaged` or `cuMemAllocPitch`, and is freed
+/// only here: its owner never drops.
+pub(crate) unsafe fn free_device(ptr: ffi::CUdeviceptr) -> Result<()> {
+    crate::error::left_behind::release(Object::DeviceMemory, ptr)?;
+    // SAFETY: the caller's promise: memory the driver allocated, freed once.
+    unsafe { ffi::cuMemFree_v2(ptr) }.result()
+}
+
+/// `cuMemFree` of device memory in its owner's `Drop`: the driver's error recorded
+/// ([`take_drop_errors`](crate::take_drop_errors)); the memory leaked where the process leaves
+/// it behind (R20).
+///
+/// # Safety
+///
+/// `ptr` was allocated as for [`free_device`] in the current context, is freed only here (its
+/// owner is dropping), and no asynchronous work uses the memory.
+pub(crate) unsafe fn free_device_in_drop(ptr: ffi::CUdeviceptr) {
+    crate::error::left_behind::destroy_in_drop(Object::DeviceMemory, ptr, || {
+        // SAFETY: the caller's promise: memory of the current context that no work uses, freed
+        // once.
+        unsafe { ffi::cuMemFree_v2(ptr) }.result()
+    });
 }
 
 /// Page-locked (pinned) host memory, lent by a guard, so asynchronous copies from and to it
@@ -733,15 +762,12 @@ impl<T: DeviceCopy> PinnedBuffer<'_, T> {
 
 impl<T: DeviceCopy> Drop for PinnedBuffer<'_, T> {
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::HostMemory, self.ptr.as_ptr() as u64)
-        {
-            return;
-        }
-        // SAFETY: allocated by `cuMemHostAlloc` in the current context, freed once; no
-        // asynchronous copy can use it (stream scopes borrow it until complete).
-        if let Err(e) = unsafe { ffi::cuMemFreeHost(self.ptr.as_ptr().cast()) }.result() {
-            record_drop_error(e);
-        }
+        let ptr = self.ptr.as_ptr();
+        crate::error::left_behind::destroy_in_drop(Object::HostMemory, ptr as u64, || {
+            // SAFETY: allocated by `cuMemHostAlloc` in the current context, freed once; no
+            // asynchronous copy can use it (stream scopes borrow it until complete).
+            unsafe { ffi::cuMemFreeHost(ptr.cast()) }.result()
+        });
     }
 }
 

@@ -3,12 +3,10 @@
 //! (`cuMemcpy2D`, synchronous and in scopes) checked without a driver call.
 
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::left_behind::Object;
-use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
-use crate::memory::byte_size;
-use crate::vocabulary::argument::{DevicePtr, KernelArg, sealed};
-use crate::vocabulary::binding::Invariant;
+use crate::memory::{byte_size, free_device, free_device_in_drop};
+use crate::vocabulary::binding::{Invariant, device_arg};
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
@@ -280,22 +278,16 @@ impl<T: DeviceCopy> PitchedBuffer<'_, T> {
     #[doc(alias = "cuMemFree")]
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        crate::error::left_behind::release(Object::DeviceMemory, this.ptr)?;
         // SAFETY: allocated by `cuMemAllocPitch`, freed once (`this` never drops).
-        unsafe { ffi::cuMemFree_v2(this.ptr) }.result()
+        unsafe { free_device(this.ptr) }
     }
 }
 
 impl<T: DeviceCopy> Drop for PitchedBuffer<'_, T> {
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::DeviceMemory, self.ptr) {
-            return;
-        }
         // SAFETY: allocated in the current context (its guard is on top), freed once; no
         // asynchronous work uses it (scopes bind it by borrow).
-        if let Err(e) = unsafe { ffi::cuMemFree_v2(self.ptr) }.result() {
-            record_drop_error(e);
-        }
+        unsafe { free_device_in_drop(self.ptr) }
     }
 }
 
@@ -320,21 +312,4 @@ impl<T: DeviceCopy> ScopedPitched<'_, T> {
 
 // A pitched array is passed by reference, like a mutable binding; the kernel gets its base
 // address (and the pitch as an argument of its own).
-impl<T: DeviceCopy> sealed::Sealed for &ScopedPitched<'_, T> {}
-impl<T: DeviceCopy> sealed::Sealed for &mut ScopedPitched<'_, T> {}
-impl<'scope, T: DeviceCopy> KernelArg<'scope> for &ScopedPitched<'scope, T> {
-    type Raw = ffi::CUdeviceptr;
-    type Param = DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.device_ptr()
-    }
-}
-impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut ScopedPitched<'scope, T> {
-    type Raw = ffi::CUdeviceptr;
-    type Param = DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.device_ptr()
-    }
-}
+device_arg!(by_ref ScopedPitched);

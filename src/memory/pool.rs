@@ -7,8 +7,8 @@
 //! is allowed by the driver (it releases the memory once they complete).
 
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::Result;
 use crate::error::left_behind::Object;
-use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use core::ffi::c_void;
 use core::marker::PhantomData;
@@ -165,14 +165,11 @@ impl Drop for MemPool<'_> {
         if !self.owned {
             return;
         }
-        if !crate::error::left_behind::release_in_drop(Object::Untracked, self.raw as u64) {
-            return;
-        }
-        // SAFETY: a pool this value created, destroyed once. Allocations or frees still pending
-        // are allowed: the driver releases the pool's memory once they complete (Stream Ordered
-        // Memory Allocator, cuMemPoolDestroy).
-        if let Err(e) = unsafe { ffi::cuMemPoolDestroy(self.raw) }.result() {
-            record_drop_error(e);
-        }
+        crate::error::left_behind::destroy_in_drop(Object::Untracked, self.raw as u64, || {
+            // SAFETY: a pool this value created, destroyed once. Allocations or frees still pending
+            // are allowed: the driver releases the pool's memory once they complete (Stream Ordered
+            // Memory Allocator, cuMemPoolDestroy).
+            unsafe { ffi::cuMemPoolDestroy(self.raw) }.result()
+        });
     }
 }

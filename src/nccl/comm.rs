@@ -7,7 +7,9 @@ use super::check;
 use super::group::Member;
 use super::id::UniqueId;
 use super::op::Op;
-use super::status::{Stalled, ask, not_linked, poll, status, status_error, timed_out};
+use super::status::{
+    Stalled, ask, not_linked, poll, rank_timed_out, status, status_error, timed_out,
+};
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::deadline::{Deadline, Polled, poll_until};
@@ -237,16 +239,13 @@ impl Comm<'_> {
             return;
         }
         // Poisoned or forked (R20, R22): leaked; aborting frees what its kernels may use.
-        if !crate::error::left_behind::release_in_drop(Object::Untracked, raw as u64) {
-            return;
-        }
-        // SAFETY: a live communicator of the current context (this value borrows its guard),
-        // aborted once: `raw` was taken out above, so no later call reaches it.
-        if let Err(e) = status("ncclCommAbort", core::ptr::null_mut(), unsafe {
-            ffi::nccl::ncclCommAbort(raw)
-        }) {
-            record_drop_error(e);
-        }
+        crate::error::left_behind::destroy_in_drop(Object::Untracked, raw as u64, || {
+            // SAFETY: a live communicator of the current context (this value borrows its
+            // guard), aborted once: `raw` was taken out above, so no later call reaches it.
+            status("ncclCommAbort", core::ptr::null_mut(), unsafe {
+                ffi::nccl::ncclCommAbort(raw)
+            })
+        });
     }
 
     /// Aborts with the error `e` (remembered for later calls), returning it.
@@ -267,14 +266,8 @@ impl Comm<'_> {
 
     #[cold]
     fn timed_out(&self, call: &str, waited: Duration) -> Error {
-        timed_out(
-            format_args!(
-                "{call} on rank {} of {} (timeout {:?})",
-                self.rank, self.nranks, self.timeout
-            ),
-            waited,
-            "a rank that died or never arrived? The communicator was aborted",
-        )
+        let then = "a rank that died or never arrived? The communicator was aborted";
+        rank_timed_out(call, (self.rank, self.nranks, self.timeout), waited, then)
     }
 
     /// Issues one checked call on its scope's stream (refused inside a capture) and returns

@@ -8,7 +8,7 @@ use super::comm::{Comm, finish, init_rank, refuse_blocking_override};
 use super::group::{Group, Member};
 use super::id::unique_id;
 use super::op::{NcclType, ReduceOp};
-use super::status::{ask, not_linked, status, timed_out};
+use super::status::{ask, not_linked, rank_timed_out, status};
 use crate::context::Context;
 use crate::context::raw::with_raw_current;
 use crate::context::stack::{PushedGuard, StackTop};
@@ -165,13 +165,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
     ///
     /// [`ErrorKind::ContextMismatch`] if it was parked from another context (it is dropped).
     pub fn attach_comm(&self, parked: ParkedComm<'ctx>) -> Result<Comm<'_>> {
-        if parked.ctx != self.as_raw() {
-            return Err(crate::parking::mismatch(
-                "communicator",
-                parked.ctx,
-                self.as_raw(),
-            ));
-        }
+        crate::parking::same_context("communicator", parked.ctx, self.as_raw())?;
         let parked = core::mem::ManuallyDrop::new(parked);
         Ok(Comm {
             raw: Cell::new(Cell::get(&parked.raw)),
@@ -440,13 +434,7 @@ impl Member for ParkedComm<'_> {
 
     #[cold]
     fn timed_out(&self, call: &str, waited: Duration) -> Error {
-        timed_out(
-            format_args!(
-                "{call} on rank {} of {} (timeout {:?})",
-                self.rank, self.nranks, self.timeout
-            ),
-            waited,
-            "every communicator of the call was aborted",
-        )
+        let then = "every communicator of the call was aborted";
+        rank_timed_out(call, (self.rank, self.nranks, self.timeout), waited, then)
     }
 }

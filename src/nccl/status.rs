@@ -4,7 +4,7 @@
 //! `timed_out`, the error of a wait past its deadline.
 
 use crate::deadline::{Deadline, Polled, passed, poll_until};
-use crate::error::{Error, ErrorKind, LibraryStatus, Result};
+use crate::error::{Error, LibraryStatus, Result};
 use crate::ffi;
 use crate::ffi::nccl::{ncclComm_t, ncclResult_t};
 use core::ffi::{CStr, c_char};
@@ -27,18 +27,13 @@ pub(super) fn status(call: &str, comm: ncclComm_t, status: ncclResult_t) -> Resu
 #[cold]
 #[inline(never)]
 pub(super) fn status_error(call: &str, comm: ncclComm_t, status: ncclResult_t) -> Error {
-    let kind = status.kind();
     // SAFETY: `ncclGetErrorString` takes any value and returns a pointer to a static string;
     // null is checked below.
     let text = c_text(unsafe { ffi::nccl::ncclGetErrorString(status) });
     // SAFETY: `ncclGetLastError` takes a communicator or null (the thread's last error) and
     // returns a string NCCL owns, valid until its next call on this thread; copied at once.
     let last = c_text(unsafe { ffi::nccl::ncclGetLastError(comm) });
-    let name = match kind {
-        ErrorKind::NcclUnlisted => "status",
-        _ => kind.name(),
-    };
-    let mut detail = format!("{call} returned {name} ({}): {text}", status.0);
+    let mut detail = format!("{}: {text}", status.returned(call, "status"));
     if !last.is_empty() {
         detail.push_str(": ");
         detail.push_str(&last);
@@ -113,9 +108,26 @@ pub(super) fn timed_out(what: core::fmt::Arguments<'_>, waited: Duration, then: 
     e.with_detail(detail)
 }
 
+/// [`timed_out`] of `call` on rank `rank` of `nranks`, on a communicator whose timeout is
+/// `timeout`.
+#[cold]
+pub(super) fn rank_timed_out(
+    call: &str,
+    (rank, nranks, timeout): (usize, usize, Duration),
+    waited: Duration,
+    then: &str,
+) -> Error {
+    timed_out(
+        format_args!("{call} on rank {rank} of {nranks} (timeout {timeout:?})"),
+        waited,
+        then,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
 
     #[test]
     fn statuses_are_kinds_named_after_them() {

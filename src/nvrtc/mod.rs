@@ -533,17 +533,12 @@ impl Handle {
 impl Drop for Handle {
     fn drop(&mut self) {
         // Poisoned or forked (R20, R22): leaked, as every library's handle is.
-        if !crate::error::left_behind::release_in_drop(
-            crate::error::left_behind::Object::Untracked,
-            self.0 as u64,
-        ) {
-            return;
-        }
-        // SAFETY: a live program, destroyed once; NVRTC sets `self.0` to null.
-        let r = unsafe { ffi::nvrtcDestroyProgram(&raw mut self.0) };
-        if let Err(e) = check("nvrtcDestroyProgram", r) {
-            crate::error::record_drop_error(e);
-        }
+        let object = crate::error::left_behind::Object::Untracked;
+        crate::error::left_behind::destroy_in_drop(object, self.0 as u64, || {
+            // SAFETY: a live program, destroyed once; NVRTC sets `self.0` to null.
+            let r = unsafe { ffi::nvrtcDestroyProgram(&raw mut self.0) };
+            check("nvrtcDestroyProgram", r)
+        });
     }
 }
 

@@ -142,9 +142,7 @@ impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
         &self,
         parked: ParkedBuffer<'ctx, T, K>,
     ) -> Result<DeviceBuffer<'_, T>> {
-        if parked.ctx != self.as_raw() {
-            return Err(super::mismatch("buffer", parked.ctx, self.as_raw()));
-        }
+        super::same_context("buffer", parked.ctx, self.as_raw())?;
         let parked = core::mem::ManuallyDrop::new(parked);
         // SAFETY: an allocation of this guard's context (checked above), owned by the parked
         // buffer, which is consumed without being dropped.

@@ -337,13 +337,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
         &self,
         parked: ParkedPinned<'ctx, T>,
     ) -> Result<PinnedBuffer<'_, T>> {
-        if parked.ctx != self.as_raw() {
-            return Err(super::mismatch(
-                "page-locked buffer",
-                parked.ctx,
-                self.as_raw(),
-            ));
-        }
+        super::same_context("page-locked buffer", parked.ctx, self.as_raw())?;
         let parked = ManuallyDrop::new(parked);
         // SAFETY: allocated by `cuMemHostAlloc` in this guard's context (checked above), `len`
         // initialized elements, owned by `parked`, which never drops.
@@ -371,13 +365,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
         &self,
         parked: ParkedRegisteredVec<'ctx, T>,
     ) -> Result<RegisteredVec<'_, T>> {
-        if parked.ctx != self.as_raw() {
-            return Err(super::mismatch(
-                "registered vector",
-                parked.ctx,
-                self.as_raw(),
-            ));
-        }
+        super::same_context("registered vector", parked.ctx, self.as_raw())?;
         let mut parked = ManuallyDrop::new(parked);
         // SAFETY: taken once; `parked` never drops.
         let vec = unsafe { ManuallyDrop::take(&mut parked.vec) };

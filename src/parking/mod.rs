@@ -18,8 +18,22 @@ pub(crate) mod stream;
 pub(crate) mod submission;
 pub(crate) mod tuple;
 
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
+
+/// `Ok` where `what`, parked from context `parked`, is attached to a guard of that context
+/// (`guard`); else [`mismatch`].
+#[inline]
+pub(crate) fn same_context(
+    what: &str,
+    parked: ffi::CUcontext,
+    guard: ffi::CUcontext,
+) -> Result<()> {
+    if parked == guard {
+        return Ok(());
+    }
+    Err(mismatch(what, parked, guard))
+}
 
 /// The error of attaching `what`, parked from context `parked`, to a guard of another context:
 /// every parked value is attached only to a guard of its own context (a pointer compare).

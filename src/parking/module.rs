@@ -95,9 +95,7 @@ impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
     /// [`ErrorKind::ContextMismatch`](crate::ErrorKind::ContextMismatch) if it was parked from another context; the parked module
     /// is then dropped, which unloads it in its own context.
     pub fn attach_module(&self, mut parked: ParkedModule<'ctx, K>) -> Result<Module<'_>> {
-        if parked.ctx != self.as_raw() {
-            return Err(super::mismatch("module", parked.ctx, self.as_raw()));
-        }
+        super::same_context("module", parked.ctx, self.as_raw())?;
         let source = core::mem::take(&mut parked.source);
         let parked = core::mem::ManuallyDrop::new(parked);
         // SAFETY: a live module of this guard's context (checked above), loaded from `source`,

@@ -81,9 +81,7 @@ impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
     /// another context; the parked stream is then dropped, which destroys it in its own
     /// context.
     pub fn attach_stream(&self, parked: ParkedStream<'ctx, K>) -> Result<Stream<'_>> {
-        if parked.ctx != self.as_raw() {
-            return Err(super::mismatch("stream", parked.ctx, self.as_raw()));
-        }
+        super::same_context("stream", parked.ctx, self.as_raw())?;
         let parked = core::mem::ManuallyDrop::new(parked);
         // SAFETY: a live stream of this guard's context (checked above), owned by the parked
         // stream, which is consumed without being dropped.

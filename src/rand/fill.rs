@@ -120,6 +120,29 @@ real!(
     curandGenerateLogNormalDouble
 );
 
+/// The two fills of normally distributed values (`normal`, `log_normal`), which differ only in
+/// the cuRAND function called.
+#[derive(Clone, Copy)]
+pub(super) enum NormalFill {
+    Normal,
+    LogNormal,
+}
+
+/// The signature of [`Real::normal`] and [`Real::log_normal`].
+pub(super) type NormalFn<T> =
+    unsafe fn(ffi::curand::curandGenerator_t, *mut T, usize, T, T) -> ffi::curand::curandStatus_t;
+
+impl NormalFill {
+    /// The cuRAND function's name for `T`, and the function: [`Real::normal`] or
+    /// [`Real::log_normal`], whose safety contract is [`Real::uniform`]'s.
+    pub(super) fn of<T: Real>(self) -> (&'static str, NormalFn<T>) {
+        match self {
+            Self::Normal => (T::NORMAL, T::normal),
+            Self::LogNormal => (T::LOG_NORMAL, T::log_normal),
+        }
+    }
+}
+
 /// A device address as the pointer type cuRAND takes.
 fn out_ptr<T>(p: ffi::CUdeviceptr) -> *mut T {
     p as usize as *mut T
@@ -195,13 +218,7 @@ impl Rng<'_> {
         mean: T,
         stddev: T,
     ) -> Result<()> {
-        let (ptr, n) = out.raw_parts();
-        check::length(T::NORMAL, Target::Device, self.kind(), Values::Normal, n)?;
-        check::normal(T::NORMAL, Target::Device, mean.into(), stddev.into())?;
-        self.enqueue(s, T::NORMAL, |g| {
-            // SAFETY: as in `uniform`; `n` is even for a generator that makes pairs (checked).
-            unsafe { T::normal(g, out_ptr(ptr), n, mean, stddev) }
-        })
+        self.normal_fill(s, out, (mean, stddev), NormalFill::Normal)
     }
 
     /// `curandGenerateLogNormal`/`curandGenerateLogNormalDouble`—Enqueues filling `out` with
@@ -223,18 +240,25 @@ impl Rng<'_> {
         mean: T,
         stddev: T,
     ) -> Result<()> {
+        self.normal_fill(s, out, (mean, stddev), NormalFill::LogNormal)
+    }
+
+    /// [`normal`](Self::normal) or [`log_normal`](Self::log_normal), as `which` says.
+    fn normal_fill<'scope, T: Real>(
+        &self,
+        s: &StreamScope<'scope, '_>,
+        out: impl ScopedWrite<'scope, T>,
+        (mean, stddev): (T, T),
+        which: NormalFill,
+    ) -> Result<()> {
+        let (call, fill) = which.of::<T>();
         let (ptr, n) = out.raw_parts();
-        check::length(
-            T::LOG_NORMAL,
-            Target::Device,
-            self.kind(),
-            Values::Normal,
-            n,
-        )?;
-        check::normal(T::LOG_NORMAL, Target::Device, mean.into(), stddev.into())?;
-        self.enqueue(s, T::LOG_NORMAL, |g| {
-            // SAFETY: as in `normal`.
-            unsafe { T::log_normal(g, out_ptr(ptr), n, mean, stddev) }
+        check::length(call, Target::Device, self.kind(), Values::Normal, n)?;
+        check::normal(call, Target::Device, mean.into(), stddev.into())?;
+        self.enqueue(s, call, |g| {
+            // SAFETY: as in `uniform`, whose contract `fill` has (`T::normal` or
+            // `T::log_normal`); `n` is even for a generator that makes pairs (checked).
+            unsafe { fill(g, out_ptr(ptr), n, mean, stddev) }
         })
     }
 

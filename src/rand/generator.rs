@@ -450,6 +450,7 @@ impl Rng<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::not_linked::assert_says_what_to_set;
 
     #[test]
     fn an_mt19937_call_runs_alone_and_the_others_alongside_each_other() {
@@ -481,13 +482,11 @@ mod tests {
     fn a_build_without_curand_says_what_to_set() {
         // Both builds are checked: with cuRAND linked this must be `Ok`, without (the feature
         // on, no library found) an error naming the variable and the wheel.
-        let result = not_linked();
-        assert_eq!(result.is_err(), cfg!(custack_no_curand));
-        if let Err(e) = result {
-            assert_eq!(e.kind(), ErrorKind::LibraryNotLinked);
-            let text = e.to_string();
-            assert!(text.contains("CUSTACK_CURAND_LIB_DIR"), "{text}");
-            assert!(text.contains("nvidia-curand"), "{text}");
-        }
+        let (missing, env, wheel) = (
+            cfg!(custack_no_curand),
+            "CUSTACK_CURAND_LIB_DIR",
+            "nvidia-curand",
+        );
+        assert_says_what_to_set(not_linked(), missing, env, wheel);
     }
 }

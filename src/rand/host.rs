@@ -9,7 +9,7 @@
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::rand::check::{self, Target, Values};
-use crate::rand::fill::{Real, width};
+use crate::rand::fill::{NormalFill, Real, width};
 use crate::rand::generator::{
     not_linked, serialize, set_dimensions, set_offset, set_ordering, set_seed,
 };
@@ -329,13 +329,7 @@ impl HostRng {
     #[doc(alias = "curandGenerateNormal")]
     #[doc(alias = "curandGenerateNormalDouble")]
     pub fn normal<T: Real>(&mut self, out: &mut [T], mean: T, stddev: T) -> Result<()> {
-        let n = out.len();
-        check::length(T::NORMAL, Target::Host, self.kind, Values::Normal, n)?;
-        check::normal(T::NORMAL, Target::Host, mean.into(), stddev.into())?;
-        self.generate(T::NORMAL, |g| {
-            // SAFETY: as in `uniform`; `n` is even for a generator that makes pairs (checked).
-            unsafe { T::normal(g, out.as_mut_ptr(), n, mean, stddev) }
-        })
+        self.normal_fill(out, (mean, stddev), NormalFill::Normal)
     }
 
     /// `curandGenerateLogNormal`/`curandGenerateLogNormalDouble`—Fills `out` with
@@ -363,12 +357,24 @@ impl HostRng {
     #[doc(alias = "curandGenerateLogNormal")]
     #[doc(alias = "curandGenerateLogNormalDouble")]
     pub fn log_normal<T: Real>(&mut self, out: &mut [T], mean: T, stddev: T) -> Result<()> {
+        self.normal_fill(out, (mean, stddev), NormalFill::LogNormal)
+    }
+
+    /// [`normal`](Self::normal) or [`log_normal`](Self::log_normal), as `which` says.
+    fn normal_fill<T: Real>(
+        &mut self,
+        out: &mut [T],
+        (mean, stddev): (T, T),
+        which: NormalFill,
+    ) -> Result<()> {
+        let (call, fill) = which.of::<T>();
         let n = out.len();
-        check::length(T::LOG_NORMAL, Target::Host, self.kind, Values::Normal, n)?;
-        check::normal(T::LOG_NORMAL, Target::Host, mean.into(), stddev.into())?;
-        self.generate(T::LOG_NORMAL, |g| {
-            // SAFETY: as in `normal`.
-            unsafe { T::log_normal(g, out.as_mut_ptr(), n, mean, stddev) }
+        check::length(call, Target::Host, self.kind, Values::Normal, n)?;
+        check::normal(call, Target::Host, mean.into(), stddev.into())?;
+        self.generate(call, |g| {
+            // SAFETY: as in `uniform`, whose contract `fill` has (`T::normal` or
+            // `T::log_normal`); `n` is even for a generator that makes pairs (checked).
+            unsafe { fill(g, out.as_mut_ptr(), n, mean, stddev) }
         })
     }
 

@@ -1,32 +1,24 @@
 //! cuRAND's statuses as results: the `Curand…` kind named after the status, the detail naming
 //! the call.
 
-use crate::error::{Error, ErrorKind, LibraryStatus, Result};
+use crate::error::{Error, Result};
 use crate::ffi;
 
 /// A cuRAND status as a result: the kind named after the status, the detail naming the call.
 #[inline]
 pub(crate) fn status(call: &str, status: ffi::curand::curandStatus_t) -> Result<()> {
-    if status == ffi::curand::curandStatus_t::CURAND_STATUS_SUCCESS {
-        return Ok(());
-    }
-    Err(status_error(call, status))
-}
-
-#[cold]
-#[inline(never)]
-fn status_error(call: &str, status: ffi::curand::curandStatus_t) -> Error {
-    let kind = status.kind();
-    let name = match kind {
-        ErrorKind::CurandUnlisted => "status",
-        _ => kind.name(),
-    };
-    Error::library(status, format!("{call} returned {name} ({})", status.0))
+    Error::check_library(
+        status,
+        ffi::curand::curandStatus_t::CURAND_STATUS_SUCCESS,
+        call,
+        "status",
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
 
     #[test]
     fn statuses_map_to_their_kinds_and_keep_the_value() {

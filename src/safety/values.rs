@@ -3,12 +3,14 @@
 
 use crate::asynchronous::event::Event;
 use crate::asynchronous::graph::GraphExec;
-use crate::asynchronous::payload::{Payload, held_as_itself, sealed as payload_sealed};
+use crate::asynchronous::payload::{
+    Payload, copied_forms, device_view_forms, held_as_itself, sealed as payload_sealed,
+};
 use crate::deadline::Deadline;
 use crate::error::Result;
 use crate::kernel::contract::{CheckedBy, Contract, Declared};
 use crate::kernel::module::Module;
-use crate::memory::{DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut};
+use crate::memory::{DeviceBuffer, DeviceMemory, DeviceMemoryMut};
 use crate::vocabulary::binding::ScopedSliceMut;
 use crate::vocabulary::plain::DeviceCopy;
 
@@ -121,33 +123,12 @@ impl<T: DeviceCopy> payload_sealed::Sealed for RestrictedBuffer<'_, T> {}
 /// buffer inside it is.
 impl<T: DeviceCopy> Payload for RestrictedBuffer<'_, T> {
     type Bound<'scope> = ScopedSliceMut<'scope, T>;
-    type Access<'a>
-        = DeviceViewMut<'a, T>
-    where
-        Self: 'a;
-    type Read<'a>
-        = DeviceView<'a, T>
-    where
-        Self: 'a;
+    device_view_forms!(T, buffer);
     held_as_itself!();
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> ScopedSliceMut<'scope, T> {
         // SAFETY: the caller's promise for the held payload covers the buffer inside it.
         unsafe { <DeviceBuffer<'_, T> as Payload>::bind(&mut held.buffer) }
-    }
-    #[inline]
-    fn access<'a>(held: &'a mut Self) -> DeviceViewMut<'a, T>
-    where
-        Self: 'a,
-    {
-        held.buffer.as_view_mut()
-    }
-    #[inline]
-    fn read<'a>(held: &'a Self) -> DeviceView<'a, T>
-    where
-        Self: 'a,
-    {
-        held.buffer.as_view()
     }
     fn left_behind(held: &Self) {
         <DeviceBuffer<'_, T> as Payload>::left_behind(&held.buffer);
@@ -217,35 +198,13 @@ impl<C: Contract> payload_sealed::Sealed for RestrictedKernel<'_, C> {}
 /// Moved into a graph, as a [`Declared`] is: the graph holds the borrow of its module.
 impl<'m, C: Contract> Payload for RestrictedKernel<'m, C> {
     type Bound<'scope> = RestrictedKernel<'scope, C>;
-    type Access<'a>
-        = RestrictedKernel<'m, C>
-    where
-        Self: 'a;
-    type Read<'a>
-        = RestrictedKernel<'m, C>
-    where
-        Self: 'a;
-    held_as_itself!();
+    copied_forms!(RestrictedKernel<'m, C>);
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> RestrictedKernel<'scope, C> {
         RestrictedKernel {
             // SAFETY: the caller's promise for the held payload covers the kernel inside it.
             kernel: unsafe { <Declared<'m, C> as Payload>::bind(&mut held.kernel) },
         }
-    }
-    #[inline]
-    fn access<'a>(held: &'a mut Self) -> RestrictedKernel<'m, C>
-    where
-        Self: 'a,
-    {
-        *held
-    }
-    #[inline]
-    fn read<'a>(held: &'a Self) -> RestrictedKernel<'m, C>
-    where
-        Self: 'a,
-    {
-        *held
     }
 }
 

@@ -5,7 +5,7 @@
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::left_behind::Object;
-use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::memory::pitched::check_packed;
 use crate::texture::scoped::ScopedArray;
@@ -151,15 +151,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             return Err(Error::from_kind(ErrorKind::InvalidValue)
                 .with_detail("an empty array: allocate at least one element"));
         }
-        // The descriptor's height is 0 for a 1D array and its depth 0 for a 1D or 2D one.
-        let desc = ffi::CUDA_ARRAY3D_DESCRIPTOR {
-            Width: width,
-            Height: if height == 1 && depth == 1 { 0 } else { height },
-            Depth: if depth == 1 { 0 } else { depth },
-            Format: T::FORMAT,
-            NumChannels: T::CHANNELS,
-            Flags: ffi::CUDA_ARRAY3D_SURFACE_LDST,
-        };
+        let desc = array_descriptor::<T>(width, height, depth);
         let mut raw = core::ptr::null_mut();
         // SAFETY: valid out-pointer; a fully initialized descriptor; this guard's context is
         // current.
@@ -171,6 +163,23 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             depth,
             _marker: PhantomData,
         })
+    }
+}
+
+/// The descriptor of a surface-capable array of `T` of `width × height × depth` elements: the
+/// descriptor's height is 0 for a 1D array and its depth 0 for a 1D or 2D one.
+pub(crate) fn array_descriptor<T: ArrayElement>(
+    width: usize,
+    height: usize,
+    depth: usize,
+) -> ffi::CUDA_ARRAY3D_DESCRIPTOR {
+    ffi::CUDA_ARRAY3D_DESCRIPTOR {
+        Width: width,
+        Height: if height == 1 && depth == 1 { 0 } else { height },
+        Depth: if depth == 1 { 0 } else { depth },
+        Format: T::FORMAT,
+        NumChannels: T::CHANNELS,
+        Flags: ffi::CUDA_ARRAY3D_SURFACE_LDST,
     }
 }
 
@@ -250,14 +259,11 @@ impl<T: ArrayElement> CudaArray<'_, T> {
 
 impl<T: ArrayElement> Drop for CudaArray<'_, T> {
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::Array, self.raw as u64) {
-            return;
-        }
-        // SAFETY: created by this value, destroyed once; no texture, surface or scope uses it
-        // (they borrow it).
-        if let Err(e) = unsafe { ffi::cuArrayDestroy(self.raw) }.result() {
-            record_drop_error(e);
-        }
+        crate::error::left_behind::destroy_in_drop(Object::Array, self.raw as u64, || {
+            // SAFETY: created by this value, destroyed once; no texture, surface or scope uses it
+            // (they borrow it).
+            unsafe { ffi::cuArrayDestroy(self.raw) }.result()
+        });
     }
 }
 

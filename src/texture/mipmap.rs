@@ -13,10 +13,10 @@
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::left_behind::Object;
-use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::memory::pitched::check_packed;
-use crate::texture::array::{ArrayElement, ToArray, array_copy};
+use crate::texture::array::{ArrayElement, ToArray, array_copy, array_descriptor};
 use crate::texture::scoped::ScopedArray;
 use crate::texture::surface::{SurfaceObject, create_surface};
 use core::marker::PhantomData;
@@ -120,14 +120,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
                 )),
             );
         }
-        let desc = ffi::CUDA_ARRAY3D_DESCRIPTOR {
-            Width: width,
-            Height: if height == 1 && depth == 1 { 0 } else { height },
-            Depth: if depth == 1 { 0 } else { depth },
-            Format: T::FORMAT,
-            NumChannels: T::CHANNELS,
-            Flags: ffi::CUDA_ARRAY3D_SURFACE_LDST,
-        };
+        let desc = array_descriptor::<T>(width, height, depth);
         let mut raw = core::ptr::null_mut();
         // SAFETY: valid out-pointer; a fully initialized descriptor; this guard's context is
         // current.
@@ -319,14 +312,11 @@ impl<'scope> StreamScope<'scope, '_> {
 
 impl<T: ArrayElement> Drop for MipmappedArray<'_, T> {
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::MipmappedArray, self.raw as u64) {
-            return;
-        }
-        // SAFETY: created by this value, destroyed once, with its levels; no texture, surface
-        // or copy uses it (they borrow it).
-        if let Err(e) = unsafe { ffi::cuMipmappedArrayDestroy(self.raw) }.result() {
-            record_drop_error(e);
-        }
+        crate::error::left_behind::destroy_in_drop(Object::MipmappedArray, self.raw as u64, || {
+            // SAFETY: created by this value, destroyed once, with its levels; no texture, surface
+            // or copy uses it (they borrow it).
+            unsafe { ffi::cuMipmappedArrayDestroy(self.raw) }.result()
+        });
     }
 }
 

@@ -4,8 +4,8 @@
 
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::Result;
 use crate::error::left_behind::Object;
-use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::texture::array::{ArrayElement, CudaArray, array_resource};
 use crate::texture::scoped::ScopedSurface;
@@ -65,13 +65,10 @@ impl SurfaceObject<'_> {
 
 impl Drop for SurfaceObject<'_> {
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::Surface, self.raw) {
-            return;
-        }
-        // SAFETY: as for `TextureObject`.
-        if let Err(e) = unsafe { ffi::cuSurfObjectDestroy(self.raw) }.result() {
-            record_drop_error(e);
-        }
+        crate::error::left_behind::destroy_in_drop(Object::Surface, self.raw, || {
+            // SAFETY: as for `TextureObject`.
+            unsafe { ffi::cuSurfObjectDestroy(self.raw) }.result()
+        });
     }
 }
 

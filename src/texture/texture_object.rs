@@ -4,8 +4,8 @@
 
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::Result;
 use crate::error::left_behind::Object;
-use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::texture::array::{ArrayElement, CudaArray};
 use crate::texture::options::TextureOptions;
@@ -108,13 +108,10 @@ impl TextureObject<'_> {
 
 impl Drop for TextureObject<'_> {
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::Texture, self.raw) {
-            return;
-        }
-        // SAFETY: created by this value, destroyed once; no scope uses it (scopes borrow it).
-        if let Err(e) = unsafe { ffi::cuTexObjectDestroy(self.raw) }.result() {
-            record_drop_error(e);
-        }
+        crate::error::left_behind::destroy_in_drop(Object::Texture, self.raw, || {
+            // SAFETY: created by this value, destroyed once; no scope uses it (scopes borrow it).
+            unsafe { ffi::cuTexObjectDestroy(self.raw) }.result()
+        });
     }
 }
 

@@ -4,10 +4,9 @@
 //! The scope that makes them is in `asynchronous/scope.rs`; the owners of memory convert into
 //! them in their own modules ([`host_from!`]).
 
+use crate::error::Result;
 use crate::error::left_behind::Object;
-use crate::error::{Result, record_drop_error};
 use crate::ffi;
-use crate::vocabulary::argument::{DevicePtr, KernelArg, sealed};
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
@@ -289,14 +288,11 @@ impl<T: DeviceCopy> ScopedAlloc<'_, T> {
 impl<T: DeviceCopy> Drop for ScopedAlloc<'_, T> {
     #[inline]
     fn drop(&mut self) {
-        if !crate::error::left_behind::release_in_drop(Object::DeviceMemory, self.ptr) {
-            return;
-        }
-        // SAFETY: as in `free`. The stream is live: the scope borrows it, and the allocation
-        // cannot outlive the scope.
-        if let Err(e) = unsafe { ffi::cuMemFreeAsync(self.ptr, self.stream) }.result() {
-            record_drop_error(e);
-        }
+        crate::error::left_behind::destroy_in_drop(Object::DeviceMemory, self.ptr, || {
+            // SAFETY: as in `free`. The stream is live: the scope borrows it, and the allocation
+            // cannot outlive the scope.
+            unsafe { ffi::cuMemFreeAsync(self.ptr, self.stream) }.result()
+        });
     }
 }
 
@@ -348,60 +344,40 @@ scoped_read!(
 );
 
 // Device memory bound to a scope is a kernel argument of that scope (C15), passed as its device
-// pointer.
+// pointer: the binding itself, or `&` and `&mut` of a binding passed by reference
+// (`device_arg!(by_ref …)`).
 macro_rules! device_arg {
-    ($($ty:ident),*) => {$(
-        impl<T: DeviceCopy> sealed::Sealed for $ty<'_, T> {}
-        impl<'scope, T: DeviceCopy> KernelArg<'scope> for $ty<'scope, T> {
-            type Raw = ffi::CUdeviceptr;
-            type Param = DevicePtr<T>;
+    (by_ref $($ty:ident),*) => {$(
+        $crate::vocabulary::binding::device_arg!(@impl [&$ty<'_, T>] [&$ty<'scope, T>]);
+        $crate::vocabulary::binding::device_arg!(@impl [&mut $ty<'_, T>] [&mut $ty<'scope, T>]);
+    )*};
+    (@impl [$sealed:ty] [$arg:ty]) => {
+        impl<T: $crate::vocabulary::plain::DeviceCopy> $crate::vocabulary::argument::sealed::Sealed
+            for $sealed
+        {
+        }
+        impl<'scope, T: $crate::vocabulary::plain::DeviceCopy>
+            $crate::vocabulary::argument::KernelArg<'scope> for $arg
+        {
+            type Raw = $crate::ffi::CUdeviceptr;
+            type Param = $crate::vocabulary::argument::DevicePtr<T>;
             #[inline]
-            fn to_raw(&self) -> ffi::CUdeviceptr {
+            fn to_raw(&self) -> $crate::ffi::CUdeviceptr {
                 self.device_ptr()
             }
         }
+    };
+    ($($ty:ident),*) => {$(
+        $crate::vocabulary::binding::device_arg!(@impl [$ty<'_, T>] [$ty<'scope, T>]);
     )*};
 }
+pub(crate) use device_arg;
 device_arg!(ScopedSlice, ScopedSliceMut);
 
 // A mutable binding is passed by reference (`&x` to read, `&mut x` to write), so one launch
 // cannot alias it; the memory stays bound for the whole scope, so any borrow is enough.
-impl<T: DeviceCopy> sealed::Sealed for &ScopedSliceMut<'_, T> {}
-impl<T: DeviceCopy> sealed::Sealed for &mut ScopedSliceMut<'_, T> {}
-impl<'scope, T: DeviceCopy> KernelArg<'scope> for &ScopedSliceMut<'scope, T> {
-    type Raw = ffi::CUdeviceptr;
-    type Param = DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.device_ptr()
-    }
-}
-impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut ScopedSliceMut<'scope, T> {
-    type Raw = ffi::CUdeviceptr;
-    type Param = DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.device_ptr()
-    }
-}
+device_arg!(by_ref ScopedSliceMut);
 
 // A stream-ordered allocation is passed by reference: its free is enqueued on the same stream
 // when it drops, after this launch, so a borrow shorter than the scope is enough.
-impl<T: DeviceCopy> sealed::Sealed for &ScopedAlloc<'_, T> {}
-impl<T: DeviceCopy> sealed::Sealed for &mut ScopedAlloc<'_, T> {}
-impl<'scope, T: DeviceCopy> KernelArg<'scope> for &ScopedAlloc<'scope, T> {
-    type Raw = ffi::CUdeviceptr;
-    type Param = DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.device_ptr()
-    }
-}
-impl<'scope, T: DeviceCopy> KernelArg<'scope> for &mut ScopedAlloc<'scope, T> {
-    type Raw = ffi::CUdeviceptr;
-    type Param = DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.device_ptr()
-    }
-}
+device_arg!(by_ref ScopedAlloc);

@@ -1,7 +1,7 @@
 //! [`Declared`]: a kernel looked up with its contract, the contract checked against the kernel
 //! at lookup ([`CheckedBy`]), from a module or a library ([`KernelSource`]).
 
-use crate::asynchronous::payload::{Payload, held_as_itself, sealed as payload_sealed};
+use crate::asynchronous::payload::{Payload, copied_forms, sealed as payload_sealed};
 #[cfg(doc)]
 use crate::asynchronous::scope::StreamScope;
 use crate::error::{Error, ErrorKind, Result};
@@ -295,15 +295,7 @@ impl<'a> LibraryFunction<'a> {
 impl<C: Contract> payload_sealed::Sealed for Declared<'_, C> {}
 impl<'f, C: Contract> Payload for Declared<'f, C> {
     type Bound<'scope> = Declared<'scope, C>;
-    type Access<'a>
-        = Declared<'f, C>
-    where
-        Self: 'a;
-    type Read<'a>
-        = Declared<'f, C>
-    where
-        Self: 'a;
-    held_as_itself!();
+    copied_forms!(Declared<'f, C>);
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> Declared<'scope, C> {
         Declared {
@@ -313,20 +305,6 @@ impl<'f, C: Contract> Payload for Declared<'f, C> {
             checked: held.checked,
             _contract: PhantomData,
         }
-    }
-    #[inline]
-    fn access<'a>(held: &'a mut Self) -> Declared<'f, C>
-    where
-        Self: 'a,
-    {
-        *held
-    }
-    #[inline]
-    fn read<'a>(held: &'a Self) -> Declared<'f, C>
-    where
-        Self: 'a,
-    {
-        *held
     }
 }
 

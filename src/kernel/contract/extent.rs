@@ -77,31 +77,31 @@ pub fn sum(terms: &[Option<usize>]) -> Option<usize> {
         .try_fold(0usize, |a, t| t.and_then(|t| a.checked_add(t)))
 }
 
+/// The product of a launch's dimensions, `None` if it overflows.
+fn dims_product(dims: &[u32]) -> Option<usize> {
+    dims.iter()
+        .try_fold(1usize, |p, &d| p.checked_mul(d as usize))
+}
+
 /// The number of threads a launch of shape `config` runs.
 #[inline]
 pub fn grid_threads(config: &LaunchConfig) -> Option<usize> {
     let (g, b) = (config.grid, config.block);
-    [g.0, g.1, g.2, b.0, b.1, b.2]
-        .iter()
-        .try_fold(1usize, |p, &d| p.checked_mul(d as usize))
+    dims_product(&[g.0, g.1, g.2, b.0, b.1, b.2])
 }
 
 /// The number of blocks in a launch of shape `config`.
 #[inline]
 pub fn grid_blocks(config: &LaunchConfig) -> Option<usize> {
     let g = config.grid;
-    [g.0, g.1, g.2]
-        .iter()
-        .try_fold(1usize, |p, &d| p.checked_mul(d as usize))
+    dims_product(&[g.0, g.1, g.2])
 }
 
 /// The number of threads in a block of a launch of shape `config`.
 #[inline]
 pub fn block_threads(config: &LaunchConfig) -> Option<usize> {
     let b = config.block;
-    [b.0, b.1, b.2]
-        .iter()
-        .try_fold(1usize, |p, &d| p.checked_mul(d as usize))
+    dims_product(&[b.0, b.1, b.2])
 }
 
 /// One axis of a launch of shape `config` (0 = x, 1 = y, 2 = z): its blocks (`grid_` and

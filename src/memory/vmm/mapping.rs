@@ -11,7 +11,9 @@ use crate::memory::vmm::markers::{
     Access, Lent, MappingMode, MultiDevice, ReadOnly, ReadWrite, VmmHome,
 };
 use crate::memory::vmm::reservation::{Reservation, Stuck, unmap_in};
-use crate::memory::{DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, sealed};
+use crate::memory::{
+    DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut, device_memory, sealed,
+};
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
@@ -76,17 +78,7 @@ pub type ReadOnlyMultiDeviceMapping<'r, T> = Mapping<'r, T, ReadOnly, MultiDevic
 // A guard-lent mapping is device memory of its guard, written only in the `ReadWrite` mode
 // (C14). A multi-device mapping is not: a guard of a device it lets in lends it (`lend`, `lend_mut`,
 // `lend_read_only`), after checking its access list.
-impl<T: DeviceCopy, M: MappingMode> sealed::Sealed for Mapping<'_, T, M, Lent> {}
-impl<T: DeviceCopy, M: MappingMode> DeviceMemory<T> for Mapping<'_, T, M, Lent> {
-    #[inline]
-    fn device_ptr(&self) -> ffi::CUdeviceptr {
-        self.ptr
-    }
-    #[inline]
-    fn len(&self) -> usize {
-        self.len
-    }
-}
+device_memory!([M: MappingMode] Mapping<'_, T, M, Lent>);
 impl<T: DeviceCopy> DeviceMemoryMut<T> for Mapping<'_, T, ReadWrite, Lent> {}
 
 static_assertions::assert_not_impl_any!(Mapping<'static, u32>: Send, Sync);

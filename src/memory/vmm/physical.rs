@@ -92,18 +92,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cuMemGetAllocationGranularity")]
     pub fn allocation_granularity(&self) -> Result<usize> {
         crate::error::poison::check()?;
-        let prop = device_prop(self.device()?);
-        let mut g = 0usize;
-        // SAFETY: valid out-pointer; a fully initialized property.
-        unsafe {
-            ffi::cuMemGetAllocationGranularity(
-                &raw mut g,
-                &raw const prop,
-                ffi::CU_MEM_ALLOC_GRANULARITY_MINIMUM,
-            )
-        }
-        .result()?;
-        Ok(g)
+        self.granularity_on(self.device()?)
     }
 
     /// `cuMemGetAllocationGranularity`—The granularity (bytes) of physical memory on `device`.

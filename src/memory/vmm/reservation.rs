@@ -64,10 +64,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html>
     #[doc(alias = "cuMemAddressReserve")]
     pub fn reserve(&self, size: usize) -> Result<Reservation<'_>> {
-        crate::error::poison::check()?;
-        let mut base = 0;
-        // SAFETY: valid out-pointer; the driver checks the size; this guard's context is current.
-        unsafe { ffi::cuMemAddressReserve(&raw mut base, size, 0, 0, 0) }.result()?;
+        let base = self.reserve_addresses(size)?;
         Ok(Reservation {
             home: PhantomData,
             base,
@@ -75,6 +72,19 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             stuck: Stuck::default(),
             _marker: PhantomData,
         })
+    }
+
+    /// `cuMemAddressReserve` of `size` bytes in this guard's context: the base address.
+    #[allow(
+        clippy::unused_self,
+        reason = "the guard is the proof that its context is current"
+    )]
+    fn reserve_addresses(&self, size: usize) -> Result<ffi::CUdeviceptr> {
+        crate::error::poison::check()?;
+        let mut base = 0;
+        // SAFETY: valid out-pointer; the driver checks the size; this guard's context is current.
+        unsafe { ffi::cuMemAddressReserve(&raw mut base, size, 0, 0, 0) }.result()?;
+        Ok(base)
     }
 }
 
@@ -115,10 +125,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
     #[doc(alias = "cuMemAddressReserve")]
     #[doc(alias = "reserve_for_peers")]
     pub fn reserve_multi_device(&self, size: usize) -> Result<MultiDeviceReservation<'ctx>> {
-        crate::error::poison::check()?;
-        let mut base = 0;
-        // SAFETY: valid out-pointer; the driver checks the size; this guard's context is current.
-        unsafe { ffi::cuMemAddressReserve(&raw mut base, size, 0, 0, 0) }.result()?;
+        let base = self.reserve_addresses(size)?;
         Ok(MultiDeviceReservation {
             home: self.as_raw(),
             base,
