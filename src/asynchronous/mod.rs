@@ -103,8 +103,10 @@ pub(crate) fn wait_stream(stream: ffi::CUstream) -> Result<()> {
 /// `cuStreamQuery` until the stream is idle; past the deadline, `overrun` decides: keep waiting
 /// (the unbounded wait, then [`ErrorKind::DeadlinePassed`](crate::ErrorKind::DeadlinePassed)
 /// saying by how much), or the safe state. A sticky answer takes the safe state, as in
-/// [`wait_stream`]. A query that fails without a sticky error says nothing about the work: the
-/// unbounded wait decides then, as in [`wait_stream`], and the query's error is returned.
+/// [`wait_stream`]. A query that fails without a sticky error says nothing about the work: with
+/// `KeepWaiting` the unbounded wait decides then, as in [`wait_stream`]; with `Exit` the stream
+/// is polled on until it is idle or the deadline passes (then the safe state), so the bound
+/// holds on that path too. Either way the query's error is returned.
 pub(crate) fn wait_stream_by(
     stream: ffi::CUstream,
     deadline: Deadline,
@@ -117,7 +119,10 @@ pub(crate) fn wait_stream_by(
         Polled::Done(Ok(())) => Ok(()),
         Polled::Done(Err(first)) => {
             let first = unless_sticky(first);
-            wait_stream(stream)?;
+            match overrun {
+                Overrun::KeepWaiting => wait_stream(stream)?,
+                Overrun::Exit => settle_by(stream, deadline, site),
+            }
             Err(first)
         }
         Polled::Overdue(waited) => match overrun {
@@ -128,6 +133,31 @@ pub(crate) fn wait_stream_by(
             }
             Overrun::Exit => exit_overrun(site, waited),
         },
+    }
+}
+
+/// After a non-sticky error at the end of a scope bounded with [`Overrun::Exit`]: polls on until
+/// the stream is idle, never past the deadline, past which the process ends. The bound holds on
+/// the error path too, where an unbounded `cuStreamSynchronize` would break it.
+#[cold]
+fn settle_by(
+    stream: ffi::CUstream,
+    deadline: Deadline,
+    site: &'static core::panic::Location<'static>,
+) {
+    loop {
+        // SAFETY: callers pass a live stream of the current context.
+        let query = || unsafe { ffi::cuStreamQuery(stream) };
+        match poll(deadline, Observer::ScopeEnd, site, query) {
+            Polled::Done(Ok(())) => return,
+            // A sticky error ends the process here; a repeated non-sticky one is the first
+            // one's echo: poll on, yielding between looks.
+            Polled::Done(Err(again)) => {
+                let _ = unless_sticky(again);
+                std::thread::yield_now();
+            }
+            Polled::Overdue(waited) => exit_overrun(site, waited),
+        }
     }
 }
 

@@ -195,7 +195,6 @@ macro_rules! device_view_forms {
         }
     };
 }
-pub(crate) use device_view_forms;
 
 impl<T: DeviceCopy> sealed::Sealed for DeviceBuffer<'_, T> {}
 impl<T: DeviceCopy> Payload for DeviceBuffer<'_, T> {

@@ -4,13 +4,13 @@
 use crate::asynchronous::event::Event;
 use crate::asynchronous::graph::GraphExec;
 use crate::asynchronous::payload::{
-    Payload, copied_forms, device_view_forms, held_as_itself, sealed as payload_sealed,
+    Payload, copied_forms, held_as_itself, sealed as payload_sealed,
 };
 use crate::deadline::Deadline;
 use crate::error::Result;
 use crate::kernel::contract::{CheckedBy, Contract, Declared};
 use crate::kernel::module::Module;
-use crate::memory::{DeviceBuffer, DeviceMemory, DeviceMemoryMut};
+use crate::memory::{DeviceBuffer, DeviceMemory};
 use crate::vocabulary::binding::ScopedSliceMut;
 use crate::vocabulary::plain::DeviceCopy;
 
@@ -120,10 +120,34 @@ impl<'g, T: DeviceCopy> RestrictedBuffer<'g, T> {
 
 impl<T: DeviceCopy> payload_sealed::Sealed for RestrictedBuffer<'_, T> {}
 /// Moved into a graph ([`InitPhase::capture`](crate::safety::InitPhase::capture)): bound as the device
-/// buffer inside it is.
-impl<T: DeviceCopy> Payload for RestrictedBuffer<'_, T> {
+/// buffer inside it is. Its `Access` and `Read` forms are the restricted buffer itself, which
+/// only a [`RestrictedScope`](crate::safety::RestrictedScope) can read or write: not the full
+/// API's views, whose `to_vec` and synchronous copies would allocate on the host and wait
+/// without a bound in the run phase.
+impl<'g, T: DeviceCopy> Payload for RestrictedBuffer<'g, T> {
     type Bound<'scope> = ScopedSliceMut<'scope, T>;
-    device_view_forms!(T, buffer);
+    type Access<'a>
+        = &'a mut RestrictedBuffer<'g, T>
+    where
+        Self: 'a;
+    type Read<'a>
+        = &'a RestrictedBuffer<'g, T>
+    where
+        Self: 'a;
+    #[inline]
+    fn access<'a>(held: &'a mut Self) -> &'a mut RestrictedBuffer<'g, T>
+    where
+        Self: 'a,
+    {
+        held
+    }
+    #[inline]
+    fn read<'a>(held: &'a Self) -> &'a RestrictedBuffer<'g, T>
+    where
+        Self: 'a,
+    {
+        held
+    }
     held_as_itself!();
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> ScopedSliceMut<'scope, T> {
