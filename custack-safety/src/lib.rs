@@ -144,8 +144,8 @@ pub use custack::kernel_contract;
 mod plain {
     pub use custack::DeviceCopy;
 }
-pub use plain::*;
 /// `#[derive(DeviceCopy)]`: implements [`DeviceCopy`](trait@DeviceCopy) for a `#[repr(C)]` or
 /// `#[repr(transparent)]` struct after checking, at compile time, that every field is
 /// `DeviceCopy` and that it has no padding bytes (custack's derive, naming this crate's path).
 pub use custack_derive::DeviceCopyOfCustackSafety as DeviceCopy;
+pub use plain::*;

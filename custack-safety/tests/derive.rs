@@ -34,10 +34,4 @@ fn plain_size<T: custack_safety::DeviceCopy>() -> usize {
 fn the_facade_s_derive_implements_custack_s_trait() {
     assert_eq!(plain_size::<Pixel>(), 4);
     assert_eq!(plain_size::<Tagged>(), 8);
-    // The same trait as custack's: a bound written as `custack_safety::safety`'s users see it.
-    fn custack_bound<T: custack_safety::DeviceCopy + Copy>(x: T) -> T {
-        x
-    }
-    let p = Pixel { r: 1, g: 2, b: 3, a: 4 };
-    assert_eq!(custack_bound(p), p);
 }
