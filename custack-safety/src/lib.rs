@@ -1,7 +1,7 @@
 //! custack's restricted safety profile, and nothing else: NVIDIA's safety subset of CUDA as the
 //! only API a program can name.
 //!
-//! [`custack::safety`](safety) keeps each restricted value inside the subset (C26) and the run
+//! [`custack::safety`] keeps each restricted value inside the subset (C26) and the run
 //! phase from creating anything (C27), and custack refuses every entry to the full API at run
 //! time once [`Profile::init`] has run (R22). This crate is the compile-time half of that
 //! confinement: it re-exports the profile's types and the vocabulary a restricted program is
