@@ -124,10 +124,12 @@ step_done() {
     echo "scripts/test.sh: time: $1 took $took s ($SECONDS s so far)"
 }
 # custack's targets, custack-benches' (benches/: the benches, each run once without `--bench`,
-# which prints how to run it; example 13 and the test gpu_tokio, on tokio) and the compile-fail
-# tests with custack's default features (custack-ui-tests: its test `ui`).
-cargo test --no-fail-fast -p custack -p custack-benches -p custack-ui-tests --all-targets -- "$@" || { status=1; failed+=(tests); }
-cargo test --no-fail-fast --doc || { status=1; failed+=("doc tests"); }
+# which prints how to run it; example 13 and the test gpu_tokio, on tokio), the compile-fail
+# tests with custack's default features (custack-ui-tests: its tests `ui` and `ui_facade`) and
+# the facade crate's (custack-safety: example 22's pipeline and the derive through it alone; its
+# doc test, a restricted program, with custack's).
+cargo test --no-fail-fast -p custack -p custack-benches -p custack-ui-tests -p custack-safety --all-targets -- "$@" || { status=1; failed+=(tests); }
+cargo test --no-fail-fast --doc -p custack -p custack-safety || { status=1; failed+=("doc tests"); }
 # The rendezvous crate (custack::rendezvous with the feature `nccl`): plain std, no CUDA; its
 # tests run on loopback, in threads and in child processes, in about two seconds.
 cargo test --no-fail-fast -p custack-rendezvous --all-targets -- "$@" &&

@@ -20,7 +20,22 @@ use proc_macro::{Delimiter, Group, Ident, Punct, Spacing, Span, TokenStream, Tok
 /// fields are all `DeviceCopy` and which has no padding bytes; a compile error otherwise.
 #[proc_macro_derive(DeviceCopy)]
 pub fn derive_device_copy(input: TokenStream) -> TokenStream {
-    match expand(input) {
+    derive_for(input, "::custack")
+}
+
+/// The same derive for programs that depend on the facade crate `custack-safety` alone (it
+/// re-exports this one as its `DeviceCopy`): the impl names `::custack_safety::DeviceCopy`, the
+/// same trait re-exported, since `::custack` does not resolve in such a program. A proc macro
+/// has no `$crate`: the path is the only way to say which crate the program can name.
+#[doc(hidden)]
+#[proc_macro_derive(DeviceCopyOfCustackSafety)]
+pub fn derive_device_copy_of_custack_safety(input: TokenStream) -> TokenStream {
+    derive_for(input, "::custack_safety")
+}
+
+/// The derive's output, naming the trait through `krate` (`::custack` or `::custack_safety`).
+fn derive_for(input: TokenStream, krate: &str) -> TokenStream {
+    match expand(input, krate) {
         Ok(tokens) => tokens,
         Err((message, span)) => compile_error(&message, span),
     }
@@ -34,7 +49,7 @@ struct Struct {
     fields: Vec<TokenStream>,
 }
 
-fn expand(input: TokenStream) -> Result<TokenStream, Failure> {
+fn expand(input: TokenStream, krate: &str) -> Result<TokenStream, Failure> {
     let s = parse(input)?;
     let name = s.name.to_string();
     let mut out = TokenStream::new();
@@ -50,9 +65,9 @@ fn expand(input: TokenStream) -> Result<TokenStream, Failure> {
         sizes.push_str(&field.to_string());
         sizes.push_str(">()");
     }
-    let mut block = tokens(
-        "fn __custack_plain_data<T: ::custack::DeviceCopy>() {} #[allow(dead_code)] fn __custack_fields()",
-    )?;
+    let mut block = tokens(&format!(
+        "fn __custack_plain_data<T: {krate}::DeviceCopy>() {{}} #[allow(dead_code)] fn __custack_fields()",
+    ))?;
     block.extend([TokenTree::Group(Group::new(Delimiter::Brace, checks))]);
     block.extend(tokens(&format!(
         "::core::assert!(::core::mem::size_of::<{name}>() == {sizes}, \
@@ -65,7 +80,7 @@ fn expand(input: TokenStream) -> Result<TokenStream, Failure> {
     out.extend(tokens(";")?);
     // SAFETY (in the output): the three checks above are the trait's promise.
     out.extend(tokens(&format!(
-        "unsafe impl ::custack::DeviceCopy for {name} {{}}"
+        "unsafe impl {krate}::DeviceCopy for {name} {{}}"
     ))?);
     Ok(out)
 }

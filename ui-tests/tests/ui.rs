@@ -31,6 +31,23 @@ fn ui() {
     trybuild::TestCases::new().compile_fail("*.rs");
 }
 
+/// C26 through the facade crate custack-safety (`ui-tests/facade/`): each program names, through
+/// `custack_safety::`, one way out of the safety subset, and each is an unresolved name. Without
+/// any of custack's features (they add modules to custack, never to the facade, but may change
+/// the compiler's suggestions): `cargo test -p custack-ui-tests --test ui ui_facade`.
+#[cfg(not(any(
+    feature = "nvrtc",
+    feature = "cublas",
+    feature = "nccl",
+    feature = "cufft",
+    feature = "curand",
+    feature = "cublaslt"
+)))]
+#[test]
+fn ui_facade() {
+    trybuild::TestCases::new().compile_fail("facade/*.rs");
+}
+
 /// C25 for NVRTC-compiled modules (`ui-tests/nvrtc/`), with the feature `nvrtc` (which
 /// `scripts/test.sh` turns on with the NVRTC it fetches):
 /// `cargo test -p custack-ui-tests --features nvrtc --test ui ui_nvrtc`.
