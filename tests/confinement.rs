@@ -110,7 +110,7 @@ fn the_profile_s_own_types_still_work() {
     let mut ctx = RestrictedContext::new(
         &profile,
         profile.device(0).unwrap(),
-        Budget::page_locked(4096),
+        Budget::page_locked(4096).device_bytes(64),
     )
     .unwrap();
     let mut stack = Stack::new().unwrap();

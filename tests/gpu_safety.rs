@@ -11,8 +11,9 @@ mod common;
 #[allow(dead_code)]
 mod pipeline;
 
-use custack::safety::{Budget, Profile, RestrictedContext};
+use custack::safety::{Budget, Profile, Resource, RestrictedContext};
 use custack::{ErrorKind, Stack};
+use std::collections::HashMap;
 
 fn cubin(var: &str) -> Vec<u8> {
     let path = std::env::var(var)
@@ -20,21 +21,21 @@ fn cubin(var: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{var}={path}: {e}"))
 }
 
-/// Runs `f` with an init phase of a fresh restricted context on device 0.
-fn with_init<R>(budget: usize, f: impl FnOnce(&custack::safety::InitPhase<'_>) -> R) -> R {
+/// Runs `f` with an init phase of a fresh restricted context on device 0 stating `budget`;
+/// returns `f`'s result and what the init phase took of each resource.
+fn with_init<R>(
+    budget: Budget,
+    f: impl FnOnce(&custack::safety::InitPhase<'_>) -> R,
+) -> (R, HashMap<Resource, usize>) {
     let profile = Profile::init().unwrap();
-    let mut ctx = RestrictedContext::new(
-        &profile,
-        profile.device(0).unwrap(),
-        Budget::page_locked(budget),
-    )
-    .unwrap();
+    let mut ctx = RestrictedContext::new(&profile, profile.device(0).unwrap(), budget).unwrap();
     let mut stack = Stack::new().unwrap();
     let mut guard = ctx.push(&mut stack).unwrap();
     let r = f(&guard.init().unwrap());
     guard.shutdown().unwrap();
+    let used = Resource::ALL.map(|r| (r, ctx.used(r))).into();
     ctx.destroy().unwrap();
-    r
+    (r, used)
 }
 
 #[test]
@@ -58,19 +59,22 @@ fn the_frame_pipeline_runs_its_frames_and_checks_them() {
 #[ignore = "needs a CUDA device"]
 fn a_cubin_for_another_architecture_names_the_device() {
     let image = cubin("CUSTACK_FRAME_CUBIN_WRONG_ARCH");
-    let e = with_init(0, |init| {
+    let (e, used) = with_init(Budget::new().modules(1), |init| {
         // SAFETY: a complete cubin nvcc wrote.
         unsafe { init.load_cubin(&image) }.unwrap_err()
     });
     assert_eq!(e.kind(), ErrorKind::NoBinaryForGpu, "{e}");
     assert!(e.to_string().contains("nvcc -cubin -arch=sm_"), "{e}");
+    // The driver's failure gave the module's budget back.
+    assert_eq!(used[&Resource::Modules], 0);
 }
 
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_cubin_that_launches_from_the_device_is_refused() {
     let image = cubin("CUSTACK_DEVICE_LAUNCH_CUBIN");
-    let e = with_init(0, |init| {
+    // A module is budgeted: the refusal is the image's, not the budget's.
+    let (e, _) = with_init(Budget::new().modules(1), |init| {
         // SAFETY: a complete cubin nvcc wrote.
         unsafe { init.load_cubin(&image) }.unwrap_err()
     });
@@ -83,7 +87,7 @@ fn a_cubin_that_launches_from_the_device_is_refused() {
 #[ignore = "needs a CUDA device"]
 fn ptx_is_refused_before_the_driver_sees_it() {
     let ptx = include_bytes!("fixtures/kernels.ptx");
-    let e = with_init(0, |init| {
+    let (e, _) = with_init(Budget::new().modules(1), |init| {
         // SAFETY: refused before the driver reads it.
         unsafe { init.load_cubin(ptx) }.unwrap_err()
     });
@@ -94,13 +98,109 @@ fn ptx_is_refused_before_the_driver_sees_it() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn page_locked_memory_past_the_budget_is_refused() {
-    with_init(4096, |init| {
+    with_init(Budget::page_locked(4096), |init| {
         let first = init.alloc_pinned::<u8>(4096).unwrap();
         let e = init.alloc_pinned::<u8>(1).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
         assert!(e.to_string().contains("4096 of 4096"), "{e}");
         drop(first);
     });
+}
+
+/// Device memory past the budget's `device_bytes` is refused before the driver is asked, and
+/// freeing gives nothing back: the figure is what the context held over its life.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn device_memory_past_the_budget_is_refused() {
+    let ((), used) = with_init(Budget::new().device_bytes(4096), |init| {
+        let first = init.alloc::<u32>(1024).unwrap();
+        let e = init.alloc::<u8>(1).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains("device memory past the context's budget"),
+            "{text}"
+        );
+        assert!(text.contains("1 bytes asked, 4096 of 4096"), "{text}");
+        drop(first);
+        assert!(init.alloc::<u8>(1).is_err(), "freeing gave budget back");
+        // A size past what is left, at once, is refused too.
+        assert!(init.alloc::<u8>(usize::MAX).is_err());
+    });
+    assert_eq!(used[&Resource::DeviceBytes], 4096);
+}
+
+/// A stream past the budget's `streams` is refused; what it does not state (events) is 0.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_stream_past_the_budget_is_refused() {
+    let ((), used) = with_init(Budget::new().streams(2), |init| {
+        let streams = (init.stream().unwrap(), init.stream().unwrap());
+        let e = init.stream().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
+        assert!(
+            e.to_string()
+                .contains("streams past the context's budget: 1 asked, 2 of 2"),
+            "{e}"
+        );
+        drop(streams);
+        assert!(init.stream().is_err(), "dropping streams gave budget back");
+        let e = init.event().unwrap_err();
+        assert!(e.to_string().contains("Budget::events(n)"), "{e}");
+    });
+    assert_eq!(used[&Resource::Streams], 2);
+    assert_eq!(used[&Resource::Events], 0);
+}
+
+/// A module past the budget's `modules` is refused (after the image's checks, before the driver
+/// loads it), and so is a kernel lookup past `kernels`; a captured graph whose nodes are past
+/// `graph_nodes` is refused before instantiation, and gives its graph back.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_module_past_the_budget_is_refused() {
+    let image = cubin("CUSTACK_FRAME_CUBIN");
+    let budget = Budget::new()
+        .modules(1)
+        .kernels(1)
+        .streams(1)
+        .device_bytes(4096)
+        .graphs(1)
+        .graph_nodes(1);
+    let ((), used) = with_init(budget, |init| {
+        // SAFETY: a complete cubin nvcc wrote.
+        let module = unsafe { init.load_cubin(&image) }.unwrap();
+        // SAFETY: as above; refused before the driver reads it.
+        let e = unsafe { init.load_cubin(&image) }.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
+        assert!(
+            e.to_string()
+                .contains("modules past the context's budget: 1 asked, 1 of 1"),
+            "{e}"
+        );
+        let _gain = init.kernel::<pipeline::FrameGain>(&module).unwrap();
+        let e = init.kernel::<pipeline::FrameGain>(&module).unwrap_err();
+        assert!(
+            e.to_string().contains("kernels past the context's budget"),
+            "{e}"
+        );
+        // Two memsets: two nodes, one past the budget's one.
+        let stream = init.stream().unwrap();
+        let e = init
+            .capture(&stream, init.alloc::<u8>(4096).unwrap(), |s, mut d| {
+                s.fill_bytes(&mut d, 1)?;
+                s.fill_bytes(&mut d, 2)
+            })
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("graph nodes past the context's budget: 2 asked, 0 of 1"),
+            "{e}"
+        );
+    });
+    assert_eq!(used[&Resource::Modules], 1);
+    assert_eq!(used[&Resource::Kernels], 1);
+    assert_eq!(used[&Resource::Graphs], 0);
+    assert_eq!(used[&Resource::GraphNodes], 0);
 }
 
 /// C27's run-time part (R22): a restricted context has one init phase in its life. After the
@@ -184,12 +284,12 @@ fn a_child_forked_after_profile_init_refuses_every_call_and_drop() {
     }
     let cubin = cubin("CUSTACK_FRAME_CUBIN");
     let profile = Profile::init().unwrap();
-    let mut ctx = RestrictedContext::new(
-        &profile,
-        profile.device(0).unwrap(),
-        Budget::page_locked(4096),
-    )
-    .unwrap();
+    let budget = Budget::page_locked(4096)
+        .device_bytes(1024)
+        .streams(1)
+        .events(2)
+        .modules(1);
+    let mut ctx = RestrictedContext::new(&profile, profile.device(0).unwrap(), budget).unwrap();
     let mut stack = Stack::new().unwrap();
     let mut guard = ctx.push(&mut stack).unwrap();
     {

@@ -130,7 +130,16 @@ fn restricted_run_phase_does_not_allocate() {
     let mut ctx = RestrictedContext::new(
         &profile,
         profile.device(0).unwrap(),
-        Budget::page_locked(2 * M * 4),
+        // Stated exactly: two page-locked buffers, three device buffers, one stream, two
+        // events, one module, one kernel, one graph of one node.
+        Budget::page_locked(2 * M * 4)
+            .device_bytes(3 * M * 4)
+            .streams(1)
+            .events(2)
+            .modules(1)
+            .kernels(1)
+            .graphs(1)
+            .graph_nodes(1),
     )
     .unwrap();
     let mut stack = Stack::new().unwrap();

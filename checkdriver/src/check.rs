@@ -1393,12 +1393,16 @@ pub(crate) fn capture_ended(stream: usize, graph: usize) {
     });
 }
 
-/// The number of operations graph `g` holds.
+/// The number of nodes graph `g` holds, as the driver counts them: one per captured launch,
+/// copy or memset. Each of those is one `Op::Data`, except a copy to the host, which is one
+/// writing `Op::Host`; the `Op::Mem` entries (one per buffer an operation uses) and a copy
+/// from the host's reading `Op::Host` are bookkeeping of the same operations, not nodes.
 pub(crate) fn graph_len(g: usize) -> usize {
-    // Data work is the same operations' effect, not nodes of its own.
     with_state(|s| {
         s.graph_ops.get(&g).map_or(0, |ops| {
-            ops.iter().filter(|o| !matches!(o, Op::Data(_))).count()
+            ops.iter()
+                .filter(|o| matches!(o, Op::Data(_) | Op::Host { write: true, .. }))
+                .count()
         })
     })
     .unwrap_or(0)

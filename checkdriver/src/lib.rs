@@ -2758,6 +2758,23 @@ mod tests {
             let mut n = 0;
             let _ = cuGraphGetNodes(graph, null_mut(), &raw mut n);
             assert_eq!(n, 1);
+            // One node per operation, however many buffers each uses: a copy between two
+            // buffers, a copy to the host, a copy from it, a memset.
+            let (mut e, mut host) = (0, null_mut());
+            let _ = cuMemAlloc_v2(&raw mut e, 64);
+            let _ = cuMemHostAlloc(&raw mut host, 64, 0);
+            let mut four = null_mut();
+            let _ = cuStreamBeginCapture_v2(one, 0);
+            let _ = cuMemcpyDtoDAsync_v2(e, d, 64, one);
+            let _ = cuMemcpyDtoHAsync_v2(host, e, 64, one);
+            let _ = cuMemcpyHtoDAsync_v2(d, host, 64, one);
+            let _ = cuMemsetD8Async(e, 0, 64, one);
+            let _ = cuStreamEndCapture(one, &raw mut four);
+            let _ = cuGraphGetNodes(four, null_mut(), &raw mut n);
+            assert_eq!(n, 4, "one node per captured operation");
+            let _ = cuGraphDestroy(four);
+            let _ = cuMemFreeHost(host);
+            let _ = cuMemFree_v2(e);
             assert_eq!(
                 violations_of(|| {
                     let _ = cuMemFree_v2(d); // nothing pending: the capture ran nothing

@@ -3,8 +3,9 @@
 //! in the types.
 //!
 //! The init phase loads a cubin built ahead of time by nvcc (never PTX: nothing is compiled at
-//! run time), looks up its two declared kernels, makes a stream, page-locked memory within a
-//! stated budget and device memory, and captures the blur into a graph; then it is sealed, and
+//! run time), looks up its two declared kernels, makes a stream, page-locked and device memory,
+//! and captures the blur into a graph, all within the budget stated when the context was made
+//! (`pipeline::budget`: every resource, nothing made past it); then it is sealed, and
 //! the run phase can only launch, copy, and wait. Each frame uploads, launches the graph and the
 //! gain kernel directly, downloads, and checks pixels against the CPU's, every 10 ms. The only
 //! `unsafe` is the image load (and the contracts that vouch for the kernels).

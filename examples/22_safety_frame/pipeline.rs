@@ -4,7 +4,7 @@
 //! program `safety_frame` (no GPU, under Miri too) and the must-compile row P14
 //! (`tests/patterns.rs`).
 
-use custack::safety::{Budget, Profile, RestrictedContext, RunPhase};
+use custack::safety::{Budget, Profile, Resource, RestrictedContext, RunPhase};
 use custack::{LaunchConfig, Stack};
 
 /// The frame's width, in pixels (smaller under Miri, which runs the kernels' CPU stand-ins in
@@ -62,6 +62,16 @@ pub(crate) enum FrameError {
         /// What the CPU computed.
         want: f32,
     },
+    /// The init phase made less of a resource than [`budget`] states: the statement is meant
+    /// to be exact, so a figure that drifted (a kernel, a graph node more or less) is caught.
+    Unused {
+        /// The resource.
+        resource: Resource,
+        /// What the init phase made of it.
+        used: usize,
+        /// What the budget states.
+        stated: usize,
+    },
 }
 
 impl From<custack::Error> for FrameError {
@@ -80,6 +90,14 @@ impl std::fmt::Display for FrameError {
                 got,
                 want,
             } => write!(f, "frame {frame}, pixel {pixel}: {got}, expected {want}"),
+            Self::Unused {
+                resource,
+                used,
+                stated,
+            } => write!(
+                f,
+                "the budget states {stated} of {resource:?}, the init phase made {used}"
+            ),
         }
     }
 }
@@ -89,21 +107,37 @@ impl std::error::Error for FrameError {}
 /// One frame: what the run phase does, again and again.
 pub(crate) type Frame<'a> = dyn FnMut() -> Result<(), FrameError> + 'a;
 
+/// Every resource the init phase makes, stated before the context is made (nothing is made
+/// past it): the frame's two page-locked buffers and two device buffers, one stream, no event,
+/// one module, its two kernels, one graph of one node (the blur's launch).
+pub(crate) const fn budget() -> Budget {
+    let frame_bytes = PIXELS * size_of::<f32>();
+    Budget::page_locked(2 * frame_bytes)
+        .device_bytes(2 * frame_bytes)
+        .streams(1)
+        .events(0)
+        .modules(1)
+        .kernels(2)
+        .graphs(1)
+        .graph_nodes(1)
+}
+
 /// Runs the pipeline: the init phase (the cubin loaded, its two kernels looked up, a stream,
 /// page-locked and device memory, the blur captured into a graph and instantiated), sealed;
 /// then `drive` with the run phase and a closure that processes one frame (upload, the graph,
 /// the gain launched directly, download, [`CHECKED`] pixels compared with the CPU's); then the
-/// shutdown. `cubin` is `examples/kernels/frame.cu` compiled by nvcc for the device.
+/// shutdown; then the init phase's figures are compared with [`budget`]'s, which they must
+/// equal. `cubin` is `examples/kernels/frame.cu` compiled by nvcc for the device.
 ///
 /// # Errors
 ///
-/// The first error of the init phase, the shutdown, or `drive`'s.
+/// The first error of the init phase, the shutdown, or `drive`'s; [`FrameError::Unused`].
 pub(crate) fn run<R>(
     profile: Profile,
     cubin: &[u8],
     drive: impl FnOnce(&RunPhase<'_>, &mut Frame<'_>) -> Result<R, FrameError>,
 ) -> Result<R, FrameError> {
-    let budget = Budget::page_locked(2 * PIXELS * size_of::<f32>());
+    let budget = budget();
     let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, budget)?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
@@ -112,8 +146,18 @@ pub(crate) fn run<R>(
     let shutdown = guard.shutdown();
     let outcome = outcome?;
     shutdown?;
+    // The init phase made exactly what the budget states (over the context's life: what was
+    // freed since stays counted).
+    let used = Resource::ALL.map(|r| (r, ctx.used(r), ctx.budget().stated(r)));
     ctx.destroy()?;
-    Ok(outcome)
+    match used.into_iter().find(|&(_, used, stated)| used != stated) {
+        Some((resource, used, stated)) => Err(FrameError::Unused {
+            resource,
+            used,
+            stated,
+        }),
+        None => Ok(outcome),
+    }
 }
 
 fn phases<R>(

@@ -512,8 +512,8 @@ error_kinds! {
             "a wait's deadline passed before the work was complete";
         /// custack: under the restricted safety profile ([`Profile`](crate::safety::Profile)), a
         /// request outside NVIDIA's safety subset that the types cannot see (an image that is
-        /// PTX, a fatbin or needs the device runtime; page-locked memory past the context's
-        /// [`Budget`](crate::safety::Budget); the driver's log callback already registered; a second
+        /// PTX, a fatbin or needs the device runtime; a creation past what the context's
+        /// [`Budget`](crate::safety::Budget) states; the driver's log callback already registered; a second
         /// init phase of a [`RestrictedContext`](crate::safety::RestrictedContext), C27); once
         /// `Profile::init` has run, every entry to the full API (`Driver::init`, `Context::new`,
         /// `name_launches(true)`, …), whoever calls it. The detail names what was refused and

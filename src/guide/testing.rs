@@ -263,7 +263,8 @@
 //!     } else {
 //!         std::fs::read("kernels/scale.cubin")?
 //!     };
-//!     let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(0))?;
+//!     let budget = Budget::new().modules(1); // what the init phase makes, stated up front
+//!     let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, budget)?;
 //!     let mut stack = Stack::new()?;
 //!     let mut guard = ctx.push(&mut stack)?;
 //!     {

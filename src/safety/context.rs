@@ -17,7 +17,7 @@ use crate::context::{Context, ContextFlags};
 use crate::driver::Device;
 use crate::error::{Error, ErrorKind, Result};
 use crate::safety::phase::InitPhase;
-use crate::safety::profile::{Budget, BudgetUse, Profile};
+use crate::safety::profile::{Budget, BudgetUse, Profile, Resource};
 use core::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
@@ -37,7 +37,9 @@ use std::sync::{Mutex, PoisonError};
 /// use custack::Stack;
 /// use custack::safety::{Budget, Profile, RestrictedContext};
 /// let profile = Profile::init()?;
-/// let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
+/// // Every resource the program will make, stated up front: here one stream.
+/// let budget = Budget::new().streams(1);
+/// let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, budget)?;
 /// let mut stack = Stack::new()?;
 /// let mut guard = ctx.push(&mut stack)?;
 /// let init = guard.init()?;
@@ -161,9 +163,18 @@ impl RestrictedContext {
         self.budget.budget()
     }
 
-    /// The page-locked bytes the init phase has allocated so far, against the budget.
+    /// What the init phase has taken so far of `resource`, against the budget's
+    /// [`stated`](Budget::stated) figure: bytes allocated, or streams, events, modules, kernels,
+    /// graphs and graph nodes made. Counted over the context's life: what was freed since
+    /// stays counted.
+    pub fn used(&self, resource: Resource) -> usize {
+        self.budget.used(resource)
+    }
+
+    /// The page-locked bytes the init phase has allocated so far, against the budget
+    /// ([`used`](Self::used)`(Resource::PageLockedBytes)`).
     pub fn page_locked_used(&self) -> usize {
-        self.budget.page_locked_used()
+        self.budget.used(Resource::PageLockedBytes)
     }
 
     /// `cuCtxDestroy`—Destroys a context made by [`new`](Self::new) (releases a primary one),

@@ -5,8 +5,10 @@
 //! [`RestrictedContext::new`] or [`primary`](RestrictedContext::primary)); its guard
 //! ([`RestrictedGuard`]) lends an API that is the subset and nothing else. The guard opens the
 //! context's one [`InitPhase`], which makes everything the program will use: streams, events, device memory,
-//! page-locked memory within the context's [`Budget`], modules from cubins built ahead of time,
-//! the declared kernels looked up in them, captured and instantiated graphs. [`InitPhase::seal`]
+//! page-locked memory, modules from cubins built ahead of time, the declared kernels looked up
+//! in them, captured and instantiated graphs, each within the figure the context's [`Budget`]
+//! stated for it when it was made (Vulkan SC's model: every resource stated up front, nothing
+//! created past it). [`InitPhase::seal`]
 //! ends it: the [`RunPhase`] it returns, and the values init made, can launch, copy, record and
 //! wait on events, and launch graphs, and nothing else, so creating anything in the run phase
 //! does not compile (C27). A context has one init phase in its life: its guard borrows it
@@ -22,7 +24,7 @@
 //! options, NVRTC), managed memory, memory and events shared with other processes, stream-ordered
 //! allocation, raw launches (only declared kernels launch). What the types cannot see is checked
 //! at run time (`ErrorKind::OutsideProfile`): an image that is not a cubin, or that needs the
-//! device runtime (device-side launches); page-locked memory past the budget; a second init
+//! device runtime (device-side launches); any creation past the budget; a second init
 //! phase. A process that
 //! forks after [`Profile::init`] refuses every call in the child (`ErrorKind::ForkedProcess`).
 //!
@@ -42,7 +44,7 @@ mod values;
 
 pub use context::{RestrictedContext, RestrictedGuard};
 pub use phase::{InitPhase, RunPhase};
-pub use profile::{Budget, Profile};
+pub use profile::{Budget, Profile, Resource};
 pub use scope::{PinnedHost, PinnedHostMut, RestrictedScope};
 pub use stream::RestrictedStream;
 pub use values::{

@@ -8,7 +8,7 @@ use crate::error::{ErrorKind, Result};
 use crate::kernel::contract::Contract;
 use crate::memory::PinnedBuffer;
 use crate::safety::image;
-use crate::safety::profile::BudgetUse;
+use crate::safety::profile::{BudgetUse, Resource};
 use crate::safety::scope::RestrictedScope;
 use crate::safety::stream::RestrictedStream;
 use crate::safety::values::{
@@ -18,9 +18,10 @@ use crate::vocabulary::plain::DeviceCopy;
 
 /// The init phase of a [`RestrictedGuard`](crate::safety::RestrictedGuard): everything the program
 /// will use is made here, and nowhere else — streams, events, device memory, page-locked
-/// memory within the context's [`Budget`](crate::safety::Budget), modules from cubins, the declared
-/// kernels in them (looked up now, so that a driver loading lazily has loaded them before the
-/// run phase), captured and instantiated graphs. [`seal`](Self::seal) ends it.
+/// memory, modules from cubins, the declared kernels in them (looked up now, so that a driver
+/// loading lazily has loaded them before the run phase), captured and instantiated graphs — each
+/// counted against the context's [`Budget`](crate::safety::Budget), which refuses one past its
+/// figure before the driver is asked. [`seal`](Self::seal) ends it.
 ///
 /// Every value it makes borrows the guard (`'g`), so none outlives the guard's pop, and no
 /// second init phase opens while one lives; none opens later either (the context's one init
@@ -36,11 +37,13 @@ impl<'g> InitPhase<'g> {
         Self { guard, budget }
     }
 
-    /// `cuStreamCreate`—A stream (default flags: ordered after the legacy default stream).
+    /// `cuStreamCreate`—A stream (default flags: ordered after the legacy default stream),
+    /// counted against the budget's [`streams`](crate::safety::Budget::streams).
     ///
     /// # Errors
     ///
-    /// The driver's error; the process's poison (R20) or a forked child's refusal.
+    /// `ErrorKind::OutsideProfile` past the budget (nothing created); the driver's error; the
+    /// process's poison (R20) or a forked child's refusal.
     ///
     /// # References
     ///
@@ -48,10 +51,14 @@ impl<'g> InitPhase<'g> {
     #[doc(alias = "cuStreamCreate")]
     pub fn stream(&self) -> Result<RestrictedStream<'g>> {
         crate::error::poison::check()?;
-        Ok(RestrictedStream::of(self.guard.stream()?))
+        let taken = self.budget.take(Resource::Streams, 1)?;
+        let stream = self.guard.stream()?;
+        taken.keep();
+        Ok(RestrictedStream::of(stream))
     }
 
-    /// `cuEventCreate`—An event with timing, never shared with another process.
+    /// `cuEventCreate`—An event with timing, never shared with another process, counted
+    /// against the budget's [`events`](crate::safety::Budget::events).
     ///
     /// # Errors
     ///
@@ -63,13 +70,18 @@ impl<'g> InitPhase<'g> {
     #[doc(alias = "cuEventCreate")]
     pub fn event(&self) -> Result<RestrictedEvent<'g>> {
         crate::error::poison::check()?;
-        Ok(RestrictedEvent::of(self.guard.event(EventFlags::empty())?))
+        let taken = self.budget.take(Resource::Events, 1)?;
+        let event = self.guard.event(EventFlags::empty())?;
+        taken.keep();
+        Ok(RestrictedEvent::of(event))
     }
 
-    /// `cuMemAlloc`, `cuMemsetD8`—`len` elements of device memory, zeroed.
+    /// `cuMemAlloc`, `cuMemsetD8`—`len` elements of device memory, zeroed, counted against the
+    /// budget's [`device_bytes`](crate::safety::Budget::device_bytes) (`len * size_of::<T>()`).
     ///
     /// # Errors
     ///
+    /// `ErrorKind::OutsideProfile` past the budget (nothing allocated);
     /// `CUDA_ERROR_OUT_OF_MEMORY` (R4), a size that overflows; as [`stream`](Self::stream).
     ///
     /// # References
@@ -78,11 +90,15 @@ impl<'g> InitPhase<'g> {
     #[doc(alias = "cuMemAlloc")]
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<RestrictedBuffer<'g, T>> {
         crate::error::poison::check()?;
-        Ok(RestrictedBuffer::of(self.guard.alloc_zeroed(len)?))
+        let bytes = crate::memory::check_alloc_len::<T>(len)?;
+        let taken = self.budget.take(Resource::DeviceBytes, bytes)?;
+        let buffer = self.guard.alloc_zeroed(len)?;
+        taken.keep();
+        Ok(RestrictedBuffer::of(buffer))
     }
 
     /// `cuMemAllocHost`—`len` elements of page-locked host memory, counted against the
-    /// context's [`Budget`](crate::safety::Budget).
+    /// budget's [`page_locked`](crate::safety::Budget::page_locked) bytes.
     ///
     /// # Errors
     ///
@@ -96,14 +112,15 @@ impl<'g> InitPhase<'g> {
     pub fn alloc_pinned<T: DeviceCopy>(&self, len: usize) -> Result<PinnedBuffer<'g, T>> {
         crate::error::poison::check()?;
         let bytes = crate::memory::check_alloc_len::<T>(len)?;
-        self.budget.take_page_locked(bytes)?;
-        self.guard.alloc_pinned(len).inspect_err(|_| {
-            self.budget.return_page_locked(bytes);
-        })
+        let taken = self.budget.take(Resource::PageLockedBytes, bytes)?;
+        let buffer = self.guard.alloc_pinned(len)?;
+        taken.keep();
+        Ok(buffer)
     }
 
     /// `cuModuleLoadData`—Loads a cubin built ahead of time for this device: the profile's one
-    /// loading path. No JIT options, no error-log buffer: nothing is compiled.
+    /// loading path, counted against the budget's [`modules`](crate::safety::Budget::modules).
+    /// No JIT options, no error-log buffer: nothing is compiled.
     ///
     /// Before the driver sees it, the image is checked: an ELF image for the CUDA machine
     /// (`EM_CUDA`), every section within `image` (as [`load_cubin`](crate::PushedGuard::load_cubin)
@@ -122,7 +139,8 @@ impl<'g> InitPhase<'g> {
     /// # Errors
     ///
     /// `ErrorKind::OutsideProfile` for an image outside the subset (the detail says what it
-    /// is, or which device-runtime symbol it references); `CUDA_ERROR_INVALID_IMAGE` for a
+    /// is, or which device-runtime symbol it references), or past the budget (nothing loaded;
+    /// the image is checked first); `CUDA_ERROR_INVALID_IMAGE` for a
     /// malformed one; `CUDA_ERROR_NO_BINARY_FOR_GPU` for a cubin of another architecture (the
     /// detail names the device's); as [`stream`](Self::stream).
     ///
@@ -133,9 +151,11 @@ impl<'g> InitPhase<'g> {
     pub unsafe fn load_cubin(&self, image: &[u8]) -> Result<RestrictedModule<'g>> {
         crate::error::poison::check()?;
         image::check_restricted(image)?;
+        let taken = self.budget.take(Resource::Modules, 1)?;
         // SAFETY: the caller guarantees a well-formed cubin within `image`; this guard's
         // context is current.
         let module = unsafe { image::load_module(self.guard, image) }?;
+        taken.keep();
         Ok(RestrictedModule::of(module))
     }
 
@@ -144,11 +164,13 @@ impl<'g> InitPhase<'g> {
     /// contract where the driver can list it (`cuFuncGetParamInfo`, driver 12.4+). Then
     /// `cuFuncLoad` (driver 12.4+) loads it now where the driver loads lazily
     /// (`CUDA_MODULE_LOADING=LAZY`, the default since CUDA 12.2), so the run phase loads
-    /// nothing; on older drivers the lookup is where the function is loaded.
+    /// nothing; on older drivers the lookup is where the function is loaded. Each lookup counts
+    /// one against the budget's [`kernels`](crate::safety::Budget::kernels).
     ///
     /// # Errors
     ///
-    /// `CUDA_ERROR_NOT_FOUND` naming the kernel; `ErrorKind::KernelSignatureMismatch` (R13).
+    /// `ErrorKind::OutsideProfile` past the budget (nothing looked up); `CUDA_ERROR_NOT_FOUND`
+    /// naming the kernel; `ErrorKind::KernelSignatureMismatch` (R13).
     ///
     /// # References
     ///
@@ -160,6 +182,7 @@ impl<'g> InitPhase<'g> {
         module: &'m RestrictedModule<'g>,
     ) -> Result<RestrictedKernel<'m, C>> {
         crate::error::poison::check()?;
+        let taken = self.budget.take(Resource::Kernels, 1)?;
         let kernel = module.module().declared::<C>()?;
         // Loaded now, also where the driver loads lazily: `cuFuncLoad` (12.4+); before it, the
         // lookup is where a lazily loading driver loads the function.
@@ -169,6 +192,7 @@ impl<'g> InitPhase<'g> {
             Err(e) if e.kind() == ErrorKind::DriverTooOld => {}
             Err(e) => return Err(e),
         }
+        taken.keep();
         Ok(RestrictedKernel::of(kernel))
     }
 
@@ -178,15 +202,25 @@ impl<'g> InitPhase<'g> {
     /// [`Graph::instantiate`](crate::Graph::instantiate) do. `f` enqueues through a
     /// [`RestrictedScope`], so the graph holds only what the subset allows.
     ///
+    /// Counted against the budget: one of its [`graphs`](crate::safety::Budget::graphs), before
+    /// the capture begins, and the captured graph's nodes (`cuGraphGetNodes`, one call at the
+    /// capture's end) against its [`graph_nodes`](crate::safety::Budget::graph_nodes), before
+    /// the graph is instantiated. The restricted scope has no stream-ordered allocation, so the
+    /// graph allocates no device memory of its own that custack could count.
+    ///
     /// # Errors
     ///
-    /// As [`Stream::capture`](crate::Stream::capture) and
-    /// [`Graph::instantiate`](crate::Graph::instantiate).
+    /// `ErrorKind::OutsideProfile` past the budget: no graph left (the graph past the
+    /// graphs' figure is refused before the capture; one whose nodes are past theirs is
+    /// destroyed, its payload dropped, before instantiation); as
+    /// [`Stream::capture`](crate::Stream::capture), [`Graph::node_count`](crate::Graph::node_count)
+    /// and [`Graph::instantiate`](crate::Graph::instantiate).
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamBeginCapture")]
+    #[doc(alias = "cuGraphGetNodes")]
     #[doc(alias = "cuGraphInstantiate")]
     pub fn capture<P: Payload>(
         &self,
@@ -199,10 +233,17 @@ impl<'g> InitPhase<'g> {
         + 'static,
     ) -> Result<RestrictedGraph<'g, P>> {
         crate::error::poison::check()?;
+        let graphs = self.budget.take(Resource::Graphs, 1)?;
         let graph = stream
             .stream()
             .capture(payload, move |s, bound| f(RestrictedScope::of(s), bound))?;
-        Ok(RestrictedGraph::of(graph.instantiate()?))
+        let nodes = self
+            .budget
+            .take(Resource::GraphNodes, graph.node_count()?)?;
+        let graph = graph.instantiate()?;
+        graphs.keep();
+        nodes.keep();
+        Ok(RestrictedGraph::of(graph))
     }
 
     /// Ends the init phase: nothing can be created from here on (C27). The context stays

@@ -82,27 +82,202 @@ impl Profile {
     }
 }
 
+/// A resource a [`Budget`] states: what a [`RestrictedContext`]'s init phase may create, in
+/// bytes or in count, over the context's life.
+///
+/// [`RestrictedContext`]: crate::safety::RestrictedContext
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Resource {
+    /// Bytes of device memory ([`InitPhase::alloc`](crate::safety::InitPhase::alloc)):
+    /// [`Budget::device_bytes`].
+    DeviceBytes,
+    /// Bytes of page-locked host memory
+    /// ([`InitPhase::alloc_pinned`](crate::safety::InitPhase::alloc_pinned)):
+    /// [`Budget::page_locked`].
+    PageLockedBytes,
+    /// Streams ([`InitPhase::stream`](crate::safety::InitPhase::stream)): [`Budget::streams`].
+    Streams,
+    /// Events ([`InitPhase::event`](crate::safety::InitPhase::event)): [`Budget::events`].
+    Events,
+    /// Modules loaded from cubins
+    /// ([`InitPhase::load_cubin`](crate::safety::InitPhase::load_cubin)): [`Budget::modules`].
+    Modules,
+    /// Kernels looked up ([`InitPhase::kernel`](crate::safety::InitPhase::kernel)), one per
+    /// lookup: [`Budget::kernels`].
+    Kernels,
+    /// Graphs captured and instantiated
+    /// ([`InitPhase::capture`](crate::safety::InitPhase::capture)): [`Budget::graphs`].
+    Graphs,
+    /// The nodes of those graphs, as the captured graph reports them (`cuGraphGetNodes`):
+    /// [`Budget::graph_nodes`].
+    GraphNodes,
+}
+
+impl Resource {
+    /// Every resource, in the order a [`Budget`] lists them.
+    pub const ALL: [Self; 8] = [
+        Self::DeviceBytes,
+        Self::PageLockedBytes,
+        Self::Streams,
+        Self::Events,
+        Self::Modules,
+        Self::Kernels,
+        Self::Graphs,
+        Self::GraphNodes,
+    ];
+
+    /// What the resource is, in a refusal's message, and the verb for what was taken of it.
+    const fn words(self) -> (&'static str, &'static str) {
+        match self {
+            Self::DeviceBytes => ("device memory", "allocated"),
+            Self::PageLockedBytes => ("page-locked memory", "allocated"),
+            Self::Streams => ("streams", "created"),
+            Self::Events => ("events", "created"),
+            Self::Modules => ("modules", "loaded"),
+            Self::Kernels => ("kernels", "looked up"),
+            Self::Graphs => ("graphs", "captured"),
+            Self::GraphNodes => ("graph nodes", "captured"),
+        }
+    }
+
+    /// The [`Budget`] method that states it.
+    const fn stated_by(self) -> &'static str {
+        match self {
+            Self::DeviceBytes => "Budget::device_bytes",
+            Self::PageLockedBytes => "Budget::page_locked",
+            Self::Streams => "Budget::streams",
+            Self::Events => "Budget::events",
+            Self::Modules => "Budget::modules",
+            Self::Kernels => "Budget::kernels",
+            Self::Graphs => "Budget::graphs",
+            Self::GraphNodes => "Budget::graph_nodes",
+        }
+    }
+
+    /// Whether it counts bytes (else objects).
+    const fn is_bytes(self) -> bool {
+        matches!(self, Self::DeviceBytes | Self::PageLockedBytes)
+    }
+}
+
 /// The fixed resources a [`RestrictedContext`](crate::safety::RestrictedContext) states when it is
-/// made: the most page-locked host memory its init phase may allocate, in bytes, over the
-/// context's life (freeing does not return budget: the run phase allocates nothing, so the
-/// figure is what the program holds).
+/// made, as Vulkan SC states a device's objects up front: the most device memory and
+/// page-locked host memory its init phase may allocate, in bytes, and the most streams, events,
+/// modules, kernels, graphs and graph nodes it may create. Every creation of the init phase is
+/// counted against it; one past it is refused with `ErrorKind::OutsideProfile`, before the
+/// driver is asked.
+///
+/// What a budget does not state is zero: refused. [`Budget::new`] states nothing, and
+/// [`Budget::page_locked`] only page-locked memory; the other methods open one resource each.
+/// The figures count over the context's life: freeing a buffer or dropping a stream does not
+/// return budget (the run phase creates nothing, so the figures are what the program holds at
+/// most). A creation the driver fails gives back what it took.
+///
+/// Counted is what custack asks the driver for with a known size: device bytes are
+/// [`InitPhase::alloc`](crate::safety::InitPhase::alloc)'s (each allocation's `len * size_of::<T>()`,
+/// before the driver's rounding); the memory the driver takes for itself (a module's code and
+/// globals, a stream's or a graph's own state) is not seen and not counted.
 ///
 /// # Examples
 ///
 /// ```
-/// let budget = custack::safety::Budget::page_locked(4 << 20);
+/// use custack::safety::{Budget, Resource};
+/// let budget = Budget::page_locked(4 << 20)
+///     .device_bytes(16 << 20)
+///     .streams(2)
+///     .events(4)
+///     .modules(1)
+///     .kernels(2)
+///     .graphs(1)
+///     .graph_nodes(8);
 /// assert_eq!(budget.page_locked_bytes(), 4 << 20);
+/// assert_eq!(budget.stated(Resource::Streams), 2);
+/// // What is not stated is refused.
+/// assert_eq!(Budget::page_locked(4096).stated(Resource::Streams), 0);
+/// assert_eq!(Budget::new(), Budget::page_locked(0));
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Budget {
+    device_bytes: usize,
     page_locked_bytes: usize,
+    streams: usize,
+    events: usize,
+    modules: usize,
+    kernels: usize,
+    graphs: usize,
+    graph_nodes: usize,
 }
 
 impl Budget {
-    /// At most `bytes` of page-locked host memory.
+    /// A budget that states nothing: every creation is refused until a method below opens it.
+    pub const fn new() -> Self {
+        Self {
+            device_bytes: 0,
+            page_locked_bytes: 0,
+            streams: 0,
+            events: 0,
+            modules: 0,
+            kernels: 0,
+            graphs: 0,
+            graph_nodes: 0,
+        }
+    }
+
+    /// At most `bytes` of page-locked host memory, and nothing else (the other methods open
+    /// the rest).
     pub const fn page_locked(bytes: usize) -> Self {
         Self {
             page_locked_bytes: bytes,
+            ..Self::new()
+        }
+    }
+
+    /// At most `bytes` of device memory.
+    #[must_use]
+    pub const fn device_bytes(self, bytes: usize) -> Self {
+        Self {
+            device_bytes: bytes,
+            ..self
+        }
+    }
+
+    /// At most `n` streams.
+    #[must_use]
+    pub const fn streams(self, n: usize) -> Self {
+        Self { streams: n, ..self }
+    }
+
+    /// At most `n` events.
+    #[must_use]
+    pub const fn events(self, n: usize) -> Self {
+        Self { events: n, ..self }
+    }
+
+    /// At most `n` modules loaded.
+    #[must_use]
+    pub const fn modules(self, n: usize) -> Self {
+        Self { modules: n, ..self }
+    }
+
+    /// At most `n` kernel lookups (the same kernel looked up twice counts twice).
+    #[must_use]
+    pub const fn kernels(self, n: usize) -> Self {
+        Self { kernels: n, ..self }
+    }
+
+    /// At most `n` graphs captured and instantiated.
+    #[must_use]
+    pub const fn graphs(self, n: usize) -> Self {
+        Self { graphs: n, ..self }
+    }
+
+    /// At most `n` nodes in all the graphs captured, as each captured graph reports them.
+    #[must_use]
+    pub const fn graph_nodes(self, n: usize) -> Self {
+        Self {
+            graph_nodes: n,
+            ..self
         }
     }
 
@@ -110,20 +285,55 @@ impl Budget {
     pub const fn page_locked_bytes(self) -> usize {
         self.page_locked_bytes
     }
+
+    /// The figure stated for `resource` (0: none allowed).
+    pub const fn stated(self, resource: Resource) -> usize {
+        match resource {
+            Resource::DeviceBytes => self.device_bytes,
+            Resource::PageLockedBytes => self.page_locked_bytes,
+            Resource::Streams => self.streams,
+            Resource::Events => self.events,
+            Resource::Modules => self.modules,
+            Resource::Kernels => self.kernels,
+            Resource::Graphs => self.graphs,
+            Resource::GraphNodes => self.graph_nodes,
+        }
+    }
 }
 
-/// A [`Budget`] and what the init phase has taken of it.
-#[derive(Debug)]
+/// A [`Budget`] and what the init phase has taken of it, per resource.
+#[derive(Debug, Default)]
 pub(crate) struct BudgetUse {
     budget: Budget,
-    page_locked: AtomicUsize,
+    device_bytes: AtomicUsize,
+    page_locked_bytes: AtomicUsize,
+    streams: AtomicUsize,
+    events: AtomicUsize,
+    modules: AtomicUsize,
+    kernels: AtomicUsize,
+    graphs: AtomicUsize,
+    graph_nodes: AtomicUsize,
 }
 
 impl BudgetUse {
     pub(crate) fn new(budget: Budget) -> Self {
         Self {
             budget,
-            page_locked: AtomicUsize::new(0),
+            ..Self::default()
+        }
+    }
+
+    /// The count of `resource`.
+    fn counter(&self, resource: Resource) -> &AtomicUsize {
+        match resource {
+            Resource::DeviceBytes => &self.device_bytes,
+            Resource::PageLockedBytes => &self.page_locked_bytes,
+            Resource::Streams => &self.streams,
+            Resource::Events => &self.events,
+            Resource::Modules => &self.modules,
+            Resource::Kernels => &self.kernels,
+            Resource::Graphs => &self.graphs,
+            Resource::GraphNodes => &self.graph_nodes,
         }
     }
 
@@ -131,32 +341,286 @@ impl BudgetUse {
         self.budget
     }
 
-    pub(crate) fn page_locked_used(&self) -> usize {
-        self.page_locked.load(Ordering::Relaxed)
+    /// What has been taken of `resource` so far.
+    pub(crate) fn used(&self, resource: Resource) -> usize {
+        self.counter(resource).load(Ordering::Relaxed)
     }
 
-    /// Counts `bytes` of page-locked memory against the budget, or refuses them.
-    pub(crate) fn take_page_locked(&self, bytes: usize) -> Result<()> {
-        let limit = self.budget.page_locked_bytes();
-        self.page_locked
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
-                used.checked_add(bytes).filter(|&total| total <= limit)
-            })
-            .map(drop)
-            .map_err(|used| {
-                Error::custack(
-                    ErrorKind::OutsideProfile,
-                    format!(
-                        "page-locked memory past the context's budget: {bytes} bytes asked, \
-                         {used} of {limit} already allocated"
-                    ),
-                )
-            })
+    /// Counts `n` of `resource` against the budget, or refuses them (nothing counted). The
+    /// returned [`Taken`] gives them back when dropped, unless [`kept`](Taken::keep): a
+    /// creation keeps it once the driver made the value, and a failed one (an error, a panic)
+    /// returns it.
+    pub(crate) fn take(&self, resource: Resource, n: usize) -> Result<Taken<'_>> {
+        let limit = self.budget.stated(resource);
+        let used = self.counter(resource);
+        used.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
+            used.checked_add(n).filter(|&total| total <= limit)
+        })
+        .map(|_| Taken { used, n })
+        .map_err(|already| refusal(resource, n, already, limit))
+    }
+}
+
+/// The refusal of `n` more of `resource`, `already` of `limit` taken.
+fn refusal(resource: Resource, n: usize, already: usize, limit: usize) -> Error {
+    let (what, verb) = resource.words();
+    let unit = if resource.is_bytes() { " bytes" } else { "" };
+    let stated_by = resource.stated_by();
+    let hint = if limit == 0 {
+        format!("the budget states none; {stated_by}(n) opens them")
+    } else {
+        format!("stated by {stated_by}")
+    };
+    Error::custack(
+        ErrorKind::OutsideProfile,
+        format!(
+            "{what} past the context's budget: {n}{unit} asked, {already} of {limit} already \
+             {verb} ({hint}; freeing gives nothing back)"
+        ),
+    )
+}
+
+/// What [`BudgetUse::take`] counted: given back on drop, unless [`keep`](Self::keep) was called.
+#[must_use = "dropped, it gives the budget back"]
+#[derive(Debug)]
+pub(crate) struct Taken<'b> {
+    used: &'b AtomicUsize,
+    n: usize,
+}
+
+impl Taken<'_> {
+    /// Keeps the count: the driver made what it was taken for.
+    pub(crate) fn keep(self) {
+        core::mem::forget(self);
+    }
+}
+
+impl Drop for Taken<'_> {
+    fn drop(&mut self) {
+        // Taken by `take`, so `used >= n`: no wrap. Another creation may have taken more since;
+        // subtracting only this one's share leaves theirs counted.
+        self.used.fetch_sub(self.n, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Budget, BudgetUse, Resource};
+    use crate::error::ErrorKind;
+
+    /// A budget stating `n` of every resource.
+    fn every(n: usize) -> Budget {
+        Budget::page_locked(n)
+            .device_bytes(n)
+            .streams(n)
+            .events(n)
+            .modules(n)
+            .kernels(n)
+            .graphs(n)
+            .graph_nodes(n)
     }
 
-    /// Gives back `bytes` counted by [`take_page_locked`](Self::take_page_locked) for an
-    /// allocation that failed.
-    pub(crate) fn return_page_locked(&self, bytes: usize) {
-        self.page_locked.fetch_sub(bytes, Ordering::Relaxed);
+    #[test]
+    fn each_builder_states_its_resource_and_leaves_the_rest_unstated() {
+        type Open = fn(Budget, usize) -> Budget;
+        let opened: [(Resource, Open); 8] = [
+            (Resource::DeviceBytes, Budget::device_bytes),
+            (Resource::PageLockedBytes, |_, n| Budget::page_locked(n)),
+            (Resource::Streams, Budget::streams),
+            (Resource::Events, Budget::events),
+            (Resource::Modules, Budget::modules),
+            (Resource::Kernels, Budget::kernels),
+            (Resource::Graphs, Budget::graphs),
+            (Resource::GraphNodes, Budget::graph_nodes),
+        ];
+        for (k, (resource, open)) in opened.into_iter().enumerate() {
+            assert_eq!(resource, Resource::ALL[k]);
+            let budget = open(Budget::new(), 7 + k);
+            for other in Resource::ALL {
+                let want = if other == resource { 7 + k } else { 0 };
+                assert_eq!(
+                    budget.stated(other),
+                    want,
+                    "{resource:?} opened, {other:?} read"
+                );
+            }
+        }
+        assert_eq!(Budget::default(), Budget::new());
+        assert_eq!(Budget::page_locked(9).page_locked_bytes(), 9);
+    }
+
+    #[test]
+    fn each_resource_is_taken_up_to_its_limit_and_refused_one_past_it() {
+        let use_ = BudgetUse::new(every(3));
+        for resource in Resource::ALL {
+            use_.take(resource, 2).unwrap().keep();
+            use_.take(resource, 1).unwrap().keep();
+            assert_eq!(use_.used(resource), 3, "{resource:?}");
+            let e = use_.take(resource, 1).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{resource:?}: {e}");
+            assert!(e.to_string().contains("1 asked") || e.to_string().contains("1 bytes asked"));
+            assert!(e.to_string().contains("3 of 3 already"), "{e}");
+            // Refused: nothing counted.
+            assert_eq!(use_.used(resource), 3, "{resource:?}");
+        }
+        // One past the limit at once, from nothing, is refused too, and counts nothing.
+        let use_ = BudgetUse::new(every(3));
+        for resource in Resource::ALL {
+            assert!(use_.take(resource, 4).is_err(), "{resource:?}");
+            assert_eq!(use_.used(resource), 0, "{resource:?}");
+            use_.take(resource, 0).unwrap().keep();
+        }
+    }
+
+    #[test]
+    fn an_unstated_resource_is_refused_naming_the_method_that_states_it() {
+        let use_ = BudgetUse::new(Budget::page_locked(4096));
+        use_.take(Resource::PageLockedBytes, 4096).unwrap().keep();
+        for (resource, method) in [
+            (Resource::DeviceBytes, "Budget::device_bytes(n)"),
+            (Resource::Streams, "Budget::streams(n)"),
+            (Resource::Events, "Budget::events(n)"),
+            (Resource::Modules, "Budget::modules(n)"),
+            (Resource::Kernels, "Budget::kernels(n)"),
+            (Resource::Graphs, "Budget::graphs(n)"),
+            (Resource::GraphNodes, "Budget::graph_nodes(n)"),
+        ] {
+            let text = use_.take(resource, 1).unwrap_err().to_string();
+            assert!(text.contains("the budget states none"), "{text}");
+            assert!(text.contains(method), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_refusal_names_the_resource_the_request_and_what_is_used() {
+        let use_ = BudgetUse::new(every(100));
+        for (resource, words) in [
+            (
+                Resource::DeviceBytes,
+                "device memory past the context's budget: 61 bytes asked, 40 of 100 already \
+                 allocated (stated by Budget::device_bytes",
+            ),
+            (
+                Resource::PageLockedBytes,
+                "page-locked memory past the context's budget: 61 bytes asked, 40 of 100 \
+                 already allocated (stated by Budget::page_locked",
+            ),
+            (
+                Resource::Streams,
+                "streams past the context's budget: 61 asked, 40 of 100 already created \
+                 (stated by Budget::streams",
+            ),
+            (
+                Resource::Events,
+                "events past the context's budget: 61 asked, 40 of 100 already created",
+            ),
+            (
+                Resource::Modules,
+                "modules past the context's budget: 61 asked, 40 of 100 already loaded",
+            ),
+            (
+                Resource::Kernels,
+                "kernels past the context's budget: 61 asked, 40 of 100 already looked up",
+            ),
+            (
+                Resource::Graphs,
+                "graphs past the context's budget: 61 asked, 40 of 100 already captured",
+            ),
+            (
+                Resource::GraphNodes,
+                "graph nodes past the context's budget: 61 asked, 40 of 100 already captured \
+                 (stated by Budget::graph_nodes",
+            ),
+        ] {
+            use_.take(resource, 40).unwrap().keep();
+            let text = use_.take(resource, 61).unwrap_err().to_string();
+            assert!(text.contains(words), "{text}");
+            assert!(text.contains("freeing gives nothing back"), "{text}");
+            // Exactly up to the limit still fits.
+            use_.take(resource, 60).unwrap().keep();
+            assert_eq!(use_.used(resource), 100);
+        }
+    }
+
+    #[test]
+    fn a_request_that_overflows_is_refused_not_wrapped() {
+        let use_ = BudgetUse::new(every(usize::MAX));
+        for resource in Resource::ALL {
+            use_.take(resource, 1).unwrap().keep();
+            let e = use_.take(resource, usize::MAX).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::OutsideProfile);
+            let text = e.to_string();
+            let max = usize::MAX;
+            assert!(text.contains(&format!(": {max}")), "{text}");
+            assert!(text.contains(&format!("1 of {max} already")), "{text}");
+            assert_eq!(use_.used(resource), 1, "{resource:?}");
+            // What is left still fits, to the last unit.
+            use_.take(resource, usize::MAX - 1).unwrap().keep();
+            assert_eq!(use_.used(resource), usize::MAX);
+            assert!(use_.take(resource, 1).is_err());
+        }
+    }
+
+    #[test]
+    fn a_failed_creation_gives_its_share_back_and_only_its_share() {
+        let use_ = BudgetUse::new(every(10));
+        for resource in Resource::ALL {
+            let failed = use_.take(resource, 6).unwrap();
+            use_.take(resource, 4).unwrap().keep();
+            assert!(use_.take(resource, 1).is_err());
+            // The driver failed the first creation: its 6 come back, the other's 4 stay.
+            drop(failed);
+            assert_eq!(use_.used(resource), 4, "{resource:?}");
+            use_.take(resource, 6).unwrap().keep();
+            assert_eq!(use_.used(resource), 10, "{resource:?}");
+        }
+        // One resource's refusal or return leaves the others alone.
+        let use_ = BudgetUse::new(every(1));
+        use_.take(Resource::Streams, 1).unwrap().keep();
+        drop(use_.take(Resource::Events, 1).unwrap());
+        assert_eq!(use_.used(Resource::Streams), 1);
+        assert_eq!(use_.used(Resource::Events), 0);
+        assert_eq!(use_.used(Resource::Modules), 0);
+    }
+
+    #[test]
+    fn threads_racing_for_a_budget_take_exactly_its_limit() {
+        let use_ = BudgetUse::new(every(1000));
+        let kept = std::thread::scope(|t| {
+            let handles: Vec<_> = (0..4)
+                .map(|_| {
+                    t.spawn(|| {
+                        (0..600)
+                            .filter_map(|_| use_.take(Resource::Streams, 1).ok())
+                            .map(super::Taken::keep)
+                            .count()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap())
+                .sum::<usize>()
+        });
+        // 4 × 600 asked, one at a time: exactly 1000 fit, none lost, none past.
+        assert_eq!(kept, 1000);
+        assert_eq!(use_.used(Resource::Streams), 1000);
+    }
+
+    #[test]
+    fn threads_racing_failed_creations_give_everything_back() {
+        let use_ = BudgetUse::new(every(3));
+        std::thread::scope(|t| {
+            for _ in 0..4 {
+                t.spawn(|| {
+                    for _ in 0..2000 {
+                        // Each creation fails at the driver: its share comes back.
+                        drop(use_.take(Resource::Events, 1));
+                    }
+                });
+            }
+        });
+        assert_eq!(use_.used(Resource::Events), 0);
+        use_.take(Resource::Events, 3).unwrap().keep();
     }
 }

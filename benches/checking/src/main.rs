@@ -2326,7 +2326,7 @@ fn one_init_phase(profile: custack::safety::Profile) -> Result<()> {
         Err(e) if e.kind() == custack::ErrorKind::OutsideProfile => {}
         other => panic!("safety_frame: a second init phase was not refused: {other:?}"),
     };
-    let budget = custack::safety::Budget::page_locked(0);
+    let budget = custack::safety::Budget::new().streams(1);
     let mut ctx = custack::safety::RestrictedContext::new(&profile, profile.device(0)?, budget)?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
@@ -2356,7 +2356,12 @@ fn fork() -> Result<()> {
     use custack::ErrorKind;
     use custack::safety::{Budget, RestrictedContext};
     let profile = custack::safety::Profile::init()?;
-    let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(4096))?;
+    let budget = Budget::page_locked(4096)
+        .device_bytes(1024)
+        .streams(1)
+        .events(2)
+        .modules(1);
+    let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, budget)?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
     let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
