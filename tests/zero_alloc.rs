@@ -116,8 +116,8 @@ fn restricted_run_phase_does_not_allocate() {
     if !common::alone_in_a_process("restricted_run_phase_does_not_allocate") {
         return;
     }
+    use custack::Deadline;
     use custack::safety::{Budget, Profile, RestrictedContext};
-    use custack::{Deadline, Overrun};
     use frame_pipeline::FrameGain;
     use std::time::Duration;
     let path = std::env::var("CUSTACK_FRAME_CUBIN").expect(
@@ -195,11 +195,9 @@ fn restricted_run_phase_does_not_allocate() {
                 .unwrap()
                 .unwrap();
             stream
-                .scope_by(
-                    Deadline::after(Duration::from_secs(10)),
-                    Overrun::KeepWaiting,
-                    |s| s.record(&start),
-                )
+                .scope_by(Deadline::after(Duration::from_secs(10)), |s| {
+                    s.record(&start)
+                })
                 .unwrap()
                 .unwrap();
             start.synchronize().unwrap();

@@ -4,7 +4,7 @@
 //! program `safety_frame` (no GPU, under Miri too) and the must-compile row P14
 //! (`tests/patterns.rs`).
 
-use custack::safety::{Budget, Profile, Resource, RestrictedContext, RunPhase};
+use custack::safety::{Budget, Profile, Resource, RestrictedContext, RunPhase, WaitBound};
 use custack::{LaunchConfig, Stack};
 
 /// The frame's width, in pixels (smaller under Miri, which runs the kernels' CPU stand-ins in
@@ -16,6 +16,10 @@ pub(crate) const HEIGHT: u32 = if cfg!(miri) { 4 } else { 480 };
 pub(crate) const PIXELS: usize = (WIDTH * HEIGHT) as usize;
 /// The gain the second kernel applies.
 pub(crate) const GAIN: f32 = 0.5;
+/// The longest any wait of the pipeline may take: a frame's scope, its stream's and its
+/// event's waits. A frame takes about 0.1 ms on an H100; past a second the GPU is hung, and the
+/// process ends in the safe state (exit status 75) for a supervisor to start a new one.
+pub(crate) const WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 /// Pixels each frame's result is checked at (against the CPU's).
 pub(crate) const CHECKED: usize = 16;
 
@@ -109,10 +113,12 @@ pub(crate) type Frame<'a> = dyn FnMut() -> Result<(), FrameError> + 'a;
 
 /// Every resource the init phase makes, stated before the context is made (nothing is made
 /// past it): the frame's two page-locked buffers and two device buffers, one stream, no event,
-/// one module, its two kernels, one graph of one node (the blur's launch).
+/// one module, its two kernels, one graph of one node (the blur's launch); and the bound of
+/// every wait, [`WAIT`], past which the process ends in the safe state.
 pub(crate) const fn budget() -> Budget {
     let frame_bytes = PIXELS * size_of::<f32>();
     Budget::page_locked(2 * frame_bytes)
+        .waits(WaitBound::fail_stop(WAIT))
         .device_bytes(2 * frame_bytes)
         .streams(1)
         .events(0)

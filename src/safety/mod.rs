@@ -34,6 +34,7 @@
 //! as everywhere else (scopes wait, bounded waits poll, a sticky error poisons the process).
 //! The repository's page `docs/safety.md` maps NVIDIA's guideline onto it rule by rule.
 
+mod bound;
 mod context;
 mod image;
 mod phase;
@@ -42,6 +43,7 @@ mod scope;
 mod stream;
 mod values;
 
+pub use bound::{OnOverrun, WaitBound};
 pub use context::{RestrictedContext, RestrictedGuard};
 pub use phase::{InitPhase, RunPhase};
 pub use profile::{Budget, Profile, Resource};

@@ -54,7 +54,10 @@ impl<'g> InitPhase<'g> {
         let taken = self.budget.take(Resource::Streams, 1)?;
         let stream = self.guard.stream()?;
         taken.keep();
-        Ok(RestrictedStream::of(stream))
+        Ok(RestrictedStream::of(
+            stream,
+            self.budget.budget().wait_bound(),
+        ))
     }
 
     /// `cuEventCreate`—An event with timing, never shared with another process, counted
@@ -73,7 +76,10 @@ impl<'g> InitPhase<'g> {
         let taken = self.budget.take(Resource::Events, 1)?;
         let event = self.guard.event(EventFlags::empty())?;
         taken.keep();
-        Ok(RestrictedEvent::of(event))
+        Ok(RestrictedEvent::of(
+            event,
+            self.budget.budget().wait_bound(),
+        ))
     }
 
     /// `cuMemAlloc`, `cuMemsetD8`—`len` elements of device memory, zeroed, counted against the

@@ -3,6 +3,7 @@
 
 use crate::driver::{Device, Driver};
 use crate::error::{Error, ErrorKind, Result};
+use crate::safety::bound::WaitBound;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
 /// The proof that this process initialized CUDA for the restricted profile: the driver without
@@ -207,6 +208,7 @@ pub struct Budget {
     kernels: usize,
     graphs: usize,
     graph_nodes: usize,
+    waits: WaitBound,
 }
 
 impl Budget {
@@ -221,6 +223,7 @@ impl Budget {
             kernels: 0,
             graphs: 0,
             graph_nodes: 0,
+            waits: WaitBound::DEFAULT,
         }
     }
 
@@ -279,6 +282,21 @@ impl Budget {
             graph_nodes: n,
             ..self
         }
+    }
+
+    /// The bound of every wait of the context: a scope's end, a stream's and an event's
+    /// `synchronize` (without this, [`WaitBound::DEFAULT`]: ten seconds, then the safe state).
+    #[must_use]
+    pub const fn waits(self, bound: WaitBound) -> Self {
+        Self {
+            waits: bound,
+            ..self
+        }
+    }
+
+    /// The bound of every wait of the context.
+    pub const fn wait_bound(self) -> WaitBound {
+        self.waits
     }
 
     /// The page-locked bytes stated.

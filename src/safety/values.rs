@@ -11,40 +11,46 @@ use crate::error::Result;
 use crate::kernel::contract::{CheckedBy, Contract, Declared};
 use crate::kernel::module::Module;
 use crate::memory::{DeviceBuffer, DeviceMemory};
+use crate::safety::bound::WaitBound;
 use crate::vocabulary::binding::ScopedSliceMut;
 use crate::vocabulary::plain::DeviceCopy;
 
 /// An event made in an init phase: recorded and waited on in scopes; never shared with another
-/// process (no IPC handle).
+/// process (no IPC handle). Its host waits are bounded by its context's [`WaitBound`].
 #[derive(Debug)]
 pub struct RestrictedEvent<'g> {
     event: Event<'g>,
+    bound: WaitBound,
 }
 
 impl<'g> RestrictedEvent<'g> {
-    pub(crate) fn of(event: Event<'g>) -> Self {
-        Self { event }
+    pub(crate) fn of(event: Event<'g>, bound: WaitBound) -> Self {
+        Self { event, bound }
     }
 
     pub(crate) fn event(&self) -> &Event<'g> {
         &self.event
     }
 
-    /// `cuEventSynchronize`, as [`Event::synchronize`].
+    /// Waits for the event, at most the context's [`WaitBound`] ([`Event::synchronize_by`]);
+    /// past it, the bound's [`OnOverrun`](crate::safety::OnOverrun) decides: the safe state,
+    /// or [`ErrorKind::DeadlinePassed`](crate::ErrorKind::DeadlinePassed) (the wait borrows
+    /// nothing).
     ///
     /// # Errors
     ///
-    /// As [`Event::synchronize`].
+    /// As [`Event::synchronize_by`].
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
-    #[doc(alias = "cuEventSynchronize")]
+    #[doc(alias = "cuEventQuery")]
     pub fn synchronize(&self) -> Result<()> {
-        self.event.synchronize()
+        self.synchronize_by(self.bound.deadline())
     }
 
-    /// As [`Event::synchronize_by`] (R19).
+    /// As [`synchronize`](Self::synchronize), bounded by `deadline` or by the context's
+    /// [`WaitBound`], whichever comes first (R19).
     ///
     /// # Errors
     ///
@@ -55,7 +61,8 @@ impl<'g> RestrictedEvent<'g> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
     #[doc(alias = "cuEventQuery")]
     pub fn synchronize_by(&self, deadline: Deadline) -> Result<()> {
-        self.event.synchronize_by(deadline)
+        self.bound
+            .settle(self.event.synchronize_by(self.bound.nearer(deadline)))
     }
 
     /// `cuEventQuery`, as [`Event::is_complete`].
