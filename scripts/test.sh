@@ -4,12 +4,13 @@
 # benches crate's targets (benches/, custack-benches: each bench once without `--bench`, the
 # tokio example and test), the rendezvous crate's tests (rendezvous/, loopback only), the API
 # docs with warnings denied, the example, plain `cargo test` in a fresh clone without the CUDA
-# variables, the MSRV of every published crate, the release as a dry run (below), the
-# checking-driver schedules (scripts/check-driver.sh,
-# contract row R10; scripts/checked-app.sh, a user's crate under custack-check), Miri over the
-# unsafe code (scripts/miri.sh; the nightly toolchain with Miri is installed with rustup when
-# missing, skipped with a message only where rustup is) and the platform legs
-# (scripts/platforms.sh: aarch64 under qemu, Windows under Wine, MSVC and QNX checks).
+# variables, the restricted profile's clippy list (scripts/clippy-safety.sh), the MSRV of every
+# published crate, the release as a dry run (below), the checking-driver schedules
+# (scripts/check-driver.sh, contract row R10; scripts/checked-app.sh, a user's crate under
+# custack-check), Miri over the unsafe code (scripts/miri.sh; the nightly toolchain with Miri is
+# installed with rustup when missing, skipped with a message only where rustup is) and the
+# platform legs (scripts/platforms.sh: aarch64 under qemu, Windows under Wine, MSVC and QNX
+# checks).
 #
 #   bash scripts/test.sh [ARGS...]      # ARGS go to the test binaries, e.g. --include-ignored
 #
@@ -288,6 +289,13 @@ dependent_check() {
 dependent_check || { status=1; failed+=("dependent build"); }
 step_done "fresh clone, dependent build"
 
+# docs/clippy-safety.toml, the clippy list for programs that use the restricted profile and also
+# depend on the full crate: clippy must refuse each full-API call of the fixture
+# tests/fixtures/clippy-safety/ and nothing of the profile's, and every path of the list must
+# resolve (scripts/clippy-safety.sh; no GPU, its own target directory under target/).
+bash scripts/clippy-safety.sh || { status=1; failed+=("clippy safety list"); }
+step_done "clippy safety list"
+
 # The CUDA libraries' features, which the steps above leave off. NVRTC runs on the CPU: its
 # library is fetched like libcuda (the `nvidia-cuda-nvrtc-cu12` wheel, pinned to the driver's
 # CUDA 12.2 so that its PTX is one the driver loads; scripts/fetch-libraries.sh), then its tests
@@ -537,7 +545,7 @@ step_done "platforms"
 joined_times=$(printf '%s, ' "${timings[@]}")
 echo "scripts/test.sh: time: $SECONDS s in all: ${joined_times%, }"
 if ((status == 0)); then
-    echo "scripts/test.sh: all passed: tests, doc tests, the rendezvous tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt), MSRV${msrv_skipped:-}, the release dry run and packages, the packaged crate's tests, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
+    echo "scripts/test.sh: all passed: tests, doc tests, the rendezvous tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the clippy safety list, the libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt), MSRV${msrv_skipped:-}, the release dry run and packages, the packaged crate's tests, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
 else
     joined=$(printf '%s, ' "${failed[@]}")
     echo "scripts/test.sh: FAILED: ${joined%, }${platforms_summary:+; platforms: $platforms_summary}" >&2

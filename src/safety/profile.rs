@@ -423,7 +423,7 @@ impl Drop for Taken<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Budget, BudgetUse, Resource};
+    use super::{Budget, BudgetUse, Resource, WaitBound};
     use crate::error::ErrorKind;
 
     /// A budget stating `n` of every resource.
@@ -436,6 +436,14 @@ mod tests {
             .kernels(n)
             .graphs(n)
             .graph_nodes(n)
+    }
+
+    #[test]
+    fn a_budget_that_states_no_bound_waits_the_default_one() {
+        assert_eq!(Budget::new().wait_bound(), WaitBound::DEFAULT);
+        assert_eq!(Budget::default().wait_bound(), WaitBound::DEFAULT);
+        let bound = WaitBound::return_error(std::time::Duration::from_millis(5));
+        assert_eq!(Budget::page_locked(1).waits(bound).wait_bound(), bound);
     }
 
     #[test]
