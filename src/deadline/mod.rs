@@ -37,7 +37,8 @@ use std::time::{Duration, Instant};
 ///
 /// **What a bounded wait costs.** It asks the driver once (`cuEventQuery`, `cuStreamQuery`): if
 /// the work is complete, that is the whole wait, one call where the unbounded form makes one.
-/// Otherwise it asks again, yielding the thread in between for the first few tries, then
+/// Otherwise it asks again, yielding the thread in between for the first 1,024 tries (the
+/// driver's blocking wait spins likewise before it blocks), then
 /// sleeping between tries for a time that doubles up to 1 ms, never past the deadline: a wait
 /// that ends later than the work by at most one such sleep (plus what the system adds to it),
 /// and a host thread that is free meanwhile. Past the deadline, it returns at its first look
@@ -225,8 +226,12 @@ pub(crate) enum Polled<T = Result<()>> {
     Overdue(Duration),
 }
 
-/// Tries before the poll starts to sleep (each yields the thread).
-const YIELDS: u32 = 32;
+/// Tries before the poll starts to sleep (each yields the thread). Enough to cover work of a
+/// few hundred microseconds on an idle core (a `sched_yield` with nothing else to run returns
+/// in well under a microsecond), as the driver's own blocking wait spins before it blocks: a
+/// frame of work ends within this phase, seen one query late, where a sleep would add the
+/// system's timer slack to every such wait.
+const YIELDS: u32 = 1024;
 /// The first sleep between tries; it doubles up to [`LONGEST_PAUSE`].
 const FIRST_PAUSE: Duration = Duration::from_micros(10);
 /// The longest sleep between tries.
