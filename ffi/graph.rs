@@ -28,6 +28,10 @@ link_or_stub! {
     /// Launches an executable graph in a stream.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     pub fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult;
+    /// Uploads an executable graph to the device in a stream without running it; later
+    /// launches of it are ordered after the upload.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult;
     /// Destroys an executable graph.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     pub fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult;

@@ -1142,6 +1142,12 @@ entry_points! {
         check::graph_launched(exec as usize, stream as usize);
         CUDA_SUCCESS
     }
+    fn cuGraphUpload(exec: Handle, stream: Handle) {
+        check::enqueue(stream as usize);
+        check::used(Kind::GraphExec, exec as usize, "cuGraphUpload");
+        check::used(Kind::Stream, stream as usize, "cuGraphUpload");
+        CUDA_SUCCESS
+    }
     fn cuGraphExecDestroy(exec: Handle) {
         let _ = check::destroyed(Kind::GraphExec, exec as usize, "cuGraphExecDestroy");
         CUDA_SUCCESS

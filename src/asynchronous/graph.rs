@@ -265,6 +265,18 @@ impl<P: Payload> GraphExec<'_, P> {
         self.raw
     }
 
+    /// `cuGraphUpload`—Enqueues the graph's upload to the device on `stream`, without running
+    /// it, so that its first launch allocates and uploads nothing; every later launch is
+    /// ordered after the upload (the driver serializes the work of one executable graph).
+    /// For the restricted profile, whose run phase makes nothing.
+    pub(crate) fn upload(&self, stream: ffi::CUstream) -> Result<()> {
+        crate::error::poison::check()?;
+        // SAFETY: `self.raw` is a live executable graph of the current context (it borrows
+        // the guard) and `stream` a live stream of the same context (the caller's); the upload
+        // touches only the graph's own device state, none of the payload's memory.
+        unsafe { ffi::cuGraphUpload(self.raw, stream) }.result()
+    }
+
     /// The payload for the host to read between launches, in its [`Read`](Payload::Read)
     /// form: views and slices of the memory the graph was built on. `&self` proves no launch
     /// that could write it is pending: a pending launch owns the executable graph, a scope

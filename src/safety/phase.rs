@@ -202,8 +202,10 @@ impl<'g> InitPhase<'g> {
         Ok(RestrictedKernel::of(kernel))
     }
 
-    /// `cuStreamBeginCapture`, `cuStreamEndCapture`, `cuGraphInstantiate`—Captures the work
-    /// `f` enqueues on `stream` into a graph that owns `payload`, and instantiates it, as
+    /// `cuStreamBeginCapture`, `cuStreamEndCapture`, `cuGraphInstantiate`, `cuGraphUpload`—
+    /// Captures the work `f` enqueues on `stream` into a graph that owns `payload`, instantiates
+    /// it and uploads it to the device on `stream` (so that no launch of the run phase
+    /// allocates or uploads it; its launches are ordered after the upload), as
     /// [`Stream::capture`](crate::Stream::capture) and
     /// [`Graph::instantiate`](crate::Graph::instantiate) do. `f` enqueues through a
     /// [`RestrictedScope`], so the graph holds only what the subset allows.
@@ -220,12 +222,13 @@ impl<'g> InitPhase<'g> {
     /// graphs' figure is refused before the capture; one whose nodes are past theirs is
     /// destroyed, its payload dropped, before instantiation); as
     /// [`Stream::capture`](crate::Stream::capture), [`Graph::node_count`](crate::Graph::node_count)
-    /// and [`Graph::instantiate`](crate::Graph::instantiate).
+    /// and [`Graph::instantiate`](crate::Graph::instantiate); the upload's driver error.
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamBeginCapture")]
+    #[doc(alias = "cuGraphUpload")]
     #[doc(alias = "cuGraphGetNodes")]
     #[doc(alias = "cuGraphInstantiate")]
     pub fn capture<P: Payload>(
@@ -247,6 +250,9 @@ impl<'g> InitPhase<'g> {
             .budget
             .take(Resource::GraphNodes, graph.node_count()?)?;
         let graph = graph.instantiate()?;
+        // Uploaded now, on the capture's stream, so that the run phase's first launch of it
+        // allocates nothing; the launches that follow are ordered after the upload.
+        graph.upload(stream.stream().as_raw())?;
         graphs.keep();
         nodes.keep();
         Ok(RestrictedGraph::of(graph))
