@@ -350,22 +350,13 @@ pub(crate) unsafe fn idle_by(
     deadline: Deadline,
     site: &'static core::panic::Location<'static>,
 ) -> Result<core::result::Result<(), Duration>> {
-    let record = crate::driver::lookup::CTX_RECORD_EVENT.get()?;
+    crate::driver::lookup::CTX_RECORD_EVENT.get()?;
     let mut event = core::ptr::null_mut();
     let flags = ffi::CUevent_flags::CU_EVENT_DISABLE_TIMING.0 as c_uint;
     // SAFETY: valid out-pointer; `ctx` is current (the caller's promise).
     unsafe { ffi::cuEventCreate(&raw mut event, flags) }.result()?;
-    // SAFETY: `ctx` is live and current, `event` a live event of it.
-    let polled = match unsafe { record(ctx, event) }.result() {
-        // SAFETY: a live event of the current context.
-        Ok(()) => poll(
-            deadline,
-            crate::error::Observer::ContextSynchronize,
-            site,
-            || unsafe { ffi::cuEventQuery(event) },
-        ),
-        Err(e) => Polled::Done(Err(e)),
-    };
+    // SAFETY: `ctx` is live and current (the caller's promise), `event` a live event of it.
+    let polled = unsafe { record_and_poll(ctx, event, deadline, site) };
     // Poisoned or forked (R20, R22): the event is left, not destroyed (`release` names it).
     let destroyed =
         crate::error::left_behind::release(Object::Event, event as u64).and_then(|()| {
@@ -380,5 +371,61 @@ pub(crate) unsafe fn idle_by(
     match polled {
         Polled::Done(r) => r.and(destroyed).map(Ok),
         Polled::Overdue(waited) => destroyed.map(|()| Err(waited)),
+    }
+}
+
+/// [`idle_by`] with an event made before (the restricted run phase's, made in its init phase,
+/// so that its context-wide wait creates nothing): records `event` after everything enqueued so
+/// far in the context (`cuCtxRecordEvent`) and polls it until `deadline`.
+///
+/// # Errors
+///
+/// [`ErrorKind::DriverTooOld`](crate::ErrorKind::DriverTooOld) before driver 12.5; the
+/// record's error, or the error the query answers.
+///
+/// # Safety
+///
+/// `ctx` is a live context, current on this thread, and `event` a live event of it.
+pub(crate) unsafe fn idle_by_event(
+    ctx: ffi::CUcontext,
+    event: ffi::CUevent,
+    deadline: Deadline,
+    site: &'static core::panic::Location<'static>,
+) -> Result<core::result::Result<(), Duration>> {
+    crate::driver::lookup::CTX_RECORD_EVENT.get()?;
+    // SAFETY: the caller's promise.
+    match unsafe { record_and_poll(ctx, event, deadline, site) } {
+        Polled::Done(r) => r.map(Ok),
+        Polled::Overdue(waited) => Ok(Err(waited)),
+    }
+}
+
+/// `cuCtxRecordEvent` of `event` in `ctx`, then `cuEventQuery` until it answers or `deadline`
+/// passes.
+///
+/// # Safety
+///
+/// `ctx` is a live context, current on this thread, and `event` a live event of it; the
+/// driver has `cuCtxRecordEvent` (its lookup succeeded).
+unsafe fn record_and_poll(
+    ctx: ffi::CUcontext,
+    event: ffi::CUevent,
+    deadline: Deadline,
+    site: &'static core::panic::Location<'static>,
+) -> Polled {
+    let record = match crate::driver::lookup::CTX_RECORD_EVENT.get() {
+        Ok(record) => record,
+        Err(e) => return Polled::Done(Err(e)),
+    };
+    // SAFETY: `ctx` is live and current, `event` a live event of it (the caller's promise).
+    match unsafe { record(ctx, event) }.result() {
+        // SAFETY: a live event of the current context.
+        Ok(()) => poll(
+            deadline,
+            crate::error::Observer::ContextSynchronize,
+            site,
+            || unsafe { ffi::cuEventQuery(event) },
+        ),
+        Err(e) => Polled::Done(Err(e)),
     }
 }

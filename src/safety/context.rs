@@ -223,11 +223,12 @@ impl RestrictedGuard<'_, '_> {
     /// is created; make everything in the first init phase.
     pub fn init(&mut self) -> Result<InitPhase<'_>> {
         self.context.init.open()?;
-        Ok(InitPhase::new(&self.guard, &self.context.budget))
+        InitPhase::new(&self.guard, &self.context.budget)
     }
 
     /// Ends the run phase before `main` returns (CUDA-1.1, CUDA-1.2): synchronizes the
-    /// context, pops it, and surfaces every error a drop recorded ([`take_drop_errors`]) and
+    /// context, at most the context's [`WaitBound`](crate::safety::WaitBound) (past it, the
+    /// safe state: the pop and the context's destruction follow), pops it, and surfaces every error a drop recorded ([`take_drop_errors`]) and
     /// the process's poison ([`poisoned`]). Every value init made is gone by now (they borrow
     /// the guard), so nothing of CUDA is left to a static or thread-local destructor but the
     /// [`RestrictedContext`], which [`destroy`](RestrictedContext::destroy) ends.
@@ -248,7 +249,7 @@ impl RestrictedGuard<'_, '_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxSynchronize")]
     pub fn shutdown(self) -> Result<()> {
-        let synchronized = self.guard.synchronize();
+        let synchronized = self.synchronize_within_bound();
         let popped = self.guard.pop();
         let mut errors: Vec<Error> = synchronized.err().into_iter().chain(popped.err()).collect();
         errors.extend(crate::error::take_drop_errors());
@@ -273,6 +274,25 @@ impl RestrictedGuard<'_, '_> {
                     Err(first.with_detail(detail))
                 }
             }
+        }
+    }
+}
+
+impl RestrictedGuard<'_, '_> {
+    /// The shutdown's context-wide wait, at most the context's [`WaitBound`]
+    /// ([`PushedGuard::synchronize_by`]: `cuCtxRecordEvent` and `cuEventQuery`, driver 12.5+;
+    /// before, `cuCtxSynchronize`, which finds the context idle by construction, R23). Past
+    /// the bound, the safe state whatever the bound's policy: the pop and the context's
+    /// destruction follow, and nothing may be freed under work still running.
+    ///
+    /// [`WaitBound`]: crate::safety::WaitBound
+    #[track_caller]
+    fn synchronize_within_bound(&self) -> Result<()> {
+        let bound = self.context.budget.budget().wait_bound();
+        match self.guard.synchronize_by(bound.deadline()) {
+            Err(e) if e.kind() == ErrorKind::DriverTooOld => self.guard.synchronize(),
+            Err(e) if e.kind() == ErrorKind::DeadlinePassed => crate::error::fail_stop(&e),
+            other => other,
         }
     }
 }

@@ -1,12 +1,15 @@
 //! The two phases of a restricted context: [`InitPhase`] makes everything, [`RunPhase`] (after
 //! [`InitPhase::seal`]) only uses it.
 
-use crate::asynchronous::event::EventFlags;
+use crate::asynchronous::event::{Event, EventFlags};
 use crate::asynchronous::payload::Payload;
+use crate::context::current::idle_by_event;
 use crate::context::stack::PushedGuard;
+use crate::deadline::passed;
 use crate::error::{ErrorKind, Result};
 use crate::kernel::contract::Contract;
 use crate::memory::PinnedBuffer;
+use crate::safety::bound::WaitBound;
 use crate::safety::image;
 use crate::safety::profile::{BudgetUse, Resource};
 use crate::safety::scope::RestrictedScope;
@@ -30,11 +33,24 @@ use crate::vocabulary::plain::DeviceCopy;
 pub struct InitPhase<'g> {
     guard: &'g PushedGuard<'g, 'g>,
     budget: &'g BudgetUse,
+    /// The event the run phase's context-wide wait records and polls (driver 12.5+, which has
+    /// `cuCtxRecordEvent`; `None` before): made here, so that the wait creates nothing. Not
+    /// counted against the budget's events, which are the program's.
+    idle: Option<Event<'g>>,
 }
 
 impl<'g> InitPhase<'g> {
-    pub(crate) fn new(guard: &'g PushedGuard<'g, 'g>, budget: &'g BudgetUse) -> Self {
-        Self { guard, budget }
+    pub(crate) fn new(guard: &'g PushedGuard<'g, 'g>, budget: &'g BudgetUse) -> Result<Self> {
+        let idle = match crate::driver::lookup::CTX_RECORD_EVENT.get() {
+            Ok(_) => Some(guard.event(EventFlags::DISABLE_TIMING)?),
+            Err(e) if e.kind() == ErrorKind::DriverTooOld => None,
+            Err(e) => return Err(e),
+        };
+        Ok(Self {
+            guard,
+            budget,
+            idle,
+        })
     }
 
     /// `cuStreamCreate`—A stream (default flags: ordered after the legacy default stream),
@@ -261,35 +277,69 @@ impl<'g> InitPhase<'g> {
     /// Ends the init phase: nothing can be created from here on (C27). The context stays
     /// sealed: a later [`RestrictedGuard::init`](crate::safety::RestrictedGuard::init) is refused.
     pub fn seal(self) -> RunPhase<'g> {
-        RunPhase { guard: self.guard }
+        RunPhase {
+            guard: self.guard,
+            idle: self.idle,
+            bound: self.budget.budget().wait_bound(),
+        }
     }
 }
 
 /// The run phase: what [`InitPhase::seal`] returns. The values init made launch, copy, record
 /// and wait on events, and launch graphs; nothing can be created, loaded, allocated or
 /// instantiated (C27). It holds the context-wide wait and the memory query.
-///
-/// No bounded form of the context-wide wait: [`PushedGuard::synchronize_by`] records a new
-/// event each time, which the run phase does not create; bound the waits of the streams and
-/// events init made instead ([`RestrictedStream::synchronize_by`]).
 #[derive(Debug)]
 pub struct RunPhase<'g> {
     guard: &'g PushedGuard<'g, 'g>,
+    /// The init phase's event for the context-wide wait (`None` before driver 12.5).
+    idle: Option<Event<'g>>,
+    bound: WaitBound,
 }
 
 impl RunPhase<'_> {
-    /// `cuCtxSynchronize`—Waits for all of the context's work.
+    /// `cuCtxRecordEvent`, `cuEventQuery`—Waits for all of the context's work, at most the
+    /// context's [`WaitBound`]: records an event the init phase made after everything enqueued
+    /// so far and polls it, so the wait creates nothing. Past the bound, the bound's
+    /// [`OnOverrun`](crate::safety::OnOverrun) decides: the safe state, or
+    /// [`ErrorKind::DeadlinePassed`] (the wait borrows nothing).
+    ///
+    /// A driver older than 12.5 has no `cuCtxRecordEvent`: there this is `cuCtxSynchronize`,
+    /// unbounded, which finds the context idle by construction (every enqueue of the run phase
+    /// is in a scope, which ended within the bound or ended the process; R23).
     ///
     /// # Errors
     ///
-    /// The driver's error (a sticky one poisons the process, R20).
+    /// The driver's error (a sticky one poisons the process, R20); `DeadlinePassed` as above.
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
+    #[doc(alias = "cuCtxRecordEvent")]
     #[doc(alias = "cuCtxSynchronize")]
+    #[track_caller]
     pub fn synchronize(&self) -> Result<()> {
-        self.guard.synchronize()
+        let Some(idle) = &self.idle else {
+            return self.guard.synchronize();
+        };
+        crate::error::poison::check()?;
+        let site = core::panic::Location::caller();
+        // SAFETY: the guard's context is current (the run phase borrows the guard), and
+        // `idle` is an event of it, made by the init phase from the same guard.
+        let waited = match unsafe {
+            idle_by_event(
+                self.guard.as_raw(),
+                idle.as_raw(),
+                self.bound.deadline(),
+                site,
+            )
+        }? {
+            Ok(()) => Ok(()),
+            Err(waited) => Err(passed(
+                format_args!("the run phase's context synchronized at {site}"),
+                waited,
+            )),
+        };
+        self.bound.settle(waited)
     }
 
     /// `cuMemGetInfo`—The device's free and total memory, in bytes: a query, which lets a run
