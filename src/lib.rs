@@ -93,7 +93,7 @@
 //! bounded by a [`Deadline`]; past it, owned work comes back in [`TimedOut`] and a scope does
 //! what its [`Overrun`] says, up to the one safe state, [`fail_stop`]. The module [`safety`]
 //! ([`safety::Profile`]) confines a program to NVIDIA's safety subset: an init phase that
-//! reserves everything, then a sealed run phase. See [`guide::faults`].
+//! reserves everything, then a sealed run phase. See [`guide::faults`] and [`guide::profile`].
 //!
 //! # Errors
 //!

@@ -10,6 +10,7 @@
 //! | [`in_flight`] | Several contexts from one thread: when to use a thread per context and when one thread; parked submissions in flight on every GPU; GPU-side ordering across contexts; what synchronizes |
 //! | [`faults`] | Errors: the raw code and the kind, errors of earlier asynchronous work, sticky errors, errors that `Drop` records, and what happens when a kernel faults |
 //! | [`testing`] | Testing GPU code without a GPU: the checking driver, every driver call failed once and made sticky once, CPU stand-ins for kernels |
+//! | [`profile`] | The restricted safety profile: NVIDIA's safety subset as the whole API, the process confined to it, the facade crate, every resource stated up front, the init and run phases, bounded waits, the shutdown |
 //! | [`platforms`] | Linux x86_64 and aarch64 (Jetson, Grace), Windows, QNX: how the driver is found on each, cross builds, what CI checks, and what differs on an integrated GPU |
 //!
 //! # The two-minute picture
@@ -70,6 +71,7 @@ pub mod faults;
 pub mod in_flight;
 pub mod parking;
 pub mod platforms;
+pub mod profile;
 pub mod scopes;
 pub mod stack;
 pub mod testing;

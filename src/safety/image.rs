@@ -36,7 +36,9 @@ pub(crate) fn check_restricted(image: &[u8]) -> Result<()> {
     if !image.starts_with(b"\x7fELF") {
         let what = if image.get(..4) == Some(&0xBA55_ED50u32.to_le_bytes()[..]) {
             "a fatbin: it may carry PTX that the driver compiles when no cubin matches, and \
-             compressed code that cannot be checked; load the cubin for this device"
+             compressed code that cannot be checked; build one cubin per architecture instead \
+             (nvcc -cubin -arch=sm_XY, for each device the program runs on) and load the one \
+             that Device::compute_capability names"
         } else if image.starts_with(b"//") || image.starts_with(b".version") {
             "PTX, which the driver compiles at load time (JIT); build a cubin ahead of time \
              (nvcc -cubin -arch=sm_XY)"
@@ -222,7 +224,11 @@ mod tests {
         let mut fatbin = 0xBA55_ED50u32.to_le_bytes().to_vec();
         fatbin.extend_from_slice(&[0; 12]);
         let e = check_restricted(&fatbin).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile);
         assert!(e.to_string().contains("fatbin"), "{e}");
+        // The refusal names the fix: a cubin per architecture, chosen by the device.
+        assert!(e.to_string().contains("nvcc -cubin -arch=sm_"), "{e}");
+        assert!(e.to_string().contains("compute_capability"), "{e}");
         let e = check_restricted(&cubin(62, &["f"])).unwrap_err();
         assert!(e.to_string().contains("machine 62"), "{e}");
     }
