@@ -81,7 +81,13 @@
 //!     const N: u32 = 1024;
 //!     let cubin = std::fs::read("scale.cubin")?;
 //!     let profile = Profile::init()?;
-//!     let budget = Budget::page_locked(2 * N as usize * size_of::<f32>());
+//!     // Every resource the init phase makes, stated up front; what is not stated is refused.
+//!     let bytes = N as usize * size_of::<f32>();
+//!     let budget = Budget::page_locked(2 * bytes)
+//!         .device_bytes(bytes)
+//!         .streams(1)
+//!         .modules(1)
+//!         .kernels(1);
 //!     let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, budget)?;
 //!     let mut stack = Stack::new()?;
 //!     let mut guard = ctx.push(&mut stack)?;
