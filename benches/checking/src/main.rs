@@ -1975,7 +1975,10 @@ fn confinement() -> Result<()> {
     let before = driver_calls()?;
     let escapes: [(&str, Result<()>); 9] = [
         ("Driver::init", Driver::init().map(drop)),
-        ("Context::new", Context::new(device, ContextFlags::empty()).map(drop)),
+        (
+            "Context::new",
+            Context::new(device, ContextFlags::empty()).map(drop),
+        ),
         ("Context::primary", Context::primary(device).map(drop)),
         (
             "Context::with_sm_count",
@@ -2169,9 +2172,7 @@ fn deadlines(ctx: &Context) -> Result<()> {
     second.unload_by(by())?.map_err(TimedOut::abandon)?;
     // A scope, last: past its deadline it ends the process.
     let mut out = guard.alloc::<u32>(N)?;
-    stream.scope_by(by(), Overrun::Exit, |s| {
-        s.fill_u32(s.bind_mut(&mut out), 3)
-    })??;
+    stream.scope_by(by(), Overrun::Exit, |s| s.fill_u32(s.bind_mut(&mut out), 3))??;
     Ok(())
 }
 
