@@ -2378,3 +2378,8 @@ pub(crate) fn left_behind(kind: Kind, h: usize, bytes: usize) -> bool {
     })
     .unwrap_or(true)
 }
+
+/// The driver calls counted so far (`calls` in the report).
+pub(crate) fn calls() -> u64 {
+    CALLS.load(Relaxed)
+}

@@ -1977,6 +1977,7 @@ unsafe fn get_proc_address(
             Some(custackCheckdriverSetDriverVersion as *mut c_void)
         }
         b"custackCheckdriverLeftBehind" => Some(custackCheckdriverLeftBehind as *mut c_void),
+        b"custackCheckdriverCalls" => Some(custackCheckdriverCalls as *mut c_void),
         _ => None,
     };
     if let Some(f) = extension {
@@ -2035,6 +2036,15 @@ pub extern "C" fn custackCheckdriverSetDriverVersion(version: c_int) -> CUresult
     }
     REPORTED_VERSION.store(version, Relaxed);
     CUDA_SUCCESS
+}
+
+/// The double's extension for checking programs: the number of driver calls made so far in
+/// this process (the report's `calls`), so that a program can show that something made none.
+/// Found through `cuGetProcAddress("custackCheckdriverCalls")`; not a driver call, so neither
+/// counted nor failed.
+#[unsafe(no_mangle)]
+pub extern "C" fn custackCheckdriverCalls() -> u64 {
+    check::calls()
 }
 
 /// The double's extension for the program under test (custack calls it): the handle `handle`

@@ -26,6 +26,12 @@ const DEVICE_RUNTIME: &[&str] = &[
     "__cudaCDP",
 ];
 
+/// The device-side functions whose first launch makes the driver allocate on the device: the
+/// heap of `malloc` and `free` (`CU_LIMIT_MALLOC_HEAP_SIZE`) and the FIFO of `printf`
+/// (`vprintf`, `CU_LIMIT_PRINTF_FIFO_SIZE`). A cubin that calls one (an undefined symbol of that
+/// exact name) would allocate in the run phase, where nothing is made.
+const DEVICE_ALLOCATING: &[&str] = &["malloc", "free", "vprintf"];
+
 fn outside(what: String) -> Error {
     Error::custack(ErrorKind::OutsideProfile, what)
 }
@@ -56,19 +62,35 @@ pub(crate) fn check_restricted(image: &[u8]) -> Result<()> {
             "an ELF image for machine {machine}, not a cubin (EM_CUDA, {EM_CUDA})"
         )));
     }
-    if let Some(symbol) = device_runtime_symbol(image) {
+    let runtime = |name: &[u8], _: bool| {
+        DEVICE_RUNTIME
+            .iter()
+            .any(|p| name.starts_with(p.as_bytes()))
+    };
+    if let Some(symbol) = first_symbol(image, runtime) {
         return Err(outside(format!(
             "the cubin references the device runtime's `{symbol}`: a kernel that launches \
              from the device is outside the safety subset"
         )));
     }
+    let allocating = |name: &[u8], undefined: bool| {
+        undefined && DEVICE_ALLOCATING.iter().any(|f| name == f.as_bytes())
+    };
+    if let Some(symbol) = first_symbol(image, allocating) {
+        return Err(outside(format!(
+            "the cubin calls `{symbol}` on the device: the driver allocates device-side \
+             malloc's heap and printf's FIFO at the first launch that uses them, which would be \
+             in the run phase; build the kernels without device-side malloc, free and printf"
+        )));
+    }
     Ok(())
 }
 
-/// The first symbol of the device runtime in the image's symbol tables. The image passed
-/// `check_elf`, so its section table and every section lie within it; every read here is
-/// bounds-checked anyway, and a table that does not parse holds no symbol.
-fn device_runtime_symbol(image: &[u8]) -> Option<String> {
+/// The first symbol of the image's symbol tables that `wanted` picks, given its name and
+/// whether it is undefined (`st_shndx` 0: a function the cubin calls but does not hold). The
+/// image passed `check_elf`, so its section table and every section lie within it; every read
+/// here is bounds-checked anyway, and a table that does not parse holds no symbol.
+fn first_symbol(image: &[u8], wanted: impl Fn(&[u8], bool) -> bool) -> Option<String> {
     let shoff = usize::try_from(u64_at(image, 0x28)?).ok()?;
     let shentsize = usize::from(u16_at(image, 0x3a)?);
     let shnum = usize::from(u16_at(image, 0x3c)?);
@@ -92,10 +114,8 @@ fn device_runtime_symbol(image: &[u8]) -> Option<String> {
             let name_at = usize::try_from(u32_at(symbol, 0)?).ok()?;
             let name = strings.get(name_at..)?;
             let name = name.get(..name.iter().position(|&b| b == 0)?)?;
-            if DEVICE_RUNTIME
-                .iter()
-                .any(|p| name.starts_with(p.as_bytes()))
-            {
+            let undefined = u16_at(symbol, 6)? == 0;
+            if wanted(name, undefined) {
                 return Some(String::from_utf8_lossy(name).into_owned());
             }
         }
@@ -213,6 +233,21 @@ mod tests {
         assert!(e.to_string().contains("cudaLaunchDeviceV2"), "{e}");
         let e = check_restricted(&cubin(EM_CUDA, &["cudaGetParameterBufferV2"])).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::OutsideProfile);
+    }
+
+    #[test]
+    fn a_cubin_that_calls_device_malloc_or_printf_is_refused() {
+        for f in ["malloc", "free", "vprintf"] {
+            let e = check_restricted(&cubin(EM_CUDA, &["kernel", f])).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{f}");
+            assert!(e.to_string().contains(&format!("calls `{f}`")), "{e}");
+        }
+        // Exact names only: a symbol that merely starts with one is another function.
+        check_restricted(&cubin(
+            EM_CUDA,
+            &["freeze_frame", "mallocator", "vprintf_table"],
+        ))
+        .unwrap();
     }
 
     #[test]

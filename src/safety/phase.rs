@@ -148,7 +148,9 @@ impl<'g> InitPhase<'g> {
     /// (`EM_CUDA`), every section within `image` (as [`load_cubin`](crate::PushedGuard::load_cubin)
     /// checks), and no symbol of the device runtime (`cudaLaunchDevice…`,
     /// `cudaGetParameterBuffer…`, `cudaGraphLaunch`, …): a kernel that launches from the device
-    /// is outside the subset (CUDA SAFETY 3.2). PTX and fatbins (which may carry PTX that the
+    /// is outside the subset (CUDA SAFETY 3.2). A cubin that calls device-side `malloc`, `free`
+    /// or `printf` (`vprintf`) is refused too: the driver allocates their heap and FIFO at the
+    /// first launch that uses them, which would be in the run phase. PTX and fatbins (which may carry PTX that the
     /// driver compiles when no cubin matches, or compressed code that cannot be checked) are
     /// refused.
     ///

@@ -1936,6 +1936,99 @@ fn parked_graph(a: &Context, b: &Context) -> Result<Vec<u32>> {
 
 /// Asks the checking driver to report driver `version` (its extension, found through
 /// `cuGetProcAddress_v2`; not a driver call, so neither counted nor failed).
+/// The double's count of driver calls so far (`custackCheckdriverCalls`).
+fn driver_calls() -> Result<u64> {
+    use custack::ffi;
+    let mut pfn: *mut core::ffi::c_void = core::ptr::null_mut();
+    let mut status = ffi::CU_GET_PROC_ADDRESS_SUCCESS;
+    // SAFETY: the symbol is NUL-terminated; both out-pointers are valid.
+    let r = unsafe {
+        ffi::cuGetProcAddress_v2(
+            c"custackCheckdriverCalls".as_ptr(),
+            &raw mut pfn,
+            12000,
+            ffi::CU_GET_PROC_ADDRESS_DEFAULT,
+            &raw mut status,
+        )
+    };
+    if r != ffi::CUresult::CUDA_SUCCESS || pfn.is_null() {
+        return Err(custack::Error::new(
+            custack::ErrorKind::NotFound,
+            "not the checking driver",
+        ));
+    }
+    type Calls = unsafe extern "C" fn() -> u64;
+    // SAFETY: the double's `custackCheckdriverCalls`, of exactly this signature.
+    let calls: Calls = unsafe { core::mem::transmute::<*mut core::ffi::c_void, Calls>(pfn) };
+    // SAFETY: takes nothing, reads an atomic counter.
+    Ok(unsafe { calls() })
+}
+
+/// R22: once `Profile::init` has run, every entry to the full API is refused before it reaches
+/// the driver: the double counts no call for any of them. Then the profile's own context still
+/// works (its init phase makes a stream), reaching the driver through paths that do not ask.
+fn confinement() -> Result<()> {
+    use custack::safety::{Budget, Profile, RestrictedContext};
+    use custack::{ErrorKind, Library};
+    let profile = Profile::init()?;
+    let device = profile.device(0)?;
+    let before = driver_calls()?;
+    let escapes: [(&str, Result<()>); 9] = [
+        ("Driver::init", Driver::init().map(drop)),
+        (
+            "Context::new",
+            Context::new(device, ContextFlags::empty()).map(drop),
+        ),
+        ("Context::primary", Context::primary(device).map(drop)),
+        (
+            "Context::with_sm_count",
+            Context::with_sm_count(device, ContextFlags::empty(), 8).map(drop),
+        ),
+        (
+            "Context::from_raw",
+            // SAFETY: refused before the (null) handle is used.
+            unsafe { Context::from_raw(core::ptr::null_mut()) }.map(drop),
+        ),
+        (
+            "Device::set_primary_context_flags",
+            device.set_primary_context_flags(ContextFlags::empty()),
+        ),
+        ("Device::sm_resource", device.sm_resource().map(drop)),
+        (
+            "Library::load_ptx",
+            Library::load_ptx(profile.driver(), KERNELS).map(drop),
+        ),
+        ("name_launches(true)", custack::name_launches(true)),
+    ];
+    for (entry, result) in escapes {
+        match result {
+            Err(e) if e.kind() == ErrorKind::OutsideProfile => {}
+            other => {
+                return Err(custack::Error::new(
+                    ErrorKind::InvalidValue,
+                    format!("{entry} was not refused: {other:?}"),
+                ));
+            }
+        }
+    }
+    let after = driver_calls()?;
+    if after != before {
+        return Err(custack::Error::new(
+            ErrorKind::InvalidValue,
+            format!("the refused entries made {} driver calls", after - before),
+        ));
+    }
+    let mut ctx = RestrictedContext::new(&profile, device, Budget::new().streams(1))?;
+    let mut stack = Stack::new()?;
+    let mut guard = ctx.push(&mut stack)?;
+    let outcome = guard.init().and_then(|init| init.stream().map(drop));
+    let shutdown = guard.shutdown();
+    outcome?;
+    shutdown?;
+    drop(stack);
+    ctx.destroy()
+}
+
 fn report_driver_version(version: core::ffi::c_int) -> Result<()> {
     use custack::ffi;
     let mut pfn: *mut core::ffi::c_void = core::ptr::null_mut();
@@ -2079,9 +2172,7 @@ fn deadlines(ctx: &Context) -> Result<()> {
     second.unload_by(by())?.map_err(TimedOut::abandon)?;
     // A scope, last: past its deadline it ends the process.
     let mut out = guard.alloc::<u32>(N)?;
-    stream.scope_by(by(), Overrun::Exit, |s| {
-        s.fill_u32(s.bind_mut(&mut out), 3)
-    })??;
+    stream.scope_by(by(), Overrun::Exit, |s| s.fill_u32(s.bind_mut(&mut out), 3))??;
     Ok(())
 }
 
@@ -2497,6 +2588,7 @@ fn run(program: &str) -> Option<Result<()>> {
             .and_then(|c| deadlines(&c)),
         "safety_frame" => safety_frame(),
         "fork" => fork(),
+        "confinement" => confinement(),
         "reuse_after_scope" => {
             context0().and_then(|c| c10_c11_memory_reused_after_scope(&c).map(drop))
         }
