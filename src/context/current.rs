@@ -350,13 +350,13 @@ pub(crate) unsafe fn idle_by(
     deadline: Deadline,
     site: &'static core::panic::Location<'static>,
 ) -> Result<core::result::Result<(), Duration>> {
-    crate::driver::lookup::CTX_RECORD_EVENT.get()?;
+    let record = crate::driver::lookup::CTX_RECORD_EVENT.get()?;
     let mut event = core::ptr::null_mut();
     let flags = ffi::CUevent_flags::CU_EVENT_DISABLE_TIMING.0 as c_uint;
     // SAFETY: valid out-pointer; `ctx` is current (the caller's promise).
     unsafe { ffi::cuEventCreate(&raw mut event, flags) }.result()?;
     // SAFETY: `ctx` is live and current (the caller's promise), `event` a live event of it.
-    let polled = unsafe { record_and_poll(ctx, event, deadline, site) };
+    let polled = unsafe { record_and_poll(record, ctx, event, deadline, site) };
     // Poisoned or forked (R20, R22): the event is left, not destroyed (`release` names it).
     let destroyed =
         crate::error::left_behind::release(Object::Event, event as u64).and_then(|()| {
@@ -392,31 +392,27 @@ pub(crate) unsafe fn idle_by_event(
     deadline: Deadline,
     site: &'static core::panic::Location<'static>,
 ) -> Result<core::result::Result<(), Duration>> {
-    crate::driver::lookup::CTX_RECORD_EVENT.get()?;
+    let record = crate::driver::lookup::CTX_RECORD_EVENT.get()?;
     // SAFETY: the caller's promise.
-    match unsafe { record_and_poll(ctx, event, deadline, site) } {
+    match unsafe { record_and_poll(record, ctx, event, deadline, site) } {
         Polled::Done(r) => r.map(Ok),
         Polled::Overdue(waited) => Ok(Err(waited)),
     }
 }
 
-/// `cuCtxRecordEvent` of `event` in `ctx`, then `cuEventQuery` until it answers or `deadline`
-/// passes.
+/// `record` (`cuCtxRecordEvent`, looked up by the caller) of `event` in `ctx`, then
+/// `cuEventQuery` until it answers or `deadline` passes.
 ///
 /// # Safety
 ///
-/// `ctx` is a live context, current on this thread, and `event` a live event of it; the
-/// driver has `cuCtxRecordEvent` (its lookup succeeded).
+/// `ctx` is a live context, current on this thread, and `event` a live event of it.
 unsafe fn record_and_poll(
+    record: ffi::PFN_cuCtxRecordEvent,
     ctx: ffi::CUcontext,
     event: ffi::CUevent,
     deadline: Deadline,
     site: &'static core::panic::Location<'static>,
 ) -> Polled {
-    let record = match crate::driver::lookup::CTX_RECORD_EVENT.get() {
-        Ok(record) => record,
-        Err(e) => return Polled::Done(Err(e)),
-    };
     // SAFETY: `ctx` is live and current, `event` a live event of it (the caller's promise).
     match unsafe { record(ctx, event) }.result() {
         // SAFETY: a live event of the current context.

@@ -1936,15 +1936,16 @@ fn parked_graph(a: &Context, b: &Context) -> Result<Vec<u32>> {
 
 /// Asks the checking driver to report driver `version` (its extension, found through
 /// `cuGetProcAddress_v2`; not a driver call, so neither counted nor failed).
-/// The double's count of driver calls so far (`custackCheckdriverCalls`).
-fn driver_calls() -> Result<u64> {
+/// The checking double's extension `name`, found with the driver's `cuGetProcAddress_v2`
+/// (`NotFound` on any other driver).
+fn checkdriver_extension(name: &core::ffi::CStr) -> Result<*mut core::ffi::c_void> {
     use custack::ffi;
     let mut pfn: *mut core::ffi::c_void = core::ptr::null_mut();
     let mut status = ffi::CU_GET_PROC_ADDRESS_SUCCESS;
     // SAFETY: the symbol is NUL-terminated; both out-pointers are valid.
     let r = unsafe {
         ffi::cuGetProcAddress_v2(
-            c"custackCheckdriverCalls".as_ptr(),
+            name.as_ptr(),
             &raw mut pfn,
             12000,
             ffi::CU_GET_PROC_ADDRESS_DEFAULT,
@@ -1957,6 +1958,12 @@ fn driver_calls() -> Result<u64> {
             "not the checking driver",
         ));
     }
+    Ok(pfn)
+}
+
+/// The double's count of driver calls so far (`custackCheckdriverCalls`).
+fn driver_calls() -> Result<u64> {
+    let pfn = checkdriver_extension(c"custackCheckdriverCalls")?;
     type Calls = unsafe extern "C" fn() -> u64;
     // SAFETY: the double's `custackCheckdriverCalls`, of exactly this signature.
     let calls: Calls = unsafe { core::mem::transmute::<*mut core::ffi::c_void, Calls>(pfn) };
@@ -2031,24 +2038,7 @@ fn confinement() -> Result<()> {
 
 fn report_driver_version(version: core::ffi::c_int) -> Result<()> {
     use custack::ffi;
-    let mut pfn: *mut core::ffi::c_void = core::ptr::null_mut();
-    let mut status = ffi::CU_GET_PROC_ADDRESS_SUCCESS;
-    // SAFETY: the symbol is NUL-terminated; both out-pointers are valid.
-    let r = unsafe {
-        ffi::cuGetProcAddress_v2(
-            c"custackCheckdriverSetDriverVersion".as_ptr(),
-            &raw mut pfn,
-            12000,
-            ffi::CU_GET_PROC_ADDRESS_DEFAULT,
-            &raw mut status,
-        )
-    };
-    if r != ffi::CUresult::CUDA_SUCCESS || pfn.is_null() {
-        return Err(custack::Error::new(
-            custack::ErrorKind::NotFound,
-            "not the checking driver",
-        ));
-    }
+    let pfn = checkdriver_extension(c"custackCheckdriverSetDriverVersion")?;
     type SetVersion = unsafe extern "C" fn(core::ffi::c_int) -> ffi::CUresult;
     // SAFETY: only the checking driver defines this symbol, with the signature `SetVersion`
     // (`checkdriver/src/lib.rs`); function and data pointers have one size.
