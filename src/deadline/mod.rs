@@ -544,8 +544,12 @@ mod tests {
         }
 
         fn advance(&self, by: Duration) {
-            self.now
-                .set(self.now.get().checked_add(by).expect("the fake clock passes its range"));
+            self.now.set(
+                self.now
+                    .get()
+                    .checked_add(by)
+                    .expect("the fake clock passes its range"),
+            );
         }
 
         /// A query's start: the instant, after which the query's cost passes.
@@ -583,8 +587,9 @@ mod tests {
     /// The backoff: [`YIELDS`] yields, then sleeps from [`FIRST_PAUSE`] doubling up to
     /// [`LONGEST_PAUSE`] (each then cut to the time left, if less).
     fn backoff() -> impl Iterator<Item = Pause> {
-        let sleeps =
-            core::iter::successors(Some(FIRST_PAUSE), |p| Some(p.saturating_mul(2).min(LONGEST_PAUSE)));
+        let sleeps = core::iter::successors(Some(FIRST_PAUSE), |p| {
+            Some(p.saturating_mul(2).min(LONGEST_PAUSE))
+        });
         core::iter::repeat_n(Pause::Yield, YIELDS as usize).chain(sleeps.map(Pause::Sleep))
     }
 
