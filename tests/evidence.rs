@@ -13,7 +13,10 @@
 //!   `tests/patterns.rs`, each checking program a `"name" =>` arm of `run` in
 //!   `benches/checking/src/main.rs`, each `page.md#anchor` a heading of that page;
 //! - the guideline table answers each of NVIDIA's 41 rule ids exactly once, with one of the
-//!   five answers, and names evidence of that answer's kind, which resolves the same way.
+//!   five answers, and names evidence of that answer's kind, which resolves the same way;
+//! - `docs/invariants.md`'s own evidence column: every file it names exists, every function it
+//!   names (`name`, `prefix_…`) is a `fn` of the file named before it, and every test among them
+//!   runs: not `#[ignore]`d, except for want of a GPU (`#[ignore = "needs a CUDA device"]`).
 //!
 //! Needs no GPU and no libcuda, only `std`. It reads the files next to `Cargo.toml`; a test binary
 //! carried to a machine without them (the GPU bundle) says so and checks nothing.
@@ -792,4 +795,359 @@ fn broken_references_are_reported() {
     assert_eq!(row_id("C20 (library half)").as_deref(), Some("C20"));
     assert_eq!(row_id("row"), None);
     assert_eq!(row_id("CUDA-1.1"), None);
+}
+
+// ---------------------------------------------------------------------------------------------
+// docs/invariants.md's own evidence column: every test it names exists, and runs.
+
+/// The only ways a test the contract names may be `#[ignore]`d: it needs a GPU (the GPU run,
+/// `.gpu/run.sh`, passes `--include-ignored`).
+const GPU_MARKERS: [&str; 2] = [
+    "#[ignore = \"needs a CUDA device\"]",
+    "#[ignore = \"needs two CUDA devices\"]",
+];
+
+/// The functions of `source` named `name` (`name…`: every one whose name starts with `name`),
+/// each with its name and the attribute lines (`#[..]`) above it.
+fn fn_definitions<'s>(source: &'s str, name: &str) -> Vec<(String, Vec<&'s str>)> {
+    let (stem, prefix) = match name.strip_suffix('…') {
+        Some(p) => (p, true),
+        None => (name, false),
+    };
+    let lines: Vec<&str> = source.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim_start();
+        let Some(at) = t.find("fn ") else { continue };
+        let qualifiers_only = t[..at].split_whitespace().all(|w| {
+            matches!(
+                w,
+                "pub" | "pub(crate)" | "pub(super)" | "async" | "unsafe" | "const" | "extern"
+            )
+        });
+        if !qualifiers_only {
+            continue;
+        }
+        let ident: String = t[at + 3..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if ident.is_empty()
+            || !(if prefix {
+                ident.starts_with(stem)
+            } else {
+                ident == stem
+            })
+        {
+            continue;
+        }
+        let mut attributes = Vec::new();
+        for above in lines[..i].iter().rev() {
+            let above = above.trim();
+            if above.starts_with("#[") {
+                attributes.push(above);
+            } else if !above.starts_with("//") {
+                break;
+            }
+        }
+        out.push((ident, attributes));
+    }
+    out
+}
+
+/// The attribute that keeps a test from running other than for want of a GPU, if any: a bare
+/// `#[ignore]`, an `#[ignore = ".."]` with another reason, a `cfg_attr(.., ignore)` other than
+/// a library's (`cfg_attr(custack_no_nccl, ignore = "needs NCCL linked")`: ignored only in a
+/// build that linked no such library; the test command links every one).
+fn ignored_for_another_reason<'a>(attributes: &[&'a str]) -> Option<&'a str> {
+    attributes.iter().copied().find(|a| {
+        if a.starts_with("#[ignore") {
+            !GPU_MARKERS.contains(a)
+        } else if a.starts_with("#[cfg_attr(") && a.contains("ignore") {
+            !(a.starts_with("#[cfg_attr(custack_no_")
+                && a.contains(", ignore = \"needs ")
+                && a.ends_with(" linked\")]"))
+        } else {
+            false
+        }
+    })
+}
+
+/// Checks that `source` (the file `file`) defines `name` (or, for `name…`, at least one
+/// function with that prefix), and that every test among them runs; returns the problems and
+/// how many tests it found.
+fn check_named_fn(file: &str, source: &str, name: &str) -> (Vec<String>, usize) {
+    let found = fn_definitions(source, name);
+    if found.is_empty() {
+        return (vec![format!("{file} has no `fn {name}`")], 0);
+    }
+    let mut problems = Vec::new();
+    let mut tests = 0;
+    for (ident, attributes) in &found {
+        if !attributes.iter().any(|a| *a == "#[test]") {
+            continue;
+        }
+        tests += 1;
+        if let Some(attribute) = ignored_for_another_reason(attributes) {
+            problems.push(format!(
+                "{file}::{ident} is {attribute}: a test the contract cites must run, or be \
+                 ignored only with {}",
+                GPU_MARKERS[0]
+            ));
+        }
+    }
+    (problems, tests)
+}
+
+/// Every `.rs` file under `dir`, relative to the root.
+fn rust_files(root: &Path, dir: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut pending = vec![root.join(dir)];
+    while let Some(d) = pending.pop() {
+        for entry in fs::read_dir(&d)
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+        {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                if let Ok(relative) = path.strip_prefix(root) {
+                    out.push(relative.to_string_lossy().into_owned());
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A code span that names a test or function: lower-case, digits and `_` (with at least one),
+/// optionally ending in `…` (a prefix: `r3_…`).
+fn is_fn_name(span: &str) -> bool {
+    let stem = span.strip_suffix('…').unwrap_or(span);
+    stem.contains('_') && is_identifier(stem)
+}
+
+/// The evidence column of the contract's tables: (line number, row id, last cell).
+fn contract_evidence(text: &str) -> Vec<(usize, String, &str)> {
+    prose_lines(text)
+        .into_iter()
+        .filter(|(_, line)| line.starts_with('|'))
+        .filter_map(|(no, line)| {
+            let cells = cells(line);
+            let id = row_id(cells.first()?)?;
+            Some((no, id, *cells.last()?))
+        })
+        .collect()
+}
+
+/// Checks one row's evidence cell: each file or folder it names exists; each function name
+/// (`` `name` ``, `` `prefix_…` ``) is a `fn` of the last `.rs` file named before it in the
+/// cell, or of a file under the last folder named, or (P rows, with no file before it) a twin
+/// of `tests/patterns.rs`; each test among them runs (not ignored, but for a GPU); each
+/// `program `name`` is a checking program. Spans with spaces (commands), link texts (checked by
+/// `tests/doc_pages.rs`) and spans that are no function name (`Driver::init`, `malloc`) are
+/// prose. Returns the problems and the number of tests found.
+fn check_contract_cell(repo: &mut Repo, no: usize, id: &str, cell: &str) -> (Vec<String>, usize) {
+    let at = format!("{CONTRACT}:{no}: row {id}");
+    let mut problems = Vec::new();
+    let mut tests = 0;
+    let mut file: Option<String> = None;
+    let mut folder: Option<String> = None;
+    for span in code_spans(cell) {
+        let text = span.text;
+        // A link's text is prose (`tests/doc_pages.rs` checks links) unless it names a `.rs`
+        // file (`[`tests/x.rs`](../tests/x.rs)`): the file the names after it are in.
+        let link_text = span.after.starts_with("](");
+        if (link_text && !text.ends_with(".rs")) || text.chars().any(char::is_whitespace) {
+            continue;
+        }
+        if span.before.ends_with("program ") {
+            if let Err(e) = repo.program(text) {
+                problems.push(format!("{at}: {e}"));
+            }
+            continue;
+        }
+        let (named, names): (&str, Vec<&str>) = if is_path(text) {
+            let (path, functions) = text.split_once("::").unwrap_or((text, ""));
+            let path = path.split('#').next().unwrap_or(path);
+            file = None;
+            folder = None;
+            let full = repo.root.join(path);
+            if !full.exists() {
+                problems.push(format!("{at}: `{text}`: no such file or folder"));
+                continue;
+            }
+            if full.is_dir() {
+                folder = Some(path.trim_end_matches('/').to_owned());
+            } else if path.ends_with(".rs") {
+                file = Some(path.to_owned());
+            }
+            let names = functions
+                .trim_start_matches('{')
+                .trim_end_matches('}')
+                .split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .collect();
+            (path, names)
+        } else if is_fn_name(text) {
+            ("", vec![text])
+        } else {
+            continue;
+        };
+        for name in names {
+            let files: Vec<String> = match (&file, &folder) {
+                (Some(f), _) => vec![f.clone()],
+                (None, Some(d)) => rust_files(&repo.root, d),
+                (None, None) if id.starts_with('P') => vec![TWINS.to_owned()],
+                (None, None) => {
+                    let place = if named.is_empty() {
+                        ""
+                    } else {
+                        " (not a .rs file)"
+                    };
+                    problems.push(format!(
+                        "{at}: `{name}` names no file{place}: put the file it is in before it"
+                    ));
+                    continue;
+                }
+            };
+            let mut found = false;
+            let mut missing = Vec::new();
+            for f in &files {
+                let Some(source) = repo.source(f) else {
+                    missing.push(format!("{f} is unreadable"));
+                    continue;
+                };
+                let (p, n) = check_named_fn(f, source, name);
+                if p.iter().any(|p| p.contains(" has no `fn ")) {
+                    missing.extend(p);
+                } else {
+                    found = true;
+                    tests += n;
+                    problems.extend(p.into_iter().map(|p| format!("{at}: {p}")));
+                }
+            }
+            if !found {
+                let place = match (&file, &folder) {
+                    (Some(f), _) => f.clone(),
+                    (None, Some(d)) => format!("any file under {d}/"),
+                    _ => TWINS.to_owned(),
+                };
+                problems.push(format!("{at}: no `fn {name}` in {place}"));
+            }
+        }
+    }
+    (problems, tests)
+}
+
+#[test]
+fn every_test_the_contract_names_exists_and_runs() {
+    let Some(root) = root() else { return };
+    let contract = read(&root, CONTRACT);
+    let mut repo = Repo::new(&root);
+    let rows = contract_evidence(&contract);
+    assert!(
+        rows.len() > 50,
+        "found {} rows in {CONTRACT}: the parser is broken",
+        rows.len()
+    );
+    let mut problems = Vec::new();
+    let mut tests = 0;
+    for (no, id, cell) in &rows {
+        let (p, n) = check_contract_cell(&mut repo, *no, id, cell);
+        problems.extend(p);
+        tests += n;
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // The contract cites 67 tests by name (and more by file); far fewer means the parser lost
+    // them.
+    assert!(
+        tests > 50,
+        "only {tests} tests found in {CONTRACT}'s evidence: the parser is broken"
+    );
+}
+
+/// The contract's checks can fail: a missing function, a test ignored for another reason than a
+/// GPU, and a name without a file are reported; a GPU test and a library's conditional ignore
+/// are not.
+#[test]
+fn a_missing_or_wrongly_ignored_test_is_reported() {
+    let source = "\
+#[test]
+fn runs() {}
+
+#[test]
+#[ignore = \"needs a CUDA device\"]
+fn needs_a_gpu() {}
+
+/// Doc.
+#[test]
+#[ignore]
+fn switched_off() {}
+
+#[test]
+#[ignore = \"slow\"]
+fn slow_one() {}
+
+#[test]
+#[cfg_attr(custack_no_nccl, ignore = \"needs NCCL linked\")]
+fn with_nccl() {}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn not_under_miri() {}
+
+pub(crate) fn helper_fn() {}
+";
+    let ok = |name: &str| check_named_fn("f.rs", source, name);
+    assert_eq!(ok("runs"), (vec![], 1));
+    assert_eq!(ok("needs_a_gpu"), (vec![], 1));
+    assert_eq!(ok("with_nccl"), (vec![], 1));
+    assert_eq!(ok("helper_fn"), (vec![], 0));
+    for (name, why) in [
+        ("switched_off", "#[ignore]"),
+        ("slow_one", "\"slow\""),
+        ("not_under_miri", "miri"),
+        ("no_such_test", "has no `fn no_such_test`"),
+        ("ru", "has no `fn ru`"),
+    ] {
+        let (problems, _) = ok(name);
+        assert!(
+            problems.iter().any(|p| p.contains(why)),
+            "`{name}` was not reported ({why}): {problems:?}"
+        );
+    }
+    // A prefix covers every function that starts with it, and each of them must run.
+    let (problems, tests) = ok("s…");
+    assert_eq!(tests, 2, "{problems:?}");
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    let Some(root) = root() else { return };
+    let mut repo = Repo::new(&root);
+    let cell = "`tests/patterns.rs` `r1_second_stack_on_a_thread_is_refused`";
+    assert_eq!(check_contract_cell(&mut repo, 1, "R1", cell), (vec![], 1));
+    for (cell, why) in [
+        (
+            "`tests/patterns.rs` (`no_such_test`)",
+            "no `fn no_such_test`",
+        ),
+        ("`tests/no_such_file.rs`", "no such file"),
+        (
+            "unit test `a_forked_child_refuses_every_checked_call`",
+            "names no file",
+        ),
+        (
+            "`benches/checking` program `no_such_program`",
+            "no_such_program",
+        ),
+    ] {
+        let (problems, _) = check_contract_cell(&mut repo, 1, "R1", cell);
+        assert!(
+            problems.iter().any(|p| p.contains(why)),
+            "`{cell}` was not reported ({why}): {problems:?}"
+        );
+    }
 }
