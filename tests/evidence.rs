@@ -884,7 +884,7 @@ fn check_named_fn(file: &str, source: &str, name: &str) -> (Vec<String>, usize) 
     let mut problems = Vec::new();
     let mut tests = 0;
     for (ident, attributes) in &found {
-        if !attributes.iter().any(|a| *a == "#[test]") {
+        if !attributes.contains(&"#[test]") {
             continue;
         }
         tests += 1;
@@ -944,10 +944,10 @@ fn contract_evidence(text: &str) -> Vec<(usize, String, &str)> {
 }
 
 /// Checks one row's evidence cell: each file or folder it names exists; each function name
-/// (`` `name` ``, `` `prefix_…` ``) is a `fn` of the last `.rs` file named before it in the
+/// (`name`, `prefix_…`) is a `fn` of the last `.rs` file named before it in the
 /// cell, or of a file under the last folder named, or (P rows, with no file before it) a twin
 /// of `tests/patterns.rs`; each test among them runs (not ignored, but for a GPU); each
-/// `program `name`` is a checking program. Spans with spaces (commands), link texts (checked by
+/// name after "program " is a checking program. Spans with spaces (commands), link texts (checked by
 /// `tests/doc_pages.rs`) and spans that are no function name (`Driver::init`, `malloc`) are
 /// prose. Returns the problems and the number of tests found.
 fn check_contract_cell(repo: &mut Repo, no: usize, id: &str, cell: &str) -> (Vec<String>, usize) {
@@ -961,7 +961,8 @@ fn check_contract_cell(repo: &mut Repo, no: usize, id: &str, cell: &str) -> (Vec
         // A link's text is prose (`tests/doc_pages.rs` checks links) unless it names a `.rs`
         // file (`[`tests/x.rs`](../tests/x.rs)`): the file the names after it are in.
         let link_text = span.after.starts_with("](");
-        if (link_text && !text.ends_with(".rs")) || text.chars().any(char::is_whitespace) {
+        let names_a_rust_file = Path::new(text).extension().is_some_and(|e| e == "rs");
+        if (link_text && !names_a_rust_file) || text.chars().any(char::is_whitespace) {
             continue;
         }
         if span.before.ends_with("program ") {
@@ -982,7 +983,7 @@ fn check_contract_cell(repo: &mut Repo, no: usize, id: &str, cell: &str) -> (Vec
             }
             if full.is_dir() {
                 folder = Some(path.trim_end_matches('/').to_owned());
-            } else if path.ends_with(".rs") {
+            } else if Path::new(path).extension().is_some_and(|e| e == "rs") {
                 file = Some(path.to_owned());
             }
             let names = functions
