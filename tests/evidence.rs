@@ -1152,3 +1152,291 @@ pub(crate) fn helper_fn() {}
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// docs/safety-manual.md's assumptions of use, and docs/safety-calls.md's table.
+
+const MANUAL: &str = "docs/safety-manual.md";
+const CALLS: &str = "docs/safety-calls.md";
+const LISTING: &str = "docs/safety-api.txt";
+const AOU: &str = "CUSTACK-AOU-";
+
+/// Whether `source` declares a type or trait `name` (`struct name`, `enum name`, ...).
+fn defines_type(source: &str, name: &str) -> bool {
+    ["struct ", "enum ", "trait ", "type ", "union "]
+        .iter()
+        .any(|kind| {
+            let needle = format!("{kind}{name}");
+            source.match_indices(&needle).any(|(at, _)| {
+                let next = source[at + needle.len()..].chars().next();
+                let starts_word =
+                    at == 0 || !source[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+                starts_word && !next.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            })
+        })
+}
+
+/// Resolves one piece of an assumption's evidence: a test or function (`file::name`, which
+/// must run if it is a test), a type (`file::Type`), a file, a folder, a ui-test or a page's
+/// heading (`page.md#anchor`). `Ok(false)` for a span that is prose, not a path.
+fn resolve_evidence(repo: &mut Repo, span: &str) -> Result<bool, String> {
+    if !is_path(span) || span.chars().any(char::is_whitespace) {
+        return Ok(false);
+    }
+    if let Some((file, name)) = span.split_once("::") {
+        let Some(source) = repo.source(file) else {
+            return Err(format!("`{span}`: no file {file}"));
+        };
+        if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return if defines_type(source, name) {
+                Ok(true)
+            } else {
+                Err(format!("`{span}`: {file} declares no type `{name}`"))
+            };
+        }
+        let (problems, _) = check_named_fn(file, source, name);
+        return if problems.is_empty() {
+            Ok(true)
+        } else {
+            Err(problems.join("; "))
+        };
+    }
+    repo.path(span).map(|_| true)
+}
+
+/// The assumptions of use: (line number, id's number or the id as written, evidence cell).
+fn assumptions(page: &str) -> Vec<(usize, Result<usize, String>, String)> {
+    prose_lines(page)
+        .into_iter()
+        .filter(|(_, line)| line.starts_with(&format!("| {AOU}")))
+        .map(|(no, line)| {
+            let cells = cells(line);
+            let id = cells[0];
+            let n = id
+                .strip_prefix(AOU)
+                .and_then(|n| n.parse::<usize>().ok())
+                .ok_or_else(|| id.to_owned());
+            (no, n, cells.get(2).copied().unwrap_or("").to_owned())
+        })
+        .collect()
+}
+
+/// Checks the assumptions of `page` (the manual's text); returns the problems.
+fn check_assumptions(repo: &mut Repo, page: &str) -> Vec<String> {
+    let rows = assumptions(page);
+    let mut problems = Vec::new();
+    if rows.len() < 5 {
+        problems.push(format!(
+            "{MANUAL}: {} assumptions of use found ({AOU}n rows): the parser or the page is broken",
+            rows.len()
+        ));
+    }
+    for (i, (no, n, evidence)) in rows.iter().enumerate() {
+        let at = format!("{MANUAL}:{no}");
+        match n {
+            Ok(n) if *n == i + 1 => {}
+            Ok(n) => problems.push(format!(
+                "{at}: {AOU}{n} is the assumption numbered {}: number them 1, 2, ... without gaps",
+                i + 1
+            )),
+            Err(id) => problems.push(format!("{at}: `{id}` is not {AOU}<number>")),
+        }
+        let mut named = 0;
+        for span in code_spans(evidence) {
+            match resolve_evidence(repo, span.text) {
+                Ok(true) => named += 1,
+                Ok(false) => {}
+                Err(e) => problems.push(format!("{at}: {e}")),
+            }
+        }
+        if named == 0 {
+            problems.push(format!(
+                "{at}: {AOU}{} names no evidence: a test (`file::name`), a type (`file::Type`), \
+                 a ui-test or a documented review (`page.md#anchor`)",
+                n.as_ref().map_or(0, |n| *n)
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_assumption_of_use_is_numbered_and_names_evidence_that_exists() {
+    let Some(root) = root() else { return };
+    let page = read(&root, MANUAL);
+    let mut repo = Repo::new(&root);
+    let problems = check_assumptions(&mut repo, &page);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The assumptions' checks can fail: a gap in the numbers, an assumption without evidence and
+/// evidence that does not exist are each reported.
+#[test]
+fn a_gap_missing_evidence_or_a_broken_reference_is_reported() {
+    let Some(root) = root() else { return };
+    let mut repo = Repo::new(&root);
+    let good =
+        "| CUSTACK-AOU-1 | a | `tests/patterns.rs::r1_second_stack_on_a_thread_is_refused` |";
+    let row = |n: usize, evidence: &str| format!("| CUSTACK-AOU-{n} | a | {evidence} |");
+    let page = |rows: &[String]| format!("{good}\n{}", rows.join("\n"));
+    let cases = [
+        (page(&[row(3, "`src/safety/bound.rs`")]), "numbered 2"),
+        (page(&[row(2, "a review")]), "names no evidence"),
+        (page(&[row(2, "`tests/no_such_file.rs::f`")]), "no file"),
+        (
+            page(&[row(2, "`src/safety/bound.rs::NoSuchType`")]),
+            "no type",
+        ),
+        (
+            page(&[row(2, "`src/safety/bound.rs::no_such_test`")]),
+            "no `fn no_such_test`",
+        ),
+        (
+            page(&[row(2, "`docs/safety.md#no-such-heading`")]),
+            "no heading",
+        ),
+    ];
+    for (text, why) in cases {
+        let problems = check_assumptions(&mut repo, &text);
+        assert!(
+            problems.iter().any(|p| p.contains(why)),
+            "not reported ({why}): {problems:?}\n{text}"
+        );
+    }
+    let fine = page(&[
+        row(2, "`src/safety/bound.rs::WaitBound`"),
+        row(3, "`ui-tests/c27_alloc_after_seal.rs`"),
+        row(4, "`docs/safety.md#the-users-obligations`"),
+        row(
+            5,
+            "`tests/zero_alloc.rs::restricted_run_phase_does_not_allocate`",
+        ),
+    ]);
+    assert_eq!(check_assumptions(&mut repo, &fine), Vec::<String>::new());
+}
+
+/// The names of the restricted profile's listing: `Budget`, `Budget::new`, ...
+fn listing_names(listing: &str) -> BTreeSet<String> {
+    listing
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split_once(": ").map(|(name, _)| name.to_owned()))
+        .collect()
+}
+
+/// The attribute table's rows: (line number, item, cells).
+fn call_rows(page: &str) -> Vec<(usize, String, Vec<&str>)> {
+    prose_lines(page)
+        .into_iter()
+        .filter(|(_, line)| line.starts_with("| `"))
+        .filter_map(|(no, line)| {
+            let cells = cells(line);
+            let item = code_spans(cells.first()?).first()?.text.to_owned();
+            Some((no, item, cells))
+        })
+        .collect()
+}
+
+/// Checks the attribute table against the listing; returns the problems.
+fn check_calls(listing: &str, page: &str) -> Vec<String> {
+    let names = listing_names(listing);
+    let mut problems = Vec::new();
+    let mut rows: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (no, item, cells) in call_rows(page) {
+        if cells.len() != 7 {
+            problems.push(format!(
+                "{CALLS}:{no}: `{item}` has {} cells; a row has 7 (item, phase, blocks, \
+                 allocates, driver calls, threads, safe state)",
+                cells.len()
+            ));
+        } else if cells.iter().any(|c| c.is_empty()) {
+            problems.push(format!(
+                "{CALLS}:{no}: `{item}` has an empty cell (write — for none)"
+            ));
+        } else if !["init", "run", "shutdown", "either"].contains(&cells[1]) {
+            problems.push(format!(
+                "{CALLS}:{no}: `{item}`'s phase \"{}\" is not init, run, shutdown or either",
+                cells[1]
+            ));
+        }
+        if !names.contains(&item) {
+            problems.push(format!(
+                "{CALLS}:{no}: `{item}` is not an item of {LISTING}"
+            ));
+        }
+        rows.entry(item).or_default().push(no);
+    }
+    for name in &names {
+        match rows.get(name).map(Vec::len) {
+            None => problems.push(format!(
+                "{LISTING}'s `{name}` has no row in {CALLS}: add its phase, blocking, \
+                 allocation, driver calls, threads and safe state"
+            )),
+            Some(1) => {}
+            Some(n) => problems.push(format!("`{name}` has {n} rows in {CALLS}")),
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_item_of_the_restricted_profile_has_one_row_in_the_call_table() {
+    let Some(root) = root() else { return };
+    let listing = read(&root, LISTING);
+    assert!(
+        listing_names(&listing).len() > 50,
+        "the parser found few names in {LISTING}"
+    );
+    let problems = check_calls(&listing, &read(&root, CALLS));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The table's check can fail: a missing row, a row for no item, a twice-listed item and a
+/// wrong phase are each reported.
+#[test]
+fn a_missing_extra_or_malformed_call_row_is_reported() {
+    let listing = "# comment\nA: pub struct A\nA::f: pub fn f(&self)\nB: pub struct B\n";
+    let row = |item: &str, phase: &str| format!("| `{item}` | {phase} | no | no | none | — | — |");
+    let table = |rows: &[String]| rows.join("\n");
+    let full = [row("A", "run"), row("A::f", "run"), row("B", "either")];
+    assert_eq!(check_calls(listing, &table(&full)), Vec::<String>::new());
+    for (rows, why) in [
+        (vec![row("A", "run"), row("A::f", "run")], "`B` has no row"),
+        (
+            vec![
+                row("A", "run"),
+                row("A::f", "run"),
+                row("B", "run"),
+                row("C", "run"),
+            ],
+            "`C` is not an item",
+        ),
+        (
+            vec![
+                row("A", "run"),
+                row("A", "run"),
+                row("A::f", "run"),
+                row("B", "run"),
+            ],
+            "2 rows",
+        ),
+        (
+            vec![row("A", "later"), row("A::f", "run"), row("B", "run")],
+            "phase",
+        ),
+        (
+            vec![
+                row("A", "run"),
+                "| `A::f` | run | no |".to_owned(),
+                row("B", "run"),
+            ],
+            "cells",
+        ),
+    ] {
+        let problems = check_calls(listing, &table(&rows));
+        assert!(
+            problems.iter().any(|p| p.contains(why)),
+            "not reported ({why}): {problems:?}"
+        );
+    }
+}
