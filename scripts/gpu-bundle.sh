@@ -12,7 +12,8 @@
 # example 13_tokio_requests), benches in custack-benches, which has custack's features too.
 #   # on the GPU machine, from the repository root, with .gpu/ copied there:
 #   bash .gpu/run.sh                 # every test binary with --include-ignored, then the benches
-#                                    # (--bench) and examples; one log, $OUT/gpu.log (.gpu/out/)
+#                                    # (--bench) and examples; one log, $OUT/gpu.log (.gpu/out/),
+#                                    # and the report $OUT/gpu-report.json (below)
 #   SANITIZE=1 bash .gpu/run.sh      # each test binary under compute-sanitizer's leak check
 #   bash scripts/gpu-check.sh        # the run, then compute-sanitizer over every binary
 #   bash scripts/frame-bench.sh .gpu/bin/example-NAME   # after run.sh: the frame loop, Rust vs C
@@ -28,6 +29,14 @@
 # a smoke check. Every binary then runs with CUSTACK_FRAME_CUBIN, CUSTACK_FRAME_CUBIN_WRONG_ARCH,
 # CUSTACK_DEVICE_LAUNCH_CUBIN and CUSTACK_PROCESS_CUBIN set to the cubins' absolute paths; .gpu/env.sh holds the same
 # exports, for scripts that run the binaries themselves.
+#
+# The report, $OUT/gpu-report.json (written by python3 on the GPU machine; docs/evidence/README.md
+# says what it is for): the commit packed and whether the working tree differed from it
+# (recorded here at pack time, .gpu/source.json: `git rev-parse HEAD`, `git status --porcelain`),
+# the features, each GPU's name, driver, memory and compute capability (nvidia-smi), the CUDA
+# libraries' wheel versions (every installed `nvidia-*` distribution, importlib.metadata) and
+# nvcc's version, then each binary with its exit code and, for a test binary, each test's name
+# and result as libtest printed them (`test NAME ... ok|FAILED|ignored`), with its summary line.
 #
 # Linking needs a libcuda here (build.rs finds one, or set CUDA_DRIVER_LIB_DIR, as
 # scripts/test.sh does with the library it fetches). The trybuild test (`ui`, of the crate
@@ -53,6 +62,21 @@ done
 packages=(-p custack -p custack-benches)
 rm -rf .gpu
 mkdir -p .gpu/bin
+# What was packed, for the report: the commit, the working tree's differences from it (a report
+# of a dirty tree is no evidence for the commit), the features.
+python3 - "${features[1]:-}" >.gpu/source.json <<'SOURCE'
+import datetime, json, subprocess, sys
+def git(*args):
+    return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout
+changed = [line for line in git("status", "--porcelain").splitlines() if line.strip()]
+print(json.dumps({
+    "commit": git("rev-parse", "HEAD").strip(),
+    "dirty": bool(changed),
+    "changed": changed,
+    "features": sys.argv[1],
+    "packed_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+}, indent=2))
+SOURCE
 # Prints "ROLE NAME PATH" for each executable cargo reports (JSON messages on stdin).
 executables() {
     python3 -c '
@@ -95,6 +119,10 @@ log=$out/gpu.log
 : >"$log"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$log"
 fail=0
+# Each step's outcome (role, name, exit status) and each binary's own log, for the report.
+rm -rf .gpu/logs
+mkdir -p .gpu/logs
+: >.gpu/results.tsv
 
 # What is compiled for this device, with this machine's CUDA toolkit: the frame loop's cubins,
 # the cubin that launches from the device, and the frame loop in C (see scripts/gpu-bundle.sh).
@@ -178,6 +206,8 @@ case $rc in
 esac
 tee -a "$log" <.gpu/one.log
 echo "--- build for the device: $status" | tee -a "$log"
+printf 'build\tfor-device\t%s\n' "$rc" >>.gpu/results.tsv
+cp .gpu/one.log .gpu/logs/for-device.log
 # shellcheck disable=SC1091 # written just above
 source .gpu/env.sh
 
@@ -205,7 +235,115 @@ while read -r role bin; do
     fi
     if ((rc == 0)); then status=ok; else status="FAILED (exit $rc)"; fail=1; fi
     echo "--- $bin: $status" | tee -a "$log"
+    printf '%s\t%s\t%s\n' "$role" "$bin" "$rc" >>.gpu/results.tsv
+    cp .gpu/one.log ".gpu/logs/$bin.log"
 done < <(cat .gpu/list; if [[ -x .gpu/bin/c-safety_frame && -n ${CUSTACK_FRAME_CUBIN:-} ]]; then echo "c c-safety_frame"; fi)
+
+# The machine-readable report (scripts/gpu-bundle.sh's header says what it holds).
+if python3 - "$out/gpu-report.json" "${SANITIZE:-0}" "$fail" <<'REPORT'; then
+import datetime, json, os, platform, re, subprocess, sys
+from importlib import metadata
+
+path, sanitize, fail = sys.argv[1], sys.argv[2] == "1", sys.argv[3] != "0"
+
+def run(cmd):
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+source = {}
+if os.path.exists(".gpu/source.json"):
+    with open(".gpu/source.json") as f:
+        source = json.load(f)
+
+gpus = []
+fields = ["name", "driver_version", "memory_total", "compute_cap"]
+smi = run(["nvidia-smi", "--query-gpu=" + ",".join(fields).replace("memory_total", "memory.total"),
+           "--format=csv,noheader"])
+for line in (smi or "").splitlines():
+    gpus.append(dict(zip(fields, (p.strip() for p in line.split(",")))))
+
+libraries = {}
+for dist in metadata.distributions():
+    name = dist.metadata["Name"] or ""
+    if name.lower().startswith("nvidia-"):
+        libraries[name] = dist.version
+nvcc = run(["nvcc", "--version"]) or run(["/usr/local/cuda/bin/nvcc", "--version"])
+
+RESULT = re.compile(r"^test (\S+) \.\.\. (ok|FAILED|ignored)\b")
+STARTED = re.compile(r"^test (\S+) \.\.\. ")
+SUMMARY = re.compile(r"^test result: (\w+)\. (\d+) passed; (\d+) failed; (\d+) ignored")
+
+def tests_of(log):
+    """Each test's result as libtest printed it; a test whose result line another process's
+    output broke is named under `failures:` if it failed, else its result is `unparsed`."""
+    results, summary, in_failures = {}, None, False
+    for line in log.splitlines():
+        m = RESULT.match(line)
+        if m:
+            results[m.group(1)] = m.group(2)
+            continue
+        m = STARTED.match(line)
+        if m:
+            results.setdefault(m.group(1), "unparsed")
+            continue
+        m = SUMMARY.match(line)
+        if m:
+            summary = {"result": m.group(1), "passed": int(m.group(2)),
+                       "failed": int(m.group(3)), "ignored": int(m.group(4))}
+            continue
+        if line == "failures:":
+            in_failures = True
+        elif in_failures and line.startswith("    ") and line.strip() in results:
+            results[line.strip()] = "FAILED"
+        elif in_failures and line and not line.startswith(" "):
+            in_failures = False
+    tests = [{"name": n, "result": r} for n, r in sorted(results.items())]
+    return tests, summary
+
+binaries = []
+with open(".gpu/results.tsv") as f:
+    for line in f:
+        role, name, rc = line.rstrip("\n").split("\t")
+        entry = {"role": role, "name": name, "exit_code": int(rc),
+                 "outcome": "ok" if rc == "0" else ("skipped" if role == "build" and rc == "2" else "FAILED")}
+        if role == "test":
+            with open(f".gpu/logs/{name}.log", errors="replace") as log:
+                entry["tests"], entry["summary"] = tests_of(log.read())
+        binaries.append(entry)
+
+tests = [t for b in binaries for t in b.get("tests", [])]
+report = {
+    "format": 1,
+    "source": source,
+    "ran_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    "host": {"machine": platform.machine(), "kernel": platform.release()},
+    "sanitize": sanitize,
+    "gpus": gpus,
+    "cuda_libraries": dict(sorted(libraries.items())),
+    "nvcc": nvcc.splitlines()[-1] if nvcc else None,
+    "binaries": binaries,
+    "totals": {
+        "binaries": len(binaries),
+        "binaries_failed": sum(b["outcome"] == "FAILED" for b in binaries),
+        "tests": len(tests),
+        **{r: sum(t["result"] == r for t in tests) for r in ("ok", "FAILED", "ignored", "unparsed")},
+    },
+    "all_passed": not fail,
+}
+with open(path, "w") as f:
+    json.dump(report, f, indent=2)
+    f.write("\n")
+print(f"run.sh: report {path}: {len(binaries)} steps, {len(tests)} tests, "
+      f"commit {source.get('commit', '?')[:12]}{' (dirty)' if source.get('dirty') else ''}")
+REPORT
+    :
+else
+    echo "run.sh: the report $out/gpu-report.json could not be written (python3 failed)" | tee -a "$log"
+    fail=1
+fi
 exit $fail
 RUN
 chmod +x .gpu/run.sh

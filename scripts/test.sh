@@ -2,8 +2,9 @@
 # Runs custack's whole test suite: unit, integration, ui and doc tests (the ui tests are the crate
 # custack-ui-tests, ui-tests/tests/ui.rs, so that custack's examples do not build trybuild), the
 # benches crate's targets (benches/, custack-benches: each bench once without `--bench`, the
-# tokio example and test), the rendezvous crate's tests (rendezvous/, loopback only), the API
-# docs with warnings denied, the example, plain `cargo test` in a fresh clone without the CUDA
+# tokio example and test), the rendezvous crate's tests (rendezvous/, loopback only), clippy over
+# every target of the workspace with every feature and warnings denied, the API docs with
+# warnings denied, the example, plain `cargo test` in a fresh clone without the CUDA
 # variables, the restricted profile's clippy list (scripts/clippy-safety.sh), the MSRV of every
 # published crate, the release as a dry run (below), the checking-driver schedules
 # (scripts/check-driver.sh, contract row R10; scripts/checked-app.sh, a user's crate under
@@ -137,6 +138,15 @@ cargo test --no-fail-fast -p custack-rendezvous --all-targets -- "$@" &&
     cargo test --no-fail-fast -p custack-rendezvous --doc ||
     { status=1; failed+=("rendezvous tests"); }
 step_done "tests, doc tests, rendezvous"
+# Clippy over every target of every workspace member (custack, custack-derive,
+# custack-rendezvous, custack-benches, custack-ui-tests, custack-safety), warnings denied: the
+# lints of Cargo.toml's [workspace.lints] and src/lib.rs, and the module-level denials (such as
+# `clippy::arithmetic_side_effects` in src/safety/ and src/deadline/). `--all-features` is the
+# six library features (every member's features are custack's six: nvrtc, cublas, nccl, cufft,
+# curand, cublaslt); it builds without the libraries too, since build.rs then only warns and
+# sets cfg(custack_no_*), so the same command holds on CI and on a machine without them.
+cargo clippy --workspace --all-targets --all-features -- -D warnings || { status=1; failed+=(clippy); }
+step_done "clippy"
 # The API docs of every crate of the workspace, with every rustdoc warning denied (broken
 # intra-doc links, unclosed HTML, ...). The docs need no CUDA (docs.rs builds them without it);
 # tests/doc_aliases.rs, run above, checks that every driver wrapper has its doc alias and
@@ -545,7 +555,7 @@ step_done "platforms"
 joined_times=$(printf '%s, ' "${timings[@]}")
 echo "scripts/test.sh: time: $SECONDS s in all: ${joined_times%, }"
 if ((status == 0)); then
-    echo "scripts/test.sh: all passed: tests, doc tests, the rendezvous tests, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the clippy safety list, the libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt), MSRV${msrv_skipped:-}, the release dry run and packages, the packaged crate's tests, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
+    echo "scripts/test.sh: all passed: tests, doc tests, the rendezvous tests, clippy, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the clippy safety list, the libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt), MSRV${msrv_skipped:-}, the release dry run and packages, the packaged crate's tests, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
 else
     joined=$(printf '%s, ' "${failed[@]}")
     echo "scripts/test.sh: FAILED: ${joined%, }${platforms_summary:+; platforms: $platforms_summary}" >&2

@@ -13,7 +13,10 @@
 //!   `tests/patterns.rs`, each checking program a `"name" =>` arm of `run` in
 //!   `benches/checking/src/main.rs`, each `page.md#anchor` a heading of that page;
 //! - the guideline table answers each of NVIDIA's 41 rule ids exactly once, with one of the
-//!   five answers, and names evidence of that answer's kind, which resolves the same way.
+//!   five answers, and names evidence of that answer's kind, which resolves the same way;
+//! - `docs/invariants.md`'s own evidence column: every file it names exists, every function it
+//!   names (`name`, `prefix_…`) is a `fn` of the file named before it, and every test among them
+//!   runs: not `#[ignore]`d, except for want of a GPU (`#[ignore = "needs a CUDA device"]`).
 //!
 //! Needs no GPU and no libcuda, only `std`. It reads the files next to `Cargo.toml`; a test binary
 //! carried to a machine without them (the GPU bundle) says so and checks nothing.
@@ -792,4 +795,648 @@ fn broken_references_are_reported() {
     assert_eq!(row_id("C20 (library half)").as_deref(), Some("C20"));
     assert_eq!(row_id("row"), None);
     assert_eq!(row_id("CUDA-1.1"), None);
+}
+
+// ---------------------------------------------------------------------------------------------
+// docs/invariants.md's own evidence column: every test it names exists, and runs.
+
+/// The only ways a test the contract names may be `#[ignore]`d: it needs a GPU (the GPU run,
+/// `.gpu/run.sh`, passes `--include-ignored`).
+const GPU_MARKERS: [&str; 2] = [
+    "#[ignore = \"needs a CUDA device\"]",
+    "#[ignore = \"needs two CUDA devices\"]",
+];
+
+/// The functions of `source` named `name` (`name…`: every one whose name starts with `name`),
+/// each with its name and the attribute lines (`#[..]`) above it.
+fn fn_definitions<'s>(source: &'s str, name: &str) -> Vec<(String, Vec<&'s str>)> {
+    let (stem, prefix) = match name.strip_suffix('…') {
+        Some(p) => (p, true),
+        None => (name, false),
+    };
+    let lines: Vec<&str> = source.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim_start();
+        let Some(at) = t.find("fn ") else { continue };
+        let qualifiers_only = t[..at].split_whitespace().all(|w| {
+            matches!(
+                w,
+                "pub" | "pub(crate)" | "pub(super)" | "async" | "unsafe" | "const" | "extern"
+            )
+        });
+        if !qualifiers_only {
+            continue;
+        }
+        let ident: String = t[at + 3..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if ident.is_empty()
+            || !(if prefix {
+                ident.starts_with(stem)
+            } else {
+                ident == stem
+            })
+        {
+            continue;
+        }
+        let mut attributes = Vec::new();
+        for above in lines[..i].iter().rev() {
+            let above = above.trim();
+            if above.starts_with("#[") {
+                attributes.push(above);
+            } else if !above.starts_with("//") {
+                break;
+            }
+        }
+        out.push((ident, attributes));
+    }
+    out
+}
+
+/// The attribute that keeps a test from running other than for want of a GPU, if any: a bare
+/// `#[ignore]`, an `#[ignore = ".."]` with another reason, a `cfg_attr(.., ignore)` other than
+/// a library's (`cfg_attr(custack_no_nccl, ignore = "needs NCCL linked")`: ignored only in a
+/// build that linked no such library; the test command links every one).
+fn ignored_for_another_reason<'a>(attributes: &[&'a str]) -> Option<&'a str> {
+    attributes.iter().copied().find(|a| {
+        if a.starts_with("#[ignore") {
+            !GPU_MARKERS.contains(a)
+        } else if a.starts_with("#[cfg_attr(") && a.contains("ignore") {
+            !(a.starts_with("#[cfg_attr(custack_no_")
+                && a.contains(", ignore = \"needs ")
+                && a.ends_with(" linked\")]"))
+        } else {
+            false
+        }
+    })
+}
+
+/// Checks that `source` (the file `file`) defines `name` (or, for `name…`, at least one
+/// function with that prefix), and that every test among them runs; returns the problems and
+/// how many tests it found.
+fn check_named_fn(file: &str, source: &str, name: &str) -> (Vec<String>, usize) {
+    let found = fn_definitions(source, name);
+    if found.is_empty() {
+        return (vec![format!("{file} has no `fn {name}`")], 0);
+    }
+    let mut problems = Vec::new();
+    let mut tests = 0;
+    for (ident, attributes) in &found {
+        if !attributes.contains(&"#[test]") {
+            continue;
+        }
+        tests += 1;
+        if let Some(attribute) = ignored_for_another_reason(attributes) {
+            problems.push(format!(
+                "{file}::{ident} is {attribute}: a test the contract cites must run, or be \
+                 ignored only with {}",
+                GPU_MARKERS[0]
+            ));
+        }
+    }
+    (problems, tests)
+}
+
+/// Every `.rs` file under `dir`, relative to the root.
+fn rust_files(root: &Path, dir: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut pending = vec![root.join(dir)];
+    while let Some(d) = pending.pop() {
+        for entry in fs::read_dir(&d)
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+        {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                if let Ok(relative) = path.strip_prefix(root) {
+                    out.push(relative.to_string_lossy().into_owned());
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A code span that names a test or function: lower-case, digits and `_` (with at least one),
+/// optionally ending in `…` (a prefix: `r3_…`).
+fn is_fn_name(span: &str) -> bool {
+    let stem = span.strip_suffix('…').unwrap_or(span);
+    stem.contains('_') && is_identifier(stem)
+}
+
+/// The evidence column of the contract's tables: (line number, row id, last cell).
+fn contract_evidence(text: &str) -> Vec<(usize, String, &str)> {
+    prose_lines(text)
+        .into_iter()
+        .filter(|(_, line)| line.starts_with('|'))
+        .filter_map(|(no, line)| {
+            let cells = cells(line);
+            let id = row_id(cells.first()?)?;
+            Some((no, id, *cells.last()?))
+        })
+        .collect()
+}
+
+/// Checks one row's evidence cell: each file or folder it names exists; each function name
+/// (`name`, `prefix_…`) is a `fn` of the last `.rs` file named before it in the
+/// cell, or of a file under the last folder named, or (P rows, with no file before it) a twin
+/// of `tests/patterns.rs`; each test among them runs (not ignored, but for a GPU); each
+/// name after "program " is a checking program. Spans with spaces (commands), link texts (checked by
+/// `tests/doc_pages.rs`) and spans that are no function name (`Driver::init`, `malloc`) are
+/// prose. Returns the problems and the number of tests found.
+fn check_contract_cell(repo: &mut Repo, no: usize, id: &str, cell: &str) -> (Vec<String>, usize) {
+    let at = format!("{CONTRACT}:{no}: row {id}");
+    let mut problems = Vec::new();
+    let mut tests = 0;
+    let mut file: Option<String> = None;
+    let mut folder: Option<String> = None;
+    for span in code_spans(cell) {
+        let text = span.text;
+        // A link's text is prose (`tests/doc_pages.rs` checks links) unless it names a `.rs`
+        // file (`[`tests/x.rs`](../tests/x.rs)`): the file the names after it are in.
+        let link_text = span.after.starts_with("](");
+        let names_a_rust_file = Path::new(text).extension().is_some_and(|e| e == "rs");
+        if (link_text && !names_a_rust_file) || text.chars().any(char::is_whitespace) {
+            continue;
+        }
+        if span.before.ends_with("program ") {
+            if let Err(e) = repo.program(text) {
+                problems.push(format!("{at}: {e}"));
+            }
+            continue;
+        }
+        let (named, names): (&str, Vec<&str>) = if is_path(text) {
+            let (path, functions) = text.split_once("::").unwrap_or((text, ""));
+            let path = path.split('#').next().unwrap_or(path);
+            file = None;
+            folder = None;
+            let full = repo.root.join(path);
+            if !full.exists() {
+                problems.push(format!("{at}: `{text}`: no such file or folder"));
+                continue;
+            }
+            if full.is_dir() {
+                folder = Some(path.trim_end_matches('/').to_owned());
+            } else if Path::new(path).extension().is_some_and(|e| e == "rs") {
+                file = Some(path.to_owned());
+            }
+            let names = functions
+                .trim_start_matches('{')
+                .trim_end_matches('}')
+                .split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .collect();
+            (path, names)
+        } else if is_fn_name(text) {
+            ("", vec![text])
+        } else {
+            continue;
+        };
+        for name in names {
+            let files: Vec<String> = match (&file, &folder) {
+                (Some(f), _) => vec![f.clone()],
+                (None, Some(d)) => rust_files(&repo.root, d),
+                (None, None) if id.starts_with('P') => vec![TWINS.to_owned()],
+                (None, None) => {
+                    let place = if named.is_empty() {
+                        ""
+                    } else {
+                        " (not a .rs file)"
+                    };
+                    problems.push(format!(
+                        "{at}: `{name}` names no file{place}: put the file it is in before it"
+                    ));
+                    continue;
+                }
+            };
+            let mut found = false;
+            let mut missing = Vec::new();
+            for f in &files {
+                let Some(source) = repo.source(f) else {
+                    missing.push(format!("{f} is unreadable"));
+                    continue;
+                };
+                let (p, n) = check_named_fn(f, source, name);
+                if p.iter().any(|p| p.contains(" has no `fn ")) {
+                    missing.extend(p);
+                } else {
+                    found = true;
+                    tests += n;
+                    problems.extend(p.into_iter().map(|p| format!("{at}: {p}")));
+                }
+            }
+            if !found {
+                let place = match (&file, &folder) {
+                    (Some(f), _) => f.clone(),
+                    (None, Some(d)) => format!("any file under {d}/"),
+                    _ => TWINS.to_owned(),
+                };
+                problems.push(format!("{at}: no `fn {name}` in {place}"));
+            }
+        }
+    }
+    (problems, tests)
+}
+
+#[test]
+fn every_test_the_contract_names_exists_and_runs() {
+    let Some(root) = root() else { return };
+    let contract = read(&root, CONTRACT);
+    let mut repo = Repo::new(&root);
+    let rows = contract_evidence(&contract);
+    assert!(
+        rows.len() > 50,
+        "found {} rows in {CONTRACT}: the parser is broken",
+        rows.len()
+    );
+    let mut problems = Vec::new();
+    let mut tests = 0;
+    for (no, id, cell) in &rows {
+        let (p, n) = check_contract_cell(&mut repo, *no, id, cell);
+        problems.extend(p);
+        tests += n;
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // The contract cites 67 tests by name (and more by file); far fewer means the parser lost
+    // them.
+    assert!(
+        tests > 50,
+        "only {tests} tests found in {CONTRACT}'s evidence: the parser is broken"
+    );
+}
+
+/// The contract's checks can fail: a missing function, a test ignored for another reason than a
+/// GPU, and a name without a file are reported; a GPU test and a library's conditional ignore
+/// are not.
+#[test]
+fn a_missing_or_wrongly_ignored_test_is_reported() {
+    let source = "\
+#[test]
+fn runs() {}
+
+#[test]
+#[ignore = \"needs a CUDA device\"]
+fn needs_a_gpu() {}
+
+/// Doc.
+#[test]
+#[ignore]
+fn switched_off() {}
+
+#[test]
+#[ignore = \"slow\"]
+fn slow_one() {}
+
+#[test]
+#[cfg_attr(custack_no_nccl, ignore = \"needs NCCL linked\")]
+fn with_nccl() {}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn not_under_miri() {}
+
+pub(crate) fn helper_fn() {}
+";
+    let ok = |name: &str| check_named_fn("f.rs", source, name);
+    assert_eq!(ok("runs"), (vec![], 1));
+    assert_eq!(ok("needs_a_gpu"), (vec![], 1));
+    assert_eq!(ok("with_nccl"), (vec![], 1));
+    assert_eq!(ok("helper_fn"), (vec![], 0));
+    for (name, why) in [
+        ("switched_off", "#[ignore]"),
+        ("slow_one", "\"slow\""),
+        ("not_under_miri", "miri"),
+        ("no_such_test", "has no `fn no_such_test`"),
+        ("ru", "has no `fn ru`"),
+    ] {
+        let (problems, _) = ok(name);
+        assert!(
+            problems.iter().any(|p| p.contains(why)),
+            "`{name}` was not reported ({why}): {problems:?}"
+        );
+    }
+    // A prefix covers every function that starts with it, and each of them must run.
+    let (problems, tests) = ok("s…");
+    assert_eq!(tests, 2, "{problems:?}");
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    let Some(root) = root() else { return };
+    let mut repo = Repo::new(&root);
+    let cell = "`tests/patterns.rs` `r1_second_stack_on_a_thread_is_refused`";
+    assert_eq!(check_contract_cell(&mut repo, 1, "R1", cell), (vec![], 1));
+    for (cell, why) in [
+        (
+            "`tests/patterns.rs` (`no_such_test`)",
+            "no `fn no_such_test`",
+        ),
+        ("`tests/no_such_file.rs`", "no such file"),
+        (
+            "unit test `a_forked_child_refuses_every_checked_call`",
+            "names no file",
+        ),
+        (
+            "`benches/checking` program `no_such_program`",
+            "no_such_program",
+        ),
+    ] {
+        let (problems, _) = check_contract_cell(&mut repo, 1, "R1", cell);
+        assert!(
+            problems.iter().any(|p| p.contains(why)),
+            "`{cell}` was not reported ({why}): {problems:?}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// docs/safety-manual.md's assumptions of use, and docs/safety-calls.md's table.
+
+const MANUAL: &str = "docs/safety-manual.md";
+const CALLS: &str = "docs/safety-calls.md";
+const LISTING: &str = "docs/safety-api.txt";
+const AOU: &str = "CUSTACK-AOU-";
+
+/// Whether `source` declares a type or trait `name` (`struct name`, `enum name`, ...).
+fn defines_type(source: &str, name: &str) -> bool {
+    ["struct ", "enum ", "trait ", "type ", "union "]
+        .iter()
+        .any(|kind| {
+            let needle = format!("{kind}{name}");
+            source.match_indices(&needle).any(|(at, _)| {
+                let next = source[at + needle.len()..].chars().next();
+                let starts_word =
+                    at == 0 || !source[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+                starts_word && !next.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            })
+        })
+}
+
+/// Resolves one piece of an assumption's evidence: a test or function (`file::name`, which
+/// must run if it is a test), a type (`file::Type`), a file, a folder, a ui-test or a page's
+/// heading (`page.md#anchor`). `Ok(false)` for a span that is prose, not a path.
+fn resolve_evidence(repo: &mut Repo, span: &str) -> Result<bool, String> {
+    if !is_path(span) || span.chars().any(char::is_whitespace) {
+        return Ok(false);
+    }
+    if let Some((file, name)) = span.split_once("::") {
+        let Some(source) = repo.source(file) else {
+            return Err(format!("`{span}`: no file {file}"));
+        };
+        if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return if defines_type(source, name) {
+                Ok(true)
+            } else {
+                Err(format!("`{span}`: {file} declares no type `{name}`"))
+            };
+        }
+        let (problems, _) = check_named_fn(file, source, name);
+        return if problems.is_empty() {
+            Ok(true)
+        } else {
+            Err(problems.join("; "))
+        };
+    }
+    repo.path(span).map(|_| true)
+}
+
+/// The assumptions of use: (line number, id's number or the id as written, evidence cell).
+fn assumptions(page: &str) -> Vec<(usize, Result<usize, String>, String)> {
+    prose_lines(page)
+        .into_iter()
+        .filter(|(_, line)| line.starts_with(&format!("| {AOU}")))
+        .map(|(no, line)| {
+            let cells = cells(line);
+            let id = cells[0];
+            let n = id
+                .strip_prefix(AOU)
+                .and_then(|n| n.parse::<usize>().ok())
+                .ok_or_else(|| id.to_owned());
+            (no, n, cells.get(2).copied().unwrap_or("").to_owned())
+        })
+        .collect()
+}
+
+/// Checks the assumptions of `page` (the manual's text); returns the problems.
+fn check_assumptions(repo: &mut Repo, page: &str) -> Vec<String> {
+    let rows = assumptions(page);
+    let mut problems = Vec::new();
+    if rows.len() < 5 {
+        problems.push(format!(
+            "{MANUAL}: {} assumptions of use found ({AOU}n rows): the parser or the page is broken",
+            rows.len()
+        ));
+    }
+    for (i, (no, n, evidence)) in rows.iter().enumerate() {
+        let at = format!("{MANUAL}:{no}");
+        match n {
+            Ok(n) if *n == i + 1 => {}
+            Ok(n) => problems.push(format!(
+                "{at}: {AOU}{n} is the assumption numbered {}: number them 1, 2, ... without gaps",
+                i + 1
+            )),
+            Err(id) => problems.push(format!("{at}: `{id}` is not {AOU}<number>")),
+        }
+        let mut named = 0;
+        for span in code_spans(evidence) {
+            match resolve_evidence(repo, span.text) {
+                Ok(true) => named += 1,
+                Ok(false) => {}
+                Err(e) => problems.push(format!("{at}: {e}")),
+            }
+        }
+        if named == 0 {
+            problems.push(format!(
+                "{at}: {AOU}{} names no evidence: a test (`file::name`), a type (`file::Type`), \
+                 a ui-test or a documented review (`page.md#anchor`)",
+                n.as_ref().map_or(0, |n| *n)
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_assumption_of_use_is_numbered_and_names_evidence_that_exists() {
+    let Some(root) = root() else { return };
+    let page = read(&root, MANUAL);
+    let mut repo = Repo::new(&root);
+    let problems = check_assumptions(&mut repo, &page);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The assumptions' checks can fail: a gap in the numbers, an assumption without evidence and
+/// evidence that does not exist are each reported.
+#[test]
+fn a_gap_missing_evidence_or_a_broken_reference_is_reported() {
+    let Some(root) = root() else { return };
+    let mut repo = Repo::new(&root);
+    let good =
+        "| CUSTACK-AOU-1 | a | `tests/patterns.rs::r1_second_stack_on_a_thread_is_refused` |";
+    let row = |n: usize, evidence: &str| format!("| CUSTACK-AOU-{n} | a | {evidence} |");
+    let page = |rows: &[String]| format!("{good}\n{}", rows.join("\n"));
+    let cases = [
+        (page(&[row(3, "`src/safety/bound.rs`")]), "numbered 2"),
+        (page(&[row(2, "a review")]), "names no evidence"),
+        (page(&[row(2, "`tests/no_such_file.rs::f`")]), "no file"),
+        (
+            page(&[row(2, "`src/safety/bound.rs::NoSuchType`")]),
+            "no type",
+        ),
+        (
+            page(&[row(2, "`src/safety/bound.rs::no_such_test`")]),
+            "no `fn no_such_test`",
+        ),
+        (
+            page(&[row(2, "`docs/safety.md#no-such-heading`")]),
+            "no heading",
+        ),
+    ];
+    for (text, why) in cases {
+        let problems = check_assumptions(&mut repo, &text);
+        assert!(
+            problems.iter().any(|p| p.contains(why)),
+            "not reported ({why}): {problems:?}\n{text}"
+        );
+    }
+    let fine = page(&[
+        row(2, "`src/safety/bound.rs::WaitBound`"),
+        row(3, "`ui-tests/c27_alloc_after_seal.rs`"),
+        row(4, "`docs/safety.md#the-users-obligations`"),
+        row(
+            5,
+            "`tests/zero_alloc.rs::restricted_run_phase_does_not_allocate`",
+        ),
+    ]);
+    assert_eq!(check_assumptions(&mut repo, &fine), Vec::<String>::new());
+}
+
+/// The names of the restricted profile's listing: `Budget`, `Budget::new`, ...
+fn listing_names(listing: &str) -> BTreeSet<String> {
+    listing
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split_once(": ").map(|(name, _)| name.to_owned()))
+        .collect()
+}
+
+/// The attribute table's rows: (line number, item, cells).
+fn call_rows(page: &str) -> Vec<(usize, String, Vec<&str>)> {
+    prose_lines(page)
+        .into_iter()
+        .filter(|(_, line)| line.starts_with("| `"))
+        .filter_map(|(no, line)| {
+            let cells = cells(line);
+            let item = code_spans(cells.first()?).first()?.text.to_owned();
+            Some((no, item, cells))
+        })
+        .collect()
+}
+
+/// Checks the attribute table against the listing; returns the problems.
+fn check_calls(listing: &str, page: &str) -> Vec<String> {
+    let names = listing_names(listing);
+    let mut problems = Vec::new();
+    let mut rows: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (no, item, cells) in call_rows(page) {
+        if cells.len() != 7 {
+            problems.push(format!(
+                "{CALLS}:{no}: `{item}` has {} cells; a row has 7 (item, phase, blocks, \
+                 allocates, driver calls, threads, safe state)",
+                cells.len()
+            ));
+        } else if cells.iter().any(|c| c.is_empty()) {
+            problems.push(format!(
+                "{CALLS}:{no}: `{item}` has an empty cell (write — for none)"
+            ));
+        } else if !["init", "run", "shutdown", "either"].contains(&cells[1]) {
+            problems.push(format!(
+                "{CALLS}:{no}: `{item}`'s phase \"{}\" is not init, run, shutdown or either",
+                cells[1]
+            ));
+        }
+        if !names.contains(&item) {
+            problems.push(format!(
+                "{CALLS}:{no}: `{item}` is not an item of {LISTING}"
+            ));
+        }
+        rows.entry(item).or_default().push(no);
+    }
+    for name in &names {
+        match rows.get(name).map(Vec::len) {
+            None => problems.push(format!(
+                "{LISTING}'s `{name}` has no row in {CALLS}: add its phase, blocking, \
+                 allocation, driver calls, threads and safe state"
+            )),
+            Some(1) => {}
+            Some(n) => problems.push(format!("`{name}` has {n} rows in {CALLS}")),
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_item_of_the_restricted_profile_has_one_row_in_the_call_table() {
+    let Some(root) = root() else { return };
+    let listing = read(&root, LISTING);
+    assert!(
+        listing_names(&listing).len() > 50,
+        "the parser found few names in {LISTING}"
+    );
+    let problems = check_calls(&listing, &read(&root, CALLS));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The table's check can fail: a missing row, a row for no item, a twice-listed item and a
+/// wrong phase are each reported.
+#[test]
+fn a_missing_extra_or_malformed_call_row_is_reported() {
+    let listing = "# comment\nA: pub struct A\nA::f: pub fn f(&self)\nB: pub struct B\n";
+    let row = |item: &str, phase: &str| format!("| `{item}` | {phase} | no | no | none | — | — |");
+    let table = |rows: &[String]| rows.join("\n");
+    let full = [row("A", "run"), row("A::f", "run"), row("B", "either")];
+    assert_eq!(check_calls(listing, &table(&full)), Vec::<String>::new());
+    for (rows, why) in [
+        (vec![row("A", "run"), row("A::f", "run")], "`B` has no row"),
+        (
+            vec![
+                row("A", "run"),
+                row("A::f", "run"),
+                row("B", "run"),
+                row("C", "run"),
+            ],
+            "`C` is not an item",
+        ),
+        (
+            vec![
+                row("A", "run"),
+                row("A", "run"),
+                row("A::f", "run"),
+                row("B", "run"),
+            ],
+            "2 rows",
+        ),
+        (
+            vec![row("A", "later"), row("A::f", "run"), row("B", "run")],
+            "phase",
+        ),
+        (
+            vec![
+                row("A", "run"),
+                "| `A::f` | run | no |".to_owned(),
+                row("B", "run"),
+            ],
+            "cells",
+        ),
+    ] {
+        let problems = check_calls(listing, &table(&rows));
+        assert!(
+            problems.iter().any(|p| p.contains(why)),
+            "not reported ({why}): {problems:?}"
+        );
+    }
 }

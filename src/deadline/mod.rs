@@ -1,5 +1,10 @@
 //! Deadlines: a bound on every blocking wait (contract row R19). The public documentation is
 //! [`Deadline`]'s: which waits take one, what happens past it, and what a bounded wait costs.
+//!
+//! No arithmetic here may wrap or panic (`clippy::arithmetic_side_effects` is denied, tests
+//! included): a wait's bound is part of the restricted profile's timing argument (R23).
+
+#![deny(clippy::arithmetic_side_effects)]
 
 use crate::error::{Error, ErrorKind, Observer, Result};
 use crate::ffi;
@@ -349,14 +354,15 @@ fn poll_again<T>(
             return Polled::Overdue(now.saturating_duration_since(start));
         }
         if tries < YIELDS {
-            tries += 1;
+            // Below `YIELDS`, so it cannot wrap; saturating all the same.
+            tries = tries.saturating_add(1);
             clock.yield_now();
         } else {
             let left = deadline
                 .at
                 .map_or(pause, |at| at.saturating_duration_since(now));
             clock.sleep(pause.min(left));
-            pause = (pause * 2).min(LONGEST_PAUSE);
+            pause = pause.saturating_mul(2).min(LONGEST_PAUSE);
         }
         if let Some(done) = query() {
             return Polled::Done(done);
@@ -538,7 +544,12 @@ mod tests {
         }
 
         fn advance(&self, by: Duration) {
-            self.now.set(self.now.get() + by);
+            self.now.set(
+                self.now
+                    .get()
+                    .checked_add(by)
+                    .expect("the fake clock passes its range"),
+            );
         }
 
         /// A query's start: the instant, after which the query's cost passes.
@@ -560,7 +571,7 @@ mod tests {
 
     impl Clock for FakeClock {
         fn now(&self) -> Instant {
-            self.reads.set(self.reads.get() + 1);
+            self.reads.set(self.reads.get().saturating_add(1));
             self.now.get()
         }
         fn yield_now(&self) {
@@ -569,15 +580,16 @@ mod tests {
         }
         fn sleep(&self, pause: Duration) {
             self.pause(Pause::Sleep(pause));
-            self.advance(pause + self.load.oversleep);
+            self.advance(pause.saturating_add(self.load.oversleep));
         }
     }
 
     /// The backoff: [`YIELDS`] yields, then sleeps from [`FIRST_PAUSE`] doubling up to
     /// [`LONGEST_PAUSE`] (each then cut to the time left, if less).
     fn backoff() -> impl Iterator<Item = Pause> {
-        let sleeps =
-            core::iter::successors(Some(FIRST_PAUSE), |p| Some((*p * 2).min(LONGEST_PAUSE)));
+        let sleeps = core::iter::successors(Some(FIRST_PAUSE), |p| {
+            Some(p.saturating_mul(2).min(LONGEST_PAUSE))
+        });
         core::iter::repeat_n(Pause::Yield, YIELDS as usize).chain(sleeps.map(Pause::Sleep))
     }
 

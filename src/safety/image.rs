@@ -97,10 +97,10 @@ fn first_symbol(image: &[u8], wanted: impl Fn(&[u8], bool) -> bool) -> Option<St
     let section = |k: usize| -> Option<(u32, usize, usize, usize)> {
         let at = shoff.checked_add(k.checked_mul(shentsize)?)?;
         Some((
-            u32_at(image, at + 4)?,
-            usize::try_from(u64_at(image, at + 0x18)?).ok()?,
-            usize::try_from(u64_at(image, at + 0x20)?).ok()?,
-            usize::try_from(u32_at(image, at + 0x28)?).ok()?,
+            u32_at(image, at.checked_add(4)?)?,
+            usize::try_from(u64_at(image, at.checked_add(0x18)?)?).ok()?,
+            usize::try_from(u64_at(image, at.checked_add(0x20)?)?).ok()?,
+            usize::try_from(u32_at(image, at.checked_add(0x28)?)?).ok()?,
         ))
     };
     for k in 0..shnum {

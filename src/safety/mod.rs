@@ -33,6 +33,11 @@
 //! lends fewer methods, borrowing the same guard; contexts and pending work are tracked exactly
 //! as everywhere else (scopes wait, bounded waits poll, a sticky error poisons the process).
 //! The repository's page `docs/safety.md` maps NVIDIA's guideline onto it rule by rule.
+//!
+//! No arithmetic in this module tree may wrap or panic: `clippy::arithmetic_side_effects` is
+//! denied here (tests included); counts and offsets use `checked_`/`saturating_` forms.
+
+#![deny(clippy::arithmetic_side_effects)]
 
 mod bound;
 mod context;

@@ -127,8 +127,8 @@ impl<'g> InitPhase<'g> {
         Ok(RestrictedBuffer::of(buffer))
     }
 
-    /// `cuMemAllocHost`—`len` elements of page-locked host memory, counted against the
-    /// budget's [`page_locked`](crate::safety::Budget::page_locked) bytes.
+    /// `cuMemHostAlloc`—`len` elements of page-locked host memory (portable to every context),
+    /// counted against the budget's [`page_locked`](crate::safety::Budget::page_locked) bytes.
     ///
     /// # Errors
     ///
@@ -138,7 +138,7 @@ impl<'g> InitPhase<'g> {
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
-    #[doc(alias = "cuMemAllocHost")]
+    #[doc(alias = "cuMemHostAlloc")]
     pub fn alloc_pinned<T: DeviceCopy>(&self, len: usize) -> Result<PinnedBuffer<'g, T>> {
         crate::error::poison::check()?;
         let bytes = crate::memory::check_alloc_len::<T>(len)?;
