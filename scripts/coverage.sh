@@ -3,6 +3,9 @@
 #
 #   bash scripts/coverage.sh                  # unit and integration tests, every checking program
 #   COVERAGE_SCHEDULES=none bash scripts/coverage.sh    # checking programs clean only (faster)
+#   COVERAGE_BRANCH=1 bash scripts/coverage.sh          # branch coverage too (nightly rustc's
+#                                                       # -Zcoverage-options=branch; the nightly
+#                                                       # scripts/miri.sh installs)
 #
 # What runs, built with `-C instrument-coverage` in target/coverage (the usual build is
 # untouched):
@@ -12,7 +15,10 @@
 #     unless COVERAGE_SCHEDULES=none, with each driver call failed and made sticky in turn, as
 #     scripts/check-driver.sh runs them: the error and drop paths; then, as scripts/test.sh
 #     does, a few programs with each failed call returning a non-sticky error.
-# Then `llvm-cov report` over src/ and ffi/, and every line that opens an `unsafe` block whose
+# Then `llvm-cov report` over src/ and ffi/, the line (and, with COVERAGE_BRANCH=1, branch)
+# coverage of each module that carries the safety claims (target/coverage/modules.txt: src/safety/,
+# src/deadline/, src/error/poison.rs, src/error/confinement.rs, the rest of src/error/, the whole
+# of src/), and every line that opens an `unsafe` block whose
 # region never ran is listed as FILE:LINE with its function. Needs rustup's llvm-tools
 # component (installed here when missing: `rustup component add llvm-tools-preview`). Writes
 # target/coverage/lcov.info, unexecuted-unsafe.txt and unexecuted-unsafe.md (the rows of the
@@ -28,21 +34,26 @@ mkdir -p "$target"
 rm -rf "$profiles"
 mkdir -p "$profiles"
 
-sysroot=$(rustc --print sysroot)
+toolchain=()
+export RUSTFLAGS="-C instrument-coverage"
+if [[ ${COVERAGE_BRANCH:-0} == 1 ]]; then
+    toolchain=(+nightly)
+    RUSTFLAGS+=" -Zcoverage-options=branch"
+fi
+sysroot=$(rustc "${toolchain[@]}" --print sysroot)
 tools=$sysroot/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin
 if [[ ! -x $tools/llvm-cov ]]; then
-    rustup component add llvm-tools-preview >/dev/null
+    rustup component add "${toolchain[@]/#+/--toolchain=}" llvm-tools-preview >/dev/null
 fi
 [[ -x $tools/llvm-cov ]] || { echo "coverage: no llvm-cov in $tools (rustup component add llvm-tools-preview)" >&2; exit 1; }
 
-export RUSTFLAGS="-C instrument-coverage"
 # %8m: one pool of 8 files per binary, merged online, whatever the number of runs.
 export LLVM_PROFILE_FILE=$profiles/%8m.profraw
 
 echo "coverage: 1. unit and integration tests (no GPU)" >&2
 objects=()
 while read -r exe; do objects+=("$exe"); done < <(
-    CARGO_TARGET_DIR=$target/tests cargo test --quiet --lib --tests --no-run \
+    CARGO_TARGET_DIR=$target/tests cargo "${toolchain[@]}" test --quiet --lib --tests --no-run \
         --message-format=json 2>/dev/null |
         sed -n 's/.*"executable":"\([^"]*\)".*/\1/p')
 for exe in "${objects[@]}"; do
@@ -58,7 +69,7 @@ RUSTFLAGS="" cargo build --quiet --release --manifest-path checkdriver/Cargo.tom
 mkdir -p "$lib_dir"
 cp -f "$nd/release/libcuda.so" "$lib_dir/libcuda.so"
 ln -sf libcuda.so "$lib_dir/libcuda.so.1"
-CUDA_DRIVER_LIB_DIR=$lib_dir cargo build --quiet --manifest-path benches/checking/Cargo.toml \
+CUDA_DRIVER_LIB_DIR=$lib_dir cargo "${toolchain[@]}" build --quiet --manifest-path benches/checking/Cargo.toml \
     --target-dir "$target/checking"
 bin=$target/checking/debug/custack-checking
 objects+=("$bin")
@@ -104,6 +115,46 @@ filter=(-instr-profile="$target/custack.profdata" "${objects[0]}" "${object_args
 echo "coverage: line coverage of src/ and ffi/" >&2
 "${cov[@]}" report -summary-only "${filter[@]}" >"$target/summary.txt"
 sed -n '1p;$p' "$target/summary.txt"
+# Per module, from the lcov export: lines hit of lines found, and branches (BRDA records, with
+# COVERAGE_BRANCH=1) taken of branches found.
+python3 - "$target/lcov.info" "$root" >"$target/modules.txt" <<'PY'
+import os, sys
+lcov, root = sys.argv[1], sys.argv[2]
+files, cur = {}, None
+for line in open(lcov):
+    if line.startswith("SF:"):
+        cur = os.path.relpath(line[3:].strip(), root)
+        files.setdefault(cur, [set(), set(), set(), set()])
+    elif cur and line.startswith("DA:"):
+        n, c = line[3:].split(",")[:2]
+        files[cur][0].add(int(n))
+        if int(c) > 0:
+            files[cur][1].add(int(n))
+    elif cur and line.startswith("BRDA:"):
+        ln, block, br, taken = line[5:].strip().split(",")
+        key = (ln, block, br)
+        files[cur][2].add(key)
+        if taken not in ("-", "0"):
+            files[cur][3].add(key)
+modules = [
+    ("src/safety/", lambda p: p.startswith("src/safety/")),
+    ("src/deadline/", lambda p: p.startswith("src/deadline/")),
+    ("src/error/poison.rs", lambda p: p == "src/error/poison.rs"),
+    ("src/error/confinement.rs", lambda p: p == "src/error/confinement.rs"),
+    ("src/error/ (the rest)", lambda p: p.startswith("src/error/") and p not in ("src/error/poison.rs", "src/error/confinement.rs")),
+    ("src/ (all)", lambda p: p.startswith("src/")),
+]
+def pct(a, b):
+    return f"{100.0 * a / b:.1f}%" if b else "-"
+print(f"{'module':28} {'lines':>16} {'':>7} {'branches':>14} {'':>7}")
+for name, take in modules:
+    lf = lh = bf = bh = 0
+    for p, (found, hit, bfound, bhit) in files.items():
+        if take(p):
+            lf += len(found); lh += len(hit); bf += len(bfound); bh += len(bhit)
+    print(f"{name:28} {lh:>7} of {lf:<6} {pct(lh, lf):>7} {bh:>5} of {bf:<6} {pct(bh, bf):>7}")
+PY
+cat "$target/modules.txt"
 
 # Unsafe blocks: a line opening `unsafe {` (code, not comments) whose line count is 0, or, when
 # the line itself carries no count, whose next counted line is 0. Each is listed as FILE:LINE

@@ -13,7 +13,8 @@
 #   MUTANTS_TESTS="--lib" bash scripts/mutants.sh             # the unit tests only
 #
 # The tests run for each mutant (MUTANTS_TESTS): the unit tests and the integration tests of the
-# profile, the confinement, the closed API listing, the errors and the run phase's allocations.
+# profile, the confinement, the closed API listing, the errors, initialization without a device
+# (the full API outside the profile) and the run phase's allocations.
 # The checking driver's programs are not run per mutant (scripts/check-driver.sh takes minutes);
 # a survivor they would kill is listed as such. Output: mutants.out/ (cargo-mutants' own:
 # caught.txt, missed.txt, timeout.txt, unviable.txt) and one summary line per file.
@@ -21,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 command -v cargo-mutants >/dev/null || cargo install --locked cargo-mutants
 files=${MUTANTS_FILES:-"src/safety/profile.rs src/safety/image.rs src/error/confinement.rs src/error/poison.rs src/safety/bound.rs src/safety/phase.rs src/safety/context.rs src/safety/scope.rs src/safety/stream.rs src/safety/values.rs src/deadline/mod.rs"}
-tests=${MUTANTS_TESTS:-"--lib --test confinement --test safety_profile --test safety_api --test errors --test zero_alloc"}
+tests=${MUTANTS_TESTS:-"--lib --test confinement --test safety_profile --test safety_api --test errors --test error_api --test no_device --test zero_alloc"}
 args=()
 for f in $files; do args+=(-f "$f"); done
 # shellcheck disable=SC2086 # the test arguments are words
