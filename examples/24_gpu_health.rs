@@ -22,7 +22,10 @@ fn run(polls: u32) -> custack::Result<()> {
         device.name()?,
         health.pci_bus_id().to_string_lossy()
     );
-    println!("24_gpu_health: ECC errors since the driver loaded: {:?}", health.ecc_errors()?);
+    println!(
+        "24_gpu_health: ECC errors since the driver loaded: {:?}",
+        health.ecc_errors()?
+    );
     let findings = preflight.findings();
     if findings.is_empty() {
         println!("24_gpu_health: the pre-flight finds nothing: a restricted run phase may start");

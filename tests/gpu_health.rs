@@ -73,7 +73,10 @@ fn the_run_phase_poll_finds_nothing_on_a_healthy_gpu() {
     // A GPU with a finding would be refused at seal; this test needs a healthy one.
     assert_eq!(preflight.findings(), [], "{preflight:?}");
     let run = init.seal();
-    assert!(custack::poisoned().is_none(), "the pre-flight refused a healthy GPU");
+    assert!(
+        custack::poisoned().is_none(),
+        "the pre-flight refused a healthy GPU"
+    );
     let polls: u32 = 10_000;
     let start = Instant::now();
     for _ in 0..polls {

@@ -587,7 +587,11 @@ mod tests {
         );
         for &kind in CUSTACK_KINDS.iter().chain(&library) {
             assert_eq!(kind.code(), None, "{kind:?}");
-            assert_eq!(kind.is_sticky(), kind == ErrorKind::HardwareFault, "{kind:?}");
+            assert_eq!(
+                kind.is_sticky(),
+                kind == ErrorKind::HardwareFault,
+                "{kind:?}"
+            );
             assert!(kind.custack_sentence().is_some());
             let e = Error::custack(kind, "the detail");
             assert_eq!(e.code(), None);

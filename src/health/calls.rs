@@ -14,7 +14,8 @@ pub(crate) struct Calls {
     pub(crate) init: unsafe extern "C" fn() -> nvmlReturn_t,
     pub(crate) shutdown: unsafe extern "C" fn() -> nvmlReturn_t,
     pub(crate) error_string: unsafe extern "C" fn(nvmlReturn_t) -> *const c_char,
-    pub(crate) by_pci_bus_id: unsafe extern "C" fn(*const c_char, *mut nvmlDevice_t) -> nvmlReturn_t,
+    pub(crate) by_pci_bus_id:
+        unsafe extern "C" fn(*const c_char, *mut nvmlDevice_t) -> nvmlReturn_t,
     pub(crate) ecc_mode: unsafe extern "C" fn(
         nvmlDevice_t,
         *mut nvmlEnableState_t,

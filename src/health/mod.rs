@@ -333,7 +333,8 @@ impl Health {
         };
         // SAFETY: the bus id is a NUL-terminated string that lives across the call; the
         // out-pointer is a live, writable handle.
-        let found = unsafe { (calls.by_pci_bus_id)(health.pci_bus_id.as_ptr(), &raw mut health.device) };
+        let found =
+            unsafe { (calls.by_pci_bus_id)(health.pci_bus_id.as_ptr(), &raw mut health.device) };
         check(calls, "nvmlDeviceGetHandleByPciBusId_v2", found)?;
         // SAFETY: a live, writable out-pointer; NVML is initialized (above).
         let made = unsafe { (calls.event_set_create)(&raw mut health.events) };
@@ -445,9 +446,12 @@ impl Health {
         let mut pending = nvmlEnableState_t::NVML_FEATURE_DISABLED;
         // SAFETY: NVML's live handle; a live, writable out-pointer.
         let status = unsafe { (self.calls.retired_pages_pending)(self.device, &raw mut pending) };
-        answer(self.calls, "nvmlDeviceGetRetiredPagesPendingStatus", status, || {
-            pending == nvmlEnableState_t::NVML_FEATURE_ENABLED
-        })
+        answer(
+            self.calls,
+            "nvmlDeviceGetRetiredPagesPendingStatus",
+            status,
+            || pending == nvmlEnableState_t::NVML_FEATURE_ENABLED,
+        )
     }
 
     /// `nvmlDeviceGetTotalEccErrors`—Corrected and uncorrected ECC errors since the driver was
@@ -584,7 +588,10 @@ impl Health {
     ) -> Error {
         let error = Error::custack(
             ErrorKind::HardwareFault,
-            format!("{what}, on the GPU at PCI {}", self.pci_bus_id.to_string_lossy()),
+            format!(
+                "{what}, on the GPU at PCI {}",
+                self.pci_bus_id.to_string_lossy()
+            ),
         );
         self.poison.observe(error, observer, site)
     }

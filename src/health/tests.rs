@@ -218,7 +218,10 @@ fn refused_at_seal(poison: &'static Poison, change: impl FnOnce(&mut Sim)) -> Er
     assert!(e.is_sticky());
     assert_eq!(e.origin().unwrap().observer(), Observer::HealthPreflight);
     assert_eq!(sim(|s| s.waits), 0, "a poisoned poll asks NVML nothing");
-    assert_eq!(poison.recorded().map(|r| r.kind()), Some(ErrorKind::HardwareFault));
+    assert_eq!(
+        poison.recorded().map(|r| r.kind()),
+        Some(ErrorKind::HardwareFault)
+    );
     e
 }
 
