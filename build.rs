@@ -755,7 +755,11 @@ fn nvml_library(target: Target<'_>, roots: &[PathBuf], sysroot: Option<&Path>, c
     for dir in dirs.iter().chain(&stubs).filter(|d| d.exists()) {
         println!("cargo:rerun-if-changed={}", dir.display());
     }
-    let searched: Vec<String> = dirs.iter().chain(&stubs).map(|d| d.display().to_string()).collect();
+    let searched: Vec<String> = dirs
+        .iter()
+        .chain(&stubs)
+        .map(|d| d.display().to_string())
+        .collect();
     nvml_missing(&format!(
         "CUSTACK_NVML_LIB_DIR (unset), CUDA_LIBRARY_PATH, the driver's directories, the loader \
          cache and the toolkit stubs: {}",

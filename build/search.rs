@@ -262,9 +262,7 @@ pub(crate) fn parse_ld_cache_of(output: &str, arch: &str, names: &[&str]) -> Vec
         .filter_map(|line| {
             let (lib, path) = line.trim().split_once(" => ")?;
             let (name, flags) = lib.split_once(' ')?;
-            let wanted = names.contains(&name)
-                && flags.contains(tag)
-                && !path.contains("/stubs");
+            let wanted = names.contains(&name) && flags.contains(tag) && !path.contains("/stubs");
             if !wanted {
                 return None;
             }

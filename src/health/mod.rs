@@ -24,23 +24,23 @@
 //! A device that lacks a feature answers `NVML_ERROR_NOT_SUPPORTED`; that is an
 //! [`Answer::NotSupported`], not an error: a GPU without ECC (most consumer cards), an H100
 //! asked about page retirement (it remaps rows instead), a Volta asked about row remapping.
-//! A failed NVML call is [`ErrorKind::NvmlFailed`](crate::ErrorKind::NvmlFailed), naming the
+//! A failed NVML call is [`ErrorKind::NvmlFailed`], naming the
 //! call and NVML's status.
 //!
 //! Under the restricted profile the same is offered through the context's phases:
 //! [`InitPhase::watch_health`](crate::safety::InitPhase::watch_health) opens NVML and the event
 //! set in the init phase; [`InitPhase::seal`](crate::safety::InitPhase::seal) runs the
 //! pre-flight, and a finding poisons the process
-//! ([`ErrorKind::HardwareFault`](crate::ErrorKind::HardwareFault), observed by
-//! [`Observer::HealthPreflight`](crate::Observer::HealthPreflight)), so every call of the run
+//! ([`ErrorKind::HardwareFault`], observed by
+//! [`Observer::HealthPreflight`]), so every call of the run
 //! phase refuses; [`RunPhase::poll_health`](crate::safety::RunPhase::poll_health), called in
-//! each frame, turns an event into the same poison ([`Observer::HealthPoll`](crate::Observer::HealthPoll)),
+//! each frame, turns an event into the same poison ([`Observer::HealthPoll`]),
 //! allocating nothing while there is none.
 //!
 //! NVML is linked, as libcuda is, never loaded at run time: `build.rs` finds `libnvidia-ml.so.1`
 //! in `CUSTACK_NVML_LIB_DIR`, the driver's directories or the loader cache. A build that found
 //! none still compiles, and [`Health::open`] returns
-//! [`ErrorKind::LibraryNotLinked`](crate::ErrorKind::LibraryNotLinked) saying what was searched.
+//! [`ErrorKind::LibraryNotLinked`] saying what was searched.
 //!
 //! # Examples
 //!

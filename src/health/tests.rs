@@ -10,6 +10,10 @@ use std::collections::VecDeque;
 
 /// What the simulated NVML answers (this thread's).
 #[derive(Clone)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "each bool is one of NVML's answers"
+)]
 struct Sim {
     ecc: nvmlReturn_t,
     ecc_on: bool,
@@ -92,11 +96,10 @@ unsafe extern "C" fn ecc_mode(
 ) -> nvmlReturn_t {
     let (status, on) = sim(|s| (s.ecc, s.ecc_on));
     let state = nvmlEnableState_t(c_uint::from(on));
-    // SAFETY: live out-pointers.
-    unsafe {
-        current.write(state);
-        pending.write(state);
-    }
+    // SAFETY: `Health` passes live out-pointers.
+    unsafe { current.write(state) };
+    // SAFETY: as above.
+    unsafe { pending.write(state) };
     status
 }
 unsafe extern "C" fn total_ecc_errors(
@@ -126,13 +129,14 @@ unsafe extern "C" fn remapped_rows(
     failed: *mut c_uint,
 ) -> nvmlReturn_t {
     let s = sim(|s| s.clone());
-    // SAFETY: live out-pointers.
-    unsafe {
-        corr.write(2);
-        unc.write(1);
-        pending.write(c_uint::from(s.rows_pending));
-        failed.write(c_uint::from(s.rows_failed));
-    }
+    // SAFETY: `Health` passes live out-pointers (each of the four below).
+    unsafe { corr.write(2) };
+    // SAFETY: as above.
+    unsafe { unc.write(1) };
+    // SAFETY: as above.
+    unsafe { pending.write(c_uint::from(s.rows_pending)) };
+    // SAFETY: as above.
+    unsafe { failed.write(c_uint::from(s.rows_failed)) };
     s.rows
 }
 unsafe extern "C" fn event_set_create(set: *mut nvmlEventSet_t) -> nvmlReturn_t {

@@ -310,7 +310,7 @@ impl<'g> InitPhase<'g> {
     /// Ends the init phase: nothing can be created from here on (C27). The context stays
     /// sealed: a later [`RestrictedGuard::init`](crate::safety::RestrictedGuard::init) is refused.
     ///
-    /// With the feature `nvml`, where [`watch_health`](Self::watch_health) was called, the
+    /// With the feature `nvml`, where `InitPhase::watch_health` was called, the
     /// health pre-flight runs first: ECC off (or absent), a row remap pending or failed, pages
     /// waiting to be retired, or an event kind NVML cannot watch
     /// (`custack::health::Finding`) refuses the run phase: the process is poisoned
