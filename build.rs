@@ -57,6 +57,9 @@
 //! linked, and `python3` (which finds the Python wheels) never runs: a crate that depends on
 //! custack without them searches for libcuda and nothing else.
 //!
+//! With the cargo feature `nvml` it also finds and links NVML, the driver's `libnvidia-ml.so.1`,
+//! searched as libcuda is (it is a driver library, not a toolkit one): see [`nvml_library`].
+//!
 //! Under docs.rs (`DOCS_RS` set) nothing is searched or linked and `cfg(custack_no_libcuda)` is
 //! set, silently: the API and its docs are the same in every build.
 //!
@@ -96,14 +99,19 @@ fn main() {
     // their status type's kind, is then used). Set before any early return: it depends on the
     // features only.
     println!("cargo:rustc-check-cfg=cfg(custack_libraries)");
+    println!("cargo:rustc-check-cfg=cfg(custack_no_nvml)");
     if ["NVRTC", "CUBLAS", "CUBLASLT", "NCCL", "CUFFT", "CURAND"]
         .iter()
         .any(|f| env::var_os(format!("CARGO_FEATURE_{f}")).is_some())
     {
         println!("cargo:rustc-cfg=custack_libraries");
     }
+    let nvml = env::var_os("CARGO_FEATURE_NVML").is_some();
     if env::var_os("CARGO_CFG_MIRI").is_some() {
         println!("cargo:rustc-env=CUSTACK_LIBCUDA_FOUND=");
+        if nvml {
+            nvml_missing("nothing: Miri runs no native library");
+        }
         return;
     }
     // docs.rs sets DOCS_RS and builds documentation only: nothing is linked, and its sandbox has
@@ -113,6 +121,9 @@ fn main() {
     if env::var_os("DOCS_RS").is_some() {
         println!("cargo:rustc-env=CUSTACK_LIBCUDA_FOUND=");
         println!("cargo:rustc-cfg=custack_no_libcuda");
+        if nvml {
+            nvml_missing("nothing: docs.rs builds documentation only");
+        }
         return;
     }
     let arch = env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
@@ -140,6 +151,9 @@ fn main() {
     // After libcuda, so that its search path comes first: `-l cuda` never finds a libcuda
     // that happens to lie beside a library of a feature.
     feature_libraries(target.os, &arch, cross);
+    if nvml {
+        nvml_library(target, &roots, sysroot, cross);
+    }
 }
 
 /// Linux and QNX (and, finding nothing, every other OS): `libcuda.so` / `libcuda.so.1`.
@@ -682,4 +696,118 @@ fn feature_libraries(os: Os, arch: &str, cross: bool) {
             dir.join(&name).display()
         );
     }
+}
+
+// -------------------------------------------------------------------------------------------
+// NVML (`nvml`): the driver's libnvidia-ml, searched as libcuda is.
+// -------------------------------------------------------------------------------------------
+
+/// NVML's files, in order of preference: the development link, then what the driver installs.
+const NVML_FILES: [&str; 2] = ["libnvidia-ml.so", "libnvidia-ml.so.1"];
+
+/// Finds and links NVML (feature `nvml`, Linux targets): `CUSTACK_NVML_LIB_DIR` (a directory
+/// without it fails the build), then `CUDA_LIBRARY_PATH`, the driver's directories of
+/// [`search::driver_dirs`] (inside `CUSTACK_SYSROOT` when set), the loader cache (native builds),
+/// and last the toolkit's link-only stubs (`<root>/lib64/stubs`, `<root>/targets/<t>/lib/stubs`,
+/// with a warning: the driver's library must be on the loader path at run time). Linked as
+/// `-l nvidia-ml`, or `libnvidia-ml.so.1` by its exact name; never `dlopen`ed; no rpath.
+/// Found: its path as `CUSTACK_NVML_FOUND`. Not found: one `cargo:warning`,
+/// `cfg(custack_no_nvml)` and `CUSTACK_NVML_SEARCHED` naming what was searched, which the
+/// crate's not-linked error repeats.
+fn nvml_library(target: Target<'_>, roots: &[PathBuf], sysroot: Option<&Path>, cross: bool) {
+    let probe_nvml = |dir: &Path| {
+        probe_files(dir, &NVML_FILES).filter(|f| elf_machine_matches(f, target.arch) != Some(false))
+    };
+    if let Some(dir) = var("CUSTACK_NVML_LIB_DIR") {
+        match probe_nvml(Path::new(&dir)) {
+            Some(file) => return link_nvml(&file),
+            None => nvml_setting_is_wrong(&dir),
+        }
+    }
+    if target.os != Os::Linux {
+        return nvml_missing("nothing: custack links NVML on Linux targets only");
+    }
+    let mut dirs: Vec<PathBuf> = var("CUDA_LIBRARY_PATH")
+        .map(|list| env::split_paths(&list).collect())
+        .unwrap_or_default();
+    dirs.extend(search::driver_dirs(target, sysroot, cross, None));
+    if search::use_ld_cache(target, cross) {
+        let output = ["ldconfig", "/sbin/ldconfig", "/usr/sbin/ldconfig"]
+            .iter()
+            .find_map(|exe| Command::new(exe).arg("-p").output().ok())
+            .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
+            .unwrap_or_default();
+        dirs.extend(search::parse_ld_cache_of(&output, target.arch, &NVML_FILES));
+    }
+    if let Some(file) = dirs.iter().find_map(|d| probe_nvml(d)) {
+        return link_nvml(&file);
+    }
+    let roots = search::toolkit_roots(target, roots, sysroot);
+    let stubs = search::stub_dirs(target, &roots, sysroot, cross);
+    if let Some(file) = stubs.iter().find_map(|d| probe_nvml(d)) {
+        println!(
+            "cargo:warning=linking the CUDA toolkit's NVML stub {}: it is link-time only; at run \
+             time the driver's libnvidia-ml.so.1 must be on the loader path",
+            file.display()
+        );
+        return link_nvml(&file);
+    }
+    for dir in dirs.iter().chain(&stubs).filter(|d| d.exists()) {
+        println!("cargo:rerun-if-changed={}", dir.display());
+    }
+    let searched: Vec<String> = dirs
+        .iter()
+        .chain(&stubs)
+        .map(|d| d.display().to_string())
+        .collect();
+    nvml_missing(&format!(
+        "CUSTACK_NVML_LIB_DIR (unset), CUDA_LIBRARY_PATH, the driver's directories, the loader \
+         cache and the toolkit stubs: {}",
+        searched.join(", ")
+    ));
+}
+
+fn link_nvml(file: &Path) {
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
+        return;
+    };
+    println!("cargo:rustc-link-search=native={}", dir.display());
+    if name == "libnvidia-ml.so" {
+        println!("cargo:rustc-link-lib=dylib=nvidia-ml");
+    } else {
+        println!(
+            "cargo:rustc-link-lib=dylib:+verbatim={}",
+            name.to_string_lossy()
+        );
+    }
+    println!("cargo:rustc-env=CUSTACK_NVML_FOUND={}", file.display());
+    println!("cargo:rustc-env=CUSTACK_NVML_SEARCHED=");
+}
+
+/// No NVML: the entry points become stubs, and the crate's error says what was `searched`.
+fn nvml_missing(searched: &str) {
+    println!("cargo:rustc-cfg=custack_no_nvml");
+    println!("cargo:rustc-env=CUSTACK_NVML_FOUND=");
+    println!("cargo:rustc-env=CUSTACK_NVML_SEARCHED={searched}");
+    if env::var_os("DOCS_RS").is_none() && env::var_os("CARGO_CFG_MIRI").is_none() {
+        println!(
+            "cargo:warning=custack: feature `nvml` is on but no NVML library was found, so its \
+             calls return an error: install {}, or set CUSTACK_NVML_LIB_DIR to the directory \
+             holding libnvidia-ml.so.1 (searched: {searched})",
+            install::NVML
+        );
+    }
+}
+
+#[allow(
+    clippy::panic,
+    reason = "an explicit setting that is wrong is a hard error, as for CUDA_DRIVER_LIB_DIR"
+)]
+fn nvml_setting_is_wrong(dir: &str) -> ! {
+    panic!(
+        "CUSTACK_NVML_LIB_DIR is set to `{dir}`, but that directory holds none of {} for the \
+         target. Set it to the directory holding the driver's libnvidia-ml.so.1 (for example the \
+         one `ldconfig -p | grep libnvidia-ml` shows), or unset it.",
+        NVML_FILES.join(", ")
+    )
 }

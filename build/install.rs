@@ -20,3 +20,6 @@ pub(crate) const CURAND: &str = "the CUDA toolkit or cuRAND's Python wheel of th
 
 /// NCCL (feature `nccl`).
 pub(crate) const NCCL: &str = "NCCL's Python wheel of the driver's CUDA major version (`pip install nvidia-nccl-cu13` for a 13.x driver, `nvidia-nccl-cu12` for 12.x) or the NCCL package";
+
+/// NVML (feature `nvml`), the driver's management library.
+pub(crate) const NVML: &str = "the NVIDIA driver's NVML library, which every driver install ships (Debian: `libnvidia-ml1` from non-free, the version of `libcuda1`; Ubuntu: `libnvidia-compute-<version>`)";

@@ -246,6 +246,12 @@ pub(crate) fn use_ld_cache(target: Target<'_>, cross: bool) -> bool {
 /// architecture, stubs left out. Lines read
 /// `\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1`.
 pub(crate) fn parse_ld_cache(output: &str, arch: &str) -> Vec<PathBuf> {
+    parse_ld_cache_of(output, arch, &["libcuda.so", "libcuda.so.1"])
+}
+
+/// As [`parse_ld_cache`], for the library files `names` (NVML's `libnvidia-ml.so.1`, which the
+/// driver installs beside libcuda).
+pub(crate) fn parse_ld_cache_of(output: &str, arch: &str, names: &[&str]) -> Vec<PathBuf> {
     let tag = match arch {
         "x86_64" => "x86-64",
         "aarch64" => "AArch64",
@@ -256,9 +262,7 @@ pub(crate) fn parse_ld_cache(output: &str, arch: &str) -> Vec<PathBuf> {
         .filter_map(|line| {
             let (lib, path) = line.trim().split_once(" => ")?;
             let (name, flags) = lib.split_once(' ')?;
-            let wanted = matches!(name, "libcuda.so" | "libcuda.so.1")
-                && flags.contains(tag)
-                && !path.contains("/stubs");
+            let wanted = names.contains(&name) && flags.contains(tag) && !path.contains("/stubs");
             if !wanted {
                 return None;
             }

@@ -20,7 +20,8 @@
 //! without the NVIDIA driver), the same declarations become functions that return
 //! `CUDA_ERROR_NO_DEVICE` without touching their arguments, so every program links and runs,
 //! and says that it has no GPU, instead of failing to link. Nothing is loaded at run time.
-//! The libraries (`nvrtc`, `cublas`, `cublaslt`, `cufft`, `curand`, `nccl`) declare theirs
+//! The libraries (`nvrtc`, `cublas`, `cublaslt`, `cufft`, `curand`, `nccl`, and the driver's
+//! `nvml`) declare theirs
 //! through the same macro, each under its own cfg.
 //!
 //! Entry points newer than driver 535 are not linked: `entry_point.rs` lists them as `PFN_*`
@@ -140,6 +141,9 @@ pub mod curand;
 /// NCCL's C API (`nccl.h`), with the feature `nccl`.
 #[cfg(feature = "nccl")]
 pub mod nccl;
+/// NVML's C API (`nvml.h`, the driver's `libnvidia-ml`), with the feature `nvml`.
+#[cfg(feature = "nvml")]
+pub mod nvml;
 /// NVRTC's C API (`nvrtc.h`), with the feature `nvrtc`.
 #[cfg(feature = "nvrtc")]
 pub mod nvrtc;

@@ -5,15 +5,26 @@
 # unpacked with dpkg -x. Prints the directory holding libcuda.so.1.
 #
 #   bash scripts/fetch-driver.sh ARCH DEST     # ARCH: amd64, arm64; DEST: e.g. target/cuda-driver-arm64
+#   bash scripts/fetch-driver.sh ARCH DEST nvml
+#
+# With `nvml`, it fetches the driver's NVML instead (Debian: libnvidia-ml1, of the same release
+# and version as libcuda1; Ubuntu: libnvidia-compute-535, which holds it) and prints the
+# directory holding libnvidia-ml.so.1: the feature `nvml` links it (CUSTACK_NVML_LIB_DIR). Use a
+# DEST of its own (e.g. target/nvml-driver).
 #
 # Nothing outside DEST changes: no dpkg --add-architecture, no apt-get install; apt's lists,
 # cache and sources for this fetch live in DEST/apt. A second run reuses DEST/root.
 set -euo pipefail
 
 die() { echo "scripts/fetch-driver.sh: $*" >&2; exit 1; }
-(($# == 2)) || die "usage: fetch-driver.sh ARCH DEST"
+(($# == 2 || $# == 3)) || die "usage: fetch-driver.sh ARCH DEST [nvml]"
 deb_arch=$1
 fetch_dir=$(realpath -m "$2")
+what=${3:-cuda}
+[[ $what == cuda || $what == nvml ]] || die "the third argument, if any, is nvml (not $what)"
+# The library this fetch is for.
+wanted=libcuda.so.1
+[[ $what == nvml ]] && wanted=libnvidia-ml.so.1
 
 # Prints "URI SUITE [SIGNED_BY]" for each enabled binary source of this machine: the one-line
 # format (sources.list, sources.list.d/*.list) and deb822 (sources.list.d/*.sources). Files with
@@ -64,14 +75,14 @@ machine_sources() {
 }
 
 if [[ -d $fetch_dir/root ]]; then
-    lib=$(find "$fetch_dir/root" -name libcuda.so.1 -print -quit)
+    lib=$(find "$fetch_dir/root" -name "$wanted" -print -quit)
     if [[ -n $lib ]]; then
         dirname "$lib"
         exit 0
     fi
 fi
 { command -v apt-get && command -v dpkg; } >/dev/null ||
-    die "no apt-get/dpkg to fetch libcuda for $deb_arch with"
+    die "no apt-get/dpkg to fetch $wanted for $deb_arch with"
 
 id="" id_like="" codename=""
 # shellcheck disable=SC1091
@@ -92,6 +103,7 @@ else
     # builds the driver for (amd64, arm64, ppc64el) from the same archive.
     component=non-free
     packages=(libcuda1 libnvidia-ptxjitcompiler1)
+    [[ $what == nvml ]] && packages=(libnvidia-ml1)
     skip='-(security|updates|backports|proposed)$|/updates$'
 fi
 
@@ -129,6 +141,6 @@ fi
 for deb in "$fetch_dir"/debs/*.deb; do
     dpkg -x "$deb" "$fetch_dir/root"
 done
-lib=$(find "$fetch_dir/root" -name libcuda.so.1 -print -quit)
-[[ -n $lib ]] || die "the fetched packages (${packages[*]}) hold no libcuda.so.1; see $fetch_dir/root"
+lib=$(find "$fetch_dir/root" -name "$wanted" -print -quit)
+[[ -n $lib ]] || die "the fetched packages (${packages[*]}) hold no $wanted; see $fetch_dir/root"
 dirname "$lib"

@@ -143,6 +143,8 @@ mod driver;
 mod error;
 #[cfg(feature = "cufft")]
 pub mod fft;
+#[cfg(feature = "nvml")]
+pub mod health;
 mod kernel;
 mod memory;
 #[cfg(feature = "nccl")]

@@ -570,8 +570,9 @@ mod tests {
     }
     #[test]
     fn custack_kinds_have_no_code() {
-        // custack's 18, NVRTC's newer-than-driver and a library not linked.
-        assert_eq!(CUSTACK_KINDS.len(), 18 + 2);
+        // custack's 18, NVRTC's newer-than-driver, a library not linked, NVML's hardware fault
+        // (the one sticky custack kind) and NVML's failed call.
+        assert_eq!(CUSTACK_KINDS.len(), 18 + 4);
         // The libraries' statuses, each under its feature: NVRTC's 18, cuBLAS's 10, NCCL's 9
         // (a communicator past its timeout is `DeadlinePassed`), cuFFT's 21, cuRAND's 13.
         let library = library_kinds();
@@ -586,7 +587,11 @@ mod tests {
         );
         for &kind in CUSTACK_KINDS.iter().chain(&library) {
             assert_eq!(kind.code(), None, "{kind:?}");
-            assert!(!kind.is_sticky());
+            assert_eq!(
+                kind.is_sticky(),
+                kind == ErrorKind::HardwareFault,
+                "{kind:?}"
+            );
             assert!(kind.custack_sentence().is_some());
             let e = Error::custack(kind, "the detail");
             assert_eq!(e.code(), None);

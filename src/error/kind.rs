@@ -561,6 +561,20 @@ error_kinds! {
         /// `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`.
         NvrtcNewerThanDriver = "CUSTACK_NVRTC_NEWER_THAN_DRIVER",
             "NVRTC is newer than the driver, which cannot load its output";
+        /// custack: the GPU reported a hardware fault or a degraded state through NVML
+        /// (`custack::health`, feature `nvml`): a double-bit ECC error or a
+        /// critical Xid event found by a health poll (the detail names the event and the Xid
+        /// number), or, at [`InitPhase::seal`](crate::safety::InitPhase::seal) of a context that
+        /// watches its health, ECC off, a row remap pending or failed, or pages waiting to be
+        /// retired (the detail names each finding). Sticky: it poisons the process (R20), as a
+        /// sticky driver error does; the data on the GPU cannot be trusted.
+        HardwareFault = "CUSTACK_HARDWARE_FAULT",
+            "the GPU reported a hardware fault or a degraded state";
+        /// custack: an NVML call failed (feature `nvml`; the detail names the call and NVML's
+        /// status, its name, number and `nvmlErrorString`). A device that lacks a feature is not
+        /// this error: `custack::health` reports `NVML_ERROR_NOT_SUPPORTED` as an answer.
+        NvmlFailed = "CUSTACK_NVML_FAILED",
+            "an NVML call failed";
     }
     library {
         [feature = "nvrtc"] ffi::nvrtc::nvrtcResult {
@@ -784,7 +798,8 @@ impl ErrorKind {
     /// the process; on driver 580 a new context or a primary-context reset in the same process
     /// returns the same error.
     ///
-    /// Always `false` for custack's own kinds and for [`Unlisted`](Self::Unlisted).
+    /// Always `false` for [`Unlisted`](Self::Unlisted) and for custack's own kinds but one:
+    /// [`HardwareFault`](Self::HardwareFault), the GPU's own report of a fault (through NVML).
     pub fn is_sticky(self) -> bool {
         // The driver API's `CUresult` reference (enum CUresult in
         // https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TYPES.html, CUDA 13.x) says
@@ -820,6 +835,7 @@ impl ErrorKind {
                 | Self::TensorMemoryLeak
                 | Self::MpsClientTerminated
                 | Self::ExternalDevice
+                | Self::HardwareFault
         )
     }
 
@@ -922,7 +938,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 20 + 1 + library.len());
+        assert_eq!(names.len(), 100 + 22 + 1 + library.len());
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The error of a library a build did not find (cuBLAS, cuBLASLt, cuFFT, cuRAND, NCCL, NVRTC):
+//! The error of a library a build did not find (cuBLAS, cuBLASLt, cuFFT, cuRAND, NCCL, NVML,
+//! NVRTC):
 //! [`ErrorKind::LibraryNotLinked`], saying what `build.rs` looked for and how to install it,
 //! written once for every library from its [`Link`].
 
@@ -64,6 +65,10 @@ links! {
     #[cfg(feature = "nccl")]
     NCCL = "NCCL", "nccl", "libnccl", "libnccl.so.2", custack_no_nccl,
         install::NCCL;
+    /// NVML (feature `nvml`), the driver's management library.
+    #[cfg(feature = "nvml")]
+    NVML = "NVML", "nvml", "libnvidia-ml", "libnvidia-ml.so.1", custack_no_nvml,
+        install::NVML;
     /// NVRTC (feature `nvrtc`).
     #[cfg(feature = "nvrtc")]
     NVRTC = "NVRTC", "nvrtc", "libnvrtc", "libnvrtc.so", custack_no_nvrtc,

@@ -24,6 +24,12 @@ pub enum Observer {
     EventSynchronize,
     /// A context's synchronize ([`PushedGuard::synchronize`](crate::PushedGuard::synchronize)).
     ContextSynchronize,
+    /// A health poll of NVML's events (`RunPhase::poll_health`, feature `nvml`): a double-bit
+    /// ECC error or a critical Xid.
+    HealthPoll,
+    /// The health pre-flight at `InitPhase::seal` (feature `nvml`): ECC off, a row remap
+    /// pending or failed, or pages waiting to be retired.
+    HealthPreflight,
     /// Any other driver call (an allocation, a copy, a destroy): where it was called is
     /// custack's own code or, through `#[track_caller]`, yours.
     DriverCall,
@@ -40,6 +46,8 @@ impl Observer {
             Self::StreamSynchronize => "a stream's synchronize",
             Self::EventSynchronize => "an event's synchronize",
             Self::ContextSynchronize => "a context's synchronize",
+            Self::HealthPoll => "a health poll",
+            Self::HealthPreflight => "the health pre-flight at seal",
             Self::DriverCall => "a driver call",
         }
     }

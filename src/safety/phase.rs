@@ -38,6 +38,9 @@ pub struct InitPhase<'g> {
     /// `cuCtxRecordEvent`; `None` before): made here, so that the wait creates nothing. Not
     /// counted against the budget's events, which are the program's.
     idle: Option<Event<'g>>,
+    /// NVML and its event set, when [`watch_health`](Self::watch_health) asked for them.
+    #[cfg(feature = "nvml")]
+    health: Option<crate::health::Health>,
 }
 
 impl<'g> InitPhase<'g> {
@@ -58,7 +61,35 @@ impl<'g> InitPhase<'g> {
             guard,
             budget,
             idle,
+            #[cfg(feature = "nvml")]
+            health: None,
         })
+    }
+
+    /// `nvmlInit_v2`, `nvmlDeviceGetHandleByPciBusId_v2`, `nvmlEventSetCreate`,
+    /// `nvmlDeviceRegisterEvents`—Watches the GPU's health (feature `nvml`): opens NVML for
+    /// this context's device and makes the event set for its double-bit ECC and critical Xid
+    /// events now, in the init phase ([`Health::open`](crate::health::Health::open)). From then
+    /// on [`seal`](Self::seal) runs the pre-flight, and
+    /// [`RunPhase::poll_health`] polls the events. Returns what the pre-flight reads now, so
+    /// that a program can report it before sealing. A second call opens NVML again and replaces
+    /// the first.
+    ///
+    /// # Errors
+    ///
+    /// As [`Health::open`](crate::health::Health::open) and
+    /// [`Health::preflight`](crate::health::Health::preflight).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html>
+    #[cfg(feature = "nvml")]
+    #[doc(alias = "nvmlEventSetCreate")]
+    pub fn watch_health(&mut self) -> Result<crate::health::Preflight> {
+        let health = crate::health::Health::open(self.guard.device()?)?;
+        let preflight = health.preflight()?;
+        self.health = Some(health);
+        Ok(preflight)
     }
 
     /// `cuStreamCreate`—A stream (default flags: ordered after the legacy default stream),
@@ -309,11 +340,25 @@ impl<'g> InitPhase<'g> {
 
     /// Ends the init phase: nothing can be created from here on (C27). The context stays
     /// sealed: a later [`RestrictedGuard::init`](crate::safety::RestrictedGuard::init) is refused.
+    ///
+    /// With the feature `nvml`, where `InitPhase::watch_health` was called, the
+    /// health pre-flight runs first: ECC off (or absent), a row remap pending or failed, pages
+    /// waiting to be retired, or an event kind NVML cannot watch
+    /// (`custack::health::Finding`) refuses the run phase: the process is poisoned
+    /// with [`ErrorKind::HardwareFault`] naming each finding (observed by
+    /// `Observer::HealthPreflight` here), so every call of the run phase returns that error.
+    #[track_caller]
     pub fn seal(self) -> RunPhase<'g> {
+        #[cfg(feature = "nvml")]
+        if let Some(health) = &self.health {
+            health.preflight_or_poison(core::panic::Location::caller());
+        }
         RunPhase {
             guard: self.guard,
             idle: self.idle,
             bound: self.budget.budget().wait_bound(),
+            #[cfg(feature = "nvml")]
+            health: self.health,
         }
     }
 }
@@ -327,6 +372,9 @@ pub struct RunPhase<'g> {
     /// The init phase's event for the context-wide wait (`None` before driver 12.5).
     idle: Option<Event<'g>>,
     bound: WaitBound,
+    /// The init phase's NVML and event set ([`InitPhase::watch_health`]).
+    #[cfg(feature = "nvml")]
+    health: Option<crate::health::Health>,
 }
 
 impl RunPhase<'_> {
@@ -388,5 +436,36 @@ impl RunPhase<'_> {
     #[doc(alias = "cuMemGetInfo")]
     pub fn memory_info(&self) -> Result<(usize, usize)> {
         self.guard.memory_info()
+    }
+
+    /// `nvmlEventSetWait_v2` with a zero timeout—Polls the GPU's health events (feature
+    /// `nvml`): call it once in each frame. A double-bit ECC error, a critical Xid (its number
+    /// in the error) or a lost GPU poisons the process ([`ErrorKind::HardwareFault`], observed
+    /// by `Observer::HealthPoll` here): this call and every later one return that error, as
+    /// after a sticky driver error (R20). Waits not at all, creates nothing and allocates
+    /// nothing while there is no event.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::HardwareFault`] as above; the process's poison (also from the pre-flight
+    /// at [`InitPhase::seal`]) or a forked child's refusal; `ErrorKind::NvmlFailed` for a
+    /// failed wait, or where [`InitPhase::watch_health`] was not called (nothing to poll).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html>
+    #[cfg(feature = "nvml")]
+    #[doc(alias = "nvmlEventSetWait_v2")]
+    #[track_caller]
+    pub fn poll_health(&self) -> Result<()> {
+        crate::error::poison::check()?;
+        match &self.health {
+            Some(health) => health.poll_or_poison(core::panic::Location::caller()),
+            None => Err(crate::error::Error::custack(
+                ErrorKind::NvmlFailed,
+                "RunPhase::poll_health: the init phase watched no health (call \
+                 InitPhase::watch_health before seal)",
+            )),
+        }
     }
 }
