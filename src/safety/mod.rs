@@ -39,6 +39,7 @@ mod context;
 mod image;
 mod phase;
 mod profile;
+mod redundant;
 mod scope;
 mod stream;
 mod values;
@@ -47,6 +48,7 @@ pub use bound::{OnOverrun, WaitBound};
 pub use context::{RestrictedContext, RestrictedGuard};
 pub use phase::{InitPhase, RunPhase};
 pub use profile::{Budget, Profile, Resource};
+pub use redundant::{KnownAnswer, OnMismatch, Replicas};
 pub use scope::{PinnedHost, PinnedHostMut, RestrictedScope};
 pub use stream::RestrictedStream;
 pub use values::{
