@@ -298,6 +298,9 @@ mod tests {
                 len: 4
             })
         );
-        assert_eq!(difference::<()>(&[(), ()], &[()]).map(|d| d.count), Some(1));
+        assert_eq!(
+            difference::<[u8; 0]>(&[[], []], &[[]]).map(|d| d.count),
+            Some(1)
+        );
     }
 }
