@@ -25,8 +25,8 @@
 # (tests/fixtures/device_launch.cu, a relocatable cubin that launches from the device; the log
 # lists its undefined symbols) and
 # .gpu/bin/c-safety_frame (benches/safety_frame.c, the frame loop in C), which it runs once as
-# a smoke check. Every binary then runs with CUSTACK_FRAME_CUBIN, CUSTACK_FRAME_CUBIN_WRONG_ARCH
-# and CUSTACK_DEVICE_LAUNCH_CUBIN set to the cubins' absolute paths; .gpu/env.sh holds the same
+# a smoke check. Every binary then runs with CUSTACK_FRAME_CUBIN, CUSTACK_FRAME_CUBIN_WRONG_ARCH,
+# CUSTACK_DEVICE_LAUNCH_CUBIN and CUSTACK_PROCESS_CUBIN set to the cubins' absolute paths; .gpu/env.sh holds the same
 # exports, for scripts that run the binaries themselves.
 #
 # Linking needs a libcuda here (build.rs finds one, or set CUDA_DRIVER_LIB_DIR, as
@@ -103,13 +103,14 @@ fail=0
 : >.gpu/env.sh
 build_for_device() {
     local nvcc="" inc="" d cap major arch wrong lib linked=0
-    rm -f .gpu/frame.cubin .gpu/frame_wrong_arch.cubin .gpu/device_launch.cubin .gpu/bin/c-safety_frame
+    rm -f .gpu/frame.cubin .gpu/frame_wrong_arch.cubin .gpu/device_launch.cubin .gpu/restricted_process.cubin \
+        .gpu/bin/c-safety_frame
     nvcc=$(command -v nvcc || true)
     if [[ -z $nvcc && -x /usr/local/cuda/bin/nvcc ]]; then nvcc=/usr/local/cuda/bin/nvcc; fi
     if [[ -z $nvcc ]]; then
         echo "run.sh: no CUDA toolkit here (nvcc neither on PATH nor in /usr/local/cuda/bin):" \
             "the cubins and .gpu/bin/c-safety_frame are not built, CUSTACK_FRAME_CUBIN," \
-            "CUSTACK_FRAME_CUBIN_WRONG_ARCH and CUSTACK_DEVICE_LAUNCH_CUBIN stay unset, and" \
+            "CUSTACK_FRAME_CUBIN_WRONG_ARCH, CUSTACK_DEVICE_LAUNCH_CUBIN and CUSTACK_PROCESS_CUBIN stay unset, and" \
             "the tests that need them fail naming them"
         return 2
     fi
@@ -140,6 +141,8 @@ build_for_device() {
         -cubin -arch="$wrong" examples/kernels/frame.cu || return 1
     cubin CUSTACK_DEVICE_LAUNCH_CUBIN .gpu/device_launch.cubin \
         -cubin -rdc=true -arch="$arch" tests/fixtures/device_launch.cu || return 1
+    cubin CUSTACK_PROCESS_CUBIN .gpu/restricted_process.cubin \
+        -cubin -arch="$arch" tests/fixtures/restricted_process.cu || return 1
     # The evidence the safety profile refuses it on: its undefined (device runtime) symbols.
     if command -v readelf >/dev/null; then
         echo "undefined symbols of .gpu/device_launch.cubin:"

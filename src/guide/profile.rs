@@ -244,7 +244,7 @@
 //!
 //! [`RestrictedGuard`] is the context pushed on this thread (`!Send`). It lends the init phase
 //! and nothing else, and every value the init phase makes borrows it. Its
-//! [`shutdown`][guard-shutdown] synchronizes the context (`cuCtxSynchronize`), pops it, and
+//! [`shutdown`][guard-shutdown] waits for the context's work within the bound, pops it, and
 //! returns every error a drop recorded ([`take_drop_errors`](crate::take_drop_errors))
 //! and the process's poison ([`poisoned`](crate::poisoned)). Every step runs even when an
 //! earlier one failed.
@@ -269,18 +269,27 @@
 //! Nothing of CUDA is then left for a destructor after `main` (CUDA-1.1). Keep the `Profile`,
 //! the context and the `Stack` as locals of `main`, never in a `static` or a `thread_local!`.
 //!
-//! # What stays open
+//! # Every wait bounded, every reservation made at init
 //!
-//! Three waits are not bounded: [`RunPhase::synchronize`], the shutdown's synchronize, and the
-//! drops of modules and graphs, which call `cuCtxSynchronize` before they release what a kernel
-//! may still use. They find the context idle by construction: every enqueue of the run phase is
-//! in a scope, and every scope ended within its bound or ended the process. `RunPhase` has no
-//! bounded form of its wait because a bounded context-wide wait records an event, and the run
-//! phase creates none. This is row R23 of the contract (`docs/invariants.md` in the
-//! repository). The profile's whole API is listed, one item a line, in `docs/safety-api.txt`,
-//! and a test fails when it changes without review.
+//! The waits outside a scope are bounded too, by the same [`WaitBound`]:
+//! [`RunPhase::synchronize`] records an event the init phase made and polls it, the shutdown
+//! waits the same way, and a module's drop waits within the bound before it unloads (past it the
+//! module stays loaded, never unloaded under a kernel that may run it). Before driver 12.5,
+//! which cannot record an event after a whole context's work, these waits are
+//! `cuCtxSynchronize`, which finds the context idle by construction: every enqueue of the run
+//! phase is in a scope, and every scope ended within its bound or ended the process.
+//!
+//! What a launch could otherwise grow is fixed when the init phase opens: the local memory per
+//! thread the budget states ([`Budget::local_memory`]) is reserved then
+//! (`CU_LIMIT_STACK_SIZE`), and a kernel that needs more is refused when it is looked up,
+//! because its first launch would allocate a larger reservation in the run phase. Device
+//! `malloc` and `printf` are refused with the cubin, so their heap and FIFO never grow. This is
+//! row R23 of the contract (`docs/invariants.md` in the repository). The profile's whole API is
+//! listed, one item a line, in `docs/safety-api.txt`, and a test fails when it changes without
+//! review.
 //!
 //! [`Profile::init`]: crate::safety::Profile::init
+//! [`Budget::local_memory`]: crate::safety::Budget::local_memory
 //! [`Driver::init`]: crate::Driver::init
 //! [`ErrorKind::OutsideProfile`]: crate::ErrorKind::OutsideProfile
 //! [`ErrorKind::DeadlinePassed`]: crate::ErrorKind::DeadlinePassed

@@ -233,6 +233,22 @@ mod tests {
         assert!(e.to_string().contains("cudaLaunchDeviceV2"), "{e}");
         let e = check_restricted(&cubin(EM_CUDA, &["cudaGetParameterBufferV2"])).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::OutsideProfile);
+        // Every entry of the denylist, each alone (a mutant that drops one survives nothing):
+        // the names nvcc's device runtime references, graph launch from the device included.
+        for symbol in [
+            "cudaLaunchDevice_ptsz",
+            "cudaGetParameterBuffer",
+            "cudaGraphLaunch",
+            "cudaGraphLaunch_ptsz",
+            "cudaDeviceSynchronize",
+            "cudaStreamCreateWithFlags",
+            "__cudaCDP2LaunchDevice",
+        ] {
+            let e = check_restricted(&cubin(EM_CUDA, &["kernel", symbol])).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{symbol}");
+            assert!(e.to_string().contains(symbol), "{symbol}: {e}");
+        }
+        assert_eq!(DEVICE_RUNTIME.len(), 6, "a new entry gets a symbol above");
     }
 
     #[test]

@@ -3,10 +3,11 @@
 
 use crate::asynchronous::event::{Event, EventFlags};
 use crate::asynchronous::payload::Payload;
-use crate::context::current::idle_by_event;
+use crate::context::current::{Limit, idle_by_event};
 use crate::context::stack::PushedGuard;
 use crate::deadline::passed;
-use crate::error::{ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result};
+use crate::ffi;
 use crate::kernel::contract::Contract;
 use crate::memory::PinnedBuffer;
 use crate::safety::bound::WaitBound;
@@ -41,6 +42,13 @@ pub struct InitPhase<'g> {
 
 impl<'g> InitPhase<'g> {
     pub(crate) fn new(guard: &'g PushedGuard<'g, 'g>, budget: &'g BudgetUse) -> Result<Self> {
+        // The local memory the budget states, reserved now: no launch of the run phase grows
+        // it (a launch that needs more than the limit makes the driver allocate, and keep, a
+        // larger reservation; `scripts/limit-facts/`).
+        let local = budget.budget().local_bytes_per_thread();
+        if local > guard.limit(Limit::StackSize)? {
+            guard.set_limit(Limit::StackSize, local)?;
+        }
         let idle = match crate::driver::lookup::CTX_RECORD_EVENT.get() {
             Ok(_) => Some(guard.event(EventFlags::DISABLE_TIMING)?),
             Err(e) if e.kind() == ErrorKind::DriverTooOld => None,
@@ -180,7 +188,10 @@ impl<'g> InitPhase<'g> {
         // context is current.
         let module = unsafe { image::load_module(self.guard, image) }?;
         taken.keep();
-        Ok(RestrictedModule::of(module))
+        Ok(RestrictedModule::of(
+            module,
+            self.budget.budget().wait_bound(),
+        ))
     }
 
     /// `cuModuleGetFunction`—The kernel of `module` that contract `C` declares
@@ -215,6 +226,26 @@ impl<'g> InitPhase<'g> {
             Ok(load) => unsafe { load(kernel.as_raw()) }.result()?,
             Err(e) if e.kind() == ErrorKind::DriverTooOld => {}
             Err(e) => return Err(e),
+        }
+        // A kernel whose local memory is past the context's reservation would make its first
+        // launch allocate a larger one: refused here, in the init phase.
+        let local = usize::try_from(
+            kernel
+                .function()
+                .attribute(ffi::CUfunction_attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+        )
+        .unwrap_or(usize::MAX);
+        let reserved = self.guard.limit(Limit::StackSize)?;
+        if local > reserved {
+            return Err(Error::custack(
+                ErrorKind::OutsideProfile,
+                format!(
+                    "kernel `{}` uses {local} bytes of local memory per thread, past the \
+                     {reserved} the context reserves: its first launch would allocate device \
+                     memory in the run phase. State Budget::local_memory({local}) or more",
+                    C::KERNEL
+                ),
+            ));
         }
         taken.keep();
         Ok(RestrictedKernel::of(kernel))

@@ -208,6 +208,7 @@ pub struct Budget {
     kernels: usize,
     graphs: usize,
     graph_nodes: usize,
+    local_bytes_per_thread: usize,
     waits: WaitBound,
 }
 
@@ -223,6 +224,7 @@ impl Budget {
             kernels: 0,
             graphs: 0,
             graph_nodes: 0,
+            local_bytes_per_thread: 0,
             waits: WaitBound::DEFAULT,
         }
     }
@@ -282,6 +284,30 @@ impl Budget {
             graph_nodes: n,
             ..self
         }
+    }
+
+    /// Local memory of `bytes` per thread reserved in the init phase: the context's stack
+    /// limit (`CU_LIMIT_STACK_SIZE`) is raised to it when the init phase opens, if it is below,
+    /// and a kernel that uses more (`CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES`) is refused when it is
+    /// looked up. Without it the context keeps the limit it was made with (the driver's
+    /// default, 1 KiB on the H100). Either way no launch of the run phase grows the
+    /// reservation: the driver would allocate device memory at that launch, and keep it.
+    ///
+    /// The reservation is the driver's: on an H100 a limit of 9 KiB holds about 2.1 GiB of
+    /// device memory (`scripts/limit-facts/`), outside [`device_bytes`](Self::device_bytes),
+    /// which counts the program's buffers.
+    #[must_use]
+    pub const fn local_memory(self, bytes_per_thread: usize) -> Self {
+        Self {
+            local_bytes_per_thread: bytes_per_thread,
+            ..self
+        }
+    }
+
+    /// The local memory per thread stated ([`local_memory`](Self::local_memory); 0: the
+    /// context's limit as it was made).
+    pub const fn local_bytes_per_thread(self) -> usize {
+        self.local_bytes_per_thread
     }
 
     /// The bound of every wait of the context: a scope's end, a stream's and an event's

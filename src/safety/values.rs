@@ -7,13 +7,14 @@ use crate::asynchronous::payload::{
     Payload, copied_forms, held_as_itself, sealed as payload_sealed,
 };
 use crate::deadline::Deadline;
-use crate::error::Result;
+use crate::error::{ErrorKind, Result};
 use crate::kernel::contract::{CheckedBy, Contract, Declared};
 use crate::kernel::module::Module;
 use crate::memory::{DeviceBuffer, DeviceMemory};
 use crate::safety::bound::WaitBound;
 use crate::vocabulary::binding::ScopedSliceMut;
 use crate::vocabulary::plain::DeviceCopy;
+use core::mem::ManuallyDrop;
 
 /// An event made in an init phase: recorded and waited on in scopes; never shared with another
 /// process (no IPC handle). Its host waits are bounded by its context's [`WaitBound`].
@@ -167,23 +168,61 @@ impl<'g, T: DeviceCopy> Payload for RestrictedBuffer<'g, T> {
 }
 
 /// A module loaded from a cubin in an init phase ([`InitPhase::load_cubin`]); its kernels are
-/// looked up there too ([`InitPhase::kernel`]). Unloaded on drop, which waits for its context
-/// first (C9).
+/// looked up there too ([`InitPhase::kernel`]). Unloaded on drop, once its context is idle
+/// (C9), and that wait is bounded by the context's [`WaitBound`] like every other (R23):
+/// `cuCtxRecordEvent` and `cuEventQuery` (driver 12.5+; before, `cuCtxSynchronize`, which
+/// finds the context idle by construction). Past the bound the module stays loaded, never
+/// unloaded under work that may run it, and the context's [`OnOverrun`] decides: the safe
+/// state, or the overrun recorded as a drop error ([`take_drop_errors`], which
+/// [`RestrictedGuard::shutdown`] surfaces).
 ///
 /// [`InitPhase::load_cubin`]: crate::safety::InitPhase::load_cubin
 /// [`InitPhase::kernel`]: crate::safety::InitPhase::kernel
+/// [`OnOverrun`]: crate::safety::OnOverrun
+/// [`take_drop_errors`]: crate::take_drop_errors
+/// [`RestrictedGuard::shutdown`]: crate::safety::RestrictedGuard::shutdown
 #[derive(Debug)]
 pub struct RestrictedModule<'g> {
-    module: Module<'g>,
+    module: ManuallyDrop<Module<'g>>,
+    bound: WaitBound,
 }
 
 impl<'g> RestrictedModule<'g> {
-    pub(crate) fn of(module: Module<'g>) -> Self {
-        Self { module }
+    pub(crate) fn of(module: Module<'g>, bound: WaitBound) -> Self {
+        Self {
+            module: ManuallyDrop::new(module),
+            bound,
+        }
     }
 
     pub(crate) fn module(&self) -> &Module<'g> {
         &self.module
+    }
+}
+
+impl Drop for RestrictedModule<'_> {
+    fn drop(&mut self) {
+        // SAFETY: taken once, here; `self.module` is not used again.
+        let module = unsafe { ManuallyDrop::take(&mut self.module) };
+        let unloaded = match crate::driver::lookup::CTX_RECORD_EVENT.get() {
+            // Before 12.5 no wait can ask without blocking: the context is idle by construction
+            // (every enqueue of the run phase is in a scope that ended within the bound or
+            // ended the process, R23), so `cuCtxSynchronize` returns at once.
+            Err(e) if e.kind() == ErrorKind::DriverTooOld => module.unload(),
+            _ => match module.unload_by(self.bound.deadline()) {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(late)) => {
+                    // Left loaded: its kernels may still run. Past the bound, the context's
+                    // choice: the safe state, or the overrun as the drop's error.
+                    let error = late.abandon();
+                    self.bound.settle(Err(error))
+                }
+                Err(e) => Err(e),
+            },
+        };
+        if let Err(e) = unloaded {
+            crate::error::record_drop_error(e);
+        }
     }
 }
 
