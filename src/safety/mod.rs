@@ -37,6 +37,7 @@
 mod bound;
 mod context;
 mod image;
+mod partitioned;
 mod phase;
 mod profile;
 mod redundant;
@@ -46,6 +47,7 @@ mod values;
 
 pub use bound::{OnOverrun, WaitBound};
 pub use context::{RestrictedContext, RestrictedGuard};
+pub use partitioned::RedundantKernel;
 pub use phase::{InitPhase, RunPhase};
 pub use profile::{Budget, Profile, Resource};
 pub use redundant::{KnownAnswer, OnMismatch, Replicas};
