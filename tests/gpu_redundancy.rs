@@ -418,3 +418,66 @@ fn a_redundant_frame_costs_against_a_single_run() {
     guard.shutdown().unwrap();
     ctx.destroy().unwrap();
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn partitions_need_the_primary_context_and_the_budget() {
+    if !is_child() {
+        return in_child("partitions_need_the_primary_context_and_the_budget");
+    }
+    let profile = Profile::init().unwrap();
+    let device = profile.device(0).unwrap();
+    let image = cubin();
+    let budget = Budget::page_locked(2 * N * 4)
+        .device_bytes(2 * N * 4)
+        .streams(2)
+        .partitions(2)
+        .modules(1)
+        .kernels(1);
+    let mut stack = Stack::new().unwrap();
+    // A context of its own: green contexts share neither its memory nor its modules.
+    let mut own = RestrictedContext::new(&profile, device, budget).unwrap();
+    let mut guard = own.push(&mut stack).unwrap();
+    {
+        let init = guard.init().unwrap();
+        // SAFETY: an nvcc cubin for this device, complete.
+        let module = unsafe { init.load_cubin(&image) }.unwrap();
+        let e = init
+            .redundant::<Mix, u32>(&module, "out", N, 16, OnMismatch::ReturnError)
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
+        assert!(e.to_string().contains("RestrictedContext::primary"), "{e}");
+    }
+    guard.shutdown().unwrap();
+    assert_eq!(own.used(custack::safety::Resource::Partitions), 0);
+    own.destroy().unwrap();
+    // The primary context, one partition stated: refused before anything is made.
+    let mut primary = RestrictedContext::primary(&profile, device, budget.partitions(1)).unwrap();
+    let mut guard = primary.push(&mut stack).unwrap();
+    {
+        let init = guard.init().unwrap();
+        // SAFETY: as above.
+        let module = unsafe { init.load_cubin(&image) }.unwrap();
+        let e = init
+            .redundant::<Mix, u32>(&module, "out", N, 16, OnMismatch::ReturnError)
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
+        assert!(e.to_string().contains("Budget::partitions"), "{e}");
+        // An output the contract does not declare.
+        let e = init
+            .redundant::<Mix, u32>(&module, "result", N, 16, OnMismatch::ReturnError)
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidValue, "{e}");
+    }
+    guard.shutdown().unwrap();
+    for r in [
+        custack::safety::Resource::Partitions,
+        custack::safety::Resource::Streams,
+        custack::safety::Resource::Kernels,
+        custack::safety::Resource::DeviceBytes,
+    ] {
+        assert_eq!(primary.used(r), 0, "{r:?}");
+    }
+    primary.destroy().unwrap();
+    println!("a context of its own and a budget of one partition both refused, nothing taken");
+}
