@@ -7,7 +7,13 @@
 //! A process has one restricted primary context per device, so each test runs its scenario in a
 //! child process of its own. Without a device every test fails (`Profile::init` errs in the
 //! child), never passes.
-#![allow(clippy::cast_possible_truncation)]
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_precision_loss,
+    clippy::cast_lossless,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)]
 
 use custack::safety::{
     Budget, OnMismatch, Profile, RedundantKernel, RestrictedBuffer, RestrictedContext,
@@ -97,7 +103,7 @@ fn is_child() -> bool {
 
 /// SMs per partition: a multiple of 8 (the H100's and H200's partition granularity) that two
 /// partitions of the device hold.
-fn sms_each(profile: &Profile) -> u32 {
+fn sms_each(profile: Profile) -> u32 {
     let count = profile
         .device(0)
         .unwrap()
@@ -115,7 +121,7 @@ fn the_two_runs_never_share_an_sm_and_overlap_in_time() {
         return in_child("the_two_runs_never_share_an_sm_and_overlap_in_time");
     }
     let profile = Profile::init().unwrap();
-    let each = sms_each(&profile);
+    let each = sms_each(profile);
     let len = 3 * BLOCKS as usize;
     let budget = Budget::page_locked(2 * len * 8)
         .device_bytes(2 * len * 8)
@@ -189,6 +195,9 @@ fn the_two_runs_never_share_an_sm_and_overlap_in_time() {
 }
 
 const N: usize = 4096;
+/// The cost test's outputs: a small one, and one that fills the device (64 MiB of `u32`).
+const SMALL: usize = N;
+const BIG: usize = 1 << 24;
 
 /// Runs `frames` frames of `mix` twice each; replica 1's result of frame `f` gets a flipped bit
 /// at `flip(f)` where that is `Some`. Returns each frame's outcome, and the host allocations of
@@ -198,7 +207,7 @@ fn mix_frames(
     flip: impl Fn(u32) -> Option<u32>,
 ) -> (Vec<Result<(), custack::Error>>, u64) {
     let profile = Profile::init().unwrap();
-    let each = sms_each(&profile).min(16);
+    let each = sms_each(profile).min(16);
     let budget = Budget::page_locked(2 * N * 4)
         .device_bytes(3 * N * 4)
         .streams(2)
@@ -331,10 +340,8 @@ fn a_redundant_frame_costs_against_a_single_run() {
     if !is_child() {
         return in_child("a_redundant_frame_costs_against_a_single_run");
     }
-    const SMALL: usize = 4096;
-    const BIG: usize = 1 << 24;
     let profile = Profile::init().unwrap();
-    let each = sms_each(&profile);
+    let each = sms_each(profile);
     // Each output three times (the single run's, the two replicas'), the input once.
     let bytes = 4 * 3 * (SMALL + BIG);
     let budget = Budget::page_locked(bytes)

@@ -54,7 +54,7 @@
 //!     match outcome {
 //!         Ok(()) => { /* twice.replica(0) is the frame's result, checked */ }
 //!         Err(e) if e.kind() == ErrorKind::ReplicasDiffer => { /* a wrong result: drop it */ }
-//!         Err(e) => return Err(e),
+//!         Err(e) => return Err(e.into()),
 //!     }
 //! }
 //! drop((twice, input));
@@ -191,18 +191,21 @@ impl<'g, 'm, C: PlainLaunch, T: DeviceCopy> RedundantKernel<'g, 'm, C, T> {
     /// after a frame whose replicas compared equal, both are the frame's result. An index past
     /// 1 reads replica 1.
     pub fn replica(&self, replica: usize) -> &[T] {
-        &self.staging[replica.min(1)]
+        let [first, second] = &self.staging;
+        if replica == 0 { first } else { second }
     }
 
     /// Replica 0's output on the device: the frame's result once it compared equal, for the
     /// kernels that follow.
     pub fn output(&self) -> &RestrictedBuffer<'g, T> {
-        &self.outputs[0]
+        let [first, _] = &self.outputs;
+        first
     }
 
     /// The number of SMs of each partition, as the split made them.
     pub fn sm_counts(&self) -> [u32; 2] {
-        [self.partitions[0].sm_count, self.partitions[1].sm_count]
+        let [first, second] = &self.partitions;
+        [first.sm_count, second.sm_count]
     }
 
     /// The frames run so far.

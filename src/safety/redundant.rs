@@ -78,11 +78,6 @@ fn bytes_of<T: DeviceCopy>(values: &[T]) -> &[u8] {
 fn difference<T: DeviceCopy>(a: &[T], b: &[T]) -> Option<Difference> {
     let size = size_of::<T>();
     let (ab, bb) = (bytes_of(a), bytes_of(b));
-    // The common case, equal images, at the speed of `memcmp`; the element-wise pass below
-    // runs only where they differ.
-    if ab == bb {
-        return None;
-    }
     let mut first = None;
     let mut count = 0usize;
     let common = a.len().min(b.len());
@@ -92,6 +87,11 @@ fn difference<T: DeviceCopy>(a: &[T], b: &[T]) -> Option<Difference> {
             count: a.len().abs_diff(b.len()),
             len: a.len().max(b.len()),
         });
+    }
+    // The common case, equal images, at the speed of `memcmp`; the element-wise pass below
+    // runs only where they differ.
+    if ab == bb {
+        return None;
     }
     for (i, (x, y)) in ab.chunks_exact(size).zip(bb.chunks_exact(size)).enumerate() {
         if x != y {
