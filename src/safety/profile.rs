@@ -173,9 +173,9 @@ impl Resource {
 /// The fixed resources a [`RestrictedContext`](crate::safety::RestrictedContext) states when it is
 /// made, as Vulkan SC states a device's objects up front: the most device memory and
 /// page-locked host memory its init phase may allocate, in bytes, and the most streams, events,
-/// modules, kernels, graphs, graph nodes and SM partitions it may create. Every creation of the init phase is
-/// counted against it; one past it is refused with `ErrorKind::OutsideProfile`, before the
-/// driver is asked.
+/// modules, kernels, graphs, graph nodes and SM partitions it may create. Every creation of the
+/// init phase is counted against it; one past it is refused with `ErrorKind::OutsideProfile`,
+/// before the driver is asked.
 ///
 /// What a budget does not state is zero: refused. [`Budget::new`] states nothing, and
 /// [`Budget::page_locked`] only page-locked memory; the other methods open one resource each.
