@@ -43,7 +43,8 @@ pub struct InitPhase<'g> {
     /// counted against the budget's events, which are the program's.
     idle: Option<Event<'g>>,
     /// The device, where the context is its primary context (whose memory and modules its
-    /// green contexts share): `None` for a context of [`RestrictedContext::new`](crate::safety::RestrictedContext::new).
+    /// green contexts share): `None` for a context of
+    /// [`RestrictedContext::new`](crate::safety::RestrictedContext::new).
     primary: Option<Device>,
 }
 
@@ -342,8 +343,8 @@ impl<'g> InitPhase<'g> {
     ///
     /// # Errors
     ///
-    /// `ErrorKind::OutsideProfile` on a context of [`RestrictedContext::new`](crate::safety::RestrictedContext::new), or past the
-    /// budget (what was made before the refusal is dropped, and stays counted);
+    /// `ErrorKind::OutsideProfile` on a context of
+    /// [`RestrictedContext::new`](crate::safety::RestrictedContext::new), or past the budget (what was made before the refusal is dropped, and stays counted);
     /// `ErrorKind::InvalidValue` if `C` declares no parameter `output`, or if the device's SMs
     /// do not make two groups of `sms_each`; `ErrorKind::DriverTooOld` before driver 12.4; as
     /// [`kernel`](Self::kernel), [`alloc`](Self::alloc) and [`alloc_pinned`](Self::alloc_pinned);
