@@ -344,9 +344,10 @@ impl<'g> InitPhase<'g> {
     /// # Errors
     ///
     /// `ErrorKind::OutsideProfile` on a context of
-    /// [`RestrictedContext::new`](crate::safety::RestrictedContext::new), or past the budget (what was made before the refusal is dropped, and stays counted);
+    /// [`RestrictedContext::new`](crate::safety::RestrictedContext::new), or past the budget
+    /// (what was made before the refusal is dropped, and stays counted);
     /// `ErrorKind::InvalidValue` if `C` declares no parameter `output`, or if the device's SMs
-    /// do not make two groups of `sms_each`; `ErrorKind::DriverTooOld` before driver 12.4; as
+    /// do not make two groups of `sms_each`; `ErrorKind::DriverTooOld` before driver 12.5; as
     /// [`kernel`](Self::kernel), [`alloc`](Self::alloc) and [`alloc_pinned`](Self::alloc_pinned);
     /// the driver's errors.
     ///
