@@ -60,7 +60,11 @@ fn figures(v: &mut [u64]) -> [u64; 4] {
 
 // One measurement loop, read top to bottom; `i` indexes fourteen series at once; nanoseconds
 // of a call are far below 2^52.
-#[allow(clippy::too_many_lines, clippy::needless_range_loop, clippy::cast_precision_loss)]
+#[allow(
+    clippy::too_many_lines,
+    clippy::needless_range_loop,
+    clippy::cast_precision_loss
+)]
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bench = std::env::args().any(|a| a == "--bench");
     let args: Vec<String> = std::env::args()

@@ -10,7 +10,7 @@
 
 use super::types::{
     CUcontext, CUctxCreateParams, CUdevResource, CUdevResourceDesc, CUdevResourceType, CUdevice,
-    CUevent, CUfunction, CUgreenCtx, CUmodule, CUresult,
+    CUevent, CUfunction, CUgreenCtx, CUmodule, CUresult, CUstream,
 };
 use core::ffi::{c_char, c_int, c_ulonglong, c_void};
 use core::ffi::{c_uint, c_void as void};
@@ -154,6 +154,18 @@ pub type PFN_cuCtxFromGreenCtx =
     unsafe extern "C" fn(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult;
 /// CUDA 12.4.
 pub const PFN_cuCtxFromGreenCtx_VERSION: c_int = 12040;
+
+/// `cuGreenCtxStreamCreate` (Green Contexts): a stream whose work runs on a green context's
+/// SMs; `flags` must be `CU_STREAM_NON_BLOCKING`. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
+pub type PFN_cuGreenCtxStreamCreate = unsafe extern "C" fn(
+    phStream: *mut CUstream,
+    greenCtx: CUgreenCtx,
+    flags: c_uint,
+    priority: c_int,
+) -> CUresult;
+/// CUDA 12.5.
+pub const PFN_cuGreenCtxStreamCreate_VERSION: c_int = 12050;
 
 /// `CUlogLevel` (Error Log Management).
 pub type CUlogLevel = c_int;

@@ -7,9 +7,10 @@
 //! Needs no GPU: the assertions are compile-time, the test reads the two files.
 
 use custack::safety::{
-    Budget, InitPhase, OnOverrun, PinnedHost, PinnedHostMut, Profile, Resource, RestrictedBuffer,
-    RestrictedContext, RestrictedEvent, RestrictedGraph, RestrictedGuard, RestrictedKernel,
-    RestrictedModule, RestrictedScope, RestrictedStream, RunPhase, WaitBound,
+    Budget, InitPhase, KnownAnswer, OnMismatch, OnOverrun, PinnedHost, PinnedHostMut, Profile,
+    RedundantKernel, Replicas, Resource, RestrictedBuffer, RestrictedContext, RestrictedEvent,
+    RestrictedGraph, RestrictedGuard, RestrictedKernel, RestrictedModule, RestrictedScope,
+    RestrictedStream, RunPhase, WaitBound,
 };
 use std::path::PathBuf;
 
@@ -52,6 +53,10 @@ threads! {
     RestrictedScope: RestrictedScope<'static, 'static> => false,
     PinnedHost: PinnedHost<'static, u32> => false,
     PinnedHostMut: PinnedHostMut<'static, u32> => false,
+    Replicas: Replicas => true,
+    KnownAnswer: KnownAnswer => true,
+    OnMismatch: OnMismatch => true,
+    RedundantKernel: RedundantKernel<'static, 'static, Probe, u32> => false,
 }
 
 fn root() -> Option<PathBuf> {

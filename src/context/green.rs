@@ -67,6 +67,12 @@ impl Device {
     #[doc(alias = "cuDeviceGetDevResource")]
     pub fn sm_resource(self) -> Result<SmResource> {
         crate::error::confinement::full_api("Device::sm_resource")?;
+        self.sm_resource_unconfined()
+    }
+
+    /// [`sm_resource`](Self::sm_resource) without the confinement check: the restricted
+    /// profile's own path (its init phase's partitions), which counts what it makes.
+    pub(crate) fn sm_resource_unconfined(self) -> Result<SmResource> {
         let get = lookup::DEVICE_GET_DEV_RESOURCE.get()?;
         let mut raw = ffi::CUdevResource::ZEROED;
         // SAFETY: `raw` is a writable `CUdevResource`; the device is valid (a `Device` exists
@@ -191,26 +197,7 @@ impl<'r> GreenContext<'r> {
     #[doc(alias = "cuGreenCtxCreate")]
     pub fn new(partition: &SmPartition<'r>) -> Result<Self> {
         crate::error::confinement::full_api("GreenContext::new")?;
-        let generate = lookup::DEV_RESOURCE_GENERATE_DESC.get()?;
-        let create = lookup::GREEN_CTX_CREATE.get()?;
-        let from_green = lookup::CTX_FROM_GREEN_CTX.get()?;
-        let destroy = lookup::GREEN_CTX_DESTROY.get()?;
-        let mut resource = partition.raw;
-        let mut desc = core::ptr::null_mut();
-        // SAFETY: one resource the driver filled (a copy: the driver only reads it); valid
-        // out-pointer.
-        unsafe { generate(&raw mut desc, &raw mut resource, 1) }.result()?;
-        let mut green = core::ptr::null_mut();
-        let flags = ffi::CU_GREEN_CTX_DEFAULT_STREAM;
-        // SAFETY: a descriptor just generated; the partition's device; valid out-pointer.
-        unsafe { create(&raw mut green, desc, partition.device.as_raw(), flags) }.result()?;
-        let mut ctx = core::ptr::null_mut();
-        // SAFETY: a live green context; valid out-pointer.
-        if let Err(e) = unsafe { from_green(&raw mut ctx, green) }.result() {
-            // SAFETY: created above, destroyed once.
-            let _ = unsafe { destroy(green) };
-            return Err(e);
-        }
+        let (green, ctx) = create_green(partition)?;
         Ok(Self {
             green,
             ctx,
@@ -246,7 +233,55 @@ impl<'r> GreenContext<'r> {
     }
 }
 
-fn destroy_green(green: ffi::CUgreenCtx) -> Result<()> {
+/// `cuDevResourceGenerateDesc`, `cuGreenCtxCreate`, `cuCtxFromGreenCtx`: a green context over
+/// `partition`'s SMs, with its default stream, and the `CUcontext` that stands for it. No
+/// confinement check: [`GreenContext::new`] asks first; the restricted profile's partitions
+/// come here from its init phase, which counts them. The caller destroys the green context
+/// ([`destroy_green`]).
+pub(crate) fn create_green(
+    partition: &SmPartition<'_>,
+) -> Result<(ffi::CUgreenCtx, ffi::CUcontext)> {
+    let generate = lookup::DEV_RESOURCE_GENERATE_DESC.get()?;
+    let create = lookup::GREEN_CTX_CREATE.get()?;
+    let from_green = lookup::CTX_FROM_GREEN_CTX.get()?;
+    let destroy = lookup::GREEN_CTX_DESTROY.get()?;
+    let mut resource = partition.raw;
+    let mut desc = core::ptr::null_mut();
+    // SAFETY: one resource the driver filled (a copy: the driver only reads it); valid
+    // out-pointer.
+    unsafe { generate(&raw mut desc, &raw mut resource, 1) }.result()?;
+    let mut green = core::ptr::null_mut();
+    let flags = ffi::CU_GREEN_CTX_DEFAULT_STREAM;
+    // SAFETY: a descriptor just generated; the partition's device; valid out-pointer.
+    unsafe { create(&raw mut green, desc, partition.device.as_raw(), flags) }.result()?;
+    let mut ctx = core::ptr::null_mut();
+    // SAFETY: a live green context; valid out-pointer.
+    if let Err(e) = unsafe { from_green(&raw mut ctx, green) }.result() {
+        // SAFETY: created above, destroyed once.
+        let _ = unsafe { destroy(green) };
+        return Err(e);
+    }
+    Ok((green, ctx))
+}
+
+/// `cuGreenCtxStreamCreate`—A stream of `green` (non-blocking, default priority): work on it
+/// runs on the green context's SMs, whichever context is current when it is enqueued. The
+/// caller owns the stream.
+///
+/// # Safety
+///
+/// `green` is a live green context.
+pub(crate) unsafe fn green_stream(green: ffi::CUgreenCtx) -> Result<ffi::CUstream> {
+    let create = lookup::GREEN_CTX_STREAM_CREATE.get()?;
+    let mut stream = core::ptr::null_mut();
+    let flags = ffi::CUstream_flags::CU_STREAM_NON_BLOCKING.0 as c_uint;
+    // SAFETY: `green` is live (the caller's promise); valid out-pointer; the flag the entry
+    // point requires.
+    unsafe { create(&raw mut stream, green, flags, 0) }.result()?;
+    Ok(stream)
+}
+
+pub(crate) fn destroy_green(green: ffi::CUgreenCtx) -> Result<()> {
     // Poisoned or forked (R20, R22): left to the process's end.
     crate::error::left_behind::release(
         crate::error::left_behind::Object::GreenContext,

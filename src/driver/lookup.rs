@@ -167,6 +167,10 @@ pub(crate) static GREEN_CTX_DESTROY: Lookup<ffi::PFN_cuGreenCtxDestroy> =
     Lookup::new(c"cuGreenCtxDestroy", ffi::PFN_cuGreenCtxDestroy_VERSION);
 pub(crate) static CTX_FROM_GREEN_CTX: Lookup<ffi::PFN_cuCtxFromGreenCtx> =
     Lookup::new(c"cuCtxFromGreenCtx", ffi::PFN_cuCtxFromGreenCtx_VERSION);
+pub(crate) static GREEN_CTX_STREAM_CREATE: Lookup<ffi::PFN_cuGreenCtxStreamCreate> = Lookup::new(
+    c"cuGreenCtxStreamCreate",
+    ffi::PFN_cuGreenCtxStreamCreate_VERSION,
+);
 
 pub(crate) static MODULE_GET_FUNCTION_COUNT: Lookup<ffi::PFN_cuModuleGetFunctionCount> =
     Lookup::new(
@@ -233,6 +237,7 @@ pub fn newer_entry_points() -> Vec<EntryPointStatus> {
         status(&GREEN_CTX_CREATE),
         status(&GREEN_CTX_DESTROY),
         status(&CTX_FROM_GREEN_CTX),
+        status(&GREEN_CTX_STREAM_CREATE),
         status(&LOGS_REGISTER_CALLBACK),
         status(&MODULE_GET_FUNCTION_COUNT),
         status(&MODULE_ENUMERATE_FUNCTIONS),

@@ -520,6 +520,18 @@ error_kinds! {
         /// why; nothing was loaded or allocated.
         OutsideProfile = "CUSTACK_OUTSIDE_PROFILE",
             "the request is outside the restricted safety profile";
+        /// custack: the two runs of a redundantly executed kernel wrote different results
+        /// ([`Replicas::compare`](crate::safety::Replicas::compare)); the detail names the
+        /// kernel, the frame, the written parameter, the first differing element and how many
+        /// elements differ. One run met a fault that corrupted its output, or the kernel is not
+        /// deterministic.
+        ReplicasDiffer = "CUSTACK_REPLICAS_DIFFER",
+            "the two runs of a redundantly executed kernel wrote different results";
+        /// custack: a known-answer self-test's kernel wrote a result other than the known one
+        /// ([`KnownAnswer::check`](crate::safety::KnownAnswer::check)); the detail names the
+        /// kernel, the frame, the first wrong element and how many are wrong.
+        SelfTestFailed = "CUSTACK_SELF_TEST_FAILED",
+            "a known-answer self-test's kernel wrote a wrong result";
         /// custack: this process is the child of a `fork` made after
         /// [`Profile::init`](crate::safety::Profile::init): every custack call that would reach the
         /// driver refuses, because the parent's CUDA state is not the child's (NVIDIA's safety

@@ -61,6 +61,9 @@ pub struct RestrictedContext {
     device: Device,
     budget: BudgetUse,
     init: InitOnce,
+    /// Whether this is the device's primary context, whose memory and modules the device's
+    /// green contexts share (the partitions of a redundant kernel need it).
+    primary: bool,
 }
 
 static_assertions::assert_impl_all!(RestrictedContext: Send, Sync);
@@ -82,6 +85,7 @@ impl RestrictedContext {
         Ok(Self::of(
             Context::create(device, ContextFlags::empty())?,
             budget,
+            false,
         ))
     }
 
@@ -106,7 +110,7 @@ impl RestrictedContext {
         let _ = profile;
         PRIMARY_CLAIMS.claim(device.ordinal())?;
         match Context::retain_primary(device) {
-            Ok(context) => Ok(Self::of(context, budget)),
+            Ok(context) => Ok(Self::of(context, budget, true)),
             Err(e) => {
                 // Nothing was retained: a later call may try again.
                 PRIMARY_CLAIMS.release(device.ordinal());
@@ -115,12 +119,13 @@ impl RestrictedContext {
         }
     }
 
-    fn of(context: Context, budget: Budget) -> Self {
+    fn of(context: Context, budget: Budget, primary: bool) -> Self {
         Self {
             device: context.device(),
             context,
             budget: BudgetUse::new(budget),
             init: InitOnce::new(),
+            primary,
         }
     }
 
@@ -223,7 +228,8 @@ impl RestrictedGuard<'_, '_> {
     /// is created; make everything in the first init phase.
     pub fn init(&mut self) -> Result<InitPhase<'_>> {
         self.context.init.open()?;
-        InitPhase::new(&self.guard, &self.context.budget)
+        let primary = self.context.primary.then_some(self.context.device);
+        InitPhase::new(&self.guard, &self.context.budget, primary)
     }
 
     /// Ends the run phase before `main` returns (CUDA-1.1, CUDA-1.2): synchronizes the

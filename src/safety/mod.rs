@@ -42,16 +42,20 @@
 mod bound;
 mod context;
 mod image;
+mod partitioned;
 mod phase;
 mod profile;
+mod redundant;
 mod scope;
 mod stream;
 mod values;
 
 pub use bound::{OnOverrun, WaitBound};
 pub use context::{RestrictedContext, RestrictedGuard};
+pub use partitioned::RedundantKernel;
 pub use phase::{InitPhase, RunPhase};
 pub use profile::{Budget, Profile, Resource};
+pub use redundant::{KnownAnswer, OnMismatch, Replicas};
 pub use scope::{PinnedHost, PinnedHostMut, RestrictedScope};
 pub use stream::RestrictedStream;
 pub use values::{

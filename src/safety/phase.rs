@@ -4,15 +4,19 @@
 use crate::asynchronous::event::{Event, EventFlags};
 use crate::asynchronous::payload::Payload;
 use crate::context::current::{Limit, idle_by_event};
+use crate::context::green::{SmPartition, create_green, green_stream};
 use crate::context::stack::PushedGuard;
 use crate::deadline::passed;
+use crate::driver::Device;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
-use crate::kernel::contract::Contract;
+use crate::kernel::contract::{Contract, PlainLaunch};
 use crate::memory::PinnedBuffer;
 use crate::safety::bound::WaitBound;
 use crate::safety::image;
+use crate::safety::partitioned::{OwnedGreen, Partition, RedundantKernel};
 use crate::safety::profile::{BudgetUse, Resource};
+use crate::safety::redundant::{OnMismatch, Replicas};
 use crate::safety::scope::RestrictedScope;
 use crate::safety::stream::RestrictedStream;
 use crate::safety::values::{
@@ -41,10 +45,18 @@ pub struct InitPhase<'g> {
     /// NVML and its event set, when [`watch_health`](Self::watch_health) asked for them.
     #[cfg(feature = "nvml")]
     health: Option<crate::health::Health>,
+    /// The device, where the context is its primary context (whose memory and modules its
+    /// green contexts share): `None` for a context of
+    /// [`RestrictedContext::new`](crate::safety::RestrictedContext::new).
+    primary: Option<Device>,
 }
 
 impl<'g> InitPhase<'g> {
-    pub(crate) fn new(guard: &'g PushedGuard<'g, 'g>, budget: &'g BudgetUse) -> Result<Self> {
+    pub(crate) fn new(
+        guard: &'g PushedGuard<'g, 'g>,
+        budget: &'g BudgetUse,
+        primary: Option<Device>,
+    ) -> Result<Self> {
         // The local memory the budget states, reserved now: no launch of the run phase grows
         // it (a launch that needs more than the limit makes the driver allocate, and keep, a
         // larger reservation; `scripts/limit-facts/`).
@@ -63,6 +75,7 @@ impl<'g> InitPhase<'g> {
             idle,
             #[cfg(feature = "nvml")]
             health: None,
+            primary,
         })
     }
 
@@ -336,6 +349,123 @@ impl<'g> InitPhase<'g> {
         graphs.keep();
         nodes.keep();
         Ok(RestrictedGraph::of(graph))
+    }
+
+    /// `cuDevSmResourceSplitByCount`, `cuGreenCtxCreate`, `cuGreenCtxStreamCreate`—The kernel
+    /// of `module` that contract `C` declares, set up to run twice per frame on two partitions
+    /// of the device's SMs that share no SM, its output parameter `output` (of `len` elements)
+    /// compared between the two runs after each frame ([`RedundantKernel::run`]), a difference
+    /// handled as `on_mismatch` says.
+    ///
+    /// The device's SMs are split into two groups of at least `sms_each` SMs each (the driver
+    /// rounds up to its partition granularity; half the device's SMs, rounded down to that
+    /// granularity, fills it), each group a green context with one stream. Counted against the
+    /// budget: two [`partitions`](crate::safety::Budget::partitions), two
+    /// [`streams`](crate::safety::Budget::streams), one kernel lookup (as
+    /// [`kernel`](Self::kernel), with its checks), `2 * len` elements of device memory (each
+    /// replica's output) and `2 * len` of page-locked memory (each replica's copy for the
+    /// comparison).
+    ///
+    /// Only on the device's primary context ([`RestrictedContext::primary`]): green contexts
+    /// share its memory and modules, so both partitions launch the function `module` holds
+    /// and read the buffers this init phase allocated.
+    ///
+    /// [`RestrictedContext::primary`]: crate::safety::RestrictedContext::primary
+    ///
+    /// # Errors
+    ///
+    /// `ErrorKind::OutsideProfile` on a context of
+    /// [`RestrictedContext::new`](crate::safety::RestrictedContext::new), or past the budget
+    /// (what was made before the refusal is dropped, and stays counted);
+    /// `ErrorKind::InvalidValue` if `C` declares no parameter `output`, or if the device's SMs
+    /// do not make two groups of `sms_each`; `ErrorKind::DriverTooOld` before driver 12.5; as
+    /// [`kernel`](Self::kernel), [`alloc`](Self::alloc) and [`alloc_pinned`](Self::alloc_pinned);
+    /// the driver's errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
+    #[doc(alias = "cuGreenCtxCreate")]
+    #[doc(alias = "cuGreenCtxStreamCreate")]
+    #[doc(alias = "cuDevSmResourceSplitByCount")]
+    pub fn redundant<'m, C: PlainLaunch, T: DeviceCopy>(
+        &self,
+        module: &'m RestrictedModule<'g>,
+        output: &'static str,
+        len: usize,
+        sms_each: u32,
+        on_mismatch: OnMismatch,
+    ) -> Result<RedundantKernel<'g, 'm, C, T>> {
+        crate::error::poison::check()?;
+        let Some(device) = self.primary else {
+            return Err(Error::custack(
+                ErrorKind::OutsideProfile,
+                format!(
+                    "kernel `{}`: a redundant kernel runs on green contexts of the device, \
+                     which share memory and modules with its primary context only: make the \
+                     context with RestrictedContext::primary",
+                    C::KERNEL
+                ),
+            ));
+        };
+        if !C::PARAMS.contains(&output) {
+            return Err(Error::custack(
+                ErrorKind::InvalidValue,
+                format!(
+                    "kernel `{}` declares no parameter `{output}` (it declares {:?})",
+                    C::KERNEL,
+                    C::PARAMS
+                ),
+            ));
+        }
+        let partitions = self.budget.take(Resource::Partitions, 2)?;
+        let streams = self.budget.take(Resource::Streams, 2)?;
+        let kernel = self.kernel::<C>(module)?;
+        let outputs = [self.alloc::<T>(len)?, self.alloc::<T>(len)?];
+        let staging = [self.alloc_pinned::<T>(len)?, self.alloc_pinned::<T>(len)?];
+        let sms = device.sm_resource_unconfined()?;
+        let split = sms.split(2, sms_each)?;
+        let [a, b] = split.groups.as_slice() else {
+            return Err(Error::custack(
+                ErrorKind::InvalidValue,
+                format!(
+                    "kernel `{}`: the device's {} SMs make {} groups of at least {sms_each}, \
+                     not two",
+                    C::KERNEL,
+                    sms.sm_count(),
+                    split.groups.len()
+                ),
+            ));
+        };
+        let partition = |group: &SmPartition<'_>| -> Result<Partition<'g>> {
+            let (green, _ctx) = create_green(group)?;
+            let green = OwnedGreen(green);
+            // SAFETY: `green.0` was just created and lives until `green` drops, after the stream
+            // (`Partition`'s field order).
+            let raw = unsafe { green_stream(green.0) }?;
+            // SAFETY: a stream just created, owned by nobody else, of a green context of the
+            // device whose primary context is current: the primary context's guard enqueues on
+            // it (green contexts share the primary context's memory and modules); nothing but
+            // this `Stream` destroys it.
+            let stream = unsafe { self.guard.stream_from_raw(raw) };
+            Ok(Partition {
+                stream: RestrictedStream::of(stream, self.budget.budget().wait_bound()),
+                _green: green,
+                sm_count: group.sm_count(),
+            })
+        };
+        let partitions_made = [partition(a)?, partition(b)?];
+        partitions.keep();
+        streams.keep();
+        Ok(RedundantKernel {
+            kernel,
+            partitions: partitions_made,
+            outputs,
+            staging,
+            output,
+            replicas: Replicas::of::<C>(on_mismatch),
+            frames: 0,
+        })
     }
 
     /// Ends the init phase: nothing can be created from here on (C27). The context stays

@@ -113,11 +113,16 @@ pub enum Resource {
     /// The nodes of those graphs, as the captured graph reports them (`cuGraphGetNodes`):
     /// [`Budget::graph_nodes`].
     GraphNodes,
+    /// Partitions of the device's SMs, each a green context with one stream
+    /// ([`InitPhase::redundant`](crate::safety::InitPhase::redundant) makes two):
+    /// [`Budget::partitions`]. Each partition's stream also counts one of
+    /// [`Budget::streams`].
+    Partitions,
 }
 
 impl Resource {
     /// Every resource, in the order a [`Budget`] lists them.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::DeviceBytes,
         Self::PageLockedBytes,
         Self::Streams,
@@ -126,6 +131,7 @@ impl Resource {
         Self::Kernels,
         Self::Graphs,
         Self::GraphNodes,
+        Self::Partitions,
     ];
 
     /// What the resource is, in a refusal's message, and the verb for what was taken of it.
@@ -139,6 +145,7 @@ impl Resource {
             Self::Kernels => ("kernels", "looked up"),
             Self::Graphs => ("graphs", "captured"),
             Self::GraphNodes => ("graph nodes", "captured"),
+            Self::Partitions => ("SM partitions", "made"),
         }
     }
 
@@ -153,6 +160,7 @@ impl Resource {
             Self::Kernels => "Budget::kernels",
             Self::Graphs => "Budget::graphs",
             Self::GraphNodes => "Budget::graph_nodes",
+            Self::Partitions => "Budget::partitions",
         }
     }
 
@@ -165,9 +173,9 @@ impl Resource {
 /// The fixed resources a [`RestrictedContext`](crate::safety::RestrictedContext) states when it is
 /// made, as Vulkan SC states a device's objects up front: the most device memory and
 /// page-locked host memory its init phase may allocate, in bytes, and the most streams, events,
-/// modules, kernels, graphs and graph nodes it may create. Every creation of the init phase is
-/// counted against it; one past it is refused with `ErrorKind::OutsideProfile`, before the
-/// driver is asked.
+/// modules, kernels, graphs, graph nodes and SM partitions it may create. Every creation of the
+/// init phase is counted against it; one past it is refused with `ErrorKind::OutsideProfile`,
+/// before the driver is asked.
 ///
 /// What a budget does not state is zero: refused. [`Budget::new`] states nothing, and
 /// [`Budget::page_locked`] only page-locked memory; the other methods open one resource each.
@@ -208,6 +216,7 @@ pub struct Budget {
     kernels: usize,
     graphs: usize,
     graph_nodes: usize,
+    partitions: usize,
     local_bytes_per_thread: usize,
     waits: WaitBound,
 }
@@ -224,6 +233,7 @@ impl Budget {
             kernels: 0,
             graphs: 0,
             graph_nodes: 0,
+            partitions: 0,
             local_bytes_per_thread: 0,
             waits: WaitBound::DEFAULT,
         }
@@ -286,6 +296,16 @@ impl Budget {
         }
     }
 
+    /// At most `n` partitions of the device's SMs (green contexts, each with one stream that
+    /// counts against [`streams`](Self::streams)): a redundant kernel takes two.
+    #[must_use]
+    pub const fn partitions(self, n: usize) -> Self {
+        Self {
+            partitions: n,
+            ..self
+        }
+    }
+
     /// Local memory of `bytes` per thread reserved in the init phase: the context's stack
     /// limit (`CU_LIMIT_STACK_SIZE`) is raised to it when the init phase opens, if it is below,
     /// and a kernel that uses more (`CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES`) is refused when it is
@@ -341,6 +361,7 @@ impl Budget {
             Resource::Kernels => self.kernels,
             Resource::Graphs => self.graphs,
             Resource::GraphNodes => self.graph_nodes,
+            Resource::Partitions => self.partitions,
         }
     }
 }
@@ -357,6 +378,7 @@ pub(crate) struct BudgetUse {
     kernels: AtomicUsize,
     graphs: AtomicUsize,
     graph_nodes: AtomicUsize,
+    partitions: AtomicUsize,
 }
 
 impl BudgetUse {
@@ -378,6 +400,7 @@ impl BudgetUse {
             Resource::Kernels => &self.kernels,
             Resource::Graphs => &self.graphs,
             Resource::GraphNodes => &self.graph_nodes,
+            Resource::Partitions => &self.partitions,
         }
     }
 
@@ -462,6 +485,7 @@ mod tests {
             .kernels(n)
             .graphs(n)
             .graph_nodes(n)
+            .partitions(n)
     }
 
     #[test]
@@ -475,7 +499,7 @@ mod tests {
     #[test]
     fn each_builder_states_its_resource_and_leaves_the_rest_unstated() {
         type Open = fn(Budget, usize) -> Budget;
-        let opened: [(Resource, Open); 8] = [
+        let opened: [(Resource, Open); 9] = [
             (Resource::DeviceBytes, Budget::device_bytes),
             (Resource::PageLockedBytes, |_, n| Budget::page_locked(n)),
             (Resource::Streams, Budget::streams),
@@ -484,6 +508,7 @@ mod tests {
             (Resource::Kernels, Budget::kernels),
             (Resource::Graphs, Budget::graphs),
             (Resource::GraphNodes, Budget::graph_nodes),
+            (Resource::Partitions, Budget::partitions),
         ];
         for (k, (resource, open)) in opened.into_iter().enumerate() {
             assert_eq!(resource, Resource::ALL[k]);
@@ -536,6 +561,7 @@ mod tests {
             (Resource::Kernels, "Budget::kernels(n)"),
             (Resource::Graphs, "Budget::graphs(n)"),
             (Resource::GraphNodes, "Budget::graph_nodes(n)"),
+            (Resource::Partitions, "Budget::partitions(n)"),
         ] {
             let text = use_.take(resource, 1).unwrap_err().to_string();
             assert!(text.contains("the budget states none"), "{text}");
@@ -582,6 +608,11 @@ mod tests {
                 Resource::GraphNodes,
                 "graph nodes past the context's budget: 61 asked, 40 of 100 already captured \
                  (stated by Budget::graph_nodes",
+            ),
+            (
+                Resource::Partitions,
+                "SM partitions past the context's budget: 61 asked, 40 of 100 already made \
+                 (stated by Budget::partitions",
             ),
         ] {
             use_.take(resource, 40).unwrap().keep();

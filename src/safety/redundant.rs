@@ -1,0 +1,311 @@
+//! The checks of redundant execution and of a known-answer self-test: two runs of one declared
+//! kernel compared element by element ([`Replicas`]), and a kernel with a known result checked
+//! every Nth frame ([`KnownAnswer`]). A difference is a typed fault naming the kernel, the
+//! frame, the first differing element and how many differ
+//! ([`ErrorKind::ReplicasDiffer`], [`ErrorKind::SelfTestFailed`]); what follows it, an error
+//! returned or the safe state, is chosen once, when the check is made ([`OnMismatch`]).
+//!
+//! Software-only diverse redundancy (Alcaide et al., IEEE TETC) runs the kernel twice so that
+//! the two runs never share a streaming multiprocessor, and compares what each wrote: a
+//! transient fault in one SM changes one run's output only. This module is the comparison
+//! half, on the host, over the page-locked memory the init phase allocated (it allocates
+//! nothing). The placement of the two runs in two green-context partitions of the device is
+//! not part of it yet.
+//!
+//! # Examples
+//!
+//! ```
+//! use custack::ErrorKind;
+//! use custack::safety::{OnMismatch, Replicas};
+//!
+//! custack::kernel_contract! {
+//!     /// `scale(float* x, unsigned n, float k)`: `x[i] *= k` for `i < n`.
+//!     unsafe kernel Scale = "scale"(x: &mut [f32; n], n: u32, k: f32);
+//! }
+//!
+//! let replicas = Replicas::of::<Scale>(OnMismatch::ReturnError);
+//! // What each run wrote into its own copy of `x`, copied into page-locked memory.
+//! let first = [1.0f32, 2.0, 3.0, 4.0];
+//! let mut second = first;
+//! replicas.compare(7, "x", &first, &second)?;
+//! second[2] = 3.5; // one run's result changed by a fault
+//! let e = replicas.compare(8, "x", &first, &second).unwrap_err();
+//! assert_eq!(e.kind(), ErrorKind::ReplicasDiffer);
+//! assert!(e.to_string().contains("frame 8"));
+//! assert!(e.to_string().contains("element 2"));
+//! # Ok::<(), custack::Error>(())
+//! ```
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::kernel::contract::Contract;
+use crate::vocabulary::plain::DeviceCopy;
+use core::num::NonZeroU64;
+
+/// What a difference between two runs, or a wrong known answer, does: chosen once, when the
+/// check is made (in the init phase), never per frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum OnMismatch {
+    /// The check returns the typed error; the process goes on (the caller decides, for
+    /// example to drop the frame or to switch to a degraded mode).
+    ReturnError,
+    /// The process takes the one safe state ([`fail_stop`](crate::fail_stop): one line on
+    /// stderr, exit status 75): a wrong result is treated as the GPU being unusable.
+    FailStop,
+}
+
+/// Where two byte images of `T`s first differ, and in how many elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Difference {
+    first: usize,
+    count: usize,
+    len: usize,
+}
+
+/// The bytes of plain data: `DeviceCopy` has no padding, so every byte is initialized.
+fn bytes_of<T: DeviceCopy>(values: &[T]) -> &[u8] {
+    // SAFETY: `T: DeviceCopy` has no padding bytes (its safety contract), so all
+    // `size_of_val(values)` bytes behind the slice are initialized; `u8` has alignment 1; the
+    // view borrows `values` for its whole life.
+    unsafe {
+        core::slice::from_raw_parts(values.as_ptr().cast::<u8>(), core::mem::size_of_val(values))
+    }
+}
+
+/// Compares `a` and `b` element by element, bit for bit (a float NaN equals the same NaN; `-0.0`
+/// differs from `0.0`: a replica must reproduce the bits). Lengths that differ count every
+/// element past the shorter one as differing.
+fn difference<T: DeviceCopy>(a: &[T], b: &[T]) -> Option<Difference> {
+    let size = size_of::<T>();
+    let (ab, bb) = (bytes_of(a), bytes_of(b));
+    let mut first = None;
+    let mut count = 0usize;
+    let common = a.len().min(b.len());
+    if size == 0 {
+        return (a.len() != b.len()).then(|| Difference {
+            first: common,
+            count: a.len().abs_diff(b.len()),
+            len: a.len().max(b.len()),
+        });
+    }
+    // The common case, equal images, at the speed of `memcmp`; the element-wise pass below
+    // runs only where they differ.
+    if ab == bb {
+        return None;
+    }
+    for (i, (x, y)) in ab.chunks_exact(size).zip(bb.chunks_exact(size)).enumerate() {
+        if x != y {
+            first.get_or_insert(i);
+            count += 1;
+        }
+    }
+    if a.len() != b.len() {
+        first.get_or_insert(common);
+        count += a.len().abs_diff(b.len());
+    }
+    first.map(|first| Difference {
+        first,
+        count,
+        len: a.len().max(b.len()),
+    })
+}
+
+/// Settles a check's error as `policy` says.
+fn settle(policy: OnMismatch, error: Error) -> Result<()> {
+    match policy {
+        OnMismatch::ReturnError => Err(error),
+        OnMismatch::FailStop => crate::error::fail_stop(&error),
+    }
+}
+
+/// The comparison of two runs of the declared kernel `C`: each written parameter's two copies
+/// compared bit for bit after both runs completed. Plain data, made once (in the init phase);
+/// a comparison allocates nothing unless it finds a difference (the error's text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Replicas {
+    kernel: &'static str,
+    on_mismatch: OnMismatch,
+}
+
+impl Replicas {
+    /// The comparison for the kernel of contract `C`, and what a difference does.
+    pub const fn of<C: Contract>(on_mismatch: OnMismatch) -> Self {
+        Self {
+            kernel: C::KERNEL,
+            on_mismatch,
+        }
+    }
+
+    /// The kernel's name, as its contract declares it.
+    pub const fn kernel(&self) -> &'static str {
+        self.kernel
+    }
+
+    /// What a difference does.
+    pub const fn on_mismatch(&self) -> OnMismatch {
+        self.on_mismatch
+    }
+
+    /// Compares what the two runs of launch `frame` wrote into their copies of the written
+    /// parameter `param`: bit for bit, every element.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::ReplicasDiffer`] naming the kernel, `param`, `frame`, the first differing
+    /// element and the number of differing elements, if any element differs (or the lengths
+    /// do), under [`OnMismatch::ReturnError`]; under [`OnMismatch::FailStop`] the process
+    /// ends instead.
+    pub fn compare<T: DeviceCopy>(
+        &self,
+        frame: u64,
+        param: &str,
+        first: &[T],
+        second: &[T],
+    ) -> Result<()> {
+        let Some(d) = difference(first, second) else {
+            return Ok(());
+        };
+        let error = Error::custack(
+            ErrorKind::ReplicasDiffer,
+            format!(
+                "kernel `{}`, frame {frame}: the two runs wrote different `{param}`: element {} \
+                 differs first, {} of {} elements differ",
+                self.kernel, d.first, d.count, d.len
+            ),
+        );
+        settle(self.on_mismatch, error)
+    }
+}
+
+/// A known-answer self-test: a kernel whose result is known, run every Nth frame of the run
+/// phase (within the frame's bound) and checked against that result. Plain data, made once (in
+/// the init phase).
+///
+/// # Examples
+///
+/// ```
+/// use custack::ErrorKind;
+/// use custack::safety::{KnownAnswer, OnMismatch};
+/// use core::num::NonZeroU64;
+///
+/// custack::kernel_contract! {
+///     /// `known_answer(unsigned* out, unsigned n)`: `out[i] = i * i + 1` for `i < n`.
+///     unsafe kernel KnownAnswerKernel = "known_answer"(out: &mut [u32; n], n: u32);
+/// }
+///
+/// let every = NonZeroU64::new(100).unwrap();
+/// let test = KnownAnswer::of::<KnownAnswerKernel>(every, OnMismatch::ReturnError);
+/// assert!(test.due(0) && test.due(300) && !test.due(301));
+/// let expected: Vec<u32> = (0..8).map(|i| i * i + 1).collect();
+/// test.check(300, &expected, &expected)?;
+/// let mut wrong = expected.clone();
+/// wrong[5] ^= 1 << 31;
+/// let e = test.check(400, &expected, &wrong).unwrap_err();
+/// assert_eq!(e.kind(), ErrorKind::SelfTestFailed);
+/// # Ok::<(), custack::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KnownAnswer {
+    kernel: &'static str,
+    every: NonZeroU64,
+    on_mismatch: OnMismatch,
+}
+
+impl KnownAnswer {
+    /// The self-test with the kernel of contract `C`, due every `every` frames (frame 0, then
+    /// `every`, `2 * every`, …), and what a wrong answer does.
+    pub const fn of<C: Contract>(every: NonZeroU64, on_mismatch: OnMismatch) -> Self {
+        Self {
+            kernel: C::KERNEL,
+            every,
+            on_mismatch,
+        }
+    }
+
+    /// Whether the self-test runs in frame `frame`.
+    pub const fn due(&self, frame: u64) -> bool {
+        frame % self.every.get() == 0
+    }
+
+    /// The rate: one frame in `every`.
+    pub const fn every(&self) -> NonZeroU64 {
+        self.every
+    }
+
+    /// Checks what the self-test kernel wrote in frame `frame` against the known answer, bit
+    /// for bit.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::SelfTestFailed`] naming the kernel, `frame`, the first wrong element and
+    /// the number of wrong elements, under [`OnMismatch::ReturnError`]; under
+    /// [`OnMismatch::FailStop`] the process ends instead.
+    pub fn check<T: DeviceCopy>(&self, frame: u64, expected: &[T], got: &[T]) -> Result<()> {
+        let Some(d) = difference(expected, got) else {
+            return Ok(());
+        };
+        let error = Error::custack(
+            ErrorKind::SelfTestFailed,
+            format!(
+                "known-answer self-test `{}`, frame {frame}: element {} is wrong first, {} of \
+                 {} elements are wrong",
+                self.kernel, d.first, d.count, d.len
+            ),
+        );
+        settle(self.on_mismatch, error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Difference, difference};
+
+    #[test]
+    fn equal_images_have_no_difference() {
+        assert_eq!(difference::<u32>(&[], &[]), None);
+        assert_eq!(difference(&[1u32, 2, 3], &[1, 2, 3]), None);
+        assert_eq!(difference(&[f32::NAN], &[f32::NAN]), None);
+    }
+
+    #[test]
+    fn the_first_differing_element_and_the_count_are_found() {
+        let a = [0u64; 100];
+        let mut b = a;
+        b[17] = 1;
+        b[90] = 1 << 63;
+        assert_eq!(
+            difference(&a, &b),
+            Some(Difference {
+                first: 17,
+                count: 2,
+                len: 100
+            })
+        );
+        // Bit for bit: 0.0 and -0.0 differ.
+        assert_eq!(difference(&[0.0f32], &[-0.0]).map(|d| d.count), Some(1));
+    }
+
+    #[test]
+    fn a_length_difference_counts_the_missing_elements() {
+        assert_eq!(
+            difference(&[1u8, 2, 3], &[1, 2]),
+            Some(Difference {
+                first: 2,
+                count: 1,
+                len: 3
+            })
+        );
+        assert_eq!(
+            difference(&[9u16, 2], &[1, 2, 3, 4]),
+            Some(Difference {
+                first: 0,
+                count: 3,
+                len: 4
+            })
+        );
+        assert_eq!(
+            difference::<[u8; 0]>(&[[], []], &[[]]).map(|d| d.count),
+            Some(1)
+        );
+    }
+}

@@ -1,0 +1,490 @@
+//! A declared kernel run twice on two SM partitions of one GPU, the results compared
+//! (`InitPhase::redundant`, `RedundantKernel::run`): the two runs never share an SM and overlap
+//! in time; a clean frame loop finds no difference; a bit flipped in one partition's result is
+//! found, with its element. The cubin is `tests/fixtures/redundancy.cu`, which
+//! `scripts/gpu-bundle.sh`'s run.sh builds with nvcc (`CUSTACK_REDUNDANCY_CUBIN`).
+//!
+//! A process has one restricted primary context per device, so each test runs its scenario in a
+//! child process of its own. Without a device every test fails (`Profile::init` errs in the
+//! child), never passes.
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_precision_loss,
+    clippy::cast_lossless,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss
+)]
+
+use custack::safety::{
+    Budget, OnMismatch, Profile, RedundantKernel, RestrictedBuffer, RestrictedContext,
+};
+use custack::{ErrorKind, LaunchConfig, PinnedBuffer, Stack};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::collections::BTreeSet;
+use std::process::Command;
+
+const CHILD_ENV: &str = "CUSTACK_REDUNDANCY_CHILD";
+
+custack::kernel_contract! {
+    /// `smid_time(unsigned long long* out, unsigned count, unsigned long long spin_ns)`:
+    /// block `b < count` writes its SM's id and the global timer at its start and end to
+    /// `out[3b..3b + 3]`.
+    unsafe kernel SmidTime = "smid_time"(out: &mut [u64; 3 * count], count: u32, spin_ns: u64);
+    /// `mix(unsigned* out, const unsigned* in, unsigned n, unsigned frame, unsigned flip_at)`:
+    /// `out[i]` a hash of `in[i]`, `i` and `frame`; bit `frame % 32` of `out[flip_at]` flipped.
+    unsafe kernel Mix = "mix"(out: &mut [u32; n], input: &[u32; n], n: u32, frame: u32, flip_at: u32);
+}
+
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+// SAFETY: forwards to the system allocator; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        // SAFETY: same contract as ours.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.with(Cell::get)
+}
+
+fn cubin() -> Vec<u8> {
+    let var = "CUSTACK_REDUNDANCY_CUBIN";
+    let path = std::env::var(var)
+        .unwrap_or_else(|_| panic!("{var}: set by scripts/gpu-bundle.sh's run.sh, with nvcc"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{var}={path}: {e}"))
+}
+
+/// Runs `test` again in a child process with `CHILD_ENV` set and requires it to pass.
+fn in_child(test: &str) {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            test,
+            "--include-ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ENV, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("--- child stdout\n{stdout}\n--- child stderr\n{stderr}");
+    assert!(out.status.success(), "child {test}: {}", out.status);
+    assert!(
+        stdout.contains("1 passed"),
+        "the child ran no test: {stdout}"
+    );
+}
+
+fn is_child() -> bool {
+    std::env::var_os(CHILD_ENV).is_some()
+}
+
+/// SMs per partition: a multiple of 8 (the H100's and H200's partition granularity) that two
+/// partitions of the device hold.
+fn sms_each(profile: Profile) -> u32 {
+    let count = profile
+        .device(0)
+        .unwrap()
+        .attribute(custack::DeviceAttribute::MultiprocessorCount)
+        .unwrap();
+    (count as u32 / 2) / 8 * 8
+}
+
+const BLOCKS: u32 = 512;
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn the_two_runs_never_share_an_sm_and_overlap_in_time() {
+    if !is_child() {
+        return in_child("the_two_runs_never_share_an_sm_and_overlap_in_time");
+    }
+    let profile = Profile::init().unwrap();
+    let each = sms_each(profile);
+    let len = 3 * BLOCKS as usize;
+    let budget = Budget::page_locked(2 * len * 8)
+        .device_bytes(2 * len * 8)
+        .streams(2)
+        .partitions(2)
+        .modules(1)
+        .kernels(1);
+    let mut ctx = RestrictedContext::primary(&profile, profile.device(0).unwrap(), budget).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let mut guard = ctx.push(&mut stack).unwrap();
+    let init = guard.init().unwrap();
+    let image = cubin();
+    // SAFETY: an nvcc cubin for this device, complete.
+    let module = unsafe { init.load_cubin(&image) }.unwrap();
+    let mut twice = init
+        .redundant::<SmidTime, u64>(&module, "out", len, each, OnMismatch::ReturnError)
+        .unwrap();
+    let run = init.seal();
+    let counts = twice.sm_counts();
+    println!("partitions of {counts:?} SMs (asked for {each} each)");
+    let cfg = LaunchConfig {
+        grid: (BLOCKS, 1, 1),
+        block: (128, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // 2 ms a block: both runs are long enough to be resident together.
+    let e = twice
+        .run(&(), |_, s, k, out, ()| {
+            s.run(k, cfg, (out, BLOCKS, 2_000_000u64))
+        })
+        .unwrap_err();
+    // The SM ids and the times differ between the runs: the comparison says so.
+    assert_eq!(e.kind(), ErrorKind::ReplicasDiffer, "{e}");
+    let mut sms = [BTreeSet::new(), BTreeSet::new()];
+    let mut spans = [(u64::MAX, 0u64), (u64::MAX, 0u64)];
+    for r in 0..2 {
+        for b in twice.replica(r).chunks_exact(3) {
+            sms[r].insert(b[0] as u32);
+            spans[r].0 = spans[r].0.min(b[1]);
+            spans[r].1 = spans[r].1.max(b[2]);
+        }
+        println!(
+            "replica {r}: {} SMs {:?}, {:.3} ms from first start to last end",
+            sms[r].len(),
+            sms[r],
+            (spans[r].1 - spans[r].0) as f64 / 1e6
+        );
+        assert!(!sms[r].is_empty());
+        assert!(
+            sms[r].len() <= counts[r] as usize,
+            "replica {r} ran on {} SMs, its partition has {}",
+            sms[r].len(),
+            counts[r]
+        );
+    }
+    let shared: Vec<_> = sms[0].intersection(&sms[1]).collect();
+    assert!(shared.is_empty(), "SMs both runs used: {shared:?}");
+    let overlap = spans[0].1.min(spans[1].1) as i128 - spans[0].0.max(spans[1].0) as i128;
+    println!(
+        "the runs overlapped for {:.3} ms; replica 1 started {:.3} ms after replica 0",
+        overlap as f64 / 1e6,
+        (spans[1].0 as i128 - spans[0].0 as i128) as f64 / 1e6
+    );
+    assert!(overlap > 0, "the two runs did not overlap in time");
+    run.synchronize().unwrap();
+    drop(twice);
+    drop(run);
+    drop(module);
+    guard.shutdown().unwrap();
+    ctx.destroy().unwrap();
+}
+
+const N: usize = 4096;
+/// The cost test's outputs: a small one, and one that fills the device (64 MiB of `u32`).
+const SMALL: usize = N;
+const BIG: usize = 1 << 24;
+
+/// Runs `frames` frames of `mix` twice each; replica 1's result of frame `f` gets a flipped bit
+/// at `flip(f)` where that is `Some`. Returns each frame's outcome, and the host allocations of
+/// the clean frames.
+fn mix_frames(
+    frames: u32,
+    flip: impl Fn(u32) -> Option<u32>,
+) -> (Vec<Result<(), custack::Error>>, u64) {
+    let profile = Profile::init().unwrap();
+    let each = sms_each(profile).min(16);
+    let budget = Budget::page_locked(2 * N * 4)
+        .device_bytes(3 * N * 4)
+        .streams(2)
+        .partitions(2)
+        .modules(1)
+        .kernels(1);
+    let mut ctx = RestrictedContext::primary(&profile, profile.device(0).unwrap(), budget).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let mut guard = ctx.push(&mut stack).unwrap();
+    let init = guard.init().unwrap();
+    let image = cubin();
+    // SAFETY: an nvcc cubin for this device, complete.
+    let module = unsafe { init.load_cubin(&image) }.unwrap();
+    let input = init.alloc::<u32>(N).unwrap();
+    let mut twice = init
+        .redundant::<Mix, u32>(&module, "out", N, each, OnMismatch::ReturnError)
+        .unwrap();
+    let run = init.seal();
+    println!("partitions of {:?} SMs", twice.sm_counts());
+    let cfg = LaunchConfig::for_elements(N as u32);
+    let mut outcomes = Vec::with_capacity(frames as usize);
+    let mut clean_allocations = 0;
+    let mut previous = vec![0u32; N];
+    for frame in 0..frames {
+        let flip_at = flip(frame);
+        let before = allocations();
+        let outcome = twice.run(&(&input,), |replica, s, k, out, &(input,)| {
+            let at = if replica == 1 {
+                flip_at.unwrap_or(u32::MAX)
+            } else {
+                u32::MAX
+            };
+            s.run(k, cfg, (out, s.bind(input), N as u32, frame, at))
+        });
+        if flip_at.is_none() {
+            clean_allocations += allocations() - before;
+        }
+        // The output changes every frame: a replica that did not run would be seen.
+        assert_ne!(twice.replica(0), &previous[..], "frame {frame}");
+        previous.copy_from_slice(twice.replica(0));
+        outcomes.push(outcome);
+    }
+    assert_eq!(twice.frames(), u64::from(frames));
+    run.synchronize().unwrap();
+    drop(twice);
+    drop(input);
+    drop(run);
+    drop(module);
+    guard.shutdown().unwrap();
+    ctx.destroy().unwrap();
+    (outcomes, clean_allocations)
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_clean_redundant_frame_loop_finds_no_difference() {
+    if !is_child() {
+        return in_child("a_clean_redundant_frame_loop_finds_no_difference");
+    }
+    let frames = std::env::var("CUSTACK_REDUNDANT_FRAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000u32);
+    let start = std::time::Instant::now();
+    let (outcomes, allocations) = mix_frames(frames, |_| None);
+    let elapsed = start.elapsed();
+    let mismatches = outcomes.iter().filter(|o| o.is_err()).count();
+    println!(
+        "{frames} redundant frames, {mismatches} mismatches, {allocations} host allocations, \
+         {:.1} us a frame",
+        elapsed.as_secs_f64() * 1e6 / f64::from(frames)
+    );
+    for o in &outcomes {
+        o.as_ref().unwrap();
+    }
+    assert_eq!(mismatches, 0);
+    assert_eq!(allocations, 0, "host allocations in clean frames");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_bit_flipped_in_one_partition_is_found_with_its_element() {
+    if !is_child() {
+        return in_child("a_bit_flipped_in_one_partition_is_found_with_its_element");
+    }
+    // Every 10th frame, one bit of one element flipped in replica 1 only.
+    let at = |f: u32| (f * 977 + 13) % N as u32;
+    let (outcomes, _) = mix_frames(1000, |f| (f % 10 == 3).then(|| at(f)));
+    let mut found = 0;
+    for (f, outcome) in outcomes.iter().enumerate() {
+        let f = f as u32;
+        if f % 10 == 3 {
+            let e = outcome.as_ref().unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::ReplicasDiffer, "{e}");
+            let text = e.to_string();
+            assert!(text.contains(&format!("frame {f}:")), "{text}");
+            assert!(
+                text.contains(&format!("element {} differs first", at(f))),
+                "{text}"
+            );
+            assert!(
+                text.contains(&format!("1 of {N} elements differ")),
+                "{text}"
+            );
+            assert!(text.contains("`out`"), "{text}");
+            found += 1;
+        } else {
+            outcome.as_ref().unwrap();
+        }
+    }
+    println!("{found} of 100 injected faults found, each with its element");
+    assert_eq!(found, 100);
+}
+
+/// Microseconds a frame of `f`, over `frames` frames after 10 unmeasured ones.
+fn per_frame(frames: u32, mut f: impl FnMut(u32)) -> f64 {
+    for frame in 0..10 {
+        f(frame);
+    }
+    let start = std::time::Instant::now();
+    for frame in 10..10 + frames {
+        f(frame);
+    }
+    start.elapsed().as_secs_f64() * 1e6 / f64::from(frames)
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_redundant_frame_costs_against_a_single_run() {
+    if !is_child() {
+        return in_child("a_redundant_frame_costs_against_a_single_run");
+    }
+    let profile = Profile::init().unwrap();
+    let each = sms_each(profile);
+    // Each output three times (the single run's, the two replicas'), the input once.
+    let bytes = 4 * 3 * (SMALL + BIG);
+    let budget = Budget::page_locked(bytes)
+        .device_bytes(bytes + 4 * BIG)
+        .streams(5)
+        .partitions(4)
+        .modules(1)
+        .kernels(3);
+    let mut ctx = RestrictedContext::primary(&profile, profile.device(0).unwrap(), budget).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let mut guard = ctx.push(&mut stack).unwrap();
+    {
+        let init = guard.init().unwrap();
+        let image = cubin();
+        // SAFETY: an nvcc cubin for this device, complete.
+        let module = unsafe { init.load_cubin(&image) }.unwrap();
+        let input = init.alloc::<u32>(BIG).unwrap();
+        let stream = init.stream().unwrap();
+        let mut small_out = init.alloc::<u32>(SMALL).unwrap();
+        let mut small_host = init.alloc_pinned::<u32>(SMALL).unwrap();
+        let mut big_out = init.alloc::<u32>(BIG).unwrap();
+        let mut big_host = init.alloc_pinned::<u32>(BIG).unwrap();
+        let mut small = init
+            .redundant::<Mix, u32>(&module, "out", SMALL, each, OnMismatch::ReturnError)
+            .unwrap();
+        let mut big = init
+            .redundant::<Mix, u32>(&module, "out", BIG, each, OnMismatch::ReturnError)
+            .unwrap();
+        let single_kernel = init.kernel::<Mix>(&module).unwrap();
+        let run = init.seal();
+        // The single run: the same kernel on the whole device, its output copied back and
+        // waited for, as one replica's is.
+        let single = |out: &mut RestrictedBuffer<'_, u32>, host: &mut PinnedBuffer<'_, u32>, f| {
+            let n = out.len();
+            stream
+                .scope(|s| {
+                    let mut out = s.bind_mut(out);
+                    s.run(
+                        &single_kernel,
+                        LaunchConfig::for_elements(n as u32),
+                        (&mut out, s.bind(&input), n as u32, f, u32::MAX),
+                    )?;
+                    s.copy_to_host(host, &out)
+                })
+                .unwrap()
+                .unwrap();
+        };
+        let redundant = |twice: &mut RedundantKernel<'_, '_, Mix, u32>, f: u32| {
+            let n = twice.output().len();
+            let cfg = LaunchConfig::for_elements(n as u32);
+            twice
+                .run(&(&input,), |_, s, k, out, &(input,)| {
+                    s.run(k, cfg, (out, s.bind(input), n as u32, f, u32::MAX))
+                })
+                .unwrap();
+        };
+        for (twice, out, host, frames) in [
+            (&mut small, &mut small_out, &mut small_host, 2000),
+            (&mut big, &mut big_out, &mut big_host, 100),
+        ] {
+            // The redundant result is the single run's, in both replicas.
+            single(out, host, 7);
+            redundant(twice, 7);
+            assert_eq!(twice.replica(0), &host[..]);
+            assert_eq!(twice.replica(1), &host[..]);
+            let one = per_frame(frames, |f| single(out, host, f));
+            let two = per_frame(frames, |f| redundant(twice, f));
+            println!(
+                "mix of {} elements: single {one:.1} us a frame, redundant {two:.1} us \
+                 ({:.2}x; partitions of {:?} SMs)",
+                out.len(),
+                two / one,
+                twice.sm_counts()
+            );
+        }
+        drop(small);
+        drop(big);
+        run.synchronize().unwrap();
+        drop(run);
+    }
+    guard.shutdown().unwrap();
+    ctx.destroy().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn partitions_need_the_primary_context_and_the_budget() {
+    if !is_child() {
+        return in_child("partitions_need_the_primary_context_and_the_budget");
+    }
+    let profile = Profile::init().unwrap();
+    let device = profile.device(0).unwrap();
+    let image = cubin();
+    let budget = Budget::page_locked(2 * N * 4)
+        .device_bytes(2 * N * 4)
+        .streams(2)
+        .partitions(2)
+        .modules(1)
+        .kernels(1);
+    let mut stack = Stack::new().unwrap();
+    // A context of its own: green contexts share neither its memory nor its modules.
+    let mut own = RestrictedContext::new(&profile, device, budget).unwrap();
+    let mut guard = own.push(&mut stack).unwrap();
+    {
+        let init = guard.init().unwrap();
+        // SAFETY: an nvcc cubin for this device, complete.
+        let module = unsafe { init.load_cubin(&image) }.unwrap();
+        let e = init
+            .redundant::<Mix, u32>(&module, "out", N, 16, OnMismatch::ReturnError)
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
+        assert!(e.to_string().contains("RestrictedContext::primary"), "{e}");
+    }
+    guard.shutdown().unwrap();
+    assert_eq!(own.used(custack::safety::Resource::Partitions), 0);
+    own.destroy().unwrap();
+    // The primary context, one partition stated: refused before anything is made.
+    let mut primary = RestrictedContext::primary(&profile, device, budget.partitions(1)).unwrap();
+    let mut guard = primary.push(&mut stack).unwrap();
+    {
+        let init = guard.init().unwrap();
+        // SAFETY: as above.
+        let module = unsafe { init.load_cubin(&image) }.unwrap();
+        let e = init
+            .redundant::<Mix, u32>(&module, "out", N, 16, OnMismatch::ReturnError)
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
+        assert!(e.to_string().contains("Budget::partitions"), "{e}");
+        // An output the contract does not declare.
+        let e = init
+            .redundant::<Mix, u32>(&module, "result", N, 16, OnMismatch::ReturnError)
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidValue, "{e}");
+    }
+    guard.shutdown().unwrap();
+    for r in [
+        custack::safety::Resource::Partitions,
+        custack::safety::Resource::Streams,
+        custack::safety::Resource::Kernels,
+        custack::safety::Resource::DeviceBytes,
+    ] {
+        assert_eq!(primary.used(r), 0, "{r:?}");
+    }
+    primary.destroy().unwrap();
+    println!("a context of its own and a budget of one partition both refused, nothing taken");
+}
