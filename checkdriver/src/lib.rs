@@ -1196,7 +1196,7 @@ entry_points! {
             [dim(0), dim(1), dim(2)],
             [dim(3), dim(4), dim(5)],
             shared,
-            g as Handle,
+            graph,
             kernel_params,
             "cuGraphAddKernelNode",
         );
@@ -3039,7 +3039,11 @@ mod tests {
             copy[32..36].copy_from_slice(&2u32.to_ne_bytes());
             copy[48..56].copy_from_slice(&d.to_ne_bytes());
             copy[120..124].copy_from_slice(&1u32.to_ne_bytes());
-            copy[128..136].copy_from_slice(&(host as usize).to_ne_bytes());
+            // The host pointer is written as a pointer, keeping its provenance (Miri).
+            copy.as_mut_ptr()
+                .add(128)
+                .cast::<*mut c_void>()
+                .write_unaligned(host);
             copy[176..184].copy_from_slice(&64usize.to_ne_bytes());
             copy[184..192].copy_from_slice(&1usize.to_ne_bytes());
             copy[192..200].copy_from_slice(&1usize.to_ne_bytes());

@@ -21,6 +21,7 @@ use core::marker::PhantomData;
 /// `'b`: what later nodes of that graph name as their dependencies. `Copy`; it cannot leave
 /// the builder's closure, nor be a dependency in another graph (`'b` is invariant).
 #[derive(Debug, Clone, Copy)]
+#[repr(transparent)]
 pub struct GraphNode<'b> {
     raw: ffi::CUgraphNode,
     _marker: PhantomData<(Invariant<'b>, *const ())>,
@@ -194,10 +195,10 @@ impl<'b> GraphBuilder<'b> {
     ) -> Result<GraphNode<'b>> {
         crate::error::poison::check()?;
         let mut raw = core::ptr::null_mut();
-        // `Node` is a `CUgraphNode` and a zero-sized marker (`repr(Rust)` gives no layout
-        // promise, so the handles are copied out).
-        let deps: Vec<ffi::CUgraphNode> = deps.iter().map(|d| d.raw).collect();
-        add(&raw mut raw, self.raw, deps.as_ptr(), deps.len()).result()?;
+        // A `GraphNode` is `repr(transparent)` over its `CUgraphNode` (the marker is zero-sized),
+        // so a slice of them is an array of the driver's node handles, read for this call only.
+        let (nodes, count) = (deps.as_ptr().cast::<ffi::CUgraphNode>(), deps.len());
+        add(&raw mut raw, self.raw, nodes, count).result()?;
         Ok(GraphNode {
             raw,
             _marker: PhantomData,
