@@ -1,12 +1,81 @@
 //! Mirrors cuda.h "Graph Management" (group__CUDA__GRAPH).
 
 use super::types::{
+    CUDA_KERNEL_NODE_PARAMS_v2, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS, CUcontext, CUevent,
     CUgraph, CUgraphExec, CUgraphExecUpdateResultInfo, CUgraphNode, CUresult, CUstream,
 };
-use core::ffi::c_ulonglong;
+use core::ffi::{c_uint, c_ulonglong};
 
 link_or_stub! {
     libcuda;
+    /// Creates an empty graph (`flags` must be 0).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint) -> CUresult;
+    /// Adds a kernel node after `numDependencies` nodes of the graph; the parameters are copied
+    /// (`cuGraphAddKernelNode` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphAddKernelNode_v2(
+        phGraphNode: *mut CUgraphNode,
+        hGraph: CUgraph,
+        dependencies: *const CUgraphNode,
+        numDependencies: usize,
+        nodeParams: *const CUDA_KERNEL_NODE_PARAMS_v2,
+    ) -> CUresult;
+    /// Adds a memcpy node, its copy run in context `ctx`.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphAddMemcpyNode(
+        phGraphNode: *mut CUgraphNode,
+        hGraph: CUgraph,
+        dependencies: *const CUgraphNode,
+        numDependencies: usize,
+        copyParams: *const CUDA_MEMCPY3D,
+        ctx: CUcontext,
+    ) -> CUresult;
+    /// Adds a memset node, its memset run in context `ctx`.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphAddMemsetNode(
+        phGraphNode: *mut CUgraphNode,
+        hGraph: CUgraph,
+        dependencies: *const CUgraphNode,
+        numDependencies: usize,
+        memsetParams: *const CUDA_MEMSET_NODE_PARAMS,
+        ctx: CUcontext,
+    ) -> CUresult;
+    /// Adds a node that records `event`.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphAddEventRecordNode(
+        phGraphNode: *mut CUgraphNode,
+        hGraph: CUgraph,
+        dependencies: *const CUgraphNode,
+        numDependencies: usize,
+        event: CUevent,
+    ) -> CUresult;
+    /// Adds a node that waits for `event`.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphAddEventWaitNode(
+        phGraphNode: *mut CUgraphNode,
+        hGraph: CUgraph,
+        dependencies: *const CUgraphNode,
+        numDependencies: usize,
+        event: CUevent,
+    ) -> CUresult;
+    /// Adds a node that runs a copy of `childGraph` (cloned when the node is made).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphAddChildGraphNode(
+        phGraphNode: *mut CUgraphNode,
+        hGraph: CUgraph,
+        dependencies: *const CUgraphNode,
+        numDependencies: usize,
+        childGraph: CUgraph,
+    ) -> CUresult;
+    /// Adds the edges `from[i]` -> `to[i]` between nodes of the graph.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphAddDependencies(
+        hGraph: CUgraph,
+        from: *const CUgraphNode,
+        to: *const CUgraphNode,
+        numDependencies: usize,
+    ) -> CUresult;
     /// Destroys a graph.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     pub fn cuGraphDestroy(hGraph: CUgraph) -> CUresult;

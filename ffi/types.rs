@@ -719,6 +719,62 @@ pub struct CUDA_MEMCPY3D {
 }
 const _: () = assert!(size_of::<CUDA_MEMCPY3D>() == 200 && align_of::<CUDA_MEMCPY3D>() == 8);
 
+/// `CUDA_KERNEL_NODE_PARAMS_v2` (what `CUDA_KERNEL_NODE_PARAMS` names since CUDA 12.0): a
+/// kernel node's function, launch shape and arguments (`cuGraphAddKernelNode`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_KERNEL_NODE_PARAMS_v2 {
+    /// The kernel (null when `kern` is set).
+    pub func: CUfunction,
+    /// Blocks in the grid, x.
+    pub gridDimX: c_uint,
+    /// Blocks in the grid, y.
+    pub gridDimY: c_uint,
+    /// Blocks in the grid, z.
+    pub gridDimZ: c_uint,
+    /// Threads in a block, x.
+    pub blockDimX: c_uint,
+    /// Threads in a block, y.
+    pub blockDimY: c_uint,
+    /// Threads in a block, z.
+    pub blockDimZ: c_uint,
+    /// Dynamic shared memory per block, in bytes.
+    pub sharedMemBytes: c_uint,
+    /// One pointer per parameter, to its value (copied when the node is made).
+    pub kernelParams: *mut *mut core::ffi::c_void,
+    /// The packed-buffer alternative to `kernelParams` (null here).
+    pub extra: *mut *mut core::ffi::c_void,
+    /// A context-independent kernel instead of `func` (null when `func` is set).
+    pub kern: CUkernel,
+    /// The context `kern` runs in; ignored when `func` is set.
+    pub ctx: CUcontext,
+}
+const _: () = assert!(
+    size_of::<CUDA_KERNEL_NODE_PARAMS_v2>() == 72 && align_of::<CUDA_KERNEL_NODE_PARAMS_v2>() == 8
+);
+
+/// `CUDA_MEMSET_NODE_PARAMS` (`_v1`): a memset node's destination, value and shape
+/// (`cuGraphAddMemsetNode`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_MEMSET_NODE_PARAMS {
+    /// The destination's device address.
+    pub dst: CUdeviceptr,
+    /// The destination's pitch, in bytes (ignored when `height` is 1).
+    pub pitch: usize,
+    /// The value, of which the low `elementSize` bytes are set.
+    pub value: c_uint,
+    /// The size of one element: 1, 2 or 4 bytes.
+    pub elementSize: c_uint,
+    /// Elements per row.
+    pub width: usize,
+    /// Rows.
+    pub height: usize,
+}
+const _: () = assert!(
+    size_of::<CUDA_MEMSET_NODE_PARAMS>() == 40 && align_of::<CUDA_MEMSET_NODE_PARAMS>() == 8
+);
+
 /// `CUmemGenericAllocationHandle`: a physical allocation made by `cuMemCreate`.
 pub type CUmemGenericAllocationHandle = c_ulonglong;
 

@@ -18,7 +18,7 @@
 //! | [`Stream`], [`Event`], [`Module`], [`Function`], [`DeviceBuffer`], [`PinnedBuffer`], views | lent by a guard, borrow it | no |
 //! | [`StreamScope`] | asynchronous work on a stream ([`Stream::scope`]); borrows what it uses until one stream sync | no |
 //! | [`Submission`] | asynchronous work that owns its [`Payload`] ([`Stream::submit`]) until [`Submission::wait`] | no |
-//! | [`Graph`], [`GraphExec`] | captured work ([`Stream::capture`]) owning its [`Payload`] while it can be launched | no |
+//! | [`Graph`], [`GraphExec`] | captured work ([`Stream::capture`]) or nodes built by hand ([`PushedGuard::build_graph`], [`GraphBuilder`]) owning its [`Payload`] while it can be launched | no |
 //! | [`ParkedBuffer`], [`ParkedModule`], [`ParkedGraph`], [`ParkedStream`], [`ParkedPinned`], [`ParkedRegisteredVec`], [`ParkedSubmission`] (not `Send`) | set aside from a guard; borrow only the `Context` | yes (a green context's: no) |
 //!
 //! So, at compile time: no handle is used after its guard pops, while another context is
@@ -143,6 +143,7 @@ mod driver;
 mod error;
 #[cfg(feature = "cufft")]
 pub mod fft;
+mod graph;
 #[cfg(feature = "nvml")]
 pub mod health;
 mod kernel;
@@ -164,8 +165,8 @@ mod vocabulary;
 #[cfg(feature = "nccl")]
 pub use custack_rendezvous as rendezvous;
 
-pub use asynchronous::event::{Event, EventFlags, IpcEventHandle};
-pub use asynchronous::graph::{Graph, GraphExec, ScopedGraph};
+pub use asynchronous::event::{Event, EventFlags, IpcEventHandle, ScopedEvent};
+pub use asynchronous::graph::{ChildGraph, Graph, GraphExec, ScopedGraph};
 pub use asynchronous::payload::Payload;
 pub use asynchronous::scope::StreamScope;
 pub use asynchronous::stream::{BorrowedStream, Stream, StreamFlags};
@@ -199,6 +200,7 @@ pub use error::{
     Error, ErrorKind, FAIL_STOP_STATUS, LaunchSite, Observer, Origin, Result, dropped_error_count,
     fail_stop, poisoned, take_drop_errors,
 };
+pub use graph::{GraphBuilder, GraphNode};
 #[doc(hidden)]
 pub use kernel::contract::__private as __private_contract;
 pub use kernel::contract::{

@@ -349,6 +349,10 @@ struct State {
     capture_events: HashMap<usize, usize>,
     /// Per graph and executable graph, the operations each launch enqueues.
     graph_ops: HashMap<usize, Vec<Op>>,
+    /// Per graph made by `cuGraphCreate`, its nodes so far as a capture (what each node
+    /// enqueues, in the order the nodes were added: an order that honours every dependency,
+    /// since a node depends only on nodes added before it) and its node count.
+    building: HashMap<usize, (Capture, usize)>,
     /// Host accesses of enqueued copies not yet completed, in enqueue order.
     host: Vec<HostAccess>,
     next_seq: u64,
@@ -402,8 +406,19 @@ impl State {
 
     /// The capture `stream`'s work goes into, if any (its own, or the one it joined).
     fn capture_of(&mut self, stream: usize) -> Option<&mut Capture> {
-        let origin = self.capture_origin(stream)?;
-        self.capturing.get_mut(&origin)
+        if let Some(origin) = self.capture_origin(stream) {
+            return self.capturing.get_mut(&origin);
+        }
+        // A graph being built takes its nodes' work as a capture keyed by the graph itself.
+        self.building.get_mut(&stream).map(|(c, _)| c)
+    }
+
+    /// Graph `g`'s operations: captured, or of the nodes added to it so far.
+    fn ops_of(&self, g: usize) -> Vec<Op> {
+        match self.building.get(&g) {
+            Some((c, _)) => c.ops.clone(),
+            None => self.graph_ops.get(&g).cloned().unwrap_or_default(),
+        }
     }
 
     /// Memory `key` is in use by an operation enqueued on `stream` (or captured by it).
@@ -1399,6 +1414,9 @@ pub(crate) fn capture_ended(stream: usize, graph: usize) {
 /// from the host's reading `Op::Host` are bookkeeping of the same operations, not nodes.
 pub(crate) fn graph_len(g: usize) -> usize {
     with_state(|s| {
+        if let Some((_, nodes)) = s.building.get(&g) {
+            return *nodes;
+        }
         s.graph_ops.get(&g).map_or(0, |ops| {
             ops.iter()
                 .filter(|o| matches!(o, Op::Data(_) | Op::Host { write: true, .. }))
@@ -1411,8 +1429,52 @@ pub(crate) fn graph_len(g: usize) -> usize {
 /// `exec` (new, or updated) takes graph `graph`'s operations.
 pub(crate) fn graph_instantiated(exec: usize, graph: usize) {
     with_state(|s| {
-        let ops = s.graph_ops.get(&graph).cloned().unwrap_or_default();
+        let ops = s.ops_of(graph);
         s.graph_ops.insert(exec, ops);
+    });
+}
+
+/// `cuGraphCreate` made `graph`, empty: the work of the nodes added to it is kept as a
+/// capture keyed by the graph (`graph_stream`).
+pub(crate) fn graph_created(graph: usize) {
+    created(Kind::Graph, graph, 0);
+    with_state(|s| {
+        s.building.insert(graph, (Capture::default(), 0));
+    });
+}
+
+/// The key under which a node added to `graph` enqueues its work (the graph itself, taken as
+/// a capturing stream), once the graph is known to be live and one built by `cuGraphCreate`;
+/// `None` otherwise (a captured graph takes no nodes here).
+pub(crate) fn graph_stream(graph: usize, what: &str) -> Option<usize> {
+    used(Kind::Graph, graph, what);
+    with_state(|s| s.building.contains_key(&graph).then_some(graph)).flatten()
+}
+
+/// A node was added to `graph`: one more in its count.
+pub(crate) fn node_added(graph: usize) {
+    with_state(|s| {
+        if let Some((_, nodes)) = s.building.get_mut(&graph) {
+            *nodes += 1;
+        }
+    });
+}
+
+/// A child-graph node of `parent` runs a copy of `child`'s operations at each launch.
+pub(crate) fn child_added(parent: usize, child: usize) {
+    with_state(|s| {
+        let ops = s.ops_of(child);
+        if let Some((c, nodes)) = s.building.get_mut(&parent) {
+            c.ops.extend(ops);
+            *nodes += 1;
+        }
+    });
+}
+
+/// `graph` was destroyed: its nodes' work goes with it.
+pub(crate) fn graph_forgotten(graph: usize) {
+    with_state(|s| {
+        s.building.remove(&graph);
     });
 }
 

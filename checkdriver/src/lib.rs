@@ -1120,6 +1120,7 @@ entry_points! {
     }
     fn cuGraphDestroy(graph: Handle) {
         let _ = check::destroyed(Kind::Graph, graph as usize, "cuGraphDestroy");
+        check::graph_forgotten(graph as usize);
         CUDA_SUCCESS
     }
     fn cuGraphGetNodes(graph: Handle, nodes: *mut Handle, n: *mut usize) {
@@ -1156,6 +1157,124 @@ entry_points! {
         check::used(Kind::GraphExec, exec as usize, "cuGraphExecUpdate");
         check::used(Kind::Graph, graph as usize, "cuGraphExecUpdate");
         check::graph_instantiated(exec as usize, graph as usize);
+        CUDA_SUCCESS
+    }
+
+    // Graphs built node by node: each node's work is kept as if enqueued on a stream capturing
+    // into the graph (the graph's handle as its key), in the order the nodes were added, which
+    // honours every dependency; a launch enqueues it all again. Event record and wait nodes
+    // only check their event.
+    fn cuGraphCreate(graph: *mut Handle, flags: c_uint) {
+        let g = handle();
+        check::graph_created(g as usize);
+        out(graph, g);
+        CUDA_SUCCESS
+    }
+    fn cuGraphAddKernelNode_v2(
+        node: *mut Handle,
+        graph: Handle,
+        deps: *const Handle,
+        n: usize,
+        params: *const c_void,
+    ) {
+        let Some(g) = check::graph_stream(graph as usize, "cuGraphAddKernelNode") else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        if params.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        // CUDA_KERNEL_NODE_PARAMS_v2: func, grid and block (6 unsigned), shared, kernelParams.
+        let at = |offset: usize| params.cast::<u8>().add(offset);
+        let f = at(0).cast::<Handle>().read_unaligned();
+        let dim = |i: usize| at(8 + 4 * i).cast::<c_uint>().read_unaligned();
+        let shared = dim(6);
+        let kernel_params = at(40).cast::<*mut *mut c_void>().read_unaligned();
+        check::used(Kind::Function, f as usize, "cuGraphAddKernelNode");
+        check::launched(f as usize, g, kernel_params, "cuGraphAddKernelNode");
+        let r = run_kernel(
+            f,
+            [dim(0), dim(1), dim(2)],
+            [dim(3), dim(4), dim(5)],
+            shared,
+            graph,
+            kernel_params,
+            "cuGraphAddKernelNode",
+        );
+        graph_node_made(node, g, r)
+    }
+    fn cuGraphAddMemcpyNode(
+        node: *mut Handle,
+        graph: Handle,
+        deps: *const Handle,
+        n: usize,
+        copy: *const c_void,
+        ctx: Handle,
+    ) {
+        let Some(g) = check::graph_stream(graph as usize, "cuGraphAddMemcpyNode") else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        check::context_named(ctx as usize, "cuGraphAddMemcpyNode");
+        graph_copy(copy, g);
+        graph_node_made(node, g, CUDA_SUCCESS)
+    }
+    fn cuGraphAddMemsetNode(
+        node: *mut Handle,
+        graph: Handle,
+        deps: *const Handle,
+        n: usize,
+        memset: *const c_void,
+        ctx: Handle,
+    ) {
+        let Some(g) = check::graph_stream(graph as usize, "cuGraphAddMemsetNode") else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        check::context_named(ctx as usize, "cuGraphAddMemsetNode");
+        if memset.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        // CUDA_MEMSET_NODE_PARAMS: dst, pitch, value, elementSize, width, height.
+        let at = |offset: usize| memset.cast::<u8>().add(offset);
+        let dst = at(0).cast::<CUdeviceptr>().read_unaligned();
+        let value = at(16).cast::<c_uint>().read_unaligned();
+        let size = at(20).cast::<c_uint>().read_unaligned() as usize;
+        let width = at(24).cast::<usize>().read_unaligned();
+        let height = at(32).cast::<usize>().read_unaligned();
+        if !matches!(size, 1 | 2 | 4) || height != 1 {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        check::used_span(dst, dst + (width * size) as u64, None, "cuGraphAddMemsetNode");
+        check::enqueued(g, Kind::DeviceMemory, dst as usize);
+        let pattern = value.to_ne_bytes()[..size].to_vec();
+        let op = work::DataOp::Fill { dst, pattern, count: width };
+        let r = check::data_op(g, op, "cuGraphAddMemsetNode");
+        graph_node_made(node, g, r)
+    }
+    fn cuGraphAddEventRecordNode(node: *mut Handle, graph: Handle, deps: *const Handle, n: usize, event: Handle) {
+        let Some(g) = check::graph_stream(graph as usize, "cuGraphAddEventRecordNode") else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        check::used(Kind::Event, event as usize, "cuGraphAddEventRecordNode");
+        graph_node_made(node, g, CUDA_SUCCESS)
+    }
+    fn cuGraphAddEventWaitNode(node: *mut Handle, graph: Handle, deps: *const Handle, n: usize, event: Handle) {
+        let Some(g) = check::graph_stream(graph as usize, "cuGraphAddEventWaitNode") else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        check::used_from_any_context(Kind::Event, event as usize, "cuGraphAddEventWaitNode");
+        graph_node_made(node, g, CUDA_SUCCESS)
+    }
+    fn cuGraphAddChildGraphNode(node: *mut Handle, graph: Handle, deps: *const Handle, n: usize, child: Handle) {
+        let Some(g) = check::graph_stream(graph as usize, "cuGraphAddChildGraphNode") else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        check::used(Kind::Graph, child as usize, "cuGraphAddChildGraphNode");
+        // The child is cloned into the node: its nodes' work is the parent's from now on.
+        check::child_added(g, child as usize);
+        out(node, handle());
+        CUDA_SUCCESS
+    }
+    fn cuGraphAddDependencies(graph: Handle, from: *const Handle, to: *const Handle, n: usize) {
+        check::used(Kind::Graph, graph as usize, "cuGraphAddDependencies");
         CUDA_SUCCESS
     }
 
@@ -1808,6 +1927,65 @@ unsafe fn resource_used(res: *const c_void, what: &str) -> usize {
             check::used_address(first, what);
             check::allocation_of(first)
         }
+    }
+}
+
+/// A node of graph `g` was made with result `r`: on success it is counted and gets a handle.
+unsafe fn graph_node_made(node: *mut Handle, g: usize, r: CUresult) -> CUresult {
+    if r == CUDA_SUCCESS {
+        check::node_added(g);
+        out(node, handle());
+    }
+    r
+}
+
+/// A memcpy node of graph `g` (`copy` a `CUDA_MEMCPY3D`): a contiguous copy between host and
+/// device memory is kept as the 1D copy on a stream is (its data moved at each launch), any
+/// other shape is checked as a 3D copy.
+unsafe fn graph_copy(copy: *const c_void, g: usize) {
+    const WHAT: &str = "cuGraphAddMemcpyNode";
+    if copy.is_null() {
+        return;
+    }
+    let (src, dst, [width, height, depth]) = copy_desc(copy, Shape::ThreeD);
+    let plain = |s: &Side| s.x == 0 && s.y == 0 && s.z == 0;
+    if height != 1 || depth != 1 || !plain(&src) || !plain(&dst) {
+        copy_used(copy, Shape::ThreeD, Some(g), WHAT);
+        return;
+    }
+    let bytes = width;
+    let device = |p: u64| {
+        check::used_span(p, p + bytes as u64, None, WHAT);
+        check::enqueued(g, Kind::DeviceMemory, p as usize);
+    };
+    match (src.memory_type, dst.memory_type) {
+        (1, 2) => {
+            device(dst.device);
+            check::enqueued(g, Kind::HostMemory, src.host as usize);
+            check::host_enqueued(g, src.host, bytes, false, 0);
+            let op = work::DataOp::FromHost {
+                dst: dst.device,
+                src: src.host.cast_const(),
+                bytes,
+            };
+            check::data_op(g, op, WHAT);
+        }
+        (2, 1) => {
+            device(src.device);
+            check::enqueued(g, Kind::HostMemory, dst.host as usize);
+            check::host_enqueued(g, dst.host, bytes, true, src.device);
+        }
+        (2, 2) => {
+            device(src.device);
+            device(dst.device);
+            let op = work::DataOp::Copy {
+                dst: dst.device,
+                src: src.device,
+                bytes,
+            };
+            check::data_op(g, op, WHAT);
+        }
+        _ => copy_used(copy, Shape::ThreeD, Some(g), WHAT),
     }
 }
 
@@ -2817,6 +2995,100 @@ mod tests {
             let _ = cuEventDestroy_v2(ev);
             let _ = cuStreamDestroy_v2(one);
             let _ = cuStreamDestroy_v2(two);
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
+    fn graphs_built_node_by_node_are_modelled() {
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let mut one = null_mut();
+            let _ = cuStreamCreate(&raw mut one, 0);
+            let (mut d, mut e, mut host) = (0, 0, null_mut());
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            let _ = cuMemAlloc_v2(&raw mut e, 64);
+            let _ = cuMemHostAlloc(&raw mut host, 64, 0);
+            let (mut graph, mut child, mut exec) = (null_mut(), null_mut(), null_mut());
+            let _ = cuGraphCreate(&raw mut child, 0);
+            let mut node = null_mut();
+            // CUDA_MEMSET_NODE_PARAMS: 64 bytes of `e` set to 7.
+            let mut memset = [0u8; 40];
+            memset[0..8].copy_from_slice(&e.to_ne_bytes());
+            memset[16..20].copy_from_slice(&7u32.to_ne_bytes());
+            memset[20..24].copy_from_slice(&1u32.to_ne_bytes());
+            memset[24..32].copy_from_slice(&64usize.to_ne_bytes());
+            memset[32..40].copy_from_slice(&1usize.to_ne_bytes());
+            let set = memset.as_ptr().cast();
+            assert_eq!(
+                cuGraphAddMemsetNode(&raw mut node, child, core::ptr::null(), 0, set, a),
+                CUDA_SUCCESS
+            );
+            let _ = cuGraphCreate(&raw mut graph, 0);
+            let mut memset_d = memset;
+            memset_d[0..8].copy_from_slice(&d.to_ne_bytes());
+            let set_d = memset_d.as_ptr().cast();
+            let mut first = null_mut();
+            let _ = cuGraphAddMemsetNode(&raw mut first, graph, core::ptr::null(), 0, set_d, a);
+            // CUDA_MEMCPY3D: 64 bytes from `d` to the host, after the memset.
+            let mut copy = [0u8; 200];
+            copy[32..36].copy_from_slice(&2u32.to_ne_bytes());
+            copy[48..56].copy_from_slice(&d.to_ne_bytes());
+            copy[120..124].copy_from_slice(&1u32.to_ne_bytes());
+            // The host pointer is written as a pointer, keeping its provenance (Miri).
+            copy.as_mut_ptr()
+                .add(128)
+                .cast::<*mut c_void>()
+                .write_unaligned(host);
+            copy[176..184].copy_from_slice(&64usize.to_ne_bytes());
+            copy[184..192].copy_from_slice(&1usize.to_ne_bytes());
+            copy[192..200].copy_from_slice(&1usize.to_ne_bytes());
+            let deps = [first];
+            let _ = cuGraphAddMemcpyNode(
+                &raw mut node,
+                graph,
+                deps.as_ptr(),
+                1,
+                copy.as_ptr().cast(),
+                a,
+            );
+            let _ = cuGraphAddChildGraphNode(&raw mut node, graph, core::ptr::null(), 0, child);
+            let mut n = 0;
+            let _ = cuGraphGetNodes(graph, null_mut(), &raw mut n);
+            assert_eq!(n, 3, "a memset, a copy and a child-graph node");
+            let _ = cuGraphInstantiateWithFlags(&raw mut exec, graph, 0);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuGraphLaunch(exec, one);
+                    let _ = cuStreamSynchronize(one);
+                }),
+                0,
+                "a built graph launched over live memory"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(e); // nothing pending: the launch is complete
+                }),
+                0,
+                "a built graph's nodes are not pending work"
+            );
+            assert!(
+                violations_of(|| {
+                    let _ = cuGraphLaunch(exec, one);
+                    let _ = cuStreamSynchronize(one);
+                }) > 0,
+                "a child graph's node over freed memory"
+            );
+            let _ = cuGraphExecDestroy(exec);
+            let _ = cuGraphDestroy(graph);
+            let _ = cuGraphDestroy(child);
+            let _ = cuMemFree_v2(d);
+            let _ = cuMemFreeHost(host);
+            let _ = cuStreamDestroy_v2(one);
             let mut p = null_mut();
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(a);

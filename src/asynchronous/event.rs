@@ -92,6 +92,66 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 }
 
+/// An event shared by an [`Rc`](std::rc::Rc) in a payload, bound to a graph being built
+/// ([`PushedGuard::build_graph`](crate::PushedGuard::build_graph)): what
+/// [`GraphBuilder::record`](crate::GraphBuilder::record) and
+/// [`GraphBuilder::wait`](crate::GraphBuilder::wait) take. The payload's `Rc` keeps the event
+/// alive for as long as the graph, or an executable graph made from it, may record or wait
+/// for it; the program keeps its own `Rc` to use the event outside the graph.
+#[derive(Debug, Clone, Copy)]
+pub struct ScopedEvent<'scope> {
+    raw: ffi::CUevent,
+    // Invariant in 'scope: bound to one builder or scope, not used by another.
+    _marker: PhantomData<(crate::vocabulary::binding::Invariant<'scope>, *const ())>,
+}
+
+impl ScopedEvent<'_> {
+    /// The raw `CUevent`.
+    pub fn as_raw(&self) -> ffi::CUevent {
+        self.raw
+    }
+}
+
+impl super::payload::sealed::Sealed for std::rc::Rc<Event<'_>> {}
+impl<'g> super::payload::Payload for std::rc::Rc<Event<'g>> {
+    type Bound<'scope> = ScopedEvent<'scope>;
+    type Access<'a>
+        = &'a Event<'g>
+    where
+        Self: 'a;
+    type Read<'a>
+        = &'a Event<'g>
+    where
+        Self: 'a;
+    super::payload::held_as_itself!();
+    #[inline]
+    unsafe fn bind<'scope>(held: &mut Self) -> ScopedEvent<'scope> {
+        // The event lives while the payload holds its `Rc`, which the caller promises it does
+        // until the work that uses it is complete.
+        ScopedEvent {
+            raw: held.raw,
+            _marker: PhantomData,
+        }
+    }
+    #[inline]
+    fn access<'a>(held: &'a mut Self) -> &'a Event<'g>
+    where
+        Self: 'a,
+    {
+        held
+    }
+    #[inline]
+    fn read<'a>(held: &'a Self) -> &'a Event<'g>
+    where
+        Self: 'a,
+    {
+        held
+    }
+    fn left_behind(held: &Self) {
+        crate::error::left_behind::left_behind(Object::Event, held.raw as u64);
+    }
+}
+
 impl Event<'_> {
     /// The raw `CUevent`.
     pub fn as_raw(&self) -> ffi::CUevent {

@@ -28,8 +28,9 @@ use super::payload::{Payload, sealed};
 use super::scope::StreamScope;
 use crate::vocabulary::binding::Invariant;
 
-/// Work captured from a stream ([`Stream::capture`]), owning the [`Payload`] its nodes use;
-/// lent by the guard. Instantiate it to launch it. Destroyed on drop (`cuGraphDestroy`).
+/// Work captured from a stream ([`Stream::capture`]) or built node by node
+/// ([`PushedGuard::build_graph`](crate::PushedGuard::build_graph)), owning the [`Payload`] its
+/// nodes use; lent by the guard. Instantiate it to launch it. Destroyed on drop (`cuGraphDestroy`).
 #[doc(alias = "CUgraph")]
 pub struct Graph<'g, P: Payload> {
     raw: ffi::CUgraph,
@@ -243,6 +244,18 @@ impl<'g, P: Payload> Graph<'g, P> {
         })
     }
 
+    /// # Safety
+    ///
+    /// `raw` must be a live graph of the current context, never launched, whose nodes use only
+    /// memory and code that `payload` owns; the result owns both.
+    pub(crate) unsafe fn from_parts(raw: ffi::CUgraph, payload: P::Held) -> Self {
+        Graph {
+            raw,
+            payload: ManuallyDrop::new(payload),
+            _marker: PhantomData,
+        }
+    }
+
     fn into_parts(self) -> (ffi::CUgraph, P::Held) {
         let mut this = ManuallyDrop::new(self);
         // SAFETY: taken once; `this` never drops.
@@ -377,6 +390,66 @@ impl<P: Payload> Drop for GraphExec<'_, P> {
         }
         // SAFETY: dropped once, after the last launch that used it.
         unsafe { ManuallyDrop::drop(&mut self.payload) };
+    }
+}
+
+/// A [`Graph`] held in the payload of a graph being built
+/// ([`PushedGuard::build_graph`](crate::PushedGuard::build_graph)), bound to the builder: what
+/// [`GraphBuilder::child`](crate::GraphBuilder::child) takes to add a copy of it as a node.
+/// The graph, and the memory its payload owns, stay owned by the parent's payload for as long
+/// as the parent or an executable graph made from it lives.
+#[derive(Debug, Clone, Copy)]
+pub struct ChildGraph<'scope> {
+    raw: ffi::CUgraph,
+    // Invariant in 'scope: bound to one builder, not added to another.
+    _marker: PhantomData<(Invariant<'scope>, *const ())>,
+}
+
+impl ChildGraph<'_> {
+    /// The raw `CUgraph`.
+    pub fn as_raw(&self) -> ffi::CUgraph {
+        self.raw
+    }
+}
+
+// A graph is a payload so that a graph being built can own the graphs its child-graph nodes
+// copy (with their payloads): their memory must live as long as the parent's nodes may use it.
+impl<P: Payload> sealed::Sealed for Graph<'_, P> {}
+impl<P: Payload> Payload for Graph<'_, P> {
+    type Bound<'scope> = ChildGraph<'scope>;
+    type Access<'a>
+        = P::Access<'a>
+    where
+        Self: 'a;
+    type Read<'a>
+        = P::Read<'a>
+    where
+        Self: 'a;
+    super::payload::held_as_itself!();
+    #[inline]
+    unsafe fn bind<'scope>(held: &mut Self) -> ChildGraph<'scope> {
+        ChildGraph {
+            raw: held.raw,
+            _marker: PhantomData,
+        }
+    }
+    #[inline]
+    fn access<'a>(held: &'a mut Self) -> P::Access<'a>
+    where
+        Self: 'a,
+    {
+        P::access(&mut held.payload)
+    }
+    #[inline]
+    fn read<'a>(held: &'a Self) -> P::Read<'a>
+    where
+        Self: 'a,
+    {
+        P::read(&held.payload)
+    }
+    fn left_behind(held: &Self) {
+        left_behind(Object::Graph, held.raw as u64);
+        P::left_behind(&held.payload);
     }
 }
 

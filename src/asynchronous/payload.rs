@@ -18,8 +18,9 @@ pub(crate) mod sealed {
 /// What a [`Submission`](crate::Submission) can own while the GPU uses it: a [`DeviceBuffer`], a
 /// [`PinnedBuffer`], a [`RegisteredVec`](crate::RegisteredVec), a `Vec<T>` or `Box<[T]>` of
 /// plain data, a kernel [`Function`](crate::Function) or [`Kernel`](crate::Kernel), a [`Module`](crate::Module),
-/// an executable graph, `()`, and tuples of these (up to eight, nested as deep as you like).
-/// Sealed.
+/// an executable graph, a graph (a child of a graph being built), an `Rc<Event>` (an event a
+/// graph being built records or waits for), `()`, and tuples of these (up to eight, nested as
+/// deep as you like). Sealed.
 ///
 /// Every payload keeps the memory the GPU reaches at a fixed address when the payload itself is
 /// moved (a device allocation, page-locked pages, a heap block), which is what lets a submission

@@ -1344,6 +1344,64 @@ fn calls_seen(which: impl Fn(&[u8]) -> bool) -> u64 {
 }
 
 /// `run`'s refusal of a launch, which must be `kind` and reach no driver entry point.
+/// A graph built node by node (C28): a memset, a declared kernel checked against its contract,
+/// copies to, within and from the device, an event record and wait, a child graph; instantiated
+/// and launched in a submission and in a scope. Then a build whose kernel node its contract
+/// refuses: the graph is destroyed and its payload dropped, nothing launched.
+fn graph_built(ctx: &Context) -> Result<Vec<u32>> {
+    use std::rc::Rc;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let stream = guard.stream()?;
+    let child = guard.build_graph(guard.alloc::<u32>(N)?, |b, mut d| {
+        b.fill_u32(&mut d, 3, &[])?;
+        Ok(())
+    })?;
+    let event = Rc::new(guard.event(EventFlags::DISABLE_TIMING)?);
+    let payload = (
+        guard.alloc::<u32>(N)?,
+        guard.alloc::<u32>(N)?,
+        module.declared::<AddU32>()?,
+        vec![0u32; N],
+        Rc::clone(&event),
+        child,
+        vec![7u32; N],
+    );
+    let graph = guard.build_graph(payload, |b, (mut x, mut y, add, out, ev, child, input)| {
+        let up = b.copy_to_device(&mut x, input, &[])?;
+        let set = b.fill_u32(&mut y, 1, &[])?;
+        let cfg = LaunchConfig::for_elements(N32);
+        let added = b.kernel(&add, cfg, (&mut x, 5u32, N32), &[up])?;
+        let copied = b.copy_device(&mut y, &x, &[added, set])?;
+        let recorded = b.record(&ev, &[copied])?;
+        let waited = b.wait(&ev, &[recorded])?;
+        let sub = b.child(&child, &[])?;
+        b.copy_to_host(out, &y, &[waited, sub])?;
+        Ok(())
+    })?;
+    let _ = graph.node_count()?;
+    let mut exec = graph.instantiate()?;
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    stream.scope(|s| {
+        let g = s.bind_graph(&mut exec);
+        s.launch_graph(&g)
+    })??;
+    let out = exec.payload().3.to_vec();
+    drop(exec);
+    let short = (guard.alloc::<u32>(8)?, module.declared::<AddU32>()?);
+    let refused = guard.build_graph(short, |b, (mut x, add)| {
+        b.kernel(&add, LaunchConfig::for_elements(N32), (&mut x, 1u32, N32), &[])?;
+        Ok(())
+    });
+    match refused {
+        Err(e) if e.kind() == custack::ErrorKind::BufferTooShort => {}
+        Err(e) => return Err(e),
+        Ok(_) => panic!("a kernel node past its buffer's extent was made"),
+    }
+    Ok(out)
+}
+
 fn refused(kind: custack::ErrorKind, launch: impl FnOnce() -> Result<()>) {
     let before = launches_seen();
     match launch() {
@@ -2549,6 +2607,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "events" => context0().and_then(|c| events(&c).map(drop)),
         "submission" => context0().and_then(|c| submission(&c).map(drop)),
         "graph" => context0().and_then(|c| graph(&c).map(drop)),
+        "graph_built" => context0().and_then(|c| graph_built(&c).map(drop)),
         "device_info" => device_info(),
         "module_globals" => context0().and_then(|c| {
             module_globals(&c)?;

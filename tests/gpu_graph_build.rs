@@ -1,0 +1,146 @@
+//! Graphs built node by node on a real device (C28): memset, kernel and memcpy nodes with
+//! their dependencies, device copies, event record and wait nodes and a child graph;
+//! instantiated and launched more than once, the results read back; a kernel node its
+//! contract refuses.
+mod common;
+use common::{KERNELS, context};
+use custack::prelude::*;
+use custack::{ErrorKind, EventFlags, LaunchConfig, Stack};
+use std::rc::Rc;
+
+const N: usize = 1 << 16;
+const N32: u32 = N as u32;
+
+custack::kernel_contract! {
+    /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_built_graph_of_memset_kernel_and_copy_runs_twice() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let add = module.declared::<AddU32>().unwrap();
+    let stream = guard.stream().unwrap();
+    let payload = (guard.alloc::<u32>(N).unwrap(), add, vec![0u32; N]);
+    let graph = guard
+        .build_graph(payload, |b, (mut x, add, out)| {
+            let set = b.fill_u32(&mut x, 40, &[])?;
+            let cfg = LaunchConfig::for_elements(N32);
+            let once = b.kernel(&add, cfg, (&mut x, 1u32, N32), &[set])?;
+            let twice = b.kernel(&add, cfg, (&mut x, 1u32, N32), &[once])?;
+            b.copy_to_host(out, &x, &[twice])?;
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(graph.node_count().unwrap(), 4);
+    let mut exec = graph.instantiate().unwrap();
+    // Nothing ran while the graph was built.
+    assert!(exec.payload().2.iter().all(|&v| v == 0));
+    for round in 1..=2 {
+        // The host clears the output between launches; the launch writes it again.
+        let (_x, _add, out) = exec.payload_mut();
+        out.fill(0);
+        exec = stream
+            .submit(exec, |s, g| s.launch_graph(&g))
+            .unwrap()
+            .wait()
+            .unwrap();
+        let (x, _add, out) = exec.payload();
+        assert!(out.iter().all(|&v| v == 42), "round {round}: {}", out[0]);
+        let mut back = vec![0u32; N];
+        x.copy_to_host(&mut back).unwrap();
+        assert!(back.iter().all(|&v| v == 42), "round {round}");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_built_graph_with_device_copies_events_and_a_child_runs_in_a_scope() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let stream = guard.stream().unwrap();
+    let child = guard
+        .build_graph(guard.alloc::<u32>(N).unwrap(), |b, mut d| {
+            b.fill_u32(&mut d, 3, &[])?;
+            Ok(())
+        })
+        .unwrap();
+    let event = Rc::new(guard.event(EventFlags::DISABLE_TIMING).unwrap());
+    let payload = (
+        guard.alloc::<u32>(N).unwrap(),
+        guard.alloc::<u32>(N).unwrap(),
+        module.declared::<AddU32>().unwrap(),
+        vec![0u32; N],
+        Rc::clone(&event),
+        child,
+        vec![7u32; N],
+    );
+    let graph = guard
+        .build_graph(payload, |b, (mut x, mut y, add, out, ev, child, input)| {
+            let up = b.copy_to_device(&mut x, input, &[])?;
+            let set = b.fill_u32(&mut y, 1, &[])?;
+            let cfg = LaunchConfig::for_elements(N32);
+            let added = b.kernel(&add, cfg, (&mut x, 5u32, N32), &[up])?;
+            let copied = b.copy_device(&mut y, &x, &[added, set])?;
+            let recorded = b.record(&ev, &[copied])?;
+            let waited = b.wait(&ev, &[recorded])?;
+            let sub = b.child(&child, &[])?;
+            b.copy_to_host(out, &y, &[waited, sub])?;
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(graph.node_count().unwrap(), 8);
+    let mut exec = graph.instantiate().unwrap();
+    for round in 1..=2u32 {
+        let (_x, _y, _add, out, _ev, _child, input) = exec.payload_mut();
+        out.fill(0);
+        input.fill(round * 100);
+        stream
+            .scope(|s| {
+                let g = s.bind_graph(&mut exec);
+                s.launch_graph(&g)
+            })
+            .unwrap()
+            .unwrap();
+        // The graph's record node recorded the shared event: complete once the scope is.
+        assert!(event.is_complete().unwrap());
+        let (_x, _y, _add, out, _ev, child, _input) = exec.payload();
+        assert!(
+            out.iter().all(|&v| v == round * 100 + 5),
+            "round {round}: {}",
+            out[0]
+        );
+        let mut filled = vec![0u32; N];
+        child.copy_to_host(&mut filled).unwrap();
+        assert!(filled.iter().all(|&v| v == 3), "round {round}");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_kernel_node_past_its_buffer_s_extent_is_refused_and_nothing_is_built() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let add = module.declared::<AddU32>().unwrap();
+    let e = guard
+        .build_graph((guard.alloc::<u32>(8).unwrap(), add), |b, (mut x, add)| {
+            b.kernel(
+                &add,
+                LaunchConfig::for_elements(N32),
+                (&mut x, 1u32, N32),
+                &[],
+            )?;
+            Ok(())
+        })
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BufferTooShort, "{e}");
+    assert!(e.to_string().contains('x'), "{e}");
+}
