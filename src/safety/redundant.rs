@@ -96,12 +96,13 @@ fn difference<T: DeviceCopy>(a: &[T], b: &[T]) -> Option<Difference> {
     for (i, (x, y)) in ab.chunks_exact(size).zip(bb.chunks_exact(size)).enumerate() {
         if x != y {
             first.get_or_insert(i);
-            count += 1;
+            // At most one per element: never past `usize::MAX`.
+            count = count.saturating_add(1);
         }
     }
     if a.len() != b.len() {
         first.get_or_insert(common);
-        count += a.len().abs_diff(b.len());
+        count = count.saturating_add(a.len().abs_diff(b.len()));
     }
     first.map(|first| Difference {
         first,
@@ -224,7 +225,8 @@ impl KnownAnswer {
 
     /// Whether the self-test runs in frame `frame`.
     pub const fn due(&self, frame: u64) -> bool {
-        frame % self.every.get() == 0
+        // `every` is not zero, so the remainder always exists.
+        matches!(frame.checked_rem(self.every.get()), Some(0))
     }
 
     /// The rate: one frame in `every`.
