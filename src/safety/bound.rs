@@ -128,6 +128,30 @@ mod tests {
         );
     }
 
+    /// Past the bound, a fail-stop bound ends the process in the safe state (status 75), never
+    /// returns the overrun: in a forked child, whose exit status the parent reads.
+    #[test]
+    #[cfg(all(unix, not(miri)))]
+    fn a_fail_stop_overrun_ends_the_process_in_the_safe_state() {
+        // SAFETY: the child only settles an error (which writes one line and `_exit`s) or, if
+        // settling returned, `_exit`s with 0 itself.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            // SAFETY: the child's stderr is closed: its one line is not the test's output.
+            unsafe { libc::close(2) };
+            let late = Error::custack(ErrorKind::DeadlinePassed, "in a test");
+            let _ = WaitBound::fail_stop(Duration::ZERO).settle(Err(late));
+            // SAFETY: ends the forked child without running the harness's code.
+            unsafe { libc::_exit(0) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just forked; `status` is a valid out-pointer.
+        assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
+        assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
+        assert_eq!(libc::WEXITSTATUS(status), crate::FAIL_STOP_STATUS);
+    }
+
     #[test]
     fn a_given_deadline_shortens_the_bound_and_never_lengthens_it() {
         let bound = WaitBound::fail_stop(Duration::from_secs(60));

@@ -524,6 +524,26 @@ mod tests {
         }
         assert_eq!(Budget::default(), Budget::new());
         assert_eq!(Budget::page_locked(9).page_locked_bytes(), 9);
+        // Local memory and the wait bound are statements beside the counted resources: each
+        // is what was stated, unstated the context's own, and it changes nothing else.
+        assert_eq!(Budget::new().local_bytes_per_thread(), 0);
+        let local = Budget::new().streams(2).local_memory(9 * 1024);
+        assert_eq!(local.local_bytes_per_thread(), 9 * 1024);
+        assert_eq!(local.stated(Resource::Streams), 2);
+        assert_eq!(local, Budget::new().local_memory(9 * 1024).streams(2));
+    }
+
+    #[test]
+    fn what_is_taken_is_counted_against_the_budget_it_was_made_with() {
+        let stated = Budget::page_locked(64)
+            .local_memory(4096)
+            .waits(WaitBound::return_error(core::time::Duration::from_millis(
+                3,
+            )));
+        let used = BudgetUse::new(stated);
+        assert_eq!(used.budget(), stated);
+        assert_eq!(used.budget().local_bytes_per_thread(), 4096);
+        assert_eq!(used.budget().wait_bound(), stated.wait_bound());
     }
 
     #[test]
