@@ -149,7 +149,7 @@ mod tests {
         // SAFETY: waits for the child just forked; `status` is a valid out-pointer.
         assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
         assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
-        assert_eq!(libc::WEXITSTATUS(status), crate::FAIL_STOP_STATUS);
+        assert_eq!(libc::WEXITSTATUS(status), crate::error::FAIL_STOP_STATUS);
     }
 
     #[test]
