@@ -161,9 +161,11 @@ fn bench(cubin: &[u8], reps: usize) -> custack::Result<()> {
                 single()?;
                 redundant(twice)?;
             }
-            let (mut ones, mut twos) = (Vec::new(), Vec::new());
-            let allocations = ALLOCATIONS.load(Ordering::Relaxed);
+            let (mut ones, mut twos) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+            // Only the timed loops are counted: not the printing, nor the bench's own vectors.
+            let mut allocs = 0;
             for rep in 0..reps {
+                let allocations = ALLOCATIONS.load(Ordering::Relaxed);
                 let start = Instant::now();
                 for _ in 0..frames {
                     single()?;
@@ -174,6 +176,7 @@ fn bench(cubin: &[u8], reps: usize) -> custack::Result<()> {
                     redundant(twice)?;
                 }
                 let two = start.elapsed().as_secs_f64() * 1e6 / f64::from(frames);
+                allocs += ALLOCATIONS.load(Ordering::Relaxed) - allocations;
                 println!(
                     "redundant rep={rep} pixels={} single_us={one:.1} redundant_us={two:.1} \
                      ratio={:.2}",
@@ -183,8 +186,6 @@ fn bench(cubin: &[u8], reps: usize) -> custack::Result<()> {
                 ones.push(one);
                 twos.push(two);
             }
-            let allocs = ALLOCATIONS.load(Ordering::Relaxed) - allocations;
-            // Ordered after the loops, before the medians (which sort, allocating nothing).
             let (one, two) = (median(&mut ones), median(&mut twos));
             let timed = 2 * u64::from(frames) * reps as u64;
             println!(

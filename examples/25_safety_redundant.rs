@@ -282,14 +282,20 @@ fn phases(
                 s.copy_to_device(&mut test_in, &pattern)?;
                 let dims = (TEST_WIDTH, TEST_HEIGHT);
                 s.run(&blur, test_config, (&test_in, &mut out, dims.0, dims.1))?;
-                s.run(&gain_kernel, test_config, (&mut out, TEST_GAIN, dims.0 * dims.1))?;
+                s.run(
+                    &gain_kernel,
+                    test_config,
+                    (&mut out, TEST_GAIN, dims.0 * dims.1),
+                )?;
                 s.copy_to_host(&mut test_host, &out)
             })??;
             figures.self_tests += 1;
             match self_test.check(u64::from(frame), &known, &test_host) {
                 Ok(()) => figures.self_tests_passed += 1,
                 Err(e) if e.kind() == ErrorKind::SelfTestFailed => {
-                    figures.first_self_test_failure.get_or_insert_with(|| e.to_string());
+                    figures
+                        .first_self_test_failure
+                        .get_or_insert_with(|| e.to_string());
                 }
                 Err(e) => return Err(e),
             }
