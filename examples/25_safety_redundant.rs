@@ -387,7 +387,7 @@ fn main() -> ExitCode {
     let profile = match Profile::init() {
         Ok(profile) => profile,
         Err(e) => {
-            eprintln!("25_safety_redundant: no CUDA driver or device, no GPU work done: {e}");
+            eprintln!("25_safety_redundant: no GPU work done: no CUDA driver or device: {e}");
             return ExitCode::FAILURE;
         }
     };
