@@ -1205,7 +1205,7 @@ entry_points! {
             return CUDA_ERROR_INVALID_VALUE;
         }
         let start = check::building_ops(g);
-        let r = graph_kernel(params, g, "cuGraphAddKernelNode");
+        let r = graph_kernel(params, graph, "cuGraphAddKernelNode");
         let r = graph_node_made(node, g, r);
         if r == CUDA_SUCCESS {
             check::kernel_node_made(*node as usize, g, start);
@@ -1219,9 +1219,10 @@ entry_points! {
             return CUDA_ERROR_INVALID_VALUE;
         }
         // The new work is kept as a scratch graph's, then takes the node's place.
-        let scratch = handle() as usize;
+        let scratch_graph = handle();
+        let scratch = scratch_graph as usize;
         check::graph_created(scratch);
-        let r = graph_kernel(params, scratch, WHAT);
+        let r = graph_kernel(params, scratch_graph, WHAT);
         let _ = check::destroyed(Kind::Graph, scratch, WHAT);
         let known = check::kernel_node_set(exec as usize, node as usize, scratch, WHAT);
         if r != CUDA_SUCCESS {
@@ -1960,7 +1961,8 @@ unsafe fn resource_used(res: *const c_void, what: &str) -> usize {
 /// A node of graph `g` was made with result `r`: on success it is counted and gets a handle.
 /// A kernel node's work (`params` a `CUDA_KERNEL_NODE_PARAMS_v2`), checked as a launch and
 /// kept as graph `g`'s.
-unsafe fn graph_kernel(params: *const c_void, g: usize, what: &str) -> CUresult {
+unsafe fn graph_kernel(params: *const c_void, graph: Handle, what: &str) -> CUresult {
+    let g = graph as usize;
     // CUDA_KERNEL_NODE_PARAMS_v2: func, grid and block (6 unsigned), shared, kernelParams.
     let at = |offset: usize| params.cast::<u8>().add(offset);
     let f = at(0).cast::<Handle>().read_unaligned();
@@ -1974,7 +1976,7 @@ unsafe fn graph_kernel(params: *const c_void, g: usize, what: &str) -> CUresult 
         [dim(0), dim(1), dim(2)],
         [dim(3), dim(4), dim(5)],
         shared,
-        g as Handle,
+        graph,
         kernel_params,
         what,
     )
@@ -3158,27 +3160,30 @@ mod tests {
             let (mut d, mut e) = (0, 0);
             let _ = cuMemAlloc_v2(&raw mut d, 64);
             let _ = cuMemAlloc_v2(&raw mut e, 64);
-            // CUDA_KERNEL_NODE_PARAMS_v2 of `add_u32(x, 1, 16)`, one block of 16.
-            let node_params =
-                |x: &mut CUdeviceptr, k: &mut u32, n: &mut u32, args: &mut [*mut c_void; 3]| {
-                    *args = [
-                        (x as *mut CUdeviceptr).cast(),
-                        (k as *mut u32).cast(),
-                        (n as *mut u32).cast(),
-                    ];
-                    let mut p = [0u8; 72];
-                    p.as_mut_ptr().cast::<Handle>().write_unaligned(f);
-                    for (i, v) in [1u32, 1, 1, 16, 1, 1, 0].iter().enumerate() {
-                        p[8 + 4 * i..12 + 4 * i].copy_from_slice(&v.to_ne_bytes());
-                    }
-                    p.as_mut_ptr()
-                        .add(40)
-                        .cast::<*mut *mut c_void>()
-                        .write_unaligned(args.as_mut_ptr());
-                    p
-                };
+            // CUDA_KERNEL_NODE_PARAMS_v2 of `add_u32(x, k, n)`, one block of 16, written in
+            // place: the pointers keep their provenance (Miri), which a copy of the bytes drops.
+            let node_params = |p: &mut [u8; 72],
+                               x: &mut CUdeviceptr,
+                               k: &mut u32,
+                               n: &mut u32,
+                               args: &mut [*mut c_void; 3]| {
+                *args = [
+                    core::ptr::from_mut(x).cast(),
+                    core::ptr::from_mut(k).cast(),
+                    core::ptr::from_mut(n).cast(),
+                ];
+                p.as_mut_ptr().cast::<Handle>().write_unaligned(f);
+                for (i, v) in [1u32, 1, 1, 16, 1, 1, 0].iter().enumerate() {
+                    p[8 + 4 * i..12 + 4 * i].copy_from_slice(&v.to_ne_bytes());
+                }
+                p.as_mut_ptr()
+                    .add(40)
+                    .cast::<*mut *mut c_void>()
+                    .write_unaligned(args.as_mut_ptr());
+            };
             let (mut x, mut k, mut n, mut args) = (d, 1u32, 16u32, [null_mut(); 3]);
-            let p = node_params(&mut x, &mut k, &mut n, &mut args);
+            let mut p = [0u8; 72];
+            node_params(&mut p, &mut x, &mut k, &mut n, &mut args);
             let (mut graph, mut other, mut exec) = (null_mut(), null_mut(), null_mut());
             let (mut node, mut stranger) = (null_mut(), null_mut());
             let _ = cuGraphCreate(&raw mut graph, 0);
@@ -3191,8 +3196,9 @@ mod tests {
             let _ = cuGraphAddKernelNode_v2(&raw mut stranger, other, none, 0, p.as_ptr().cast());
             let _ = cuGraphInstantiateWithFlags(&raw mut exec, graph, 0);
             // The node now adds 2 to `e`, not 1 to `d`.
-            let (mut x, mut k) = (e, 2u32);
-            let q = node_params(&mut x, &mut k, &mut n, &mut args);
+            let (mut x, mut k, mut n, mut args) = (e, 2u32, 16u32, [null_mut(); 3]);
+            let mut q = [0u8; 72];
+            node_params(&mut q, &mut x, &mut k, &mut n, &mut args);
             assert_eq!(
                 violations_of(|| {
                     assert_eq!(
