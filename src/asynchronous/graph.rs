@@ -282,8 +282,8 @@ impl<'g, P: Payload> Graph<'g, P> {
             .to_str()
             .and_then(|p| std::ffi::CString::new(p).ok())
             .ok_or_else(|| {
-                crate::Error::custack(
-                    crate::ErrorKind::InvalidValue,
+                crate::error::Error::custack(
+                    crate::error::ErrorKind::InvalidValue,
                     "a DOT file's path must be UTF-8 without NUL bytes".to_owned(),
                 )
             })?;
