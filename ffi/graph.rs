@@ -4,7 +4,7 @@ use super::types::{
     CUDA_KERNEL_NODE_PARAMS_v2, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS, CUcontext, CUevent,
     CUgraph, CUgraphExec, CUgraphExecUpdateResultInfo, CUgraphNode, CUresult, CUstream,
 };
-use core::ffi::{c_uint, c_ulonglong};
+use core::ffi::{c_char, c_uint, c_ulonglong};
 
 link_or_stub! {
     libcuda;
@@ -76,6 +76,19 @@ link_or_stub! {
         to: *const CUgraphNode,
         numDependencies: usize,
     ) -> CUresult;
+    /// Sets the parameters of an executable graph's kernel node, named by its node in the graph
+    /// the executable graph was made from, for the next launches; the parameters are copied
+    /// (`cuGraphExecKernelNodeSetParams` maps here).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphExecKernelNodeSetParams_v2(
+        hGraphExec: CUgraphExec,
+        hNode: CUgraphNode,
+        nodeParams: *const CUDA_KERNEL_NODE_PARAMS_v2,
+    ) -> CUresult;
+    /// Writes a DOT description of a graph to the file at `path` (a C string), in as much
+    /// detail as `flags` (`CU_GRAPH_DEBUG_DOT_FLAGS_*`) asks.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphDebugDotPrint(hGraph: CUgraph, path: *const c_char, flags: c_uint) -> CUresult;
     /// Destroys a graph.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     pub fn cuGraphDestroy(hGraph: CUgraph) -> CUresult;
@@ -113,3 +126,22 @@ link_or_stub! {
         resultInfo: *mut CUgraphExecUpdateResultInfo,
     ) -> CUresult;
 }
+
+/// `CUgraphDebugDot_flags`: what [`cuGraphDebugDotPrint`] writes beyond the nodes and edges.
+pub const CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE: c_uint = 1 << 0;
+/// Adds each node's runtime (`cuda*`) type.
+pub const CU_GRAPH_DEBUG_DOT_FLAGS_RUNTIME_TYPES: c_uint = 1 << 1;
+/// Adds kernel nodes' parameters.
+pub const CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_PARAMS: c_uint = 1 << 2;
+/// Adds memcpy nodes' parameters.
+pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEMCPY_NODE_PARAMS: c_uint = 1 << 3;
+/// Adds memset nodes' parameters.
+pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEMSET_NODE_PARAMS: c_uint = 1 << 4;
+/// Adds host nodes' parameters.
+pub const CU_GRAPH_DEBUG_DOT_FLAGS_HOST_NODE_PARAMS: c_uint = 1 << 5;
+/// Adds event record and wait nodes' parameters.
+pub const CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS: c_uint = 1 << 6;
+/// Adds kernel nodes' launch attributes.
+pub const CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES: c_uint = 1 << 9;
+/// Adds the node and graph handles.
+pub const CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES: c_uint = 1 << 10;

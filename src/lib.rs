@@ -166,7 +166,7 @@ mod vocabulary;
 pub use custack_rendezvous as rendezvous;
 
 pub use asynchronous::event::{Event, EventFlags, IpcEventHandle, ScopedEvent};
-pub use asynchronous::graph::{ChildGraph, Graph, GraphExec, ScopedGraph};
+pub use asynchronous::graph::{ChildGraph, DotFlags, Graph, GraphExec, ScopedGraph};
 pub use asynchronous::payload::Payload;
 pub use asynchronous::scope::StreamScope;
 pub use asynchronous::stream::{BorrowedStream, Stream, StreamFlags};
@@ -200,7 +200,7 @@ pub use error::{
     Error, ErrorKind, FAIL_STOP_STATUS, LaunchSite, Observer, Origin, Result, dropped_error_count,
     fail_stop, poisoned, take_drop_errors,
 };
-pub use graph::{GraphBuilder, GraphNode};
+pub use graph::{GraphBuilder, GraphNode, KernelNode, KernelUpdater};
 #[doc(hidden)]
 pub use kernel::contract::__private as __private_contract;
 pub use kernel::contract::{

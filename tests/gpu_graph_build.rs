@@ -144,3 +144,108 @@ fn a_kernel_node_past_its_buffer_s_extent_is_refused_and_nothing_is_built() {
     assert_eq!(e.kind(), ErrorKind::BufferTooShort, "{e}");
     assert!(e.to_string().contains('x'), "{e}");
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_kernel_node_updated_in_place_runs_its_new_scalar_and_buffer() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let add = module.declared::<AddU32>().unwrap();
+    let stream = guard.stream().unwrap();
+    let payload = (
+        guard.alloc::<u32>(N).unwrap(),
+        guard.alloc::<u32>(N).unwrap(),
+        add,
+    );
+    let graph = guard
+        .build_graph(payload, |b, (mut x, mut y, add)| {
+            let set_x = b.fill_u32(&mut x, 1, &[])?;
+            let set_y = b.fill_u32(&mut y, 1, &[])?;
+            let cfg = LaunchConfig::for_elements(N32);
+            b.kernel(&add, cfg, (&mut x, 3u32, N32), &[set_x, set_y])?;
+            Ok(())
+        })
+        .unwrap();
+    let mut exec = graph.instantiate().unwrap();
+    macro_rules! read {
+        ($exec:expr) => {{
+            let (x, y, _add) = $exec.payload();
+            let (mut hx, mut hy) = (vec![0u32; N], vec![0u32; N]);
+            x.copy_to_host(&mut hx).unwrap();
+            y.copy_to_host(&mut hy).unwrap();
+            (hx, hy)
+        }};
+    }
+    exec = stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    let (x, y) = read!(exec);
+    assert!(x.iter().all(|&v| v == 4) && y.iter().all(|&v| v == 1));
+    // The node now adds 10 to the first half of `y` (another buffer, scalar and shape).
+    exec.update_kernels(|u, (_x, mut y, add)| {
+        let node = u.kernel_node(&add, 0)?;
+        let half = N32 / 2;
+        u.set_kernel(
+            node,
+            LaunchConfig::for_elements(half),
+            (&mut y, 10u32, half),
+        )
+    })
+    .unwrap();
+    exec = stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    let (x, y) = read!(exec);
+    assert!(x.iter().all(|&v| v == 1), "x only filled: {}", x[0]);
+    assert!(y[..N / 2].iter().all(|&v| v == 11), "{}", y[0]);
+    assert!(y[N / 2..].iter().all(|&v| v == 1), "{}", y[N - 1]);
+    // An update past the buffer's extent is refused, and the node keeps its parameters.
+    let refused = exec.update_kernels(|u, (mut x, _y, add)| {
+        let node = u.kernel_node(&add, 0)?;
+        u.set_kernel(
+            node,
+            LaunchConfig::for_elements(N32 + 1),
+            (&mut x, 1u32, N32 + 1),
+        )
+    });
+    assert_eq!(refused.unwrap_err().kind(), ErrorKind::BufferTooShort);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_built_graph_writes_itself_as_a_dot_file() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let payload = (
+        guard.alloc::<u32>(N).unwrap(),
+        module.declared::<AddU32>().unwrap(),
+    );
+    let graph = guard
+        .build_graph(payload, |b, (mut x, add)| {
+            let set = b.fill_u32(&mut x, 1, &[])?;
+            b.kernel(
+                &add,
+                LaunchConfig::for_elements(N32),
+                (&mut x, 3u32, N32),
+                &[set],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    let path = std::env::temp_dir().join(format!("custack-graph-{}.dot", std::process::id()));
+    graph.write_dot(&path, custack::DotFlags::VERBOSE).unwrap();
+    let dot = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert!(dot.starts_with("digraph"), "{}", &dot[..dot.len().min(200)]);
+    assert!(dot.contains("add_u32"), "the kernel node names its kernel");
+    let refused = graph.write_dot("a\0b.dot", custack::DotFlags::empty());
+    assert_eq!(refused.unwrap_err().kind(), ErrorKind::InvalidValue);
+}

@@ -353,6 +353,12 @@ struct State {
     /// enqueues, in the order the nodes were added: an order that honours every dependency,
     /// since a node depends only on nodes added before it) and its node count.
     building: HashMap<usize, (Capture, usize)>,
+    /// Per kernel node of a graph being built, its graph and the span of the graph's
+    /// operations that is its work (start, length).
+    kernel_nodes: HashMap<usize, (usize, usize, usize)>,
+    /// Per executable graph, the graph it was made from and, per kernel node of that graph,
+    /// the span of the executable graph's operations that is the node's work.
+    exec_nodes: HashMap<usize, (usize, Spans)>,
     /// Host accesses of enqueued copies not yet completed, in enqueue order.
     host: Vec<HostAccess>,
     next_seq: u64,
@@ -1426,12 +1432,74 @@ pub(crate) fn graph_len(g: usize) -> usize {
     .unwrap_or(0)
 }
 
-/// `exec` (new, or updated) takes graph `graph`'s operations.
+/// Per kernel node, the span of a graph's operations that is its work (start, length).
+type Spans = HashMap<usize, (usize, usize)>;
+
+/// `exec` (new, or updated) takes graph `graph`'s operations. Its kernel nodes are named by
+/// the graph it was first made from, updated or not (a graph of the same topology: the same
+/// spans), as the driver names them.
 pub(crate) fn graph_instantiated(exec: usize, graph: usize) {
     with_state(|s| {
         let ops = s.ops_of(graph);
         s.graph_ops.insert(exec, ops);
+        let nodes = s
+            .kernel_nodes
+            .iter()
+            .filter(|(_, (g, _, _))| *g == graph)
+            .map(|(node, &(_, start, len))| (*node, (start, len)))
+            .collect();
+        s.exec_nodes.entry(exec).or_insert((graph, nodes));
     });
+}
+
+/// The number of operations graph `g`, being built, holds so far.
+pub(crate) fn building_ops(g: usize) -> usize {
+    with_state(|s| s.building.get(&g).map_or(0, |(c, _)| c.ops.len())).unwrap_or(0)
+}
+
+/// `node`, a kernel node of graph `g`, is the work from operation `start` on.
+pub(crate) fn kernel_node_made(node: usize, g: usize, start: usize) {
+    let end = building_ops(g);
+    with_state(|s| {
+        s.kernel_nodes.insert(node, (g, start, end - start));
+    });
+}
+
+/// `cuGraphExecKernelNodeSetParams`: the work of kernel node `node` of `exec` becomes the
+/// operations graph `scratch` (built for this call) holds, which is then forgotten. A node
+/// that is no kernel node of the graph `exec` was made from is a violation (`false`).
+pub(crate) fn kernel_node_set(exec: usize, node: usize, scratch: usize, what: &str) -> bool {
+    with_state(|s| {
+        let new = s
+            .building
+            .remove(&scratch)
+            .map(|(c, _)| c.ops)
+            .unwrap_or_default();
+        let Some((_, nodes)) = s.exec_nodes.get_mut(&exec) else {
+            violation(format!(
+                "{what}: {exec:#x} is no executable graph made from a built graph"
+            ));
+            return false;
+        };
+        let Some(&(start, len)) = nodes.get(&node) else {
+            violation(format!(
+                "{what}: {node:#x} is no kernel node of the graph {exec:#x} was made from"
+            ));
+            return false;
+        };
+        let added = new.len();
+        for (other, (at, _)) in nodes.iter_mut() {
+            if *other != node && *at > start {
+                *at = *at + added - len;
+            }
+        }
+        nodes.insert(node, (start, added));
+        if let Some(ops) = s.graph_ops.get_mut(&exec) {
+            ops.splice(start..start + len, new);
+        }
+        true
+    })
+    .unwrap_or(false)
 }
 
 /// `cuGraphCreate` made `graph`, empty: the work of the nodes added to it is kept as a
@@ -1475,6 +1543,7 @@ pub(crate) fn child_added(parent: usize, child: usize) {
 pub(crate) fn graph_forgotten(graph: usize) {
     with_state(|s| {
         s.building.remove(&graph);
+        s.kernel_nodes.retain(|_, (g, _, _)| *g != graph);
     });
 }
 

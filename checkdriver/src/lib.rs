@@ -89,6 +89,7 @@ const CUDA_ERROR_INVALID_VALUE: CUresult = 1;
 const CUDA_ERROR_OUT_OF_MEMORY: CUresult = 2;
 const CUDA_ERROR_INVALID_DEVICE: CUresult = 101;
 const CUDA_ERROR_INVALID_CONTEXT: CUresult = 201;
+const CUDA_ERROR_OPERATING_SYSTEM: CUresult = 304;
 const CUDA_ERROR_NOT_FOUND: CUresult = 500;
 const CUDA_ERROR_NOT_READY: CUresult = 600;
 const CUDA_ERROR_NOT_SUPPORTED: CUresult = 801;
@@ -1128,6 +1129,26 @@ entry_points! {
         out(n, check::graph_len(graph as usize));
         CUDA_SUCCESS
     }
+    // A DOT file of one node per node the graph holds, without edges: enough for a reader to
+    // parse, nothing of the driver's own detail.
+    fn cuGraphDebugDotPrint(graph: Handle, path: *const c_char, flags: c_uint) {
+        check::used(Kind::Graph, graph as usize, "cuGraphDebugDotPrint");
+        if path.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let Ok(path) = core::ffi::CStr::from_ptr(path).to_str() else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        let mut dot = format!("digraph graph_{:x} {{\n", graph as usize);
+        for i in 0..check::graph_len(graph as usize) {
+            dot.push_str(&format!("  node_{i};\n"));
+        }
+        dot.push_str("}\n");
+        match std::fs::write(path, dot) {
+            Ok(()) => CUDA_SUCCESS,
+            Err(_) => CUDA_ERROR_OPERATING_SYSTEM,
+        }
+    }
     fn cuGraphInstantiateWithFlags(exec: *mut Handle, graph: Handle, flags: c_ulonglong) {
         check::used(Kind::Graph, graph as usize, "cuGraphInstantiate");
         let e = handle();
@@ -1183,24 +1204,31 @@ entry_points! {
         if params.is_null() {
             return CUDA_ERROR_INVALID_VALUE;
         }
-        // CUDA_KERNEL_NODE_PARAMS_v2: func, grid and block (6 unsigned), shared, kernelParams.
-        let at = |offset: usize| params.cast::<u8>().add(offset);
-        let f = at(0).cast::<Handle>().read_unaligned();
-        let dim = |i: usize| at(8 + 4 * i).cast::<c_uint>().read_unaligned();
-        let shared = dim(6);
-        let kernel_params = at(40).cast::<*mut *mut c_void>().read_unaligned();
-        check::used(Kind::Function, f as usize, "cuGraphAddKernelNode");
-        check::launched(f as usize, g, kernel_params, "cuGraphAddKernelNode");
-        let r = run_kernel(
-            f,
-            [dim(0), dim(1), dim(2)],
-            [dim(3), dim(4), dim(5)],
-            shared,
-            graph,
-            kernel_params,
-            "cuGraphAddKernelNode",
-        );
-        graph_node_made(node, g, r)
+        let start = check::building_ops(g);
+        let r = graph_kernel(params, graph, "cuGraphAddKernelNode");
+        let r = graph_node_made(node, g, r);
+        if r == CUDA_SUCCESS {
+            check::kernel_node_made(*node as usize, g, start);
+        }
+        r
+    }
+    fn cuGraphExecKernelNodeSetParams_v2(exec: Handle, node: Handle, params: *const c_void) {
+        const WHAT: &str = "cuGraphExecKernelNodeSetParams";
+        check::used(Kind::GraphExec, exec as usize, WHAT);
+        if params.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        // The new work is kept as a scratch graph's, then takes the node's place.
+        let scratch_graph = handle();
+        let scratch = scratch_graph as usize;
+        check::graph_created(scratch);
+        let r = graph_kernel(params, scratch_graph, WHAT);
+        let _ = check::destroyed(Kind::Graph, scratch, WHAT);
+        let known = check::kernel_node_set(exec as usize, node as usize, scratch, WHAT);
+        if r != CUDA_SUCCESS {
+            return r;
+        }
+        if known { CUDA_SUCCESS } else { CUDA_ERROR_INVALID_VALUE }
     }
     fn cuGraphAddMemcpyNode(
         node: *mut Handle,
@@ -1931,6 +1959,29 @@ unsafe fn resource_used(res: *const c_void, what: &str) -> usize {
 }
 
 /// A node of graph `g` was made with result `r`: on success it is counted and gets a handle.
+/// A kernel node's work (`params` a `CUDA_KERNEL_NODE_PARAMS_v2`), checked as a launch and
+/// kept as graph `g`'s.
+unsafe fn graph_kernel(params: *const c_void, graph: Handle, what: &str) -> CUresult {
+    let g = graph as usize;
+    // CUDA_KERNEL_NODE_PARAMS_v2: func, grid and block (6 unsigned), shared, kernelParams.
+    let at = |offset: usize| params.cast::<u8>().add(offset);
+    let f = at(0).cast::<Handle>().read_unaligned();
+    let dim = |i: usize| at(8 + 4 * i).cast::<c_uint>().read_unaligned();
+    let shared = dim(6);
+    let kernel_params = at(40).cast::<*mut *mut c_void>().read_unaligned();
+    check::used(Kind::Function, f as usize, what);
+    check::launched(f as usize, g, kernel_params, what);
+    run_kernel(
+        f,
+        [dim(0), dim(1), dim(2)],
+        [dim(3), dim(4), dim(5)],
+        shared,
+        graph,
+        kernel_params,
+        what,
+    )
+}
+
 unsafe fn graph_node_made(node: *mut Handle, g: usize, r: CUresult) -> CUresult {
     if r == CUDA_SUCCESS {
         check::node_added(g);
@@ -3089,6 +3140,97 @@ mod tests {
             let _ = cuMemFree_v2(d);
             let _ = cuMemFreeHost(host);
             let _ = cuStreamDestroy_v2(one);
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
+    fn kernel_node_updates_replace_the_nodes_work() {
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let ptx = concat!(include_str!("../../tests/fixtures/kernels.ptx"), "\0");
+            let (mut m, mut f, mut s) = (null_mut(), null_mut(), null_mut());
+            let _ = cuModuleLoadData(&raw mut m, ptx.as_ptr().cast());
+            let _ = cuModuleGetFunction(&raw mut f, m, c"add_u32".as_ptr());
+            let _ = cuStreamCreate(&raw mut s, 0);
+            let (mut d, mut e) = (0, 0);
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            let _ = cuMemAlloc_v2(&raw mut e, 64);
+            // CUDA_KERNEL_NODE_PARAMS_v2 of `add_u32(x, k, n)`, one block of 16, written in
+            // place: the pointers keep their provenance (Miri), which a copy of the bytes drops.
+            let node_params = |p: &mut [u8; 72],
+                               x: &mut CUdeviceptr,
+                               k: &mut u32,
+                               n: &mut u32,
+                               args: &mut [*mut c_void; 3]| {
+                *args = [
+                    core::ptr::from_mut(x).cast(),
+                    core::ptr::from_mut(k).cast(),
+                    core::ptr::from_mut(n).cast(),
+                ];
+                p.as_mut_ptr().cast::<Handle>().write_unaligned(f);
+                for (i, v) in [1u32, 1, 1, 16, 1, 1, 0].iter().enumerate() {
+                    p[8 + 4 * i..12 + 4 * i].copy_from_slice(&v.to_ne_bytes());
+                }
+                p.as_mut_ptr()
+                    .add(40)
+                    .cast::<*mut *mut c_void>()
+                    .write_unaligned(args.as_mut_ptr());
+            };
+            let (mut x, mut k, mut n, mut args) = (d, 1u32, 16u32, [null_mut(); 3]);
+            let mut p = [0u8; 72];
+            node_params(&mut p, &mut x, &mut k, &mut n, &mut args);
+            let (mut graph, mut other, mut exec) = (null_mut(), null_mut(), null_mut());
+            let (mut node, mut stranger) = (null_mut(), null_mut());
+            let _ = cuGraphCreate(&raw mut graph, 0);
+            let none = core::ptr::null();
+            assert_eq!(
+                cuGraphAddKernelNode_v2(&raw mut node, graph, none, 0, p.as_ptr().cast()),
+                CUDA_SUCCESS
+            );
+            let _ = cuGraphCreate(&raw mut other, 0);
+            let _ = cuGraphAddKernelNode_v2(&raw mut stranger, other, none, 0, p.as_ptr().cast());
+            let _ = cuGraphInstantiateWithFlags(&raw mut exec, graph, 0);
+            // The node now adds 2 to `e`, not 1 to `d`.
+            let (mut x, mut k, mut n, mut args) = (e, 2u32, 16u32, [null_mut(); 3]);
+            let mut q = [0u8; 72];
+            node_params(&mut q, &mut x, &mut k, &mut n, &mut args);
+            assert_eq!(
+                violations_of(|| {
+                    assert_eq!(
+                        cuGraphExecKernelNodeSetParams_v2(exec, node, q.as_ptr().cast()),
+                        CUDA_SUCCESS
+                    );
+                    let _ = cuMemFree_v2(d); // no node uses it any more
+                    let _ = cuGraphLaunch(exec, s);
+                    let _ = cuStreamSynchronize(s);
+                }),
+                0,
+                "an updated node over live memory, its old buffer freed"
+            );
+            assert!(
+                violations_of(|| {
+                    let _ = cuGraphExecKernelNodeSetParams_v2(exec, stranger, q.as_ptr().cast());
+                }) > 0,
+                "a node of another graph"
+            );
+            let _ = cuMemFree_v2(e);
+            assert!(
+                violations_of(|| {
+                    let _ = cuGraphLaunch(exec, s);
+                    let _ = cuStreamSynchronize(s);
+                }) > 0,
+                "the updated node's buffer freed"
+            );
+            let _ = cuGraphExecDestroy(exec);
+            let _ = cuGraphDestroy(graph);
+            let _ = cuGraphDestroy(other);
+            let _ = cuModuleUnload(m);
+            let _ = cuStreamDestroy_v2(s);
             let mut p = null_mut();
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(a);

@@ -28,12 +28,41 @@ use super::payload::{Payload, sealed};
 use super::scope::StreamScope;
 use crate::vocabulary::binding::Invariant;
 
+bitflags::bitflags! {
+    /// What [`Graph::write_dot`] writes beyond the nodes and their edges
+    /// (`CUgraphDebugDot_flags`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    #[doc(alias = "CUgraphDebugDot_flags")]
+    pub struct DotFlags: u32 {
+        /// `CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE`: every parameter the driver can print.
+        const VERBOSE = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE;
+        /// `CU_GRAPH_DEBUG_DOT_FLAGS_RUNTIME_TYPES`: each node's runtime (`cuda*`) type.
+        const RUNTIME_TYPES = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_RUNTIME_TYPES;
+        /// `CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_PARAMS`: kernel nodes' parameters.
+        const KERNEL_NODE_PARAMS = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_PARAMS;
+        /// `CU_GRAPH_DEBUG_DOT_FLAGS_MEMCPY_NODE_PARAMS`: memcpy nodes' parameters.
+        const MEMCPY_NODE_PARAMS = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_MEMCPY_NODE_PARAMS;
+        /// `CU_GRAPH_DEBUG_DOT_FLAGS_MEMSET_NODE_PARAMS`: memset nodes' parameters.
+        const MEMSET_NODE_PARAMS = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_MEMSET_NODE_PARAMS;
+        /// `CU_GRAPH_DEBUG_DOT_FLAGS_HOST_NODE_PARAMS`: host nodes' parameters.
+        const HOST_NODE_PARAMS = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_HOST_NODE_PARAMS;
+        /// `CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS`: event nodes' parameters.
+        const EVENT_NODE_PARAMS = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS;
+        /// `CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES`: kernel nodes' launch attributes.
+        const KERNEL_NODE_ATTRIBUTES = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES;
+        /// `CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES`: the node and graph handles.
+        const HANDLES = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES;
+    }
+}
+
 /// Work captured from a stream ([`Stream::capture`]) or built node by node
 /// ([`PushedGuard::build_graph`](crate::PushedGuard::build_graph)), owning the [`Payload`] its
 /// nodes use; lent by the guard. Instantiate it to launch it. Destroyed on drop (`cuGraphDestroy`).
 #[doc(alias = "CUgraph")]
 pub struct Graph<'g, P: Payload> {
     raw: ffi::CUgraph,
+    /// The kernel nodes a builder made, in order, with their functions (empty for a capture).
+    kernels: Vec<(ffi::CUgraphNode, ffi::CUfunction)>,
     payload: ManuallyDrop<P::Held>,
     _marker: PhantomData<(&'g (), *const ())>,
 }
@@ -45,6 +74,12 @@ pub struct Graph<'g, P: Payload> {
 #[doc(alias = "CUgraphExec")]
 pub struct GraphExec<'g, P: Payload> {
     raw: ffi::CUgraphExec,
+    /// The graph it was made from, kept (destroyed after it) while `kernels` names its nodes:
+    /// the driver identifies an executable graph's node by the graph's. Null when none is kept.
+    pub(crate) graph: ffi::CUgraph,
+    /// The kernel nodes of `graph` a builder made, in order, with their functions: what
+    /// [`GraphExec::update_kernels`](crate::GraphExec::update_kernels) lends.
+    pub(crate) kernels: Vec<(ffi::CUgraphNode, ffi::CUfunction)>,
     payload: ManuallyDrop<P::Held>,
     _marker: PhantomData<(&'g (), *const ())>,
 }
@@ -191,6 +226,7 @@ impl<'g> Stream<'g> {
         unsafe { ffi::cuStreamEndCapture(stream, &raw mut graph) }.result()?;
         Ok(Graph {
             raw: graph,
+            kernels: Vec::new(),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         })
@@ -217,8 +253,49 @@ impl<'g, P: Payload> Graph<'g, P> {
         Ok(n)
     }
 
-    /// `cuGraphInstantiate`—Makes an executable graph, which takes the payload over; the graph
-    /// itself is destroyed (`cuGraphDestroy`: an executable graph does not depend on it).
+    /// `cuGraphDebugDotPrint`—Writes the graph as a DOT file at `path` (Graphviz's format:
+    /// render it with `dot -Tsvg`), with the detail `flags` asks for.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (no driver call) if `path`
+    /// is not valid UTF-8 or holds a NUL byte; the driver's errors (e.g. a file it cannot
+    /// write).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # fn f(graph: &custack::Graph<'_, ()>) -> custack::Result<()> {
+    /// use custack::DotFlags;
+    /// graph.write_dot("graph.dot", DotFlags::VERBOSE)?; // then: dot -Tsvg graph.dot
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphDebugDotPrint")]
+    pub fn write_dot(&self, path: impl AsRef<std::path::Path>, flags: DotFlags) -> Result<()> {
+        crate::error::poison::check()?;
+        let path = path
+            .as_ref()
+            .to_str()
+            .and_then(|p| std::ffi::CString::new(p).ok())
+            .ok_or_else(|| {
+                crate::error::Error::custack(
+                    crate::error::ErrorKind::InvalidValue,
+                    "a DOT file's path must be UTF-8 without NUL bytes".to_owned(),
+                )
+            })?;
+        // SAFETY: a live graph; `path` is a NUL-terminated string live for the call, which
+        // only reads the graph's nodes and writes the file.
+        unsafe { ffi::cuGraphDebugDotPrint(self.raw, path.as_ptr(), flags.bits()) }.result()
+    }
+
+    /// `cuGraphInstantiate`—Makes an executable graph, which takes the payload over. A graph
+    /// built with kernel nodes is kept by the executable graph (destroyed after it), whose
+    /// kernel nodes it names for [`GraphExec::update_kernels`]; any other graph is destroyed
+    /// (`cuGraphDestroy`: an executable graph does not depend on it).
     ///
     /// # Errors
     ///
@@ -229,16 +306,25 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphInstantiate")]
     #[doc(alias = "cuGraphInstantiateWithFlags")]
-    pub fn instantiate(self) -> Result<GraphExec<'g, P>> {
+    pub fn instantiate(mut self) -> Result<GraphExec<'g, P>> {
         crate::error::poison::check()?;
+        let kernels = core::mem::take(&mut self.kernels);
         let (graph, payload) = self.into_parts();
         let mut exec = core::ptr::null_mut();
         // SAFETY: valid out-pointer; a live graph of the current context.
         let made = unsafe { ffi::cuGraphInstantiateWithFlags(&raw mut exec, graph, 0) }.result();
-        destroy_graph(graph);
+        if made.is_err() || kernels.is_empty() {
+            destroy_graph(graph);
+        }
         made?;
         Ok(GraphExec {
             raw: exec,
+            graph: if kernels.is_empty() {
+                core::ptr::null_mut()
+            } else {
+                graph
+            },
+            kernels,
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         })
@@ -251,9 +337,15 @@ impl<'g, P: Payload> Graph<'g, P> {
     pub(crate) unsafe fn from_parts(raw: ffi::CUgraph, payload: P::Held) -> Self {
         Graph {
             raw,
+            kernels: Vec::new(),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         }
+    }
+
+    /// Records the kernel nodes a builder made (in order, with their functions).
+    pub(crate) fn set_kernels(&mut self, kernels: Vec<(ffi::CUgraphNode, ffi::CUfunction)>) {
+        self.kernels = kernels;
     }
 
     fn into_parts(self) -> (ffi::CUgraph, P::Held) {
@@ -337,6 +429,8 @@ impl<P: Payload> GraphExec<'_, P> {
             // The old payload is released only now: no node uses it any more, and no launch is
             // pending (`&mut self`).
             ffi::CUresult::CUDA_SUCCESS => {
+                // The kernel nodes may now run other functions, of the new payload.
+                self.forget_kernels();
                 Ok(P::release(core::mem::replace(&mut *self.payload, payload)))
             }
             ffi::CUresult::CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE => {
@@ -356,9 +450,25 @@ impl<P: Payload> GraphExec<'_, P> {
 }
 
 impl<P: Payload> GraphExec<'_, P> {
+    /// The held payload, for a scope that binds it (the caller upholds [`Payload::bind`]'s
+    /// promise).
+    pub(crate) fn held_mut(&mut self) -> &mut P::Held {
+        &mut self.payload
+    }
+
+    /// Destroys the graph kept for its kernel nodes, which are no longer lent.
+    fn forget_kernels(&mut self) {
+        self.kernels.clear();
+        let graph = core::mem::replace(&mut self.graph, core::ptr::null_mut());
+        if !graph.is_null() {
+            destroy_graph(graph);
+        }
+    }
+
     /// The raw executable graph and its held payload; the caller destroys the one before it
-    /// releases the other.
-    pub(crate) fn into_parts(self) -> (ffi::CUgraphExec, P::Held) {
+    /// releases the other. A kept graph is destroyed now (its kernel nodes are no longer lent).
+    pub(crate) fn into_parts(mut self) -> (ffi::CUgraphExec, P::Held) {
+        self.forget_kernels();
         let mut this = ManuallyDrop::new(self);
         // SAFETY: taken once; `this` never drops.
         let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
@@ -372,6 +482,8 @@ impl<P: Payload> GraphExec<'_, P> {
     pub(crate) unsafe fn from_parts(raw: ffi::CUgraphExec, payload: P::Held) -> Self {
         GraphExec {
             raw,
+            graph: core::ptr::null_mut(),
+            kernels: Vec::new(),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         }
@@ -388,6 +500,7 @@ impl<P: Payload> Drop for GraphExec<'_, P> {
         if let Err(e) = unsafe { ffi::cuGraphExecDestroy(self.raw) }.result() {
             record_drop_error(e);
         }
+        self.forget_kernels();
         // SAFETY: dropped once, after the last launch that used it.
         unsafe { ManuallyDrop::drop(&mut self.payload) };
     }

@@ -2,9 +2,22 @@
 //! [`GraphBuilder`] to a closure, with the payload the graph will own bound to it; the closure
 //! adds typed nodes ([`GraphNode`]), each after the nodes it depends on. The result is the same
 //! [`Graph`] a capture makes. What the types promise (C28) is on [`GraphBuilder`].
+//!
+//! An executable graph made from a built graph updates its kernel nodes in place
+//! ([`GraphExec::update_kernels`]): a [`KernelUpdater`] lends each node the builder made as a
+//! [`KernelNode`], branded for that update, and checks new arguments against the kernel's
+//! contract as the builder checked the first ones.
+//!
+//! ```text
+//!   let mut exec = guard.build_graph(payload, |b, bound| …)?.instantiate()?;
+//!   exec.update_kernels(|u, (mut x, add)| {
+//!       let node = u.kernel_node(&add, 0)?;                 the first node of `add`
+//!       u.set_kernel(node, config, (&mut x, 5u32, n))       cuGraphExecKernelNodeSetParams
+//!   })?;
+//! ```
 
 use crate::asynchronous::event::ScopedEvent;
-use crate::asynchronous::graph::{ChildGraph, Graph};
+use crate::asynchronous::graph::{ChildGraph, Graph, GraphExec};
 use crate::asynchronous::payload::Payload;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::left_behind::{Object, destroy_in_drop};
@@ -76,6 +89,8 @@ impl GraphNode<'_> {
 pub struct GraphBuilder<'b> {
     raw: ffi::CUgraph,
     ctx: ffi::CUcontext,
+    /// The kernel nodes made so far, in order, with their functions.
+    kernels: core::cell::RefCell<Vec<(ffi::CUgraphNode, ffi::CUfunction)>>,
     _marker: PhantomData<(Invariant<'b>, *const ())>,
 }
 
@@ -162,6 +177,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         let builder = GraphBuilder {
             raw,
             ctx,
+            kernels: core::cell::RefCell::new(Vec::new()),
             _marker: PhantomData,
         };
         // SAFETY: the payload moves into the graph without moving the memory it names, and is
@@ -172,7 +188,9 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         core::mem::forget(unfinished);
         // SAFETY: a live graph of the current context, never launched, whose nodes use only
         // what `payload` owns (the only memory and code `f` could reach).
-        Ok(unsafe { Graph::from_parts(raw, payload) })
+        let mut graph = unsafe { Graph::from_parts(raw, payload) };
+        graph.set_kernels(builder.kernels.take());
+        Ok(graph)
     }
 }
 
@@ -228,35 +246,19 @@ impl<'b> GraphBuilder<'b> {
         args: A,
         deps: &[GraphNode<'b>],
     ) -> Result<GraphNode<'b>> {
-        args.check(&config)?;
         let function = kernel.as_raw();
-        args.with_params(|params| {
-            let node = ffi::CUDA_KERNEL_NODE_PARAMS_v2 {
-                func: function,
-                gridDimX: config.grid.0,
-                gridDimY: config.grid.1,
-                gridDimZ: config.grid.2,
-                blockDimX: config.block.0,
-                blockDimY: config.block.1,
-                blockDimZ: config.block.2,
-                sharedMemBytes: config.shared_mem_bytes,
-                kernelParams: params,
-                extra: core::ptr::null_mut(),
-                kern: core::ptr::null_mut(),
-                ctx: core::ptr::null_mut(),
-            };
+        let node = with_kernel_params(function, &config, &args, |params| {
             self.add(deps, |out, graph, deps, n| {
                 // SAFETY: a live graph of the current context; `deps` holds `n` nodes of it
-                // (branded 'b); `function` is a kernel of a module the payload owns (bound for
-                // 'b); its contract (`unsafe` to declare) promises it takes exactly the
-                // contract's parameters, which `params` points to (one pointer per argument,
-                // live for this call, which copies them), and touches only the buffers passed
-                // within their extents, which `check` confirmed they hold for `config`; the
-                // buffers are the payload's, owned by the graph and every executable graph made
-                // from it.
-                unsafe { ffi::cuGraphAddKernelNode_v2(out, graph, deps, n, &raw const node) }
+                // (branded 'b); `params` names a kernel of a module the payload owns (bound for
+                // 'b) and arguments its contract's checks accepted for `config` (see
+                // `with_kernel_params`), all of the payload's memory, owned by the graph and
+                // every executable graph made from it; the driver copies them.
+                unsafe { ffi::cuGraphAddKernelNode_v2(out, graph, deps, n, params) }
             })
-        })
+        })?;
+        self.kernels.borrow_mut().push((node.raw, function));
+        Ok(node)
     }
 
     /// A contiguous copy of `bytes` between the sides given, as a `CUDA_MEMCPY3D`.
@@ -527,6 +529,205 @@ impl<'b> GraphBuilder<'b> {
             // `child` is a live graph the payload owns, with its own payload, never launched
             // here (the driver copies it), whose nodes use only what that payload owns.
             unsafe { ffi::cuGraphAddChildGraphNode(out, parent, deps, n, child) }
+        })
+    }
+}
+
+/// Runs the contract's checks of `args` for a launch of `function` with shape `config` (every
+/// buffer's length against its extent, as [`StreamScope::run`](crate::StreamScope::run) does),
+/// then calls `f` with the kernel node parameters naming them, valid for the call: the one
+/// checking that kernel nodes and their updates share.
+fn with_kernel_params<'s, C: PlainLaunch, A: ContractArgs<'s, C>, R>(
+    function: ffi::CUfunction,
+    config: &LaunchConfig,
+    args: &A,
+    f: impl FnOnce(*const ffi::CUDA_KERNEL_NODE_PARAMS_v2) -> Result<R>,
+) -> Result<R> {
+    args.check(config)?;
+    args.with_params(|params| {
+        let node = ffi::CUDA_KERNEL_NODE_PARAMS_v2 {
+            func: function,
+            gridDimX: config.grid.0,
+            gridDimY: config.grid.1,
+            gridDimZ: config.grid.2,
+            blockDimX: config.block.0,
+            blockDimY: config.block.1,
+            blockDimZ: config.block.2,
+            sharedMemBytes: config.shared_mem_bytes,
+            // One pointer per argument of the contract, live for this call (the driver copies
+            // them when it takes the parameters).
+            kernelParams: params,
+            extra: core::ptr::null_mut(),
+            kern: core::ptr::null_mut(),
+            ctx: core::ptr::null_mut(),
+        };
+        f(&raw const node)
+    })
+}
+
+/// A kernel node of the executable graph whose [`KernelUpdater<'u>`](KernelUpdater) has the
+/// same `'u`, of a kernel declared with contract `C`: what
+/// [`set_kernel`](KernelUpdater::set_kernel) takes. It cannot leave the update's closure, nor
+/// name a node of another executable graph (`'u` is invariant).
+#[derive(Debug, Clone, Copy)]
+pub struct KernelNode<'u, C> {
+    raw: ffi::CUgraphNode,
+    function: ffi::CUfunction,
+    _marker: PhantomData<(Invariant<'u>, *const ())>,
+    _contract: PhantomData<fn() -> C>,
+}
+
+/// The kernel nodes of an executable graph, lent by [`GraphExec::update_kernels`] to its
+/// closure for the brand `'u`, with the graph's payload bound for `'u`.
+///
+/// ```text
+///   exec.update_kernels(|u, bound| …)               &mut exec: no launch pending
+///     u.kernel_node(&add, 0)   -> KernelNode<'u, C> the first node of kernel `add` built
+///     u.set_kernel(node, config, args)              cuGraphExecKernelNodeSetParams
+/// ```
+///
+/// What the types promise (C28): the new arguments are checked against the contract as a
+/// launch's are, and name only the payload's memory (the closure is `'static`, as the
+/// builder's), which the executable graph owns; a node is one of this executable graph's
+/// (branded `'u`), running the kernel its contract names (the node's function is the one it
+/// was built with).
+#[derive(Debug)]
+pub struct KernelUpdater<'u> {
+    exec: ffi::CUgraphExec,
+    kernels: &'u [(ffi::CUgraphNode, ffi::CUfunction)],
+    _marker: PhantomData<(Invariant<'u>, *const ())>,
+}
+
+static_assertions::assert_not_impl_any!(KernelUpdater<'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(KernelNode<'static, ()>: Send, Sync);
+
+impl<P: Payload> GraphExec<'_, P> {
+    /// Updates the parameters of the graph's kernel nodes in place, in `f`, which receives a
+    /// [`KernelUpdater`] and the payload bound to it: the next launch runs the nodes with the
+    /// new parameters. Only a graph built node by node
+    /// ([`PushedGuard::build_graph`]) lends its kernel nodes, and only until a whole-graph
+    /// [`update`](Self::update) (which may change the functions they run).
+    ///
+    /// `f` is `'static` (move what it needs in), as the builder's: the new parameters can name
+    /// only what the payload owns, so nothing they touch can be freed while this executable
+    /// graph lives (C28).
+    ///
+    /// # Errors
+    ///
+    /// `f`'s: a node's checks or the driver's errors. The nodes updated before the error keep
+    /// their new parameters (each update is checked before it is made).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
+    ///
+    /// custack::kernel_contract! {
+    ///     /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    ///     pub unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+    /// }
+    ///
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
+    /// let payload = (guard.alloc::<u32>(1024)?, module.declared::<AddU32>()?);
+    /// let cfg = LaunchConfig::for_elements(1024);
+    /// let graph = guard.build_graph(payload, move |b, (mut x, add)| {
+    ///     let set = b.fill_u32(&mut x, 0, &[])?;
+    ///     b.kernel(&add, cfg, (&mut x, 2u32, 1024u32), &[set])?;
+    ///     Ok(())
+    /// })?;
+    /// let mut exec = graph.instantiate()?;
+    /// // From now on the kernel node adds 5 to the first 512 elements.
+    /// exec.update_kernels(move |u, (mut x, add)| {
+    ///     let node = u.kernel_node(&add, 0)?;
+    ///     u.set_kernel(node, LaunchConfig::for_elements(512), (&mut x, 5u32, 512u32))
+    /// })?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    pub fn update_kernels(
+        &mut self,
+        f: impl for<'u> FnOnce(&'u KernelUpdater<'u>, P::Bound<'u>) -> Result<()> + 'static,
+    ) -> Result<()> {
+        crate::error::poison::check()?;
+        let (exec, kernels) = (self.as_raw(), core::mem::take(&mut self.kernels));
+        let updater = KernelUpdater {
+            exec,
+            kernels: &kernels,
+            _marker: PhantomData,
+        };
+        // SAFETY: `&mut self`: no launch of the executable graph is pending, and the payload
+        // stays where it is, owned by the executable graph, which no host code reaches while
+        // `f` runs; the bound handles cannot leave `f` ('u is invariant and `f` is `'static`),
+        // and the parameters they go into are the executable graph's, which owns the payload.
+        let bound = unsafe { P::bind(self.held_mut()) };
+        let result = f(&updater, bound);
+        self.kernels = kernels;
+        result
+    }
+}
+
+impl<'u> KernelUpdater<'u> {
+    /// The `index`th kernel node (from 0, in the order the builder made them) that launches
+    /// `kernel`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no kernel nodes).
+    pub fn kernel_node<C: PlainLaunch>(
+        &self,
+        kernel: &Declared<'u, C>,
+        index: usize,
+    ) -> Result<KernelNode<'u, C>> {
+        let function = kernel.as_raw();
+        self.kernels
+            .iter()
+            .filter(|(_, f)| *f == function)
+            .nth(index)
+            .map(|&(raw, function)| KernelNode {
+                raw,
+                function,
+                _marker: PhantomData,
+                _contract: PhantomData,
+            })
+            .ok_or_else(|| {
+                Error::custack(
+                    ErrorKind::InvalidValue,
+                    format!("the executable graph has no kernel node {index} of this kernel"),
+                )
+            })
+    }
+
+    /// `cuGraphExecKernelNodeSetParams`—Sets the launch shape and arguments of `node` for the
+    /// next launches, checked as [`GraphBuilder::kernel`] checks a new node (the compiler
+    /// checks the arguments against the contract; every buffer's length is checked against its
+    /// extent for `config` before the update). The arguments are copied into the node.
+    ///
+    /// # Errors
+    ///
+    /// As [`GraphBuilder::kernel`] (then the node is unchanged); the driver's errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphExecKernelNodeSetParams")]
+    #[allow(clippy::needless_pass_by_value)]
+    pub fn set_kernel<C: PlainLaunch, A: ContractArgs<'u, C>>(
+        &self,
+        node: KernelNode<'u, C>,
+        config: LaunchConfig,
+        args: A,
+    ) -> Result<()> {
+        crate::error::poison::check()?;
+        with_kernel_params(node.function, &config, &args, |params| {
+            // SAFETY: a live executable graph of the current context (its `&mut` is held for
+            // 'u), with no launch pending; `node` is a kernel node of the graph it was made from
+            // (branded 'u, taken from its list), kept alive by it; `params` names the node's own
+            // function (a kernel of a module the payload owns, whose contract `C` is) and
+            // arguments its contract's checks accepted for `config`, all of the payload's
+            // memory, owned by the executable graph; the driver copies them.
+            unsafe { ffi::cuGraphExecKernelNodeSetParams_v2(self.exec, node.raw, params) }.result()
         })
     }
 }

@@ -1350,6 +1350,21 @@ fn calls_seen(which: impl Fn(&[u8]) -> bool) -> u64 {
 /// refuses: the graph is destroyed and its payload dropped, nothing launched.
 fn graph_built(ctx: &Context) -> Result<Vec<u32>> {
     use std::rc::Rc;
+    // SAFETY: as the kernel, the stand-in reads and writes x[0..n): the results below are the
+    // CPU's whenever every call succeeded.
+    let _add_u32_on_cpu = unsafe {
+        StandIn::register(&Driver::init()?, "add_u32", |call| {
+            let (x, k, n) = (
+                call.arg::<u64>(0)?,
+                call.arg::<u32>(1)?,
+                call.arg::<u32>(2)?,
+            );
+            let mut v = call.read::<u32>(x, n as usize)?;
+            v.iter_mut().for_each(|e| *e += k);
+            call.write(x, &v)?;
+            Ok(())
+        })
+    }?;
     let mut stack = Stack::new()?;
     let guard = stack.push(ctx)?;
     let module = guard.load_ptx(KERNELS)?;
@@ -1381,6 +1396,15 @@ fn graph_built(ctx: &Context) -> Result<Vec<u32>> {
         Ok(())
     })?;
     let _ = graph.node_count()?;
+    // The DOT file, where the process may write files (Miri isolates it from the file system).
+    if !cfg!(miri) {
+        let dot =
+            std::env::temp_dir().join(format!("custack-graph-built-{}.dot", std::process::id()));
+        graph.write_dot(&dot, custack::DotFlags::VERBOSE)?;
+        let text = std::fs::read_to_string(&dot).unwrap_or_default();
+        let _ = std::fs::remove_file(&dot);
+        assert!(text.starts_with("digraph"), "a DOT file: {text:?}");
+    }
     let mut exec = graph.instantiate()?;
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     stream.scope(|s| {
@@ -1388,10 +1412,37 @@ fn graph_built(ctx: &Context) -> Result<Vec<u32>> {
         s.launch_graph(&g)
     })??;
     let out = exec.payload().3.to_vec();
+    assert!(out.iter().all(|&v| v == 12), "7 + 5 copied out");
+    // The kernel node's parameters updated in place: a new scalar over the same buffer, then
+    // an update past the buffer's extent, refused before the driver sees it.
+    exec.update_kernels(|u, (mut x, _, add, ..)| {
+        let node = u.kernel_node(&add, 0)?;
+        u.set_kernel(node, LaunchConfig::for_elements(N32), (&mut x, 9u32, N32))?;
+        match u.set_kernel(
+            node,
+            LaunchConfig::for_elements(2 * N32),
+            (&mut x, 1u32, 2 * N32),
+        ) {
+            Err(e) if e.kind() == custack::ErrorKind::BufferTooShort => {}
+            other => panic!("an update past the buffer's extent: {other:?}"),
+        }
+        match u.kernel_node(&add, 1) {
+            Err(e) if e.kind() == custack::ErrorKind::InvalidValue => Ok(()),
+            other => panic!("a second node of one kernel node: {other:?}"),
+        }
+    })?;
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    let updated = exec.payload().3.to_vec();
+    assert!(updated.iter().all(|&v| v == 16), "7 + 9 copied out");
     drop(exec);
     let short = (guard.alloc::<u32>(8)?, module.declared::<AddU32>()?);
     let refused = guard.build_graph(short, |b, (mut x, add)| {
-        b.kernel(&add, LaunchConfig::for_elements(N32), (&mut x, 1u32, N32), &[])?;
+        b.kernel(
+            &add,
+            LaunchConfig::for_elements(N32),
+            (&mut x, 1u32, N32),
+            &[],
+        )?;
         Ok(())
     });
     match refused {
