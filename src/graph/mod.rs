@@ -30,17 +30,30 @@ use crate::vocabulary::binding::{Invariant, ScopedHost, ScopedHostMut, ScopedRea
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
-/// A node of the graph being built by the [`GraphBuilder<'b>`](GraphBuilder) of the same
-/// `'b`: what later nodes of that graph name as their dependencies. `Copy`; it cannot leave
-/// the builder's closure, nor be a dependency in another graph (`'b` is invariant).
-#[derive(Debug, Clone, Copy)]
+// `conditional`: conditional nodes (IF, IF/ELSE, WHILE, SWITCH), their bodies and their handles.
+pub(crate) mod conditional;
+pub use conditional::{BodyGraph, Condition, ConditionalHandle, GraphConditionalHandle, RootGraph};
+
+/// A node of the graph being built by the [`GraphBuilder<'b, G>`](GraphBuilder) of the same
+/// `'b` and `G`: what later nodes of that graph name as their dependencies. `Copy`; it cannot
+/// leave the builder's closure, nor be a dependency in another graph (`'b` is invariant), nor
+/// in a conditional node's body or the graph around one (`G`: [`RootGraph`] for the graph
+/// [`build_graph`](PushedGuard::build_graph) makes, a fresh [`BodyGraph`] for each body).
+#[derive(Debug)]
 #[repr(transparent)]
-pub struct GraphNode<'b> {
+pub struct GraphNode<'b, G = RootGraph> {
     raw: ffi::CUgraphNode,
-    _marker: PhantomData<(Invariant<'b>, *const ())>,
+    _marker: PhantomData<(Invariant<'b>, *const (), fn() -> G)>,
 }
 
-impl GraphNode<'_> {
+impl<G> Clone for GraphNode<'_, G> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<G> Copy for GraphNode<'_, G> {}
+
+impl<G> GraphNode<'_, G> {
     /// The raw `CUgraphNode`.
     pub fn as_raw(&self) -> ffi::CUgraphNode {
         self.raw
@@ -86,12 +99,13 @@ impl GraphNode<'_> {
 /// pattern is a valid value of plain data, and no host code reads the payload while a launch
 /// may run), so it is no undefined behaviour, but it is a bug: order them with a dependency.
 #[derive(Debug)]
-pub struct GraphBuilder<'b> {
+pub struct GraphBuilder<'b, G = RootGraph> {
     raw: ffi::CUgraph,
     ctx: ffi::CUcontext,
-    /// The kernel nodes made so far, in order, with their functions.
+    /// The kernel nodes made so far, in order, with their functions (a body's are not kept:
+    /// only the root graph's kernel nodes are updated in place).
     kernels: core::cell::RefCell<Vec<(ffi::CUgraphNode, ffi::CUfunction)>>,
-    _marker: PhantomData<(Invariant<'b>, *const ())>,
+    _marker: PhantomData<(Invariant<'b>, *const (), fn() -> G)>,
 }
 
 static_assertions::assert_not_impl_any!(GraphBuilder<'static>: Send, Sync);
@@ -174,12 +188,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         // Declared after `payload`, so it drops first: the graph goes before the memory its
         // nodes name (it never ran, so either order is sound).
         let unfinished = Unfinished(raw);
-        let builder = GraphBuilder {
-            raw,
-            ctx,
-            kernels: core::cell::RefCell::new(Vec::new()),
-            _marker: PhantomData,
-        };
+        let builder = GraphBuilder::new(raw, ctx);
         // SAFETY: the payload moves into the graph without moving the memory it names, and is
         // out of the host's reach there (then in the executable graph, which lends only views
         // of it); the bound handles cannot leave `f` ('b is invariant and `f` is `'static`).
@@ -194,7 +203,17 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 }
 
-impl<'b> GraphBuilder<'b> {
+impl<'b, G> GraphBuilder<'b, G> {
+    /// A builder of the graph `raw` of the current context `ctx`, branded `'b` and `G`.
+    fn new(raw: ffi::CUgraph, ctx: ffi::CUcontext) -> Self {
+        Self {
+            raw,
+            ctx,
+            kernels: core::cell::RefCell::new(Vec::new()),
+            _marker: PhantomData,
+        }
+    }
+
     /// The raw `CUgraph` being built.
     pub fn as_raw(&self) -> ffi::CUgraph {
         self.raw
@@ -203,14 +222,14 @@ impl<'b> GraphBuilder<'b> {
     /// Adds a node with `add(out, graph, deps, count)`, the driver call that makes it.
     fn add(
         &self,
-        deps: &[GraphNode<'b>],
+        deps: &[GraphNode<'b, G>],
         add: impl FnOnce(
             *mut ffi::CUgraphNode,
             ffi::CUgraph,
             *const ffi::CUgraphNode,
             usize,
         ) -> ffi::CUresult,
-    ) -> Result<GraphNode<'b>> {
+    ) -> Result<GraphNode<'b, G>> {
         crate::error::poison::check()?;
         let mut raw = core::ptr::null_mut();
         // A `GraphNode` is `repr(transparent)` over its `CUgraphNode` (the marker is zero-sized),
@@ -244,8 +263,8 @@ impl<'b> GraphBuilder<'b> {
         kernel: &Declared<'b, C>,
         config: LaunchConfig,
         args: A,
-        deps: &[GraphNode<'b>],
-    ) -> Result<GraphNode<'b>> {
+        deps: &[GraphNode<'b, G>],
+    ) -> Result<GraphNode<'b, G>> {
         let function = kernel.as_raw();
         let node = with_kernel_params(function, &config, &args, |params| {
             self.add(deps, |out, graph, deps, n| {
@@ -271,8 +290,8 @@ impl<'b> GraphBuilder<'b> {
             ffi::CUdeviceptr,
         ),
         bytes: usize,
-        deps: &[GraphNode<'b>],
-    ) -> Result<GraphNode<'b>> {
+        deps: &[GraphNode<'b, G>],
+    ) -> Result<GraphNode<'b, G>> {
         let copy = ffi::CUDA_MEMCPY3D {
             srcXInBytes: 0,
             srcY: 0,
@@ -326,8 +345,8 @@ impl<'b> GraphBuilder<'b> {
         &self,
         dst: impl ScopedWrite<'b, T>,
         src: impl Into<ScopedHost<'b, T>>,
-        deps: &[GraphNode<'b>],
-    ) -> Result<GraphNode<'b>> {
+        deps: &[GraphNode<'b, G>],
+    ) -> Result<GraphNode<'b, G>> {
         let ((ptr, len), src) = (dst.raw_parts(), src.into());
         check_same_len("copy_to_device", len, src.len())?;
         self.copy_node(
@@ -353,8 +372,8 @@ impl<'b> GraphBuilder<'b> {
         &self,
         dst: impl Into<ScopedHostMut<'b, T>>,
         src: impl ScopedRead<'b, T>,
-        deps: &[GraphNode<'b>],
-    ) -> Result<GraphNode<'b>> {
+        deps: &[GraphNode<'b, G>],
+    ) -> Result<GraphNode<'b, G>> {
         let (dst, (ptr, len)) = (dst.into(), src.raw_parts());
         check_same_len("copy_to_host", dst.len(), len)?;
         self.copy_node(
@@ -380,8 +399,8 @@ impl<'b> GraphBuilder<'b> {
         &self,
         dst: impl ScopedWrite<'b, T>,
         src: impl ScopedRead<'b, T>,
-        deps: &[GraphNode<'b>],
-    ) -> Result<GraphNode<'b>> {
+        deps: &[GraphNode<'b, G>],
+    ) -> Result<GraphNode<'b, G>> {
         let ((dst, len), (src, src_len)) = (dst.raw_parts(), src.raw_parts());
         check_same_len("copy_device", len, src_len)?;
         self.copy_node(
@@ -399,8 +418,8 @@ impl<'b> GraphBuilder<'b> {
         value: u32,
         unit: u32,
         count: usize,
-        deps: &[GraphNode<'b>],
-    ) -> Result<GraphNode<'b>> {
+        deps: &[GraphNode<'b, G>],
+    ) -> Result<GraphNode<'b, G>> {
         let memset = ffi::CUDA_MEMSET_NODE_PARAMS {
             dst: ptr,
             pitch: 0,
@@ -432,8 +451,8 @@ impl<'b> GraphBuilder<'b> {
         &self,
         dst: impl ScopedWrite<'b, T>,
         value: u8,
-        deps: &[GraphNode<'b>],
-    ) -> Result<GraphNode<'b>> {
+        deps: &[GraphNode<'b, G>],
+    ) -> Result<GraphNode<'b, G>> {
         let (ptr, len) = dst.raw_parts();
         self.memset(ptr, u32::from(value), 1, len * size_of::<T>(), deps)
     }
@@ -453,14 +472,18 @@ impl<'b> GraphBuilder<'b> {
         &self,
         dst: impl ScopedWrite<'b, T>,
         value: u32,
-        deps: &[GraphNode<'b>],
-    ) -> Result<GraphNode<'b>> {
+        deps: &[GraphNode<'b, G>],
+    ) -> Result<GraphNode<'b, G>> {
         let (ptr, len) = dst.raw_parts();
         let bytes = len * size_of::<T>();
         check_memset_unit(ptr, bytes, 4)?;
         self.memset(ptr, value, 4, bytes / 4, deps)
     }
+}
 
+/// Event and child graph nodes: only in the root graph (a conditional node's body takes no
+/// event node, nor a graph that may hold one).
+impl<'b> GraphBuilder<'b> {
     /// `cuGraphAddEventRecordNode`—Adds a record of an event the payload shares (an
     /// `Rc<Event>`), so that work outside the graph can wait for the nodes before it.
     ///
