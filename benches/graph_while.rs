@@ -136,7 +136,7 @@ fn main() {
     let mut x = guard.alloc::<f32>(N).unwrap();
     let mut y = guard.alloc::<f32>(N).unwrap();
     let mut diff = guard.alloc::<u32>(1).unwrap();
-    let mut change = vec![0u32; 1];
+    let mut change = [0u32; 1];
     let mut on_host = || {
         let start = Instant::now();
         x.fill_u32(0).unwrap();
@@ -168,16 +168,16 @@ fn main() {
 
     let (mut gpu, mut host) = (Vec::new(), Vec::new());
     for rep in 0..=reps {
-        let (g, h) = if rep % 2 == 0 {
-            let g = on_gpu();
-            (g, on_host())
+        let (on_device, from_host) = if rep % 2 == 0 {
+            let first = on_gpu();
+            (first, on_host())
         } else {
-            let h = on_host();
-            (on_gpu(), h)
+            let first = on_host();
+            (on_gpu(), first)
         };
         if rep > 0 {
-            gpu.push(g);
-            host.push(h);
+            gpu.push(on_device);
+            host.push(from_host);
         }
     }
     // Both loops computed the same thing.
@@ -190,8 +190,8 @@ fn main() {
             .all(|(a, c)| a.to_bits() == c.to_bits()),
         "the graph's loop and the host's disagree"
     );
-    let (g, g_spread) = stats(&mut gpu);
-    let (h, h_spread) = stats(&mut host);
+    let (graph_median, g_spread) = stats(&mut gpu);
+    let (host_median, h_spread) = stats(&mut host);
     println!(
         "| loop of {PAIRS} Jacobi sweep pairs on {N} floats | WHILE node, one graph launch (per \
          pair) | host loop, a scope per pair, the change read back (per pair) | host ÷ graph | \
@@ -200,15 +200,15 @@ fn main() {
     println!("| --- | --- | --- | --- | --- |");
     println!(
         "| | {:.2} µs | {:.2} µs | {:.2} | ±{:.1}% · ±{:.1}% |",
-        g * 1e6 / f64::from(PAIRS),
-        h * 1e6 / f64::from(PAIRS),
-        h / g,
+        graph_median * 1e6 / f64::from(PAIRS),
+        host_median * 1e6 / f64::from(PAIRS),
+        host_median / graph_median,
         g_spread * 100.0,
         h_spread * 100.0
     );
     println!(
         "total: graph {:.3} ms, host loop {:.3} ms ({reps} repetitions each, medians)",
-        g * 1e3,
-        h * 1e3
+        graph_median * 1e3,
+        host_median * 1e3
     );
 }

@@ -65,7 +65,9 @@ fn run(cubin: &[u8], n: usize) -> Result<(), Box<dyn std::error::Error>> {
     let guard = stack.push(&ctx)?;
     // SAFETY: a cubin nvcc wrote (the caller's file, read whole).
     let module = unsafe { guard.load_cubin(cubin) }?;
-    let b: Vec<f32> = (0..n).map(|i| ((i % 17) as f32 - 8.0) / 8.0).collect();
+    let b: Vec<f32> = (0..n)
+        .map(|i| (f32::from(u8::try_from(i % 17).unwrap_or(0)) - 8.0) / 8.0)
+        .collect();
     let n32 = u32::try_from(n)?;
     let payload = (
         (

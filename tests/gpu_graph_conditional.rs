@@ -42,7 +42,7 @@ fn rhs() -> Vec<f32> {
     (0..N)
         .map(|_| {
             state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+            f32::from(u16::try_from(state >> 16).unwrap()) / 32768.0 - 1.0
         })
         .collect()
 }

@@ -19,29 +19,13 @@
 //! brand `'c`: the same typed nodes (kernels, copies, memsets, nested conditionals) checked as
 //! the root graph's, over the same payload (`'b`).
 
-use super::{GraphBuilder, GraphNode};
+use super::{BodyGraph, Brand, GraphBuilder, GraphNode, RootGraph};
 use crate::driver::lookup::{GRAPH_ADD_NODE, GRAPH_CONDITIONAL_HANDLE_CREATE};
 use crate::driver::version::{Version, driver_version};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
-use crate::vocabulary::argument::{KernelArg, KernelParam, sealed as launch_sealed};
-use crate::vocabulary::binding::Invariant;
+pub use crate::vocabulary::argument::{ConditionalHandle, GraphConditionalHandle};
 use core::marker::PhantomData;
-
-/// The brand of the graph [`build_graph`](crate::PushedGuard::build_graph) makes, the default
-/// of [`GraphBuilder`] and [`GraphNode`]. Never constructed.
-#[derive(Debug)]
-pub enum RootGraph {}
-
-/// The brand of one body of a conditional node, `'c` fresh for each body (invariant): a node of
-/// the body is no dependency outside it, nor a node outside a dependency in it. Never
-/// constructed.
-#[derive(Debug)]
-pub struct BodyGraph<'c>(PhantomData<Invariant<'c>>, Never);
-
-/// Makes [`BodyGraph`] impossible to construct.
-#[derive(Debug)]
-enum Never {}
 
 /// A condition made on the graph of brand `G` for one conditional node of that graph: the
 /// node's method ([`GraphBuilder::if_then`], [`while_loop`](GraphBuilder::while_loop), …) takes
@@ -51,61 +35,16 @@ enum Never {}
 pub struct Condition<'b, G = RootGraph> {
     handle: ffi::CUgraphConditionalHandle,
     graph: ffi::CUgraph,
-    _marker: PhantomData<(Invariant<'b>, *const (), fn() -> G)>,
+    _marker: Brand<'b, G>,
 }
 
-/// The handle of a [`Condition`] of a graph being built with the payload brand `'b`: a kernel
-/// argument for a contract parameter declared `name: conditional`
-/// ([`kernel_contract!`](crate::kernel_contract)), passed as the 64-bit
-/// `cudaGraphConditionalHandle` the kernel hands to `cudaGraphSetConditional(handle, value)`.
-/// `Copy`.
-///
-/// Branded with the graph's `'b` (invariant): it cannot leave the builder's closure, so it
-/// cannot outlive the graph, nor be an argument of a kernel node of another graph, of a
-/// kernel-node update ([`GraphExec::update_kernels`](crate::GraphExec::update_kernels) brands
-/// its own) or of a stream launch: only the kernel nodes of this graph and of its conditional
-/// bodies take it.
-#[derive(Debug, Clone, Copy)]
-pub struct ConditionalHandle<'b> {
-    raw: ffi::CUgraphConditionalHandle,
-    _marker: PhantomData<(Invariant<'b>, *const ())>,
-}
-
-/// A conditional handle parameter in a [`Kernel`](crate::Kernel) signature (a 64-bit
-/// `cudaGraphConditionalHandle`). Never constructed.
-#[derive(Debug)]
-pub struct GraphConditionalHandle(#[allow(dead_code)] ffi::CUgraphConditionalHandle);
-
-static_assertions::assert_eq_size!(GraphConditionalHandle, u64);
-static_assertions::assert_not_impl_any!(ConditionalHandle<'static>: Send, Sync);
 static_assertions::assert_not_impl_any!(Condition<'static>: Send, Sync, Clone);
-
-impl launch_sealed::Sealed for ConditionalHandle<'_> {}
-impl<'b> KernelArg<'b> for ConditionalHandle<'b> {
-    type Raw = ffi::CUgraphConditionalHandle;
-    type Param = GraphConditionalHandle;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUgraphConditionalHandle {
-        self.raw
-    }
-}
-impl launch_sealed::SealedParam for GraphConditionalHandle {}
-impl KernelParam for GraphConditionalHandle {}
 
 impl<'b, G> Condition<'b, G> {
     /// The handle kernels set this condition through (`cudaGraphSetConditional`).
     pub fn handle(&self) -> ConditionalHandle<'b> {
-        ConditionalHandle {
-            raw: self.handle,
-            _marker: PhantomData,
-        }
-    }
-}
-
-impl ConditionalHandle<'_> {
-    /// The raw `CUgraphConditionalHandle`.
-    pub fn as_raw(&self) -> ffi::CUgraphConditionalHandle {
-        self.raw
+        // SAFETY: a handle made on this graph, branded with the graph's `'b`.
+        unsafe { ConditionalHandle::from_raw(self.handle) }
     }
 }
 
@@ -274,6 +213,8 @@ impl<'b, G> GraphBuilder<'b, G> {
 
     /// Adds a conditional node of `type_` with `size` bodies after `deps`; returns it and the
     /// bodies the driver made (owned by the node).
+    // `cond` by value: a condition is taken by one node.
+    #[allow(clippy::needless_pass_by_value)]
     fn conditional(
         &self,
         cond: Condition<'b, G>,

@@ -3,6 +3,10 @@
 //! adds typed nodes ([`GraphNode`]), each after the nodes it depends on. The result is the same
 //! [`Graph`] a capture makes. What the types promise (C28) is on [`GraphBuilder`].
 //!
+//! A built graph branches and loops on the device with conditional nodes (`conditional.rs`):
+//! IF, IF/ELSE, WHILE and SWITCH, each body built through a [`GraphBuilder`] of its own brand
+//! ([`BodyGraph`]), the condition set by a kernel of the graph through a [`ConditionalHandle`].
+//!
 //! An executable graph made from a built graph updates its kernel nodes in place
 //! ([`GraphExec::update_kernels`]): a [`KernelUpdater`] lends each node the builder made as a
 //! [`KernelNode`], branded for that update, and checks new arguments against the kernel's
@@ -32,7 +36,26 @@ use core::marker::PhantomData;
 
 // `conditional`: conditional nodes (IF, IF/ELSE, WHILE, SWITCH), their bodies and their handles.
 pub(crate) mod conditional;
-pub use conditional::{BodyGraph, Condition, ConditionalHandle, GraphConditionalHandle, RootGraph};
+pub use conditional::{Condition, ConditionalHandle, GraphConditionalHandle};
+
+/// The brand of a graph's nodes and builder: the build's `'b` (invariant, not `Send`) and the
+/// graph's `G` ([`RootGraph`] or a [`BodyGraph`]).
+type Brand<'b, G> = PhantomData<(Invariant<'b>, *const (), fn() -> G)>;
+
+/// The brand of the graph [`build_graph`](crate::PushedGuard::build_graph) makes, the default
+/// of [`GraphBuilder`] and [`GraphNode`]. Never constructed.
+#[derive(Debug)]
+pub enum RootGraph {}
+
+/// The brand of one body of a conditional node, `'c` fresh for each body (invariant): a node of
+/// the body is no dependency outside it, nor a node outside a dependency in it. Never
+/// constructed.
+#[derive(Debug)]
+pub struct BodyGraph<'c>(PhantomData<Invariant<'c>>, Never);
+
+/// Makes [`BodyGraph`] impossible to construct.
+#[derive(Debug)]
+enum Never {}
 
 /// A node of the graph being built by the [`GraphBuilder<'b, G>`](GraphBuilder) of the same
 /// `'b` and `G`: what later nodes of that graph name as their dependencies. `Copy`; it cannot
@@ -43,7 +66,7 @@ pub use conditional::{BodyGraph, Condition, ConditionalHandle, GraphConditionalH
 #[repr(transparent)]
 pub struct GraphNode<'b, G = RootGraph> {
     raw: ffi::CUgraphNode,
-    _marker: PhantomData<(Invariant<'b>, *const (), fn() -> G)>,
+    _marker: Brand<'b, G>,
 }
 
 impl<G> Clone for GraphNode<'_, G> {
@@ -71,6 +94,9 @@ impl<G> GraphNode<'_, G> {
 ///     b.copy_to_host(out, &src, &[n])          -> GraphNode<'b>     cuGraphAddMemcpyNode
 ///     b.record(&e, &[n]), b.wait(&e, &[])      -> GraphNode<'b>     cuGraphAddEvent{Record,Wait}Node
 ///     b.child(&g, &[n])                        -> GraphNode<'b>     cuGraphAddChildGraphNode
+///     b.condition(1, true)                     -> Condition<'b>     cuGraphConditionalHandleCreate
+///     b.while_loop(cond, &[n], |body| …)       -> GraphNode<'b>     cuGraphAddNode (if_then,
+///                                                                   if_else, switch alike)
 ///   graph.instantiate()                        -> GraphExec<'g, P>  launched as a captured one
 /// ```
 ///
@@ -88,6 +114,12 @@ impl<G> GraphNode<'_, G> {
 ///   but never the memory itself. So no buffer a node writes can be freed, moved or reached
 ///   by the host while an executable graph that writes it can be launched (a compile error),
 ///   and a launch borrows or owns the executable graph as any other launch does (C18).
+/// - **A conditional body's nodes stay in their body.** Each body of a conditional node is
+///   built through a `GraphBuilder<'b, BodyGraph<'c>>`, `'c` fresh for that body: its nodes are
+///   `GraphNode<'b, BodyGraph<'c>>`, no dependency of the graph around it nor of another body,
+///   and that graph's nodes none of its (a compile error). The condition's
+///   [`ConditionalHandle<'b>`](ConditionalHandle) carries the build's `'b`: it reaches only
+///   kernel nodes of this build, never a launch outside it.
 /// - **Kernel nodes are checked as launches are.** [`kernel`](Self::kernel) takes a
 ///   [`Declared`] kernel and the arguments of its contract, and runs the contract's checks
 ///   (every buffer's length against its extent for the launch shape) before the node is made,
@@ -105,7 +137,7 @@ pub struct GraphBuilder<'b, G = RootGraph> {
     /// The kernel nodes made so far, in order, with their functions (a body's are not kept:
     /// only the root graph's kernel nodes are updated in place).
     kernels: core::cell::RefCell<Vec<(ffi::CUgraphNode, ffi::CUfunction)>>,
-    _marker: PhantomData<(Invariant<'b>, *const (), fn() -> G)>,
+    _marker: Brand<'b, G>,
 }
 
 static_assertions::assert_not_impl_any!(GraphBuilder<'static>: Send, Sync);
