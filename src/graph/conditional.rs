@@ -14,6 +14,20 @@
 //!   })?;                                          -> GraphNode<'b>
 //! ```
 //!
+//! The kernel is ordinary CUDA C++ (`tests/fixtures/conditional.cu`):
+//!
+//! ```text
+//! extern "C" __global__ void check(cudaGraphConditionalHandle cond, const float* r, float tol) {
+//!     if (threadIdx.x == 0) cudaGraphSetConditional(cond, *r > tol);
+//! }
+//! ```
+//!
+//! `nvcc -cubin` leaves `cudaGraphSetConditional` the cubin's one undefined symbol, which the
+//! driver resolves when it loads the module (`cuModuleLoadData`, [`load_cubin`]): no
+//! relocatable device code, nothing linked (so on the H100, driver 580).
+//!
+//! [`load_cubin`]: crate::PushedGuard::load_cubin
+//!
 //! The driver makes the bodies (`phGraph_out`) and owns them with the node; each is built in
 //! its own closure through a [`GraphBuilder<'b, BodyGraph<'c>>`](GraphBuilder), for a fresh
 //! brand `'c`: the same typed nodes (kernels, copies, memsets, nested conditionals) checked as

@@ -280,7 +280,7 @@
 //! `cudaGraphSetConditional`, through a [`ConditionalHandle`](crate::ConditionalHandle) passed
 //! for a contract parameter declared `name: conditional`. An iteration that runs until a
 //! residual is small is then one graph launch and one wait instead of a launch, a copy back and
-//! a host decision per step (`examples/26_graph_while.rs`; 2.65× faster per step on the H100 in
+//! a host decision per step (`examples/26_graph_while.rs`; 2.5× faster per step on the H100 in
 //! `benches/graph_while.rs`):
 //!
 //! ```text
