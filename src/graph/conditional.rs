@@ -68,9 +68,9 @@ const TWO_BODIES: u32 = 12080;
 impl<'b, G> GraphBuilder<'b, G> {
     /// `cuGraphConditionalHandleCreate`—Makes a condition on this graph, for one conditional
     /// node of it. With `assign_default`, its value is `default` at the start of each launch of
-    /// the executable graph (`CU_GRAPH_COND_ASSIGN_DEFAULT`); without, `default` is its first
-    /// value and later launches start with what the last one left. A kernel of the graph sets
-    /// it, through [`Condition::handle`].
+    /// the executable graph (`CU_GRAPH_COND_ASSIGN_DEFAULT`); without, nothing resets it (the
+    /// driver documents `default` only with the flag): have a kernel of the graph set it before
+    /// the node reads it, as the IF tests do. A kernel sets it through [`Condition::handle`].
     ///
     /// # Errors
     ///
@@ -157,7 +157,8 @@ impl<'b, G> GraphBuilder<'b, G> {
     /// # Errors
     ///
     /// [`ErrorKind::DriverTooOld`] before driver 12.3; [`ErrorKind::InvalidValue`] if `cond`
-    /// was made on another graph of the same brand (a `switch` case's); the driver's errors
+    /// was made on another graph (checked, though the brands already keep a condition in the
+    /// body it was made in); the driver's errors
     /// (e.g. a body node of a type bodies cannot hold), or `body`'s. The node is made before
     /// its body, so on an error the whole graph is destroyed, as for any node's error.
     ///
