@@ -8,9 +8,10 @@
 //! resolves them with `cuGetProcAddress_v2` on first use, once per process, and reports
 //! "needs driver ≥ X.Y" on an older driver; linking them would keep custack from loading there.
 
+use super::graph::{CUgraphConditionalHandle, CUgraphNodeParams};
 use super::types::{
     CUcontext, CUctxCreateParams, CUdevResource, CUdevResourceDesc, CUdevResourceType, CUdevice,
-    CUevent, CUfunction, CUgreenCtx, CUmodule, CUresult, CUstream,
+    CUevent, CUfunction, CUgraph, CUgraphNode, CUgreenCtx, CUmodule, CUresult, CUstream,
 };
 use core::ffi::{c_char, c_int, c_ulonglong, c_void};
 use core::ffi::{c_uint, c_void as void};
@@ -221,3 +222,32 @@ pub type PFN_cuFuncGetName =
     unsafe extern "C" fn(name: *mut *const c_char, hfunc: CUfunction) -> CUresult;
 /// CUDA 12.3.
 pub const PFN_cuFuncGetName_VERSION: c_int = 12030;
+
+/// `cuGraphAddNode` (Graph Management), as CUDA 12.2 declared it (no edge data): adds a node
+/// of any type after `numDependencies` nodes; custack makes conditional nodes with it (the
+/// driver's only way to). Looked up at CUDA 12.2, whose signature this is: at 12.3 the name
+/// selects `cuGraphAddNode_v2`, which takes edge data too.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+pub type PFN_cuGraphAddNode = unsafe extern "C" fn(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *mut CUgraphNodeParams,
+) -> CUresult;
+/// CUDA 12.2.
+pub const PFN_cuGraphAddNode_VERSION: c_int = 12020;
+
+/// `cuGraphConditionalHandleCreate` (Graph Management): makes the handle of a conditional
+/// node's condition for a node of `hGraph`, with a default value assigned at each launch when
+/// `flags` has `CU_GRAPH_COND_ASSIGN_DEFAULT`. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+pub type PFN_cuGraphConditionalHandleCreate = unsafe extern "C" fn(
+    pHandle_out: *mut CUgraphConditionalHandle,
+    hGraph: CUgraph,
+    ctx: CUcontext,
+    defaultLaunchValue: c_uint,
+    flags: c_uint,
+) -> CUresult;
+/// CUDA 12.3.
+pub const PFN_cuGraphConditionalHandleCreate_VERSION: c_int = 12030;

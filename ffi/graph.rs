@@ -4,7 +4,7 @@ use super::types::{
     CUDA_KERNEL_NODE_PARAMS_v2, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS, CUcontext, CUevent,
     CUgraph, CUgraphExec, CUgraphExecUpdateResultInfo, CUgraphNode, CUresult, CUstream,
 };
-use core::ffi::{c_char, c_uint, c_ulonglong};
+use core::ffi::{c_char, c_int, c_uint, c_ulonglong};
 
 link_or_stub! {
     libcuda;
@@ -145,3 +145,82 @@ pub const CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS: c_uint = 1 << 6;
 pub const CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES: c_uint = 1 << 9;
 /// Adds the node and graph handles.
 pub const CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES: c_uint = 1 << 10;
+
+// ---------------------------------------------------------------------------------------------
+// Conditional nodes (CUDA 12.3; IF with an ELSE body and SWITCH: CUDA 12.8). The handle and the
+// node are made through entry points looked up, not linked (`entry_point.rs`:
+// `PFN_cuGraphConditionalHandleCreate`, `PFN_cuGraphAddNode`).
+
+/// `CUgraphConditionalHandle`: the handle of a conditional node's condition value, a 64-bit
+/// integer that device code passes to `cudaGraphSetConditional`.
+pub type CUgraphConditionalHandle = c_ulonglong;
+
+/// `CU_GRAPH_COND_ASSIGN_DEFAULT`: the handle's default value is assigned at the start of each
+/// launch of the executable graph.
+pub const CU_GRAPH_COND_ASSIGN_DEFAULT: c_uint = 0x1;
+
+/// `CUgraphConditionalNodeType`: what a conditional node does with its body graphs.
+pub type CUgraphConditionalNodeType = c_uint;
+/// Body 0 runs once if the condition is non-zero; with `size == 2` (CUDA 12.8), body 1 runs if
+/// it is zero.
+pub const CU_GRAPH_COND_TYPE_IF: CUgraphConditionalNodeType = 0;
+/// Body 0 runs again and again while the condition is non-zero (checked before each run).
+pub const CU_GRAPH_COND_TYPE_WHILE: CUgraphConditionalNodeType = 1;
+/// Body `n` runs once, `n` the condition; none if `n >= size` (CUDA 12.8).
+pub const CU_GRAPH_COND_TYPE_SWITCH: CUgraphConditionalNodeType = 2;
+
+/// `CUgraphNodeType`: the kind of a node; custack makes only conditional nodes through
+/// `cuGraphAddNode`.
+pub type CUgraphNodeType = c_uint;
+/// `CU_GRAPH_NODE_TYPE_CONDITIONAL`.
+pub const CU_GRAPH_NODE_TYPE_CONDITIONAL: CUgraphNodeType = 13;
+
+/// `CUDA_CONDITIONAL_NODE_PARAMS`: a conditional node's handle, type and bodies.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_CONDITIONAL_NODE_PARAMS {
+    /// The handle, made before the node with `cuGraphConditionalHandleCreate` on the graph the
+    /// node is added to.
+    pub handle: CUgraphConditionalHandle,
+    /// `CU_GRAPH_COND_TYPE_*`.
+    pub type_: CUgraphConditionalNodeType,
+    /// The number of body graphs: 1 for WHILE, 1 or 2 for IF, at least 1 for SWITCH.
+    pub size: c_uint,
+    /// Out: an array of `size` body graphs, owned by the driver, valid while the node lives.
+    pub phGraph_out: *mut CUgraph,
+    /// The context the node runs in: the handle's, and every body node's.
+    pub ctx: CUcontext,
+}
+const _: () = assert!(
+    size_of::<CUDA_CONDITIONAL_NODE_PARAMS>() == 32
+        && align_of::<CUDA_CONDITIONAL_NODE_PARAMS>() == 8
+);
+
+/// The union of `CUgraphNodeParams`: the parameters of one node type (custack writes only the
+/// conditional member; the others are the reserved 29 words).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union CUgraphNodeParams_params {
+    /// `CU_GRAPH_NODE_TYPE_CONDITIONAL`.
+    pub conditional: CUDA_CONDITIONAL_NODE_PARAMS,
+    /// The union's size: 29 eight-byte words.
+    pub reserved1: [i64; 29],
+}
+
+/// `CUgraphNodeParams` (CUDA 12.2): a node of any type, for `cuGraphAddNode`: 256 bytes.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CUgraphNodeParams {
+    /// `CUgraphNodeType`.
+    pub type_: CUgraphNodeType,
+    /// Must be zero.
+    pub reserved0: [c_int; 3],
+    /// The type's parameters.
+    pub params: CUgraphNodeParams_params,
+    /// Must be zero.
+    pub reserved2: i64,
+}
+static_assertions::assert_eq_size!(CUgraphNodeParams, [u8; 256]);
+static_assertions::assert_eq_align!(CUgraphNodeParams, u64);
+const _: () = assert!(core::mem::offset_of!(CUgraphNodeParams, params) == 16);
+const _: () = assert!(core::mem::offset_of!(CUgraphNodeParams, reserved2) == 248);

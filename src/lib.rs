@@ -200,13 +200,17 @@ pub use error::{
     Error, ErrorKind, FAIL_STOP_STATUS, LaunchSite, Observer, Origin, Result, dropped_error_count,
     fail_stop, poisoned, take_drop_errors,
 };
-pub use graph::{GraphBuilder, GraphNode, KernelNode, KernelUpdater};
+pub use graph::{
+    BodyGraph, Condition, ConditionalHandle, GraphBuilder, GraphConditionalHandle, GraphNode,
+    KernelNode, KernelUpdater, RootGraph,
+};
 #[doc(hidden)]
 pub use kernel::contract::__private as __private_contract;
 pub use kernel::contract::{
-    CheckedBy, ClusterLaunch, Contract, ContractArg, ContractArgs, CooperativeLaunch, Declared,
-    DeclaredLibrary, ExtentFactor, FromLibrary, FromModule, KernelSource, ParamKind, PlainLaunch,
-    ReadBuffer, Scalar, SurfaceParam, TextureParam, WriteBuffer,
+    CheckedBy, ClusterLaunch, ConditionalParam, Contract, ContractArg, ContractArgs,
+    CooperativeLaunch, Declared, DeclaredLibrary, ExtentFactor, FromLibrary, FromModule,
+    KernelSource, ParamKind, PlainLaunch, ReadBuffer, Scalar, SurfaceParam, TextureParam,
+    WriteBuffer,
 };
 pub use kernel::jit::{JitLog, JitOptions, LinkedImage, Linker};
 pub use kernel::launch::{

@@ -353,6 +353,13 @@ struct State {
     /// enqueues, in the order the nodes were added: an order that honours every dependency,
     /// since a node depends only on nodes added before it) and its node count.
     building: HashMap<usize, (Capture, usize)>,
+    /// Per body graph of a conditional node (made by the driver, owned by the node), the graph
+    /// being built whose operations its nodes join: the double runs no kernel, so it cannot
+    /// tell how often a body runs, and checks its work as if it ran once per launch, in the
+    /// order its nodes were added (custack builds a body right after its node).
+    bodies: HashMap<usize, usize>,
+    /// Per conditional handle not yet taken by a node, the graph it was made on.
+    handles: HashMap<u64, usize>,
     /// Per kernel node of a graph being built, its graph and the span of the graph's
     /// operations that is its work (start, length).
     kernel_nodes: HashMap<usize, (usize, usize, usize)>,
@@ -1515,8 +1522,51 @@ pub(crate) fn graph_created(graph: usize) {
 /// a capturing stream), once the graph is known to be live and one built by `cuGraphCreate`;
 /// `None` otherwise (a captured graph takes no nodes here).
 pub(crate) fn graph_stream(graph: usize, what: &str) -> Option<usize> {
+    // A conditional node's body: the driver's, no object of the program's.
+    if let Some(root) = with_state(|s| s.bodies.get(&graph).copied()).flatten() {
+        return with_state(|s| s.building.contains_key(&root).then_some(root)).flatten();
+    }
     used(Kind::Graph, graph, what);
     with_state(|s| s.building.contains_key(&graph).then_some(graph)).flatten()
+}
+
+/// `cuGraphConditionalHandleCreate` made `handle` on `graph` (a graph being built or a body).
+pub(crate) fn conditional_handle_made(handle: u64, graph: usize) {
+    with_state(|s| {
+        s.handles.insert(handle, graph);
+    });
+}
+
+/// A conditional node of `graph` takes `handle`: one made on that graph and taken by no node
+/// before (the driver's rules), else a violation (`false`).
+pub(crate) fn conditional_handle_taken(handle: u64, graph: usize, what: &str) -> bool {
+    let made_on = with_state(|s| s.handles.remove(&handle)).flatten();
+    match made_on {
+        Some(g) if g == graph => true,
+        Some(g) => {
+            violation(format!(
+                "{what}: conditional handle {handle:#x} was made on graph {g:#x}, not on \
+                 {graph:#x}, the node's"
+            ));
+            false
+        }
+        None => {
+            violation(format!(
+                "{what}: conditional handle {handle:#x} is unknown or taken by a node already"
+            ));
+            false
+        }
+    }
+}
+
+/// A conditional node was added to a graph whose work is kept under `root`: its `bodies`
+/// join that work.
+pub(crate) fn conditional_bodies(root: usize, bodies: &[usize]) {
+    with_state(|s| {
+        for &b in bodies {
+            s.bodies.insert(b, root);
+        }
+    });
 }
 
 /// A node was added to `graph`: one more in its count.
@@ -1543,6 +1593,11 @@ pub(crate) fn child_added(parent: usize, child: usize) {
 pub(crate) fn graph_forgotten(graph: usize) {
     with_state(|s| {
         s.building.remove(&graph);
+        // Its conditional nodes' bodies and unused handles go with it.
+        let bodies = &s.bodies;
+        s.handles
+            .retain(|_, g| *g != graph && bodies.get(g).is_none_or(|root| *root != graph));
+        s.bodies.retain(|_, root| *root != graph);
         s.kernel_nodes.retain(|_, (g, _, _)| *g != graph);
     });
 }

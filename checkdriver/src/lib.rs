@@ -115,6 +115,7 @@ static REPORTED_VERSION: AtomicI32 = AtomicI32::new(DRIVER_VERSION);
 /// for are both at least that (as a real driver answers `CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND`
 /// or `CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT`).
 const NEWER: &[(&[u8], c_int)] = &[
+    (b"cuGraphConditionalHandleCreate", 12030),
     (b"cuFuncGetName", 12030),
     (b"cuFuncLoad", 12040),
     (b"cuFuncGetParamInfo", 12040),
@@ -171,6 +172,19 @@ impl DevResource {
 fn context_of_green(green: Handle) -> Handle {
     core::ptr::without_provenance_mut(green.addr() + 0x20)
 }
+
+/// The next conditional handle `cuGraphConditionalHandleCreate` makes.
+static NEXT_CONDITIONAL: AtomicU64 = AtomicU64::new(1);
+
+/// The body-graph arrays of the conditional nodes made (`cuGraphAddNode`'s `phGraph_out`):
+/// kept for the process, as the driver keeps each while its node lives.
+static BODY_ARRAYS: std::sync::Mutex<Vec<BodyArray>> = std::sync::Mutex::new(Vec::new());
+
+/// One conditional node's body graphs (handles: addresses without provenance, never
+/// dereferenced).
+struct BodyArray(Box<[Handle]>);
+// SAFETY: the handles are numbers the double made; nothing is reached through them.
+unsafe impl Send for BodyArray {}
 
 /// The names `cuFuncGetName` returns, one per function handle (checking mode only): interned,
 /// NUL-terminated and never freed, as the driver keeps a name while its module is loaded.
@@ -1205,7 +1219,10 @@ entry_points! {
             return CUDA_ERROR_INVALID_VALUE;
         }
         let start = check::building_ops(g);
-        let r = graph_kernel(params, graph, "cuGraphAddKernelNode");
+        // The work goes under `g`: the graph's own, or for a conditional node's body the graph
+        // being built that it joins.
+        let key = core::ptr::without_provenance_mut(g);
+        let r = graph_kernel(params, key, "cuGraphAddKernelNode");
         let r = graph_node_made(node, g, r);
         if r == CUDA_SUCCESS {
             check::kernel_node_made(*node as usize, g, start);
@@ -1300,6 +1317,70 @@ entry_points! {
         check::child_added(g, child as usize);
         out(node, handle());
         CUDA_SUCCESS
+    }
+    // A conditional node's handle, for a node of `graph` (a graph being built or a body).
+    fn cuGraphConditionalHandleCreate(
+        handle: *mut u64,
+        graph: Handle,
+        ctx: Handle,
+        default: c_uint,
+        flags: c_uint,
+    ) {
+        const WHAT: &str = "cuGraphConditionalHandleCreate";
+        if check::graph_stream(graph as usize, WHAT).is_none() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        check::context_named(ctx as usize, WHAT);
+        if handle.is_null() || flags & !1 != 0 {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let h = NEXT_CONDITIONAL.fetch_add(1, Relaxed);
+        check::conditional_handle_made(h, graph as usize);
+        out(handle, h);
+        CUDA_SUCCESS
+    }
+    // A node of any type, as CUDA 12.2 declared it; the double makes only conditional nodes
+    // (`CUgraphNodeParams`, 256 bytes: the type at 0; `CUDA_CONDITIONAL_NODE_PARAMS` at 16:
+    // handle, type at 24, size at 28, `phGraph_out` at 32, ctx at 40). Their bodies are
+    // graphs whose nodes join the work of the graph being built (`check::conditional_bodies`).
+    fn cuGraphAddNode(node: *mut Handle, graph: Handle, deps: *const Handle, n: usize, params: *mut c_void) {
+        const WHAT: &str = "cuGraphAddNode";
+        let Some(g) = check::graph_stream(graph as usize, WHAT) else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        if params.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let at = |offset: usize| params.cast::<u8>().add(offset);
+        if at(0).cast::<c_uint>().read_unaligned() != 13 {
+            return CUDA_ERROR_NOT_SUPPORTED;
+        }
+        let cond = at(16).cast::<u64>().read_unaligned();
+        let kind = at(24).cast::<c_uint>().read_unaligned();
+        let size = at(28).cast::<c_uint>().read_unaligned();
+        let ctx = at(40).cast::<Handle>().read_unaligned();
+        check::context_named(ctx as usize, WHAT);
+        // IF with ELSE, and SWITCH: from 12.8.
+        let newer = REPORTED_VERSION.load(Relaxed) >= 12080;
+        let valid = match kind {
+            0 => size == 1 || size == 2 && newer,
+            1 => size == 1,
+            2 => size >= 1 && newer,
+            _ => false,
+        };
+        if !valid || !check::conditional_handle_taken(cond, graph as usize, WHAT) {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        // The array is the node's for its life: kept, as the driver keeps it.
+        let bodies: Box<[Handle]> = (0..size).map(|_| handle()).collect();
+        let keys: Vec<usize> = bodies.iter().map(|&b| b as usize).collect();
+        check::conditional_bodies(g, &keys);
+        let mut kept = BODY_ARRAYS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        kept.push(BodyArray(bodies));
+        if let Some(array) = kept.last_mut() {
+            at(32).cast::<*mut Handle>().write_unaligned(array.0.as_mut_ptr());
+        }
+        graph_node_made(node, g, CUDA_SUCCESS)
     }
     fn cuGraphAddDependencies(graph: Handle, from: *const Handle, to: *const Handle, n: usize) {
         check::used(Kind::Graph, graph as usize, "cuGraphAddDependencies");
@@ -3140,6 +3221,90 @@ mod tests {
             let _ = cuMemFree_v2(d);
             let _ = cuMemFreeHost(host);
             let _ = cuStreamDestroy_v2(one);
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
+    fn conditional_bodies_join_their_graph_s_work_and_take_their_own_handles() {
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let mut s = null_mut();
+            let _ = cuStreamCreate(&raw mut s, 0);
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            let (mut graph, mut other, mut exec) = (null_mut(), null_mut(), null_mut());
+            let _ = cuGraphCreate(&raw mut graph, 0);
+            let _ = cuGraphCreate(&raw mut other, 0);
+            let (mut mine, mut theirs) = (0u64, 0u64);
+            assert_eq!(
+                cuGraphConditionalHandleCreate(&raw mut mine, graph, a, 1, 1),
+                CUDA_SUCCESS
+            );
+            let _ = cuGraphConditionalHandleCreate(&raw mut theirs, other, a, 1, 1);
+            // CUgraphNodeParams of a WHILE node (type 13; handle, type 1, size 1, ctx).
+            let node_params = |handle: u64| {
+                let mut p = [0u64; 32];
+                p[0] = 13;
+                p[2] = handle;
+                p[3] = 1 | (1 << 32);
+                p[5] = a.addr() as u64;
+                p
+            };
+            let none = core::ptr::null();
+            let mut node = null_mut();
+            let mut p = node_params(theirs);
+            assert!(
+                violations_of(|| {
+                    let r = cuGraphAddNode(&raw mut node, graph, none, 0, p.as_mut_ptr().cast());
+                    assert_eq!(r, CUDA_ERROR_INVALID_VALUE);
+                }) > 0,
+                "a handle of another graph"
+            );
+            let mut p = node_params(mine);
+            assert_eq!(
+                violations_of(|| {
+                    let r = cuGraphAddNode(&raw mut node, graph, none, 0, p.as_mut_ptr().cast());
+                    assert_eq!(r, CUDA_SUCCESS);
+                }),
+                0
+            );
+            let body = p.as_ptr().add(4).cast::<*const Handle>().read().read();
+            assert!(
+                violations_of(|| {
+                    let mut q = node_params(mine);
+                    let _ = cuGraphAddNode(&raw mut node, graph, none, 0, q.as_mut_ptr().cast());
+                }) > 0,
+                "a handle taken twice"
+            );
+            // A memset node of the body: its work is the graph's, checked at each launch.
+            let mut memset = [0u64; 5];
+            memset[0] = d;
+            memset[2] = 4u64 << 32;
+            memset[3] = 16;
+            memset[4] = 1;
+            let mut set = null_mut();
+            assert_eq!(
+                cuGraphAddMemsetNode(&raw mut set, body, none, 0, memset.as_ptr().cast(), a),
+                CUDA_SUCCESS
+            );
+            let _ = cuGraphInstantiateWithFlags(&raw mut exec, graph, 0);
+            let _ = cuMemFree_v2(d);
+            assert!(
+                violations_of(|| {
+                    let _ = cuGraphLaunch(exec, s);
+                    let _ = cuStreamSynchronize(s);
+                }) > 0,
+                "the body's buffer freed"
+            );
+            let _ = cuGraphExecDestroy(exec);
+            let _ = cuGraphDestroy(graph);
+            let _ = cuGraphDestroy(other);
+            let _ = cuStreamDestroy_v2(s);
             let mut p = null_mut();
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(a);

@@ -185,6 +185,16 @@ pub(crate) static MODULE_ENUMERATE_FUNCTIONS: Lookup<ffi::PFN_cuModuleEnumerateF
 pub(crate) static FUNC_GET_NAME: Lookup<ffi::PFN_cuFuncGetName> =
     Lookup::new(c"cuFuncGetName", ffi::PFN_cuFuncGetName_VERSION);
 
+/// Adds a node of any type (custack: conditional nodes), as CUDA 12.2 declared it.
+pub(crate) static GRAPH_ADD_NODE: Lookup<ffi::PFN_cuGraphAddNode> =
+    Lookup::new(c"cuGraphAddNode", ffi::PFN_cuGraphAddNode_VERSION);
+/// A conditional node's handle (`crate::graph::conditional`).
+pub(crate) static GRAPH_CONDITIONAL_HANDLE_CREATE: Lookup<ffi::PFN_cuGraphConditionalHandleCreate> =
+    Lookup::new(
+        c"cuGraphConditionalHandleCreate",
+        ffi::PFN_cuGraphConditionalHandleCreate_VERSION,
+    );
+
 /// An entry point custack looks up rather than links, and whether this driver offers it.
 #[derive(Debug)]
 #[doc(alias = "cuGetProcAddress")]
@@ -243,5 +253,7 @@ pub fn newer_entry_points() -> Vec<EntryPointStatus> {
         status(&MODULE_ENUMERATE_FUNCTIONS),
         status(&FUNC_GET_NAME),
         status(&FUNC_LOAD),
+        status(&GRAPH_ADD_NODE),
+        status(&GRAPH_CONDITIONAL_HANDLE_CREATE),
     ]
 }

@@ -3,6 +3,10 @@
 //! adds typed nodes ([`GraphNode`]), each after the nodes it depends on. The result is the same
 //! [`Graph`] a capture makes. What the types promise (C28) is on [`GraphBuilder`].
 //!
+//! A built graph branches and loops on the device with conditional nodes (`conditional.rs`):
+//! IF, IF/ELSE, WHILE and SWITCH, each body built through a [`GraphBuilder`] of its own brand
+//! ([`BodyGraph`]), the condition set by a kernel of the graph through a [`ConditionalHandle`].
+//!
 //! An executable graph made from a built graph updates its kernel nodes in place
 //! ([`GraphExec::update_kernels`]): a [`KernelUpdater`] lends each node the builder made as a
 //! [`KernelNode`], branded for that update, and checks new arguments against the kernel's
@@ -30,17 +34,49 @@ use crate::vocabulary::binding::{Invariant, ScopedHost, ScopedHostMut, ScopedRea
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
-/// A node of the graph being built by the [`GraphBuilder<'b>`](GraphBuilder) of the same
-/// `'b`: what later nodes of that graph name as their dependencies. `Copy`; it cannot leave
-/// the builder's closure, nor be a dependency in another graph (`'b` is invariant).
-#[derive(Debug, Clone, Copy)]
+// `conditional`: conditional nodes (IF, IF/ELSE, WHILE, SWITCH), their bodies and their handles.
+pub(crate) mod conditional;
+pub use conditional::{Condition, ConditionalHandle, GraphConditionalHandle};
+
+/// The brand of a graph's nodes and builder: the build's `'b` (invariant, not `Send`) and the
+/// graph's `G` ([`RootGraph`] or a [`BodyGraph`]).
+type Brand<'b, G> = PhantomData<(Invariant<'b>, *const (), fn() -> G)>;
+
+/// The brand of the graph [`build_graph`](crate::PushedGuard::build_graph) makes, the default
+/// of [`GraphBuilder`] and [`GraphNode`]. Never constructed.
+#[derive(Debug)]
+pub enum RootGraph {}
+
+/// The brand of one body of a conditional node, `'c` fresh for each body (invariant): a node of
+/// the body is no dependency outside it, nor a node outside a dependency in it. Never
+/// constructed.
+#[derive(Debug)]
+pub struct BodyGraph<'c>(PhantomData<Invariant<'c>>, Never);
+
+/// Makes [`BodyGraph`] impossible to construct.
+#[derive(Debug)]
+enum Never {}
+
+/// A node of the graph being built by the [`GraphBuilder<'b, G>`](GraphBuilder) of the same
+/// `'b` and `G`: what later nodes of that graph name as their dependencies. `Copy`; it cannot
+/// leave the builder's closure, nor be a dependency in another graph (`'b` is invariant), nor
+/// in a conditional node's body or the graph around one (`G`: [`RootGraph`] for the graph
+/// [`build_graph`](PushedGuard::build_graph) makes, a fresh [`BodyGraph`] for each body).
+#[derive(Debug)]
 #[repr(transparent)]
-pub struct GraphNode<'b> {
+pub struct GraphNode<'b, G = RootGraph> {
     raw: ffi::CUgraphNode,
-    _marker: PhantomData<(Invariant<'b>, *const ())>,
+    _marker: Brand<'b, G>,
 }
 
-impl GraphNode<'_> {
+impl<G> Clone for GraphNode<'_, G> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<G> Copy for GraphNode<'_, G> {}
+
+impl<G> GraphNode<'_, G> {
     /// The raw `CUgraphNode`.
     pub fn as_raw(&self) -> ffi::CUgraphNode {
         self.raw
@@ -58,6 +94,9 @@ impl GraphNode<'_> {
 ///     b.copy_to_host(out, &src, &[n])          -> GraphNode<'b>     cuGraphAddMemcpyNode
 ///     b.record(&e, &[n]), b.wait(&e, &[])      -> GraphNode<'b>     cuGraphAddEvent{Record,Wait}Node
 ///     b.child(&g, &[n])                        -> GraphNode<'b>     cuGraphAddChildGraphNode
+///     b.condition(1, true)                     -> Condition<'b>     cuGraphConditionalHandleCreate
+///     b.while_loop(cond, &[n], |body| …)       -> GraphNode<'b>     cuGraphAddNode (if_then,
+///                                                                   if_else, switch alike)
 ///   graph.instantiate()                        -> GraphExec<'g, P>  launched as a captured one
 /// ```
 ///
@@ -75,6 +114,12 @@ impl GraphNode<'_> {
 ///   but never the memory itself. So no buffer a node writes can be freed, moved or reached
 ///   by the host while an executable graph that writes it can be launched (a compile error),
 ///   and a launch borrows or owns the executable graph as any other launch does (C18).
+/// - **A conditional body's nodes stay in their body.** Each body of a conditional node is
+///   built through a `GraphBuilder<'b, BodyGraph<'c>>`, `'c` fresh for that body: its nodes are
+///   `GraphNode<'b, BodyGraph<'c>>`, no dependency of the graph around it nor of another body,
+///   and that graph's nodes none of its (a compile error). The condition's
+///   [`ConditionalHandle<'b>`](ConditionalHandle) carries the build's `'b`: it reaches only
+///   kernel nodes of this build, never a launch outside it.
 /// - **Kernel nodes are checked as launches are.** [`kernel`](Self::kernel) takes a
 ///   [`Declared`] kernel and the arguments of its contract, and runs the contract's checks
 ///   (every buffer's length against its extent for the launch shape) before the node is made,
@@ -86,12 +131,13 @@ impl GraphNode<'_> {
 /// pattern is a valid value of plain data, and no host code reads the payload while a launch
 /// may run), so it is no undefined behaviour, but it is a bug: order them with a dependency.
 #[derive(Debug)]
-pub struct GraphBuilder<'b> {
+pub struct GraphBuilder<'b, G = RootGraph> {
     raw: ffi::CUgraph,
     ctx: ffi::CUcontext,
-    /// The kernel nodes made so far, in order, with their functions.
+    /// The kernel nodes made so far, in order, with their functions (a body's are not kept:
+    /// only the root graph's kernel nodes are updated in place).
     kernels: core::cell::RefCell<Vec<(ffi::CUgraphNode, ffi::CUfunction)>>,
-    _marker: PhantomData<(Invariant<'b>, *const ())>,
+    _marker: Brand<'b, G>,
 }
 
 static_assertions::assert_not_impl_any!(GraphBuilder<'static>: Send, Sync);
@@ -174,12 +220,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         // Declared after `payload`, so it drops first: the graph goes before the memory its
         // nodes name (it never ran, so either order is sound).
         let unfinished = Unfinished(raw);
-        let builder = GraphBuilder {
-            raw,
-            ctx,
-            kernels: core::cell::RefCell::new(Vec::new()),
-            _marker: PhantomData,
-        };
+        let builder = GraphBuilder::new(raw, ctx);
         // SAFETY: the payload moves into the graph without moving the memory it names, and is
         // out of the host's reach there (then in the executable graph, which lends only views
         // of it); the bound handles cannot leave `f` ('b is invariant and `f` is `'static`).
@@ -194,7 +235,17 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 }
 
-impl<'b> GraphBuilder<'b> {
+impl<'b, G> GraphBuilder<'b, G> {
+    /// A builder of the graph `raw` of the current context `ctx`, branded `'b` and `G`.
+    fn new(raw: ffi::CUgraph, ctx: ffi::CUcontext) -> Self {
+        Self {
+            raw,
+            ctx,
+            kernels: core::cell::RefCell::new(Vec::new()),
+            _marker: PhantomData,
+        }
+    }
+
     /// The raw `CUgraph` being built.
     pub fn as_raw(&self) -> ffi::CUgraph {
         self.raw
@@ -203,14 +254,14 @@ impl<'b> GraphBuilder<'b> {
     /// Adds a node with `add(out, graph, deps, count)`, the driver call that makes it.
     fn add(
         &self,
-        deps: &[GraphNode<'b>],
+        deps: &[GraphNode<'b, G>],
         add: impl FnOnce(
             *mut ffi::CUgraphNode,
             ffi::CUgraph,
             *const ffi::CUgraphNode,
             usize,
         ) -> ffi::CUresult,
-    ) -> Result<GraphNode<'b>> {
+    ) -> Result<GraphNode<'b, G>> {
         crate::error::poison::check()?;
         let mut raw = core::ptr::null_mut();
         // A `GraphNode` is `repr(transparent)` over its `CUgraphNode` (the marker is zero-sized),
@@ -244,8 +295,8 @@ impl<'b> GraphBuilder<'b> {
         kernel: &Declared<'b, C>,
         config: LaunchConfig,
         args: A,
-        deps: &[GraphNode<'b>],
-    ) -> Result<GraphNode<'b>> {
+        deps: &[GraphNode<'b, G>],
+    ) -> Result<GraphNode<'b, G>> {
         let function = kernel.as_raw();
         let node = with_kernel_params(function, &config, &args, |params| {
             self.add(deps, |out, graph, deps, n| {
@@ -271,8 +322,8 @@ impl<'b> GraphBuilder<'b> {
             ffi::CUdeviceptr,
         ),
         bytes: usize,
-        deps: &[GraphNode<'b>],
-    ) -> Result<GraphNode<'b>> {
+        deps: &[GraphNode<'b, G>],
+    ) -> Result<GraphNode<'b, G>> {
         let copy = ffi::CUDA_MEMCPY3D {
             srcXInBytes: 0,
             srcY: 0,
@@ -326,8 +377,8 @@ impl<'b> GraphBuilder<'b> {
         &self,
         dst: impl ScopedWrite<'b, T>,
         src: impl Into<ScopedHost<'b, T>>,
-        deps: &[GraphNode<'b>],
-    ) -> Result<GraphNode<'b>> {
+        deps: &[GraphNode<'b, G>],
+    ) -> Result<GraphNode<'b, G>> {
         let ((ptr, len), src) = (dst.raw_parts(), src.into());
         check_same_len("copy_to_device", len, src.len())?;
         self.copy_node(
@@ -353,8 +404,8 @@ impl<'b> GraphBuilder<'b> {
         &self,
         dst: impl Into<ScopedHostMut<'b, T>>,
         src: impl ScopedRead<'b, T>,
-        deps: &[GraphNode<'b>],
-    ) -> Result<GraphNode<'b>> {
+        deps: &[GraphNode<'b, G>],
+    ) -> Result<GraphNode<'b, G>> {
         let (dst, (ptr, len)) = (dst.into(), src.raw_parts());
         check_same_len("copy_to_host", dst.len(), len)?;
         self.copy_node(
@@ -380,8 +431,8 @@ impl<'b> GraphBuilder<'b> {
         &self,
         dst: impl ScopedWrite<'b, T>,
         src: impl ScopedRead<'b, T>,
-        deps: &[GraphNode<'b>],
-    ) -> Result<GraphNode<'b>> {
+        deps: &[GraphNode<'b, G>],
+    ) -> Result<GraphNode<'b, G>> {
         let ((dst, len), (src, src_len)) = (dst.raw_parts(), src.raw_parts());
         check_same_len("copy_device", len, src_len)?;
         self.copy_node(
@@ -399,8 +450,8 @@ impl<'b> GraphBuilder<'b> {
         value: u32,
         unit: u32,
         count: usize,
-        deps: &[GraphNode<'b>],
-    ) -> Result<GraphNode<'b>> {
+        deps: &[GraphNode<'b, G>],
+    ) -> Result<GraphNode<'b, G>> {
         let memset = ffi::CUDA_MEMSET_NODE_PARAMS {
             dst: ptr,
             pitch: 0,
@@ -432,8 +483,8 @@ impl<'b> GraphBuilder<'b> {
         &self,
         dst: impl ScopedWrite<'b, T>,
         value: u8,
-        deps: &[GraphNode<'b>],
-    ) -> Result<GraphNode<'b>> {
+        deps: &[GraphNode<'b, G>],
+    ) -> Result<GraphNode<'b, G>> {
         let (ptr, len) = dst.raw_parts();
         self.memset(ptr, u32::from(value), 1, len * size_of::<T>(), deps)
     }
@@ -453,14 +504,18 @@ impl<'b> GraphBuilder<'b> {
         &self,
         dst: impl ScopedWrite<'b, T>,
         value: u32,
-        deps: &[GraphNode<'b>],
-    ) -> Result<GraphNode<'b>> {
+        deps: &[GraphNode<'b, G>],
+    ) -> Result<GraphNode<'b, G>> {
         let (ptr, len) = dst.raw_parts();
         let bytes = len * size_of::<T>();
         check_memset_unit(ptr, bytes, 4)?;
         self.memset(ptr, value, 4, bytes / 4, deps)
     }
+}
 
+/// Event and child graph nodes: only in the root graph (a conditional node's body takes no
+/// event node, nor a graph that may hold one).
+impl<'b> GraphBuilder<'b> {
     /// `cuGraphAddEventRecordNode`—Adds a record of an event the payload shares (an
     /// `Rc<Event>`), so that work outside the graph can wait for the nodes before it.
     ///

@@ -269,6 +269,36 @@
 //! were built on (C18); [`GraphExec::update`] swaps in a graph of the same shape over other
 //! memory and hands the old payload back.
 //!
+//! ## Built graphs, and loops that stay on the GPU
+//!
+//! [`PushedGuard::build_graph`](crate::PushedGuard::build_graph) builds the same kind of graph
+//! node by node ([`GraphBuilder`](crate::GraphBuilder)), each node after the nodes it names. A
+//! built graph can also branch and loop on the device: a conditional node runs a body graph
+//! once if a value is non-zero, one of two bodies, the body the value numbers, or the body
+//! again and again while the value is non-zero
+//! ([`while_loop`](crate::GraphBuilder::while_loop)). A kernel of the graph sets the value with
+//! `cudaGraphSetConditional`, through a [`ConditionalHandle`](crate::ConditionalHandle) passed
+//! for a contract parameter declared `name: conditional`. An iteration that runs until a
+//! residual is small is then one graph launch and one wait instead of a launch, a copy back and
+//! a host decision per step (`examples/26_graph_while.rs`; 2.5× faster per step on the H100 in
+//! `benches/graph_while.rs`):
+//!
+//! ```text
+//! guard.build_graph(payload, |b, (x, r, step, check)| {
+//!     let cond = b.condition(1, true)?;             // 1 at the start of every launch
+//!     let handle = cond.handle();                   // for `check`'s `cond: conditional`
+//!     b.while_loop(cond, &[], |body| {              // a builder of the body, its own brand
+//!         let s = body.kernel(&step, cfg, (&mut x, &mut r, n), &[])?;
+//!         body.kernel(&check, one, (handle, &r, tol), &[s]).map(drop) // sets the value
+//!     })?;
+//!     Ok(())
+//! })?
+//! ```
+//!
+//! A body's nodes are branded apart from the graph around it, and the handle cannot leave the
+//! builder's closure: the compiler refuses a body's node as a dependency outside it and a
+//! handle kept past its graph (row C28).
+//!
 //! # Ordering against synchronous calls
 //!
 //! Synchronous custack calls (`buf.copy_from_host`, `buf.to_vec`, `guard.alloc`, …) run on the

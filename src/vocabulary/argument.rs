@@ -70,3 +70,57 @@ impl<T: DeviceCopy> sealed::SealedParam for T {}
 impl<T: DeviceCopy> KernelParam for T {}
 impl<T: DeviceCopy> sealed::SealedParam for DevicePtr<T> {}
 impl<T: DeviceCopy> KernelParam for DevicePtr<T> {}
+
+/// The handle of a [`Condition`](crate::Condition) of a graph being built with the payload
+/// brand `'b` ([`GraphBuilder::condition`](crate::GraphBuilder::condition)): a kernel argument
+/// for a contract parameter declared `name: conditional`
+/// ([`kernel_contract!`](crate::kernel_contract)), passed as the 64-bit
+/// `cudaGraphConditionalHandle` the kernel hands to `cudaGraphSetConditional(handle, value)`.
+/// `Copy`.
+///
+/// Branded with the graph's `'b` (invariant): it cannot leave the builder's closure, so it
+/// cannot outlive the graph, nor be an argument of a kernel node of another graph, of a
+/// kernel-node update ([`GraphExec::update_kernels`](crate::GraphExec::update_kernels) brands
+/// its own) or of a stream launch: only the kernel nodes of this graph and of its conditional
+/// bodies take it.
+#[derive(Debug, Clone, Copy)]
+pub struct ConditionalHandle<'b> {
+    raw: ffi::CUgraphConditionalHandle,
+    _marker: PhantomData<(crate::vocabulary::binding::Invariant<'b>, *const ())>,
+}
+
+impl ConditionalHandle<'_> {
+    /// A handle branded `'b`.
+    ///
+    /// # Safety
+    ///
+    /// `raw` was made (`cuGraphConditionalHandleCreate`) on a graph being built whose payload
+    /// is bound for `'b`, the brand of that build alone.
+    pub(crate) unsafe fn from_raw(raw: ffi::CUgraphConditionalHandle) -> Self {
+        Self {
+            raw,
+            _marker: PhantomData,
+        }
+    }
+}
+
+/// A conditional handle parameter in a [`Kernel`](crate::Kernel) signature (a 64-bit
+/// `cudaGraphConditionalHandle`). Never constructed.
+#[derive(Debug)]
+pub struct GraphConditionalHandle(#[allow(dead_code)] ffi::CUgraphConditionalHandle);
+
+static_assertions::assert_eq_size!(GraphConditionalHandle, u64);
+static_assertions::assert_not_impl_any!(ConditionalHandle<'static>: Send, Sync);
+
+// A conditional handle is passed as its 64-bit value.
+impl sealed::Sealed for ConditionalHandle<'_> {}
+impl<'b> KernelArg<'b> for ConditionalHandle<'b> {
+    type Raw = ffi::CUgraphConditionalHandle;
+    type Param = GraphConditionalHandle;
+    #[inline]
+    fn to_raw(&self) -> ffi::CUgraphConditionalHandle {
+        self.raw
+    }
+}
+impl sealed::SealedParam for GraphConditionalHandle {}
+impl KernelParam for GraphConditionalHandle {}

@@ -9,7 +9,9 @@ use crate::error::Result;
 use crate::kernel::launch::{KernelArgs, KernelSignature, LaunchConfig};
 use crate::memory::pitched::ScopedPitched;
 use crate::texture::{ScopedSurface, ScopedTexture, SurfaceHandle, TextureHandle};
-use crate::vocabulary::argument::{DevicePtr, KernelArg, KernelParam};
+use crate::vocabulary::argument::{
+    ConditionalHandle, DevicePtr, GraphConditionalHandle, KernelArg, KernelParam,
+};
 use crate::vocabulary::binding::{ScopedAlloc, ScopedSlice, ScopedSliceMut};
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
@@ -111,8 +113,15 @@ pub enum TextureParam {}
 #[derive(Debug)]
 pub enum SurfaceParam {}
 
+/// The kind of a conditional node's handle parameter (`cond: conditional` in a contract), which
+/// the kernel passes to `cudaGraphSetConditional`: it takes a [`ConditionalHandle`] of the graph
+/// being built, so only a kernel node of that graph (or of one of its conditional bodies) gets
+/// it. Never constructed.
+#[derive(Debug)]
+pub enum ConditionalParam {}
+
 /// The kind of one parameter of a contract: [`ReadBuffer<T>`], [`WriteBuffer<T>`],
-/// [`Scalar<T>`], [`TextureParam`] or [`SurfaceParam`]. Sealed.
+/// [`Scalar<T>`], [`TextureParam`], [`SurfaceParam`] or [`ConditionalParam`]. Sealed.
 pub trait ParamKind: sealed::Kind + 'static {
     /// The parameter's type in the kernel's [`KernelSignature`].
     type Param: KernelParam;
@@ -144,6 +153,11 @@ impl ParamKind for TextureParam {
 impl sealed::Kind for SurfaceParam {}
 impl ParamKind for SurfaceParam {
     type Param = SurfaceHandle;
+    type Factor = ();
+}
+impl sealed::Kind for ConditionalParam {}
+impl ParamKind for ConditionalParam {
+    type Param = GraphConditionalHandle;
     type Factor = ();
 }
 
@@ -248,6 +262,17 @@ impl<'scope> ContractArg<'scope, TextureParam> for ScopedTexture<'scope> {
 }
 impl sealed::Arg<SurfaceParam> for &mut ScopedSurface<'_> {}
 impl<'scope> ContractArg<'scope, SurfaceParam> for &mut ScopedSurface<'scope> {
+    #[inline]
+    fn scalar(&self) {}
+    #[inline]
+    fn available(&self) -> Available {
+        Available::of::<u8>(0)
+    }
+}
+
+// A conditional handle of the graph being built: a 64-bit value, no memory.
+impl sealed::Arg<ConditionalParam> for ConditionalHandle<'_> {}
+impl<'b> ContractArg<'b, ConditionalParam> for ConditionalHandle<'b> {
     #[inline]
     fn scalar(&self) {}
     #[inline]

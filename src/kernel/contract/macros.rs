@@ -59,8 +59,12 @@
 /// struct `Name` implementing [`Contract`](crate::Contract) (doc comments and attributes go on
 /// it). A parameter is `name: T` for a scalar of plain data ([`DeviceCopy`](crate::DeviceCopy)),
 /// `name: &[T; extent]` / `name: &mut [T; extent]` for device memory of `T` that the kernel
-/// reads / writes, `name: texture` for a texture object it samples, or `name: surface` for a
-/// surface object it reads and writes.
+/// reads / writes, `name: texture` for a texture object it samples, `name: surface` for a
+/// surface object it reads and writes, or `name: conditional` for the handle of a conditional
+/// graph node the kernel sets with `cudaGraphSetConditional`
+/// ([`GraphBuilder::condition`](crate::GraphBuilder::condition): it takes a
+/// [`ConditionalHandle`](crate::ConditionalHandle) of the graph being built, in a kernel node of
+/// that graph only).
 ///
 /// A texture parameter takes the texture bound to the launching scope
 /// ([`bind_texture`](crate::StreamScope::bind_texture)), which borrows its array or memory, so
@@ -302,6 +306,11 @@ macro_rules! __kernel_contract_params {
     ($head:tt [$($done:tt)*] $p:ident : surface $(, $($rest:tt)*)?) => {
         $crate::__kernel_contract_params! {
             $head [$($done)* ($p, $crate::SurfaceParam, [], surface)] $($($rest)*)?
+        }
+    };
+    ($head:tt [$($done:tt)*] $p:ident : conditional $(, $($rest:tt)*)?) => {
+        $crate::__kernel_contract_params! {
+            $head [$($done)* ($p, $crate::ConditionalParam, [], conditional)] $($($rest)*)?
         }
     };
     ($head:tt [$($done:tt)*] $p:ident : $t:ty $(, $($rest:tt)*)?) => {

@@ -44,8 +44,8 @@ pub(crate) use declared::check_ptx;
 pub use declared::{CheckedBy, Declared, DeclaredLibrary, FromLibrary, FromModule, KernelSource};
 pub use extent::ExtentFactor;
 pub use kinds::{
-    ClusterLaunch, Contract, ContractArg, ContractArgs, CooperativeLaunch, ParamKind, PlainLaunch,
-    ReadBuffer, Scalar, SurfaceParam, TextureParam, WriteBuffer,
+    ClusterLaunch, ConditionalParam, Contract, ContractArg, ContractArgs, CooperativeLaunch,
+    ParamKind, PlainLaunch, ReadBuffer, Scalar, SurfaceParam, TextureParam, WriteBuffer,
 };
 
 /// What the macro's expansions call; not public API.
