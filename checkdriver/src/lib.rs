@@ -126,7 +126,7 @@ const NEWER: &[(&[u8], c_int)] = &[
     (b"cuGreenCtxCreate", 12040),
     (b"cuGreenCtxDestroy", 12040),
     (b"cuCtxFromGreenCtx", 12040),
-    (b"cuGreenCtxStreamCreate", 12040),
+    (b"cuGreenCtxStreamCreate", 12050),
     (b"cuCtxCreate_v4", 12050),
     (b"cuCtxRecordEvent", 12050),
     (b"cuCtxWaitEvent", 12050),
@@ -3766,6 +3766,10 @@ mod tests {
         unsafe {
             // Reported as 12.2: not found; as 13.0: found when asked at their version.
             assert_eq!(proc(c"cuCtxRecordEvent", 12050), Err(1));
+            // As 12.4: green contexts, but not yet their streams (CUDA 12.5).
+            assert_eq!(custackCheckdriverSetDriverVersion(12040), CUDA_SUCCESS);
+            assert!(proc(c"cuGreenCtxCreate", 12040).is_ok());
+            assert_eq!(proc(c"cuGreenCtxStreamCreate", 12050), Err(1));
             assert_eq!(custackCheckdriverSetDriverVersion(13000), CUDA_SUCCESS);
             let mut v = 0;
             let _ = cuDriverGetVersion(&raw mut v);
@@ -3782,6 +3786,17 @@ mod tests {
             found(c"cuCtxRecordEvent", 12050, cuCtxRecordEvent as *mut c_void);
             assert_eq!(
                 proc(c"cuCtxRecordEvent", 12040),
+                Err(2),
+                "asked below its version"
+            );
+            // A green context's stream came with CUDA 12.5, a release after green contexts.
+            found(
+                c"cuGreenCtxStreamCreate",
+                12050,
+                cuGreenCtxStreamCreate as *mut c_void,
+            );
+            assert_eq!(
+                proc(c"cuGreenCtxStreamCreate", 12040),
                 Err(2),
                 "asked below its version"
             );
