@@ -6,8 +6,9 @@
 //!   (`NULLDRIVER_FAIL_AT=k`) or every call from k on (`NULLDRIVER_STICKY_AT=k`), makes the
 //!   first asynchronous enqueue at or after call k never complete (`NULLDRIVER_HANG_AT=k`: a
 //!   blocking wait on it ends the process with status [`HUNG_EXIT`] and a `hung` line in the
-//!   report), and reports wrong-context calls, double frees, leaks and memory freed under
-//!   pending work. The runner `custack-check` (`src/bin/custack-check`) runs a program, or a
+//!   report), corrupts one replica of a redundant kernel (`NULLDRIVER_INJECT=SEED`, `inject.rs`:
+//!   bits flipped in what a launch on a second partition's stream wrote, or the launch dropped),
+//!   and reports wrong-context calls, double frees, leaks and memory freed under pending work. The runner `custack-check` (`src/bin/custack-check`) runs a program, or a
 //!   test binary, under every such schedule (`--hangs`: one hang per enqueue of the clean run):
 //!
 //!   ```text
@@ -63,6 +64,7 @@
 mod check;
 mod cubin;
 mod data;
+mod inject;
 mod mode;
 mod ptx;
 mod standin;
@@ -701,6 +703,7 @@ entry_points! {
         }
         let h = handle();
         check::green_created(h as usize, context_of_green(h) as usize);
+        inject::green_created(h as usize);
         out(green, h);
         CUDA_SUCCESS
     }
@@ -725,6 +728,7 @@ entry_points! {
         }
         let h = handle();
         check::green_stream_created(h as usize, green as usize);
+        inject::green_stream_created(h as usize, green as usize);
         out(stream, h);
         CUDA_SUCCESS
     }
@@ -2118,7 +2122,17 @@ unsafe fn run_kernel(
         shared,
         params.cast_const(),
     );
-    check::data_op(stream as usize, work::DataOp::Launch(launch), what)
+    // A replica's fault (`NULLDRIVER_INJECT`): the launch dropped, or its writes corrupted.
+    match inject::next_launch(stream as usize) {
+        inject::Action::Run => check::data_op(stream as usize, work::DataOp::Launch(launch), what),
+        inject::Action::Drop => CUDA_SUCCESS,
+        inject::Action::Flip(bits) => {
+            inject::record_writes();
+            let r = check::data_op(stream as usize, work::DataOp::Launch(launch), what);
+            inject::flip_written(bits);
+            r
+        }
+    }
 }
 
 unsafe fn new_address(p: *mut CUdeviceptr, bytes: usize) -> CUresult {
