@@ -2800,7 +2800,9 @@ fn differing(e: &custack::Error) -> Option<usize> {
 /// double corrupts replica 1 of every odd frame of each kernel (1, 8 or 64 random bits of its
 /// output flipped, or its launch dropped, in turn): every one must be found
 /// (`ReplicasDiffer`, its count within the bits flipped), and every even frame compare equal.
-/// Without `NULLDRIVER_INJECT` every frame must compare equal. Prints the tally.
+/// Without `NULLDRIVER_INJECT` every frame must compare equal. First, a module without the
+/// compare kernel must be refused a comparison on the device (`NotFound`, naming
+/// `ReplicasCompare::SOURCE`). Prints the tally.
 #[allow(clippy::too_many_lines)] // the stand-ins, the init phase and the tally
 fn redundant_inject() -> Result<()> {
     use custack::safety::{Budget, CompareOn, OnMismatch, Profile, RestrictedContext};
@@ -2868,12 +2870,14 @@ fn redundant_inject() -> Result<()> {
     // Two redundant kernels: per kernel two outputs and the input's share on the device, the
     // page-locked copies (two on the host, one on the device), the comparison's verdicts,
     // kernel lookups (mix twice, the compare kernel once) and event.
-    let budget = Budget::page_locked(3 * n * 4 + 16)
-        .device_bytes(5 * n * 4 + 16)
+    // And a module without the compare kernel, whose comparison on the device is refused
+    // (after its mix lookup, two outputs and a page-locked copy, which stay counted).
+    let budget = Budget::page_locked(4 * n * 4 + 16)
+        .device_bytes(7 * n * 4 + 16)
         .streams(4)
         .partitions(4)
-        .modules(1)
-        .kernels(3)
+        .modules(2)
+        .kernels(4)
         .events(1);
     let mut ctx = RestrictedContext::primary(&profile, profile.device(0)?, budget)?;
     let mut stack = Stack::new()?;
@@ -2883,6 +2887,32 @@ fn redundant_inject() -> Result<()> {
         // SAFETY: the checking driver's stand-in cubin; its kernels are the stand-ins above.
         let module = unsafe { init.load_cubin(&image) }?;
         let input = init.alloc::<u32>(n)?;
+        let mix_only = REDUNDANT_DECLARATIONS
+            .lines()
+            .filter(|l| !l.contains("custack_replicas_compare"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let only_mix = cubin::stand_in_cubin(&["mix"], &[], &mix_only);
+        // SAFETY: as above.
+        let without = unsafe { init.load_cubin(&only_mix) }?;
+        match init.redundant_compared::<Mix, u32>(
+            &without,
+            "out",
+            n,
+            16,
+            OnMismatch::ReturnError,
+            CompareOn::Device,
+        ) {
+            Err(e)
+                if e.kind() == custack::ErrorKind::NotFound
+                    && e.to_string().contains("ReplicasCompare::SOURCE") => {}
+            Err(e) => return Err(e),
+            Ok(_) => {
+                return Err(unexpected(
+                    "compared on the device with a module lacking custack_replicas_compare",
+                ));
+            }
+        }
         let mut kernels = [
             init.redundant_compared::<Mix, u32>(
                 &module,
@@ -2942,7 +2972,7 @@ fn redundant_inject() -> Result<()> {
         drop(kernels);
         drop(input);
         drop(run);
-        drop(module);
+        drop((module, without));
         Ok(tally)
     })();
     // Also after a failed phase or shutdown: the context destroyed (its primary context's
