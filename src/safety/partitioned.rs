@@ -20,8 +20,8 @@
 //! default: partition 0's stream waits for an event recorded after replica 1 on partition 1's,
 //! then [`ReplicasCompare`] reads both outputs and only its verdict (and replica 0's output)
 //! comes back. On an H100 that took a device-filling kernel's redundant frame (64 MiB output)
-//! from 8.4 times a single run's cost, compared on the host, to 1.15 times
-//! (`tests/gpu_redundancy.rs`).
+//! from 7.9 to 8.4 times a single run's cost, compared on the host, to 1.06 to 1.15 times
+//! (`tests/gpu_redundancy.rs`, two runs).
 //!
 //! # Examples
 //!
