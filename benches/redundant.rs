@@ -1,19 +1,21 @@
-//! A kernel run redundantly on two SM partitions (`InitPhase::redundant`,
-//! `RedundantKernel::run`: both runs, both copies back, the comparison on the host) timed
-//! against a single run of the same kernel on the whole device (the launch, its output copied
-//! back, waited for), in one process, alternately, under the restricted profile. Two sizes:
+//! A kernel run redundantly on two SM partitions (`InitPhase::redundant_compared`,
+//! `RedundantKernel::run`: both runs, then the comparison on the host (both outputs copied back
+//! and compared there) or on the device (`custack_replicas_compare`, its 16-byte verdict and
+//! replica 0's output copied back)) timed against a single run of the same kernel on the whole
+//! device (the launch, its output copied back, waited for), in one process, alternately, under
+//! the restricted profile. Two sizes:
 //! a small frame (64 x 64 pixels: 16 blocks, far less than half the device) and a 3840 x 2160
 //! frame (32,400 blocks of 256 threads, filling the device). The kernel is `frame_blur` of
 //! `examples/kernels/frame.cu`, from the cubin `CUSTACK_FRAME_CUBIN` names (`.gpu/run.sh`
 //! builds it with nvcc and sets it).
 //!
 //! `redundant CUBIN REPS`, or `--bench` (as `.gpu/run.sh` runs benches). Prints one line per
-//! repetition and size and a final line per size:
-//! `redundant pixels=… single_us=… redundant_us=… ratio=… partitions=[…] host_allocs_per_frame=…`
+//! repetition and size and a final line per size: `redundant pixels=… single_us=… host_us=…
+//! host_ratio=… device_us=… device_ratio=… by_event=… partitions=[…] host_allocs_per_frame=…`
 //! (medians of the repetitions). Figures only: nothing is asserted.
 
 use custack::safety::{
-    Budget, OnMismatch, Profile, RedundantKernel, RestrictedBuffer, RestrictedContext,
+    Budget, CompareOn, OnMismatch, Profile, RedundantKernel, RestrictedBuffer, RestrictedContext,
 };
 use custack::{DeviceAttribute, LaunchConfig, PinnedBuffer, Stack};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -65,7 +67,8 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 /// What one size needs: its input, the single run's output and its page-locked copy, the
-/// redundant kernel (which holds both replicas' outputs and copies).
+/// redundant kernels compared on the host and on the device (each holds both replicas' outputs
+/// and its page-locked copies).
 struct Size<'g, 'm> {
     width: u32,
     height: u32,
@@ -73,7 +76,8 @@ struct Size<'g, 'm> {
     input: RestrictedBuffer<'g, f32>,
     out: RestrictedBuffer<'g, f32>,
     host: PinnedBuffer<'g, f32>,
-    twice: RedundantKernel<'g, 'm, FrameBlur, f32>,
+    on_host: RedundantKernel<'g, 'm, FrameBlur, f32>,
+    on_device: RedundantKernel<'g, 'm, FrameBlur, f32>,
 }
 
 #[allow(clippy::too_many_lines)] // the init phase and both sizes' loops
@@ -83,16 +87,19 @@ fn bench(cubin: &[u8], reps: usize) -> custack::Result<()> {
     let sms = u32::try_from(device.attribute(DeviceAttribute::MultiprocessorCount)?).unwrap_or(0);
     // Half the device's SMs each, rounded down to 8 (the H100's partition granularity).
     let sms_each = (sms / 2 / 8 * 8).max(8);
-    // Per size: the input, the single output, the two replicas' outputs on the device; the
-    // input's, the single output's and the replicas' page-locked copies on the host.
-    let floats: usize = SIZES.iter().map(|&(w, h, _)| 4 * (w * h) as usize).sum();
-    let bytes = floats * size_of::<f32>();
+    // Per size: the input, the single output, two redundant kernels' two replicas' outputs on
+    // the device; the input's, the single output's and the replicas' page-locked copies (two
+    // compared on the host, one on the device) on the host; and each device comparison's
+    // verdict (16 bytes each side), kernel lookup and event.
+    let floats: usize = SIZES.iter().map(|&(w, h, _)| 6 * (w * h) as usize).sum();
+    let bytes = floats * size_of::<f32>() + 16 * SIZES.len();
     let budget = Budget::page_locked(bytes)
         .device_bytes(bytes)
-        .streams(1 + 2 * SIZES.len())
-        .partitions(2 * SIZES.len())
+        .streams(1 + 4 * SIZES.len())
+        .partitions(4 * SIZES.len())
         .modules(1)
-        .kernels(1 + SIZES.len());
+        .kernels(1 + 3 * SIZES.len())
+        .events(SIZES.len());
     let mut ctx = RestrictedContext::primary(&profile, device, budget)?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
@@ -120,12 +127,21 @@ fn bench(cubin: &[u8], reps: usize) -> custack::Result<()> {
                 input: init.alloc::<f32>(n)?,
                 out: init.alloc::<f32>(n)?,
                 host: init.alloc_pinned::<f32>(n)?,
-                twice: init.redundant::<FrameBlur, f32>(
+                on_host: init.redundant_compared::<FrameBlur, f32>(
                     &module,
                     "output",
                     n,
                     sms_each,
                     OnMismatch::ReturnError,
+                    CompareOn::Host,
+                )?,
+                on_device: init.redundant_compared::<FrameBlur, f32>(
+                    &module,
+                    "output",
+                    n,
+                    sms_each,
+                    OnMismatch::ReturnError,
+                    CompareOn::Device,
                 )?,
             });
         }
@@ -141,7 +157,8 @@ fn bench(cubin: &[u8], reps: usize) -> custack::Result<()> {
                 input,
                 out,
                 host,
-                twice,
+                on_host,
+                on_device,
             } = size;
             let (width, height, frames) = (*width, *height, *frames);
             let config = LaunchConfig::for_elements(width * height);
@@ -159,9 +176,11 @@ fn bench(cubin: &[u8], reps: usize) -> custack::Result<()> {
             };
             for _ in 0..20 {
                 single()?;
-                redundant(twice)?;
+                redundant(on_host)?;
+                redundant(on_device)?;
             }
-            let (mut ones, mut twos) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+            let mut ones = Vec::with_capacity(reps);
+            let (mut hosts, mut devices) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
             // Only the timed loops are counted: not the printing, nor the bench's own vectors.
             let mut allocs = 0;
             for rep in 0..reps {
@@ -173,28 +192,39 @@ fn bench(cubin: &[u8], reps: usize) -> custack::Result<()> {
                 let one = start.elapsed().as_secs_f64() * 1e6 / f64::from(frames);
                 let start = Instant::now();
                 for _ in 0..frames {
-                    redundant(twice)?;
+                    redundant(on_host)?;
                 }
-                let two = start.elapsed().as_secs_f64() * 1e6 / f64::from(frames);
+                let two_host = start.elapsed().as_secs_f64() * 1e6 / f64::from(frames);
+                let start = Instant::now();
+                for _ in 0..frames {
+                    redundant(on_device)?;
+                }
+                let two_device = start.elapsed().as_secs_f64() * 1e6 / f64::from(frames);
                 allocs += ALLOCATIONS.load(Ordering::Relaxed) - allocations;
                 println!(
-                    "redundant rep={rep} pixels={} single_us={one:.1} redundant_us={two:.1} \
-                     ratio={:.2}",
+                    "redundant rep={rep} pixels={} single_us={one:.1} host_us={two_host:.1} \
+                     host_ratio={:.2} device_us={two_device:.1} device_ratio={:.2}",
                     width * height,
-                    two / one
+                    two_host / one,
+                    two_device / one
                 );
                 ones.push(one);
-                twos.push(two);
+                hosts.push(two_host);
+                devices.push(two_device);
             }
-            let (one, two) = (median(&mut ones), median(&mut twos));
-            let timed = 2 * u64::from(frames) * reps as u64;
+            let one = median(&mut ones);
+            let (two_host, two_device) = (median(&mut hosts), median(&mut devices));
+            let timed = 3 * u64::from(frames) * reps as u64;
             println!(
-                "redundant pixels={} single_us={one:.1} redundant_us={two:.1} ratio={:.2} \
-                 partitions={:?} sms={sms} reps={reps} frames={frames} \
-                 host_allocs_per_frame={} host_allocs={allocs}",
+                "redundant pixels={} single_us={one:.1} host_us={two_host:.1} host_ratio={:.2} \
+                 device_us={two_device:.1} device_ratio={:.2} by_event={} partitions={:?} \
+                 sms={sms} reps={reps} frames={frames} host_allocs_per_frame={} \
+                 host_allocs={allocs}",
                 width * height,
-                two / one,
-                twice.sm_counts(),
+                two_host / one,
+                two_device / one,
+                on_device.ordered_by_event(),
+                on_device.sm_counts(),
                 allocs / timed.max(1)
             );
         }

@@ -1,7 +1,9 @@
 //! A camera-frame filter run redundantly under the restricted safety profile: each frame's blur
 //! and gain (`examples/kernels/frame.cu`, as in example 22) run twice, on two partitions of the
 //! GPU's SMs that share no SM (`InitPhase::redundant`, `RedundantKernel::run`), and the two
-//! results are compared bit for bit; every `N`th frame a known-answer self-test (`KnownAnswer`)
+//! results are compared bit for bit, on the device (the frame's 1.2 MB output is past
+//! `CompareOn::DEVICE_FROM_BYTES`: `custack_replicas_compare`, which `frame.cu` includes, its
+//! verdict and replica 0's result copied back); every `N`th frame a known-answer self-test (`KnownAnswer`)
 //! runs the same kernels on a test pattern whose result the CPU computed in the init phase; with
 //! the feature `nvml`, the GPU's health events are polled every frame (`RunPhase::poll_health`).
 //!
@@ -137,18 +139,20 @@ fn run(profile: Profile, cubin: &[u8], frames: u32, every: NonZeroU64) -> custac
     // Every resource, stated before the context is made: the frame's input, the single run's
     // output and the two replicas' outputs, each on the device and page-locked on the host; the
     // self-test's pattern and result, the same; a stream for the upload, the single run and the
-    // self-test, and one per partition; two partitions; the module and three kernel lookups
-    // (the redundant blur's, the blur's, the gain's).
+    // self-test, and one per partition; two partitions; the module and four kernel lookups
+    // (the redundant blur's, the blur's, the gain's, and custack_replicas_compare: the frame's
+    // 1.2 MB output is compared on the device, CompareOn::for_bytes), with the comparison's
+    // event and its 16-byte verdict on each side.
     let floats = 4 * PIXELS + 2 * TEST_PIXELS;
-    let bytes = floats * size_of::<f32>();
+    let bytes = floats * size_of::<f32>() + 16;
     let budget = Budget::page_locked(bytes)
         .waits(WaitBound::fail_stop(WAIT))
         .device_bytes(bytes)
         .streams(3)
         .partitions(2)
-        .events(0)
+        .events(1)
         .modules(1)
-        .kernels(3);
+        .kernels(4);
     let mut ctx = RestrictedContext::primary(&profile, device, budget)?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
@@ -243,7 +247,7 @@ fn phases(
     figures.single_allocations = ALLOCATIONS.load(Ordering::Relaxed) - allocations;
 
     // The redundant frame: the frame uploaded (and waited for), then the blur and the gain in
-    // each partition into that replica's output, both copied back and compared.
+    // each partition into that replica's output, compared on the device, replica 0's copied back.
     let mut frame_at = |frame: u32, figures: &mut Figures| -> custack::Result<()> {
         stream.scope(|s| s.copy_to_device(s.bind_mut(&mut input), &camera))??;
         let g = gain(frame);

@@ -6,7 +6,9 @@
 #
 #   bash scripts/check-driver.sh            # every program, every schedule
 #   CHECK_PROGRAMS="p2 p3" bash scripts/check-driver.sh
-#   CHECK_PASSES=hangs bash scripts/check-driver.sh   # only the hang pass (or: faults)
+#   CHECK_PASSES=hangs bash scripts/check-driver.sh   # only the hang pass (or: faults, inject)
+#   CHECK_PROGRAMS=redundant_inject CHECK_PASSES=inject CHECK_INJECT_FRAMES=100000 \
+#       bash scripts/check-driver.sh                 # the 10^5 injections of docs/reliability.md
 #
 # For each program: one clean run counts its N driver calls; then for k in 1..=N one run fails
 # call k (NULLDRIVER_FAIL_AT=k, a typical code for that entry point) and one turns sticky from
@@ -76,7 +78,7 @@ safe_state_line="custack: fail-stop (exit status 75): "
 hang_sample=${CHECK_HANG_SAMPLE:-24}
 hang_timeout=${CHECK_HANG_TIMEOUT:-60}
 hang_idle=${CHECK_HANG_IDLE:-2}
-passes=" ${CHECK_PASSES:-faults hangs} "
+passes=" ${CHECK_PASSES:-faults hangs inject} "
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 report=$work/report
@@ -250,6 +252,46 @@ if [[ $passes == *" hangs "* ]]; then
             $((hang_bad - bad_before)) "$([[ $strict == 0 ]] || echo ' (strict)')"
     done
     echo "check-driver: hangs: $hang_runs runs, $hang_ended ended by a deadline or normally, $hang_blocked blocked in a wait with no deadline, $hang_bad failing ($((SECONDS - hang_start)) s)"
+fi
+# The injection pass (docs/reliability.md, redundant execution): the program redundant_inject
+# runs a small kernel redundantly on two green-context partitions, compared on the host and on
+# the device, for CHECK_INJECT_FRAMES frames (default 2,000): once clean (every frame must
+# compare equal), once with NULLDRIVER_INJECT=CHECK_INJECT_SEED (default 20261126), where the
+# double corrupts replica 1 of every odd frame of each kernel (1, 8 or 64 random bits of its
+# output flipped, or its launch dropped: checkdriver/src/inject.rs) and every one must be
+# found. The report must count the injections the frames call for, and show no violation or
+# leak. CHECK_INJECT_FRAMES=100000 makes the 100,000 injections docs/reliability.md records.
+inject_bad=0
+if [[ $passes == *" inject "* ]]; then
+    inject_frames=${CHECK_INJECT_FRAMES:-2000}
+    for seed in 0 "${CHECK_INJECT_SEED:-20261126}"; do
+        rm -f "$report"
+        rc=0
+        out=$(env NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" NULLDRIVER_INJECT="$seed" \
+            CHECK_INJECT_FRAMES="$inject_frames" "$bin" redundant_inject 2>&1) || rc=$?
+        problems=()
+        [[ $rc == 0 ]] || problems+=("exit $rc")
+        [[ $out != *panicked* ]] || problems+=("panic")
+        if [[ ! -s $report ]]; then
+            problems+=("no report")
+        else
+            injected=$(awk '$1 == "injected" { print $2 }' "$report")
+            want=0
+            [[ $seed == 0 ]] || want=$((inject_frames / 2 * 2))
+            [[ ${injected:-0} == "$want" ]] || problems+=("the double injected ${injected:-0}, not $want")
+            for key in violations leaks stacks orphans; do
+                v=$(awk -v k="$key" '$1 == k { print $2 }' "$report")
+                [[ $v == 0 ]] || problems+=("$key $v")
+            done
+        fi
+        grep '^redundant_inject: compared' <<<"$out" | sed "s/^/check-driver: inject seed $seed: /"
+        if ((${#problems[@]})); then
+            inject_bad=$((inject_bad + 1))
+            echo "check-driver: FAIL redundant_inject (seed $seed, $inject_frames frames): ${problems[*]}"
+            echo "$out" | tail -n 20
+        fi
+    done
+    bad=$((bad + inject_bad))
 fi
 echo "check-driver: ${#programs[@]} programs, $total_runs runs, $total_failed_calls with a call failed, $sticky_safe_state runs ended in the safe state on a sticky error (status 75, one line), $total_violations violations, $bad failing runs (faults $fault_seconds s, hangs $((SECONDS - hang_start)) s)"
 ((bad == 0))

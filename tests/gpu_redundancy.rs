@@ -1,7 +1,9 @@
 //! A declared kernel run twice on two SM partitions of one GPU, the results compared
 //! (`InitPhase::redundant`, `RedundantKernel::run`): the two runs never share an SM and overlap
 //! in time; a clean frame loop finds no difference; a bit flipped in one partition's result is
-//! found, with its element. The cubin is `tests/fixtures/redundancy.cu`, which
+//! found, with its element, compared on the host and on the device (`custack_replicas_compare`,
+//! `CompareOn`), as is a dropped launch; a redundant frame's cost against a single run, with both
+//! comparisons. The cubin is `tests/fixtures/redundancy.cu`, which
 //! `scripts/gpu-bundle.sh`'s run.sh builds with nvcc (`CUSTACK_REDUNDANCY_CUBIN`).
 //!
 //! A process has one restricted primary context per device, so each test runs its scenario in a
@@ -16,7 +18,7 @@
 )]
 
 use custack::safety::{
-    Budget, OnMismatch, Profile, RedundantKernel, RestrictedBuffer, RestrictedContext,
+    Budget, CompareOn, OnMismatch, Profile, RedundantKernel, RestrictedBuffer, RestrictedContext,
 };
 use custack::{ErrorKind, LaunchConfig, PinnedBuffer, Stack};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -76,6 +78,15 @@ fn cubin() -> Vec<u8> {
 
 /// Runs `test` again in a child process with `CHILD_ENV` set and requires it to pass.
 fn in_child(test: &str) {
+    in_child_comparing(test, "");
+}
+
+/// The variable that tells a child where to compare (`host`: by the output's size; `device`).
+const COMPARE_ENV: &str = "CUSTACK_REDUNDANCY_COMPARE";
+
+/// As `in_child`, the child told where to compare (`COMPARE_ENV`): each comparison in a process
+/// of its own, since a process has one restricted primary context per device.
+fn in_child_comparing(test: &str, compare: &str) {
     let out = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
@@ -85,6 +96,7 @@ fn in_child(test: &str) {
             "--test-threads=1",
         ])
         .env(CHILD_ENV, "1")
+        .env(COMPARE_ENV, compare)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -99,6 +111,20 @@ fn in_child(test: &str) {
 
 fn is_child() -> bool {
     std::env::var_os(CHILD_ENV).is_some()
+}
+
+/// Runs `test` in two children, one comparing as the output's size says, one on the device.
+fn in_children_comparing_both_ways(test: &str) {
+    in_child_comparing(test, "host");
+    in_child_comparing(test, "device");
+}
+
+/// Where this child compares: `None` (as the output's size says) or on the device.
+fn child_compares() -> Option<CompareOn> {
+    match std::env::var(COMPARE_ENV).as_deref() {
+        Ok("device") => Some(CompareOn::Device),
+        _ => None,
+    }
 }
 
 /// SMs per partition: a multiple of 8 (the H100's and H200's partition granularity) that two
@@ -195,25 +221,51 @@ fn the_two_runs_never_share_an_sm_and_overlap_in_time() {
 }
 
 const N: usize = 4096;
-/// The cost test's outputs: a small one, and one that fills the device (64 MiB of `u32`).
-const SMALL: usize = N;
+/// The cost test's largest output, which fills the device (64 MiB of `u32`).
 const BIG: usize = 1 << 24;
+/// The cost test's outputs, in elements, and the frames timed of each: 16 KiB, 256 KiB
+/// (`CompareOn::DEVICE_FROM_BYTES`), 4 MiB and 64 MiB.
+const SIZES: [(usize, u32); 4] = [(N, 2000), (1 << 16, 1000), (1 << 20, 300), (BIG, 100)];
 
-/// Runs `frames` frames of `mix` twice each; replica 1's result of frame `f` gets a flipped bit
-/// at `flip(f)` where that is `Some`. Returns each frame's outcome, and the host allocations of
-/// the clean frames.
+/// What replica 1 of a frame of `mix_frames` suffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fault {
+    /// Nothing.
+    None,
+    /// One bit of its result at this element flipped (a kernel argument).
+    Flip(u32),
+    /// Its launch dropped: its output still holds the previous frame's result.
+    Drop,
+}
+
+/// What `mix_frames` saw.
+struct Frames {
+    outcomes: Vec<Result<(), custack::Error>>,
+    /// Host allocations of the clean frames.
+    clean_allocations: u64,
+    compare_on: CompareOn,
+    by_event: bool,
+}
+
+/// Runs `frames` frames of `mix` over `n` elements twice each, compared where `compare_on` says
+/// (or by the output's size, `None`); replica 1 of frame `f` suffers `fault(f)`.
 fn mix_frames(
+    n: usize,
     frames: u32,
-    flip: impl Fn(u32) -> Option<u32>,
-) -> (Vec<Result<(), custack::Error>>, u64) {
+    compare_on: Option<CompareOn>,
+    fault: impl Fn(u32) -> Fault,
+) -> Frames {
     let profile = Profile::init().unwrap();
     let each = sms_each(profile).min(16);
-    let budget = Budget::page_locked(2 * N * 4)
-        .device_bytes(3 * N * 4)
+    // The input and two outputs on the device, two page-locked copies (one where the
+    // comparison is on the device), and the comparison's kernel, event and verdicts.
+    let budget = Budget::page_locked(2 * n * 4 + 16)
+        .device_bytes(3 * n * 4 + 16)
         .streams(2)
         .partitions(2)
         .modules(1)
-        .kernels(1);
+        .kernels(2)
+        .events(1);
     let mut ctx = RestrictedContext::primary(&profile, profile.device(0).unwrap(), budget).unwrap();
     let mut stack = Stack::new().unwrap();
     let mut guard = ctx.push(&mut stack).unwrap();
@@ -221,28 +273,42 @@ fn mix_frames(
     let image = cubin();
     // SAFETY: an nvcc cubin for this device, complete.
     let module = unsafe { init.load_cubin(&image) }.unwrap();
-    let input = init.alloc::<u32>(N).unwrap();
-    let mut twice = init
-        .redundant::<Mix, u32>(&module, "out", N, each, OnMismatch::ReturnError)
-        .unwrap();
+    let input = init.alloc::<u32>(n).unwrap();
+    let mut twice = match compare_on {
+        None => init.redundant::<Mix, u32>(&module, "out", n, each, OnMismatch::ReturnError),
+        Some(on) => init.redundant_compared::<Mix, u32>(
+            &module,
+            "out",
+            n,
+            each,
+            OnMismatch::ReturnError,
+            on,
+        ),
+    }
+    .unwrap();
     let run = init.seal();
-    println!("partitions of {:?} SMs", twice.sm_counts());
-    let cfg = LaunchConfig::for_elements(N as u32);
+    println!(
+        "partitions of {:?} SMs, {n} elements compared on the {:?} (ordered by an event: {})",
+        twice.sm_counts(),
+        twice.compare_on(),
+        twice.ordered_by_event()
+    );
+    let cfg = LaunchConfig::for_elements(n as u32);
     let mut outcomes = Vec::with_capacity(frames as usize);
     let mut clean_allocations = 0;
-    let mut previous = vec![0u32; N];
+    let mut previous = vec![0u32; n];
     for frame in 0..frames {
-        let flip_at = flip(frame);
+        let fault = fault(frame);
         let before = allocations();
         let outcome = twice.run(&(&input,), |replica, s, k, out, &(input,)| {
-            let at = if replica == 1 {
-                flip_at.unwrap_or(u32::MAX)
-            } else {
-                u32::MAX
+            let at = match (replica, fault) {
+                (1, Fault::Drop) => return Ok(()),
+                (1, Fault::Flip(at)) => at,
+                _ => u32::MAX,
             };
-            s.run(k, cfg, (out, s.bind(input), N as u32, frame, at))
+            s.run(k, cfg, (out, s.bind(input), n as u32, frame, at))
         });
-        if flip_at.is_none() {
+        if fault == Fault::None {
             clean_allocations += allocations() - before;
         }
         // The output changes every frame: a replica that did not run would be seen.
@@ -251,6 +317,7 @@ fn mix_frames(
         outcomes.push(outcome);
     }
     assert_eq!(twice.frames(), u64::from(frames));
+    let (compare_on, by_event) = (twice.compare_on(), twice.ordered_by_event());
     run.synchronize().unwrap();
     drop(twice);
     drop(input);
@@ -258,46 +325,58 @@ fn mix_frames(
     drop(module);
     guard.shutdown().unwrap();
     ctx.destroy().unwrap();
-    (outcomes, clean_allocations)
+    Frames {
+        outcomes,
+        clean_allocations,
+        compare_on,
+        by_event,
+    }
 }
 
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_clean_redundant_frame_loop_finds_no_difference() {
     if !is_child() {
-        return in_child("a_clean_redundant_frame_loop_finds_no_difference");
+        return in_children_comparing_both_ways("a_clean_redundant_frame_loop_finds_no_difference");
     }
     let frames = std::env::var("CUSTACK_REDUNDANT_FRAMES")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(10_000u32);
-    let start = std::time::Instant::now();
-    let (outcomes, allocations) = mix_frames(frames, |_| None);
-    let elapsed = start.elapsed();
-    let mismatches = outcomes.iter().filter(|o| o.is_err()).count();
-    println!(
-        "{frames} redundant frames, {mismatches} mismatches, {allocations} host allocations, \
-         {:.1} us a frame",
-        elapsed.as_secs_f64() * 1e6 / f64::from(frames)
-    );
-    for o in &outcomes {
-        o.as_ref().unwrap();
+    // The small output's default, the host; in a second child the same frames compared on the
+    // device.
+    {
+        let on = child_compares();
+        let start = std::time::Instant::now();
+        let seen = mix_frames(N, frames, on, |_| Fault::None);
+        let elapsed = start.elapsed();
+        let mismatches = seen.outcomes.iter().filter(|o| o.is_err()).count();
+        println!(
+            "{frames} redundant frames compared on the {:?}, {mismatches} mismatches, {} host \
+             allocations, {:.1} us a frame",
+            seen.compare_on,
+            seen.clean_allocations,
+            elapsed.as_secs_f64() * 1e6 / f64::from(frames)
+        );
+        for o in &seen.outcomes {
+            o.as_ref().unwrap();
+        }
+        assert_eq!(mismatches, 0);
+        assert_eq!(
+            seen.clean_allocations, 0,
+            "host allocations in clean frames"
+        );
+        let expected = on.unwrap_or(CompareOn::Host);
+        assert_eq!(seen.compare_on, expected);
     }
-    assert_eq!(mismatches, 0);
-    assert_eq!(allocations, 0, "host allocations in clean frames");
 }
 
-#[test]
-#[ignore = "needs a CUDA device"]
-fn a_bit_flipped_in_one_partition_is_found_with_its_element() {
-    if !is_child() {
-        return in_child("a_bit_flipped_in_one_partition_is_found_with_its_element");
-    }
-    // Every 10th frame, one bit of one element flipped in replica 1 only.
-    let at = |f: u32| (f * 977 + 13) % N as u32;
-    let (outcomes, _) = mix_frames(1000, |f| (f % 10 == 3).then(|| at(f)));
+/// Checks a frame loop where every 10th frame (from frame 3) had one bit flipped at `at(f)` in
+/// replica 1: each of those found, naming its frame, `out`, its element and the count; every
+/// other frame equal.
+fn flips_found(seen: &Frames, n: usize, at: impl Fn(u32) -> u32) -> usize {
     let mut found = 0;
-    for (f, outcome) in outcomes.iter().enumerate() {
+    for (f, outcome) in seen.outcomes.iter().enumerate() {
         let f = f as u32;
         if f % 10 == 3 {
             let e = outcome.as_ref().unwrap_err();
@@ -309,7 +388,7 @@ fn a_bit_flipped_in_one_partition_is_found_with_its_element() {
                 "{text}"
             );
             assert!(
-                text.contains(&format!("1 of {N} elements differ")),
+                text.contains(&format!("1 of {n} elements differ")),
                 "{text}"
             );
             assert!(text.contains("`out`"), "{text}");
@@ -318,8 +397,111 @@ fn a_bit_flipped_in_one_partition_is_found_with_its_element() {
             outcome.as_ref().unwrap();
         }
     }
-    println!("{found} of 100 injected faults found, each with its element");
-    assert_eq!(found, 100);
+    found
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_bit_flipped_in_one_partition_is_found_with_its_element() {
+    if !is_child() {
+        return in_children_comparing_both_ways(
+            "a_bit_flipped_in_one_partition_is_found_with_its_element",
+        );
+    }
+    // Every 10th frame, one bit of one element flipped in replica 1 only; compared on the host
+    // (the small output's default), and in a second child on the device.
+    let at = |f: u32| (f * 977 + 13) % N as u32;
+    {
+        let on = child_compares();
+        let seen = mix_frames(N, 1000, on, |f| {
+            if f % 10 == 3 {
+                Fault::Flip(at(f))
+            } else {
+                Fault::None
+            }
+        });
+        let found = flips_found(&seen, N, at);
+        println!(
+            "compared on the {:?}: {found} of 100 injected faults found, each with its element",
+            seen.compare_on
+        );
+        assert_eq!(found, 100);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_large_output_is_compared_on_the_device_and_its_faults_found() {
+    if !is_child() {
+        return in_child("a_large_output_is_compared_on_the_device_and_its_faults_found");
+    }
+    // 4 MiB of `u32`: past CompareOn::DEVICE_FROM_BYTES, so compared on the device by default.
+    let n = 1 << 20;
+    assert_eq!(CompareOn::for_bytes(4 * n), CompareOn::Device);
+    // Every 10th frame from frame 3 one bit flipped far into the output; every 10th from frame
+    // 7 replica 1's launch dropped (its output still the previous frame's: nearly every
+    // element differs).
+    let at = |f: u32| n as u32 - 1 - (f * 7919) % 65_536;
+    let seen = mix_frames(n, 500, None, |f| match f % 10 {
+        3 => Fault::Flip(at(f)),
+        7 => Fault::Drop,
+        _ => Fault::None,
+    });
+    assert_eq!(seen.compare_on, CompareOn::Device);
+    println!("ordered by an event: {}", seen.by_event);
+    let mut dropped = 0;
+    for (f, outcome) in seen.outcomes.iter().enumerate() {
+        if f % 10 != 7 {
+            continue;
+        }
+        let e = outcome.as_ref().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::ReplicasDiffer, "{e}");
+        let text = e.to_string();
+        assert!(text.contains(&format!("frame {f}:")), "{text}");
+        // The count the verdict gave: all but the (rare) elements whose hash repeats.
+        let count: usize = text
+            .split("differs first, ")
+            .nth(1)
+            .and_then(|t| t.split(' ').next())
+            .and_then(|c| c.parse().ok())
+            .unwrap_or_else(|| panic!("no count in {text}"));
+        assert!(count > n * 99 / 100 && count <= n, "{text}");
+        assert!(
+            text.contains(&format!("{count} of {n} elements differ")),
+            "{text}"
+        );
+        dropped += 1;
+    }
+    // The flips, each found with its element and the count 1; the clean frames equal.
+    let mut found = 0;
+    for (f, outcome) in seen.outcomes.iter().enumerate() {
+        let f = f as u32;
+        match f % 10 {
+            3 => {
+                let text = outcome.as_ref().unwrap_err().to_string();
+                assert!(text.contains(&format!("frame {f}:")), "{text}");
+                assert!(
+                    text.contains(&format!("element {} differs first", at(f))),
+                    "{text}"
+                );
+                assert!(
+                    text.contains(&format!("1 of {n} elements differ")),
+                    "{text}"
+                );
+                found += 1;
+            }
+            7 => {}
+            _ => outcome.as_ref().map(drop).unwrap(),
+        }
+    }
+    println!(
+        "{n} elements compared on the device: {found} of 50 flipped bits found with their \
+         element, {dropped} of 50 dropped launches found; {} host allocations in the 400 clean \
+         frames",
+        seen.clean_allocations
+    );
+    assert_eq!((found, dropped), (50, 50));
+    assert_eq!(seen.clean_allocations, 0);
 }
 
 /// Microseconds a frame of `f`, over `frames` frames after 10 unmeasured ones.
@@ -336,20 +518,25 @@ fn per_frame(frames: u32, mut f: impl FnMut(u32)) -> f64 {
 
 #[test]
 #[ignore = "needs a CUDA device"]
+#[allow(clippy::too_many_lines)] // the init phase and both sizes' three loops
 fn a_redundant_frame_costs_against_a_single_run() {
     if !is_child() {
         return in_child("a_redundant_frame_costs_against_a_single_run");
     }
     let profile = Profile::init().unwrap();
     let each = sms_each(profile);
-    // Each output three times (the single run's, the two replicas'), the input once.
-    let bytes = 4 * 3 * (SMALL + BIG);
-    let budget = Budget::page_locked(bytes)
-        .device_bytes(bytes + 4 * BIG)
-        .streams(5)
-        .partitions(4)
+    // Per size: on the device the single run's output and two per redundant kernel (one
+    // compared on the host, one on the device), and the input once; page-locked, the single
+    // run's copy, the host-compared kernel's two and the device-compared one's one; and the
+    // verdicts.
+    let elements: usize = SIZES.iter().map(|&(n, _)| n).sum();
+    let budget = Budget::page_locked(4 * 4 * elements + 16 * SIZES.len())
+        .device_bytes(4 * 5 * elements + 4 * BIG + 16 * SIZES.len())
+        .streams(1 + 4 * SIZES.len())
+        .partitions(4 * SIZES.len())
         .modules(1)
-        .kernels(3);
+        .kernels(1 + 3 * SIZES.len())
+        .events(SIZES.len());
     let mut ctx = RestrictedContext::primary(&profile, profile.device(0).unwrap(), budget).unwrap();
     let mut stack = Stack::new().unwrap();
     let mut guard = ctx.push(&mut stack).unwrap();
@@ -360,20 +547,35 @@ fn a_redundant_frame_costs_against_a_single_run() {
         let module = unsafe { init.load_cubin(&image) }.unwrap();
         let input = init.alloc::<u32>(BIG).unwrap();
         let stream = init.stream().unwrap();
-        let mut small_out = init.alloc::<u32>(SMALL).unwrap();
-        let mut small_host = init.alloc_pinned::<u32>(SMALL).unwrap();
-        let mut big_out = init.alloc::<u32>(BIG).unwrap();
-        let mut big_host = init.alloc_pinned::<u32>(BIG).unwrap();
-        let mut small = init
-            .redundant::<Mix, u32>(&module, "out", SMALL, each, OnMismatch::ReturnError)
-            .unwrap();
-        let mut big = init
-            .redundant::<Mix, u32>(&module, "out", BIG, each, OnMismatch::ReturnError)
-            .unwrap();
+        let twice = |n: usize, on: CompareOn| {
+            init.redundant_compared::<Mix, u32>(
+                &module,
+                "out",
+                n,
+                each,
+                OnMismatch::ReturnError,
+                on,
+            )
+            .unwrap()
+        };
+        // Per size: the single run's output and its copy, the kernel compared on the host, the
+        // one compared on the device, the timed frames.
+        let mut sizes: Vec<_> = SIZES
+            .iter()
+            .map(|&(n, frames)| {
+                (
+                    init.alloc::<u32>(n).unwrap(),
+                    init.alloc_pinned::<u32>(n).unwrap(),
+                    twice(n, CompareOn::Host),
+                    twice(n, CompareOn::Device),
+                    frames,
+                )
+            })
+            .collect();
         let single_kernel = init.kernel::<Mix>(&module).unwrap();
         let run = init.seal();
         // The single run: the same kernel on the whole device, its output copied back and
-        // waited for, as one replica's is.
+        // waited for, as replica 0's is.
         let single = |out: &mut RestrictedBuffer<'_, u32>, host: &mut PinnedBuffer<'_, u32>, f| {
             let n = out.len();
             stream
@@ -398,27 +600,33 @@ fn a_redundant_frame_costs_against_a_single_run() {
                 })
                 .unwrap();
         };
-        for (twice, out, host, frames) in [
-            (&mut small, &mut small_out, &mut small_host, 2000),
-            (&mut big, &mut big_out, &mut big_host, 100),
-        ] {
-            // The redundant result is the single run's, in both replicas.
+        for (out, host, on_host, on_device, frames) in &mut sizes {
+            let frames = *frames;
+            // The redundant result is the single run's, in both replicas (on the host) and in
+            // replica 0 (on the device, whose replica 1 stays there).
             single(out, host, 7);
-            redundant(twice, 7);
-            assert_eq!(twice.replica(0), &host[..]);
-            assert_eq!(twice.replica(1), &host[..]);
+            redundant(on_host, 7);
+            redundant(on_device, 7);
+            assert_eq!(on_host.replica(0), &host[..]);
+            assert_eq!(on_host.replica(1), &host[..]);
+            assert_eq!(on_device.replica(0), &host[..]);
+            assert!(on_device.replica(1).is_empty());
             let one = per_frame(frames, |f| single(out, host, f));
-            let two = per_frame(frames, |f| redundant(twice, f));
+            let two_host = per_frame(frames, |f| redundant(on_host, f));
+            let two_device = per_frame(frames, |f| redundant(on_device, f));
             println!(
-                "mix of {} elements: single {one:.1} us a frame, redundant {two:.1} us \
-                 ({:.2}x; partitions of {:?} SMs)",
+                "mix of {} elements ({} KiB): single {one:.1} us a frame; redundant compared on \
+                 the host {two_host:.1} us ({:.2}x), on the device {two_device:.1} us ({:.2}x; \
+                 ordered by an event: {}); partitions of {:?} SMs",
                 out.len(),
-                two / one,
-                twice.sm_counts()
+                out.len() * 4 / 1024,
+                two_host / one,
+                two_device / one,
+                on_device.ordered_by_event(),
+                on_device.sm_counts()
             );
         }
-        drop(small);
-        drop(big);
+        drop(sizes);
         run.synchronize().unwrap();
         drop(run);
     }

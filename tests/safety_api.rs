@@ -1105,6 +1105,19 @@ fn listing(module: &str, files: &[(String, String)]) -> Result<Vec<String>, Stri
                     for name in mentioned(tokens, &names) {
                         lines.insert(format!("{name}: {attrs}{}", render(tokens)));
                     }
+                    // `kernel_contract!` declares each `pub unsafe kernel NAME`: a unit struct.
+                    if tokens.iter().any(|t| t.is_ident("kernel_contract")) {
+                        for w in tokens.windows(4) {
+                            if w[0].is_ident("pub")
+                                && w[1].is_ident("unsafe")
+                                && w[2].is_ident("kernel")
+                            {
+                                if let Some(name) = w[3].ident().and_then(|n| names.get(n)) {
+                                    declared.entry(name.as_str()).or_default().push(path);
+                                }
+                            }
+                        }
+                    }
                 }
                 _ => {}
             }

@@ -7,10 +7,10 @@
 //! Needs no GPU: the assertions are compile-time, the test reads the two files.
 
 use custack::safety::{
-    Budget, InitPhase, KnownAnswer, OnMismatch, OnOverrun, PinnedHost, PinnedHostMut, Profile,
-    RedundantKernel, Replicas, Resource, RestrictedBuffer, RestrictedContext, RestrictedEvent,
-    RestrictedGraph, RestrictedGuard, RestrictedKernel, RestrictedModule, RestrictedScope,
-    RestrictedStream, RunPhase, WaitBound,
+    Budget, CompareOn, InitPhase, KnownAnswer, OnMismatch, OnOverrun, PinnedHost, PinnedHostMut,
+    Profile, RedundantKernel, Replicas, ReplicasCompare, Resource, RestrictedBuffer,
+    RestrictedContext, RestrictedEvent, RestrictedGraph, RestrictedGuard, RestrictedKernel,
+    RestrictedModule, RestrictedScope, RestrictedStream, RunPhase, WaitBound,
 };
 use std::path::PathBuf;
 
@@ -56,6 +56,8 @@ threads! {
     Replicas: Replicas => true,
     KnownAnswer: KnownAnswer => true,
     OnMismatch: OnMismatch => true,
+    CompareOn: CompareOn => true,
+    ReplicasCompare: ReplicasCompare => true,
     RedundantKernel: RedundantKernel<'static, 'static, Probe, u32> => false,
 }
 

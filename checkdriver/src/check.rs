@@ -513,6 +513,7 @@ pub(crate) fn init() -> bool {
     STICKY_AT.store(env_u64("NULLDRIVER_STICKY_AT"), Relaxed);
     FAIL_CODE.store(env_u64("NULLDRIVER_FAIL_CODE"), Relaxed);
     HANG_AT.store(env_u64("NULLDRIVER_HANG_AT"), Relaxed);
+    crate::inject::init();
     if let Some(secs) = std::env::var("NULLDRIVER_HANG_IDLE_SECS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -828,7 +829,12 @@ fn check_use_in(
             ));
             None
         }
-        Some(o) if !kind.any_context() && !any_context && o.ctx != cur => {
+        Some(o)
+            if !kind.any_context()
+                && !any_context
+                && o.ctx != cur
+                && !green_stream_under_primary(s, kind, o.ctx, cur) =>
+        {
             let ctx = o.ctx;
             violation(format!(
                 "{what}: {kind:?} {h:#x} of context {ctx:#x} used while {cur:#x} is current"
@@ -845,6 +851,17 @@ fn check_use_in(
             Some(ctx)
         }
     }
+}
+
+/// Whether a stream of context `ctx` may be used while `cur` is current: a stream of a green
+/// context (`cuGreenCtxStreamCreate`) while a primary context is, as the driver allows (green
+/// contexts share the primary context's memory and modules; custack's redundant kernel enqueues
+/// on its partitions' streams with the primary context current, `tests/gpu_redundancy.rs`).
+fn green_stream_under_primary(s: &State, kind: Kind, ctx: usize, cur: usize) -> bool {
+    let parent = |c: usize| s.objs.get(&(Kind::Context, c)).map(|o| o.parent);
+    kind == Kind::Stream
+        && parent(cur) == Some(usize::MAX)
+        && parent(ctx).is_some_and(|g| s.objs.get(&(Kind::GreenContext, g)).is_some_and(|o| o.live))
 }
 
 /// Array handle `h` (an array or a level of a mipmapped array) is used by `what`; returns the
@@ -2502,6 +2519,7 @@ pub(crate) fn report() -> String {
         let _ = writeln!(out, "hung {what}");
     }
     out.push_str(&crate::standin::report_lines());
+    out.push_str(&crate::inject::report_lines());
     out
 }
 

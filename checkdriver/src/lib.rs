@@ -6,8 +6,9 @@
 //!   (`NULLDRIVER_FAIL_AT=k`) or every call from k on (`NULLDRIVER_STICKY_AT=k`), makes the
 //!   first asynchronous enqueue at or after call k never complete (`NULLDRIVER_HANG_AT=k`: a
 //!   blocking wait on it ends the process with status [`HUNG_EXIT`] and a `hung` line in the
-//!   report), and reports wrong-context calls, double frees, leaks and memory freed under
-//!   pending work. The runner `custack-check` (`src/bin/custack-check`) runs a program, or a
+//!   report), corrupts one replica of a redundant kernel (`NULLDRIVER_INJECT=SEED`, `inject.rs`:
+//!   bits flipped in what a launch on a second partition's stream wrote, or the launch dropped),
+//!   and reports wrong-context calls, double frees, leaks and memory freed under pending work. The runner `custack-check` (`src/bin/custack-check`) runs a program, or a
 //!   test binary, under every such schedule (`--hangs`: one hang per enqueue of the clean run):
 //!
 //!   ```text
@@ -63,6 +64,7 @@
 mod check;
 mod cubin;
 mod data;
+mod inject;
 mod mode;
 mod ptx;
 mod standin;
@@ -127,7 +129,7 @@ const NEWER: &[(&[u8], c_int)] = &[
     (b"cuGreenCtxCreate", 12040),
     (b"cuGreenCtxDestroy", 12040),
     (b"cuCtxFromGreenCtx", 12040),
-    (b"cuGreenCtxStreamCreate", 12040),
+    (b"cuGreenCtxStreamCreate", 12050),
     (b"cuCtxCreate_v4", 12050),
     (b"cuCtxRecordEvent", 12050),
     (b"cuCtxWaitEvent", 12050),
@@ -715,6 +717,7 @@ entry_points! {
         }
         let h = handle();
         check::green_created(h as usize, context_of_green(h) as usize);
+        inject::green_created(h as usize);
         out(green, h);
         CUDA_SUCCESS
     }
@@ -739,6 +742,7 @@ entry_points! {
         }
         let h = handle();
         check::green_stream_created(h as usize, green as usize);
+        inject::green_stream_created(h as usize, green as usize);
         out(stream, h);
         CUDA_SUCCESS
     }
@@ -2199,7 +2203,17 @@ unsafe fn run_kernel(
         shared,
         params.cast_const(),
     );
-    check::data_op(stream as usize, work::DataOp::Launch(launch), what)
+    // A replica's fault (`NULLDRIVER_INJECT`): the launch dropped, or its writes corrupted.
+    match inject::next_launch(stream as usize) {
+        inject::Action::Run => check::data_op(stream as usize, work::DataOp::Launch(launch), what),
+        inject::Action::Drop => CUDA_SUCCESS,
+        inject::Action::Flip(bits) => {
+            inject::record_writes();
+            let r = check::data_op(stream as usize, work::DataOp::Launch(launch), what);
+            inject::flip_written(bits);
+            r
+        }
+    }
 }
 
 unsafe fn new_address(p: *mut CUdeviceptr, bytes: usize) -> CUresult {
@@ -3931,6 +3945,10 @@ mod tests {
         unsafe {
             // Reported as 12.2: not found; as 13.0: found when asked at their version.
             assert_eq!(proc(c"cuCtxRecordEvent", 12050), Err(1));
+            // As 12.4: green contexts, but not yet their streams (CUDA 12.5).
+            assert_eq!(custackCheckdriverSetDriverVersion(12040), CUDA_SUCCESS);
+            assert!(proc(c"cuGreenCtxCreate", 12040).is_ok());
+            assert_eq!(proc(c"cuGreenCtxStreamCreate", 12050), Err(1));
             assert_eq!(custackCheckdriverSetDriverVersion(13000), CUDA_SUCCESS);
             let mut v = 0;
             let _ = cuDriverGetVersion(&raw mut v);
@@ -3947,6 +3965,17 @@ mod tests {
             found(c"cuCtxRecordEvent", 12050, cuCtxRecordEvent as *mut c_void);
             assert_eq!(
                 proc(c"cuCtxRecordEvent", 12040),
+                Err(2),
+                "asked below its version"
+            );
+            // A green context's stream came with CUDA 12.5, a release after green contexts.
+            found(
+                c"cuGreenCtxStreamCreate",
+                12050,
+                cuGreenCtxStreamCreate as *mut c_void,
+            );
+            assert_eq!(
+                proc(c"cuGreenCtxStreamCreate", 12040),
                 Err(2),
                 "asked below its version"
             );

@@ -161,6 +161,7 @@ unsafe extern "C" fn write(device: u64, host: *const c_void, bytes: usize) -> c_
         // SAFETY: the stand-in's contract: `host` is valid for reading `bytes` bytes.
         unsafe { core::slice::from_raw_parts(host.cast::<u8>(), bytes) }
     };
+    crate::inject::wrote(device, bytes);
     result(data::write(device, buf), "a stand-in's write")
 }
 

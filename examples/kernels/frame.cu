@@ -6,6 +6,12 @@
 // safety profile loads no PTX and runs no JIT) by the runner that scripts/gpu-bundle.sh writes:
 //   nvcc -cubin -arch=sm_<CC> -o .gpu/frame.cubin examples/kernels/frame.cu
 // where CC is the device's compute capability (9.0 -> 90).
+//
+// With custack's comparison kernel, custack_replicas_compare: the redundant frame
+// (examples/25_safety_redundant.rs, benches/redundant.rs) compares its two replicas' outputs on
+// the device, by that kernel, which the restricted profile looks up in this cubin (it loads no
+// PTX and compiles nothing at run time).
+#include "../../src/safety/replicas_compare.cu"
 
 // out[y*w + x] = mean of in[y*w + x-1 .. x+1], the edges clamped to the row: one thread per
 // pixel, 1-D blocks over the width*height pixels.

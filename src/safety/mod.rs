@@ -55,7 +55,7 @@ pub use context::{RestrictedContext, RestrictedGuard};
 pub use partitioned::RedundantKernel;
 pub use phase::{InitPhase, RunPhase};
 pub use profile::{Budget, Profile, Resource};
-pub use redundant::{KnownAnswer, OnMismatch, Replicas};
+pub use redundant::{CompareOn, KnownAnswer, OnMismatch, Replicas, ReplicasCompare};
 pub use scope::{PinnedHost, PinnedHostMut, RestrictedScope};
 pub use stream::RestrictedStream;
 pub use values::{

@@ -14,9 +14,9 @@ use crate::kernel::contract::{Contract, PlainLaunch};
 use crate::memory::PinnedBuffer;
 use crate::safety::bound::WaitBound;
 use crate::safety::image;
-use crate::safety::partitioned::{OwnedGreen, Partition, RedundantKernel};
+use crate::safety::partitioned::{Check, OnDevice, OwnedGreen, Partition, RedundantKernel};
 use crate::safety::profile::{BudgetUse, Resource};
-use crate::safety::redundant::{OnMismatch, Replicas};
+use crate::safety::redundant::{CompareOn, OnMismatch, Replicas, ReplicasCompare};
 use crate::safety::scope::RestrictedScope;
 use crate::safety::stream::RestrictedStream;
 use crate::safety::values::{
@@ -355,7 +355,11 @@ impl<'g> InitPhase<'g> {
     /// of `module` that contract `C` declares, set up to run twice per frame on two partitions
     /// of the device's SMs that share no SM, its output parameter `output` (of `len` elements)
     /// compared between the two runs after each frame ([`RedundantKernel::run`]), a difference
-    /// handled as `on_mismatch` says.
+    /// handled as `on_mismatch` says. Where the comparison runs is chosen by the output's size
+    /// ([`CompareOn::for_bytes`]): on the host below [`CompareOn::DEVICE_FROM_BYTES`] (256 KiB),
+    /// on the device from it, by the kernel [`ReplicasCompare`] that `module` must then hold
+    /// (the program builds [`ReplicasCompare::SOURCE`] into its cubin);
+    /// [`redundant_compared`](Self::redundant_compared) chooses explicitly.
     ///
     /// The device's SMs are split into two groups of at least `sms_each` SMs each (the driver
     /// rounds up to its partition granularity; half the device's SMs, rounded down to that
@@ -363,8 +367,11 @@ impl<'g> InitPhase<'g> {
     /// budget: two [`partitions`](crate::safety::Budget::partitions), two
     /// [`streams`](crate::safety::Budget::streams), one kernel lookup (as
     /// [`kernel`](Self::kernel), with its checks), `2 * len` elements of device memory (each
-    /// replica's output) and `2 * len` of page-locked memory (each replica's copy for the
-    /// comparison).
+    /// replica's output); compared on the host, `2 * len` elements of page-locked memory (each
+    /// replica's copy); compared on the device, `len` elements of page-locked memory (replica
+    /// 0's copy), and for the comparison one more kernel lookup, one
+    /// [`event`](crate::safety::Budget::events), 16 bytes of device memory and 16 of
+    /// page-locked memory (the verdict).
     ///
     /// Only on the device's primary context ([`RestrictedContext::primary`]): green contexts
     /// share its memory and modules, so both partitions launch the function `module` holds
@@ -378,9 +385,10 @@ impl<'g> InitPhase<'g> {
     /// [`RestrictedContext::new`](crate::safety::RestrictedContext::new), or past the budget
     /// (what was made before the refusal is dropped, and stays counted);
     /// `ErrorKind::InvalidValue` if `C` declares no parameter `output`, or if the device's SMs
-    /// do not make two groups of `sms_each`; `ErrorKind::DriverTooOld` before driver 12.5; as
-    /// [`kernel`](Self::kernel), [`alloc`](Self::alloc) and [`alloc_pinned`](Self::alloc_pinned);
-    /// the driver's errors.
+    /// do not make two groups of `sms_each`; `ErrorKind::DriverTooOld` before driver 12.5;
+    /// `CUDA_ERROR_NOT_FOUND` naming `custack_replicas_compare` where the comparison is on the
+    /// device and `module` lacks it; as [`kernel`](Self::kernel), [`alloc`](Self::alloc) and
+    /// [`alloc_pinned`](Self::alloc_pinned); the driver's errors.
     ///
     /// # References
     ///
@@ -395,6 +403,39 @@ impl<'g> InitPhase<'g> {
         len: usize,
         sms_each: u32,
         on_mismatch: OnMismatch,
+    ) -> Result<RedundantKernel<'g, 'm, C, T>> {
+        let compare_on = CompareOn::for_bytes(len.saturating_mul(size_of::<T>()));
+        self.redundant_compared(module, output, len, sms_each, on_mismatch, compare_on)
+    }
+
+    /// As [`redundant`](Self::redundant), the replicas compared where `compare_on` says,
+    /// whatever the output's size: [`CompareOn::Host`] needs no kernel of `module`;
+    /// [`CompareOn::Device`] looks [`ReplicasCompare`] up in `module`.
+    ///
+    /// On the device, the comparison is ordered after both replicas on partition 0's stream:
+    /// after replica 0 by the stream's order, after replica 1 by an event recorded on partition
+    /// 1's stream that partition 0's waits for (`cuEventRecord`, `cuStreamWaitEvent`). The init
+    /// phase records and waits for it once; a driver that refuses an event of the primary
+    /// context on a partition's stream (`CUDA_ERROR_INVALID_HANDLE`) gets the host's wait for
+    /// replica 1 instead ([`RedundantKernel::ordered_by_event`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`redundant`](Self::redundant).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
+    #[doc(alias = "cuEventRecord")]
+    #[doc(alias = "cuStreamWaitEvent")]
+    pub fn redundant_compared<'m, C: PlainLaunch, T: DeviceCopy>(
+        &self,
+        module: &'m RestrictedModule<'g>,
+        output: &'static str,
+        len: usize,
+        sms_each: u32,
+        on_mismatch: OnMismatch,
+        compare_on: CompareOn,
     ) -> Result<RedundantKernel<'g, 'm, C, T>> {
         crate::error::poison::check()?;
         let Some(device) = self.primary else {
@@ -422,7 +463,22 @@ impl<'g> InitPhase<'g> {
         let streams = self.budget.take(Resource::Streams, 2)?;
         let kernel = self.kernel::<C>(module)?;
         let outputs = [self.alloc::<T>(len)?, self.alloc::<T>(len)?];
-        let staging = [self.alloc_pinned::<T>(len)?, self.alloc_pinned::<T>(len)?];
+        let staging = self.alloc_pinned::<T>(len)?;
+        // What the comparison needs, but the probe of the event's recording (below, once the
+        // partitions' streams exist).
+        let compare = match compare_on {
+            CompareOn::Host => Err(self.alloc_pinned::<T>(len)?),
+            CompareOn::Device => {
+                let compare = self.compare_kernel::<C>(module)?;
+                let verdict = self.alloc::<u64>(2)?;
+                let verdict_host = self.alloc_pinned::<u64>(2)?;
+                let taken = self.budget.take(Resource::Events, 1)?;
+                let done = self.guard.event(EventFlags::DISABLE_TIMING)?;
+                taken.keep();
+                let done = RestrictedEvent::of(done, self.budget.budget().wait_bound());
+                Ok((compare, verdict, verdict_host, done))
+            }
+        };
         let sms = device.sm_resource_unconfined()?;
         let split = sms.split(2, sms_each)?;
         let [a, b] = split.groups.as_slice() else {
@@ -457,14 +513,47 @@ impl<'g> InitPhase<'g> {
         let partitions_made = [partition(a)?, partition(b)?];
         partitions.keep();
         streams.keep();
+        let check = match compare {
+            Err(second) => Check::Host(second),
+            Ok((compare, verdict, verdict_host, done)) => Check::Device(OnDevice::new(
+                compare,
+                verdict,
+                verdict_host,
+                done,
+                &partitions_made,
+                len,
+            )?),
+        };
         Ok(RedundantKernel {
             kernel,
             partitions: partitions_made,
             outputs,
             staging,
+            check,
             output,
             replicas: Replicas::of::<C>(on_mismatch),
             frames: 0,
+        })
+    }
+
+    /// [`ReplicasCompare`] looked up in `module` for the redundant kernel of contract `C`
+    /// ([`kernel`](Self::kernel)); where `module` lacks it, the error says how to build it in.
+    fn compare_kernel<'m, C: Contract>(
+        &self,
+        module: &'m RestrictedModule<'g>,
+    ) -> Result<RestrictedKernel<'m, ReplicasCompare>> {
+        self.kernel::<ReplicasCompare>(module).map_err(|e| {
+            if e.kind() == ErrorKind::NotFound {
+                e.with_detail(format!(
+                    "kernel `{}`: its outputs are compared on the device, by the kernel \
+                     `custack_replicas_compare`, which the module lacks: build \
+                     ReplicasCompare::SOURCE (src/safety/replicas_compare.cu) into the cubin, \
+                     or compare on the host (redundant_compared, CompareOn::Host)",
+                    C::KERNEL
+                ))
+            } else {
+                e
+            }
         })
     }
 

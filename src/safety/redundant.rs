@@ -8,9 +8,11 @@
 //! Software-only diverse redundancy (Alcaide et al., IEEE TETC) runs the kernel twice so that
 //! the two runs never share a streaming multiprocessor, and compares what each wrote: a
 //! transient fault in one SM changes one run's output only. This module is the comparison
-//! half, on the host, over the page-locked memory the init phase allocated (it allocates
-//! nothing). The placement of the two runs in two green-context partitions of the device is
-//! not part of it yet.
+//! half: on the host, over the page-locked memory the init phase allocated (it allocates
+//! nothing), or on the device by the kernel [`ReplicasCompare`] (CUDA C the program builds into
+//! its cubin, [`ReplicasCompare::SOURCE`]), whose verdict it settles the same way; which one is
+//! [`CompareOn`], chosen in the init phase. The placement of the two runs in two green-context
+//! partitions of the device is [`RedundantKernel`](crate::safety::RedundantKernel).
 //!
 //! # Examples
 //!
@@ -52,6 +54,75 @@ pub enum OnMismatch {
     /// The process takes the one safe state ([`fail_stop`](crate::fail_stop): one line on
     /// stderr, exit status 75): a wrong result is treated as the GPU being unusable.
     FailStop,
+}
+
+/// Where the two replicas' outputs of a [`RedundantKernel`](crate::safety::RedundantKernel) are
+/// compared: chosen once, in the init phase
+/// ([`InitPhase::redundant`](crate::safety::InitPhase::redundant) by the output's size,
+/// [`InitPhase::redundant_compared`](crate::safety::InitPhase::redundant_compared) as asked).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CompareOn {
+    /// Both outputs copied back to page-locked memory each frame and compared on the host
+    /// ([`Replicas::compare`]): no kernel of the program's module is needed, and both replicas'
+    /// results are readable on the host. Its cost grows with the output: two copies back and a
+    /// host pass over both.
+    Host,
+    /// Compared on the device by the kernel [`ReplicasCompare`] (`custack_replicas_compare`,
+    /// CUDA C the program builds into its module: [`ReplicasCompare::SOURCE`]), ordered after
+    /// both replicas; only its verdict (16 bytes) and replica 0's output come back.
+    Device,
+}
+
+impl CompareOn {
+    /// The output size, in bytes, from which [`InitPhase::redundant`] compares on the device:
+    /// 256 KiB. Below it the host's comparison is as fast or faster (a copy back of a few
+    /// kilobytes and a `memcmp` cost less than the compare kernel's launch, its memset and its
+    /// verdict's copy); above it the host's second copy back and its pass over both outputs grow
+    /// with the output while the device's stay a fraction of the kernel's own time
+    /// (`tests/gpu_redundancy.rs` times both).
+    ///
+    /// [`InitPhase::redundant`]: crate::safety::InitPhase::redundant
+    pub const DEVICE_FROM_BYTES: usize = 256 << 10;
+
+    /// Where an output of `bytes` bytes is compared by default: on the device from
+    /// [`DEVICE_FROM_BYTES`](Self::DEVICE_FROM_BYTES), on the host below it.
+    pub const fn for_bytes(bytes: usize) -> Self {
+        if bytes >= Self::DEVICE_FROM_BYTES {
+            Self::Device
+        } else {
+            Self::Host
+        }
+    }
+}
+
+crate::kernel_contract! {
+    /// The comparison of two replicas on the device: `custack_replicas_compare(const unsigned
+    /// char* first, const unsigned char* second, unsigned long long len, unsigned long long
+    /// size, unsigned long long* verdict)` compares `len` elements of `size` bytes, bit for bit,
+    /// and adds the number that differ to `verdict[0]` and `~i` of the first differing element
+    /// `i` into `verdict[1]` (an `atomicMax`; custack zeroes the verdict first). A grid-stride
+    /// loop, in blocks of whole warps.
+    ///
+    /// The restricted profile loads cubins only, so custack ships the kernel as CUDA C
+    /// ([`SOURCE`](Self::SOURCE), the file `src/safety/replicas_compare.cu` of the crate) and the
+    /// program builds it into its own cubin ahead of time, beside the kernel it runs redundantly
+    /// (`#include "replicas_compare.cu"` in that kernel's `.cu` file), where
+    /// [`InitPhase::redundant`](crate::safety::InitPhase::redundant) looks it up in the init
+    /// phase, counted as one kernel lookup.
+    pub unsafe kernel ReplicasCompare = "custack_replicas_compare"(
+        first: &[u8; len * size],
+        second: &[u8; len * size],
+        len: u64,
+        size: u64,
+        verdict: &mut [u64; 2],
+    ) requires(block_x % 32 == 0, block_y == 1, block_z == 1);
+}
+
+impl ReplicasCompare {
+    /// The kernel's CUDA C source (`src/safety/replicas_compare.cu`), for a build script that
+    /// writes it beside the program's own kernels before nvcc builds their cubin.
+    pub const SOURCE: &'static str = include_str!("replicas_compare.cu");
 }
 
 /// Where two byte images of `T`s first differ, and in how many elements.
@@ -172,6 +243,33 @@ impl Replicas {
                 "kernel `{}`, frame {frame}: the two runs wrote different `{param}`: element {} \
                  differs first, {} of {} elements differ",
                 self.kernel, d.first, d.count, d.len
+            ),
+        );
+        settle(self.on_mismatch, error)
+    }
+}
+
+impl Replicas {
+    /// Settles the verdict of the comparison on the device ([`ReplicasCompare`]) of launch
+    /// `frame`'s two copies of `param`, of `len` elements: `verdict[0]` elements differ, the
+    /// first at `!verdict[1]`.
+    pub(crate) fn settle_verdict(
+        &self,
+        frame: u64,
+        param: &str,
+        verdict: [u64; 2],
+        len: usize,
+    ) -> Result<()> {
+        let [count, first] = verdict;
+        if count == 0 {
+            return Ok(());
+        }
+        let error = Error::custack(
+            ErrorKind::ReplicasDiffer,
+            format!(
+                "kernel `{}`, frame {frame}: the two runs wrote different `{param}`: element {} \
+                 differs first, {count} of {len} elements differ (compared on the device)",
+                self.kernel, !first
             ),
         );
         settle(self.on_mismatch, error)
