@@ -8,7 +8,7 @@
 //! the feature `nvml`, the GPU's health events are polled every frame (`RunPhase::poll_health`).
 //!
 //! It prints what it measured: frames run, mismatches between the replicas, self-tests run and
-//! passed, the time of a redundant frame against a single run of the same kernels on the whole
+//! passed and the time of one, the time of a redundant frame against a single run of the same kernels on the whole
 //! device (measured in this process, just before), the host allocations per frame (a counting
 //! global allocator) and, with `nvml`, the poll's cost.
 //!
@@ -118,6 +118,7 @@ struct Figures {
     first_mismatch: Option<String>,
     self_tests: u32,
     self_tests_passed: u32,
+    self_test_time: Duration,
     first_self_test_failure: Option<String>,
     cpu_check_failures: u32,
     single: Duration,
@@ -280,6 +281,7 @@ fn phases(
             Err(e) => return Err(e),
         }
         if self_test.due(u64::from(frame)) {
+            let start = Instant::now();
             stream.scope(|s| -> custack::Result<()> {
                 let mut test_in = s.bind_mut(&mut test_in);
                 let mut out = s.bind_mut(&mut test_out);
@@ -293,8 +295,10 @@ fn phases(
                 )?;
                 s.copy_to_host(&mut test_host, &out)
             })??;
+            let checked = self_test.check(u64::from(frame), &known, &test_host);
+            figures.self_test_time += start.elapsed();
             figures.self_tests += 1;
-            match self_test.check(u64::from(frame), &known, &test_host) {
+            match checked {
                 Ok(()) => figures.self_tests_passed += 1,
                 Err(e) if e.kind() == ErrorKind::SelfTestFailed => {
                     figures
@@ -345,8 +349,12 @@ fn report(f: &Figures) {
         f.sm_counts, f.mismatches, f.cpu_check_failures
     );
     println!(
-        "25_safety_redundant: known-answer self-test every {} frames: {} run, {} passed",
-        f.every, f.self_tests, f.self_tests_passed
+        "25_safety_redundant: known-answer self-test every {} frames: {} run, {} passed; \
+         {:.1} us a self-test (the pattern's upload, both kernels, the copy back, the check)",
+        f.every,
+        f.self_tests,
+        f.self_tests_passed,
+        micros(f.self_test_time, f.self_tests)
     );
     println!(
         "25_safety_redundant: a frame: single run {single:.1} us (upload, kernels, copy back, \
