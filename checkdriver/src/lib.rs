@@ -1138,9 +1138,36 @@ entry_points! {
         check::graph_forgotten(graph as usize);
         CUDA_SUCCESS
     }
+    // With an array, fresh node handles up to its capacity: the double keeps no node objects
+    // (nor their kinds: `cuGraphNodeGetType` says every node is an empty one).
     fn cuGraphGetNodes(graph: Handle, nodes: *mut Handle, n: *mut usize) {
         check::used(Kind::Graph, graph as usize, "cuGraphGetNodes");
-        out(n, check::graph_len(graph as usize));
+        if n.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let len = check::graph_len(graph as usize);
+        if !nodes.is_null() {
+            for i in 0..(*n).min(len) {
+                *nodes.add(i) = handle();
+            }
+        }
+        out(n, len);
+        CUDA_SUCCESS
+    }
+    fn cuGraphNodeGetType(node: Handle, kind: *mut c_uint) {
+        if node.is_null() || kind.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        out(kind, 5);
+        CUDA_SUCCESS
+    }
+    // A clone takes the graph's operations (and its node count): launched, it uses the same
+    // memory, which must be live then.
+    fn cuGraphClone(clone: *mut Handle, graph: Handle) {
+        check::used(Kind::Graph, graph as usize, "cuGraphClone");
+        let c = handle();
+        check::graph_cloned(graph as usize, c as usize);
+        out(clone, c);
         CUDA_SUCCESS
     }
     // A DOT file of one node per node the graph holds, without edges: enough for a reader to
@@ -1259,8 +1286,12 @@ entry_points! {
             return CUDA_ERROR_INVALID_VALUE;
         };
         check::context_named(ctx as usize, "cuGraphAddMemcpyNode");
+        let start = check::building_ops(g);
         graph_copy(copy, g);
-        graph_node_made(node, g, CUDA_SUCCESS)
+        let r = graph_node_made(node, g, CUDA_SUCCESS);
+        // Its span of the graph's work, for `cuGraphExecMemcpyNodeSetParams`.
+        check::kernel_node_made(*node as usize, g, start);
+        r
     }
     fn cuGraphAddMemsetNode(
         node: *mut Handle,
@@ -1274,25 +1305,47 @@ entry_points! {
             return CUDA_ERROR_INVALID_VALUE;
         };
         check::context_named(ctx as usize, "cuGraphAddMemsetNode");
-        if memset.is_null() {
+        let start = check::building_ops(g);
+        let r = graph_memset(memset, g, "cuGraphAddMemsetNode");
+        let r = graph_node_made(node, g, r);
+        if r == CUDA_SUCCESS {
+            // Its span of the graph's work, for `cuGraphExecMemsetNodeSetParams`.
+            check::kernel_node_made(*node as usize, g, start);
+        }
+        r
+    }
+    // An executable graph's memset or memcpy node updated: the new work is kept as a scratch
+    // graph's, then takes the node's place, as for a kernel node.
+    fn cuGraphExecMemsetNodeSetParams(exec: Handle, node: Handle, memset: *const c_void, ctx: Handle) {
+        const WHAT: &str = "cuGraphExecMemsetNodeSetParams";
+        check::used(Kind::GraphExec, exec as usize, WHAT);
+        check::context_named(ctx as usize, WHAT);
+        let scratch = handle() as usize;
+        check::graph_created(scratch);
+        let r = graph_memset(memset, scratch, WHAT);
+        let _ = check::destroyed(Kind::Graph, scratch, WHAT);
+        let known = check::kernel_node_set(exec as usize, node as usize, scratch, WHAT);
+        if r != CUDA_SUCCESS {
+            return r;
+        }
+        if known { CUDA_SUCCESS } else { CUDA_ERROR_INVALID_VALUE }
+    }
+    fn cuGraphExecMemcpyNodeSetParams(exec: Handle, node: Handle, copy: *const c_void, ctx: Handle) {
+        const WHAT: &str = "cuGraphExecMemcpyNodeSetParams";
+        check::used(Kind::GraphExec, exec as usize, WHAT);
+        check::context_named(ctx as usize, WHAT);
+        if copy.is_null() {
             return CUDA_ERROR_INVALID_VALUE;
         }
-        // CUDA_MEMSET_NODE_PARAMS: dst, pitch, value, elementSize, width, height.
-        let at = |offset: usize| memset.cast::<u8>().add(offset);
-        let dst = at(0).cast::<CUdeviceptr>().read_unaligned();
-        let value = at(16).cast::<c_uint>().read_unaligned();
-        let size = at(20).cast::<c_uint>().read_unaligned() as usize;
-        let width = at(24).cast::<usize>().read_unaligned();
-        let height = at(32).cast::<usize>().read_unaligned();
-        if !matches!(size, 1 | 2 | 4) || height != 1 {
-            return CUDA_ERROR_INVALID_VALUE;
+        let scratch = handle() as usize;
+        check::graph_created(scratch);
+        graph_copy(copy, scratch);
+        let _ = check::destroyed(Kind::Graph, scratch, WHAT);
+        if check::kernel_node_set(exec as usize, node as usize, scratch, WHAT) {
+            CUDA_SUCCESS
+        } else {
+            CUDA_ERROR_INVALID_VALUE
         }
-        check::used_span(dst, dst + (width * size) as u64, None, "cuGraphAddMemsetNode");
-        check::enqueued(g, Kind::DeviceMemory, dst as usize);
-        let pattern = value.to_ne_bytes()[..size].to_vec();
-        let op = work::DataOp::Fill { dst, pattern, count: width };
-        let r = check::data_op(g, op, "cuGraphAddMemsetNode");
-        graph_node_made(node, g, r)
     }
     fn cuGraphAddEventRecordNode(node: *mut Handle, graph: Handle, deps: *const Handle, n: usize, event: Handle) {
         let Some(g) = check::graph_stream(graph as usize, "cuGraphAddEventRecordNode") else {
@@ -2069,6 +2122,28 @@ unsafe fn graph_node_made(node: *mut Handle, g: usize, r: CUresult) -> CUresult 
         out(node, handle());
     }
     r
+}
+
+/// A memset node's work (`memset` a `CUDA_MEMSET_NODE_PARAMS`) kept under graph `g`.
+unsafe fn graph_memset(memset: *const c_void, g: usize, what: &str) -> CUresult {
+    if memset.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // CUDA_MEMSET_NODE_PARAMS: dst, pitch, value, elementSize, width, height.
+    let at = |offset: usize| memset.cast::<u8>().add(offset);
+    let dst = at(0).cast::<CUdeviceptr>().read_unaligned();
+    let value = at(16).cast::<c_uint>().read_unaligned();
+    let size = at(20).cast::<c_uint>().read_unaligned() as usize;
+    let width = at(24).cast::<usize>().read_unaligned();
+    let height = at(32).cast::<usize>().read_unaligned();
+    if !matches!(size, 1 | 2 | 4) || height != 1 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    check::used_span(dst, dst + (width * size) as u64, None, what);
+    check::enqueued(g, Kind::DeviceMemory, dst as usize);
+    let pattern = value.to_ne_bytes()[..size].to_vec();
+    let op = work::DataOp::Fill { dst, pattern, count: width };
+    check::data_op(g, op, what)
 }
 
 /// A memcpy node of graph `g` (`copy` a `CUDA_MEMCPY3D`): a contiguous copy between host and
