@@ -335,6 +335,11 @@ impl Drop for GraphClone<'_> {
 /// memory its nodes use, outlive it. Launched in a scope ([`StreamScope::bind_shared`]) only:
 /// it is no [`Payload`], so no submission can hold a launch of it past the borrow. Destroyed
 /// on drop (`cuGraphExecDestroy`).
+///
+/// Two executable graphs of one graph launched on two streams at once use the same memory
+/// with no order between them: they race as two nodes with no path between them do (plain
+/// data, no host access while either may run, so no undefined behaviour, but a bug). Launch
+/// them on one stream, or order the streams with an event.
 #[doc(alias = "CUgraphExec")]
 #[derive(Debug)]
 pub struct SharedExec<'a> {
