@@ -2142,7 +2142,11 @@ unsafe fn graph_memset(memset: *const c_void, g: usize, what: &str) -> CUresult 
     check::used_span(dst, dst + (width * size) as u64, None, what);
     check::enqueued(g, Kind::DeviceMemory, dst as usize);
     let pattern = value.to_ne_bytes()[..size].to_vec();
-    let op = work::DataOp::Fill { dst, pattern, count: width };
+    let op = work::DataOp::Fill {
+        dst,
+        pattern,
+        count: width,
+    };
     check::data_op(g, op, what)
 }
 
@@ -3383,6 +3387,65 @@ mod tests {
             let mut p = null_mut();
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
+    fn memset_node_updates_replace_the_nodes_work_and_clones_keep_the_old() {
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let mut s = null_mut();
+            let _ = cuStreamCreate(&raw mut s, 0);
+            let (mut d, mut e) = (0, 0);
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            let _ = cuMemAlloc_v2(&raw mut e, 64);
+            // CUDA_MEMSET_NODE_PARAMS: dst, pitch, value, elementSize, width, height.
+            let memset = |dst: CUdeviceptr| {
+                let mut p = [0u8; 40];
+                p[0..8].copy_from_slice(&dst.to_ne_bytes());
+                p[16..20].copy_from_slice(&7u32.to_ne_bytes());
+                p[20..24].copy_from_slice(&4u32.to_ne_bytes());
+                p[24..32].copy_from_slice(&16usize.to_ne_bytes());
+                p[32..40].copy_from_slice(&1usize.to_ne_bytes());
+                p
+            };
+            let (mut graph, mut clone, mut node) = (null_mut(), null_mut(), null_mut());
+            let (mut exec, mut cloned) = (null_mut(), null_mut());
+            let _ = cuGraphCreate(&raw mut graph, 0);
+            let p = memset(d);
+            let none = core::ptr::null();
+            let added = cuGraphAddMemsetNode(&raw mut node, graph, none, 0, p.as_ptr().cast(), a);
+            assert_eq!(added, CUDA_SUCCESS);
+            assert_eq!(cuGraphClone(&raw mut clone, graph), CUDA_SUCCESS);
+            let mut n = 0usize;
+            let _ = cuGraphGetNodes(clone, null_mut(), &raw mut n);
+            assert_eq!(n, 1, "the clone's one node");
+            let _ = cuGraphInstantiateWithFlags(&raw mut exec, graph, 0);
+            let _ = cuGraphInstantiateWithFlags(&raw mut cloned, clone, 0);
+            // The node now sets `e`, not `d`.
+            let q = memset(e);
+            assert_eq!(
+                violations_of(|| {
+                    assert_eq!(
+                        cuGraphExecMemsetNodeSetParams(exec, node, q.as_ptr().cast(), a),
+                        CUDA_SUCCESS
+                    );
+                    let _ = cuMemFree_v2(d); // no node of `exec` uses it any more
+                    let _ = cuGraphLaunch(exec, s);
+                    let _ = cuStreamSynchronize(s);
+                }),
+                0,
+                "an updated memset node over live memory, its old buffer freed"
+            );
+            assert!(
+                violations_of(|| {
+                    let _ = cuGraphLaunch(cloned, s);
+                    let _ = cuStreamSynchronize(s);
+                }) > 0,
+                "the clone's executable graph still sets the freed buffer"
+            );
         }
     }
 
