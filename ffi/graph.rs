@@ -85,10 +85,35 @@ link_or_stub! {
         hNode: CUgraphNode,
         nodeParams: *const CUDA_KERNEL_NODE_PARAMS_v2,
     ) -> CUresult;
+    /// Sets the parameters of an executable graph's memcpy node (1D copies only, the same
+    /// memory types and contexts as the node's), named by its node in the graph the executable
+    /// graph was made from, for the next launches.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphExecMemcpyNodeSetParams(
+        hGraphExec: CUgraphExec,
+        hNode: CUgraphNode,
+        copyParams: *const CUDA_MEMCPY3D,
+        ctx: CUcontext,
+    ) -> CUresult;
+    /// Sets the parameters of an executable graph's memset node (1D, device memory of the
+    /// node's context), named by its node in the graph the executable graph was made from.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphExecMemsetNodeSetParams(
+        hGraphExec: CUgraphExec,
+        hNode: CUgraphNode,
+        memsetParams: *const CUDA_MEMSET_NODE_PARAMS,
+        ctx: CUcontext,
+    ) -> CUresult;
     /// Writes a DOT description of a graph to the file at `path` (a C string), in as much
     /// detail as `flags` (`CU_GRAPH_DEBUG_DOT_FLAGS_*`) asks.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     pub fn cuGraphDebugDotPrint(hGraph: CUgraph, path: *const c_char, flags: c_uint) -> CUresult;
+    /// Clones a graph: a new graph with the same nodes, parameters and edges.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphClone(phGraphClone: *mut CUgraph, originalGraph: CUgraph) -> CUresult;
+    /// Returns the type of a node (a `CU_GRAPH_NODE_TYPE_*`).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphNodeGetType(hNode: CUgraphNode, type_: *mut CUgraphNodeType) -> CUresult;
     /// Destroys a graph.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     pub fn cuGraphDestroy(hGraph: CUgraph) -> CUresult;
@@ -172,8 +197,46 @@ pub const CU_GRAPH_COND_TYPE_SWITCH: CUgraphConditionalNodeType = 2;
 /// `CUgraphNodeType`: the kind of a node; custack makes only conditional nodes through
 /// `cuGraphAddNode`.
 pub type CUgraphNodeType = c_uint;
+/// `CU_GRAPH_NODE_TYPE_KERNEL`.
+pub const CU_GRAPH_NODE_TYPE_KERNEL: CUgraphNodeType = 0;
+/// `CU_GRAPH_NODE_TYPE_MEMCPY`.
+pub const CU_GRAPH_NODE_TYPE_MEMCPY: CUgraphNodeType = 1;
+/// `CU_GRAPH_NODE_TYPE_MEMSET`.
+pub const CU_GRAPH_NODE_TYPE_MEMSET: CUgraphNodeType = 2;
+/// `CU_GRAPH_NODE_TYPE_HOST`.
+pub const CU_GRAPH_NODE_TYPE_HOST: CUgraphNodeType = 3;
+/// `CU_GRAPH_NODE_TYPE_GRAPH`: a child graph.
+pub const CU_GRAPH_NODE_TYPE_GRAPH: CUgraphNodeType = 4;
+/// `CU_GRAPH_NODE_TYPE_EMPTY`.
+pub const CU_GRAPH_NODE_TYPE_EMPTY: CUgraphNodeType = 5;
+/// `CU_GRAPH_NODE_TYPE_WAIT_EVENT`.
+pub const CU_GRAPH_NODE_TYPE_WAIT_EVENT: CUgraphNodeType = 6;
+/// `CU_GRAPH_NODE_TYPE_EVENT_RECORD`.
+pub const CU_GRAPH_NODE_TYPE_EVENT_RECORD: CUgraphNodeType = 7;
+/// `CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL`.
+pub const CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL: CUgraphNodeType = 8;
+/// `CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT`.
+pub const CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT: CUgraphNodeType = 9;
+/// `CU_GRAPH_NODE_TYPE_MEM_ALLOC`.
+pub const CU_GRAPH_NODE_TYPE_MEM_ALLOC: CUgraphNodeType = 10;
+/// `CU_GRAPH_NODE_TYPE_MEM_FREE`.
+pub const CU_GRAPH_NODE_TYPE_MEM_FREE: CUgraphNodeType = 11;
+/// `CU_GRAPH_NODE_TYPE_BATCH_MEM_OP`.
+pub const CU_GRAPH_NODE_TYPE_BATCH_MEM_OP: CUgraphNodeType = 12;
 /// `CU_GRAPH_NODE_TYPE_CONDITIONAL`.
 pub const CU_GRAPH_NODE_TYPE_CONDITIONAL: CUgraphNodeType = 13;
+
+/// `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`: the graph's unfreed allocations are freed
+/// before each launch.
+pub const CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH: c_ulonglong = 1;
+/// `CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD`: uploaded when instantiated (with
+/// `cuGraphInstantiateWithParams` and its upload stream only).
+pub const CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD: c_ulonglong = 2;
+/// `CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH`: launchable from the device.
+pub const CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH: c_ulonglong = 4;
+/// `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`: kernel nodes run at their own priority
+/// attribute rather than the launch stream's.
+pub const CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY: c_ulonglong = 8;
 
 /// `CUDA_CONDITIONAL_NODE_PARAMS`: a conditional node's handle, type and bodies.
 #[repr(C)]

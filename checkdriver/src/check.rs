@@ -1476,6 +1476,25 @@ pub(crate) fn graph_instantiated(exec: usize, graph: usize) {
     });
 }
 
+/// `cuGraphClone` made `clone` from `graph`: a graph of its own with the same operations (and,
+/// for a graph built node by node, the same count of nodes).
+pub(crate) fn graph_cloned(graph: usize, clone: usize) {
+    created(Kind::Graph, clone, 0);
+    with_state(|s| {
+        if let Some((c, nodes)) = s.building.get(&graph) {
+            let copy = Capture {
+                ops: c.ops.clone(),
+                internal: c.internal.clone(),
+            };
+            let nodes = *nodes;
+            s.building.insert(clone, (copy, nodes));
+        } else {
+            let ops = s.ops_of(graph);
+            s.graph_ops.insert(clone, ops);
+        }
+    });
+}
+
 /// The number of operations graph `g`, being built, holds so far.
 pub(crate) fn building_ops(g: usize) -> usize {
     with_state(|s| s.building.get(&g).map_or(0, |(c, _)| c.ops.len())).unwrap_or(0)

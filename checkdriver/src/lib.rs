@@ -1142,9 +1142,36 @@ entry_points! {
         check::graph_forgotten(graph as usize);
         CUDA_SUCCESS
     }
+    // With an array, fresh node handles up to its capacity: the double keeps no node objects
+    // (nor their kinds: `cuGraphNodeGetType` says every node is an empty one).
     fn cuGraphGetNodes(graph: Handle, nodes: *mut Handle, n: *mut usize) {
         check::used(Kind::Graph, graph as usize, "cuGraphGetNodes");
-        out(n, check::graph_len(graph as usize));
+        if n.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let len = check::graph_len(graph as usize);
+        if !nodes.is_null() {
+            for i in 0..(*n).min(len) {
+                *nodes.add(i) = handle();
+            }
+        }
+        out(n, len);
+        CUDA_SUCCESS
+    }
+    fn cuGraphNodeGetType(node: Handle, kind: *mut c_uint) {
+        if node.is_null() || kind.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        out(kind, 5);
+        CUDA_SUCCESS
+    }
+    // A clone takes the graph's operations (and its node count): launched, it uses the same
+    // memory, which must be live then.
+    fn cuGraphClone(clone: *mut Handle, graph: Handle) {
+        check::used(Kind::Graph, graph as usize, "cuGraphClone");
+        let c = handle();
+        check::graph_cloned(graph as usize, c as usize);
+        out(clone, c);
         CUDA_SUCCESS
     }
     // A DOT file of one node per node the graph holds, without edges: enough for a reader to
@@ -1263,8 +1290,12 @@ entry_points! {
             return CUDA_ERROR_INVALID_VALUE;
         };
         check::context_named(ctx as usize, "cuGraphAddMemcpyNode");
+        let start = check::building_ops(g);
         graph_copy(copy, g);
-        graph_node_made(node, g, CUDA_SUCCESS)
+        let r = graph_node_made(node, g, CUDA_SUCCESS);
+        // Its span of the graph's work, for `cuGraphExecMemcpyNodeSetParams`.
+        check::kernel_node_made(*node as usize, g, start);
+        r
     }
     fn cuGraphAddMemsetNode(
         node: *mut Handle,
@@ -1278,25 +1309,47 @@ entry_points! {
             return CUDA_ERROR_INVALID_VALUE;
         };
         check::context_named(ctx as usize, "cuGraphAddMemsetNode");
-        if memset.is_null() {
+        let start = check::building_ops(g);
+        let r = graph_memset(memset, g, "cuGraphAddMemsetNode");
+        let r = graph_node_made(node, g, r);
+        if r == CUDA_SUCCESS {
+            // Its span of the graph's work, for `cuGraphExecMemsetNodeSetParams`.
+            check::kernel_node_made(*node as usize, g, start);
+        }
+        r
+    }
+    // An executable graph's memset or memcpy node updated: the new work is kept as a scratch
+    // graph's, then takes the node's place, as for a kernel node.
+    fn cuGraphExecMemsetNodeSetParams(exec: Handle, node: Handle, memset: *const c_void, ctx: Handle) {
+        const WHAT: &str = "cuGraphExecMemsetNodeSetParams";
+        check::used(Kind::GraphExec, exec as usize, WHAT);
+        check::context_named(ctx as usize, WHAT);
+        let scratch = handle() as usize;
+        check::graph_created(scratch);
+        let r = graph_memset(memset, scratch, WHAT);
+        let _ = check::destroyed(Kind::Graph, scratch, WHAT);
+        let known = check::kernel_node_set(exec as usize, node as usize, scratch, WHAT);
+        if r != CUDA_SUCCESS {
+            return r;
+        }
+        if known { CUDA_SUCCESS } else { CUDA_ERROR_INVALID_VALUE }
+    }
+    fn cuGraphExecMemcpyNodeSetParams(exec: Handle, node: Handle, copy: *const c_void, ctx: Handle) {
+        const WHAT: &str = "cuGraphExecMemcpyNodeSetParams";
+        check::used(Kind::GraphExec, exec as usize, WHAT);
+        check::context_named(ctx as usize, WHAT);
+        if copy.is_null() {
             return CUDA_ERROR_INVALID_VALUE;
         }
-        // CUDA_MEMSET_NODE_PARAMS: dst, pitch, value, elementSize, width, height.
-        let at = |offset: usize| memset.cast::<u8>().add(offset);
-        let dst = at(0).cast::<CUdeviceptr>().read_unaligned();
-        let value = at(16).cast::<c_uint>().read_unaligned();
-        let size = at(20).cast::<c_uint>().read_unaligned() as usize;
-        let width = at(24).cast::<usize>().read_unaligned();
-        let height = at(32).cast::<usize>().read_unaligned();
-        if !matches!(size, 1 | 2 | 4) || height != 1 {
-            return CUDA_ERROR_INVALID_VALUE;
+        let scratch = handle() as usize;
+        check::graph_created(scratch);
+        graph_copy(copy, scratch);
+        let _ = check::destroyed(Kind::Graph, scratch, WHAT);
+        if check::kernel_node_set(exec as usize, node as usize, scratch, WHAT) {
+            CUDA_SUCCESS
+        } else {
+            CUDA_ERROR_INVALID_VALUE
         }
-        check::used_span(dst, dst + (width * size) as u64, None, "cuGraphAddMemsetNode");
-        check::enqueued(g, Kind::DeviceMemory, dst as usize);
-        let pattern = value.to_ne_bytes()[..size].to_vec();
-        let op = work::DataOp::Fill { dst, pattern, count: width };
-        let r = check::data_op(g, op, "cuGraphAddMemsetNode");
-        graph_node_made(node, g, r)
     }
     fn cuGraphAddEventRecordNode(node: *mut Handle, graph: Handle, deps: *const Handle, n: usize, event: Handle) {
         let Some(g) = check::graph_stream(graph as usize, "cuGraphAddEventRecordNode") else {
@@ -2073,6 +2126,32 @@ unsafe fn graph_node_made(node: *mut Handle, g: usize, r: CUresult) -> CUresult 
         out(node, handle());
     }
     r
+}
+
+/// A memset node's work (`memset` a `CUDA_MEMSET_NODE_PARAMS`) kept under graph `g`.
+unsafe fn graph_memset(memset: *const c_void, g: usize, what: &str) -> CUresult {
+    if memset.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // CUDA_MEMSET_NODE_PARAMS: dst, pitch, value, elementSize, width, height.
+    let at = |offset: usize| memset.cast::<u8>().add(offset);
+    let dst = at(0).cast::<CUdeviceptr>().read_unaligned();
+    let value = at(16).cast::<c_uint>().read_unaligned();
+    let size = at(20).cast::<c_uint>().read_unaligned() as usize;
+    let width = at(24).cast::<usize>().read_unaligned();
+    let height = at(32).cast::<usize>().read_unaligned();
+    if !matches!(size, 1 | 2 | 4) || height != 1 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    check::used_span(dst, dst + (width * size) as u64, None, what);
+    check::enqueued(g, Kind::DeviceMemory, dst as usize);
+    let pattern = value.to_ne_bytes()[..size].to_vec();
+    let op = work::DataOp::Fill {
+        dst,
+        pattern,
+        count: width,
+    };
+    check::data_op(g, op, what)
 }
 
 /// A memcpy node of graph `g` (`copy` a `CUDA_MEMCPY3D`): a contiguous copy between host and
@@ -3322,6 +3401,65 @@ mod tests {
             let mut p = null_mut();
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
+    fn memset_node_updates_replace_the_nodes_work_and_clones_keep_the_old() {
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let mut s = null_mut();
+            let _ = cuStreamCreate(&raw mut s, 0);
+            let (mut d, mut e) = (0, 0);
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            let _ = cuMemAlloc_v2(&raw mut e, 64);
+            // CUDA_MEMSET_NODE_PARAMS: dst, pitch, value, elementSize, width, height.
+            let memset = |dst: CUdeviceptr| {
+                let mut p = [0u8; 40];
+                p[0..8].copy_from_slice(&dst.to_ne_bytes());
+                p[16..20].copy_from_slice(&7u32.to_ne_bytes());
+                p[20..24].copy_from_slice(&4u32.to_ne_bytes());
+                p[24..32].copy_from_slice(&16usize.to_ne_bytes());
+                p[32..40].copy_from_slice(&1usize.to_ne_bytes());
+                p
+            };
+            let (mut graph, mut clone, mut node) = (null_mut(), null_mut(), null_mut());
+            let (mut exec, mut cloned) = (null_mut(), null_mut());
+            let _ = cuGraphCreate(&raw mut graph, 0);
+            let p = memset(d);
+            let none = core::ptr::null();
+            let added = cuGraphAddMemsetNode(&raw mut node, graph, none, 0, p.as_ptr().cast(), a);
+            assert_eq!(added, CUDA_SUCCESS);
+            assert_eq!(cuGraphClone(&raw mut clone, graph), CUDA_SUCCESS);
+            let mut n = 0usize;
+            let _ = cuGraphGetNodes(clone, null_mut(), &raw mut n);
+            assert_eq!(n, 1, "the clone's one node");
+            let _ = cuGraphInstantiateWithFlags(&raw mut exec, graph, 0);
+            let _ = cuGraphInstantiateWithFlags(&raw mut cloned, clone, 0);
+            // The node now sets `e`, not `d`.
+            let q = memset(e);
+            assert_eq!(
+                violations_of(|| {
+                    assert_eq!(
+                        cuGraphExecMemsetNodeSetParams(exec, node, q.as_ptr().cast(), a),
+                        CUDA_SUCCESS
+                    );
+                    let _ = cuMemFree_v2(d); // no node of `exec` uses it any more
+                    let _ = cuGraphLaunch(exec, s);
+                    let _ = cuStreamSynchronize(s);
+                }),
+                0,
+                "an updated memset node over live memory, its old buffer freed"
+            );
+            assert!(
+                violations_of(|| {
+                    let _ = cuGraphLaunch(cloned, s);
+                    let _ = cuStreamSynchronize(s);
+                }) > 0,
+                "the clone's executable graph still sets the freed buffer"
+            );
         }
     }
 

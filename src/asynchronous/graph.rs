@@ -63,6 +63,8 @@ pub struct Graph<'g, P: Payload> {
     raw: ffi::CUgraph,
     /// The kernel nodes a builder made, in order, with their functions (empty for a capture).
     kernels: Vec<(ffi::CUgraphNode, ffi::CUfunction)>,
+    /// The memset and memcpy nodes a builder made, in order (empty for a capture).
+    data: Vec<DataNode>,
     payload: ManuallyDrop<P::Held>,
     _marker: PhantomData<(&'g (), *const ())>,
 }
@@ -80,8 +82,33 @@ pub struct GraphExec<'g, P: Payload> {
     /// The kernel nodes of `graph` a builder made, in order, with their functions: what
     /// [`GraphExec::update_kernels`](crate::GraphExec::update_kernels) lends.
     pub(crate) kernels: Vec<(ffi::CUgraphNode, ffi::CUfunction)>,
+    /// The memset and memcpy nodes of `graph` a builder made, in order: what
+    /// [`GraphExec::update_nodes`](crate::GraphExec::update_nodes) lends.
+    pub(crate) data: Vec<DataNode>,
     payload: ManuallyDrop<P::Held>,
     _marker: PhantomData<(&'g (), *const ())>,
+}
+
+/// A memset or memcpy node a builder made, with what an update of it must keep: its kind (a
+/// memset's unit, a copy's memory types and element type) and its context.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DataNode {
+    pub(crate) raw: ffi::CUgraphNode,
+    pub(crate) kind: DataNodeKind,
+    pub(crate) ctx: ffi::CUcontext,
+}
+
+/// What a [`DataNode`] does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DataNodeKind {
+    /// A memset of `unit`-byte units.
+    Fill { unit: u32 },
+    /// A 1D copy between these memory types (`CU_MEMORYTYPE_*`) of elements of this type.
+    Copy {
+        dst: core::ffi::c_uint,
+        src: core::ffi::c_uint,
+        elem: &'static str,
+    },
 }
 
 impl<P: Payload> core::fmt::Debug for Graph<'_, P> {
@@ -227,6 +254,7 @@ impl<'g> Stream<'g> {
         Ok(Graph {
             raw: graph,
             kernels: Vec::new(),
+            data: Vec::new(),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         })
@@ -293,8 +321,9 @@ impl<'g, P: Payload> Graph<'g, P> {
     }
 
     /// `cuGraphInstantiate`—Makes an executable graph, which takes the payload over. A graph
-    /// built with kernel nodes is kept by the executable graph (destroyed after it), whose
-    /// kernel nodes it names for [`GraphExec::update_kernels`]; any other graph is destroyed
+    /// built with kernel, memset or memcpy nodes is kept by the executable graph (destroyed
+    /// after it), whose nodes it names for [`GraphExec::update_kernels`] and
+    /// [`GraphExec::update_nodes`]; any other graph is destroyed
     /// (`cuGraphDestroy`: an executable graph does not depend on it).
     ///
     /// # Errors
@@ -306,25 +335,33 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphInstantiate")]
     #[doc(alias = "cuGraphInstantiateWithFlags")]
-    pub fn instantiate(mut self) -> Result<GraphExec<'g, P>> {
+    pub fn instantiate(self) -> Result<GraphExec<'g, P>> {
+        self.instantiate_flags(0)
+    }
+
+    /// [`instantiate`](Self::instantiate) with `flags` (`CUDA_GRAPH_INSTANTIATE_FLAG_*`, the
+    /// caller's checked set).
+    pub(crate) fn instantiate_flags(mut self, flags: u64) -> Result<GraphExec<'g, P>> {
         crate::error::poison::check()?;
         let kernels = core::mem::take(&mut self.kernels);
+        let data = core::mem::take(&mut self.data);
+        // Kept for the nodes an executable graph lends (named by the graph's nodes).
+        let keep = !kernels.is_empty() || !data.is_empty();
         let (graph, payload) = self.into_parts();
         let mut exec = core::ptr::null_mut();
-        // SAFETY: valid out-pointer; a live graph of the current context.
-        let made = unsafe { ffi::cuGraphInstantiateWithFlags(&raw mut exec, graph, 0) }.result();
-        if made.is_err() || kernels.is_empty() {
+        // SAFETY: valid out-pointer; a live graph of the current context; `flags` a set the
+        // caller checked.
+        let made =
+            unsafe { ffi::cuGraphInstantiateWithFlags(&raw mut exec, graph, flags) }.result();
+        if made.is_err() || !keep {
             destroy_graph(graph);
         }
         made?;
         Ok(GraphExec {
             raw: exec,
-            graph: if kernels.is_empty() {
-                core::ptr::null_mut()
-            } else {
-                graph
-            },
+            graph: if keep { graph } else { core::ptr::null_mut() },
             kernels,
+            data,
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         })
@@ -338,14 +375,25 @@ impl<'g, P: Payload> Graph<'g, P> {
         Graph {
             raw,
             kernels: Vec::new(),
+            data: Vec::new(),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         }
     }
 
+    /// The held payload (never launched: a graph is not, only executable graphs made from it).
+    pub(crate) fn held_mut(&mut self) -> &mut P::Held {
+        &mut self.payload
+    }
+
     /// Records the kernel nodes a builder made (in order, with their functions).
     pub(crate) fn set_kernels(&mut self, kernels: Vec<(ffi::CUgraphNode, ffi::CUfunction)>) {
         self.kernels = kernels;
+    }
+
+    /// Records the memset and memcpy nodes a builder made (in order).
+    pub(crate) fn set_data_nodes(&mut self, data: Vec<DataNode>) {
+        self.data = data;
     }
 
     fn into_parts(self) -> (ffi::CUgraph, P::Held) {
@@ -373,8 +421,24 @@ impl<P: Payload> GraphExec<'_, P> {
     /// `cuGraphUpload`—Enqueues the graph's upload to the device on `stream`, without running
     /// it, so that its first launch allocates and uploads nothing; every later launch is
     /// ordered after the upload (the driver serializes the work of one executable graph).
-    /// For the restricted profile, whose run phase makes nothing.
-    pub(crate) fn upload(&self, stream: ffi::CUstream) -> Result<()> {
+    /// What `CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD` does at instantiation, as a call of its own.
+    /// `&self`: no launch is pending, and the upload touches none of the payload's memory.
+    ///
+    /// # Errors
+    ///
+    /// The driver's errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphUpload")]
+    pub fn upload(&self, stream: &Stream<'_>) -> Result<()> {
+        self.upload_raw(stream.as_raw())
+    }
+
+    /// [`upload`](Self::upload) on a raw stream, for the restricted profile, whose run phase
+    /// makes nothing.
+    pub(crate) fn upload_raw(&self, stream: ffi::CUstream) -> Result<()> {
         crate::error::poison::check()?;
         // SAFETY: `self.raw` is a live executable graph of the current context (it borrows
         // the guard) and `stream` a live stream of the same context (the caller's); the upload
@@ -459,6 +523,7 @@ impl<P: Payload> GraphExec<'_, P> {
     /// Destroys the graph kept for its kernel nodes, which are no longer lent.
     fn forget_kernels(&mut self) {
         self.kernels.clear();
+        self.data.clear();
         let graph = core::mem::replace(&mut self.graph, core::ptr::null_mut());
         if !graph.is_null() {
             destroy_graph(graph);
@@ -484,6 +549,7 @@ impl<P: Payload> GraphExec<'_, P> {
             raw,
             graph: core::ptr::null_mut(),
             kernels: Vec::new(),
+            data: Vec::new(),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         }
@@ -516,6 +582,19 @@ pub struct ChildGraph<'scope> {
     raw: ffi::CUgraph,
     // Invariant in 'scope: bound to one builder, not added to another.
     _marker: PhantomData<(Invariant<'scope>, *const ())>,
+}
+
+impl ScopedGraph<'_> {
+    /// # Safety
+    ///
+    /// `raw` must be a live executable graph of the current context that stays alive, with
+    /// the memory its nodes use, until every launch of it through the result is complete.
+    pub(crate) unsafe fn from_raw(raw: ffi::CUgraphExec) -> Self {
+        ScopedGraph {
+            raw,
+            _marker: PhantomData,
+        }
+    }
 }
 
 impl ChildGraph<'_> {

@@ -21,7 +21,7 @@
 //! ```
 
 use crate::asynchronous::event::ScopedEvent;
-use crate::asynchronous::graph::{ChildGraph, Graph, GraphExec};
+use crate::asynchronous::graph::{ChildGraph, DataNode, DataNodeKind, Graph, GraphExec};
 use crate::asynchronous::payload::Payload;
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::error::left_behind::{Object, destroy_in_drop};
@@ -37,6 +37,13 @@ use core::marker::PhantomData;
 // `conditional`: conditional nodes (IF, IF/ELSE, WHILE, SWITCH), their bodies and their handles.
 pub(crate) mod conditional;
 pub use conditional::{Condition, ConditionalHandle, GraphConditionalHandle};
+// `exec`: graphs that survive instantiation (shared executable graphs, clones, node kinds,
+// instantiation flags).
+pub(crate) mod exec;
+pub use exec::{GraphClone, InstantiateFlags, NodeKind, SharedExec};
+// `update`: memset and memcpy nodes of an executable graph updated in place.
+pub(crate) mod update;
+pub use update::{CopyNode, FillNode, NodeUpdater};
 
 /// The brand of a graph's nodes and builder: the build's `'b` (invariant, not `Send`) and the
 /// graph's `G` ([`RootGraph`] or a [`BodyGraph`]).
@@ -137,6 +144,8 @@ pub struct GraphBuilder<'b, G = RootGraph> {
     /// The kernel nodes made so far, in order, with their functions (a body's are not kept:
     /// only the root graph's kernel nodes are updated in place).
     kernels: core::cell::RefCell<Vec<(ffi::CUgraphNode, ffi::CUfunction)>>,
+    /// The memset and memcpy nodes made so far, in order (a body's are not kept either).
+    data: core::cell::RefCell<Vec<DataNode>>,
     _marker: Brand<'b, G>,
 }
 
@@ -231,6 +240,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         // what `payload` owns (the only memory and code `f` could reach).
         let mut graph = unsafe { Graph::from_parts(raw, payload) };
         graph.set_kernels(builder.kernels.take());
+        graph.set_data_nodes(builder.data.take());
         Ok(graph)
     }
 }
@@ -242,6 +252,7 @@ impl<'b, G> GraphBuilder<'b, G> {
             raw,
             ctx,
             kernels: core::cell::RefCell::new(Vec::new()),
+            data: core::cell::RefCell::new(Vec::new()),
             _marker: PhantomData,
         }
     }
@@ -315,51 +326,33 @@ impl<'b, G> GraphBuilder<'b, G> {
     /// A contiguous copy of `bytes` between the sides given, as a `CUDA_MEMCPY3D`.
     fn copy_node(
         &self,
-        dst: (core::ffi::c_uint, *mut core::ffi::c_void, ffi::CUdeviceptr),
-        src: (
-            core::ffi::c_uint,
-            *const core::ffi::c_void,
-            ffi::CUdeviceptr,
-        ),
+        dst: CopySide<*mut core::ffi::c_void>,
+        src: CopySide<*const core::ffi::c_void>,
         bytes: usize,
+        elem: &'static str,
         deps: &[GraphNode<'b, G>],
     ) -> Result<GraphNode<'b, G>> {
-        let copy = ffi::CUDA_MEMCPY3D {
-            srcXInBytes: 0,
-            srcY: 0,
-            srcZ: 0,
-            srcLOD: 0,
-            srcMemoryType: src.0,
-            srcHost: src.1,
-            srcDevice: src.2,
-            srcArray: core::ptr::null_mut(),
-            reserved0: core::ptr::null_mut(),
-            srcPitch: bytes,
-            srcHeight: 1,
-            dstXInBytes: 0,
-            dstY: 0,
-            dstZ: 0,
-            dstLOD: 0,
-            dstMemoryType: dst.0,
-            dstHost: dst.1,
-            dstDevice: dst.2,
-            dstArray: core::ptr::null_mut(),
-            reserved1: core::ptr::null_mut(),
-            dstPitch: bytes,
-            dstHeight: 1,
-            WidthInBytes: bytes,
-            Height: 1,
-            Depth: 1,
-        };
+        let copy = copy_params(dst, src, bytes);
         let ctx = self.ctx;
-        self.add(deps, |out, graph, deps, n| {
+        let node = self.add(deps, |out, graph, deps, n| {
             // SAFETY: a live graph of the current context `ctx`; `deps` holds `n` of its nodes;
             // both sides are the payload's memory (host memory valid for `bytes`, device memory
             // of `ctx` holding `bytes`: the callers checked the lengths), owned by the graph and
             // every executable graph made from it, and disjoint (the destination is bound
             // exclusively); any bit pattern is a valid `T`.
             unsafe { ffi::cuGraphAddMemcpyNode(out, graph, deps, n, &raw const copy, ctx) }
-        })
+        })?;
+        let kind = DataNodeKind::Copy {
+            dst: dst.0,
+            src: src.0,
+            elem,
+        };
+        self.data.borrow_mut().push(DataNode {
+            raw: node.raw,
+            kind,
+            ctx,
+        });
+        Ok(node)
     }
 
     /// `cuGraphAddMemcpyNode`—Adds a copy from host memory of the payload to device memory of
@@ -385,6 +378,7 @@ impl<'b, G> GraphBuilder<'b, G> {
             (ffi::CU_MEMORYTYPE_DEVICE, core::ptr::null_mut(), ptr),
             (ffi::CU_MEMORYTYPE_HOST, src.as_ptr().cast(), 0),
             len * size_of::<T>(),
+            core::any::type_name::<T>(),
             deps,
         )
     }
@@ -412,6 +406,7 @@ impl<'b, G> GraphBuilder<'b, G> {
             (ffi::CU_MEMORYTYPE_HOST, dst.as_mut_ptr().cast(), 0),
             (ffi::CU_MEMORYTYPE_DEVICE, core::ptr::null(), ptr),
             len * size_of::<T>(),
+            core::any::type_name::<T>(),
             deps,
         )
     }
@@ -439,6 +434,7 @@ impl<'b, G> GraphBuilder<'b, G> {
             (ffi::CU_MEMORYTYPE_DEVICE, core::ptr::null_mut(), dst),
             (ffi::CU_MEMORYTYPE_DEVICE, core::ptr::null(), src),
             len * size_of::<T>(),
+            core::any::type_name::<T>(),
             deps,
         )
     }
@@ -452,21 +448,20 @@ impl<'b, G> GraphBuilder<'b, G> {
         count: usize,
         deps: &[GraphNode<'b, G>],
     ) -> Result<GraphNode<'b, G>> {
-        let memset = ffi::CUDA_MEMSET_NODE_PARAMS {
-            dst: ptr,
-            pitch: 0,
-            value,
-            elementSize: unit,
-            width: count,
-            height: 1,
-        };
+        let memset = memset_params(ptr, value, unit, count);
         let ctx = self.ctx;
-        self.add(deps, |out, graph, deps, n| {
+        let node = self.add(deps, |out, graph, deps, n| {
             // SAFETY: a live graph of the current context `ctx`; `deps` holds `n` of its nodes;
             // `ptr` is device memory of the payload holding `count` units (the callers'),
             // owned by the graph and every executable graph made from it.
             unsafe { ffi::cuGraphAddMemsetNode(out, graph, deps, n, &raw const memset, ctx) }
-        })
+        })?;
+        self.data.borrow_mut().push(DataNode {
+            raw: node.raw,
+            kind: DataNodeKind::Fill { unit },
+            ctx,
+        });
+        Ok(node)
     }
 
     /// `cuGraphAddMemsetNode`—Adds setting every byte of `dst` to `value`.
@@ -585,6 +580,63 @@ impl<'b> GraphBuilder<'b> {
             // here (the driver copies it), whose nodes use only what that payload owns.
             unsafe { ffi::cuGraphAddChildGraphNode(out, parent, deps, n, child) }
         })
+    }
+}
+
+/// One side of a contiguous copy: its memory type, host pointer and device pointer.
+pub(crate) type CopySide<Ptr> = (core::ffi::c_uint, Ptr, ffi::CUdeviceptr);
+
+/// A contiguous 1D copy of `bytes` between the sides given, as a `CUDA_MEMCPY3D`: what copy
+/// nodes and their updates share.
+pub(crate) fn copy_params(
+    dst: CopySide<*mut core::ffi::c_void>,
+    src: CopySide<*const core::ffi::c_void>,
+    bytes: usize,
+) -> ffi::CUDA_MEMCPY3D {
+    ffi::CUDA_MEMCPY3D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcZ: 0,
+        srcLOD: 0,
+        srcMemoryType: src.0,
+        srcHost: src.1,
+        srcDevice: src.2,
+        srcArray: core::ptr::null_mut(),
+        reserved0: core::ptr::null_mut(),
+        srcPitch: bytes,
+        srcHeight: 1,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstZ: 0,
+        dstLOD: 0,
+        dstMemoryType: dst.0,
+        dstHost: dst.1,
+        dstDevice: dst.2,
+        dstArray: core::ptr::null_mut(),
+        reserved1: core::ptr::null_mut(),
+        dstPitch: bytes,
+        dstHeight: 1,
+        WidthInBytes: bytes,
+        Height: 1,
+        Depth: 1,
+    }
+}
+
+/// A 1D memset of `count` units of `unit` bytes at `ptr`: what memset nodes and their updates
+/// share.
+pub(crate) fn memset_params(
+    ptr: ffi::CUdeviceptr,
+    value: u32,
+    unit: u32,
+    count: usize,
+) -> ffi::CUDA_MEMSET_NODE_PARAMS {
+    ffi::CUDA_MEMSET_NODE_PARAMS {
+        dst: ptr,
+        pitch: 0,
+        value,
+        elementSize: unit,
+        width: count,
+        height: 1,
     }
 }
 

@@ -345,7 +345,7 @@ impl<'g> InitPhase<'g> {
         let graph = graph.instantiate()?;
         // Uploaded now, on the capture's stream, so that the run phase's first launch of it
         // allocates nothing; the launches that follow are ordered after the upload.
-        graph.upload(stream.stream().as_raw())?;
+        graph.upload_raw(stream.stream().as_raw())?;
         graphs.keep();
         nodes.keep();
         Ok(RestrictedGraph::of(graph))
