@@ -4,11 +4,48 @@
 //! symbol, which the profile's image check lets through), builds a graph with a WHILE node that
 //! runs Jacobi sweeps until the change is small, instantiates and uploads it, and seals; the run
 //! phase launches it frame after frame in bounded scopes, updates its root kernel node's
-//! arguments between frames, and every frame is checked against the CPU. Without a device the
-//! test fails (`Profile::init` errs), never passes.
+//! arguments between frames, and every frame is checked against the CPU; the run phase's
+//! launches and update allocate nothing on the heap (counted by this binary's allocator) and
+//! leave the device's free memory as it was. Without a device the test fails (`Profile::init`
+//! errs), never passes.
 
 use custack::safety::{Budget, Profile, Resource, RestrictedContext, WaitBound};
 use custack::{LaunchConfig, Stack};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+/// Counts this thread's heap allocations: the run phase's launches and its kernel-node update
+/// make none.
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+// SAFETY: every call is forwarded to `System` with the same arguments.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        // SAFETY: same contract as ours.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.with(Cell::get)
+}
 
 custack::kernel_contract! {
     /// `jacobi_step(const float* b, const float* x, float* y, unsigned* diff, unsigned n)`.
@@ -89,8 +126,42 @@ fn worst(a: &[f32], b: &[f32]) -> f32 {
         .fold(0f32, f32::max)
 }
 
+/// Checks one frame against the CPU: the number of sweep pairs and the solution `x` against
+/// `want`, and the root node's sweep `z` of the GPU's own solution against a sweep with the
+/// right-hand side its parameters name, `rhs[0]`, and not with the other, `rhs[1]`.
+fn check_frame(
+    frame: usize,
+    pairs: u32,
+    x: &[f32],
+    z: &[f32],
+    want: (&[f32], u32),
+    rhs: [&[f32]; 2],
+) {
+    let (want, want_pairs) = want;
+    println!("frame {frame}: {pairs} sweep pairs on the GPU, {want_pairs} on the CPU");
+    assert!(pairs > 2 && pairs < MAX, "frame {frame}: {pairs} pairs");
+    assert!(
+        pairs.abs_diff(want_pairs) <= 1,
+        "frame {frame}: {pairs} vs {want_pairs}"
+    );
+    let off = worst(x, want);
+    assert!(off <= 1e-5, "frame {frame}: the solutions differ by {off}");
+    let (z_want, _) = sweep(rhs[0], x);
+    let (z_other, _) = sweep(rhs[1], x);
+    let off = worst(z, &z_want);
+    assert!(
+        off <= 1e-6,
+        "frame {frame}: the root sweep differs by {off}"
+    );
+    assert!(
+        worst(z, &z_other) > 1e-2,
+        "frame {frame}: the root sweep used the other right-hand side"
+    );
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
+#[allow(clippy::too_many_lines)] // one restricted context's life: init, frames, shutdown
 fn a_while_graph_built_in_the_init_phase_runs_its_frames_and_takes_kernel_updates_in_the_run_phase()
 {
     let image = cubin();
@@ -186,7 +257,10 @@ fn a_while_graph_built_in_the_init_phase_runs_its_frames_and_takes_kernel_update
             .unwrap();
         let run = init.seal();
         let (free_before, _) = run.memory_info().unwrap();
+        // The heap allocations of the run phase's calls, from frame 1 on (frame 0 warms up).
+        let mut heap = 0;
         for frame in 0..FRAMES {
+            let before = allocations();
             if frame == UPDATED_AT {
                 // The root kernel node sweeps with the second right-hand side from now on.
                 graph
@@ -210,37 +284,30 @@ fn a_while_graph_built_in_the_init_phase_runs_its_frames_and_takes_kernel_update
                 })
                 .unwrap()
                 .unwrap();
-            let pairs = pairs_out[0];
-            println!("frame {frame}: {pairs} sweep pairs on the GPU, {want_pairs} on the CPU");
-            assert!(pairs > 2 && pairs < MAX, "frame {frame}: {pairs} pairs");
-            assert!(
-                pairs.abs_diff(want_pairs) <= 1,
-                "frame {frame}: {pairs} vs {want_pairs}"
-            );
-            let off = worst(&x_out, &want);
-            assert!(off <= 1e-5, "frame {frame}: the solutions differ by {off}");
-            // The root node's sweep, from the GPU's own solution, with the right-hand side of
-            // its parameters: the first before the update, the second after.
-            let (rhs_now, rhs_not) = if frame < UPDATED_AT {
-                (&b, &b2)
+            if frame > 0 {
+                heap += allocations() - before;
+            }
+            let rhs: [&[f32]; 2] = if frame < UPDATED_AT {
+                [&b, &b2]
             } else {
-                (&b2, &b)
+                [&b2, &b]
             };
-            let (z_want, _) = sweep(rhs_now, &x_out);
-            let (z_other, _) = sweep(rhs_not, &x_out);
-            let off = worst(&z_out, &z_want);
-            assert!(
-                off <= 1e-6,
-                "frame {frame}: the root sweep differs by {off}"
-            );
-            assert!(
-                worst(&z_out, &z_other) > 1e-2,
-                "frame {frame}: the root sweep used the other right-hand side"
+            check_frame(
+                frame,
+                pairs_out[0],
+                &x_out,
+                &z_out,
+                (&want, want_pairs),
+                rhs,
             );
         }
         let (free_after, _) = run.memory_info().unwrap();
         run.synchronize().unwrap();
         println!("device memory free: {free_before} before the frames, {free_after} after");
+        assert_eq!(
+            heap, 0,
+            "the run phase's launches and update allocated {heap} times on the heap"
+        );
         assert_eq!(
             free_before, free_after,
             "the run phase's launches and update allocated device memory"
