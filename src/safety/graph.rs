@@ -402,6 +402,10 @@ impl<P: Payload> RestrictedGraph<'_, P> {
     ///
     /// As [`GraphExec::update_kernels`](crate::GraphExec::update_kernels): a captured graph
     /// lends no kernel nodes (`ErrorKind::InvalidValue` for each asked for).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphExecKernelNodeSetParams")]
     pub fn update_kernels(
         &mut self,
