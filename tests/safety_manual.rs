@@ -9,8 +9,9 @@
 use custack::safety::{
     Budget, CompareOn, InitPhase, KnownAnswer, OnMismatch, OnOverrun, PinnedHost, PinnedHostMut,
     Profile, RedundantKernel, Replicas, ReplicasCompare, Resource, RestrictedBuffer,
-    RestrictedContext, RestrictedEvent, RestrictedGraph, RestrictedGuard, RestrictedKernel,
-    RestrictedModule, RestrictedScope, RestrictedStream, RunPhase, WaitBound,
+    RestrictedContext, RestrictedEvent, RestrictedGraph, RestrictedGraphBuilder, RestrictedGuard,
+    RestrictedKernel, RestrictedKernelUpdater, RestrictedModule, RestrictedScope, RestrictedStream,
+    RunPhase, WaitBound,
 };
 use std::path::PathBuf;
 
@@ -51,6 +52,8 @@ threads! {
     RestrictedKernel: RestrictedKernel<'static, Probe> => false,
     RestrictedGraph: RestrictedGraph<'static, RestrictedBuffer<'static, u32>> => false,
     RestrictedScope: RestrictedScope<'static, 'static> => false,
+    RestrictedGraphBuilder: RestrictedGraphBuilder<'static, 'static> => false,
+    RestrictedKernelUpdater: RestrictedKernelUpdater<'static> => false,
     PinnedHost: PinnedHost<'static, u32> => false,
     PinnedHostMut: PinnedHostMut<'static, u32> => false,
     Replicas: Replicas => true,

@@ -124,8 +124,8 @@
 pub use custack::safety;
 pub use custack::safety::{
     Budget, InitPhase, Profile, RestrictedBuffer, RestrictedContext, RestrictedEvent,
-    RestrictedGraph, RestrictedGuard, RestrictedKernel, RestrictedModule, RestrictedScope,
-    RestrictedStream, RunPhase,
+    RestrictedGraph, RestrictedGraphBuilder, RestrictedGuard, RestrictedKernel,
+    RestrictedKernelUpdater, RestrictedModule, RestrictedScope, RestrictedStream, RunPhase,
 };
 
 pub use custack::Stack;

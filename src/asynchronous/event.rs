@@ -110,6 +110,20 @@ impl ScopedEvent<'_> {
     pub fn as_raw(&self) -> ffi::CUevent {
         self.raw
     }
+
+    /// `event`, bound for `'scope`: the restricted profile's shared event
+    /// (`Rc<RestrictedEvent>` in a payload).
+    ///
+    /// # Safety
+    ///
+    /// `event` lives until every graph, and every executable graph, that records or waits for
+    /// it through the result is destroyed.
+    pub(crate) unsafe fn of<'scope>(event: &Event<'_>) -> ScopedEvent<'scope> {
+        ScopedEvent {
+            raw: event.raw,
+            _marker: PhantomData,
+        }
+    }
 }
 
 impl super::payload::sealed::Sealed for std::rc::Rc<Event<'_>> {}

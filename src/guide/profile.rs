@@ -93,9 +93,12 @@
 //! ([`alloc`][init-alloc]), modules from cubins ([`load_cubin`][`InitPhase::load_cubin`]), the
 //! declared kernels in them ([`kernel`][init-kernel]: the contract checked where the driver
 //! lists parameters, and the function loaded now where the driver loads lazily), and graphs
-//! ([`capture`][init-capture], instantiated at once). [`seal`][init-seal] consumes it and
-//! returns the [`RunPhase`]: from then on nothing can be created, loaded, allocated or
-//! instantiated, and the values init made can copy, launch, record, wait and launch graphs.
+//! ([`capture`][init-capture], or [`build_graph`][init-build] node by node, conditional IF,
+//! WHILE and SWITCH nodes included; instantiated and uploaded at once). [`seal`][init-seal]
+//! consumes it and returns the [`RunPhase`]: from then on nothing can be created, loaded,
+//! allocated, built or instantiated, and the values init made can copy, launch, record, wait,
+//! launch graphs and, between launches, update a built graph's kernel nodes within their
+//! contracts ([`update_kernels`][graph-update]).
 //!
 //! `load_cubin` takes cubins only. It checks the image before the driver sees it: an ELF image
 //! for the CUDA machine, every section within the slice, no symbol of the device runtime (a
@@ -320,6 +323,8 @@
 //! [init-alloc]: crate::safety::InitPhase::alloc
 //! [init-kernel]: crate::safety::InitPhase::kernel
 //! [init-capture]: crate::safety::InitPhase::capture
+//! [init-build]: crate::safety::InitPhase::build_graph
+//! [graph-update]: crate::safety::RestrictedGraph::update_kernels
 //! [init-seal]: crate::safety::InitPhase::seal
 //! [guard-shutdown]: crate::safety::RestrictedGuard::shutdown
 //! [ctx-destroy]: crate::safety::RestrictedContext::destroy

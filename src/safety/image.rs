@@ -16,7 +16,9 @@ const SYM_BYTES: usize = 24;
 
 /// The names (prefixes) of the device runtime's entry points that launch or wait from the
 /// device (dynamic parallelism, device graph launch): an image referencing one needs the device
-/// runtime, which the safety subset excludes (CUDA SAFETY 3.2).
+/// runtime, which the safety subset excludes (CUDA SAFETY 3.2). `cudaGraphSetConditional`,
+/// which a kernel of a graph calls to set a conditional node's condition, is not one of them:
+/// it launches nothing, and the driver resolves it when it loads the cubin (nothing is linked).
 const DEVICE_RUNTIME: &[&str] = &[
     "cudaLaunchDevice",
     "cudaGetParameterBuffer",
@@ -249,6 +251,21 @@ mod tests {
             assert!(e.to_string().contains(symbol), "{symbol}: {e}");
         }
         assert_eq!(DEVICE_RUNTIME.len(), 6, "a new entry gets a symbol above");
+    }
+
+    #[test]
+    fn a_cubin_that_sets_a_graph_condition_passes_and_one_that_launches_a_graph_does_not() {
+        // tests/fixtures/conditional.cu's kernels: `cudaGraphSetConditional` is their one
+        // undefined symbol, which the driver resolves at load.
+        let kernels = ["jacobi_check", "set_condition", "count_down"];
+        let mut symbols = kernels.to_vec();
+        symbols.push("cudaGraphSetConditional");
+        check_restricted(&cubin(EM_CUDA, &symbols)).unwrap();
+        // Device graph launch beside it stays refused.
+        symbols.push("cudaGraphLaunch");
+        let e = check_restricted(&cubin(EM_CUDA, &symbols)).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile);
+        assert!(e.to_string().contains("`cudaGraphLaunch`"), "{e}");
     }
 
     #[test]

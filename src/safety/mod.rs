@@ -6,11 +6,13 @@
 //! ([`RestrictedGuard`]) lends an API that is the subset and nothing else. The guard opens the
 //! context's one [`InitPhase`], which makes everything the program will use: streams, events, device memory,
 //! page-locked memory, modules from cubins built ahead of time, the declared kernels looked up
-//! in them, captured and instantiated graphs, each within the figure the context's [`Budget`]
+//! in them, graphs captured or built node by node (conditional nodes included) and
+//! instantiated, each within the figure the context's [`Budget`]
 //! stated for it when it was made (Vulkan SC's model: every resource stated up front, nothing
 //! created past it). [`InitPhase::seal`]
 //! ends it: the [`RunPhase`] it returns, and the values init made, can launch, copy, record and
-//! wait on events, and launch graphs, and nothing else, so creating anything in the run phase
+//! wait on events, launch graphs and update their kernel nodes' parameters within the kernels'
+//! contracts, and nothing else, so creating anything in the run phase
 //! does not compile (C27). A context has one init phase in its life: its guard borrows it
 //! exclusively, so a second thread cannot push it and open an init phase beside the first
 //! one's run phase (a compile error), and an init phase asked for after the first one (a later
@@ -41,6 +43,7 @@
 
 mod bound;
 mod context;
+mod graph;
 mod image;
 mod partitioned;
 mod phase;
@@ -52,6 +55,7 @@ mod values;
 
 pub use bound::{OnOverrun, WaitBound};
 pub use context::{RestrictedContext, RestrictedGuard};
+pub use graph::{RestrictedGraphBuilder, RestrictedKernelUpdater};
 pub use partitioned::RedundantKernel;
 pub use phase::{InitPhase, RunPhase};
 pub use profile::{Budget, Profile, Resource};

@@ -13,6 +13,7 @@ use crate::ffi;
 use crate::kernel::contract::{Contract, PlainLaunch};
 use crate::memory::PinnedBuffer;
 use crate::safety::bound::WaitBound;
+use crate::safety::graph::{self, RestrictedGraphBuilder};
 use crate::safety::image;
 use crate::safety::partitioned::{Check, OnDevice, OwnedGreen, Partition, RedundantKernel};
 use crate::safety::profile::{BudgetUse, Resource};
@@ -27,7 +28,8 @@ use crate::vocabulary::plain::DeviceCopy;
 /// The init phase of a [`RestrictedGuard`](crate::safety::RestrictedGuard): everything the program
 /// will use is made here, and nowhere else — streams, events, device memory, page-locked
 /// memory, modules from cubins, the declared kernels in them (looked up now, so that a driver
-/// loading lazily has loaded them before the run phase), captured and instantiated graphs — each
+/// loading lazily has loaded them before the run phase), graphs captured or built node by node
+/// ([`build_graph`](Self::build_graph)), instantiated and uploaded — each
 /// counted against the context's [`Budget`](crate::safety::Budget), which refuses one past its
 /// figure before the driver is asked. [`seal`](Self::seal) ends it.
 ///
@@ -351,6 +353,56 @@ impl<'g> InitPhase<'g> {
         Ok(RestrictedGraph::of(graph))
     }
 
+    /// `cuGraphCreate`, `cuGraphInstantiate`, `cuGraphUpload`—Builds a graph node by node in
+    /// `f`, which receives a [`RestrictedGraphBuilder`] and `payload` bound to it, as
+    /// [`PushedGuard::build_graph`](crate::PushedGuard::build_graph) does (C28), then
+    /// instantiates it and uploads it to the device on `stream`, as [`capture`](Self::capture)
+    /// does: the run phase launches it in its scopes and allocates nothing for it. The
+    /// restricted builder adds only the subset's nodes: declared kernels, device memsets and
+    /// copies, records of and waits for the init phase's events, and conditional nodes (IF,
+    /// IF/ELSE, WHILE, SWITCH, whose condition a kernel of the graph sets with
+    /// `cudaGraphSetConditional`), no host node. Its kernel nodes' parameters can be updated in
+    /// the run phase ([`RestrictedGraph::update_kernels`]).
+    ///
+    /// Counted against the budget: one of its [`graphs`](crate::safety::Budget::graphs),
+    /// before the build begins, and the nodes the builder made, bodies of conditional nodes
+    /// included, against its [`graph_nodes`](crate::safety::Budget::graph_nodes), before the
+    /// graph is instantiated.
+    ///
+    /// # Errors
+    ///
+    /// `ErrorKind::OutsideProfile` past the budget (the graph past the graphs' figure is
+    /// refused before the build; one whose nodes are past theirs is destroyed, its payload
+    /// dropped, before instantiation); as
+    /// [`PushedGuard::build_graph`](crate::PushedGuard::build_graph) (`ErrorKind::DriverTooOld`
+    /// for a conditional node the driver lacks) and
+    /// [`Graph::instantiate`](crate::Graph::instantiate); the upload's driver error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphCreate")]
+    #[doc(alias = "cuGraphUpload")]
+    #[doc(alias = "cuGraphInstantiate")]
+    pub fn build_graph<P: Payload>(
+        &self,
+        stream: &RestrictedStream<'g>,
+        payload: P,
+        f: impl for<'a, 'b> FnOnce(&'a RestrictedGraphBuilder<'a, 'b>, P::Bound<'b>) -> Result<()>
+        + 'static,
+    ) -> Result<RestrictedGraph<'g, P>> {
+        crate::error::poison::check()?;
+        let graphs = self.budget.take(Resource::Graphs, 1)?;
+        let (graph, made) = graph::build(self.guard, payload, f)?;
+        let nodes = self.budget.take(Resource::GraphNodes, made)?;
+        let graph = graph.instantiate()?;
+        // Uploaded now, as a captured graph is: the run phase's first launch allocates nothing.
+        graph.upload(stream.stream().as_raw())?;
+        graphs.keep();
+        nodes.keep();
+        Ok(RestrictedGraph::of(graph))
+    }
+
     /// `cuDevSmResourceSplitByCount`, `cuGreenCtxCreate`, `cuGreenCtxStreamCreate`—The kernel
     /// of `module` that contract `C` declares, set up to run twice per frame on two partitions
     /// of the device's SMs that share no SM, its output parameter `output` (of `len` elements)
@@ -583,7 +635,8 @@ impl<'g> InitPhase<'g> {
 }
 
 /// The run phase: what [`InitPhase::seal`] returns. The values init made launch, copy, record
-/// and wait on events, and launch graphs; nothing can be created, loaded, allocated or
+/// and wait on events, launch graphs and update their kernel nodes' parameters
+/// ([`RestrictedGraph::update_kernels`]); nothing can be created, loaded, allocated, built or
 /// instantiated (C27). It holds the context-wide wait and the memory query.
 #[derive(Debug)]
 pub struct RunPhase<'g> {

@@ -107,10 +107,12 @@ pub enum Resource {
     /// Kernels looked up ([`InitPhase::kernel`](crate::safety::InitPhase::kernel)), one per
     /// lookup: [`Budget::kernels`].
     Kernels,
-    /// Graphs captured and instantiated
-    /// ([`InitPhase::capture`](crate::safety::InitPhase::capture)): [`Budget::graphs`].
+    /// Graphs captured or built, and instantiated
+    /// ([`InitPhase::capture`](crate::safety::InitPhase::capture),
+    /// [`InitPhase::build_graph`](crate::safety::InitPhase::build_graph)): [`Budget::graphs`].
     Graphs,
-    /// The nodes of those graphs, as the captured graph reports them (`cuGraphGetNodes`):
+    /// The nodes of those graphs, as the captured graph reports them (`cuGraphGetNodes`), or
+    /// as the builder made them (a conditional node's bodies' nodes included):
     /// [`Budget::graph_nodes`].
     GraphNodes,
     /// Partitions of the device's SMs, each a green context with one stream
@@ -281,13 +283,14 @@ impl Budget {
         Self { kernels: n, ..self }
     }
 
-    /// At most `n` graphs captured and instantiated.
+    /// At most `n` graphs captured or built, and instantiated.
     #[must_use]
     pub const fn graphs(self, n: usize) -> Self {
         Self { graphs: n, ..self }
     }
 
-    /// At most `n` nodes in all the graphs captured, as each captured graph reports them.
+    /// At most `n` nodes in all the graphs captured or built: as each captured graph reports
+    /// them, or as the builder made them, conditional nodes' bodies included.
     #[must_use]
     pub const fn graph_nodes(self, n: usize) -> Self {
         Self {

@@ -278,9 +278,12 @@ impl<'m, C: Contract> Payload for RestrictedKernel<'m, C> {
     }
 }
 
-/// An executable graph captured and instantiated in an init phase
-/// ([`InitPhase::capture`](crate::safety::InitPhase::capture)), owning its payload: launched in scopes
-/// ([`RestrictedScope::bind_graph`](crate::safety::RestrictedScope::bind_graph)); never updated.
+/// An executable graph captured or built and instantiated in an init phase
+/// ([`InitPhase::capture`](crate::safety::InitPhase::capture),
+/// [`InitPhase::build_graph`](crate::safety::InitPhase::build_graph)), owning its payload:
+/// launched in scopes ([`RestrictedScope::bind_graph`](crate::safety::RestrictedScope::bind_graph));
+/// never updated as a whole, only a built graph's kernel nodes' parameters, within their
+/// contracts ([`update_kernels`](Self::update_kernels)).
 pub struct RestrictedGraph<'g, P: Payload> {
     graph: GraphExec<'g, P>,
 }

@@ -1,0 +1,30 @@
+//! C27 a sealed init phase builds no graph: `seal` takes the `InitPhase` by value, so its
+//! `build_graph` cannot be reached from the run phase.
+//! Positive twin: `a_while_graph_built_in_the_init_phase_runs_its_frames_and_takes_kernel_updates_in_the_run_phase` in `tests/gpu_safety_graph.rs`.
+use custack::safety::{Budget, Profile, RestrictedContext};
+use custack::{LaunchConfig, Stack};
+
+custack::kernel_contract! {
+    /// `add_u32(uint* x, uint k, uint n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+}
+
+fn main() -> Result<(), custack::Error> {
+    let profile = Profile::init()?;
+    let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
+    let mut stack = Stack::new()?;
+    let mut guard = ctx.push(&mut stack)?;
+    let init = guard.init()?;
+    let stream = init.stream()?;
+    let bytes: Vec<u8> = Vec::new();
+    // SAFETY: the cubin built for this device ahead of time (the program is only type-checked).
+    let module = unsafe { init.load_cubin(&bytes)? };
+    let add = init.kernel::<AddU32>(&module)?;
+    let buf = init.alloc::<u32>(4)?;
+    let _run = init.seal();
+    let _graph = init.build_graph(&stream, (buf, add), |g, (mut d, add)| { //~ ERROR E0382
+        g.kernel(&add, LaunchConfig::for_elements(4), (&mut d, 1u32, 4u32), &[])?;
+        Ok(())
+    })?;
+    Ok(())
+}

@@ -1,0 +1,38 @@
+//! C27 a restricted graph's kernel nodes are updated only between launches: a scope that
+//! launches the graph borrows it (`bind_graph` takes `&mut`) until its work is complete, so
+//! `update_kernels` (`&mut self`) inside the scope does not compile.
+//! Positive twin: `a_while_graph_built_in_the_init_phase_runs_its_frames_and_takes_kernel_updates_in_the_run_phase` in `tests/gpu_safety_graph.rs`.
+use custack::safety::{Budget, Profile, RestrictedContext};
+use custack::{LaunchConfig, Stack};
+
+custack::kernel_contract! {
+    /// `add_u32(uint* x, uint k, uint n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+}
+
+fn main() -> Result<(), custack::Error> {
+    let profile = Profile::init()?;
+    let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
+    let mut stack = Stack::new()?;
+    let mut guard = ctx.push(&mut stack)?;
+    let init = guard.init()?;
+    let stream = init.stream()?;
+    let bytes: Vec<u8> = Vec::new();
+    // SAFETY: the cubin built for this device ahead of time (the program is only type-checked).
+    let module = unsafe { init.load_cubin(&bytes)? };
+    let add = init.kernel::<AddU32>(&module)?;
+    let mut graph = init.build_graph(&stream, (init.alloc::<u32>(4)?, add), |g, (mut d, add)| {
+        g.kernel(&add, LaunchConfig::for_elements(4), (&mut d, 1u32, 4u32), &[])?;
+        Ok(())
+    })?;
+    let _run = init.seal();
+    stream.scope(|s| -> custack::Result<()> {
+        let (g, _) = s.bind_graph(&mut graph);
+        s.launch_graph(&g)?;
+        graph.update_kernels(|u, (mut d, add)| { //~ ERROR E0499
+            let node = u.kernel_node(&add, 0)?;
+            u.set_kernel(node, LaunchConfig::for_elements(4), (&mut d, 2u32, 4u32))
+        })
+    })??;
+    Ok(())
+}
