@@ -303,6 +303,11 @@ impl<'a> GraphClone<'a> {
     /// # Errors
     ///
     /// The driver's errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphGetNodes")]
     pub fn nodes(&self) -> Result<Vec<NodeKind>> {
         nodes_of(self.raw)
     }
@@ -362,6 +367,10 @@ impl SharedExec<'_> {
     /// # Errors
     ///
     /// The driver's errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphUpload")]
     pub fn upload(&self, stream: &Stream<'_>) -> Result<()> {
         crate::error::poison::check()?;

@@ -397,7 +397,7 @@ impl<'g> InitPhase<'g> {
         let nodes = self.budget.take(Resource::GraphNodes, made)?;
         let graph = graph.instantiate()?;
         // Uploaded now, as a captured graph is: the run phase's first launch allocates nothing.
-        graph.upload(stream.stream().as_raw())?;
+        graph.upload_raw(stream.stream().as_raw())?;
         graphs.keep();
         nodes.keep();
         Ok(RestrictedGraph::of(graph))
