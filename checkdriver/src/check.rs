@@ -796,6 +796,16 @@ pub(crate) fn primary(h: usize) {
     });
 }
 
+/// Whether `ctx` is a green context's context and `cur` the primary context (of the one
+/// device): a green context's stream takes work while the device's primary context is current,
+/// whose memory and modules green contexts share (custack's redundant kernel enqueues so, and
+/// the driver runs it: `tests/gpu_redundancy.rs` on an H100).
+fn green_of_primary(s: &State, ctx: usize, cur: usize) -> bool {
+    let parent = |c: usize| s.objs.get(&(Kind::Context, c)).map(|o| o.parent);
+    matches!(parent(ctx), Some(green) if green != 0 && green != usize::MAX)
+        && parent(cur) == Some(usize::MAX)
+}
+
 fn check_use(s: &mut State, kind: Kind, h: usize, what: &str) -> Option<usize> {
     check_use_in(s, kind, h, what, false)
 }
@@ -821,7 +831,12 @@ fn check_use_in(
             ));
             None
         }
-        Some(o) if !kind.any_context() && !any_context && o.ctx != cur => {
+        Some(o)
+            if !kind.any_context()
+                && !any_context
+                && o.ctx != cur
+                && !(kind == Kind::Stream && green_of_primary(s, o.ctx, cur)) =>
+        {
             let ctx = o.ctx;
             violation(format!(
                 "{what}: {kind:?} {h:#x} of context {ctx:#x} used while {cur:#x} is current"
@@ -2364,8 +2379,15 @@ pub(crate) fn report() -> String {
                         .is_some_and(|g| g.left)
             })
         };
-        // And a library left behind leaves its kernels (of no context) with it.
+        // And a library left behind leaves its kernels (of no context) with it, and a module or
+        // library left behind its functions and globals (which a real driver keeps with it:
+        // they are not handles of their own to release).
         let left_library = |l: usize| s.objs.get(&(Kind::Library, l)).is_some_and(|o| o.left);
+        let left_module = |m: usize| {
+            [Kind::Module, Kind::Library]
+                .iter()
+                .any(|&kind| s.objs.get(&(kind, m)).is_some_and(|o| o.left))
+        };
         let mut leaks = Vec::new();
         let mut left = s.left.clone();
         for ((k, h), o) in &s.objs {
@@ -2377,7 +2399,8 @@ pub(crate) fn report() -> String {
                 o.live && (k.context_free() || live_ctx(o.ctx))
             };
             let left_with = (*k != Kind::Context && left_ctx(o.ctx))
-                || (*k == Kind::LibraryKernel && left_library(o.parent));
+                || (*k == Kind::LibraryKernel && left_library(o.parent))
+                || (matches!(k, Kind::Function | Kind::Global) && left_module(o.parent));
             if leaked && (o.left || left_with) {
                 left.push(format!(
                     "left-behind: {k:?} {h:#x}{} of context {:#x}, alive at exit (left on purpose)",
