@@ -147,15 +147,22 @@ pub(crate) unsafe fn load_module<'g>(
         Err(e) if e.code() == Some(ffi::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU) => {
             let device = guard
                 .device()
-                .and_then(crate::driver::Device::compute_capability)
-                .map_or_else(
-                    |_| "this device".to_owned(),
-                    |cc| format!("sm_{}{}", cc.major, cc.minor),
-                );
-            Err(e.with_detail(format!(
-                "the cubin holds no code for {device}: build it for this device \
-                 (nvcc -cubin -arch={device})"
-            )))
+                .and_then(crate::driver::Device::compute_capability);
+            Err(e.with_detail(match device {
+                Ok(cc) => {
+                    let sm = format!("sm_{}{}", cc.major, cc.minor);
+                    format!(
+                        "the cubin holds no code for {sm}: build it for this device \
+                         (nvcc -cubin -arch={sm})"
+                    )
+                }
+                // The query's own failure is said, not lost.
+                Err(query) => format!(
+                    "the cubin holds no code for this device: build it for its architecture \
+                     (nvcc -cubin -arch=sm_XY); reading the device's compute capability failed \
+                     too: {query}"
+                ),
+            }))
         }
         Err(e) => Err(e),
     }

@@ -2813,6 +2813,20 @@ fn restricted_api_phases(
 ) -> Result<()> {
     const N: usize = RESTRICTED_API_LEN;
     let init = guard.init()?;
+    // The same cubin built for sm_80: no code for the double's sm_90, refused with the fix
+    // (and the module it would have been not counted against the budget).
+    let mut other_arch = cubin.to_vec();
+    other_arch[0x30] = 80; // `e_flags`' SM
+    // SAFETY: as below: a complete cubin, only its architecture differs.
+    match unsafe { init.load_cubin(&other_arch) } {
+        // Where the schedule failed the device's query, the refusal says so: returned.
+        Err(e)
+            if e.code() == Some(custack::ffi::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU)
+                && e.to_string()
+                    .contains("holds no code for sm_90: build it for this device") => {}
+        Err(e) => return Err(e),
+        Ok(_) => panic!("restricted_api: a cubin for sm_80 loaded on the double's sm_90"),
+    }
     // SAFETY: a complete cubin made by `cubin::stand_in_cubin` (the profile's checks read it).
     let module = unsafe { init.load_cubin(cubin) }?;
     let gain = init.kernel::<pipeline::FrameGain>(&module)?;
