@@ -787,7 +787,7 @@ mod tests {
         };
         // Waited for again: the work comes back, not abandoned.
         let work = late().into_pending();
-        assert!(core::ptr::eq(work.0, &abandoned));
+        assert!(core::ptr::eq(work.0, &raw const abandoned));
         assert!(!abandoned.get());
         // Given up on: abandoned, and the error is the overrun's.
         let e = late().abandon();
