@@ -2455,8 +2455,15 @@ pub(crate) fn report() -> String {
                         .is_some_and(|g| g.left)
             })
         };
-        // And a library left behind leaves its kernels (of no context) with it.
+        // And a library left behind leaves its kernels (of no context) with it, and a module or
+        // library left behind its functions and globals (which a real driver keeps with it:
+        // they are not handles of their own to release).
         let left_library = |l: usize| s.objs.get(&(Kind::Library, l)).is_some_and(|o| o.left);
+        let left_module = |m: usize| {
+            [Kind::Module, Kind::Library]
+                .iter()
+                .any(|&kind| s.objs.get(&(kind, m)).is_some_and(|o| o.left))
+        };
         let mut leaks = Vec::new();
         let mut left = s.left.clone();
         for ((k, h), o) in &s.objs {
@@ -2468,7 +2475,8 @@ pub(crate) fn report() -> String {
                 o.live && (k.context_free() || live_ctx(o.ctx))
             };
             let left_with = (*k != Kind::Context && left_ctx(o.ctx))
-                || (*k == Kind::LibraryKernel && left_library(o.parent));
+                || (*k == Kind::LibraryKernel && left_library(o.parent))
+                || (matches!(k, Kind::Function | Kind::Global) && left_module(o.parent));
             if leaked && (o.left || left_with) {
                 left.push(format!(
                     "left-behind: {k:?} {h:#x}{} of context {:#x}, alive at exit (left on purpose)",

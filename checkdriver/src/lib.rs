@@ -91,6 +91,7 @@ const CUDA_ERROR_INVALID_VALUE: CUresult = 1;
 const CUDA_ERROR_OUT_OF_MEMORY: CUresult = 2;
 const CUDA_ERROR_INVALID_DEVICE: CUresult = 101;
 const CUDA_ERROR_INVALID_CONTEXT: CUresult = 201;
+const CUDA_ERROR_NO_BINARY_FOR_GPU: CUresult = 209;
 const CUDA_ERROR_OPERATING_SYSTEM: CUresult = 304;
 const CUDA_ERROR_NOT_FOUND: CUresult = 500;
 const CUDA_ERROR_NOT_READY: CUresult = 600;
@@ -2313,12 +2314,39 @@ unsafe fn stream_address(p: *mut CUdeviceptr, bytes: usize, stream: Handle) -> C
 }
 
 unsafe fn load_module(module: *mut Handle, image: *const c_void) -> CUresult {
+    // Like the driver: a cubin built for another architecture than the device's has no code
+    // for it (an sm_80 cubin on the H100; a header that states none is taken as the device's).
+    if cubin_sm(image).is_some_and(|sm| sm != 0 && sm != DEVICE_SM) {
+        return CUDA_ERROR_NO_BINARY_FOR_GPU;
+    }
     let new = handle();
     check::created(Kind::Module, new as usize, 0);
     check::module_loaded(new as usize, image);
     out(module, new);
     CUDA_SUCCESS
 }
+
+/// The SM a cubin is built for (`e_flags`' low byte, `EF_CUDA_SM*`), for an ELF image of
+/// `e_machine` `EM_CUDA`; `None` for anything else.
+///
+/// # Safety
+///
+/// `image` is null or the start of a complete image, at least 4 bytes, and of a whole ELF
+/// header when it starts with the ELF magic (the driver's contract for a loaded image).
+unsafe fn cubin_sm(image: *const c_void) -> Option<u8> {
+    if image.is_null() {
+        return None;
+    }
+    let bytes = image.cast::<u8>();
+    if bytes.cast::<[u8; 4]>().read_unaligned() != *b"\x7fELF" {
+        return None;
+    }
+    let machine = u16::from_le_bytes(bytes.add(0x12).cast::<[u8; 2]>().read_unaligned());
+    (machine == EM_CUDA).then(|| bytes.add(0x30).read())
+}
+
+/// The SM of the double's device (compute capability 9.0: an H100).
+const DEVICE_SM: u8 = 90;
 
 /// A C string argument, for lookups (empty when null).
 unsafe fn name_of(name: *const c_char) -> String {
@@ -2344,6 +2372,10 @@ unsafe fn error_text(code: CUresult, s: *mut *const c_char, name: bool) -> CUres
         2 => Some((c"CUDA_ERROR_OUT_OF_MEMORY", c"out of memory")),
         3 => Some((c"CUDA_ERROR_NOT_INITIALIZED", c"initialization error")),
         201 => Some((c"CUDA_ERROR_INVALID_CONTEXT", c"invalid device context")),
+        209 => Some((
+            c"CUDA_ERROR_NO_BINARY_FOR_GPU",
+            c"no kernel image is available for execution on the device",
+        )),
         500 => Some((c"CUDA_ERROR_NOT_FOUND", c"named symbol not found")),
         _ => None,
     };

@@ -8,6 +8,7 @@ use core::ffi::{CStr, c_void};
 use core::ptr::null_mut;
 
 const CUDA_ERROR_INVALID_VALUE: i32 = 1;
+const CUDA_ERROR_NO_BINARY_FOR_GPU: i32 = 209;
 const CUDA_ERROR_NOT_FOUND: i32 = 500;
 const CUDA_ERROR_NOT_SUPPORTED: i32 = 801;
 
@@ -65,6 +66,31 @@ fn an_elf_image_without_a_symbol_table_answers_every_name() {
     image[..7].copy_from_slice(b"\x7fELF\x02\x01\x01");
     with_module(&image, |module| {
         assert_eq!(get_function(module, c"anything"), 0);
+    });
+}
+
+/// A cubin built for another architecture than the device's (sm_80 on the double's H100) is
+/// refused with `CUDA_ERROR_NO_BINARY_FOR_GPU`, as the driver refuses it; the same cubin built
+/// for sm_90 loads.
+#[test]
+fn a_cubin_for_another_architecture_has_no_code_for_the_device() {
+    let image = cuda::cubin(&["frame_blur"], &[]);
+    let mut sm80 = image.clone();
+    sm80[0x30] = 80;
+    cuda::start_checking(0, 0);
+    let (mut ctx, mut module) = (null_mut(), null_mut());
+    // SAFETY: valid out-pointers; both images are complete ELF images.
+    unsafe {
+        assert_eq!(cuda::cuInit(0), 0);
+        assert_eq!(cuda::cuCtxCreate_v2(&raw mut ctx, 0, 0), 0);
+        assert_eq!(
+            cuda::cuModuleLoadData(&raw mut module, sm80.as_ptr().cast()),
+            CUDA_ERROR_NO_BINARY_FOR_GPU
+        );
+        assert_eq!(cuda::cuCtxDestroy_v2(ctx), 0);
+    }
+    with_module(&image, |module| {
+        assert_eq!(get_function(module, c"frame_blur"), 0);
     });
 }
 

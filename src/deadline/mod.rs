@@ -766,4 +766,56 @@ mod tests {
         assert_eq!(work, [1, 2]);
         assert_eq!(e.kind(), ErrorKind::DeadlinePassed);
     }
+
+    /// Work that notes whether it was given up on.
+    struct Given<'a>(&'a Cell<bool>);
+
+    impl super::Abandon for Given<'_> {
+        fn abandon(self) {
+            self.0.set(true);
+        }
+    }
+
+    #[test]
+    fn timed_out_work_comes_back_whole_or_is_abandoned_once_with_its_error() {
+        let abandoned = Cell::new(false);
+        let late = || {
+            TimedOut::new(
+                Given(&abandoned),
+                super::passed(format_args!("the test's wait"), Duration::from_millis(5)),
+            )
+        };
+        // Waited for again: the work comes back, not abandoned.
+        let work = late().into_pending();
+        assert!(core::ptr::eq(work.0, &raw const abandoned));
+        assert!(!abandoned.get());
+        // Given up on: abandoned, and the error is the overrun's.
+        let e = late().abandon();
+        assert!(abandoned.get());
+        assert_eq!(e.kind(), ErrorKind::DeadlinePassed);
+        assert!(e.to_string().contains("the test's wait"), "{e}");
+    }
+
+    /// The system's clock, which `poll` pauses on: a sleep lasts at least its pause (the system
+    /// may add to it, never take away), and the clock reads the time that passed.
+    #[test]
+    fn the_system_clock_sleeps_at_least_its_pause() {
+        use super::{Clock, SystemClock};
+        let pause = Duration::from_millis(20);
+        let before = SystemClock.now();
+        SystemClock.yield_now();
+        SystemClock.sleep(pause);
+        let after = SystemClock.now();
+        assert!(after - before >= pause, "{:?}", after - before);
+        assert!(Instant::now() >= after);
+    }
+
+    #[test]
+    fn a_deadline_from_an_instant_passes_at_it() {
+        let at = Instant::now() + Duration::from_secs(3600);
+        let d = Deadline::from(at);
+        assert_eq!(d.instant(), Some(at));
+        assert_eq!(d, Deadline::at(at));
+        assert!(!d.has_passed());
+    }
 }

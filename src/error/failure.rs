@@ -568,6 +568,44 @@ mod tests {
         assert!(!ErrorKind::InvalidValue.is_sticky());
         assert!(Error::from_raw(ffi::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS).is_sticky());
     }
+    /// Equal only when every part is: code, kind, detail, source (the same one), origin.
+    #[test]
+    fn errors_that_differ_in_any_part_are_not_equal() {
+        use crate::error::origin::{Observer, Origin};
+        let e = Error::custack(ErrorKind::OutsideProfile, "the detail");
+        assert_eq!(e, e.clone());
+        // The code alone, and a library's status alone.
+        let coded = Error::from_code(ffi::CUresult::CUDA_ERROR_INVALID_VALUE);
+        let mut uncoded = coded.clone();
+        uncoded.code = None;
+        assert_ne!(coded, uncoded);
+        let mut statused = coded.clone();
+        statused.status = Some(3);
+        assert_ne!(coded, statused);
+        // The kind, the detail.
+        assert_ne!(e, Error::custack(ErrorKind::ForkedProcess, "the detail"));
+        assert_ne!(
+            e,
+            Error::custack(ErrorKind::OutsideProfile, "another detail")
+        );
+        // The source: a clone shares it; a separately made one, alike, is another.
+        let io = || std::io::Error::other("the source");
+        let sourced = e.clone().with_source(io());
+        assert_eq!(sourced, sourced.clone());
+        assert_ne!(sourced, e.clone().with_source(io()));
+        assert_ne!(sourced, e);
+        // The origin.
+        let origin: &'static Origin = Box::leak(Box::new(Origin {
+            observer: Observer::Launch,
+            call_site: core::panic::Location::caller(),
+            kernel: None,
+            thread: None,
+            unfinished: None,
+        }));
+        assert_ne!(e.clone().with_origin(origin), e);
+        assert_eq!(e.clone().with_origin(origin), e.clone().with_origin(origin));
+    }
+
     #[test]
     fn custack_kinds_have_no_code() {
         // custack's 20 (two of them the redundancy checks' faults), NVRTC's newer-than-driver,

@@ -338,8 +338,8 @@ mod tests {
 
     #[test]
     fn a_non_sticky_error_poisons_nothing() {
-        static POISON_1: Poison = Poison::new(); // a record of this test's own
-        let poison = &POISON_1;
+        // A record of this test's own, made at run time (a static's is made at compile time).
+        let poison: &'static Poison = Box::leak(Box::new(Poison::new()));
         let e = Error::from_kind(ErrorKind::InvalidValue);
         let seen = poison.observe(e.clone(), Observer::ScopeEnd, Location::caller());
         assert_eq!(seen, e);

@@ -115,6 +115,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_bound_keeps_its_limit_and_its_policy() {
+        let (short, long) = (Duration::from_millis(5), Duration::from_secs(7));
+        let stop = WaitBound::fail_stop(short);
+        let ret = WaitBound::return_error(long);
+        assert_eq!(
+            (stop.limit(), stop.on_overrun()),
+            (short, OnOverrun::FailStop)
+        );
+        assert_eq!(
+            (ret.limit(), ret.on_overrun()),
+            (long, OnOverrun::ReturnError)
+        );
+        let default = WaitBound::default();
+        assert_eq!(
+            (default.limit(), default.on_overrun()),
+            (Duration::from_secs(10), OnOverrun::FailStop)
+        );
+    }
+
+    #[test]
     fn a_returned_overrun_is_the_wait_s_own_error_and_other_outcomes_pass_through() {
         let bound = WaitBound::return_error(Duration::from_millis(5));
         let late = Error::custack(ErrorKind::DeadlinePassed, "the stream was not complete");

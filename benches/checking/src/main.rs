@@ -3110,6 +3110,390 @@ fn checked_destroy(
     destroyed
 }
 
+/// The restricted API's calls no other program makes, under a driver that reports 13.0: the run
+/// phase's synchronize then waits on the init phase's idle event (`cuCtxRecordEvent`), `kernel`
+/// loads its function (`cuFuncLoad`), and a module's drop unloads within the bound. A primary
+/// restricted context; a graph captured with a restricted buffer and kernel as its payload (a
+/// launch and a device-to-device copy); a scope that binds page-locked memory both ways, fills,
+/// records and waits on an event, launches the graph; the result checked against the CPU, and
+/// the budget used exactly as stated.
+fn restricted_api() -> Result<()> {
+    use custack::safety::{Budget, Profile, Resource, RestrictedContext, WaitBound};
+    let profile = Profile::init()?;
+    // SAFETY: as the kernel, the stand-in reads and writes n floats of `data`.
+    let _gain = unsafe {
+        StandIn::register(&profile.driver(), "frame_gain", |call| {
+            let (data, gain, n) = (
+                call.arg::<u64>(0)?,
+                call.arg::<f32>(1)?,
+                call.arg::<u32>(2)?,
+            );
+            let mut v = call.read::<f32>(data, n as usize)?;
+            v.iter_mut().for_each(|x| *x *= gain);
+            call.write(data, &v)?;
+            Ok(())
+        })
+    }?;
+    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let bytes = RESTRICTED_API_LEN * size_of::<f32>();
+    let budget = Budget::page_locked(2 * bytes)
+        .device_bytes(3 * bytes)
+        .waits(WaitBound::return_error(std::time::Duration::from_secs(1)))
+        .streams(1)
+        .events(2)
+        .modules(1)
+        .kernels(1)
+        .graphs(1)
+        .graph_nodes(2)
+        // Past the double's 1024 bytes: the init phase reserves it (`cuCtxSetLimit`).
+        .local_memory(2048);
+    let device = profile.device(0)?;
+    let mut ctx = RestrictedContext::primary(&profile, device, budget)?;
+    assert_eq!(ctx.device().ordinal(), device.ordinal());
+    let mut stack = Stack::new()?;
+    let mut guard = ctx.push(&mut stack)?;
+    let outcome = restricted_api_phases(&mut guard, &cubin);
+    let shutdown = guard.shutdown();
+    outcome.and(shutdown)?;
+    let used = Resource::ALL.map(|r| (r, ctx.used(r), ctx.budget().stated(r)));
+    let page_locked = ctx.page_locked_used();
+    ctx.destroy()?;
+    assert!(
+        used.iter().all(|&(_, used, stated)| used == stated),
+        "restricted_api: the budget was not used as stated: {used:?}"
+    );
+    assert_eq!(page_locked, 2 * bytes, "restricted_api: page-locked bytes");
+    Ok(())
+}
+
+const RESTRICTED_API_LEN: usize = 64;
+
+fn restricted_api_phases(
+    guard: &mut custack::safety::RestrictedGuard<'_, '_>,
+    cubin: &[u8],
+) -> Result<()> {
+    const N: usize = RESTRICTED_API_LEN;
+    let init = guard.init()?;
+    // The same cubin built for sm_80: no code for the double's sm_90, refused with the fix
+    // (and the module it would have been not counted against the budget).
+    let mut other_arch = cubin.to_vec();
+    other_arch[0x30] = 80; // `e_flags`' SM
+    // SAFETY: as below: a complete cubin, only its architecture differs.
+    match unsafe { init.load_cubin(&other_arch) } {
+        // Where the schedule failed the device's query, the refusal says so: returned.
+        Err(e)
+            if e.code() == Some(custack::ffi::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU)
+                && e.to_string()
+                    .contains("holds no code for sm_90: build it for this device") => {}
+        Err(e) => return Err(e),
+        Ok(_) => panic!("restricted_api: a cubin for sm_80 loaded on the double's sm_90"),
+    }
+    // SAFETY: a complete cubin made by `cubin::stand_in_cubin` (the profile's checks read it).
+    let module = unsafe { init.load_cubin(cubin) }?;
+    let gain = init.kernel::<pipeline::FrameGain>(&module)?;
+    let described = format!("{gain:?} {:?}", gain.checked_by());
+    assert!(described.contains("RestrictedKernel"), "{described}");
+    let stream = init.stream()?;
+    let (done, later) = (init.event()?, init.event()?);
+    let mut input = init.alloc_pinned::<f32>(N)?;
+    let mut output = init.alloc_pinned::<f32>(N)?;
+    for (i, x) in input.iter_mut().enumerate() {
+        *x = i as f32;
+    }
+    let mut staged = init.alloc::<f32>(N)?;
+    assert!(staged.len() == N && !staged.is_empty());
+    let payload = (init.alloc::<f32>(N)?, init.alloc::<f32>(N)?, gain);
+    // The graph: x *= 2, then y = x.
+    let mut graph = init.capture(&stream, payload, |s, (mut x, mut y, gain)| {
+        s.run(
+            &gain,
+            LaunchConfig::for_elements(N as u32),
+            (&mut x, 2.0f32, N as u32),
+        )?;
+        s.copy_device(&mut y, &x)
+    })?;
+    let (x, y, _) = graph.payload();
+    assert!(x.len() == N && y.len() == N);
+    let (x, _, _) = graph.payload_mut();
+    assert!(!x.is_empty());
+    let described = format!("{graph:?}");
+    assert!(described.contains("RestrictedGraph"), "{described}");
+    let run = init.seal();
+    // staged = 0, then input.
+    stream.scope(|s| -> Result<()> {
+        assert!(format!("{s:?}").contains("RestrictedScope"));
+        let mut staged = s.bind_mut(&mut staged);
+        s.fill_bytes(&mut staged, 0)?;
+        s.copy_to_device(&mut staged, &mut input)?;
+        s.record(&done)
+    })??;
+    // x = staged; the graph doubles x into y; output = y; x = output (the same values).
+    stream.scope(|s| -> Result<()> {
+        let (bound, (mut x, y, gain)) = s.bind_graph(&mut graph);
+        let again = Some(&gain).cloned();
+        assert!(again.is_some_and(|k| k.checked_by() == gain.checked_by()));
+        let staged = s.bind(&staged);
+        let host_in = s.bind_host(&input);
+        let host_out = s.bind_host_mut(&mut output);
+        assert!(host_in.len() == N && !host_in.is_empty());
+        assert!(host_out.len() == N && !host_out.is_empty());
+        s.wait(&done)?;
+        s.copy_device(&mut x, staged)?;
+        s.launch_graph(&bound)?;
+        s.copy_to_host(host_out, &y)?;
+        s.copy_to_device(&mut x, host_out)?;
+        s.record(&later)
+    })??;
+    later.synchronize()?;
+    run.synchronize()?;
+    for (i, &got) in output.iter().enumerate() {
+        let want = 2.0 * i as f32;
+        if got != want {
+            return Err(unexpected(&format!(
+                "restricted_api: element {i} is {got}, expected {want}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Launches named (`name_launches(true)`, R20's origin): a declared kernel's stand-in launched
+/// twice and a raw launch of the same function, each followed by the host function that marks
+/// it complete. Clean, the result is the CPU's. Where a schedule's sticky fault poisons the
+/// process, the poison's text carries its origin, and the first named launch never marked
+/// complete, where there is one: the declared kernel's name, or "a raw launch".
+fn named_launches() -> Result<()> {
+    let outcome = named_launches_run();
+    if let Some(poison) = custack::poisoned() {
+        let text = poison.to_string();
+        let origin = poison.origin();
+        assert!(
+            origin.is_some(),
+            "named_launches: the poison has no origin: {text}"
+        );
+        if let Some(launch) = origin.and_then(custack::Origin::unfinished_launch) {
+            let named = match launch.kernel() {
+                Some(kernel) => format!("`{kernel}` launched at {}", launch.call_site()),
+                None => format!("a raw launch at {}", launch.call_site()),
+            };
+            assert!(
+                text.contains(&format!("the first launch that never completed: {named}")),
+                "named_launches: {text}"
+            );
+        }
+    }
+    outcome
+}
+
+fn named_launches_run() -> Result<()> {
+    custack::name_launches(true)?;
+    let driver = Driver::init()?;
+    // SAFETY: as the kernel, the stand-in reads and writes x[0..n): the result below is the
+    // CPU's whenever every call succeeded.
+    let _add_u32_on_cpu = unsafe {
+        StandIn::register(&driver, "add_u32", |call| {
+            let (x, k, n) = (
+                call.arg::<u64>(0)?,
+                call.arg::<u32>(1)?,
+                call.arg::<u32>(2)?,
+            );
+            let mut v = call.read::<u32>(x, n as usize)?;
+            v.iter_mut().for_each(|e| *e += k);
+            call.write(x, &v)?;
+            Ok(())
+        })
+    }?;
+    let ctx = Context::new(driver.device(0)?, ContextFlags::empty())?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let add = module.declared::<AddU32>()?;
+    let raw = module.function("add_u32")?;
+    let stream = guard.stream()?;
+    let mut host = guard.alloc_pinned::<u32>(N)?;
+    // The declared kernel in a submission, whose wait returns a sticky error (a scope's end
+    // takes the safe state instead): the program then reads the poison's unfinished launch.
+    let cfg = LaunchConfig::for_elements(N32);
+    let (mut x, _) = stream
+        .submit((guard.alloc::<u32>(N)?, add), |s, (mut dx, add)| {
+            s.fill_u32(&mut dx, 1)?;
+            s.run(&add, cfg, (&mut dx, 2u32, N32))?;
+            s.run(&add, cfg, (&mut dx, 3u32, N32))
+        })?
+        .wait()?;
+    stream.scope(|s| -> Result<()> {
+        let mut dx = s.bind_mut(&mut x);
+        // SAFETY: `add_u32(unsigned* x, unsigned k, unsigned n)` adds `k` to `x[0..n)`, and
+        // `dx` holds `n` elements.
+        unsafe { s.launch(&raw, cfg, (&mut dx, 4u32, N32))? };
+        s.copy_to_host(&mut host, &dx)
+    })??;
+    custack::name_launches(false)?;
+    match host.iter().position(|&v| v != 10) {
+        None => Ok(()),
+        Some(i) => Err(unexpected(&format!(
+            "named_launches: element {i} is {}, expected 10",
+            host[i]
+        ))),
+    }
+}
+
+/// The redundant kernel (`InitPhase::redundant`), under a driver that reports 13.0 (green
+/// contexts): a primary restricted context's two partitions of the double's SMs, the stand-in
+/// `frame_gain` run once in each on a copy of an uploaded input. A frame whose replicas agree
+/// returns `Ok` with both results the CPU's; a frame whose second replica is given another gain
+/// returns `ReplicasDiffer` naming the frame and the output, and both results stay readable.
+fn restricted_redundant() -> Result<()> {
+    use custack::safety::OnMismatch::ReturnError;
+    use custack::safety::{Budget, Profile, RestrictedContext, WaitBound};
+    const N: usize = RESTRICTED_API_LEN;
+    let profile = Profile::init()?;
+    // SAFETY: as the kernel, the stand-in reads and writes n floats of `data`.
+    let _gain = unsafe {
+        StandIn::register(&profile.driver(), "frame_gain", |call| {
+            let (data, gain, n) = (
+                call.arg::<u64>(0)?,
+                call.arg::<f32>(1)?,
+                call.arg::<u32>(2)?,
+            );
+            let mut v = call.read::<f32>(data, n as usize)?;
+            v.iter_mut().for_each(|x| *x *= gain);
+            call.write(data, &v)?;
+            Ok(())
+        })
+    }?;
+    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let device = profile.device(0)?;
+    // A context that is not the device's primary one has no redundant kernel: refused before
+    // anything is taken from its budget.
+    let mut other = RestrictedContext::new(&profile, device, Budget::new().modules(1))?;
+    let mut stack = Stack::new()?;
+    let mut guard = other.push(&mut stack)?;
+    let refused = guard.init().and_then(|init| {
+        // SAFETY: a complete cubin made by `cubin::stand_in_cubin` (the profile's checks read it).
+        let module = unsafe { init.load_cubin(&cubin) }?;
+        let kernel = init.redundant::<pipeline::FrameGain, f32>(&module, "data", N, 8, ReturnError);
+        match kernel {
+            Err(e) if e.kind() == custack::ErrorKind::OutsideProfile => Ok(()),
+            Err(e) => Err(e),
+            Ok(_) => panic!("restricted_redundant: a redundant kernel outside the primary context"),
+        }
+    });
+    let shutdown = guard.shutdown();
+    refused.and(shutdown)?;
+    drop(stack);
+    other.destroy()?;
+    // The primary context: the two replicas' outputs and staging, the input and its upload, and
+    // what the refusal of too large partitions took before it (a kernel, two outputs, two
+    // staging buffers).
+    let bytes = N * size_of::<f32>();
+    let budget = Budget::page_locked(5 * bytes)
+        .device_bytes(5 * bytes)
+        .waits(WaitBound::return_error(std::time::Duration::from_secs(1)))
+        .streams(3)
+        .partitions(2)
+        .events(0)
+        .modules(1)
+        .kernels(2);
+    let mut ctx = RestrictedContext::primary(&profile, device, budget)?;
+    let mut stack = Stack::new()?;
+    let mut guard = ctx.push(&mut stack)?;
+    let outcome = restricted_redundant_phases(&mut guard, &cubin);
+    let shutdown = guard.shutdown();
+    outcome.and(shutdown)?;
+    ctx.destroy()
+}
+
+fn restricted_redundant_phases(
+    guard: &mut custack::safety::RestrictedGuard<'_, '_>,
+    cubin: &[u8],
+) -> Result<()> {
+    use custack::safety::OnMismatch;
+    const N: usize = RESTRICTED_API_LEN;
+    let init = guard.init()?;
+    // SAFETY: a complete cubin made by `cubin::stand_in_cubin` (the profile's checks read it).
+    let module = unsafe { init.load_cubin(cubin) }?;
+    // Refused: an output the kernel does not declare; partitions larger than half the device.
+    for (output, sms_each, says) in [
+        ("nope", 8, "declares no parameter `nope`"),
+        ("data", 100, "not two"),
+    ] {
+        match init.redundant::<pipeline::FrameGain, f32>(
+            &module,
+            output,
+            N,
+            sms_each,
+            OnMismatch::ReturnError,
+        ) {
+            // The refusal (a failed driver call's `InvalidValue` says something else).
+            Err(e) if e.to_string().contains(says) => {
+                assert_eq!(e.kind(), custack::ErrorKind::InvalidValue, "{e}");
+            }
+            Err(e) => return Err(e),
+            Ok(_) => panic!("restricted_redundant: {output}, {sms_each} SMs each, not refused"),
+        }
+    }
+    let mut twice =
+        init.redundant::<pipeline::FrameGain, f32>(&module, "data", N, 8, OnMismatch::ReturnError)?;
+    let stream = init.stream()?;
+    let mut host = init.alloc_pinned::<f32>(N)?;
+    for (i, x) in host.iter_mut().enumerate() {
+        *x = i as f32;
+    }
+    let mut input = init.alloc::<f32>(N)?;
+    let _run = init.seal();
+    stream.scope(|s| -> Result<()> {
+        let mut input = s.bind_mut(&mut input);
+        s.copy_to_device(&mut input, &host)
+    })??;
+    // Replica `r` computes input * gain(r).
+    let mut frame = |second_gain: f32| {
+        twice.run(&input, |replica, s, gain, out, input| {
+            let input = s.bind(input);
+            s.copy_device(&mut *out, input)?;
+            let k = if replica == 0 { 2.0f32 } else { second_gain };
+            s.run(
+                gain,
+                LaunchConfig::for_elements(N as u32),
+                (&mut *out, k, N as u32),
+            )
+        })
+    };
+    frame(2.0)?;
+    let differ = frame(3.0);
+    let want = |i: usize, k: f32| i as f32 * k;
+    for (r, k) in [(0, 2.0f32), (1, 3.0)] {
+        if let Some(i) = (0..N).find(|&i| twice.replica(r)[i] != want(i, k)) {
+            return Err(unexpected(&format!(
+                "restricted_redundant: replica {r}, element {i} is {}, expected {}",
+                twice.replica(r)[i],
+                want(i, k)
+            )));
+        }
+    }
+    match differ {
+        Err(e) if e.kind() == custack::ErrorKind::ReplicasDiffer => {
+            let text = e.to_string();
+            assert!(
+                text.contains("frame 1") && text.contains("`data`") && text.contains("element 1"),
+                "restricted_redundant: {text}"
+            );
+        }
+        // A driver call the schedule failed.
+        Err(e) => return Err(e),
+        Ok(()) => panic!("restricted_redundant: replicas that differ compared equal"),
+    }
+    assert_eq!(twice.frames(), 2);
+    assert_eq!(twice.output().len(), N);
+    let [a, b] = twice.sm_counts();
+    assert!(
+        a >= 8 && b >= 8,
+        "restricted_redundant: partitions of {a} and {b} SMs"
+    );
+    assert!(format!("{:?}", twice.replicas()).contains("Replicas"));
+    Ok(())
+}
+
 /// The PTX declarations of example 22's kernels, which the stand-in cubin carries so that the
 /// checking driver knows their parameters (`cubin::DECLARATIONS_SECTION`).
 const FRAME_DECLARATIONS: &str = ".version 6.0\n.target sm_50\n.address_size 64\n\
@@ -3413,6 +3797,11 @@ fn run(program: &str) -> Option<Result<()>> {
         "fork" => fork(),
         "confinement" => confinement(),
         "restricted_end" => restricted_end(),
+        "named_launches" => named_launches(),
+        "restricted_redundant" => {
+            report_driver_version(13000).and_then(|()| restricted_redundant())
+        }
+        "restricted_api" => report_driver_version(13000).and_then(|()| restricted_api()),
         "reuse_after_scope" => {
             context0().and_then(|c| c10_c11_memory_reused_after_scope(&c).map(drop))
         }
