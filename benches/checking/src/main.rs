@@ -2749,6 +2749,173 @@ fn checked_destroy(
     destroyed
 }
 
+/// The restricted profile's run-phase API, method by method (no GPU): every method of
+/// [`RestrictedScope`](custack::safety::RestrictedScope), of a restricted stream, event and
+/// buffer, and the bound host memory, is used once, and each must reach the driver entry point
+/// its documentation names (the double counts the calls) and move the data it says (the double
+/// copies and fills the bytes and runs the `frame_gain` stand-in). A method that returned
+/// without its call, a length or a wait's answer made up, is a panic, which
+/// `scripts/check-driver.sh` counts as a failure under every schedule.
+fn restricted_scope() -> Result<()> {
+    use custack::safety::{Budget, Profile, RestrictedContext, WaitBound};
+    let profile = Profile::init()?;
+    // SAFETY: as the kernel, the stand-in reads and writes n floats of `data`.
+    let _gain = unsafe {
+        StandIn::register(&profile.driver(), "frame_gain", |call| {
+            let (data, gain, n) = (
+                call.arg::<u64>(0)?,
+                call.arg::<f32>(1)?,
+                call.arg::<u32>(2)?,
+            );
+            let mut v = call.read::<f32>(data, n as usize)?;
+            v.iter_mut().for_each(|x| *x *= gain);
+            call.write(data, &v)?;
+            Ok(())
+        })
+    }?;
+    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let bytes = SCOPE_LEN * size_of::<f32>();
+    let budget = Budget::page_locked(2 * bytes)
+        .waits(WaitBound::fail_stop(std::time::Duration::from_secs(1)))
+        .device_bytes(3 * bytes)
+        .streams(1)
+        .events(2)
+        .modules(1)
+        .kernels(1)
+        .graphs(1)
+        .graph_nodes(1);
+    let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, budget)?;
+    let mut stack = Stack::new()?;
+    let mut guard = ctx.push(&mut stack)?;
+    let outcome = restricted_scope_run(&mut guard, &cubin);
+    let shutdown = guard.shutdown();
+    drop(stack);
+    let destroyed = ctx.destroy();
+    outcome.and(shutdown).and(destroyed)
+}
+
+/// Elements of each buffer of [`restricted_scope`].
+const SCOPE_LEN: usize = 64;
+
+/// The calls of the driver entry points whose names start with `prefix` so far.
+fn calls_of(prefix: &str) -> u64 {
+    calls_seen(|name| name.starts_with(prefix.as_bytes()))
+}
+
+/// `f`'s result and how many calls of the entry points named by `prefix` it made.
+fn counting<R>(prefix: &str, f: impl FnOnce() -> Result<R>) -> Result<(R, u64)> {
+    let before = calls_of(prefix);
+    let r = f()?;
+    Ok((r, calls_of(prefix) - before))
+}
+
+/// Panics unless `f` made exactly `n` calls of the entry points `prefix` names (`at_least`: `n`
+/// or more), naming `what`.
+fn calls<R>(what: &str, prefix: &str, n: u64, at_least: bool, f: impl FnOnce() -> Result<R>) -> Result<R> {
+    let (r, made) = counting(prefix, f)?;
+    assert!(
+        made == n || at_least && made > n,
+        "restricted_scope: {what} made {made} calls of {prefix}*, not {}{n}",
+        if at_least { "at least " } else { "" }
+    );
+    Ok(r)
+}
+
+fn restricted_scope_run(guard: &mut custack::safety::RestrictedGuard<'_, '_>, cubin: &[u8]) -> Result<()> {
+    let n = SCOPE_LEN as u32;
+    let config = LaunchConfig::for_elements(n);
+    calls_of("cu"); // counting starts
+    let init = guard.init()?;
+    // SAFETY: a complete cubin made above, whose `frame_gain` stand-in honours its contract.
+    let module = unsafe { init.load_cubin(cubin) }?;
+    let gain = init.kernel::<pipeline::FrameGain>(&module)?;
+    let stream = init.stream()?;
+    let (start, end) = (init.event()?, init.event()?);
+    let mut a = init.alloc::<f32>(SCOPE_LEN)?;
+    let mut b = init.alloc::<f32>(SCOPE_LEN)?;
+    let mut src = init.alloc_pinned::<f32>(SCOPE_LEN)?;
+    let mut dst = init.alloc_pinned::<f32>(SCOPE_LEN)?;
+    #[allow(clippy::cast_precision_loss)] // below 2^24: exact
+    for (i, x) in src.iter_mut().enumerate() {
+        *x = i as f32 + 1.0;
+    }
+    let payload = (init.alloc::<f32>(SCOPE_LEN)?, gain);
+    let mut graph = init.capture(&stream, payload, move |s, (mut c, gain)| {
+        s.run(&gain, config, (&mut c, pipeline::GAIN, n))
+    })?;
+    let _run = init.seal();
+    assert!(
+        (a.len(), a.is_empty()) == (SCOPE_LEN, false),
+        "restricted_scope: a buffer of {SCOPE_LEN} says {} and empty {}",
+        a.len(),
+        a.is_empty()
+    );
+    for (what, text) in [
+        ("RestrictedKernel", format!("{gain:?}")),
+        ("RestrictedGraph", format!("{graph:?}")),
+    ] {
+        assert!(text.starts_with(what), "restricted_scope: {what}'s Debug is {text:?}");
+    }
+    let filled = f32::from_bits(0x3F3F_3F3F);
+    let want = |i: usize| src[i] * pipeline::GAIN;
+    // A fill, a copy to the device, an event recorded and waited for, a launch; a copy back.
+    stream.scope(|s| -> Result<()> {
+        let text = format!("{s:?}");
+        assert!(text.starts_with("RestrictedScope"), "restricted_scope: Debug {text:?}");
+        let (from, to) = (s.bind_host(&src), s.bind_host_mut(&mut dst));
+        for (len, empty) in [(from.len(), from.is_empty()), (to.len(), to.is_empty())] {
+            assert!(
+                (len, empty) == (SCOPE_LEN, false),
+                "restricted_scope: bound host memory of {SCOPE_LEN} says {len} and empty {empty}"
+            );
+        }
+        let (mut a, mut b) = (s.bind_mut(&mut a), s.bind_mut(&mut b));
+        calls("fill_bytes", "cuMemset", 1, false, || s.fill_bytes(&mut b, 0x3F))?;
+        calls("copy_to_device", "cuMemcpyHtoD", 1, false, || s.copy_to_device(&mut a, from))?;
+        calls("record", "cuEventRecord", 1, false, || s.record(&start))?;
+        calls("wait", "cuStreamWaitEvent", 1, false, || s.wait(&start))?;
+        calls("run", "cuLaunch", 1, false, || s.run(&gain, config, (&mut a, pipeline::GAIN, n)))?;
+        s.record(&end)?;
+        calls("copy_to_host", "cuMemcpyDtoH", 1, false, || s.copy_to_host(to, &b))
+    })??;
+    if let Some(i) = (0..SCOPE_LEN).find(|&i| dst[i].to_bits() != filled.to_bits()) {
+        panic!("restricted_scope: byte fill, then copy to the host: element {i} is {}", dst[i]);
+    }
+    // The events' host waits and queries, and their time.
+    calls("the event's synchronize", "cuEventQuery", 1, true, || end.synchronize())?;
+    let deadline = custack::Deadline::after(std::time::Duration::from_secs(1));
+    calls("the event's synchronize_by", "cuEventQuery", 1, true, || end.synchronize_by(deadline))?;
+    let done = calls("the event's is_complete", "cuEventQuery", 1, false, || end.is_complete())?;
+    assert!(done, "restricted_scope: an event waited for is not complete");
+    let ms = calls("elapsed_ms", "cuEventElapsedTime", 1, false, || start.elapsed_ms(&end))?;
+    assert!(ms > 0.0 && ms < 1.0, "restricted_scope: the double's 1 us reads {ms} ms");
+    // A copy between device buffers (and the launch's result), within a deadline.
+    stream.scope_by(deadline, |s| -> Result<()> {
+        let (a, mut b) = (s.bind(&a), s.bind_mut(&mut b));
+        calls("copy_device", "cuMemcpyDtoD", 1, false, || s.copy_device(&mut b, a))?;
+        s.copy_to_host(&mut dst, &b)
+    })??;
+    if let Some(i) = (0..SCOPE_LEN).find(|&i| dst[i] != want(i)) {
+        panic!("restricted_scope: launch, then device copy: element {i} is {}, not {}", dst[i], want(i));
+    }
+    // The graph, launched on memory copied into it; its result copied out.
+    stream.scope(|s| -> Result<()> {
+        let (graph, (mut c, _)) = s.bind_graph(&mut graph);
+        s.copy_to_device(&mut c, &src)?;
+        calls("launch_graph", "cuGraphLaunch", 1, false, || s.launch_graph(&graph))?;
+        s.copy_to_host(&mut dst, &c)
+    })??;
+    if let Some(i) = (0..SCOPE_LEN).find(|&i| dst[i] != want(i)) {
+        panic!("restricted_scope: the graph: element {i} is {}, not {}", dst[i], want(i));
+    }
+    // The stream's host waits and query.
+    calls("the stream's synchronize", "cuStreamQuery", 1, true, || stream.synchronize())?;
+    calls("the stream's synchronize_by", "cuStreamQuery", 1, true, || stream.synchronize_by(deadline))?;
+    let done = calls("the stream's is_complete", "cuStreamQuery", 1, false, || stream.is_complete())?;
+    assert!(done, "restricted_scope: a stream waited for is not complete");
+    Ok(())
+}
+
 /// The PTX declarations of example 22's kernels, which the stand-in cubin carries so that the
 /// checking driver knows their parameters (`cubin::DECLARATIONS_SECTION`).
 const FRAME_DECLARATIONS: &str = ".version 6.0\n.target sm_50\n.address_size 64\n\
@@ -2807,6 +2974,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "fork" => fork(),
         "confinement" => confinement(),
         "restricted_end" => restricted_end(),
+        "restricted_scope" => restricted_scope(),
         "reuse_after_scope" => {
             context0().and_then(|c| c10_c11_memory_reused_after_scope(&c).map(drop))
         }
