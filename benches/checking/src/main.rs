@@ -2811,7 +2811,13 @@ fn counting<R>(prefix: &str, f: impl FnOnce() -> Result<R>) -> Result<(R, u64)> 
 
 /// Panics unless `f` made exactly `n` calls of the entry points `prefix` names (`at_least`: `n`
 /// or more), naming `what`.
-fn calls<R>(what: &str, prefix: &str, n: u64, at_least: bool, f: impl FnOnce() -> Result<R>) -> Result<R> {
+fn calls<R>(
+    what: &str,
+    prefix: &str,
+    n: u64,
+    at_least: bool,
+    f: impl FnOnce() -> Result<R>,
+) -> Result<R> {
     let (r, made) = counting(prefix, f)?;
     assert!(
         made == n || at_least && made > n,
@@ -2821,7 +2827,10 @@ fn calls<R>(what: &str, prefix: &str, n: u64, at_least: bool, f: impl FnOnce() -
     Ok(r)
 }
 
-fn restricted_scope_run(guard: &mut custack::safety::RestrictedGuard<'_, '_>, cubin: &[u8]) -> Result<()> {
+fn restricted_scope_run(
+    guard: &mut custack::safety::RestrictedGuard<'_, '_>,
+    cubin: &[u8],
+) -> Result<()> {
     let n = SCOPE_LEN as u32;
     let config = LaunchConfig::for_elements(n);
     calls_of("cu"); // counting starts
@@ -2854,14 +2863,20 @@ fn restricted_scope_run(guard: &mut custack::safety::RestrictedGuard<'_, '_>, cu
         ("RestrictedKernel", format!("{gain:?}")),
         ("RestrictedGraph", format!("{graph:?}")),
     ] {
-        assert!(text.starts_with(what), "restricted_scope: {what}'s Debug is {text:?}");
+        assert!(
+            text.starts_with(what),
+            "restricted_scope: {what}'s Debug is {text:?}"
+        );
     }
     let filled = f32::from_bits(0x3F3F_3F3F);
     let want = |i: usize| src[i] * pipeline::GAIN;
     // A fill, a copy to the device, an event recorded and waited for, a launch; a copy back.
     stream.scope(|s| -> Result<()> {
         let text = format!("{s:?}");
-        assert!(text.starts_with("RestrictedScope"), "restricted_scope: Debug {text:?}");
+        assert!(
+            text.starts_with("RestrictedScope"),
+            "restricted_scope: Debug {text:?}"
+        );
         let (from, to) = (s.bind_host(&src), s.bind_host_mut(&mut dst));
         for (len, empty) in [(from.len(), from.is_empty()), (to.len(), to.is_empty())] {
             assert!(
@@ -2870,49 +2885,107 @@ fn restricted_scope_run(guard: &mut custack::safety::RestrictedGuard<'_, '_>, cu
             );
         }
         let (mut a, mut b) = (s.bind_mut(&mut a), s.bind_mut(&mut b));
-        calls("fill_bytes", "cuMemset", 1, false, || s.fill_bytes(&mut b, 0x3F))?;
-        calls("copy_to_device", "cuMemcpyHtoD", 1, false, || s.copy_to_device(&mut a, from))?;
+        calls("fill_bytes", "cuMemset", 1, false, || {
+            s.fill_bytes(&mut b, 0x3F)
+        })?;
+        calls("copy_to_device", "cuMemcpyHtoD", 1, false, || {
+            s.copy_to_device(&mut a, from)
+        })?;
         calls("record", "cuEventRecord", 1, false, || s.record(&start))?;
         calls("wait", "cuStreamWaitEvent", 1, false, || s.wait(&start))?;
-        calls("run", "cuLaunch", 1, false, || s.run(&gain, config, (&mut a, pipeline::GAIN, n)))?;
+        calls("run", "cuLaunch", 1, false, || {
+            s.run(&gain, config, (&mut a, pipeline::GAIN, n))
+        })?;
         s.record(&end)?;
-        calls("copy_to_host", "cuMemcpyDtoH", 1, false, || s.copy_to_host(to, &b))
+        calls("copy_to_host", "cuMemcpyDtoH", 1, false, || {
+            s.copy_to_host(to, &b)
+        })
     })??;
     if let Some(i) = (0..SCOPE_LEN).find(|&i| dst[i].to_bits() != filled.to_bits()) {
-        panic!("restricted_scope: byte fill, then copy to the host: element {i} is {}", dst[i]);
+        panic!(
+            "restricted_scope: byte fill, then copy to the host: element {i} is {}",
+            dst[i]
+        );
     }
     // The events' host waits and queries, and their time.
-    calls("the event's synchronize", "cuEventQuery", 1, true, || end.synchronize())?;
+    calls("the event's synchronize", "cuEventQuery", 1, true, || {
+        end.synchronize()
+    })?;
     let deadline = custack::Deadline::after(std::time::Duration::from_secs(1));
-    calls("the event's synchronize_by", "cuEventQuery", 1, true, || end.synchronize_by(deadline))?;
-    let done = calls("the event's is_complete", "cuEventQuery", 1, false, || end.is_complete())?;
-    assert!(done, "restricted_scope: an event waited for is not complete");
-    let ms = calls("elapsed_ms", "cuEventElapsedTime", 1, false, || start.elapsed_ms(&end))?;
-    assert!(ms > 0.0 && ms < 1.0, "restricted_scope: the double's 1 us reads {ms} ms");
+    calls(
+        "the event's synchronize_by",
+        "cuEventQuery",
+        1,
+        true,
+        || end.synchronize_by(deadline),
+    )?;
+    let done = calls("the event's is_complete", "cuEventQuery", 1, false, || {
+        end.is_complete()
+    })?;
+    assert!(
+        done,
+        "restricted_scope: an event waited for is not complete"
+    );
+    let ms = calls("elapsed_ms", "cuEventElapsedTime", 1, false, || {
+        start.elapsed_ms(&end)
+    })?;
+    assert!(
+        ms > 0.0 && ms < 1.0,
+        "restricted_scope: the double's 1 us reads {ms} ms"
+    );
     // A copy between device buffers (and the launch's result), within a deadline.
     stream.scope_by(deadline, |s| -> Result<()> {
         let (a, mut b) = (s.bind(&a), s.bind_mut(&mut b));
-        calls("copy_device", "cuMemcpyDtoD", 1, false, || s.copy_device(&mut b, a))?;
+        calls("copy_device", "cuMemcpyDtoD", 1, false, || {
+            s.copy_device(&mut b, a)
+        })?;
         s.copy_to_host(&mut dst, &b)
     })??;
     if let Some(i) = (0..SCOPE_LEN).find(|&i| dst[i] != want(i)) {
-        panic!("restricted_scope: launch, then device copy: element {i} is {}, not {}", dst[i], want(i));
+        panic!(
+            "restricted_scope: launch, then device copy: element {i} is {}, not {}",
+            dst[i],
+            want(i)
+        );
     }
     // The graph, launched on memory copied into it; its result copied out.
     stream.scope(|s| -> Result<()> {
         let (graph, (mut c, _)) = s.bind_graph(&mut graph);
         s.copy_to_device(&mut c, &src)?;
-        calls("launch_graph", "cuGraphLaunch", 1, false, || s.launch_graph(&graph))?;
+        calls("launch_graph", "cuGraphLaunch", 1, false, || {
+            s.launch_graph(&graph)
+        })?;
         s.copy_to_host(&mut dst, &c)
     })??;
     if let Some(i) = (0..SCOPE_LEN).find(|&i| dst[i] != want(i)) {
-        panic!("restricted_scope: the graph: element {i} is {}, not {}", dst[i], want(i));
+        panic!(
+            "restricted_scope: the graph: element {i} is {}, not {}",
+            dst[i],
+            want(i)
+        );
     }
     // The stream's host waits and query.
-    calls("the stream's synchronize", "cuStreamQuery", 1, true, || stream.synchronize())?;
-    calls("the stream's synchronize_by", "cuStreamQuery", 1, true, || stream.synchronize_by(deadline))?;
-    let done = calls("the stream's is_complete", "cuStreamQuery", 1, false, || stream.is_complete())?;
-    assert!(done, "restricted_scope: a stream waited for is not complete");
+    calls("the stream's synchronize", "cuStreamQuery", 1, true, || {
+        stream.synchronize()
+    })?;
+    calls(
+        "the stream's synchronize_by",
+        "cuStreamQuery",
+        1,
+        true,
+        || stream.synchronize_by(deadline),
+    )?;
+    let done = calls(
+        "the stream's is_complete",
+        "cuStreamQuery",
+        1,
+        false,
+        || stream.is_complete(),
+    )?;
+    assert!(
+        done,
+        "restricted_scope: a stream waited for is not complete"
+    );
     Ok(())
 }
 
