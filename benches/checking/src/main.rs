@@ -2755,7 +2755,9 @@ fn checked_destroy(
 /// its documentation names (the double counts the calls) and move the data it says (the double
 /// copies and fills the bytes and runs the `frame_gain` stand-in). A method that returned
 /// without its call, a length or a wait's answer made up, is a panic, which
-/// `scripts/check-driver.sh` counts as a failure under every schedule.
+/// `scripts/check-driver.sh` counts as a failure under every schedule. Run with the double
+/// reporting driver 13.0, so that the module's unload takes its bounded path (12.5+);
+/// `safety_frame` runs the 12.2 path.
 fn restricted_scope() -> Result<()> {
     use custack::safety::{Budget, Profile, RestrictedContext, WaitBound};
     let profile = Profile::init()?;
@@ -2986,6 +2988,25 @@ fn restricted_scope_run(
         done,
         "restricted_scope: a stream waited for is not complete"
     );
+    // The module's unload (driver 12.5+, as the double reports 13.0 here): its wait for the
+    // context's work is bounded, an event recorded on the context and queried, never the
+    // unbounded `cuCtxSynchronize`.
+    drop((graph, gain));
+    let synchronized = calls_of("cuCtxSynchronize");
+    let ((), recorded) = counting("cuCtxRecordEvent", || {
+        drop(module);
+        Ok(())
+    })?;
+    let synchronized = calls_of("cuCtxSynchronize") - synchronized;
+    // A failed call on the way (the drops record it) reaches the program as its error.
+    if let Some(e) = custack::take_drop_errors().into_iter().next() {
+        return Err(e);
+    }
+    assert!(
+        (recorded, synchronized) == (1, 0),
+        "restricted_scope: the module's unload made {recorded} cuCtxRecordEvent and \
+         {synchronized} cuCtxSynchronize, not 1 and 0"
+    );
     Ok(())
 }
 
@@ -3047,7 +3068,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "fork" => fork(),
         "confinement" => confinement(),
         "restricted_end" => restricted_end(),
-        "restricted_scope" => restricted_scope(),
+        "restricted_scope" => report_driver_version(13000).and_then(|()| restricted_scope()),
         "reuse_after_scope" => {
             context0().and_then(|c| c10_c11_memory_reused_after_scope(&c).map(drop))
         }
