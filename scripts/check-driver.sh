@@ -61,7 +61,7 @@ loaded=$(ldd "$bin" | awk '/libcuda/ { print $3 }')
 
 programs=(${CHECK_PROGRAMS:-example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_alloc reuse_after_scope unwind scoped_host
     events submission graph graph_built device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm vmm_share peer ipc stress
-    newer green deadlines safety_frame fork confinement restricted_end restricted_scope})
+    newer green deadlines safety_frame fork confinement restricted_end restricted_scope driver_init})
 # The programs every wait of which has a deadline: a hang that blocks one is a failure, and
 # every enqueue of theirs is hung in turn: `deadlines` (R19), which uses every bounded wait, and
 # `safety_frame`, the restricted profile's frame loop, whose every run-phase wait is bounded by

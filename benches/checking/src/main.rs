@@ -3010,6 +3010,35 @@ fn restricted_scope_run(
     Ok(())
 }
 
+/// The driver's init path (no GPU; the double reports driver 13.0): `Driver::init` registers
+/// the driver's log callback (`cuLogsRegisterCallback`, 12.9+) once, a second `Driver::init`
+/// registers nothing, and `Profile::init` after them is refused (`OutsideProfile`: the driver
+/// keeps the callback for the process, and the safety subset has no callbacks) before any
+/// driver call. Under a failed call on the way, `Driver::init` returns that error.
+fn driver_init() -> Result<()> {
+    calls_of("cu"); // counting starts
+    let ((), registered) = counting("cuLogsRegisterCallback", || Driver::init().map(drop))?;
+    assert!(
+        registered == 1,
+        "driver_init: the first Driver::init made {registered} cuLogsRegisterCallback, not 1"
+    );
+    let ((), again) = counting("cuLogsRegisterCallback", || Driver::init().map(drop))?;
+    assert!(
+        again == 0,
+        "driver_init: a second Driver::init registered the callback {again} more times"
+    );
+    let before = driver_calls()?;
+    let profile = custack::safety::Profile::init();
+    let calls = driver_calls()? - before;
+    match profile {
+        Err(e) if e.kind() == custack::ErrorKind::OutsideProfile && calls == 0 => Ok(()),
+        other => panic!(
+            "driver_init: Profile::init after Driver::init made {calls} driver calls and \
+             returned {other:?}, not OutsideProfile before any call"
+        ),
+    }
+}
+
 /// The PTX declarations of example 22's kernels, which the stand-in cubin carries so that the
 /// checking driver knows their parameters (`cubin::DECLARATIONS_SECTION`).
 const FRAME_DECLARATIONS: &str = ".version 6.0\n.target sm_50\n.address_size 64\n\
@@ -3069,6 +3098,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "confinement" => confinement(),
         "restricted_end" => restricted_end(),
         "restricted_scope" => report_driver_version(13000).and_then(|()| restricted_scope()),
+        "driver_init" => report_driver_version(13000).and_then(|()| driver_init()),
         "reuse_after_scope" => {
             context0().and_then(|c| c10_c11_memory_reused_after_scope(&c).map(drop))
         }
