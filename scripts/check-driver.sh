@@ -31,7 +31,7 @@
 # with no deadline): the program blocked in a wait with no deadline, a documented outcome that
 # is counted, but a failure for a program in CHECK_HANG_STRICT (every wait there has a
 # deadline) and with any violation; (c) for a program in CHECK_HANG_STRICT (default:
-# `deadlines`, `safety_frame`, `restricted_scope`), the status of its bounded scope's `Overrun::Exit` (75) with the line naming the
+# `deadlines`, `safety_frame`, `restricted_scope`, `restricted_redundant`), the status of its bounded scope's `Overrun::Exit` (75) with the line naming the
 # scope that overran: the documented outcome of a scope past its deadline (the process ends at
 # once, so the double writes no report); (d) anything else (a panic, a signal, a violation, a
 # leak, no end within CHECK_HANG_TIMEOUT seconds, default 60): a failure.
@@ -61,13 +61,14 @@ loaded=$(ldd "$bin" | awk '/libcuda/ { print $3 }')
 
 programs=(${CHECK_PROGRAMS:-example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_alloc reuse_after_scope unwind scoped_host
     events submission graph graph_built device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm vmm_share peer ipc stress
-    newer green deadlines safety_frame fork confinement restricted_end restricted_scope driver_init})
+    newer green deadlines safety_frame fork confinement restricted_end restricted_scope driver_init restricted_redundant})
 # The programs every wait of which has a deadline: a hang that blocks one is a failure, and
 # every enqueue of theirs is hung in turn: `deadlines` (R19), which uses every bounded wait, and
 # `safety_frame`, the restricted profile's frame loop, whose every run-phase wait is bounded by
-# its context's `WaitBound` (a hung frame ends in the safe state), and `restricted_scope`, the
-# profile's run-phase API method by method, every wait of which is bounded the same way.
-hang_strict=" ${CHECK_HANG_STRICT-deadlines safety_frame restricted_scope} "
+# its context's `WaitBound` (a hung frame ends in the safe state), `restricted_scope`, the
+# profile's run-phase API method by method, and `restricted_redundant`, redundant execution on
+# two SM partitions, every wait of which is bounded the same way.
+hang_strict=" ${CHECK_HANG_STRICT-deadlines safety_frame restricted_scope restricted_redundant} "
 # The status and the start of the one line of custack's safe state (`custack::fail_stop`,
 # FAIL_STOP_STATUS): a bounded scope's `Overrun::Exit`, and a scope whose wait sees a sticky
 # error (R20: another context's fault does not stop this context's work, so the scope cannot

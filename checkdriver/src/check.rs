@@ -796,6 +796,21 @@ pub(crate) fn primary(h: usize) {
     });
 }
 
+/// Whether `ctx` is a green context's context and `cur` a primary context: a green context's
+/// stream (`cuGreenCtxStreamCreate`) may be used while the device's primary context is current,
+/// whose memory and modules the green context shares (the driver reports the primary context
+/// as such a stream's context, `cuStreamGetCtx_v2`). Not while another context is.
+fn green_under_primary(s: &State, ctx: usize, cur: usize) -> bool {
+    let primary = s
+        .objs
+        .get(&(Kind::Context, cur))
+        .is_some_and(|o| o.parent == usize::MAX);
+    primary
+        && s.objs
+            .get(&(Kind::Context, ctx))
+            .is_some_and(|o| s.objs.contains_key(&(Kind::GreenContext, o.parent)))
+}
+
 fn check_use(s: &mut State, kind: Kind, h: usize, what: &str) -> Option<usize> {
     check_use_in(s, kind, h, what, false)
 }
@@ -821,7 +836,12 @@ fn check_use_in(
             ));
             None
         }
-        Some(o) if !kind.any_context() && !any_context && o.ctx != cur => {
+        Some(o)
+            if !kind.any_context()
+                && !any_context
+                && o.ctx != cur
+                && !(kind == Kind::Stream && green_under_primary(s, o.ctx, cur)) =>
+        {
             let ctx = o.ctx;
             violation(format!(
                 "{what}: {kind:?} {h:#x} of context {ctx:#x} used while {cur:#x} is current"
@@ -2366,6 +2386,8 @@ pub(crate) fn report() -> String {
         };
         // And a library left behind leaves its kernels (of no context) with it.
         let left_library = |l: usize| s.objs.get(&(Kind::Library, l)).is_some_and(|o| o.left);
+        // And a module left behind (never unloaded under work that may run it) its functions.
+        let left_module = |m: usize| s.objs.get(&(Kind::Module, m)).is_some_and(|o| o.left);
         let mut leaks = Vec::new();
         let mut left = s.left.clone();
         for ((k, h), o) in &s.objs {
@@ -2377,7 +2399,8 @@ pub(crate) fn report() -> String {
                 o.live && (k.context_free() || live_ctx(o.ctx))
             };
             let left_with = (*k != Kind::Context && left_ctx(o.ctx))
-                || (*k == Kind::LibraryKernel && left_library(o.parent));
+                || (*k == Kind::LibraryKernel && left_library(o.parent))
+                || (*k == Kind::Function && left_module(o.parent));
             if leaked && (o.left || left_with) {
                 left.push(format!(
                     "left-behind: {k:?} {h:#x}{} of context {:#x}, alive at exit (left on purpose)",

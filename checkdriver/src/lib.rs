@@ -4037,6 +4037,21 @@ mod tests {
             );
             let _ = cuCtxPopCurrent_v2(&raw mut p); // other
             let _ = cuCtxDestroy_v2(other);
+            // The same stream while the device's primary context is current is no violation:
+            // the green context shares its memory and modules, and the driver reports the
+            // primary context as the stream's (cuStreamGetCtx_v2).
+            let mut primary = null_mut();
+            let _ = cuDevicePrimaryCtxRetain(&raw mut primary, 0);
+            let _ = cuCtxPushCurrent_v2(primary);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuStreamSynchronize(sa);
+                }),
+                0,
+                "green stream under the primary context"
+            );
+            let _ = cuCtxPopCurrent_v2(&raw mut p); // primary
+            let _ = cuDevicePrimaryCtxRelease_v2(0);
             // Destroyed while on a stack (below another context: on top, the driver pops it as
             // it pops a destroyed context); its CUcontext destroyed with cuCtxDestroy; live
             // handles left for its destruction (orphans).
