@@ -31,9 +31,10 @@
 # with no deadline): the program blocked in a wait with no deadline, a documented outcome that
 # is counted, but a failure for a program in CHECK_HANG_STRICT (every wait there has a
 # deadline) and with any violation; (c) for a program in CHECK_HANG_STRICT (default:
-# `deadlines`, `safety_frame`, `restricted_scope`, `restricted_redundant`), the status of its bounded scope's `Overrun::Exit` (75) with the line naming the
-# scope that overran: the documented outcome of a scope past its deadline (the process ends at
-# once, so the double writes no report); (d) anything else (a panic, a signal, a violation, a
+# `deadlines`, `safety_frame`, `restricted_scope`, `restricted_redundant`), the status of its
+# bounded scope's `Overrun::Exit` (75) with the line naming the scope that overran: the
+# documented outcome of a scope past its deadline (the process ends at once, so the double
+# writes no report); (d) anything else (a panic, a signal, a violation, a
 # leak, no end within CHECK_HANG_TIMEOUT seconds, default 60): a failure.
 #
 # Everything is built in its own target directories (target/checkdriver, target/check-driver),
