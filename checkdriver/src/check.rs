@@ -836,11 +836,13 @@ fn check_use_in(
             ));
             None
         }
+        // Of another context than the current one (a green context's stream under the primary
+        // context excepted).
         Some(o)
-            if !kind.any_context()
-                && !any_context
-                && o.ctx != cur
-                && !(kind == Kind::Stream && green_under_primary(s, o.ctx, cur)) =>
+            if !(kind.any_context()
+                || any_context
+                || o.ctx == cur
+                || (kind == Kind::Stream && green_under_primary(s, o.ctx, cur))) =>
         {
             let ctx = o.ctx;
             violation(format!(
