@@ -6,7 +6,8 @@
 # and runs the tests that need no GPU against each mutant. A mutant no test fails on "survives":
 # either a test is missing or the mutation changes nothing observable, and docs/safety.md says
 # which, for each one. Not part of scripts/test.sh: on the 2-core machine each mutant costs a
-# build (about a minute), so the whole list takes hours.
+# build (10 to 70 seconds), so the whole list takes one and a half hours (the two passes of
+# docs/safety.md, 40 and 47 minutes).
 #
 #   bash scripts/mutants.sh                                   # the files below
 #   MUTANTS_FILES="src/safety/profile.rs" bash scripts/mutants.sh
@@ -24,8 +25,10 @@
 # profile, the confinement, the closed API listing, the errors, initialization without a device
 # (the full API outside the profile), the run phase's allocations, redundant execution's
 # comparison and the safety manual's thread column.
-# The checking driver's programs are not run per mutant (scripts/check-driver.sh takes minutes);
-# a survivor they would kill is listed as such. A mutant whose tests run past MUTANTS_TIMEOUT
+# The checking driver's programs are not run per mutant (scripts/check-driver.sh takes minutes):
+# a survivor is applied by hand and the programs run on it (CHECK_PROGRAMS, CHECK_PASSES=faults),
+# and docs/safety.md lists the program that kills it (`restricted_scope`, `driver_init` and
+# `restricted_redundant` were written for such survivors). A mutant whose tests run past MUTANTS_TIMEOUT
 # seconds (default 120; the unmutated tests take seconds) counts as caught by a hang
 # (timeout.txt). Output: mutants.out/ (cargo-mutants' own: caught.txt, missed.txt, timeout.txt,
 # unviable.txt) and one summary line per file.
