@@ -2796,7 +2796,7 @@ fn restricted_scope() -> Result<()> {
     outcome.and(shutdown).and(destroyed)
 }
 
-/// Elements of each buffer of [`restricted_scope`].
+/// Elements of each buffer of [`restricted_scope`] and [`restricted_redundant`].
 const SCOPE_LEN: usize = 64;
 
 /// The calls of the driver entry points whose names start with `prefix` so far.
