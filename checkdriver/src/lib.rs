@@ -3044,6 +3044,38 @@ mod tests {
         (l.write)(x, v.as_ptr().cast(), n * 4)
     }
 
+    /// A module left behind (never unloaded under work that may run it) leaves its functions
+    /// behind with it: at exit they are reported as left on purpose, not as leaks.
+    #[test]
+    fn a_module_left_behind_leaves_its_functions_with_it() {
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let _c = ctx();
+            let ptx = concat!(include_str!("../../tests/fixtures/kernels.ptx"), "\0");
+            let mut m = null_mut();
+            assert_eq!(
+                cuModuleLoadData(&raw mut m, ptx.as_ptr().cast()),
+                CUDA_SUCCESS
+            );
+            let mut f = null_mut();
+            assert_eq!(
+                cuModuleGetFunction(&raw mut f, m, c"add_u32".as_ptr()),
+                CUDA_SUCCESS
+            );
+            let leak = format!("leak: Function {:#x}", f as usize);
+            assert!(check::report().contains(&leak));
+            assert_eq!(
+                custackCheckdriverLeftBehind(c"Module".as_ptr(), m as u64, 0),
+                0
+            );
+            let report = check::report();
+            assert!(!report.contains(&leak), "{report}");
+            let left = format!("left-behind: Function {:#x}", f as usize);
+            assert!(report.contains(&left), "{report}");
+        }
+    }
+
     #[test]
     fn copies_memsets_and_stand_ins_move_data() {
         let _serial = serial();
@@ -4401,6 +4433,21 @@ mod tests {
             );
             let _ = cuCtxPopCurrent_v2(&raw mut p); // other
             let _ = cuCtxDestroy_v2(other);
+            // The same stream while the device's primary context is current is no violation:
+            // the green context shares its memory and modules, and the driver reports the
+            // primary context as the stream's (cuStreamGetCtx_v2).
+            let mut primary = null_mut();
+            let _ = cuDevicePrimaryCtxRetain(&raw mut primary, 0);
+            let _ = cuCtxPushCurrent_v2(primary);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuStreamSynchronize(sa);
+                }),
+                0,
+                "green stream under the primary context"
+            );
+            let _ = cuCtxPopCurrent_v2(&raw mut p); // primary
+            let _ = cuDevicePrimaryCtxRelease_v2(0);
             // Destroyed while on a stack (below another context: on top, the driver pops it as
             // it pops a destroyed context); its CUcontext destroyed with cuCtxDestroy; live
             // handles left for its destruction (orphans).

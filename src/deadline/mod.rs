@@ -476,6 +476,33 @@ mod tests {
         assert!(waited <= start.elapsed(), "{waited:?}");
     }
 
+    /// On the system's clock the poll sleeps once its yields are spent, rather than spin: work
+    /// that never ends, polled for 100 ms, is asked once, once after each of the [`YIELDS`]
+    /// yields, and once after each sleep. A sleep lasts at least what it asks for (10 us
+    /// doubling up to 1 ms, the last cut to the time left), so at most 7 + 100 + 1 sleeps fit
+    /// in 100 ms, however loaded the machine. A poll that did not sleep would ask millions of
+    /// times (the fake clock above cannot tell: it only records what was asked for).
+    #[test]
+    fn the_system_clock_sleeps_between_late_tries() {
+        let mut queries = 0u32;
+        let polled = poll(
+            Deadline::after(Duration::from_millis(100)),
+            Observer::DriverCall,
+            here(),
+            || {
+                queries = queries.saturating_add(1);
+                CUresult::CUDA_ERROR_NOT_READY
+            },
+        );
+        assert!(matches!(polled, Polled::Overdue(_)), "{polled:?}");
+        // The first ask, one per yield, and one per sleep: 1 + YIELDS + (7 + 100 + 1).
+        let most = YIELDS.saturating_add(109);
+        assert!(
+            queries <= most,
+            "{queries} queries in 100 ms, more than {most}"
+        );
+    }
+
     /// A pause the poll asked for: a yield, or a sleep of the given length.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     enum Pause {

@@ -3792,6 +3792,11 @@ fn run(program: &str) -> Option<Result<()>> {
             .and_then(|()| context0())
             .and_then(|c| deadlines(&c)),
         "safety_frame" => safety_frame(),
+        "restricted_scope" => report_driver_version(13000).and_then(|()| restricted_scope()),
+        "driver_init" => report_driver_version(13000).and_then(|()| driver_init()),
+        "redundant_partitions" => {
+            report_driver_version(13020).and_then(|()| redundant_partitions())
+        }
         "redundant_inject" => redundant_inject(),
         "safety_graph" => safety_graph(),
         "fork" => fork(),
@@ -3870,4 +3875,403 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Elements of each buffer of [`restricted_scope`] and [`redundant_partitions`].
+const SCOPE_LEN: usize = 64;
+
+/// Panics unless `f` made exactly `n` calls of the entry points `prefix` names (`at_least`: `n`
+/// or more), naming `what`.
+fn calls<R>(
+    what: &str,
+    prefix: &str,
+    n: u64,
+    at_least: bool,
+    f: impl FnOnce() -> Result<R>,
+) -> Result<R> {
+    let (r, made) = counting(prefix, f)?;
+    assert!(
+        made == n || at_least && made > n,
+        "restricted_scope: {what} made {made} calls of {prefix}*, not {}{n}",
+        if at_least { "at least " } else { "" }
+    );
+    Ok(r)
+}
+
+/// The calls of the driver entry points whose names start with `prefix` so far.
+fn calls_of(prefix: &str) -> u64 {
+    calls_seen(|name| name.starts_with(prefix.as_bytes()))
+}
+
+/// `f`'s result and how many calls of the entry points named by `prefix` it made.
+fn counting<R>(prefix: &str, f: impl FnOnce() -> Result<R>) -> Result<(R, u64)> {
+    let before = calls_of(prefix);
+    let r = f()?;
+    Ok((r, calls_of(prefix) - before))
+}
+
+/// The restricted profile's run-phase API, method by method (no GPU): every method of
+/// [`RestrictedScope`](custack::safety::RestrictedScope), of a restricted stream, event and
+/// buffer, and the bound host memory, is used once, and each must reach the driver entry point
+/// its documentation names (the double counts the calls) and move the data it says (the double
+/// copies and fills the bytes and runs the `frame_gain` stand-in). A method that returned
+/// without its call, a length or a wait's answer made up, is a panic, which
+/// `scripts/check-driver.sh` counts as a failure under every schedule. Run with the double
+/// reporting driver 13.0, so that the module's unload takes its bounded path (12.5+);
+/// `safety_frame` runs the 12.2 path.
+fn restricted_scope() -> Result<()> {
+    use custack::safety::{Budget, Profile, RestrictedContext, WaitBound};
+    let profile = Profile::init()?;
+    // SAFETY: as the kernel, the stand-in reads and writes n floats of `data`.
+    let _gain = unsafe {
+        StandIn::register(&profile.driver(), "frame_gain", |call| {
+            let (data, gain, n) = (
+                call.arg::<u64>(0)?,
+                call.arg::<f32>(1)?,
+                call.arg::<u32>(2)?,
+            );
+            let mut v = call.read::<f32>(data, n as usize)?;
+            v.iter_mut().for_each(|x| *x *= gain);
+            call.write(data, &v)?;
+            Ok(())
+        })
+    }?;
+    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let bytes = SCOPE_LEN * size_of::<f32>();
+    let budget = Budget::page_locked(2 * bytes)
+        .waits(WaitBound::fail_stop(std::time::Duration::from_secs(1)))
+        .device_bytes(3 * bytes)
+        .streams(1)
+        .events(2)
+        .modules(1)
+        .kernels(1)
+        .graphs(1)
+        .graph_nodes(1);
+    let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, budget)?;
+    let mut stack = Stack::new()?;
+    let mut guard = ctx.push(&mut stack)?;
+    let outcome = restricted_scope_run(&mut guard, &cubin);
+    let shutdown = guard.shutdown();
+    drop(stack);
+    let destroyed = ctx.destroy();
+    outcome.and(shutdown).and(destroyed)
+}
+
+fn restricted_scope_run(
+    guard: &mut custack::safety::RestrictedGuard<'_, '_>,
+    cubin: &[u8],
+) -> Result<()> {
+    let n = SCOPE_LEN as u32;
+    let config = LaunchConfig::for_elements(n);
+    calls_of("cu"); // counting starts
+    let init = guard.init()?;
+    // SAFETY: a complete cubin made above, whose `frame_gain` stand-in honours its contract.
+    let module = unsafe { init.load_cubin(cubin) }?;
+    let gain = init.kernel::<pipeline::FrameGain>(&module)?;
+    let stream = init.stream()?;
+    let (start, end) = (init.event()?, init.event()?);
+    let mut a = init.alloc::<f32>(SCOPE_LEN)?;
+    let mut b = init.alloc::<f32>(SCOPE_LEN)?;
+    let mut src = init.alloc_pinned::<f32>(SCOPE_LEN)?;
+    let mut dst = init.alloc_pinned::<f32>(SCOPE_LEN)?;
+    #[allow(clippy::cast_precision_loss)] // below 2^24: exact
+    for (i, x) in src.iter_mut().enumerate() {
+        *x = i as f32 + 1.0;
+    }
+    let payload = (init.alloc::<f32>(SCOPE_LEN)?, gain);
+    let mut graph = init.capture(&stream, payload, move |s, (mut c, gain)| {
+        s.run(&gain, config, (&mut c, pipeline::GAIN, n))
+    })?;
+    let _run = init.seal();
+    assert!(
+        (a.len(), a.is_empty()) == (SCOPE_LEN, false),
+        "restricted_scope: a buffer of {SCOPE_LEN} says {} and empty {}",
+        a.len(),
+        a.is_empty()
+    );
+    for (what, text) in [
+        ("RestrictedKernel", format!("{gain:?}")),
+        ("RestrictedGraph", format!("{graph:?}")),
+    ] {
+        assert!(
+            text.starts_with(what),
+            "restricted_scope: {what}'s Debug is {text:?}"
+        );
+    }
+    let filled = f32::from_bits(0x3F3F_3F3F);
+    let want = |i: usize| src[i] * pipeline::GAIN;
+    // A fill, a copy to the device, an event recorded and waited for, a launch; a copy back.
+    stream.scope(|s| -> Result<()> {
+        let text = format!("{s:?}");
+        assert!(
+            text.starts_with("RestrictedScope"),
+            "restricted_scope: Debug {text:?}"
+        );
+        let (from, to) = (s.bind_host(&src), s.bind_host_mut(&mut dst));
+        for (len, empty) in [(from.len(), from.is_empty()), (to.len(), to.is_empty())] {
+            assert!(
+                (len, empty) == (SCOPE_LEN, false),
+                "restricted_scope: bound host memory of {SCOPE_LEN} says {len} and empty {empty}"
+            );
+        }
+        let (mut a, mut b) = (s.bind_mut(&mut a), s.bind_mut(&mut b));
+        calls("fill_bytes", "cuMemset", 1, false, || {
+            s.fill_bytes(&mut b, 0x3F)
+        })?;
+        calls("copy_to_device", "cuMemcpyHtoD", 1, false, || {
+            s.copy_to_device(&mut a, from)
+        })?;
+        calls("record", "cuEventRecord", 1, false, || s.record(&start))?;
+        calls("wait", "cuStreamWaitEvent", 1, false, || s.wait(&start))?;
+        calls("run", "cuLaunch", 1, false, || {
+            s.run(&gain, config, (&mut a, pipeline::GAIN, n))
+        })?;
+        s.record(&end)?;
+        calls("copy_to_host", "cuMemcpyDtoH", 1, false, || {
+            s.copy_to_host(to, &b)
+        })
+    })??;
+    if let Some(i) = (0..SCOPE_LEN).find(|&i| dst[i].to_bits() != filled.to_bits()) {
+        panic!(
+            "restricted_scope: byte fill, then copy to the host: element {i} is {}",
+            dst[i]
+        );
+    }
+    // The events' host waits and queries, and their time.
+    calls("the event's synchronize", "cuEventQuery", 1, true, || {
+        end.synchronize()
+    })?;
+    let deadline = custack::Deadline::after(std::time::Duration::from_secs(1));
+    calls(
+        "the event's synchronize_by",
+        "cuEventQuery",
+        1,
+        true,
+        || end.synchronize_by(deadline),
+    )?;
+    let done = calls("the event's is_complete", "cuEventQuery", 1, false, || {
+        end.is_complete()
+    })?;
+    assert!(
+        done,
+        "restricted_scope: an event waited for is not complete"
+    );
+    let ms = calls("elapsed_ms", "cuEventElapsedTime", 1, false, || {
+        start.elapsed_ms(&end)
+    })?;
+    assert!(
+        ms > 0.0 && ms < 1.0,
+        "restricted_scope: the double's 1 us reads {ms} ms"
+    );
+    // A copy between device buffers (and the launch's result), within a deadline.
+    stream.scope_by(deadline, |s| -> Result<()> {
+        let (a, mut b) = (s.bind(&a), s.bind_mut(&mut b));
+        calls("copy_device", "cuMemcpyDtoD", 1, false, || {
+            s.copy_device(&mut b, a)
+        })?;
+        s.copy_to_host(&mut dst, &b)
+    })??;
+    if let Some(i) = (0..SCOPE_LEN).find(|&i| dst[i] != want(i)) {
+        panic!(
+            "restricted_scope: launch, then device copy: element {i} is {}, not {}",
+            dst[i],
+            want(i)
+        );
+    }
+    // The graph, launched on memory copied into it; its result copied out.
+    stream.scope(|s| -> Result<()> {
+        let (graph, (mut c, _)) = s.bind_graph(&mut graph);
+        s.copy_to_device(&mut c, &src)?;
+        calls("launch_graph", "cuGraphLaunch", 1, false, || {
+            s.launch_graph(&graph)
+        })?;
+        s.copy_to_host(&mut dst, &c)
+    })??;
+    if let Some(i) = (0..SCOPE_LEN).find(|&i| dst[i] != want(i)) {
+        panic!(
+            "restricted_scope: the graph: element {i} is {}, not {}",
+            dst[i],
+            want(i)
+        );
+    }
+    // The stream's host waits and query.
+    calls("the stream's synchronize", "cuStreamQuery", 1, true, || {
+        stream.synchronize()
+    })?;
+    calls(
+        "the stream's synchronize_by",
+        "cuStreamQuery",
+        1,
+        true,
+        || stream.synchronize_by(deadline),
+    )?;
+    let done = calls(
+        "the stream's is_complete",
+        "cuStreamQuery",
+        1,
+        false,
+        || stream.is_complete(),
+    )?;
+    assert!(
+        done,
+        "restricted_scope: a stream waited for is not complete"
+    );
+    // The module's unload (driver 12.5+, as the double reports 13.0 here): its wait for the
+    // context's work is bounded, an event recorded on the context and queried, never the
+    // unbounded `cuCtxSynchronize`.
+    drop((graph, gain));
+    let synchronized = calls_of("cuCtxSynchronize");
+    let ((), recorded) = counting("cuCtxRecordEvent", || {
+        drop(module);
+        Ok(())
+    })?;
+    let synchronized = calls_of("cuCtxSynchronize") - synchronized;
+    // A failed call on the way (the drops record it) reaches the program as its error.
+    if let Some(e) = custack::take_drop_errors().into_iter().next() {
+        return Err(e);
+    }
+    assert!(
+        (recorded, synchronized) == (1, 0),
+        "restricted_scope: the module's unload made {recorded} cuCtxRecordEvent and \
+         {synchronized} cuCtxSynchronize, not 1 and 0"
+    );
+    Ok(())
+}
+
+/// The driver's init path (no GPU; the double reports driver 13.0): `Driver::init` registers
+/// the driver's log callback (`cuLogsRegisterCallback`, 12.9+) once, a second `Driver::init`
+/// registers nothing, and `Profile::init` after them is refused (`OutsideProfile`: the driver
+/// keeps the callback for the process, and the safety subset has no callbacks) before any
+/// driver call. Under a failed call on the way, `Driver::init` returns that error.
+fn driver_init() -> Result<()> {
+    calls_of("cu"); // counting starts
+    let ((), registered) = counting("cuLogsRegisterCallback", || Driver::init().map(drop))?;
+    assert!(
+        registered == 1,
+        "driver_init: the first Driver::init made {registered} cuLogsRegisterCallback, not 1"
+    );
+    let ((), again) = counting("cuLogsRegisterCallback", || Driver::init().map(drop))?;
+    assert!(
+        again == 0,
+        "driver_init: a second Driver::init registered the callback {again} more times"
+    );
+    let before = driver_calls()?;
+    let profile = custack::safety::Profile::init();
+    let calls = driver_calls()? - before;
+    match profile {
+        Err(e) if e.kind() == custack::ErrorKind::OutsideProfile && calls == 0 => Ok(()),
+        other => panic!(
+            "driver_init: Profile::init after Driver::init made {calls} driver calls and \
+             returned {other:?}, not OutsideProfile before any call"
+        ),
+    }
+}
+
+/// Redundant execution under the profile (no GPU; the double reports driver 13.2, whose green
+/// contexts it models): a declared kernel (the `frame_gain` stand-in) run once in each of two
+/// SM partitions per frame, into its own output, the two compared. Three frames: two clean, in
+/// which both replicas hold the CPU's result, then one whose second replica is given another
+/// gain, which must be found with its first element and count. The partitions' SM counts and
+/// the frame count are checked too, and the green contexts' release by the double's report (a
+/// leak fails the run).
+fn redundant_partitions() -> Result<()> {
+    use custack::safety::{Budget, OnMismatch, Profile, RestrictedContext, WaitBound};
+    let profile = Profile::init()?;
+    // SAFETY: as the kernel, the stand-in reads and writes n floats of `data`.
+    let _gain = unsafe {
+        StandIn::register(&profile.driver(), "frame_gain", |call| {
+            let (data, gain, n) = (
+                call.arg::<u64>(0)?,
+                call.arg::<f32>(1)?,
+                call.arg::<u32>(2)?,
+            );
+            let mut v = call.read::<f32>(data, n as usize)?;
+            v.iter_mut().for_each(|x| *x *= gain);
+            call.write(data, &v)?;
+            Ok(())
+        })
+    }?;
+    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let bytes = 3 * SCOPE_LEN * size_of::<f32>();
+    let budget = Budget::page_locked(bytes)
+        .waits(WaitBound::fail_stop(std::time::Duration::from_secs(1)))
+        .device_bytes(bytes)
+        .streams(2)
+        .partitions(2)
+        .modules(1)
+        .kernels(1);
+    let device = profile.device(0)?;
+    let mut ctx = RestrictedContext::primary(&profile, device, budget)?;
+    let mut stack = Stack::new()?;
+    let mut guard = ctx.push(&mut stack)?;
+    let outcome = (|| -> Result<()> {
+        let init = guard.init()?;
+        // SAFETY: a complete cubin made above, whose `frame_gain` stand-in honours its contract.
+        let module = unsafe { init.load_cubin(&cubin) }?;
+        let mut twice = init.redundant::<pipeline::FrameGain, f32>(
+            &module,
+            "data",
+            SCOPE_LEN,
+            16,
+            OnMismatch::ReturnError,
+        )?;
+        let mut src = init.alloc_pinned::<f32>(SCOPE_LEN)?;
+        #[allow(clippy::cast_precision_loss)] // below 2^24: exact
+        for (i, x) in src.iter_mut().enumerate() {
+            *x = i as f32 + 1.0;
+        }
+        let _run = init.seal();
+        let sms = twice.sm_counts();
+        assert!(
+            sms == [16, 16],
+            "restricted_redundant: partitions of {sms:?} SMs, not 16 each"
+        );
+        let n = SCOPE_LEN as u32;
+        let config = LaunchConfig::for_elements(n);
+        let gains = [[0.5, 0.5], [0.25, 0.25], [0.5, 2.0]];
+        for (frame, [g0, g1]) in gains.into_iter().enumerate() {
+            let outcome = twice.run(&src, |replica, s, kernel, out, src| {
+                s.copy_to_device(&mut *out, src)?;
+                let g = if replica == 0 { g0 } else { g1 };
+                s.run(kernel, config, (&mut *out, g, n))
+            });
+            // A launch's or a copy's error ends the program (the schedule's failure).
+            if let Err(e) = &outcome
+                && e.kind() != custack::ErrorKind::ReplicasDiffer
+            {
+                return outcome;
+            }
+            let want = |g: f32| (0..SCOPE_LEN).map(|i| src[i] * g).collect::<Vec<_>>();
+            let (first, second) = (twice.replica(0), twice.replica(1));
+            assert!(
+                first == want(g0) && second == want(g1),
+                "restricted_redundant: frame {frame}: replicas {first:?} and {second:?}"
+            );
+            match outcome {
+                Ok(()) if g0 == g1 => {}
+                Err(e) if g0 != g1 && e.kind() == custack::ErrorKind::ReplicasDiffer => {
+                    let text = e.to_string();
+                    let named = format!(
+                        "frame {frame}: the two runs wrote different `data`: element 0 \
+                         differs first, {SCOPE_LEN} of {SCOPE_LEN} elements differ"
+                    );
+                    assert!(text.contains(&named), "restricted_redundant: {text}");
+                }
+                Err(e) => return Err(e),
+                Ok(()) => panic!(
+                    "restricted_redundant: frame {frame}: replicas {g0} and {g1} compared equal"
+                ),
+            }
+        }
+        let frames = twice.frames();
+        assert!(
+            frames == 3,
+            "restricted_redundant: {frames} frames counted, not 3"
+        );
+        Ok(())
+    })();
+    let shutdown = guard.shutdown();
+    drop(stack);
+    let destroyed = ctx.destroy();
+    outcome.and(shutdown).and(destroyed)
 }
