@@ -291,6 +291,34 @@
 //! listed, one item a line, in `docs/safety-api.txt`, and a test fails when it changes without
 //! review.
 //!
+//! # Faults no driver reports: two runs, a known answer, the GPU's health
+//!
+//! Every error above is one the driver returns. A transient hardware fault that flips a bit of a
+//! result, or memory that degrades, returns none. For those the profile has three checks, each
+//! set up in the init phase and paid for in the run phase with no allocation:
+//!
+//! - **Two runs on SMs they never share.** [`InitPhase::redundant`] splits the device's SMs into
+//!   two green-context partitions (the context must be [`RestrictedContext::primary`], and the
+//!   budget states [`Budget::partitions`]), allocates a second copy of the output the kernel's
+//!   contract declares `&mut`, and returns a [`RedundantKernel`]. Each
+//!   [`RedundantKernel::run`] launches the kernel once in each partition, before waiting for
+//!   either, and compares the two outputs bit for bit: on the host for small outputs, on the
+//!   device from [`CompareOn::DEVICE_FROM_BYTES`] on, with the comparison kernel
+//!   ([`ReplicasCompare`], CUDA C that ships with custack and that you build into your own
+//!   cubin, since the profile compiles nothing at run time). A difference is
+//!   [`ErrorKind::ReplicasDiffer`], naming the kernel, the frame, the first differing element
+//!   and how many differ. Whether it is returned or takes the safe state is the
+//!   [`OnMismatch`] chosen at init.
+//! - **A known answer.** [`KnownAnswer`] runs a kernel on a pattern whose result the CPU computed
+//!   in the init phase, every Nth frame; a wrong answer is [`ErrorKind::SelfTestFailed`].
+//! - **The GPU's health** (feature `nvml`): `InitPhase::watch_health` refuses the run phase when
+//!   ECC is off or a row remap is pending or has failed, and `RunPhase::poll_health`, a
+//!   zero-timeout poll of NVML's events within the frame, turns a double-bit ECC error or a
+//!   critical Xid into the process poison.
+//!
+//! Example 25 (`examples/25_safety_redundant.rs`) runs example 22's filter with all three;
+//! `docs/reliability.md` in the repository has what they detect and what they cost, measured.
+//!
 //! [`Profile::init`]: crate::safety::Profile::init
 //! [`Budget::local_memory`]: crate::safety::Budget::local_memory
 //! [`Driver::init`]: crate::Driver::init
@@ -328,3 +356,14 @@
 //! [init-seal]: crate::safety::InitPhase::seal
 //! [guard-shutdown]: crate::safety::RestrictedGuard::shutdown
 //! [ctx-destroy]: crate::safety::RestrictedContext::destroy
+//! [`InitPhase::redundant`]: crate::safety::InitPhase::redundant
+//! [`RestrictedContext::primary`]: crate::safety::RestrictedContext::primary
+//! [`Budget::partitions`]: crate::safety::Budget::partitions
+//! [`RedundantKernel`]: crate::safety::RedundantKernel
+//! [`RedundantKernel::run`]: crate::safety::RedundantKernel::run
+//! [`CompareOn::DEVICE_FROM_BYTES`]: crate::safety::CompareOn::DEVICE_FROM_BYTES
+//! [`ReplicasCompare`]: crate::safety::ReplicasCompare
+//! [`ErrorKind::ReplicasDiffer`]: crate::ErrorKind::ReplicasDiffer
+//! [`ErrorKind::SelfTestFailed`]: crate::ErrorKind::SelfTestFailed
+//! [`OnMismatch`]: crate::safety::OnMismatch
+//! [`KnownAnswer`]: crate::safety::KnownAnswer
