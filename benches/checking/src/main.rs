@@ -9,8 +9,9 @@
 #![allow(clippy::too_many_lines)]
 
 use custack::{
-    Context, ContextFlags, DeviceMemory, DeviceMemoryMut, Driver, EventFlags, LaunchConfig, Module,
-    ParkedBuffer, ParkedModule, PushedGuard, Result, Stack, StackTop, StandIn,
+    Context, ContextFlags, DeviceMemory, DeviceMemoryMut, Driver, EventFlags, GraphMem,
+    LaunchConfig, Module, ParkedBuffer, ParkedModule, PushedGuard, Result, Stack, StackTop,
+    StandIn,
 };
 use std::process::ExitCode;
 
@@ -1457,7 +1458,8 @@ fn graph_built(ctx: &Context) -> Result<Vec<u32>> {
 /// over them and one captured over them, each replayed three times in scopes at the same
 /// addresses; the results read back, a request past the arena's capacity refused without a
 /// driver call, and the arena reset once the graphs are gone (a context synchronize) and
-/// dropped (a synchronize, then its one free).
+/// dropped (a synchronize, then its one free). Then the device's graph-memory pool: its figures,
+/// its high watermarks reset, a trim.
 fn graph_arena(ctx: &Context) -> Result<()> {
     // SAFETY: as the kernel, the stand-in reads and writes x[0..n): the results below are the
     // CPU's whenever every call succeeded.
@@ -1520,6 +1522,25 @@ fn graph_arena(ctx: &Context) -> Result<()> {
     arena.reset()?;
     assert_eq!(arena.remaining(), arena.capacity());
     drop(arena);
+    // The device's graph-memory pool, which an arena's graphs never touch: its figures read,
+    // its high watermarks reset, a figure only the pool sets refused first, then a trim.
+    let device = Driver::init()?.device(0)?;
+    for figure in [
+        GraphMem::Used,
+        GraphMem::UsedHigh,
+        GraphMem::Reserved,
+        GraphMem::ReservedHigh,
+    ] {
+        let _ = device.graph_mem(figure)?;
+    }
+    device.reset_graph_mem_high(GraphMem::UsedHigh)?;
+    device.reset_graph_mem_high(GraphMem::ReservedHigh)?;
+    let refused = device.reset_graph_mem_high(GraphMem::Used);
+    assert_eq!(
+        refused.map_err(|e| e.kind()),
+        Err(custack::ErrorKind::InvalidValue)
+    );
+    device.graph_mem_trim()?;
     Ok(())
 }
 
@@ -1556,7 +1577,12 @@ fn graph_shared(ctx: &Context) -> Result<Vec<u32>> {
     );
     let mut graph = guard.build_graph(payload, |b, (mut x, add, out, _y)| {
         let set = b.fill_u32(&mut x, 1, &[])?;
-        let added = b.kernel(&add, LaunchConfig::for_elements(N32), (&mut x, 2u32, N32), &[set])?;
+        let added = b.kernel(
+            &add,
+            LaunchConfig::for_elements(N32),
+            (&mut x, 2u32, N32),
+            &[set],
+        )?;
         b.copy_to_host(out, &x, &[added])?;
         Ok(())
     })?;
@@ -1576,7 +1602,9 @@ fn graph_shared(ctx: &Context) -> Result<Vec<u32>> {
     }
     let out = graph.payload_mut().2.to_vec();
     assert!(out.iter().all(|&v| v == 3), "1 + 2 copied out");
-    match graph.instantiate_shared(InstantiateFlags::AUTO_FREE_ON_LAUNCH | InstantiateFlags::DEVICE_LAUNCH) {
+    match graph
+        .instantiate_shared(InstantiateFlags::AUTO_FREE_ON_LAUNCH | InstantiateFlags::DEVICE_LAUNCH)
+    {
         Err(e) if e.kind() == custack::ErrorKind::InvalidValue => {}
         Err(e) => return Err(e),
         Ok(_) => panic!("AUTO_FREE_ON_LAUNCH with DEVICE_LAUNCH was instantiated"),
@@ -1605,7 +1633,10 @@ fn graph_shared(ctx: &Context) -> Result<Vec<u32>> {
         }
     })?;
     let exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
-    assert!(exec.payload().2.iter().all(|&v| v == 10), "y set to 10 copied out");
+    assert!(
+        exec.payload().2.iter().all(|&v| v == 10),
+        "y set to 10 copied out"
+    );
     Ok(out)
 }
 
@@ -2885,30 +2916,37 @@ fn safety_graph() -> Result<()> {
         }) {
             Err(e) if e.kind() == ErrorKind::OutsideProfile => {}
             Err(e) => return Err(e),
-            Ok(_) => return Err(unexpected("a graph past the budget's graph nodes was built")),
+            Ok(_) => {
+                return Err(unexpected(
+                    "a graph past the budget's graph nodes was built",
+                ));
+            }
         }
         let run = init.seal();
         for frame in 0..3 {
             if frame == 1 {
-                graph.update_kernels(move |u, ((_, b2), (x, mut y), (mut diff, _), (step, _))| {
-                    let node = u.kernel_node(&step, 0)?;
-                    u.set_kernel(node, cfg, (&b2, &x, &mut y, &mut diff, N32))
-                })?;
+                graph.update_kernels(
+                    move |u, ((_, b2), (x, mut y), (mut diff, _), (step, _))| {
+                        let node = u.kernel_node(&step, 0)?;
+                        u.set_kernel(node, cfg, (&b2, &x, &mut y, &mut diff, N32))
+                    },
+                )?;
                 // Past the buffers' extent: refused by the contract, the node unchanged.
-                let past = graph.update_kernels(move |u, ((b, _), (x, mut y), (mut diff, _), (step, _))| {
-                    let node = u.kernel_node(&step, 0)?;
-                    let wide = LaunchConfig::for_elements(2 * N32);
-                    u.set_kernel(node, wide, (&b, &x, &mut y, &mut diff, 2 * N32))
-                });
+                let past = graph.update_kernels(
+                    move |u, ((b, _), (x, mut y), (mut diff, _), (step, _))| {
+                        let node = u.kernel_node(&step, 0)?;
+                        let wide = LaunchConfig::for_elements(2 * N32);
+                        u.set_kernel(node, wide, (&b, &x, &mut y, &mut diff, 2 * N32))
+                    },
+                );
                 match past {
                     Err(e) if e.kind() == ErrorKind::BufferTooShort => {}
                     Err(e) => return Err(e),
                     Ok(()) => return Err(unexpected("an update past a buffer's extent was made")),
                 }
                 // The body's kernel nodes are not lent: the root has one node of `step`.
-                let second = graph.update_kernels(|u, (_, _, _, (step, _))| {
-                    u.kernel_node(&step, 1).map(drop)
-                });
+                let second = graph
+                    .update_kernels(|u, (_, _, _, (step, _))| u.kernel_node(&step, 1).map(drop));
                 match second {
                     Err(e) if e.kind() == ErrorKind::InvalidValue => {}
                     Err(e) => return Err(e),
@@ -2928,7 +2966,11 @@ fn safety_graph() -> Result<()> {
     shutdown?;
     // One graph kept (the refused one gave its figure back), and the nodes the budget states.
     for r in Resource::ALL {
-        let stated = if r == Resource::Graphs { 1 } else { ctx.budget().stated(r) };
+        let stated = if r == Resource::Graphs {
+            1
+        } else {
+            ctx.budget().stated(r)
+        };
         if ctx.used(r) != stated {
             return Err(unexpected(&format!(
                 "safety_graph: {r:?}: {} used, {stated} expected",
