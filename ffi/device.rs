@@ -1,9 +1,10 @@
 //! Mirrors cuda.h "Device Management" (group__CUDA__DEVICE).
 
 use super::types::{
-    CUdevice, CUdevice_attribute, CUexecAffinityType, CUmemoryPool, CUresult, CUuuid,
+    CUdevice, CUdevice_attribute, CUexecAffinityType, CUgraphMem_attribute, CUmemoryPool, CUresult,
+    CUuuid,
 };
-use core::ffi::{c_char, c_int};
+use core::ffi::{c_char, c_int, c_void};
 
 link_or_stub! {
     libcuda;
@@ -42,6 +43,23 @@ link_or_stub! {
     /// Returns the default memory pool of a device.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html>
     pub fn cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult;
+    /// Queries a figure of the device's graph-memory pool (a `cuuint64_t` at `value`).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuDeviceGetGraphMemAttribute(
+        device: CUdevice,
+        attr: CUgraphMem_attribute,
+        value: *mut c_void,
+    ) -> CUresult;
+    /// Sets a figure of the device's graph-memory pool (only a high watermark, to 0).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuDeviceSetGraphMemAttribute(
+        device: CUdevice,
+        attr: CUgraphMem_attribute,
+        value: *mut c_void,
+    ) -> CUresult;
+    /// Frees the device's graph memory not in use back to the OS.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuDeviceGraphMemTrim(device: CUdevice) -> CUresult;
     /// Queries whether a device may directly access a peer device's memory.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html>
     pub fn cuDeviceCanAccessPeer(

@@ -1200,6 +1200,21 @@ c_enum! {
 }
 
 c_enum! {
+    /// `CUgraphMem_attribute`: the figures of a device's graph-memory pool, the memory that
+    /// graphs' allocation nodes take.
+    CUgraphMem_attribute {
+        /// Bytes allocated by graphs and not yet freed (read only).
+        CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT = 0;
+        /// The high watermark of the used bytes since the last reset (reset by setting 0).
+        CU_GRAPH_MEM_ATTR_USED_MEM_HIGH = 1;
+        /// Bytes reserved for graphs, used or not (read only).
+        CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT = 2;
+        /// The high watermark of the reserved bytes since the last reset (reset by setting 0).
+        CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH = 3;
+    }
+}
+
+c_enum! {
     /// `CUexecAffinityType`: kinds of execution affinity.
     CUexecAffinityType {
         /// The number of SMs a context may use.

@@ -195,15 +195,15 @@ pub use custack_derive::DeviceCopy;
 pub use deadline::{Abandon, Deadline, Overrun, TimedOut};
 pub use driver::attribute::DeviceAttribute;
 pub use driver::lookup::{EntryPointStatus, newer_entry_points};
-pub use driver::{ComputeCapability, Device, Driver, Version, driver_version};
+pub use driver::{ComputeCapability, Device, Driver, GraphMem, Version, driver_version};
 pub use error::{
     Error, ErrorKind, FAIL_STOP_STATUS, LaunchSite, Observer, Origin, Result, dropped_error_count,
     fail_stop, poisoned, take_drop_errors,
 };
 pub use graph::{
-    BodyGraph, Condition, ConditionalHandle, CopyNode, FillNode, GraphBuilder, GraphClone,
-    GraphConditionalHandle, GraphNode, InstantiateFlags, KernelNode, KernelUpdater, NodeKind,
-    NodeUpdater, RootGraph, SharedExec,
+    ARENA_ALIGN, ArenaBuffer, BodyGraph, Condition, ConditionalHandle, CopyNode, FillNode,
+    GraphBuilder, GraphClone, GraphConditionalHandle, GraphNode, InstantiateFlags, KernelNode,
+    KernelUpdater, NodeKind, NodeUpdater, ReplayArena, RootGraph, SharedExec,
 };
 #[doc(hidden)]
 pub use kernel::contract::__private as __private_contract;

@@ -419,6 +419,19 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuDeviceGetDefaultMemPool(pool: *mut Handle, dev: CUdevice) { out(pool, handle()); CUDA_SUCCESS }
+    // The graph-memory pool: empty (no graph allocation node is modelled), its two high
+    // watermarks reset by setting 0 and nothing else set, as the driver documents.
+    fn cuDeviceGetGraphMemAttribute(dev: CUdevice, attr: c_int, value: *mut u64) {
+        if !(0..=3).contains(&attr) { return CUDA_ERROR_INVALID_VALUE; }
+        out(value, 0u64);
+        CUDA_SUCCESS
+    }
+    fn cuDeviceSetGraphMemAttribute(dev: CUdevice, attr: c_int, value: *mut u64) {
+        // SAFETY: the caller passes a `cuuint64_t` to read.
+        let zero = !value.is_null() && unsafe { value.read() } == 0;
+        if (attr == 1 || attr == 3) && zero { CUDA_SUCCESS } else { CUDA_ERROR_INVALID_VALUE }
+    }
+    fn cuDeviceGraphMemTrim(dev: CUdevice) { CUDA_SUCCESS }
     fn cuDeviceGetMemPool(pool: *mut Handle, dev: CUdevice) { out(pool, handle()); CUDA_SUCCESS }
 
     // --- Primary contexts ---

@@ -2,6 +2,9 @@
 //! [`Device`] carries.
 
 pub(crate) mod attribute;
+// `graph_memory`: the device's graph-memory pool, its figures, watermarks and trim.
+pub(crate) mod graph_memory;
+pub use graph_memory::GraphMem;
 pub(crate) mod lookup;
 pub(crate) mod version;
 

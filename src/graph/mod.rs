@@ -34,6 +34,9 @@ use crate::vocabulary::binding::{Invariant, ScopedHost, ScopedHostMut, ScopedRea
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
+// `arena`: device memory reserved once and lent as typed buffers that graphs replay over.
+pub(crate) mod arena;
+pub use arena::{ARENA_ALIGN, ArenaBuffer, ReplayArena};
 // `conditional`: conditional nodes (IF, IF/ELSE, WHILE, SWITCH), their bodies and their handles.
 pub(crate) mod conditional;
 pub use conditional::{Condition, ConditionalHandle, GraphConditionalHandle};
