@@ -14,6 +14,8 @@ use custack::{
 };
 use std::process::ExitCode;
 
+mod graph_host;
+
 const KERNELS: &str = include_str!("../../../tests/fixtures/kernels.ptx");
 const N: usize = 1000;
 const N32: u32 = N as u32;
@@ -1486,7 +1488,12 @@ fn graph_shared(ctx: &Context) -> Result<Vec<u32>> {
     );
     let mut graph = guard.build_graph(payload, |b, (mut x, add, out, _y)| {
         let set = b.fill_u32(&mut x, 1, &[])?;
-        let added = b.kernel(&add, LaunchConfig::for_elements(N32), (&mut x, 2u32, N32), &[set])?;
+        let added = b.kernel(
+            &add,
+            LaunchConfig::for_elements(N32),
+            (&mut x, 2u32, N32),
+            &[set],
+        )?;
         b.copy_to_host(out, &x, &[added])?;
         Ok(())
     })?;
@@ -1506,7 +1513,9 @@ fn graph_shared(ctx: &Context) -> Result<Vec<u32>> {
     }
     let out = graph.payload_mut().2.to_vec();
     assert!(out.iter().all(|&v| v == 3), "1 + 2 copied out");
-    match graph.instantiate_shared(InstantiateFlags::AUTO_FREE_ON_LAUNCH | InstantiateFlags::DEVICE_LAUNCH) {
+    match graph
+        .instantiate_shared(InstantiateFlags::AUTO_FREE_ON_LAUNCH | InstantiateFlags::DEVICE_LAUNCH)
+    {
         Err(e) if e.kind() == custack::ErrorKind::InvalidValue => {}
         Err(e) => return Err(e),
         Ok(_) => panic!("AUTO_FREE_ON_LAUNCH with DEVICE_LAUNCH was instantiated"),
@@ -1535,7 +1544,10 @@ fn graph_shared(ctx: &Context) -> Result<Vec<u32>> {
         }
     })?;
     let exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
-    assert!(exec.payload().2.iter().all(|&v| v == 10), "y set to 10 copied out");
+    assert!(
+        exec.payload().2.iter().all(|&v| v == 10),
+        "y set to 10 copied out"
+    );
     Ok(out)
 }
 
@@ -2815,30 +2827,37 @@ fn safety_graph() -> Result<()> {
         }) {
             Err(e) if e.kind() == ErrorKind::OutsideProfile => {}
             Err(e) => return Err(e),
-            Ok(_) => return Err(unexpected("a graph past the budget's graph nodes was built")),
+            Ok(_) => {
+                return Err(unexpected(
+                    "a graph past the budget's graph nodes was built",
+                ));
+            }
         }
         let run = init.seal();
         for frame in 0..3 {
             if frame == 1 {
-                graph.update_kernels(move |u, ((_, b2), (x, mut y), (mut diff, _), (step, _))| {
-                    let node = u.kernel_node(&step, 0)?;
-                    u.set_kernel(node, cfg, (&b2, &x, &mut y, &mut diff, N32))
-                })?;
+                graph.update_kernels(
+                    move |u, ((_, b2), (x, mut y), (mut diff, _), (step, _))| {
+                        let node = u.kernel_node(&step, 0)?;
+                        u.set_kernel(node, cfg, (&b2, &x, &mut y, &mut diff, N32))
+                    },
+                )?;
                 // Past the buffers' extent: refused by the contract, the node unchanged.
-                let past = graph.update_kernels(move |u, ((b, _), (x, mut y), (mut diff, _), (step, _))| {
-                    let node = u.kernel_node(&step, 0)?;
-                    let wide = LaunchConfig::for_elements(2 * N32);
-                    u.set_kernel(node, wide, (&b, &x, &mut y, &mut diff, 2 * N32))
-                });
+                let past = graph.update_kernels(
+                    move |u, ((b, _), (x, mut y), (mut diff, _), (step, _))| {
+                        let node = u.kernel_node(&step, 0)?;
+                        let wide = LaunchConfig::for_elements(2 * N32);
+                        u.set_kernel(node, wide, (&b, &x, &mut y, &mut diff, 2 * N32))
+                    },
+                );
                 match past {
                     Err(e) if e.kind() == ErrorKind::BufferTooShort => {}
                     Err(e) => return Err(e),
                     Ok(()) => return Err(unexpected("an update past a buffer's extent was made")),
                 }
                 // The body's kernel nodes are not lent: the root has one node of `step`.
-                let second = graph.update_kernels(|u, (_, _, _, (step, _))| {
-                    u.kernel_node(&step, 1).map(drop)
-                });
+                let second = graph
+                    .update_kernels(|u, (_, _, _, (step, _))| u.kernel_node(&step, 1).map(drop));
                 match second {
                     Err(e) if e.kind() == ErrorKind::InvalidValue => {}
                     Err(e) => return Err(e),
@@ -2858,7 +2877,11 @@ fn safety_graph() -> Result<()> {
     shutdown?;
     // One graph kept (the refused one gave its figure back), and the nodes the budget states.
     for r in Resource::ALL {
-        let stated = if r == Resource::Graphs { 1 } else { ctx.budget().stated(r) };
+        let stated = if r == Resource::Graphs {
+            1
+        } else {
+            ctx.budget().stated(r)
+        };
         if ctx.used(r) != stated {
             return Err(unexpected(&format!(
                 "safety_graph: {r:?}: {} used, {stated} expected",
@@ -3380,6 +3403,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "graph_built" => context0().and_then(|c| graph_built(&c).map(drop)),
         "graph_conditional" => context0().and_then(|c| graph_conditional(&c)),
         "graph_shared" => context0().and_then(|c| graph_shared(&c).map(drop)),
+        "graph_host" => context0().and_then(|c| graph_host::graph_host(&c)),
         "device_info" => device_info(),
         "module_globals" => context0().and_then(|c| {
             module_globals(&c)?;
