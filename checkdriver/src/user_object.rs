@@ -124,3 +124,49 @@ pub(crate) fn owner_destroyed(owner: usize) {
     });
     run(destroyed);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
+
+    static DESTROYED: AtomicU32 = AtomicU32::new(0);
+
+    unsafe extern "C" fn count(data: *mut c_void) {
+        // SAFETY: the box `references_follow_graphs_and_the_last_one_destroys` made.
+        drop(unsafe { Box::from_raw(data.cast::<u32>()) });
+        DESTROYED.fetch_add(1, SeqCst);
+    }
+
+    /// The driver's rule: a graph's references are copied to an executable graph and a clone,
+    /// an update replaces the executable graph's, and the destructor runs once, at the last.
+    #[test]
+    fn references_follow_graphs_and_the_last_one_destroys() {
+        let (object, other) = (0x7000_0001, 0x7000_0002);
+        let (graph, clone, exec, newer) = (0x7100_0001, 0x7100_0002, 0x7100_0003, 0x7100_0004);
+        created(object, Box::into_raw(Box::new(1u32)).cast(), count, 1);
+        assert!(retained(graph, object, 1, true));
+        created(other, Box::into_raw(Box::new(2u32)).cast(), count, 1);
+        assert!(retained(newer, other, 1, true));
+        copied(graph, clone, false);
+        copied(graph, exec, false);
+        owner_destroyed(graph);
+        owner_destroyed(clone);
+        assert_eq!(
+            DESTROYED.load(SeqCst),
+            0,
+            "the executable graph still holds it"
+        );
+        copied(newer, exec, true);
+        assert_eq!(
+            DESTROYED.load(SeqCst),
+            1,
+            "the update dropped the old object's last reference"
+        );
+        owner_destroyed(newer);
+        assert_eq!(DESTROYED.load(SeqCst), 1);
+        owner_destroyed(exec);
+        assert_eq!(DESTROYED.load(SeqCst), 2);
+        assert!(!released(object, 1), "a destroyed object is unknown");
+    }
+}
