@@ -287,3 +287,58 @@ static_assertions::assert_eq_size!(CUgraphNodeParams, [u8; 256]);
 static_assertions::assert_eq_align!(CUgraphNodeParams, u64);
 const _: () = assert!(core::mem::offset_of!(CUgraphNodeParams, params) == 16);
 const _: () = assert!(core::mem::offset_of!(CUgraphNodeParams, reserved2) == 248);
+
+/// `CUDA_HOST_NODE_PARAMS`: a host node's function and the pointer it is called with.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+#[allow(non_camel_case_types, non_snake_case)]
+pub struct CUDA_HOST_NODE_PARAMS {
+    /// The function the driver calls, on a thread of its own, at each launch.
+    pub fn_: super::launch::CUhostFn,
+    /// Its argument.
+    pub userData: *mut core::ffi::c_void,
+}
+
+/// `CU_USER_OBJECT_NO_DESTRUCTOR_SYNC`: the only flag `cuUserObjectCreate` takes (the
+/// destructor is not waited for by any CUDA call).
+pub const CU_USER_OBJECT_NO_DESTRUCTOR_SYNC: c_uint = 1;
+/// `CU_GRAPH_USER_OBJECT_MOVE`: `cuGraphRetainUserObject` moves the caller's references to the
+/// graph instead of making new ones.
+pub const CU_GRAPH_USER_OBJECT_MOVE: c_uint = 1;
+
+link_or_stub! {
+    libcuda;
+    /// Adds a host node: the driver calls `nodeParams.fn_(nodeParams.userData)` at each launch,
+    /// on a thread of its own, in the graph's order.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphAddHostNode(
+        phGraphNode: *mut CUgraphNode,
+        hGraph: CUgraph,
+        dependencies: *const CUgraphNode,
+        numDependencies: usize,
+        nodeParams: *const CUDA_HOST_NODE_PARAMS,
+    ) -> CUresult;
+    /// Creates a user object around `ptr` with `initialRefcount` references held by the
+    /// caller; `destroy(ptr)` runs, on a driver thread, when the last reference goes.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuUserObjectCreate(
+        object_out: *mut super::types::CUuserObject,
+        ptr: *mut core::ffi::c_void,
+        destroy: super::launch::CUhostFn,
+        initialRefcount: c_uint,
+        flags: c_uint,
+    ) -> CUresult;
+    /// Releases `count` of the caller's references to a user object.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuUserObjectRelease(object: super::types::CUuserObject, count: c_uint) -> CUresult;
+    /// Gives `graph` `count` references to a user object (moved from the caller's with
+    /// `CU_GRAPH_USER_OBJECT_MOVE`); executable graphs made from the graph, its clones and
+    /// executable graphs updated from it hold references of their own.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphRetainUserObject(
+        graph: CUgraph,
+        object: super::types::CUuserObject,
+        count: c_uint,
+        flags: c_uint,
+    ) -> CUresult;
+}

@@ -57,6 +57,8 @@ opaque! {
     CUgreenCtx_st => CUgreenCtx;
     /// A resource descriptor for green contexts (`CUdevResourceDesc_st`): `CUdevResourceDesc`.
     CUdevResourceDesc_st => CUdevResourceDesc;
+    /// The driver's user object (`CUuserObject_st`); a handle is `CUuserObject`.
+    CUuserObject_st => CUuserObject;
 }
 
 /// A device ordinal handle (`CUdevice`, `typedef int CUdevice_v1`).

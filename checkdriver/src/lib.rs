@@ -68,6 +68,7 @@ mod inject;
 mod mode;
 mod ptx;
 mod standin;
+mod user_object;
 mod work;
 
 pub use cubin::{
@@ -1154,6 +1155,7 @@ entry_points! {
     fn cuGraphDestroy(graph: Handle) {
         let _ = check::destroyed(Kind::Graph, graph as usize, "cuGraphDestroy");
         check::graph_forgotten(graph as usize);
+        user_object::owner_destroyed(graph as usize);
         CUDA_SUCCESS
     }
     // With an array, fresh node handles up to its capacity: the double keeps no node objects
@@ -1185,6 +1187,7 @@ entry_points! {
         check::used(Kind::Graph, graph as usize, "cuGraphClone");
         let c = handle();
         check::graph_cloned(graph as usize, c as usize);
+        user_object::copied(graph as usize, c as usize, false);
         out(clone, c);
         CUDA_SUCCESS
     }
@@ -1213,6 +1216,7 @@ entry_points! {
         let e = handle();
         check::created(Kind::GraphExec, e as usize, 0);
         check::graph_instantiated(e as usize, graph as usize);
+        user_object::copied(graph as usize, e as usize, false);
         out(exec, e);
         CUDA_SUCCESS
     }
@@ -1231,12 +1235,14 @@ entry_points! {
     }
     fn cuGraphExecDestroy(exec: Handle) {
         let _ = check::destroyed(Kind::GraphExec, exec as usize, "cuGraphExecDestroy");
+        user_object::owner_destroyed(exec as usize);
         CUDA_SUCCESS
     }
     fn cuGraphExecUpdate_v2(exec: Handle, graph: Handle, info: *mut c_void) {
         check::used(Kind::GraphExec, exec as usize, "cuGraphExecUpdate");
         check::used(Kind::Graph, graph as usize, "cuGraphExecUpdate");
         check::graph_instantiated(exec as usize, graph as usize);
+        user_object::copied(graph as usize, exec as usize, true);
         CUDA_SUCCESS
     }
 
@@ -1273,6 +1279,56 @@ entry_points! {
             check::kernel_node_made(*node as usize, g, start);
         }
         r
+    }
+    // A host node: its function is called with its argument at each launch, in the graph's
+    // order (as the double runs every node's work, on the launching thread).
+    fn cuGraphAddHostNode(node: *mut Handle, graph: Handle, deps: *const Handle, n: usize, params: *const c_void) {
+        const WHAT: &str = "cuGraphAddHostNode";
+        let Some(g) = check::graph_stream(graph as usize, WHAT) else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        if params.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        // CUDA_HOST_NODE_PARAMS: fn, userData.
+        let Some(f) = params.cast::<Option<unsafe extern "C" fn(*mut c_void)>>().read_unaligned() else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        let data = params.cast::<u8>().add(8).cast::<*mut c_void>().read_unaligned();
+        let r = check::data_op(g, work::DataOp::HostFn { f, data }, WHAT);
+        graph_node_made(node, g, r)
+    }
+    fn cuUserObjectCreate(
+        object: *mut Handle,
+        ptr: *mut c_void,
+        destroy: Option<unsafe extern "C" fn(*mut c_void)>,
+        count: c_uint,
+        flags: c_uint,
+    ) {
+        // CU_USER_OBJECT_NO_DESTRUCTOR_SYNC is required.
+        let Some(destroy) = destroy else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        if object.is_null() || count == 0 || flags != 1 {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let o = handle();
+        user_object::created(o as usize, ptr, destroy, count);
+        out(object, o);
+        CUDA_SUCCESS
+    }
+    fn cuUserObjectRelease(object: Handle, count: c_uint) {
+        if count == 0 || !user_object::released(object as usize, count) {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        CUDA_SUCCESS
+    }
+    fn cuGraphRetainUserObject(graph: Handle, object: Handle, count: c_uint, flags: c_uint) {
+        check::used(Kind::Graph, graph as usize, "cuGraphRetainUserObject");
+        if count == 0 || flags > 1 || !user_object::retained(graph as usize, object as usize, count, flags == 1) {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        CUDA_SUCCESS
     }
     fn cuGraphExecKernelNodeSetParams_v2(exec: Handle, node: Handle, params: *const c_void) {
         const WHAT: &str = "cuGraphExecKernelNodeSetParams";
@@ -1386,6 +1442,7 @@ entry_points! {
         check::used(Kind::Graph, child as usize, "cuGraphAddChildGraphNode");
         // The child is cloned into the node: its nodes' work is the parent's from now on.
         check::child_added(g, child as usize);
+        user_object::copied(child as usize, graph as usize, false);
         out(node, handle());
         CUDA_SUCCESS
     }

@@ -26,10 +26,17 @@ pub(crate) enum DataOp {
     },
     /// A kernel launch: its stand-in runs.
     Launch(standin::Launch),
+    /// A host node: `f(data)`, on the thread that runs the work.
+    HostFn {
+        f: unsafe extern "C" fn(*mut core::ffi::c_void),
+        data: *mut core::ffi::c_void,
+    },
 }
 
 // SAFETY: the host pointer of `FromHost` is read only when the work runs, as the device would
-// read it, from whichever thread runs it; the program promised it valid until then.
+// read it, from whichever thread runs it; the program promised it valid until then. A
+// `HostFn`'s function and argument are called from whichever thread runs the work, as the
+// driver's own thread would call them.
 unsafe impl Send for DataOp {}
 
 impl DataOp {
@@ -47,6 +54,12 @@ impl DataOp {
                 count,
             } => data::fill(*dst, pattern, *count).map(drop),
             DataOp::Launch(l) => return standin::run(l).err().unwrap_or(0),
+            DataOp::HostFn { f, data } => {
+                // SAFETY: the function and argument the program gave `cuGraphAddHostNode`,
+                // which it keeps valid (a user object of the graph) while the graph launches.
+                unsafe { f(*data) };
+                Ok(())
+            }
         };
         match r {
             Ok(()) => 0,

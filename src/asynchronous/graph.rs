@@ -398,6 +398,9 @@ impl<'g, P: Payload> Graph<'g, P> {
 
     fn into_parts(self) -> (ffi::CUgraph, P::Held) {
         let mut this = ManuallyDrop::new(self);
+        // A built graph's node lists are not handed on: freed here, or `this` would leak them.
+        drop(core::mem::take(&mut this.kernels));
+        drop(core::mem::take(&mut this.data));
         // SAFETY: taken once; `this` never drops.
         let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
         (this.raw, payload)
@@ -522,8 +525,9 @@ impl<P: Payload> GraphExec<'_, P> {
 
     /// Destroys the graph kept for its kernel nodes, which are no longer lent.
     fn forget_kernels(&mut self) {
-        self.kernels.clear();
-        self.data.clear();
+        // Freed, not cleared: `into_parts` forgets `self` after this.
+        self.kernels = Vec::new();
+        self.data = Vec::new();
         let graph = core::mem::replace(&mut self.graph, core::ptr::null_mut());
         if !graph.is_null() {
             destroy_graph(graph);

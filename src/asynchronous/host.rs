@@ -40,6 +40,12 @@ struct HostCall<F> {
 
 /// Runs a host call's closure, catching a panic and keeping its message with the context.
 fn run<F: FnOnce() + Send + 'static>(HostCall { f, ctx }: HostCall<F>) {
+    catch(ctx, f);
+}
+
+/// Runs `f` where a panic must not unwind (a function the driver calls), catching a panic and
+/// keeping its message with context `ctx`, for that context's next wait to report.
+pub(crate) fn catch(ctx: usize, f: impl FnOnce()) {
     if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         let message = payload
             .downcast_ref::<&str>()

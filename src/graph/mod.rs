@@ -43,6 +43,8 @@ pub use conditional::{Condition, ConditionalHandle, GraphConditionalHandle};
 // `exec`: graphs that survive instantiation (shared executable graphs, clones, node kinds,
 // instantiation flags).
 pub(crate) mod exec;
+// Host nodes (`GraphBuilder::host`), under the full API.
+mod host;
 pub use exec::{GraphClone, InstantiateFlags, NodeKind, SharedExec};
 // `update`: memset and memcpy nodes of an executable graph updated in place.
 pub(crate) mod update;

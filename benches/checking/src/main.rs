@@ -15,6 +15,8 @@ use custack::{
 };
 use std::process::ExitCode;
 
+mod graph_host;
+
 const KERNELS: &str = include_str!("../../../tests/fixtures/kernels.ptx");
 const N: usize = 1000;
 const N32: u32 = N as u32;
@@ -3877,6 +3879,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "graph_conditional" => context0().and_then(|c| graph_conditional(&c)),
         "graph_shared" => context0().and_then(|c| graph_shared(&c).map(drop)),
         "graph_arena" => context0().and_then(|c| graph_arena(&c)),
+        "graph_host" => context0().and_then(|c| graph_host::graph_host(&c)),
         "device_info" => device_info(),
         "module_globals" => context0().and_then(|c| {
             module_globals(&c)?;

@@ -1,0 +1,393 @@
+//! Graphs built node by node, measured against the raw driver calls in the same process: what
+//! the builder's checks and bookkeeping cost over `cuGraphAddKernelNode`, and what an in-place
+//! kernel-node update costs over `cuGraphExecKernelNodeSetParams`.
+//!
+//! ```text
+//! cargo bench -p custack-benches --bench graph_build  # on a GPU machine
+//! bash scripts/gpu-bundle.sh --bench graph_build  # packs it; on the GPU machine: bash .gpu/run.sh
+//! ```
+//!
+//! The graph is a chain of 100 kernel nodes, each `add_u32(x, 1, n)` on 4096 `u32`s (16 blocks
+//! of 256 threads) depending on the one before, as `benches/graph.rs` captures them. Rows, each
+//! custack beside the raw `custack::ffi` calls it makes, in alternating order after one warm-up
+//! of each:
+//! - build: `PushedGuard::build_graph` with 100 `GraphBuilder::kernel` (each checked against
+//!   the kernel's contract) (raw: `cuGraphCreate`, 100 `cuGraphAddKernelNode`);
+//! - build + instantiate: the same, then `Graph::instantiate` (raw: the same, then
+//!   `cuGraphInstantiateWithFlags`; the graph is kept, as custack keeps it for updates);
+//! - update 100 kernel nodes: one `GraphExec::update_kernels` whose closure finds each node
+//!   (`KernelUpdater::kernel_node`) and sets its arguments (`set_kernel`, checked against the
+//!   contract) (raw: 100 `cuGraphExecKernelNodeSetParams`);
+//! - update 1 kernel node: the same for the first node only.
+//!
+//! Each update alternates the added constant between 1 and 2, so that every update changes
+//! every node it names. The payload's buffer is allocated, and what a row made destroyed, outside the timed part. Reported:
+//! the median over `CUSTACK_GRAPH_REPS` (default 50) repetitions, the spread (p10–p90 ÷ 2 of
+//! the median) and custack's median over raw's. Both executable graphs' results are checked
+//! once after their updates (not with `CUSTACK_GRAPH_UNCHECKED=1`, for a run against the
+//! do-nothing driver of `checkdriver`). Nothing here asserts a time. With `CUSTACK_GRAPH_DOT`
+//! set to a path, it also writes there a small built graph's DOT (`Graph::write_dot`: a
+//! memset, a kernel and a copy to the host; `docs/graph_built.dot`). Without `--bench` (as
+//! `cargo test --all-targets` runs it) it prints how to run it and exits.
+
+#![allow(
+    clippy::cast_precision_loss,
+    clippy::multiple_unsafe_ops_per_block, // the raw variants are C programs in Rust syntax
+    clippy::too_many_lines
+)]
+
+use core::ffi::c_void;
+use custack::prelude::*;
+use custack::{Context, ContextFlags, DeviceBuffer, DotFlags, Driver, LaunchConfig, Stack, ffi};
+use std::time::Instant;
+
+const KERNELS: &str = include_str!("../tests/fixtures/kernels.ptx");
+const N: usize = 4096;
+const N32: u32 = N as u32;
+const NODES: usize = 100;
+
+custack::kernel_contract! {
+    /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+}
+
+fn ok(r: ffi::CUresult, what: &str) {
+    assert!(r == ffi::CUresult::CUDA_SUCCESS, "{what}: {r:?}");
+}
+
+/// Median and spread (p10–p90 ÷ 2, relative to the median) of a set of times in seconds.
+fn stats(times: &mut [f64]) -> (f64, f64) {
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+    let median = at(0.5);
+    (median, (at(0.9) - at(0.1)) / 2.0 / median)
+}
+
+/// Takes `reps + 1` samples of each, alternating which goes first (the first of each is a
+/// warm-up, dropped), and prints the row. Each closure returns the seconds of its timed part.
+fn row(name: &str, reps: usize, mut raw: impl FnMut() -> f64, mut custack: impl FnMut() -> f64) {
+    let (mut raws, mut cus) = (Vec::new(), Vec::new());
+    for rep in 0..=reps {
+        let (r, c) = if rep % 2 == 0 {
+            let c = custack();
+            (raw(), c)
+        } else {
+            let r = raw();
+            (r, custack())
+        };
+        if rep > 0 {
+            raws.push(r);
+            cus.push(c);
+        }
+    }
+    let (raw, raw_spread) = stats(&mut raws);
+    let (cu, cu_spread) = stats(&mut cus);
+    println!(
+        "| {name} | {:.2} µs | {:.2} µs | {:.3} | ±{:.1}% · ±{:.1}% |",
+        raw * 1e6,
+        cu * 1e6,
+        cu / raw,
+        raw_spread * 100.0,
+        cu_spread * 100.0
+    );
+}
+
+fn time(f: impl FnOnce()) -> f64 {
+    let start = Instant::now();
+    f();
+    start.elapsed().as_secs_f64()
+}
+
+fn cfg() -> LaunchConfig {
+    LaunchConfig::for_elements(N32)
+}
+
+/// Raw kernel node parameters of `add_u32(x, k, N)`, passed to `f`.
+fn with_raw_params<R>(
+    f: ffi::CUfunction,
+    x: ffi::CUdeviceptr,
+    k: u32,
+    use_params: impl FnOnce(*const ffi::CUDA_KERNEL_NODE_PARAMS_v2) -> R,
+) -> R {
+    let cfg = cfg();
+    let (mut x, mut k, mut n) = (x, k, N32);
+    let mut params = [
+        (&raw mut x).cast::<c_void>(),
+        (&raw mut k).cast::<c_void>(),
+        (&raw mut n).cast::<c_void>(),
+    ];
+    let node = ffi::CUDA_KERNEL_NODE_PARAMS_v2 {
+        func: f,
+        gridDimX: cfg.grid.0,
+        gridDimY: cfg.grid.1,
+        gridDimZ: cfg.grid.2,
+        blockDimX: cfg.block.0,
+        blockDimY: cfg.block.1,
+        blockDimZ: cfg.block.2,
+        sharedMemBytes: 0,
+        kernelParams: params.as_mut_ptr(),
+        extra: core::ptr::null_mut(),
+        kern: core::ptr::null_mut(),
+        ctx: core::ptr::null_mut(),
+    };
+    use_params(&raw const node)
+}
+
+/// Raw: the chain of 100 kernel nodes of `add_u32(x, 1, N)`, and the nodes.
+fn raw_build(f: ffi::CUfunction, x: ffi::CUdeviceptr) -> (ffi::CUgraph, Vec<ffi::CUgraphNode>) {
+    let mut graph = core::ptr::null_mut();
+    // SAFETY: a valid out-pointer; flags 0.
+    unsafe { ok(ffi::cuGraphCreate(&raw mut graph, 0), "cuGraphCreate") };
+    let mut nodes: Vec<ffi::CUgraphNode> = Vec::with_capacity(NODES);
+    with_raw_params(f, x, 1, |params| {
+        for i in 0..NODES {
+            let mut node = core::ptr::null_mut();
+            let (deps, n) = if i == 0 {
+                (core::ptr::null(), 0)
+            } else {
+                (&raw const nodes[i - 1], 1)
+            };
+            // SAFETY: a live graph of the current context; `deps` holds `n` of its nodes;
+            // `params` names a live function of the context whose parameters are (pointer,
+            // u32, u32), each pointed to, and `x` holds N live u32s; the driver copies them.
+            unsafe {
+                ok(
+                    ffi::cuGraphAddKernelNode_v2(&raw mut node, graph, deps, n, params),
+                    "cuGraphAddKernelNode",
+                );
+            }
+            nodes.push(node);
+        }
+    });
+    (graph, nodes)
+}
+
+fn raw_instantiate(graph: ffi::CUgraph) -> ffi::CUgraphExec {
+    let mut exec = core::ptr::null_mut();
+    // SAFETY: a live graph of the current context; a valid out-pointer.
+    unsafe {
+        ok(
+            ffi::cuGraphInstantiateWithFlags(&raw mut exec, graph, 0),
+            "cuGraphInstantiate",
+        );
+    }
+    exec
+}
+
+/// Raw: sets `add_u32(x, k, N)` on each of `nodes` of `exec`.
+fn raw_update(
+    exec: ffi::CUgraphExec,
+    nodes: &[ffi::CUgraphNode],
+    f: ffi::CUfunction,
+    x: ffi::CUdeviceptr,
+    k: u32,
+) {
+    with_raw_params(f, x, k, |params| {
+        for &node in nodes {
+            // SAFETY: a live executable graph with no launch pending, made from the graph
+            // `node` is a kernel node of (kept alive); `params` as in `raw_build`.
+            unsafe {
+                ok(
+                    ffi::cuGraphExecKernelNodeSetParams_v2(exec, node, params),
+                    "cuGraphExecKernelNodeSetParams",
+                );
+            }
+        }
+    });
+}
+
+/// `assert!` unless `CUSTACK_GRAPH_UNCHECKED` is set.
+fn check(ok: bool, what: &str) {
+    if std::env::var_os("CUSTACK_GRAPH_UNCHECKED").is_none() {
+        assert!(ok, "{what}");
+    }
+}
+
+type Payload<'g, 'm> = (DeviceBuffer<'g, u32>, custack::Declared<'m, AddU32>);
+
+/// custack: the chain of 100 kernel nodes over the payload's buffer.
+fn build<'g, 'm>(
+    guard: &'g custack::PushedGuard<'_, '_>,
+    payload: Payload<'g, 'm>,
+) -> custack::Result<custack::Graph<'g, Payload<'g, 'm>>> {
+    guard.build_graph(payload, |b, (mut x, add)| {
+        let mut last = None;
+        for _ in 0..NODES {
+            let deps: &[_] = match &last {
+                Some(node) => core::slice::from_ref(node),
+                None => &[],
+            };
+            last = Some(b.kernel(&add, cfg(), (&mut x, 1u32, N32), deps)?);
+        }
+        Ok(())
+    })
+}
+
+/// custack: one update setting `add_u32(x, k, N)` on the first `nodes` kernel nodes.
+fn update(exec: &mut custack::GraphExec<'_, Payload<'_, '_>>, nodes: usize, k: u32) {
+    exec.update_kernels(move |u, (mut x, add)| {
+        for i in 0..nodes {
+            let node = u.kernel_node(&add, i)?;
+            u.set_kernel(node, cfg(), (&mut x, k, N32))?;
+        }
+        Ok(())
+    })
+    .expect("update_kernels");
+}
+
+fn run(reps: usize) -> custack::Result<()> {
+    let driver = Driver::init()?;
+    let device = driver.device(0)?;
+    println!(
+        "graph_build: {}, driver API {}, a chain of {NODES} kernel nodes of add_u32 on {N} u32s, {reps} repetitions per variant",
+        device.name()?,
+        driver.version()?
+    );
+    let ctx = Context::new(device, ContextFlags::empty())?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let add = module.declared::<AddU32>()?;
+    let raw_add = add.as_raw();
+    let stream = guard.stream()?;
+    let raw_stream = stream.as_raw();
+    let raw_x = guard.alloc_zeroed::<u32>(N)?;
+    let raw_ptr = raw_x.device_ptr();
+
+    if let Some(path) = std::env::var_os("CUSTACK_GRAPH_DOT") {
+        let payload = (guard.alloc::<u32>(N)?, add, vec![0u32; N]);
+        let small = guard.build_graph(payload, |b, (mut x, add, out)| {
+            let set = b.fill_u32(&mut x, 40, &[])?;
+            let added = b.kernel(&add, cfg(), (&mut x, 2u32, N32), &[set])?;
+            b.copy_to_host(out, &x, &[added])?;
+            Ok(())
+        })?;
+        small.write_dot(&path, DotFlags::empty())?;
+        println!(
+            "graph_build: wrote a built graph's DOT to {}",
+            path.to_string_lossy()
+        );
+    }
+
+    println!(
+        "| operation | raw | custack | custack/raw | spread (raw · custack) |\n| --- | ---: | ---: | ---: | --- |"
+    );
+    row(
+        "build 100 kernel nodes",
+        reps,
+        || {
+            let mut graph = core::ptr::null_mut();
+            let t = time(|| graph = raw_build(raw_add, raw_ptr).0);
+            // SAFETY: a live graph, destroyed once.
+            unsafe { ok(ffi::cuGraphDestroy(graph), "cuGraphDestroy") };
+            t
+        },
+        || {
+            let payload = (guard.alloc::<u32>(N).expect("alloc"), add);
+            let mut graph = None;
+            let t = time(|| graph = Some(build(&guard, payload).expect("build_graph")));
+            drop(graph);
+            t
+        },
+    );
+    row(
+        "build + instantiate (100 kernel nodes)",
+        reps,
+        || {
+            let (mut graph, mut exec) = (core::ptr::null_mut(), core::ptr::null_mut());
+            let t = time(|| {
+                graph = raw_build(raw_add, raw_ptr).0;
+                exec = raw_instantiate(graph);
+            });
+            // SAFETY: live, never launched, each destroyed once (the executable graph first,
+            // as custack does: it keeps the graph its updates name).
+            unsafe {
+                ok(ffi::cuGraphExecDestroy(exec), "cuGraphExecDestroy");
+                ok(ffi::cuGraphDestroy(graph), "cuGraphDestroy");
+            }
+            t
+        },
+        || {
+            let payload = (guard.alloc::<u32>(N).expect("alloc"), add);
+            let mut exec = None;
+            let t = time(|| {
+                exec = Some(
+                    build(&guard, payload)
+                        .and_then(custack::Graph::instantiate)
+                        .expect("build and instantiate"),
+                );
+            });
+            drop(exec);
+            t
+        },
+    );
+
+    let (raw_graph, raw_nodes) = raw_build(raw_add, raw_ptr);
+    let raw_exec = raw_instantiate(raw_graph);
+    let mut exec = build(&guard, (guard.alloc_zeroed::<u32>(N)?, add))?.instantiate()?;
+    for (name, nodes) in [
+        ("update 100 kernel nodes", NODES),
+        ("update 1 kernel node", 1),
+    ] {
+        let (mut raw_k, mut cu_k) = (1u32, 1u32);
+        row(
+            name,
+            reps,
+            || {
+                raw_k = 3 - raw_k;
+                let k = raw_k;
+                time(|| raw_update(raw_exec, &raw_nodes[..nodes], raw_add, raw_ptr, k))
+            },
+            || {
+                cu_k = 3 - cu_k;
+                let k = cu_k;
+                time(|| update(&mut exec, nodes, k))
+            },
+        );
+    }
+    // Both chains set to add 2 at every node, then launched once on their zeroed buffers.
+    let expect = 2 * NODES as u32;
+    raw_update(raw_exec, &raw_nodes, raw_add, raw_ptr, 2);
+    update(&mut exec, NODES, 2);
+    // SAFETY: a live executable graph and stream of the current context.
+    unsafe {
+        ok(ffi::cuGraphLaunch(raw_exec, raw_stream), "cuGraphLaunch");
+        ok(ffi::cuStreamSynchronize(raw_stream), "cuStreamSynchronize");
+    }
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    check(
+        raw_x.to_vec()?.iter().all(|&v| v == expect),
+        "raw updated graph result",
+    );
+    check(
+        exec.payload().0.to_vec()?.iter().all(|&v| v == expect),
+        "custack updated graph result",
+    );
+    // SAFETY: live, no launch pending (waited above), each destroyed once.
+    unsafe {
+        ok(ffi::cuGraphExecDestroy(raw_exec), "cuGraphExecDestroy");
+        ok(ffi::cuGraphDestroy(raw_graph), "cuGraphDestroy");
+    }
+    drop(exec);
+    Ok(())
+}
+
+fn main() -> std::process::ExitCode {
+    if !std::env::args().any(|a| a == "--bench") {
+        println!(
+            "graph_build: a benchmark; run it with `cargo bench -p custack-benches --bench graph_build` on a GPU machine"
+        );
+        return std::process::ExitCode::SUCCESS;
+    }
+    let reps = std::env::var("CUSTACK_GRAPH_REPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(50);
+    match run(reps) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("graph_build: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
