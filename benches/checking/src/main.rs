@@ -3893,6 +3893,16 @@ fn redundant_inject() -> Result<()> {
             )?,
         ];
         let run = init.seal();
+        // Where each compares, as asked; on the device, ordered by the event the init phase
+        // tried (the double records an event of the primary context on a partition's stream).
+        let placed = kernels
+            .iter()
+            .map(|k| (k.compare_on(), k.ordered_by_event()));
+        if !placed.eq([(CompareOn::Host, false), (CompareOn::Device, true)]) {
+            return Err(unexpected(
+                "redundant_inject: the kernels compare elsewhere than asked",
+            ));
+        }
         let cfg = LaunchConfig::for_elements(n as u32);
         // Per kernel: injected and found, injected and missed, clean and equal, clean and
         // reported different.
@@ -3921,7 +3931,21 @@ fn redundant_inject() -> Result<()> {
                         tally[0] += 1;
                     }
                     (Ok(()), true) => tally[1] += 1,
-                    (Ok(()), false) => tally[2] += 1,
+                    (Ok(()), false) => {
+                        // Replica 1's output comes back only where the host compares, equal.
+                        let second = twice.replica(1);
+                        let kept = if twice.compare_on() == CompareOn::Device {
+                            second.is_empty()
+                        } else {
+                            second == twice.replica(0)
+                        };
+                        if twice.replica(0).len() != n || !kept {
+                            return Err(unexpected(&format!(
+                                "frame {frame}: the replicas' outputs as copied back are wrong"
+                            )));
+                        }
+                        tally[2] += 1;
+                    }
                     (Err(e), false) if e.kind() == custack::ErrorKind::ReplicasDiffer => {
                         tally[3] += 1;
                     }
