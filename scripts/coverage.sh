@@ -17,10 +17,11 @@
 #     are ignored, and the GPU-less paths, cuInit's error included, run);
 #  2. every program of benches/checking under the checking driver (checkdriver), clean and,
 #     unless COVERAGE_SCHEDULES=none, with each driver call failed and made sticky in turn, as
-#     scripts/check-driver.sh runs them: the error and drop paths; then, as scripts/test.sh
-#     does, a few programs with each failed call returning a non-sticky error; then, as the hang
-#     pass of scripts/check-driver.sh does, each enqueue of its strict programs (every wait
-#     bounded) never completing, in turn.
+#     scripts/check-driver.sh runs them: the error and drop paths; then redundant_inject, as
+#     that script's injection pass runs it (fewer frames), and with its calls failed in turn;
+#     then, as scripts/test.sh does, a few programs with each failed call returning a
+#     non-sticky error; then, as the hang pass of scripts/check-driver.sh does, each enqueue of
+#     its strict programs (every wait bounded) never completing, in turn.
 # Then `llvm-cov report` over src/ and ffi/, and:
 #  - target/coverage/modules.txt: the line (and, with COVERAGE_BRANCH=1, branch) coverage of the
 #    library code (a file's `#[cfg(test)]` unit tests left out) of each module that carries the
@@ -110,6 +111,28 @@ for p in $programs; do
         done
     done
 done
+# As the injection pass of scripts/check-driver.sh does, with fewer frames: redundant_inject
+# (not in that script's list of programs) clean and with the double corrupting replica 1 of
+# every odd frame (COVERAGE_INJECT_FRAMES frames, default 16: the injections' kinds, flipped
+# bits and a dropped launch, drawn from the seed), compared on the host and on the device; then,
+# unless COVERAGE_SCHEDULES=none, 2 clean frames with each driver call failed and made sticky
+# in turn.
+inject=(env LD_LIBRARY_PATH="$lib_dir" NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report")
+for seed in 0 "${CHECK_INJECT_SEED:-20261126}"; do
+    "${inject[@]}" NULLDRIVER_INJECT="$seed" CHECK_INJECT_FRAMES="${COVERAGE_INJECT_FRAMES:-16}" \
+        "$bin" redundant_inject >/dev/null 2>&1 || true
+    runs=$((runs + 1))
+done
+if [[ ${COVERAGE_SCHEDULES:-all} != none ]]; then
+    "${inject[@]}" CHECK_INJECT_FRAMES=2 "$bin" redundant_inject >/dev/null 2>&1 || true
+    n=$(awk '$1 == "calls" { print $2 }' "$report" 2>/dev/null || echo 0)
+    for ((k = 1; k <= n; k++)); do
+        for var in NULLDRIVER_FAIL_AT NULLDRIVER_STICKY_AT; do
+            "${inject[@]}" CHECK_INJECT_FRAMES=2 "$var=$k" "$bin" redundant_inject >/dev/null 2>&1 || true
+            runs=$((runs + 1))
+        done
+    done
+fi
 # As scripts/test.sh does: every failed call returns CUDA_ERROR_INVALID_VALUE, which is not
 # sticky (a synchronize that fails so, and the polling after it).
 if [[ ${COVERAGE_SCHEDULES:-all} != none ]]; then

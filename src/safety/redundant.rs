@@ -358,7 +358,17 @@ impl KnownAnswer {
 
 #[cfg(test)]
 mod tests {
-    use super::{Difference, difference};
+    use super::{CompareOn, Difference, difference};
+
+    #[test]
+    fn outputs_from_256_kib_are_compared_on_the_device_by_default() {
+        let from = CompareOn::DEVICE_FROM_BYTES;
+        assert_eq!(from, 256 * 1024);
+        assert_eq!(CompareOn::for_bytes(0), CompareOn::Host);
+        assert_eq!(CompareOn::for_bytes(from - 1), CompareOn::Host);
+        assert_eq!(CompareOn::for_bytes(from), CompareOn::Device);
+        assert_eq!(CompareOn::for_bytes(usize::MAX), CompareOn::Device);
+    }
 
     #[test]
     fn equal_images_have_no_difference() {

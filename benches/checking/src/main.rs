@@ -2983,6 +2983,108 @@ fn safety_graph() -> Result<()> {
     ctx.destroy()
 }
 
+/// The restricted graph builder's other node kinds (C28): a byte memset, a device copy, an IF,
+/// an IF/ELSE and a SWITCH node whose bodies hold memsets, and a record of and a wait for an
+/// event the init phase made, shared with the graph's payload (an `Rc<RestrictedEvent>`). The
+/// graph is launched in two bounded scopes, after which the event is complete and the copy's
+/// destination holds the memset's bytes; the nodes made, bodies' included, are the budget's.
+fn safety_graph_nodes() -> Result<()> {
+    use custack::safety::{Budget, Profile, Resource, RestrictedContext, WaitBound};
+    use std::rc::Rc;
+    const N: usize = 64;
+    // Root: memset, copy, record, wait, IF, IF/ELSE, SWITCH (7); bodies: 1 + 2 + 3 memsets.
+    const NODES: usize = 13;
+    const BYTE: u8 = 0x5a;
+    report_driver_version(13000)?;
+    let profile = Profile::init()?;
+    let budget = Budget::page_locked(N * size_of::<u32>())
+        .waits(WaitBound::fail_stop(std::time::Duration::from_secs(1)))
+        .device_bytes(4 * N * size_of::<u32>())
+        .streams(1)
+        .events(1)
+        .graphs(1)
+        .graph_nodes(NODES);
+    let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, budget)?;
+    let mut stack = Stack::new()?;
+    let mut guard = ctx.push(&mut stack)?;
+    let outcome = (|| -> Result<()> {
+        let init = guard.init()?;
+        let stream = init.stream()?;
+        let mut out = init.alloc_pinned::<u32>(N)?;
+        let payload = (
+            (init.alloc::<u32>(N)?, init.alloc::<u32>(N)?),
+            (init.alloc::<u32>(N)?, init.alloc::<u32>(N)?),
+            Rc::new(init.event()?),
+        );
+        let mut graph = init.build_graph(
+            &stream,
+            payload,
+            |g, ((mut src, mut dst), (mut a, mut b), done)| {
+                let filled = g.fill_bytes(&mut src, BYTE, &[])?;
+                let copied = g.copy_device(&mut dst, &src, &[filled])?;
+                let recorded = g.record(&done, &[copied])?;
+                let waited = g.wait(&done, &[recorded])?;
+                let cond = g.condition(1, true)?;
+                let then = g.if_then(cond, &[waited], |body| {
+                    body.fill_u32(&mut a, 1, &[])?;
+                    Ok(())
+                })?;
+                let cond = g.condition(0, true)?;
+                let branched = g.if_else(cond, &[then], |yes, no| {
+                    yes.fill_u32(&mut a, 2, &[])?;
+                    no.fill_u32(&mut b, 3, &[])?;
+                    Ok(())
+                })?;
+                let which = g.condition(2, true)?;
+                g.switch(which, &[branched], 3, |n, case| {
+                    case.fill_u32(&mut b, 10 + n, &[])?;
+                    Ok(())
+                })?;
+                Ok(())
+            },
+        )?;
+        let run = init.seal();
+        for _ in 0..2 {
+            out.fill(0);
+            stream.scope(|s| -> Result<()> {
+                let (g, ((_, dst), _, _)) = s.bind_graph(&mut graph);
+                s.launch_graph(&g)?;
+                s.copy_to_host(&mut out, &dst)
+            })??;
+            let want = u32::from_ne_bytes([BYTE; 4]);
+            if let Some(i) = out.iter().position(|&v| v != want) {
+                return Err(unexpected(&format!(
+                    "safety_graph_nodes: element {i} of the copy is {:#x}, not {want:#x}",
+                    out[i]
+                )));
+            }
+            // The event the graph recorded, through the payload (read and access).
+            let (_, _, done) = graph.payload();
+            if !done.is_complete()? {
+                return Err(unexpected(
+                    "safety_graph_nodes: the graph's event is not complete",
+                ));
+            }
+            let (_, _, done) = graph.payload_mut();
+            done.synchronize()?;
+        }
+        run.synchronize()
+    })();
+    let shutdown = guard.shutdown();
+    outcome?;
+    shutdown?;
+    for r in Resource::ALL {
+        let stated = ctx.budget().stated(r);
+        if ctx.used(r) != stated {
+            return Err(unexpected(&format!(
+                "safety_graph_nodes: {r:?}: {} used, {stated} expected",
+                ctx.used(r)
+            )));
+        }
+    }
+    ctx.destroy()
+}
+
 /// C27's run-time part: a restricted context opens one init phase in its life; the same guard
 /// after the run phase (a frame loop's next frame) and the guard of a later push are refused,
 /// before any driver call.
@@ -3791,6 +3893,16 @@ fn redundant_inject() -> Result<()> {
             )?,
         ];
         let run = init.seal();
+        // Where each compares, as asked; on the device, ordered by the event the init phase
+        // tried (the double records an event of the primary context on a partition's stream).
+        let placed = kernels
+            .iter()
+            .map(|k| (k.compare_on(), k.ordered_by_event()));
+        if !placed.eq([(CompareOn::Host, false), (CompareOn::Device, true)]) {
+            return Err(unexpected(
+                "redundant_inject: the kernels compare elsewhere than asked",
+            ));
+        }
         let cfg = LaunchConfig::for_elements(n as u32);
         // Per kernel: injected and found, injected and missed, clean and equal, clean and
         // reported different.
@@ -3819,7 +3931,21 @@ fn redundant_inject() -> Result<()> {
                         tally[0] += 1;
                     }
                     (Ok(()), true) => tally[1] += 1,
-                    (Ok(()), false) => tally[2] += 1,
+                    (Ok(()), false) => {
+                        // Replica 1's output comes back only where the host compares, equal.
+                        let second = twice.replica(1);
+                        let kept = if twice.compare_on() == CompareOn::Device {
+                            second.is_empty()
+                        } else {
+                            second == twice.replica(0)
+                        };
+                        if twice.replica(0).len() != n || !kept {
+                            return Err(unexpected(&format!(
+                                "frame {frame}: the replicas' outputs as copied back are wrong"
+                            )));
+                        }
+                        tally[2] += 1;
+                    }
                     (Err(e), false) if e.kind() == custack::ErrorKind::ReplicasDiffer => {
                         tally[3] += 1;
                     }
@@ -3915,6 +4041,7 @@ fn run(program: &str) -> Option<Result<()>> {
         }
         "redundant_inject" => redundant_inject(),
         "safety_graph" => safety_graph(),
+        "safety_graph_nodes" => safety_graph_nodes(),
         "fork" => fork(),
         "confinement" => confinement(),
         "restricted_end" => restricted_end(),
