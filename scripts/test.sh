@@ -452,8 +452,10 @@ publish_check() {
         if [[ $name == custack ]]; then
             allowed+='|ffi/.*\.rs|build\.rs|build/.*\.rs|CHANGELOG\.md|tests/fixtures/(kernels|contracts)\.ptx'
             allowed+='|docs/(features|interop|from-cudarc)\.md'
+            # The comparison kernel's CUDA C, which ReplicasCompare::SOURCE includes.
+            allowed+='|src/safety/replicas_compare\.cu'
             required+=(ffi/mod.rs build.rs CHANGELOG.md tests/fixtures/kernels.ptx tests/fixtures/contracts.ptx
-                docs/features.md docs/interop.md docs/from-cudarc.md)
+                docs/features.md docs/interop.md docs/from-cudarc.md src/safety/replicas_compare.cu)
         fi
         bad=$(grep -vxE "$allowed" <<<"$listing" || true)
         missing=
