@@ -11,9 +11,11 @@
 //! ```
 //!
 //! The cubin may also come from `CUSTACK_CONDITIONAL_CUBIN`. Without a driver or a device it
-//! says so in one line and exits with 1; without a cubin, with 2.
+//! says so in one line and exits with 1; without a cubin, with 2. With `CUSTACK_GRAPH_DOT=PATH`
+//! it also writes the graph, the WHILE node's body included, as the driver draws it
+//! (`cuGraphDebugDotPrint`; `docs/graph_while.dot`).
 
-use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
+use custack::{Context, ContextFlags, DotFlags, Driver, LaunchConfig, Stack};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -112,6 +114,11 @@ fn run(cubin: &[u8], n: usize) -> Result<(), Box<dyn std::error::Error>> {
             Ok(())
         },
     )?;
+    // With CUSTACK_GRAPH_DOT set, the driver draws the graph, the WHILE node's body included
+    // (docs/graph_while.dot, rendered as docs/graph_while.svg).
+    if let Some(path) = std::env::var_os("CUSTACK_GRAPH_DOT") {
+        graph.write_dot(&path, DotFlags::CONDITIONAL_NODE_PARAMS)?;
+    }
     let exec = graph.instantiate()?;
     let stream = guard.stream()?;
     let start = Instant::now();

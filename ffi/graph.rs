@@ -170,6 +170,14 @@ pub const CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS: c_uint = 1 << 6;
 pub const CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES: c_uint = 1 << 9;
 /// Adds the node and graph handles.
 pub const CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES: c_uint = 1 << 10;
+/// Adds memory allocation nodes' parameters.
+pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEM_ALLOC_NODE_PARAMS: c_uint = 1 << 11;
+/// Adds memory free nodes' parameters.
+pub const CU_GRAPH_DEBUG_DOT_FLAGS_MEM_FREE_NODE_PARAMS: c_uint = 1 << 12;
+/// Numbers the edges.
+pub const CU_GRAPH_DEBUG_DOT_FLAGS_EXTRA_TOPO_INFO: c_uint = 1 << 14;
+/// Adds conditional nodes' parameters (CUDA 12.3).
+pub const CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS: c_uint = 1 << 15;
 
 // ---------------------------------------------------------------------------------------------
 // Conditional nodes (CUDA 12.3; IF with an ELSE body and SWITCH: CUDA 12.8). The handle and the

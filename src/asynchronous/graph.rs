@@ -52,6 +52,15 @@ bitflags::bitflags! {
         const KERNEL_NODE_ATTRIBUTES = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES;
         /// `CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES`: the node and graph handles.
         const HANDLES = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES;
+        /// `CU_GRAPH_DEBUG_DOT_FLAGS_MEM_ALLOC_NODE_PARAMS`: memory allocation nodes' parameters.
+        const MEM_ALLOC_NODE_PARAMS = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_MEM_ALLOC_NODE_PARAMS;
+        /// `CU_GRAPH_DEBUG_DOT_FLAGS_MEM_FREE_NODE_PARAMS`: memory free nodes' parameters.
+        const MEM_FREE_NODE_PARAMS = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_MEM_FREE_NODE_PARAMS;
+        /// `CU_GRAPH_DEBUG_DOT_FLAGS_EXTRA_TOPO_INFO`: the edges numbered.
+        const EXTRA_TOPO_INFO = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_EXTRA_TOPO_INFO;
+        /// `CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS`: conditional nodes' parameters
+        /// (CUDA 12.3; an older driver refuses the flag with `CUDA_ERROR_INVALID_VALUE`).
+        const CONDITIONAL_NODE_PARAMS = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS;
     }
 }
 
