@@ -120,6 +120,7 @@ static REPORTED_VERSION: AtomicI32 = AtomicI32::new(DRIVER_VERSION);
 /// or `CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT`).
 const NEWER: &[(&[u8], c_int)] = &[
     (b"cuGraphConditionalHandleCreate", 12030),
+    (b"cuStreamBeginCaptureToGraph", 12030),
     (b"cuFuncGetName", 12030),
     (b"cuFuncLoad", 12040),
     (b"cuFuncGetParamInfo", 12040),
@@ -1143,13 +1144,57 @@ entry_points! {
     }
     fn cuStreamEndCapture(stream: Handle, graph: *mut Handle) {
         check::used(Kind::Stream, stream as usize, "cuStreamEndCapture");
-        let g = handle();
+        // A capture into an existing graph ends in that graph.
+        if let Some(g) = check::capture_to_graph_ended(stream as usize) {
+            out(graph, g as Handle);
+            return CUDA_SUCCESS;
+        }
+        // The graph `cuStreamGetCaptureInfo` named, if it named one.
+        let g = match check::named_capture_graph(stream as usize) {
+            Some(g) => g as Handle,
+            None => handle(),
+        };
         check::capture_ended(stream as usize, g as usize);
         out(graph, g);
         CUDA_SUCCESS
     }
     fn cuStreamIsCapturing(stream: Handle, status: *mut c_int) {
         out(status, c_int::from(check::is_capturing(stream as usize)));
+        CUDA_SUCCESS
+    }
+    // The capture's status, its graph (named the first time it is asked for) and its current
+    // dependencies: none, as the double keeps no edges (a node added after them follows
+    // nothing, which is still a node of the capture).
+    fn cuStreamGetCaptureInfo_v2(
+        stream: Handle,
+        status: *mut c_int,
+        id: *mut u64,
+        graph: *mut Handle,
+        deps: *mut *const Handle,
+        n: *mut usize,
+    ) {
+        check::used(Kind::Stream, stream as usize, "cuStreamGetCaptureInfo");
+        let captured = check::capture_graph(stream as usize, || handle() as usize);
+        out(status, c_int::from(captured.is_some()));
+        if !id.is_null() {
+            out(id, stream as u64);
+        }
+        if !graph.is_null() {
+            out(graph, captured.map_or(null_mut(), |g| g as Handle));
+        }
+        if !deps.is_null() {
+            out(deps, core::ptr::null());
+        }
+        if !n.is_null() {
+            out(n, 0);
+        }
+        CUDA_SUCCESS
+    }
+    fn cuStreamUpdateCaptureDependencies(stream: Handle, deps: *mut Handle, n: usize, flags: c_uint) {
+        check::used(Kind::Stream, stream as usize, "cuStreamUpdateCaptureDependencies");
+        if checking() && !check::is_capturing(stream as usize) || flags > 1 || n > 0 && deps.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
         CUDA_SUCCESS
     }
     fn cuGraphDestroy(graph: Handle) {
@@ -1509,6 +1554,32 @@ entry_points! {
             at(32).cast::<*mut Handle>().write_unaligned(array.0.as_mut_ptr());
         }
         graph_node_made(node, g, CUDA_SUCCESS)
+    }
+    fn cuGraphAddEmptyNode(node: *mut Handle, graph: Handle, deps: *const Handle, n: usize) {
+        let Some(g) = check::graph_stream(graph as usize, "cuGraphAddEmptyNode") else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        graph_node_made(node, g, CUDA_SUCCESS)
+    }
+    // A capture whose work becomes nodes of `graph` (CUDA 12.3): a graph being built, or a
+    // conditional node's body. `cuStreamEndCapture` ends it in that graph.
+    fn cuStreamBeginCaptureToGraph(
+        stream: Handle,
+        graph: Handle,
+        deps: *const Handle,
+        data: *const c_void,
+        n: usize,
+        mode: c_int,
+    ) {
+        const WHAT: &str = "cuStreamBeginCaptureToGraph";
+        check::used(Kind::Stream, stream as usize, WHAT);
+        if !data.is_null() || n > 0 && deps.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        if !check::capture_to_graph_begun(stream as usize, graph as usize, WHAT) {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        CUDA_SUCCESS
     }
     fn cuGraphAddDependencies(graph: Handle, from: *const Handle, to: *const Handle, n: usize) {
         check::used(Kind::Graph, graph as usize, "cuGraphAddDependencies");

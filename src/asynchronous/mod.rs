@@ -193,10 +193,10 @@ std::thread_local! {
 }
 
 /// Marks this thread as inside a capture's closure until dropped (also on unwind).
-pub(super) struct InCapture;
+pub(crate) struct InCapture;
 
 impl InCapture {
-    pub(super) fn enter() -> Self {
+    pub(crate) fn enter() -> Self {
         CAPTURING.with(|c| c.set(c.get() + 1));
         Self
     }
