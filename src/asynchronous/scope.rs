@@ -303,7 +303,7 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuMemAllocAsync")]
     #[inline]
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<ScopedAlloc<'scope, T>> {
-        crate::graph::capture_into::refuse_alloc_into_graph()?;
+        super::refuse_alloc_into_graph()?;
         let bytes = check_alloc_len::<T>(len)?;
         let mut ptr: ffi::CUdeviceptr = 0;
         // SAFETY: `ptr` is a valid out-pointer; the stream is live and of the current context.

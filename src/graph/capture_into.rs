@@ -25,9 +25,9 @@
 //! 12.2) they return [`ErrorKind::DriverTooOld`].
 
 use super::{BodyGraph, Condition, GraphBuilder, GraphNode};
-use crate::asynchronous::InCapture;
 use crate::asynchronous::scope::StreamScope;
 use crate::asynchronous::stream::Stream;
+use crate::asynchronous::{InCapture, IntoGraph};
 use crate::driver::lookup::STREAM_BEGIN_CAPTURE_TO_GRAPH;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
@@ -37,56 +37,6 @@ use core::marker::PhantomData;
 /// ([`StreamScope::condition`]) and the conditional node that takes it. Never constructed.
 #[derive(Debug)]
 pub enum CapturedGraph {}
-
-std::thread_local! {
-    /// How many captures into a graph being built this thread is inside of.
-    static INTO_GRAPH: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
-}
-
-/// Marks this thread as inside [`GraphBuilder::capture`]'s closure until dropped (also on
-/// unwind).
-struct IntoGraph;
-
-impl IntoGraph {
-    fn enter() -> Self {
-        INTO_GRAPH.with(|c| c.set(c.get() + 1));
-        Self
-    }
-}
-
-impl Drop for IntoGraph {
-    fn drop(&mut self) {
-        INTO_GRAPH.with(|c| c.set(c.get() - 1));
-    }
-}
-
-/// Refuses a stream-ordered allocation ([`StreamScope::alloc`]) inside
-/// [`GraphBuilder::capture`]'s closure on this thread.
-///
-/// That closure is not `'static` (it borrows the build's bound handles), so an allocation,
-/// branded with the build's `'b`, could be kept past the capture: dropped later it would be
-/// freed outside the graph whose allocation node made it, or named by a later node that runs
-/// outside that allocation's lifetime in the graph. A capture through
-/// [`Stream::capture`](crate::Stream::capture), whose closure is `'static`, makes allocation
-/// nodes as before.
-#[inline]
-pub(crate) fn refuse_alloc_into_graph() -> Result<()> {
-    if INTO_GRAPH.with(core::cell::Cell::get) == 0 {
-        return Ok(());
-    }
-    Err(refused_alloc())
-}
-
-#[cold]
-#[inline(never)]
-fn refused_alloc() -> Error {
-    Error::custack(
-        ErrorKind::NotSupported,
-        "a stream-ordered allocation inside a capture into a graph being built \
-         (GraphBuilder::capture): allocate in the payload instead"
-            .to_owned(),
-    )
-}
 
 /// Ends a capture into a graph that did not complete (an error or a panic in the closure). The
 /// graph is the builder's: what was captured stays in it, and the build's error destroys it.
@@ -156,8 +106,8 @@ fn current_context() -> Result<ffi::CUcontext> {
     Ok(ctx)
 }
 
-impl<'b, G> GraphNode<'b, G> {
-    /// A node of the graph branded `'b` and `G`.
+impl<G> GraphNode<'_, G> {
+    /// A node of the graph branded as `Self` is.
     fn of(raw: ffi::CUgraphNode) -> Self {
         Self {
             raw,
@@ -257,17 +207,15 @@ impl<'b, G> GraphBuilder<'b, G> {
         // is this builder's, which stays the build's.
         unsafe { ffi::cuStreamEndCapture(raw, &raw mut graph) }.result()?;
         drop(stream);
-        match sinks.as_slice() {
-            &[one] => Ok(GraphNode::of(one)),
-            _ => {
-                let sinks: Vec<GraphNode<'b, G>> = sinks.into_iter().map(GraphNode::of).collect();
-                self.add(&sinks, |out, graph, deps, n| {
-                    // SAFETY: a live graph of the current context; `deps` holds `n` of its
-                    // nodes (the captured work's last ones, or `deps`).
-                    unsafe { ffi::cuGraphAddEmptyNode(out, graph, deps, n) }
-                })
-            }
+        if let &[one] = sinks.as_slice() {
+            return Ok(GraphNode::of(one));
         }
+        let sinks: Vec<GraphNode<'b, G>> = sinks.into_iter().map(GraphNode::of).collect();
+        self.add(&sinks, |out, graph, deps, n| {
+            // SAFETY: a live graph of the current context; `deps` holds `n` of its nodes (the
+            // captured work's last ones, or `deps`).
+            unsafe { ffi::cuGraphAddEmptyNode(out, graph, deps, n) }
+        })
     }
 }
 
