@@ -3610,6 +3610,128 @@ mod tests {
     }
 
     #[test]
+    fn captures_into_a_graph_and_nodes_added_to_a_capture_join_that_graph_s_work() {
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let (mut s, mut t) = (null_mut(), null_mut());
+            let _ = cuStreamCreate(&raw mut s, 0);
+            let _ = cuStreamCreate(&raw mut t, 0);
+            let (mut d, mut e) = (0, 0);
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            let _ = cuMemAlloc_v2(&raw mut e, 64);
+            let none = core::ptr::null();
+            let info = |stream: Handle| {
+                let (mut status, mut id, mut graph, mut deps, mut n) =
+                    (0, 0u64, null_mut(), core::ptr::null(), 7usize);
+                let r = cuStreamGetCaptureInfo_v2(
+                    stream,
+                    &raw mut status,
+                    &raw mut id,
+                    &raw mut graph,
+                    &raw mut deps,
+                    &raw mut n,
+                );
+                assert_eq!(r, CUDA_SUCCESS);
+                assert_eq!(n, 0);
+                (status, graph)
+            };
+            // A capture into a graph being built: its memset is the graph's work.
+            let (mut graph, mut exec) = (null_mut(), null_mut());
+            let _ = cuGraphCreate(&raw mut graph, 0);
+            assert_eq!(
+                cuStreamBeginCaptureToGraph(t, graph, none, core::ptr::null(), 0, 1),
+                CUDA_SUCCESS
+            );
+            assert_eq!(info(t), (1, graph));
+            assert_eq!(cuMemsetD32Async(d, 1, 16, t), CUDA_SUCCESS);
+            let mut ended = null_mut();
+            assert_eq!(cuStreamEndCapture(t, &raw mut ended), CUDA_SUCCESS);
+            assert_eq!(ended, graph, "a capture into a graph ends in that graph");
+            assert_eq!(info(t).0, 0);
+            let mut join = null_mut();
+            assert_eq!(
+                cuGraphAddEmptyNode(&raw mut join, graph, none, 0),
+                CUDA_SUCCESS
+            );
+            let _ = cuGraphInstantiateWithFlags(&raw mut exec, graph, 0);
+            let _ = cuMemFree_v2(d);
+            assert!(
+                violations_of(|| {
+                    let _ = cuGraphLaunch(exec, s);
+                    let _ = cuStreamSynchronize(s);
+                }) > 0,
+                "the captured memset's buffer freed"
+            );
+            let _ = cuGraphExecDestroy(exec);
+            // A conditional node added in the middle of a capture, on the graph the capture
+            // info names; its body's memset is the capture's work, and so the graph's.
+            assert_eq!(cuStreamBeginCapture_v2(s, 1), CUDA_SUCCESS);
+            let (status, captured) = info(s);
+            assert_eq!(status, 1);
+            assert!(!captured.is_null());
+            let mut cond = 0u64;
+            assert_eq!(
+                cuGraphConditionalHandleCreate(&raw mut cond, captured, a, 1, 1),
+                CUDA_SUCCESS
+            );
+            let mut p = [0u64; 32];
+            p[0] = 13;
+            p[2] = cond;
+            p[3] = 1 | (1 << 32);
+            p[5] = a.addr() as u64;
+            let mut node = null_mut();
+            assert_eq!(
+                cuGraphAddNode(&raw mut node, captured, none, 0, p.as_mut_ptr().cast()),
+                CUDA_SUCCESS
+            );
+            assert_eq!(
+                cuStreamUpdateCaptureDependencies(s, &raw mut node, 1, 1),
+                CUDA_SUCCESS
+            );
+            let body = p.as_ptr().add(4).cast::<*const Handle>().read().read();
+            let mut memset = [0u64; 5];
+            memset[0] = e;
+            memset[2] = 4u64 << 32;
+            memset[3] = 16;
+            memset[4] = 1;
+            let mut set = null_mut();
+            assert_eq!(
+                cuGraphAddMemsetNode(&raw mut set, body, none, 0, memset.as_ptr().cast(), a),
+                CUDA_SUCCESS
+            );
+            let mut second = null_mut();
+            assert_eq!(cuStreamEndCapture(s, &raw mut second), CUDA_SUCCESS);
+            assert_eq!(
+                second, captured,
+                "the capture ends in the graph its info named"
+            );
+            assert_eq!(
+                cuStreamUpdateCaptureDependencies(s, &raw mut node, 1, 1),
+                CUDA_ERROR_INVALID_VALUE
+            );
+            let _ = cuGraphInstantiateWithFlags(&raw mut exec, second, 0);
+            let _ = cuMemFree_v2(e);
+            assert!(
+                violations_of(|| {
+                    let _ = cuGraphLaunch(exec, s);
+                    let _ = cuStreamSynchronize(s);
+                }) > 0,
+                "the body's buffer freed"
+            );
+            let _ = cuGraphExecDestroy(exec);
+            let _ = cuGraphDestroy(second);
+            let _ = cuGraphDestroy(graph);
+            let _ = cuStreamDestroy_v2(t);
+            let _ = cuStreamDestroy_v2(s);
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
     fn memset_node_updates_replace_the_nodes_work_and_clones_keep_the_old() {
         let _serial = serial();
         mode::CHECK.store(true, Relaxed);

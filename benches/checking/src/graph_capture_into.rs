@@ -27,7 +27,10 @@ pub(crate) fn graph_capture_into(ctx: &Context) -> Result<()> {
         let cond = s.condition(1, true)?;
         s.while_loop(cond, |_| Ok(()))
     });
-    too_old(old.map(drop), "a condition made in a capture on driver 12.2")?;
+    too_old(
+        old.map(drop),
+        "a condition made in a capture on driver 12.2",
+    )?;
 
     report_driver_version(13000)?;
     let module = guard.load_ptx(CONDITIONAL_PTX)?;
@@ -99,14 +102,20 @@ pub(crate) fn graph_capture_into(ctx: &Context) -> Result<()> {
     match allocating {
         Err(e) if e.kind() == ErrorKind::NotSupported => {}
         Err(e) => return Err(e),
-        Ok(_) => return Err(unexpected("an allocation in a capture into a graph was made")),
+        Ok(_) => {
+            return Err(unexpected(
+                "an allocation in a capture into a graph was made",
+            ));
+        }
     }
     // A submission's scope has the `'static` environment of a capture's, but runs its work.
     let outside = stream.submit((), |s, ()| s.condition(1, true).map(drop));
     match outside.map(drop) {
         Err(e) if e.kind() == ErrorKind::NotSupported => Ok(()),
         Err(e) => Err(e),
-        Ok(()) => Err(unexpected("a condition made on a stream that does not capture")),
+        Ok(()) => Err(unexpected(
+            "a condition made on a stream that does not capture",
+        )),
     }
 }
 
