@@ -137,7 +137,8 @@ impl<'b, G> GraphBuilder<'b, G> {
     ///
     /// [`ErrorKind::DriverTooOld`] before driver 12.3; the driver's errors (e.g.
     /// `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED`), or `f`'s: then the capture is ended, and what
-    /// it captured stays in the graph, which the build's error destroys.
+    /// it captured stays in the graph (nodes over the payload, as any), which the build's error
+    /// destroys when it ends the build.
     ///
     /// # Examples
     ///
