@@ -239,8 +239,8 @@ std::thread_local! {
     static INTO_GRAPH: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
 }
 
-/// Marks this thread as inside [`GraphBuilder::capture`](crate::GraphBuilder::capture)'s closure until dropped (also on
-/// unwind).
+/// Marks this thread as inside [`GraphBuilder::capture`](crate::GraphBuilder::capture)'s
+/// closure until dropped (also on unwind).
 pub(crate) struct IntoGraph;
 
 impl IntoGraph {
@@ -256,7 +256,7 @@ impl Drop for IntoGraph {
     }
 }
 
-/// Refuses a stream-ordered allocation ([`StreamScope::alloc`]) inside
+/// Refuses a stream-ordered allocation ([`StreamScope::alloc`](crate::StreamScope::alloc)) inside
 /// [`GraphBuilder::capture`](crate::GraphBuilder::capture)'s closure on this thread.
 ///
 /// That closure is not `'static` (it borrows the build's bound handles), so an allocation,
@@ -264,8 +264,7 @@ impl Drop for IntoGraph {
 /// freed outside the graph whose allocation node made it, or named by a later node that runs
 /// outside that allocation's lifetime in the graph. A capture through
 /// [`Stream::capture`](crate::Stream::capture), whose closure is `'static`, makes allocation
-/// nodes as before. (Here: `graph/`
-/// sits above `asynchronous/`.)
+/// nodes as before. (Kept here, beside `InCapture`: `graph/` sits above `asynchronous/`.)
 #[inline]
 pub(crate) fn refuse_alloc_into_graph() -> Result<()> {
     if INTO_GRAPH.with(core::cell::Cell::get) == 0 {
@@ -287,7 +286,7 @@ fn refused_alloc() -> Error {
 
 #[cfg(test)]
 mod tests {
-    use super::{InCapture, refuse_inside_capture};
+    use super::{InCapture, IntoGraph, refuse_alloc_into_graph, refuse_inside_capture};
     use crate::error::ErrorKind;
 
     #[test]
@@ -312,5 +311,18 @@ mod tests {
         });
         assert!(unwound.is_err());
         assert!(refuse_inside_capture("a submission").is_ok());
+    }
+
+    #[test]
+    fn allocations_are_refused_inside_a_capture_into_a_graph_only() {
+        assert!(refuse_alloc_into_graph().is_ok());
+        let outer = IntoGraph::enter();
+        let inner = IntoGraph::enter();
+        drop(inner);
+        let e = refuse_alloc_into_graph().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::NotSupported);
+        assert!(e.to_string().contains("GraphBuilder::capture"), "{e}");
+        drop(outer);
+        assert!(refuse_alloc_into_graph().is_ok());
     }
 }
