@@ -12,6 +12,7 @@ use super::graph::{CUgraphConditionalHandle, CUgraphNodeParams};
 use super::types::{
     CUcontext, CUctxCreateParams, CUdevResource, CUdevResourceDesc, CUdevResourceType, CUdevice,
     CUevent, CUfunction, CUgraph, CUgraphNode, CUgreenCtx, CUmodule, CUresult, CUstream,
+    CUstreamCaptureMode,
 };
 use core::ffi::{c_char, c_int, c_ulonglong, c_void};
 use core::ffi::{c_uint, c_void as void};
@@ -251,3 +252,19 @@ pub type PFN_cuGraphConditionalHandleCreate = unsafe extern "C" fn(
 ) -> CUresult;
 /// CUDA 12.3.
 pub const PFN_cuGraphConditionalHandleCreate_VERSION: c_int = 12030;
+
+/// `cuStreamBeginCaptureToGraph` (Stream Management): begins a capture on `hStream` whose work
+/// becomes nodes of the existing graph `hGraph` (a graph being built, or a conditional node's
+/// body) after `numDependencies` of its nodes, `dependencyData` null for default edges. Ended
+/// by `cuStreamEndCapture`, which returns `hGraph` itself. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+pub type PFN_cuStreamBeginCaptureToGraph = unsafe extern "C" fn(
+    hStream: CUstream,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    dependencyData: *const c_void,
+    numDependencies: usize,
+    mode: CUstreamCaptureMode,
+) -> CUresult;
+/// CUDA 12.3.
+pub const PFN_cuStreamBeginCaptureToGraph_VERSION: c_int = 12030;

@@ -59,6 +59,14 @@ link_or_stub! {
         numDependencies: usize,
         event: CUevent,
     ) -> CUresult;
+    /// Adds an empty node (no work: a join of its dependencies) after `numDependencies` nodes.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphAddEmptyNode(
+        phGraphNode: *mut CUgraphNode,
+        hGraph: CUgraph,
+        dependencies: *const CUgraphNode,
+        numDependencies: usize,
+    ) -> CUresult;
     /// Adds a node that runs a copy of `childGraph` (cloned when the node is made).
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     pub fn cuGraphAddChildGraphNode(

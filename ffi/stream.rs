@@ -1,7 +1,7 @@
 //! Mirrors cuda.h "Stream Management" (group__CUDA__STREAM).
 
 use super::types::{
-    CUevent, CUgraph, CUresult, CUstream, CUstreamCaptureMode, CUstreamCaptureStatus,
+    CUevent, CUgraph, CUgraphNode, CUresult, CUstream, CUstreamCaptureMode, CUstreamCaptureStatus,
 };
 use core::ffi::{c_int, c_uint, c_void};
 
@@ -62,4 +62,30 @@ link_or_stub! {
         hStream: CUstream,
         captureStatus: *mut CUstreamCaptureStatus,
     ) -> CUresult;
+    /// Returns a stream's capture status and, while it captures, the capture's id, graph and
+    /// current dependencies (the nodes the next captured work will follow; the array is the
+    /// driver's, valid until the next call on the stream or the end of the capture).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    pub fn cuStreamGetCaptureInfo_v2(
+        hStream: CUstream,
+        captureStatus_out: *mut CUstreamCaptureStatus,
+        id_out: *mut u64,
+        graph_out: *mut CUgraph,
+        dependencies_out: *mut *const CUgraphNode,
+        numDependencies_out: *mut usize,
+    ) -> CUresult;
+    /// Adds to (`CU_STREAM_ADD_CAPTURE_DEPENDENCIES`) or replaces
+    /// (`CU_STREAM_SET_CAPTURE_DEPENDENCIES`) the nodes a capturing stream's next work follows.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    pub fn cuStreamUpdateCaptureDependencies(
+        hStream: CUstream,
+        dependencies: *mut CUgraphNode,
+        numDependencies: usize,
+        flags: c_uint,
+    ) -> CUresult;
 }
+
+/// `CU_STREAM_ADD_CAPTURE_DEPENDENCIES`: `cuStreamUpdateCaptureDependencies` adds the nodes.
+pub const CU_STREAM_ADD_CAPTURE_DEPENDENCIES: c_uint = 0x0;
+/// `CU_STREAM_SET_CAPTURE_DEPENDENCIES`: `cuStreamUpdateCaptureDependencies` replaces the set.
+pub const CU_STREAM_SET_CAPTURE_DEPENDENCIES: c_uint = 0x1;

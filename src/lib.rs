@@ -201,9 +201,9 @@ pub use error::{
     fail_stop, poisoned, take_drop_errors,
 };
 pub use graph::{
-    ARENA_ALIGN, ArenaBuffer, BodyGraph, Condition, ConditionalHandle, CopyNode, FillNode,
-    GraphBuilder, GraphClone, GraphConditionalHandle, GraphNode, InstantiateFlags, KernelNode,
-    KernelUpdater, NodeKind, NodeUpdater, ReplayArena, RootGraph, SharedExec,
+    ARENA_ALIGN, ArenaBuffer, BodyGraph, CapturedGraph, Condition, ConditionalHandle, CopyNode,
+    FillNode, GraphBuilder, GraphClone, GraphConditionalHandle, GraphNode, InstantiateFlags,
+    KernelNode, KernelUpdater, NodeKind, NodeUpdater, ReplayArena, RootGraph, SharedExec,
 };
 #[doc(hidden)]
 pub use kernel::contract::__private as __private_contract;

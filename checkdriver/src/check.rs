@@ -340,6 +340,13 @@ struct State {
     waits: HashMap<usize, Vec<Wait>>,
     /// Per capturing stream, its capture so far.
     capturing: HashMap<usize, Capture>,
+    /// Per stream capturing into an existing graph (`cuStreamBeginCaptureToGraph`): that
+    /// graph, and the key its work is kept under (a graph being built, or a capturing stream
+    /// whose graph holds the body captured into).
+    into: HashMap<usize, (usize, usize)>,
+    /// Per graph handle `cuStreamGetCaptureInfo` named for a capture begun with
+    /// `cuStreamBeginCapture`, the capturing stream (`cuStreamEndCapture` returns that handle).
+    capture_graphs: HashMap<usize, usize>,
     /// Streams drawn into another stream's capture by waiting for an event recorded in it
     /// (the "fork" of a cross-stream capture): per stream, the stream whose capture it joined.
     /// What they enqueue is captured, not run, until that capture ends.
@@ -412,15 +419,23 @@ struct State {
 impl State {
     /// The stream whose capture `stream`'s work goes into: itself, or the stream whose capture
     /// it joined; `None` if it is not capturing.
+    /// A stream capturing into a graph answers the key that graph's work is kept under.
     fn capture_origin(&self, stream: usize) -> Option<usize> {
+        if let Some(&(_, key)) = self.into.get(&stream) {
+            return Some(key);
+        }
         let origin = self.joined.get(&stream).copied().unwrap_or(stream);
         self.capturing.contains_key(&origin).then_some(origin)
     }
 
-    /// The capture `stream`'s work goes into, if any (its own, or the one it joined).
+    /// The capture `stream`'s work goes into, if any (its own, the one it joined, or the graph
+    /// it captures into).
     fn capture_of(&mut self, stream: usize) -> Option<&mut Capture> {
         if let Some(origin) = self.capture_origin(stream) {
-            return self.capturing.get_mut(&origin);
+            if self.capturing.contains_key(&origin) {
+                return self.capturing.get_mut(&origin);
+            }
+            return self.building.get_mut(&origin).map(|(c, _)| c);
         }
         // A graph being built takes its nodes' work as a capture keyed by the graph itself.
         self.building.get_mut(&stream).map(|(c, _)| c)
@@ -1426,10 +1441,68 @@ pub(crate) fn is_capturing(stream: usize) -> bool {
     with_state(|s| s.capture_origin(stream).is_some()).unwrap_or(false)
 }
 
+/// `stream` begins a capture into `graph` (`cuStreamBeginCaptureToGraph`): a graph being
+/// built, a body of one, or a body of a conditional node added to a capture. `false` (with a
+/// violation where the graph is unknown) if it is none of those, or `stream` captures already.
+pub(crate) fn capture_to_graph_begun(stream: usize, graph: usize, what: &str) -> bool {
+    if is_capturing(stream) {
+        return false;
+    }
+    let Some(key) = graph_stream(graph, what) else {
+        return false;
+    };
+    with_state(|s| {
+        s.into.insert(stream, (graph, key));
+    });
+    true
+}
+
+/// `stream`'s capture into a graph ends: that graph, or `None` if it captures into none.
+pub(crate) fn capture_to_graph_ended(stream: usize) -> Option<usize> {
+    with_state(|s| s.into.remove(&stream).map(|(graph, _)| graph)).flatten()
+}
+
+/// The graph `stream` captures into (`cuStreamGetCaptureInfo`), made by `make` the first time
+/// it is asked for a capture begun with `cuStreamBeginCapture`; `None` if it is not capturing.
+pub(crate) fn capture_graph(stream: usize, make: impl FnOnce() -> usize) -> Option<usize> {
+    with_state(|s| {
+        if let Some(&(graph, _)) = s.into.get(&stream) {
+            return Some(graph);
+        }
+        let origin = s.capture_origin(stream)?;
+        if let Some((&graph, _)) = s.capture_graphs.iter().find(|(_, o)| **o == origin) {
+            return Some(graph);
+        }
+        let graph = make();
+        s.capture_graphs.insert(graph, origin);
+        Some(graph)
+    })
+    .flatten()
+}
+
+/// The graph handle `cuStreamGetCaptureInfo` named for `stream`'s capture, if it named one.
+pub(crate) fn named_capture_graph(stream: usize) -> Option<usize> {
+    with_state(|s| {
+        s.capture_graphs
+            .iter()
+            .find(|(_, o)| **o == stream)
+            .map(|(&g, _)| g)
+    })
+    .flatten()
+}
+
 /// `stream`'s capture ends in `graph` (a new graph of the current context).
 pub(crate) fn capture_ended(stream: usize, graph: usize) {
     created(Kind::Graph, graph, 0);
     with_state(|s| {
+        // The handle named during the capture is the graph's from now on, and so are the
+        // bodies of the conditional nodes added to the capture.
+        s.capture_graphs.retain(|_, origin| *origin != stream);
+        for root in s.bodies.values_mut() {
+            if *root == stream {
+                *root = graph;
+            }
+        }
         let ops = s.capturing.remove(&stream).unwrap_or_default().ops;
         // The streams that joined it leave it, and its events' records end with it.
         s.joined.retain(|_, origin| *origin != stream);
@@ -1558,9 +1631,18 @@ pub(crate) fn graph_created(graph: usize) {
 /// a capturing stream), once the graph is known to be live and one built by `cuGraphCreate`;
 /// `None` otherwise (a captured graph takes no nodes here).
 pub(crate) fn graph_stream(graph: usize, what: &str) -> Option<usize> {
-    // A conditional node's body: the driver's, no object of the program's.
+    // A conditional node's body: the driver's, no object of the program's. Its work joins a
+    // graph being built, or a capture (a conditional node added to one).
     if let Some(root) = with_state(|s| s.bodies.get(&graph).copied()).flatten() {
-        return with_state(|s| s.building.contains_key(&root).then_some(root)).flatten();
+        return with_state(|s| {
+            (s.building.contains_key(&root) || s.capturing.contains_key(&root)).then_some(root)
+        })
+        .flatten();
+    }
+    // The graph of a capture under way, as `cuStreamGetCaptureInfo` named it: its work is the
+    // capturing stream's.
+    if let Some(stream) = with_state(|s| s.capture_graphs.get(&graph).copied()).flatten() {
+        return with_state(|s| s.capturing.contains_key(&stream).then_some(stream)).flatten();
     }
     used(Kind::Graph, graph, what);
     with_state(|s| s.building.contains_key(&graph).then_some(graph)).flatten()

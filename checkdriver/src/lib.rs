@@ -120,6 +120,7 @@ static REPORTED_VERSION: AtomicI32 = AtomicI32::new(DRIVER_VERSION);
 /// or `CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT`).
 const NEWER: &[(&[u8], c_int)] = &[
     (b"cuGraphConditionalHandleCreate", 12030),
+    (b"cuStreamBeginCaptureToGraph", 12030),
     (b"cuFuncGetName", 12030),
     (b"cuFuncLoad", 12040),
     (b"cuFuncGetParamInfo", 12040),
@@ -1143,13 +1144,57 @@ entry_points! {
     }
     fn cuStreamEndCapture(stream: Handle, graph: *mut Handle) {
         check::used(Kind::Stream, stream as usize, "cuStreamEndCapture");
-        let g = handle();
+        // A capture into an existing graph ends in that graph.
+        if let Some(g) = check::capture_to_graph_ended(stream as usize) {
+            out(graph, g as Handle);
+            return CUDA_SUCCESS;
+        }
+        // The graph `cuStreamGetCaptureInfo` named, if it named one.
+        let g = match check::named_capture_graph(stream as usize) {
+            Some(g) => g as Handle,
+            None => handle(),
+        };
         check::capture_ended(stream as usize, g as usize);
         out(graph, g);
         CUDA_SUCCESS
     }
     fn cuStreamIsCapturing(stream: Handle, status: *mut c_int) {
         out(status, c_int::from(check::is_capturing(stream as usize)));
+        CUDA_SUCCESS
+    }
+    // The capture's status, its graph (named the first time it is asked for) and its current
+    // dependencies: none, as the double keeps no edges (a node added after them follows
+    // nothing, which is still a node of the capture).
+    fn cuStreamGetCaptureInfo_v2(
+        stream: Handle,
+        status: *mut c_int,
+        id: *mut u64,
+        graph: *mut Handle,
+        deps: *mut *const Handle,
+        n: *mut usize,
+    ) {
+        check::used(Kind::Stream, stream as usize, "cuStreamGetCaptureInfo");
+        let captured = check::capture_graph(stream as usize, || handle() as usize);
+        out(status, c_int::from(captured.is_some()));
+        if !id.is_null() {
+            out(id, stream as u64);
+        }
+        if !graph.is_null() {
+            out(graph, captured.map_or(null_mut(), |g| g as Handle));
+        }
+        if !deps.is_null() {
+            out(deps, core::ptr::null());
+        }
+        if !n.is_null() {
+            out(n, 0);
+        }
+        CUDA_SUCCESS
+    }
+    fn cuStreamUpdateCaptureDependencies(stream: Handle, deps: *mut Handle, n: usize, flags: c_uint) {
+        check::used(Kind::Stream, stream as usize, "cuStreamUpdateCaptureDependencies");
+        if checking() && !check::is_capturing(stream as usize) || flags > 1 || n > 0 && deps.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
         CUDA_SUCCESS
     }
     fn cuGraphDestroy(graph: Handle) {
@@ -1509,6 +1554,32 @@ entry_points! {
             at(32).cast::<*mut Handle>().write_unaligned(array.0.as_mut_ptr());
         }
         graph_node_made(node, g, CUDA_SUCCESS)
+    }
+    fn cuGraphAddEmptyNode(node: *mut Handle, graph: Handle, deps: *const Handle, n: usize) {
+        let Some(g) = check::graph_stream(graph as usize, "cuGraphAddEmptyNode") else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        graph_node_made(node, g, CUDA_SUCCESS)
+    }
+    // A capture whose work becomes nodes of `graph` (CUDA 12.3): a graph being built, or a
+    // conditional node's body. `cuStreamEndCapture` ends it in that graph.
+    fn cuStreamBeginCaptureToGraph(
+        stream: Handle,
+        graph: Handle,
+        deps: *const Handle,
+        data: *const c_void,
+        n: usize,
+        mode: c_int,
+    ) {
+        const WHAT: &str = "cuStreamBeginCaptureToGraph";
+        check::used(Kind::Stream, stream as usize, WHAT);
+        if !data.is_null() || n > 0 && deps.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        if !check::capture_to_graph_begun(stream as usize, graph as usize, WHAT) {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        CUDA_SUCCESS
     }
     fn cuGraphAddDependencies(graph: Handle, from: *const Handle, to: *const Handle, n: usize) {
         check::used(Kind::Graph, graph as usize, "cuGraphAddDependencies");
@@ -3531,6 +3602,128 @@ mod tests {
             let _ = cuGraphExecDestroy(exec);
             let _ = cuGraphDestroy(graph);
             let _ = cuGraphDestroy(other);
+            let _ = cuStreamDestroy_v2(s);
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
+    fn captures_into_a_graph_and_nodes_added_to_a_capture_join_that_graph_s_work() {
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let (mut s, mut t) = (null_mut(), null_mut());
+            let _ = cuStreamCreate(&raw mut s, 0);
+            let _ = cuStreamCreate(&raw mut t, 0);
+            let (mut d, mut e) = (0, 0);
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            let _ = cuMemAlloc_v2(&raw mut e, 64);
+            let none = core::ptr::null();
+            let info = |stream: Handle| {
+                let (mut status, mut id, mut graph, mut deps, mut n) =
+                    (0, 0u64, null_mut(), core::ptr::null(), 7usize);
+                let r = cuStreamGetCaptureInfo_v2(
+                    stream,
+                    &raw mut status,
+                    &raw mut id,
+                    &raw mut graph,
+                    &raw mut deps,
+                    &raw mut n,
+                );
+                assert_eq!(r, CUDA_SUCCESS);
+                assert_eq!(n, 0);
+                (status, graph)
+            };
+            // A capture into a graph being built: its memset is the graph's work.
+            let (mut graph, mut exec) = (null_mut(), null_mut());
+            let _ = cuGraphCreate(&raw mut graph, 0);
+            assert_eq!(
+                cuStreamBeginCaptureToGraph(t, graph, none, core::ptr::null(), 0, 1),
+                CUDA_SUCCESS
+            );
+            assert_eq!(info(t), (1, graph));
+            assert_eq!(cuMemsetD32Async(d, 1, 16, t), CUDA_SUCCESS);
+            let mut ended = null_mut();
+            assert_eq!(cuStreamEndCapture(t, &raw mut ended), CUDA_SUCCESS);
+            assert_eq!(ended, graph, "a capture into a graph ends in that graph");
+            assert_eq!(info(t).0, 0);
+            let mut join = null_mut();
+            assert_eq!(
+                cuGraphAddEmptyNode(&raw mut join, graph, none, 0),
+                CUDA_SUCCESS
+            );
+            let _ = cuGraphInstantiateWithFlags(&raw mut exec, graph, 0);
+            let _ = cuMemFree_v2(d);
+            assert!(
+                violations_of(|| {
+                    let _ = cuGraphLaunch(exec, s);
+                    let _ = cuStreamSynchronize(s);
+                }) > 0,
+                "the captured memset's buffer freed"
+            );
+            let _ = cuGraphExecDestroy(exec);
+            // A conditional node added in the middle of a capture, on the graph the capture
+            // info names; its body's memset is the capture's work, and so the graph's.
+            assert_eq!(cuStreamBeginCapture_v2(s, 1), CUDA_SUCCESS);
+            let (status, captured) = info(s);
+            assert_eq!(status, 1);
+            assert!(!captured.is_null());
+            let mut cond = 0u64;
+            assert_eq!(
+                cuGraphConditionalHandleCreate(&raw mut cond, captured, a, 1, 1),
+                CUDA_SUCCESS
+            );
+            let mut p = [0u64; 32];
+            p[0] = 13;
+            p[2] = cond;
+            p[3] = 1 | (1 << 32);
+            p[5] = a.addr() as u64;
+            let mut node = null_mut();
+            assert_eq!(
+                cuGraphAddNode(&raw mut node, captured, none, 0, p.as_mut_ptr().cast()),
+                CUDA_SUCCESS
+            );
+            assert_eq!(
+                cuStreamUpdateCaptureDependencies(s, &raw mut node, 1, 1),
+                CUDA_SUCCESS
+            );
+            let body = p.as_ptr().add(4).cast::<*const Handle>().read().read();
+            let mut memset = [0u64; 5];
+            memset[0] = e;
+            memset[2] = 4u64 << 32;
+            memset[3] = 16;
+            memset[4] = 1;
+            let mut set = null_mut();
+            assert_eq!(
+                cuGraphAddMemsetNode(&raw mut set, body, none, 0, memset.as_ptr().cast(), a),
+                CUDA_SUCCESS
+            );
+            let mut second = null_mut();
+            assert_eq!(cuStreamEndCapture(s, &raw mut second), CUDA_SUCCESS);
+            assert_eq!(
+                second, captured,
+                "the capture ends in the graph its info named"
+            );
+            assert_eq!(
+                cuStreamUpdateCaptureDependencies(s, &raw mut node, 1, 1),
+                CUDA_ERROR_INVALID_VALUE
+            );
+            let _ = cuGraphInstantiateWithFlags(&raw mut exec, second, 0);
+            let _ = cuMemFree_v2(e);
+            assert!(
+                violations_of(|| {
+                    let _ = cuGraphLaunch(exec, s);
+                    let _ = cuStreamSynchronize(s);
+                }) > 0,
+                "the body's buffer freed"
+            );
+            let _ = cuGraphExecDestroy(exec);
+            let _ = cuGraphDestroy(second);
+            let _ = cuGraphDestroy(graph);
+            let _ = cuStreamDestroy_v2(t);
             let _ = cuStreamDestroy_v2(s);
             let mut p = null_mut();
             let _ = cuCtxPopCurrent_v2(&raw mut p);

@@ -274,7 +274,10 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// `CUDA_ERROR_INVALID_VALUE` for zero bytes, [`ErrorKind::SizeOverflow`](crate::ErrorKind::SizeOverflow),
-    /// `CUDA_ERROR_OUT_OF_MEMORY`, `CUDA_ERROR_NOT_SUPPORTED` on devices without memory pools.
+    /// `CUDA_ERROR_OUT_OF_MEMORY`, `CUDA_ERROR_NOT_SUPPORTED` on devices without memory pools;
+    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a capture into a
+    /// graph being built ([`GraphBuilder::capture`](crate::GraphBuilder::capture)), whose
+    /// closure could keep the allocation past the capture.
     ///
     /// # Examples
     ///
@@ -300,6 +303,7 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuMemAllocAsync")]
     #[inline]
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<ScopedAlloc<'scope, T>> {
+        super::refuse_alloc_into_graph()?;
         let bytes = check_alloc_len::<T>(len)?;
         let mut ptr: ffi::CUdeviceptr = 0;
         // SAFETY: `ptr` is a valid out-pointer; the stream is live and of the current context.

@@ -60,6 +60,7 @@ impl<'scope> StreamScope<'scope, '_> {
         pool: &MemPool<'_>,
         len: usize,
     ) -> Result<ScopedAlloc<'scope, T>> {
+        super::refuse_alloc_into_graph()?;
         let bytes = check_alloc_len::<T>(len)?;
         let mut ptr: ffi::CUdeviceptr = 0;
         // SAFETY: valid out-pointer; a live pool (borrowed for this call; the driver keeps what

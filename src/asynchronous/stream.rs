@@ -453,3 +453,30 @@ impl Drop for Stream<'_> {
         });
     }
 }
+
+impl Stream<'_> {
+    /// `cuStreamCreate`—A new non-blocking stream of the current context, for work that has no
+    /// guard to lend one: a capture into a graph being built
+    /// ([`GraphBuilder::capture`](crate::GraphBuilder::capture)).
+    ///
+    /// # Safety
+    ///
+    /// A context must be current, and stay current until the stream drops (which destroys it
+    /// under the current context), within the lifetime the caller picks.
+    pub(crate) unsafe fn of_current() -> Result<Self> {
+        let mut raw = core::ptr::null_mut();
+        // SAFETY: `raw` is a valid out-pointer; a context is current (the caller's promise).
+        unsafe {
+            ffi::cuStreamCreate(
+                &raw mut raw,
+                ffi::CUstream_flags::CU_STREAM_NON_BLOCKING.0 as c_uint,
+            )
+        }
+        .result()?;
+        Ok(Stream {
+            raw,
+            serial: StreamSerial::next(),
+            _marker: PhantomData,
+        })
+    }
+}

@@ -195,6 +195,13 @@ pub(crate) static GRAPH_CONDITIONAL_HANDLE_CREATE: Lookup<ffi::PFN_cuGraphCondit
         ffi::PFN_cuGraphConditionalHandleCreate_VERSION,
     );
 
+/// A capture into an existing graph (`GraphBuilder::capture`).
+pub(crate) static STREAM_BEGIN_CAPTURE_TO_GRAPH: Lookup<ffi::PFN_cuStreamBeginCaptureToGraph> =
+    Lookup::new(
+        c"cuStreamBeginCaptureToGraph",
+        ffi::PFN_cuStreamBeginCaptureToGraph_VERSION,
+    );
+
 /// An entry point custack looks up rather than links, and whether this driver offers it.
 #[derive(Debug)]
 #[doc(alias = "cuGetProcAddress")]
@@ -255,5 +262,6 @@ pub fn newer_entry_points() -> Vec<EntryPointStatus> {
         status(&FUNC_LOAD),
         status(&GRAPH_ADD_NODE),
         status(&GRAPH_CONDITIONAL_HANDLE_CREATE),
+        status(&STREAM_BEGIN_CAPTURE_TO_GRAPH),
     ]
 }

@@ -212,7 +212,7 @@ impl<'b, G> GraphBuilder<'b, G> {
     }
 
     /// A builder of body `index` of a conditional node this builder made.
-    fn body<'c>(
+    pub(super) fn body<'c>(
         &self,
         bodies: &[ffi::CUgraph],
         index: usize,
@@ -230,7 +230,7 @@ impl<'b, G> GraphBuilder<'b, G> {
     /// bodies the driver made (owned by the node).
     // `cond` by value: a condition is taken by one node.
     #[allow(clippy::needless_pass_by_value)]
-    fn conditional(
+    pub(super) fn conditional(
         &self,
         cond: Condition<'b, G>,
         type_: ffi::CUgraphConditionalNodeType,
@@ -283,7 +283,7 @@ impl<'b, G> GraphBuilder<'b, G> {
 }
 
 /// [`ErrorKind::DriverTooOld`] before driver 12.8 (IF with ELSE, SWITCH).
-fn needs_two_bodies(what: &str) -> Result<()> {
+pub(super) fn needs_two_bodies(what: &str) -> Result<()> {
     let driver = driver_version()?;
     let needs = Version::from_raw(TWO_BODIES);
     if driver < needs {

@@ -40,6 +40,9 @@ pub use arena::{ARENA_ALIGN, ArenaBuffer, ReplayArena};
 // `conditional`: conditional nodes (IF, IF/ELSE, WHILE, SWITCH), their bodies and their handles.
 pub(crate) mod conditional;
 pub use conditional::{Condition, ConditionalHandle, GraphConditionalHandle};
+// `capture_into`: capture into a graph being built, and conditional nodes added to a capture.
+pub(crate) mod capture_into;
+pub use capture_into::CapturedGraph;
 // `exec`: graphs that survive instantiation (shared executable graphs, clones, node kinds,
 // instantiation flags).
 pub(crate) mod exec;

@@ -299,6 +299,15 @@
 //! builder's closure: the compiler refuses a body's node as a dependency outside it and a
 //! handle kept past its graph (row C28).
 //!
+//! Capture and the builder nest inside each other, as NVIDIA's graph samples mix them (driver
+//! 12.3; `DriverTooOld` on 535): [`GraphBuilder::capture`](crate::GraphBuilder::capture)
+//! captures what a closure enqueues on a stream scope into the graph being built or into a
+//! body (`body.capture(&[], |s| s.run(&step, cfg, args))`), and inside
+//! [`Stream::capture`]'s closure a conditional node goes in the middle of the capture
+//! ([`s.condition`](crate::StreamScope::condition), then
+//! [`s.while_loop(cond, |body| …)`](crate::StreamScope::while_loop) after a captured kernel that
+//! sets the condition); the capture's later work follows the node.
+//!
 //! # Ordering against synchronous calls
 //!
 //! Synchronous custack calls (`buf.copy_from_host`, `buf.to_vec`, `guard.alloc`, …) run on the

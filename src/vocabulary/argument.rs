@@ -81,8 +81,12 @@ impl<T: DeviceCopy> KernelParam for DevicePtr<T> {}
 /// Branded with the graph's `'b` (invariant): it cannot leave the builder's closure, so it
 /// cannot outlive the graph, nor be an argument of a kernel node of another graph, of a
 /// kernel-node update ([`GraphExec::update_kernels`](crate::GraphExec::update_kernels) brands
-/// its own) or of a stream launch: only the kernel nodes of this graph and of its conditional
-/// bodies take it.
+/// its own) or of a launch that runs outside it: only the kernel nodes of this graph and of its
+/// conditional bodies take it, and the launches captured into them (a capture's own scope,
+/// whose brand a condition made in it carries, or [`GraphBuilder::capture`]'s, of the build's
+/// brand), which become such nodes.
+///
+/// [`GraphBuilder::capture`]: crate::GraphBuilder::capture
 #[derive(Debug, Clone, Copy)]
 pub struct ConditionalHandle<'b> {
     raw: ffi::CUgraphConditionalHandle,
@@ -94,8 +98,8 @@ impl ConditionalHandle<'_> {
     ///
     /// # Safety
     ///
-    /// `raw` was made (`cuGraphConditionalHandleCreate`) on a graph being built whose payload
-    /// is bound for `'b`, the brand of that build alone.
+    /// `raw` was made (`cuGraphConditionalHandleCreate`) on a graph being built or captured
+    /// whose payload is bound for `'b`, the brand of that build or capture alone.
     pub(crate) unsafe fn from_raw(raw: ffi::CUgraphConditionalHandle) -> Self {
         Self {
             raw,

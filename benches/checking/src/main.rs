@@ -15,6 +15,7 @@ use custack::{
 };
 use std::process::ExitCode;
 
+mod graph_capture_into;
 mod graph_host;
 
 const KERNELS: &str = include_str!("../../../tests/fixtures/kernels.ptx");
@@ -4003,6 +4004,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "graph" => context0().and_then(|c| graph(&c).map(drop)),
         "graph_built" => context0().and_then(|c| graph_built(&c).map(drop)),
         "graph_conditional" => context0().and_then(|c| graph_conditional(&c)),
+        "graph_capture_into" => context0().and_then(|c| graph_capture_into::graph_capture_into(&c)),
         "graph_shared" => context0().and_then(|c| graph_shared(&c).map(drop)),
         "graph_arena" => context0().and_then(|c| graph_arena(&c)),
         "graph_host" => context0().and_then(|c| graph_host::graph_host(&c)),

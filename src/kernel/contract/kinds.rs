@@ -115,8 +115,8 @@ pub enum SurfaceParam {}
 
 /// The kind of a conditional node's handle parameter (`cond: conditional` in a contract), which
 /// the kernel passes to `cudaGraphSetConditional`: it takes a [`ConditionalHandle`] of the graph
-/// being built, so only a kernel node of that graph (or of one of its conditional bodies) gets
-/// it. Never constructed.
+/// being built or captured, so only a kernel node of that graph (or of one of its conditional
+/// bodies), or a launch captured into it, gets it. Never constructed.
 #[derive(Debug)]
 pub enum ConditionalParam {}
 
