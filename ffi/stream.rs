@@ -62,4 +62,16 @@ link_or_stub! {
         hStream: CUstream,
         captureStatus: *mut CUstreamCaptureStatus,
     ) -> CUresult;
+    /// Returns a stream's capture status, and while it is capturing the capture's id, the
+    /// graph being captured and the nodes the stream's next captured work will depend on
+    /// (`cuStreamGetCaptureInfo` maps here; the form both drivers 535 and 580 export).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    pub fn cuStreamGetCaptureInfo_v2(
+        hStream: CUstream,
+        captureStatus_out: *mut CUstreamCaptureStatus,
+        id_out: *mut u64,
+        graph_out: *mut CUgraph,
+        dependencies_out: *mut *const super::types::CUgraphNode,
+        numDependencies_out: *mut usize,
+    ) -> CUresult;
 }
