@@ -214,6 +214,15 @@ unsafe impl Send for Op {}
 struct Capture {
     ops: Vec<Op>,
     internal: Vec<usize>,
+    /// The graph being captured (made when the capture begins, as the driver's is, so that
+    /// `cuStreamGetCaptureInfo` can name it; 0 for a graph being built).
+    graph: usize,
+    /// The streams forked into the capture (by waiting for one of its events) that have not
+    /// been joined back since they joined or last captured work: the origin has not waited for
+    /// an event they recorded after that. Ending the capture with one is
+    /// `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`. (Only a wait by the origin joins back; the driver
+    /// also takes a join through another joined stream, which no custack call makes.)
+    unjoined: HashSet<usize>,
 }
 
 /// A stream made to wait for an event: what the event's stream had pending (memory, and host
@@ -345,8 +354,9 @@ struct State {
     /// What they enqueue is captured, not run, until that capture ends.
     joined: HashMap<usize, usize>,
     /// Events recorded during a capture (on its stream or a joined one): per event, the stream
-    /// whose capture holds the record. A wait for one joins that capture.
-    capture_events: HashMap<usize, usize>,
+    /// whose capture holds the record and the stream that recorded it. A wait for one joins
+    /// that capture (or, by the capture's own stream, joins the recording stream back).
+    capture_events: HashMap<usize, (usize, usize)>,
     /// Per graph and executable graph, the operations each launch enqueues.
     graph_ops: HashMap<usize, Vec<Op>>,
     /// Per graph made by `cuGraphCreate`, its nodes so far as a capture (what each node
@@ -418,9 +428,14 @@ impl State {
     }
 
     /// The capture `stream`'s work goes into, if any (its own, or the one it joined).
+    /// Work captured on a joined stream leaves that stream to be joined back.
     fn capture_of(&mut self, stream: usize) -> Option<&mut Capture> {
         if let Some(origin) = self.capture_origin(stream) {
-            return self.capturing.get_mut(&origin);
+            let c = self.capturing.get_mut(&origin)?;
+            if origin != stream {
+                c.unjoined.insert(stream);
+            }
+            return Some(c);
         }
         // A graph being built takes its nodes' work as a capture keyed by the graph itself.
         self.building.get_mut(&stream).map(|(c, _)| c)
@@ -1383,11 +1398,24 @@ pub(crate) fn stream_synchronized(stream: usize) {
 /// `stream` waits for `event`: what the event covers completes when `stream`'s work does.
 pub(crate) fn stream_waits(stream: usize, event: usize) {
     with_state(|s| {
-        if let Some(&origin) = s.capture_events.get(&event) {
+        if let Some(&(origin, recorder)) = s.capture_events.get(&event) {
             // Waiting for an event recorded in a capture joins that capture: from now on what
-            // `stream` enqueues is captured too, until the capture ends.
-            if s.capture_origin(stream).is_none() {
-                s.joined.insert(stream, origin);
+            // `stream` enqueues is captured too, until the capture ends, and the capture cannot
+            // end before `stream` is joined back.
+            match s.capture_origin(stream) {
+                None => {
+                    s.joined.insert(stream, origin);
+                    if let Some(c) = s.capturing.get_mut(&origin) {
+                        c.unjoined.insert(stream);
+                    }
+                }
+                // The origin waits for a joined stream's record: that stream is joined back.
+                Some(o) if o == origin && stream == origin => {
+                    if let Some(c) = s.capturing.get_mut(&origin) {
+                        c.unjoined.remove(&recorder);
+                    }
+                }
+                Some(_) => {}
             }
             return;
         }
@@ -1406,10 +1434,25 @@ pub(crate) fn stream_waits(stream: usize, event: usize) {
 
 /// `stream` begins a capture: what is enqueued on it from now on runs only when the graph is
 /// launched.
-pub(crate) fn capture_begun(stream: usize) {
+/// The driver makes the capture's graph, `graph`, now.
+pub(crate) fn capture_begun(stream: usize, graph: usize) {
+    created(Kind::Graph, graph, 0);
     with_state(|s| {
-        s.capturing.insert(stream, Capture::default());
+        let c = Capture {
+            graph,
+            ..Capture::default()
+        };
+        s.capturing.insert(stream, c);
     });
+}
+
+/// The graph `stream`'s capture (its own or the one it joined) is making, if it is capturing.
+pub(crate) fn capture_graph(stream: usize) -> Option<usize> {
+    with_state(|s| {
+        let origin = s.capture_origin(stream)?;
+        s.capturing.get(&origin).map(|c| c.graph)
+    })
+    .flatten()
 }
 
 /// An allocation made on `stream`, if capturing: one of the graph's own allocation nodes.
@@ -1426,16 +1469,22 @@ pub(crate) fn is_capturing(stream: usize) -> bool {
     with_state(|s| s.capture_origin(stream).is_some()).unwrap_or(false)
 }
 
-/// `stream`'s capture ends in `graph` (a new graph of the current context).
-pub(crate) fn capture_ended(stream: usize, graph: usize) {
-    created(Kind::Graph, graph, 0);
+/// `stream`'s capture ends: its graph (made when it began), or `Err` with that graph (which
+/// the driver destroys) if a stream forked into it was not joined back. Either way every
+/// stream of the capture leaves it. `None`: `stream` began no capture.
+pub(crate) fn capture_ended(stream: usize) -> Option<Result<usize, usize>> {
     with_state(|s| {
-        let ops = s.capturing.remove(&stream).unwrap_or_default().ops;
+        let c = s.capturing.remove(&stream)?;
         // The streams that joined it leave it, and its events' records end with it.
         s.joined.retain(|_, origin| *origin != stream);
-        s.capture_events.retain(|_, origin| *origin != stream);
-        s.graph_ops.insert(graph, ops);
-    });
+        s.capture_events.retain(|_, (origin, _)| *origin != stream);
+        if !c.unjoined.is_empty() {
+            return Some(Err(c.graph));
+        }
+        s.graph_ops.insert(c.graph, c.ops);
+        Some(Ok(c.graph))
+    })
+    .flatten()
 }
 
 /// The number of nodes graph `g` holds, as the driver counts them: one per captured launch,
@@ -1485,6 +1534,7 @@ pub(crate) fn graph_cloned(graph: usize, clone: usize) {
             let copy = Capture {
                 ops: c.ops.clone(),
                 internal: c.internal.clone(),
+                ..Capture::default()
             };
             let nodes = *nodes;
             s.building.insert(clone, (copy, nodes));
@@ -1720,7 +1770,7 @@ pub(crate) fn event_recorded(event: usize, stream: usize) {
         if let Some(origin) = s.capture_origin(stream) {
             // A record node of the capture, not a record of work that runs now.
             s.recorded.remove(&event);
-            s.capture_events.insert(event, origin);
+            s.capture_events.insert(event, (origin, stream));
             return;
         }
         let pending = s.pending.get(&stream).cloned().unwrap_or_default();
