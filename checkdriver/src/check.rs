@@ -214,8 +214,9 @@ unsafe impl Send for Op {}
 struct Capture {
     ops: Vec<Op>,
     internal: Vec<usize>,
-    /// The graph being captured (made when the capture begins, as the driver's is, so that
-    /// `cuStreamGetCaptureInfo` can name it; 0 for a graph being built).
+    /// The graph being captured, once `cuStreamGetCaptureInfo` named it (the driver makes it
+    /// when the capture begins; the double when it is first named, or at the end); 0 before,
+    /// and for a graph being built.
     graph: usize,
     /// The streams forked into the capture (by waiting for one of its events) that have not
     /// been joined back since they joined or last captured work: the origin has not waited for
@@ -1434,25 +1435,29 @@ pub(crate) fn stream_waits(stream: usize, event: usize) {
 
 /// `stream` begins a capture: what is enqueued on it from now on runs only when the graph is
 /// launched.
-/// The driver makes the capture's graph, `graph`, now.
-pub(crate) fn capture_begun(stream: usize, graph: usize) {
-    created(Kind::Graph, graph, 0);
+pub(crate) fn capture_begun(stream: usize) {
     with_state(|s| {
-        let c = Capture {
-            graph,
-            ..Capture::default()
-        };
-        s.capturing.insert(stream, c);
+        s.capturing.insert(stream, Capture::default());
     });
 }
 
-/// The graph `stream`'s capture (its own or the one it joined) is making, if it is capturing.
-pub(crate) fn capture_graph(stream: usize) -> Option<usize> {
-    with_state(|s| {
+/// The graph `stream`'s capture (its own or the one it joined) is making, if it is capturing:
+/// `fresh` (a new handle) becomes it if it has none yet.
+pub(crate) fn capture_graph(stream: usize, fresh: usize) -> Option<usize> {
+    let (graph, made) = with_state(|s| {
         let origin = s.capture_origin(stream)?;
-        s.capturing.get(&origin).map(|c| c.graph)
+        let c = s.capturing.get_mut(&origin)?;
+        let made = c.graph == 0;
+        if made {
+            c.graph = fresh;
+        }
+        Some((c.graph, made))
     })
-    .flatten()
+    .flatten()?;
+    if made {
+        created(Kind::Graph, graph, 0);
+    }
+    Some(graph)
 }
 
 /// An allocation made on `stream`, if capturing: one of the graph's own allocation nodes.
@@ -1469,22 +1474,30 @@ pub(crate) fn is_capturing(stream: usize) -> bool {
     with_state(|s| s.capture_origin(stream).is_some()).unwrap_or(false)
 }
 
-/// `stream`'s capture ends: its graph (made when it began), or `Err` with that graph (which
-/// the driver destroys) if a stream forked into it was not joined back. Either way every
-/// stream of the capture leaves it. `None`: `stream` began no capture.
-pub(crate) fn capture_ended(stream: usize) -> Option<Result<usize, usize>> {
-    with_state(|s| {
+/// `stream`'s capture ends: its graph (the one named while it ran, or `fresh`), or `Err` with
+/// that graph (which the driver destroys) if a stream forked into it was not joined back.
+/// Either way every stream of the capture leaves it. `None`: `stream` began no capture.
+pub(crate) fn capture_ended(stream: usize, fresh: usize) -> Option<Result<usize, usize>> {
+    let (ended, made) = with_state(|s| {
         let c = s.capturing.remove(&stream)?;
         // The streams that joined it leave it, and its events' records end with it.
         s.joined.retain(|_, origin| *origin != stream);
         s.capture_events.retain(|_, (origin, _)| *origin != stream);
+        let (graph, made) = match c.graph {
+            0 => (fresh, true),
+            g => (g, false),
+        };
         if !c.unjoined.is_empty() {
-            return Some(Err(c.graph));
+            return Some((Err(graph), made));
         }
-        s.graph_ops.insert(c.graph, c.ops);
-        Some(Ok(c.graph))
+        s.graph_ops.insert(graph, c.ops);
+        Some((Ok(graph), made))
     })
-    .flatten()
+    .flatten()?;
+    if made {
+        created(Kind::Graph, fresh, 0);
+    }
+    Some(ended)
 }
 
 /// The number of nodes graph `g` holds, as the driver counts them: one per captured launch,

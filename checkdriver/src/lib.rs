@@ -1141,16 +1141,17 @@ entry_points! {
     // --- Graphs and capture ---
     // Checking mode models captures: what is enqueued on a capturing stream is kept in the
     // graph and enqueued again at each launch of an executable graph made from it.
-    // The capture's graph is made when it begins (`cuStreamGetCaptureInfo` names it); a capture
-    // that ends with a forked stream not joined back fails, and the driver destroys its graph.
+    // The capture's graph is made when `cuStreamGetCaptureInfo` first names it, or at the end; a
+    // capture that ends with a forked stream not joined back fails, and the driver destroys its
+    // graph.
     fn cuStreamBeginCapture_v2(stream: Handle, mode: c_int) {
         check::used(Kind::Stream, stream as usize, "cuStreamBeginCapture");
-        check::capture_begun(stream as usize, handle() as usize);
+        check::capture_begun(stream as usize);
         CUDA_SUCCESS
     }
     fn cuStreamEndCapture(stream: Handle, graph: *mut Handle) {
         check::used(Kind::Stream, stream as usize, "cuStreamEndCapture");
-        match check::capture_ended(stream as usize) {
+        match check::capture_ended(stream as usize, handle() as usize) {
             Some(Ok(g)) => {
                 out(graph, g as Handle);
                 CUDA_SUCCESS
@@ -1181,7 +1182,7 @@ entry_points! {
         if status.is_null() {
             return CUDA_ERROR_INVALID_VALUE;
         }
-        let g = check::capture_graph(stream as usize);
+        let g = check::capture_graph(stream as usize, handle() as usize);
         out(status, c_int::from(g.is_some()));
         if let Some(g) = g {
             if !id.is_null() {

@@ -83,9 +83,14 @@ impl EndForked<'_> {
 
 impl Drop for EndForked<'_> {
     fn drop(&mut self) {
-        // A capture the closure invalidated refuses these calls; ending it on the origin ends it
-        // for the fork as well. The error that failed the capture is the one reported.
-        let _ = self.join_back();
+        // A capture the closure invalidated refuses these calls, and ending it on the origin
+        // ends it for the fork as well: the error that invalidated it is the one reported.
+        // Any other refusal is reported too (the capture then ends unjoined, in no graph).
+        if let Err(e) = self.join_back()
+            && e.kind() != ErrorKind::StreamCaptureInvalidated
+        {
+            record_drop_error(e);
+        }
         let mut graph = core::ptr::null_mut();
         // SAFETY: the origin is live and capturing (this guard exists only during capture).
         let ended = unsafe { ffi::cuStreamEndCapture(self.origin, &raw mut graph) }.result();
