@@ -207,15 +207,19 @@ impl<'g> Stream<'g> {
         event.order(origin, side)?;
         // Only now: a wait that failed joined nothing, and nothing is joined back then.
         ending.forked = true;
-        // SAFETY: both streams are live and of the current context while `self` and `fork` are
-        // borrowed. Nothing enqueued during capture runs now; it runs when the graph is
-        // launched, and the graph (then its executable graph) owns both payloads for as long
-        // as it can be.
-        let (scope, fork_scope) = unsafe { (StreamScope::of(self), StreamScope::of(fork)) };
-        // SAFETY: the payloads move into the graph without moving the memory they name, and are
-        // out of the host's reach there; the bound handles cannot leave `f`, and each is bound
-        // to its own scope's lifetime, so neither branch uses the other's memory.
-        let (bound, fork_bound) = unsafe { (P::bind(&mut held.0), Q::bind(&mut held.1)) };
+        // SAFETY: the stream is live and of the current context while `self` is borrowed.
+        // Nothing enqueued during capture runs now; it runs when the graph is launched, and the
+        // graph (then its executable graph) owns both payloads for as long as it can be.
+        let scope = unsafe { StreamScope::of(self) };
+        // SAFETY: as for `scope`, with `fork`, borrowed as long and in the capture since the
+        // wait above.
+        let fork_scope = unsafe { StreamScope::of(fork) };
+        // SAFETY: the payload moves into the graph without moving the memory it names, and is
+        // out of the host's reach there; the bound handles cannot leave `f`, and are bound to
+        // the origin's scope lifetime alone, so the fork's branch cannot use them.
+        let bound = unsafe { P::bind(&mut held.0) };
+        // SAFETY: as for `bound`, with the fork's payload and the fork's scope lifetime.
+        let fork_bound = unsafe { Q::bind(&mut held.1) };
         let inside = super::InCapture::enter();
         f(&scope, &fork_scope, bound, fork_bound)?;
         drop(inside);

@@ -146,8 +146,7 @@ impl StreamScope<'_, '_> {
         .result()?;
         match status {
             ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE => {
-                let mut f = f;
-                return enqueue(stream, Call::InOrder, move || f());
+                return enqueue(stream, Call::InOrder, f);
             }
             ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE if !graph.is_null() => {}
             _ => return ffi::CUresult::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED.result(),
