@@ -43,7 +43,7 @@ impl ForkEvent {
     /// `cuEventRecord` on `stream`, then `cuStreamWaitEvent` on `waiter`: `waiter`'s later work
     /// follows `stream`'s earlier work (during a capture: joins `waiter` to the capture, or
     /// `stream`'s branch back into `waiter`'s).
-    fn order(&self, stream: ffi::CUstream, waiter: ffi::CUstream) -> Result<()> {
+    fn record_then_wait(&self, stream: ffi::CUstream, waiter: ffi::CUstream) -> Result<()> {
         // SAFETY: a live event and a live stream of the current context (the caller's).
         unsafe { ffi::cuEventRecord(self.0, stream) }.result()?;
         // SAFETY: as above; the flags must be 0.
@@ -77,7 +77,7 @@ impl EndForked<'_> {
         if !core::mem::replace(&mut self.forked, false) {
             return Ok(());
         }
-        self.event.order(self.fork, self.origin)
+        self.event.record_then_wait(self.fork, self.origin)
     }
 }
 
@@ -204,7 +204,7 @@ impl<'g> Stream<'g> {
             event: &event,
             forked: false,
         };
-        event.order(origin, side)?;
+        event.record_then_wait(origin, side)?;
         // Only now: a wait that failed joined nothing, and nothing is joined back then.
         ending.forked = true;
         // SAFETY: the stream is live and of the current context while `self` is borrowed.
