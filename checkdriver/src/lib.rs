@@ -1153,7 +1153,7 @@ entry_points! {
         check::used(Kind::Stream, stream as usize, "cuStreamEndCapture");
         match check::capture_ended(stream as usize, handle() as usize) {
             Some(Ok(g)) => {
-                out(graph, g as Handle);
+                out(graph, core::ptr::without_provenance_mut(g));
                 CUDA_SUCCESS
             }
             Some(Err(g)) => {
@@ -1189,7 +1189,7 @@ entry_points! {
                 out(id, g as c_ulonglong);
             }
             if !graph.is_null() {
-                out(graph, g as Handle);
+                out(graph, core::ptr::without_provenance_mut(g));
             }
             if !deps.is_null() {
                 out(deps, core::ptr::null());
