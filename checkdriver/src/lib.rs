@@ -3838,14 +3838,34 @@ mod tests {
             let mut status = 0;
             let mut g = null_mut();
             let (mut id, mut deps, mut n) = (0, core::ptr::null(), 9);
-            let _ = cuStreamGetCaptureInfo_v2(two, &raw mut status, &raw mut id, &raw mut g, &raw mut deps, &raw mut n);
+            let _ = cuStreamGetCaptureInfo_v2(
+                two,
+                &raw mut status,
+                &raw mut id,
+                &raw mut g,
+                &raw mut deps,
+                &raw mut n,
+            );
             assert_eq!(status, 1, "the fork is in the capture");
-            assert!(!g.is_null(), "the capture's graph is named while it is made");
-            assert_eq!(cuStreamEndCapture(one, &raw mut graph), CUDA_ERROR_STREAM_CAPTURE_UNJOINED);
+            assert!(
+                !g.is_null(),
+                "the capture's graph is named while it is made"
+            );
+            assert_eq!(
+                cuStreamEndCapture(one, &raw mut graph),
+                CUDA_ERROR_STREAM_CAPTURE_UNJOINED
+            );
             assert!(graph.is_null(), "a failed capture hands out no graph");
             let _ = cuStreamIsCapturing(two, &raw mut status);
             assert_eq!(status, 0, "the failed capture's end releases the fork");
-            let _ = cuStreamGetCaptureInfo_v2(one, &raw mut status, &raw mut id, &raw mut g, &raw mut deps, &raw mut n);
+            let _ = cuStreamGetCaptureInfo_v2(
+                one,
+                &raw mut status,
+                &raw mut id,
+                &raw mut g,
+                &raw mut deps,
+                &raw mut n,
+            );
             assert_eq!(status, 0, "and the origin");
             // Joined back after its last work: the capture ends in a graph of one node.
             let _ = cuStreamBeginCapture_v2(one, 0);
@@ -3888,8 +3908,16 @@ mod tests {
             let _ = cuStreamCreate(&raw mut one, 0);
             let (mut graph, mut exec, mut object) = (null_mut(), null_mut(), null_mut());
             let _ = cuStreamBeginCapture_v2(one, 0);
-            let (mut status, mut id, mut g, mut deps, mut n) = (0, 0, null_mut(), core::ptr::null(), 0);
-            let _ = cuStreamGetCaptureInfo_v2(one, &raw mut status, &raw mut id, &raw mut g, &raw mut deps, &raw mut n);
+            let (mut status, mut id, mut g, mut deps, mut n) =
+                (0, 0, null_mut(), core::ptr::null(), 0);
+            let _ = cuStreamGetCaptureInfo_v2(
+                one,
+                &raw mut status,
+                &raw mut id,
+                &raw mut g,
+                &raw mut deps,
+                &raw mut n,
+            );
             let _ = cuUserObjectCreate(&raw mut object, null_mut(), Some(destroy), 1, 1);
             assert_eq!(cuGraphRetainUserObject(g, object, 1, 1), CUDA_SUCCESS);
             let _ = cuLaunchHostFunc(one, Some(call), null_mut());
@@ -3904,7 +3932,11 @@ mod tests {
                 let _ = cuGraphLaunch(exec, one);
                 assert_eq!(CALLS.load(Relaxed), launch);
             }
-            assert_eq!(DROPS.load(Relaxed), 0, "the executable graph keeps the object");
+            assert_eq!(
+                DROPS.load(Relaxed),
+                0,
+                "the executable graph keeps the object"
+            );
             let _ = cuGraphExecDestroy(exec);
             assert_eq!(DROPS.load(Relaxed), 1);
             // Outside a capture a host function runs at once, and a callback cannot be captured.

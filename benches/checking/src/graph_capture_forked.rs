@@ -52,7 +52,13 @@ pub(crate) fn graph_capture_forked(ctx: &Context) -> Result<()> {
             // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n); each holds n elements.
             unsafe { s.launch(&add, LaunchConfig::for_elements(N32), (&mut dev, 1u32, N32)) }?;
             // SAFETY: as above.
-            unsafe { t.launch(&add2, LaunchConfig::for_elements(N32), (&mut dev2, 2u32, N32)) }?;
+            unsafe {
+                t.launch(
+                    &add2,
+                    LaunchConfig::for_elements(N32),
+                    (&mut dev2, 2u32, N32),
+                )
+            }?;
             t.graph_host_fn(move || {
                 let _ = &token;
                 seen.fetch_add(1, SeqCst);
@@ -104,7 +110,9 @@ pub(crate) fn graph_capture_forked(ctx: &Context) -> Result<()> {
 
     // A captured host function that panics: reported by the launch's wait, each time.
     let exec = stream
-        .capture((), |s, ()| s.graph_host_fn(|| std::panic::panic_any(Unwind)))?
+        .capture((), |s, ()| {
+            s.graph_host_fn(|| std::panic::panic_any(Unwind))
+        })?
         .instantiate()?;
     match stream.submit(exec, |s, g| s.launch_graph(&g))?.wait() {
         Err(e) if e.kind() == ErrorKind::HostFunctionPanicked => {}
