@@ -214,6 +214,12 @@ unsafe impl Send for Op {}
 struct Capture {
     ops: Vec<Op>,
     internal: Vec<usize>,
+    /// The streams forked into the capture (by waiting for one of its events) that have not
+    /// been joined back since they joined or last captured work: the origin has not waited for
+    /// an event they recorded after that. Ending the capture with one is
+    /// `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`. (Only a wait by the origin joins back; the driver
+    /// also takes a join through another joined stream, which no custack call makes.)
+    unjoined: HashSet<usize>,
 }
 
 /// A stream made to wait for an event: what the event's stream had pending (memory, and host
@@ -352,8 +358,9 @@ struct State {
     /// What they enqueue is captured, not run, until that capture ends.
     joined: HashMap<usize, usize>,
     /// Events recorded during a capture (on its stream or a joined one): per event, the stream
-    /// whose capture holds the record. A wait for one joins that capture.
-    capture_events: HashMap<usize, usize>,
+    /// whose capture holds the record and the stream that recorded it. A wait for one joins
+    /// that capture (or, by the capture's own stream, joins the recording stream back).
+    capture_events: HashMap<usize, (usize, usize)>,
     /// Per graph and executable graph, the operations each launch enqueues.
     graph_ops: HashMap<usize, Vec<Op>>,
     /// Per graph made by `cuGraphCreate`, its nodes so far as a capture (what each node
@@ -429,11 +436,16 @@ impl State {
     }
 
     /// The capture `stream`'s work goes into, if any (its own, the one it joined, or the graph
-    /// it captures into).
+    /// it captures into). Work captured on a joined stream leaves that stream to be joined back.
     fn capture_of(&mut self, stream: usize) -> Option<&mut Capture> {
         if let Some(origin) = self.capture_origin(stream) {
             if self.capturing.contains_key(&origin) {
-                return self.capturing.get_mut(&origin);
+                let forked = self.joined.get(&stream) == Some(&origin);
+                let c = self.capturing.get_mut(&origin)?;
+                if forked {
+                    c.unjoined.insert(stream);
+                }
+                return Some(c);
             }
             return self.building.get_mut(&origin).map(|(c, _)| c);
         }
@@ -1398,11 +1410,24 @@ pub(crate) fn stream_synchronized(stream: usize) {
 /// `stream` waits for `event`: what the event covers completes when `stream`'s work does.
 pub(crate) fn stream_waits(stream: usize, event: usize) {
     with_state(|s| {
-        if let Some(&origin) = s.capture_events.get(&event) {
+        if let Some(&(origin, recorder)) = s.capture_events.get(&event) {
             // Waiting for an event recorded in a capture joins that capture: from now on what
-            // `stream` enqueues is captured too, until the capture ends.
-            if s.capture_origin(stream).is_none() {
-                s.joined.insert(stream, origin);
+            // `stream` enqueues is captured too, until the capture ends, and the capture cannot
+            // end before `stream` is joined back.
+            match s.capture_origin(stream) {
+                None => {
+                    s.joined.insert(stream, origin);
+                    if let Some(c) = s.capturing.get_mut(&origin) {
+                        c.unjoined.insert(stream);
+                    }
+                }
+                // The origin waits for a joined stream's record: that stream is joined back.
+                Some(o) if o == origin && stream == origin => {
+                    if let Some(c) = s.capturing.get_mut(&origin) {
+                        c.unjoined.remove(&recorder);
+                    }
+                }
+                Some(_) => {}
             }
             return;
         }
@@ -1462,39 +1487,42 @@ pub(crate) fn capture_to_graph_ended(stream: usize) -> Option<usize> {
     with_state(|s| s.into.remove(&stream).map(|(graph, _)| graph)).flatten()
 }
 
-/// The graph `stream` captures into (`cuStreamGetCaptureInfo`), made by `make` the first time
-/// it is asked for a capture begun with `cuStreamBeginCapture`; `None` if it is not capturing.
+/// The graph `stream` captures into (`cuStreamGetCaptureInfo`), made by `make` (a graph of
+/// the current context from then on) the first time it is asked for a capture begun with
+/// `cuStreamBeginCapture`; `None` if it is not capturing.
 pub(crate) fn capture_graph(stream: usize, make: impl FnOnce() -> usize) -> Option<usize> {
-    with_state(|s| {
+    let (graph, made) = with_state(|s| {
         if let Some(&(graph, _)) = s.into.get(&stream) {
-            return Some(graph);
+            return Some((graph, false));
         }
         let origin = s.capture_origin(stream)?;
         if let Some((&graph, _)) = s.capture_graphs.iter().find(|(_, o)| **o == origin) {
-            return Some(graph);
+            return Some((graph, false));
         }
         let graph = make();
         s.capture_graphs.insert(graph, origin);
-        Some(graph)
+        Some((graph, true))
     })
-    .flatten()
+    .flatten()?;
+    if made {
+        created(Kind::Graph, graph, 0);
+    }
+    Some(graph)
 }
 
-/// The graph handle `cuStreamGetCaptureInfo` named for `stream`'s capture, if it named one.
-pub(crate) fn named_capture_graph(stream: usize) -> Option<usize> {
-    with_state(|s| {
-        s.capture_graphs
+/// `stream`'s capture ends: its graph (the one `cuStreamGetCaptureInfo` named while it ran, or
+/// `fresh`), or `Err` with that graph (which the driver destroys) if a stream forked into it
+/// was not joined back. Either way every stream of the capture leaves it. `None`: `stream`
+/// began no capture.
+pub(crate) fn capture_ended(stream: usize, fresh: usize) -> Option<Result<usize, usize>> {
+    let (ended, made) = with_state(|s| {
+        let c = s.capturing.remove(&stream)?;
+        let named = s
+            .capture_graphs
             .iter()
             .find(|(_, o)| **o == stream)
-            .map(|(&g, _)| g)
-    })
-    .flatten()
-}
-
-/// `stream`'s capture ends in `graph` (a new graph of the current context).
-pub(crate) fn capture_ended(stream: usize, graph: usize) {
-    created(Kind::Graph, graph, 0);
-    with_state(|s| {
+            .map(|(&g, _)| g);
+        let graph = named.unwrap_or(fresh);
         // The handle named during the capture is the graph's from now on, and so are the
         // bodies of the conditional nodes added to the capture.
         s.capture_graphs.retain(|_, origin| *origin != stream);
@@ -1503,12 +1531,21 @@ pub(crate) fn capture_ended(stream: usize, graph: usize) {
                 *root = graph;
             }
         }
-        let ops = s.capturing.remove(&stream).unwrap_or_default().ops;
         // The streams that joined it leave it, and its events' records end with it.
         s.joined.retain(|_, origin| *origin != stream);
-        s.capture_events.retain(|_, origin| *origin != stream);
-        s.graph_ops.insert(graph, ops);
-    });
+        s.capture_events.retain(|_, (origin, _)| *origin != stream);
+        let made = named.is_none();
+        if !c.unjoined.is_empty() {
+            return Some((Err(graph), made));
+        }
+        s.graph_ops.insert(graph, c.ops);
+        Some((Ok(graph), made))
+    })
+    .flatten()?;
+    if made {
+        created(Kind::Graph, fresh, 0);
+    }
+    Some(ended)
 }
 
 /// The number of nodes graph `g` holds, as the driver counts them: one per captured launch,
@@ -1558,6 +1595,7 @@ pub(crate) fn graph_cloned(graph: usize, clone: usize) {
             let copy = Capture {
                 ops: c.ops.clone(),
                 internal: c.internal.clone(),
+                ..Capture::default()
             };
             let nodes = *nodes;
             s.building.insert(clone, (copy, nodes));
@@ -1802,7 +1840,7 @@ pub(crate) fn event_recorded(event: usize, stream: usize) {
         if let Some(origin) = s.capture_origin(stream) {
             // A record node of the capture, not a record of work that runs now.
             s.recorded.remove(&event);
-            s.capture_events.insert(event, origin);
+            s.capture_events.insert(event, (origin, stream));
             return;
         }
         let pending = s.pending.get(&stream).cloned().unwrap_or_default();

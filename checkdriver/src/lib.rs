@@ -92,12 +92,14 @@ const CUDA_ERROR_INVALID_VALUE: CUresult = 1;
 const CUDA_ERROR_OUT_OF_MEMORY: CUresult = 2;
 const CUDA_ERROR_INVALID_DEVICE: CUresult = 101;
 const CUDA_ERROR_INVALID_CONTEXT: CUresult = 201;
+const CUDA_ERROR_ILLEGAL_STATE: CUresult = 401;
 const CUDA_ERROR_NO_BINARY_FOR_GPU: CUresult = 209;
 const CUDA_ERROR_OPERATING_SYSTEM: CUresult = 304;
 const CUDA_ERROR_NOT_FOUND: CUresult = 500;
 const CUDA_ERROR_NOT_READY: CUresult = 600;
 const CUDA_ERROR_NOT_SUPPORTED: CUresult = 801;
 const CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: CUresult = 900;
+const CUDA_ERROR_STREAM_CAPTURE_UNJOINED: CUresult = 904;
 const CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED: CUresult = 704;
 const CUDA_ERROR_PEER_ACCESS_NOT_ENABLED: CUresult = 705;
 
@@ -1082,13 +1084,13 @@ entry_points! {
     }
     // A host function runs at once (there is no stream to wait for): its contract is only
     // that it runs in order, once. On a hung stream it never runs.
+    // Captured, a host function is a host node, called at each launch of the graph.
     fn cuLaunchHostFunc(stream: Handle, f: Option<unsafe extern "C" fn(*mut c_void)>, data: *mut c_void) {
         check::enqueue(stream as usize);
-        if check::stream_hung(stream as usize) {
-            return CUDA_SUCCESS;
-        }
-        if let Some(f) = f { f(data); }
-        CUDA_SUCCESS
+        let Some(f) = f else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        check::data_op(stream as usize, work::DataOp::HostFn { f, data }, "cuLaunchHostFunc")
     }
     fn cuStreamAddCallback(
         stream: Handle,
@@ -1098,6 +1100,9 @@ entry_points! {
     ) {
         check::enqueue(stream as usize);
         check::used(Kind::Stream, stream as usize, "cuStreamAddCallback");
+        if check::is_capturing(stream as usize) {
+            return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        }
         if check::stream_hung(stream as usize) {
             return CUDA_SUCCESS;
         }
@@ -1137,6 +1142,9 @@ entry_points! {
     // --- Graphs and capture ---
     // Checking mode models captures: what is enqueued on a capturing stream is kept in the
     // graph and enqueued again at each launch of an executable graph made from it.
+    // The capture's graph is made when `cuStreamGetCaptureInfo` first names it, or at the end; a
+    // capture that ends with a forked stream not joined back fails, and the driver destroys its
+    // graph.
     fn cuStreamBeginCapture_v2(stream: Handle, mode: c_int) {
         check::used(Kind::Stream, stream as usize, "cuStreamBeginCapture");
         check::capture_begun(stream as usize);
@@ -1146,17 +1154,26 @@ entry_points! {
         check::used(Kind::Stream, stream as usize, "cuStreamEndCapture");
         // A capture into an existing graph ends in that graph.
         if let Some(g) = check::capture_to_graph_ended(stream as usize) {
-            out(graph, g as Handle);
+            out(graph, core::ptr::without_provenance_mut(g));
             return CUDA_SUCCESS;
         }
-        // The graph `cuStreamGetCaptureInfo` named, if it named one.
-        let g = match check::named_capture_graph(stream as usize) {
-            Some(g) => g as Handle,
-            None => handle(),
-        };
-        check::capture_ended(stream as usize, g as usize);
-        out(graph, g);
-        CUDA_SUCCESS
+        match check::capture_ended(stream as usize, handle() as usize) {
+            Some(Ok(g)) => {
+                out(graph, core::ptr::without_provenance_mut(g));
+                CUDA_SUCCESS
+            }
+            Some(Err(g)) => {
+                let _ = check::destroyed(Kind::Graph, g, "cuStreamEndCapture");
+                check::graph_forgotten(g);
+                user_object::owner_destroyed(g);
+                out(graph, core::ptr::null_mut());
+                CUDA_ERROR_STREAM_CAPTURE_UNJOINED
+            }
+            None => {
+                out(graph, core::ptr::null_mut());
+                CUDA_ERROR_ILLEGAL_STATE
+            }
+        }
     }
     fn cuStreamIsCapturing(stream: Handle, status: *mut c_int) {
         out(status, c_int::from(check::is_capturing(stream as usize)));
@@ -1174,13 +1191,16 @@ entry_points! {
         n: *mut usize,
     ) {
         check::used(Kind::Stream, stream as usize, "cuStreamGetCaptureInfo");
+        if status.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
         let captured = check::capture_graph(stream as usize, || handle() as usize);
         out(status, c_int::from(captured.is_some()));
         if !id.is_null() {
             out(id, stream as u64);
         }
         if !graph.is_null() {
-            out(graph, captured.map_or(null_mut(), |g| g as Handle));
+            out(graph, captured.map_or(null_mut(), core::ptr::without_provenance_mut));
         }
         if !deps.is_null() {
             out(deps, core::ptr::null());
@@ -3948,6 +3968,149 @@ mod tests {
             let _ = cuEventDestroy_v2(join);
             let _ = cuStreamDestroy_v2(one);
             let _ = cuStreamDestroy_v2(two);
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
+    fn a_fork_not_joined_back_fails_the_capture_and_leaves_it() {
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let (mut one, mut two) = (null_mut(), null_mut());
+            let _ = cuStreamCreate(&raw mut one, 0);
+            let _ = cuStreamCreate(&raw mut two, 0);
+            let (mut fork, mut join) = (null_mut(), null_mut());
+            let _ = cuEventCreate(&raw mut fork, 0);
+            let _ = cuEventCreate(&raw mut join, 0);
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            // Joined back, then more work on the fork: unjoined again.
+            let mut graph = null_mut();
+            let _ = cuStreamBeginCapture_v2(one, 0);
+            let _ = cuEventRecord(fork, one);
+            let _ = cuStreamWaitEvent(two, fork, 0);
+            let _ = cuEventRecord(join, two);
+            let _ = cuStreamWaitEvent(one, join, 0);
+            let _ = cuMemsetD8Async(d, 0, 64, two);
+            let mut status = 0;
+            let mut g = null_mut();
+            let (mut id, mut deps, mut n) = (0, core::ptr::null(), 9);
+            let _ = cuStreamGetCaptureInfo_v2(
+                two,
+                &raw mut status,
+                &raw mut id,
+                &raw mut g,
+                &raw mut deps,
+                &raw mut n,
+            );
+            assert_eq!(status, 1, "the fork is in the capture");
+            assert!(
+                !g.is_null(),
+                "the capture's graph is named while it is made"
+            );
+            assert_eq!(
+                cuStreamEndCapture(one, &raw mut graph),
+                CUDA_ERROR_STREAM_CAPTURE_UNJOINED
+            );
+            assert!(graph.is_null(), "a failed capture hands out no graph");
+            let _ = cuStreamIsCapturing(two, &raw mut status);
+            assert_eq!(status, 0, "the failed capture's end releases the fork");
+            let _ = cuStreamGetCaptureInfo_v2(
+                one,
+                &raw mut status,
+                &raw mut id,
+                &raw mut g,
+                &raw mut deps,
+                &raw mut n,
+            );
+            assert_eq!(status, 0, "and the origin");
+            // Joined back after its last work: the capture ends in a graph of one node.
+            let _ = cuStreamBeginCapture_v2(one, 0);
+            let _ = cuEventRecord(fork, one);
+            let _ = cuStreamWaitEvent(two, fork, 0);
+            let _ = cuMemsetD8Async(d, 0, 64, two);
+            let _ = cuEventRecord(join, two);
+            let _ = cuStreamWaitEvent(one, join, 0);
+            assert_eq!(cuStreamEndCapture(one, &raw mut graph), CUDA_SUCCESS);
+            let _ = cuGraphGetNodes(graph, null_mut(), &raw mut n);
+            assert_eq!(n, 1);
+            let _ = cuGraphDestroy(graph);
+            let _ = cuMemFree_v2(d);
+            let _ = cuEventDestroy_v2(fork);
+            let _ = cuEventDestroy_v2(join);
+            let _ = cuStreamDestroy_v2(one);
+            let _ = cuStreamDestroy_v2(two);
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    #[test]
+    fn a_captured_host_function_is_a_node_called_at_each_launch() {
+        use core::sync::atomic::AtomicUsize;
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        static DROPS: AtomicUsize = AtomicUsize::new(0);
+        unsafe extern "C" fn call(_: *mut c_void) {
+            CALLS.fetch_add(1, Relaxed);
+        }
+        unsafe extern "C" fn destroy(_: *mut c_void) {
+            DROPS.fetch_add(1, Relaxed);
+        }
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let mut one = null_mut();
+            let _ = cuStreamCreate(&raw mut one, 0);
+            let (mut graph, mut exec, mut object) = (null_mut(), null_mut(), null_mut());
+            let _ = cuStreamBeginCapture_v2(one, 0);
+            let (mut status, mut id, mut g, mut deps, mut n) =
+                (0, 0, null_mut(), core::ptr::null(), 0);
+            let _ = cuStreamGetCaptureInfo_v2(
+                one,
+                &raw mut status,
+                &raw mut id,
+                &raw mut g,
+                &raw mut deps,
+                &raw mut n,
+            );
+            let _ = cuUserObjectCreate(&raw mut object, null_mut(), Some(destroy), 1, 1);
+            assert_eq!(cuGraphRetainUserObject(g, object, 1, 1), CUDA_SUCCESS);
+            let _ = cuLaunchHostFunc(one, Some(call), null_mut());
+            assert_eq!(CALLS.load(Relaxed), 0, "captured, not called");
+            let _ = cuStreamEndCapture(one, &raw mut graph);
+            assert_eq!(graph, g, "the capture ends in the graph it named");
+            let _ = cuGraphGetNodes(graph, null_mut(), &raw mut n);
+            assert_eq!(n, 1, "a host node");
+            let _ = cuGraphInstantiateWithFlags(&raw mut exec, graph, 0);
+            let _ = cuGraphDestroy(graph);
+            for launch in 1..=3 {
+                let _ = cuGraphLaunch(exec, one);
+                assert_eq!(CALLS.load(Relaxed), launch);
+            }
+            assert_eq!(
+                DROPS.load(Relaxed),
+                0,
+                "the executable graph keeps the object"
+            );
+            let _ = cuGraphExecDestroy(exec);
+            assert_eq!(DROPS.load(Relaxed), 1);
+            // Outside a capture a host function runs at once, and a callback cannot be captured.
+            let _ = cuLaunchHostFunc(one, Some(call), null_mut());
+            assert_eq!(CALLS.load(Relaxed), 4);
+            let _ = cuStreamBeginCapture_v2(one, 0);
+            assert_eq!(
+                cuStreamAddCallback(one, None, null_mut(), 0),
+                CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+            );
+            let _ = cuStreamEndCapture(one, &raw mut graph);
+            let _ = cuGraphDestroy(graph);
+            let _ = cuStreamDestroy_v2(one);
             let mut p = null_mut();
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(a);

@@ -171,7 +171,7 @@ impl Drop for EndCapture {
     }
 }
 
-fn destroy_graph(graph: ffi::CUgraph) {
+pub(super) fn destroy_graph(graph: ffi::CUgraph) {
     crate::error::left_behind::destroy_in_drop(Object::Graph, graph as u64, || {
         // SAFETY: a live graph, destroyed once; no executable graph depends on it.
         unsafe { ffi::cuGraphDestroy(graph) }.result()
@@ -403,6 +403,22 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// Records the memset and memcpy nodes a builder made (in order).
     pub(crate) fn set_data_nodes(&mut self, data: Vec<DataNode>) {
         self.data = data;
+    }
+
+    /// A graph a capture made (no node lists), owning `payload`.
+    ///
+    /// # Safety
+    ///
+    /// `raw` must be a live graph of the current context, owned by nobody else, whose nodes use
+    /// only memory and code that `payload` owns.
+    pub(crate) unsafe fn captured(raw: ffi::CUgraph, payload: P::Held) -> Self {
+        Graph {
+            raw,
+            kernels: Vec::new(),
+            data: Vec::new(),
+            payload: ManuallyDrop::new(payload),
+            _marker: PhantomData,
+        }
     }
 
     fn into_parts(self) -> (ffi::CUgraph, P::Held) {

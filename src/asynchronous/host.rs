@@ -110,7 +110,7 @@ pub(crate) fn enqueue<F: FnOnce() + Send + 'static>(
     if status != ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
         return Err(
             Error::from_kind(ErrorKind::NotSupported).with_detail(
-                "host functions cannot be captured into a graph: a graph may call them many times, a custack host function once",
+                "host functions cannot be captured into a graph: a graph may call them many times, a custack host function once (StreamScope::graph_host_fn takes one a graph can call at each launch)",
             ),
         );
     }

@@ -230,9 +230,13 @@
 //! payload, instead of running it. The closure is `'static`: what the graph uses comes only
 //! through the payload, never from the environment, not even a scope that is open around the
 //! capture (its work would be captured instead of run, and its end would release memory the
-//! graph still names). [`Graph::instantiate`] makes a [`GraphExec`], which takes the
-//! payload over; an executable graph is itself a payload, so it is launched in a submission
-//! and handed back by `wait`:
+//! graph still names). Work that should run on two streams at once inside one graph is
+//! captured by [`Stream::capture_forked`](crate::Stream::capture_forked), which forks the second
+//! stream in and joins it back itself, each stream with its own scope and payload; a host
+//! function the graph calls at each launch is
+//! [`StreamScope::graph_host_fn`](crate::StreamScope::graph_host_fn). [`Graph::instantiate`]
+//! makes a [`GraphExec`], which takes the payload over; an executable graph is itself a
+//! payload, so it is launched in a submission and handed back by `wait`:
 //!
 //! ```no_run
 //! use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};

@@ -15,6 +15,7 @@ use custack::{
 };
 use std::process::ExitCode;
 
+mod graph_capture_forked;
 mod graph_capture_into;
 mod graph_host;
 
@@ -4008,6 +4009,9 @@ fn run(program: &str) -> Option<Result<()>> {
         "graph_shared" => context0().and_then(|c| graph_shared(&c).map(drop)),
         "graph_arena" => context0().and_then(|c| graph_arena(&c)),
         "graph_host" => context0().and_then(|c| graph_host::graph_host(&c)),
+        "graph_capture_forked" => {
+            context0().and_then(|c| graph_capture_forked::graph_capture_forked(&c))
+        }
         "device_info" => device_info(),
         "module_globals" => context0().and_then(|c| {
             module_globals(&c)?;
