@@ -1446,6 +1446,47 @@ entry_points! {
         out(node, handle());
         CUDA_SUCCESS
     }
+    // A memory allocation node of a graph being built (`CUDA_MEM_ALLOC_NODE_PARAMS`: `bytesize`
+    // at 104, `dptr` at 112): memory of the graph's own, as a captured `cuMemAllocAsync` makes,
+    // from this node on. Like the driver, no memory node in a conditional node's body.
+    fn cuGraphAddMemAllocNode(node: *mut Handle, graph: Handle, deps: *const Handle, n: usize, params: *mut c_void) {
+        const WHAT: &str = "cuGraphAddMemAllocNode";
+        let Some(g) = check::graph_stream(graph as usize, WHAT) else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        if g != graph as usize {
+            return CUDA_ERROR_NOT_SUPPORTED;
+        }
+        if params.is_null() || node.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let at = |offset: usize| params.cast::<u8>().add(offset);
+        let bytes = at(104).cast::<usize>().read_unaligned();
+        if bytes == 0 {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let dptr = at(112).cast::<CUdeviceptr>();
+        let r = new_address(dptr, bytes);
+        check::allocated_on(g, dptr.read());
+        graph_node_made(node, g, r)
+    }
+    // A memory free node: `dptr` must be memory of one of the graph's allocation nodes, not
+    // freed yet. Its data stays, for the launches of the nodes before the free node.
+    fn cuGraphAddMemFreeNode(node: *mut Handle, graph: Handle, deps: *const Handle, n: usize, dptr: CUdeviceptr) {
+        const WHAT: &str = "cuGraphAddMemFreeNode";
+        let Some(g) = check::graph_stream(graph as usize, WHAT) else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        if g != graph as usize {
+            return CUDA_ERROR_NOT_SUPPORTED;
+        }
+        if node.is_null() || !check::graph_alloc_freed(g, dptr) {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        check::freeing(Kind::DeviceMemory, dptr as usize, Some(g), WHAT);
+        let _ = check::destroyed(Kind::DeviceMemory, dptr as usize, WHAT);
+        graph_node_made(node, g, CUDA_SUCCESS)
+    }
     // A conditional node's handle, for a node of `graph` (a graph being built or a body).
     fn cuGraphConditionalHandleCreate(
         handle: *mut u64,
