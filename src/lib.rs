@@ -202,8 +202,8 @@ pub use error::{
 };
 pub use graph::{
     ARENA_ALIGN, ArenaBuffer, BodyGraph, Condition, ConditionalHandle, CopyNode, FillNode,
-    GraphBuilder, GraphClone, GraphConditionalHandle, GraphNode, InstantiateFlags, KernelNode,
-    KernelUpdater, NodeKind, NodeUpdater, ReplayArena, RootGraph, SharedExec,
+    GraphAlloc, GraphBuilder, GraphClone, GraphConditionalHandle, GraphNode, InstantiateFlags,
+    KernelNode, KernelUpdater, NodeKind, NodeUpdater, ReplayArena, RootGraph, SharedExec,
 };
 #[doc(hidden)]
 pub use kernel::contract::__private as __private_contract;

@@ -45,7 +45,10 @@ pub use conditional::{Condition, ConditionalHandle, GraphConditionalHandle};
 pub(crate) mod exec;
 // Host nodes (`GraphBuilder::host`), under the full API.
 mod host;
+// Memory allocation and free nodes (`GraphBuilder::alloc`, `free`), in the root graph.
+mod mem;
 pub use exec::{GraphClone, InstantiateFlags, NodeKind, SharedExec};
+pub use mem::GraphAlloc;
 // `update`: memset and memcpy nodes of an executable graph updated in place.
 pub(crate) mod update;
 pub use update::{CopyNode, FillNode, NodeUpdater};
@@ -151,6 +154,8 @@ pub struct GraphBuilder<'b, G = RootGraph> {
     kernels: core::cell::RefCell<Vec<(ffi::CUgraphNode, ffi::CUfunction)>>,
     /// The memset and memcpy nodes made so far, in order (a body's are not kept either).
     data: core::cell::RefCell<Vec<DataNode>>,
+    /// The root graph's reachability for its allocations (`mem.rs`); `None` in a body.
+    mem: Option<mem::Tracker>,
     _marker: Brand<'b, G>,
 }
 
@@ -234,12 +239,16 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         // Declared after `payload`, so it drops first: the graph goes before the memory its
         // nodes name (it never ran, so either order is sound).
         let unfinished = Unfinished(raw);
-        let builder = GraphBuilder::new(raw, ctx);
+        let mut builder = GraphBuilder::new(raw, ctx);
+        builder.mem = Some(mem::Tracker::new());
         // SAFETY: the payload moves into the graph without moving the memory it names, and is
         // out of the host's reach there (then in the executable graph, which lends only views
         // of it); the bound handles cannot leave `f` ('b is invariant and `f` is `'static`).
         let bound = unsafe { P::bind(&mut payload) };
         f(&builder, bound)?;
+        if let Some(t) = &builder.mem {
+            t.all_freed()?;
+        }
         core::mem::forget(unfinished);
         // SAFETY: a live graph of the current context, never launched, whose nodes use only
         // what `payload` owns (the only memory and code `f` could reach).
@@ -258,6 +267,7 @@ impl<'b, G> GraphBuilder<'b, G> {
             ctx,
             kernels: core::cell::RefCell::new(Vec::new()),
             data: core::cell::RefCell::new(Vec::new()),
+            mem: None,
             _marker: PhantomData,
         }
     }
@@ -278,16 +288,48 @@ impl<'b, G> GraphBuilder<'b, G> {
             usize,
         ) -> ffi::CUresult,
     ) -> Result<GraphNode<'b, G>> {
+        self.add_as(deps, mem::Role::Plain, add)
+            .map(|(node, _)| node)
+    }
+
+    /// Adds a node in the role `role` towards the graph's allocations (`mem.rs`), after the
+    /// checks of the allocations it uses (or frees); returns it with the number of the
+    /// allocation it makes (an allocation node's, 0 otherwise).
+    fn add_as(
+        &self,
+        deps: &[GraphNode<'b, G>],
+        role: mem::Role,
+        add: impl FnOnce(
+            *mut ffi::CUgraphNode,
+            ffi::CUgraph,
+            *const ffi::CUgraphNode,
+            usize,
+        ) -> ffi::CUresult,
+    ) -> Result<(GraphNode<'b, G>, usize)> {
+        let plan = match &self.mem {
+            Some(t) => Some(t.plan(deps.iter().map(GraphNode::as_raw), role)?),
+            None => {
+                mem::none_in_body()?;
+                None
+            }
+        };
         crate::error::poison::check()?;
         let mut raw = core::ptr::null_mut();
         // A `GraphNode` is `repr(transparent)` over its `CUgraphNode` (the marker is zero-sized),
         // so a slice of them is an array of the driver's node handles, read for this call only.
         let (nodes, count) = (deps.as_ptr().cast::<ffi::CUgraphNode>(), deps.len());
         add(&raw mut raw, self.raw, nodes, count).result()?;
-        Ok(GraphNode {
-            raw,
-            _marker: PhantomData,
-        })
+        let index = match (&self.mem, plan) {
+            (Some(t), Some(plan)) => t.made(raw, plan),
+            _ => 0,
+        };
+        Ok((
+            GraphNode {
+                raw,
+                _marker: PhantomData,
+            },
+            index,
+        ))
     }
 
     /// `cuGraphAddKernelNode`—Adds a launch of a declared kernel: a safe call, checked as

@@ -296,7 +296,7 @@ impl<T: DeviceCopy> Drop for ScopedAlloc<'_, T> {
     }
 }
 
-mod scoped_sealed {
+pub(crate) mod scoped_sealed {
     pub trait Sealed {}
 }
 

@@ -6,6 +6,7 @@
 #[cfg(doc)]
 use crate::asynchronous::scope::StreamScope;
 use crate::error::Result;
+use crate::graph::GraphAlloc;
 use crate::kernel::launch::{KernelArgs, KernelSignature, LaunchConfig};
 use crate::memory::pitched::ScopedPitched;
 use crate::texture::{ScopedSurface, ScopedTexture, SurfaceHandle, TextureHandle};
@@ -241,12 +242,15 @@ buffer_arg!(ReadBuffer:
     ['a] &'a mut ScopedAlloc<'scope, T> => |b| Available::of::<T>(b.len()),
     ['a] &'a ScopedPitched<'scope, T> => |b| Available::bytes::<T>(pitched_bytes(b)),
     ['a] &'a mut ScopedPitched<'scope, T> => |b| Available::bytes::<T>(pitched_bytes(b)),
+    ['a] &'a GraphAlloc<'scope, T> => |b| Available::of::<T>(b.len()),
+    ['a] &'a mut GraphAlloc<'scope, T> => |b| Available::of::<T>(b.len()),
 );
 buffer_arg!(WriteBuffer:
     [] ScopedSliceMut<'scope, T> => |b| Available::of::<T>(b.len()),
     ['a] &'a mut ScopedSliceMut<'scope, T> => |b| Available::of::<T>(b.len()),
     ['a] &'a mut ScopedAlloc<'scope, T> => |b| Available::of::<T>(b.len()),
     ['a] &'a mut ScopedPitched<'scope, T> => |b| Available::bytes::<T>(pitched_bytes(b)),
+    ['a] &'a mut GraphAlloc<'scope, T> => |b| Available::of::<T>(b.len()),
 );
 
 // A texture or surface bound to the scope. The hardware bounds-checks every access through it,
