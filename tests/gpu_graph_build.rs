@@ -284,7 +284,9 @@ fn a_built_graph_allocates_fills_adds_copies_and_frees_its_own_memory_at_each_la
     assert!(clone.is_err());
     {
         let first = graph.instantiate_shared(InstantiateFlags::empty()).unwrap();
-        let second = graph.instantiate_shared(InstantiateFlags::empty()).map(drop);
+        let second = graph
+            .instantiate_shared(InstantiateFlags::empty())
+            .map(drop);
         println!("a second executable graph while the first lives: {second:?}");
         assert!(second.is_err());
         drop(first);

@@ -449,23 +449,25 @@ impl<'b> GraphBuilder<'b> {
 // `&mut`, as a stream-ordered allocation of a scope is; its address leaving it notes its use.
 impl<T: DeviceCopy> crate::vocabulary::binding::scoped_sealed::Sealed for &GraphAlloc<'_, T> {}
 impl<T: DeviceCopy> crate::vocabulary::binding::scoped_sealed::Sealed for &mut GraphAlloc<'_, T> {}
-impl<'b, T: DeviceCopy> ScopedRead<'b, T> for &GraphAlloc<'b, T> {
+impl<'scope, T: DeviceCopy> ScopedRead<'scope, T> for &GraphAlloc<'scope, T> {
     #[inline]
     fn raw_parts(self) -> (ffi::CUdeviceptr, usize) {
         (self.used(), self.len)
     }
 }
-impl<'b, T: DeviceCopy> ScopedRead<'b, T> for &mut GraphAlloc<'b, T> {
+impl<'scope, T: DeviceCopy> ScopedRead<'scope, T> for &mut GraphAlloc<'scope, T> {
     #[inline]
     fn raw_parts(self) -> (ffi::CUdeviceptr, usize) {
         (self.used(), self.len)
     }
 }
-impl<'b, T: DeviceCopy> ScopedWrite<'b, T> for &mut GraphAlloc<'b, T> {}
+impl<'scope, T: DeviceCopy> ScopedWrite<'scope, T> for &mut GraphAlloc<'scope, T> {}
 
 impl<T: DeviceCopy> crate::vocabulary::argument::sealed::Sealed for &GraphAlloc<'_, T> {}
 impl<T: DeviceCopy> crate::vocabulary::argument::sealed::Sealed for &mut GraphAlloc<'_, T> {}
-impl<'b, T: DeviceCopy> crate::vocabulary::argument::KernelArg<'b> for &GraphAlloc<'b, T> {
+impl<'scope, T: DeviceCopy> crate::vocabulary::argument::KernelArg<'scope>
+    for &GraphAlloc<'scope, T>
+{
     type Raw = ffi::CUdeviceptr;
     type Param = DevicePtr<T>;
     #[inline]
@@ -473,7 +475,9 @@ impl<'b, T: DeviceCopy> crate::vocabulary::argument::KernelArg<'b> for &GraphAll
         self.used()
     }
 }
-impl<'b, T: DeviceCopy> crate::vocabulary::argument::KernelArg<'b> for &mut GraphAlloc<'b, T> {
+impl<'scope, T: DeviceCopy> crate::vocabulary::argument::KernelArg<'scope>
+    for &mut GraphAlloc<'scope, T>
+{
     type Raw = ffi::CUdeviceptr;
     type Param = DevicePtr<T>;
     #[inline]

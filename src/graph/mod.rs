@@ -109,6 +109,9 @@ impl<G> GraphNode<'_, G> {
 ///     b.copy_to_host(out, &src, &[n])          -> GraphNode<'b>     cuGraphAddMemcpyNode
 ///     b.record(&e, &[n]), b.wait(&e, &[])      -> GraphNode<'b>     cuGraphAddEvent{Record,Wait}Node
 ///     b.child(&g, &[n])                        -> GraphNode<'b>     cuGraphAddChildGraphNode
+///     b.alloc::<T>(len, &[n])                  -> (GraphNode<'b>,   cuGraphAddMemAllocNode
+///                                                  GraphAlloc<'b, T>)
+///     b.free(a, &[n])                          -> GraphNode<'b>     cuGraphAddMemFreeNode
 ///     b.condition(1, true)                     -> Condition<'b>     cuGraphConditionalHandleCreate
 ///     b.while_loop(cond, &[n], |body| …)       -> GraphNode<'b>     cuGraphAddNode (if_then,
 ///                                                                   if_else, switch alike)
@@ -135,6 +138,15 @@ impl<G> GraphNode<'_, G> {
 ///   and that graph's nodes none of its (a compile error). The condition's
 ///   [`ConditionalHandle<'b>`](ConditionalHandle) carries the build's `'b`: it reaches only
 ///   kernel nodes of this build, never a launch outside it.
+/// - **A graph allocation is used only while it exists.** [`alloc`](Self::alloc) returns a
+///   [`GraphAlloc<'b, T>`](GraphAlloc), memory that exists from its allocation node to its free
+///   node at each launch, branded as nodes are (no other graph uses it, a compile error), and
+///   consumed by [`free`](Self::free) (no node made after the free uses it, a compile error).
+///   The builder knows each node's ancestors and refuses, before the driver sees it, a node
+///   that uses the allocation without its allocation node among them, a free node without
+///   every node that used it among them, and a build that ends with an allocation not freed
+///   ([`ErrorKind::InvalidValue`]). Only the root graph's builder allocates (a body's node that
+///   uses an allocation is refused: the driver takes no memory node in a body).
 /// - **Kernel nodes are checked as launches are.** [`kernel`](Self::kernel) takes a
 ///   [`Declared`] kernel and the arguments of its contract, and runs the contract's checks
 ///   (every buffer's length against its extent for the launch shape) before the node is made,
@@ -306,12 +318,11 @@ impl<'b, G> GraphBuilder<'b, G> {
             usize,
         ) -> ffi::CUresult,
     ) -> Result<(GraphNode<'b, G>, usize)> {
-        let plan = match &self.mem {
-            Some(t) => Some(t.plan(deps.iter().map(GraphNode::as_raw), role)?),
-            None => {
-                mem::none_in_body()?;
-                None
-            }
+        let plan = if let Some(t) = &self.mem {
+            Some(t.plan(deps.iter().map(GraphNode::as_raw), role)?)
+        } else {
+            mem::none_in_body()?;
+            None
         };
         crate::error::poison::check()?;
         let mut raw = core::ptr::null_mut();

@@ -16,6 +16,7 @@ use custack::{
 use std::process::ExitCode;
 
 mod graph_host;
+mod graph_mem;
 
 const KERNELS: &str = include_str!("../../../tests/fixtures/kernels.ptx");
 const N: usize = 1000;
@@ -4006,6 +4007,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "graph_shared" => context0().and_then(|c| graph_shared(&c).map(drop)),
         "graph_arena" => context0().and_then(|c| graph_arena(&c)),
         "graph_host" => context0().and_then(|c| graph_host::graph_host(&c)),
+        "graph_mem" => context0().and_then(|c| graph_mem::graph_mem(&c)),
         "device_info" => device_info(),
         "module_globals" => context0().and_then(|c| {
             module_globals(&c)?;
