@@ -202,8 +202,8 @@ pub use error::{
 };
 pub use graph::{
     ARENA_ALIGN, ArenaBuffer, BodyGraph, Condition, ConditionalHandle, CopyNode, FillNode,
-    GraphAlloc, GraphBuilder, GraphClone, GraphConditionalHandle, GraphNode, InstantiateFlags,
-    KernelNode, KernelUpdater, NodeKind, NodeUpdater, ReplayArena, RootGraph, SharedExec,
+    GraphBuilder, GraphClone, GraphConditionalHandle, GraphNode, InstantiateFlags, KernelNode,
+    KernelUpdater, NodeKind, NodeUpdater, ReplayArena, RootGraph, SharedExec,
 };
 #[doc(hidden)]
 pub use kernel::contract::__private as __private_contract;
@@ -255,7 +255,8 @@ pub use texture::{
 };
 pub use vocabulary::argument::{DevicePtr, KernelArg, KernelParam};
 pub use vocabulary::binding::{
-    ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
+    GraphAlloc, ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut,
+    ScopedWrite,
 };
 pub use vocabulary::plain::DeviceCopy;
 pub use vocabulary::version::LibraryVersion;

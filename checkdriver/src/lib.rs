@@ -3639,6 +3639,95 @@ mod tests {
     }
 
     #[test]
+    fn graph_memory_nodes_make_memory_of_the_graph_s_own_freed_once() {
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let mut s = null_mut();
+            let _ = cuStreamCreate(&raw mut s, 0);
+            // CUDA_MEM_ALLOC_NODE_PARAMS: 120 bytes, `bytesize` at 104, `dptr` at 112.
+            let mut params = [0u64; 15];
+            params[13] = 64;
+            let memset = |dst: CUdeviceptr| {
+                let mut p = [0u8; 40];
+                p[0..8].copy_from_slice(&dst.to_ne_bytes());
+                p[16..20].copy_from_slice(&7u32.to_ne_bytes());
+                p[20..24].copy_from_slice(&4u32.to_ne_bytes());
+                p[24..32].copy_from_slice(&16usize.to_ne_bytes());
+                p[32..40].copy_from_slice(&1usize.to_ne_bytes());
+                p
+            };
+            let none = core::ptr::null();
+            let (mut graph, mut alloc, mut set, mut free, mut late) =
+                (null_mut(), null_mut(), null_mut(), null_mut(), null_mut());
+            let _ = cuGraphCreate(&raw mut graph, 0);
+            let made =
+                cuGraphAddMemAllocNode(&raw mut alloc, graph, none, 0, params.as_mut_ptr().cast());
+            assert_eq!(made, CUDA_SUCCESS);
+            let dptr = params[14];
+            assert_ne!(dptr, 0, "the driver's address");
+            let p = memset(dptr);
+            assert_eq!(
+                cuGraphAddMemsetNode(
+                    &raw mut set,
+                    graph,
+                    &raw const alloc,
+                    1,
+                    p.as_ptr().cast(),
+                    a
+                ),
+                CUDA_SUCCESS
+            );
+            // Not an allocation of this graph's: refused.
+            assert_eq!(
+                cuGraphAddMemFreeNode(&raw mut free, graph, &raw const set, 1, dptr + 4),
+                CUDA_ERROR_INVALID_VALUE
+            );
+            assert_eq!(
+                violations_of(|| {
+                    assert_eq!(
+                        cuGraphAddMemFreeNode(&raw mut free, graph, &raw const set, 1, dptr),
+                        CUDA_SUCCESS
+                    );
+                }),
+                0
+            );
+            // Freed twice: refused; used after its free node: a violation.
+            assert_eq!(
+                cuGraphAddMemFreeNode(&raw mut free, graph, &raw const set, 1, dptr),
+                CUDA_ERROR_INVALID_VALUE
+            );
+            assert!(
+                violations_of(|| {
+                    let _ = cuGraphAddMemsetNode(
+                        &raw mut late,
+                        graph,
+                        &raw const free,
+                        1,
+                        p.as_ptr().cast(),
+                        a,
+                    );
+                }) > 0
+            );
+            let _ = cuGraphDestroy(graph);
+            // An allocation never freed goes with its graph: nothing left behind.
+            let mut other = null_mut();
+            let _ = cuGraphCreate(&raw mut other, 0);
+            let mut params = [0u64; 15];
+            params[13] = 64;
+            let _ =
+                cuGraphAddMemAllocNode(&raw mut alloc, other, none, 0, params.as_mut_ptr().cast());
+            let _ = cuGraphDestroy(other);
+            assert!(!check::left_behind(
+                Kind::DeviceMemory,
+                params[14] as usize,
+                64
+            ));
+        }
+    }
+
+    #[test]
     fn kernel_node_updates_replace_the_nodes_work() {
         let _serial = serial();
         mode::CHECK.store(true, Relaxed);

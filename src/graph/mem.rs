@@ -3,10 +3,10 @@
 //! exists from its allocation node to its free node, in graph order, and the builder checks that
 //! every node that uses it lies between the two.
 //!
-//! How a use is seen: the allocation's pointer leaves it only when a node is being made (as a
-//! [`ScopedRead`]/[`ScopedWrite`] side of a memset or copy, or a kernel argument); each time,
-//! the allocation notes its use in a per-thread list, which the next node the builder makes
-//! takes. The root graph's [`Tracker`] then checks the node's ancestors (the dependencies named
+//! How a use is seen: the allocation's pointer leaves it only when a node is being made (as
+//! the [`ScopedRead`](crate::ScopedRead) or [`ScopedWrite`](crate::ScopedWrite) side of a
+//! memset or copy, or a kernel argument); each time, the allocation notes its use in a
+//! per-thread list, which the next node the builder makes takes. The root graph's [`Tracker`] then checks the node's ancestors (the dependencies named
 //! and everything before them) against the allocation's node, and keeps the node among the
 //! allocation's users, which its free node must come after. A conditional node's body has no
 //! tracker: a node of a body that uses an allocation is refused. A use noted by a method that
@@ -16,80 +16,10 @@
 use super::{GraphBuilder, GraphNode};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
-use crate::vocabulary::argument::DevicePtr;
-use crate::vocabulary::binding::{Invariant, ScopedRead, ScopedWrite};
+use crate::vocabulary::binding::{GraphAlloc, take_uses};
 use crate::vocabulary::plain::DeviceCopy;
-use core::cell::{Cell, RefCell};
-use core::marker::PhantomData;
+use core::cell::RefCell;
 use std::collections::HashMap;
-
-/// Device memory of `len` elements of `T` allocated by an allocation node of the graph being
-/// built by the [`GraphBuilder<'b>`](GraphBuilder) of the same `'b`
-/// ([`GraphBuilder::alloc`]), freed by the free node [`GraphBuilder::free`] makes of it.
-///
-/// It is used as the payload's device memory is, by nodes of that build only (`'b` is
-/// invariant): `&mut a` where a node writes (a memset, a copy's destination, a kernel's
-/// `&mut` buffer), `&a` where it reads. Every node that uses it must come after its allocation
-/// node, and its free node after every node that used it (checked by the builder, which
-/// refuses the node otherwise); [`free`](GraphBuilder::free) consumes it, so no node can use it
-/// after. Not `Copy`, not `Send`; it cannot leave the builder's closure. Its contents are
-/// unspecified before a node writes them (plain data: any bit pattern is a valid `T`).
-#[derive(Debug)]
-#[doc(alias = "cuGraphAddMemAllocNode")]
-pub struct GraphAlloc<'b, T: DeviceCopy> {
-    ptr: ffi::CUdeviceptr,
-    len: usize,
-    /// The build's tracker.
-    tracker: u64,
-    /// The allocation's number in its tracker.
-    index: usize,
-    _marker: PhantomData<(Invariant<'b>, *const T)>,
-}
-
-static_assertions::assert_not_impl_any!(GraphAlloc<'static, u32>: Send, Sync, Clone);
-
-impl<T: DeviceCopy> GraphAlloc<'_, T> {
-    /// The number of elements.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-    /// Whether there are no elements (never: allocations are non-empty).
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-    /// The device address of the first element, fixed for the graph's lifetime (the memory
-    /// behind it exists only between the allocation and free nodes of each launch).
-    pub fn device_ptr(&self) -> ffi::CUdeviceptr {
-        self.ptr
-    }
-    /// The address, its use noted for the node being made.
-    fn used(&self) -> ffi::CUdeviceptr {
-        note_use(self.tracker, self.index);
-        self.ptr
-    }
-}
-
-std::thread_local! {
-    /// The allocations whose pointers left them since the last node was made: (tracker,
-    /// allocation).
-    static USES: Cell<Vec<(u64, usize)>> = const { Cell::new(Vec::new()) };
-}
-
-/// Notes a use of allocation `index` of `tracker` by the node being made.
-fn note_use(tracker: u64, index: usize) {
-    USES.with(|u| {
-        let mut uses = u.take();
-        if !uses.contains(&(tracker, index)) {
-            uses.push((tracker, index));
-        }
-        u.set(uses);
-    });
-}
-
-/// The uses noted since the last node was made, cleared.
-fn take_uses() -> Vec<(u64, usize)> {
-    USES.with(Cell::take)
-}
 
 /// The numbers of the trackers, one per build.
 static NEXT_TRACKER: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
@@ -222,15 +152,16 @@ impl Tracker {
             }
             if !has(&ancestors, a.node) {
                 return Err(refused(
-                    "a free node without its allocation node among its ancestors",
+                    "a free node of a graph allocation without its allocation node among its \
+                     ancestors",
                 ));
             }
             if let Some(u) = a.users.iter().find(|&&u| !has(&ancestors, u)) {
                 let user = state.index.iter().find(|&(_, &i)| i == *u).map(|(r, _)| *r);
                 return Err(refused(&format!(
-                    "a free node without every node that used its allocation among its \
-                     ancestors (node {:#x} is not): name them, or nodes after them, among the \
-                     dependencies",
+                    "a free node of a graph allocation without every node that used it among \
+                     its ancestors (node {:#x} is not): name them, or nodes after them, among \
+                     the dependencies",
                     user.unwrap_or(0)
                 )));
             }
@@ -403,16 +334,11 @@ impl<'b> GraphBuilder<'b> {
             unsafe { ffi::cuGraphAddMemAllocNode(out, graph, deps, n, &raw mut params) }
         })?;
         let tracker = self.mem.as_ref().map_or(0, |t| t.id);
-        Ok((
-            node,
-            GraphAlloc {
-                ptr: params.dptr,
-                len,
-                tracker,
-                index,
-                _marker: PhantomData,
-            },
-        ))
+        // SAFETY: the memory of the allocation node just made, of `bytes` bytes, numbered
+        // `index` in this build's tracker `tracker`.
+        Ok((node, unsafe {
+            GraphAlloc::from_raw_parts(params.dptr, len, tracker, index)
+        }))
     }
 
     /// `cuGraphAddMemFreeNode`—Adds the free of `alloc` after `deps`, which must have every
@@ -434,8 +360,8 @@ impl<'b> GraphBuilder<'b> {
         alloc: GraphAlloc<'b, T>,
         deps: &[GraphNode<'b>],
     ) -> Result<GraphNode<'b>> {
-        let ptr = alloc.ptr;
-        let (node, _) = self.add_as(deps, Role::Free(alloc.index), |out, graph, deps, n| {
+        let (ptr, index) = (alloc.device_ptr(), alloc.index());
+        let (node, _) = self.add_as(deps, Role::Free(index), |out, graph, deps, n| {
             // SAFETY: a live graph of the current context; `deps` holds `n` of its nodes; `ptr`
             // is the memory of an allocation node of this graph, not freed before (`alloc` is
             // consumed here), and every node that used it comes before (checked).
@@ -445,50 +371,10 @@ impl<'b> GraphBuilder<'b> {
     }
 }
 
-// A graph allocation is device memory of the build `'b`, read through `&` and written through
-// `&mut`, as a stream-ordered allocation of a scope is; its address leaving it notes its use.
-impl<T: DeviceCopy> crate::vocabulary::binding::scoped_sealed::Sealed for &GraphAlloc<'_, T> {}
-impl<T: DeviceCopy> crate::vocabulary::binding::scoped_sealed::Sealed for &mut GraphAlloc<'_, T> {}
-impl<'scope, T: DeviceCopy> ScopedRead<'scope, T> for &GraphAlloc<'scope, T> {
-    #[inline]
-    fn raw_parts(self) -> (ffi::CUdeviceptr, usize) {
-        (self.used(), self.len)
-    }
-}
-impl<'scope, T: DeviceCopy> ScopedRead<'scope, T> for &mut GraphAlloc<'scope, T> {
-    #[inline]
-    fn raw_parts(self) -> (ffi::CUdeviceptr, usize) {
-        (self.used(), self.len)
-    }
-}
-impl<'scope, T: DeviceCopy> ScopedWrite<'scope, T> for &mut GraphAlloc<'scope, T> {}
-
-impl<T: DeviceCopy> crate::vocabulary::argument::sealed::Sealed for &GraphAlloc<'_, T> {}
-impl<T: DeviceCopy> crate::vocabulary::argument::sealed::Sealed for &mut GraphAlloc<'_, T> {}
-impl<'scope, T: DeviceCopy> crate::vocabulary::argument::KernelArg<'scope>
-    for &GraphAlloc<'scope, T>
-{
-    type Raw = ffi::CUdeviceptr;
-    type Param = DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.used()
-    }
-}
-impl<'scope, T: DeviceCopy> crate::vocabulary::argument::KernelArg<'scope>
-    for &mut GraphAlloc<'scope, T>
-{
-    type Raw = ffi::CUdeviceptr;
-    type Param = DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.used()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vocabulary::binding::note_use;
 
     fn node(n: usize) -> ffi::CUgraphNode {
         // A node handle is only a key here.

@@ -48,7 +48,6 @@ mod host;
 // Memory allocation and free nodes (`GraphBuilder::alloc`, `free`), in the root graph.
 mod mem;
 pub use exec::{GraphClone, InstantiateFlags, NodeKind, SharedExec};
-pub use mem::GraphAlloc;
 // `update`: memset and memcpy nodes of an executable graph updated in place.
 pub(crate) mod update;
 pub use update::{CopyNode, FillNode, NodeUpdater};
@@ -139,14 +138,15 @@ impl<G> GraphNode<'_, G> {
 ///   [`ConditionalHandle<'b>`](ConditionalHandle) carries the build's `'b`: it reaches only
 ///   kernel nodes of this build, never a launch outside it.
 /// - **A graph allocation is used only while it exists.** [`alloc`](Self::alloc) returns a
-///   [`GraphAlloc<'b, T>`](GraphAlloc), memory that exists from its allocation node to its free
-///   node at each launch, branded as nodes are (no other graph uses it, a compile error), and
-///   consumed by [`free`](Self::free) (no node made after the free uses it, a compile error).
-///   The builder knows each node's ancestors and refuses, before the driver sees it, a node
-///   that uses the allocation without its allocation node among them, a free node without
-///   every node that used it among them, and a build that ends with an allocation not freed
-///   ([`ErrorKind::InvalidValue`]). Only the root graph's builder allocates (a body's node that
-///   uses an allocation is refused: the driver takes no memory node in a body).
+///   [`GraphAlloc<'b, T>`](crate::GraphAlloc), memory that exists from its allocation node to
+///   its free node at each launch, branded as nodes are (no other graph uses it, a compile
+///   error), and consumed by [`free`](Self::free) (no node made after the free uses it, a
+///   compile error). The builder knows each node's ancestors and refuses, before the driver
+///   sees it, a node that uses the allocation without its allocation node among them, a free
+///   node without every node that used it among them, and a build that ends with an
+///   allocation not freed ([`ErrorKind::InvalidValue`]). Only the root graph's builder
+///   allocates (a body's node that uses an allocation is refused: the driver takes no memory
+///   node in a body).
 /// - **Kernel nodes are checked as launches are.** [`kernel`](Self::kernel) takes a
 ///   [`Declared`] kernel and the arguments of its contract, and runs the contract's checks
 ///   (every buffer's length against its extent for the launch shape) before the node is made,

@@ -6,14 +6,13 @@
 #[cfg(doc)]
 use crate::asynchronous::scope::StreamScope;
 use crate::error::Result;
-use crate::graph::GraphAlloc;
 use crate::kernel::launch::{KernelArgs, KernelSignature, LaunchConfig};
 use crate::memory::pitched::ScopedPitched;
 use crate::texture::{ScopedSurface, ScopedTexture, SurfaceHandle, TextureHandle};
 use crate::vocabulary::argument::{
     ConditionalHandle, DevicePtr, GraphConditionalHandle, KernelArg, KernelParam,
 };
-use crate::vocabulary::binding::{ScopedAlloc, ScopedSlice, ScopedSliceMut};
+use crate::vocabulary::binding::{GraphAlloc, ScopedAlloc, ScopedSlice, ScopedSliceMut};
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
