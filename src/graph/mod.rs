@@ -47,6 +47,8 @@ pub(crate) mod exec;
 mod host;
 // Memory allocation and free nodes (`GraphBuilder::alloc`, `free`), in the root graph.
 mod mem;
+// The order of the root graph's nodes, which checks every use of a graph allocation.
+mod order;
 pub use exec::{GraphClone, InstantiateFlags, NodeKind, SharedExec};
 // `update`: memset and memcpy nodes of an executable graph updated in place.
 pub(crate) mod update;
@@ -166,8 +168,8 @@ pub struct GraphBuilder<'b, G = RootGraph> {
     kernels: core::cell::RefCell<Vec<(ffi::CUgraphNode, ffi::CUfunction)>>,
     /// The memset and memcpy nodes made so far, in order (a body's are not kept either).
     data: core::cell::RefCell<Vec<DataNode>>,
-    /// The root graph's reachability for its allocations (`mem.rs`); `None` in a body.
-    mem: Option<mem::Tracker>,
+    /// The root graph's reachability for its allocations (`order.rs`); `None` in a body.
+    mem: Option<order::Tracker>,
     _marker: Brand<'b, G>,
 }
 
@@ -252,7 +254,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         // nodes name (it never ran, so either order is sound).
         let unfinished = Unfinished(raw);
         let mut builder = GraphBuilder::new(raw, ctx);
-        builder.mem = Some(mem::Tracker::new());
+        builder.mem = Some(order::Tracker::new());
         // SAFETY: the payload moves into the graph without moving the memory it names, and is
         // out of the host's reach there (then in the executable graph, which lends only views
         // of it); the bound handles cannot leave `f` ('b is invariant and `f` is `'static`).
@@ -300,17 +302,17 @@ impl<'b, G> GraphBuilder<'b, G> {
             usize,
         ) -> ffi::CUresult,
     ) -> Result<GraphNode<'b, G>> {
-        self.add_as(deps, mem::Role::Plain, add)
+        self.add_as(deps, order::Role::Plain, add)
             .map(|(node, _)| node)
     }
 
-    /// Adds a node in the role `role` towards the graph's allocations (`mem.rs`), after the
+    /// Adds a node in the role `role` towards the graph's allocations (`order.rs`), after the
     /// checks of the allocations it uses (or frees); returns it with the number of the
     /// allocation it makes (an allocation node's, 0 otherwise).
     fn add_as(
         &self,
         deps: &[GraphNode<'b, G>],
-        role: mem::Role,
+        role: order::Role,
         add: impl FnOnce(
             *mut ffi::CUgraphNode,
             ffi::CUgraph,
@@ -321,7 +323,7 @@ impl<'b, G> GraphBuilder<'b, G> {
         let plan = if let Some(t) = &self.mem {
             Some(t.plan(deps.iter().map(GraphNode::as_raw), role)?)
         } else {
-            mem::none_in_body()?;
+            order::none_in_body()?;
             None
         };
         crate::error::poison::check()?;

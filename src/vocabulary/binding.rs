@@ -494,25 +494,22 @@ impl<'scope, T: DeviceCopy> ScopedRead<'scope, T> for &mut GraphAlloc<'scope, T>
 }
 impl<'scope, T: DeviceCopy> ScopedWrite<'scope, T> for &mut GraphAlloc<'scope, T> {}
 
-impl<T: DeviceCopy> crate::vocabulary::argument::sealed::Sealed for &GraphAlloc<'_, T> {}
-impl<T: DeviceCopy> crate::vocabulary::argument::sealed::Sealed for &mut GraphAlloc<'_, T> {}
-impl<'scope, T: DeviceCopy> crate::vocabulary::argument::KernelArg<'scope>
-    for &GraphAlloc<'scope, T>
-{
-    type Raw = ffi::CUdeviceptr;
-    type Param = crate::vocabulary::argument::DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.used()
-    }
+// A graph allocation is a kernel argument of its build, passed by reference as its device
+// pointer, its use noted for the node being made.
+macro_rules! graph_alloc_arg {
+    ($([$sealed:ty] [$arg:ty]),*) => {$(
+        impl<T: DeviceCopy> $crate::vocabulary::argument::sealed::Sealed for $sealed {}
+        impl<'scope, T: DeviceCopy> $crate::vocabulary::argument::KernelArg<'scope> for $arg {
+            type Raw = $crate::ffi::CUdeviceptr;
+            type Param = $crate::vocabulary::argument::DevicePtr<T>;
+            #[inline]
+            fn to_raw(&self) -> $crate::ffi::CUdeviceptr {
+                self.used()
+            }
+        }
+    )*};
 }
-impl<'scope, T: DeviceCopy> crate::vocabulary::argument::KernelArg<'scope>
-    for &mut GraphAlloc<'scope, T>
-{
-    type Raw = ffi::CUdeviceptr;
-    type Param = crate::vocabulary::argument::DevicePtr<T>;
-    #[inline]
-    fn to_raw(&self) -> ffi::CUdeviceptr {
-        self.used()
-    }
-}
+graph_alloc_arg!(
+    [&GraphAlloc<'_, T>] [&GraphAlloc<'scope, T>],
+    [&mut GraphAlloc<'_, T>] [&mut GraphAlloc<'scope, T>]
+);
