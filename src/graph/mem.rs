@@ -26,8 +26,10 @@ impl<'b> GraphBuilder<'b> {
     /// within the graph, every launch is whole and can be repeated.
     ///
     /// The driver allows one executable graph at a time of a graph with memory nodes (a second
-    /// [`instantiate`](crate::Graph::instantiate) while the first lives fails), and neither
-    /// clones it nor takes it as a child graph: those calls return the driver's error.
+    /// [`instantiate_shared`](crate::Graph::instantiate_shared) while the first lives fails), and
+    /// neither clones it ([`clone_graph`](crate::Graph::clone_graph)) nor takes it as a child
+    /// graph: those calls return the driver's error (`CUDA_ERROR_NOT_SUPPORTED` from driver
+    /// 580 on an H100 for the first two).
     ///
     /// # Errors
     ///
