@@ -1,8 +1,9 @@
 //! Mirrors cuda.h "Graph Management" (group__CUDA__GRAPH).
 
 use super::types::{
-    CUDA_KERNEL_NODE_PARAMS_v2, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS, CUcontext, CUevent,
-    CUgraph, CUgraphExec, CUgraphExecUpdateResultInfo, CUgraphNode, CUresult, CUstream,
+    CUDA_KERNEL_NODE_PARAMS_v2, CUDA_MEM_ALLOC_NODE_PARAMS, CUDA_MEMCPY3D, CUDA_MEMSET_NODE_PARAMS,
+    CUcontext, CUdeviceptr, CUevent, CUgraph, CUgraphExec, CUgraphExecUpdateResultInfo,
+    CUgraphNode, CUresult, CUstream,
 };
 use core::ffi::{c_char, c_int, c_uint, c_ulonglong};
 
@@ -75,6 +76,25 @@ link_or_stub! {
         dependencies: *const CUgraphNode,
         numDependencies: usize,
         childGraph: CUgraph,
+    ) -> CUresult;
+    /// Adds a memory allocation node: the driver fills in `nodeParams.dptr`, the address of
+    /// memory that exists from this node until a free node of it, in graph order.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphAddMemAllocNode(
+        phGraphNode: *mut CUgraphNode,
+        hGraph: CUgraph,
+        dependencies: *const CUgraphNode,
+        numDependencies: usize,
+        nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+    ) -> CUresult;
+    /// Adds a memory free node of `dptr`, an allocation of an allocation node of the graph.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphAddMemFreeNode(
+        phGraphNode: *mut CUgraphNode,
+        hGraph: CUgraph,
+        dependencies: *const CUgraphNode,
+        numDependencies: usize,
+        dptr: CUdeviceptr,
     ) -> CUresult;
     /// Adds the edges `from[i]` -> `to[i]` between nodes of the graph.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>

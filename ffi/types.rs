@@ -777,6 +777,26 @@ const _: () = assert!(
     size_of::<CUDA_MEMSET_NODE_PARAMS>() == 40 && align_of::<CUDA_MEMSET_NODE_PARAMS>() == 8
 );
 
+/// `CUDA_MEM_ALLOC_NODE_PARAMS` (`_v1`): a graph memory allocation node's pool properties,
+/// access rights and size (`cuGraphAddMemAllocNode`), and the address the driver returns.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_MEM_ALLOC_NODE_PARAMS {
+    /// Where and how the memory is allocated (pinned device memory; no export handles).
+    pub poolProps: CUmemPoolProps,
+    /// Access rights for other devices (null: only the allocating device's).
+    pub accessDescs: *const CUmemAccessDesc,
+    /// The number of `accessDescs`.
+    pub accessDescCount: usize,
+    /// The size in bytes.
+    pub bytesize: usize,
+    /// Out: the allocation's device address, fixed for the graph's lifetime.
+    pub dptr: CUdeviceptr,
+}
+const _: () = assert!(
+    size_of::<CUDA_MEM_ALLOC_NODE_PARAMS>() == 120 && align_of::<CUDA_MEM_ALLOC_NODE_PARAMS>() == 8
+);
+
 /// `CUmemGenericAllocationHandle`: a physical allocation made by `cuMemCreate`.
 pub type CUmemGenericAllocationHandle = c_ulonglong;
 

@@ -255,7 +255,8 @@ pub use texture::{
 };
 pub use vocabulary::argument::{DevicePtr, KernelArg, KernelParam};
 pub use vocabulary::binding::{
-    ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
+    GraphAlloc, ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut,
+    ScopedWrite,
 };
 pub use vocabulary::plain::DeviceCopy;
 pub use vocabulary::version::LibraryVersion;

@@ -1,11 +1,12 @@
 //! Graphs built node by node on a real device (C28): memset, kernel and memcpy nodes with
 //! their dependencies, device copies, event record and wait nodes and a child graph;
 //! instantiated and launched more than once, the results read back; a kernel node its
-//! contract refuses.
+//! contract refuses; memory allocation and free nodes, launched three times, and the uses and
+//! frees out of order the builder refuses.
 mod common;
 use common::{KERNELS, context};
 use custack::prelude::*;
-use custack::{ErrorKind, EventFlags, LaunchConfig, Stack};
+use custack::{ErrorKind, EventFlags, InstantiateFlags, LaunchConfig, NodeKind, Stack};
 use std::rc::Rc;
 
 const N: usize = 1 << 16;
@@ -248,4 +249,89 @@ fn a_built_graph_writes_itself_as_a_dot_file() {
     assert!(dot.contains("add_u32"), "the kernel node names its kernel");
     let refused = graph.write_dot("a\0b.dot", custack::DotFlags::empty());
     assert_eq!(refused.unwrap_err().kind(), ErrorKind::InvalidValue);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_built_graph_allocates_fills_adds_copies_and_frees_its_own_memory_at_each_launch() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let stream = guard.stream().unwrap();
+    let payload = (module.declared::<AddU32>().unwrap(), vec![0u32; N]);
+    let graph = guard
+        .build_graph(payload, |b, (add, out)| {
+            let (made, mut x) = b.alloc::<u32>(N, &[])?;
+            assert_eq!(x.len(), N);
+            let set = b.fill_u32(&mut x, 40, &[made])?;
+            let cfg = LaunchConfig::for_elements(N32);
+            let added = b.kernel(&add, cfg, (&mut x, 2u32, N32), &[set])?;
+            let copied = b.copy_to_host(out, &x, &[added])?;
+            b.free(x, &[copied])?;
+            Ok(())
+        })
+        .unwrap();
+    let kinds = graph.nodes().unwrap();
+    assert_eq!(kinds.len(), 5, "{kinds:?}");
+    let count = |k: NodeKind| kinds.iter().filter(|&&n| n == k).count();
+    assert_eq!(count(NodeKind::MemAlloc), 1, "{kinds:?}");
+    assert_eq!(count(NodeKind::MemFree), 1, "{kinds:?}");
+    // The driver clones no graph with memory nodes, and makes one executable graph of it at a
+    // time.
+    let clone = graph.clone_graph().map(drop);
+    println!("clone of a graph with memory nodes: {clone:?}");
+    assert!(clone.is_err());
+    {
+        let first = graph.instantiate_shared(InstantiateFlags::empty()).unwrap();
+        let second = graph
+            .instantiate_shared(InstantiateFlags::empty())
+            .map(drop);
+        println!("a second executable graph while the first lives: {second:?}");
+        assert!(second.is_err());
+        drop(first);
+    }
+    let mut exec = graph.instantiate().unwrap();
+    assert!(exec.payload().1.iter().all(|&v| v == 0), "nothing ran yet");
+    for round in 1..=3 {
+        exec.payload_mut().1.fill(0);
+        exec = stream
+            .submit(exec, |s, g| s.launch_graph(&g))
+            .unwrap()
+            .wait()
+            .unwrap();
+        let out = exec.payload().1;
+        assert!(out.iter().all(|&v| v == 42), "round {round}: {}", out[0]);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn graph_allocations_used_or_freed_out_of_order_are_refused_on_a_device() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    // A memset not after the allocation node.
+    let before = guard.build_graph((), |b, ()| {
+        let (_made, mut x) = b.alloc::<u32>(N, &[])?;
+        b.fill_u32(&mut x, 1, &[])?;
+        b.free(x, &[])?;
+        Ok(())
+    });
+    assert_eq!(before.unwrap_err().kind(), ErrorKind::InvalidValue);
+    // A free not after the memset that used it.
+    let early = guard.build_graph((), |b, ()| {
+        let (made, mut x) = b.alloc::<u32>(N, &[])?;
+        b.fill_u32(&mut x, 1, &[made])?;
+        b.free(x, &[made])?;
+        Ok(())
+    });
+    assert_eq!(early.unwrap_err().kind(), ErrorKind::InvalidValue);
+    // An allocation never freed.
+    let kept = guard.build_graph((), |b, ()| {
+        let (made, mut x) = b.alloc::<u32>(N, &[])?;
+        b.fill_u32(&mut x, 1, &[made])?;
+        Ok(())
+    });
+    assert_eq!(kept.unwrap_err().kind(), ErrorKind::InvalidValue);
 }

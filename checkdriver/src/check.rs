@@ -1461,6 +1461,21 @@ pub(crate) fn allocated_on(stream: usize, p: u64) {
     });
 }
 
+/// Whether `p` is the memory of an allocation node of graph `g` (a graph being built), not
+/// freed by a free node yet; if so, it is taken off the graph's own memory, so that a node that
+/// uses it after its free node pends it (and a launch reports it freed).
+pub(crate) fn graph_alloc_freed(g: usize, p: u64) -> bool {
+    with_state(|s| {
+        let Some((c, _)) = s.building.get_mut(&g) else {
+            return false;
+        };
+        let before = c.internal.len();
+        c.internal.retain(|&x| x != p as usize);
+        c.internal.len() != before
+    })
+    .unwrap_or(false)
+}
+
 /// Whether `stream` is capturing.
 pub(crate) fn is_capturing(stream: usize) -> bool {
     with_state(|s| s.capture_origin(stream).is_some()).unwrap_or(false)
@@ -1748,7 +1763,15 @@ pub(crate) fn child_added(parent: usize, child: usize) {
 /// `graph` was destroyed: its nodes' work goes with it.
 pub(crate) fn graph_forgotten(graph: usize) {
     with_state(|s| {
-        s.building.remove(&graph);
+        // Its allocation nodes' memory not freed by a free node goes with it, as the driver
+        // frees it.
+        if let Some((c, _)) = s.building.remove(&graph) {
+            for p in c.internal {
+                if let Some(o) = s.objs.get_mut(&(Kind::DeviceMemory, p)) {
+                    o.live = false;
+                }
+            }
+        }
         // Its conditional nodes' bodies and unused handles go with it.
         let bodies = &s.bodies;
         s.handles

@@ -1511,6 +1511,47 @@ entry_points! {
         out(node, handle());
         CUDA_SUCCESS
     }
+    // A memory allocation node of a graph being built (`CUDA_MEM_ALLOC_NODE_PARAMS`: `bytesize`
+    // at 104, `dptr` at 112): memory of the graph's own, as a captured `cuMemAllocAsync` makes,
+    // from this node on. Like the driver, no memory node in a conditional node's body.
+    fn cuGraphAddMemAllocNode(node: *mut Handle, graph: Handle, deps: *const Handle, n: usize, params: *mut c_void) {
+        const WHAT: &str = "cuGraphAddMemAllocNode";
+        let Some(g) = check::graph_stream(graph as usize, WHAT) else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        if g != graph as usize {
+            return CUDA_ERROR_NOT_SUPPORTED;
+        }
+        if params.is_null() || node.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let at = |offset: usize| params.cast::<u8>().add(offset);
+        let bytes = at(104).cast::<usize>().read_unaligned();
+        if bytes == 0 {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let dptr = at(112).cast::<CUdeviceptr>();
+        let r = new_address(dptr, bytes);
+        check::allocated_on(g, dptr.read());
+        graph_node_made(node, g, r)
+    }
+    // A memory free node: `dptr` must be memory of one of the graph's allocation nodes, not
+    // freed yet. Its data stays, for the launches of the nodes before the free node.
+    fn cuGraphAddMemFreeNode(node: *mut Handle, graph: Handle, deps: *const Handle, n: usize, dptr: CUdeviceptr) {
+        const WHAT: &str = "cuGraphAddMemFreeNode";
+        let Some(g) = check::graph_stream(graph as usize, WHAT) else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        if g != graph as usize {
+            return CUDA_ERROR_NOT_SUPPORTED;
+        }
+        if node.is_null() || !check::graph_alloc_freed(g, dptr) {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        check::freeing(Kind::DeviceMemory, dptr as usize, Some(g), WHAT);
+        let _ = check::destroyed(Kind::DeviceMemory, dptr as usize, WHAT);
+        graph_node_made(node, g, CUDA_SUCCESS)
+    }
     // A conditional node's handle, for a node of `graph` (a graph being built or a body).
     fn cuGraphConditionalHandleCreate(
         handle: *mut u64,
@@ -3807,6 +3848,95 @@ mod tests {
                 }) > 0,
                 "the clone's executable graph still sets the freed buffer"
             );
+        }
+    }
+
+    #[test]
+    fn graph_memory_nodes_make_memory_of_the_graph_s_own_freed_once() {
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let mut s = null_mut();
+            let _ = cuStreamCreate(&raw mut s, 0);
+            // CUDA_MEM_ALLOC_NODE_PARAMS: 120 bytes, `bytesize` at 104, `dptr` at 112.
+            let mut params = [0u64; 15];
+            params[13] = 64;
+            let memset = |dst: CUdeviceptr| {
+                let mut p = [0u8; 40];
+                p[0..8].copy_from_slice(&dst.to_ne_bytes());
+                p[16..20].copy_from_slice(&7u32.to_ne_bytes());
+                p[20..24].copy_from_slice(&4u32.to_ne_bytes());
+                p[24..32].copy_from_slice(&16usize.to_ne_bytes());
+                p[32..40].copy_from_slice(&1usize.to_ne_bytes());
+                p
+            };
+            let none = core::ptr::null();
+            let (mut graph, mut alloc, mut set, mut free, mut late) =
+                (null_mut(), null_mut(), null_mut(), null_mut(), null_mut());
+            let _ = cuGraphCreate(&raw mut graph, 0);
+            let made =
+                cuGraphAddMemAllocNode(&raw mut alloc, graph, none, 0, params.as_mut_ptr().cast());
+            assert_eq!(made, CUDA_SUCCESS);
+            let dptr = params[14];
+            assert_ne!(dptr, 0, "the driver's address");
+            let p = memset(dptr);
+            assert_eq!(
+                cuGraphAddMemsetNode(
+                    &raw mut set,
+                    graph,
+                    &raw const alloc,
+                    1,
+                    p.as_ptr().cast(),
+                    a
+                ),
+                CUDA_SUCCESS
+            );
+            // Not an allocation of this graph's: refused.
+            assert_eq!(
+                cuGraphAddMemFreeNode(&raw mut free, graph, &raw const set, 1, dptr + 4),
+                CUDA_ERROR_INVALID_VALUE
+            );
+            assert_eq!(
+                violations_of(|| {
+                    assert_eq!(
+                        cuGraphAddMemFreeNode(&raw mut free, graph, &raw const set, 1, dptr),
+                        CUDA_SUCCESS
+                    );
+                }),
+                0
+            );
+            // Freed twice: refused; used after its free node: a violation.
+            assert_eq!(
+                cuGraphAddMemFreeNode(&raw mut free, graph, &raw const set, 1, dptr),
+                CUDA_ERROR_INVALID_VALUE
+            );
+            assert!(
+                violations_of(|| {
+                    let _ = cuGraphAddMemsetNode(
+                        &raw mut late,
+                        graph,
+                        &raw const free,
+                        1,
+                        p.as_ptr().cast(),
+                        a,
+                    );
+                }) > 0
+            );
+            let _ = cuGraphDestroy(graph);
+            // An allocation never freed goes with its graph: nothing left behind.
+            let mut other = null_mut();
+            let _ = cuGraphCreate(&raw mut other, 0);
+            let mut params = [0u64; 15];
+            params[13] = 64;
+            let _ =
+                cuGraphAddMemAllocNode(&raw mut alloc, other, none, 0, params.as_mut_ptr().cast());
+            let _ = cuGraphDestroy(other);
+            assert!(!check::left_behind(
+                Kind::DeviceMemory,
+                params[14] as usize,
+                64
+            ));
         }
     }
 

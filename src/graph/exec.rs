@@ -240,7 +240,8 @@ impl<'g, P: Payload> Graph<'g, P> {
     ///
     /// # Errors
     ///
-    /// The driver's errors.
+    /// The driver's errors (the driver clones no graph with memory allocation or free nodes,
+    /// [`GraphBuilder::alloc`](crate::GraphBuilder::alloc), nor with conditional nodes).
     ///
     /// # References
     ///

@@ -48,6 +48,10 @@ pub use capture_into::CapturedGraph;
 pub(crate) mod exec;
 // Host nodes (`GraphBuilder::host`), under the full API.
 mod host;
+// Memory allocation and free nodes (`GraphBuilder::alloc`, `free`), in the root graph.
+mod mem;
+// The order of the root graph's nodes, which checks every use of a graph allocation.
+mod order;
 pub use exec::{GraphClone, InstantiateFlags, NodeKind, SharedExec};
 // `update`: memset and memcpy nodes of an executable graph updated in place.
 pub(crate) mod update;
@@ -109,6 +113,9 @@ impl<G> GraphNode<'_, G> {
 ///     b.copy_to_host(out, &src, &[n])          -> GraphNode<'b>     cuGraphAddMemcpyNode
 ///     b.record(&e, &[n]), b.wait(&e, &[])      -> GraphNode<'b>     cuGraphAddEvent{Record,Wait}Node
 ///     b.child(&g, &[n])                        -> GraphNode<'b>     cuGraphAddChildGraphNode
+///     b.alloc::<T>(len, &[n])                  -> (GraphNode<'b>,   cuGraphAddMemAllocNode
+///                                                  GraphAlloc<'b, T>)
+///     b.free(a, &[n])                          -> GraphNode<'b>     cuGraphAddMemFreeNode
 ///     b.condition(1, true)                     -> Condition<'b>     cuGraphConditionalHandleCreate
 ///     b.while_loop(cond, &[n], |body| …)       -> GraphNode<'b>     cuGraphAddNode (if_then,
 ///                                                                   if_else, switch alike)
@@ -135,6 +142,16 @@ impl<G> GraphNode<'_, G> {
 ///   and that graph's nodes none of its (a compile error). The condition's
 ///   [`ConditionalHandle<'b>`](ConditionalHandle) carries the build's `'b`: it reaches only
 ///   kernel nodes of this build, never a launch outside it.
+/// - **A graph allocation is used only while it exists.** [`alloc`](Self::alloc) returns a
+///   [`GraphAlloc<'b, T>`](crate::GraphAlloc), memory that exists from its allocation node to
+///   its free node at each launch, branded as nodes are (no other graph uses it, a compile
+///   error), and consumed by [`free`](Self::free) (no node made after the free uses it, a
+///   compile error). The builder knows each node's ancestors and refuses, before the driver
+///   sees it, a node that uses the allocation without its allocation node among them, a free
+///   node without every node that used it among them, and a build that ends with an
+///   allocation not freed ([`ErrorKind::InvalidValue`]). Only the root graph's builder
+///   allocates (a body's node that uses an allocation is refused: the driver takes no memory
+///   node in a body).
 /// - **Kernel nodes are checked as launches are.** [`kernel`](Self::kernel) takes a
 ///   [`Declared`] kernel and the arguments of its contract, and runs the contract's checks
 ///   (every buffer's length against its extent for the launch shape) before the node is made,
@@ -154,6 +171,8 @@ pub struct GraphBuilder<'b, G = RootGraph> {
     kernels: core::cell::RefCell<Vec<(ffi::CUgraphNode, ffi::CUfunction)>>,
     /// The memset and memcpy nodes made so far, in order (a body's are not kept either).
     data: core::cell::RefCell<Vec<DataNode>>,
+    /// The root graph's reachability for its allocations (`order.rs`); `None` in a body.
+    mem: Option<order::Tracker>,
     _marker: Brand<'b, G>,
 }
 
@@ -237,12 +256,16 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         // Declared after `payload`, so it drops first: the graph goes before the memory its
         // nodes name (it never ran, so either order is sound).
         let unfinished = Unfinished(raw);
-        let builder = GraphBuilder::new(raw, ctx);
+        let mut builder = GraphBuilder::new(raw, ctx);
+        builder.mem = Some(order::Tracker::new());
         // SAFETY: the payload moves into the graph without moving the memory it names, and is
         // out of the host's reach there (then in the executable graph, which lends only views
         // of it); the bound handles cannot leave `f` ('b is invariant and `f` is `'static`).
         let bound = unsafe { P::bind(&mut payload) };
         f(&builder, bound)?;
+        if let Some(t) = &builder.mem {
+            t.all_freed()?;
+        }
         core::mem::forget(unfinished);
         // SAFETY: a live graph of the current context, never launched, whose nodes use only
         // what `payload` owns (the only memory and code `f` could reach).
@@ -261,6 +284,7 @@ impl<'b, G> GraphBuilder<'b, G> {
             ctx,
             kernels: core::cell::RefCell::new(Vec::new()),
             data: core::cell::RefCell::new(Vec::new()),
+            mem: None,
             _marker: PhantomData,
         }
     }
@@ -281,16 +305,47 @@ impl<'b, G> GraphBuilder<'b, G> {
             usize,
         ) -> ffi::CUresult,
     ) -> Result<GraphNode<'b, G>> {
+        self.add_as(deps, order::Role::Plain, add)
+            .map(|(node, _)| node)
+    }
+
+    /// Adds a node in the role `role` towards the graph's allocations (`order.rs`), after the
+    /// checks of the allocations it uses (or frees); returns it with the number of the
+    /// allocation it makes (an allocation node's, 0 otherwise).
+    fn add_as(
+        &self,
+        deps: &[GraphNode<'b, G>],
+        role: order::Role,
+        add: impl FnOnce(
+            *mut ffi::CUgraphNode,
+            ffi::CUgraph,
+            *const ffi::CUgraphNode,
+            usize,
+        ) -> ffi::CUresult,
+    ) -> Result<(GraphNode<'b, G>, usize)> {
+        let plan = if let Some(t) = &self.mem {
+            Some(t.plan(deps.iter().map(GraphNode::as_raw), role)?)
+        } else {
+            order::none_in_body()?;
+            None
+        };
         crate::error::poison::check()?;
         let mut raw = core::ptr::null_mut();
         // A `GraphNode` is `repr(transparent)` over its `CUgraphNode` (the marker is zero-sized),
         // so a slice of them is an array of the driver's node handles, read for this call only.
         let (nodes, count) = (deps.as_ptr().cast::<ffi::CUgraphNode>(), deps.len());
         add(&raw mut raw, self.raw, nodes, count).result()?;
-        Ok(GraphNode {
-            raw,
-            _marker: PhantomData,
-        })
+        let index = match (&self.mem, plan) {
+            (Some(t), Some(plan)) => t.made(raw, plan),
+            _ => 0,
+        };
+        Ok((
+            GraphNode {
+                raw,
+                _marker: PhantomData,
+            },
+            index,
+        ))
     }
 
     /// `cuGraphAddKernelNode`—Adds a launch of a declared kernel: a safe call, checked as

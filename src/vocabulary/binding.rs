@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::error::left_behind::Object;
 use crate::ffi;
 use crate::vocabulary::plain::DeviceCopy;
+use core::cell::Cell;
 use core::marker::PhantomData;
 
 impl<T: DeviceCopy> ScopedSlice<'_, T> {
@@ -296,13 +297,105 @@ impl<T: DeviceCopy> Drop for ScopedAlloc<'_, T> {
     }
 }
 
+// Graph allocations (`GraphBuilder::alloc`): device memory of a graph being built, which
+// notes each use for the builder's checks.
+/// Device memory of `len` elements of `T` allocated by an allocation node of the graph being
+/// built by the [`GraphBuilder<'b>`](crate::GraphBuilder) of the same `'b`
+/// ([`GraphBuilder::alloc`](crate::GraphBuilder::alloc)), freed by the free node [`GraphBuilder::free`](crate::GraphBuilder::free) makes of it.
+///
+/// It is used as the payload's device memory is, by nodes of that build only (`'b` is
+/// invariant): `&mut a` where a node writes (a memset, a copy's destination, a kernel's
+/// `&mut` buffer), `&a` where it reads. Every node that uses it must come after its allocation
+/// node, and its free node after every node that used it (checked by the builder, which
+/// refuses the node otherwise); [`free`](crate::GraphBuilder::free) consumes it, so no node can use it
+/// after. Not `Copy`, not `Send`; it cannot leave the builder's closure. Its contents are
+/// unspecified before a node writes them (plain data: any bit pattern is a valid `T`).
+#[derive(Debug)]
+#[doc(alias = "cuGraphAddMemAllocNode")]
+pub struct GraphAlloc<'b, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    /// The build's tracker.
+    tracker: u64,
+    /// The allocation's number in its tracker.
+    index: usize,
+    _marker: PhantomData<(Invariant<'b>, *const T)>,
+}
+
+static_assertions::assert_not_impl_any!(GraphAlloc<'static, u32>: Send, Sync, Clone);
+
+impl<T: DeviceCopy> GraphAlloc<'_, T> {
+    /// # Safety
+    ///
+    /// `ptr` must be the memory of an allocation node of the graph being built, holding `len`
+    /// elements, numbered `index` in the build's tracker `tracker`.
+    pub(crate) unsafe fn from_raw_parts(
+        ptr: ffi::CUdeviceptr,
+        len: usize,
+        tracker: u64,
+        index: usize,
+    ) -> Self {
+        Self {
+            ptr,
+            len,
+            tracker,
+            index,
+            _marker: PhantomData,
+        }
+    }
+    /// The allocation's number in its build's tracker.
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether there are no elements (never: allocations are non-empty).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The device address of the first element, fixed for the graph's lifetime (the memory
+    /// behind it exists only between the allocation and free nodes of each launch).
+    pub fn device_ptr(&self) -> ffi::CUdeviceptr {
+        self.ptr
+    }
+    /// The address, its use noted for the node being made.
+    fn used(&self) -> ffi::CUdeviceptr {
+        note_use(self.tracker, self.index);
+        self.ptr
+    }
+}
+
+std::thread_local! {
+    /// The allocations whose pointers left them since the last node was made: (tracker,
+    /// allocation).
+    static USES: Cell<Vec<(u64, usize)>> = const { Cell::new(Vec::new()) };
+}
+
+/// Notes a use of allocation `index` of `tracker` by the node being made.
+pub(crate) fn note_use(tracker: u64, index: usize) {
+    USES.with(|u| {
+        let mut uses = u.take();
+        if !uses.contains(&(tracker, index)) {
+            uses.push((tracker, index));
+        }
+        u.set(uses);
+    });
+}
+
+/// The uses noted since the last node was made, cleared.
+pub(crate) fn take_uses() -> Vec<(u64, usize)> {
+    USES.with(Cell::take)
+}
+
 mod scoped_sealed {
     pub trait Sealed {}
 }
 
 /// Device memory that the operations of the scope `'scope` may read: a [`ScopedSlice`], a
 /// [`ScopedSliceMut`] or a reference to one, or a reference to a [`ScopedAlloc`] of that
-/// scope. Sealed.
+/// scope; in a graph being built, a reference to a [`GraphAlloc`] of that build. Sealed.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not device memory of `{T}` bound to this scope",
     note = "bind device memory to the scope first: `let a = s.bind(&x);` and pass `a`, or `let b = s.bind_mut(&mut y);` and pass `&b` or `&mut b`; a `ScopedAlloc` is passed by reference"
@@ -314,7 +407,8 @@ pub trait ScopedRead<'scope, T: DeviceCopy>: scoped_sealed::Sealed + Sized {
 }
 
 /// Device memory that the operations of the scope `'scope` may write: a [`ScopedSliceMut`],
-/// `&mut` one, or `&mut` a [`ScopedAlloc`] of that scope. Sealed.
+/// `&mut` one, or `&mut` a [`ScopedAlloc`] of that scope (or a [`GraphAlloc`] of that build).
+/// Sealed.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not device memory of `{T}` this scope may write",
     note = "a destination is bound with `bind_mut`: `let b = s.bind_mut(&mut y);` and pass `&mut b` (or `b`); a `s.bind(&x)` binding only reads; a `ScopedAlloc` is passed as `&mut`"
@@ -381,3 +475,41 @@ device_arg!(by_ref ScopedSliceMut);
 // A stream-ordered allocation is passed by reference: its free is enqueued on the same stream
 // when it drops, after this launch, so a borrow shorter than the scope is enough.
 device_arg!(by_ref ScopedAlloc);
+
+// A graph allocation is device memory of the build `'scope`, read through `&` and written through
+// `&mut`, as a stream-ordered allocation of a scope is; its address leaving it notes its use.
+impl<T: DeviceCopy> scoped_sealed::Sealed for &GraphAlloc<'_, T> {}
+impl<T: DeviceCopy> scoped_sealed::Sealed for &mut GraphAlloc<'_, T> {}
+impl<'scope, T: DeviceCopy> ScopedRead<'scope, T> for &GraphAlloc<'scope, T> {
+    #[inline]
+    fn raw_parts(self) -> (ffi::CUdeviceptr, usize) {
+        (self.used(), self.len)
+    }
+}
+impl<'scope, T: DeviceCopy> ScopedRead<'scope, T> for &mut GraphAlloc<'scope, T> {
+    #[inline]
+    fn raw_parts(self) -> (ffi::CUdeviceptr, usize) {
+        (self.used(), self.len)
+    }
+}
+impl<'scope, T: DeviceCopy> ScopedWrite<'scope, T> for &mut GraphAlloc<'scope, T> {}
+
+// A graph allocation is a kernel argument of its build, passed by reference as its device
+// pointer, its use noted for the node being made.
+macro_rules! graph_alloc_arg {
+    ($([$sealed:ty] [$arg:ty]),*) => {$(
+        impl<T: DeviceCopy> $crate::vocabulary::argument::sealed::Sealed for $sealed {}
+        impl<'scope, T: DeviceCopy> $crate::vocabulary::argument::KernelArg<'scope> for $arg {
+            type Raw = $crate::ffi::CUdeviceptr;
+            type Param = $crate::vocabulary::argument::DevicePtr<T>;
+            #[inline]
+            fn to_raw(&self) -> $crate::ffi::CUdeviceptr {
+                self.used()
+            }
+        }
+    )*};
+}
+graph_alloc_arg!(
+    [&GraphAlloc<'_, T>] [&GraphAlloc<'scope, T>],
+    [&mut GraphAlloc<'_, T>] [&mut GraphAlloc<'scope, T>]
+);

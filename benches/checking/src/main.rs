@@ -16,6 +16,7 @@ use custack::{
 use std::process::ExitCode;
 
 mod graph_capture_forked;
+mod graph_mem;
 mod graph_capture_into;
 mod graph_host;
 
@@ -4012,6 +4013,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "graph_capture_forked" => {
             context0().and_then(|c| graph_capture_forked::graph_capture_forked(&c))
         }
+        "graph_mem" => context0().and_then(|c| graph_mem::graph_mem(&c)),
         "device_info" => device_info(),
         "module_globals" => context0().and_then(|c| {
             module_globals(&c)?;

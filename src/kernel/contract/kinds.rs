@@ -12,7 +12,7 @@ use crate::texture::{ScopedSurface, ScopedTexture, SurfaceHandle, TextureHandle}
 use crate::vocabulary::argument::{
     ConditionalHandle, DevicePtr, GraphConditionalHandle, KernelArg, KernelParam,
 };
-use crate::vocabulary::binding::{ScopedAlloc, ScopedSlice, ScopedSliceMut};
+use crate::vocabulary::binding::{GraphAlloc, ScopedAlloc, ScopedSlice, ScopedSliceMut};
 use crate::vocabulary::plain::DeviceCopy;
 use core::marker::PhantomData;
 
@@ -241,12 +241,15 @@ buffer_arg!(ReadBuffer:
     ['a] &'a mut ScopedAlloc<'scope, T> => |b| Available::of::<T>(b.len()),
     ['a] &'a ScopedPitched<'scope, T> => |b| Available::bytes::<T>(pitched_bytes(b)),
     ['a] &'a mut ScopedPitched<'scope, T> => |b| Available::bytes::<T>(pitched_bytes(b)),
+    ['a] &'a GraphAlloc<'scope, T> => |b| Available::of::<T>(b.len()),
+    ['a] &'a mut GraphAlloc<'scope, T> => |b| Available::of::<T>(b.len()),
 );
 buffer_arg!(WriteBuffer:
     [] ScopedSliceMut<'scope, T> => |b| Available::of::<T>(b.len()),
     ['a] &'a mut ScopedSliceMut<'scope, T> => |b| Available::of::<T>(b.len()),
     ['a] &'a mut ScopedAlloc<'scope, T> => |b| Available::of::<T>(b.len()),
     ['a] &'a mut ScopedPitched<'scope, T> => |b| Available::bytes::<T>(pitched_bytes(b)),
+    ['a] &'a mut GraphAlloc<'scope, T> => |b| Available::of::<T>(b.len()),
 );
 
 // A texture or surface bound to the scope. The hardware bounds-checks every access through it,

@@ -1,0 +1,96 @@
+//! The program `graph_mem`: memory allocation and free nodes of graphs built node by node
+//! (`GraphBuilder::alloc`, `GraphBuilder::free`).
+
+use crate::{AddU32, KERNELS, N, N32};
+use custack::{
+    Context, Driver, ErrorKind, Graph, LaunchConfig, PushedGuard, Result, Stack, StandIn,
+};
+
+/// Expects `built` refused by the builder's ordering checks (an `InvalidValue` that names a
+/// graph allocation, not the driver's); returns a driver error the build met first.
+fn refused<P: custack::Payload>(built: Result<Graph<'_, P>>, what: &str) -> Result<()> {
+    let ours = |e: &custack::Error| e.detail().is_some_and(|d| d.contains("graph allocation"));
+    match built {
+        Err(e) if e.kind() == ErrorKind::InvalidValue && ours(&e) => Ok(()),
+        Err(e) => Err(e),
+        Ok(_) => panic!("{what}: built"),
+    }
+}
+
+/// The three builds the builder refuses: a memset not after the allocation node, a free not
+/// after every node that used the memory, an allocation never freed.
+fn out_of_order(guard: &PushedGuard<'_, '_>) -> Result<()> {
+    let before = guard.build_graph((), |b, ()| {
+        let (_made, mut x) = b.alloc::<u32>(N, &[])?;
+        b.fill_u32(&mut x, 1, &[])?;
+        b.free(x, &[])?;
+        Ok(())
+    });
+    refused(before, "a memset not after its allocation node")?;
+    let early = guard.build_graph((), |b, ()| {
+        let (made, mut x) = b.alloc::<u32>(N, &[])?;
+        let set = b.fill_u32(&mut x, 1, &[made])?;
+        b.fill_u32(&mut x, 2, &[made])?;
+        // After the first memset, not the second.
+        b.free(x, &[set])?;
+        Ok(())
+    });
+    refused(early, "a free not after every user")?;
+    let kept = guard.build_graph((), |b, ()| {
+        let (made, mut x) = b.alloc::<u32>(N, &[])?;
+        b.fill_u32(&mut x, 1, &[made])?;
+        Ok(())
+    });
+    refused(kept, "an allocation never freed")
+}
+
+/// Graph allocations (C28): a graph that allocates, fills, adds with a kernel, copies to the
+/// host and frees its own memory, launched three times with the result each time; two
+/// allocations, one read by a copy into the other; and the three builds refused (nothing left
+/// behind: each refused graph destroyed with its allocation).
+pub(crate) fn graph_mem(ctx: &Context) -> Result<()> {
+    // SAFETY: as the kernel, the stand-in reads and writes x[0..n).
+    let _add_u32_on_cpu = unsafe {
+        StandIn::register(&Driver::init()?, "add_u32", |call| {
+            let (x, k, n) = (
+                call.arg::<u64>(0)?,
+                call.arg::<u32>(1)?,
+                call.arg::<u32>(2)?,
+            );
+            let mut v = call.read::<u32>(x, n as usize)?;
+            v.iter_mut().for_each(|e| *e += k);
+            call.write(x, &v)?;
+            Ok(())
+        })
+    }?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let module = guard.load_ptx(KERNELS)?;
+    let stream = guard.stream()?;
+    let payload = (module.declared::<AddU32>()?, vec![0u32; N]);
+    let graph = guard.build_graph(payload, |b, (add, out)| {
+        let (made, mut x) = b.alloc::<u32>(N, &[])?;
+        let (other, mut y) = b.alloc::<u32>(N, &[])?;
+        let set = b.fill_u32(&mut x, 40, &[made])?;
+        let cfg = LaunchConfig::for_elements(N32);
+        let added = b.kernel(&add, cfg, (&mut x, 2u32, N32), &[set])?;
+        let moved = b.copy_device(&mut y, &x, &[added, other])?;
+        let freed = b.free(x, &[moved])?;
+        let copied = b.copy_to_host(out, &y, &[moved])?;
+        b.free(y, &[copied, freed])?;
+        Ok(())
+    })?;
+    if graph.node_count()? != 8 {
+        return Err(crate::unexpected("a graph of 8 nodes"));
+    }
+    let mut exec = graph.instantiate()?;
+    for _ in 0..3 {
+        exec.payload_mut().1.fill(0);
+        exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+        if !exec.payload().1.iter().all(|&v| v == 42) {
+            return Err(crate::unexpected("40 + 2 copied out at each launch"));
+        }
+    }
+    drop(exec);
+    out_of_order(&guard)
+}

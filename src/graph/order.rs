@@ -1,0 +1,313 @@
+//! The order of a graph's memory nodes: which nodes of the root graph being built come after
+//! which (each node's ancestors, as a set of node numbers), and the graph allocations' nodes
+//! and users, so that [`GraphBuilder`](super::GraphBuilder) refuses a node that uses an
+//! allocation it does not come after, a free node that does not come after every user, and a
+//! build that leaves an allocation unfreed.
+//!
+//! How a use is seen: the allocation's pointer leaves it only when a node is being made (as
+//! the [`ScopedRead`](crate::ScopedRead) or [`ScopedWrite`](crate::ScopedWrite) side of a
+//! memset or copy, or a kernel argument); each time, the allocation notes its use in a
+//! per-thread list, which the next node the builder makes takes. The root graph's [`Tracker`]
+//! then checks the node's ancestors (the dependencies named and everything before them) against
+//! the allocation's node, and keeps the node among the allocation's users, which its free node
+//! must come after. A conditional node's body has no tracker: a node of a body that uses an
+//! allocation is refused. A use noted by a method that then failed before making its node is
+//! taken by the next node made: a check stricter than needed, never a missed one.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::ffi;
+use crate::vocabulary::binding::take_uses;
+use core::cell::RefCell;
+use std::collections::HashMap;
+
+/// The numbers of the trackers, one per build.
+static NEXT_TRACKER: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
+
+/// A set of node numbers.
+type Bits = Vec<u64>;
+
+fn has(bits: &Bits, i: usize) -> bool {
+    bits.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+}
+
+fn set(bits: &mut Bits, i: usize) {
+    if bits.len() <= i / 64 {
+        bits.resize(i / 64 + 1, 0);
+    }
+    if let Some(w) = bits.get_mut(i / 64) {
+        *w |= 1 << (i % 64);
+    }
+}
+
+/// One allocation of the build: its node's number, the nodes that used it, whether freed.
+#[derive(Debug)]
+struct Alloc {
+    node: usize,
+    users: Vec<usize>,
+    freed: bool,
+}
+
+/// The root graph's nodes made since its first allocation node (numbered in that order), each
+/// with its ancestors among them, and the allocations.
+#[derive(Debug, Default)]
+struct State {
+    index: HashMap<usize, usize>,
+    ancestors: Vec<Bits>,
+    allocs: Vec<Alloc>,
+}
+
+/// What a node is to the allocations: one that may use some, an allocation node, or the free
+/// node of allocation `n`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Role {
+    /// Any other node.
+    Plain,
+    /// An allocation node.
+    Alloc,
+    /// The free node of allocation `n`.
+    Free(usize),
+}
+
+/// A node checked, to be kept once the driver made it: its ancestors, the allocations it uses,
+/// its role.
+#[derive(Debug)]
+pub(super) struct Plan {
+    ancestors: Bits,
+    uses: Vec<usize>,
+    role: Role,
+}
+
+/// The reachability of the root graph's nodes, as far as allocations need it.
+#[derive(Debug)]
+pub(super) struct Tracker {
+    id: u64,
+    state: RefCell<State>,
+}
+
+impl Tracker {
+    pub(super) fn new() -> Self {
+        Self {
+            id: NEXT_TRACKER.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
+            state: RefCell::new(State::default()),
+        }
+    }
+
+    /// The tracker's number, which its build's allocations carry.
+    pub(super) fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Checks a node about to be made after `deps` in the role `role`, taking the uses noted
+    /// for it: every allocation it uses is live and its allocation node among the node's
+    /// ancestors; a free node has its allocation's node and every user among them.
+    pub(super) fn plan(
+        &self,
+        deps: impl IntoIterator<Item = ffi::CUgraphNode>,
+        role: Role,
+    ) -> Result<Plan> {
+        let noted = take_uses();
+        let state = self.state.borrow();
+        let mut ancestors = Bits::new();
+        for d in deps {
+            if let Some(&i) = state.index.get(&(d as usize)) {
+                set(&mut ancestors, i);
+                if let Some(a) = state.ancestors.get(i) {
+                    for (k, w) in a.iter().enumerate() {
+                        if ancestors.len() <= k {
+                            ancestors.resize(k + 1, 0);
+                        }
+                        if let Some(x) = ancestors.get_mut(k) {
+                            *x |= w;
+                        }
+                    }
+                }
+            }
+        }
+        let mut uses = Vec::new();
+        for (tracker, n) in noted {
+            if tracker != self.id {
+                // Noted in a build that ended before making its node: no allocation of this one.
+                continue;
+            }
+            let a = state
+                .allocs
+                .get(n)
+                .ok_or_else(|| refused("an unknown graph allocation"))?;
+            if a.freed {
+                return Err(refused(
+                    "a node uses a graph allocation after its free node was made",
+                ));
+            }
+            if !has(&ancestors, a.node) {
+                return Err(refused(
+                    "a node uses a graph allocation without its allocation node among its \
+                     ancestors: name that node, or a node after it, among the dependencies",
+                ));
+            }
+            uses.push(n);
+        }
+        if let Role::Free(n) = role {
+            let a = state
+                .allocs
+                .get(n)
+                .ok_or_else(|| refused("an unknown graph allocation"))?;
+            if a.freed {
+                return Err(refused("a graph allocation freed twice"));
+            }
+            if !has(&ancestors, a.node) {
+                return Err(refused(
+                    "a free node of a graph allocation without its allocation node among its \
+                     ancestors",
+                ));
+            }
+            if let Some(u) = a.users.iter().find(|&&u| !has(&ancestors, u)) {
+                let user = state.index.iter().find(|&(_, &i)| i == *u).map(|(r, _)| *r);
+                return Err(refused(&format!(
+                    "a free node of a graph allocation without every node that used it among \
+                     its ancestors (node {:#x} is not): name them, or nodes after them, among \
+                     the dependencies",
+                    user.unwrap_or(0)
+                )));
+            }
+        }
+        Ok(Plan {
+            ancestors,
+            uses,
+            role,
+        })
+    }
+
+    /// Keeps node `raw`, made as `plan` checked; for an allocation node, returns its number.
+    pub(super) fn made(&self, raw: ffi::CUgraphNode, plan: Plan) -> usize {
+        let mut state = self.state.borrow_mut();
+        if state.allocs.is_empty() && plan.role != Role::Alloc {
+            // Before the first allocation node: no node is after one, nor its user.
+            return 0;
+        }
+        let i = state.ancestors.len();
+        state.index.insert(raw as usize, i);
+        state.ancestors.push(plan.ancestors);
+        for n in plan.uses {
+            if let Some(a) = state.allocs.get_mut(n) {
+                a.users.push(i);
+            }
+        }
+        match plan.role {
+            Role::Plain => 0,
+            Role::Alloc => {
+                state.allocs.push(Alloc {
+                    node: i,
+                    users: Vec::new(),
+                    freed: false,
+                });
+                state.allocs.len() - 1
+            }
+            Role::Free(n) => {
+                if let Some(a) = state.allocs.get_mut(n) {
+                    a.freed = true;
+                }
+                0
+            }
+        }
+    }
+
+    /// Whether every allocation was freed.
+    pub(super) fn all_freed(&self) -> Result<()> {
+        let state = self.state.borrow();
+        let unfreed = state.allocs.iter().filter(|a| !a.freed).count();
+        if unfreed == 0 {
+            Ok(())
+        } else {
+            Err(refused(&format!(
+                "{unfreed} graph allocation(s) not freed by the end of the build: every \
+                 allocation node needs a free node in the same graph"
+            )))
+        }
+    }
+}
+
+/// Refuses, in a conditional node's body, a node that uses an allocation (taking the uses).
+pub(super) fn none_in_body() -> Result<()> {
+    if take_uses().is_empty() {
+        Ok(())
+    } else {
+        Err(refused(
+            "a graph allocation is not usable in a conditional node's body",
+        ))
+    }
+}
+
+pub(super) fn refused(what: &str) -> Error {
+    Error::custack(ErrorKind::InvalidValue, what.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocabulary::binding::note_use;
+
+    fn node(n: usize) -> ffi::CUgraphNode {
+        // A node handle is only a key here.
+        n as ffi::CUgraphNode
+    }
+
+    /// Makes node `raw` after `deps` in `role` through `t`, as the builder does.
+    fn make(t: &Tracker, raw: usize, deps: &[usize], role: Role) -> Result<usize> {
+        let plan = t.plan(deps.iter().map(|&d| node(d)), role)?;
+        Ok(t.made(node(raw), plan))
+    }
+
+    #[test]
+    fn a_use_needs_the_allocation_node_among_its_ancestors() {
+        let t = Tracker::new();
+        make(&t, 1, &[], Role::Plain).ok();
+        let a = make(&t, 2, &[1], Role::Alloc).unwrap_or(usize::MAX);
+        // Node 3 after node 1 only: not after the allocation node.
+        note_use(t.id, a);
+        let err = make(&t, 3, &[1], Role::Plain).err();
+        assert!(err.is_some_and(|e| e.kind() == ErrorKind::InvalidValue));
+        // Node 4 after node 5, itself after the allocation: accepted (ancestors are transitive).
+        assert!(make(&t, 5, &[2], Role::Plain).is_ok());
+        note_use(t.id, a);
+        assert!(make(&t, 4, &[5], Role::Plain).is_ok());
+        // Freed after node 5 only: node 4, a user, is not among its ancestors.
+        assert!(make(&t, 6, &[5], Role::Free(a)).is_err());
+        assert!(t.all_freed().is_err(), "the refused free freed nothing");
+        assert!(make(&t, 7, &[4], Role::Free(a)).is_ok());
+        assert!(t.all_freed().is_ok());
+        // A use after the free, a second free: refused.
+        note_use(t.id, a);
+        assert!(make(&t, 8, &[7], Role::Plain).is_err());
+        assert!(make(&t, 9, &[7], Role::Free(a)).is_err());
+    }
+
+    #[test]
+    fn a_free_needs_every_user_and_the_allocation_node() {
+        let t = Tracker::new();
+        let a = make(&t, 1, &[], Role::Alloc).unwrap_or(usize::MAX);
+        let b = make(&t, 2, &[], Role::Alloc).unwrap_or(usize::MAX);
+        // Free of `a` after `b`'s node only.
+        assert!(make(&t, 3, &[2], Role::Free(a)).is_err());
+        // Two users of `a` on two branches; the free after one branch is refused.
+        note_use(t.id, a);
+        make(&t, 4, &[1], Role::Plain).ok();
+        note_use(t.id, a);
+        note_use(t.id, b);
+        assert!(make(&t, 5, &[1, 2], Role::Plain).is_ok());
+        assert!(make(&t, 6, &[4], Role::Free(a)).is_err());
+        assert!(make(&t, 7, &[4, 5], Role::Free(a)).is_ok());
+        assert!(t.all_freed().is_err(), "b is not freed");
+        assert!(make(&t, 8, &[5], Role::Free(b)).is_ok());
+        assert!(t.all_freed().is_ok());
+    }
+
+    #[test]
+    fn uses_of_another_build_are_dropped_and_bodies_refuse_uses() {
+        let t = Tracker::new();
+        note_use(t.id + 1_000_000, 0);
+        assert!(make(&t, 1, &[], Role::Plain).is_ok());
+        note_use(t.id, 0);
+        assert!(none_in_body().is_err());
+        assert!(none_in_body().is_ok(), "the uses were taken");
+    }
+}
