@@ -193,8 +193,11 @@ impl<'g> Stream<'g> {
     /// arguments are captured by value; stream-ordered allocations become the graph's own
     /// allocation and free nodes. The capture is thread-local
     /// (`CU_STREAM_CAPTURE_MODE_THREAD_LOCAL`): a synchronous custack call on this thread
-    /// during `f` fails and invalidates the capture. Host functions cannot be captured
-    /// ([`StreamScope::host_fn`] returns `CUDA_ERROR_NOT_SUPPORTED` while capturing).
+    /// during `f` fails and invalidates the capture. A once-only host function is not captured
+    /// ([`StreamScope::host_fn`] returns `CUDA_ERROR_NOT_SUPPORTED` while capturing): a graph
+    /// may launch many times, so its host functions are [`StreamScope::graph_host_fn`]'s, which
+    /// the graph owns. Work on a second stream joins the capture through
+    /// [`capture_forked`](Self::capture_forked).
     ///
     /// # Errors
     ///
