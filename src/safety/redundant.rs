@@ -379,7 +379,9 @@ mod tests {
             .zip(b)
             .zip(0u64..)
             .filter(|((x, y), _)| x != y)
-            .fold([0, 0], |[count, first], (_, i)| [count + 1, first.max(!i)])
+            .fold([0, 0], |[count, first], (_, i)| {
+                [count.saturating_add(1), first.max(!i)]
+            })
     }
 
     #[test]
