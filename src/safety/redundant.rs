@@ -358,7 +358,8 @@ impl KnownAnswer {
 
 #[cfg(test)]
 mod tests {
-    use super::{CompareOn, Difference, difference};
+    use super::{CompareOn, Difference, OnMismatch, Replicas, difference};
+    use crate::error::ErrorKind;
 
     #[test]
     fn outputs_from_256_kib_are_compared_on_the_device_by_default() {
@@ -368,6 +369,59 @@ mod tests {
         assert_eq!(CompareOn::for_bytes(from - 1), CompareOn::Host);
         assert_eq!(CompareOn::for_bytes(from), CompareOn::Device);
         assert_eq!(CompareOn::for_bytes(usize::MAX), CompareOn::Device);
+    }
+
+    /// The verdict `custack_replicas_compare` leaves for two outputs
+    /// (`src/safety/replicas_compare.cu`): the number of elements that differ, and the largest
+    /// `!i` over the differing elements `i` (an `atomicMax` over a verdict zeroed first).
+    fn device_verdict(a: &[u32], b: &[u32]) -> [u64; 2] {
+        a.iter()
+            .zip(b)
+            .zip(0u64..)
+            .filter(|((x, y), _)| x != y)
+            .fold([0, 0], |[count, first], (_, i)| {
+                [count.saturating_add(1), first.max(!i)]
+            })
+    }
+
+    #[test]
+    fn a_device_verdict_is_settled_as_the_host_comparison_of_the_same_outputs() {
+        let replicas = Replicas {
+            kernel: "mix",
+            on_mismatch: OnMismatch::ReturnError,
+        };
+        let a: Vec<u32> = (0..100).collect();
+        let mut b = a.clone();
+        // Equal outputs: a zero count passes, whatever the other word holds.
+        assert!(
+            replicas
+                .settle_verdict(4, "out", device_verdict(&a, &b), 100)
+                .is_ok()
+        );
+        assert!(replicas.settle_verdict(4, "out", [0, !7], 100).is_ok());
+        b[90] ^= 1 << 31;
+        b[17] ^= 1;
+        b[63] ^= 8;
+        let on_host = replicas.compare(4, "out", &a, &b).unwrap_err();
+        let on_device = replicas
+            .settle_verdict(4, "out", device_verdict(&a, &b), 100)
+            .unwrap_err();
+        assert_eq!(on_device.kind(), ErrorKind::ReplicasDiffer);
+        assert_eq!(on_host.kind(), ErrorKind::ReplicasDiffer);
+        let text = on_device.to_string();
+        assert!(
+            text.contains("kernel `mix`, frame 4")
+                && text.contains("`out`")
+                && text.contains("element 17 differs first, 3 of 100 elements differ")
+                && text.contains("(compared on the device)"),
+            "{text}"
+        );
+        assert!(
+            on_host
+                .to_string()
+                .contains("element 17 differs first, 3 of 100 elements differ"),
+            "{on_host}"
+        );
     }
 
     #[test]
