@@ -312,6 +312,14 @@
 //! [`s.while_loop(cond, |body| …)`](crate::StreamScope::while_loop) after a captured kernel that
 //! sets the condition); the capture's later work follows the node.
 //!
+//! A built graph can own memory for the span of each launch:
+//! [`b.alloc::<T>(len, &deps)`](crate::GraphBuilder::alloc) adds an allocation node and lends a
+//! [`GraphAlloc`](crate::GraphAlloc) that later nodes use as they use the payload's memory, and
+//! [`b.free(a, &deps)`](crate::GraphBuilder::free) consumes it. The builder knows every node's
+//! ancestors, so a use that does not follow the allocation node, or a free that does not follow
+//! every use, is refused before the driver sees it, and an allocation not freed by the end of
+//! the build too (row C28).
+//!
 //! # Ordering against synchronous calls
 //!
 //! Synchronous custack calls (`buf.copy_from_host`, `buf.to_vec`, `guard.alloc`, …) run on the
