@@ -2,7 +2,9 @@
 //! their dependencies, device copies, event record and wait nodes and a child graph;
 //! instantiated and launched more than once, the results read back; a kernel node its
 //! contract refuses; memory allocation and free nodes, launched three times, and the uses and
-//! frees out of order the builder refuses.
+//! frees out of order the builder refuses; allocations kept past the launch, taken after each
+//! launch and freed by the program (the driver's refusal of a relaunch while one lives, and
+//! `AUTO_FREE_ON_LAUNCH`).
 mod common;
 use common::{KERNELS, context};
 use custack::prelude::*;
@@ -334,4 +336,131 @@ fn graph_allocations_used_or_freed_out_of_order_are_refused_on_a_device() {
         Ok(())
     });
     assert_eq!(kept.unwrap_err().kind(), ErrorKind::InvalidValue);
+}
+
+/// A graph that allocates, fills and adds into memory it keeps (no free node).
+fn keeping_graph<'g, 'm>(
+    guard: &'g custack::PushedGuard<'_, '_>,
+    module: &'m custack::Module<'_>,
+) -> custack::Graph<'g, custack::Declared<'m, AddU32>> {
+    guard
+        .build_graph(module.declared::<AddU32>().unwrap(), |b, add| {
+            let (made, mut x) = b.alloc_kept::<u32>(N, &[])?;
+            let set = b.fill_u32(&mut x, 40, &[made])?;
+            let cfg = LaunchConfig::for_elements(N32);
+            b.kernel(&add, cfg, (&mut x, 2u32, N32), &[set])?;
+            Ok(())
+        })
+        .unwrap()
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_kept_graph_allocation_is_taken_after_each_launch_read_and_freed_then_launched_again() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let stream = guard.stream().unwrap();
+    let graph = keeping_graph(&guard, &module);
+    let kinds = graph.nodes().unwrap();
+    assert!(kinds.contains(&NodeKind::MemAlloc), "{kinds:?}");
+    assert!(!kinds.contains(&NodeKind::MemFree), "{kinds:?}");
+    let mut exec = graph.instantiate().unwrap();
+    assert_eq!(exec.kept_count(), 1);
+    let mut addresses = Vec::new();
+    for round in 1..=3 {
+        exec = stream
+            .submit(exec, |s, g| s.launch_graph(&g))
+            .unwrap()
+            .wait()
+            .unwrap();
+        let x = exec.take_kept::<u32>(0).unwrap();
+        assert_eq!(x.len(), N);
+        addresses.push(x.device_ptr());
+        assert!(
+            x.to_vec().unwrap().iter().all(|&v| v == 42),
+            "round {round}"
+        );
+        let again = exec.take_kept::<u32>(0).map(drop);
+        assert_eq!(again.unwrap_err().kind(), ErrorKind::InvalidValue);
+        if round == 2 {
+            x.free().unwrap();
+        } // else freed on drop (cuMemFree)
+    }
+    println!("kept allocation's address at each launch: {addresses:x?}");
+    // A second launch in one scope before the take: refused before the driver.
+    stream
+        .scope(|s| {
+            let g = s.bind_graph(&mut exec);
+            s.launch_graph(&g)?;
+            let second = s.launch_graph(&g);
+            assert_eq!(second.unwrap_err().kind(), ErrorKind::InvalidValue);
+            Ok::<_, custack::Error>(())
+        })
+        .unwrap()
+        .unwrap();
+    // Not taken: freed by the executable graph's drop, after the destroy (which frees none).
+    drop(exec);
+    let errors = custack::take_drop_errors();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_kept_allocation_not_freed_fails_the_relaunch_in_the_driver_and_auto_free_relaunches() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let stream = guard.stream().unwrap();
+    let mut exec = keeping_graph(&guard, &module).instantiate().unwrap();
+    exec = stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    // Taken, then given up without a free: the driver refuses the relaunch.
+    let (ptr, len) = exec.take_kept::<u32>(0).unwrap().into_raw();
+    let relaunch = stream.scope(|s| {
+        let g = s.bind_graph(&mut exec);
+        s.launch_graph(&g)
+    });
+    println!("a relaunch while the previous launch's allocation lives: {relaunch:?}");
+    assert_eq!(
+        relaunch.unwrap().unwrap_err().kind(),
+        ErrorKind::InvalidValue
+    );
+    // SAFETY: the graph allocation just given up, freed by `cuMemFree` (the driver's rule for
+    // graph allocations no free node frees).
+    let x = unsafe { guard.buffer_from_raw::<u32>(ptr, len) };
+    assert!(x.to_vec().unwrap().iter().all(|&v| v == 42));
+    drop(x);
+    drop(exec);
+    // Instantiated with AUTO_FREE_ON_LAUNCH: each launch frees what the previous one left.
+    let graph = keeping_graph(&guard, &module);
+    assert_eq!(
+        graph
+            .instantiate_shared(InstantiateFlags::empty())
+            .map(drop)
+            .unwrap_err()
+            .kind(),
+        ErrorKind::InvalidValue
+    );
+    let mut exec = graph
+        .instantiate_with(InstantiateFlags::AUTO_FREE_ON_LAUNCH)
+        .unwrap();
+    for _ in 0..3 {
+        exec = stream
+            .submit(exec, |s, g| s.launch_graph(&g))
+            .unwrap()
+            .wait()
+            .unwrap();
+    }
+    let x = exec.take_kept::<u32>(0).unwrap();
+    assert!(x.to_vec().unwrap().iter().all(|&v| v == 42));
+    drop(x);
+    drop(exec);
+    let errors = custack::take_drop_errors();
+    assert!(errors.is_empty(), "{errors:?}");
 }

@@ -363,6 +363,10 @@ struct State {
     capture_events: HashMap<usize, (usize, usize)>,
     /// Per graph and executable graph, the operations each launch enqueues.
     graph_ops: HashMap<usize, Vec<Op>>,
+    /// Per executable graph, the memory of its allocation nodes that no free node frees (each
+    /// launch makes it anew; it stays allocated until `cuMemFree` or `cuMemFreeAsync`), with
+    /// its size, and whether it was instantiated with `AUTO_FREE_ON_LAUNCH`.
+    exec_kept: HashMap<usize, (Vec<(usize, u64)>, bool)>,
     /// Per graph made by `cuGraphCreate`, its nodes so far as a capture (what each node
     /// enqueues, in the order the nodes were added: an order that honours every dependency,
     /// since a node depends only on nodes added before it) and its node count.
@@ -1599,6 +1603,58 @@ pub(crate) fn graph_instantiated(exec: usize, graph: usize) {
             .collect();
         s.exec_nodes.entry(exec).or_insert((graph, nodes));
     });
+}
+
+/// `exec` was instantiated from `graph` (with `AUTO_FREE_ON_LAUNCH` if `auto_free`): the
+/// memory of `graph`'s allocation nodes that no free node frees becomes the executable graph's,
+/// allocated by each launch only, so not allocated now.
+pub(crate) fn kept_instantiated(exec: usize, graph: usize, auto_free: bool) {
+    with_state(|s| {
+        let Some((c, _)) = s.building.get_mut(&graph) else {
+            return;
+        };
+        let kept: Vec<usize> = core::mem::take(&mut c.internal);
+        if kept.is_empty() {
+            return;
+        }
+        let mut sized = Vec::new();
+        for p in kept {
+            if let Some(o) = s.objs.get_mut(&(Kind::DeviceMemory, p)) {
+                o.live = false;
+                sized.push((p, o.size));
+            }
+            crate::data::freed(p as u64);
+        }
+        s.exec_kept.insert(exec, (sized, auto_free));
+    });
+}
+
+/// `exec` is about to be launched: `false` if memory a previous launch kept is not freed yet
+/// (the driver's `CUDA_ERROR_INVALID_VALUE`, unless instantiated with `AUTO_FREE_ON_LAUNCH`);
+/// otherwise the launch allocates it again, in the current context.
+pub(crate) fn kept_launch(exec: usize) -> bool {
+    with_state(|s| {
+        let Some((kept, auto_free)) = s.exec_kept.get(&exec).cloned() else {
+            return true;
+        };
+        let live =
+            |s: &State, p: usize| s.objs.get(&(Kind::DeviceMemory, p)).is_some_and(|o| o.live);
+        if !auto_free && kept.iter().any(|&(p, _)| live(s, p)) {
+            return false;
+        }
+        let cur = current(s);
+        for (p, size) in kept {
+            if !live(s, p) {
+                crate::data::allocated(p as u64, size as usize);
+            }
+            if let Some(o) = s.objs.get_mut(&(Kind::DeviceMemory, p)) {
+                o.live = true;
+                o.ctx = cur;
+            }
+        }
+        true
+    })
+    .unwrap_or(true)
 }
 
 /// `cuGraphClone` made `clone` from `graph`: a graph of its own with the same operations (and,

@@ -1281,11 +1281,16 @@ entry_points! {
         let e = handle();
         check::created(Kind::GraphExec, e as usize, 0);
         check::graph_instantiated(e as usize, graph as usize);
+        check::kept_instantiated(e as usize, graph as usize, flags & 1 != 0);
         user_object::copied(graph as usize, e as usize, false);
         out(exec, e);
         CUDA_SUCCESS
     }
     fn cuGraphLaunch(exec: Handle, stream: Handle) {
+        // Memory a previous launch kept, not freed yet: refused, as the driver does.
+        if !check::kept_launch(exec as usize) {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
         check::enqueue(stream as usize);
         check::used(Kind::GraphExec, exec as usize, "cuGraphLaunch");
         check::used(Kind::Stream, stream as usize, "cuGraphLaunch");
@@ -3937,6 +3942,71 @@ mod tests {
                 params[14] as usize,
                 64
             ));
+        }
+    }
+
+    #[test]
+    fn memory_a_graph_keeps_is_made_by_each_launch_and_a_relaunch_before_its_free_fails() {
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let _a = ctx();
+            let mut s = null_mut();
+            let _ = cuStreamCreate(&raw mut s, 0);
+            let none = core::ptr::null();
+            // An allocation node with no free node, instantiated with `flags`: its memory.
+            let keeping = |flags: c_ulonglong| {
+                let (mut graph, mut alloc, mut exec) = (null_mut(), null_mut(), null_mut());
+                let _ = cuGraphCreate(&raw mut graph, 0);
+                let mut params = [0u64; 15];
+                params[13] = 64;
+                let made = cuGraphAddMemAllocNode(
+                    &raw mut alloc,
+                    graph,
+                    none,
+                    0,
+                    params.as_mut_ptr().cast(),
+                );
+                assert_eq!(made, CUDA_SUCCESS);
+                assert_eq!(
+                    cuGraphInstantiateWithFlags(&raw mut exec, graph, flags),
+                    CUDA_SUCCESS
+                );
+                // The executable graph does not depend on its graph.
+                let _ = cuGraphDestroy(graph);
+                (exec, params[14])
+            };
+            let (exec, dptr) = keeping(0);
+            // Not made before a launch: freeing it is a violation.
+            assert!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(dptr);
+                }) > 0
+            );
+            assert_eq!(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+            // Made and not freed: the relaunch fails, as the driver's does.
+            assert_eq!(cuGraphLaunch(exec, s), CUDA_ERROR_INVALID_VALUE);
+            let _ = cuStreamSynchronize(s);
+            assert_eq!(
+                violations_of(|| assert_eq!(cuMemFree_v2(dptr), CUDA_SUCCESS)),
+                0
+            );
+            assert_eq!(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+            let _ = cuStreamSynchronize(s);
+            // Destroying the executable graph frees nothing: still live, freed by the program.
+            let _ = cuGraphExecDestroy(exec);
+            assert!(check::left_behind(Kind::DeviceMemory, dptr as usize, 64));
+            assert_eq!(cuMemFree_v2(dptr), CUDA_SUCCESS);
+            // With AUTO_FREE_ON_LAUNCH, each launch frees what the previous one left.
+            let (exec, dptr) = keeping(1);
+            assert_eq!(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+            assert_eq!(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+            let _ = cuStreamSynchronize(s);
+            let _ = cuGraphExecDestroy(exec);
+            assert_eq!(
+                violations_of(|| assert_eq!(cuMemFree_v2(dptr), CUDA_SUCCESS)),
+                0
+            );
         }
     }
 

@@ -24,6 +24,7 @@ use crate::ffi;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
+use super::graph_kept::{Kept, KeptAlloc};
 use super::payload::{Payload, sealed};
 use super::scope::StreamScope;
 use crate::vocabulary::binding::Invariant;
@@ -74,6 +75,8 @@ pub struct Graph<'g, P: Payload> {
     kernels: Vec<(ffi::CUgraphNode, ffi::CUfunction)>,
     /// The memset and memcpy nodes a builder made, in order (empty for a capture).
     data: Vec<DataNode>,
+    /// The allocations no node frees, in order (`GraphBuilder::alloc_kept`).
+    pub(crate) kept: Vec<KeptAlloc>,
     payload: ManuallyDrop<P::Held>,
     _marker: PhantomData<(&'g (), *const ())>,
 }
@@ -94,6 +97,9 @@ pub struct GraphExec<'g, P: Payload> {
     /// The memset and memcpy nodes of `graph` a builder made, in order: what
     /// [`GraphExec::update_nodes`](crate::GraphExec::update_nodes) lends.
     pub(crate) data: Vec<DataNode>,
+    /// The allocations no node frees, with whether a launch made each and nobody took it;
+    /// `None` if there are none.
+    pub(crate) kept: Option<Box<Kept>>,
     payload: ManuallyDrop<P::Held>,
     _marker: PhantomData<(&'g (), *const ())>,
 }
@@ -144,6 +150,8 @@ static_assertions::assert_not_impl_any!(GraphExec<'static, Vec<u8>>: Send, Sync)
 #[derive(Debug, Clone, Copy)]
 pub struct ScopedGraph<'scope> {
     raw: ffi::CUgraphExec,
+    /// The executable graph's kept allocations (null if none), which every launch makes.
+    kept: *const Kept,
     // Invariant in 'scope: a graph bound to one scope is not launched by another.
     _marker: PhantomData<(Invariant<'scope>, *const ())>,
 }
@@ -267,6 +275,7 @@ impl<'g> Stream<'g> {
             raw: graph,
             kernels: Vec::new(),
             data: Vec::new(),
+            kept: Vec::new(),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         })
@@ -357,6 +366,7 @@ impl<'g, P: Payload> Graph<'g, P> {
         crate::error::poison::check()?;
         let kernels = core::mem::take(&mut self.kernels);
         let data = core::mem::take(&mut self.data);
+        let kept = Kept::of(core::mem::take(&mut self.kept), flags);
         // Kept for the nodes an executable graph lends (named by the graph's nodes).
         let keep = !kernels.is_empty() || !data.is_empty();
         let (graph, payload) = self.into_parts();
@@ -374,6 +384,7 @@ impl<'g, P: Payload> Graph<'g, P> {
             graph: if keep { graph } else { core::ptr::null_mut() },
             kernels,
             data,
+            kept,
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         })
@@ -388,6 +399,7 @@ impl<'g, P: Payload> Graph<'g, P> {
             raw,
             kernels: Vec::new(),
             data: Vec::new(),
+            kept: Vec::new(),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         }
@@ -419,6 +431,7 @@ impl<'g, P: Payload> Graph<'g, P> {
             raw,
             kernels: Vec::new(),
             data: Vec::new(),
+            kept: Vec::new(),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         }
@@ -429,6 +442,7 @@ impl<'g, P: Payload> Graph<'g, P> {
         // A built graph's node lists are not handed on: freed here, or `this` would leak them.
         drop(core::mem::take(&mut this.kernels));
         drop(core::mem::take(&mut this.data));
+        drop(core::mem::take(&mut this.kept));
         // SAFETY: taken once; `this` never drops.
         let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
         (this.raw, payload)
@@ -510,6 +524,13 @@ impl<P: Payload> GraphExec<'_, P> {
     #[doc(alias = "cuGraphExecUpdate")]
     pub fn update(&mut self, graph: Graph<'_, P>) -> Result<P> {
         crate::error::poison::check()?;
+        if self.kept.is_some() || !graph.kept.is_empty() {
+            return Err(crate::error::Error::custack(
+                crate::error::ErrorKind::InvalidValue,
+                "an executable graph that keeps allocations, or a graph that does, is not updated"
+                    .to_owned(),
+            ));
+        }
         let (raw, payload) = graph.into_parts();
         let mut info = ffi::CUgraphExecUpdateResultInfo {
             result: ffi::CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_SUCCESS,
@@ -564,24 +585,38 @@ impl<P: Payload> GraphExec<'_, P> {
 
     /// The raw executable graph and its held payload; the caller destroys the one before it
     /// releases the other. A kept graph is destroyed now (its kernel nodes are no longer lent).
-    pub(crate) fn into_parts(mut self) -> (ffi::CUgraphExec, P::Held) {
+    pub(crate) fn into_parts(mut self) -> (ffi::CUgraphExec, P::Held, Option<Box<Kept>>) {
         self.forget_kernels();
+        let kept = self.kept.take();
         let mut this = ManuallyDrop::new(self);
         // SAFETY: taken once; `this` never drops.
         let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
-        (this.raw, payload)
+        (this.raw, payload, kept)
+    }
+
+    /// The executable graph's kept allocations, for its launches (null if none).
+    fn kept_ptr(&self) -> *const Kept {
+        self.kept
+            .as_deref()
+            .map_or(core::ptr::null(), core::ptr::from_ref)
     }
 
     /// # Safety
     ///
     /// `raw` must be a live executable graph of the current context, with no launch pending,
-    /// whose nodes use only memory and code that `payload` owns; the result owns both.
-    pub(crate) unsafe fn from_parts(raw: ffi::CUgraphExec, payload: P::Held) -> Self {
+    /// whose nodes use only memory and code that `payload` owns, and whose kept allocations
+    /// `kept` records; the result owns all three.
+    pub(crate) unsafe fn from_parts(
+        raw: ffi::CUgraphExec,
+        payload: P::Held,
+        kept: Option<Box<Kept>>,
+    ) -> Self {
         GraphExec {
             raw,
             graph: core::ptr::null_mut(),
             kernels: Vec::new(),
             data: Vec::new(),
+            kept,
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         }
@@ -591,12 +626,20 @@ impl<P: Payload> GraphExec<'_, P> {
 impl<P: Payload> Drop for GraphExec<'_, P> {
     fn drop(&mut self) {
         if !crate::error::left_behind::release_in_drop(Object::GraphExec, self.raw as u64) {
+            if let Some(kept) = &self.kept {
+                kept.left_behind();
+            }
             return;
         }
         // SAFETY: a live executable graph, destroyed once. No launch is pending: a pending
         // launch owns it (a submission waits before dropping it), a scope waits for its stream.
         if let Err(e) = unsafe { ffi::cuGraphExecDestroy(self.raw) }.result() {
             record_drop_error(e);
+        }
+        // Destroying the executable graph frees none of its allocations: what a launch kept
+        // and nobody took is freed here (no launch pending, as above).
+        if let Some(kept) = &self.kept {
+            kept.free_untaken_in_drop();
         }
         self.forget_kernels();
         // SAFETY: dropped once, after the last launch that used it.
@@ -620,10 +663,12 @@ impl ScopedGraph<'_> {
     /// # Safety
     ///
     /// `raw` must be a live executable graph of the current context that stays alive, with
-    /// the memory its nodes use, until every launch of it through the result is complete.
+    /// the memory its nodes use, until every launch of it through the result is complete, and
+    /// keeps no allocation (`GraphBuilder::alloc_kept`).
     pub(crate) unsafe fn from_raw(raw: ffi::CUgraphExec) -> Self {
         ScopedGraph {
             raw,
+            kept: core::ptr::null(),
             _marker: PhantomData,
         }
     }
@@ -694,6 +739,7 @@ impl<P: Payload> Payload for GraphExec<'_, P> {
     unsafe fn bind<'scope>(held: &mut Self) -> ScopedGraph<'scope> {
         ScopedGraph {
             raw: held.raw,
+            kept: held.kept_ptr(),
             _marker: PhantomData,
         }
     }
@@ -713,6 +759,9 @@ impl<P: Payload> Payload for GraphExec<'_, P> {
     }
     fn left_behind(held: &Self) {
         left_behind(Object::GraphExec, held.raw as u64);
+        if let Some(kept) = &held.kept {
+            kept.left_behind();
+        }
         P::left_behind(&held.payload);
     }
 }
@@ -726,6 +775,7 @@ impl<'scope> StreamScope<'scope, '_> {
     ) -> ScopedGraph<'scope> {
         ScopedGraph {
             raw: graph.raw,
+            kept: graph.kept_ptr(),
             _marker: PhantomData,
         }
     }
@@ -771,6 +821,7 @@ impl<'scope> StreamScope<'scope, '_> {
         (
             ScopedGraph {
                 raw: graph.raw,
+                kept: graph.kept_ptr(),
                 _marker: PhantomData,
             },
             bound,
@@ -783,6 +834,15 @@ impl<'scope> StreamScope<'scope, '_> {
     /// No `unsafe`: the graph's kernels were launched (and vouched for) in `unsafe` blocks when
     /// it was captured, on memory the executable graph still owns.
     ///
+    /// # Errors
+    ///
+    /// For a graph that keeps allocations ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept)):
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (no driver call) while an
+    /// allocation of its previous launch is not taken ([`GraphExec::take_kept`]), unless it was
+    /// instantiated with `AUTO_FREE_ON_LAUNCH`, and
+    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a capture's closure.
+    /// The driver's errors.
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
@@ -791,9 +851,19 @@ impl<'scope> StreamScope<'scope, '_> {
     #[track_caller]
     pub fn launch_graph(&self, graph: &ScopedGraph<'scope>) -> Result<()> {
         crate::error::poison::check()?;
+        // SAFETY: null, or the kept allocations' record, boxed in the executable graph, which
+        // outlives every launch through `graph` (bound to this scope).
+        let kept = unsafe { graph.kept.as_ref() };
+        if let Some(kept) = kept {
+            kept.before_launch()?;
+        }
         // SAFETY: a live executable graph of the current context, which stays alive and owns
         // the memory its nodes use until this launch is complete (bound to this scope).
-        unsafe { ffi::cuGraphLaunch(graph.raw, self.as_raw()) }
-            .result_by(crate::error::Observer::Launch)
+        let launched = unsafe { ffi::cuGraphLaunch(graph.raw, self.as_raw()) }
+            .result_by(crate::error::Observer::Launch);
+        if let (Ok(()), Some(kept)) = (&launched, kept) {
+            kept.launched();
+        }
+        launched
     }
 }

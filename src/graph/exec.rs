@@ -201,8 +201,11 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] (no driver call) for `AUTO_FREE_ON_LAUNCH` with
-    /// `DEVICE_LAUNCH`; the driver's errors (e.g. a graph with allocation nodes instantiated a
-    /// second time while the first executable graph lives). The graph is unchanged.
+    /// `DEVICE_LAUNCH`, and for a graph that keeps allocations
+    /// ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept): only
+    /// [`instantiate`](Self::instantiate) hands them out); the driver's errors (e.g. a graph
+    /// with allocation nodes instantiated a second time while the first executable graph
+    /// lives). The graph is unchanged.
     ///
     /// # Examples
     ///
@@ -231,7 +234,21 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphInstantiateWithFlags")]
     pub fn instantiate_shared(&self, flags: InstantiateFlags) -> Result<SharedExec<'_>> {
+        self.no_kept("instantiated as a shared executable graph")?;
         instantiate_shared(self.as_raw(), flags)
+    }
+
+    /// Refuses a graph that keeps allocations ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept)):
+    /// only a [`GraphExec`] hands them out after its launches.
+    fn no_kept(&self, what: &str) -> Result<()> {
+        if self.kept.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::custack(
+                ErrorKind::InvalidValue,
+                format!("a graph that keeps allocations is not {what}"),
+            ))
+        }
     }
 
     /// `cuGraphClone`—A copy of this graph (its nodes, parameters and edges) over the same
@@ -240,7 +257,9 @@ impl<'g, P: Payload> Graph<'g, P> {
     ///
     /// # Errors
     ///
-    /// The driver's errors (the driver clones no graph with memory allocation or free nodes,
+    /// [`ErrorKind::InvalidValue`] (no driver call) for a graph that keeps allocations
+    /// ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept)); the driver's errors
+    /// (the driver clones no graph with memory allocation or free nodes,
     /// [`GraphBuilder::alloc`](crate::GraphBuilder::alloc), nor with conditional nodes).
     ///
     /// # References
@@ -249,6 +268,7 @@ impl<'g, P: Payload> Graph<'g, P> {
     #[doc(alias = "cuGraphClone")]
     pub fn clone_graph(&self) -> Result<GraphClone<'_>> {
         crate::error::poison::check()?;
+        self.no_kept("cloned")?;
         let mut raw = core::ptr::null_mut();
         // SAFETY: a valid out-pointer; a live graph of the current context. The clone's nodes
         // name the memory this graph's payload owns, borrowed for the clone's life.

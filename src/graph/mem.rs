@@ -20,10 +20,8 @@ impl<'b> GraphBuilder<'b> {
     /// this node among its ancestors (the builder refuses one that does not), and every
     /// allocation must be freed in the graph before the build ends.
     ///
-    /// An allocation that outlives the launch (freed by a later launch or outside the graph)
-    /// is not offered: its memory would belong to no value of the program, a relaunch before
-    /// its free fails in the driver, and nothing would free it if the program forgot to. Freed
-    /// within the graph, every launch is whole and can be repeated.
+    /// An allocation that outlives the launch, which the program takes from the executable
+    /// graph after each launch and frees itself, is [`alloc_kept`](Self::alloc_kept)'s.
     ///
     /// The driver allows one executable graph at a time of a graph with memory nodes (a second
     /// [`instantiate_shared`](crate::Graph::instantiate_shared) while the first lives fails), and
@@ -76,6 +74,17 @@ impl<'b> GraphBuilder<'b> {
         len: usize,
         deps: &[GraphNode<'b>],
     ) -> Result<(GraphNode<'b>, GraphAlloc<'b, T>)> {
+        self.alloc_as(len, deps, Role::Alloc)
+    }
+
+    /// An allocation node in `role` ([`Role::Alloc`], or [`Role::Kept`] for one no free node
+    /// frees).
+    pub(super) fn alloc_as<T: DeviceCopy>(
+        &self,
+        len: usize,
+        deps: &[GraphNode<'b>],
+        role: Role,
+    ) -> Result<(GraphNode<'b>, GraphAlloc<'b, T>)> {
         let bytes = len.checked_mul(size_of::<T>()).ok_or_else(|| {
             Error::custack(ErrorKind::SizeOverflow, "graph allocation".to_owned())
         })?;
@@ -103,7 +112,7 @@ impl<'b> GraphBuilder<'b> {
             bytesize: bytes,
             dptr: 0,
         };
-        let (node, index) = self.add_as(deps, Role::Alloc, |out, graph, deps, n| {
+        let (node, index) = self.add_as(deps, role, |out, graph, deps, n| {
             // SAFETY: a live graph of the current context; `deps` holds `n` of its nodes;
             // `params` is valid for reads and for the driver's write of `dptr`, for this call.
             unsafe { ffi::cuGraphAddMemAllocNode(out, graph, deps, n, &raw mut params) }

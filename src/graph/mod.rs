@@ -50,6 +50,8 @@ pub(crate) mod exec;
 mod host;
 // Memory allocation and free nodes (`GraphBuilder::alloc`, `free`), in the root graph.
 mod mem;
+// Allocations that outlive the launch (`GraphBuilder::alloc_kept`, `GraphExec::take_kept`).
+pub(crate) mod kept;
 // The order of the root graph's nodes, which checks every use of a graph allocation.
 mod order;
 pub use exec::{GraphClone, InstantiateFlags, NodeKind, SharedExec};
@@ -272,6 +274,9 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         let mut graph = unsafe { Graph::from_parts(raw, payload) };
         graph.set_kernels(builder.kernels.take());
         graph.set_data_nodes(builder.data.take());
+        if let Some(t) = &builder.mem {
+            graph.kept = t.take_kept();
+        }
         Ok(graph)
     }
 }

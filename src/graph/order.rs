@@ -14,6 +14,7 @@
 //! allocation is refused. A use noted by a method that then failed before making its node is
 //! taken by the next node made: a check stricter than needed, never a missed one.
 
+use crate::asynchronous::graph_kept::KeptAlloc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::vocabulary::binding::take_uses;
@@ -39,12 +40,14 @@ fn set(bits: &mut Bits, i: usize) {
     }
 }
 
-/// One allocation of the build: its node's number, the nodes that used it, whether freed.
+/// One allocation of the build: its node's number, the nodes that used it, whether freed,
+/// whether kept (no free node frees it: `alloc_kept`).
 #[derive(Debug)]
 struct Alloc {
     node: usize,
     users: Vec<usize>,
     freed: bool,
+    kept: bool,
 }
 
 /// The root graph's nodes made since its first allocation node (numbered in that order), each
@@ -64,6 +67,8 @@ pub(super) enum Role {
     Plain,
     /// An allocation node.
     Alloc,
+    /// An allocation node whose memory no free node frees (it outlives the launch).
+    Kept,
     /// The free node of allocation `n`.
     Free(usize),
 }
@@ -82,6 +87,8 @@ pub(super) struct Plan {
 pub(super) struct Tracker {
     id: u64,
     state: RefCell<State>,
+    /// The kept allocations made, in order.
+    kept: RefCell<Vec<KeptAlloc>>,
 }
 
 impl Tracker {
@@ -89,7 +96,18 @@ impl Tracker {
         Self {
             id: NEXT_TRACKER.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
             state: RefCell::new(State::default()),
+            kept: RefCell::new(Vec::new()),
         }
+    }
+
+    /// Records a kept allocation just made.
+    pub(super) fn keep(&self, alloc: KeptAlloc) {
+        self.kept.borrow_mut().push(alloc);
+    }
+
+    /// The kept allocations made, in order.
+    pub(super) fn take_kept(&self) -> Vec<KeptAlloc> {
+        self.kept.take()
     }
 
     /// The tracker's number, which its build's allocations carry.
@@ -154,6 +172,12 @@ impl Tracker {
             if a.freed {
                 return Err(refused("a graph allocation freed twice"));
             }
+            if a.kept {
+                return Err(refused(
+                    "a kept graph allocation (alloc_kept) is freed by the program that takes it \
+                     after the launch, not by a free node",
+                ));
+            }
             if !has(&ancestors, a.node) {
                 return Err(refused(
                     "a free node of a graph allocation without its allocation node among its \
@@ -180,7 +204,7 @@ impl Tracker {
     /// Keeps node `raw`, made as `plan` checked; for an allocation node, returns its number.
     pub(super) fn made(&self, raw: ffi::CUgraphNode, plan: Plan) -> usize {
         let mut state = self.state.borrow_mut();
-        if state.allocs.is_empty() && plan.role != Role::Alloc {
+        if state.allocs.is_empty() && !matches!(plan.role, Role::Alloc | Role::Kept) {
             // Before the first allocation node: no node is after one, nor its user.
             return 0;
         }
@@ -194,11 +218,12 @@ impl Tracker {
         }
         match plan.role {
             Role::Plain => 0,
-            Role::Alloc => {
+            Role::Alloc | Role::Kept => {
                 state.allocs.push(Alloc {
                     node: i,
                     users: Vec::new(),
                     freed: false,
+                    kept: plan.role == Role::Kept,
                 });
                 state.allocs.len() - 1
             }
@@ -214,7 +239,7 @@ impl Tracker {
     /// Whether every allocation was freed.
     pub(super) fn all_freed(&self) -> Result<()> {
         let state = self.state.borrow();
-        let unfreed = state.allocs.iter().filter(|a| !a.freed).count();
+        let unfreed = state.allocs.iter().filter(|a| !a.freed && !a.kept).count();
         if unfreed == 0 {
             Ok(())
         } else {
@@ -298,6 +323,31 @@ mod tests {
         assert!(make(&t, 7, &[4, 5], Role::Free(a)).is_ok());
         assert!(t.all_freed().is_err(), "b is not freed");
         assert!(make(&t, 8, &[5], Role::Free(b)).is_ok());
+        assert!(t.all_freed().is_ok());
+    }
+
+    #[test]
+    fn a_kept_allocation_needs_no_free_refuses_one_and_still_orders_its_uses() {
+        let t = Tracker::new();
+        make(&t, 1, &[], Role::Plain).ok();
+        let k = make(&t, 2, &[], Role::Kept).unwrap_or(usize::MAX);
+        assert!(
+            t.all_freed().is_ok(),
+            "a kept allocation is freed after the launch"
+        );
+        // A use not after its allocation node: refused, as for any allocation.
+        note_use(t.id, k);
+        assert!(make(&t, 3, &[1], Role::Plain).is_err());
+        note_use(t.id, k);
+        assert!(make(&t, 4, &[2], Role::Plain).is_ok());
+        // Its free node: refused, even after every use.
+        assert!(make(&t, 5, &[4], Role::Free(k)).is_err());
+        let a = make(&t, 6, &[], Role::Alloc).unwrap_or(usize::MAX);
+        assert!(
+            t.all_freed().is_err(),
+            "a plain allocation still needs its free"
+        );
+        assert!(make(&t, 7, &[6], Role::Free(a)).is_ok());
         assert!(t.all_freed().is_ok());
     }
 

@@ -21,6 +21,7 @@
 
 use super::submission::{Park, ParkedPayload, PendingView, sealed};
 use crate::asynchronous::graph::GraphExec;
+use crate::asynchronous::graph_kept::Kept;
 use crate::asynchronous::payload::Payload;
 use crate::context::Context;
 use crate::context::raw::release_in;
@@ -223,6 +224,8 @@ pub struct ParkedGraph<'ctx, Q: ParkedPayload, K: ContextKind = Floating> {
     ctx: ffi::CUcontext,
     raw: ffi::CUgraphExec,
     payload: ManuallyDrop<Q::Held>,
+    /// The graph's kept allocations (`GraphBuilder::alloc_kept`), handed back on attach.
+    kept: Option<Box<Kept>>,
     _marker: PhantomData<(&'ctx Context, K)>,
 }
 
@@ -257,11 +260,12 @@ impl<Q: ParkedPayload, K: ContextKind> ParkedGraph<'_, Q, K> {
         self.raw
     }
 
-    fn into_parts(self) -> (ffi::CUgraphExec, Q::Held) {
+    fn into_parts(self) -> (ffi::CUgraphExec, Q::Held, Option<Box<Kept>>) {
         let mut this = ManuallyDrop::new(self);
+        let kept = this.kept.take();
         // SAFETY: taken once; `this` never drops.
         let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
-        (this.raw, payload)
+        (this.raw, payload, kept)
     }
 }
 
@@ -275,7 +279,16 @@ fn destroy_exec(raw: ffi::CUgraphExec) -> Result<()> {
 impl<Q: ParkedPayload, K: ContextKind> Drop for ParkedGraph<'_, Q, K> {
     fn drop(&mut self) {
         let raw = self.raw;
-        let destroy = || destroy_exec(raw);
+        let kept = self.kept.take();
+        let destroy = || {
+            let destroyed = destroy_exec(raw);
+            // What a launch kept and nobody took is not freed by the destroy: freed here, in
+            // the graph's context (no launch pending, as below).
+            if let Some(kept) = &kept {
+                kept.free_untaken_in_drop();
+            }
+            destroyed
+        };
         // SAFETY: `ctx` is alive (borrowed for `'ctx`); the closure leaves the stack as it was.
         // No launch is pending: a pending launch is a parked submission's, which drops its
         // payload (this) only after its work is complete.
@@ -283,6 +296,10 @@ impl<Q: ParkedPayload, K: ContextKind> Drop for ParkedGraph<'_, Q, K> {
             // The graph is leaked if the push failed; it is never launched again, so freeing
             // its payload below is still sound.
             record_drop_error(e);
+        }
+        // Where the push failed, what a launch kept is left with the graph.
+        if let Some(kept) = &kept {
+            kept.left_behind();
         }
         // SAFETY: dropped once, after the graph (or with it leaked and never launched again).
         unsafe { ManuallyDrop::drop(&mut self.payload) };
@@ -298,6 +315,9 @@ impl<Q: ParkedPayload, K: ContextKind> ParkedPayload for ParkedGraph<'_, Q, K> {
     }
     fn left_behind(held: &Self) {
         left_behind(Object::GraphExec, held.raw as u64);
+        if let Some(kept) = &held.kept {
+            kept.left_behind();
+        }
         Q::left_behind(&held.payload);
     }
 }
@@ -313,10 +333,11 @@ impl<'ctx, K: ContextKind, P: ParkWithGraph<'ctx, K>> Park<'ctx, K> for GraphExe
     type Parked = ParkedGraph<'ctx, P::Parked, K>;
     #[inline]
     unsafe fn park(held: Self, ctx: ffi::CUcontext) -> ParkedGraph<'ctx, P::Parked, K> {
-        let (raw, payload) = held.into_parts();
+        let (raw, payload, kept) = held.into_parts();
         ParkedGraph {
             ctx,
             raw,
+            kept,
             // SAFETY: the graph and its payload belong to `ctx`, alive for `'ctx` (the
             // caller's promise); the payload owns everything the graph's nodes use
             // (`ParkWithGraph`), so nothing it needs is released by parking.
@@ -365,12 +386,12 @@ impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
             ));
         }
         let parked_ctx = parked.ctx;
-        let (raw, payload) = parked.into_parts();
+        let (raw, payload, kept) = parked.into_parts();
         match Q::unpark(payload, self) {
             // SAFETY: a live executable graph of this guard's context (checked above), with no
             // launch pending (a parked graph is handed back only after its launch's wait), whose
             // nodes use only what the attached payload owns (`ParkWithGraph` when it parked).
-            Ok(held) => Ok(unsafe { GraphExec::from_parts(raw, held) }),
+            Ok(held) => Ok(unsafe { GraphExec::from_parts(raw, held, kept) }),
             Err(e) => {
                 // Not reached: every part was parked from this context. Should it be, the parts
                 // already went (dropped, no launch pending); the graph goes too, destroyed by
@@ -379,6 +400,7 @@ impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
                     ctx: parked_ctx,
                     raw,
                     payload: ManuallyDrop::new(()),
+                    kept,
                     _marker: PhantomData,
                 });
                 Err(e)

@@ -1,9 +1,11 @@
 //! The program `graph_mem`: memory allocation and free nodes of graphs built node by node
-//! (`GraphBuilder::alloc`, `GraphBuilder::free`).
+//! (`GraphBuilder::alloc`, `GraphBuilder::free`), and allocations that outlive the launch
+//! (`GraphBuilder::alloc_kept`, `GraphExec::take_kept`).
 
 use crate::{AddU32, KERNELS, N, N32};
 use custack::{
-    Context, Driver, ErrorKind, Graph, LaunchConfig, PushedGuard, Result, Stack, StandIn,
+    Context, DeviceMemory, Driver, ErrorKind, Graph, LaunchConfig, PushedGuard, Result, Stack,
+    StandIn,
 };
 
 /// Expects `built` refused by the builder's ordering checks (an `InvalidValue` that names a
@@ -92,5 +94,63 @@ pub(crate) fn graph_mem(ctx: &Context) -> Result<()> {
         }
     }
     drop(exec);
-    out_of_order(&guard)
+    out_of_order(&guard)?;
+    kept(&guard)
+}
+
+/// Expects `r` refused by custack (an `InvalidValue` with custack's detail), not the driver's.
+fn refused_here<T>(r: Result<T>, what: &str) -> Result<()> {
+    match r {
+        Err(e) if e.kind() == ErrorKind::InvalidValue && e.detail().is_some() => Ok(()),
+        Err(e) => Err(e),
+        Ok(_) => Err(crate::unexpected(what)),
+    }
+}
+
+/// Allocations that outlive the launch (`alloc_kept`, C28): made by each launch, taken once
+/// per launch as a buffer that frees them (dropped, or freed by hand); a launch before the take
+/// refused; a second take, a take of another type refused; one launch's left untaken, freed
+/// by the executable graph's drop. A kept allocation's free node refused in the build.
+fn kept(guard: &PushedGuard<'_, '_>) -> Result<()> {
+    let freed_in_graph = guard.build_graph((), |b, ()| {
+        let (made, mut x) = b.alloc_kept::<u32>(N, &[])?;
+        let set = b.fill_u32(&mut x, 1, &[made])?;
+        b.free(x, &[set])?;
+        Ok(())
+    });
+    refused(freed_in_graph, "a kept allocation freed by a free node")?;
+    let module = guard.load_ptx(KERNELS)?;
+    let graph = guard.build_graph(module.declared::<AddU32>()?, |b, add| {
+        let (made, mut x) = b.alloc_kept::<u32>(N, &[])?;
+        let set = b.fill_u32(&mut x, 40, &[made])?;
+        let cfg = LaunchConfig::for_elements(N32);
+        b.kernel(&add, cfg, (&mut x, 2u32, N32), &[set])?;
+        Ok(())
+    })?;
+    let mut exec = graph.instantiate()?;
+    if exec.kept_count() != 1 {
+        return Err(crate::unexpected("one kept allocation"));
+    }
+    refused_here(exec.take_kept::<u32>(0), "a take before any launch")?;
+    let stream = guard.stream()?;
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    refused_here(exec.take_kept::<f32>(0), "a take of another element type")?;
+    refused_here(exec.take_kept::<u32>(1), "a take of no kept allocation")?;
+    {
+        let x = exec.take_kept::<u32>(0)?;
+        if x.to_vec()? != vec![42u32; N] {
+            return Err(crate::unexpected("40 + 2 in the kept allocation"));
+        }
+        refused_here(exec.take_kept::<u32>(0), "a second take of one launch's")?;
+    } // freed (cuMemFree): the graph can be launched again
+    stream.scope(|s| {
+        let g = s.bind_graph(&mut exec);
+        s.launch_graph(&g)?;
+        refused_here(s.launch_graph(&g), "a launch before the previous launch's take")
+    })??;
+    exec.take_kept::<u32>(0)?.free()?;
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    // Not taken: the executable graph's drop frees it.
+    drop(exec);
+    Ok(())
 }

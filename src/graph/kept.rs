@@ -1,0 +1,133 @@
+//! Graph allocations that outlive the launch ([`GraphBuilder::alloc_kept`]): memory an
+//! allocation node makes at each launch and no node of the graph frees. The executable graph
+//! records, per kept allocation, whether a launch made it and it was not taken yet; once the
+//! launch is complete, [`GraphExec::take_kept`] hands it out as a [`DeviceBuffer`] that frees
+//! it (`cuMemFree`) and borrows the executable graph, so that no launch can make it again
+//! while the buffer lives.
+//!
+//! ```text
+//!   b.alloc_kept::<T>(len, &deps)   -> (node, GraphAlloc)   no free node: kept number k
+//!   exec launched (scope, submission)                      kept k: made, not taken
+//!   launched again before the take                         refused (InvalidValue)
+//!   exec.take_kept::<T>(k)          -> DeviceBuffer<'_, T>  once per launch
+//!   drop(buffer)                                            cuMemFree: launchable again
+//!   drop(exec) with k not taken                             cuMemFree in the drop
+//! ```
+
+use super::GraphBuilder;
+use super::GraphNode;
+use super::order::Role;
+use crate::asynchronous::graph::GraphExec;
+use crate::asynchronous::graph_kept::KeptAlloc;
+use crate::asynchronous::payload::Payload;
+use crate::error::Result;
+use crate::memory::DeviceBuffer;
+use crate::vocabulary::binding::GraphAlloc;
+use crate::vocabulary::plain::DeviceCopy;
+use core::any::TypeId;
+
+impl<'b> GraphBuilder<'b> {
+    /// `cuGraphAddMemAllocNode`—As [`alloc`](Self::alloc), an allocation that no node of the
+    /// graph frees: it outlives each launch, and the program takes it from the executable
+    /// graph once the launch is complete ([`GraphExec::take_kept`], number `k` for the
+    /// `k`-th `alloc_kept` of the build, from 0), then frees it by dropping the buffer. Every
+    /// node that uses it must still have this node among its ancestors; [`free`](Self::free)
+    /// refuses it.
+    ///
+    /// The memory's address is fixed when the node is made, so a launch can make it only once
+    /// the previous launch's is freed: a launch before the take is refused, and the taken
+    /// buffer borrows the executable graph, so none can start while it lives. An allocation
+    /// made and not taken is freed when the executable graph drops.
+    ///
+    /// # Errors
+    ///
+    /// As [`alloc`](Self::alloc).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, DeviceMemory, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let graph = guard.build_graph((), |b, ()| {
+    ///     let (made, mut x) = b.alloc_kept::<u32>(1024, &[])?;
+    ///     b.fill_u32(&mut x, 42, &[made])?;
+    ///     Ok(())
+    /// })?;
+    /// let mut exec = graph.instantiate()?;
+    /// let stream = guard.stream()?;
+    /// for _ in 0..2 {
+    ///     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    ///     let x = exec.take_kept::<u32>(0)?; // the launch's memory, freed on drop
+    ///     assert_eq!(x.to_vec()?, vec![42; 1024]);
+    /// }
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphAddMemAllocNode")]
+    pub fn alloc_kept<T: DeviceCopy>(
+        &self,
+        len: usize,
+        deps: &[GraphNode<'b>],
+    ) -> Result<(GraphNode<'b>, GraphAlloc<'b, T>)> {
+        let (node, alloc) = self.alloc_as::<T>(len, deps, Role::Kept)?;
+        if let Some(t) = &self.mem {
+            t.keep(KeptAlloc {
+                ptr: alloc.device_ptr(),
+                len,
+                elem: TypeId::of::<T>(),
+                elem_name: core::any::type_name::<T>(),
+            });
+        }
+        Ok((node, alloc))
+    }
+}
+
+impl<P: Payload> GraphExec<'_, P> {
+    /// The number of allocations the graph keeps ([`GraphBuilder::alloc_kept`]).
+    pub fn kept_count(&self) -> usize {
+        self.kept.as_ref().map_or(0, |k| k.len())
+    }
+
+    /// Takes kept allocation `k` ([`GraphBuilder::alloc_kept`]) that the last launch made, as
+    /// a buffer that frees it on drop (`cuMemFree`, or [`DeviceBuffer::free`]). Once per
+    /// launch. `&self`: no launch is pending (a pending launch owns the executable graph, a
+    /// scope borrows it exclusively), so the launch that made the memory is complete; the
+    /// buffer borrows the executable graph, so no launch, which would make the memory at the
+    /// same address again, can start before it is freed.
+    ///
+    /// Not freed by the buffer ([`DeviceBuffer::into_raw`]), the memory keeps the next launch
+    /// from starting: the driver fails it with `CUDA_ERROR_INVALID_VALUE`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (nothing taken) if the graph keeps no allocation `k`, if its
+    /// element type is not `T`, or if no launch made it since it was last taken (or ever).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuMemFree")]
+    pub fn take_kept<T: DeviceCopy>(&self, k: usize) -> Result<DeviceBuffer<'_, T>> {
+        crate::error::poison::check()?;
+        let (ptr, len) = match &self.kept {
+            Some(kept) => kept.take::<T>(k)?,
+            None => {
+                return Err(crate::error::Error::custack(
+                    crate::error::ErrorKind::InvalidValue,
+                    format!("the graph keeps no allocation {k}"),
+                ));
+            }
+        };
+        // SAFETY: memory of `len` elements of `T` that the graph's last launch, complete
+        // (`&self`: none pending), allocated in the current context and nobody took (its mark,
+        // cleared by `take`): owned by the buffer alone, which `cuMemFree` frees. It stays allocated
+        // for the buffer's life: no launch of this executable graph can start while it borrows
+        // it, and nothing else frees graph memory.
+        Ok(unsafe { DeviceBuffer::from_raw_parts(ptr, len) })
+    }
+}
