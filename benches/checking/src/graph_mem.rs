@@ -146,7 +146,10 @@ fn kept(guard: &PushedGuard<'_, '_>) -> Result<()> {
     stream.scope(|s| {
         let g = s.bind_graph(&mut exec);
         s.launch_graph(&g)?;
-        refused_here(s.launch_graph(&g), "a launch before the previous launch's take")
+        refused_here(
+            s.launch_graph(&g),
+            "a launch before the previous launch's take",
+        )
     })??;
     exec.take_kept::<u32>(0)?.free()?;
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
