@@ -31,6 +31,7 @@ use crate::asynchronous::{InCapture, IntoGraph};
 use crate::driver::lookup::STREAM_BEGIN_CAPTURE_TO_GRAPH;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
+use crate::vocabulary::binding::CapturingUses;
 use core::marker::PhantomData;
 
 /// The brand of the graph a stream is capturing into, for a [`Condition`] made on it
@@ -129,7 +130,10 @@ impl<'b, G> GraphBuilder<'b, G> {
     /// it; the capture is thread-local, as [`Stream::capture`](crate::Stream::capture)'s: a
     /// stream scope, submission or library call on this thread during `f` is refused, and so
     /// is a stream-ordered allocation ([`StreamScope::alloc`]: it could outlive the capture);
-    /// host functions cannot be captured. A conditional node's body takes only kernels,
+    /// host functions cannot be captured. A [`GraphAlloc`](crate::GraphAlloc) of the build is
+    /// not for captured work: the driver makes those nodes, so the builder cannot check them
+    /// against the allocation's and free's nodes, and a build whose capture used one ends in
+    /// [`ErrorKind::InvalidValue`]. A conditional node's body takes only kernels,
     /// copies, memsets and nested conditional nodes (the driver's rule): other work fails in
     /// the driver.
     ///
@@ -198,7 +202,11 @@ impl<'b, G> GraphBuilder<'b, G> {
         // would need a borrow for 'b, which only the payload and leaked memory have; and a
         // stream-ordered allocation, which could leave `f`, is refused (`IntoGraph`).
         let scope = unsafe { StreamScope::of(&stream) };
-        let inside = (InCapture::enter(), IntoGraph::enter());
+        let inside = (
+            InCapture::enter(),
+            IntoGraph::enter(),
+            CapturingUses::enter(),
+        );
         f(&scope)?;
         drop(inside);
         let (_, sinks) = capture_info(raw)?;
