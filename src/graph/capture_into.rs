@@ -277,6 +277,7 @@ impl<'scope> StreamScope<'scope, 'static> {
         then: impl for<'c> FnOnce(&GraphBuilder<'scope, BodyGraph<'c>>) -> Result<()>,
     ) -> Result<()> {
         let (b, bodies) = self.add_conditional(cond, ffi::CU_GRAPH_COND_TYPE_IF, 1)?;
+        let _inside = IntoGraph::enter();
         then(&b.body(&bodies, 0)?)
     }
 
@@ -303,6 +304,7 @@ impl<'scope> StreamScope<'scope, 'static> {
     ) -> Result<()> {
         super::conditional::needs_two_bodies("if_else")?;
         let (b, made) = self.add_conditional(cond, ffi::CU_GRAPH_COND_TYPE_IF, 2)?;
+        let _inside = IntoGraph::enter();
         bodies(&b.body(&made, 0)?, &b.body(&made, 1)?)
     }
 
@@ -311,11 +313,14 @@ impl<'scope> StreamScope<'scope, 'static> {
     /// and makes it the one node the work captured after it follows; `body` builds its body,
     /// as [`GraphBuilder::while_loop`]'s does, over the payload the capture binds (`'scope`),
     /// or captures it ([`GraphBuilder::capture`]). The dependencies move before `body` runs:
-    /// work `body` enqueues on this scope follows the whole loop.
+    /// work `body` enqueues on this scope follows the whole loop, so a stream-ordered
+    /// allocation ([`StreamScope::alloc`]) is refused while a body is built (its allocation
+    /// node would come after the loop whose body uses it); allocate before the node.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::NotSupported`] if the stream is not capturing;
+    /// [`ErrorKind::NotSupported`] if the stream is not capturing (and for a stream-ordered
+    /// allocation while `body` runs);
     /// `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED` if its capture was invalidated;
     /// [`ErrorKind::DriverTooOld`] before driver 12.3; [`ErrorKind::InvalidValue`] if `cond`
     /// was made on another graph; the driver's errors, or `body`'s.
@@ -331,6 +336,7 @@ impl<'scope> StreamScope<'scope, 'static> {
         body: impl for<'c> FnOnce(&GraphBuilder<'scope, BodyGraph<'c>>) -> Result<()>,
     ) -> Result<()> {
         let (b, bodies) = self.add_conditional(cond, ffi::CU_GRAPH_COND_TYPE_WHILE, 1)?;
+        let _inside = IntoGraph::enter();
         body(&b.body(&bodies, 0)?)
     }
 
@@ -362,6 +368,7 @@ impl<'scope> StreamScope<'scope, 'static> {
             ));
         }
         let (b, bodies) = self.add_conditional(cond, ffi::CU_GRAPH_COND_TYPE_SWITCH, cases)?;
+        let _inside = IntoGraph::enter();
         for n in 0..cases {
             case(n, &b.body(&bodies, n as usize)?)?;
         }
