@@ -132,7 +132,8 @@ impl<'b, G> GraphBuilder<'b, G> {
     /// is a stream-ordered allocation ([`StreamScope::alloc`]: it could outlive the capture);
     /// host functions cannot be captured. A [`GraphAlloc`](crate::GraphAlloc) of the build is
     /// not for captured work: the driver makes those nodes, so the builder cannot check them
-    /// against the allocation's and free's nodes, and a build whose capture used one ends in
+    /// against the allocation's and free's nodes, and a build that used one while `f` ran (in
+    /// captured work, or in the builder's own nodes made meanwhile) ends in
     /// [`ErrorKind::InvalidValue`]. A conditional node's body takes only kernels,
     /// copies, memsets and nested conditional nodes (the driver's rule): other work fails in
     /// the driver.

@@ -215,9 +215,10 @@ impl Tracker {
     pub(super) fn all_freed(&self) -> Result<()> {
         if used_in_capture(self.id, false) {
             return Err(refused(
-                "a graph allocation used in a capture into the graph (GraphBuilder::capture): \
-                 the driver made the captured nodes, so the builder cannot check them against \
-                 the allocation's and free's nodes; use it in the builder's own nodes",
+                "a graph allocation used while a capture into the graph ran \
+                 (GraphBuilder::capture): the driver made the captured nodes, so the builder \
+                 cannot check them against the allocation's and free's nodes; use it in the \
+                 builder's own nodes, outside the capture's closure",
             ));
         }
         let state = self.state.borrow();
