@@ -408,15 +408,18 @@ impl Drop for CapturingUses {
 /// Whether an allocation of `tracker` was used inside a capture into a graph; with `forget`,
 /// the mark is cleared (the build is ending).
 pub(crate) fn used_in_capture(tracker: u64, forget: bool) -> bool {
-    UNORDERED.with(|u| {
-        let mut marked = u.take();
-        let found = marked.contains(&tracker);
-        if forget {
-            marked.retain(|&t| t != tracker);
-        }
-        u.set(marked);
-        found
-    })
+    // `try_with`: a tracker dropped as the thread ends finds no mark to clear, never a panic.
+    UNORDERED
+        .try_with(|u| {
+            let mut marked = u.take();
+            let found = marked.contains(&tracker);
+            if forget {
+                marked.retain(|&t| t != tracker);
+            }
+            u.set(marked);
+            found
+        })
+        .unwrap_or(false)
 }
 
 /// Notes a use of allocation `index` of `tracker` by the node being made.
