@@ -243,7 +243,9 @@ std::thread_local! {
 }
 
 /// Marks this thread as inside [`GraphBuilder::capture`](crate::GraphBuilder::capture)'s
-/// closure until dropped (also on unwind).
+/// closure, or a conditional node's body closure in the middle of a capture
+/// ([`StreamScope::while_loop`](crate::StreamScope::while_loop) and the others), until dropped
+/// (also on unwind).
 pub(crate) struct IntoGraph;
 
 impl IntoGraph {
@@ -265,9 +267,11 @@ impl Drop for IntoGraph {
 /// That closure is not `'static` (it borrows the build's bound handles), so an allocation,
 /// branded with the build's `'b`, could be kept past the capture: dropped later it would be
 /// freed outside the graph whose allocation node made it, or named by a later node that runs
-/// outside that allocation's lifetime in the graph. A capture through
+/// outside that allocation's lifetime in the graph. In a conditional node's body closure in the
+/// middle of a capture, the capture's dependencies already moved past the node: an allocation
+/// there would be made after the node whose body uses it. A capture through
 /// [`Stream::capture`](crate::Stream::capture), whose closure is `'static`, makes allocation
-/// nodes as before. (Kept here, beside `InCapture`: `graph/` sits above `asynchronous/`.)
+/// nodes as before, outside conditional bodies. (Kept here, beside `InCapture`: `graph/` sits above `asynchronous/`.)
 #[inline]
 pub(crate) fn refuse_alloc_into_graph() -> Result<()> {
     if INTO_GRAPH.with(core::cell::Cell::get) == 0 {
@@ -282,7 +286,8 @@ fn refused_alloc() -> Error {
     Error::custack(
         crate::error::ErrorKind::NotSupported,
         "a stream-ordered allocation inside a capture into a graph being built \
-         (GraphBuilder::capture): allocate in the payload instead"
+         (GraphBuilder::capture) or a conditional node's body: allocate in the payload, or \
+         before the conditional node"
             .to_owned(),
     )
 }

@@ -277,7 +277,9 @@ impl<'scope> StreamScope<'scope, '_> {
     /// `CUDA_ERROR_OUT_OF_MEMORY`, `CUDA_ERROR_NOT_SUPPORTED` on devices without memory pools;
     /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a capture into a
     /// graph being built ([`GraphBuilder::capture`](crate::GraphBuilder::capture)), whose
-    /// closure could keep the allocation past the capture.
+    /// closure could keep the allocation past the capture, and in a conditional node's body
+    /// closure in the middle of a capture ([`while_loop`](Self::while_loop) and the others),
+    /// where the allocation node would follow the node whose body uses it.
     ///
     /// # Examples
     ///

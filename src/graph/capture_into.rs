@@ -31,6 +31,7 @@ use crate::asynchronous::{InCapture, IntoGraph};
 use crate::driver::lookup::STREAM_BEGIN_CAPTURE_TO_GRAPH;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
+use crate::vocabulary::binding::CapturingUses;
 use core::marker::PhantomData;
 
 /// The brand of the graph a stream is capturing into, for a [`Condition`] made on it
@@ -129,7 +130,13 @@ impl<'b, G> GraphBuilder<'b, G> {
     /// it; the capture is thread-local, as [`Stream::capture`](crate::Stream::capture)'s: a
     /// stream scope, submission or library call on this thread during `f` is refused, and so
     /// is a stream-ordered allocation ([`StreamScope::alloc`]: it could outlive the capture);
-    /// host functions cannot be captured. A conditional node's body takes only kernels,
+    /// a once-only host function ([`StreamScope::host_fn`]) is refused, and
+    /// [`StreamScope::graph_host_fn`] becomes a host node the graph owns (a conditional body
+    /// takes none). A [`GraphAlloc`](crate::GraphAlloc) of the build is
+    /// not for captured work: the driver makes those nodes, so the builder cannot check them
+    /// against the allocation's and free's nodes, and a build that used one while `f` ran (in
+    /// captured work, or in the builder's own nodes made meanwhile) ends in
+    /// [`ErrorKind::InvalidValue`]. A conditional node's body takes only kernels,
     /// copies, memsets and nested conditional nodes (the driver's rule): other work fails in
     /// the driver.
     ///
@@ -198,7 +205,11 @@ impl<'b, G> GraphBuilder<'b, G> {
         // would need a borrow for 'b, which only the payload and leaked memory have; and a
         // stream-ordered allocation, which could leave `f`, is refused (`IntoGraph`).
         let scope = unsafe { StreamScope::of(&stream) };
-        let inside = (InCapture::enter(), IntoGraph::enter());
+        let inside = (
+            InCapture::enter(),
+            IntoGraph::enter(),
+            CapturingUses::enter(),
+        );
         f(&scope)?;
         drop(inside);
         let (_, sinks) = capture_info(raw)?;
@@ -269,6 +280,7 @@ impl<'scope> StreamScope<'scope, 'static> {
         then: impl for<'c> FnOnce(&GraphBuilder<'scope, BodyGraph<'c>>) -> Result<()>,
     ) -> Result<()> {
         let (b, bodies) = self.add_conditional(cond, ffi::CU_GRAPH_COND_TYPE_IF, 1)?;
+        let _inside = IntoGraph::enter();
         then(&b.body(&bodies, 0)?)
     }
 
@@ -295,6 +307,7 @@ impl<'scope> StreamScope<'scope, 'static> {
     ) -> Result<()> {
         super::conditional::needs_two_bodies("if_else")?;
         let (b, made) = self.add_conditional(cond, ffi::CU_GRAPH_COND_TYPE_IF, 2)?;
+        let _inside = IntoGraph::enter();
         bodies(&b.body(&made, 0)?, &b.body(&made, 1)?)
     }
 
@@ -303,11 +316,14 @@ impl<'scope> StreamScope<'scope, 'static> {
     /// and makes it the one node the work captured after it follows; `body` builds its body,
     /// as [`GraphBuilder::while_loop`]'s does, over the payload the capture binds (`'scope`),
     /// or captures it ([`GraphBuilder::capture`]). The dependencies move before `body` runs:
-    /// work `body` enqueues on this scope follows the whole loop.
+    /// work `body` enqueues on this scope follows the whole loop, so a stream-ordered
+    /// allocation ([`StreamScope::alloc`]) is refused while a body is built (its allocation
+    /// node would come after the loop whose body uses it); allocate before the node.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::NotSupported`] if the stream is not capturing;
+    /// [`ErrorKind::NotSupported`] if the stream is not capturing (and for a stream-ordered
+    /// allocation while `body` runs);
     /// `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED` if its capture was invalidated;
     /// [`ErrorKind::DriverTooOld`] before driver 12.3; [`ErrorKind::InvalidValue`] if `cond`
     /// was made on another graph; the driver's errors, or `body`'s.
@@ -323,6 +339,7 @@ impl<'scope> StreamScope<'scope, 'static> {
         body: impl for<'c> FnOnce(&GraphBuilder<'scope, BodyGraph<'c>>) -> Result<()>,
     ) -> Result<()> {
         let (b, bodies) = self.add_conditional(cond, ffi::CU_GRAPH_COND_TYPE_WHILE, 1)?;
+        let _inside = IntoGraph::enter();
         body(&b.body(&bodies, 0)?)
     }
 
@@ -354,6 +371,7 @@ impl<'scope> StreamScope<'scope, 'static> {
             ));
         }
         let (b, bodies) = self.add_conditional(cond, ffi::CU_GRAPH_COND_TYPE_SWITCH, cases)?;
+        let _inside = IntoGraph::enter();
         for n in 0..cases {
             case(n, &b.body(&bodies, n as usize)?)?;
         }

@@ -153,7 +153,8 @@ impl<G> GraphNode<'_, G> {
 ///   node without every node that used it among them, and a build that ends with an
 ///   allocation not freed ([`ErrorKind::InvalidValue`]). Only the root graph's builder
 ///   allocates (a body's node that uses an allocation is refused: the driver takes no memory
-///   node in a body).
+///   node in a body), and only its own nodes use an allocation: a build that used one while a
+///   capture into the graph ([`capture`](Self::capture)) ran is refused at its end.
 /// - **Kernel nodes are checked as launches are.** [`kernel`](Self::kernel) takes a
 ///   [`Declared`] kernel and the arguments of its contract, and runs the contract's checks
 ///   (every buffer's length against its extent for the launch shape) before the node is made,

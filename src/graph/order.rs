@@ -17,7 +17,7 @@
 use crate::asynchronous::graph_kept::KeptAlloc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
-use crate::vocabulary::binding::take_uses;
+use crate::vocabulary::binding::{take_uses, used_in_capture};
 use core::cell::RefCell;
 use std::collections::HashMap;
 
@@ -236,8 +236,16 @@ impl Tracker {
         }
     }
 
-    /// Whether every allocation was freed.
+    /// Whether every allocation was freed, and none was used by work captured into the graph.
     pub(super) fn all_freed(&self) -> Result<()> {
+        if used_in_capture(self.id, false) {
+            return Err(refused(
+                "a graph allocation used while a capture into the graph ran \
+                 (GraphBuilder::capture): the driver made the captured nodes, so the builder \
+                 cannot check them against the allocation's and free's nodes; use it in the \
+                 builder's own nodes, outside the capture's closure",
+            ));
+        }
         let state = self.state.borrow();
         let unfreed = state.allocs.iter().filter(|a| !a.freed && !a.kept).count();
         if unfreed == 0 {
@@ -248,6 +256,13 @@ impl Tracker {
                  allocation node needs a free node in the same graph"
             )))
         }
+    }
+}
+
+impl Drop for Tracker {
+    fn drop(&mut self) {
+        // The build is over: its mark, if any, is cleared.
+        used_in_capture(self.id, true);
     }
 }
 
@@ -349,6 +364,34 @@ mod tests {
         );
         assert!(make(&t, 7, &[6], Role::Free(a)).is_ok());
         assert!(t.all_freed().is_ok());
+    }
+
+    #[test]
+    fn a_use_inside_a_capture_into_the_graph_refuses_the_build() {
+        use crate::vocabulary::binding::CapturingUses;
+        let t = Tracker::new();
+        let a = make(&t, 1, &[], Role::Alloc).unwrap_or(usize::MAX);
+        // A use noted for the builder's next node before the capture stays that node's.
+        note_use(t.id, a);
+        let inside = CapturingUses::enter();
+        // A captured memset over the allocation: a node the builder never sees.
+        note_use(t.id, a);
+        drop(inside);
+        assert!(
+            make(&t, 2, &[], Role::Plain).is_err(),
+            "the earlier use was kept"
+        );
+        // The captured node is no user the tracker knows: the free after the allocation node
+        // alone passes its own check, so the build's end must refuse.
+        assert!(make(&t, 3, &[1], Role::Free(a)).is_ok());
+        let end = t.all_freed();
+        assert!(end.is_err_and(|e| e.to_string().contains("GraphBuilder::capture")));
+        // Another build is not marked.
+        let other = Tracker::new();
+        assert!(other.all_freed().is_ok());
+        let id = t.id;
+        drop(t);
+        assert!(!used_in_capture(id, false), "the mark goes with its build");
     }
 
     #[test]

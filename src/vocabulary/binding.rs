@@ -373,8 +373,66 @@ std::thread_local! {
     static USES: Cell<Vec<(u64, usize)>> = const { Cell::new(Vec::new()) };
 }
 
+std::thread_local! {
+    /// How many captures into a graph being built this thread is inside of, and the trackers
+    /// whose allocations were used there: the driver makes the captured work's nodes, which the
+    /// builder never sees, so it cannot check their order against the allocation's nodes.
+    static IN_CAPTURE: Cell<usize> = const { Cell::new(0) };
+    static UNORDERED: Cell<Vec<u64>> = const { Cell::new(Vec::new()) };
+}
+
+/// Marks this thread as inside a capture into a graph being built until dropped (also on
+/// unwind): a graph allocation used meanwhile marks its build as unordered. The uses noted
+/// for the builder's next node before it are kept for that node; those noted inside are the
+/// captured nodes', which no builder node takes.
+pub(crate) struct CapturingUses {
+    before: Vec<(u64, usize)>,
+}
+
+impl CapturingUses {
+    pub(crate) fn enter() -> Self {
+        IN_CAPTURE.with(|c| c.set(c.get() + 1));
+        Self {
+            before: take_uses(),
+        }
+    }
+}
+
+impl Drop for CapturingUses {
+    fn drop(&mut self) {
+        IN_CAPTURE.with(|c| c.set(c.get().saturating_sub(1)));
+        USES.with(|u| u.set(core::mem::take(&mut self.before)));
+    }
+}
+
+/// Whether an allocation of `tracker` was used inside a capture into a graph; with `forget`,
+/// the mark is cleared (the build is ending).
+pub(crate) fn used_in_capture(tracker: u64, forget: bool) -> bool {
+    // `try_with`: a tracker dropped as the thread ends finds no mark to clear, never a panic.
+    UNORDERED
+        .try_with(|u| {
+            let mut marked = u.take();
+            let found = marked.contains(&tracker);
+            if forget {
+                marked.retain(|&t| t != tracker);
+            }
+            u.set(marked);
+            found
+        })
+        .unwrap_or(false)
+}
+
 /// Notes a use of allocation `index` of `tracker` by the node being made.
 pub(crate) fn note_use(tracker: u64, index: usize) {
+    if IN_CAPTURE.with(Cell::get) > 0 {
+        UNORDERED.with(|u| {
+            let mut marked = u.take();
+            if !marked.contains(&tracker) {
+                marked.push(tracker);
+            }
+            u.set(marked);
+        });
+    }
     USES.with(|u| {
         let mut uses = u.take();
         if !uses.contains(&(tracker, index)) {

@@ -10,8 +10,10 @@ use custack::{Context, ErrorKind, LaunchConfig, Result, Stack};
 /// capture ended and discarded, their payloads dropped); reporting 13.0, a built graph whose
 /// root and WHILE body take captured work, and a capture with an IF node and a WHILE node
 /// (whose body is captured too) in its middle, each instantiated and launched twice; a
-/// stream-ordered allocation in a capture into a graph refused, and a condition asked of a
-/// submission's scope, which does not capture.
+/// stream-ordered allocation in a capture into a graph or in a captured conditional node's body
+/// refused, a build whose capture used a
+/// graph allocation refused, and a condition asked of a submission's scope, which does not
+/// capture.
 pub(crate) fn graph_capture_into(ctx: &Context) -> Result<()> {
     report_driver_version(12020)?;
     let mut stack = Stack::new()?;
@@ -105,6 +107,44 @@ pub(crate) fn graph_capture_into(ctx: &Context) -> Result<()> {
         Ok(_) => {
             return Err(unexpected(
                 "an allocation in a capture into a graph was made",
+            ));
+        }
+    }
+    // A stream-ordered allocation while a conditional node's body is built: its allocation
+    // node would follow the node whose body writes it (the capture's dependencies moved).
+    let late = stream.capture((), move |s, ()| {
+        let cond = s.condition(1, true)?;
+        s.if_then(cond, |then| {
+            let mut a = s.alloc::<u32>(N)?;
+            then.fill_u32(&mut a, 1, &[])?;
+            Ok(())
+        })
+    });
+    match late.map(drop) {
+        Err(e) if e.kind() == ErrorKind::NotSupported => {}
+        Err(e) => return Err(e),
+        Ok(()) => {
+            return Err(unexpected(
+                "an allocation made after the conditional node whose body uses it",
+            ));
+        }
+    }
+    // A graph allocation used by captured work: the driver made those nodes, so the builder
+    // cannot order them against the free (here it would not follow the memset): refused.
+    let unordered = guard.build_graph((), |b, ()| {
+        let (made, mut x) = b.alloc::<u32>(N, &[])?;
+        b.capture(&[made], |s| s.fill_u32(&mut x, 1))?;
+        b.free(x, &[made])?;
+        Ok(())
+    });
+    match unordered {
+        Err(e)
+            if e.kind() == ErrorKind::InvalidValue
+                && e.detail().is_some_and(|d| d.contains("GraphBuilder::capture")) => {}
+        Err(e) => return Err(e),
+        Ok(_) => {
+            return Err(unexpected(
+                "a graph allocation used by captured work, freed before it",
             ));
         }
     }
