@@ -493,6 +493,9 @@ mod tests {
     #[test]
     #[cfg(all(unix, not(miri)))]
     fn an_unknown_code_under_the_profile_ends_the_process_in_the_safe_state() {
+        crate::testing::alone::rerun_alone!(
+            an_unknown_code_under_the_profile_ends_the_process_in_the_safe_state
+        );
         // SAFETY: the child sets a flag, converts a code and `_exit`s (the safe state's or its
         // own).
         let pid = unsafe { libc::fork() };
@@ -531,6 +534,9 @@ mod tests {
     #[test]
     #[cfg(all(unix, not(miri)))]
     fn a_sticky_code_matched_before_its_conversion_still_poisons_the_process() {
+        crate::testing::alone::rerun_alone!(
+            a_sticky_code_matched_before_its_conversion_still_poisons_the_process
+        );
         // SAFETY: the child only converts codes, reads the record and `_exit`s.
         let pid = unsafe { libc::fork() };
         assert!(pid >= 0, "fork failed");
