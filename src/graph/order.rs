@@ -288,7 +288,7 @@ mod tests {
 
     fn node(n: usize) -> ffi::CUgraphNode {
         // A node handle is only a key here.
-        n as ffi::CUgraphNode
+        core::ptr::without_provenance_mut(n)
     }
 
     /// Makes node `raw` after `deps` in `role` through `t`, as the builder does.
