@@ -8,8 +8,27 @@
 mod common;
 use common::{KERNELS, context};
 use custack::prelude::*;
-use custack::{ErrorKind, EventFlags, InstantiateFlags, LaunchConfig, NodeKind, Stack};
+use custack::{ErrorKind, EventFlags, GraphMem, InstantiateFlags, LaunchConfig, NodeKind, Stack};
 use std::rc::Rc;
+use std::sync::Mutex;
+
+/// Held by the tests that launch graphs with allocation nodes, so that the device's figure of
+/// graph memory in use (`GraphMem::Used`) is theirs alone while each reads it.
+static GRAPH_MEMORY: Mutex<()> = Mutex::new(());
+
+/// The device's graph memory in use now (`cuDeviceGetGraphMemAttribute`).
+fn graph_memory_used(ctx: &custack::Context) -> u64 {
+    ctx.device().graph_mem(GraphMem::Used).unwrap()
+}
+
+/// The device's graph memory in use once its pool gave back what no allocation holds
+/// (`cuDeviceGraphMemTrim`): freed allocations stay mapped in the pool until a trim (32 MiB on
+/// an H100 after one 256 KiB allocation was freed), but a trim cannot release a live one, so
+/// 0 here means every graph allocation was freed.
+fn graph_memory_held_after_trim(ctx: &custack::Context) -> u64 {
+    ctx.device().graph_mem_trim().unwrap();
+    graph_memory_used(ctx)
+}
 
 const N: usize = 1 << 16;
 const N32: u32 = N as u32;
@@ -256,6 +275,9 @@ fn a_built_graph_writes_itself_as_a_dot_file() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_built_graph_allocates_fills_adds_copies_and_frees_its_own_memory_at_each_launch() {
+    let _alone = GRAPH_MEMORY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let ctx = context();
     let mut stack = Stack::new().unwrap();
     let guard = stack.push(&ctx).unwrap();
@@ -357,6 +379,9 @@ fn keeping_graph<'g, 'm>(
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_kept_graph_allocation_is_taken_after_each_launch_read_and_freed_then_launched_again() {
+    let _alone = GRAPH_MEMORY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let ctx = context();
     let mut stack = Stack::new().unwrap();
     let guard = stack.push(&ctx).unwrap();
@@ -400,8 +425,17 @@ fn a_kept_graph_allocation_is_taken_after_each_launch_read_and_freed_then_launch
         })
         .unwrap()
         .unwrap();
+    assert!(
+        graph_memory_used(&ctx) > 0,
+        "the launch's kept allocation is graph memory in use"
+    );
     // Not taken: freed by the executable graph's drop, after the destroy (which frees none).
     drop(exec);
+    assert_eq!(
+        graph_memory_held_after_trim(&ctx),
+        0,
+        "every kept allocation was freed: taken ones by their buffers, the last by the drop"
+    );
     let errors = custack::take_drop_errors();
     assert!(errors.is_empty(), "{errors:?}");
 }
@@ -409,6 +443,9 @@ fn a_kept_graph_allocation_is_taken_after_each_launch_read_and_freed_then_launch
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_kept_allocation_not_freed_fails_the_relaunch_in_the_driver_and_auto_free_relaunches() {
+    let _alone = GRAPH_MEMORY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let ctx = context();
     let mut stack = Stack::new().unwrap();
     let guard = stack.push(&ctx).unwrap();
@@ -461,6 +498,11 @@ fn a_kept_allocation_not_freed_fails_the_relaunch_in_the_driver_and_auto_free_re
     assert!(x.to_vec().unwrap().iter().all(|&v| v == 42));
     drop(x);
     drop(exec);
+    assert_eq!(
+        graph_memory_held_after_trim(&ctx),
+        0,
+        "every kept allocation was freed: by the program, or by the next launch (auto-free)"
+    );
     let errors = custack::take_drop_errors();
     assert!(errors.is_empty(), "{errors:?}");
 }
