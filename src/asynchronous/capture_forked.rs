@@ -86,10 +86,10 @@ impl Drop for EndForked<'_> {
         // A capture the closure invalidated refuses these calls, and ending it on the origin
         // ends it for the fork as well: the error that invalidated it is the one reported.
         // Any other refusal is reported too (the capture then ends unjoined, in no graph).
-        if let Err(e) = self.join_back()
-            && e.kind() != ErrorKind::StreamCaptureInvalidated
-        {
-            record_drop_error(e);
+        if let Err(e) = self.join_back() {
+            if e.kind() != ErrorKind::StreamCaptureInvalidated {
+                record_drop_error(e);
+            }
         }
         let mut graph = core::ptr::null_mut();
         // SAFETY: the origin is live and capturing (this guard exists only during capture).

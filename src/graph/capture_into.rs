@@ -50,10 +50,10 @@ impl Drop for EndInto {
         let ended = unsafe { ffi::cuStreamEndCapture(self.0, &raw mut graph) }.result();
         // An invalidated capture ends with an error and no graph: nothing to report beyond the
         // error that invalidated it, which the closure returned.
-        if let Err(e) = ended
-            && !graph.is_null()
-        {
-            record_drop_error(e);
+        if let Err(e) = ended {
+            if !graph.is_null() {
+                record_drop_error(e);
+            }
         }
     }
 }
