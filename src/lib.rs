@@ -132,6 +132,9 @@ pub mod ffi;
 #[cfg(all(test, miri))]
 extern crate checkdriver as _;
 
+// Unit tests that fork, each run alone in a process of its own.
+#[cfg(test)]
+mod alone;
 mod asynchronous;
 #[cfg(feature = "cublas")]
 pub mod blas;

@@ -229,7 +229,7 @@ mod tests {
     #[test]
     #[cfg(all(unix, not(miri)))]
     fn a_forked_child_refuses_every_checked_call() {
-        crate::testing::alone::rerun_alone!(a_forked_child_refuses_every_checked_call);
+        crate::alone::rerun_alone!(a_forked_child_refuses_every_checked_call);
         crate::error::poison::watch_forks().unwrap();
         assert!(check().is_ok() || crate::error::poison::poisoned().is_some());
         // SAFETY: the child only checks an atomic, makes an error and `_exit`s.

@@ -493,7 +493,7 @@ mod tests {
     #[test]
     #[cfg(all(unix, not(miri)))]
     fn an_unknown_code_under_the_profile_ends_the_process_in_the_safe_state() {
-        crate::testing::alone::rerun_alone!(
+        crate::alone::rerun_alone!(
             an_unknown_code_under_the_profile_ends_the_process_in_the_safe_state
         );
         // SAFETY: the child sets a flag, converts a code and `_exit`s (the safe state's or its
@@ -534,7 +534,7 @@ mod tests {
     #[test]
     #[cfg(all(unix, not(miri)))]
     fn a_sticky_code_matched_before_its_conversion_still_poisons_the_process() {
-        crate::testing::alone::rerun_alone!(
+        crate::alone::rerun_alone!(
             a_sticky_code_matched_before_its_conversion_still_poisons_the_process
         );
         // SAFETY: the child only converts codes, reads the record and `_exit`s.

@@ -143,7 +143,7 @@ mod tests {
     #[test]
     #[cfg(all(unix, not(miri)))]
     fn the_safe_state_exits_75_with_one_line() {
-        crate::testing::alone::rerun_alone!(the_safe_state_exits_75_with_one_line);
+        crate::alone::rerun_alone!(the_safe_state_exits_75_with_one_line);
         let mut fds = [0; 2];
         // SAFETY: `fds` is a valid array of two descriptors.
         assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);

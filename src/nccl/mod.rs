@@ -167,7 +167,7 @@ mod poisoned {
     #[cfg(all(unix, not(miri)))]
     #[cfg_attr(custack_no_nccl, ignore = "needs NCCL linked")]
     fn every_nccl_call_refuses_once_the_process_is_poisoned() {
-        crate::testing::alone::rerun_alone!(every_nccl_call_refuses_once_the_process_is_poisoned);
+        crate::alone::rerun_alone!(every_nccl_call_refuses_once_the_process_is_poisoned);
         // SAFETY: the child converts a code, makes calls that are refused before NCCL is
         // reached, and `_exit`s.
         let pid = unsafe { libc::fork() };

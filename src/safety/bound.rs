@@ -153,7 +153,7 @@ mod tests {
     #[test]
     #[cfg(all(unix, not(miri)))]
     fn a_fail_stop_overrun_ends_the_process_in_the_safe_state() {
-        crate::testing::alone::rerun_alone!(a_fail_stop_overrun_ends_the_process_in_the_safe_state);
+        crate::alone::rerun_alone!(a_fail_stop_overrun_ends_the_process_in_the_safe_state);
         // SAFETY: the child only settles an error (which writes one line and `_exit`s) or, if
         // settling returned, `_exit`s with 0 itself.
         let pid = unsafe { libc::fork() };

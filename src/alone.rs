@@ -42,7 +42,7 @@ pub(crate) fn run_alone(test: &str) -> bool {
 /// in that process, goes on with the test's body. `$name` is the test function's name.
 macro_rules! rerun_alone {
     ($name:ident) => {
-        if $crate::testing::alone::run_alone(concat!(module_path!(), "::", stringify!($name))) {
+        if $crate::alone::run_alone(concat!(module_path!(), "::", stringify!($name))) {
             return;
         }
     };
