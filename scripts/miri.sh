@@ -84,8 +84,17 @@ programs=(example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_
     events submission graph graph_built graph_conditional graph_capture_into graph_shared graph_arena graph_host graph_capture_forked device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm vmm_share peer ipc
     newer green deadlines safety_frame safety_graph confinement restricted_end restricted_scope driver_init
     redundant_partitions stress)
+# `graph_capture_into` and `graph_capture_forked` run clean only too, to keep the test command
+# within its hour: scripts/check-driver.sh fails each of their calls natively, and under Miri
+# their schedules were sampled (eight fail-at schedules each, clean) when they were written.
+clean_only=" stress graph_capture_into graph_capture_forked "
 schedules=${MIRI_SCHEDULES:-all}
-[[ $schedules != all ]] || schedules=${programs[*]/stress/}
+if [[ $schedules == all ]]; then
+    schedules=
+    for p in "${programs[@]}"; do
+        [[ $clean_only == *" $p "* ]] || schedules+="$p "
+    done
+fi
 [[ $schedules != none ]] || schedules=
 # Which fault schedules run under Miri, per call k of each program (scripts/check-driver.sh
 # runs both schedules of every call natively on every run):
