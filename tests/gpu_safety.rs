@@ -301,7 +301,8 @@ fn a_child_forked_after_profile_init_refuses_every_call_and_drop() {
         .streams(1)
         .events(2)
         .modules(1);
-    let mut ctx = RestrictedContext::new(&profile, profile.device(0).unwrap(), budget).unwrap();
+    let device = profile.device(0).unwrap();
+    let mut ctx = RestrictedContext::new(&profile, device, budget).unwrap();
     let mut stack = Stack::new().unwrap();
     let mut guard = ctx.push(&mut stack).unwrap();
     {
@@ -347,6 +348,16 @@ fn a_child_forked_after_profile_init_refuses_every_call_and_drop() {
             expect("stream.synchronize", refused(stream.synchronize()));
             expect("event.synchronize", refused(end.synchronize()));
             expect("stream.scope", refused(stream.scope(|_| ())));
+            // Refused as forked, before the process's count of contexts (taken already) is
+            // asked: `ForkedProcess`, not `OutsideProfile`.
+            expect(
+                "RestrictedContext::new",
+                refused(RestrictedContext::new(&profile, device, Budget::new()).map(drop)),
+            );
+            expect(
+                "RestrictedContext::primary",
+                refused(RestrictedContext::primary(&profile, device, Budget::new()).map(drop)),
+            );
             drop(custack::take_drop_errors());
             drop((buffer, pinned, stream, start, end, module, run));
             let dropped = custack::take_drop_errors();

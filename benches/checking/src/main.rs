@@ -3144,7 +3144,8 @@ fn fork() -> Result<()> {
         .streams(1)
         .events(2)
         .modules(1);
-    let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, budget)?;
+    let device = profile.device(0)?;
+    let mut ctx = RestrictedContext::new(&profile, device, budget)?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
     let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
@@ -3190,6 +3191,16 @@ fn fork() -> Result<()> {
             expect("stream.synchronize", refused(stream.synchronize()));
             expect("event.synchronize", refused(end.synchronize()));
             expect("stream.scope", refused(stream.scope(|_| ())));
+            // Refused as forked, before the process's count of contexts (taken already) is
+            // asked: `ForkedProcess`, not `OutsideProfile`.
+            expect(
+                "RestrictedContext::new",
+                refused(RestrictedContext::new(&profile, device, Budget::new()).map(drop)),
+            );
+            expect(
+                "RestrictedContext::primary",
+                refused(RestrictedContext::primary(&profile, device, Budget::new()).map(drop)),
+            );
             drop(custack::take_drop_errors());
             drop((buffer, pinned, stream, start, end, module, run));
             let dropped = custack::take_drop_errors();
