@@ -289,6 +289,7 @@ fn profile_init_after_driver_init_registered_its_callback_is_refused() {
 #[test]
 #[cfg(unix)] // `fork`: Windows has none, and no child to refuse
 #[ignore = "needs a CUDA device"]
+#[allow(clippy::too_many_lines)] // one child's calls and drops, each named, and the parent's
 fn a_child_forked_after_profile_init_refuses_every_call_and_drop() {
     if !common::alone_in_a_process("a_child_forked_after_profile_init_refuses_every_call_and_drop")
     {

@@ -172,8 +172,8 @@ fn not_linked() -> Result<()> {
 #[doc(alias = "cublasGetProperty")]
 #[doc(alias = "cublasGetVersion_v2")]
 pub fn version() -> Result<LibraryVersion> {
-    crate::error::confinement::full_api("blas::version")?;
     use ffi::cublas::libraryPropertyType as P;
+    crate::error::confinement::full_api("blas::version")?;
     not_linked()?;
     let part = |which: P, name: &str| -> Result<u32> {
         let mut v: c_int = 0;

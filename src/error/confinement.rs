@@ -41,7 +41,7 @@
 //!
 //! | function | reaches | here |
 //! | --- | --- | --- |
-//! | `Driver::init` | `cuInit`, the log callback | asks ("Driver::init") |
+//! | `Driver::init` | `cuInit`, the log callback | asks |
 //! | `Context::new`, `with_sm_count`, `primary`, `from_raw` | context creation, retain, adoption | ask |
 //! | `Stack::push` (and `StackTop::with_pushed` of a `Context`, which only the entries above make) | `cuCtxPushCurrent` | asks |
 //! | `Device::sm_resource`, `GreenContext::new` | green contexts | ask |

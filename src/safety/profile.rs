@@ -633,7 +633,7 @@ mod tests {
     use crate::error::ErrorKind;
 
     #[track_caller]
-    fn refused_with<T: core::fmt::Debug>(r: crate::Result<T>, words: &str) {
+    fn refused_with<T: core::fmt::Debug>(r: crate::error::Result<T>, words: &str) {
         let e = r.unwrap_err();
         assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
         assert!(e.to_string().contains(words), "{e}");
@@ -667,7 +667,7 @@ mod tests {
 
     #[test]
     fn threads_stating_different_counts_leave_one_stated() {
-        for _ in 0..200 {
+        for _ in 0..if cfg!(miri) { 4 } else { 200 } {
             let count = ContextCount::new();
             let start = std::sync::Barrier::new(4);
             let stated: Vec<usize> = std::thread::scope(|t| {
@@ -730,7 +730,7 @@ mod tests {
 
     #[test]
     fn four_threads_racing_for_the_last_context_take_it_once() {
-        for _ in 0..200 {
+        for _ in 0..if cfg!(miri) { 4 } else { 200 } {
             let count = ContextCount::new();
             count.state(3).unwrap();
             count.take().unwrap().keep();

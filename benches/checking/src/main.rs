@@ -2404,7 +2404,7 @@ fn confinement() -> Result<()> {
     let profile = Profile::init(1)?;
     let device = profile.device(0)?;
     let before = driver_calls()?;
-    let escapes: [(&str, Result<()>); 9] = [
+    let escapes: [(&str, Result<()>); 11] = [
         ("Driver::init", Driver::init().map(drop)),
         (
             "Context::new",
@@ -2425,6 +2425,11 @@ fn confinement() -> Result<()> {
             device.set_primary_context_flags(ContextFlags::empty()),
         ),
         ("Device::sm_resource", device.sm_resource().map(drop)),
+        ("Device::graph_mem_trim", device.graph_mem_trim()),
+        (
+            "Device::reset_graph_mem_high",
+            device.reset_graph_mem_high(GraphMem::UsedHigh),
+        ),
         (
             "Library::load_ptx",
             Library::load_ptx(profile.driver(), KERNELS).map(drop),
