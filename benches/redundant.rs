@@ -82,7 +82,7 @@ struct Size<'g, 'm> {
 
 #[allow(clippy::too_many_lines)] // the init phase and both sizes' loops
 fn bench(cubin: &[u8], reps: usize) -> custack::Result<()> {
-    let profile = Profile::init()?;
+    let profile = Profile::init(1)?;
     let device = profile.device(0)?;
     let sms = u32::try_from(device.attribute(DeviceAttribute::MultiprocessorCount)?).unwrap_or(0);
     // Half the device's SMs each, rounded down to 8 (the H100's partition granularity).

@@ -86,7 +86,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let calls: usize = args.get(1).map_or(Ok(100_000), |a| a.parse())?;
     let reps: usize = args.get(2).map_or(Ok(3), |a| a.parse())?;
     let cubin = std::fs::read(&path)?;
-    let profile = Profile::init()?;
+    let profile = Profile::init(1)?;
     let page = N as usize * size_of::<f32>();
     let budget = Budget::page_locked(2 * page)
         .device_bytes(2 * page)

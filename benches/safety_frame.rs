@@ -62,7 +62,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let frames: u32 = args.get(1).map_or(Ok(200), |a| a.parse())?;
     let reps: usize = args.get(2).map_or(Ok(5), |a| a.parse())?;
     let cubin = std::fs::read(&path)?;
-    let profile = custack::safety::Profile::init()?;
+    let profile = custack::safety::Profile::init(1)?;
     let (mut times, allocs, device_bytes) = pipeline::run(profile, &cubin, |run, frame| {
         for _ in 0..20 {
             frame()?;

@@ -396,7 +396,7 @@ fn main() -> ExitCode {
         .and_then(|a| a.parse().ok())
         .and_then(NonZeroU64::new)
         .unwrap_or(NonZeroU64::MIN.saturating_add(99));
-    let profile = match Profile::init() {
+    let profile = match Profile::init(1) {
         Ok(profile) => profile,
         Err(e) => {
             eprintln!("25_safety_redundant: no GPU work done: no CUDA driver or device: {e}");

@@ -15,9 +15,14 @@ use custack::health::{Answer, EventKind, Health};
 use custack::safety::{Budget, Profile, RestrictedContext};
 use std::time::Instant;
 
+/// The restricted contexts this binary's tests make, together, in their one process:
+/// `the_run_phase_poll_finds_nothing_on_a_healthy_gpu` and
+/// `a_run_phase_that_watched_nothing_says_so`, one each.
+const CONTEXTS: usize = 2;
+
 /// The profile and device 0. Fails (so these tests fail, never pass) without a device.
 fn profile_device() -> (Profile, custack::Device) {
-    let profile = Profile::init().expect("needs a CUDA device: Profile::init failed");
+    let profile = Profile::init(CONTEXTS).expect("needs a CUDA device: Profile::init failed");
     let device = profile.device(0).expect("needs a CUDA device: no device 0");
     (profile, device)
 }

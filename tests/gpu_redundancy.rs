@@ -146,7 +146,7 @@ fn the_two_runs_never_share_an_sm_and_overlap_in_time() {
     if !is_child() {
         return in_child("the_two_runs_never_share_an_sm_and_overlap_in_time");
     }
-    let profile = Profile::init().unwrap();
+    let profile = Profile::init(1).unwrap();
     let each = sms_each(profile);
     let len = 3 * BLOCKS as usize;
     let budget = Budget::page_locked(2 * len * 8)
@@ -255,7 +255,7 @@ fn mix_frames(
     compare_on: Option<CompareOn>,
     fault: impl Fn(u32) -> Fault,
 ) -> Frames {
-    let profile = Profile::init().unwrap();
+    let profile = Profile::init(1).unwrap();
     let each = sms_each(profile).min(16);
     // The input and two outputs on the device, two page-locked copies (one where the
     // comparison is on the device), and the comparison's kernel, event and verdicts.
@@ -523,7 +523,7 @@ fn a_redundant_frame_costs_against_a_single_run() {
     if !is_child() {
         return in_child("a_redundant_frame_costs_against_a_single_run");
     }
-    let profile = Profile::init().unwrap();
+    let profile = Profile::init(1).unwrap();
     let each = sms_each(profile);
     // Per size: on the device the single run's output and two per redundant kernel (one
     // compared on the host, one on the device), and the input once; page-locked, the single
@@ -640,7 +640,8 @@ fn partitions_need_the_primary_context_and_the_budget() {
     if !is_child() {
         return in_child("partitions_need_the_primary_context_and_the_budget");
     }
-    let profile = Profile::init().unwrap();
+    // Two contexts in this child's life: one of its own, then the primary one.
+    let profile = Profile::init(2).unwrap();
     let device = profile.device(0).unwrap();
     let image = cubin();
     let budget = Budget::page_locked(2 * N * 4)

@@ -21,13 +21,23 @@ fn cubin(var: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{var}={path}: {e}"))
 }
 
+/// The restricted contexts this binary's tests make, together, in their one process: one each
+/// for the seven tests through `with_init`, `the_frame_pipeline_runs_its_frames_and_checks_them`
+/// and `a_second_init_phase_is_refused` (the tests alone in a child process state their own).
+const CONTEXTS: usize = 9;
+
+/// The profile of this binary's process (`CONTEXTS`).
+fn profile() -> Profile {
+    Profile::init(CONTEXTS).unwrap()
+}
+
 /// Runs `f` with an init phase of a fresh restricted context on device 0 stating `budget`;
 /// returns `f`'s result and what the init phase took of each resource.
 fn with_init<R>(
     budget: Budget,
     f: impl FnOnce(&custack::safety::InitPhase<'_>) -> R,
 ) -> (R, HashMap<Resource, usize>) {
-    let profile = Profile::init().unwrap();
+    let profile = profile();
     let mut ctx = RestrictedContext::new(&profile, profile.device(0).unwrap(), budget).unwrap();
     let mut stack = Stack::new().unwrap();
     let mut guard = ctx.push(&mut stack).unwrap();
@@ -42,7 +52,7 @@ fn with_init<R>(
 #[ignore = "needs a CUDA device"]
 fn the_frame_pipeline_runs_its_frames_and_checks_them() {
     let cubin = cubin("CUSTACK_FRAME_CUBIN");
-    let profile = Profile::init().unwrap();
+    let profile = profile();
     // (The device's free memory is not compared here: the other tests of this binary run
     // beside it. The example and the benchmark `safety_frame`, alone in their processes, do.)
     let frames = pipeline::run(profile, &cubin, |_, frame| {
@@ -216,7 +226,7 @@ fn a_second_init_phase_is_refused() {
         assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
         assert!(e.to_string().contains("second init phase"), "{e}");
     };
-    let profile = Profile::init().unwrap();
+    let profile = profile();
     let mut ctx = RestrictedContext::new(
         &profile,
         profile.device(0).unwrap(),
@@ -249,8 +259,9 @@ fn a_second_init_phase_is_refused() {
     ctx.destroy().unwrap();
 }
 
-/// `Profile::init` after `Driver::init` registered the log callback (driver 12.9+) is refused;
-/// in a child process, since the registration lasts the process.
+/// `Profile::init` after `Driver::init` (which registered the log callback on driver 12.9+)
+/// is refused on every driver version, naming `Driver::init`, before the driver is asked; in a
+/// child process, since the full API's use lasts the process.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn profile_init_after_driver_init_registered_its_callback_is_refused() {
@@ -261,12 +272,13 @@ fn profile_init_after_driver_init_registered_its_callback_is_refused() {
     }
     custack::Driver::init().unwrap();
     let v = custack::driver_version().unwrap();
-    let registers = (v.major, v.minor) >= (12, 9);
-    match Profile::init() {
-        Err(e) if registers => assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}"),
-        Ok(_) if !registers => {}
-        other => panic!("driver {v}: {other:?}"),
-    }
+    let e = Profile::init(1).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::OutsideProfile, "driver {v}: {e}");
+    assert!(
+        e.to_string()
+            .contains("Driver::init was used before Profile::init"),
+        "driver {v}: {e}"
+    );
 }
 
 /// R22: a child forked after `Profile::init` makes no driver call. With live values of every
@@ -277,19 +289,21 @@ fn profile_init_after_driver_init_registered_its_callback_is_refused() {
 #[test]
 #[cfg(unix)] // `fork`: Windows has none, and no child to refuse
 #[ignore = "needs a CUDA device"]
+#[allow(clippy::too_many_lines)] // one child's calls and drops, each named, and the parent's
 fn a_child_forked_after_profile_init_refuses_every_call_and_drop() {
     if !common::alone_in_a_process("a_child_forked_after_profile_init_refuses_every_call_and_drop")
     {
         return;
     }
     let cubin = cubin("CUSTACK_FRAME_CUBIN");
-    let profile = Profile::init().unwrap();
+    let profile = Profile::init(1).unwrap();
     let budget = Budget::page_locked(4096)
         .device_bytes(1024)
         .streams(1)
         .events(2)
         .modules(1);
-    let mut ctx = RestrictedContext::new(&profile, profile.device(0).unwrap(), budget).unwrap();
+    let device = profile.device(0).unwrap();
+    let mut ctx = RestrictedContext::new(&profile, device, budget).unwrap();
     let mut stack = Stack::new().unwrap();
     let mut guard = ctx.push(&mut stack).unwrap();
     {
@@ -335,6 +349,16 @@ fn a_child_forked_after_profile_init_refuses_every_call_and_drop() {
             expect("stream.synchronize", refused(stream.synchronize()));
             expect("event.synchronize", refused(end.synchronize()));
             expect("stream.scope", refused(stream.scope(|_| ())));
+            // Refused as forked, before the process's count of contexts (taken already) is
+            // asked: `ForkedProcess`, not `OutsideProfile`.
+            expect(
+                "RestrictedContext::new",
+                refused(RestrictedContext::new(&profile, device, Budget::new()).map(drop)),
+            );
+            expect(
+                "RestrictedContext::primary",
+                refused(RestrictedContext::primary(&profile, device, Budget::new()).map(drop)),
+            );
             drop(custack::take_drop_errors());
             drop((buffer, pinned, stream, start, end, module, run));
             let dropped = custack::take_drop_errors();

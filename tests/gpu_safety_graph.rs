@@ -176,7 +176,7 @@ fn a_while_graph_built_in_the_init_phase_runs_its_frames_and_takes_kernel_update
         .kernels(2)
         .graphs(1)
         .graph_nodes(NODES);
-    let profile = Profile::init().unwrap();
+    let profile = Profile::init(1).unwrap();
     let mut ctx = RestrictedContext::new(&profile, profile.device(0).unwrap(), budget).unwrap();
     let mut stack = Stack::new().unwrap();
     let mut guard = ctx.push(&mut stack).unwrap();

@@ -97,7 +97,8 @@ fn another_context_s_fault_never_hands_back_memory_a_restricted_scope_still_writ
         return;
     }
     let image = cubin();
-    let profile = Profile::init().unwrap();
+    // Two contexts in this child's life: `a`, whose fault it is, and `b`.
+    let profile = Profile::init(2).unwrap();
     let device = profile.device(0).unwrap();
     let budget = Budget::page_locked(4)
         .device_bytes(4)
@@ -178,7 +179,9 @@ fn local_memory_is_reserved_in_the_init_phase_and_no_launch_grows_it() {
         return;
     }
     let image = cubin();
-    let profile = Profile::init().unwrap();
+    // Two contexts in this child's life: the one that states no local memory, then the one
+    // that does.
+    let profile = Profile::init(2).unwrap();
     let device = profile.device(0).unwrap();
     let budget = Budget::new()
         .device_bytes(LEN * 4)

@@ -1187,7 +1187,7 @@ fn p14_safety_profile_frame(
     cubin: &[u8],
     frames: u32,
 ) -> core::result::Result<u32, frame_pipeline::FrameError> {
-    let profile = custack::safety::Profile::init()?;
+    let profile = custack::safety::Profile::init(1)?;
     frame_pipeline::run(profile, cubin, |run, frame| {
         for _ in 0..frames {
             frame()?;

@@ -11,7 +11,7 @@ use custack::{ErrorKind, safety::Profile};
 #[test]
 #[cfg(unix)]
 fn a_child_forked_after_profile_init_is_refused() {
-    let parent = Profile::init();
+    let parent = Profile::init(1);
     if let Err(e) = &parent {
         assert_ne!(
             e.kind(),
@@ -24,7 +24,7 @@ fn a_child_forked_after_profile_init_is_refused() {
     let pid = unsafe { libc::fork() };
     assert!(pid >= 0, "fork failed");
     if pid == 0 {
-        let refused = matches!(Profile::init(), Err(e) if e.kind() == ErrorKind::ForkedProcess);
+        let refused = matches!(Profile::init(1), Err(e) if e.kind() == ErrorKind::ForkedProcess);
         // SAFETY: ends the child at once, running nothing of the parent's.
         unsafe { libc::_exit(i32::from(!refused)) };
     }
@@ -38,7 +38,7 @@ fn a_child_forked_after_profile_init_is_refused() {
         "the forked child was not refused"
     );
     // And the parent still is not.
-    if let Err(e) = Profile::init() {
+    if let Err(e) = Profile::init(1) {
         assert_ne!(e.kind(), ErrorKind::ForkedProcess, "{e}");
     }
 }

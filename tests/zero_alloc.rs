@@ -126,7 +126,7 @@ fn restricted_run_phase_does_not_allocate() {
     let cubin = std::fs::read(path).unwrap();
     const M: usize = 4096;
     const M32: u32 = M as u32;
-    let profile = Profile::init().unwrap();
+    let profile = Profile::init(1).unwrap();
     let mut ctx = RestrictedContext::new(
         &profile,
         profile.device(0).unwrap(),

@@ -10,7 +10,7 @@ custack::kernel_contract! {
 }
 
 fn main() -> Result<(), custack::Error> {
-    let profile = Profile::init()?;
+    let profile = Profile::init(1)?;
     let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;

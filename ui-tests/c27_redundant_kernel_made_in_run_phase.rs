@@ -11,7 +11,7 @@ custack::kernel_contract! {
 }
 
 fn main() -> Result<(), custack::Error> {
-    let profile = Profile::init()?;
+    let profile = Profile::init(1)?;
     let budget = Budget::page_locked(1 << 20).partitions(2).streams(2);
     let mut ctx = RestrictedContext::primary(&profile, profile.device(0)?, budget)?;
     let mut stack = Stack::new()?;

@@ -5,7 +5,7 @@ use custack::Stack;
 use custack::safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack::Error> {
-    let profile = Profile::init()?;
+    let profile = Profile::init(1)?;
     let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;

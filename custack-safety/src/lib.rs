@@ -31,10 +31,12 @@
 //!   [`FAIL_STOP_STATUS`]).
 //!
 //! What it cannot close at compile time: the methods of the values the profile hands out. A
-//! [`Device`] from [`Profile::device`] still has `sm_resource` (green contexts) and
-//! `set_primary_context_flags`, and [`Profile::driver`] returns custack's `Driver` value, whose
-//! methods query versions and devices; custack refuses every one of them that would leave the
-//! profile at run time, once [`Profile::init`] has run (`ErrorKind::OutsideProfile`).
+//! [`Device`] from [`Profile::device`] still has `sm_resource` (green contexts),
+//! `set_primary_context_flags` and the graph-memory pool's trim, and [`Profile::driver`]
+//! returns custack's `Driver` value, whose methods query versions and devices; custack refuses
+//! every one of them that would leave the profile at run time, once [`Profile::init`] has run
+//! (`ErrorKind::OutsideProfile`). And `Profile::init` refuses a process in which anything
+//! (a dependency, another thread) used custack's full API first.
 //!
 //! # The application's side
 //!
@@ -80,7 +82,7 @@
 //! fn main() -> Result<(), Box<dyn std::error::Error>> {
 //!     const N: u32 = 1024;
 //!     let cubin = std::fs::read("scale.cubin")?;
-//!     let profile = Profile::init()?;
+//!     let profile = Profile::init(1)?;
 //!     // Every resource the init phase makes, stated up front; what is not stated is refused.
 //!     let bytes = N as usize * size_of::<f32>();
 //!     let budget = Budget::page_locked(2 * bytes)

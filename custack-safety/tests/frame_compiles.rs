@@ -19,7 +19,7 @@ fn the_frame_pipeline_runs_through_the_facade() {
     let path = std::env::var("CUSTACK_FRAME_CUBIN")
         .expect("CUSTACK_FRAME_CUBIN: the path of examples/kernels/frame.cu built by nvcc -cubin");
     let cubin = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let profile = custack::Profile::init().unwrap();
+    let profile = custack::Profile::init(1).unwrap();
     let frames = pipeline::run(profile, &cubin, |_, frame| {
         for _ in 0..20 {
             frame()?;

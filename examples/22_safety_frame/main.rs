@@ -44,7 +44,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let profile = match custack::safety::Profile::init() {
+    let profile = match custack::safety::Profile::init(1) {
         Ok(profile) => profile,
         Err(e) => {
             eprintln!("22_safety_frame: no CUDA driver or device: {e}");

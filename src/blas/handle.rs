@@ -154,6 +154,8 @@ fn not_linked() -> Result<()> {
 ///
 /// # Errors
 ///
+/// `ErrorKind::OutsideProfile` once the process has entered the restricted profile
+/// ([`Profile::init`](crate::safety::Profile::init)): the library is outside it.
 /// [`ErrorKind::LibraryNotLinked`](crate::ErrorKind::LibraryNotLinked) in a build without
 /// cuBLAS; cuBLAS's status.
 ///
@@ -171,6 +173,7 @@ fn not_linked() -> Result<()> {
 #[doc(alias = "cublasGetVersion_v2")]
 pub fn version() -> Result<LibraryVersion> {
     use ffi::cublas::libraryPropertyType as P;
+    crate::error::confinement::full_api("blas::version")?;
     not_linked()?;
     let part = |which: P, name: &str| -> Result<u32> {
         let mut v: c_int = 0;

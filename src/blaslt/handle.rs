@@ -124,6 +124,8 @@ pub(super) fn not_linked() -> Result<()> {
 ///
 /// # Errors
 ///
+/// `ErrorKind::OutsideProfile` once the process has entered the restricted profile
+/// ([`Profile::init`](crate::safety::Profile::init)): the library is outside it.
 /// [`ErrorKind::LibraryNotLinked`](crate::ErrorKind::LibraryNotLinked) in a build without
 /// cuBLASLt.
 ///
@@ -132,6 +134,7 @@ pub(super) fn not_linked() -> Result<()> {
 /// <https://docs.nvidia.com/cuda/cublas/#cublasltgetversion>
 #[doc(alias = "cublasLtGetVersion")]
 pub fn version() -> Result<LibraryVersion> {
+    crate::error::confinement::full_api("blaslt::version")?;
     not_linked()?;
     // SAFETY: `cublasLtGetVersion` takes nothing and returns a number.
     let code = unsafe { ffi::cublaslt::cublasLtGetVersion() };

@@ -73,6 +73,8 @@ impl Device {
     ///
     /// # Errors
     ///
+    /// `ErrorKind::OutsideProfile` once the process has entered the restricted profile
+    /// ([`Profile::init`](crate::safety::Profile::init)): the profile uses no graph memory.
     /// [`ErrorKind::InvalidValue`] for [`GraphMem::Used`] or [`GraphMem::Reserved`], which only
     /// the pool sets (no driver call); the driver's errors.
     ///
@@ -81,6 +83,7 @@ impl Device {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuDeviceSetGraphMemAttribute")]
     pub fn reset_graph_mem_high(self, watermark: GraphMem) -> Result<()> {
+        crate::error::confinement::full_api("Device::reset_graph_mem_high")?;
         crate::error::poison::check()?;
         if !matches!(watermark, GraphMem::UsedHigh | GraphMem::ReservedHigh) {
             return Err(
@@ -107,6 +110,8 @@ impl Device {
     ///
     /// # Errors
     ///
+    /// `ErrorKind::OutsideProfile` once the process has entered the restricted profile
+    /// ([`Profile::init`](crate::safety::Profile::init)): the profile uses no graph memory.
     /// The driver's errors.
     ///
     /// # References
@@ -114,6 +119,7 @@ impl Device {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuDeviceGraphMemTrim")]
     pub fn graph_mem_trim(self) -> Result<()> {
+        crate::error::confinement::full_api("Device::graph_mem_trim")?;
         crate::error::poison::check()?;
         // SAFETY: the device is valid; the call touches only the driver's own pool.
         unsafe { ffi::cuDeviceGraphMemTrim(self.as_raw()) }.result()

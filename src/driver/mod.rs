@@ -51,7 +51,8 @@ impl Driver {
     /// error of registering custack's log callback (`cuDriverGetVersion`, `cuGetProcAddress_v2`,
     /// `cuLogsRegisterCallback`); a driver without it is not an error.
     /// `ErrorKind::OutsideProfile` once the process has entered the restricted profile
-    /// ([`Profile::init`](crate::safety::Profile::init)).
+    /// ([`Profile::init`](crate::safety::Profile::init)). Called, even where it fails, it is
+    /// the process's use of the full API: a later `Profile::init` is refused.
     ///
     /// # Examples
     ///
@@ -299,19 +300,15 @@ impl Device {
     }
 }
 
-/// Registers the driver-log callback ([`logs`]) once per process, where the driver has the API
-/// (12.9+).
-///
-/// A driver without the API is not an error (there are just no log lines); a failed driver call
-/// on the way is returned, and the next [`Driver::init`](crate::Driver::init) tries again.
 /// `cuInit` without the driver-log callback, for the restricted safety profile (NVIDIA's safety
 /// subset has no callbacks): marks the callback as never to be registered in this process, so a
-/// later [`Driver::init`] registers none either.
+/// later [`Driver::init`] registers none either (it is refused anyway: the process is confined).
 ///
 /// # Errors
 ///
 /// `ErrorKind::OutsideProfile` if a [`Driver::init`] already registered it (the driver keeps a
-/// callback for the process's lifetime); `cuInit`'s errors.
+/// callback for the process's lifetime; `Profile::init` refuses such a process before, at its
+/// confinement, on every driver version: this is the second line); `cuInit`'s errors.
 pub(crate) fn init_without_callbacks() -> Result<Driver> {
     crate::error::poison::check()?;
     {
@@ -334,6 +331,11 @@ pub(crate) fn init_without_callbacks() -> Result<Driver> {
     Ok(Driver { _private: () })
 }
 
+/// Registers the driver-log callback ([`driver_log`]) once per process, where the driver has
+/// the API (12.9+).
+///
+/// A driver without the API is not an error (there are just no log lines); a failed driver call
+/// on the way is returned, and the next [`Driver::init`](crate::Driver::init) tries again.
 fn register_logs() -> Result<()> {
     if driver_log::REGISTERED.get().is_some() {
         return Ok(());

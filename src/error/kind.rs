@@ -513,11 +513,13 @@ error_kinds! {
         /// custack: under the restricted safety profile ([`Profile`](crate::safety::Profile)), a
         /// request outside NVIDIA's safety subset that the types cannot see (an image that is
         /// PTX, a fatbin or needs the device runtime; a creation past what the context's
-        /// [`Budget`](crate::safety::Budget) states; the driver's log callback already registered; a second
+        /// [`Budget`](crate::safety::Budget) states; a restricted context past the count
+        /// `Profile::init` stated; a second
         /// init phase of a [`RestrictedContext`](crate::safety::RestrictedContext), C27); once
         /// `Profile::init` has run, every entry to the full API (`Driver::init`, `Context::new`,
-        /// `name_launches(true)`, …), whoever calls it. The detail names what was refused and
-        /// why; nothing was loaded or allocated.
+        /// `name_launches(true)`, …), whoever calls it; `Profile::init` in a process that used
+        /// the full API before. The detail names what was refused and why; nothing was loaded
+        /// or allocated.
         OutsideProfile = "CUSTACK_OUTSIDE_PROFILE",
             "the request is outside the restricted safety profile";
         /// custack: the two runs of a redundantly executed kernel wrote different results

@@ -166,6 +166,8 @@ fn not_linked() -> Result<()> {
 ///
 /// # Errors
 ///
+/// `ErrorKind::OutsideProfile` once the process has entered the restricted profile
+/// ([`Profile::init`](crate::safety::Profile::init)): the library is outside it.
 /// [`ErrorKind::LibraryNotLinked`] in a build without cuFFT; cuFFT's result.
 ///
 /// # References
@@ -173,6 +175,7 @@ fn not_linked() -> Result<()> {
 /// <https://docs.nvidia.com/cuda/cufft/#cufftgetversion>
 #[doc(alias = "cufftGetVersion")]
 pub fn version() -> Result<LibraryVersion> {
+    crate::error::confinement::full_api("fft::version")?;
     not_linked()?;
     let mut v: c_int = 0;
     // SAFETY: `cufftGetVersion` writes an int through a valid out-pointer (a live local).

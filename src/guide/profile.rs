@@ -15,7 +15,8 @@
 //!   PTX load or a raw launch on one is a compile error (C26), and so is creating anything once
 //!   the run phase has begun (C27);
 //! - **the process**: once [`Profile::init`] has run, custack refuses every entry to the full
-//!   API at run time, whoever calls it (R22);
+//!   API at run time, whoever calls it, and a process that used the full API before cannot
+//!   enter the profile (R22);
 //! - **the dependency**: the facade crate `custack-safety` re-exports the subset alone, so a
 //!   program that depends on it, not on custack, cannot name the rest.
 //!
@@ -26,18 +27,35 @@
 //!
 //! [`Profile::init`] is `cuInit` without the driver-log callback that [`Driver::init`]
 //! registers (the subset has no callbacks, CUDA SAFETY 1.1). It also registers a fork handler:
-//! a child forked afterwards refuses every call (`ErrorKind::ForkedProcess`, CUDA-1.6). Call it
-//! first, in `main`: once a `Driver::init` has registered its callback, the driver keeps it for
-//! the whole process, and `Profile::init` refuses to start.
+//! a child forked afterwards refuses every call (`ErrorKind::ForkedProcess`, CUDA-1.6).
 //!
-//! Its first step, before the driver is asked and whatever it returns, confines the process for
-//! good. From then on every entry to the full API returns [`ErrorKind::OutsideProfile`] before
-//! it reaches the driver or a library: `Driver::init`, `Context::new` and `Context::primary`, a
-//! full `Stack::push` (of a context made before, too), green contexts, `Library::load_ptx`,
-//! [`name_launches(true)`](crate::name_launches), NVRTC's compile, cuRAND's host generators and
-//! NCCL's ids. It does not matter who calls: the application, a dependency that links custack,
-//! another thread. A program that starts in the subset cannot leave it. The restricted types
-//! reach the same driver calls through paths of their own, which do not ask.
+//! Call it first, in `main`, before anything of the full API in any thread or dependency. This
+//! is checked: one process-wide state remembers whether the full API was entered, and
+//! `Profile::init` in a process that used it (a `Driver::init`, even one that failed, a
+//! `Context::new`, a full `Stack::push`, [`name_launches(true)`](crate::name_launches), ...)
+//! refuses with [`ErrorKind::OutsideProfile`], naming the first entry: a guard pushed before
+//! would keep reaching the driver outside the subset (a PTX load, a host function, managed
+//! memory) beside the profile's values. It refuses on every driver version, with or without the
+//! log API.
+//!
+//! Otherwise its first step, before the driver is asked and whatever it returns, confines the
+//! process for good. From then on every entry to the full API returns `OutsideProfile` before
+//! it reaches the driver or a library: `Driver::init`, `Context::new` and `Context::primary`,
+//! a full `Stack::push`, green contexts, `Library::load_ptx`, `name_launches(true)`, NVRTC,
+//! cuRAND's host generators, NCCL's ids, the CUDA libraries' versions. It does not matter who
+//! calls: the application, a dependency that links custack, another thread. A program that
+//! starts in the subset cannot leave it. The restricted types reach the same driver calls
+//! through paths of their own, which do not ask. The state moves once, by one atomic
+//! compare-exchange, so two threads racing `Profile::init` against a full entry get one answer:
+//! one of them is refused.
+//!
+//! Its argument is how many restricted contexts the process makes over its life, as a
+//! [`Budget`] states a context's resources: `Profile::init(1)` for one. Each
+//! [`RestrictedContext::new`] or `primary` takes one before the driver is asked, one past the
+//! count is refused, and destroying a context gives nothing back, so a frame loop or a thread
+//! cannot keep making contexts after another one was sealed. The first `Profile::init` that
+//! succeeds states the count; calling it again with the same count (another thread, a test
+//! harness's tests) returns the same profile, and another count is refused.
 //!
 //! # The facade crate: the same door, closed at compile time
 //!
@@ -154,7 +172,7 @@
 //!
 //! fn main() -> Result<(), Box<dyn std::error::Error>> {
 //!     let cubin = std::fs::read("scale.cubin")?; // nvcc -cubin -arch=sm_90 scale.cu
-//!     let profile = Profile::init()?; // from here on, the full API is refused
+//!     let profile = Profile::init(1)?; // from here on, the full API is refused
 //!     let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, BUDGET)?;
 //!     let mut stack = Stack::new()?;
 //!     let mut guard = ctx.push(&mut stack)?;
@@ -206,7 +224,7 @@
 //! use custack::safety::{Budget, Profile, RestrictedContext};
 //!
 //! fn main() -> custack::Result<()> {
-//!     let profile = Profile::init()?;
+//!     let profile = Profile::init(1)?;
 //!     let budget = Budget::new().streams(1);
 //!     let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, budget)?;
 //!     let mut stack = Stack::new()?;

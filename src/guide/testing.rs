@@ -249,7 +249,7 @@
 //!     .visible .entry scale(.param .u64 data, .param .f32 factor, .param .u32 n) { ret; }\n";
 //!
 //! fn scale_on_the_restricted_profile() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-//!     let profile = Profile::init()?;
+//!     let profile = Profile::init(1)?;
 //!     let scale = |k: &KernelCall<'_>| {
 //!         let (data, factor, n) = (k.arg::<u64>(0)?, k.arg::<f32>(1)?, k.arg::<u32>(2)?);
 //!         let v: Vec<f32> = k.read::<f32>(data, n as usize)?.iter().map(|x| x * factor).collect();

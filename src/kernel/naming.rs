@@ -130,7 +130,9 @@ pub(crate) fn launched(
 fn name(stream: ffi::CUstream, at: &'static Location<'static>, enqueued: bool) -> Result<()> {
     let kernel = NEXT.with(core::cell::Cell::take);
     // A confined process never names a launch (a host function is a callback, outside the
-    // profile), even one whose `name_launches(true)` raced `Profile::init` past its check.
+    // profile). Naming is on only after `name_launches(true)` passed the confinement's check,
+    // which leaves the process full for good, and `Profile::init` then refuses: this load
+    // (seq-cst, as the check) is the second line, on the cold path only.
     if !enqueued || confinement::confined() {
         return Ok(());
     }

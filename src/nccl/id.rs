@@ -82,6 +82,8 @@ fn decode(code: u32) -> LibraryVersion {
 ///
 /// # Errors
 ///
+/// `ErrorKind::OutsideProfile` once the process has entered the restricted profile
+/// ([`Profile::init`](crate::safety::Profile::init)): the library is outside it.
 /// [`ErrorKind::LibraryNotLinked`] in a build without NCCL.
 ///
 /// # References
@@ -89,6 +91,7 @@ fn decode(code: u32) -> LibraryVersion {
 /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclgetversion>
 #[doc(alias = "ncclGetVersion")]
 pub fn version() -> Result<LibraryVersion> {
+    crate::error::confinement::full_api("nccl::version")?;
     not_linked()?;
     crate::error::poison::check()?;
     let mut code: c_int = 0;

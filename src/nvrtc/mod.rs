@@ -129,6 +129,8 @@ fn truncate(text: &str) -> &str {
 ///
 /// # Errors
 ///
+/// `ErrorKind::OutsideProfile` once the process has entered the restricted profile
+/// ([`Profile::init`](crate::safety::Profile::init)): NVRTC is outside it.
 /// [`ErrorKind::LibraryNotLinked`] in a build without libnvrtc.
 ///
 /// # Examples
@@ -144,6 +146,7 @@ fn truncate(text: &str) -> &str {
 /// <https://docs.nvidia.com/cuda/nvrtc/index.html#group__query>
 #[doc(alias = "nvrtcVersion")]
 pub fn version() -> Result<Version> {
+    crate::error::confinement::full_api("nvrtc::version")?;
     linked()?;
     let (mut major, mut minor): (c_int, c_int) = (0, 0);
     // SAFETY: two valid, writable ints.
@@ -161,6 +164,8 @@ pub fn version() -> Result<Version> {
 ///
 /// # Errors
 ///
+/// `ErrorKind::OutsideProfile` once the process has entered the restricted profile
+/// ([`Profile::init`](crate::safety::Profile::init)): NVRTC is outside it.
 /// [`ErrorKind::LibraryNotLinked`] in a build without libnvrtc.
 ///
 /// # References
@@ -169,6 +174,7 @@ pub fn version() -> Result<Version> {
 #[doc(alias = "nvrtcGetSupportedArchs")]
 #[doc(alias = "nvrtcGetNumSupportedArchs")]
 pub fn supported_archs() -> Result<Vec<u32>> {
+    crate::error::confinement::full_api("nvrtc::supported_archs")?;
     linked()?;
     let mut count: c_int = 0;
     // SAFETY: a valid, writable int.

@@ -190,6 +190,8 @@ pub(super) fn not_linked() -> Result<()> {
 ///
 /// # Errors
 ///
+/// `ErrorKind::OutsideProfile` once the process has entered the restricted profile
+/// ([`Profile::init`](crate::safety::Profile::init)): the library is outside it.
 /// [`ErrorKind::LibraryNotLinked`] in a build without cuRAND; cuRAND's status.
 ///
 /// # References
@@ -197,6 +199,7 @@ pub(super) fn not_linked() -> Result<()> {
 /// <https://docs.nvidia.com/cuda/curand/group__HOST.html>
 #[doc(alias = "curandGetVersion")]
 pub fn version() -> Result<LibraryVersion> {
+    crate::error::confinement::full_api("rand::version")?;
     not_linked()?;
     let mut v: c_int = 0;
     // SAFETY: `curandGetVersion` writes an int through a valid out-pointer (a live local).

@@ -36,7 +36,7 @@ use std::sync::{Mutex, PoisonError};
 /// ```no_run
 /// use custack::Stack;
 /// use custack::safety::{Budget, Profile, RestrictedContext};
-/// let profile = Profile::init()?;
+/// let profile = Profile::init(1)?;
 /// // Every resource the program will make, stated up front: here one stream.
 /// let budget = Budget::new().streams(1);
 /// let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, budget)?;
@@ -70,11 +70,14 @@ static_assertions::assert_impl_all!(RestrictedContext: Send, Sync);
 
 impl RestrictedContext {
     /// `cuCtxCreate`—A new context on `device` for the profile, with the scheduling the
-    /// driver chooses; only this value holds it.
+    /// driver chooses; only this value holds it. It takes one of the contexts
+    /// [`Profile::init`] stated for the process's life, before the driver is asked (given
+    /// back if the driver fails the creation, not when the context is destroyed).
     ///
     /// # Errors
     ///
-    /// As [`Context::new`].
+    /// `ErrorKind::OutsideProfile` past the count `Profile::init` stated (nothing created); as
+    /// [`Context::new`].
     ///
     /// # References
     ///
@@ -82,11 +85,12 @@ impl RestrictedContext {
     #[doc(alias = "cuCtxCreate")]
     pub fn new(profile: &Profile, device: Device, budget: Budget) -> Result<Self> {
         let _ = profile;
-        Ok(Self::of(
-            Context::create(device, ContextFlags::empty())?,
-            budget,
-            false,
-        ))
+        // Poisoned or forked: refused as every creation is, nothing taken from the count.
+        crate::error::poison::check()?;
+        let counted = crate::safety::profile::take_context()?;
+        let context = Context::create(device, ContextFlags::empty())?;
+        counted.keep();
+        Ok(Self::of(context, budget, false))
     }
 
     /// `cuDevicePrimaryCtxRetain`—The device's primary context, for the profile. Code
@@ -95,12 +99,14 @@ impl RestrictedContext {
     ///
     /// Once per device in the process: a second `RestrictedContext` of the same primary
     /// context would bring a second init phase of that CUDA context (C27), which another
-    /// thread could keep open beside the first one's run phase.
+    /// thread could keep open beside the first one's run phase. It takes one of the contexts
+    /// [`Profile::init`] stated, as [`new`](Self::new) does.
     ///
     /// # Errors
     ///
-    /// `ErrorKind::OutsideProfile` if this process made a restricted primary context of
-    /// `device` before (nothing retained); as [`Context::primary`].
+    /// `ErrorKind::OutsideProfile` past the count `Profile::init` stated, or if this process
+    /// made a restricted primary context of `device` before (nothing retained); as
+    /// [`Context::primary`].
     ///
     /// # References
     ///
@@ -108,9 +114,15 @@ impl RestrictedContext {
     #[doc(alias = "cuDevicePrimaryCtxRetain")]
     pub fn primary(profile: &Profile, device: Device, budget: Budget) -> Result<Self> {
         let _ = profile;
+        crate::error::poison::check()?;
+        // Refused (here or at the claim) or failed below, the count's one goes back on drop.
+        let counted = crate::safety::profile::take_context()?;
         PRIMARY_CLAIMS.claim(device.ordinal())?;
         match Context::retain_primary(device) {
-            Ok(context) => Ok(Self::of(context, budget, true)),
+            Ok(context) => {
+                counted.keep();
+                Ok(Self::of(context, budget, true))
+            }
             Err(e) => {
                 // Nothing was retained: a later call may try again.
                 PRIMARY_CLAIMS.release(device.ordinal());

@@ -1,7 +1,8 @@
 //! The restricted safety profile (C26, C27, P14): NVIDIA's safety subset of CUDA and a
 //! fixed-resource run phase, stated in the types.
 //!
-//! A [`RestrictedContext`] is made for the profile ([`Profile::init`], then
+//! A [`RestrictedContext`] is made for the profile ([`Profile::init`], the process's first
+//! entry to custack, stating how many restricted contexts the process makes, then
 //! [`RestrictedContext::new`] or [`primary`](RestrictedContext::primary)); its guard
 //! ([`RestrictedGuard`]) lends an API that is the subset and nothing else. The guard opens the
 //! context's one [`InitPhase`], which makes everything the program will use: streams, events, device memory,
@@ -26,8 +27,9 @@
 //! options, NVRTC), managed memory, memory and events shared with other processes, stream-ordered
 //! allocation, raw launches (only declared kernels launch). What the types cannot see is checked
 //! at run time (`ErrorKind::OutsideProfile`): an image that is not a cubin, or that needs the
-//! device runtime (device-side launches); any creation past the budget; a second init
-//! phase. A process that
+//! device runtime (device-side launches); any creation past the budget; a restricted context
+//! past the process's count; a second init phase; `Profile::init` in a process that used the
+//! full API before. A process that
 //! forks after [`Profile::init`] refuses every call in the child (`ErrorKind::ForkedProcess`).
 //!
 //! This is one model, not a second one: every value here is the full API's value

@@ -36,7 +36,7 @@
 //!
 //! const N: usize = 4096;
 //! let image = std::fs::read("redundancy.cubin")?; // nvcc -cubin -arch=sm_90 redundancy.cu
-//! let profile = Profile::init()?;
+//! let profile = Profile::init(1)?;
 //! // Two partitions, a stream each, the input, both outputs and their page-locked copies.
 //! let budget = Budget::page_locked(2 * N * 4)
 //!     .device_bytes(3 * N * 4)

@@ -7,9 +7,10 @@ use crate::safety::bound::WaitBound;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
 /// The proof that this process initialized CUDA for the restricted profile: the driver without
-/// its log callback (NVIDIA's safety subset has no callbacks, CUDA SAFETY 1.1), and the child
-/// of a later `fork` refusing every call (`ErrorKind::ForkedProcess`: a forked child must
-/// `exec` before any CUDA call, CUDA-1.6). Every [`RestrictedContext`] is made from one.
+/// its log callback (NVIDIA's safety subset has no callbacks, CUDA SAFETY 1.1), the child of a
+/// later `fork` refusing every call (`ErrorKind::ForkedProcess`: a forked child must `exec`
+/// before any CUDA call, CUDA-1.6), and the number of restricted contexts the process makes
+/// over its life. Every [`RestrictedContext`] is made from one.
 ///
 /// [`RestrictedContext`]: crate::safety::RestrictedContext
 ///
@@ -17,7 +18,8 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 ///
 /// ```no_run
 /// use custack::safety::{Budget, Profile, RestrictedContext};
-/// let profile = Profile::init()?;
+/// // The process makes one restricted context in its life.
+/// let profile = Profile::init(1)?;
 /// let ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
 /// # let _ = ctx;
 /// # Ok::<(), custack::Error>(())
@@ -28,36 +30,74 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// `cuInit`, without the driver-log callback that [`Driver::init`] registers. Registers
-    /// (once) the fork handler that makes a forked child refuse every call.
+    /// `cuInit`, without the driver-log callback that [`Driver::init`] registers, for a process
+    /// that makes `contexts` restricted contexts over its life. Registers (once) the fork
+    /// handler that makes a forked child refuse every call.
     ///
-    /// From its first step, before the driver is asked, the process is confined to the profile
-    /// for good, whatever this returns: every entry to the full API ([`Driver::init`],
-    /// [`Context::new`](crate::Context::new) and `primary`, a full
-    /// [`Stack::push`](crate::Stack::push), green contexts, `Library::load_ptx`,
-    /// [`name_launches(true)`](crate::name_launches), NVRTC, cuRAND's host generators, NCCL's
-    /// ids) returns `ErrorKind::OutsideProfile`, whoever calls it: the application, a
+    /// **Call it first**, before any entry to the full API in any thread or dependency: a
+    /// process that used the full API ([`Driver::init`], [`Context::new`](crate::Context::new),
+    /// a full [`Stack::push`](crate::Stack::push), [`name_launches(true)`](crate::name_launches),
+    /// ...), even where that entry failed, is refused, the refusal naming its first entry:
+    /// what the full API made would keep reaching the driver outside the subset beside the
+    /// profile's values. That holds on every driver version, whatever it exports.
+    ///
+    /// From its first step, before the driver is asked, the process is then confined to the
+    /// profile for good, whatever this returns: every entry to the full API (those above,
+    /// [`Context::new`](crate::Context::new) and `primary`, green contexts,
+    /// `Library::load_ptx`, NVRTC, cuRAND's host generators, NCCL's ids, the CUDA libraries'
+    /// versions) returns `ErrorKind::OutsideProfile`, whoever calls it: the application, a
     /// dependency, another thread. A program that starts in the subset cannot leave it.
+    ///
+    /// `contexts` is how many restricted contexts ([`RestrictedContext::new`] and
+    /// [`primary`] together) the process makes over its life, as
+    /// a [`Budget`] states a context's resources: each one made takes one, one past the count
+    /// is refused before the driver is asked, a creation the driver fails gives its one back,
+    /// and destroying a context gives nothing back. The count is the process's: the first
+    /// `Profile::init` that succeeds states it; a later one stating the same count returns
+    /// the same profile (threads or tests of one process may each call it), and one stating
+    /// another count is refused.
+    ///
+    /// [`RestrictedContext::new`]: crate::safety::RestrictedContext::new
+    /// [`primary`]: crate::safety::RestrictedContext::primary
     ///
     /// # Errors
     ///
-    /// `ErrorKind::OutsideProfile` if a [`Driver::init`] already registered the callback (the
-    /// driver keeps it for the whole process: call `Profile::init` first), or if the fork
-    /// handler could not be registered; `cuInit`'s errors (`CUDA_ERROR_NO_DEVICE`, …).
+    /// `ErrorKind::OutsideProfile` if the process entered the full API before (naming the first
+    /// entry), if `contexts` is 0, if an earlier `Profile::init` stated another count, or if the
+    /// fork handler could not be registered; `ErrorKind::ForkedProcess` in a forked child;
+    /// `cuInit`'s errors (`CUDA_ERROR_NO_DEVICE`, …).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::safety::Profile;
+    /// // Two restricted contexts over the process's life: one per device, say.
+    /// let profile = Profile::init(2)?;
+    /// // Stating the same count again (another thread, a test) is the same profile.
+    /// let again = Profile::init(2)?;
+    /// # let _ = (profile, again);
+    /// // Another count is refused: the first one stated it.
+    /// assert!(Profile::init(3).is_err());
+    /// # Ok::<(), custack::Error>(())
+    /// ```
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html>
     #[doc(alias = "cuInit")]
-    pub fn init() -> Result<Self> {
-        // First, whatever follows: once this has run, the process is confined to the profile
-        // (every entry to the full API refuses), even where the init below fails.
-        crate::error::confinement::confine();
+    pub fn init(contexts: usize) -> Result<Self> {
+        // First, whatever follows: refused where the full API was used before (AOU-8 checked);
+        // otherwise the process is confined to the profile from here (every entry to the full
+        // API refuses), even where the init below fails.
+        crate::error::confinement::confine()?;
         // A forked child is refused here too (it must exec first); the fork handler is
         // registered before `cuInit`, so a child forked after a failed init is refused as well.
         crate::error::poison::check()?;
         crate::error::poison::watch_forks()?;
+        // A count that cannot be the process's is refused before the driver is asked.
+        CONTEXTS.check(contexts)?;
         let driver = crate::driver::init_without_callbacks()?;
+        CONTEXTS.state(contexts)?;
         Ok(Self { driver })
     }
 
@@ -423,12 +463,126 @@ impl BudgetUse {
     pub(crate) fn take(&self, resource: Resource, n: usize) -> Result<Taken<'_>> {
         let limit = self.budget.stated(resource);
         let used = self.counter(resource);
-        used.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
-            used.checked_add(n).filter(|&total| total <= limit)
-        })
-        .map(|_| Taken { used, n })
-        .map_err(|already| refusal(resource, n, already, limit))
+        add_within(used, n, limit)
+            .map(|()| Taken { used, n })
+            .map_err(|already| refusal(resource, n, already, limit))
     }
+}
+
+/// Adds `n` to `counter` if the sum stays within `limit`, atomically (racing threads cannot
+/// pass `limit` together); else `Err` with what the counter held, unchanged.
+fn add_within(counter: &AtomicUsize, n: usize, limit: usize) -> core::result::Result<(), usize> {
+    let mut current = counter.load(Ordering::Relaxed);
+    loop {
+        let Some(total) = current.checked_add(n).filter(|&total| total <= limit) else {
+            return Err(current);
+        };
+        match counter.compare_exchange_weak(current, total, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return Ok(()),
+            Err(now) => current = now,
+        }
+    }
+}
+
+/// The process's count of restricted contexts, stated by [`Profile::init`].
+static CONTEXTS: ContextCount = ContextCount::new();
+
+/// How many restricted contexts the process may make over its life (stated once by
+/// [`Profile::init`]; 0 until then) and how many it made. Counted like a [`Budget`]'s
+/// resources: taking one past the count is refused, a creation the driver failed gives its one
+/// back ([`Taken`]), and nothing made is given back.
+#[derive(Debug)]
+pub(crate) struct ContextCount {
+    stated: AtomicUsize,
+    made: AtomicUsize,
+}
+
+impl ContextCount {
+    pub(crate) const fn new() -> Self {
+        Self {
+            stated: AtomicUsize::new(0),
+            made: AtomicUsize::new(0),
+        }
+    }
+
+    /// Whether `contexts` could be stated: not 0, and the count stated before if there was one
+    /// (no change).
+    fn check(&self, contexts: usize) -> Result<()> {
+        let stated = self.stated.load(Ordering::Acquire);
+        if contexts == 0 || (stated != 0 && stated != contexts) {
+            return Err(count_refused(contexts, stated));
+        }
+        Ok(())
+    }
+
+    /// States `contexts` for the process, or finds it stated already; refuses 0 and another
+    /// count than the one stated first.
+    fn state(&self, contexts: usize) -> Result<()> {
+        self.check(contexts)?;
+        match self
+            .stated
+            .compare_exchange(0, contexts, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => Ok(()),
+            Err(stated) if stated == contexts => Ok(()),
+            Err(stated) => Err(count_refused(contexts, stated)),
+        }
+    }
+
+    /// Takes one restricted context from the count, or refuses it (nothing taken). The
+    /// returned [`Taken`] gives it back when dropped, unless [`kept`](Taken::keep) once the
+    /// driver made the context.
+    pub(crate) fn take(&self) -> Result<Taken<'_>> {
+        let stated = self.stated.load(Ordering::Acquire);
+        add_within(&self.made, 1, stated)
+            .map(|()| Taken {
+                used: &self.made,
+                n: 1,
+            })
+            .map_err(|made| past_the_count(made, stated))
+    }
+
+    /// How many restricted contexts were made (taken and kept, or taken and not yet given back).
+    #[cfg(test)]
+    fn made(&self) -> usize {
+        self.made.load(Ordering::Relaxed)
+    }
+}
+
+/// Takes one restricted context from the process's count (see [`ContextCount::take`]).
+pub(crate) fn take_context() -> Result<Taken<'static>> {
+    CONTEXTS.take()
+}
+
+/// The refusal of `Profile::init(contexts)` where `stated` was stated before (0: none).
+#[cold]
+fn count_refused(contexts: usize, stated: usize) -> Error {
+    let detail = if contexts == 0 {
+        "Profile::init(0) states no restricted context: the count is how many the process \
+         makes over its life, at least 1"
+            .to_owned()
+    } else {
+        format!(
+            "Profile::init({contexts}) after Profile::init({stated}): the first Profile::init \
+             of the process stated how many restricted contexts it makes over its life, and \
+             every later one must state the same count"
+        )
+    };
+    Error::custack(ErrorKind::OutsideProfile, detail)
+}
+
+/// The refusal of one more restricted context, `made` of `stated` made already.
+#[cold]
+fn past_the_count(made: usize, stated: usize) -> Error {
+    Error::custack(
+        ErrorKind::OutsideProfile,
+        format!(
+            "a restricted context past the process's count: Profile::init({stated}) stated \
+             {stated} for the process's life, and {made} of {stated} were made already \
+             (destroying one gives nothing back; state every context the program makes in \
+             Profile::init)"
+        ),
+    )
 }
 
 /// The refusal of `n` more of `resource`, `already` of `limit` taken.
@@ -475,8 +629,132 @@ impl Drop for Taken<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Budget, BudgetUse, Resource, WaitBound};
+    use super::{Budget, BudgetUse, ContextCount, Resource, WaitBound};
     use crate::error::ErrorKind;
+
+    #[track_caller]
+    fn refused_with<T: core::fmt::Debug>(r: crate::error::Result<T>, words: &str) {
+        let e = r.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
+        assert!(e.to_string().contains(words), "{e}");
+    }
+
+    #[test]
+    fn the_count_is_stated_once_and_restated_only_alike() {
+        let count = ContextCount::new();
+        refused_with(
+            count.check(0),
+            "Profile::init(0) states no restricted context",
+        );
+        refused_with(
+            count.state(0),
+            "Profile::init(0) states no restricted context",
+        );
+        count.check(2).unwrap();
+        count.state(2).unwrap();
+        // The same count again (another thread, another test): the same profile.
+        count.check(2).unwrap();
+        count.state(2).unwrap();
+        // Another one is refused, before the driver (`check`) and after it (`state`).
+        for other in [1, 3] {
+            let words = format!("Profile::init({other}) after Profile::init(2)");
+            refused_with(count.check(other), &words);
+            refused_with(count.state(other), &words);
+        }
+        refused_with(count.state(0), "Profile::init(0)");
+        count.state(2).unwrap();
+    }
+
+    #[test]
+    fn threads_stating_different_counts_leave_one_stated() {
+        for _ in 0..if cfg!(miri) { 4 } else { 200 } {
+            let count = ContextCount::new();
+            let start = std::sync::Barrier::new(4);
+            let stated: Vec<usize> = std::thread::scope(|t| {
+                let handles: Vec<_> = (1..=4)
+                    .map(|n| {
+                        let (count, start) = (&count, &start);
+                        t.spawn(move || {
+                            start.wait();
+                            count.state(n).map(|()| n)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .filter_map(|h| h.join().unwrap().ok())
+                    .collect()
+            });
+            assert_eq!(stated.len(), 1, "{stated:?}");
+            count.state(stated[0]).unwrap();
+        }
+    }
+
+    #[test]
+    fn contexts_are_taken_up_to_the_count_and_refused_one_past_it() {
+        let count = ContextCount::new();
+        // Nothing stated (no profile): none.
+        refused_with(count.take(), "0 of 0 were made already");
+        count.state(2).unwrap();
+        count.take().unwrap().keep();
+        count.take().unwrap().keep();
+        assert_eq!(count.made(), 2);
+        for _ in 0..2 {
+            let e = count.take().unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::OutsideProfile);
+            let text = e.to_string();
+            assert!(
+                text.contains(
+                    "a restricted context past the process's count: Profile::init(2) stated 2"
+                ),
+                "{text}"
+            );
+            assert!(text.contains("2 of 2 were made already"), "{text}");
+            assert!(text.contains("destroying one gives nothing back"), "{text}");
+            // Refused: nothing counted.
+            assert_eq!(count.made(), 2);
+        }
+    }
+
+    #[test]
+    fn a_context_the_driver_failed_gives_its_one_back() {
+        let count = ContextCount::new();
+        count.state(1).unwrap();
+        // The creation failed at the driver: its one comes back, and a later one is made.
+        drop(count.take().unwrap());
+        assert_eq!(count.made(), 0);
+        count.take().unwrap().keep();
+        assert_eq!(count.made(), 1);
+        assert!(count.take().is_err());
+    }
+
+    #[test]
+    fn four_threads_racing_for_the_last_context_take_it_once() {
+        for _ in 0..if cfg!(miri) { 4 } else { 200 } {
+            let count = ContextCount::new();
+            count.state(3).unwrap();
+            count.take().unwrap().keep();
+            count.take().unwrap().keep();
+            let start = std::sync::Barrier::new(4);
+            let made = std::thread::scope(|t| {
+                let handles: Vec<_> = (0..4)
+                    .map(|_| {
+                        t.spawn(|| {
+                            start.wait();
+                            count.take().map(super::Taken::keep).is_ok()
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap())
+                    .filter(|&ok| ok)
+                    .count()
+            });
+            assert_eq!(made, 1);
+            assert_eq!(count.made(), 3);
+        }
+    }
 
     /// A budget stating `n` of every resource.
     fn every(n: usize) -> Budget {

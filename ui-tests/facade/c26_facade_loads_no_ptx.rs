@@ -5,7 +5,7 @@
 use custack_safety::Profile;
 
 fn main() -> Result<(), custack_safety::Error> {
-    let profile = Profile::init()?;
+    let profile = Profile::init(1)?;
     let ptx = ".version 6.0\n.target sm_50\n.address_size 64\n";
     let _library = custack_safety::Library::load_ptx(profile.driver(), ptx)?; //~ ERROR E0433
     Ok(())

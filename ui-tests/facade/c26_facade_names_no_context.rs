@@ -5,7 +5,7 @@
 use custack_safety::{Budget, Profile, RestrictedContext};
 
 fn main() -> Result<(), custack_safety::Error> {
-    let profile = Profile::init()?;
+    let profile = Profile::init(1)?;
     let _full = custack_safety::Context::new(profile.device(0)?, Default::default())?; //~ ERROR E0433
     let _ctx = RestrictedContext::new(&profile, profile.device(0)?, Budget::page_locked(1 << 20))?;
     Ok(())

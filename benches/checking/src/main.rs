@@ -19,6 +19,7 @@ mod graph_capture_forked;
 mod graph_capture_into;
 mod graph_host;
 mod graph_mem;
+mod profile_first;
 
 const KERNELS: &str = include_str!("../../../tests/fixtures/kernels.ptx");
 const N: usize = 1000;
@@ -2400,10 +2401,10 @@ fn driver_calls() -> Result<u64> {
 fn confinement() -> Result<()> {
     use custack::safety::{Budget, Profile, RestrictedContext};
     use custack::{ErrorKind, Library};
-    let profile = Profile::init()?;
+    let profile = Profile::init(1)?;
     let device = profile.device(0)?;
     let before = driver_calls()?;
-    let escapes: [(&str, Result<()>); 9] = [
+    let escapes: [(&str, Result<()>); 11] = [
         ("Driver::init", Driver::init().map(drop)),
         (
             "Context::new",
@@ -2424,6 +2425,11 @@ fn confinement() -> Result<()> {
             device.set_primary_context_flags(ContextFlags::empty()),
         ),
         ("Device::sm_resource", device.sm_resource().map(drop)),
+        ("Device::graph_mem_trim", device.graph_mem_trim()),
+        (
+            "Device::reset_graph_mem_high",
+            device.reset_graph_mem_high(GraphMem::UsedHigh),
+        ),
         (
             "Library::load_ptx",
             Library::load_ptx(profile.driver(), KERNELS).map(drop),
@@ -2778,7 +2784,8 @@ mod cubin;
 /// profile's own checks pass it): three frames, each checked against the CPU. Then a second context's
 /// one init phase, and the refusal of every later one (C27).
 fn safety_frame() -> Result<()> {
-    let profile = custack::safety::Profile::init()?;
+    // Two restricted contexts: the pipeline's, then `one_init_phase`'s.
+    let profile = custack::safety::Profile::init(2)?;
     let w = pipeline::WIDTH as usize;
     // SAFETY: as the kernel, the stand-in reads width * height floats of `input` and writes as
     // many of `output`.
@@ -2863,7 +2870,7 @@ fn safety_graph() -> Result<()> {
     const N32: u32 = N as u32;
     const NODES: usize = 7;
     report_driver_version(13000)?;
-    let profile = Profile::init()?;
+    let profile = Profile::init(1)?;
     let image = cubin::stand_in_cubin(
         &["jacobi_step", "jacobi_check"],
         &["cudaGraphSetConditional"],
@@ -3010,7 +3017,7 @@ fn safety_graph_nodes() -> Result<()> {
     const NODES: usize = 13;
     const BYTE: u8 = 0x5a;
     report_driver_version(13000)?;
-    let profile = Profile::init()?;
+    let profile = Profile::init(1)?;
     let budget = Budget::page_locked(N * size_of::<u32>())
         .waits(WaitBound::fail_stop(std::time::Duration::from_secs(1)))
         .device_bytes(4 * N * size_of::<u32>())
@@ -3136,13 +3143,14 @@ fn one_init_phase(profile: custack::safety::Profile) -> Result<()> {
 fn fork() -> Result<()> {
     use custack::ErrorKind;
     use custack::safety::{Budget, RestrictedContext};
-    let profile = custack::safety::Profile::init()?;
+    let profile = custack::safety::Profile::init(1)?;
     let budget = Budget::page_locked(4096)
         .device_bytes(1024)
         .streams(1)
         .events(2)
         .modules(1);
-    let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, budget)?;
+    let device = profile.device(0)?;
+    let mut ctx = RestrictedContext::new(&profile, device, budget)?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
     let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
@@ -3188,6 +3196,16 @@ fn fork() -> Result<()> {
             expect("stream.synchronize", refused(stream.synchronize()));
             expect("event.synchronize", refused(end.synchronize()));
             expect("stream.scope", refused(stream.scope(|_| ())));
+            // Refused as forked, before the process's count of contexts (taken already) is
+            // asked: `ForkedProcess`, not `OutsideProfile`.
+            expect(
+                "RestrictedContext::new",
+                refused(RestrictedContext::new(&profile, device, Budget::new()).map(drop)),
+            );
+            expect(
+                "RestrictedContext::primary",
+                refused(RestrictedContext::primary(&profile, device, Budget::new()).map(drop)),
+            );
             drop(custack::take_drop_errors());
             drop((buffer, pinned, stream, start, end, module, run));
             let dropped = custack::take_drop_errors();
@@ -3238,7 +3256,8 @@ const STICKY: &str = " (sticky: CUDA is unusable in this process";
 /// shutdown names its sticky error once.
 fn restricted_end() -> Result<()> {
     use custack::safety::{Budget, Profile, RestrictedContext};
-    let profile = Profile::init()?;
+    // Two restricted contexts: this one, and the other thread's.
+    let profile = Profile::init(2)?;
     let device = profile.device(0)?;
     let budget = Budget::new().streams(1).modules(1);
     let mut ctx = RestrictedContext::new(&profile, device, budget)?;
@@ -3349,7 +3368,7 @@ fn checked_destroy(
 /// the budget used exactly as stated.
 fn restricted_api() -> Result<()> {
     use custack::safety::{Budget, Profile, Resource, RestrictedContext, WaitBound};
-    let profile = Profile::init()?;
+    let profile = Profile::init(1)?;
     // SAFETY: as the kernel, the stand-in reads and writes n floats of `data`.
     let _gain = unsafe {
         StandIn::register(&profile.driver(), "frame_gain", |call| {
@@ -3577,7 +3596,8 @@ fn restricted_redundant() -> Result<()> {
     use custack::safety::OnMismatch::ReturnError;
     use custack::safety::{Budget, Profile, RestrictedContext, WaitBound};
     const N: usize = RESTRICTED_API_LEN;
-    let profile = Profile::init()?;
+    // Two restricted contexts: one of its own (refused partitions), then the primary one.
+    let profile = Profile::init(2)?;
     // SAFETY: as the kernel, the stand-in reads and writes n floats of `data`.
     let _gain = unsafe {
         StandIn::register(&profile.driver(), "frame_gain", |call| {
@@ -3787,7 +3807,7 @@ fn redundant_inject() -> Result<()> {
         .and_then(|v| v.parse().ok())
         .unwrap_or(2000);
     let injecting = std::env::var("NULLDRIVER_INJECT").is_ok_and(|v| !v.is_empty() && v != "0");
-    let profile = Profile::init()?;
+    let profile = Profile::init(1)?;
     // SAFETY: as the kernel, the stand-in reads n u32s of `input` and writes n of `out`.
     let _mix = unsafe {
         StandIn::register(&profile.driver(), "mix", |call| {
@@ -4063,6 +4083,8 @@ fn run(program: &str) -> Option<Result<()>> {
         "safety_graph_nodes" => safety_graph_nodes(),
         "fork" => fork(),
         "confinement" => confinement(),
+        "profile_first" => profile_first::profile_first(),
+        "context_count" => profile_first::context_count(),
         "restricted_end" => restricted_end(),
         "named_launches" => named_launches(),
         "restricted_redundant" => {
@@ -4183,7 +4205,7 @@ fn counting<R>(prefix: &str, f: impl FnOnce() -> Result<R>) -> Result<(R, u64)> 
 /// `safety_frame` runs the 12.2 path.
 fn restricted_scope() -> Result<()> {
     use custack::safety::{Budget, Profile, RestrictedContext, WaitBound};
-    let profile = Profile::init()?;
+    let profile = Profile::init(1)?;
     // SAFETY: as the kernel, the stand-in reads and writes n floats of `data`.
     let _gain = unsafe {
         StandIn::register(&profile.driver(), "frame_gain", |call| {
@@ -4402,9 +4424,10 @@ fn restricted_scope_run(
 
 /// The driver's init path (no GPU; the double reports driver 13.0): `Driver::init` registers
 /// the driver's log callback (`cuLogsRegisterCallback`, 12.9+) once, a second `Driver::init`
-/// registers nothing, and `Profile::init` after them is refused (`OutsideProfile`: the driver
-/// keeps the callback for the process, and the safety subset has no callbacks) before any
-/// driver call. Under a failed call on the way, `Driver::init` returns that error.
+/// registers nothing, and `Profile::init` after them is refused (`OutsideProfile`: the process
+/// used the full API, and its driver keeps the callback, while the safety subset has no
+/// callbacks) before any driver call (at 12.2, without the log API: `profile_first`). Under a
+/// failed call on the way, `Driver::init` returns that error.
 fn driver_init() -> Result<()> {
     calls_of("cu"); // counting starts
     let ((), registered) = counting("cuLogsRegisterCallback", || Driver::init().map(drop))?;
@@ -4418,7 +4441,7 @@ fn driver_init() -> Result<()> {
         "driver_init: a second Driver::init registered the callback {again} more times"
     );
     let before = driver_calls()?;
-    let profile = custack::safety::Profile::init();
+    let profile = custack::safety::Profile::init(1);
     let calls = driver_calls()? - before;
     match profile {
         Err(e) if e.kind() == custack::ErrorKind::OutsideProfile && calls == 0 => Ok(()),
@@ -4438,7 +4461,7 @@ fn driver_init() -> Result<()> {
 /// leak fails the run).
 fn redundant_partitions() -> Result<()> {
     use custack::safety::{Budget, OnMismatch, Profile, RestrictedContext, WaitBound};
-    let profile = Profile::init()?;
+    let profile = Profile::init(1)?;
     // SAFETY: as the kernel, the stand-in reads and writes n floats of `data`.
     let _gain = unsafe {
         StandIn::register(&profile.driver(), "frame_gain", |call| {
