@@ -84,7 +84,7 @@ fn failed_call(
         Some(log) => error.with_detail(format!("driver: {log}")),
         None => error,
     };
-    if unknown_under_profile(error.kind(), driver_log::REGISTERED.get().copied()) {
+    if unknown_under_profile(error.kind(), crate::error::confinement::confined()) {
         // Under the restricted profile a code this crate cannot classify may be a fault:
         // nothing says the work behind the call is over, or that the call did nothing.
         let e = observe(error, observer, call_site);
@@ -96,11 +96,12 @@ fn failed_call(
 }
 
 /// Whether an error of `kind` takes the safe state: a driver code CUDA 13.0 does not define
-/// (`Unlisted`), in a process under the restricted profile (`Profile::init` settled the driver's
-/// log callback as never registered: `registered` is `Some(false)`). The profile cannot know that
-/// such a code is harmless.
-fn unknown_under_profile(kind: ErrorKind, registered: Option<bool>) -> bool {
-    matches!(kind, ErrorKind::Unlisted(_)) && registered == Some(false)
+/// (`Unlisted`), in a process confined to the restricted profile (`confined`: the latch of
+/// `confinement.rs`, not whether the driver's log callback was registered, which a full-API
+/// process on a driver without `cuLogsRegisterCallback` leaves unregistered too). The profile
+/// cannot know that such a code is harmless.
+fn unknown_under_profile(kind: ErrorKind, confined: bool) -> bool {
+    matches!(kind, ErrorKind::Unlisted(_)) && confined
 }
 
 /// The first sticky error and its origin, once recorded.
@@ -475,21 +476,17 @@ mod tests {
             matches!(unknown, ErrorKind::Unlisted(12_345)),
             "{unknown:?}"
         );
-        assert!(unknown_under_profile(unknown, Some(false)));
+        assert!(unknown_under_profile(unknown, true));
         assert!(
-            !unknown_under_profile(unknown, Some(true)),
-            "a full-API process"
+            !unknown_under_profile(unknown, false),
+            "a full-API process, or one before any init"
         );
-        assert!(!unknown_under_profile(unknown, None), "before any init");
-        assert!(!unknown_under_profile(ErrorKind::InvalidValue, Some(false)));
-        assert!(!unknown_under_profile(
-            ErrorKind::IllegalAddress,
-            Some(false)
-        ));
+        assert!(!unknown_under_profile(ErrorKind::InvalidValue, true));
+        assert!(!unknown_under_profile(ErrorKind::IllegalAddress, true));
     }
 
-    /// End to end, in a forked child that settles the profile's state: an unknown code from a
-    /// driver call ends the child in the safe state (status 75).
+    /// End to end, in a forked child confined to the profile: an unknown code from a driver
+    /// call ends the child in the safe state (status 75).
     #[test]
     #[cfg(all(unix, not(miri)))]
     fn an_unknown_code_under_the_profile_ends_the_process_in_the_safe_state() {
@@ -501,13 +498,12 @@ mod tests {
         let pid = unsafe { libc::fork() };
         assert!(pid >= 0, "fork failed");
         if pid == 0 {
-            let _ = driver_log::REGISTERED.set(false);
-            if driver_log::REGISTERED.get() == Some(&false) {
+            if crate::error::confinement::confine().is_ok() {
                 let _ = ffi::CUresult(12_345).result();
                 // SAFETY: ends the child: the conversion returned, which it must not.
                 unsafe { libc::_exit(1) };
             }
-            // This process registered the callback before the fork: no profile possible here.
+            // This process used the full API before the fork: no profile possible here.
             // SAFETY: ends the child.
             unsafe { libc::_exit(3) };
         }
@@ -517,10 +513,9 @@ mod tests {
         assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
         let code = libc::WEXITSTATUS(status);
         if code == 3 {
-            assert_eq!(
-                driver_log::REGISTERED.get(),
-                Some(&true),
-                "the child's exit 3"
+            assert!(
+                !crate::error::confinement::confined(),
+                "the child's exit 3: this process used the full API"
             );
         } else {
             assert_eq!(code, crate::error::safe_state::FAIL_STOP_STATUS);
