@@ -100,6 +100,9 @@ fn main() {
     // features only.
     println!("cargo:rustc-check-cfg=cfg(custack_libraries)");
     println!("cargo:rustc-check-cfg=cfg(custack_no_nvml)");
+    // `loom`: set by scripts/loom.sh (`RUSTFLAGS="--cfg loom"`) for the model tests of the
+    // process-wide states (src/error/atomics.rs); never by this script.
+    println!("cargo:rustc-check-cfg=cfg(loom)");
     if ["NVRTC", "CUBLAS", "CUBLASLT", "NCCL", "CUFFT", "CURAND"]
         .iter()
         .any(|f| env::var_os(format!("CARGO_FEATURE_{f}")).is_some())

@@ -67,6 +67,7 @@
 //!
 //! A leaf of `error/`.
 
+use crate::error::atomics::Atomic;
 use crate::error::{Error, ErrorKind, Result};
 use core::sync::atomic::{AtomicU8, Ordering};
 
@@ -112,9 +113,10 @@ const _: () = assert!(ENTRIES.len() < (u8::MAX - FULL) as usize);
 /// The process's state with respect to the profile: fresh, full (with the first full entry) or
 /// confined, moved once from fresh and never again (see the module). The process has one,
 /// [`PROCESS`]; tests make fresh ones.
+/// Generic over its atomic for the model tests (`error/atomics.rs`); the crate's is `core`'s.
 #[derive(Debug)]
-pub(crate) struct Latch {
-    state: AtomicU8,
+pub(crate) struct Latch<A = AtomicU8> {
+    state: A,
 }
 
 /// The process's latch.
@@ -157,6 +159,16 @@ impl Latch {
     pub(crate) const fn new() -> Self {
         Self {
             state: AtomicU8::new(FRESH),
+        }
+    }
+}
+
+impl<A: Atomic<Value = u8>> Latch<A> {
+    /// A fresh latch over the atomic `A` (the model tests').
+    #[cfg(all(test, loom))]
+    fn fresh() -> Self {
+        Self {
+            state: A::make(FRESH),
         }
     }
 
@@ -396,5 +408,75 @@ mod tests {
                 "full_api(\"{name}\") is not in ENTRIES"
             );
         }
+    }
+}
+
+/// The latch under every interleaving (`loom`; `scripts/loom.sh`): the real `enter_full` and
+/// `confine` over `loom`'s atomic.
+#[cfg(all(test, loom))]
+mod model {
+    use super::{ENTRIES, Latch};
+    use loom::sync::Arc;
+    use loom::sync::atomic::AtomicU8;
+
+    /// A full entry racing `Profile::init`: exactly one passes, and what comes after agrees
+    /// with it (a later entry refused once confined; a later `Profile::init` refused, naming
+    /// the entry, once full).
+    #[test]
+    fn a_full_entry_and_the_profile_never_both_pass() {
+        loom::model(|| {
+            let latch = Arc::new(Latch::<AtomicU8>::fresh());
+            let other = Arc::clone(&latch);
+            let entry = loom::thread::spawn(move || other.enter_full("Driver::init").is_ok());
+            let confined = latch.confine();
+            let entered = entry.join().unwrap();
+            assert_ne!(confined.is_ok(), entered);
+            if entered {
+                let detail = latch
+                    .confine()
+                    .unwrap_err()
+                    .detail()
+                    .unwrap_or_default()
+                    .to_owned();
+                assert!(
+                    detail.starts_with("Driver::init was used before"),
+                    "{detail}"
+                );
+            } else {
+                assert!(latch.is_confined());
+                assert!(latch.enter_full("Context::new").is_err());
+            }
+        });
+    }
+
+    /// Two full entries and `Profile::init` on three threads: the profile passes only if both
+    /// entries were refused; an entry that passed leaves the profile refused, naming the first
+    /// entry that passed, one of the two.
+    #[test]
+    fn two_entries_and_the_profile_give_one_linear_answer() {
+        loom::model(|| {
+            let latch = Arc::new(Latch::<AtomicU8>::fresh());
+            let entries: Vec<_> = [ENTRIES[0], ENTRIES[5]]
+                .into_iter()
+                .map(|entry| {
+                    let latch = Arc::clone(&latch);
+                    loom::thread::spawn(move || latch.enter_full(entry).is_ok())
+                })
+                .collect();
+            let confined = latch.confine().is_ok();
+            let passed: Vec<bool> = entries.into_iter().map(|t| t.join().unwrap()).collect();
+            if confined {
+                assert!(passed.iter().all(|&p| !p), "{passed:?}");
+            } else {
+                assert!(passed.iter().any(|&p| p), "{passed:?}");
+                let e = latch.confine().unwrap_err();
+                let detail = e.detail().unwrap_or_default();
+                let named = [ENTRIES[0], ENTRIES[5]]
+                    .into_iter()
+                    .zip(&passed)
+                    .any(|(entry, &p)| p && detail.starts_with(entry));
+                assert!(named, "{detail}");
+            }
+        });
     }
 }

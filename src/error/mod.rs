@@ -25,6 +25,7 @@
 //! A newer driver may return a code that this version of custack does not list. Such a code
 //! becomes [`ErrorKind::Unlisted`] with the value kept, never a catch-all "unknown" error, and
 //! [`Error`]'s `Display` still asks the driver for its name and description.
+pub(crate) mod atomics;
 pub(crate) mod confinement;
 pub(crate) mod driver_log;
 mod drop_log;

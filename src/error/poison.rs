@@ -9,9 +9,14 @@
 //! error that the process "must be terminated and relaunched", and on driver 580 a new context
 //! and a primary-context reset both return the same error (`tests/gpu_faults.rs`).
 //!
-//! The check on the fast path is one atomic load ([`check`]: `OnceLock::get`); everything that
-//! happens once the process is poisoned is out of line and `#[cold]`.
+//! The check on the fast path is one atomic load ([`check`]); everything that happens once the
+//! process is poisoned is out of line and `#[cold]`. The record is published with one
+//! compare-exchange of a pointer, so no thread ever waits for another to record (a
+//! `OnceLock` would block the others while the first built its record): the first sticky
+//! error wins, every thread returns it, and the checks after refuse, under every interleaving
+//! (`loom`, the `model` tests below; `error/atomics.rs`).
 
+use crate::error::atomics::Atomic;
 use crate::error::driver_log;
 use crate::error::failure::Error;
 use crate::error::kind::ErrorKind;
@@ -19,6 +24,7 @@ use crate::error::origin::{LaunchSite, Observer, Origin};
 use crate::ffi;
 use core::cell::Cell;
 use core::panic::Location;
+use core::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
 /// `Result` with custack's [`Error`].
@@ -104,16 +110,19 @@ fn unknown_under_profile(kind: ErrorKind, confined: bool) -> bool {
     matches!(kind, ErrorKind::Unlisted(_)) && confined
 }
 
-/// The first sticky error and its origin, once recorded.
-struct First {
+/// The first sticky error and its origin, once recorded (never freed: the process's record
+/// lives as long as the process).
+pub(crate) struct First {
     error: Error,
     origin: Origin,
 }
 
 /// A record of the first sticky error: the process has one ([`PROCESS`]); unit tests make their
-/// own (statics, so that their origins are `'static` as the process's are).
-pub(crate) struct Poison {
-    first: OnceLock<First>,
+/// own. Null until the first sticky error, then a pointer to its [`First`], leaked (so that
+/// errors can refer to its origin as `'static`), never changed again. Generic over its atomic
+/// for the model tests (`error/atomics.rs`); the crate's is `core`'s.
+pub(crate) struct Poison<P = AtomicPtr<First>> {
+    first: P,
 }
 
 /// The process's record.
@@ -129,29 +138,50 @@ pub(crate) fn process() -> &'static Poison {
 impl Poison {
     pub(crate) const fn new() -> Self {
         Self {
-            first: OnceLock::new(),
+            first: AtomicPtr::new(core::ptr::null_mut()),
         }
+    }
+}
+
+impl<P: Atomic<Value = *mut First>> Poison<P> {
+    /// An empty record over the atomic `P` (the model tests').
+    #[cfg(all(test, loom))]
+    fn empty() -> Self {
+        Self {
+            first: P::make(core::ptr::null_mut()),
+        }
+    }
+
+    /// The record, if one was published: an acquire load, which sees the whole `First` its
+    /// publisher wrote before its release.
+    #[inline]
+    fn first(&self) -> Option<&'static First> {
+        let first = self.first.load(Ordering::Acquire);
+        // SAFETY: the cell holds null or a pointer from `Box::into_raw` of a `First` that
+        // `observe` published and never frees (nor does anything else): valid for `'static`,
+        // and never written after its publication (acquire pairs with the publishing release).
+        unsafe { first.as_ref() }
     }
 
     /// `Ok` if nothing is recorded: one atomic load.
     #[inline]
-    pub(crate) fn check(&'static self) -> Result<()> {
-        match OnceLock::get(&self.first) {
+    pub(crate) fn check(&self) -> Result<()> {
+        match self.first() {
             None => Ok(()),
             Some(first) => Err(refused(first)),
         }
     }
 
     /// The first error, with its origin, if one is recorded.
-    pub(crate) fn recorded(&'static self) -> Option<Error> {
-        OnceLock::get(&self.first).map(First::error)
+    pub(crate) fn recorded(&self) -> Option<Error> {
+        self.first().map(First::error)
     }
 
     /// Records `error` if it is sticky and nothing is recorded yet; returns what the caller
     /// should return: the first sticky error (with its origin) if `error` is sticky, `error`
     /// unchanged otherwise.
     pub(crate) fn observe(
-        &'static self,
+        &self,
         error: Error,
         observer: Observer,
         call_site: &'static Location<'static>,
@@ -159,7 +189,10 @@ impl Poison {
         if !error.is_sticky() {
             return error;
         }
-        let first = self.first.get_or_init(|| First {
+        if let Some(first) = self.first() {
+            return first.error();
+        }
+        let mine = Box::into_raw(Box::new(First {
             origin: Origin {
                 observer,
                 call_site,
@@ -168,7 +201,25 @@ impl Poison {
                 unfinished: UNFINISHED.get().and_then(|find| find()),
             },
             error,
-        });
+        }));
+        let first = match self.first.compare_exchange(
+            core::ptr::null_mut(),
+            mine,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            // SAFETY: `mine` is from `Box::into_raw` just above and is now the published
+            // record, which nothing frees: valid for `'static`.
+            Ok(_) => unsafe { &*mine },
+            Err(winner) => {
+                // SAFETY: `mine` is from `Box::into_raw` just above and was not published (the
+                // exchange failed), so no other thread saw it: freed once, here.
+                drop(unsafe { Box::from_raw(mine) });
+                // SAFETY: `winner` is non-null (the exchange failed on it) and is the published
+                // record (see `first`), whose writes the acquire ordering made visible.
+                unsafe { &*winner }
+            }
+        };
         first.error()
     }
 }
@@ -568,5 +619,66 @@ mod tests {
         // 1: a non-sticky code was recorded or changed; 2: the sticky one was not recorded;
         // 3: recorded with another origin.
         assert_eq!(libc::WEXITSTATUS(status), 0, "see the statuses above");
+    }
+}
+
+/// The record under every interleaving (`loom`; `scripts/loom.sh`): the real `observe` and
+/// `check` over `loom`'s atomic pointer. Each model's records are leaked, as the process's is.
+#[cfg(all(test, loom))]
+mod model {
+    use super::{First, Poison};
+    use crate::error::failure::Error;
+    use crate::error::kind::ErrorKind;
+    use crate::error::origin::Observer;
+    use crate::ffi::CUresult;
+    use core::panic::Location;
+    use loom::sync::Arc;
+    use loom::sync::atomic::AtomicPtr;
+
+    type Record = Arc<Poison<AtomicPtr<First>>>;
+
+    fn observe(poison: &Record, code: CUresult) -> Error {
+        poison.observe(Error::from_code(code), Observer::Launch, Location::caller())
+    }
+
+    /// Two threads observe different sticky errors: both return the same one, the one
+    /// recorded, and every check after refuses with it.
+    #[test]
+    fn the_first_sticky_error_wins_on_every_thread() {
+        loom::model(|| {
+            let poison: Record = Arc::new(Poison::empty());
+            let other = Arc::clone(&poison);
+            let t =
+                loom::thread::spawn(move || observe(&other, CUresult::CUDA_ERROR_LAUNCH_FAILED));
+            let mine = observe(&poison, CUresult::CUDA_ERROR_ILLEGAL_ADDRESS);
+            let theirs = t.join().unwrap();
+            assert_eq!(mine, theirs);
+            assert_eq!(poison.recorded(), Some(mine.clone()));
+            assert_eq!(poison.check().unwrap_err().code(), mine.code());
+        });
+    }
+
+    /// A check racing the first sticky error sees nothing or the whole record (never a record
+    /// half written); a non-sticky error on a third thread records nothing.
+    #[test]
+    fn a_racing_check_sees_nothing_or_the_whole_record() {
+        loom::model(|| {
+            let poison: Record = Arc::new(Poison::empty());
+            let checker = {
+                let poison = Arc::clone(&poison);
+                loom::thread::spawn(move || poison.check().err())
+            };
+            let plain = {
+                let poison = Arc::clone(&poison);
+                loom::thread::spawn(move || observe(&poison, CUresult::CUDA_ERROR_INVALID_VALUE))
+            };
+            let first = observe(&poison, CUresult::CUDA_ERROR_ILLEGAL_ADDRESS);
+            assert_eq!(plain.join().unwrap().kind(), ErrorKind::InvalidValue);
+            if let Some(seen) = checker.join().unwrap() {
+                assert_eq!(seen.code(), first.code());
+                assert_eq!(seen.origin(), first.origin());
+            }
+            assert_eq!(poison.recorded(), Some(first));
+        });
     }
 }

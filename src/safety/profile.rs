@@ -2,6 +2,7 @@
 //! up front ([`Budget`]).
 
 use crate::driver::{Device, Driver};
+use crate::error::atomics::{Atomic, subtract};
 use crate::error::{Error, ErrorKind, Result};
 use crate::safety::bound::WaitBound;
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -471,7 +472,11 @@ impl BudgetUse {
 
 /// Adds `n` to `counter` if the sum stays within `limit`, atomically (racing threads cannot
 /// pass `limit` together); else `Err` with what the counter held, unchanged.
-fn add_within(counter: &AtomicUsize, n: usize, limit: usize) -> core::result::Result<(), usize> {
+fn add_within<A: Atomic<Value = usize>>(
+    counter: &A,
+    n: usize,
+    limit: usize,
+) -> core::result::Result<(), usize> {
     let mut current = counter.load(Ordering::Relaxed);
     loop {
         let Some(total) = current.checked_add(n).filter(|&total| total <= limit) else {
@@ -491,10 +496,12 @@ static CONTEXTS: ContextCount = ContextCount::new();
 /// [`Profile::init`]; 0 until then) and how many it made. Counted like a [`Budget`]'s
 /// resources: taking one past the count is refused, a creation the driver failed gives its one
 /// back ([`Taken`]), and nothing made is given back.
+///
+/// Generic over its atomic for the model tests (`error/atomics.rs`); the crate's is `core`'s.
 #[derive(Debug)]
-pub(crate) struct ContextCount {
-    stated: AtomicUsize,
-    made: AtomicUsize,
+pub(crate) struct ContextCount<A = AtomicUsize> {
+    stated: A,
+    made: A,
 }
 
 impl ContextCount {
@@ -502,6 +509,17 @@ impl ContextCount {
         Self {
             stated: AtomicUsize::new(0),
             made: AtomicUsize::new(0),
+        }
+    }
+}
+
+impl<A: Atomic<Value = usize>> ContextCount<A> {
+    /// A count over the atomic `A` with nothing stated (the model tests').
+    #[cfg(all(test, loom))]
+    fn unstated() -> Self {
+        Self {
+            stated: A::make(0),
+            made: A::make(0),
         }
     }
 
@@ -532,7 +550,7 @@ impl ContextCount {
     /// Takes one restricted context from the count, or refuses it (nothing taken). The
     /// returned [`Taken`] gives it back when dropped, unless [`kept`](Taken::keep) once the
     /// driver made the context.
-    pub(crate) fn take(&self) -> Result<Taken<'_>> {
+    pub(crate) fn take(&self) -> Result<Taken<'_, A>> {
         let stated = self.stated.load(Ordering::Acquire);
         add_within(&self.made, 1, stated)
             .map(|()| Taken {
@@ -607,23 +625,24 @@ fn refusal(resource: Resource, n: usize, already: usize, limit: usize) -> Error 
 /// What [`BudgetUse::take`] counted: given back on drop, unless [`keep`](Self::keep) was called.
 #[must_use = "dropped, it gives the budget back"]
 #[derive(Debug)]
-pub(crate) struct Taken<'b> {
-    used: &'b AtomicUsize,
+pub(crate) struct Taken<'b, A: Atomic<Value = usize> = AtomicUsize> {
+    used: &'b A,
     n: usize,
 }
 
-impl Taken<'_> {
+impl<A: Atomic<Value = usize>> Taken<'_, A> {
     /// Keeps the count: the driver made what it was taken for.
     pub(crate) fn keep(self) {
         core::mem::forget(self);
     }
 }
 
-impl Drop for Taken<'_> {
+impl<A: Atomic<Value = usize>> Drop for Taken<'_, A> {
     fn drop(&mut self) {
-        // Taken by `take`, so `used >= n`: no wrap. Another creation may have taken more since;
-        // subtracting only this one's share leaves theirs counted.
-        self.used.fetch_sub(self.n, Ordering::Relaxed);
+        // Taken by `take`, so `used >= n`: no wrap (and `subtract` saturates). Another
+        // creation may have taken more since; subtracting only this one's share leaves theirs
+        // counted.
+        subtract(self.used, self.n, Ordering::Relaxed);
     }
 }
 
@@ -1006,5 +1025,78 @@ mod tests {
         });
         assert_eq!(use_.used(Resource::Events), 0);
         use_.take(Resource::Events, 3).unwrap().keep();
+    }
+}
+
+/// The count of restricted contexts under every interleaving (`loom`; `scripts/loom.sh`): the
+/// real `state`, `take` and `Taken`'s give-back over `loom`'s atomics.
+#[cfg(all(test, loom))]
+mod model {
+    use super::ContextCount;
+    use loom::sync::Arc;
+    use loom::sync::atomic::AtomicUsize;
+
+    /// Two threads race for the one context stated: exactly one gets it.
+    #[test]
+    fn two_threads_racing_for_the_last_context_take_it_once() {
+        loom::model(|| {
+            let count = Arc::new(ContextCount::<AtomicUsize>::unstated());
+            count.state(1).unwrap();
+            let other = Arc::clone(&count);
+            let t = loom::thread::spawn(move || other.take().map(super::Taken::keep).is_ok());
+            let mine = count.take().map(super::Taken::keep).is_ok();
+            let theirs = t.join().unwrap();
+            assert_ne!(mine, theirs);
+            assert_eq!(count.made(), 1);
+        });
+    }
+
+    /// Three threads, two contexts stated, one creation failing in the driver (its one given
+    /// back): never more than two kept, and the count ends at what was kept.
+    #[test]
+    fn a_failed_creation_gives_back_and_the_count_is_never_passed() {
+        loom::model(|| {
+            let count = Arc::new(ContextCount::<AtomicUsize>::unstated());
+            count.state(2).unwrap();
+            let keeper = |count: Arc<ContextCount<AtomicUsize>>| {
+                loom::thread::spawn(move || {
+                    usize::from(count.take().map(super::Taken::keep).is_ok())
+                })
+            };
+            let a = keeper(Arc::clone(&count));
+            let failing = {
+                let count = Arc::clone(&count);
+                // Taken, then dropped: the driver failed the creation.
+                loom::thread::spawn(move || drop(count.take()))
+            };
+            let mine = usize::from(count.take().map(super::Taken::keep).is_ok());
+            failing.join().unwrap();
+            let kept = mine + a.join().unwrap();
+            assert!(kept <= 2, "{kept} kept");
+            assert_eq!(count.made(), kept);
+        });
+    }
+
+    /// Two threads state different counts: one is stated, the other refused; the same count
+    /// twice: both accepted.
+    #[test]
+    fn racing_statements_leave_one_count() {
+        loom::model(|| {
+            let count = Arc::new(ContextCount::<AtomicUsize>::unstated());
+            let other = Arc::clone(&count);
+            let t = loom::thread::spawn(move || other.state(2).is_ok());
+            let mine = count.state(3).is_ok();
+            let theirs = t.join().unwrap();
+            assert_ne!(mine, theirs);
+            let stated = if mine { 3 } else { 2 };
+            assert!(count.state(stated).is_ok());
+        });
+        loom::model(|| {
+            let count = Arc::new(ContextCount::<AtomicUsize>::unstated());
+            let other = Arc::clone(&count);
+            let t = loom::thread::spawn(move || other.state(2).is_ok());
+            assert!(count.state(2).is_ok());
+            assert!(t.join().unwrap());
+        });
     }
 }
