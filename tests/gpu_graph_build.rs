@@ -479,7 +479,14 @@ fn a_kept_allocation_not_freed_fails_the_relaunch_in_the_driver_and_auto_free_is
         .unwrap()
         .wait()
         .unwrap();
-    assert!(exec.take_kept::<u32>(0).unwrap().to_vec().unwrap().iter().all(|&v| v == 42));
+    assert!(
+        exec.take_kept::<u32>(0)
+            .unwrap()
+            .to_vec()
+            .unwrap()
+            .iter()
+            .all(|&v| v == 42)
+    );
     drop(exec);
     // AUTO_FREE_ON_LAUNCH, which would free a taken allocation at the next launch, is refused
     // before the driver, as DEVICE_LAUNCH is; a shared instantiation too.
@@ -603,7 +610,9 @@ fn relaunch<P: custack::Payload>(
 
 /// The program's pattern, written into the taken memory: unlike the graph's value anywhere.
 fn pattern() -> Vec<u32> {
-    (0..KEPT_N as u32).map(|i| i.wrapping_mul(2_654_435_761) | 1).collect()
+    (0..KEPT_N as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) | 1)
+        .collect()
 }
 
 /// Asserts `got` is the program's pattern, element by element.
@@ -612,8 +621,7 @@ fn assert_pattern(got: &[u32], route: &str) {
     assert_eq!(got.len(), want.len(), "{route}");
     let bad = got.iter().zip(&want).filter(|(g, w)| g != w).count();
     assert_eq!(
-        bad,
-        0,
+        bad, 0,
         "{route}: {bad} of {KEPT_N} elements of memory the program owns changed by the \
          relaunch (first: {:#x})",
         got[0]
@@ -655,7 +663,10 @@ fn a_taken_buffer_parked_keeps_its_memory_the_relaunch_is_refused_by_the_driver(
     // Parked, the buffer borrows only the context: the executable graph is free again.
     let parked = guard.park(x);
     // An upload while the taken memory lives changes none of it either (checked below).
-    println!("upload while the taken allocation lives: {:?}", exec.upload(&stream));
+    println!(
+        "upload while the taken allocation lives: {:?}",
+        exec.upload(&stream)
+    );
     let again = relaunch(&stream, &mut exec);
     println!("relaunch with the taken buffer parked: {again:?}");
     assert_refused_by_the_driver(again);
@@ -670,7 +681,12 @@ fn a_taken_buffer_parked_keeps_its_memory_the_relaunch_is_refused_by_the_driver(
     // Freed by the program: the graph launches again and makes its memory anew.
     exec = launched(&stream, exec);
     assert!(
-        exec.take_kept::<u32>(0).unwrap().to_vec().unwrap().iter().all(|&v| v == GRAPH_VALUE)
+        exec.take_kept::<u32>(0)
+            .unwrap()
+            .to_vec()
+            .unwrap()
+            .iter()
+            .all(|&v| v == GRAPH_VALUE)
     );
     drop(exec);
     assert_nothing_left(&ctx);
@@ -812,14 +828,23 @@ fn every_way_to_instantiate_a_graph_that_keeps_allocations_with_auto_free_is_ref
     // A shared instantiation, with the flag or without, and a clone (whose shared
     // instantiation is the only other way to instantiate): refused for such a graph.
     let graph = kept_fill_graph(&guard);
-    for flags in [InstantiateFlags::AUTO_FREE_ON_LAUNCH, InstantiateFlags::empty()] {
+    for flags in [
+        InstantiateFlags::AUTO_FREE_ON_LAUNCH,
+        InstantiateFlags::empty(),
+    ] {
         let e = graph.instantiate_shared(flags).map(drop).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidValue);
-        assert!(e.detail().unwrap_or_default().contains("keeps allocations"), "{e:?}");
+        assert!(
+            e.detail().unwrap_or_default().contains("keeps allocations"),
+            "{e:?}"
+        );
     }
     let e = graph.clone_graph().map(drop).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidValue);
-    assert!(e.detail().unwrap_or_default().contains("keeps allocations"), "{e:?}");
+    assert!(
+        e.detail().unwrap_or_default().contains("keeps allocations"),
+        "{e:?}"
+    );
     // A whole-graph update, either way: refused (the record of the executable graph's kept
     // allocations would not match its nodes).
     let plain = guard
@@ -853,7 +878,10 @@ fn every_way_to_instantiate_a_graph_that_keeps_allocations_with_auto_free_is_ref
     });
     let e = child.map(drop).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidValue);
-    assert!(e.detail().unwrap_or_default().contains("keeps allocations"), "{e:?}");
+    assert!(
+        e.detail().unwrap_or_default().contains("keeps allocations"),
+        "{e:?}"
+    );
     // Any other flag is the graph's: instantiated and launched, its allocation taken.
     let mut exec = kept_fill_graph(&guard)
         .instantiate_with(InstantiateFlags::USE_NODE_PRIORITY)
@@ -861,7 +889,12 @@ fn every_way_to_instantiate_a_graph_that_keeps_allocations_with_auto_free_is_ref
     let stream = guard.stream().unwrap();
     exec = launched(&stream, exec);
     assert!(
-        exec.take_kept::<u32>(0).unwrap().to_vec().unwrap().iter().all(|&v| v == GRAPH_VALUE)
+        exec.take_kept::<u32>(0)
+            .unwrap()
+            .to_vec()
+            .unwrap()
+            .iter()
+            .all(|&v| v == GRAPH_VALUE)
     );
     drop(exec);
     assert_nothing_left(&ctx);

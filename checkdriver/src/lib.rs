@@ -4028,17 +4028,26 @@ mod tests {
             let made =
                 cuGraphAddMemAllocNode(&raw mut alloc, graph, none, 0, params.as_mut_ptr().cast());
             assert_eq!(made, CUDA_SUCCESS);
-            assert_eq!(cuGraphInstantiateWithFlags(&raw mut exec, graph, 1), CUDA_SUCCESS);
+            assert_eq!(
+                cuGraphInstantiateWithFlags(&raw mut exec, graph, 1),
+                CUDA_SUCCESS
+            );
             let _ = cuGraphDestroy(graph);
             let dptr = params[14];
             assert_eq!(cuGraphLaunch(exec, s), CUDA_SUCCESS);
             let _ = cuStreamSynchronize(s);
             // Nobody used what the launch made: the relaunch frees it and makes it again.
-            assert_eq!(violations_of(|| assert_eq!(cuGraphLaunch(exec, s), CUDA_SUCCESS)), 0);
+            assert_eq!(
+                violations_of(|| assert_eq!(cuGraphLaunch(exec, s), CUDA_SUCCESS)),
+                0
+            );
             let _ = cuStreamSynchronize(s);
             // The program read it (it took it): the relaunch frees memory the program holds.
             let mut host = [0u8; 64];
-            assert_eq!(cuMemcpyDtoH_v2(host.as_mut_ptr().cast(), dptr, 64), CUDA_SUCCESS);
+            assert_eq!(
+                cuMemcpyDtoH_v2(host.as_mut_ptr().cast(), dptr, 64),
+                CUDA_SUCCESS
+            );
             assert!(violations_of(|| assert_eq!(cuGraphLaunch(exec, s), CUDA_SUCCESS)) > 0);
             let _ = cuStreamSynchronize(s);
             // Work on another stream may still use it: the relaunch's free is a violation. (A
@@ -4049,7 +4058,10 @@ mod tests {
             let _ = cuMemsetD32Async(dptr, 7, 16, other);
             assert_eq!(cuStreamEndCapture(other, &raw mut captured), CUDA_SUCCESS);
             let mut writer = null_mut();
-            assert_eq!(cuGraphInstantiateWithFlags(&raw mut writer, captured, 0), CUDA_SUCCESS);
+            assert_eq!(
+                cuGraphInstantiateWithFlags(&raw mut writer, captured, 0),
+                CUDA_SUCCESS
+            );
             let _ = cuGraphDestroy(captured);
             assert!(violations_of(|| assert_eq!(cuGraphLaunch(exec, s), CUDA_SUCCESS)) > 0);
             let _ = cuStreamSynchronize(s);
@@ -4061,8 +4073,15 @@ mod tests {
             // The program frees what it took (now the last launch's allocation), and the
             // executable graph's owner frees the last launch's: a double free.
             let _ = cuGraphExecDestroy(exec);
-            assert_eq!(violations_of(|| assert_eq!(cuMemFree_v2(dptr), CUDA_SUCCESS)), 0);
-            assert!(violations_of(|| { let _ = cuMemFree_v2(dptr); }) > 0);
+            assert_eq!(
+                violations_of(|| assert_eq!(cuMemFree_v2(dptr), CUDA_SUCCESS)),
+                0
+            );
+            assert!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(dptr);
+                }) > 0
+            );
         }
     }
 

@@ -211,7 +211,10 @@ mod tests {
                 "DEVICE_LAUNCH"
             };
             let said = e.detail().unwrap_or_default();
-            assert!(said.contains(flag) && said.contains("keeps allocations"), "{e:?}");
+            assert!(
+                said.contains(flag) && said.contains("keeps allocations"),
+                "{e:?}"
+            );
         }
         refuse_instantiate_flags(0).unwrap();
         refuse_instantiate_flags(ffi::CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY).unwrap();
@@ -223,16 +226,31 @@ mod tests {
         let kept = one_kept();
         assert_eq!(kept.len(), 1);
         // Nothing made yet: no take; a launch may start.
-        assert_eq!(kept.take::<u32>(0).unwrap_err().kind(), ErrorKind::InvalidValue);
+        assert_eq!(
+            kept.take::<u32>(0).unwrap_err().kind(),
+            ErrorKind::InvalidValue
+        );
         kept.before_launch().unwrap();
         kept.launched();
         // Made and not taken: the next launch is refused before the driver.
-        assert_eq!(kept.before_launch().unwrap_err().kind(), ErrorKind::InvalidValue);
-        assert_eq!(kept.take::<f32>(0).unwrap_err().kind(), ErrorKind::InvalidValue);
-        assert_eq!(kept.take::<u32>(1).unwrap_err().kind(), ErrorKind::InvalidValue);
+        assert_eq!(
+            kept.before_launch().unwrap_err().kind(),
+            ErrorKind::InvalidValue
+        );
+        assert_eq!(
+            kept.take::<f32>(0).unwrap_err().kind(),
+            ErrorKind::InvalidValue
+        );
+        assert_eq!(
+            kept.take::<u32>(1).unwrap_err().kind(),
+            ErrorKind::InvalidValue
+        );
         // The refused takes left the mark: taken once, then refused.
         assert_eq!(kept.take::<u32>(0).unwrap(), (0x1000, 4));
-        assert_eq!(kept.take::<u32>(0).unwrap_err().kind(), ErrorKind::InvalidValue);
+        assert_eq!(
+            kept.take::<u32>(0).unwrap_err().kind(),
+            ErrorKind::InvalidValue
+        );
         // Taken: custack lets the launch go to the driver, which refuses it while the taken
         // memory is unfreed (no AUTO_FREE_ON_LAUNCH).
         kept.before_launch().unwrap();
