@@ -126,9 +126,9 @@ impl Kept {
     ///
     /// An allocation taken and still alive (a buffer, parked, moved or leaked) is not marked
     /// here: the driver refuses that launch itself. `cuGraphLaunch`: "If any allocations
-    /// created by hGraphExec remain unfreed (from a previous launch) and hGraphExec was not
-    /// instantiated with CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH, the launch will fail
-    /// with CUDA_ERROR_INVALID_VALUE" (CUDA Driver API, Graph Management), and no executable
+    /// created by `hGraphExec` remain unfreed (from a previous launch) and `hGraphExec` was not
+    /// instantiated with `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`, the launch will fail
+    /// with `CUDA_ERROR_INVALID_VALUE`" (CUDA Driver API, Graph Management), and no executable
     /// graph of a graph that keeps allocations has that flag ([`refuse_instantiate_flags`]).
     /// The driver knows what is allocated whatever became of the value that owns it, which a
     /// record of custack's could not: the refusal is the driver's word, checked on the GPU by
@@ -184,14 +184,14 @@ impl Kept {
 mod tests {
     use super::*;
 
-    fn one_kept() -> Box<Kept> {
+    fn one_kept() -> Kept {
         let a = KeptAlloc {
             ptr: 0x1000,
             len: 4,
             elem: TypeId::of::<u32>(),
             elem_name: "u32",
         };
-        Kept::of(vec![a]).unwrap()
+        *Kept::of(vec![a]).unwrap()
     }
 
     #[test]

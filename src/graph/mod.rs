@@ -631,9 +631,12 @@ impl<'b> GraphBuilder<'b> {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::InvalidValue`] (no driver call) for a child that keeps allocations; the
-    /// driver's errors (e.g. a child with allocation nodes: "The graph cannot be used in a
-    /// child node", `cuGraphAddMemAllocNode`).
+    /// [`ErrorKind::InvalidValue`] (no driver call) for a child that keeps allocations (checked
+    /// here whatever the driver takes: its newer child-graph ownership, `cuGraphAddNode` with
+    /// `CUDA_CHILD_GRAPH_NODE_PARAMS`, moves a graph with memory nodes into its parent, which
+    /// custack does not call); the driver's errors (e.g. a child with allocation nodes: "The
+    /// graph cannot be used in a child node", `cuGraphAddMemFreeNode`'s restrictions on graphs
+    /// with memory nodes).
     ///
     /// # References
     ///
