@@ -3,8 +3,9 @@
 //! instantiated and launched more than once, the results read back; a kernel node its
 //! contract refuses; memory allocation and free nodes, launched three times, and the uses and
 //! frees out of order the builder refuses; allocations kept past the launch, taken after each
-//! launch and freed by the program (the driver's refusal of a relaunch while one lives, and
-//! `AUTO_FREE_ON_LAUNCH`).
+//! launch and freed by the program (the driver's refusal of a relaunch while one lives, on
+//! every route by which a taken buffer outlives its borrow of the executable graph, and the
+//! refusal of `AUTO_FREE_ON_LAUNCH` for such a graph on every way to instantiate it).
 mod common;
 use common::{KERNELS, context};
 use custack::prelude::*;
@@ -442,7 +443,7 @@ fn a_kept_graph_allocation_is_taken_after_each_launch_read_and_freed_then_launch
 
 #[test]
 #[ignore = "needs a CUDA device"]
-fn a_kept_allocation_not_freed_fails_the_relaunch_in_the_driver_and_auto_free_relaunches() {
+fn a_kept_allocation_not_freed_fails_the_relaunch_in_the_driver_and_auto_free_is_refused() {
     let _alone = GRAPH_MEMORY
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -459,13 +460,12 @@ fn a_kept_allocation_not_freed_fails_the_relaunch_in_the_driver_and_auto_free_re
         .unwrap();
     // Taken, then given up without a free: the driver refuses the relaunch.
     let (ptr, len) = exec.take_kept::<u32>(0).unwrap().into_raw();
-    let relaunch = stream.scope(|s| {
-        let g = s.bind_graph(&mut exec);
-        s.launch_graph(&g)
-    });
+    let relaunch = relaunch(&stream, &mut exec);
     println!("a relaunch while the previous launch's allocation lives: {relaunch:?}");
+    assert_refused_by_the_driver(relaunch);
+    // The refused launch made nothing: nothing to take.
     assert_eq!(
-        relaunch.unwrap().unwrap_err().kind(),
+        exec.take_kept::<u32>(0).map(drop).unwrap_err().kind(),
         ErrorKind::InvalidValue
     );
     // SAFETY: the graph allocation just given up, freed by `cuMemFree` (the driver's rule for
@@ -473,8 +473,23 @@ fn a_kept_allocation_not_freed_fails_the_relaunch_in_the_driver_and_auto_free_re
     let x = unsafe { guard.buffer_from_raw::<u32>(ptr, len) };
     assert!(x.to_vec().unwrap().iter().all(|&v| v == 42));
     drop(x);
+    // Freed: the graph launches again.
+    exec = stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert!(
+        exec.take_kept::<u32>(0)
+            .unwrap()
+            .to_vec()
+            .unwrap()
+            .iter()
+            .all(|&v| v == 42)
+    );
     drop(exec);
-    // Instantiated with AUTO_FREE_ON_LAUNCH: each launch frees what the previous one left.
+    // AUTO_FREE_ON_LAUNCH, which would free a taken allocation at the next launch, is refused
+    // before the driver, as DEVICE_LAUNCH is; a shared instantiation too.
     let graph = keeping_graph(&guard, &module);
     assert_eq!(
         graph
@@ -484,25 +499,403 @@ fn a_kept_allocation_not_freed_fails_the_relaunch_in_the_driver_and_auto_free_re
             .kind(),
         ErrorKind::InvalidValue
     );
-    let mut exec = graph
-        .instantiate_with(InstantiateFlags::AUTO_FREE_ON_LAUNCH)
-        .unwrap();
+    let refused = graph.instantiate_with(InstantiateFlags::AUTO_FREE_ON_LAUNCH);
+    assert_refused_here(refused.map(drop), "AUTO_FREE_ON_LAUNCH");
+    // Instantiated without it, three launches, each taken and freed by the program.
+    let mut exec = keeping_graph(&guard, &module).instantiate().unwrap();
     for _ in 0..3 {
         exec = stream
             .submit(exec, |s, g| s.launch_graph(&g))
             .unwrap()
             .wait()
             .unwrap();
+        let x = exec.take_kept::<u32>(0).unwrap();
+        assert!(x.to_vec().unwrap().iter().all(|&v| v == 42));
     }
-    let x = exec.take_kept::<u32>(0).unwrap();
-    assert!(x.to_vec().unwrap().iter().all(|&v| v == 42));
-    drop(x);
     drop(exec);
     assert_eq!(
         graph_memory_held_after_trim(&ctx),
         0,
-        "every kept allocation was freed: by the program, or by the next launch (auto-free)"
+        "every kept allocation was freed by the program"
     );
     let errors = custack::take_drop_errors();
     assert!(errors.is_empty(), "{errors:?}");
+}
+
+// The routes by which safe code ends a taken buffer's borrow of its executable graph while the
+// buffer lives (C28): parked, moved into a submission that is parked, moved into another
+// graph's payload whose executable graph is parked, moved into a submission that is leaked.
+// In each, the program asks for `AUTO_FREE_ON_LAUNCH` (refused: it gets a graph instantiated
+// without), writes its own pattern into the taken memory, and launches the graph again: the
+// driver refuses the launch while the memory is unfreed, and every element still holds the
+// pattern. Where `AUTO_FREE_ON_LAUNCH` was granted, the relaunch freed the memory and made it
+// again at the same address with the graph's value in it (driver 580, H100).
+
+/// 1 MiB of `u32` that a graph keeps.
+const KEPT_N: usize = 1 << 18;
+/// What each launch of `kept_fill_graph` writes into its kept allocation.
+const GRAPH_VALUE: u32 = 0x4752_4150;
+
+/// A graph that allocates 1 MiB it keeps (no free node) and fills it with `GRAPH_VALUE`.
+fn kept_fill_graph<'g>(guard: &'g custack::PushedGuard<'_, '_>) -> custack::Graph<'g, ()> {
+    guard
+        .build_graph((), |b, ()| {
+            let (made, mut x) = b.alloc_kept::<u32>(KEPT_N, &[])?;
+            b.fill_u32(&mut x, GRAPH_VALUE, &[made])?;
+            Ok(())
+        })
+        .unwrap()
+}
+
+/// Asserts `r` is custack's refusal before the driver (`InvalidValue`, with a detail that says
+/// the graph keeps allocations and names `flag`).
+fn assert_refused_here(r: custack::Result<()>, flag: &str) {
+    let e = r.expect_err("instantiated");
+    assert_eq!(e.kind(), ErrorKind::InvalidValue, "{e:?}");
+    let said = e.detail().unwrap_or_default();
+    assert!(
+        said.contains("keeps allocations") && said.contains(flag),
+        "not custack's refusal of {flag}: {e:?}"
+    );
+}
+
+/// Asserts `r` is the driver's refusal of a launch while an allocation of the previous launch
+/// is unfreed (`CUDA_ERROR_INVALID_VALUE`), not custack's refusal of a launch before the take.
+fn assert_refused_by_the_driver(r: custack::Result<()>) {
+    let e = r.expect_err("a launch while the previous launch's kept allocation is unfreed ran");
+    assert_eq!(e.kind(), ErrorKind::InvalidValue, "{e:?}");
+    assert!(
+        !e.detail().unwrap_or_default().contains("take_kept"),
+        "refused before the take, not by the driver: {e:?}"
+    );
+}
+
+/// The executable graph of `kept_fill_graph` a program gets when it asks for
+/// `AUTO_FREE_ON_LAUNCH`: refused before the driver, so instantiated without. (Granted, as it
+/// was before the refusal, each route below relaunched it over memory the program owned, and
+/// the route's assertions fail.)
+fn kept_exec_asking_for_auto_free<'g>(
+    guard: &'g custack::PushedGuard<'_, '_>,
+) -> custack::GraphExec<'g, ()> {
+    match kept_fill_graph(guard).instantiate_with(InstantiateFlags::AUTO_FREE_ON_LAUNCH) {
+        Err(e) => {
+            assert_refused_here(Err(e), "AUTO_FREE_ON_LAUNCH");
+            kept_fill_graph(guard).instantiate().unwrap()
+        }
+        Ok(exec) => exec,
+    }
+}
+
+/// Launches `exec` on `stream` and waits for it.
+fn launched<'g>(
+    stream: &custack::Stream<'_>,
+    exec: custack::GraphExec<'g, ()>,
+) -> custack::GraphExec<'g, ()> {
+    stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap()
+}
+
+/// One launch of `exec` on `stream`, in a scope: the launch's result.
+fn relaunch<P: custack::Payload>(
+    stream: &custack::Stream<'_>,
+    exec: &mut custack::GraphExec<'_, P>,
+) -> custack::Result<()> {
+    stream
+        .scope(|s| s.launch_graph(&s.bind_graph(exec)))
+        .unwrap()
+}
+
+/// The program's pattern, written into the taken memory: unlike the graph's value anywhere.
+fn pattern() -> Vec<u32> {
+    (0..KEPT_N as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) | 1)
+        .collect()
+}
+
+/// Asserts `got` is the program's pattern, element by element.
+fn assert_pattern(got: &[u32], route: &str) {
+    let want = pattern();
+    assert_eq!(got.len(), want.len(), "{route}");
+    let bad = got.iter().zip(&want).filter(|(g, w)| g != w).count();
+    assert_eq!(
+        bad, 0,
+        "{route}: {bad} of {KEPT_N} elements of memory the program owns changed by the \
+         relaunch (first: {:#x})",
+        got[0]
+    );
+}
+
+/// Launches the graph, takes its allocation (checked to hold the graph's value) and writes
+/// the program's pattern into it.
+macro_rules! launch_take_and_write {
+    ($stream:expr, $exec:ident) => {{
+        $exec = launched(&$stream, $exec);
+        let mut x = $exec.take_kept::<u32>(0).unwrap();
+        assert!(x.to_vec().unwrap().iter().all(|&v| v == GRAPH_VALUE));
+        x.copy_from_host(&pattern()).unwrap();
+        x
+    }};
+}
+
+/// After a route: nothing kept is left (the program freed what it took, and the refused
+/// relaunches made nothing), and nothing was recorded by a drop.
+fn assert_nothing_left(ctx: &custack::Context) {
+    assert_eq!(graph_memory_held_after_trim(ctx), 0, "graph memory left");
+    let errors = custack::take_drop_errors();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_taken_buffer_parked_keeps_its_memory_the_relaunch_is_refused_by_the_driver() {
+    let _alone = GRAPH_MEMORY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let mut exec = kept_exec_asking_for_auto_free(&guard);
+    let x = launch_take_and_write!(stream, exec);
+    // Parked, the buffer borrows only the context: the executable graph is free again.
+    let parked = guard.park(x);
+    // An upload while the taken memory lives changes none of it either (checked below).
+    println!(
+        "upload while the taken allocation lives: {:?}",
+        exec.upload(&stream)
+    );
+    let again = relaunch(&stream, &mut exec);
+    println!("relaunch with the taken buffer parked: {again:?}");
+    assert_refused_by_the_driver(again);
+    assert_eq!(
+        exec.take_kept::<u32>(0).map(drop).unwrap_err().kind(),
+        ErrorKind::InvalidValue,
+        "the refused launch made nothing"
+    );
+    let x = guard.attach(parked).unwrap();
+    assert_pattern(&x.to_vec().unwrap(), "parked");
+    drop(x);
+    // Freed by the program: the graph launches again and makes its memory anew.
+    exec = launched(&stream, exec);
+    assert!(
+        exec.take_kept::<u32>(0)
+            .unwrap()
+            .to_vec()
+            .unwrap()
+            .iter()
+            .all(|&v| v == GRAPH_VALUE)
+    );
+    drop(exec);
+    assert_nothing_left(&ctx);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_taken_buffer_in_a_parked_submission_keeps_its_memory_the_relaunch_is_refused_by_the_driver() {
+    let _alone = GRAPH_MEMORY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let other = guard.stream().unwrap();
+    let mut exec = kept_exec_asking_for_auto_free(&guard);
+    let x = launch_take_and_write!(stream, exec);
+    // The buffer moves into a submission on another stream that reads it, which parks.
+    let pending = other
+        .submit((x, vec![0u32; KEPT_N]), |s, (d, h)| s.copy_to_host(h, &d))
+        .unwrap();
+    let parked = guard.park_submission(pending);
+    let again = relaunch(&stream, &mut exec);
+    println!("relaunch with the taken buffer in a parked submission: {again:?}");
+    assert_refused_by_the_driver(again);
+    let (x, read) = parked.wait().unwrap();
+    assert_pattern(&read, "read by the parked submission");
+    let x = guard.attach(x).unwrap();
+    assert_pattern(&x.to_vec().unwrap(), "parked submission");
+    drop(x);
+    drop(exec);
+    assert_nothing_left(&ctx);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_taken_buffer_in_a_parked_graph_s_payload_keeps_its_memory_the_relaunch_is_refused_by_the_driver()
+ {
+    let _alone = GRAPH_MEMORY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let mut exec = kept_exec_asking_for_auto_free(&guard);
+    let x = launch_take_and_write!(stream, exec);
+    // The buffer moves into another graph's payload (a graph that copies it to the host),
+    // whose executable graph parks.
+    let reader = guard
+        .build_graph((x, vec![0u32; KEPT_N]), |b, (d, out)| {
+            b.copy_to_host(out, &d, &[])?;
+            Ok(())
+        })
+        .unwrap()
+        .instantiate()
+        .unwrap();
+    let parked = guard.park_graph(reader);
+    let again = relaunch(&stream, &mut exec);
+    println!("relaunch with the taken buffer in a parked graph's payload: {again:?}");
+    assert_refused_by_the_driver(again);
+    let reader = guard.attach_graph(parked).unwrap();
+    let reader = stream
+        .submit(reader, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    let (d, out) = reader.payload();
+    assert_pattern(out, "copied out by the parked graph");
+    assert_pattern(&d.to_vec().unwrap(), "parked graph's payload");
+    drop(reader);
+    drop(exec);
+    assert_nothing_left(&ctx);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_taken_buffer_in_a_leaked_submission_keeps_its_memory_the_relaunch_is_refused_by_the_driver() {
+    let _alone = GRAPH_MEMORY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let other = guard.stream().unwrap();
+    let mut exec = kept_exec_asking_for_auto_free(&guard);
+    let x = launch_take_and_write!(stream, exec);
+    let (ptr, len) = (x.device_ptr(), x.len());
+    // The buffer moves into a submission on another stream that reads it, which is leaked
+    // (sound, R11): the buffer is never freed, its borrow of the executable graph ends.
+    let pending = other
+        .submit((x, vec![0u32; KEPT_N]), |s, (d, h)| s.copy_to_host(h, &d))
+        .unwrap();
+    core::mem::forget(pending);
+    // While the leaked copy may still read the memory on the other stream, the relaunch would
+    // free it: refused.
+    let again = relaunch(&stream, &mut exec);
+    println!("relaunch with the taken buffer in a leaked submission: {again:?}");
+    assert_refused_by_the_driver(again);
+    guard.synchronize().unwrap();
+    // SAFETY: the graph allocation the leaked buffer owned, which nothing frees (leaked) and
+    // no work uses any more (the context is synchronized), of this context; `cuMemFree` frees
+    // graph allocations no free node frees. Adopted to read it, then freed.
+    let x = unsafe { guard.buffer_from_raw::<u32>(ptr, len) };
+    assert_pattern(&x.to_vec().unwrap(), "leaked submission");
+    drop(x);
+    drop(exec);
+    assert_nothing_left(&ctx);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn every_way_to_instantiate_a_graph_that_keeps_allocations_with_auto_free_is_refused_first() {
+    let _alone = GRAPH_MEMORY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    // `instantiate_with`, alone or with another flag, and DEVICE_LAUNCH (a launch from the
+    // device would pass by the record of what each launch made): custack's refusals.
+    for (flags, named) in [
+        (InstantiateFlags::AUTO_FREE_ON_LAUNCH, "AUTO_FREE_ON_LAUNCH"),
+        (
+            InstantiateFlags::AUTO_FREE_ON_LAUNCH | InstantiateFlags::USE_NODE_PRIORITY,
+            "AUTO_FREE_ON_LAUNCH",
+        ),
+        (InstantiateFlags::DEVICE_LAUNCH, "DEVICE_LAUNCH"),
+    ] {
+        let made = kept_fill_graph(&guard).instantiate_with(flags);
+        assert_refused_here(made.map(drop), named);
+    }
+    // Both at once: refused as a combination the driver documents as invalid.
+    let both = InstantiateFlags::AUTO_FREE_ON_LAUNCH | InstantiateFlags::DEVICE_LAUNCH;
+    let made = kept_fill_graph(&guard).instantiate_with(both);
+    assert_eq!(made.map(drop).unwrap_err().kind(), ErrorKind::InvalidValue);
+    // A shared instantiation, with the flag or without, and a clone (whose shared
+    // instantiation is the only other way to instantiate): refused for such a graph.
+    let graph = kept_fill_graph(&guard);
+    for flags in [
+        InstantiateFlags::AUTO_FREE_ON_LAUNCH,
+        InstantiateFlags::empty(),
+    ] {
+        let e = graph.instantiate_shared(flags).map(drop).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidValue);
+        assert!(
+            e.detail().unwrap_or_default().contains("keeps allocations"),
+            "{e:?}"
+        );
+    }
+    let e = graph.clone_graph().map(drop).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    assert!(
+        e.detail().unwrap_or_default().contains("keeps allocations"),
+        "{e:?}"
+    );
+    // A whole-graph update, either way: refused (the record of the executable graph's kept
+    // allocations would not match its nodes).
+    let plain = guard
+        .build_graph((), |b, ()| {
+            let (made, mut x) = b.alloc::<u32>(KEPT_N, &[])?;
+            let set = b.fill_u32(&mut x, 1, &[made])?;
+            b.free(x, &[set])?;
+            Ok(())
+        })
+        .unwrap();
+    let mut plain_exec = plain.instantiate().unwrap();
+    let e = plain_exec.update(graph).map(drop).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    drop(plain_exec);
+    let mut kept_exec = kept_fill_graph(&guard).instantiate().unwrap();
+    let other = guard
+        .build_graph((), |b, ()| {
+            let (made, mut x) = b.alloc_kept::<u32>(KEPT_N, &[])?;
+            b.fill_u32(&mut x, 1, &[made])?;
+            Ok(())
+        })
+        .unwrap();
+    let e = kept_exec.update(other).map(drop).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    drop(kept_exec);
+    // A child-graph node of such a graph: refused before the driver (the parent's executable
+    // graph would have no record of the allocations).
+    let child = guard.build_graph(kept_fill_graph(&guard), |b, g| {
+        b.child(&g, &[])?;
+        Ok(())
+    });
+    let e = child.map(drop).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    assert!(
+        e.detail().unwrap_or_default().contains("keeps allocations"),
+        "{e:?}"
+    );
+    // Any other flag is the graph's: instantiated and launched, its allocation taken.
+    let mut exec = kept_fill_graph(&guard)
+        .instantiate_with(InstantiateFlags::USE_NODE_PRIORITY)
+        .unwrap();
+    let stream = guard.stream().unwrap();
+    exec = launched(&stream, exec);
+    assert!(
+        exec.take_kept::<u32>(0)
+            .unwrap()
+            .to_vec()
+            .unwrap()
+            .iter()
+            .all(|&v| v == GRAPH_VALUE)
+    );
+    drop(exec);
+    assert_nothing_left(&ctx);
 }

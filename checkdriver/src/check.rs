@@ -367,6 +367,11 @@ struct State {
     /// launch makes it anew; it stays allocated until `cuMemFree` or `cuMemFreeAsync`), with
     /// its size, and whether it was instantiated with `AUTO_FREE_ON_LAUNCH`.
     exec_kept: HashMap<usize, (Vec<(usize, u64)>, bool)>,
+    /// The memory of every executable graph's kept allocations (`exec_kept`), and those of it
+    /// the program used (a copy, a memset, a kernel's argument) since the launch that last made
+    /// them: memory the program took and may hold, which a relaunch must not free.
+    kept_ptrs: HashSet<usize>,
+    kept_used: HashSet<usize>,
     /// Per graph made by `cuGraphCreate`, its nodes so far as a capture (what each node
     /// enqueues, in the order the nodes were added: an order that honours every dependency,
     /// since a node depends only on nodes added before it) and its node count.
@@ -848,6 +853,7 @@ fn check_use_in(
     what: &str,
     any_context: bool,
 ) -> Option<usize> {
+    note_kept_use(s, (kind, h));
     let cur = current(s);
     match s.objs.get(&(kind, h)) {
         None => {
@@ -881,6 +887,14 @@ fn check_use_in(
             }
             Some(ctx)
         }
+    }
+}
+
+/// The program used `key`: if it is memory a graph keeps, the program holds it (see
+/// `kept_launch`).
+fn note_kept_use(s: &mut State, key: (Kind, usize)) {
+    if key.0 == Kind::DeviceMemory && s.kept_ptrs.contains(&key.1) {
+        s.kept_used.insert(key.1);
     }
 }
 
@@ -1116,6 +1130,7 @@ pub(crate) fn enqueued(stream: usize, kind: Kind, h: usize) {
             _ => (kind, h),
         };
         if s.objs.get(&key).is_some_and(|o| o.live) {
+            note_kept_use(s, key);
             s.pend(stream, key);
         }
     });
@@ -1624,15 +1639,27 @@ pub(crate) fn kept_instantiated(exec: usize, graph: usize, auto_free: bool) {
                 sized.push((p, o.size));
             }
             crate::data::freed(p as u64);
+            // The build's own nodes used it; the program has not.
+            s.kept_ptrs.insert(p);
+            s.kept_used.remove(&p);
         }
         s.exec_kept.insert(exec, (sized, auto_free));
     });
 }
 
-/// `exec` is about to be launched: `false` if memory a previous launch kept is not freed yet
-/// (the driver's `CUDA_ERROR_INVALID_VALUE`, unless instantiated with `AUTO_FREE_ON_LAUNCH`);
-/// otherwise the launch allocates it again, in the current context.
-pub(crate) fn kept_launch(exec: usize) -> bool {
+/// `exec` is about to be launched on `stream`: `false` if memory a previous launch kept is not
+/// freed yet and `exec` was not instantiated with `AUTO_FREE_ON_LAUNCH` (the driver's
+/// `CUDA_ERROR_INVALID_VALUE`: "If any allocations created by hGraphExec remain unfreed (from
+/// a previous launch) and hGraphExec was not instantiated with
+/// CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH, the launch will fail", `cuGraphLaunch`).
+/// Otherwise the launch allocates it again, in the current context; with
+/// `AUTO_FREE_ON_LAUNCH`, what is still allocated is first freed, in the launch's stream
+/// order, as the driver does: a violation where other work may still use it (another stream's
+/// pending operation) or where the program used it since the launch that made it (it took it
+/// and may hold it still: the relaunch frees and makes again, at the same address, memory
+/// the program owns). A later free of it by the program then frees the new launch's
+/// allocation, and the one after that is a double free.
+pub(crate) fn kept_launch(exec: usize, stream: usize) -> bool {
     with_state(|s| {
         let Some((kept, auto_free)) = s.exec_kept.get(&exec).cloned() else {
             return true;
@@ -1644,9 +1671,20 @@ pub(crate) fn kept_launch(exec: usize) -> bool {
         }
         let cur = current(s);
         for (p, size) in kept {
-            if !live(s, p) {
-                crate::data::allocated(p as u64, size as usize);
+            if live(s, p) {
+                const WHAT: &str = "cuGraphLaunch (AUTO_FREE_ON_LAUNCH)";
+                if s.kept_used.contains(&p) {
+                    violation(format!(
+                        "{WHAT}: frees DeviceMemory {p:#x}, kept by the graph's previous launch \
+                         and used by the program since (it may hold it still), and makes it \
+                         again at the same address"
+                    ));
+                }
+                freeing_in(s, Kind::DeviceMemory, p, Some(stream), WHAT);
+                crate::data::freed(p as u64);
             }
+            crate::data::allocated(p as u64, size as usize);
+            s.kept_used.remove(&p);
             if let Some(o) = s.objs.get_mut(&(Kind::DeviceMemory, p)) {
                 o.live = true;
                 o.ctx = cur;
@@ -1954,7 +1992,12 @@ pub(crate) fn event_synchronized(event: usize) {
 /// Memory `h` is freed by `what` (on `stream`, for `cuMemFreeAsync`): it must not be pending
 /// on any (other) stream.
 pub(crate) fn freeing(kind: Kind, h: usize, stream: Option<usize>, what: &str) {
-    with_state(|s| {
+    with_state(|s| freeing_in(s, kind, h, stream, what));
+}
+
+/// As `freeing`, in the state `s`.
+fn freeing_in(s: &mut State, kind: Kind, h: usize, stream: Option<usize>, what: &str) {
+    {
         let on: Vec<usize> = s
             .pending
             .iter()
@@ -1988,7 +2031,7 @@ pub(crate) fn freeing(kind: Kind, h: usize, stream: Option<usize>, what: &str) {
         {
             p.retain(|x| *x != (kind, h));
         }
-    });
+    }
 }
 
 /// `h` is destroyed or freed by `what`; false if it was not live (the double then must not

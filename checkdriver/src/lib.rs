@@ -1288,7 +1288,7 @@ entry_points! {
     }
     fn cuGraphLaunch(exec: Handle, stream: Handle) {
         // Memory a previous launch kept, not freed yet: refused, as the driver does.
-        if !check::kept_launch(exec as usize) {
+        if !check::kept_launch(exec as usize, stream as usize) {
             return CUDA_ERROR_INVALID_VALUE;
         }
         check::enqueue(stream as usize);
@@ -4006,6 +4006,81 @@ mod tests {
             assert_eq!(
                 violations_of(|| assert_eq!(cuMemFree_v2(dptr), CUDA_SUCCESS)),
                 0
+            );
+        }
+    }
+
+    #[test]
+    fn an_auto_free_relaunch_frees_first_and_memory_the_program_holds_is_a_violation() {
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let _a = ctx();
+            let (mut s, mut other) = (null_mut(), null_mut());
+            let _ = cuStreamCreate(&raw mut s, 0);
+            let _ = cuStreamCreate(&raw mut other, 0);
+            let none = core::ptr::null();
+            // An allocation node with no free node, instantiated with AUTO_FREE_ON_LAUNCH.
+            let (mut graph, mut alloc, mut exec) = (null_mut(), null_mut(), null_mut());
+            let _ = cuGraphCreate(&raw mut graph, 0);
+            let mut params = [0u64; 15];
+            params[13] = 64;
+            let made =
+                cuGraphAddMemAllocNode(&raw mut alloc, graph, none, 0, params.as_mut_ptr().cast());
+            assert_eq!(made, CUDA_SUCCESS);
+            assert_eq!(
+                cuGraphInstantiateWithFlags(&raw mut exec, graph, 1),
+                CUDA_SUCCESS
+            );
+            let _ = cuGraphDestroy(graph);
+            let dptr = params[14];
+            assert_eq!(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+            let _ = cuStreamSynchronize(s);
+            // Nobody used what the launch made: the relaunch frees it and makes it again.
+            assert_eq!(
+                violations_of(|| assert_eq!(cuGraphLaunch(exec, s), CUDA_SUCCESS)),
+                0
+            );
+            let _ = cuStreamSynchronize(s);
+            // The program read it (it took it): the relaunch frees memory the program holds.
+            let mut host = [0u8; 64];
+            assert_eq!(
+                cuMemcpyDtoH_v2(host.as_mut_ptr().cast(), dptr, 64),
+                CUDA_SUCCESS
+            );
+            assert!(violations_of(|| assert_eq!(cuGraphLaunch(exec, s), CUDA_SUCCESS)) > 0);
+            let _ = cuStreamSynchronize(s);
+            // Work on another stream may still use it: the relaunch's free is a violation. (A
+            // launch of a graph captured over it, which the program's use did not follow: the
+            // capture's memset was a use, which the relaunch before the launch answers.)
+            let mut captured = null_mut();
+            assert_eq!(cuStreamBeginCapture_v2(other, 0), CUDA_SUCCESS);
+            let _ = cuMemsetD32Async(dptr, 7, 16, other);
+            assert_eq!(cuStreamEndCapture(other, &raw mut captured), CUDA_SUCCESS);
+            let mut writer = null_mut();
+            assert_eq!(
+                cuGraphInstantiateWithFlags(&raw mut writer, captured, 0),
+                CUDA_SUCCESS
+            );
+            let _ = cuGraphDestroy(captured);
+            assert!(violations_of(|| assert_eq!(cuGraphLaunch(exec, s), CUDA_SUCCESS)) > 0);
+            let _ = cuStreamSynchronize(s);
+            assert_eq!(cuGraphLaunch(writer, other), CUDA_SUCCESS);
+            assert!(violations_of(|| assert_eq!(cuGraphLaunch(exec, s), CUDA_SUCCESS)) > 0);
+            let _ = cuStreamSynchronize(other);
+            let _ = cuStreamSynchronize(s);
+            let _ = cuGraphExecDestroy(writer);
+            // The program frees what it took (now the last launch's allocation), and the
+            // executable graph's owner frees the last launch's: a double free.
+            let _ = cuGraphExecDestroy(exec);
+            assert_eq!(
+                violations_of(|| assert_eq!(cuMemFree_v2(dptr), CUDA_SUCCESS)),
+                0
+            );
+            assert!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(dptr);
+                }) > 0
             );
         }
     }

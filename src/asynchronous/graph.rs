@@ -24,7 +24,7 @@ use crate::ffi;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
-use super::graph_kept::{Kept, KeptAlloc};
+use super::graph_kept::{Kept, KeptAlloc, refuse_instantiate_flags};
 use super::payload::{Payload, sealed};
 use super::scope::StreamScope;
 use crate::vocabulary::binding::Invariant;
@@ -347,6 +347,10 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// [`GraphExec::update_nodes`]; any other graph is destroyed
     /// (`cuGraphDestroy`: an executable graph does not depend on it).
     ///
+    /// A graph that keeps allocations ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept))
+    /// is instantiated without `AUTO_FREE_ON_LAUNCH`, here and on every other path (a flag
+    /// asking for it is refused): its launches never free what the program took.
+    ///
     /// # Errors
     ///
     /// The driver's error; then the graph is destroyed and its payload dropped.
@@ -361,12 +365,18 @@ impl<'g, P: Payload> Graph<'g, P> {
     }
 
     /// [`instantiate`](Self::instantiate) with `flags` (`CUDA_GRAPH_INSTANTIATE_FLAG_*`, the
-    /// caller's checked set).
+    /// caller's checked set). Every instantiation into a [`GraphExec`] goes through here, so a
+    /// graph that keeps allocations is refused `AUTO_FREE_ON_LAUNCH` and `DEVICE_LAUNCH` here,
+    /// before the driver ([`refuse_instantiate_flags`]); then the graph is dropped with its
+    /// payload, as for any other refusal.
     pub(crate) fn instantiate_flags(mut self, flags: u64) -> Result<GraphExec<'g, P>> {
         crate::error::poison::check()?;
+        if !self.kept.is_empty() {
+            refuse_instantiate_flags(flags)?;
+        }
         let kernels = core::mem::take(&mut self.kernels);
         let data = core::mem::take(&mut self.data);
-        let kept = Kept::of(core::mem::take(&mut self.kept), flags);
+        let kept = Kept::of(core::mem::take(&mut self.kept));
         // Kept for the nodes an executable graph lends (named by the graph's nodes).
         let keep = !kernels.is_empty() || !data.is_empty();
         let (graph, payload) = self.into_parts();
@@ -655,6 +665,9 @@ impl<P: Payload> Drop for GraphExec<'_, P> {
 #[derive(Debug, Clone, Copy)]
 pub struct ChildGraph<'scope> {
     raw: ffi::CUgraph,
+    /// The graph keeps allocations (`GraphBuilder::alloc_kept`): no child graph, since the
+    /// parent's executable graph would have no record of them (`GraphBuilder::child` refuses).
+    keeps: bool,
     // Invariant in 'scope: bound to one builder, not added to another.
     _marker: PhantomData<(Invariant<'scope>, *const ())>,
 }
@@ -679,6 +692,11 @@ impl ChildGraph<'_> {
     pub fn as_raw(&self) -> ffi::CUgraph {
         self.raw
     }
+
+    /// Whether the graph keeps allocations (`GraphBuilder::alloc_kept`).
+    pub(crate) fn keeps_allocations(&self) -> bool {
+        self.keeps
+    }
 }
 
 // A graph is a payload so that a graph being built can own the graphs its child-graph nodes
@@ -699,6 +717,7 @@ impl<P: Payload> Payload for Graph<'_, P> {
     unsafe fn bind<'scope>(held: &mut Self) -> ChildGraph<'scope> {
         ChildGraph {
             raw: held.raw,
+            keeps: !held.kept.is_empty(),
             _marker: PhantomData,
         }
     }
@@ -838,8 +857,9 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// For a graph that keeps allocations ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept)):
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (no driver call) while an
-    /// allocation of its previous launch is not taken ([`GraphExec::take_kept`]), unless it was
-    /// instantiated with `AUTO_FREE_ON_LAUNCH`, and
+    /// allocation of its previous launch is not taken ([`GraphExec::take_kept`]),
+    /// the driver's `CUDA_ERROR_INVALID_VALUE` while one taken is not freed yet (its buffer
+    /// alive, parked, moved or leaked: such a graph never frees on launch), and
     /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a capture's closure.
     /// The driver's errors.
     ///

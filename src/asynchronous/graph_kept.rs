@@ -3,7 +3,14 @@
 //! whether a launch made it and nobody took it since. Every launch sets that mark, the take
 //! (`GraphExec::take_kept`) clears it; a launch while one is set is refused before the driver
 //! (which would fail it: the memory's address is fixed, so it cannot be made twice).
-
+//!
+//! Such a graph is never instantiated with `AUTO_FREE_ON_LAUNCH` (nor `DEVICE_LAUNCH`):
+//! [`refuse_instantiate_flags`], which every instantiation of one calls before the driver. The
+//! taken buffer borrows the executable graph, but safe code can end that borrow while the
+//! buffer lives (parked, moved into a parked submission or into another graph's payload, or
+//! leaked with `mem::forget`); without the flag, the driver itself refuses any launch while an
+//! allocation of the previous launch is unfreed, so no relaunch frees or makes again memory
+//! that a value of the program owns, whatever became of that value.
 use crate::error::left_behind::{Object, left_behind};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
@@ -28,8 +35,45 @@ pub(crate) struct KeptAlloc {
 #[derive(Debug)]
 pub(crate) struct Kept {
     allocs: Vec<(KeptAlloc, Cell<bool>)>,
-    /// Instantiated with `AUTO_FREE_ON_LAUNCH`: a launch frees what the previous one left.
-    auto_free: bool,
+}
+
+/// Refuses, before the driver, the instantiation flags an executable graph of a graph that keeps
+/// allocations must not have:
+///
+/// - `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`: each launch would free what the previous
+///   one made and make it again at the same address, also memory the program took and still
+///   owns through a value whose borrow of the executable graph ended (parked, moved into a
+///   parked submission or graph, leaked). Without it, the driver refuses such a launch (see
+///   [`Kept::before_launch`]);
+/// - `CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH`: a launch from the device would pass by this
+///   record (the marks only host launches set), and the driver takes for device launch only
+///   graphs of kernel, memcpy and memset nodes.
+///
+/// # Errors
+///
+/// [`ErrorKind::InvalidValue`] (custack's, no driver code) naming the flag and why.
+pub(crate) fn refuse_instantiate_flags(flags: u64) -> Result<()> {
+    if flags & ffi::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH != 0 {
+        return Err(Error::custack(
+            ErrorKind::InvalidValue,
+            "a graph that keeps allocations (GraphBuilder::alloc_kept) is not instantiated with \
+             AUTO_FREE_ON_LAUNCH: a relaunch would free and make again, at the same address, \
+             memory the program took (GraphExec::take_kept) and may still own through a \
+             parked, moved or leaked buffer; without the flag the driver refuses that relaunch"
+                .to_owned(),
+        ));
+    }
+    if flags & ffi::CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH != 0 {
+        return Err(Error::custack(
+            ErrorKind::InvalidValue,
+            "a graph that keeps allocations (GraphBuilder::alloc_kept) is not instantiated with \
+             DEVICE_LAUNCH: a launch from the device would pass by the record of what each \
+             launch made, and the driver launches from the device only graphs of kernel, \
+             memcpy and memset nodes"
+                .to_owned(),
+        ));
+    }
+    Ok(())
 }
 
 impl Kept {
@@ -65,24 +109,33 @@ impl Kept {
         Ok((a.ptr, a.len))
     }
 
-    /// The kept allocations of a graph instantiated with `flags`; `None` if there are none.
-    pub(crate) fn of(allocs: Vec<KeptAlloc>, flags: u64) -> Option<Box<Self>> {
+    /// The kept allocations of a graph, instantiated without `AUTO_FREE_ON_LAUNCH` and
+    /// `DEVICE_LAUNCH` ([`refuse_instantiate_flags`]); `None` if there are none.
+    pub(crate) fn of(allocs: Vec<KeptAlloc>) -> Option<Box<Self>> {
         if allocs.is_empty() {
             return None;
         }
         Some(Box::new(Self {
             allocs: allocs.into_iter().map(|a| (a, Cell::new(false))).collect(),
-            auto_free: flags & ffi::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH != 0,
         }))
     }
 
-    /// Refuses a launch that would make an allocation a previous launch made and nobody took
-    /// (the driver fails it with `CUDA_ERROR_INVALID_VALUE`; with `AUTO_FREE_ON_LAUNCH` the
-    /// launch frees it first), and a launch inside a capture's closure (no allocation would be
-    /// made, so nothing could be taken).
+    /// Refuses a launch that would make an allocation a previous launch made and nobody took,
+    /// and a launch inside a capture's closure (no allocation would be made, so nothing could
+    /// be taken).
+    ///
+    /// An allocation taken and still alive (a buffer, parked, moved or leaked) is not marked
+    /// here: the driver refuses that launch itself. `cuGraphLaunch`: "If any allocations
+    /// created by `hGraphExec` remain unfreed (from a previous launch) and `hGraphExec` was not
+    /// instantiated with `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`, the launch will fail
+    /// with `CUDA_ERROR_INVALID_VALUE`" (CUDA Driver API, Graph Management), and no executable
+    /// graph of a graph that keeps allocations has that flag ([`refuse_instantiate_flags`]).
+    /// The driver knows what is allocated whatever became of the value that owns it, which a
+    /// record of custack's could not: the refusal is the driver's word, checked on the GPU by
+    /// the route tests of `tests/gpu_graph_build.rs`.
     pub(crate) fn before_launch(&self) -> Result<()> {
         super::refuse_inside_capture("a launch of a graph that keeps allocations")?;
-        if !self.auto_free && self.allocs.iter().any(|(_, made)| made.get()) {
+        if self.allocs.iter().any(|(_, made)| made.get()) {
             return Err(Error::custack(
                 ErrorKind::InvalidValue,
                 "a graph launched again before the allocations its previous launch kept are \
@@ -93,7 +146,10 @@ impl Kept {
         Ok(())
     }
 
-    /// A launch was enqueued: it makes every kept allocation.
+    /// A launch was enqueued (the driver returned success: only then, so that a refused or
+    /// failed launch leaves every mark as it was, all clear after `before_launch`): it makes
+    /// every kept allocation. A mark set for memory a failed launch did not make would have
+    /// the drop free memory nobody allocated, or another value's; a mark missed only leaks.
     pub(crate) fn launched(&self) {
         for (_, made) in &self.allocs {
             made.set(true);
@@ -121,5 +177,84 @@ impl Kept {
                 left_behind(Object::DeviceMemory, a.ptr);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one_kept() -> Kept {
+        let a = KeptAlloc {
+            ptr: 0x1000,
+            len: 4,
+            elem: TypeId::of::<u32>(),
+            elem_name: "u32",
+        };
+        *Kept::of(vec![a]).unwrap()
+    }
+
+    #[test]
+    fn auto_free_and_device_launch_are_refused_for_a_graph_that_keeps_allocations() {
+        for flags in [
+            ffi::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH,
+            ffi::CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH,
+            ffi::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH
+                | ffi::CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY,
+        ] {
+            let e = refuse_instantiate_flags(flags).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidValue, "{flags:#x}");
+            // custack's refusal, which says why (a driver's error has no such detail).
+            let flag = if flags & ffi::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH != 0 {
+                "AUTO_FREE_ON_LAUNCH"
+            } else {
+                "DEVICE_LAUNCH"
+            };
+            let said = e.detail().unwrap_or_default();
+            assert!(
+                said.contains(flag) && said.contains("keeps allocations"),
+                "{e:?}"
+            );
+        }
+        refuse_instantiate_flags(0).unwrap();
+        refuse_instantiate_flags(ffi::CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY).unwrap();
+    }
+
+    #[test]
+    fn a_launch_marks_every_allocation_made_and_the_take_clears_it_once() {
+        assert!(Kept::of(Vec::new()).is_none());
+        let kept = one_kept();
+        assert_eq!(kept.len(), 1);
+        // Nothing made yet: no take; a launch may start.
+        assert_eq!(
+            kept.take::<u32>(0).unwrap_err().kind(),
+            ErrorKind::InvalidValue
+        );
+        kept.before_launch().unwrap();
+        kept.launched();
+        // Made and not taken: the next launch is refused before the driver.
+        assert_eq!(
+            kept.before_launch().unwrap_err().kind(),
+            ErrorKind::InvalidValue
+        );
+        assert_eq!(
+            kept.take::<f32>(0).unwrap_err().kind(),
+            ErrorKind::InvalidValue
+        );
+        assert_eq!(
+            kept.take::<u32>(1).unwrap_err().kind(),
+            ErrorKind::InvalidValue
+        );
+        // The refused takes left the mark: taken once, then refused.
+        assert_eq!(kept.take::<u32>(0).unwrap(), (0x1000, 4));
+        assert_eq!(
+            kept.take::<u32>(0).unwrap_err().kind(),
+            ErrorKind::InvalidValue
+        );
+        // Taken: custack lets the launch go to the driver, which refuses it while the taken
+        // memory is unfreed (no AUTO_FREE_ON_LAUNCH).
+        kept.before_launch().unwrap();
+        // Nothing made and nobody's: the drop would free nothing (no driver call here).
+        kept.free_untaken_in_drop();
     }
 }

@@ -39,12 +39,16 @@ bitflags::bitflags! {
     pub struct InstantiateFlags: u64 {
         /// `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`: memory the graph's allocation
         /// nodes made and no free node freed is freed before each launch (a graph captured
-        /// with stream-ordered allocations it does not free can be launched again).
+        /// with stream-ordered allocations it does not free can be launched again). Refused
+        /// (before any driver call) for a graph that keeps allocations
+        /// ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept)): its launches would
+        /// free memory the program took and may still own.
         const AUTO_FREE_ON_LAUNCH = ffi::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH;
         /// `CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH`: launchable from the device as well.
         /// The driver allows it only for a graph of kernel, memcpy and memset nodes of one
         /// device (else `CUDA_ERROR_INVALID_VALUE`), and never with
         /// [`AUTO_FREE_ON_LAUNCH`](Self::AUTO_FREE_ON_LAUNCH) (refused before any driver call).
+        /// Refused before any driver call for a graph that keeps allocations.
         const DEVICE_LAUNCH = ffi::CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH;
         /// `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`: each kernel node runs at its own
         /// priority attribute, not the launch stream's.
@@ -176,7 +180,10 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] (no driver call) for `AUTO_FREE_ON_LAUNCH` with
-    /// `DEVICE_LAUNCH`, then the graph is dropped with its payload; as
+    /// `DEVICE_LAUNCH`, and for either flag on a graph that keeps allocations
+    /// ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept): a launch that frees on
+    /// launch would free memory the program took; one from the device would pass by the
+    /// record of what each launch made), then the graph is dropped with its payload; as
     /// [`instantiate`](Self::instantiate).
     ///
     /// # References

@@ -7,12 +7,24 @@
 //!
 //! ```text
 //!   b.alloc_kept::<T>(len, &deps)   -> (node, GraphAlloc)   no free node: kept number k
+//!   graph.instantiate()                                     never AUTO_FREE_ON_LAUNCH
 //!   exec launched (scope, submission)                      kept k: made, not taken
 //!   launched again before the take                         refused (InvalidValue)
 //!   exec.take_kept::<T>(k)          -> DeviceBuffer<'_, T>  once per launch
+//!   buffer parked, moved, leaked; launched again           refused by the driver
 //!   drop(buffer)                                            cuMemFree: launchable again
 //!   drop(exec) with k not taken                             cuMemFree in the drop
 //! ```
+//!
+//! The borrow is not the whole guarantee: safe code can end it while the buffer lives (the
+//! buffer parked, moved into a submission that is parked or leaked, or into another graph's
+//! payload whose executable graph is parked). What keeps the memory the buffer's is the
+//! driver: an executable graph of such a graph is never instantiated with
+//! `AUTO_FREE_ON_LAUNCH` (every path refuses the flag before the driver, and so
+//! `DEVICE_LAUNCH`; no shared instantiation, clone, whole-graph update or child-graph node of
+//! one), and without that flag the driver fails a launch while an allocation of the previous
+//! launch is unfreed (`CUDA_ERROR_INVALID_VALUE`). So a relaunch never frees nor makes again
+//! memory that a value of the program owns, whatever became of the value.
 
 use super::GraphBuilder;
 use super::GraphNode;
@@ -36,8 +48,14 @@ impl<'b> GraphBuilder<'b> {
     ///
     /// The memory's address is fixed when the node is made, so a launch can make it only once
     /// the previous launch's is freed: a launch before the take is refused, and the taken
-    /// buffer borrows the executable graph, so none can start while it lives. An allocation
-    /// made and not taken is freed when the executable graph drops.
+    /// buffer borrows the executable graph, so none can start while it lives. Where safe code
+    /// ends that borrow while the buffer lives (it is parked, moved into a parked or leaked
+    /// submission or into another graph's payload), the driver refuses the launch
+    /// (`CUDA_ERROR_INVALID_VALUE`): the graph is never instantiated with
+    /// `AUTO_FREE_ON_LAUNCH`, which would free the program's memory at the relaunch (every
+    /// instantiation refuses that flag and `DEVICE_LAUNCH`, and such a graph is not
+    /// instantiated shared, cloned, updated into an executable graph, nor added as a child
+    /// graph). An allocation made and not taken is freed when the executable graph drops.
     ///
     /// # Errors
     ///
@@ -100,8 +118,10 @@ impl<P: Payload> GraphExec<'_, P> {
     /// buffer borrows the executable graph, so no launch, which would make the memory at the
     /// same address again, can start before it is freed.
     ///
-    /// Not freed by the buffer ([`DeviceBuffer::into_raw`]), the memory keeps the next launch
-    /// from starting: the driver fails it with `CUDA_ERROR_INVALID_VALUE`.
+    /// Not freed by the buffer, whatever became of it (given to raw code with
+    /// [`DeviceBuffer::into_raw`], parked, moved into a submission or graph that is parked or
+    /// leaked), the memory keeps the next launch from starting: the driver fails it with
+    /// `CUDA_ERROR_INVALID_VALUE`, since the executable graph never frees on launch.
     ///
     /// # Errors
     ///
@@ -126,8 +146,10 @@ impl<P: Payload> GraphExec<'_, P> {
         // SAFETY: memory of `len` elements of `T` that the graph's last launch, complete
         // (`&self`: none pending), allocated in the current context and nobody took (its mark,
         // cleared by `take`): owned by the buffer alone, which `cuMemFree` frees. It stays allocated
-        // for the buffer's life: no launch of this executable graph can start while it borrows
-        // it, and nothing else frees graph memory.
+        // for the buffer's life, also where the buffer's borrow of this executable graph ends
+        // early (parked, moved, leaked): the graph was not instantiated with
+        // `AUTO_FREE_ON_LAUNCH` (`refuse_instantiate_flags`), so the driver fails every launch
+        // while this memory is unfreed, and nothing else frees graph memory.
         Ok(unsafe { DeviceBuffer::from_raw_parts(ptr, len) })
     }
 }

@@ -625,15 +625,32 @@ impl<'b> GraphBuilder<'b> {
     /// memory, owned by this graph's payload for as long as it or an executable graph made
     /// from it lives.
     ///
+    /// A graph that keeps allocations ([`alloc_kept`](Self::alloc_kept)) is no child: the
+    /// executable graph made from this one would have no record of what its launches make, so
+    /// nothing could take or free it, and its relaunches would fail in the driver.
+    ///
     /// # Errors
     ///
-    /// The driver's errors (e.g. a child with allocation nodes).
+    /// [`ErrorKind::InvalidValue`] (no driver call) for a child that keeps allocations (checked
+    /// here whatever the driver takes: its newer child-graph ownership, `cuGraphAddNode` with
+    /// `CUDA_CHILD_GRAPH_NODE_PARAMS`, moves a graph with memory nodes into its parent, which
+    /// custack does not call); the driver's errors (e.g. a child with allocation nodes: "The
+    /// graph cannot be used in a child node", `cuGraphAddMemFreeNode`'s restrictions on graphs
+    /// with memory nodes).
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphAddChildGraphNode")]
     pub fn child(&self, graph: &ChildGraph<'b>, deps: &[GraphNode<'b>]) -> Result<GraphNode<'b>> {
+        if graph.keeps_allocations() {
+            return Err(Error::custack(
+                ErrorKind::InvalidValue,
+                "a graph that keeps allocations (alloc_kept) is not a child graph: the parent's \
+                 executable graph would have no record of what its launches make"
+                    .to_owned(),
+            ));
+        }
         let child = graph.as_raw();
         if child == self.raw {
             // Unreachable through the types (a graph being built is not in its own payload);

@@ -18,6 +18,7 @@ use std::process::ExitCode;
 mod graph_capture_forked;
 mod graph_capture_into;
 mod graph_host;
+mod graph_kept_routes;
 mod graph_mem;
 mod profile_first;
 
@@ -4045,6 +4046,7 @@ fn run(program: &str) -> Option<Result<()>> {
             context0().and_then(|c| graph_capture_forked::graph_capture_forked(&c))
         }
         "graph_mem" => context0().and_then(|c| graph_mem::graph_mem(&c)),
+        "graph_kept_routes" => context0().and_then(|c| graph_kept_routes::graph_kept_routes(&c)),
         "device_info" => device_info(),
         "module_globals" => context0().and_then(|c| {
             module_globals(&c)?;
