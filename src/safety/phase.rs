@@ -714,14 +714,17 @@ impl RunPhase<'_> {
     /// `nvml`): call it once in each frame. A double-bit ECC error, a critical Xid (its number
     /// in the error) or a lost GPU poisons the process ([`ErrorKind::HardwareFault`], observed
     /// by `Observer::HealthPoll` here): this call and every later one return that error, as
-    /// after a sticky driver error (R20). Waits not at all, creates nothing and allocates
-    /// nothing while there is no event.
+    /// after a sticky driver error (R20). So does a wait NVML fails (any answer but
+    /// `NVML_ERROR_TIMEOUT`, which says no event is pending): a poll that cannot read the
+    /// events cannot say the GPU is healthy (`custack::health::Health::poll` lists each
+    /// answer). Waits not at all, creates nothing and allocates nothing while there is no event.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::HardwareFault`] as above; the process's poison (also from the pre-flight
-    /// at [`InitPhase::seal`]) or a forked child's refusal; `ErrorKind::NvmlFailed` for a
-    /// failed wait, or where [`InitPhase::watch_health`] was not called (nothing to poll).
+    /// [`ErrorKind::HardwareFault`] as above (a failed wait's names NVML's status); the
+    /// process's poison (also from the pre-flight at [`InitPhase::seal`]) or a forked child's
+    /// refusal; `ErrorKind::NvmlFailed` where [`InitPhase::watch_health`] was not called
+    /// (nothing to poll).
     ///
     /// # References
     ///
