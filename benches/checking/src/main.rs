@@ -4325,8 +4325,12 @@ fn restricted_scope_run(
         ms > 0.0 && ms < 1.0,
         "restricted_scope: the double's 1 us reads {ms} ms"
     );
-    // A copy between device buffers (and the launch's result), within a deadline.
-    stream.scope_by(deadline, |s| -> Result<()> {
+    // A copy between device buffers (and the launch's result), given a deadline an hour away:
+    // the context's bound (1 s, fail-stop) still ends the wait, so in the hang pass a hung
+    // enqueue here ends the process in the safe state within the bound (a scope_by that let
+    // the later deadline lengthen the bound polls past the double's idle limit instead).
+    let later = custack::Deadline::after(std::time::Duration::from_secs(3600));
+    stream.scope_by(later, |s| -> Result<()> {
         let (a, mut b) = (s.bind(&a), s.bind_mut(&mut b));
         calls("copy_device", "cuMemcpyDtoD", 1, false, || {
             s.copy_device(&mut b, a)
