@@ -19,6 +19,8 @@ mod graph_capture_forked;
 mod graph_capture_into;
 mod graph_host;
 mod graph_mem;
+mod redundant_flips;
+mod replicas_compare;
 
 const KERNELS: &str = include_str!("../../../tests/fixtures/kernels.ptx");
 const N: usize = 1000;
@@ -3815,27 +3817,7 @@ fn redundant_inject() -> Result<()> {
     }?;
     // SAFETY: as `src/safety/replicas_compare.cu`: reads len * size bytes of each output and
     // the verdict's two u64s, writes the verdict.
-    let _compare = unsafe {
-        StandIn::register(&profile.driver(), "custack_replicas_compare", |call| {
-            let (first, second) = (call.arg::<u64>(0)?, call.arg::<u64>(1)?);
-            let (len, size, verdict) = (
-                call.arg::<u64>(2)? as usize,
-                call.arg::<u64>(3)? as usize,
-                call.arg::<u64>(4)?,
-            );
-            let a = call.read::<u8>(first, len * size)?;
-            let b = call.read::<u8>(second, len * size)?;
-            let mut v = call.read::<u64>(verdict, 2)?;
-            for (i, (x, y)) in a.chunks(size.max(1)).zip(b.chunks(size.max(1))).enumerate() {
-                if x != y {
-                    v[0] += 1;
-                    v[1] = v[1].max(!(i as u64));
-                }
-            }
-            call.write(verdict, &v)?;
-            Ok(())
-        })
-    }?;
+    let _compare = unsafe { replicas_compare::register(&profile.driver()) }?;
     let image = cubin::stand_in_cubin(
         &["mix", "custack_replicas_compare"],
         &[],
@@ -4059,6 +4041,9 @@ fn run(program: &str) -> Option<Result<()>> {
             report_driver_version(13020).and_then(|()| redundant_partitions())
         }
         "redundant_inject" => redundant_inject(),
+        "redundant_flips" => {
+            report_driver_version(13020).and_then(|()| redundant_flips::redundant_flips())
+        }
         "safety_graph" => safety_graph(),
         "safety_graph_nodes" => safety_graph_nodes(),
         "fork" => fork(),
