@@ -874,7 +874,7 @@ mod tests {
     }
 
     /// The refusal's text, which must be the profile's and name `what`.
-    fn refused(image: &[u8], what: &str) -> String {
+    fn refused_naming(image: &[u8], what: &str) -> String {
         let e = check_restricted(image).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::OutsideProfile, "{e}");
         let text = e.to_string();
@@ -926,7 +926,7 @@ mod tests {
             relocations: true,
             ..Spec::plain()
         });
-        refused(&rdc, "device runtime's `cudaLaunchDeviceV2`");
+        refused_naming(&rdc, "device runtime's `cudaLaunchDeviceV2`");
     }
 
     #[test]
@@ -1011,19 +1011,19 @@ mod tests {
         // No symbol table: its section made PROGBITS (the names are still in .strtab).
         let mut none = image.clone();
         poke(&mut none, plus(symtab, 4), 4, 1);
-        refused(&none, "no symbol table (SHT_SYMTAB)");
+        refused_naming(&none, "no symbol table (SHT_SYMTAB)");
         // The reference's name offset past the end of its string table.
         let mut past = image.clone();
         let strtab_size = u64_at(&image, plus(section_at(&image, 2), 0x20)).unwrap();
         let sym_at = usize::try_from(u64_at(&image, plus(symtab, 0x18)).unwrap()).unwrap();
         let reference = plus(sym_at, SYM_BYTES.checked_mul(2).unwrap());
         poke(&mut past, reference, 4, strtab_size);
-        refused(&past, "symbol 2's name at");
+        refused_naming(&past, "symbol 2's name at");
         // A symbol table linked to a section the image does not have, or to itself.
         for link in [99, 3, 0] {
             let mut bad = image.clone();
             poke(&mut bad, plus(symtab, 0x28), 4, link);
-            refused(&bad, "sh_link");
+            refused_naming(&bad, "sh_link");
         }
     }
 
@@ -1146,14 +1146,14 @@ mod tests {
             assert!(text.contains(what), "wanted {what:?} in: {text}");
         }
         // Read whole, but not linked: refused by its type.
-        refused(
+        refused_naming(
             &changed(0x10, 2, ET_REL.into()),
             "a relocatable cubin (ET_REL",
         );
-        refused(&changed(0x10, 2, 3), "type 3, not a linked cubin");
+        refused_naming(&changed(0x10, 2, 3), "type 3, not a linked cubin");
         // A relocation naming a symbol past the table.
         let rel_at = usize::try_from(u64_at(&image, sh(5, 0x18)).unwrap()).unwrap();
-        refused(&changed(plus(rel_at, 12), 4, 3), "names symbol 3");
+        refused_naming(&changed(plus(rel_at, 12), 4, 3), "names symbol 3");
         // A section table or a segment past the end: `check_elf`'s refusals, an invalid image.
         let phoff = usize::try_from(u64_at(&image, 0x20).unwrap()).unwrap();
         for copy in [
