@@ -757,13 +757,13 @@ fn a_flip_at_the_first_middle_or_last_element_is_found() {
 #[ignore = "needs a CUDA device"]
 fn the_compare_kernel_finds_one_element_of_any_size_anywhere() {
     use custack::safety::ReplicasCompare;
-    if !is_child() {
-        return in_child("the_compare_kernel_finds_one_element_of_any_size_anywhere");
-    }
     const SIZES: [usize; 9] = [1, 2, 3, 4, 6, 8, 12, 16, 24];
     const LENGTHS: [usize; 9] = [1, 31, 32, 33, 255, 256, 257, 1000, 1025];
     // Room for the largest image and one byte past it.
     const CAP: usize = 24 * 1025 + 8;
+    if !is_child() {
+        return in_child("the_compare_kernel_finds_one_element_of_any_size_anywhere");
+    }
     let profile = Profile::init().unwrap();
     let budget = Budget::page_locked(2 * CAP + 16)
         .device_bytes(2 * CAP + 16)
