@@ -206,7 +206,11 @@ impl<'g> InitPhase<'g> {
     /// or `printf` (`vprintf`) is refused too: the driver allocates their heap and FIFO at the
     /// first launch that uses them, which would be in the run phase. PTX and fatbins (which may carry PTX that the
     /// driver compiles when no cubin matches, or compressed code that cannot be checked) are
-    /// refused.
+    /// refused. The check reads the image whole and fails closed: a cubin it cannot read (no
+    /// symbol table, a name or a table past its end, an index or link out of range, tables
+    /// that overlap or are misaligned, extended numbering, …) is refused naming what it could
+    /// not read, never loaded as one without symbols; so is a relocatable cubin (`ET_REL`,
+    /// `nvcc -rdc`), which the driver would link at load.
     ///
     /// # Safety
     ///
@@ -217,7 +221,8 @@ impl<'g> InitPhase<'g> {
     /// # Errors
     ///
     /// `ErrorKind::OutsideProfile` for an image outside the subset (the detail says what it
-    /// is, or which device-runtime symbol it references), or past the budget (nothing loaded;
+    /// is, what of it could not be read, or which device-runtime symbol it references), or past
+    /// the budget (nothing loaded;
     /// the image is checked first); `CUDA_ERROR_INVALID_IMAGE` for a
     /// malformed one; `CUDA_ERROR_NO_BINARY_FOR_GPU` for a cubin of another architecture (the
     /// detail names the device's); as [`stream`](Self::stream).
