@@ -65,15 +65,15 @@ loaded=$(ldd "$bin" | awk '/libcuda/ { print $3 }')
 programs=(${CHECK_PROGRAMS:-example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_alloc reuse_after_scope unwind scoped_host
     events submission graph graph_built graph_conditional graph_capture_into graph_shared graph_arena graph_host graph_capture_forked graph_mem graph_kept_routes device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm vmm_share peer ipc stress
     newer green deadlines safety_frame safety_graph safety_graph_nodes fork confinement restricted_end restricted_api named_launches restricted_redundant profile_first context_count
-    restricted_scope driver_init redundant_partitions})
+    restricted_scope driver_init redundant_partitions redundant_flips})
 # The programs every wait of which has a deadline: a hang that blocks one is a failure, and
 # every enqueue of theirs is hung in turn: `deadlines` (R19), which uses every bounded wait,
 # `safety_frame` and `safety_graph`, the restricted profile's frame loops (a captured graph, a
 # built one), `safety_graph_nodes`, a built graph's other node kinds, `restricted_api` and
 # `restricted_scope`, the rest of the restricted API (the latter method by method), and
-# `restricted_redundant` and `redundant_partitions`, its redundant kernel, whose every wait is
-# bounded by their context's `WaitBound` (a hung frame ends in the safe state).
-hang_strict=" ${CHECK_HANG_STRICT-deadlines safety_frame safety_graph safety_graph_nodes restricted_api restricted_redundant restricted_scope redundant_partitions} "
+# `restricted_redundant`, `redundant_partitions` and `redundant_flips`, its redundant kernel,
+# whose every wait is bounded by their context's `WaitBound` (a hung frame ends in the safe state).
+hang_strict=" ${CHECK_HANG_STRICT-deadlines safety_frame safety_graph safety_graph_nodes restricted_api restricted_redundant restricted_scope redundant_partitions redundant_flips} "
 # The status and the start of the one line of custack's safe state (`custack::fail_stop`,
 # FAIL_STOP_STATUS): a bounded scope's `Overrun::Exit`, and a scope whose wait sees a sticky
 # error (R20: another context's fault does not stop this context's work, so the scope cannot

@@ -1,6 +1,7 @@
 //! `custack::health` on a real device: the pre-flight's answers (each a value or a typed
-//! `NotSupported`, never an error, on an H100), and the restricted run phase's poll finding
-//! nothing on a healthy GPU, allocating nothing. Each event and each pre-flight refusal is
+//! `NotSupported`, never an error, on an H100), the restricted run phase's poll finding
+//! nothing on a healthy GPU, allocating nothing, and the event wait's answer there
+//! (`NVML_ERROR_TIMEOUT`, the one answer that poll takes as healthy). Each event and each pre-flight refusal is
 //! simulated on the CPU by the unit tests of `src/health/tests.rs` (NVML has no way to inject a
 //! double-bit error or an Xid on a production GPU).
 //!
@@ -110,4 +111,25 @@ fn a_run_phase_that_watched_nothing_says_so() {
     drop(run);
     guard.shutdown().unwrap();
     ctx.destroy().unwrap();
+}
+
+/// What `nvmlEventSetWait_v2` answers with a zero timeout on a healthy GPU with nothing pending,
+/// read through the full API's `Health::poll`, which returns `None` for `NVML_ERROR_TIMEOUT`
+/// only (any other answer is an event, or `NvmlFailed` naming NVML's status): the one answer the
+/// run phase's fail-closed poll takes as healthy (the NVML documentation's "no event arrived").
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_healthy_gpu_answers_the_wait_with_its_timeout() {
+    let (_profile, device) = profile_device();
+    let health = Health::open(device).unwrap();
+    for k in 0..1000 {
+        match health.poll() {
+            Ok(None) => {}
+            other => panic!(
+                "poll {k}: nvmlEventSetWait_v2 answered {other:?}, not NVML_ERROR_TIMEOUT (no \
+                 event)"
+            ),
+        }
+    }
+    eprintln!("nvmlEventSetWait_v2, zero timeout, nothing pending: NVML_ERROR_TIMEOUT 1000 times");
 }

@@ -2,8 +2,10 @@
 //! (`InitPhase::redundant`, `RedundantKernel::run`): the two runs never share an SM and overlap
 //! in time; a clean frame loop finds no difference; a bit flipped in one partition's result is
 //! found, with its element, compared on the host and on the device (`custack_replicas_compare`,
-//! `CompareOn`), as is a dropped launch; a redundant frame's cost against a single run, with both
-//! comparisons. The cubin is `tests/fixtures/redundancy.cu`, which
+//! `CompareOn`), at the first, a middle and the last element too, as is a dropped launch; the
+//! compare kernel alone finds one element flipped anywhere, for elements of 1 to 24 bytes and
+//! lengths around a warp and a block, under three launch shapes; a redundant frame's cost
+//! against a single run, with both comparisons. The cubin is `tests/fixtures/redundancy.cu`, which
 //! `scripts/gpu-bundle.sh`'s run.sh builds with nvcc (`CUSTACK_REDUNDANCY_CUBIN`).
 //!
 //! A process has one restricted primary context per device, so each test runs its scenario in a
@@ -696,4 +698,153 @@ fn partitions_need_the_primary_context_and_the_budget() {
     }
     primary.destroy().unwrap();
     println!("a context of its own and a budget of one partition both refused, nothing taken");
+}
+
+/// One bit flipped in replica 1's first, middle or last element of a 1,001-element output (not a
+/// whole number of warps or blocks), in turn, every other frame: each found with its element and
+/// the count 1, the frames between equal; compared on the host (the output's default) in one
+/// child and on the device (`custack_replicas_compare`) in another.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_flip_at_the_first_middle_or_last_element_is_found() {
+    if !is_child() {
+        return in_children_comparing_both_ways(
+            "a_flip_at_the_first_middle_or_last_element_is_found",
+        );
+    }
+    let n = 1001;
+    let at = |f: u32| [0, n as u32 / 2, n as u32 - 1][(f / 2 % 3) as usize];
+    let seen = mix_frames(n, 30, child_compares(), |f| {
+        if f % 2 == 1 {
+            Fault::Flip(at(f))
+        } else {
+            Fault::None
+        }
+    });
+    let mut found = BTreeSet::new();
+    for (f, outcome) in seen.outcomes.iter().enumerate() {
+        let f = f as u32;
+        if f % 2 == 0 {
+            outcome.as_ref().unwrap();
+            continue;
+        }
+        let e = outcome.as_ref().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::ReplicasDiffer, "{e}");
+        let text = e.to_string();
+        let named = format!(
+            "frame {f}: the two runs wrote different `out`: element {} differs first, 1 of {n} \
+             elements differ",
+            at(f)
+        );
+        assert!(text.contains(&named), "{text}\nwanted: {named}");
+        found.insert(at(f));
+    }
+    println!(
+        "compared on the {:?}: flips at elements {found:?} of {n} each found",
+        seen.compare_on
+    );
+    assert_eq!(found.len(), 3);
+}
+
+/// The compare kernel itself (`custack_replicas_compare`, built into the cubin from
+/// `src/safety/replicas_compare.cu`), launched on its own over byte images: for elements of 1
+/// to 24 bytes (each word width the kernel picks, and sizes no wider word divides) and lengths
+/// on both sides of a warp and a block, equal images leave the verdict zero; one bit flipped in
+/// the first, a middle or the last element, in its first or its last byte, is found alone and
+/// named (`[1, !i]`); a difference just past the compared bytes is not counted. Each case by
+/// one warp, by two blocks of 256 (a grid-stride loop over what they do not cover) and by as
+/// many blocks of 256 as the elements need.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn the_compare_kernel_finds_one_element_of_any_size_anywhere() {
+    use custack::safety::ReplicasCompare;
+    const SIZES: [usize; 9] = [1, 2, 3, 4, 6, 8, 12, 16, 24];
+    const LENGTHS: [usize; 9] = [1, 31, 32, 33, 255, 256, 257, 1000, 1025];
+    // Room for the largest image and one byte past it.
+    const CAP: usize = 24 * 1025 + 8;
+    if !is_child() {
+        return in_child("the_compare_kernel_finds_one_element_of_any_size_anywhere");
+    }
+    let profile = Profile::init(1).unwrap();
+    let budget = Budget::page_locked(2 * CAP + 16)
+        .device_bytes(2 * CAP + 16)
+        .streams(1)
+        .modules(1)
+        .kernels(1);
+    let mut ctx = RestrictedContext::new(&profile, profile.device(0).unwrap(), budget).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let mut guard = ctx.push(&mut stack).unwrap();
+    let init = guard.init().unwrap();
+    let image = cubin();
+    // SAFETY: an nvcc cubin for this device, complete.
+    let module = unsafe { init.load_cubin(&image) }.unwrap();
+    let compare = init.kernel::<ReplicasCompare>(&module).unwrap();
+    let stream = init.stream().unwrap();
+    let (mut a, mut b) = (
+        init.alloc::<u8>(CAP).unwrap(),
+        init.alloc::<u8>(CAP).unwrap(),
+    );
+    let mut v = init.alloc::<u64>(2).unwrap();
+    let (mut ha, mut hb) = (
+        init.alloc_pinned::<u8>(CAP).unwrap(),
+        init.alloc_pinned::<u8>(CAP).unwrap(),
+    );
+    let mut hv = init.alloc_pinned::<u64>(2).unwrap();
+    let run = init.seal();
+    let mut launches = 0;
+    for size in SIZES {
+        for len in LENGTHS {
+            let bytes = len * size;
+            for (j, x) in ha.iter_mut().enumerate() {
+                *x = (j * 131 + size) as u8;
+            }
+            // Each case: the byte flipped (if any), and the verdict it must leave.
+            let mut cases = vec![(None, [0, 0]), (Some(bytes), [0, 0])];
+            for i in [0, len / 2, len - 1] {
+                for byte in [0, size - 1] {
+                    cases.push((Some(i * size + byte), [1, !(i as u64)]));
+                }
+            }
+            for (flip, want) in cases {
+                hb.copy_from_slice(&ha);
+                if let Some(j) = flip {
+                    hb[j] ^= 0x20;
+                }
+                let shapes = [(1, 32), (2, 256), (len.div_ceil(256) as u32, 256)];
+                for (grid, block) in shapes {
+                    let config = LaunchConfig {
+                        grid: (grid, 1, 1),
+                        block: (block, 1, 1),
+                        shared_mem_bytes: 0,
+                    };
+                    stream
+                        .scope(|s| -> custack::Result<()> {
+                            let (mut da, mut db) = (s.bind_mut(&mut a), s.bind_mut(&mut b));
+                            s.copy_to_device(&mut da, &ha)?;
+                            s.copy_to_device(&mut db, &hb)?;
+                            let mut dv = s.bind_mut(&mut v);
+                            s.fill_bytes(&mut dv, 0)?;
+                            let args = (&da, &db, len as u64, size as u64, &mut dv);
+                            s.run(&compare, config, args)?;
+                            s.copy_to_host(&mut hv, &dv)
+                        })
+                        .unwrap()
+                        .unwrap();
+                    launches += 1;
+                    assert_eq!(
+                        [hv[0], hv[1]],
+                        want,
+                        "{size}-byte elements, {len} of them, byte {flip:?} flipped, \
+                         {grid} blocks of {block}"
+                    );
+                }
+            }
+        }
+    }
+    println!("custack_replicas_compare: {launches} launches, each verdict as wanted");
+    drop((a, b, v, ha, hb, hv, stream, compare));
+    drop(run);
+    drop(module);
+    guard.shutdown().unwrap();
+    ctx.destroy().unwrap();
 }

@@ -25,7 +25,7 @@ pub enum Observer {
     /// A context's synchronize ([`PushedGuard::synchronize`](crate::PushedGuard::synchronize)).
     ContextSynchronize,
     /// A health poll of NVML's events (`RunPhase::poll_health`, feature `nvml`): a double-bit
-    /// ECC error or a critical Xid.
+    /// ECC error, a critical Xid, a lost GPU, or a wait NVML failed.
     HealthPoll,
     /// The health pre-flight at `InitPhase::seal` (feature `nvml`): ECC off, a row remap
     /// pending or failed, or pages waiting to be retired.

@@ -35,7 +35,10 @@
 //! [`Observer::HealthPreflight`]), so every call of the run
 //! phase refuses; [`RunPhase::poll_health`](crate::safety::RunPhase::poll_health), called in
 //! each frame, turns an event into the same poison ([`Observer::HealthPoll`]),
-//! allocating nothing while there is none.
+//! allocating nothing while there is none. It fails closed: only the wait's
+//! `NVML_ERROR_TIMEOUT` ("no event arrived", NVML's answer when none is pending) reads as
+//! healthy; `NVML_ERROR_GPU_IS_LOST`, and every other error or status of the wait, poisons the
+//! process as an event does ([`Health::poll`] lists each answer).
 //!
 //! NVML is linked, as libcuda is, never loaded at run time: `build.rs` finds `libnvidia-ml.so.1`
 //! in `CUSTACK_NVML_LIB_DIR`, the driver's directories or the loader cache. A build that found
@@ -513,14 +516,22 @@ impl Health {
     }
 
     /// `nvmlEventSetWait_v2` with a zero timeout—One event of the set, if one is there,
-    /// without waiting: `None` when there is none (`NVML_ERROR_TIMEOUT`). Allocates nothing.
-    /// `NVML_ERROR_GPU_IS_LOST` is the event [`HealthEvent::GpuLost`]. Only reports: the
-    /// restricted profile's [`RunPhase::poll_health`](crate::safety::RunPhase::poll_health)
-    /// poisons the process with what this finds.
+    /// without waiting. Allocates nothing. What each answer of the wait is:
+    ///
+    /// | NVML answers | `poll` returns |
+    /// |---|---|
+    /// | `NVML_SUCCESS` | `Some` of the event (a critical Xid with its number; any other type, double-bit ECC, the one other kind registered) |
+    /// | `NVML_ERROR_TIMEOUT` | `None`: no event was pending (NVML documents this answer for "no event arrived in the timeout", here zero) |
+    /// | `NVML_ERROR_GPU_IS_LOST` | `Some(`[`HealthEvent::GpuLost`]`)` |
+    /// | anything else (`UNINITIALIZED`, `INVALID_ARGUMENT`, `UNKNOWN`, …, or a status NVML does not list) | `Err`, [`ErrorKind::NvmlFailed`] naming it |
+    ///
+    /// Only reports: the restricted profile's
+    /// [`RunPhase::poll_health`](crate::safety::RunPhase::poll_health) poisons the process
+    /// with every answer but `NVML_ERROR_TIMEOUT`, the errors included.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::NvmlFailed`].
+    /// [`ErrorKind::NvmlFailed`], as above.
     ///
     /// # References
     ///
@@ -545,14 +556,22 @@ impl Health {
         }
     }
 
-    /// [`poll`](Self::poll), an event turned into the process's poison
-    /// ([`ErrorKind::HardwareFault`], observed by [`Observer::HealthPoll`] at `site`): the run
-    /// phase's poll. Refuses at once (the first error) once the process is poisoned.
+    /// [`poll`](Self::poll), fail-closed: the run phase's poll. Only `NVML_ERROR_TIMEOUT` (no
+    /// event pending) is healthy; an event, `NVML_ERROR_GPU_IS_LOST` and every other answer of
+    /// the wait (an error, or a status NVML does not document for it) poison the process
+    /// ([`ErrorKind::HardwareFault`], observed by [`Observer::HealthPoll`] at `site`): a poll
+    /// that cannot read the GPU's events cannot say it is healthy. Refuses at once (the first
+    /// error) once the process is poisoned.
     pub(crate) fn poll_or_poison(&self, site: &'static Location<'static>) -> Result<()> {
         self.poison.check()?;
-        match self.poll()? {
-            None => Ok(()),
-            Some(event) => Err(self.fault(format_args!("{event}"), Observer::HealthPoll, site)),
+        match self.poll() {
+            Ok(None) => Ok(()),
+            Ok(Some(event)) => Err(self.fault(format_args!("{event}"), Observer::HealthPoll, site)),
+            Err(e) => Err(self.fault(
+                format_args!("the health poll could not read the GPU's events: {e}"),
+                Observer::HealthPoll,
+                site,
+            )),
         }
     }
 

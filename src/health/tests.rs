@@ -27,6 +27,9 @@ struct Sim {
     registered: c_ulonglong,
     /// Events waiting in the set: (type, data).
     events: VecDeque<(c_ulonglong, c_ulonglong)>,
+    /// What the wait answers when no event is waiting: `NVML_ERROR_TIMEOUT`, as NVML does, or
+    /// the error a test makes it answer.
+    idle_wait: nvmlReturn_t,
     /// References `nvmlInit_v2` took and `nvmlShutdown` did not drop; sets not freed.
     inits: i32,
     sets: i32,
@@ -51,6 +54,7 @@ impl Sim {
             registrable: nvmlEventTypeDoubleBitEccError | nvmlEventTypeXidCriticalError,
             registered: 0,
             events: VecDeque::new(),
+            idle_wait: nvmlReturn_t::NVML_ERROR_TIMEOUT,
             inits: 0,
             sets: 0,
             waits: 0,
@@ -165,12 +169,12 @@ unsafe extern "C" fn event_set_wait(
     timeout_ms: c_uint,
 ) -> nvmlReturn_t {
     assert_eq!(timeout_ms, 0, "the poll never waits");
-    let next = sim(|s| {
+    let (next, idle) = sim(|s| {
         s.waits += 1;
-        s.events.pop_front()
+        (s.events.pop_front(), s.idle_wait)
     });
     let Some((event_type, event_data)) = next else {
-        return nvmlReturn_t::NVML_ERROR_TIMEOUT;
+        return idle;
     };
     // SAFETY: a live out-pointer.
     unsafe {
@@ -407,4 +411,74 @@ fn without_nvml_linked_open_says_what_was_searched() {
         assert!(text.contains("libnvidia-ml1"), "{text}");
         assert!(text.contains("build.rs searched"), "{text}");
     }
+}
+
+/// Every answer of the wait but `NVML_ERROR_TIMEOUT` is unhealthy under the profile: a lost GPU,
+/// each documented error, an undocumented status. Each poisons the process at the poll
+/// (`HardwareFault`, observed by the poll, naming what NVML answered), so the next poll refuses
+/// without asking NVML again; `NVML_ERROR_TIMEOUT` alone is "no event".
+#[test]
+fn every_answer_of_the_wait_but_timeout_poisons_at_the_poll() {
+    let answers = [
+        (nvmlReturn_t::NVML_ERROR_GPU_IS_LOST, "the GPU is lost"),
+        (nvmlReturn_t::NVML_ERROR_UNINITIALIZED, "returned 1"),
+        (nvmlReturn_t::NVML_ERROR_INVALID_ARGUMENT, "returned 2"),
+        (NOT_SUPPORTED, "returned 3"),
+        (nvmlReturn_t::NVML_ERROR_NO_PERMISSION, "returned 4"),
+        (nvmlReturn_t::NVML_ERROR_NOT_FOUND, "returned 6"),
+        (nvmlReturn_t::NVML_ERROR_DRIVER_NOT_LOADED, "returned 9"),
+        (nvmlReturn_t::NVML_ERROR_LIBRARY_NOT_FOUND, "returned 12"),
+        (nvmlReturn_t::NVML_ERROR_RESET_REQUIRED, "returned 16"),
+        (nvmlReturn_t::NVML_ERROR_UNKNOWN, "returned 999"),
+        (nvmlReturn_t(12_345), "returned 12345"),
+    ];
+    for (answer, says) in answers {
+        // A poison record of its own for each answer (a test's, never the process's).
+        let poison: &'static Poison = Box::leak(Box::new(Poison::new()));
+        let health = open(poison, Sim::healthy());
+        // Healthy first: the wait's timeout is no event.
+        health.poll_or_poison(Location::caller()).unwrap();
+        assert!(poison.check().is_ok());
+        sim(|s| s.idle_wait = answer);
+        let e = health.poll_or_poison(Location::caller()).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::HardwareFault, "{answer:?}: {e}");
+        assert!(e.is_sticky(), "{answer:?}");
+        assert_eq!(e.origin().unwrap().observer(), Observer::HealthPoll);
+        let text = e.to_string();
+        assert!(text.contains(says), "{answer:?}: {text}");
+        assert!(text.contains("00000000:41:00.0"), "{text}");
+        assert_eq!(
+            poison.recorded().map(|r| r.kind()),
+            Some(ErrorKind::HardwareFault),
+            "{answer:?}"
+        );
+        // The next poll refuses with that first fault and asks NVML nothing, whatever it
+        // would answer now.
+        sim(|s| s.idle_wait = nvmlReturn_t::NVML_ERROR_TIMEOUT);
+        let waits = sim(|s| s.waits);
+        let again = health.poll_or_poison(Location::caller()).unwrap_err();
+        assert!(again.to_string().contains(says), "{again}");
+        assert_eq!(sim(|s| s.waits), waits, "a poisoned poll asks NVML nothing");
+    }
+}
+
+/// The full API's poll only reports: a lost GPU is its event, another error its `NvmlFailed`
+/// naming the status, and the timeout no event; none poisons anything.
+#[test]
+fn the_full_profile_poll_reports_each_answer_without_poisoning() {
+    static POISON: Poison = Poison::new();
+    let health = open(&POISON, Sim::healthy());
+    assert_eq!(health.poll().unwrap(), None);
+    sim(|s| s.idle_wait = nvmlReturn_t::NVML_ERROR_GPU_IS_LOST);
+    assert_eq!(health.poll().unwrap(), Some(HealthEvent::GpuLost));
+    for code in [1, 2, 999, 12_345] {
+        sim(|s| s.idle_wait = nvmlReturn_t(code));
+        let e = health.poll().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::NvmlFailed);
+        assert_eq!(
+            e.detail(),
+            Some(format!("nvmlEventSetWait_v2 returned {code} (simulated)").as_str())
+        );
+    }
+    assert!(POISON.check().is_ok());
 }

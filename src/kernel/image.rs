@@ -46,9 +46,15 @@ pub(crate) fn check_elf(image: &[u8]) -> Result<()> {
     if header.get(5) == Some(&2) {
         return bad("a big-endian ELF image".into());
     }
+    // Each reads at `base + o`, `None` where that overflows or lies past the image.
+    let at = |base: usize, o: usize| base.checked_add(o);
     let u64_at = |o: usize| u64_at(image, o);
     let u32_at = |o: usize| u32_at(image, o);
     let u16_at = |o: usize| u16_at(image, o);
+    let entry = |table: usize, k: usize, size: u16| {
+        k.checked_mul(usize::from(size))
+            .and_then(|o| table.checked_add(o))
+    };
     let len = image.len() as u64;
     // `count` entries of `size` bytes from `offset`: their start (as an index) if within.
     let table = |offset: u64, size: u16, count: u16| -> Option<usize> {
@@ -82,10 +88,12 @@ pub(crate) fn check_elf(image: &[u8]) -> Result<()> {
         return bad(format!("section name table {shstrndx} of {shnum} sections"));
     }
     for k in 0..usize::from(shnum) {
-        let at = sections + k * usize::from(shentsize);
-        let (Some(kind), Some(offset), Some(size)) =
-            (u32_at(at + 4), u64_at(at + 0x18), u64_at(at + 0x20))
-        else {
+        let field = |o| entry(sections, k, shentsize).and_then(|e| at(e, o));
+        let (Some(kind), Some(offset), Some(size)) = (
+            field(4).and_then(u32_at),
+            field(0x18).and_then(u64_at),
+            field(0x20).and_then(u64_at),
+        ) else {
             return bad("truncated section header".into());
         };
         if kind != SHT_NOBITS && !within(offset, size) {
@@ -103,8 +111,10 @@ pub(crate) fn check_elf(image: &[u8]) -> Result<()> {
         ));
     }
     for k in 0..usize::from(phnum) {
-        let at = segments + k * usize::from(phentsize);
-        let (Some(offset), Some(size)) = (u64_at(at + 0x08), u64_at(at + 0x20)) else {
+        let field = |o| entry(segments, k, phentsize).and_then(|e| at(e, o));
+        let (Some(offset), Some(size)) =
+            (field(0x08).and_then(u64_at), field(0x20).and_then(u64_at))
+        else {
             return bad("truncated program header".into());
         };
         if !within(offset, size) {

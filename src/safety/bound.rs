@@ -84,6 +84,9 @@ impl WaitBound {
         let own = self.deadline();
         match (deadline.instant(), own.instant()) {
             (Some(given), Some(bound)) if given < bound => deadline,
+            // A bound the clock cannot represent (`Deadline::NEVER`): any given deadline is
+            // nearer.
+            (Some(_), None) => deadline,
             _ => own,
         }
     }
@@ -186,5 +189,9 @@ mod tests {
             let after = std::time::Instant::now();
             assert!(before + minute <= got && got <= after + minute);
         }
+        // A bound too long for the clock is no deadline: a given one still shortens it.
+        let endless = WaitBound::fail_stop(Duration::MAX);
+        assert_eq!(endless.nearer(soon), soon);
+        assert_eq!(endless.nearer(Deadline::NEVER), Deadline::NEVER);
     }
 }

@@ -26,10 +26,10 @@
 //! occupancy calculator's callback), PTX and JIT of every kind (PTX loads, the linker, JIT
 //! options, NVRTC), managed memory, memory and events shared with other processes, stream-ordered
 //! allocation, raw launches (only declared kernels launch). What the types cannot see is checked
-//! at run time (`ErrorKind::OutsideProfile`): an image that is not a cubin, or that needs the
-//! device runtime (device-side launches); any creation past the budget; a restricted context
-//! past the process's count; a second init phase; `Profile::init` in a process that used the
-//! full API before. A process that
+//! at run time (`ErrorKind::OutsideProfile`): an image that is not a cubin, that the profile's
+//! reader cannot read whole (it fails closed), or that needs the device runtime (device-side
+//! launches); any creation past the budget; a restricted context past the process's count; a
+//! second init phase; `Profile::init` in a process that used the full API before. A process that
 //! forks after [`Profile::init`] refuses every call in the child (`ErrorKind::ForkedProcess`).
 //!
 //! This is one model, not a second one: every value here is the full API's value

@@ -342,11 +342,7 @@ impl<'g, 'm, C: PlainLaunch, T: DeviceCopy> RedundantKernel<'g, 'm, C, T> {
                     s0.run(compare, config, (a, b, elements, element_bytes, &mut v))?;
                     s0.copy_to_host(&mut *verdict_host, &v)
                 })??;
-                let verdict = match &verdict_host[..] {
-                    &[count, first] => [count, first],
-                    _ => [0, 0],
-                };
-                replicas.settle_verdict(frame, output, verdict, len)
+                replicas.settle_verdict(frame, output, verdict_host, len)
             }
         }
     }

@@ -206,7 +206,11 @@ impl<'g> InitPhase<'g> {
     /// or `printf` (`vprintf`) is refused too: the driver allocates their heap and FIFO at the
     /// first launch that uses them, which would be in the run phase. PTX and fatbins (which may carry PTX that the
     /// driver compiles when no cubin matches, or compressed code that cannot be checked) are
-    /// refused.
+    /// refused. The check reads the image whole and fails closed: a cubin it cannot read (no
+    /// symbol table, a name or a table past its end, an index or link out of range, tables
+    /// that overlap or are misaligned, extended numbering, …) is refused naming what it could
+    /// not read, never loaded as one without symbols; so is a relocatable cubin (`ET_REL`,
+    /// `nvcc -rdc`), which the driver would link at load.
     ///
     /// # Safety
     ///
@@ -217,7 +221,8 @@ impl<'g> InitPhase<'g> {
     /// # Errors
     ///
     /// `ErrorKind::OutsideProfile` for an image outside the subset (the detail says what it
-    /// is, or which device-runtime symbol it references), or past the budget (nothing loaded;
+    /// is, what of it could not be read, or which device-runtime symbol it references), or past
+    /// the budget (nothing loaded;
     /// the image is checked first); `CUDA_ERROR_INVALID_IMAGE` for a
     /// malformed one; `CUDA_ERROR_NO_BINARY_FOR_GPU` for a cubin of another architecture (the
     /// detail names the device's); as [`stream`](Self::stream).
@@ -714,14 +719,17 @@ impl RunPhase<'_> {
     /// `nvml`): call it once in each frame. A double-bit ECC error, a critical Xid (its number
     /// in the error) or a lost GPU poisons the process ([`ErrorKind::HardwareFault`], observed
     /// by `Observer::HealthPoll` here): this call and every later one return that error, as
-    /// after a sticky driver error (R20). Waits not at all, creates nothing and allocates
-    /// nothing while there is no event.
+    /// after a sticky driver error (R20). So does a wait NVML fails (any answer but
+    /// `NVML_ERROR_TIMEOUT`, which says no event is pending): a poll that cannot read the
+    /// events cannot say the GPU is healthy (`custack::health::Health::poll` lists each
+    /// answer). Waits not at all, creates nothing and allocates nothing while there is no event.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::HardwareFault`] as above; the process's poison (also from the pre-flight
-    /// at [`InitPhase::seal`]) or a forked child's refusal; `ErrorKind::NvmlFailed` for a
-    /// failed wait, or where [`InitPhase::watch_health`] was not called (nothing to poll).
+    /// [`ErrorKind::HardwareFault`] as above (a failed wait's names NVML's status); the
+    /// process's poison (also from the pre-flight at [`InitPhase::seal`]) or a forked child's
+    /// refusal; `ErrorKind::NvmlFailed` where [`InitPhase::watch_health`] was not called
+    /// (nothing to poll).
     ///
     /// # References
     ///

@@ -252,24 +252,33 @@ impl Replicas {
 impl Replicas {
     /// Settles the verdict of the comparison on the device ([`ReplicasCompare`]) of launch
     /// `frame`'s two copies of `param`, of `len` elements: `verdict[0]` elements differ, the
-    /// first at `!verdict[1]`.
+    /// first at `!verdict[1]`. Fails closed: only a verdict of two words whose count is 0
+    /// passes; any other is a mismatch (one of other than two words, which the 16 bytes the
+    /// init phase allocated never are, names its length).
     pub(crate) fn settle_verdict(
         &self,
         frame: u64,
         param: &str,
-        verdict: [u64; 2],
+        verdict: &[u64],
         len: usize,
     ) -> Result<()> {
-        let [count, first] = verdict;
-        if count == 0 {
-            return Ok(());
-        }
+        let found = match *verdict {
+            [0, _] => return Ok(()),
+            [count, first] => format!(
+                "element {} differs first, {count} of {len} elements differ",
+                !first
+            ),
+            _ => format!(
+                "the verdict has {} words, not 2, and says nothing of the {len} elements",
+                verdict.len()
+            ),
+        };
         let error = Error::custack(
             ErrorKind::ReplicasDiffer,
             format!(
-                "kernel `{}`, frame {frame}: the two runs wrote different `{param}`: element {} \
-                 differs first, {count} of {len} elements differ (compared on the device)",
-                self.kernel, !first
+                "kernel `{}`, frame {frame}: the two runs wrote different `{param}`: {found} \
+                 (compared on the device)",
+                self.kernel
             ),
         );
         settle(self.on_mismatch, error)
@@ -360,6 +369,7 @@ impl KnownAnswer {
 mod tests {
     use super::{CompareOn, Difference, OnMismatch, Replicas, difference};
     use crate::error::ErrorKind;
+    use crate::vocabulary::plain::DeviceCopy;
 
     #[test]
     fn outputs_from_256_kib_are_compared_on_the_device_by_default() {
@@ -395,16 +405,16 @@ mod tests {
         // Equal outputs: a zero count passes, whatever the other word holds.
         assert!(
             replicas
-                .settle_verdict(4, "out", device_verdict(&a, &b), 100)
+                .settle_verdict(4, "out", &device_verdict(&a, &b), 100)
                 .is_ok()
         );
-        assert!(replicas.settle_verdict(4, "out", [0, !7], 100).is_ok());
+        assert!(replicas.settle_verdict(4, "out", &[0, !7], 100).is_ok());
         b[90] ^= 1 << 31;
         b[17] ^= 1;
         b[63] ^= 8;
         let on_host = replicas.compare(4, "out", &a, &b).unwrap_err();
         let on_device = replicas
-            .settle_verdict(4, "out", device_verdict(&a, &b), 100)
+            .settle_verdict(4, "out", &device_verdict(&a, &b), 100)
             .unwrap_err();
         assert_eq!(on_device.kind(), ErrorKind::ReplicasDiffer);
         assert_eq!(on_host.kind(), ErrorKind::ReplicasDiffer);
@@ -422,6 +432,155 @@ mod tests {
                 .contains("element 17 differs first, 3 of 100 elements differ"),
             "{on_host}"
         );
+    }
+
+    /// Outputs of `len` elements of `T` (`T` plain data of `N` bytes), a pattern of bytes.
+    fn outputs<T: DeviceCopy + Copy, const N: usize>(
+        len: usize,
+        from_bytes: fn([u8; N]) -> T,
+    ) -> Vec<T> {
+        (0..len)
+            .map(|i| {
+                let mut bytes = [0u8; N];
+                for (k, b) in bytes.iter_mut().enumerate() {
+                    // A byte pattern of the element's index and the byte's (wrapping: u8).
+                    *b = (i.wrapping_mul(31).wrapping_add(k.wrapping_mul(7)) & 0xff) as u8;
+                }
+                from_bytes(bytes)
+            })
+            .collect()
+    }
+
+    /// One bit flipped in one element anywhere (the first, a middle, the last; its first byte
+    /// and its last) is one differing element, named, for elements of 1 to 24 bytes and
+    /// lengths on both sides of every word, warp and block size: on the host
+    /// ([`Replicas::compare`], [`KnownAnswer::check`](super::KnownAnswer::check)) and as the
+    /// device's verdict is settled ([`Replicas::settle_verdict`] of the kernel's verdict).
+    fn one_flip_anywhere<T: DeviceCopy + Copy, const N: usize>(
+        from_bytes: fn([u8; N]) -> T,
+        to_bytes: fn(T) -> [u8; N],
+    ) {
+        let replicas = Replicas {
+            kernel: "k",
+            on_mismatch: OnMismatch::ReturnError,
+        };
+        let known = super::KnownAnswer {
+            kernel: "k",
+            every: core::num::NonZeroU64::MIN,
+            on_mismatch: OnMismatch::ReturnError,
+        };
+        // Under Miri (`scripts/miri.sh` runs the unit tests), the shortest few.
+        let lengths: &[usize] = if cfg!(miri) {
+            &[1, 2, 9]
+        } else {
+            &[
+                1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 65, 255, 256, 257,
+            ]
+        };
+        for &len in lengths {
+            let first = outputs(len, from_bytes);
+            assert_eq!(difference(&first, &first), None);
+            let last = len.checked_sub(1).unwrap();
+            for at in [0, len.checked_div(2).unwrap(), last] {
+                for byte in [0, N.checked_sub(1).unwrap()] {
+                    let mut second = first.clone();
+                    let mut bytes = to_bytes(second[at]);
+                    bytes[byte] ^= 0x40;
+                    second[at] = from_bytes(bytes);
+                    let what = format!("{N}-byte elements, {len} of them, byte {byte} of {at}");
+                    assert_eq!(
+                        difference(&first, &second),
+                        Some(Difference {
+                            first: at,
+                            count: 1,
+                            len
+                        }),
+                        "{what}"
+                    );
+                    let named = format!("element {at} differs first, 1 of {len} elements differ");
+                    let e = replicas.compare(9, "out", &first, &second).unwrap_err();
+                    assert!(e.to_string().contains(&named), "{what}: {e}");
+                    let e = known.check(9, &first, &second).unwrap_err();
+                    let wrong = format!("element {at} is wrong first, 1 of {len} elements");
+                    assert!(e.to_string().contains(&wrong), "{what}: {e}");
+                    let as_bytes =
+                        |v: &[T]| v.iter().flat_map(|&x| to_bytes(x)).collect::<Vec<_>>();
+                    let verdict = byte_verdict(&as_bytes(&first), &as_bytes(&second), N);
+                    let e = replicas
+                        .settle_verdict(9, "out", &verdict, len)
+                        .unwrap_err();
+                    assert!(e.to_string().contains(&named), "{what}: {e}");
+                }
+            }
+        }
+    }
+
+    /// The verdict of the kernel over byte images of `size`-byte elements.
+    fn byte_verdict(a: &[u8], b: &[u8], size: usize) -> [u64; 2] {
+        a.chunks_exact(size)
+            .zip(b.chunks_exact(size))
+            .zip(0u64..)
+            .filter(|((x, y), _)| x != y)
+            .fold([0, 0], |[count, first], (_, i)| {
+                [count.saturating_add(1), first.max(!i)]
+            })
+    }
+
+    #[test]
+    fn one_differing_element_anywhere_is_a_mismatch_naming_it() {
+        one_flip_anywhere::<u8, 1>(u8::from_le_bytes, u8::to_le_bytes);
+        one_flip_anywhere::<u16, 2>(u16::from_le_bytes, u16::to_le_bytes);
+        one_flip_anywhere::<[u8; 3], 3>(|b| b, |b| b);
+        one_flip_anywhere::<f32, 4>(f32::from_le_bytes, f32::to_le_bytes);
+        one_flip_anywhere::<u64, 8>(u64::from_le_bytes, u64::to_le_bytes);
+        one_flip_anywhere::<[u32; 3], 12>(
+            |b| {
+                let word = |k: usize| u32::from_le_bytes([b[k], b[k + 1], b[k + 2], b[k + 3]]);
+                [word(0), word(4), word(8)]
+            },
+            |w| {
+                let mut b = [0u8; 12];
+                for (chunk, x) in b.chunks_exact_mut(4).zip(w) {
+                    chunk.copy_from_slice(&x.to_le_bytes());
+                }
+                b
+            },
+        );
+        one_flip_anywhere::<[u64; 3], 24>(
+            |b| {
+                let word = |k: usize| u64::from_le_bytes(b[k..k + 8].try_into().unwrap());
+                [word(0), word(8), word(16)]
+            },
+            |w| {
+                let mut b = [0u8; 24];
+                for (chunk, x) in b.chunks_exact_mut(8).zip(w) {
+                    chunk.copy_from_slice(&x.to_le_bytes());
+                }
+                b
+            },
+        );
+    }
+
+    /// A verdict of other than two words, which never comes back from the 16 bytes the init
+    /// phase allocates, is a mismatch, not a pass; a zero count passes whatever the other word.
+    #[test]
+    fn a_verdict_that_cannot_be_read_is_a_mismatch() {
+        let replicas = Replicas {
+            kernel: "k",
+            on_mismatch: OnMismatch::ReturnError,
+        };
+        for verdict in [&[][..], &[0], &[0, 0, 0]] {
+            let e = replicas.settle_verdict(1, "out", verdict, 10).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::ReplicasDiffer);
+            assert!(
+                e.to_string()
+                    .contains(&format!("the verdict has {} words, not 2", verdict.len())),
+                "{e}"
+            );
+        }
+        replicas
+            .settle_verdict(1, "out", &[0, u64::MAX], 10)
+            .unwrap();
     }
 
     #[test]

@@ -47,7 +47,9 @@ impl<'g> RestrictedStream<'g> {
     }
 
     /// Opens a scope whose wait is bounded by `deadline` (R19), or by the context's
-    /// [`WaitBound`] where that comes first; past it, the safe state ([`Overrun::Exit`]).
+    /// [`WaitBound`] where that comes first; past it, the safe state ([`Overrun::Exit`]). A
+    /// deadline can only shorten the bound: a later one, or [`Deadline::NEVER`], leaves the
+    /// wait at most the bound.
     ///
     /// # Errors
     ///

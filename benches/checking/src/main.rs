@@ -21,6 +21,8 @@ mod graph_host;
 mod graph_kept_routes;
 mod graph_mem;
 mod profile_first;
+mod redundant_flips;
+mod replicas_compare;
 
 const KERNELS: &str = include_str!("../../../tests/fixtures/kernels.ptx");
 const N: usize = 1000;
@@ -3836,27 +3838,7 @@ fn redundant_inject() -> Result<()> {
     }?;
     // SAFETY: as `src/safety/replicas_compare.cu`: reads len * size bytes of each output and
     // the verdict's two u64s, writes the verdict.
-    let _compare = unsafe {
-        StandIn::register(&profile.driver(), "custack_replicas_compare", |call| {
-            let (first, second) = (call.arg::<u64>(0)?, call.arg::<u64>(1)?);
-            let (len, size, verdict) = (
-                call.arg::<u64>(2)? as usize,
-                call.arg::<u64>(3)? as usize,
-                call.arg::<u64>(4)?,
-            );
-            let a = call.read::<u8>(first, len * size)?;
-            let b = call.read::<u8>(second, len * size)?;
-            let mut v = call.read::<u64>(verdict, 2)?;
-            for (i, (x, y)) in a.chunks(size.max(1)).zip(b.chunks(size.max(1))).enumerate() {
-                if x != y {
-                    v[0] += 1;
-                    v[1] = v[1].max(!(i as u64));
-                }
-            }
-            call.write(verdict, &v)?;
-            Ok(())
-        })
-    }?;
+    let _compare = unsafe { replicas_compare::register(&profile.driver()) }?;
     let image = cubin::stand_in_cubin(
         &["mix", "custack_replicas_compare"],
         &[],
@@ -4081,6 +4063,9 @@ fn run(program: &str) -> Option<Result<()>> {
             report_driver_version(13020).and_then(|()| redundant_partitions())
         }
         "redundant_inject" => redundant_inject(),
+        "redundant_flips" => {
+            report_driver_version(13020).and_then(|()| redundant_flips::redundant_flips())
+        }
         "safety_graph" => safety_graph(),
         "safety_graph_nodes" => safety_graph_nodes(),
         "fork" => fork(),
@@ -4349,8 +4334,12 @@ fn restricted_scope_run(
         ms > 0.0 && ms < 1.0,
         "restricted_scope: the double's 1 us reads {ms} ms"
     );
-    // A copy between device buffers (and the launch's result), within a deadline.
-    stream.scope_by(deadline, |s| -> Result<()> {
+    // A copy between device buffers (and the launch's result), given a deadline an hour away:
+    // the context's bound (1 s, fail-stop) still ends the wait, so in the hang pass a hung
+    // enqueue here ends the process in the safe state within the bound (a scope_by that let
+    // the later deadline lengthen the bound polls past the double's idle limit instead).
+    let later = custack::Deadline::after(std::time::Duration::from_secs(3600));
+    stream.scope_by(later, |s| -> Result<()> {
         let (a, mut b) = (s.bind(&a), s.bind_mut(&mut b));
         calls("copy_device", "cuMemcpyDtoD", 1, false, || {
             s.copy_device(&mut b, a)
