@@ -13,10 +13,14 @@
 //!
 //! What it re-exports:
 //!
-//! - everything in `custack::safety` ([`Profile`], [`Budget`], [`RestrictedContext`],
-//!   [`RestrictedGuard`], [`InitPhase`], [`RunPhase`], [`RestrictedStream`],
-//!   [`RestrictedScope`], [`RestrictedBuffer`], [`RestrictedEvent`], [`RestrictedModule`],
-//!   [`RestrictedKernel`], [`RestrictedGraph`]), also as the module [`safety`];
+//! - everything in `custack::safety`, at the root and as the module [`safety`]: [`Profile`],
+//!   [`Budget`] and its [`Resource`]s, the bound of every wait ([`WaitBound`], [`OnOverrun`]),
+//!   [`RestrictedContext`], [`RestrictedGuard`], [`InitPhase`], [`RunPhase`],
+//!   [`RestrictedStream`], [`RestrictedScope`] with its page-locked memory ([`PinnedHost`],
+//!   [`PinnedHostMut`]), [`RestrictedBuffer`], [`RestrictedEvent`], [`RestrictedModule`],
+//!   [`RestrictedKernel`], [`RestrictedGraph`], [`RestrictedGraphBuilder`],
+//!   [`RestrictedKernelUpdater`], and redundancy ([`RedundantKernel`], [`Replicas`],
+//!   [`KnownAnswer`], [`CompareOn`], [`OnMismatch`], [`ReplicasCompare`]);
 //! - [`Stack`], which [`RestrictedContext::push`] takes (the only push a facade program can
 //!   make: a full [`Stack`] push needs a `Context`, which it cannot name or get);
 //! - what the profile's signatures name: [`Device`] (from [`Profile::device`]), [`PinnedBuffer`]
@@ -37,6 +41,27 @@
 //! every one of them that would leave the profile at run time, once [`Profile::init`] has run
 //! (`ErrorKind::OutsideProfile`). And `Profile::init` refuses a process in which anything
 //! (a dependency, another thread) used custack's full API first.
+//!
+//! # Testing without a GPU
+//!
+//! A restricted program is tested on a machine without a GPU as any custack program is, under
+//! custack's checking driver (a `libcuda` of its own that tracks contexts, handles and pending
+//! work, fails any call on demand and runs kernels' CPU stand-ins; `custack::guide::testing`,
+//! "Testing GPU code without a GPU", and its section on the restricted profile). The stand-ins
+//! are registered with `custack::StandIn`, which this crate does not re-export: the test takes
+//! `custack` as a **dev-dependency** (`[dev-dependencies] custack = ...`, the same version as
+//! this crate's). That is within the assumption that no code of the program calls `libcuda`
+//! except through the profile (the safety manual's AOU-9): a dev-dependency is built into the
+//! tests only, never into the program, and `StandIn::register` makes no call outside the
+//! subset (a lookup of the checking driver's extension, which a real driver does not have).
+//!
+//! ```toml
+//! [dependencies]
+//! custack-safety = "0.1"
+//!
+//! [dev-dependencies]
+//! custack = "0.1" # StandIn, for the tests under the checking driver
+//! ```
 //!
 //! # The application's side
 //!
@@ -124,10 +149,14 @@
 //! ```
 
 pub use custack::safety;
+// Every public item of `custack::safety`, at the root too (a test keeps the two lists equal:
+// `tests/facade_root.rs`).
 pub use custack::safety::{
-    Budget, InitPhase, Profile, RestrictedBuffer, RestrictedContext, RestrictedEvent,
-    RestrictedGraph, RestrictedGraphBuilder, RestrictedGuard, RestrictedKernel,
-    RestrictedKernelUpdater, RestrictedModule, RestrictedScope, RestrictedStream, RunPhase,
+    Budget, CompareOn, InitPhase, KnownAnswer, OnMismatch, OnOverrun, PinnedHost, PinnedHostMut,
+    Profile, RedundantKernel, Replicas, ReplicasCompare, Resource, RestrictedBuffer,
+    RestrictedContext, RestrictedEvent, RestrictedGraph, RestrictedGraphBuilder, RestrictedGuard,
+    RestrictedKernel, RestrictedKernelUpdater, RestrictedModule, RestrictedScope, RestrictedStream,
+    RunPhase, WaitBound,
 };
 
 pub use custack::Stack;
