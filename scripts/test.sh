@@ -8,7 +8,8 @@
 # variables, the restricted profile's clippy list (scripts/clippy-safety.sh), the MSRV of every
 # published crate, the release as a dry run (below), the checking-driver schedules
 # (scripts/check-driver.sh, contract row R10; scripts/checked-app.sh, a user's crate under
-# custack-check), Miri over the unsafe code (scripts/miri.sh; the nightly toolchain with Miri is
+# custack-check), the process-wide states model-checked (scripts/loom.sh), Miri over the
+# unsafe code (scripts/miri.sh; the nightly toolchain with Miri is
 # installed with rustup when missing, skipped with a message only where rustup is) and the
 # platform legs (scripts/platforms.sh: aarch64 under qemu, Windows under Wine, MSVC and QNX
 # checks).
@@ -531,6 +532,13 @@ cargo test --quiet --manifest-path checkdriver/Cargo.toml --target-dir "$target_
 bash scripts/checked-app.sh || { status=1; failed+=("checked-app under custack-check"); }
 step_done "checking driver"
 
+# The process-wide states (the confinement's latch, the count of restricted contexts, the
+# poison's record, the safe state's entry) under every interleaving of their model tests' two
+# or three threads: loom, a cfg(loom) dev-dependency, in its own target directory
+# (scripts/loom.sh; about two minutes, most of it the build).
+bash scripts/loom.sh || { status=1; failed+=(loom); }
+step_done "loom"
+
 # Miri over custack's unsafe code, against the same double linked as an rlib (scripts/miri.sh),
 # under Stacked Borrows and Tree Borrows. What it needs (a nightly toolchain with the miri and
 # rust-src components) is installed with rustup when missing, as the MSRV toolchain is; the step
@@ -565,7 +573,7 @@ step_done "platforms"
 joined_times=$(printf '%s, ' "${timings[@]}")
 echo "scripts/test.sh: time: $SECONDS s in all: ${joined_times%, }"
 if ((status == 0)); then
-    echo "scripts/test.sh: all passed: tests, doc tests, the rendezvous tests, clippy, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the clippy safety list, the libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt, nvml), MSRV${msrv_skipped:-}, the release dry run and packages, the packaged crate's tests, checking driver, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
+    echo "scripts/test.sh: all passed: tests, doc tests, the rendezvous tests, clippy, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the clippy safety list, the libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt, nvml), MSRV${msrv_skipped:-}, the release dry run and packages, the packaged crate's tests, checking driver, loom, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
 else
     joined=$(printf '%s, ' "${failed[@]}")
     echo "scripts/test.sh: FAILED: ${joined%, }${platforms_summary:+; platforms: $platforms_summary}" >&2
