@@ -15,10 +15,12 @@ use custack::{
 };
 use std::process::ExitCode;
 
+mod differential;
 mod graph_capture_forked;
 mod graph_capture_into;
 mod graph_host;
 mod graph_mem;
+mod observe;
 
 const KERNELS: &str = include_str!("../../../tests/fixtures/kernels.ptx");
 const N: usize = 1000;
@@ -2812,7 +2814,7 @@ fn safety_frame() -> Result<()> {
             Ok(())
         })
     }?;
-    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let cubin = differential::frame_cubin();
     let outcome = pipeline::run(profile, &cubin, |run, frame| {
         for _ in 0..3 {
             frame()?;
@@ -2864,11 +2866,7 @@ fn safety_graph() -> Result<()> {
     const NODES: usize = 7;
     report_driver_version(13000)?;
     let profile = Profile::init()?;
-    let image = cubin::stand_in_cubin(
-        &["jacobi_step", "jacobi_check"],
-        &["cudaGraphSetConditional"],
-        JACOBI_DECLARATIONS,
-    );
+    let image = differential::conditional_cubin();
     let launching = cubin::stand_in_cubin(
         &["jacobi_step", "jacobi_check"],
         &["cudaGraphSetConditional", "cudaGraphLaunch"],
@@ -2894,7 +2892,8 @@ fn safety_graph() -> Result<()> {
             Err(e) => return Err(e),
             Ok(_) => return Err(unexpected("a cubin referencing cudaGraphLaunch was loaded")),
         }
-        // SAFETY: as above; the double runs no kernel.
+        // SAFETY: a complete cubin (`differential::conditional_cubin`'s), whose kernels honour
+        // their contracts (the double runs none; on a GPU, tests/fixtures/conditional.cu's).
         let module = unsafe { init.load_cubin(&image) }?;
         let step = init.kernel::<JacobiStep>(&module)?;
         let check = init.kernel::<JacobiCheck>(&module)?;
@@ -3145,7 +3144,7 @@ fn fork() -> Result<()> {
     let mut ctx = RestrictedContext::new(&profile, profile.device(0)?, budget)?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
-    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let cubin = differential::frame_cubin();
     {
         let init = guard.init()?;
         let stream = init.stream()?;
@@ -3244,7 +3243,7 @@ fn restricted_end() -> Result<()> {
     let mut ctx = RestrictedContext::new(&profile, device, budget)?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
-    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let cubin = differential::frame_cubin();
     let mut errors = Vec::new();
     let mut other = Ok(());
     let outcome = guard.init().and_then(|init| {
@@ -3364,7 +3363,7 @@ fn restricted_api() -> Result<()> {
             Ok(())
         })
     }?;
-    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let cubin = differential::frame_cubin();
     let bytes = RESTRICTED_API_LEN * size_of::<f32>();
     let budget = Budget::page_locked(2 * bytes)
         .device_bytes(3 * bytes)
@@ -3418,7 +3417,7 @@ fn restricted_api_phases(
         Err(e) => return Err(e),
         Ok(_) => panic!("restricted_api: a cubin for sm_80 loaded on the double's sm_90"),
     }
-    // SAFETY: a complete cubin made by `cubin::stand_in_cubin` (the profile's checks read it).
+    // SAFETY: a complete cubin, `differential::frame_cubin`'s (the profile's checks read it).
     let module = unsafe { init.load_cubin(cubin) }?;
     let gain = init.kernel::<pipeline::FrameGain>(&module)?;
     let described = format!("{gain:?} {:?}", gain.checked_by());
@@ -3592,7 +3591,7 @@ fn restricted_redundant() -> Result<()> {
             Ok(())
         })
     }?;
-    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let cubin = differential::frame_cubin();
     let device = profile.device(0)?;
     // A context that is not the device's primary one has no redundant kernel: refused before
     // anything is taken from its budget.
@@ -3600,7 +3599,7 @@ fn restricted_redundant() -> Result<()> {
     let mut stack = Stack::new()?;
     let mut guard = other.push(&mut stack)?;
     let refused = guard.init().and_then(|init| {
-        // SAFETY: a complete cubin made by `cubin::stand_in_cubin` (the profile's checks read it).
+        // SAFETY: a complete cubin, `differential::frame_cubin`'s (the profile's checks read it).
         let module = unsafe { init.load_cubin(&cubin) }?;
         let kernel = init.redundant::<pipeline::FrameGain, f32>(&module, "data", N, 8, ReturnError);
         match kernel {
@@ -3641,7 +3640,7 @@ fn restricted_redundant_phases(
     use custack::safety::OnMismatch;
     const N: usize = RESTRICTED_API_LEN;
     let init = guard.init()?;
-    // SAFETY: a complete cubin made by `cubin::stand_in_cubin` (the profile's checks read it).
+    // SAFETY: a complete cubin, `differential::frame_cubin`'s (the profile's checks read it).
     let module = unsafe { init.load_cubin(cubin) }?;
     // Refused: an output the kernel does not declare; partitions larger than half the device.
     for (output, sms_each, says) in [
@@ -4095,7 +4094,11 @@ fn main() -> ExitCode {
             k => checkdriver::start_hanging(k),
         }
     }
-    let outcome = run(&program);
+    // The differential run's dispatch first (`observe.rs`: only with CUSTACK_OBSERVE=1;
+    // `differential.rs`: its own programs), then the programs of scripts/check-driver.sh.
+    let outcome = observe::run(&program)
+        .or_else(|| differential::run(&program))
+        .or_else(|| run(&program));
     let drop_errors = custack::take_drop_errors();
     #[cfg(miri)]
     {
@@ -4198,7 +4201,7 @@ fn restricted_scope() -> Result<()> {
             Ok(())
         })
     }?;
-    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let cubin = differential::frame_cubin();
     let bytes = SCOPE_LEN * size_of::<f32>();
     let budget = Budget::page_locked(2 * bytes)
         .waits(WaitBound::fail_stop(std::time::Duration::from_secs(1)))
@@ -4227,7 +4230,8 @@ fn restricted_scope_run(
     let config = LaunchConfig::for_elements(n);
     calls_of("cu"); // counting starts
     let init = guard.init()?;
-    // SAFETY: a complete cubin made above, whose `frame_gain` stand-in honours its contract.
+    // SAFETY: a complete cubin made above, whose `frame_gain` (stand-in or kernel) honours its
+    // contract.
     let module = unsafe { init.load_cubin(cubin) }?;
     let gain = init.kernel::<pipeline::FrameGain>(&module)?;
     let stream = init.stream()?;
@@ -4453,7 +4457,7 @@ fn redundant_partitions() -> Result<()> {
             Ok(())
         })
     }?;
-    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let cubin = differential::frame_cubin();
     let bytes = 3 * SCOPE_LEN * size_of::<f32>();
     let budget = Budget::page_locked(bytes)
         .waits(WaitBound::fail_stop(std::time::Duration::from_secs(1)))
@@ -4468,7 +4472,8 @@ fn redundant_partitions() -> Result<()> {
     let mut guard = ctx.push(&mut stack)?;
     let outcome = (|| -> Result<()> {
         let init = guard.init()?;
-        // SAFETY: a complete cubin made above, whose `frame_gain` stand-in honours its contract.
+        // SAFETY: a complete cubin made above, whose `frame_gain` (stand-in or kernel) honours
+        // its contract.
         let module = unsafe { init.load_cubin(&cubin) }?;
         let mut twice = init.redundant::<pipeline::FrameGain, f32>(
             &module,
