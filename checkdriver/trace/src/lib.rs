@@ -23,7 +23,9 @@
 //! `custackCheckdriverCalls` and the call counters `nulldriver_*` (the calls traced here), and
 //! `custackCheckdriverFailNext` (nothing to do: the real driver fails that call by itself).
 //! `CUSTACK_TRACE_OWN=1` answers them here even in front of the double (the self-test of these
-//! answers).
+//! answers). `CUSTACK_TRACE_DRIVER_VERSION=V` emulates version `V` from the start (as the
+//! double's `NULLDRIVER_DRIVER_VERSION` sets the version it reports), so that custack takes the
+//! same version-dependent paths on both drivers.
 //!
 //! A test tool, not part of custack: custack itself never loads a library by name.
 

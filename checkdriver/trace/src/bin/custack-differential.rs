@@ -20,10 +20,13 @@
 //! - the lines `observe KEY VALUE` the program printed (results read back, query answers);
 //! - the outcome: the exit status, and `ok` or the error's kind from the program's last line.
 //!
-//! Normalized away (and counted): the lookups of the checking driver's own extensions
+//! Normalized (and counted): the lookups of the checking driver's own extensions
 //! (`custackCheckdriver*`: a real driver has none; the interposer answers the few that a program
-//! uses), and the polls (`cuStreamQuery`, `cuEventQuery`) answered `CUDA_ERROR_NOT_READY`, whose
-//! number depends on how fast the device runs (the double completes work at once).
+//! uses) are dropped; the polls (`cuStreamQuery`, `cuEventQuery`), whose number and answers
+//! depend on how fast the device runs (the double completes work at once), are merged: a run of
+//! one thread's consecutive calls of one query entry point counts as one call with the last
+//! answer, and `CUDA_ERROR_NOT_READY` counts as `CUDA_SUCCESS` (any other answer, an error,
+//! is compared as it is).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -96,32 +99,49 @@ fn parse_trace(text: &str) -> Vec<Call> {
     calls
 }
 
-/// What normalization removed from one side's trace.
+/// What normalization changed in one side's trace.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Removed {
+    /// Lookups of the checking driver's extensions, dropped.
     extension_lookups: usize,
-    polls_not_ready: usize,
+    /// Polls merged into the one before them (consecutive calls of one query on one thread).
+    polls_merged: usize,
+    /// Polls answered `CUDA_ERROR_NOT_READY`, compared as `CUDA_SUCCESS`.
+    not_ready: usize,
 }
 
-/// `calls` without what is not compared (the module's doc says what and why).
+fn is_poll(c: &Call) -> bool {
+    c.name == "cuStreamQuery" || c.name == "cuEventQuery"
+}
+
+/// `calls` as they are compared (the module's doc says what changes and why).
 fn normalize(calls: Vec<Call>) -> (Vec<Call>, Removed) {
     let mut removed = Removed::default();
-    let kept = calls
-        .into_iter()
-        .filter(|c| {
-            if c.name.starts_with("cuGetProcAddress") && c.detail.starts_with("custackCheckdriver")
-            {
-                removed.extension_lookups += 1;
-                false
-            } else if (c.name == "cuStreamQuery" || c.name == "cuEventQuery") && c.code == NOT_READY
-            {
-                removed.polls_not_ready += 1;
-                false
-            } else {
-                true
-            }
-        })
-        .collect();
+    let mut kept: Vec<Call> = Vec::with_capacity(calls.len());
+    // Each thread's last kept call, by index in `kept`.
+    let mut last: BTreeMap<String, usize> = BTreeMap::new();
+    for c in calls {
+        if c.name.starts_with("cuGetProcAddress") && c.detail.starts_with("custackCheckdriver") {
+            removed.extension_lookups += 1;
+            continue;
+        }
+        if is_poll(&c)
+            && let Some(&i) = last.get(&c.thread)
+            && kept[i].name == c.name
+        {
+            kept[i].code = c.code;
+            removed.polls_merged += 1;
+            continue;
+        }
+        last.insert(c.thread.clone(), kept.len());
+        kept.push(c);
+    }
+    for c in &mut kept {
+        if is_poll(c) && c.code == NOT_READY {
+            c.code = 0;
+            removed.not_ready += 1;
+        }
+    }
     (kept, removed)
 }
 
@@ -687,8 +707,8 @@ fn row_json(row: &Row, c: &Comparison) -> String {
     };
     let removed = |r: &Removed| {
         format!(
-            "{{\"extension_lookups\": {}, \"polls_not_ready\": {}}}",
-            r.extension_lookups, r.polls_not_ready
+            "{{\"extension_lookups\": {}, \"polls_merged\": {}, \"not_ready\": {}}}",
+            r.extension_lookups, r.polls_merged, r.not_ready
         )
     };
     format!(
@@ -840,30 +860,49 @@ mod tests {
     }
 
     #[test]
-    fn normalization_drops_extension_lookups_and_unready_polls_only() {
+    fn normalization_drops_extension_lookups_and_merges_polls() {
         let text = "1\t0\tcuGetProcAddress_v2\t0\tcustackCheckdriverSetStandIn@12000 0\n\
                     2\t0\tcuGetProcAddress_v2\t0\tcuFuncGetParamInfo@12040 0\n\
                     3\t0\tcuStreamQuery\t600\n\
-                    4\t0\tcuStreamQuery\t0\n\
-                    5\t0\tcuEventQuery\t600\n\
-                    6\t0\tcuEventQuery\t719\n";
+                    4\t1\tcuMemAlloc_v2\t0\n\
+                    5\t0\tcuStreamQuery\t600\n\
+                    6\t0\tcuStreamQuery\t0\n\
+                    7\t0\tcuEventQuery\t600\n\
+                    8\t0\tcuMemFree_v2\t0\n\
+                    9\t0\tcuEventQuery\t719\n";
         let (kept, removed) = normalize(parse_trace(text));
-        let names: Vec<(&str, i32)> = kept.iter().map(|c| (c.name.as_str(), c.code)).collect();
+        let names: Vec<(&str, &str, i32)> = kept
+            .iter()
+            .map(|c| (c.thread.as_str(), c.name.as_str(), c.code))
+            .collect();
         assert_eq!(
             names,
             [
-                ("cuGetProcAddress_v2", 0),
-                ("cuStreamQuery", 0),
-                ("cuEventQuery", 719)
+                ("0", "cuGetProcAddress_v2", 0),
+                // Three polls of one thread, another thread's call between: one, ready.
+                ("0", "cuStreamQuery", 0),
+                ("1", "cuMemAlloc_v2", 0),
+                // Not ready: compared as ready.
+                ("0", "cuEventQuery", 0),
+                ("0", "cuMemFree_v2", 0),
+                // An error is compared as it is.
+                ("0", "cuEventQuery", 719),
             ]
         );
         assert_eq!(
             removed,
             Removed {
                 extension_lookups: 1,
-                polls_not_ready: 2
+                polls_merged: 2,
+                not_ready: 1
             }
         );
+        // A poll that found work unfinished on one side only is no difference.
+        let (d, _) = normalize(parse_trace("1\t0\tcuEventQuery\t0\n"));
+        let (r, _) = normalize(parse_trace(
+            "1\t0\tcuEventQuery\t600\n2\t0\tcuEventQuery\t0\n",
+        ));
+        assert_eq!(differences(&align(&d, &r)), 0);
     }
 
     #[test]
