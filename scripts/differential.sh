@@ -13,8 +13,9 @@
 # `run` writes the report $OUT/differential.json (.gpu/out/ where OUT is unset) and the log
 # $OUT/differential.log (the comparer's table, the first difference of each program); it exits 0
 # when every program was compared, whatever the comparison found (the report says), 1 otherwise.
-# DIFF_PROGRAMS="p1 p2" narrows the programs; DIFF_JOBS (default: the cores, at most 8) runs that
-# many programs at once; DIFF_TIMEOUT (default 120) bounds each run, in seconds.
+# DIFF_PROGRAMS="p1 p2" narrows the programs; the double's runs go DIFF_JOBS at once (default: the
+# cores, at most 8), then the real driver's DIFF_REAL_JOBS at once (default 2); DIFF_TIMEOUT
+# (default 120) bounds each run, in seconds.
 #
 # Each program of checkdriver/trace/programs.txt whose class is not `cannot` runs twice, with
 # CUSTACK_OBSERVE=1 (the programs print what they observe):
@@ -55,35 +56,43 @@ harness() {
     fi
     local jobs=${DIFF_JOBS:-$(nproc 2>/dev/null || echo 2)}
     ((jobs <= 8)) || jobs=8
-    export -f one_program
+    export -f one_side
     export DIFF_BIN=$bin DIFF_DOUBLE=$double DIFF_INTERPOSER=$interposer DIFF_VERSION=$version \
-        DIFF_OUT=$outdir/runs DIFF_TIMEOUT=${DIFF_TIMEOUT:-120} DIFF_REAL_ENV="${real_env[*]}" \
+        DIFF_OUT=$outdir/runs DIFF_TIMEOUT=${DIFF_TIMEOUT:-120} DIFF_REAL_ENV=$outdir/real.env \
         DIFF_DOUBLE_ENV=${DIFF_DOUBLE_ENV:-}
+    # The real side's settings, one a line (a path may hold spaces).
+    if ((${#real_env[@]})); then printf '%s\n' "${real_env[@]}"; fi >"$outdir/real.env"
+    # The double's runs, then the real driver's, fewer at once (DIFF_REAL_JOBS, default 2): many
+    # processes sharing one device slow each other's work, and the programs' waits have deadlines.
     # shellcheck disable=SC2086 # one program name per argument
-    printf '%s\n' $names | xargs -P "$jobs" -I{} bash -c 'one_program "$1"' _ {}
+    printf '%s\n' $names | xargs -P "$jobs" -I{} bash -c 'one_side double "$1"' _ {}
+    # shellcheck disable=SC2086 # as above
+    printf '%s\n' $names | xargs -P "${DIFF_REAL_JOBS:-2}" -I{} bash -c 'one_side real "$1"' _ {}
     "$comparer" "$outdir/runs" --programs "$programs" --json "$outdir/report.json" >"$outdir/report.txt"
 }
 
-# one_program NAME: both runs of one program (environment from `harness`).
-one_program() {
-    local p=$1 dir=$DIFF_OUT/$1 rc
+# one_side SIDE NAME: one program's run on the double or on the real driver (environment from
+# `harness`).
+one_side() {
+    local side=$1 p=$2 dir=$DIFF_OUT/$2 rc=0
     mkdir -p "$dir"
-    rc=0
-    # shellcheck disable=SC2086 # DIFF_DOUBLE_ENV: settings, one word each
-    # The double loads the stand-in cubins, never the device's (which .gpu/env.sh may export).
-    env -u CUSTACK_FRAME_CUBIN -u CUSTACK_CONDITIONAL_CUBIN \
-        LD_LIBRARY_PATH="$DIFF_DOUBLE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" NULLDRIVER_CHECK=1 \
-        NULLDRIVER_REPORT="$dir/double.report" NULLDRIVER_TRACE="$dir/double.trace" \
-        NULLDRIVER_DRIVER_VERSION_MAX="$DIFF_VERSION" CUSTACK_OBSERVE=1 $DIFF_DOUBLE_ENV \
-        timeout -k 5 "$DIFF_TIMEOUT" "$DIFF_BIN" "$p" >"$dir/double.out" 2>&1 || rc=$?
-    echo "$rc" >"$dir/double.rc"
-    # A failure program's own schedule is the double's only.
-    rc=0
-    # shellcheck disable=SC2086 # DIFF_REAL_ENV: settings, one word each
-    env LD_PRELOAD="$DIFF_INTERPOSER" CUSTACK_TRACE="$dir/real.trace" \
-        CUSTACK_TRACE_DRIVER_VERSION=12020 CUSTACK_OBSERVE=1 $DIFF_REAL_ENV \
-        timeout -k 5 "$DIFF_TIMEOUT" "$DIFF_BIN" "$p" >"$dir/real.out" 2>&1 || rc=$?
-    echo "$rc" >"$dir/real.rc"
+    if [[ $side == double ]]; then
+        # The double loads the stand-in cubins, never the device's (which .gpu/env.sh exports);
+        # a schedule of DIFF_DOUBLE_ENV is the double's only.
+        # shellcheck disable=SC2086 # DIFF_DOUBLE_ENV: settings, one word each
+        env -u CUSTACK_FRAME_CUBIN -u CUSTACK_CONDITIONAL_CUBIN \
+            LD_LIBRARY_PATH="$DIFF_DOUBLE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" NULLDRIVER_CHECK=1 \
+            NULLDRIVER_REPORT="$dir/double.report" NULLDRIVER_TRACE="$dir/double.trace" \
+            NULLDRIVER_DRIVER_VERSION_MAX="$DIFF_VERSION" CUSTACK_OBSERVE=1 $DIFF_DOUBLE_ENV \
+            timeout -k 5 "$DIFF_TIMEOUT" "$DIFF_BIN" "$p" >"$dir/double.out" 2>&1 || rc=$?
+    else
+        local settings=()
+        mapfile -t settings <"$DIFF_REAL_ENV"
+        env LD_PRELOAD="$DIFF_INTERPOSER" CUSTACK_TRACE="$dir/real.trace" \
+            CUSTACK_TRACE_DRIVER_VERSION=12020 CUSTACK_OBSERVE=1 "${settings[@]}" \
+            timeout -k 5 "$DIFF_TIMEOUT" "$DIFF_BIN" "$p" >"$dir/real.out" 2>&1 || rc=$?
+    fi
+    echo "$rc" >"$dir/$side.rc"
 }
 
 # The real driver's version, as a program linked to it sees it (python3's ctypes; 0 if none).

@@ -97,10 +97,11 @@ fn code(key: &str, r: ffi::CUresult) -> bool {
 }
 
 /// A kernel that faults (`trap_kernel`: `CUDA_ERROR_LAUNCH_FAILED`; `illegal_write`:
-/// `CUDA_ERROR_ILLEGAL_ADDRESS`), launched in a submission; after it has surely faulted (the
-/// host waits 300 ms, so that the first call after it meets the error on the real driver
-/// whatever the timing), the double is told to turn sticky with that code, the submission is
-/// waited for, and every kind of call custack makes is probed.
+/// `CUDA_ERROR_ILLEGAL_ADDRESS`), launched in a submission; the double is told to turn sticky
+/// with that code at the next call, the submission's wait (`cuEventSynchronize`, its first
+/// driver call: on the real driver it blocks until the fault is known, which driver 580 takes
+/// hundreds of milliseconds to report, docs/reliability.md, while the calls between the launch
+/// and the wait come within microseconds of it); then every kind of call custack makes is probed.
 fn fault_sticky(kernel: &str, sticky: c_int) -> Result<()> {
     let ctx = context0()?;
     let mut stack = Stack::new()?;
@@ -114,7 +115,6 @@ fn fault_sticky(kernel: &str, sticky: c_int) -> Result<()> {
         // SAFETY: the kernel takes no parameters; it faults (on purpose: the run's failure).
         unsafe { s.launch(&f, LaunchConfig::for_elements(1), ()) }
     })?;
-    std::thread::sleep(std::time::Duration::from_millis(300));
     fail_next(sticky, true)?;
     let waited = work.wait();
     println!(
