@@ -53,6 +53,10 @@
 //! kernels' PTX declarations ([`DECLARATIONS_SECTION`]), for a program that loads cubins only
 //! and gives its kernels CPU stand-ins: the checking mode then reads their parameters from it.
 //!
+//! For the differential run against the real libcuda (`docs/validation.md`), `NULLDRIVER_TRACE=path`
+//! writes a line per driver call (`trace.rs`), `NULLDRIVER_DRIVER_VERSION_MAX` caps the version a
+//! program may ask for, and `custackCheckdriverFailNext` fails the next call as a real driver will.
+//!
 //! Built by `scripts/bench-nulldriver.sh`, `scripts/check-driver.sh` and `cargo run --bin
 //! custack-check`; not part of custack's package.
 

@@ -2,7 +2,7 @@
 //! with `CUSTACK_OBSERVE=1`, the programs that compute results run through this dispatch, which
 //! prints each result on a line of its own, `observe KEY len=N fnv=HASH first=[..]`, the same on
 //! both drivers (no address, no timing), for the comparer to compare. Without it nothing here
-//! runs (`main` asks `run` first only when the variable is set), so `scripts/check-driver.sh`'s
+//! runs (`run` answers `None`, and `main` dispatches as before), so `scripts/check-driver.sh`'s
 //! runs are unchanged.
 //!
 //! The double runs a kernel only through a stand-in. So that the results of the fixtures'

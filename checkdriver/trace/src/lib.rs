@@ -443,8 +443,11 @@ pub unsafe extern "C" fn cuGetProcAddress_v2(
         let r = unsafe { f(symbol, pfn, version, flags, status) };
         // SAFETY: `pfn` is the caller's, checked non-null, written or left by the driver.
         let found = unsafe { pfn.read() };
+        // `cuCtxCreate` is `cuCtxCreate_v4` (whose wrapper this is) from 12.5 only; custack
+        // asks at 12.5. Asked for at another version it is left untraced.
+        let wrapped = looked_up(name).filter(|_| name != b"cuCtxCreate" || version >= 12050);
         if r == CUDA_SUCCESS && !found.is_null() {
-            if let Some((id, wrapper)) = looked_up(name) {
+            if let Some((id, wrapper)) = wrapped {
                 PROC[id as usize].store(found, Relaxed);
                 // SAFETY: as above.
                 unsafe { pfn.write(wrapper) };
