@@ -303,10 +303,11 @@ if [[ $passes == *" inject "* ]]; then
     done
     bad=$((bad + inject_bad))
 fi
+hang_seconds=$((SECONDS - hang_start))
 # The differential run's self-test (docs/validation.md, R26): its harness with the double on both
 # sides (every program equal, a failure injected on one side found where it was made).
 if [[ $passes == *" differential "* ]]; then
     bash scripts/differential.sh | sed 's/^/check-driver: /' || bad=$((bad + 1))
 fi
-echo "check-driver: ${#programs[@]} programs, $total_runs runs, $total_failed_calls with a call failed, $sticky_safe_state runs ended in the safe state on a sticky error (status 75, one line), $total_violations violations, $bad failing runs (faults $fault_seconds s, hangs $((SECONDS - hang_start)) s)"
+echo "check-driver: ${#programs[@]} programs, $total_runs runs, $total_failed_calls with a call failed, $sticky_safe_state runs ended in the safe state on a sticky error (status 75, one line), $total_violations violations, $bad failing runs (faults $fault_seconds s, hangs $hang_seconds s)"
 ((bad == 0))
