@@ -6,7 +6,8 @@
 #
 #   bash scripts/check-driver.sh            # every program, every schedule
 #   CHECK_PROGRAMS="p2 p3" bash scripts/check-driver.sh
-#   CHECK_PASSES=hangs bash scripts/check-driver.sh   # only the hang pass (or: faults, inject)
+#   CHECK_PASSES=hangs bash scripts/check-driver.sh   # only the hang pass (or: faults, inject,
+#                                                     # differential)
 #   CHECK_PROGRAMS=redundant_inject CHECK_PASSES=inject CHECK_INJECT_FRAMES=100000 \
 #       bash scripts/check-driver.sh                 # the 10^5 injections of docs/reliability.md
 #
@@ -83,7 +84,7 @@ safe_state_line="custack: fail-stop (exit status 75): "
 hang_sample=${CHECK_HANG_SAMPLE:-24}
 hang_timeout=${CHECK_HANG_TIMEOUT:-60}
 hang_idle=${CHECK_HANG_IDLE:-2}
-passes=" ${CHECK_PASSES:-faults hangs inject} "
+passes=" ${CHECK_PASSES:-faults hangs inject differential} "
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 report=$work/report
@@ -302,5 +303,11 @@ if [[ $passes == *" inject "* ]]; then
     done
     bad=$((bad + inject_bad))
 fi
-echo "check-driver: ${#programs[@]} programs, $total_runs runs, $total_failed_calls with a call failed, $sticky_safe_state runs ended in the safe state on a sticky error (status 75, one line), $total_violations violations, $bad failing runs (faults $fault_seconds s, hangs $((SECONDS - hang_start)) s)"
+hang_seconds=$((SECONDS - hang_start))
+# The differential run's self-test (docs/validation.md, R26): its harness with the double on both
+# sides (every program equal, a failure injected on one side found where it was made).
+if [[ $passes == *" differential "* ]]; then
+    bash scripts/differential.sh | sed 's/^/check-driver: /' || bad=$((bad + 1))
+fi
+echo "check-driver: ${#programs[@]} programs, $total_runs runs, $total_failed_calls with a call failed, $sticky_safe_state runs ended in the safe state on a sticky error (status 75, one line), $total_violations violations, $bad failing runs (faults $fault_seconds s, hangs $hang_seconds s)"
 ((bad == 0))

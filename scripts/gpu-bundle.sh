@@ -17,6 +17,7 @@
 #   SANITIZE=1 bash .gpu/run.sh      # each test binary under compute-sanitizer's leak check
 #   bash scripts/gpu-check.sh        # the run, then compute-sanitizer over every binary
 #   bash scripts/frame-bench.sh .gpu/bin/example-NAME   # after run.sh: the frame loop, Rust vs C
+#   bash .gpu/differential.sh        # the differential run alone (run.sh runs it as its last step)
 #
 # Before the binaries, run.sh builds with the GPU machine's CUDA toolkit (nvcc from PATH or
 # /usr/local/cuda/bin; without one it says so and skips this step) what is compiled for the
@@ -31,6 +32,13 @@
 # redundancy.cu) and CUSTACK_CONDITIONAL_CUBIN (tests/fixtures/conditional.cu, kernels that set
 # conditional graph nodes) set to the cubins' absolute paths; .gpu/env.sh holds the same
 # exports, for scripts that run the binaries themselves.
+#
+# The last step of run.sh is the differential run of the checking driver (docs/validation.md,
+# contract row R26; scripts/differential.sh): the programs of benches/checking, built here against
+# the checking driver (.gpu/differential/: the programs, the double's libcuda.so, the trace
+# interposer, the comparer), run once against the double and once against this machine's
+# libcuda, compared call by call; its report is $OUT/differential.json, its log
+# $OUT/differential.log.
 #
 # The report, $OUT/gpu-report.json (written by python3 on the GPU machine; docs/evidence/README.md
 # says what it is for): the commit packed and whether the working tree differed from it
@@ -110,6 +118,14 @@ while read -r role name path; do
     echo "$role $role-$name" >>.gpu/list
 done <.gpu/found
 rm .gpu/found
+# The differential run (scripts/differential.sh): what it needs, and its step, last.
+bash scripts/differential.sh pack .gpu/differential
+cat >.gpu/differential.sh <<'DIFFERENTIAL'
+#!/usr/bin/env bash
+# The differential run of the checking driver against this machine's libcuda (scripts/differential.sh).
+exec bash "$(dirname "$0")/differential/differential.sh" run "$(dirname "$0")/differential"
+DIFFERENTIAL
+echo "differential differential" >>.gpu/list
 cat >.gpu/run.sh <<'RUN'
 #!/usr/bin/env bash
 # Runs the packed binaries from the repository root; the whole log goes to $OUT/gpu.log
@@ -228,6 +244,7 @@ while read -r role bin; do
             fi ;;
         bench) cmd=(".gpu/bin/$bin" --bench) ;;
         c) cmd=(".gpu/bin/$bin" "$CUSTACK_FRAME_CUBIN" 20 1) ;;
+        differential) cmd=(bash .gpu/differential.sh) ;;
         *) cmd=(".gpu/bin/$bin") ;;
     esac
     echo "=== $bin" | tee -a "$log"
@@ -353,4 +370,4 @@ fi
 exit $fail
 RUN
 chmod +x .gpu/run.sh
-echo "scripts/gpu-bundle.sh: packed $(wc -l <.gpu/list) binaries into .gpu/ ($(du -sh .gpu | cut -f1)); on the GPU machine: bash .gpu/run.sh"
+echo "scripts/gpu-bundle.sh: packed $(($(wc -l <.gpu/list) - 1)) binaries and the differential run into .gpu/ ($(du -sh .gpu | cut -f1)); on the GPU machine: bash .gpu/run.sh"

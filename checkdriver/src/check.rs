@@ -736,7 +736,7 @@ fn fault_slow(name: &'static str) -> Option<i32> {
         if sticky == 0 || n < sticky || exempt {
             return None;
         }
-        700 // CUDA_ERROR_ILLEGAL_ADDRESS
+        STICKY_CODE.load(Relaxed) as i32 // CUDA_ERROR_ILLEGAL_ADDRESS unless told
     };
     if code == 700 || code == 719 {
         // A sticky fault ends the device's work: nothing pending will run any more.
@@ -2855,4 +2855,26 @@ pub(crate) fn left_behind(kind: Kind, h: usize, bytes: usize) -> bool {
 /// The driver calls counted so far (`calls` in the report).
 pub(crate) fn calls() -> u64 {
     CALLS.load(Relaxed)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The differential run (`docs/validation.md`): a program that makes the real driver fail a call
+// tells the double to fail the same call (`custackCheckdriverFailNext`, `trace.rs`).
+
+/// The code of a sticky schedule's failures: `CUDA_ERROR_ILLEGAL_ADDRESS` unless
+/// [`fail_next`] names another.
+static STICKY_CODE: AtomicU64 = AtomicU64::new(700);
+
+/// The next counted call fails with `code`; with `sticky`, every counted call from it on does
+/// (but the calls a sticky schedule spares). Turns fault injection on (counting starts now).
+pub(crate) fn fail_next(code: u64, sticky: bool) {
+    FAULTS.store(true, Relaxed);
+    let next = CALLS.load(Relaxed) + 1;
+    if sticky {
+        STICKY_CODE.store(code, Relaxed);
+        STICKY_AT.store(next, Relaxed);
+    } else {
+        FAIL_CODE.store(code, Relaxed);
+        FAIL_AT.store(next, Relaxed);
+    }
 }

@@ -53,6 +53,10 @@
 //! kernels' PTX declarations ([`DECLARATIONS_SECTION`]), for a program that loads cubins only
 //! and gives its kernels CPU stand-ins: the checking mode then reads their parameters from it.
 //!
+//! For the differential run against the real libcuda (`docs/validation.md`), `NULLDRIVER_TRACE=path`
+//! writes a line per driver call (`trace.rs`), `NULLDRIVER_DRIVER_VERSION_MAX` caps the version a
+//! program may ask for, and `custackCheckdriverFailNext` fails the next call as a real driver will.
+//!
 //! Built by `scripts/bench-nulldriver.sh`, `scripts/check-driver.sh` and `cargo run --bin
 //! custack-check`; not part of custack's package.
 
@@ -68,6 +72,7 @@ mod inject;
 mod mode;
 mod ptx;
 mod standin;
+mod trace;
 mod user_object;
 mod work;
 
@@ -75,6 +80,7 @@ pub use cubin::{
     DECLARATIONS_SECTION, EM_CUDA, cubin, declarations, function_names, stand_in_cubin,
 };
 pub use standin::{DropFn, StandInFn, StandInLaunch, custackCheckdriverSetStandIn};
+pub use trace::custackCheckdriverFailNext;
 
 use check::Kind;
 use core::cell::RefCell;
@@ -352,10 +358,16 @@ macro_rules! entry_points {
             #[allow(unused_variables)]
             pub unsafe extern "C" fn $name($($arg: $ty),*) -> CUresult {
                 count(Id::$name);
-                if let Some(e) = check::fault(stringify!($name)) {
-                    return e;
-                }
-                $body
+                // The body's `return`s end the closure, so that the trace (`trace.rs`) records
+                // every result, a failure injected here included.
+                let r = (move || -> CUresult {
+                    if let Some(e) = check::fault(stringify!($name)) {
+                        return e;
+                    }
+                    $body
+                })();
+                trace::record(stringify!($name), r);
+                r
             }
         )*
 
@@ -381,7 +393,7 @@ entry_points! {
     fn cuGetErrorName(code: CUresult, s: *mut *const c_char) { error_text(code, s, true) }
     fn cuGetErrorString(code: CUresult, s: *mut *const c_char) { error_text(code, s, false) }
     fn cuGetProcAddress(symbol: *const c_char, pfn: *mut *mut c_void, version: c_int, flags: u64) {
-        get_proc_address(symbol, pfn, version, null_mut())
+        trace::proc_address(symbol, version, null_mut(), |s| get_proc_address(symbol, pfn, version, s))
     }
     fn cuGetProcAddress_v2(
         symbol: *const c_char,
@@ -390,7 +402,7 @@ entry_points! {
         flags: u64,
         status: *mut c_int,
     ) {
-        get_proc_address(symbol, pfn, version, status)
+        trace::proc_address(symbol, version, status, |s| get_proc_address(symbol, pfn, version, s))
     }
 
     // --- Devices ---
@@ -2620,6 +2632,7 @@ unsafe fn get_proc_address(
         }
         b"custackCheckdriverLeftBehind" => Some(custackCheckdriverLeftBehind as *mut c_void),
         b"custackCheckdriverCalls" => Some(custackCheckdriverCalls as *mut c_void),
+        b"custackCheckdriverFailNext" => Some(custackCheckdriverFailNext as *mut c_void),
         _ => None,
     };
     if let Some(f) = extension {
@@ -2676,7 +2689,8 @@ pub extern "C" fn custackCheckdriverSetDriverVersion(version: c_int) -> CUresult
     if version < DRIVER_VERSION {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    REPORTED_VERSION.store(version, Relaxed);
+    // The differential run's ceiling (`NULLDRIVER_DRIVER_VERSION_MAX`): the real driver's.
+    REPORTED_VERSION.store(version.min(trace::version_ceiling()), Relaxed);
     CUDA_SUCCESS
 }
 
@@ -3052,6 +3066,7 @@ extern "C" fn on_load() {
     if LOADED.swap(true, Relaxed) {
         return;
     }
+    trace::init();
     if check::init() {
         // SAFETY: registers a function with no preconditions.
         unsafe { atexit(write_report) };

@@ -15,11 +15,13 @@ use custack::{
 };
 use std::process::ExitCode;
 
+mod differential;
 mod graph_capture_forked;
 mod graph_capture_into;
 mod graph_host;
 mod graph_kept_routes;
 mod graph_mem;
+mod observe;
 mod profile_first;
 mod redundant_flips;
 mod replicas_compare;
@@ -2822,7 +2824,7 @@ fn safety_frame() -> Result<()> {
             Ok(())
         })
     }?;
-    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let cubin = differential::frame_cubin();
     let outcome = pipeline::run(profile, &cubin, |run, frame| {
         for _ in 0..3 {
             frame()?;
@@ -2874,11 +2876,7 @@ fn safety_graph() -> Result<()> {
     const NODES: usize = 7;
     report_driver_version(13000)?;
     let profile = Profile::init(1)?;
-    let image = cubin::stand_in_cubin(
-        &["jacobi_step", "jacobi_check"],
-        &["cudaGraphSetConditional"],
-        JACOBI_DECLARATIONS,
-    );
+    let image = differential::conditional_cubin();
     let launching = cubin::stand_in_cubin(
         &["jacobi_step", "jacobi_check"],
         &["cudaGraphSetConditional", "cudaGraphLaunch"],
@@ -2904,7 +2902,8 @@ fn safety_graph() -> Result<()> {
             Err(e) => return Err(e),
             Ok(_) => return Err(unexpected("a cubin referencing cudaGraphLaunch was loaded")),
         }
-        // SAFETY: as above; the double runs no kernel.
+        // SAFETY: a complete cubin (`differential::conditional_cubin`'s), whose kernels honour
+        // their contracts (the double runs none; on a GPU, tests/fixtures/conditional.cu's).
         let module = unsafe { init.load_cubin(&image) }?;
         let step = init.kernel::<JacobiStep>(&module)?;
         let check = init.kernel::<JacobiCheck>(&module)?;
@@ -3156,7 +3155,7 @@ fn fork() -> Result<()> {
     let mut ctx = RestrictedContext::new(&profile, device, budget)?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
-    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let cubin = differential::frame_cubin();
     {
         let init = guard.init()?;
         let stream = init.stream()?;
@@ -3266,7 +3265,7 @@ fn restricted_end() -> Result<()> {
     let mut ctx = RestrictedContext::new(&profile, device, budget)?;
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
-    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let cubin = differential::frame_cubin();
     let mut errors = Vec::new();
     let mut other = Ok(());
     let outcome = guard.init().and_then(|init| {
@@ -3386,7 +3385,7 @@ fn restricted_api() -> Result<()> {
             Ok(())
         })
     }?;
-    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let cubin = differential::frame_cubin();
     let bytes = RESTRICTED_API_LEN * size_of::<f32>();
     let budget = Budget::page_locked(2 * bytes)
         .device_bytes(3 * bytes)
@@ -3440,7 +3439,7 @@ fn restricted_api_phases(
         Err(e) => return Err(e),
         Ok(_) => panic!("restricted_api: a cubin for sm_80 loaded on the double's sm_90"),
     }
-    // SAFETY: a complete cubin made by `cubin::stand_in_cubin` (the profile's checks read it).
+    // SAFETY: a complete cubin, `differential::frame_cubin`'s (the profile's checks read it).
     let module = unsafe { init.load_cubin(cubin) }?;
     let gain = init.kernel::<pipeline::FrameGain>(&module)?;
     let described = format!("{gain:?} {:?}", gain.checked_by());
@@ -3615,7 +3614,7 @@ fn restricted_redundant() -> Result<()> {
             Ok(())
         })
     }?;
-    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let cubin = differential::frame_cubin();
     let device = profile.device(0)?;
     // A context that is not the device's primary one has no redundant kernel: refused before
     // anything is taken from its budget.
@@ -3623,7 +3622,7 @@ fn restricted_redundant() -> Result<()> {
     let mut stack = Stack::new()?;
     let mut guard = other.push(&mut stack)?;
     let refused = guard.init().and_then(|init| {
-        // SAFETY: a complete cubin made by `cubin::stand_in_cubin` (the profile's checks read it).
+        // SAFETY: a complete cubin, `differential::frame_cubin`'s (the profile's checks read it).
         let module = unsafe { init.load_cubin(&cubin) }?;
         let kernel = init.redundant::<pipeline::FrameGain, f32>(&module, "data", N, 8, ReturnError);
         match kernel {
@@ -3664,7 +3663,7 @@ fn restricted_redundant_phases(
     use custack::safety::OnMismatch;
     const N: usize = RESTRICTED_API_LEN;
     let init = guard.init()?;
-    // SAFETY: a complete cubin made by `cubin::stand_in_cubin` (the profile's checks read it).
+    // SAFETY: a complete cubin, `differential::frame_cubin`'s (the profile's checks read it).
     let module = unsafe { init.load_cubin(cubin) }?;
     // Refused: an output the kernel does not declare; partitions larger than half the device.
     for (output, sms_each, says) in [
@@ -4104,7 +4103,11 @@ fn main() -> ExitCode {
             k => checkdriver::start_hanging(k),
         }
     }
-    let outcome = run(&program);
+    // The differential run's dispatch first (`observe.rs`: only with CUSTACK_OBSERVE=1;
+    // `differential.rs`: its own programs), then the programs of scripts/check-driver.sh.
+    let outcome = observe::run(&program)
+        .or_else(|| differential::run(&program))
+        .or_else(|| run(&program));
     let drop_errors = custack::take_drop_errors();
     #[cfg(miri)]
     {
@@ -4207,7 +4210,7 @@ fn restricted_scope() -> Result<()> {
             Ok(())
         })
     }?;
-    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let cubin = differential::frame_cubin();
     let bytes = SCOPE_LEN * size_of::<f32>();
     let budget = Budget::page_locked(2 * bytes)
         .waits(WaitBound::fail_stop(std::time::Duration::from_secs(1)))
@@ -4236,7 +4239,8 @@ fn restricted_scope_run(
     let config = LaunchConfig::for_elements(n);
     calls_of("cu"); // counting starts
     let init = guard.init()?;
-    // SAFETY: a complete cubin made above, whose `frame_gain` stand-in honours its contract.
+    // SAFETY: a complete cubin made above, whose `frame_gain` (stand-in or kernel) honours its
+    // contract.
     let module = unsafe { init.load_cubin(cubin) }?;
     let gain = init.kernel::<pipeline::FrameGain>(&module)?;
     let stream = init.stream()?;
@@ -4467,7 +4471,7 @@ fn redundant_partitions() -> Result<()> {
             Ok(())
         })
     }?;
-    let cubin = cubin::stand_in_cubin(&["frame_blur", "frame_gain"], &[], FRAME_DECLARATIONS);
+    let cubin = differential::frame_cubin();
     let bytes = 3 * SCOPE_LEN * size_of::<f32>();
     let budget = Budget::page_locked(bytes)
         .waits(WaitBound::fail_stop(std::time::Duration::from_secs(1)))
@@ -4482,7 +4486,8 @@ fn redundant_partitions() -> Result<()> {
     let mut guard = ctx.push(&mut stack)?;
     let outcome = (|| -> Result<()> {
         let init = guard.init()?;
-        // SAFETY: a complete cubin made above, whose `frame_gain` stand-in honours its contract.
+        // SAFETY: a complete cubin made above, whose `frame_gain` (stand-in or kernel) honours
+        // its contract.
         let module = unsafe { init.load_cubin(&cubin) }?;
         let mut twice = init.redundant::<pipeline::FrameGain, f32>(
             &module,
