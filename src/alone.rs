@@ -56,3 +56,116 @@ macro_rules! rerun_alone {
     };
 }
 pub(crate) use rerun_alone;
+
+/// A test's forked child that ends in the safe state, and what its parent sees of it: pipes,
+/// a pipe made full, the child's wait status within a liveness bound.
+pub(crate) mod forked {
+    use std::time::{Duration, Instant};
+
+    /// How long a child may live before the test fails: a liveness bound, far above
+    /// anything a loaded machine adds (the safe state's own bound is about a second).
+    pub(crate) const ALIVE: Duration = Duration::from_secs(60);
+
+    /// A pipe: (read end, write end).
+    pub(crate) fn pipe() -> (i32, i32) {
+        let mut fds = [0; 2];
+        // SAFETY: `fds` is a valid array of two descriptors.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        (fds[0], fds[1])
+    }
+
+    /// Fills the pipe whose write end is `fd` until it takes no more (its reader stalled).
+    pub(crate) fn fill(fd: i32) {
+        // SAFETY: `fcntl` on a descriptor of this process.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        // SAFETY: as above.
+        let nonblocking = unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) };
+        assert_eq!(nonblocking, 0);
+        let chunk = [b'.'; 4096];
+        // SAFETY: writes from `chunk`, of that length.
+        while unsafe { libc::write(fd, chunk.as_ptr().cast(), chunk.len()) } > 0 {}
+        // SAFETY: as above.
+        assert_eq!(unsafe { libc::fcntl(fd, libc::F_SETFL, flags) }, 0);
+    }
+
+    /// Forks a child that runs `child`, which must end in the safe state (97 if it returns); its stderr goes to
+    /// `stderr` and its stdout to `stdout` where given. Returns the child's pid.
+    pub(crate) fn fork_into(stdout: Option<i32>, stderr: i32, child: impl FnOnce()) -> i32 {
+        // SAFETY: the child only redirects descriptors, starts threads and calls the safe
+        // state (it never returns into the test harness).
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            // SAFETY: descriptors of this process.
+            unsafe {
+                libc::dup2(stderr, 2);
+            }
+            if let Some(fd) = stdout {
+                // SAFETY: as above.
+                unsafe {
+                    libc::dup2(fd, 1);
+                }
+            }
+            child();
+            // The safe state returned: a status the parent reports.
+            // SAFETY: ends the child at once.
+            unsafe { libc::_exit(97) }
+        }
+        pid
+    }
+
+    /// The child's wait status, once it ended: fails (after killing it) if it is still
+    /// alive after [`ALIVE`].
+    pub(crate) fn ended(pid: i32) -> i32 {
+        let start = Instant::now();
+        loop {
+            let mut status = 0;
+            // SAFETY: waits for this test's own child; `status` is a valid out-pointer.
+            let got = unsafe { libc::waitpid(pid, &raw mut status, libc::WNOHANG) };
+            if got == pid {
+                return status;
+            }
+            assert_eq!(got, 0, "waitpid failed");
+            if start.elapsed() > ALIVE {
+                // SAFETY: this test's own child, not reaped yet.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                // SAFETY: as above; `status` is a valid out-pointer.
+                unsafe { libc::waitpid(pid, &raw mut status, 0) };
+                panic!("the child was still alive after {ALIVE:?} (killed): it never ended");
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Reads `fd` to its end and closes it.
+    pub(crate) fn drain(fd: i32) -> String {
+        let mut out = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            // SAFETY: reads into `buf`, of that length.
+            let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+            let Ok(n @ 1..) = usize::try_from(n) else {
+                break;
+            };
+            out.extend_from_slice(&buf[..n]);
+        }
+        // SAFETY: closed once.
+        unsafe { libc::close(fd) };
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    pub(crate) fn close(fd: i32) {
+        // SAFETY: a descriptor of this process, closed once.
+        unsafe { libc::close(fd) };
+    }
+
+    /// Runs `child` in a forked child whose stderr is a pipe read here (and whose stdout is
+    /// `stdout`, where given); its wait status, once it ended, and what it wrote on stderr.
+    pub(crate) fn run(stdout: Option<i32>, child: impl FnOnce()) -> (i32, String) {
+        let (err_r, err_w) = pipe();
+        let pid = fork_into(stdout, err_w, child);
+        close(err_w);
+        let status = ended(pid);
+        (status, drain(err_r))
+    }
+}

@@ -381,19 +381,19 @@ pub(crate) fn passed(what: core::fmt::Arguments<'_>, waited: Duration) -> Error 
 }
 
 /// Ends the process for a scope that overran its deadline ([`Overrun::Exit`]): the safe state,
-/// with a line that names the scope and how long it was waited for.
+/// with a line that names the scope and how long it was waited for. Allocates nothing: the
+/// detail is written into the safe state's line on the stack (R25).
 #[cold]
 #[inline(never)]
 pub(crate) fn exit_overrun(site: &Location<'_>, waited: Duration) -> ! {
-    let e = Error::custack(
-        ErrorKind::DeadlinePassed,
-        format!(
+    crate::error::safe_state::fail_stop_with(
+        &Error::from_kind(ErrorKind::DeadlinePassed),
+        format_args!(
             "the stream scope at {site} passed its deadline with its work still running, \
              {waited:?} after its closure returned (Overrun::Exit): ending the process is what \
              ends the device's work on the memory the scope borrows"
         ),
-    );
-    crate::error::fail_stop(&e)
+    )
 }
 
 #[cfg(test)]
