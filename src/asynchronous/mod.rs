@@ -307,7 +307,7 @@ mod tests {
         crate::alone::rerun_alone!(
             a_bounded_scope_whose_queries_fail_for_ever_ends_at_its_deadline
         );
-        let (status, text) = crate::alone::forked::run(None, || {
+        let (status, text) = crate::error::safe_state::tests::child::run(None, || {
             let deadline = Deadline::after(std::time::Duration::from_millis(50));
             let site = core::panic::Location::caller();
             let _ = super::wait_stream_by(core::ptr::null_mut(), deadline, Overrun::Exit, site);
@@ -316,7 +316,11 @@ mod tests {
             libc::WIFEXITED(status),
             "the child did not exit: {status:#x}; {text}"
         );
-        assert_eq!(libc::WEXITSTATUS(status), crate::FAIL_STOP_STATUS, "{text}");
+        assert_eq!(
+            libc::WEXITSTATUS(status),
+            crate::error::FAIL_STOP_STATUS,
+            "{text}"
+        );
         assert_eq!(text.lines().count(), 1, "{text}");
         assert!(
             text.contains("passed its deadline") && text.contains("(Overrun::Exit)"),

@@ -333,8 +333,8 @@ fn write_stderr(line: &[u8]) {
             events: libc::POLLOUT,
             revents: 0,
         };
-        // Below 100 ms: it fits.
-        let wait_ms = libc::c_int::try_from(left.as_millis().max(1)).unwrap_or(1);
+        // The time left, rounded up to whole milliseconds: at most 100, it fits.
+        let wait_ms = libc::c_int::try_from(left.as_micros().div_ceil(1000)).unwrap_or(1);
         // SAFETY: one live `pollfd`, and its count.
         let ready = unsafe { libc::poll(&raw mut stderr, 1, wait_ms) };
         if ready < 0 && interrupted() {
@@ -447,7 +447,7 @@ pub(crate) fn unless_sticky(error: Error) -> Error {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use core::fmt::Write as _;
 
@@ -670,13 +670,127 @@ mod tests {
         static WATCHED: Watched = Watched;
     }
 
+    /// A test's forked child that ends in the safe state, and what its parent sees of it: pipes,
+    /// a pipe made full, the child's wait status within a liveness bound.
+    #[cfg(all(unix, not(miri)))]
+    pub(crate) mod child {
+        use std::time::{Duration, Instant};
+
+        /// How long a child may live before the test fails: a liveness bound, far above
+        /// anything a loaded machine adds (the safe state's own bound is about a second).
+        pub(crate) const ALIVE: Duration = Duration::from_secs(60);
+
+        /// A pipe: (read end, write end).
+        pub(crate) fn pipe() -> (i32, i32) {
+            let mut fds = [0; 2];
+            // SAFETY: `fds` is a valid array of two descriptors.
+            assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+            (fds[0], fds[1])
+        }
+
+        /// Fills the pipe whose write end is `fd` until it takes no more (its reader stalled).
+        pub(crate) fn fill(fd: i32) {
+            // SAFETY: `fcntl` on a descriptor of this process.
+            let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+            // SAFETY: as above.
+            let nonblocking = unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) };
+            assert_eq!(nonblocking, 0);
+            let chunk = [b'.'; 4096];
+            // SAFETY: writes from `chunk`, of that length.
+            while unsafe { libc::write(fd, chunk.as_ptr().cast(), chunk.len()) } > 0 {}
+            // SAFETY: as above.
+            assert_eq!(unsafe { libc::fcntl(fd, libc::F_SETFL, flags) }, 0);
+        }
+
+        /// Forks a child that runs `child`, which must end in the safe state (97 if it returns); its stderr goes to
+        /// `stderr` and its stdout to `stdout` where given. Returns the child's pid.
+        pub(crate) fn fork_into(stdout: Option<i32>, stderr: i32, child: impl FnOnce()) -> i32 {
+            // SAFETY: the child only redirects descriptors, starts threads and calls the safe
+            // state (it never returns into the test harness).
+            let pid = unsafe { libc::fork() };
+            assert!(pid >= 0, "fork failed");
+            if pid == 0 {
+                // SAFETY: descriptors of this process.
+                unsafe {
+                    libc::dup2(stderr, 2);
+                }
+                if let Some(fd) = stdout {
+                    // SAFETY: as above.
+                    unsafe {
+                        libc::dup2(fd, 1);
+                    }
+                }
+                child();
+                // The safe state returned: a status the parent reports.
+                // SAFETY: ends the child at once.
+                unsafe { libc::_exit(97) }
+            }
+            pid
+        }
+
+        /// The child's wait status, once it ended: fails (after killing it) if it is still
+        /// alive after [`ALIVE`].
+        pub(crate) fn ended(pid: i32) -> i32 {
+            let start = Instant::now();
+            loop {
+                let mut status = 0;
+                // SAFETY: waits for this test's own child; `status` is a valid out-pointer.
+                let got = unsafe { libc::waitpid(pid, &raw mut status, libc::WNOHANG) };
+                if got == pid {
+                    return status;
+                }
+                assert_eq!(got, 0, "waitpid failed");
+                if start.elapsed() > ALIVE {
+                    // SAFETY: this test's own child, not reaped yet.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                    // SAFETY: as above; `status` is a valid out-pointer.
+                    unsafe { libc::waitpid(pid, &raw mut status, 0) };
+                    panic!("the child was still alive after {ALIVE:?} (killed): it never ended");
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+
+        /// Reads `fd` to its end and closes it.
+        pub(crate) fn drain(fd: i32) -> String {
+            let mut out = Vec::new();
+            let mut buf = [0u8; 4096];
+            loop {
+                // SAFETY: reads into `buf`, of that length.
+                let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+                let Ok(n @ 1..) = usize::try_from(n) else {
+                    break;
+                };
+                out.extend_from_slice(&buf[..n]);
+            }
+            // SAFETY: closed once.
+            unsafe { libc::close(fd) };
+            String::from_utf8_lossy(&out).into_owned()
+        }
+
+        pub(crate) fn close(fd: i32) {
+            // SAFETY: a descriptor of this process, closed once.
+            unsafe { libc::close(fd) };
+        }
+
+        /// Runs `child` in a forked child whose stderr is a pipe read here (and whose stdout is
+        /// `stdout`, where given); its wait status, once it ended, and what it wrote on stderr.
+        pub(crate) fn run(stdout: Option<i32>, child: impl FnOnce()) -> (i32, String) {
+            let (err_r, err_w) = pipe();
+            let pid = fork_into(stdout, err_w, child);
+            close(err_w);
+            let status = ended(pid);
+            (status, drain(err_r))
+        }
+    }
+
     /// Forked children in the safe state, and what their parent sees (Unix, not Miri).
     #[cfg(all(unix, not(miri)))]
     mod forked {
         use super::super::{FAIL_STOP_STATUS, REPORT_PREFIX, fail_stop};
         use super::alloc::{Watch, count};
+        use super::child::{close, ended, fill, fork_into, pipe, run};
         use super::every_part;
-        use crate::alone::forked::{close, ended, fill, fork_into, pipe, run};
         use crate::error::failure::Error;
         use crate::error::kind::ErrorKind;
         use core::sync::atomic::{AtomicBool, Ordering};
@@ -784,6 +898,44 @@ mod tests {
                 "the child did not exit: {status:#x}"
             );
             assert_eq!(libc::WEXITSTATUS(status), FAIL_STOP_STATUS);
+        }
+
+        /// The backstop alone: a thread that installed it and then blocks for ever (here in a
+        /// `read` of a pipe nobody writes, with `SIGALRM` blocked before, as a program may have
+        /// it) is ended by the alarm with status 75. What ends a safe state whose `write`
+        /// blocks after `poll` said it would not.
+        #[test]
+        fn the_backstop_ends_a_thread_blocked_for_ever() {
+            crate::alone::rerun_alone!(the_backstop_ends_a_thread_blocked_for_ever);
+            let (never_r, never_w) = pipe();
+            let (status, text) = run(None, || {
+                // SAFETY: `sigset_t` is plain C data, valid all zeroes.
+                let mut alarm_only: libc::sigset_t = unsafe { core::mem::zeroed() };
+                // SAFETY: a live `sigset_t`.
+                unsafe { libc::sigemptyset(&raw mut alarm_only) };
+                // SAFETY: as above.
+                unsafe { libc::sigaddset(&raw mut alarm_only, libc::SIGALRM) };
+                // SAFETY: as above; the old mask is not asked for.
+                unsafe {
+                    libc::pthread_sigmask(
+                        libc::SIG_BLOCK,
+                        &raw const alarm_only,
+                        core::ptr::null_mut(),
+                    )
+                };
+                super::super::backstop();
+                let mut byte = [0u8; 1];
+                // SAFETY: reads into `byte`; blocks: the write end stays open in the parent.
+                unsafe { libc::read(never_r, byte.as_mut_ptr().cast(), 1) };
+            });
+            close(never_w);
+            close(never_r);
+            assert!(
+                libc::WIFEXITED(status),
+                "the child did not exit: {status:#x}; {text}"
+            );
+            assert_eq!(libc::WEXITSTATUS(status), FAIL_STOP_STATUS, "{text}");
+            assert!(text.is_empty(), "{text}");
         }
 
         /// Two threads enter the safe state at once: exactly one line, status 75.
