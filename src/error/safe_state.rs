@@ -471,11 +471,12 @@ pub(crate) mod tests {
         assert_eq!(unless_sticky(plain.clone()), plain);
     }
 
-    /// An error with every part the line shows: a driver kind with a hint, a detail, and an
-    /// origin with a thread, a kernel and an unfinished launch.
-    fn every_part() -> Error {
+    /// Runs `f` with an error with every part the line shows: a driver kind with a hint, a
+    /// detail, and an origin with a thread, a kernel and an unfinished launch (freed after, for
+    /// Miri's leak check).
+    fn with_every_part<R>(f: impl FnOnce(&Error) -> R) -> R {
         use crate::error::origin::{LaunchSite, Observer, Origin};
-        let origin: &'static Origin = Box::leak(Box::new(Origin {
+        let raw = Box::into_raw(Box::new(Origin {
             observer: Observer::ScopeEnd,
             call_site: Location::caller(),
             kernel: Some("saxpy"),
@@ -485,9 +486,17 @@ pub(crate) mod tests {
                 call_site: Location::caller(),
             }),
         }));
-        Error::from_kind(ErrorKind::NotInitialized)
+        // SAFETY: `raw` is a live allocation of this function's own until it is freed below,
+        // and the error that names it is dropped before that.
+        let origin: &'static Origin = unsafe { &*raw };
+        let e = Error::from_kind(ErrorKind::NotInitialized)
             .with_detail("the detail")
-            .with_origin(origin)
+            .with_origin(origin);
+        let r = f(&e);
+        drop(e);
+        // SAFETY: made by `Box::into_raw` above; nothing names it any more.
+        drop(unsafe { Box::from_raw(raw) });
+        r
     }
 
     fn report(error: &Error, more: Option<fmt::Arguments<'_>>) -> String {
@@ -512,10 +521,9 @@ pub(crate) mod tests {
             Some(format_args!("{}", 7)),
         );
         assert!(more.ends_with(&format!(": 7{REPORT_SUFFIX}\n")), "{more}");
-        let e = every_part();
-        let line = report(&e, None);
+        let (line, origin) =
+            with_every_part(|e| (report(e, None), e.origin().unwrap().to_string()));
         assert_eq!(line.matches('\n').count(), 1, "{line}");
-        let origin = e.origin().unwrap().to_string();
         let hint = format!("; hint: {}", ErrorKind::NotInitialized.hint().unwrap());
         let mut at = 0;
         for part in [
@@ -600,12 +608,13 @@ pub(crate) mod tests {
     #[test]
     #[cfg(not(miri))]
     fn a_report_line_allocates_nothing() {
-        let e = every_part();
         let mut line = Line::<LINE_BYTES>::new();
-        let before = alloc::count(alloc::Watch::Count);
-        write_report(&mut line, &e, Some(format_args!("{} and {:?}", 12, "x"))).unwrap();
-        let _ = line.finish();
-        let after = alloc::count(alloc::Watch::Off);
+        let (before, after) = with_every_part(|e| {
+            let before = alloc::count(alloc::Watch::Count);
+            write_report(&mut line, e, Some(format_args!("{} and {:?}", 12, "x"))).unwrap();
+            let _ = line.finish();
+            (before, alloc::count(alloc::Watch::Off))
+        });
         assert_eq!(after - before, 0, "the report line allocated");
     }
 
@@ -621,6 +630,7 @@ pub(crate) mod tests {
         pub(crate) enum Watch {
             Off,
             Count,
+            #[cfg_attr(not(unix), allow(dead_code))] // the forked tests are Unix's
             Exit,
         }
 
@@ -790,7 +800,7 @@ pub(crate) mod tests {
         use super::super::{FAIL_STOP_STATUS, REPORT_PREFIX, fail_stop};
         use super::alloc::{Watch, count};
         use super::child::{close, ended, fill, fork_into, pipe, run};
-        use super::every_part;
+        use super::with_every_part;
         use crate::error::failure::Error;
         use crate::error::kind::ErrorKind;
         use core::sync::atomic::{AtomicBool, Ordering};
@@ -829,9 +839,10 @@ pub(crate) mod tests {
                 fail_stop(&e)
             });
             exits_75_with_one_line(None, "`saxpy` launched at ", || {
-                let e = every_part();
-                count(Watch::Exit);
-                fail_stop(&e)
+                with_every_part(|e| {
+                    count(Watch::Exit);
+                    fail_stop(e)
+                })
             });
         }
 
