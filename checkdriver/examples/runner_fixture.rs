@@ -18,6 +18,8 @@
 //! - `polls`: as `deadline`, with a deadline of an hour: a poll with, in effect, no deadline;
 //! - `sticky-frees`: as `waits`, but frees the memory even when the wait failed (the bug custack's
 //!   R20 rules out: after a sticky error, work of another context may still use it);
+//! - `destroys-then-waits`: as `waits`, but the stream is destroyed (call 7) before
+//!   `cuCtxSynchronize` (call 8), which still waits for its work;
 //! - `queries`: one memset on a stream, then three `cuStreamQuery` and two `cuStreamSynchronize`
 //!   (calls 6 to 10), printing what each answered (`answers: ...`); exit 0 whatever they say.
 
@@ -215,8 +217,34 @@ fn answers() -> Result<(), String> {
     destroy(c)
 }
 
+/// `destroys-then-waits`: work on a stream, the stream destroyed, then the context synchronized.
+fn destroys_then_waits() -> Result<(), String> {
+    // SAFETY: no preconditions.
+    ok("cuInit", unsafe { cuda::cuInit(0) })?;
+    let c = context()?;
+    let mut s = null_mut();
+    // SAFETY: a valid out-pointer.
+    ok("cuStreamCreate", unsafe {
+        cuda::cuStreamCreate(&raw mut s, 0)
+    })?;
+    let d = alloc(256)?;
+    for value in [1, 2] {
+        // SAFETY: `d` holds 256 bytes; `s` is a live stream of the current context.
+        ok("cuMemsetD8Async", unsafe {
+            cuda::cuMemsetD8Async(d, value, 256, s)
+        })?;
+    }
+    // SAFETY: `s` is live; the driver releases it once its work is done.
+    ok("cuStreamDestroy", unsafe { cuda::cuStreamDestroy_v2(s) })?;
+    // SAFETY: a context is current.
+    ok("cuCtxSynchronize", unsafe { cuda::cuCtxSynchronize() })?;
+    free(d)?;
+    destroy(c)
+}
+
 fn run(mode: &str) -> Result<(), String> {
     match mode {
+        "destroys-then-waits" => destroys_then_waits(),
         "sticky-frees" => frees_after_a_failed_wait(),
         "queries" => answers(),
         "waits" => stream_work(None),

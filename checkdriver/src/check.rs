@@ -2320,7 +2320,10 @@ pub(crate) fn green_destroyed(green: usize) {
 
 /// The streams whose work context `ctx` covers: its own, those of its green contexts when it is
 /// a primary context (the driver documents that the primary context's events and waits cover
-/// them), and the null stream (0) when `ctx` is current.
+/// them), and the null stream (0) when `ctx` is current. A destroyed stream whose work hangs
+/// is one of them: `cuStreamDestroy` returns at once and the driver releases the stream once
+/// its work completes, so a synchronize of its context still waits for that work (here: for
+/// ever).
 fn streams_of(s: &State, ctx: usize) -> Vec<usize> {
     let primary = s
         .objs
@@ -2334,8 +2337,10 @@ fn streams_of(s: &State, ctx: usize) -> Vec<usize> {
     let mut streams: Vec<usize> = s
         .objs
         .iter()
-        .filter(|((k, _), o)| {
-            *k == Kind::Stream && o.live && (o.ctx == ctx || primary && green_ctx(o.ctx))
+        .filter(|((k, h), o)| {
+            *k == Kind::Stream
+                && (o.live || s.is_hung(*h))
+                && (o.ctx == ctx || primary && green_ctx(o.ctx))
         })
         .map(|((_, h), _)| *h)
         .collect();
