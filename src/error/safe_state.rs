@@ -16,7 +16,9 @@
 //! after a fault), a scope whose wait saw a sticky error or cannot be confirmed, and a bounded
 //! scope past its deadline with [`Overrun::Exit`](crate::Overrun::Exit). Each prints one line
 //! on stderr, starting `custack: fail-stop (exit status 75): `, with the error and its
-//! [`Origin`](crate::Origin) on that line, and exits with [`FAIL_STOP_STATUS`].
+//! [`Origin`](crate::Origin) on that line, and exits with [`FAIL_STOP_STATUS`], within a bound
+//! from any thread in any state: no lock, no allocation, only async-signal-safe calls, and an
+//! alarm as the backstop (R25; [`fail_stop`] says how).
 
 use crate::error::failure::Error;
 use crate::error::kind::ErrorKind;
@@ -42,9 +44,9 @@ const REPORT_SUFFIX: &str = "; the GPU is unusable in this process, a new proces
 const _: () = assert!(FAIL_STOP_STATUS == 75, "REPORT_PREFIX names the status");
 
 /// The longest line the safe state writes, in bytes, its newline included: a longer one is cut
-/// and ends in `…` (on the stack: the safe state allocates nothing). Below `PIPE_BUF` (4,096 on
-/// Linux, at least 512 by POSIX; 2,048 is what custack relies on), so that one `write` to a
-/// pipe with room for it is whole and never interleaved with another writer's.
+/// and ends in `…` (on the stack: the safe state allocates nothing). Below Linux's `PIPE_BUF`
+/// (4,096), so that one `write` to a pipe with room for it there is whole and never interleaved
+/// with another writer's.
 pub(crate) const LINE_BYTES: usize = 2048;
 
 /// How long the safe state waits for stderr to take its line (`poll`), at most: past it the
