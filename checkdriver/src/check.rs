@@ -65,7 +65,8 @@
 //! **blocking** wait on hung work, one that could never return in a real process, ends the
 //! process at once with exit status 86 (`HUNG_EXIT`) after writing the report with the line
 //! `hung <entry point>`: `cuStreamSynchronize` of a hung stream, `cuEventSynchronize` of a hung
-//! event, `cuCtxSynchronize` in a context with a hung stream, and the synchronous copies to or
+//! event, `cuCtxSynchronize` in a context with a hung stream (one destroyed already included:
+//! the driver releases it once its work is done), and the synchronous copies to or
 //! from host memory (`cuMemcpyHtoD_v2`, `cuMemcpyDtoH_v2`, `cuMemcpy2D_v2`, `cuMemcpy3D_v2`
 //! with a host side), which run on the legacy default stream and so wait for the context's
 //! null stream and its blocking streams (not those created `CU_STREAM_NON_BLOCKING`).
