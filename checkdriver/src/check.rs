@@ -2321,10 +2321,10 @@ pub(crate) fn green_destroyed(green: usize) {
 
 /// The streams whose work context `ctx` covers: its own, those of its green contexts when it is
 /// a primary context (the driver documents that the primary context's events and waits cover
-/// them), and the null stream (0) when `ctx` is current. A destroyed stream whose work hangs
-/// is one of them: `cuStreamDestroy` returns at once and the driver releases the stream once
-/// its work completes, so a synchronize of its context still waits for that work (here: for
-/// ever).
+/// them), and the null stream (0) when `ctx` is current. A destroyed stream whose work is not
+/// known complete (pending, or hung) is one of them: `cuStreamDestroy` returns at once and the
+/// driver releases the stream once its work completes, so the context's synchronize and its
+/// recorded events still cover that work (hung: a synchronize waits for ever).
 fn streams_of(s: &State, ctx: usize) -> Vec<usize> {
     let primary = s
         .objs
@@ -2340,7 +2340,7 @@ fn streams_of(s: &State, ctx: usize) -> Vec<usize> {
         .iter()
         .filter(|((k, h), o)| {
             *k == Kind::Stream
-                && (o.live || s.is_hung(*h))
+                && (o.live || s.is_hung(*h) || s.pending.get(h).is_some_and(|p| !p.is_empty()))
                 && (o.ctx == ctx || primary && green_ctx(o.ctx))
         })
         .map(|((_, h), _)| *h)

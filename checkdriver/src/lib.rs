@@ -4999,6 +4999,23 @@ mod tests {
                 0,
                 "completed by a context-wide event"
             );
+            // A stream destroyed with work pending: the driver keeps it until its work is done,
+            // and a context-wide event covers that work too.
+            let mut gone = null_mut();
+            let _ = cuStreamCreate(&raw mut gone, 0);
+            let mut d4 = 0;
+            let _ = cuMemAlloc_v2(&raw mut d4, 64);
+            let _ = cuMemsetD8Async(d4, 0, 64, gone);
+            let _ = cuStreamDestroy_v2(gone);
+            assert_eq!(cuCtxRecordEvent(a, ev), CUDA_SUCCESS);
+            let _ = cuEventSynchronize(ev);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(d4);
+                }),
+                0,
+                "a destroyed stream's work completed by a context-wide event"
+            );
             // cuCtxWaitEvent: a stream made later waits too, and completes the event's work.
             let mut d3 = 0;
             let _ = cuMemAlloc_v2(&raw mut d3, 64);
