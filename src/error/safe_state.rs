@@ -844,7 +844,7 @@ pub(crate) mod tests {
                 with_every_part(|e| {
                     count(Watch::Exit);
                     fail_stop(e)
-                })
+                });
             });
         }
 
