@@ -123,7 +123,7 @@ const BACKSTOP_SECONDS: libc::c_uint = 1;
 #[cold]
 #[inline(never)]
 pub fn fail_stop(error: &Error) -> ! {
-    end(error, None)
+    safe_state(error, None)
 }
 
 /// [`fail_stop`], the line's detail followed by `more` (written as the line is, on the stack:
@@ -131,7 +131,7 @@ pub fn fail_stop(error: &Error) -> ! {
 #[cold]
 #[inline(never)]
 pub(crate) fn fail_stop_with(error: &Error, more: fmt::Arguments<'_>) -> ! {
-    end(error, Some(more))
+    safe_state(error, Some(more))
 }
 
 /// Who enters the safe state first: one flag for the process. The first caller writes the line;
@@ -158,7 +158,7 @@ impl Entry {
 static ENTRY: Entry = Entry::new();
 
 /// The safe state: see [`fail_stop`].
-fn end(error: &Error, more: Option<fmt::Arguments<'_>>) -> ! {
+fn safe_state(error: &Error, more: Option<fmt::Arguments<'_>>) -> ! {
     if !ENTRY.first() {
         wait_for_the_first()
     }
@@ -167,7 +167,7 @@ fn end(error: &Error, more: Option<fmt::Arguments<'_>>) -> ! {
     let mut line = Line::<LINE_BYTES>::new();
     // `Line` never fails (it cuts what does not fit).
     let _ = write_report(&mut line, error, more);
-    write_stderr(line.finish());
+    write_stderr(line.terminated());
     exit_now()
 }
 
@@ -231,7 +231,7 @@ impl<const N: usize> Line<N> {
     }
 
     /// The line, ending in `\n` (or `…\n` where it was cut).
-    pub(crate) fn finish(&mut self) -> &[u8] {
+    pub(crate) fn terminated(&mut self) -> &[u8] {
         let end = if self.cut { CUT } else { "\n" };
         // `write_str` keeps `CUT.len()` bytes free, so the end fits.
         if let Some(room) = self
@@ -241,7 +241,7 @@ impl<const N: usize> Line<N> {
             room.copy_from_slice(end.as_bytes());
             self.len = self.len.saturating_add(end.len());
         }
-        self.bytes.get(..self.len).unwrap_or_default()
+        self.bytes.split_at(self.len.min(N)).0
     }
 }
 
@@ -349,7 +349,7 @@ fn write_stderr(line: &[u8]) {
         // SAFETY: `rest` is valid for reads of its length.
         let wrote = unsafe { libc::write(2, rest.as_ptr().cast(), rest.len()) };
         match usize::try_from(wrote) {
-            Ok(n) => rest = rest.get(n..).unwrap_or_default(),
+            Ok(n) => rest = rest.split_at(n.min(rest.len())).1,
             Err(_) if interrupted() => {}
             Err(_) => return,
         }
@@ -372,7 +372,7 @@ fn write_stderr(line: &[u8]) {
         // SAFETY: `rest` is valid for reads of `len` bytes.
         let wrote = unsafe { libc::write(2, rest.as_ptr().cast(), len) };
         match usize::try_from(wrote) {
-            Ok(n @ 1..) => rest = rest.get(n..).unwrap_or_default(),
+            Ok(n @ 1..) => rest = rest.split_at(n.min(rest.len())).1,
             _ => return,
         }
     }
@@ -504,7 +504,7 @@ pub(crate) mod tests {
     fn report(error: &Error, more: Option<fmt::Arguments<'_>>) -> String {
         let mut line = Line::<LINE_BYTES>::new();
         write_report(&mut line, error, more).unwrap();
-        String::from_utf8(line.finish().to_vec()).unwrap()
+        String::from_utf8(line.terminated().to_vec()).unwrap()
     }
 
     /// For custack's own kinds the line is `Display`'s text, its lines joined with `; `, between
@@ -575,15 +575,15 @@ pub(crate) mod tests {
         // The edge: text that fills the room exactly is whole; one more byte cuts it.
         let mut exact = Line::<8>::new();
         exact.write_str("abcd").unwrap();
-        assert_eq!(exact.finish(), b"abcd\n");
+        assert_eq!(exact.terminated(), b"abcd\n");
         let mut over = Line::<8>::new();
         exact = Line::<8>::new();
         exact.write_str("ab").unwrap();
         exact.write_str("cd").unwrap();
-        assert_eq!(exact.finish(), b"abcd\n");
+        assert_eq!(exact.terminated(), b"abcd\n");
         over.write_str("abcde").unwrap();
         over.write_str("more").unwrap();
-        assert_eq!(over.finish(), "abcd…\n".as_bytes());
+        assert_eq!(over.terminated(), "abcd…\n".as_bytes());
     }
 
     #[test]
@@ -614,7 +614,7 @@ pub(crate) mod tests {
         let (before, after) = with_every_part(|e| {
             let before = alloc::count(alloc::Watch::Count);
             write_report(&mut line, e, Some(format_args!("{} and {:?}", 12, "x"))).unwrap();
-            let _ = line.finish();
+            let _ = line.terminated();
             (before, alloc::count(alloc::Watch::Off))
         });
         assert_eq!(after - before, 0, "the report line allocated");
