@@ -12,8 +12,24 @@
 #       bash scripts/check-driver.sh                 # the 10^5 injections of docs/reliability.md
 #
 # For each program: one clean run counts its N driver calls; then for k in 1..=N one run fails
-# call k (NULLDRIVER_FAIL_AT=k, a typical code for that entry point) and one turns sticky from
-# call k on (NULLDRIVER_STICKY_AT=k). A run passes when the program exits 0 or 1 (never a panic
+# call k (NULLDRIVER_FAIL_AT=k, a typical code for that entry point) and a second run, in
+# rotation, either turns sticky from call k on (NULLDRIVER_STICKY_AT=k) or answers the same
+# error that is not sticky from call k on, for ever (NULLDRIVER_REPEAT_AT=k: the entry point's
+# typical code, CUDA_ERROR_UNKNOWN where that is sticky; R25). What is rotated: the second run
+# is repeat-at-k where k + phase = 0 (mod CHECK_REPEAT_EVERY, default 4) and sticky-at-k at
+# every other k, the phase being the commit's last hex digit (CHECK_REPEAT_PHASE overrides it).
+# So a run of this script makes 2N+1 runs per program, as before the repeat schedule: fail-at
+# reaches every k, sticky-at three k in four and repeat-at one k in four on every run, and
+# every (k, schedule) pair within four consecutive phases (CHECK_REPEAT_EVERY=1: repeat-at at
+# every k, no sticky-at). Every run of every pass has a time limit (CHECK_RUN_TIMEOUT seconds,
+# default 60; the hang pass's CHECK_HANG_TIMEOUT; the injection pass's CHECK_INJECT_TIMEOUT,
+# 60 per 2,000 frames): a run past it (a livelock, a wait that never ends) fails, named with
+# its program and schedule. A repeat-at run passes as any run below (but its leaks and orphans
+# are not counted: every release from k on is answered with the error, and the driver keeps
+# what it failed to release), or ends in custack's safe state (status 75, exactly one line, no
+# panic), a wait custack cannot confirm or a bounded wait past its deadline; for a program in
+# CHECK_HANG_STRICT, whose every wait has a deadline, that line must name a deadline (it ended
+# within its bound). A run passes when the program exits 0 or 1 (never a panic
 # or a signal), the driver's report shows no violation, no leaked handle and no handle left
 # for its context's destruction to release (skipped when the failed call was itself a free,
 # destroy, unload or pop: the driver kept that handle; orphans also after a sticky fault; what
@@ -83,12 +99,20 @@ safe_state_status=75
 safe_state_line="custack: fail-stop (exit status 75): "
 hang_sample=${CHECK_HANG_SAMPLE:-24}
 hang_timeout=${CHECK_HANG_TIMEOUT:-60}
+run_timeout=${CHECK_RUN_TIMEOUT:-60}
+repeat_every=${CHECK_REPEAT_EVERY:-4}
+if [[ -n ${CHECK_REPEAT_PHASE:-} ]]; then
+    repeat_phase=$((CHECK_REPEAT_PHASE % repeat_every))
+else
+    head=$(git rev-parse --short HEAD 2>/dev/null || echo 0)
+    repeat_phase=$((16#${head: -1} % repeat_every))
+fi
 hang_idle=${CHECK_HANG_IDLE:-2}
 passes=" ${CHECK_PASSES:-faults hangs inject differential} "
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 report=$work/report
-total_runs=0 total_failed_calls=0 bad=0 total_violations=0 sticky_safe_state=0
+total_runs=0 total_failed_calls=0 bad=0 total_violations=0 sticky_safe_state=0 repeat_safe_state=0
 hang_runs=0 hang_ended=0 hang_blocked=0 hang_bad=0
 declare -A enqueues
 
@@ -97,8 +121,24 @@ run_one() {
     local program=$1 label=$2; shift 2
     local rc=0 out
     rm -f "$report"
-    out=$(env NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" "$@" "$bin" "$program" 2>&1) || rc=$?
+    out=$(env NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" "$@" \
+        timeout -k 5 "$run_timeout" "$bin" "$program" 2>&1) || rc=$?
     total_runs=$((total_runs + 1))
+    if [[ $rc == 124 || $rc == 137 ]]; then
+        bad=$((bad + 1))
+        echo "check-driver: FAIL $program $label: no end within $run_timeout s (a livelock, or a wait that never ends)" >&2
+        echo "$out" | tail -5 >&2
+        return 0
+    fi
+    # Under a persistent error that is not sticky, the safe state is the documented end of a
+    # wait custack cannot confirm, or of a bounded wait past its deadline: one line, no panic;
+    # for a program every wait of which has a deadline (CHECK_HANG_STRICT), a deadline's.
+    if [[ $label == repeat-* && $rc == "$safe_state_status" && $out != *panicked* ]] &&
+        [[ $(grep -c "^$safe_state_line" <<<"$out") == 1 ]] &&
+        [[ $hang_strict != *" $program "* || $(grep "^$safe_state_line" <<<"$out") == *deadline* ]]; then
+        repeat_safe_state=$((repeat_safe_state + 1))
+        return 0
+    fi
     # A sticky error that reached a scope's wait (a sticky schedule, or a failed call whose
     # typical code is sticky: a synchronize's LAUNCH_FAILED) ends the process in the safe state
     # (R20): the documented outcome, with exactly one report line, naming a sticky error, and
@@ -144,7 +184,7 @@ check_run() {
             cuGraphDestroy*|cuGraphExecDestroy*|cuLibraryUnload*|cuMemPoolDestroy*|cuMemHostUnregister*|cuLinkDestroy*|\
             cuMemUnmap*|cuMemAddressFree*|cuMemRelease*|cuCtxDisablePeerAccess*|cuIpcCloseMemHandle*|\
             cuArrayDestroy*|cuMipmappedArrayDestroy*|cuTexObjectDestroy*|cuSurfObjectDestroy*|cuGreenCtxDestroy*) ;;
-            *) [[ $leaks == 0 ]] || problems+=("$leaks leaks")
+            *) [[ $label == repeat-* || $leaks == 0 ]] || problems+=("$leaks leaks")
                # After a sticky fault frees fail and destroying the context is the clean-up.
                # What custack leaves behind on purpose (a failed wait's or poll's payload, a
                # failed graph update's, a parked handle whose drop cannot push its context,
@@ -152,7 +192,7 @@ check_run() {
                # orphan: every orphan counts.
                # A failed end of a capture runs nothing in the double, so a graph the capture
                # named (cuStreamGetCaptureInfo, for a captured host function) stays alive there.
-               [[ $label == sticky-* || $failed == cuStreamEndCapture* || $orphans == 0 ]] ||
+               [[ $label == sticky-* || $label == repeat-* || $failed == cuStreamEndCapture* || $orphans == 0 ]] ||
                    problems+=("$orphans orphans") ;;
         esac
         case $failed in
@@ -199,6 +239,10 @@ run_hang() {
         # (`Overrun::Exit`, `_exit`: no exit handler runs, so the double writes no report): the
         # documented outcome.
         hang_ended=$((hang_ended + 1))
+    elif [[ $rc == 124 || $rc == 137 ]]; then
+        bad=$((bad + 1))
+        echo "check-driver: FAIL $program hang-at-$k: no end within $hang_timeout s (a livelock, or a wait that never ends)" >&2
+        echo "$out" | tail -5 >&2
     else
         # Ended by itself (a deadline, or it never waited for the hung work): as any run.
         check_run "$program" "hang-at-$k" "$rc" "$out"
@@ -228,7 +272,7 @@ start=$SECONDS
 for program in "${programs[@]}"; do
     rm -f "$report"
     rc=0
-    NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" "$bin" "$program" >/dev/null 2>&1 || rc=$?
+    NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" timeout -k 5 "$run_timeout" "$bin" "$program" >/dev/null 2>&1 || rc=$?
     n=$(awk '$1 == "calls" { print $2 }' "$report" 2>/dev/null || echo 0)
     [[ $rc == 0 && ${n:-0} -gt 0 ]] || { echo "check-driver: FAIL $program: clean run exit $rc, $n calls" >&2; bad=$((bad + 1)); continue; }
     enqueues[$program]=$(awk '$1 == "enqueues" { $1 = ""; print }' "$report")
@@ -237,7 +281,11 @@ for program in "${programs[@]}"; do
     run_one "$program" clean
     for ((k = 1; k <= n; k++)); do
         run_one "$program" "fail-at-$k" NULLDRIVER_FAIL_AT=$k
-        run_one "$program" "sticky-at-$k" NULLDRIVER_STICKY_AT=$k
+        if (((k + repeat_phase) % repeat_every == 0)); then
+            run_one "$program" "repeat-at-$k" NULLDRIVER_REPEAT_AT=$k
+        else
+            run_one "$program" "sticky-at-$k" NULLDRIVER_STICKY_AT=$k
+        fi
     done
     printf 'check-driver: %-18s %4d calls, %5d schedules, %d failing\n' \
         "$program" "$n" $((total_runs - runs_before)) $((bad - bad_before))
@@ -272,12 +320,15 @@ fi
 inject_bad=0
 if [[ $passes == *" inject "* ]]; then
     inject_frames=${CHECK_INJECT_FRAMES:-2000}
+    # A time limit as every run's: CHECK_INJECT_TIMEOUT seconds, by default 60 per 2,000 frames.
+    inject_timeout=${CHECK_INJECT_TIMEOUT:-$((run_timeout * (inject_frames / 2000 + 1)))}
     for seed in 0 "${CHECK_INJECT_SEED:-20261126}"; do
         rm -f "$report"
         rc=0
         out=$(env NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" NULLDRIVER_INJECT="$seed" \
-            CHECK_INJECT_FRAMES="$inject_frames" "$bin" redundant_inject 2>&1) || rc=$?
+            CHECK_INJECT_FRAMES="$inject_frames" timeout -k 5 "$inject_timeout" "$bin" redundant_inject 2>&1) || rc=$?
         problems=()
+        [[ $rc != 124 && $rc != 137 ]] || problems+=("no end within $inject_timeout s")
         [[ $rc == 0 ]] || problems+=("exit $rc")
         [[ $out != *panicked* ]] || problems+=("panic")
         if [[ ! -s $report ]]; then
@@ -309,5 +360,5 @@ hang_seconds=$((SECONDS - hang_start))
 if [[ $passes == *" differential "* ]]; then
     bash scripts/differential.sh | sed 's/^/check-driver: /' || bad=$((bad + 1))
 fi
-echo "check-driver: ${#programs[@]} programs, $total_runs runs, $total_failed_calls with a call failed, $sticky_safe_state runs ended in the safe state on a sticky error (status 75, one line), $total_violations violations, $bad failing runs (faults $fault_seconds s, hangs $hang_seconds s)"
+echo "check-driver: ${#programs[@]} programs, $total_runs runs, $total_failed_calls with a call failed, $sticky_safe_state runs ended in the safe state on a sticky error and $repeat_safe_state on a repeated one (status 75, one line), $total_violations violations, $bad failing runs (faults $fault_seconds s, repeat-at where k + $repeat_phase = 0 mod $repeat_every, hangs $hang_seconds s)"
 ((bad == 0))

@@ -15,7 +15,13 @@
 //!   memory the work uses is left behind on purpose (named to the double) and the program
 //!   fails with an error (exit 1);
 //! - `deadline-frees`: as `deadline`, but frees that memory past the deadline (a violation);
-//! - `polls`: as `deadline`, with a deadline of an hour: a poll with, in effect, no deadline.
+//! - `polls`: as `deadline`, with a deadline of an hour: a poll with, in effect, no deadline;
+//! - `sticky-frees`: as `waits`, but frees the memory even when the wait failed (the bug custack's
+//!   R20 rules out: after a sticky error, work of another context may still use it);
+//! - `destroys-then-waits`: as `waits`, but the stream is destroyed (call 7) before
+//!   `cuCtxSynchronize` (call 8), which still waits for its work;
+//! - `queries`: one memset on a stream, then three `cuStreamQuery` and two `cuStreamSynchronize`
+//!   (calls 6 to 10), printing what each answered (`answers: ...`); exit 0 whatever they say.
 
 use core::ffi::c_void;
 use core::ptr::null_mut;
@@ -150,8 +156,97 @@ fn stream_work(deadline: Option<(std::time::Duration, bool)>) -> Result<(), Stri
     waited.and(freed).and(destroyed).and(d)
 }
 
+/// `sticky-frees`: work on a stream, a wait that may fail, then the memory freed anyway.
+fn frees_after_a_failed_wait() -> Result<(), String> {
+    // SAFETY: no preconditions.
+    ok("cuInit", unsafe { cuda::cuInit(0) })?;
+    let c = context()?;
+    let mut s = null_mut();
+    // SAFETY: a valid out-pointer.
+    ok("cuStreamCreate", unsafe {
+        cuda::cuStreamCreate(&raw mut s, 0)
+    })?;
+    let d = alloc(256)?;
+    // SAFETY: `d` holds 256 bytes; `s` is a live stream of the current context.
+    ok("cuMemsetD8Async", unsafe {
+        cuda::cuMemsetD8Async(d, 1, 256, s)
+    })?;
+    // SAFETY: `s` is a live stream of the current context.
+    let waited = ok("cuStreamSynchronize", unsafe {
+        cuda::cuStreamSynchronize(s)
+    });
+    // The bug: freed whether or not the wait said the work is over.
+    let freed = free(d);
+    // SAFETY: `s` is live.
+    let destroyed = ok("cuStreamDestroy", unsafe { cuda::cuStreamDestroy_v2(s) });
+    let d = destroy(c);
+    waited.and(freed).and(destroyed).and(d)
+}
+
+/// `queries`: what three queries and two synchronizes of a stream with work answer.
+fn answers() -> Result<(), String> {
+    // SAFETY: no preconditions.
+    ok("cuInit", unsafe { cuda::cuInit(0) })?;
+    let c = context()?;
+    let mut s = null_mut();
+    // SAFETY: a valid out-pointer.
+    ok("cuStreamCreate", unsafe {
+        cuda::cuStreamCreate(&raw mut s, 0)
+    })?;
+    let d = alloc(256)?;
+    // SAFETY: `d` holds 256 bytes; `s` is a live stream of the current context.
+    ok("cuMemsetD8Async", unsafe {
+        cuda::cuMemsetD8Async(d, 1, 256, s)
+    })?;
+    let mut answers = Vec::new();
+    for _ in 0..3 {
+        // SAFETY: `s` is a live stream of the current context.
+        answers.push(unsafe { cuda::cuStreamQuery(s) });
+    }
+    for _ in 0..2 {
+        // SAFETY: as above.
+        answers.push(unsafe { cuda::cuStreamSynchronize(s) });
+    }
+    let shown: Vec<String> = answers.iter().map(ToString::to_string).collect();
+    println!("answers: {}", shown.join(" "));
+    if answers.iter().all(|&a| a == 0) {
+        let _ = free(d);
+        // SAFETY: `s` is live.
+        let _ = unsafe { cuda::cuStreamDestroy_v2(s) };
+    }
+    destroy(c)
+}
+
+/// `destroys-then-waits`: work on a stream, the stream destroyed, then the context synchronized.
+fn destroys_then_waits() -> Result<(), String> {
+    // SAFETY: no preconditions.
+    ok("cuInit", unsafe { cuda::cuInit(0) })?;
+    let c = context()?;
+    let mut s = null_mut();
+    // SAFETY: a valid out-pointer.
+    ok("cuStreamCreate", unsafe {
+        cuda::cuStreamCreate(&raw mut s, 0)
+    })?;
+    let d = alloc(256)?;
+    for value in [1, 2] {
+        // SAFETY: `d` holds 256 bytes; `s` is a live stream of the current context.
+        ok("cuMemsetD8Async", unsafe {
+            cuda::cuMemsetD8Async(d, value, 256, s)
+        })?;
+    }
+    // SAFETY: `s` is live; the driver releases it once its work is done.
+    ok("cuStreamDestroy", unsafe { cuda::cuStreamDestroy_v2(s) })?;
+    // SAFETY: a context is current.
+    ok("cuCtxSynchronize", unsafe { cuda::cuCtxSynchronize() })?;
+    free(d)?;
+    destroy(c)
+}
+
 fn run(mode: &str) -> Result<(), String> {
     match mode {
+        "destroys-then-waits" => destroys_then_waits(),
+        "sticky-frees" => frees_after_a_failed_wait(),
+        "queries" => answers(),
         "waits" => stream_work(None),
         "deadline" => stream_work(Some((Duration::from_millis(20), false))),
         "deadline-frees" => stream_work(Some((Duration::from_millis(20), true))),

@@ -1,6 +1,6 @@
 //! The checking mode (`NULLDRIVER_CHECK=1`), fault injection (`NULLDRIVER_FAIL_AT=k`,
-//! `NULLDRIVER_STICKY_AT=k`, optional `NULLDRIVER_FAIL_CODE=n`) and hangs
-//! (`NULLDRIVER_HANG_AT=k`).
+//! `NULLDRIVER_STICKY_AT=k`, `NULLDRIVER_REPEAT_AT=k`, optional `NULLDRIVER_FAIL_CODE=n`) and
+//! hangs (`NULLDRIVER_HANG_AT=k`).
 //!
 //! In checking mode every context, stream, event, module, function, device allocation and
 //! page-locked allocation is recorded with the context it belongs to, and a **violation** is
@@ -21,17 +21,31 @@
 //! otherwise). Sticky mode fails every call from k on with `CUDA_ERROR_ILLEGAL_ADDRESS`, except
 //! the context-stack calls, `cuCtxDestroy` and `cuGreenCtxDestroy`, which a real driver still
 //! honours after a fault,
-//! and `cuLibraryUnload` (a library belongs to no context).
+//! and `cuLibraryUnload` (a library belongs to no context). Repeat mode
+//! (`NULLDRIVER_REPEAT_AT=k`) fails every call from k on, but the same exempt ones, with the
+//! same error that is **not** sticky, for ever: `NULLDRIVER_FAIL_CODE`, or the entry point's
+//! typical code, or `CUDA_ERROR_UNKNOWN` (999) where that is sticky (a synchronize's): a driver
+//! that keeps answering a query "invalid value" or "unknown error", which says nothing about the
+//! work and never turns into a sticky error. A wait that takes such an answer for "not yet"
+//! must still end by its deadline.
 //!
 //! Pending work: an asynchronous copy, memset or launch leaves the device allocation it uses
 //! (found from any address inside it: views at an offset count) and the page-locked host
-//! allocation (by its start) pending on its stream, until a synchronize of that stream or of
-//! the context, or of an event recorded after it, or a successful query. Freeing memory that is
-//! pending on any stream is a violation (`cuMemFreeAsync`: on any other stream). A sticky fault
-//! (`CUDA_ERROR_LAUNCH_FAILED`, `CUDA_ERROR_ILLEGAL_ADDRESS`) ends all pending work, as on a
-//! real device. The host side of each asynchronous copy is made for real when the copy
-//! completes (bytes read, or zeroed for a copy to the host), so host memory handed back early
-//! is touched after its end: Miri reports it (`scripts/miri.sh`).
+//! allocation (by its start) pending on its stream, and a launch its function's module (or
+//! library), until a synchronize of that stream or of the context, or of an event recorded
+//! after it, or a successful query. Freeing memory that is pending on any stream is a violation
+//! (`cuMemFreeAsync`: on any other stream), and so is unloading a module or library whose
+//! kernels or globals pending work uses. A sticky error (any of custack's sticky codes, from
+//! any schedule) **poisons** the process and ends no pending work: on a real device a fault in
+//! one context does not stop another context's kernels and copies (measured on an H100,
+//! custack's docs/reliability.md), and no later call can say when they end. From then on a
+//! release of what pending work uses (`cuMemFree`, `cuMemFreeAsync`, `cuMemFreeHost`,
+//! `cuIpcCloseMemHandle`, `cuArrayDestroy`, `cuMipmappedArrayDestroy`, `cuModuleUnload`,
+//! `cuLibraryUnload`) is a violation even when the call itself is answered with the sticky
+//! error: the program asked for it, and what it does with that memory next is its own. The
+//! host side of each asynchronous copy is made for real when the copy completes (bytes read, or
+//! zeroed for a copy to the host), so host memory handed back early is touched after its end:
+//! Miri reports it (`scripts/miri.sh`).
 //!
 //! Hangs (`NULLDRIVER_HANG_AT=k`, counted like `NULLDRIVER_FAIL_AT`): the first asynchronous
 //! enqueue at or after call k **never completes**, nor does anything after it in its stream's
@@ -51,7 +65,8 @@
 //! **blocking** wait on hung work, one that could never return in a real process, ends the
 //! process at once with exit status 86 (`HUNG_EXIT`) after writing the report with the line
 //! `hung <entry point>`: `cuStreamSynchronize` of a hung stream, `cuEventSynchronize` of a hung
-//! event, `cuCtxSynchronize` in a context with a hung stream, and the synchronous copies to or
+//! event, `cuCtxSynchronize` in a context with a hung stream (one destroyed already included:
+//! the driver releases it once its work is done), and the synchronous copies to or
 //! from host memory (`cuMemcpyHtoD_v2`, `cuMemcpyDtoH_v2`, `cuMemcpy2D_v2`, `cuMemcpy3D_v2`
 //! with a host side), which run on the legacy default stream and so wait for the context's
 //! null stream and its blocking streams (not those created `CU_STREAM_NON_BLOCKING`).
@@ -106,6 +121,13 @@ static CALLS: AtomicU64 = AtomicU64::new(0);
 static FAIL_AT: AtomicU64 = AtomicU64::new(0);
 static STICKY_AT: AtomicU64 = AtomicU64::new(0);
 static FAIL_CODE: AtomicU64 = AtomicU64::new(0);
+/// `NULLDRIVER_REPEAT_AT`: every call from this one on (but the exempt ones, as for
+/// `NULLDRIVER_STICKY_AT`) answers the same error that is not sticky, for ever (0: never).
+static REPEAT_AT: AtomicU64 = AtomicU64::new(0);
+/// Set once the double answered a sticky error: the process is poisoned, and the device's work
+/// it had pending may still run (a fault in one context does not stop another's, R20), so
+/// nothing it uses may be released from then on, whatever that call is answered.
+static POISONED: AtomicBool = AtomicBool::new(false);
 /// `NULLDRIVER_HANG_AT`: the first asynchronous enqueue at or after this call never completes
 /// (0: none).
 static HANG_AT: AtomicU64 = AtomicU64::new(0);
@@ -548,6 +570,7 @@ pub(crate) fn init() -> bool {
     FAIL_AT.store(env_u64("NULLDRIVER_FAIL_AT"), Relaxed);
     STICKY_AT.store(env_u64("NULLDRIVER_STICKY_AT"), Relaxed);
     FAIL_CODE.store(env_u64("NULLDRIVER_FAIL_CODE"), Relaxed);
+    REPEAT_AT.store(env_u64("NULLDRIVER_REPEAT_AT"), Relaxed);
     HANG_AT.store(env_u64("NULLDRIVER_HANG_AT"), Relaxed);
     crate::inject::init();
     if let Some(secs) = std::env::var("NULLDRIVER_HANG_IDLE_SECS")
@@ -557,10 +580,34 @@ pub(crate) fn init() -> bool {
         HANG_IDLE_SECS.store(secs, Relaxed);
     }
     FAULTS.store(
-        check || FAIL_AT.load(Relaxed) != 0 || STICKY_AT.load(Relaxed) != 0,
+        check
+            || FAIL_AT.load(Relaxed) != 0
+            || STICKY_AT.load(Relaxed) != 0
+            || REPEAT_AT.load(Relaxed) != 0,
         Relaxed,
     );
     check
+}
+
+/// Whether `code` is one of the driver's sticky errors (custack's list, `ErrorKind::is_sticky`).
+pub(crate) fn is_sticky(code: i32) -> bool {
+    matches!(
+        code,
+        214 | 226 | 700 | 702 | 710 | 714..=719 | 721 | 810 | 911
+    )
+}
+
+/// The error `NULLDRIVER_REPEAT_AT` answers `name` with: `NULLDRIVER_FAIL_CODE`, or the entry
+/// point's typical one, or, where that is sticky (a synchronize's `CUDA_ERROR_LAUNCH_FAILED`),
+/// `CUDA_ERROR_UNKNOWN` (999), which is not.
+fn repeat_code(name: &str) -> i32 {
+    match FAIL_CODE.load(Relaxed) {
+        0 => match typical_code(name) {
+            sticky if is_sticky(sticky) => 999,
+            code => code,
+        },
+        c => i32::try_from(c).unwrap_or(1),
+    }
 }
 
 fn typical_code(name: &str) -> i32 {
@@ -725,6 +772,7 @@ fn fault_slow(name: &'static str) -> Option<i32> {
         }
     } else {
         let sticky = STICKY_AT.load(Relaxed);
+        let repeat = REPEAT_AT.load(Relaxed);
         let exempt = name.starts_with("cuCtxPushCurrent")
             || name.starts_with("cuCtxPopCurrent")
             || name.starts_with("cuCtxGetCurrent")
@@ -733,19 +781,23 @@ fn fault_slow(name: &'static str) -> Option<i32> {
             || name.starts_with("cuGreenCtxDestroy")
             // A library belongs to no context, so a context's fault does not stop its unload.
             || name.starts_with("cuLibraryUnload");
-        if sticky == 0 || n < sticky || exempt {
+        if exempt {
             return None;
         }
-        STICKY_CODE.load(Relaxed) as i32 // CUDA_ERROR_ILLEGAL_ADDRESS unless told
+        if sticky != 0 && n >= sticky {
+            STICKY_CODE.load(Relaxed) as i32 // CUDA_ERROR_ILLEGAL_ADDRESS unless told
+        } else if repeat != 0 && n >= repeat {
+            repeat_code(name)
+        } else {
+            return None;
+        }
     };
-    if code == 700 || code == 719 {
-        // A sticky fault ends the device's work: nothing pending will run any more.
-        with_state(|s| {
-            s.pending.clear();
-            s.host.clear();
-            s.waits.clear();
-            s.hung_pending.clear();
-        });
+    if is_sticky(code) {
+        // The process is poisoned. Its pending work is not over: on a real device a fault in
+        // one context does not stop another context's kernels and copies (R20), and no call
+        // can say when they end. It stays pending, so releasing what it uses is a violation
+        // from now on (`freeing`, `released_while_failed`), whatever the release is answered.
+        POISONED.store(true, Relaxed);
     }
     let mut f = FAILED
         .lock()
@@ -1302,6 +1354,17 @@ pub(crate) unsafe fn launched(
     params: *const *mut core::ffi::c_void,
     what: &str,
 ) {
+    // The launch runs the code of its function's module (or library): pending until it
+    // completes, so that unloading it before then is a violation (`unloading`).
+    with_state(|s| {
+        if let Some(parent) = s.objs.get(&(Kind::Function, f)).map(|o| o.parent) {
+            for kind in [Kind::Module, Kind::Library] {
+                if s.objs.get(&(kind, parent)).is_some_and(|o| o.live) {
+                    s.pend(stream, (kind, parent));
+                }
+            }
+        }
+    });
     let Some(Some(sizes)) = with_state(|s| s.params.get(&f).cloned()) else {
         return;
     };
@@ -2017,9 +2080,14 @@ fn freeing_in(s: &mut State, kind: Kind, h: usize, stream: Option<usize>, what: 
                 "{what}: {kind:?} {h:#x} freed while hung work on stream {st:#x} uses it (it never completes)"
             ));
         }
+        let poisoned = if POISONED.load(Relaxed) {
+            " (in a poisoned process: a sticky error does not end the device's work)"
+        } else {
+            ""
+        };
         for st in on.into_iter().filter(|st| !hung_on.contains(st)) {
             violation(format!(
-                "{what}: {kind:?} {h:#x} freed while an operation on stream {st:#x} may use it"
+                "{what}: {kind:?} {h:#x} freed while an operation on stream {st:#x} may use it{poisoned}"
             ));
             // Reported: the copies' host accesses are dropped rather than made on freed memory.
             if kind == Kind::HostMemory {
@@ -2031,6 +2099,40 @@ fn freeing_in(s: &mut State, kind: Kind, h: usize, stream: Option<usize>, what: 
         {
             p.retain(|x| *x != (kind, h));
         }
+    }
+}
+
+/// A call that releases `h` (of `kind`: memory, or a module or library, whose globals and
+/// kernels go with it) was answered with an error (`fault`). In a poisoned process that is
+/// still a release the program asked for while the device's work may use what it releases:
+/// the program, not the driver's answer, decides what it does next with that memory (reuses
+/// it, frees it again, hands it back), so it is checked as a release that succeeded
+/// ([`freeing`]). Elsewhere a failed release releases nothing.
+pub(crate) fn released_while_failed(kind: Kind, h: usize, stream: Option<usize>, what: &str) {
+    if POISONED.load(Relaxed) {
+        match kind {
+            Kind::Module | Kind::Library => unloading(h, what),
+            _ => freeing(kind, h, stream, what),
+        }
+    }
+}
+
+/// Module or library `h` is unloaded by `what`: work pending on any stream must not run its
+/// kernels (a launch pends its function's module or library) nor use its globals.
+pub(crate) fn unloading(h: usize, what: &str) {
+    let globals: Vec<usize> = with_state(|s| {
+        s.objs
+            .iter()
+            .filter(|((k, _), o)| *k == Kind::Global && o.live && o.parent == h)
+            .map(|((_, g), _)| *g)
+            .collect()
+    })
+    .unwrap_or_default();
+    for g in globals {
+        freeing(Kind::Global, g, None, what);
+    }
+    for kind in [Kind::Module, Kind::Library] {
+        freeing(kind, h, None, what);
     }
 }
 
@@ -2262,7 +2364,10 @@ pub(crate) fn green_destroyed(green: usize) {
 
 /// The streams whose work context `ctx` covers: its own, those of its green contexts when it is
 /// a primary context (the driver documents that the primary context's events and waits cover
-/// them), and the null stream (0) when `ctx` is current.
+/// them), and the null stream (0) when `ctx` is current. A destroyed stream whose work is not
+/// known complete (pending, or hung) is one of them: `cuStreamDestroy` returns at once and the
+/// driver releases the stream once its work completes, so the context's synchronize and its
+/// recorded events still cover that work (hung: a synchronize waits for ever).
 fn streams_of(s: &State, ctx: usize) -> Vec<usize> {
     let primary = s
         .objs
@@ -2276,8 +2381,10 @@ fn streams_of(s: &State, ctx: usize) -> Vec<usize> {
     let mut streams: Vec<usize> = s
         .objs
         .iter()
-        .filter(|((k, _), o)| {
-            *k == Kind::Stream && o.live && (o.ctx == ctx || primary && green_ctx(o.ctx))
+        .filter(|((k, h), o)| {
+            *k == Kind::Stream
+                && (o.live || s.is_hung(*h) || s.pending.get(h).is_some_and(|p| !p.is_empty()))
+                && (o.ctx == ctx || primary && green_ctx(o.ctx))
         })
         .map(|((_, h), _)| *h)
         .collect();

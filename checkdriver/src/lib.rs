@@ -3,7 +3,8 @@
 //!
 //! - **Testing programs without a GPU** (the checking mode, `NULLDRIVER_CHECK=1`, `check.rs`):
 //!   it records every context, stream, allocation and pending operation, fails driver call k
-//!   (`NULLDRIVER_FAIL_AT=k`) or every call from k on (`NULLDRIVER_STICKY_AT=k`), makes the
+//!   (`NULLDRIVER_FAIL_AT=k`) or every call from k on (`NULLDRIVER_STICKY_AT=k`: a sticky error;
+//!   `NULLDRIVER_REPEAT_AT=k`: the same error that is not sticky, for ever), makes the
 //!   first asynchronous enqueue at or after call k never complete (`NULLDRIVER_HANG_AT=k`: a
 //!   blocking wait on it ends the process with status [`HUNG_EXIT`] and a `hung` line in the
 //!   report), corrupts one replica of a redundant kernel (`NULLDRIVER_INJECT=SEED`, `inject.rs`:
@@ -342,8 +343,12 @@ impl CtxStack {
 // ---------------------------------------------------------------------------------------------
 // Entry points. Each is counted (when counting is on), then runs its body.
 
+/// The entry points, each `fn name(args) { body }`; a call that releases something names it
+/// after its arguments, `fn name(args) releases(kind, handle[, stream]) { body }`, so that a
+/// release the fault injection answers with an error is still checked in a poisoned process
+/// (`check::released_while_failed`).
 macro_rules! entry_points {
-    ($( fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block )*) => {
+    ($( fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(releases($kind:expr, $h:expr $(, $st:expr)?))? $body:block )*) => {
         #[allow(non_camel_case_types, clippy::upper_case_acronyms, clippy::enum_variant_names)]
         #[derive(Clone, Copy)]
         enum Id { $($name,)* }
@@ -362,6 +367,7 @@ macro_rules! entry_points {
                 // every result, a failure injected here included.
                 let r = (move || -> CUresult {
                     if let Some(e) = check::fault(stringify!($name)) {
+                        $(check::released_while_failed($kind, $h, None $(.or(Some($st)))?, stringify!($name));)?
                         return e;
                     }
                     $body
@@ -552,7 +558,8 @@ entry_points! {
         r
     }
     fn cuModuleLoadFatBinary(module: *mut Handle, image: *const c_void) { new_handle(module, Kind::Module) }
-    fn cuModuleUnload(module: Handle) {
+    fn cuModuleUnload(module: Handle) releases(Kind::Module, module as usize) {
+        check::unloading(module as usize, "cuModuleUnload");
         let _ = check::destroyed(Kind::Module, module as usize, "cuModuleUnload");
         CUDA_SUCCESS
     }
@@ -784,7 +791,7 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuMemAlloc_v2(ptr: *mut CUdeviceptr, bytes: usize) { new_address(ptr, bytes) }
-    fn cuMemFree_v2(ptr: CUdeviceptr) {
+    fn cuMemFree_v2(ptr: CUdeviceptr) releases(Kind::DeviceMemory, ptr as usize) {
         check::freeing(Kind::DeviceMemory, ptr as usize, None, "cuMemFree");
         // In one process this breaks `open_ipc`'s contract (across two, it is the other
         // process's); reported as what the program left behind, so a failed close excuses it.
@@ -810,7 +817,7 @@ entry_points! {
         check::used(Kind::Stream, stream as usize, "cuMemAllocFromPoolAsync");
         stream_address(ptr, bytes, stream)
     }
-    fn cuMemFreeAsync(ptr: CUdeviceptr, stream: Handle) {
+    fn cuMemFreeAsync(ptr: CUdeviceptr, stream: Handle) releases(Kind::DeviceMemory, ptr as usize, stream as usize) {
         check::enqueue(stream as usize);
         check::used(Kind::Stream, stream as usize, "cuMemFreeAsync");
         check::freeing(Kind::DeviceMemory, ptr as usize, Some(stream as usize), "cuMemFreeAsync");
@@ -842,7 +849,7 @@ entry_points! {
         out(p, mem);
         CUDA_SUCCESS
     }
-    fn cuMemFreeHost(p: *mut c_void) {
+    fn cuMemFreeHost(p: *mut c_void) releases(Kind::HostMemory, p as usize) {
         check::freeing(Kind::HostMemory, p as usize, None, "cuMemFreeHost");
         if check::destroyed(Kind::HostMemory, p as usize, "cuMemFreeHost") {
             free(p);
@@ -1681,7 +1688,8 @@ entry_points! {
         out(lib, h);
         CUDA_SUCCESS
     }
-    fn cuLibraryUnload(lib: Handle) {
+    fn cuLibraryUnload(lib: Handle) releases(Kind::Library, lib as usize) {
+        check::unloading(lib as usize, "cuLibraryUnload");
         let _ = check::destroyed(Kind::Library, lib as usize, "cuLibraryUnload");
         CUDA_SUCCESS
     }
@@ -1938,13 +1946,13 @@ entry_points! {
         }
         new_handle(event, Kind::Event)
     }
-    fn cuIpcCloseMemHandle(ptr: CUdeviceptr) {
+    fn cuIpcCloseMemHandle(ptr: CUdeviceptr) releases(Kind::IpcMemory, ptr as usize) {
         check::freeing(Kind::IpcMemory, ptr as usize, None, "cuIpcCloseMemHandle");
         let _ = check::destroyed(Kind::IpcMemory, ptr as usize, "cuIpcCloseMemHandle");
         CUDA_SUCCESS
     }
     fn cuArray3DCreate_v2(array: *mut Handle, desc: *const c_void) { new_handle(array, Kind::Array) }
-    fn cuArrayDestroy(array: Handle) {
+    fn cuArrayDestroy(array: Handle) releases(Kind::Array, array as usize) {
         check::freeing(Kind::Array, array as usize, None, "cuArrayDestroy");
         let _ = check::destroyed(Kind::Array, array as usize, "cuArrayDestroy");
         CUDA_SUCCESS
@@ -1959,7 +1967,7 @@ entry_points! {
         out(level_array, h);
         CUDA_SUCCESS
     }
-    fn cuMipmappedArrayDestroy(array: Handle) {
+    fn cuMipmappedArrayDestroy(array: Handle) releases(Kind::MipmappedArray, array as usize) {
         check::freeing(Kind::MipmappedArray, array as usize, None, "cuMipmappedArrayDestroy");
         let _ = check::destroyed(Kind::MipmappedArray, array as usize, "cuMipmappedArrayDestroy");
         CUDA_SUCCESS
@@ -2976,7 +2984,7 @@ pub fn report() -> String {
 }
 
 /// Reads the environment as loading `libcuda.so` does (`NULLDRIVER_CHECK`, `NULLDRIVER_FAIL_AT`,
-/// `NULLDRIVER_STICKY_AT`, `NULLDRIVER_FAIL_CODE`, `NULLDRIVER_HANG_AT`, `NULLDRIVER_REPORT`,
+/// `NULLDRIVER_STICKY_AT`, `NULLDRIVER_REPEAT_AT`, `NULLDRIVER_FAIL_CODE`, `NULLDRIVER_HANG_AT`, `NULLDRIVER_REPORT`,
 /// `NULLDRIVER_DUMP`), for a
 /// program that links the double as an rlib, so that `custack-check` can run it. Only the
 /// first call (or the load) acts.
@@ -3225,6 +3233,7 @@ mod tests {
             );
             let (mut g, mut bytes) = (0, 0);
             let _ = cuModuleGetGlobal_v2(&raw mut g, &raw mut bytes, m, c"counters".as_ptr());
+            let _ = cuStreamSynchronize(s); // its kernels are done: it may be unloaded
             let _ = cuModuleUnload(m);
             assert_eq!(
                 violations_of(|| {
@@ -3239,6 +3248,79 @@ mod tests {
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(b);
             let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(a);
+        }
+    }
+
+    /// A module (or library) unloaded while a launch of its kernel or an operation on its
+    /// global may still run is a violation; once the work is over it is not.
+    #[test]
+    fn a_module_unloaded_under_its_kernels_or_globals_is_a_violation() {
+        let _serial = serial();
+        mode::CHECK.store(true, Relaxed);
+        unsafe {
+            let a = ctx();
+            let ptx = concat!(include_str!("../../tests/fixtures/kernels.ptx"), "\0");
+            let load = || {
+                let mut m = null_mut();
+                assert_eq!(
+                    cuModuleLoadData(&raw mut m, ptx.as_ptr().cast()),
+                    CUDA_SUCCESS
+                );
+                let mut f = null_mut();
+                assert_eq!(
+                    cuModuleGetFunction(&raw mut f, m, c"add_u32".as_ptr()),
+                    CUDA_SUCCESS
+                );
+                (m, f)
+            };
+            let mut s = null_mut();
+            let _ = cuStreamCreate(&raw mut s, 0);
+            let mut d = 0;
+            let _ = cuMemAlloc_v2(&raw mut d, 64);
+            let launch = |f: Handle| {
+                let (mut x, mut k, mut n) = (d, 1u32, 16u32);
+                let mut args: [*mut c_void; 3] = [
+                    (&raw mut x).cast(),
+                    (&raw mut k).cast(),
+                    (&raw mut n).cast(),
+                ];
+                let _ = cuLaunchKernel(f, 1, 1, 1, 16, 1, 1, 0, s, args.as_mut_ptr(), null_mut());
+            };
+            let (m, f) = load();
+            launch(f);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuModuleUnload(m);
+                }),
+                1,
+                "unloaded while its kernel may run"
+            );
+            let _ = cuStreamSynchronize(s);
+            let (m, f) = load();
+            launch(f);
+            let _ = cuStreamSynchronize(s);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuModuleUnload(m);
+                }),
+                0,
+                "unloaded once its kernel is done"
+            );
+            let (m, _) = load();
+            let (mut g, mut bytes) = (0, 0);
+            let _ = cuModuleGetGlobal_v2(&raw mut g, &raw mut bytes, m, c"counters".as_ptr());
+            let _ = cuMemsetD32Async(g, 0, 4, s);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuModuleUnload(m);
+                }),
+                1,
+                "unloaded while a memset of its global may run"
+            );
+            let _ = cuStreamSynchronize(s);
+            let _ = cuMemFree_v2(d);
+            let _ = cuStreamDestroy_v2(s);
             let _ = cuCtxDestroy_v2(a);
         }
     }
@@ -5006,6 +5088,23 @@ mod tests {
                 }),
                 0,
                 "completed by a context-wide event"
+            );
+            // A stream destroyed with work pending: the driver keeps it until its work is done,
+            // and a context-wide event covers that work too.
+            let mut gone = null_mut();
+            let _ = cuStreamCreate(&raw mut gone, 0);
+            let mut d4 = 0;
+            let _ = cuMemAlloc_v2(&raw mut d4, 64);
+            let _ = cuMemsetD8Async(d4, 0, 64, gone);
+            let _ = cuStreamDestroy_v2(gone);
+            assert_eq!(cuCtxRecordEvent(a, ev), CUDA_SUCCESS);
+            let _ = cuEventSynchronize(ev);
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMemFree_v2(d4);
+                }),
+                0,
+                "a destroyed stream's work completed by a context-wide event"
             );
             // cuCtxWaitEvent: a stream made later waits too, and completes the event's work.
             let mut d3 = 0;

@@ -109,6 +109,18 @@ fn a_blocking_synchronize_on_hung_work_ends_the_process_with_the_hung_exit() {
     assert_eq!(line(&report, "hung"), None, "{report}");
 }
 
+/// A stream destroyed with hung work (`cuStreamDestroy` returns at once; the driver releases
+/// the stream once its work is done) still holds up its context's synchronize.
+#[test]
+fn a_context_synchronize_waits_for_a_destroyed_stream_s_hung_work() {
+    let (code, report, out) = run("destroys-then-waits", 0);
+    assert_eq!(code, Some(0), "{out}{report}");
+    let (code, report, out) = run("destroys-then-waits", 5);
+    assert_eq!(code, Some(HUNG_EXIT), "{out}{report}");
+    assert_eq!(line(&report, "hung"), Some("cuCtxSynchronize"), "{report}");
+    assert_eq!(line(&report, "violations"), Some("0"), "{report}");
+}
+
 #[test]
 fn a_deadline_ends_the_wait_and_what_it_leaves_on_purpose_is_no_leak() {
     let (code, report, out) = run("deadline", 6);

@@ -55,7 +55,9 @@ pub(crate) mod scope_memory;
 pub(crate) mod stream;
 pub(crate) mod submission;
 
-use crate::deadline::{Deadline, Overrun, Polled, exit_overrun, passed, poll, poll_forever};
+use crate::deadline::{
+    Deadline, Overrun, Polled, exit_overrun, passed, poll, poll_forever, poll_through_errors,
+};
 use crate::error::safe_state::unless_sticky;
 use crate::error::{Error, Observer, Result, fail_stop};
 use crate::ffi;
@@ -141,26 +143,21 @@ pub(crate) fn wait_stream_by(
 
 /// After a non-sticky error at the end of a scope bounded with [`Overrun::Exit`]: polls on until
 /// the stream is idle, never past the deadline, past which the process ends. The bound holds on
-/// the error path too, where an unbounded `cuStreamSynchronize` would break it.
+/// the error path too, where an unbounded `cuStreamSynchronize` would break it, and whatever the
+/// driver answers: a non-sticky error, the first one's echo or the driver's answer from now on,
+/// is "not yet" to the poll, which reads the clock before every try (R25); a sticky one takes
+/// the safe state.
 #[cold]
 fn settle_by(
     stream: ffi::CUstream,
     deadline: Deadline,
     site: &'static core::panic::Location<'static>,
 ) {
-    loop {
-        // SAFETY: callers pass a live stream of the current context.
-        let query = || unsafe { ffi::cuStreamQuery(stream) };
-        match poll(deadline, Observer::ScopeEnd, site, query) {
-            Polled::Done(Ok(())) => return,
-            // A sticky error ends the process here; a repeated non-sticky one is the first
-            // one's echo: poll on, yielding between looks.
-            Polled::Done(Err(again)) => {
-                let _ = unless_sticky(again);
-                std::thread::yield_now();
-            }
-            Polled::Overdue(waited) => exit_overrun(site, waited),
-        }
+    // SAFETY: callers pass a live stream of the current context.
+    let query = || unsafe { ffi::cuStreamQuery(stream) };
+    if let Polled::Overdue(waited) = poll_through_errors(deadline, Observer::ScopeEnd, site, query)
+    {
+        exit_overrun(site, waited);
     }
 }
 
@@ -296,6 +293,41 @@ fn refused_alloc() -> Error {
 mod tests {
     use super::{InCapture, IntoGraph, refuse_alloc_into_graph, refuse_inside_capture};
     use crate::error::ErrorKind;
+
+    /// A scope bounded with `Overrun::Exit` whose every `cuStreamQuery` fails with the same
+    /// error that is not sticky, for ever (here the real driver's `CUDA_ERROR_NOT_INITIALIZED`:
+    /// no `cuInit` in the child; `CUDA_ERROR_NO_DEVICE` in a build without libcuda): its end
+    /// (`wait_stream_by`, then `settle_by`) polls on to its deadline and ends the process in
+    /// the safe state, naming the scope that overran. Before `settle_by` read the clock between
+    /// such answers it spun for ever: the liveness bound (60 s) fails the test then.
+    #[test]
+    #[cfg(all(unix, not(miri)))]
+    fn a_bounded_scope_whose_queries_fail_for_ever_ends_at_its_deadline() {
+        use crate::deadline::{Deadline, Overrun};
+        crate::alone::rerun_alone!(
+            a_bounded_scope_whose_queries_fail_for_ever_ends_at_its_deadline
+        );
+        let (status, text) = crate::error::safe_state::tests::child::run(None, || {
+            let deadline = Deadline::after(std::time::Duration::from_millis(50));
+            let site = core::panic::Location::caller();
+            let _ = super::wait_stream_by(core::ptr::null_mut(), deadline, Overrun::Exit, site);
+        });
+        assert!(
+            libc::WIFEXITED(status),
+            "the child did not exit: {status:#x}; {text}"
+        );
+        assert_eq!(
+            libc::WEXITSTATUS(status),
+            crate::error::FAIL_STOP_STATUS,
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(
+            text.contains("passed its deadline") && text.contains("(Overrun::Exit)"),
+            "{text}"
+        );
+        assert!(text.contains(file!()), "the line names the scope: {text}");
+    }
 
     #[test]
     fn scopes_and_submissions_are_refused_inside_a_capture_only() {

@@ -339,6 +339,50 @@ pub(crate) fn poll_forever<T>(mut query: impl FnMut() -> Option<T>) -> T {
     }
 }
 
+/// [`poll`] for a wait that must end by its deadline whatever the driver answers (a scope
+/// bounded with [`Overrun::Exit`] whose first query failed): asks `query` until it answers
+/// `CUDA_SUCCESS` or `deadline` passes, taking an error that is not sticky as "not yet" (it says
+/// nothing about the work: it may be the driver's answer to every query from now on). A sticky
+/// answer takes the safe state ([`fail_stop`](crate::fail_stop)), as at any scope's end; every
+/// answer goes through the poison's conversion, recorded as observed by `observer` at `site`.
+///
+/// Every answer but success goes back to the poll's loop, which reads the clock before each
+/// try: a driver that answers the same non-sticky error for ever is waited for until the
+/// deadline, never longer (`the_same_error_for_ever_is_overdue_at_the_deadline`).
+pub(crate) fn poll_through_errors(
+    deadline: Deadline,
+    observer: Observer,
+    site: &'static Location<'static>,
+    query: impl FnMut() -> ffi::CUresult,
+) -> Polled<()> {
+    poll_through_errors_on(&SystemClock, deadline, observer, site, query)
+}
+
+/// [`poll_through_errors`] on `clock`.
+fn poll_through_errors_on(
+    clock: &impl Clock,
+    deadline: Deadline,
+    observer: Observer,
+    site: &'static Location<'static>,
+    mut query: impl FnMut() -> ffi::CUresult,
+) -> Polled<()> {
+    let mut done = || match query() {
+        ffi::CUresult::CUDA_ERROR_NOT_READY => None,
+        code => match code.result_at(observer, site) {
+            Ok(()) => Some(()),
+            Err(e) => {
+                // A sticky error ends the process here; any other is "not yet".
+                let _ = crate::error::safe_state::unless_sticky(e);
+                None
+            }
+        },
+    };
+    match done() {
+        Some(()) => Polled::Done(()),
+        None => poll_again(clock, deadline, done),
+    }
+}
+
 /// The poll after a first answer of "not yet", on `clock`: yields, then sleeps, between tries.
 fn poll_again<T>(
     clock: &impl Clock,
@@ -381,19 +425,19 @@ pub(crate) fn passed(what: core::fmt::Arguments<'_>, waited: Duration) -> Error 
 }
 
 /// Ends the process for a scope that overran its deadline ([`Overrun::Exit`]): the safe state,
-/// with a line that names the scope and how long it was waited for.
+/// with a line that names the scope and how long it was waited for. Allocates nothing: the
+/// detail is written into the safe state's line on the stack (R25).
 #[cold]
 #[inline(never)]
 pub(crate) fn exit_overrun(site: &Location<'_>, waited: Duration) -> ! {
-    let e = Error::custack(
-        ErrorKind::DeadlinePassed,
-        format!(
+    crate::error::safe_state::fail_stop_with(
+        &Error::from_kind(ErrorKind::DeadlinePassed),
+        format_args!(
             "the stream scope at {site} passed its deadline with its work still running, \
              {waited:?} after its closure returned (Overrun::Exit): ending the process is what \
              ends the device's work on the memory the scope borrows"
         ),
-    );
-    crate::error::fail_stop(&e)
+    )
 }
 
 #[cfg(test)]
@@ -703,6 +747,84 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A driver that answers the same error that is not sticky for ever, to every query: a poll
+    /// through errors (a scope's end bounded with `Overrun::Exit`, `settle_by`) is overdue at
+    /// the deadline, on every load and timeout, as for work that never ends: the clock is read
+    /// before every try but the first, it returns at the first reading at or after the
+    /// deadline, and no pause asks for time past it. (`poll` itself returns such an answer at
+    /// once, `Done`: it is the caller's to decide, and this is what the scope's end decides.)
+    #[test]
+    fn the_same_error_for_ever_is_overdue_at_the_deadline() {
+        use super::poll_through_errors_on;
+        let codes = [
+            CUresult::CUDA_ERROR_INVALID_VALUE,
+            CUresult::CUDA_ERROR_NOT_INITIALIZED,
+            CUresult::CUDA_ERROR_UNKNOWN,
+            CUresult(220),
+            CUresult(46),
+        ];
+        let timeouts = [0, 1, 10, 999, 5_000, 30_000].map(us);
+        for code in codes {
+            assert!(!ErrorKind::from_code(code).is_sticky(), "{code:?}");
+            for load in LOADS {
+                for timeout in timeouts {
+                    let clock = FakeClock::new(load);
+                    let deadline = clock.now.get() + timeout;
+                    let mut queries = 0usize;
+                    let polled = poll_through_errors_on(
+                        &clock,
+                        Deadline::at(deadline),
+                        Observer::ScopeEnd,
+                        here(),
+                        || {
+                            queries += 1;
+                            let _ = clock.query();
+                            code
+                        },
+                    );
+                    let case = format!("{code:?}, {load:?}, timeout {timeout:?}");
+                    let returned = clock.now.get();
+                    assert!(matches!(polled, Polled::Overdue(_)), "{case}: {polled:?}");
+                    assert!(returned >= deadline, "{case}: returned before the deadline");
+                    let pauses = clock.pauses.borrow();
+                    assert_eq!(queries, pauses.len() + 1, "{case}");
+                    assert_eq!(clock.reads.get() as usize, pauses.len() + 2, "{case}");
+                    for &(pause, asked) in pauses.iter() {
+                        assert!(
+                            asked < deadline,
+                            "{case}: a pause asked for past the deadline"
+                        );
+                        if let Pause::Sleep(slept) = pause {
+                            assert!(slept <= deadline - asked, "{case}: slept past the deadline");
+                        }
+                    }
+                    let bound = pauses
+                        .last()
+                        .map_or(load.query_cost, |&(p, _)| load.added(p) + load.query_cost);
+                    assert!(
+                        returned - deadline <= bound,
+                        "{case}: late by more than {bound:?}"
+                    );
+                }
+            }
+        }
+        // Success after errors ends it at once, `Done`; a "not ready" in between is waited on.
+        let clock = FakeClock::new(LOADS[1]);
+        let mut answers = [
+            CUresult::CUDA_ERROR_INVALID_VALUE,
+            CUresult::CUDA_ERROR_NOT_READY,
+            CUresult::CUDA_ERROR_UNKNOWN,
+            CUresult::CUDA_SUCCESS,
+        ]
+        .into_iter();
+        let polled =
+            poll_through_errors_on(&clock, Deadline::NEVER, Observer::ScopeEnd, here(), || {
+                answers.next().unwrap_or(CUresult::CUDA_ERROR_INVALID_VALUE)
+            });
+        assert!(matches!(polled, Polled::Done(())), "{polled:?}");
+        assert_eq!(answers.next(), None);
     }
 
     /// Work that completes is seen by the first query after the pause under way: that query

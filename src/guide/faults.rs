@@ -194,7 +194,9 @@
 //!
 //! A poisoned process can do nothing more with the GPU, so the program should end, saying why:
 //! [`fail_stop`] prints one line on stderr, `custack: fail-stop (exit status 75): ` and the
-//! error with its origin, and ends the process at once (`_exit`, after flushing stdout) with
+//! error with its origin, and ends the process at once (`_exit`; within about a second from any
+//! thread in any state, taking no lock: stdout is not flushed, so end your last `print!` with a
+//! newline or flush it yourself first) with
 //! [`FAIL_STOP_STATUS`] (75, `EX_TEMPFAIL`: "retry"). Nothing unwinds through CUDA state, and
 //! ending the process is what ends the device's work and frees its memory. It is custack's one
 //! safe state: a scope whose end sees a sticky error, and a bounded scope past its deadline with

@@ -64,6 +64,24 @@
 //! `custack-check --fail-at 7 <binary> [args]` (or `--sticky-at 7`); it is judged as the table
 //! judges that schedule.
 //!
+//! After a sticky error the checking driver ends no work the program enqueued: on a GPU, a
+//! fault in one context does not stop another context's kernels and copies, and no call can
+//! say when they end. Freeing memory that such work uses (or unloading a module whose kernels
+//! it runs) is a violation from then on, even where the free is itself answered with the sticky
+//! error: custack leaks it instead ([`fail_stop`](crate::fail_stop) is the way out).
+//!
+//! # A driver that keeps answering an error
+//!
+//! A driver may answer every query with the same error that is not sticky (an unknown error, an
+//! invalid value), for ever. A wait that takes such an answer for "not yet" must still end by its
+//! deadline, not spin. `NULLDRIVER_REPEAT_AT=k` (below) makes every call from k on answer so,
+//! except the context's stack and destruction, as after a sticky fault: the error is
+//! `NULLDRIVER_FAIL_CODE`, or the call's typical one (`CUDA_ERROR_INVALID_VALUE` for a query,
+//! `CUDA_ERROR_UNKNOWN` for a synchronize, whose typical code is sticky). Run a program whose
+//! waits have deadlines under it for each k with a time limit (`timeout 60`): every run must end,
+//! with an error or in custack's safe state, whose one line then names the deadline that passed.
+//! custack's own programs run so in `scripts/check-driver.sh`.
+//!
 //! # Hangs: does every wait end by its deadline?
 //!
 //! A kernel that never finishes (a deadlock, a peer that never arrives) is the failure a fault
@@ -116,7 +134,9 @@
 //!
 //! runs your whole test suite once on it, and prints its report (violations, leaks) to stderr at
 //! the end of each test binary (`NULLDRIVER_REPORT=FILE` writes it to a file instead;
-//! `NULLDRIVER_FAIL_AT=k` and `NULLDRIVER_STICKY_AT=k` fail call k, as the runner does, and
+//! `NULLDRIVER_FAIL_AT=k` and `NULLDRIVER_STICKY_AT=k` fail call k, as the runner does,
+//! `NULLDRIVER_REPEAT_AT=k` answers every call from k on with the same error that is not sticky,
+//! for ever (`NULLDRIVER_FAIL_CODE=n` chooses it; by default the call's typical code), and
 //! `NULLDRIVER_HANG_AT=k` makes the first asynchronous enqueue from call k on never complete). Where
 //! no libcuda is installed at all, custack's build finds none and links none; set
 //! `CUDA_DRIVER_LIB_DIR` to the same directory for the build, so that custack links the

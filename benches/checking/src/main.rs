@@ -2539,11 +2539,25 @@ const DEADLINE: std::time::Duration = std::time::Duration::from_millis(50);
 /// in the safe state (`custack::FAIL_STOP_STATUS`, 75). No wait here blocks without a deadline. (The double runs no
 /// kernel: the GPU tests, `tests/gpu_deadlines.rs`, check the results.)
 fn deadlines(ctx: &Context) -> Result<()> {
-    use custack::{Abandon, Deadline, Overrun, TimedOut};
-    let by = || Deadline::after(DEADLINE);
+    use custack::TimedOut;
     let mut stack = Stack::new()?;
     let guard = stack.push(ctx)?;
     let module = guard.load_ptx(KERNELS)?;
+    let waited = deadline_waits(&guard, &module);
+    // The module, whose kernel may still run where a wait above ran out: unloaded by a
+    // deadline too, or left loaded (its drop would wait for that kernel with no deadline).
+    let unloaded = match module.unload_by(custack::Deadline::after(DEADLINE)) {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(late)) => Err(TimedOut::abandon(late)),
+        Err(e) => Err(e),
+    };
+    waited.and(unloaded)
+}
+
+/// `deadlines`' waits, on kernels of `module`.
+fn deadline_waits(guard: &PushedGuard<'_, '_>, module: &Module<'_>) -> Result<()> {
+    use custack::{Abandon, Deadline, Overrun, TimedOut};
+    let by = || Deadline::after(DEADLINE);
     let add = module.function("add_u32")?;
     let stream = guard.stream()?;
     let all = LaunchConfig::for_elements(N32);
