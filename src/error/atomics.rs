@@ -26,9 +26,6 @@ pub(crate) trait Atomic {
     fn make(value: Self::Value) -> Self;
     /// `load`.
     fn load(&self, order: Ordering) -> Self::Value;
-    /// `store`.
-    #[allow(dead_code, reason = "the safe state's entry and the model tests store")]
-    fn store(&self, value: Self::Value, order: Ordering);
     /// `compare_exchange`.
     fn compare_exchange(
         &self,
@@ -59,10 +56,6 @@ macro_rules! forward {
             #[inline]
             fn load(&self, order: Ordering) -> $value {
                 <$atomic>::load(self, order)
-            }
-            #[inline]
-            fn store(&self, value: $value, order: Ordering) {
-                <$atomic>::store(self, value, order);
             }
             #[inline]
             fn compare_exchange(
@@ -114,10 +107,6 @@ macro_rules! forward_ptr {
             #[inline]
             fn load(&self, order: Ordering) -> *mut T {
                 $atomic::load(self, order)
-            }
-            #[inline]
-            fn store(&self, value: *mut T, order: Ordering) {
-                $atomic::store(self, value, order);
             }
             #[inline]
             fn compare_exchange(

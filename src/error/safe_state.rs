@@ -20,6 +20,7 @@
 //! from any thread in any state: no lock, no allocation, only async-signal-safe calls, and an
 //! alarm as the backstop (R25; [`fail_stop`] says how).
 
+use crate::error::atomics::Atomic;
 use crate::error::failure::Error;
 use crate::error::kind::ErrorKind;
 use crate::ffi;
@@ -137,8 +138,10 @@ pub(crate) fn fail_stop_with(error: &Error, more: fmt::Arguments<'_>) -> ! {
 /// Who enters the safe state first: one flag for the process. The first caller writes the line;
 /// a later one (another thread, at the same time) writes nothing and waits for the first's
 /// `_exit`. A type of its own over one atomic, so that a model checker can drive it.
-pub(crate) struct Entry {
-    entered: AtomicBool,
+///
+/// Generic over its atomic for the model tests (`error/atomics.rs`); the crate's is `core`'s.
+pub(crate) struct Entry<A = AtomicBool> {
+    entered: A,
 }
 
 impl Entry {
@@ -147,10 +150,23 @@ impl Entry {
             entered: AtomicBool::new(false),
         }
     }
+}
 
-    /// `true` for the first caller, `false` for every later one.
+impl<A: Atomic<Value = bool>> Entry<A> {
+    /// A fresh entry over the atomic `A` (the model tests').
+    #[cfg(all(test, loom))]
+    fn fresh() -> Self {
+        Self {
+            entered: A::make(false),
+        }
+    }
+
+    /// `true` for the first caller, `false` for every later one (one compare-exchange: no lock,
+    /// async-signal-safe).
     pub(crate) fn first(&self) -> bool {
-        !self.entered.swap(true, Ordering::AcqRel)
+        self.entered
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
     }
 }
 
@@ -977,5 +993,33 @@ pub(crate) mod tests {
                 });
             }
         }
+    }
+}
+
+/// The safe state's entry under every interleaving (`loom`; `scripts/loom.sh`): the real
+/// `first` over `loom`'s atomic.
+#[cfg(all(test, loom))]
+mod model {
+    use super::Entry;
+    use loom::sync::Arc;
+    use loom::sync::atomic::AtomicBool;
+
+    /// Three threads enter the safe state at once: exactly one is first (writes the line),
+    /// whatever the interleaving.
+    #[test]
+    fn three_threads_entering_at_once_make_one_first() {
+        loom::model(|| {
+            let entry = Arc::new(Entry::<AtomicBool>::fresh());
+            let others: Vec<_> = (0..2)
+                .map(|_| {
+                    let entry = Arc::clone(&entry);
+                    loom::thread::spawn(move || usize::from(entry.first()))
+                })
+                .collect();
+            let mine = usize::from(entry.first());
+            let firsts = mine + others.into_iter().map(|t| t.join().unwrap()).sum::<usize>();
+            assert_eq!(firsts, 1);
+            assert!(!entry.first());
+        });
     }
 }
