@@ -142,6 +142,27 @@
 //! `CUDA_DRIVER_LIB_DIR` to the same directory for the build, so that custack links the
 //! checking one.
 //!
+//! ## Which driver the checking driver reports
+//!
+//! By default it reports driver **12.2** (`cuDriverGetVersion` answers 12020), the oldest custack
+//! links against, so that custack takes the paths a 535 driver takes: the entry points newer
+//! than 12.2 are not found by `cuGetProcAddress` and their wrappers return
+//! [`ErrorKind::DriverTooOld`](crate::ErrorKind::DriverTooOld). `NULLDRIVER_DRIVER_VERSION=n`
+//! (or, from the program, the checking driver's `custackCheckdriverSetDriverVersion`) reports
+//! another; each newer entry point is found from the version that brought it:
+//!
+//! | to test | set at least |
+//! | --- | --- |
+//! | conditional IF and WHILE nodes, capture into a graph (`GraphBuilder::capture`), kernel names | `12030` |
+//! | green contexts, kernels' parameter info (`cuFuncGetParamInfo`), `cuFuncLoad` | `12040` |
+//! | green contexts' streams, `cuCtxRecordEvent` (a bounded `PushedGuard::synchronize_by`, the restricted profile's `RunPhase::synchronize`) | `12050` |
+//! | IF with ELSE and SWITCH nodes | `12080` |
+//! | the driver's log callback (`cuLogsRegisterCallback`) | `12090` |
+//!
+//! ```text
+//! NULLDRIVER_DRIVER_VERSION=12080 LD_LIBRARY_PATH=$(custack-check --lib-dir) NULLDRIVER_CHECK=1 cargo test
+//! ```
+//!
 //! # Programs that are not custack's
 //!
 //! The checking driver is a libcuda, so any program that loads `libcuda.so.1` runs on it
@@ -306,7 +327,14 @@
 //! # What the checking driver does not model
 //!
 //! Kernels without a stand-in compute nothing; 2D and 3D copies, peer copies, IPC and virtual
-//! memory management move no bytes; timing (events report a fixed time); more than one device.
+//! memory management move no bytes; textures sample nothing; timing (events report a fixed
+//! time); more than one device; conditions: a stand-in cannot set a conditional node's
+//! condition (`cudaGraphSetConditional` is device code), so the checking driver runs every body
+//! of a conditional node once per launch of its graph, whatever the condition (a WHILE node's
+//! body once, both bodies of an IF/ELSE node), which checks what the bodies touch and when, not
+//! how often a loop turns.
+//! How the checking driver's answers differ from a real driver's, call by call, is measured by
+//! the differential run (`docs/validation.md` in the repository).
 //! Its fault schedules follow the driver's calls, so a test whose call sequence depends on
 //! timing or thread scheduling must run its tests one at a time (the runner does).
 //!
