@@ -224,9 +224,25 @@ fn run_worker(
             }
             Ok(None) => {
                 let _ = child.kill();
-                let _ = child.wait();
+                // A worker blocked inside the driver (in the kernel, uninterruptible) dies only
+                // when the driver lets it go: reap it within a grace period, and otherwise give
+                // up on it rather than wait for ever (the supervisor's own bound; the process is
+                // reaped by the system once it ends).
+                let reaped = Instant::now();
+                while reaped.elapsed() < REAP_GRACE {
+                    if !matches!(child.try_wait(), Ok(None)) {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                let reaped = !matches!(child.try_wait(), Ok(None));
                 return Err(Gave::Because(format!(
-                    "a worker ran past {deadline:?}: killed"
+                    "a worker ran past {deadline:?}: killed{}",
+                    if reaped {
+                        ""
+                    } else {
+                        ", and not yet ended after the grace period (blocked in the kernel?)"
+                    }
                 )));
             }
             Err(e) => return Err(failed("waiting for a worker", e)),
@@ -238,6 +254,9 @@ fn run_worker(
         .map_err(|_| Gave::Because("the reader of a worker's output panicked".into()))?;
     Ok((status, printed))
 }
+
+/// How long the supervisor waits for a killed worker to end before it gives up on it.
+const REAP_GRACE: Duration = Duration::from_secs(5);
 
 /// Runs `chunks` in workers that `spawn` makes (given the chunk the worker is to fault at), the
 /// first told to fault at `fault_first_at`; starts a new worker for what is left after a
