@@ -99,6 +99,7 @@ const FLAGS: &[&str] = &[
     "gpu-kernel-us",
     "pcie-mib",
     "interfere-max-s",
+    "cell-max-s",
 ];
 
 const USAGE: &str = "fault_to_frame: a benchmark (benches/fault_to_frame.rs says what it measures). On a GPU \
@@ -107,6 +108,7 @@ machine, with CUSTACK_FRAME_CUBIN and CUSTACK_PROCESS_CUBIN set (.gpu/env.sh):
   fault_to_frame --runs N [--scenarios hung,sticky,watchdog] [--interference none,cpu,gpu,pcie,cpu+gpu,...]
                  [--worker gpu|cpu] [--bound-ms 20] [--watchdog-ms 50] [--fault-frame 3] [--spin-s 10]
                  [--gpu-kernel-us 1000] [--pcie-mib 256] [--stuck-s 10] [--init-s 60] [--interfere-max-s 3600]
+                 [--cell-max-s S]   (each cell ends after S seconds with the runs it has)
   --worker cpu needs no GPU: the restart alone.";
 
 fn main() {
@@ -262,6 +264,7 @@ struct Config {
     bound: Duration,
     spin: Duration,
     limits: Limits,
+    cell_max: Option<Duration>,
     interference: interference::Options,
 }
 
@@ -294,6 +297,10 @@ fn config() -> Result<Option<Config>, String> {
             watchdog: ms("watchdog-ms", 50)?,
             stuck: s("stuck-s", 10)?,
         },
+        cell_max: args
+            .raw("cell-max-s")
+            .map(|_| s("cell-max-s", 0))
+            .transpose()?,
         interference: interference::Options {
             gpu_kernel_us: args.get("gpu-kernel-us", 1000)?,
             pcie_mib: args.get("pcie-mib", 256)?,
@@ -318,9 +325,8 @@ fn supervise() -> Result<bool, String> {
         return Ok(true);
     };
     let me = std::env::current_exe().map_err(|e| format!("this program's path: {e}"))?;
-    let scratch =
-        std::env::temp_dir().join(format!("custack-fault_to_frame-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    // Removed when dropped, after the interferers (declared later, dropped first).
+    let scratch = timing::Scratch::new("fault_to_frame")?;
     println!(
         "{{\"bench\":\"fault_to_frame\",\"env\":{},\"config\":{{\"runs\":{},\"worker\":{},\"bound_ms\":{},\"watchdog_ms\":{},\"fault_frame\":{},\"spin_s\":{},\"gpu_kernel_us\":{},\"pcie_mib\":{}}}}}",
         timing::environment_json(),
@@ -343,7 +349,7 @@ fn supervise() -> Result<bool, String> {
                 &c.interference,
                 &me,
                 &[],
-                &scratch,
+                &scratch.0,
             )?)
         };
         for &scenario in &c.scenarios {
@@ -354,6 +360,7 @@ fn supervise() -> Result<bool, String> {
                 bound: c.bound,
                 spin: c.spin,
                 limits: c.limits,
+                max_wall: c.cell_max,
             };
             let began = Instant::now();
             let mut spawn = |_: &Order| {
@@ -361,7 +368,7 @@ fn supervise() -> Result<bool, String> {
                 command.env(restart::WORKER_ENV, &c.worker);
                 command
             };
-            let measured = restart::measure(&cell, &mut spawn, &scratch)?;
+            let measured = restart::measure(&cell, &mut spawn, &scratch.0)?;
             let wall = began.elapsed().as_secs_f64();
             print_cell(&c, setting, &cell, &measured, wall);
             all_expected &= measured.unexpected.is_empty();
@@ -376,7 +383,6 @@ fn supervise() -> Result<bool, String> {
             );
         }
     }
-    let _ = std::fs::remove_dir_all(&scratch);
     Ok(all_expected)
 }
 

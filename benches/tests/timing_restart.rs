@@ -23,14 +23,12 @@ fn child_if_asked() {
     if let Some(order) = Order::from_env() {
         timing::die_with_parent(Order::parent());
         let (kind, order) = order.unwrap();
-        match kind.as_str() {
-            "cpu" => timing::restart::cpu_worker(&order, start),
-            // A worker that fails at once, before its init phase (no GPU, say).
-            _ => {
-                eprintln!("worker {kind}: failing on purpose");
-                std::process::exit(1)
-            }
+        if kind == "cpu" {
+            timing::restart::cpu_worker(&order, start);
         }
+        // A worker that fails at once, before its init phase (no GPU, say).
+        eprintln!("worker {kind}: failing on purpose");
+        std::process::exit(1)
     }
     interference::interferer_if_asked();
 }
@@ -73,6 +71,7 @@ fn cell(scenario: Scenario, runs: usize) -> Cell {
             watchdog: WATCHDOG,
             stuck: Duration::from_secs(60),
         },
+        max_wall: None,
     }
 }
 
@@ -137,6 +136,32 @@ fn workers_that_fail_before_their_fault_are_no_runs() {
     assert!(
         e.contains("three workers in a row") && e.contains("failing on purpose"),
         "{e}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A cell with a time limit stops starting faults when it is spent, and closes the run it has
+/// open: a million runs asked for, 300 ms allowed.
+#[test]
+fn a_cell_ends_at_its_time_limit_with_the_runs_it_has() {
+    let test = "a_cell_ends_at_its_time_limit_with_the_runs_it_has";
+    child_if_asked();
+    let dir = scratch("ftf-limit");
+    let limited = Cell {
+        max_wall: Some(Duration::from_millis(300)),
+        ..cell(Scenario::Sticky, 1_000_000)
+    };
+    let m = measure(&limited, &mut workers(test, "cpu"), &dir).unwrap();
+    assert!(m.unexpected.is_empty(), "{m:?}");
+    assert!(
+        !m.runs.is_empty() && m.runs.len() < 1_000_000,
+        "{}",
+        m.runs.len()
+    );
+    assert_eq!(
+        m.workers,
+        m.runs.len() + 1,
+        "every run closed by its successor"
     );
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -37,6 +37,28 @@ pub(crate) fn die_with_parent(parent: Option<u32>) {
     }
 }
 
+/// A scratch folder of this process under the temporary directory, removed when dropped.
+pub(crate) struct Scratch(pub(crate) std::path::PathBuf);
+
+impl Scratch {
+    /// `custack-NAME-PID`, made now.
+    ///
+    /// # Errors
+    ///
+    /// The folder could not be made.
+    pub(crate) fn new(name: &str) -> Result<Self, String> {
+        let dir = std::env::temp_dir().join(format!("custack-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        Ok(Self(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// This process's id, for a child's [`die_with_parent`].
 pub(crate) fn pid() -> u32 {
     std::process::id()

@@ -580,6 +580,8 @@ pub(crate) struct Cell {
     pub(crate) spin: Duration,
     /// The supervisor's limits.
     pub(crate) limits: Limits,
+    /// No new fault after this long: the cell ends with the runs it has (the open one closed).
+    pub(crate) max_wall: Option<Duration>,
 }
 
 /// What a cell measured.
@@ -600,7 +602,8 @@ pub(crate) struct Measured {
 /// Measures `cell`: starts workers with `spawn(order)` (a command for this binary as a worker;
 /// stdout is piped here, stderr goes to a file in `scratch`), one after the other, each
 /// faulting at `cell.fault_frame`, the last one only running a frame, until `cell.runs` faults
-/// happened. Stops early after three workers in a row that ended before their fault.
+/// happened or `cell.max_wall` passed. Stops early after three workers in a row that ended
+/// before their fault.
 ///
 /// # Errors
 ///
@@ -612,12 +615,13 @@ pub(crate) fn measure(
     scratch: &std::path::Path,
 ) -> Result<Measured, String> {
     let mut m = Measured::default();
+    let began = std::time::Instant::now();
     let mut faults = 0;
     let mut failed_in_a_row = 0;
     // The worker that faulted last, and its stderr's file, until its successor closes its run.
     let mut open: Option<(Life, std::path::PathBuf)> = None;
     loop {
-        let closing = faults == cell.runs;
+        let closing = faults == cell.runs || cell.max_wall.is_some_and(|w| began.elapsed() >= w);
         if closing && open.is_none() {
             break;
         }
