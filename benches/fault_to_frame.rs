@@ -46,21 +46,29 @@
 //! was unexpected or an interferer died.
 //!
 //! ```text
-//! # what .gpu/run.sh runs in every GPU run (3 runs of each scenario, idle):
+//! bash scripts/gpu-bundle.sh --bench fault_to_frame --bench run_phase_tail   # packs it, here
+//! # on the GPU machine: what .gpu/run.sh runs in every GPU run (3 runs of each scenario, idle)
 //! .gpu/bin/bench-fault_to_frame --bench
-//! # on the GPU machine, after `bash .gpu/run.sh` built the cubins (source .gpu/env.sh):
-//! .gpu/bin/bench-fault_to_frame --runs 1000                              # idle, every scenario
-//! .gpu/bin/bench-fault_to_frame --runs 200 --interference cpu,gpu,pcie   # each interference
-//! .gpu/bin/bench-fault_to_frame --runs 20 --worker cpu                   # no GPU: restart only
+//! # by hand (scripts/timing-runs.sh finds or builds the cubins and keeps the log in $OUT):
+//! bash scripts/timing-runs.sh fault_to_frame --runs 1000 --cell-max-s 240       # idle
+//! bash scripts/timing-runs.sh fault_to_frame --runs 300 --interference cpu,gpu,pcie --cell-max-s 60
+//! bash scripts/timing-runs.sh fault_to_frame --runs 20 --worker cpu   # the restart alone
+//! cargo bench -p custack-benches --bench fault_to_frame -- --worker cpu --runs 100   # no GPU
 //! ```
 //!
-//! Wall time: per run, about the bound (hung; the watchdog's deadline for the watchdog), plus
-//! the process restart, plus the new worker's init phase (context creation dominates; the GPU
-//! run measures it, `start_to_init`), plus `--fault-frame` frames. Without a GPU, the CPU worker
-//! (`--worker cpu`, the restart alone: no CUDA in the worker) took 30–60 ms a run on the 2-core
-//! development machine (hung 20 ms of it, watchdog 50 ms), about 45 s per 1,000 runs of the
-//! three scenarios; with a GPU add the init phase, 1,000 times. The bench prints each cell's wall
-//! time and its seconds per run, so the `--bench` run's figures give the estimate for any count.
+//! Under `gpu` interference a frame's scope may wait for the other context's time slice: if
+//! frames before the fault end in the safe state (`failed_before_fault`), give a longer
+//! `--bound-ms`.
+//!
+//! Wall time: per run, the detection (the bound for `hung`, 20 ms; the watchdog's deadline for
+//! `watchdog`, 50 ms; a trap is seen at once), plus the restart (`exit_to_start`), plus the new
+//! worker's init phase (context creation dominates: the GPU run measures it, `start_to_init`),
+//! plus `--fault-frame` frames. Without a GPU, the CPU worker (`--worker cpu`: the restart
+//! alone, no CUDA in the worker) took per 1,000 runs 25 s (hung), 4 s (sticky) and 55 s
+//! (watchdog) on the 2-core development machine, exit to new `main` 1.6–2.1 ms at the median;
+//! with a GPU add 1,000 GPU init phases to each. Each cell prints its wall time and seconds per
+//! run, so the `--bench` run's figures give the estimate for any count; `--cell-max-s` ends a
+//! cell at a time limit with the runs it has.
 //! Without `--bench` or a flag (as `cargo test --all-targets` runs it) it prints how to run it.
 
 #[path = "../examples/22_safety_frame/pipeline.rs"]

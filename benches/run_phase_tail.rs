@@ -19,22 +19,29 @@
 //! nothing then.
 //!
 //! ```text
-//! # what .gpu/run.sh runs in every GPU run (10^4 samples, 3 repetitions, idle; a few seconds):
+//! bash scripts/gpu-bundle.sh --bench fault_to_frame --bench run_phase_tail   # packs it, here
+//! # on the GPU machine: what .gpu/run.sh runs in every GPU run (10^4 samples, 3 repetitions)
 //! .gpu/bin/bench-run_phase_tail --bench
-//! # on the GPU machine (CUSTACK_FRAME_CUBIN from .gpu/env.sh), by hand:
-//! .gpu/bin/bench-run_phase_tail --samples 1000000 --reps 1
-//! .gpu/bin/bench-run_phase_tail --samples 1000000 --reps 1 --interference cpu   # also gpu, pcie
-//! .gpu/bin/bench-run_phase_tail --samples 10000000 --reps 1 --only "scope (empty),RunPhase::synchronize"
-//! .gpu/bin/bench-run_phase_tail CUBIN 100000 3             # the earlier form: CUBIN SAMPLES REPS
+//! # by hand (scripts/timing-runs.sh finds or builds the cubin and keeps the log in $OUT):
+//! bash scripts/timing-runs.sh run_phase_tail --samples 1000000 --reps 1 --max-s 240
+//! bash scripts/timing-runs.sh run_phase_tail --samples 1000000 --reps 1 --max-s 120 --interference cpu
+//! bash scripts/timing-runs.sh run_phase_tail --samples 10000000 --reps 1 --max-s 240 --only "scope (empty)"
+//! .gpu/bin/bench-run_phase_tail CUBIN 100000 3         # the earlier form: CUBIN SAMPLES REPS
+//! # no GPU: the statistics and the output on samples of a known tail
+//! cargo bench -p custack-benches --bench run_phase_tail -- --synthetic --samples 1000000 --reps 1
 //! ```
 //!
 //! `--only` keeps the calls whose names contain one of the comma-separated words; a call's
 //! loop group (the empty scope; the scope with its launch, copies and fill; the graph, record
 //! and wait; each wait or query alone) runs if one of its calls is kept, so a wait left alone
-//! has less to wait for. Wall time: one iteration times every call once; on the H100 it was
-//! about 60–80 µs with every call (the scopes wait for their kernels), so 10^6 samples per call
-//! take a minute or two and 10^7 ten to fifteen minutes; the statistics add seconds per call
-//! (spread over the CPUs; fewer with `--boot`/`--gof-boot` lower). The bench prints what its
+//! has less to wait for. `--max-s` ends the measurement at a time limit with the samples it has.
+//! Wall time: one iteration times every call once; the H100's medians of the fourteen calls
+//! (docs/safety-manual.md) add up to about 60 µs, the two scopes waiting for their kernels, so
+//! 10^6 samples of every call take about a minute and 10^7 about ten (past one command's limit
+//! on the GPU machine: take 10^7 of a few calls with `--only`; the empty scope alone is about
+//! 1.5 µs an iteration). The statistics: without a GPU (`--synthetic`, 2 cores) 20 s for 14
+//! calls of 10^6 samples and 17 s for one call of 10^7 (10^5 exceedances), spread over the
+//! CPUs there are; `--boot` and `--gof-boot` lower make them faster. The bench prints what its
 //! run took and what 10^6 and 10^7 samples would.
 //!
 //! Output: one JSON line with the environment and the settings; one line per call and

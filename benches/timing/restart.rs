@@ -620,6 +620,9 @@ pub(crate) fn measure(
     let mut failed_in_a_row = 0;
     // The worker that faulted last, and its stderr's file, until its successor closes its run.
     let mut open: Option<(Life, std::path::PathBuf)> = None;
+    // A run its successor closed, evaluated once the next worker is started: nothing but the
+    // start of a worker comes between one's end and the next one's start.
+    let mut to_close: Option<(Life, std::path::PathBuf, Life)> = None;
     loop {
         let closing = faults == cell.runs || cell.max_wall.is_some_and(|w| began.elapsed() >= w);
         if closing && open.is_none() {
@@ -632,7 +635,9 @@ pub(crate) fn measure(
             bound: cell.bound,
             spin: cell.spin,
         };
-        let err_path = scratch.join(format!("worker-{}.err", m.workers % 2));
+        // Three files in turn: a faulted worker's is read after its successor's successor
+        // started.
+        let err_path = scratch.join(format!("worker-{}.err", m.workers % 3));
         let err =
             std::fs::File::create(&err_path).map_err(|e| format!("{}: {e}", err_path.display()))?;
         let mut command = spawn(&order);
@@ -646,10 +651,13 @@ pub(crate) fn measure(
             .spawn()
             .map_err(|e| format!("starting a worker: {e}"))?;
         m.workers += 1;
+        if let Some((faulted, faulted_err, next)) = to_close.take() {
+            let stderr = std::fs::read_to_string(&faulted_err).unwrap_or_default();
+            close_run(cell.scenario, &faulted, &stderr, &next, &mut m);
+        }
         let life = observe(child, spawned, cell.scenario, cell.limits)?;
         if let Some((faulted, faulted_err)) = open.take() {
-            let stderr = std::fs::read_to_string(&faulted_err).unwrap_or_default();
-            close_run(cell.scenario, &faulted, &stderr, &life, &mut m);
+            to_close = Some((faulted, faulted_err, life.clone()));
         }
         if closing {
             break;
@@ -674,6 +682,10 @@ pub(crate) fn measure(
                 ));
             }
         }
+    }
+    if let Some((faulted, faulted_err, next)) = to_close.take() {
+        let stderr = std::fs::read_to_string(&faulted_err).unwrap_or_default();
+        close_run(cell.scenario, &faulted, &stderr, &next, &mut m);
     }
     Ok(m)
 }
