@@ -36,7 +36,8 @@
 //! and wait; each wait or query alone) runs if one of its calls is kept, so a wait left alone
 //! has less to wait for. `--max-s` ends the measurement at a time limit with the samples it has.
 //! Wall time: one iteration times every call once; the H100's medians of the fourteen calls
-//! (docs/safety-manual.md) add up to about 60 µs, the two scopes waiting for their kernels, so
+//! (docs/safety-manual.md) add up to about 45 µs, and the graph's scope waits for its kernel
+//! too: about 60 µs, so
 //! 10^6 samples of every call take about a minute and 10^7 about ten (past one command's limit
 //! on the GPU machine: take 10^7 of a few calls with `--only`; the empty scope alone is about
 //! 1.5 µs an iteration). The statistics: without a GPU (`--synthetic`, 2 cores) 20 s for 14

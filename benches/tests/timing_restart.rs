@@ -140,6 +140,37 @@ fn workers_that_fail_before_their_fault_are_no_runs() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// An interferer that ends before it is stopped is reported (what was measured since was not
+/// under the stated interference): the spinners end by themselves after their one-second limit.
+#[test]
+fn an_interferer_that_ends_early_is_reported() {
+    let test = "an_interferer_that_ends_early_is_reported";
+    child_if_asked();
+    let dir = scratch("ftf-early");
+    let me = std::env::current_exe().unwrap();
+    let options = interference::Options {
+        gpu_kernel_us: 1000,
+        pcie_mib: 1,
+        max: Duration::from_secs(1),
+    };
+    let args = ["--exact", test, "--include-ignored", "--nocapture", "--test-threads=1"];
+    let mut running =
+        interference::start(&Setting::parse("cpu").unwrap(), &options, &me, &args, &dir).unwrap();
+    // A minute is the liveness bound; they end after about a second.
+    let mut ended = None;
+    for _ in 0..600 {
+        if let Err(e) = running.check() {
+            ended = Some(e);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let e = ended.expect("the spinners never ended");
+    assert!(e.contains("cpu interferer ended early"), "{e}");
+    drop(running);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// A cell with a time limit stops starting faults when it is spent, and closes the run it has
 /// open: a million runs asked for, 300 ms allowed.
 #[test]
