@@ -74,6 +74,26 @@ fn the_distribution_functions_invert_each_other() {
     assert!(bounded.cdf(3.9) < 1.0);
 }
 
+/// KS and AD on samples small enough to write out, against the unit exponential
+/// (F(y) = 1 − e^-y): the largest distance may lie on either side of the empirical steps, and
+/// AD sums both tails' terms.
+#[test]
+fn ks_and_ad_are_the_textbook_statistics() {
+    let unit = Gpd { xi: 0.0, sigma: 1.0 };
+    let f = |y: f64| 1.0 - (-y).exp();
+    // Small values: the empirical function is above the model; the distance is 1 − F(0.3).
+    let low = ks_statistic(&[0.1, 0.2, 0.3], unit);
+    assert!((low - (1.0 - f(0.3))).abs() < 1e-12, "{low}");
+    // Large values: below it; the distance is F(2) − 0.
+    let high = ks_statistic(&[2.0, 3.0, 4.0], unit);
+    assert!((high - f(2.0)).abs() < 1e-12, "{high}");
+    // A² = −k − (1/k)·Σ (2i − 1)(ln F(y_i) + ln(1 − F(y_{k+1−i}))), k = 2, y = (0.5, 2):
+    // i = 1 pairs F(0.5) with the survival of 2, i = 2 pairs F(2) with that of 0.5.
+    let want = -2.0 - (1.0 * (f(0.5).ln() - 2.0) + 3.0 * (f(2.0).ln() - 0.5)) / 2.0;
+    let ad = ad_statistic(&[0.5, 2.0], unit);
+    assert!((ad - want).abs() < 1e-12, "{ad} vs {want}");
+}
+
 /// The fit recovers (ξ, σ) within about four standard errors of the estimator at n = 4,000
 /// (ξ's is about (1 + ξ)/√n ≈ 0.02), for a heavy, an exponential and a bounded tail.
 #[test]
