@@ -237,8 +237,10 @@ fn a_run_counts_only_when_the_worker_ended_as_its_scenario_says() {
     assert!(ended_as_expected(Scenario::Hung, &life(exit(75), false), &two).is_err());
     // Another status, with the line.
     assert!(ended_as_expected(Scenario::Hung, &life(exit(1), false), HUNG_LINE).is_err());
-    // Killed by the watchdog where the worker had to fail-stop by itself.
+    // Killed by the watchdog where the worker had to fail-stop by itself; also when it ended
+    // with the safe state's status as the kill came (silent past the limit all the same).
     assert!(ended_as_expected(Scenario::Sticky, &life(killed, true), STICKY_LINE).is_err());
+    assert!(ended_as_expected(Scenario::Hung, &life(exit(75), true), HUNG_LINE).is_err());
     // The watchdog scenario: a worker that ended by itself, or killed by someone else.
     assert!(ended_as_expected(Scenario::Watchdog, &life(exit(75), false), HUNG_LINE).is_err());
     assert!(ended_as_expected(Scenario::Watchdog, &life(killed, false), "").is_err());
