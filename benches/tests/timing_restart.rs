@@ -153,7 +153,13 @@ fn an_interferer_that_ends_early_is_reported() {
         pcie_mib: 1,
         max: Duration::from_secs(1),
     };
-    let args = ["--exact", test, "--include-ignored", "--nocapture", "--test-threads=1"];
+    let args = [
+        "--exact",
+        test,
+        "--include-ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ];
     let mut running =
         interference::start(&Setting::parse("cpu").unwrap(), &options, &me, &args, &dir).unwrap();
     // A minute is the liveness bound; they end after about a second.

@@ -79,7 +79,10 @@ fn the_distribution_functions_invert_each_other() {
 /// AD sums both tails' terms.
 #[test]
 fn ks_and_ad_are_the_textbook_statistics() {
-    let unit = Gpd { xi: 0.0, sigma: 1.0 };
+    let unit = Gpd {
+        xi: 0.0,
+        sigma: 1.0,
+    };
     let f = |y: f64| 1.0 - (-y).exp();
     // Small values: the empirical function is above the model; the distance is 1 − F(0.3).
     let low = ks_statistic(&[0.1, 0.2, 0.3], unit);
