@@ -92,7 +92,8 @@ fn ks_and_ad_are_the_textbook_statistics() {
     assert!((high - f(2.0)).abs() < 1e-12, "{high}");
     // A² = −k − (1/k)·Σ (2i − 1)(ln F(y_i) + ln(1 − F(y_{k+1−i}))), k = 2, y = (0.5, 2):
     // i = 1 pairs F(0.5) with the survival of 2, i = 2 pairs F(2) with that of 0.5.
-    let want = -2.0 - (1.0 * (f(0.5).ln() - 2.0) + 3.0 * (f(2.0).ln() - 0.5)) / 2.0;
+    let k = 2.0;
+    let want = -k - (1.0 * (f(0.5).ln() - 2.0) + 3.0 * (f(2.0).ln() - 0.5)) / k;
     let ad = ad_statistic(&[0.5, 2.0], unit);
     assert!((ad - want).abs() < 1e-12, "{ad} vs {want}");
 }
