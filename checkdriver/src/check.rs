@@ -2757,7 +2757,7 @@ fn start_watchdog() {
                 if now.saturating_sub(PROGRESS_MS.load(Relaxed)) >= limit {
                     let secs = limit / 1000;
                     let call = PROGRESS_CALL.load(Relaxed);
-                    crate::hang_exit(format!(
+                    crate::load::hang_exit(format!(
                         "idle: no progress for {secs} s after call {call} (a wait with no deadline the driver does not see, or queries of hung work)"
                     ));
                 }

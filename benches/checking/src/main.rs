@@ -2475,7 +2475,7 @@ fn report_driver_version(version: core::ffi::c_int) -> Result<()> {
     let pfn = checkdriver_extension(c"custackCheckdriverSetDriverVersion")?;
     type SetVersion = unsafe extern "C" fn(core::ffi::c_int) -> ffi::CUresult;
     // SAFETY: only the checking driver defines this symbol, with the signature `SetVersion`
-    // (`checkdriver/src/lib.rs`); function and data pointers have one size.
+    // (`checkdriver/src/extensions.rs`); function and data pointers have one size.
     let set = unsafe { core::mem::transmute::<*mut core::ffi::c_void, SetVersion>(pfn) };
     // SAFETY: takes an integer.
     match unsafe { set(version) } {
