@@ -21,18 +21,19 @@
 //! image (`CUSTACK_FRAME_CUBIN`, `CUSTACK_CONDITIONAL_CUBIN`: the differential run sets them for
 //! the real driver's run only), [`frame_cubin`] and [`conditional_cubin`] load that instead.
 
-use super::{Context, DeviceMemory, KERNELS, LaunchConfig, Result, Stack, context0, unexpected};
+use crate::common::{KERNELS, context0, unexpected};
 use core::ffi::{c_int, c_void};
 use custack::ffi;
+use custack::{Context, DeviceMemory, LaunchConfig, Result, Stack};
 
 /// The frame kernels' image: the GPU bundle's cubin where `CUSTACK_FRAME_CUBIN` names one, the
 /// stand-in cubin (for the double) otherwise.
 pub(crate) fn frame_cubin() -> Vec<u8> {
     real_image("CUSTACK_FRAME_CUBIN").unwrap_or_else(|| {
-        super::cubin::stand_in_cubin(
+        crate::cubin::stand_in_cubin(
             &["frame_blur", "frame_gain"],
             &[],
-            super::FRAME_DECLARATIONS,
+            crate::kernels::FRAME_DECLARATIONS,
         )
     })
 }
@@ -41,10 +42,10 @@ pub(crate) fn frame_cubin() -> Vec<u8> {
 /// `CUSTACK_CONDITIONAL_CUBIN` names one, the stand-in cubin otherwise.
 pub(crate) fn conditional_cubin() -> Vec<u8> {
     real_image("CUSTACK_CONDITIONAL_CUBIN").unwrap_or_else(|| {
-        super::cubin::stand_in_cubin(
+        crate::cubin::stand_in_cubin(
             &["jacobi_step", "jacobi_check"],
             &["cudaGraphSetConditional"],
-            super::JACOBI_DECLARATIONS,
+            crate::kernels::JACOBI_DECLARATIONS,
         )
     })
 }
@@ -77,7 +78,7 @@ pub(crate) fn run(program: &str) -> Option<Result<()>> {
 /// Tells the double to fail the next driver call with `code` (with `sticky`: every call from it
 /// on, but those a sticky fault spares).
 fn fail_next(code: c_int, sticky: bool) -> Result<()> {
-    let pfn = super::checkdriver_extension(c"custackCheckdriverFailNext")?;
+    let pfn = crate::double::checkdriver_extension(c"custackCheckdriverFailNext")?;
     type FailNext = unsafe extern "C" fn(c_int, c_int) -> c_int;
     // SAFETY: the checking driver's (or the interposer's) `custackCheckdriverFailNext`, of
     // exactly this signature (checkdriver/src/trace.rs, checkdriver/trace/src/lib.rs).
@@ -285,7 +286,7 @@ fn fault_oom() -> Result<()> {
     })?;
     println!("observe oom.scope {:?}", scoped.map_err(|e| e.kind()));
     let back = guard.alloc_from(&[7u32; 64])?.to_vec()?;
-    super::observe::observe("oom.after", &back);
+    crate::observe::observe("oom.after", &back);
     Ok(())
 }
 
@@ -423,7 +424,7 @@ fn fault_handle() -> Result<()> {
     });
     // custack's own calls go on as usual.
     let back = guard.alloc_from(&[3u32; 16])?.to_vec()?;
-    super::observe::observe("handle.after", &back);
+    crate::observe::observe("handle.after", &back);
     Ok(())
 }
 
@@ -463,7 +464,7 @@ fn fault_thread() -> Result<()> {
         let read = other
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        super::observe::observe("thread.other", &read);
+        crate::observe::observe("thread.other", &read);
         Ok(())
     })
 }

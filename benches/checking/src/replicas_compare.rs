@@ -128,7 +128,7 @@ pub(crate) fn self_check() -> Result<()> {
             for (b, want) in cases {
                 for (grid, block) in [(1, 32), (2, 64)] {
                     if verdict(grid, block, &a, &b, (len, size), [0; 2]) != Some(want) {
-                        return Err(crate::unexpected(&format!(
+                        return Err(crate::common::unexpected(&format!(
                             "replicas_compare's stand-in: elements of {size} bytes, {len} of \
                              them, {grid} blocks of {block}: not {want:?}"
                         )));
@@ -139,7 +139,7 @@ pub(crate) fn self_check() -> Result<()> {
     }
     match verdict(1, 48, &[0], &[1], (1, 1), [0; 2]) {
         None => Ok(()),
-        Some(_) => Err(crate::unexpected(
+        Some(_) => Err(crate::common::unexpected(
             "replicas_compare's stand-in: ran a block of 48 threads",
         )),
     }

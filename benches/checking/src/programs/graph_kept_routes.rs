@@ -12,7 +12,8 @@
 //! executable graph's without the record of its allocations (shared, cloned, updated, a child
 //! graph), refused by custack before the driver.
 
-use crate::{N, checkdriver_extension, unexpected};
+use crate::common::{N, unexpected};
+use crate::double::checkdriver_extension;
 use custack::{
     Context, DeviceMemory, DeviceMemoryMut, ErrorKind, Graph, GraphExec, InstantiateFlags,
     PushedGuard, Result, Stack, Stream,

@@ -1,7 +1,7 @@
-//! The program `graph_capture_forked`: captures over two streams (`Stream::capture_forked`)
-//! and host functions inside a capture (`StreamScope::graph_host_fn`).
+//! The program `graph_capture_forked` (C18): captures over two streams
+//! (`Stream::capture_forked`) and host functions inside a capture (`StreamScope::graph_host_fn`).
 
-use crate::{KERNELS, N, N32, Unwind};
+use crate::common::{KERNELS, N, N32, Unwind};
 use custack::{Context, ErrorKind, LaunchConfig, Result, Stack};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
