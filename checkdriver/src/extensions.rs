@@ -91,7 +91,7 @@ pub unsafe extern "C" fn custackCheckdriverLeftBehind(
         _ => {
             mode::data_violation(
                 "custackCheckdriverLeftBehind",
-                format!("unknown kind {:?}", String::from_utf8_lossy(name)),
+                &format!("unknown kind {:?}", String::from_utf8_lossy(name)),
             );
             return CUDA_ERROR_INVALID_VALUE;
         }

@@ -80,11 +80,6 @@
 //!   `load.rs`: what happens at load and at exit; `cubin.rs`, `ptx.rs`: kernel images.
 //! - `tests/`: the double's own tests, one file per topic.
 
-// A test double for a C library: the exported names are the C names, every function is an
-// `unsafe extern "C"` entry point whose contract is the CUDA documentation's, and the bodies
-// only write through the out-pointers the caller passed.
-#![allow(non_snake_case, unsafe_op_in_unsafe_fn, clippy::missing_safety_doc)]
-
 mod api;
 mod check;
 mod cubin;

@@ -63,6 +63,12 @@ fn named(bytes: &[u8; 32]) -> Option<(usize, c_int)> {
     Some((usize::try_from(size).ok()?, requested))
 }
 
+/// `cuMemExportToShareableHandle`: physical allocation `h` exported to a handle of `kind`,
+/// written to `os` (a file descriptor, or the 64 bytes of a fabric handle).
+///
+/// # Safety
+///
+/// `os` is valid for a write of the handle `kind` names (a `c_int`, or 64 bytes).
 pub(crate) unsafe fn export(os: *mut c_void, h: c_ulonglong, kind: c_int) -> CUresult {
     let Some((size, requested)) = with(|s| s.physical.get(&h).copied()) else {
         return CUDA_ERROR_INVALID_VALUE;
@@ -79,25 +85,30 @@ pub(crate) unsafe fn export(os: *mut c_void, h: c_ulonglong, kind: c_int) -> CUr
     if kind == FABRIC {
         let mut handle = [0u8; 64];
         handle[..32].copy_from_slice(&bytes);
-        os.cast::<[u8; 64]>().write(handle);
+        // SAFETY: `os` is valid for the 64 bytes of a fabric handle (this function's contract).
+        unsafe { os.cast::<[u8; 64]>().write(handle) };
         return CUDA_SUCCESS;
     }
     let Some(fd) = descriptor_holding(&bytes) else {
         return CUDA_ERROR_OUT_OF_MEMORY;
     };
-    os.cast::<c_int>().write(fd);
+    // SAFETY: `os` is valid for a descriptor, a `c_int` (this function's contract).
+    unsafe { os.cast::<c_int>().write(fd) };
     CUDA_SUCCESS
 }
 
 /// A new descriptor whose file holds `bytes`: a memfd.
 #[cfg(not(miri))]
-unsafe fn descriptor_holding(bytes: &[u8; 32]) -> Option<c_int> {
-    let fd = memfd_create(c"custack-checkdriver-export".as_ptr(), MFD_CLOEXEC);
+fn descriptor_holding(bytes: &[u8; 32]) -> Option<c_int> {
+    // SAFETY: a NUL-terminated name and flags `memfd_create` defines.
+    let fd = unsafe { memfd_create(c"custack-checkdriver-export".as_ptr(), MFD_CLOEXEC) };
     if fd < 0 {
         return None;
     }
-    if pwrite(fd, bytes.as_ptr().cast(), bytes.len(), 0) != bytes.len() as isize {
-        close(fd);
+    // SAFETY: `fd` is the descriptor just made; `bytes` is valid for reads of its length.
+    if unsafe { pwrite(fd, bytes.as_ptr().cast(), bytes.len(), 0) } != bytes.len() as isize {
+        // SAFETY: the descriptor just made, closed once.
+        unsafe { close(fd) };
         return None;
     }
     Some(fd)
@@ -105,11 +116,13 @@ unsafe fn descriptor_holding(bytes: &[u8; 32]) -> Option<c_int> {
 
 /// The 32 bytes the file of descriptor `fd` holds, if it can be read without blocking.
 #[cfg(not(miri))]
-unsafe fn contents_of(fd: c_int) -> Option<[u8; 32]> {
+fn contents_of(fd: c_int) -> Option<[u8; 32]> {
     let mut bytes = [0u8; 32];
     // Reads without moving the file offset, and fails at once (`ESPIPE`, `EBADF`) on a
     // socket, pipe or closed descriptor.
-    let n = pread(fd, bytes.as_mut_ptr().cast(), bytes.len(), 0);
+    // SAFETY: `bytes` is valid for writes of its length; any `fd` is safe to read from (an
+    // invalid one is `EBADF`), and reading does not move a shared file offset.
+    let n = unsafe { pread(fd, bytes.as_mut_ptr().cast(), bytes.len(), 0) };
     (n == bytes.len() as isize).then_some(bytes)
 }
 
@@ -117,9 +130,10 @@ unsafe fn contents_of(fd: c_int) -> Option<[u8; 32]> {
 /// `bytes` (the checking program moves the descriptor there instead of sending it, so the
 /// number names it on import).
 #[cfg(miri)]
-unsafe fn descriptor_holding(bytes: &[u8; 32]) -> Option<c_int> {
+fn descriptor_holding(bytes: &[u8; 32]) -> Option<c_int> {
     const EFD_CLOEXEC: c_int = 0o2_000_000;
-    let fd = eventfd(0, EFD_CLOEXEC);
+    // SAFETY: an initial value and flags `eventfd` defines.
+    let fd = unsafe { eventfd(0, EFD_CLOEXEC) };
     if fd < 0 {
         return None;
     }
@@ -127,8 +141,9 @@ unsafe fn descriptor_holding(bytes: &[u8; 32]) -> Option<c_int> {
     Some(fd)
 }
 
+/// Under Miri: the contents `descriptor_holding` remembered for `fd`.
 #[cfg(miri)]
-unsafe fn contents_of(fd: c_int) -> Option<[u8; 32]> {
+fn contents_of(fd: c_int) -> Option<[u8; 32]> {
     with(|s| s.miri_fds.get(&fd).copied())
 }
 
@@ -141,10 +156,16 @@ pub(crate) fn close_fd(fd: c_int) {
 
 /// The size and handle types of the allocation `os` names (a descriptor's value, or a
 /// pointer to a fabric handle), if it is one the double exported (in any process).
+///
+/// # Safety
+///
+/// For a fabric handle, `os` is null or points to its 64 bytes.
 pub(crate) unsafe fn import(os: *mut c_void, kind: c_int) -> Option<(usize, c_int)> {
     match kind {
         FABRIC if !os.is_null() => {
-            let handle = os.cast::<[u8; 64]>().read();
+            // SAFETY: a non-null `os` points to a fabric handle's 64 bytes (this function's
+            // contract).
+            let handle = unsafe { os.cast::<[u8; 64]>().read() };
             named(handle[..32].try_into().ok()?)
         }
         POSIX_FILE_DESCRIPTOR => {

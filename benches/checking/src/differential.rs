@@ -78,8 +78,8 @@ pub(crate) fn run(program: &str) -> Option<Result<()>> {
 /// Tells the double to fail the next driver call with `code` (with `sticky`: every call from it
 /// on, but those a sticky fault spares).
 fn fail_next(code: c_int, sticky: bool) -> Result<()> {
-    let pfn = crate::double::checkdriver_extension(c"custackCheckdriverFailNext")?;
     type FailNext = unsafe extern "C" fn(c_int, c_int) -> c_int;
+    let pfn = crate::double::checkdriver_extension(c"custackCheckdriverFailNext")?;
     // SAFETY: the checking driver's (or the interposer's) `custackCheckdriverFailNext`, of
     // exactly this signature (checkdriver/src/trace.rs, checkdriver/trace/src/lib.rs).
     let f = unsafe { core::mem::transmute::<*mut c_void, FailNext>(pfn) };
@@ -132,6 +132,13 @@ fn fault_sticky(kernel: &str, sticky: c_int) -> Result<()> {
 /// Probes, raw, what each kind of call answers after a sticky error (the double's model: every
 /// call fails with the sticky code, but the context stack's, `cuCtxDestroy`, `cuGreenCtxDestroy`
 /// and `cuLibraryUnload`).
+#[allow(
+    clippy::multiple_unsafe_ops_per_block,
+    clippy::many_single_char_names,
+    clippy::too_many_lines,
+    reason = "a raw probe, a C program in Rust syntax: one unsafe block under one contract (its \
+              SAFETY comment), C-style handle names, one call after another"
+)]
 fn after_sticky(
     ctx: &Context,
     guard: &custack::PushedGuard<'_, '_>,
@@ -143,7 +150,7 @@ fn after_sticky(
     let s = stream.as_raw();
     let d = dev.device_ptr();
     let host = [0u32; 4];
-    // SAFETY (each call below): valid out-pointers and sizes; `raw_ctx`, `s` and `d` are live
+    // SAFETY: (each call below) valid out-pointers and sizes; `raw_ctx`, `s` and `d` are live
     // handles of the current context (custack owns them and frees them after this function);
     // what a call creates is destroyed here when it succeeded.
     unsafe {
@@ -361,12 +368,16 @@ fn fault_stream() -> Result<()> {
     if code("stream.create_again", unsafe {
         ffi::cuStreamCreate(&raw mut again, 0)
     }) {
-        // SAFETY: the live stream just made; destroyed once.
-        unsafe {
-            code("stream.query", ffi::cuStreamQuery(again));
-            code("stream.synchronize", ffi::cuStreamSynchronize(again));
-            code("stream.destroy_again", ffi::cuStreamDestroy_v2(again));
-        }
+        // SAFETY: the live stream just made.
+        code("stream.query", unsafe { ffi::cuStreamQuery(again) });
+        // SAFETY: as above.
+        code("stream.synchronize", unsafe {
+            ffi::cuStreamSynchronize(again)
+        });
+        // SAFETY: as above; destroyed once.
+        code("stream.destroy_again", unsafe {
+            ffi::cuStreamDestroy_v2(again)
+        });
     }
     Ok(())
 }

@@ -23,10 +23,9 @@ pub(crate) fn launches_seen() -> u64 {
 pub(crate) fn calls_seen(which: impl Fn(&[u8]) -> bool) -> u64 {
     // SAFETY: the double's counter functions take no pointer (these two) or a buffer of `cap`
     // counters (below); the names are NUL-terminated statics or null.
-    let n = unsafe {
-        nulldriver_set_counting(1);
-        nulldriver_entry_count()
-    };
+    unsafe { nulldriver_set_counting(1) };
+    // SAFETY: as above.
+    let n = unsafe { nulldriver_entry_count() };
     let mut counts = vec![0u64; n];
     // SAFETY: `counts` holds `n` counters.
     unsafe { nulldriver_counts(counts.as_mut_ptr(), n) };
@@ -68,8 +67,8 @@ pub(crate) fn checkdriver_extension(name: &core::ffi::CStr) -> Result<*mut core:
 
 /// The double's count of driver calls so far (`custackCheckdriverCalls`).
 pub(crate) fn driver_calls() -> Result<u64> {
-    let pfn = checkdriver_extension(c"custackCheckdriverCalls")?;
     type Calls = unsafe extern "C" fn() -> u64;
+    let pfn = checkdriver_extension(c"custackCheckdriverCalls")?;
     // SAFETY: the double's `custackCheckdriverCalls`, of exactly this signature.
     let calls: Calls = unsafe { core::mem::transmute::<*mut core::ffi::c_void, Calls>(pfn) };
     // SAFETY: takes nothing, reads an atomic counter.
@@ -80,8 +79,8 @@ pub(crate) fn driver_calls() -> Result<u64> {
 /// `cuGetProcAddress_v2`; not a driver call, so neither counted nor failed).
 pub(crate) fn report_driver_version(version: core::ffi::c_int) -> Result<()> {
     use custack::ffi;
-    let pfn = checkdriver_extension(c"custackCheckdriverSetDriverVersion")?;
     type SetVersion = unsafe extern "C" fn(core::ffi::c_int) -> ffi::CUresult;
+    let pfn = checkdriver_extension(c"custackCheckdriverSetDriverVersion")?;
     // SAFETY: only the checking driver defines this symbol, with the signature `SetVersion`
     // (`checkdriver/src/extensions.rs`); function and data pointers have one size.
     let set = unsafe { core::mem::transmute::<*mut core::ffi::c_void, SetVersion>(pfn) };

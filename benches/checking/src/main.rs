@@ -15,12 +15,20 @@
 //! its counters and extensions); `replicas_compare.rs` is the compare kernel's CPU stand-in.
 //! `observe.rs` and `differential.rs` are the differential run's dispatches
 //! (`scripts/differential.sh`, `docs/validation.md`).
-#![allow(clippy::too_many_lines)]
 
 use common::context0;
 use custack::{Context, Result};
 use double::report_driver_version;
-use programs::*;
+use programs::{
+    confinement, context_count, contracts, deadlines, device_info, driver_init, events, example,
+    fork, graph, graph_arena, graph_built, graph_capture_forked, graph_capture_into,
+    graph_conditional, graph_host, graph_kept_routes, graph_mem, graph_shared, green, in_flight,
+    ipc, library, managed, memory_kinds, module_globals, named_launches, newer, p1, p2, p3, p4, p8,
+    p9, p11, parked_graph, peer, peer_vmm, profile_first, redundant_flips, redundant_inject,
+    redundant_partitions, restricted_api, restricted_end, restricted_redundant, restricted_scope,
+    reuse_after_scope, safety_frame, safety_graph, safety_graph_nodes, scoped_alloc, scoped_host,
+    stand_ins, stress, submission, textures, unwind, vmm, vmm_share,
+};
 use std::process::ExitCode;
 
 mod common;
@@ -32,14 +40,19 @@ mod programs;
 mod replicas_compare;
 
 #[path = "../../../examples/22_safety_frame/pipeline.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, reason = "example 22's module: the programs use part of it")]
 mod pipeline;
 
 /// The checking driver's cubin builder (`checkdriver/src/cubin.rs`), compiled into this program
 /// rather than linked: the double as a library would bring its own entry points into the
 /// program, which must reach the checking driver through libcuda.
 #[path = "../../../checkdriver/src/cubin.rs"]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unreachable_pub,
+    reason = "the double's module, whose public items are the double's API: this program uses \
+              part of it"
+)]
 mod cubin;
 
 fn run(program: &str) -> Option<Result<()>> {

@@ -65,7 +65,9 @@ fn fixture_stand_ins() -> Result<Vec<StandIn>> {
             );
             let n = u64::from(n).min(threads(call)) as usize;
             let mut v = call.read::<u32>(x, n)?;
-            v.iter_mut().for_each(|e| *e = e.wrapping_add(k));
+            for e in &mut v {
+                *e = e.wrapping_add(k);
+            }
             call.write(x, &v)?;
             Ok(())
         })
@@ -94,7 +96,9 @@ fn fixture_stand_ins() -> Result<Vec<StandIn>> {
             );
             let n = u64::from(rows.wrapping_mul(cols)).min(threads(call)) as usize;
             let mut v = call.read::<u32>(x, n)?;
-            v.iter_mut().for_each(|e| *e = e.wrapping_mul(k));
+            for e in &mut v {
+                *e = e.wrapping_mul(k);
+            }
             call.write(x, &v)?;
             Ok(())
         })
@@ -104,6 +108,10 @@ fn fixture_stand_ins() -> Result<Vec<StandIn>> {
 
 /// Runs `program` observing its results, if it is one that computes any; `None` otherwise (and
 /// always when not observing).
+#[allow(
+    clippy::too_many_lines,
+    reason = "one arm per program, each a few lines: the dispatch reads as the list of them"
+)]
 pub(crate) fn run(program: &str) -> Option<Result<()>> {
     if !on() {
         return None;

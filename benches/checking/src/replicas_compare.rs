@@ -85,6 +85,10 @@ pub(crate) fn verdict(
 ///
 /// As `StandIn::register`: the stand-in reads `len * size` bytes of each output and the
 /// verdict's two `u64`s, and writes the verdict, as the kernel does.
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "the driver as `StandIn::register` takes it, by reference"
+)]
 pub(crate) unsafe fn register(driver: &Driver) -> Result<StandIn> {
     // SAFETY: the caller's promise, as above.
     unsafe {

@@ -1,4 +1,4 @@
-//! Models cuda.h "Context Management" (group__CUDA__CTX): contexts made and destroyed, the
+//! Models `cuda.h` "Context Management" (`group__CUDA__CTX`): contexts made and destroyed, the
 //! calling thread's context stack (`stack.rs`), and the context-wide events of 12.5
 //! (`cuCtxRecordEvent`, `cuCtxWaitEvent`).
 
@@ -36,9 +36,12 @@ entry_points! {
         with_stack(|s| s.push(ctx))
     }
     fn cuCtxPopCurrent_v2(ctx: *mut Handle) {
-        match with_stack(CtxStack::pop) {
-            Some(popped) => { out(ctx, popped); CUDA_SUCCESS }
-            None => { check::pop_empty(); CUDA_ERROR_INVALID_CONTEXT }
+        if let Some(popped) = with_stack(CtxStack::pop) {
+            out(ctx, popped);
+            CUDA_SUCCESS
+        } else {
+            check::pop_empty();
+            CUDA_ERROR_INVALID_CONTEXT
         }
     }
     fn cuCtxGetCurrent(ctx: *mut Handle) { out(ctx, with_stack(|s| s.top())); CUDA_SUCCESS }
@@ -104,10 +107,17 @@ entry_points! {
     }
 }
 
+/// A new context, recorded, written to `ctx` and pushed on the calling thread's stack
+/// (`cuCtxCreate`).
+///
+/// # Safety
+///
+/// `ctx` is null or valid for a write of a handle.
 unsafe fn create_context(ctx: *mut Handle) -> CUresult {
     let new = handle();
     check::created(Kind::Context, new as usize, 0);
-    out(ctx, new);
+    // SAFETY: `ctx` is null or valid for the write (this function's contract).
+    unsafe { out(ctx, new) };
     // Like the driver: the new context is pushed on the calling thread.
     with_stack(|s| s.push(new))
 }

@@ -1,6 +1,6 @@
-//! Models cuda.h "Device Management" (group__CUDA__DEVICE): one device, an H100 as the double
-//! describes it (compute capability 9.0, 132 SMs, memory pools), and its graph memory
-//! attributes (as `ffi/device.rs` declares them).
+//! Models `cuda.h` "Device Management" (`group__CUDA__DEVICE`): one device, an H100 as the double
+//! describes it (compute capability 9.0, 132 SMs, memory pools), and its graph memory attributes
+//! (as `ffi/device.rs` declares them).
 
 use super::common::{out, out_str};
 use super::types::{CUDA_ERROR_INVALID_VALUE, CUDA_SUCCESS, CUdevice, Handle};
@@ -22,14 +22,19 @@ entry_points! {
     fn cuDeviceGetUuid_v2(uuid: *mut [u8; 16], dev: CUdevice) { out(uuid, [0x5a; 16]); CUDA_SUCCESS }
     fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) { out(bytes, 80 << 30); CUDA_SUCCESS }
     fn cuDeviceGetAttribute(value: *mut c_int, attribute: c_int, dev: CUdevice) {
-        out(value, match attribute {
+        #[allow(
+            clippy::match_same_arms,
+            reason = "each attribute custack reads is named with its answer, the default's too"
+        )]
+        let answer = match attribute {
             1 => 1024,  // MAX_THREADS_PER_BLOCK
             16 => 132,  // MULTIPROCESSOR_COUNT
             75 => 9,    // COMPUTE_CAPABILITY_MAJOR
             76 => 0,    // COMPUTE_CAPABILITY_MINOR
             115 => 1,   // MEMORY_POOLS_SUPPORTED
             _ => 1,
-        });
+        };
+        out(value, answer);
         CUDA_SUCCESS
     }
     fn cuDeviceGetPCIBusId(bus: *mut c_char, len: c_int, dev: CUdevice) {

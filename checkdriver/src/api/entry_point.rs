@@ -1,6 +1,6 @@
-//! Models cuda.h "Driver Entry Point Access" (group__CUDA__DRIVER__ENTRY__POINT):
-//! `cuGetProcAddress` answers from the table of every group's entry points (`api/mod.rs`), finds
-//! an entry point newer than 12.2 only from its version on (`NEWER`), and finds the double's own
+//! Models `cuda.h` "Driver Entry Point Access" (`group__CUDA__DRIVER__ENTRY__POINT`):
+//! `cuGetProcAddress` answers from the table of every group's entry points (`api/mod.rs`), finds an
+//! entry point newer than 12.2 only from its version on (`NEWER`), and finds the double's own
 //! extensions (`extensions.rs`), which a real driver does not have.
 
 use super::common::out;
@@ -58,6 +58,13 @@ const NEWER: &[(&[u8], c_int)] = &[
     (b"cuFuncGetParamCount", 13020),
 ];
 
+/// `cuGetProcAddress*`: the entry point `symbol` names, for the CUDA version `version`, written
+/// to `pfn`, and the status (found, not found, version not sufficient) to `status`.
+///
+/// # Safety
+///
+/// `symbol` is null or a NUL-terminated string; `pfn` is null or valid for a write of a
+/// pointer; `status` is null or valid for a write of a `c_int`.
 unsafe fn get_proc_address(
     symbol: *const c_char,
     pfn: *mut *mut c_void,
@@ -70,7 +77,8 @@ unsafe fn get_proc_address(
     if symbol.is_null() || pfn.is_null() {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    let name = CStr::from_ptr(symbol).to_bytes();
+    // SAFETY: `symbol` is non-null, so NUL-terminated (this function's contract).
+    let name = unsafe { CStr::from_ptr(symbol) }.to_bytes();
     // The double's own extensions (a real driver has no such symbols): custack's `StandIn`, and
     // the driver version a checking program asks the double to report.
     let extension: Option<*mut c_void> = match name {
@@ -84,8 +92,10 @@ unsafe fn get_proc_address(
         _ => None,
     };
     if let Some(f) = extension {
-        pfn.write(f);
-        out(status, FOUND);
+        // SAFETY: `pfn` is non-null, so valid for the write (this function's contract).
+        unsafe { pfn.write(f) };
+        // SAFETY: `status` is null or valid for the write (this function's contract).
+        unsafe { out(status, FOUND) };
         return CUDA_SUCCESS;
     }
     // The ABI that `version` selects where the names differ (`cuCtxCreate` is `_v4` from
@@ -117,12 +127,16 @@ unsafe fn get_proc_address(
         }
     }
     if answer == FOUND {
-        pfn.write(f);
-        out(status, FOUND);
+        // SAFETY: as above.
+        unsafe { pfn.write(f) };
+        // SAFETY: as above.
+        unsafe { out(status, FOUND) };
         CUDA_SUCCESS
     } else {
-        pfn.write(null_mut());
-        out(status, answer);
+        // SAFETY: as above.
+        unsafe { pfn.write(null_mut()) };
+        // SAFETY: as above.
+        unsafe { out(status, answer) };
         CUDA_ERROR_NOT_FOUND
     }
 }

@@ -1,5 +1,5 @@
-//! Models cuda.h "Error Handling" (group__CUDA__ERROR) and "Error Log Management"
-//! (group__CUDA__LOGS): the names and descriptions of the codes the double returns, and a log
+//! Models `cuda.h` "Error Handling" (`group__CUDA__ERROR`) and "Error Log Management"
+//! (`group__CUDA__LOGS`): the names and descriptions of the codes the double returns, and a log
 //! callback that is registered and never called (the double logs nothing).
 
 use super::common::out;
@@ -24,6 +24,12 @@ entry_points! {
     }
 }
 
+/// The name (`name`) or the description of `code`, written to `s` (null and
+/// `CUDA_ERROR_INVALID_VALUE` for a code the double does not return).
+///
+/// # Safety
+///
+/// `s` is null or valid for a write of a pointer.
 unsafe fn error_text(code: CUresult, s: *mut *const c_char, name: bool) -> CUresult {
     let text: Option<(&CStr, &CStr)> = match code {
         0 => Some((c"CUDA_SUCCESS", c"no error")),
@@ -38,14 +44,13 @@ unsafe fn error_text(code: CUresult, s: *mut *const c_char, name: bool) -> CUres
         500 => Some((c"CUDA_ERROR_NOT_FOUND", c"named symbol not found")),
         _ => None,
     };
-    match text {
-        Some((n, d)) => {
-            out(s, if name { n.as_ptr() } else { d.as_ptr() });
-            CUDA_SUCCESS
-        }
-        None => {
-            out(s, core::ptr::null());
-            CUDA_ERROR_INVALID_VALUE
-        }
+    if let Some((n, d)) = text {
+        // SAFETY: `s` is null or valid for the write (this function's contract).
+        unsafe { out(s, if name { n.as_ptr() } else { d.as_ptr() }) };
+        CUDA_SUCCESS
+    } else {
+        // SAFETY: as above.
+        unsafe { out(s, core::ptr::null()) };
+        CUDA_ERROR_INVALID_VALUE
     }
 }

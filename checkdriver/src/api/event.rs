@@ -1,4 +1,4 @@
-//! Models cuda.h "Event Management" (group__CUDA__EVENT): events recorded on a stream, queried,
+//! Models `cuda.h` "Event Management" (`group__CUDA__EVENT`): events recorded on a stream, queried,
 //! waited for and timed.
 
 use super::common::{new_handle, out};

@@ -1,9 +1,9 @@
-//! Models cuda.h "Graph Management" (group__CUDA__GRAPH): graphs captured or built node by node
+//! Models `cuda.h` "Graph Management" (`group__CUDA__GRAPH`): graphs captured or built node by node
 //! (kernel, memcpy, memset, host, event, child graph, memory and conditional nodes), their
 //! executable graphs, launches, uploads and updates, and user objects (`user_object.rs`). In
 //! checking mode a graph keeps the work of its nodes and runs it again at each launch.
 
-use super::common::out;
+use super::common::{out, read_field};
 use super::init::REPORTED_VERSION;
 use super::launch::run_kernel;
 use super::memory::{Shape, Side, copy_desc, copy_used, new_address};
@@ -69,7 +69,8 @@ entry_points! {
         };
         let mut dot = format!("digraph graph_{:x} {{\n", graph as usize);
         for i in 0..check::graph_len(graph as usize) {
-            dot.push_str(&format!("  node_{i};\n"));
+            use core::fmt::Write as _;
+            let _ = writeln!(dot, "  node_{i};");
         }
         dot.push_str("}\n");
         match std::fs::write(path, dot) {
@@ -165,7 +166,7 @@ entry_points! {
             return CUDA_ERROR_INVALID_VALUE;
         };
         let data = params.cast::<u8>().add(8).cast::<*mut c_void>().read_unaligned();
-        let r = check::data_op(g, work::DataOp::HostFn { f, data }, WHAT);
+        let r = check::data_op(g, &work::DataOp::HostFn { f, data }, WHAT);
         graph_node_made(node, g, r)
     }
     fn cuUserObjectCreate(
@@ -335,6 +336,8 @@ entry_points! {
         if bytes == 0 {
             return CUDA_ERROR_INVALID_VALUE;
         }
+        // `CUDA_MEM_ALLOC_NODE_PARAMS` is 8-byte aligned (its `dptr` an 8-byte field).
+        #[allow(clippy::cast_ptr_alignment, reason = "a field of the struct, aligned as it is")]
         let dptr = at(112).cast::<CUdeviceptr>();
         let r = new_address(dptr, bytes);
         check::allocated_on(g, dptr.read());
@@ -447,50 +450,77 @@ struct BodyArray(Box<[Handle]>);
 // SAFETY: the handles are numbers the double made; nothing is reached through them.
 unsafe impl Send for BodyArray {}
 
-/// A node of graph `g` was made with result `r`: on success it is counted and gets a handle.
 /// A kernel node's work (`params` a `CUDA_KERNEL_NODE_PARAMS_v2`), checked as a launch and
 /// kept as graph `g`'s.
+///
+/// # Safety
+///
+/// `params` points to a `CUDA_KERNEL_NODE_PARAMS_v2` whose `kernelParams` holds the kernel's
+/// arguments (the contract of `cuGraphAddKernelNode`).
 unsafe fn graph_kernel(params: *const c_void, graph: Handle, what: &str) -> CUresult {
     let g = graph as usize;
     // CUDA_KERNEL_NODE_PARAMS_v2: func, grid and block (6 unsigned), shared, kernelParams.
-    let at = |offset: usize| params.cast::<u8>().add(offset);
-    let f = at(0).cast::<Handle>().read_unaligned();
-    let dim = |i: usize| at(8 + 4 * i).cast::<c_uint>().read_unaligned();
+    // SAFETY: `params` is a `CUDA_KERNEL_NODE_PARAMS_v2` (this function's contract), whose
+    // `func` is at 0, its six dimensions and `sharedMemBytes` at 8, its `kernelParams` at 40.
+    let f = unsafe { read_field::<Handle>(params, 0) };
+    // SAFETY: as above.
+    let dim = |i: usize| unsafe { read_field::<c_uint>(params, 8 + 4 * i) };
     let shared = dim(6);
-    let kernel_params = at(40).cast::<*mut *mut c_void>().read_unaligned();
+    // SAFETY: as above.
+    let kernel_params = unsafe { read_field::<*mut *mut c_void>(params, 40) };
     check::used(Kind::Function, f as usize, what);
-    check::launched(f as usize, g, kernel_params, what);
-    run_kernel(
-        f,
-        [dim(0), dim(1), dim(2)],
-        [dim(3), dim(4), dim(5)],
-        shared,
-        graph,
-        kernel_params,
-        what,
-    )
+    // SAFETY: `kernel_params` holds the kernel's arguments (this function's contract).
+    unsafe { check::launched(f as usize, g, kernel_params, what) };
+    // SAFETY: as above.
+    unsafe {
+        run_kernel(
+            f,
+            [dim(0), dim(1), dim(2)],
+            [dim(3), dim(4), dim(5)],
+            shared,
+            graph,
+            kernel_params,
+            what,
+        )
+    }
 }
 
+/// A node of graph `g` was made with result `r`: on success it is counted and gets a handle,
+/// written to `node`.
+///
+/// # Safety
+///
+/// `node` is null or valid for a write of a handle.
 unsafe fn graph_node_made(node: *mut Handle, g: usize, r: CUresult) -> CUresult {
     if r == CUDA_SUCCESS {
         check::node_added(g);
-        out(node, handle());
+        // SAFETY: `node` is null or valid for the write (this function's contract).
+        unsafe { out(node, handle()) };
     }
     r
 }
 
 /// A memset node's work (`memset` a `CUDA_MEMSET_NODE_PARAMS`) kept under graph `g`.
+///
+/// # Safety
+///
+/// `memset` is null or points to a `CUDA_MEMSET_NODE_PARAMS`.
 unsafe fn graph_memset(memset: *const c_void, g: usize, what: &str) -> CUresult {
     if memset.is_null() {
         return CUDA_ERROR_INVALID_VALUE;
     }
     // CUDA_MEMSET_NODE_PARAMS: dst, pitch, value, elementSize, width, height.
-    let at = |offset: usize| memset.cast::<u8>().add(offset);
-    let dst = at(0).cast::<CUdeviceptr>().read_unaligned();
-    let value = at(16).cast::<c_uint>().read_unaligned();
-    let size = at(20).cast::<c_uint>().read_unaligned() as usize;
-    let width = at(24).cast::<usize>().read_unaligned();
-    let height = at(32).cast::<usize>().read_unaligned();
+    // SAFETY: a non-null `memset` is a `CUDA_MEMSET_NODE_PARAMS` (this function's contract):
+    // `dst` at 0, `value` at 16, `elementSize` at 20, `width` at 24, `height` at 32.
+    let dst = unsafe { read_field::<CUdeviceptr>(memset, 0) };
+    // SAFETY: as above.
+    let value = unsafe { read_field::<c_uint>(memset, 16) };
+    // SAFETY: as above.
+    let size = unsafe { read_field::<c_uint>(memset, 20) } as usize;
+    // SAFETY: as above.
+    let width = unsafe { read_field::<usize>(memset, 24) };
+    // SAFETY: as above.
+    let height = unsafe { read_field::<usize>(memset, 32) };
     if !matches!(size, 1 | 2 | 4) || height != 1 {
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -502,21 +532,27 @@ unsafe fn graph_memset(memset: *const c_void, g: usize, what: &str) -> CUresult 
         pattern,
         count: width,
     };
-    check::data_op(g, op, what)
+    check::data_op(g, &op, what)
 }
 
 /// A memcpy node of graph `g` (`copy` a `CUDA_MEMCPY3D`): a contiguous copy between host and
 /// device memory is kept as the 1D copy on a stream is (its data moved at each launch), any
 /// other shape is checked as a 3D copy.
+///
+/// # Safety
+///
+/// `copy` is null or points to a `CUDA_MEMCPY3D` whose host sides are valid for the copy.
 unsafe fn graph_copy(copy: *const c_void, g: usize) {
     const WHAT: &str = "cuGraphAddMemcpyNode";
     if copy.is_null() {
         return;
     }
-    let (src, dst, [width, height, depth]) = copy_desc(copy, Shape::ThreeD);
+    // SAFETY: a non-null `copy` is a `CUDA_MEMCPY3D` (this function's contract).
+    let (src, dst, [width, height, depth]) = unsafe { copy_desc(copy, Shape::ThreeD) };
     let plain = |s: &Side| s.x == 0 && s.y == 0 && s.z == 0;
     if height != 1 || depth != 1 || !plain(&src) || !plain(&dst) {
-        copy_used(copy, Shape::ThreeD, Some(g), WHAT);
+        // SAFETY: as above.
+        unsafe { copy_used(copy, Shape::ThreeD, Some(g), WHAT) };
         return;
     }
     let bytes = width;
@@ -534,7 +570,7 @@ unsafe fn graph_copy(copy: *const c_void, g: usize) {
                 src: src.host.cast_const(),
                 bytes,
             };
-            check::data_op(g, op, WHAT);
+            check::data_op(g, &op, WHAT);
         }
         (2, 1) => {
             device(src.device);
@@ -549,8 +585,9 @@ unsafe fn graph_copy(copy: *const c_void, g: usize) {
                 src: src.device,
                 bytes,
             };
-            check::data_op(g, op, WHAT);
+            check::data_op(g, &op, WHAT);
         }
-        _ => copy_used(copy, Shape::ThreeD, Some(g), WHAT),
+        // SAFETY: as above.
+        _ => unsafe { copy_used(copy, Shape::ThreeD, Some(g), WHAT) },
     }
 }

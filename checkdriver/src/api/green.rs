@@ -1,6 +1,6 @@
-//! Models cuda.h "Green Contexts" (group__CUDA__GREEN__CONTEXTS, 12.4): the device's SMs, split
-//! in groups of multiples of 8; a green context over a descriptor of them; its `CUcontext`,
-//! pushed and popped like any context; its streams.
+//! Models `cuda.h` "Green Contexts" (`group__CUDA__GREEN__CONTEXTS`, 12.4): the device's SMs, split
+//! in groups of multiples of 8; a green context over a descriptor of them; its `CUcontext`, pushed
+//! and popped like any context; its streams.
 
 use super::common::out;
 use super::types::{

@@ -1,5 +1,5 @@
-//! Models cuda.h "Initialization" (group__CUDA__INITIALIZE) and "Version Management"
-//! (group__CUDA__VERSION): the driver version the double reports.
+//! Models `cuda.h` "Initialization" (`group__CUDA__INITIALIZE`) and "Version Management"
+//! (`group__CUDA__VERSION`): the driver version the double reports.
 
 use super::common::out;
 use super::types::CUDA_SUCCESS;

@@ -1,4 +1,4 @@
-//! Models the interprocess calls of cuda.h "Memory Management" (group__CUDA__MEM): memory and
+//! Models the interprocess calls of `cuda.h` "Memory Management" (`group__CUDA__MEM`): memory and
 //! event handles exported and opened in this process, and their closing.
 
 use super::common::{new_handle, out};

@@ -1,6 +1,6 @@
-//! Models cuda.h "Execution Control" (group__CUDA__EXEC): function attributes and parameters,
-//! kernel launches (each checked against its function's parameters and run by its CPU stand-in
-//! in checking mode, `standin.rs`), and host functions enqueued on a stream.
+//! Models `cuda.h` "Execution Control" (`group__CUDA__EXEC`): function attributes and parameters,
+//! kernel launches (each checked against its function's parameters and run by its CPU stand-in in
+//! checking mode, `standin.rs`), and host functions enqueued on a stream.
 
 use super::common::{checking, out};
 use super::module::FUNCTION_NAMES;
@@ -122,7 +122,7 @@ entry_points! {
         let Some(f) = f else {
             return CUDA_ERROR_INVALID_VALUE;
         };
-        check::data_op(stream as usize, work::DataOp::HostFn { f, data }, "cuLaunchHostFunc")
+        check::data_op(stream as usize, &work::DataOp::HostFn { f, data }, "cuLaunchHostFunc")
     }
 }
 
@@ -139,6 +139,10 @@ pub struct LaunchConfig {
 
 /// A kernel launch, in checking mode: its CPU stand-in runs now (or at each launch of the graph
 /// a capture makes), and the launch fails when the stand-in does.
+///
+/// # Safety
+///
+/// `params` is null or holds a pointer to each of `f`'s arguments (the launch's contract).
 pub(crate) unsafe fn run_kernel(
     f: Handle,
     grid: [c_uint; 3],
@@ -151,21 +155,25 @@ pub(crate) unsafe fn run_kernel(
     if !checking() {
         return CUDA_SUCCESS;
     }
-    let launch = standin::launch(
-        f as usize,
-        check::param_sizes(f as usize),
-        grid,
-        block,
-        shared,
-        params.cast_const(),
-    );
+    // SAFETY: `params` is null or holds a pointer to each of `f`'s arguments (this
+    // function's contract), whose sizes `param_sizes` gives where the module declared them.
+    let launch = unsafe {
+        standin::launch(
+            f as usize,
+            check::param_sizes(f as usize),
+            grid,
+            block,
+            shared,
+            params.cast_const(),
+        )
+    };
     // A replica's fault (`NULLDRIVER_INJECT`): the launch dropped, or its writes corrupted.
     match inject::next_launch(stream as usize) {
-        inject::Action::Run => check::data_op(stream as usize, work::DataOp::Launch(launch), what),
+        inject::Action::Run => check::data_op(stream as usize, &work::DataOp::Launch(launch), what),
         inject::Action::Drop => CUDA_SUCCESS,
         inject::Action::Flip(bits) => {
             inject::record_writes();
-            let r = check::data_op(stream as usize, work::DataOp::Launch(launch), what);
+            let r = check::data_op(stream as usize, &work::DataOp::Launch(launch), what);
             inject::flip_written(bits);
             r
         }

@@ -1,4 +1,4 @@
-//! Models cuda.h "Library Management" (group__CUDA__LIBRARY): context-independent libraries,
+//! Models `cuda.h` "Library Management" (`group__CUDA__LIBRARY`): context-independent libraries,
 //! their kernels, and each kernel's function in the current context.
 
 use super::common::{name_of, out};

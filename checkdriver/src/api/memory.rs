@@ -1,10 +1,10 @@
-//! Models cuda.h "Memory Management" (group__CUDA__MEM), the stream-ordered allocator
-//! (group__CUDA__MALLOC__ASYNC) and "Unified Addressing" (group__CUDA__UNIFIED): device,
-//! page-locked and managed allocations, 1D, 2D and 3D copies and memsets (which move real bytes
-//! in checking mode, `data.rs`), host registration, pointer attributes and memory pools. The
+//! Models `cuda.h` "Memory Management" (`group__CUDA__MEM`), the stream-ordered allocator
+//! (`group__CUDA__MALLOC__ASYNC`) and "Unified Addressing" (`group__CUDA__UNIFIED`): device,
+//! page-locked and managed allocations, 1D, 2D and 3D copies and memsets (which move real bytes in
+//! checking mode, `data.rs`), host registration, pointer attributes and memory pools. The
 //! interprocess calls of the same section are `ipc.rs`, its peer copies `peer.rs`.
 
-use super::common::{checking, data_result, out};
+use super::common::{checking, data_result, out, read_field};
 use super::types::{
     CUDA_ERROR_OUT_OF_MEMORY, CUDA_SUCCESS, CUdevice, CUdeviceptr, CUresult, Handle,
 };
@@ -28,7 +28,7 @@ entry_points! {
         // In one process this breaks `open_ipc`'s contract (across two, it is the other
         // process's); reported as what the program left behind, so a failed close excuses it.
         if check::ipc_open_on(ptr) {
-            check::report_orphan(format!("{ptr:#x} freed while opened through IPC"));
+            check::report_orphan(&format!("{ptr:#x} freed while opened through IPC"));
         }
         if check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFree") {
             data::freed(ptr);
@@ -108,7 +108,7 @@ entry_points! {
         check::used_address(src, "cuMemcpyDtoH_v2");
         // The device's bytes where the double holds them, zeroes otherwise.
         let moved = checking() && data::to_host(dst.cast(), src, bytes).unwrap_or_else(|e| {
-            mode::data_violation("cuMemcpyDtoH_v2", e);
+            mode::data_violation("cuMemcpyDtoH_v2", &e);
             false
         });
         if !moved {
@@ -132,7 +132,7 @@ entry_points! {
         check::host_enqueued(stream as usize, src.cast_mut().cast(), bytes, false, 0);
         check::used(Kind::Stream, stream as usize, "cuMemcpyHtoDAsync_v2");
         let op = work::DataOp::FromHost { dst, src: src.cast(), bytes };
-        check::data_op(stream as usize, op, "cuMemcpyHtoDAsync_v2");
+        check::data_op(stream as usize, &op, "cuMemcpyHtoDAsync_v2");
         CUDA_SUCCESS
     }
     fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) {
@@ -151,7 +151,7 @@ entry_points! {
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::enqueued(stream as usize, Kind::DeviceMemory, src as usize);
         check::used(Kind::Stream, stream as usize, "cuMemcpyDtoDAsync_v2");
-        check::data_op(stream as usize, work::DataOp::Copy { dst, src, bytes }, "cuMemcpyDtoDAsync_v2");
+        check::data_op(stream as usize, &work::DataOp::Copy { dst, src, bytes }, "cuMemcpyDtoDAsync_v2");
         CUDA_SUCCESS
     }
     fn cuMemsetD8_v2(dst: CUdeviceptr, v: c_uchar, n: usize) {
@@ -181,7 +181,7 @@ entry_points! {
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::used(Kind::Stream, stream as usize, "cuMemsetD8Async");
         let op = work::DataOp::Fill { dst, pattern: [v].to_vec(), count: n };
-        check::data_op(stream as usize, op, "cuMemsetD8Async");
+        check::data_op(stream as usize, &op, "cuMemsetD8Async");
         CUDA_SUCCESS
     }
     fn cuMemsetD16Async(dst: CUdeviceptr, v: c_ushort, n: usize, stream: Handle) {
@@ -190,7 +190,7 @@ entry_points! {
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::used(Kind::Stream, stream as usize, "cuMemsetD16Async");
         let op = work::DataOp::Fill { dst, pattern: v.to_ne_bytes().to_vec(), count: n };
-        check::data_op(stream as usize, op, "cuMemsetD16Async");
+        check::data_op(stream as usize, &op, "cuMemsetD16Async");
         CUDA_SUCCESS
     }
     fn cuMemsetD32Async(dst: CUdeviceptr, v: c_uint, n: usize, stream: Handle) {
@@ -199,7 +199,7 @@ entry_points! {
         check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
         check::used(Kind::Stream, stream as usize, "cuMemsetD32Async");
         let op = work::DataOp::Fill { dst, pattern: v.to_ne_bytes().to_vec(), count: n };
-        check::data_op(stream as usize, op, "cuMemsetD32Async");
+        check::data_op(stream as usize, &op, "cuMemsetD32Async");
         CUDA_SUCCESS
     }
 
@@ -288,30 +288,46 @@ pub(crate) enum Shape {
 
 /// One side of a copy descriptor.
 pub(crate) struct Side {
+    /// The first byte of a row (`srcXInBytes`, `dstXInBytes`).
     pub(crate) x: usize,
+    /// The first row.
     pub(crate) y: usize,
+    /// The first slice (3D).
     pub(crate) z: usize,
+    /// `CUmemorytype`: 1 host, 2 device, 3 array, 4 unified.
     pub(crate) memory_type: c_uint,
+    /// The host memory, for a host side.
     pub(crate) host: *mut u8,
+    /// The device memory, for a device side.
     pub(crate) device: u64,
+    /// The array, for an array side.
     pub(crate) array: usize,
+    /// Bytes per row.
     pub(crate) pitch: usize,
     /// Rows per slice (3D).
     pub(crate) rows: usize,
 }
 
 /// Reads the sides and the extent (bytes per row, rows, slices) of a copy descriptor.
+///
+/// # Safety
+///
+/// `copy` points to a `CUDA_MEMCPY2D` (`Shape::TwoD`) or a `CUDA_MEMCPY3D` (`Shape::ThreeD`).
 pub(crate) unsafe fn copy_desc(copy: *const c_void, shape: Shape) -> (Side, Side, [usize; 3]) {
-    let at = |offset: usize| copy.cast::<u8>().add(offset);
-    let word = |offset: usize| at(offset).cast::<usize>().read_unaligned();
+    // SAFETY: `copy` is the descriptor `shape` names (this function's contract): every offset
+    // below is one of its fields, of the type read.
+    let word = |offset: usize| unsafe { read_field::<usize>(copy, offset) };
     let side = |o: [usize; 9]| Side {
         x: word(o[0]),
         y: o[1].checked_sub(1).map_or(0, |_| word(o[1])),
         z: o[2].checked_sub(1).map_or(0, |_| word(o[2])),
-        memory_type: at(o[3]).cast::<c_uint>().read_unaligned(),
+        // SAFETY: as above.
+        memory_type: unsafe { read_field::<c_uint>(copy, o[3]) },
         // A pointer, read as one: the copy's host side keeps the program's provenance.
-        host: at(o[4]).cast::<*mut u8>().read_unaligned(),
-        device: at(o[5]).cast::<u64>().read_unaligned(),
+        // SAFETY: as above.
+        host: unsafe { read_field::<*mut u8>(copy, o[4]) },
+        // SAFETY: as above.
+        device: unsafe { read_field::<u64>(copy, o[5]) },
         array: word(o[6]),
         pitch: word(o[7]),
         rows: o[8].checked_sub(1).map_or(0, |_| word(o[8])),
@@ -337,6 +353,11 @@ pub(crate) unsafe fn copy_desc(copy: *const c_void, shape: Shape) -> (Side, Side
 /// allocation of the current context. Arrays: live, of the current context. Host memory: each
 /// row the copy reads or writes is accessed for real, now (synchronous) or when the copy on
 /// `stream` completes, as a 1D copy's host side is. On `stream`, what it uses is pending there.
+///
+/// # Safety
+///
+/// `copy` is null or points to the descriptor `shape` names, whose host sides are valid for
+/// the copy (the copy's contract).
 pub(crate) unsafe fn copy_used(
     copy: *const c_void,
     shape: Shape,
@@ -346,7 +367,8 @@ pub(crate) unsafe fn copy_used(
     if copy.is_null() {
         return;
     }
-    let (src, dst, [width, height, depth]) = copy_desc(copy, shape);
+    // SAFETY: a non-null `copy` is the descriptor `shape` names (this function's contract).
+    let (src, dst, [width, height, depth]) = unsafe { copy_desc(copy, shape) };
     if width == 0 || height == 0 || depth == 0 {
         return;
     }
@@ -370,7 +392,9 @@ pub(crate) unsafe fn copy_used(
                     let p = side.host.wrapping_add(offset);
                     match stream {
                         Some(st) => check::host_enqueued(st, p, bytes, write, 0),
-                        None => check::host_now(p, bytes, write),
+                        // SAFETY: the copy's host side is valid for the rows it reads or
+                        // writes (this function's contract).
+                        None => unsafe { check::host_now(p, bytes, write) },
                     }
                 }
             }
@@ -397,27 +421,45 @@ pub(crate) unsafe fn copy_used(
 
 /// Whether the 2D/3D copy at `copy` reads or writes host memory (a synchronous one then waits
 /// for the copy, and so for the work before it on the legacy default stream).
+///
+/// # Safety
+///
+/// `copy` is null or points to the descriptor `shape` names.
 pub(crate) unsafe fn copy_touches_host(copy: *const c_void, shape: Shape) -> bool {
     if copy.is_null() {
         return false;
     }
-    let (src, dst, _) = copy_desc(copy, shape);
+    // SAFETY: a non-null `copy` is the descriptor `shape` names (this function's contract).
+    let (src, dst, _) = unsafe { copy_desc(copy, shape) };
     src.memory_type == 1 || dst.memory_type == 1
 }
 
+/// A new device allocation of `bytes` (backed by host memory in checking mode, `data.rs`),
+/// recorded and written to `p`.
+///
+/// # Safety
+///
+/// `p` is null or valid for a write of a device address.
 pub(crate) unsafe fn new_address(p: *mut CUdeviceptr, bytes: usize) -> CUresult {
     let new = device_address(bytes);
     check::created_sized(Kind::DeviceMemory, new as usize, 0, bytes as u64);
     data::allocated(new, bytes);
-    out(p, new);
+    // SAFETY: `p` is null or valid for the write (this function's contract).
+    unsafe { out(p, new) };
     CUDA_SUCCESS
 }
 
 /// A stream-ordered allocation (one of a graph's own allocation nodes, when capturing).
+///
+/// # Safety
+///
+/// `p` is null or valid for a write and a read of a device address.
 pub(crate) unsafe fn stream_address(p: *mut CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
-    let r = new_address(p, bytes);
+    // SAFETY: `p` is null or valid for the write (this function's contract).
+    let r = unsafe { new_address(p, bytes) };
     if !p.is_null() {
-        check::allocated_on(stream as usize, p.read());
+        // SAFETY: `new_address` wrote the address to `p`, valid for the read.
+        check::allocated_on(stream as usize, unsafe { p.read() });
     }
     r
 }

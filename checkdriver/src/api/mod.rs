@@ -48,8 +48,24 @@ macro_rules! entry_points {
         };
 
         $(
+            #[doc = concat!("`", stringify!($name), "`, as `cuda.h` declares it:")]
+            #[doc = "the double's model of the call."]
+            #[doc = ""]
+            #[doc = "# Safety"]
+            #[doc = ""]
+            #[doc = concat!("The CUDA documentation's contract for `", stringify!($name), "`:")]
+            #[doc = "each pointer argument is null where the call allows it, or valid for what the"]
+            #[doc = "call reads or writes through it."]
             #[unsafe(no_mangle)]
-            #[allow(unused_variables)]
+            #[allow(
+                non_snake_case,
+                unused_variables,
+                unused_unsafe,
+                clippy::multiple_unsafe_ops_per_block,
+                reason = "the C name and signature of the entry point, whose body is one \
+                          unit under one contract (the call's), in one unsafe block; not every \
+                          body uses every argument or needs the block"
+            )]
             pub unsafe extern "C" fn $name($($arg: $ty),*) -> $crate::api::types::CUresult {
                 $crate::api::count(&COUNTS[Id::$name as usize]);
                 // The body's `return`s end the closure, so that the trace (`trace.rs`) records
@@ -59,7 +75,11 @@ macro_rules! entry_points {
                         $($crate::check::released_while_failed($kind, $h, None $(.or(Some($st)))?, stringify!($name));)?
                         return e;
                     }
-                    $body
+                    // SAFETY: the body of this entry point runs under its caller's contract
+                    // (`# Safety` above, the CUDA documentation's for the call): it reads and
+                    // writes only through the pointers the caller passed, and only what the
+                    // call documents for each.
+                    unsafe { $body }
                 })();
                 $crate::trace::record(stringify!($name), r);
                 r
@@ -156,6 +176,10 @@ static COUNTING: AtomicBool = AtomicBool::new(false);
 
 /// Counts a call on `counter` (one entry point's), while counting is on.
 #[inline(always)]
+#[allow(
+    clippy::inline_always,
+    reason = "on every entry point's path: one load and a branch while it is off (timing runs)"
+)]
 pub(crate) fn count(counter: &AtomicU64) {
     if COUNTING.load(Relaxed) {
         counter.fetch_add(1, Relaxed);
@@ -208,11 +232,16 @@ pub extern "C" fn nulldriver_entry_name(i: usize) -> *const c_char {
 }
 
 /// Copies up to `cap` call counters into `out`, in entry point order; returns how many exist.
+///
+/// # Safety
+///
+/// `out` is null or valid for writes of `cap` counters.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nulldriver_counts(out: *mut u64, cap: usize) -> usize {
     if !out.is_null() {
         for (i, (_, c)) in counters().enumerate().take(cap) {
-            out.add(i).write(c.load(Relaxed));
+            // SAFETY: `i < cap`, and `out` holds `cap` counters (this function's contract).
+            unsafe { out.wrapping_add(i).write(c.load(Relaxed)) };
         }
     }
     nulldriver_entry_count()

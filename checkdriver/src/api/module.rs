@@ -1,8 +1,8 @@
-//! Models cuda.h "Module Management" (group__CUDA__MODULE): modules loaded from PTX or a cubin
-//! (whose declarations or symbol table name its kernels), their functions and globals, the
-//! function enumeration of 12.4, and the JIT linker (`cuLink*`, with its logs).
+//! Models `cuda.h` "Module Management" (`group__CUDA__MODULE`): modules loaded from PTX or a cubin
+//! (whose declarations or symbol table name its kernels), their functions and globals, the function
+//! enumeration of 12.4, and the JIT linker (`cuLink*`, with its logs).
 
-use super::common::{checking, name_of, new_handle, out, out_str};
+use super::common::{checking, name_of, new_handle, out, out_str, read_field};
 use super::types::{
     CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NO_BINARY_FOR_GPU, CUDA_ERROR_NOT_FOUND, CUDA_SUCCESS,
     CUdeviceptr, CUresult, Handle,
@@ -194,6 +194,11 @@ static LINKERS: std::sync::Mutex<Vec<(usize, JitLogs)>> = std::sync::Mutex::new(
 
 impl JitLogs {
     /// Reads the log options of an option array (the sizes are pointer-sized integers).
+    ///
+    /// # Safety
+    ///
+    /// `options` and `values` are null or hold `n` options and values (the JIT options'
+    /// contract).
     unsafe fn read(n: c_uint, options: *mut c_int, values: *mut *mut c_void) -> Self {
         let mut logs = Self {
             info: (null_mut(), 0, None),
@@ -204,8 +209,10 @@ impl JitLogs {
             return logs;
         }
         for i in 0..n as usize {
-            let value = values.add(i).read();
-            match options.add(i).read() {
+            // SAFETY: `i < n`, and `values` holds `n` values (this function's contract).
+            let value = unsafe { values.wrapping_add(i).read() };
+            // SAFETY: as above, for `options`.
+            match unsafe { options.wrapping_add(i).read() } {
                 2 => logs.wall_time = Some(i),
                 3 => logs.info.0 = value.cast(),
                 4 => logs.info = (logs.info.0, value.addr(), Some(i)),
@@ -219,37 +226,59 @@ impl JitLogs {
 
     /// Writes `info` into the info log and, for a failed call, a line into the error log (an
     /// empty error log otherwise), NUL-terminated, through the caller's pointers.
+    ///
+    /// # Safety
+    ///
+    /// Each log buffer is null or valid for writes of its size (the JIT options' contract:
+    /// the caller's buffers, during its call).
     unsafe fn write(&self, info: &CStr, failed: bool) {
         let (buf, len, _) = self.info;
-        out_str(buf, c_int::try_from(len).unwrap_or(c_int::MAX), info);
+        // SAFETY: the info buffer holds `len` bytes (this function's contract).
+        unsafe { out_str(buf, c_int::try_from(len).unwrap_or(c_int::MAX), info) };
         let error = if failed {
             c"error: the checking double failed this call"
         } else {
             c""
         };
         let (buf, len, _) = self.error;
-        out_str(buf, c_int::try_from(len).unwrap_or(c_int::MAX), error);
+        // SAFETY: the error buffer holds `len` bytes (this function's contract).
+        unsafe { out_str(buf, c_int::try_from(len).unwrap_or(c_int::MAX), error) };
     }
 
     /// The bytes written to each log, and the wall time in milliseconds (a `float` in the low
     /// bytes of its slot), back into the value array.
+    ///
+    /// # Safety
+    ///
+    /// `values` is the value array these logs were read from, valid for writes; each log
+    /// buffer holds a NUL-terminated string (`write` wrote it).
     unsafe fn write_back(&self, values: *mut *mut c_void, wall_time_ms: f32) {
         for (buf, len, slot) in [self.info, self.error] {
             if let (Some(i), false) = (slot, buf.is_null() || len == 0) {
-                let written = CStr::from_ptr(buf).to_bytes().len();
-                values
-                    .add(i)
-                    .write(core::ptr::without_provenance_mut(written));
+                // SAFETY: a non-empty log buffer holds a NUL-terminated string (this
+                // function's contract).
+                let written = unsafe { CStr::from_ptr(buf) }.to_bytes().len();
+                let at = values.wrapping_add(i);
+                // SAFETY: slot `i` is in the value array `read` read it from (this
+                // function's contract).
+                unsafe { at.write(core::ptr::without_provenance_mut(written)) };
             }
         }
         if let Some(i) = self.wall_time {
             let bits = wall_time_ms.to_bits() as usize;
-            values.add(i).write(core::ptr::without_provenance_mut(bits));
+            let at = values.wrapping_add(i);
+            // SAFETY: as above.
+            unsafe { at.write(core::ptr::without_provenance_mut(bits)) };
         }
     }
 }
 
 /// Writes `info` into the logs `cuLinkCreate` was given for `state`.
+///
+/// # Safety
+///
+/// The log buffers given to `cuLinkCreate` for `state` are still valid for writes of their
+/// sizes (the linker's contract: they live as long as the linker state).
 unsafe fn linker_logs(state: Handle, info: &CStr) {
     let logs = LINKERS
         .lock()
@@ -258,7 +287,8 @@ unsafe fn linker_logs(state: Handle, info: &CStr) {
         .find(|(h, _)| *h == state.addr())
         .map(|(_, logs)| *logs);
     if let Some(logs) = logs {
-        logs.write(info, false);
+        // SAFETY: the linker state's buffers are valid (this function's contract).
+        unsafe { logs.write(info, false) };
     }
 }
 
@@ -277,16 +307,26 @@ static LINKED_IMAGE: [u8; 64] = {
     h
 };
 
+/// A module loaded from `image` (`cuModuleLoadData*`): refused when it is a cubin for
+/// another SM, otherwise recorded with what its image declares, and written to `module`.
+///
+/// # Safety
+///
+/// `module` is null or valid for a write of a handle; `image` is null or a complete image
+/// (`check::module_loaded`'s contract, the driver's for a loaded image).
 unsafe fn load_module(module: *mut Handle, image: *const c_void) -> CUresult {
     // Like the driver: a cubin built for another architecture than the device's has no code
     // for it (an sm_80 cubin on the H100; a header that states none is taken as the device's).
-    if cubin_sm(image).is_some_and(|sm| sm != 0 && sm != DEVICE_SM) {
+    // SAFETY: `image` is null or a complete image (this function's contract).
+    if unsafe { cubin_sm(image) }.is_some_and(|sm| sm != 0 && sm != DEVICE_SM) {
         return CUDA_ERROR_NO_BINARY_FOR_GPU;
     }
     let new = handle();
     check::created(Kind::Module, new as usize, 0);
-    check::module_loaded(new as usize, image);
-    out(module, new);
+    // SAFETY: as above.
+    unsafe { check::module_loaded(new as usize, image) };
+    // SAFETY: `module` is null or valid for the write (this function's contract).
+    unsafe { out(module, new) };
     CUDA_SUCCESS
 }
 
@@ -301,12 +341,15 @@ unsafe fn cubin_sm(image: *const c_void) -> Option<u8> {
     if image.is_null() {
         return None;
     }
-    let bytes = image.cast::<u8>();
-    if bytes.cast::<[u8; 4]>().read_unaligned() != *b"\x7fELF" {
+    // SAFETY: a non-null `image` holds at least 4 bytes (this function's contract).
+    if unsafe { read_field::<[u8; 4]>(image, 0) } != *b"\x7fELF" {
         return None;
     }
-    let machine = u16::from_le_bytes(bytes.add(0x12).cast::<[u8; 2]>().read_unaligned());
-    (machine == EM_CUDA).then(|| bytes.add(0x30).read())
+    // SAFETY: an image with the ELF magic holds a whole ELF header (this function's
+    // contract), whose `e_machine` is at 0x12 and `e_flags` at 0x30.
+    let machine = u16::from_le_bytes(unsafe { read_field::<[u8; 2]>(image, 0x12) });
+    // SAFETY: as above.
+    (machine == EM_CUDA).then(|| unsafe { read_field::<u8>(image, 0x30) })
 }
 
 /// The SM of the double's device (compute capability 9.0: an H100).

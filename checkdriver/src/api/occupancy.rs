@@ -1,4 +1,4 @@
-//! Models cuda.h "Occupancy" (group__CUDA__OCCUPANCY): fixed, plausible answers.
+//! Models `cuda.h` "Occupancy" (`group__CUDA__OCCUPANCY`): fixed, plausible answers.
 
 use super::common::out;
 use super::types::{CUDA_SUCCESS, Handle};

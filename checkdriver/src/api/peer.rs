@@ -1,4 +1,4 @@
-//! Models cuda.h "Peer Context Memory Access" (group__CUDA__PEER__ACCESS), and the peer copies
+//! Models `cuda.h` "Peer Context Memory Access" (`group__CUDA__PEER__ACCESS`), and the peer copies
 //! of "Memory Management": access enabled and disabled per pair of contexts (the driver's own
 //! errors for enabling twice or disabling what was not enabled), and copies between contexts.
 

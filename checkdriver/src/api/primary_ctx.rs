@@ -1,4 +1,4 @@
-//! Models cuda.h "Primary Context Management" (group__CUDA__PRIMARY__CTX): the one device's
+//! Models `cuda.h` "Primary Context Management" (`group__CUDA__PRIMARY__CTX`): the one device's
 //! primary context, a fixed handle.
 
 use super::common::out;

@@ -1,6 +1,6 @@
-//! Models cuda.h "Stream Management" (group__CUDA__STREAM): streams, their waits, queries and
-//! synchronization (which may find hung work, `NULLDRIVER_HANG_AT`), callbacks, and stream
-//! capture into a new graph or (12.3) into an existing one.
+//! Models `cuda.h` "Stream Management" (`group__CUDA__STREAM`): streams, their waits, queries and
+//! synchronization (which may find hung work, `NULLDRIVER_HANG_AT`), callbacks, and stream capture
+//! into a new graph or (12.3) into an existing one.
 
 use super::common::{checking, out};
 use super::types::{
@@ -167,10 +167,15 @@ entry_points! {
 }
 
 /// A new stream with `flags` (`cuStreamCreate`, `cuStreamCreateWithPriority`).
+///
+/// # Safety
+///
+/// `h` is null or valid for a write of a handle.
 unsafe fn new_stream(h: *mut Handle, flags: c_uint) -> CUresult {
     let new = handle();
     check::created(Kind::Stream, new as usize, 0);
     check::stream_flags(new as usize, flags);
-    out(h, new);
+    // SAFETY: `h` is null or valid for the write (this function's contract).
+    unsafe { out(h, new) };
     CUDA_SUCCESS
 }

@@ -1,8 +1,8 @@
-//! Models cuda.h "Texture Object Management" (group__CUDA__TEXOBJECT), "Surface Object
-//! Management" (group__CUDA__SURFOBJECT), and the array calls of "Memory Management": arrays
-//! and mipmapped arrays, and the objects that read them (each checked against what it reads).
+//! Models `cuda.h` "Texture Object Management" (`group__CUDA__TEXOBJECT`), "Surface Object
+//! Management" (`group__CUDA__SURFOBJECT`), and the array calls of "Memory Management": arrays and
+//! mipmapped arrays, and the objects that read them (each checked against what it reads).
 
-use super::common::{new_handle, out};
+use super::common::{new_handle, out, read_field};
 use super::types::{CUDA_SUCCESS, Handle};
 use crate::check::{self, Kind};
 use crate::handles::handle;
@@ -57,12 +57,19 @@ entry_points! {
 /// The resource a `CUDA_RESOURCE_DESC` at `res` names (`resType` at offset 0, then the union
 /// at offset 8, whose first member is the array, the mipmapped array or the device pointer),
 /// checked live and of the current context; returns it, for the object's parent.
+///
+/// # Safety
+///
+/// `res` is null or points to a `CUDA_RESOURCE_DESC`.
 unsafe fn resource_used(res: *const c_void, what: &str) -> usize {
     if res.is_null() {
         return 0;
     }
-    let res_type = res.cast::<c_int>().read_unaligned();
-    let first = res.cast::<u8>().add(8).cast::<u64>().read_unaligned();
+    // SAFETY: a non-null `res` is a `CUDA_RESOURCE_DESC` (this function's contract), whose
+    // `resType` is at 0 and the first member of its union at 8.
+    let res_type = unsafe { read_field::<c_int>(res, 0) };
+    // SAFETY: as above.
+    let first = unsafe { read_field::<u64>(res, 8) };
     match res_type {
         0 => check::used_array(first as usize, what).1,
         1 => {

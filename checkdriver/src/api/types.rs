@@ -1,6 +1,6 @@
-//! Models cuda.h "Data types used by CUDA driver" (group__CUDA__TYPES), as far as the double
-//! needs them: the handle and address types of its entry points' signatures, and the result
-//! codes it returns.
+//! Models `cuda.h` "Data types used by CUDA driver" (`group__CUDA__TYPES`), as far as the double
+//! needs them: the handle and address types of its entry points' signatures, and the result codes
+//! it returns.
 
 use core::ffi::{c_int, c_ulonglong, c_void};
 

@@ -1,6 +1,6 @@
-//! Models cuda.h "Virtual Memory Management" (group__CUDA__VA): address ranges reserved,
-//! physical allocations made, exported to and imported from shareable handles (`share.rs`),
-//! mapped, given access and unmapped, each step checked in order.
+//! Models `cuda.h` "Virtual Memory Management" (`group__CUDA__VA`): address ranges reserved,
+//! physical allocations made, exported to and imported from shareable handles (`share.rs`), mapped,
+//! given access and unmapped, each step checked in order.
 
 use super::common::out;
 use super::types::{CUDA_ERROR_INVALID_VALUE, CUDA_SUCCESS, CUdeviceptr};

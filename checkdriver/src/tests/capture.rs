@@ -7,6 +7,9 @@ use super::*;
 fn captures_into_a_graph_and_nodes_added_to_a_capture_join_that_graph_s_work() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let a = ctx();
         let (mut s, mut t) = (null_mut(), null_mut());
@@ -129,6 +132,9 @@ fn captures_into_a_graph_and_nodes_added_to_a_capture_join_that_graph_s_work() {
 fn a_stream_joins_a_capture_by_waiting_for_its_event() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let a = ctx();
         let (mut one, mut two) = (null_mut(), null_mut());
@@ -202,6 +208,9 @@ fn a_stream_joins_a_capture_by_waiting_for_its_event() {
 fn a_fork_not_joined_back_fails_the_capture_and_leaves_it() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let a = ctx();
         let (mut one, mut two) = (null_mut(), null_mut());
@@ -287,6 +296,9 @@ fn a_captured_host_function_is_a_node_called_at_each_launch() {
     }
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let a = ctx();
         let mut one = null_mut();

@@ -4,9 +4,10 @@
 use super::*;
 
 /// `cuGetProcAddress_v2(name, version)`: the function pointer, or the status.
-unsafe fn proc(name: &CStr, version: c_int) -> Result<*mut c_void, c_int> {
+fn proc(name: &CStr, version: c_int) -> Result<*mut c_void, c_int> {
     let (mut f, mut status) = (null_mut(), -1);
-    let r = cuGetProcAddress_v2(name.as_ptr(), &raw mut f, version, 0, &raw mut status);
+    // SAFETY: a NUL-terminated name and valid out-pointers.
+    let r = unsafe { cuGetProcAddress_v2(name.as_ptr(), &raw mut f, version, 0, &raw mut status) };
     if r == CUDA_SUCCESS && status == 0 && !f.is_null() {
         Ok(f)
     } else {
@@ -17,8 +18,13 @@ unsafe fn proc(name: &CStr, version: c_int) -> Result<*mut c_void, c_int> {
 
 #[test]
 fn newer_entry_points_are_found_from_their_version_and_checked() {
+    /// `cuCtxCreate_v4`'s ABI, which `cuGetProcAddress("cuCtxCreate")` answers at 12.5.
+    type CtxCreateV4 = unsafe extern "C" fn(*mut Handle, *mut c_void, c_uint, CUdevice) -> CUresult;
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         // Reported as 12.2: not found; as 13.0: found when asked at their version.
         assert_eq!(proc(c"cuCtxRecordEvent", 12050), Err(1));
@@ -59,8 +65,6 @@ fn newer_entry_points_are_found_from_their_version_and_checked() {
         found(c"cuCtxCreate", 12000, cuCtxCreate_v2 as *mut c_void);
         // At 12.5 `cuCtxCreate` is `_v4`'s ABI: called as such (Miri checks the ABI).
         let v4 = found(c"cuCtxCreate", 12050, cuCtxCreate_v4 as *mut c_void);
-        type CtxCreateV4 =
-            unsafe extern "C" fn(*mut Handle, *mut c_void, c_uint, CUdevice) -> CUresult;
         let v4 = core::mem::transmute::<*mut c_void, CtxCreateV4>(v4);
         let mut c = null_mut();
         assert_eq!(v4(&raw mut c, null_mut(), 0, 0), CUDA_SUCCESS);

@@ -9,6 +9,9 @@ use super::*;
 fn events_are_waited_for_from_another_context() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let a = ctx();
         let mut sa = null_mut();

@@ -7,6 +7,9 @@ use super::*;
 fn graphs_and_stream_waits_are_modelled() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let a = ctx();
         let (mut one, mut two) = (null_mut(), null_mut());
@@ -92,6 +95,9 @@ fn graphs_and_stream_waits_are_modelled() {
 fn graphs_built_node_by_node_are_modelled() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let a = ctx();
         let mut one = null_mut();
@@ -186,6 +192,9 @@ fn graphs_built_node_by_node_are_modelled() {
 fn conditional_bodies_join_their_graph_s_work_and_take_their_own_handles() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let a = ctx();
         let mut s = null_mut();
@@ -270,6 +279,9 @@ fn conditional_bodies_join_their_graph_s_work_and_take_their_own_handles() {
 fn memset_node_updates_replace_the_nodes_work_and_clones_keep_the_old() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let a = ctx();
         let mut s = null_mut();
@@ -329,6 +341,9 @@ fn memset_node_updates_replace_the_nodes_work_and_clones_keep_the_old() {
 fn graph_memory_nodes_make_memory_of_the_graph_s_own_freed_once() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let a = ctx();
         let mut s = null_mut();
@@ -417,6 +432,9 @@ fn graph_memory_nodes_make_memory_of_the_graph_s_own_freed_once() {
 fn memory_a_graph_keeps_is_made_by_each_launch_and_a_relaunch_before_its_free_fails() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let _a = ctx();
         let mut s = null_mut();
@@ -477,6 +495,9 @@ fn memory_a_graph_keeps_is_made_by_each_launch_and_a_relaunch_before_its_free_fa
 fn an_auto_free_relaunch_frees_first_and_memory_the_program_holds_is_a_violation() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let _a = ctx();
         let (mut s, mut other) = (null_mut(), null_mut());
@@ -552,6 +573,9 @@ fn an_auto_free_relaunch_frees_first_and_memory_the_program_holds_is_a_violation
 fn kernel_node_updates_replace_the_nodes_work() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let a = ctx();
         let ptx = concat!(include_str!("../../../tests/fixtures/kernels.ptx"), "\0");

@@ -17,6 +17,9 @@ unsafe extern "C" fn host_fn(_: *mut c_void) {
 fn hung_work_never_completes_and_what_waits_for_it_hangs() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let a = ctx();
         let (mut one, mut two) = (null_mut(), null_mut());
@@ -100,6 +103,9 @@ fn hung_work_never_completes_and_what_waits_for_it_hangs() {
 fn a_capture_does_not_hang_but_its_graph_launch_does() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let a = ctx();
         let mut st = null_mut();

@@ -4,32 +4,53 @@
 use super::*;
 
 /// `add_u32(x, k, n)`'s stand-in: x[i] += k for i < n, through the double's read and write.
+///
+/// # Safety
+///
+/// The stand-in ABI's (`standin.rs`): `l` points to the launch, whose `args` and `arg_sizes`
+/// hold `n_args` entries, each argument pointer to that argument's bytes; `data` is the `u32`
+/// the test registered with the stand-in.
 unsafe extern "C" fn add_u32_on_cpu(data: *mut c_void, l: *const StandInLaunch) -> c_int {
-    let l = &*l;
+    // SAFETY: `l` points to the launch (this function's contract).
+    let l = unsafe { &*l };
     assert_eq!(l.size, size_of::<StandInLaunch>());
-    assert_eq!(CStr::from_ptr(l.name), c"add_u32");
+    // SAFETY: the launch's name is NUL-terminated (the ABI's).
+    assert_eq!(unsafe { CStr::from_ptr(l.name) }, c"add_u32");
     assert_eq!((l.n_args, l.grid, l.block), (3, [1, 1, 1], [16, 1, 1]));
-    let arg = |i: usize| (*l.args.add(i), *l.arg_sizes.add(i));
+    // SAFETY: `i < n_args` (3, asserted above), so `args` and `arg_sizes` hold entry `i`.
+    let arg = |i: usize| unsafe { (*l.args.add(i), *l.arg_sizes.add(i)) };
     let (x, x_size) = arg(0);
     assert_eq!(x_size, 8);
-    let x = x.cast::<u64>().read_unaligned();
-    let k = arg(1).0.cast::<u32>().read_unaligned();
-    let n = arg(2).0.cast::<u32>().read_unaligned() as usize;
+    // SAFETY: each argument pointer points to its bytes: 8 for `x` (asserted), 4 for the
+    // `unsigned` `k` and `n`.
+    let (x, k, n) = unsafe {
+        (
+            x.cast::<u64>().read_unaligned(),
+            arg(1).0.cast::<u32>().read_unaligned(),
+            arg(2).0.cast::<u32>().read_unaligned() as usize,
+        )
+    };
     let mut v = vec![0u32; n];
-    if (l.read)(x, v.as_mut_ptr().cast(), n * 4) != 0 {
+    // SAFETY: the double's `read`, into a buffer of `n * 4` bytes.
+    if unsafe { (l.read)(x, v.as_mut_ptr().cast(), n * 4) } != 0 {
         return 1;
     }
     for e in &mut v {
         *e += k;
     }
-    *data.cast::<u32>() += 1; // runs
-    (l.write)(x, v.as_ptr().cast(), n * 4)
+    // SAFETY: `data` is the test's `u32` counter (this function's contract).
+    unsafe { *data.cast::<u32>() += 1 }; // runs
+    // SAFETY: the double's `write`, from a buffer of `n * 4` bytes.
+    unsafe { (l.write)(x, v.as_ptr().cast(), n * 4) }
 }
 
 #[test]
 fn copies_memsets_and_stand_ins_move_data() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let c = ctx();
         let ptx = concat!(include_str!("../../../tests/fixtures/kernels.ptx"), "\0");
@@ -115,6 +136,9 @@ fn copies_memsets_and_stand_ins_move_data() {
 fn copies_2d_and_peer_copies_are_checked() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         // A CUDA_MEMCPY2D as 16 words: host rows (pitch `row`) into device rows (`pitch`).
         let copy2d = |row: usize, dev: u64, pitch: usize, rows: usize| {

@@ -1,6 +1,13 @@
 //! The checking mode's own tests: one deliberately wrong raw call sequence per violation kind,
 //! each of which must be reported, and the models of each group's calls (one file per topic).
 //! The tests share the double's global record, so each runs alone (`serial`).
+#![allow(
+    clippy::multiple_unsafe_ops_per_block,
+    clippy::many_single_char_names,
+    clippy::too_many_lines,
+    reason = "each test is one raw call sequence, a C program in Rust syntax: one unsafe block \
+              under one contract (its SAFETY comment), C-style handle names, read top to bottom"
+)]
 
 mod capture;
 mod entry_point;
@@ -41,9 +48,11 @@ fn violations_of(f: impl FnOnce()) -> usize {
     mode::violation_count() - before
 }
 
-unsafe fn ctx() -> Handle {
+/// A new context, pushed on the calling thread.
+fn ctx() -> Handle {
     let mut c = null_mut();
-    assert_eq!(cuCtxCreate_v2(&raw mut c, 0, 0), CUDA_SUCCESS);
+    // SAFETY: a valid out-pointer.
+    assert_eq!(unsafe { cuCtxCreate_v2(&raw mut c, 0, 0) }, CUDA_SUCCESS);
     c
 }
 

@@ -8,6 +8,9 @@ use super::*;
 fn launch_arguments_views_and_globals_are_checked() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let a = ctx();
         let ptx = concat!(include_str!("../../../tests/fixtures/kernels.ptx"), "\0");
@@ -129,6 +132,9 @@ fn launch_arguments_views_and_globals_are_checked() {
 fn a_module_unloaded_under_its_kernels_or_globals_is_a_violation() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let a = ctx();
         let ptx = concat!(include_str!("../../../tests/fixtures/kernels.ptx"), "\0");
@@ -202,6 +208,9 @@ fn a_module_unloaded_under_its_kernels_or_globals_is_a_violation() {
 fn a_module_left_behind_leaves_its_functions_with_it() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let _c = ctx();
         let ptx = concat!(include_str!("../../../tests/fixtures/kernels.ptx"), "\0");

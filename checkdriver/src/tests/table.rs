@@ -33,10 +33,14 @@ fn every_entry_point_is_in_the_table_once_and_found_by_name() {
     }
     assert!(nulldriver_entry_name(names.len()).is_null());
     assert!(lookup(b"cuNoSuchEntryPoint").is_null());
-    // The lookup answers each name with its own function.
-    assert_eq!(lookup(b"cuInit"), cuInit as *mut c_void);
-    assert_eq!(lookup(b"cuMemAlloc_v2"), cuMemAlloc_v2 as *mut c_void);
-    assert_eq!(lookup(b"cuGreenCtxCreate"), cuGreenCtxCreate as *mut c_void);
+    // The lookup answers each name with its own function. (Function addresses are compared
+    // natively only: Miri gives each cast its own.)
+    #[cfg(not(miri))]
+    {
+        assert_eq!(lookup(b"cuInit"), cuInit as *mut c_void);
+        assert_eq!(lookup(b"cuMemAlloc_v2"), cuMemAlloc_v2 as *mut c_void);
+        assert_eq!(lookup(b"cuGreenCtxCreate"), cuGreenCtxCreate as *mut c_void);
+    }
 }
 
 #[test]

@@ -6,6 +6,9 @@ use super::*;
 fn arrays_textures_and_surfaces_are_tracked() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         // A resource descriptor: `resType`, then the union's first member at offset 8.
         let resource = |res_type: c_int, first: u64| {

@@ -10,6 +10,9 @@ use super::*;
 fn an_imported_allocation_must_be_released() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let g = 2 << 20;
         // `CUmemAllocationProp` asking for POSIX descriptors (its second `int`).
@@ -66,6 +69,9 @@ fn an_imported_allocation_must_be_released() {
 fn virtual_memory_is_checked_in_order() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
         let a = ctx();
         let (mut base, mut h, mut s) = (0, 0, null_mut());

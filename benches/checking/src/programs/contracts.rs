@@ -29,6 +29,10 @@ fn index_2d_on_cpu(
     Ok(())
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a checking scenario, its steps read top to bottom"
+)]
 pub(crate) fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     use custack::{CheckedBy, ErrorKind};
     launches_seen(); // counting on

@@ -5,7 +5,7 @@
 use crate::common::{KERNELS, N, N32};
 use custack::{Context, ContextFlags, Driver, LaunchConfig, Result, Stack};
 
-/// The example's shape (examples/01_vector_add.rs): a floating context, a guard, a module,
+/// The example's shape (`examples/01_vector_add.rs`): a floating context, a guard, a module,
 /// page-locked and device memory, one stream scope with copies and a launch.
 pub(crate) fn example() -> Result<()> {
     let driver = Driver::init()?;
@@ -43,8 +43,8 @@ pub(crate) fn example() -> Result<()> {
                 &vector_add,
                 LaunchConfig::for_elements(N32),
                 (&da, &db, &mut dc, N32),
-            )?
-        };
+            )?;
+        }
         s.copy_to_host(&mut c, &dc)
     })??;
     Ok(())

@@ -42,9 +42,7 @@ pub(crate) fn fork() -> Result<()> {
         })??;
         // SAFETY: the child runs only custack's refusals, its own drops and `exit`.
         let pid = unsafe { libc::fork() };
-        if pid < 0 {
-            panic!("fork: fork failed");
-        }
+        assert!(pid >= 0, "fork: fork failed");
         if pid == 0 {
             let refused =
                 |r: Result<()>| matches!(r, Err(e) if e.kind() == ErrorKind::ForkedProcess);

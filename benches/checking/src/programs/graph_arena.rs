@@ -25,7 +25,9 @@ pub(crate) fn graph_arena(ctx: &Context) -> Result<()> {
                 call.arg::<u32>(2)?,
             );
             let mut v = call.read::<u32>(x, n as usize)?;
-            v.iter_mut().for_each(|e| *e += k);
+            for e in &mut v {
+                *e += k;
+            }
             call.write(x, &v)?;
             Ok(())
         })

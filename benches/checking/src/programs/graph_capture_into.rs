@@ -15,6 +15,10 @@ use custack::{Context, ErrorKind, LaunchConfig, Result, Stack};
 /// refused, a build whose capture used a
 /// graph allocation refused, and a condition asked of a submission's scope, which does not
 /// capture.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a checking scenario, its steps read top to bottom"
+)]
 pub(crate) fn graph_capture_into(ctx: &Context) -> Result<()> {
     report_driver_version(12020)?;
     let mut stack = Stack::new()?;

@@ -22,7 +22,9 @@ pub(crate) fn graph_shared(ctx: &Context) -> Result<Vec<u32>> {
                 call.arg::<u32>(2)?,
             );
             let mut v = call.read::<u32>(x, n as usize)?;
-            v.iter_mut().for_each(|e| *e += k);
+            for e in &mut v {
+                *e += k;
+            }
             call.write(x, &v)?;
             Ok(())
         })

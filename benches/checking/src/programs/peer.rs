@@ -10,6 +10,10 @@ use custack::{Context, DeviceMemory, Result, Stack, StackTop};
 /// buffers borrowed by the scope); peer
 /// access enabled from A to B while it is used, then disabled; a second enabling of the same
 /// access ("already enabled") leaves it as found.
+#[allow(
+    clippy::many_single_char_names,
+    reason = "contexts A and B and their buffers, named as the pattern describes them"
+)]
 pub(crate) fn peer(a: &Context, b: &Context) -> Result<Vec<u32>> {
     let mut stack = Stack::new()?;
     let (parked_b, mut out_b) = stack.with_pushed(b, |gb| -> Result<_> {

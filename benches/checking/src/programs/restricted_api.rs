@@ -26,7 +26,9 @@ pub(crate) fn restricted_api() -> Result<()> {
                 call.arg::<u32>(2)?,
             );
             let mut v = call.read::<f32>(data, n as usize)?;
-            v.iter_mut().for_each(|x| *x *= gain);
+            for x in &mut v {
+                *x *= gain;
+            }
             call.write(data, &v)?;
             Ok(())
         })
@@ -63,6 +65,12 @@ pub(crate) fn restricted_api() -> Result<()> {
     Ok(())
 }
 
+#[allow(
+    clippy::cast_precision_loss,
+    clippy::float_cmp,
+    reason = "f32 values below 2^24 and the stand-in's products are exact: the CPU's result \
+              and the stand-in's are equal bit for bit"
+)]
 fn restricted_api_phases(
     guard: &mut custack::safety::RestrictedGuard<'_, '_>,
     cubin: &[u8],
@@ -125,7 +133,7 @@ fn restricted_api_phases(
     // x = staged; the graph doubles x into y; output = y; x = output (the same values).
     stream.scope(|s| -> Result<()> {
         let (bound, (mut x, y, gain)) = s.bind_graph(&mut graph);
-        let again = Some(&gain).cloned();
+        let again = Some(&gain).copied();
         assert!(again.is_some_and(|k| k.checked_by() == gain.checked_by()));
         let staged = s.bind(&staged);
         let host_in = s.bind_host(&input);

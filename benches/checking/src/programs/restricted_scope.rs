@@ -29,7 +29,9 @@ pub(crate) fn restricted_scope() -> Result<()> {
                 call.arg::<u32>(2)?,
             );
             let mut v = call.read::<f32>(data, n as usize)?;
-            v.iter_mut().for_each(|x| *x *= gain);
+            for x in &mut v {
+                *x *= gain;
+            }
             call.write(data, &v)?;
             Ok(())
         })
@@ -55,6 +57,15 @@ pub(crate) fn restricted_scope() -> Result<()> {
     outcome.and(shutdown).and(destroyed)
 }
 
+#[allow(
+    clippy::float_cmp,
+    reason = "f32 values below 2^24 and the stand-in's products are exact: the CPU's result \
+              and the stand-in's are equal bit for bit"
+)]
+#[allow(
+    clippy::too_many_lines,
+    reason = "a checking scenario, its steps read top to bottom"
+)]
 fn restricted_scope_run(
     guard: &mut custack::safety::RestrictedGuard<'_, '_>,
     cubin: &[u8],
@@ -166,7 +177,7 @@ fn restricted_scope_run(
     // the context's bound (1 s, fail-stop) still ends the wait, so in the hang pass a hung
     // enqueue here ends the process in the safe state within the bound (a scope_by that let
     // the later deadline lengthen the bound polls past the double's idle limit instead).
-    let later = custack::Deadline::after(std::time::Duration::from_secs(3600));
+    let later = custack::Deadline::after(std::time::Duration::from_hours(1));
     stream.scope_by(later, |s| -> Result<()> {
         let (a, mut b) = (s.bind(&a), s.bind_mut(&mut b));
         calls("copy_device", "cuMemcpyDtoD", 1, false, || {

@@ -41,7 +41,9 @@ pub(crate) fn safety_frame() -> Result<()> {
                 call.arg::<u32>(2)?,
             );
             let mut v = call.read::<f32>(data, n as usize)?;
-            v.iter_mut().for_each(|x| *x *= gain);
+            for x in &mut v {
+                *x *= gain;
+            }
             call.write(data, &v)?;
             Ok(())
         })

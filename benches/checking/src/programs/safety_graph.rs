@@ -31,6 +31,10 @@ custack::kernel_contract! {
 /// scopes, updates its root kernel node between them (an update past a buffer's extent and a
 /// node the graph does not have are refused), and ends; the init phase's figures equal the
 /// budget's, the body's nodes counted.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a checking scenario, its steps read top to bottom"
+)]
 pub(crate) fn safety_graph() -> Result<()> {
     use custack::ErrorKind;
     use custack::safety::{Budget, Profile, Resource, RestrictedContext, WaitBound};
