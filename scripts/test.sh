@@ -8,7 +8,8 @@
 # variables, the restricted profile's clippy list (scripts/clippy-safety.sh), the MSRV of every
 # published crate, the release as a dry run (below), the checking-driver schedules
 # (scripts/check-driver.sh, contract row R10; scripts/checked-app.sh, a user's crate under
-# custack-check), the process-wide states model-checked (scripts/loom.sh), Miri over the
+# custack-check; clippy over the checking driver's crates, outside the workspace, with its
+# lints), the process-wide states model-checked (scripts/loom.sh), Miri over the
 # unsafe code (scripts/miri.sh; the nightly toolchain with Miri is
 # installed with rustup when missing, skipped with a message only where rustup is) and the
 # platform legs (scripts/platforms.sh: aarch64 under qemu, Windows under Wine, MSVC and QNX
@@ -530,6 +531,18 @@ NULLDRIVER_FAIL_CODE=1 CHECK_PROGRAMS="example p1 p3 scoped_alloc reuse_after_sc
 cargo test --quiet --manifest-path checkdriver/Cargo.toml --target-dir "$target_dir/checkdriver" ||
     { status=1; failed+=("custack-check's tests"); }
 bash scripts/checked-app.sh || { status=1; failed+=("checked-app under custack-check"); }
+# The crates of the checking driver are outside the workspace, so each states the workspace's
+# lints in its own [lints] (checkdriver/tests/lints.rs keeps them equal): clippy over the
+# double, the trace interposer and comparer, and the checking programs (built against the
+# double's directory, as scripts/check-driver.sh builds them), warnings denied, each in the
+# target directory its scripts use.
+cargo clippy --quiet --manifest-path checkdriver/Cargo.toml --target-dir "$target_dir/checkdriver" \
+    --all-targets -- -D warnings || { status=1; failed+=("clippy of checkdriver"); }
+cargo clippy --quiet --manifest-path checkdriver/trace/Cargo.toml --target-dir "$target_dir/trace" \
+    --all-targets -- -D warnings || { status=1; failed+=("clippy of checkdriver/trace"); }
+CUDA_DRIVER_LIB_DIR=$target_dir/checkdriver/check-lib cargo clippy --quiet \
+    --manifest-path benches/checking/Cargo.toml --target-dir "$target_dir/check-driver" \
+    --all-targets -- -D warnings || { status=1; failed+=("clippy of benches/checking"); }
 step_done "checking driver"
 
 # The process-wide states (the confinement's latch, the count of restricted contexts, the

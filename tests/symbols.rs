@@ -159,13 +159,37 @@ fn the_scan_finds_declarations_and_skips_comments() {
 
 /// The do-nothing driver of `checkdriver` exports every entry point `ffi/` declares, or
 /// `scripts/bench-nulldriver.sh` cannot link custack against it (it is built only there, so
-/// this checks its source).
+/// this checks its source: the group files of `checkdriver/src/api/`, which declare them).
 #[test]
 fn every_declared_symbol_is_in_the_null_driver() {
-    const NULL: &str = include_str!("../checkdriver/src/lib.rs");
+    const NULL: [&str; 19] = [
+        include_str!("../checkdriver/src/api/error.rs"),
+        include_str!("../checkdriver/src/api/init.rs"),
+        include_str!("../checkdriver/src/api/device.rs"),
+        include_str!("../checkdriver/src/api/primary_ctx.rs"),
+        include_str!("../checkdriver/src/api/ctx.rs"),
+        include_str!("../checkdriver/src/api/module.rs"),
+        include_str!("../checkdriver/src/api/library.rs"),
+        include_str!("../checkdriver/src/api/memory.rs"),
+        include_str!("../checkdriver/src/api/vmm.rs"),
+        include_str!("../checkdriver/src/api/ipc.rs"),
+        include_str!("../checkdriver/src/api/stream.rs"),
+        include_str!("../checkdriver/src/api/event.rs"),
+        include_str!("../checkdriver/src/api/launch.rs"),
+        include_str!("../checkdriver/src/api/graph.rs"),
+        include_str!("../checkdriver/src/api/occupancy.rs"),
+        include_str!("../checkdriver/src/api/texture.rs"),
+        include_str!("../checkdriver/src/api/peer.rs"),
+        include_str!("../checkdriver/src/api/entry_point.rs"),
+        include_str!("../checkdriver/src/api/green.rs"),
+    ];
     let missing: Vec<&str> = declared_symbols()
         .into_iter()
-        .filter(|name| !NULL.contains(&format!("fn {name}(")))
+        .filter(|name| {
+            !NULL
+                .iter()
+                .any(|group| group.contains(&format!("fn {name}(")))
+        })
         .collect();
     assert!(missing.is_empty(), "checkdriver lacks: {missing:?}");
 }

@@ -1,7 +1,7 @@
 //! C23 a kernel declared with a `cluster(x, y, z)` shape launches only in that shape: a
 //! cooperative launch (`run_cooperative`, clusters of one block) refuses its contract at compile
 //! time as `run` does.
-//! Positive twin: `contracts` in `benches/checking/src/main.rs` (`run_clustered`).
+//! Positive twin: `contracts` in `benches/checking/src/programs/contracts.rs` (`run_clustered`).
 use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
 
 custack::kernel_contract! {

@@ -1,7 +1,7 @@
 //! C23 a kernel declared with a `cluster(x, y, z)` shape (distributed shared memory of its
 //! cluster) launches only in that shape: `run` refuses its contract at compile time, since a
 //! plain launch runs it in clusters of one block.
-//! Positive twin: `contracts` in `benches/checking/src/main.rs` (`run_clustered`).
+//! Positive twin: `contracts` in `benches/checking/src/programs/contracts.rs` (`run_clustered`).
 use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
 
 custack::kernel_contract! {

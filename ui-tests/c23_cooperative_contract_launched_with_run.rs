@@ -1,6 +1,6 @@
 //! C23 a kernel declared `cooperative` (a grid-wide barrier) launches only cooperatively: `run`
 //! refuses its contract at compile time, since a plain launch does not keep every block resident.
-//! Positive twin: `contracts` in `benches/checking/src/main.rs` (`run_cooperative`).
+//! Positive twin: `contracts` in `benches/checking/src/programs/contracts.rs` (`run_cooperative`).
 use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
 
 custack::kernel_contract! {

@@ -2,7 +2,7 @@
 //! launch word or a parenthesized extent, never an expression evaluated in its own type (a
 //! method call could wrap there, or be anything at all): it is refused when the contract is
 //! declared.
-//! Positive twin: `contracts` in `benches/checking/src/main.rs` (the extent `(n + 1)`).
+//! Positive twin: `RowOffsets` in `benches/checking/src/kernels.rs` (the extent `(n + 1)`).
 
 custack::kernel_contract! {
     /// `rows(unsigned* offsets, unsigned char n)`: `n + 1` row offsets.

@@ -2,7 +2,7 @@
 //! holds only what that path evaluates: sums and products of integer scalar parameters, integer
 //! literals, the launch words and parenthesized extents. A subtraction (which could go below
 //! zero) is refused when the contract is declared, with an error that says what an extent holds.
-//! Positive twin: `contracts` in `benches/checking/src/main.rs` (the extent `(n + 1)`).
+//! Positive twin: `RowOffsets` in `benches/checking/src/kernels.rs` (the extent `(n + 1)`).
 
 custack::kernel_contract! {
     /// `scan(unsigned* out, unsigned n)`: `n - 1` partial sums.

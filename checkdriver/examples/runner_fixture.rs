@@ -98,7 +98,7 @@ fn poll(s: *mut c_void, deadline: std::time::Duration) -> Result<bool, String> {
         match unsafe { cuda::cuStreamQuery(s) } {
             0 => return Ok(true),
             600 if start.elapsed() < deadline => {
-                std::thread::sleep(std::time::Duration::from_millis(1))
+                std::thread::sleep(std::time::Duration::from_millis(1));
             }
             600 => return Ok(false),
             r => return ok("cuStreamQuery", r).map(|()| false),
@@ -250,7 +250,7 @@ fn run(mode: &str) -> Result<(), String> {
         "waits" => stream_work(None),
         "deadline" => stream_work(Some((Duration::from_millis(20), false))),
         "deadline-frees" => stream_work(Some((Duration::from_millis(20), true))),
-        "polls" => stream_work(Some((Duration::from_secs(3600), false))),
+        "polls" => stream_work(Some((Duration::from_hours(1), false))),
         "good" => two_allocations(false),
         "leaky" => two_allocations(true),
         "double-free" => {

@@ -308,7 +308,7 @@ pub(crate) unsafe fn access(ptr: *mut u8, bytes: usize, write: bool) {
         let p = ptr.cast::<core::mem::MaybeUninit<u8>>();
         for i in 0..bytes {
             // SAFETY: the caller's (bytes need not be initialized: a copy moves any bytes).
-            let _ = unsafe { p.add(i).read_volatile() };
+            let _ = unsafe { p.wrapping_add(i).read_volatile() };
         }
     }
 }
@@ -330,7 +330,7 @@ struct Obj {
 }
 
 impl Obj {
-    /// What the report says of where it came from: " from call 21 cuMemAlloc_v2".
+    /// What the report says of where it came from: " from call 21 `cuMemAlloc_v2`".
     fn origin(&self) -> String {
         match self.born {
             (0, _) => String::new(),
@@ -668,6 +668,11 @@ pub(crate) fn watch_forks() {
         }
         const PROT_READ_WRITE: i32 = 0x1 | 0x2;
         const MAP_SHARED_ANONYMOUS: i32 = 0x01 | 0x20;
+        extern "C" fn in_child() {
+            IN_FORKED_CHILD.store(true, Relaxed);
+            // Every call then reaches `fault_slow`, which counts it.
+            FAULTS.store(true, Relaxed);
+        }
         // SAFETY: a new anonymous mapping, zero-filled: a valid `ForkedRecord` (atomics of 0).
         let p = unsafe {
             mmap(
@@ -681,11 +686,6 @@ pub(crate) fn watch_forks() {
         };
         if !p.is_null() && p as isize != -1 {
             FORKED_RECORD.store(p.cast(), Relaxed);
-        }
-        extern "C" fn in_child() {
-            IN_FORKED_CHILD.store(true, Relaxed);
-            // Every call then reaches `fault_slow`, which counts it.
-            FAULTS.store(true, Relaxed);
         }
         // SAFETY: `in_child` only stores to atomics (async-signal-safe).
         let _ = unsafe { pthread_atfork(None, None, Some(in_child)) };
@@ -741,6 +741,10 @@ fn forked_lines(out: &mut String) {
 
 /// Counts the call and returns the error to fail it with, if any.
 #[inline(always)]
+#[allow(
+    clippy::inline_always,
+    reason = "on every entry point's path: one load and a branch while it is off (timing runs)"
+)]
 pub(crate) fn fault(name: &'static str) -> Option<i32> {
     if !FAULTS.load(Relaxed) {
         return None;
@@ -854,7 +858,7 @@ pub(crate) fn created_sized(kind: Kind, h: usize, parent: usize, size: u64) {
     with_state(|s| {
         let ctx = if kind == Kind::Context { h } else { current(s) };
         if kind != Kind::Context && !kind.context_free() && ctx == 0 {
-            violation(format!("{kind:?} {h:#x} created with no context current"));
+            violation(&format!("{kind:?} {h:#x} created with no context current"));
         }
         s.objs.insert(
             (kind, h),
@@ -909,11 +913,11 @@ fn check_use_in(
     let cur = current(s);
     match s.objs.get(&(kind, h)) {
         None => {
-            violation(format!("{what}: unknown {kind:?} {h:#x}"));
+            violation(&format!("{what}: unknown {kind:?} {h:#x}"));
             None
         }
         Some(o) if !o.live => {
-            violation(format!(
+            violation(&format!(
                 "{what}: {kind:?} {h:#x} already destroyed or freed"
             ));
             None
@@ -925,7 +929,7 @@ fn check_use_in(
                 && !green_stream_under_primary(s, kind, o.ctx, cur) =>
         {
             let ctx = o.ctx;
-            violation(format!(
+            violation(&format!(
                 "{what}: {kind:?} {h:#x} of context {ctx:#x} used while {cur:#x} is current"
             ));
             Some(ctx)
@@ -933,7 +937,7 @@ fn check_use_in(
         Some(o) => {
             let ctx = o.ctx;
             if kind == Kind::Mapping && !s.accessible.contains(&h) {
-                violation(format!(
+                violation(&format!(
                     "{what}: mapped memory {h:#x} used before cuMemSetAccess"
                 ));
             }
@@ -1068,18 +1072,18 @@ pub(crate) fn used_span(first: u64, end: u64, ctx: Option<usize>, what: &str) {
             None => {
                 check_use(s, key.0, key.1, what);
             }
-            Some(c) if !live => violation(format!(
+            Some(c) if !live => violation(&format!(
                 "{what}: {:?} {:#x} (of context {c:#x}) already freed",
                 key.0, key.1
             )),
-            Some(c) if owner != c && !key.0.any_context() => violation(format!(
+            Some(c) if owner != c && !key.0.any_context() => violation(&format!(
                 "{what}: {:?} {:#x} is memory of context {owner:#x}, named as of {c:#x}",
                 key.0, key.1
             )),
             Some(_) => {}
         }
         if size != 0 && end > key.1 as u64 + size {
-            violation(format!(
+            violation(&format!(
                 "{what}: bytes {first:#x}..{end:#x} run past the end of {:?} {:#x} ({size} bytes)",
                 key.0, key.1
             ));
@@ -1091,7 +1095,7 @@ pub(crate) fn used_span(first: u64, end: u64, ctx: Option<usize>, what: &str) {
 pub(crate) fn context_named(ctx: usize, what: &str) {
     with_state(|s| {
         if !s.objs.get(&(Kind::Context, ctx)).is_some_and(|o| o.live) {
-            violation(format!("{what}: context {ctx:#x} is not live"));
+            violation(&format!("{what}: context {ctx:#x} is not live"));
         }
     });
 }
@@ -1103,7 +1107,7 @@ pub(crate) fn peer_enabled(peer: usize) -> bool {
         let cur = current(s);
         if !s.objs.get(&(Kind::Context, peer)).is_some_and(|o| o.live) || peer == cur {
             violation(
-                format!("cuCtxEnablePeerAccess: {peer:#x} is not a live context other than the current {cur:#x}"),
+                &format!("cuCtxEnablePeerAccess: {peer:#x} is not a live context other than the current {cur:#x}"),
             );
         }
         s.peers.insert((cur, peer))
@@ -1118,7 +1122,7 @@ pub(crate) fn peer_disabled(peer: usize) -> bool {
         let cur = current(s);
         let was = s.peers.remove(&(cur, peer));
         if !was {
-            violation(format!(
+            violation(&format!(
                 "cuCtxDisablePeerAccess: access from {cur:#x} to {peer:#x} is not enabled"
             ));
         }
@@ -1136,7 +1140,7 @@ pub(crate) fn ipc_exported(ptr: u64) -> u64 {
             check_use(s, key.0, key.1, "cuIpcGetMemHandle");
             s.objs.get(&key).map_or(0, |o| o.size)
         } else {
-            violation(format!(
+            violation(&format!(
                 "cuIpcGetMemHandle: {ptr:#x} is not the start of a device allocation"
             ));
             0
@@ -1155,7 +1159,7 @@ pub(crate) fn ipc_opened(ptr: u64, size: u64, exported: u64) {
                 .iter()
                 .any(|((k, _), o)| *k == Kind::IpcMemory && o.live && o.parent == exported as usize)
         {
-            violation(format!(
+            violation(&format!(
                 "cuIpcOpenMemHandle: the allocation {exported:#x} is opened already"
             ));
         }
@@ -1248,8 +1252,9 @@ unsafe fn cubin_bytes<'a>(image: *const u8) -> Option<&'a [u8]> {
         return None;
     }
     // SAFETY: the caller's: the section table lies within the image.
-    let table =
-        unsafe { core::slice::from_raw_parts(image.add(shoff), shentsize.checked_mul(shnum)?) };
+    let table = unsafe {
+        core::slice::from_raw_parts(image.wrapping_add(shoff), shentsize.checked_mul(shnum)?)
+    };
     let len = crate::cubin::extent(shoff, shentsize, table)?;
     // SAFETY: the caller's: every section, and the table, lie within the image.
     Some(unsafe { core::slice::from_raw_parts(image, len) })
@@ -1369,7 +1374,7 @@ pub(crate) unsafe fn launched(
         return;
     };
     if params.is_null() && !sizes.is_empty() {
-        violation(format!(
+        violation(&format!(
             "{what}: no kernelParams for {} parameters",
             sizes.len()
         ));
@@ -1377,7 +1382,7 @@ pub(crate) unsafe fn launched(
     }
     for (i, size) in sizes.iter().enumerate() {
         // SAFETY: the caller's: one valid pointer per parameter, to `size` bytes.
-        let arg = unsafe { params.add(i).read() }.cast::<u8>();
+        let arg = unsafe { params.wrapping_add(i).read() }.cast::<u8>();
         // SAFETY: as above.
         unsafe { access(arg, *size, false) };
         if *size != 8 {
@@ -1391,13 +1396,13 @@ pub(crate) unsafe fn launched(
             };
             let cur = current(s);
             match s.objs.get(&key) {
-                Some(o) if !o.live => violation(format!(
+                Some(o) if !o.live => violation(&format!(
                     "{what}: argument {i} ({value:#x}) points into freed memory ({:?} {:#x})",
                     key.0, key.1
                 )),
                 Some(o) if !key.0.any_context() && o.ctx != cur => {
                     let ctx = o.ctx;
-                    violation(format!(
+                    violation(&format!(
                         "{what}: argument {i} ({value:#x}) points into memory of context {ctx:#x} while {cur:#x} is current"
                     ));
                 }
@@ -1428,7 +1433,7 @@ pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bo
             match crate::data::snapshot(device, bytes) {
                 Ok(d) => d,
                 Err(e) => {
-                    violation(format!("a copy to the host: {e}"));
+                    violation(&format!("a copy to the host: {e}"));
                     None
                 }
             }
@@ -1450,7 +1455,7 @@ pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bo
 
 /// Data work (`data.rs`) enqueued on `stream`: kept in the capture if the stream is capturing,
 /// done now otherwise (in checking mode; nothing otherwise). Returns the launch's result.
-pub(crate) fn data_op(stream: usize, op: crate::work::DataOp, what: &str) -> i32 {
+pub(crate) fn data_op(stream: usize, op: &crate::work::DataOp, what: &str) -> i32 {
     let capturing = with_state(|s| match s.capture_of(stream) {
         Some(c) => {
             c.ops.push(Op::Data(op.clone()));
@@ -1714,7 +1719,7 @@ pub(crate) fn kept_instantiated(exec: usize, graph: usize, auto_free: bool) {
 /// freed yet and `exec` was not instantiated with `AUTO_FREE_ON_LAUNCH` (the driver's
 /// `CUDA_ERROR_INVALID_VALUE`: "If any allocations created by hGraphExec remain unfreed (from
 /// a previous launch) and hGraphExec was not instantiated with
-/// CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH, the launch will fail", `cuGraphLaunch`).
+/// `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`, the launch will fail", `cuGraphLaunch`).
 /// Otherwise the launch allocates it again, in the current context; with
 /// `AUTO_FREE_ON_LAUNCH`, what is still allocated is first freed, in the launch's stream
 /// order, as the driver does: a violation where other work may still use it (another stream's
@@ -1737,7 +1742,7 @@ pub(crate) fn kept_launch(exec: usize, stream: usize) -> bool {
             if live(s, p) {
                 const WHAT: &str = "cuGraphLaunch (AUTO_FREE_ON_LAUNCH)";
                 if s.kept_used.contains(&p) {
-                    violation(format!(
+                    violation(&format!(
                         "{WHAT}: frees DeviceMemory {p:#x}, kept by the graph's previous launch \
                          and used by the program since (it may hold it still), and makes it \
                          again at the same address"
@@ -1802,13 +1807,13 @@ pub(crate) fn kernel_node_set(exec: usize, node: usize, scratch: usize, what: &s
             .map(|(c, _)| c.ops)
             .unwrap_or_default();
         let Some((_, nodes)) = s.exec_nodes.get_mut(&exec) else {
-            violation(format!(
+            violation(&format!(
                 "{what}: {exec:#x} is no executable graph made from a built graph"
             ));
             return false;
         };
         let Some(&(start, len)) = nodes.get(&node) else {
-            violation(format!(
+            violation(&format!(
                 "{what}: {node:#x} is no kernel node of the graph {exec:#x} was made from"
             ));
             return false;
@@ -1872,14 +1877,14 @@ pub(crate) fn conditional_handle_taken(handle: u64, graph: usize, what: &str) ->
     match made_on {
         Some(g) if g == graph => true,
         Some(g) => {
-            violation(format!(
+            violation(&format!(
                 "{what}: conditional handle {handle:#x} was made on graph {g:#x}, not on \
                  {graph:#x}, the node's"
             ));
             false
         }
         None => {
-            violation(format!(
+            violation(&format!(
                 "{what}: conditional handle {handle:#x} is unknown or taken by a node already"
             ));
             false
@@ -1949,13 +1954,13 @@ pub(crate) fn graph_launched(exec: usize, stream: usize) {
                 with_state(|s| {
                     let cur = current(s);
                     match s.objs.get(&key) {
-                        Some(o) if !o.live => violation(format!(
+                        Some(o) if !o.live => violation(&format!(
                             "cuGraphLaunch: the graph uses freed memory ({:?} {:#x})",
                             key.0, key.1
                         )),
                         Some(o) if !key.0.any_context() && o.ctx != cur => {
                             let ctx = o.ctx;
-                            violation(format!(
+                            violation(&format!(
                                 "cuGraphLaunch: the graph uses memory of context {ctx:#x} while {cur:#x} is current"
                             ));
                         }
@@ -2076,7 +2081,7 @@ fn freeing_in(s: &mut State, kind: Kind, h: usize, stream: Option<usize>, what: 
             .map(|((st, _), _)| *st)
             .collect();
         for st in &hung_on {
-            violation(format!(
+            violation(&format!(
                 "{what}: {kind:?} {h:#x} freed while hung work on stream {st:#x} uses it (it never completes)"
             ));
         }
@@ -2086,7 +2091,7 @@ fn freeing_in(s: &mut State, kind: Kind, h: usize, stream: Option<usize>, what: 
             ""
         };
         for st in on.into_iter().filter(|st| !hung_on.contains(st)) {
-            violation(format!(
+            violation(&format!(
                 "{what}: {kind:?} {h:#x} freed while an operation on stream {st:#x} may use it{poisoned}"
             ));
             // Reported: the copies' host accesses are dropped rather than made on freed memory.
@@ -2201,14 +2206,14 @@ pub(crate) fn context_destroyed(h: usize) -> bool {
             Some(o) if s.objs.contains_key(&(Kind::GreenContext, o.parent)) => {
                 let green = o.parent;
                 violation(
-                    format!("cuCtxDestroy: context {h:#x} stands for green context {green:#x} (destroyed by cuGreenCtxDestroy)"),
+                    &format!("cuCtxDestroy: context {h:#x} stands for green context {green:#x} (destroyed by cuGreenCtxDestroy)"),
                 );
                 return false;
             }
             Some(o) if o.live => {}
             _ => {
                 violation(
-                    format!("cuCtxDestroy: context {h:#x} unknown or already destroyed"),
+                    &format!("cuCtxDestroy: context {h:#x} unknown or already destroyed"),
                 );
                 return true;
             }
@@ -2235,7 +2240,7 @@ fn stacked_at_destruction(s: &mut State, h: usize, what: &str) {
         .map(|(t, _)| *t)
         .collect();
     for t in on {
-        violation(format!("{what} is on the stack of thread {t}"));
+        violation(&format!("{what} is on the stack of thread {t}"));
     }
 }
 
@@ -2285,7 +2290,7 @@ fn release_context(s: &mut State, h: usize) {
 pub(crate) fn context_made_current(h: usize, what: &str) {
     with_state(|s| {
         if s.objs.get(&(Kind::Context, h)).is_some_and(|o| !o.live) {
-            violation(format!("{what}: context {h:#x} already destroyed"));
+            violation(&format!("{what}: context {h:#x} already destroyed"));
         }
     });
 }
@@ -2398,7 +2403,7 @@ fn streams_of(s: &State, ctx: usize) -> Vec<usize> {
 fn live_context(s: &mut State, ctx: usize, what: &str) -> bool {
     let live = s.objs.get(&(Kind::Context, ctx)).is_some_and(|o| o.live);
     if !live {
-        violation(format!("{what}: context {ctx:#x} unknown or destroyed"));
+        violation(&format!("{what}: context {ctx:#x} unknown or destroyed"));
     }
     live
 }
@@ -2411,7 +2416,7 @@ pub(crate) fn context_recorded(ctx: usize, event: usize) -> bool {
     with_state(|s| {
         let live = live_context(s, ctx, WHAT);
         match check_use_in(s, Kind::Event, event, WHAT, true) {
-            Some(of) if live && of != ctx => violation(format!(
+            Some(of) if live && of != ctx => violation(&format!(
                 "{WHAT}: event {event:#x} of context {of:#x} recorded for context {ctx:#x}"
             )),
             _ => {}
@@ -2512,7 +2517,7 @@ pub(crate) fn mapping(ptr: u64, size: usize, offset: usize, handle: u64) -> bool
                 .map(|((_, start), _)| *start)
         };
         let Some(reservation) = live_in(Kind::Reservation, s) else {
-            violation(format!(
+            violation(&format!(
                 "cuMemMap: {ptr:#x}..{end:#x} lies in no live reservation"
             ));
             return false;
@@ -2521,22 +2526,20 @@ pub(crate) fn mapping(ptr: u64, size: usize, offset: usize, handle: u64) -> bool
             *k == Kind::Mapping && o.live && (*start as u64) < end && ptr < *start as u64 + o.size
         }) {
             let other = *other;
-            violation(format!(
+            violation(&format!(
                 "cuMemMap: {ptr:#x}..{end:#x} overlaps the mapping at {other:#x}"
             ));
             return false;
         }
-        match check_use(s, Kind::Physical, handle as usize, "cuMemMap") {
-            None => return false,
-            Some(_) => {
-                let have = s.objs[&(Kind::Physical, handle as usize)].size;
-                if (offset + size) as u64 > have {
-                    violation(format!(
-                        "cuMemMap: {size} bytes at offset {offset} of a {have}-byte allocation"
-                    ));
-                    return false;
-                }
-            }
+        if check_use(s, Kind::Physical, handle as usize, "cuMemMap").is_none() {
+            return false;
+        }
+        let have = s.objs[&(Kind::Physical, handle as usize)].size;
+        if (offset + size) as u64 > have {
+            violation(&format!(
+                "cuMemMap: {size} bytes at offset {offset} of a {have}-byte allocation"
+            ));
+            return false;
         }
         let ctx = current(s);
         s.objs.insert(
@@ -2583,7 +2586,7 @@ fn mappings_covering(s: &State, ptr: u64, size: usize) -> Result<Vec<usize>, Str
 pub(crate) fn access_set(ptr: u64, size: usize) {
     with_state(|s| match mappings_covering(s, ptr, size) {
         Ok(found) => s.accessible.extend(found),
-        Err(e) => violation(format!("cuMemSetAccess: {ptr:#x} + {size}: {e}")),
+        Err(e) => violation(&format!("cuMemSetAccess: {ptr:#x} + {size}: {e}")),
     });
 }
 
@@ -2592,7 +2595,7 @@ pub(crate) fn unmapping(ptr: u64, size: usize) {
     let found = with_state(|s| match mappings_covering(s, ptr, size) {
         Ok(found) => found,
         Err(e) => {
-            violation(format!("cuMemUnmap: {ptr:#x} + {size}: {e}"));
+            violation(&format!("cuMemUnmap: {ptr:#x} + {size}: {e}"));
             Vec::new()
         }
     })
@@ -2617,7 +2620,7 @@ pub(crate) fn reservation_freed(ptr: u64, size: usize) {
             && o.size != size as u64
         {
             let have = o.size;
-            violation(format!(
+            violation(&format!(
                 "cuMemAddressFree: {ptr:#x} freed as {size} bytes, reserved as {have}"
             ));
         }
@@ -2628,7 +2631,7 @@ pub(crate) fn reservation_freed(ptr: u64, size: usize) {
             .map(|((_, m), _)| *m)
             .collect();
         for m in mapped {
-            violation(format!(
+            violation(&format!(
                 "cuMemAddressFree: {ptr:#x} freed while {m:#x} is mapped in it"
             ));
         }
@@ -2757,7 +2760,7 @@ fn start_watchdog() {
                 if now.saturating_sub(PROGRESS_MS.load(Relaxed)) >= limit {
                     let secs = limit / 1000;
                     let call = PROGRESS_CALL.load(Relaxed);
-                    crate::hang_exit(format!(
+                    crate::load::hang_exit(format!(
                         "idle: no progress for {secs} s after call {call} (a wait with no deadline the driver does not see, or queries of hung work)"
                     ));
                 }
@@ -2775,16 +2778,20 @@ pub(crate) fn hang_next() {
 }
 
 /// An orphan the caller found: a handle left behind by what the program freed.
-pub(crate) fn report_orphan(text: String) {
+pub(crate) fn report_orphan(text: &str) {
     with_state(|s| s.orphans.push(format!("orphan: {text}")));
 }
 
 /// A pop found the stack empty.
 pub(crate) fn pop_empty() {
-    violation("cuCtxPopCurrent: the stack is empty".to_owned());
+    violation("cuCtxPopCurrent: the stack is empty");
 }
 
 /// Writes the report.
+#[allow(
+    clippy::too_many_lines,
+    reason = "the report's lines in the order it documents them, read top to bottom"
+)]
 pub(crate) fn report() -> String {
     use core::fmt::Write;
     let failed = FAILED.lock().map_or(None, |f| *f).unwrap_or("-");
@@ -2925,7 +2932,7 @@ pub(crate) fn peer_left_behind(peer: usize) -> bool {
         if found {
             s.peers_left.insert((cur, peer));
         } else {
-            violation(format!(
+            violation(&format!(
                 "custackCheckdriverLeftBehind: no peer access from {cur:#x} to {peer:#x}"
             ));
         }
@@ -2950,7 +2957,7 @@ pub(crate) fn left_behind(kind: Kind, h: usize, bytes: usize) -> bool {
             }
         }
         if !found {
-            violation(format!(
+            violation(&format!(
                 "custackCheckdriverLeftBehind: no live {kind:?} at {h:#x} (+{bytes})"
             ));
         }

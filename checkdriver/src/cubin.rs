@@ -29,7 +29,7 @@ const ET_EXEC: u16 = 2;
 /// `ELFOSABI_CUDA` and `ELFABIVERSION_CUDA_V1`, as nvcc writes them in `e_ident`.
 const OSABI_CUDA: u8 = 51;
 const ABIVERSION_CUDA_V1: u8 = 7;
-/// `e_flags` of an sm_90 cubin: `EF_CUDA_SM90 | EF_CUDA_TEXMODE_UNIFIED |
+/// `e_flags` of an `sm_90` cubin: `EF_CUDA_SM90 | EF_CUDA_TEXMODE_UNIFIED |
 /// EF_CUDA_64BIT_ADDRESS | EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)` (what the double's device, an
 /// H100, runs).
 const FLAGS_SM90: u32 = 0x5a | 0x100 | 0x400 | (0x5a << 16);
@@ -143,6 +143,10 @@ pub fn stand_in_cubin(functions: &[&str], extra_symbols: &[&str], declarations: 
 /// The image of [`cubin`], with a [`DECLARATIONS_SECTION`] holding `declarations` after the
 /// `.text.<name>` sections where it has some ([`stand_in_cubin`]). Without, the bytes are
 /// exactly those of the layout the module documentation gives.
+#[allow(
+    clippy::too_many_lines,
+    reason = "the ELF image written section by section, in the layout the module documents"
+)]
 fn image(functions: &[&str], extra_symbols: &[&str], declarations: Option<&[u8]>) -> Vec<u8> {
     let mut shstrtab = Strings::new();
     let mut strtab = Strings::new();

@@ -160,7 +160,7 @@ fn access(address: u64, access: Access<'_>) -> Result<bool, String> {
                 unsafe {
                     core::ptr::copy_nonoverlapping(
                         pattern.as_ptr(),
-                        at.add(i * pattern.len()),
+                        at.wrapping_add(i * pattern.len()),
                         pattern.len(),
                     );
                 }

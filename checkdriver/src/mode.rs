@@ -34,7 +34,7 @@ pub(crate) fn violations() -> MutexGuard<'static, Vec<String>> {
 }
 
 /// Records the violation `text` of the calling thread (in checking mode; nothing otherwise).
-pub(crate) fn violation(text: String) {
+pub(crate) fn violation(text: &str) {
     if CHECK.load(Relaxed) {
         let line = format!("thread {}: {text}", thread_id());
         violations().push(line);
@@ -43,8 +43,8 @@ pub(crate) fn violation(text: String) {
 
 /// Records the violation `what: text` (in checking mode): a fault in the device's data (an
 /// access past the end of an allocation) or a stand-in's report.
-pub(crate) fn data_violation(what: &str, text: String) {
-    violation(format!("{what}: {text}"));
+pub(crate) fn data_violation(what: &str, text: &str) {
+    violation(&format!("{what}: {text}"));
 }
 
 /// The number of violations so far (0 outside checking mode).

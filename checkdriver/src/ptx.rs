@@ -80,7 +80,8 @@ fn alignment(tokens: &[&[u8]]) -> usize {
 fn tokens(text: &[u8]) -> Vec<&[u8]> {
     let (base, n) = (text.as_ptr(), text.len());
     // SAFETY: `a..b` lies within `text` (checked by the callers below), borrowed as `text` is.
-    let token = |a: usize, b: usize| unsafe { core::slice::from_raw_parts(base.add(a), b - a) };
+    let token =
+        |a: usize, b: usize| unsafe { core::slice::from_raw_parts(base.wrapping_add(a), b - a) };
     let mut out = Vec::new();
     let mut i = 0;
     let mut start = None;

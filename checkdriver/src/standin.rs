@@ -23,8 +23,11 @@ pub struct StandInLaunch {
     pub size: usize,
     /// The kernel's name, NUL-terminated.
     pub name: *const c_char,
+    /// The launch's grid, in blocks.
     pub grid: [c_uint; 3],
+    /// The launch's block, in threads.
     pub block: [c_uint; 3],
+    /// The launch's dynamic shared memory, in bytes.
     pub shared: c_uint,
     /// The number of arguments; `usize::MAX` when the double does not know the kernel's
     /// parameters (a module not loaded from PTX text).
@@ -170,7 +173,7 @@ fn result(r: Result<bool, String>, what: &str) -> c_int {
         Ok(true) => 0,
         Ok(false) => 1,
         Err(e) => {
-            data_violation(what, e);
+            data_violation(what, &e);
             2
         }
     }
@@ -180,7 +183,7 @@ unsafe extern "C" fn report(text: *const c_char) {
     if !text.is_null() {
         // SAFETY: the stand-in's contract: NUL-terminated.
         let t = unsafe { CStr::from_ptr(text) }.to_string_lossy();
-        data_violation("a stand-in", t.into_owned());
+        data_violation("a stand-in", &t);
     }
 }
 
@@ -218,7 +221,7 @@ pub(crate) unsafe fn launch(
                     return vec![0; size];
                 }
                 // SAFETY: the caller's: a valid pointer per parameter, to `size` bytes.
-                let arg = unsafe { params.add(i).read() }.cast::<u8>();
+                let arg = unsafe { params.wrapping_add(i).read() }.cast::<u8>();
                 // SAFETY: as above.
                 unsafe { core::slice::from_raw_parts(arg, size) }.to_vec()
             })
@@ -265,15 +268,14 @@ pub(crate) fn run(launch: &Launch) -> Result<(), c_int> {
     };
     // SAFETY: the registering side's contract; `raw` and everything it points to live across
     // the call. No lock is held: the stand-in calls `read` and `write`.
-    match unsafe { (entry.call)(entry.data, &raw const raw) } {
-        0 => Ok(()),
-        _ => {
-            data_violation(
-                "cuLaunchKernel",
-                format!("the stand-in for kernel `{name}` failed"),
-            );
-            Err(719) // CUDA_ERROR_LAUNCH_FAILED
-        }
+    if unsafe { (entry.call)(entry.data, &raw const raw) } == 0 {
+        Ok(())
+    } else {
+        data_violation(
+            "cuLaunchKernel",
+            &format!("the stand-in for kernel `{name}` failed"),
+        );
+        Err(719) // CUDA_ERROR_LAUNCH_FAILED
     }
 }
 

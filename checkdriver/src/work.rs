@@ -64,7 +64,7 @@ impl DataOp {
         match r {
             Ok(()) => 0,
             Err(e) => {
-                data_violation(what, e);
+                data_violation(what, &e);
                 0
             }
         }

@@ -4,6 +4,12 @@
 //! the double does for PTX). An ELF image with no symbol table still answers every name.
 //! The checking driver is linked in as an rlib (its entry points are plain Rust functions).
 
+#![allow(
+    clippy::multiple_unsafe_ops_per_block,
+    reason = "raw call sequences, C programs in Rust syntax: each block is one sequence of the \
+              double's entry points under the contract its SAFETY comment states"
+)]
+
 use core::ffi::{CStr, c_void};
 use core::ptr::null_mut;
 
@@ -69,9 +75,9 @@ fn an_elf_image_without_a_symbol_table_answers_every_name() {
     });
 }
 
-/// A cubin built for another architecture than the device's (sm_80 on the double's H100) is
+/// A cubin built for another architecture than the device's (`sm_80` on the double's H100) is
 /// refused with `CUDA_ERROR_NO_BINARY_FOR_GPU`, as the driver refuses it; the same cubin built
-/// for sm_90 loads.
+/// for `sm_90` loads.
 #[test]
 fn a_cubin_for_another_architecture_has_no_code_for_the_device() {
     let image = cuda::cubin(&["frame_blur"], &[]);
@@ -106,10 +112,8 @@ fn param_info(f: *mut c_void, index: usize) -> (i32, usize, usize) {
 fn function(module: *mut c_void, name: &CStr) -> *mut c_void {
     let mut f = null_mut();
     // SAFETY: a valid out-pointer, a module of the current context, a NUL-terminated name.
-    assert_eq!(
-        unsafe { cuda::cuModuleGetFunction(&raw mut f, module, name.as_ptr()) },
-        0
-    );
+    let r = unsafe { cuda::cuModuleGetFunction(&raw mut f, module, name.as_ptr()) };
+    assert_eq!(r, 0);
     f
 }
 

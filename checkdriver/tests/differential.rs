@@ -3,6 +3,12 @@
 //! first part sets an environment variable, which no other thread of this process may read at
 //! the same time.
 
+#![allow(
+    clippy::multiple_unsafe_ops_per_block,
+    reason = "raw call sequences, C programs in Rust syntax: each block is one sequence of the \
+              double's entry points under the contract its SAFETY comment states"
+)]
+
 use core::ffi::c_void;
 use core::ptr::null_mut;
 use std::path::PathBuf;

@@ -22,7 +22,11 @@ fn fixture() -> PathBuf {
 /// Runs the fixture's `mode` in checking mode with the schedule `env`; its exit status, its
 /// report and its output.
 fn run(mode: &str, env: &[(&str, &str)]) -> (Option<i32>, String, String) {
-    let tag: String = env.iter().map(|(k, v)| format!("-{k}{v}")).collect();
+    let tag: String = env.iter().fold(String::new(), |mut tag, (k, v)| {
+        use std::fmt::Write as _;
+        let _ = write!(tag, "-{k}{v}");
+        tag
+    });
     let report =
         std::env::temp_dir().join(format!("faults-test-{}-{mode}{tag}", std::process::id()));
     let mut cmd = Command::new(fixture());

@@ -2,7 +2,7 @@
 //! `examples/runner_fixture.rs` (`waits`, `deadline`, `deadline-frees`) run with the checking
 //! driver linked in, and their exit status and report are read. A blocking wait on hung work
 //! ends the process, so these run as children (the in-process behaviour is tested in
-//! `src/lib.rs`).
+//! `src/tests/hang.rs`).
 
 use std::path::PathBuf;
 use std::process::Command;

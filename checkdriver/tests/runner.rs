@@ -206,10 +206,11 @@ fn c_program() -> PathBuf {
         .arg(format!("-L{}", lib.display()))
         .arg("-lcuda")
         .output()
-        .unwrap_or_else(|e| panic!("the C compiler {cc:?} does not run: {e}"));
+        .unwrap_or_else(|e| panic!("the C compiler {} does not run: {e}", cc.display()));
     assert!(
         built.status.success(),
-        "{cc:?} failed: {}",
+        "{} failed: {}",
+        cc.display(),
         String::from_utf8_lossy(&built.stderr)
     );
     exe

@@ -21,7 +21,8 @@ use crate::ffi;
 use core::ffi::{CStr, c_char, c_void};
 use std::sync::OnceLock;
 
-/// `custackCheckdriverLeftBehind(kind, handle, bytes)`, as `checkdriver/src/lib.rs` defines it.
+/// `custackCheckdriverLeftBehind(kind, handle, bytes)`, as `checkdriver/src/extensions.rs`
+/// defines it.
 type LeftBehindFn =
     unsafe extern "C" fn(kind: *const c_char, handle: u64, bytes: u64) -> ffi::CUresult;
 
@@ -105,8 +106,8 @@ fn lookup() -> Option<LeftBehindFn> {
         // Any failure of the lookup counts as "not the checking driver": nothing to tell.
         let pfn = extension(c"custackCheckdriverLeftBehind").ok().flatten()?;
         // SAFETY: the checking driver's `custackCheckdriverLeftBehind` has exactly the
-        // `LeftBehindFn` signature (`checkdriver/src/lib.rs`); function and data pointers have
-        // one size.
+        // `LeftBehindFn` signature (`checkdriver/src/extensions.rs`); function and data pointers
+        // have one size.
         Some(unsafe { core::mem::transmute::<*mut c_void, LeftBehindFn>(pfn) })
     })
 }

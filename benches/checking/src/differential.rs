@@ -21,18 +21,19 @@
 //! image (`CUSTACK_FRAME_CUBIN`, `CUSTACK_CONDITIONAL_CUBIN`: the differential run sets them for
 //! the real driver's run only), [`frame_cubin`] and [`conditional_cubin`] load that instead.
 
-use super::{Context, DeviceMemory, KERNELS, LaunchConfig, Result, Stack, context0, unexpected};
+use crate::common::{KERNELS, context0, unexpected};
 use core::ffi::{c_int, c_void};
 use custack::ffi;
+use custack::{Context, DeviceMemory, LaunchConfig, Result, Stack};
 
 /// The frame kernels' image: the GPU bundle's cubin where `CUSTACK_FRAME_CUBIN` names one, the
 /// stand-in cubin (for the double) otherwise.
 pub(crate) fn frame_cubin() -> Vec<u8> {
     real_image("CUSTACK_FRAME_CUBIN").unwrap_or_else(|| {
-        super::cubin::stand_in_cubin(
+        crate::cubin::stand_in_cubin(
             &["frame_blur", "frame_gain"],
             &[],
-            super::FRAME_DECLARATIONS,
+            crate::kernels::FRAME_DECLARATIONS,
         )
     })
 }
@@ -41,10 +42,10 @@ pub(crate) fn frame_cubin() -> Vec<u8> {
 /// `CUSTACK_CONDITIONAL_CUBIN` names one, the stand-in cubin otherwise.
 pub(crate) fn conditional_cubin() -> Vec<u8> {
     real_image("CUSTACK_CONDITIONAL_CUBIN").unwrap_or_else(|| {
-        super::cubin::stand_in_cubin(
+        crate::cubin::stand_in_cubin(
             &["jacobi_step", "jacobi_check"],
             &["cudaGraphSetConditional"],
-            super::JACOBI_DECLARATIONS,
+            crate::kernels::JACOBI_DECLARATIONS,
         )
     })
 }
@@ -77,8 +78,8 @@ pub(crate) fn run(program: &str) -> Option<Result<()>> {
 /// Tells the double to fail the next driver call with `code` (with `sticky`: every call from it
 /// on, but those a sticky fault spares).
 fn fail_next(code: c_int, sticky: bool) -> Result<()> {
-    let pfn = super::checkdriver_extension(c"custackCheckdriverFailNext")?;
     type FailNext = unsafe extern "C" fn(c_int, c_int) -> c_int;
+    let pfn = crate::double::checkdriver_extension(c"custackCheckdriverFailNext")?;
     // SAFETY: the checking driver's (or the interposer's) `custackCheckdriverFailNext`, of
     // exactly this signature (checkdriver/src/trace.rs, checkdriver/trace/src/lib.rs).
     let f = unsafe { core::mem::transmute::<*mut c_void, FailNext>(pfn) };
@@ -131,6 +132,13 @@ fn fault_sticky(kernel: &str, sticky: c_int) -> Result<()> {
 /// Probes, raw, what each kind of call answers after a sticky error (the double's model: every
 /// call fails with the sticky code, but the context stack's, `cuCtxDestroy`, `cuGreenCtxDestroy`
 /// and `cuLibraryUnload`).
+#[allow(
+    clippy::multiple_unsafe_ops_per_block,
+    clippy::many_single_char_names,
+    clippy::too_many_lines,
+    reason = "a raw probe, a C program in Rust syntax: one unsafe block under one contract (its \
+              SAFETY comment), C-style handle names, one call after another"
+)]
 fn after_sticky(
     ctx: &Context,
     guard: &custack::PushedGuard<'_, '_>,
@@ -142,7 +150,7 @@ fn after_sticky(
     let s = stream.as_raw();
     let d = dev.device_ptr();
     let host = [0u32; 4];
-    // SAFETY (each call below): valid out-pointers and sizes; `raw_ctx`, `s` and `d` are live
+    // SAFETY: (each call below) valid out-pointers and sizes; `raw_ctx`, `s` and `d` are live
     // handles of the current context (custack owns them and frees them after this function);
     // what a call creates is destroyed here when it succeeded.
     unsafe {
@@ -285,7 +293,7 @@ fn fault_oom() -> Result<()> {
     })?;
     println!("observe oom.scope {:?}", scoped.map_err(|e| e.kind()));
     let back = guard.alloc_from(&[7u32; 64])?.to_vec()?;
-    super::observe::observe("oom.after", &back);
+    crate::observe::observe("oom.after", &back);
     Ok(())
 }
 
@@ -360,12 +368,16 @@ fn fault_stream() -> Result<()> {
     if code("stream.create_again", unsafe {
         ffi::cuStreamCreate(&raw mut again, 0)
     }) {
-        // SAFETY: the live stream just made; destroyed once.
-        unsafe {
-            code("stream.query", ffi::cuStreamQuery(again));
-            code("stream.synchronize", ffi::cuStreamSynchronize(again));
-            code("stream.destroy_again", ffi::cuStreamDestroy_v2(again));
-        }
+        // SAFETY: the live stream just made.
+        code("stream.query", unsafe { ffi::cuStreamQuery(again) });
+        // SAFETY: as above.
+        code("stream.synchronize", unsafe {
+            ffi::cuStreamSynchronize(again)
+        });
+        // SAFETY: as above; destroyed once.
+        code("stream.destroy_again", unsafe {
+            ffi::cuStreamDestroy_v2(again)
+        });
     }
     Ok(())
 }
@@ -423,7 +435,7 @@ fn fault_handle() -> Result<()> {
     });
     // custack's own calls go on as usual.
     let back = guard.alloc_from(&[3u32; 16])?.to_vec()?;
-    super::observe::observe("handle.after", &back);
+    crate::observe::observe("handle.after", &back);
     Ok(())
 }
 
@@ -463,7 +475,7 @@ fn fault_thread() -> Result<()> {
         let read = other
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        super::observe::observe("thread.other", &read);
+        crate::observe::observe("thread.other", &read);
         Ok(())
     })
 }

@@ -15,8 +15,9 @@
 //! `queries` is a program of this dispatch only: the answers of the device and context queries
 //! custack's behaviour depends on, and an event ordering.
 
-use super::{Context, DeviceMemory, Driver, EventFlags, Result, StandIn, context0};
+use crate::common::context0;
 use core::fmt::Debug;
+use custack::{Context, DeviceMemory, Driver, EventFlags, Result, StandIn};
 
 /// Whether the programs observe (`CUSTACK_OBSERVE=1`).
 pub(crate) fn on() -> bool {
@@ -64,7 +65,9 @@ fn fixture_stand_ins() -> Result<Vec<StandIn>> {
             );
             let n = u64::from(n).min(threads(call)) as usize;
             let mut v = call.read::<u32>(x, n)?;
-            v.iter_mut().for_each(|e| *e = e.wrapping_add(k));
+            for e in &mut v {
+                *e = e.wrapping_add(k);
+            }
             call.write(x, &v)?;
             Ok(())
         })
@@ -93,7 +96,9 @@ fn fixture_stand_ins() -> Result<Vec<StandIn>> {
             );
             let n = u64::from(rows.wrapping_mul(cols)).min(threads(call)) as usize;
             let mut v = call.read::<u32>(x, n)?;
-            v.iter_mut().for_each(|e| *e = e.wrapping_mul(k));
+            for e in &mut v {
+                *e = e.wrapping_mul(k);
+            }
             call.write(x, &v)?;
             Ok(())
         })
@@ -103,6 +108,10 @@ fn fixture_stand_ins() -> Result<Vec<StandIn>> {
 
 /// Runs `program` observing its results, if it is one that computes any; `None` otherwise (and
 /// always when not observing).
+#[allow(
+    clippy::too_many_lines,
+    reason = "one arm per program, each a few lines: the dispatch reads as the list of them"
+)]
 pub(crate) fn run(program: &str) -> Option<Result<()>> {
     if !on() {
         return None;
@@ -151,125 +160,148 @@ pub(crate) fn run(program: &str) -> Option<Result<()>> {
     };
     Some(match program {
         "p1" => context0().and_then(|c| {
-            let (floats, ints) = super::p1_one_guard_many_handles(&c)?;
+            let (floats, ints) = crate::programs::p1::p1_one_guard_many_handles(&c)?;
             observe("p1.c", &floats);
             observe("p1.x", &ints);
             Ok(())
         }),
         "p2" => two().and_then(|(a, b)| {
             // The contexts' handles are addresses: only what each read.
-            for (n, (_, read)) in super::p2_push_pop_push(&a, &b)?.iter().enumerate() {
+            for (n, (_, read)) in crate::programs::p2::p2_push_pop_push(&a, &b)?
+                .iter()
+                .enumerate()
+            {
                 observe(&format!("p2.read{n}"), read);
             }
             Ok(())
         }),
         "p3" => two().and_then(|(a, b)| {
-            let (x, y) = super::p3_nested_push(&a, &b)?;
+            let (x, y) = crate::programs::p3::p3_nested_push(&a, &b)?;
             observe("p3.a", &x);
             observe("p3.b", &y);
             Ok(())
         }),
         "p4" => context0().and_then(|c| {
-            for (n, v) in super::p4_shared_context(&c, 3)?.iter().enumerate() {
+            for (n, v) in crate::programs::p4::p4_shared_context(&c, 3)?
+                .iter()
+                .enumerate()
+            {
                 observe(&format!("p4.thread{n}"), v);
             }
             Ok(())
         }),
         "p8" => two().and_then(|(a, b)| {
-            let (x, y) = super::p8_alternating_contexts(&a, &b, 2)?;
+            let (x, y) = crate::programs::p8::p8_alternating_contexts(&a, &b, 2)?;
             observe("p8.a", &x);
             observe("p8.b", &y);
             Ok(())
         }),
         "p9" => two().and_then(|(a, b)| {
-            let all = super::p9_two_contexts_in_flight(&a, &b)?;
+            let all = crate::programs::p9::p9_two_contexts_in_flight(&a, &b)?;
             for (n, v) in all.iter().enumerate() {
                 observe(&format!("p9.{n}"), v);
             }
             Ok(())
         }),
         "p11" => two().and_then(|(a, b)| {
-            let (total, round_trip, registered) = super::p11_staging_through_pinned(&a, &b)?;
+            let (total, round_trip, registered) =
+                crate::programs::p11::p11_staging_through_pinned(&a, &b)?;
             answer("p11.total", total);
             observe("p11.round_trip", &round_trip);
             observe("p11.registered", &registered);
             Ok(())
         }),
         "parked_graph" => two().and_then(|(a, b)| {
-            observe("parked_graph", &super::parked_graph(&a, &b)?);
+            observe(
+                "parked_graph",
+                &crate::programs::parked_graph::parked_graph(&a, &b)?,
+            );
             Ok(())
         }),
         "scoped_alloc" => context0().and_then(|c| {
             observe(
                 "scoped_alloc",
-                &super::c10_stream_ordered_alloc_in_scope(&c)?,
+                &crate::programs::scoped_alloc::c10_stream_ordered_alloc_in_scope(&c)?,
             );
             Ok(())
         }),
         "reuse_after_scope" => context0().and_then(|c| {
-            let (a, b, d) = super::c10_c11_memory_reused_after_scope(&c)?;
+            let (a, b, d) =
+                crate::programs::reuse_after_scope::c10_c11_memory_reused_after_scope(&c)?;
             observe("reuse.first", &a);
             observe("reuse.first_async", &b);
             observe("reuse.second", &d);
             Ok(())
         }),
         "scoped_host" => context0().and_then(|c| {
-            observe("scoped_host", &super::scoped_host(&c)?);
+            observe(
+                "scoped_host",
+                &crate::programs::scoped_host::scoped_host(&c)?,
+            );
             Ok(())
         }),
         "submission" => context0().and_then(|c| {
-            observe("submission", &super::submission(&c)?);
+            observe("submission", &crate::programs::submission::submission(&c)?);
             Ok(())
         }),
         "graph" => context0().and_then(|c| {
-            observe("graph", &super::graph(&c)?);
+            observe("graph", &crate::programs::graph::graph(&c)?);
             Ok(())
         }),
         "graph_built" => context0().and_then(|c| {
-            observe("graph_built", &super::graph_built(&c)?);
+            observe(
+                "graph_built",
+                &crate::programs::graph_built::graph_built(&c)?,
+            );
             Ok(())
         }),
         "graph_shared" => context0().and_then(|c| {
-            observe("graph_shared", &super::graph_shared(&c)?);
+            observe(
+                "graph_shared",
+                &crate::programs::graph_shared::graph_shared(&c)?,
+            );
             Ok(())
         }),
         "memory_kinds" => context0().and_then(|c| {
-            observe("memory_kinds", &super::memory_kinds(&c)?);
+            observe(
+                "memory_kinds",
+                &crate::programs::memory_kinds::memory_kinds(&c)?,
+            );
             Ok(())
         }),
         "peer" => two().and_then(|(a, b)| {
-            observe("peer", &super::peer(&a, &b)?);
+            observe("peer", &crate::programs::peer::peer(&a, &b)?);
             Ok(())
         }),
         "ipc" => context0().and_then(|c| {
-            observe("ipc", &super::ipc(&c)?);
+            observe("ipc", &crate::programs::ipc::ipc(&c)?);
             Ok(())
         }),
         "vmm" => context0().and_then(|c| {
-            observe("vmm", &super::vmm(&c)?);
+            observe("vmm", &crate::programs::vmm::vmm(&c)?);
             Ok(())
         }),
         "vmm_share" => context0().and_then(|c| {
-            observe("vmm_share", &super::vmm_share(&c)?);
+            observe("vmm_share", &crate::programs::vmm_share::vmm_share(&c)?);
             Ok(())
         }),
         "managed" => context0().and_then(|c| {
-            answer("managed.sum", super::managed(&c)?);
+            answer("managed.sum", crate::programs::managed::managed(&c)?);
             Ok(())
         }),
         "textures" => context0().and_then(|c| {
             // The first w * h values are what `tex_read` wrote (no stand-in): not observed; the
             // rest are copies (the mipmap's level 1, the array).
-            let all = super::textures(&c)?;
+            let all = crate::programs::textures::textures(&c)?;
             observe("textures.copies", all.get(64 * 32..).unwrap_or(&[]));
             Ok(())
         }),
         "peer_vmm" => context0().and_then(|c| {
-            observe("peer_vmm", &super::peer_vmm(&c)?);
+            observe("peer_vmm", &crate::programs::peer_vmm::peer_vmm(&c)?);
             Ok(())
         }),
         "contracts" => context0().and_then(|c| {
-            observe("contracts", &super::contracts(&c)?);
+            observe("contracts", &crate::programs::contracts::contracts(&c)?);
             Ok(())
         }),
         "queries" => queries(),

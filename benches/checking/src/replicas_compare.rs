@@ -85,6 +85,10 @@ pub(crate) fn verdict(
 ///
 /// As `StandIn::register`: the stand-in reads `len * size` bytes of each output and the
 /// verdict's two `u64`s, and writes the verdict, as the kernel does.
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "the driver as `StandIn::register` takes it, by reference"
+)]
 pub(crate) unsafe fn register(driver: &Driver) -> Result<StandIn> {
     // SAFETY: the caller's promise, as above.
     unsafe {
@@ -128,7 +132,7 @@ pub(crate) fn self_check() -> Result<()> {
             for (b, want) in cases {
                 for (grid, block) in [(1, 32), (2, 64)] {
                     if verdict(grid, block, &a, &b, (len, size), [0; 2]) != Some(want) {
-                        return Err(crate::unexpected(&format!(
+                        return Err(crate::common::unexpected(&format!(
                             "replicas_compare's stand-in: elements of {size} bytes, {len} of \
                              them, {grid} blocks of {block}: not {want:?}"
                         )));
@@ -139,7 +143,7 @@ pub(crate) fn self_check() -> Result<()> {
     }
     match verdict(1, 48, &[0], &[1], (1, 1), [0; 2]) {
         None => Ok(()),
-        Some(_) => Err(crate::unexpected(
+        Some(_) => Err(crate::common::unexpected(
             "replicas_compare's stand-in: ran a block of 48 threads",
         )),
     }

@@ -538,8 +538,8 @@ fn emulated() -> c_int {
 }
 
 /// The entry points newer than the 12.2 baseline and the CUDA version that introduced each:
-/// the checking driver's `NEWER` (`checkdriver/src/lib.rs`; the test `newer_matches_the_double`
-/// compares the two).
+/// the checking driver's `NEWER` (`checkdriver/src/api/entry_point.rs`; the test
+/// `newer_matches_the_double` compares the two).
 const NEWER: &[(&[u8], c_int)] = &[
     (b"cuGraphConditionalHandleCreate", 12030),
     (b"cuStreamBeginCaptureToGraph", 12030),

@@ -6,7 +6,8 @@ use super::{ARITIES, LOOKED_UP, NAMES, NEWER};
 use std::collections::{BTreeMap, BTreeSet};
 
 const FFI: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ffi");
-const DOUBLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../src/lib.rs");
+/// The checking driver's `cuGetProcAddress`, which holds its `NEWER`.
+const DOUBLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../src/api/entry_point.rs");
 
 /// The entry points declared by hand in `lib.rs` (not in `entries.rs`).
 const BY_HAND: &[&str] = &[
@@ -300,7 +301,8 @@ fn erased_arguments_are_integer_class() {
 
 #[test]
 fn newer_matches_the_double() {
-    let text = std::fs::read_to_string(DOUBLE).expect("checkdriver/src/lib.rs is readable");
+    let text =
+        std::fs::read_to_string(DOUBLE).expect("checkdriver/src/api/entry_point.rs is readable");
     let start = text
         .find("const NEWER: &[(&[u8], c_int)] = &[")
         .expect("the double's NEWER");

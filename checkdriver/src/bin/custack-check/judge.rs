@@ -17,6 +17,7 @@
 //! stopped in the middle of its work); anything else (a panic, a signal, a time-out) fails.
 
 use std::fmt;
+use std::fmt::Write as _;
 use std::process::ExitStatus;
 
 /// Which driver call fails: none, call k once, or every call from k on; or which enqueue
@@ -214,10 +215,10 @@ impl Verdict {
             self.exit
         );
         if !self.violations.is_empty() {
-            s.push_str(&format!(", {} violation(s)", self.violations.len()));
+            let _ = write!(s, ", {} violation(s)", self.violations.len());
         }
         if !self.leaks.is_empty() {
-            s.push_str(&format!(", {} leak(s)", self.leaks.len()));
+            let _ = write!(s, ", {} leak(s)", self.leaks.len());
         }
         s
     }

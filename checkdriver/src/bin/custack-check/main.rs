@@ -94,6 +94,10 @@ fn lib_dir() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "one field per command-line switch, as the usage names them"
+)]
 struct Options {
     jobs: usize,
     timeout: Duration,
@@ -151,7 +155,7 @@ enum Parsed {
 
 fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
     let mut jobs = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let mut timeout = Duration::from_secs(300);
+    let mut timeout = Duration::from_mins(5);
     let mut sticky = true;
     let mut context_stays_current = false;
     let (mut hangs, mut strict_hangs, mut hang_sample) = (false, false, 0);

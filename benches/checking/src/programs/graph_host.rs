@@ -1,6 +1,7 @@
-//! The program `graph_host`: host nodes of graphs built node by node (`GraphBuilder::host`).
+//! The program `graph_host` (C28): host nodes of graphs built node by node
+//! (`GraphBuilder::host`).
 
-use crate::{N, Unwind};
+use crate::common::{N, Unwind};
 use custack::{Context, DeviceBuffer, Graph, InstantiateFlags, PushedGuard, Result, Stack};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering::SeqCst};

@@ -12,7 +12,8 @@
 //! executable graph's without the record of its allocations (shared, cloned, updated, a child
 //! graph), refused by custack before the driver.
 
-use crate::{N, checkdriver_extension, unexpected};
+use crate::common::{N, unexpected};
+use crate::double::checkdriver_extension;
 use custack::{
     Context, DeviceMemory, DeviceMemoryMut, ErrorKind, Graph, GraphExec, InstantiateFlags,
     PushedGuard, Result, Stack, Stream,
@@ -61,8 +62,8 @@ fn kept_exec_asking_for_auto_free<'g>(guard: &'g PushedGuard<'_, '_>) -> Result<
 
 /// The double's count of driver calls so far (`custackCheckdriverCalls`).
 fn driver_calls() -> Result<u64> {
-    let pfn = checkdriver_extension(c"custackCheckdriverCalls")?;
     type Calls = unsafe extern "C" fn() -> u64;
+    let pfn = checkdriver_extension(c"custackCheckdriverCalls")?;
     // SAFETY: the double's `custackCheckdriverCalls`, of exactly this signature.
     let calls: Calls = unsafe { core::mem::transmute::<*mut core::ffi::c_void, Calls>(pfn) };
     // SAFETY: takes nothing, reads an atomic counter.
@@ -204,9 +205,9 @@ fn in_parked_graph(guard: &PushedGuard<'_, '_>) -> Result<()> {
 /// Names `event` to the double as left behind on purpose (`custackCheckdriverLeftBehind`): the
 /// event of a submission the program leaked.
 fn event_left_behind(event: custack::ffi::CUevent) -> Result<()> {
-    let pfn = checkdriver_extension(c"custackCheckdriverLeftBehind")?;
     type LeftBehind =
         unsafe extern "C" fn(*const core::ffi::c_char, u64, u64) -> custack::ffi::CUresult;
+    let pfn = checkdriver_extension(c"custackCheckdriverLeftBehind")?;
     // SAFETY: the double's `custackCheckdriverLeftBehind`, of exactly this signature.
     let left: LeftBehind =
         unsafe { core::mem::transmute::<*mut core::ffi::c_void, LeftBehind>(pfn) };

@@ -8,7 +8,8 @@
 //! and `restricted_redundant`'s; this program is strict in the hang pass, which hangs each of
 //! its 66 enqueues in turn, so it stays small.
 
-use crate::{cubin, replicas_compare, unexpected};
+use crate::common::unexpected;
+use crate::{cubin, replicas_compare};
 use custack::safety::{
     Budget, CompareOn, InitPhase, OnMismatch, Profile, RedundantKernel, RestrictedContext,
     RestrictedModule, WaitBound,

@@ -1,9 +1,10 @@
-//! The program `graph_capture_into`: work captured into a graph being built
+//! The program `graph_capture_into` (C28): work captured into a graph being built
 //! (`GraphBuilder::capture`: the root graph, a WHILE node's body) and conditional nodes added
 //! in the middle of a capture (`StreamScope::condition`, `if_then`, `while_loop`).
 
-use crate::{AddU32, CONDITIONAL_PTX, KERNELS, N, N32, SetCondition};
-use crate::{report_driver_version, unexpected};
+use crate::common::{KERNELS, N, N32, unexpected};
+use crate::double::report_driver_version;
+use crate::kernels::{AddU32, CONDITIONAL_PTX, SetCondition};
 use custack::{Context, ErrorKind, LaunchConfig, Result, Stack};
 
 /// Reporting 12.2, both are refused (`DriverTooOld`: the build's graph destroyed, the
@@ -14,6 +15,10 @@ use custack::{Context, ErrorKind, LaunchConfig, Result, Stack};
 /// refused, a build whose capture used a
 /// graph allocation refused, and a condition asked of a submission's scope, which does not
 /// capture.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a checking scenario, its steps read top to bottom"
+)]
 pub(crate) fn graph_capture_into(ctx: &Context) -> Result<()> {
     report_driver_version(12020)?;
     let mut stack = Stack::new()?;
@@ -140,7 +145,8 @@ pub(crate) fn graph_capture_into(ctx: &Context) -> Result<()> {
     match unordered {
         Err(e)
             if e.kind() == ErrorKind::InvalidValue
-                && e.detail().is_some_and(|d| d.contains("GraphBuilder::capture")) => {}
+                && e.detail()
+                    .is_some_and(|d| d.contains("GraphBuilder::capture")) => {}
         Err(e) => return Err(e),
         Ok(_) => {
             return Err(unexpected(

@@ -1,8 +1,9 @@
-//! The program `graph_mem`: memory allocation and free nodes of graphs built node by node
+//! The program `graph_mem` (C28): memory allocation and free nodes of graphs built node by node
 //! (`GraphBuilder::alloc`, `GraphBuilder::free`), and allocations that outlive the launch
 //! (`GraphBuilder::alloc_kept`, `GraphExec::take_kept`).
 
-use crate::{AddU32, KERNELS, N, N32};
+use crate::common::{KERNELS, N, N32};
+use crate::kernels::AddU32;
 use custack::{
     Context, DeviceMemory, Driver, ErrorKind, Graph, LaunchConfig, PushedGuard, Result, Stack,
     StandIn,
@@ -60,7 +61,9 @@ pub(crate) fn graph_mem(ctx: &Context) -> Result<()> {
                 call.arg::<u32>(2)?,
             );
             let mut v = call.read::<u32>(x, n as usize)?;
-            v.iter_mut().for_each(|e| *e += k);
+            for e in &mut v {
+                *e += k;
+            }
             call.write(x, &v)?;
             Ok(())
         })
@@ -83,14 +86,16 @@ pub(crate) fn graph_mem(ctx: &Context) -> Result<()> {
         Ok(())
     })?;
     if graph.node_count()? != 8 {
-        return Err(crate::unexpected("a graph of 8 nodes"));
+        return Err(crate::common::unexpected("a graph of 8 nodes"));
     }
     let mut exec = graph.instantiate()?;
     for _ in 0..3 {
         exec.payload_mut().1.fill(0);
         exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
         if !exec.payload().1.iter().all(|&v| v == 42) {
-            return Err(crate::unexpected("40 + 2 copied out at each launch"));
+            return Err(crate::common::unexpected(
+                "40 + 2 copied out at each launch",
+            ));
         }
     }
     drop(exec);
@@ -103,7 +108,7 @@ fn refused_here<T>(r: Result<T>, what: &str) -> Result<()> {
     match r {
         Err(e) if e.kind() == ErrorKind::InvalidValue && e.detail().is_some() => Ok(()),
         Err(e) => Err(e),
-        Ok(_) => Err(crate::unexpected(what)),
+        Ok(_) => Err(crate::common::unexpected(what)),
     }
 }
 
@@ -129,7 +134,7 @@ fn kept(guard: &PushedGuard<'_, '_>) -> Result<()> {
     })?;
     let mut exec = graph.instantiate()?;
     if exec.kept_count() != 1 {
-        return Err(crate::unexpected("one kept allocation"));
+        return Err(crate::common::unexpected("one kept allocation"));
     }
     refused_here(exec.take_kept::<u32>(0), "a take before any launch")?;
     let stream = guard.stream()?;
@@ -139,7 +144,7 @@ fn kept(guard: &PushedGuard<'_, '_>) -> Result<()> {
     {
         let x = exec.take_kept::<u32>(0)?;
         if x.to_vec()? != vec![42u32; N] {
-            return Err(crate::unexpected("40 + 2 in the kept allocation"));
+            return Err(crate::common::unexpected("40 + 2 in the kept allocation"));
         }
         refused_here(exec.take_kept::<u32>(0), "a second take of one launch's")?;
     } // freed (cuMemFree): the graph can be launched again

@@ -1,7 +1,7 @@
-//! The program `graph_capture_forked`: captures over two streams (`Stream::capture_forked`)
-//! and host functions inside a capture (`StreamScope::graph_host_fn`).
+//! The program `graph_capture_forked` (C18): captures over two streams
+//! (`Stream::capture_forked`) and host functions inside a capture (`StreamScope::graph_host_fn`).
 
-use crate::{KERNELS, N, N32, Unwind};
+use crate::common::{KERNELS, N, N32, Unwind};
 use custack::{Context, ErrorKind, LaunchConfig, Result, Stack};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
@@ -19,6 +19,10 @@ impl Drop for Token {
 /// a copy out, with a host function on the fork; launched three times; a fork scope's panic and
 /// a closure's error end the capture and leave both streams usable; a captured host function's
 /// panic is reported by the launch's wait; every closure is dropped with the last graph.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a checking scenario, its steps read top to bottom"
+)]
 pub(crate) fn graph_capture_forked(ctx: &Context) -> Result<()> {
     let quiet = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {

@@ -1,0 +1,27 @@
+//! The program `p3` (P3, C3, C4): a nested push: A's buffer and module parked while B is pushed
+//! over it, B's work, then A's parked values attached again and used.
+
+use crate::common::{KERNELS, N, add_on_device};
+use custack::{Context, DeviceMemory, Result, Stack, StackTop};
+
+pub(crate) fn p3_nested_push(a: &Context, b: &Context) -> Result<(Vec<u32>, Vec<u32>)> {
+    let mut stack = Stack::new()?;
+    let mut guard_a = stack.push(a)?;
+    let buffer_a = guard_a.alloc_from(&vec![1u32; N])?;
+    let module_a = guard_a.load_ptx(KERNELS)?;
+    let parked_buffer = guard_a.park(buffer_a);
+    let parked_module = guard_a.park_module(module_a);
+
+    let from_b = guard_a.with_pushed(b, |guard_b| -> Result<Vec<u32>> {
+        let module_b = guard_b.load_ptx(KERNELS)?;
+        let mut buffer_b = guard_b.alloc_from(&vec![10u32; N])?;
+        add_on_device(guard_b, &module_b, &mut buffer_b, 5)?;
+        buffer_b.to_vec()
+    })??;
+
+    guard_a.synchronize()?; // A is on top again
+    let mut buffer_a = guard_a.attach(parked_buffer)?;
+    let module_a = guard_a.attach_module(parked_module)?;
+    add_on_device(&guard_a, &module_a, &mut buffer_a, 2)?;
+    Ok((buffer_a.to_vec()?, from_b))
+}

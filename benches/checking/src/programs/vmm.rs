@@ -1,0 +1,43 @@
+//! The program `vmm` (C14, C21): virtual memory management, a reservation filled, then grown by
+//! mapping a second physical allocation, copies and memsets on the mapping and a view of it, a
+//! read-only mapping shown twice; everything unmapped, released and freed on drop.
+
+use crate::common::N;
+use custack::{Context, DeviceMemory, DeviceMemoryMut, Result, Stack};
+
+/// Virtual memory management: a reservation filled, then grown by mapping a second physical
+/// allocation after the first (unmapped and mapped again), copies and memsets on the mapping and
+/// on a view of it in a scope, and a read-only mapping shown twice; everything unmapped,
+/// released and freed on drop.
+pub(crate) fn vmm(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let g = guard.allocation_granularity()?;
+    let space = guard.reserve(4 * g)?;
+    let mut first = guard.create_physical(g)?;
+    {
+        let mut small = space.map::<u32, _>(&guard, [&mut first])?;
+        small.fill_u32(7)?;
+    }
+    let mut second = guard.create_physical(g)?;
+    let stream = guard.stream()?;
+    let host = vec![1u32; N];
+    let mut out = vec![0u32; N];
+    {
+        let mut grown = space.map::<u32, _>(&guard, [&mut first, &mut second])?;
+        let mut head = grown.slice_mut(..N)?;
+        stream.scope(|s| -> Result<()> {
+            let mut d = s.bind_mut(&mut head);
+            s.copy_to_device(&mut d, &host)?;
+            s.fill_u32(&mut d, 2)?;
+            s.copy_to_host(&mut out, &d)
+        })??;
+        grown.fill_bytes(0)?;
+    }
+    let table = guard.reserve(2 * g)?;
+    let shared = table.map_read_only::<u32, _>(&guard, &[&first, &first])?;
+    let mut back = shared.slice(..N)?.to_vec()?;
+    drop(shared);
+    back.extend_from_slice(&out);
+    Ok(back)
+}

@@ -1,0 +1,470 @@
+//! Models `cuda.h` "Memory Management" (`group__CUDA__MEM`), the stream-ordered allocator
+//! (`group__CUDA__MALLOC__ASYNC`) and "Unified Addressing" (`group__CUDA__UNIFIED`): device,
+//! page-locked and managed allocations, 1D, 2D and 3D copies and memsets (which move real bytes in
+//! checking mode, `data.rs`), host registration, pointer attributes and memory pools. The
+//! interprocess calls of the same section are `ipc.rs`, its peer copies `peer.rs`.
+
+use super::common::{checking, data_result, out, read_field};
+use super::types::{
+    CUDA_ERROR_OUT_OF_MEMORY, CUDA_SUCCESS, CUdevice, CUdeviceptr, CUresult, Handle,
+};
+use crate::check::{self, Kind};
+use crate::handles::{device_address, handle};
+use crate::load::hang_exit;
+use crate::{data, mode, work};
+use core::ffi::{c_int, c_uchar, c_uint, c_ushort, c_void};
+use core::ptr::null_mut;
+
+entry_points! {
+    // --- Allocations, page-locked memory and their frees ---
+    fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) {
+        out(free, 79 << 30);
+        out(total, 80 << 30);
+        CUDA_SUCCESS
+    }
+    fn cuMemAlloc_v2(ptr: *mut CUdeviceptr, bytes: usize) { new_address(ptr, bytes) }
+    fn cuMemFree_v2(ptr: CUdeviceptr) releases(Kind::DeviceMemory, ptr as usize) {
+        check::freeing(Kind::DeviceMemory, ptr as usize, None, "cuMemFree");
+        // In one process this breaks `open_ipc`'s contract (across two, it is the other
+        // process's); reported as what the program left behind, so a failed close excuses it.
+        if check::ipc_open_on(ptr) {
+            check::report_orphan(&format!("{ptr:#x} freed while opened through IPC"));
+        }
+        if check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFree") {
+            data::freed(ptr);
+            let mut managed = MANAGED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(i) = managed.iter().position(|m| m.0.addr() as CUdeviceptr == ptr) {
+                free(managed.swap_remove(i).0);
+            }
+        }
+        CUDA_SUCCESS
+    }
+    fn cuMemAllocAsync(ptr: *mut CUdeviceptr, bytes: usize, stream: Handle) {
+        check::enqueue(stream as usize);
+        check::used(Kind::Stream, stream as usize, "cuMemAllocAsync");
+        stream_address(ptr, bytes, stream)
+    }
+    fn cuMemAllocFromPoolAsync(ptr: *mut CUdeviceptr, bytes: usize, pool: Handle, stream: Handle) {
+        check::enqueue(stream as usize);
+        check::used(Kind::Stream, stream as usize, "cuMemAllocFromPoolAsync");
+        stream_address(ptr, bytes, stream)
+    }
+    fn cuMemFreeAsync(ptr: CUdeviceptr, stream: Handle) releases(Kind::DeviceMemory, ptr as usize, stream as usize) {
+        check::enqueue(stream as usize);
+        check::used(Kind::Stream, stream as usize, "cuMemFreeAsync");
+        check::freeing(Kind::DeviceMemory, ptr as usize, Some(stream as usize), "cuMemFreeAsync");
+        if check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFreeAsync") {
+            data::freed(ptr);
+        }
+        CUDA_SUCCESS
+    }
+    // Managed memory is host memory the host reads and writes at the device address: real
+    // memory here, its address exposed (so not under Miri's strict provenance).
+    fn cuMemAllocManaged(ptr: *mut CUdeviceptr, bytes: usize, flags: c_uint) {
+        let mut mem = null_mut();
+        if posix_memalign(&raw mut mem, 4096, bytes.max(1)) != 0 {
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        let address = mem.expose_provenance() as CUdeviceptr;
+        MANAGED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(Managed(mem));
+        check::created_sized(Kind::DeviceMemory, address as usize, 0, bytes as u64);
+        data::managed(address, mem.cast(), bytes);
+        out(ptr, address);
+        CUDA_SUCCESS
+    }
+    fn cuMemHostAlloc(p: *mut *mut c_void, bytes: usize, flags: c_uint) {
+        let mut mem = null_mut();
+        if posix_memalign(&raw mut mem, 4096, bytes.max(1)) != 0 {
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        check::created(Kind::HostMemory, mem as usize, 0);
+        out(p, mem);
+        CUDA_SUCCESS
+    }
+    fn cuMemFreeHost(p: *mut c_void) releases(Kind::HostMemory, p as usize) {
+        check::freeing(Kind::HostMemory, p as usize, None, "cuMemFreeHost");
+        if check::destroyed(Kind::HostMemory, p as usize, "cuMemFreeHost") {
+            free(p);
+        }
+        CUDA_SUCCESS
+    }
+
+    // --- 1D copies and memsets ---
+    fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) {
+        if check::synchronous_copy_hung() {
+            hang_exit("cuMemcpyHtoD_v2".to_owned());
+        }
+        check::used_address(dst, "cuMemcpyHtoD_v2");
+        check::host_now(src.cast_mut().cast(), bytes, false);
+        if checking() {
+            data_result(data::from_host(dst, src.cast(), bytes), "cuMemcpyHtoD_v2");
+        }
+        CUDA_SUCCESS
+    }
+    fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) {
+        if check::synchronous_copy_hung() {
+            hang_exit("cuMemcpyDtoH_v2".to_owned());
+        }
+        check::used_address(src, "cuMemcpyDtoH_v2");
+        // The device's bytes where the double holds them, zeroes otherwise.
+        let moved = checking() && data::to_host(dst.cast(), src, bytes).unwrap_or_else(|e| {
+            mode::data_violation("cuMemcpyDtoH_v2", &e);
+            false
+        });
+        if !moved {
+            check::host_now(dst.cast(), bytes, true);
+        }
+        CUDA_SUCCESS
+    }
+    fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) {
+        check::used_address(dst, "cuMemcpyDtoD_v2");
+        check::used_address(src, "cuMemcpyDtoD_v2");
+        if checking() {
+            data_result(data::copy(dst, src, bytes), "cuMemcpyDtoD_v2");
+        }
+        CUDA_SUCCESS
+    }
+    fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: Handle) {
+        check::enqueue(stream as usize);
+        check::used_address(dst, "cuMemcpyHtoDAsync_v2");
+        check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
+        check::enqueued(stream as usize, Kind::HostMemory, src as usize);
+        check::host_enqueued(stream as usize, src.cast_mut().cast(), bytes, false, 0);
+        check::used(Kind::Stream, stream as usize, "cuMemcpyHtoDAsync_v2");
+        let op = work::DataOp::FromHost { dst, src: src.cast(), bytes };
+        check::data_op(stream as usize, &op, "cuMemcpyHtoDAsync_v2");
+        CUDA_SUCCESS
+    }
+    fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) {
+        check::enqueue(stream as usize);
+        check::used_address(src, "cuMemcpyDtoHAsync_v2");
+        check::enqueued(stream as usize, Kind::DeviceMemory, src as usize);
+        check::enqueued(stream as usize, Kind::HostMemory, dst as usize);
+        check::host_enqueued(stream as usize, dst.cast(), bytes, true, src);
+        check::used(Kind::Stream, stream as usize, "cuMemcpyDtoHAsync_v2");
+        CUDA_SUCCESS
+    }
+    fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) {
+        check::enqueue(stream as usize);
+        check::used_address(dst, "cuMemcpyDtoDAsync_v2");
+        check::used_address(src, "cuMemcpyDtoDAsync_v2");
+        check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
+        check::enqueued(stream as usize, Kind::DeviceMemory, src as usize);
+        check::used(Kind::Stream, stream as usize, "cuMemcpyDtoDAsync_v2");
+        check::data_op(stream as usize, &work::DataOp::Copy { dst, src, bytes }, "cuMemcpyDtoDAsync_v2");
+        CUDA_SUCCESS
+    }
+    fn cuMemsetD8_v2(dst: CUdeviceptr, v: c_uchar, n: usize) {
+        check::used_address(dst, "cuMemsetD8_v2");
+        if checking() {
+            data_result(data::fill(dst, &[v], n), "cuMemsetD8_v2");
+        }
+        CUDA_SUCCESS
+    }
+    fn cuMemsetD16_v2(dst: CUdeviceptr, v: c_ushort, n: usize) {
+        check::used_address(dst, "cuMemsetD16_v2");
+        if checking() {
+            data_result(data::fill(dst, &v.to_ne_bytes(), n), "cuMemsetD16_v2");
+        }
+        CUDA_SUCCESS
+    }
+    fn cuMemsetD32_v2(dst: CUdeviceptr, v: c_uint, n: usize) {
+        check::used_address(dst, "cuMemsetD32_v2");
+        if checking() {
+            data_result(data::fill(dst, &v.to_ne_bytes(), n), "cuMemsetD32_v2");
+        }
+        CUDA_SUCCESS
+    }
+    fn cuMemsetD8Async(dst: CUdeviceptr, v: c_uchar, n: usize, stream: Handle) {
+        check::enqueue(stream as usize);
+        check::used_address(dst, "cuMemsetD8Async");
+        check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
+        check::used(Kind::Stream, stream as usize, "cuMemsetD8Async");
+        let op = work::DataOp::Fill { dst, pattern: [v].to_vec(), count: n };
+        check::data_op(stream as usize, &op, "cuMemsetD8Async");
+        CUDA_SUCCESS
+    }
+    fn cuMemsetD16Async(dst: CUdeviceptr, v: c_ushort, n: usize, stream: Handle) {
+        check::enqueue(stream as usize);
+        check::used_address(dst, "cuMemsetD16Async");
+        check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
+        check::used(Kind::Stream, stream as usize, "cuMemsetD16Async");
+        let op = work::DataOp::Fill { dst, pattern: v.to_ne_bytes().to_vec(), count: n };
+        check::data_op(stream as usize, &op, "cuMemsetD16Async");
+        CUDA_SUCCESS
+    }
+    fn cuMemsetD32Async(dst: CUdeviceptr, v: c_uint, n: usize, stream: Handle) {
+        check::enqueue(stream as usize);
+        check::used_address(dst, "cuMemsetD32Async");
+        check::enqueued(stream as usize, Kind::DeviceMemory, dst as usize);
+        check::used(Kind::Stream, stream as usize, "cuMemsetD32Async");
+        let op = work::DataOp::Fill { dst, pattern: v.to_ne_bytes().to_vec(), count: n };
+        check::data_op(stream as usize, &op, "cuMemsetD32Async");
+        CUDA_SUCCESS
+    }
+
+    // --- Pitched memory, 2D and 3D copies ---
+    fn cuMemAllocPitch_v2(ptr: *mut CUdeviceptr, pitch: *mut usize, width: usize, height: usize, elem: c_uint) {
+        let pitch_bytes = width.div_ceil(512) * 512;
+        out(pitch, pitch_bytes);
+        new_address(ptr, pitch_bytes * height)
+    }
+    fn cuMemcpy2D_v2(copy: *const c_void) {
+        if copy_touches_host(copy, Shape::TwoD) && check::synchronous_copy_hung() {
+            hang_exit("cuMemcpy2D_v2".to_owned());
+        }
+        copy_used(copy, Shape::TwoD, None, "cuMemcpy2D_v2");
+        CUDA_SUCCESS
+    }
+    fn cuMemcpy2DAsync_v2(copy: *const c_void, stream: Handle) {
+        check::enqueue(stream as usize);
+        check::used(Kind::Stream, stream as usize, "cuMemcpy2DAsync_v2");
+        copy_used(copy, Shape::TwoD, Some(stream as usize), "cuMemcpy2DAsync_v2");
+        CUDA_SUCCESS
+    }
+    fn cuMemcpy3D_v2(copy: *const c_void) {
+        if copy_touches_host(copy, Shape::ThreeD) && check::synchronous_copy_hung() {
+            hang_exit("cuMemcpy3D_v2".to_owned());
+        }
+        copy_used(copy, Shape::ThreeD, None, "cuMemcpy3D_v2");
+        CUDA_SUCCESS
+    }
+    fn cuMemcpy3DAsync_v2(copy: *const c_void, stream: Handle) {
+        check::enqueue(stream as usize);
+        check::used(Kind::Stream, stream as usize, "cuMemcpy3DAsync_v2");
+        copy_used(copy, Shape::ThreeD, Some(stream as usize), "cuMemcpy3DAsync_v2");
+        CUDA_SUCCESS
+    }
+
+    // --- Address ranges, host registration, unified addressing ---
+    fn cuMemGetAddressRange_v2(base: *mut CUdeviceptr, size: *mut usize, ptr: CUdeviceptr) {
+        out(base, ptr);
+        out(size, 1);
+        CUDA_SUCCESS
+    }
+    fn cuMemHostRegister_v2(p: *mut c_void, bytes: usize, flags: c_uint) { CUDA_SUCCESS }
+    fn cuMemHostUnregister(p: *mut c_void) { CUDA_SUCCESS }
+    fn cuMemHostGetDevicePointer_v2(ptr: *mut CUdeviceptr, p: *mut c_void, flags: c_uint) {
+        out(ptr, p as CUdeviceptr);
+        CUDA_SUCCESS
+    }
+    fn cuPointerGetAttributes(n: c_uint, attributes: *mut c_int, data: *mut *mut c_void, ptr: CUdeviceptr) {
+        CUDA_SUCCESS
+    }
+    fn cuMemPrefetchAsync(ptr: CUdeviceptr, bytes: usize, device: CUdevice, stream: Handle) {
+        check::enqueue(stream as usize);
+        CUDA_SUCCESS
+    }
+    fn cuMemAdvise(ptr: CUdeviceptr, bytes: usize, advice: c_int, device: CUdevice) { CUDA_SUCCESS }
+    fn cuMemRangeGetAttribute(data: *mut c_void, size: usize, attribute: c_int, ptr: CUdeviceptr, bytes: usize) {
+        CUDA_SUCCESS
+    }
+
+    // --- Memory pools (the stream-ordered allocator) ---
+    fn cuMemPoolCreate(pool: *mut Handle, props: *const c_void) { out(pool, handle()); CUDA_SUCCESS }
+    fn cuMemPoolDestroy(pool: Handle) { CUDA_SUCCESS }
+    fn cuMemPoolTrimTo(pool: Handle, keep: usize) { CUDA_SUCCESS }
+    fn cuMemPoolSetAttribute(pool: Handle, attribute: c_int, value: *mut c_void) { CUDA_SUCCESS }
+    fn cuMemPoolGetAttribute(pool: Handle, attribute: c_int, value: *mut c_void) {
+        out(value.cast::<u64>(), 0);
+        CUDA_SUCCESS
+    }
+}
+
+/// Managed allocations: the memory, to free.
+struct Managed(*mut c_void);
+
+// SAFETY: only freed, under the lock.
+unsafe impl Send for Managed {}
+
+static MANAGED: std::sync::Mutex<Vec<Managed>> = std::sync::Mutex::new(Vec::new());
+
+/// Which copy descriptor: `CUDA_MEMCPY2D` or `CUDA_MEMCPY3D`.
+#[derive(Clone, Copy)]
+pub(crate) enum Shape {
+    TwoD,
+    ThreeD,
+}
+
+/// One side of a copy descriptor.
+pub(crate) struct Side {
+    /// The first byte of a row (`srcXInBytes`, `dstXInBytes`).
+    pub(crate) x: usize,
+    /// The first row.
+    pub(crate) y: usize,
+    /// The first slice (3D).
+    pub(crate) z: usize,
+    /// `CUmemorytype`: 1 host, 2 device, 3 array, 4 unified.
+    pub(crate) memory_type: c_uint,
+    /// The host memory, for a host side.
+    pub(crate) host: *mut u8,
+    /// The device memory, for a device side.
+    pub(crate) device: u64,
+    /// The array, for an array side.
+    pub(crate) array: usize,
+    /// Bytes per row.
+    pub(crate) pitch: usize,
+    /// Rows per slice (3D).
+    pub(crate) rows: usize,
+}
+
+/// Reads the sides and the extent (bytes per row, rows, slices) of a copy descriptor.
+///
+/// # Safety
+///
+/// `copy` points to a `CUDA_MEMCPY2D` (`Shape::TwoD`) or a `CUDA_MEMCPY3D` (`Shape::ThreeD`).
+pub(crate) unsafe fn copy_desc(copy: *const c_void, shape: Shape) -> (Side, Side, [usize; 3]) {
+    // SAFETY: `copy` is the descriptor `shape` names (this function's contract): every offset
+    // below is one of its fields, of the type read.
+    let word = |offset: usize| unsafe { read_field::<usize>(copy, offset) };
+    let side = |o: [usize; 9]| Side {
+        x: word(o[0]),
+        y: o[1].checked_sub(1).map_or(0, |_| word(o[1])),
+        z: o[2].checked_sub(1).map_or(0, |_| word(o[2])),
+        // SAFETY: as above.
+        memory_type: unsafe { read_field::<c_uint>(copy, o[3]) },
+        // A pointer, read as one: the copy's host side keeps the program's provenance.
+        // SAFETY: as above.
+        host: unsafe { read_field::<*mut u8>(copy, o[4]) },
+        // SAFETY: as above.
+        device: unsafe { read_field::<u64>(copy, o[5]) },
+        array: word(o[6]),
+        pitch: word(o[7]),
+        rows: o[8].checked_sub(1).map_or(0, |_| word(o[8])),
+    };
+    match shape {
+        // srcXInBytes, srcY, -, srcMemoryType, srcHost, srcDevice, srcArray, srcPitch, -
+        Shape::TwoD => (
+            side([0, 8, 0, 16, 24, 32, 40, 48, 0]),
+            side([56, 64, 0, 72, 80, 88, 96, 104, 0]),
+            [word(112), word(120), 1],
+        ),
+        // ..., srcZ, (srcLOD), ..., reserved, srcPitch, srcHeight
+        Shape::ThreeD => (
+            side([0, 8, 16, 32, 40, 48, 56, 72, 80]),
+            side([88, 96, 104, 120, 128, 136, 144, 160, 168]),
+            [word(176), word(184), word(192)],
+        ),
+    }
+}
+
+/// A 2D or 3D copy (`copy` a `CUDA_MEMCPY2D` or `CUDA_MEMCPY3D`): each side is checked as its
+/// memory type says. Device memory: the first and last byte the copy touches lie in one live
+/// allocation of the current context. Arrays: live, of the current context. Host memory: each
+/// row the copy reads or writes is accessed for real, now (synchronous) or when the copy on
+/// `stream` completes, as a 1D copy's host side is. On `stream`, what it uses is pending there.
+///
+/// # Safety
+///
+/// `copy` is null or points to the descriptor `shape` names, whose host sides are valid for
+/// the copy (the copy's contract).
+pub(crate) unsafe fn copy_used(
+    copy: *const c_void,
+    shape: Shape,
+    stream: Option<usize>,
+    what: &str,
+) {
+    if copy.is_null() {
+        return;
+    }
+    // SAFETY: a non-null `copy` is the descriptor `shape` names (this function's contract).
+    let (src, dst, [width, height, depth]) = unsafe { copy_desc(copy, shape) };
+    if width == 0 || height == 0 || depth == 0 {
+        return;
+    }
+    for (side, write) in [(src, false), (dst, true)] {
+        let rows = side.rows.max(height);
+        // The byte offset of row `y`, slice `z` of the copy.
+        let row = |y: usize, z: usize| ((side.z + z) * rows + side.y + y) * side.pitch + side.x;
+        match side.memory_type {
+            1 => {
+                // Host: row by row (one access when the rows are contiguous).
+                let contiguous = side.pitch == width && (depth == 1 || rows == height);
+                let runs: Vec<(usize, usize)> = if contiguous {
+                    vec![(row(0, 0), width * height * depth)]
+                } else {
+                    (0..depth)
+                        .flat_map(|z| (0..height).map(move |y| (z, y)))
+                        .map(|(z, y)| (row(y, z), width))
+                        .collect()
+                };
+                for (offset, bytes) in runs {
+                    let p = side.host.wrapping_add(offset);
+                    match stream {
+                        Some(st) => check::host_enqueued(st, p, bytes, write, 0),
+                        // SAFETY: the copy's host side is valid for the rows it reads or
+                        // writes (this function's contract).
+                        None => unsafe { check::host_now(p, bytes, write) },
+                    }
+                }
+            }
+            2 | 4 => {
+                let first = side.device + row(0, 0) as u64;
+                let end = side.device + (row(height - 1, depth - 1) + width) as u64;
+                check::used_span(first, end, None, what);
+                if let Some(st) = stream {
+                    check::enqueued(st, Kind::DeviceMemory, first as usize);
+                }
+            }
+            3 => {
+                let key = check::used_array(side.array, what);
+                if let Some(st) = stream {
+                    // A level is pending as its mipmapped array, which is what gets destroyed.
+                    let key = check::owner_of(key);
+                    check::enqueued(st, key.0, key.1);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether the 2D/3D copy at `copy` reads or writes host memory (a synchronous one then waits
+/// for the copy, and so for the work before it on the legacy default stream).
+///
+/// # Safety
+///
+/// `copy` is null or points to the descriptor `shape` names.
+pub(crate) unsafe fn copy_touches_host(copy: *const c_void, shape: Shape) -> bool {
+    if copy.is_null() {
+        return false;
+    }
+    // SAFETY: a non-null `copy` is the descriptor `shape` names (this function's contract).
+    let (src, dst, _) = unsafe { copy_desc(copy, shape) };
+    src.memory_type == 1 || dst.memory_type == 1
+}
+
+/// A new device allocation of `bytes` (backed by host memory in checking mode, `data.rs`),
+/// recorded and written to `p`.
+///
+/// # Safety
+///
+/// `p` is null or valid for a write of a device address.
+pub(crate) unsafe fn new_address(p: *mut CUdeviceptr, bytes: usize) -> CUresult {
+    let new = device_address(bytes);
+    check::created_sized(Kind::DeviceMemory, new as usize, 0, bytes as u64);
+    data::allocated(new, bytes);
+    // SAFETY: `p` is null or valid for the write (this function's contract).
+    unsafe { out(p, new) };
+    CUDA_SUCCESS
+}
+
+/// A stream-ordered allocation (one of a graph's own allocation nodes, when capturing).
+///
+/// # Safety
+///
+/// `p` is null or valid for a write and a read of a device address.
+pub(crate) unsafe fn stream_address(p: *mut CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
+    // SAFETY: `p` is null or valid for the write (this function's contract).
+    let r = unsafe { new_address(p, bytes) };
+    if !p.is_null() {
+        // SAFETY: `new_address` wrote the address to `p`, valid for the read.
+        check::allocated_on(stream as usize, unsafe { p.read() });
+    }
+    r
+}
+
+unsafe extern "C" {
+    fn posix_memalign(p: *mut *mut c_void, align: usize, size: usize) -> c_int;
+    fn free(p: *mut c_void);
+}

@@ -1,0 +1,84 @@
+//! Models `cuda.h` "Texture Object Management" (`group__CUDA__TEXOBJECT`), "Surface Object
+//! Management" (`group__CUDA__SURFOBJECT`), and the array calls of "Memory Management": arrays and
+//! mipmapped arrays, and the objects that read them (each checked against what it reads).
+
+use super::common::{new_handle, out, read_field};
+use super::types::{CUDA_SUCCESS, Handle};
+use crate::check::{self, Kind};
+use crate::handles::handle;
+use core::ffi::{c_int, c_uint, c_ulonglong, c_void};
+
+entry_points! {
+    fn cuArray3DCreate_v2(array: *mut Handle, desc: *const c_void) { new_handle(array, Kind::Array) }
+    fn cuArrayDestroy(array: Handle) releases(Kind::Array, array as usize) {
+        check::freeing(Kind::Array, array as usize, None, "cuArrayDestroy");
+        let _ = check::destroyed(Kind::Array, array as usize, "cuArrayDestroy");
+        CUDA_SUCCESS
+    }
+    fn cuMipmappedArrayCreate(array: *mut Handle, desc: *const c_void, levels: c_uint) {
+        new_handle(array, Kind::MipmappedArray)
+    }
+    fn cuMipmappedArrayGetLevel(level_array: *mut Handle, array: Handle, level: c_uint) {
+        check::used(Kind::MipmappedArray, array as usize, "cuMipmappedArrayGetLevel");
+        let h = handle();
+        check::created(Kind::ArrayLevel, h as usize, array as usize);
+        out(level_array, h);
+        CUDA_SUCCESS
+    }
+    fn cuMipmappedArrayDestroy(array: Handle) releases(Kind::MipmappedArray, array as usize) {
+        check::freeing(Kind::MipmappedArray, array as usize, None, "cuMipmappedArrayDestroy");
+        let _ = check::destroyed(Kind::MipmappedArray, array as usize, "cuMipmappedArrayDestroy");
+        CUDA_SUCCESS
+    }
+    fn cuTexObjectCreate(tex: *mut c_ulonglong, res: *const c_void, desc: *const c_void, view: *const c_void) {
+        let parent = resource_used(res, "cuTexObjectCreate");
+        let h = handle().addr();
+        check::created(Kind::TexObject, h, parent);
+        out(tex, h as c_ulonglong);
+        CUDA_SUCCESS
+    }
+    fn cuTexObjectDestroy(tex: c_ulonglong) {
+        let _ = check::destroyed(Kind::TexObject, tex as usize, "cuTexObjectDestroy");
+        CUDA_SUCCESS
+    }
+    fn cuSurfObjectCreate(surf: *mut c_ulonglong, res: *const c_void) {
+        let parent = resource_used(res, "cuSurfObjectCreate");
+        let h = handle().addr();
+        check::created(Kind::SurfObject, h, parent);
+        out(surf, h as c_ulonglong);
+        CUDA_SUCCESS
+    }
+    fn cuSurfObjectDestroy(surf: c_ulonglong) {
+        let _ = check::destroyed(Kind::SurfObject, surf as usize, "cuSurfObjectDestroy");
+        CUDA_SUCCESS
+    }
+}
+
+/// The resource a `CUDA_RESOURCE_DESC` at `res` names (`resType` at offset 0, then the union
+/// at offset 8, whose first member is the array, the mipmapped array or the device pointer),
+/// checked live and of the current context; returns it, for the object's parent.
+///
+/// # Safety
+///
+/// `res` is null or points to a `CUDA_RESOURCE_DESC`.
+unsafe fn resource_used(res: *const c_void, what: &str) -> usize {
+    if res.is_null() {
+        return 0;
+    }
+    // SAFETY: a non-null `res` is a `CUDA_RESOURCE_DESC` (this function's contract), whose
+    // `resType` is at 0 and the first member of its union at 8.
+    let res_type = unsafe { read_field::<c_int>(res, 0) };
+    // SAFETY: as above.
+    let first = unsafe { read_field::<u64>(res, 8) };
+    match res_type {
+        0 => check::used_array(first as usize, what).1,
+        1 => {
+            check::used(Kind::MipmappedArray, first as usize, what);
+            first as usize
+        }
+        _ => {
+            check::used_address(first, what);
+            check::allocation_of(first)
+        }
+    }
+}

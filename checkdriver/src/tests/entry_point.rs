@@ -1,0 +1,256 @@
+//! The double's own tests. Entry points newer than 12.2: found through `cuGetProcAddress` only from
+//! their version on, and checked.
+
+use super::*;
+
+/// `cuGetProcAddress_v2(name, version)`: the function pointer, or the status.
+fn proc(name: &CStr, version: c_int) -> Result<*mut c_void, c_int> {
+    let (mut f, mut status) = (null_mut(), -1);
+    // SAFETY: a NUL-terminated name and valid out-pointers.
+    let r = unsafe { cuGetProcAddress_v2(name.as_ptr(), &raw mut f, version, 0, &raw mut status) };
+    if r == CUDA_SUCCESS && status == 0 && !f.is_null() {
+        Ok(f)
+    } else {
+        assert_eq!((r, f), (CUDA_ERROR_NOT_FOUND, null_mut()), "{name:?}");
+        Err(status)
+    }
+}
+
+#[test]
+fn newer_entry_points_are_found_from_their_version_and_checked() {
+    /// `cuCtxCreate_v4`'s ABI, which `cuGetProcAddress("cuCtxCreate")` answers at 12.5.
+    type CtxCreateV4 = unsafe extern "C" fn(*mut Handle, *mut c_void, c_uint, CUdevice) -> CUresult;
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
+    unsafe {
+        // Reported as 12.2: not found; as 13.0: found when asked at their version.
+        assert_eq!(proc(c"cuCtxRecordEvent", 12050), Err(1));
+        // As 12.4: green contexts, but not yet their streams (CUDA 12.5).
+        assert_eq!(custackCheckdriverSetDriverVersion(12040), CUDA_SUCCESS);
+        assert!(proc(c"cuGreenCtxCreate", 12040).is_ok());
+        assert_eq!(proc(c"cuGreenCtxStreamCreate", 12050), Err(1));
+        assert_eq!(custackCheckdriverSetDriverVersion(13000), CUDA_SUCCESS);
+        let mut v = 0;
+        let _ = cuDriverGetVersion(&raw mut v);
+        assert_eq!(v, 13000);
+        // (Function addresses are compared natively only: Miri gives each cast its own.)
+        let found = |name: &CStr, version, f: *mut c_void| {
+            let got = proc(name, version);
+            #[cfg(not(miri))]
+            assert_eq!(got, Ok(f), "{name:?}");
+            #[cfg(miri)]
+            let _ = f;
+            got.unwrap()
+        };
+        found(c"cuCtxRecordEvent", 12050, cuCtxRecordEvent as *mut c_void);
+        assert_eq!(
+            proc(c"cuCtxRecordEvent", 12040),
+            Err(2),
+            "asked below its version"
+        );
+        // A green context's stream came with CUDA 12.5, a release after green contexts.
+        found(
+            c"cuGreenCtxStreamCreate",
+            12050,
+            cuGreenCtxStreamCreate as *mut c_void,
+        );
+        assert_eq!(
+            proc(c"cuGreenCtxStreamCreate", 12040),
+            Err(2),
+            "asked below its version"
+        );
+        found(c"cuCtxCreate", 12000, cuCtxCreate_v2 as *mut c_void);
+        // At 12.5 `cuCtxCreate` is `_v4`'s ABI: called as such (Miri checks the ABI).
+        let v4 = found(c"cuCtxCreate", 12050, cuCtxCreate_v4 as *mut c_void);
+        let v4 = core::mem::transmute::<*mut c_void, CtxCreateV4>(v4);
+        let mut c = null_mut();
+        assert_eq!(v4(&raw mut c, null_mut(), 0, 0), CUDA_SUCCESS);
+        let mut p = null_mut();
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        let _ = cuCtxDestroy_v2(c);
+        assert_eq!(proc(c"cuNoSuchEntryPoint", 13000), Err(1));
+
+        let a = ctx();
+        let ptx = concat!(include_str!("../../../tests/fixtures/kernels.ptx"), "\0");
+        let mut m = null_mut();
+        let _ = cuModuleLoadData(&raw mut m, ptx.as_ptr().cast());
+        // cuFuncGetParamInfo answers the PTX's layout, then INVALID_VALUE past the end.
+        let mut f = null_mut();
+        let _ = cuModuleGetFunction(&raw mut f, m, c"add_u32".as_ptr());
+        let info = |f: Handle, i: usize| {
+            let (mut o, mut n) = (0, 0);
+            let r = cuFuncGetParamInfo(f, i, &raw mut o, &raw mut n);
+            (r == CUDA_SUCCESS).then_some((o, n))
+        };
+        assert_eq!(
+            violations_of(|| {
+                assert_eq!(
+                    (0..4).map(|i| info(f, i)).collect::<Vec<_>>(),
+                    [Some((0, 8)), Some((8, 4)), Some((12, 4)), None]
+                );
+                let mut n = 0;
+                assert_eq!(cuFuncGetParamCount(f, &raw mut n), CUDA_SUCCESS);
+                assert_eq!(n, 3);
+            }),
+            0
+        );
+        // The module's functions: counted, enumerated and named from its PTX.
+        let mut count = 0;
+        let _ = cuModuleGetFunctionCount(&raw mut count, m);
+        let entries = crate::ptx::parse(ptx.as_bytes()).entries.len();
+        assert_eq!(count as usize, entries);
+        let mut all = vec![null_mut(); entries];
+        let _ = cuModuleEnumerateFunctions(all.as_mut_ptr(), count, m);
+        let mut names = Vec::new();
+        for g in &all {
+            let mut name = core::ptr::null();
+            let _ = cuFuncGetName(&raw mut name, *g);
+            names.push(CStr::from_ptr(name).to_str().unwrap().to_owned());
+        }
+        assert!(names.iter().any(|n| n == "add_u32"), "{names:?}");
+        assert_eq!(
+            info(all[names.iter().position(|n| n == "add_u32").unwrap()], 1),
+            Some((8, 4))
+        );
+        // The function of a module of another context, and of an unloaded module.
+        let b = ctx();
+        assert_eq!(
+            violations_of(|| {
+                let _ = info(f, 0);
+            }),
+            1,
+            "param info in another context"
+        );
+        let mut n = 0;
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuModuleGetFunctionCount(&raw mut n, m);
+            }),
+            1,
+            "function count in another context"
+        );
+        let mut p = null_mut();
+        let _ = cuCtxPopCurrent_v2(&raw mut p); // b
+        let _ = cuModuleUnload(m);
+        assert_eq!(
+            violations_of(|| {
+                let _ = info(f, 0);
+            }),
+            1,
+            "param info after unload"
+        );
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuModuleGetFunctionCount(&raw mut n, m);
+            }),
+            1,
+            "function count after unload"
+        );
+
+        // cuCtxRecordEvent covers the work of every stream of the context.
+        let (mut s1, mut s2, mut ev) = (null_mut(), null_mut(), null_mut());
+        let _ = cuStreamCreate(&raw mut s1, 0);
+        let _ = cuStreamCreate(&raw mut s2, 0);
+        let _ = cuEventCreate(&raw mut ev, 0);
+        let (mut d1, mut d2) = (0, 0);
+        let _ = cuMemAlloc_v2(&raw mut d1, 64);
+        let _ = cuMemAlloc_v2(&raw mut d2, 64);
+        let _ = cuMemsetD8Async(d1, 0, 64, s1);
+        let _ = cuMemsetD8Async(d2, 0, 64, s2);
+        assert_eq!(cuCtxRecordEvent(a, ev), CUDA_SUCCESS);
+        let _ = cuEventSynchronize(ev);
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuMemFree_v2(d1);
+                let _ = cuMemFree_v2(d2);
+            }),
+            0,
+            "completed by a context-wide event"
+        );
+        // A stream destroyed with work pending: the driver keeps it until its work is done,
+        // and a context-wide event covers that work too.
+        let mut gone = null_mut();
+        let _ = cuStreamCreate(&raw mut gone, 0);
+        let mut d4 = 0;
+        let _ = cuMemAlloc_v2(&raw mut d4, 64);
+        let _ = cuMemsetD8Async(d4, 0, 64, gone);
+        let _ = cuStreamDestroy_v2(gone);
+        assert_eq!(cuCtxRecordEvent(a, ev), CUDA_SUCCESS);
+        let _ = cuEventSynchronize(ev);
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuMemFree_v2(d4);
+            }),
+            0,
+            "a destroyed stream's work completed by a context-wide event"
+        );
+        // cuCtxWaitEvent: a stream made later waits too, and completes the event's work.
+        let mut d3 = 0;
+        let _ = cuMemAlloc_v2(&raw mut d3, 64);
+        let _ = cuMemsetD8Async(d3, 0, 64, s1);
+        let _ = cuEventRecord(ev, s1);
+        assert_eq!(cuCtxWaitEvent(a, ev), CUDA_SUCCESS);
+        let mut s3 = null_mut();
+        let _ = cuStreamCreate(&raw mut s3, 0);
+        let _ = cuStreamSynchronize(s3);
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuMemFree_v2(d3);
+            }),
+            0,
+            "completed through a context-wide wait"
+        );
+        // An event of another context; a destroyed context; a capture refuses the record.
+        let _ = cuCtxPushCurrent_v2(b);
+        let mut other = null_mut();
+        let _ = cuEventCreate(&raw mut other, 0);
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuCtxRecordEvent(a, other);
+            }),
+            1,
+            "event of b"
+        );
+        let _ = cuStreamBeginCapture_v2(s2, 0);
+        assert_eq!(
+            cuCtxRecordEvent(a, ev),
+            CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+        );
+        assert_eq!(cuCtxWaitEvent(a, ev), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+        let mut g = null_mut();
+        let _ = cuStreamEndCapture(s2, &raw mut g);
+        let _ = cuGraphDestroy(g);
+        let _ = cuCtxPushCurrent_v2(b);
+        let _ = cuEventDestroy_v2(other);
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        let _ = cuCtxDestroy_v2(b);
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuCtxRecordEvent(b, ev);
+            }),
+            1,
+            "destroyed context"
+        );
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuCtxWaitEvent(b, ev);
+            }),
+            1,
+            "destroyed context"
+        );
+        for s in [s1, s2, s3] {
+            let _ = cuStreamDestroy_v2(s);
+        }
+        let _ = cuEventDestroy_v2(ev);
+        let _ = cuCtxPopCurrent_v2(&raw mut p); // a
+        let _ = cuCtxDestroy_v2(a);
+        assert_eq!(
+            custackCheckdriverSetDriverVersion(DRIVER_VERSION),
+            CUDA_SUCCESS
+        );
+    }
+}

@@ -1,0 +1,189 @@
+//! The double's own tests. One deliberately wrong raw call sequence per violation kind, each of
+//! which must be reported (one test, so the global record is read in order).
+
+use super::*;
+
+#[test]
+fn each_violation_kind_is_reported() {
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
+    unsafe {
+        // A correct sequence records nothing.
+        assert_eq!(
+            violations_of(|| {
+                let a = ctx();
+                let mut s = null_mut();
+                let _ = cuStreamCreate(&raw mut s, 0);
+                let mut d = 0;
+                let _ = cuMemAlloc_v2(&raw mut d, 64);
+                let _ = cuMemsetD8Async(d, 0, 64, s);
+                let _ = cuStreamSynchronize(s);
+                let _ = cuMemFree_v2(d);
+                let _ = cuStreamDestroy_v2(s);
+                let mut p = null_mut();
+                let _ = cuCtxPopCurrent_v2(&raw mut p);
+                let _ = cuCtxDestroy_v2(a);
+            }),
+            0
+        );
+        // A handle of a context that is not current.
+        let _a = ctx(); // stays on the stack under b, x and y below
+        let mut s = null_mut();
+        let _ = cuStreamCreate(&raw mut s, 0);
+        let b = ctx(); // pushed on top of a
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuStreamSynchronize(s);
+            }),
+            1,
+            "wrong context"
+        );
+        let mut p = null_mut();
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        // Destroyed twice, and used after destruction.
+        let _ = cuStreamDestroy_v2(s);
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuStreamDestroy_v2(s);
+            }),
+            1,
+            "double destroy"
+        );
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuStreamQuery(s);
+            }),
+            1,
+            "use after destroy"
+        );
+        // Device memory freed twice; host memory freed twice.
+        let mut d = 0;
+        let _ = cuMemAlloc_v2(&raw mut d, 64);
+        let _ = cuMemFree_v2(d);
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuMemFree_v2(d);
+            }),
+            1,
+            "double free"
+        );
+        let mut h = null_mut();
+        let _ = cuMemHostAlloc(&raw mut h, 64, 0);
+        let _ = cuMemFreeHost(h);
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuMemFreeHost(h);
+            }),
+            1,
+            "double free host"
+        );
+        // A function used after its module was unloaded.
+        let mut m = null_mut();
+        let _ = cuModuleLoadData(&raw mut m, null_mut());
+        let mut f = null_mut();
+        let _ = cuModuleGetFunction(&raw mut f, m, c"k".as_ptr());
+        let _ = cuModuleUnload(m);
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, null_mut(), null_mut(), null_mut());
+            }),
+            1,
+            "function of an unloaded module"
+        );
+        // Destroying a context that is on a stack below the top (x under y). (Destroying the
+        // calling thread's top context is allowed: the driver pops it.)
+        let x = ctx();
+        let y = ctx();
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuCtxDestroy_v2(x);
+            }),
+            1,
+            "destroy while current"
+        );
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuCtxDestroy_v2(y);
+            }),
+            0,
+            "destroy on top"
+        );
+        let _ = cuCtxPopCurrent_v2(&raw mut p); // x
+        let _ = cuCtxPopCurrent_v2(&raw mut p); // a
+        // Popping an empty stack.
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuCtxPopCurrent_v2(&raw mut p);
+            }),
+            1,
+            "empty pop"
+        );
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuCtxDestroy_v2(b);
+            }),
+            0,
+            "b is floating"
+        );
+        // Freeing memory an enqueued copy may still use; a synchronize completes it.
+        let z = ctx();
+        let mut st = null_mut();
+        let _ = cuStreamCreate(&raw mut st, 0);
+        let mut d = 0;
+        let _ = cuMemAlloc_v2(&raw mut d, 64);
+        let mut h = null_mut();
+        let _ = cuMemHostAlloc(&raw mut h, 64, 0);
+        let _ = cuMemcpyHtoDAsync_v2(d, h, 64, st);
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuMemFree_v2(d);
+            }),
+            1,
+            "pending device memory"
+        );
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuMemFreeHost(h);
+            }),
+            1,
+            "pending host memory"
+        );
+        let mut d2 = 0;
+        let _ = cuMemAlloc_v2(&raw mut d2, 64);
+        let mut ev = null_mut();
+        let _ = cuEventCreate(&raw mut ev, 0);
+        let _ = cuMemsetD8Async(d2, 0, 64, st);
+        let _ = cuEventRecord(ev, st);
+        let _ = cuEventSynchronize(ev);
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuMemFree_v2(d2);
+            }),
+            0,
+            "completed by an event"
+        );
+        let _ = cuEventDestroy_v2(ev);
+        let _ = cuStreamDestroy_v2(st);
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        let _ = cuCtxDestroy_v2(z);
+        // Using a destroyed context's memory.
+        let c = ctx();
+        let mut d = 0;
+        let _ = cuMemAlloc_v2(&raw mut d, 64);
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        let _ = cuCtxDestroy_v2(c);
+        let e = ctx();
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuMemsetD8_v2(d, 0, 64);
+            }),
+            1,
+            "freed with its context"
+        );
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        let _ = cuCtxDestroy_v2(e);
+    }
+}
