@@ -169,7 +169,6 @@ mod vocabulary;
 pub use custack_rendezvous as rendezvous;
 
 pub use asynchronous::event::{Event, EventFlags, IpcEventHandle, ScopedEvent};
-pub use asynchronous::graph::{ChildGraph, DotFlags, Graph, GraphExec, ScopedGraph};
 pub use asynchronous::payload::Payload;
 pub use asynchronous::scope::StreamScope;
 pub use asynchronous::stream::{BorrowedStream, Stream, StreamFlags};
@@ -204,9 +203,10 @@ pub use error::{
     fail_stop, poisoned, take_drop_errors,
 };
 pub use graph::{
-    ARENA_ALIGN, ArenaBuffer, BodyGraph, CapturedGraph, Condition, ConditionalHandle, CopyNode,
-    FillNode, GraphBuilder, GraphClone, GraphConditionalHandle, GraphNode, InstantiateFlags,
-    KernelNode, KernelUpdater, NodeKind, NodeUpdater, ReplayArena, RootGraph, SharedExec,
+    ARENA_ALIGN, ArenaBuffer, BodyGraph, CapturedGraph, ChildGraph, Condition, ConditionalHandle,
+    CopyNode, DotFlags, FillNode, Graph, GraphAlloc, GraphBuilder, GraphClone,
+    GraphConditionalHandle, GraphExec, GraphNode, InstantiateFlags, KernelNode, NodeKind,
+    NodeUpdater, ReplayArena, RootGraph, ScopedGraph, SharedExec,
 };
 #[doc(hidden)]
 pub use kernel::contract::__private as __private_contract;
@@ -258,8 +258,7 @@ pub use texture::{
 };
 pub use vocabulary::argument::{DevicePtr, KernelArg, KernelParam};
 pub use vocabulary::binding::{
-    GraphAlloc, ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut,
-    ScopedWrite,
+    ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
 };
 pub use vocabulary::plain::DeviceCopy;
 pub use vocabulary::version::LibraryVersion;

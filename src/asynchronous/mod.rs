@@ -35,11 +35,7 @@
     allow(dead_code)
 )]
 pub(crate) mod call_order;
-pub(crate) mod capture_forked;
-pub(crate) mod captured_host;
 pub(crate) mod event;
-pub(crate) mod graph;
-pub(crate) mod graph_kept;
 pub(crate) mod host;
 #[cfg(any(
     feature = "cublas",

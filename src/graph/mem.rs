@@ -3,8 +3,8 @@
 //! exists from its allocation node to its free node, in graph order; the builder checks that
 //! every node that uses it lies between the two (`order.rs`).
 
+use super::builder::{GraphBuilder, GraphNode};
 use super::order::{Role, Tracker, refused};
-use super::{GraphBuilder, GraphNode};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::vocabulary::binding::GraphAlloc;

@@ -20,7 +20,7 @@
 //! ([`StreamScope::bind_shared`]), which waits for its launches before the borrow ends, so no
 //! launch of it can be pending once the graph is reachable again.
 
-use crate::asynchronous::graph::{Graph, GraphExec, ScopedGraph};
+use super::owned::{Graph, GraphExec, ScopedGraph};
 use crate::asynchronous::payload::Payload;
 use crate::asynchronous::scope::StreamScope;
 use crate::asynchronous::stream::Stream;
