@@ -4,7 +4,8 @@
 //! of another capture, whose graph it was not made on.
 //! Positive twin: `a_capture_with_an_if_node_in_its_middle_runs_the_body_only_when_the_kernel_set_the_condition`
 //! in `tests/gpu_graph_capture_into.rs`.
-use custack::{CapturedGraph, Condition, Context, ContextFlags, Driver, Stack};
+use custack::{Context, ContextFlags, Driver, Stack};
+use custack::graph::{CapturedGraph, Condition};
 
 fn main() -> Result<(), custack::Error> {
     let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;

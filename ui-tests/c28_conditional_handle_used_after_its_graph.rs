@@ -4,7 +4,8 @@
 //! `cudaGraphSetConditional` would name a condition of no running graph.
 //! Positive twin: `a_while_node_iterates_jacobi_on_the_gpu_until_the_change_is_small_as_the_cpu_does`
 //! in `tests/gpu_graph_conditional.rs`.
-use custack::{ConditionalHandle, Context, ContextFlags, Driver, Stack};
+use custack::{Context, ContextFlags, Driver, Stack};
+use custack::graph::ConditionalHandle;
 use std::cell::Cell;
 use std::rc::Rc;
 

@@ -3,7 +3,8 @@
 //! graph cannot be a dependency in another.
 //! Positive twin: `a_built_graph_of_memset_kernel_and_copy_runs_twice` in
 //! `tests/gpu_graph_build.rs`.
-use custack::{Context, ContextFlags, Driver, GraphNode, Stack};
+use custack::{Context, ContextFlags, Driver, Stack};
+use custack::graph::GraphNode;
 use std::cell::Cell;
 use std::rc::Rc;
 

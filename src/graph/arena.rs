@@ -44,8 +44,8 @@ pub const ARENA_ALIGN: usize = 256;
 ///   the arena covers; an [`ArenaBuffer`] is not `Clone`, so its memory is written through one
 ///   handle (a payload moves it; a scope binds it exclusively).
 /// - **The buffers outlive every graph over them.** A buffer borrows the arena (`&'a self`); a
-///   [`Graph`](crate::Graph) or [`GraphExec`](crate::GraphExec) (or a
-///   [`SharedExec`](crate::SharedExec) of it) whose payload holds one borrows it as long. So
+///   [`Graph`](crate::graph::Graph) or [`GraphExec`](crate::graph::GraphExec) (or a
+///   [`SharedExec`](crate::graph::SharedExec) of it) whose payload holds one borrows it as long. So
 ///   the arena cannot be dropped, which frees the memory, nor [`reset`](Self::reset), which
 ///   lends it again, while any of them lives (a compile error).
 /// - **A leaked graph leaks nothing unsound.** An executable graph forgotten (`mem::forget`)

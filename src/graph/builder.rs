@@ -118,8 +118,8 @@ impl<G> GraphNode<'_, G> {
 ///   [`ConditionalHandle<'b>`](crate::graph::ConditionalHandle) carries the build's `'b`: it reaches only
 ///   kernel nodes of this build, never a launch outside it.
 /// - **A graph allocation is used only while it exists.** [`alloc`](Self::alloc) returns a
-///   [`GraphAlloc<'b, T>`](crate::GraphAlloc), memory that exists from its allocation node to
-///   its free node at each launch, branded as nodes are (no other graph uses it, a compile
+///   [`GraphAlloc<'b, T>`](crate::graph::GraphAlloc), memory that exists from its allocation node
+///   to its free node at each launch, branded as nodes are (no other graph uses it, a compile
 ///   error), and consumed by [`free`](Self::free) (no node made after the free uses it, a
 ///   compile error). The builder knows each node's ancestors and refuses, before the driver
 ///   sees it, a node that uses the allocation without its allocation node among them, a free

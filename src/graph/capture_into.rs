@@ -92,7 +92,7 @@ impl<'b, G> GraphBuilder<'b, G> {
     /// is a stream-ordered allocation ([`StreamScope::alloc`]: it could outlive the capture);
     /// a once-only host function ([`StreamScope::host_fn`]) is refused, and
     /// [`StreamScope::graph_host_fn`] becomes a host node the graph owns (a conditional body
-    /// takes none). A [`GraphAlloc`](crate::GraphAlloc) of the build is
+    /// takes none). A [`GraphAlloc`](crate::graph::GraphAlloc) of the build is
     /// not for captured work: the driver makes those nodes, so the builder cannot check them
     /// against the allocation's and free's nodes, and a build that used one while `f` ran (in
     /// captured work, or in the builder's own nodes made meanwhile) ends in

@@ -55,8 +55,8 @@ impl<P: Payload> Graph<'_, P> {
     /// # Examples
     ///
     /// ```no_run
-    /// # fn f(graph: &custack::Graph<'_, ()>) -> custack::Result<()> {
-    /// use custack::DotFlags;
+    /// # fn f(graph: &custack::graph::Graph<'_, ()>) -> custack::Result<()> {
+    /// use custack::graph::DotFlags;
     /// graph.write_dot("graph.dot", DotFlags::VERBOSE)?; // then: dot -Tsvg graph.dot
     /// # Ok(()) }
     /// ```

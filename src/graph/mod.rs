@@ -31,9 +31,9 @@
 //! and reaches only its payload (C18), as the builder's does.
 //!
 //! Graphs and everything made from them are lent by the guard like every other handle: not used
-//! under another context, not sent to another thread. Until custack 0.2 these names were at the
-//! crate root (`custack::GraphBuilder`); each is findable there by its old name in the docs'
-//! search, and the changelog lists every move.
+//! under another context, not sent to another thread. These names were at the crate root
+//! before (`custack::GraphBuilder`, now `custack::graph::GraphBuilder`); the changelog lists
+//! every move, and the docs' search finds `KernelUpdater`, folded into [`NodeUpdater`].
 
 // The graph and its executable form, each owning its payload; their launches.
 pub(crate) mod owned;

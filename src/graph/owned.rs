@@ -57,10 +57,10 @@ pub struct GraphExec<'g, P: Payload> {
     /// the driver identifies an executable graph's node by the graph's. Null when none is kept.
     pub(crate) graph: ffi::CUgraph,
     /// The kernel nodes of `graph` a builder made, in order, with their functions: what
-    /// [`GraphExec::update_kernels`](crate::GraphExec::update_kernels) lends.
+    /// [`GraphExec::update_kernels`](crate::graph::GraphExec::update_kernels) lends.
     pub(crate) kernels: Vec<(ffi::CUgraphNode, ffi::CUfunction)>,
     /// The memset and memcpy nodes of `graph` a builder made, in order: what
-    /// [`GraphExec::update_nodes`](crate::GraphExec::update_nodes) lends.
+    /// [`GraphExec::update_nodes`](crate::graph::GraphExec::update_nodes) lends.
     pub(crate) data: Vec<DataNode>,
     /// The allocations no node frees, with whether a launch made each and nobody took it;
     /// `None` if there are none.
@@ -132,9 +132,10 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// [`GraphExec::update_nodes`]; any other graph is destroyed
     /// (`cuGraphDestroy`: an executable graph does not depend on it).
     ///
-    /// A graph that keeps allocations ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept))
-    /// is instantiated without `AUTO_FREE_ON_LAUNCH`, here and on every other path (a flag
-    /// asking for it is refused): its launches never free what the program took.
+    /// A graph that keeps allocations
+    /// ([`GraphBuilder::alloc_kept`](crate::graph::GraphBuilder::alloc_kept)) is instantiated
+    /// without `AUTO_FREE_ON_LAUNCH`, here and on every other path (a flag asking for it is
+    /// refused): its launches never free what the program took.
     ///
     /// # Errors
     ///
@@ -427,7 +428,7 @@ impl<P: Payload> Drop for GraphExec<'_, P> {
 
 /// A [`Graph`] held in the payload of a graph being built
 /// ([`PushedGuard::build_graph`](crate::PushedGuard::build_graph)), bound to the builder: what
-/// [`GraphBuilder::child`](crate::GraphBuilder::child) takes to add a copy of it as a node.
+/// [`GraphBuilder::child`](crate::graph::GraphBuilder::child) takes to add a copy of it as a node.
 /// The graph, and the memory its payload owns, stay owned by the parent's payload for as long
 /// as the parent or an executable graph made from it lives.
 #[derive(Debug, Clone, Copy)]
@@ -623,13 +624,14 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// # Errors
     ///
-    /// For a graph that keeps allocations ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept)):
+    /// For a graph that keeps allocations
+    /// ([`GraphBuilder::alloc_kept`](crate::graph::GraphBuilder::alloc_kept)):
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (no driver call) while an
-    /// allocation of its previous launch is not taken ([`GraphExec::take_kept`]),
-    /// the driver's `CUDA_ERROR_INVALID_VALUE` while one taken is not freed yet (its buffer
-    /// alive, parked, moved or leaked: such a graph never frees on launch), and
-    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a capture's closure.
-    /// The driver's errors.
+    /// allocation of its previous launch is not taken ([`GraphExec::take_kept`]), the driver's
+    /// `CUDA_ERROR_INVALID_VALUE` while one taken is not freed yet (its buffer alive, parked, moved
+    /// or leaked: such a graph never frees on launch), and
+    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a capture's closure. The
+    /// driver's errors.
     ///
     /// # References
     ///

@@ -41,8 +41,8 @@ bitflags::bitflags! {
         /// nodes made and no free node freed is freed before each launch (a graph captured
         /// with stream-ordered allocations it does not free can be launched again). Refused
         /// (before any driver call) for a graph that keeps allocations
-        /// ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept)): its launches would
-        /// free memory the program took and may still own.
+        /// ([`GraphBuilder::alloc_kept`](crate::graph::GraphBuilder::alloc_kept)): its launches
+        /// would free memory the program took and may still own.
         const AUTO_FREE_ON_LAUNCH = ffi::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH;
         /// `CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH`: launchable from the device as well.
         /// The driver allows it only for a graph of kernel, memcpy and memset nodes of one
@@ -181,8 +181,8 @@ impl<'g, P: Payload> Graph<'g, P> {
     ///
     /// [`ErrorKind::InvalidValue`] (no driver call) for `AUTO_FREE_ON_LAUNCH` with
     /// `DEVICE_LAUNCH`, and for either flag on a graph that keeps allocations
-    /// ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept): a launch that frees on
-    /// launch would free memory the program took; one from the device would pass by the
+    /// ([`GraphBuilder::alloc_kept`](crate::graph::GraphBuilder::alloc_kept): a launch that frees
+    /// on launch would free memory the program took; one from the device would pass by the
     /// record of what each launch made), then the graph is dropped with its payload; as
     /// [`instantiate`](Self::instantiate).
     ///
@@ -209,7 +209,7 @@ impl<'g, P: Payload> Graph<'g, P> {
     ///
     /// [`ErrorKind::InvalidValue`] (no driver call) for `AUTO_FREE_ON_LAUNCH` with
     /// `DEVICE_LAUNCH`, and for a graph that keeps allocations
-    /// ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept): only
+    /// ([`GraphBuilder::alloc_kept`](crate::graph::GraphBuilder::alloc_kept): only
     /// [`instantiate`](Self::instantiate) hands them out); the driver's errors (e.g. a graph
     /// with allocation nodes instantiated a second time while the first executable graph
     /// lives). The graph is unchanged.
@@ -217,7 +217,8 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::{Context, ContextFlags, Driver, InstantiateFlags, Stack};
+    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// use custack::graph::InstantiateFlags;
     /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
     /// let mut stack = Stack::new()?;
     /// let guard = stack.push(&ctx)?;
@@ -245,8 +246,9 @@ impl<'g, P: Payload> Graph<'g, P> {
         instantiate_shared(self.as_raw(), flags)
     }
 
-    /// Refuses a graph that keeps allocations ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept)):
-    /// only a [`GraphExec`] hands them out after its launches.
+    /// Refuses a graph that keeps allocations
+    /// ([`GraphBuilder::alloc_kept`](crate::graph::GraphBuilder::alloc_kept)): only a [`GraphExec`]
+    /// hands them out after its launches.
     fn no_kept(&self, what: &str) -> Result<()> {
         if self.kept.is_empty() {
             Ok(())
@@ -265,9 +267,9 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] (no driver call) for a graph that keeps allocations
-    /// ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept)); the driver's errors
+    /// ([`GraphBuilder::alloc_kept`](crate::graph::GraphBuilder::alloc_kept)); the driver's errors
     /// (the driver clones no graph with memory allocation or free nodes,
-    /// [`GraphBuilder::alloc`](crate::GraphBuilder::alloc), nor with conditional nodes).
+    /// [`GraphBuilder::alloc`](crate::graph::GraphBuilder::alloc), nor with conditional nodes).
     ///
     /// # References
     ///
