@@ -1,4 +1,4 @@
-//! C28 conditional nodes added to a capture: a condition made in a capture
+//! C28.3 conditional nodes added to a capture: a condition made in a capture
 //! (`StreamScope::condition`) is a `Condition<'scope, CapturedGraph>` of that capture's
 //! invariant brand, so it cannot leave the capture's closure to become the condition of a node
 //! of another capture, whose graph it was not made on.

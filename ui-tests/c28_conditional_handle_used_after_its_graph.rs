@@ -1,4 +1,4 @@
-//! C28 conditional nodes: a `ConditionalHandle<'b>` is branded with its graph's invariant
+//! C28.2 conditional nodes: a `ConditionalHandle<'b>` is branded with its graph's invariant
 //! lifetime, so it cannot leave the builder's closure: it cannot outlive the graph, nor reach
 //! a launch outside it (a stream scope's, after the graph is gone), where
 //! `cudaGraphSetConditional` would name a condition of no running graph.

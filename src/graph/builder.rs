@@ -97,7 +97,7 @@ impl<G> GraphNode<'_, G> {
 ///   graph.instantiate()                        -> GraphExec<'g, P>  launched as a captured one
 /// ```
 ///
-/// What the types promise (C28):
+/// What the types promise (C28.1, C28.2, C28.8):
 ///
 /// - **A node depends only on nodes of its own graph.** A [`GraphNode<'b>`](GraphNode) is
 ///   branded with the builder's lifetime `'b`, which the closure receives for any `'b`
@@ -184,7 +184,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// `f` is `'static` (move what it needs in): the nodes can use only what the payload
     /// owns, so nothing they touch can be freed, moved or reached by the host while the graph,
-    /// or an executable graph made from it, lives (C28).
+    /// or an executable graph made from it, lives (C28.1).
     ///
     /// # Errors
     ///

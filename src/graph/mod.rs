@@ -23,12 +23,14 @@
 //!   graph.write_dot(path, DotFlags::VERBOSE)                          dot.rs
 //! ```
 //!
-//! What the types promise is the contract's row C28 (`docs/invariants.md`), stated where each
-//! part is: on [`GraphBuilder`] (built graphs and their nodes' brands, conditional bodies,
-//! memory nodes, kernel nodes checked as launches are), [`NodeUpdater`] (updates),
-//! [`SharedExec`] (executable graphs that borrow their graph), [`ReplayArena`],
-//! [`GraphBuilder::host`] and [`GraphBuilder::alloc_kept`]. A capture's closure is `'static`
-//! and reaches only its payload (C18), as the builder's does.
+//! What the types promise is the contract's row C28 (`docs/invariants.md`), one sub-row per
+//! rule, stated where each part is: built graphs and their nodes' brands (C28.1), conditional
+//! bodies (C28.2) and memory nodes (C28.8) on [`GraphBuilder`], capture into a graph (C28.3) on
+//! [`GraphBuilder::capture`], executable graphs that borrow their graph (C28.4) on
+//! [`SharedExec`], updates (C28.5) on [`NodeUpdater`], replay arenas (C28.6) on
+//! [`ReplayArena`], host nodes (C28.7) on [`GraphBuilder::host`], kept allocations (C28.9) on
+//! [`GraphBuilder::alloc_kept`], the restricted builder (C28.10) in `custack::safety`. A
+//! capture's closure is `'static` and reaches only its payload (C18), as the builder's does.
 //!
 //! Graphs and everything made from them are lent by the guard like every other handle: not used
 //! under another context, not sent to another thread. These names were at the crate root

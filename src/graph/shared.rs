@@ -13,7 +13,7 @@
 //!   graph.payload_mut()                  &mut graph: no shared exec lives
 //! ```
 //!
-//! What the types promise (C28): a [`SharedExec<'a>`](SharedExec) borrows the graph whose
+//! What the types promise (C28.4): a [`SharedExec<'a>`](SharedExec) borrows the graph whose
 //! payload its nodes use for `'a`, so the graph (and the memory it owns) can be neither
 //! dropped, moved, nor reached by the host through [`Graph::payload_mut`] while the
 //! executable graph lives (compile errors). It is no [`Payload`]: it launches only in a scope
@@ -201,7 +201,7 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// reached through [`payload_mut`](Self::payload_mut).
     ///
     /// The executable graph borrows the graph for `'a`, so the memory its nodes use can be
-    /// neither freed, moved, nor reached by the host while it lives (C28); it launches only in
+    /// neither freed, moved, nor reached by the host while it lives (C28.4); it launches only in
     /// a scope ([`StreamScope::bind_shared`]), which waits for the launches before the borrow
     /// ends.
     ///

@@ -65,7 +65,7 @@ pub struct CopyNode<'u> {
 /// [`GraphExec::update_nodes`] to its closure for the brand `'u`, with the graph's payload bound
 /// for `'u`: the one updater of a built graph's nodes.
 ///
-/// What the types promise (C28): the new arguments and memory are the payload's (the closure
+/// What the types promise (C28.5): the new arguments and memory are the payload's (the closure
 /// is `'static`, as the builder's), which the executable graph owns; a node is one of this
 /// executable graph's (branded `'u`). A kernel node runs the kernel its contract names (the
 /// node's function is the one it was built with), and its new arguments are checked against
@@ -101,7 +101,7 @@ impl<P: Payload> GraphExec<'_, P> {
     ///
     /// `f` is `'static` (move what it needs in), as the builder's: the new parameters can name
     /// only what the payload owns, so nothing they touch can be freed while this executable
-    /// graph lives (C28).
+    /// graph lives (C28.5).
     ///
     /// # Errors
     ///

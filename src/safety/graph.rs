@@ -1,5 +1,5 @@
 //! Graphs built node by node under the restricted profile: [`InitPhase::build_graph`] lends
-//! the full API's [`GraphBuilder`] (C28) through a [`RestrictedGraphBuilder`], which adds only
+//! the full API's [`GraphBuilder`] (C28.1, C28.10) through a [`RestrictedGraphBuilder`], which adds only
 //! the subset's nodes — declared kernels, device memsets and copies, records of and waits for
 //! events the init phase made, and conditional nodes (IF, IF/ELSE, WHILE, SWITCH) whose bodies
 //! hold the same — and counts every node it makes, bodies' included, against the budget's
@@ -39,7 +39,7 @@ use crate::graph::RootGraph;
 /// A graph being built in an init phase ([`InitPhase::build_graph`]), lent to its closure: the
 /// full API's [`GraphBuilder<'b, G>`](GraphBuilder), lending only the subset's nodes, each
 /// counted against the budget's [`graph_nodes`](crate::safety::Budget::graph_nodes). Its
-/// nodes are the builder's [`GraphNode<'b, G>`](GraphNode), branded as C28 states: they do not
+/// nodes are the builder's [`GraphNode<'b, G>`](GraphNode), branded as C28.1 states: they do not
 /// leave the closure, nor a conditional body, nor name a node of another graph.
 ///
 /// `'a` is the borrow of the builder; `'b` and `G` are the builder's brand.
