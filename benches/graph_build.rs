@@ -16,7 +16,7 @@
 //! - build + instantiate: the same, then `Graph::instantiate` (raw: the same, then
 //!   `cuGraphInstantiateWithFlags`; the graph is kept, as custack keeps it for updates);
 //! - update 100 kernel nodes: one `GraphExec::update_kernels` whose closure finds each node
-//!   (`KernelUpdater::kernel_node`) and sets its arguments (`set_kernel`, checked against the
+//!   (`NodeUpdater::kernel_node`) and sets its arguments (`set_kernel`, checked against the
 //!   contract) (raw: 100 `cuGraphExecKernelNodeSetParams`);
 //! - update 1 kernel node: the same for the first node only.
 //!
