@@ -53,7 +53,14 @@ entry_points! {
         check::enqueue(stream as usize);
         check::used(Kind::Stream, stream as usize, "cuMemFreeAsync");
         check::freeing(Kind::DeviceMemory, ptr as usize, Some(stream as usize), "cuMemFreeAsync");
-        if check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFreeAsync") {
+        // Captured, it is a free node: the graph's allocation keeps its data for the launches of
+        // the nodes before it, as `cuGraphAddMemFreeNode`'s does (the H200 run: a captured
+        // kernel's result on a graph allocation was lost on the double).
+        let captured = check::is_capturing(stream as usize);
+        if captured {
+            check::free_captured(stream as usize);
+        }
+        if check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFreeAsync") && !captured {
             data::freed(ptr);
         }
         CUDA_SUCCESS
