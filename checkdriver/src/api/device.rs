@@ -73,12 +73,16 @@ pub(crate) fn device_exists(dev: CUdevice) -> bool {
 /// `cuDeviceGetAttribute`'s answer for `attribute` on the double's device, an H100 SXM (the
 /// differential run's H200 answers the same for every attribute a checking program compares,
 /// `queries` in `benches/checking/src/observe.rs`): the compute capability 9.0 limits of NVIDIA's
-/// programming guide, 132 SMs, 50 MiB of L2, and what a Linux host without MPS, NVLink peers or
+/// programming guide, 132 SMs, 50 MiB of L2, and what a Linux host without MPS, `NVLink` peers or
 /// an IMEX channel reports. A capability the double does not model answers 0 (absent), so that no
 /// program takes a path the double cannot check. `None` for 0 and past 144
 /// (`CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED`, CUDA 13.0's last): refused with
 /// `CUDA_ERROR_INVALID_VALUE`, what NVIDIA documents a driver answering for an attribute newer
 /// than itself.
+#[allow(
+    clippy::too_many_lines,
+    reason = "one line per attribute, in cuda.h's order: a table, not logic to split"
+)]
 pub(crate) fn attribute_value(attribute: c_int) -> Option<c_int> {
     #[allow(
         clippy::match_same_arms,
