@@ -1454,6 +1454,25 @@ pub(crate) unsafe fn launched(
 /// An enqueued copy on `stream` reads (or, `write`, writes) `bytes` host bytes at `ptr`, when it
 /// completes; a copy to the host writes the bytes at device address `device` (0: zeroes).
 pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bool, device: u64) {
+    host_access_enqueued(stream, ptr, bytes, write, device, None);
+}
+
+/// As [`host_enqueued`] for a copy to the host whose device bytes were gathered already
+/// (`data`: the rows of a 2D or 3D copy, from device memory or an array). Captured, it writes
+/// zeroes at each launch (a graph keeps no gathered bytes).
+pub(crate) fn host_enqueued_bytes(stream: usize, ptr: *mut u8, data: Vec<u8>) {
+    host_access_enqueued(stream, ptr, data.len(), true, 0, Some(data));
+}
+
+/// [`host_enqueued`], with the bytes a copy to the host writes where they are known already.
+fn host_access_enqueued(
+    stream: usize,
+    ptr: *mut u8,
+    bytes: usize,
+    write: bool,
+    device: u64,
+    gathered: Option<Vec<u8>>,
+) {
     with_state(|s| {
         if let Some(c) = s.capture_of(stream) {
             c.ops.push(Op::Host {
@@ -1472,7 +1491,9 @@ pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bo
             // Hung work never runs: its host side is never touched.
             return;
         }
-        let data = if write && device != 0 {
+        let data = if gathered.is_some() {
+            gathered
+        } else if write && device != 0 {
             match crate::data::snapshot(device, bytes) {
                 Ok(d) => d,
                 Err(e) => {

@@ -388,3 +388,168 @@ fn images_the_driver_refuses_are_refused() {
         let _ = cuCtxDestroy_v2(a);
     }
 }
+
+/// A `CUDA_MEMCPY2D` as 16 words: `src` and `dst` each (memory type, x in bytes, y, device
+/// address or array, pitch), then the width in bytes and the rows; a host side's pointer is
+/// written in place by [`copy_2d`].
+fn memcpy_2d(src: [u64; 5], dst: [u64; 5], width: u64, height: u64) -> [u64; 16] {
+    let mut c = [0u64; 16];
+    for (side, base) in [(src, 0), (dst, 7)] {
+        let [memory_type, x, y, at, pitch] = side;
+        c[base] = x;
+        c[base + 1] = y;
+        c[base + 2] = memory_type;
+        c[base + if memory_type == 3 { 5 } else { 4 }] = at;
+        c[base + 6] = pitch;
+    }
+    c[14] = width;
+    c[15] = height;
+    c
+}
+
+/// Runs the 2D copy `c`, with `host` as its host side's pointer (`srcHost` or `dstHost`, the
+/// side whose memory type is 1), stored as a pointer so that it keeps its provenance.
+///
+/// # Safety
+///
+/// `host` holds the rows the copy reads or writes.
+unsafe fn copy_2d(mut c: [u64; 16], host: *mut u8) -> CUresult {
+    let word = if c[2] == 1 { 3 } else { 10 };
+    // SAFETY: `word` is within `c`, a slot of pointer size and alignment.
+    unsafe { c.as_mut_ptr().add(word).cast::<*mut u8>().write(host) };
+    // SAFETY: `c` is a `CUDA_MEMCPY2D`; its host side is valid (this function's contract).
+    unsafe { cuMemcpy2D_v2(c.as_ptr().cast()) }
+}
+
+#[test]
+fn copies_2d_move_the_rows_of_arrays_and_pitched_memory() {
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the copies that use it, and handles the double made.
+    unsafe {
+        let a = ctx();
+        // A 4 x 3 array of floats: 16 bytes a row (`CUDA_ARRAY3D_DESCRIPTOR`: Width, Height,
+        // Depth, then Format FLOAT and NumChannels 1 as two `unsigned`s).
+        let desc: [u64; 5] = [4, 3, 0, 0x20 | (1 << 32), 0];
+        let mut arr = null_mut();
+        assert_eq!(
+            cuArray3DCreate_v2(&raw mut arr, desc.as_ptr().cast()),
+            CUDA_SUCCESS
+        );
+        let mut src: Vec<u8> = (0..48).collect();
+        let into_array = memcpy_2d([1, 0, 0, 0, 16], [3, 0, 0, arr as u64, 0], 16, 3);
+        assert_eq!(copy_2d(into_array, src.as_mut_ptr()), CUDA_SUCCESS);
+        // Rows 1 and 2, from byte 4, 8 bytes each, into rows of 8.
+        let mut out = [0u8; 16];
+        let from_array = memcpy_2d([3, 4, 1, arr as u64, 0], [1, 0, 0, 0, 8], 8, 2);
+        assert_eq!(copy_2d(from_array, out.as_mut_ptr()), CUDA_SUCCESS);
+        let mut want = src[20..28].to_vec();
+        want.extend_from_slice(&src[36..44]);
+        assert_eq!(out.to_vec(), want, "the array's rows, read back");
+        // The array's rows into pitched device memory (rows of 32), then read back whole.
+        let (mut d, mut pitch) = (0, 0);
+        let _ = cuMemAllocPitch_v2(&raw mut d, &raw mut pitch, 16, 3, 4);
+        let mut c = memcpy_2d([3, 0, 0, arr as u64, 0], [2, 0, 0, d, pitch as u64], 16, 3);
+        assert_eq!(cuMemcpy2D_v2(c.as_mut_ptr().cast()), CUDA_SUCCESS);
+        let mut back = vec![0u8; pitch * 3];
+        assert_eq!(
+            cuMemcpyDtoH_v2(back.as_mut_ptr().cast(), d, pitch * 3),
+            CUDA_SUCCESS
+        );
+        for y in 0..3 {
+            assert_eq!(
+                back[y * pitch..y * pitch + 16],
+                src[y * 16..y * 16 + 16],
+                "row {y}"
+            );
+        }
+        let _ = cuMemFree_v2(d);
+        let _ = cuArrayDestroy(arr);
+        let _ = cuCtxDestroy_v2(a);
+    }
+}
+
+#[test]
+fn mapped_virtual_memory_keeps_its_physical_memory_s_bytes() {
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the copies that use it, and handles the double made.
+    unsafe {
+        let a = ctx();
+        let g = 2 << 20;
+        let (mut base, mut h) = (0, 0);
+        let _ = cuMemAddressReserve(&raw mut base, 2 * g, 0, 0, 0);
+        let _ = cuMemCreate(&raw mut h, g, null_mut(), 0);
+        // The same physical memory mapped twice, one range after the other.
+        assert_eq!(cuMemMap(base, g, 0, h, 0), CUDA_SUCCESS);
+        assert_eq!(cuMemMap(base + g as u64, g, 0, h, 0), CUDA_SUCCESS);
+        let _ = cuMemSetAccess(base, 2 * g, null_mut(), 1);
+        let data: Vec<u8> = (1..=16).collect();
+        let _ = cuMemcpyHtoD_v2(base + 64, data.as_ptr().cast(), 16);
+        let mut out = [0u8; 16];
+        let _ = cuMemcpyDtoH_v2(out.as_mut_ptr().cast(), base + g as u64 + 64, 16);
+        assert_eq!(out.to_vec(), data, "read through the other mapping");
+        // A write across the two ranges: its end lands at the physical memory's start.
+        let _ = cuMemcpyHtoD_v2(base + g as u64 - 8, data.as_ptr().cast(), 16);
+        let mut start = [0u8; 8];
+        let _ = cuMemcpyDtoH_v2(start.as_mut_ptr().cast(), base, 8);
+        assert_eq!(start, data[8..], "the write's second half, at the start");
+        let _ = cuMemUnmap(base, 2 * g);
+        let _ = cuMemRelease(h);
+        let _ = cuMemAddressFree(base, 2 * g);
+        let _ = cuCtxDestroy_v2(a);
+    }
+}
+
+// Native only: memfd_create is a system call Miri does not model.
+#[test]
+#[cfg(not(miri))]
+fn an_import_of_this_process_s_export_is_the_same_memory() {
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    // SAFETY: as above; the descriptor is the one the export wrote.
+    unsafe {
+        let a = ctx();
+        let g = 2 << 20;
+        // `CUmemAllocationProp` asking for POSIX descriptors (its second `int`).
+        let mut prop = [0 as c_int; 8];
+        prop[0] = 1;
+        prop[1] = 1;
+        let (mut base, mut h, mut imported) = (0, 0, 0);
+        let _ = cuMemAddressReserve(&raw mut base, 2 * g, 0, 0, 0);
+        let _ = cuMemCreate(&raw mut h, g, prop.as_ptr().cast(), 0);
+        let mut fd: c_int = -1;
+        assert_eq!(
+            cuMemExportToShareableHandle((&raw mut fd).cast(), h, 1, 0),
+            CUDA_SUCCESS
+        );
+        assert_eq!(
+            cuMemImportFromShareableHandle(
+                &raw mut imported,
+                core::ptr::without_provenance_mut(fd as usize),
+                1
+            ),
+            CUDA_SUCCESS
+        );
+        share::close_fd(fd);
+        let _ = cuMemMap(base, g, 0, h, 0);
+        let _ = cuMemMap(base + g as u64, g, 0, imported, 0);
+        let _ = cuMemSetAccess(base, 2 * g, null_mut(), 1);
+        let data: Vec<u8> = (1..=16).collect();
+        let _ = cuMemcpyHtoD_v2(base, data.as_ptr().cast(), 16);
+        let mut out = [0u8; 16];
+        let _ = cuMemcpyDtoH_v2(out.as_mut_ptr().cast(), base + g as u64, 16);
+        assert_eq!(
+            out.to_vec(),
+            data,
+            "written through the export, read through the import"
+        );
+        let _ = cuMemUnmap(base, 2 * g);
+        let _ = cuMemRelease(h);
+        let _ = cuMemRelease(imported);
+        let _ = cuMemAddressFree(base, 2 * g);
+        let _ = cuCtxDestroy_v2(a);
+    }
+}
