@@ -95,10 +95,6 @@ fn run(program: &str) -> Option<Result<()>> {
         "memory_kinds" => context0().and_then(|c| memory_kinds::memory_kinds(&c).map(drop)),
         "peer" => two().and_then(|(a, b)| peer::peer(&a, &b).map(drop)),
         "ipc" => context0().and_then(|c| ipc::ipc(&c).map(drop)),
-        "ipc_child" => {
-            let arg = |i| std::env::args().nth(i).unwrap_or_default();
-            ipc::ipc_child(&arg(2), &arg(3))
-        }
         "stress" => context0().and_then(|c| stress::stress(&c)),
         "vmm" => context0().and_then(|c| vmm::vmm(&c).map(drop)),
         "vmm_share" => context0().and_then(|c| vmm_share::vmm_share(&c).map(drop)),
@@ -173,6 +169,7 @@ fn main() -> ExitCode {
     // `differential.rs`: its own programs), then the programs of scripts/check-driver.sh.
     let outcome = observe::run(&program)
         .or_else(|| differential::run(&program))
+        .or_else(|| ipc::as_child(&program))
         .or_else(|| run(&program));
     let drop_errors = custack::take_drop_errors();
     #[cfg(miri)]

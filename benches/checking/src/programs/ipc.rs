@@ -139,10 +139,17 @@ fn child(_mem: &[u8; 64], _event: &[u8; 64]) -> Result<Vec<u32>> {
     Ok(Vec::new())
 }
 
+/// `ipc`'s child process (`custack-checking ipc_child MEM EVENT`): [`ipc_child`] with its two
+/// arguments; `None` for any other program. Not a program of its own (not in `run`'s list).
+pub(crate) fn as_child(program: &str) -> Option<Result<()>> {
+    let arg = |i| std::env::args().nth(i).unwrap_or_default();
+    (program == "ipc_child").then(|| ipc_child(&arg(2), &arg(3)))
+}
+
 /// The child's part (`custack-checking ipc_child MEM EVENT`): the exported buffer opened, filled
 /// with 5 in a stream scope and read back there, filled with 6 synchronously and read back, closed
 /// on drop; the event opened, waited for on a stream, destroyed. Prints `ipc_child read V,V,..`.
-pub(crate) fn ipc_child(mem: &str, event: &str) -> Result<()> {
+fn ipc_child(mem: &str, event: &str) -> Result<()> {
     let (Some(mem), Some(event)) = (unhex(mem), unhex(event)) else {
         return Err(unexpected("ipc_child: two 64-byte handles in hex"));
     };
