@@ -16,6 +16,7 @@ mod graph;
 mod green;
 mod hang;
 mod ipc;
+mod measured;
 mod memory;
 mod module;
 mod table;
