@@ -2,7 +2,9 @@
 //!
 //! **New here? Read the [guide]**: [the stack and guards](guide::stack),
 //! [asynchronous work](guide::scopes), [parking and several contexts](guide::parking),
-//! [errors and faults](guide::faults). What follows is the two-minute picture.
+//! [errors and faults](guide::faults), [testing without a GPU](guide::testing),
+//! [the restricted profile](guide::profile), [platforms](guide::platforms). What follows is the
+//! two-minute picture.
 //!
 //! The CUDA driver keeps, per OS thread, a stack of current contexts, and most calls act on its
 //! top implicitly. custack makes that stack a borrow stack:
@@ -65,6 +67,8 @@
 //! | launch kernels one cannot describe (`unsafe`) | [`StreamScope::launch`], [`StreamScope::launch_kernel`], [`StreamScope::launch_with`], [`LaunchConfig`] | `cuLaunchKernel`, `cuLaunchKernelEx` |
 //! | streams and events | [`PushedGuard::stream`], [`PushedGuard::event`], [`Stream`], [`Event`] | `cuStreamCreate`, `cuEventCreate` |
 //! | record work once, launch it many times (CUDA graphs) | [`graph`]: [`Stream::capture`], [`PushedGuard::build_graph`], [`graph::GraphExec`], [`StreamScope::launch_graph`] | `cuStreamBeginCapture`, `cuGraphCreate`, `cuGraphInstantiate`, `cuGraphLaunch` |
+//! | build a graph node by node, with conditional nodes and graph memory | [`PushedGuard::build_graph`], [`graph::GraphBuilder`], [`graph::GraphExec::update_nodes`] | `cuGraphAddKernelNode`, `cuGraphConditionalHandleCreate`, `cuGraphAddMemAllocNode`, `cuGraphExecKernelNodeSetParams` |
+//! | test without a GPU (the checking driver, stand-in kernels) | [`guide::testing`], [`StandIn`] | every entry point, answered by a double |
 //! | memory pools, stream-ordered allocation | [`PushedGuard::create_mem_pool`], [`StreamScope::alloc`] | `cuMemPoolCreate`, `cuMemAllocAsync` |
 //! | virtual memory management | [`PushedGuard::reserve`], [`PushedGuard::create_physical`], [`Reservation::map`]; across devices [`PushedGuard::reserve_multi_device`], [`PushedGuard::create_physical_on`], [`MultiDeviceReservation::map`](MultiDeviceReservation#method.map), [`PushedGuard::lend_mut`] | `cuMemAddressReserve`, `cuMemCreate`, `cuMemMap`, `cuMemSetAccess` |
 //! | several GPUs | [`Device::can_access_peer`], [`PushedGuard::enable_peer_access`], [`PushedGuard::copy_from_peer`] | `cuDeviceCanAccessPeer`, `cuCtxEnablePeerAccess`, `cuMemcpyPeer` |
