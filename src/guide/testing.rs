@@ -270,9 +270,10 @@
 //!
 //! `stand_in_cubin` in the repository's `checkdriver/src/cubin.rs` builds one from the kernels'
 //! names and declarations (their signature lines, from the PTX that `nvcc -ptx` writes). It is
-//! one file with no dependencies: compile it into your test with `#[path]` (a dependency on the
-//! checking driver's package would link the checking libcuda's entry points into the test
-//! itself). `benches/checking` does so for example 22's kernels (its programs `safety_frame`
+//! one file with no dependencies and no tests of its own (they live in the checking driver's
+//! crate, `checkdriver/src/tests/cubin.rs`): compile it into your test with `#[path]`, which
+//! brings only the builder (a dependency on the checking driver's package would link the
+//! checking libcuda's entry points into the test itself). `benches/checking` does so for example 22's kernels (its programs `safety_frame`
 //! and `fork`, which the test command runs under the checking driver, so the file and its use
 //! there are compiled and run on every test run). The sketch below is not a doc test: the
 //! published crate does not ship `checkdriver/`.

@@ -10,6 +10,7 @@
 )]
 
 mod capture;
+mod cubin;
 mod entry_point;
 mod event;
 mod graph;
