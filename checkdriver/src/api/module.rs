@@ -330,8 +330,11 @@ unsafe fn load_module(module: *mut Handle, image: *const c_void) -> CUresult {
     CUDA_SUCCESS
 }
 
-/// The SM a cubin is built for (`e_flags`' low byte, `EF_CUDA_SM*`), for an ELF image of
-/// `e_machine` `EM_CUDA`; `None` for anything else.
+/// The SM a cubin is built for, for an ELF image of `e_machine` `EM_CUDA`; `None` for anything
+/// else. Where it sits in `e_flags` depends on the image's ELF ABI version (`EI_ABIVERSION`,
+/// byte 8): the low byte up to version 7 (CUDA 12.x's cubins: NVRTC 12.2 writes `0x5a055a` for
+/// `sm_90`), the second byte from version 8 on (CUDA 13's: NVRTC 13.0 writes `0x6005a04` for
+/// `sm_90`, `EI_OSABI` 0x41).
 ///
 /// # Safety
 ///
@@ -348,8 +351,12 @@ unsafe fn cubin_sm(image: *const c_void) -> Option<u8> {
     // SAFETY: an image with the ELF magic holds a whole ELF header (this function's
     // contract), whose `e_machine` is at 0x12 and `e_flags` at 0x30.
     let machine = u16::from_le_bytes(unsafe { read_field::<[u8; 2]>(image, 0x12) });
+    // SAFETY: as above (`EI_ABIVERSION` is byte 8 of the header).
+    let abi = unsafe { read_field::<u8>(image, 8) };
     // SAFETY: as above.
-    (machine == EM_CUDA).then(|| unsafe { read_field::<u8>(image, 0x30) })
+    let flags = u32::from_le_bytes(unsafe { read_field::<[u8; 4]>(image, 0x30) });
+    let shift = if abi >= 8 { 8 } else { 0 };
+    (machine == EM_CUDA).then_some((flags >> shift) as u8)
 }
 
 /// The SM of the double's device (compute capability 9.0: an H100).
