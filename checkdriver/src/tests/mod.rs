@@ -17,6 +17,7 @@ mod graph;
 mod green;
 mod hang;
 mod ipc;
+mod lost;
 mod memory;
 mod module;
 mod table;

@@ -297,6 +297,8 @@ fn run(opts: &Options, lib: &Path, work: &Path, n: usize, schedule: Schedule, sh
         .env("NULLDRIVER_LOADED", &loaded_path)
         .env_remove("NULLDRIVER_FAIL_AT")
         .env_remove("NULLDRIVER_STICKY_AT")
+        .env_remove("NULLDRIVER_REPEAT_AT")
+        .env_remove("NULLDRIVER_LOST_AT")
         .env_remove("NULLDRIVER_FAIL_CODE")
         .env_remove("NULLDRIVER_HANG_AT")
         .env_remove("NULLDRIVER_HANG_IDLE_SECS")
