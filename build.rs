@@ -370,12 +370,14 @@ fn not_found(target: Target<'_>, dirs: &[PathBuf], more: &[PathBuf]) {
     }
     println!("cargo:rustc-env=CUSTACK_LIBCUDA_FOUND=");
     println!("cargo:rustc-cfg=custack_no_libcuda");
+    // Two lines: what happened and what to do, then the directories searched, which can be
+    // long, on a line of their own.
     println!(
         "cargo:warning=custack: no {file} (the NVIDIA driver library) found for the target, so \
          this build has no GPU access: every driver call returns CUDA_ERROR_NO_DEVICE. Install \
-         the NVIDIA driver or set CUDA_DRIVER_LIB_DIR to the directory holding {file} \
-         ({searched})"
+         the NVIDIA driver or set CUDA_DRIVER_LIB_DIR to the directory holding {file}."
     );
+    println!("cargo:warning=custack: {searched}");
 }
 
 #[allow(
@@ -796,9 +798,10 @@ fn nvml_missing(searched: &str) {
         println!(
             "cargo:warning=custack: feature `nvml` is on but no NVML library was found, so its \
              calls return an error: install {}, or set CUSTACK_NVML_LIB_DIR to the directory \
-             holding libnvidia-ml.so.1 (searched: {searched})",
+             holding libnvidia-ml.so.1.",
             install::NVML
         );
+        println!("cargo:warning=custack: searched for NVML: {searched}");
     }
 }
 

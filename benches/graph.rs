@@ -36,9 +36,10 @@
 )]
 
 use core::ffi::c_void;
+use custack::graph::Graph;
 use custack::prelude::*;
 use custack::{
-    Context, ContextFlags, DeviceBuffer, Driver, Function, Graph, LaunchConfig, Stack, Stream, ffi,
+    Context, ContextFlags, DeviceBuffer, Driver, Function, LaunchConfig, Stack, Stream, ffi,
 };
 use std::time::Instant;
 

@@ -16,7 +16,7 @@
 //! - build + instantiate: the same, then `Graph::instantiate` (raw: the same, then
 //!   `cuGraphInstantiateWithFlags`; the graph is kept, as custack keeps it for updates);
 //! - update 100 kernel nodes: one `GraphExec::update_kernels` whose closure finds each node
-//!   (`KernelUpdater::kernel_node`) and sets its arguments (`set_kernel`, checked against the
+//!   (`NodeUpdater::kernel_node`) and sets its arguments (`set_kernel`, checked against the
 //!   contract) (raw: 100 `cuGraphExecKernelNodeSetParams`);
 //! - update 1 kernel node: the same for the first node only.
 //!
@@ -37,8 +37,9 @@
 )]
 
 use core::ffi::c_void;
+use custack::graph::DotFlags;
 use custack::prelude::*;
-use custack::{Context, ContextFlags, DeviceBuffer, DotFlags, Driver, LaunchConfig, Stack, ffi};
+use custack::{Context, ContextFlags, DeviceBuffer, Driver, LaunchConfig, Stack, ffi};
 use std::time::Instant;
 
 const KERNELS: &str = include_str!("../tests/fixtures/kernels.ptx");
@@ -209,7 +210,7 @@ type Payload<'g, 'm> = (DeviceBuffer<'g, u32>, custack::Declared<'m, AddU32>);
 fn build<'g, 'm>(
     guard: &'g custack::PushedGuard<'_, '_>,
     payload: Payload<'g, 'm>,
-) -> custack::Result<custack::Graph<'g, Payload<'g, 'm>>> {
+) -> custack::Result<custack::graph::Graph<'g, Payload<'g, 'm>>> {
     guard.build_graph(payload, |b, (mut x, add)| {
         let mut last = None;
         for _ in 0..NODES {
@@ -224,7 +225,7 @@ fn build<'g, 'm>(
 }
 
 /// custack: one update setting `add_u32(x, k, N)` on the first `nodes` kernel nodes.
-fn update(exec: &mut custack::GraphExec<'_, Payload<'_, '_>>, nodes: usize, k: u32) {
+fn update(exec: &mut custack::graph::GraphExec<'_, Payload<'_, '_>>, nodes: usize, k: u32) {
     exec.update_kernels(move |u, (mut x, add)| {
         for i in 0..nodes {
             let node = u.kernel_node(&add, i)?;
@@ -313,7 +314,7 @@ fn run(reps: usize) -> custack::Result<()> {
             let t = time(|| {
                 exec = Some(
                     build(&guard, payload)
-                        .and_then(custack::Graph::instantiate)
+                        .and_then(custack::graph::Graph::instantiate)
                         .expect("build and instantiate"),
                 );
             });

@@ -15,7 +15,8 @@
 //! it also writes the graph, the WHILE node's body included, as the driver draws it
 //! (`cuGraphDebugDotPrint`; `docs/graph_while.dot`).
 
-use custack::{Context, ContextFlags, DotFlags, Driver, LaunchConfig, Stack};
+use custack::graph::DotFlags;
+use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
 use std::process::ExitCode;
 use std::time::Instant;
 

@@ -15,6 +15,7 @@
 #                                    # (--bench) and examples; one log, $OUT/gpu.log (.gpu/out/),
 #                                    # and the report $OUT/gpu-report.json (below)
 #   SANITIZE=1 bash .gpu/run.sh      # each test binary under compute-sanitizer's leak check
+#   ONLY="test-lib test-gpu_x" bash .gpu/run.sh   # those binaries alone (the report says so)
 #   bash scripts/gpu-check.sh        # the run, then compute-sanitizer over every binary
 #   bash scripts/frame-bench.sh .gpu/bin/example-NAME   # after run.sh: the frame loop, Rust vs C
 #   bash .gpu/differential.sh        # the differential run alone (run.sh runs it as its last step)
@@ -260,7 +261,10 @@ while read -r role bin; do
     echo "--- $bin: $status" | tee -a "$log"
     printf '%s\t%s\t%s\n' "$role" "$bin" "$rc" >>.gpu/results.tsv
     cp .gpu/one.log ".gpu/logs/$bin.log"
-done < <(cat .gpu/list; if [[ -x .gpu/bin/c-safety_frame && -n ${CUSTACK_FRAME_CUBIN:-} ]]; then echo "c c-safety_frame"; fi)
+done < <({ cat .gpu/list; if [[ -x .gpu/bin/c-safety_frame && -n ${CUSTACK_FRAME_CUBIN:-} ]]; then echo "c c-safety_frame"; fi; } |
+    # ONLY="test-lib test-gpu_x ...": those binaries alone (a sanitizer run that cannot take
+    # them all within the machine's time); the report says so ("only").
+    if [[ -n ${ONLY:-} ]]; then awk -v only=" $ONLY " 'index(only, " " $2 " ")'; else cat; fi)
 
 # The machine-readable report (scripts/gpu-bundle.sh's header says what it holds).
 if python3 - "$out/gpu-report.json" "${SANITIZE:-0}" "$fail" <<'REPORT'; then
@@ -344,6 +348,7 @@ report = {
     "ran_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     "host": {"machine": platform.machine(), "kernel": platform.release()},
     "sanitize": sanitize,
+    "only": os.environ.get("ONLY") or None,
     "gpus": gpus,
     "cuda_libraries": dict(sorted(libraries.items())),
     "nvcc": nvcc.splitlines()[-1] if nvcc else None,

@@ -121,12 +121,27 @@ failed=() # the steps that failed, named in the last line
 # cut off by its time limit still says where the minutes went.
 step_start=$SECONDS
 timings=()
+# The steps, in order: each start prints "step k of N", so that a log shows what runs now (a
+# step can take many minutes and print little), and each end its time.
+steps=("tests, doc tests, rendezvous" "clippy" "rustdoc" "docs.rs build" "example"
+    "fresh clone, dependent build" "clippy safety list" "libraries" "msrv" "package"
+    "checking driver" "loom" "miri" "platforms")
+step_no=0
+step_begin() {
+    step_no=$((step_no + 1))
+    ((step_no <= ${#steps[@]})) || return 0
+    echo "scripts/test.sh: step $step_no of ${#steps[@]}: ${steps[step_no - 1]} ($SECONDS s so far)"
+}
 step_done() {
     local took=$((SECONDS - step_start))
     step_start=$SECONDS
     timings+=("$1 ${took}s")
+    [[ $1 == "${steps[step_no - 1]:-}" ]] ||
+        echo "scripts/test.sh: (step $step_no ended as \"$1\", listed as \"${steps[step_no - 1]:-}\": fix the list)" >&2
     echo "scripts/test.sh: time: $1 took $took s ($SECONDS s so far)"
+    step_begin
 }
+step_begin
 # custack's targets, custack-benches' (benches/: the benches, each run once without `--bench`,
 # which prints how to run it; example 13 and the test gpu_tokio, on tokio), the compile-fail
 # tests with custack's default features (custack-ui-tests: its tests `ui` and `ui_facade`) and

@@ -23,7 +23,19 @@ pub(crate) fn run_alone(test: &str) -> bool {
         return false;
     }
     let exe = std::env::current_exe().expect("the test binary's path");
-    let out = std::process::Command::new(exe)
+    // Under a user-mode emulator (the aarch64 leg's qemu-user, which sets
+    // `CUSTACK_TEST_RUNNER` to its command line) the binary runs again through that emulator.
+    let runner = std::env::var("CUSTACK_TEST_RUNNER").unwrap_or_default();
+    let mut words = runner.split_whitespace();
+    let mut command = match words.next() {
+        Some(program) => {
+            let mut command = std::process::Command::new(program);
+            command.args(words).arg(exe);
+            command
+        }
+        None => std::process::Command::new(exe),
+    };
+    let out = command
         .args([test, "--exact", "--test-threads=1", "--include-ignored"])
         .env(ALONE, test)
         .output();
@@ -32,9 +44,10 @@ pub(crate) fn run_alone(test: &str) -> bool {
     };
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !stdout.contains("running 1 test") {
-        // The binary did not run again as a test binary: under a user-mode emulator (the
-        // aarch64 leg's qemu-user) it cannot be started directly, and its runner is not known
-        // here. The body runs in this process, as it did before this helper.
+        // The binary did not run again as a test binary: under a user-mode emulator whose
+        // command line `CUSTACK_TEST_RUNNER` does not name, it cannot be started directly. The
+        // body runs in this process, as it did before this helper (and may hang, as the module
+        // says: name the emulator).
         return false;
     }
     assert!(

@@ -2,7 +2,9 @@
 //!
 //! **New here? Read the [guide]**: [the stack and guards](guide::stack),
 //! [asynchronous work](guide::scopes), [parking and several contexts](guide::parking),
-//! [errors and faults](guide::faults). What follows is the two-minute picture.
+//! [errors and faults](guide::faults), [testing without a GPU](guide::testing),
+//! [the restricted profile](guide::profile), [platforms](guide::platforms). What follows is the
+//! two-minute picture.
 //!
 //! The CUDA driver keeps, per OS thread, a stack of current contexts, and most calls act on its
 //! top implicitly. custack makes that stack a borrow stack:
@@ -18,14 +20,14 @@
 //! | [`Stream`], [`Event`], [`Module`], [`Function`], [`DeviceBuffer`], [`PinnedBuffer`], views | lent by a guard, borrow it | no |
 //! | [`StreamScope`] | asynchronous work on a stream ([`Stream::scope`]); borrows what it uses until one stream sync | no |
 //! | [`Submission`] | asynchronous work that owns its [`Payload`] ([`Stream::submit`]) until [`Submission::wait`] | no |
-//! | [`Graph`], [`GraphExec`] | captured work ([`Stream::capture`]) or nodes built by hand ([`PushedGuard::build_graph`], [`GraphBuilder`]) owning its [`Payload`] while it can be launched | no |
+//! | [`graph::Graph`], [`graph::GraphExec`] | captured work ([`Stream::capture`]) or nodes built by hand ([`PushedGuard::build_graph`], [`graph::GraphBuilder`]) owning its [`Payload`] while it can be launched | no |
 //! | [`ParkedBuffer`], [`ParkedModule`], [`ParkedGraph`], [`ParkedStream`], [`ParkedPinned`], [`ParkedRegisteredVec`], [`ParkedSubmission`] (not `Send`) | set aside from a guard; borrow only the `Context` | yes (a green context's: no) |
 //!
 //! So, at compile time: no handle is used after its guard pops, while another context is
 //! pushed on top of its guard, or on another thread; no guard pops out of order; no context is
 //! destroyed while pushed; asynchronous work never outlives the memory it uses, whether it
-//! borrows it (scopes) or owns it (submissions, whose lifetimes may overlap across streams). See the
-//! invariant catalogue (`docs/invariants.md` in the repository) and `ui-tests/` for each
+//! borrows it (scopes) or owns it (submissions, whose lifetimes may overlap across streams). See
+//! the invariant catalogue (`docs/invariants.md` in the repository) and `ui-tests/` for each
 //! rejected misuse.
 //!
 //! ```no_run
@@ -64,6 +66,9 @@
 //! | declare a kernel once, launch it safely | [`kernel_contract!`], [`Module::declared`], [`StreamScope::run`], [`StreamScope::run_cooperative`], [`derive@DeviceCopy`] | `cuFuncGetParamInfo`, `cuLaunchKernel` |
 //! | launch kernels one cannot describe (`unsafe`) | [`StreamScope::launch`], [`StreamScope::launch_kernel`], [`StreamScope::launch_with`], [`LaunchConfig`] | `cuLaunchKernel`, `cuLaunchKernelEx` |
 //! | streams and events | [`PushedGuard::stream`], [`PushedGuard::event`], [`Stream`], [`Event`] | `cuStreamCreate`, `cuEventCreate` |
+//! | record work once, launch it many times (CUDA graphs) | [`graph`]: [`Stream::capture`], [`PushedGuard::build_graph`], [`graph::GraphExec`], [`StreamScope::launch_graph`] | `cuStreamBeginCapture`, `cuGraphCreate`, `cuGraphInstantiate`, `cuGraphLaunch` |
+//! | build a graph node by node, with conditional nodes and graph memory | [`PushedGuard::build_graph`], [`graph::GraphBuilder`], [`graph::GraphExec::update_nodes`] | `cuGraphAddKernelNode`, `cuGraphConditionalHandleCreate`, `cuGraphAddMemAllocNode`, `cuGraphExecKernelNodeSetParams` |
+//! | test without a GPU (the checking driver, stand-in kernels) | [`guide::testing`], [`StandIn`] | every entry point, answered by a double |
 //! | memory pools, stream-ordered allocation | [`PushedGuard::create_mem_pool`], [`StreamScope::alloc`] | `cuMemPoolCreate`, `cuMemAllocAsync` |
 //! | virtual memory management | [`PushedGuard::reserve`], [`PushedGuard::create_physical`], [`Reservation::map`]; across devices [`PushedGuard::reserve_multi_device`], [`PushedGuard::create_physical_on`], [`MultiDeviceReservation::map`](MultiDeviceReservation#method.map), [`PushedGuard::lend_mut`] | `cuMemAddressReserve`, `cuMemCreate`, `cuMemMap`, `cuMemSetAccess` |
 //! | several GPUs | [`Device::can_access_peer`], [`PushedGuard::enable_peer_access`], [`PushedGuard::copy_from_peer`] | `cuDeviceCanAccessPeer`, `cuCtxEnablePeerAccess`, `cuMemcpyPeer` |
@@ -146,7 +151,7 @@ mod driver;
 mod error;
 #[cfg(feature = "cufft")]
 pub mod fft;
-mod graph;
+pub mod graph;
 #[cfg(feature = "nvml")]
 pub mod health;
 mod kernel;
@@ -169,7 +174,6 @@ mod vocabulary;
 pub use custack_rendezvous as rendezvous;
 
 pub use asynchronous::event::{Event, EventFlags, IpcEventHandle, ScopedEvent};
-pub use asynchronous::graph::{ChildGraph, DotFlags, Graph, GraphExec, ScopedGraph};
 pub use asynchronous::payload::Payload;
 pub use asynchronous::scope::StreamScope;
 pub use asynchronous::stream::{BorrowedStream, Stream, StreamFlags};
@@ -202,11 +206,6 @@ pub use driver::{ComputeCapability, Device, Driver, GraphMem, Version, driver_ve
 pub use error::{
     Error, ErrorKind, FAIL_STOP_STATUS, LaunchSite, Observer, Origin, Result, dropped_error_count,
     fail_stop, poisoned, take_drop_errors,
-};
-pub use graph::{
-    ARENA_ALIGN, ArenaBuffer, BodyGraph, CapturedGraph, Condition, ConditionalHandle, CopyNode,
-    FillNode, GraphBuilder, GraphClone, GraphConditionalHandle, GraphNode, InstantiateFlags,
-    KernelNode, KernelUpdater, NodeKind, NodeUpdater, ReplayArena, RootGraph, SharedExec,
 };
 #[doc(hidden)]
 pub use kernel::contract::__private as __private_contract;
@@ -258,8 +257,7 @@ pub use texture::{
 };
 pub use vocabulary::argument::{DevicePtr, KernelArg, KernelParam};
 pub use vocabulary::binding::{
-    GraphAlloc, ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut,
-    ScopedWrite,
+    ScopedAlloc, ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
 };
 pub use vocabulary::plain::DeviceCopy;
 pub use vocabulary::version::LibraryVersion;

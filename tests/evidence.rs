@@ -6,7 +6,9 @@
 //!   traceability table, and no line names a row the contract does not have;
 //! - every compile-time row (C*) names its own ui-test prefix (`c10_*`), which matches at least
 //!   one `ui-tests/` file, and the count beside it, where there is one, is the number of files
-//!   with that prefix; every `ui-tests/cN_*.rs` belongs to a row with a line;
+//!   with that prefix; a sub-row (`C28.3`, a row split into one rule each) names its own files
+//!   instead (`ui-tests/c28_….rs`, of its row's prefix), each file named by exactly one sub-row;
+//!   every `ui-tests/cN_*.rs` belongs to a row with a line;
 //! - every P row names at least one twin or test, every R row at least one test or program;
 //! - every reference resolves: each file or folder named exists, each test function named
 //!   (`tests/x.rs::name`, `::{a, b}`, `::prefix_*`) is a `fn` of that file, each twin a `fn` of
@@ -431,7 +433,8 @@ impl Repo {
     }
 }
 
-/// The row ids of the contract's tables: `C20 (library half)` and `C20 (green half)` are C20.
+/// The row ids of the contract's tables: `C20 (library half)` and `C20 (green half)` are C20;
+/// `C28.3` is a sub-row of C28, an id of its own.
 fn contract_rows(text: &str) -> BTreeSet<String> {
     prose_lines(text)
         .into_iter()
@@ -439,14 +442,38 @@ fn contract_rows(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// `C10`, `P3`, `R21` (from the first cell of a table line), or nothing.
+/// `C10`, `P3`, `R21`, or a sub-row `C28.3` (from the first cell of a table line), or nothing.
 fn row_id(cell: &str) -> Option<String> {
     let mut chars = cell.chars();
     let kind = chars.next().filter(|c| matches!(c, 'C' | 'P' | 'R'))?;
     let digits: String = chars.take_while(char::is_ascii_digit).collect();
-    let rest = &cell[1 + digits.len()..];
-    (!digits.is_empty() && (rest.is_empty() || rest.starts_with(' ')))
-        .then(|| format!("{kind}{digits}"))
+    let mut rest = &cell[1 + digits.len()..];
+    let mut id = format!("{kind}{digits}");
+    if let Some(after) = rest.strip_prefix('.') {
+        let sub: String = after.chars().take_while(char::is_ascii_digit).collect();
+        if sub.is_empty() {
+            return None;
+        }
+        id = format!("{id}.{sub}");
+        rest = &after[sub.len()..];
+    }
+    (!digits.is_empty() && (rest.is_empty() || rest.starts_with(' '))).then_some(id)
+}
+
+/// The row a sub-row belongs to (`C28` for `C28.3`), or `None` for a row.
+fn parent_row(id: &str) -> Option<&str> {
+    id.split_once('.').map(|(row, _)| row)
+}
+
+/// The ui-test files a sub-row's compile-fail cell names (`ui-tests/c28_x.rs` is `c28_x`).
+fn named_ui_tests(cell: &str) -> Vec<String> {
+    code_spans(cell)
+        .into_iter()
+        .filter_map(|span| {
+            let file = span.text.strip_prefix("ui-tests/")?.strip_suffix(".rs")?;
+            Some(file.to_owned())
+        })
+        .collect()
 }
 
 /// The traceability table's lines: (line number, row id, cells).
@@ -482,7 +509,9 @@ fn check_row(repo: &mut Repo, no: usize, id: &str, cells: &[&str]) -> Vec<String
             cells.len()
         )];
     }
-    let own_prefix = format!("{}_", id.to_lowercase());
+    // A sub-row's ui-tests carry its row's prefix (`c28_` for C28.3), named file by file.
+    let sub_row = parent_row(id).is_some();
+    let own_prefix = format!("{}_", parent_row(id).unwrap_or(id).to_lowercase());
     let mut own_prefix_found = false;
     let mut twins_and_tests = 0;
     let mut tests_and_programs = 0;
@@ -492,7 +521,12 @@ fn check_row(repo: &mut Repo, no: usize, id: &str, cells: &[&str]) -> Vec<String
             let resolved = if column == 1 && !is_path(text) && text.ends_with("_*") {
                 let prefix = text.trim_end_matches('*');
                 let files = ui_tests_with_prefix(&repo.ui_tests, prefix);
-                if prefix == own_prefix {
+                if sub_row {
+                    problems.push(format!(
+                        "{at}: a sub-row names its ui-tests file by file, not the prefix `{text}` \
+                         its row's other sub-rows share"
+                    ));
+                } else if prefix == own_prefix {
                     own_prefix_found = true;
                 } else {
                     problems.push(format!(
@@ -513,6 +547,16 @@ fn check_row(repo: &mut Repo, no: usize, id: &str, cells: &[&str]) -> Vec<String
                     }
                 }
             } else if is_path(text) {
+                if column == 1 && sub_row {
+                    let file = text.rsplit('/').next().unwrap_or(text);
+                    if text.starts_with("ui-tests/") && file.starts_with(&own_prefix) {
+                        own_prefix_found = true;
+                    } else {
+                        problems.push(format!(
+                            "{at}: `{text}` is no ui-test of this row (`ui-tests/{own_prefix}*.rs`)"
+                        ));
+                    }
+                }
                 repo.path(text)
             } else if column == 2 && is_identifier(text) {
                 repo.twin(text)
@@ -537,6 +581,9 @@ fn check_row(repo: &mut Repo, no: usize, id: &str, cells: &[&str]) -> Vec<String
         }
     }
     match id.chars().next() {
+        Some('C') if !own_prefix_found && sub_row => problems.push(format!(
+            "{at}: a compile-time sub-row without its ui-tests: name its `ui-tests/{own_prefix}….rs` files in the compile-fail column"
+        )),
         Some('C') if !own_prefix_found => problems.push(format!(
             "{at}: a compile-time row without its ui-tests: name `{own_prefix}*` in the compile-fail column"
         )),
@@ -613,10 +660,18 @@ fn every_row_has_evidence_of_its_kind_and_every_reference_resolves() {
 fn every_compile_fail_test_belongs_to_a_row_with_a_line() {
     let Some(root) = root() else { return };
     let page = read(&root, PAGE);
-    let rows: BTreeSet<String> = traceability(&page)
-        .into_iter()
-        .map(|(_, id, _)| id)
-        .collect();
+    let lines = traceability(&page);
+    let rows: BTreeSet<String> = lines.iter().map(|(_, id, _)| id.clone()).collect();
+    // The rows split into sub-rows, and the sub-rows that name each ui-test of theirs.
+    let mut split: BTreeSet<&str> = BTreeSet::new();
+    let mut named_by: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for (_, id, cells) in &lines {
+        let Some(row) = parent_row(id) else { continue };
+        split.insert(row);
+        for file in named_ui_tests(cells.get(1).copied().unwrap_or_default()) {
+            named_by.entry(file).or_default().push(id);
+        }
+    }
     let mut problems = Vec::new();
     for name in ui_tests(&root) {
         let file = name.rsplit('/').next().unwrap_or(&name);
@@ -627,9 +682,21 @@ fn every_compile_fail_test_belongs_to_a_row_with_a_line() {
         if digits.is_empty() || !row[digits.len()..].starts_with('_') {
             continue;
         }
-        if !rows.contains(&format!("C{digits}")) {
+        let row = format!("C{digits}");
+        if split.contains(row.as_str()) {
+            match named_by.get(name.as_str()).map(Vec::as_slice) {
+                Some([_]) => {}
+                Some(several) => problems.push(format!(
+                    "ui-tests/{name}.rs is named by {} sub-rows of {row} in {PAGE} ({several:?}): keep one",
+                    several.len()
+                )),
+                None => problems.push(format!(
+                    "ui-tests/{name}.rs belongs to row {row}, split into sub-rows, none of which names it in {PAGE}'s traceability table"
+                )),
+            }
+        } else if !rows.contains(&row) {
             problems.push(format!(
-                "ui-tests/{name}.rs belongs to row C{digits}, which has no line in {PAGE}'s traceability table"
+                "ui-tests/{name}.rs belongs to row {row}, which has no line in {PAGE}'s traceability table"
             ));
         }
     }
@@ -793,8 +860,40 @@ fn broken_references_are_reported() {
         "an R row without evidence was not reported: {problems:?}"
     );
     assert_eq!(row_id("C20 (library half)").as_deref(), Some("C20"));
+    assert_eq!(row_id("C28.3").as_deref(), Some("C28.3"));
+    assert_eq!(row_id("C28.10 (kept)").as_deref(), Some("C28.10"));
+    assert_eq!(row_id("C28."), None);
+    assert_eq!(row_id("C28.x"), None);
     assert_eq!(row_id("row"), None);
     assert_eq!(row_id("CUDA-1.1"), None);
+    assert_eq!(parent_row("C28.3"), Some("C28"));
+    assert_eq!(parent_row("C28"), None);
+    // A sub-row names its own row's ui-tests file by file: one of another row, the row's
+    // prefix, or none at all is reported.
+    let own = "`ui-tests/c28_node_of_one_graph_used_in_another.rs`";
+    let problems = check_row(&mut counted, 1, "C28.1", &["C28.1", own, "—", "—", "—"]);
+    assert!(problems.is_empty(), "{problems:?}");
+    let other = "`ui-tests/c27_alloc_after_seal.rs`";
+    let problems = check_row(&mut counted, 1, "C28.1", &["C28.1", other, "—", "—", "—"]);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("no ui-test of this row"))
+            && problems
+                .iter()
+                .any(|p| p.contains("sub-row without its ui-tests")),
+        "a sub-row naming another row's ui-test was not reported: {problems:?}"
+    );
+    let problems = check_row(
+        &mut counted,
+        1,
+        "C28.1",
+        &["C28.1", "`c28_*`", "—", "—", "—"],
+    );
+    assert!(
+        problems.iter().any(|p| p.contains("file by file")),
+        "a sub-row naming its row's prefix was not reported: {problems:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

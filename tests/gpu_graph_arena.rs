@@ -6,8 +6,9 @@
 //! captured stream-ordered allocation uses: its figures, a watermark reset, a trim.
 mod common;
 use common::{KERNELS, context};
+use custack::graph::{ARENA_ALIGN, NodeKind};
 use custack::prelude::*;
-use custack::{ARENA_ALIGN, ErrorKind, GraphMem, LaunchConfig, NodeKind, Stack};
+use custack::{ErrorKind, GraphMem, LaunchConfig, Stack};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 

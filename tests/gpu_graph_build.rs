@@ -8,8 +8,9 @@
 //! refusal of `AUTO_FREE_ON_LAUNCH` for such a graph on every way to instantiate it).
 mod common;
 use common::{KERNELS, context};
+use custack::graph::{InstantiateFlags, NodeKind};
 use custack::prelude::*;
-use custack::{ErrorKind, EventFlags, GraphMem, InstantiateFlags, LaunchConfig, NodeKind, Stack};
+use custack::{ErrorKind, EventFlags, GraphMem, LaunchConfig, Stack};
 use std::rc::Rc;
 use std::sync::Mutex;
 
@@ -264,12 +265,14 @@ fn a_built_graph_writes_itself_as_a_dot_file() {
         })
         .unwrap();
     let path = std::env::temp_dir().join(format!("custack-graph-{}.dot", std::process::id()));
-    graph.write_dot(&path, custack::DotFlags::VERBOSE).unwrap();
+    graph
+        .write_dot(&path, custack::graph::DotFlags::VERBOSE)
+        .unwrap();
     let dot = std::fs::read_to_string(&path).unwrap();
     std::fs::remove_file(&path).unwrap();
     assert!(dot.starts_with("digraph"), "{}", &dot[..dot.len().min(200)]);
     assert!(dot.contains("add_u32"), "the kernel node names its kernel");
-    let refused = graph.write_dot("a\0b.dot", custack::DotFlags::empty());
+    let refused = graph.write_dot("a\0b.dot", custack::graph::DotFlags::empty());
     assert_eq!(refused.unwrap_err().kind(), ErrorKind::InvalidValue);
 }
 
@@ -365,7 +368,7 @@ fn graph_allocations_used_or_freed_out_of_order_are_refused_on_a_device() {
 fn keeping_graph<'g, 'm>(
     guard: &'g custack::PushedGuard<'_, '_>,
     module: &'m custack::Module<'_>,
-) -> custack::Graph<'g, custack::Declared<'m, AddU32>> {
+) -> custack::graph::Graph<'g, custack::Declared<'m, AddU32>> {
     guard
         .build_graph(module.declared::<AddU32>().unwrap(), |b, add| {
             let (made, mut x) = b.alloc_kept::<u32>(N, &[])?;
@@ -537,7 +540,7 @@ const KEPT_N: usize = 1 << 18;
 const GRAPH_VALUE: u32 = 0x4752_4150;
 
 /// A graph that allocates 1 MiB it keeps (no free node) and fills it with `GRAPH_VALUE`.
-fn kept_fill_graph<'g>(guard: &'g custack::PushedGuard<'_, '_>) -> custack::Graph<'g, ()> {
+fn kept_fill_graph<'g>(guard: &'g custack::PushedGuard<'_, '_>) -> custack::graph::Graph<'g, ()> {
     guard
         .build_graph((), |b, ()| {
             let (made, mut x) = b.alloc_kept::<u32>(KEPT_N, &[])?;
@@ -576,7 +579,7 @@ fn assert_refused_by_the_driver(r: custack::Result<()>) {
 /// the route's assertions fail.)
 fn kept_exec_asking_for_auto_free<'g>(
     guard: &'g custack::PushedGuard<'_, '_>,
-) -> custack::GraphExec<'g, ()> {
+) -> custack::graph::GraphExec<'g, ()> {
     match kept_fill_graph(guard).instantiate_with(InstantiateFlags::AUTO_FREE_ON_LAUNCH) {
         Err(e) => {
             assert_refused_here(Err(e), "AUTO_FREE_ON_LAUNCH");
@@ -589,8 +592,8 @@ fn kept_exec_asking_for_auto_free<'g>(
 /// Launches `exec` on `stream` and waits for it.
 fn launched<'g>(
     stream: &custack::Stream<'_>,
-    exec: custack::GraphExec<'g, ()>,
-) -> custack::GraphExec<'g, ()> {
+    exec: custack::graph::GraphExec<'g, ()>,
+) -> custack::graph::GraphExec<'g, ()> {
     stream
         .submit(exec, |s, g| s.launch_graph(&g))
         .unwrap()
@@ -601,7 +604,7 @@ fn launched<'g>(
 /// One launch of `exec` on `stream`, in a scope: the launch's result.
 fn relaunch<P: custack::Payload>(
     stream: &custack::Stream<'_>,
-    exec: &mut custack::GraphExec<'_, P>,
+    exec: &mut custack::graph::GraphExec<'_, P>,
 ) -> custack::Result<()> {
     stream
         .scope(|s| s.launch_graph(&s.bind_graph(exec)))

@@ -4,8 +4,9 @@
 //! combination refused before the driver sees it.
 mod common;
 use common::{KERNELS, context};
+use custack::graph::{InstantiateFlags, NodeKind};
 use custack::prelude::*;
-use custack::{ErrorKind, InstantiateFlags, LaunchConfig, NodeKind, Stack};
+use custack::{ErrorKind, LaunchConfig, Stack};
 
 const N: usize = 1 << 16;
 const N32: u32 = N as u32;

@@ -3,7 +3,8 @@
 //! dropped once nothing can call it; a panic reported by the context's next wait.
 mod common;
 use common::{KERNELS, context};
-use custack::{ErrorKind, InstantiateFlags, LaunchConfig, Stack};
+use custack::graph::InstantiateFlags;
+use custack::{ErrorKind, LaunchConfig, Stack};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
 use std::time::{Duration, Instant};
@@ -162,7 +163,7 @@ fn a_panicking_host_node_is_reported_by_the_next_wait_and_the_next_launch_runs()
         })
         .unwrap();
     let mut exec = graph.instantiate().unwrap();
-    let launch = |exec: &mut custack::GraphExec<'_, _>| {
+    let launch = |exec: &mut custack::graph::GraphExec<'_, _>| {
         stream.scope(|s| {
             let g = s.bind_graph(exec);
             s.launch_graph(&g)

@@ -146,7 +146,7 @@ fn parked_page_locked_memory_is_freed_from_under_another_context() -> custack::R
 }
 
 /// A graph that owns its module, adding `k` to a zeroed buffer 64 times and copying it out.
-type OwningGraph<'g> = custack::GraphExec<
+type OwningGraph<'g> = custack::graph::GraphExec<
     'g,
     (
         custack::Module<'g>,

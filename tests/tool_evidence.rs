@@ -111,12 +111,29 @@ const CITED: [(&str, &str); 7] = [
 /// The tools whose version `Cargo.lock` pins: the table's version must be the locked one.
 const LOCKED: [&str; 2] = [TRYBUILD, LOOM];
 
-/// A contract row id's normal form: `C20 (library half)` is `C20`.
+/// A contract row id's normal form: `C20 (library half)` is `C20`; a sub-row is `C28.3`.
 fn contract_id(cell: &str) -> Option<String> {
     let mut chars = cell.chars();
     let kind = chars.next().filter(|c| matches!(c, 'C' | 'P' | 'R'))?;
     let n: String = chars.take_while(char::is_ascii_digit).collect();
-    (!n.is_empty()).then(|| format!("{kind}{n}"))
+    if n.is_empty() {
+        return None;
+    }
+    let sub: String = cell[1 + n.len()..]
+        .strip_prefix('.')
+        .map(|after| after.chars().take_while(char::is_ascii_digit).collect())
+        .unwrap_or_default();
+    Some(if sub.is_empty() {
+        format!("{kind}{n}")
+    } else {
+        format!("{kind}{n}.{sub}")
+    })
+}
+
+/// The ids a claim of `id` covers: itself, and for a sub-row (`C28.3`) its row (`C28`), whose
+/// claim covers every sub-row.
+fn covering(id: &str) -> impl Iterator<Item = &str> {
+    core::iter::once(id).chain(id.split_once('.').map(|(row, _)| row))
 }
 
 /// The contract row ids and assumptions a claim names: `R20`, `R22–R25` (every row between),
@@ -124,10 +141,16 @@ fn contract_id(cell: &str) -> Option<String> {
 fn claimed(claim: &str) -> BTreeSet<String> {
     let mut out: BTreeSet<String> = doc_check::named_assumptions(claim).into_iter().collect();
     let words: Vec<&str> = claim
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '–' || c == '-'))
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '–' || c == '-' || c == '.'))
+        .map(|w| w.trim_end_matches('.'))
         .collect();
     for word in words {
         if word.starts_with("CUSTACK") {
+            continue;
+        }
+        if let Some(id) = contract_id(word).filter(|id| id.contains('.') && id.len() == word.len())
+        {
+            out.insert(id); // a sub-row, `C28.3`; no range of sub-rows
             continue;
         }
         let (from, to) = word.split_once('–').unwrap_or((word, word));
@@ -229,7 +252,7 @@ fn locked_version(lock: &str, package: &str) -> Option<String> {
 /// Whether `commit` is a commit of the repository at `root`: `Some(answer)`, or `None` where
 /// git cannot say (no `.git`, no git).
 fn is_commit(root: &Path, commit: &str) -> Option<bool> {
-    if !root.join(".git").exists() {
+    if !history_holds_page(root) {
         return None;
     }
     let status = Command::new("git")
@@ -240,6 +263,29 @@ fn is_commit(root: &Path, commit: &str) -> Option<bool> {
         .status()
         .ok()?;
     Some(status.success())
+}
+
+/// Whether this checkout's git history is the page's: a `.git` here, and the page as it is
+/// here committed at its `HEAD`. A tree carried to another machine beside an older `.git` (the
+/// GPU machine's copy) has a history that does not hold the commits the page names, and a page
+/// being edited is checked once it is committed (CI checks a clean clone).
+fn history_holds_page(root: &Path) -> bool {
+    root.join(".git").exists()
+        && Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(["diff", "--quiet", "HEAD", "--", PAGE])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+        && Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(["ls-files", "--error-unmatch", PAGE])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
 }
 
 /// What the table says: the (claimed id, tool) pairs of its rows, and the checking programs the
@@ -268,7 +314,11 @@ fn check_claim(
         let exists = if id.starts_with("CUSTACK-AOU-") {
             repo.assumptions.contains(id)
         } else {
+            // A row split into sub-rows is claimed whole by its id (`C28`).
             contract_ids.contains(id)
+                || contract_ids
+                    .iter()
+                    .any(|c| c.split_once('.').is_some_and(|(row, _)| row == id))
         };
         if !exists {
             problems.push(format!("{at}: the claim names {id}, which does not exist"));
@@ -396,14 +446,18 @@ fn check_complete(root: &Path, table: &Table, problems: &mut Vec<String>) {
     {
         let (wanted, programs) = tools_cited(row, &loom_tests);
         for tool in wanted {
-            if !table.covered.contains(&(row.id.clone(), tool)) {
+            if !covering(&row.id).any(|id| table.covered.contains(&(id.to_owned(), tool))) {
                 problems.push(format!(
                     "{}: its evidence cites {tool}, and no row of {PAGE} claims it with that tool",
                     row.id
                 ));
             }
         }
-        let named = table.programs_of.get(&row.id).cloned().unwrap_or_default();
+        let named: BTreeSet<String> = covering(&row.id)
+            .filter_map(|id| table.programs_of.get(id))
+            .flatten()
+            .cloned()
+            .collect();
         for p in programs.difference(&named) {
             problems.push(format!(
                 "{}: {CONTRACT} names program `{p}`, which no row of {PAGE} for it with \
@@ -442,7 +496,10 @@ fn check_commits(root: &Path, page: &str, problems: &mut Vec<String>) {
         }
     }
     if unchecked {
-        eprintln!("tool_evidence: no .git (or no git) here: the commits were not checked");
+        eprintln!(
+            "tool_evidence: no git history here that holds {PAGE} as it is (no .git, no git, \
+             or an older .git beside this tree): the commits were not checked"
+        );
     }
 }
 
@@ -471,6 +528,21 @@ fn every_claim_that_rests_on_a_tool_has_its_row_and_every_row_resolves() {
 /// The check fails when the table goes wrong: a row removed, a program misspelled, a tool the
 /// scripts do not use, a commit that does not exist, a version other than the locked one.
 #[test]
+fn sub_row_ids_are_their_own_and_their_row_covers_them() {
+    assert_eq!(contract_id("C28.3").as_deref(), Some("C28.3"));
+    assert_eq!(contract_id("C20 (library half)").as_deref(), Some("C20"));
+    assert_eq!(contract_id("C28.").as_deref(), Some("C28"));
+    assert_eq!(contract_id("row"), None);
+    assert_eq!(covering("C28.3").collect::<Vec<_>>(), ["C28.3", "C28"]);
+    assert_eq!(covering("R20").collect::<Vec<_>>(), ["R20"]);
+    let ids = claimed("C28.3: host nodes; C1–C3, and R20.");
+    assert_eq!(
+        ids.into_iter().collect::<Vec<_>>(),
+        ["C1", "C2", "C28.3", "C3", "R20"]
+    );
+}
+
+#[test]
 fn a_removed_row_or_a_misspelled_program_is_reported() {
     let Some(root) = root("tool_evidence", PAGE) else {
         return;
@@ -498,6 +570,19 @@ fn a_removed_row_or_a_misspelled_program_is_reported() {
             format!("C1: its evidence cites {TRYBUILD}"),
         ),
         (
+            // The row claims C28 whole: without it, its sub-rows' programs are claimed nowhere.
+            removed(row("| C28:", CHECKING_DRIVER)),
+            format!("C28.1: its evidence cites {CHECKING_DRIVER}"),
+        ),
+        (
+            page.replacen("| C28: graphs", "| C28.11: graphs", 1),
+            "the claim names C28.11, which does not exist".to_owned(),
+        ),
+        (
+            page.replacen("| C28: graphs", "| C28.4: graphs", 1),
+            format!("C28.1: its evidence cites {CHECKING_DRIVER}"),
+        ),
+        (
             page.replacen("program `deadlines`", "program `deadline`", 1),
             "program `deadline` is not a program of scripts/check-driver.sh".to_owned(),
         ),
@@ -522,7 +607,7 @@ fn a_removed_row_or_a_misspelled_program_is_reported() {
             "is not a loom model test".to_owned(),
         ),
     ];
-    if root.join(".git").exists() {
+    if history_holds_page(&root) {
         cases.push((
             page.replacen("`a94c066`", "`fffffff`", 1),
             "`fffffff` is not a commit of this repository".to_owned(),

@@ -1,4 +1,4 @@
-//! C28 replay arena: an arena buffer is lent once. It is not `Clone`, and a graph's payload owns
+//! C28.6 replay arena: an arena buffer is lent once. It is not `Clone`, and a graph's payload owns
 //! it: the same buffer handed to a second graph (two executable graphs writing it, each
 //! believing it has it exclusively) does not compile. A second buffer is carved instead.
 //! Positive twin: `a_graph_captured_over_arena_buffers_replays_at_stable_addresses_without_allocating`

@@ -1,4 +1,4 @@
-//! C28 replay arena: an arena buffer borrows its arena, and a graph (then an executable graph)
+//! C28.6 replay arena: an arena buffer borrows its arena, and a graph (then an executable graph)
 //! whose payload holds it borrows the arena as long. Dropping the arena, which frees its memory,
 //! while an executable graph over it can still be launched does not compile.
 //! Positive twin: `a_graph_built_over_arena_buffers_replays_at_stable_addresses_without_allocating`

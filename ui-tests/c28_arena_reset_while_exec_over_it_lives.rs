@@ -1,4 +1,4 @@
-//! C28 replay arena: resetting an arena lends its memory again, so it takes `&mut self`; an
+//! C28.6 replay arena: resetting an arena lends its memory again, so it takes `&mut self`; an
 //! executable graph over one of its buffers borrows the arena, so a reset while that graph can
 //! still be launched (a new buffer would alias the graph's) does not compile.
 //! Positive twin:

@@ -1,4 +1,4 @@
-//! C28 explicit graphs: a graph built by hand writes only memory its payload owns, so a buffer
+//! C28.1 explicit graphs: a graph built by hand writes only memory its payload owns, so a buffer
 //! its nodes write cannot be freed while an executable graph made from it can be launched. The
 //! builder's closure is `'static`: it cannot reach memory borrowed around it, here a buffer
 //! bound to an open scope, which the host frees once the scope ends.

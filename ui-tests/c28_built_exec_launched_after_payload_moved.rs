@@ -1,4 +1,4 @@
-//! C28 explicit graphs: the payload moves into the graph it was built over, then into the
+//! C28.1 explicit graphs: the payload moves into the graph it was built over, then into the
 //! executable graph, so it cannot be moved away (and freed) while that executable graph can
 //! still be launched.
 //! Positive twin: `a_built_graph_of_memset_kernel_and_copy_runs_twice` in

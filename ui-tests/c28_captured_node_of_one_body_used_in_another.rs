@@ -1,4 +1,4 @@
-//! C28 capture into a graph being built: what `GraphBuilder::capture` captures into a
+//! C28.3 capture into a graph being built: what `GraphBuilder::capture` captures into a
 //! conditional node's body is joined in a `GraphNode<'b, BodyGraph<'c>>` of that body's brand,
 //! so a node captured into one body of an IF/ELSE node is no dependency of the other body's
 //! capture (each body has its own invariant `'c`).

@@ -1,10 +1,11 @@
-//! C28 conditional nodes added to a capture: a condition made in a capture
+//! C28.3 conditional nodes added to a capture: a condition made in a capture
 //! (`StreamScope::condition`) is a `Condition<'scope, CapturedGraph>` of that capture's
 //! invariant brand, so it cannot leave the capture's closure to become the condition of a node
 //! of another capture, whose graph it was not made on.
 //! Positive twin: `a_capture_with_an_if_node_in_its_middle_runs_the_body_only_when_the_kernel_set_the_condition`
 //! in `tests/gpu_graph_capture_into.rs`.
-use custack::{CapturedGraph, Condition, Context, ContextFlags, Driver, Stack};
+use custack::{Context, ContextFlags, Driver, Stack};
+use custack::graph::{CapturedGraph, Condition};
 
 fn main() -> Result<(), custack::Error> {
     let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;

@@ -1,4 +1,4 @@
-//! C28 conditional nodes: a body's builder has a brand of its own (`BodyGraph<'c>`, `'c`
+//! C28.2 conditional nodes: a body's builder has a brand of its own (`BodyGraph<'c>`, `'c`
 //! invariant and chosen anew for each body), so a node of a conditional node's body cannot
 //! leave the body's closure, nor be a dependency in the graph around the node.
 //! Positive twin: `a_while_node_runs_its_body_until_a_kernel_clears_the_condition_and_not_at_all_from_zero`

@@ -1,10 +1,11 @@
-//! C28 conditional nodes: a `ConditionalHandle<'b>` is branded with its graph's invariant
+//! C28.2 conditional nodes: a `ConditionalHandle<'b>` is branded with its graph's invariant
 //! lifetime, so it cannot leave the builder's closure: it cannot outlive the graph, nor reach
 //! a launch outside it (a stream scope's, after the graph is gone), where
 //! `cudaGraphSetConditional` would name a condition of no running graph.
 //! Positive twin: `a_while_node_iterates_jacobi_on_the_gpu_until_the_change_is_small_as_the_cpu_does`
 //! in `tests/gpu_graph_conditional.rs`.
-use custack::{ConditionalHandle, Context, ContextFlags, Driver, Stack};
+use custack::{Context, ContextFlags, Driver, Stack};
+use custack::graph::ConditionalHandle;
 use std::cell::Cell;
 use std::rc::Rc;
 

@@ -1,4 +1,4 @@
-//! C28 a restricted graph's nodes touch only its payload: the build's closure is `'static`,
+//! C28.10 a restricted graph's nodes touch only its payload: the build's closure is `'static`,
 //! so a buffer of the init phase bound by a scope outside it (the graph may be launched long
 //! after that scope ends, and the buffer freed) does not compile.
 //! Positive twin: `a_while_graph_built_in_the_init_phase_runs_its_frames_and_takes_kernel_updates_in_the_run_phase` in `tests/gpu_safety_graph.rs`.

@@ -1,4 +1,4 @@
-//! C28 graph allocations: allocation and free nodes are methods of the root graph's builder
+//! C28.8 graph allocations: allocation and free nodes are methods of the root graph's builder
 //! (`GraphBuilder<'b, RootGraph>`) only; a conditional node's body, built through a
 //! `GraphBuilder<'b, BodyGraph<'c>>`, has none (the driver takes no memory node in a body).
 //! Positive twin: `a_built_graph_allocates_fills_adds_copies_and_frees_its_own_memory_at_each_launch`

@@ -1,9 +1,10 @@
-//! C28 graph allocations: a `GraphAlloc<'b, T>` is branded by its builder's lifetime, which is
+//! C28.8 graph allocations: a `GraphAlloc<'b, T>` is branded by its builder's lifetime, which is
 //! invariant and chosen anew for each graph, so the memory of one graph's allocation node
 //! cannot be used by a node of another graph (where it does not exist), nor kept past the build.
 //! Positive twin: `a_built_graph_allocates_fills_adds_copies_and_frees_its_own_memory_at_each_launch`
 //! in `tests/gpu_graph_build.rs`.
-use custack::{Context, ContextFlags, Driver, GraphAlloc, Stack};
+use custack::{Context, ContextFlags, Driver, Stack};
+use custack::graph::GraphAlloc;
 use std::cell::RefCell;
 use std::rc::Rc;
 

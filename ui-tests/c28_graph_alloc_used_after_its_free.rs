@@ -1,4 +1,4 @@
-//! C28 graph allocations: `GraphBuilder::free` consumes the `GraphAlloc` it frees, so no node
+//! C28.8 graph allocations: `GraphBuilder::free` consumes the `GraphAlloc` it frees, so no node
 //! made after the free node can use its memory (the builder checks, at run time, that the free
 //! node comes after every node made before it that used the memory).
 //! Positive twin: `a_built_graph_allocates_fills_adds_copies_and_frees_its_own_memory_at_each_launch`

@@ -1,9 +1,10 @@
-//! C28 graphs that survive instantiation: the host reaches a graph's payload only through
+//! C28.4 graphs that survive instantiation: the host reaches a graph's payload only through
 //! `&mut graph`, which no executable graph made by `instantiate_shared` may borrow at the same
 //! time, so the host cannot write (or read) the memory while a launch of it may run.
 //! Positive twin: `two_shared_execs_and_a_clone_run_over_one_graph_s_payload_which_survives_them`
 //! in `tests/gpu_graph_exec.rs`.
-use custack::{Context, ContextFlags, Driver, InstantiateFlags, Stack};
+use custack::{Context, ContextFlags, Driver, Stack};
+use custack::graph::InstantiateFlags;
 
 fn main() -> Result<(), custack::Error> {
     let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;

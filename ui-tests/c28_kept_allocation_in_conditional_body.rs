@@ -1,4 +1,4 @@
-//! C28 kept graph allocations: `alloc_kept` is a method of the root graph's builder
+//! C28.9 kept graph allocations: `alloc_kept` is a method of the root graph's builder
 //! (`GraphBuilder<'b, RootGraph>`) only, whose executable graph records what each launch makes
 //! (`GraphExec::take_kept`); a conditional node's body, built through a
 //! `GraphBuilder<'b, BodyGraph<'c>>`, has no record of its own to hand such memory out from

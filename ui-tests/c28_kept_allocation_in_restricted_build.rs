@@ -1,4 +1,4 @@
-//! C28 kept graph allocations under the restricted profile: its graph builder
+//! C28.10 kept graph allocations under the restricted profile: its graph builder
 //! (`RestrictedGraphBuilder`) makes no allocation node, so a graph of the init phase keeps no
 //! memory that a launch of the run phase would make again, and none that the instantiation
 //! (`InitPhase::build_graph`, never with `AUTO_FREE_ON_LAUNCH`) would have to record: keeping an

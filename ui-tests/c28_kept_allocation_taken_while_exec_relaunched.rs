@@ -1,4 +1,4 @@
-//! C28 kept graph allocations: the buffer `take_kept` hands out borrows the executable graph,
+//! C28.9 kept graph allocations: the buffer `take_kept` hands out borrows the executable graph,
 //! because the next launch makes the allocation again at the same address. Launching the graph
 //! again (here in a scope, which borrows it exclusively) while the taken buffer lives does not
 //! compile; the buffer is freed (dropped) first.

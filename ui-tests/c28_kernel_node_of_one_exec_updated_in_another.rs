@@ -1,9 +1,10 @@
-//! C28 explicit graphs: a kernel node an executable graph lends for an update is branded by
+//! C28.5 node updates: a kernel node an executable graph lends for an update is branded by
 //! the update's lifetime, invariant and chosen anew for each update, so it cannot leave the
 //! update's closure, and a node of one executable graph cannot be updated through another's.
 //! Positive twin: `a_kernel_node_updated_in_place_runs_its_new_scalar_and_buffer` in
 //! `tests/gpu_graph_build.rs`.
-use custack::{Context, ContextFlags, Driver, KernelNode, LaunchConfig, Stack};
+use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
+use custack::graph::KernelNode;
 use std::cell::Cell;
 use std::rc::Rc;
 

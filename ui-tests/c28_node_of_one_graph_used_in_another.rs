@@ -1,9 +1,10 @@
-//! C28 explicit graphs: a node is branded by its builder's lifetime, which is invariant and
+//! C28.1 explicit graphs: a node is branded by its builder's lifetime, which is invariant and
 //! chosen anew for each graph, so a node cannot leave its builder's closure, and a node of one
 //! graph cannot be a dependency in another.
 //! Positive twin: `a_built_graph_of_memset_kernel_and_copy_runs_twice` in
 //! `tests/gpu_graph_build.rs`.
-use custack::{Context, ContextFlags, Driver, GraphNode, Stack};
+use custack::{Context, ContextFlags, Driver, Stack};
+use custack::graph::GraphNode;
 use std::cell::Cell;
 use std::rc::Rc;
 

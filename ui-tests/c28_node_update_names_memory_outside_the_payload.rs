@@ -1,4 +1,4 @@
-//! C28 memset and memcpy node updates: `update_nodes` takes a `'static` closure, so a new copy
+//! C28.5 memset and memcpy node updates: `update_nodes` takes a `'static` closure, so a new copy
 //! or memset can name only memory of the executable graph's payload, never a buffer of the
 //! caller's that could be freed while the executable graph can still be launched.
 //! Positive twin: `memcpy_and_memset_nodes_updated_in_place_copy_and_set_their_new_memory` in

@@ -1,4 +1,4 @@
-//! C28 conditional nodes: a node of the graph around a conditional node is a
+//! C28.2 conditional nodes: a node of the graph around a conditional node is a
 //! `GraphNode<'b, RootGraph>`, a dependency in a body takes a `GraphNode<'b, BodyGraph<'c>>`:
 //! a node of the outer graph cannot be a dependency inside a body (the body runs after the
 //! conditional node's own dependencies, which the node names).

@@ -1,9 +1,10 @@
-//! C28 graphs that survive instantiation: an executable graph made by `instantiate_shared`
+//! C28.4 graphs that survive instantiation: an executable graph made by `instantiate_shared`
 //! borrows the graph whose payload its nodes use, so the graph cannot be moved away (into
 //! another owner that may free it) while that executable graph can still be launched.
 //! Positive twin: `two_shared_execs_and_a_clone_run_over_one_graph_s_payload_which_survives_them`
 //! in `tests/gpu_graph_exec.rs`.
-use custack::{Context, ContextFlags, Driver, InstantiateFlags, Stack};
+use custack::{Context, ContextFlags, Driver, Stack};
+use custack::graph::InstantiateFlags;
 
 fn main() -> Result<(), custack::Error> {
     let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;

@@ -5,7 +5,9 @@
 //! phase in its place; a worker that ends another way is not counted as a run; the CPU
 //! interferers run until stopped and say what they did. No assertion on how long anything
 //! takes, beyond what the protocol itself guarantees (a hung worker waits its bound, a stopped
-//! one is killed no earlier than the watchdog's deadline).
+//! one is killed no earlier than the watchdog's deadline). Unix only, as the protocol is
+//! (`fork`/`exec` of workers, pidfd, `ppoll`, signals).
+#![cfg(unix)]
 
 #[path = "../timing/mod.rs"]
 mod timing;

@@ -21,14 +21,17 @@
 //! otherwise). Sticky mode fails every call from k on with `CUDA_ERROR_ILLEGAL_ADDRESS`, except
 //! the context-stack calls, `cuCtxDestroy` and `cuGreenCtxDestroy`, which a real driver still
 //! honours after a fault,
-//! and `cuLibraryUnload` (a library belongs to no context). Repeat mode
+//! and `cuLibraryUnload` (a library belongs to no context); and the driver's and device's
+//! queries that need no working context, which the driver answers after a fault
+//! (`spared_by_sticky`). Repeat mode
 //! (`NULLDRIVER_REPEAT_AT=k`) fails every call from k on, but the same exempt ones, with the
 //! same error that is **not** sticky, for ever: `NULLDRIVER_FAIL_CODE`, or the entry point's
 //! typical code, or `CUDA_ERROR_UNKNOWN` (999) where that is sticky (a synchronize's): a driver
 //! that keeps answering a query "invalid value" or "unknown error", which says nothing about the
 //! work and never turns into a sticky error. A wait that takes such an answer for "not yet"
 //! must still end by its deadline. Lost mode (`NULLDRIVER_LOST_AT=k`) is a device lost at call
-//! k (fallen off the bus): every call from k on, but the same exempt ones, answers
+//! k (fallen off the bus): every call from k on, but the context stack's, the destroys and
+//! `cuLibraryUnload` (the device's queries too: the device is gone), answers
 //! `CUDA_ERROR_DEVICE_UNAVAILABLE` (46; `NULLDRIVER_FAIL_CODE` does not change it), which
 //! custack does not classify sticky (nor does [`is_sticky`]), so the process is not poisoned;
 //! the work pending at the loss never completes (no wait or query can succeed any more), and,
@@ -386,6 +389,12 @@ struct State {
     waits: HashMap<usize, Vec<Wait>>,
     /// Per capturing stream, its capture so far.
     capturing: HashMap<usize, Capture>,
+    /// Per stream that captures (its own capture, one it joined, or into a graph), the nodes
+    /// its next captured work will depend on: what `cuStreamGetCaptureInfo` answers.
+    capture_deps: HashMap<usize, Vec<usize>>,
+    /// Per event recorded in a capture, the recording stream's dependencies at the record: a
+    /// stream made to wait for it depends on them too.
+    capture_event_deps: HashMap<usize, Vec<usize>>,
     /// Per stream capturing into an existing graph (`cuStreamBeginCaptureToGraph`): that
     /// graph, and the key its work is kept under (a graph being built, or a capturing stream
     /// whose graph holds the body captured into).
@@ -813,6 +822,9 @@ fn fault_slow(name: &'static str) -> Option<i32> {
             return None;
         }
         if sticky != 0 && n >= sticky {
+            if spared_by_sticky(name) {
+                return None;
+            }
             STICKY_CODE.load(Relaxed) as i32 // CUDA_ERROR_ILLEGAL_ADDRESS unless told
         } else if lost != 0 && n >= lost {
             // The device is gone: its pending work never completes (every wait and query
@@ -840,6 +852,25 @@ fn fault_slow(name: &'static str) -> Option<i32> {
         *f = Some(name);
     }
     Some(code)
+}
+
+/// The calls a sticky error does not fail, besides the context stack's and the releases
+/// `fault_slow` spares under every schedule: the driver's and the device's queries, which need
+/// no working context (measured on the H200, driver 580: after a trap's
+/// `CUDA_ERROR_LAUNCH_FAILED` and an illegal address's `CUDA_ERROR_ILLEGAL_ADDRESS` these five
+/// answered `CUDA_SUCCESS`, while `cuMemGetInfo`, the synchronizes, allocations, copies, loads,
+/// launches, `cuDevicePrimaryCtxRetain` and `cuCtxCreate` answered the sticky error;
+/// `docs/validation.md`). Repeat mode (a persistent error that is not sticky) and lost mode (a
+/// device that is gone) fail them still.
+fn spared_by_sticky(name: &str) -> bool {
+    matches!(
+        name,
+        "cuCtxGetApiVersion"
+            | "cuCtxGetDevice"
+            | "cuDeviceGet"
+            | "cuDeviceGetAttribute"
+            | "cuDriverGetVersion"
+    )
 }
 
 /// On a thread's exit, its stack leaves the live record (the driver forgets a dead thread's
@@ -1197,6 +1228,16 @@ pub(crate) fn ipc_opened(ptr: u64, size: u64, exported: u64) {
     created_sized(Kind::IpcMemory, ptr as usize, exported as usize, size);
 }
 
+/// Whether `ptr` is a live IPC opening (made by `cuIpcOpenMemHandle`, not closed yet).
+pub(crate) fn ipc_open_at(ptr: u64) -> bool {
+    with_state(|s| {
+        s.objs
+            .get(&(Kind::IpcMemory, ptr as usize))
+            .is_some_and(|o| o.live)
+    })
+    .unwrap_or(false)
+}
+
 /// Whether a live IPC opening shows the allocation at `ptr` (which must then not be freed).
 pub(crate) fn ipc_open_on(ptr: u64) -> bool {
     with_state(|s| {
@@ -1445,6 +1486,25 @@ pub(crate) unsafe fn launched(
 /// An enqueued copy on `stream` reads (or, `write`, writes) `bytes` host bytes at `ptr`, when it
 /// completes; a copy to the host writes the bytes at device address `device` (0: zeroes).
 pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bool, device: u64) {
+    host_access_enqueued(stream, ptr, bytes, write, device, None);
+}
+
+/// As [`host_enqueued`] for a copy to the host whose device bytes were gathered already
+/// (`data`: the rows of a 2D or 3D copy, from device memory or an array). Captured, it writes
+/// zeroes at each launch (a graph keeps no gathered bytes).
+pub(crate) fn host_enqueued_bytes(stream: usize, ptr: *mut u8, data: Vec<u8>) {
+    host_access_enqueued(stream, ptr, data.len(), true, 0, Some(data));
+}
+
+/// [`host_enqueued`], with the bytes a copy to the host writes where they are known already.
+fn host_access_enqueued(
+    stream: usize,
+    ptr: *mut u8,
+    bytes: usize,
+    write: bool,
+    device: u64,
+    gathered: Option<Vec<u8>>,
+) {
     with_state(|s| {
         if let Some(c) = s.capture_of(stream) {
             c.ops.push(Op::Host {
@@ -1453,13 +1513,19 @@ pub(crate) fn host_enqueued(stream: usize, ptr: *mut u8, bytes: usize, write: bo
                 write,
                 device,
             });
+            // A copy to the host is a node of its own; a copy from it is its data operation's.
+            if write {
+                node_captured(s, stream);
+            }
             return;
         }
         if s.is_hung(stream) {
             // Hung work never runs: its host side is never touched.
             return;
         }
-        let data = if write && device != 0 {
+        let data = if gathered.is_some() {
+            gathered
+        } else if write && device != 0 {
             match crate::data::snapshot(device, bytes) {
                 Ok(d) => d,
                 Err(e) => {
@@ -1489,6 +1555,7 @@ pub(crate) fn data_op(stream: usize, op: &crate::work::DataOp, what: &str) -> i3
     let capturing = with_state(|s| match s.capture_of(stream) {
         Some(c) => {
             c.ops.push(Op::Data(op.clone()));
+            node_captured(s, stream);
             true
         }
         // Hung work never runs.
@@ -1530,7 +1597,22 @@ pub(crate) fn stream_waits(stream: usize, event: usize) {
         if let Some(&(origin, recorder)) = s.capture_events.get(&event) {
             // Waiting for an event recorded in a capture joins that capture: from now on what
             // `stream` enqueues is captured too, until the capture ends, and the capture cannot
-            // end before `stream` is joined back.
+            // end before `stream` is joined back. Its next work depends on the record's.
+            let deps = s
+                .capture_event_deps
+                .get(&event)
+                .cloned()
+                .unwrap_or_default();
+            let forking = s.capture_origin(stream).is_none();
+            let own = s.capture_deps.entry(stream).or_default();
+            if forking {
+                own.clear();
+            }
+            for d in deps {
+                if !own.contains(&d) {
+                    own.push(d);
+                }
+            }
             match s.capture_origin(stream) {
                 None => {
                     s.joined.insert(stream, origin);
@@ -1566,6 +1648,7 @@ pub(crate) fn stream_waits(stream: usize, event: usize) {
 pub(crate) fn capture_begun(stream: usize) {
     with_state(|s| {
         s.capturing.insert(stream, Capture::default());
+        s.capture_deps.insert(stream, Vec::new());
     });
 }
 
@@ -1574,6 +1657,7 @@ pub(crate) fn allocated_on(stream: usize, p: u64) {
     with_state(|s| {
         if let Some(c) = s.capture_of(stream) {
             c.internal.push(p as usize);
+            node_captured(s, stream);
         }
     });
 }
@@ -1616,7 +1700,48 @@ pub(crate) fn capture_to_graph_begun(stream: usize, graph: usize, what: &str) ->
 
 /// `stream`'s capture into a graph ends: that graph, or `None` if it captures into none.
 pub(crate) fn capture_to_graph_ended(stream: usize) -> Option<usize> {
-    with_state(|s| s.into.remove(&stream).map(|(graph, _)| graph)).flatten()
+    with_state(|s| {
+        s.capture_deps.remove(&stream);
+        s.into.remove(&stream).map(|(graph, _)| graph)
+    })
+    .flatten()
+}
+
+/// `stream`'s capture's work so far ends in a new node: the capture's next work depends on it
+/// alone (each captured operation is one node, which follows the ones before it on its stream).
+fn node_captured(s: &mut State, stream: usize) {
+    if s.capture_origin(stream).is_some() {
+        let node = crate::handles::handle().addr();
+        s.capture_deps.insert(stream, vec![node]);
+    }
+}
+
+/// A stream-ordered free captured on `stream`: a free node of the capture.
+pub(crate) fn free_captured(stream: usize) {
+    with_state(|s| node_captured(s, stream));
+}
+
+/// `stream`'s capture's dependencies become `deps` (`cuStreamBeginCaptureToGraph`'s, or
+/// `cuStreamUpdateCaptureDependencies` with `CU_STREAM_SET_CAPTURE_DEPENDENCIES`), or take
+/// `deps` too (`add`: `CU_STREAM_ADD_CAPTURE_DEPENDENCIES`).
+pub(crate) fn capture_dependencies_set(stream: usize, deps: &[usize], add: bool) {
+    with_state(|s| {
+        let own = s.capture_deps.entry(stream).or_default();
+        if !add {
+            own.clear();
+        }
+        for &d in deps {
+            if !own.contains(&d) {
+                own.push(d);
+            }
+        }
+    });
+}
+
+/// The nodes `stream`'s capture's next work will depend on (`cuStreamGetCaptureInfo`): none
+/// when it captures nothing yet, the last captured operation's node after one.
+pub(crate) fn capture_dependencies(stream: usize) -> Vec<usize> {
+    with_state(|s| s.capture_deps.get(&stream).cloned().unwrap_or_default()).unwrap_or_default()
 }
 
 /// The graph `stream` captures into (`cuStreamGetCaptureInfo`), made by `make` (a graph of
@@ -1664,6 +1789,15 @@ pub(crate) fn capture_ended(stream: usize, fresh: usize) -> Option<Result<usize,
             }
         }
         // The streams that joined it leave it, and its events' records end with it.
+        let left: Vec<usize> = s
+            .joined
+            .iter()
+            .filter(|(_, origin)| **origin == stream)
+            .map(|(&j, _)| j)
+            .collect();
+        for j in left.into_iter().chain([stream]) {
+            s.capture_deps.remove(&j);
+        }
         s.joined.retain(|_, origin| *origin != stream);
         s.capture_events.retain(|_, (origin, _)| *origin != stream);
         let made = named.is_none();
@@ -2056,6 +2190,8 @@ pub(crate) fn event_recorded(event: usize, stream: usize) {
             // A record node of the capture, not a record of work that runs now.
             s.recorded.remove(&event);
             s.capture_events.insert(event, (origin, stream));
+            let deps = s.capture_deps.get(&stream).cloned().unwrap_or_default();
+            s.capture_event_deps.insert(event, deps);
             return;
         }
         let pending = s.pending.get(&stream).cloned().unwrap_or_default();
@@ -2957,6 +3093,20 @@ pub(crate) fn lose_at(k: u64) {
     if k != 0 {
         FAULTS.store(true, Relaxed);
     }
+}
+
+/// Tests only: no fault schedule any more (a sticky or lost one included), and the process no
+/// longer poisoned nor its device lost, so that the next test starts as a fresh process would.
+#[cfg(test)]
+pub(crate) fn faults_off() {
+    FAULTS.store(false, Relaxed);
+    FAIL_AT.store(0, Relaxed);
+    STICKY_AT.store(0, Relaxed);
+    REPEAT_AT.store(0, Relaxed);
+    LOST_AT.store(0, Relaxed);
+    LOST.store(false, Relaxed);
+    STICKY_CODE.store(700, Relaxed);
+    POISONED.store(false, Relaxed);
 }
 
 /// The number of orphans so far.

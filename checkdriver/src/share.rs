@@ -20,6 +20,9 @@ struct Share {
     physical: HashMap<c_ulonglong, (usize, c_int)>,
     /// Exports made so far (each one's token is its number).
     exported: usize,
+    /// Per export's token, where the double keeps the exported memory's bytes (`data.rs`), so
+    /// that an import in this process shares them.
+    bytes: HashMap<usize, u64>,
     /// Under Miri: the contents of each descriptor exported (by its number).
     #[cfg(miri)]
     miri_fds: HashMap<c_int, [u8; 32]>,
@@ -42,25 +45,36 @@ pub(crate) fn requested(h: c_ulonglong) -> c_int {
 }
 
 /// The 32 bytes naming an export: the marker, a token, the allocation's size and handle
-/// types, so that an import in another process (the example and the GPU test, run against
-/// the double) finds them too.
+/// types, and the exporting process's id, so that an import in another process (the example
+/// and the GPU test, run against the double) finds them too, and one in this process finds the
+/// memory it exported.
 fn contents(token: usize, size: usize, requested: c_int) -> [u8; 32] {
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(MARKER);
     bytes[8..16].copy_from_slice(&(token as u64).to_le_bytes());
     bytes[16..24].copy_from_slice(&(size as u64).to_le_bytes());
     bytes[24..28].copy_from_slice(&requested.to_le_bytes());
+    bytes[28..32].copy_from_slice(&std::process::id().to_le_bytes());
     bytes
 }
 
-/// The size and handle types a handle's 32 bytes name, if they are one of ours.
-fn named(bytes: &[u8; 32]) -> Option<(usize, c_int)> {
+/// The size and handle types a handle's 32 bytes name, if they are one of ours, and where the
+/// exported memory's bytes are when this process exported it.
+fn named(bytes: &[u8; 32]) -> Option<(usize, c_int, Option<u64>)> {
     if &bytes[..8] != MARKER {
         return None;
     }
+    let token = u64::from_le_bytes(bytes[8..16].try_into().ok()?);
     let size = u64::from_le_bytes(bytes[16..24].try_into().ok()?);
     let requested = c_int::from_le_bytes(bytes[24..28].try_into().ok()?);
-    Some((usize::try_from(size).ok()?, requested))
+    let process = u32::from_le_bytes(bytes[28..32].try_into().ok()?);
+    let shared = if process == std::process::id() {
+        let token = usize::try_from(token).ok()?;
+        with(|s| s.bytes.get(&token).copied())
+    } else {
+        None
+    };
+    Some((usize::try_from(size).ok()?, requested, shared))
 }
 
 /// `cuMemExportToShareableHandle`: physical allocation `h` exported to a handle of `kind`,
@@ -77,8 +91,12 @@ pub(crate) unsafe fn export(os: *mut c_void, h: c_ulonglong, kind: c_int) -> CUr
     if requested & kind == 0 || (kind != POSIX_FILE_DESCRIPTOR && kind != FABRIC) {
         return CUDA_ERROR_NOT_SUPPORTED;
     }
+    let at = crate::data::physical_exported(h);
     let token = with(|s| {
         s.exported += 1;
+        if let Some(at) = at {
+            s.bytes.insert(s.exported, at);
+        }
         s.exported
     });
     let bytes = contents(token, size, requested);
@@ -155,12 +173,13 @@ pub(crate) fn close_fd(fd: c_int) {
 }
 
 /// The size and handle types of the allocation `os` names (a descriptor's value, or a
-/// pointer to a fabric handle), if it is one the double exported (in any process).
+/// pointer to a fabric handle), if it is one the double exported (in any process), and where
+/// its bytes are when this process exported it (`data.rs`).
 ///
 /// # Safety
 ///
 /// For a fabric handle, `os` is null or points to its 64 bytes.
-pub(crate) unsafe fn import(os: *mut c_void, kind: c_int) -> Option<(usize, c_int)> {
+pub(crate) unsafe fn import(os: *mut c_void, kind: c_int) -> Option<(usize, c_int, Option<u64>)> {
     match kind {
         FABRIC if !os.is_null() => {
             // SAFETY: a non-null `os` points to a fabric handle's 64 bytes (this function's

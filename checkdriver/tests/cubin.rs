@@ -1,7 +1,7 @@
 //! Lookups in a module loaded from a cubin, in the checking mode: the double reads the image's
 //! symbol table (`cuda::cubin` builds one), so `cuModuleGetFunction` finds the kernels it
 //! defines and refuses any other name with `CUDA_ERROR_NOT_FOUND`, as the driver does (and as
-//! the double does for PTX). An ELF image with no symbol table still answers every name.
+//! the double does for PTX). A CUDA ELF image with no symbol table still answers every name.
 //! The checking driver is linked in as an rlib (its entry points are plain Rust functions).
 
 #![allow(
@@ -67,9 +67,20 @@ fn a_cubin_answers_only_the_functions_it_defines() {
 
 #[test]
 fn an_elf_image_without_a_symbol_table_answers_every_name() {
-    // A bare ELF64 header with no sections: nothing is known of its functions.
-    let mut image = [0u8; 64];
-    image[..7].copy_from_slice(b"\x7fELF\x02\x01\x01");
+    // A CUDA ELF64 image whose one section (but the null one) holds the section names: nothing
+    // is known of its functions. (A bare header, without sections, is no image: the driver
+    // refuses it, and so does the double.)
+    let mut image = [0u8; 193];
+    image[..9].copy_from_slice(b"\x7fELF\x02\x01\x01\x33\x07");
+    image[0x12] = 190; // EM_CUDA
+    image[0x28] = 64; // e_shoff
+    image[0x30..0x34].copy_from_slice(&0x5a_u32.to_le_bytes()); // sm_90
+    image[0x3a] = 64; // e_shentsize
+    image[0x3c] = 2; // e_shnum
+    image[0x3e] = 1; // e_shstrndx
+    image[128 + 4] = 3; // SHT_STRTAB
+    image[128 + 0x18] = 192; // its offset
+    image[128 + 0x20] = 1; // its size
     with_module(&image, |module| {
         assert_eq!(get_function(module, c"anything"), 0);
     });

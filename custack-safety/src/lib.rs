@@ -161,9 +161,10 @@ pub use custack::safety::{
 
 pub use custack::Stack;
 
+pub use custack::graph::ScopedGraph;
 pub use custack::{
-    CheckedBy, ComputeCapability, Deadline, Device, DeviceAttribute, PinnedBuffer, ScopedGraph,
-    ScopedHost, ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
+    CheckedBy, ComputeCapability, Deadline, Device, DeviceAttribute, PinnedBuffer, ScopedHost,
+    ScopedHostMut, ScopedRead, ScopedSlice, ScopedSliceMut, ScopedWrite,
 };
 
 pub use custack::{

@@ -94,9 +94,9 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
 /// An event shared by an [`Rc`](std::rc::Rc) in a payload, bound to a graph being built
 /// ([`PushedGuard::build_graph`](crate::PushedGuard::build_graph)): what
-/// [`GraphBuilder::record`](crate::GraphBuilder::record) and
-/// [`GraphBuilder::wait`](crate::GraphBuilder::wait) take. The payload's `Rc` keeps the event
-/// alive for as long as the graph, or an executable graph made from it, may record or wait
+/// [`GraphBuilder::record`](crate::graph::GraphBuilder::record) and
+/// [`GraphBuilder::wait`](crate::graph::GraphBuilder::wait) take. The payload's `Rc` keeps the
+/// event alive for as long as the graph, or an executable graph made from it, may record or wait
 /// for it; the program keeps its own `Rc` to use the event outside the graph.
 #[derive(Debug, Clone, Copy)]
 pub struct ScopedEvent<'scope> {

@@ -35,11 +35,7 @@
     allow(dead_code)
 )]
 pub(crate) mod call_order;
-pub(crate) mod capture_forked;
-pub(crate) mod captured_host;
 pub(crate) mod event;
-pub(crate) mod graph;
-pub(crate) mod graph_kept;
 pub(crate) mod host;
 #[cfg(any(
     feature = "cublas",
@@ -239,7 +235,7 @@ std::thread_local! {
     static INTO_GRAPH: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
 }
 
-/// Marks this thread as inside [`GraphBuilder::capture`](crate::GraphBuilder::capture)'s
+/// Marks this thread as inside [`GraphBuilder::capture`](crate::graph::GraphBuilder::capture)'s
 /// closure, or a conditional node's body closure in the middle of a capture
 /// ([`StreamScope::while_loop`](crate::StreamScope::while_loop) and the others), until dropped
 /// (also on unwind).
@@ -259,7 +255,7 @@ impl Drop for IntoGraph {
 }
 
 /// Refuses a stream-ordered allocation ([`StreamScope::alloc`](crate::StreamScope::alloc)) inside
-/// [`GraphBuilder::capture`](crate::GraphBuilder::capture)'s closure on this thread.
+/// [`GraphBuilder::capture`](crate::graph::GraphBuilder::capture)'s closure on this thread.
 ///
 /// That closure is not `'static` (it borrows the build's bound handles), so an allocation,
 /// branded with the build's `'b`, could be kept past the capture: dropped later it would be

@@ -2,7 +2,7 @@
 //! registered memory, host vectors and boxed slices, and, in their own modules, kernel
 //! functions, modules, executable graphs and tuples), its held form while the GPU may use it, and
 //! its form bound to a scope. A [`Submission`](crate::Submission) or a
-//! [`GraphExec`](crate::GraphExec) owns one.
+//! [`GraphExec`](crate::graph::GraphExec) owns one.
 
 use crate::asynchronous::pending::Holds;
 use crate::error::left_behind::{Object, left_behind};
@@ -51,7 +51,7 @@ pub trait Payload: sealed::Sealed + Sized {
     /// replace the memory the GPU work was built on: device memory as a
     /// [`DeviceViewMut`](crate::DeviceViewMut), host memory as `&mut [T]`, a function as itself,
     /// a module as `&Module`.
-    /// (See [`GraphExec::payload_mut`](crate::GraphExec::payload_mut).)
+    /// (See [`GraphExec::payload_mut`](crate::graph::GraphExec::payload_mut).)
     type Access<'a>
     where
         Self: 'a;
@@ -59,7 +59,7 @@ pub trait Payload: sealed::Sealed + Sized {
     /// The payload as the host may read it while no work writes it: device memory as a
     /// [`DeviceView`](crate::DeviceView), host memory as `&[T]`, a function as itself, a module
     /// as `&Module`. (See
-    /// [`GraphExec::payload`](crate::GraphExec::payload).)
+    /// [`GraphExec::payload`](crate::graph::GraphExec::payload).)
     type Read<'a>
     where
         Self: 'a;

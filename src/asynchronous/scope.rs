@@ -276,7 +276,7 @@ impl<'scope> StreamScope<'scope, '_> {
     /// `CUDA_ERROR_INVALID_VALUE` for zero bytes, [`ErrorKind::SizeOverflow`](crate::ErrorKind::SizeOverflow),
     /// `CUDA_ERROR_OUT_OF_MEMORY`, `CUDA_ERROR_NOT_SUPPORTED` on devices without memory pools;
     /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a capture into a
-    /// graph being built ([`GraphBuilder::capture`](crate::GraphBuilder::capture)), whose
+    /// graph being built ([`GraphBuilder::capture`](crate::graph::GraphBuilder::capture)), whose
     /// closure could keep the allocation past the capture, and in a conditional node's body
     /// closure in the middle of a capture ([`while_loop`](Self::while_loop) and the others),
     /// where the allocation node would follow the node whose body uses it.

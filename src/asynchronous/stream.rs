@@ -457,7 +457,7 @@ impl Drop for Stream<'_> {
 impl Stream<'_> {
     /// `cuStreamCreate`—A new non-blocking stream of the current context, for work that has no
     /// guard to lend one: a capture into a graph being built
-    /// ([`GraphBuilder::capture`](crate::GraphBuilder::capture)).
+    /// ([`GraphBuilder::capture`](crate::graph::GraphBuilder::capture)).
     ///
     /// # Safety
     ///

@@ -7,7 +7,7 @@
 //! [`ArenaBuffer<'a, T>`](ArenaBuffer) borrows its arena for `'a`, and a graph or executable
 //! graph whose payload holds it borrows the arena as long. So the arena is not dropped (freed)
 //! nor [`reset`](ReplayArena::reset) (its memory lent again) while any of them lives: a compile
-//! error (C28).
+//! error (C28.6).
 //!
 //! ```text
 //!   let arena = guard.replay_arena(1 << 20)?;            cuMemAlloc, once
@@ -38,14 +38,14 @@ pub const ARENA_ALIGN: usize = 256;
 /// Device memory reserved once by [`PushedGuard::replay_arena`] and lent out as typed
 /// [`ArenaBuffer`]s, each carved from it at the next aligned offset without a driver call.
 ///
-/// What the types promise (C28):
+/// What the types promise (C28.6):
 ///
 /// - **Each buffer is lent once.** [`buffer`](Self::buffer) carves a range no other buffer of
 ///   the arena covers; an [`ArenaBuffer`] is not `Clone`, so its memory is written through one
 ///   handle (a payload moves it; a scope binds it exclusively).
 /// - **The buffers outlive every graph over them.** A buffer borrows the arena (`&'a self`); a
-///   [`Graph`](crate::Graph) or [`GraphExec`](crate::GraphExec) (or a
-///   [`SharedExec`](crate::SharedExec) of it) whose payload holds one borrows it as long. So
+///   [`Graph`](crate::graph::Graph) or [`GraphExec`](crate::graph::GraphExec) (or a
+///   [`SharedExec`](crate::graph::SharedExec) of it) whose payload holds one borrows it as long. So
 ///   the arena cannot be dropped, which frees the memory, nor [`reset`](Self::reset), which
 ///   lends it again, while any of them lives (a compile error).
 /// - **A leaked graph leaks nothing unsound.** An executable graph forgotten (`mem::forget`)
@@ -83,7 +83,7 @@ crate::memory::device_memory!(ArenaBuffer, mut_);
 
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuMemAlloc`—Reserves `bytes` of device memory as a [`ReplayArena`], whose
-    /// [`buffer`](ReplayArena::buffer)s graphs replay over at stable addresses (C28).
+    /// [`buffer`](ReplayArena::buffer)s graphs replay over at stable addresses (C28.6).
     ///
     /// # Errors
     ///

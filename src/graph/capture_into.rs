@@ -24,7 +24,9 @@
 //! Both need driver 12.3 (the condition, `cuStreamBeginCaptureToGraph`): on driver 535 (CUDA
 //! 12.2) they return [`ErrorKind::DriverTooOld`].
 
-use super::{BodyGraph, Condition, GraphBuilder, GraphNode};
+use super::builder::{BodyGraph, GraphBuilder, GraphNode, current_context};
+use super::capture::{Capturing, capture_info};
+use super::conditional::{Condition, needs_two_bodies};
 use crate::asynchronous::scope::StreamScope;
 use crate::asynchronous::stream::Stream;
 use crate::asynchronous::{InCapture, IntoGraph};
@@ -32,7 +34,6 @@ use crate::driver::lookup::STREAM_BEGIN_CAPTURE_TO_GRAPH;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::vocabulary::binding::CapturingUses;
-use core::marker::PhantomData;
 
 /// The brand of the graph a stream is capturing into, for a [`Condition`] made on it
 /// ([`StreamScope::condition`]) and the conditional node that takes it. Never constructed.
@@ -58,62 +59,21 @@ impl Drop for EndInto {
     }
 }
 
-/// `cuStreamGetCaptureInfo_v2`: the graph `stream` is capturing into and the capture's current
-/// dependencies (copied out), or an error if it is not capturing.
-fn capture_info(stream: ffi::CUstream) -> Result<(ffi::CUgraph, Vec<ffi::CUgraphNode>)> {
-    let mut status = ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-    let (mut id, mut graph, mut deps, mut n) = (0u64, core::ptr::null_mut(), core::ptr::null(), 0);
-    // SAFETY: a live stream of the current context (the caller's scope); valid out-pointers.
-    unsafe {
-        ffi::cuStreamGetCaptureInfo_v2(
-            stream,
-            &raw mut status,
-            &raw mut id,
-            &raw mut graph,
-            &raw mut deps,
-            &raw mut n,
-        )
-    }
-    .result()?;
-    match status {
-        ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE if !graph.is_null() => {}
-        ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_INVALIDATED => {
-            return Err(ffi::CUresult::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED.failure());
-        }
-        _ => {
-            return Err(Error::custack(
-                ErrorKind::NotSupported,
-                "a conditional node in a stream scope needs a capturing stream (the scope of \
-                 Stream::capture or GraphBuilder::capture)"
-                    .to_owned(),
-            ));
-        }
-    }
-    let deps = if n == 0 || deps.is_null() {
-        Vec::new()
-    } else {
-        // SAFETY: while the stream captures, the driver points `deps` at `n` nodes of the
-        // capturing graph, valid until the next call on the stream; copied out at once.
-        unsafe { core::slice::from_raw_parts(deps, n) }.to_vec()
-    };
-    Ok((graph, deps))
-}
-
-/// The current context (`cuCtxGetCurrent`), for the nodes and conditions made on a graph.
-fn current_context() -> Result<ffi::CUcontext> {
-    let mut ctx = core::ptr::null_mut();
-    // SAFETY: a valid out-pointer.
-    unsafe { ffi::cuCtxGetCurrent(&raw mut ctx) }.result()?;
-    Ok(ctx)
-}
-
-impl<G> GraphNode<'_, G> {
-    /// A node of the graph branded as `Self` is.
-    fn of(raw: ffi::CUgraphNode) -> Self {
-        Self {
-            raw,
-            _marker: PhantomData,
-        }
+/// The graph `stream` is capturing into and the capture's current dependencies
+/// ([`capture_info`], the one reader of them).
+///
+/// # Errors
+///
+/// [`ErrorKind::NotSupported`] if the stream is not capturing; as [`capture_info`].
+fn capturing_into(stream: ffi::CUstream) -> Result<(ffi::CUgraph, Vec<ffi::CUgraphNode>)> {
+    match capture_info(stream)? {
+        Capturing::Into { graph, deps } => Ok((graph, deps)),
+        Capturing::Not => Err(Error::custack(
+            ErrorKind::NotSupported,
+            "a conditional node in a stream scope needs a capturing stream (the scope of \
+             Stream::capture or GraphBuilder::capture)"
+                .to_owned(),
+        )),
     }
 }
 
@@ -132,7 +92,7 @@ impl<'b, G> GraphBuilder<'b, G> {
     /// is a stream-ordered allocation ([`StreamScope::alloc`]: it could outlive the capture);
     /// a once-only host function ([`StreamScope::host_fn`]) is refused, and
     /// [`StreamScope::graph_host_fn`] becomes a host node the graph owns (a conditional body
-    /// takes none). A [`GraphAlloc`](crate::GraphAlloc) of the build is
+    /// takes none). A [`GraphAlloc`](crate::graph::GraphAlloc) of the build is
     /// not for captured work: the driver makes those nodes, so the builder cannot check them
     /// against the allocation's and free's nodes, and a build that used one while `f` ran (in
     /// captured work, or in the builder's own nodes made meanwhile) ends in
@@ -212,7 +172,7 @@ impl<'b, G> GraphBuilder<'b, G> {
         );
         f(&scope)?;
         drop(inside);
-        let (_, sinks) = capture_info(raw)?;
+        let (_, sinks) = capturing_into(raw)?;
         core::mem::forget(ending);
         let mut graph = core::ptr::null_mut();
         // SAFETY: the stream is live and capturing since the begin above; the graph returned
@@ -256,7 +216,7 @@ impl<'scope> StreamScope<'scope, 'static> {
         assign_default: bool,
     ) -> Result<Condition<'scope, CapturedGraph>> {
         crate::error::poison::check()?;
-        let (graph, _) = capture_info(self.as_raw())?;
+        let (graph, _) = capturing_into(self.as_raw())?;
         GraphBuilder::<'scope, CapturedGraph>::new(graph, current_context()?)
             .condition(default, assign_default)
     }
@@ -305,7 +265,7 @@ impl<'scope> StreamScope<'scope, 'static> {
             &GraphBuilder<'scope, BodyGraph<'e>>,
         ) -> Result<()>,
     ) -> Result<()> {
-        super::conditional::needs_two_bodies("if_else")?;
+        needs_two_bodies("if_else")?;
         let (b, made) = self.add_conditional(cond, ffi::CU_GRAPH_COND_TYPE_IF, 2)?;
         let _inside = IntoGraph::enter();
         bodies(&b.body(&made, 0)?, &b.body(&made, 1)?)
@@ -363,7 +323,7 @@ impl<'scope> StreamScope<'scope, 'static> {
         cases: u32,
         mut case: impl for<'c> FnMut(u32, &GraphBuilder<'scope, BodyGraph<'c>>) -> Result<()>,
     ) -> Result<()> {
-        super::conditional::needs_two_bodies("switch")?;
+        needs_two_bodies("switch")?;
         if cases == 0 {
             return Err(Error::custack(
                 ErrorKind::InvalidValue,
@@ -389,7 +349,7 @@ impl<'scope> StreamScope<'scope, 'static> {
     ) -> Result<(GraphBuilder<'scope, CapturedGraph>, Vec<ffi::CUgraph>)> {
         crate::error::poison::check()?;
         let stream = self.as_raw();
-        let (graph, deps) = capture_info(stream)?;
+        let (graph, deps) = capturing_into(stream)?;
         let b = GraphBuilder::<'scope, CapturedGraph>::new(graph, current_context()?);
         let deps: Vec<GraphNode<'scope, CapturedGraph>> =
             deps.into_iter().map(GraphNode::of).collect();

@@ -33,12 +33,12 @@
 //! brand `'c`: the same typed nodes (kernels, copies, memsets, nested conditionals) checked as
 //! the root graph's, over the same payload (`'b`).
 
-use super::{BodyGraph, Brand, GraphBuilder, GraphNode, RootGraph};
+use super::builder::{BodyGraph, Brand, GraphBuilder, GraphNode, RootGraph};
 use crate::driver::lookup::{GRAPH_ADD_NODE, GRAPH_CONDITIONAL_HANDLE_CREATE};
 use crate::driver::version::{Version, driver_version};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
-pub use crate::vocabulary::argument::{ConditionalHandle, GraphConditionalHandle};
+use crate::vocabulary::argument::ConditionalHandle;
 use core::marker::PhantomData;
 
 /// A condition made on the graph of brand `G` for one conditional node of that graph: the

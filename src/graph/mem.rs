@@ -3,8 +3,8 @@
 //! exists from its allocation node to its free node, in graph order; the builder checks that
 //! every node that uses it lies between the two (`order.rs`).
 
+use super::builder::{GraphBuilder, GraphNode};
 use super::order::{Role, Tracker, refused};
-use super::{GraphBuilder, GraphNode};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::vocabulary::binding::GraphAlloc;
@@ -24,10 +24,10 @@ impl<'b> GraphBuilder<'b> {
     /// graph after each launch and frees itself, is [`alloc_kept`](Self::alloc_kept)'s.
     ///
     /// The driver allows one executable graph at a time of a graph with memory nodes (a second
-    /// [`instantiate_shared`](crate::Graph::instantiate_shared) while the first lives fails), and
-    /// neither clones it ([`clone_graph`](crate::Graph::clone_graph)) nor takes it as a child
-    /// graph: those calls return the driver's error (`CUDA_ERROR_NOT_SUPPORTED` from driver
-    /// 580 on an H100 for the first two).
+    /// [`instantiate_shared`](crate::graph::Graph::instantiate_shared) while the first lives
+    /// fails), and neither clones it ([`clone_graph`](crate::graph::Graph::clone_graph)) nor takes
+    /// it as a child graph: those calls return the driver's error (`CUDA_ERROR_NOT_SUPPORTED` from
+    /// driver 580 on an H100 for the first two).
     ///
     /// # Errors
     ///

@@ -1,21 +1,28 @@
-//! Memset and memcpy nodes of an executable graph updated in place
-//! (`cuGraphExecMemsetNodeSetParams`, `cuGraphExecMemcpyNodeSetParams`), checked as the
-//! builder checked the nodes: [`GraphExec::update_nodes`] lends a [`NodeUpdater`] and the
-//! payload bound to it, as [`GraphExec::update_kernels`] does for kernel nodes.
+//! The nodes of an executable graph updated in place, checked as the builder checked them:
+//! [`GraphExec::update_nodes`] lends one [`NodeUpdater`] and the payload bound to it, for the
+//! kernel nodes (`cuGraphExecKernelNodeSetParams`: a kernel's contract checks the new
+//! arguments, as it checked the first ones) and the memset and memcpy nodes
+//! (`cuGraphExecMemsetNodeSetParams`, `cuGraphExecMemcpyNodeSetParams`) the builder made.
 //!
 //! ```text
 //!   exec.update_nodes(|u, bound| …)              &mut exec: no launch pending
+//!     u.kernel_node(&add, 0) -> KernelNode<'u, C>  the first node of kernel `add` built
+//!     u.set_kernel(node, config, args)           cuGraphExecKernelNodeSetParams
 //!     u.fill_node(i)    -> FillNode<'u>          the i-th memset node the builder made
 //!     u.copy_node(i)    -> CopyNode<'u>          the i-th memcpy node
 //!     u.set_fill_u32(node, dst, value)           cuGraphExecMemsetNodeSetParams
 //!     u.set_copy_to_host(node, dst, src)         cuGraphExecMemcpyNodeSetParams
 //! ```
 
-use super::{copy_params, memset_params};
-use crate::asynchronous::graph::{DataNode, DataNodeKind, GraphExec};
+use super::owned::GraphExec;
+use super::params::{
+    CopySide, DataNode, DataNodeKind, copy_params, memset_params, with_kernel_params,
+};
 use crate::asynchronous::payload::Payload;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
+use crate::kernel::contract::{ContractArgs, Declared, PlainLaunch};
+use crate::kernel::launch::LaunchConfig;
 use crate::memory::{check_memset_unit, check_same_len};
 use crate::vocabulary::binding::{Invariant, ScopedHost, ScopedHostMut, ScopedRead, ScopedWrite};
 use crate::vocabulary::plain::DeviceCopy;
@@ -23,6 +30,18 @@ use core::marker::PhantomData;
 
 /// The brand of an update: `'u` invariant, not `Send`.
 type Brand<'u> = PhantomData<(Invariant<'u>, *const ())>;
+
+/// A kernel node of the executable graph whose [`NodeUpdater<'u>`](NodeUpdater) has the
+/// same `'u`, of a kernel declared with contract `C`: what
+/// [`set_kernel`](NodeUpdater::set_kernel) takes. It cannot leave the update's closure, nor
+/// name a node of another executable graph (`'u` is invariant).
+#[derive(Debug, Clone, Copy)]
+pub struct KernelNode<'u, C> {
+    raw: ffi::CUgraphNode,
+    function: ffi::CUfunction,
+    _marker: Brand<'u>,
+    _contract: PhantomData<fn() -> C>,
+}
 
 /// A memset node of the executable graph whose [`NodeUpdater<'u>`](NodeUpdater) has the same
 /// `'u`: what [`set_fill_bytes`](NodeUpdater::set_fill_bytes) and
@@ -42,36 +61,47 @@ pub struct CopyNode<'u> {
     _marker: Brand<'u>,
 }
 
-/// The memset and memcpy nodes of an executable graph, lent by [`GraphExec::update_nodes`] to
-/// its closure for the brand `'u`, with the graph's payload bound for `'u`.
+/// The kernel, memset and memcpy nodes of an executable graph, lent by
+/// [`GraphExec::update_nodes`] to its closure for the brand `'u`, with the graph's payload bound
+/// for `'u`: the one updater of a built graph's nodes.
 ///
-/// What the types promise (C28): the new memory is the payload's (the closure is `'static`,
-/// as the builder's), which the executable graph owns; a node is one of this executable
-/// graph's (branded `'u`). What is checked before the driver sees an update: the lengths of
-/// the two sides of a copy, a memset's alignment and whole units, that nothing is empty, and
-/// that the update keeps the node's kind: a memset's unit, a copy's direction (host to device,
-/// device to host, device to device) and element type, which the driver cannot change.
+/// What the types promise (C28.5): the new arguments and memory are the payload's (the closure
+/// is `'static`, as the builder's), which the executable graph owns; a node is one of this
+/// executable graph's (branded `'u`). A kernel node runs the kernel its contract names (the
+/// node's function is the one it was built with), and its new arguments are checked against
+/// the contract as a launch's are. What is checked before the driver sees a memset or memcpy
+/// update: the lengths of the two sides of a copy, a memset's alignment and whole units, that
+/// nothing is empty, and that the update keeps the node's kind: a memset's unit, a copy's
+/// direction (host to device, device to host, device to device) and element type, which the
+/// driver cannot change.
+#[doc(alias = "KernelUpdater")]
 #[derive(Debug)]
 pub struct NodeUpdater<'u> {
     exec: ffi::CUgraphExec,
+    /// The kernel nodes the builder made, in order, with their functions.
+    kernels: &'u [(ffi::CUgraphNode, ffi::CUfunction)],
+    /// The memset and memcpy nodes the builder made, in order.
     nodes: &'u [DataNode],
     _marker: Brand<'u>,
 }
 
 static_assertions::assert_not_impl_any!(NodeUpdater<'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(KernelNode<'static, ()>: Send, Sync);
 static_assertions::assert_not_impl_any!(FillNode<'static>: Send, Sync);
 static_assertions::assert_not_impl_any!(CopyNode<'static>: Send, Sync);
 
 impl<P: Payload> GraphExec<'_, P> {
-    /// Updates the memory and values of the graph's memset and memcpy nodes in place, in `f`,
-    /// which receives a [`NodeUpdater`] and the payload bound to it: the next launch runs the
-    /// nodes with the new parameters. Only a graph built node by node
+    /// `cuGraphExecKernelNodeSetParams`, `cuGraphExecMemsetNodeSetParams`,
+    /// `cuGraphExecMemcpyNodeSetParams`—Updates the graph's kernel, memset and memcpy nodes in
+    /// place, in `f`, which receives a [`NodeUpdater`] and the payload bound to it: the next
+    /// launch runs the nodes with the new parameters. Only a graph built node by node
     /// ([`PushedGuard::build_graph`](crate::PushedGuard::build_graph)) lends its nodes, and
-    /// only until a whole-graph [`update`](Self::update).
+    /// only until a whole-graph [`update`](Self::update) (which may change the functions its
+    /// kernel nodes run).
     ///
     /// `f` is `'static` (move what it needs in), as the builder's: the new parameters can name
     /// only what the payload owns, so nothing they touch can be freed while this executable
-    /// graph lives (C28).
+    /// graph lives (C28.5).
     ///
     /// # Errors
     ///
@@ -81,32 +111,60 @@ impl<P: Payload> GraphExec<'_, P> {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
+    ///
+    /// custack::kernel_contract! {
+    ///     /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    ///     pub unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+    /// }
+    ///
     /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
     /// let mut stack = Stack::new()?;
     /// let guard = stack.push(&ctx)?;
-    /// let payload = (guard.alloc::<u32>(256)?, guard.alloc::<u32>(256)?, vec![0u32; 256]);
-    /// let graph = guard.build_graph(payload, |b, (mut x, _y, out)| {
+    /// let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
+    /// let payload = (
+    ///     guard.alloc::<u32>(1024)?,
+    ///     guard.alloc::<u32>(1024)?,
+    ///     module.declared::<AddU32>()?,
+    ///     vec![0u32; 1024],
+    /// );
+    /// let cfg = LaunchConfig::for_elements(1024);
+    /// let graph = guard.build_graph(payload, move |b, (mut x, _y, add, out)| {
     ///     let set = b.fill_u32(&mut x, 7, &[])?;
-    ///     b.copy_to_host(out, &x, &[set])?;
+    ///     let added = b.kernel(&add, cfg, (&mut x, 2u32, 1024u32), &[set])?;
+    ///     b.copy_to_host(out, &x, &[added])?;
     ///     Ok(())
     /// })?;
     /// let mut exec = graph.instantiate()?;
-    /// // From now on the graph sets `y` to 9 and copies `y` out.
-    /// exec.update_nodes(|u, (_x, mut y, out)| {
+    /// // From now on the graph sets `y` to 9, adds 5 to its first 512 elements and copies `y` out.
+    /// exec.update_nodes(move |u, (_x, mut y, add, out)| {
     ///     u.set_fill_u32(u.fill_node(0)?, &mut y, 9)?;
+    ///     let node = u.kernel_node(&add, 0)?;
+    ///     u.set_kernel(node, LaunchConfig::for_elements(512), (&mut y, 5u32, 512u32))?;
     ///     u.set_copy_to_host(u.copy_node(0)?, out, &y)
     /// })?;
     /// # Ok::<(), custack::Error>(())
     /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphExecKernelNodeSetParams")]
+    #[doc(alias = "cuGraphExecMemsetNodeSetParams")]
+    #[doc(alias = "cuGraphExecMemcpyNodeSetParams")]
     pub fn update_nodes(
         &mut self,
         f: impl for<'u> FnOnce(&'u NodeUpdater<'u>, P::Bound<'u>) -> Result<()> + 'static,
     ) -> Result<()> {
         crate::error::poison::check()?;
-        let (exec, nodes) = (self.as_raw(), core::mem::take(&mut self.data));
+        let exec = self.as_raw();
+        let (kernels, nodes) = (
+            core::mem::take(&mut self.kernels),
+            core::mem::take(&mut self.data),
+        );
         let updater = NodeUpdater {
             exec,
+            kernels: &kernels,
             nodes: &nodes,
             _marker: PhantomData,
         };
@@ -116,8 +174,27 @@ impl<P: Payload> GraphExec<'_, P> {
         // and the parameters they go into are the executable graph's, which owns the payload.
         let bound = unsafe { P::bind(self.held_mut()) };
         let result = f(&updater, bound);
+        self.kernels = kernels;
         self.data = nodes;
         result
+    }
+
+    /// As [`update_nodes`](Self::update_nodes), the same updater: the name under which
+    /// custack 0.1 lent it for kernel nodes (`KernelUpdater`).
+    ///
+    /// # Errors
+    ///
+    /// As [`update_nodes`](Self::update_nodes).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphExecKernelNodeSetParams")]
+    pub fn update_kernels(
+        &mut self,
+        f: impl for<'u> FnOnce(&'u NodeUpdater<'u>, P::Bound<'u>) -> Result<()> + 'static,
+    ) -> Result<()> {
+        self.update_nodes(f)
     }
 }
 
@@ -127,6 +204,70 @@ fn refused(what: &str) -> Error {
 }
 
 impl<'u> NodeUpdater<'u> {
+    /// The `index`th kernel node (from 0, in the order the builder made them) that launches
+    /// `kernel`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no kernel nodes).
+    pub fn kernel_node<C: PlainLaunch>(
+        &self,
+        kernel: &Declared<'u, C>,
+        index: usize,
+    ) -> Result<KernelNode<'u, C>> {
+        let function = kernel.as_raw();
+        self.kernels
+            .iter()
+            .filter(|(_, f)| *f == function)
+            .nth(index)
+            .map(|&(raw, function)| KernelNode {
+                raw,
+                function,
+                _marker: PhantomData,
+                _contract: PhantomData,
+            })
+            .ok_or_else(|| {
+                Error::custack(
+                    ErrorKind::InvalidValue,
+                    format!("the executable graph has no kernel node {index} of this kernel"),
+                )
+            })
+    }
+
+    /// `cuGraphExecKernelNodeSetParams`—Sets the launch shape and arguments of `node` for the
+    /// next launches, checked as [`GraphBuilder::kernel`](crate::graph::GraphBuilder::kernel)
+    /// checks a new node (the compiler checks the arguments against the contract; every
+    /// buffer's length is checked against its extent for `config` before the update). The
+    /// arguments are copied into the node.
+    ///
+    /// # Errors
+    ///
+    /// As [`GraphBuilder::kernel`](crate::graph::GraphBuilder::kernel) (then the node is
+    /// unchanged); the driver's errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphExecKernelNodeSetParams")]
+    #[allow(clippy::needless_pass_by_value)]
+    pub fn set_kernel<C: PlainLaunch, A: ContractArgs<'u, C>>(
+        &self,
+        node: KernelNode<'u, C>,
+        config: LaunchConfig,
+        args: A,
+    ) -> Result<()> {
+        crate::error::poison::check()?;
+        with_kernel_params(node.function, &config, &args, |params| {
+            // SAFETY: a live executable graph of the current context (its `&mut` is held for
+            // 'u), with no launch pending; `node` is a kernel node of the graph it was made from
+            // (branded 'u, taken from its list), kept alive by it; `params` names the node's own
+            // function (a kernel of a module the payload owns, whose contract `C` is) and
+            // arguments its contract's checks accepted for `config`, all of the payload's
+            // memory, owned by the executable graph; the driver copies them.
+            unsafe { ffi::cuGraphExecKernelNodeSetParams_v2(self.exec, node.raw, params) }.result()
+        })
+    }
+
     /// The `index`th node (from 0, in the order the builder made them) of kind `fill` or not.
     fn nth(&self, fill: bool, index: usize) -> Result<DataNode> {
         self.nodes
@@ -250,8 +391,8 @@ impl<'u> NodeUpdater<'u> {
     fn set_copy<T: DeviceCopy>(
         &self,
         node: CopyNode<'u>,
-        dst: super::CopySide<*mut core::ffi::c_void>,
-        src: super::CopySide<*const core::ffi::c_void>,
+        dst: CopySide<*mut core::ffi::c_void>,
+        src: CopySide<*const core::ffi::c_void>,
         bytes: usize,
     ) -> Result<()> {
         crate::error::poison::check()?;

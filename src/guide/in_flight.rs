@@ -227,7 +227,7 @@
 //! The pending launch parks with [`PushedGuard::park_submission`], whose wait hands back a
 //! [`ParkedGraph`](crate::ParkedGraph); [`PushedGuard::attach_graph`] (the pointer compare of
 //! [`PushedGuard::attach`], then each part attached) gives the
-//! [`GraphExec`](crate::GraphExec) to launch again. An idle executable graph parks with
+//! [`GraphExec`](crate::graph::GraphExec) to launch again. An idle executable graph parks with
 //! [`PushedGuard::park_graph`], to outlive its guard or a nested push. Nothing new is
 //! tracked: the graph is one more payload with a parked form.
 //!

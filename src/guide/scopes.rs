@@ -276,13 +276,13 @@
 //! ## Built graphs, and loops that stay on the GPU
 //!
 //! [`PushedGuard::build_graph`](crate::PushedGuard::build_graph) builds the same kind of graph
-//! node by node ([`GraphBuilder`](crate::GraphBuilder)), each node after the nodes it names. A
-//! built graph can also branch and loop on the device: a conditional node runs a body graph
+//! node by node ([`GraphBuilder`](crate::graph::GraphBuilder)), each node after the nodes it names.
+//! A built graph can also branch and loop on the device: a conditional node runs a body graph
 //! once if a value is non-zero, one of two bodies, the body the value numbers, or the body
 //! again and again while the value is non-zero
-//! ([`while_loop`](crate::GraphBuilder::while_loop)). A kernel of the graph sets the value with
-//! `cudaGraphSetConditional`, through a [`ConditionalHandle`](crate::ConditionalHandle) passed
-//! for a contract parameter declared `name: conditional`. An iteration that runs until a
+//! ([`while_loop`](crate::graph::GraphBuilder::while_loop)). A kernel of the graph sets the value
+//! with `cudaGraphSetConditional`, through a [`ConditionalHandle`](crate::graph::ConditionalHandle)
+//! passed for a contract parameter declared `name: conditional`. An iteration that runs until a
 //! residual is small is then one graph launch and one wait instead of a launch, a copy back and
 //! a host decision per step (`examples/26_graph_while.rs`; 2.5× faster per step on the H100 in
 //! `benches/graph_while.rs`):
@@ -304,7 +304,7 @@
 //! handle kept past its graph (row C28).
 //!
 //! Capture and the builder nest inside each other, as NVIDIA's graph samples mix them (driver
-//! 12.3; `DriverTooOld` on 535): [`GraphBuilder::capture`](crate::GraphBuilder::capture)
+//! 12.3; `DriverTooOld` on 535): [`GraphBuilder::capture`](crate::graph::GraphBuilder::capture)
 //! captures what a closure enqueues on a stream scope into the graph being built or into a
 //! body (`body.capture(&[], |s| s.run(&step, cfg, args))`), and inside
 //! [`Stream::capture`]'s closure a conditional node goes in the middle of the capture
@@ -313,12 +313,12 @@
 //! sets the condition); the capture's later work follows the node.
 //!
 //! A built graph can own memory for the span of each launch:
-//! [`b.alloc::<T>(len, &deps)`](crate::GraphBuilder::alloc) adds an allocation node and lends a
-//! [`GraphAlloc`](crate::GraphAlloc) that later nodes use as they use the payload's memory, and
-//! [`b.free(a, &deps)`](crate::GraphBuilder::free) consumes it. The builder knows every node's
-//! ancestors, so a use that does not follow the allocation node, or a free that does not follow
-//! every use, is refused before the driver sees it, and an allocation not freed by the end of
-//! the build too (row C28).
+//! [`b.alloc::<T>(len, &deps)`](crate::graph::GraphBuilder::alloc) adds an allocation node and
+//! lends a [`GraphAlloc`](crate::graph::GraphAlloc) that later nodes use as they use the payload's
+//! memory, and [`b.free(a, &deps)`](crate::graph::GraphBuilder::free) consumes it. The builder
+//! knows every node's ancestors, so a use that does not follow the allocation node, or a free that
+//! does not follow every use, is refused before the driver sees it, and an allocation not freed by
+//! the end of the build too (row C28).
 //!
 //! # Ordering against synchronous calls
 //!
@@ -335,11 +335,11 @@
 //! [`Submission::wait`]: crate::Submission::wait
 //! [`Submission`]: crate::Submission
 //! [`Payload`]: crate::Payload
-//! [`Graph`]: crate::Graph
-//! [`Graph::instantiate`]: crate::Graph::instantiate
-//! [`GraphExec`]: crate::GraphExec
-//! [`GraphExec::payload_mut`]: crate::GraphExec::payload_mut
-//! [`GraphExec::update`]: crate::GraphExec::update
+//! [`Graph`]: crate::graph::Graph
+//! [`Graph::instantiate`]: crate::graph::Graph::instantiate
+//! [`GraphExec`]: crate::graph::GraphExec
+//! [`GraphExec::payload_mut`]: crate::graph::GraphExec::payload_mut
+//! [`GraphExec::update`]: crate::graph::GraphExec::update
 //! [`StreamScope`]: crate::StreamScope
 //! [`StreamScope::alloc`]: crate::StreamScope::alloc
 //! [`ScopedSlice`]: crate::ScopedSlice

@@ -20,8 +20,6 @@
 //! model: the same parking and payload machinery, nothing tracked at run time.
 
 use super::submission::{Park, ParkedPayload, PendingView, sealed};
-use crate::asynchronous::graph::GraphExec;
-use crate::asynchronous::graph_kept::Kept;
 use crate::asynchronous::payload::Payload;
 use crate::context::Context;
 use crate::context::raw::release_in;
@@ -29,6 +27,8 @@ use crate::context::stack::{ContextKind, Floating, PushedGuard};
 use crate::error::left_behind::{Object, left_behind};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
+use crate::graph::GraphExec;
+use crate::graph::kept::Kept;
 use crate::kernel::module::Module;
 use crate::memory::registered::RegisteredVec;
 use crate::memory::{DeviceBuffer, PinnedBuffer};

@@ -1,5 +1,5 @@
 //! Graphs built node by node under the restricted profile: [`InitPhase::build_graph`] lends
-//! the full API's [`GraphBuilder`] (C28) through a [`RestrictedGraphBuilder`], which adds only
+//! the full API's [`GraphBuilder`] (C28.1, C28.10) through a [`RestrictedGraphBuilder`], which adds only
 //! the subset's nodes — declared kernels, device memsets and copies, records of and waits for
 //! events the init phase made, and conditional nodes (IF, IF/ELSE, WHILE, SWITCH) whose bodies
 //! hold the same — and counts every node it makes, bodies' included, against the budget's
@@ -25,7 +25,7 @@
 use crate::asynchronous::event::{Event, ScopedEvent};
 use crate::asynchronous::payload::{Payload, held_as_itself, sealed as payload_sealed};
 use crate::error::Result;
-use crate::graph::{BodyGraph, Condition, GraphBuilder, GraphNode, KernelNode, KernelUpdater};
+use crate::graph::{BodyGraph, Condition, GraphBuilder, GraphNode, KernelNode, NodeUpdater};
 use crate::kernel::contract::{ContractArgs, PlainLaunch};
 use crate::kernel::launch::LaunchConfig;
 use crate::safety::values::{RestrictedEvent, RestrictedGraph, RestrictedKernel};
@@ -39,7 +39,7 @@ use crate::graph::RootGraph;
 /// A graph being built in an init phase ([`InitPhase::build_graph`]), lent to its closure: the
 /// full API's [`GraphBuilder<'b, G>`](GraphBuilder), lending only the subset's nodes, each
 /// counted against the budget's [`graph_nodes`](crate::safety::Budget::graph_nodes). Its
-/// nodes are the builder's [`GraphNode<'b, G>`](GraphNode), branded as C28 states: they do not
+/// nodes are the builder's [`GraphNode<'b, G>`](GraphNode), branded as C28.1 states: they do not
 /// leave the closure, nor a conditional body, nor name a node of another graph.
 ///
 /// `'a` is the borrow of the builder; `'b` and `G` are the builder's brand.
@@ -316,7 +316,7 @@ pub(crate) fn build<'g, P: Payload>(
     guard: &'g crate::context::stack::PushedGuard<'g, 'g>,
     payload: P,
     f: impl for<'a, 'b> FnOnce(&'a RestrictedGraphBuilder<'a, 'b>, P::Bound<'b>) -> Result<()> + 'static,
-) -> Result<(crate::asynchronous::graph::Graph<'g, P>, usize)> {
+) -> Result<(crate::graph::Graph<'g, P>, usize)> {
     let nodes = Rc::new(Cell::new(0usize));
     let counted = Rc::clone(&nodes);
     let graph = guard.build_graph(payload, move |builder, bound| {
@@ -333,29 +333,30 @@ pub(crate) fn build<'g, P: Payload>(
 
 /// The kernel nodes of a [`RestrictedGraph`] built in an init phase, lent by
 /// [`RestrictedGraph::update_kernels`] to its closure: the full API's
-/// [`KernelUpdater<'u>`](KernelUpdater), naming kernels the init phase looked up.
+/// [`NodeUpdater<'u>`](NodeUpdater), lending only its kernel nodes (memset and memcpy nodes
+/// stay as built), naming kernels the init phase looked up.
 #[derive(Debug)]
 #[repr(transparent)]
 pub struct RestrictedKernelUpdater<'u> {
-    updater: KernelUpdater<'u>,
+    updater: NodeUpdater<'u>,
 }
 
 static_assertions::assert_not_impl_any!(RestrictedKernelUpdater<'static>: Send, Sync);
 
 impl<'u> RestrictedKernelUpdater<'u> {
-    fn of(updater: &'u KernelUpdater<'u>) -> &'u Self {
-        // SAFETY: `RestrictedKernelUpdater` is `repr(transparent)` over `KernelUpdater` with
+    fn of(updater: &'u NodeUpdater<'u>) -> &'u Self {
+        // SAFETY: `RestrictedKernelUpdater` is `repr(transparent)` over `NodeUpdater` with
         // the same lifetime, so the reference is to a value of the same layout, borrowed as
         // long.
         unsafe { &*core::ptr::from_ref(updater).cast::<Self>() }
     }
 
     /// The `index`th kernel node (from 0, in the order the builder made them in the root
-    /// graph) that launches `kernel` ([`KernelUpdater::kernel_node`]).
+    /// graph) that launches `kernel` ([`NodeUpdater::kernel_node`]).
     ///
     /// # Errors
     ///
-    /// As [`KernelUpdater::kernel_node`]: no such node (a captured graph lends none).
+    /// As [`NodeUpdater::kernel_node`]: no such node (a captured graph lends none).
     pub fn kernel_node<C: PlainLaunch>(
         &self,
         kernel: &RestrictedKernel<'u, C>,
@@ -365,11 +366,11 @@ impl<'u> RestrictedKernelUpdater<'u> {
     }
 
     /// `cuGraphExecKernelNodeSetParams`—Sets the launch shape and arguments of `node` for the
-    /// next launches, checked against the kernel's contract ([`KernelUpdater::set_kernel`]).
+    /// next launches, checked against the kernel's contract ([`NodeUpdater::set_kernel`]).
     ///
     /// # Errors
     ///
-    /// As [`KernelUpdater::set_kernel`] (then the node is unchanged).
+    /// As [`NodeUpdater::set_kernel`] (then the node is unchanged).
     ///
     /// # References
     ///
@@ -389,7 +390,7 @@ impl<P: Payload> RestrictedGraph<'_, P> {
     /// `cuGraphExecKernelNodeSetParams`—Updates the parameters of the kernel nodes of a graph
     /// built in the init phase ([`InitPhase::build_graph`](crate::safety::InitPhase::build_graph)),
     /// in `f`, which receives a [`RestrictedKernelUpdater`] and the payload bound to it
-    /// ([`GraphExec::update_kernels`](crate::GraphExec::update_kernels)): the next launch runs
+    /// ([`GraphExec::update_nodes`](crate::graph::GraphExec::update_nodes)): the next launch runs
     /// them with the new parameters, each checked against its kernel's contract. Allowed in
     /// either phase: it changes parameters, creates nothing and allocates nothing.
     ///
@@ -400,7 +401,7 @@ impl<P: Payload> RestrictedGraph<'_, P> {
     ///
     /// # Errors
     ///
-    /// As [`GraphExec::update_kernels`](crate::GraphExec::update_kernels): a captured graph
+    /// As [`GraphExec::update_nodes`](crate::graph::GraphExec::update_nodes): a captured graph
     /// lends no kernel nodes (`ErrorKind::InvalidValue` for each asked for).
     ///
     /// # References
@@ -412,7 +413,7 @@ impl<P: Payload> RestrictedGraph<'_, P> {
         f: impl for<'u> FnOnce(&'u RestrictedKernelUpdater<'u>, P::Bound<'u>) -> Result<()> + 'static,
     ) -> Result<()> {
         self.graph_mut()
-            .update_kernels(move |updater, bound| f(RestrictedKernelUpdater::of(updater), bound))
+            .update_nodes(move |updater, bound| f(RestrictedKernelUpdater::of(updater), bound))
     }
 }
 

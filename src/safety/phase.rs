@@ -307,7 +307,7 @@ impl<'g> InitPhase<'g> {
     /// it and uploads it to the device on `stream` (so that no launch of the run phase
     /// allocates or uploads it; its launches are ordered after the upload), as
     /// [`Stream::capture`](crate::Stream::capture) and
-    /// [`Graph::instantiate`](crate::Graph::instantiate) do. `f` enqueues through a
+    /// [`Graph::instantiate`](crate::graph::Graph::instantiate) do. `f` enqueues through a
     /// [`RestrictedScope`], so the graph holds only what the subset allows.
     ///
     /// Counted against the budget: one of its [`graphs`](crate::safety::Budget::graphs), before
@@ -321,8 +321,9 @@ impl<'g> InitPhase<'g> {
     /// `ErrorKind::OutsideProfile` past the budget: no graph left (the graph past the
     /// graphs' figure is refused before the capture; one whose nodes are past theirs is
     /// destroyed, its payload dropped, before instantiation); as
-    /// [`Stream::capture`](crate::Stream::capture), [`Graph::node_count`](crate::Graph::node_count)
-    /// and [`Graph::instantiate`](crate::Graph::instantiate); the upload's driver error.
+    /// [`Stream::capture`](crate::Stream::capture),
+    /// [`Graph::node_count`](crate::graph::Graph::node_count) and
+    /// [`Graph::instantiate`](crate::graph::Graph::instantiate); the upload's driver error.
     ///
     /// # References
     ///
@@ -381,7 +382,7 @@ impl<'g> InitPhase<'g> {
     /// dropped, before instantiation); as
     /// [`PushedGuard::build_graph`](crate::PushedGuard::build_graph) (`ErrorKind::DriverTooOld`
     /// for a conditional node the driver lacks) and
-    /// [`Graph::instantiate`](crate::Graph::instantiate); the upload's driver error.
+    /// [`Graph::instantiate`](crate::graph::Graph::instantiate); the upload's driver error.
     ///
     /// # References
     ///

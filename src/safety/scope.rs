@@ -1,10 +1,10 @@
 //! A stream scope of the restricted profile ([`RestrictedScope`]): copies, declared launches,
 //! events and graph launches, and nothing else.
 
-use crate::asynchronous::graph::ScopedGraph;
 use crate::asynchronous::payload::Payload;
 use crate::asynchronous::scope::StreamScope;
 use crate::error::Result;
+use crate::graph::ScopedGraph;
 use crate::kernel::contract::{ContractArgs, PlainLaunch};
 use crate::kernel::launch::LaunchConfig;
 use crate::memory::PinnedBuffer;

@@ -2,12 +2,12 @@
 //! safety subset's methods. Each borrows the guard exactly as the value inside does.
 
 use crate::asynchronous::event::Event;
-use crate::asynchronous::graph::GraphExec;
 use crate::asynchronous::payload::{
     Payload, copied_forms, held_as_itself, sealed as payload_sealed,
 };
 use crate::deadline::Deadline;
 use crate::error::{ErrorKind, Result};
+use crate::graph::GraphExec;
 use crate::kernel::contract::{CheckedBy, Contract, Declared};
 use crate::kernel::module::Module;
 use crate::memory::{DeviceBuffer, DeviceMemory};

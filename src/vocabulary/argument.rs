@@ -71,22 +71,22 @@ impl<T: DeviceCopy> KernelParam for T {}
 impl<T: DeviceCopy> sealed::SealedParam for DevicePtr<T> {}
 impl<T: DeviceCopy> KernelParam for DevicePtr<T> {}
 
-/// The handle of a [`Condition`](crate::Condition) of a graph being built with the payload
-/// brand `'b` ([`GraphBuilder::condition`](crate::GraphBuilder::condition)): a kernel argument
-/// for a contract parameter declared `name: conditional`
+/// The handle of a [`Condition`](crate::graph::Condition) of a graph being built with the payload
+/// brand `'b` ([`GraphBuilder::condition`](crate::graph::GraphBuilder::condition)): a kernel
+/// argument for a contract parameter declared `name: conditional`
 /// ([`kernel_contract!`](crate::kernel_contract)), passed as the 64-bit
 /// `cudaGraphConditionalHandle` the kernel hands to `cudaGraphSetConditional(handle, value)`.
 /// `Copy`.
 ///
 /// Branded with the graph's `'b` (invariant): it cannot leave the builder's closure, so it
 /// cannot outlive the graph, nor be an argument of a kernel node of another graph, of a
-/// kernel-node update ([`GraphExec::update_kernels`](crate::GraphExec::update_kernels) brands
-/// its own) or of a launch that runs outside it: only the kernel nodes of this graph and of its
-/// conditional bodies take it, and the launches captured into them (a capture's own scope,
+/// kernel-node update ([`GraphExec::update_kernels`](crate::graph::GraphExec::update_kernels)
+/// brands its own) or of a launch that runs outside it: only the kernel nodes of this graph and of
+/// its conditional bodies take it, and the launches captured into them (a capture's own scope,
 /// whose brand a condition made in it carries, or [`GraphBuilder::capture`]'s, of the build's
 /// brand), which become such nodes.
 ///
-/// [`GraphBuilder::capture`]: crate::GraphBuilder::capture
+/// [`GraphBuilder::capture`]: crate::graph::GraphBuilder::capture
 #[derive(Debug, Clone, Copy)]
 pub struct ConditionalHandle<'b> {
     raw: ffi::CUgraphConditionalHandle,

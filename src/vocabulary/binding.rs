@@ -300,16 +300,17 @@ impl<T: DeviceCopy> Drop for ScopedAlloc<'_, T> {
 // Graph allocations (`GraphBuilder::alloc`): device memory of a graph being built, which
 // notes each use for the builder's checks.
 /// Device memory of `len` elements of `T` allocated by an allocation node of the graph being
-/// built by the [`GraphBuilder<'b>`](crate::GraphBuilder) of the same `'b`
-/// ([`GraphBuilder::alloc`](crate::GraphBuilder::alloc)), freed by the free node [`GraphBuilder::free`](crate::GraphBuilder::free) makes of it.
+/// built by the [`GraphBuilder<'b>`](crate::graph::GraphBuilder) of the same `'b`
+/// ([`GraphBuilder::alloc`](crate::graph::GraphBuilder::alloc)), freed by the free node
+/// [`GraphBuilder::free`](crate::graph::GraphBuilder::free) makes of it.
 ///
 /// It is used as the payload's device memory is, by nodes of that build only (`'b` is
 /// invariant): `&mut a` where a node writes (a memset, a copy's destination, a kernel's
 /// `&mut` buffer), `&a` where it reads. Every node that uses it must come after its allocation
 /// node, and its free node after every node that used it (checked by the builder, which
-/// refuses the node otherwise); [`free`](crate::GraphBuilder::free) consumes it, so no node can use it
-/// after. Not `Copy`, not `Send`; it cannot leave the builder's closure. Its contents are
-/// unspecified before a node writes them (plain data: any bit pattern is a valid `T`).
+/// refuses the node otherwise); [`free`](crate::graph::GraphBuilder::free) consumes it, so no node
+/// can use it after. Not `Copy`, not `Send`; it cannot leave the builder's closure. Its contents
+/// are unspecified before a node writes them (plain data: any bit pattern is a valid `T`).
 #[derive(Debug)]
 #[doc(alias = "cuGraphAddMemAllocNode")]
 pub struct GraphAlloc<'b, T: DeviceCopy> {

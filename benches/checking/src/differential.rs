@@ -18,8 +18,9 @@
 //!
 //! **Real kernel images.** The restricted programs load a cubin made by `cubin::stand_in_cubin`
 //! (an ELF the double reads, which a real driver refuses). Where the GPU bundle built the real
-//! image (`CUSTACK_FRAME_CUBIN`, `CUSTACK_CONDITIONAL_CUBIN`: the differential run sets them for
-//! the real driver's run only), [`frame_cubin`] and [`conditional_cubin`] load that instead.
+//! image (`CUSTACK_FRAME_CUBIN`, `CUSTACK_FRAME_CUBIN_WRONG_ARCH`, `CUSTACK_CONDITIONAL_CUBIN`:
+//! the differential run sets them for the real driver's run only), [`frame_cubin`],
+//! [`frame_cubin_wrong_arch`] and [`conditional_cubin`] load that instead.
 
 use crate::common::{KERNELS, context0, unexpected};
 use core::ffi::{c_int, c_void};
@@ -38,15 +39,30 @@ pub(crate) fn frame_cubin() -> Vec<u8> {
     })
 }
 
-/// The Jacobi kernels' image (`tests/fixtures/conditional.cu`): the GPU bundle's cubin where
-/// `CUSTACK_CONDITIONAL_CUBIN` names one, the stand-in cubin otherwise.
+/// The conditional nodes' kernels' image (`tests/fixtures/conditional.cu`: the Jacobi graph's,
+/// `set_condition`, `count_down`): the GPU bundle's cubin where `CUSTACK_CONDITIONAL_CUBIN`
+/// names one, the stand-in cubin otherwise.
 pub(crate) fn conditional_cubin() -> Vec<u8> {
     real_image("CUSTACK_CONDITIONAL_CUBIN").unwrap_or_else(|| {
         crate::cubin::stand_in_cubin(
-            &["jacobi_step", "jacobi_check"],
+            &["jacobi_step", "jacobi_check", "set_condition", "count_down"],
             &["cudaGraphSetConditional"],
-            crate::kernels::JACOBI_DECLARATIONS,
+            crate::kernels::CONDITIONAL_DECLARATIONS,
         )
+    })
+}
+
+/// Example 22's kernels built for another architecture than the device's: the GPU bundle's
+/// `sm_80` cubin where `CUSTACK_FRAME_CUBIN_WRONG_ARCH` names one, otherwise [`frame_cubin`]'s
+/// stand-in with its SM set to 80 where its ELF ABI puts it (the stand-in's first ABI version:
+/// `e_flags`' low byte).
+pub(crate) fn frame_cubin_wrong_arch() -> Vec<u8> {
+    real_image("CUSTACK_FRAME_CUBIN_WRONG_ARCH").unwrap_or_else(|| {
+        let mut image = frame_cubin();
+        if let Some(flags) = image.get_mut(0x30) {
+            *flags = 80;
+        }
+        image
     })
 }
 
@@ -297,9 +313,11 @@ fn fault_oom() -> Result<()> {
     Ok(())
 }
 
-/// A memory pool of at most 2 MiB: 4 MiB from it are refused (`CUDA_ERROR_OUT_OF_MEMORY`),
-/// 1 MiB is not; raw, as custack has no pool size limit.
+/// A memory pool of at most 2 MiB: 1 PiB from it is refused (`CUDA_ERROR_OUT_OF_MEMORY`), 1 MiB
+/// is not; raw, as custack has no pool size limit. (The H200 run's driver gave 4 MiB from this
+/// pool: its limit is not one the program can count on, the device's size is.)
 fn fault_pool() -> Result<()> {
+    const HUGE: usize = 1 << 50;
     let ctx = context0()?;
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
@@ -327,10 +345,10 @@ fn fault_pool() -> Result<()> {
     let mut p: ffi::CUdeviceptr = 0;
     fail_next(2, false)?;
     // SAFETY: a live pool and stream of the current context; a valid out-pointer.
-    let r = unsafe { ffi::cuMemAllocFromPoolAsync(&raw mut p, 4 << 20, pool, s) };
-    if code("pool.alloc_4mib", r) {
+    let r = unsafe { ffi::cuMemAllocFromPoolAsync(&raw mut p, HUGE, pool, s) };
+    if code("pool.alloc_huge", r) {
         // SAFETY: the allocation just made, freed once on its stream.
-        code("pool.free_4mib", unsafe { ffi::cuMemFreeAsync(p, s) });
+        code("pool.free_huge", unsafe { ffi::cuMemFreeAsync(p, s) });
     }
     // SAFETY: as above.
     let r = unsafe { ffi::cuMemAllocFromPoolAsync(&raw mut p, 1 << 20, pool, s) };

@@ -75,7 +75,21 @@ pub(crate) const CONDITIONAL_PTX: &str = "
 custack::kernel_contract! {
     /// `set_condition(cudaGraphConditionalHandle cond, const unsigned* value)`.
     pub(crate) unsafe kernel SetCondition = "set_condition"(cond: conditional, value: &[u32; 1]);
+    /// `count_down(cudaGraphConditionalHandle cond, unsigned* left)`: `left[0] -= 1`, the
+    /// condition set to whether it is still above 0 (a WHILE body's count: it ends on a GPU).
+    pub(crate) unsafe kernel CountDown = "count_down"(cond: conditional, left: &mut [u32; 1]);
 }
+
+/// The PTX declarations of every kernel of `tests/fixtures/conditional.cu` (the Jacobi graph's,
+/// `set_condition` and `count_down`), which `differential::conditional_cubin`'s stand-in cubin
+/// carries (the double runs none of them: only the parameter lists count).
+pub(crate) const CONDITIONAL_DECLARATIONS: &str = ".version 7.8\n.target sm_90\n.address_size 64\n\
+    .visible .entry jacobi_step(.param .u64 b, .param .u64 x, .param .u64 y, .param .u64 diff, \
+    .param .u32 n) { ret; }\n\
+    .visible .entry jacobi_check(.param .u64 cond, .param .u64 diff, .param .u64 iters, \
+    .param .f32 tol, .param .u32 max_iters) { ret; }\n\
+    .visible .entry set_condition(.param .u64 cond, .param .u64 value) { ret; }\n\
+    .visible .entry count_down(.param .u64 cond, .param .u64 left) { ret; }\n";
 
 /// The PTX declarations of `tests/fixtures/conditional.cu`'s Jacobi kernels, which the stand-in
 /// cubin carries (the double runs no kernel here: only the parameter lists count).

@@ -169,6 +169,7 @@ fn main() -> ExitCode {
     // `differential.rs`: its own programs), then the programs of scripts/check-driver.sh.
     let outcome = observe::run(&program)
         .or_else(|| differential::run(&program))
+        .or_else(|| ipc::as_child(&program))
         .or_else(|| run(&program));
     let drop_errors = custack::take_drop_errors();
     #[cfg(miri)]

@@ -53,7 +53,14 @@ entry_points! {
         check::enqueue(stream as usize);
         check::used(Kind::Stream, stream as usize, "cuMemFreeAsync");
         check::freeing(Kind::DeviceMemory, ptr as usize, Some(stream as usize), "cuMemFreeAsync");
-        if check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFreeAsync") {
+        // Captured, it is a free node: the graph's allocation keeps its data for the launches of
+        // the nodes before it, as `cuGraphAddMemFreeNode`'s does (the H200 run: a captured
+        // kernel's result on a graph allocation was lost on the double).
+        let captured = check::is_capturing(stream as usize);
+        if captured {
+            check::free_captured(stream as usize);
+        }
+        if check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFreeAsync") && !captured {
             data::freed(ptr);
         }
         CUDA_SUCCESS
@@ -353,6 +360,8 @@ pub(crate) unsafe fn copy_desc(copy: *const c_void, shape: Shape) -> (Side, Side
 /// allocation of the current context. Arrays: live, of the current context. Host memory: each
 /// row the copy reads or writes is accessed for real, now (synchronous) or when the copy on
 /// `stream` completes, as a 1D copy's host side is. On `stream`, what it uses is pending there.
+/// Then its rows move (`copy_rows`: the H200 run read back a pitched copy's and an array's rows
+/// as zeroes on the double).
 ///
 /// # Safety
 ///
@@ -372,7 +381,7 @@ pub(crate) unsafe fn copy_used(
     if width == 0 || height == 0 || depth == 0 {
         return;
     }
-    for (side, write) in [(src, false), (dst, true)] {
+    for (side, write) in [(&src, false), (&dst, true)] {
         let rows = side.rows.max(height);
         // The byte offset of row `y`, slice `z` of the copy.
         let row = |y: usize, z: usize| ((side.z + z) * rows + side.y + y) * side.pitch + side.x;
@@ -415,6 +424,102 @@ pub(crate) unsafe fn copy_used(
                 }
             }
             _ => {}
+        }
+    }
+    if checking() {
+        // SAFETY: as above: each side's memory holds the rows the copy names.
+        unsafe { copy_rows(&src, &dst, [width, height, depth], stream, what) };
+    }
+}
+
+/// Where one row of a 2D or 3D copy's side lies: host memory, or a device address the double
+/// keeps bytes at (device memory, or an array's bytes, `data::array_bytes`).
+enum Place {
+    Host(*mut u8),
+    Device(u64),
+}
+
+/// Row `y` of slice `z` of `side`, for a copy `height` rows high; `None` for a memory type
+/// the double keeps no bytes for (an array whose format it does not size).
+fn place(side: &Side, y: usize, z: usize, height: usize) -> Option<Place> {
+    let offset = |rows: usize, pitch: usize| ((side.z + z) * rows + side.y + y) * pitch + side.x;
+    match side.memory_type {
+        1 => Some(Place::Host(
+            side.host
+                .wrapping_add(offset(side.rows.max(height), side.pitch)),
+        )),
+        2 | 4 => Some(Place::Device(
+            side.device + offset(side.rows.max(height), side.pitch) as u64,
+        )),
+        3 => {
+            let a = data::array_bytes(side.array)?;
+            Some(Place::Device(a.at + offset(a.rows, a.row) as u64))
+        }
+        _ => None,
+    }
+}
+
+/// The bytes of a 2D or 3D copy move row by row (in checking mode), as a 1D copy's do: now, or
+/// on `stream` (a copy to the host written when the copy completes). A copy captured in a graph
+/// moves none (the graph keeps its checks, not its rows).
+///
+/// # Safety
+///
+/// Each host side is valid for the rows the copy reads or writes (`copy_used`'s contract).
+unsafe fn copy_rows(
+    src: &Side,
+    dst: &Side,
+    [width, height, depth]: [usize; 3],
+    stream: Option<usize>,
+    what: &str,
+) {
+    if stream.is_some_and(check::is_capturing) {
+        return;
+    }
+    for z in 0..depth {
+        for y in 0..height {
+            let (Some(from), Some(to)) = (place(src, y, z, height), place(dst, y, z, height))
+            else {
+                continue;
+            };
+            match (from, to, stream) {
+                (Place::Host(h), Place::Device(d), None) => {
+                    // SAFETY: `h` holds the row's `width` bytes (this function's contract).
+                    data_result(unsafe { data::from_host(d, h, width) }, what);
+                }
+                (Place::Host(h), Place::Device(d), Some(st)) => {
+                    let op = work::DataOp::FromHost {
+                        dst: d,
+                        src: h,
+                        bytes: width,
+                    };
+                    check::data_op(st, &op, what);
+                }
+                (Place::Device(d), Place::Host(h), None) => {
+                    // SAFETY: as above.
+                    data_result(unsafe { data::to_host(h, d, width) }, what);
+                }
+                (Place::Device(d), Place::Host(h), Some(st)) => match data::snapshot(d, width) {
+                    Ok(Some(bytes)) => check::host_enqueued_bytes(st, h, bytes),
+                    Ok(None) => {}
+                    Err(e) => mode::data_violation(what, &e),
+                },
+                (Place::Device(s), Place::Device(d), None) => {
+                    data_result(data::copy(d, s, width), what);
+                }
+                (Place::Device(s), Place::Device(d), Some(st)) => {
+                    check::data_op(
+                        st,
+                        &work::DataOp::Copy {
+                            dst: d,
+                            src: s,
+                            bytes: width,
+                        },
+                        what,
+                    );
+                }
+                (Place::Host(_), Place::Host(_), _) => {}
+            }
         }
     }
 }

@@ -4,8 +4,8 @@
 
 use super::common::{checking, name_of, new_handle, out, out_str, read_field};
 use super::types::{
-    CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NO_BINARY_FOR_GPU, CUDA_ERROR_NOT_FOUND, CUDA_SUCCESS,
-    CUdeviceptr, CUresult, Handle,
+    CUDA_ERROR_INVALID_IMAGE, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NO_BINARY_FOR_GPU,
+    CUDA_ERROR_NOT_FOUND, CUDA_SUCCESS, CUdeviceptr, CUresult, Handle,
 };
 use crate::check::{self, Kind};
 use crate::cubin::EM_CUDA;
@@ -32,7 +32,7 @@ entry_points! {
         logs.write_back(values, 0.25);
         r
     }
-    fn cuModuleLoadFatBinary(module: *mut Handle, image: *const c_void) { new_handle(module, Kind::Module) }
+    fn cuModuleLoadFatBinary(module: *mut Handle, image: *const c_void) { load_module(module, image) }
     fn cuModuleUnload(module: Handle) releases(Kind::Module, module as usize) {
         check::unloading(module as usize, "cuModuleUnload");
         let _ = check::destroyed(Kind::Module, module as usize, "cuModuleUnload");
@@ -292,34 +292,49 @@ unsafe fn linker_logs(state: Handle, info: &CStr) {
     }
 }
 
-/// What `cuLinkComplete` hands out: an ELF64 header (64 bytes, as a loaded ELF image must
-/// have: the checking mode reads it) of an image with no sections, whose functions are
-/// therefore unknown (anything goes).
-static LINKED_IMAGE: [u8; 64] = {
-    let mut h = [0u8; 64];
-    h[0] = 0x7f;
-    h[1] = b'E';
-    h[2] = b'L';
-    h[3] = b'F';
-    h[4] = 2; // ELFCLASS64
-    h[5] = 1; // ELFDATA2LSB
-    h[6] = 1; // EV_CURRENT
+/// What `cuLinkComplete` hands out: a CUDA ELF64 image for `sm_90` with a section table of two
+/// sections (the null one and the section names) and no symbol table, whose functions are
+/// therefore unknown (anything goes); an image the double's own load accepts.
+static LINKED_IMAGE: [u8; 193] = {
+    let mut h = [0u8; 193];
+    let ident = *b"\x7fELF\x02\x01\x01\x33\x07"; // ELF64, LE, v1, ELFOSABI_CUDA, V1
+    let mut i = 0;
+    while i < ident.len() {
+        h[i] = ident[i];
+        i += 1;
+    }
+    h[0x10] = 2; // ET_EXEC
+    h[0x12] = 190; // EM_CUDA
+    h[0x14] = 1; // EV_CURRENT
+    h[0x28] = 64; // e_shoff
+    let flags = 0x5a_u32 | 0x100 | 0x400 | (0x5a << 16); // sm_90 (the V1 ABI's low byte)
+    let f = flags.to_le_bytes();
+    h[0x30] = f[0];
+    h[0x31] = f[1];
+    h[0x32] = f[2];
+    h[0x33] = f[3];
+    h[0x34] = 64; // e_ehsize
+    h[0x3a] = 64; // e_shentsize
+    h[0x3c] = 2; // e_shnum
+    h[0x3e] = 1; // e_shstrndx
+    // Section 1, `.shstrtab` (SHT_STRTAB) at 192: the one NUL byte after the table.
+    h[128 + 4] = 3;
+    h[128 + 0x18] = 192;
+    h[128 + 0x20] = 1;
     h
 };
 
-/// A module loaded from `image` (`cuModuleLoadData*`): refused when it is a cubin for
-/// another SM, otherwise recorded with what its image declares, and written to `module`.
+/// A module loaded from `image` (`cuModuleLoadData*`): refused when the driver refuses it (see
+/// [`image_check`]), otherwise recorded with what its image declares, and written to `module`.
 ///
 /// # Safety
 ///
 /// `module` is null or valid for a write of a handle; `image` is null or a complete image
 /// (`check::module_loaded`'s contract, the driver's for a loaded image).
 unsafe fn load_module(module: *mut Handle, image: *const c_void) -> CUresult {
-    // Like the driver: a cubin built for another architecture than the device's has no code
-    // for it (an sm_80 cubin on the H100; a header that states none is taken as the device's).
     // SAFETY: `image` is null or a complete image (this function's contract).
-    if unsafe { cubin_sm(image) }.is_some_and(|sm| sm != 0 && sm != DEVICE_SM) {
-        return CUDA_ERROR_NO_BINARY_FOR_GPU;
+    if let Err(refused) = unsafe { image_check(image) } {
+        return refused;
     }
     let new = handle();
     check::created(Kind::Module, new as usize, 0);
@@ -330,34 +345,68 @@ unsafe fn load_module(module: *mut Handle, image: *const c_void) -> CUresult {
     CUDA_SUCCESS
 }
 
-/// The SM a cubin is built for, for an ELF image of `e_machine` `EM_CUDA`; `None` for anything
-/// else. Where it sits in `e_flags` depends on the image's ELF ABI version (`EI_ABIVERSION`,
-/// byte 8): the low byte up to version 7 (CUDA 12.x's cubins: NVRTC 12.2 writes `0x5a055a` for
-/// `sm_90`), the second byte from version 8 on (CUDA 13's: NVRTC 13.0 writes `0x6005a04` for
-/// `sm_90`, `EI_OSABI` 0x41).
+/// What the driver says of an image before loading it, as far as the double can tell from its
+/// header (the H200 run, driver 580):
+///
+/// - an ELF image that is not a little-endian ELF64 of `EM_CUDA` with a section table is no
+///   image: `CUDA_ERROR_INVALID_IMAGE` (a bare 64-byte ELF header was refused so);
+/// - a cubin for another SM than the device's has no code for it: `CUDA_ERROR_NO_BINARY_FOR_GPU`.
+///   Its SM is where its ELF ABI version puts it: `e_flags`' low byte in the first version (7,
+///   nvcc before 12.8, and the double's own images), bits 8 to 15 from version 8 on (what CUDA
+///   13's nvcc writes for every target: a low byte set to another SM there changes nothing,
+///   which the run showed); an SM of 0 is taken as the device's;
+/// - a fatbin (either magic) whose header says it holds nothing past itself has no code for
+///   the device either: `CUDA_ERROR_NO_BINARY_FOR_GPU` (not measured: the run stopped before
+///   it; the second run says). One with entries is taken as holding the device's code.
+///
+/// PTX text is compiled by the double as it is (`ptx.rs`).
 ///
 /// # Safety
 ///
-/// `image` is null or the start of a complete image, at least 4 bytes, and of a whole ELF
-/// header when it starts with the ELF magic (the driver's contract for a loaded image).
-unsafe fn cubin_sm(image: *const c_void) -> Option<u8> {
+/// `image` is null or the start of a complete image, at least 4 bytes, of a whole ELF header
+/// when it starts with the ELF magic and of a whole fatbin header (16 bytes) when it starts with
+/// a fatbin magic (the driver's contract for a loaded image).
+unsafe fn image_check(image: *const c_void) -> Result<(), CUresult> {
     if image.is_null() {
-        return None;
+        return Err(CUDA_ERROR_INVALID_VALUE);
     }
     // SAFETY: a non-null `image` holds at least 4 bytes (this function's contract).
-    if unsafe { read_field::<[u8; 4]>(image, 0) } != *b"\x7fELF" {
-        return None;
+    let magic = unsafe { read_field::<[u8; 4]>(image, 0) };
+    if u32::from_le_bytes(magic) == 0xBA55_ED50 || u32::from_le_bytes(magic) == 0x466B_F4B8 {
+        // SAFETY: a fatbin's 16-byte header (this function's contract): the size of what
+        // follows the header at 8.
+        let rest = unsafe { read_field::<u64>(image, 8) };
+        return if rest == 0 {
+            Err(CUDA_ERROR_NO_BINARY_FOR_GPU)
+        } else {
+            Ok(())
+        };
     }
-    // SAFETY: an image with the ELF magic holds a whole ELF header (this function's
-    // contract), whose `e_machine` is at 0x12 and `e_flags` at 0x30.
-    let machine = u16::from_le_bytes(unsafe { read_field::<[u8; 2]>(image, 0x12) });
-    // SAFETY: as above (`EI_ABIVERSION` is byte 8 of the header).
-    let abi = unsafe { read_field::<u8>(image, 8) };
-    // SAFETY: as above.
-    let flags = u32::from_le_bytes(unsafe { read_field::<[u8; 4]>(image, 0x30) });
-    let shift = if abi >= 8 { 8 } else { 0 };
-    (machine == EM_CUDA).then_some((flags >> shift) as u8)
+    if magic != *b"\x7fELF" {
+        return Ok(());
+    }
+    // SAFETY: an image with the ELF magic holds a whole ELF header (this function's contract).
+    let header = unsafe { read_field::<[u8; 64]>(image, 0) };
+    let machine = u16::from_le_bytes([header[0x12], header[0x13]]);
+    let sections = u16::from_le_bytes([header[0x3c], header[0x3d]]);
+    if header[4] != 2 || header[5] != 1 || machine != EM_CUDA || sections == 0 {
+        return Err(CUDA_ERROR_INVALID_IMAGE);
+    }
+    let flags = u32::from_le_bytes([header[0x30], header[0x31], header[0x32], header[0x33]]);
+    let sm = if header[8] == ABI_VERSION_V1 {
+        flags & 0xff
+    } else {
+        (flags >> 8) & 0xff
+    };
+    if sm != 0 && sm != DEVICE_SM {
+        return Err(CUDA_ERROR_NO_BINARY_FOR_GPU);
+    }
+    Ok(())
 }
 
+/// `ELFABIVERSION_CUDA_V1` (`e_ident[EI_ABIVERSION]`): the ABI whose `e_flags` keep the SM in
+/// their low byte; the later ones keep it in bits 8 to 15.
+const ABI_VERSION_V1: u8 = 7;
+
 /// The SM of the double's device (compute capability 9.0: an H100).
-const DEVICE_SM: u8 = 90;
+const DEVICE_SM: u32 = 90;

@@ -129,11 +129,21 @@ entry_points! {
         if !graph.is_null() {
             out(graph, captured.map_or(null_mut(), core::ptr::without_provenance_mut));
         }
+        // The capture's current dependencies: the node of its last captured operation, the
+        // ones it began with or was given (the H200 run: the driver named one node after two
+        // captured memsets where the double named none). Valid until this thread asks again.
+        let nodes = check::capture_dependencies(stream as usize);
+        let at = CAPTURE_DEPS.with(|buffer| {
+            let mut buffer = buffer.borrow_mut();
+            buffer.clear();
+            buffer.extend(nodes.iter().map(|&h| core::ptr::without_provenance_mut(h)));
+            buffer.as_ptr()
+        });
         if !deps.is_null() {
-            out(deps, core::ptr::null());
+            out(deps, if nodes.is_empty() { core::ptr::null() } else { at });
         }
         if !n.is_null() {
-            out(n, 0);
+            out(n, nodes.len());
         }
         CUDA_SUCCESS
     }
@@ -142,6 +152,8 @@ entry_points! {
         if checking() && !check::is_capturing(stream as usize) || flags > 1 || n > 0 && deps.is_null() {
             return CUDA_ERROR_INVALID_VALUE;
         }
+        let given: Vec<usize> = (0..n).map(|i| (*deps.add(i)).addr()).collect();
+        check::capture_dependencies_set(stream as usize, &given, flags == 0);
         CUDA_SUCCESS
     }
     // A capture whose work becomes nodes of `graph` (CUDA 12.3): a graph being built, or a
@@ -162,8 +174,17 @@ entry_points! {
         if !check::capture_to_graph_begun(stream as usize, graph as usize, WHAT) {
             return CUDA_ERROR_INVALID_VALUE;
         }
+        let given: Vec<usize> = (0..n).map(|i| (*deps.add(i)).addr()).collect();
+        check::capture_dependencies_set(stream as usize, &given, false);
         CUDA_SUCCESS
     }
+}
+
+thread_local! {
+    /// The nodes `cuStreamGetCaptureInfo` last answered on this thread: the array its
+    /// dependencies point to, valid until the thread's next call of it (the driver's is valid
+    /// until the next call on the stream).
+    static CAPTURE_DEPS: core::cell::RefCell<Vec<Handle>> = const { core::cell::RefCell::new(Vec::new()) };
 }
 
 /// A new stream with `flags` (`cuStreamCreate`, `cuStreamCreateWithPriority`).

@@ -2,32 +2,53 @@
 //! Management" (`group__CUDA__SURFOBJECT`), and the array calls of "Memory Management": arrays and
 //! mipmapped arrays, and the objects that read them (each checked against what it reads).
 
-use super::common::{new_handle, out, read_field};
+use super::common::{checking, out, read_field};
 use super::types::{CUDA_SUCCESS, Handle};
 use crate::check::{self, Kind};
+use crate::data;
 use crate::handles::handle;
 use core::ffi::{c_int, c_uint, c_ulonglong, c_void};
 
 entry_points! {
-    fn cuArray3DCreate_v2(array: *mut Handle, desc: *const c_void) { new_handle(array, Kind::Array) }
+    // An array keeps its bytes (`data.rs`), which 2D and 3D copies move.
+    fn cuArray3DCreate_v2(array: *mut Handle, desc: *const c_void) {
+        let h = handle();
+        check::created(Kind::Array, h as usize, 0);
+        if let Some((dims, element)) = array_shape(desc) {
+            data::array_created(h as usize, dims, element);
+        }
+        out(array, h);
+        CUDA_SUCCESS
+    }
     fn cuArrayDestroy(array: Handle) releases(Kind::Array, array as usize) {
         check::freeing(Kind::Array, array as usize, None, "cuArrayDestroy");
-        let _ = check::destroyed(Kind::Array, array as usize, "cuArrayDestroy");
+        if check::destroyed(Kind::Array, array as usize, "cuArrayDestroy") {
+            data::array_destroyed(array as usize);
+        }
         CUDA_SUCCESS
     }
     fn cuMipmappedArrayCreate(array: *mut Handle, desc: *const c_void, levels: c_uint) {
-        new_handle(array, Kind::MipmappedArray)
+        let h = handle();
+        check::created(Kind::MipmappedArray, h as usize, 0);
+        if let Some((dims, element)) = array_shape(desc) {
+            data::mipmapped_created(h as usize, dims, element, levels);
+        }
+        out(array, h);
+        CUDA_SUCCESS
     }
     fn cuMipmappedArrayGetLevel(level_array: *mut Handle, array: Handle, level: c_uint) {
         check::used(Kind::MipmappedArray, array as usize, "cuMipmappedArrayGetLevel");
         let h = handle();
         check::created(Kind::ArrayLevel, h as usize, array as usize);
+        data::level_taken(h as usize, array as usize, level);
         out(level_array, h);
         CUDA_SUCCESS
     }
     fn cuMipmappedArrayDestroy(array: Handle) releases(Kind::MipmappedArray, array as usize) {
         check::freeing(Kind::MipmappedArray, array as usize, None, "cuMipmappedArrayDestroy");
-        let _ = check::destroyed(Kind::MipmappedArray, array as usize, "cuMipmappedArrayDestroy");
+        if check::destroyed(Kind::MipmappedArray, array as usize, "cuMipmappedArrayDestroy") {
+            data::array_destroyed(array as usize);
+        }
         CUDA_SUCCESS
     }
     fn cuTexObjectCreate(tex: *mut c_ulonglong, res: *const c_void, desc: *const c_void, view: *const c_void) {
@@ -52,6 +73,29 @@ entry_points! {
         let _ = check::destroyed(Kind::SurfObject, surf as usize, "cuSurfObjectDestroy");
         CUDA_SUCCESS
     }
+}
+
+/// An array's dimensions (width, height, depth: 0 for a dimension it lacks) and element bytes,
+/// from the `CUDA_ARRAY3D_DESCRIPTOR` at `desc` (`Width`, `Height`, `Depth` at 0, 8, 16, its
+/// `Format` at 24 and `NumChannels` at 28); `None` for a null descriptor or a format whose
+/// elements the double does not size (block-compressed ones).
+///
+/// # Safety
+///
+/// `desc` is null or points to a `CUDA_ARRAY3D_DESCRIPTOR`.
+unsafe fn array_shape(desc: *const c_void) -> Option<([usize; 3], usize)> {
+    if desc.is_null() || !checking() {
+        return None;
+    }
+    // SAFETY: a non-null `desc` is a `CUDA_ARRAY3D_DESCRIPTOR` (this function's contract),
+    // which holds `Width`, `Height` and `Depth` at these offsets.
+    let field = |offset: usize| unsafe { read_field::<usize>(desc, offset) };
+    let dims = [field(0), field(8), field(16)];
+    // SAFETY: as above.
+    let format = unsafe { read_field::<c_uint>(desc, 24) };
+    // SAFETY: as above.
+    let channels = unsafe { read_field::<c_uint>(desc, 28) };
+    Some((dims, data::element_bytes(format, channels)?))
 }
 
 /// The resource a `CUDA_RESOURCE_DESC` at `res` names (`resType` at offset 0, then the union

@@ -24,7 +24,13 @@ pub(crate) const CUDA_ERROR_INVALID_CONTEXT: CUresult = 201;
 
 pub(crate) const CUDA_ERROR_ILLEGAL_STATE: CUresult = 401;
 
+pub(crate) const CUDA_ERROR_INVALID_IMAGE: CUresult = 200;
+
 pub(crate) const CUDA_ERROR_NO_BINARY_FOR_GPU: CUresult = 209;
+
+pub(crate) const CUDA_ERROR_PEER_ACCESS_UNSUPPORTED: CUresult = 217;
+
+pub(crate) const CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY: CUresult = 224;
 
 pub(crate) const CUDA_ERROR_OPERATING_SYSTEM: CUresult = 304;
 

@@ -6,7 +6,7 @@ use super::common::out;
 use super::types::{CUDA_ERROR_INVALID_VALUE, CUDA_SUCCESS, CUdeviceptr};
 use crate::check::{self, Kind};
 use crate::handles::{device_address, handle};
-use crate::share;
+use crate::{data, share};
 use core::ffi::{c_int, c_ulonglong, c_void};
 
 entry_points! {
@@ -26,6 +26,7 @@ entry_points! {
         // `CUmemAllocationProp::requestedHandleTypes`, the second `int`.
         let requested = if prop.is_null() { 0 } else { prop.cast::<c_int>().add(1).read() };
         share::created(new, size, requested);
+        data::physical_created(new, size, None);
         out(h, new);
         CUDA_SUCCESS
     }
@@ -38,10 +39,13 @@ entry_points! {
     }
     fn cuMemImportFromShareableHandle(h: *mut c_ulonglong, os: *mut c_void, kind: c_int) {
         match share::import(os, kind) {
-            Some((size, requested)) => {
+            Some((size, requested, shared)) => {
                 let new = handle().addr() as c_ulonglong;
                 check::physical_created(new, size);
                 share::created(new, size, requested);
+                // This process's own export: the same memory (the H200 run read back, through
+                // the import, what was written through the export's mapping).
+                data::physical_created(new, size, shared);
                 out(h, new);
                 CUDA_SUCCESS
             }
@@ -61,14 +65,23 @@ entry_points! {
     }
     // Released while mapped is allowed: the driver frees the memory once it is unmapped.
     fn cuMemRelease(h: c_ulonglong) {
-        let _ = check::destroyed(Kind::Physical, h as usize, "cuMemRelease");
+        if check::destroyed(Kind::Physical, h as usize, "cuMemRelease") {
+            data::physical_released(h);
+        }
         CUDA_SUCCESS
     }
+    // A mapped range's bytes are its physical memory's (`data.rs`): the H200 run read back
+    // through mappings what the double had left as zeroes.
     fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, h: c_ulonglong, flags: c_ulonglong) {
-        if check::mapping(ptr, size, offset, h) { CUDA_SUCCESS } else { CUDA_ERROR_INVALID_VALUE }
+        if !check::mapping(ptr, size, offset, h) {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        data::mapped(ptr, size, offset, h);
+        CUDA_SUCCESS
     }
     fn cuMemUnmap(ptr: CUdeviceptr, size: usize) {
         check::unmapping(ptr, size);
+        data::unmapped(ptr, size);
         CUDA_SUCCESS
     }
     fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const c_void, n: usize) {

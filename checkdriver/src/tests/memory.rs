@@ -185,10 +185,13 @@ fn copies_2d_and_peer_copies_are_checked() {
             1,
             "into freed memory"
         );
-        // Peer copies name each side's context; peer access is enabled once, disabled once.
+        // Peer copies name each side's context; peer access between two devices (the double's
+        // second one, in its own tests only) is enabled once, disabled once.
         let mut da = 0;
         let _ = cuMemAlloc_v2(&raw mut da, 64);
-        let b = ctx();
+        crate::api::DEVICES.store(2, Relaxed);
+        let mut b = null_mut();
+        assert_eq!(cuCtxCreate_v2(&raw mut b, 0, 1), CUDA_SUCCESS);
         let mut db = 0;
         let _ = cuMemAlloc_v2(&raw mut db, 64);
         let mut p = null_mut();
@@ -212,13 +215,15 @@ fn copies_2d_and_peer_copies_are_checked() {
                 let _ = cuMemcpyPeer(da, a, db, b, 128); // past the end of both
                 let _ = cuCtxDisablePeerAccess(b); // not enabled
             }),
-            4,
-            "wrong context, too long, not enabled"
+            5,
+            "wrong context, too long (each side's span, and the bytes the copy would move past \
+             the end), not enabled"
         );
         let _ = cuCtxPushCurrent_v2(b);
         let _ = cuMemFree_v2(db);
         let _ = cuCtxPopCurrent_v2(&raw mut p);
         let _ = cuCtxDestroy_v2(b);
+        crate::api::DEVICES.store(1, Relaxed);
         let _ = cuMemFree_v2(da);
         let _ = cuCtxPopCurrent_v2(&raw mut p);
         let _ = cuCtxDestroy_v2(a);

@@ -18,6 +18,7 @@ mod green;
 mod hang;
 mod ipc;
 mod lost;
+mod measured;
 mod memory;
 mod module;
 mod table;

@@ -82,7 +82,9 @@ fn each_violation_kind_is_reported() {
         );
         // A function used after its module was unloaded.
         let mut m = null_mut();
-        let _ = cuModuleLoadData(&raw mut m, null_mut());
+        let ptx =
+            c".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
+        let _ = cuModuleLoadData(&raw mut m, ptx.as_ptr().cast());
         let mut f = null_mut();
         let _ = cuModuleGetFunction(&raw mut f, m, c"k".as_ptr());
         let _ = cuModuleUnload(m);

@@ -62,9 +62,9 @@
 /// reads / writes, `name: texture` for a texture object it samples, `name: surface` for a
 /// surface object it reads and writes, or `name: conditional` for the handle of a conditional
 /// graph node the kernel sets with `cudaGraphSetConditional`
-/// ([`GraphBuilder::condition`](crate::GraphBuilder::condition): it takes a
-/// [`ConditionalHandle`](crate::ConditionalHandle) of the graph being built, in a kernel node of
-/// that graph only).
+/// ([`GraphBuilder::condition`](crate::graph::GraphBuilder::condition): it takes a
+/// [`ConditionalHandle`](crate::graph::ConditionalHandle) of the graph being built, in a kernel
+/// node of that graph only).
 ///
 /// A texture parameter takes the texture bound to the launching scope
 /// ([`bind_texture`](crate::StreamScope::bind_texture)), which borrows its array or memory, so

@@ -65,5 +65,7 @@ pub use mapping::{Mapping, MultiDeviceMapping, ReadOnlyMapping, ReadOnlyMultiDev
 pub use markers::{Access, Lent, MappingMode, MultiDevice, ReadOnly, ReadWrite, VmmHome};
 pub use physical::{MultiDevicePhysicalMemory, PhysicalMemory};
 pub use reservation::{MultiDeviceReservation, Reservation};
-// For `memory/share.rs`, which makes its exportable physical memory with the same properties.
+// For `memory/share.rs` (Linux only), which makes its exportable physical memory with the same
+// properties.
+#[cfg(target_os = "linux")]
 pub(in crate::memory) use physical::exportable_prop;

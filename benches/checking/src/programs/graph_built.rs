@@ -64,7 +64,7 @@ pub(crate) fn graph_built(ctx: &Context) -> Result<Vec<u32>> {
     if !cfg!(miri) {
         let dot =
             std::env::temp_dir().join(format!("custack-graph-built-{}.dot", std::process::id()));
-        graph.write_dot(&dot, custack::DotFlags::VERBOSE)?;
+        graph.write_dot(&dot, custack::graph::DotFlags::VERBOSE)?;
         let text = std::fs::read_to_string(&dot).unwrap_or_default();
         let _ = std::fs::remove_file(&dot);
         assert!(text.starts_with("digraph"), "a DOT file: {text:?}");

@@ -4,13 +4,15 @@
 
 use crate::common::{KERNELS, N, N32, unexpected};
 use crate::double::report_driver_version;
-use crate::kernels::{AddU32, CONDITIONAL_PTX, SetCondition};
+use crate::kernels::{AddU32, CountDown, SetCondition};
 use custack::{Context, ErrorKind, LaunchConfig, Result, Stack};
 
 /// Reporting 12.2, both are refused (`DriverTooOld`: the build's graph destroyed, the
 /// capture ended and discarded, their payloads dropped); reporting 13.0, a built graph whose
 /// root and WHILE body take captured work, and a capture with an IF node and a WHILE node
-/// (whose body is captured too) in its middle, each instantiated and launched twice; a
+/// (whose body is captured too) in its middle, each instantiated and launched twice (the
+/// WHILE bodies count down, so that the loops end on a GPU: the kernels are
+/// tests/fixtures/conditional.cu's, `differential::conditional_cubin`); a
 /// stream-ordered allocation in a capture into a graph or in a captured conditional node's body
 /// refused, a build whose capture used a
 /// graph allocation refused, and a condition asked of a submission's scope, which does not
@@ -40,62 +42,79 @@ pub(crate) fn graph_capture_into(ctx: &Context) -> Result<()> {
     )?;
 
     report_driver_version(13000)?;
-    let module = guard.load_ptx(CONDITIONAL_PTX)?;
+    let image = crate::differential::conditional_cubin();
+    // SAFETY: a complete cubin (`differential::conditional_cubin`'s: on a GPU
+    // tests/fixtures/conditional.cu built for it, whose kernels honour their contracts below;
+    // on the double a stand-in whose kernels never run).
+    let module = unsafe { guard.load_cubin(&image) }?;
     let kernels = guard.load_ptx(KERNELS)?;
     let payload = || -> Result<_> {
         Ok((
             guard.alloc::<u32>(N)?,
             guard.alloc::<u32>(1)?,
-            module.declared::<SetCondition>()?,
+            guard.alloc::<u32>(1)?,
+            (
+                module.declared::<SetCondition>()?,
+                module.declared::<CountDown>()?,
+            ),
             kernels.declared::<AddU32>()?,
             vec![0u32; N],
         ))
     };
     let cfg = LaunchConfig::for_elements(N32);
     let one = LaunchConfig::for_elements(1);
-    let built = guard.build_graph(payload()?, move |b, (mut x, mut flag, set, add, out)| {
-        let started = b.capture(&[], |s| {
-            s.fill_u32(&mut x, 0)?;
-            s.fill_u32(&mut flag, 1)
-        })?;
-        let again = b.condition(1, true)?;
-        let handle = again.handle();
-        let looped = b.while_loop(again, &[started], |body| {
-            body.capture(&[], |s| {
-                s.run(&add, cfg, (&mut x, 1u32, N32))?;
-                s.run(&set, one, (handle, &flag))
+    // The WHILE body counts `left` down from 3 (`count_down` sets the condition to whether it
+    // is still above 0): it runs three times on a GPU, and the loop ends.
+    let built = guard.build_graph(
+        payload()?,
+        move |b, (mut x, _flag, mut left, (_set, count), add, out)| {
+            let started = b.capture(&[], |s| {
+                s.fill_u32(&mut x, 0)?;
+                s.fill_u32(&mut left, 3)
             })?;
+            let again = b.condition(1, true)?;
+            let handle = again.handle();
+            let looped = b.while_loop(again, &[started], |body| {
+                body.capture(&[], |s| {
+                    s.run(&add, cfg, (&mut x, 1u32, N32))?;
+                    s.run(&count, one, (handle, &mut left))
+                })?;
+                Ok(())
+            })?;
+            b.copy_to_host(out, &x, &[looped])?;
             Ok(())
-        })?;
-        b.copy_to_host(out, &x, &[looped])?;
-        Ok(())
-    })?;
+        },
+    )?;
     let mut exec = built.instantiate()?;
     for _ in 0..2 {
         exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     }
     drop(exec);
 
-    let captured = stream.capture(payload()?, move |s, (mut x, mut flag, set, add, out)| {
-        s.fill_u32(&mut x, 0)?;
-        s.fill_u32(&mut flag, 1)?;
-        let cond = s.condition(0, false)?;
-        s.run(&set, one, (cond.handle(), &flag))?;
-        s.if_then(cond, |then| {
-            then.kernel(&add, cfg, (&mut x, 2u32, N32), &[])?;
-            Ok(())
-        })?;
-        let again = s.condition(1, true)?;
-        let handle = again.handle();
-        s.while_loop(again, |body| {
-            body.capture(&[], |c| {
-                c.run(&add, cfg, (&mut x, 1u32, N32))?;
-                c.run(&set, one, (handle, &flag))
+    let captured = stream.capture(
+        payload()?,
+        move |s, (mut x, mut flag, mut left, (set, count), add, out)| {
+            s.fill_u32(&mut x, 0)?;
+            s.fill_u32(&mut flag, 1)?;
+            s.fill_u32(&mut left, 2)?;
+            let cond = s.condition(0, false)?;
+            s.run(&set, one, (cond.handle(), &flag))?;
+            s.if_then(cond, |then| {
+                then.kernel(&add, cfg, (&mut x, 2u32, N32), &[])?;
+                Ok(())
             })?;
-            Ok(())
-        })?;
-        s.copy_to_host(out, &x)
-    })?;
+            let again = s.condition(1, true)?;
+            let handle = again.handle();
+            s.while_loop(again, |body| {
+                body.capture(&[], |c| {
+                    c.run(&add, cfg, (&mut x, 1u32, N32))?;
+                    c.run(&count, one, (handle, &mut left))
+                })?;
+                Ok(())
+            })?;
+            s.copy_to_host(out, &x)
+        },
+    )?;
     let mut exec = captured.instantiate()?;
     for _ in 0..2 {
         exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;

@@ -2,7 +2,8 @@
 //! (`GraphBuilder::host`).
 
 use crate::common::{N, Unwind};
-use custack::{Context, DeviceBuffer, Graph, InstantiateFlags, PushedGuard, Result, Stack};
+use custack::graph::{Graph, InstantiateFlags};
+use custack::{Context, DeviceBuffer, PushedGuard, Result, Stack};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
 

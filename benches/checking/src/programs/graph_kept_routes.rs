@@ -14,9 +14,9 @@
 
 use crate::common::{N, unexpected};
 use crate::double::checkdriver_extension;
+use custack::graph::{Graph, GraphExec, InstantiateFlags};
 use custack::{
-    Context, DeviceMemory, DeviceMemoryMut, ErrorKind, Graph, GraphExec, InstantiateFlags,
-    PushedGuard, Result, Stack, Stream,
+    Context, DeviceMemory, DeviceMemoryMut, ErrorKind, PushedGuard, Result, Stack, Stream,
 };
 
 /// What each launch of `kept_graph` writes into its kept allocation.

@@ -4,9 +4,9 @@
 
 use crate::common::{KERNELS, N, N32};
 use crate::kernels::AddU32;
+use custack::graph::Graph;
 use custack::{
-    Context, DeviceMemory, Driver, ErrorKind, Graph, LaunchConfig, PushedGuard, Result, Stack,
-    StandIn,
+    Context, DeviceMemory, Driver, ErrorKind, LaunchConfig, PushedGuard, Result, Stack, StandIn,
 };
 
 /// Expects `built` refused by the builder's ordering checks (an `InvalidValue` that names a

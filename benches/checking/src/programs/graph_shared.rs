@@ -12,7 +12,7 @@ use custack::{Context, Driver, LaunchConfig, Result, Stack, StandIn};
 /// refuse refused first; then the memset and memcpy nodes updated in place (to another buffer,
 /// another value), and updates that would change a node's kind refused.
 pub(crate) fn graph_shared(ctx: &Context) -> Result<Vec<u32>> {
-    use custack::InstantiateFlags;
+    use custack::graph::InstantiateFlags;
     // SAFETY: as the kernel, the stand-in reads and writes x[0..n).
     let _add_u32_on_cpu = unsafe {
         StandIn::register(&Driver::init()?, "add_u32", |call| {

@@ -1,11 +1,14 @@
 //! The program `module_globals` (C9, C24, R17): module variables, JIT options and logs, a linker,
 //! function attributes and occupancy, a typed kernel, the module's function list, a global read
-//! while a parked declared kernel of the module may run, header-checked images; then a kernel
+//! while a parked declared kernel of the module may run, header-checked images the driver refuses
+//! for holding no code; then a kernel
 //! function borrowed by raw handle, its module kept loaded by a parked value.
 
 use crate::common::{KERNELS, N, N32};
 use crate::kernels::CountThreads;
-use custack::{Context, DeviceMemory, DeviceMemoryMut, LaunchConfig, Result, Stack, StackTop};
+use custack::{
+    Context, DeviceMemory, DeviceMemoryMut, ErrorKind, LaunchConfig, Result, Stack, StackTop,
+};
 
 /// Module variables, JIT options and logs, a linker, function attributes and occupancy, a
 /// typed kernel, the module's function list, and a global read while a parked declared kernel
@@ -84,16 +87,24 @@ pub(crate) fn module_globals(ctx: &Context) -> Result<u32> {
     }?;
     drop(from_file.complete()?);
     drop(from_file);
-    // Binary images through the header checks (the checking driver reads only their magic).
+    // Binary images that pass custack's header checks but hold no code: the driver refuses a
+    // bare ELF header (no machine, no sections) as no image (the H200 run); a fatbin with nothing
+    // past its header the double refuses as holding no code for the device (that run ended
+    // before it: either refusal is taken, so that the next run shows the driver's as a code).
     let mut cubin = [0u8; 64];
     cubin[..5].copy_from_slice(b"\x7fELF\x02");
     // SAFETY: an ELF64 header that declares no section and no program header beyond itself.
-    unsafe { guard.load_cubin(&cubin) }?.unload()?;
+    let loaded = unsafe { guard.load_cubin(&cubin) }.map(drop);
+    refused_image(loaded, &[ErrorKind::InvalidImage])?;
     let mut fatbin = [0u8; 16];
     fatbin[..4].copy_from_slice(&0xBA55_ED50u32.to_le_bytes());
     fatbin[6..8].copy_from_slice(&16u16.to_le_bytes());
     // SAFETY: a fatbin header whose size fields say the image ends with it.
-    unsafe { guard.load_fatbin(&fatbin) }?.unload()?;
+    let loaded = unsafe { guard.load_fatbin(&fatbin) }.map(drop);
+    refused_image(
+        loaded,
+        &[ErrorKind::NoBinaryForGpu, ErrorKind::InvalidImage],
+    )?;
     // A declared kernel that writes the module's global, launched in a submission that is
     // parked (it parks as `()`): the global is read while the kernel may still run, and the read
     // waits for the context first.
@@ -105,6 +116,18 @@ pub(crate) fn module_globals(ctx: &Context) -> Result<u32> {
     pending.wait()?;
     module.unload()?;
     Ok(counters.iter().sum::<u32>() + after.iter().sum::<u32>() + x.to_vec()?.len() as u32)
+}
+
+/// `Ok` if `loaded` is one of the refusals `kinds`; its error if another; an error if the image
+/// loaded.
+fn refused_image(loaded: Result<()>, kinds: &[ErrorKind]) -> Result<()> {
+    match loaded {
+        Err(e) if kinds.contains(&e.kind()) => Ok(()),
+        Err(e) => Err(e),
+        Ok(()) => Err(crate::common::unexpected(
+            "an image with no code for the device loaded",
+        )),
+    }
 }
 
 /// A kernel function borrowed by raw handle (`function_from_raw`, as for a module that other

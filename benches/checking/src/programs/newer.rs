@@ -1,7 +1,8 @@
 //! The program `newer` (the double reporting 13.0): every looked-up entry point of 13.0 or older
 //! found (and the newer `cuFuncGetParamCount` not); a module's functions enumerated and named;
 //! kernels checked against `cuFuncGetParamInfo`; context-wide events; a context made with an
-//! SM-count affinity (`cuCtxCreate_v4`). No row of its own: R10.
+//! SM-count affinity (`cuCtxCreate_v4`), or refused where the device has none. No row of its own:
+//! R10.
 
 use crate::common::{KERNELS, N, N32, unexpected};
 use crate::double::calls_seen;
@@ -15,7 +16,8 @@ use custack::{
 /// `cuFuncGetParamCount` not); a module's functions
 /// enumerated and named; kernels declared and checked against `cuFuncGetParamInfo` (a wrong
 /// declaration refused); context-wide events recorded and waited for; a context made with an
-/// SM-count affinity (`cuCtxCreate_v4`).
+/// SM-count affinity (`cuCtxCreate_v4`), refused where the device does not support one (without
+/// MPS).
 pub(crate) fn newer(ctx: &Context) -> Result<()> {
     let driver = custack::driver_version()?;
     for entry in custack::newer_entry_points() {
@@ -31,15 +33,27 @@ pub(crate) fn newer(ctx: &Context) -> Result<()> {
     }
     let mut stack = Stack::new()?;
     newer_in(&stack.push(ctx)?)?;
-    // A context limited to 66 SMs, made through the looked-up cuCtxCreate_v4.
+    // A context limited to 66 SMs, made through the looked-up cuCtxCreate_v4, where the device
+    // supports an SM-count affinity (under MPS); refused where it does not (the H200 without
+    // MPS, and the double): `UnsupportedExecAffinity`, no context made.
     let device = Driver::init()?.device(0)?;
-    let limited = Context::with_sm_count(device, ContextFlags::empty(), 66)?;
-    let guard = stack.push(&limited)?;
-    let _ = (
-        guard.sm_count_affinity()?,
-        guard.alloc_from(&[1u32; 4])?.to_vec()?,
-    );
-    Ok(())
+    match Context::with_sm_count(device, ContextFlags::empty(), 66) {
+        Ok(limited) => {
+            let guard = stack.push(&limited)?;
+            let _ = (
+                guard.sm_count_affinity()?,
+                guard.alloc_from(&[1u32; 4])?.to_vec()?,
+            );
+            Ok(())
+        }
+        Err(e)
+            if e.kind() == custack::ErrorKind::UnsupportedExecAffinity
+                && !device.supports_sm_count_affinity()? =>
+        {
+            Ok(())
+        }
+        Err(e) => Err(e),
+    }
 }
 
 fn newer_in(guard: &PushedGuard<'_, '_>) -> Result<()> {

@@ -6,7 +6,7 @@ use crate::common::{KERNELS, N, N32};
 use custack::{Context, LaunchConfig, Result, Stack, StackTop};
 
 /// A graph adding `k` to a zeroed buffer and copying it out, owning its module.
-type OwningGraph<'g> = custack::GraphExec<
+type OwningGraph<'g> = custack::graph::GraphExec<
     'g,
     (
         custack::Module<'g>,

@@ -51,7 +51,8 @@ pub(crate) fn restricted_api() -> Result<()> {
     assert_eq!(ctx.device().ordinal(), device.ordinal());
     let mut stack = Stack::new()?;
     let mut guard = ctx.push(&mut stack)?;
-    let outcome = restricted_api_phases(&mut guard, &cubin);
+    let outcome =
+        restricted_api_phases(&mut guard, &cubin, &differential::frame_cubin_wrong_arch());
     let shutdown = guard.shutdown();
     outcome.and(shutdown)?;
     let used = Resource::ALL.map(|r| (r, ctx.used(r), ctx.budget().stated(r)));
@@ -74,22 +75,22 @@ pub(crate) fn restricted_api() -> Result<()> {
 fn restricted_api_phases(
     guard: &mut custack::safety::RestrictedGuard<'_, '_>,
     cubin: &[u8],
+    other_arch: &[u8],
 ) -> Result<()> {
     const N: usize = RESTRICTED_API_LEN;
     let init = guard.init()?;
-    // The same cubin built for sm_80: no code for the double's sm_90, refused with the fix
+    // The same kernels built for sm_80 (`differential::frame_cubin_wrong_arch`: nvcc's on a GPU,
+    // the stand-in with its SM changed on the double): no code for sm_90, refused with the fix
     // (and the module it would have been not counted against the budget).
-    let mut other_arch = cubin.to_vec();
-    other_arch[0x30] = 80; // `e_flags`' SM
     // SAFETY: as below: a complete cubin, only its architecture differs.
-    match unsafe { init.load_cubin(&other_arch) } {
+    match unsafe { init.load_cubin(other_arch) } {
         // Where the schedule failed the device's query, the refusal says so: returned.
         Err(e)
             if e.code() == Some(custack::ffi::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU)
                 && e.to_string()
                     .contains("holds no code for sm_90: build it for this device") => {}
         Err(e) => return Err(e),
-        Ok(_) => panic!("restricted_api: a cubin for sm_80 loaded on the double's sm_90"),
+        Ok(_) => panic!("restricted_api: a cubin for sm_80 loaded on an sm_90 device"),
     }
     // SAFETY: a complete cubin, `differential::frame_cubin`'s (the profile's checks read it).
     let module = unsafe { init.load_cubin(cubin) }?;

@@ -1,6 +1,6 @@
 //! The record of an executable graph's kept allocations (allocation nodes no free node frees,
-//! made by `GraphBuilder::alloc_kept`): per allocation, its memory and element type, and
-//! whether a launch made it and nobody took it since. Every launch sets that mark, the take
+//! made by `GraphBuilder::alloc_kept`, `mod.rs`): per allocation, its memory and element type,
+//! and whether a launch made it and nobody took it since. Every launch sets that mark, the take
 //! (`GraphExec::take_kept`) clears it; a launch while one is set is refused before the driver
 //! (which would fail it: the memory's address is fixed, so it cannot be made twice).
 //!
@@ -11,6 +11,12 @@
 //! leaked with `mem::forget`); without the flag, the driver itself refuses any launch while an
 //! allocation of the previous launch is unfreed, so no relaunch frees or makes again memory
 //! that a value of the program owns, whatever became of that value.
+//!
+//! The record sits below the graph and its executable form (`owned.rs`), which keep it and
+//! launch through it; the methods that make and take kept allocations sit above both
+//! (`mod.rs`).
+
+use crate::asynchronous::refuse_inside_capture;
 use crate::error::left_behind::{Object, left_behind};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
@@ -134,7 +140,7 @@ impl Kept {
     /// record of custack's could not: the refusal is the driver's word, checked on the GPU by
     /// the route tests of `tests/gpu_graph_build.rs`.
     pub(crate) fn before_launch(&self) -> Result<()> {
-        super::refuse_inside_capture("a launch of a graph that keeps allocations")?;
+        refuse_inside_capture("a launch of a graph that keeps allocations")?;
         if self.allocs.iter().any(|(_, made)| made.get()) {
             return Err(Error::custack(
                 ErrorKind::InvalidValue,

@@ -1,7 +1,8 @@
-//! CUDA graphs on the submission model: work captured from a stream into a [`Graph`] that owns
-//! its [`Payload`], instantiated into a [`GraphExec`] that keeps owning it for as long as it can
-//! be launched, and launched like any other work: in a submission (the executable graph is
-//! itself a payload) or in a scope.
+//! The graph and its executable form, each owning its payload: work captured from a stream
+//! (`capture.rs`) or built node by node (`builder.rs`) is a [`Graph`] that owns its
+//! [`Payload`], instantiated into a [`GraphExec`] that keeps owning it for as long as it can be
+//! launched, and launched like any other work: in a submission (the executable graph is itself
+//! a payload) or in a scope.
 //!
 //! ```text
 //!   stream.capture(payload, |s, bound| …)  -> Graph<'g, P>       cuStreamBeginCapture/EndCapture
@@ -17,53 +18,17 @@
 //! a scope borrows it exclusively. Graphs and executable graphs are lent by the guard like every
 //! other handle: not used under another context, not sent to another thread.
 
+use super::kept::{Kept, KeptAlloc, refuse_instantiate_flags};
+use super::params::DataNode;
+use crate::asynchronous::payload::{Payload, held_as_itself, sealed};
+use crate::asynchronous::scope::StreamScope;
 use crate::asynchronous::stream::Stream;
 use crate::error::left_behind::{Object, left_behind};
-use crate::error::{Result, record_drop_error};
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
+use crate::vocabulary::binding::Invariant;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
-
-use super::graph_kept::{Kept, KeptAlloc, refuse_instantiate_flags};
-use super::payload::{Payload, sealed};
-use super::scope::StreamScope;
-use crate::vocabulary::binding::Invariant;
-
-bitflags::bitflags! {
-    /// What [`Graph::write_dot`] writes beyond the nodes and their edges
-    /// (`CUgraphDebugDot_flags`).
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-    #[doc(alias = "CUgraphDebugDot_flags")]
-    pub struct DotFlags: u32 {
-        /// `CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE`: every parameter the driver can print.
-        const VERBOSE = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE;
-        /// `CU_GRAPH_DEBUG_DOT_FLAGS_RUNTIME_TYPES`: each node's runtime (`cuda*`) type.
-        const RUNTIME_TYPES = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_RUNTIME_TYPES;
-        /// `CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_PARAMS`: kernel nodes' parameters.
-        const KERNEL_NODE_PARAMS = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_PARAMS;
-        /// `CU_GRAPH_DEBUG_DOT_FLAGS_MEMCPY_NODE_PARAMS`: memcpy nodes' parameters.
-        const MEMCPY_NODE_PARAMS = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_MEMCPY_NODE_PARAMS;
-        /// `CU_GRAPH_DEBUG_DOT_FLAGS_MEMSET_NODE_PARAMS`: memset nodes' parameters.
-        const MEMSET_NODE_PARAMS = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_MEMSET_NODE_PARAMS;
-        /// `CU_GRAPH_DEBUG_DOT_FLAGS_HOST_NODE_PARAMS`: host nodes' parameters.
-        const HOST_NODE_PARAMS = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_HOST_NODE_PARAMS;
-        /// `CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS`: event nodes' parameters.
-        const EVENT_NODE_PARAMS = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_EVENT_NODE_PARAMS;
-        /// `CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES`: kernel nodes' launch attributes.
-        const KERNEL_NODE_ATTRIBUTES = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_ATTRIBUTES;
-        /// `CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES`: the node and graph handles.
-        const HANDLES = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_HANDLES;
-        /// `CU_GRAPH_DEBUG_DOT_FLAGS_MEM_ALLOC_NODE_PARAMS`: memory allocation nodes' parameters.
-        const MEM_ALLOC_NODE_PARAMS = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_MEM_ALLOC_NODE_PARAMS;
-        /// `CU_GRAPH_DEBUG_DOT_FLAGS_MEM_FREE_NODE_PARAMS`: memory free nodes' parameters.
-        const MEM_FREE_NODE_PARAMS = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_MEM_FREE_NODE_PARAMS;
-        /// `CU_GRAPH_DEBUG_DOT_FLAGS_EXTRA_TOPO_INFO`: the edges numbered.
-        const EXTRA_TOPO_INFO = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_EXTRA_TOPO_INFO;
-        /// `CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS`: conditional nodes' parameters
-        /// (CUDA 12.3; an older driver refuses the flag with `CUDA_ERROR_INVALID_VALUE`).
-        const CONDITIONAL_NODE_PARAMS = ffi::CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS;
-    }
-}
 
 /// Work captured from a stream ([`Stream::capture`]) or built node by node
 /// ([`PushedGuard::build_graph`](crate::PushedGuard::build_graph)), owning the [`Payload`] its
@@ -92,38 +57,16 @@ pub struct GraphExec<'g, P: Payload> {
     /// the driver identifies an executable graph's node by the graph's. Null when none is kept.
     pub(crate) graph: ffi::CUgraph,
     /// The kernel nodes of `graph` a builder made, in order, with their functions: what
-    /// [`GraphExec::update_kernels`](crate::GraphExec::update_kernels) lends.
+    /// [`GraphExec::update_kernels`](crate::graph::GraphExec::update_kernels) lends.
     pub(crate) kernels: Vec<(ffi::CUgraphNode, ffi::CUfunction)>,
     /// The memset and memcpy nodes of `graph` a builder made, in order: what
-    /// [`GraphExec::update_nodes`](crate::GraphExec::update_nodes) lends.
+    /// [`GraphExec::update_nodes`](crate::graph::GraphExec::update_nodes) lends.
     pub(crate) data: Vec<DataNode>,
     /// The allocations no node frees, with whether a launch made each and nobody took it;
     /// `None` if there are none.
     pub(crate) kept: Option<Box<Kept>>,
     payload: ManuallyDrop<P::Held>,
     _marker: PhantomData<(&'g (), *const ())>,
-}
-
-/// A memset or memcpy node a builder made, with what an update of it must keep: its kind (a
-/// memset's unit, a copy's memory types and element type) and its context.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct DataNode {
-    pub(crate) raw: ffi::CUgraphNode,
-    pub(crate) kind: DataNodeKind,
-    pub(crate) ctx: ffi::CUcontext,
-}
-
-/// What a [`DataNode`] does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum DataNodeKind {
-    /// A memset of `unit`-byte units.
-    Fill { unit: u32 },
-    /// A 1D copy between these memory types (`CU_MEMORYTYPE_*`) of elements of this type.
-    Copy {
-        dst: core::ffi::c_uint,
-        src: core::ffi::c_uint,
-        elem: &'static str,
-    },
 }
 
 impl<P: Payload> core::fmt::Debug for Graph<'_, P> {
@@ -156,130 +99,11 @@ pub struct ScopedGraph<'scope> {
     _marker: PhantomData<(Invariant<'scope>, *const ())>,
 }
 
-/// Ends a capture that did not complete (an error or a panic in the closure), restoring the
-/// stream, and destroys what was captured.
-struct EndCapture(ffi::CUstream);
-
-impl Drop for EndCapture {
-    fn drop(&mut self) {
-        let mut graph = core::ptr::null_mut();
-        // SAFETY: the stream is live and capturing (this guard exists only during capture).
-        let ended = unsafe { ffi::cuStreamEndCapture(self.0, &raw mut graph) }.result();
-        if let Err(e) = ended {
-            // An invalidated capture ends with an error and no graph: nothing to report beyond
-            // the error that invalidated it, which the closure returned.
-            if graph.is_null() {
-                return;
-            }
-            record_drop_error(e);
-        }
-        if !graph.is_null() {
-            destroy_graph(graph);
-        }
-    }
-}
-
-pub(super) fn destroy_graph(graph: ffi::CUgraph) {
+pub(crate) fn destroy_graph(graph: ffi::CUgraph) {
     crate::error::left_behind::destroy_in_drop(Object::Graph, graph as u64, || {
         // SAFETY: a live graph, destroyed once; no executable graph depends on it.
         unsafe { ffi::cuGraphDestroy(graph) }.result()
     });
-}
-
-impl<'g> Stream<'g> {
-    /// `cuStreamBeginCapture`, `cuStreamEndCapture`—Captures the work `f` enqueues on this
-    /// stream into a [`Graph`] that owns `payload`, instead of running it.
-    ///
-    /// `f` enqueues through a [`StreamScope`] and receives the payload bound to it, exactly as
-    /// in [`submit`](Self::submit): its scope's environment is `'static`, so the graph can use
-    /// only what it owns (it may be launched any number of times, long after this call). `f`
-    /// itself is `'static` (capture by `move`): it cannot reach a scope opened before the
-    /// capture, on this stream or on one drawn into the capture by an event wait, whose work
-    /// would become nodes of the graph instead of running, so that scope's synchronize would
-    /// find nothing pending and end its borrows while the graph keeps their addresses (C18).
-    /// Kernel
-    /// arguments are captured by value; stream-ordered allocations become the graph's own
-    /// allocation and free nodes. The capture is thread-local
-    /// (`CU_STREAM_CAPTURE_MODE_THREAD_LOCAL`): a synchronous custack call on this thread
-    /// during `f` fails and invalidates the capture. A once-only host function is not captured
-    /// ([`StreamScope::host_fn`] returns `CUDA_ERROR_NOT_SUPPORTED` while capturing): a graph
-    /// may launch many times, so its host functions are [`StreamScope::graph_host_fn`]'s, which
-    /// the graph owns. Work on a second stream joins the capture through
-    /// [`capture_forked`](Self::capture_forked).
-    ///
-    /// # Errors
-    ///
-    /// The driver's errors (e.g. `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED`), or `f`'s; then the
-    /// capture is ended and discarded, and the payload dropped (nothing ran).
-    ///
-    /// # Examples
-    ///
-    /// ```no_run
-    /// use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
-    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
-    /// let mut stack = Stack::new()?;
-    /// let guard = stack.push(&ctx)?;
-    /// let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
-    /// let add = module.function("add_u32")?;
-    /// let stream = guard.stream()?;
-    /// let payload = (guard.alloc_zeroed::<u32>(1024)?, add, vec![0u32; 1024]);
-    /// let graph = stream.capture(payload, |s, (mut dev, add, out)| {
-    ///     // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
-    ///     unsafe { s.launch(&add, LaunchConfig::for_elements(1024), (&mut dev, 1u32, 1024u32)) }?;
-    ///     s.copy_to_host(out, &dev)
-    /// })?;
-    /// let mut exec = graph.instantiate()?;
-    /// for _ in 0..3 {
-    ///     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
-    /// }
-    /// let (_dev, _add, out) = exec.payload_mut();
-    /// assert!(out.iter().all(|&x| x == 3));
-    /// # Ok::<(), custack::Error>(())
-    /// ```
-    ///
-    /// # References
-    ///
-    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
-    #[doc(alias = "cuStreamBeginCapture")]
-    #[doc(alias = "cuStreamEndCapture")]
-    pub fn capture<P: Payload>(
-        &self,
-        payload: P,
-        f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'static>, P::Bound<'scope>) -> Result<()>
-        + 'static,
-    ) -> Result<Graph<'g, P>> {
-        crate::error::poison::check()?;
-        let stream = self.as_raw();
-        // Declared before `ending`, so that on an error or a panic the capture ends before the
-        // payload drops (freeing memory during a capture would invalidate it).
-        let mut payload = payload.hold();
-        let mode = ffi::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
-        // SAFETY: a live stream of the current context.
-        unsafe { ffi::cuStreamBeginCapture_v2(stream, mode) }.result()?;
-        let ending = EndCapture(stream);
-        // SAFETY: the stream is live and of the current context while `self` is borrowed.
-        // Nothing enqueued during capture runs now; it runs when the graph is launched, and the
-        // graph (then its executable graph) owns the payload for as long as it can be.
-        let scope = unsafe { StreamScope::of(self) };
-        // SAFETY: the payload moves into the graph without moving the memory it names, and is
-        // out of the host's reach there; the bound handles cannot leave `f`.
-        let bound = unsafe { P::bind(&mut payload) };
-        let inside = super::InCapture::enter();
-        f(&scope, bound)?;
-        drop(inside);
-        core::mem::forget(ending);
-        let mut graph = core::ptr::null_mut();
-        // SAFETY: the stream is live and capturing since the begin above.
-        unsafe { ffi::cuStreamEndCapture(stream, &raw mut graph) }.result()?;
-        Ok(Graph {
-            raw: graph,
-            kernels: Vec::new(),
-            data: Vec::new(),
-            kept: Vec::new(),
-            payload: ManuallyDrop::new(payload),
-            _marker: PhantomData,
-        })
-    }
 }
 
 impl<'g, P: Payload> Graph<'g, P> {
@@ -302,54 +126,16 @@ impl<'g, P: Payload> Graph<'g, P> {
         Ok(n)
     }
 
-    /// `cuGraphDebugDotPrint`—Writes the graph as a DOT file at `path` (Graphviz's format:
-    /// render it with `dot -Tsvg`), with the detail `flags` asks for.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (no driver call) if `path`
-    /// is not valid UTF-8 or holds a NUL byte; the driver's errors (e.g. a file it cannot
-    /// write).
-    ///
-    /// # Examples
-    ///
-    /// ```no_run
-    /// # fn f(graph: &custack::Graph<'_, ()>) -> custack::Result<()> {
-    /// use custack::DotFlags;
-    /// graph.write_dot("graph.dot", DotFlags::VERBOSE)?; // then: dot -Tsvg graph.dot
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # References
-    ///
-    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
-    #[doc(alias = "cuGraphDebugDotPrint")]
-    pub fn write_dot(&self, path: impl AsRef<std::path::Path>, flags: DotFlags) -> Result<()> {
-        crate::error::poison::check()?;
-        let path = path
-            .as_ref()
-            .to_str()
-            .and_then(|p| std::ffi::CString::new(p).ok())
-            .ok_or_else(|| {
-                crate::error::Error::custack(
-                    crate::error::ErrorKind::InvalidValue,
-                    "a DOT file's path must be UTF-8 without NUL bytes".to_owned(),
-                )
-            })?;
-        // SAFETY: a live graph; `path` is a NUL-terminated string live for the call, which
-        // only reads the graph's nodes and writes the file.
-        unsafe { ffi::cuGraphDebugDotPrint(self.raw, path.as_ptr(), flags.bits()) }.result()
-    }
-
     /// `cuGraphInstantiate`—Makes an executable graph, which takes the payload over. A graph
     /// built with kernel, memset or memcpy nodes is kept by the executable graph (destroyed
     /// after it), whose nodes it names for [`GraphExec::update_kernels`] and
     /// [`GraphExec::update_nodes`]; any other graph is destroyed
     /// (`cuGraphDestroy`: an executable graph does not depend on it).
     ///
-    /// A graph that keeps allocations ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept))
-    /// is instantiated without `AUTO_FREE_ON_LAUNCH`, here and on every other path (a flag
-    /// asking for it is refused): its launches never free what the program took.
+    /// A graph that keeps allocations
+    /// ([`GraphBuilder::alloc_kept`](crate::graph::GraphBuilder::alloc_kept)) is instantiated
+    /// without `AUTO_FREE_ON_LAUNCH`, here and on every other path (a flag asking for it is
+    /// refused): its launches never free what the program took.
     ///
     /// # Errors
     ///
@@ -428,23 +214,6 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// Records the memset and memcpy nodes a builder made (in order).
     pub(crate) fn set_data_nodes(&mut self, data: Vec<DataNode>) {
         self.data = data;
-    }
-
-    /// A graph a capture made (no node lists), owning `payload`.
-    ///
-    /// # Safety
-    ///
-    /// `raw` must be a live graph of the current context, owned by nobody else, whose nodes use
-    /// only memory and code that `payload` owns.
-    pub(crate) unsafe fn captured(raw: ffi::CUgraph, payload: P::Held) -> Self {
-        Graph {
-            raw,
-            kernels: Vec::new(),
-            data: Vec::new(),
-            kept: Vec::new(),
-            payload: ManuallyDrop::new(payload),
-            _marker: PhantomData,
-        }
     }
 
     fn into_parts(self) -> (ffi::CUgraph, P::Held) {
@@ -535,8 +304,8 @@ impl<P: Payload> GraphExec<'_, P> {
     pub fn update(&mut self, graph: Graph<'_, P>) -> Result<P> {
         crate::error::poison::check()?;
         if self.kept.is_some() || !graph.kept.is_empty() {
-            return Err(crate::error::Error::custack(
-                crate::error::ErrorKind::InvalidValue,
+            return Err(Error::custack(
+                ErrorKind::InvalidValue,
                 "an executable graph that keeps allocations, or a graph that does, is not updated"
                     .to_owned(),
             ));
@@ -659,7 +428,7 @@ impl<P: Payload> Drop for GraphExec<'_, P> {
 
 /// A [`Graph`] held in the payload of a graph being built
 /// ([`PushedGuard::build_graph`](crate::PushedGuard::build_graph)), bound to the builder: what
-/// [`GraphBuilder::child`](crate::GraphBuilder::child) takes to add a copy of it as a node.
+/// [`GraphBuilder::child`](crate::graph::GraphBuilder::child) takes to add a copy of it as a node.
 /// The graph, and the memory its payload owns, stay owned by the parent's payload for as long
 /// as the parent or an executable graph made from it lives.
 #[derive(Debug, Clone, Copy)]
@@ -712,7 +481,7 @@ impl<P: Payload> Payload for Graph<'_, P> {
         = P::Read<'a>
     where
         Self: 'a;
-    super::payload::held_as_itself!();
+    held_as_itself!();
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> ChildGraph<'scope> {
         ChildGraph {
@@ -753,7 +522,7 @@ impl<P: Payload> Payload for GraphExec<'_, P> {
     where
         Self: 'a;
     // An executable graph keeps its own payload in its held form already.
-    super::payload::held_as_itself!();
+    held_as_itself!();
     #[inline]
     unsafe fn bind<'scope>(held: &mut Self) -> ScopedGraph<'scope> {
         ScopedGraph {
@@ -855,13 +624,14 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// # Errors
     ///
-    /// For a graph that keeps allocations ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept)):
+    /// For a graph that keeps allocations
+    /// ([`GraphBuilder::alloc_kept`](crate::graph::GraphBuilder::alloc_kept)):
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (no driver call) while an
-    /// allocation of its previous launch is not taken ([`GraphExec::take_kept`]),
-    /// the driver's `CUDA_ERROR_INVALID_VALUE` while one taken is not freed yet (its buffer
-    /// alive, parked, moved or leaked: such a graph never frees on launch), and
-    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a capture's closure.
-    /// The driver's errors.
+    /// allocation of its previous launch is not taken ([`GraphExec::take_kept`]), the driver's
+    /// `CUDA_ERROR_INVALID_VALUE` while one taken is not freed yet (its buffer alive, parked, moved
+    /// or leaked: such a graph never frees on launch), and
+    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a capture's closure. The
+    /// driver's errors.
     ///
     /// # References
     ///

@@ -25,14 +25,19 @@
 //! one), and without that flag the driver fails a launch while an allocation of the previous
 //! launch is unfreed (`CUDA_ERROR_INVALID_VALUE`). So a relaunch never frees nor makes again
 //! memory that a value of the program owns, whatever became of the value.
+//!
+//! The executable graph's record of them (`record.rs`, [`Kept`]) sits below the graph and its
+//! executable form, which keep it and launch through it; this file holds what makes and takes
+//! kept allocations, above the builder and the executable graph.
 
-use super::GraphBuilder;
-use super::GraphNode;
+mod record;
+pub(crate) use record::{Kept, KeptAlloc, refuse_instantiate_flags};
+
+use super::builder::{GraphBuilder, GraphNode};
 use super::order::Role;
-use crate::asynchronous::graph::GraphExec;
-use crate::asynchronous::graph_kept::KeptAlloc;
+use super::owned::GraphExec;
 use crate::asynchronous::payload::Payload;
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::memory::DeviceBuffer;
 use crate::vocabulary::binding::GraphAlloc;
 use crate::vocabulary::plain::DeviceCopy;
@@ -137,8 +142,8 @@ impl<P: Payload> GraphExec<'_, P> {
         let (ptr, len) = match &self.kept {
             Some(kept) => kept.take::<T>(k)?,
             None => {
-                return Err(crate::error::Error::custack(
-                    crate::error::ErrorKind::InvalidValue,
+                return Err(Error::custack(
+                    ErrorKind::InvalidValue,
                     format!("the graph keeps no allocation {k}"),
                 ));
             }

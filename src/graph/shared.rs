@@ -13,14 +13,14 @@
 //!   graph.payload_mut()                  &mut graph: no shared exec lives
 //! ```
 //!
-//! What the types promise (C28): a [`SharedExec<'a>`](SharedExec) borrows the graph whose
+//! What the types promise (C28.4): a [`SharedExec<'a>`](SharedExec) borrows the graph whose
 //! payload its nodes use for `'a`, so the graph (and the memory it owns) can be neither
 //! dropped, moved, nor reached by the host through [`Graph::payload_mut`] while the
 //! executable graph lives (compile errors). It is no [`Payload`]: it launches only in a scope
 //! ([`StreamScope::bind_shared`]), which waits for its launches before the borrow ends, so no
 //! launch of it can be pending once the graph is reachable again.
 
-use crate::asynchronous::graph::{Graph, GraphExec, ScopedGraph};
+use super::owned::{Graph, GraphExec, ScopedGraph};
 use crate::asynchronous::payload::Payload;
 use crate::asynchronous::scope::StreamScope;
 use crate::asynchronous::stream::Stream;
@@ -41,8 +41,8 @@ bitflags::bitflags! {
         /// nodes made and no free node freed is freed before each launch (a graph captured
         /// with stream-ordered allocations it does not free can be launched again). Refused
         /// (before any driver call) for a graph that keeps allocations
-        /// ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept)): its launches would
-        /// free memory the program took and may still own.
+        /// ([`GraphBuilder::alloc_kept`](crate::graph::GraphBuilder::alloc_kept)): its launches
+        /// would free memory the program took and may still own.
         const AUTO_FREE_ON_LAUNCH = ffi::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH;
         /// `CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH`: launchable from the device as well.
         /// The driver allows it only for a graph of kernel, memcpy and memset nodes of one
@@ -181,8 +181,8 @@ impl<'g, P: Payload> Graph<'g, P> {
     ///
     /// [`ErrorKind::InvalidValue`] (no driver call) for `AUTO_FREE_ON_LAUNCH` with
     /// `DEVICE_LAUNCH`, and for either flag on a graph that keeps allocations
-    /// ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept): a launch that frees on
-    /// launch would free memory the program took; one from the device would pass by the
+    /// ([`GraphBuilder::alloc_kept`](crate::graph::GraphBuilder::alloc_kept): a launch that frees
+    /// on launch would free memory the program took; one from the device would pass by the
     /// record of what each launch made), then the graph is dropped with its payload; as
     /// [`instantiate`](Self::instantiate).
     ///
@@ -201,7 +201,7 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// reached through [`payload_mut`](Self::payload_mut).
     ///
     /// The executable graph borrows the graph for `'a`, so the memory its nodes use can be
-    /// neither freed, moved, nor reached by the host while it lives (C28); it launches only in
+    /// neither freed, moved, nor reached by the host while it lives (C28.4); it launches only in
     /// a scope ([`StreamScope::bind_shared`]), which waits for the launches before the borrow
     /// ends.
     ///
@@ -209,7 +209,7 @@ impl<'g, P: Payload> Graph<'g, P> {
     ///
     /// [`ErrorKind::InvalidValue`] (no driver call) for `AUTO_FREE_ON_LAUNCH` with
     /// `DEVICE_LAUNCH`, and for a graph that keeps allocations
-    /// ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept): only
+    /// ([`GraphBuilder::alloc_kept`](crate::graph::GraphBuilder::alloc_kept): only
     /// [`instantiate`](Self::instantiate) hands them out); the driver's errors (e.g. a graph
     /// with allocation nodes instantiated a second time while the first executable graph
     /// lives). The graph is unchanged.
@@ -217,7 +217,8 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::{Context, ContextFlags, Driver, InstantiateFlags, Stack};
+    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// use custack::graph::InstantiateFlags;
     /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
     /// let mut stack = Stack::new()?;
     /// let guard = stack.push(&ctx)?;
@@ -245,8 +246,9 @@ impl<'g, P: Payload> Graph<'g, P> {
         instantiate_shared(self.as_raw(), flags)
     }
 
-    /// Refuses a graph that keeps allocations ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept)):
-    /// only a [`GraphExec`] hands them out after its launches.
+    /// Refuses a graph that keeps allocations
+    /// ([`GraphBuilder::alloc_kept`](crate::graph::GraphBuilder::alloc_kept)): only a [`GraphExec`]
+    /// hands them out after its launches.
     fn no_kept(&self, what: &str) -> Result<()> {
         if self.kept.is_empty() {
             Ok(())
@@ -265,9 +267,9 @@ impl<'g, P: Payload> Graph<'g, P> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] (no driver call) for a graph that keeps allocations
-    /// ([`GraphBuilder::alloc_kept`](crate::GraphBuilder::alloc_kept)); the driver's errors
+    /// ([`GraphBuilder::alloc_kept`](crate::graph::GraphBuilder::alloc_kept)); the driver's errors
     /// (the driver clones no graph with memory allocation or free nodes,
-    /// [`GraphBuilder::alloc`](crate::GraphBuilder::alloc), nor with conditional nodes).
+    /// [`GraphBuilder::alloc`](crate::graph::GraphBuilder::alloc), nor with conditional nodes).
     ///
     /// # References
     ///

@@ -1,0 +1,408 @@
+//! Stream capture: the work a closure enqueues on a stream becomes a [`Graph`] that owns the
+//! closure's payload ([`Stream::capture`]), or the work of two streams, the second forked into
+//! the capture through an event and joined back before it ends, each stream with its own scope
+//! and its own part of the payload ([`Stream::capture_forked`]). And the one reader of what a
+//! stream is capturing into (`cuStreamGetCaptureInfo`), for what is added to a capture in its
+//! middle: conditional nodes (`capture_into.rs`) and host functions the graph owns
+//! (`host.rs`).
+//!
+//! ```text
+//!   stream.capture(payload, |s, bound| …)               -> Graph<'g, P>
+//!     cuStreamBeginCapture(stream); f(its scope, the payload bound to it); cuStreamEndCapture
+//!   origin.capture_forked(&fork, p, q, |s, t, p, q| …)  -> Graph<'g, (P, Q)>
+//!     cuEventCreate                      one internal event (DISABLE_TIMING)
+//!     cuStreamBeginCapture(origin)
+//!     cuEventRecord(origin); cuStreamWaitEvent(fork)        the fork joins the capture
+//!     f(origin's scope, fork's scope, p bound to the one, q to the other)
+//!     cuEventRecord(fork); cuStreamWaitEvent(origin)        the fork joins back
+//!     cuStreamEndCapture(origin); cuEventDestroy
+//! ```
+//!
+//! The capture is thread-local (`CU_STREAM_CAPTURE_MODE_THREAD_LOCAL`) and its closure
+//! `'static`: a scope or submission opened inside it is refused (`asynchronous/`'s per-thread
+//! mark, [`InCapture`]), and it reaches nothing but its payload. A capture that does not
+//! complete (an error or a panic in the closure) is ended and what it captured destroyed.
+//!
+//! The crate forks and joins, never the closure, so no capture can end with its fork unjoined
+//! (`CUDA_ERROR_STREAM_CAPTURE_UNJOINED`). On an error or a panic the fork is joined back too (as
+//! far as the driver still takes calls) and the capture ended on the origin, which ends it for
+//! every stream in it, an invalidated capture included: the driver keeps an invalidated
+//! sequence's streams in `CU_STREAM_CAPTURE_STATUS_INVALIDATED` until `cuStreamEndCapture` on the
+//! stream that began it, and takes them all out of capture mode then.
+
+use super::owned::{Graph, destroy_graph};
+use crate::asynchronous::InCapture;
+use crate::asynchronous::payload::Payload;
+use crate::asynchronous::scope::StreamScope;
+use crate::asynchronous::stream::Stream;
+use crate::error::left_behind::Object;
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
+use crate::ffi;
+
+/// Ends a capture that did not complete (an error or a panic in the closure), restoring the
+/// stream, and destroys what was captured.
+struct EndCapture(ffi::CUstream);
+
+impl EndCapture {
+    /// `cuStreamEndCapture` of a capture that completed: the graph it made, which the caller
+    /// owns from now on.
+    fn finish(self) -> Result<ffi::CUgraph> {
+        let stream = self.0;
+        core::mem::forget(self);
+        let mut graph = core::ptr::null_mut();
+        // SAFETY: the stream is live and capturing (this guard exists only during capture).
+        unsafe { ffi::cuStreamEndCapture(stream, &raw mut graph) }.result()?;
+        Ok(graph)
+    }
+}
+
+impl Drop for EndCapture {
+    fn drop(&mut self) {
+        let mut graph = core::ptr::null_mut();
+        // SAFETY: the stream is live and capturing (this guard exists only during capture).
+        let ended = unsafe { ffi::cuStreamEndCapture(self.0, &raw mut graph) }.result();
+        if let Err(e) = ended {
+            // An invalidated capture ends with an error and no graph: nothing to report beyond
+            // the error that invalidated it, which the closure returned.
+            if graph.is_null() {
+                return;
+            }
+            record_drop_error(e);
+        }
+        if !graph.is_null() {
+            destroy_graph(graph);
+        }
+    }
+}
+
+/// The capture's internal event, destroyed when dropped (after the capture has ended: declared
+/// before the [`EndCapture`] that ends it).
+struct ForkEvent(ffi::CUevent);
+
+impl ForkEvent {
+    fn new() -> Result<Self> {
+        let mut raw = core::ptr::null_mut();
+        let flags = ffi::CUevent_flags::CU_EVENT_DISABLE_TIMING.0 as core::ffi::c_uint;
+        // SAFETY: a valid out-pointer; the caller's stream is of the current context, so the
+        // event is made in the context the streams belong to.
+        unsafe { ffi::cuEventCreate(&raw mut raw, flags) }.result()?;
+        Ok(Self(raw))
+    }
+
+    /// `cuEventRecord` on `stream`, then `cuStreamWaitEvent` on `waiter`: `waiter`'s later work
+    /// follows `stream`'s earlier work (during a capture: joins `waiter` to the capture, or
+    /// `stream`'s branch back into `waiter`'s).
+    fn record_then_wait(&self, stream: ffi::CUstream, waiter: ffi::CUstream) -> Result<()> {
+        // SAFETY: a live event and a live stream of the current context (the caller's).
+        unsafe { ffi::cuEventRecord(self.0, stream) }.result()?;
+        // SAFETY: as above; the flags must be 0.
+        unsafe { ffi::cuStreamWaitEvent(waiter, self.0, 0) }.result()
+    }
+}
+
+impl Drop for ForkEvent {
+    fn drop(&mut self) {
+        crate::error::left_behind::destroy_in_drop(Object::Event, self.0 as u64, || {
+            // SAFETY: a live event of the current context, destroyed once; the capture that
+            // recorded it has ended (the driver releases a pending record's event itself).
+            unsafe { ffi::cuEventDestroy_v2(self.0) }.result()
+        });
+    }
+}
+
+/// Joins a forked capture's fork back into its origin if it joined and the capture did not
+/// complete (an error or a panic): declared after the capture's [`EndCapture`], so that it
+/// runs first.
+struct JoinBack<'e> {
+    origin: ffi::CUstream,
+    fork: ffi::CUstream,
+    event: &'e ForkEvent,
+    /// Whether the fork joined the capture and has not been joined back yet.
+    forked: bool,
+}
+
+impl JoinBack<'_> {
+    /// Joins the fork back into the origin, once.
+    fn join_back(&mut self) -> Result<()> {
+        if !core::mem::replace(&mut self.forked, false) {
+            return Ok(());
+        }
+        self.event.record_then_wait(self.fork, self.origin)
+    }
+}
+
+impl Drop for JoinBack<'_> {
+    fn drop(&mut self) {
+        // A capture the closure invalidated refuses these calls, and ending it on the origin
+        // ends it for the fork as well: the error that invalidated it is the one reported.
+        // Any other refusal is reported too (the capture then ends unjoined, in no graph).
+        if let Err(e) = self.join_back() {
+            if e.kind() != ErrorKind::StreamCaptureInvalidated {
+                record_drop_error(e);
+            }
+        }
+    }
+}
+
+/// What a stream is capturing into, as `cuStreamGetCaptureInfo` says.
+pub(crate) enum Capturing {
+    /// The stream is not capturing.
+    Not,
+    /// The stream is capturing into `graph`, after the nodes `deps` (copied out).
+    Into {
+        graph: ffi::CUgraph,
+        deps: Vec<ffi::CUgraphNode>,
+    },
+}
+
+/// `cuStreamGetCaptureInfo_v2`: whether `stream` (live, of the current context) is capturing,
+/// and if it is, the graph it captures into and the capture's current dependencies: the one
+/// reader of a capture's graph, for the conditional nodes added in the middle of a capture and
+/// the host functions a captured graph owns.
+///
+/// # Errors
+///
+/// `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED` for a capture that was invalidated (or names no
+/// graph); the driver's errors.
+pub(crate) fn capture_info(stream: ffi::CUstream) -> Result<Capturing> {
+    let mut status = ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    let (mut id, mut graph, mut deps, mut n) = (0u64, core::ptr::null_mut(), core::ptr::null(), 0);
+    // SAFETY: a live stream of the current context (the caller's); valid out-pointers.
+    unsafe {
+        ffi::cuStreamGetCaptureInfo_v2(
+            stream,
+            &raw mut status,
+            &raw mut id,
+            &raw mut graph,
+            &raw mut deps,
+            &raw mut n,
+        )
+    }
+    .result()?;
+    match status {
+        ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE => return Ok(Capturing::Not),
+        ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE if !graph.is_null() => {}
+        _ => return Err(ffi::CUresult::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED.failure()),
+    }
+    let deps = if n == 0 || deps.is_null() {
+        Vec::new()
+    } else {
+        // SAFETY: while the stream captures, the driver points `deps` at `n` nodes of the
+        // capturing graph, valid until the next call on the stream; copied out at once.
+        unsafe { core::slice::from_raw_parts(deps, n) }.to_vec()
+    };
+    Ok(Capturing::Into { graph, deps })
+}
+
+impl<'g> Stream<'g> {
+    /// `cuStreamBeginCapture`, `cuStreamEndCapture`—Captures the work `f` enqueues on this
+    /// stream into a [`Graph`] that owns `payload`, instead of running it.
+    ///
+    /// `f` enqueues through a [`StreamScope`] and receives the payload bound to it, exactly as
+    /// in [`submit`](Self::submit): its scope's environment is `'static`, so the graph can use
+    /// only what it owns (it may be launched any number of times, long after this call). `f`
+    /// itself is `'static` (capture by `move`): it cannot reach a scope opened before the
+    /// capture, on this stream or on one drawn into the capture by an event wait, whose work
+    /// would become nodes of the graph instead of running, so that scope's synchronize would
+    /// find nothing pending and end its borrows while the graph keeps their addresses (C18).
+    /// Kernel
+    /// arguments are captured by value; stream-ordered allocations become the graph's own
+    /// allocation and free nodes. The capture is thread-local
+    /// (`CU_STREAM_CAPTURE_MODE_THREAD_LOCAL`): a synchronous custack call on this thread
+    /// during `f` fails and invalidates the capture. A once-only host function is not captured
+    /// ([`StreamScope::host_fn`] returns `CUDA_ERROR_NOT_SUPPORTED` while capturing): a graph
+    /// may launch many times, so its host functions are [`StreamScope::graph_host_fn`]'s, which
+    /// the graph owns. Work on a second stream joins the capture through
+    /// [`capture_forked`](Self::capture_forked).
+    ///
+    /// # Errors
+    ///
+    /// The driver's errors (e.g. `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED`), or `f`'s; then the
+    /// capture is ended and discarded, and the payload dropped (nothing ran).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
+    /// let add = module.function("add_u32")?;
+    /// let stream = guard.stream()?;
+    /// let payload = (guard.alloc_zeroed::<u32>(1024)?, add, vec![0u32; 1024]);
+    /// let graph = stream.capture(payload, |s, (mut dev, add, out)| {
+    ///     // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n) touches x[0..n).
+    ///     unsafe { s.launch(&add, LaunchConfig::for_elements(1024), (&mut dev, 1u32, 1024u32)) }?;
+    ///     s.copy_to_host(out, &dev)
+    /// })?;
+    /// let mut exec = graph.instantiate()?;
+    /// for _ in 0..3 {
+    ///     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    /// }
+    /// let (_dev, _add, out) = exec.payload_mut();
+    /// assert!(out.iter().all(|&x| x == 3));
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    #[doc(alias = "cuStreamBeginCapture")]
+    #[doc(alias = "cuStreamEndCapture")]
+    pub fn capture<P: Payload>(
+        &self,
+        payload: P,
+        f: impl for<'scope> FnOnce(&'scope StreamScope<'scope, 'static>, P::Bound<'scope>) -> Result<()>
+        + 'static,
+    ) -> Result<Graph<'g, P>> {
+        crate::error::poison::check()?;
+        let stream = self.as_raw();
+        // Declared before `ending`, so that on an error or a panic the capture ends before the
+        // payload drops (freeing memory during a capture would invalidate it).
+        let mut payload = payload.hold();
+        let mode = ffi::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+        // SAFETY: a live stream of the current context.
+        unsafe { ffi::cuStreamBeginCapture_v2(stream, mode) }.result()?;
+        let ending = EndCapture(stream);
+        // SAFETY: the stream is live and of the current context while `self` is borrowed.
+        // Nothing enqueued during capture runs now; it runs when the graph is launched, and the
+        // graph (then its executable graph) owns the payload for as long as it can be.
+        let scope = unsafe { StreamScope::of(self) };
+        // SAFETY: the payload moves into the graph without moving the memory it names, and is
+        // out of the host's reach there; the bound handles cannot leave `f`.
+        let bound = unsafe { P::bind(&mut payload) };
+        let inside = InCapture::enter();
+        f(&scope, bound)?;
+        drop(inside);
+        let graph = ending.finish()?;
+        // SAFETY: the capture's graph, ours alone; its nodes use only what `payload` owns.
+        Ok(unsafe { Graph::from_parts(graph, payload) })
+    }
+
+    /// `cuStreamBeginCapture`, `cuEventRecord`, `cuStreamWaitEvent`, `cuStreamEndCapture`—Captures
+    /// work on this stream and on `fork`, forked from it and joined back, into one [`Graph`]
+    /// that owns both payloads: the two branches have no order between them, so the graph may
+    /// run them at once.
+    ///
+    /// The crate forks and joins, so the closure cannot get either wrong: after the capture
+    /// begins on this stream it records an internal event here and makes `fork` wait for it
+    /// (joining `fork` to the capture); after `f` it records the event on `fork` and makes this
+    /// stream wait for it (joining the branch back), then ends the capture. Everything `f`
+    /// enqueues on either scope comes after the capture's start and before its end. On an error
+    /// or a panic the fork is joined back as far as the driver still allows, the capture is
+    /// ended on this stream (which takes every stream of it, an invalidated one included, out
+    /// of capture mode) and discarded, and the internal event destroyed, as on success.
+    ///
+    /// Each stream has a scope of its own, with a lifetime of its own: `payload` is bound to this
+    /// stream's scope, `fork_payload` to `fork`'s, and a binding of one cannot be used by the
+    /// other (a scope's bindings are invariant in its lifetime), so the two unordered branches
+    /// cannot both use one piece of memory, just as two nested scopes cannot (C10).
+    ///
+    /// The argument of [`capture`](Self::capture) (C18) holds for `fork` as it does for this
+    /// stream: `f` is `'static`, so it reaches neither a scope opened before the capture on this
+    /// stream or on `fork` (whose work would become nodes of the graph, so that the scope's
+    /// synchronize would end borrows the graph keeps), nor a `Stream` to open one on (a scope or
+    /// submission opened inside a capture's closure is refused anyway); a `Stream` is neither
+    /// `Send` nor `Sync`, so no other thread enqueues on `fork` while it is captured; and `fork`
+    /// is in the capture only during this call, which the caller's own scope on `fork`, if it is
+    /// in one, cannot interleave with.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] (no driver call) if `fork` is this stream. The driver's errors
+    /// (e.g. `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED`), or `f`'s; then the capture is ended and
+    /// discarded, and both payloads dropped (nothing ran).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let (stream, side) = (guard.stream()?, guard.stream()?);
+    /// let (a, b) = (guard.alloc::<u32>(1024)?, guard.alloc::<u32>(1024)?);
+    /// let graph = stream.capture_forked(&side, a, b, |s, t, mut a, mut b| {
+    ///     s.fill_u32(&mut a, 1)?; // on `stream`
+    ///     t.fill_u32(&mut b, 2) // on `side`, unordered with the fill of `a`
+    /// })?;
+    /// assert_eq!(graph.node_count()?, 2);
+    /// let exec = graph.instantiate()?;
+    /// let exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    /// # drop(exec);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    #[doc(alias = "cuStreamBeginCapture")]
+    #[doc(alias = "cuStreamEndCapture")]
+    #[doc(alias = "cuStreamWaitEvent")]
+    pub fn capture_forked<P: Payload, Q: Payload>(
+        &self,
+        fork: &Stream<'_>,
+        payload: P,
+        fork_payload: Q,
+        f: impl for<'o, 'b> FnOnce(
+            &'o StreamScope<'o, 'static>,
+            &'b StreamScope<'b, 'static>,
+            P::Bound<'o>,
+            Q::Bound<'b>,
+        ) -> Result<()>
+        + 'static,
+    ) -> Result<Graph<'g, (P, Q)>> {
+        crate::error::poison::check()?;
+        if fork.serial() == self.serial() || fork.as_raw() == self.as_raw() {
+            return Err(Error::custack(
+                ErrorKind::InvalidValue,
+                "a capture's fork must be another stream than the one capturing".to_owned(),
+            ));
+        }
+        let (origin, side) = (self.as_raw(), fork.as_raw());
+        // Declared before `ending`, so that on an error or a panic the capture ends before the
+        // payloads drop (freeing memory during a capture would invalidate it) and before the
+        // event is destroyed.
+        let mut held = (payload.hold(), fork_payload.hold());
+        let event = ForkEvent::new()?;
+        let mode = ffi::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+        // SAFETY: a live stream of the current context.
+        unsafe { ffi::cuStreamBeginCapture_v2(origin, mode) }.result()?;
+        let ending = EndCapture(origin);
+        // Declared after `ending`, so that on an error or a panic the fork joins back before
+        // the capture ends.
+        let mut join = JoinBack {
+            origin,
+            fork: side,
+            event: &event,
+            forked: false,
+        };
+        event.record_then_wait(origin, side)?;
+        // Only now: a wait that failed joined nothing, and nothing is joined back then.
+        join.forked = true;
+        // SAFETY: the stream is live and of the current context while `self` is borrowed.
+        // Nothing enqueued during capture runs now; it runs when the graph is launched, and the
+        // graph (then its executable graph) owns both payloads for as long as it can be.
+        let scope = unsafe { StreamScope::of(self) };
+        // SAFETY: as for `scope`, with `fork`, borrowed as long and in the capture since the
+        // wait above.
+        let fork_scope = unsafe { StreamScope::of(fork) };
+        // SAFETY: the payload moves into the graph without moving the memory it names, and is
+        // out of the host's reach there; the bound handles cannot leave `f`, and are bound to
+        // the origin's scope lifetime alone, so the fork's branch cannot use them.
+        let bound = unsafe { P::bind(&mut held.0) };
+        // SAFETY: as for `bound`, with the fork's payload and the fork's scope lifetime.
+        let fork_bound = unsafe { Q::bind(&mut held.1) };
+        let inside = InCapture::enter();
+        f(&scope, &fork_scope, bound, fork_bound)?;
+        drop(inside);
+        join.join_back()?;
+        drop(join);
+        // The fork joined back into the origin: the capture ends for both.
+        let graph = ending.finish()?;
+        drop(event);
+        // SAFETY: the capture's graph, ours alone; its nodes use only what `held` owns.
+        Ok(unsafe { Graph::from_parts(graph, held) })
+    }
+}
