@@ -1050,7 +1050,25 @@ fn contract_evidence(text: &str) -> Vec<(usize, String, &str)> {
 /// `tests/doc_pages.rs`) and spans that are no function name (`Driver::init`, `malloc`) are
 /// prose. Returns the problems and the number of tests found.
 fn check_contract_cell(repo: &mut Repo, no: usize, id: &str, cell: &str) -> (Vec<String>, usize) {
-    let at = format!("{CONTRACT}:{no}: row {id}");
+    check_cell(
+        repo,
+        &format!("{CONTRACT}:{no}: row {id}"),
+        id,
+        cell,
+        &mut Vec::new(),
+    )
+}
+
+/// [`check_contract_cell`]'s work for any cell that cites evidence (`at` says where it is, for
+/// the problems), also collecting in `gpu_tests` every test it names that runs only on a GPU
+/// (`#[ignore = "needs a CUDA device"]`), as (file, function).
+fn check_cell(
+    repo: &mut Repo,
+    at: &str,
+    id: &str,
+    cell: &str,
+    gpu_tests: &mut Vec<(String, String)>,
+) -> (Vec<String>, usize) {
     let mut problems = Vec::new();
     let mut tests = 0;
     let mut file: Option<String> = None;
@@ -1128,6 +1146,13 @@ fn check_contract_cell(repo: &mut Repo, no: usize, id: &str, cell: &str) -> (Vec
                 } else {
                     found = true;
                     tests += n;
+                    for (ident, attributes) in fn_definitions(source, name) {
+                        if attributes.contains(&"#[test]")
+                            && attributes.iter().any(|a| GPU_MARKERS.contains(a))
+                        {
+                            gpu_tests.push((f.clone(), ident));
+                        }
+                    }
                     problems.extend(p.into_iter().map(|p| format!("{at}: {p}")));
                 }
             }
@@ -1538,4 +1563,416 @@ fn a_missing_extra_or_malformed_call_row_is_reported() {
             "not reported ({why}): {problems:?}"
         );
     }
+}
+
+/// The committed GPU reports (`docs/evidence/gpu-report-*.json`), as `.gpu/run.sh` writes them.
+const EVIDENCE: &str = "docs/evidence";
+
+/// A JSON value, as much of JSON as the GPU report uses (the report is `json.dumps`'s output).
+#[derive(Debug, Clone, PartialEq)]
+enum Json {
+    Null,
+    Bool(bool),
+    Number(f64),
+    Str(String),
+    List(Vec<Json>),
+    Object(Vec<(String, Json)>),
+}
+
+impl Json {
+    fn get(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Object(fields) => fields.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+    fn str(&self) -> Option<&str> {
+        match self {
+            Json::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    fn list(&self) -> &[Json] {
+        match self {
+            Json::List(items) => items,
+            _ => &[],
+        }
+    }
+}
+
+/// Parses `text` as one JSON value; `Err` says where it stopped.
+fn parse_json(text: &str) -> Result<Json, String> {
+    struct Reader<'t> {
+        s: &'t [u8],
+        at: usize,
+    }
+    impl Reader<'_> {
+        fn space(&mut self) {
+            while self.s.get(self.at).is_some_and(u8::is_ascii_whitespace) {
+                self.at += 1;
+            }
+        }
+        fn eat(&mut self, c: u8) -> Result<(), String> {
+            self.space();
+            if self.s.get(self.at) == Some(&c) {
+                self.at += 1;
+                Ok(())
+            } else {
+                Err(format!("expected `{}` at byte {}", c as char, self.at))
+            }
+        }
+        fn string(&mut self) -> Result<String, String> {
+            self.eat(b'"')?;
+            let mut out = Vec::new();
+            loop {
+                let c = *self.s.get(self.at).ok_or("unterminated string")?;
+                self.at += 1;
+                match c {
+                    b'"' => break,
+                    b'\\' => {
+                        let e = *self.s.get(self.at).ok_or("unterminated escape")?;
+                        self.at += 1;
+                        match e {
+                            b'n' => out.push(b'\n'),
+                            b't' => out.push(b'\t'),
+                            b'r' => out.push(b'\r'),
+                            b'b' => out.push(8),
+                            b'f' => out.push(12),
+                            b'u' => {
+                                let hex = self.s.get(self.at..self.at + 4).ok_or("short \\u")?;
+                                self.at += 4;
+                                let code = u32::from_str_radix(
+                                    std::str::from_utf8(hex).map_err(|e| e.to_string())?,
+                                    16,
+                                )
+                                .map_err(|e| e.to_string())?;
+                                let ch = char::from_u32(code).unwrap_or('\u{fffd}');
+                                out.extend_from_slice(ch.to_string().as_bytes());
+                            }
+                            other => out.push(other),
+                        }
+                    }
+                    other => out.push(other),
+                }
+            }
+            String::from_utf8(out).map_err(|e| e.to_string())
+        }
+        fn value(&mut self) -> Result<Json, String> {
+            self.space();
+            match self.s.get(self.at) {
+                Some(b'{') => {
+                    self.at += 1;
+                    let mut fields = Vec::new();
+                    self.space();
+                    if self.s.get(self.at) == Some(&b'}') {
+                        self.at += 1;
+                        return Ok(Json::Object(fields));
+                    }
+                    loop {
+                        let key = self.string()?;
+                        self.eat(b':')?;
+                        fields.push((key, self.value()?));
+                        self.space();
+                        match self.s.get(self.at) {
+                            Some(b',') => self.at += 1,
+                            Some(b'}') => {
+                                self.at += 1;
+                                return Ok(Json::Object(fields));
+                            }
+                            _ => return Err(format!("expected `,` or `}}` at byte {}", self.at)),
+                        }
+                    }
+                }
+                Some(b'[') => {
+                    self.at += 1;
+                    let mut items = Vec::new();
+                    self.space();
+                    if self.s.get(self.at) == Some(&b']') {
+                        self.at += 1;
+                        return Ok(Json::List(items));
+                    }
+                    loop {
+                        items.push(self.value()?);
+                        self.space();
+                        match self.s.get(self.at) {
+                            Some(b',') => self.at += 1,
+                            Some(b']') => {
+                                self.at += 1;
+                                return Ok(Json::List(items));
+                            }
+                            _ => return Err(format!("expected `,` or `]` at byte {}", self.at)),
+                        }
+                    }
+                }
+                Some(b'"') => self.string().map(Json::Str),
+                Some(b't') if self.s[self.at..].starts_with(b"true") => {
+                    self.at += 4;
+                    Ok(Json::Bool(true))
+                }
+                Some(b'f') if self.s[self.at..].starts_with(b"false") => {
+                    self.at += 5;
+                    Ok(Json::Bool(false))
+                }
+                Some(b'n') if self.s[self.at..].starts_with(b"null") => {
+                    self.at += 4;
+                    Ok(Json::Null)
+                }
+                Some(_) => {
+                    let start = self.at;
+                    while self
+                        .s
+                        .get(self.at)
+                        .is_some_and(|c| c.is_ascii_digit() || b"+-.eE".contains(c))
+                    {
+                        self.at += 1;
+                    }
+                    std::str::from_utf8(&self.s[start..self.at])
+                        .ok()
+                        .and_then(|n| n.parse().ok())
+                        .map(Json::Number)
+                        .ok_or_else(|| format!("no JSON value at byte {start}"))
+                }
+                None => Err("unexpected end".to_owned()),
+            }
+        }
+    }
+    let mut r = Reader {
+        s: text.as_bytes(),
+        at: 0,
+    };
+    let v = r.value()?;
+    r.space();
+    if r.at == text.len() {
+        Ok(v)
+    } else {
+        Err(format!("trailing bytes at {}", r.at))
+    }
+}
+
+/// A committed GPU report: its file, commit, whether it ran under the sanitizer, and each
+/// test binary's tests with their results (`ok`, `FAILED`, ...).
+struct Report {
+    file: String,
+    commit: String,
+    sanitize: bool,
+    dirty: bool,
+    binaries: BTreeMap<String, (String, Vec<(String, String)>)>,
+}
+
+fn reports(root: &Path) -> Vec<Report> {
+    let mut out = Vec::new();
+    let mut files: Vec<_> = fs::read_dir(root.join(EVIDENCE))
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("gpu-report-") && n.ends_with(".json"))
+        .collect();
+    files.sort();
+    for name in files {
+        let file = format!("{EVIDENCE}/{name}");
+        let json = parse_json(&read(root, &file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let source = json.get("source");
+        let binaries = json
+            .get("binaries")
+            .map(Json::list)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|b| {
+                let name = b.get("name")?.str()?.to_owned();
+                let outcome = b
+                    .get("outcome")
+                    .and_then(Json::str)
+                    .unwrap_or("")
+                    .to_owned();
+                let tests = b
+                    .get("tests")
+                    .map(Json::list)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|t| {
+                        Some((
+                            t.get("name")?.str()?.to_owned(),
+                            t.get("result")?.str()?.to_owned(),
+                        ))
+                    })
+                    .collect();
+                Some((name, (outcome, tests)))
+            })
+            .collect();
+        out.push(Report {
+            commit: source
+                .and_then(|s| s.get("commit"))
+                .and_then(Json::str)
+                .unwrap_or("")
+                .to_owned(),
+            sanitize: json.get("sanitize") == Some(&Json::Bool(true)),
+            dirty: source.and_then(|s| s.get("dirty")) != Some(&Json::Bool(false)),
+            file,
+            binaries,
+        });
+    }
+    out
+}
+
+/// The results `report` holds for the test `ident` of `file` (`tests/x.rs`: the binary
+/// `test-x`; a file under `src/`: the library's unit tests, `test-lib`, whose names carry
+/// their module path).
+fn results_of<'r>(report: &'r Report, file: &str, ident: &str) -> Vec<&'r str> {
+    let binary = match file
+        .strip_prefix("tests/")
+        .and_then(|f| f.strip_suffix(".rs"))
+    {
+        Some(stem) => format!("test-{stem}"),
+        None => "test-lib".to_owned(),
+    };
+    let Some((_, tests)) = report.binaries.get(&binary) else {
+        return Vec::new();
+    };
+    tests
+        .iter()
+        .filter(|(name, _)| name == ident || name.ends_with(&format!("::{ident}")))
+        .map(|(_, result)| result.as_str())
+        .collect()
+}
+
+/// Every GPU test the contract (`docs/invariants.md`, its evidence column) and the safety
+/// manual's assumptions of use cite, as (where it is cited, file, function).
+fn cited_gpu_tests(root: &Path) -> Vec<(String, String, String)> {
+    let mut repo = Repo::new(root);
+    let mut out = Vec::new();
+    let contract = read(root, CONTRACT);
+    for (no, id, cell) in contract_evidence(&contract) {
+        let mut found = Vec::new();
+        let at = format!("{CONTRACT}:{no}: row {id}");
+        let _ = check_cell(&mut repo, &at, &id, cell, &mut found);
+        out.extend(found.into_iter().map(|(f, t)| (at.clone(), f, t)));
+    }
+    let manual = read(root, MANUAL);
+    for (no, n, evidence) in assumptions(&manual) {
+        let mut found = Vec::new();
+        let at = format!("{MANUAL}:{no}: {AOU}{}", n.as_ref().map_or(0, |n| *n));
+        let _ = check_cell(&mut repo, &at, "AOU", &evidence, &mut found);
+        out.extend(found.into_iter().map(|(f, t)| (at.clone(), f, t)));
+    }
+    out
+}
+
+/// The release's GPU evidence holds what the contract claims: one report of a clean commit
+/// without the sanitizer (the baseline), and every GPU test that the contract and the manual's
+/// assumptions of use cite is `ok` in it: not only a test that exists (checked above), but one
+/// that ran and passed on a GPU, for the commit the report names. A report under the
+/// sanitizer (`SANITIZE=1`), where there is one, is of the same commit and of a clean tree;
+/// its exit statuses are not its verdict (the sanitizer counts every driver error, and the
+/// negative tests make them on purpose): its findings are read as `docs/building.md` says. A
+/// GPU test newly cited fails here until a GPU run that includes it is committed.
+#[test]
+fn every_gpu_test_the_contract_cites_passed_in_the_committed_report() {
+    let Some(root) = root() else { return };
+    let reports = reports(&root);
+    let baseline: Vec<&Report> = reports.iter().filter(|r| !r.sanitize).collect();
+    assert_eq!(
+        baseline.len(),
+        1,
+        "{EVIDENCE}/ holds {} reports without the sanitizer: keep the release's one",
+        baseline.len()
+    );
+    let baseline = baseline[0];
+    assert!(
+        !baseline.dirty && baseline.commit.len() == 40,
+        "{}: not the report of a clean commit ({:?})",
+        baseline.file,
+        baseline.commit
+    );
+    let cited = cited_gpu_tests(&root);
+    assert!(
+        cited.len() > 40,
+        "only {} GPU tests cited: the parser is broken",
+        cited.len()
+    );
+    let mut problems = Vec::new();
+    for (at, file, ident) in &cited {
+        let results = results_of(baseline, file, ident);
+        if results.is_empty() {
+            problems.push(format!(
+                "{at}: {file}::{ident} did not run in {} (commit {}): run the GPU suite and \
+                 commit its report",
+                baseline.file, baseline.commit
+            ));
+        } else if let Some(bad) = results.iter().find(|r| **r != "ok") {
+            problems.push(format!(
+                "{at}: {file}::{ident} is `{bad}` in {}",
+                baseline.file
+            ));
+        }
+    }
+    for sanitized in reports.iter().filter(|r| r.sanitize) {
+        if sanitized.commit != baseline.commit || sanitized.dirty {
+            problems.push(format!(
+                "{} is of commit {}{}, the baseline {} of {}",
+                sanitized.file,
+                sanitized.commit,
+                if sanitized.dirty { " (dirty)" } else { "" },
+                baseline.file,
+                baseline.commit
+            ));
+        }
+        if sanitized.binaries.is_empty() {
+            problems.push(format!("{} ran no binary", sanitized.file));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The report's reader: a report's shape, and a cited test missing, failed or passed.
+#[test]
+fn a_gpu_test_missing_or_failed_in_the_report_is_found() {
+    let json = parse_json(
+        r#"{"format": 1, "source": {"commit": "abc", "dirty": false}, "sanitize": false,
+            "binaries": [{"name": "test-gpu_x", "outcome": "ok", "tests": [
+              {"name": "passes", "result": "ok"}, {"name": "fails", "result": "FAILED"}]},
+              {"name": "test-lib", "outcome": "ok", "tests": [
+              {"name": "safety::image::tests::reads", "result": "ok"}]}],
+            "n": -1.5e3, "u": "\u00e9"}"#,
+    )
+    .unwrap();
+    assert_eq!(json.get("n"), Some(&Json::Number(-1500.0)));
+    assert_eq!(json.get("u").and_then(Json::str), Some("é"));
+    assert!(parse_json("{\"a\": [1, 2,]}").is_err());
+    let binaries = json
+        .get("binaries")
+        .map(Json::list)
+        .unwrap_or_default()
+        .iter()
+        .map(|b| {
+            let tests = b
+                .get("tests")
+                .map(Json::list)
+                .unwrap_or_default()
+                .iter()
+                .map(|t| {
+                    (
+                        t.get("name").and_then(Json::str).unwrap().to_owned(),
+                        t.get("result").and_then(Json::str).unwrap().to_owned(),
+                    )
+                })
+                .collect();
+            (
+                b.get("name").and_then(Json::str).unwrap().to_owned(),
+                ("ok".to_owned(), tests),
+            )
+        })
+        .collect();
+    let report = Report {
+        file: "r.json".to_owned(),
+        commit: "abc".to_owned(),
+        sanitize: false,
+        dirty: false,
+        binaries,
+    };
+    assert_eq!(results_of(&report, "tests/gpu_x.rs", "passes"), ["ok"]);
+    assert_eq!(results_of(&report, "tests/gpu_x.rs", "fails"), ["FAILED"]);
+    assert!(results_of(&report, "tests/gpu_x.rs", "absent").is_empty());
+    assert!(results_of(&report, "tests/gpu_y.rs", "passes").is_empty());
+    assert_eq!(results_of(&report, "src/safety/image.rs", "reads"), ["ok"]);
 }

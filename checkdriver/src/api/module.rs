@@ -355,9 +355,9 @@ unsafe fn load_module(module: *mut Handle, image: *const c_void) -> CUresult {
 ///   nvcc before 12.8, and the double's own images), bits 8 to 15 from version 8 on (what CUDA
 ///   13's nvcc writes for every target: a low byte set to another SM there changes nothing,
 ///   which the run showed); an SM of 0 is taken as the device's;
-/// - a fatbin (either magic) whose header says it holds nothing past itself has no code for
-///   the device either: `CUDA_ERROR_NO_BINARY_FOR_GPU` (not measured: the run stopped before
-///   it; the second run says). One with entries is taken as holding the device's code.
+/// - a fatbin (either magic) whose header says it holds nothing past itself is no image:
+///   `CUDA_ERROR_INVALID_IMAGE` (the second differential run, H100, driver 580; the double
+///   answered 209 before). One with entries is taken as holding the device's code.
 ///
 /// PTX text is compiled by the double as it is (`ptx.rs`).
 ///
@@ -377,7 +377,7 @@ unsafe fn image_check(image: *const c_void) -> Result<(), CUresult> {
         // follows the header at 8.
         let rest = unsafe { read_field::<u64>(image, 8) };
         return if rest == 0 {
-            Err(CUDA_ERROR_NO_BINARY_FOR_GPU)
+            Err(CUDA_ERROR_INVALID_IMAGE)
         } else {
             Ok(())
         };
