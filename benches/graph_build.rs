@@ -18,7 +18,11 @@
 //! - update 100 kernel nodes: one `GraphExec::update_kernels` whose closure finds each node
 //!   (`NodeUpdater::kernel_node`) and sets its arguments (`set_kernel`, checked against the
 //!   contract) (raw: 100 `cuGraphExecKernelNodeSetParams`);
-//! - update 1 kernel node: the same for the first node only.
+//! - update 1 kernel node: the same for the first node only;
+//! - update the last node of 10, and of 1,000: one update of the last kernel node of a chain of
+//!   10 nodes, and of a chain of 1,000 (raw: one `cuGraphExecKernelNodeSetParams` on a chain of
+//!   the same length). Finding a node (`kernel_node(&k, i)`) costs the same whatever the graph's
+//!   size: the two rows' custack/raw should be alike.
 //!
 //! Each update alternates the added constant between 1 and 2, so that every update changes
 //! every node it names. The payload's buffer is allocated, and what a row made destroyed, outside the timed part. Reported:
@@ -46,6 +50,9 @@ const KERNELS: &str = include_str!("../tests/fixtures/kernels.ptx");
 const N: usize = 4096;
 const N32: u32 = N as u32;
 const NODES: usize = 100;
+/// The chains of the lookup rows: a node's lookup costs the same in both.
+const SHORT: usize = 10;
+const LONG: usize = 1000;
 
 custack::kernel_contract! {
     /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
@@ -134,14 +141,18 @@ fn with_raw_params<R>(
     use_params(&raw const node)
 }
 
-/// Raw: the chain of 100 kernel nodes of `add_u32(x, 1, N)`, and the nodes.
-fn raw_build(f: ffi::CUfunction, x: ffi::CUdeviceptr) -> (ffi::CUgraph, Vec<ffi::CUgraphNode>) {
+/// Raw: a chain of `len` kernel nodes of `add_u32(x, 1, N)`, and the nodes.
+fn raw_build(
+    f: ffi::CUfunction,
+    x: ffi::CUdeviceptr,
+    len: usize,
+) -> (ffi::CUgraph, Vec<ffi::CUgraphNode>) {
     let mut graph = core::ptr::null_mut();
     // SAFETY: a valid out-pointer; flags 0.
     unsafe { ok(ffi::cuGraphCreate(&raw mut graph, 0), "cuGraphCreate") };
-    let mut nodes: Vec<ffi::CUgraphNode> = Vec::with_capacity(NODES);
+    let mut nodes: Vec<ffi::CUgraphNode> = Vec::with_capacity(len);
     with_raw_params(f, x, 1, |params| {
-        for i in 0..NODES {
+        for i in 0..len {
             let mut node = core::ptr::null_mut();
             let (deps, n) = if i == 0 {
                 (core::ptr::null(), 0)
@@ -206,14 +217,15 @@ fn check(ok: bool, what: &str) {
 
 type Payload<'g, 'm> = (DeviceBuffer<'g, u32>, custack::Declared<'m, AddU32>);
 
-/// custack: the chain of 100 kernel nodes over the payload's buffer.
+/// custack: a chain of `len` kernel nodes over the payload's buffer.
 fn build<'g, 'm>(
     guard: &'g custack::PushedGuard<'_, '_>,
     payload: Payload<'g, 'm>,
+    len: usize,
 ) -> custack::Result<custack::graph::Graph<'g, Payload<'g, 'm>>> {
-    guard.build_graph(payload, |b, (mut x, add)| {
+    guard.build_graph(payload, move |b, (mut x, add)| {
         let mut last = None;
-        for _ in 0..NODES {
+        for _ in 0..len {
             let deps: &[_] = match &last {
                 Some(node) => core::slice::from_ref(node),
                 None => &[],
@@ -224,10 +236,14 @@ fn build<'g, 'm>(
     })
 }
 
-/// custack: one update setting `add_u32(x, k, N)` on the first `nodes` kernel nodes.
-fn update(exec: &mut custack::graph::GraphExec<'_, Payload<'_, '_>>, nodes: usize, k: u32) {
+/// custack: one update setting `add_u32(x, k, N)` on the kernel nodes `nodes` (their indices).
+fn update(
+    exec: &mut custack::graph::GraphExec<'_, Payload<'_, '_>>,
+    nodes: core::ops::Range<usize>,
+    k: u32,
+) {
     exec.update_kernels(move |u, (mut x, add)| {
-        for i in 0..nodes {
+        for i in nodes {
             let node = u.kernel_node(&add, i)?;
             u.set_kernel(node, cfg(), (&mut x, k, N32))?;
         }
@@ -278,7 +294,7 @@ fn run(reps: usize) -> custack::Result<()> {
         reps,
         || {
             let mut graph = core::ptr::null_mut();
-            let t = time(|| graph = raw_build(raw_add, raw_ptr).0);
+            let t = time(|| graph = raw_build(raw_add, raw_ptr, NODES).0);
             // SAFETY: a live graph, destroyed once.
             unsafe { ok(ffi::cuGraphDestroy(graph), "cuGraphDestroy") };
             t
@@ -286,7 +302,7 @@ fn run(reps: usize) -> custack::Result<()> {
         || {
             let payload = (guard.alloc::<u32>(N).expect("alloc"), add);
             let mut graph = None;
-            let t = time(|| graph = Some(build(&guard, payload).expect("build_graph")));
+            let t = time(|| graph = Some(build(&guard, payload, NODES).expect("build_graph")));
             drop(graph);
             t
         },
@@ -297,7 +313,7 @@ fn run(reps: usize) -> custack::Result<()> {
         || {
             let (mut graph, mut exec) = (core::ptr::null_mut(), core::ptr::null_mut());
             let t = time(|| {
-                graph = raw_build(raw_add, raw_ptr).0;
+                graph = raw_build(raw_add, raw_ptr, NODES).0;
                 exec = raw_instantiate(graph);
             });
             // SAFETY: live, never launched, each destroyed once (the executable graph first,
@@ -313,7 +329,7 @@ fn run(reps: usize) -> custack::Result<()> {
             let mut exec = None;
             let t = time(|| {
                 exec = Some(
-                    build(&guard, payload)
+                    build(&guard, payload, NODES)
                         .and_then(custack::graph::Graph::instantiate)
                         .expect("build and instantiate"),
                 );
@@ -323,12 +339,12 @@ fn run(reps: usize) -> custack::Result<()> {
         },
     );
 
-    let (raw_graph, raw_nodes) = raw_build(raw_add, raw_ptr);
+    let (raw_graph, raw_nodes) = raw_build(raw_add, raw_ptr, NODES);
     let raw_exec = raw_instantiate(raw_graph);
-    let mut exec = build(&guard, (guard.alloc_zeroed::<u32>(N)?, add))?.instantiate()?;
+    let mut exec = build(&guard, (guard.alloc_zeroed::<u32>(N)?, add), NODES)?.instantiate()?;
     for (name, nodes) in [
-        ("update 100 kernel nodes", NODES),
-        ("update 1 kernel node", 1),
+        ("update 100 kernel nodes", 0..NODES),
+        ("update 1 kernel node", 0..1),
     ] {
         let (mut raw_k, mut cu_k) = (1u32, 1u32);
         row(
@@ -337,19 +353,45 @@ fn run(reps: usize) -> custack::Result<()> {
             || {
                 raw_k = 3 - raw_k;
                 let k = raw_k;
-                time(|| raw_update(raw_exec, &raw_nodes[..nodes], raw_add, raw_ptr, k))
+                time(|| raw_update(raw_exec, &raw_nodes[nodes.clone()], raw_add, raw_ptr, k))
             },
             || {
                 cu_k = 3 - cu_k;
                 let k = cu_k;
-                time(|| update(&mut exec, nodes, k))
+                time(|| update(&mut exec, nodes.clone(), k))
             },
         );
+    }
+    // The last node of a short chain and of a long one: a node's lookup is an index.
+    for len in [SHORT, LONG] {
+        let (graph, nodes) = raw_build(raw_add, raw_ptr, len);
+        let raw = raw_instantiate(graph);
+        let mut chain = build(&guard, (guard.alloc_zeroed::<u32>(N)?, add), len)?.instantiate()?;
+        let (mut raw_k, mut cu_k) = (1u32, 1u32);
+        row(
+            &format!("update the last node of {len}"),
+            reps,
+            || {
+                raw_k = 3 - raw_k;
+                let k = raw_k;
+                time(|| raw_update(raw, &nodes[len - 1..], raw_add, raw_ptr, k))
+            },
+            || {
+                cu_k = 3 - cu_k;
+                let k = cu_k;
+                time(|| update(&mut chain, len - 1..len, k))
+            },
+        );
+        // SAFETY: live, never launched, each destroyed once (the executable graph first).
+        unsafe {
+            ok(ffi::cuGraphExecDestroy(raw), "cuGraphExecDestroy");
+            ok(ffi::cuGraphDestroy(graph), "cuGraphDestroy");
+        }
     }
     // Both chains set to add 2 at every node, then launched once on their zeroed buffers.
     let expect = 2 * NODES as u32;
     raw_update(raw_exec, &raw_nodes, raw_add, raw_ptr, 2);
-    update(&mut exec, NODES, 2);
+    update(&mut exec, 0..NODES, 2);
     // SAFETY: a live executable graph and stream of the current context.
     unsafe {
         ok(ffi::cuGraphLaunch(raw_exec, raw_stream), "cuGraphLaunch");

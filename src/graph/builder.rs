@@ -9,7 +9,8 @@
 use super::order;
 use super::owned::{ChildGraph, Graph};
 use super::params::{
-    CopySide, DataNode, DataNodeKind, copy_params, memset_params, with_kernel_params,
+    CopySide, DataNode, DataNodeKind, DataNodes, KernelNodes, copy_params, memset_params,
+    with_kernel_params,
 };
 use crate::asynchronous::event::ScopedEvent;
 use crate::asynchronous::payload::Payload;
@@ -142,11 +143,12 @@ impl<G> GraphNode<'_, G> {
 pub struct GraphBuilder<'b, G = RootGraph> {
     pub(super) raw: ffi::CUgraph,
     pub(super) ctx: ffi::CUcontext,
-    /// The kernel nodes made so far, in order, with their functions (a body's are not kept:
-    /// only the root graph's kernel nodes are updated in place).
-    kernels: core::cell::RefCell<Vec<(ffi::CUgraphNode, ffi::CUfunction)>>,
-    /// The memset and memcpy nodes made so far, in order (a body's are not kept either).
-    data: core::cell::RefCell<Vec<DataNode>>,
+    /// The kernel nodes made so far, by function, in order (a body's are not kept: only the
+    /// root graph's kernel nodes are updated in place).
+    kernels: core::cell::RefCell<KernelNodes>,
+    /// The memset and memcpy nodes made so far, by kind, in order (a body's are not kept
+    /// either).
+    data: core::cell::RefCell<DataNodes>,
     /// The root graph's reachability for its allocations (`order.rs`); `None` in a body.
     pub(super) mem: Option<order::Tracker>,
     _marker: Brand<'b, G>,
@@ -269,8 +271,8 @@ impl<'b, G> GraphBuilder<'b, G> {
         Self {
             raw,
             ctx,
-            kernels: core::cell::RefCell::new(Vec::new()),
-            data: core::cell::RefCell::new(Vec::new()),
+            kernels: core::cell::RefCell::default(),
+            data: core::cell::RefCell::default(),
             mem: None,
             _marker: PhantomData,
         }
@@ -369,7 +371,7 @@ impl<'b, G> GraphBuilder<'b, G> {
                 unsafe { ffi::cuGraphAddKernelNode_v2(out, graph, deps, n, params) }
             })
         })?;
-        self.kernels.borrow_mut().push((node.raw, function));
+        self.kernels.borrow_mut().push(function, node.raw);
         Ok(node)
     }
 

@@ -19,7 +19,7 @@
 //! other handle: not used under another context, not sent to another thread.
 
 use super::kept::{Kept, KeptAlloc, refuse_instantiate_flags};
-use super::params::DataNode;
+use super::params::{DataNodes, KernelNodes};
 use crate::asynchronous::payload::{Payload, held_as_itself, sealed};
 use crate::asynchronous::scope::StreamScope;
 use crate::asynchronous::stream::Stream;
@@ -36,10 +36,10 @@ use core::mem::ManuallyDrop;
 #[doc(alias = "CUgraph")]
 pub struct Graph<'g, P: Payload> {
     raw: ffi::CUgraph,
-    /// The kernel nodes a builder made, in order, with their functions (empty for a capture).
-    kernels: Vec<(ffi::CUgraphNode, ffi::CUfunction)>,
-    /// The memset and memcpy nodes a builder made, in order (empty for a capture).
-    data: Vec<DataNode>,
+    /// The kernel nodes a builder made, by function, in order (empty for a capture).
+    kernels: KernelNodes,
+    /// The memset and memcpy nodes a builder made, by kind, in order (empty for a capture).
+    data: DataNodes,
     /// The allocations no node frees, in order (`GraphBuilder::alloc_kept`).
     pub(crate) kept: Vec<KeptAlloc>,
     payload: ManuallyDrop<P::Held>,
@@ -56,12 +56,12 @@ pub struct GraphExec<'g, P: Payload> {
     /// The graph it was made from, kept (destroyed after it) while `kernels` names its nodes:
     /// the driver identifies an executable graph's node by the graph's. Null when none is kept.
     pub(crate) graph: ffi::CUgraph,
-    /// The kernel nodes of `graph` a builder made, in order, with their functions: what
+    /// The kernel nodes of `graph` a builder made, by function, in order: what
     /// [`GraphExec::update_kernels`](crate::graph::GraphExec::update_kernels) lends.
-    pub(crate) kernels: Vec<(ffi::CUgraphNode, ffi::CUfunction)>,
-    /// The memset and memcpy nodes of `graph` a builder made, in order: what
+    pub(crate) kernels: KernelNodes,
+    /// The memset and memcpy nodes of `graph` a builder made, by kind, in order: what
     /// [`GraphExec::update_nodes`](crate::graph::GraphExec::update_nodes) lends.
-    pub(crate) data: Vec<DataNode>,
+    pub(crate) data: DataNodes,
     /// The allocations no node frees, with whether a launch made each and nobody took it;
     /// `None` if there are none.
     pub(crate) kept: Option<Box<Kept>>,
@@ -193,8 +193,8 @@ impl<'g, P: Payload> Graph<'g, P> {
     pub(crate) unsafe fn from_parts(raw: ffi::CUgraph, payload: P::Held) -> Self {
         Graph {
             raw,
-            kernels: Vec::new(),
-            data: Vec::new(),
+            kernels: KernelNodes::default(),
+            data: DataNodes::default(),
             kept: Vec::new(),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
@@ -206,13 +206,13 @@ impl<'g, P: Payload> Graph<'g, P> {
         &mut self.payload
     }
 
-    /// Records the kernel nodes a builder made (in order, with their functions).
-    pub(crate) fn set_kernels(&mut self, kernels: Vec<(ffi::CUgraphNode, ffi::CUfunction)>) {
+    /// Records the kernel nodes a builder made (by function, in order).
+    pub(crate) fn set_kernels(&mut self, kernels: KernelNodes) {
         self.kernels = kernels;
     }
 
-    /// Records the memset and memcpy nodes a builder made (in order).
-    pub(crate) fn set_data_nodes(&mut self, data: Vec<DataNode>) {
+    /// Records the memset and memcpy nodes a builder made (by kind, in order).
+    pub(crate) fn set_data_nodes(&mut self, data: DataNodes) {
         self.data = data;
     }
 
@@ -354,8 +354,8 @@ impl<P: Payload> GraphExec<'_, P> {
     /// Destroys the graph kept for its kernel nodes, which are no longer lent.
     fn forget_kernels(&mut self) {
         // Freed, not cleared: `into_parts` forgets `self` after this.
-        self.kernels = Vec::new();
-        self.data = Vec::new();
+        self.kernels = KernelNodes::default();
+        self.data = DataNodes::default();
         let graph = core::mem::replace(&mut self.graph, core::ptr::null_mut());
         if !graph.is_null() {
             destroy_graph(graph);
@@ -393,8 +393,8 @@ impl<P: Payload> GraphExec<'_, P> {
         GraphExec {
             raw,
             graph: core::ptr::null_mut(),
-            kernels: Vec::new(),
-            data: Vec::new(),
+            kernels: KernelNodes::default(),
+            data: DataNodes::default(),
             kept,
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,

@@ -17,6 +17,75 @@ pub(crate) struct DataNode {
     pub(crate) ctx: ffi::CUcontext,
 }
 
+/// The kernel nodes a builder made, grouped by the function each launches: per function (the
+/// groups sorted by its handle), its nodes in the order made. What an update looks up: the
+/// `index`th node of a kernel is a binary search among the graph's distinct functions, then an
+/// index, whatever the number of nodes.
+#[derive(Debug, Default)]
+pub(crate) struct KernelNodes {
+    by_function: Vec<(ffi::CUfunction, Vec<ffi::CUgraphNode>)>,
+}
+
+impl KernelNodes {
+    /// The group of `function`: `Ok` its position, `Err` where it would go.
+    fn group(&self, function: ffi::CUfunction) -> core::result::Result<usize, usize> {
+        self.by_function
+            .binary_search_by_key(&function.addr(), |(f, _)| f.addr())
+    }
+
+    /// Records `node`, made after every node recorded before, launching `function`.
+    pub(crate) fn push(&mut self, function: ffi::CUfunction, node: ffi::CUgraphNode) {
+        match self.group(function) {
+            Ok(i) => {
+                if let Some((_, nodes)) = self.by_function.get_mut(i) {
+                    nodes.push(node);
+                }
+            }
+            Err(i) => self.by_function.insert(i, (function, vec![node])),
+        }
+    }
+
+    /// The `index`th node (from 0, in the order made) that launches `function`.
+    pub(crate) fn nth(&self, function: ffi::CUfunction, index: usize) -> Option<ffi::CUgraphNode> {
+        let i = self.group(function).ok()?;
+        self.by_function.get(i)?.1.get(index).copied()
+    }
+
+    /// Whether no kernel node is recorded.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.by_function.is_empty()
+    }
+}
+
+/// The memset and memcpy nodes a builder made, each kind in the order made: the `index`th of
+/// a kind is an index.
+#[derive(Debug, Default)]
+pub(crate) struct DataNodes {
+    fills: Vec<DataNode>,
+    copies: Vec<DataNode>,
+}
+
+impl DataNodes {
+    /// Records `node`, made after every node of its kind recorded before.
+    pub(crate) fn push(&mut self, node: DataNode) {
+        match node.kind {
+            DataNodeKind::Fill { .. } => self.fills.push(node),
+            DataNodeKind::Copy { .. } => self.copies.push(node),
+        }
+    }
+
+    /// The `index`th memset node (`fill`) or memcpy node (from 0, in the order made).
+    pub(crate) fn nth(&self, fill: bool, index: usize) -> Option<DataNode> {
+        let nodes = if fill { &self.fills } else { &self.copies };
+        nodes.get(index).copied()
+    }
+
+    /// Whether no node is recorded.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.fills.is_empty() && self.copies.is_empty()
+    }
+}
+
 /// What a [`DataNode`] does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum DataNodeKind {
@@ -117,4 +186,75 @@ pub(crate) fn with_kernel_params<'s, C: PlainLaunch, A: ContractArgs<'s, C>, R>(
         };
         f(&raw const node)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A handle that is only a key here (never passed to the driver).
+    fn handle<T>(n: usize) -> *mut T {
+        core::ptr::without_provenance_mut(n)
+    }
+
+    #[test]
+    fn a_kernel_s_nth_node_is_its_own_nth_in_build_order() {
+        let (f, g, h) = (handle(0x300), handle(0x100), handle(0x200));
+        let mut k = KernelNodes::default();
+        assert!(k.is_empty());
+        // Interleaved: f, g, f, h, g, f (h's handle between the other two: groups stay sorted).
+        for (function, node) in [(f, 1), (g, 2), (f, 3), (h, 4), (g, 5), (f, 6)] {
+            k.push(function, handle(node));
+        }
+        assert!(!k.is_empty());
+        let nodes = |function| {
+            (0..4)
+                .map(|i| k.nth(function, i).map(<*mut _>::addr))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(nodes(f), [Some(1), Some(3), Some(6), None]);
+        assert_eq!(nodes(g), [Some(2), Some(5), None, None]);
+        assert_eq!(nodes(h), [Some(4), None, None, None]);
+        assert_eq!(
+            nodes(handle(0x250)),
+            [None; 4],
+            "no node of an unknown kernel"
+        );
+    }
+
+    #[test]
+    fn a_memset_or_memcpy_node_s_index_counts_its_own_kind_only() {
+        let ctx = handle(0x10);
+        let fill = |n| DataNode {
+            raw: handle(n),
+            kind: DataNodeKind::Fill { unit: 4 },
+            ctx,
+        };
+        let copy = |n| DataNode {
+            raw: handle(n),
+            kind: DataNodeKind::Copy {
+                dst: ffi::CU_MEMORYTYPE_HOST,
+                src: ffi::CU_MEMORYTYPE_DEVICE,
+                elem: "u32",
+            },
+            ctx,
+        };
+        let mut d = DataNodes::default();
+        assert!(d.is_empty());
+        for node in [copy(1), fill(2), fill(3), copy(4), fill(5)] {
+            d.push(node);
+        }
+        assert!(!d.is_empty());
+        let nodes = |is_fill| {
+            (0..4)
+                .map(|i| d.nth(is_fill, i).map(|n| n.raw.addr()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(nodes(true), [Some(2), Some(3), Some(5), None]);
+        assert_eq!(nodes(false), [Some(1), Some(4), None, None]);
+        assert!(
+            d.nth(true, 0)
+                .is_some_and(|n| n.kind == DataNodeKind::Fill { unit: 4 })
+        );
+    }
 }

@@ -16,7 +16,8 @@
 
 use super::owned::GraphExec;
 use super::params::{
-    CopySide, DataNode, DataNodeKind, copy_params, memset_params, with_kernel_params,
+    CopySide, DataNode, DataNodeKind, DataNodes, KernelNodes, copy_params, memset_params,
+    with_kernel_params,
 };
 use crate::asynchronous::payload::Payload;
 use crate::error::{Error, ErrorKind, Result};
@@ -78,10 +79,10 @@ pub struct CopyNode<'u> {
 #[derive(Debug)]
 pub struct NodeUpdater<'u> {
     exec: ffi::CUgraphExec,
-    /// The kernel nodes the builder made, in order, with their functions.
-    kernels: &'u [(ffi::CUgraphNode, ffi::CUfunction)],
-    /// The memset and memcpy nodes the builder made, in order.
-    nodes: &'u [DataNode],
+    /// The kernel nodes the builder made, by function, in order.
+    kernels: &'u KernelNodes,
+    /// The memset and memcpy nodes the builder made, by kind, in order.
+    nodes: &'u DataNodes,
     _marker: Brand<'u>,
 }
 
@@ -217,10 +218,8 @@ impl<'u> NodeUpdater<'u> {
     ) -> Result<KernelNode<'u, C>> {
         let function = kernel.as_raw();
         self.kernels
-            .iter()
-            .filter(|(_, f)| *f == function)
-            .nth(index)
-            .map(|&(raw, function)| KernelNode {
+            .nth(function, index)
+            .map(|raw| KernelNode {
                 raw,
                 function,
                 _marker: PhantomData,
@@ -270,15 +269,10 @@ impl<'u> NodeUpdater<'u> {
 
     /// The `index`th node (from 0, in the order the builder made them) of kind `fill` or not.
     fn nth(&self, fill: bool, index: usize) -> Result<DataNode> {
-        self.nodes
-            .iter()
-            .filter(|n| matches!(n.kind, DataNodeKind::Fill { .. }) == fill)
-            .nth(index)
-            .copied()
-            .ok_or_else(|| {
-                let kind = if fill { "memset" } else { "memcpy" };
-                refused(&format!("the executable graph has no {kind} node {index}"))
-            })
+        self.nodes.nth(fill, index).ok_or_else(|| {
+            let kind = if fill { "memset" } else { "memcpy" };
+            refused(&format!("the executable graph has no {kind} node {index}"))
+        })
     }
 
     /// The `index`th memset node (from 0, in the order the builder made them).
