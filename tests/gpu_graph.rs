@@ -120,7 +120,11 @@ fn update_swaps_the_payload_and_a_refused_update_leaves_the_graph_working() {
         )
         .unwrap();
     let err = exec.update(other).map(|_| ()).unwrap_err();
-    assert_eq!(err.error().kind(), ErrorKind::GraphExecUpdateFailure, "{err}");
+    assert_eq!(
+        err.error().kind(),
+        ErrorKind::GraphExecUpdateFailure,
+        "{err}"
+    );
     exec = stream
         .submit(exec, |s, g| s.launch_graph(&g))
         .unwrap()
@@ -210,9 +214,9 @@ fn a_refused_update_hands_the_graph_back_which_instantiates_and_runs_and_the_exe
         .wait()
         .unwrap();
     assert!(exec.payload().2.iter().all(|&x| x == 3));
-    // Refused and converted into `Error` (the graph dropped with its payload, nothing of it in
+    // Refused and turned into its `Error` (the graph dropped with its payload, nothing of it in
     // use), then a graph of the same topology is still taken.
-    let err: custack::Error = exec.update(two(7)).map(drop).unwrap_err().into();
+    let err = exec.update(two(7)).map(drop).unwrap_err().into_error();
     assert_eq!(err.kind(), ErrorKind::GraphExecUpdateFailure);
     let (old_dev, _, _) = exec.update(one(1000)).unwrap();
     assert_eq!(old_dev.to_vec().unwrap(), vec![3; N]);

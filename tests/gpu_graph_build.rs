@@ -202,7 +202,12 @@ fn a_disabled_kernel_node_does_not_run_and_runs_its_kept_parameters_once_enabled
                 .wait()
                 .unwrap();
             let out = exec.payload().2;
-            assert!(out.iter().all(|&v| v == out[0]), "{} {}", out[0], out[N - 1]);
+            assert!(
+                out.iter().all(|&v| v == out[0]),
+                "{} {}",
+                out[0],
+                out[N - 1]
+            );
             out[0]
         }};
     }

@@ -306,8 +306,8 @@ impl<P: Payload> GraphExec<'_, P> {
     ///   destroyed and its payload leaked rather than freed under nodes that may now use it
     ///   ([`UpdateError::into_graph`] is `None`).
     ///
-    /// `UpdateError` converts into [`Error`] (dropping the graph), so `?` works in a function
-    /// that returns custack's [`Result`].
+    /// [`UpdateError::into_error`] gives the [`Error`] alone (dropping the graph):
+    /// `exec.update(graph).map_err(UpdateError::into_error)?`.
     ///
     /// # Examples
     ///
@@ -341,6 +341,9 @@ impl<P: Payload> GraphExec<'_, P> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphExecUpdate")]
     #[doc(alias = "cuGraphExecUpdate_v2")]
+    // The refusal holds the graph by value, as `TrySendError` holds its value: a refusal is the
+    // cold path, and the success path returns the payload unboxed either way.
+    #[allow(clippy::result_large_err)]
     pub fn update<'h>(&mut self, graph: Graph<'h, P>) -> Result<P, UpdateError<'h, P>> {
         if let Err(error) = crate::error::poison::check() {
             return Err(UpdateError::refused(graph, error, None));
@@ -402,8 +405,7 @@ impl<P: Payload> GraphExec<'_, P> {
 ///
 /// Dropping it destroys the graph and drops its payload (nothing uses them: the update was
 /// not performed); leaking it (`mem::forget`) leaks both, and the executable graph is
-/// unaffected. It converts into [`Error`], dropping the graph, so `?` works in a function that
-/// returns custack's [`Result`].
+/// unaffected. [`into_error`](Self::into_error) gives the [`Error`] alone, dropping the graph.
 #[doc(alias = "CUgraphExecUpdateResultInfo")]
 #[doc(alias = "CUgraphExecUpdateResult")]
 pub struct UpdateError<'g, P: Payload> {
@@ -453,6 +455,14 @@ impl<'g, P: Payload> UpdateError<'g, P> {
     pub fn into_parts(self) -> (Error, Option<Graph<'g, P>>) {
         (self.error, self.graph)
     }
+
+    /// The error alone, the graph dropped with its payload (nothing uses them: the update was
+    /// not performed): `exec.update(graph).map_err(UpdateError::into_error)?` in a function
+    /// that returns custack's [`Result`]. (No `From` conversion: a second `From` impl for
+    /// [`Error`] would leave the error type of `?` in a closure uninferred.)
+    pub fn into_error(self) -> Error {
+        self.error
+    }
 }
 
 impl<P: Payload> core::fmt::Debug for UpdateError<'_, P> {
@@ -474,12 +484,6 @@ impl<P: Payload> core::fmt::Display for UpdateError<'_, P> {
 impl<P: Payload> std::error::Error for UpdateError<'_, P> {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.error)
-    }
-}
-
-impl<P: Payload> From<UpdateError<'_, P>> for Error {
-    fn from(e: UpdateError<'_, P>) -> Self {
-        e.error
     }
 }
 

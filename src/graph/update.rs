@@ -394,8 +394,7 @@ impl<'u> NodeUpdater<'u> {
         crate::error::poison::check()?;
         let mut on = 0u32;
         // SAFETY: as in `set_enabled`; a valid out-pointer.
-        unsafe { ffi::cuGraphNodeGetEnabled(self.exec, node.raw_node(), &raw mut on) }
-            .result()?;
+        unsafe { ffi::cuGraphNodeGetEnabled(self.exec, node.raw_node(), &raw mut on) }.result()?;
         Ok(on != 0)
     }
 

@@ -8,8 +8,8 @@ use super::init::REPORTED_VERSION;
 use super::launch::run_kernel;
 use super::memory::{Shape, Side, copy_desc, copy_used, new_address};
 use super::types::{
-    CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED, CUDA_ERROR_OPERATING_SYSTEM, CUDA_SUCCESS,
-    CUdeviceptr, CUresult, Handle,
+    CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED,
+    CUDA_ERROR_OPERATING_SYSTEM, CUDA_SUCCESS, CUdeviceptr, CUresult, Handle,
 };
 use crate::check::{self, Kind};
 use crate::handles::handle;

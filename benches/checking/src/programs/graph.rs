@@ -52,7 +52,9 @@ pub(crate) fn graph(ctx: &Context) -> Result<Vec<u32>> {
         s.launch_graph(&g)?;
         s.launch_graph(&g)
     })??;
-    let (_input, _dev, _add, _old_out) = exec.update(capture(2)?)?;
+    let (_input, _dev, _add, _old_out) = exec
+        .update(capture(2)?)
+        .map_err(custack::graph::UpdateError::into_error)?;
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     // Another topology (one copy): refused by the double as by the driver, the graph handed
     // back, which instantiates and runs; the executable graph is unchanged.
@@ -62,7 +64,7 @@ pub(crate) fn graph(ctx: &Context) -> Result<Vec<u32>> {
     )?;
     let refused = match exec.update(other) {
         Err(e) if e.error().kind() == custack::ErrorKind::GraphExecUpdateFailure => e,
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(e.into_error()),
         Ok(_) => panic!("an update of another topology was taken"),
     };
     assert_eq!(

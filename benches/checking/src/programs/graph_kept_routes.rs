@@ -281,7 +281,7 @@ fn instantiations(guard: &PushedGuard<'_, '_>) -> Result<()> {
             if e.error().kind() == ErrorKind::InvalidValue
                 && e.error().detail().is_some()
                 && e.graph().is_some() => {}
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(e.into_error()),
         Ok(()) => return Err(unexpected("an update into a graph that keeps allocations")),
     }
     drop(plain);
@@ -291,7 +291,7 @@ fn instantiations(guard: &PushedGuard<'_, '_>) -> Result<()> {
             if e.error().kind() == ErrorKind::InvalidValue
                 && e.error().detail().is_some()
                 && e.graph().is_some() => {}
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(e.into_error()),
         Ok(()) => return Err(unexpected("an update of a graph that keeps allocations")),
     }
     drop(kept);
