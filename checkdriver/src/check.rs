@@ -1863,7 +1863,7 @@ pub(crate) fn node_enabled_set(exec: usize, node: usize, enabled: bool, what: &s
             return false;
         };
         let held = s.disabled.contains_key(&(exec, node));
-        if enabled == !held {
+        if enabled != held {
             return true;
         }
         let ops = s.graph_ops.entry(exec).or_default();

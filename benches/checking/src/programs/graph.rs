@@ -59,8 +59,13 @@ pub(crate) fn graph(ctx: &Context) -> Result<Vec<u32>> {
     // Another topology (one copy): refused by the double as by the driver, the graph handed
     // back, which instantiates and runs; the executable graph is unchanged.
     let other = stream.capture(
-        (guard.alloc_zeroed::<u32>(N)?, vec![1u32; N]),
-        |s, (d, out)| s.copy_to_host(out, &d),
+        (
+            guard.alloc_pinned::<u32>(N)?,
+            guard.alloc_zeroed::<u32>(N)?,
+            module.function("add_u32")?,
+            vec![1u32; N],
+        ),
+        |s, (_input, dev, _add, out)| s.copy_to_host(out, &dev),
     )?;
     let refused = match exec.update(other) {
         Err(e) if e.error().kind() == custack::ErrorKind::GraphExecUpdateFailure => e,
@@ -76,7 +81,7 @@ pub(crate) fn graph(ctx: &Context) -> Result<Vec<u32>> {
     let fallback = stream
         .submit(graph.ok_or(error)?.instantiate()?, |s, g| s.launch_graph(&g))?
         .wait()?;
-    assert!(fallback.payload().1.iter().all(|&v| v == 0), "zeros copied out");
+    assert!(fallback.payload().3.iter().all(|&v| v == 0), "zeros copied out");
     drop(fallback);
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     // A capture inside a scope open on another stream: the scope's copy runs and is complete

@@ -11,6 +11,7 @@ use custack::{Context, Driver, EventFlags, LaunchConfig, Result, Stack, StandIn}
 /// copies to, within and from the device, an event record and wait, a child graph; instantiated
 /// and launched in a submission and in a scope. Then a build whose kernel node its contract
 /// refuses: the graph is destroyed and its payload dropped, nothing launched.
+#[allow(clippy::too_many_lines)] // one graph's life: build, launches, updates, enabling, a refusal
 pub(crate) fn graph_built(ctx: &Context) -> Result<Vec<u32>> {
     use std::rc::Rc;
     // SAFETY: as the kernel, the stand-in reads and writes x[0..n): the results below are the
