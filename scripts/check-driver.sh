@@ -13,23 +13,32 @@
 #
 # For each program: one clean run counts its N driver calls; then for k in 1..=N one run fails
 # call k (NULLDRIVER_FAIL_AT=k, a typical code for that entry point) and a second run, in
-# rotation, either turns sticky from call k on (NULLDRIVER_STICKY_AT=k) or answers the same
-# error that is not sticky from call k on, for ever (NULLDRIVER_REPEAT_AT=k: the entry point's
-# typical code, CUDA_ERROR_UNKNOWN where that is sticky; R25). What is rotated: the second run
-# is repeat-at-k where k + phase = 0 (mod CHECK_REPEAT_EVERY, default 4) and sticky-at-k at
-# every other k, the phase being the commit's last hex digit (CHECK_REPEAT_PHASE overrides it).
-# So a run of this script makes 2N+1 runs per program, as before the repeat schedule: fail-at
-# reaches every k, sticky-at three k in four and repeat-at one k in four on every run, and
-# every (k, schedule) pair within four consecutive phases (CHECK_REPEAT_EVERY=1: repeat-at at
-# every k, no sticky-at). Every run of every pass has a time limit (CHECK_RUN_TIMEOUT seconds,
-# default 60; the hang pass's CHECK_HANG_TIMEOUT; the injection pass's CHECK_INJECT_TIMEOUT,
-# 60 per 2,000 frames): a run past it (a livelock, a wait that never ends) fails, named with
-# its program and schedule. A repeat-at run passes as any run below (but its leaks and orphans
-# are not counted: every release from k on is answered with the error, and the driver keeps
-# what it failed to release), or ends in custack's safe state (status 75, exactly one line, no
-# panic), a wait custack cannot confirm or a bounded wait past its deadline; for a program in
-# CHECK_HANG_STRICT, whose every wait has a deadline, that line must name a deadline (it ended
-# within its bound). A run passes when the program exits 0 or 1 (never a panic
+# rotation, one of three schedules that answer from call k on, for ever: sticky-at (the device
+# turns sticky-faulted, NULLDRIVER_STICKY_AT=k), repeat-at (the same error that is not sticky,
+# NULLDRIVER_REPEAT_AT=k: the entry point's typical code, CUDA_ERROR_UNKNOWN where that is
+# sticky; R25) or lost-at (the device is lost, NULLDRIVER_LOST_AT=k: CUDA_ERROR_DEVICE_UNAVAILABLE
+# to every call, which custack does not classify sticky, and the work pending at the loss never
+# completes). What is rotated: the second run of k is chosen by its slot, (k + phase) mod
+# CHECK_REPEAT_EVERY (default 4): slot 0 repeat-at, slot 1 lost-at, every other slot sticky-at;
+# the phase is the commit's last hex digit mod CHECK_REPEAT_EVERY (CHECK_REPEAT_PHASE overrides
+# it). So a run of this script makes 2N+1 runs per program, as before the repeat and lost
+# schedules: fail-at reaches every k, and of the second runs sticky-at two k in four, repeat-at
+# one k in four and lost-at one k in four, on every run. A given (k, schedule) pair is reached
+# by the runs of one phase in four (repeat-at, lost-at) or two in four (sticky-at): every pair
+# by the four phases 0..3 (CHECK_REPEAT_PHASE=0 to 3, or commits whose last hex digits cover
+# the four residues); a commit's phase is as good as random, so a pair waits four commits on
+# average, not at most (CHECK_REPEAT_EVERY=1: repeat-at at every k; 2: repeat-at and lost-at
+# alternating, no sticky-at). Every run of every pass has a time limit (CHECK_RUN_TIMEOUT
+# seconds, default 60; the hang pass's CHECK_HANG_TIMEOUT; the injection pass's
+# CHECK_INJECT_TIMEOUT, 60 per 2,000 frames): a run past it (a livelock, a wait that never
+# ends) fails, named with its program and schedule. A repeat-at or lost-at run passes as any
+# run below (but its leaks and orphans are not counted: every release from k on is answered
+# with the error, and the driver keeps what it failed to release; under lost-at a release of
+# what the pending work uses is still a violation, however it is answered), or ends in
+# custack's safe state (status 75, exactly one line, no panic), a wait custack cannot confirm
+# or a bounded wait past its deadline; for a program in CHECK_HANG_STRICT, whose every wait has
+# a deadline, that line must name a deadline (it ended within its bound). A run passes when the
+# program exits 0 or 1 (never a panic
 # or a signal), the driver's report shows no violation, no leaked handle and no handle left
 # for its context's destruction to release (skipped when the failed call was itself a free,
 # destroy, unload or pop: the driver kept that handle; orphans also after a sticky fault; what
@@ -113,6 +122,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 report=$work/report
 total_runs=0 total_failed_calls=0 bad=0 total_violations=0 sticky_safe_state=0 repeat_safe_state=0
+lost_safe_state=0
 hang_runs=0 hang_ended=0 hang_blocked=0 hang_bad=0
 declare -A enqueues
 
@@ -130,13 +140,19 @@ run_one() {
         echo "$out" | tail -5 >&2
         return 0
     fi
-    # Under a persistent error that is not sticky, the safe state is the documented end of a
-    # wait custack cannot confirm, or of a bounded wait past its deadline: one line, no panic;
-    # for a program every wait of which has a deadline (CHECK_HANG_STRICT), a deadline's.
-    if [[ $label == repeat-* && $rc == "$safe_state_status" && $out != *panicked* ]] &&
+    # Under a persistent error that is not sticky (repeated, or a lost device's), the safe
+    # state is the documented end of a wait custack cannot confirm, or of a bounded wait past
+    # its deadline: one line, no panic; for a program every wait of which has a deadline
+    # (CHECK_HANG_STRICT), a deadline's.
+    if [[ $label == repeat-* || $label == lost-* ]] &&
+        [[ $rc == "$safe_state_status" && $out != *panicked* ]] &&
         [[ $(grep -c "^$safe_state_line" <<<"$out") == 1 ]] &&
         [[ $hang_strict != *" $program "* || $(grep "^$safe_state_line" <<<"$out") == *deadline* ]]; then
-        repeat_safe_state=$((repeat_safe_state + 1))
+        if [[ $label == lost-* ]]; then
+            lost_safe_state=$((lost_safe_state + 1))
+        else
+            repeat_safe_state=$((repeat_safe_state + 1))
+        fi
         return 0
     fi
     # A sticky error that reached a scope's wait (a sticky schedule, or a failed call whose
@@ -184,7 +200,7 @@ check_run() {
             cuGraphDestroy*|cuGraphExecDestroy*|cuLibraryUnload*|cuMemPoolDestroy*|cuMemHostUnregister*|cuLinkDestroy*|\
             cuMemUnmap*|cuMemAddressFree*|cuMemRelease*|cuCtxDisablePeerAccess*|cuIpcCloseMemHandle*|\
             cuArrayDestroy*|cuMipmappedArrayDestroy*|cuTexObjectDestroy*|cuSurfObjectDestroy*|cuGreenCtxDestroy*) ;;
-            *) [[ $label == repeat-* || $leaks == 0 ]] || problems+=("$leaks leaks")
+            *) [[ $label == repeat-* || $label == lost-* || $leaks == 0 ]] || problems+=("$leaks leaks")
                # After a sticky fault frees fail and destroying the context is the clean-up.
                # What custack leaves behind on purpose (a failed wait's or poll's payload, a
                # failed graph update's, a parked handle whose drop cannot push its context,
@@ -192,7 +208,7 @@ check_run() {
                # orphan: every orphan counts.
                # A failed end of a capture runs nothing in the double, so a graph the capture
                # named (cuStreamGetCaptureInfo, for a captured host function) stays alive there.
-               [[ $label == sticky-* || $label == repeat-* || $failed == cuStreamEndCapture* || $orphans == 0 ]] ||
+               [[ $label == sticky-* || $label == repeat-* || $label == lost-* || $failed == cuStreamEndCapture* || $orphans == 0 ]] ||
                    problems+=("$orphans orphans") ;;
         esac
         case $failed in
@@ -281,11 +297,11 @@ for program in "${programs[@]}"; do
     run_one "$program" clean
     for ((k = 1; k <= n; k++)); do
         run_one "$program" "fail-at-$k" NULLDRIVER_FAIL_AT=$k
-        if (((k + repeat_phase) % repeat_every == 0)); then
-            run_one "$program" "repeat-at-$k" NULLDRIVER_REPEAT_AT=$k
-        else
-            run_one "$program" "sticky-at-$k" NULLDRIVER_STICKY_AT=$k
-        fi
+        case $(((k + repeat_phase) % repeat_every)) in
+            0) run_one "$program" "repeat-at-$k" NULLDRIVER_REPEAT_AT=$k ;;
+            1) run_one "$program" "lost-at-$k" NULLDRIVER_LOST_AT=$k ;;
+            *) run_one "$program" "sticky-at-$k" NULLDRIVER_STICKY_AT=$k ;;
+        esac
     done
     printf 'check-driver: %-18s %4d calls, %5d schedules, %d failing\n' \
         "$program" "$n" $((total_runs - runs_before)) $((bad - bad_before))
@@ -360,5 +376,5 @@ hang_seconds=$((SECONDS - hang_start))
 if [[ $passes == *" differential "* ]]; then
     bash scripts/differential.sh | sed 's/^/check-driver: /' || bad=$((bad + 1))
 fi
-echo "check-driver: ${#programs[@]} programs, $total_runs runs, $total_failed_calls with a call failed, $sticky_safe_state runs ended in the safe state on a sticky error and $repeat_safe_state on a repeated one (status 75, one line), $total_violations violations, $bad failing runs (faults $fault_seconds s, repeat-at where k + $repeat_phase = 0 mod $repeat_every, hangs $hang_seconds s)"
+echo "check-driver: ${#programs[@]} programs, $total_runs runs, $total_failed_calls with a call failed, $sticky_safe_state runs ended in the safe state on a sticky error, $repeat_safe_state on a repeated one and $lost_safe_state on a lost device (status 75, one line), $total_violations violations, $bad failing runs (faults $fault_seconds s, repeat-at where k + $repeat_phase = 0 mod $repeat_every, lost-at where it is 1, sticky-at elsewhere; hangs $hang_seconds s)"
 ((bad == 0))

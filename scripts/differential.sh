@@ -37,6 +37,10 @@
 # its module load (NULLDRIVER_FAIL_AT): the comparer must report exactly that call as p1's first
 # difference, and no other program may differ.
 set -euo pipefail
+# Only the settings this script makes: a NULLDRIVER_* variable inherited from the caller (the
+# test command runs check-driver.sh, and so this self-test, again under NULLDRIVER_FAIL_CODE=1)
+# would change what the double answers on both of its sides.
+while read -r v; do unset "$v"; done < <(compgen -e | grep '^NULLDRIVER_' || true)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 die() { echo "differential: $*" >&2; exit 2; }
 

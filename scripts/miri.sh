@@ -122,9 +122,10 @@ fi
 #              checking driver's repeat schedule (scripts/check-driver.sh, which runs every
 #              schedule of every call natively on every run, as before).
 # The phase is the commit's last hex digit (MIRI_PHASE overrides it), modulo 2, 4, 8 or 16.
-# The repeat schedule (a non-sticky error from call k on, for ever) is not run under Miri: its
-# runs wait out their bounded waits' deadlines, which interpreted code takes minutes to reach;
-# scripts/check-driver.sh runs it natively, in its rotation with the sticky schedule.
+# The repeat and lost schedules (a non-sticky error from call k on, for ever; a device lost at
+# call k) are not run under Miri: their runs wait out their bounded waits' deadlines, which
+# interpreted code takes minutes to reach; scripts/check-driver.sh runs them natively, in its
+# rotation with the sticky schedule.
 faults=${MIRI_FAULTS:-sixteenth}
 case $faults in
     both) period=1 ;;

@@ -362,6 +362,11 @@ libraries_check() {
     cargo test --no-fail-fast --features $features --doc -- nvrtc blas nccl fft rand health FromCudarc || return 1
     cargo test --no-fail-fast -p custack-ui-tests --features $features --test ui -- ui_nvrtc ui_cublas \
         ui_nccl ui_cufft ui_curand ui_cublaslt || return 1
+    # NVRTC under the checking driver (checkdriver/tests/nvrtc.rs, the double's one test that is
+    # ignored without NVRTC): a kernel compiled and loaded clean, then under every schedule of
+    # custack-check.
+    cargo test --quiet --manifest-path checkdriver/Cargo.toml --target-dir "$target_dir/checkdriver" \
+        -- --ignored || return 1
     # The features' API docs, every rustdoc warning denied, as the main step does without them.
     RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet --features $features || return 1
     for example in 18_nvrtc_clock 11_cublas 12_nccl 20_nccl_ranks 23_signal_chain 24_gpu_health \

@@ -1600,142 +1600,144 @@ impl Json {
     }
 }
 
+/// A JSON reader over `s`, at byte `at`: what `parse_json` runs.
+struct Reader<'t> {
+    s: &'t [u8],
+    at: usize,
+}
+impl Reader<'_> {
+    fn space(&mut self) {
+        while self.s.get(self.at).is_some_and(u8::is_ascii_whitespace) {
+            self.at += 1;
+        }
+    }
+    fn eat(&mut self, c: u8) -> Result<(), String> {
+        self.space();
+        if self.s.get(self.at) == Some(&c) {
+            self.at += 1;
+            Ok(())
+        } else {
+            Err(format!("expected `{}` at byte {}", c as char, self.at))
+        }
+    }
+    fn string(&mut self) -> Result<String, String> {
+        self.eat(b'"')?;
+        let mut out = Vec::new();
+        loop {
+            let c = *self.s.get(self.at).ok_or("unterminated string")?;
+            self.at += 1;
+            match c {
+                b'"' => break,
+                b'\\' => {
+                    let e = *self.s.get(self.at).ok_or("unterminated escape")?;
+                    self.at += 1;
+                    match e {
+                        b'n' => out.push(b'\n'),
+                        b't' => out.push(b'\t'),
+                        b'r' => out.push(b'\r'),
+                        b'b' => out.push(8),
+                        b'f' => out.push(12),
+                        b'u' => {
+                            let hex = self.s.get(self.at..self.at + 4).ok_or("short \\u")?;
+                            self.at += 4;
+                            let code = u32::from_str_radix(
+                                std::str::from_utf8(hex).map_err(|e| e.to_string())?,
+                                16,
+                            )
+                            .map_err(|e| e.to_string())?;
+                            let ch = char::from_u32(code).unwrap_or('\u{fffd}');
+                            out.extend_from_slice(ch.to_string().as_bytes());
+                        }
+                        other => out.push(other),
+                    }
+                }
+                other => out.push(other),
+            }
+        }
+        String::from_utf8(out).map_err(|e| e.to_string())
+    }
+    fn value(&mut self) -> Result<Json, String> {
+        self.space();
+        match self.s.get(self.at) {
+            Some(b'{') => {
+                self.at += 1;
+                let mut fields = Vec::new();
+                self.space();
+                if self.s.get(self.at) == Some(&b'}') {
+                    self.at += 1;
+                    return Ok(Json::Object(fields));
+                }
+                loop {
+                    let key = self.string()?;
+                    self.eat(b':')?;
+                    fields.push((key, self.value()?));
+                    self.space();
+                    match self.s.get(self.at) {
+                        Some(b',') => self.at += 1,
+                        Some(b'}') => {
+                            self.at += 1;
+                            return Ok(Json::Object(fields));
+                        }
+                        _ => return Err(format!("expected `,` or `}}` at byte {}", self.at)),
+                    }
+                }
+            }
+            Some(b'[') => {
+                self.at += 1;
+                let mut items = Vec::new();
+                self.space();
+                if self.s.get(self.at) == Some(&b']') {
+                    self.at += 1;
+                    return Ok(Json::List(items));
+                }
+                loop {
+                    items.push(self.value()?);
+                    self.space();
+                    match self.s.get(self.at) {
+                        Some(b',') => self.at += 1,
+                        Some(b']') => {
+                            self.at += 1;
+                            return Ok(Json::List(items));
+                        }
+                        _ => return Err(format!("expected `,` or `]` at byte {}", self.at)),
+                    }
+                }
+            }
+            Some(b'"') => self.string().map(Json::Str),
+            Some(b't') if self.s[self.at..].starts_with(b"true") => {
+                self.at += 4;
+                Ok(Json::Bool(true))
+            }
+            Some(b'f') if self.s[self.at..].starts_with(b"false") => {
+                self.at += 5;
+                Ok(Json::Bool(false))
+            }
+            Some(b'n') if self.s[self.at..].starts_with(b"null") => {
+                self.at += 4;
+                Ok(Json::Null)
+            }
+            Some(_) => {
+                let start = self.at;
+                while self
+                    .s
+                    .get(self.at)
+                    .is_some_and(|c| c.is_ascii_digit() || b"+-.eE".contains(c))
+                {
+                    self.at += 1;
+                }
+                std::str::from_utf8(&self.s[start..self.at])
+                    .ok()
+                    .and_then(|n| n.parse().ok())
+                    .map(Json::Number)
+                    .ok_or_else(|| format!("no JSON value at byte {start}"))
+            }
+            None => Err("unexpected end".to_owned()),
+        }
+    }
+}
+
 /// Parses `text` as one JSON value; `Err` says where it stopped.
 fn parse_json(text: &str) -> Result<Json, String> {
-    struct Reader<'t> {
-        s: &'t [u8],
-        at: usize,
-    }
-    impl Reader<'_> {
-        fn space(&mut self) {
-            while self.s.get(self.at).is_some_and(u8::is_ascii_whitespace) {
-                self.at += 1;
-            }
-        }
-        fn eat(&mut self, c: u8) -> Result<(), String> {
-            self.space();
-            if self.s.get(self.at) == Some(&c) {
-                self.at += 1;
-                Ok(())
-            } else {
-                Err(format!("expected `{}` at byte {}", c as char, self.at))
-            }
-        }
-        fn string(&mut self) -> Result<String, String> {
-            self.eat(b'"')?;
-            let mut out = Vec::new();
-            loop {
-                let c = *self.s.get(self.at).ok_or("unterminated string")?;
-                self.at += 1;
-                match c {
-                    b'"' => break,
-                    b'\\' => {
-                        let e = *self.s.get(self.at).ok_or("unterminated escape")?;
-                        self.at += 1;
-                        match e {
-                            b'n' => out.push(b'\n'),
-                            b't' => out.push(b'\t'),
-                            b'r' => out.push(b'\r'),
-                            b'b' => out.push(8),
-                            b'f' => out.push(12),
-                            b'u' => {
-                                let hex = self.s.get(self.at..self.at + 4).ok_or("short \\u")?;
-                                self.at += 4;
-                                let code = u32::from_str_radix(
-                                    std::str::from_utf8(hex).map_err(|e| e.to_string())?,
-                                    16,
-                                )
-                                .map_err(|e| e.to_string())?;
-                                let ch = char::from_u32(code).unwrap_or('\u{fffd}');
-                                out.extend_from_slice(ch.to_string().as_bytes());
-                            }
-                            other => out.push(other),
-                        }
-                    }
-                    other => out.push(other),
-                }
-            }
-            String::from_utf8(out).map_err(|e| e.to_string())
-        }
-        fn value(&mut self) -> Result<Json, String> {
-            self.space();
-            match self.s.get(self.at) {
-                Some(b'{') => {
-                    self.at += 1;
-                    let mut fields = Vec::new();
-                    self.space();
-                    if self.s.get(self.at) == Some(&b'}') {
-                        self.at += 1;
-                        return Ok(Json::Object(fields));
-                    }
-                    loop {
-                        let key = self.string()?;
-                        self.eat(b':')?;
-                        fields.push((key, self.value()?));
-                        self.space();
-                        match self.s.get(self.at) {
-                            Some(b',') => self.at += 1,
-                            Some(b'}') => {
-                                self.at += 1;
-                                return Ok(Json::Object(fields));
-                            }
-                            _ => return Err(format!("expected `,` or `}}` at byte {}", self.at)),
-                        }
-                    }
-                }
-                Some(b'[') => {
-                    self.at += 1;
-                    let mut items = Vec::new();
-                    self.space();
-                    if self.s.get(self.at) == Some(&b']') {
-                        self.at += 1;
-                        return Ok(Json::List(items));
-                    }
-                    loop {
-                        items.push(self.value()?);
-                        self.space();
-                        match self.s.get(self.at) {
-                            Some(b',') => self.at += 1,
-                            Some(b']') => {
-                                self.at += 1;
-                                return Ok(Json::List(items));
-                            }
-                            _ => return Err(format!("expected `,` or `]` at byte {}", self.at)),
-                        }
-                    }
-                }
-                Some(b'"') => self.string().map(Json::Str),
-                Some(b't') if self.s[self.at..].starts_with(b"true") => {
-                    self.at += 4;
-                    Ok(Json::Bool(true))
-                }
-                Some(b'f') if self.s[self.at..].starts_with(b"false") => {
-                    self.at += 5;
-                    Ok(Json::Bool(false))
-                }
-                Some(b'n') if self.s[self.at..].starts_with(b"null") => {
-                    self.at += 4;
-                    Ok(Json::Null)
-                }
-                Some(_) => {
-                    let start = self.at;
-                    while self
-                        .s
-                        .get(self.at)
-                        .is_some_and(|c| c.is_ascii_digit() || b"+-.eE".contains(c))
-                    {
-                        self.at += 1;
-                    }
-                    std::str::from_utf8(&self.s[start..self.at])
-                        .ok()
-                        .and_then(|n| n.parse().ok())
-                        .map(Json::Number)
-                        .ok_or_else(|| format!("no JSON value at byte {start}"))
-                }
-                None => Err("unexpected end".to_owned()),
-            }
-        }
-    }
     let mut r = Reader {
         s: text.as_bytes(),
         at: 0,
@@ -1766,7 +1768,12 @@ fn reports(root: &Path) -> Vec<Report> {
         .flatten()
         .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("gpu-report-") && n.ends_with(".json"))
+        .filter(|n| {
+            n.starts_with("gpu-report-")
+                && std::path::Path::new(n)
+                    .extension()
+                    .is_some_and(|e| e == "json")
+        })
         .collect();
     files.sort();
     for name in files {

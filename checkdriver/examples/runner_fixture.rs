@@ -9,6 +9,8 @@
 //! - `stack`: leaves a context on the thread's stack;
 //! - `panics`: panics when a call fails;
 //! - `aborts`: aborts when a call fails;
+//! - `segfaults`: creates a context, then dies of `SIGSEGV` (as a library it loaded might), so
+//!   the driver writes no report;
 //! - `waits`: two asynchronous memsets on a stream, then `cuStreamSynchronize`: a wait with no
 //!   deadline (under `NULLDRIVER_HANG_AT` the double ends it with its `hung` exit);
 //! - `deadline`: as `waits`, but polls `cuStreamQuery` until a 20 ms deadline; past it, the
@@ -300,6 +302,19 @@ fn run(mode: &str) -> Result<(), String> {
                 std::process::abort();
             }
             Ok(())
+        }
+        "segfaults" => {
+            unsafe extern "C" {
+                fn signal(signal: core::ffi::c_int, handler: usize) -> usize;
+                fn raise(signal: core::ffi::c_int) -> core::ffi::c_int;
+            }
+            let _c = context()?;
+            // SAFETY: SIGSEGV (11) back to its default action (`SIG_DFL`, 0: the standard
+            // library's handler, for stack overflows, returns from a raised one).
+            unsafe { signal(11, 0) };
+            // SAFETY: no preconditions: the process ends as a crash ends it.
+            unsafe { raise(11) };
+            Err("SIGSEGV did not end the process".to_owned())
         }
         _ => Err(format!("unknown mode {mode:?}")),
     }

@@ -1,6 +1,6 @@
 //! The checking mode (`NULLDRIVER_CHECK=1`), fault injection (`NULLDRIVER_FAIL_AT=k`,
-//! `NULLDRIVER_STICKY_AT=k`, `NULLDRIVER_REPEAT_AT=k`, optional `NULLDRIVER_FAIL_CODE=n`) and
-//! hangs (`NULLDRIVER_HANG_AT=k`).
+//! `NULLDRIVER_STICKY_AT=k`, `NULLDRIVER_REPEAT_AT=k`, `NULLDRIVER_LOST_AT=k`, optional
+//! `NULLDRIVER_FAIL_CODE=n`) and hangs (`NULLDRIVER_HANG_AT=k`).
 //!
 //! In checking mode every context, stream, event, module, function, device allocation and
 //! page-locked allocation is recorded with the context it belongs to, and a **violation** is
@@ -29,7 +29,17 @@
 //! typical code, or `CUDA_ERROR_UNKNOWN` (999) where that is sticky (a synchronize's): a driver
 //! that keeps answering a query "invalid value" or "unknown error", which says nothing about the
 //! work and never turns into a sticky error. A wait that takes such an answer for "not yet"
-//! must still end by its deadline.
+//! must still end by its deadline. Lost mode (`NULLDRIVER_LOST_AT=k`) is a device lost at call
+//! k (fallen off the bus): every call from k on, but the context stack's, the destroys and
+//! `cuLibraryUnload` (the device's queries too: the device is gone), answers
+//! `CUDA_ERROR_DEVICE_UNAVAILABLE` (46; `NULLDRIVER_FAIL_CODE` does not change it), which
+//! custack does not classify sticky (nor does [`is_sticky`]), so the process is not poisoned;
+//! the work pending at the loss never completes (no wait or query can succeed any more), and,
+//! as in a poisoned process, a release of what it uses is a violation however the release is
+//! answered: nothing can show that a lost device stopped touching it. The code is the double's
+//! choice: the driver documents none for a device lost mid-process (46 is its "busy or
+//! unavailable" device), and a lost device whose driver answers `CUDA_ERROR_UNKNOWN` instead is
+//! the repeat schedule's, one that answers a sticky code the sticky schedule's.
 //!
 //! Pending work: an asynchronous copy, memset or launch leaves the device allocation it uses
 //! (found from any address inside it: views at an offset count) and the page-locked host
@@ -126,6 +136,15 @@ static FAIL_CODE: AtomicU64 = AtomicU64::new(0);
 /// `NULLDRIVER_REPEAT_AT`: every call from this one on (but the exempt ones, as for
 /// `NULLDRIVER_STICKY_AT`) answers the same error that is not sticky, for ever (0: never).
 static REPEAT_AT: AtomicU64 = AtomicU64::new(0);
+/// `NULLDRIVER_LOST_AT`: the device is lost at this call: every call from it on (but the exempt
+/// ones, as for `NULLDRIVER_STICKY_AT`) answers `CUDA_ERROR_DEVICE_UNAVAILABLE` (0: never).
+static LOST_AT: AtomicU64 = AtomicU64::new(0);
+/// Set once the lost schedule answered a call: the device's pending work never completes, and
+/// nothing it uses may be released from then on, whatever that call is answered (as after
+/// `POISONED`).
+static LOST: AtomicBool = AtomicBool::new(false);
+/// `CUDA_ERROR_DEVICE_UNAVAILABLE`: what every call of a lost device answers.
+const DEVICE_UNAVAILABLE: i32 = 46;
 /// Set once the double answered a sticky error: the process is poisoned, and the device's work
 /// it had pending may still run (a fault in one context does not stop another's, R20), so
 /// nothing it uses may be released from then on, whatever that call is answered.
@@ -585,6 +604,7 @@ pub(crate) fn init() -> bool {
     STICKY_AT.store(env_u64("NULLDRIVER_STICKY_AT"), Relaxed);
     FAIL_CODE.store(env_u64("NULLDRIVER_FAIL_CODE"), Relaxed);
     REPEAT_AT.store(env_u64("NULLDRIVER_REPEAT_AT"), Relaxed);
+    LOST_AT.store(env_u64("NULLDRIVER_LOST_AT"), Relaxed);
     HANG_AT.store(env_u64("NULLDRIVER_HANG_AT"), Relaxed);
     crate::inject::init();
     if let Some(secs) = std::env::var("NULLDRIVER_HANG_IDLE_SECS")
@@ -597,7 +617,8 @@ pub(crate) fn init() -> bool {
         check
             || FAIL_AT.load(Relaxed) != 0
             || STICKY_AT.load(Relaxed) != 0
-            || REPEAT_AT.load(Relaxed) != 0,
+            || REPEAT_AT.load(Relaxed) != 0
+            || LOST_AT.load(Relaxed) != 0,
         Relaxed,
     );
     check
@@ -774,6 +795,7 @@ fn fault_slow(name: &'static str) -> Option<i32> {
     if name.starts_with("cuGetErrorName")
         || name.starts_with("cuGetErrorString")
         || name.starts_with("cuGetProcAddress")
+        || name.starts_with("cuGetExportTable")
     {
         return None;
     }
@@ -791,6 +813,9 @@ fn fault_slow(name: &'static str) -> Option<i32> {
     } else {
         let sticky = STICKY_AT.load(Relaxed);
         let repeat = REPEAT_AT.load(Relaxed);
+        let lost = LOST_AT.load(Relaxed);
+        // What a faulted or lost device still answers: the thread's context stack (host-side
+        // state of the driver), and the destruction of what the process tears down.
         let exempt = name.starts_with("cuCtxPushCurrent")
             || name.starts_with("cuCtxPopCurrent")
             || name.starts_with("cuCtxGetCurrent")
@@ -807,6 +832,12 @@ fn fault_slow(name: &'static str) -> Option<i32> {
                 return None;
             }
             STICKY_CODE.load(Relaxed) as i32 // CUDA_ERROR_ILLEGAL_ADDRESS unless told
+        } else if lost != 0 && n >= lost {
+            // The device is gone: its pending work never completes (every wait and query
+            // fails from now on), and releasing what it uses is a violation from now on
+            // (`freeing`, `released_while_failed`), whatever the release is answered.
+            LOST.store(true, Relaxed);
+            DEVICE_UNAVAILABLE
         } else if repeat != 0 && n >= repeat {
             repeat_code(name)
         } else {
@@ -835,7 +866,8 @@ fn fault_slow(name: &'static str) -> Option<i32> {
 /// `CUDA_ERROR_LAUNCH_FAILED` and an illegal address's `CUDA_ERROR_ILLEGAL_ADDRESS` these five
 /// answered `CUDA_SUCCESS`, while `cuMemGetInfo`, the synchronizes, allocations, copies, loads,
 /// launches, `cuDevicePrimaryCtxRetain` and `cuCtxCreate` answered the sticky error;
-/// `docs/validation.md`). Repeat mode (a persistent error that is not sticky) fails them still.
+/// `docs/validation.md`). Repeat mode (a persistent error that is not sticky) and lost mode (a
+/// device that is gone) fail them still.
 fn spared_by_sticky(name: &str) -> bool {
     matches!(
         name,
@@ -2314,6 +2346,8 @@ fn freeing_in(s: &mut State, kind: Kind, h: usize, stream: Option<usize>, what: 
         }
         let poisoned = if POISONED.load(Relaxed) {
             " (in a poisoned process: a sticky error does not end the device's work)"
+        } else if LOST.load(Relaxed) {
+            " (the device is lost: nothing shows that its work stopped)"
         } else {
             ""
         };
@@ -2335,13 +2369,13 @@ fn freeing_in(s: &mut State, kind: Kind, h: usize, stream: Option<usize>, what: 
 }
 
 /// A call that releases `h` (of `kind`: memory, or a module or library, whose globals and
-/// kernels go with it) was answered with an error (`fault`). In a poisoned process that is
-/// still a release the program asked for while the device's work may use what it releases:
-/// the program, not the driver's answer, decides what it does next with that memory (reuses
-/// it, frees it again, hands it back), so it is checked as a release that succeeded
-/// ([`freeing`]). Elsewhere a failed release releases nothing.
+/// kernels go with it) was answered with an error (`fault`). In a poisoned process, or once the
+/// device is lost, that is still a release the program asked for while the device's work may
+/// use what it releases: the program, not the driver's answer, decides what it does next with
+/// that memory (reuses it, frees it again, hands it back), so it is checked as a release that
+/// succeeded ([`freeing`]). Elsewhere a failed release releases nothing.
 pub(crate) fn released_while_failed(kind: Kind, h: usize, stream: Option<usize>, what: &str) {
-    if POISONED.load(Relaxed) {
+    if POISONED.load(Relaxed) || LOST.load(Relaxed) {
         match kind {
             Kind::Module | Kind::Library => unloading(h, what),
             _ => freeing(kind, h, stream, what),
@@ -3143,14 +3177,27 @@ pub(crate) fn start(fail_at: u64, sticky_at: u64, hang_at: u64) {
     HANG_AT.store(hang_at, Relaxed);
 }
 
-/// Tests only: no fault schedule any more (a sticky one included), and the process no longer
-/// poisoned, so that the next test starts as a fresh process would.
+/// The device is lost from call `k` on (`NULLDRIVER_LOST_AT`; 0: not lost, and forgets that it
+/// was), for the double's own tests.
+#[cfg(test)]
+pub(crate) fn lose_at(k: u64) {
+    LOST_AT.store(k, Relaxed);
+    LOST.store(false, Relaxed);
+    if k != 0 {
+        FAULTS.store(true, Relaxed);
+    }
+}
+
+/// Tests only: no fault schedule any more (a sticky or lost one included), and the process no
+/// longer poisoned nor its device lost, so that the next test starts as a fresh process would.
 #[cfg(test)]
 pub(crate) fn faults_off() {
     FAULTS.store(false, Relaxed);
     FAIL_AT.store(0, Relaxed);
     STICKY_AT.store(0, Relaxed);
     REPEAT_AT.store(0, Relaxed);
+    LOST_AT.store(0, Relaxed);
+    LOST.store(false, Relaxed);
     STICKY_CODE.store(700, Relaxed);
     POISONED.store(false, Relaxed);
 }

@@ -4,10 +4,11 @@
 //! - **Testing programs without a GPU** (the checking mode, `NULLDRIVER_CHECK=1`, `check.rs`):
 //!   it records every context, stream, allocation and pending operation, fails driver call k
 //!   (`NULLDRIVER_FAIL_AT=k`) or every call from k on (`NULLDRIVER_STICKY_AT=k`: a sticky error;
-//!   `NULLDRIVER_REPEAT_AT=k`: the same error that is not sticky, for ever), makes the
-//!   first asynchronous enqueue at or after call k never complete (`NULLDRIVER_HANG_AT=k`: a
-//!   blocking wait on it ends the process with status [`HUNG_EXIT`] and a `hung` line in the
-//!   report), corrupts one replica of a redundant kernel (`NULLDRIVER_INJECT=SEED`, `inject.rs`:
+//!   `NULLDRIVER_REPEAT_AT=k`: the same error that is not sticky, for ever;
+//!   `NULLDRIVER_LOST_AT=k`: a lost device, `CUDA_ERROR_DEVICE_UNAVAILABLE` for ever and its
+//!   pending work never completing), makes the first asynchronous enqueue at or after call k
+//!   never complete (`NULLDRIVER_HANG_AT=k`: a blocking wait on it ends the process with status
+//!   [`HUNG_EXIT`] and a `hung` line in the report), corrupts one replica of a redundant kernel (`NULLDRIVER_INJECT=SEED`, `inject.rs`:
 //!   bits flipped in what a launch on a second partition's stream wrote, or the launch dropped),
 //!   and reports wrong-context calls, double frees, leaks and memory freed under pending work. The runner `custack-check` (`src/bin/custack-check`) runs a program, or a
 //!   test binary, under every such schedule (`--hangs`: one hang per enqueue of the clean run):
@@ -144,10 +145,10 @@ pub fn report() -> String {
 }
 
 /// Reads the environment as loading `libcuda.so` does (`NULLDRIVER_CHECK`, `NULLDRIVER_FAIL_AT`,
-/// `NULLDRIVER_STICKY_AT`, `NULLDRIVER_REPEAT_AT`, `NULLDRIVER_FAIL_CODE`, `NULLDRIVER_HANG_AT`, `NULLDRIVER_REPORT`,
-/// `NULLDRIVER_DUMP`), for a
-/// program that links the double as an rlib, so that `custack-check` can run it. Only the
-/// first call (or the load) acts.
+/// `NULLDRIVER_STICKY_AT`, `NULLDRIVER_REPEAT_AT`, `NULLDRIVER_LOST_AT`, `NULLDRIVER_FAIL_CODE`,
+/// `NULLDRIVER_HANG_AT`, `NULLDRIVER_REPORT`, `NULLDRIVER_DUMP`), for a program that links the
+/// double as an rlib, so that `custack-check` can run it. Only the first call (or the load)
+/// acts.
 pub fn start_from_env() {
     load::on_load();
 }

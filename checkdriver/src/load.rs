@@ -1,7 +1,7 @@
-//! What happens at load and at exit: `on_load` (from `.init_array`) reads the environment
-//! (`NULLDRIVER_CHECK` and the schedules, `NULLDRIVER_TRACE`, `NULLDRIVER_DRIVER_VERSION`,
-//! `NULLDRIVER_DUMP`), the report is written at exit, and a blocking wait on hung work ends the
-//! process at once (`hang_exit`).
+//! What happens at load and at exit: `on_load` (from `.init_array`) marks the load where the
+//! runner asks (`NULLDRIVER_LOADED`), reads the environment (`NULLDRIVER_CHECK` and the
+//! schedules, `NULLDRIVER_TRACE`, `NULLDRIVER_DRIVER_VERSION`, `NULLDRIVER_DUMP`), the report
+//! is written at exit, and a blocking wait on hung work ends the process at once (`hang_exit`).
 
 use crate::api::dump_counts;
 use crate::extensions::custackCheckdriverSetDriverVersion;
@@ -63,6 +63,12 @@ pub(crate) extern "C" fn on_load() {
     static LOADED: AtomicBool = AtomicBool::new(false);
     if LOADED.swap(true, Relaxed) {
         return;
+    }
+    // The runner's sign that the program loaded this library (`NULLDRIVER_LOADED`, a path):
+    // written now, so that a program that then dies without its exit handlers (a crash, a
+    // signal, `_exit`) is told apart from one that never loaded the checking driver.
+    if let Some(path) = std::env::var_os("NULLDRIVER_LOADED").filter(|p| !p.is_empty()) {
+        let _ = std::fs::write(path, format!("{}\n", std::process::id()));
     }
     trace::init();
     if check::init() {

@@ -86,14 +86,24 @@ fn an_elf_image_without_a_symbol_table_answers_every_name() {
     });
 }
 
+/// The header of a cubin of CUDA 13's ELF ABI (`EI_ABIVERSION` 8, `EI_OSABI` 0x41), whose
+/// `e_flags` hold the SM in their second byte: NVRTC 13.0 writes `0x6005a04` for `sm_90`.
+fn cuda13(mut image: Vec<u8>, sm: u8) -> Vec<u8> {
+    image[7] = 0x41;
+    image[8] = 8;
+    image[0x30..0x34].copy_from_slice(&(0x0600_0004_u32 | u32::from(sm) << 8).to_le_bytes());
+    image
+}
+
 /// A cubin built for another architecture than the device's (`sm_80` on the double's H100) is
 /// refused with `CUDA_ERROR_NO_BINARY_FOR_GPU`, as the driver refuses it; the same cubin built
-/// for `sm_90` loads.
+/// for `sm_90` loads, in CUDA 12's ELF ABI and in CUDA 13's.
 #[test]
 fn a_cubin_for_another_architecture_has_no_code_for_the_device() {
     let image = cuda::cubin(&["frame_blur"], &[]);
     let mut sm80 = image.clone();
     sm80[0x30] = 80;
+    let sm80_13 = cuda13(image.clone(), 80);
     cuda::start_checking(0, 0);
     let (mut ctx, mut module) = (null_mut(), null_mut());
     // SAFETY: valid out-pointers; both images are complete ELF images.
@@ -104,9 +114,17 @@ fn a_cubin_for_another_architecture_has_no_code_for_the_device() {
             cuda::cuModuleLoadData(&raw mut module, sm80.as_ptr().cast()),
             CUDA_ERROR_NO_BINARY_FOR_GPU
         );
+        assert_eq!(
+            cuda::cuModuleLoadData(&raw mut module, sm80_13.as_ptr().cast()),
+            CUDA_ERROR_NO_BINARY_FOR_GPU
+        );
         assert_eq!(cuda::cuCtxDestroy_v2(ctx), 0);
     }
     with_module(&image, |module| {
+        assert_eq!(get_function(module, c"frame_blur"), 0);
+    });
+    // Its low byte is 4 for sm_90: read as CUDA 12's, it would be refused.
+    with_module(&cuda13(image, 90), |module| {
         assert_eq!(get_function(module, c"frame_blur"), 0);
     });
 }

@@ -1,5 +1,6 @@
 //! The double's fault schedules that answer for ever, seen from a process: `NULLDRIVER_REPEAT_AT`
-//! (the same error that is not sticky, from call k on) and what a sticky error leaves pending
+//! (the same error that is not sticky, from call k on), `NULLDRIVER_LOST_AT` (a lost device)
+//! and what a sticky error leaves pending
 //! (`NULLDRIVER_STICKY_AT`, or one call failed with a sticky code): the programs `queries` and
 //! `sticky-frees` of `examples/runner_fixture.rs`, their output and report read.
 
@@ -37,6 +38,7 @@ fn run(mode: &str, env: &[(&str, &str)]) -> (Option<i32>, String, String) {
         "NULLDRIVER_FAIL_AT",
         "NULLDRIVER_STICKY_AT",
         "NULLDRIVER_REPEAT_AT",
+        "NULLDRIVER_LOST_AT",
         "NULLDRIVER_FAIL_CODE",
         "NULLDRIVER_HANG_AT",
     ] {
@@ -142,4 +144,21 @@ fn a_release_under_pending_work_in_a_poisoned_process_is_a_violation() {
     assert_eq!(violations(&[("NULLDRIVER_STICKY_AT", "7")]).0, 0);
     // Not poisoned: a free answered with an error released nothing.
     assert_eq!(violations(&[("NULLDRIVER_REPEAT_AT", "6")]).0, 0);
+    // A device lost at the synchronize: not poisoned either (its code is not sticky), but its
+    // work never ends, so the free is a violation however it is answered.
+    let (n, report) = violations(&[("NULLDRIVER_LOST_AT", "6")]);
+    assert_eq!(n, 1, "{report}");
+    assert!(report.contains("the device is lost"), "{report}");
+    // Lost after the synchronize succeeded: nothing pending.
+    assert_eq!(violations(&[("NULLDRIVER_LOST_AT", "7")]).0, 0);
+}
+
+/// A device lost at call k answers `CUDA_ERROR_DEVICE_UNAVAILABLE` to every call from k on,
+/// queries and synchronizes alike, for ever (`queries`: calls 6 to 10).
+#[test]
+fn a_lost_device_answers_unavailable_to_every_call_from_k_on() {
+    assert_eq!(answers(&[("NULLDRIVER_LOST_AT", "6")]), "46 46 46 46 46");
+    assert_eq!(answers(&[("NULLDRIVER_LOST_AT", "8")]), "0 0 46 46 46");
+    let (_, report, _) = run("queries", &[("NULLDRIVER_LOST_AT", "7")]);
+    assert_eq!(line(&report, "failed"), Some("cuStreamQuery"), "{report}");
 }

@@ -1,7 +1,8 @@
 //! `custack-check`'s own tests, on the programs of `examples/runner_fixture.rs`: as many fault
 //! schedules as the clean run makes driver calls (twice: failed once, and sticky), its exit
 //! status, and one report of each kind of problem (leak, double free, wrong context, context
-//! left on a stack, panic, abort, a program that never loaded the checking driver).
+//! left on a stack, panic, abort, a program that never loaded the checking driver, one that
+//! crashed after it loaded it).
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -177,6 +178,32 @@ fn a_program_without_the_checking_driver_cannot_be_checked() {
     let (out, text) = check(&["true"]);
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert!(text.contains("did not load the checking driver"), "{text}");
+    assert!(text.contains("CUDA_DRIVER_LIB_DIR="), "{text}");
+}
+
+#[test]
+fn a_crash_under_the_checking_driver_is_not_taken_for_a_build_without_it() {
+    // The program loaded the double (its mark at load), then died of SIGSEGV: a crash, not a
+    // build that linked another libcuda.
+    let (code, text) = check_fixture("segfaults");
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains(
+            "the program crashed (signal 11, SIGSEGV) while it ran under the checking driver"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("did not load"), "{text}");
+    assert!(!text.contains("CUDA_DRIVER_LIB_DIR"), "{text}");
+    // A program that dies of a signal without ever loading it.
+    let (out, text) = check(&["sh", "-c", "kill -SEGV $$"]);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains(
+            "the program crashed (signal 11, SIGSEGV) before it loaded the checking driver"
+        ),
+        "{text}"
+    );
 }
 
 #[test]

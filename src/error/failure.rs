@@ -566,6 +566,7 @@ mod tests {
         );
         assert!(!ErrorKind::ContextIsDestroyed.is_sticky());
         assert!(!ErrorKind::InvalidValue.is_sticky());
+        assert!(!ErrorKind::DeviceUnavailable.is_sticky());
         assert!(Error::from_raw(ffi::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS).is_sticky());
     }
     /// Equal only when every part is: code, kind, detail, source (the same one), origin.

@@ -832,7 +832,12 @@ impl ErrorKind {
         // (conservatively): device memory the work used is corrupt, so nothing in the context
         // can be trusted.
         // Not sticky: CONTEXT_IS_DESTROYED (the context handle is stale; other contexts are
-        // fine) and NVLINK_UNCORRECTABLE (documented without the sentence above).
+        // fine), NVLINK_UNCORRECTABLE (documented without the sentence above) and
+        // DEVICE_UNAVAILABLE (documented as "busy or unavailable at the current time": an
+        // exclusive or prohibited compute mode, a device full of work; a later call may
+        // succeed). A lost GPU is NVML's to report (`HardwareFault`); the checking driver's
+        // lost schedule answers this code to every call and checks that no run hangs or
+        // releases what the lost device's work used.
         matches!(
             self,
             Self::EccUncorrectable

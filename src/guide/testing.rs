@@ -82,6 +82,19 @@
 //! with an error or in custack's safe state, whose one line then names the deadline that passed.
 //! custack's own programs run so in `scripts/check-driver.sh`.
 //!
+//! # A lost device
+//!
+//! A GPU that falls off the bus is not a sticky fault of custack's list: the driver answers
+//! every call with an error from then on, and the work pending at the loss never reports its
+//! end. `NULLDRIVER_LOST_AT=k` (below) answers every call from k on, but the context's stack
+//! and destruction, `CUDA_ERROR_DEVICE_UNAVAILABLE`
+//! ([`ErrorKind::DeviceUnavailable`](crate::ErrorKind::DeviceUnavailable), not sticky, so the
+//! process is not poisoned), and from then on a release of memory (or of a module) that work
+//! pending at the loss uses is a violation however the release is answered: nothing shows that
+//! the device stopped using it. Every run must end, with an error or in custack's safe state,
+//! without a panic and without such a release; `scripts/check-driver.sh` runs it in rotation
+//! with the sticky and repeat schedules.
+//!
 //! # Hangs: does every wait end by its deadline?
 //!
 //! A kernel that never finishes (a deadlock, a peer that never arrives) is the failure a fault
@@ -136,7 +149,9 @@
 //! the end of each test binary (`NULLDRIVER_REPORT=FILE` writes it to a file instead;
 //! `NULLDRIVER_FAIL_AT=k` and `NULLDRIVER_STICKY_AT=k` fail call k, as the runner does,
 //! `NULLDRIVER_REPEAT_AT=k` answers every call from k on with the same error that is not sticky,
-//! for ever (`NULLDRIVER_FAIL_CODE=n` chooses it; by default the call's typical code), and
+//! for ever (`NULLDRIVER_FAIL_CODE=n` chooses it; by default the call's typical code),
+//! `NULLDRIVER_LOST_AT=k` loses the device at call k (`CUDA_ERROR_DEVICE_UNAVAILABLE` for ever,
+//! its pending work never completing), and
 //! `NULLDRIVER_HANG_AT=k` makes the first asynchronous enqueue from call k on never complete). Where
 //! no libcuda is installed at all, custack's build finds none and links none; set
 //! `CUDA_DRIVER_LIB_DIR` to the same directory for the build, so that custack links the
@@ -270,9 +285,10 @@
 //!
 //! `stand_in_cubin` in the repository's `checkdriver/src/cubin.rs` builds one from the kernels'
 //! names and declarations (their signature lines, from the PTX that `nvcc -ptx` writes). It is
-//! one file with no dependencies: compile it into your test with `#[path]` (a dependency on the
-//! checking driver's package would link the checking libcuda's entry points into the test
-//! itself). `benches/checking` does so for example 22's kernels (its programs `safety_frame`
+//! one file with no dependencies and no tests of its own (they live in the checking driver's
+//! crate, `checkdriver/src/tests/cubin.rs`): compile it into your test with `#[path]`, which
+//! brings only the builder (a dependency on the checking driver's package would link the
+//! checking libcuda's entry points into the test itself). `benches/checking` does so for example 22's kernels (its programs `safety_frame`
 //! and `fork`, which the test command runs under the checking driver, so the file and its use
 //! there are compiled and run on every test run). The sketch below is not a doc test: the
 //! published crate does not ship `checkdriver/`.

@@ -30,6 +30,14 @@ entry_points! {
     ) {
         trace::proc_address(symbol, version, status, |s| get_proc_address(symbol, pfn, version, s))
     }
+    // The driver's private tables, which NVIDIA's own libraries ask for by UUID (NVRTC 13 does
+    // in `nvrtcCompileProgram` once it has loaded libcuda and `cuInit` succeeded): the double has
+    // none, so every id is not found and the table is null. NVRTC 13 then compiles without
+    // them; with no `cuGetExportTable` at all it reads a table it never got and crashes.
+    fn cuGetExportTable(table: *mut *const c_void, id: *const c_void) {
+        out(table, core::ptr::null());
+        CUDA_ERROR_NOT_FOUND
+    }
 }
 
 /// The entry points newer than the 12.2 baseline, with the CUDA version that introduced each:

@@ -254,3 +254,24 @@ fn newer_entry_points_are_found_from_their_version_and_checked() {
         );
     }
 }
+
+#[test]
+fn export_tables_are_not_found_and_not_counted() {
+    // NVRTC 13 asks for the driver's private tables by UUID inside `nvrtcCompileProgram`, and
+    // reads a table it never got where the entry point is missing: the double has none.
+    let _serial = serial();
+    check::start(0, 0, 0); // counting on, nothing failed
+    let id = [0x6bu8; 16];
+    let mut table: *const c_void = core::ptr::dangling();
+    let before = check::calls();
+    // SAFETY: a valid out-pointer and a 16-byte id.
+    let r = unsafe { cuGetExportTable(&raw mut table, id.as_ptr().cast()) };
+    assert_eq!((r, table), (CUDA_ERROR_NOT_FOUND, core::ptr::null()));
+    // A lookup, as cuGetProcAddress: not a call the fault schedules count (and fail).
+    assert_eq!(check::calls(), before);
+    let mut v = 0;
+    // SAFETY: a valid out-pointer.
+    assert_eq!(unsafe { cuDriverGetVersion(&raw mut v) }, CUDA_SUCCESS);
+    assert_eq!(check::calls(), before + 1, "a driver call is counted");
+    mode::CHECK.store(false, Relaxed);
+}

@@ -10,12 +10,14 @@
 )]
 
 mod capture;
+mod cubin;
 mod entry_point;
 mod event;
 mod graph;
 mod green;
 mod hang;
 mod ipc;
+mod lost;
 mod measured;
 mod memory;
 mod module;

@@ -202,20 +202,21 @@ fn in_parked_graph(guard: &PushedGuard<'_, '_>) -> Result<()> {
     holds_pattern(&d.to_vec()?, "parked graph's payload")
 }
 
-/// Names `event` to the double as left behind on purpose (`custackCheckdriverLeftBehind`): the
-/// event of a submission the program leaked.
-fn event_left_behind(event: custack::ffi::CUevent) -> Result<()> {
+/// Names `handle` (of the double's `kind`) to the double as left behind on purpose
+/// (`custackCheckdriverLeftBehind`): the event of a submission the program leaked, and the
+/// memory it leaked with it where no wait showed the submission's copy complete.
+fn left_behind(kind: &core::ffi::CStr, handle: u64) -> Result<()> {
     type LeftBehind =
         unsafe extern "C" fn(*const core::ffi::c_char, u64, u64) -> custack::ffi::CUresult;
     let pfn = checkdriver_extension(c"custackCheckdriverLeftBehind")?;
     // SAFETY: the double's `custackCheckdriverLeftBehind`, of exactly this signature.
     let left: LeftBehind =
         unsafe { core::mem::transmute::<*mut core::ffi::c_void, LeftBehind>(pfn) };
-    // SAFETY: a NUL-terminated kind name and a live event's handle.
-    match unsafe { left(c"Event".as_ptr(), event as u64, 0) } {
+    // SAFETY: a NUL-terminated kind name and a live handle of that kind.
+    match unsafe { left(kind.as_ptr(), handle, 0) } {
         custack::ffi::CUresult::CUDA_SUCCESS => Ok(()),
         _ => Err(unexpected(
-            "the double took the leaked event as left behind",
+            "the double took the leaked handle as left behind",
         )),
     }
 }
@@ -232,16 +233,20 @@ fn in_leaked_submission(guard: &PushedGuard<'_, '_>) -> Result<()> {
     let pending = other.submit((x, vec![0u32; N]), |s, (d, h)| s.copy_to_host(h, &d))?;
     let event = pending.event_raw();
     core::mem::forget(pending);
-    event_left_behind(event)?;
+    left_behind(c"Event", event as u64)?;
     let refused = relaunch_refused(&stream, &mut exec, "leaked submission");
     // The leaked copy is complete after this; then the memory is adopted back (read, freed).
-    let synchronized = guard.synchronize();
+    // Where the synchronize failed, nothing shows the copy over, whether the error is sticky
+    // or not (a device lost, an error the driver keeps answering): the memory stays leaked
+    // (R11), named to the double, and is never adopted, so never freed under the copy.
+    if let Err(e) = guard.synchronize() {
+        left_behind(c"DeviceMemory", ptr)?;
+        return Err(e);
+    }
     // SAFETY: the graph allocation the leaked buffer owned, which nothing frees (leaked), of
-    // this context, which `cuMemFree` frees (graph memory no free node frees); no work uses it
-    // once the context is synchronized (and where that failed, the adopted buffer's drop
-    // leaves it behind: the process is poisoned or the error is returned first).
+    // this context, which `cuMemFree` frees (graph memory no free node frees); no work uses it:
+    // the context is synchronized (above).
     let x = unsafe { guard.buffer_from_raw::<u32>(ptr, len) };
-    synchronized?;
     refused?;
     holds_pattern(&x.to_vec()?, "leaked submission")
 }

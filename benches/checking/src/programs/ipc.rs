@@ -87,6 +87,7 @@ fn child(mem: &[u8; 64], event: &[u8; 64]) -> Result<Vec<u32>> {
         "NULLDRIVER_FAIL_AT",
         "NULLDRIVER_STICKY_AT",
         "NULLDRIVER_REPEAT_AT",
+        "NULLDRIVER_LOST_AT",
         "NULLDRIVER_HANG_AT",
         "NULLDRIVER_FAIL_CODE",
         "NULLDRIVER_TRACE",

@@ -69,9 +69,80 @@ impl fmt::Display for Exit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Exit::Code(c) => write!(f, "exit {c}"),
-            Exit::Signal(s) => write!(f, "signal {s}"),
+            Exit::Signal(s) => match signal_name(*s) {
+                Some(name) => write!(f, "signal {s}, {name}"),
+                None => write!(f, "signal {s}"),
+            },
             Exit::TimedOut(t) => write!(f, "timed out after {t} s"),
             Exit::NotStarted(e) => write!(f, "not started: {e}"),
+        }
+    }
+}
+
+/// The name of the signals a crash or an abort ends a process with (Linux's numbers).
+fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        15 => "SIGTERM",
+        _ => return None,
+    })
+}
+
+/// Why a run left no report, in words: the checking driver writes its report at exit, and a
+/// mark at load (`NULLDRIVER_LOADED`, `loaded`), so a program that loaded it and then died
+/// without its exit handlers (a crash, a signal, `_exit`) is told apart from one that never
+/// loaded it (a build that linked another libcuda, or none).
+pub(crate) fn no_report(exit: &Exit, loaded: bool) -> String {
+    match (exit, loaded) {
+        (Exit::Signal(_) | Exit::Code(134), true) => format!(
+            "the program crashed ({exit}) while it ran under the checking driver, before its \
+             end, where the driver writes its report: the crash is the program's or a library's \
+             it loaded (NVRTC, cuBLAS, ...), not the build's"
+        ),
+        (Exit::Signal(_) | Exit::Code(134), false) => format!(
+            "the program crashed ({exit}) before it loaded the checking driver (before main, or \
+             before a dlopen of libcuda)"
+        ),
+        (Exit::TimedOut(_), true) => format!(
+            "the program {exit} under the checking driver, before its end, where the driver \
+             writes its report"
+        ),
+        (Exit::TimedOut(_), false) => {
+            format!("the program {exit} and did not load the checking driver")
+        }
+        (Exit::NotStarted(_), _) => format!("the program was {exit}"),
+        (Exit::Code(_), true) => format!(
+            "the program loaded the checking driver but ended ({exit}) without the exit \
+             handlers that write its report (`_exit`, or an exec)"
+        ),
+        (Exit::Code(_), false) => "the program did not load the checking driver".to_owned(),
+    }
+}
+
+/// What the checking driver left of a run: its report (written at exit), or, where there is
+/// none, whether the program loaded the driver at all (its mark at load).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Evidence<'a> {
+    /// The report.
+    Report(&'a Report),
+    /// No report, but the mark: the program loaded the checking driver, then ended without
+    /// its exit handlers.
+    Loaded,
+    /// Neither: the program never loaded the checking driver.
+    NotLoaded,
+}
+
+impl<'a> Evidence<'a> {
+    /// The report, if any.
+    pub(crate) fn report(self) -> Option<&'a Report> {
+        match self {
+            Evidence::Report(r) => Some(r),
+            Evidence::Loaded | Evidence::NotLoaded => None,
         }
     }
 }
@@ -266,15 +337,16 @@ pub(crate) struct Allow {
     pub(crate) strict_hangs: bool,
 }
 
-/// Judges one run: `exit` and `output` are the program's, `report` the driver's (None: the
-/// program did not load the checking driver, or died before it wrote one).
+/// Judges one run: `exit` and `output` are the program's, `evidence` what the driver left (its
+/// report, or whether the program loaded it).
 pub(crate) fn judge(
     schedule: Schedule,
     exit: &Exit,
     output: &str,
-    report: Option<&Report>,
+    evidence: Evidence<'_>,
     allow: Allow,
 ) -> Verdict {
+    let report = evidence.report();
     let blocked = matches!(schedule, Schedule::HangAt(_))
         && matches!(exit, Exit::Code(HUNG_EXIT))
         && report.is_some_and(|r| r.hung.is_some());
@@ -307,7 +379,8 @@ pub(crate) fn judge(
     };
     match report {
         None if outcome != Outcome::Abort && outcome != Outcome::SafeState => {
-            violations.push("no report: the program did not load the checking driver".to_owned());
+            let loaded = matches!(evidence, Evidence::Loaded);
+            violations.push(format!("no report: {}", no_report(exit, loaded)));
         }
         None => {}
         // Stopped in the middle of its work: only what it did wrong up to there counts.
@@ -395,7 +468,14 @@ mod tests {
     fn outcomes() {
         let r = report(CLEAN);
         let j = |exit, out: &str| {
-            judge(Schedule::FailAt(1), &exit, out, Some(&r), Allow::default()).outcome
+            judge(
+                Schedule::FailAt(1),
+                &exit,
+                out,
+                Evidence::Report(&r),
+                Allow::default(),
+            )
+            .outcome
         };
         assert_eq!(j(Exit::Code(0), ""), Outcome::Passed);
         assert_eq!(j(Exit::Code(1), "Error: out of memory"), Outcome::Error);
@@ -426,7 +506,7 @@ mod tests {
             Schedule::Clean,
             &Exit::Code(75),
             safe,
-            Some(&r),
+            Evidence::Report(&r),
             Allow::default(),
         );
         assert_eq!(clean.outcome, Outcome::Error);
@@ -436,7 +516,7 @@ mod tests {
             Schedule::FailAt(1),
             &Exit::Code(75),
             safe,
-            None,
+            Evidence::Loaded,
             Allow::default(),
         );
         assert_eq!(v.outcome, Outcome::SafeState);
@@ -453,7 +533,7 @@ mod tests {
             Schedule::FailAt(3),
             &Exit::Code(1),
             "",
-            Some(&r),
+            Evidence::Report(&r),
             Allow::default(),
         );
         assert_eq!(v.leaks.len(), 1);
@@ -462,7 +542,7 @@ mod tests {
             Schedule::StickyAt(3),
             &Exit::Code(1),
             "",
-            Some(&r),
+            Evidence::Report(&r),
             Allow::default(),
         );
         assert!(v.leaks.is_empty() && !v.bad());
@@ -472,7 +552,7 @@ mod tests {
                 Schedule::FailAt(3),
                 &Exit::Code(0),
                 "",
-                Some(&r),
+                Evidence::Report(&r),
                 Allow::default()
             )
             .bad()
@@ -489,7 +569,7 @@ mod tests {
             Schedule::StickyAt(2),
             &Exit::Code(0),
             "",
-            Some(&r),
+            Evidence::Report(&r),
             Allow::default(),
         );
         assert_eq!(v.violations.len(), 2);
@@ -502,17 +582,34 @@ mod tests {
             Schedule::FailAt(1),
             &Exit::Code(0),
             "",
-            None,
+            Evidence::NotLoaded,
             Allow::default(),
         );
         assert!(v.bad());
+        assert_eq!(
+            v.violations,
+            ["no report: the program did not load the checking driver"]
+        );
+        // It loaded the driver, then ended without its exit handlers.
+        let v = judge(
+            Schedule::FailAt(1),
+            &Exit::Code(3),
+            "",
+            Evidence::Loaded,
+            Allow::default(),
+        );
+        assert!(v.bad());
+        assert!(
+            v.violations[0].contains("loaded the checking driver but ended (exit 3)"),
+            "{v:?}"
+        );
         let r = report(CLEAN);
         assert!(
             judge(
                 Schedule::Clean,
                 &Exit::Code(1),
                 "",
-                Some(&r),
+                Evidence::Report(&r),
                 Allow::default()
             )
             .bad()
@@ -522,7 +619,7 @@ mod tests {
                 Schedule::FailAt(1),
                 &Exit::Code(1),
                 "",
-                Some(&r),
+                Evidence::Report(&r),
                 Allow::default()
             )
             .bad()
@@ -540,7 +637,7 @@ mod tests {
             Schedule::FailAt(7),
             &Exit::Code(1),
             "",
-            Some(&r),
+            Evidence::Report(&r),
             Allow::default(),
         );
         assert_eq!(v.leaks.len(), 1, "the program's orphan, not custack's");
@@ -562,7 +659,7 @@ mod tests {
                 Schedule::FailAt(7),
                 &Exit::Code(1),
                 "",
-                Some(&clean),
+                Evidence::Report(&clean),
                 Allow::default()
             )
             .bad()
@@ -576,7 +673,7 @@ mod tests {
             Schedule::FailAt(5),
             &Exit::Code(101),
             out,
-            Some(&report(CLEAN)),
+            Evidence::Report(&report(CLEAN)),
             Allow::default(),
         );
         assert_eq!(v.outcome, Outcome::Panic);
@@ -605,7 +702,7 @@ mod allow_tests {
                 Schedule::FailAt(2),
                 &Exit::Code(0),
                 "",
-                Some(&r),
+                Evidence::Report(&r),
                 Allow::default()
             )
             .bad()
@@ -614,7 +711,16 @@ mod allow_tests {
             context_stays_current: true,
             strict_hangs: false,
         };
-        assert!(!judge(Schedule::FailAt(2), &Exit::Code(0), "", Some(&r), allow).bad());
+        assert!(
+            !judge(
+                Schedule::FailAt(2),
+                &Exit::Code(0),
+                "",
+                Evidence::Report(&r),
+                allow
+            )
+            .bad()
+        );
     }
 }
 
@@ -640,7 +746,13 @@ mod hang_tests {
     fn blocking_with_no_deadline_counts_but_fails_only_when_strict() {
         let r = Report::parse(HUNG);
         let exit = Exit::Code(HUNG_EXIT);
-        let v = judge(Schedule::HangAt(5), &exit, "", Some(&r), Allow::default());
+        let v = judge(
+            Schedule::HangAt(5),
+            &exit,
+            "",
+            Evidence::Report(&r),
+            Allow::default(),
+        );
         assert_eq!(v.outcome, Outcome::Blocked);
         assert!(v.leaks.is_empty() && v.violations.is_empty(), "{v:?}");
         assert!(!v.bad());
@@ -652,13 +764,65 @@ mod hang_tests {
             strict_hangs: true,
             ..Allow::default()
         };
-        assert!(judge(Schedule::HangAt(5), &exit, "", Some(&r), strict).bad());
+        assert!(judge(Schedule::HangAt(5), &exit, "", Evidence::Report(&r), strict).bad());
         // A violation before it blocked is one.
         let r = Report::parse(&format!("{HUNG}violation: thread 1: cuMemFree: freed\n"));
-        assert!(judge(Schedule::HangAt(5), &exit, "", Some(&r), Allow::default()).bad());
+        assert!(
+            judge(
+                Schedule::HangAt(5),
+                &exit,
+                "",
+                Evidence::Report(&r),
+                Allow::default()
+            )
+            .bad()
+        );
         // The status alone, without the driver's `hung` line, is the program's own error.
         let r = Report::parse("calls 7\nfailed -\nviolations 0\nleaks 0\nstacks 0\norphans 0\n");
-        let v = judge(Schedule::HangAt(5), &exit, "", Some(&r), Allow::default());
+        let v = judge(
+            Schedule::HangAt(5),
+            &exit,
+            "",
+            Evidence::Report(&r),
+            Allow::default(),
+        );
         assert_eq!(v.outcome, Outcome::Error);
+    }
+
+    #[test]
+    fn a_crash_is_told_apart_from_a_program_that_never_loaded_the_driver() {
+        let segv = Exit::Signal(11);
+        assert_eq!(segv.to_string(), "signal 11, SIGSEGV");
+        let crashed = no_report(&segv, true);
+        assert!(
+            crashed.starts_with(
+                "the program crashed (signal 11, SIGSEGV) while it ran under the checking driver"
+            ),
+            "{crashed}"
+        );
+        assert!(!crashed.contains("did not load"), "{crashed}");
+        let early = no_report(&segv, false);
+        assert!(
+            early.starts_with("the program crashed (signal 11, SIGSEGV) before it loaded"),
+            "{early}"
+        );
+        // A shell's report of an abort is a crash too.
+        assert!(no_report(&Exit::Code(134), true).contains("crashed (exit 134)"));
+        assert_eq!(
+            no_report(&Exit::Code(0), false),
+            "the program did not load the checking driver"
+        );
+        assert!(no_report(&Exit::Code(75), true).contains("without the exit handlers"));
+        assert!(no_report(&Exit::TimedOut(5), true).contains("under the checking driver"));
+        // A crash is an abort, whatever the driver left.
+        let v = judge(
+            Schedule::Clean,
+            &segv,
+            "",
+            Evidence::Loaded,
+            Allow::default(),
+        );
+        assert_eq!(v.outcome, Outcome::Abort);
+        assert!(v.bad());
     }
 }

@@ -31,13 +31,16 @@
 //! `ARGS` (a test filter, `--include-ignored`, ...).
 //!
 //! Exit status: 0 when every schedule passed, 1 when one had a violation, a leak, a panic or an
-//! abort, 2 when the program could not be checked (it failed without faults, or never loaded the
-//! checking driver). See the guide page "Testing GPU code without a GPU" of custack.
+//! abort, 2 when the program could not be checked (it failed without faults, never loaded the
+//! checking driver, or crashed in its clean run). A run that leaves no report is told apart by
+//! the mark the driver writes at load (`NULLDRIVER_LOADED`, a file of the runner's): a program
+//! that crashed (a signal) after it loaded the checking driver is reported as a crash under it,
+//! not as a build without it. See the guide page "Testing GPU code without a GPU" of custack.
 
 mod json;
 mod judge;
 
-use judge::{Allow, Exit, Outcome, Report, Schedule, Verdict, judge, tail};
+use judge::{Allow, Evidence, Exit, Outcome, Report, Schedule, Verdict, judge, no_report, tail};
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -255,18 +258,32 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Parsed, String> {
 }
 
 /// One run of the program: how it ended, its output (stdout and stderr together) and the
-/// driver's report.
+/// driver's report, or, without one, whether the program loaded the driver (its mark at load,
+/// `NULLDRIVER_LOADED`).
 struct Run {
     exit: Exit,
     output: String,
     report: Option<Report>,
+    loaded: bool,
+}
+
+impl Run {
+    fn evidence(&self) -> Evidence<'_> {
+        match (&self.report, self.loaded) {
+            (Some(r), _) => Evidence::Report(r),
+            (None, true) => Evidence::Loaded,
+            (None, false) => Evidence::NotLoaded,
+        }
+    }
 }
 
 /// Runs the program once under `schedule`, its output into `work` (or shown, if `show`).
 fn run(opts: &Options, lib: &Path, work: &Path, n: usize, schedule: Schedule, show: bool) -> Run {
     let report_path = work.join(format!("report-{n}"));
     let out_path = work.join(format!("output-{n}"));
+    let loaded_path = work.join(format!("loaded-{n}"));
     let _ = std::fs::remove_file(&report_path);
+    let _ = std::fs::remove_file(&loaded_path);
     let mut cmd = Command::new(&opts.program);
     cmd.args(&opts.args);
     let mut path = OsString::from(lib);
@@ -277,8 +294,11 @@ fn run(opts: &Options, lib: &Path, work: &Path, n: usize, schedule: Schedule, sh
     cmd.env("LD_LIBRARY_PATH", path)
         .env("NULLDRIVER_CHECK", "1")
         .env("NULLDRIVER_REPORT", &report_path)
+        .env("NULLDRIVER_LOADED", &loaded_path)
         .env_remove("NULLDRIVER_FAIL_AT")
         .env_remove("NULLDRIVER_STICKY_AT")
+        .env_remove("NULLDRIVER_REPEAT_AT")
+        .env_remove("NULLDRIVER_LOST_AT")
         .env_remove("NULLDRIVER_FAIL_CODE")
         .env_remove("NULLDRIVER_HANG_AT")
         .env_remove("NULLDRIVER_HANG_IDLE_SECS")
@@ -345,6 +365,7 @@ fn run(opts: &Options, lib: &Path, work: &Path, n: usize, schedule: Schedule, sh
         exit,
         output,
         report,
+        loaded: loaded_path.is_file(),
     }
 }
 
@@ -503,18 +524,14 @@ fn own_target_dir(cargo_target_dir: Option<OsString>) -> PathBuf {
 /// One schedule, the program's output shown, then the driver's report and the verdict.
 fn one(opts: &Options, lib: &Path, work: &Path, schedule: Schedule) -> ExitCode {
     let r = run(opts, lib, work, 0, schedule, true);
-    let v = judge(
-        schedule,
-        &r.exit,
-        &r.output,
-        r.report.as_ref(),
-        opts.allow(),
-    );
+    let v = judge(schedule, &r.exit, &r.output, r.evidence(), opts.allow());
     if let Some(rep) = &r.report {
         eprintln!(
             "custack-check: the driver's report:\n{}",
             rep.text.trim_end()
         );
+    } else {
+        eprintln!("custack-check: no report: {}", no_report(&r.exit, r.loaded));
     }
     eprintln!("custack-check: {} {}", schedule, v.summary());
     if v.bad() {
@@ -535,24 +552,39 @@ enum Checked {
     NotLoaded,
 }
 
+/// What to say of a clean run that left no report. Only a program that exited by itself
+/// without ever loading the driver is blamed on its build; a crash, or an end without exit
+/// handlers after the load, is the program's.
+fn without_report(program: &str, clean: &Run, lib: &Path) -> String {
+    let advice = match clean.exit {
+        Exit::Code(c) if c != 134 && !clean.loaded => format!(
+            " Build it against the checking driver, e.g. `CUDA_DRIVER_LIB_DIR={} cargo test \
+             --no-run` (a build that found no libcuda links none).",
+            lib.display()
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "custack-check: {program} wrote no report: {}.{advice}\n{}",
+        no_report(&clean.exit, clean.loaded),
+        tail(&clean.output, 10)
+    )
+}
+
 /// The clean run, then every schedule in parallel, then the table. `skip_unloaded`: a program
 /// that did not load the checking driver and exits 0 is `NotLoaded`, not an error.
 fn all(opts: &Options, lib: &Path, work: &Path, skip_unloaded: bool) -> Checked {
     let program = shown(&opts.program, &opts.args);
     let clean = run(opts, lib, work, 0, Schedule::Clean, false);
-    if skip_unloaded && clean.report.is_none() && matches!(clean.exit, Exit::Code(0)) {
+    if skip_unloaded
+        && clean.report.is_none()
+        && !clean.loaded
+        && matches!(clean.exit, Exit::Code(0))
+    {
         return Checked::NotLoaded;
     }
     let Some(report) = &clean.report else {
-        eprintln!(
-            "custack-check: {program} wrote no report ({}): it did not load the checking \
-             driver. Build it against the checking driver, e.g. \
-             `CUDA_DRIVER_LIB_DIR={} cargo test --no-run` (a build that found no libcuda \
-             links none).\n{}",
-            clean.exit,
-            lib.display(),
-            tail(&clean.output, 10)
-        );
+        eprintln!("{}", without_report(&program, &clean, lib));
         return Checked::Unchecked;
     };
     if !matches!(clean.exit, Exit::Code(0)) {
@@ -593,7 +625,7 @@ fn all(opts: &Options, lib: &Path, work: &Path, skip_unloaded: bool) -> Checked 
             Schedule::Clean,
             &clean.exit,
             &clean.output,
-            Some(report),
+            Evidence::Report(report),
             opts.allow(),
         ),
     )]);
@@ -607,13 +639,7 @@ fn all(opts: &Options, lib: &Path, work: &Path, skip_unloaded: bool) -> Checked 
                         break;
                     };
                     let r = run(opts, lib, work, i, schedule, false);
-                    let v = judge(
-                        schedule,
-                        &r.exit,
-                        &r.output,
-                        r.report.as_ref(),
-                        opts.allow(),
-                    );
+                    let v = judge(schedule, &r.exit, &r.output, r.evidence(), opts.allow());
                     results
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner)
