@@ -6,6 +6,7 @@
 //! The capture closure enqueues an upload, a kernel and a download on a payload it owns; the
 //! executable graph keeps owning it, and is itself moved into each launch's submission and
 //! handed back by `wait()`, so its memory is never touched by the host while a launch may run.
+use custack::graph::UpdateError;
 use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
 use std::process::ExitCode;
 
@@ -54,7 +55,9 @@ fn run() -> custack::Result<bool> {
         ok &= exec.payload().3.iter().all(|&x| x == round + 1);
     }
     // Same topology, other buffers and another constant: update, don't re-instantiate.
-    let (_old_input, _old_dev, _, old_output) = exec.update(capture(1000)?)?;
+    let (_old_input, _old_dev, _, old_output) = exec
+        .update(capture(1000)?)
+        .map_err(UpdateError::into_error)?;
     ok &= old_output.iter().all(|&x| x == LAUNCHES);
     exec.payload_mut().0.fill(7);
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;

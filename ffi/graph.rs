@@ -123,6 +123,23 @@ link_or_stub! {
         copyParams: *const CUDA_MEMCPY3D,
         ctx: CUcontext,
     ) -> CUresult;
+    /// Enables or disables a kernel, memset or memcpy node of an executable graph, named by
+    /// its node in the graph the executable graph was made from, for the next launches (a
+    /// disabled node runs as an empty node; its parameters are kept).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphNodeSetEnabled(
+        hGraphExec: CUgraphExec,
+        hNode: CUgraphNode,
+        isEnabled: c_uint,
+    ) -> CUresult;
+    /// Whether a kernel, memset or memcpy node of an executable graph, named by its node in
+    /// the graph the executable graph was made from, is enabled (1) or disabled (0).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphNodeGetEnabled(
+        hGraphExec: CUgraphExec,
+        hNode: CUgraphNode,
+        isEnabled: *mut c_uint,
+    ) -> CUresult;
     /// Sets the parameters of an executable graph's memset node (1D, device memory of the
     /// node's context), named by its node in the graph the executable graph was made from.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>

@@ -120,13 +120,113 @@ fn update_swaps_the_payload_and_a_refused_update_leaves_the_graph_working() {
         )
         .unwrap();
     let err = exec.update(other).map(|_| ()).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::GraphExecUpdateFailure, "{err}");
+    assert_eq!(
+        err.error().kind(),
+        ErrorKind::GraphExecUpdateFailure,
+        "{err}"
+    );
     exec = stream
         .submit(exec, |s, g| s.launch_graph(&g))
         .unwrap()
         .wait()
         .unwrap();
     assert!(exec.payload().2.iter().all(|&x| x == 1002));
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_refused_update_hands_the_graph_back_which_instantiates_and_runs_and_the_exec_is_unchanged() {
+    use custack::ffi::CUgraphExecUpdateResult;
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let add = module.function("add_u32").unwrap();
+    let stream = guard.stream().unwrap();
+    // One kernel node and a copy: `dev` starts at `k`, each launch adds 1 and copies it out.
+    let one = |k: u32| {
+        let dev = guard.alloc_from(&vec![k; N]).unwrap();
+        stream
+            .capture((dev, add, vec![0u32; N]), |s, (mut dev, add, out)| {
+                // SAFETY: add_u32(unsigned* x, unsigned k, unsigned n); dev holds n elements.
+                unsafe { s.launch(&add, LaunchConfig::for_elements(N32), (&mut dev, 1u32, N32)) }?;
+                s.copy_to_host(out, &dev)
+            })
+            .unwrap()
+    };
+    // Two kernel nodes and a copy: another topology (one more node), each launch adds 2.
+    let two = |k: u32| {
+        let dev = guard.alloc_from(&vec![k; N]).unwrap();
+        stream
+            .capture((dev, add, vec![0u32; N]), |s, (mut dev, add, out)| {
+                let cfg = LaunchConfig::for_elements(N32);
+                // SAFETY: as above.
+                unsafe { s.launch(&add, cfg, (&mut dev, 1u32, N32)) }?;
+                // SAFETY: as above.
+                unsafe { s.launch(&add, cfg, (&mut dev, 1u32, N32)) }?;
+                s.copy_to_host(out, &dev)
+            })
+            .unwrap()
+    };
+    let mut exec = one(0).instantiate().unwrap();
+    exec = stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert!(exec.payload().2.iter().all(|&x| x == 1));
+    // Refused by the driver: the error says why, and the graph comes back with its payload.
+    let refused = exec.update(two(100)).map(drop).unwrap_err();
+    assert_eq!(
+        refused.error().kind(),
+        ErrorKind::GraphExecUpdateFailure,
+        "{refused}"
+    );
+    assert_eq!(
+        refused.result(),
+        Some(CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED),
+        "{refused:?}"
+    );
+    let graph = refused.into_graph().expect("a refused graph comes back");
+    assert_eq!(graph.node_count().unwrap(), 3);
+    // The executable graph is unchanged: it adds 1 to its own memory.
+    exec = stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert!(exec.payload().2.iter().all(|&x| x == 2));
+    // The graph handed back instantiates and runs over its own payload (100 + 2).
+    let mut fallback = graph.instantiate().unwrap();
+    fallback = stream
+        .submit(fallback, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert!(fallback.payload().2.iter().all(|&x| x == 102));
+    // A refusal leaked with `mem::forget` leaks the graph and its payload, nothing else: the
+    // executable graph still launches on its own memory.
+    core::mem::forget(exec.update(two(500)).map(drop).unwrap_err());
+    exec = stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert!(exec.payload().2.iter().all(|&x| x == 3));
+    // Refused and turned into its `Error` (the graph dropped with its payload, nothing of it in
+    // use), then a graph of the same topology is still taken.
+    let err = exec.update(two(7)).map(drop).unwrap_err().into_error();
+    assert_eq!(err.kind(), ErrorKind::GraphExecUpdateFailure);
+    let (old_dev, _, _) = exec.update(one(1000)).unwrap();
+    assert_eq!(old_dev.to_vec().unwrap(), vec![3; N]);
+    exec = stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert!(exec.payload().2.iter().all(|&x| x == 1001));
+    drop((exec, fallback));
     assert!(take_drop_errors().is_empty());
 }
 

@@ -171,6 +171,88 @@ fn a_kernel_node_past_its_buffer_s_extent_is_refused_and_nothing_is_built() {
 
 #[test]
 #[ignore = "needs a CUDA device"]
+fn a_disabled_kernel_node_does_not_run_and_runs_its_kept_parameters_once_enabled_again() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let stream = guard.stream().unwrap();
+    let payload = (
+        guard.alloc_zeroed::<u32>(N).unwrap(),
+        module.declared::<AddU32>().unwrap(),
+        vec![0u32; N],
+    );
+    // Each launch adds 1 to `x` and copies `x` out.
+    let graph = guard
+        .build_graph(payload, |b, (mut x, add, out)| {
+            let cfg = LaunchConfig::for_elements(N32);
+            let added = b.kernel(&add, cfg, (&mut x, 1u32, N32), &[])?;
+            b.copy_to_host(out, &x, &[added])?;
+            Ok(())
+        })
+        .unwrap();
+    let mut exec = graph.instantiate().unwrap();
+    macro_rules! launch_and_read {
+        () => {{
+            // The host copy zeroed first: what the launch copies out is read, not a stale value.
+            exec.payload_mut().2.fill(0);
+            exec = stream
+                .submit(exec, |s, g| s.launch_graph(&g))
+                .unwrap()
+                .wait()
+                .unwrap();
+            let out = exec.payload().2;
+            assert!(
+                out.iter().all(|&v| v == out[0]),
+                "{} {}",
+                out[0],
+                out[N - 1]
+            );
+            out[0]
+        }};
+    }
+    assert_eq!(launch_and_read!(), 1);
+    // Disabled: the kernel does not run, the copy after it still does.
+    exec.update_nodes(|u, (_x, add, _out)| {
+        let node = u.kernel_node(&add, 0)?;
+        assert!(u.enabled(node)?, "every node is enabled when instantiated");
+        u.set_enabled(node, false)?;
+        assert!(!u.enabled(node)?);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(launch_and_read!(), 1, "the disabled kernel ran");
+    assert_eq!(launch_and_read!(), 1, "the disabled kernel ran");
+    // Parameters set while it is disabled are kept; it still does not run.
+    exec.update_nodes(|u, (mut x, add, _out)| {
+        let node = u.kernel_node(&add, 0)?;
+        u.set_kernel(node, LaunchConfig::for_elements(N32), (&mut x, 5u32, N32))
+    })
+    .unwrap();
+    assert_eq!(launch_and_read!(), 1, "the disabled kernel ran");
+    // Enabled again: it runs, with the parameters set while it was disabled.
+    exec.update_nodes(|u, (_x, add, _out)| {
+        let node = u.kernel_node(&add, 0)?;
+        u.set_enabled(node, true)?;
+        assert!(u.enabled(node)?);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(launch_and_read!(), 6);
+    // The memcpy node disabled: nothing is copied out (the zeroed host copy stays zero), while
+    // the kernel runs; enabled again, the copy shows both launches' additions.
+    exec.update_nodes(|u, _| u.set_enabled(u.copy_node(0)?, false))
+        .unwrap();
+    assert_eq!(launch_and_read!(), 0, "the disabled copy ran");
+    exec.update_nodes(|u, _| u.set_enabled(u.copy_node(0)?, true))
+        .unwrap();
+    assert_eq!(launch_and_read!(), 16);
+    drop(exec);
+    assert!(custack::take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
 fn a_kernel_node_updated_in_place_runs_its_new_scalar_and_buffer() {
     let ctx = context();
     let mut stack = Stack::new().unwrap();
@@ -860,7 +942,9 @@ fn every_way_to_instantiate_a_graph_that_keeps_allocations_with_auto_free_is_ref
         .unwrap();
     let mut plain_exec = plain.instantiate().unwrap();
     let e = plain_exec.update(graph).map(drop).unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    assert_eq!(e.error().kind(), ErrorKind::InvalidValue);
+    // Refused before the driver: the graph comes back.
+    assert!(e.graph().is_some());
     drop(plain_exec);
     let mut kept_exec = kept_fill_graph(&guard).instantiate().unwrap();
     let other = guard
@@ -871,7 +955,8 @@ fn every_way_to_instantiate_a_graph_that_keeps_allocations_with_auto_free_is_ref
         })
         .unwrap();
     let e = kept_exec.update(other).map(drop).unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    assert_eq!(e.error().kind(), ErrorKind::InvalidValue);
+    assert!(e.graph().is_some());
     drop(kept_exec);
     // A child-graph node of such a graph: refused before the driver (the parent's executable
     // graph would have no record of the allocations).

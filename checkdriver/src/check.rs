@@ -438,6 +438,12 @@ struct State {
     /// Per executable graph, the graph it was made from and, per kernel node of that graph,
     /// the span of the executable graph's operations that is the node's work.
     exec_nodes: HashMap<usize, (usize, Spans)>,
+    /// Per executable graph, the node count of the graph it was made from (`graph_len`): the
+    /// double's image of its topology, which a whole-graph update must keep.
+    exec_len: HashMap<usize, usize>,
+    /// Per disabled node of an executable graph (`cuGraphNodeSetEnabled`), its work, held out of
+    /// the executable graph's operations (its span is empty) until it is enabled again.
+    disabled: HashMap<(usize, usize), Vec<Op>>,
     /// Host accesses of enqueued copies not yet completed, in enqueue order.
     host: Vec<HostAccess>,
     next_seq: u64,
@@ -1849,7 +1855,89 @@ pub(crate) fn graph_instantiated(exec: usize, graph: usize) {
             .map(|(node, &(_, start, len))| (*node, (start, len)))
             .collect();
         s.exec_nodes.entry(exec).or_insert((graph, nodes));
+        // A whole-graph update: the nodes are the new graph's, all enabled (custack lends no
+        // node of an updated executable graph, so none is named again).
+        s.disabled.retain(|(e, _), _| *e != exec);
     });
+    let len = graph_len(graph);
+    with_state(|s| {
+        s.exec_len.insert(exec, len);
+    });
+}
+
+/// `cuGraphExecUpdate` of `exec` from `graph`: whether `graph` keeps the topology of the graph
+/// `exec` was made from, as far as the double sees it (the same node count: an update that
+/// adds or drops a node is refused, as the driver refuses it with
+/// `CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED`; the double keeps no edges nor node kinds).
+pub(crate) fn update_keeps_topology(exec: usize, graph: usize) -> bool {
+    let len = graph_len(graph);
+    with_state(|s| s.exec_len.get(&exec).is_none_or(|&n| n == len)).unwrap_or(true)
+}
+
+/// `cuGraphNodeSetEnabled`: node `node` of `exec` is enabled or disabled for the next launches.
+/// A disabled node's work leaves the executable graph's operations (kept aside, with its
+/// parameters, as the driver keeps them) and comes back at its place when it is enabled. A
+/// node that is no kernel, memset or memcpy node of the graph `exec` was made from is a
+/// violation (`false`).
+pub(crate) fn node_enabled_set(exec: usize, node: usize, enabled: bool, what: &str) -> bool {
+    with_state(|s| {
+        let Some((_, nodes)) = s.exec_nodes.get_mut(&exec) else {
+            violation(&format!(
+                "{what}: {exec:#x} is no executable graph made from a built graph"
+            ));
+            return false;
+        };
+        let Some(&(start, len)) = nodes.get(&node) else {
+            violation(&format!(
+                "{what}: {node:#x} is no kernel, memset or memcpy node of the graph {exec:#x} \
+                 was made from"
+            ));
+            return false;
+        };
+        let held = s.disabled.contains_key(&(exec, node));
+        if enabled != held {
+            return true;
+        }
+        let ops = s.graph_ops.entry(exec).or_default();
+        let added = if enabled {
+            let back = s.disabled.remove(&(exec, node)).unwrap_or_default();
+            let n = back.len();
+            ops.splice(start..start, back);
+            n
+        } else {
+            let out: Vec<Op> = ops.splice(start..start + len, []).collect();
+            s.disabled.insert((exec, node), out);
+            0
+        };
+        for (other, (at, _)) in nodes.iter_mut() {
+            if *other != node && *at > start {
+                *at = *at + added - len;
+            }
+        }
+        nodes.insert(node, (start, added));
+        true
+    })
+    .unwrap_or(false)
+}
+
+/// `cuGraphNodeGetEnabled`: whether node `node` of `exec` is enabled; `None` (a violation) for
+/// a node that is no kernel, memset or memcpy node of the graph `exec` was made from.
+pub(crate) fn node_enabled(exec: usize, node: usize, what: &str) -> Option<bool> {
+    with_state(|s| {
+        let known = s
+            .exec_nodes
+            .get(&exec)
+            .is_some_and(|(_, nodes)| nodes.contains_key(&node));
+        if !known {
+            violation(&format!(
+                "{what}: {node:#x} is no kernel, memset or memcpy node of the graph {exec:#x} \
+                 was made from"
+            ));
+            return None;
+        }
+        Some(!s.disabled.contains_key(&(exec, node)))
+    })
+    .flatten()
 }
 
 /// `exec` was instantiated from `graph` (with `AUTO_FREE_ON_LAUNCH` if `auto_free`): the
@@ -1982,6 +2070,11 @@ pub(crate) fn kernel_node_set(exec: usize, node: usize, scratch: usize, what: &s
             ));
             return false;
         };
+        // A disabled node keeps its new parameters aside, for when it is enabled.
+        if let Some(held) = s.disabled.get_mut(&(exec, node)) {
+            *held = new;
+            return true;
+        }
         let added = new.len();
         for (other, (at, _)) in nodes.iter_mut() {
             if *other != node && *at > start {

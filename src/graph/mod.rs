@@ -18,6 +18,7 @@
 //!   graph.instantiate_shared(flags), clone_graph -> SharedExec<'_>    shared.rs
 //!   stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?          owned.rs
 //!   exec.update_nodes(|u, bound| …)              kernel, memset, memcpy nodes  update.rs
+//!     u.set_enabled(node, false)                 a node skipped at the next launches
 //!   exec.take_kept::<T>(k)                       -> DeviceBuffer     kept/
 //!   guard.replay_arena(bytes)                    -> ReplayArena      arena.rs
 //!   graph.write_dot(path, DotFlags::VERBOSE)                          dot.rs
@@ -39,7 +40,7 @@
 
 // The graph and its executable form, each owning its payload; their launches.
 pub(crate) mod owned;
-pub use owned::{ChildGraph, Graph, GraphExec, ScopedGraph};
+pub use owned::{ChildGraph, Graph, GraphExec, ScopedGraph, UpdateError};
 // The DOT output of a graph.
 mod dot;
 pub use dot::DotFlags;
@@ -71,7 +72,7 @@ pub(crate) mod kept;
 mod host;
 // The one updater of an executable graph's kernel, memset and memcpy nodes.
 mod update;
-pub use update::{CopyNode, FillNode, KernelNode, NodeUpdater};
+pub use update::{CopyNode, ExecNode, FillNode, KernelNode, NodeUpdater};
 // Device memory reserved once and lent as typed buffers that graphs replay over.
 mod arena;
 pub use arena::{ARENA_ALIGN, ArenaBuffer, ReplayArena};

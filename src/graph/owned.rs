@@ -11,6 +11,7 @@
 //!     .wait()                              -> GraphExec<'g, P>   launch it again, or
 //!   exec.payload_mut()                     host access between launches (no replacing)
 //!   exec.update(new_graph)                 -> old payload        cuGraphExecUpdate
+//!     Err(refused).into_graph()            -> the graph back     the update not performed
 //! ```
 //!
 //! The memory a graph's nodes use is the payload, so it can be neither freed, moved, nor
@@ -292,57 +293,201 @@ impl<P: Payload> GraphExec<'_, P> {
     ///
     /// # Errors
     ///
-    /// `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE` (the update was not performed, with the driver's
-    /// reason in the detail): `graph` and its payload are dropped, the executable graph is
-    /// unchanged. On any other error the driver does not say what was updated, so `graph`'s
-    /// payload is leaked rather than freed under nodes that may now use it.
+    /// An [`UpdateError`], which holds `graph` back whenever the update was refused, so that
+    /// the program can instantiate it instead (as `std`'s `TrySendError` holds the value back):
+    ///
+    /// - `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE` (the driver did not perform the update; its
+    ///   reason in [`UpdateError::result`] and the detail): `graph` is handed back untouched,
+    ///   with its payload and, for a built graph, its nodes; the executable graph is unchanged
+    ///   and launches as before;
+    /// - [`ErrorKind::InvalidValue`] (no driver call) for an executable graph or a graph that
+    ///   keeps allocations, and an earlier fault's poisoned state: `graph` is handed back too;
+    /// - any other driver error: the driver does not say what was updated, so `graph` is
+    ///   destroyed and its payload leaked rather than freed under nodes that may now use it
+    ///   ([`UpdateError::into_graph`] is `None`).
+    ///
+    /// [`UpdateError::into_error`] gives the [`Error`] alone (dropping the graph):
+    /// `exec.update(graph).map_err(UpdateError::into_error)?`.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let stream = guard.stream()?;
+    /// let mut exec = stream
+    ///     .capture(guard.alloc::<u32>(256)?, |s, mut dev| s.fill_u32(&mut dev, 7))?
+    ///     .instantiate()?;
+    /// // Two nodes where the executable graph has one: refused, and the graph comes back.
+    /// let other = stream.capture(guard.alloc::<u32>(256)?, |s, mut dev| {
+    ///     s.fill_u32(&mut dev, 1)?;
+    ///     s.fill_u32(&mut dev, 2)
+    /// })?;
+    /// exec = match exec.update(other) {
+    ///     Ok(_old_payload) => exec,
+    ///     Err(refused) => {
+    ///         let (error, graph) = refused.into_parts();
+    ///         graph.ok_or(error)?.instantiate()?
+    ///     }
+    /// };
+    /// # let _ = exec;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphExecUpdate")]
-    pub fn update(&mut self, graph: Graph<'_, P>) -> Result<P> {
-        crate::error::poison::check()?;
+    #[doc(alias = "cuGraphExecUpdate_v2")]
+    // The refusal holds the graph by value, as `TrySendError` holds its value: a refusal is the
+    // cold path, and the success path returns the payload unboxed either way.
+    #[allow(clippy::result_large_err)]
+    pub fn update<'h>(&mut self, graph: Graph<'h, P>) -> Result<P, UpdateError<'h, P>> {
+        if let Err(error) = crate::error::poison::check() {
+            return Err(UpdateError::refused(graph, error, None));
+        }
         if self.kept.is_some() || !graph.kept.is_empty() {
-            return Err(Error::custack(
+            let error = Error::custack(
                 ErrorKind::InvalidValue,
                 "an executable graph that keeps allocations, or a graph that does, is not updated"
                     .to_owned(),
-            ));
+            );
+            return Err(UpdateError::refused(graph, error, None));
         }
-        let (raw, payload) = graph.into_parts();
         let mut info = ffi::CUgraphExecUpdateResultInfo {
             result: ffi::CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_SUCCESS,
             errorNode: core::ptr::null_mut(),
             errorFromNode: core::ptr::null_mut(),
         };
         // SAFETY: a live executable graph and graph of the current context; valid out-pointer.
-        // `&mut self`: no launch of it is pending.
-        let updated = unsafe { ffi::cuGraphExecUpdate_v2(self.raw, raw, &raw mut info) };
-        destroy_graph(raw);
+        // `&mut self`: no launch of it is pending. The graph is only read.
+        let updated = unsafe { ffi::cuGraphExecUpdate_v2(self.raw, graph.raw, &raw mut info) };
         match updated {
             // The old payload is released only now: no node uses it any more, and no launch is
             // pending (`&mut self`).
             ffi::CUresult::CUDA_SUCCESS => {
+                let (raw, payload) = graph.into_parts();
+                destroy_graph(raw);
                 // The kernel nodes may now run other functions, of the new payload.
                 self.forget_kernels();
                 Ok(P::release(core::mem::replace(&mut *self.payload, payload)))
             }
+            // Not performed: the executable graph names none of `graph`'s payload, which goes
+            // back with it; the executable graph keeps its nodes, lent as before.
             ffi::CUresult::CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE => {
-                drop(payload);
-                Err(updated
+                let error = updated
                     .failure()
-                    .with_detail(format!("the driver refused the update: {:?}", info.result)))
+                    .with_detail(format!("the driver refused the update: {:?}", info.result));
+                Err(UpdateError::refused(graph, error, Some(info.result)))
             }
             code => {
+                let (raw, payload) = graph.into_parts();
+                destroy_graph(raw);
                 // Whether the graph still uses the payload is unknown: it is left behind.
                 P::left_behind(&payload);
                 core::mem::forget(payload);
-                Err(code.failure())
+                Err(UpdateError {
+                    error: code.failure(),
+                    graph: None,
+                    result: None,
+                })
             }
         }
     }
 }
+
+/// A whole-graph update refused or failed ([`GraphExec::update`]): the error, and the graph
+/// handed back whenever the update was refused (by the driver, `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE`,
+/// or before it), so that the program can instantiate it instead, as `std`'s `TrySendError`
+/// hands the value back. The executable graph is unchanged then.
+///
+/// Dropping it destroys the graph and drops its payload (nothing uses them: the update was
+/// not performed); leaking it (`mem::forget`) leaks both, and the executable graph is
+/// unaffected. [`into_error`](Self::into_error) gives the [`Error`] alone, dropping the graph.
+#[doc(alias = "CUgraphExecUpdateResultInfo")]
+#[doc(alias = "CUgraphExecUpdateResult")]
+pub struct UpdateError<'g, P: Payload> {
+    error: Error,
+    graph: Option<Graph<'g, P>>,
+    result: Option<ffi::CUgraphExecUpdateResult>,
+}
+
+impl<'g, P: Payload> UpdateError<'g, P> {
+    fn refused(
+        graph: Graph<'g, P>,
+        error: Error,
+        result: Option<ffi::CUgraphExecUpdateResult>,
+    ) -> Self {
+        UpdateError {
+            error,
+            graph: Some(graph),
+            result,
+        }
+    }
+
+    /// The error: `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE` for the driver's refusal, with its
+    /// reason in the detail.
+    pub fn error(&self) -> &Error {
+        &self.error
+    }
+
+    /// The driver's reason for refusing the update (`CUgraphExecUpdateResultInfo::result`,
+    /// `CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED` for another topology, say); `None` where
+    /// the driver refused nothing (a refusal before it, or another error).
+    pub fn result(&self) -> Option<ffi::CUgraphExecUpdateResult> {
+        self.result
+    }
+
+    /// The graph refused, with its payload; `None` after a driver error other than
+    /// `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE` (its payload leaked, as the update documents).
+    pub fn graph(&self) -> Option<&Graph<'g, P>> {
+        self.graph.as_ref()
+    }
+
+    /// The graph refused, to instantiate it or update another executable graph with it.
+    pub fn into_graph(self) -> Option<Graph<'g, P>> {
+        self.graph
+    }
+
+    /// The error and the graph refused.
+    pub fn into_parts(self) -> (Error, Option<Graph<'g, P>>) {
+        (self.error, self.graph)
+    }
+
+    /// The error alone, the graph dropped with its payload (nothing uses them: the update was
+    /// not performed): `exec.update(graph).map_err(UpdateError::into_error)?` in a function
+    /// that returns custack's [`Result`]. (No `From` conversion: a second `From` impl for
+    /// [`Error`] would leave the error type of `?` in a closure uninferred.)
+    pub fn into_error(self) -> Error {
+        self.error
+    }
+}
+
+impl<P: Payload> core::fmt::Debug for UpdateError<'_, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("UpdateError")
+            .field("error", &self.error)
+            .field("graph", &self.graph)
+            .field("result", &self.result)
+            .finish()
+    }
+}
+
+impl<P: Payload> core::fmt::Display for UpdateError<'_, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(&self.error, f)
+    }
+}
+
+impl<P: Payload> std::error::Error for UpdateError<'_, P> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+static_assertions::assert_not_impl_any!(UpdateError<'static, Vec<u8>>: Send, Sync);
 
 impl<P: Payload> GraphExec<'_, P> {
     /// The held payload, for a scope that binds it (the caller upholds [`Payload::bind`]'s

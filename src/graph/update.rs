@@ -12,6 +12,8 @@
 //!     u.copy_node(i)    -> CopyNode<'u>          the i-th memcpy node
 //!     u.set_fill_u32(node, dst, value)           cuGraphExecMemsetNodeSetParams
 //!     u.set_copy_to_host(node, dst, src)         cuGraphExecMemcpyNodeSetParams
+//!     u.set_enabled(node, false)                 cuGraphNodeSetEnabled: any of the three kinds
+//!     u.enabled(node)   -> bool                  cuGraphNodeGetEnabled
 //! ```
 
 use super::owned::GraphExec;
@@ -36,13 +38,22 @@ type Brand<'u> = PhantomData<(Invariant<'u>, *const ())>;
 /// same `'u`, of a kernel declared with contract `C`: what
 /// [`set_kernel`](NodeUpdater::set_kernel) takes. It cannot leave the update's closure, nor
 /// name a node of another executable graph (`'u` is invariant).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub struct KernelNode<'u, C> {
     raw: ffi::CUgraphNode,
     function: ffi::CUfunction,
     _marker: Brand<'u>,
     _contract: PhantomData<fn() -> C>,
 }
+
+// By hand, not derived: a derive would ask `C: Copy`, which no contract type is, and a node
+// names its contract only as a marker.
+impl<C> Clone for KernelNode<'_, C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<C> Copy for KernelNode<'_, C> {}
 
 /// A memset node of the executable graph whose [`NodeUpdater<'u>`](NodeUpdater) has the same
 /// `'u`: what [`set_fill_bytes`](NodeUpdater::set_fill_bytes) and
@@ -85,6 +96,41 @@ pub struct NodeUpdater<'u> {
     nodes: &'u DataNodes,
     _marker: Brand<'u>,
 }
+
+/// A node of the executable graph whose [`NodeUpdater<'u>`](NodeUpdater) has the same `'u`
+/// that the driver can enable and disable: a [`KernelNode`], [`FillNode`] or [`CopyNode`]
+/// (kernel, memset and memcpy nodes, the kinds `cuGraphNodeSetEnabled` takes). What
+/// [`set_enabled`](NodeUpdater::set_enabled) and [`enabled`](NodeUpdater::enabled) take.
+/// Sealed: implemented by those three only, each branded `'u`.
+pub trait ExecNode<'u>: Copy + private::Node {}
+
+mod private {
+    use crate::ffi;
+    /// The driver's handle of an [`ExecNode`](super::ExecNode), in the graph the executable
+    /// graph was made from (and keeps).
+    pub trait Node {
+        fn raw_node(&self) -> ffi::CUgraphNode;
+    }
+}
+
+impl<C> private::Node for KernelNode<'_, C> {
+    fn raw_node(&self) -> ffi::CUgraphNode {
+        self.raw
+    }
+}
+impl<'u, C> ExecNode<'u> for KernelNode<'u, C> {}
+impl private::Node for FillNode<'_> {
+    fn raw_node(&self) -> ffi::CUgraphNode {
+        self.node.raw
+    }
+}
+impl<'u> ExecNode<'u> for FillNode<'u> {}
+impl private::Node for CopyNode<'_> {
+    fn raw_node(&self) -> ffi::CUgraphNode {
+        self.node.raw
+    }
+}
+impl<'u> ExecNode<'u> for CopyNode<'u> {}
 
 static_assertions::assert_not_impl_any!(NodeUpdater<'static>: Send, Sync);
 static_assertions::assert_not_impl_any!(KernelNode<'static, ()>: Send, Sync);
@@ -265,6 +311,90 @@ impl<'u> NodeUpdater<'u> {
             // memory, owned by the executable graph; the driver copies them.
             unsafe { ffi::cuGraphExecKernelNodeSetParams_v2(self.exec, node.raw, params) }.result()
         })
+    }
+
+    /// `cuGraphNodeSetEnabled`—Enables or disables `node` (a kernel, memset or memcpy node of
+    /// this executable graph) for the next launches. A disabled node runs as an empty node: its
+    /// work is skipped, the order it was part of is kept (its dependents still wait for its
+    /// dependencies), and its parameters are kept, including those set while it is disabled;
+    /// enabled again, it runs with them. Every node is enabled when the graph is instantiated.
+    ///
+    /// Disabling a node changes what a launch writes, never which memory the graph may touch:
+    /// every node's memory is the payload's, owned by the executable graph whether the node
+    /// runs or not. Like the parameter updates, it takes the updater, which only
+    /// [`GraphExec::update_nodes`] lends, with `&mut` on the executable graph: no launch of it
+    /// is pending (a pending launch would not be affected, as the driver documents, but none
+    /// can be).
+    ///
+    /// # Errors
+    ///
+    /// The driver's errors.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, LaunchConfig, Stack};
+    ///
+    /// custack::kernel_contract! {
+    ///     /// `add_u32(unsigned* x, unsigned k, unsigned n)`: `x[i] += k` for `i < n`.
+    ///     pub unsafe kernel AddU32 = "add_u32"(x: &mut [u32; n], k: u32, n: u32);
+    /// }
+    ///
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let module = guard.load_ptx(include_str!("../../tests/fixtures/kernels.ptx"))?;
+    /// let payload = (guard.alloc_zeroed::<u32>(1024)?, module.declared::<AddU32>()?, vec![0u32; 1024]);
+    /// let cfg = LaunchConfig::for_elements(1024);
+    /// let graph = guard.build_graph(payload, move |b, (mut x, add, out)| {
+    ///     let added = b.kernel(&add, cfg, (&mut x, 1u32, 1024u32), &[])?;
+    ///     b.copy_to_host(out, &x, &[added])?;
+    ///     Ok(())
+    /// })?;
+    /// let mut exec = graph.instantiate()?;
+    /// // The next launches copy `x` out without adding to it.
+    /// exec.update_nodes(|u, (_x, add, _out)| {
+    ///     let node = u.kernel_node(&add, 0)?;
+    ///     u.set_enabled(node, false)?;
+    ///     assert!(!u.enabled(node)?);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphNodeSetEnabled")]
+    pub fn set_enabled(&self, node: impl ExecNode<'u>, enabled: bool) -> Result<()> {
+        crate::error::poison::check()?;
+        // SAFETY: a live executable graph of the current context (its `&mut` is held for 'u),
+        // no launch pending; `node` is a kernel, memset or memcpy node (the kinds the call
+        // takes: `ExecNode` is sealed to those three) of the graph it was made from (branded
+        // 'u, taken from its lists), kept alive by it. Skipping a node's work frees nothing
+        // and names no memory: every node's memory stays the payload's, owned by the
+        // executable graph.
+        unsafe { ffi::cuGraphNodeSetEnabled(self.exec, node.raw_node(), u32::from(enabled)) }
+            .result()
+    }
+
+    /// `cuGraphNodeGetEnabled`—Whether `node` (a kernel, memset or memcpy node of this
+    /// executable graph) runs at the next launches ([`set_enabled`](Self::set_enabled)).
+    ///
+    /// # Errors
+    ///
+    /// The driver's errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphNodeGetEnabled")]
+    pub fn enabled(&self, node: impl ExecNode<'u>) -> Result<bool> {
+        crate::error::poison::check()?;
+        let mut on = 0u32;
+        // SAFETY: as in `set_enabled`; a valid out-pointer.
+        unsafe { ffi::cuGraphNodeGetEnabled(self.exec, node.raw_node(), &raw mut on) }.result()?;
+        Ok(on != 0)
     }
 
     /// The `index`th node (from 0, in the order the builder made them) of kind `fill` or not.

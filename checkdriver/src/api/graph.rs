@@ -8,8 +8,8 @@ use super::init::REPORTED_VERSION;
 use super::launch::run_kernel;
 use super::memory::{Shape, Side, copy_desc, copy_used, new_address};
 use super::types::{
-    CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED, CUDA_ERROR_OPERATING_SYSTEM, CUDA_SUCCESS,
-    CUdeviceptr, CUresult, Handle,
+    CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED,
+    CUDA_ERROR_OPERATING_SYSTEM, CUDA_SUCCESS, CUdeviceptr, CUresult, Handle,
 };
 use crate::check::{self, Kind};
 use crate::handles::handle;
@@ -110,9 +110,21 @@ entry_points! {
         user_object::owner_destroyed(exec as usize);
         CUDA_SUCCESS
     }
+    // An update that changes the node count is refused, as the driver refuses a changed
+    // topology (`CUgraphExecUpdateResultInfo`: `result` at 0, the nodes at 8 and 16), and the
+    // executable graph is unchanged.
     fn cuGraphExecUpdate_v2(exec: Handle, graph: Handle, info: *mut c_void) {
         check::used(Kind::GraphExec, exec as usize, "cuGraphExecUpdate");
         check::used(Kind::Graph, graph as usize, "cuGraphExecUpdate");
+        if !check::update_keeps_topology(exec as usize, graph as usize) {
+            if !info.is_null() {
+                let info = info.cast::<u8>();
+                info.cast::<c_uint>().write_unaligned(UPDATE_ERROR_TOPOLOGY_CHANGED);
+                info.add(8).cast::<Handle>().write_unaligned(core::ptr::null_mut());
+                info.add(16).cast::<Handle>().write_unaligned(core::ptr::null_mut());
+            }
+            return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+        }
         check::graph_instantiated(exec as usize, graph as usize);
         user_object::copied(graph as usize, exec as usize, true);
         CUDA_SUCCESS
@@ -292,6 +304,31 @@ entry_points! {
             CUDA_ERROR_INVALID_VALUE
         }
     }
+    // A kernel, memset or memcpy node of an executable graph enabled or disabled: a disabled
+    // node's work is left out of the launches until it is enabled again.
+    fn cuGraphNodeSetEnabled(exec: Handle, node: Handle, enabled: c_uint) {
+        const WHAT: &str = "cuGraphNodeSetEnabled";
+        check::used(Kind::GraphExec, exec as usize, WHAT);
+        if check::node_enabled_set(exec as usize, node as usize, enabled != 0, WHAT) {
+            CUDA_SUCCESS
+        } else {
+            CUDA_ERROR_INVALID_VALUE
+        }
+    }
+    fn cuGraphNodeGetEnabled(exec: Handle, node: Handle, enabled: *mut c_uint) {
+        const WHAT: &str = "cuGraphNodeGetEnabled";
+        check::used(Kind::GraphExec, exec as usize, WHAT);
+        if enabled.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        match check::node_enabled(exec as usize, node as usize, WHAT) {
+            Some(on) => {
+                out(enabled, c_uint::from(on));
+                CUDA_SUCCESS
+            }
+            None => CUDA_ERROR_INVALID_VALUE,
+        }
+    }
     fn cuGraphAddEventRecordNode(node: *mut Handle, graph: Handle, deps: *const Handle, n: usize, event: Handle) {
         let Some(g) = check::graph_stream(graph as usize, "cuGraphAddEventRecordNode") else {
             return CUDA_ERROR_INVALID_VALUE;
@@ -435,6 +472,9 @@ entry_points! {
         CUDA_SUCCESS
     }
 }
+
+/// `CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED`: why `cuGraphExecUpdate` refused an update.
+const UPDATE_ERROR_TOPOLOGY_CHANGED: c_uint = 2;
 
 /// The next conditional handle `cuGraphConditionalHandleCreate` makes.
 static NEXT_CONDITIONAL: AtomicU64 = AtomicU64::new(1);

@@ -44,6 +44,8 @@ pub(crate) const CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: CUresult = 900;
 
 pub(crate) const CUDA_ERROR_STREAM_CAPTURE_UNJOINED: CUresult = 904;
 
+pub(crate) const CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE: CUresult = 910;
+
 pub(crate) const CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED: CUresult = 704;
 
 pub(crate) const CUDA_ERROR_PEER_ACCESS_NOT_ENABLED: CUresult = 705;

@@ -662,3 +662,110 @@ fn kernel_node_updates_replace_the_nodes_work() {
         let _ = cuCtxDestroy_v2(a);
     }
 }
+
+#[test]
+fn a_disabled_node_s_work_is_left_out_and_an_update_of_another_node_count_is_refused() {
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals),
+    // host memory that outlives the calls that read it, and handles the double made: the wrong
+    // sequences under test misuse the driver's contract, which the double records, not Rust's.
+    unsafe {
+        let a = ctx();
+        let mut s = null_mut();
+        let _ = cuStreamCreate(&raw mut s, 0);
+        let (mut d, mut e) = (0, 0);
+        let _ = cuMemAlloc_v2(&raw mut d, 64);
+        let _ = cuMemAlloc_v2(&raw mut e, 64);
+        // CUDA_MEMSET_NODE_PARAMS: dst, pitch, value, elementSize, width, height.
+        let memset = |dst: CUdeviceptr| {
+            let mut p = [0u8; 40];
+            p[0..8].copy_from_slice(&dst.to_ne_bytes());
+            p[16..20].copy_from_slice(&7u32.to_ne_bytes());
+            p[20..24].copy_from_slice(&4u32.to_ne_bytes());
+            p[24..32].copy_from_slice(&16usize.to_ne_bytes());
+            p[32..40].copy_from_slice(&1usize.to_ne_bytes());
+            p
+        };
+        let none = core::ptr::null();
+        let (mut graph, mut node, mut exec) = (null_mut(), null_mut(), null_mut());
+        let _ = cuGraphCreate(&raw mut graph, 0);
+        let p = memset(d);
+        let _ = cuGraphAddMemsetNode(&raw mut node, graph, none, 0, p.as_ptr().cast(), a);
+        let _ = cuGraphInstantiateWithFlags(&raw mut exec, graph, 0);
+        let mut on = 7;
+        assert_eq!(cuGraphNodeGetEnabled(exec, node, &raw mut on), CUDA_SUCCESS);
+        assert_eq!(on, 1, "enabled when instantiated");
+        // Disabled, its memory freed: the launch does not touch it.
+        assert_eq!(
+            violations_of(|| {
+                assert_eq!(cuGraphNodeSetEnabled(exec, node, 0), CUDA_SUCCESS);
+                assert_eq!(cuGraphNodeGetEnabled(exec, node, &raw mut on), CUDA_SUCCESS);
+                assert_eq!(on, 0);
+                let _ = cuMemFree_v2(d);
+                let _ = cuGraphLaunch(exec, s);
+                let _ = cuStreamSynchronize(s);
+            }),
+            0,
+            "a disabled node's work left out of the launch"
+        );
+        // Enabled again, the node sets the freed memory.
+        assert!(
+            violations_of(|| {
+                assert_eq!(cuGraphNodeSetEnabled(exec, node, 1), CUDA_SUCCESS);
+                let _ = cuGraphLaunch(exec, s);
+                let _ = cuStreamSynchronize(s);
+            }) > 0,
+            "the enabled node's work is back"
+        );
+        // Parameters set while disabled are kept for when it is enabled: now over `e`.
+        assert_eq!(
+            violations_of(|| {
+                assert_eq!(cuGraphNodeSetEnabled(exec, node, 0), CUDA_SUCCESS);
+                let q = memset(e);
+                assert_eq!(
+                    cuGraphExecMemsetNodeSetParams(exec, node, q.as_ptr().cast(), a),
+                    CUDA_SUCCESS
+                );
+                let _ = cuGraphLaunch(exec, s);
+                assert_eq!(cuGraphNodeSetEnabled(exec, node, 1), CUDA_SUCCESS);
+                let _ = cuGraphLaunch(exec, s);
+                let _ = cuStreamSynchronize(s);
+            }),
+            0,
+            "the node enabled again runs its new parameters"
+        );
+        // A node the executable graph does not have: a violation, as the driver's invalid value.
+        let (mut other, mut stranger) = (null_mut(), null_mut());
+        let _ = cuGraphCreate(&raw mut other, 0);
+        let r = memset(e);
+        let _ = cuGraphAddMemsetNode(&raw mut stranger, other, none, 0, r.as_ptr().cast(), a);
+        let _ = cuGraphAddMemsetNode(&raw mut stranger, other, none, 0, r.as_ptr().cast(), a);
+        let mut refused = CUDA_SUCCESS;
+        assert!(
+            violations_of(|| refused = cuGraphNodeSetEnabled(exec, stranger, 0)) > 0,
+            "a node of another graph"
+        );
+        assert_eq!(refused, CUDA_ERROR_INVALID_VALUE);
+        // An update from a graph of two nodes: refused, topology changed, nothing updated.
+        let mut info = [0u8; 24];
+        assert_eq!(
+            cuGraphExecUpdate_v2(exec, other, info.as_mut_ptr().cast()),
+            CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE
+        );
+        assert_eq!(u32::from_ne_bytes([info[0], info[1], info[2], info[3]]), 2);
+        assert_eq!(
+            cuGraphNodeGetEnabled(exec, node, &raw mut on),
+            CUDA_SUCCESS,
+            "the executable graph keeps its nodes"
+        );
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuGraphLaunch(exec, s);
+                let _ = cuStreamSynchronize(s);
+            }),
+            0,
+            "still sets `e`"
+        );
+    }
+}

@@ -68,6 +68,8 @@ entries! {
         cuGraphAddDependencies(a0, a1, a2, a3);
         cuGraphExecKernelNodeSetParams_v2(a0, a1, a2);
         cuGraphExecMemcpyNodeSetParams(a0, a1, a2, a3);
+        cuGraphNodeSetEnabled(a0, a1, a2);
+        cuGraphNodeGetEnabled(a0, a1, a2);
         cuGraphExecMemsetNodeSetParams(a0, a1, a2, a3);
         cuGraphDebugDotPrint(a0, a1, a2);
         cuGraphClone(a0, a1);

@@ -1,6 +1,7 @@
 //! The program `graph` (C18): a capture with copies, a stream-ordered allocation and a launch;
 //! instantiated, launched as a submission and twice in a scope, its payload read and written
-//! between launches, updated with a second capture; a capture inside a scope open on another
+//! between launches, updated with a second capture, refused an update of another topology (whose
+//! graph comes back and runs); a capture inside a scope open on another
 //! stream; a capture that fails in its closure.
 
 use crate::common::{KERNELS, N, N32};
@@ -51,7 +52,37 @@ pub(crate) fn graph(ctx: &Context) -> Result<Vec<u32>> {
         s.launch_graph(&g)?;
         s.launch_graph(&g)
     })??;
-    let (_input, _dev, _add, _old_out) = exec.update(capture(2)?)?;
+    let (_input, _dev, _add, _old_out) = exec
+        .update(capture(2)?)
+        .map_err(custack::graph::UpdateError::into_error)?;
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    // Another topology (one copy): refused by the double as by the driver, the graph handed
+    // back, which instantiates and runs; the executable graph is unchanged.
+    let other = stream.capture(
+        (
+            guard.alloc_pinned::<u32>(N)?,
+            guard.alloc_zeroed::<u32>(N)?,
+            module.function("add_u32")?,
+            vec![1u32; N],
+        ),
+        |s, (_input, dev, _add, out)| s.copy_to_host(out, &dev),
+    )?;
+    let refused = match exec.update(other) {
+        Err(e) if e.error().kind() == custack::ErrorKind::GraphExecUpdateFailure => e,
+        Err(e) => return Err(e.into_error()),
+        Ok(_) => panic!("an update of another topology was taken"),
+    };
+    assert_eq!(
+        refused.result(),
+        Some(custack::ffi::CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED),
+        "{refused:?}"
+    );
+    let (error, graph) = refused.into_parts();
+    let fallback = stream
+        .submit(graph.ok_or(error)?.instantiate()?, |s, g| s.launch_graph(&g))?
+        .wait()?;
+    assert!(fallback.payload().3.iter().all(|&v| v == 0), "zeros copied out");
+    drop(fallback);
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     // A capture inside a scope open on another stream: the scope's copy runs and is complete
     // at its end, so `local` may go; the graph's copy reaches only its payload (the closure is

@@ -1,6 +1,7 @@
 //! The program `graph_built` (C28): a graph built node by node (a memset, a declared kernel checked
 //! against its contract, copies, an event record and wait, a child graph), launched in a submission
-//! and in a scope; then a build whose kernel node its contract refuses.
+//! and in a scope; its kernel node updated, disabled and enabled again; then a build whose kernel
+//! node its contract refuses.
 
 use crate::common::{KERNELS, N, N32};
 use crate::kernels::AddU32;
@@ -10,6 +11,7 @@ use custack::{Context, Driver, EventFlags, LaunchConfig, Result, Stack, StandIn}
 /// copies to, within and from the device, an event record and wait, a child graph; instantiated
 /// and launched in a submission and in a scope. Then a build whose kernel node its contract
 /// refuses: the graph is destroyed and its payload dropped, nothing launched.
+#[allow(clippy::too_many_lines)] // one graph's life: build, launches, updates, enabling, a refusal
 pub(crate) fn graph_built(ctx: &Context) -> Result<Vec<u32>> {
     use std::rc::Rc;
     // SAFETY: as the kernel, the stand-in reads and writes x[0..n): the results below are the
@@ -98,6 +100,26 @@ pub(crate) fn graph_built(ctx: &Context) -> Result<Vec<u32>> {
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     let updated = exec.payload().3.to_vec();
     assert!(updated.iter().all(|&v| v == 16), "7 + 9 copied out");
+    // The kernel node disabled (`cuGraphNodeSetEnabled`): the launch copies 7 out unchanged;
+    // a new scalar set while it is disabled is kept, and runs once it is enabled again.
+    exec.update_nodes(|u, (mut x, _, add, ..)| {
+        let node = u.kernel_node(&add, 0)?;
+        u.set_enabled(node, false)?;
+        assert!(!u.enabled(node)?, "disabled");
+        u.set_kernel(node, LaunchConfig::for_elements(N32), (&mut x, 2u32, N32))
+    })?;
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    let skipped = exec.payload().3.to_vec();
+    assert!(skipped.iter().all(|&v| v == 7), "7 copied out, nothing added");
+    exec.update_nodes(|u, (_, _, add, ..)| {
+        let node = u.kernel_node(&add, 0)?;
+        u.set_enabled(node, true)?;
+        assert!(u.enabled(node)?, "enabled");
+        Ok(())
+    })?;
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    let enabled = exec.payload().3.to_vec();
+    assert!(enabled.iter().all(|&v| v == 9), "7 + 2 copied out");
     drop(exec);
     let short = (guard.alloc::<u32>(8)?, module.declared::<AddU32>()?);
     let refused = guard.build_graph(short, |b, (mut x, add)| {

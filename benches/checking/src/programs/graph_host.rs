@@ -67,7 +67,9 @@ pub(crate) fn graph_host(ctx: &Context) -> Result<()> {
     let mut exec = graph.instantiate()?;
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     assert_eq!(calls.load(SeqCst), 2, "one call per launch");
-    let old = exec.update(build(&guard, 10, false, &calls, &drops)?)?;
+    let old = exec
+        .update(build(&guard, 10, false, &calls, &drops)?)
+        .map_err(custack::graph::UpdateError::into_error)?;
     drop(old);
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     assert_eq!(

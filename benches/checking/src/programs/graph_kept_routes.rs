@@ -281,15 +281,22 @@ fn instantiations(guard: &PushedGuard<'_, '_>) -> Result<()> {
     })?;
     let mut plain = plain.instantiate()?;
     match plain.update(graph) {
-        Err(e) if e.kind() == ErrorKind::InvalidValue && e.detail().is_some() => {}
-        Err(e) => return Err(e),
+        // Refused before the driver: the graph comes back, dropped here.
+        Err(e)
+            if e.error().kind() == ErrorKind::InvalidValue
+                && e.error().detail().is_some()
+                && e.graph().is_some() => {}
+        Err(e) => return Err(e.into_error()),
         Ok(()) => return Err(unexpected("an update into a graph that keeps allocations")),
     }
     drop(plain);
     let mut kept = kept_graph(guard)?.instantiate()?;
     match kept.update(kept_graph(guard)?) {
-        Err(e) if e.kind() == ErrorKind::InvalidValue && e.detail().is_some() => {}
-        Err(e) => return Err(e),
+        Err(e)
+            if e.error().kind() == ErrorKind::InvalidValue
+                && e.error().detail().is_some()
+                && e.graph().is_some() => {}
+        Err(e) => return Err(e.into_error()),
         Ok(()) => return Err(unexpected("an update of a graph that keeps allocations")),
     }
     drop(kept);
