@@ -473,11 +473,12 @@ publish_check() {
         required=(src/lib.rs README.md LICENSE-MIT LICENSE-APACHE)
         if [[ $name == custack ]]; then
             allowed+='|ffi/.*\.rs|build\.rs|build/.*\.rs|CHANGELOG\.md|tests/fixtures/(kernels|contracts)\.ptx'
-            allowed+='|docs/(features|interop|from-cudarc)\.md'
+            allowed+='|docs/(features|interop|from-cudarc|from-cuda-core)\.md'
             # The comparison kernel's CUDA C, which ReplicasCompare::SOURCE includes.
             allowed+='|src/safety/replicas_compare\.cu'
             required+=(ffi/mod.rs build.rs CHANGELOG.md tests/fixtures/kernels.ptx tests/fixtures/contracts.ptx
-                docs/features.md docs/interop.md docs/from-cudarc.md src/safety/replicas_compare.cu)
+                docs/features.md docs/interop.md docs/from-cudarc.md docs/from-cuda-core.md
+                src/safety/replicas_compare.cu)
         fi
         bad=$(grep -vxE "$allowed" <<<"$listing" || true)
         missing=

@@ -276,6 +276,9 @@ struct InteropDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/from-cudarc.md")]
 struct FromCudarcDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../docs/from-cuda-core.md")]
+struct FromCudaCoreDoctests;
 
 /// The traits whose methods most programs call: `use custack::prelude::*;`.
 ///
