@@ -208,7 +208,7 @@ fn access_block(address: u64, access: Access<'_>) -> Result<bool, String> {
                 let n = done.min(bytes - done);
                 // SAFETY: `at..at + done` is written and `at + done..at + done + n` lies inside
                 // the checked range (`done + n <= bytes`); the two do not overlap.
-                unsafe { core::ptr::copy_nonoverlapping(at, at.add(done), n) };
+                unsafe { core::ptr::copy_nonoverlapping(at, at.wrapping_add(done), n) };
                 done += n;
             }
         }
