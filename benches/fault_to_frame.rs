@@ -38,8 +38,10 @@
 //! once, in a loop); joined with `+` to combine. Each is started by the bench, waited for until
 //! it runs, checked after every cell, and killed at the end (and dies with the bench).
 //!
-//! Output: one JSON line with the environment and the settings, then one JSON line per
-//! (scenario, interference) with each phase's distribution in µs (`n`, `min`, `p50`, `p99`,
+//! Output: one JSON line with the environment and the settings, then per (scenario,
+//! interference) one `run SCENARIO INTERFERENCE WORKER ns=…` line per run (its phases in ns, so
+//! that runs of several processes pool: `--merge LOG...` prints the pooled distributions, for
+//! counts past one command's time limit on the GPU machine) and one JSON line with each phase's distribution in µs (`n`, `min`, `p50`, `p99`,
 //! `p999`, `max`; nearest rank, so p99.9 of fewer than 1,000 runs is the maximum), the counts,
 //! the cell's wall time and the first worker's report line; a Markdown table per cell; one
 //! JSON line per interference setting with what the interferers did. Exits non-zero if a run
@@ -136,7 +138,9 @@ machine, with CUSTACK_FRAME_CUBIN and CUSTACK_PROCESS_CUBIN set (.gpu/env.sh):
                  [--worker gpu|cpu] [--bound-ms 20] [--watchdog-ms 50] [--fault-frame 3] [--spin-s 10]
                  [--gpu-kernel-us 1000] [--pcie-mib 256] [--stuck-s 10] [--init-s 60] [--interfere-max-s 3600]
                  [--cell-max-s S]   (each cell ends after S seconds with the runs it has)
-  --worker cpu needs no GPU: the restart alone.";
+  --worker cpu needs no GPU: the restart alone.
+  fault_to_frame --merge LOG...               pools the runs of earlier logs (their `run` lines)
+                                              and prints each cell's distributions";
 
     pub(crate) fn main() {
         let start = now_ns();
@@ -298,9 +302,16 @@ machine, with CUSTACK_FRAME_CUBIN and CUSTACK_PROCESS_CUBIN set (.gpu/env.sh):
     }
 
     fn config() -> Result<Option<Config>, String> {
-        let args = Args::parse(std::env::args().skip(1), FLAGS, &["bench"])?;
+        let args = Args::parse(std::env::args().skip(1), FLAGS, &["bench", "merge"])?;
         if !args.any() {
             println!("{USAGE}");
+            return Ok(None);
+        }
+        if args.switch("merge") {
+            if args.positional.is_empty() {
+                return Err(format!("--merge needs the logs to pool\n{USAGE}"));
+            }
+            merge(&args.positional)?;
             return Ok(None);
         }
         if let Some(p) = args.positional.first() {
@@ -415,18 +426,16 @@ machine, with CUSTACK_FRAME_CUBIN and CUSTACK_PROCESS_CUBIN set (.gpu/env.sh):
         Ok(all_expected)
     }
 
-    #[allow(
-        clippy::cast_precision_loss,
-        reason = "nanoseconds and counts below 2^53"
-    )]
-    fn print_cell(c: &Config, setting: &Setting, cell: &Cell, m: &restart::Measured, wall: f64) {
+    /// Each phase's distribution over `runs` (phases in [`PHASES`]' order, ns): the JSON object's
+    /// members and the Markdown table's rows (ms) for the cell `scenario` under `setting`.
+    #[allow(clippy::cast_precision_loss, reason = "nanoseconds below 2^53")]
+    fn phase_tables(scenario: &str, setting: &str, runs: &[[Option<u64>; 6]]) -> (String, String) {
         let mut phases = String::new();
         let mut table = String::new();
         for (i, name) in PHASES.iter().enumerate() {
-            let mut us: Vec<f64> = m
-                .runs
+            let mut us: Vec<f64> = runs
                 .iter()
-                .filter_map(|r| r.phases()[i])
+                .filter_map(|r| r[i])
                 .map(|ns| ns as f64 / 1e3)
                 .collect();
             let Some(s) = Summary::of(&mut us) else {
@@ -449,9 +458,7 @@ machine, with CUSTACK_FRAME_CUBIN and CUSTACK_PROCESS_CUBIN set (.gpu/env.sh):
             let ms = |x: f64| format!("{:.2}", x / 1e3);
             let _ = writeln!(
                 table,
-                "| {} | {} | {name} | {} | {} | {} | {} | {} | {} |",
-                cell.scenario.name(),
-                setting.name(),
+                "| {scenario} | {setting} | {name} | {} | {} | {} | {} | {} | {} |",
                 s.n,
                 ms(s.min),
                 ms(s.p50),
@@ -460,6 +467,76 @@ machine, with CUSTACK_FRAME_CUBIN and CUSTACK_PROCESS_CUBIN set (.gpu/env.sh):
                 ms(s.max)
             );
         }
+        (phases, table)
+    }
+
+    /// `--merge LOG...`: pools the `run` lines of earlier logs by (scenario, interference,
+    /// worker) and prints each pool's distributions as a cell does, with how many logs and
+    /// runs went in. Lines that are not run lines are skipped; a malformed run line is an error.
+    fn merge(paths: &[String]) -> Result<(), String> {
+        type Key = (String, String, String);
+        let mut pools: Vec<(
+            Key,
+            Vec<[Option<u64>; 6]>,
+            std::collections::BTreeSet<usize>,
+        )> = Vec::new();
+        for (f, path) in paths.iter().enumerate() {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+            for (l, line) in text.lines().enumerate() {
+                let Some((scenario, setting, worker, phases)) =
+                    restart::parse_run_line(line).map_err(|e| format!("{path}:{}: {e}", l + 1))?
+                else {
+                    continue;
+                };
+                let key = (
+                    scenario.to_string(),
+                    setting.to_string(),
+                    worker.to_string(),
+                );
+                match pools.iter_mut().find(|(k, _, _)| *k == key) {
+                    Some((_, runs, files)) => {
+                        runs.push(phases);
+                        files.insert(f);
+                    }
+                    None => pools.push((key, vec![phases], [f].into_iter().collect())),
+                }
+            }
+        }
+        if pools.is_empty() {
+            return Err(format!("no run lines in {}", paths.join(", ")));
+        }
+        for ((scenario, setting, worker), runs, files) in &pools {
+            let (phases, table) = phase_tables(scenario, setting, runs);
+            println!(
+                "{{\"bench\":\"fault_to_frame\",\"merged\":true,\"scenario\":{},\"interference\":{},\"worker\":{},\"ok\":{},\"logs\":{},\"phases_us\":{{{phases}}}}}",
+                json_str(scenario),
+                json_str(setting),
+                json_str(worker),
+                runs.len(),
+                files.len()
+            );
+            println!(
+                "{scenario} under {setting} ({worker} worker), pooled from {} of {} logs: {} runs; ms:\n\
+         | scenario | interference | phase | n | min | median | p99 | p99.9 | max |\n\
+         |---|---|---|---|---|---|---|---|---|\n{table}",
+                files.len(),
+                paths.len(),
+                runs.len()
+            );
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::cast_precision_loss, reason = "seconds and counts below 2^53")]
+    fn print_cell(c: &Config, setting: &Setting, cell: &Cell, m: &restart::Measured, wall: f64) {
+        let runs: Vec<[Option<u64>; 6]> = m.runs.iter().map(restart::Run::phases).collect();
+        for r in &runs {
+            println!(
+                "{}",
+                restart::run_line(cell.scenario.name(), &setting.name(), &c.worker, r)
+            );
+        }
+        let (phases, table) = phase_tables(cell.scenario.name(), &setting.name(), &runs);
         let per_run = wall / (m.runs.len() + m.unexpected.len()).max(1) as f64;
         println!(
             "{{\"bench\":\"fault_to_frame\",\"scenario\":{},\"interference\":{},\"worker\":{},\"runs\":{},\"ok\":{},\"unexpected\":{},\"failed_before_fault\":{},\"workers\":{},\"bound_ms\":{},\"watchdog_ms\":{},\"wall_s\":{},\"s_per_run\":{},\"phases_us\":{{{phases}}},\"report\":{}}}",

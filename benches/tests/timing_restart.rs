@@ -323,3 +323,34 @@ fn cpu_interference_runs_until_stopped() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn run_lines_read_back_as_written_and_malformed_ones_are_refused() {
+    use timing::restart::{parse_run_line, run_line};
+    let phases = [
+        Some(1),
+        Some(22),
+        Some(333),
+        Some(4_444),
+        Some(55_555),
+        None,
+    ];
+    let line = run_line("watchdog", "cpu+gpu", "gpu", &phases);
+    assert_eq!(line, "run watchdog cpu+gpu gpu ns=1,22,333,4444,55555,");
+    assert_eq!(
+        parse_run_line(&line),
+        Ok(Some(("watchdog", "cpu+gpu", "gpu", phases)))
+    );
+    assert_eq!(parse_run_line("| hung | none | total |"), Ok(None));
+    assert_eq!(parse_run_line("{\"bench\":\"fault_to_frame\"}"), Ok(None));
+    for bad in [
+        "run hung none gpu",
+        "run hung none gpu ns=1,2,3,4,5",
+        "run hung none gpu ns=1,2,3,4,5,6,7",
+        "run hung none gpu ns=1,2,x,4,5,",
+        "run hung none gpu 1,2,3,4,5,",
+        "run hung none gpu ns=1,2,3,4,5, extra",
+    ] {
+        assert!(parse_run_line(bad).is_err(), "{bad} was read");
+    }
+}

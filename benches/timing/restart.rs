@@ -512,6 +512,53 @@ impl Run {
     }
 }
 
+/// The line that keeps one run's phases (ns, [`PHASES`]' order, empty where absent), so that
+/// the runs of several processes can be pooled (`fault_to_frame --merge`):
+/// `run SCENARIO INTERFERENCE WORKER ns=A,B,C,D,E,F`.
+pub(crate) fn run_line(
+    scenario: &str,
+    setting: &str,
+    worker: &str,
+    phases: &[Option<u64>; 6],
+) -> String {
+    let ns: Vec<String> = phases
+        .iter()
+        .map(|p| p.map(|v| v.to_string()).unwrap_or_default())
+        .collect();
+    format!("run {scenario} {setting} {worker} ns={}", ns.join(","))
+}
+
+/// A run's scenario, interference, worker and phases: what [`run_line`] wrote.
+pub(crate) type RunRecord<'a> = (&'a str, &'a str, &'a str, [Option<u64>; 6]);
+
+/// `line` read back as [`run_line`] wrote it; `None` for a line that is no run line.
+///
+/// # Errors
+///
+/// A line that starts as a run line but is not one, quoted.
+pub(crate) fn parse_run_line(line: &str) -> Result<Option<RunRecord<'_>>, String> {
+    let Some(rest) = line.strip_prefix("run ") else {
+        return Ok(None);
+    };
+    let bad = || format!("not a run line: {line}");
+    let words: Vec<&str> = rest.split(' ').collect();
+    let [scenario, setting, worker, ns] = words[..] else {
+        return Err(bad());
+    };
+    let ns = ns.strip_prefix("ns=").ok_or_else(bad)?;
+    let values: Vec<&str> = ns.split(',').collect();
+    let mut phases = [None; 6];
+    if values.len() != phases.len() {
+        return Err(bad());
+    }
+    for (p, v) in phases.iter_mut().zip(values) {
+        if !v.is_empty() {
+            *p = Some(v.parse::<u64>().map_err(|_| bad())?);
+        }
+    }
+    Ok(Some((scenario, setting, worker, phases)))
+}
+
 /// Whether `faulted` (a worker that marked its fault) ended as its scenario says it must: in
 /// the safe state (exit status 75, one report line on `stderr`, naming the deadline for the
 /// hung kernel and a sticky error for the trap), or killed by the watchdog.
