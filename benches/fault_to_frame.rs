@@ -474,12 +474,13 @@ machine, with CUSTACK_FRAME_CUBIN and CUSTACK_PROCESS_CUBIN set (.gpu/env.sh):
     /// worker) and prints each pool's distributions as a cell does, with how many logs and
     /// runs went in. Lines that are not run lines are skipped; a malformed run line is an error.
     fn merge(paths: &[String]) -> Result<(), String> {
-        type Key = (String, String, String);
-        let mut pools: Vec<(
-            Key,
+        /// A cell's runs pooled: (scenario, interference, worker), the runs, the logs they came from.
+        type Pool = (
+            (String, String, String),
             Vec<[Option<u64>; 6]>,
             std::collections::BTreeSet<usize>,
-        )> = Vec::new();
+        );
+        let mut pools: Vec<Pool> = Vec::new();
         for (f, path) in paths.iter().enumerate() {
             let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
             for (l, line) in text.lines().enumerate() {
