@@ -313,7 +313,8 @@ impl<'b, G> GraphBuilder<'b, G> {
         ) -> ffi::CUresult,
     ) -> Result<(GraphNode<'b, G>, usize)> {
         let plan = if let Some(t) = &self.mem {
-            Some(t.plan(deps.iter().map(GraphNode::as_raw), role)?)
+            t.plan(deps.iter().map(GraphNode::as_raw), role)?
+                .map(|plan| (t, plan))
         } else {
             order::none_in_body()?;
             None
@@ -324,9 +325,9 @@ impl<'b, G> GraphBuilder<'b, G> {
         // so a slice of them is an array of the driver's node handles, read for this call only.
         let (nodes, count) = (deps.as_ptr().cast::<ffi::CUgraphNode>(), deps.len());
         add(&raw mut raw, self.raw, nodes, count).result()?;
-        let index = match (&self.mem, plan) {
-            (Some(t), Some(plan)) => t.made(raw, plan),
-            _ => 0,
+        let index = match plan {
+            Some((t, plan)) => t.made(raw, plan),
+            None => 0,
         };
         Ok((
             GraphNode {

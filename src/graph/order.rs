@@ -118,12 +118,35 @@ impl Tracker {
     /// Checks a node about to be made after `deps` in the role `role`, taking the uses noted
     /// for it: every allocation it uses is live and its allocation node among the node's
     /// ancestors; a free node has its allocation's node and every user among them.
+    ///
+    /// `None` where there is nothing to keep: a plain node before the first allocation node
+    /// (no node can use, free or follow an allocation yet, and [`made`](Self::made) would keep
+    /// no such node). That is the path of every node of a graph without memory nodes, most
+    /// graphs: no lookup of its dependencies, no plan made, moved or kept.
+    #[inline]
     pub(super) fn plan(
         &self,
         deps: impl IntoIterator<Item = ffi::CUgraphNode>,
         role: Role,
-    ) -> Result<Plan> {
+    ) -> Result<Option<Plan>> {
         let noted = take_uses();
+        if role == Role::Plain && self.state.borrow().allocs.is_empty() {
+            if noted.iter().any(|&(tracker, _)| tracker == self.id) {
+                return Err(refused("an unknown graph allocation"));
+            }
+            return Ok(None);
+        }
+        self.plan_after_allocs(deps, role, noted).map(Some)
+    }
+
+    /// [`plan`](Self::plan) once the build has an allocation node, or for a memory node.
+    #[inline(never)]
+    fn plan_after_allocs(
+        &self,
+        deps: impl IntoIterator<Item = ffi::CUgraphNode>,
+        role: Role,
+        noted: Vec<(u64, usize)>,
+    ) -> Result<Plan> {
         let state = self.state.borrow();
         let mut ancestors = Bits::new();
         for d in deps {
@@ -294,7 +317,7 @@ mod tests {
     /// Makes node `raw` after `deps` in `role` through `t`, as the builder does.
     fn make(t: &Tracker, raw: usize, deps: &[usize], role: Role) -> Result<usize> {
         let plan = t.plan(deps.iter().map(|&d| node(d)), role)?;
-        Ok(t.made(node(raw), plan))
+        Ok(plan.map_or(0, |plan| t.made(node(raw), plan)))
     }
 
     #[test]
