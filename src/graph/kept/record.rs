@@ -95,24 +95,62 @@ impl Kept {
     /// [`ErrorKind::InvalidValue`] (nothing taken) if there is no allocation `k`, if its element
     /// type is not `T`, or if no launch made it since it was last taken.
     pub(crate) fn take<T: DeviceCopy>(&self, k: usize) -> Result<(ffi::CUdeviceptr, usize)> {
-        let refuse = |what: String| Error::custack(ErrorKind::InvalidValue, what);
-        let (a, made) = self
-            .allocs
-            .get(k)
-            .ok_or_else(|| refuse(format!("the graph keeps no allocation {k}")))?;
-        if a.elem != TypeId::of::<T>() {
-            return Err(refuse(format!(
-                "kept allocation {k} holds {}, not {}",
-                a.elem_name,
-                core::any::type_name::<T>()
-            )));
-        }
+        let (a, made) = self.get::<T>(k)?;
         if !made.replace(false) {
-            return Err(refuse(format!(
+            return Err(refused(format!(
                 "kept allocation {k} was not made by a launch since it was last taken"
             )));
         }
         Ok((a.ptr, a.len))
+    }
+
+    /// Kept allocation `k` as elements of `T`, with its mark (made by a launch and not taken).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] if there is no allocation `k` or its element type is not `T`.
+    pub(crate) fn get<T: DeviceCopy>(&self, k: usize) -> Result<(&KeptAlloc, &Cell<bool>)> {
+        let (a, made) = self
+            .allocs
+            .get(k)
+            .ok_or_else(|| refused(format!("the graph keeps no allocation {k}")))?;
+        typed::<T>(a, k)?;
+        Ok((a, made))
+    }
+
+    /// Which kept allocation a taken buffer of `len` elements of `T` at `ptr` is, for its free
+    /// in stream order: its number, if the memory is exactly one of this graph's kept
+    /// allocations, of element type `T`, and taken (its mark clear: no launch made it since the
+    /// take, so the buffer is its one owner).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] naming why otherwise.
+    pub(crate) fn taken<T: DeviceCopy>(&self, ptr: ffi::CUdeviceptr, len: usize) -> Result<usize> {
+        let k = self
+            .allocs
+            .iter()
+            .position(|(a, _)| a.ptr == ptr)
+            .ok_or_else(|| {
+                refused(format!(
+                    "device memory {ptr:#x} is none of this executable graph's kept allocations"
+                ))
+            })?;
+        let (a, made) = &self.allocs[k];
+        typed::<T>(a, k)?;
+        if a.len != len {
+            return Err(refused(format!(
+                "kept allocation {k} holds {} elements, the buffer {len}",
+                a.len
+            )));
+        }
+        if made.get() {
+            return Err(refused(format!(
+                "kept allocation {k} is not taken (`GraphExec::take_kept`): the executable graph \
+                 owns it"
+            )));
+        }
+        Ok(k)
     }
 
     /// The kept allocations of a graph, instantiated without `AUTO_FREE_ON_LAUNCH` and
@@ -184,6 +222,36 @@ impl Kept {
             }
         }
     }
+}
+
+/// custack's refusal (`InvalidValue`) of a kept allocation's take, view or free.
+fn refused(what: String) -> Error {
+    Error::custack(ErrorKind::InvalidValue, what)
+}
+
+/// Refuses kept allocation `k`, `a`, as elements of any type but its own.
+fn typed<T: DeviceCopy>(a: &KeptAlloc, k: usize) -> Result<()> {
+    if a.elem == TypeId::of::<T>() {
+        return Ok(());
+    }
+    Err(refused(format!(
+        "kept allocation {k} holds {}, not {}",
+        a.elem_name,
+        core::any::type_name::<T>()
+    )))
+}
+
+/// Kept allocation `k` of a graph's (not yet executable) list, as elements of `T`.
+///
+/// # Errors
+///
+/// [`ErrorKind::InvalidValue`] if there is no allocation `k` or its element type is not `T`.
+pub(crate) fn kept_of<T: DeviceCopy>(allocs: &[KeptAlloc], k: usize) -> Result<&KeptAlloc> {
+    let a = allocs
+        .get(k)
+        .ok_or_else(|| refused(format!("the graph keeps no allocation {k}")))?;
+    typed::<T>(a, k)?;
+    Ok(a)
 }
 
 #[cfg(test)]
