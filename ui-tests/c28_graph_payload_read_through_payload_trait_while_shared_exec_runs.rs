@@ -3,7 +3,7 @@
 //! graph's held form, which no `&Graph` gives, so a shared borrow of the graph, which a pending
 //! launch of a `SharedExec` leaves to the scope's closure, reads nothing the launch writes.
 //! Positive twin: `a_graph_s_payload_is_read_through_an_exclusive_borrow_and_kept` in
-//! `tests/gpu_graph_exec.rs`.
+//! `tests/gpu_graph_kept_free.rs`.
 use custack::graph::{Graph, InstantiateFlags};
 use custack::{Context, ContextFlags, Driver, Payload, Stack};
 

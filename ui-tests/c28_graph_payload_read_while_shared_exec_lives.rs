@@ -2,7 +2,7 @@
 //! writes nothing, so it cannot run while an executable graph made by `instantiate_shared`
 //! borrows the graph and a launch of it may write what the host would read.
 //! Positive twin: `a_graph_s_payload_is_read_through_an_exclusive_borrow_and_kept` in
-//! `tests/gpu_graph_exec.rs`.
+//! `tests/gpu_graph_kept_free.rs`.
 use custack::graph::InstantiateFlags;
 use custack::{Context, ContextFlags, Driver, Stack};
 

@@ -39,11 +39,11 @@ use super::order::Role;
 use super::owned::{Graph, GraphExec};
 use crate::asynchronous::payload::Payload;
 use crate::asynchronous::scope::StreamScope;
-use crate::error::left_behind::{Object, release};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::memory::{DeviceBuffer, DeviceMemory, DeviceView};
 use crate::vocabulary::binding::GraphAlloc;
+use crate::vocabulary::binding::ScopedAlloc;
 use crate::vocabulary::plain::DeviceCopy;
 use core::any::TypeId;
 
@@ -299,29 +299,83 @@ impl<'scope> StreamScope<'scope, '_> {
     /// this scope's stream order, after the work enqueued before it, without waiting: the
     /// buffer is consumed, so no handle reaches the memory afterwards, and `exec` stays
     /// borrowed until the scope ends, which waits for the free, so no launch of it can make the
-    /// memory again (at the same address) before the free has run.
+    /// memory again (at the same address) before the free has run. To use the memory in the
+    /// scope first, [`bind_kept`](Self::bind_kept) it.
     ///
-    /// `buffer` must be exactly one of `exec`'s kept allocations, of its element type, taken
-    /// since its last launch; it may have been parked and attached again meanwhile. The free
-    /// is the scope's own: a submission's scope takes only an executable graph borrowed for
-    /// ever (`&'static`), which no launch can take again; a capture's scope is refused, since
-    /// a captured free would be a free node that every launch of that graph runs.
+    /// # Errors
+    ///
+    /// As [`bind_kept`](Self::bind_kept); then the driver's error of `cuMemFreeAsync` (the
+    /// buffer is consumed either way: after a failed free the memory may still be allocated,
+    /// and the next launch of `exec` is then refused by the driver, as while a taken buffer
+    /// lives); after a sticky error (or in a forked child), that error without calling the
+    /// driver, the memory left behind (R20).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let graph = guard.build_graph((), |b, ()| {
+    ///     let (made, mut x) = b.alloc_kept::<u32>(256, &[])?;
+    ///     b.fill_u32(&mut x, 7, &[made])?;
+    ///     Ok(())
+    /// })?;
+    /// let mut exec = graph.instantiate()?;
+    /// let stream = guard.stream()?;
+    /// for _ in 0..2 {
+    ///     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    ///     let x = exec.take_kept::<u32>(0)?;
+    ///     assert_eq!(x.to_vec()?, vec![7; 256]);
+    ///     // `exec` is borrowed until the scope has waited for the free.
+    ///     stream.scope(|s| s.free_kept(&exec, x))??;
+    /// }
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
+    #[doc(alias = "cuMemFreeAsync")]
+    pub fn free_kept<P: Payload, T: DeviceCopy>(
+        &self,
+        exec: &'scope GraphExec<'_, P>,
+        buffer: DeviceBuffer<'_, T>,
+    ) -> Result<()> {
+        self.bind_kept(exec, buffer)?.free()
+    }
+
+    /// Binds a kept allocation taken from `exec` ([`GraphExec::take_kept`]) to this scope as a
+    /// [`ScopedAlloc`]: the scope's operations use it by reference, in stream order, and it is
+    /// freed on this scope's stream after them (`cuMemFreeAsync`) when dropped or
+    /// [freed](ScopedAlloc::free), so a frame's output is copied out and its memory given back
+    /// with one wait, the scope's. The buffer is consumed, and the scoped allocation, branded
+    /// with the scope, cannot leave it: no handle reaches the memory after its free. `exec`
+    /// stays borrowed until the scope ends, which waits for the free, so no launch of it can
+    /// make the memory again (at the same address) before the free has run; leaked
+    /// (`mem::forget`), the memory is never freed, and the driver refuses every later launch
+    /// of `exec`, as while a taken buffer lives.
+    ///
+    /// `buffer` must be exactly one of `exec`'s kept allocations, of its element type and
+    /// length, taken since its last launch; it may have been parked and attached again
+    /// meanwhile. The free is the scope's own: a submission's scope takes only an executable
+    /// graph borrowed for ever (`&'static`), which no launch can take again; a capture's scope
+    /// is refused, since a captured free would be a free node that every launch of that graph
+    /// runs.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (no driver call) if `buffer`
     /// is none of `exec`'s kept allocations, holds another element type or length, or is not
     /// taken; [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) on a stream that
-    /// captures. Refused, the buffer is dropped, and its drop frees it (`cuMemFree`). The
-    /// driver's error of `cuMemFreeAsync` (the buffer is consumed either way: after a failed
-    /// free the memory may still be allocated, and the next launch of `exec` is then refused
-    /// by the driver, as while a taken buffer lives); after a sticky error (or in a forked
-    /// child), that error without calling the driver, the memory left behind (R20).
+    /// captures (`cuStreamIsCapturing`, whose error it returns too). Refused, the buffer is
+    /// dropped, and its drop frees it (`cuMemFree`): it was idle, owned by value.
     ///
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::{Context, ContextFlags, DeviceMemory, Driver, Stack};
+    /// use custack::{Context, ContextFlags, Driver, Stack};
     /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
     /// let mut stack = Stack::new()?;
     /// let guard = stack.push(&ctx)?;
@@ -337,9 +391,9 @@ impl<'scope> StreamScope<'scope, '_> {
     ///     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     ///     let x = exec.take_kept::<u32>(0)?;
     ///     stream.scope(|s| {
+    ///         let x = s.bind_kept(&exec, x)?;
     ///         s.copy_to_host(&mut out, &x)?;
-    ///         // freed after the copy, in stream order; `exec` borrowed until the scope's end
-    ///         s.free_kept(&exec, x)
+    ///         x.free() // after the copy, in stream order; one wait, the scope's
     ///     })??;
     ///     assert_eq!(out, vec![7; 256]);
     /// }
@@ -350,11 +404,11 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
     #[doc(alias = "cuMemFreeAsync")]
-    pub fn free_kept<P: Payload, T: DeviceCopy>(
+    pub fn bind_kept<P: Payload, T: DeviceCopy>(
         &self,
         exec: &'scope GraphExec<'_, P>,
         buffer: DeviceBuffer<'_, T>,
-    ) -> Result<()> {
+    ) -> Result<ScopedAlloc<'scope, T>> {
         crate::error::poison::check()?;
         let (ptr, len) = (buffer.device_ptr(), buffer.len());
         match &exec.kept {
@@ -363,23 +417,26 @@ impl<'scope> StreamScope<'scope, '_> {
                 return Err(Error::custack(
                     ErrorKind::InvalidValue,
                     format!(
-                        "device memory {ptr:#x} is none of this executable graph's kept allocations (it keeps none)"
+                        "device memory {ptr:#x} is none of this executable graph's kept \
+                         allocations (it keeps none)"
                     ),
                 ));
             }
         };
         refuse_capturing(self.as_raw())?;
-        let (ptr, _) = buffer.into_raw();
-        release(Object::DeviceMemory, ptr)?;
-        // SAFETY: `ptr` is memory of the current context that the buffer, consumed above, owned
-        // alone: a kept allocation of `exec` that a complete launch made and the program took
-        // (`taken`: the graph's own address, its mark clear), which nothing else frees and no
-        // pending work uses (the buffer was owned by value: no scope borrows it, no submission
-        // holds it). Freed once, after every operation enqueued before on this stream, which
-        // does not capture (checked). Its address is made again only by a launch of `exec`
-        // (fixed per allocation node, reserved for the graph's life), and `exec` is borrowed
-        // for 'scope, which ends only once the scope's stream, and so this free, is complete.
-        unsafe { ffi::cuMemFreeAsync(ptr, self.as_raw()) }.result()
+        let (ptr, len) = buffer.into_raw();
+        // SAFETY: `ptr` is memory of the current context of `len` elements of `T` that the
+        // buffer, consumed above, owned alone: a kept allocation of `exec` that a complete
+        // launch made and the program took (`taken`: the graph's own address, element type and
+        // length, its mark clear), which nothing else frees and no pending work uses (the
+        // buffer was owned by value: no scope borrows it, no submission holds it). Graph memory
+        // that no free node frees is freed by `cuMemFreeAsync` on any stream; this one does not
+        // capture (checked), and the result, branded with this scope, frees it there once,
+        // after the operations that use it by reference. Its address is made again only by a
+        // launch of `exec` (fixed per allocation node, reserved for the graph's life), and
+        // `exec` is borrowed for 'scope, which ends only once the scope's stream, and so the
+        // free, is complete.
+        Ok(unsafe { ScopedAlloc::from_raw_parts(ptr, len, self.as_raw()) })
     }
 }
 
