@@ -331,4 +331,31 @@ mod tests {
         // Nothing made and nobody's: the drop would free nothing (no driver call here).
         kept.free_untaken_in_drop();
     }
+
+    #[test]
+    fn a_free_in_stream_order_takes_only_the_graph_s_own_allocation_once_taken() {
+        let kept = one_kept();
+        let refused = |r: Result<usize>, says: &str| {
+            let e = r.unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidValue);
+            assert!(e.detail().unwrap_or_default().contains(says), "{e:?}");
+        };
+        kept.before_launch().unwrap();
+        kept.launched();
+        // Made and not taken: the executable graph's, no buffer's.
+        refused(kept.taken::<u32>(0x1000, 4), "not taken");
+        assert_eq!(kept.take::<u32>(0).unwrap(), (0x1000, 4));
+        // Taken: the buffer's, freed as allocation 0.
+        assert_eq!(kept.taken::<u32>(0x1000, 4).unwrap(), 0);
+        // Not this graph's memory, not its element type, not its length.
+        refused(kept.taken::<u32>(0x2000, 4), "none of this executable graph's");
+        refused(kept.taken::<f32>(0x1000, 4), "holds u32");
+        refused(kept.taken::<u32>(0x1000, 3), "4 elements");
+        // The view's lookup: typed, and the mark as it is (clear after the take).
+        let (a, made) = kept.get::<u32>(0).unwrap();
+        assert_eq!((a.ptr, a.len, made.get()), (0x1000, 4, false));
+        assert!(kept.get::<f32>(0).is_err() && kept.get::<u32>(1).is_err());
+        assert_eq!(kept_of::<u32>(&[*a], 0).unwrap().ptr, 0x1000);
+        assert!(kept_of::<f32>(&[*a], 0).is_err() && kept_of::<u32>(&[*a], 1).is_err());
+    }
 }
