@@ -198,6 +198,7 @@ impl<P: Payload> GraphExec<'_, P> {
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphAddMemAllocNode")]
     pub fn kept_view<T: DeviceCopy>(&mut self, k: usize) -> Result<DeviceView<'_, T>> {
         crate::error::poison::check()?;
         let Some(kept) = &self.kept else {
