@@ -314,7 +314,7 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Examples
     ///
     /// ```no_run
-    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// use custack::{Context, ContextFlags, DeviceMemory, Driver, Stack};
     /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
     /// let mut stack = Stack::new()?;
     /// let guard = stack.push(&ctx)?;

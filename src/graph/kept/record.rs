@@ -127,16 +127,16 @@ impl Kept {
     ///
     /// [`ErrorKind::InvalidValue`] naming why otherwise.
     pub(crate) fn taken<T: DeviceCopy>(&self, ptr: ffi::CUdeviceptr, len: usize) -> Result<usize> {
-        let k = self
+        let (k, (a, made)) = self
             .allocs
             .iter()
-            .position(|(a, _)| a.ptr == ptr)
+            .enumerate()
+            .find(|(_, (a, _))| a.ptr == ptr)
             .ok_or_else(|| {
                 refused(format!(
                     "device memory {ptr:#x} is none of this executable graph's kept allocations"
                 ))
             })?;
-        let (a, made) = &self.allocs[k];
         typed::<T>(a, k)?;
         if a.len != len {
             return Err(refused(format!(
@@ -348,7 +348,10 @@ mod tests {
         // Taken: the buffer's, freed as allocation 0.
         assert_eq!(kept.taken::<u32>(0x1000, 4).unwrap(), 0);
         // Not this graph's memory, not its element type, not its length.
-        refused(kept.taken::<u32>(0x2000, 4), "none of this executable graph's");
+        refused(
+            kept.taken::<u32>(0x2000, 4),
+            "none of this executable graph's",
+        );
         refused(kept.taken::<f32>(0x1000, 4), "holds u32");
         refused(kept.taken::<u32>(0x1000, 3), "4 elements");
         // The view's lookup: typed, and the mark as it is (clear after the take).
