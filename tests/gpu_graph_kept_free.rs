@@ -184,12 +184,10 @@ fn a_kept_allocation_freed_in_stream_order_by_each_route_lets_the_graph_launch_a
                     .unwrap();
             }
         }
-        // The scope waited for the free: the allocation is gone, the graph launches again.
-        assert_eq!(
-            graph_memory_held_after_trim(&ctx),
-            0,
-            "round {round}: freed by the stream"
-        );
+        // The scope waited for the free: the next launch (unwrapped) is the driver's word
+        // that the allocation is freed, which it refuses while one is unfreed. (The pool's
+        // figure is read once the executable graph is gone: a live one may keep memory
+        // associated with it.)
     }
     exec = launched(&stream, exec);
     assert_all(
@@ -232,8 +230,8 @@ fn a_free_of_memory_not_the_exec_s_taken_allocation_is_refused_and_the_buffer_fr
     let xb = b.take_kept::<u32>(0).unwrap();
     let refused = stream.scope(|s| s.free_kept(&none, xb)).unwrap();
     assert_refused_here(refused, "it keeps none");
-    // Both taken allocations were freed by their buffers' drops: both graphs launch again.
-    assert_eq!(graph_memory_held_after_trim(&ctx), 0);
+    // Both taken allocations were freed by their buffers' drops: both graphs launch again
+    // (the driver refuses a launch while one is unfreed).
     a = launched(&stream, a);
     b = launched(&stream, b);
     assert_all(&a.kept_view::<u32>(0).unwrap().to_vec().unwrap(), 1, "a");
