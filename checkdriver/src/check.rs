@@ -1989,6 +1989,11 @@ pub(crate) fn kept_launch(exec: usize, stream: usize) -> bool {
         if !auto_free && kept.iter().any(|&(p, _)| live(s, p)) {
             return false;
         }
+        for &(p, _) in &kept {
+            if !live(s, p) {
+                unordered_kept_free(s, p, stream);
+            }
+        }
         let cur = current(s);
         for (p, size) in kept {
             if live(s, p) {
@@ -2013,6 +2018,42 @@ pub(crate) fn kept_launch(exec: usize, stream: usize) -> bool {
         true
     })
     .unwrap_or(true)
+}
+
+/// A relaunch on `stream` makes kept memory `p` again at its address: a violation while work on
+/// another stream that may not have run yet uses it or frees it (`cuMemFreeAsync`, which
+/// `kept_freed_async` leaves pending there), with no order before `stream` (no wait of
+/// `stream` for an event recorded after it): that free could run after the relaunch made the
+/// memory, and free the new launch's.
+fn unordered_kept_free(s: &State, p: usize, stream: usize) {
+    let key = (Kind::DeviceMemory, p);
+    let ordered = |st: usize| {
+        s.waits.get(&stream).is_some_and(|ws| {
+            ws.iter()
+                .any(|w| w.stream == st && w.pending.contains(&key))
+        })
+    };
+    for (st, keys) in &s.pending {
+        if *st != stream && keys.contains(&key) && !ordered(*st) {
+            violation(&format!(
+                "cuGraphLaunch: makes DeviceMemory {p:#x}, kept by the graph's previous launch, \
+                 again while work on stream {st:#x} that frees or uses it may not have run (no \
+                 order between them): that work could run after the relaunch made it"
+            ));
+        }
+    }
+}
+
+/// `cuMemFreeAsync` on `stream` freed `p`: if it is memory a graph keeps past its launch, the
+/// free stays pending on `stream` until the stream's work is known complete, so that a
+/// relaunch that makes it again with no order after the free is reported
+/// (`unordered_kept_free`).
+pub(crate) fn kept_freed_async(p: usize, stream: usize) {
+    with_state(|s| {
+        if s.kept_ptrs.contains(&p) {
+            s.pend(stream, (Kind::DeviceMemory, p));
+        }
+    });
 }
 
 /// `cuGraphClone` made `clone` from `graph`: a graph of its own with the same operations (and,

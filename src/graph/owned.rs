@@ -616,7 +616,7 @@ impl ChildGraph<'_> {
 // A graph is a payload so that a graph being built can own the graphs its child-graph nodes
 // copy (with their payloads): their memory must live as long as the parent's nodes may use it.
 impl<P: Payload> sealed::Sealed for Graph<'_, P> {}
-impl<P: Payload> Payload for Graph<'_, P> {
+impl<'g, P: Payload> Payload for Graph<'g, P> {
     type Bound<'scope> = ChildGraph<'scope>;
     type Access<'a>
         = P::Access<'a>
@@ -626,34 +626,56 @@ impl<P: Payload> Payload for Graph<'_, P> {
         = P::Read<'a>
     where
         Self: 'a;
-    held_as_itself!();
+    // Held in a form of its own, not as itself: `Payload::read` is callable from safe code (the
+    // trait is sealed, not its methods), and on a `&Graph`, which a scope's closure holds while
+    // a `SharedExec` of the graph launches, it would read what the launch writes. A `HeldGraph`
+    // exists only inside a payload that took the graph by value (`hold`), so no `SharedExec`
+    // borrows it.
+    type Held = HeldGraph<'g, P>;
     #[inline]
-    unsafe fn bind<'scope>(held: &mut Self) -> ChildGraph<'scope> {
+    fn hold(self) -> HeldGraph<'g, P> {
+        HeldGraph(self)
+    }
+    #[inline]
+    fn release(held: HeldGraph<'g, P>) -> Self {
+        held.0
+    }
+    #[inline]
+    unsafe fn bind<'scope>(held: &mut HeldGraph<'g, P>) -> ChildGraph<'scope> {
         ChildGraph {
-            raw: held.raw,
-            keeps: !held.kept.is_empty(),
+            raw: held.0.raw,
+            keeps: !held.0.kept.is_empty(),
             _marker: PhantomData,
         }
     }
     #[inline]
-    fn access<'a>(held: &'a mut Self) -> P::Access<'a>
+    fn access<'a>(held: &'a mut HeldGraph<'g, P>) -> P::Access<'a>
     where
         Self: 'a,
     {
-        P::access(&mut held.payload)
+        P::access(&mut held.0.payload)
     }
     #[inline]
-    fn read<'a>(held: &'a Self) -> P::Read<'a>
+    fn read<'a>(held: &'a HeldGraph<'g, P>) -> P::Read<'a>
     where
         Self: 'a,
     {
-        P::read(&held.payload)
+        P::read(&held.0.payload)
     }
-    fn left_behind(held: &Self) {
-        left_behind(Object::Graph, held.raw as u64);
-        P::left_behind(&held.payload);
+    fn left_behind(held: &HeldGraph<'g, P>) {
+        left_behind(Object::Graph, held.0.raw as u64);
+        P::left_behind(&held.0.payload);
     }
 }
+
+/// A [`Graph`] held as part of a payload (a child graph's, [`GraphBuilder::child`](crate::graph::GraphBuilder::child)):
+/// the payload took it by value, so no [`SharedExec`](crate::graph::SharedExec) borrows it and
+/// no launch but its parent's (which owns or borrows the whole payload) uses its memory.
+/// Unnameable outside the crate; reached only through the payload that holds it.
+#[doc(hidden)]
+#[derive(Debug)]
+#[allow(unreachable_pub)] // the held form of a public payload type, unnameable on purpose
+pub struct HeldGraph<'g, P: Payload>(Graph<'g, P>);
 
 impl<P: Payload> sealed::Sealed for GraphExec<'_, P> {}
 impl<P: Payload> Payload for GraphExec<'_, P> {

@@ -305,6 +305,45 @@ impl<'g, P: Payload> Graph<'g, P> {
         nodes_of(self.as_raw())
     }
 
+    /// The payload for the host to read, in its [`Read`](Payload::Read) form (views and slices
+    /// of the memory the graph was built on), without giving the graph up: it stays
+    /// instantiable, cloneable and inspectable once the borrow ends.
+    ///
+    /// `&mut self`, not `&self`, although nothing is written: a [`SharedExec`] borrows the graph
+    /// shared and launches in a scope whose closure may hold another shared borrow of it, so a
+    /// `&self` read could see memory that launch writes. The exclusive borrow proves no
+    /// executable graph made by [`instantiate_shared`](Self::instantiate_shared) or from a
+    /// [clone](Self::clone_graph) lives, so no launch that uses the payload can be pending; a
+    /// graph itself is never launched. (An executable graph that took the payload over reads it
+    /// with [`GraphExec::payload`], under `&self`: its launches need it by value or `&mut`.)
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// use custack::graph::InstantiateFlags;
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let mut graph = guard.build_graph((guard.alloc::<u32>(4)?, vec![0u32; 4]), |b, (mut d, out)| {
+    ///     let set = b.fill_u32(&mut d, 7, &[])?;
+    ///     b.copy_to_host(out, &d, &[set])?;
+    ///     Ok(())
+    /// })?;
+    /// let stream = guard.stream()?;
+    /// {
+    ///     let exec = graph.instantiate_shared(InstantiateFlags::empty())?;
+    ///     stream.scope(|s| s.launch_graph(&s.bind_shared(&exec)))??;
+    /// }
+    /// let (_dev, out) = graph.payload(); // read, the graph kept
+    /// assert_eq!(out, &[7; 4]);
+    /// let _again = graph.instantiate_shared(InstantiateFlags::empty())?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    pub fn payload(&mut self) -> P::Read<'_> {
+        P::read(self.held_mut())
+    }
+
     /// The payload for the host to read and write, in its [`Access`](Payload::Access) form:
     /// `&mut self` proves no [`SharedExec`] made from the graph lives (each borrows it), so no
     /// launch that uses the payload can be pending; a graph itself is never launched.

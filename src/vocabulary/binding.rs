@@ -244,7 +244,9 @@ impl<T: DeviceCopy> ScopedAlloc<'_, T> {
     /// # Safety
     ///
     /// `ptr` must be a stream-ordered allocation of `len` elements made on `stream`, a live
-    /// stream of the current context, owned by the returned value.
+    /// stream of the current context, owned by the returned value (or graph memory that
+    /// `cuMemFreeAsync` frees on `stream`, owned so, whose executable graph is borrowed for
+    /// `'scope`: `StreamScope::bind_kept`).
     pub(crate) unsafe fn from_raw_parts(
         ptr: ffi::CUdeviceptr,
         len: usize,

@@ -62,6 +62,8 @@ entry_points! {
         }
         if check::destroyed(Kind::DeviceMemory, ptr as usize, "cuMemFreeAsync") && !captured {
             data::freed(ptr);
+            // Memory a graph keeps: its relaunch must come after this free.
+            check::kept_freed_async(ptr as usize, stream as usize);
         }
         CUDA_SUCCESS
     }

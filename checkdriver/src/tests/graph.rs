@@ -492,6 +492,72 @@ fn memory_a_graph_keeps_is_made_by_each_launch_and_a_relaunch_before_its_free_fa
 }
 
 #[test]
+fn a_kept_allocation_freed_in_stream_order_is_made_again_only_by_a_relaunch_ordered_after_the_free()
+{
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals)
+    // and handles the double made: the wrong sequences under test misuse the driver's
+    // contract, which the double records, not Rust's.
+    unsafe {
+        let _a = ctx();
+        let (mut s, mut other) = (null_mut(), null_mut());
+        let _ = cuStreamCreate(&raw mut s, 0);
+        let _ = cuStreamCreate(&raw mut other, 0);
+        let (mut graph, mut alloc, mut exec) = (null_mut(), null_mut(), null_mut());
+        let _ = cuGraphCreate(&raw mut graph, 0);
+        let mut params = [0u64; 15];
+        params[13] = 64;
+        let none = core::ptr::null();
+        let made =
+            cuGraphAddMemAllocNode(&raw mut alloc, graph, none, 0, params.as_mut_ptr().cast());
+        assert_eq!(made, CUDA_SUCCESS);
+        assert_eq!(
+            cuGraphInstantiateWithFlags(&raw mut exec, graph, 0),
+            CUDA_SUCCESS
+        );
+        let _ = cuGraphDestroy(graph);
+        let dptr = params[14];
+        let launch = |on| violations_of(|| assert_eq!(cuGraphLaunch(exec, on), CUDA_SUCCESS));
+        assert_eq!(launch(s), 0);
+        let _ = cuStreamSynchronize(s);
+        // Freed on `s`, relaunched on `s`: ordered by the stream.
+        assert_eq!(cuMemFreeAsync(dptr, s), CUDA_SUCCESS);
+        assert_eq!(launch(s), 0);
+        let _ = cuStreamSynchronize(s);
+        // Freed on `s`, which the host waits for (a scope's end), relaunched on `other`.
+        assert_eq!(cuMemFreeAsync(dptr, s), CUDA_SUCCESS);
+        let _ = cuStreamSynchronize(s);
+        assert_eq!(launch(other), 0);
+        let _ = cuStreamSynchronize(other);
+        // Freed on `s`, relaunched on `other` after a wait for an event recorded after the free.
+        let mut ev = null_mut();
+        let _ = cuEventCreate(&raw mut ev, 0);
+        assert_eq!(cuMemFreeAsync(dptr, s), CUDA_SUCCESS);
+        let _ = cuEventRecord(ev, s);
+        let _ = cuStreamWaitEvent(other, ev, 0);
+        assert_eq!(launch(other), 0);
+        let _ = cuStreamSynchronize(other);
+        let _ = cuStreamSynchronize(s);
+        // Freed on `s`, relaunched on `other` with no order: the free may run after the
+        // relaunch made the memory again, and free the new launch's.
+        assert_eq!(cuMemFreeAsync(dptr, s), CUDA_SUCCESS);
+        assert!(
+            launch(other) > 0,
+            "an unordered relaunch after a stream-ordered free"
+        );
+        let _ = cuStreamSynchronize(s);
+        let _ = cuStreamSynchronize(other);
+        assert_eq!(
+            violations_of(|| assert_eq!(cuMemFree_v2(dptr), CUDA_SUCCESS)),
+            0
+        );
+        let _ = cuGraphExecDestroy(exec);
+        let _ = cuEventDestroy_v2(ev);
+    }
+}
+
+#[test]
 fn an_auto_free_relaunch_frees_first_and_memory_the_program_holds_is_a_violation() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);

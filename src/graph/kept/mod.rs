@@ -31,15 +31,19 @@
 //! kept allocations, above the builder and the executable graph.
 
 mod record;
+use record::kept_of;
 pub(crate) use record::{Kept, KeptAlloc, refuse_instantiate_flags};
 
 use super::builder::{GraphBuilder, GraphNode};
 use super::order::Role;
-use super::owned::GraphExec;
+use super::owned::{Graph, GraphExec};
 use crate::asynchronous::payload::Payload;
+use crate::asynchronous::scope::StreamScope;
 use crate::error::{Error, ErrorKind, Result};
-use crate::memory::DeviceBuffer;
+use crate::ffi;
+use crate::memory::{DeviceBuffer, DeviceMemory, DeviceView};
 use crate::vocabulary::binding::GraphAlloc;
+use crate::vocabulary::binding::ScopedAlloc;
 use crate::vocabulary::plain::DeviceCopy;
 use core::any::TypeId;
 
@@ -116,6 +120,106 @@ impl<P: Payload> GraphExec<'_, P> {
         self.kept.as_ref().map_or(0, |k| k.len())
     }
 
+    /// The device address of kept allocation `k` ([`GraphBuilder::alloc_kept`]) as elements
+    /// of `T`: the address every launch makes it at, fixed when its node was made, for as long
+    /// as the executable graph lives. A number, to name the memory in a log or to raw code: it
+    /// lends nothing (the memory exists only from a launch to its free); read the allocation in
+    /// place with [`kept_view`](Self::kept_view), own it with [`take_kept`](Self::take_kept).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) if the graph keeps no
+    /// allocation `k` or its element type is not `T`.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let graph = guard.build_graph((), |b, ()| {
+    ///     let (made, mut x) = b.alloc_kept::<u32>(256, &[])?;
+    ///     b.fill_u32(&mut x, 7, &[made])?;
+    ///     Ok(())
+    /// })?;
+    /// let built_at = graph.kept_device_ptr::<u32>(0)?;
+    /// let mut exec = graph.instantiate()?;
+    /// assert_eq!(exec.kept_device_ptr::<u32>(0)?, built_at);
+    /// exec = guard.stream()?.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    /// let x = exec.take_kept::<u32>(0)?;
+    /// assert_eq!(custack::DeviceMemory::device_ptr(&x), built_at);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphAddMemAllocNode")]
+    pub fn kept_device_ptr<T: DeviceCopy>(&self, k: usize) -> Result<ffi::CUdeviceptr> {
+        match &self.kept {
+            Some(kept) => Ok(kept.get::<T>(k)?.0.ptr),
+            None => Err(no_kept(k)),
+        }
+    }
+
+    /// Kept allocation `k` that the last launch made, read in place without taking it: a view
+    /// that borrows the executable graph exclusively, so that while it lives the memory is
+    /// neither taken (and freed by the buffer), made again by a launch, nor freed by the
+    /// executable graph's drop. Once the view is gone, [`take_kept`](Self::take_kept) takes
+    /// the allocation as before.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) if the graph keeps no
+    /// allocation `k`, if its element type is not `T`, or if no launch made it since it was
+    /// last taken (or ever): then no memory is there to read.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, DeviceMemory, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let graph = guard.build_graph((), |b, ()| {
+    ///     let (made, mut x) = b.alloc_kept::<u32>(256, &[])?;
+    ///     b.fill_u32(&mut x, 7, &[made])?;
+    ///     Ok(())
+    /// })?;
+    /// let mut exec = graph.instantiate()?;
+    /// exec = guard.stream()?.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    /// assert_eq!(exec.kept_view::<u32>(0)?.to_vec()?, vec![7; 256]); // still the graph's
+    /// let x = exec.take_kept::<u32>(0)?;                              // now the program's
+    /// # drop(x);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphAddMemAllocNode")]
+    pub fn kept_view<T: DeviceCopy>(&mut self, k: usize) -> Result<DeviceView<'_, T>> {
+        crate::error::poison::check()?;
+        let Some(kept) = &self.kept else {
+            return Err(no_kept(k));
+        };
+        let (a, made) = kept.get::<T>(k)?;
+        if !made.get() {
+            return Err(Error::custack(
+                ErrorKind::InvalidValue,
+                format!("kept allocation {k} was not made by a launch since it was last taken"),
+            ));
+        }
+        // SAFETY: memory of `a.len` elements of `T` that the graph's last launch, complete
+        // (`&mut self`: none pending), allocated in the current context and nobody took (its
+        // mark): live while the executable graph is borrowed, since only a take (which needs
+        // `&self`), the executable graph's drop or parking (by value) and a launch (by value or
+        // `&mut`) end it, and none can run while the view borrows `self` exclusively; nothing
+        // writes it meanwhile (no launch, no buffer).
+        Ok(unsafe { DeviceView::from_raw_parts(a.ptr, a.len) })
+    }
+
     /// Takes kept allocation `k` ([`GraphBuilder::alloc_kept`]) that the last launch made, as
     /// a buffer that frees it on drop (`cuMemFree`, or [`DeviceBuffer::free`]). Once per
     /// launch. `&self`: no launch is pending (a pending launch owns the executable graph, a
@@ -157,4 +261,199 @@ impl<P: Payload> GraphExec<'_, P> {
         // while this memory is unfreed, and nothing else frees graph memory.
         Ok(unsafe { DeviceBuffer::from_raw_parts(ptr, len) })
     }
+}
+
+/// The refusal of a kept allocation's accessor on a graph that keeps none.
+fn no_kept(k: usize) -> Error {
+    Error::custack(
+        ErrorKind::InvalidValue,
+        format!("the graph keeps no allocation {k}"),
+    )
+}
+
+impl<P: Payload> Graph<'_, P> {
+    /// The device address of kept allocation `k` ([`GraphBuilder::alloc_kept`]) as elements
+    /// of `T`, known once the build returns: the address every launch of the executable graph
+    /// made from this graph makes it at ([`GraphExec::kept_device_ptr`] answers the same). A
+    /// number that lends nothing: no memory is there until a launch makes it.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) if the graph keeps no
+    /// allocation `k` or its element type is not `T`.
+    ///
+    /// # Examples
+    ///
+    /// As [`GraphExec::kept_device_ptr`]'s.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphAddMemAllocNode")]
+    pub fn kept_device_ptr<T: DeviceCopy>(&self, k: usize) -> Result<ffi::CUdeviceptr> {
+        Ok(kept_of::<T>(&self.kept, k)?.ptr)
+    }
+}
+
+impl<'scope> StreamScope<'scope, '_> {
+    /// `cuMemFreeAsync`—Frees a kept allocation taken from `exec` ([`GraphExec::take_kept`]) in
+    /// this scope's stream order, after the work enqueued before it, without waiting: the
+    /// buffer is consumed, so no handle reaches the memory afterwards, and `exec` stays
+    /// borrowed until the scope ends, which waits for the free, so no launch of it can make the
+    /// memory again (at the same address) before the free has run. To use the memory in the
+    /// scope first, [`bind_kept`](Self::bind_kept) it.
+    ///
+    /// # Errors
+    ///
+    /// As [`bind_kept`](Self::bind_kept); then the driver's error of `cuMemFreeAsync` (the
+    /// buffer is consumed either way: after a failed free the memory may still be allocated,
+    /// and the next launch of `exec` is then refused by the driver, as while a taken buffer
+    /// lives); after a sticky error (or in a forked child), that error without calling the
+    /// driver, the memory left behind (R20).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, DeviceMemory, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let graph = guard.build_graph((), |b, ()| {
+    ///     let (made, mut x) = b.alloc_kept::<u32>(256, &[])?;
+    ///     b.fill_u32(&mut x, 7, &[made])?;
+    ///     Ok(())
+    /// })?;
+    /// let mut exec = graph.instantiate()?;
+    /// let stream = guard.stream()?;
+    /// for _ in 0..2 {
+    ///     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    ///     let x = exec.take_kept::<u32>(0)?;
+    ///     assert_eq!(x.to_vec()?, vec![7; 256]);
+    ///     // `exec` is borrowed until the scope has waited for the free.
+    ///     stream.scope(|s| s.free_kept(&exec, x))??;
+    /// }
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
+    #[doc(alias = "cuMemFreeAsync")]
+    pub fn free_kept<P: Payload, T: DeviceCopy>(
+        &self,
+        exec: &'scope GraphExec<'_, P>,
+        buffer: DeviceBuffer<'_, T>,
+    ) -> Result<()> {
+        self.bind_kept(exec, buffer)?.free()
+    }
+
+    /// Binds a kept allocation taken from `exec` ([`GraphExec::take_kept`]) to this scope as a
+    /// [`ScopedAlloc`]: the scope's operations use it by reference, in stream order, and it is
+    /// freed on this scope's stream after them (`cuMemFreeAsync`) when dropped or
+    /// [freed](ScopedAlloc::free), so a frame's output is copied out and its memory given back
+    /// with one wait, the scope's. The buffer is consumed, and the scoped allocation, branded
+    /// with the scope, cannot leave it: no handle reaches the memory after its free. `exec`
+    /// stays borrowed until the scope ends, which waits for the free, so no launch of it can
+    /// make the memory again (at the same address) before the free has run; leaked
+    /// (`mem::forget`), the memory is never freed, and the driver refuses every later launch
+    /// of `exec`, as while a taken buffer lives.
+    ///
+    /// `buffer` must be exactly one of `exec`'s kept allocations, of its element type and
+    /// length, taken since its last launch; it may have been parked and attached again
+    /// meanwhile. The free is the scope's own: a submission's scope takes only an executable
+    /// graph borrowed for ever (`&'static`), which no launch can take again; a capture's scope
+    /// is refused, since a captured free would be a free node that every launch of that graph
+    /// runs.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (no driver call) if `buffer`
+    /// is none of `exec`'s kept allocations, holds another element type or length, or is not
+    /// taken; [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) on a stream that
+    /// captures (`cuStreamIsCapturing`, whose error it returns too). Refused, the buffer is
+    /// dropped, and its drop frees it (`cuMemFree`): it was idle, owned by value.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let graph = guard.build_graph((), |b, ()| {
+    ///     let (made, mut x) = b.alloc_kept::<u32>(256, &[])?;
+    ///     b.fill_u32(&mut x, 7, &[made])?;
+    ///     Ok(())
+    /// })?;
+    /// let mut exec = graph.instantiate()?;
+    /// let stream = guard.stream()?;
+    /// let mut out = vec![0u32; 256];
+    /// for _ in 0..2 {
+    ///     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    ///     let x = exec.take_kept::<u32>(0)?;
+    ///     stream.scope(|s| {
+    ///         let x = s.bind_kept(&exec, x)?;
+    ///         s.copy_to_host(&mut out, &x)?;
+    ///         x.free() // after the copy, in stream order; one wait, the scope's
+    ///     })??;
+    ///     assert_eq!(out, vec![7; 256]);
+    /// }
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html>
+    #[doc(alias = "cuMemFreeAsync")]
+    pub fn bind_kept<P: Payload, T: DeviceCopy>(
+        &self,
+        exec: &'scope GraphExec<'_, P>,
+        buffer: DeviceBuffer<'_, T>,
+    ) -> Result<ScopedAlloc<'scope, T>> {
+        crate::error::poison::check()?;
+        let (ptr, len) = (buffer.device_ptr(), buffer.len());
+        match &exec.kept {
+            Some(kept) => kept.taken::<T>(ptr, len)?,
+            None => {
+                return Err(Error::custack(
+                    ErrorKind::InvalidValue,
+                    format!(
+                        "device memory {ptr:#x} is none of this executable graph's kept \
+                         allocations (it keeps none)"
+                    ),
+                ));
+            }
+        };
+        refuse_capturing(self.as_raw())?;
+        let (ptr, len) = buffer.into_raw();
+        // SAFETY: `ptr` is memory of the current context of `len` elements of `T` that the
+        // buffer, consumed above, owned alone: a kept allocation of `exec` that a complete
+        // launch made and the program took (`taken`: the graph's own address, element type and
+        // length, its mark clear), which nothing else frees and no pending work uses (the
+        // buffer was owned by value: no scope borrows it, no submission holds it). Graph memory
+        // that no free node frees is freed by `cuMemFreeAsync` on any stream; this one does not
+        // capture (checked), and the result, branded with this scope, frees it there once,
+        // after the operations that use it by reference. Its address is made again only by a
+        // launch of `exec` (fixed per allocation node, reserved for the graph's life), and
+        // `exec` is borrowed for 'scope, which ends only once the scope's stream, and so the
+        // free, is complete.
+        Ok(unsafe { ScopedAlloc::from_raw_parts(ptr, len, self.as_raw()) })
+    }
+}
+
+/// Refuses a stream-ordered free on `stream` while it captures: captured, the free would be a
+/// free node of the capture's graph, run at each of its launches (`cuStreamIsCapturing`).
+fn refuse_capturing(stream: ffi::CUstream) -> Result<()> {
+    let mut status = ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    // SAFETY: a live stream of the current context (the scope's); valid out-pointer.
+    unsafe { ffi::cuStreamIsCapturing(stream, &raw mut status) }.result()?;
+    if status == ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+        return Ok(());
+    }
+    Err(Error::custack(
+        ErrorKind::NotSupported,
+        "a kept allocation freed on a capturing stream: the free would be a free node of the \
+         captured graph, run at each of its launches"
+            .to_owned(),
+    ))
 }

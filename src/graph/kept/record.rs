@@ -95,24 +95,62 @@ impl Kept {
     /// [`ErrorKind::InvalidValue`] (nothing taken) if there is no allocation `k`, if its element
     /// type is not `T`, or if no launch made it since it was last taken.
     pub(crate) fn take<T: DeviceCopy>(&self, k: usize) -> Result<(ffi::CUdeviceptr, usize)> {
-        let refuse = |what: String| Error::custack(ErrorKind::InvalidValue, what);
-        let (a, made) = self
-            .allocs
-            .get(k)
-            .ok_or_else(|| refuse(format!("the graph keeps no allocation {k}")))?;
-        if a.elem != TypeId::of::<T>() {
-            return Err(refuse(format!(
-                "kept allocation {k} holds {}, not {}",
-                a.elem_name,
-                core::any::type_name::<T>()
-            )));
-        }
+        let (a, made) = self.get::<T>(k)?;
         if !made.replace(false) {
-            return Err(refuse(format!(
+            return Err(refused(format!(
                 "kept allocation {k} was not made by a launch since it was last taken"
             )));
         }
         Ok((a.ptr, a.len))
+    }
+
+    /// Kept allocation `k` as elements of `T`, with its mark (made by a launch and not taken).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] if there is no allocation `k` or its element type is not `T`.
+    pub(crate) fn get<T: DeviceCopy>(&self, k: usize) -> Result<(&KeptAlloc, &Cell<bool>)> {
+        let (a, made) = self
+            .allocs
+            .get(k)
+            .ok_or_else(|| refused(format!("the graph keeps no allocation {k}")))?;
+        typed::<T>(a, k)?;
+        Ok((a, made))
+    }
+
+    /// Which kept allocation a taken buffer of `len` elements of `T` at `ptr` is, for its free
+    /// in stream order: its number, if the memory is exactly one of this graph's kept
+    /// allocations, of element type `T`, and taken (its mark clear: no launch made it since the
+    /// take, so the buffer is its one owner).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] naming why otherwise.
+    pub(crate) fn taken<T: DeviceCopy>(&self, ptr: ffi::CUdeviceptr, len: usize) -> Result<usize> {
+        let (k, (a, made)) = self
+            .allocs
+            .iter()
+            .enumerate()
+            .find(|(_, (a, _))| a.ptr == ptr)
+            .ok_or_else(|| {
+                refused(format!(
+                    "device memory {ptr:#x} is none of this executable graph's kept allocations"
+                ))
+            })?;
+        typed::<T>(a, k)?;
+        if a.len != len {
+            return Err(refused(format!(
+                "kept allocation {k} holds {} elements, the buffer {len}",
+                a.len
+            )));
+        }
+        if made.get() {
+            return Err(refused(format!(
+                "kept allocation {k} is not taken (`GraphExec::take_kept`): the executable graph \
+                 owns it"
+            )));
+        }
+        Ok(k)
     }
 
     /// The kept allocations of a graph, instantiated without `AUTO_FREE_ON_LAUNCH` and
@@ -184,6 +222,36 @@ impl Kept {
             }
         }
     }
+}
+
+/// custack's refusal (`InvalidValue`) of a kept allocation's take, view or free.
+fn refused(what: String) -> Error {
+    Error::custack(ErrorKind::InvalidValue, what)
+}
+
+/// Refuses kept allocation `k`, `a`, as elements of any type but its own.
+fn typed<T: DeviceCopy>(a: &KeptAlloc, k: usize) -> Result<()> {
+    if a.elem == TypeId::of::<T>() {
+        return Ok(());
+    }
+    Err(refused(format!(
+        "kept allocation {k} holds {}, not {}",
+        a.elem_name,
+        core::any::type_name::<T>()
+    )))
+}
+
+/// Kept allocation `k` of a graph's (not yet executable) list, as elements of `T`.
+///
+/// # Errors
+///
+/// [`ErrorKind::InvalidValue`] if there is no allocation `k` or its element type is not `T`.
+pub(crate) fn kept_of<T: DeviceCopy>(allocs: &[KeptAlloc], k: usize) -> Result<&KeptAlloc> {
+    let a = allocs
+        .get(k)
+        .ok_or_else(|| refused(format!("the graph keeps no allocation {k}")))?;
+    typed::<T>(a, k)?;
+    Ok(a)
 }
 
 #[cfg(test)]
@@ -262,5 +330,35 @@ mod tests {
         kept.before_launch().unwrap();
         // Nothing made and nobody's: the drop would free nothing (no driver call here).
         kept.free_untaken_in_drop();
+    }
+
+    #[test]
+    fn a_free_in_stream_order_takes_only_the_graph_s_own_allocation_once_taken() {
+        let kept = one_kept();
+        let refused = |r: Result<usize>, says: &str| {
+            let e = r.unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidValue);
+            assert!(e.detail().unwrap_or_default().contains(says), "{e:?}");
+        };
+        kept.before_launch().unwrap();
+        kept.launched();
+        // Made and not taken: the executable graph's, no buffer's.
+        refused(kept.taken::<u32>(0x1000, 4), "not taken");
+        assert_eq!(kept.take::<u32>(0).unwrap(), (0x1000, 4));
+        // Taken: the buffer's, freed as allocation 0.
+        assert_eq!(kept.taken::<u32>(0x1000, 4).unwrap(), 0);
+        // Not this graph's memory, not its element type, not its length.
+        refused(
+            kept.taken::<u32>(0x2000, 4),
+            "none of this executable graph's",
+        );
+        refused(kept.taken::<f32>(0x1000, 4), "holds u32");
+        refused(kept.taken::<u32>(0x1000, 3), "4 elements");
+        // The view's lookup: typed, and the mark as it is (clear after the take).
+        let (a, made) = kept.get::<u32>(0).unwrap();
+        assert_eq!((a.ptr, a.len, made.get()), (0x1000, 4, false));
+        assert!(kept.get::<f32>(0).is_err() && kept.get::<u32>(1).is_err());
+        assert_eq!(kept_of::<u32>(&[*a], 0).unwrap().ptr, 0x1000);
+        assert!(kept_of::<f32>(&[*a], 0).is_err() && kept_of::<u32>(&[*a], 1).is_err());
     }
 }
