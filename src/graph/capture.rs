@@ -63,9 +63,15 @@ impl Drop for EndCapture {
         // SAFETY: the stream is live and capturing (this guard exists only during capture).
         let ended = unsafe { ffi::cuStreamEndCapture(self.0, &raw mut graph) }.result();
         if let Err(e) = ended {
-            // An invalidated capture ends with an error and no graph: nothing to report beyond
-            // the error that invalidated it, which the closure returned.
-            if graph.is_null() {
+            // An invalidated capture ends with an error and no graph, and so does one with a
+            // fork not joined back: nothing to report beyond the error that invalidated it,
+            // which the closure returned. Any other refusal may have left the stream
+            // capturing, which the caller would otherwise not learn: recorded.
+            let ended_anyway = matches!(
+                e.kind(),
+                ErrorKind::StreamCaptureInvalidated | ErrorKind::StreamCaptureUnjoined
+            );
+            if graph.is_null() && ended_anyway {
                 return;
             }
             record_drop_error(e);
