@@ -1,20 +1,21 @@
 //! Stream capture: the work a closure enqueues on a stream becomes a [`Graph`] that owns the
-//! closure's payload ([`Stream::capture`]), or the work of two streams, the second forked into
-//! the capture through an event and joined back before it ends, each stream with its own scope
-//! and its own part of the payload ([`Stream::capture_forked`]). And the one reader of what a
-//! stream is capturing into (`cuStreamGetCaptureInfo`), for what is added to a capture in its
-//! middle: conditional nodes (`capture_into.rs`) and host functions the graph owns
-//! (`host.rs`).
+//! closure's payload ([`Stream::capture`]), or the work of several streams, each other stream
+//! forked into the capture through an event and joined back before it ends, each with its own
+//! scope and its own part of the payload ([`Stream::capture_forks`], and its one-fork case
+//! [`Stream::capture_forked`]). And the one reader of what a stream is capturing into
+//! (`cuStreamGetCaptureInfo`), for what is added to a capture in its middle: conditional nodes
+//! (`capture_into.rs`) and host functions the graph owns (`host.rs`).
 //!
 //! ```text
 //!   stream.capture(payload, |s, bound| …)               -> Graph<'g, P>
 //!     cuStreamBeginCapture(stream); f(its scope, the payload bound to it); cuStreamEndCapture
-//!   origin.capture_forked(&fork, p, q, |s, t, p, q| …)  -> Graph<'g, (P, Q)>
+//!   origin.capture_forks(((&a, qa), (&b, qb)), p, |s, p, (ba, bb)| …)  -> Graph<'g, (P, (Qa, Qb))>
+//!   origin.capture_forked(&fork, p, q, |s, t, p, q| …)  = capture_forks((&fork, q), p, …)
 //!     cuEventCreate                      one internal event (DISABLE_TIMING)
 //!     cuStreamBeginCapture(origin)
-//!     cuEventRecord(origin); cuStreamWaitEvent(fork)        the fork joins the capture
-//!     f(origin's scope, fork's scope, p bound to the one, q to the other)
-//!     cuEventRecord(fork); cuStreamWaitEvent(origin)        the fork joins back
+//!     cuEventRecord(origin); cuStreamWaitEvent(fork)        each fork joins the capture
+//!     f(origin's scope, p bound to it, one Branch a fork)   ba.run(|t, qa| …): a's own scope
+//!     cuEventRecord(fork); cuStreamWaitEvent(origin)        each fork joins back
 //!     cuStreamEndCapture(origin); cuEventDestroy
 //! ```
 //!
@@ -23,8 +24,9 @@
 //! mark, [`InCapture`]), and it reaches nothing but its payload. A capture that does not
 //! complete (an error or a panic in the closure) is ended and what it captured destroyed.
 //!
-//! The crate forks and joins, never the closure, so no capture can end with its fork unjoined
-//! (`CUDA_ERROR_STREAM_CAPTURE_UNJOINED`). On an error or a panic the fork is joined back too (as
+//! The crate forks and joins, never the closure, so no capture can end with a fork of the
+//! crate's unjoined (`CUDA_ERROR_STREAM_CAPTURE_UNJOINED`; a stream that the closure's raw calls
+//! joined and left ends the capture with that error and no graph). On an error or a panic each fork is joined back too (as
 //! far as the driver still takes calls) and the capture ended on the origin, which ends it for
 //! every stream in it, an invalidated capture included: the driver keeps an invalidated
 //! sequence's streams in `CU_STREAM_CAPTURE_STATUS_INVALIDATED` until `cuStreamEndCapture` on the
