@@ -136,21 +136,13 @@ fn a_fork_joined_by_raw_calls_and_not_joined_back_fails_the_capture_as_unjoined(
     let (stream, a) = (guard.stream().unwrap(), guard.stream().unwrap());
     // A stream and an event custack does not know of, and memory for the stray fork's work.
     let (mut extra, mut event, mut mem) = (core::ptr::null_mut(), core::ptr::null_mut(), 0);
-    // SAFETY: valid out-pointers; the current context is the guard's.
-    unsafe {
-        assert_eq!(
-            ffi::cuStreamCreate(&raw mut extra, 1),
-            ffi::CUresult::CUDA_SUCCESS
-        );
-        assert_eq!(
-            ffi::cuEventCreate(&raw mut event, 2),
-            ffi::CUresult::CUDA_SUCCESS
-        );
-        assert_eq!(
-            ffi::cuMemAlloc_v2(&raw mut mem, N * 4),
-            ffi::CUresult::CUDA_SUCCESS
-        );
-    }
+    let ok = |r: ffi::CUresult| assert_eq!(r, ffi::CUresult::CUDA_SUCCESS);
+    // SAFETY: a valid out-pointer; the current context is the guard's.
+    ok(unsafe { ffi::cuStreamCreate(&raw mut extra, 1) });
+    // SAFETY: as above.
+    ok(unsafe { ffi::cuEventCreate(&raw mut event, 2) });
+    // SAFETY: as above.
+    ok(unsafe { ffi::cuMemAlloc_v2(&raw mut mem, N * 4) });
     let failed = stream.capture_forks(
         (&a, guard.alloc::<u32>(N).unwrap()),
         (),
@@ -158,20 +150,11 @@ fn a_fork_joined_by_raw_calls_and_not_joined_back_fails_the_capture_as_unjoined(
             br.run(|t, mut d| t.fill_u32(&mut d, 1))?;
             // SAFETY: live handles of the current context; the stray stream joins the capture by
             // waiting for an event recorded on the capturing stream, works, and never joins back.
-            unsafe {
-                assert_eq!(
-                    ffi::cuEventRecord(event, s.as_raw()),
-                    ffi::CUresult::CUDA_SUCCESS
-                );
-                assert_eq!(
-                    ffi::cuStreamWaitEvent(extra, event, 0),
-                    ffi::CUresult::CUDA_SUCCESS
-                );
-                assert_eq!(
-                    ffi::cuMemsetD32Async(mem, 7, N, extra),
-                    ffi::CUresult::CUDA_SUCCESS
-                );
-            }
+            ok(unsafe { ffi::cuEventRecord(event, s.as_raw()) });
+            // SAFETY: as above.
+            ok(unsafe { ffi::cuStreamWaitEvent(extra, event, 0) });
+            // SAFETY: as above; `mem` holds N words.
+            ok(unsafe { ffi::cuMemsetD32Async(mem, 7, N, extra) });
             Ok(())
         },
     );
@@ -191,13 +174,16 @@ fn a_fork_joined_by_raw_calls_and_not_joined_back_fails_the_capture_as_unjoined(
         .unwrap()
         .unwrap();
     assert!(dev.to_vec().unwrap().iter().all(|&v| v == 5));
+    // The stray stream's own state after the failed capture is the driver's business, not
+    // custack's claim: its cleanup is not asserted.
     // SAFETY: the handles made above, no longer used by any capture; the context is current.
-    unsafe {
-        let _ = ffi::cuStreamSynchronize(extra);
-        let _ = ffi::cuStreamDestroy_v2(extra);
-        let _ = ffi::cuEventDestroy_v2(event);
-        assert_eq!(ffi::cuMemFree_v2(mem), ffi::CUresult::CUDA_SUCCESS);
-    }
+    let _ = unsafe { ffi::cuStreamSynchronize(extra) };
+    // SAFETY: as above, destroyed once.
+    let _ = unsafe { ffi::cuStreamDestroy_v2(extra) };
+    // SAFETY: as above.
+    let _ = unsafe { ffi::cuEventDestroy_v2(event) };
+    // SAFETY: as above; the stray memset was never enqueued for real (its capture failed).
+    ok(unsafe { ffi::cuMemFree_v2(mem) });
     assert!(custack::take_drop_errors().is_empty());
 }
 

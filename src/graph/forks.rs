@@ -126,14 +126,17 @@ impl<Q: Payload> Branch<'_, Q> {
         // which owns the payload for as long as it can be launched.
         let scope = unsafe { StreamScope::of_parts(self.fork.raw, self.fork.serial) };
         // SAFETY: `held` points at this fork's part of the capture's held payload, alive and
-        // unmoved while the branch is (`Forks::branches`' contract), and bound only here: the
-        // branch is consumed. The bound handles have the lifetime of `f`'s scope alone.
-        let bound = unsafe { Q::bind(&mut *self.held) };
+        // unmoved while the branch is (`Forks::branches`' contract), and reached only here:
+        // the branch is consumed.
+        let held = unsafe { &mut *self.held };
+        // SAFETY: as above, the payload is bound once; the graph owns it for as long as it can
+        // be launched, and the bound handles have the lifetime of `f`'s scope alone.
+        let bound = unsafe { Q::bind(held) };
         f(&scope, bound)
     }
 }
 
-impl<'g, Q: Payload> sealed::Sealed for (&Stream<'g>, Q) {}
+impl<Q: Payload> sealed::Sealed for (&Stream<'_>, Q) {}
 
 impl<'g, Q: Payload> Forks<'g> for (&Stream<'g>, Q) {
     type Payload = Q;
@@ -155,7 +158,7 @@ impl<'g, Q: Payload> Forks<'g> for (&Stream<'g>, Q) {
 
 macro_rules! forks {
     ($n:literal; $($name:ident $idx:tt),+) => {
-        impl<'g, $($name: Payload),+> sealed::Sealed for ($((&Stream<'g>, $name),)+) {}
+        impl<$($name: Payload),+> sealed::Sealed for ($((&Stream<'_>, $name),)+) {}
 
         impl<'g, $($name: Payload),+> Forks<'g> for ($((&Stream<'g>, $name),)+) {
             type Payload = ($($name,)+);
