@@ -9,7 +9,8 @@
 //! ```text
 //!   stream.capture(payload, |s, bound| …)               -> Graph<'g, P>
 //!     cuStreamBeginCapture(stream); f(its scope, the payload bound to it); cuStreamEndCapture
-//!   origin.capture_forks(((&a, qa), (&b, qb)), p, |s, p, (ba, bb)| …)  -> Graph<'g, (P, (Qa, Qb))>
+//!   origin.capture_forks(((&a, qa), (&b, qb)), p, |s, p, (ba, bb)| …)
+//!                                                        -> Graph<'g, (P, (Qa, Qb))>
 //!   origin.capture_forked(&fork, p, q, |s, t, p, q| …)  = capture_forks((&fork, q), p, …)
 //!     cuEventCreate                      one internal event (DISABLE_TIMING)
 //!     cuStreamBeginCapture(origin)
@@ -25,12 +26,13 @@
 //! complete (an error or a panic in the closure) is ended and what it captured destroyed.
 //!
 //! The crate forks and joins, never the closure, so no capture can end with a fork of the
-//! crate's unjoined (`CUDA_ERROR_STREAM_CAPTURE_UNJOINED`; a stream that the closure's raw calls
-//! joined and left ends the capture with that error and no graph). On an error or a panic each fork is joined back too (as
-//! far as the driver still takes calls) and the capture ended on the origin, which ends it for
-//! every stream in it, an invalidated capture included: the driver keeps an invalidated
-//! sequence's streams in `CU_STREAM_CAPTURE_STATUS_INVALIDATED` until `cuStreamEndCapture` on the
-//! stream that began it, and takes them all out of capture mode then.
+//! crate's unjoined (`CUDA_ERROR_STREAM_CAPTURE_UNJOINED`; a stream that the closure's raw
+//! calls joined and left ends the capture with that error and no graph). On an error or a
+//! panic each fork is joined back too (as far as the driver still takes calls) and the capture
+//! ended on the origin, which ends it for every stream in it, an invalidated capture included:
+//! the driver keeps an invalidated sequence's streams in `CU_STREAM_CAPTURE_STATUS_INVALIDATED`
+//! until `cuStreamEndCapture` on the stream that began it, and takes them all out of capture
+//! mode then.
 
 use super::forks::{ForkStream, Forks};
 use super::owned::{Graph, destroy_graph};
@@ -380,13 +382,14 @@ impl<'g> Stream<'g> {
     /// the graph may run them at once.
     ///
     /// `forks` is one stream and its payload, `(&side, q)`, or a tuple of one to eight such
-    /// pairs, `((&a, qa), (&b, qb), (&c, qc))` ([`Forks`]); the graph owns `(payload, q)` or
-    /// `(payload, (qa, qb, qc))`. `f` receives this stream's scope, `payload` bound to it, and
-    /// one [`Branch`] for each fork (`branch`, or a tuple `(ba, bb, bc)`): [`Branch::run`] lends
-    /// that fork's scope and payload, bound to it, to a closure of its own, with a lifetime of
-    /// its own. A binding of one branch cannot be used by another branch's scope or by this
-    /// stream's (each scope's bindings are invariant in its lifetime), so two unordered branches
-    /// cannot both use one piece of memory (C10); a `Branch` is consumed by its run, so a fork's
+    /// pairs, `((&a, qa), (&b, qb), (&c, qc))` ([`Forks`](crate::graph::Forks)); the graph
+    /// owns `(payload, q)` or `(payload, (qa, qb, qc))`. `f` receives this stream's scope,
+    /// `payload` bound to it, and one [`Branch`](crate::graph::Branch) for each fork (`branch`,
+    /// or a tuple `(ba, bb, bc)`): [`Branch::run`](crate::graph::Branch::run) lends that fork's
+    /// scope and payload, bound to it, to a closure of its own, with a lifetime of its own. A
+    /// binding of one branch cannot be used by another branch's scope or by this stream's
+    /// (each scope's bindings are invariant in its lifetime), so two unordered branches cannot
+    /// both use one piece of memory (C10); a `Branch` is consumed by its run, so a fork's
     /// payload is bound once; a branch that is not run forks and joins with no work.
     ///
     /// The crate forks and joins, never the closure, so no capture ends with a fork unjoined:
@@ -421,7 +424,8 @@ impl<'g> Stream<'g> {
     /// let mut stack = Stack::new()?;
     /// let guard = stack.push(&ctx)?;
     /// let (stream, a, b) = (guard.stream()?, guard.stream()?, guard.stream()?);
-    /// let (x, y, z) = (guard.alloc::<u32>(1024)?, guard.alloc::<u32>(1024)?, guard.alloc::<u32>(1024)?);
+    /// let buf = || guard.alloc::<u32>(1024);
+    /// let (x, y, z) = (buf()?, buf()?, buf()?);
     /// let graph = stream.capture_forks(((&a, y), (&b, z)), x, |s, mut x, (ba, bb)| {
     ///     s.fill_u32(&mut x, 1)?; // on `stream`
     ///     ba.run(|t, mut y| t.fill_u32(&mut y, 2))?; // on `a`

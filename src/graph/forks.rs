@@ -4,7 +4,8 @@
 //! its own.
 //!
 //! ```text
-//!   origin.capture_forks(((&a, qa), (&b, qb)), p, |s, p, (ba, bb)| …)  -> Graph<'g, (P, (Qa, Qb))>
+//!   origin.capture_forks(((&a, qa), (&b, qb)), p, |s, p, (ba, bb)| …)
+//!                                                        -> Graph<'g, (P, (Qa, Qb))>
 //!     ba.run(|t, qa| …)        a's scope and payload, with a lifetime no other scope has
 //!   origin.capture_forks((&a, qa), p, |s, p, ba| …)                   -> Graph<'g, (P, Qa)>
 //! ```
