@@ -42,7 +42,7 @@
 
 // The graph and its executable form, each owning its payload; their launches.
 pub(crate) mod owned;
-pub use owned::{ChildGraph, Graph, GraphExec, ScopedGraph, UpdateError};
+pub use owned::{ChildGraph, Graph, GraphExec, LaunchableGraph, ScopedGraph, UpdateError};
 // The DOT output of a graph.
 mod dot;
 pub use dot::DotFlags;
