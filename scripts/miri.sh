@@ -89,17 +89,18 @@ status=0
 # detector check the host-function and waker paths) runs clean only: its schedules, at that
 # pace, would take most of CI's time (scripts/check-driver.sh runs them natively).
 programs=(example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_alloc reuse_after_scope unwind scoped_host
-    events submission graph graph_built graph_conditional graph_capture_into graph_shared graph_arena graph_host graph_capture_forked device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm vmm_share peer ipc
+    events submission graph graph_built graph_conditional graph_capture_into graph_shared graph_arena graph_host graph_capture_forked graph_capture_forks device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm vmm_share peer ipc
     newer green deadlines safety_frame safety_graph confinement restricted_end restricted_scope driver_init
     redundant_partitions stress)
-# `graph_capture_into` and `graph_capture_forked` run clean only too, to keep the test command
-# within its hour: scripts/check-driver.sh fails each of their calls natively, and under Miri
-# their schedules were sampled (eight fail-at schedules each, clean) when they were written.
+# `graph_capture_into`, `graph_capture_forked` and `graph_capture_forks` run clean only too, to
+# keep the test command within its hour: scripts/check-driver.sh fails each of their calls
+# natively, and under Miri their schedules were sampled (eight fail-at schedules each, clean)
+# when they were written.
 # `contracts` (its 2D stand-in, interpreted) and `restricted_scope` (its bounded waits) run
 # clean only as well: each clean run took 150-160 s under Stacked Borrows on the 2-core
 # machine (2026-11-26), so even a sixteenth of their schedules cost a quarter of Miri's time;
 # scripts/check-driver.sh fails each of their calls natively on every run.
-clean_only=" stress graph_capture_into graph_capture_forked contracts restricted_scope "
+clean_only=" stress graph_capture_into graph_capture_forked graph_capture_forks contracts restricted_scope "
 schedules=${MIRI_SCHEDULES:-all}
 if [[ $schedules == all ]]; then
     schedules=

@@ -214,6 +214,23 @@ impl StreamScope<'_, '_> {
         }
     }
 
+    /// A scope on the stream whose raw handle and serial these are (a stream forked into a
+    /// capture, [`Stream::capture_forks`](crate::Stream::capture_forks)).
+    ///
+    /// # Safety
+    ///
+    /// As for [`of`](Self::of), with `raw` and `serial` those of a live [`Stream`] of the
+    /// current context that stays live for the returned lifetimes.
+    #[inline]
+    pub(crate) unsafe fn of_parts(raw: ffi::CUstream, serial: StreamSerial) -> Self {
+        Self {
+            raw,
+            serial,
+            _scope: PhantomData,
+            _env: PhantomData,
+        }
+    }
+
     /// Which `Stream` the scope enqueues on ([`StreamSerial`]).
     #[inline]
     pub(crate) fn serial(&self) -> StreamSerial {

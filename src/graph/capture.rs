@@ -1,20 +1,22 @@
 //! Stream capture: the work a closure enqueues on a stream becomes a [`Graph`] that owns the
-//! closure's payload ([`Stream::capture`]), or the work of two streams, the second forked into
-//! the capture through an event and joined back before it ends, each stream with its own scope
-//! and its own part of the payload ([`Stream::capture_forked`]). And the one reader of what a
-//! stream is capturing into (`cuStreamGetCaptureInfo`), for what is added to a capture in its
-//! middle: conditional nodes (`capture_into.rs`) and host functions the graph owns
-//! (`host.rs`).
+//! closure's payload ([`Stream::capture`]), or the work of several streams, each other stream
+//! forked into the capture through an event and joined back before it ends, each with its own
+//! scope and its own part of the payload ([`Stream::capture_forks`], and its one-fork case
+//! [`Stream::capture_forked`]). And the one reader of what a stream is capturing into
+//! (`cuStreamGetCaptureInfo`), for what is added to a capture in its middle: conditional nodes
+//! (`capture_into.rs`) and host functions the graph owns (`host.rs`).
 //!
 //! ```text
 //!   stream.capture(payload, |s, bound| …)               -> Graph<'g, P>
 //!     cuStreamBeginCapture(stream); f(its scope, the payload bound to it); cuStreamEndCapture
-//!   origin.capture_forked(&fork, p, q, |s, t, p, q| …)  -> Graph<'g, (P, Q)>
+//!   origin.capture_forks(((&a, qa), (&b, qb)), p, |s, p, (ba, bb)| …)
+//!                                                        -> Graph<'g, (P, (Qa, Qb))>
+//!   origin.capture_forked(&fork, p, q, |s, t, p, q| …)  = capture_forks((&fork, q), p, …)
 //!     cuEventCreate                      one internal event (DISABLE_TIMING)
 //!     cuStreamBeginCapture(origin)
-//!     cuEventRecord(origin); cuStreamWaitEvent(fork)        the fork joins the capture
-//!     f(origin's scope, fork's scope, p bound to the one, q to the other)
-//!     cuEventRecord(fork); cuStreamWaitEvent(origin)        the fork joins back
+//!     cuEventRecord(origin); cuStreamWaitEvent(fork)        each fork joins the capture
+//!     f(origin's scope, p bound to it, one Branch a fork)   ba.run(|t, qa| …): a's own scope
+//!     cuEventRecord(fork); cuStreamWaitEvent(origin)        each fork joins back
 //!     cuStreamEndCapture(origin); cuEventDestroy
 //! ```
 //!
@@ -23,13 +25,16 @@
 //! mark, [`InCapture`]), and it reaches nothing but its payload. A capture that does not
 //! complete (an error or a panic in the closure) is ended and what it captured destroyed.
 //!
-//! The crate forks and joins, never the closure, so no capture can end with its fork unjoined
-//! (`CUDA_ERROR_STREAM_CAPTURE_UNJOINED`). On an error or a panic the fork is joined back too (as
-//! far as the driver still takes calls) and the capture ended on the origin, which ends it for
-//! every stream in it, an invalidated capture included: the driver keeps an invalidated
-//! sequence's streams in `CU_STREAM_CAPTURE_STATUS_INVALIDATED` until `cuStreamEndCapture` on the
-//! stream that began it, and takes them all out of capture mode then.
+//! The crate forks and joins, never the closure, so no capture can end with a fork of the
+//! crate's unjoined (`CUDA_ERROR_STREAM_CAPTURE_UNJOINED`; a stream that the closure's raw
+//! calls joined and left ends the capture with that error and no graph). On an error or a
+//! panic each fork is joined back too (as far as the driver still takes calls) and the capture
+//! ended on the origin, which ends it for every stream in it, an invalidated capture included:
+//! the driver keeps an invalidated sequence's streams in `CU_STREAM_CAPTURE_STATUS_INVALIDATED`
+//! until `cuStreamEndCapture` on the stream that began it, and takes them all out of capture
+//! mode then.
 
+use super::forks::{ForkStream, Forks};
 use super::owned::{Graph, destroy_graph};
 use crate::asynchronous::InCapture;
 use crate::asynchronous::payload::Payload;
@@ -62,9 +67,15 @@ impl Drop for EndCapture {
         // SAFETY: the stream is live and capturing (this guard exists only during capture).
         let ended = unsafe { ffi::cuStreamEndCapture(self.0, &raw mut graph) }.result();
         if let Err(e) = ended {
-            // An invalidated capture ends with an error and no graph: nothing to report beyond
-            // the error that invalidated it, which the closure returned.
-            if graph.is_null() {
+            // An invalidated capture ends with an error and no graph, and so does one with a
+            // fork not joined back: nothing to report beyond the error that invalidated it,
+            // which the closure returned. Any other refusal may have left the stream
+            // capturing, which the caller would otherwise not learn: recorded.
+            let ended_anyway = matches!(
+                e.kind(),
+                ErrorKind::StreamCaptureInvalidated | ErrorKind::StreamCaptureUnjoined
+            );
+            if graph.is_null() && ended_anyway {
                 return;
             }
             record_drop_error(e);
@@ -110,31 +121,37 @@ impl Drop for ForkEvent {
     }
 }
 
-/// Joins a forked capture's fork back into its origin if it joined and the capture did not
-/// complete (an error or a panic): declared after the capture's [`EndCapture`], so that it
-/// runs first.
+/// Joins a forked capture's forks back into its origin, those that joined and have not been
+/// joined back, if the capture did not complete (an error or a panic): declared after the
+/// capture's [`EndCapture`], so that it runs first.
 struct JoinBack<'e> {
     origin: ffi::CUstream,
-    fork: ffi::CUstream,
+    forks: &'e [ForkStream],
     event: &'e ForkEvent,
-    /// Whether the fork joined the capture and has not been joined back yet.
-    forked: bool,
+    /// How many of `forks` (the first ones) joined the capture and have not been joined back.
+    forked: usize,
 }
 
 impl JoinBack<'_> {
-    /// Joins the fork back into the origin, once.
+    /// Joins every fork that joined back into the origin, once each; a fork whose join is
+    /// refused does not stop the others' (the first refusal is returned).
     fn join_back(&mut self) -> Result<()> {
-        if !core::mem::replace(&mut self.forked, false) {
-            return Ok(());
+        let joined = core::mem::replace(&mut self.forked, 0);
+        let mut first = Ok(());
+        for fork in self.forks.iter().take(joined) {
+            let back = self.event.record_then_wait(fork.raw, self.origin);
+            if first.is_ok() {
+                first = back;
+            }
         }
-        self.event.record_then_wait(self.fork, self.origin)
+        first
     }
 }
 
 impl Drop for JoinBack<'_> {
     fn drop(&mut self) {
         // A capture the closure invalidated refuses these calls, and ending it on the origin
-        // ends it for the fork as well: the error that invalidated it is the one reported.
+        // ends it for the forks as well: the error that invalidated it is the one reported.
         // Any other refusal is reported too (the capture then ends unjoined, in no graph).
         if let Err(e) = self.join_back() {
             if e.kind() != ErrorKind::StreamCaptureInvalidated {
@@ -283,7 +300,8 @@ impl<'g> Stream<'g> {
     /// `cuStreamBeginCapture`, `cuEventRecord`, `cuStreamWaitEvent`, `cuStreamEndCapture`—Captures
     /// work on this stream and on `fork`, forked from it and joined back, into one [`Graph`]
     /// that owns both payloads: the two branches have no order between them, so the graph may
-    /// run them at once.
+    /// run them at once. The case of one fork of [`capture_forks`](Self::capture_forks), which
+    /// forks any number of streams: this method is a call of it.
     ///
     /// The crate forks and joins, so the closure cannot get either wrong: after the capture
     /// begins on this stream it records an internal event here and makes `fork` wait for it
@@ -342,7 +360,7 @@ impl<'g> Stream<'g> {
     #[doc(alias = "cuStreamWaitEvent")]
     pub fn capture_forked<P: Payload, Q: Payload>(
         &self,
-        fork: &Stream<'_>,
+        fork: &Stream<'g>,
         payload: P,
         fork_payload: Q,
         f: impl for<'o, 'b> FnOnce(
@@ -353,14 +371,108 @@ impl<'g> Stream<'g> {
         ) -> Result<()>
         + 'static,
     ) -> Result<Graph<'g, (P, Q)>> {
+        self.capture_forks((fork, fork_payload), payload, move |s, p, branch| {
+            branch.run(move |t, q| f(s, t, p, q))
+        })
+    }
+
+    /// `cuStreamBeginCapture`, `cuEventRecord`, `cuStreamWaitEvent`, `cuStreamEndCapture`—Captures
+    /// work on this stream and on every stream of `forks`, each forked from it and joined back,
+    /// into one [`Graph`] that owns every payload: the branches have no order between them, so
+    /// the graph may run them at once.
+    ///
+    /// `forks` is one stream and its payload, `(&side, q)`, or a tuple of one to eight such
+    /// pairs, `((&a, qa), (&b, qb), (&c, qc))` ([`Forks`](crate::graph::Forks)); the graph
+    /// owns `(payload, q)` or `(payload, (qa, qb, qc))`. `f` receives this stream's scope,
+    /// `payload` bound to it, and one [`Branch`](crate::graph::Branch) for each fork (`branch`,
+    /// or a tuple `(ba, bb, bc)`): [`Branch::run`](crate::graph::Branch::run) lends that fork's
+    /// scope and payload, bound to it, to a closure of its own, with a lifetime of its own. A
+    /// binding of one branch cannot be used by another branch's scope or by this stream's
+    /// (each scope's bindings are invariant in its lifetime), so two unordered branches cannot
+    /// both use one piece of memory (C10); a `Branch` is consumed by its run, so a fork's
+    /// payload is bound once; a branch that is not run forks and joins with no work.
+    ///
+    /// The crate forks and joins, never the closure, so no capture ends with a fork unjoined:
+    /// after the capture begins on this stream it records an internal event here and makes each
+    /// fork wait for it, in order (joining it to the capture); after `f` it records the event on
+    /// each fork and makes this stream wait for it (joining the branch back), then ends the
+    /// capture. On an error or a panic every fork that joined is joined back as far as the driver
+    /// still allows, the capture is ended on this stream (which takes every stream of it, an
+    /// invalidated one included, out of capture mode) and discarded, and the internal event
+    /// destroyed, as on success. A fork that work of `f` made join by other means (raw event
+    /// calls) and did not join back ends the capture with `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`
+    /// and no graph.
+    ///
+    /// Every stream is of the current context: each is a `&Stream<'g>`, lent by the guard this
+    /// stream is (a stream of another guard cannot be held while this one is usable). The
+    /// argument of [`capture`](Self::capture) (C18) holds for every fork as for this stream: `f`
+    /// is `'static`, so it reaches neither a scope opened before the capture nor a `Stream`; a
+    /// `Stream` is neither `Send` nor `Sync`, and a `Branch` neither, so no other thread enqueues
+    /// on a fork while it is captured; and a fork is in the capture only during this call.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] (no driver call) if a fork is this stream or two forks are
+    /// one stream. The driver's errors (e.g. `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED`), or `f`'s;
+    /// then the capture is ended and discarded, and every payload dropped (nothing ran).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let (stream, a, b) = (guard.stream()?, guard.stream()?, guard.stream()?);
+    /// let buf = || guard.alloc::<u32>(1024);
+    /// let (x, y, z) = (buf()?, buf()?, buf()?);
+    /// let graph = stream.capture_forks(((&a, y), (&b, z)), x, |s, mut x, (ba, bb)| {
+    ///     s.fill_u32(&mut x, 1)?; // on `stream`
+    ///     ba.run(|t, mut y| t.fill_u32(&mut y, 2))?; // on `a`
+    ///     bb.run(|t, mut z| t.fill_u32(&mut z, 3)) // on `b`; the three fills unordered
+    /// })?;
+    /// assert_eq!(graph.node_count()?, 3);
+    /// let exec = graph.instantiate()?;
+    /// let exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    /// # drop(exec);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
+    #[doc(alias = "cuStreamBeginCapture")]
+    #[doc(alias = "cuStreamEndCapture")]
+    #[doc(alias = "cuStreamWaitEvent")]
+    pub fn capture_forks<P: Payload, F: Forks<'g>>(
+        &self,
+        forks: F,
+        payload: P,
+        f: impl for<'o> FnOnce(
+            &'o StreamScope<'o, 'static>,
+            P::Bound<'o>,
+            F::Branches<'o>,
+        ) -> Result<()>
+        + 'static,
+    ) -> Result<Graph<'g, (P, F::Payload)>> {
         crate::error::poison::check()?;
-        if fork.serial() == self.serial() || fork.as_raw() == self.as_raw() {
-            return Err(Error::custack(
-                ErrorKind::InvalidValue,
-                "a capture's fork must be another stream than the one capturing".to_owned(),
-            ));
+        let (streams, fork_payload) = forks.into_parts();
+        let origin = self.as_raw();
+        for (i, fork) in streams.as_ref().iter().enumerate() {
+            let again = |other: &ForkStream| other.serial == fork.serial || other.raw == fork.raw;
+            if fork.serial == self.serial() || fork.raw == origin {
+                return Err(Error::custack(
+                    ErrorKind::InvalidValue,
+                    "a capture's fork must be another stream than the one capturing".to_owned(),
+                ));
+            }
+            if streams.as_ref().iter().take(i).any(again) {
+                return Err(Error::custack(
+                    ErrorKind::InvalidValue,
+                    "a stream is forked into a capture once".to_owned(),
+                ));
+            }
         }
-        let (origin, side) = (self.as_raw(), fork.as_raw());
         // Declared before `ending`, so that on an error or a panic the capture ends before the
         // payloads drop (freeing memory during a capture would invalidate it) and before the
         // event is destroyed.
@@ -370,36 +482,38 @@ impl<'g> Stream<'g> {
         // SAFETY: a live stream of the current context.
         unsafe { ffi::cuStreamBeginCapture_v2(origin, mode) }.result()?;
         let ending = EndCapture(origin);
-        // Declared after `ending`, so that on an error or a panic the fork joins back before
+        // Declared after `ending`, so that on an error or a panic the forks join back before
         // the capture ends.
         let mut join = JoinBack {
             origin,
-            fork: side,
+            forks: streams.as_ref(),
             event: &event,
-            forked: false,
+            forked: 0,
         };
-        event.record_then_wait(origin, side)?;
-        // Only now: a wait that failed joined nothing, and nothing is joined back then.
-        join.forked = true;
+        for fork in streams.as_ref() {
+            event.record_then_wait(origin, fork.raw)?;
+            // Only now: a wait that failed joined nothing, and nothing is joined back then.
+            join.forked += 1;
+        }
         // SAFETY: the stream is live and of the current context while `self` is borrowed.
         // Nothing enqueued during capture runs now; it runs when the graph is launched, and the
-        // graph (then its executable graph) owns both payloads for as long as it can be.
+        // graph (then its executable graph) owns every payload for as long as it can be.
         let scope = unsafe { StreamScope::of(self) };
-        // SAFETY: as for `scope`, with `fork`, borrowed as long and in the capture since the
-        // wait above.
-        let fork_scope = unsafe { StreamScope::of(fork) };
         // SAFETY: the payload moves into the graph without moving the memory it names, and is
         // out of the host's reach there; the bound handles cannot leave `f`, and are bound to
-        // the origin's scope lifetime alone, so the fork's branch cannot use them.
+        // the origin's scope lifetime alone, so no fork's branch can use them.
         let bound = unsafe { P::bind(&mut held.0) };
-        // SAFETY: as for `bound`, with the fork's payload and the fork's scope lifetime.
-        let fork_bound = unsafe { Q::bind(&mut held.1) };
+        // SAFETY: the forks are the streams of `streams`, live, of the current context and in
+        // the capture since the waits above, for as long as the branches (which cannot leave
+        // `f`); each fork's payload is bound once, by its branch's run, to that run's own scope
+        // lifetime, and `held` moves into the graph without moving the memory it names.
+        let branches = unsafe { F::branches(&streams, &mut held.1) };
         let inside = InCapture::enter();
-        f(&scope, &fork_scope, bound, fork_bound)?;
+        f(&scope, bound, branches)?;
         drop(inside);
         join.join_back()?;
         drop(join);
-        // The fork joined back into the origin: the capture ends for both.
+        // Every fork joined back into the origin: the capture ends for all.
         let graph = ending.finish()?;
         drop(event);
         // SAFETY: the capture's graph, ours alone; its nodes use only what `held` owns.

@@ -7,6 +7,8 @@
 //! ```text
 //!   stream.capture(payload, |s, bound| …)        -> Graph<'g, P>      capture.rs
 //!   stream.capture_forked(&fork, p, q, |s, t, …) -> Graph<'g, (P, Q)> capture.rs
+//!   stream.capture_forks(((&a, qa), (&b, qb)), p, |s, p, (ba, bb)| …)  capture.rs, forks.rs
+//!     ba.run(|t, qa| …)                          a fork's own scope      forks.rs
 //!   guard.build_graph(payload, |b, bound| …)     -> Graph<'g, P>      builder.rs
 //!     b.kernel / copy_* / fill_* / record / wait / child              builder.rs
 //!     b.condition, if_then, if_else, while_loop, switch              conditional.rs
@@ -40,15 +42,18 @@
 
 // The graph and its executable form, each owning its payload; their launches.
 pub(crate) mod owned;
-pub use owned::{ChildGraph, Graph, GraphExec, ScopedGraph, UpdateError};
+pub use owned::{ChildGraph, Graph, GraphExec, LaunchableGraph, ScopedGraph, UpdateError};
 // The DOT output of a graph.
 mod dot;
 pub use dot::DotFlags;
 // Executable graphs that borrow their graph's payload, clones, node kinds, instantiation flags.
 mod shared;
 pub use shared::{GraphClone, InstantiateFlags, NodeKind, SharedExec};
-// Stream capture, on one stream or forked over two, and the one reader of a capture's graph.
+// Stream capture, on one stream or forked over others, and the one reader of a capture's graph.
 mod capture;
+// The streams a capture forks, with their payloads, and the branch each is lent through.
+mod forks;
+pub use forks::{Branch, Forks};
 // The builder: a graph node by node, its kernel, copy, memset, event and child-graph nodes.
 mod builder;
 pub use builder::{BodyGraph, GraphBuilder, GraphNode, RootGraph};

@@ -100,6 +100,35 @@ pub struct ScopedGraph<'scope> {
     _marker: PhantomData<(Invariant<'scope>, *const ())>,
 }
 
+/// What [`StreamScope::launch_graph`] launches: an executable graph bound to the scope, a
+/// [`ScopedGraph`], and nothing else. Sealed; a trait so that passing the executable graph
+/// itself fails with a note naming the fix rather than a plain type mismatch.
+#[diagnostic::on_unimplemented(
+    message = "`launch_graph` takes the executable graph bound to the scope, not `{Self}`",
+    label = "not a `ScopedGraph`",
+    note = "a launch must keep the executable graph, and the memory it owns, until the work is \
+            complete: move it into a submission, `stream.submit(exec, |s, g| s.launch_graph(&g))`, \
+            or bind it to the scope, `let g = s.bind_graph(&mut exec); s.launch_graph(&g)`"
+)]
+pub trait LaunchableGraph<'scope>: launch_sealed::Sealed {
+    /// The bound executable graph.
+    #[doc(hidden)]
+    fn scoped(&self) -> &ScopedGraph<'scope>;
+}
+
+mod launch_sealed {
+    pub trait Sealed {}
+}
+
+impl launch_sealed::Sealed for ScopedGraph<'_> {}
+
+impl<'scope> LaunchableGraph<'scope> for ScopedGraph<'scope> {
+    #[inline]
+    fn scoped(&self) -> &ScopedGraph<'scope> {
+        self
+    }
+}
+
 pub(crate) fn destroy_graph(graph: ffi::CUgraph) {
     crate::error::left_behind::destroy_in_drop(Object::Graph, graph as u64, || {
         // SAFETY: a live graph, destroyed once; no executable graph depends on it.
@@ -806,7 +835,8 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuGraphLaunch")]
     #[inline]
     #[track_caller]
-    pub fn launch_graph(&self, graph: &ScopedGraph<'scope>) -> Result<()> {
+    pub fn launch_graph(&self, graph: &impl LaunchableGraph<'scope>) -> Result<()> {
+        let graph = graph.scoped();
         crate::error::poison::check()?;
         // SAFETY: null, or the kept allocations' record, boxed in the executable graph, which
         // outlives every launch through `graph` (bound to this scope).

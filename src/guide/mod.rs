@@ -43,8 +43,8 @@
 //!
 //! Where a misuse fails a trait bound, custack's traits carry the fix in the error's `note`s
 //! (`#[diagnostic::on_unimplemented]`; `ui-tests/hint_*` pin them). Where it fails the borrow
-//! checker, rustc prints only its own words: it lets no library add a hint to `E0502`, `E0499`
-//! or `E0505`. What those mean here, most often:
+//! checker or is a plain type mismatch, rustc prints only its own words: it lets no library add
+//! a hint to `E0502`, `E0499`, `E0505`, `E0382` or `E0308`. What those mean here, most often:
 //!
 //! | error, where | what it means | what to write |
 //! | --- | --- | --- |
@@ -52,6 +52,9 @@
 //! | `E0502`/`E0499` at `stream.scope` or inside it, naming memory | the memory is bound to a scope (or written by it) and used beside it (C10, C14) | use it after the scope ends, or through its binding inside |
 //! | `E0505` at a `drop`, `free` or `pop` | something lent by the guard, or bound to pending work, still lives (C1, C5, C10) | end the borrow first: drop the handle, wait for the submission |
 //! | `E0277` "`…` cannot be sent between threads safely" | a guard or something it lent crossed a thread (C6, C7) | send the `Context`, push it on the other thread ([`stack`]) |
+//! | `E0308` "expected `GraphNode<'_, BodyGraph<'_>>`, found `GraphNode<'_>`" inside a conditional body | a node of the graph around the body named as a dependency in it (C28.2): a body's nodes follow only nodes of their body | make the conditional node depend on the outer node (its `&deps`); the body's first nodes then follow it |
+//! | `E0382` "use of moved value" naming a `Condition`, a `GraphAlloc` or a `graph::Branch` | a handle a graph takes once was used again: a condition controls one node, a graph allocation is freed once, a fork's branch runs once (C28.2, C28.8, C28.16) | make another condition or allocation; put all of a fork's work in its one `run` |
+//! | `E0277` "`launch_graph` takes the executable graph bound to the scope" | an executable graph launched by reference (C18); this one has a note | `stream.submit(exec, \|s, g\| s.launch_graph(&g))`, or `let g = s.bind_graph(&mut exec)` in a scope |
 //! | a `kernel_contract!` message | the declaration holds what its checked arithmetic cannot evaluate, or a name that is not a scalar parameter (C23) | the message names the form to write |
 //!
 //! # Conventions in these docs

@@ -21,7 +21,7 @@ use custack::{Context, Result};
 use double::report_driver_version;
 use programs::{
     confinement, context_count, contracts, deadlines, device_info, driver_init, events, example,
-    fork, graph, graph_arena, graph_built, graph_capture_forked, graph_capture_into,
+    fork, graph, graph_arena, graph_built, graph_capture_forked, graph_capture_forks, graph_capture_into,
     graph_conditional, graph_host, graph_kept_free, graph_kept_routes, graph_mem, graph_shared, green, in_flight,
     ipc, library, managed, memory_kinds, module_globals, named_launches, newer, p1, p2, p3, p4, p8,
     p9, p11, parked_graph, peer, peer_vmm, profile_first, redundant_flips, redundant_inject,
@@ -84,6 +84,9 @@ fn run(program: &str) -> Option<Result<()>> {
         "graph_host" => context0().and_then(|c| graph_host::graph_host(&c)),
         "graph_capture_forked" => {
             context0().and_then(|c| graph_capture_forked::graph_capture_forked(&c))
+        }
+        "graph_capture_forks" => {
+            context0().and_then(|c| graph_capture_forks::graph_capture_forks(&c))
         }
         "graph_mem" => context0().and_then(|c| graph_mem::graph_mem(&c)),
         "graph_kept_routes" => context0().and_then(|c| graph_kept_routes::graph_kept_routes(&c)),

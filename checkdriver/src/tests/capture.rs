@@ -1,5 +1,5 @@
 //! The double's own tests. Stream capture: into a graph being built, joined by an event wait, a
-//! fork not joined back, a captured host function.
+//! fork not joined back, several forks through one event, a captured host function.
 
 use super::*;
 
@@ -277,6 +277,78 @@ fn a_fork_not_joined_back_fails_the_capture_and_leaves_it() {
         let _ = cuEventDestroy_v2(join);
         let _ = cuStreamDestroy_v2(one);
         let _ = cuStreamDestroy_v2(two);
+        let mut p = null_mut();
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        let _ = cuCtxDestroy_v2(a);
+    }
+}
+
+#[test]
+fn several_forks_through_one_event_join_back_in_turn_and_one_left_fails_the_capture() {
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals)
+    // and handles the double made: the wrong sequence under test misuses the driver's
+    // contract, which the double records, not Rust's.
+    unsafe {
+        let a = ctx();
+        let (mut one, mut two, mut three) = (null_mut(), null_mut(), null_mut());
+        let _ = cuStreamCreate(&raw mut one, 0);
+        let _ = cuStreamCreate(&raw mut two, 0);
+        let _ = cuStreamCreate(&raw mut three, 0);
+        let mut event = null_mut();
+        let _ = cuEventCreate(&raw mut event, 0);
+        let (mut d, mut e) = (0, 0);
+        let _ = cuMemAlloc_v2(&raw mut d, 64);
+        let _ = cuMemAlloc_v2(&raw mut e, 64);
+        // The sequence `Stream::capture_forks` makes: one event, recorded on the origin and
+        // waited for by each fork in turn, then recorded on each fork and waited for by the
+        // origin in turn.
+        let fork_and_work = || {
+            assert_eq!(cuStreamBeginCapture_v2(one, 0), CUDA_SUCCESS);
+            for fork in [two, three] {
+                assert_eq!(cuEventRecord(event, one), CUDA_SUCCESS);
+                assert_eq!(cuStreamWaitEvent(fork, event, 0), CUDA_SUCCESS);
+            }
+            assert_eq!(cuMemsetD8Async(d, 1, 64, two), CUDA_SUCCESS);
+            assert_eq!(cuMemsetD8Async(e, 2, 64, three), CUDA_SUCCESS);
+        };
+        let join = |fork: Handle| {
+            assert_eq!(cuEventRecord(event, fork), CUDA_SUCCESS);
+            assert_eq!(cuStreamWaitEvent(one, event, 0), CUDA_SUCCESS);
+        };
+        let capturing = |stream: Handle| {
+            let mut status = 7;
+            let _ = cuStreamIsCapturing(stream, &raw mut status);
+            status
+        };
+        fork_and_work();
+        join(two);
+        join(three);
+        let mut graph = null_mut();
+        assert_eq!(cuStreamEndCapture(one, &raw mut graph), CUDA_SUCCESS);
+        let mut n = 0;
+        let _ = cuGraphGetNodes(graph, null_mut(), &raw mut n);
+        assert_eq!(n, 2, "each fork's memset");
+        let _ = cuGraphDestroy(graph);
+        // The second fork left unjoined: the capture fails and releases every stream.
+        fork_and_work();
+        join(two);
+        assert_eq!(
+            cuStreamEndCapture(one, &raw mut graph),
+            CUDA_ERROR_STREAM_CAPTURE_UNJOINED
+        );
+        assert!(graph.is_null());
+        assert_eq!(
+            [capturing(one), capturing(two), capturing(three)],
+            [0, 0, 0]
+        );
+        let _ = cuMemFree_v2(d);
+        let _ = cuMemFree_v2(e);
+        let _ = cuEventDestroy_v2(event);
+        for s in [one, two, three] {
+            let _ = cuStreamDestroy_v2(s);
+        }
         let mut p = null_mut();
         let _ = cuCtxPopCurrent_v2(&raw mut p);
         let _ = cuCtxDestroy_v2(a);

@@ -15,6 +15,7 @@ pub(crate) mod graph;
 pub(crate) mod graph_arena;
 pub(crate) mod graph_built;
 pub(crate) mod graph_capture_forked;
+pub(crate) mod graph_capture_forks;
 pub(crate) mod graph_capture_into;
 pub(crate) mod graph_conditional;
 pub(crate) mod graph_host;
