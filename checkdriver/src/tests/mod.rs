@@ -12,6 +12,7 @@
 mod capture;
 mod cubin;
 mod entry_point;
+mod exec_nodes;
 mod event;
 mod graph;
 mod green;
