@@ -281,7 +281,14 @@ fn raw_memset_graph(x: ffi::CUdeviceptr, ctx: ffi::CUcontext, value: u32) -> ffi
     unsafe {
         ok(ffi::cuGraphCreate(&raw mut graph, 0), "cuGraphCreate");
         ok(
-            ffi::cuGraphAddMemsetNode(&raw mut node, graph, core::ptr::null(), 0, &raw const params, ctx),
+            ffi::cuGraphAddMemsetNode(
+                &raw mut node,
+                graph,
+                core::ptr::null(),
+                0,
+                &raw const params,
+                ctx,
+            ),
             "cuGraphAddMemsetNode",
         );
     }
@@ -296,9 +303,15 @@ fn other_node_rows(
     reps: usize,
 ) -> custack::Result<()> {
     let ctx = guard.as_raw();
-    let events = [guard.event(EventFlags::DISABLE_TIMING)?, guard.event(EventFlags::DISABLE_TIMING)?];
+    let events = [
+        guard.event(EventFlags::DISABLE_TIMING)?,
+        guard.event(EventFlags::DISABLE_TIMING)?,
+    ];
     let raw_events = [events[0].as_raw(), events[1].as_raw()];
-    let raw_children = [raw_memset_graph(raw_ptr, ctx, 1), raw_memset_graph(raw_ptr, ctx, 2)];
+    let raw_children = [
+        raw_memset_graph(raw_ptr, ctx, 1),
+        raw_memset_graph(raw_ptr, ctx, 2),
+    ];
     // Raw: host, child, record and wait nodes, in that order.
     let mut graph = core::ptr::null_mut();
     let mut nodes = [core::ptr::null_mut(); 4];
@@ -337,7 +350,10 @@ fn other_node_rows(
             Ok(())
         })
     };
-    let (a, b) = (Rc::new(guard.event(EventFlags::DISABLE_TIMING)?), Rc::new(guard.event(EventFlags::DISABLE_TIMING)?));
+    let (a, b) = (
+        Rc::new(guard.event(EventFlags::DISABLE_TIMING)?),
+        Rc::new(guard.event(EventFlags::DISABLE_TIMING)?),
+    );
     let payload = (child(1)?, child(2)?, a, b);
     let mut exec = guard
         .build_graph(payload, |g, (one, _two, a, _b)| {
@@ -368,7 +384,9 @@ fn other_node_rows(
                 time(|| unsafe {
                     let r = match which {
                         0 => ffi::cuGraphExecHostNodeSetParams(raw_exec, node, &raw const host),
-                        1 => ffi::cuGraphExecChildGraphNodeSetParams(raw_exec, node, raw_children[k]),
+                        1 => {
+                            ffi::cuGraphExecChildGraphNodeSetParams(raw_exec, node, raw_children[k])
+                        }
                         2 => ffi::cuGraphExecEventRecordNodeSetEvent(raw_exec, node, raw_events[k]),
                         _ => ffi::cuGraphExecEventWaitNodeSetEvent(raw_exec, node, raw_events[k]),
                     };

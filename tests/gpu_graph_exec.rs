@@ -273,11 +273,18 @@ fn a_host_node_updated_in_place_calls_the_new_closure_which_the_exec_owns_and_dr
         .unwrap();
     exec = launch(exec);
     exec = launch(exec);
-    assert_eq!(built.counts(), (1, 0), "the builder's closure is not called any more");
+    assert_eq!(
+        built.counts(),
+        (1, 0),
+        "the builder's closure is not called any more"
+    );
     assert_eq!(second.counts(), (2, 0), "the new closure, once per launch");
     // Two updates before a launch: each replaced closure is dropped by the update that
     // replaces it, after its last call completed (the update needs the exec back from `wait`).
-    let (c, d) = (third.closure(Duration::ZERO), fourth.closure(Duration::ZERO));
+    let (c, d) = (
+        third.closure(Duration::ZERO),
+        fourth.closure(Duration::ZERO),
+    );
     exec.update_nodes(move |u, _x| {
         let node = u.host_node(0)?;
         u.set_host(node, c)?;
@@ -290,7 +297,11 @@ fn a_host_node_updated_in_place_calls_the_new_closure_which_the_exec_owns_and_dr
         2,
         "dropped after both of its calls completed"
     );
-    assert_eq!(third.counts(), (0, 1), "replaced before any launch: never called");
+    assert_eq!(
+        third.counts(),
+        (0, 1),
+        "replaced before any launch: never called"
+    );
     exec = launch(exec);
     assert_eq!(fourth.counts(), (1, 0));
     // The updater's result forgotten: the update stands.
@@ -384,7 +395,10 @@ fn a_child_graph_node_updated_in_place_runs_the_new_graph_whose_kernel_writes_it
     {
         let ((five, _), (nine, _), _, _) = exec.payload();
         assert!(five.to_vec().unwrap().iter().all(|&v| v == 5));
-        assert!(nine.to_vec().unwrap().iter().all(|&v| v == 0), "not run yet");
+        assert!(
+            nine.to_vec().unwrap().iter().all(|&v| v == 0),
+            "not run yet"
+        );
     }
     exec.update_nodes(|u, (_five, nine, _, _)| u.set_child(u.child_node(0)?, &nine))
         .unwrap();
@@ -395,7 +409,9 @@ fn a_child_graph_node_updated_in_place_runs_the_new_graph_whose_kernel_writes_it
         .unwrap_err();
     assert_eq!(refused.kind(), ErrorKind::InvalidValue);
     assert!(
-        refused.detail().is_some_and(|d| d.contains("keeps its topology")),
+        refused
+            .detail()
+            .is_some_and(|d| d.contains("keeps its topology")),
         "{refused}"
     );
     let by_driver = exec.update_nodes(|u, (_, _, _, other)| u.set_child(u.child_node(0)?, &other));
@@ -408,8 +424,14 @@ fn a_child_graph_node_updated_in_place_runs_the_new_graph_whose_kernel_writes_it
     }
     exec = launch(exec);
     let ((five, _), (nine, _), _, _) = exec.payload();
-    assert!(five.to_vec().unwrap().iter().all(|&v| v == 1), "the old child no longer runs");
-    assert!(nine.to_vec().unwrap().iter().all(|&v| v == 9), "the new child's kernel wrote 9");
+    assert!(
+        five.to_vec().unwrap().iter().all(|&v| v == 1),
+        "the old child no longer runs"
+    );
+    assert!(
+        nine.to_vec().unwrap().iter().all(|&v| v == 9),
+        "the new child's kernel wrote 9"
+    );
 }
 
 #[test]
@@ -441,7 +463,10 @@ fn an_event_record_node_updated_in_place_records_the_new_event() {
         .wait()
         .unwrap();
     assert!(a.is_complete().unwrap());
-    assert!(start.elapsed_ms(&a).unwrap() >= 0.0, "the node recorded `a`");
+    assert!(
+        start.elapsed_ms(&a).unwrap() >= 0.0,
+        "the node recorded `a`"
+    );
     assert!(
         start.elapsed_ms(&b).is_err(),
         "`b` was never recorded: no elapsed time"
@@ -467,7 +492,9 @@ fn an_event_record_node_updated_in_place_records_the_new_event() {
         "`a` was not recorded again: its record is before the second `start`"
     );
     // A record node the graph does not have.
-    let missing = exec.update_nodes(|u, _| u.record_node(1).map(drop)).unwrap_err();
+    let missing = exec
+        .update_nodes(|u, _| u.record_node(1).map(drop))
+        .unwrap_err();
     assert_eq!(missing.kind(), ErrorKind::InvalidValue);
     drop(exec);
 }

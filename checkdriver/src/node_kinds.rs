@@ -113,7 +113,9 @@ pub(crate) fn child_of(node: usize) -> Option<Topology> {
 pub(crate) fn can_be_disabled(node: usize, what: &str) -> bool {
     let known = with(|k| k.nodes.get(&node).copied()).flatten();
     match known {
-        Some(k @ (NodeKind::Host | NodeKind::Child | NodeKind::EventRecord | NodeKind::EventWait)) => {
+        Some(
+            k @ (NodeKind::Host | NodeKind::Child | NodeKind::EventRecord | NodeKind::EventWait),
+        ) => {
             crate::mode::violation(&format!(
                 "{what}: node {node:#x} is a {k:?} node: only kernel, memset and memcpy nodes \
                  are enabled or disabled"

@@ -42,8 +42,8 @@
 
 use super::builder::{GraphBuilder, GraphNode, current_context};
 use super::capture::{Capturing, capture_info};
-use super::params::DataNodeKind;
 use super::host_fn::{HostNode, call, destroy};
+use super::params::DataNodeKind;
 use crate::asynchronous::host::{Call, enqueue};
 use crate::asynchronous::scope::StreamScope;
 use crate::error::Result;

@@ -131,4 +131,3 @@ impl ExecHostFns {
         drop(core::mem::take(&mut self.slots));
     }
 }
-

@@ -810,7 +810,11 @@ impl<'u> NodeUpdater<'u> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphExecHostNodeSetParams")]
-    pub fn set_host<F: Fn() + Send + Sync + 'static>(&self, node: HostNode<'u>, f: F) -> Result<()> {
+    pub fn set_host<F: Fn() + Send + Sync + 'static>(
+        &self,
+        node: HostNode<'u>,
+        f: F,
+    ) -> Result<()> {
         crate::error::poison::check()?;
         let DataNodeKind::Host { index } = node.node.kind else {
             // Unreachable: a `HostNode` comes from the host nodes' list only.
@@ -948,10 +952,8 @@ impl<'u> NodeUpdater<'u> {
         // no launch pending; `node` is an event record node of the graph it was made from
         // (branded 'u, taken from its list, kept alive by it); the event is the payload's (its
         // `Rc` keeps it alive while the executable graph lives).
-        unsafe {
-            ffi::cuGraphExecEventRecordNodeSetEvent(self.exec, node.node.raw, event.as_raw())
-        }
-        .result()
+        unsafe { ffi::cuGraphExecEventRecordNodeSetEvent(self.exec, node.node.raw, event.as_raw()) }
+            .result()
     }
 
     /// `cuGraphExecEventWaitNodeSetEvent`—Makes the event wait node `node` wait for `event`

@@ -642,7 +642,11 @@ fn exec_node_set(exec: Handle, node: Handle, scratch: usize, r: CUresult, what: 
     if r != CUDA_SUCCESS {
         return r;
     }
-    if known { CUDA_SUCCESS } else { CUDA_ERROR_INVALID_VALUE }
+    if known {
+        CUDA_SUCCESS
+    } else {
+        CUDA_ERROR_INVALID_VALUE
+    }
 }
 
 /// A node of graph `g` was made with result `r`: on success it is counted and gets a handle,

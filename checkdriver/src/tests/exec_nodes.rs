@@ -72,7 +72,11 @@ fn a_host_node_update_calls_the_new_function_and_a_node_of_another_kind_is_a_vio
             0,
             "a host node updated"
         );
-        assert_eq!(OLD_CALLS.load(SeqCst) - old_before, 1, "the old function, once");
+        assert_eq!(
+            OLD_CALLS.load(SeqCst) - old_before,
+            1,
+            "the old function, once"
+        );
         assert_eq!(NEW_CALLS.load(SeqCst) - new_before, 2, "then the new one");
         // The event record node is no host node; nor is a host node enabled or disabled.
         assert_eq!(
@@ -87,7 +91,10 @@ fn a_host_node_update_calls_the_new_function_and_a_node_of_another_kind_is_a_vio
         );
         assert_eq!(
             violations_of(|| {
-                assert_eq!(cuGraphNodeSetEnabled(exec, host, 0), CUDA_ERROR_INVALID_VALUE);
+                assert_eq!(
+                    cuGraphNodeSetEnabled(exec, host, 0),
+                    CUDA_ERROR_INVALID_VALUE
+                );
             }),
             1,
             "a host node disabled"

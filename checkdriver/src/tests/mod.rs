@@ -12,8 +12,8 @@
 mod capture;
 mod cubin;
 mod entry_point;
-mod exec_nodes;
 mod event;
+mod exec_nodes;
 mod graph;
 mod green;
 mod hang;

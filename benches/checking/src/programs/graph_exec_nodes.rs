@@ -77,11 +77,11 @@ pub(crate) fn graph_exec_nodes(ctx: &Context) -> Result<()> {
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     assert_eq!((built.calls(), second.calls()), (1, 1), "the new closure runs");
     assert_eq!(built.drops(), 0, "the builder's closure stays the graph's");
-    let (c, d) = (third.closure(), fourth.closure());
+    let (replaced, kept) = (third.closure(), fourth.closure());
     exec.update_nodes(move |u, _x| {
         let node = u.host_node(0)?;
-        u.set_host(node, c)?;
-        u.set_host(node, d)
+        u.set_host(node, replaced)?;
+        u.set_host(node, kept)
     })?;
     assert_eq!(
         (second.drops(), third.drops()),
@@ -90,10 +90,10 @@ pub(crate) fn graph_exec_nodes(ctx: &Context) -> Result<()> {
     );
     assert_eq!(third.calls(), 0, "replaced before any launch: never called");
     // The updater's result forgotten: the update stands, and nothing is dropped twice.
-    let e = fifth.closure();
+    let forgotten = fifth.closure();
     exec.update_nodes(move |u, _x| {
         let node = u.host_node(0)?;
-        let set = u.set_host(node, e);
+        let set = u.set_host(node, forgotten);
         let failed = set.as_ref().err().map(custack::Error::kind);
         core::mem::forget(set);
         match failed {
@@ -110,8 +110,8 @@ pub(crate) fn graph_exec_nodes(ctx: &Context) -> Result<()> {
     );
     // The executable graph dropped right after an update: its closure goes with it.
     let [last] = core::array::from_fn(|_| Seen::default());
-    let f = last.closure();
-    exec.update_nodes(move |u, _x| u.set_host(u.host_node(0)?, f))?;
+    let dropped = last.closure();
+    exec.update_nodes(move |u, _x| u.set_host(u.host_node(0)?, dropped))?;
     assert_eq!(fifth.drops(), 1, "replaced");
     drop(exec);
     drop_errors()?;
