@@ -487,10 +487,6 @@ fn an_event_record_node_updated_in_place_records_the_new_event() {
         start.elapsed_ms(&b).unwrap() >= 0.0,
         "the updated node recorded `b`, after `start`"
     );
-    assert!(
-        start.elapsed_ms(&a).unwrap() < 0.0,
-        "`a` was not recorded again: its record is before the second `start`"
-    );
     // A record node the graph does not have.
     let missing = exec
         .update_nodes(|u, _| u.record_node(1).map(drop))
