@@ -905,8 +905,8 @@ impl<'u> NodeUpdater<'u> {
             .map_err(|e| {
                 if e.kind() == ErrorKind::InvalidValue {
                     e.with_detail(
-                        "the driver refused the child graph: its topology or node insertion \
-                         order is not the node's graph's",
+                        "the driver refused the child graph (its error for a graph whose \
+                         topology or node insertion order is not the node's graph's)",
                     )
                 } else {
                     e
