@@ -125,9 +125,9 @@ pub struct WaitNode<'u> {
     _marker: Brand<'u>,
 }
 
-/// The kernel, memset and memcpy nodes of an executable graph, lent by
-/// [`GraphExec::update_nodes`] to its closure for the brand `'u`, with the graph's payload bound
-/// for `'u`: the one updater of a built graph's nodes.
+/// The kernel, memset, memcpy, host, child-graph and event nodes of an executable graph, lent
+/// by [`GraphExec::update_nodes`] to its closure for the brand `'u`, with the graph's payload
+/// bound for `'u`: the one updater of a built graph's nodes.
 ///
 /// What the types promise (C28.5): the new arguments and memory are the payload's (the closure
 /// is `'static`, as the builder's), which the executable graph owns; a node is one of this
@@ -207,9 +207,12 @@ static_assertions::assert_not_impl_any!(WaitNode<'static>: Send, Sync);
 
 impl<P: Payload> GraphExec<'_, P> {
     /// `cuGraphExecKernelNodeSetParams`, `cuGraphExecMemsetNodeSetParams`,
-    /// `cuGraphExecMemcpyNodeSetParams`—Updates the graph's kernel, memset and memcpy nodes in
-    /// place, in `f`, which receives a [`NodeUpdater`] and the payload bound to it: the next
-    /// launch runs the nodes with the new parameters. Only a graph built node by node
+    /// `cuGraphExecMemcpyNodeSetParams`—Updates the graph's kernel, memset and memcpy nodes (and
+    /// its host, child-graph and event nodes: [`NodeUpdater::set_host`],
+    /// [`set_child`](NodeUpdater::set_child), [`set_record_event`](NodeUpdater::set_record_event),
+    /// [`set_wait_event`](NodeUpdater::set_wait_event)) in place, in `f`, which receives a
+    /// [`NodeUpdater`] and the payload bound to it: the next launch runs the nodes with the new
+    /// parameters. Only a graph built node by node
     /// ([`PushedGuard::build_graph`](crate::PushedGuard::build_graph)) lends its nodes, and
     /// only until a whole-graph [`update`](Self::update) (which may change the functions its
     /// kernel nodes run).
