@@ -131,3 +131,73 @@ impl ExecHostFns {
         drop(core::mem::take(&mut self.slots));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
+
+    /// Counts its drops: held by a closure.
+    struct Token(Arc<AtomicU32>);
+
+    impl Drop for Token {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, SeqCst);
+        }
+    }
+
+    /// A closure that adds 1 to `calls` and holds a token counting into `drops`.
+    fn closure(calls: &Arc<AtomicU32>, drops: &Arc<AtomicU32>) -> impl Fn() + Send + Sync + use<> {
+        let (calls, token) = (Arc::clone(calls), Token(Arc::clone(drops)));
+        move || {
+            let _ = &token;
+            calls.fetch_add(1, SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_slot_keeps_the_last_closure_and_hands_back_the_one_it_replaces() {
+        let (calls, drops) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+        let mut fns = ExecHostFns::default();
+        let (first, a) = ExecHostFn::new(0, closure(&calls, &drops));
+        let (second, b) = ExecHostFn::new(0, closure(&calls, &drops));
+        let (third, c) = ExecHostFn::new(0, closure(&calls, &drops));
+        for params in [first, second, third] {
+            let f = params.fn_.expect("a function");
+            // SAFETY: each closure's own box, live (none freed yet).
+            unsafe { f(params.userData) };
+        }
+        assert_eq!(calls.load(SeqCst), 3, "each box calls its closure");
+        assert!(fns.replace(2, a).is_none(), "slot 2 was empty");
+        assert!(fns.replace(0, b).is_none(), "slot 0 was empty");
+        let old = fns.replace(2, c).expect("slot 2's closure, replaced");
+        assert_eq!(
+            drops.load(SeqCst),
+            0,
+            "a replaced closure is the caller's, not dropped"
+        );
+        // SAFETY: nothing names it (this test called it directly, and no longer does).
+        unsafe { old.free() };
+        assert_eq!(drops.load(SeqCst), 1);
+        // SAFETY: as above, for the two left.
+        unsafe { fns.free_all() };
+        assert_eq!(drops.load(SeqCst), 3, "each closure dropped once");
+        // SAFETY: nothing left: freeing again drops nothing.
+        unsafe { fns.free_all() };
+        assert_eq!(drops.load(SeqCst), 3);
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "leaks on purpose, which Miri's leak check reports")]
+    fn a_leaked_closure_is_never_dropped() {
+        let (calls, drops) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+        let mut fns = ExecHostFns::default();
+        let (_, f) = ExecHostFn::new(0, closure(&calls, &drops));
+        assert!(fns.replace(0, f).is_none());
+        fns.leak();
+        // SAFETY: the list is empty after the leak.
+        unsafe { fns.free_all() };
+        assert_eq!(drops.load(SeqCst), 0, "leaked, not dropped");
+    }
+}
