@@ -22,7 +22,15 @@
 //! - update the last node of 10, and of 1,000: one update of the last kernel node of a chain of
 //!   10 nodes, and of a chain of 1,000 (raw: one `cuGraphExecKernelNodeSetParams` on a chain of
 //!   the same length). Finding a node (`kernel_node(&k, i)`) costs the same whatever the graph's
-//!   size: the two rows' custack/raw should be alike.
+//!   size: the two rows' custack/raw should be alike;
+//! - update 1 host node, 1 child-graph node, 1 event record node, 1 event wait node: one
+//!   `update_nodes` whose closure finds the node (`host_node(0)`, `child_node(0)`,
+//!   `record_node(0)`, `wait_node(0)`) and sets it (`set_host`: a new closure, boxed and owned
+//!   by the executable graph, the one it replaces dropped; `set_child`: a graph of one memset
+//!   node, its node count checked; `set_record_event`, `set_wait_event`), alternating between
+//!   two closures, child graphs or events (raw: one `cuGraphExecHostNodeSetParams` of a
+//!   function, `cuGraphExecChildGraphNodeSetParams`, `cuGraphExecEventRecordNodeSetEvent`,
+//!   `cuGraphExecEventWaitNodeSetEvent` on a graph of the same four nodes).
 //!
 //! Each update alternates the added constant between 1 and 2, so that every update changes
 //! every node it names. The payload's buffer is allocated, and what a row made destroyed, outside the timed part. Reported:
@@ -43,7 +51,8 @@
 use core::ffi::c_void;
 use custack::graph::DotFlags;
 use custack::prelude::*;
-use custack::{Context, ContextFlags, DeviceBuffer, Driver, LaunchConfig, Stack, ffi};
+use custack::{Context, ContextFlags, DeviceBuffer, Driver, EventFlags, LaunchConfig, Stack, ffi};
+use std::rc::Rc;
 use std::time::Instant;
 
 const KERNELS: &str = include_str!("../tests/fixtures/kernels.ptx");
@@ -252,6 +261,168 @@ fn update(
     .expect("update_kernels");
 }
 
+/// The host function of the raw rows: does nothing.
+unsafe extern "C" fn raw_host(_: *mut c_void) {}
+
+/// Raw: a graph of one memset node over `x`.
+fn raw_memset_graph(x: ffi::CUdeviceptr, ctx: ffi::CUcontext, value: u32) -> ffi::CUgraph {
+    let mut graph = core::ptr::null_mut();
+    let mut node = core::ptr::null_mut();
+    let params = ffi::CUDA_MEMSET_NODE_PARAMS {
+        dst: x,
+        pitch: 0,
+        value,
+        elementSize: 4,
+        width: N,
+        height: 1,
+    };
+    // SAFETY: valid out-pointers; a new graph of the current context `ctx`, whose memset sets
+    // the N live u32s at `x`.
+    unsafe {
+        ok(ffi::cuGraphCreate(&raw mut graph, 0), "cuGraphCreate");
+        ok(
+            ffi::cuGraphAddMemsetNode(
+                &raw mut node,
+                graph,
+                core::ptr::null(),
+                0,
+                &raw const params,
+                ctx,
+            ),
+            "cuGraphAddMemsetNode",
+        );
+    }
+    graph
+}
+
+/// The rows of the host, child-graph and event nodes' updates: a graph of one node of each
+/// kind, raw and custack, each node updated alone, alternating between two values.
+fn other_node_rows(
+    guard: &custack::PushedGuard<'_, '_>,
+    raw_ptr: ffi::CUdeviceptr,
+    reps: usize,
+) -> custack::Result<()> {
+    let ctx = guard.as_raw();
+    let events = [
+        guard.event(EventFlags::DISABLE_TIMING)?,
+        guard.event(EventFlags::DISABLE_TIMING)?,
+    ];
+    let raw_events = [events[0].as_raw(), events[1].as_raw()];
+    let raw_children = [
+        raw_memset_graph(raw_ptr, ctx, 1),
+        raw_memset_graph(raw_ptr, ctx, 2),
+    ];
+    // Raw: host, child, record and wait nodes, in that order.
+    let mut graph = core::ptr::null_mut();
+    let mut nodes = [core::ptr::null_mut(); 4];
+    let host = ffi::CUDA_HOST_NODE_PARAMS {
+        fn_: Some(raw_host),
+        userData: core::ptr::null_mut(),
+    };
+    // SAFETY: valid out-pointers; a new graph of the current context; its host node calls a
+    // function that does nothing; its child is a live graph, its events live events of the
+    // context, all kept until the graph and its executable graph are destroyed below.
+    unsafe {
+        let none = core::ptr::null();
+        ok(ffi::cuGraphCreate(&raw mut graph, 0), "cuGraphCreate");
+        ok(
+            ffi::cuGraphAddHostNode(&raw mut nodes[0], graph, none, 0, &raw const host),
+            "cuGraphAddHostNode",
+        );
+        ok(
+            ffi::cuGraphAddChildGraphNode(&raw mut nodes[1], graph, none, 0, raw_children[0]),
+            "cuGraphAddChildGraphNode",
+        );
+        ok(
+            ffi::cuGraphAddEventRecordNode(&raw mut nodes[2], graph, none, 0, raw_events[0]),
+            "cuGraphAddEventRecordNode",
+        );
+        ok(
+            ffi::cuGraphAddEventWaitNode(&raw mut nodes[3], graph, none, 0, raw_events[0]),
+            "cuGraphAddEventWaitNode",
+        );
+    }
+    let raw_exec = raw_instantiate(graph);
+    // custack: the same four nodes; the payload owns both children and both events.
+    let child = |v: u32| {
+        guard.build_graph(guard.alloc::<u32>(N)?, move |b, mut x| {
+            b.fill_u32(&mut x, v, &[])?;
+            Ok(())
+        })
+    };
+    let (a, b) = (
+        Rc::new(guard.event(EventFlags::DISABLE_TIMING)?),
+        Rc::new(guard.event(EventFlags::DISABLE_TIMING)?),
+    );
+    let payload = (child(1)?, child(2)?, a, b);
+    let mut exec = guard
+        .build_graph(payload, |g, (one, _two, a, _b)| {
+            g.host(|| {}, &[])?;
+            g.child(&one, &[])?;
+            g.record(&a, &[])?;
+            g.wait(&a, &[])?;
+            Ok(())
+        })?
+        .instantiate()?;
+    for (name, which) in [
+        ("update 1 host node", 0),
+        ("update 1 child-graph node", 1),
+        ("update 1 event record node", 2),
+        ("update 1 event wait node", 3),
+    ] {
+        let (mut raw_k, mut cu_k) = (1usize, 1usize);
+        row(
+            name,
+            reps,
+            || {
+                raw_k = 1 - raw_k;
+                let k = raw_k;
+                let node = nodes[which];
+                // SAFETY: a live executable graph with no launch pending, made from the graph
+                // `node` is a node of (kept alive), of the call's kind; the function, child
+                // graph and events are live and kept until the executable graph is destroyed.
+                time(|| unsafe {
+                    let r = match which {
+                        0 => ffi::cuGraphExecHostNodeSetParams(raw_exec, node, &raw const host),
+                        1 => {
+                            ffi::cuGraphExecChildGraphNodeSetParams(raw_exec, node, raw_children[k])
+                        }
+                        2 => ffi::cuGraphExecEventRecordNodeSetEvent(raw_exec, node, raw_events[k]),
+                        _ => ffi::cuGraphExecEventWaitNodeSetEvent(raw_exec, node, raw_events[k]),
+                    };
+                    ok(r, name);
+                })
+            },
+            || {
+                cu_k = 1 - cu_k;
+                let k = cu_k;
+                time(|| {
+                    exec.update_nodes(move |u, (one, two, a, b)| {
+                        let (child, event) = if k == 0 { (&one, &a) } else { (&two, &b) };
+                        match which {
+                            0 => u.set_host(u.host_node(0)?, || {}),
+                            1 => u.set_child(u.child_node(0)?, child),
+                            2 => u.set_record_event(u.record_node(0)?, event),
+                            _ => u.set_wait_event(u.wait_node(0)?, event),
+                        }
+                    })
+                    .expect(name);
+                })
+            },
+        );
+    }
+    // SAFETY: live, never launched, each destroyed once (the executable graph first).
+    unsafe {
+        ok(ffi::cuGraphExecDestroy(raw_exec), "cuGraphExecDestroy");
+        ok(ffi::cuGraphDestroy(graph), "cuGraphDestroy");
+        for child in raw_children {
+            ok(ffi::cuGraphDestroy(child), "cuGraphDestroy");
+        }
+    }
+    drop(exec);
+    Ok(())
+}
+
 fn run(reps: usize) -> custack::Result<()> {
     let driver = Driver::init()?;
     let device = driver.device(0)?;
@@ -388,6 +559,7 @@ fn run(reps: usize) -> custack::Result<()> {
             ok(ffi::cuGraphDestroy(graph), "cuGraphDestroy");
         }
     }
+    other_node_rows(&guard, raw_ptr, reps)?;
     // Both chains set to add 2 at every node, then launched once on their zeroed buffers.
     let expect = 2 * NODES as u32;
     raw_update(raw_exec, &raw_nodes, raw_add, raw_ptr, 2);

@@ -149,6 +149,32 @@ link_or_stub! {
         memsetParams: *const CUDA_MEMSET_NODE_PARAMS,
         ctx: CUcontext,
     ) -> CUresult;
+    /// Sets the graph an executable graph's child-graph node runs, named by its node in the
+    /// graph the executable graph was made from, for the next launches: `childGraph` must have
+    /// the topology and node insertion order of the node's graph (the driver copies its nodes'
+    /// parameters; `CUDA_ERROR_INVALID_VALUE` otherwise).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphExecChildGraphNodeSetParams(
+        hGraphExec: CUgraphExec,
+        hNode: CUgraphNode,
+        childGraph: CUgraph,
+    ) -> CUresult;
+    /// Sets the event an executable graph's event record node records, named by its node in
+    /// the graph the executable graph was made from, for the next launches.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphExecEventRecordNodeSetEvent(
+        hGraphExec: CUgraphExec,
+        hNode: CUgraphNode,
+        event: CUevent,
+    ) -> CUresult;
+    /// Sets the event an executable graph's event wait node waits for, named by its node in
+    /// the graph the executable graph was made from, for the next launches.
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphExecEventWaitNodeSetEvent(
+        hGraphExec: CUgraphExec,
+        hNode: CUgraphNode,
+        event: CUevent,
+    ) -> CUresult;
     /// Writes a DOT description of a graph to the file at `path` (a C string), in as much
     /// detail as `flags` (`CU_GRAPH_DEBUG_DOT_FLAGS_*`) asks.
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
@@ -369,6 +395,15 @@ link_or_stub! {
         hGraph: CUgraph,
         dependencies: *const CUgraphNode,
         numDependencies: usize,
+        nodeParams: *const CUDA_HOST_NODE_PARAMS,
+    ) -> CUresult;
+    /// Sets the function and argument of an executable graph's host node, named by its node in
+    /// the graph the executable graph was made from, for the next launches (the parameters are
+    /// copied; what `userData` points to is the caller's to keep alive).
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    pub fn cuGraphExecHostNodeSetParams(
+        hGraphExec: CUgraphExec,
+        hNode: CUgraphNode,
         nodeParams: *const CUDA_HOST_NODE_PARAMS,
     ) -> CUresult;
     /// Creates a user object around `ptr` with `initialRefcount` references held by the

@@ -90,6 +90,7 @@ mod handles;
 mod inject;
 mod load;
 mod mode;
+mod node_kinds;
 mod ptx;
 mod share;
 mod stack;

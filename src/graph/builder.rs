@@ -9,8 +9,8 @@
 use super::order;
 use super::owned::{ChildGraph, Graph};
 use super::params::{
-    CopySide, DataNode, DataNodeKind, DataNodes, KernelNodes, copy_params, memset_params,
-    with_kernel_params,
+    CopySide, DataNode, DataNodeKind, DataNodes, KernelNodes, NodeClass, copy_params,
+    memset_params, with_kernel_params,
 };
 use crate::asynchronous::event::ScopedEvent;
 use crate::asynchronous::payload::Payload;
@@ -146,8 +146,8 @@ pub struct GraphBuilder<'b, G = RootGraph> {
     /// The kernel nodes made so far, by function, in order (a body's are not kept: only the
     /// root graph's kernel nodes are updated in place).
     kernels: core::cell::RefCell<KernelNodes>,
-    /// The memset and memcpy nodes made so far, by kind, in order (a body's are not kept
-    /// either).
+    /// The memset, memcpy, host, child-graph and event nodes made so far, by kind, in order (a
+    /// body's are not kept either).
     data: core::cell::RefCell<DataNodes>,
     /// The root graph's reachability for its allocations (`order.rs`); `None` in a body.
     pub(super) mem: Option<order::Tracker>,
@@ -164,6 +164,14 @@ pub(super) fn current_context() -> Result<ffi::CUcontext> {
     // SAFETY: a valid out-pointer.
     unsafe { ffi::cuCtxGetCurrent(&raw mut ctx) }.result()?;
     Ok(ctx)
+}
+
+/// `cuGraphGetNodes`—The number of nodes of `graph` (live, of the current context).
+pub(super) fn node_count(graph: ffi::CUgraph) -> Result<usize> {
+    let mut n = 0usize;
+    // SAFETY: a live graph (the caller's); a null node array asks for the count only.
+    unsafe { ffi::cuGraphGetNodes(graph, core::ptr::null_mut(), &raw mut n) }.result()?;
+    Ok(n)
 }
 
 /// Destroys a graph whose building did not complete (an error or a panic in the closure).
@@ -281,6 +289,24 @@ impl<'b, G> GraphBuilder<'b, G> {
     /// The raw `CUgraph` being built.
     pub fn as_raw(&self) -> ffi::CUgraph {
         self.raw
+    }
+
+    /// Records `node`, of kind `kind` (a host node's index is filled in here), for the updates
+    /// of the executable graph made from the graph.
+    pub(super) fn note(&self, node: GraphNode<'b, G>, kind: DataNodeKind) -> GraphNode<'b, G> {
+        let mut data = self.data.borrow_mut();
+        let kind = match kind {
+            DataNodeKind::Host { .. } => DataNodeKind::Host {
+                index: data.count(NodeClass::Host),
+            },
+            other => other,
+        };
+        data.push(DataNode {
+            raw: node.raw,
+            kind,
+            ctx: self.ctx,
+        });
+        node
     }
 
     /// Adds a node with `add(out, graph, deps, count)`, the driver call that makes it.
@@ -583,6 +609,7 @@ impl<'b> GraphBuilder<'b> {
             // graph made from it lives).
             unsafe { ffi::cuGraphAddEventRecordNode(out, graph, deps, n, event) }
         })
+        .map(|node| self.note(node, DataNodeKind::Record))
     }
 
     /// `cuGraphAddEventWaitNode`—Adds a wait for an event the payload shares (an
@@ -602,6 +629,7 @@ impl<'b> GraphBuilder<'b> {
             // SAFETY: as in `record`.
             unsafe { ffi::cuGraphAddEventWaitNode(out, graph, deps, n, event) }
         })
+        .map(|node| self.note(node, DataNodeKind::Wait))
     }
 
     /// `cuGraphAddChildGraphNode`—Adds a node that runs a copy of a graph the payload owns
@@ -644,11 +672,14 @@ impl<'b> GraphBuilder<'b> {
                 "a graph cannot be a child of itself".to_owned(),
             ));
         }
+        // What an update of the node must give it again (`NodeUpdater::set_child`).
+        let nodes = node_count(child)?;
         self.add(deps, |out, parent, deps, n| {
             // SAFETY: a live graph of the current context; `deps` holds `n` of its nodes;
             // `child` is a live graph the payload owns, with its own payload, never launched
             // here (the driver copies it), whose nodes use only what that payload owns.
             unsafe { ffi::cuGraphAddChildGraphNode(out, parent, deps, n, child) }
         })
+        .map(|node| self.note(node, DataNodeKind::Child { nodes }))
     }
 }

@@ -42,47 +42,14 @@
 
 use super::builder::{GraphBuilder, GraphNode, current_context};
 use super::capture::{Capturing, capture_info};
-use crate::asynchronous::host::{Call, catch, enqueue};
+use super::host_fn::{HostNode, call, destroy};
+use super::params::DataNodeKind;
+use crate::asynchronous::host::{Call, enqueue};
 use crate::asynchronous::scope::StreamScope;
 use crate::error::Result;
 use crate::ffi;
 use core::ffi::c_void;
 use std::sync::{Mutex, PoisonError};
-
-/// What a graph's user object owns: the closure, and the context whose next wait reports its
-/// panics.
-struct HostNode<F> {
-    f: F,
-    ctx: usize,
-}
-
-/// The function a host node's parameters (or a captured `cuLaunchHostFunc`) name.
-///
-/// # Safety
-///
-/// `data` must point to a live `HostNode<F>` made by [`own_by_graph`], which its user object
-/// keeps alive while any graph or executable graph can call this.
-unsafe extern "C" fn call<F: Fn() + Send + Sync + 'static>(data: *mut c_void) {
-    // SAFETY: the caller's contract: a live box, only ever shared (`F: Sync`), so a shared
-    // reference is sound even while another launch calls it on another thread.
-    let node = unsafe { &*data.cast::<HostNode<F>>() };
-    catch(node.ctx, || (node.f)());
-}
-
-/// The user object's destructor: drops the box.
-///
-/// # Safety
-///
-/// `data` must come from `Box::<HostNode<F>>::into_raw` in [`own_by_graph`] and be passed here
-/// once (the driver calls a destructor once, when the last reference goes and no launch can
-/// call the node any more).
-unsafe extern "C" fn destroy<F: Fn() + Send + Sync + 'static>(data: *mut c_void) {
-    // SAFETY: the caller's contract: the box, now ours alone (`F: Send`: dropped on the
-    // driver's thread).
-    let node = unsafe { Box::from_raw(data.cast::<HostNode<F>>()) };
-    let ctx = node.ctx;
-    catch(ctx, move || drop(node));
-}
 
 /// Hands `f`, boxed with the context `ctx` whose next wait reports its panics, to `graph`
 /// (live, of the current context: a graph being built, or the one a stream is capturing into)
@@ -203,6 +170,7 @@ impl<'b> GraphBuilder<'b> {
             // while the graph, or anything made from it, can launch the node.
             unsafe { ffi::cuGraphAddHostNode(out, graph, deps, n, &raw const params) }
         })
+        .map(|node| self.note(node, DataNodeKind::Host { index: 0 }))
     }
 }
 

@@ -73,11 +73,17 @@ pub use crate::vocabulary::binding::GraphAlloc;
 // Allocations that outlive the launch: made by the builder, recorded and handed out by the
 // executable graph.
 pub(crate) mod kept;
-// Host functions a graph owns: host nodes, and host functions a capture takes.
+// Host functions a graph owns: host nodes, and host functions a capture takes; the closure
+// and the functions the driver calls with it, which an executable graph's updates give too.
 mod host;
-// The one updater of an executable graph's kernel, memset and memcpy nodes.
+mod host_fn;
+// The one updater of an executable graph's kernel, memset, memcpy, host, child-graph and event
+// nodes.
 mod update;
-pub use update::{CopyNode, ExecNode, FillNode, KernelNode, NodeUpdater};
+pub use update::{
+    ChildNode, CopyNode, ExecNode, FillNode, HostNode, KernelNode, NodeUpdater, RecordNode,
+    WaitNode,
+};
 // Device memory reserved once and lent as typed buffers that graphs replay over.
 mod arena;
 pub use arena::{ARENA_ALIGN, ArenaBuffer, ReplayArena};

@@ -19,6 +19,7 @@
 //! a scope borrows it exclusively. Graphs and executable graphs are lent by the guard like every
 //! other handle: not used under another context, not sent to another thread.
 
+use super::host_fn::ExecHostFns;
 use super::kept::{Kept, KeptAlloc, refuse_instantiate_flags};
 use super::params::{DataNodes, KernelNodes};
 use crate::asynchronous::payload::{Payload, held_as_itself, sealed};
@@ -66,6 +67,9 @@ pub struct GraphExec<'g, P: Payload> {
     /// The allocations no node frees, with whether a launch made each and nobody took it;
     /// `None` if there are none.
     pub(crate) kept: Option<Box<Kept>>,
+    /// The closures [`NodeUpdater::set_host`](crate::graph::NodeUpdater::set_host) gave its
+    /// host nodes, freed after it is destroyed (the builder's stay the graph's user objects').
+    pub(crate) host_fns: ExecHostFns,
     payload: ManuallyDrop<P::Held>,
     _marker: PhantomData<(&'g (), *const ())>,
 }
@@ -211,6 +215,7 @@ impl<'g, P: Payload> Graph<'g, P> {
             kernels,
             data,
             kept,
+            host_fns: ExecHostFns::default(),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         })
@@ -538,7 +543,11 @@ impl<P: Payload> GraphExec<'_, P> {
 
     /// The raw executable graph and its held payload; the caller destroys the one before it
     /// releases the other. A kept graph is destroyed now (its kernel nodes are no longer lent).
+    ///
+    /// The closures its host nodes' updates gave it are leaked: the executable graph lives on
+    /// (parked) and its launches may call them, and the parked form keeps no record of them.
     pub(crate) fn into_parts(mut self) -> (ffi::CUgraphExec, P::Held, Option<Box<Kept>>) {
+        self.host_fns.leak();
         self.forget_kernels();
         let kept = self.kept.take();
         let mut this = ManuallyDrop::new(self);
@@ -570,6 +579,7 @@ impl<P: Payload> GraphExec<'_, P> {
             kernels: KernelNodes::default(),
             data: DataNodes::default(),
             kept,
+            host_fns: ExecHostFns::default(),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         }
@@ -582,12 +592,21 @@ impl<P: Payload> Drop for GraphExec<'_, P> {
             if let Some(kept) = &self.kept {
                 kept.left_behind();
             }
+            // Left behind, its launches may still call them.
+            self.host_fns.leak();
             return;
         }
         // SAFETY: a live executable graph, destroyed once. No launch is pending: a pending
         // launch owns it (a submission waits before dropping it), a scope waits for its stream.
-        if let Err(e) = unsafe { ffi::cuGraphExecDestroy(self.raw) }.result() {
-            record_drop_error(e);
+        match unsafe { ffi::cuGraphExecDestroy(self.raw) }.result() {
+            // SAFETY: the executable graph is destroyed and no launch of it is pending (as
+            // above): nothing can call the closures its updates gave it.
+            Ok(()) => unsafe { self.host_fns.free_all() },
+            Err(e) => {
+                record_drop_error(e);
+                // Whether it is gone is unknown: its closures stay.
+                self.host_fns.leak();
+            }
         }
         // Destroying the executable graph frees none of its allocations: what a launch kept
         // and nobody took is freed here (no launch pending, as above).

@@ -1,5 +1,6 @@
 //! What the nodes a builder makes and the updates of an executable graph's nodes share: the
-//! record of a memset or memcpy node ([`DataNode`]: its kind, which an update must keep), the
+//! record of a memset, memcpy, host, child-graph or event node ([`DataNode`]: its kind, which
+//! an update must keep), the
 //! driver's parameters of a copy, a memset and a kernel node, and the contract's checks that a
 //! kernel node and its update run before the driver sees them.
 
@@ -8,8 +9,9 @@ use crate::ffi;
 use crate::kernel::contract::{ContractArgs, PlainLaunch};
 use crate::kernel::launch::LaunchConfig;
 
-/// A memset or memcpy node a builder made, with what an update of it must keep: its kind (a
-/// memset's unit, a copy's memory types and element type) and its context.
+/// A memset, memcpy, host, child-graph or event node a builder made, with what an update of it
+/// must keep: its kind (a memset's unit, a copy's memory types and element type, a child
+/// graph's node count) and its context.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct DataNode {
     pub(crate) raw: ffi::CUgraphNode,
@@ -57,32 +59,69 @@ impl KernelNodes {
     }
 }
 
-/// The memset and memcpy nodes a builder made, each kind in the order made: the `index`th of
-/// a kind is an index.
+/// The memset, memcpy, host, child-graph, event record and event wait nodes a builder made,
+/// each kind in the order made: the `index`th of a kind is an index.
 #[derive(Debug, Default)]
 pub(crate) struct DataNodes {
-    fills: Vec<DataNode>,
-    copies: Vec<DataNode>,
+    /// One list per [`NodeClass`], in its order.
+    by_class: [Vec<DataNode>; NodeClass::COUNT],
 }
 
 impl DataNodes {
     /// Records `node`, made after every node of its kind recorded before.
     pub(crate) fn push(&mut self, node: DataNode) {
-        match node.kind {
-            DataNodeKind::Fill { .. } => self.fills.push(node),
-            DataNodeKind::Copy { .. } => self.copies.push(node),
+        if let Some(nodes) = self.by_class.get_mut(node.kind.class() as usize) {
+            nodes.push(node);
         }
     }
 
-    /// The `index`th memset node (`fill`) or memcpy node (from 0, in the order made).
-    pub(crate) fn nth(&self, fill: bool, index: usize) -> Option<DataNode> {
-        let nodes = if fill { &self.fills } else { &self.copies };
-        nodes.get(index).copied()
+    /// The `index`th node of `class` (from 0, in the order made).
+    pub(crate) fn nth(&self, class: NodeClass, index: usize) -> Option<DataNode> {
+        self.by_class.get(class as usize)?.get(index).copied()
+    }
+
+    /// How many nodes of `class` are recorded.
+    pub(crate) fn count(&self, class: NodeClass) -> usize {
+        self.by_class.get(class as usize).map_or(0, Vec::len)
     }
 
     /// Whether no node is recorded.
     pub(crate) fn is_empty(&self) -> bool {
-        self.fills.is_empty() && self.copies.is_empty()
+        self.by_class.iter().all(Vec::is_empty)
+    }
+}
+
+/// The kinds of node a [`DataNodes`] lists apart, each numbered by its list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NodeClass {
+    /// Memset nodes.
+    Fill,
+    /// Memcpy nodes.
+    Copy,
+    /// Host nodes.
+    Host,
+    /// Child-graph nodes.
+    Child,
+    /// Event record nodes.
+    Record,
+    /// Event wait nodes.
+    Wait,
+}
+
+impl NodeClass {
+    /// The number of classes.
+    const COUNT: usize = 6;
+
+    /// The driver's name of the class, for errors.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            NodeClass::Fill => "memset",
+            NodeClass::Copy => "memcpy",
+            NodeClass::Host => "host",
+            NodeClass::Child => "child-graph",
+            NodeClass::Record => "event record",
+            NodeClass::Wait => "event wait",
+        }
     }
 }
 
@@ -97,6 +136,30 @@ pub(crate) enum DataNodeKind {
         src: core::ffi::c_uint,
         elem: &'static str,
     },
+    /// A host node, the `index`th of its graph (where an executable graph keeps the closure
+    /// an update gives it).
+    Host { index: usize },
+    /// A child-graph node whose graph had `nodes` nodes when it was added (what an update's
+    /// graph must have too).
+    Child { nodes: usize },
+    /// An event record node.
+    Record,
+    /// An event wait node.
+    Wait,
+}
+
+impl DataNodeKind {
+    /// The list the node is kept in.
+    pub(crate) fn class(self) -> NodeClass {
+        match self {
+            DataNodeKind::Fill { .. } => NodeClass::Fill,
+            DataNodeKind::Copy { .. } => NodeClass::Copy,
+            DataNodeKind::Host { .. } => NodeClass::Host,
+            DataNodeKind::Child { .. } => NodeClass::Child,
+            DataNodeKind::Record => NodeClass::Record,
+            DataNodeKind::Wait => NodeClass::Wait,
+        }
+    }
 }
 
 /// One side of a contiguous copy: its memory type, host pointer and device pointer.
@@ -223,6 +286,42 @@ mod tests {
     }
 
     #[test]
+    fn a_host_child_or_event_node_s_index_counts_its_own_kind_only() {
+        let ctx = handle(0x10);
+        let node = |n, kind| DataNode {
+            raw: handle(n),
+            kind,
+            ctx,
+        };
+        let mut d = DataNodes::default();
+        for n in [
+            node(1, DataNodeKind::Host { index: 0 }),
+            node(2, DataNodeKind::Record),
+            node(3, DataNodeKind::Child { nodes: 3 }),
+            node(4, DataNodeKind::Wait),
+            node(5, DataNodeKind::Host { index: 1 }),
+            node(6, DataNodeKind::Record),
+        ] {
+            d.push(n);
+        }
+        let nodes = |class| {
+            (0..3)
+                .map(|i| d.nth(class, i).map(|n| n.raw.addr()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(nodes(NodeClass::Host), [Some(1), Some(5), None]);
+        assert_eq!(nodes(NodeClass::Record), [Some(2), Some(6), None]);
+        assert_eq!(nodes(NodeClass::Child), [Some(3), None, None]);
+        assert_eq!(nodes(NodeClass::Wait), [Some(4), None, None]);
+        assert_eq!(nodes(NodeClass::Fill), [None; 3]);
+        assert_eq!(d.count(NodeClass::Host), 2);
+        assert!(
+            d.nth(NodeClass::Child, 0)
+                .is_some_and(|n| n.kind == DataNodeKind::Child { nodes: 3 })
+        );
+    }
+
+    #[test]
     fn a_memset_or_memcpy_node_s_index_counts_its_own_kind_only() {
         let ctx = handle(0x10);
         let fill = |n| DataNode {
@@ -245,16 +344,17 @@ mod tests {
             d.push(node);
         }
         assert!(!d.is_empty());
-        let nodes = |is_fill| {
+        let nodes = |class| {
             (0..4)
-                .map(|i| d.nth(is_fill, i).map(|n| n.raw.addr()))
+                .map(|i| d.nth(class, i).map(|n| n.raw.addr()))
                 .collect::<Vec<_>>()
         };
-        assert_eq!(nodes(true), [Some(2), Some(3), Some(5), None]);
-        assert_eq!(nodes(false), [Some(1), Some(4), None, None]);
+        assert_eq!(nodes(NodeClass::Fill), [Some(2), Some(3), Some(5), None]);
+        assert_eq!(nodes(NodeClass::Copy), [Some(1), Some(4), None, None]);
         assert!(
-            d.nth(true, 0)
+            d.nth(NodeClass::Fill, 0)
                 .is_some_and(|n| n.kind == DataNodeKind::Fill { unit: 4 })
         );
+        assert_eq!(nodes(NodeClass::Host), [None; 4]);
     }
 }

@@ -1,8 +1,11 @@
 //! The nodes of an executable graph updated in place, checked as the builder checked them:
 //! [`GraphExec::update_nodes`] lends one [`NodeUpdater`] and the payload bound to it, for the
 //! kernel nodes (`cuGraphExecKernelNodeSetParams`: a kernel's contract checks the new
-//! arguments, as it checked the first ones) and the memset and memcpy nodes
-//! (`cuGraphExecMemsetNodeSetParams`, `cuGraphExecMemcpyNodeSetParams`) the builder made.
+//! arguments, as it checked the first ones), the memset and memcpy nodes
+//! (`cuGraphExecMemsetNodeSetParams`, `cuGraphExecMemcpyNodeSetParams`), and the host,
+//! child-graph and event nodes (`cuGraphExecHostNodeSetParams`,
+//! `cuGraphExecChildGraphNodeSetParams`, `cuGraphExecEvent{Record,Wait}NodeSetEvent`) the
+//! builder made.
 //!
 //! ```text
 //!   exec.update_nodes(|u, bound| …)              &mut exec: no launch pending
@@ -14,13 +17,29 @@
 //!     u.set_copy_to_host(node, dst, src)         cuGraphExecMemcpyNodeSetParams
 //!     u.set_enabled(node, false)                 cuGraphNodeSetEnabled: any of the three kinds
 //!     u.enabled(node)   -> bool                  cuGraphNodeGetEnabled
+//!     u.host_node(i)    -> HostNode<'u>          the i-th host node
+//!     u.set_host(node, move || …)                cuGraphExecHostNodeSetParams: the closure
+//!                                                owned by the executable graph
+//!     u.child_node(i)   -> ChildNode<'u>         the i-th child-graph node
+//!     u.set_child(node, &graph)                  cuGraphExecChildGraphNodeSetParams
+//!     u.record_node(i), u.wait_node(i)           the i-th event record / wait node
+//!     u.set_record_event(node, &event)           cuGraphExecEventRecordNodeSetEvent
+//!     u.set_wait_event(node, &event)             cuGraphExecEventWaitNodeSetEvent
 //! ```
+//!
+//! A host closure an update gives is owned by the executable graph: freed when a later update
+//! of the same node replaces it, or after the executable graph is destroyed. Either happens
+//! under `&mut` on the executable graph, which proves no launch of it is pending (a pending
+//! launch owns it, a scope borrows it exclusively): the one mechanism every update relies on.
 
-use super::owned::GraphExec;
+use super::builder::node_count;
+use super::host_fn::{ExecHostFn, ExecHostFns};
+use super::owned::{ChildGraph, GraphExec};
 use super::params::{
-    CopySide, DataNode, DataNodeKind, DataNodes, KernelNodes, copy_params, memset_params,
-    with_kernel_params,
+    CopySide, DataNode, DataNodeKind, DataNodes, KernelNodes, NodeClass, copy_params,
+    memset_params, with_kernel_params,
 };
+use crate::asynchronous::event::ScopedEvent;
 use crate::asynchronous::payload::Payload;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
@@ -73,9 +92,42 @@ pub struct CopyNode<'u> {
     _marker: Brand<'u>,
 }
 
-/// The kernel, memset and memcpy nodes of an executable graph, lent by
-/// [`GraphExec::update_nodes`] to its closure for the brand `'u`, with the graph's payload bound
-/// for `'u`: the one updater of a built graph's nodes.
+/// A host node of the executable graph whose [`NodeUpdater<'u>`](NodeUpdater) has the same
+/// `'u`: what [`set_host`](NodeUpdater::set_host) takes. It cannot leave the update's closure,
+/// nor name a node of another executable graph (`'u` is invariant).
+#[derive(Debug, Clone, Copy)]
+pub struct HostNode<'u> {
+    node: DataNode,
+    _marker: Brand<'u>,
+}
+
+/// A child-graph node of the executable graph whose [`NodeUpdater<'u>`](NodeUpdater) has the
+/// same `'u`: what [`set_child`](NodeUpdater::set_child) takes.
+#[derive(Debug, Clone, Copy)]
+pub struct ChildNode<'u> {
+    node: DataNode,
+    _marker: Brand<'u>,
+}
+
+/// An event record node of the executable graph whose [`NodeUpdater<'u>`](NodeUpdater) has the
+/// same `'u`: what [`set_record_event`](NodeUpdater::set_record_event) takes.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordNode<'u> {
+    node: DataNode,
+    _marker: Brand<'u>,
+}
+
+/// An event wait node of the executable graph whose [`NodeUpdater<'u>`](NodeUpdater) has the
+/// same `'u`: what [`set_wait_event`](NodeUpdater::set_wait_event) takes.
+#[derive(Debug, Clone, Copy)]
+pub struct WaitNode<'u> {
+    node: DataNode,
+    _marker: Brand<'u>,
+}
+
+/// The kernel, memset, memcpy, host, child-graph and event nodes of an executable graph, lent
+/// by [`GraphExec::update_nodes`] to its closure for the brand `'u`, with the graph's payload
+/// bound for `'u`: the one updater of a built graph's nodes.
 ///
 /// What the types promise (C28.5): the new arguments and memory are the payload's (the closure
 /// is `'static`, as the builder's), which the executable graph owns; a node is one of this
@@ -86,14 +138,26 @@ pub struct CopyNode<'u> {
 /// nothing is empty, and that the update keeps the node's kind: a memset's unit, a copy's
 /// direction (host to device, device to host, device to device) and element type, which the
 /// driver cannot change.
+///
+/// Its host, child-graph and event nodes too (C28.11): a host node's new closure is
+/// `Fn + Send + Sync + 'static` (as [`GraphBuilder::host`](crate::graph::GraphBuilder::host)'s)
+/// and owned by the executable graph until no launch can call it; a child-graph node's new
+/// graph and an event node's new event are the payload's, bound for `'u` (as
+/// [`GraphBuilder::child`](crate::graph::GraphBuilder::child) and
+/// [`record`](crate::graph::GraphBuilder::record) take them), so they live as long as the
+/// executable graph; a child graph must have as many nodes as the node's (checked before the
+/// driver, which checks the rest of its topology).
 #[doc(alias = "KernelUpdater")]
 #[derive(Debug)]
 pub struct NodeUpdater<'u> {
     exec: ffi::CUgraphExec,
     /// The kernel nodes the builder made, by function, in order.
     kernels: &'u KernelNodes,
-    /// The memset and memcpy nodes the builder made, by kind, in order.
+    /// The memset, memcpy, host, child-graph and event nodes the builder made, by kind, in
+    /// order.
     nodes: &'u DataNodes,
+    /// The closures the updates gave the host nodes, which the executable graph owns.
+    hosts: &'u core::cell::RefCell<ExecHostFns>,
     _marker: Brand<'u>,
 }
 
@@ -136,12 +200,19 @@ static_assertions::assert_not_impl_any!(NodeUpdater<'static>: Send, Sync);
 static_assertions::assert_not_impl_any!(KernelNode<'static, ()>: Send, Sync);
 static_assertions::assert_not_impl_any!(FillNode<'static>: Send, Sync);
 static_assertions::assert_not_impl_any!(CopyNode<'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(HostNode<'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(ChildNode<'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(RecordNode<'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(WaitNode<'static>: Send, Sync);
 
 impl<P: Payload> GraphExec<'_, P> {
     /// `cuGraphExecKernelNodeSetParams`, `cuGraphExecMemsetNodeSetParams`,
-    /// `cuGraphExecMemcpyNodeSetParams`—Updates the graph's kernel, memset and memcpy nodes in
-    /// place, in `f`, which receives a [`NodeUpdater`] and the payload bound to it: the next
-    /// launch runs the nodes with the new parameters. Only a graph built node by node
+    /// `cuGraphExecMemcpyNodeSetParams`—Updates the graph's kernel, memset and memcpy nodes (and
+    /// its host, child-graph and event nodes: [`NodeUpdater::set_host`],
+    /// [`set_child`](NodeUpdater::set_child), [`set_record_event`](NodeUpdater::set_record_event),
+    /// [`set_wait_event`](NodeUpdater::set_wait_event)) in place, in `f`, which receives a
+    /// [`NodeUpdater`] and the payload bound to it: the next launch runs the nodes with the new
+    /// parameters. Only a graph built node by node
     /// ([`PushedGuard::build_graph`](crate::PushedGuard::build_graph)) lends its nodes, and
     /// only until a whole-graph [`update`](Self::update) (which may change the functions its
     /// kernel nodes run).
@@ -209,10 +280,14 @@ impl<P: Payload> GraphExec<'_, P> {
             core::mem::take(&mut self.kernels),
             core::mem::take(&mut self.data),
         );
+        // Taken out while `f` runs (the payload is bound from `self` meanwhile); a panic in
+        // `f` leaks them (an `ExecHostFn` is never freed by a drop), which is sound.
+        let hosts = core::cell::RefCell::new(core::mem::take(&mut self.host_fns));
         let updater = NodeUpdater {
             exec,
             kernels: &kernels,
             nodes: &nodes,
+            hosts: &hosts,
             _marker: PhantomData,
         };
         // SAFETY: `&mut self`: no launch of the executable graph is pending, and the payload
@@ -223,6 +298,7 @@ impl<P: Payload> GraphExec<'_, P> {
         let result = f(&updater, bound);
         self.kernels = kernels;
         self.data = nodes;
+        self.host_fns = hosts.into_inner();
         result
     }
 
@@ -397,10 +473,10 @@ impl<'u> NodeUpdater<'u> {
         Ok(on != 0)
     }
 
-    /// The `index`th node (from 0, in the order the builder made them) of kind `fill` or not.
-    fn nth(&self, fill: bool, index: usize) -> Result<DataNode> {
-        self.nodes.nth(fill, index).ok_or_else(|| {
-            let kind = if fill { "memset" } else { "memcpy" };
+    /// The `index`th node of `class` (from 0, in the order the builder made them).
+    fn nth(&self, class: NodeClass, index: usize) -> Result<DataNode> {
+        self.nodes.nth(class, index).ok_or_else(|| {
+            let kind = class.name();
             refused(&format!("the executable graph has no {kind} node {index}"))
         })
     }
@@ -412,7 +488,7 @@ impl<'u> NodeUpdater<'u> {
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
     pub fn fill_node(&self, index: usize) -> Result<FillNode<'u>> {
         Ok(FillNode {
-            node: self.nth(true, index)?,
+            node: self.nth(NodeClass::Fill, index)?,
             _marker: PhantomData,
         })
     }
@@ -424,7 +500,7 @@ impl<'u> NodeUpdater<'u> {
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
     pub fn copy_node(&self, index: usize) -> Result<CopyNode<'u>> {
         Ok(CopyNode {
-            node: self.nth(false, index)?,
+            node: self.nth(NodeClass::Copy, index)?,
             _marker: PhantomData,
         })
     }
@@ -634,5 +710,289 @@ impl<'u> NodeUpdater<'u> {
             (ffi::CU_MEMORYTYPE_DEVICE, core::ptr::null(), src),
             len * size_of::<T>(),
         )
+    }
+}
+
+/// The host, child-graph and event nodes (C28.11).
+impl<'u> NodeUpdater<'u> {
+    /// The `index`th host node (from 0, in the order the builder made them).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
+    pub fn host_node(&self, index: usize) -> Result<HostNode<'u>> {
+        Ok(HostNode {
+            node: self.nth(NodeClass::Host, index)?,
+            _marker: PhantomData,
+        })
+    }
+
+    /// The `index`th child-graph node (from 0, in the order the builder made them).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
+    pub fn child_node(&self, index: usize) -> Result<ChildNode<'u>> {
+        Ok(ChildNode {
+            node: self.nth(NodeClass::Child, index)?,
+            _marker: PhantomData,
+        })
+    }
+
+    /// The `index`th event record node (from 0, in the order the builder made them).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
+    pub fn record_node(&self, index: usize) -> Result<RecordNode<'u>> {
+        Ok(RecordNode {
+            node: self.nth(NodeClass::Record, index)?,
+            _marker: PhantomData,
+        })
+    }
+
+    /// The `index`th event wait node (from 0, in the order the builder made them).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
+    pub fn wait_node(&self, index: usize) -> Result<WaitNode<'u>> {
+        Ok(WaitNode {
+            node: self.nth(NodeClass::Wait, index)?,
+            _marker: PhantomData,
+        })
+    }
+
+    /// `cuGraphExecHostNodeSetParams`—Makes the host node `node` call `f` at the next
+    /// launches, in place of the closure it called. `f` is owned by the executable graph: it
+    /// lives until a later update of the same node replaces it or the executable graph is
+    /// destroyed, and is dropped then, on this thread. Both happen under `&mut` on the
+    /// executable graph (this updater is lent only by [`GraphExec::update_nodes`]), which
+    /// proves no launch of it is pending, so no launch can call a closure after it is dropped.
+    /// The closure the builder gave the node stays owned by the graph's user object, as
+    /// before.
+    ///
+    /// `f` is `Fn + Send + Sync + 'static`, as
+    /// [`GraphBuilder::host`](crate::graph::GraphBuilder::host)'s: the driver calls it on its
+    /// own thread, after this call returns. A panic is caught and reported by the next wait of
+    /// the graph's context; `f` (and its drop) must not call the CUDA API.
+    ///
+    /// # Errors
+    ///
+    /// The driver's errors; then `f` is leaked (whether the node names it is not known).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    ///
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let (first, second) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+    /// let seen = Arc::clone(&first);
+    /// let graph = guard.build_graph((), move |b, ()| {
+    ///     b.host(move || { seen.fetch_add(1, Ordering::Relaxed); }, &[])?;
+    ///     Ok(())
+    /// })?;
+    /// let mut exec = graph.instantiate()?;
+    /// let seen = Arc::clone(&second);
+    /// exec.update_nodes(move |u, ()| {
+    ///     u.set_host(u.host_node(0)?, move || { seen.fetch_add(1, Ordering::Relaxed); })
+    /// })?;
+    /// let stream = guard.stream()?;
+    /// exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    /// assert_eq!((first.load(Ordering::Relaxed), second.load(Ordering::Relaxed)), (0, 1));
+    /// # drop(exec);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphExecHostNodeSetParams")]
+    pub fn set_host<F: Fn() + Send + Sync + 'static>(
+        &self,
+        node: HostNode<'u>,
+        f: F,
+    ) -> Result<()> {
+        crate::error::poison::check()?;
+        let DataNodeKind::Host { index } = node.node.kind else {
+            // Unreachable: a `HostNode` comes from the host nodes' list only.
+            return Err(refused("not a host node"));
+        };
+        let (params, owned) = ExecHostFn::new(node.node.ctx as usize, f);
+        // SAFETY: a live executable graph of the current context (its `&mut` is held for 'u),
+        // no launch pending; `node` is a host node of the graph it was made from (branded 'u,
+        // taken from its list, kept alive by it); `params` names `call::<F>` with the box
+        // `owned` holds, which the executable graph keeps (below) until nothing can call it.
+        unsafe { ffi::cuGraphExecHostNodeSetParams(self.exec, node.node.raw, &raw const params) }
+            .result()?;
+        let old = self.hosts.borrow_mut().replace(index, owned);
+        if let Some(old) = old {
+            // SAFETY: the node no longer names it (the driver took the new parameters), no
+            // other node ever did, and no launch is pending (`&mut` on the executable graph
+            // for 'u): nothing can call it any more.
+            unsafe { old.free() };
+        }
+        Ok(())
+    }
+
+    /// `cuGraphExecChildGraphNodeSetParams`—Makes the child-graph node `node` run the nodes of
+    /// `graph` (a graph the payload owns, bound for `'u`) with their parameters at the next
+    /// launches: the driver copies them, and they keep using `graph`'s payload, owned by the
+    /// executable graph's payload for as long as it lives (as
+    /// [`GraphBuilder::child`](crate::graph::GraphBuilder::child)'s). `graph` must have the
+    /// topology and node insertion order of the node's graph: its node count is checked here,
+    /// the rest by the driver.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] (no driver call) for a graph that keeps allocations or has
+    /// another number of nodes; `CUDA_ERROR_INVALID_VALUE` from the driver for another
+    /// topology (said in the error's detail); the driver's errors. Then the node is unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, Stack};
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let stream = guard.stream()?;
+    /// let seven = stream.capture(guard.alloc::<u32>(256)?, |s, mut x| s.fill_u32(&mut x, 7))?;
+    /// let nine = stream.capture(guard.alloc::<u32>(256)?, |s, mut x| s.fill_u32(&mut x, 9))?;
+    /// let graph = guard.build_graph((seven, nine), |b, (seven, _nine)| {
+    ///     b.child(&seven, &[])?;
+    ///     Ok(())
+    /// })?;
+    /// let mut exec = graph.instantiate()?;
+    /// // From now on the node sets the second graph's memory to 9.
+    /// exec.update_nodes(|u, (_seven, nine)| u.set_child(u.child_node(0)?, &nine))?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphExecChildGraphNodeSetParams")]
+    pub fn set_child(&self, node: ChildNode<'u>, graph: &ChildGraph<'u>) -> Result<()> {
+        crate::error::poison::check()?;
+        let DataNodeKind::Child { nodes } = node.node.kind else {
+            // Unreachable: a `ChildNode` comes from the child-graph nodes' list only.
+            return Err(refused("not a child-graph node"));
+        };
+        if graph.keeps_allocations() {
+            return Err(refused(
+                "a graph that keeps allocations (alloc_kept) is not a child graph: the \
+                 executable graph would have no record of what its launches make",
+            ));
+        }
+        let child = graph.as_raw();
+        let count = node_count(child)?;
+        if count != nodes {
+            return Err(refused(&format!(
+                "a child-graph node keeps its topology: the new graph has {count} nodes, the \
+                 node's {nodes}"
+            )));
+        }
+        // SAFETY: a live executable graph of the current context (its `&mut` is held for 'u),
+        // no launch pending; `node` is a child-graph node of the graph it was made from
+        // (branded 'u, taken from its list, kept alive by it); `child` is a live graph the
+        // payload owns (bound for 'u), whose nodes use only what its own payload owns, owned
+        // by the executable graph's payload; the driver copies its nodes' parameters.
+        unsafe { ffi::cuGraphExecChildGraphNodeSetParams(self.exec, node.node.raw, child) }
+            .result()
+            .map_err(|e| {
+                if e.kind() == ErrorKind::InvalidValue {
+                    e.with_detail(
+                        "the driver refused the child graph (its error for a graph whose \
+                         topology or node insertion order is not the node's graph's)",
+                    )
+                } else {
+                    e
+                }
+            })
+    }
+
+    /// `cuGraphExecEventRecordNodeSetEvent`—Makes the event record node `node` record `event`
+    /// (an event the payload shares, bound for `'u`, as
+    /// [`GraphBuilder::record`](crate::graph::GraphBuilder::record) takes it) at the next
+    /// launches. The payload's `Rc` keeps the event alive for as long as the executable graph
+    /// lives, so every launch that records it finds it.
+    ///
+    /// # Errors
+    ///
+    /// The driver's errors (an event of another context than the graph's, say).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, EventFlags, Stack};
+    /// use std::rc::Rc;
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let (a, b) = (Rc::new(guard.event(EventFlags::empty())?), Rc::new(guard.event(EventFlags::empty())?));
+    /// let graph = guard.build_graph((Rc::clone(&a), Rc::clone(&b)), |g, (a, _b)| {
+    ///     g.record(&a, &[])?;
+    ///     Ok(())
+    /// })?;
+    /// let mut exec = graph.instantiate()?;
+    /// exec.update_nodes(|u, (_a, b)| u.set_record_event(u.record_node(0)?, &b))?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphExecEventRecordNodeSetEvent")]
+    pub fn set_record_event(&self, node: RecordNode<'u>, event: &ScopedEvent<'u>) -> Result<()> {
+        crate::error::poison::check()?;
+        // SAFETY: a live executable graph of the current context (its `&mut` is held for 'u),
+        // no launch pending; `node` is an event record node of the graph it was made from
+        // (branded 'u, taken from its list, kept alive by it); the event is the payload's (its
+        // `Rc` keeps it alive while the executable graph lives).
+        unsafe { ffi::cuGraphExecEventRecordNodeSetEvent(self.exec, node.node.raw, event.as_raw()) }
+            .result()
+    }
+
+    /// `cuGraphExecEventWaitNodeSetEvent`—Makes the event wait node `node` wait for `event`
+    /// (an event the payload shares, bound for `'u`, as
+    /// [`GraphBuilder::wait`](crate::graph::GraphBuilder::wait) takes it) at the next launches.
+    ///
+    /// # Errors
+    ///
+    /// The driver's errors.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, EventFlags, Stack};
+    /// use std::rc::Rc;
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let (a, b) = (Rc::new(guard.event(EventFlags::empty())?), Rc::new(guard.event(EventFlags::empty())?));
+    /// let graph = guard.build_graph((Rc::clone(&a), Rc::clone(&b)), |g, (a, _b)| {
+    ///     g.wait(&a, &[])?;
+    ///     Ok(())
+    /// })?;
+    /// let mut exec = graph.instantiate()?;
+    /// exec.update_nodes(|u, (_a, b)| u.set_wait_event(u.wait_node(0)?, &b))?;
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
+    #[doc(alias = "cuGraphExecEventWaitNodeSetEvent")]
+    pub fn set_wait_event(&self, node: WaitNode<'u>, event: &ScopedEvent<'u>) -> Result<()> {
+        crate::error::poison::check()?;
+        // SAFETY: as in `set_record_event`, for an event wait node.
+        unsafe { ffi::cuGraphExecEventWaitNodeSetEvent(self.exec, node.node.raw, event.as_raw()) }
+            .result()
     }
 }

@@ -13,6 +13,7 @@ use super::types::{
 };
 use crate::check::{self, Kind};
 use crate::handles::handle;
+use crate::node_kinds::{self, NodeKind, Topology};
 use crate::{user_object, work};
 use core::ffi::{c_char, c_uint, c_ulonglong, c_void};
 use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -160,6 +161,7 @@ entry_points! {
         let r = graph_node_made(node, g, r);
         if r == CUDA_SUCCESS {
             check::kernel_node_made(*node as usize, g, start);
+            node_kinds::made(graph as usize, *node as usize, NodeKind::Kernel);
         }
         r
     }
@@ -178,8 +180,15 @@ entry_points! {
             return CUDA_ERROR_INVALID_VALUE;
         };
         let data = params.cast::<u8>().add(8).cast::<*mut c_void>().read_unaligned();
+        let start = check::building_ops(g);
         let r = check::data_op(g, &work::DataOp::HostFn { f, data }, WHAT);
-        graph_node_made(node, g, r)
+        let r = graph_node_made(node, g, r);
+        if r == CUDA_SUCCESS {
+            // Its span of the graph's work, for `cuGraphExecHostNodeSetParams`.
+            check::kernel_node_made(*node as usize, g, start);
+            node_kinds::made(graph as usize, *node as usize, NodeKind::Host);
+        }
+        r
     }
     fn cuUserObjectCreate(
         object: *mut Handle,
@@ -248,6 +257,7 @@ entry_points! {
         let r = graph_node_made(node, g, CUDA_SUCCESS);
         // Its span of the graph's work, for `cuGraphExecMemcpyNodeSetParams`.
         check::kernel_node_made(*node as usize, g, start);
+        node_kinds::made(graph as usize, *node as usize, NodeKind::Memcpy);
         r
     }
     fn cuGraphAddMemsetNode(
@@ -268,6 +278,7 @@ entry_points! {
         if r == CUDA_SUCCESS {
             // Its span of the graph's work, for `cuGraphExecMemsetNodeSetParams`.
             check::kernel_node_made(*node as usize, g, start);
+            node_kinds::made(graph as usize, *node as usize, NodeKind::Memset);
         }
         r
     }
@@ -309,6 +320,9 @@ entry_points! {
     fn cuGraphNodeSetEnabled(exec: Handle, node: Handle, enabled: c_uint) {
         const WHAT: &str = "cuGraphNodeSetEnabled";
         check::used(Kind::GraphExec, exec as usize, WHAT);
+        if !node_kinds::can_be_disabled(node as usize, WHAT) {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
         if check::node_enabled_set(exec as usize, node as usize, enabled != 0, WHAT) {
             CUDA_SUCCESS
         } else {
@@ -334,25 +348,119 @@ entry_points! {
             return CUDA_ERROR_INVALID_VALUE;
         };
         check::used(Kind::Event, event as usize, "cuGraphAddEventRecordNode");
-        graph_node_made(node, g, CUDA_SUCCESS)
+        // The event is used by each launch (live, of the launch's context): its span of the
+        // graph's work, for `cuGraphExecEventRecordNodeSetEvent`.
+        let start = check::building_ops(g);
+        check::enqueued(g, Kind::Event, event as usize);
+        let r = graph_node_made(node, g, CUDA_SUCCESS);
+        if r == CUDA_SUCCESS {
+            check::kernel_node_made(*node as usize, g, start);
+            node_kinds::made(graph as usize, *node as usize, NodeKind::EventRecord);
+        }
+        r
     }
     fn cuGraphAddEventWaitNode(node: *mut Handle, graph: Handle, deps: *const Handle, n: usize, event: Handle) {
         let Some(g) = check::graph_stream(graph as usize, "cuGraphAddEventWaitNode") else {
             return CUDA_ERROR_INVALID_VALUE;
         };
         check::used_from_any_context(Kind::Event, event as usize, "cuGraphAddEventWaitNode");
-        graph_node_made(node, g, CUDA_SUCCESS)
+        let start = check::building_ops(g);
+        let r = graph_node_made(node, g, CUDA_SUCCESS);
+        if r == CUDA_SUCCESS {
+            // An empty span, for `cuGraphExecEventWaitNodeSetEvent`.
+            check::kernel_node_made(*node as usize, g, start);
+            node_kinds::made(graph as usize, *node as usize, NodeKind::EventWait);
+        }
+        r
     }
     fn cuGraphAddChildGraphNode(node: *mut Handle, graph: Handle, deps: *const Handle, n: usize, child: Handle) {
         let Some(g) = check::graph_stream(graph as usize, "cuGraphAddChildGraphNode") else {
             return CUDA_ERROR_INVALID_VALUE;
         };
         check::used(Kind::Graph, child as usize, "cuGraphAddChildGraphNode");
-        // The child is cloned into the node: its nodes' work is the parent's from now on.
+        let topology = Topology {
+            nodes: check::graph_len(child as usize),
+            kinds: node_kinds::kinds_of(child as usize),
+        };
+        // The child is cloned into the node: its nodes' work is the parent's from now on (its
+        // span, for `cuGraphExecChildGraphNodeSetParams`).
+        let start = check::building_ops(g);
         check::child_added(g, child as usize);
         user_object::copied(child as usize, graph as usize, false);
-        out(node, handle());
+        let h = handle();
+        check::kernel_node_made(h as usize, g, start);
+        node_kinds::child_made(graph as usize, h as usize, topology);
+        out(node, h);
         CUDA_SUCCESS
+    }
+    // An executable graph's host node, event nodes and child-graph node updated: the node must
+    // be one of the graph the executable graph was made from, of the call's kind; its new work
+    // is kept as a scratch graph's, then takes the node's place, as for a kernel node.
+    fn cuGraphExecHostNodeSetParams(exec: Handle, node: Handle, params: *const c_void) {
+        const WHAT: &str = "cuGraphExecHostNodeSetParams";
+        check::used(Kind::GraphExec, exec as usize, WHAT);
+        if params.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        // CUDA_HOST_NODE_PARAMS: fn, userData.
+        let Some(f) = params.cast::<Option<unsafe extern "C" fn(*mut c_void)>>().read_unaligned() else {
+            return CUDA_ERROR_INVALID_VALUE;
+        };
+        let data = params.cast::<u8>().add(8).cast::<*mut c_void>().read_unaligned();
+        if !node_kinds::is(node as usize, NodeKind::Host, WHAT) {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let scratch = handle() as usize;
+        check::graph_created(scratch);
+        let r = check::data_op(scratch, &work::DataOp::HostFn { f, data }, WHAT);
+        exec_node_set(exec, node, scratch, r, WHAT)
+    }
+    // The new graph must keep the node's topology, as far as the double sees it (its node
+    // count, and its nodes' kinds where both are built graphs): otherwise the driver's
+    // `CUDA_ERROR_INVALID_VALUE`, the node unchanged.
+    fn cuGraphExecChildGraphNodeSetParams(exec: Handle, node: Handle, child: Handle) {
+        const WHAT: &str = "cuGraphExecChildGraphNodeSetParams";
+        check::used(Kind::GraphExec, exec as usize, WHAT);
+        check::used(Kind::Graph, child as usize, WHAT);
+        if !node_kinds::is(node as usize, NodeKind::Child, WHAT) {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let new = Topology {
+            nodes: check::graph_len(child as usize),
+            kinds: node_kinds::kinds_of(child as usize),
+        };
+        if node_kinds::child_of(node as usize).is_some_and(|old| !old.kept_by(&new)) {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let scratch = handle() as usize;
+        check::graph_created(scratch);
+        check::child_added(scratch, child as usize);
+        exec_node_set(exec, node, scratch, CUDA_SUCCESS, WHAT)
+    }
+    fn cuGraphExecEventRecordNodeSetEvent(exec: Handle, node: Handle, event: Handle) {
+        const WHAT: &str = "cuGraphExecEventRecordNodeSetEvent";
+        check::used(Kind::GraphExec, exec as usize, WHAT);
+        // Live, and of the current context (the executable graph's).
+        check::used(Kind::Event, event as usize, WHAT);
+        if !node_kinds::is(node as usize, NodeKind::EventRecord, WHAT) {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let scratch = handle() as usize;
+        check::graph_created(scratch);
+        check::enqueued(scratch, Kind::Event, event as usize);
+        exec_node_set(exec, node, scratch, CUDA_SUCCESS, WHAT)
+    }
+    fn cuGraphExecEventWaitNodeSetEvent(exec: Handle, node: Handle, event: Handle) {
+        const WHAT: &str = "cuGraphExecEventWaitNodeSetEvent";
+        check::used(Kind::GraphExec, exec as usize, WHAT);
+        // A wait may name another context's event, as `cuStreamWaitEvent` may.
+        check::used_from_any_context(Kind::Event, event as usize, WHAT);
+        if !node_kinds::is(node as usize, NodeKind::EventWait, WHAT) {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let scratch = handle() as usize;
+        check::graph_created(scratch);
+        exec_node_set(exec, node, scratch, CUDA_SUCCESS, WHAT)
     }
     // A memory allocation node of a graph being built (`CUDA_MEM_ALLOC_NODE_PARAMS`: `bytesize`
     // at 104, `dptr` at 112): memory of the graph's own, as a captured `cuMemAllocAsync` makes,
@@ -522,6 +630,22 @@ unsafe fn graph_kernel(params: *const c_void, graph: Handle, what: &str) -> CUre
             kernel_params,
             what,
         )
+    }
+}
+
+/// Node `node` of `exec` takes the work scratch graph `scratch` holds (made for the call, with
+/// result `r`), which is then forgotten: `r`, else `CUDA_ERROR_INVALID_VALUE` (a violation) for
+/// a node that is not one of the graph `exec` was made from.
+fn exec_node_set(exec: Handle, node: Handle, scratch: usize, r: CUresult, what: &str) -> CUresult {
+    let _ = check::destroyed(Kind::Graph, scratch, what);
+    let known = check::kernel_node_set(exec as usize, node as usize, scratch, what);
+    if r != CUDA_SUCCESS {
+        return r;
+    }
+    if known {
+        CUDA_SUCCESS
+    } else {
+        CUDA_ERROR_INVALID_VALUE
     }
 }
 

@@ -13,6 +13,7 @@ mod capture;
 mod cubin;
 mod entry_point;
 mod event;
+mod exec_nodes;
 mod graph;
 mod green;
 mod hang;
