@@ -178,3 +178,70 @@ fn nvrtc_and_driver_versions_on_this_machine() {
         }
     }
 }
+
+/// A kernel that sets a conditional node's condition, for NVRTC: it declares
+/// `cudaGraphSetConditional` itself (`tests/fixtures/nvrtc_condition.cu` says why).
+const COUNT_DOWN: &str = include_str!("fixtures/nvrtc_condition.cu");
+
+custack::kernel_contract! {
+    /// `count_down(handle cond, unsigned* left)` of [`COUNT_DOWN`], compiled with NVRTC.
+    unsafe kernel CountDown = "count_down"(cond: conditional, left: &mut [u32; 1]);
+}
+
+/// How many times a WHILE node whose body is the NVRTC-compiled `count_down`, counting down
+/// from `from`, ran its body, for the image `options` asks NVRTC for.
+fn nvrtc_count_down(options: &Options, from: u32) -> (bool, u32) {
+    let compiled = Program::new("count_down.cu", COUNT_DOWN)
+        .unwrap()
+        .compile(options)
+        .unwrap();
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_compiled(&compiled).unwrap();
+    let payload = (
+        guard.alloc::<u32>(1).unwrap(),
+        module.declared::<CountDown>().unwrap(),
+        vec![0u32; 1],
+    );
+    let graph = guard
+        .build_graph(payload, move |g, (mut left, down, out)| {
+            let start = g.fill_u32(&mut left, from, &[])?;
+            let cond = g.condition(1, true)?;
+            let handle = cond.handle();
+            let one = LaunchConfig::for_elements(1);
+            let looped = g.while_loop(cond, &[start], |body| {
+                body.kernel(&down, one, (handle, &mut left), &[])?;
+                Ok(())
+            })?;
+            g.copy_to_host(out, &left, &[looped])?;
+            Ok(())
+        })
+        .unwrap();
+    let exec = graph.instantiate().unwrap();
+    let exec = guard
+        .stream()
+        .unwrap()
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    (compiled.cubin().is_some(), from - exec.payload().2[0])
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_kernel_compiled_by_nvrtc_sets_a_while_node_s_condition_from_a_cubin_and_from_ptx() {
+    let cc = device().compute_capability().unwrap();
+    // A cubin for the device: the body runs until the kernel clears the condition.
+    let (cubin, runs) = nvrtc_count_down(&Options::new().arch(Arch::Real(cc)), 5);
+    assert!(cubin, "a real architecture gives a cubin");
+    assert_eq!(
+        runs, 5,
+        "the body ran until count_down cleared the condition"
+    );
+    // PTX the driver JITs, `.extern .func cudaGraphSetConditional` resolved at load.
+    let (cubin, runs) = nvrtc_count_down(&Options::new().arch(Arch::Virtual(cc)), 3);
+    assert!(!cubin, "a virtual architecture gives PTX only");
+    assert_eq!(runs, 3);
+}

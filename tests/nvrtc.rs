@@ -244,3 +244,28 @@ fn versions_decide_what_loads() {
         "{e}"
     );
 }
+
+custack::kernel_contract! {
+    /// `count_down(handle cond, unsigned* left)` of `tests/fixtures/nvrtc_condition.cu`.
+    unsafe kernel CountDown = "count_down"(cond: conditional, left: &mut [u32; 1]);
+}
+
+#[test]
+fn a_kernel_that_sets_a_condition_compiles_with_the_function_left_to_the_driver() {
+    let compiled = Program::new(
+        "nvrtc_condition.cu",
+        include_str!("fixtures/nvrtc_condition.cu"),
+    )
+    .unwrap()
+    .compile(&Options::new().arch(Arch::Virtual(ComputeCapability { major: 7, minor: 5 })))
+    .unwrap();
+    let ptx = compiled.ptx().unwrap();
+    assert!(ptx.contains(".entry count_down"), "{ptx}");
+    // Declared, not defined: the driver resolves it at load (tests/gpu_nvrtc.rs runs it).
+    assert!(
+        ptx.contains(".extern .func cudaGraphSetConditional"),
+        "{ptx}"
+    );
+    // The handle is one 8-byte parameter, as the contract's `conditional` says.
+    compiled.check::<CountDown>().unwrap();
+}
