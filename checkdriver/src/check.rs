@@ -438,9 +438,10 @@ struct State {
     /// Per executable graph, the graph it was made from and, per kernel node of that graph,
     /// the span of the executable graph's operations that is the node's work.
     exec_nodes: HashMap<usize, (usize, Spans)>,
-    /// Per executable graph, the node count of the graph it was made from (`graph_len`): the
-    /// double's image of its topology, which a whole-graph update must keep.
-    exec_len: HashMap<usize, usize>,
+    /// Per executable graph, the topology of the graph it was made from (its node count and,
+    /// built node by node, its node kinds): the double's image of it, which a whole-graph
+    /// update must keep.
+    exec_topology: HashMap<usize, crate::node_kinds::Topology>,
     /// Per disabled node of an executable graph (`cuGraphNodeSetEnabled`), its work, held out of
     /// the executable graph's operations (its span is empty) until it is enabled again.
     disabled: HashMap<(usize, usize), Vec<Op>>,
@@ -1859,19 +1860,35 @@ pub(crate) fn graph_instantiated(exec: usize, graph: usize) {
         // node of an updated executable graph, so none is named again).
         s.disabled.retain(|(e, _), _| *e != exec);
     });
-    let len = graph_len(graph);
+    let topology = topology_of(graph);
     with_state(|s| {
-        s.exec_len.insert(exec, len);
+        s.exec_topology.insert(exec, topology);
     });
 }
 
+/// What the double knows of `graph`'s topology: its node count and, for a graph built node by
+/// node, its nodes' kinds in the order they were added.
+fn topology_of(graph: usize) -> crate::node_kinds::Topology {
+    crate::node_kinds::Topology {
+        nodes: graph_len(graph),
+        kinds: crate::node_kinds::kinds_of(graph),
+    }
+}
+
 /// `cuGraphExecUpdate` of `exec` from `graph`: whether `graph` keeps the topology of the graph
-/// `exec` was made from, as far as the double sees it (the same node count: an update that
-/// adds or drops a node is refused, as the driver refuses it with
-/// `CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED`; the double keeps no edges nor node kinds).
+/// `exec` was made from, as far as the double sees it: the same node count and, where both
+/// graphs were built node by node, the same node kinds in the same order (an update that adds
+/// or drops a node, or puts a node of another kind in a node's place, is refused, as the
+/// driver refuses it with `CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED` or
+/// `..._NODE_TYPE_CHANGED`; the double keeps no edges).
 pub(crate) fn update_keeps_topology(exec: usize, graph: usize) -> bool {
-    let len = graph_len(graph);
-    with_state(|s| s.exec_len.get(&exec).is_none_or(|&n| n == len)).unwrap_or(true)
+    let new = topology_of(graph);
+    with_state(|s| {
+        s.exec_topology
+            .get(&exec)
+            .is_none_or(|old| old.kept_by(&new))
+    })
+    .unwrap_or(true)
 }
 
 /// `cuGraphNodeSetEnabled`: node `node` of `exec` is enabled or disabled for the next launches.

@@ -833,5 +833,30 @@ fn a_disabled_node_s_work_is_left_out_and_an_update_of_another_node_count_is_ref
             0,
             "still sets `e`"
         );
+        // An update from a graph of one node of another kind (an event record node where the
+        // memset node was): the same count, refused all the same, as the driver refuses a
+        // node whose type changed.
+        let (mut recorder, mut event, mut record) = (null_mut(), null_mut(), null_mut());
+        let _ = cuEventCreate(&raw mut event, 0);
+        let _ = cuGraphCreate(&raw mut recorder, 0);
+        assert_eq!(
+            cuGraphAddEventRecordNode(&raw mut record, recorder, none, 0, event),
+            CUDA_SUCCESS
+        );
+        assert_eq!(
+            cuGraphExecUpdate_v2(exec, recorder, info.as_mut_ptr().cast()),
+            CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE,
+            "a node of another kind in the memset node's place"
+        );
+        // A graph of one memset node, as the executable graph's: taken.
+        let (mut same, mut memset_node) = (null_mut(), null_mut());
+        let _ = cuGraphCreate(&raw mut same, 0);
+        let q = memset(d);
+        let _ = cuGraphAddMemsetNode(&raw mut memset_node, same, none, 0, q.as_ptr().cast(), a);
+        assert_eq!(
+            cuGraphExecUpdate_v2(exec, same, info.as_mut_ptr().cast()),
+            CUDA_SUCCESS,
+            "the same kinds in the same order"
+        );
     }
 }
