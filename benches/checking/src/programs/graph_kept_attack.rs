@@ -10,11 +10,22 @@
 //! branch (`NotSupported`, nothing marked made), a branch then panics, and the payloads,
 //! dropped after the capture ended, free what their launches made. A branch leaked with
 //! `mem::forget` (its fork joins back with no work) and branches run one inside the other with
-//! a panic in the inner one: every stream leaves the capture.
+//! a panic in the inner one: every stream leaves the capture. And a stream joined to a capture
+//! (by an event recorded in it, `Stream::wait`) parked and attached on another thread, reached
+//! through `std::thread::scope` inside the capture's closure, whose capture mark is clear: an
+//! executable graph that keeps allocations, parked and attached there too, launched on it is
+//! refused (`NotSupported`: the stream says it captures), so nothing is marked made and no take
+//! hands out memory no launch allocated; the stream joins back and the graph launches as usual
+//! after the capture.
 
-use crate::common::{N, Unwind, unexpected};
+use crate::common::{N, Unwind, context0, unexpected};
 use custack::graph::{Graph, GraphExec};
-use custack::{Context, DeviceMemory, Error, ErrorKind, PushedGuard, Result, Stack, Stream, ffi};
+use custack::{
+    Context, DeviceMemory, Error, ErrorKind, EventFlags, ParkedGraph, ParkedStream, PushedGuard,
+    Result, Stack, Stream, ffi,
+};
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// What each launch of `kept_graph` writes into its kept allocation.
 const GRAPH_VALUE: u32 = 0x4154_4b21;
@@ -131,7 +142,11 @@ fn kept_execs_in_a_forked_capture(guard: &PushedGuard<'_, '_>) -> Result<()> {
         )?;
         bb.run(|t, gb| t.launch_graph(&gb))
     });
-    expect_err(refused, ErrorKind::NotSupported, "a kept graph launched in a branch")?;
+    expect_err(
+        refused,
+        ErrorKind::NotSupported,
+        "a kept graph launched in a branch",
+    )?;
     recorded()?;
     for st in [&stream, &a] {
         assert!(!capturing(st)?, "a stream left in a capture");
@@ -163,11 +178,18 @@ fn kept_execs_in_a_forked_capture(guard: &PushedGuard<'_, '_>) -> Result<()> {
 /// panicking: every stream leaves the capture, and each works in a scope afterwards.
 fn leaked_and_nested_branches(guard: &PushedGuard<'_, '_>) -> Result<()> {
     let (stream, a, b) = (guard.stream()?, guard.stream()?, guard.stream()?);
-    let graph = stream.capture_forks((&a, guard.alloc::<u32>(N)?), guard.alloc::<u32>(N)?, |s, mut x, ba| {
-        s.fill_u32(&mut x, 1)?;
-        core::mem::forget(ba);
-        Ok(())
-    });
+    let graph = stream.capture_forks(
+        (&a, guard.alloc::<u32>(N)?),
+        guard.alloc::<u32>(N)?,
+        |s, mut x, ba| {
+            s.fill_u32(&mut x, 1)?;
+            // The reviewer's route; a `Branch` has no `Drop` (the crate joins its fork back
+            // whatever became of it), so leaking it is not running it.
+            #[allow(clippy::forget_non_drop, reason = "the route under test")]
+            core::mem::forget(ba);
+            Ok(())
+        },
+    );
     recorded()?;
     let exec = graph?.instantiate()?;
     drop(stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?);
@@ -197,6 +219,114 @@ fn leaked_and_nested_branches(guard: &PushedGuard<'_, '_>) -> Result<()> {
     Ok(())
 }
 
+/// What the capture's closure hands back for the program to release after the capture: the
+/// joined stream and the executable graph, each as the other thread parked it.
+type Back = Rc<RefCell<Option<(ParkedStream<'static>, ParkedGraph<'static, ()>)>>>;
+
+/// On the other thread (no capture mark): the joined stream and the executable graph attached,
+/// the launch refused, nothing made to take; both parked again for the capture's thread.
+fn on_another_thread(
+    ctx: &'static Context,
+    stream: ParkedStream<'static>,
+    exec: ParkedGraph<'static, ()>,
+) -> Result<(ParkedStream<'static>, ParkedGraph<'static, ()>)> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let stream = guard.attach_stream(stream)?;
+    let mut exec = guard.attach_graph(exec)?;
+    let launched = stream.scope(|s| s.launch_graph(&s.bind_graph(&mut exec)))?;
+    expect_err(
+        launched,
+        ErrorKind::NotSupported,
+        "a kept graph launched on a stream joined to another thread's capture",
+    )?;
+    expect_err(
+        exec.take_kept::<u32>(0).map(drop),
+        ErrorKind::InvalidValue,
+        "a kept allocation taken after a launch that made nothing",
+    )?;
+    let parked = (guard.park_stream(stream), guard.park_graph(exec));
+    drop(guard);
+    drop(stack);
+    // A drop's error on this thread (the pop the double failed) is recorded on this thread.
+    recorded()?;
+    Ok(parked)
+}
+
+/// The route, under a context, stack and guard borrowed for ever (the capture's closure is
+/// `'static`, so only values of a leaked guard reach it).
+fn joined_to_another_thread_s_capture(
+    ctx: &'static Context,
+    guard: &'static PushedGuard<'static, 'static>,
+) -> Result<()> {
+    let origin = guard.stream()?;
+    let joined = guard.stream()?;
+    let (into, out) = (
+        guard.event(EventFlags::DISABLE_TIMING)?,
+        guard.event(EventFlags::DISABLE_TIMING)?,
+    );
+    let exec = kept_graph(guard)?.instantiate()?;
+    let exec = guard.park_graph(exec);
+    let back: Back = Rc::new(RefCell::new(None));
+    let handed = Rc::clone(&back);
+    let graph = origin.capture((), move |s, ()| {
+        s.record(&into)?;
+        joined.wait(&into)?;
+        let parked = guard.park_stream(joined);
+        let there = std::thread::scope(|ts| {
+            ts.spawn(move || on_another_thread(ctx, parked, exec))
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })?;
+        let (stream, exec) = there;
+        let stream = guard.attach_stream(stream)?;
+        // Joined back, so that the capture ends with a graph.
+        stream.record(&out)?;
+        s.wait(&out)?;
+        *handed.borrow_mut() = Some((guard.park_stream(stream), exec));
+        Ok(())
+    });
+    let graph = graph?;
+    drop(graph);
+    let Some((stream, exec)) = back.borrow_mut().take() else {
+        return Err(unexpected("the capture's closure handed nothing back"));
+    };
+    let stream = guard.attach_stream(stream)?;
+    let mut exec = guard.attach_graph(exec)?;
+    // After the capture the graph launches as usual, and its allocation is made and taken.
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    drop(exec.take_kept::<u32>(0)?);
+    drop(exec);
+    Ok(())
+}
+
+/// [`joined_to_another_thread_s_capture`] under a context, stack and guard of its own, leaked
+/// for the route and taken back once every borrow of them has ended.
+fn with_leaked_guard() -> Result<()> {
+    let ctx: *mut Context = Box::into_raw(Box::new(context0()?));
+    let ran = (|| {
+        let stack: *mut Stack = Box::into_raw(Box::new(Stack::new()?));
+        let ran = (|| {
+            // SAFETY: `stack` is the box made above, taken back only after this closure.
+            let stack: &'static mut Stack = unsafe { &mut *stack };
+            // SAFETY: `ctx` is the box made above, taken back only after every borrow ended.
+            let ctx: &'static Context = unsafe { &*ctx };
+            let guard = Box::into_raw(Box::new(stack.push(ctx)?));
+            // SAFETY: `guard` is the box made above, taken back just below, after the route.
+            let ran = joined_to_another_thread_s_capture(ctx, unsafe { &*guard });
+            // SAFETY: made by `Box::into_raw` above; no borrow of it is left.
+            drop(unsafe { Box::from_raw(guard) });
+            ran
+        })();
+        // SAFETY: made by `Box::into_raw` above; the guard that borrowed it is gone.
+        drop(unsafe { Box::from_raw(stack) });
+        ran
+    })();
+    // SAFETY: made by `Box::into_raw` above; the guards that borrowed it are gone.
+    drop(unsafe { Box::from_raw(ctx) });
+    ran
+}
+
 /// The program: see the file's documentation.
 pub(crate) fn graph_kept_attack(ctx: &Context) -> Result<()> {
     let quiet = std::panic::take_hook();
@@ -205,10 +335,13 @@ pub(crate) fn graph_kept_attack(ctx: &Context) -> Result<()> {
             quiet(info);
         }
     }));
-    let mut stack = Stack::new()?;
-    let guard = stack.push(ctx)?;
-    unwinding_frees(&guard)?;
-    kept_execs_in_a_forked_capture(&guard)?;
-    leaked_and_nested_branches(&guard)?;
+    {
+        let mut stack = Stack::new()?;
+        let guard = stack.push(ctx)?;
+        unwinding_frees(&guard)?;
+        kept_execs_in_a_forked_capture(&guard)?;
+        leaked_and_nested_branches(&guard)?;
+    }
+    with_leaked_guard()?;
     recorded()
 }
