@@ -4,13 +4,19 @@
 //! mark is clear; an executable graph that keeps allocations, parked and attached there too and
 //! launched on that stream, is refused by custack (`NotSupported`: the stream says it captures)
 //! before the driver, so the launch, which would be a node of the capture and make nothing,
-//! marks nothing made and no take hands out memory no launch allocated. Fails without a device.
-//! The same route under the checking driver: program `graph_kept_attack`.
+//! marks nothing made and no take hands out memory no launch allocated. And an upload
+//! (`GraphExec::upload`, `&self`, so callable while a taken buffer borrows the executable graph
+//! and while a scope that frees it in stream order does) leaves the memory the program's: it
+//! makes nothing again under the buffer, nor under a copy enqueued before the free. Each fails
+//! without a device. The first route under the checking driver: program `graph_kept_attack`.
 
 mod common;
 use common::context;
 use custack::graph::Graph;
-use custack::{Context, ErrorKind, EventFlags, ParkedGraph, ParkedStream, PushedGuard, Stack};
+use custack::{
+    Context, DeviceMemory, DeviceMemoryMut, ErrorKind, EventFlags, ParkedGraph, ParkedStream,
+    PushedGuard, Stack,
+};
 
 const N: usize = 1 << 16;
 
@@ -84,4 +90,66 @@ fn a_kept_graph_launched_on_a_stream_joined_to_another_thread_s_capture_is_refus
     drop(custack::take_drop_errors());
     // The origin stream is out of capture mode and works.
     origin.synchronize().unwrap();
+}
+
+/// The program's values, unlike the graph's fill anywhere.
+fn pattern() -> Vec<u32> {
+    (0..N as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) | 1)
+        .collect()
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn an_upload_while_a_taken_kept_allocation_lives_or_is_being_freed_leaves_it_the_program_s() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let (stream, other) = (guard.stream().unwrap(), guard.stream().unwrap());
+    let mut exec = kept_graph(&guard).unwrap().instantiate().unwrap();
+    exec = stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    let mut x = exec.take_kept::<u32>(0).unwrap();
+    x.copy_from_host(&pattern()).unwrap();
+    // `upload` takes `&self`: allowed while the buffer borrows the executable graph. Whatever the
+    // driver answers (it may refuse while the allocation is unfreed), the memory stays the
+    // buffer's, with the program's values.
+    let _ = exec.upload(&other);
+    other.synchronize().unwrap();
+    assert_eq!(
+        x.to_vec().unwrap(),
+        pattern(),
+        "an upload changed a taken buffer"
+    );
+    // Again while a scope frees it in stream order after a copy out: the scope borrows the
+    // executable graph shared, so an upload on another stream can be asked for meanwhile.
+    let mut out = vec![0u32; N];
+    stream
+        .scope(|s| {
+            let x = s.bind_kept(&exec, x)?;
+            s.copy_to_host(&mut out, &x)?;
+            let _ = exec.upload(&other);
+            x.free()
+        })
+        .unwrap()
+        .unwrap();
+    other.synchronize().unwrap();
+    assert_eq!(
+        out,
+        pattern(),
+        "an upload changed memory a pending copy read"
+    );
+    // Freed: the graph launches again and makes its own values.
+    exec = stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert_eq!(
+        exec.take_kept::<u32>(0).unwrap().to_vec().unwrap(),
+        vec![7; N]
+    );
 }
