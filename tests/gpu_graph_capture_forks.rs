@@ -1,4 +1,4 @@
-//! Captures forked over more than one other stream, on a real device (C28.16): three streams
+//! Captures forked over more than one other stream, on a real device (C28.15): three streams
 //! (the origin and two forks) each writing its own part of one replay arena, joined back by
 //! custack, the graph replayed with each part's values checked; a fork that the closure's raw
 //! calls join to the capture and never join back fails the capture with

@@ -1,11 +1,11 @@
 //! GPU tests of a kept graph allocation after the build: its address
 //! (`Graph::kept_device_ptr`, `GraphExec::kept_device_ptr`) and its view before the take
-//! (`GraphExec::kept_view`), C28.14; its free in a scope's stream order
+//! (`GraphExec::kept_view`), C28.13; its free in a scope's stream order
 //! (`StreamScope::free_kept`, `StreamScope::bind_kept`, `cuMemFreeAsync`) followed by a relaunch,
 //! by every route (on the launch's stream or another, after a copy in the same scope, after a
 //! park, leaked, refused, each drop order), the device's graph memory in use read at each
-//! step, C28.13; and a graph's payload read without giving the graph up (`Graph::payload`),
-//! C28.15. Each fails without a device.
+//! step, C28.12; and a graph's payload read without giving the graph up (`Graph::payload`),
+//! C28.14. Each fails without a device.
 
 mod common;
 use common::context;

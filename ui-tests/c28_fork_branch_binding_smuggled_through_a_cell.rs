@@ -1,4 +1,4 @@
-//! C28.16 one fork's payload binding smuggled to another fork's branch through a `Cell` of
+//! C28.15 one fork's payload binding smuggled to another fork's branch through a `Cell` of
 //! the capture's closure, so that two branches with no order between them would both write one
 //! piece of memory: each run's binding is branded with that run's own scope lifetime, which the
 //! cell (named outside the run) cannot hold.

@@ -1,4 +1,4 @@
-//! C28.16 captures forked over several streams: memory bound to one fork's branch
+//! C28.15 captures forked over several streams: memory bound to one fork's branch
 //! (`Branch::run` of `Stream::capture_forks`) cannot be used by another fork's scope: the two
 //! branches have no order between them in the graph, so a write in one would race with the
 //! other's use. Each run lends a scope with a lifetime of its own.

@@ -1,4 +1,4 @@
-//! C28.16 captures forked over several streams: a fork's `Branch` (of `Stream::capture_forks`)
+//! C28.15 captures forked over several streams: a fork's `Branch` (of `Stream::capture_forks`)
 //! cannot leave the capture's closure to be run after the capture ended, when its stream is no
 //! longer captured. The closure is `'static` and a branch is branded by its lifetime.
 //! Positive twin: `a_capture_forked_over_three_streams_writes_disjoint_parts_of_one_arena_and_replays` in `tests/gpu_graph_capture_forks.rs`.

@@ -1,4 +1,4 @@
-//! C28.16 captures forked over several streams: a fork's payload is bound once: `Branch::run`
+//! C28.15 captures forked over several streams: a fork's payload is bound once: `Branch::run`
 //! (of `Stream::capture_forks`) consumes the branch, so a second run, which would bind the same
 //! memory again and let two bindings write it, is a use of a moved value.
 //! Positive twin: `a_capture_forked_over_three_streams_writes_disjoint_parts_of_one_arena_and_replays` in `tests/gpu_graph_capture_forks.rs`.

@@ -1,4 +1,4 @@
-//! C28.16 a fork's scope returned from `Branch::run` as its value, to enqueue on the fork
+//! C28.15 a fork's scope returned from `Branch::run` as its value, to enqueue on the fork
 //! after the branch (or the capture) ended: `run`'s closure is generic over its scope's
 //! lifetime, so its result type cannot name the scope.
 //! Positive twin: `a_capture_forked_over_three_streams_writes_disjoint_parts_of_one_arena_and_replays` in `tests/gpu_graph_capture_forks.rs`.

@@ -1,4 +1,4 @@
-//! C28.16 a fork's `Branch` run on another thread reached through `std::thread::scope`
+//! C28.15 a fork's `Branch` run on another thread reached through `std::thread::scope`
 //! inside the capture's closure, where no capture mark of this thread would refuse a scope or
 //! a submission: a `Branch` is neither `Send` nor `Sync`.
 //! Positive twin: `a_capture_forked_over_three_streams_writes_disjoint_parts_of_one_arena_and_replays` in `tests/gpu_graph_capture_forks.rs`.

@@ -1,4 +1,4 @@
-//! C28.16 a fork's `Branch` smuggled out of the capture's `'static` closure through an
+//! C28.15 a fork's `Branch` smuggled out of the capture's `'static` closure through an
 //! `Rc<RefCell<Option<_>>>` moved into it, to be run once the capture has ended and its stream
 //! is no longer captured: the branch is branded by the closure's own lifetime, which the
 //! shared cell's type (named outside the closure) cannot hold.

@@ -1,4 +1,4 @@
-//! C28.16 captures forked over several streams: memory bound to the capturing stream's scope
+//! C28.15 captures forked over several streams: memory bound to the capturing stream's scope
 //! (`Stream::capture_forks`) cannot be used by a fork's scope inside its `Branch::run`: the
 //! fork's branch and the origin's have no order between them in the graph.
 //! Positive twin: `a_capture_forked_over_three_streams_writes_disjoint_parts_of_one_arena_and_replays` in `tests/gpu_graph_capture_forks.rs`.

@@ -1,4 +1,4 @@
-//! C28.16 captures forked over several streams: a fork's scope (lent by `Branch::run` of
+//! C28.15 captures forked over several streams: a fork's scope (lent by `Branch::run` of
 //! `Stream::capture_forks`) cannot be kept and used after the capture: past its end the stream
 //! is no longer captured, so work enqueued through the scope would run at once on memory
 //! bound for the graph, with no wait. The scope's lifetime is the run's own.

@@ -1,4 +1,4 @@
-//! C28.16 captures forked over several streams: a stream of another guard cannot be forked into
+//! C28.15 captures forked over several streams: a stream of another guard cannot be forked into
 //! a capture (`Stream::capture_forks`): every fork is a `&Stream<'g>` lent by a guard, and the
 //! outer guard's stream keeps that guard borrowed, so no inner guard (another context) can be
 //! pushed while it is held.

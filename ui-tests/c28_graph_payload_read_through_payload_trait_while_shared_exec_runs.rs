@@ -1,4 +1,4 @@
-//! C28.15 reading a graph's payload: the host reads a graph's payload only through `&mut graph`
+//! C28.14 reading a graph's payload: the host reads a graph's payload only through `&mut graph`
 //! (`Graph::payload`, `Graph::payload_mut`); the `Payload` trait's hidden `read` takes the
 //! graph's held form, which no `&Graph` gives, so a shared borrow of the graph, which a pending
 //! launch of a `SharedExec` leaves to the scope's closure, reads nothing the launch writes.

@@ -1,4 +1,4 @@
-//! C28.15 reading a graph's payload: `Graph::payload` reads through `&mut graph` although it
+//! C28.14 reading a graph's payload: `Graph::payload` reads through `&mut graph` although it
 //! writes nothing, so it cannot run while an executable graph made by `instantiate_shared`
 //! borrows the graph and a launch of it may write what the host would read.
 //! Positive twin: `a_graph_s_payload_is_read_through_an_exclusive_borrow_and_kept` in

@@ -1,4 +1,4 @@
-//! C28.13 a kept allocation freed in stream order inside a submission, which can be parked or
+//! C28.12 a kept allocation freed in stream order inside a submission, which can be parked or
 //! leaked with the free still pending: `free_kept` borrows the executable graph for the scope's
 //! `'scope`, which a submission's closure holds for every lifetime, so only an executable graph
 //! borrowed for ever (`&'static`, never launched again) could be named there.

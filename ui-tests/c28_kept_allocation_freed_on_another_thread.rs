@@ -1,4 +1,4 @@
-//! C28.13 a kept allocation freed from another thread: the taken buffer is not `Send`, so it
+//! C28.12 a kept allocation freed from another thread: the taken buffer is not `Send`, so it
 //! cannot reach a thread where its context is not current, to be freed there (by a scope's
 //! `free_kept` or by its drop).
 //! Positive twin: `a_kept_allocation_freed_in_stream_order_by_each_route_lets_the_graph_launch_again`

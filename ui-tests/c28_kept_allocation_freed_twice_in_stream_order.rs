@@ -1,4 +1,4 @@
-//! C28.13 a kept allocation freed in stream order: the buffer is consumed by its first free, so
+//! C28.12 a kept allocation freed in stream order: the buffer is consumed by its first free, so
 //! a second free of it, by the stream or by its drop, is a compile error.
 //! Positive twin: `a_kept_allocation_freed_in_stream_order_by_each_route_lets_the_graph_launch_again`
 //! in `tests/gpu_graph_kept_free.rs`.

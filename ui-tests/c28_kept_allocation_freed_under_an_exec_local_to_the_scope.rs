@@ -1,4 +1,4 @@
-//! C28.13 a kept allocation freed in stream order under an executable graph that lives only
+//! C28.12 a kept allocation freed in stream order under an executable graph that lives only
 //! inside the scope's closure: `free_kept` takes `&'scope GraphExec`, and a shorter borrow
 //! cannot stand in for it (`'scope` is invariant), so the executable graph outlives the scope's
 //! wait for the free and cannot be relaunched or dropped before it.

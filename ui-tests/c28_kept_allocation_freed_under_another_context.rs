@@ -1,4 +1,4 @@
-//! C28.13 a kept allocation freed in stream order under another context: the executable graph
+//! C28.12 a kept allocation freed in stream order under another context: the executable graph
 //! and its taken buffer borrow their guard, so no scope of a context pushed on top of it can
 //! free the memory (a stream of one context freeing another's).
 //! Positive twin: `a_kept_allocation_freed_in_stream_order_by_each_route_lets_the_graph_launch_again`

@@ -1,4 +1,4 @@
-//! C28.13 a kept allocation bound to a scope for its stream-ordered free (`bind_kept`) cannot
+//! C28.12 a kept allocation bound to a scope for its stream-ordered free (`bind_kept`) cannot
 //! be smuggled out of the scope through a `Cell` the closure borrows: the `ScopedAlloc<'scope, T>`
 //! is invariant in the scope's lifetime, which no outer place can name, so it cannot outlive
 //! the scope's wait (and its free could not be ordered before a relaunch of the graph).

@@ -1,4 +1,4 @@
-//! C28.13 a kept allocation freed in stream order: `StreamScope::free_kept` consumes the taken
+//! C28.12 a kept allocation freed in stream order: `StreamScope::free_kept` consumes the taken
 //! buffer, so no handle reaches the memory after its free is enqueued.
 //! Positive twin: `a_kept_allocation_freed_in_stream_order_by_each_route_lets_the_graph_launch_again`
 //! in `tests/gpu_graph_kept_free.rs`.

@@ -1,4 +1,4 @@
-//! C28.13 an executable graph whose kept allocation a scope frees in stream order cannot be
+//! C28.12 an executable graph whose kept allocation a scope frees in stream order cannot be
 //! moved into another owner (a `Box` pushed into a `Vec`, from where it could be launched or
 //! dropped) before the scope has waited for the free: `free_kept` borrows it for `'scope`.
 //! Positive twin: `a_kept_allocation_freed_in_stream_order_by_each_route_lets_the_graph_launch_again`

@@ -1,4 +1,4 @@
-//! C28.13 a kept allocation freed in stream order: the scope that frees it borrows the executable
+//! C28.12 a kept allocation freed in stream order: the scope that frees it borrows the executable
 //! graph until it has waited for the free, so no launch of that graph, which would make the
 //! memory again at the same address, can be enqueued before the free has run.
 //! Positive twin: `a_kept_allocation_freed_in_stream_order_by_each_route_lets_the_graph_launch_again`

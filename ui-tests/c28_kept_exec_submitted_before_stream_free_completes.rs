@@ -1,4 +1,4 @@
-//! C28.13 a kept allocation freed in stream order: the executable graph cannot be moved into a
+//! C28.12 a kept allocation freed in stream order: the executable graph cannot be moved into a
 //! submission on another stream (another owner) while the scope that frees its allocation may
 //! not have run the free.
 //! Positive twin: `a_kept_allocation_freed_in_stream_order_by_each_route_lets_the_graph_launch_again`

@@ -1,4 +1,4 @@
-//! C28.14 a kept allocation's view (`GraphExec::kept_view`) alive while a scope launches the
+//! C28.13 a kept allocation's view (`GraphExec::kept_view`) alive while a scope launches the
 //! executable graph again, which would make the memory anew under the view: the view borrows
 //! the executable graph exclusively, so `bind_graph(&mut exec)` is a second mutable borrow.
 //! Positive twin: `a_kept_allocation_s_address_is_known_after_the_build_and_its_view_reads_it_before_the_take`

@@ -1,4 +1,4 @@
-//! C28.14 a kept allocation read in place (`GraphExec::kept_view`): the view borrows the
+//! C28.13 a kept allocation read in place (`GraphExec::kept_view`): the view borrows the
 //! executable graph exclusively, so the allocation cannot be taken (and freed by the buffer),
 //! made again by a launch, or freed by the executable graph's drop while the view reads it.
 //! Positive twin: `a_kept_allocation_s_address_is_known_after_the_build_and_its_view_reads_it_before_the_take`

@@ -1,4 +1,4 @@
-//! C28.13 a kept allocation bound to a scope (`StreamScope::bind_kept`) is freed on the scope's
+//! C28.12 a kept allocation bound to a scope (`StreamScope::bind_kept`) is freed on the scope's
 //! stream before the scope waits: it cannot be returned out of the scope, where it would be
 //! freed after the executable graph's borrow ended.
 //! Positive twin: `a_kept_allocation_freed_in_stream_order_by_each_route_lets_the_graph_launch_again`

@@ -1,4 +1,4 @@
-//! The program `graph_capture_forks` (C28.16): captures forked over more than one other stream
+//! The program `graph_capture_forks` (C28.15): captures forked over more than one other stream
 //! (`Stream::capture_forks`): three streams each copying through its own part of one replay
 //! arena, launched three times with their values checked; a fork that raw calls join to the capture
 //! and never join back; a failing and a panicking branch; a stream forked twice, the origin

@@ -1,4 +1,4 @@
-//! The program `graph_kept_attack` (C28.13, C28.16): the reviewer's run-time routes against a
+//! The program `graph_kept_attack` (C28.12, C28.15): the reviewer's run-time routes against a
 //! kept graph allocation's stream-ordered free and captures forked over several streams, each
 //! walked under the checking driver, which reports a relaunch of an executable graph with no
 //! order after a pending stream-ordered free of its kept memory, a free during a capture, a

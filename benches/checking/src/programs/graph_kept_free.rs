@@ -1,4 +1,4 @@
-//! The program `graph_kept_free` (C28.13–C28.15): a kept graph allocation's address after the
+//! The program `graph_kept_free` (C28.12–C28.14): a kept graph allocation's address after the
 //! build and its view before the take (`Graph::kept_device_ptr`, `GraphExec::kept_device_ptr`,
 //! `GraphExec::kept_view`); the taken allocation freed in a scope's stream order
 //! (`StreamScope::free_kept`, `StreamScope::bind_kept`, `cuMemFreeAsync`) on the launch's stream
