@@ -20,7 +20,7 @@
 //! other handle: not used under another context, not sent to another thread.
 
 use super::host_fn::ExecHostFns;
-use super::kept::{Kept, KeptAlloc, refuse_instantiate_flags};
+use super::kept::{Kept, KeptAlloc, refuse_capturing, refuse_instantiate_flags};
 use super::params::{DataNodes, KernelNodes};
 use crate::asynchronous::payload::{Payload, held_as_itself, sealed};
 use crate::asynchronous::scope::StreamScope;
@@ -845,7 +845,9 @@ impl<'scope> StreamScope<'scope, '_> {
     /// allocation of its previous launch is not taken ([`GraphExec::take_kept`]), the driver's
     /// `CUDA_ERROR_INVALID_VALUE` while one taken is not freed yet (its buffer alive, parked, moved
     /// or leaked: such a graph never frees on launch), and
-    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a capture's closure. The
+    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a capture's closure or
+    /// on a stream that captures (`cuStreamIsCapturing`, whose error it returns too: a stream
+    /// joined to a capture, whatever thread began it), where the launch would make nothing. The
     /// driver's errors.
     ///
     /// # References
@@ -862,6 +864,17 @@ impl<'scope> StreamScope<'scope, '_> {
         let kept = unsafe { graph.kept.as_ref() };
         if let Some(kept) = kept {
             kept.before_launch()?;
+            // The thread's capture mark misses a stream joined to another thread's capture
+            // (joined by an event recorded in it, parked, attached here): launched there, the
+            // launch would be a node of that capture and make nothing, while `launched` below
+            // would mark every allocation made, and a take would hand out memory no launch
+            // allocated (which a later launch would make under that buffer). The stream says.
+            refuse_capturing(
+                self.as_raw(),
+                "a graph that keeps allocations launched on a stream that captures (joined to \
+                 a capture, perhaps another thread's): the launch would be a node of the \
+                 captured graph and make nothing",
+            )?;
         }
         // SAFETY: a live executable graph of the current context, which stays alive and owns
         // the memory its nodes use until this launch is complete (bound to this scope).

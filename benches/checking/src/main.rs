@@ -22,7 +22,7 @@ use double::report_driver_version;
 use programs::{
     confinement, context_count, contracts, deadlines, device_info, driver_init, events, example,
     fork, graph, graph_arena, graph_built, graph_capture_forked, graph_capture_forks, graph_capture_into,
-    graph_conditional, graph_exec_nodes, graph_host, graph_kept_free, graph_kept_routes, graph_mem, graph_shared, green, in_flight,
+    graph_conditional, graph_exec_nodes, graph_host, graph_kept_attack, graph_kept_free, graph_kept_routes, graph_mem, graph_shared, green, in_flight,
     ipc, library, managed, memory_kinds, module_globals, named_launches, newer, p1, p2, p3, p4, p8,
     p9, p11, parked_graph, peer, peer_vmm, profile_first, redundant_flips, redundant_inject,
     redundant_partitions, restricted_api, restricted_end, restricted_redundant, restricted_scope,
@@ -92,6 +92,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "graph_mem" => context0().and_then(|c| graph_mem::graph_mem(&c)),
         "graph_kept_routes" => context0().and_then(|c| graph_kept_routes::graph_kept_routes(&c)),
         "graph_kept_free" => context0().and_then(|c| graph_kept_free::graph_kept_free(&c)),
+        "graph_kept_attack" => context0().and_then(|c| graph_kept_attack::graph_kept_attack(&c)),
         "device_info" => device_info::device_info(),
         "module_globals" => context0().and_then(|c| {
             module_globals::module_globals(&c)?;

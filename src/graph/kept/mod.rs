@@ -32,7 +32,7 @@
 
 mod record;
 use record::kept_of;
-pub(crate) use record::{Kept, KeptAlloc, refuse_instantiate_flags};
+pub(crate) use record::{Kept, KeptAlloc, refuse_capturing, refuse_instantiate_flags};
 
 use super::builder::{GraphBuilder, GraphNode};
 use super::order::Role;
@@ -424,7 +424,11 @@ impl<'scope> StreamScope<'scope, '_> {
                 ));
             }
         };
-        refuse_capturing(self.as_raw())?;
+        refuse_capturing(
+            self.as_raw(),
+            "a kept allocation freed on a capturing stream: the free would be a free node of the \
+             captured graph, run at each of its launches",
+        )?;
         let (ptr, len) = buffer.into_raw();
         // SAFETY: `ptr` is memory of the current context of `len` elements of `T` that the
         // buffer, consumed above, owned alone: a kept allocation of `exec` that a complete
@@ -439,21 +443,4 @@ impl<'scope> StreamScope<'scope, '_> {
         // free, is complete.
         Ok(unsafe { ScopedAlloc::from_raw_parts(ptr, len, self.as_raw()) })
     }
-}
-
-/// Refuses a stream-ordered free on `stream` while it captures: captured, the free would be a
-/// free node of the capture's graph, run at each of its launches (`cuStreamIsCapturing`).
-fn refuse_capturing(stream: ffi::CUstream) -> Result<()> {
-    let mut status = ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-    // SAFETY: a live stream of the current context (the scope's); valid out-pointer.
-    unsafe { ffi::cuStreamIsCapturing(stream, &raw mut status) }.result()?;
-    if status == ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
-        return Ok(());
-    }
-    Err(Error::custack(
-        ErrorKind::NotSupported,
-        "a kept allocation freed on a capturing stream: the free would be a free node of the \
-         captured graph, run at each of its launches"
-            .to_owned(),
-    ))
 }

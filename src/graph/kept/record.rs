@@ -177,6 +177,9 @@ impl Kept {
     /// The driver knows what is allocated whatever became of the value that owns it, which a
     /// record of custack's could not: the refusal is the driver's word, checked on the GPU by
     /// the route tests of `tests/gpu_graph_build.rs`.
+    /// The thread's capture mark is not the whole answer: a stream joined to another thread's
+    /// capture is not marked on the thread that launches; the launch asks the stream itself
+    /// ([`refuse_capturing`], `StreamScope::launch_graph`).
     pub(crate) fn before_launch(&self) -> Result<()> {
         refuse_inside_capture("a launch of a graph that keeps allocations")?;
         if self.allocs.iter().any(|(_, made)| made.get()) {
@@ -191,8 +194,9 @@ impl Kept {
     }
 
     /// A launch was enqueued (the driver returned success: only then, so that a refused or
-    /// failed launch leaves every mark as it was, all clear after `before_launch`): it makes
-    /// every kept allocation. A mark set for memory a failed launch did not make would have
+    /// failed launch leaves every mark as it was, all clear after `before_launch`) on a stream
+    /// that does not capture (`launch_graph` asks it, [`refuse_capturing`]): it makes every
+    /// kept allocation. A mark set for memory a failed launch did not make would have
     /// the drop free memory nobody allocated, or another value's; a mark missed only leaks.
     pub(crate) fn launched(&self) {
         for (_, made) in &self.allocs {
@@ -222,6 +226,23 @@ impl Kept {
             }
         }
     }
+}
+
+/// Refuses `what` on `stream` while it captures (`cuStreamIsCapturing`, whatever thread began
+/// the capture): a free there would be a free node of the captured graph, run at each of its
+/// launches; a launch there a node of it, which makes nothing now.
+///
+/// # Errors
+///
+/// [`ErrorKind::NotSupported`] naming `what`; the driver's error of `cuStreamIsCapturing`.
+pub(crate) fn refuse_capturing(stream: ffi::CUstream, what: &str) -> Result<()> {
+    let mut status = ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    // SAFETY: a live stream of the current context (the caller's scope's); valid out-pointer.
+    unsafe { ffi::cuStreamIsCapturing(stream, &raw mut status) }.result()?;
+    if status == ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+        return Ok(());
+    }
+    Err(Error::custack(ErrorKind::NotSupported, what.to_owned()))
 }
 
 /// custack's refusal (`InvalidValue`) of a kept allocation's take, view or free.

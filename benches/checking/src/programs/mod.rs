@@ -20,6 +20,7 @@ pub(crate) mod graph_capture_into;
 pub(crate) mod graph_conditional;
 pub(crate) mod graph_exec_nodes;
 pub(crate) mod graph_host;
+pub(crate) mod graph_kept_attack;
 pub(crate) mod graph_kept_free;
 pub(crate) mod graph_kept_routes;
 pub(crate) mod graph_mem;
