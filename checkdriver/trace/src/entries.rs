@@ -71,6 +71,10 @@ entries! {
         cuGraphNodeSetEnabled(a0, a1, a2);
         cuGraphNodeGetEnabled(a0, a1, a2);
         cuGraphExecMemsetNodeSetParams(a0, a1, a2, a3);
+        cuGraphExecHostNodeSetParams(a0, a1, a2);
+        cuGraphExecChildGraphNodeSetParams(a0, a1, a2);
+        cuGraphExecEventRecordNodeSetEvent(a0, a1, a2);
+        cuGraphExecEventWaitNodeSetEvent(a0, a1, a2);
         cuGraphDebugDotPrint(a0, a1, a2);
         cuGraphClone(a0, a1);
         cuGraphNodeGetType(a0, a1);
