@@ -275,31 +275,26 @@ impl<P: Payload> GraphExec<'_, P> {
         f: impl for<'u> FnOnce(&'u NodeUpdater<'u>, P::Bound<'u>) -> Result<()> + 'static,
     ) -> Result<()> {
         crate::error::poison::check()?;
+        // The node lists and the host closures are lent in place, each a field of its own
+        // beside the payload, which is bound from its own field meanwhile (no move of either
+        // list in and out per update). A panic in `f` leaves them where they are: every update
+        // made before it is the driver's and is recorded, so the lists stay true and the
+        // closures stay owned until the executable graph is destroyed.
         let exec = self.as_raw();
-        let (kernels, nodes) = (
-            core::mem::take(&mut self.kernels),
-            core::mem::take(&mut self.data),
-        );
-        // Taken out while `f` runs (the payload is bound from `self` meanwhile); a panic in
-        // `f` leaks them (an `ExecHostFn` is never freed by a drop), which is sound.
-        let hosts = core::cell::RefCell::new(core::mem::take(&mut self.host_fns));
+        let ((kernels, nodes, hosts), held) = self.lend_nodes();
         let updater = NodeUpdater {
             exec,
-            kernels: &kernels,
-            nodes: &nodes,
-            hosts: &hosts,
+            kernels,
+            nodes,
+            hosts,
             _marker: PhantomData,
         };
         // SAFETY: `&mut self`: no launch of the executable graph is pending, and the payload
         // stays where it is, owned by the executable graph, which no host code reaches while
         // `f` runs; the bound handles cannot leave `f` ('u is invariant and `f` is `'static`),
         // and the parameters they go into are the executable graph's, which owns the payload.
-        let bound = unsafe { P::bind(self.held_mut()) };
-        let result = f(&updater, bound);
-        self.kernels = kernels;
-        self.data = nodes;
-        self.host_fns = hosts.into_inner();
-        result
+        let bound = unsafe { P::bind(held) };
+        f(&updater, bound)
     }
 
     /// As [`update_nodes`](Self::update_nodes), the same updater: the name under which
