@@ -321,6 +321,20 @@ fn refused(what: &str) -> Error {
     Error::custack(ErrorKind::InvalidValue, what.to_owned())
 }
 
+/// The error of a lookup of a node the executable graph does not have: out of line, so that
+/// the lookups, inlined where they are called, carry no formatting.
+#[cold]
+#[inline(never)]
+fn no_node(kind: &str, index: usize) -> Error {
+    if kind == "kernel" {
+        refused(&format!(
+            "the executable graph has no kernel node {index} of this kernel"
+        ))
+    } else {
+        refused(&format!("the executable graph has no {kind} node {index}"))
+    }
+}
+
 impl<'u> NodeUpdater<'u> {
     /// The `index`th kernel node (from 0, in the order the builder made them) that launches
     /// `kernel`.
@@ -342,12 +356,7 @@ impl<'u> NodeUpdater<'u> {
                 _marker: PhantomData,
                 _contract: PhantomData,
             })
-            .ok_or_else(|| {
-                Error::custack(
-                    ErrorKind::InvalidValue,
-                    format!("the executable graph has no kernel node {index} of this kernel"),
-                )
-            })
+            .ok_or_else(|| no_node("kernel", index))
     }
 
     /// `cuGraphExecKernelNodeSetParams`—Sets the launch shape and arguments of `node` for the
@@ -469,11 +478,12 @@ impl<'u> NodeUpdater<'u> {
     }
 
     /// The `index`th node of `class` (from 0, in the order the builder made them).
+    #[inline]
     fn nth(&self, class: NodeClass, index: usize) -> Result<DataNode> {
-        self.nodes.nth(class, index).ok_or_else(|| {
-            let kind = class.name();
-            refused(&format!("the executable graph has no {kind} node {index}"))
-        })
+        match self.nodes.nth(class, index) {
+            Some(node) => Ok(node),
+            None => Err(no_node(class.name(), index)),
+        }
     }
 
     /// The `index`th memset node (from 0, in the order the builder made them).
@@ -481,6 +491,7 @@ impl<'u> NodeUpdater<'u> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
+    #[inline]
     pub fn fill_node(&self, index: usize) -> Result<FillNode<'u>> {
         Ok(FillNode {
             node: self.nth(NodeClass::Fill, index)?,
@@ -493,6 +504,7 @@ impl<'u> NodeUpdater<'u> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
+    #[inline]
     pub fn copy_node(&self, index: usize) -> Result<CopyNode<'u>> {
         Ok(CopyNode {
             node: self.nth(NodeClass::Copy, index)?,
@@ -715,6 +727,7 @@ impl<'u> NodeUpdater<'u> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
+    #[inline]
     pub fn host_node(&self, index: usize) -> Result<HostNode<'u>> {
         Ok(HostNode {
             node: self.nth(NodeClass::Host, index)?,
@@ -727,6 +740,7 @@ impl<'u> NodeUpdater<'u> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
+    #[inline]
     pub fn child_node(&self, index: usize) -> Result<ChildNode<'u>> {
         Ok(ChildNode {
             node: self.nth(NodeClass::Child, index)?,
@@ -739,6 +753,7 @@ impl<'u> NodeUpdater<'u> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
+    #[inline]
     pub fn record_node(&self, index: usize) -> Result<RecordNode<'u>> {
         Ok(RecordNode {
             node: self.nth(NodeClass::Record, index)?,
@@ -751,6 +766,7 @@ impl<'u> NodeUpdater<'u> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
+    #[inline]
     pub fn wait_node(&self, index: usize) -> Result<WaitNode<'u>> {
         Ok(WaitNode {
             node: self.nth(NodeClass::Wait, index)?,
@@ -944,6 +960,7 @@ impl<'u> NodeUpdater<'u> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphExecEventRecordNodeSetEvent")]
+    #[inline]
     pub fn set_record_event(&self, node: RecordNode<'u>, event: &ScopedEvent<'u>) -> Result<()> {
         crate::error::poison::check()?;
         // SAFETY: a live executable graph of the current context (its `&mut` is held for 'u),
@@ -984,6 +1001,7 @@ impl<'u> NodeUpdater<'u> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphExecEventWaitNodeSetEvent")]
+    #[inline]
     pub fn set_wait_event(&self, node: WaitNode<'u>, event: &ScopedEvent<'u>) -> Result<()> {
         crate::error::poison::check()?;
         // SAFETY: as in `set_record_event`, for an event wait node.
