@@ -382,6 +382,7 @@ impl<'b, G> GraphBuilder<'b, G> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphAddKernelNode")]
     #[allow(clippy::needless_pass_by_value)]
+    #[inline]
     pub fn kernel<C: PlainLaunch, A: ContractArgs<'b, C>>(
         &self,
         kernel: &Declared<'b, C>,

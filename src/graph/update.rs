@@ -342,6 +342,7 @@ impl<'u> NodeUpdater<'u> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no kernel nodes).
+    #[inline]
     pub fn kernel_node<C: PlainLaunch>(
         &self,
         kernel: &Declared<'u, C>,
@@ -375,6 +376,7 @@ impl<'u> NodeUpdater<'u> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphExecKernelNodeSetParams")]
     #[allow(clippy::needless_pass_by_value)]
+    #[inline]
     pub fn set_kernel<C: PlainLaunch, A: ContractArgs<'u, C>>(
         &self,
         node: KernelNode<'u, C>,
