@@ -340,6 +340,59 @@ fn a_host_node_updated_in_place_calls_the_new_closure_which_the_exec_owns_and_dr
 
 #[test]
 #[ignore = "needs a CUDA device"]
+fn a_panic_in_an_update_leaves_the_exec_its_nodes_and_the_closure_set_before_it() {
+    use std::time::Duration;
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let [built, set] = core::array::from_fn(|_| Seen::default());
+    let first = built.closure(Duration::ZERO);
+    let graph = guard
+        .build_graph(guard.alloc::<u32>(N).unwrap(), move |b, mut x| {
+            let fill = b.fill_u32(&mut x, 7, &[])?;
+            b.host(first, &[fill])?;
+            Ok(())
+        })
+        .unwrap();
+    let mut exec = graph.instantiate().unwrap();
+    let g = set.closure(Duration::ZERO);
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        exec.update_nodes(move |u, _x| {
+            u.set_host(u.host_node(0)?, g)?;
+            panic!("a panic after the host node's update");
+        })
+    }));
+    assert!(panicked.is_err());
+    // The executable graph still lends its nodes: the lists stayed in it.
+    exec.update_nodes(|u, mut x| {
+        u.host_node(0)?;
+        u.set_fill_u32(u.fill_node(0)?, &mut x, 9)
+    })
+    .unwrap();
+    exec = stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert_eq!(built.counts().0, 0, "the builder's closure was replaced");
+    assert_eq!(
+        set.counts(),
+        (1, 0),
+        "the closure set before the panic runs"
+    );
+    assert!(exec.payload().to_vec().unwrap().iter().all(|&v| v == 9));
+    drop(exec);
+    assert!(custack::take_drop_errors().is_empty());
+    assert_eq!(
+        set.counts(),
+        (1, 1),
+        "owned by the executable graph, dropped once with it"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
 fn a_child_graph_node_updated_in_place_runs_the_new_graph_whose_kernel_writes_its_own_value() {
     let ctx = context();
     let mut stack = Stack::new().unwrap();

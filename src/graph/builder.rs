@@ -310,6 +310,7 @@ impl<'b, G> GraphBuilder<'b, G> {
     }
 
     /// Adds a node with `add(out, graph, deps, count)`, the driver call that makes it.
+    #[inline]
     pub(super) fn add(
         &self,
         deps: &[GraphNode<'b, G>],
@@ -327,6 +328,7 @@ impl<'b, G> GraphBuilder<'b, G> {
     /// Adds a node in the role `role` towards the graph's allocations (`order.rs`), after the
     /// checks of the allocations it uses (or frees); returns it with the number of the
     /// allocation it makes (an allocation node's, 0 otherwise).
+    #[inline]
     pub(super) fn add_as(
         &self,
         deps: &[GraphNode<'b, G>],
@@ -380,6 +382,7 @@ impl<'b, G> GraphBuilder<'b, G> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphAddKernelNode")]
     #[allow(clippy::needless_pass_by_value)]
+    #[inline]
     pub fn kernel<C: PlainLaunch, A: ContractArgs<'b, C>>(
         &self,
         kernel: &Declared<'b, C>,

@@ -104,6 +104,7 @@ impl core::fmt::Debug for ExecHostFns {
 
 impl ExecHostFns {
     /// Puts `f` in slot `index` (the `index`th host node's), returning the closure it held.
+    #[inline]
     pub(crate) fn replace(&mut self, index: usize, f: ExecHostFn) -> Option<ExecHostFn> {
         if self.slots.len() <= index {
             self.slots.resize_with(index + 1, || None);

@@ -69,7 +69,8 @@ pub struct GraphExec<'g, P: Payload> {
     pub(crate) kept: Option<Box<Kept>>,
     /// The closures [`NodeUpdater::set_host`](crate::graph::NodeUpdater::set_host) gave its
     /// host nodes, freed after it is destroyed (the builder's stay the graph's user objects').
-    pub(crate) host_fns: ExecHostFns,
+    /// In a `RefCell` so that an update lends it in place, beside the payload it binds.
+    pub(crate) host_fns: core::cell::RefCell<ExecHostFns>,
     payload: ManuallyDrop<P::Held>,
     _marker: PhantomData<(&'g (), *const ())>,
 }
@@ -215,7 +216,7 @@ impl<'g, P: Payload> Graph<'g, P> {
             kernels,
             data,
             kept,
-            host_fns: ExecHostFns::default(),
+            host_fns: core::cell::RefCell::new(ExecHostFns::default()),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         })
@@ -524,10 +525,20 @@ impl<P: Payload> std::error::Error for UpdateError<'_, P> {
 static_assertions::assert_not_impl_any!(UpdateError<'static, Vec<u8>>: Send, Sync);
 
 impl<P: Payload> GraphExec<'_, P> {
-    /// The held payload, for a scope that binds it (the caller upholds [`Payload::bind`]'s
-    /// promise).
-    pub(crate) fn held_mut(&mut self) -> &mut P::Held {
-        &mut self.payload
+    /// The executable graph's node lists and host closures, with its held payload beside them
+    /// (fields apart, so both are borrowed at once): what an update lends (the caller upholds
+    /// [`Payload::bind`]'s promise for the payload).
+    #[inline]
+    pub(crate) fn lend_nodes(
+        &mut self,
+    ) -> (
+        (&KernelNodes, &DataNodes, &core::cell::RefCell<ExecHostFns>),
+        &mut P::Held,
+    ) {
+        (
+            (&self.kernels, &self.data, &self.host_fns),
+            &mut self.payload,
+        )
     }
 
     /// Destroys the graph kept for its kernel nodes, which are no longer lent.
@@ -547,7 +558,7 @@ impl<P: Payload> GraphExec<'_, P> {
     /// The closures its host nodes' updates gave it are leaked: the executable graph lives on
     /// (parked) and its launches may call them, and the parked form keeps no record of them.
     pub(crate) fn into_parts(mut self) -> (ffi::CUgraphExec, P::Held, Option<Box<Kept>>) {
-        self.host_fns.leak();
+        self.host_fns.get_mut().leak();
         self.forget_kernels();
         let kept = self.kept.take();
         let mut this = ManuallyDrop::new(self);
@@ -579,7 +590,7 @@ impl<P: Payload> GraphExec<'_, P> {
             kernels: KernelNodes::default(),
             data: DataNodes::default(),
             kept,
-            host_fns: ExecHostFns::default(),
+            host_fns: core::cell::RefCell::new(ExecHostFns::default()),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         }
@@ -593,7 +604,7 @@ impl<P: Payload> Drop for GraphExec<'_, P> {
                 kept.left_behind();
             }
             // Left behind, its launches may still call them.
-            self.host_fns.leak();
+            self.host_fns.get_mut().leak();
             return;
         }
         // SAFETY: a live executable graph, destroyed once. No launch is pending: a pending
@@ -601,11 +612,11 @@ impl<P: Payload> Drop for GraphExec<'_, P> {
         match unsafe { ffi::cuGraphExecDestroy(self.raw) }.result() {
             // SAFETY: the executable graph is destroyed and no launch of it is pending (as
             // above): nothing can call the closures its updates gave it.
-            Ok(()) => unsafe { self.host_fns.free_all() },
+            Ok(()) => unsafe { self.host_fns.get_mut().free_all() },
             Err(e) => {
                 record_drop_error(e);
                 // Whether it is gone is unknown: its closures stay.
-                self.host_fns.leak();
+                self.host_fns.get_mut().leak();
             }
         }
         // Destroying the executable graph frees none of its allocations: what a launch kept

@@ -30,12 +30,14 @@ pub(crate) struct KernelNodes {
 
 impl KernelNodes {
     /// The group of `function`: `Ok` its position, `Err` where it would go.
+    #[inline]
     fn group(&self, function: ffi::CUfunction) -> core::result::Result<usize, usize> {
         self.by_function
             .binary_search_by_key(&function.addr(), |(f, _)| f.addr())
     }
 
     /// Records `node`, made after every node recorded before, launching `function`.
+    #[inline]
     pub(crate) fn push(&mut self, function: ffi::CUfunction, node: ffi::CUgraphNode) {
         match self.group(function) {
             Ok(i) => {
@@ -48,6 +50,7 @@ impl KernelNodes {
     }
 
     /// The `index`th node (from 0, in the order made) that launches `function`.
+    #[inline]
     pub(crate) fn nth(&self, function: ffi::CUfunction, index: usize) -> Option<ffi::CUgraphNode> {
         let i = self.group(function).ok()?;
         self.by_function.get(i)?.1.get(index).copied()
@@ -69,6 +72,7 @@ pub(crate) struct DataNodes {
 
 impl DataNodes {
     /// Records `node`, made after every node of its kind recorded before.
+    #[inline]
     pub(crate) fn push(&mut self, node: DataNode) {
         if let Some(nodes) = self.by_class.get_mut(node.kind.class() as usize) {
             nodes.push(node);
@@ -76,6 +80,7 @@ impl DataNodes {
     }
 
     /// The `index`th node of `class` (from 0, in the order made).
+    #[inline]
     pub(crate) fn nth(&self, class: NodeClass, index: usize) -> Option<DataNode> {
         self.by_class.get(class as usize)?.get(index).copied()
     }
@@ -223,6 +228,7 @@ pub(crate) fn memset_params(
 /// buffer's length against its extent, as [`StreamScope::run`](crate::StreamScope::run) does),
 /// then calls `f` with the kernel node parameters naming them, valid for the call: the one
 /// checking that kernel nodes and their updates share.
+#[inline]
 pub(crate) fn with_kernel_params<'s, C: PlainLaunch, A: ContractArgs<'s, C>, R>(
     function: ffi::CUfunction,
     config: &LaunchConfig,

@@ -275,31 +275,26 @@ impl<P: Payload> GraphExec<'_, P> {
         f: impl for<'u> FnOnce(&'u NodeUpdater<'u>, P::Bound<'u>) -> Result<()> + 'static,
     ) -> Result<()> {
         crate::error::poison::check()?;
+        // The node lists and the host closures are lent in place, each a field of its own
+        // beside the payload, which is bound from its own field meanwhile (no move of either
+        // list in and out per update). A panic in `f` leaves them where they are: every update
+        // made before it is the driver's and is recorded, so the lists stay true and the
+        // closures stay owned until the executable graph is destroyed.
         let exec = self.as_raw();
-        let (kernels, nodes) = (
-            core::mem::take(&mut self.kernels),
-            core::mem::take(&mut self.data),
-        );
-        // Taken out while `f` runs (the payload is bound from `self` meanwhile); a panic in
-        // `f` leaks them (an `ExecHostFn` is never freed by a drop), which is sound.
-        let hosts = core::cell::RefCell::new(core::mem::take(&mut self.host_fns));
+        let ((kernels, nodes, hosts), held) = self.lend_nodes();
         let updater = NodeUpdater {
             exec,
-            kernels: &kernels,
-            nodes: &nodes,
-            hosts: &hosts,
+            kernels,
+            nodes,
+            hosts,
             _marker: PhantomData,
         };
         // SAFETY: `&mut self`: no launch of the executable graph is pending, and the payload
         // stays where it is, owned by the executable graph, which no host code reaches while
         // `f` runs; the bound handles cannot leave `f` ('u is invariant and `f` is `'static`),
         // and the parameters they go into are the executable graph's, which owns the payload.
-        let bound = unsafe { P::bind(self.held_mut()) };
-        let result = f(&updater, bound);
-        self.kernels = kernels;
-        self.data = nodes;
-        self.host_fns = hosts.into_inner();
-        result
+        let bound = unsafe { P::bind(held) };
+        f(&updater, bound)
     }
 
     /// As [`update_nodes`](Self::update_nodes), the same updater: the name under which
@@ -326,6 +321,20 @@ fn refused(what: &str) -> Error {
     Error::custack(ErrorKind::InvalidValue, what.to_owned())
 }
 
+/// The error of a lookup of a node the executable graph does not have: out of line, so that
+/// the lookups, inlined where they are called, carry no formatting.
+#[cold]
+#[inline(never)]
+fn no_node(kind: &str, index: usize) -> Error {
+    if kind == "kernel" {
+        refused(&format!(
+            "the executable graph has no kernel node {index} of this kernel"
+        ))
+    } else {
+        refused(&format!("the executable graph has no {kind} node {index}"))
+    }
+}
+
 impl<'u> NodeUpdater<'u> {
     /// The `index`th kernel node (from 0, in the order the builder made them) that launches
     /// `kernel`.
@@ -333,6 +342,7 @@ impl<'u> NodeUpdater<'u> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no kernel nodes).
+    #[inline]
     pub fn kernel_node<C: PlainLaunch>(
         &self,
         kernel: &Declared<'u, C>,
@@ -347,12 +357,7 @@ impl<'u> NodeUpdater<'u> {
                 _marker: PhantomData,
                 _contract: PhantomData,
             })
-            .ok_or_else(|| {
-                Error::custack(
-                    ErrorKind::InvalidValue,
-                    format!("the executable graph has no kernel node {index} of this kernel"),
-                )
-            })
+            .ok_or_else(|| no_node("kernel", index))
     }
 
     /// `cuGraphExecKernelNodeSetParams`—Sets the launch shape and arguments of `node` for the
@@ -371,6 +376,7 @@ impl<'u> NodeUpdater<'u> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphExecKernelNodeSetParams")]
     #[allow(clippy::needless_pass_by_value)]
+    #[inline]
     pub fn set_kernel<C: PlainLaunch, A: ContractArgs<'u, C>>(
         &self,
         node: KernelNode<'u, C>,
@@ -474,11 +480,12 @@ impl<'u> NodeUpdater<'u> {
     }
 
     /// The `index`th node of `class` (from 0, in the order the builder made them).
+    #[inline]
     fn nth(&self, class: NodeClass, index: usize) -> Result<DataNode> {
-        self.nodes.nth(class, index).ok_or_else(|| {
-            let kind = class.name();
-            refused(&format!("the executable graph has no {kind} node {index}"))
-        })
+        match self.nodes.nth(class, index) {
+            Some(node) => Ok(node),
+            None => Err(no_node(class.name(), index)),
+        }
     }
 
     /// The `index`th memset node (from 0, in the order the builder made them).
@@ -486,6 +493,7 @@ impl<'u> NodeUpdater<'u> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
+    #[inline]
     pub fn fill_node(&self, index: usize) -> Result<FillNode<'u>> {
         Ok(FillNode {
             node: self.nth(NodeClass::Fill, index)?,
@@ -498,6 +506,7 @@ impl<'u> NodeUpdater<'u> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
+    #[inline]
     pub fn copy_node(&self, index: usize) -> Result<CopyNode<'u>> {
         Ok(CopyNode {
             node: self.nth(NodeClass::Copy, index)?,
@@ -720,6 +729,7 @@ impl<'u> NodeUpdater<'u> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
+    #[inline]
     pub fn host_node(&self, index: usize) -> Result<HostNode<'u>> {
         Ok(HostNode {
             node: self.nth(NodeClass::Host, index)?,
@@ -732,6 +742,7 @@ impl<'u> NodeUpdater<'u> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
+    #[inline]
     pub fn child_node(&self, index: usize) -> Result<ChildNode<'u>> {
         Ok(ChildNode {
             node: self.nth(NodeClass::Child, index)?,
@@ -744,6 +755,7 @@ impl<'u> NodeUpdater<'u> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
+    #[inline]
     pub fn record_node(&self, index: usize) -> Result<RecordNode<'u>> {
         Ok(RecordNode {
             node: self.nth(NodeClass::Record, index)?,
@@ -756,6 +768,7 @@ impl<'u> NodeUpdater<'u> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
+    #[inline]
     pub fn wait_node(&self, index: usize) -> Result<WaitNode<'u>> {
         Ok(WaitNode {
             node: self.nth(NodeClass::Wait, index)?,
@@ -949,6 +962,7 @@ impl<'u> NodeUpdater<'u> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphExecEventRecordNodeSetEvent")]
+    #[inline]
     pub fn set_record_event(&self, node: RecordNode<'u>, event: &ScopedEvent<'u>) -> Result<()> {
         crate::error::poison::check()?;
         // SAFETY: a live executable graph of the current context (its `&mut` is held for 'u),
@@ -989,6 +1003,7 @@ impl<'u> NodeUpdater<'u> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphExecEventWaitNodeSetEvent")]
+    #[inline]
     pub fn set_wait_event(&self, node: WaitNode<'u>, event: &ScopedEvent<'u>) -> Result<()> {
         crate::error::poison::check()?;
         // SAFETY: as in `set_record_event`, for an event wait node.

@@ -446,6 +446,7 @@ pub(crate) fn note_use(tracker: u64, index: usize) {
 }
 
 /// The uses noted since the last node was made, cleared.
+#[inline]
 pub(crate) fn take_uses() -> Vec<(u64, usize)> {
     USES.with(Cell::take)
 }

@@ -1,11 +1,12 @@
 //! The program `graph_exec_nodes` (C28.11): an executable graph's host, child-graph and event
 //! nodes updated in place through its one `NodeUpdater`, and the host closures an update gives
 //! under every sequence a program could try: updated twice before a launch, the updater's
-//! results forgotten, the executable graph dropped right after an update. Each closure runs
-//! only while it is the node's and is dropped exactly once, when it is replaced or the
-//! executable graph is destroyed.
+//! results forgotten, the executable graph dropped right after an update, a panic in the
+//! update's closure after a host node's update (the executable graph keeps its nodes and that
+//! closure). Each closure runs only while it is the node's and is dropped exactly once, when it
+//! is replaced or the executable graph is destroyed.
 
-use crate::common::{N, unexpected};
+use crate::common::{N, Unwind, unexpected};
 use custack::{Context, ErrorKind, EventFlags, Result, Stack};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -135,6 +136,40 @@ pub(crate) fn graph_exec_nodes(ctx: &Context) -> Result<()> {
         Ok(()) => return Err(unexpected("a second host node was lent")),
     }
     drop(exec);
+    // A panic in an update's closure after a host node's update: the update stands, the
+    // executable graph still lends its nodes and owns the closure, dropped once with it.
+    let [before] = core::array::from_fn(|_| Seen::default());
+    let graph = guard.build_graph((), |b, ()| {
+        b.host(|| {}, &[])?;
+        Ok(())
+    })?;
+    let mut exec = graph.instantiate()?;
+    let set = before.closure();
+    let quiet = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !info.payload().is::<Unwind>() {
+            quiet(info);
+        }
+    }));
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        exec.update_nodes(move |u, ()| {
+            u.set_host(u.host_node(0)?, set)?;
+            std::panic::panic_any(Unwind)
+        })
+    }));
+    drop(std::panic::take_hook());
+    match caught {
+        Ok(result) => result?, // the update failed before the panic
+        Err(p) if p.is::<Unwind>() => {
+            exec.update_nodes(|u, ()| u.host_node(0).map(drop))?;
+            exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+            assert_eq!(before.calls(), 1, "the closure set before the panic runs");
+        }
+        Err(p) => std::panic::resume_unwind(p),
+    }
+    drop(exec);
+    drop_errors()?;
+    assert_eq!(before.drops(), 1, "owned by the executable graph, dropped once");
 
     // Child-graph node: a graph of its topology taken, others refused.
     // Built node by node, so that the double knows their nodes' kinds, as the driver does.
