@@ -25,7 +25,7 @@ pub enum SourceOrder {
     /// In stream order, after the work enqueued before the batch (the default; the order of
     /// the scope's single copies).
     #[default]
-    Stream,
+    InStreamOrder,
     /// Out of stream order, every read done before `cuMemcpyBatchAsync` returns.
     DuringCall,
     /// Out of stream order, reads possibly after the call returns (before the batch completes).
@@ -35,7 +35,7 @@ pub enum SourceOrder {
 impl SourceOrder {
     fn as_raw(self) -> ffi::CUmemcpySrcAccessOrder {
         match self {
-            Self::Stream => ffi::CU_MEMCPY_SRC_ACCESS_ORDER_STREAM,
+            Self::InStreamOrder => ffi::CU_MEMCPY_SRC_ACCESS_ORDER_STREAM,
             Self::DuringCall => ffi::CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL,
             Self::Any => ffi::CU_MEMCPY_SRC_ACCESS_ORDER_ANY,
         }
@@ -136,7 +136,7 @@ impl<'b, 'scope: 'b> CopyBatch<'b, 'scope> {
         Self {
             pairs: Vec::new(),
             attrs: ffi::CUmemcpyAttributes {
-                srcAccessOrder: SourceOrder::Stream.as_raw(),
+                srcAccessOrder: SourceOrder::InStreamOrder.as_raw(),
                 srcLocHint: mem_location(Location::Host),
                 dstLocHint: mem_location(Location::Host),
                 flags: ffi::CU_MEMCPY_FLAG_DEFAULT,
@@ -240,7 +240,7 @@ impl<'b, 'scope: 'b> CopyBatch<'b, 'scope> {
         self
     }
 
-    /// Sets when the copies may read their sources ([`SourceOrder::Stream`] unless set).
+    /// Sets when the copies may read their sources ([`SourceOrder::InStreamOrder`] unless set).
     ///
     /// # Safety
     ///
@@ -248,7 +248,7 @@ impl<'b, 'scope: 'b> CopyBatch<'b, 'scope> {
     /// before work enqueued earlier has run: no work enqueued before the batch, on any stream,
     /// may still write any of its sources (a scope's earlier copy, fill or kernel into a device
     /// binding or stream-ordered allocation read here; host memory a pending copy writes).
-    /// [`SourceOrder::Stream`] has no such condition.
+    /// [`SourceOrder::InStreamOrder`] has no such condition.
     pub unsafe fn source_order(&mut self, order: SourceOrder) -> &mut Self {
         self.attrs.srcAccessOrder = order.as_raw();
         self
