@@ -110,7 +110,8 @@ fn main() -> std::process::ExitCode {
                         Ok(())
                     })?
                 };
-                let mut dsts: Vec<ffi::CUdeviceptr> = devs.iter().map(|d| d.device_ptr()).collect();
+                let mut dsts: Vec<ffi::CUdeviceptr> =
+                    devs.iter().map(DeviceMemory::device_ptr).collect();
                 let mut srcs: Vec<ffi::CUdeviceptr> =
                     hosts.iter().map(|h| h.as_ptr() as u64).collect();
                 let mut sizes = vec![size; count];
@@ -124,23 +125,25 @@ fn main() -> std::process::ExitCode {
                     let (mut first, mut fail) = (0usize, usize::MAX);
                     // SAFETY: `count` device and host pointers of `size` bytes each, live until
                     // the synchronization below; one attribute from copy 0 on.
-                    unsafe {
-                        ok(
-                            batch_fn(
-                                dsts.as_mut_ptr(),
-                                srcs.as_mut_ptr(),
-                                sizes.as_mut_ptr(),
-                                count,
-                                &raw mut attrs,
-                                &raw mut first,
-                                1,
-                                &raw mut fail,
-                                raw,
-                            ),
-                            "cuMemcpyBatchAsync",
-                        );
-                        ok(ffi::cuStreamSynchronize(raw), "cuStreamSynchronize");
-                    }
+                    let r = unsafe {
+                        batch_fn(
+                            dsts.as_mut_ptr(),
+                            srcs.as_mut_ptr(),
+                            sizes.as_mut_ptr(),
+                            count,
+                            &raw mut attrs,
+                            &raw mut first,
+                            1,
+                            &raw mut fail,
+                            raw,
+                        )
+                    };
+                    ok(r, "cuMemcpyBatchAsync");
+                    // SAFETY: a live stream.
+                    ok(
+                        unsafe { ffi::cuStreamSynchronize(raw) },
+                        "cuStreamSynchronize",
+                    );
                 };
                 let raw_single = || {
                     for (&d, h) in dptrs.iter().zip(&hosts) {

@@ -261,7 +261,7 @@ fn check_disjoint(what: &str, pairs: &[Pair]) -> Result<()> {
     // (start, end, is destination, copy index, side)
     let mut ranges: Vec<(u64, u64, bool, usize, Side)> = Vec::with_capacity(pairs.len() * 2);
     for (i, p) in pairs.iter().enumerate().filter(|(_, p)| p.bytes > 0) {
-        let end = |at: u64| at.checked_add(p.bytes as u64).unwrap_or(u64::MAX);
+        let end = |at: u64| at.saturating_add(p.bytes as u64);
         ranges.push((p.dst, end(p.dst), true, i, p.dst_side));
         ranges.push((p.src, end(p.src), false, i, p.src_side));
     }
@@ -349,8 +349,12 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuMemcpyBatchAsync")]
     pub fn copy_batch(&self, batch: CopyBatch<'_, 'scope>) -> Result<()> {
         const WHAT: &str = "cuMemcpyBatchAsync";
-        check_disjoint(WHAT, &batch.pairs)?;
-        let copies = batch.pairs.iter().filter(|p| p.bytes > 0);
+        // Taken by value: the batch's borrows end once its copies are enqueued.
+        let CopyBatch {
+            pairs, mut attrs, ..
+        } = batch;
+        check_disjoint(WHAT, &pairs)?;
+        let copies = pairs.iter().filter(|p| p.bytes > 0);
         let mut dsts: Vec<ffi::CUdeviceptr> = copies.clone().map(|p| p.dst).collect();
         if dsts.is_empty() {
             return Ok(());
@@ -358,7 +362,6 @@ impl<'scope> StreamScope<'scope, '_> {
         let mut srcs: Vec<ffi::CUdeviceptr> = copies.clone().map(|p| p.src).collect();
         let mut sizes: Vec<usize> = copies.map(|p| p.bytes).collect();
         let batch_fn = crate::driver::lookup::MEMCPY_BATCH_ASYNC.get()?;
-        let mut attrs = batch.attrs;
         let mut first = 0usize;
         let mut fail = usize::MAX;
         // SAFETY: the three arrays hold `dsts.len()` elements each; one attribute applies from
