@@ -155,7 +155,12 @@ impl<'b, 'scope: 'b> CopyBatch<'b, 'scope> {
         self.pairs.is_empty()
     }
 
-    fn push(&mut self, (dst, dst_side): (u64, Side), (src, src_side): (u64, Side), bytes: usize) {
+    fn add_pair(
+        &mut self,
+        (dst, dst_side): (u64, Side),
+        (src, src_side): (u64, Side),
+        bytes: usize,
+    ) {
         self.pairs.push(Pair {
             dst,
             src,
@@ -181,7 +186,7 @@ impl<'b, 'scope: 'b> CopyBatch<'b, 'scope> {
         check_same_len("CopyBatch::to_device", len, src.len())?;
         let bytes = bytes_of::<T>("CopyBatch::to_device", len)?;
         let host = src.as_ptr() as u64;
-        self.push((ptr, Side::Device), (host, Side::Host), bytes);
+        self.add_pair((ptr, Side::Device), (host, Side::Host), bytes);
         Ok(self)
     }
 
@@ -200,7 +205,7 @@ impl<'b, 'scope: 'b> CopyBatch<'b, 'scope> {
         check_same_len("CopyBatch::to_host", dst.len(), len)?;
         let bytes = bytes_of::<T>("CopyBatch::to_host", len)?;
         let host = dst.as_mut_ptr() as u64;
-        self.push((host, Side::Host), (ptr, Side::Device), bytes);
+        self.add_pair((host, Side::Host), (ptr, Side::Device), bytes);
         Ok(self)
     }
 
@@ -217,7 +222,7 @@ impl<'b, 'scope: 'b> CopyBatch<'b, 'scope> {
         let ((dst, len), (src, src_len)) = (dst.raw_parts(), src.raw_parts());
         check_same_len("CopyBatch::device", len, src_len)?;
         let bytes = bytes_of::<T>("CopyBatch::device", len)?;
-        self.push((dst, Side::Device), (src, Side::Device), bytes);
+        self.add_pair((dst, Side::Device), (src, Side::Device), bytes);
         Ok(self)
     }
 

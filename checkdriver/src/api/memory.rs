@@ -645,16 +645,16 @@ unsafe fn memcpy_batch(
     {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    // SAFETY: non-null, of `count` and `num_attrs` elements (the contract).
-    let (dsts, srcs, sizes, attrs, idxs) = unsafe {
-        (
-            core::slice::from_raw_parts(dsts, count),
-            core::slice::from_raw_parts(srcs, count),
-            core::slice::from_raw_parts(sizes, count),
-            core::slice::from_raw_parts(attrs, num_attrs),
-            core::slice::from_raw_parts(attr_idxs, num_attrs),
-        )
-    };
+    // SAFETY: non-null, of `count` or `num_attrs` elements (the contract), as are the four below.
+    let dsts = unsafe { core::slice::from_raw_parts(dsts, count) };
+    // SAFETY: as above.
+    let srcs = unsafe { core::slice::from_raw_parts(srcs, count) };
+    // SAFETY: as above.
+    let sizes = unsafe { core::slice::from_raw_parts(sizes, count) };
+    // SAFETY: as above.
+    let attrs = unsafe { core::slice::from_raw_parts(attrs, num_attrs) };
+    // SAFETY: as above.
+    let idxs = unsafe { core::slice::from_raw_parts(attr_idxs, num_attrs) };
     let increasing = idxs.windows(2).all(|w| w[0] < w[1]);
     let valid = |a: &CUmemcpyAttributes| (1..=3).contains(&a.src_access_order) && a.flags <= 1;
     if idxs.first() != Some(&0)

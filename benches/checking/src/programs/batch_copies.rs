@@ -134,7 +134,7 @@ pub(crate) fn batch_copies_old(ctx: &Context) -> Result<()> {
     let mut stack = Stack::new()?;
     let guard = stack.push(ctx)?;
     let stream = guard.stream()?;
-    let host = vec![1u32; 16];
+    let host = [1u32; 16];
     let mut d = guard.alloc_zeroed::<u32>(16)?;
     let e = calls(
         "a batch on driver 12.7",
