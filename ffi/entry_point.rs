@@ -11,8 +11,8 @@
 use super::graph::{CUgraphConditionalHandle, CUgraphNodeParams};
 use super::types::{
     CUcontext, CUctxCreateParams, CUdevResource, CUdevResourceDesc, CUdevResourceType, CUdevice,
-    CUevent, CUfunction, CUgraph, CUgraphNode, CUgreenCtx, CUmodule, CUresult, CUstream,
-    CUstreamCaptureMode,
+    CUdeviceptr, CUevent, CUfunction, CUgraph, CUgraphNode, CUgreenCtx, CUmemLocation, CUmodule,
+    CUresult, CUstream, CUstreamCaptureMode,
 };
 use core::ffi::{c_char, c_int, c_ulonglong, c_void};
 use core::ffi::{c_uint, c_void as void};
@@ -268,3 +268,61 @@ pub type PFN_cuStreamBeginCaptureToGraph = unsafe extern "C" fn(
 ) -> CUresult;
 /// CUDA 12.3.
 pub const PFN_cuStreamBeginCaptureToGraph_VERSION: c_int = 12030;
+
+/// `CUmemcpySrcAccessOrder` (Memory Management): when a batched copy may read its source.
+pub type CUmemcpySrcAccessOrder = c_int;
+/// Invalid (the zero value).
+pub const CU_MEMCPY_SRC_ACCESS_ORDER_INVALID: CUmemcpySrcAccessOrder = 0x0;
+/// The source is read in stream order.
+pub const CU_MEMCPY_SRC_ACCESS_ORDER_STREAM: CUmemcpySrcAccessOrder = 0x1;
+/// The source may be read out of stream order, all reads done before the call returns.
+pub const CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL: CUmemcpySrcAccessOrder = 0x2;
+/// The source may be read out of stream order, also after the call returns.
+pub const CU_MEMCPY_SRC_ACCESS_ORDER_ANY: CUmemcpySrcAccessOrder = 0x3;
+
+/// `CUmemcpyFlags`: none.
+pub const CU_MEMCPY_FLAG_DEFAULT: c_uint = 0x0;
+/// `CUmemcpyFlags`: prefer copy engines' overlap with compute work.
+pub const CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE: c_uint = 0x1;
+
+/// `CUmemcpyAttributes` (`CUmemcpyAttributes_v1`, CUDA 12.8): the attributes of the copies of a
+/// batch that it applies to.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CUmemcpyAttributes {
+    /// `CUmemcpySrcAccessOrder`.
+    pub srcAccessOrder: CUmemcpySrcAccessOrder,
+    /// Where the source should be, for managed or pageable memory (ignored otherwise).
+    pub srcLocHint: CUmemLocation,
+    /// Where the destination should be, for managed or pageable memory (ignored otherwise).
+    pub dstLocHint: CUmemLocation,
+    /// `CUmemcpyFlags`.
+    pub flags: c_uint,
+}
+static_assertions::assert_eq_size!(CUmemcpyAttributes, [u8; 24]);
+const _: () = assert!(align_of::<CUmemcpyAttributes>() == 4);
+const _: () = assert!(core::mem::offset_of!(CUmemcpyAttributes, srcLocHint) == 4);
+const _: () = assert!(core::mem::offset_of!(CUmemcpyAttributes, dstLocHint) == 12);
+const _: () = assert!(core::mem::offset_of!(CUmemcpyAttributes, flags) == 20);
+
+/// `cuMemcpyBatchAsync` (Memory Management) **as CUDA 12.8 declared it**
+/// (`PFN_cuMemcpyBatchAsync_v12080` of `cudaTypedefs.h`): `count` pointer-to-pointer copies in
+/// one call, enqueued on `hStream` as a whole, unordered among themselves; `attrs[k]` applies to
+/// the copies from `attrsIdxs[k]` to the next index; `failIdx` receives the index of a copy that
+/// failed (`SIZE_MAX` if none is to blame). CUDA 13.0 removed `failIdx` (its header maps the name
+/// to `cuMemcpyBatchAsync_v2`): custack looks this entry point up at 12.8, so the driver returns
+/// the 12.8 ABI declared here on every driver that has it. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+pub type PFN_cuMemcpyBatchAsync = unsafe extern "C" fn(
+    dsts: *mut CUdeviceptr,
+    srcs: *mut CUdeviceptr,
+    sizes: *mut usize,
+    count: usize,
+    attrs: *mut CUmemcpyAttributes,
+    attrsIdxs: *mut usize,
+    numAttrs: usize,
+    failIdx: *mut usize,
+    hStream: CUstream,
+) -> CUresult;
+/// CUDA 12.8, the ABI asked for (the `failIdx` form).
+pub const PFN_cuMemcpyBatchAsync_VERSION: c_int = 12080;

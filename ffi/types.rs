@@ -577,6 +577,8 @@ pub struct CUmemLocation {
 
 /// `CUmemLocationType`: a device.
 pub const CU_MEM_LOCATION_TYPE_DEVICE: c_int = 1;
+/// `CUmemLocationType`: host memory (the id is ignored).
+pub const CU_MEM_LOCATION_TYPE_HOST: c_int = 2;
 /// `CUmemAllocationType`: pinned (non-migratable) device memory.
 pub const CU_MEM_ALLOCATION_TYPE_PINNED: c_int = 1;
 

@@ -173,6 +173,7 @@ mod vocabulary;
 #[cfg(feature = "nccl")]
 pub use custack_rendezvous as rendezvous;
 
+pub use asynchronous::batch::{CopyBatch, SourceOrder};
 pub use asynchronous::event::{Event, EventFlags, IpcEventHandle, ScopedEvent};
 pub use asynchronous::payload::Payload;
 pub use asynchronous::scope::StreamScope;

@@ -331,6 +331,38 @@ fn p8_alternating_contexts(a: &Context, b: &Context, rounds: u32) -> Result<(Vec
     Ok((read_a, read_b))
 }
 
+/// Twin of `ui-tests/c29_batch_destination_not_bound_mutably.rs`,
+/// `c29_batch_over_buffer_of_other_scope.rs` and `c29_batch_outlives_its_scope.rs`: a batch of
+/// copies made by a scope takes destinations bound to it with `bind_mut` (or `&mut` of a
+/// stream-ordered allocation), sources bound with `bind`, and is enqueued by the same scope.
+///
+/// Returns what the host read back: two 128-element halves, 1 then 2.
+fn c29_batch_of_copies(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let stream = guard.stream()?;
+    let (ones, twos) = (vec![1u32; 128], vec![2u32; 128]);
+    let (mut a, mut b) = (guard.alloc::<u32>(128)?, guard.alloc::<u32>(128)?);
+    let mut joined = guard.alloc::<u32>(256)?;
+    let (mut lo, mut hi) = joined.split_at_mut(128)?;
+    let mut out = vec![0u32; 256];
+    stream.scope(|s| -> Result<()> {
+        let (mut da, mut db) = (s.bind_mut(&mut a), s.bind_mut(&mut b));
+        let mut up = s.batch();
+        up.to_device(&mut da, &ones)?.to_device(&mut db, &twos)?;
+        s.copy_batch(up)?;
+        let (mut lo, mut hi) = (s.bind_mut(&mut lo), s.bind_mut(&mut hi));
+        let mut join = s.batch();
+        join.device(&mut lo, &da)?.device(&mut hi, &db)?;
+        s.copy_batch(join)?;
+        let (out_lo, out_hi) = out.split_at_mut(128);
+        let mut down = s.batch();
+        down.to_host(out_lo, &lo)?.to_host(out_hi, &hi)?;
+        s.copy_batch(down)
+    })??;
+    Ok(out)
+}
+
 /// Twin of `ui-tests/c10_scoped_alloc_*.rs`: a stream-ordered allocation is used by several
 /// operations of its scope by reference, even dropped while a kernel using it may be pending
 /// (its free is ordered after that kernel on the same stream), and never leaves the scope.
@@ -1413,6 +1445,9 @@ fn twins_c10_c11_c12_c14_on_device() -> Result<()> {
     assert_eq!(first_async, first);
     assert_eq!(second, [40, 1]); // the host buffer, changed after the first scope
     assert_eq!(c10_stream_ordered_alloc_in_scope(&ctx)?, vec![7; 256]);
+    let joined = c29_batch_of_copies(&ctx)?;
+    assert_eq!(joined.get(..128), Some(&[1; 128][..]));
+    assert_eq!(joined.get(128..), Some(&[2; 128][..]));
     assert!(c12_plain_data_round_trips(&ctx)?);
     let halves = c14_disjoint_views(&ctx)?;
     assert_eq!(halves.get(..N / 2), Some(&vec![11; N / 2][..]));

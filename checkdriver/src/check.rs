@@ -1124,6 +1124,13 @@ pub(crate) fn used_address(p: u64, what: &str) {
     });
 }
 
+/// Whether address `p` lies in device memory the double handed out (live or freed): a batched
+/// copy's side (`cuMemcpyBatchAsync`, whose pointers say nothing of where they point) is
+/// device memory then, host memory otherwise.
+pub(crate) fn is_device_address(p: u64) -> bool {
+    with_state(|s| containing(s, p).is_some()).unwrap_or(false)
+}
+
 /// Device bytes `first..end` are used by `what`, as memory of context `ctx` (None: the current
 /// one): where `first` lies in memory the double handed out, that memory must be live, of that
 /// context, and hold `end` too (a copy must not run past the end of its allocation).

@@ -34,6 +34,7 @@
     )),
     allow(dead_code)
 )]
+pub(crate) mod batch;
 pub(crate) mod call_order;
 pub(crate) mod event;
 pub(crate) mod host;

@@ -202,6 +202,11 @@ pub(crate) static STREAM_BEGIN_CAPTURE_TO_GRAPH: Lookup<ffi::PFN_cuStreamBeginCa
         ffi::PFN_cuStreamBeginCaptureToGraph_VERSION,
     );
 
+/// A batch of copies in one call (`crate::asynchronous::batch`), with CUDA 12.8's signature
+/// (`failIdx`): asked for at 12080, so a CUDA 13 driver returns that ABI, not `_v2`'s.
+pub(crate) static MEMCPY_BATCH_ASYNC: Lookup<ffi::PFN_cuMemcpyBatchAsync> =
+    Lookup::new(c"cuMemcpyBatchAsync", ffi::PFN_cuMemcpyBatchAsync_VERSION);
+
 /// An entry point custack looks up rather than links, and whether this driver offers it.
 #[derive(Debug)]
 #[doc(alias = "cuGetProcAddress")]
@@ -263,5 +268,6 @@ pub fn newer_entry_points() -> Vec<EntryPointStatus> {
         status(&GRAPH_ADD_NODE),
         status(&GRAPH_CONDITIONAL_HANDLE_CREATE),
         status(&STREAM_BEGIN_CAPTURE_TO_GRAPH),
+        status(&MEMCPY_BATCH_ASYNC),
     ]
 }

@@ -62,6 +62,7 @@ const NEWER: &[(&[u8], c_int)] = &[
     (b"cuCtxCreate_v4", 12050),
     (b"cuCtxRecordEvent", 12050),
     (b"cuCtxWaitEvent", 12050),
+    (b"cuMemcpyBatchAsync", 12080),
     (b"cuLogsRegisterCallback", 12090),
     (b"cuFuncGetParamCount", 13020),
 ];
@@ -114,6 +115,9 @@ unsafe fn get_proc_address(
         resolved = b"cuCtxCreate_v4";
         f = lookup(resolved);
     }
+    // `cuMemcpyBatchAsync` at 13.0 or later is `_v2` (no `failIdx`), which the double does not
+    // have: only the 12.8 ABI (the unversioned symbol) is found, asked for at 12.8 to 12.9.
+    let batch_v2 = name == b"cuMemcpyBatchAsync" && version >= 13000;
     let mut versioned = [0u8; 128];
     if f.is_null()
         && let Some(buf) = versioned.get_mut(..name.len() + 3)
@@ -122,7 +126,7 @@ unsafe fn get_proc_address(
         buf[name.len()..].copy_from_slice(b"_v2");
         f = lookup(buf);
     }
-    if f.is_null() {
+    if f.is_null() && !batch_v2 {
         f = lookup(name);
     }
     // An entry point newer than the baseline: only from its version on.

@@ -6,7 +6,8 @@
 
 use super::common::{checking, data_result, out, read_field};
 use super::types::{
-    CUDA_ERROR_OUT_OF_MEMORY, CUDA_SUCCESS, CUdevice, CUdeviceptr, CUresult, Handle,
+    CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED, CUDA_ERROR_OUT_OF_MEMORY, CUDA_SUCCESS,
+    CUdevice, CUdeviceptr, CUresult, Handle,
 };
 use crate::check::{self, Kind};
 use crate::handles::{device_address, handle};
@@ -143,6 +144,22 @@ entry_points! {
         let op = work::DataOp::FromHost { dst, src: src.cast(), bytes };
         check::data_op(stream as usize, &op, "cuMemcpyHtoDAsync_v2");
         CUDA_SUCCESS
+    }
+    // CUDA 12.8's form (with `failIdx`), found through `cuGetProcAddress` from 12.8 on and only
+    // at an ABI before 13.0 (`entry_point.rs`); each copy is modelled as the single copy of its
+    // direction is.
+    fn cuMemcpyBatchAsync(
+        dsts: *mut CUdeviceptr,
+        srcs: *mut CUdeviceptr,
+        sizes: *mut usize,
+        count: usize,
+        attrs: *mut c_void,
+        attr_idxs: *mut usize,
+        num_attrs: usize,
+        fail_idx: *mut usize,
+        stream: Handle,
+    ) {
+        memcpy_batch(dsts, srcs, sizes, count, attrs.cast(), attr_idxs, num_attrs, fail_idx, stream)
     }
     fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) {
         check::enqueue(stream as usize);
@@ -574,4 +591,120 @@ pub(crate) unsafe fn stream_address(p: *mut CUdeviceptr, bytes: usize, stream: H
 unsafe extern "C" {
     fn posix_memalign(p: *mut *mut c_void, align: usize, size: usize) -> c_int;
     fn free(p: *mut c_void);
+}
+
+/// `CUmemcpyAttributes` (CUDA 12.8): a source access order, two location hints, flags.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CUmemcpyAttributes {
+    src_access_order: c_int,
+    src_loc_hint: [c_int; 2],
+    dst_loc_hint: [c_int; 2],
+    flags: c_uint,
+}
+const _: () = assert!(size_of::<CUmemcpyAttributes>() == 24);
+
+/// `cuMemcpyBatchAsync` (12.8): the arguments checked as the documentation states (a stream
+/// other than the legacy NULL stream, `count` copies, `numAttrs` attributes from 1 to `count`
+/// whose first index is 0 and whose indices increase and stay below `count`, a valid source
+/// order, flags 0 or 1), then each copy enqueued as the single copy of its direction is: its
+/// device sides used (live, of the current context), pending on the stream, its bytes moved in
+/// stream order (a copy past the end of its allocation reported then, as a single copy's is). A side is device memory if the double handed it out,
+/// host memory otherwise; a host-to-host copy is not modelled (`CUDA_ERROR_NOT_SUPPORTED`).
+/// `failIdx` is `SIZE_MAX` unless one copy is to blame.
+///
+/// # Safety
+///
+/// The call's contract: each array holds `count` (or `numAttrs`) elements; `failIdx` is null or
+/// valid for a write.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the entry point's nine arguments"
+)]
+unsafe fn memcpy_batch(
+    dsts: *mut CUdeviceptr,
+    srcs: *mut CUdeviceptr,
+    sizes: *mut usize,
+    count: usize,
+    attrs: *mut CUmemcpyAttributes,
+    attr_idxs: *mut usize,
+    num_attrs: usize,
+    fail_idx: *mut usize,
+    stream: Handle,
+) -> CUresult {
+    const WHAT: &str = "cuMemcpyBatchAsync";
+    // SAFETY: null or valid for a write (this function's contract).
+    unsafe { out(fail_idx, usize::MAX) };
+    if stream.is_null()
+        || count == 0
+        || num_attrs == 0
+        || num_attrs > count
+        || [dsts.is_null(), srcs.is_null(), sizes.is_null()].contains(&true)
+        || attrs.is_null()
+        || attr_idxs.is_null()
+    {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: non-null, of `count` or `num_attrs` elements (the contract), as are the four below.
+    let dsts = unsafe { core::slice::from_raw_parts(dsts, count) };
+    // SAFETY: as above.
+    let srcs = unsafe { core::slice::from_raw_parts(srcs, count) };
+    // SAFETY: as above.
+    let sizes = unsafe { core::slice::from_raw_parts(sizes, count) };
+    // SAFETY: as above.
+    let attrs = unsafe { core::slice::from_raw_parts(attrs, num_attrs) };
+    // SAFETY: as above.
+    let idxs = unsafe { core::slice::from_raw_parts(attr_idxs, num_attrs) };
+    let increasing = idxs.windows(2).all(|w| w[0] < w[1]);
+    let valid = |a: &CUmemcpyAttributes| (1..=3).contains(&a.src_access_order) && a.flags <= 1;
+    if idxs.first() != Some(&0)
+        || !increasing
+        || idxs.last().is_some_and(|&i| i >= count)
+        || !attrs.iter().all(valid)
+    {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    for (i, ((&dst, &src), &bytes)) in dsts.iter().zip(srcs).zip(sizes).enumerate() {
+        let (dev_dst, dev_src) = (check::is_device_address(dst), check::is_device_address(src));
+        if !dev_dst && !dev_src {
+            // SAFETY: as above.
+            unsafe { out(fail_idx, i) };
+            return CUDA_ERROR_NOT_SUPPORTED;
+        }
+        check::enqueue(stream as usize);
+        for (side, device) in [(dst, dev_dst), (src, dev_src)] {
+            if device {
+                check::used_address(side, WHAT);
+                check::enqueued(stream as usize, Kind::DeviceMemory, side as usize);
+            } else {
+                check::enqueued(stream as usize, Kind::HostMemory, side as usize);
+            }
+        }
+        check::used(Kind::Stream, stream as usize, WHAT);
+        match (dev_dst, dev_src) {
+            (true, false) => {
+                // The program passed a host pointer as an integer (its provenance exposed).
+                let host: *mut u8 = core::ptr::with_exposed_provenance_mut(src as usize);
+                check::host_enqueued(stream as usize, host, bytes, false, 0);
+                let op = work::DataOp::FromHost {
+                    dst,
+                    src: host.cast_const(),
+                    bytes,
+                };
+                check::data_op(stream as usize, &op, WHAT);
+            }
+            (false, true) => {
+                let host: *mut u8 = core::ptr::with_exposed_provenance_mut(dst as usize);
+                check::host_enqueued(stream as usize, host, bytes, true, src);
+            }
+            _ => {
+                check::data_op(
+                    stream as usize,
+                    &work::DataOp::Copy { dst, src, bytes },
+                    WHAT,
+                );
+            }
+        }
+    }
+    CUDA_SUCCESS
 }

@@ -9,6 +9,7 @@
               under one contract (its SAFETY comment), C-style handle names, read top to bottom"
 )]
 
+mod batch;
 mod capture;
 mod cubin;
 mod entry_point;

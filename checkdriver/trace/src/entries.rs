@@ -229,5 +229,6 @@ entries! {
         cuGraphAddNode(a0, a1, a2, a3, a4) as "cuGraphAddNode";
         cuGraphConditionalHandleCreate(a0, a1, a2, a3, a4) as "cuGraphConditionalHandleCreate";
         cuStreamBeginCaptureToGraph(a0, a1, a2, a3, a4, a5) as "cuStreamBeginCaptureToGraph";
+        cuMemcpyBatchAsync(a0, a1, a2, a3, a4, a5, a6, a7, a8) as "cuMemcpyBatchAsync";
     }
 }

@@ -558,6 +558,7 @@ const NEWER: &[(&[u8], c_int)] = &[
     (b"cuCtxCreate_v4", 12050),
     (b"cuCtxRecordEvent", 12050),
     (b"cuCtxWaitEvent", 12050),
+    (b"cuMemcpyBatchAsync", 12080),
     (b"cuLogsRegisterCallback", 12090),
     (b"cuFuncGetParamCount", 13020),
 ];

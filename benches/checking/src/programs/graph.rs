@@ -79,9 +79,14 @@ pub(crate) fn graph(ctx: &Context) -> Result<Vec<u32>> {
     );
     let (error, graph) = refused.into_parts();
     let fallback = stream
-        .submit(graph.ok_or(error)?.instantiate()?, |s, g| s.launch_graph(&g))?
+        .submit(graph.ok_or(error)?.instantiate()?, |s, g| {
+            s.launch_graph(&g)
+        })?
         .wait()?;
-    assert!(fallback.payload().3.iter().all(|&v| v == 0), "zeros copied out");
+    assert!(
+        fallback.payload().3.iter().all(|&v| v == 0),
+        "zeros copied out"
+    );
     drop(fallback);
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     // A capture inside a scope open on another stream: the scope's copy runs and is complete

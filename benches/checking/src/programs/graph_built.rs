@@ -110,7 +110,10 @@ pub(crate) fn graph_built(ctx: &Context) -> Result<Vec<u32>> {
     })?;
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     let skipped = exec.payload().3.to_vec();
-    assert!(skipped.iter().all(|&v| v == 7), "7 copied out, nothing added");
+    assert!(
+        skipped.iter().all(|&v| v == 7),
+        "7 copied out, nothing added"
+    );
     exec.update_nodes(|u, (_, _, add, ..)| {
         let node = u.kernel_node(&add, 0)?;
         u.set_enabled(node, true)?;

@@ -146,8 +146,14 @@ pub(crate) fn graph_capture_forks(ctx: &Context) -> Result<()> {
         exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
         let ((_, _, out), ((_, _, out_a), (_, _, out_b))) = exec.payload();
         assert!(out.iter().all(|&v| v == round * 1000), "round {round}");
-        assert!(out_a.iter().all(|&v| v == round * 1000 + 1), "round {round}");
-        assert!(out_b.iter().all(|&v| v == round * 1000 + 2), "round {round}");
+        assert!(
+            out_a.iter().all(|&v| v == round * 1000 + 1),
+            "round {round}"
+        );
+        assert!(
+            out_b.iter().all(|&v| v == round * 1000 + 2),
+            "round {round}"
+        );
     }
     drop(exec);
 
@@ -187,7 +193,11 @@ pub(crate) fn graph_capture_forks(ctx: &Context) -> Result<()> {
             })
         },
     );
-    expect_err(failed, ErrorKind::Unknown, "a failed branch's capture made a graph")?;
+    expect_err(
+        failed,
+        ErrorKind::Unknown,
+        "a failed branch's capture made a graph",
+    )?;
     let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         stream.capture_forks(
             ((&a, guard.alloc::<u32>(N)?), (&b, ())),

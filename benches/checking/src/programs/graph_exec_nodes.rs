@@ -76,7 +76,11 @@ pub(crate) fn graph_exec_nodes(ctx: &Context) -> Result<()> {
     let next = second.closure();
     exec.update_nodes(move |u, _x| u.set_host(u.host_node(0)?, next))?;
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
-    assert_eq!((built.calls(), second.calls()), (1, 1), "the new closure runs");
+    assert_eq!(
+        (built.calls(), second.calls()),
+        (1, 1),
+        "the new closure runs"
+    );
     assert_eq!(built.drops(), 0, "the builder's closure stays the graph's");
     let (replaced, kept) = (third.closure(), fourth.closure());
     exec.update_nodes(move |u, _x| {
@@ -192,7 +196,11 @@ pub(crate) fn graph_exec_nodes(ctx: &Context) -> Result<()> {
     match exec.update_nodes(|u, (_, _, longer)| u.set_child(u.child_node(0)?, &longer)) {
         Err(e) if e.detail().is_some_and(|d| d.contains("keeps its topology")) => {}
         Err(e) => return Err(e),
-        Ok(()) => return Err(unexpected("a child graph of three nodes took a node of one")),
+        Ok(()) => {
+            return Err(unexpected(
+                "a child graph of three nodes took a node of one",
+            ));
+        }
     }
     // (One node of another kind, which the driver refuses with `CUDA_ERROR_INVALID_VALUE`,
     // is the double's own test: here a failure injected into that call could not be told

@@ -51,8 +51,14 @@ fn frees(guard: &PushedGuard<'_, '_>) -> Result<()> {
     let other = guard.stream()?;
     let graph = kept_graph(guard, GRAPH_VALUE)?;
     let at = graph.kept_device_ptr::<u32>(0)?;
-    refused(graph.kept_device_ptr::<f32>(0), "an address of another type")?;
-    refused(graph.kept_device_ptr::<u32>(1), "an address of no allocation")?;
+    refused(
+        graph.kept_device_ptr::<f32>(0),
+        "an address of another type",
+    )?;
+    refused(
+        graph.kept_device_ptr::<u32>(1),
+        "an address of no allocation",
+    )?;
     let mut exec = graph.instantiate()?;
     if exec.kept_device_ptr::<u32>(0)? != at {
         return Err(unexpected("the executable graph's address is the graph's"));
@@ -61,10 +67,16 @@ fn frees(guard: &PushedGuard<'_, '_>) -> Result<()> {
     let mut out = vec![0u32; N];
     for (round, on) in [&stream, &other, &stream].into_iter().enumerate() {
         exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
-        all(&exec.kept_view::<u32>(0)?.to_vec()?, GRAPH_VALUE, "the view")?;
+        all(
+            &exec.kept_view::<u32>(0)?.to_vec()?,
+            GRAPH_VALUE,
+            "the view",
+        )?;
         let x = exec.take_kept::<u32>(0)?;
         if x.device_ptr() != at {
-            return Err(unexpected("the taken buffer at the address known after the build"));
+            return Err(unexpected(
+                "the taken buffer at the address known after the build",
+            ));
         }
         match round {
             // Read, then freed alone, on the launch's stream.
@@ -105,10 +117,16 @@ fn refusals(guard: &PushedGuard<'_, '_>) -> Result<()> {
     b = stream.submit(b, |s, g| s.launch_graph(&g))?.wait()?;
     let xa = a.take_kept::<u32>(0)?;
     // Another executable graph's allocation: `b` would be relaunched with no order after it.
-    refused(stream.scope(|s| s.free_kept(&b, xa))?, "a free under another graph")?;
+    refused(
+        stream.scope(|s| s.free_kept(&b, xa))?,
+        "a free under another graph",
+    )?;
     // Memory of no graph.
     let plain = guard.alloc::<u32>(N)?;
-    refused(stream.scope(|s| s.free_kept(&a, plain))?, "a free of plain memory")?;
+    refused(
+        stream.scope(|s| s.free_kept(&a, plain))?,
+        "a free of plain memory",
+    )?;
     // A graph that keeps nothing.
     let none = guard
         .build_graph(guard.alloc::<u32>(N)?, |b, mut d| {
@@ -117,10 +135,17 @@ fn refusals(guard: &PushedGuard<'_, '_>) -> Result<()> {
         })?
         .instantiate()?;
     let xb = b.take_kept::<u32>(0)?;
-    refused(stream.scope(|s| s.free_kept(&none, xb))?, "a free under a graph that keeps none")?;
+    refused(
+        stream.scope(|s| s.free_kept(&none, xb))?,
+        "a free under a graph that keeps none",
+    )?;
     // Taken again after a relaunch: the old buffer is gone (freed by its drop above).
     b = stream.submit(b, |s, g| s.launch_graph(&g))?.wait()?;
-    all(&b.kept_view::<u32>(0)?.to_vec()?, 2, "the relaunch's memory")?;
+    all(
+        &b.kept_view::<u32>(0)?.to_vec()?,
+        2,
+        "the relaunch's memory",
+    )?;
     // Drop order: the executable graph frees the allocation nobody took.
     drop(b);
     drop(a);
@@ -141,11 +166,14 @@ fn outlives_its_exec(guard: &PushedGuard<'_, '_>) -> Result<()> {
 /// A graph's payload read between launches of its shared executable graphs, the graph kept.
 fn payload_read(guard: &PushedGuard<'_, '_>) -> Result<()> {
     let stream = guard.stream()?;
-    let mut graph = guard.build_graph((guard.alloc::<u32>(N)?, vec![0u32; N]), |b, (mut d, out)| {
-        let set = b.fill_u32(&mut d, 9, &[])?;
-        b.copy_to_host(out, &d, &[set])?;
-        Ok(())
-    })?;
+    let mut graph = guard.build_graph(
+        (guard.alloc::<u32>(N)?, vec![0u32; N]),
+        |b, (mut d, out)| {
+            let set = b.fill_u32(&mut d, 9, &[])?;
+            b.copy_to_host(out, &d, &[set])?;
+            Ok(())
+        },
+    )?;
     all(graph.payload().1, 0, "the payload before any launch")?;
     for _ in 0..2 {
         let exec = graph.instantiate_shared(InstantiateFlags::empty())?;

@@ -1,0 +1,485 @@
+//! Batched copies: many copies of a [`StreamScope`] in one driver call, `cuMemcpyBatchAsync`
+//! (CUDA 12.8, looked up through `cuGetProcAddress` at 12.8's ABI).
+//!
+//! A [`CopyBatch`] collects copies as the scope's single copies take them (a destination bound
+//! for writing, a source bound for reading, host memory borrowed for the whole scope), checks
+//! each pair's lengths as it is added, and borrows everything it holds for its own lifetime, so
+//! nothing it copies can be freed before it is enqueued. [`StreamScope::copy_batch`] then checks
+//! what the types cannot (C10.1): no destination overlaps another destination or any source of
+//! the batch, since the driver runs a batch's copies in no particular order. Only then is the
+//! driver called, once for the whole batch.
+
+use crate::asynchronous::scope::StreamScope;
+use crate::error::{Error, ErrorKind, Result};
+use crate::ffi;
+use crate::memory::check_same_len;
+use crate::memory::managed::Location;
+use crate::vocabulary::binding::{ScopedHost, ScopedHostMut, ScopedRead, ScopedWrite};
+use crate::vocabulary::plain::DeviceCopy;
+use core::marker::PhantomData;
+
+/// When a batch's copies may read their sources (`CUmemcpySrcAccessOrder`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[doc(alias = "CUmemcpySrcAccessOrder")]
+pub enum SourceOrder {
+    /// In stream order, after the work enqueued before the batch (the default; the order of
+    /// the scope's single copies).
+    #[default]
+    InStreamOrder,
+    /// Out of stream order, every read done before `cuMemcpyBatchAsync` returns.
+    DuringCall,
+    /// Out of stream order, reads possibly after the call returns (before the batch completes).
+    Any,
+}
+
+impl SourceOrder {
+    fn as_raw(self) -> ffi::CUmemcpySrcAccessOrder {
+        match self {
+            Self::InStreamOrder => ffi::CU_MEMCPY_SRC_ACCESS_ORDER_STREAM,
+            Self::DuringCall => ffi::CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL,
+            Self::Any => ffi::CU_MEMCPY_SRC_ACCESS_ORDER_ANY,
+        }
+    }
+}
+
+/// A [`Location`] as `CUmemLocation`, for a batch's hints.
+fn mem_location(at: Location) -> ffi::CUmemLocation {
+    match at {
+        Location::Host => ffi::CUmemLocation {
+            type_: ffi::CU_MEM_LOCATION_TYPE_HOST,
+            id: 0,
+        },
+        Location::Device(d) => ffi::CUmemLocation {
+            type_: ffi::CU_MEM_LOCATION_TYPE_DEVICE,
+            id: d.as_raw(),
+        },
+    }
+}
+
+/// Which address space a side of a copy is in (for the overlap check's messages).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Host,
+    Device,
+}
+
+/// One copy: destination, source, bytes, and where each side lives.
+#[derive(Clone, Copy, Debug)]
+struct Pair {
+    dst: u64,
+    src: u64,
+    bytes: usize,
+    dst_side: Side,
+    src_side: Side,
+}
+
+/// Copies of one [`StreamScope`] enqueued together by one `cuMemcpyBatchAsync`; made by
+/// [`StreamScope::batch`], enqueued by [`StreamScope::copy_batch`].
+///
+/// Everything added is borrowed for `'b` (device bindings, references to stream-ordered
+/// allocations) or for the whole scope (host memory), as the single copies borrow it; `'scope`
+/// is the scope's brand, invariant, so a batch takes only memory bound to its own scope and is
+/// enqueued only by it.
+///
+/// # Examples
+///
+/// ```no_run
+/// # use custack::{Context, ContextFlags, Driver, Stack};
+/// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+/// # let mut stack = Stack::new()?;
+/// # let guard = stack.push(&ctx)?;
+/// let stream = guard.stream()?;
+/// let (a, b) = (vec![1u32; 256], vec![2u32; 64]);
+/// let (mut da, mut db) = (guard.alloc::<u32>(256)?, guard.alloc::<u32>(64)?);
+/// stream.scope(|s| -> custack::Result<()> {
+///     let mut batch = s.batch();
+///     batch.to_device(s.bind_mut(&mut da), &a)?;
+///     batch.to_device(s.bind_mut(&mut db), &b)?;
+///     s.copy_batch(batch) // one cuMemcpyBatchAsync
+/// })??;
+/// # Ok::<(), custack::Error>(())
+/// ```
+///
+/// # References
+///
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+#[doc(alias = "cuMemcpyBatchAsync")]
+#[must_use = "a batch does nothing until `StreamScope::copy_batch` enqueues it"]
+pub struct CopyBatch<'b, 'scope: 'b> {
+    pairs: Vec<Pair>,
+    attrs: ffi::CUmemcpyAttributes,
+    // Invariant in 'scope (the scope's brand); borrows what it holds for 'b; `!Send`.
+    _scope: PhantomData<(&'b (), &'scope mut &'scope (), *const ())>,
+}
+
+impl core::fmt::Debug for CopyBatch<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CopyBatch")
+            .field("copies", &self.pairs.len())
+            .field("attributes", &self.attrs)
+            .finish()
+    }
+}
+
+/// Bytes of `len` elements of `T`.
+fn bytes_of<T>(what: &str, len: usize) -> Result<usize> {
+    len.checked_mul(size_of::<T>()).ok_or_else(|| {
+        Error::custack(
+            ErrorKind::SizeOverflow,
+            format!("{what}: {len} elements of {} bytes", size_of::<T>()),
+        )
+    })
+}
+
+impl<'b, 'scope: 'b> CopyBatch<'b, 'scope> {
+    fn new() -> Self {
+        Self {
+            pairs: Vec::new(),
+            attrs: ffi::CUmemcpyAttributes {
+                srcAccessOrder: SourceOrder::InStreamOrder.as_raw(),
+                srcLocHint: mem_location(Location::Host),
+                dstLocHint: mem_location(Location::Host),
+                flags: ffi::CU_MEMCPY_FLAG_DEFAULT,
+            },
+            _scope: PhantomData,
+        }
+    }
+
+    /// The number of copies added.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// Whether no copy was added.
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    fn add_pair(
+        &mut self,
+        (dst, dst_side): (u64, Side),
+        (src, src_side): (u64, Side),
+        bytes: usize,
+    ) {
+        self.pairs.push(Pair {
+            dst,
+            src,
+            bytes,
+            dst_side,
+            src_side,
+        });
+    }
+
+    /// Adds a copy from host memory to device memory, as
+    /// [`StreamScope::copy_to_device`] takes it.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`] if the lengths differ, [`ErrorKind::SizeOverflow`]; nothing
+    /// is added then.
+    pub fn to_device<T: DeviceCopy>(
+        &mut self,
+        dst: impl ScopedWrite<'scope, T> + 'b,
+        src: impl Into<ScopedHost<'scope, T>>,
+    ) -> Result<&mut Self> {
+        let ((ptr, len), src) = (dst.raw_parts(), src.into());
+        check_same_len("CopyBatch::to_device", len, src.len())?;
+        let bytes = bytes_of::<T>("CopyBatch::to_device", len)?;
+        let host = src.as_ptr() as u64;
+        self.add_pair((ptr, Side::Device), (host, Side::Host), bytes);
+        Ok(self)
+    }
+
+    /// Adds a copy from device memory to host memory, as [`StreamScope::copy_to_host`] takes
+    /// it.
+    ///
+    /// # Errors
+    ///
+    /// As [`to_device`](Self::to_device).
+    pub fn to_host<T: DeviceCopy>(
+        &mut self,
+        dst: impl Into<ScopedHostMut<'scope, T>>,
+        src: impl ScopedRead<'scope, T> + 'b,
+    ) -> Result<&mut Self> {
+        let (dst, (ptr, len)) = (dst.into(), src.raw_parts());
+        check_same_len("CopyBatch::to_host", dst.len(), len)?;
+        let bytes = bytes_of::<T>("CopyBatch::to_host", len)?;
+        let host = dst.as_mut_ptr() as u64;
+        self.add_pair((host, Side::Host), (ptr, Side::Device), bytes);
+        Ok(self)
+    }
+
+    /// Adds a device-to-device copy, as [`StreamScope::copy_device`] takes it.
+    ///
+    /// # Errors
+    ///
+    /// As [`to_device`](Self::to_device).
+    pub fn device<T: DeviceCopy>(
+        &mut self,
+        dst: impl ScopedWrite<'scope, T> + 'b,
+        src: impl ScopedRead<'scope, T> + 'b,
+    ) -> Result<&mut Self> {
+        let ((dst, len), (src, src_len)) = (dst.raw_parts(), src.raw_parts());
+        check_same_len("CopyBatch::device", len, src_len)?;
+        let bytes = bytes_of::<T>("CopyBatch::device", len)?;
+        self.add_pair((dst, Side::Device), (src, Side::Device), bytes);
+        Ok(self)
+    }
+
+    /// Hints where the sources are (`srcLocHint`), for managed or pageable memory.
+    pub fn source_hint(&mut self, at: Location) -> &mut Self {
+        self.attrs.srcLocHint = mem_location(at);
+        self
+    }
+
+    /// Hints where the destinations are (`dstLocHint`), for managed or pageable memory.
+    pub fn destination_hint(&mut self, at: Location) -> &mut Self {
+        self.attrs.dstLocHint = mem_location(at);
+        self
+    }
+
+    /// Asks the driver to prefer overlapping the copies with compute work
+    /// (`CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE`).
+    pub fn prefer_overlap_with_compute(&mut self) -> &mut Self {
+        self.attrs.flags |= ffi::CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE;
+        self
+    }
+
+    /// Sets when the copies may read their sources ([`SourceOrder::InStreamOrder`] unless set).
+    ///
+    /// # Safety
+    ///
+    /// With [`SourceOrder::DuringCall`] or [`SourceOrder::Any`] the driver may read a source
+    /// before work enqueued earlier has run: no work enqueued before the batch, on any stream,
+    /// may still write any of its sources (a scope's earlier copy, fill or kernel into a device
+    /// binding or stream-ordered allocation read here; host memory a pending copy writes).
+    /// [`SourceOrder::InStreamOrder`] has no such condition.
+    pub unsafe fn source_order(&mut self, order: SourceOrder) -> &mut Self {
+        self.attrs.srcAccessOrder = order.as_raw();
+        self
+    }
+}
+
+/// The first copy whose destination overlaps another destination or a source of the batch, as
+/// an error naming both; zero-byte copies overlap nothing.
+fn check_disjoint(what: &str, pairs: &[Pair]) -> Result<()> {
+    // (start, end, is destination, copy index, side)
+    let mut ranges: Vec<(u64, u64, bool, usize, Side)> = Vec::with_capacity(pairs.len() * 2);
+    for (i, p) in pairs.iter().enumerate().filter(|(_, p)| p.bytes > 0) {
+        let past = |at: u64| at.saturating_add(p.bytes as u64);
+        ranges.push((p.dst, past(p.dst), true, i, p.dst_side));
+        ranges.push((p.src, past(p.src), false, i, p.src_side));
+    }
+    ranges.sort_unstable_by_key(|r| (r.0, r.1));
+    // The range reaching furthest so far, of every kind and of destinations only.
+    let mut any: Option<(u64, u64, bool, usize, Side)> = None;
+    let mut dst: Option<(u64, u64, bool, usize, Side)> = None;
+    for r in ranges {
+        let hit = if r.2 { any } else { dst };
+        if let Some(h) = hit.filter(|h| r.0 < h.1) {
+            let name = |x: (u64, u64, bool, usize, Side)| {
+                let role = if x.2 { "destination" } else { "source" };
+                let side = match x.4 {
+                    Side::Host => "host",
+                    Side::Device => "device",
+                };
+                format!("the {role} of copy {} ({side} {:#x}..{:#x})", x.3, x.0, x.1)
+            };
+            let (first, second) = if h.3 <= r.3 { (h, r) } else { (r, h) };
+            return Err(Error::custack(
+                ErrorKind::InvalidValue,
+                format!(
+                    "{what}: {} overlaps {}; a batch's copies run in no order, so no destination \
+                     may overlap another destination or a source; nothing was enqueued",
+                    name(first),
+                    name(second)
+                ),
+            ));
+        }
+        if any.is_none_or(|a| r.1 > a.1) {
+            any = Some(r);
+        }
+        if r.2 && dst.is_none_or(|d| r.1 > d.1) {
+            dst = Some(r);
+        }
+    }
+    Ok(())
+}
+
+impl<'scope> StreamScope<'scope, '_> {
+    /// An empty batch of copies for this scope; see [`CopyBatch`] and [`copy_batch`](Self::copy_batch).
+    pub fn batch<'b>(&self) -> CopyBatch<'b, 'scope> {
+        CopyBatch::new()
+    }
+
+    /// `cuMemcpyBatchAsync`—Enqueues every copy of `batch` with one driver call (CUDA 12.8's
+    /// form, looked up through `cuGetProcAddress`); the batch runs in stream order as a whole,
+    /// its copies in no order among themselves. A batch with no copy of a nonzero size calls
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] if a destination overlaps another destination or a source of
+    /// the batch (C10.1), before the driver is called; [`ErrorKind::DriverTooOld`] before driver
+    /// 12.8 ("cuMemcpyBatchAsync needs driver ≥ 12.8"); the driver's errors (the copy it blames,
+    /// where it names one, in the error's detail).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let stream = guard.stream()?;
+    /// let mut dev = guard.alloc::<u8>(4096)?;
+    /// let mut back = vec![0u8; 4096];
+    /// let host = vec![7u8; 4096];
+    /// stream.scope(|s| -> custack::Result<()> {
+    ///     let mut d = s.bind_mut(&mut dev);
+    ///     let mut up = s.batch();
+    ///     up.to_device(&mut d, &host)?;
+    ///     s.copy_batch(up)?;
+    ///     let mut down = s.batch();
+    ///     down.to_host(&mut back, &d)?;
+    ///     s.copy_batch(down)
+    /// })??;
+    /// assert_eq!(back, host);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemcpyBatchAsync")]
+    pub fn copy_batch(&self, batch: CopyBatch<'_, 'scope>) -> Result<()> {
+        const WHAT: &str = "cuMemcpyBatchAsync";
+        // Taken by value: the batch's borrows end once its copies are enqueued.
+        let CopyBatch {
+            pairs, mut attrs, ..
+        } = batch;
+        check_disjoint(WHAT, &pairs)?;
+        let copies = pairs.iter().filter(|p| p.bytes > 0);
+        let mut dsts: Vec<ffi::CUdeviceptr> = copies.clone().map(|p| p.dst).collect();
+        if dsts.is_empty() {
+            return Ok(());
+        }
+        let mut srcs: Vec<ffi::CUdeviceptr> = copies.clone().map(|p| p.src).collect();
+        let mut sizes: Vec<usize> = copies.map(|p| p.bytes).collect();
+        let batch_fn = crate::driver::lookup::MEMCPY_BATCH_ASYNC.get()?;
+        let mut first = 0usize;
+        let mut fail = usize::MAX;
+        // SAFETY: the three arrays hold `dsts.len()` elements each; one attribute applies from
+        // copy 0 on; `fail` is a valid out-pointer. Each copy is one that a single copy of this
+        // scope would enqueue (its sides bound to the scope, host memory borrowed for it, lengths
+        // equal), their memory borrowed until the scope has synchronized the stream (device
+        // bindings for 'scope, allocations for the batch's 'b, which ends after this call, their
+        // frees enqueued after it). No destination overlaps another destination or a source
+        // (checked above), so the copies' lack of order among themselves cannot race; the source
+        // order is the stream's unless the caller of the unsafe `source_order` promised more.
+        // `batch_fn` has the 12.8 signature: it was looked up at 12080.
+        let r = unsafe {
+            batch_fn(
+                dsts.as_mut_ptr(),
+                srcs.as_mut_ptr(),
+                sizes.as_mut_ptr(),
+                dsts.len(),
+                &raw mut attrs,
+                &raw mut first,
+                1,
+                &raw mut fail,
+                self.as_raw(),
+            )
+        }
+        .result();
+        r.map_err(|e| match fail {
+            usize::MAX => e,
+            i => {
+                let detail = match e.detail() {
+                    Some(d) => format!("{d}; {WHAT}: the driver blamed copy {i} of the batch"),
+                    None => format!("{WHAT}: the driver blamed copy {i} of the batch"),
+                };
+                e.with_detail(detail)
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(dst: u64, src: u64, bytes: usize) -> Pair {
+        Pair {
+            dst,
+            src,
+            bytes,
+            dst_side: Side::Device,
+            src_side: Side::Host,
+        }
+    }
+
+    fn refused(pairs: &[Pair]) -> String {
+        let e = check_disjoint("batch", pairs).expect_err("must be refused");
+        assert_eq!(e.kind(), ErrorKind::InvalidValue);
+        e.detail().unwrap_or_default().to_owned()
+    }
+
+    #[test]
+    fn disjoint_copies_pass_and_sources_may_share() {
+        // Destinations side by side (touching, not overlapping), two copies reading one source.
+        let pairs = [
+            pair(0x1000, 0x9000, 0x100),
+            pair(0x1100, 0x9000, 0x100),
+            pair(0x1200, 0x9080, 0x100),
+        ];
+        check_disjoint("batch", &pairs).unwrap();
+        // A zero-byte copy overlaps nothing, even at another copy's destination.
+        check_disjoint(
+            "batch",
+            &[pair(0x1000, 0x9000, 0x100), pair(0x1000, 0x1000, 0)],
+        )
+        .unwrap();
+        check_disjoint("batch", &[]).unwrap();
+    }
+
+    #[test]
+    fn overlapping_destinations_are_refused() {
+        let d = refused(&[pair(0x1000, 0x9000, 0x100), pair(0x10ff, 0xa000, 0x10)]);
+        assert!(
+            d.contains("the destination of copy 0 (device 0x1000..0x1100) overlaps the destination of copy 1 (device 0x10ff..0x110f)"),
+            "{d}"
+        );
+        // The same destination twice (a copied `ScopedHostMut`, a `&mut` binding given twice).
+        refused(&[
+            pair(0x1000, 0x9000, 8),
+            pair(0x5000, 0x9100, 8),
+            pair(0x1000, 0xa000, 8),
+        ]);
+        // One destination inside another, far from its start.
+        refused(&[pair(0x1000, 0x9000, 0x1000), pair(0x1800, 0xa000, 8)]);
+    }
+
+    #[test]
+    fn a_destination_overlapping_a_source_is_refused() {
+        // Copy 1 reads what copy 0 writes (either sorted first).
+        let d = refused(&[pair(0x1000, 0x9000, 0x100), pair(0x5000, 0x1080, 0x100)]);
+        assert!(
+            d.contains("the destination of copy 0") && d.contains("the source of copy 1"),
+            "{d}"
+        );
+        refused(&[pair(0x1080, 0x9000, 0x100), pair(0x5000, 0x1000, 0x100)]);
+        // A copy whose own source and destination overlap.
+        refused(&[pair(0x1000, 0x1010, 0x100)]);
+        // A source reaching into a destination behind a long earlier source.
+        refused(&[pair(0x5000, 0x1000, 0x1000), pair(0x1800, 0x9000, 0x10)]);
+    }
+
+    #[test]
+    fn ranges_at_the_end_of_the_address_space_do_not_wrap() {
+        refused(&[
+            pair(u64::MAX - 8, 0x9000, 16),
+            pair(u64::MAX - 4, 0xa000, 1),
+        ]);
+    }
+}
