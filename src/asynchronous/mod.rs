@@ -23,6 +23,7 @@
 //! operation (copies, memsets, stream-ordered allocation, events, launches) is written once and
 //! is available to scopes and submissions alike.
 
+pub(crate) mod batch;
 // Used by the libraries' handles (features `cublas`, `cublaslt`, `cufft`, `curand`); always
 // built, so that their unit tests run in every build.
 #[cfg_attr(
@@ -34,7 +35,6 @@
     )),
     allow(dead_code)
 )]
-pub(crate) mod batch;
 pub(crate) mod call_order;
 pub(crate) mod event;
 pub(crate) mod host;
