@@ -14,7 +14,7 @@
 //! allocation is refused. A use noted by a method that then failed before making its node is
 //! taken by the next node made: a check stricter than needed, never a missed one.
 
-use super::kept::KeptAlloc;
+use super::kept::record::KeptAlloc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::vocabulary::binding::{take_uses, used_in_capture};

@@ -20,7 +20,7 @@
 //! other handle: not used under another context, not sent to another thread.
 
 use super::host_fn::ExecHostFns;
-use super::kept::{Kept, KeptAlloc, refuse_capturing, refuse_instantiate_flags};
+use super::kept::record::{Kept, KeptAlloc, refuse_capturing, refuse_instantiate_flags};
 use super::params::{DataNodes, KernelNodes};
 use crate::asynchronous::payload::{Payload, held_as_itself, sealed};
 use crate::asynchronous::scope::StreamScope;

@@ -28,7 +28,7 @@ use crate::error::left_behind::{Object, left_behind};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::graph::GraphExec;
-use crate::graph::kept::Kept;
+use crate::graph::kept::record::Kept;
 use crate::kernel::module::Module;
 use crate::memory::registered::RegisteredVec;
 use crate::memory::{DeviceBuffer, PinnedBuffer};

@@ -30,9 +30,11 @@
 //! executable form, which keep it and launch through it; this file holds what makes and takes
 //! kept allocations, above the builder and the executable graph.
 
-mod record;
-use record::kept_of;
-pub(crate) use record::{Kept, KeptAlloc, refuse_capturing, refuse_instantiate_flags};
+// The record of a graph's kept allocations, a leaf: the graph's other files (`order.rs`,
+// `owned.rs`) and the parking room take its types from it, not through this file, whose impl
+// blocks reach up to the builder and the graph (so no circle of imports inside the room).
+pub(crate) mod record;
+use record::{KeptAlloc, kept_of, refuse_capturing};
 
 use super::builder::{GraphBuilder, GraphNode};
 use super::order::Role;
