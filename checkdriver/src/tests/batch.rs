@@ -64,6 +64,12 @@ fn the_batch_is_found_from_12_8_at_the_12_8_abi_only() {
 }
 
 #[test]
+// `cuMemcpyBatchAsync` names host memory by address, a `CUdeviceptr` (an integer, by unified
+// addressing), which the double can turn back into a pointer only by exposed provenance: Miri's
+// strict provenance (scripts/miri.sh) does not support that, so this test runs natively only
+// (every run of the test command; the checking programs `batch_copies` and `batch_copies_old`
+// run natively in check-driver too).
+#[cfg_attr(miri, ignore = "host addresses as integers need exposed provenance")]
 fn a_batch_moves_every_copy_and_checks_its_arguments_and_sides() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);

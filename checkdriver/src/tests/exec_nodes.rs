@@ -16,9 +16,20 @@ unsafe extern "C" fn new_host(_: *mut c_void) {
     NEW_CALLS.fetch_add(1, SeqCst);
 }
 
+/// `CUDA_HOST_NODE_PARAMS`: the function and its argument, as pointers (so that the function
+/// keeps its provenance under Miri's strict provenance).
+#[repr(C)]
+struct HostParams {
+    f: unsafe extern "C" fn(*mut c_void),
+    data: *mut c_void,
+}
+
 /// `CUDA_HOST_NODE_PARAMS` of `f`, with a null argument.
-fn host_params(f: unsafe extern "C" fn(*mut c_void)) -> [usize; 2] {
-    [f as usize, 0]
+fn host_params(f: unsafe extern "C" fn(*mut c_void)) -> HostParams {
+    HostParams {
+        f,
+        data: core::ptr::null_mut(),
+    }
 }
 
 /// `CUDA_MEMSET_NODE_PARAMS` of 16 words at `dst`.
@@ -51,7 +62,7 @@ fn a_host_node_update_calls_the_new_function_and_a_node_of_another_kind_is_a_vio
         let none = core::ptr::null();
         let old = host_params(old_host);
         assert_eq!(
-            cuGraphAddHostNode(&raw mut host, graph, none, 0, old.as_ptr().cast()),
+            cuGraphAddHostNode(&raw mut host, graph, none, 0, (&raw const old).cast()),
             CUDA_SUCCESS
         );
         let _ = cuGraphAddEventRecordNode(&raw mut record, graph, none, 0, ev);
@@ -62,7 +73,7 @@ fn a_host_node_update_calls_the_new_function_and_a_node_of_another_kind_is_a_vio
             violations_of(|| {
                 let _ = cuGraphLaunch(exec, s);
                 assert_eq!(
-                    cuGraphExecHostNodeSetParams(exec, host, new.as_ptr().cast()),
+                    cuGraphExecHostNodeSetParams(exec, host, (&raw const new).cast()),
                     CUDA_SUCCESS
                 );
                 let _ = cuGraphLaunch(exec, s);
@@ -82,7 +93,7 @@ fn a_host_node_update_calls_the_new_function_and_a_node_of_another_kind_is_a_vio
         assert_eq!(
             violations_of(|| {
                 assert_eq!(
-                    cuGraphExecHostNodeSetParams(exec, record, new.as_ptr().cast()),
+                    cuGraphExecHostNodeSetParams(exec, record, (&raw const new).cast()),
                     CUDA_ERROR_INVALID_VALUE
                 );
             }),
@@ -102,11 +113,11 @@ fn a_host_node_update_calls_the_new_function_and_a_node_of_another_kind_is_a_vio
         // A node of no graph this executable graph was made from.
         let (mut other, mut stranger) = (null_mut(), null_mut());
         let _ = cuGraphCreate(&raw mut other, 0);
-        let _ = cuGraphAddHostNode(&raw mut stranger, other, none, 0, old.as_ptr().cast());
+        let _ = cuGraphAddHostNode(&raw mut stranger, other, none, 0, (&raw const old).cast());
         assert_eq!(
             violations_of(|| {
                 assert_eq!(
-                    cuGraphExecHostNodeSetParams(exec, stranger, new.as_ptr().cast()),
+                    cuGraphExecHostNodeSetParams(exec, stranger, (&raw const new).cast()),
                     CUDA_ERROR_INVALID_VALUE
                 );
             }),
@@ -152,7 +163,7 @@ fn a_child_graph_node_takes_a_graph_of_its_topology_only() {
         let (mut hosted, mut h) = (null_mut(), null_mut());
         let _ = cuGraphCreate(&raw mut hosted, 0);
         let old = host_params(old_host);
-        let _ = cuGraphAddHostNode(&raw mut h, hosted, none, 0, old.as_ptr().cast());
+        let _ = cuGraphAddHostNode(&raw mut h, hosted, none, 0, (&raw const old).cast());
         let (mut parent, mut node, mut exec) = (null_mut(), null_mut(), null_mut());
         let _ = cuGraphCreate(&raw mut parent, 0);
         assert_eq!(
