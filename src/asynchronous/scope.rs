@@ -480,6 +480,13 @@ impl<'scope> StreamScope<'scope, '_> {
 
     /// `cuEventRecord`—Records `event` on the scope's stream.
     ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) in a capture's scope (or any
+    /// call inside a capture's closure), before the driver: an event recorded in a capture
+    /// lets any stream that waits for it join the capture (C28.16); streams join a capture
+    /// through [`Stream::capture_forks`](crate::Stream::capture_forks). The driver's error.
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
@@ -490,6 +497,11 @@ impl<'scope> StreamScope<'scope, '_> {
     }
 
     /// `cuStreamWaitEvent`—Makes later work in this scope wait for `event`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a capture's closure,
+    /// before the driver (C28.16, as [`record`](Self::record)); the driver's error.
     ///
     /// # References
     ///

@@ -383,7 +383,10 @@ impl<'g> Stream<'g> {
     ///
     /// # Errors
     ///
-    /// The driver's error (e.g. an event of another context).
+    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a graph capture's
+    /// closure, before the driver (an event recorded in a capture would let another stream
+    /// join it: C28.16; fork streams in with [`capture_forks`](Self::capture_forks)); the
+    /// driver's error (e.g. an event of another context).
     ///
     /// # References
     ///
@@ -398,7 +401,9 @@ impl<'g> Stream<'g> {
     ///
     /// # Errors
     ///
-    /// The driver's error.
+    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a graph capture's
+    /// closure, before the driver (a wait for an event recorded in a capture joins the stream
+    /// to it: C28.16); the driver's error.
     ///
     /// # References
     ///
@@ -432,6 +437,7 @@ impl<'g> Stream<'g> {
 /// `cuEventRecord` on a live stream of the current context (a `Stream` or a scope's).
 #[inline]
 pub(crate) fn record_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<()> {
+    super::refuse_event_inside_capture("an event record (cuEventRecord)")?;
     // SAFETY: both handles are live and of the current context: each is lent by the guard that
     // is current on this thread, the only one whose handles are reachable here.
     unsafe { ffi::cuEventRecord(event.as_raw(), stream) }.result()
@@ -440,6 +446,7 @@ pub(crate) fn record_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<(
 /// `cuStreamWaitEvent` on a live stream of the current context.
 #[inline]
 pub(crate) fn wait_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<()> {
+    super::refuse_event_inside_capture("an event wait (cuStreamWaitEvent)")?;
     // SAFETY: as in `record_event`; the flags must be 0.
     unsafe { ffi::cuStreamWaitEvent(stream, event.as_raw(), 0) }.result()
 }
@@ -478,5 +485,50 @@ impl Stream<'_> {
             serial: StreamSerial::next(),
             _marker: PhantomData,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Stream, StreamSerial};
+    use crate::asynchronous::InCapture;
+    use crate::asynchronous::event::Event;
+    use crate::asynchronous::scope::StreamScope;
+    use crate::error::ErrorKind;
+    use core::marker::PhantomData;
+    use core::mem::ManuallyDrop;
+
+    /// Inside a capture's closure every event record and wait (the stream's, its scope's, the
+    /// one of a parked submission's) is refused before the driver (C28.16): the handles here
+    /// are null and no context is current, so a call that reached the driver would fail with
+    /// another error (`CUDA_ERROR_NOT_INITIALIZED`, `CUDA_ERROR_NO_DEVICE` or an invalid
+    /// handle), not `NotSupported` with custack's detail.
+    #[test]
+    fn event_records_and_waits_are_refused_inside_a_capture_before_the_driver() {
+        let stream = ManuallyDrop::new(Stream {
+            raw: core::ptr::null_mut(),
+            serial: StreamSerial::for_tests(7),
+            _marker: PhantomData,
+        });
+        let event = ManuallyDrop::new(Event::for_tests(core::ptr::null_mut()));
+        let inside = InCapture::enter();
+        // SAFETY: the scope is only asked to record and wait, both refused before the driver.
+        let scope = unsafe { StreamScope::of(&stream) };
+        let refused = [
+            ("Stream::record", stream.record(&event)),
+            ("Stream::wait", stream.wait(&event)),
+            ("StreamScope::record", scope.record(&event)),
+            ("StreamScope::wait", scope.wait(&event)),
+        ];
+        drop(inside);
+        for (what, got) in refused {
+            let e = got.expect_err(what);
+            assert_eq!(e.kind(), ErrorKind::NotSupported, "{what}: {e}");
+            assert!(
+                e.to_string().contains("inside a graph capture's closure")
+                    && e.to_string().contains("capture_forks"),
+                "{what}: {e}"
+            );
+        }
     }
 }

@@ -456,13 +456,16 @@ impl crate::asynchronous::stream::Stream<'_> {
     ///
     /// # Errors
     ///
-    /// The driver's error.
+    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a graph capture's
+    /// closure, before the driver (C28.16, as [`Stream::wait`](crate::Stream::wait)); the
+    /// driver's error.
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamWaitEvent")]
     pub fn wait_parked<Q: ParkedPayload>(&self, pending: &ParkedSubmission<'_, Q>) -> Result<()> {
+        crate::asynchronous::refuse_event_inside_capture("an event wait (Stream::wait_parked)")?;
         // SAFETY: a live stream of the current context and a live event (of any context); the
         // flags must be 0.
         unsafe { ffi::cuStreamWaitEvent(self.as_raw(), pending.event_raw(), 0) }.result()
