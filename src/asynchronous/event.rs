@@ -173,7 +173,7 @@ impl<'g> super::payload::Payload for std::rc::Rc<Event<'g>> {
     {
         held
     }
-    fn left_behind(held: &Self) {
+    unsafe fn left_behind(held: &Self) {
         crate::error::left_behind::left_behind(Object::Event, held.raw as u64);
     }
 }

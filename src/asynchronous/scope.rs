@@ -556,3 +556,43 @@ impl<'scope> StreamScope<'scope, '_> {
         super::host::enqueue(self.raw, super::host::Call::InOrder, f)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::StreamScope;
+    use crate::asynchronous::InCapture;
+    use crate::asynchronous::event::Event;
+    use crate::asynchronous::stream::Stream;
+    use crate::error::ErrorKind;
+    use core::mem::ManuallyDrop;
+
+    /// Inside a capture's closure every event record and wait (the stream's, its scope's, the
+    /// one of a parked submission's) is refused before the driver (C28.16): the handles here
+    /// are null and no context is current, so a call that reached the driver would fail with
+    /// another error (`CUDA_ERROR_NOT_INITIALIZED`, `CUDA_ERROR_NO_DEVICE` or an invalid
+    /// handle), not `NotSupported` with custack's detail.
+    #[test]
+    fn event_records_and_waits_are_refused_inside_a_capture_before_the_driver() {
+        let stream = ManuallyDrop::new(Stream::for_tests(core::ptr::null_mut()));
+        let event = ManuallyDrop::new(Event::for_tests(core::ptr::null_mut()));
+        let inside = InCapture::enter();
+        // SAFETY: the scope is only asked to record and wait, both refused before the driver.
+        let scope = unsafe { StreamScope::of(&stream) };
+        let refused = [
+            ("Stream::record", stream.record(&event)),
+            ("Stream::wait", stream.wait(&event)),
+            ("StreamScope::record", scope.record(&event)),
+            ("StreamScope::wait", scope.wait(&event)),
+        ];
+        drop(inside);
+        for (what, got) in refused {
+            let e = got.expect_err(what);
+            assert_eq!(e.kind(), ErrorKind::NotSupported, "{what}: {e}");
+            assert!(
+                e.to_string().contains("inside a graph capture's closure")
+                    && e.to_string().contains("capture_forks"),
+                "{what}: {e}"
+            );
+        }
+    }
+}

@@ -59,9 +59,14 @@ pub trait ParkedPayload: sealed::Sealed + Sized {
     /// Names to the checking driver each driver object of a held parked payload that custack
     /// is leaving behind on purpose (work may still use it, or its context cannot be pushed to
     /// release it). Nothing for one that holds no driver object.
+    ///
+    /// # Safety
+    ///
+    /// As [`Payload::left_behind`]: `held` is leaked right after by the caller, never dropped,
+    /// released nor reached again (the checking driver counts no object so named as a leak).
     #[doc(hidden)]
     #[inline]
-    fn left_behind(held: &Self::Held) {
+    unsafe fn left_behind(held: &Self::Held) {
         let _ = held;
     }
 }
@@ -72,8 +77,9 @@ pub(crate) struct AsParked<Q>(PhantomData<Q>);
 impl<Q: ParkedPayload> Holds for AsParked<Q> {
     type Held = Q::Held;
     #[inline]
-    fn left_behind(held: &Q::Held) {
-        Q::left_behind(held);
+    unsafe fn left_behind(held: &Q::Held) {
+        // SAFETY: the caller's promise, for the same held payload.
+        unsafe { Q::left_behind(held) };
     }
 }
 
@@ -118,7 +124,7 @@ macro_rules! parked_as_itself {
                 held
             }
             $(
-                fn left_behind($h: &Self) {
+                unsafe fn left_behind($h: &Self) {
                     left_behind(Object::$object, $handle);
                 }
             )?
