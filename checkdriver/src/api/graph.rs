@@ -621,7 +621,13 @@ unsafe fn graph_kernel(params: *const c_void, graph: Handle, what: &str) -> CUre
 /// live event of the current context (the executable graph's), which its launches use; a wait
 /// may name another context's event, as `cuStreamWaitEvent` may. A node of the other kind is
 /// `CUDA_ERROR_INVALID_VALUE` (a violation).
-fn exec_event_node_set(exec: Handle, node: Handle, event: Handle, kind: NodeKind, what: &str) -> CUresult {
+fn exec_event_node_set(
+    exec: Handle,
+    node: Handle,
+    event: Handle,
+    kind: NodeKind,
+    what: &str,
+) -> CUresult {
     check::used(Kind::GraphExec, exec as usize, what);
     let record = kind == NodeKind::EventRecord;
     if record {
