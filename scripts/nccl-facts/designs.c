@@ -41,8 +41,9 @@
  *
  * Kill test: both ranks make the communicator and run KILL_WARMUP all-reduces of KILL_BYTES,
  * waited for; after a barrier rank 1 writes the time and SIGKILLs itself (kill) or sleeps
- * without calling NCCL (stall); rank 0 issues up to KILL_CALLS more all-reduces without waiting
- * (each bounded as its design bounds calls), then waits bounded. Its deadline is DEADLINE_S
+ * without calling NCCL (stall); rank 0 issues up to KILL_CALLS (or DESIGNS_KILL_CALLS) more
+ * all-reduces without waiting (each bounded as its design bounds calls: enough of them fill
+ * NCCL's queues, so that a call blocks where it can), then waits bounded. Its deadline is DEADLINE_S
  * after the start of each call or wait. Rank 0 prints
  *   kill DESIGN MODE outcome=error|HUNG|NO-ERROR ms_after_stop=T where=call#K|wait by=... ...
  * and, past DEADLINE_S + HANG_MARGIN_S with no outcome, a harness thread prints outcome=HUNG
@@ -352,9 +353,11 @@ static void *harness(void *arg) {
     char where[64];
     if (k >= 0) snprintf(where, sizeof where, "call#%d", k);
     else snprintf(where, sizeof where, atomic_load(&in_wait) ? "wait" : "between-calls");
-    printf("kill %s %s outcome=HUNG ms_after_stop=%.0f where=%s watchdog_fired=%d "
+    printf("kill %s %s calls=%s outcome=HUNG ms_after_stop=%.0f where=%s watchdog_fired=%d "
            "watchdog_ms_after_stop=%.0f watchdog_action_returned=%s\n",
-           design_name[design], mode, since_stop_ms(now_ns()), where, atomic_load(&wd_fired),
+           design_name[design], mode,
+           getenv("DESIGNS_KILL_CALLS") ? getenv("DESIGNS_KILL_CALLS") : "4000",
+           since_stop_ms(now_ns()), where, atomic_load(&wd_fired),
            atomic_load(&wd_fired) ? since_stop_ms(atomic_load(&wd_fired_ns)) : -1.0,
            atomic_load(&wd_done_ns) ? "yes" : "no");
     fflush(stdout);
@@ -378,8 +381,9 @@ static void kill_test(ncclComm_t comm, float *buf, cudaStream_t s) {
     usleep(1000); /* rank 1 is gone (kill) or idle (stall) before rank 0 goes on */
     ncclResult_t r = ncclSuccess;
     const char *by = "none";
+    int calls = getenv("DESIGNS_KILL_CALLS") ? atoi(getenv("DESIGNS_KILL_CALLS")) : KILL_CALLS;
     int k;
-    for (k = 0; k < KILL_CALLS; k++) {
+    for (k = 0; k < calls; k++) {
         atomic_store(&where_call, k);
         r = call(comm, buf, count, s);
         atomic_store(&where_call, -1);
@@ -426,12 +430,13 @@ static void kill_test(ncclComm_t comm, float *buf, cudaStream_t s) {
     double abort_ms = (now_ns() - a0) / 1e6;
     if (atomic_exchange(&reported, 1)) for (;;) pause(); /* the harness already spoke */
     char where[64];
-    if (k < KILL_CALLS) snprintf(where, sizeof where, "call#%d", k);
+    if (k < calls) snprintf(where, sizeof where, "call#%d", k);
     else snprintf(where, sizeof where, "wait(after-%d-calls)", k);
-    printf("kill %s %s outcome=%s ms_after_stop=%.0f where=%s by=%s result=%s "
+    printf("kill %s %s calls=%d outcome=%s ms_after_stop=%.0f where=%s by=%s result=%s "
            "async_error=%s abort=%s abort_ms=%.1f watchdog_fired=%d "
            "watchdog_ms_after_stop=%.0f watchdog_action=%s\n",
-           design_name[design], mode, r == ncclSuccess ? "NO-ERROR" : "error", since_stop_ms(t_err),
+           design_name[design], mode, calls, r == ncclSuccess ? "NO-ERROR" : "error",
+           since_stop_ms(t_err),
            where, by, res_str(r),
            ncclGetErrorString(async), freed ? "by-watchdog" : ncclGetErrorString(aborted), abort_ms,
            atomic_load(&wd_fired),
