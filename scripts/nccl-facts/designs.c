@@ -1,5 +1,5 @@
 /*
- * Four ways to bound every NCCL wait (R16), measured call by call in plain C against the CUDA
+ * Four ways to bound every NCCL wait (R16, docs/invariants.md), measured call by call in plain C against the CUDA
  * runtime and NCCL: what each costs an all-reduce, and whether each ends a rank whose peer died
  * or stopped in an error within its deadline. docs/nccl-designs.md says what each design is and
  * what the figures decide; scripts/nccl-facts/designs.sh builds this with nvcc on the GPU
@@ -39,15 +39,15 @@
  * timer from before the first call to after its stream synchronize, over -n); H: host time from
  * the first call's start to the last call's return / 20; M: the longest single call.
  *
- * Kill test: both ranks make the communicator and run KILL_WARMUP all-reduces of KILL_BYTES,
- * waited for; after a barrier rank 1 writes the time and SIGKILLs itself (kill) or sleeps
- * without calling NCCL (stall); rank 0 issues up to KILL_CALLS (or DESIGNS_KILL_CALLS) more
- * all-reduces without waiting (each bounded as its design bounds calls: enough of them fill
- * NCCL's queues, so that a call blocks where it can), then waits bounded. Its deadline is DEADLINE_S
- * after the start of each call or wait. Rank 0 prints
- *   kill DESIGN MODE outcome=error|HUNG|NO-ERROR ms_after_stop=T where=call#K|wait by=... ...
- * and, past DEADLINE_S + HANG_MARGIN_S with no outcome, a harness thread prints outcome=HUNG
- * naming where rank 0 is stuck and ends the process.
+ * Kill test: both ranks make the communicator and run KILL_WARMUP (or DESIGNS_KILL_WARMUP)
+ * all-reduces of KILL_BYTES, waited for; after a barrier rank 1 writes the time and SIGKILLs
+ * itself (kill) or sleeps without calling NCCL (stall); rank 0 issues up to KILL_CALLS (or
+ * DESIGNS_KILL_CALLS) more all-reduces without waiting (each bounded as its design bounds
+ * calls; enough of them fill NCCL's queues, so that a call blocks where it can), then waits,
+ * bounded. Its deadline is DEADLINE_S after the start of each call or wait. Rank 0 prints
+ *   kill DESIGN MODE warmup=N calls=N outcome=error|NO-ERROR ms_after_stop=T where=... by=...
+ * and, past DEADLINE_S + HANG_MARGIN_S after the stop with no outcome, a harness thread prints
+ * outcome=HUNG naming the call, wait or abort rank 0 is stuck in, and ends the process.
  */
 #include <cuda_runtime.h>
 #include <errno.h>
@@ -172,6 +172,7 @@ static int watched(void) { return design == B || design == B_REVOKE; }
 
 static _Atomic int where_call = -1; /* index of the call it is inside, -1: none */
 static _Atomic int in_wait;
+static _Atomic int in_abort;
 static _Atomic int reported;
 
 /* ---- one call, one wait, as each design bounds them -------------------------------------- */
@@ -352,10 +353,12 @@ static void *harness(void *arg) {
     int k = atomic_load(&where_call);
     char where[64];
     if (k >= 0) snprintf(where, sizeof where, "call#%d", k);
-    else snprintf(where, sizeof where, atomic_load(&in_wait) ? "wait" : "between-calls");
-    printf("kill %s %s calls=%s outcome=HUNG ms_after_stop=%.0f where=%s watchdog_fired=%d "
+    else snprintf(where, sizeof where, "%s",
+                  atomic_load(&in_abort) ? "abort" : atomic_load(&in_wait) ? "wait" : "between-calls");
+    printf("kill %s %s warmup=%s calls=%s outcome=HUNG ms_after_stop=%.0f where=%s watchdog_fired=%d "
            "watchdog_ms_after_stop=%.0f watchdog_action_returned=%s\n",
            design_name[design], mode,
+           getenv("DESIGNS_KILL_WARMUP") ? getenv("DESIGNS_KILL_WARMUP") : "5",
            getenv("DESIGNS_KILL_CALLS") ? getenv("DESIGNS_KILL_CALLS") : "4000",
            since_stop_ms(now_ns()), where, atomic_load(&wd_fired),
            atomic_load(&wd_fired) ? since_stop_ms(atomic_load(&wd_fired_ns)) : -1.0,
@@ -367,8 +370,11 @@ static void *harness(void *arg) {
 
 static void kill_test(ncclComm_t comm, float *buf, cudaStream_t s) {
     size_t count = KILL_BYTES / sizeof(float);
-    for (int w = 0; w < KILL_WARMUP; w++) check(comm, call(comm, buf, count, s), "warm-up");
-    check(comm, wait_bounded(comm, s), "warm-up wait");
+    /* DESIGNS_KILL_WARMUP=0: rank 1 stops right after init, so rank 0's first call is the
+     * first use of its algorithm, which NCCL connects then (NCCL_RUNTIME_CONNECT=1). */
+    int warm = getenv("DESIGNS_KILL_WARMUP") ? atoi(getenv("DESIGNS_KILL_WARMUP")) : KILL_WARMUP;
+    for (int w = 0; w < warm; w++) check(comm, call(comm, buf, count, s), "warm-up");
+    if (warm > 0) check(comm, wait_bounded(comm, s), "warm-up wait");
     barrier();
     if (rank == 1) {
         atomic_store(&sh->stopped_ns, now_ns());
@@ -424,18 +430,20 @@ static void kill_test(ncclComm_t comm, float *buf, cudaStream_t s) {
         if (design == B_REVOKE) {
             while (atomic_load(&wd_fired) && !atomic_load(&wd_done_ns)) sched_yield();
         }
+        atomic_store(&in_abort, 1);
         aborted = ncclCommAbort(comm);
         if (parent) ncclCommAbort(parent);
+        atomic_store(&in_abort, 0);
     }
     double abort_ms = (now_ns() - a0) / 1e6;
     if (atomic_exchange(&reported, 1)) for (;;) pause(); /* the harness already spoke */
     char where[64];
     if (k < calls) snprintf(where, sizeof where, "call#%d", k);
     else snprintf(where, sizeof where, "wait(after-%d-calls)", k);
-    printf("kill %s %s calls=%d outcome=%s ms_after_stop=%.0f where=%s by=%s result=%s "
+    printf("kill %s %s warmup=%d calls=%d outcome=%s ms_after_stop=%.0f where=%s by=%s result=%s "
            "async_error=%s abort=%s abort_ms=%.1f watchdog_fired=%d "
            "watchdog_ms_after_stop=%.0f watchdog_action=%s\n",
-           design_name[design], mode, calls, r == ncclSuccess ? "NO-ERROR" : "error",
+           design_name[design], mode, warm, calls, r == ncclSuccess ? "NO-ERROR" : "error",
            since_stop_ms(t_err),
            where, by, res_str(r),
            ncclGetErrorString(async), freed ? "by-watchdog" : ncclGetErrorString(aborted), abort_ms,

@@ -56,16 +56,19 @@ only=${DESIGNS_ONLY:-all}
     timeout 110 "$out/designs" "$d" perf || { echo "perf $d: failed (status $?)"; failed=1; }
 done
 
-# One kill test: DESIGN MODE [CALLS] (rank 0's un-waited all-reduces after rank 1 stopped).
+# One kill test: DESIGN MODE [CALLS [WARMUP]] (rank 0's un-waited all-reduces after rank 1
+# stopped; the all-reduces both ranks ran before).
 kill_test() {
-    local d=$1 m=$2 calls=${3:-4000} log=$out/kill-$1-$2-${3:-4000}
-    DESIGNS_KILL_CALLS=$calls timeout 40 "$out/designs" "$d" "$m" >"$log.txt" 2>"$log.err"
+    local d=$1 m=$2 calls=${3:-4000} warm=${4:-5}
+    local log=$out/kill-$d-$m-$calls-$warm
+    DESIGNS_KILL_CALLS=$calls DESIGNS_KILL_WARMUP=$warm timeout 40 "$out/designs" "$d" "$m" \
+        >"$log.txt" 2>"$log.err"
     local status=$?
     cat "$log.txt"
     # A rank 0 that crashed (e.g. inside NCCL while the watchdog freed the communicator) or
     # was ended by its alarm prints no line of its own.
     grep -q "^kill $d $m " "$log.txt" ||
-        echo "kill $d $m calls=$calls outcome=CRASHED-OR-KILLED status=$status ($(tail -n 3 "$log.err" | tr '\n' ' '))"
+        echo "kill $d $m warmup=$warm calls=$calls outcome=CRASHED-OR-KILLED status=$status ($(tail -n 3 "$log.err" | tr '\n' ' '))"
 }
 # nccl-tests builds (a minute or two of nvcc) while the kill tests run, which time seconds, not
 # microseconds; all_reduce_perf then runs on a quiet machine.
@@ -77,7 +80,7 @@ if [[ -n $archive ]]; then
     build_pid=$!
 fi
 
-[[ $only == perf ]] || echo "== kill tests (deadline 5 s; rank 1 stops after 5 all-reduces of 4 MiB)"
+[[ $only == perf ]] || echo "== kill tests (deadline 5 s; rank 1 stops after 'warmup' all-reduces of 4 MiB)"
 modes=kill
 [[ ${DESIGNS_STALL:-0} == 1 ]] && modes="kill stall"
 [[ $only == perf ]] && modes=
@@ -87,6 +90,9 @@ for m in $modes; do
     # blocking point in the caller's own bounded wait?
     for d in c d; do kill_test "$d" "$m" 64; done
 done
+# Rank 1 dies right after init: rank 0's first call must connect its algorithm to a dead peer
+# (b and d connect on first use; c connected everything at init).
+[[ $only == perf ]] || for d in b c d; do kill_test "$d" kill 4000 0; done
 if [[ -n $build_pid ]]; then
     echo "== nccl-tests all_reduce_perf -b 1M -e 1G -f 2 -g 2 -n 20 -w 5 (one process, one thread driving both GPUs)"
     if wait "$build_pid"; then
