@@ -37,7 +37,8 @@
  * E: GPU time between the events / 20 (how 20_nccl_ranks --sweep times); W: host clock from the
  * first timed call to the stream being idle / 20 (how nccl-tests' all_reduce_perf times: its
  * timer from before the first call to after its stream synchronize, over -n); H: host time from
- * the first call's start to the last call's return / 20; M: the longest single call.
+ * the first call's start to the last call's return / 20; M: the longest single call. After
+ * the three runs of a size, `range DESIGN BYTES` gives each figure's range over them.
  *
  * Kill test: both ranks make the communicator and run KILL_WARMUP (or DESIGNS_KILL_WARMUP)
  * all-reduces of KILL_BYTES, waited for; after a barrier rank 1 writes the time and SIGKILLs
@@ -304,6 +305,7 @@ static void perf(ncclComm_t comm, float *buf, cudaStream_t s) {
                design == A ? 0 : 1);
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         size_t count = sizes[i] / sizeof(float);
+        double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {0, 0, 0}; /* gpu, wall, host */
         for (int run = 1; run <= RUNS; run++) {
             for (int w = 0; w < WARMUP; w++) check(comm, call(comm, buf, count, s), "warm-up");
             check(comm, wait_bounded(comm, s), "warm-up wait");
@@ -328,8 +330,16 @@ static void perf(ncclComm_t comm, float *buf, cudaStream_t s) {
                        "host_us_per_call=%.1f host_max_us=%.1f\n",
                        design_name[design], sizes[i], run, ms * 1e3 / ITERS, wall / ITERS,
                        host / ITERS, host_max);
-            fflush(stdout);
+            double v[3] = {ms * 1e3 / ITERS, wall / ITERS, host / ITERS};
+            for (int j = 0; j < 3; j++) {
+                if (v[j] < lo[j]) lo[j] = v[j];
+                if (v[j] > hi[j]) hi[j] = v[j];
+            }
         }
+        if (rank == 0)
+            printf("range %s %zu us_per_call=%.1f-%.1f wall_us_per_call=%.1f-%.1f "
+                   "host_us_per_call=%.1f-%.1f\n",
+                   design_name[design], sizes[i], lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]);
     }
     barrier();
 }
