@@ -630,6 +630,7 @@ mod tests {
                 + count(cfg!(feature = "nccl"), 9)
                 + count(cfg!(feature = "cufft"), 21)
                 + count(cfg!(feature = "curand"), 13)
+                + count(cfg!(feature = "cusparse"), 12)
         );
         for &kind in CUSTACK_KINDS.iter().chain(&library) {
             assert_eq!(kind.code(), None, "{kind:?}");
