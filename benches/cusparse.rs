@@ -37,10 +37,10 @@
 mod common;
 
 use common::{cu, header, must, print, reps, rotate, running};
+use core::ffi::c_void;
 use custack::ffi::cusparse as sp;
 use custack::sparse::{SpMv, SparseMatrix};
 use custack::{Context, DeviceMemory, Driver, PushedGuard, Stack, Stream, ffi};
-use core::ffi::c_void;
 use std::cell::RefCell;
 
 fn st(r: sp::cusparseStatus_t, what: &str) {
@@ -67,7 +67,9 @@ fn matrix(n: usize, per_row: usize) -> (Vec<i32>, Vec<i32>, Vec<f32>) {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let (mut offsets, mut cols, mut values) = (vec![0i32], Vec::new(), Vec::new());
     for _ in 0..n {
-        let mut row: Vec<i32> = (0..per_row).map(|_| (rng.next() % n as u64) as i32).collect();
+        let mut row: Vec<i32> = (0..per_row)
+            .map(|_| (rng.next() % n as u64) as i32)
+            .collect();
         row.sort_unstable();
         row.dedup();
         for c in row {
@@ -95,7 +97,10 @@ fn upload<T: Copy>(buffers: &mut Vec<ffi::CUdeviceptr>, host: &[T]) -> ffi::CUde
     let bytes = core::mem::size_of_val(host);
     let mut p = 0;
     unsafe {
-        cu(ffi::cuMemAlloc_v2(&raw mut p, bytes.max(1)), "cuMemAlloc_v2");
+        cu(
+            ffi::cuMemAlloc_v2(&raw mut p, bytes.max(1)),
+            "cuMemAlloc_v2",
+        );
         cu(
             ffi::cuMemcpyHtoD_v2(p, host.as_ptr().cast(), bytes),
             "cuMemcpyHtoD_v2",
@@ -123,7 +128,11 @@ impl Raw {
         );
         let y_at = upload(&mut buffers, &vec![0.0f32; n]);
         let (mut handle, mut stream) = (core::ptr::null_mut(), core::ptr::null_mut());
-        let (mut a, mut dx, mut dy) = (core::ptr::null(), core::ptr::null_mut(), core::ptr::null_mut());
+        let (mut a, mut dx, mut dy) = (
+            core::ptr::null(),
+            core::ptr::null_mut(),
+            core::ptr::null_mut(),
+        );
         let mut bytes = 0usize;
         let mut buffer = 0;
         unsafe {
@@ -147,11 +156,21 @@ impl Raw {
                 "cusparseCreateConstCsr",
             );
             st(
-                sp::cusparseCreateDnVec(&raw mut dx, n as i64, vp(xa), sp::cudaDataType::CUDA_R_32F),
+                sp::cusparseCreateDnVec(
+                    &raw mut dx,
+                    n as i64,
+                    vp(xa),
+                    sp::cudaDataType::CUDA_R_32F,
+                ),
                 "cusparseCreateDnVec",
             );
             st(
-                sp::cusparseCreateDnVec(&raw mut dy, n as i64, vp(y_at), sp::cudaDataType::CUDA_R_32F),
+                sp::cusparseCreateDnVec(
+                    &raw mut dy,
+                    n as i64,
+                    vp(y_at),
+                    sp::cudaDataType::CUDA_R_32F,
+                ),
                 "cusparseCreateDnVec",
             );
             st(
@@ -226,8 +245,14 @@ impl Drop for Raw {
     fn drop(&mut self) {
         unsafe {
             cu(ffi::cuStreamSynchronize(self.stream), "cuStreamSynchronize");
-            st(sp::cusparseDestroyDnVec(self.x.cast_const()), "cusparseDestroyDnVec");
-            st(sp::cusparseDestroyDnVec(self.y.cast_const()), "cusparseDestroyDnVec");
+            st(
+                sp::cusparseDestroyDnVec(self.x.cast_const()),
+                "cusparseDestroyDnVec",
+            );
+            st(
+                sp::cusparseDestroyDnVec(self.y.cast_const()),
+                "cusparseDestroyDnVec",
+            );
             st(sp::cusparseDestroySpMat(self.a), "cusparseDestroySpMat");
             st(sp::cusparseDestroy(self.handle), "cusparseDestroy");
             if self.buffer != 0 {

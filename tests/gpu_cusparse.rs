@@ -89,9 +89,12 @@ impl<T: Real> Host<T> {
     /// empty, which a wrong offset would show).
     fn random(rows: usize, cols: usize, per_row: usize, seed: u64) -> Self {
         let mut rng = Rng::new(seed);
-        let (mut offsets, mut coo_rows, mut col_indices, mut values) = (vec![0], vec![], vec![], vec![]);
+        let (mut offsets, mut coo_rows, mut col_indices, mut values) =
+            (vec![0], vec![], vec![], vec![]);
         for i in 0..rows {
-            let mut row: Vec<usize> = (0..rng.below(2 * per_row + 1)).map(|_| rng.below(cols)).collect();
+            let mut row: Vec<usize> = (0..rng.below(2 * per_row + 1))
+                .map(|_| rng.below(cols))
+                .collect();
             row.sort_unstable();
             row.dedup();
             for j in row {
@@ -203,7 +206,12 @@ fn spmv_matches_the_cpu<T: Real>(fmt: Fmt, op: Operation) {
         })
         .unwrap()
         .unwrap();
-    assert_close(&y.to_vec().unwrap(), &want, &scale, &format!("SpMV {fmt:?} {op:?}"));
+    assert_close(
+        &y.to_vec().unwrap(),
+        &want,
+        &scale,
+        &format!("SpMV {fmt:?} {op:?}"),
+    );
     assert!(take_drop_errors().is_empty());
 }
 
@@ -263,8 +271,14 @@ fn spmm_matches_the_cpu<T: Real>(fmt: Fmt, op_a: Operation, order: Order) {
     let n = 5;
     let pad = 3;
     let (bd, cd) = match order {
-        Order::ColMajor => (Dense::col_major(k, n).ld(k + pad), Dense::col_major(m, n).ld(m + pad)),
-        Order::RowMajor => (Dense::row_major(k, n).ld(n + pad), Dense::row_major(m, n).ld(n + pad)),
+        Order::ColMajor => (
+            Dense::col_major(k, n).ld(k + pad),
+            Dense::col_major(m, n).ld(m + pad),
+        ),
+        Order::RowMajor => (
+            Dense::row_major(k, n).ld(n + pad),
+            Dense::row_major(m, n).ld(n + pad),
+        ),
     };
     let (alpha, beta) = (-0.75, 2.0);
     let b0 = random_vec::<T>(span(bd), 17);
@@ -294,7 +308,8 @@ fn spmm_matches_the_cpu<T: Real>(fmt: Fmt, op_a: Operation, order: Order) {
     let values = guard.alloc_from(&host.values).unwrap();
     let b = guard.alloc_from(&b0).unwrap();
     let mut c = guard.alloc_from(&c0).unwrap();
-    let d = SpMm::new(bd, cd, T::from_f64(alpha), T::from_f64(beta)).ops(op_a, Operation::NonTranspose);
+    let d =
+        SpMm::new(bd, cd, T::from_f64(alpha), T::from_f64(beta)).ops(op_a, Operation::NonTranspose);
     stream
         .scope(|s| -> custack::Result<()> {
             let a = match fmt {
@@ -370,7 +385,12 @@ fn a_structure_on_the_device_is_checked_or_unsafe() {
     )
     .unwrap_err();
     assert_eq!(bad.kind(), ErrorKind::InvalidValue);
-    assert!(bad.detail().unwrap().contains("col_indices[2] = 3 is outside 0..cols 3"), "{bad}");
+    assert!(
+        bad.detail()
+            .unwrap()
+            .contains("col_indices[2] = 3 is outside 0..cols 3"),
+        "{bad}"
+    );
     let bad = CooPattern::from_device(
         2,
         3,
@@ -427,7 +447,9 @@ fn refused_structures_and_operands_enqueue_nothing() {
     let mut stack = Stack::new().unwrap();
     let guard = stack.push(&ctx).unwrap();
     let stream = guard.stream().unwrap();
-    let e = guard.csr_pattern(2, 3, &[0i32, 3, 2], &[0, 1, 2]).unwrap_err();
+    let e = guard
+        .csr_pattern(2, 3, &[0i32, 3, 2], &[0, 1, 2])
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidValue);
     assert_eq!(
         e.detail(),
@@ -436,7 +458,12 @@ fn refused_structures_and_operands_enqueue_nothing() {
         )
     );
     let e = guard.coo_pattern(2, 3, &[0i32, 2], &[0, 1]).unwrap_err();
-    assert!(e.detail().unwrap().contains("row_indices[1] = 2 is outside 0..rows 2"), "{e}");
+    assert!(
+        e.detail()
+            .unwrap()
+            .contains("row_indices[1] = 2 is outside 0..rows 2"),
+        "{e}"
+    );
     let pattern = guard.csr_pattern(2, 3, &[0i32, 2, 3], &[0, 2, 2]).unwrap();
     let short_values = guard.alloc_from(&[1.0f32, 2.0]).unwrap();
     let values = guard.alloc_from(&[1.0f32, 2.0, 3.0]).unwrap();
@@ -451,7 +478,9 @@ fn refused_structures_and_operands_enqueue_nothing() {
     assert_eq!(e.kind(), ErrorKind::BufferTooShort);
     assert_eq!(
         e.detail(),
-        Some("cusparseCreateConstCsr: values holds 2 elements, the call needs 3; nothing was enqueued")
+        Some(
+            "cusparseCreateConstCsr: values holds 2 elements, the call needs 3; nothing was enqueued"
+        )
     );
     let e = stream
         .scope(|s| -> custack::Result<()> {
@@ -480,7 +509,9 @@ fn refused_structures_and_operands_enqueue_nothing() {
         .unwrap_err();
     assert_eq!(
         e.detail(),
-        Some("cusparseSpMM_bufferSize: C is 3 × 2, op(A)·op(B) is m × n = 2 × 2; nothing was enqueued")
+        Some(
+            "cusparseSpMM_bufferSize: C is 3 × 2, op(A)·op(B) is m × n = 2 × 2; nothing was enqueued"
+        )
     );
     assert_eq!(y.to_vec().unwrap(), [7.0; 2]);
     assert_eq!(c.to_vec().unwrap(), [7.0; 6]);

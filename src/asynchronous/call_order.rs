@@ -150,12 +150,7 @@ impl<'g> CallOrder<'g> {
     /// out, and may have been used with another stream, even before any call of this module).
     /// (`custack::sparse` hands out no raw handle.)
     #[cfg_attr(
-        not(any(
-            test,
-            feature = "cublas",
-            feature = "cufft",
-            feature = "curand"
-        )),
+        not(any(test, feature = "cublas", feature = "cufft", feature = "curand")),
         allow(dead_code)
     )]
     pub(crate) fn forget_stream(&self) {

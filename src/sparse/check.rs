@@ -23,7 +23,10 @@ pub(crate) fn fits<I: SparseIndex>(call: &str, name: &str, value: usize) -> Resu
         return Err(refused(
             call,
             ErrorKind::SizeOverflow,
-            &format!("{name} {value} exceeds the index type's largest value {}", I::MAX),
+            &format!(
+                "{name} {value} exceeds the index type's largest value {}",
+                I::MAX
+            ),
         ));
     }
     i64::try_from(value).map_err(|_| {
@@ -136,7 +139,11 @@ pub(crate) fn csr<I: SparseIndex>(
     }
     // Non-negative: the first is 0 and none decreases.
     let nnz = usize::try_from(row_offsets[rows].to_i64()).map_err(|_| {
-        refused(call, ErrorKind::SizeOverflow, "row_offsets[rows] exceeds usize")
+        refused(
+            call,
+            ErrorKind::SizeOverflow,
+            "row_offsets[rows] exceeds usize",
+        )
     })?;
     if nnz > col_indices.len() {
         return Err(refused(
@@ -210,10 +217,7 @@ pub(crate) fn spmv(
     holds(call, "x", x_len, k)?;
     holds(call, "y", y_len, m)?;
     // `rows` and `cols` were checked against the index type when the matrix was made.
-    Ok((
-        fits::<i64>(call, "k", k)?,
-        fits::<i64>(call, "m", m)?,
-    ))
+    Ok((fits::<i64>(call, "k", k)?, fits::<i64>(call, "m", m)?))
 }
 
 /// A dense matrix operand: its leading dimension at least `max(1, rows)` column-major or
@@ -240,7 +244,10 @@ pub(crate) fn dense(call: &str, name: &str, d: Dense, len: usize) -> Result<[i64
                 refused(
                     call,
                     ErrorKind::SizeOverflow,
-                    &format!("the extent of {name} ({} × ({lines} - 1) + {along}) overflows", d.ld),
+                    &format!(
+                        "the extent of {name} ({} × ({lines} - 1) + {along}) overflows",
+                        d.ld
+                    ),
                 )
             })?
     };
@@ -308,7 +315,10 @@ mod tests {
         assert_eq!(csr(CALL, 3, 4, &OFFSETS, &COLS).unwrap(), 3);
         // Longer column indices are allowed: only the first nnz are the structure's.
         assert_eq!(csr(CALL, 3, 4, &OFFSETS, &[1, 3, 0, 99]).unwrap(), 3);
-        assert_eq!(csr::<i64>(CALL, 3, 4, &[0, 2, 2, 3], &[1, 3, 0]).unwrap(), 3);
+        assert_eq!(
+            csr::<i64>(CALL, 3, 4, &[0, 2, 2, 3], &[1, 3, 0]).unwrap(),
+            3
+        );
     }
 
     #[test]
@@ -398,8 +408,16 @@ mod tests {
             ErrorKind::SizeOverflow,
             "rows 2147483648 exceeds the index type's largest value 2147483647",
         );
-        refused_with(dims::<i32>(CALL, 1, big, 1), ErrorKind::SizeOverflow, "cols 2147483648");
-        refused_with(dims::<i32>(CALL, 1, 1, big), ErrorKind::SizeOverflow, "nnz 2147483648");
+        refused_with(
+            dims::<i32>(CALL, 1, big, 1),
+            ErrorKind::SizeOverflow,
+            "cols 2147483648",
+        );
+        refused_with(
+            dims::<i32>(CALL, 1, 1, big),
+            ErrorKind::SizeOverflow,
+            "nnz 2147483648",
+        );
         assert_eq!(dims::<i64>(CALL, big, big, big).unwrap(), [big as i64; 3]);
         // The CSR check refuses rows beyond the type before it reads the offsets.
         refused_with(
@@ -455,8 +473,14 @@ mod tests {
     fn spmv_vectors_must_hold_op_a() {
         let call = "cusparseSpMV";
         // A is 3 × 4: x holds 4, y 3; transposed, x holds 3, y 4.
-        assert_eq!(spmv(call, Operation::NonTranspose, (3, 4), 4, 3).unwrap(), (4, 3));
-        assert_eq!(spmv(call, Operation::Transpose, (3, 4), 3, 4).unwrap(), (3, 4));
+        assert_eq!(
+            spmv(call, Operation::NonTranspose, (3, 4), 4, 3).unwrap(),
+            (4, 3)
+        );
+        assert_eq!(
+            spmv(call, Operation::Transpose, (3, 4), 3, 4).unwrap(),
+            (3, 4)
+        );
         refused_with(
             spmv(call, Operation::NonTranspose, (3, 4), 3, 3),
             ErrorKind::BufferTooShort,
@@ -480,7 +504,11 @@ mod tests {
         // Column-major 3 × 2 with ld 5 spans 5 + 3 = 8.
         let d = Dense::col_major(3, 2).ld(5);
         assert_eq!(dense(call, "b", d, 8).unwrap(), [3, 2, 5]);
-        refused_with(dense(call, "b", d, 7), ErrorKind::BufferTooShort, "b holds 7 elements, the call needs 8");
+        refused_with(
+            dense(call, "b", d, 7),
+            ErrorKind::BufferTooShort,
+            "b holds 7 elements, the call needs 8",
+        );
         refused_with(
             dense(call, "b", Dense::col_major(3, 2).ld(2), 100),
             ErrorKind::InvalidValue,
@@ -489,7 +517,11 @@ mod tests {
         // Row-major 3 × 2 with ld 4 spans 4·2 + 2 = 10; its ld is at least cols.
         let r = Dense::row_major(3, 2).ld(4);
         assert!(dense(call, "c", r, 10).is_ok());
-        refused_with(dense(call, "c", r, 9), ErrorKind::BufferTooShort, "c holds 9 elements");
+        refused_with(
+            dense(call, "c", r, 9),
+            ErrorKind::BufferTooShort,
+            "c holds 9 elements",
+        );
         refused_with(
             dense(call, "c", Dense::row_major(3, 2).ld(1), 100),
             ErrorKind::InvalidValue,
@@ -501,7 +533,12 @@ mod tests {
             "c's ld 0 < max(1, rows 2)",
         );
         refused_with(
-            dense(call, "b", Dense::col_major(2, usize::MAX).ld(usize::MAX / 2), usize::MAX),
+            dense(
+                call,
+                "b",
+                Dense::col_major(2, usize::MAX).ld(usize::MAX / 2),
+                usize::MAX,
+            ),
             ErrorKind::SizeOverflow,
             "the extent of b",
         );
@@ -512,31 +549,82 @@ mod tests {
         let call = "cusparseSpMM";
         let n = (Operation::NonTranspose, Operation::NonTranspose);
         // A 3 × 4, B 4 × 2, C 3 × 2.
-        assert!(spmm(call, n, (3, 4), (Dense::col_major(4, 2), 8), (Dense::col_major(3, 2), 6)).is_ok());
+        assert!(
+            spmm(
+                call,
+                n,
+                (3, 4),
+                (Dense::col_major(4, 2), 8),
+                (Dense::col_major(3, 2), 6)
+            )
+            .is_ok()
+        );
         refused_with(
-            spmm(call, n, (3, 4), (Dense::col_major(3, 2), 8), (Dense::col_major(3, 2), 6)),
+            spmm(
+                call,
+                n,
+                (3, 4),
+                (Dense::col_major(3, 2), 8),
+                (Dense::col_major(3, 2), 6),
+            ),
             ErrorKind::InvalidValue,
             "op(B) has 3 rows, op(A) has k = 4 columns",
         );
         refused_with(
-            spmm(call, n, (3, 4), (Dense::col_major(4, 2), 8), (Dense::col_major(3, 3), 9)),
+            spmm(
+                call,
+                n,
+                (3, 4),
+                (Dense::col_major(4, 2), 8),
+                (Dense::col_major(3, 3), 9),
+            ),
             ErrorKind::InvalidValue,
             "C is 3 × 3, op(A)·op(B) is m × n = 3 × 2",
         );
         // op(B) transposed: B stored 2 × 4.
         let t = (Operation::NonTranspose, Operation::Transpose);
-        assert!(spmm(call, t, (3, 4), (Dense::col_major(2, 4), 8), (Dense::col_major(3, 2), 6)).is_ok());
+        assert!(
+            spmm(
+                call,
+                t,
+                (3, 4),
+                (Dense::col_major(2, 4), 8),
+                (Dense::col_major(3, 2), 6)
+            )
+            .is_ok()
+        );
         // op(A) transposed: 4 × 3, so B is 3 × n and C 4 × n.
         let ta = (Operation::Transpose, Operation::NonTranspose);
-        assert!(spmm(call, ta, (3, 4), (Dense::col_major(3, 2), 6), (Dense::col_major(4, 2), 8)).is_ok());
+        assert!(
+            spmm(
+                call,
+                ta,
+                (3, 4),
+                (Dense::col_major(3, 2), 6),
+                (Dense::col_major(4, 2), 8)
+            )
+            .is_ok()
+        );
         // The buffers are checked after the shapes.
         refused_with(
-            spmm(call, n, (3, 4), (Dense::col_major(4, 2), 8), (Dense::col_major(3, 2), 5)),
+            spmm(
+                call,
+                n,
+                (3, 4),
+                (Dense::col_major(4, 2), 8),
+                (Dense::col_major(3, 2), 5),
+            ),
             ErrorKind::BufferTooShort,
             "c holds 5 elements, the call needs 6",
         );
         refused_with(
-            spmm(call, n, (3, 4), (Dense::col_major(4, 2), 7), (Dense::col_major(3, 2), 6)),
+            spmm(
+                call,
+                n,
+                (3, 4),
+                (Dense::col_major(4, 2), 7),
+                (Dense::col_major(3, 2), 6),
+            ),
             ErrorKind::BufferTooShort,
             "b holds 7 elements, the call needs 8",
         );

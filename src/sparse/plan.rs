@@ -13,7 +13,7 @@ use crate::memory::DeviceMemory;
 use crate::sparse::check;
 use crate::sparse::matrix::SparseMatrix;
 use crate::sparse::status::status;
-use crate::sparse::types::{Dense, Operation, SparseIndex, SparseScalar, SpMmAlg, SpMvAlg};
+use crate::sparse::types::{Dense, Operation, SpMmAlg, SpMvAlg, SparseIndex, SparseScalar};
 use crate::vocabulary::binding::{ScopedRead, ScopedWrite};
 use crate::vocabulary::version::LibraryVersion;
 use core::ffi::{c_int, c_void};
@@ -123,10 +123,9 @@ impl<'g> Core<'g> {
                 ),
             ));
         }
-        Ok(self
-            .handle
-            .memory()
-            .map_or(core::ptr::null_mut(), |w| w.device_ptr() as usize as *mut c_void))
+        Ok(self.handle.memory().map_or(core::ptr::null_mut(), |w| {
+            w.device_ptr() as usize as *mut c_void
+        }))
     }
 
     /// Runs one call on the scope's stream, ordered after the plan's previous call.
@@ -144,7 +143,9 @@ impl<'g> Core<'g> {
                 // SAFETY: `cusparseSetStream` needs a live handle and a live stream of its
                 // context: the plan borrows its guard (so its context is current and no other
                 // is pushed above it), and the stream is the scope's, live for the scope.
-                status("cusparseSetStream", unsafe { raw::cusparseSetStream(h, stream) })
+                status("cusparseSetStream", unsafe {
+                    raw::cusparseSetStream(h, stream)
+                })
             },
             || status(call, f(h)),
         )
@@ -192,11 +193,23 @@ fn dn_vec<T: SparseScalar>(size: i64, at: ffi::CUdeviceptr) -> Result<VecDescr> 
 }
 
 /// A dense matrix `[rows, cols, ld]` at `at` (checked by the caller).
-fn dn_mat<T: SparseScalar>(d: Dense, [rows, cols, ld]: [i64; 3], at: ffi::CUdeviceptr) -> Result<MatDescr> {
+fn dn_mat<T: SparseScalar>(
+    d: Dense,
+    [rows, cols, ld]: [i64; 3],
+    at: ffi::CUdeviceptr,
+) -> Result<MatDescr> {
     let mut m = core::ptr::null_mut();
     // SAFETY: a host-only call writing a descriptor through a live local.
     status("cusparseCreateDnMat", unsafe {
-        raw::cusparseCreateDnMat(&raw mut m, rows, cols, ld, dptr(at), T::DATA_TYPE, d.order.raw())
+        raw::cusparseCreateDnMat(
+            &raw mut m,
+            rows,
+            cols,
+            ld,
+            dptr(at),
+            T::DATA_TYPE,
+            d.order.raw(),
+        )
     })?;
     Ok(DenseDescr {
         raw: m.cast_const(),
@@ -389,7 +402,13 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         x: impl ScopedRead<'scope, T>,
         y: impl ScopedRead<'scope, T>,
     ) -> Result<SpMvPlan<'_, T>> {
-        let (vx, vy) = spmv_operands("cusparseSpMV_bufferSize", d, a, x.raw_parts(), y.raw_parts())?;
+        let (vx, vy) = spmv_operands(
+            "cusparseSpMV_bufferSize",
+            d,
+            a,
+            x.raw_parts(),
+            y.raw_parts(),
+        )?;
         let core = Core::new(self, |h| spmv_buffer(h, d, a, (&vx, &vy)))?;
         Ok(SpMvPlan {
             core,
@@ -416,7 +435,13 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         b: impl ScopedRead<'scope, T>,
         c: impl ScopedRead<'scope, T>,
     ) -> Result<SpMmPlan<'_, T>> {
-        let (mb, mc) = spmm_operands("cusparseSpMM_bufferSize", d, a, b.raw_parts(), c.raw_parts())?;
+        let (mb, mc) = spmm_operands(
+            "cusparseSpMM_bufferSize",
+            d,
+            a,
+            b.raw_parts(),
+            c.raw_parts(),
+        )?;
         let core = Core::new(self, |h| spmm_buffer(h, d, a, (&mb, &mc)))?;
         Ok(SpMmPlan {
             core,

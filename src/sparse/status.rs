@@ -44,19 +44,43 @@ mod tests {
     fn statuses_map_to_their_kinds_and_keep_the_value() {
         use ffi::cusparse::cusparseStatus_t as S;
         for (st, kind) in [
-            (S::CUSPARSE_STATUS_NOT_INITIALIZED, ErrorKind::CusparseNotInitialized),
-            (S::CUSPARSE_STATUS_ALLOC_FAILED, ErrorKind::CusparseAllocFailed),
-            (S::CUSPARSE_STATUS_INVALID_VALUE, ErrorKind::CusparseInvalidValue),
-            (S::CUSPARSE_STATUS_ARCH_MISMATCH, ErrorKind::CusparseArchMismatch),
-            (S::CUSPARSE_STATUS_MAPPING_ERROR, ErrorKind::CusparseMappingError),
-            (S::CUSPARSE_STATUS_EXECUTION_FAILED, ErrorKind::CusparseExecutionFailed),
-            (S::CUSPARSE_STATUS_INTERNAL_ERROR, ErrorKind::CusparseInternalError),
+            (
+                S::CUSPARSE_STATUS_NOT_INITIALIZED,
+                ErrorKind::CusparseNotInitialized,
+            ),
+            (
+                S::CUSPARSE_STATUS_ALLOC_FAILED,
+                ErrorKind::CusparseAllocFailed,
+            ),
+            (
+                S::CUSPARSE_STATUS_INVALID_VALUE,
+                ErrorKind::CusparseInvalidValue,
+            ),
+            (
+                S::CUSPARSE_STATUS_ARCH_MISMATCH,
+                ErrorKind::CusparseArchMismatch,
+            ),
+            (
+                S::CUSPARSE_STATUS_MAPPING_ERROR,
+                ErrorKind::CusparseMappingError,
+            ),
+            (
+                S::CUSPARSE_STATUS_EXECUTION_FAILED,
+                ErrorKind::CusparseExecutionFailed,
+            ),
+            (
+                S::CUSPARSE_STATUS_INTERNAL_ERROR,
+                ErrorKind::CusparseInternalError,
+            ),
             (
                 S::CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED,
                 ErrorKind::CusparseMatrixTypeNotSupported,
             ),
             (S::CUSPARSE_STATUS_ZERO_PIVOT, ErrorKind::CusparseZeroPivot),
-            (S::CUSPARSE_STATUS_NOT_SUPPORTED, ErrorKind::CusparseNotSupported),
+            (
+                S::CUSPARSE_STATUS_NOT_SUPPORTED,
+                ErrorKind::CusparseNotSupported,
+            ),
             (
                 S::CUSPARSE_STATUS_INSUFFICIENT_RESOURCES,
                 ErrorKind::CusparseInsufficientResources,
@@ -70,11 +94,7 @@ mod tests {
             assert!(!e.is_sticky());
             let detail = e.detail().unwrap();
             assert!(
-                detail.starts_with(&format!(
-                    "cusparseSpMV returned {} ({})",
-                    kind.name(),
-                    st.0
-                )),
+                detail.starts_with(&format!("cusparseSpMV returned {} ({})", kind.name(), st.0)),
                 "{detail}"
             );
         }
