@@ -201,7 +201,7 @@ impl Error {
     }
 
     /// The raw status of the CUDA library call that failed (an `nvrtcResult`,
-    /// `cublasStatus_t`, `ncclResult_t`, `cufftResult` or `curandStatus_t`, as the library
+    /// `cublasStatus_t`, `ncclResult_t`, `cufftResult`, `curandStatus_t` or `cusparseStatus_t`, as the library
     /// returned it, also one the kind does not list); `None` for every other error.
     ///
     /// # Examples

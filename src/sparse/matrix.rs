@@ -166,6 +166,10 @@ impl<'scope, T: SparseScalar, I: SparseIndex> SparseMatrix<'scope, T, I> {
     /// [`ErrorKind::SizeOverflow`](crate::ErrorKind::SizeOverflow),
     /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) (`nnz` 0) before cuSPARSE is
     /// called; cuSPARSE's status.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cusparse/#cusparsecreatecsr>
     #[doc(alias = "cusparseCreateCsr")]
     pub unsafe fn csr_unchecked(
         rows: usize,
@@ -203,6 +207,10 @@ impl<'scope, T: SparseScalar, I: SparseIndex> SparseMatrix<'scope, T, I> {
     /// # Errors
     ///
     /// As [`csr_unchecked`](Self::csr_unchecked).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cusparse/#cusparsecreatecoo>
     #[doc(alias = "cusparseCreateCoo")]
     pub unsafe fn coo_unchecked(
         rows: usize,

@@ -68,6 +68,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cusparse/#compressed-sparse-row-csr>
+    #[doc(alias = "cusparseCreateCsr")]
     pub fn csr_pattern<I: SparseIndex>(
         &self,
         rows: usize,
@@ -109,6 +110,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cusparse/#coordinate-coo>
+    #[doc(alias = "cusparseCreateCoo")]
     pub fn coo_pattern<I: SparseIndex>(
         &self,
         rows: usize,

@@ -517,6 +517,10 @@ impl<T: SparseScalar> SpMvPlan<'_, T> {
     ///
     /// The wait's error (the handle and workspace are then leaked rather than freed while
     /// the GPU may use them); cuSPARSE's status.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cusparse/#cusparsedestroy>
     #[doc(alias = "cusparseDestroy")]
     pub fn destroy(mut self) -> Result<()> {
         self.core.handle.release()
@@ -627,6 +631,10 @@ impl<T: SparseScalar> SpMmPlan<'_, T> {
     /// # Errors
     ///
     /// As [`SpMvPlan::destroy`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cusparse/#cusparsedestroy>
     #[doc(alias = "cusparseDestroy")]
     pub fn destroy(mut self) -> Result<()> {
         self.core.handle.release()
