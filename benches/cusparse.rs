@@ -4,9 +4,9 @@
 //! cargo bench -p custack-benches --features cusparse --bench cusparse  # needs a GPU and cuSPARSE
 //! ```
 //!
-//! Rows: SpMV `y = A·x` in `f32` of a CSR matrix of 1,000,000 rows and columns with 10
-//! non-zeros a row at random columns (one SpMV a rep); the same with 20 SpMVs a rep; a matrix
-//! of 10,000 rows with 100 SpMVs a rep, where the per-call cost shows. Each rep enqueues its
+//! Rows: `SpMV` `y = A·x` in `f32` of a CSR matrix of 1,000,000 rows and columns with 10
+//! non-zeros a row at random columns (one `SpMV` a rep); the same with 20 `SpMV`s a rep; a matrix
+//! of 10,000 rows with 100 `SpMV`s a rep, where the per-call cost shows. Each rep enqueues its
 //! calls on one stream and waits for it; the time is the host's, from the first call to the
 //! end of the wait. Both sides use the device's primary context, the same matrix and vector,
 //! each its own buffers, stream and handle.
@@ -30,7 +30,8 @@
     clippy::too_many_lines,
     clippy::cast_possible_truncation,
     clippy::cast_possible_wrap,
-    clippy::cast_precision_loss
+    clippy::cast_precision_loss,
+    clippy::many_single_char_names
 )]
 
 #[path = "common/mod.rs"]
@@ -96,6 +97,7 @@ struct Raw {
 fn upload<T: Copy>(buffers: &mut Vec<ffi::CUdeviceptr>, host: &[T]) -> ffi::CUdeviceptr {
     let bytes = core::mem::size_of_val(host);
     let mut p = 0;
+    // SAFETY: a fresh allocation of at least `bytes`, filled from `host` of as many bytes.
     unsafe {
         cu(
             ffi::cuMemAlloc_v2(&raw mut p, bytes.max(1)),
@@ -114,8 +116,8 @@ fn vp(p: ffi::CUdeviceptr) -> *mut c_void {
     p as usize as *mut c_void
 }
 
-const ALPHA: f32 = 1.0;
-const BETA: f32 = 0.0;
+static ALPHA: f32 = 1.0;
+static BETA: f32 = 0.0;
 
 impl Raw {
     fn new(n: usize, (offsets, cols, values): &(Vec<i32>, Vec<i32>, Vec<f32>), x: &[f32]) -> Self {
@@ -135,6 +137,8 @@ impl Raw {
         );
         let mut bytes = 0usize;
         let mut buffer = 0;
+        // SAFETY: out-pointers to locals; the arrays uploaded above hold the structure, values
+        // and vectors of the sizes given; the primary context is current.
         unsafe {
             cu(ffi::cuStreamCreate(&raw mut stream, 0), "cuStreamCreate");
             st(sp::cusparseCreate(&raw mut handle), "cusparseCreate");
@@ -206,6 +210,8 @@ impl Raw {
 
     fn spmv(&self) {
         st(
+            // SAFETY: a live handle with its stream set, live descriptors over live buffers, a
+            // workspace of the size cuSPARSE asked for, scalars in static memory.
             unsafe {
                 sp::cusparseSpMV(
                     self.handle,
@@ -226,6 +232,7 @@ impl Raw {
 
     fn sync(&self) {
         cu(
+            // SAFETY: a live stream.
             unsafe { ffi::cuStreamSynchronize(self.stream) },
             "cuStreamSynchronize",
         );
@@ -234,6 +241,7 @@ impl Raw {
     fn y(&self, n: usize) -> Vec<f32> {
         let mut v = vec![0.0f32; n];
         cu(
+            // SAFETY: `y_at` holds `n` floats (uploaded with as many), `v` has room for them.
             unsafe { ffi::cuMemcpyDtoH_v2(v.as_mut_ptr().cast(), self.y_at, n * 4) },
             "cuMemcpyDtoH_v2",
         );
@@ -243,6 +251,7 @@ impl Raw {
 
 impl Drop for Raw {
     fn drop(&mut self) {
+        // SAFETY: all live, made by `new`, destroyed once; the stream is synchronized first.
         unsafe {
             cu(ffi::cuStreamSynchronize(self.stream), "cuStreamSynchronize");
             st(

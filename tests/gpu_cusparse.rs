@@ -1,4 +1,4 @@
-//! `custack::sparse` on a real device: SpMV and SpMM of CSR and COO matrices, `f32` and `f64`,
+//! `custack::sparse` on a real device: `SpMV` and `SpMM` of CSR and COO matrices, `f32` and `f64`,
 //! as stored and transposed, against products computed on the CPU in `f64`; a structure that
 //! lives on the device, checked by copying it back and (unsafely) not; refused structures and
 //! operands enqueueing nothing; one plan on two streams. The positive twins of
@@ -162,7 +162,7 @@ enum Fmt {
     Coo,
 }
 
-/// One SpMV `y = alpha·op(A)·x + beta·y` of a random matrix in `fmt`, checked against the CPU.
+/// One `SpMV` `y = alpha·op(A)·x + beta·y` of a random matrix in `fmt`, checked against the CPU.
 fn spmv_matches_the_cpu<T: Real>(fmt: Fmt, op: Operation) {
     let ctx = context();
     let mut stack = Stack::new().unwrap();
@@ -256,7 +256,7 @@ fn span(d: Dense) -> usize {
     at(d, d.rows - 1, d.cols - 1) + 1
 }
 
-/// One SpMM `C = alpha·op(A)·op(B) + beta·C` of a random matrix in `fmt`, `B` and `C` in
+/// One `SpMM` `C = alpha·op(A)·op(B) + beta·C` of a random matrix in `fmt`, `B` and `C` in
 /// `order` with padded leading dimensions, checked against the CPU (the padding must stay).
 fn spmm_matches_the_cpu<T: Real>(fmt: Fmt, op_a: Operation, order: Order) {
     let ctx = context();

@@ -105,7 +105,11 @@ pub(crate) fn csr<I: SparseIndex>(
 ) -> Result<usize> {
     fits::<I>(call, "rows", rows)?;
     fits::<I>(call, "cols", cols)?;
-    if row_offsets.len() != rows + 1 {
+    let (Some(&first), Some(&last), true) = (
+        row_offsets.first(),
+        row_offsets.last(),
+        row_offsets.len() == rows + 1,
+    ) else {
         return Err(refused(
             call,
             ErrorKind::InvalidValue,
@@ -115,37 +119,39 @@ pub(crate) fn csr<I: SparseIndex>(
                 rows + 1
             ),
         ));
-    }
-    if row_offsets[0].to_i64() != 0 {
+    };
+    if first.to_i64() != 0 {
         return Err(refused(
             call,
             ErrorKind::InvalidValue,
-            &format!("row_offsets[0] = {:?}, not 0", row_offsets[0]),
+            &format!("row_offsets[0] = {first:?}, not 0"),
         ));
     }
-    for (i, w) in row_offsets.windows(2).enumerate() {
-        if w[1].to_i64() < w[0].to_i64() {
+    for (i, (before, after)) in row_offsets
+        .iter()
+        .zip(row_offsets.iter().skip(1))
+        .enumerate()
+    {
+        if after.to_i64() < before.to_i64() {
             return Err(refused(
                 call,
                 ErrorKind::InvalidValue,
                 &format!(
-                    "row_offsets[{}] = {:?} < row_offsets[{i}] = {:?}, the offsets must not decrease",
+                    "row_offsets[{}] = {after:?} < row_offsets[{i}] = {before:?}, the offsets must not decrease",
                     i + 1,
-                    w[1],
-                    w[0]
                 ),
             ));
         }
     }
     // Non-negative: the first is 0 and none decreases.
-    let nnz = usize::try_from(row_offsets[rows].to_i64()).map_err(|_| {
+    let nnz = usize::try_from(last.to_i64()).map_err(|_| {
         refused(
             call,
             ErrorKind::SizeOverflow,
             "row_offsets[rows] exceeds usize",
         )
     })?;
-    if nnz > col_indices.len() {
+    let Some(structure) = col_indices.get(..nnz) else {
         return Err(refused(
             call,
             ErrorKind::BufferTooShort,
@@ -154,9 +160,9 @@ pub(crate) fn csr<I: SparseIndex>(
                 col_indices.len()
             ),
         ));
-    }
+    };
     dims::<I>(call, rows, cols, nnz)?;
-    for (j, &c) in col_indices[..nnz].iter().enumerate() {
+    for (j, &c) in structure.iter().enumerate() {
         in_range(call, "col_indices", j, c, cols, "cols")?;
     }
     Ok(nnz)
@@ -204,7 +210,7 @@ pub(crate) fn coo<I: SparseIndex>(
     Ok(nnz)
 }
 
-/// An SpMV's vectors against `op(A)`, `m × k` for `A` stored `rows × cols`: `x` holds `k`
+/// An `SpMV`'s vectors against `op(A)`, `m × k` for `A` stored `rows × cols`: `x` holds `k`
 /// elements, `y` holds `m`. Returns `(k, m)`, the sizes given to cuSPARSE.
 pub(crate) fn spmv(
     call: &str,
@@ -259,7 +265,11 @@ pub(crate) fn dense(call: &str, name: &str, d: Dense, len: usize) -> Result<[i64
     ])
 }
 
-/// An SpMM's shapes: `op(A)` is `m × k`, `op(B)` must be `k × n` and `C` `m × n`
+#[allow(
+    clippy::many_single_char_names,
+    reason = "the product's own names: b, c, m, n, k"
+)]
+/// An `SpMM`'s shapes: `op(A)` is `m × k`, `op(B)` must be `k × n` and `C` `m × n`
 /// ([`ErrorKind::InvalidValue`] naming the mismatch), then each dense operand against its
 /// buffer ([`dense`]).
 pub(crate) fn spmm(

@@ -77,12 +77,14 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         col_indices: &[I],
     ) -> Result<CsrPattern<'_, I>> {
         let nnz = check::csr("cusparseCreateCsr", rows, cols, row_offsets, col_indices)?;
+        // `check::csr` found `nnz ≤ col_indices.len()`; `get` keeps that from being a panic.
+        let structure = col_indices.get(..nnz).unwrap_or(col_indices);
         Ok(CsrPattern {
             rows,
             cols,
             nnz,
             row_offsets: self.alloc_from(row_offsets)?,
-            col_indices: self.alloc_from(&col_indices[..nnz])?,
+            col_indices: self.alloc_from(structure)?,
         })
     }
 

@@ -218,7 +218,7 @@ fn dn_mat<T: SparseScalar>(
     })
 }
 
-/// An SpMV, `y = alpha·op(A)·x + beta·y`: the operation, the scalars (given to cuSPARSE by
+/// An `SpMV`, `y = alpha·op(A)·x + beta·y`: the operation, the scalars (given to cuSPARSE by
 /// host pointer, read before the call returns) and the algorithm.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[doc(alias = "cusparseSpMV")]
@@ -255,7 +255,7 @@ impl<T: SparseScalar> SpMv<T> {
     }
 }
 
-/// An SpMM, `C = alpha·op(A)·op(B) + beta·C`: the operations, the dense operands' shapes, the
+/// An `SpMM`, `C = alpha·op(A)·op(B) + beta·C`: the operations, the dense operands' shapes, the
 /// scalars and the algorithm.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[doc(alias = "cusparseSpMM")]
@@ -301,7 +301,7 @@ impl<T: SparseScalar> SpMm<T> {
     }
 }
 
-/// An SpMV plan: a cuSPARSE handle of the guard's context and the workspace its calls need;
+/// An `SpMV` plan: a cuSPARSE handle of the guard's context and the workspace its calls need;
 /// see the [module docs](crate::sparse). Borrows its guard (C25); `!Send`, `!Sync`.
 #[doc(alias = "cusparseHandle_t")]
 pub struct SpMvPlan<'g, T: SparseScalar> {
@@ -309,7 +309,7 @@ pub struct SpMvPlan<'g, T: SparseScalar> {
     _marker: PhantomData<(&'g (), *const T)>,
 }
 
-/// An SpMM plan: a cuSPARSE handle and the workspace its calls need. Borrows its guard (C25);
+/// An `SpMM` plan: a cuSPARSE handle and the workspace its calls need. Borrows its guard (C25);
 /// `!Send`, `!Sync`.
 #[doc(alias = "cusparseHandle_t")]
 pub struct SpMmPlan<'g, T: SparseScalar> {
@@ -336,7 +336,11 @@ impl<T: SparseScalar> core::fmt::Debug for SpMmPlan<'_, T> {
     }
 }
 
-/// The checked SpMV operands' dense descriptors.
+/// The checked `SpMV` operands' dense descriptors.
+#[allow(
+    clippy::many_single_char_names,
+    reason = "the product's own names: d, a, x, y, k, m"
+)]
 fn spmv_operands<T: SparseScalar, I: SparseIndex>(
     call: &str,
     d: &SpMv<T>,
@@ -376,7 +380,7 @@ fn spmv_buffer<T: SparseScalar, I: SparseIndex>(
 }
 
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
-    /// `cusparseCreate` + `cusparseSpMV_bufferSize`—A plan for SpMVs of these operands (the
+    /// `cusparseCreate` + `cusparseSpMV_bufferSize`—A plan for `SpMV`s of these operands (the
     /// same shapes, format and algorithm), with the workspace they need, allocated on this
     /// guard. The operands are only described to cuSPARSE: nothing is read or enqueued.
     ///
@@ -416,7 +420,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         })
     }
 
-    /// `cusparseCreate` + `cusparseSpMM_bufferSize`—A plan for SpMMs of these operands, with
+    /// `cusparseCreate` + `cusparseSpMM_bufferSize`—A plan for `SpMM`s of these operands, with
     /// the workspace they need. Nothing is read or enqueued.
     ///
     /// # Errors
@@ -450,6 +454,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     }
 }
 
+#[allow(
+    clippy::many_single_char_names,
+    reason = "the product's own names: the scope s, the description d, the operands a, x, y"
+)]
 impl<T: SparseScalar> SpMvPlan<'_, T> {
     /// `cusparseSpMV`—Enqueues `y = alpha·op(A)·x + beta·y` on the scope's stream, after the
     /// plan's previous call.
@@ -527,7 +535,7 @@ impl<T: SparseScalar> SpMvPlan<'_, T> {
     }
 }
 
-/// The checked SpMM operands' dense descriptors.
+/// The checked `SpMM` operands' dense descriptors.
 fn spmm_operands<T: SparseScalar, I: SparseIndex>(
     call: &str,
     d: &SpMm<T>,
@@ -572,6 +580,10 @@ fn spmm_buffer<T: SparseScalar, I: SparseIndex>(
     Ok(bytes)
 }
 
+#[allow(
+    clippy::many_single_char_names,
+    reason = "the product's own names: the scope s, the description d, the operands a, b, c"
+)]
 impl<T: SparseScalar> SpMmPlan<'_, T> {
     /// `cusparseSpMM`—Enqueues `C = alpha·op(A)·op(B) + beta·C` on the scope's stream, after
     /// the plan's previous call.

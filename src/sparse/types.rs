@@ -158,7 +158,7 @@ impl Dense {
     }
 }
 
-/// The algorithm of an SpMV (`cusparseSpMVAlg_t`); cuSPARSE refuses one that does not fit the
+/// The algorithm of an `SpMV` (`cusparseSpMVAlg_t`); cuSPARSE refuses one that does not fit the
 /// matrix's format (`CusparseInvalidValue` or `CusparseNotSupported`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[doc(alias = "cusparseSpMVAlg_t")]
@@ -189,7 +189,7 @@ impl SpMvAlg {
     }
 }
 
-/// The algorithm of an SpMM (`cusparseSpMMAlg_t`); only those that need no preprocessing step.
+/// The algorithm of an `SpMM` (`cusparseSpMMAlg_t`); only those that need no preprocessing step.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[doc(alias = "cusparseSpMMAlg_t")]
 pub enum SpMmAlg {
