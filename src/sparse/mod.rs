@@ -54,7 +54,7 @@
 //!
 //! A plan borrows its guard (C25), is `!Send` and `!Sync`, and its calls never overlap on the
 //! GPU, whatever streams they are on (they share the workspace): as for cuBLAS's handles
-//! ([`crate::blas`]), a call on the previous call's stream is ordered by the stream, a call on
+//! (`custack::blas`), a call on the previous call's stream is ordered by the stream, a call on
 //! another waits on the GPU for everything before it. Dropping a plan synchronizes its context
 //! (if it ran) before destroying the handle and freeing the workspace. Calls inside a graph
 //! capture are refused.
