@@ -52,7 +52,7 @@
 //!
 //! With the cargo feature `nvrtc` (and only then) it also finds and links NVRTC, the run-time
 //! CUDA C++ compiler, into the crate, with `cublas` cuBLAS, with `nccl` NCCL, with `cufft`
-//! cuFFT, with `curand` cuRAND and with `cublaslt` cuBLASLt: see
+//! cuFFT, with `curand` cuRAND, with `cublaslt` cuBLASLt and with `cusparse` cuSPARSE: see
 //! [`feature_libraries`]. Without the feature nothing about its library is searched, printed or
 //! linked, and `python3` (which finds the Python wheels) never runs: a crate that depends on
 //! custack without them searches for libcuda and nothing else.
@@ -103,9 +103,11 @@ fn main() {
     // `loom`: set by scripts/loom.sh (`RUSTFLAGS="--cfg loom"`) for the model tests of the
     // process-wide states (src/error/atomics.rs); never by this script.
     println!("cargo:rustc-check-cfg=cfg(loom)");
-    if ["NVRTC", "CUBLAS", "CUBLASLT", "NCCL", "CUFFT", "CURAND"]
-        .iter()
-        .any(|f| env::var_os(format!("CARGO_FEATURE_{f}")).is_some())
+    if [
+        "NVRTC", "CUBLAS", "CUBLASLT", "NCCL", "CUFFT", "CURAND", "CUSPARSE",
+    ]
+    .iter()
+    .any(|f| env::var_os(format!("CARGO_FEATURE_{f}")).is_some())
     {
         println!("cargo:rustc-cfg=custack_libraries");
     }
@@ -539,7 +541,7 @@ struct FeatureLibrary {
     install: &'static str,
 }
 
-const FEATURE_LIBRARIES: [FeatureLibrary; 6] = [
+const FEATURE_LIBRARIES: [FeatureLibrary; 7] = [
     FeatureLibrary {
         name: "NVRTC",
         feature: "CARGO_FEATURE_NVRTC",
@@ -622,6 +624,21 @@ const FEATURE_LIBRARIES: [FeatureLibrary; 6] = [
             wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib"],
         },
         install: install::CUBLASLT,
+    },
+    FeatureLibrary {
+        name: "cuSPARSE",
+        feature: "CARGO_FEATURE_CUSPARSE",
+        missing_cfg: "custack_no_cusparse",
+        lib: Interop {
+            env: "CUSTACK_CUSPARSE_LIB_DIR",
+            found_env: "CUSTACK_CUSPARSE_FOUND",
+            // cuSPARSE 12.x is `.so.12` in both generations (it needs libnvJitLink at run time).
+            files: &["libcusparse.so", "libcusparse.so.12"],
+            // `nvidia-cusparse` 12.6 (CUDA 13) ships `nvidia/cu13/lib`; the CUDA 12 wheel
+            // (`nvidia-cusparse-cu12`) `nvidia/cusparse/lib`.
+            wheel_dirs: &["nvidia/cu13/lib", "nvidia/cusparse/lib"],
+        },
+        install: install::CUSPARSE,
     },
 ];
 

@@ -138,6 +138,9 @@ pub mod cufft;
 /// cuRAND's host API (`curand.h`), with the feature `curand`.
 #[cfg(feature = "curand")]
 pub mod curand;
+/// cuSPARSE's generic API (`cusparse.h`), with the feature `cusparse`.
+#[cfg(feature = "cusparse")]
+pub mod cusparse;
 /// NCCL's C API (`nccl.h`), with the feature `nccl`.
 #[cfg(feature = "nccl")]
 pub mod nccl;

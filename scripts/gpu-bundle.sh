@@ -6,7 +6,10 @@
 #   bash scripts/gpu-bundle.sh [--features F] [--test NAME]... [--bench NAME]... [--example NAME]...
 #
 # --features F builds everything with custack's features F (`nvrtc`: set CUSTACK_NVRTC_LIB_DIR
-# to an NVRTC the GPU machine also has, of a CUDA version its driver supports). --test NAME packs
+# to an NVRTC the GPU machine also has, of a CUDA version its driver supports; `cusparse`:
+# CUSTACK_CUSPARSE_LIB_DIR to its nvidia/cu13/lib, which holds the libnvJitLink.so.13 that
+# libcusparse.so.12 needs, found there at link and run time through its RUNPATH $ORIGIN, so the
+# run needs that directory on LD_LIBRARY_PATH as cuBLAS's does). --test NAME packs
 # only the test targets named (and the unit tests) instead of every one. Tests and examples are
 # looked for in custack and in custack-benches (benches/Cargo.toml: the test gpu_tokio, the
 # example 13_tokio_requests), benches in custack-benches, which has custack's features too.

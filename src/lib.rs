@@ -164,6 +164,8 @@ mod parking;
 #[cfg(feature = "curand")]
 pub mod rand;
 pub mod safety;
+#[cfg(feature = "cusparse")]
+pub mod sparse;
 mod testing;
 mod texture;
 mod vocabulary;

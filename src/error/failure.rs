@@ -201,7 +201,7 @@ impl Error {
     }
 
     /// The raw status of the CUDA library call that failed (an `nvrtcResult`,
-    /// `cublasStatus_t`, `ncclResult_t`, `cufftResult` or `curandStatus_t`, as the library
+    /// `cublasStatus_t`, `ncclResult_t`, `cufftResult`, `curandStatus_t` or `cusparseStatus_t`, as the library
     /// returned it, also one the kind does not list); `None` for every other error.
     ///
     /// # Examples
@@ -630,6 +630,7 @@ mod tests {
                 + count(cfg!(feature = "nccl"), 9)
                 + count(cfg!(feature = "cufft"), 21)
                 + count(cfg!(feature = "curand"), 13)
+                + count(cfg!(feature = "cusparse"), 12)
         );
         for &kind in CUSTACK_KINDS.iter().chain(&library) {
             assert_eq!(kind.code(), None, "{kind:?}");

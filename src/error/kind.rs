@@ -172,7 +172,8 @@ pub(crate) trait LibraryStatus: Copy {
             feature = "cublas",
             feature = "nccl",
             feature = "cufft",
-            feature = "curand"
+            feature = "curand",
+            feature = "cusparse"
         )),
         allow(dead_code)
     )]
@@ -188,7 +189,8 @@ pub(crate) trait LibraryStatus: Copy {
             feature = "cublas",
             feature = "nccl",
             feature = "cufft",
-            feature = "curand"
+            feature = "curand",
+            feature = "cusparse"
         )),
         allow(dead_code)
     )]
@@ -803,6 +805,44 @@ error_kinds! {
         /// cuRAND returned a status this version of custack does not list (the value is in
         /// the detail).
         CurandUnlisted = "CURAND_STATUS_UNLISTED", "cuRAND returned a status custack does not list";
+        // cuSPARSE's statuses (`custack::sparse`, cargo feature `cusparse`), named after
+        // `cusparseStatus_t`; the detail names the cuSPARSE call. None is sticky.
+        [feature = "cusparse"] ffi::cusparse::cusparseStatus_t {
+            /// cuSPARSE `CUSPARSE_STATUS_NOT_INITIALIZED` (1): cuSPARSE was not initialized.
+            CusparseNotInitialized = CUSPARSE_STATUS_NOT_INITIALIZED,
+                "cuSPARSE was not initialized";
+            /// cuSPARSE `CUSPARSE_STATUS_ALLOC_FAILED` (2): cuSPARSE could not allocate memory.
+            CusparseAllocFailed = CUSPARSE_STATUS_ALLOC_FAILED, "cuSPARSE could not allocate memory";
+            /// cuSPARSE `CUSPARSE_STATUS_INVALID_VALUE` (3): cuSPARSE refused an argument.
+            CusparseInvalidValue = CUSPARSE_STATUS_INVALID_VALUE, "cuSPARSE refused an argument";
+            /// cuSPARSE `CUSPARSE_STATUS_ARCH_MISMATCH` (4): the GPU lacks a feature needed.
+            CusparseArchMismatch = CUSPARSE_STATUS_ARCH_MISMATCH,
+                "the GPU lacks a feature cuSPARSE needs";
+            /// cuSPARSE `CUSPARSE_STATUS_MAPPING_ERROR` (5): no longer returned.
+            CusparseMappingError = CUSPARSE_STATUS_MAPPING_ERROR, "cuSPARSE could not map memory";
+            /// cuSPARSE `CUSPARSE_STATUS_EXECUTION_FAILED` (6): a cuSPARSE kernel failed.
+            CusparseExecutionFailed = CUSPARSE_STATUS_EXECUTION_FAILED,
+                "a cuSPARSE kernel failed to run";
+            /// cuSPARSE `CUSPARSE_STATUS_INTERNAL_ERROR` (7): an internal cuSPARSE error.
+            CusparseInternalError = CUSPARSE_STATUS_INTERNAL_ERROR, "cuSPARSE failed internally";
+            /// cuSPARSE `CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED` (8): the matrix type is
+            /// not supported.
+            CusparseMatrixTypeNotSupported = CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED,
+                "cuSPARSE does not support this matrix type";
+            /// cuSPARSE `CUSPARSE_STATUS_ZERO_PIVOT` (9): a zero pivot (factorizations).
+            CusparseZeroPivot = CUSPARSE_STATUS_ZERO_PIVOT, "cuSPARSE met a zero pivot";
+            /// cuSPARSE `CUSPARSE_STATUS_NOT_SUPPORTED` (10): not supported for these
+            /// parameters.
+            CusparseNotSupported = CUSPARSE_STATUS_NOT_SUPPORTED,
+                "cuSPARSE does not support this combination of parameters";
+            /// cuSPARSE `CUSPARSE_STATUS_INSUFFICIENT_RESOURCES` (11): not enough resources.
+            CusparseInsufficientResources = CUSPARSE_STATUS_INSUFFICIENT_RESOURCES,
+                "cuSPARSE lacks the resources for the call";
+        }
+        /// cuSPARSE returned a status this version of custack does not list (the value is in
+        /// the detail).
+        CusparseUnlisted = "CUSPARSE_STATUS_UNLISTED",
+            "cuSPARSE returned a status custack does not list";
     }
 }
 
@@ -939,6 +979,8 @@ mod tests {
                 format!("Cufft{}", camel(rest))
             } else if let Some(rest) = name.strip_prefix("CURAND_STATUS_") {
                 format!("Curand{}", camel(rest))
+            } else if let Some(rest) = name.strip_prefix("CUSPARSE_STATUS_") {
+                format!("Cusparse{}", camel(rest))
             } else if let Some(rest) = name.strip_prefix("nccl") {
                 // NCCL's own names are camel case already: `ncclRemoteError`.
                 format!("Nccl{rest}")

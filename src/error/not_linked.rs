@@ -61,6 +61,10 @@ links! {
     #[cfg(feature = "curand")]
     CURAND = "cuRAND", "curand", "libcurand", "libcurand.so.10", custack_no_curand,
         install::CURAND;
+    /// cuSPARSE (feature `cusparse`).
+    #[cfg(feature = "cusparse")]
+    CUSPARSE = "cuSPARSE", "cusparse", "libcusparse", "libcusparse.so.12", custack_no_cusparse,
+        install::CUSPARSE;
     /// NCCL (feature `nccl`).
     #[cfg(feature = "nccl")]
     NCCL = "NCCL", "nccl", "libnccl", "libnccl.so.2", custack_no_nccl,
@@ -101,7 +105,15 @@ fn not_linked_error(link: &Link) -> Error {
 /// The test of each library's `not_linked`, in both builds: `Ok` where the library is linked
 /// (`missing` false), else [`ErrorKind::LibraryNotLinked`] with a message naming the variable
 /// `env` and the `wheel`.
-#[cfg(all(test, any(feature = "cublas", feature = "cufft", feature = "curand")))]
+#[cfg(all(
+    test,
+    any(
+        feature = "cublas",
+        feature = "cufft",
+        feature = "curand",
+        feature = "cusparse"
+    )
+))]
 pub(crate) fn assert_says_what_to_set(result: Result<()>, missing: bool, env: &str, wheel: &str) {
     assert_eq!(result.is_err(), missing);
     if let Err(e) = result {

@@ -41,7 +41,8 @@ fn ui() {
     feature = "nccl",
     feature = "cufft",
     feature = "curand",
-    feature = "cublaslt"
+    feature = "cublaslt",
+    feature = "cusparse"
 )))]
 #[test]
 fn ui_facade() {
@@ -87,6 +88,15 @@ fn ui_curand() {
 #[test]
 fn ui_cufft() {
     trybuild::TestCases::new().compile_fail("cufft/*.rs");
+}
+
+/// C35 for `custack::sparse` (feature `cusparse`, `ui-tests/cusparse/`). Run, or regenerate,
+/// with `[TRYBUILD=overwrite] cargo test -p custack-ui-tests --features cusparse --test ui
+/// ui_cusparse`.
+#[cfg(feature = "cusparse")]
+#[test]
+fn ui_cusparse() {
+    trybuild::TestCases::new().compile_fail("cusparse/*.rs");
 }
 
 /// C25 for `custack::blaslt` (feature `cublaslt`, `ui-tests/cublaslt/`). Run, or regenerate, with
