@@ -18,6 +18,9 @@ pub(crate) const CUFFT: &str = "the CUDA toolkit or cuFFT's Python wheel of the 
 /// cuRAND (feature `curand`).
 pub(crate) const CURAND: &str = "the CUDA toolkit or cuRAND's Python wheel of the driver's CUDA version, no newer (`pip install 'nvidia-curand==10.4.0.*'` for a 13.0 driver, `'nvidia-curand-cu12==10.3.3.*'` for 12.2)";
 
+/// cuDNN (feature `cudnn`), version 9.
+pub(crate) const CUDNN: &str = "cuDNN 9's Python wheel of the driver's CUDA major version (`pip install 'nvidia-cudnn-cu13==9.*'` for a 13.x driver, `'nvidia-cudnn-cu12==9.1.0.70'` for 12.x) or the cuDNN 9 package";
+
 /// NCCL (feature `nccl`).
 pub(crate) const NCCL: &str = "NCCL's Python wheel of the driver's CUDA major version (`pip install nvidia-nccl-cu13` for a 13.x driver, `nvidia-nccl-cu12` for 12.x) or the NCCL package";
 

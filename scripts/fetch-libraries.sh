@@ -4,7 +4,7 @@
 # zipfile. Prints the directory holding the library. Nothing outside DEST changes (no pip
 # install, no site-packages).
 #
-#   bash scripts/fetch-libraries.sh LIBRARY DEST      # LIBRARY: nvrtc, cublas, nccl, cufft, curand; DEST: e.g. target/cuda-libs
+#   bash scripts/fetch-libraries.sh LIBRARY DEST      # LIBRARY: nvrtc, cublas, nccl, cufft, curand, cudnn; DEST: e.g. target/cuda-libs
 #
 # The versions are the ones scripts/test.sh pairs with the driver library it fetches (Debian's
 # libcuda1, CUDA 12.2): an NVRTC newer than the driver emits PTX the driver cannot JIT, so the
@@ -22,7 +22,11 @@ case $1 in
     nccl) wheel=nvidia-nccl-cu12==2.18.1 dir=nvidia/nccl/lib file=libnccl.so.2 ;;
     cufft) wheel=nvidia-cufft-cu12==11.0.8.103 dir=nvidia/cufft/lib file=libcufft.so.11 ;;
     curand) wheel=nvidia-curand-cu12==10.3.3.141 dir=nvidia/curand/lib file=libcurand.so.10 ;;
-    *) die "unknown library $1 (known: nvrtc, cublas, nccl, cufft, curand; cuBLASLt comes with cublas)" ;;
+    # cuDNN 9.1.0.70 of the CUDA 12 generation: libcudnn.so.9 needs no CUDA library at link
+    # time (readelf -d) and loads its sub-libraries, libcuda.so.1 and, for some engines,
+    # libcublasLt.so.12 (the cublas wheel's) at run time.
+    cudnn) wheel=nvidia-cudnn-cu12==9.1.0.70 dir=nvidia/cudnn/lib file=libcudnn.so.9 ;;
+    *) die "unknown library $1 (known: nvrtc, cublas, nccl, cufft, curand, cudnn; cuBLASLt comes with cublas)" ;;
 esac
 dest=$(realpath -m "$2")/$1
 # The stamp, written last, names the wheel: a changed pin or a cut-short unpacking fetches anew.

@@ -31,7 +31,8 @@ pub(crate) mod batch;
         feature = "cublas",
         feature = "cublaslt",
         feature = "cufft",
-        feature = "curand"
+        feature = "curand",
+        feature = "cudnn"
     )),
     allow(dead_code)
 )]
@@ -42,7 +43,8 @@ pub(crate) mod host;
     feature = "cublas",
     feature = "cublaslt",
     feature = "cufft",
-    feature = "curand"
+    feature = "curand",
+    feature = "cudnn"
 ))]
 pub(crate) mod library_handle;
 pub(crate) mod payload;

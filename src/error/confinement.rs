@@ -53,6 +53,7 @@
 //! | `rand::HostRng::pseudo`, `quasi`; `rand::version` | cuRAND | ask |
 //! | `nccl::unique_id`, `nccl::version` | NCCL | ask |
 //! | `blas::version`, `blaslt::version`, `fft::version` | cuBLAS, cuBLASLt, cuFFT | ask |
+//! | `dnn::version` | cuDNN | asks |
 //! | `Profile::init` | `cuInit` without callbacks | the profile ([`confine`]) |
 //! | `Profile::driver`'s `Driver`: `version`, `device_count`, `device`, `devices`; `driver_version` | `cuDriverGetVersion`, `cuDeviceGetCount`, `cuDeviceGet` | in the subset: queries that make and register nothing (the profile's own `Profile::device`) |
 //! | `Profile::device`'s `Device`: `name`, `uuid`, `pci_bus_id`, `total_memory`, `attribute`, `compute_capability`, `supports_sm_count_affinity`, `primary_context_state`, `graph_mem`, `can_access_peer`; `nvrtc::Options::arch_for` (a compute-capability query) | `cuDeviceGet*` queries | in the subset: queries (the profile's own checks ask the same: an image's architecture, the health pre-flight's PCI bus id) |
@@ -99,6 +100,7 @@ const ENTRIES: [&str; 23] = [
     "blas::version",
     "blaslt::version",
     "fft::version",
+    "dnn::version",
 ];
 
 /// What an entry not listed in [`ENTRIES`] is called in a refusal.
