@@ -142,7 +142,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 # loads its sub-libraries from there and cuBLASLt (nvidia/cu13/lib) at run time.
 for d in $(python3 -c 'import site; print(" ".join(site.getsitepackages() + [site.getusersitepackages()]))' 2>/dev/null); do
     for lib in "$d/nvidia/cudnn/lib" "$d/nvidia/cu13/lib"; do
-        [[ -d $lib ]] && export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+        if [[ -d $lib ]]; then export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; fi
     done
 done
 fail=0
