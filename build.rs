@@ -103,9 +103,11 @@ fn main() {
     // `loom`: set by scripts/loom.sh (`RUSTFLAGS="--cfg loom"`) for the model tests of the
     // process-wide states (src/error/atomics.rs); never by this script.
     println!("cargo:rustc-check-cfg=cfg(loom)");
-    if ["NVRTC", "CUBLAS", "CUBLASLT", "NCCL", "CUFFT", "CURAND", "CUDNN"]
-        .iter()
-        .any(|f| env::var_os(format!("CARGO_FEATURE_{f}")).is_some())
+    if [
+        "NVRTC", "CUBLAS", "CUBLASLT", "NCCL", "CUFFT", "CURAND", "CUDNN",
+    ]
+    .iter()
+    .any(|f| env::var_os(format!("CARGO_FEATURE_{f}")).is_some())
     {
         println!("cargo:rustc-cfg=custack_libraries");
     }

@@ -38,10 +38,10 @@
 mod common;
 
 use common::{cu, header, must, print, reps, rotate, running};
+use core::ffi::c_void;
 use custack::dnn::{Conv2d, ConvPlan, Layout};
 use custack::ffi::cudnn as dn;
 use custack::{Context, DeviceBuffer, DeviceMemory, Driver, PushedGuard, Stack, Stream, ffi};
-use core::ffi::c_void;
 use std::cell::RefCell;
 
 fn st(r: dn::cudnnStatus_t, what: &str) {
@@ -121,20 +121,44 @@ impl Raw {
         // SAFETY: out-pointers to fields; plain values; the primary context is current (the
         // guard); the workspace is allocated to the size cuDNN asks for.
         unsafe {
-            cu(ffi::cuStreamCreate(&raw mut raw.stream, 0), "cuStreamCreate");
+            cu(
+                ffi::cuStreamCreate(&raw mut raw.stream, 0),
+                "cuStreamCreate",
+            );
             st(dn::cudnnCreate(&raw mut raw.handle), "cudnnCreate");
             st(dn::cudnnCreateTensorDescriptor(&raw mut raw.x), "create x");
             st(dn::cudnnCreateTensorDescriptor(&raw mut raw.y), "create y");
-            st(dn::cudnnCreateTensorDescriptor(&raw mut raw.bias), "create bias");
+            st(
+                dn::cudnnCreateTensorDescriptor(&raw mut raw.bias),
+                "create bias",
+            );
             st(dn::cudnnCreateFilterDescriptor(&raw mut raw.w), "create w");
-            st(dn::cudnnCreateConvolutionDescriptor(&raw mut raw.conv), "create conv");
-            st(dn::cudnnCreateActivationDescriptor(&raw mut raw.act), "create act");
+            st(
+                dn::cudnnCreateConvolutionDescriptor(&raw mut raw.conv),
+                "create conv",
+            );
+            st(
+                dn::cudnnCreateActivationDescriptor(&raw mut raw.act),
+                "create act",
+            );
             let [a, b, cc, d] = strides(c, hw, hw, r.layout);
-            st(dn::cudnnSetTensor4dDescriptorEx(raw.x, float, n, c, hw, hw, a, b, cc, d), "set x");
+            st(
+                dn::cudnnSetTensor4dDescriptorEx(raw.x, float, n, c, hw, hw, a, b, cc, d),
+                "set x",
+            );
             let [a, b, cc, d] = strides(k, hw, hw, r.layout);
-            st(dn::cudnnSetTensor4dDescriptorEx(raw.y, float, n, k, hw, hw, a, b, cc, d), "set y");
-            st(dn::cudnnSetTensor4dDescriptorEx(raw.bias, float, 1, k, 1, 1, k, 1, 1, 1), "set bias");
-            st(dn::cudnnSetFilter4dDescriptor(raw.w, float, format, k, c, 3, 3), "set w");
+            st(
+                dn::cudnnSetTensor4dDescriptorEx(raw.y, float, n, k, hw, hw, a, b, cc, d),
+                "set y",
+            );
+            st(
+                dn::cudnnSetTensor4dDescriptorEx(raw.bias, float, 1, k, 1, 1, k, 1, 1, 1),
+                "set bias",
+            );
+            st(
+                dn::cudnnSetFilter4dDescriptor(raw.w, float, format, k, c, 3, 3),
+                "set w",
+            );
             st(
                 dn::cudnnSetConvolution2dDescriptor(
                     raw.conv,
@@ -167,7 +191,13 @@ impl Raw {
             let mut bytes = 0usize;
             st(
                 dn::cudnnGetConvolutionForwardWorkspaceSize(
-                    raw.handle, raw.x, raw.w, raw.conv, raw.y, algo, &raw mut bytes,
+                    raw.handle,
+                    raw.x,
+                    raw.w,
+                    raw.conv,
+                    raw.y,
+                    algo,
+                    &raw mut bytes,
                 ),
                 "workspace size",
             );
@@ -187,7 +217,10 @@ impl Raw {
         // SAFETY: a fresh allocation of `bytes`, filled from `host` of as many bytes.
         unsafe {
             cu(ffi::cuMemAlloc_v2(&raw mut p, bytes), "cuMemAlloc_v2");
-            cu(ffi::cuMemcpyHtoD_v2(p, host.as_ptr().cast(), bytes), "cuMemcpyHtoD_v2");
+            cu(
+                ffi::cuMemcpyHtoD_v2(p, host.as_ptr().cast(), bytes),
+                "cuMemcpyHtoD_v2",
+            );
         }
         self.buffers.push(p);
         p
@@ -204,7 +237,13 @@ impl Raw {
     }
 
     /// One fused call, `y = max(0, conv(x, w) + bias)`, `z = y` scaled by 0.
-    fn run(&self, x: ffi::CUdeviceptr, w: ffi::CUdeviceptr, b: ffi::CUdeviceptr, y: ffi::CUdeviceptr) {
+    fn run(
+        &self,
+        x: ffi::CUdeviceptr,
+        w: ffi::CUdeviceptr,
+        b: ffi::CUdeviceptr,
+        y: ffi::CUdeviceptr,
+    ) {
         let (one, zero) = (1.0f32, 0.0f32);
         let p = |d: ffi::CUdeviceptr| d as usize as *mut c_void;
         // SAFETY: live descriptors and handle, buffers of the sizes the descriptors reach, the
@@ -238,7 +277,10 @@ impl Raw {
 
     fn sync(&self) {
         // SAFETY: a live stream.
-        cu(unsafe { ffi::cuStreamSynchronize(self.stream) }, "cuStreamSynchronize");
+        cu(
+            unsafe { ffi::cuStreamSynchronize(self.stream) },
+            "cuStreamSynchronize",
+        );
     }
 }
 
@@ -256,8 +298,14 @@ impl Drop for Raw {
             st(dn::cudnnDestroyTensorDescriptor(self.y), "destroy y");
             st(dn::cudnnDestroyTensorDescriptor(self.bias), "destroy bias");
             st(dn::cudnnDestroyFilterDescriptor(self.w), "destroy w");
-            st(dn::cudnnDestroyConvolutionDescriptor(self.conv), "destroy conv");
-            st(dn::cudnnDestroyActivationDescriptor(self.act), "destroy act");
+            st(
+                dn::cudnnDestroyConvolutionDescriptor(self.conv),
+                "destroy conv",
+            );
+            st(
+                dn::cudnnDestroyActivationDescriptor(self.act),
+                "destroy act",
+            );
             st(dn::cudnnDestroy(self.handle), "cudnnDestroy");
             cu(ffi::cuStreamDestroy_v2(self.stream), "cuStreamDestroy_v2");
         }
@@ -317,13 +365,21 @@ fn row(guard: &PushedGuard<'_, '_>, stream: &Stream<'_>, reps: usize, r: Row) {
         r.k,
         r.layout,
         if r.tensor_cores { ", TF32" } else { ", FMA" },
-        if r.calls > 1 { format!(", {} calls", r.calls) } else { String::new() },
+        if r.calls > 1 {
+            format!(", {} calls", r.calls)
+        } else {
+            String::new()
+        },
     );
     let (theirs, ours) = (
         Raw::download(ry, plan.output_len()),
         must(cy.borrow().to_vec(), "to_vec"),
     );
-    let diff = theirs.iter().zip(&ours).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+    let diff = theirs
+        .iter()
+        .zip(&ours)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f32::max);
     let scale = theirs.iter().map(|a| a.abs()).fold(1.0, f32::max);
     if diff > 1e-3 * scale {
         eprintln!("benches/cudnn: {name}: custack's output differs from raw's by {diff}");
@@ -361,6 +417,27 @@ fn main() {
         calls: 1,
     };
     row(&guard, &stream, reps, big);
-    row(&guard, &stream, reps, Row { layout: Layout::Nchw, tensor_cores: false, ..big });
-    row(&guard, &stream, reps, Row { n: 8, c: 32, hw: 16, k: 32, calls: 100, ..big });
+    row(
+        &guard,
+        &stream,
+        reps,
+        Row {
+            layout: Layout::Nchw,
+            tensor_cores: false,
+            ..big
+        },
+    );
+    row(
+        &guard,
+        &stream,
+        reps,
+        Row {
+            n: 8,
+            c: 32,
+            hw: 16,
+            k: 32,
+            calls: 100,
+            ..big
+        },
+    );
 }

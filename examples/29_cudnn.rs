@@ -95,7 +95,13 @@ fn run() -> custack::Result<(i32, usize, f64)> {
     );
     let mut dy = guard.alloc_zeroed::<f32>(plan.output_len())?;
     guard.stream()?.scope(|s| {
-        plan.run(s, s.bind(&dx), s.bind(&dw), s.bind(&db), s.bind_mut(&mut dy))
+        plan.run(
+            s,
+            s.bind(&dx),
+            s.bind(&dw),
+            s.bind(&db),
+            s.bind_mut(&mut dy),
+        )
     })??; // the scope waited for the stream: `dy` holds the result
     let got = dy.to_vec()?;
     let want = reference(&x, &w, &bias);

@@ -132,15 +132,15 @@ pub mod cublas;
 /// cuBLASLt's C API (`cublasLt.h`), with the feature `cublaslt`.
 #[cfg(feature = "cublaslt")]
 pub mod cublaslt;
+/// cuDNN 9's legacy convolution API (`cudnn_ops.h`, `cudnn_cnn.h`), with the feature `cudnn`.
+#[cfg(feature = "cudnn")]
+pub mod cudnn;
 /// cuFFT's C API (`cufft.h`), with the feature `cufft`.
 #[cfg(feature = "cufft")]
 pub mod cufft;
 /// cuRAND's host API (`curand.h`), with the feature `curand`.
 #[cfg(feature = "curand")]
 pub mod curand;
-/// cuDNN 9's legacy convolution API (`cudnn_ops.h`, `cudnn_cnn.h`), with the feature `cudnn`.
-#[cfg(feature = "cudnn")]
-pub mod cudnn;
 /// NCCL's C API (`nccl.h`), with the feature `nccl`.
 #[cfg(feature = "nccl")]
 pub mod nccl;

@@ -555,6 +555,7 @@ const LIBRARY_PAGES: &[(&str, &str)] = &[
     ("cublas", "<https://docs.nvidia.com/cuda/cublas/"),
     ("cufft", "<https://docs.nvidia.com/cuda/cufft/"),
     ("curand", "<https://docs.nvidia.com/cuda/curand/"),
+    ("cudnn", "<https://docs.nvidia.com/deeplearning/cudnn/"),
 ];
 
 /// Every fn that names a driver function in a doc alias links NVIDIA's page for that

@@ -63,7 +63,11 @@ impl Shape {
 
     /// The index of element `(a, b, i, j)` of a packed tensor of sizes `(_, bs, is, js)`
     /// (`n, c, h, w` of a tensor; `k, c, r, s` of a filter) in the layout.
-    fn at(&self, (a, b, i, j): (usize, usize, usize, usize), (bs, is, js): (usize, usize, usize)) -> usize {
+    fn at(
+        &self,
+        (a, b, i, j): (usize, usize, usize, usize),
+        (bs, is, js): (usize, usize, usize),
+    ) -> usize {
         match self.layout {
             Layout::Nchw => ((a * bs + b) * is + i) * js + j,
             Layout::Nhwc => ((a * is + i) * js + j) * bs + b,
@@ -82,14 +86,19 @@ impl Shape {
                         for c in 0..self.c {
                             for r in 0..self.r {
                                 for s in 0..self.s {
-                                    let h = (op * self.stride[0] + r * self.dil[0]).checked_sub(self.pad[0]);
-                                    let v = (oq * self.stride[1] + s * self.dil[1]).checked_sub(self.pad[1]);
+                                    let h = (op * self.stride[0] + r * self.dil[0])
+                                        .checked_sub(self.pad[0]);
+                                    let v = (oq * self.stride[1] + s * self.dil[1])
+                                        .checked_sub(self.pad[1]);
                                     let (Some(h), Some(v)) = (h, v) else { continue };
                                     if h >= self.h || v >= self.w {
                                         continue;
                                     }
-                                    acc += f64::from(x[self.at((n, c, h, v), (self.c, self.h, self.w))])
-                                        * f64::from(w[self.at((k, c, r, s), (self.c, self.r, self.s))]);
+                                    acc += f64::from(
+                                        x[self.at((n, c, h, v), (self.c, self.h, self.w))],
+                                    ) * f64::from(
+                                        w[self.at((k, c, r, s), (self.c, self.r, self.s))],
+                                    );
                                 }
                             }
                         }
@@ -121,7 +130,10 @@ fn shape(layout: Layout) -> Shape {
 fn close(what: &str, got: &[f32], want: &[f64]) {
     assert_eq!(got.len(), want.len(), "{what}");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!((f64::from(*g) - w).abs() <= 1e-4, "{what}: y[{i}] = {g}, the CPU's {w}");
+        assert!(
+            (f64::from(*g) - w).abs() <= 1e-4,
+            "{what}: y[{i}] = {g}, the CPU's {w}"
+        );
     }
     // The ReLU both clips and passes: the data are not all one sign.
     assert!(want.iter().any(|&v| v == 0.0), "{what}: no output clipped");
@@ -140,9 +152,25 @@ fn convolution_bias_and_relu_match_the_cpu_in_both_layouts() {
     for layout in [Layout::Nchw, Layout::Nhwc] {
         let base = shape(layout);
         shapes.push(base);
-        shapes.push(Shape { pad: [0, 2], stride: [2, 3], ..base });
-        shapes.push(Shape { dil: [2, 1], r: 2, s: 4, ..base });
-        shapes.push(Shape { c: 16, k: 32, r: 1, s: 1, pad: [0, 0], ..base });
+        shapes.push(Shape {
+            pad: [0, 2],
+            stride: [2, 3],
+            ..base
+        });
+        shapes.push(Shape {
+            dil: [2, 1],
+            r: 2,
+            s: 4,
+            ..base
+        });
+        shapes.push(Shape {
+            c: 16,
+            k: 32,
+            r: 1,
+            s: 1,
+            pad: [0, 0],
+            ..base
+        });
     }
     for (i, sh) in shapes.iter().enumerate() {
         let plan = guard.conv_plan(&sh.conv()).unwrap();
@@ -162,12 +190,26 @@ fn convolution_bias_and_relu_match_the_cpu_in_both_layouts() {
             guard.alloc_from(&w).unwrap(),
             guard.alloc_from(&bias).unwrap(),
         );
-        let mut dy = guard.alloc_from(&vec![f32::NAN; plan.output_len()]).unwrap();
+        let mut dy = guard
+            .alloc_from(&vec![f32::NAN; plan.output_len()])
+            .unwrap();
         stream
-            .scope(|s| plan.run(s, s.bind(&dx), s.bind(&dw), s.bind(&db), s.bind_mut(&mut dy)))
+            .scope(|s| {
+                plan.run(
+                    s,
+                    s.bind(&dx),
+                    s.bind(&dw),
+                    s.bind(&db),
+                    s.bind_mut(&mut dy),
+                )
+            })
             .unwrap()
             .unwrap();
-        close(&format!("{sh:?}"), &dy.to_vec().unwrap(), &sh.reference(&x, &w, &bias));
+        close(
+            &format!("{sh:?}"),
+            &dy.to_vec().unwrap(),
+            &sh.reference(&x, &w, &bias),
+        );
         plan.destroy().unwrap();
     }
     assert!(take_drop_errors().is_empty());
@@ -183,7 +225,11 @@ fn refused_runs_enqueue_nothing() {
     let sh = shape(Layout::Nchw);
     let plan = guard.conv_plan(&sh.conv()).unwrap();
     let full = |len: usize| guard.alloc_from(&vec![0.5f32; len]).unwrap();
-    let (x, w, bias) = (full(plan.input_len() + 4), full(plan.filter_len()), full(plan.bias_len()));
+    let (x, w, bias) = (
+        full(plan.input_len() + 4),
+        full(plan.filter_len()),
+        full(plan.bias_len()),
+    );
     let marker = 7.0f32;
     let mut y = guard.alloc_from(&vec![marker; plan.output_len()]).unwrap();
     // Each buffer one element short.
@@ -192,7 +238,10 @@ fn refused_runs_enqueue_nothing() {
         full(plan.filter_len() - 1),
         full(plan.bias_len() - 1),
     ];
-    for (i, names) in ["the input x", "the filter w", "the bias"].into_iter().enumerate() {
+    for (i, names) in ["the input x", "the filter w", "the bias"]
+        .into_iter()
+        .enumerate()
+    {
         let [xi, wi, bi] = [&x, &w, &bias];
         let (xs, ws, bs) = (
             if i == 0 { &short[0] } else { xi },
@@ -209,7 +258,15 @@ fn refused_runs_enqueue_nothing() {
     }
     let mut short_y = full(plan.output_len() - 1);
     let e = stream
-        .scope(|s| plan.run(s, s.bind(&x), s.bind(&w), s.bind(&bias), s.bind_mut(&mut short_y)))
+        .scope(|s| {
+            plan.run(
+                s,
+                s.bind(&x),
+                s.bind(&w),
+                s.bind(&bias),
+                s.bind_mut(&mut short_y),
+            )
+        })
         .unwrap()
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::BufferTooShort);
@@ -217,11 +274,22 @@ fn refused_runs_enqueue_nothing() {
     // A view starting one float in: long enough, not 16-byte aligned.
     let tail = x.slice(1..).unwrap();
     let e = stream
-        .scope(|s| plan.run(s, s.bind(&tail), s.bind(&w), s.bind(&bias), s.bind_mut(&mut y)))
+        .scope(|s| {
+            plan.run(
+                s,
+                s.bind(&tail),
+                s.bind(&w),
+                s.bind(&bias),
+                s.bind_mut(&mut y),
+            )
+        })
         .unwrap()
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidValue);
-    assert!(e.detail().unwrap().contains("the input x starts at 0x"), "{e}");
+    assert!(
+        e.detail().unwrap().contains("the input x starts at 0x"),
+        "{e}"
+    );
     // Nothing ran: the output still holds the marker.
     assert!(y.to_vec().unwrap().iter().all(|&v| v == marker));
     // A refused plan is refused before cuDNN makes anything.
@@ -241,7 +309,14 @@ fn one_plan_serves_two_streams_and_submissions_and_drops_with_work_pending() {
     let mut stack = Stack::new().unwrap();
     let guard = stack.push(&ctx).unwrap();
     let (s1, s2) = (guard.stream().unwrap(), guard.stream().unwrap());
-    let sh = Shape { n: 4, c: 16, h: 32, w: 32, k: 16, ..shape(Layout::Nhwc) };
+    let sh = Shape {
+        n: 4,
+        c: 16,
+        h: 32,
+        w: 32,
+        k: 16,
+        ..shape(Layout::Nhwc)
+    };
     let plan = guard.conv_plan(&sh.conv()).unwrap();
     let (x, w, bias) = (
         values(plan.input_len(), 3),
@@ -277,15 +352,27 @@ fn one_plan_serves_two_streams_and_submissions_and_drops_with_work_pending() {
     };
     let plan_ref = &plan;
     let p1 = s1
-        .submit(payload(), |s, (x, w, b, mut y)| plan_ref.run(s, &x, &w, &b, &mut y))
+        .submit(payload(), |s, (x, w, b, mut y)| {
+            plan_ref.run(s, &x, &w, &b, &mut y)
+        })
         .unwrap();
     let p2 = s2
-        .submit(payload(), |s, (x, w, b, mut y)| plan_ref.run(s, &x, &w, &b, &mut y))
+        .submit(payload(), |s, (x, w, b, mut y)| {
+            plan_ref.run(s, &x, &w, &b, &mut y)
+        })
         .unwrap();
     drop(plan);
     assert!(take_drop_errors().is_empty());
-    close("submission 1", &p1.wait().unwrap().3.to_vec().unwrap(), &want);
-    close("submission 2", &p2.wait().unwrap().3.to_vec().unwrap(), &want);
+    close(
+        "submission 1",
+        &p1.wait().unwrap().3.to_vec().unwrap(),
+        &want,
+    );
+    close(
+        "submission 2",
+        &p2.wait().unwrap().3.to_vec().unwrap(),
+        &want,
+    );
 }
 
 #[test]
@@ -297,7 +384,11 @@ fn tensor_cores_when_allowed_stay_close_to_the_cpu() {
     let ctx = context();
     let mut stack = Stack::new().unwrap();
     let guard = stack.push(&ctx).unwrap();
-    let sh = Shape { c: 32, k: 64, ..shape(Layout::Nhwc) };
+    let sh = Shape {
+        c: 32,
+        k: 64,
+        ..shape(Layout::Nhwc)
+    };
     let plan = guard.conv_plan(&sh.conv().tensor_cores(true)).unwrap();
     let (x, w, bias) = (
         values(plan.input_len(), 7),
@@ -313,8 +404,20 @@ fn tensor_cores_when_allowed_stay_close_to_the_cpu() {
     guard
         .stream()
         .unwrap()
-        .scope(|s| plan.run(s, s.bind(&dx), s.bind(&dw), s.bind(&db), s.bind_mut(&mut dy)))
+        .scope(|s| {
+            plan.run(
+                s,
+                s.bind(&dx),
+                s.bind(&dw),
+                s.bind(&db),
+                s.bind_mut(&mut dy),
+            )
+        })
         .unwrap()
         .unwrap();
-    close("tensor cores", &dy.to_vec().unwrap(), &sh.reference(&x, &w, &bias));
+    close(
+        "tensor cores",
+        &dy.to_vec().unwrap(),
+        &sh.reference(&x, &w, &bias),
+    );
 }

@@ -115,22 +115,26 @@ pub(crate) fn params(conv: &Conv2d) -> Result<Params> {
             return Err(invalid(format!("{name} is 0")));
         }
     }
-    let dims = [
-        int(n, "N")?,
-        int(c, "C")?,
-        int(h, "H")?,
-        int(w, "W")?,
-    ];
+    let dims = [int(n, "N")?, int(c, "C")?, int(h, "H")?, int(w, "W")?];
     let filter = [int(k, "K")?, dims[1], int(r, "R")?, int(s, "S")?];
-    let pad = [int(conv.padding[0], "the padding")?, int(conv.padding[1], "the padding")?];
-    let stride = [int(conv.stride[0], "the stride")?, int(conv.stride[1], "the stride")?];
+    let pad = [
+        int(conv.padding[0], "the padding")?,
+        int(conv.padding[1], "the padding")?,
+    ];
+    let stride = [
+        int(conv.stride[0], "the stride")?,
+        int(conv.stride[1], "the stride")?,
+    ];
     let dilation = [
         int(conv.dilation[0], "the dilation")?,
         int(conv.dilation[1], "the dilation")?,
     ];
     // The output's height and width, in i64 (every operand is below 2^31).
     let mut out = [0; 2];
-    for (i, (size, taps)) in [(dims[2], filter[2]), (dims[3], filter[3])].into_iter().enumerate() {
+    for (i, (size, taps)) in [(dims[2], filter[2]), (dims[3], filter[3])]
+        .into_iter()
+        .enumerate()
+    {
         let padded = i64::from(size) + 2 * i64::from(pad[i]);
         let reach = (i64::from(taps) - 1) * i64::from(dilation[i]) + 1;
         if reach > padded {
@@ -279,7 +283,10 @@ mod tests {
     #[test]
     fn a_filter_beyond_the_padded_input_is_refused() {
         // Exactly the padded input: one output row.
-        assert_eq!(params(&Conv2d::new([1, 1, 3, 3], [1, 3, 3])).unwrap().y.0, [1, 1, 1, 1]);
+        assert_eq!(
+            params(&Conv2d::new([1, 1, 3, 3], [1, 3, 3])).unwrap().y.0,
+            [1, 1, 1, 1]
+        );
         let e = params(&Conv2d::new([1, 1, 2, 3], [1, 3, 3])).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidValue);
         assert!(e.to_string().contains("height reaches 3"), "{e}");
@@ -287,7 +294,10 @@ mod tests {
         assert!(e.to_string().contains("width reaches 5"), "{e}");
         // Padding makes room.
         assert_eq!(
-            params(&Conv2d::new([1, 1, 2, 3], [1, 3, 3]).padding(1, 0)).unwrap().y.0,
+            params(&Conv2d::new([1, 1, 2, 3], [1, 3, 3]).padding(1, 0))
+                .unwrap()
+                .y
+                .0,
             [1, 1, 2, 1]
         );
     }
@@ -325,10 +335,22 @@ mod tests {
         // Longer buffers are fine: only the extent is reached.
         buffers(&p, ok(211), ok(200), ok(5), ok(999)).unwrap();
         let cases = [
-            (buffers(&p, ok(209), ok(108), ok(4), ok(120)), "the input x holds 209 elements, the plan needs 210"),
-            (buffers(&p, ok(210), ok(107), ok(4), ok(120)), "the filter w holds 107 elements, the plan needs 108"),
-            (buffers(&p, ok(210), ok(108), ok(3), ok(120)), "the bias holds 3 elements, the plan needs 4"),
-            (buffers(&p, ok(210), ok(108), ok(4), ok(119)), "the output y holds 119 elements, the plan needs 120"),
+            (
+                buffers(&p, ok(209), ok(108), ok(4), ok(120)),
+                "the input x holds 209 elements, the plan needs 210",
+            ),
+            (
+                buffers(&p, ok(210), ok(107), ok(4), ok(120)),
+                "the filter w holds 107 elements, the plan needs 108",
+            ),
+            (
+                buffers(&p, ok(210), ok(108), ok(3), ok(120)),
+                "the bias holds 3 elements, the plan needs 4",
+            ),
+            (
+                buffers(&p, ok(210), ok(108), ok(4), ok(119)),
+                "the output y holds 119 elements, the plan needs 120",
+            ),
         ];
         for (result, says) in cases {
             let e = result.unwrap_err();
@@ -352,7 +374,10 @@ mod tests {
         for (result, names) in cases {
             let e = result.unwrap_err();
             assert_eq!(e.kind(), ErrorKind::InvalidValue);
-            assert!(e.to_string().contains(&format!("{names} starts at 0x1004")), "{e}");
+            assert!(
+                e.to_string().contains(&format!("{names} starts at 0x1004")),
+                "{e}"
+            );
         }
         buffers(&p, (0x1010, 1000), ok, ok, ok).unwrap();
     }

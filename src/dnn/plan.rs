@@ -11,8 +11,8 @@ use crate::dnn::status::status;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::ffi::cudnn::{
-    cudnnActivationDescriptor_t, cudnnConvolutionDescriptor_t, cudnnConvolutionFwdAlgoPerf_t,
-    cudnnConvolutionFwdAlgo_t, cudnnDataType_t, cudnnFilterDescriptor_t, cudnnHandle_t,
+    cudnnActivationDescriptor_t, cudnnConvolutionDescriptor_t, cudnnConvolutionFwdAlgo_t,
+    cudnnConvolutionFwdAlgoPerf_t, cudnnDataType_t, cudnnFilterDescriptor_t, cudnnHandle_t,
     cudnnStatus_t, cudnnTensorDescriptor_t,
 };
 use crate::memory::DeviceMemory;
@@ -173,11 +173,14 @@ impl Drop for Descriptors {
         // descriptors are host objects that no pending GPU work reads (cuDNN copies what a
         // call needs when the call is made).
         let results = [
-            (!self.x.is_null()).then(|| unsafe { ffi::cudnn::cudnnDestroyTensorDescriptor(self.x) }),
+            (!self.x.is_null())
+                .then(|| unsafe { ffi::cudnn::cudnnDestroyTensorDescriptor(self.x) }),
             (!self.bias.is_null())
                 .then(|| unsafe { ffi::cudnn::cudnnDestroyTensorDescriptor(self.bias) }),
-            (!self.y.is_null()).then(|| unsafe { ffi::cudnn::cudnnDestroyTensorDescriptor(self.y) }),
-            (!self.w.is_null()).then(|| unsafe { ffi::cudnn::cudnnDestroyFilterDescriptor(self.w) }),
+            (!self.y.is_null())
+                .then(|| unsafe { ffi::cudnn::cudnnDestroyTensorDescriptor(self.y) }),
+            (!self.w.is_null())
+                .then(|| unsafe { ffi::cudnn::cudnnDestroyFilterDescriptor(self.w) }),
             (!self.conv.is_null())
                 .then(|| unsafe { ffi::cudnn::cudnnDestroyConvolutionDescriptor(self.conv) }),
             (!self.act.is_null())
@@ -305,7 +308,13 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         // SAFETY: as above; the size through a valid out-pointer.
         status("cudnnGetConvolutionForwardWorkspaceSize", unsafe {
             ffi::cudnn::cudnnGetConvolutionForwardWorkspaceSize(
-                raw, d.x, d.w, d.conv, d.y, algo, &raw mut bytes,
+                raw,
+                d.x,
+                d.w,
+                d.conv,
+                d.y,
+                algo,
+                &raw mut bytes,
             )
         })?;
         plan.algo = algo;
@@ -461,7 +470,12 @@ impl ConvPlan<'_> {
         bias: impl ScopedRead<'scope, f32>,
         y: impl ScopedWrite<'scope, f32>,
     ) -> Result<()> {
-        let (x, w, bias, y) = (x.raw_parts(), w.raw_parts(), bias.raw_parts(), y.raw_parts());
+        let (x, w, bias, y) = (
+            x.raw_parts(),
+            w.raw_parts(),
+            bias.raw_parts(),
+            y.raw_parts(),
+        );
         check::buffers(&self.params, x, w, bias, y)?;
         let Some(RawDnn(raw)) = self.core.raw() else {
             return Err(Error::custack(
@@ -469,10 +483,9 @@ impl ConvPlan<'_> {
                 format!("{RUN}: the plan was destroyed; nothing was enqueued"),
             ));
         };
-        let (work, work_bytes) = self
-            .core
-            .memory()
-            .map_or((core::ptr::null_mut(), 0), |m| (ptr(m.device_ptr()), m.len()));
+        let (work, work_bytes) = self.core.memory().map_or((core::ptr::null_mut(), 0), |m| {
+            (ptr(m.device_ptr()), m.len())
+        });
         let d = &self.desc;
         let (one, zero) = (1.0f32, 0.0f32);
         self.core.order().enqueue(
@@ -608,8 +621,12 @@ mod tests {
     fn cudnn_computes_the_output_shape_custack_computes() {
         for conv in [
             Conv2d::new([2, 3, 5, 7], [4, 3, 3]),
-            Conv2d::new([2, 3, 5, 7], [4, 3, 3]).padding(1, 2).stride(2, 3),
-            Conv2d::new([1, 8, 17, 9], [16, 3, 2]).dilation(2, 3).layout(Layout::Nhwc),
+            Conv2d::new([2, 3, 5, 7], [4, 3, 3])
+                .padding(1, 2)
+                .stride(2, 3),
+            Conv2d::new([1, 8, 17, 9], [16, 3, 2])
+                .dilation(2, 3)
+                .layout(Layout::Nhwc),
             Conv2d::new([32, 256, 64, 64], [256, 3, 3]).padding(1, 1),
             Conv2d::new([1, 1, 3, 3], [1, 3, 3]),
         ] {

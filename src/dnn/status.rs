@@ -54,7 +54,11 @@ mod tests {
         assert_eq!(e.library_status(), Some(3012));
         assert_eq!(e.kind(), ErrorKind::CudnnUnlisted);
         assert_eq!(e.detail(), Some("cudnnCreate returned status (3012)"));
-        status("cudnnCreate", ffi::cudnn::cudnnStatus_t::CUDNN_STATUS_SUCCESS).unwrap();
+        status(
+            "cudnnCreate",
+            ffi::cudnn::cudnnStatus_t::CUDNN_STATUS_SUCCESS,
+        )
+        .unwrap();
     }
 
     /// The names above are cuDNN's own, where the library is linked: `cudnnGetErrorString`
@@ -62,7 +66,9 @@ mod tests {
     #[cfg(not(custack_no_cudnn))]
     #[test]
     fn the_names_are_cudnns_own() {
-        for value in [1001, 1002, 1005, 2000, 2001, 2002, 2003, 3000, 3005, 3007, 3009, 4000] {
+        for value in [
+            1001, 1002, 1005, 2000, 2001, 2002, 2003, 3000, 3005, 3007, 3009, 4000,
+        ] {
             let kind = status("x", ffi::cudnn::cudnnStatus_t(value))
                 .unwrap_err()
                 .kind();

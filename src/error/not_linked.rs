@@ -107,7 +107,12 @@ fn not_linked_error(link: &Link) -> Error {
 /// `env` and the `wheel`.
 #[cfg(all(
     test,
-    any(feature = "cublas", feature = "cufft", feature = "curand", feature = "cudnn")
+    any(
+        feature = "cublas",
+        feature = "cufft",
+        feature = "curand",
+        feature = "cudnn"
+    )
 ))]
 pub(crate) fn assert_says_what_to_set(result: Result<()>, missing: bool, env: &str, wheel: &str) {
     assert_eq!(result.is_err(), missing);
