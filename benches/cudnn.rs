@@ -27,6 +27,7 @@
 //! time. Without `--bench` (as `cargo test --all-targets` runs it) it prints how to run it and
 //! exits.
 #![allow(
+    clippy::many_single_char_names,
     clippy::multiple_unsafe_ops_per_block,
     clippy::too_many_lines,
     clippy::cast_possible_truncation,

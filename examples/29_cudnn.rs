@@ -41,6 +41,10 @@ fn value(i: usize, mul: usize, add: usize) -> f32 {
 }
 
 /// The CPU's convolution (NCHW, padding 1, stride 1), bias and ReLU, in f64.
+#[allow(
+    clippy::many_single_char_names,
+    reason = "the convolution's names: x, w, y, n, c, h, k, p, q, r, s, v"
+)]
 fn reference(x: &[f32], w: &[f32], bias: &[f32]) -> Vec<f64> {
     let mut y = vec![0f64; N * K * H * W];
     for n in 0..N {

@@ -39,7 +39,7 @@ pub(crate) struct Params {
     pub(crate) y_len: usize,
 }
 
-fn invalid(what: String) -> Error {
+fn invalid(what: &str) -> Error {
     Error::custack(
         ErrorKind::InvalidValue,
         format!("{PLAN}: {what}; no plan was made"),
@@ -95,6 +95,10 @@ fn packed(dims: [c_int; 4], layout: Layout, what: &str) -> Result<([c_int; 4], u
 /// [`ErrorKind::InvalidValue`] for a size, stride or dilation of 0 or a filter wider (after
 /// dilation) than the padded input; [`ErrorKind::SizeOverflow`] for a value or a tensor beyond
 /// cuDNN's `int`.
+#[allow(
+    clippy::many_single_char_names,
+    reason = "the convolution's own names: n, c, h, w, k, r, s"
+)]
 pub(crate) fn params(conv: &Conv2d) -> Result<Params> {
     let [n, c, h, w] = conv.input;
     let [k, r, s] = conv.filter;
@@ -112,7 +116,7 @@ pub(crate) fn params(conv: &Conv2d) -> Result<Params> {
         (conv.dilation[1], "the horizontal dilation"),
     ] {
         if v == 0 {
-            return Err(invalid(format!("{name} is 0")));
+            return Err(invalid(&format!("{name} is 0")));
         }
     }
     let dims = [int(n, "N")?, int(c, "C")?, int(h, "H")?, int(w, "W")?];
@@ -130,22 +134,22 @@ pub(crate) fn params(conv: &Conv2d) -> Result<Params> {
         int(conv.dilation[1], "the dilation")?,
     ];
     // The output's height and width, in i64 (every operand is below 2^31).
+    let axes = [
+        (dims[2], filter[2], pad[0], dilation[0], stride[0], "height"),
+        (dims[3], filter[3], pad[1], dilation[1], stride[1], "width"),
+    ];
     let mut out = [0; 2];
-    for (i, (size, taps)) in [(dims[2], filter[2]), (dims[3], filter[3])]
-        .into_iter()
-        .enumerate()
-    {
-        let padded = i64::from(size) + 2 * i64::from(pad[i]);
-        let reach = (i64::from(taps) - 1) * i64::from(dilation[i]) + 1;
+    for (o, (size, taps, pad, dilation, stride, axis)) in out.iter_mut().zip(axes) {
+        let padded = i64::from(size) + 2 * i64::from(pad);
+        let reach = (i64::from(taps) - 1) * i64::from(dilation) + 1;
         if reach > padded {
-            let axis = ["height", "width"][i];
-            return Err(invalid(format!(
+            return Err(invalid(&format!(
                 "the filter's {axis} reaches {reach} elements (after dilation), more than the \
                  padded input's {padded}"
             )));
         }
-        let o = (padded - reach) / i64::from(stride[i]) + 1;
-        out[i] = c_int::try_from(o).map_err(|_| overflow("the output"))?;
+        *o = c_int::try_from((padded - reach) / i64::from(stride) + 1)
+            .map_err(|_| overflow("the output"))?;
     }
     let (x_strides, x_len) = packed(dims, conv.layout, "the input")?;
     let y_dims = [dims[0], filter[0], out[0], out[1]];

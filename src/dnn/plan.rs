@@ -74,6 +74,10 @@ impl Descriptors {
     /// Makes and sets every descriptor from checked parameters, then checks that cuDNN computes
     /// the output's sizes custack computed (`cudnnGetConvolution2dForwardOutputDim`). Host
     /// calls only: no handle, no GPU.
+    #[allow(
+        clippy::many_single_char_names,
+        reason = "cuDNN's own names: n, c, h, w and their strides"
+    )]
     fn new(p: &Params) -> Result<Self> {
         let float = cudnnDataType_t::CUDNN_DATA_FLOAT;
         let mut d = Self {
@@ -84,19 +88,23 @@ impl Descriptors {
             y: core::ptr::null_mut(),
             act: core::ptr::null_mut(),
         };
-        // SAFETY (every create): cuDNN writes a new descriptor through a valid out-pointer, a
-        // field of `d`, which destroys it when dropped (also on the errors below).
+        // Each create writes a new descriptor through a valid out-pointer, a field of `d`,
+        // which destroys it when dropped (also on the errors below).
         for t in [&mut d.x, &mut d.bias, &mut d.y] {
+            // SAFETY: a valid out-pointer (see above).
             status("cudnnCreateTensorDescriptor", unsafe {
                 ffi::cudnn::cudnnCreateTensorDescriptor(t)
             })?;
         }
+        // SAFETY: a valid out-pointer (see above).
         status("cudnnCreateFilterDescriptor", unsafe {
             ffi::cudnn::cudnnCreateFilterDescriptor(&raw mut d.w)
         })?;
+        // SAFETY: a valid out-pointer (see above).
         status("cudnnCreateConvolutionDescriptor", unsafe {
             ffi::cudnn::cudnnCreateConvolutionDescriptor(&raw mut d.conv)
         })?;
+        // SAFETY: a valid out-pointer (see above).
         status("cudnnCreateActivationDescriptor", unsafe {
             ffi::cudnn::cudnnCreateActivationDescriptor(&raw mut d.act)
         })?;
@@ -169,24 +177,30 @@ fn agree(cudnn: [c_int; 4], custack: [c_int; 4]) -> Result<()> {
 
 impl Drop for Descriptors {
     fn drop(&mut self) {
-        // SAFETY (each): a descriptor made by `new` (or null, skipped), destroyed once here;
-        // descriptors are host objects that no pending GPU work reads (cuDNN copies what a
-        // call needs when the call is made).
-        let results = [
-            (!self.x.is_null())
-                .then(|| unsafe { ffi::cudnn::cudnnDestroyTensorDescriptor(self.x) }),
-            (!self.bias.is_null())
-                .then(|| unsafe { ffi::cudnn::cudnnDestroyTensorDescriptor(self.bias) }),
-            (!self.y.is_null())
-                .then(|| unsafe { ffi::cudnn::cudnnDestroyTensorDescriptor(self.y) }),
-            (!self.w.is_null())
-                .then(|| unsafe { ffi::cudnn::cudnnDestroyFilterDescriptor(self.w) }),
-            (!self.conv.is_null())
-                .then(|| unsafe { ffi::cudnn::cudnnDestroyConvolutionDescriptor(self.conv) }),
-            (!self.act.is_null())
-                .then(|| unsafe { ffi::cudnn::cudnnDestroyActivationDescriptor(self.act) }),
-        ];
-        for r in results.into_iter().flatten() {
+        // Each descriptor was made by `new` (or is null, skipped) and is destroyed once here;
+        // descriptors are host objects that no pending GPU work reads (cuDNN reads what a call
+        // needs when the call is made).
+        let tensors = [self.x, self.bias, self.y]
+            .into_iter()
+            .filter(|t| !t.is_null())
+            .map(|t| {
+                // SAFETY: a live tensor descriptor (see above).
+                unsafe { ffi::cudnn::cudnnDestroyTensorDescriptor(t) }
+            });
+        let mut results: Vec<cudnnStatus_t> = tensors.collect();
+        if !self.w.is_null() {
+            // SAFETY: a live filter descriptor (see above).
+            results.push(unsafe { ffi::cudnn::cudnnDestroyFilterDescriptor(self.w) });
+        }
+        if !self.conv.is_null() {
+            // SAFETY: a live convolution descriptor (see above).
+            results.push(unsafe { ffi::cudnn::cudnnDestroyConvolutionDescriptor(self.conv) });
+        }
+        if !self.act.is_null() {
+            // SAFETY: a live activation descriptor (see above).
+            results.push(unsafe { ffi::cudnn::cudnnDestroyActivationDescriptor(self.act) });
+        }
+        for r in results {
             if let Err(e) = status("cudnnDestroy…Descriptor", r) {
                 record_drop_error(e);
             }
@@ -201,8 +215,8 @@ fn first_supported(
     returned: c_int,
 ) -> Result<cudnnConvolutionFwdAlgo_t> {
     let n = usize::try_from(returned).unwrap_or(0).min(perf.len());
-    perf[..n]
-        .iter()
+    perf.iter()
+        .take(n)
         .find(|p| p.status == cudnnStatus_t::CUDNN_STATUS_SUCCESS)
         .map(|p| p.algo)
         .ok_or_else(|| {
@@ -462,6 +476,10 @@ impl ConvPlan<'_> {
     /// <https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-cnn-library.html#cudnnconvolutionbiasactivationforward>
     #[doc(alias = "cudnnConvolutionBiasActivationForward")]
     #[doc(alias = "cudnnSetStream")]
+    #[allow(
+        clippy::many_single_char_names,
+        reason = "cuDNN's own names: x, w, y, and the scope s as every library's run"
+    )]
     pub fn run<'scope>(
         &self,
         s: &StreamScope<'scope, '_>,

@@ -18,8 +18,9 @@ pub enum Layout {
 /// frameworks define a convolution).
 ///
 /// The input is `N` images of `C` channels of `H × W`; the filter `K` output channels of `C`
-/// input channels of `R × S`; the output `N × K × P × Q` with `P = (H + 2·pad_h − ((R − 1)·dil_h
-/// + 1)) / stride_h + 1` (and `Q` likewise), which [`ConvPlan::output_dims`] reports.
+/// input channels of `R × S`; the output `N × K × P × Q`, with
+/// `P = (H + 2·pad_h − ((R − 1)·dil_h + 1)) / stride_h + 1` and `Q` likewise, which
+/// [`ConvPlan::output_dims`] reports.
 ///
 /// [`ConvPlan::output_dims`]: crate::dnn::ConvPlan::output_dims
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

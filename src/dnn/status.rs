@@ -72,12 +72,11 @@ mod tests {
             let kind = status("x", ffi::cudnn::cudnnStatus_t(value))
                 .unwrap_err()
                 .kind();
-            // SAFETY: `cudnnGetErrorString` returns a static NUL-terminated string for any value.
-            let name = unsafe {
-                core::ffi::CStr::from_ptr(ffi::cudnn::cudnnGetErrorString(
-                    ffi::cudnn::cudnnStatus_t(value),
-                ))
-            };
+            // SAFETY: no pointer argument; cuDNN returns a static string for any value.
+            let raw = unsafe { ffi::cudnn::cudnnGetErrorString(ffi::cudnn::cudnnStatus_t(value)) };
+            assert!(!raw.is_null());
+            // SAFETY: a static NUL-terminated string (checked non-null).
+            let name = unsafe { core::ffi::CStr::from_ptr(raw) };
             assert_eq!(name.to_str().ok(), Some(kind.name()), "{value}");
         }
     }
