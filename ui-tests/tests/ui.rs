@@ -41,7 +41,8 @@ fn ui() {
     feature = "nccl",
     feature = "cufft",
     feature = "curand",
-    feature = "cublaslt"
+    feature = "cublaslt",
+    feature = "cudnn"
 )))]
 #[test]
 fn ui_facade() {
