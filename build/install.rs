@@ -20,6 +20,8 @@ pub(crate) const CURAND: &str = "the CUDA toolkit or cuRAND's Python wheel of th
 
 /// cuSPARSE (feature `cusparse`); it loads libnvJitLink, whose wheel pip installs with it.
 pub(crate) const CUSPARSE: &str = "the CUDA toolkit or cuSPARSE's Python wheel of the driver's CUDA version, no newer, with nvJitLink's (`pip install 'nvidia-cusparse==12.6.*'` for a 13.0 driver, `'nvidia-cusparse-cu12==12.1.2.*' 'nvidia-nvjitlink-cu12==12.2.*'` for 12.2)";
+/// cuDNN (feature `cudnn`), version 9.
+pub(crate) const CUDNN: &str = "cuDNN 9's Python wheel of the driver's CUDA major version (`pip install 'nvidia-cudnn-cu13==9.*'` for a 13.x driver, `'nvidia-cudnn-cu12==9.1.0.70'` for 12.x) or the cuDNN 9 package";
 
 /// NCCL (feature `nccl`).
 pub(crate) const NCCL: &str = "NCCL's Python wheel of the driver's CUDA major version (`pip install nvidia-nccl-cu13` for a 13.x driver, `nvidia-nccl-cu12` for 12.x) or the NCCL package";

@@ -4,7 +4,7 @@
 # zipfile. Prints the directory holding the library. Nothing outside DEST changes (no pip
 # install, no site-packages).
 #
-#   bash scripts/fetch-libraries.sh LIBRARY DEST      # LIBRARY: nvrtc, cublas, nccl, cufft, curand, cusparse; DEST: e.g. target/cuda-libs
+#   bash scripts/fetch-libraries.sh LIBRARY DEST      # LIBRARY: nvrtc, cublas, nccl, cufft, curand, cusparse, cudnn; DEST: e.g. target/cuda-libs
 #
 # The versions are the ones scripts/test.sh pairs with the driver library it fetches (Debian's
 # libcuda1, CUDA 12.2): an NVRTC newer than the driver emits PTX the driver cannot JIT, so the
@@ -29,7 +29,11 @@ case $1 in
     # the same root, so the linker and the loader find it with no LD_LIBRARY_PATH of its own.
     cusparse) wheel=nvidia-cusparse-cu12==12.1.2.141 dir=nvidia/cusparse/lib file=libcusparse.so.12
         extra=nvidia-nvjitlink-cu12==12.2.140 ;;
-    *) die "unknown library $1 (known: nvrtc, cublas, nccl, cufft, curand, cusparse; cuBLASLt comes with cublas)" ;;
+    # cuDNN 9.1.0.70 of the CUDA 12 generation: libcudnn.so.9 needs no CUDA library at link
+    # time (readelf -d) and loads its sub-libraries, libcuda.so.1 and, for some engines,
+    # libcublasLt.so.12 (the cublas wheel's) at run time.
+    cudnn) wheel=nvidia-cudnn-cu12==9.1.0.70 dir=nvidia/cudnn/lib file=libcudnn.so.9 ;;
+    *) die "unknown library $1 (known: nvrtc, cublas, nccl, cufft, curand, cusparse, cudnn; cuBLASLt comes with cublas)" ;;
 esac
 dest=$(realpath -m "$2")/$1
 # The stamp, written last, names the wheel: a changed pin or a cut-short unpacking fetches anew.

@@ -140,6 +140,14 @@ mkdir -p "$out"
 log=$out/gpu.log
 : >"$log"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$log"
+# cuDNN (feature `cudnn`): its Python wheel's directory, nvidia/cudnn/lib under python3's
+# site-packages, on the loader's path when it is there (the binaries carry no rpath); cuDNN
+# loads its sub-libraries from there and cuBLASLt (nvidia/cu13/lib) at run time.
+for d in $(python3 -c 'import site; print(" ".join(site.getsitepackages() + [site.getusersitepackages()]))' 2>/dev/null); do
+    for lib in "$d/nvidia/cudnn/lib" "$d/nvidia/cu13/lib"; do
+        if [[ -d $lib ]]; then export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; fi
+    done
+done
 fail=0
 # Each step's outcome (role, name, exit status) and each binary's own log, for the report.
 rm -rf .gpu/logs

@@ -188,7 +188,7 @@ docsrs_check() {
         -u CUDA_TOOLKIT_ROOT_DIR -u CUSTACK_REQUIRE_LIBCUDA \
         DOCS_RS=1 CARGO_TARGET_DIR="$out" \
         RUSTDOCFLAGS="--cfg docsrs -D rustdoc::broken_intra_doc_links -D rustdoc::private_intra_doc_links -D rustdoc::invalid_html_tags -D rustdoc::bare_urls" \
-        cargo "${toolchain[@]}" doc --no-deps --offline --quiet --features nvrtc,cublas,nccl,cufft,curand,cublaslt,nvml,cusparse || return 1
+        cargo "${toolchain[@]}" doc --no-deps --offline --quiet --features nvrtc,cublas,nccl,cufft,curand,cublaslt,nvml,cusparse,cudnn || return 1
     # `grep -x >/dev/null`, not `grep -q`: grep must read all of it, or the `cat` that writes a
     # second build directory's output dies of SIGPIPE and pipefail fails the check.
     if ! build_script_output "$out" | grep -x 'cargo:rustc-cfg=custack_no_libcuda' >/dev/null; then
@@ -331,13 +331,15 @@ step_done "clippy safety list"
 # and the example must run on a GPU or say in one line that there is none. cuBLAS (with
 # cuBLASLt), NCCL, cuFFT, cuRAND and cuSPARSE (with its nvJitLink) are the 12.2 generation's too: linked and loaded, their
 # checks' unit tests, doc tests and compile-fail tests run, their GPU tests are built and
-# ignored. NVML (feature `nvml`) is the driver's: Debian's libnvidia-ml1 of the same release as
-# libcuda1 (scripts/fetch-driver.sh ... nvml); its unit tests run on a simulated NVML, its GPU
-# tests are built and ignored. A library that cannot be fetched fails the step: it is never
+# ignored; cuDNN 9.1 (feature `cudnn`, the `nvidia-cudnn-cu12` wheel) likewise, its descriptors
+# set and checked against custack's shapes on the CPU. NVML (feature `nvml`) is the driver's:
+# Debian's libnvidia-ml1 of the same release as libcuda1 (scripts/fetch-driver.sh ... nvml);
+# its unit tests run on a simulated NVML, its GPU tests are built and ignored. A library that cannot be fetched fails the step: it is never
 # skipped silently.
 libraries_check() {
     local nvrtc_dir cublas_dir nccl_dir cufft_dir curand_dir nvml_dir deb_arch log rc=0 example
     local cusparse_dir
+    local cudnn_dir
     nvrtc_dir=$(bash scripts/fetch-libraries.sh nvrtc "$target_dir/cuda-libs") || return 1
     cublas_dir=$(bash scripts/fetch-libraries.sh cublas "$target_dir/cuda-libs") || return 1
     nccl_dir=$(bash scripts/fetch-libraries.sh nccl "$target_dir/cuda-libs") || return 1
@@ -347,6 +349,9 @@ libraries_check() {
     cusparse_dir=$(bash scripts/fetch-libraries.sh cusparse "$target_dir/cuda-libs") || return 1
     local CUSTACK_CUSPARSE_LIB_DIR=$cusparse_dir
     export CUSTACK_CUSPARSE_LIB_DIR
+    cudnn_dir=$(bash scripts/fetch-libraries.sh cudnn "$target_dir/cuda-libs") || return 1
+    local CUSTACK_CUDNN_LIB_DIR=$cudnn_dir
+    export CUSTACK_CUDNN_LIB_DIR
     deb_arch=$(dpkg --print-architecture) || return 1
     nvml_dir=$(bash scripts/fetch-driver.sh "$deb_arch" "$target_dir/nvml-driver" nvml) || return 1
     local CUSTACK_NVRTC_LIB_DIR=$nvrtc_dir CUSTACK_CUBLAS_LIB_DIR=$cublas_dir CUSTACK_NCCL_LIB_DIR=$nccl_dir
@@ -354,19 +359,19 @@ libraries_check() {
     local CUSTACK_NVML_LIB_DIR=$nvml_dir
     export CUSTACK_NVRTC_LIB_DIR CUSTACK_CUBLAS_LIB_DIR CUSTACK_NCCL_LIB_DIR CUSTACK_CUFFT_LIB_DIR \
         CUSTACK_CURAND_LIB_DIR CUSTACK_CUBLASLT_LIB_DIR CUSTACK_NVML_LIB_DIR
-    local LD_LIBRARY_PATH=$nvrtc_dir:$cublas_dir:$nccl_dir:$cufft_dir:$curand_dir:$nvml_dir:$cusparse_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    local LD_LIBRARY_PATH=$nvrtc_dir:$cublas_dir:$nccl_dir:$cufft_dir:$curand_dir:$nvml_dir:$cusparse_dir:$cudnn_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     export LD_LIBRARY_PATH
-    local features=nvrtc,cublas,nccl,cufft,curand,cublaslt,nvml,cusparse
+    local features=nvrtc,cublas,nccl,cufft,curand,cublaslt,nvml,cusparse,cudnn
     # The features' unit tests (custack::blas's shape checks, cuBLAS statuses; NVRTC's; NCCL's
     # count checks and statuses; cuFFT's, cuRAND's and cuBLASLt's checks and statuses), their
     # integration tests (the GPU ones ignored here), doc tests and compile-fail tests.
-    cargo test --no-fail-fast --features $features --lib -- blas nvrtc nccl fft rand blaslt health sparse "$@" || return 1
+    cargo test --no-fail-fast --features $features --lib -- blas nvrtc nccl fft rand blaslt health sparse dnn "$@" || return 1
     cargo test --no-fail-fast --features $features --test nvrtc --test gpu_nvrtc --test gpu_cublas \
         --test nccl --test gpu_nccl --test gpu_cufft --test gpu_curand --test gpu_cublaslt \
-        --test gpu_health --test gpu_cusparse -- "$@" || return 1
-    cargo test --no-fail-fast --features $features --doc -- nvrtc blas nccl fft rand health sparse FromCudarc || return 1
+        --test gpu_health --test gpu_cusparse --test gpu_cudnn -- "$@" || return 1
+    cargo test --no-fail-fast --features $features --doc -- nvrtc blas nccl fft rand health sparse dnn FromCudarc || return 1
     cargo test --no-fail-fast -p custack-ui-tests --features $features --test ui -- ui_nvrtc ui_cublas \
-        ui_nccl ui_cufft ui_curand ui_cublaslt ui_cusparse || return 1
+        ui_nccl ui_cufft ui_curand ui_cublaslt ui_cusparse ui_cudnn || return 1
     # NVRTC under the checking driver (checkdriver/tests/nvrtc.rs, the double's one test that is
     # ignored without NVRTC): a kernel compiled and loaded clean, then under every schedule of
     # custack-check.
@@ -375,7 +380,7 @@ libraries_check() {
     # The features' API docs, every rustdoc warning denied, as the main step does without them.
     RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet --features $features || return 1
     for example in 18_nvrtc_clock 11_cublas 12_nccl 20_nccl_ranks 23_signal_chain 24_gpu_health \
-        25_safety_redundant 27_cusparse; do
+        25_safety_redundant 27_cusparse 29_cudnn; do
         log=$(mktemp); rc=0
         cargo run --quiet --release --features $features --example $example >"$log" 2>&1 || rc=$?
         cat "$log"
@@ -387,9 +392,9 @@ libraries_check() {
         esac
         rm -f "$log"
     done
-    echo "scripts/test.sh: libraries: NVRTC from $nvrtc_dir, cuBLAS and cuBLASLt from $cublas_dir, NCCL from $nccl_dir, cuFFT from $cufft_dir, cuRAND from $curand_dir, cuSPARSE from $cusparse_dir, NVML from $nvml_dir: tests, doc tests, compile-fail tests and the examples passed"
+    echo "scripts/test.sh: libraries: NVRTC from $nvrtc_dir, cuBLAS and cuBLASLt from $cublas_dir, NCCL from $nccl_dir, cuFFT from $cufft_dir, cuRAND from $curand_dir, cuSPARSE from $cusparse_dir, NVML from $nvml_dir, cuDNN from $cudnn_dir: tests, doc tests, compile-fail tests and the examples passed"
 }
-libraries_check "$@" || { status=1; failed+=("libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt, nvml, cusparse)"); }
+libraries_check "$@" || { status=1; failed+=("libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt, nvml, cusparse, cudnn)"); }
 step_done "libraries"
 
 # The MSRV each published crate's Cargo.toml declares (`rust-version`), checked on its library

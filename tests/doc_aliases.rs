@@ -556,6 +556,7 @@ const LIBRARY_PAGES: &[(&str, &str)] = &[
     ("cufft", "<https://docs.nvidia.com/cuda/cufft/"),
     ("curand", "<https://docs.nvidia.com/cuda/curand/"),
     ("cusparse", "<https://docs.nvidia.com/cuda/cusparse/"),
+    ("cudnn", "<https://docs.nvidia.com/deeplearning/cudnn/"),
 ];
 
 /// Every fn that names a driver function in a doc alias links NVIDIA's page for that

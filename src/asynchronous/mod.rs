@@ -32,7 +32,8 @@ pub(crate) mod batch;
         feature = "cublaslt",
         feature = "cufft",
         feature = "curand",
-        feature = "cusparse"
+        feature = "cusparse",
+        feature = "cudnn"
     )),
     allow(dead_code)
 )]
@@ -44,7 +45,8 @@ pub(crate) mod host;
     feature = "cublaslt",
     feature = "cufft",
     feature = "curand",
-    feature = "cusparse"
+    feature = "cusparse",
+    feature = "cudnn"
 ))]
 pub(crate) mod library_handle;
 pub(crate) mod payload;

@@ -179,7 +179,7 @@ impl Error {
 
     /// `Ok` for a library call that returned `success`, else the error of `call` that returned
     /// `status`, its detail [`LibraryStatus::returned`]'s alone.
-    #[cfg(any(feature = "cufft", feature = "curand"))]
+    #[cfg(any(feature = "cufft", feature = "curand", feature = "cudnn"))]
     #[inline]
     pub(crate) fn check_library<S: LibraryStatus + PartialEq>(
         status: S,
@@ -193,7 +193,7 @@ impl Error {
         Err(Self::library_returned(status, call, word))
     }
 
-    #[cfg(any(feature = "cufft", feature = "curand"))]
+    #[cfg(any(feature = "cufft", feature = "curand", feature = "cudnn"))]
     #[cold]
     #[inline(never)]
     fn library_returned(status: impl LibraryStatus, call: &str, word: &str) -> Self {
@@ -631,6 +631,7 @@ mod tests {
                 + count(cfg!(feature = "cufft"), 21)
                 + count(cfg!(feature = "curand"), 13)
                 + count(cfg!(feature = "cusparse"), 12)
+                + count(cfg!(feature = "cudnn"), 15)
         );
         for &kind in CUSTACK_KINDS.iter().chain(&library) {
             assert_eq!(kind.code(), None, "{kind:?}");

@@ -1,4 +1,4 @@
-//! The error of a library a build did not find (cuBLAS, cuBLASLt, cuFFT, cuRAND, NCCL, NVML,
+//! The error of a library a build did not find (cuBLAS, cuBLASLt, cuDNN, cuFFT, cuRAND, NCCL, NVML,
 //! NVRTC):
 //! [`ErrorKind::LibraryNotLinked`], saying what `build.rs` looked for and how to install it,
 //! written once for every library from its [`Link`].
@@ -65,6 +65,10 @@ links! {
     #[cfg(feature = "cusparse")]
     CUSPARSE = "cuSPARSE", "cusparse", "libcusparse", "libcusparse.so.12", custack_no_cusparse,
         install::CUSPARSE;
+    /// cuDNN 9 (feature `cudnn`).
+    #[cfg(feature = "cudnn")]
+    CUDNN = "cuDNN", "cudnn", "libcudnn", "libcudnn.so.9", custack_no_cudnn,
+        install::CUDNN;
     /// NCCL (feature `nccl`).
     #[cfg(feature = "nccl")]
     NCCL = "NCCL", "nccl", "libnccl", "libnccl.so.2", custack_no_nccl,
@@ -111,7 +115,8 @@ fn not_linked_error(link: &Link) -> Error {
         feature = "cublas",
         feature = "cufft",
         feature = "curand",
-        feature = "cusparse"
+        feature = "cusparse",
+        feature = "cudnn"
     )
 ))]
 pub(crate) fn assert_says_what_to_set(result: Result<()>, missing: bool, env: &str, wheel: &str) {

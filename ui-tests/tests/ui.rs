@@ -42,7 +42,8 @@ fn ui() {
     feature = "cufft",
     feature = "curand",
     feature = "cublaslt",
-    feature = "cusparse"
+    feature = "cusparse",
+    feature = "cudnn"
 )))]
 #[test]
 fn ui_facade() {
@@ -105,4 +106,12 @@ fn ui_cusparse() {
 #[test]
 fn ui_cublaslt() {
     trybuild::TestCases::new().compile_fail("cublaslt/*.rs");
+}
+
+/// C36 for `custack::dnn` (feature `cudnn`, `ui-tests/cudnn/`). Run, or regenerate, with
+/// `[TRYBUILD=overwrite] cargo test -p custack-ui-tests --features cudnn --test ui ui_cudnn`.
+#[cfg(feature = "cudnn")]
+#[test]
+fn ui_cudnn() {
+    trybuild::TestCases::new().compile_fail("cudnn/*.rs");
 }
