@@ -258,6 +258,7 @@ macro_rules! __kernel_contract_params {
                 let mut available = $crate::__private_contract::available([
                     $($crate::ContractArg::<'scope, $kind>::available($p)),*
                 ]);
+                $($crate::__kernel_contract_over!($kernel, $p, $kind, [$($e)*]);)*
                 $(let $p = $crate::ContractArg::<'scope, $kind>::scalar($p);)*
                 $($crate::__kernel_contract_reserved!($p);)*
                 $crate::__kernel_contract_names!(($) [$(($p $tag))*]);
@@ -308,6 +309,23 @@ macro_rules! __kernel_contract_params {
             $head [$($done)* ($p, $crate::SurfaceParam, [], surface)] $($($rest)*)?
         }
     };
+    ($head:tt [$($done:tt)*] $p:ident : tensor_map < $t:ty > over $q:ident $(, $($rest:tt)*)?) => {
+        $crate::__kernel_contract_params! {
+            $head [$($done)* ($p, $crate::TensorMapParam<$t>, [@over $q], tensor_map)] $($($rest)*)?
+        }
+    };
+    ($head:tt [$($done:tt)*] $p:ident : tensor_map < $t:ty > $(, $($rest:tt)*)?) => {
+        $crate::__kernel_contract_params! {
+            $head [$($done)* ($p, $crate::TensorMapParam<$t>, [], tensor_map)] $($($rest)*)?
+        }
+    };
+    ($head:tt [$($done:tt)*] $p:ident : $(custack ::)? CUtensorMap $(, $($rest:tt)*)?) => {
+        ::core::compile_error!(::core::concat!(
+            "kernel_contract!: declare the tensor map parameter `", ::core::stringify!($p),
+            "` as `", ::core::stringify!($p), ": tensor_map<T>` (or `tensor_map<T> over buf`); it \
+             then takes `s.bind_tensor_map(&map)`, a `TensorMap` bound to the launching scope"
+        ));
+    };
     ($head:tt [$($done:tt)*] $p:ident : conditional $(, $($rest:tt)*)?) => {
         $crate::__kernel_contract_params! {
             $head [$($done)* ($p, $crate::ConditionalParam, [], conditional)] $($($rest)*)?
@@ -346,10 +364,30 @@ macro_rules! __kernel_contract_launch {
     };
 }
 
+/// A tensor map's `over` check, before the arguments are read as factors: nothing for any
+/// other parameter. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_contract_over {
+    ($kernel:expr, $p:ident, $kind:ty, [@over $q:ident]) => {
+        $crate::__private_contract::check_over::<$kind, _, _, _>(
+            $kernel,
+            stringify!($p),
+            stringify!($q),
+            $p,
+            $q,
+        )?
+    };
+    ($kernel:expr, $p:ident, $kind:ty, [$($e:tt)*]) => {};
+}
+
 /// One parameter's check: nothing for a scalar. Not public API.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __kernel_contract_check {
+    ($config:ident, $kernel:expr, $p:ident, $available:expr, [@over $q:ident]) => {
+        let _ = $available;
+    };
     ($config:ident, $kernel:expr, $p:ident, $available:expr, []) => {
         let _ = $available;
     };

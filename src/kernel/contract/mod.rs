@@ -45,7 +45,8 @@ pub use declared::{CheckedBy, Declared, DeclaredLibrary, FromLibrary, FromModule
 pub use extent::ExtentFactor;
 pub use kinds::{
     ClusterLaunch, ConditionalParam, Contract, ContractArg, ContractArgs, CooperativeLaunch,
-    ParamKind, PlainLaunch, ReadBuffer, Scalar, SurfaceParam, TextureParam, WriteBuffer,
+    ParamKind, PlainLaunch, ReadBuffer, Scalar, SurfaceParam, TensorMapOver, TensorMapParam,
+    TextureParam, WriteBuffer,
 };
 
 /// What the macro's expansions call; not public API.
@@ -53,7 +54,7 @@ pub use kinds::{
 pub mod __private {
     pub use crate::kernel::contract::extent::{
         Compare, Required, available, axis, block_threads, check_condition, check_extent,
-        check_max_block, check_multiple, check_shared, factor, grid_blocks, grid_threads, product,
-        sum,
+        check_max_block, check_multiple, check_over, check_shared, factor, grid_blocks,
+        grid_threads, product, sum,
     };
 }
