@@ -7,7 +7,7 @@ use crate::asynchronous::scope::StreamScope;
 use crate::error::Result;
 use crate::ffi;
 use crate::memory::DeviceMemory;
-use crate::tensor_map::rules::{Im2col, TensorElement, Tiled, reach};
+use crate::tensor_map::rules::{Im2col, MAX_RANK, TensorElement, Tiled, reach};
 use crate::vocabulary::argument::{KernelArg, KernelParam, sealed as launch_sealed};
 use crate::vocabulary::binding::Invariant;
 use core::ffi::c_void;
@@ -47,6 +47,7 @@ pub struct TensorMap<'b, T: TensorElement> {
     raw: ffi::CUtensorMap,
     base: ffi::CUdeviceptr,
     reach: usize,
+    boxed: BoxDims,
     _marker: PhantomData<(&'b [T], *const ())>,
 }
 
@@ -94,7 +95,12 @@ impl<'b, T: TensorElement> TensorMap<'b, T> {
             )
         }
         .result()?;
-        Ok(Self::new(raw, base, reach::<T>(l)))
+        Ok(Self::new(
+            raw,
+            base,
+            reach::<T>(l),
+            BoxDims::of(&tiled.box_dims),
+        ))
     }
 
     /// `cuTensorMapEncodeIm2col`: an im2col map of `memory` as `im2col` describes it.
@@ -136,13 +142,20 @@ impl<'b, T: TensorElement> TensorMap<'b, T> {
             )
         }
         .result()?;
-        Ok(Self::new(raw, base, reach::<T>(l)))
+        let boxed = BoxDims::of(&[im2col.channels_per_pixel, im2col.pixels_per_column]);
+        Ok(Self::new(raw, base, reach::<T>(l), boxed))
     }
 
-    fn new(raw: ffi::CUtensorMap, base: ffi::CUdeviceptr, reach: Option<u64>) -> Self {
+    fn new(
+        raw: ffi::CUtensorMap,
+        base: ffi::CUdeviceptr,
+        reach: Option<u64>,
+        boxed: BoxDims,
+    ) -> Self {
         Self {
             raw,
             base,
+            boxed,
             // Checked to be at most the buffer's length, a `usize`.
             reach: reach.and_then(|r| usize::try_from(r).ok()).unwrap_or(0),
             _marker: PhantomData,
@@ -166,6 +179,35 @@ impl<'b, T: TensorElement> TensorMap<'b, T> {
     pub fn reach_bytes(&self) -> usize {
         self.reach
     }
+
+    /// The box one copy moves, in elements per dimension, innermost first (for an im2col map:
+    /// channels per pixel and pixels per column).
+    #[must_use]
+    pub fn box_dims(&self) -> &[u32] {
+        self.boxed.as_slice()
+    }
+}
+
+/// A box's sizes, up to five, kept by value so that a scoped map stays `Copy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct BoxDims {
+    dims: [u32; MAX_RANK],
+    rank: usize,
+}
+
+impl BoxDims {
+    /// The first five of `dims` (a checked map has at most five).
+    fn of(dims: &[u32]) -> Self {
+        let mut out = [0; MAX_RANK];
+        let rank = dims.len().min(MAX_RANK);
+        for (o, &d) in out.iter_mut().zip(dims) {
+            *o = d;
+        }
+        Self { dims: out, rank }
+    }
+    fn as_slice(&self) -> &[u32] {
+        self.dims.get(..self.rank).unwrap_or(&[])
+    }
 }
 
 /// A tensor map bound to a scope: a kernel argument of that scope for a `tensor_map<T>`
@@ -176,6 +218,7 @@ pub struct ScopedTensorMap<'scope, T: TensorElement> {
     raw: ffi::CUtensorMap,
     base: ffi::CUdeviceptr,
     reach: usize,
+    boxed: BoxDims,
     _marker: PhantomData<(Invariant<'scope>, *const T)>,
 }
 
@@ -188,13 +231,18 @@ impl<T: TensorElement> ScopedTensorMap<'_, T> {
     /// `reach` bytes at `base`, memory bound to the scope for its lifetime. Tests that only
     /// check a launch's arguments never launch it.
     #[cfg(test)]
-    pub(crate) unsafe fn from_raw_parts(base: ffi::CUdeviceptr, reach: usize) -> Self {
+    pub(crate) unsafe fn from_raw_parts(
+        base: ffi::CUdeviceptr,
+        reach: usize,
+        box_dims: &[u32],
+    ) -> Self {
         Self {
             raw: ffi::CUtensorMap {
                 opaque: [0; ffi::CU_TENSOR_MAP_NUM_QWORDS],
             },
             base,
             reach,
+            boxed: BoxDims::of(box_dims),
             _marker: PhantomData,
         }
     }
@@ -204,6 +252,12 @@ impl<T: TensorElement> ScopedTensorMap<'_, T> {
     #[must_use]
     pub fn range(&self) -> (ffi::CUdeviceptr, usize) {
         (self.base, self.reach)
+    }
+
+    /// The map's box ([`TensorMap::box_dims`]).
+    #[must_use]
+    pub fn box_dims(&self) -> &[u32] {
+        self.boxed.as_slice()
     }
 }
 
@@ -243,6 +297,7 @@ impl<'scope> StreamScope<'scope, '_> {
             raw: map.raw,
             base: map.base,
             reach: map.reach,
+            boxed: map.boxed,
             _marker: PhantomData,
         }
     }

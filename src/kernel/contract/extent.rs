@@ -215,6 +215,30 @@ where
     }
 }
 
+/// Checks a `map: tensor_map<T> box(b0, b1, ..)` parameter: the map's box is exactly the
+/// declared one (elements per dimension, innermost first; for an im2col map, channels per pixel
+/// and pixels per column), which the kernel's shared memory is sized for. Nothing is declared:
+/// any box (the kernel takes any).
+#[inline]
+pub fn check_box<'scope, M: ParamKind, P: ContractArg<'scope, M>>(
+    kernel: &'static str,
+    map_param: &'static str,
+    map: &P,
+    declared: &[u32],
+) -> Result<()> {
+    let actual = map.tensor_box().unwrap_or(&[]);
+    if declared.is_empty() || actual == declared {
+        return Ok(());
+    }
+    Err(Error::custack(
+        ErrorKind::TensorMapMismatch,
+        format!(
+            "kernel `{kernel}`: tensor map parameter `{map_param}` has the box {actual:?}, but its \
+             contract declares box{declared:?}, the box its shared memory holds"
+        ),
+    ))
+}
+
 /// Checks a `requires(a % m == 0)` condition: `a` is a whole multiple of `m` (never of 0).
 #[inline]
 pub fn check_multiple(

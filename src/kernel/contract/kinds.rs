@@ -227,6 +227,11 @@ pub trait ContractArg<'scope, K: ParamKind>:
     fn range(&self) -> Option<(crate::ffi::CUdeviceptr, usize)> {
         None
     }
+    /// A tensor map's box, in elements per dimension (`None` for the other kinds).
+    #[doc(hidden)]
+    fn tensor_box(&self) -> Option<&[u32]> {
+        None
+    }
 }
 
 impl<T: DeviceCopy> sealed::Arg<Scalar<T>> for T {}
@@ -328,6 +333,10 @@ impl<'scope, T: TensorElement> ContractArg<'scope, TensorMapParam<T>>
     #[inline]
     fn range(&self) -> Option<(crate::ffi::CUdeviceptr, usize)> {
         Some(ScopedTensorMap::range(self))
+    }
+    #[inline]
+    fn tensor_box(&self) -> Option<&[u32]> {
+        Some(ScopedTensorMap::box_dims(self))
     }
 }
 

@@ -309,14 +309,11 @@ macro_rules! __kernel_contract_params {
             $head [$($done)* ($p, $crate::SurfaceParam, [], surface)] $($($rest)*)?
         }
     };
-    ($head:tt [$($done:tt)*] $p:ident : tensor_map < $t:ty > over $q:ident $(, $($rest:tt)*)?) => {
+    ($head:tt [$($done:tt)*] $p:ident : tensor_map < $t:ty > $(over $q:ident)?
+        $(box ( $($b:literal),+ $(,)? ))? $(, $($rest:tt)*)?) => {
         $crate::__kernel_contract_params! {
-            $head [$($done)* ($p, $crate::TensorMapParam<$t>, [@over $q], tensor_map)] $($($rest)*)?
-        }
-    };
-    ($head:tt [$($done:tt)*] $p:ident : tensor_map < $t:ty > $(, $($rest:tt)*)?) => {
-        $crate::__kernel_contract_params! {
-            $head [$($done)* ($p, $crate::TensorMapParam<$t>, [], tensor_map)] $($($rest)*)?
+            $head [$($done)* ($p, $crate::TensorMapParam<$t>, [@map [$($q)?] [$($($b),+)?]], tensor_map)]
+            $($($rest)*)?
         }
     };
     ($head:tt [$($done:tt)*] $p:ident : $(custack ::)? CUtensorMap $(, $($rest:tt)*)?) => {
@@ -364,19 +361,22 @@ macro_rules! __kernel_contract_launch {
     };
 }
 
-/// A tensor map's `over` check, before the arguments are read as factors: nothing for any
-/// other parameter. Not public API.
+/// A tensor map's `over` and `box(..)` checks, before the arguments are read as factors:
+/// nothing for any other parameter. Not public API.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __kernel_contract_over {
-    ($kernel:expr, $p:ident, $kind:ty, [@over $q:ident]) => {
-        $crate::__private_contract::check_over::<$kind, _, _, _>(
-            $kernel,
-            stringify!($p),
-            stringify!($q),
-            $p,
-            $q,
+    ($kernel:expr, $p:ident, $kind:ty, [@map [$($q:ident)?] [$($b:literal),*]]) => {
+        $(
+            $crate::__private_contract::check_over::<$kind, _, _, _>(
+                $kernel,
+                stringify!($p),
+                stringify!($q),
+                $p,
+                $q,
+            )?;
         )?
+        $crate::__private_contract::check_box::<$kind, _>($kernel, stringify!($p), $p, &[$($b),*])?
     };
     ($kernel:expr, $p:ident, $kind:ty, [$($e:tt)*]) => {};
 }
@@ -385,7 +385,7 @@ macro_rules! __kernel_contract_over {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __kernel_contract_check {
-    ($config:ident, $kernel:expr, $p:ident, $available:expr, [@over $q:ident]) => {
+    ($config:ident, $kernel:expr, $p:ident, $available:expr, [@map $($x:tt)*]) => {
         let _ = $available;
     };
     ($config:ident, $kernel:expr, $p:ident, $available:expr, []) => {

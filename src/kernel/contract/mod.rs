@@ -53,8 +53,8 @@ pub use kinds::{
 #[doc(hidden)]
 pub mod __private {
     pub use crate::kernel::contract::extent::{
-        Compare, Required, available, axis, block_threads, check_condition, check_extent,
-        check_max_block, check_multiple, check_over, check_shared, factor, grid_blocks,
-        grid_threads, product, sum,
+        Compare, Required, available, axis, block_threads, check_box, check_condition,
+        check_extent, check_max_block, check_multiple, check_over, check_shared, factor,
+        grid_blocks, grid_threads, product, sum,
     };
 }
