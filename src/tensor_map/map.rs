@@ -39,8 +39,9 @@ use core::marker::PhantomData;
 ///
 /// # References
 ///
-/// CUDA driver API, "Tensor Map Object Management"; CUDA C++ Programming Guide, "Using the
-/// Tensor Memory Accelerator (TMA)".
+/// CUDA driver API, "Tensor Map Object Management"
+/// (<https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html>); CUDA C++
+/// Programming Guide, "Using the Tensor Memory Accelerator (TMA)".
 #[derive(Debug)]
 #[doc(alias = "CUtensorMap")]
 pub struct TensorMap<'b, T: TensorElement> {
@@ -65,7 +66,8 @@ impl<'b, T: TensorElement> TensorMap<'b, T> {
     ///
     /// # References
     ///
-    /// CUDA driver API, `cuTensorMapEncodeTiled`.
+    /// CUDA driver API, `cuTensorMapEncodeTiled`:
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html>
     #[doc(alias = "cuTensorMapEncodeTiled")]
     pub fn tiled<M: DeviceMemory<T> + ?Sized>(memory: &'b M, tiled: &Tiled) -> Result<Self> {
         let (base, bytes) = (memory.device_ptr(), memory.byte_len());
@@ -112,7 +114,8 @@ impl<'b, T: TensorElement> TensorMap<'b, T> {
     ///
     /// # References
     ///
-    /// CUDA driver API, `cuTensorMapEncodeIm2col`.
+    /// CUDA driver API, `cuTensorMapEncodeIm2col`:
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TENSOR__MEMORY.html>
     #[doc(alias = "cuTensorMapEncodeIm2col")]
     pub fn im2col<M: DeviceMemory<T> + ?Sized>(memory: &'b M, im2col: &Im2col) -> Result<Self> {
         let (base, bytes) = (memory.device_ptr(), memory.byte_len());
@@ -184,7 +187,7 @@ impl<'b, T: TensorElement> TensorMap<'b, T> {
     /// channels per pixel and pixels per column).
     #[must_use]
     pub fn box_dims(&self) -> &[u32] {
-        self.boxed.as_slice()
+        self.boxed.dims_held()
     }
 }
 
@@ -205,8 +208,8 @@ impl BoxDims {
         }
         Self { dims: out, rank }
     }
-    fn as_slice(&self) -> &[u32] {
-        self.dims.get(..self.rank).unwrap_or(&[])
+    fn dims_held(&self) -> &[u32] {
+        self.dims.split_at(self.rank.min(MAX_RANK)).0
     }
 }
 
@@ -257,7 +260,7 @@ impl<T: TensorElement> ScopedTensorMap<'_, T> {
     /// The map's box ([`TensorMap::box_dims`]).
     #[must_use]
     pub fn box_dims(&self) -> &[u32] {
-        self.boxed.as_slice()
+        self.boxed.dims_held()
     }
 }
 
