@@ -358,7 +358,7 @@ impl Tiled {
                 ));
             }
         }
-        let inner = u64::from(self.box_dims[0]) * size_of::<T>() as u64;
+        let inner = u64::from(self.box_dims.first().copied().unwrap_or(0)) * size_of::<T>() as u64;
         if l.interleave == Interleave::None {
             if inner % 16 != 0 {
                 return Err(refuse(
@@ -415,7 +415,8 @@ impl Im2col {
             4 => 1 << 7,
             _ => 1 << 4,
         };
-        for (i, (&lo, &up)) in self.lower.iter().zip(&self.upper).enumerate() {
+        let corners = self.lower.iter().zip(&self.upper);
+        for (i, ((&lo, &up), &dim)) in corners.zip(l.dims.iter().skip(1)).enumerate() {
             for (which, v) in [("lower", lo), ("upper", up)] {
                 if !(-half..half).contains(&i64::from(v)) {
                     return Err(refuse(
@@ -429,14 +430,13 @@ impl Im2col {
                 }
             }
             // The box spans the dimension from `lower` to `dim - 1 + upper`.
-            let size = i128::from(l.dims[i + 1]) + i128::from(up) - i128::from(lo);
+            let size = i128::from(dim) + i128::from(up) - i128::from(lo);
             if size <= 0 {
                 return Err(refuse(
                     TensorMapRule::CornerBox,
                     format!(
-                        "the bounding box is empty along spatial dimension {i}: extent {}, \
-                         corners {lo} and {up}",
-                        l.dims[i + 1]
+                        "the bounding box is empty along spatial dimension {i}: extent {dim}, \
+                         corners {lo} and {up}"
                     ),
                 ));
             }
@@ -568,16 +568,16 @@ fn check_swizzle_span(swizzle: Swizzle, inner: u64) -> Result<()> {
 /// up to what the hardware moves at a time; `None` on overflow.
 pub(super) fn reach<T>(l: &Layout) -> Option<u64> {
     let elem = size_of::<T>() as u64;
-    let mut last = 0u64;
-    for (i, &d) in l.dims.iter().enumerate() {
-        let stride = if i == 0 { elem } else { l.strides[i - 1] };
-        last = last.checked_add((d - 1).checked_mul(stride)?)?;
+    let (&d0, outer) = l.dims.split_first()?;
+    // The start of the last row of dimension 0: each outer extent less one times its stride.
+    let mut row_start = 0u64;
+    for (&d, &stride) in outer.iter().zip(&l.strides) {
+        row_start = row_start.checked_add(d.checked_sub(1)?.checked_mul(stride)?)?;
     }
-    // The whole row of dimension 0, rounded up to the chunk, from the row's start.
-    let row = l.dims[0].checked_mul(elem)?;
+    // That whole row, rounded up to the chunk.
+    let row = d0.checked_mul(elem)?;
     let chunk = l.interleave.chunk();
     let row = row.checked_add(chunk - 1)? / chunk * chunk;
-    let row_start = last - (l.dims[0] - 1) * elem;
     row_start.checked_add(row)
 }
 

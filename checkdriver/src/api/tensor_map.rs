@@ -32,16 +32,15 @@ fn element(data_type: c_int) -> Option<(u64, bool)> {
     })
 }
 
-/// The span of a `CUtensorMapSwizzle` in bytes (`Some(None)`: no swizzle; `None`: not a value of
-/// the enum).
-fn swizzle_span(swizzle: c_int) -> Option<Option<u64>> {
-    Some(match swizzle {
-        0 => None,
+/// The span of a `CUtensorMapSwizzle` in bytes (`None`: no swizzle, or not a value of the enum,
+/// which `check_common` refuses first).
+fn swizzle_span(swizzle: c_int) -> Option<u64> {
+    match swizzle {
         1 => Some(32),
         2 => Some(64),
         3..=6 => Some(128),
-        _ => return None,
-    })
+        _ => None,
+    }
 }
 
 /// What both encode calls share: the parameters after the kind-specific ones.
@@ -65,13 +64,15 @@ fn check_common(c: &Common<'_>) -> Result<u64, String> {
     if !(0..=2).contains(&c.interleave) || !(0..=3).contains(&c.l2) || !(0..=1).contains(&c.oob) {
         return Err("interleave, l2Promotion or oobFill is not a value of its enum".into());
     }
-    swizzle_span(c.swizzle).ok_or("swizzle is not a CUtensorMapSwizzle")?;
+    if !(0..=6).contains(&c.swizzle) {
+        return Err("swizzle is not a CUtensorMapSwizzle".into());
+    }
     let align = if c.interleave == INTERLEAVE_32B {
         32
     } else {
         16
     };
-    if c.address % align != 0 {
+    if !c.address.is_multiple_of(align) {
         return Err(format!(
             "globalAddress {:#x} is not {align}-byte aligned",
             c.address
@@ -80,7 +81,10 @@ fn check_common(c: &Common<'_>) -> Result<u64, String> {
     if c.dims.iter().any(|&d| d == 0 || d > 1 << 32) {
         return Err("a globalDim is 0 or above 2^32".into());
     }
-    if c.strides.iter().any(|&s| s % align != 0 || s >= 1 << 40) {
+    if c.strides
+        .iter()
+        .any(|&s| !s.is_multiple_of(align) || s >= 1 << 40)
+    {
         return Err(format!(
             "a globalStride is not a multiple of {align} below 2^40"
         ));
@@ -173,7 +177,7 @@ entry_points! {
     ) {
         let call = "cuTensorMapEncodeTiled";
         let min = if interleave == 0 { 1 } else { 3 };
-        if map.is_null() || (map as usize) % 64 != 0 {
+        if map.is_null() || !map.addr().is_multiple_of(64) {
             return invalid(call, "tensorMap is null or not 64-byte aligned");
         }
         if !(min..=5).contains(&rank) || dims.is_null() || box_dims.is_null() || element_strides.is_null() || (rank > 1 && strides.is_null()) {
@@ -196,10 +200,10 @@ entry_points! {
         }
         let inner = u64::from(boxes[0]) * size;
         if interleave == 0 {
-            if inner % 16 != 0 {
+            if !inner.is_multiple_of(16) {
                 return invalid(call, "boxDim[0] * the element size is not a multiple of 16");
             }
-            if matches!(swizzle_span(swizzle), Some(Some(span)) if inner > span) {
+            if matches!(swizzle_span(swizzle), Some(span) if inner > span) {
                 return invalid(call, "the box's inner dimension exceeds the swizzle's span");
             }
         }
@@ -225,7 +229,7 @@ entry_points! {
         oob: c_int,
     ) {
         let call = "cuTensorMapEncodeIm2col";
-        if map.is_null() || (map as usize) % 64 != 0 {
+        if map.is_null() || !map.addr().is_multiple_of(64) {
             return invalid(call, "tensorMap is null or not 64-byte aligned");
         }
         if !(3..=5).contains(&rank) || dims.is_null() || strides.is_null() || lower.is_null() || upper.is_null() || element_strides.is_null() {
@@ -259,7 +263,7 @@ entry_points! {
             return invalid(call, "pixelsPerColumn is 0 or above 1024");
         }
         let inner = u64::from(channels_per_pixel) * size;
-        if interleave == 0 && matches!(swizzle_span(swizzle), Some(Some(span)) if inner > span) {
+        if interleave == 0 && matches!(swizzle_span(swizzle), Some(span) if inner > span) {
             return invalid(call, "the box's inner dimension exceeds the swizzle's span");
         }
         check_reach(call, &c, size);

@@ -212,7 +212,7 @@ fn the_tiled_encode_checks_each_documented_rule() {
         // A descriptor that is not 64-byte aligned.
         let mut words = [0u64; 17];
         let unaligned = words.as_mut_ptr().wrapping_add(1).cast::<[u64; 16]>();
-        let unaligned = if (unaligned as usize) % 64 == 0 {
+        let unaligned = if unaligned.addr().is_multiple_of(64) {
             words.as_mut_ptr().wrapping_add(2).cast::<[u64; 16]>()
         } else {
             unaligned

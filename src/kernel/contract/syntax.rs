@@ -437,13 +437,10 @@ mod tests {
         use crate::vocabulary::binding::ScopedSlice;
         let cfg = LaunchConfig::for_elements(1);
         // Never launched or dereferenced: only addresses and lengths are compared.
-        // SAFETY: as above, for each handle.
-        let (a, b) = unsafe {
-            (
-                ScopedSlice::<f32>::from_raw_parts(0x10000, 1024),
-                ScopedSlice::<f32>::from_raw_parts(0x20000, 1024),
-            )
-        };
+        // SAFETY: as above.
+        let a = unsafe { ScopedSlice::<f32>::from_raw_parts(0x10000, 1024) };
+        // SAFETY: as above.
+        let b = unsafe { ScopedSlice::<f32>::from_raw_parts(0x20000, 1024) };
         // SAFETY: as above.
         let mut dst = unsafe { ScopedSliceMut::<f32>::from_raw_parts(0x30000, 1024) };
         // SAFETY: as above.

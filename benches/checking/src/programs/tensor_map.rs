@@ -80,10 +80,21 @@ pub(crate) fn tensor_map(ctx: &Context) -> Result<()> {
         TensorMap::tiled(&src, &Tiled::new(&[W.into(), H.into()], &stride, &[512, 8])).map(drop)
     });
     refused_by(TensorMapRule::FitsBuffer, || {
-        TensorMap::tiled(&src, &Tiled::new(&[W.into(), u64::from(H) + 1], &stride, &[32, 8])).map(drop)
+        TensorMap::tiled(
+            &src,
+            &Tiled::new(&[W.into(), u64::from(H) + 1], &stride, &[32, 8]),
+        )
+        .map(drop)
     });
     refused_by(TensorMapRule::CornerRange, || {
-        let corners = Im2col::new(&[4, 10, 10, 9], &[16, 160, 1600], &[-200, 0], &[0, 0], 4, 32);
+        let corners = Im2col::new(
+            &[4, 10, 10, 9],
+            &[16, 160, 1600],
+            &[-200, 0],
+            &[0, 0],
+            4,
+            32,
+        );
         TensorMap::im2col(&src, &corners).map(drop)
     });
     let cfg = LaunchConfig {
@@ -96,7 +107,11 @@ pub(crate) fn tensor_map(ctx: &Context) -> Result<()> {
         let (a, mut o) = (s.bind(&src), s.bind_mut(&mut out));
         s.run(&tiles, cfg, (s.bind_tensor_map(&map), a, &mut o, W, H))?;
         refused(ErrorKind::TensorMapMismatch, || {
-            s.run(&tiles, cfg, (s.bind_tensor_map(&elsewhere), a, &mut o, W, H))
+            s.run(
+                &tiles,
+                cfg,
+                (s.bind_tensor_map(&elsewhere), a, &mut o, W, H),
+            )
         });
         refused(ErrorKind::TensorMapMismatch, || {
             s.run(&tiles, cfg, (s.bind_tensor_map(&small), a, &mut o, W, H))
