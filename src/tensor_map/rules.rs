@@ -642,6 +642,21 @@ mod tests {
             ),
             (matrix().element_strides(&[1]), 0, TensorMapRule::Lengths),
             (matrix(), 0x1008, TensorMapRule::BaseAlignment),
+            // 16-byte aligned, but the 32-byte interleave needs 32 (and strides of 32).
+            (
+                Tiled::new(&[8, 4, 4], &[32, 128], &[8, 1, 1])
+                    .interleave(Interleave::B32)
+                    .swizzle(Swizzle::B32),
+                0x1010,
+                TensorMapRule::BaseAlignment,
+            ),
+            (
+                Tiled::new(&[8, 4, 4], &[48, 192], &[8, 1, 1])
+                    .interleave(Interleave::B32)
+                    .swizzle(Swizzle::B32),
+                0,
+                TensorMapRule::Stride,
+            ),
             (
                 Tiled::new(&[0, 32], &[256], &[16, 8]),
                 0,
@@ -715,6 +730,15 @@ mod tests {
             let e = t.check::<f32>(base, bytes).unwrap_err();
             assert_eq!(rule(&e), want, "case {i}: {e}");
         }
+    }
+
+    #[test]
+    fn an_interleaved_map_aligned_to_32_passes() {
+        Tiled::new(&[8, 4, 4], &[32, 128], &[8, 1, 1])
+            .interleave(Interleave::B32)
+            .swizzle(Swizzle::B32)
+            .check::<f32>(0x1020, 1 << 20)
+            .unwrap();
     }
 
     #[test]
