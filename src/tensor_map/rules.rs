@@ -616,6 +616,10 @@ mod tests {
     }
 
     #[test]
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one case per rule, read top to bottom"
+    )]
     fn each_tiled_rule_refuses_with_its_name() {
         let bytes = 1 << 20;
         let cases: Vec<(Tiled, u64, TensorMapRule)> = vec![

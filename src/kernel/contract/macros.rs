@@ -80,6 +80,18 @@
 /// gives 0). So a contract allows every mode; one that may trap is still a kernel bug, only not
 /// a memory-safety one.
 ///
+/// A tensor map parameter, `name: tensor_map<T>` (a `const __grid_constant__ CUtensorMap` the
+/// kernel copies boxes of elements of `T` through, `cp.async.bulk.tensor` from global to shared
+/// memory), takes a [`TensorMap`](crate::TensorMap) bound to the launching scope
+/// ([`bind_tensor_map`](crate::StreamScope::bind_tensor_map)), which borrows the memory the map
+/// is over (C32). It has no extent: the hardware reads only the tensor the map describes, which
+/// was checked to lie within its memory when the map was made, and fills a box's elements outside
+/// it. `name: tensor_map<T> over buf` says the map must be over the buffer parameter `buf` (of
+/// element type `T`, checked at compile time): a launch whose map is not within the memory bound
+/// to `buf` is refused with [`ErrorKind::TensorMapMismatch`](crate::ErrorKind::TensorMapMismatch);
+/// `box(32, 8)` after it says the map's box is exactly that (the kernel's shared tile), and a
+/// launch with another box is refused the same way.
+///
 /// An extent is one of:
 ///
 /// | extent | the kernel touches |
@@ -166,7 +178,9 @@
 /// earlier still runs; launches of it may run at once on several streams, so its use of globals
 /// must allow that, e.g. atomics), touches no more dynamic shared memory than its `shared(..)` clause
 /// (none without one), stays within its static shared memory for every block its `max_block(..)`
-/// clause allows (any block without one), unless declared `cooperative`, does not need a
+/// clause allows (any block without one), copies through a tensor map parameter only from global
+/// to shared memory (never stores through it) and into shared memory that holds the map's box
+/// (the `box(..)` it declares, or any box without one), unless declared `cooperative`, does not need a
 /// cooperative launch (no grid-wide barrier), and, unless declared with `cluster(..)`, does not
 /// need a cluster shape (with it: stays within all of the above in clusters of that shape).
 #[macro_export]
