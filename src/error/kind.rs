@@ -969,7 +969,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 24 + 1 + library.len());
+        assert_eq!(names.len(), 100 + 26 + 1 + library.len());
     }
 
     #[test]
