@@ -43,7 +43,7 @@ impl SourceOrder {
 }
 
 /// A [`Location`] as `CUmemLocation`, for a batch's hints.
-fn mem_location(at: Location) -> ffi::CUmemLocation {
+pub(crate) fn mem_location(at: Location) -> ffi::CUmemLocation {
     match at {
         Location::Host => ffi::CUmemLocation {
             type_: ffi::CU_MEM_LOCATION_TYPE_HOST,
@@ -58,19 +58,31 @@ fn mem_location(at: Location) -> ffi::CUmemLocation {
 
 /// Which address space a side of a copy is in (for the overlap check's messages).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Side {
+pub(crate) enum Side {
     Host,
     Device,
+    /// A CUDA array, named by its handle (a range of one byte at the handle: two copies
+    /// overlap there only if they name the same array).
+    Array,
 }
 
 /// One copy: destination, source, bytes, and where each side lives.
 #[derive(Clone, Copy, Debug)]
-struct Pair {
-    dst: u64,
-    src: u64,
-    bytes: usize,
-    dst_side: Side,
-    src_side: Side,
+pub(crate) struct Pair {
+    pub(crate) dst: u64,
+    pub(crate) src: u64,
+    pub(crate) bytes: usize,
+    pub(crate) dst_side: Side,
+    pub(crate) src_side: Side,
+}
+
+/// One side of a batch's copy as a range: its start, its length in bytes (1 for an array),
+/// where it lives.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Span {
+    pub(crate) at: u64,
+    pub(crate) bytes: usize,
+    pub(crate) side: Side,
 }
 
 /// Copies of one [`StreamScope`] enqueued together by one `cuMemcpyBatchAsync`; made by
@@ -262,13 +274,40 @@ impl<'b, 'scope: 'b> CopyBatch<'b, 'scope> {
 
 /// The first copy whose destination overlaps another destination or a source of the batch, as
 /// an error naming both; zero-byte copies overlap nothing.
-fn check_disjoint(what: &str, pairs: &[Pair]) -> Result<()> {
+pub(crate) fn check_disjoint(what: &str, pairs: &[Pair]) -> Result<()> {
+    check_spans(
+        what,
+        pairs.iter().map(|p| {
+            (
+                Span {
+                    at: p.dst,
+                    bytes: p.bytes,
+                    side: p.dst_side,
+                },
+                Span {
+                    at: p.src,
+                    bytes: p.bytes,
+                    side: p.src_side,
+                },
+            )
+        }),
+    )
+}
+
+/// [`check_disjoint`] over copies whose sides may differ in length (a 3D copy's pitched side
+/// spans its padding too): each `(destination, source)`.
+pub(crate) fn check_spans(
+    what: &str,
+    copies: impl ExactSizeIterator<Item = (Span, Span)>,
+) -> Result<()> {
     // (start, end, is destination, copy index, side)
-    let mut ranges: Vec<(u64, u64, bool, usize, Side)> = Vec::with_capacity(pairs.len() * 2);
-    for (i, p) in pairs.iter().enumerate().filter(|(_, p)| p.bytes > 0) {
-        let past = |at: u64| at.saturating_add(p.bytes as u64);
-        ranges.push((p.dst, past(p.dst), true, i, p.dst_side));
-        ranges.push((p.src, past(p.src), false, i, p.src_side));
+    let mut ranges: Vec<(u64, u64, bool, usize, Side)> = Vec::with_capacity(copies.len() * 2);
+    for (i, (d, s)) in copies.enumerate() {
+        for (x, is_dst) in [(d, true), (s, false)] {
+            if x.bytes > 0 {
+                ranges.push((x.at, x.at.saturating_add(x.bytes as u64), is_dst, i, x.side));
+            }
+        }
     }
     ranges.sort_unstable_by_key(|r| (r.0, r.1));
     // The range reaching furthest so far, of every kind and of destinations only.
@@ -282,6 +321,7 @@ fn check_disjoint(what: &str, pairs: &[Pair]) -> Result<()> {
                 let side = match x.4 {
                     Side::Host => "host",
                     Side::Device => "device",
+                    Side::Array => "array",
                 };
                 format!("the {role} of copy {} ({side} {:#x}..{:#x})", x.3, x.0, x.1)
             };
