@@ -7,11 +7,11 @@
 //! Needs no GPU: the assertions are compile-time, the test reads the two files.
 
 use custack::safety::{
-    BatchCopies, Budget, CompareOn, InitPhase, KnownAnswer, OnMismatch, OnOverrun, PinnedHost, PinnedHostMut,
-    Profile, RedundantKernel, Replicas, ReplicasCompare, Resource, RestrictedBatch, RestrictedBuffer,
-    RestrictedContext, RestrictedEvent, RestrictedGraph, RestrictedGraphBuilder, RestrictedGuard,
-    RestrictedKernel, RestrictedKernelUpdater, RestrictedModule, RestrictedScope, RestrictedStream,
-    RunPhase, WaitBound,
+    BatchCopies, Budget, CompareOn, InitPhase, KnownAnswer, OnMismatch, OnOverrun, PinnedHost,
+    PinnedHostMut, Profile, RedundantKernel, Replicas, ReplicasCompare, Resource, RestrictedBatch,
+    RestrictedBuffer, RestrictedContext, RestrictedEvent, RestrictedGraph, RestrictedGraphBuilder,
+    RestrictedGuard, RestrictedKernel, RestrictedKernelUpdater, RestrictedModule, RestrictedScope,
+    RestrictedStream, RunPhase, WaitBound,
 };
 use std::path::PathBuf;
 
