@@ -259,7 +259,7 @@ fn arrays(
     let m: Vec<f64> = t.iter_mut().map(|x| median(x)).collect();
     println!(
         "| {count} × {side}×{side} u32 ({} KiB) | {:.1} µs | {:.1} µs | {:.1} µs | {:.1} µs | {:.2} | {:.2} |",
-        side * side * 4 >> 10,
+        (side * side * 4) >> 10,
         m[0] * 1e6,
         m[1] * 1e6,
         m[2] * 1e6,

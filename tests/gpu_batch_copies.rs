@@ -216,7 +216,7 @@ fn a_3d_batch_uploads_arrays_and_pitched_memory_and_another_reads_them_back() {
     let mut stack = Stack::new().unwrap();
     let guard = stack.push(&ctx).unwrap();
     let stream = guard.stream().unwrap();
-    let cube: Vec<f32> = (0..16 * 8 * 4).map(|i| i as f32 * 0.5).collect();
+    let cube: Vec<f32> = (0..16 * 8 * 4u16).map(|i| f32::from(i) * 0.5).collect();
     let plane: Vec<u32> = (0..33 * 7).map(|i| 1_000 + i).collect();
     let rows: Vec<u32> = (0..37 * 9).map(|i| 7_000_000 + i).collect();
     let mut a3 = guard.alloc_array_3d::<f32>(16, 8, 4).unwrap();

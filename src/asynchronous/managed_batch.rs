@@ -278,8 +278,10 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuMemPrefetchBatchAsync")]
     pub fn prefetch_all(&self, batch: PrefetchBatch<'_, 'scope>) -> Result<()> {
         const WHAT: &str = "cuMemPrefetchBatchAsync";
-        batch.ranges.check(WHAT)?;
-        let raw = batch.ranges.for_driver();
+        // Taken by value: the batch's borrows end once its ranges are enqueued.
+        let PrefetchBatch { ranges, .. } = batch;
+        ranges.check(WHAT)?;
+        let raw = ranges.for_driver();
         if raw.ptrs.is_empty() {
             return Ok(());
         }
@@ -301,8 +303,9 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuMemDiscardBatchAsync")]
     pub fn discard_all(&self, batch: DiscardBatch<'_, 'scope>) -> Result<()> {
         const WHAT: &str = "cuMemDiscardBatchAsync";
-        batch.ranges.check(WHAT)?;
-        let mut raw = batch.ranges.for_driver();
+        let DiscardBatch { ranges, .. } = batch;
+        ranges.check(WHAT)?;
+        let mut raw = ranges.for_driver();
         if raw.ptrs.is_empty() {
             return Ok(());
         }

@@ -156,7 +156,8 @@ impl<'b, 'scope: 'b, const N: usize> RestrictedBatch<'b, 'scope, N> {
             dst_side,
             src_side,
         };
-        self.len += 1;
+        // At most N (the slot above exists).
+        self.len = self.len.saturating_add(1);
         Ok(())
     }
 
@@ -249,12 +250,18 @@ impl<'scope> RestrictedScope<'scope, '_> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemcpyBatchAsync")]
+    #[allow(
+        clippy::needless_pass_by_value,
+        reason = "taken by value so that a batch is enqueued once and its borrows end with it"
+    )]
     pub fn copy_batch<const N: usize>(
         &self,
         copies: &BatchCopies<'_>,
         batch: RestrictedBatch<'_, 'scope, N>,
     ) -> Result<()> {
-        let pairs = batch.pairs.get(..batch.len).unwrap_or_default();
+        // Taken by value: the batch's borrows end once its copies are enqueued.
+        let RestrictedBatch { pairs, len, .. } = batch;
+        let pairs = pairs.get(..len).unwrap_or_default();
         check_disjoint_in_place("cuMemcpyBatchAsync", pairs)?;
         let (mut dsts, mut srcs, mut sizes) = ([0u64; N], [0u64; N], [0usize; N]);
         let mut n = 0;
@@ -264,7 +271,7 @@ impl<'scope> RestrictedScope<'scope, '_> {
                 (dsts.get_mut(n), srcs.get_mut(n), sizes.get_mut(n))
             {
                 (*d, *s, *z) = (p.dst, p.src, p.bytes);
-                n += 1;
+                n = n.saturating_add(1);
             }
         }
         if n == 0 {

@@ -374,7 +374,9 @@ mod tests {
         let r = raw[0];
         assert_eq!(r.src.type_, ffi::CU_MEMCPY_OPERAND_TYPE_POINTER);
         // SAFETY: the type says `ptr`.
-        let (s, d) = unsafe { (r.src.op.ptr, r.dst.op.ptr) };
+        let s = unsafe { r.src.op.ptr };
+        // SAFETY: as above.
+        let d = unsafe { r.dst.op.ptr };
         assert_eq!((s.ptr, s.rowLength, s.layerHeight), (0x7000, 16, 8));
         assert_eq!((d.ptr, d.rowLength, d.layerHeight), (0xd000, 512, 8));
         assert_eq!(

@@ -20,15 +20,15 @@ use common::context0;
 use custack::{Context, Result};
 use double::report_driver_version;
 use programs::{
-    batch_3d, batch_copies, confinement, context_count, contracts, deadlines, device_info,
-    driver_init, events, example, fork, graph, graph_arena, graph_built, graph_capture_forked,
+    batch_3d, batch_copies, confinement, context_count, contracts, deadlines, device_info, driver_init,
+    events, example, fork, graph, graph_arena, graph_built, graph_capture_forked,
     graph_capture_forks, graph_capture_into, graph_conditional, graph_exec_nodes, graph_host,
-    graph_kept_attack, graph_kept_free, graph_kept_routes, graph_mem, graph_shared, green,
-    in_flight, ipc, library, managed, memory_kinds, module_globals, named_launches, newer, p1, p2,
-    p3, p4, p8, p9, p11, parked_graph, peer, peer_vmm, profile_first, redundant_flips,
-    redundant_inject, redundant_partitions, restricted_api, restricted_end, restricted_redundant,
-    restricted_scope, reuse_after_scope, safety_frame, safety_graph, safety_graph_nodes,
-    scoped_alloc, scoped_host, stand_ins, stress, submission, textures, unwind, vmm, vmm_share,
+    graph_kept_attack, graph_kept_free, graph_kept_routes, graph_mem, graph_shared, green, in_flight, ipc, library,
+    managed, memory_kinds, module_globals, named_launches, newer, p1, p2, p3, p4, p8, p9, p11,
+    parked_graph, peer, peer_vmm, profile_first, redundant_flips, redundant_inject,
+    redundant_partitions, restricted_api, restricted_end, restricted_redundant, restricted_scope,
+    reuse_after_scope, safety_frame, safety_graph, safety_graph_nodes, scoped_alloc, scoped_host,
+    stand_ins, stress, submission, textures, unwind, vmm, vmm_share,
 };
 use std::process::ExitCode;
 
@@ -56,6 +56,10 @@ mod pipeline;
 )]
 mod cubin;
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "the dispatch table: one arm per program, which grows with the programs"
+)]
 fn run(program: &str) -> Option<Result<()>> {
     let two = || -> Result<(Context, Context)> { Ok((context0()?, context0()?)) };
     Some(match program {
@@ -97,15 +101,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "batch_copies_old" => report_driver_version(12070)
             .and_then(|()| context0())
             .and_then(|c| batch_copies::batch_copies_old(&c)),
-        "batch_3d" => report_driver_version(12080)
-            .and_then(|()| context0())
-            .and_then(|c| batch_3d::batch_3d(&c)),
-        "batch_3d_old" => report_driver_version(12070)
-            .and_then(|()| context0())
-            .and_then(|c| batch_3d::batch_3d_old(&c)),
-        "managed_batches" => report_driver_version(13000)
-            .and_then(|()| context0())
-            .and_then(|c| batch_3d::managed_batches(&c)),
+        "batch_3d" | "batch_3d_old" | "managed_batches" => batch_3d::run(program),
         "graph_kept_routes" => context0().and_then(|c| graph_kept_routes::graph_kept_routes(&c)),
         "graph_kept_free" => context0().and_then(|c| graph_kept_free::graph_kept_free(&c)),
         "graph_kept_attack" => context0().and_then(|c| graph_kept_attack::graph_kept_attack(&c)),

@@ -792,12 +792,9 @@ unsafe fn managed_batch(
         }
     }
     // SAFETY: non-null, of `count` elements (the contract).
-    let (ptrs, sizes) = unsafe {
-        (
-            core::slice::from_raw_parts(dptrs, count),
-            core::slice::from_raw_parts(sizes, count),
-        )
-    };
+    let ptrs = unsafe { core::slice::from_raw_parts(dptrs, count) };
+    // SAFETY: as above.
+    let sizes = unsafe { core::slice::from_raw_parts(sizes, count) };
     let mut spans: Vec<(u64, u64)> = ptrs
         .iter()
         .zip(sizes)

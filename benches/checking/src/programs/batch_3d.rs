@@ -11,9 +11,25 @@
 //! values; a prefetch
 //! batch naming one range twice reaches no call.
 
-use crate::common::unexpected;
-use crate::double::calls;
+use crate::common::{context0, unexpected};
+use crate::double::{calls, report_driver_version};
 use custack::{Context, ErrorKind, Location, Result, Stack};
+
+/// Runs `program` (one of this file's three) with the double reporting its driver version.
+pub(crate) fn run(program: &str) -> Result<()> {
+    let version = match program {
+        "batch_3d" => 12080,
+        "batch_3d_old" => 12070,
+        _ => 13000,
+    };
+    report_driver_version(version)?;
+    let ctx = context0()?;
+    match program {
+        "batch_3d" => batch_3d(&ctx),
+        "batch_3d_old" => batch_3d_old(&ctx),
+        _ => managed_batches(&ctx),
+    }
+}
 
 /// The double reporting 12.8: 3D batches land, one call each; a refused and an empty batch make
 /// none; the 13.0 batches are too new.
@@ -21,7 +37,7 @@ pub(crate) fn batch_3d(ctx: &Context) -> Result<()> {
     let mut stack = Stack::new()?;
     let guard = stack.push(ctx)?;
     let stream = guard.stream()?;
-    let cube: Vec<f32> = (0..6 * 5 * 3).map(|i| i as f32).collect();
+    let cube: Vec<f32> = (0..6 * 5 * 3u16).map(f32::from).collect();
     let plane: Vec<u32> = (0..9 * 4).map(|i| 500 + i).collect();
     let rows: Vec<u32> = (0..7 * 3).map(|i| 9_000 + i).collect();
     let mut a3 = guard.alloc_array_3d::<f32>(6, 5, 3)?;
@@ -168,11 +184,11 @@ pub(crate) fn batch_3d_old(ctx: &Context) -> Result<()> {
 /// The double reporting 13.0: prefetch, discard and discard-and-prefetch batches, one call
 /// each; discarded memory reads as the double's unspecified bytes (0xdb) until rewritten.
 pub(crate) fn managed_batches(ctx: &Context) -> Result<()> {
+    const N: usize = 4096;
     let mut stack = Stack::new()?;
     let guard = stack.push(ctx)?;
     let device = guard.device()?;
     let stream = guard.stream()?;
-    const N: usize = 4096;
     let mut bufs = Vec::new();
     for i in 0..3u32 {
         let mut b = guard.alloc_managed::<u32>(N)?;
