@@ -52,7 +52,7 @@
 //!
 //! With the cargo feature `nvrtc` (and only then) it also finds and links NVRTC, the run-time
 //! CUDA C++ compiler, into the crate, with `cublas` cuBLAS, with `nccl` NCCL, with `cufft`
-//! cuFFT, with `curand` cuRAND and with `cublaslt` cuBLASLt: see
+//! cuFFT, with `curand` cuRAND, with `cublaslt` cuBLASLt and with `cusolver` cuSOLVER: see
 //! [`feature_libraries`]. Without the feature nothing about its library is searched, printed or
 //! linked, and `python3` (which finds the Python wheels) never runs: a crate that depends on
 //! custack without them searches for libcuda and nothing else.
@@ -103,9 +103,11 @@ fn main() {
     // `loom`: set by scripts/loom.sh (`RUSTFLAGS="--cfg loom"`) for the model tests of the
     // process-wide states (src/error/atomics.rs); never by this script.
     println!("cargo:rustc-check-cfg=cfg(loom)");
-    if ["NVRTC", "CUBLAS", "CUBLASLT", "NCCL", "CUFFT", "CURAND"]
-        .iter()
-        .any(|f| env::var_os(format!("CARGO_FEATURE_{f}")).is_some())
+    if [
+        "NVRTC", "CUBLAS", "CUBLASLT", "NCCL", "CUFFT", "CURAND", "CUSOLVER",
+    ]
+    .iter()
+    .any(|f| env::var_os(format!("CARGO_FEATURE_{f}")).is_some())
     {
         println!("cargo:rustc-cfg=custack_libraries");
     }
@@ -539,7 +541,7 @@ struct FeatureLibrary {
     install: &'static str,
 }
 
-const FEATURE_LIBRARIES: [FeatureLibrary; 6] = [
+const FEATURE_LIBRARIES: [FeatureLibrary; 7] = [
     FeatureLibrary {
         name: "NVRTC",
         feature: "CARGO_FEATURE_NVRTC",
@@ -622,6 +624,20 @@ const FEATURE_LIBRARIES: [FeatureLibrary; 6] = [
             wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib"],
         },
         install: install::CUBLASLT,
+    },
+    FeatureLibrary {
+        name: "cuSOLVER",
+        feature: "CARGO_FEATURE_CUSOLVER",
+        missing_cfg: "custack_no_cusolver",
+        lib: Interop {
+            env: "CUSTACK_CUSOLVER_LIB_DIR",
+            found_env: "CUSTACK_CUSOLVER_FOUND",
+            files: &["libcusolver.so", "libcusolver.so.12", "libcusolver.so.11"],
+            // `nvidia-cusolver` 12.x (CUDA 13) ships `nvidia/cu13/lib`; the CUDA 12 wheel
+            // (`nvidia-cusolver-cu12`, cuSOLVER 11.x) `nvidia/cusolver/lib`.
+            wheel_dirs: &["nvidia/cu13/lib", "nvidia/cusolver/lib"],
+        },
+        install: install::CUSOLVER,
     },
 ];
 

@@ -18,6 +18,9 @@ pub(crate) const CUFFT: &str = "the CUDA toolkit or cuFFT's Python wheel of the 
 /// cuRAND (feature `curand`).
 pub(crate) const CURAND: &str = "the CUDA toolkit or cuRAND's Python wheel of the driver's CUDA version, no newer (`pip install 'nvidia-curand==10.4.0.*'` for a 13.0 driver, `'nvidia-curand-cu12==10.3.3.*'` for 12.2)";
 
+/// cuSOLVER (feature `cusolver`), which needs cuBLAS, cuSPARSE and nvJitLink at load time.
+pub(crate) const CUSOLVER: &str = "the CUDA toolkit or cuSOLVER's Python wheel of the driver's CUDA version, no newer, with the cuBLAS, cuSPARSE and nvJitLink it loads (`pip install 'nvidia-cusolver==12.0.*'` for a 13.0 driver, `'nvidia-cusolver-cu12==11.5.2.*'` for 12.2)";
+
 /// NCCL (feature `nccl`).
 pub(crate) const NCCL: &str = "NCCL's Python wheel of the driver's CUDA major version (`pip install nvidia-nccl-cu13` for a 13.x driver, `nvidia-nccl-cu12` for 12.x) or the NCCL package";
 

@@ -138,6 +138,9 @@ pub mod cufft;
 /// cuRAND's host API (`curand.h`), with the feature `curand`.
 #[cfg(feature = "curand")]
 pub mod curand;
+/// cuSOLVER's dense API (`cusolverDn.h`), with the feature `cusolver`.
+#[cfg(feature = "cusolver")]
+pub mod cusolver;
 /// NCCL's C API (`nccl.h`), with the feature `nccl`.
 #[cfg(feature = "nccl")]
 pub mod nccl;

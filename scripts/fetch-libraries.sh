@@ -4,13 +4,16 @@
 # zipfile. Prints the directory holding the library. Nothing outside DEST changes (no pip
 # install, no site-packages).
 #
-#   bash scripts/fetch-libraries.sh LIBRARY DEST      # LIBRARY: nvrtc, cublas, nccl, cufft, curand; DEST: e.g. target/cuda-libs
+#   bash scripts/fetch-libraries.sh LIBRARY DEST      # LIBRARY: nvrtc, cublas, nccl, cufft, curand, cusolver, cusparse, nvjitlink; DEST: e.g. target/cuda-libs
 #
 # The versions are the ones scripts/test.sh pairs with the driver library it fetches (Debian's
 # libcuda1, CUDA 12.2): an NVRTC newer than the driver emits PTX the driver cannot JIT, so the
 # NVRTC is 12.2 as well; cuBLAS is the 12.2 toolkit's too, and NCCL 2.18.1 of the same CUDA 12
 # generation (no GPU test runs there: they are linked and loaded, and their calls' checks run);
 # cuFFT 11.0.8 and cuRAND 10.3.3 are the 12.2 toolkit's, and cuBLAS's wheel holds cuBLASLt.
+# cuSOLVER 11.5.2 is the 12.2 toolkit's; its library needs, at load time, cuBLAS and cuBLASLt
+# (the cublas wheel), cuSPARSE 12.1.2 (cusparse) and nvJitLink 12.2 (nvjitlink, which cuSPARSE
+# needs too): fetch all four for the feature `cusolver` (`readelf -d libcusolver.so.11`).
 # A second run reuses DEST.
 set -euo pipefail
 
@@ -22,7 +25,10 @@ case $1 in
     nccl) wheel=nvidia-nccl-cu12==2.18.1 dir=nvidia/nccl/lib file=libnccl.so.2 ;;
     cufft) wheel=nvidia-cufft-cu12==11.0.8.103 dir=nvidia/cufft/lib file=libcufft.so.11 ;;
     curand) wheel=nvidia-curand-cu12==10.3.3.141 dir=nvidia/curand/lib file=libcurand.so.10 ;;
-    *) die "unknown library $1 (known: nvrtc, cublas, nccl, cufft, curand; cuBLASLt comes with cublas)" ;;
+    cusolver) wheel=nvidia-cusolver-cu12==11.5.2.141 dir=nvidia/cusolver/lib file=libcusolver.so.11 ;;
+    cusparse) wheel=nvidia-cusparse-cu12==12.1.2.141 dir=nvidia/cusparse/lib file=libcusparse.so.12 ;;
+    nvjitlink) wheel=nvidia-nvjitlink-cu12==12.2.140 dir=nvidia/nvjitlink/lib file=libnvJitLink.so.12 ;;
+    *) die "unknown library $1 (known: nvrtc, cublas, nccl, cufft, curand, cusolver, cusparse, nvjitlink; cuBLASLt comes with cublas)" ;;
 esac
 dest=$(realpath -m "$2")/$1
 # The stamp, written last, names the wheel: a changed pin or a cut-short unpacking fetches anew.

@@ -164,6 +164,8 @@ mod parking;
 #[cfg(feature = "curand")]
 pub mod rand;
 pub mod safety;
+#[cfg(feature = "cusolver")]
+pub mod solver;
 mod testing;
 mod texture;
 mod vocabulary;

@@ -24,14 +24,16 @@
 //! is available to scopes and submissions alike.
 
 pub(crate) mod batch;
-// Used by the libraries' handles (features `cublas`, `cublaslt`, `cufft`, `curand`); always
+// Used by the libraries' handles (features `cublas`, `cublaslt`, `cufft`, `curand`,
+// `cusolver`); always
 // built, so that their unit tests run in every build.
 #[cfg_attr(
     not(any(
         feature = "cublas",
         feature = "cublaslt",
         feature = "cufft",
-        feature = "curand"
+        feature = "curand",
+        feature = "cusolver"
     )),
     allow(dead_code)
 )]
@@ -42,7 +44,8 @@ pub(crate) mod host;
     feature = "cublas",
     feature = "cublaslt",
     feature = "cufft",
-    feature = "curand"
+    feature = "curand",
+    feature = "cusolver"
 ))]
 pub(crate) mod library_handle;
 pub(crate) mod payload;

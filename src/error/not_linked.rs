@@ -1,5 +1,5 @@
-//! The error of a library a build did not find (cuBLAS, cuBLASLt, cuFFT, cuRAND, NCCL, NVML,
-//! NVRTC):
+//! The error of a library a build did not find (cuBLAS, cuBLASLt, cuFFT, cuRAND, cuSOLVER, NCCL,
+//! NVML, NVRTC):
 //! [`ErrorKind::LibraryNotLinked`], saying what `build.rs` looked for and how to install it,
 //! written once for every library from its [`Link`].
 
@@ -61,6 +61,10 @@ links! {
     #[cfg(feature = "curand")]
     CURAND = "cuRAND", "curand", "libcurand", "libcurand.so.10", custack_no_curand,
         install::CURAND;
+    /// cuSOLVER (feature `cusolver`).
+    #[cfg(feature = "cusolver")]
+    CUSOLVER = "cuSOLVER", "cusolver", "libcusolver", "libcusolver.so.12 (or .11)", custack_no_cusolver,
+        install::CUSOLVER;
     /// NCCL (feature `nccl`).
     #[cfg(feature = "nccl")]
     NCCL = "NCCL", "nccl", "libnccl", "libnccl.so.2", custack_no_nccl,
@@ -101,7 +105,15 @@ fn not_linked_error(link: &Link) -> Error {
 /// The test of each library's `not_linked`, in both builds: `Ok` where the library is linked
 /// (`missing` false), else [`ErrorKind::LibraryNotLinked`] with a message naming the variable
 /// `env` and the `wheel`.
-#[cfg(all(test, any(feature = "cublas", feature = "cufft", feature = "curand")))]
+#[cfg(all(
+    test,
+    any(
+        feature = "cublas",
+        feature = "cufft",
+        feature = "curand",
+        feature = "cusolver"
+    )
+))]
 pub(crate) fn assert_says_what_to_set(result: Result<()>, missing: bool, env: &str, wheel: &str) {
     assert_eq!(result.is_err(), missing);
     if let Err(e) = result {
