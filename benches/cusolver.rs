@@ -305,7 +305,7 @@ fn row(
         });
         must(must(done, "scope"), "custack call");
         for info in infos.iter() {
-            must(info.check(), "info");
+            must(info.ensure_success(), "info");
         }
     };
     op_raw();

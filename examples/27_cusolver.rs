@@ -89,7 +89,7 @@ fn run() -> custack::Result<(f64, f64, Info)> {
     })??;
     // The scope has ended: every info is known.
     for info in &infos {
-        info.check()?;
+        info.ensure_success()?;
     }
     let residual = |x: &[f64]| {
         (0..N)
@@ -114,10 +114,10 @@ fn run() -> custack::Result<(f64, f64, Info)> {
             &mut info,
         )
     })??;
-    let e = info.check().expect_err("a singular matrix");
+    let e = info.ensure_success().expect_err("a singular matrix");
     assert_eq!(e.kind(), ErrorKind::SingularMatrix);
     println!("the singular matrix: {e}");
-    Ok((r_lu, r_ch, info.get()?))
+    Ok((r_lu, r_ch, info.outcome()?))
 }
 
 fn main() -> ExitCode {

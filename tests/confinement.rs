@@ -120,6 +120,13 @@ fn cufft_s_version_is_refused() {
     refused(custack::fft::version(), "fft::version");
 }
 
+#[cfg(feature = "cusolver")]
+#[test]
+fn cusolver_s_version_is_refused() {
+    let _ = enter();
+    refused(custack::solver::version(), "solver::version");
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn contexts_of_the_full_api_are_refused() {

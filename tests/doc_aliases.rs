@@ -555,11 +555,12 @@ const LIBRARY_PAGES: &[(&str, &str)] = &[
     ("cublas", "<https://docs.nvidia.com/cuda/cublas/"),
     ("cufft", "<https://docs.nvidia.com/cuda/cufft/"),
     ("curand", "<https://docs.nvidia.com/cuda/curand/"),
+    ("cusolver", "<https://docs.nvidia.com/cuda/cusolver/"),
 ];
 
 /// Every fn that names a driver function in a doc alias links NVIDIA's page for that
 /// function's group (a `# References` section: the pages are per group, not per function);
-/// one that names a function of a CUDA library (cuBLAS and cuBLASLt, cuFFT, cuRAND) links that
+/// one that names a function of a CUDA library (cuBLAS and cuBLASLt, cuFFT, cuRAND, cuSOLVER) links that
 /// library's documentation.
 #[test]
 fn every_doc_alias_links_nvidias_page() {

@@ -148,9 +148,9 @@ fn lu_solve<T: Float>(trans: Transpose) {
         })
         .unwrap()
         .unwrap();
-    assert_eq!(factored.get().unwrap(), Info::Success);
-    assert_eq!(factored.call(), Some(T::GETRF));
-    solved.check().unwrap();
+    assert_eq!(factored.outcome().unwrap(), Info::Success);
+    assert_eq!(factored.last_call(), Some(T::GETRF));
+    solved.ensure_success().unwrap();
     let pivots = ipiv.to_vec().unwrap();
     assert!(
         pivots.iter().all(|&p| p >= 1 && p as usize <= n),
@@ -201,8 +201,8 @@ fn cholesky<T: Float>(fill: Fill) {
         })
         .unwrap()
         .unwrap();
-    factored.check().unwrap();
-    solved.check().unwrap();
+    factored.ensure_success().unwrap();
+    solved.ensure_success().unwrap();
     // The factor: L·Lᵀ (lower) or Uᵀ·U (upper) equals A.
     let f = from::<T>(&da.to_vec().unwrap());
     let l: Vec<f64> = (0..n * n)
@@ -264,7 +264,7 @@ fn qr_gives_r_and_q_as_the_cpu_checks_them() {
         .unwrap()
         .unwrap();
     for info in [&i1, &i2, &i3, &i4] {
-        info.check().unwrap();
+        info.ensure_success().unwrap();
     }
     let f = da.to_vec().unwrap();
     let r: Vec<f64> = (0..n * n)
@@ -340,7 +340,7 @@ fn eigenvalues_of_a_known_matrix_and_its_eigenvectors() {
         .scope(|s| values_only.syevd(s, s.bind_mut(&mut a32), s.bind_mut(&mut w32), &mut info))
         .unwrap()
         .unwrap();
-    info.check().unwrap();
+    info.ensure_success().unwrap();
     for (got, want) in from::<f32>(&w32.to_vec().unwrap()).iter().zip(&want) {
         assert!((got - want).abs() <= 1e-5, "{got} vs {want}");
     }
@@ -354,7 +354,7 @@ fn eigenvalues_of_a_known_matrix_and_its_eigenvectors() {
         .scope(|s| with_vectors.syevd(s, s.bind_mut(&mut da), s.bind_mut(&mut w), &mut info))
         .unwrap()
         .unwrap();
-    assert_eq!(info.get().unwrap(), Info::Success);
+    assert_eq!(info.outcome().unwrap(), Info::Success);
     let (v, w) = (da.to_vec().unwrap(), w.to_vec().unwrap());
     for (got, want) in w.iter().zip(&want) {
         assert!((got - want).abs() <= 1e-12, "{got} vs {want}");
@@ -391,7 +391,7 @@ fn singular_values_and_the_full_decomposition() {
         .scope(|s| plan.gesvd(s, s.bind_mut(&mut da), s.bind_mut(&mut sv), &mut info))
         .unwrap()
         .unwrap();
-    info.check().unwrap();
+    info.ensure_success().unwrap();
     for (got, want) in sv.to_vec().unwrap().iter().zip(s_want) {
         assert!((got - want).abs() <= 1e-12, "{got} vs {want}");
     }
@@ -409,7 +409,7 @@ fn singular_values_and_the_full_decomposition() {
         })
         .unwrap()
         .unwrap();
-    info.check().unwrap();
+    info.ensure_success().unwrap();
     let (sv, u, vt) = (
         from::<f32>(&sv.to_vec().unwrap()),
         from::<f32>(&u.to_vec().unwrap()),
@@ -444,9 +444,9 @@ fn a_singular_and_a_non_spd_matrix_give_their_typed_errors() {
         .scope(|s| lu.getrf(s, s.bind_mut(&mut da), s.bind_mut(&mut ipiv), &mut info))
         .unwrap()
         .unwrap();
-    assert_eq!(info.get().unwrap(), Info::Singular { pivot: 3 });
+    assert_eq!(info.outcome().unwrap(), Info::Singular { pivot: 3 });
     assert_eq!(info.raw().unwrap(), 3);
-    let e = info.check().unwrap_err();
+    let e = info.ensure_success().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::SingularMatrix);
     assert_eq!(
         e.detail(),
@@ -462,8 +462,11 @@ fn a_singular_and_a_non_spd_matrix_give_their_typed_errors() {
         .scope(|s| chol.potrf(s, s.bind_mut(&mut db), &mut info))
         .unwrap()
         .unwrap();
-    assert_eq!(info.get().unwrap(), Info::NotPositiveDefinite { order: 2 });
-    let e = info.check().unwrap_err();
+    assert_eq!(
+        info.outcome().unwrap(),
+        Info::NotPositiveDefinite { order: 2 }
+    );
+    let e = info.ensure_success().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::NotPositiveDefinite);
     assert!(e.detail().unwrap().starts_with("cusolverDnSpotrf: "), "{e}");
     // The same info, reused after its scope for a good matrix, says success again.
@@ -474,7 +477,7 @@ fn a_singular_and_a_non_spd_matrix_give_their_typed_errors() {
         .scope(|s| chol.potrf(s, s.bind_mut(&mut good), &mut info))
         .unwrap()
         .unwrap();
-    info.check().unwrap();
+    info.ensure_success().unwrap();
     assert!(take_drop_errors().is_empty());
 }
 
@@ -490,7 +493,7 @@ macro_rules! refused {
             })
             .unwrap()
             .unwrap_err();
-        assert!(info.get().is_err(), "{e}: the info was written");
+        assert!(info.outcome().is_err(), "{e}: the info was written");
         assert!(
             e.detail().unwrap().ends_with("; nothing was enqueued"),
             "{e}"
@@ -507,7 +510,7 @@ fn refused_calls_enqueue_nothing() {
     let guard = stack.push(&ctx).unwrap();
     let stream = guard.stream().unwrap();
     let mut info = guard.solver_info().unwrap();
-    assert!(info.get().is_err(), "no call took it yet");
+    assert!(info.outcome().is_err(), "no call took it yet");
     let marker = 5.0f64;
     let short = |len| vec![marker; len];
     let alloc = |v: Vec<f64>| guard.alloc_from(&v).unwrap();
@@ -782,8 +785,8 @@ fn calls_on_two_streams_are_ordered() {
     })
     .unwrap()
     .unwrap();
-    ix.check().unwrap();
-    iy.check().unwrap();
+    ix.ensure_success().unwrap();
+    iy.ensure_success().unwrap();
     assert_eq!(x.to_vec().unwrap(), y.to_vec().unwrap());
     assert_eq!(px.to_vec().unwrap(), py.to_vec().unwrap());
     assert!(plan.workspace_bytes() > 0);

@@ -23,7 +23,7 @@ pub(crate) enum Meaning {
     ParametersOnly,
 }
 
-/// What a cuSOLVER call's info word said, read after its scope ([`SolverInfo::get`]).
+/// What a cuSOLVER call's info word said, read after its scope ([`SolverInfo::outcome`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Info {
@@ -109,7 +109,7 @@ impl Info {
 }
 
 /// The info word of one cuSOLVER call of a scope: lent by a guard ([`PushedGuard::solver_info`]),
-/// passed to a call as `&mut`, read with [`get`](Self::get) or [`check`](Self::check) once the
+/// passed to a call as `&mut`, read with [`outcome`](Self::outcome) or [`ensure_success`](Self::ensure_success) once the
 /// scope has ended.
 ///
 /// A call borrows it for the whole scope (`&'scope mut`), so reading it inside the scope, or
@@ -149,13 +149,16 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// # let mut stack = Stack::new()?;
     /// let guard = stack.push(&ctx)?;
     /// let info = guard.solver_info()?;
-    /// assert!(info.get().is_err()); // no call has written it yet
+    /// assert!(info.outcome().is_err()); // no call has written it yet
     /// # Ok::<(), custack::Error>(())
     /// ```
     ///
     /// # References
     ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>,
     /// <https://docs.nvidia.com/cuda/cusolver/#cusolverdn-t-getrf>
+    #[doc(alias = "cuMemAlloc")]
+    #[doc(alias = "cuMemHostAlloc")]
     pub fn solver_info(&self) -> Result<SolverInfo<'_>> {
         let device = self.alloc_zeroed::<i32>(1)?;
         let mut host = self.alloc_pinned::<i32>(1)?;
@@ -182,7 +185,7 @@ impl<'g> SolverInfo<'g> {
     }
 
     /// The C name of the call that last took this info (`"cusolverDnSgetrf"`), if any.
-    pub fn call(&self) -> Option<&'static str> {
+    pub fn last_call(&self) -> Option<&'static str> {
         self.last.map(|(call, _)| call)
     }
 
@@ -219,7 +222,7 @@ impl<'g> SolverInfo<'g> {
     /// # Errors
     ///
     /// As [`raw`](Self::raw).
-    pub fn get(&self) -> Result<Info> {
+    pub fn outcome(&self) -> Result<Info> {
         let value = self.raw()?;
         let meaning = self.last.map_or(Meaning::ParametersOnly, |(_, m)| m);
         Ok(Info::interpret(meaning, value))
@@ -233,7 +236,7 @@ impl<'g> SolverInfo<'g> {
     /// [`ErrorKind::NotPositiveDefinite`] (`potrf`, the minor's order),
     /// [`ErrorKind::NotConverged`] (`syevd`, `gesvd`), [`ErrorKind::InvalidValue`] for an
     /// illegal parameter or an undocumented info; as [`raw`](Self::raw).
-    pub fn check(&self) -> Result<()> {
+    pub fn ensure_success(&self) -> Result<()> {
         let value = self.raw()?;
         let (call, meaning) = self.last.unwrap_or(("cuSOLVER", Meaning::ParametersOnly));
         Info::interpret(meaning, value).into_result(call, value)

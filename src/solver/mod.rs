@@ -45,9 +45,9 @@
 //!   wait (`cuStreamSynchronize`, bounded as every scope's is) brings it home. Reading it inside
 //!   the scope is a borrow error (E0502), and so is giving one info to two calls of a scope
 //!   (E0499: a `getrs` would overwrite `getrf`'s pivot with its own 0);
-//! - [`SolverInfo::get`] (typed [`Info`]) and [`SolverInfo::check`] (an error) read the host
+//! - [`SolverInfo::outcome`] (typed [`Info`]) and [`SolverInfo::ensure_success`] (an error) read the host
 //!   word: no driver call, no wait, hidden or not;
-//! - `check` turns a failure into [`ErrorKind::SingularMatrix`] (`getrf`: the detail names the
+//! - `ensure_success` turns a failure into [`ErrorKind::SingularMatrix`] (`getrf`: the detail names the
 //!   zero pivot `U(i,i)`, 1-based), [`ErrorKind::NotPositiveDefinite`] (`potrf`: the order of
 //!   the first leading minor that is not), [`ErrorKind::NotConverged`] (`syevd`, `gesvd`),
 //!   or [`ErrorKind::InvalidValue`] for an illegal parameter (which custack's own checks
@@ -74,8 +74,8 @@
 //!     lu.getrs(s, Transpose::No, &lu_a, &pivots, s.bind_mut(&mut b), Matrix::new(2, 1), &mut solved)
 //! })??;
 //! // The scope has ended: both infos are known.
-//! assert_eq!(factored.get()?, Info::Success);
-//! solved.check()?;
+//! assert_eq!(factored.outcome()?, Info::Success);
+//! solved.ensure_success()?;
 //! let x = b.to_vec()?;
 //! assert!((x[0] - 1.0).abs() < 1e-12 && (x[1] - 2.0).abs() < 1e-12);
 //! # Ok::<(), custack::Error>(())

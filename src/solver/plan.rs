@@ -595,7 +595,7 @@ impl<T: Scalar> LuPlan<'_, T> {
     /// let mut ipiv = guard.alloc_zeroed::<i32>(2)?;
     /// let mut info = guard.solver_info()?;
     /// guard.stream()?.scope(|s| lu.getrf(s, s.bind_mut(&mut a), s.bind_mut(&mut ipiv), &mut info))??;
-    /// assert_eq!(info.check().unwrap_err().kind(), custack::ErrorKind::SingularMatrix);
+    /// assert_eq!(info.ensure_success().unwrap_err().kind(), custack::ErrorKind::SingularMatrix);
     /// # Ok::<(), custack::Error>(())
     /// ```
     ///

@@ -35,7 +35,11 @@ impl Matrix {
 
     /// An `n × n` matrix (`ld = n`).
     pub const fn square(n: usize) -> Self {
-        Self::new(n, n)
+        Self {
+            rows: n,
+            cols: n,
+            ld: n,
+        }
     }
 
     /// The same matrix with leading dimension `ld` (checked when used: at least `rows`).

@@ -15,7 +15,7 @@ fn main() -> Result<(), custack::Error> {
     let mut info = guard.solver_info()?;
     guard.stream()?.scope(|s| -> custack::Result<()> {
         lu.getrf(s, s.bind_mut(&mut a), s.bind_mut(&mut ipiv), &mut info)?;
-        info.check() //~ ERROR E0502
+        info.ensure_success() //~ ERROR E0502
     })??;
     Ok(())
 }
