@@ -6,7 +6,11 @@
 #   bash scripts/gpu-bundle.sh [--features F] [--test NAME]... [--bench NAME]... [--example NAME]...
 #
 # --features F builds everything with custack's features F (`nvrtc`: set CUSTACK_NVRTC_LIB_DIR
-# to an NVRTC the GPU machine also has, of a CUDA version its driver supports). --test NAME packs
+# to an NVRTC the GPU machine also has, of a CUDA version its driver supports; `cusolver`: set
+# CUSTACK_CUSOLVER_LIB_DIR to a directory holding libcusolver.so.12 of the CUDA 13 wheel, whose
+# NEEDED libraries, libcublas.so.13, libcublasLt.so.13, libcusparse.so.12 and libnvJitLink.so.13,
+# lie beside it, since the link resolves them too; run.sh puts the GPU machine's
+# site-packages/nvidia/cu13/lib on LD_LIBRARY_PATH). --test NAME packs
 # only the test targets named (and the unit tests) instead of every one. Tests and examples are
 # looked for in custack and in custack-benches (benches/Cargo.toml: the test gpu_tokio, the
 # example 13_tokio_requests), benches in custack-benches, which has custack's features too.
@@ -138,6 +142,14 @@ log=$out/gpu.log
 : >"$log"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$log"
 fail=0
+# The CUDA libraries a feature links (cuBLAS, cuSOLVER and what libcusolver loads: cuSPARSE,
+# nvJitLink, ...) come from NVIDIA's CUDA 13 wheels in this machine's Python: no rpath is set,
+# so their directory (site-packages/nvidia/cu13/lib) goes on the loader's path when it exists.
+wheels=$(python3 -c 'import nvidia, os; print(next(p for p in (os.path.join(d, "cu13", "lib") for d in nvidia.__path__) if os.path.isdir(p)))' 2>/dev/null || true)
+if [[ -n $wheels ]]; then
+    export LD_LIBRARY_PATH=$wheels${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    echo "run.sh: the CUDA libraries of the wheels in $wheels" | tee -a "$log"
+fi
 # Each step's outcome (role, name, exit status) and each binary's own log, for the report.
 rm -rf .gpu/logs
 mkdir -p .gpu/logs
