@@ -16,9 +16,11 @@
 //! the GPU (they share the workspace), whatever streams they are on (`CallOrder`, as for
 //! cuBLAS); dropping it waits for the context if it ran at all, then destroys the handle and
 //! frees the workspace (errors recorded, [`take_drop_errors`](crate::take_drop_errors)), or
-//! [`destroy`](LuPlan::destroy) returns them. Calls inside a graph capture are refused
-//! (`CUDA_ERROR_NOT_SUPPORTED`), as every library handle's are: the captured graph would keep
-//! using the workspace after the plan is gone.
+//! [`destroy`](LuPlan::destroy) returns them. Graph capture: a capture's closure is `'static`
+//! ([`Stream::capture`](crate::Stream::capture)), so a plan, which borrows its guard, cannot be
+//! named in it; reached anyway (a leaked guard), a call inside a capture is refused
+//! (`CUDA_ERROR_NOT_SUPPORTED`) as every library handle's is: the captured graph would keep
+//! using the workspace, and the info word, after the plan and the info are gone.
 //!
 //! # Buffers
 //!
