@@ -145,6 +145,15 @@ mod sealed {
 /// Sealed.
 ///
 /// Every method is one raw call; the safe layer calls them only with arguments it checked.
+///
+/// # Safety
+///
+/// Each (hidden) method is the cuSOLVER entry point of its name for `Self` (`getrf` is
+/// `cusolverDnSgetrf` for `f32`), and calling it has exactly that call's preconditions: a live
+/// handle of the current context; each device pointer addressing memory of that context, alive
+/// until the call has run in stream order, holding what the dimensions and leading dimensions
+/// reach, written memory aliasing nothing else in use; a workspace of at least the size its
+/// `*_bufferSize` answered for the same arguments; every out-pointer valid for a write.
 #[allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
 pub trait Scalar: DeviceCopy + sealed::Sealed {
     /// `"S"` or `"D"`, as in the C names.
