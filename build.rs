@@ -52,7 +52,8 @@
 //!
 //! With the cargo feature `nvrtc` (and only then) it also finds and links NVRTC, the run-time
 //! CUDA C++ compiler, into the crate, with `cublas` cuBLAS, with `nccl` NCCL, with `cufft`
-//! cuFFT, with `curand` cuRAND, with `cublaslt` cuBLASLt and with `cusolver` cuSOLVER: see
+//! cuFFT, with `curand` cuRAND, with `cublaslt` cuBLASLt, with `cusparse` cuSPARSE, with `cudnn`
+//! cuDNN and with `cusolver` cuSOLVER: see
 //! [`feature_libraries`]. Without the feature nothing about its library is searched, printed or
 //! linked, and `python3` (which finds the Python wheels) never runs: a crate that depends on
 //! custack without them searches for libcuda and nothing else.
@@ -104,7 +105,7 @@ fn main() {
     // process-wide states (src/error/atomics.rs); never by this script.
     println!("cargo:rustc-check-cfg=cfg(loom)");
     if [
-        "NVRTC", "CUBLAS", "CUBLASLT", "NCCL", "CUFFT", "CURAND", "CUSOLVER",
+        "NVRTC", "CUBLAS", "CUBLASLT", "NCCL", "CUFFT", "CURAND", "CUSPARSE", "CUDNN", "CUSOLVER",
     ]
     .iter()
     .any(|f| env::var_os(format!("CARGO_FEATURE_{f}")).is_some())
@@ -541,7 +542,7 @@ struct FeatureLibrary {
     install: &'static str,
 }
 
-const FEATURE_LIBRARIES: [FeatureLibrary; 7] = [
+const FEATURE_LIBRARIES: [FeatureLibrary; 9] = [
     FeatureLibrary {
         name: "NVRTC",
         feature: "CARGO_FEATURE_NVRTC",
@@ -624,6 +625,37 @@ const FEATURE_LIBRARIES: [FeatureLibrary; 7] = [
             wheel_dirs: &["nvidia/cu13/lib", "nvidia/cublas/lib"],
         },
         install: install::CUBLASLT,
+    },
+    FeatureLibrary {
+        name: "cuSPARSE",
+        feature: "CARGO_FEATURE_CUSPARSE",
+        missing_cfg: "custack_no_cusparse",
+        lib: Interop {
+            env: "CUSTACK_CUSPARSE_LIB_DIR",
+            found_env: "CUSTACK_CUSPARSE_FOUND",
+            // cuSPARSE 12.x is `.so.12` in both generations (it needs libnvJitLink at run time).
+            files: &["libcusparse.so", "libcusparse.so.12"],
+            // `nvidia-cusparse` 12.6 (CUDA 13) ships `nvidia/cu13/lib`; the CUDA 12 wheel
+            // (`nvidia-cusparse-cu12`) `nvidia/cusparse/lib`.
+            wheel_dirs: &["nvidia/cu13/lib", "nvidia/cusparse/lib"],
+        },
+        install: install::CUSPARSE,
+    },
+    FeatureLibrary {
+        name: "cuDNN",
+        feature: "CARGO_FEATURE_CUDNN",
+        missing_cfg: "custack_no_cudnn",
+        lib: Interop {
+            env: "CUSTACK_CUDNN_LIB_DIR",
+            found_env: "CUSTACK_CUDNN_FOUND",
+            // cuDNN 9 only, by its versioned name (a `libcudnn.so` may be cuDNN 8's):
+            // `libcudnn.so.9` is the shim that loads its sub-libraries (`libcudnn_graph`,
+            // `_ops`, `_cnn`, `_engines_*`) from its own directory.
+            files: &["libcudnn.so.9"],
+            // `nvidia-cudnn-cu13` and `nvidia-cudnn-cu12` both ship `nvidia/cudnn/lib`.
+            wheel_dirs: &["nvidia/cudnn/lib"],
+        },
+        install: install::CUDNN,
     },
     FeatureLibrary {
         name: "cuSOLVER",

@@ -18,6 +18,11 @@ pub(crate) const CUFFT: &str = "the CUDA toolkit or cuFFT's Python wheel of the 
 /// cuRAND (feature `curand`).
 pub(crate) const CURAND: &str = "the CUDA toolkit or cuRAND's Python wheel of the driver's CUDA version, no newer (`pip install 'nvidia-curand==10.4.0.*'` for a 13.0 driver, `'nvidia-curand-cu12==10.3.3.*'` for 12.2)";
 
+/// cuSPARSE (feature `cusparse`); it loads libnvJitLink, whose wheel pip installs with it.
+pub(crate) const CUSPARSE: &str = "the CUDA toolkit or cuSPARSE's Python wheel of the driver's CUDA version, no newer, with nvJitLink's (`pip install 'nvidia-cusparse==12.6.*'` for a 13.0 driver, `'nvidia-cusparse-cu12==12.1.2.*' 'nvidia-nvjitlink-cu12==12.2.*'` for 12.2)";
+/// cuDNN (feature `cudnn`), version 9.
+pub(crate) const CUDNN: &str = "cuDNN 9's Python wheel of the driver's CUDA major version (`pip install 'nvidia-cudnn-cu13==9.*'` for a 13.x driver, `'nvidia-cudnn-cu12==9.1.0.70'` for 12.x) or the cuDNN 9 package";
+
 /// cuSOLVER (feature `cusolver`), which needs cuBLAS, cuSPARSE and nvJitLink at load time.
 pub(crate) const CUSOLVER: &str = "the CUDA toolkit or cuSOLVER's Python wheel of the driver's CUDA version, no newer, with the cuBLAS, cuSPARSE and nvJitLink it loads (`pip install 'nvidia-cusolver==12.0.*'` for a 13.0 driver, `'nvidia-cusolver-cu12==11.5.2.*'` for 12.2)";
 

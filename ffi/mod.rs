@@ -132,6 +132,9 @@ pub mod cublas;
 /// cuBLASLt's C API (`cublasLt.h`), with the feature `cublaslt`.
 #[cfg(feature = "cublaslt")]
 pub mod cublaslt;
+/// cuDNN 9's legacy convolution API (`cudnn_ops.h`, `cudnn_cnn.h`), with the feature `cudnn`.
+#[cfg(feature = "cudnn")]
+pub mod cudnn;
 /// cuFFT's C API (`cufft.h`), with the feature `cufft`.
 #[cfg(feature = "cufft")]
 pub mod cufft;
@@ -141,6 +144,9 @@ pub mod curand;
 /// cuSOLVER's dense API (`cusolverDn.h`), with the feature `cusolver`.
 #[cfg(feature = "cusolver")]
 pub mod cusolver;
+/// cuSPARSE's generic API (`cusparse.h`), with the feature `cusparse`.
+#[cfg(feature = "cusparse")]
+pub mod cusparse;
 /// NCCL's C API (`nccl.h`), with the feature `nccl`.
 #[cfg(feature = "nccl")]
 pub mod nccl;

@@ -6,11 +6,13 @@
 #   bash scripts/gpu-bundle.sh [--features F] [--test NAME]... [--bench NAME]... [--example NAME]...
 #
 # --features F builds everything with custack's features F (`nvrtc`: set CUSTACK_NVRTC_LIB_DIR
-# to an NVRTC the GPU machine also has, of a CUDA version its driver supports; `cusolver`: set
-# CUSTACK_CUSOLVER_LIB_DIR to a directory holding libcusolver.so.12 of the CUDA 13 wheel, whose
-# NEEDED libraries, libcublas.so.13, libcublasLt.so.13, libcusparse.so.12 and libnvJitLink.so.13,
-# lie beside it, since the link resolves them too; run.sh puts the GPU machine's
-# site-packages/nvidia/cu13/lib on LD_LIBRARY_PATH). --test NAME packs
+# to an NVRTC the GPU machine also has, of a CUDA version its driver supports; `cusparse`:
+# CUSTACK_CUSPARSE_LIB_DIR to its nvidia/cu13/lib, which holds the libnvJitLink.so.13 that
+# libcusparse.so.12 needs, found there at link and run time through its RUNPATH $ORIGIN, so the
+# run needs that directory on LD_LIBRARY_PATH as cuBLAS's does; `cusolver`:
+# CUSTACK_CUSOLVER_LIB_DIR to the same nvidia/cu13/lib, which holds what libcusolver.so.12 needs,
+# libcublas.so.13, libcublasLt.so.13, libcusparse.so.12 and libnvJitLink.so.13; run.sh appends
+# the GPU machine's site-packages/nvidia/cu13/lib to LD_LIBRARY_PATH when python3 finds it). --test NAME packs
 # only the test targets named (and the unit tests) instead of every one. Tests and examples are
 # looked for in custack and in custack-benches (benches/Cargo.toml: the test gpu_tokio, the
 # example 13_tokio_requests), benches in custack-benches, which has custack's features too.
@@ -141,13 +143,22 @@ mkdir -p "$out"
 log=$out/gpu.log
 : >"$log"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$log"
+# cuDNN (feature `cudnn`): its Python wheel's directory, nvidia/cudnn/lib under python3's
+# site-packages, on the loader's path when it is there (the binaries carry no rpath); cuDNN
+# loads its sub-libraries from there and cuBLASLt (nvidia/cu13/lib) at run time.
+for d in $(python3 -c 'import site; print(" ".join(site.getsitepackages() + [site.getusersitepackages()]))' 2>/dev/null); do
+    for lib in "$d/nvidia/cudnn/lib" "$d/nvidia/cu13/lib"; do
+        if [[ -d $lib ]]; then export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; fi
+    done
+done
 fail=0
-# The CUDA libraries a feature links (cuBLAS, cuSOLVER and what libcusolver loads: cuSPARSE,
-# nvJitLink, ...) come from NVIDIA's CUDA 13 wheels in this machine's Python: no rpath is set,
-# so their directory (site-packages/nvidia/cu13/lib) goes on the loader's path when it exists.
+# The CUDA libraries a feature links (cuBLAS, cuSPARSE, cuSOLVER and what they load) come from
+# NVIDIA's CUDA 13 wheels in this machine's Python: no rpath is set, so their directory
+# (site-packages/nvidia/cu13/lib) is appended to the loader's path when it exists; a path set
+# by the caller comes first.
 wheels=$(python3 -c 'import nvidia, os; print(next(p for p in (os.path.join(d, "cu13", "lib") for d in nvidia.__path__) if os.path.isdir(p)))' 2>/dev/null || true)
 if [[ -n $wheels ]]; then
-    export LD_LIBRARY_PATH=$wheels${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$wheels
     echo "run.sh: the CUDA libraries of the wheels in $wheels" | tee -a "$log"
 fi
 # Each step's outcome (role, name, exit status) and each binary's own log, for the report.

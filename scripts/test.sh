@@ -159,8 +159,8 @@ step_done "tests, doc tests, rendezvous"
 # custack-rendezvous, custack-benches, custack-ui-tests, custack-safety), warnings denied: the
 # lints of Cargo.toml's [workspace.lints] and src/lib.rs, and the module-level denials (such as
 # `clippy::arithmetic_side_effects` in src/safety/ and src/deadline/). `--all-features` is the
-# six library features (every member's features are custack's six: nvrtc, cublas, nccl, cufft,
-# curand, cublaslt); it builds without the libraries too, since build.rs then only warns and
+# library features (every member's features are custack's: nvrtc, cublas, nccl, cufft,
+# curand, cublaslt, nvml, cusparse); it builds without the libraries too, since build.rs then only warns and
 # sets cfg(custack_no_*), so the same command holds on CI and on a machine without them.
 cargo clippy --workspace --all-targets --all-features -- -D warnings || { status=1; failed+=(clippy); }
 step_done "clippy"
@@ -188,7 +188,7 @@ docsrs_check() {
         -u CUDA_TOOLKIT_ROOT_DIR -u CUSTACK_REQUIRE_LIBCUDA \
         DOCS_RS=1 CARGO_TARGET_DIR="$out" \
         RUSTDOCFLAGS="--cfg docsrs -D rustdoc::broken_intra_doc_links -D rustdoc::private_intra_doc_links -D rustdoc::invalid_html_tags -D rustdoc::bare_urls" \
-        cargo "${toolchain[@]}" doc --no-deps --offline --quiet --features nvrtc,cublas,nccl,cufft,curand,cublaslt,nvml,cusolver || return 1
+        cargo "${toolchain[@]}" doc --no-deps --offline --quiet --features nvrtc,cublas,nccl,cufft,curand,cublaslt,nvml,cusparse,cudnn,cusolver || return 1
     # `grep -x >/dev/null`, not `grep -q`: grep must read all of it, or the `cat` that writes a
     # second build directory's output dies of SIGPIPE and pipefail fails the check.
     if ! build_script_output "$out" | grep -x 'cargo:rustc-cfg=custack_no_libcuda' >/dev/null; then
@@ -307,11 +307,11 @@ dependent_check() {
     # The cfg declarations (`rustc-check-cfg=cfg(custack_no_cublas)`) name the libraries in
     # every build; anything else about them means a search.
     if build_script_output "$dep/target" | grep -v '^cargo:rustc-check-cfg=' |
-        grep -iE 'cublas|nccl|nvrtc|cufft|curand|cusolver' >/dev/null; then
-        echo "scripts/test.sh: dependent build: custack's build script looked for cuBLAS, cuBLASLt, NCCL, NVRTC, cuFFT, cuRAND or cuSOLVER" >&2
+        grep -iE 'cublas|nccl|nvrtc|cufft|curand|cusparse|cusolver' >/dev/null; then
+        echo "scripts/test.sh: dependent build: custack's build script looked for cuBLAS, cuBLASLt, NCCL, NVRTC, cuFFT or cuRAND" >&2
         return 1
     fi
-    echo "scripts/test.sh: dependent build: a crate depending on custack builds; no python3 run, no cuBLAS/cuBLASLt/NCCL/NVRTC/cuFFT/cuRAND/cuSOLVER search"
+    echo "scripts/test.sh: dependent build: a crate depending on custack builds; no python3 run, no cuBLAS/cuBLASLt/NCCL/NVRTC/cuFFT/cuRAND search"
 }
 dependent_check || { status=1; failed+=("dependent build"); }
 step_done "fresh clone, dependent build"
@@ -329,44 +329,55 @@ step_done "clippy safety list"
 # compile real CUDA C++ and check contracts against NVRTC's PTX (tests/nvrtc.rs), the GPU tests
 # are built and ignored, the compile-fail tests of NVRTC-compiled modules run (ui-tests/nvrtc),
 # and the example must run on a GPU or say in one line that there is none. cuBLAS (with
-# cuBLASLt), NCCL, cuFFT and cuRAND are the 12.2 generation's too: linked and loaded, their
+# cuBLASLt), NCCL, cuFFT, cuRAND and cuSPARSE (with its nvJitLink) are the 12.2 generation's too: linked and loaded, their
 # checks' unit tests, doc tests and compile-fail tests run, their GPU tests are built and
-# ignored. NVML (feature `nvml`) is the driver's: Debian's libnvidia-ml1 of the same release as
-# libcuda1 (scripts/fetch-driver.sh ... nvml); its unit tests run on a simulated NVML, its GPU
-# tests are built and ignored. A library that cannot be fetched fails the step: it is never
+# ignored; cuDNN 9.1 (feature `cudnn`, the `nvidia-cudnn-cu12` wheel) likewise, its descriptors
+# set and checked against custack's shapes on the CPU. NVML (feature `nvml`) is the driver's:
+# Debian's libnvidia-ml1 of the same release as libcuda1 (scripts/fetch-driver.sh ... nvml);
+# its unit tests run on a simulated NVML, its GPU tests are built and ignored. A library that cannot be fetched fails the step: it is never
 # skipped silently.
 libraries_check() {
-    local nvrtc_dir cublas_dir nccl_dir cufft_dir curand_dir cusolver_dir cusparse_dir nvjitlink_dir nvml_dir deb_arch log rc=0 example
+    local nvrtc_dir cublas_dir nccl_dir cufft_dir curand_dir nvml_dir deb_arch log rc=0 example
+    local cusparse_dir
+    local cudnn_dir
+    local cusolver_dir
     nvrtc_dir=$(bash scripts/fetch-libraries.sh nvrtc "$target_dir/cuda-libs") || return 1
     cublas_dir=$(bash scripts/fetch-libraries.sh cublas "$target_dir/cuda-libs") || return 1
     nccl_dir=$(bash scripts/fetch-libraries.sh nccl "$target_dir/cuda-libs") || return 1
     cufft_dir=$(bash scripts/fetch-libraries.sh cufft "$target_dir/cuda-libs") || return 1
     curand_dir=$(bash scripts/fetch-libraries.sh curand "$target_dir/cuda-libs") || return 1
-    # cuSOLVER, and what libcusolver.so.11 needs at load time besides cuBLAS (readelf -d):
-    # libcusparse.so.12 and libnvJitLink.so.12.
-    cusolver_dir=$(bash scripts/fetch-libraries.sh cusolver "$target_dir/cuda-libs") || return 1
+    # cuSPARSE, with the nvJitLink it needs beside it (found through its RUNPATH).
     cusparse_dir=$(bash scripts/fetch-libraries.sh cusparse "$target_dir/cuda-libs") || return 1
-    nvjitlink_dir=$(bash scripts/fetch-libraries.sh nvjitlink "$target_dir/cuda-libs") || return 1
+    local CUSTACK_CUSPARSE_LIB_DIR=$cusparse_dir
+    export CUSTACK_CUSPARSE_LIB_DIR
+    cudnn_dir=$(bash scripts/fetch-libraries.sh cudnn "$target_dir/cuda-libs") || return 1
+    local CUSTACK_CUDNN_LIB_DIR=$cudnn_dir
+    export CUSTACK_CUDNN_LIB_DIR
+    # cuSOLVER, with the cuSPARSE and nvJitLink it loads beside it (found through its RUNPATH);
+    # the cuBLAS it loads is the cublas directory, on LD_LIBRARY_PATH below.
+    cusolver_dir=$(bash scripts/fetch-libraries.sh cusolver "$target_dir/cuda-libs") || return 1
+    local CUSTACK_CUSOLVER_LIB_DIR=$cusolver_dir
+    export CUSTACK_CUSOLVER_LIB_DIR
     deb_arch=$(dpkg --print-architecture) || return 1
     nvml_dir=$(bash scripts/fetch-driver.sh "$deb_arch" "$target_dir/nvml-driver" nvml) || return 1
     local CUSTACK_NVRTC_LIB_DIR=$nvrtc_dir CUSTACK_CUBLAS_LIB_DIR=$cublas_dir CUSTACK_NCCL_LIB_DIR=$nccl_dir
     local CUSTACK_CUFFT_LIB_DIR=$cufft_dir CUSTACK_CURAND_LIB_DIR=$curand_dir CUSTACK_CUBLASLT_LIB_DIR=$cublas_dir
-    local CUSTACK_NVML_LIB_DIR=$nvml_dir CUSTACK_CUSOLVER_LIB_DIR=$cusolver_dir
+    local CUSTACK_NVML_LIB_DIR=$nvml_dir
     export CUSTACK_NVRTC_LIB_DIR CUSTACK_CUBLAS_LIB_DIR CUSTACK_NCCL_LIB_DIR CUSTACK_CUFFT_LIB_DIR \
-        CUSTACK_CURAND_LIB_DIR CUSTACK_CUBLASLT_LIB_DIR CUSTACK_NVML_LIB_DIR CUSTACK_CUSOLVER_LIB_DIR
-    local LD_LIBRARY_PATH=$nvrtc_dir:$cublas_dir:$nccl_dir:$cufft_dir:$curand_dir:$cusolver_dir:$cusparse_dir:$nvjitlink_dir:$nvml_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+        CUSTACK_CURAND_LIB_DIR CUSTACK_CUBLASLT_LIB_DIR CUSTACK_NVML_LIB_DIR
+    local LD_LIBRARY_PATH=$nvrtc_dir:$cublas_dir:$nccl_dir:$cufft_dir:$curand_dir:$nvml_dir:$cusparse_dir:$cudnn_dir:$cusolver_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     export LD_LIBRARY_PATH
-    local features=nvrtc,cublas,nccl,cufft,curand,cublaslt,nvml,cusolver
+    local features=nvrtc,cublas,nccl,cufft,curand,cublaslt,nvml,cusparse,cudnn,cusolver
     # The features' unit tests (custack::blas's shape checks, cuBLAS statuses; NVRTC's; NCCL's
     # count checks and statuses; cuFFT's, cuRAND's and cuBLASLt's checks and statuses), their
     # integration tests (the GPU ones ignored here), doc tests and compile-fail tests.
-    cargo test --no-fail-fast --features $features --lib -- blas nvrtc nccl fft rand blaslt health solver "$@" || return 1
+    cargo test --no-fail-fast --features $features --lib -- blas nvrtc nccl fft rand blaslt health sparse dnn solver "$@" || return 1
     cargo test --no-fail-fast --features $features --test nvrtc --test gpu_nvrtc --test gpu_cublas \
         --test nccl --test gpu_nccl --test gpu_cufft --test gpu_curand --test gpu_cublaslt \
-        --test gpu_health --test gpu_cusolver -- "$@" || return 1
-    cargo test --no-fail-fast --features $features --doc -- nvrtc blas nccl fft rand health solver FromCudarc || return 1
+        --test gpu_health --test gpu_cusparse --test gpu_cudnn --test gpu_cusolver -- "$@" || return 1
+    cargo test --no-fail-fast --features $features --doc -- nvrtc blas nccl fft rand health sparse dnn solver FromCudarc || return 1
     cargo test --no-fail-fast -p custack-ui-tests --features $features --test ui -- ui_nvrtc ui_cublas \
-        ui_nccl ui_cufft ui_curand ui_cublaslt ui_cusolver || return 1
+        ui_nccl ui_cufft ui_curand ui_cublaslt ui_cusparse ui_cudnn ui_cusolver || return 1
     # NVRTC under the checking driver (checkdriver/tests/nvrtc.rs, the double's one test that is
     # ignored without NVRTC): a kernel compiled and loaded clean, then under every schedule of
     # custack-check.
@@ -375,7 +386,7 @@ libraries_check() {
     # The features' API docs, every rustdoc warning denied, as the main step does without them.
     RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet --features $features || return 1
     for example in 18_nvrtc_clock 11_cublas 12_nccl 20_nccl_ranks 23_signal_chain 24_gpu_health \
-        25_safety_redundant 27_cusolver; do
+        25_safety_redundant 27_cusparse 29_cudnn 30_cusolver; do
         log=$(mktemp); rc=0
         cargo run --quiet --release --features $features --example $example >"$log" 2>&1 || rc=$?
         cat "$log"
@@ -387,9 +398,9 @@ libraries_check() {
         esac
         rm -f "$log"
     done
-    echo "scripts/test.sh: libraries: NVRTC from $nvrtc_dir, cuBLAS and cuBLASLt from $cublas_dir, NCCL from $nccl_dir, cuFFT from $cufft_dir, cuRAND from $curand_dir, cuSOLVER from $cusolver_dir (with cuSPARSE from $cusparse_dir, nvJitLink from $nvjitlink_dir), NVML from $nvml_dir: tests, doc tests, compile-fail tests and the examples passed"
+    echo "scripts/test.sh: libraries: NVRTC from $nvrtc_dir, cuBLAS and cuBLASLt from $cublas_dir, NCCL from $nccl_dir, cuFFT from $cufft_dir, cuRAND from $curand_dir, cuSPARSE from $cusparse_dir, NVML from $nvml_dir, cuDNN from $cudnn_dir, cuSOLVER from $cusolver_dir: tests, doc tests, compile-fail tests and the examples passed"
 }
-libraries_check "$@" || { status=1; failed+=("libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt, nvml, cusolver)"); }
+libraries_check "$@" || { status=1; failed+=("libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt, nvml, cusparse, cudnn, cusolver)"); }
 step_done "libraries"
 
 # The MSRV each published crate's Cargo.toml declares (`rust-version`), checked on its library

@@ -85,7 +85,8 @@
 //! Each CUDA library is a cargo feature and a module whose handle the guard lends like a
 //! stream, its calls taking memory bound to a scope, every size checked first: `nvrtc` (CUDA
 //! C++ compiled at run time, `custack::nvrtc`), `cublas` (`custack::blas`), `cublaslt`
-//! (`custack::blaslt`), `cufft` (`custack::fft`), `curand` (`custack::rand`) and `nccl`
+//! (`custack::blaslt`), `cufft` (`custack::fft`), `curand` (`custack::rand`), `cudnn`
+//! (`custack::dnn`) and `nccl`
 //! (`custack::nccl`, with the rendezvous of one process per GPU, `custack::rendezvous`). A
 //! build that did not find a library still compiles, and its calls return
 //! [`ErrorKind::LibraryNotLinked`] saying what to install. `cargo doc --features
@@ -147,6 +148,8 @@ pub mod blas;
 pub mod blaslt;
 mod context;
 mod deadline;
+#[cfg(feature = "cudnn")]
+pub mod dnn;
 mod driver;
 mod error;
 #[cfg(feature = "cufft")]
@@ -166,6 +169,8 @@ pub mod rand;
 pub mod safety;
 #[cfg(feature = "cusolver")]
 pub mod solver;
+#[cfg(feature = "cusparse")]
+pub mod sparse;
 mod testing;
 mod texture;
 mod vocabulary;

@@ -120,6 +120,13 @@ fn cufft_s_version_is_refused() {
     refused(custack::fft::version(), "fft::version");
 }
 
+#[cfg(feature = "cusparse")]
+#[test]
+fn cusparse_s_version_is_refused() {
+    let _ = enter();
+    refused(custack::sparse::version(), "sparse::version");
+}
+
 #[cfg(feature = "cusolver")]
 #[test]
 fn cusolver_s_version_is_refused() {

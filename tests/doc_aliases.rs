@@ -555,6 +555,8 @@ const LIBRARY_PAGES: &[(&str, &str)] = &[
     ("cublas", "<https://docs.nvidia.com/cuda/cublas/"),
     ("cufft", "<https://docs.nvidia.com/cuda/cufft/"),
     ("curand", "<https://docs.nvidia.com/cuda/curand/"),
+    ("cusparse", "<https://docs.nvidia.com/cuda/cusparse/"),
+    ("cudnn", "<https://docs.nvidia.com/deeplearning/cudnn/"),
     ("cusolver", "<https://docs.nvidia.com/cuda/cusolver/"),
 ];
 

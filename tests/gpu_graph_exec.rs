@@ -240,6 +240,23 @@ impl Seen {
     }
 }
 
+/// The executable graph of the host-node tests: a memset of its own buffer to 7, then a host
+/// node that calls `host`.
+fn fill_then_host<'g>(
+    guard: &'g custack::PushedGuard<'_, '_>,
+    host: impl Fn() + Send + Sync + 'static,
+) -> custack::graph::GraphExec<'g, custack::DeviceBuffer<'g, u32>> {
+    guard
+        .build_graph(guard.alloc::<u32>(N).unwrap(), move |b, mut x| {
+            let set = b.fill_u32(&mut x, 7, &[])?;
+            b.host(host, &[set])?;
+            Ok(())
+        })
+        .unwrap()
+        .instantiate()
+        .unwrap()
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_host_node_updated_in_place_calls_the_new_closure_which_the_exec_owns_and_drops_once() {
@@ -250,14 +267,7 @@ fn a_host_node_updated_in_place_calls_the_new_closure_which_the_exec_owns_and_dr
     let stream = guard.stream().unwrap();
     let [built, second, third, fourth, fifth] = core::array::from_fn(|_| Seen::default());
     let first = built.closure(Duration::ZERO);
-    let graph = guard
-        .build_graph(guard.alloc::<u32>(N).unwrap(), move |b, mut x| {
-            let set = b.fill_u32(&mut x, 7, &[])?;
-            b.host(first, &[set])?;
-            Ok(())
-        })
-        .unwrap();
-    let mut exec = graph.instantiate().unwrap();
+    let mut exec = fill_then_host(&guard, first);
     let launch = |exec| {
         stream
             .submit(exec, |s, g| s.launch_graph(&g))
@@ -348,14 +358,7 @@ fn a_panic_in_an_update_leaves_the_exec_its_nodes_and_the_closure_set_before_it(
     let stream = guard.stream().unwrap();
     let [built, set] = core::array::from_fn(|_| Seen::default());
     let first = built.closure(Duration::ZERO);
-    let graph = guard
-        .build_graph(guard.alloc::<u32>(N).unwrap(), move |b, mut x| {
-            let fill = b.fill_u32(&mut x, 7, &[])?;
-            b.host(first, &[fill])?;
-            Ok(())
-        })
-        .unwrap();
-    let mut exec = graph.instantiate().unwrap();
+    let mut exec = fill_then_host(&guard, first);
     let g = set.closure(Duration::ZERO);
     let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         exec.update_nodes(move |u, _x| {

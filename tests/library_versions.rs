@@ -54,6 +54,16 @@ fn cufft_reports_its_version() {
     );
 }
 
+#[cfg(feature = "cusparse")]
+#[test]
+fn cusparse_reports_its_version() {
+    linked_at_least(
+        "cuSPARSE",
+        custack::sparse::version(),
+        LibraryVersion::new(12, 0, 0),
+    );
+}
+
 #[cfg(feature = "cusolver")]
 #[test]
 fn cusolver_reports_its_version() {

@@ -33,6 +33,18 @@ pub struct Event<'g> {
 static_assertions::assert_eq_size!(Event<'static>, ffi::CUevent);
 static_assertions::assert_not_impl_any!(Event<'static>: Send, Sync);
 
+impl Event<'_> {
+    /// An event over `raw`, for tests of refusals made before any driver call (wrap it in
+    /// `ManuallyDrop`: its drop would destroy `raw`).
+    #[cfg(test)]
+    pub(crate) fn for_tests(raw: ffi::CUevent) -> Self {
+        Self {
+            raw,
+            _marker: PhantomData,
+        }
+    }
+}
+
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuEventCreate`—Creates an event in this guard's context.
     ///
@@ -161,7 +173,7 @@ impl<'g> super::payload::Payload for std::rc::Rc<Event<'g>> {
     {
         held
     }
-    fn left_behind(held: &Self) {
+    unsafe fn left_behind(held: &Self) {
         crate::error::left_behind::left_behind(Object::Event, held.raw as u64);
     }
 }
@@ -304,6 +316,8 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// # Errors
     ///
+    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a graph capture's
+    /// closure, before the driver (C28.16, as [`Stream::record`](crate::Stream::record));
     /// [`ErrorKind::DriverTooOld`](crate::ErrorKind::DriverTooOld) on a driver older than 12.5
     /// ("needs driver ≥ 12.5 (this driver: A.B)"); driver errors.
     ///
@@ -325,6 +339,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxRecordEvent")]
     pub fn record_event(&self, event: &Event<'_>) -> Result<()> {
+        super::refuse_event_inside_capture("an event record (cuCtxRecordEvent)")?;
         let record = crate::driver::lookup::CTX_RECORD_EVENT.get()?;
         // SAFETY: this guard's context is live and current; `event` is a live event of it (lent
         // by this guard, the only one whose handles are reachable here).
@@ -343,6 +358,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxWaitEvent")]
     pub fn wait_event(&self, event: &Event<'_>) -> Result<()> {
+        super::refuse_event_inside_capture("an event wait (cuCtxWaitEvent)")?;
         let wait = crate::driver::lookup::CTX_WAIT_EVENT.get()?;
         // SAFETY: as in `record_event`.
         unsafe { wait(self.as_raw(), event.as_raw()) }.result()

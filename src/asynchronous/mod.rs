@@ -33,6 +33,8 @@ pub(crate) mod batch;
         feature = "cublaslt",
         feature = "cufft",
         feature = "curand",
+        feature = "cusparse",
+        feature = "cudnn",
         feature = "cusolver"
     )),
     allow(dead_code)
@@ -45,6 +47,8 @@ pub(crate) mod host;
     feature = "cublaslt",
     feature = "cufft",
     feature = "curand",
+    feature = "cusparse",
+    feature = "cudnn",
     feature = "cusolver"
 ))]
 pub(crate) mod library_handle;
@@ -231,6 +235,44 @@ fn refused_inside_capture(what: &str) -> Error {
     Error::from_kind(crate::error::ErrorKind::NotSupported).with_detail(format!(
         "{what} inside a graph capture's closure: its work would be captured, not run; enqueue \
          through the capture's own scope"
+    ))
+}
+
+/// Refuses an event recorded or waited for inside a capture's closure on this thread: every
+/// `cuEventRecord` and `cuStreamWaitEvent` custack offers ([`Stream::record`], [`Stream::wait`],
+/// their [`StreamScope`](crate::StreamScope) forms, `Stream::wait_parked`, the context-wide
+/// `PushedGuard::record_event` and `wait_event`) calls it before the driver (C28.16).
+///
+/// An event recorded on a capturing stream is a node of the capture, and any stream that then
+/// waits for it joins the capture: its work from then on is captured, not run, and it is in
+/// the capture until the capture ends, although nothing borrows it for that long. The
+/// capture's closure is `'static`, but a leaked guard's streams and events reach it (and a
+/// stream parked there reaches another thread), so without this refusal a stream not lent to
+/// the capture could join it and be synchronized, scoped or handed to another thread while it
+/// captures (the driver answers such a synchronize with `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`,
+/// and custack, whose wait then cannot tell its work done, fail-stops). Streams, scopes and
+/// events are neither `Send` nor `Sync`, and the streams a capture is on are borrowed by it
+/// (no park), so only the thread that runs the closure can record on them: the per-thread
+/// mark is exact. Several streams join a capture through
+/// [`Stream::capture_forks`](crate::Stream::capture_forks), which forks and joins them itself.
+///
+/// [`Stream::record`]: crate::Stream::record
+/// [`Stream::wait`]: crate::Stream::wait
+#[inline]
+pub(crate) fn refuse_event_inside_capture(what: &str) -> Result<()> {
+    if CAPTURING.with(core::cell::Cell::get) == 0 {
+        return Ok(());
+    }
+    Err(refused_event_inside_capture(what))
+}
+
+#[cold]
+#[inline(never)]
+fn refused_event_inside_capture(what: &str) -> Error {
+    Error::from_kind(crate::error::ErrorKind::NotSupported).with_detail(format!(
+        "{what} inside a graph capture's closure: a stream that waits for an event recorded in \
+         a capture joins it, out of the capture's borrow; fork streams into a capture with \
+         Stream::capture_forks"
     ))
 }
 

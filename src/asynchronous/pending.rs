@@ -71,7 +71,12 @@ pub(crate) trait Holds {
     /// The held payload.
     type Held;
     /// Names `held`'s driver objects as left behind on purpose.
-    fn left_behind(held: &Self::Held);
+    ///
+    /// # Safety
+    ///
+    /// As [`Payload::left_behind`](crate::asynchronous::payload::Payload::left_behind): `held`
+    /// is leaked right after.
+    unsafe fn left_behind(held: &Self::Held);
 }
 
 /// Pending work's event and held payload (see the module documentation): `L` says what is
@@ -156,7 +161,8 @@ impl<L: Holds, E: EventHome> Pending<L, E> {
     /// stop that) and the payload leaked, named to the checking driver as left behind.
     pub(crate) fn abandon(self) {
         let (event, home, payload) = self.into_all_parts();
-        L::left_behind(&payload);
+        // SAFETY: the payload is leaked just below.
+        unsafe { L::left_behind(&payload) };
         core::mem::forget(payload);
         destroy_event_in(home, event);
     }
@@ -205,7 +211,8 @@ impl<L: Holds, E: EventHome> Pending<L, E> {
         match waited {
             Ok(()) => cleaned.map(|()| payload),
             Err(e) => {
-                L::left_behind(&payload);
+                // SAFETY: the payload is leaked just below.
+                unsafe { L::left_behind(&payload) };
                 core::mem::forget(payload);
                 Err(e)
             }
@@ -240,7 +247,8 @@ impl<L: Holds, E: EventHome> Drop for Pending<L, E> {
             Ok(()) => unsafe { ManuallyDrop::drop(&mut self.payload) },
             Err(e) => {
                 // The work may still use the payload: it is leaked, never freed.
-                L::left_behind(&self.payload);
+                // SAFETY: the payload (`ManuallyDrop`) is not dropped on this path, nor after.
+                unsafe { L::left_behind(&self.payload) };
                 record_drop_error(e);
             }
         }

@@ -480,6 +480,13 @@ impl<'scope> StreamScope<'scope, '_> {
 
     /// `cuEventRecord`—Records `event` on the scope's stream.
     ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) in a capture's scope (or any
+    /// call inside a capture's closure), before the driver: an event recorded in a capture
+    /// lets any stream that waits for it join the capture (C28.16); streams join a capture
+    /// through [`Stream::capture_forks`](crate::Stream::capture_forks). The driver's error.
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
@@ -490,6 +497,11 @@ impl<'scope> StreamScope<'scope, '_> {
     }
 
     /// `cuStreamWaitEvent`—Makes later work in this scope wait for `event`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a capture's closure,
+    /// before the driver (C28.16, as [`record`](Self::record)); the driver's error.
     ///
     /// # References
     ///
@@ -542,5 +554,45 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuLaunchHostFunc")]
     pub fn host_fn(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
         super::host::enqueue(self.raw, super::host::Call::InOrder, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StreamScope;
+    use crate::asynchronous::InCapture;
+    use crate::asynchronous::event::Event;
+    use crate::asynchronous::stream::Stream;
+    use crate::error::ErrorKind;
+    use core::mem::ManuallyDrop;
+
+    /// Inside a capture's closure every event record and wait (the stream's, its scope's, the
+    /// one of a parked submission's) is refused before the driver (C28.16): the handles here
+    /// are null and no context is current, so a call that reached the driver would fail with
+    /// another error (`CUDA_ERROR_NOT_INITIALIZED`, `CUDA_ERROR_NO_DEVICE` or an invalid
+    /// handle), not `NotSupported` with custack's detail.
+    #[test]
+    fn event_records_and_waits_are_refused_inside_a_capture_before_the_driver() {
+        let stream = ManuallyDrop::new(Stream::for_tests(core::ptr::null_mut()));
+        let event = ManuallyDrop::new(Event::for_tests(core::ptr::null_mut()));
+        let inside = InCapture::enter();
+        // SAFETY: the scope is only asked to record and wait, both refused before the driver.
+        let scope = unsafe { StreamScope::of(&stream) };
+        let refused = [
+            ("Stream::record", stream.record(&event)),
+            ("Stream::wait", stream.wait(&event)),
+            ("StreamScope::record", scope.record(&event)),
+            ("StreamScope::wait", scope.wait(&event)),
+        ];
+        drop(inside);
+        for (what, got) in refused {
+            let e = got.expect_err(what);
+            assert_eq!(e.kind(), ErrorKind::NotSupported, "{what}: {e}");
+            assert!(
+                e.to_string().contains("inside a graph capture's closure")
+                    && e.to_string().contains("capture_forks"),
+                "{what}: {e}"
+            );
+        }
     }
 }

@@ -383,7 +383,10 @@ impl<'g> Stream<'g> {
     ///
     /// # Errors
     ///
-    /// The driver's error (e.g. an event of another context).
+    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a graph capture's
+    /// closure, before the driver (an event recorded in a capture would let another stream
+    /// join it: C28.16; fork streams in with [`capture_forks`](Self::capture_forks)); the
+    /// driver's error (e.g. an event of another context).
     ///
     /// # References
     ///
@@ -398,7 +401,9 @@ impl<'g> Stream<'g> {
     ///
     /// # Errors
     ///
-    /// The driver's error.
+    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a graph capture's
+    /// closure, before the driver (a wait for an event recorded in a capture joins the stream
+    /// to it: C28.16); the driver's error.
     ///
     /// # References
     ///
@@ -432,6 +437,7 @@ impl<'g> Stream<'g> {
 /// `cuEventRecord` on a live stream of the current context (a `Stream` or a scope's).
 #[inline]
 pub(crate) fn record_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<()> {
+    super::refuse_event_inside_capture("an event record (cuEventRecord)")?;
     // SAFETY: both handles are live and of the current context: each is lent by the guard that
     // is current on this thread, the only one whose handles are reachable here.
     unsafe { ffi::cuEventRecord(event.as_raw(), stream) }.result()
@@ -440,6 +446,7 @@ pub(crate) fn record_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<(
 /// `cuStreamWaitEvent` on a live stream of the current context.
 #[inline]
 pub(crate) fn wait_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<()> {
+    super::refuse_event_inside_capture("an event wait (cuStreamWaitEvent)")?;
     // SAFETY: as in `record_event`; the flags must be 0.
     unsafe { ffi::cuStreamWaitEvent(stream, event.as_raw(), 0) }.result()
 }
@@ -455,6 +462,17 @@ impl Drop for Stream<'_> {
 }
 
 impl Stream<'_> {
+    /// A stream over `raw`, for tests of refusals made before any driver call (wrap it in
+    /// `ManuallyDrop`: its drop would destroy `raw`).
+    #[cfg(test)]
+    pub(crate) fn for_tests(raw: ffi::CUstream) -> Self {
+        Stream {
+            raw,
+            serial: StreamSerial::next(),
+            _marker: PhantomData,
+        }
+    }
+
     /// `cuStreamCreate`—A new non-blocking stream of the current context, for work that has no
     /// guard to lend one: a capture into a graph being built
     /// ([`GraphBuilder::capture`](crate::graph::GraphBuilder::capture)).

@@ -136,7 +136,8 @@ impl<P: Payload> Drop for Enqueuing<P> {
             Ok(()) => unsafe { ManuallyDrop::drop(&mut self.payload) },
             Err(e) => {
                 // The work may still use the payload: it is leaked, never freed.
-                P::left_behind(&self.payload);
+                // SAFETY: the payload (`ManuallyDrop`) is not dropped on this path, nor after.
+                unsafe { P::left_behind(&self.payload) };
                 record_drop_error(e);
             }
         }

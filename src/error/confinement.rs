@@ -52,7 +52,10 @@
 //! | `nvrtc::Program::compile`, `nvrtc::version`, `nvrtc::supported_archs` | NVRTC (`Program::new` only keeps the source) | ask |
 //! | `rand::HostRng::pseudo`, `quasi`; `rand::version` | cuRAND | ask |
 //! | `nccl::unique_id`, `nccl::version` | NCCL | ask |
-//! | `blas::version`, `blaslt::version`, `fft::version`, `solver::version` | cuBLAS, cuBLASLt, cuFFT, cuSOLVER | ask |
+//! | `blas::version`, `blaslt::version`, `fft::version` | cuBLAS, cuBLASLt, cuFFT | ask |
+//! | `sparse::version` | cuSPARSE | asks |
+//! | `dnn::version` | cuDNN | asks |
+//! | `solver::version` | cuSOLVER | asks |
 //! | `Profile::init` | `cuInit` without callbacks | the profile ([`confine`]) |
 //! | `Profile::driver`'s `Driver`: `version`, `device_count`, `device`, `devices`; `driver_version` | `cuDriverGetVersion`, `cuDeviceGetCount`, `cuDeviceGet` | in the subset: queries that make and register nothing (the profile's own `Profile::device`) |
 //! | `Profile::device`'s `Device`: `name`, `uuid`, `pci_bus_id`, `total_memory`, `attribute`, `compute_capability`, `supports_sm_count_affinity`, `primary_context_state`, `graph_mem`, `can_access_peer`; `nvrtc::Options::arch_for` (a compute-capability query) | `cuDeviceGet*` queries | in the subset: queries (the profile's own checks ask the same: an image's architecture, the health pre-flight's PCI bus id) |
@@ -75,7 +78,7 @@ use core::sync::atomic::{AtomicU8, Ordering};
 /// latch keeps the first one as an index (one atomic holds the state and the entry). A name
 /// missing here is kept as [`UNNAMED`]; a unit test checks that every `full_api("...")` of the
 /// crate's sources is listed.
-const ENTRIES: [&str; 24] = [
+const ENTRIES: [&str; 26] = [
     "Driver::init",
     "Context::new",
     "Context::with_sm_count",
@@ -99,6 +102,8 @@ const ENTRIES: [&str; 24] = [
     "blas::version",
     "blaslt::version",
     "fft::version",
+    "sparse::version",
+    "dnn::version",
     "solver::version",
 ];
 

@@ -179,7 +179,12 @@ impl Error {
 
     /// `Ok` for a library call that returned `success`, else the error of `call` that returned
     /// `status`, its detail [`LibraryStatus::returned`]'s alone.
-    #[cfg(any(feature = "cufft", feature = "curand", feature = "cusolver"))]
+    #[cfg(any(
+        feature = "cufft",
+        feature = "curand",
+        feature = "cudnn",
+        feature = "cusolver"
+    ))]
     #[inline]
     pub(crate) fn check_library<S: LibraryStatus + PartialEq>(
         status: S,
@@ -193,7 +198,12 @@ impl Error {
         Err(Self::library_returned(status, call, word))
     }
 
-    #[cfg(any(feature = "cufft", feature = "curand", feature = "cusolver"))]
+    #[cfg(any(
+        feature = "cufft",
+        feature = "curand",
+        feature = "cudnn",
+        feature = "cusolver"
+    ))]
     #[cold]
     #[inline(never)]
     fn library_returned(status: impl LibraryStatus, call: &str, word: &str) -> Self {
@@ -201,7 +211,7 @@ impl Error {
     }
 
     /// The raw status of the CUDA library call that failed (an `nvrtcResult`,
-    /// `cublasStatus_t`, `ncclResult_t`, `cufftResult` or `curandStatus_t`, as the library
+    /// `cublasStatus_t`, `ncclResult_t`, `cufftResult`, `curandStatus_t` or `cusparseStatus_t`, as the library
     /// returned it, also one the kind does not list); `None` for every other error.
     ///
     /// # Examples
@@ -632,6 +642,8 @@ mod tests {
                 + count(cfg!(feature = "nccl"), 9)
                 + count(cfg!(feature = "cufft"), 21)
                 + count(cfg!(feature = "curand"), 13)
+                + count(cfg!(feature = "cusparse"), 12)
+                + count(cfg!(feature = "cudnn"), 15)
                 + count(cfg!(feature = "cusolver"), 13)
         );
         for &kind in CUSTACK_KINDS.iter().chain(&library) {

@@ -173,6 +173,8 @@ pub(crate) trait LibraryStatus: Copy {
             feature = "nccl",
             feature = "cufft",
             feature = "curand",
+            feature = "cusparse",
+            feature = "cudnn",
             feature = "cusolver"
         )),
         allow(dead_code)
@@ -190,6 +192,8 @@ pub(crate) trait LibraryStatus: Copy {
             feature = "nccl",
             feature = "cufft",
             feature = "curand",
+            feature = "cusparse",
+            feature = "cudnn",
             feature = "cusolver"
         )),
         allow(dead_code)
@@ -819,6 +823,94 @@ error_kinds! {
         /// cuRAND returned a status this version of custack does not list (the value is in
         /// the detail).
         CurandUnlisted = "CURAND_STATUS_UNLISTED", "cuRAND returned a status custack does not list";
+        // cuSPARSE's statuses (`custack::sparse`, cargo feature `cusparse`), named after
+        // `cusparseStatus_t`; the detail names the cuSPARSE call. None is sticky.
+        [feature = "cusparse"] ffi::cusparse::cusparseStatus_t {
+            /// cuSPARSE `CUSPARSE_STATUS_NOT_INITIALIZED` (1): cuSPARSE was not initialized.
+            CusparseNotInitialized = CUSPARSE_STATUS_NOT_INITIALIZED,
+                "cuSPARSE was not initialized";
+            /// cuSPARSE `CUSPARSE_STATUS_ALLOC_FAILED` (2): cuSPARSE could not allocate memory.
+            CusparseAllocFailed = CUSPARSE_STATUS_ALLOC_FAILED, "cuSPARSE could not allocate memory";
+            /// cuSPARSE `CUSPARSE_STATUS_INVALID_VALUE` (3): cuSPARSE refused an argument.
+            CusparseInvalidValue = CUSPARSE_STATUS_INVALID_VALUE, "cuSPARSE refused an argument";
+            /// cuSPARSE `CUSPARSE_STATUS_ARCH_MISMATCH` (4): the GPU lacks a feature needed.
+            CusparseArchMismatch = CUSPARSE_STATUS_ARCH_MISMATCH,
+                "the GPU lacks a feature cuSPARSE needs";
+            /// cuSPARSE `CUSPARSE_STATUS_MAPPING_ERROR` (5): no longer returned.
+            CusparseMappingError = CUSPARSE_STATUS_MAPPING_ERROR, "cuSPARSE could not map memory";
+            /// cuSPARSE `CUSPARSE_STATUS_EXECUTION_FAILED` (6): a cuSPARSE kernel failed.
+            CusparseExecutionFailed = CUSPARSE_STATUS_EXECUTION_FAILED,
+                "a cuSPARSE kernel failed to run";
+            /// cuSPARSE `CUSPARSE_STATUS_INTERNAL_ERROR` (7): an internal cuSPARSE error.
+            CusparseInternalError = CUSPARSE_STATUS_INTERNAL_ERROR, "cuSPARSE failed internally";
+            /// cuSPARSE `CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED` (8): the matrix type is
+            /// not supported.
+            CusparseMatrixTypeNotSupported = CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED,
+                "cuSPARSE does not support this matrix type";
+            /// cuSPARSE `CUSPARSE_STATUS_ZERO_PIVOT` (9): a zero pivot (factorizations).
+            CusparseZeroPivot = CUSPARSE_STATUS_ZERO_PIVOT, "cuSPARSE met a zero pivot";
+            /// cuSPARSE `CUSPARSE_STATUS_NOT_SUPPORTED` (10): not supported for these
+            /// parameters.
+            CusparseNotSupported = CUSPARSE_STATUS_NOT_SUPPORTED,
+                "cuSPARSE does not support this combination of parameters";
+            /// cuSPARSE `CUSPARSE_STATUS_INSUFFICIENT_RESOURCES` (11): not enough resources.
+            CusparseInsufficientResources = CUSPARSE_STATUS_INSUFFICIENT_RESOURCES,
+                "cuSPARSE lacks the resources for the call";
+        }
+        /// cuSPARSE returned a status this version of custack does not list (the value is in
+        /// the detail).
+        CusparseUnlisted = "CUSPARSE_STATUS_UNLISTED",
+            "cuSPARSE returned a status custack does not list";
+        // cuDNN's statuses (`custack::dnn`, cargo feature `cudnn`), named after
+        // `cudnnStatus_t`: each category (1000, 2000, …, 5000) and the details a caller can act
+        // on; other details are `CudnnUnlisted` with the value kept. None is sticky.
+        [feature = "cudnn"] ffi::cudnn::cudnnStatus_t {
+            /// cuDNN `CUDNN_STATUS_NOT_INITIALIZED` (1001): cuDNN could not initialize (the
+            /// CUDA runtime inside it failed, or no GPU); also what a build of custack without
+            /// cuDNN returns before saying [`ErrorKind::LibraryNotLinked`].
+            CudnnNotInitialized = CUDNN_STATUS_NOT_INITIALIZED, "cuDNN could not initialize";
+            /// cuDNN `CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH` (1002): its sub-libraries are of
+            /// another version than `libcudnn.so.9`.
+            CudnnSublibraryVersionMismatch = CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH,
+                "cuDNN's sub-libraries are of another version";
+            /// cuDNN `CUDNN_STATUS_LICENSE_ERROR` (1005): a license check failed.
+            CudnnLicenseError = CUDNN_STATUS_LICENSE_ERROR, "cuDNN reported a license error";
+            /// cuDNN `CUDNN_STATUS_BAD_PARAM` (2000): cuDNN refused a parameter.
+            CudnnBadParam = CUDNN_STATUS_BAD_PARAM, "cuDNN refused a parameter";
+            /// cuDNN `CUDNN_STATUS_INVALID_VALUE` (2001): cuDNN refused a value.
+            CudnnInvalidValue = CUDNN_STATUS_INVALID_VALUE, "cuDNN refused a value";
+            /// cuDNN `CUDNN_STATUS_BAD_PARAM_NULL_POINTER` (2002): a null pointer.
+            CudnnBadParamNullPointer = CUDNN_STATUS_BAD_PARAM_NULL_POINTER,
+                "cuDNN was given a null pointer";
+            /// cuDNN `CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER` (2003): a misaligned pointer.
+            CudnnBadParamMisalignedPointer = CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER,
+                "cuDNN was given a misaligned pointer";
+            /// cuDNN `CUDNN_STATUS_NOT_SUPPORTED` (3000): not supported for these parameters.
+            CudnnNotSupported = CUDNN_STATUS_NOT_SUPPORTED,
+                "cuDNN does not support these parameters";
+            /// cuDNN `CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER` (3005): the driver is
+            /// older than the cuDNN build needs.
+            CudnnNotSupportedIncompatibleCudaDriver = CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER,
+                "the driver is too old for this cuDNN";
+            /// cuDNN `CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH` (3007): not for this GPU.
+            CudnnNotSupportedArchMismatch = CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH,
+                "cuDNN does not support this GPU";
+            /// cuDNN `CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE` (3009): a sub-library
+            /// (`libcudnn_cnn.so.9`, …) could not be loaded from `libcudnn.so.9`'s directory.
+            CudnnNotSupportedSublibraryUnavailable = CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE,
+                "a cuDNN sub-library could not be loaded";
+            /// cuDNN `CUDNN_STATUS_INTERNAL_ERROR` (4000): cuDNN failed internally.
+            CudnnInternalError = CUDNN_STATUS_INTERNAL_ERROR, "cuDNN failed internally";
+            /// cuDNN `CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED` (4004): cuDNN could
+            /// not allocate device memory.
+            CudnnInternalErrorDeviceAllocationFailed = CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED,
+                "cuDNN could not allocate device memory";
+            /// cuDNN `CUDNN_STATUS_EXECUTION_FAILED` (5000): a cuDNN kernel failed on the GPU.
+            CudnnExecutionFailed = CUDNN_STATUS_EXECUTION_FAILED, "a cuDNN kernel failed on the GPU";
+        }
+        /// cuDNN returned a status this version of custack does not list (the value is in the
+        /// detail).
+        CudnnUnlisted = "CUDNN_STATUS_UNLISTED", "cuDNN returned a status custack does not list";
         // cuSOLVER's statuses (`custack::solver`, cargo feature `cusolver`), named after
         // `cusolverStatus_t`; the detail names the cuSOLVER call. None is sticky. What a call's
         // info word reports is not a status: `SingularMatrix`, `NotPositiveDefinite`,
@@ -1006,6 +1098,10 @@ mod tests {
                 format!("Cufft{}", camel(rest))
             } else if let Some(rest) = name.strip_prefix("CURAND_STATUS_") {
                 format!("Curand{}", camel(rest))
+            } else if let Some(rest) = name.strip_prefix("CUSPARSE_STATUS_") {
+                format!("Cusparse{}", camel(rest))
+            } else if let Some(rest) = name.strip_prefix("CUDNN_STATUS_") {
+                format!("Cudnn{}", camel(rest))
             } else if let Some(rest) = name.strip_prefix("CUSOLVER_STATUS_") {
                 format!("Cusolver{}", camel(rest))
             } else if let Some(rest) = name.strip_prefix("nccl") {

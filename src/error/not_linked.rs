@@ -1,5 +1,5 @@
-//! The error of a library a build did not find (cuBLAS, cuBLASLt, cuFFT, cuRAND, cuSOLVER, NCCL,
-//! NVML, NVRTC):
+//! The error of a library a build did not find (cuBLAS, cuBLASLt, cuDNN, cuFFT, cuRAND, cuSOLVER,
+//! cuSPARSE, NCCL, NVML, NVRTC):
 //! [`ErrorKind::LibraryNotLinked`], saying what `build.rs` looked for and how to install it,
 //! written once for every library from its [`Link`].
 
@@ -61,6 +61,14 @@ links! {
     #[cfg(feature = "curand")]
     CURAND = "cuRAND", "curand", "libcurand", "libcurand.so.10", custack_no_curand,
         install::CURAND;
+    /// cuSPARSE (feature `cusparse`).
+    #[cfg(feature = "cusparse")]
+    CUSPARSE = "cuSPARSE", "cusparse", "libcusparse", "libcusparse.so.12", custack_no_cusparse,
+        install::CUSPARSE;
+    /// cuDNN 9 (feature `cudnn`).
+    #[cfg(feature = "cudnn")]
+    CUDNN = "cuDNN", "cudnn", "libcudnn", "libcudnn.so.9", custack_no_cudnn,
+        install::CUDNN;
     /// cuSOLVER (feature `cusolver`).
     #[cfg(feature = "cusolver")]
     CUSOLVER = "cuSOLVER", "cusolver", "libcusolver", "libcusolver.so.12 (or .11)", custack_no_cusolver,
@@ -111,6 +119,8 @@ fn not_linked_error(link: &Link) -> Error {
         feature = "cublas",
         feature = "cufft",
         feature = "curand",
+        feature = "cusparse",
+        feature = "cudnn",
         feature = "cusolver"
     )
 ))]

@@ -22,7 +22,9 @@
 //!
 //! The capture is thread-local (`CU_STREAM_CAPTURE_MODE_THREAD_LOCAL`) and its closure
 //! `'static`: a scope or submission opened inside it is refused (`asynchronous/`'s per-thread
-//! mark, [`InCapture`]), and it reaches nothing but its payload. A capture that does not
+//! mark, [`InCapture`]), and so is every event record and wait (an event recorded in the
+//! capture would let any stream that waits for it join the capture, C28.16: streams join
+//! through `capture_forks` only), and it reaches nothing but its payload. A capture that does not
 //! complete (an error or a panic in the closure) is ended and what it captured destroyed.
 //!
 //! The crate forks and joins, never the closure, so no capture can end with a fork of the

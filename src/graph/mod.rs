@@ -82,7 +82,7 @@ mod host_fn;
 mod update;
 pub use update::{
     ChildNode, CopyNode, ExecNode, FillNode, HostNode, KernelNode, NodeUpdater, RecordNode,
-    WaitNode,
+    UpdateNode, WaitNode, node_kind,
 };
 // Device memory reserved once and lent as typed buffers that graphs replay over.
 mod arena;

@@ -421,7 +421,8 @@ impl<P: Payload> GraphExec<'_, P> {
                 let (raw, payload) = graph.into_parts();
                 destroy_graph(raw);
                 // Whether the graph still uses the payload is unknown: it is left behind.
-                P::left_behind(&payload);
+                // SAFETY: the payload is leaked just below.
+                unsafe { P::left_behind(&payload) };
                 core::mem::forget(payload);
                 Err(UpdateError {
                     error: code.failure(),
@@ -721,9 +722,10 @@ impl<'g, P: Payload> Payload for Graph<'g, P> {
     {
         P::read(&held.0.payload)
     }
-    fn left_behind(held: &HeldGraph<'g, P>) {
+    unsafe fn left_behind(held: &HeldGraph<'g, P>) {
         left_behind(Object::Graph, held.0.raw as u64);
-        P::left_behind(&held.0.payload);
+        // SAFETY: the caller leaks `held`, and so the payload inside it.
+        unsafe { P::left_behind(&held.0.payload) };
     }
 }
 
@@ -771,12 +773,13 @@ impl<P: Payload> Payload for GraphExec<'_, P> {
     {
         P::read(&held.payload)
     }
-    fn left_behind(held: &Self) {
+    unsafe fn left_behind(held: &Self) {
         left_behind(Object::GraphExec, held.raw as u64);
         if let Some(kept) = &held.kept {
             kept.left_behind();
         }
-        P::left_behind(&held.payload);
+        // SAFETY: the caller leaks `held`, and so the payload inside it.
+        unsafe { P::left_behind(&held.payload) };
     }
 }
 

@@ -74,56 +74,89 @@ impl<C> Clone for KernelNode<'_, C> {
 }
 impl<C> Copy for KernelNode<'_, C> {}
 
+/// A memset, memcpy, host, child-graph or event node of the executable graph whose
+/// [`NodeUpdater<'u>`](NodeUpdater) has the same `'u`, of the kind `K` names
+/// ([`node_kind`]): one handle for the six kinds, each lent by its own method of the updater
+/// and taken by its own update ([`FillNode`], [`CopyNode`], [`HostNode`], [`ChildNode`],
+/// [`RecordNode`], [`WaitNode`] name them). It cannot leave the update's closure, nor name a
+/// node of another executable graph (`'u` is invariant), nor stand for a node of another kind
+/// (`K` differs).
+#[derive(Debug)]
+pub struct UpdateNode<'u, K> {
+    node: DataNode,
+    _marker: Brand<'u>,
+    _kind: PhantomData<fn() -> K>,
+}
+
+// By hand, not derived: a derive would ask `K: Clone`, which the markers, never made, need not
+// be.
+impl<K> Clone for UpdateNode<'_, K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K> Copy for UpdateNode<'_, K> {}
+
+impl<K> UpdateNode<'_, K> {
+    /// The handle of `node`, found by its kind's class (the caller's `K`).
+    #[inline]
+    fn of(node: DataNode) -> Self {
+        Self {
+            node,
+            _marker: PhantomData,
+            _kind: PhantomData,
+        }
+    }
+}
+
+/// The kinds of an [`UpdateNode`]: markers, never made.
+pub mod node_kind {
+    /// A memset node: [`FillNode`](super::FillNode).
+    #[derive(Debug)]
+    pub enum Fill {}
+    /// A memcpy node: [`CopyNode`](super::CopyNode).
+    #[derive(Debug)]
+    pub enum Copy {}
+    /// A host node: [`HostNode`](super::HostNode).
+    #[derive(Debug)]
+    pub enum Host {}
+    /// A child-graph node: [`ChildNode`](super::ChildNode).
+    #[derive(Debug)]
+    pub enum Child {}
+    /// An event record node: [`RecordNode`](super::RecordNode).
+    #[derive(Debug)]
+    pub enum Record {}
+    /// An event wait node: [`WaitNode`](super::WaitNode).
+    #[derive(Debug)]
+    pub enum Wait {}
+}
+
 /// A memset node of the executable graph whose [`NodeUpdater<'u>`](NodeUpdater) has the same
 /// `'u`: what [`set_fill_bytes`](NodeUpdater::set_fill_bytes) and
 /// [`set_fill_u32`](NodeUpdater::set_fill_u32) take. It cannot leave the update's closure, nor
 /// name a node of another executable graph (`'u` is invariant).
-#[derive(Debug, Clone, Copy)]
-pub struct FillNode<'u> {
-    node: DataNode,
-    _marker: Brand<'u>,
-}
+pub type FillNode<'u> = UpdateNode<'u, node_kind::Fill>;
 
 /// A memcpy node of the executable graph whose [`NodeUpdater<'u>`](NodeUpdater) has the same
 /// `'u`: what the `set_copy_*` methods take, each for the direction the node was built with.
-#[derive(Debug, Clone, Copy)]
-pub struct CopyNode<'u> {
-    node: DataNode,
-    _marker: Brand<'u>,
-}
+pub type CopyNode<'u> = UpdateNode<'u, node_kind::Copy>;
 
 /// A host node of the executable graph whose [`NodeUpdater<'u>`](NodeUpdater) has the same
 /// `'u`: what [`set_host`](NodeUpdater::set_host) takes. It cannot leave the update's closure,
 /// nor name a node of another executable graph (`'u` is invariant).
-#[derive(Debug, Clone, Copy)]
-pub struct HostNode<'u> {
-    node: DataNode,
-    _marker: Brand<'u>,
-}
+pub type HostNode<'u> = UpdateNode<'u, node_kind::Host>;
 
 /// A child-graph node of the executable graph whose [`NodeUpdater<'u>`](NodeUpdater) has the
 /// same `'u`: what [`set_child`](NodeUpdater::set_child) takes.
-#[derive(Debug, Clone, Copy)]
-pub struct ChildNode<'u> {
-    node: DataNode,
-    _marker: Brand<'u>,
-}
+pub type ChildNode<'u> = UpdateNode<'u, node_kind::Child>;
 
 /// An event record node of the executable graph whose [`NodeUpdater<'u>`](NodeUpdater) has the
 /// same `'u`: what [`set_record_event`](NodeUpdater::set_record_event) takes.
-#[derive(Debug, Clone, Copy)]
-pub struct RecordNode<'u> {
-    node: DataNode,
-    _marker: Brand<'u>,
-}
+pub type RecordNode<'u> = UpdateNode<'u, node_kind::Record>;
 
 /// An event wait node of the executable graph whose [`NodeUpdater<'u>`](NodeUpdater) has the
 /// same `'u`: what [`set_wait_event`](NodeUpdater::set_wait_event) takes.
-#[derive(Debug, Clone, Copy)]
-pub struct WaitNode<'u> {
-    node: DataNode,
-    _marker: Brand<'u>,
-}
+pub type WaitNode<'u> = UpdateNode<'u, node_kind::Wait>;
 
 /// The kernel, memset, memcpy, host, child-graph and event nodes of an executable graph, lent
 /// by [`GraphExec::update_nodes`] to its closure for the brand `'u`, with the graph's payload
@@ -495,10 +528,7 @@ impl<'u> NodeUpdater<'u> {
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
     #[inline]
     pub fn fill_node(&self, index: usize) -> Result<FillNode<'u>> {
-        Ok(FillNode {
-            node: self.nth(NodeClass::Fill, index)?,
-            _marker: PhantomData,
-        })
+        Ok(UpdateNode::of(self.nth(NodeClass::Fill, index)?))
     }
 
     /// The `index`th memcpy node (from 0, in the order the builder made them).
@@ -508,10 +538,7 @@ impl<'u> NodeUpdater<'u> {
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
     #[inline]
     pub fn copy_node(&self, index: usize) -> Result<CopyNode<'u>> {
-        Ok(CopyNode {
-            node: self.nth(NodeClass::Copy, index)?,
-            _marker: PhantomData,
-        })
+        Ok(UpdateNode::of(self.nth(NodeClass::Copy, index)?))
     }
 
     /// `cuGraphExecMemsetNodeSetParams` of `node` to `count` units of `unit` bytes at `ptr`.
@@ -731,10 +758,7 @@ impl<'u> NodeUpdater<'u> {
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
     #[inline]
     pub fn host_node(&self, index: usize) -> Result<HostNode<'u>> {
-        Ok(HostNode {
-            node: self.nth(NodeClass::Host, index)?,
-            _marker: PhantomData,
-        })
+        Ok(UpdateNode::of(self.nth(NodeClass::Host, index)?))
     }
 
     /// The `index`th child-graph node (from 0, in the order the builder made them).
@@ -744,10 +768,7 @@ impl<'u> NodeUpdater<'u> {
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
     #[inline]
     pub fn child_node(&self, index: usize) -> Result<ChildNode<'u>> {
-        Ok(ChildNode {
-            node: self.nth(NodeClass::Child, index)?,
-            _marker: PhantomData,
-        })
+        Ok(UpdateNode::of(self.nth(NodeClass::Child, index)?))
     }
 
     /// The `index`th event record node (from 0, in the order the builder made them).
@@ -757,10 +778,7 @@ impl<'u> NodeUpdater<'u> {
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
     #[inline]
     pub fn record_node(&self, index: usize) -> Result<RecordNode<'u>> {
-        Ok(RecordNode {
-            node: self.nth(NodeClass::Record, index)?,
-            _marker: PhantomData,
-        })
+        Ok(UpdateNode::of(self.nth(NodeClass::Record, index)?))
     }
 
     /// The `index`th event wait node (from 0, in the order the builder made them).
@@ -770,10 +788,7 @@ impl<'u> NodeUpdater<'u> {
     /// [`ErrorKind::InvalidValue`] if the graph has no such node (or lends no nodes).
     #[inline]
     pub fn wait_node(&self, index: usize) -> Result<WaitNode<'u>> {
-        Ok(WaitNode {
-            node: self.nth(NodeClass::Wait, index)?,
-            _marker: PhantomData,
-        })
+        Ok(UpdateNode::of(self.nth(NodeClass::Wait, index)?))
     }
 
     /// `cuGraphExecHostNodeSetParams`—Makes the host node `node` call `f` at the next

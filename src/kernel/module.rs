@@ -760,7 +760,7 @@ impl<'m> Payload for Module<'m> {
     {
         held
     }
-    fn left_behind(held: &Self) {
+    unsafe fn left_behind(held: &Self) {
         left_behind(Object::Module, held.as_raw() as u64);
     }
 }

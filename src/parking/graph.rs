@@ -313,12 +313,13 @@ impl<Q: ParkedPayload, K: ContextKind> ParkedPayload for ParkedGraph<'_, Q, K> {
     fn release(held: Self) -> Self {
         held
     }
-    fn left_behind(held: &Self) {
+    unsafe fn left_behind(held: &Self) {
         left_behind(Object::GraphExec, held.raw as u64);
         if let Some(kept) = &held.kept {
             kept.left_behind();
         }
-        Q::left_behind(&held.payload);
+        // SAFETY: the caller leaks `held`, and so the payload inside it.
+        unsafe { Q::left_behind(&held.payload) };
     }
 }
 

@@ -59,9 +59,14 @@ pub trait ParkedPayload: sealed::Sealed + Sized {
     /// Names to the checking driver each driver object of a held parked payload that custack
     /// is leaving behind on purpose (work may still use it, or its context cannot be pushed to
     /// release it). Nothing for one that holds no driver object.
+    ///
+    /// # Safety
+    ///
+    /// As [`Payload::left_behind`]: `held` is leaked right after by the caller, never dropped,
+    /// released nor reached again (the checking driver counts no object so named as a leak).
     #[doc(hidden)]
     #[inline]
-    fn left_behind(held: &Self::Held) {
+    unsafe fn left_behind(held: &Self::Held) {
         let _ = held;
     }
 }
@@ -72,8 +77,9 @@ pub(crate) struct AsParked<Q>(PhantomData<Q>);
 impl<Q: ParkedPayload> Holds for AsParked<Q> {
     type Held = Q::Held;
     #[inline]
-    fn left_behind(held: &Q::Held) {
-        Q::left_behind(held);
+    unsafe fn left_behind(held: &Q::Held) {
+        // SAFETY: the caller's promise, for the same held payload.
+        unsafe { Q::left_behind(held) };
     }
 }
 
@@ -118,7 +124,7 @@ macro_rules! parked_as_itself {
                 held
             }
             $(
-                fn left_behind($h: &Self) {
+                unsafe fn left_behind($h: &Self) {
                     left_behind(Object::$object, $handle);
                 }
             )?
@@ -456,13 +462,16 @@ impl crate::asynchronous::stream::Stream<'_> {
     ///
     /// # Errors
     ///
-    /// The driver's error.
+    /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a graph capture's
+    /// closure, before the driver (C28.16, as [`Stream::wait`](crate::Stream::wait)); the
+    /// driver's error.
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamWaitEvent")]
     pub fn wait_parked<Q: ParkedPayload>(&self, pending: &ParkedSubmission<'_, Q>) -> Result<()> {
+        crate::asynchronous::refuse_event_inside_capture("an event wait (Stream::wait_parked)")?;
         // SAFETY: a live stream of the current context and a live event (of any context); the
         // flags must be 0.
         unsafe { ffi::cuStreamWaitEvent(self.as_raw(), pending.event_raw(), 0) }.result()

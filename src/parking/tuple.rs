@@ -44,8 +44,9 @@ macro_rules! tuple {
             {
                 ($($name::read(&held.$idx),)+)
             }
-            fn left_behind(held: &Self::Held) {
-                $($name::left_behind(&held.$idx);)+
+            unsafe fn left_behind(held: &Self::Held) {
+                // SAFETY: the caller leaks the tuple, and so each of its parts.
+                $(unsafe { $name::left_behind(&held.$idx) };)+
             }
         }
 
@@ -56,8 +57,9 @@ macro_rules! tuple {
             fn release(held: Self::Held) -> Self {
                 ($($name::release(held.$idx),)+)
             }
-            fn left_behind(held: &Self::Held) {
-                $($name::left_behind(&held.$idx);)+
+            unsafe fn left_behind(held: &Self::Held) {
+                // SAFETY: the caller leaks the tuple, and so each of its parts.
+                $(unsafe { $name::left_behind(&held.$idx) };)+
             }
         }
 

@@ -452,7 +452,7 @@ impl<'g> Payload for Rc<RestrictedEvent<'g>> {
     {
         held
     }
-    fn left_behind(held: &Self) {
+    unsafe fn left_behind(held: &Self) {
         let event: &Event<'_> = held.event();
         crate::error::left_behind::left_behind(
             crate::error::left_behind::Object::Event,

@@ -162,8 +162,9 @@ impl<'g, T: DeviceCopy> Payload for RestrictedBuffer<'g, T> {
         // SAFETY: the caller's promise for the held payload covers the buffer inside it.
         unsafe { <DeviceBuffer<'_, T> as Payload>::bind(&mut held.buffer) }
     }
-    fn left_behind(held: &Self) {
-        <DeviceBuffer<'_, T> as Payload>::left_behind(&held.buffer);
+    unsafe fn left_behind(held: &Self) {
+        // SAFETY: the caller leaks `held`, and so the buffer inside it.
+        unsafe { <DeviceBuffer<'_, T> as Payload>::left_behind(&held.buffer) };
     }
 }
 

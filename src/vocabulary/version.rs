@@ -34,13 +34,14 @@ impl LibraryVersion {
     }
 
     /// From a library's version code `major·scale + minor·100 + patch` (`scale` is 10000 for
-    /// cuBLAS, cuBLASLt and NCCL from 2.9, 1000 for cuFFT, cuRAND and NCCL before 2.9).
+    /// cuBLAS, cuBLASLt, cuDNN 9 and NCCL from 2.9, 1000 for cuFFT, cuRAND and NCCL before 2.9).
     #[cfg_attr(
         not(any(
             feature = "cublaslt",
             feature = "cufft",
             feature = "curand",
-            feature = "nccl"
+            feature = "nccl",
+            feature = "cudnn"
         )),
         allow(dead_code)
     )]

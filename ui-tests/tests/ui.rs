@@ -42,6 +42,8 @@ fn ui() {
     feature = "cufft",
     feature = "curand",
     feature = "cublaslt",
+    feature = "cusparse",
+    feature = "cudnn",
     feature = "cusolver"
 )))]
 #[test]
@@ -90,12 +92,29 @@ fn ui_cufft() {
     trybuild::TestCases::new().compile_fail("cufft/*.rs");
 }
 
+/// C35 for `custack::sparse` (feature `cusparse`, `ui-tests/cusparse/`). Run, or regenerate,
+/// with `[TRYBUILD=overwrite] cargo test -p custack-ui-tests --features cusparse --test ui
+/// ui_cusparse`.
+#[cfg(feature = "cusparse")]
+#[test]
+fn ui_cusparse() {
+    trybuild::TestCases::new().compile_fail("cusparse/*.rs");
+}
+
 /// C25 for `custack::blaslt` (feature `cublaslt`, `ui-tests/cublaslt/`). Run, or regenerate, with
 /// `[TRYBUILD=overwrite] cargo test -p custack-ui-tests --features cublaslt --test ui ui_cublaslt`.
 #[cfg(feature = "cublaslt")]
 #[test]
 fn ui_cublaslt() {
     trybuild::TestCases::new().compile_fail("cublaslt/*.rs");
+}
+
+/// C36 for `custack::dnn` (feature `cudnn`, `ui-tests/cudnn/`). Run, or regenerate, with
+/// `[TRYBUILD=overwrite] cargo test -p custack-ui-tests --features cudnn --test ui ui_cudnn`.
+#[cfg(feature = "cudnn")]
+#[test]
+fn ui_cudnn() {
+    trybuild::TestCases::new().compile_fail("cudnn/*.rs");
 }
 
 /// C34 for `custack::solver` (feature `cusolver`, `ui-tests/cusolver/`): the info word read

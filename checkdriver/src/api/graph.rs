@@ -439,28 +439,11 @@ entry_points! {
     }
     fn cuGraphExecEventRecordNodeSetEvent(exec: Handle, node: Handle, event: Handle) {
         const WHAT: &str = "cuGraphExecEventRecordNodeSetEvent";
-        check::used(Kind::GraphExec, exec as usize, WHAT);
-        // Live, and of the current context (the executable graph's).
-        check::used(Kind::Event, event as usize, WHAT);
-        if !node_kinds::is(node as usize, NodeKind::EventRecord, WHAT) {
-            return CUDA_ERROR_INVALID_VALUE;
-        }
-        let scratch = handle() as usize;
-        check::graph_created(scratch);
-        check::enqueued(scratch, Kind::Event, event as usize);
-        exec_node_set(exec, node, scratch, CUDA_SUCCESS, WHAT)
+        exec_event_node_set(exec, node, event, NodeKind::EventRecord, WHAT)
     }
     fn cuGraphExecEventWaitNodeSetEvent(exec: Handle, node: Handle, event: Handle) {
         const WHAT: &str = "cuGraphExecEventWaitNodeSetEvent";
-        check::used(Kind::GraphExec, exec as usize, WHAT);
-        // A wait may name another context's event, as `cuStreamWaitEvent` may.
-        check::used_from_any_context(Kind::Event, event as usize, WHAT);
-        if !node_kinds::is(node as usize, NodeKind::EventWait, WHAT) {
-            return CUDA_ERROR_INVALID_VALUE;
-        }
-        let scratch = handle() as usize;
-        check::graph_created(scratch);
-        exec_node_set(exec, node, scratch, CUDA_SUCCESS, WHAT)
+        exec_event_node_set(exec, node, event, NodeKind::EventWait, WHAT)
     }
     // A memory allocation node of a graph being built (`CUDA_MEM_ALLOC_NODE_PARAMS`: `bytesize`
     // at 104, `dptr` at 112): memory of the graph's own, as a captured `cuMemAllocAsync` makes,
@@ -631,6 +614,36 @@ unsafe fn graph_kernel(params: *const c_void, graph: Handle, what: &str) -> CUre
             what,
         )
     }
+}
+
+/// An event record or wait node (`kind`) of `exec` takes `event`
+/// (`cuGraphExecEventRecordNodeSetEvent`, `cuGraphExecEventWaitNodeSetEvent`): a record names a
+/// live event of the current context (the executable graph's), which its launches use; a wait
+/// may name another context's event, as `cuStreamWaitEvent` may. A node of the other kind is
+/// `CUDA_ERROR_INVALID_VALUE` (a violation).
+fn exec_event_node_set(
+    exec: Handle,
+    node: Handle,
+    event: Handle,
+    kind: NodeKind,
+    what: &str,
+) -> CUresult {
+    check::used(Kind::GraphExec, exec as usize, what);
+    let record = kind == NodeKind::EventRecord;
+    if record {
+        check::used(Kind::Event, event as usize, what);
+    } else {
+        check::used_from_any_context(Kind::Event, event as usize, what);
+    }
+    if !node_kinds::is(node as usize, kind, what) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    let scratch = handle() as usize;
+    check::graph_created(scratch);
+    if record {
+        check::enqueued(scratch, Kind::Event, event as usize);
+    }
+    exec_node_set(exec, node, scratch, CUDA_SUCCESS, what)
 }
 
 /// Node `node` of `exec` takes the work scratch graph `scratch` holds (made for the call, with

@@ -28,8 +28,15 @@ entry_points! {
         check::stream_waits(stream as usize, event as usize);
         CUDA_SUCCESS
     }
+    // A stream in a capture (the one that began it, or one that joined it by waiting for an
+    // event recorded in it, from any thread) is neither queried nor synchronized: its work is
+    // captured, not run (the H100 run answered a synchronize of a stream joined to another
+    // thread's capture with this code; the capture's invalidation is not modelled).
     fn cuStreamQuery(stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuStreamQuery");
+        if check::is_capturing(stream as usize) {
+            return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        }
         if check::stream_hung(stream as usize) {
             return CUDA_ERROR_NOT_READY;
         }
@@ -40,6 +47,9 @@ entry_points! {
     }
     fn cuStreamSynchronize(stream: Handle) {
         check::used(Kind::Stream, stream as usize, "cuStreamSynchronize");
+        if check::is_capturing(stream as usize) {
+            return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        }
         if check::stream_hung(stream as usize) {
             hang_exit("cuStreamSynchronize".to_owned());
         }

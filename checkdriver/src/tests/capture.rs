@@ -1,5 +1,6 @@
 //! The double's own tests. Stream capture: into a graph being built, joined by an event wait, a
-//! fork not joined back, several forks through one event, a captured host function.
+//! stream in a capture neither synchronized nor queried, a fork not joined back, several forks
+//! through one event, a captured host function.
 
 use super::*;
 
@@ -194,6 +195,67 @@ fn a_stream_joins_a_capture_by_waiting_for_its_event() {
             "work enqueued after the capture is pending"
         );
         let _ = cuStreamSynchronize(two);
+        let _ = cuEventDestroy_v2(fork);
+        let _ = cuEventDestroy_v2(join);
+        let _ = cuStreamDestroy_v2(one);
+        let _ = cuStreamDestroy_v2(two);
+        let mut p = null_mut();
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        let _ = cuCtxDestroy_v2(a);
+    }
+}
+
+#[test]
+fn a_stream_in_a_capture_is_neither_synchronized_nor_queried_from_any_thread() {
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers (this test's locals)
+    // and handles the double made; the other thread pushes the context before it uses them.
+    unsafe {
+        let a = ctx();
+        let (mut one, mut two) = (null_mut(), null_mut());
+        let _ = cuStreamCreate(&raw mut one, 0);
+        let _ = cuStreamCreate(&raw mut two, 0);
+        let mut fork = null_mut();
+        let _ = cuEventCreate(&raw mut fork, 0);
+        let _ = cuStreamBeginCapture_v2(one, 0);
+        let _ = cuEventRecord(fork, one);
+        let _ = cuStreamWaitEvent(two, fork, 0);
+        // Another thread's synchronize and query of the stream that joined this thread's
+        // capture: refused as the driver refused it on the H100, as are this thread's, and the
+        // origin's.
+        let (ctx_addr, two_addr) = (a.addr(), two.addr());
+        let there = std::thread::spawn(move || {
+            let two: Handle = core::ptr::without_provenance_mut(two_addr);
+            let mut p = null_mut();
+            let _ = cuCtxPushCurrent_v2(core::ptr::without_provenance_mut(ctx_addr));
+            let answers = (cuStreamSynchronize(two), cuStreamQuery(two));
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            answers
+        })
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let refused = (
+            CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+            CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+        );
+        assert_eq!(there, refused, "the joined stream, from another thread");
+        assert_eq!((cuStreamSynchronize(two), cuStreamQuery(two)), refused);
+        assert_eq!((cuStreamSynchronize(one), cuStreamQuery(one)), refused);
+        let mut join = null_mut();
+        let _ = cuEventCreate(&raw mut join, 0);
+        let _ = cuEventRecord(join, two);
+        let _ = cuStreamWaitEvent(one, join, 0);
+        let mut graph = null_mut();
+        assert_eq!(cuStreamEndCapture(one, &raw mut graph), CUDA_SUCCESS);
+        // Out of the capture both answer as usual.
+        for st in [one, two] {
+            assert_eq!(
+                (cuStreamSynchronize(st), cuStreamQuery(st)),
+                (CUDA_SUCCESS, CUDA_SUCCESS)
+            );
+        }
+        let _ = cuGraphDestroy(graph);
         let _ = cuEventDestroy_v2(fork);
         let _ = cuEventDestroy_v2(join);
         let _ = cuStreamDestroy_v2(one);

@@ -43,6 +43,49 @@ fn memset(dst: CUdeviceptr) -> [u8; 40] {
     p
 }
 
+/// Every test's start: a new context made current, and a stream of it.
+///
+/// # Safety
+///
+/// The double's entry points, with this function's locals as out-pointers.
+unsafe fn start() -> (Handle, Handle) {
+    let a = ctx();
+    let mut s = null_mut();
+    // SAFETY: a valid out-pointer; the context is current.
+    let _ = unsafe { cuStreamCreate(&raw mut s, 0) };
+    (a, s)
+}
+
+/// A graph whose nodes `add` adds (given the new graph), and its executable graph.
+///
+/// # Safety
+///
+/// A context is current; `add` calls the double's entry points on the graph it is given.
+unsafe fn built(add: impl FnOnce(Handle)) -> (Handle, Handle) {
+    let (mut graph, mut exec) = (null_mut(), null_mut());
+    // SAFETY: valid out-pointers; the context is current (the caller's promise).
+    let _ = unsafe { cuGraphCreate(&raw mut graph, 0) };
+    add(graph);
+    // SAFETY: as above; `graph` is the live graph made above.
+    let _ = unsafe { cuGraphInstantiateWithFlags(&raw mut exec, graph, 0) };
+    (graph, exec)
+}
+
+/// Every test's end: `s` destroyed, the context `a` popped and destroyed.
+///
+/// # Safety
+///
+/// `a` is current, `s` a stream of it, each made by [`start`].
+unsafe fn end(a: Handle, s: Handle) {
+    let mut p = null_mut();
+    // SAFETY: handles the double made (the caller's promise); a valid out-pointer.
+    unsafe {
+        let _ = cuStreamDestroy_v2(s);
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        let _ = cuCtxDestroy_v2(a);
+    }
+}
+
 #[test]
 fn a_host_node_update_calls_the_new_function_and_a_node_of_another_kind_is_a_violation() {
     let _serial = serial();
@@ -51,22 +94,19 @@ fn a_host_node_update_calls_the_new_function_and_a_node_of_another_kind_is_a_vio
     // parameters that outlive the calls that read them, and handles the double made: the wrong
     // sequences under test misuse the driver's contract, which the double records, not Rust's.
     unsafe {
-        let a = ctx();
-        let mut s = null_mut();
-        let _ = cuStreamCreate(&raw mut s, 0);
+        let (a, s) = start();
         let mut ev = null_mut();
         let _ = cuEventCreate(&raw mut ev, 0);
-        let (mut graph, mut host, mut record, mut exec) =
-            (null_mut(), null_mut(), null_mut(), null_mut());
-        let _ = cuGraphCreate(&raw mut graph, 0);
+        let (mut host, mut record) = (null_mut(), null_mut());
         let none = core::ptr::null();
         let old = host_params(old_host);
-        assert_eq!(
-            cuGraphAddHostNode(&raw mut host, graph, none, 0, (&raw const old).cast()),
-            CUDA_SUCCESS
-        );
-        let _ = cuGraphAddEventRecordNode(&raw mut record, graph, none, 0, ev);
-        let _ = cuGraphInstantiateWithFlags(&raw mut exec, graph, 0);
+        let (graph, exec) = built(|graph| {
+            assert_eq!(
+                cuGraphAddHostNode(&raw mut host, graph, none, 0, (&raw const old).cast()),
+                CUDA_SUCCESS
+            );
+            let _ = cuGraphAddEventRecordNode(&raw mut record, graph, none, 0, ev);
+        });
         let (old_before, new_before) = (OLD_CALLS.load(SeqCst), NEW_CALLS.load(SeqCst));
         let new = host_params(new_host);
         assert_eq!(
@@ -128,10 +168,7 @@ fn a_host_node_update_calls_the_new_function_and_a_node_of_another_kind_is_a_vio
         let _ = cuGraphDestroy(graph);
         let _ = cuGraphDestroy(other);
         let _ = cuEventDestroy_v2(ev);
-        let _ = cuStreamDestroy_v2(s);
-        let mut p = null_mut();
-        let _ = cuCtxPopCurrent_v2(&raw mut p);
-        let _ = cuCtxDestroy_v2(a);
+        end(a, s);
     }
 }
 
@@ -141,9 +178,7 @@ fn a_child_graph_node_takes_a_graph_of_its_topology_only() {
     mode::CHECK.store(true, Relaxed);
     // SAFETY: as in the test above.
     unsafe {
-        let a = ctx();
-        let mut s = null_mut();
-        let _ = cuStreamCreate(&raw mut s, 0);
+        let (a, s) = start();
         let (mut d, mut e) = (0, 0);
         let _ = cuMemAlloc_v2(&raw mut d, 64);
         let _ = cuMemAlloc_v2(&raw mut e, 64);
@@ -164,13 +199,13 @@ fn a_child_graph_node_takes_a_graph_of_its_topology_only() {
         let _ = cuGraphCreate(&raw mut hosted, 0);
         let old = host_params(old_host);
         let _ = cuGraphAddHostNode(&raw mut h, hosted, none, 0, (&raw const old).cast());
-        let (mut parent, mut node, mut exec) = (null_mut(), null_mut(), null_mut());
-        let _ = cuGraphCreate(&raw mut parent, 0);
-        assert_eq!(
-            cuGraphAddChildGraphNode(&raw mut node, parent, none, 0, first),
-            CUDA_SUCCESS
-        );
-        let _ = cuGraphInstantiateWithFlags(&raw mut exec, parent, 0);
+        let mut node = null_mut();
+        let (parent, exec) = built(|parent| {
+            assert_eq!(
+                cuGraphAddChildGraphNode(&raw mut node, parent, none, 0, first),
+                CUDA_SUCCESS
+            );
+        });
         // Another count of nodes, or a node of another kind: refused, the node unchanged.
         assert_eq!(
             violations_of(|| {
@@ -210,11 +245,11 @@ fn a_child_graph_node_takes_a_graph_of_its_topology_only() {
             "the child's new memory is the node's"
         );
         // A child-graph update of a node of another kind.
-        let (mut g2, mut m, mut x2) = (null_mut(), null_mut(), null_mut());
-        let _ = cuGraphCreate(&raw mut g2, 0);
+        let mut m = null_mut();
         let q = memset(e);
-        let _ = cuGraphAddMemsetNode(&raw mut m, g2, none, 0, q.as_ptr().cast(), a);
-        let _ = cuGraphInstantiateWithFlags(&raw mut x2, g2, 0);
+        let (g2, x2) = built(|g2| {
+            let _ = cuGraphAddMemsetNode(&raw mut m, g2, none, 0, q.as_ptr().cast(), a);
+        });
         assert_eq!(
             violations_of(|| {
                 assert_eq!(
@@ -231,10 +266,7 @@ fn a_child_graph_node_takes_a_graph_of_its_topology_only() {
         for g in [parent, first, second, longer, hosted, g2] {
             let _ = cuGraphDestroy(g);
         }
-        let _ = cuStreamDestroy_v2(s);
-        let mut p = null_mut();
-        let _ = cuCtxPopCurrent_v2(&raw mut p);
-        let _ = cuCtxDestroy_v2(a);
+        end(a, s);
     }
 }
 
@@ -244,19 +276,16 @@ fn an_event_node_takes_a_live_event_of_its_context_and_its_own_kind_of_update() 
     mode::CHECK.store(true, Relaxed);
     // SAFETY: as in the first test.
     unsafe {
-        let a = ctx();
-        let mut s = null_mut();
-        let _ = cuStreamCreate(&raw mut s, 0);
+        let (a, s) = start();
         let (mut first, mut second) = (null_mut(), null_mut());
         let _ = cuEventCreate(&raw mut first, 0);
         let _ = cuEventCreate(&raw mut second, 0);
         let none = core::ptr::null();
-        let (mut graph, mut record, mut wait, mut exec) =
-            (null_mut(), null_mut(), null_mut(), null_mut());
-        let _ = cuGraphCreate(&raw mut graph, 0);
-        let _ = cuGraphAddEventRecordNode(&raw mut record, graph, none, 0, first);
-        let _ = cuGraphAddEventWaitNode(&raw mut wait, graph, none, 0, first);
-        let _ = cuGraphInstantiateWithFlags(&raw mut exec, graph, 0);
+        let (mut record, mut wait) = (null_mut(), null_mut());
+        let (graph, exec) = built(|graph| {
+            let _ = cuGraphAddEventRecordNode(&raw mut record, graph, none, 0, first);
+            let _ = cuGraphAddEventWaitNode(&raw mut wait, graph, none, 0, first);
+        });
         // Both nodes name `second` from now on: `first` may go.
         assert_eq!(
             violations_of(|| {
@@ -317,9 +346,7 @@ fn an_event_node_takes_a_live_event_of_its_context_and_its_own_kind_of_update() 
         let _ = cuGraphExecDestroy(exec);
         let _ = cuGraphDestroy(graph);
         let _ = cuEventDestroy_v2(second);
-        let _ = cuStreamDestroy_v2(s);
-        let _ = cuCtxPopCurrent_v2(&raw mut p);
-        let _ = cuCtxDestroy_v2(a);
+        end(a, s);
         let _ = cuCtxPushCurrent_v2(b);
         let _ = cuEventDestroy_v2(foreign);
         let _ = cuCtxPopCurrent_v2(&raw mut p);

@@ -4,7 +4,7 @@
 //! a typed error once the scope has ended. No `unsafe`.
 //!
 //! ```text
-//! cargo run --release --features cusolver --example 27_cusolver
+//! cargo run --release --features cusolver --example 30_cusolver
 //! ```
 //!
 //! Requires the feature `cusolver`, under which the build script finds cuSOLVER and links it
@@ -15,7 +15,7 @@
 //!
 //! ```text
 //! NV=$(python3 -c 'import nvidia; print(list(nvidia.__path__)[0])')   # the wheels' nvidia/
-//! LD_LIBRARY_PATH=$NV/cu13/lib:$LD_LIBRARY_PATH cargo run --release --features cusolver --example 27_cusolver
+//! LD_LIBRARY_PATH=$NV/cu13/lib:$LD_LIBRARY_PATH cargo run --release --features cusolver --example 30_cusolver
 //! ```
 //!
 //! Without a driver, a device or the library it says so in one line and exits with status 1.
@@ -130,11 +130,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Ok((r_lu, r_ch, _)) => {
-            eprintln!("27_cusolver: residuals {r_lu:e} (LU) and {r_ch:e} (Cholesky) are too large");
+            eprintln!("30_cusolver: residuals {r_lu:e} (LU) and {r_ch:e} (Cholesky) are too large");
             ExitCode::from(2)
         }
         Err(e) => {
-            eprintln!("27_cusolver: no GPU work done: {e}");
+            eprintln!("30_cusolver: no GPU work done: {e}");
             ExitCode::FAILURE
         }
     }

@@ -1,0 +1,444 @@
+//! cuDNN through custack against the raw cuDNN calls, in one process, on one GPU.
+//!
+//! ```text
+//! cargo bench -p custack-benches --features cudnn --bench cudnn  # needs a GPU and cuDNN 9
+//! ```
+//!
+//! Rows: a 3×3 convolution (padding 1) with bias and ReLU of 32 images of 64 × 64 × 256
+//! channels into 256 channels, `f32`, NHWC, tensor cores allowed (one call a rep); the same in
+//! NCHW with FMA math only; and a small one (8 images of 16 × 16 × 32, 100 calls a rep, where
+//! the per-call cost shows). Each rep enqueues its calls on one stream and waits for it; the
+//! time is the host's, from the first call to the end of the wait. Both sides use the device's
+//! primary context, the same input, each its own buffers, stream and handle.
+//!
+//! - raw: `cudnnCreate`, the descriptors set as custack sets them, the algorithm custack's plan
+//!   chose (so both run the same kernel) and its workspace (`cuMemAlloc`), `cudnnSetStream`
+//!   once, then `cudnnConvolutionBiasActivationForward` through `custack::ffi::cudnn`, and
+//!   `cuStreamSynchronize`.
+//! - custack: `guard.conv_plan` (its own handle and workspace), one `Stream::scope` a rep (its
+//!   end is the wait), the runs on bound buffers (every extent and alignment checked; the
+//!   handle's stream set once, for the first run, since every rep's scope is on the same
+//!   stream).
+//!
+//! cudarc's cuDNN wrapper is not compared (its column says n/a): custack-benches builds cudarc
+//! without its `cudnn` feature. After a warm-up of each, the two outputs must agree (within
+//! `1e-3` of the largest value). The order rotates each rep; reported: the median over
+//! `CUSTACK_CUDNN_REPS` reps (default 30), the spread and the ratio to raw. Nothing asserts a
+//! time. Without `--bench` (as `cargo test --all-targets` runs it) it prints how to run it and
+//! exits.
+#![allow(
+    clippy::many_single_char_names,
+    clippy::multiple_unsafe_ops_per_block,
+    clippy::too_many_lines,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_precision_loss
+)]
+
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{cu, header, must, print, reps, rotate, running};
+use core::ffi::c_void;
+use custack::dnn::{Conv2d, ConvPlan, Layout};
+use custack::ffi::cudnn as dn;
+use custack::{Context, DeviceBuffer, DeviceMemory, Driver, PushedGuard, Stack, Stream, ffi};
+use std::cell::RefCell;
+
+fn st(r: dn::cudnnStatus_t, what: &str) {
+    common::check(r, dn::cudnnStatus_t::CUDNN_STATUS_SUCCESS, what);
+}
+
+/// Values in [-1, 1).
+fn values(len: usize, seed: u64) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ((x >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+/// One row's sizes.
+#[derive(Clone, Copy)]
+struct Row {
+    n: usize,
+    c: usize,
+    hw: usize,
+    k: usize,
+    layout: Layout,
+    tensor_cores: bool,
+    calls: usize,
+}
+
+/// The raw side: a handle, its descriptors, its stream, the buffers and the workspace.
+struct Raw {
+    handle: dn::cudnnHandle_t,
+    stream: ffi::CUstream,
+    x: dn::cudnnTensorDescriptor_t,
+    y: dn::cudnnTensorDescriptor_t,
+    bias: dn::cudnnTensorDescriptor_t,
+    w: dn::cudnnFilterDescriptor_t,
+    conv: dn::cudnnConvolutionDescriptor_t,
+    act: dn::cudnnActivationDescriptor_t,
+    algo: dn::cudnnConvolutionFwdAlgo_t,
+    work: (ffi::CUdeviceptr, usize),
+    buffers: Vec<ffi::CUdeviceptr>,
+}
+
+/// Packed strides of `n, c, h, w` in the layout, in `n, c, h, w` order.
+fn strides(c: i32, h: i32, w: i32, layout: Layout) -> [i32; 4] {
+    match layout {
+        Layout::Nchw => [c * h * w, h * w, w, 1],
+        Layout::Nhwc => [h * w * c, 1, w * c, c],
+    }
+}
+
+impl Raw {
+    fn new(r: Row, algo: dn::cudnnConvolutionFwdAlgo_t) -> Self {
+        let (n, c, hw, k) = (r.n as i32, r.c as i32, r.hw as i32, r.k as i32);
+        let float = dn::cudnnDataType_t::CUDNN_DATA_FLOAT;
+        let null = core::ptr::null_mut();
+        let mut raw = Self {
+            handle: null,
+            stream: null.cast(),
+            x: null,
+            y: null,
+            bias: null,
+            w: null,
+            conv: null,
+            act: null,
+            algo,
+            work: (0, 0),
+            buffers: Vec::new(),
+        };
+        let format = match r.layout {
+            Layout::Nchw => dn::cudnnTensorFormat_t::CUDNN_TENSOR_NCHW,
+            Layout::Nhwc => dn::cudnnTensorFormat_t::CUDNN_TENSOR_NHWC,
+        };
+        // SAFETY: out-pointers to fields; plain values; the primary context is current (the
+        // guard); the workspace is allocated to the size cuDNN asks for.
+        unsafe {
+            cu(
+                ffi::cuStreamCreate(&raw mut raw.stream, 0),
+                "cuStreamCreate",
+            );
+            st(dn::cudnnCreate(&raw mut raw.handle), "cudnnCreate");
+            st(dn::cudnnCreateTensorDescriptor(&raw mut raw.x), "create x");
+            st(dn::cudnnCreateTensorDescriptor(&raw mut raw.y), "create y");
+            st(
+                dn::cudnnCreateTensorDescriptor(&raw mut raw.bias),
+                "create bias",
+            );
+            st(dn::cudnnCreateFilterDescriptor(&raw mut raw.w), "create w");
+            st(
+                dn::cudnnCreateConvolutionDescriptor(&raw mut raw.conv),
+                "create conv",
+            );
+            st(
+                dn::cudnnCreateActivationDescriptor(&raw mut raw.act),
+                "create act",
+            );
+            let [a, b, cc, d] = strides(c, hw, hw, r.layout);
+            st(
+                dn::cudnnSetTensor4dDescriptorEx(raw.x, float, n, c, hw, hw, a, b, cc, d),
+                "set x",
+            );
+            let [a, b, cc, d] = strides(k, hw, hw, r.layout);
+            st(
+                dn::cudnnSetTensor4dDescriptorEx(raw.y, float, n, k, hw, hw, a, b, cc, d),
+                "set y",
+            );
+            st(
+                dn::cudnnSetTensor4dDescriptorEx(raw.bias, float, 1, k, 1, 1, k, 1, 1, 1),
+                "set bias",
+            );
+            st(
+                dn::cudnnSetFilter4dDescriptor(raw.w, float, format, k, c, 3, 3),
+                "set w",
+            );
+            st(
+                dn::cudnnSetConvolution2dDescriptor(
+                    raw.conv,
+                    1,
+                    1,
+                    1,
+                    1,
+                    1,
+                    1,
+                    dn::cudnnConvolutionMode_t::CUDNN_CROSS_CORRELATION,
+                    float,
+                ),
+                "set conv",
+            );
+            let math = if r.tensor_cores {
+                dn::cudnnMathType_t::CUDNN_DEFAULT_MATH
+            } else {
+                dn::cudnnMathType_t::CUDNN_FMA_MATH
+            };
+            st(dn::cudnnSetConvolutionMathType(raw.conv, math), "set math");
+            st(
+                dn::cudnnSetActivationDescriptor(
+                    raw.act,
+                    dn::cudnnActivationMode_t::CUDNN_ACTIVATION_RELU,
+                    dn::cudnnNanPropagation_t::CUDNN_PROPAGATE_NAN,
+                    0.0,
+                ),
+                "set act",
+            );
+            let mut bytes = 0usize;
+            st(
+                dn::cudnnGetConvolutionForwardWorkspaceSize(
+                    raw.handle,
+                    raw.x,
+                    raw.w,
+                    raw.conv,
+                    raw.y,
+                    algo,
+                    &raw mut bytes,
+                ),
+                "workspace size",
+            );
+            if bytes > 0 {
+                let mut p = 0;
+                cu(ffi::cuMemAlloc_v2(&raw mut p, bytes), "cuMemAlloc_v2");
+                raw.work = (p, bytes);
+            }
+            st(dn::cudnnSetStream(raw.handle, raw.stream), "cudnnSetStream");
+        }
+        raw
+    }
+
+    fn upload(&mut self, host: &[f32]) -> ffi::CUdeviceptr {
+        let bytes = core::mem::size_of_val(host);
+        let mut p = 0;
+        // SAFETY: a fresh allocation of `bytes`, filled from `host` of as many bytes.
+        unsafe {
+            cu(ffi::cuMemAlloc_v2(&raw mut p, bytes), "cuMemAlloc_v2");
+            cu(
+                ffi::cuMemcpyHtoD_v2(p, host.as_ptr().cast(), bytes),
+                "cuMemcpyHtoD_v2",
+            );
+        }
+        self.buffers.push(p);
+        p
+    }
+
+    fn download(p: ffi::CUdeviceptr, len: usize) -> Vec<f32> {
+        let mut v = vec![0f32; len];
+        // SAFETY: `p` holds at least `len` floats (uploaded with as many).
+        cu(
+            unsafe { ffi::cuMemcpyDtoH_v2(v.as_mut_ptr().cast(), p, len * 4) },
+            "cuMemcpyDtoH_v2",
+        );
+        v
+    }
+
+    /// One fused call, `y = max(0, conv(x, w) + bias)`, `z = y` scaled by 0.
+    fn run(
+        &self,
+        x: ffi::CUdeviceptr,
+        w: ffi::CUdeviceptr,
+        b: ffi::CUdeviceptr,
+        y: ffi::CUdeviceptr,
+    ) {
+        let (one, zero) = (1.0f32, 0.0f32);
+        let p = |d: ffi::CUdeviceptr| d as usize as *mut c_void;
+        // SAFETY: live descriptors and handle, buffers of the sizes the descriptors reach, the
+        // workspace the algorithm asked for; host scalars.
+        st(
+            unsafe {
+                dn::cudnnConvolutionBiasActivationForward(
+                    self.handle,
+                    (&raw const one).cast(),
+                    self.x,
+                    p(x),
+                    self.w,
+                    p(w),
+                    self.conv,
+                    self.algo,
+                    p(self.work.0),
+                    self.work.1,
+                    (&raw const zero).cast(),
+                    self.y,
+                    p(y),
+                    self.bias,
+                    p(b),
+                    self.act,
+                    self.y,
+                    p(y),
+                )
+            },
+            "cudnnConvolutionBiasActivationForward",
+        );
+    }
+
+    fn sync(&self) {
+        // SAFETY: a live stream.
+        cu(
+            unsafe { ffi::cuStreamSynchronize(self.stream) },
+            "cuStreamSynchronize",
+        );
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        // SAFETY: all live, made by `new`/`upload`; the stream is idle (each rep waits).
+        unsafe {
+            for &p in &self.buffers {
+                cu(ffi::cuMemFree_v2(p), "cuMemFree_v2");
+            }
+            if self.work.1 > 0 {
+                cu(ffi::cuMemFree_v2(self.work.0), "cuMemFree_v2");
+            }
+            st(dn::cudnnDestroyTensorDescriptor(self.x), "destroy x");
+            st(dn::cudnnDestroyTensorDescriptor(self.y), "destroy y");
+            st(dn::cudnnDestroyTensorDescriptor(self.bias), "destroy bias");
+            st(dn::cudnnDestroyFilterDescriptor(self.w), "destroy w");
+            st(
+                dn::cudnnDestroyConvolutionDescriptor(self.conv),
+                "destroy conv",
+            );
+            st(
+                dn::cudnnDestroyActivationDescriptor(self.act),
+                "destroy act",
+            );
+            st(dn::cudnnDestroy(self.handle), "cudnnDestroy");
+            cu(ffi::cuStreamDestroy_v2(self.stream), "cuStreamDestroy_v2");
+        }
+    }
+}
+
+fn row(guard: &PushedGuard<'_, '_>, stream: &Stream<'_>, reps: usize, r: Row) {
+    let conv = Conv2d::new([r.n, r.c, r.hw, r.hw], [r.k, 3, 3])
+        .padding(1, 1)
+        .layout(r.layout)
+        .tensor_cores(r.tensor_cores);
+    let plan: ConvPlan<'_> = must(guard.conv_plan(&conv), "conv_plan");
+    let (x, w, b) = (
+        values(plan.input_len(), 1),
+        values(plan.filter_len(), 2),
+        values(plan.bias_len(), 3),
+    );
+    let mut raw = Raw::new(r, plan.algorithm());
+    let (rx, rw, rb, ry) = (
+        raw.upload(&x),
+        raw.upload(&w),
+        raw.upload(&b),
+        raw.upload(&vec![0.0; plan.output_len()]),
+    );
+    let (cx, cw, cb) = (
+        must(guard.alloc_from(&x), "alloc_from"),
+        must(guard.alloc_from(&w), "alloc_from"),
+        must(guard.alloc_from(&b), "alloc_from"),
+    );
+    let cy: RefCell<DeviceBuffer<'_, f32>> =
+        RefCell::new(must(guard.alloc_zeroed(plan.output_len()), "alloc_zeroed"));
+    let mut op_raw = || {
+        for _ in 0..r.calls {
+            raw.run(rx, rw, rb, ry);
+        }
+        raw.sync();
+    };
+    let mut op_custack = || {
+        let mut out = cy.borrow_mut();
+        let done = stream.scope(|s| -> custack::Result<()> {
+            let (x, w, b, mut y) = (s.bind(&cx), s.bind(&cw), s.bind(&cb), s.bind_mut(&mut *out));
+            for _ in 0..r.calls {
+                plan.run(s, x, w, b, &mut y)?;
+            }
+            Ok(())
+        });
+        must(must(done, "scope"), "custack run");
+    };
+    op_raw();
+    op_custack();
+    let name = format!(
+        "conv3×3+bias+ReLU f32 {}×{}×{}×{} → {} {:?}{}{}",
+        r.n,
+        r.hw,
+        r.hw,
+        r.c,
+        r.k,
+        r.layout,
+        if r.tensor_cores { ", TF32" } else { ", FMA" },
+        if r.calls > 1 {
+            format!(", {} calls", r.calls)
+        } else {
+            String::new()
+        },
+    );
+    let (theirs, ours) = (
+        Raw::download(ry, plan.output_len()),
+        must(cy.borrow().to_vec(), "to_vec"),
+    );
+    let diff = theirs
+        .iter()
+        .zip(&ours)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f32::max);
+    let scale = theirs.iter().map(|a| a.abs()).fold(1.0, f32::max);
+    if diff > 1e-3 * scale {
+        eprintln!("benches/cudnn: {name}: custack's output differs from raw's by {diff}");
+        std::process::exit(1)
+    }
+    let f = rotate(reps, &mut [Some(&mut op_raw), Some(&mut op_custack), None]);
+    print(&name, &f);
+}
+
+fn main() {
+    if !running("cargo bench -p custack-benches --features cudnn --bench cudnn") {
+        return;
+    }
+    let reps = reps("CUSTACK_CUDNN_REPS");
+    let driver = must(Driver::init(), "Driver::init");
+    let device = must(driver.device(0), "device 0");
+    let ctx = must(Context::primary(device), "Context::primary");
+    let mut stack = must(Stack::new(), "Stack::new");
+    let guard = must(stack.push(&ctx), "push");
+    let stream = must(guard.stream(), "stream");
+    println!(
+        "cuDNN {} on {}, driver {}; {reps} reps a row, medians (±spread), ratios to raw\n",
+        must(custack::dnn::version(), "version"),
+        must(device.name(), "name"),
+        must(driver.version(), "driver version"),
+    );
+    header();
+    let big = Row {
+        n: 32,
+        c: 256,
+        hw: 64,
+        k: 256,
+        layout: Layout::Nhwc,
+        tensor_cores: true,
+        calls: 1,
+    };
+    row(&guard, &stream, reps, big);
+    row(
+        &guard,
+        &stream,
+        reps,
+        Row {
+            layout: Layout::Nchw,
+            tensor_cores: false,
+            ..big
+        },
+    );
+    row(
+        &guard,
+        &stream,
+        reps,
+        Row {
+            n: 8,
+            c: 32,
+            hw: 16,
+            k: 32,
+            calls: 100,
+            ..big
+        },
+    );
+}

@@ -1,0 +1,670 @@
+//! The plans, [`SpMvPlan`] and [`SpMmPlan`]: each a cuSPARSE handle of its own with the
+//! workspace its calls need (queried with `cusparseSpMV_bufferSize`/`cusparseSpMM_bufferSize`
+//! when the plan is made, and again before each call, which is refused if the workspace is
+//! too small), the order of its calls, and its destruction (`LibraryHandle`).
+
+use crate::asynchronous::library_handle::{LibraryHandle, RawHandle};
+use crate::asynchronous::scope::StreamScope;
+use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::{ErrorKind, Result, record_drop_error};
+use crate::ffi;
+use crate::ffi::cusparse as raw;
+use crate::memory::DeviceMemory;
+use crate::sparse::check;
+use crate::sparse::matrix::SparseMatrix;
+use crate::sparse::status::status;
+use crate::sparse::types::{Dense, Operation, SpMmAlg, SpMvAlg, SparseIndex, SparseScalar};
+use crate::vocabulary::binding::{ScopedRead, ScopedWrite};
+use crate::vocabulary::version::LibraryVersion;
+use core::ffi::{c_int, c_void};
+use core::marker::PhantomData;
+
+/// `Err` in a build that found no cuSPARSE.
+pub(crate) fn not_linked() -> Result<()> {
+    crate::error::not_linked::not_linked(&crate::error::not_linked::CUSPARSE)
+}
+
+/// `cusparseGetProperty`—The version of the cuSPARSE linked (e.g. 12.6.3); needs no handle
+/// and no GPU.
+///
+/// # Errors
+///
+/// `ErrorKind::OutsideProfile` once the process has entered the restricted profile
+/// ([`Profile::init`](crate::safety::Profile::init)): the library is outside it.
+/// [`ErrorKind::LibraryNotLinked`] in a build without cuSPARSE; cuSPARSE's status.
+///
+/// # Examples
+///
+/// ```no_run
+/// println!("cuSPARSE {}", custack::sparse::version()?);
+/// # Ok::<(), custack::Error>(())
+/// ```
+///
+/// # References
+///
+/// <https://docs.nvidia.com/cuda/cusparse/#cusparsegetproperty>
+#[doc(alias = "cusparseGetProperty")]
+pub fn version() -> Result<LibraryVersion> {
+    use raw::libraryPropertyType as P;
+    crate::error::confinement::full_api("sparse::version")?;
+    not_linked()?;
+    let part = |which: P, name: &str| -> Result<u32> {
+        let mut v: c_int = 0;
+        // SAFETY: `cusparseGetProperty` writes an int through a valid out-pointer (a live
+        // local); `which` is one of the three properties `library_types.h` defines.
+        status(name, unsafe { raw::cusparseGetProperty(which, &raw mut v) })?;
+        Ok(v.unsigned_abs())
+    };
+    Ok(LibraryVersion::new(
+        part(P::MAJOR_VERSION, "cusparseGetProperty(MAJOR_VERSION)")?,
+        part(P::MINOR_VERSION, "cusparseGetProperty(MINOR_VERSION)")?,
+        part(P::PATCH_LEVEL, "cusparseGetProperty(PATCH_LEVEL)")?,
+    ))
+}
+
+/// A live cuSPARSE handle, destroyed by `cusparseDestroy`.
+#[derive(Clone, Copy, Debug)]
+struct RawSparse(raw::cusparseHandle_t);
+
+impl RawHandle for RawSparse {
+    unsafe fn destroy(self) -> Result<()> {
+        // SAFETY: the caller's guarantee: a live handle of the current context, destroyed
+        // once, no call of it still running.
+        status("cusparseDestroy", unsafe { raw::cusparseDestroy(self.0) })
+    }
+}
+
+/// A plan's core: its handle, workspace and call order.
+struct Core<'g> {
+    handle: LibraryHandle<'g, RawSparse>,
+}
+
+impl<'g> Core<'g> {
+    /// `cusparseCreate`, then `query` (the workspace the plan's operands need, asked of the
+    /// new handle) and a workspace of that size.
+    fn new<K: ContextKind>(
+        guard: &'g PushedGuard<'_, '_, K>,
+        query: impl FnOnce(raw::cusparseHandle_t) -> Result<usize>,
+    ) -> Result<Self> {
+        crate::error::poison::check()?;
+        not_linked()?;
+        let mut handle = LibraryHandle::create(guard, 0, || {
+            let mut h = core::ptr::null_mut();
+            // SAFETY: `cusparseCreate` writes a handle through a valid out-pointer (a live
+            // local) and binds it to the current context, this guard's.
+            status("cusparseCreate", unsafe { raw::cusparseCreate(&raw mut h) })?;
+            Ok(RawSparse(h))
+        })?;
+        let raw = handle.raw().map_or(core::ptr::null_mut(), |r| r.0);
+        let bytes = query(raw)?;
+        if bytes > 0 {
+            handle.own_memory(guard.alloc::<u8>(bytes)?);
+        }
+        Ok(Self { handle })
+    }
+
+    fn raw(&self) -> raw::cusparseHandle_t {
+        self.handle.raw().map_or(core::ptr::null_mut(), |r| r.0)
+    }
+
+    fn workspace_bytes(&self) -> usize {
+        self.handle.memory_bytes()
+    }
+
+    /// The workspace as cuSPARSE takes it, after checking that it holds `need` bytes.
+    fn workspace(&self, call: &str, need: usize) -> Result<*mut c_void> {
+        let have = self.workspace_bytes();
+        if need > have {
+            return Err(check::refused(
+                call,
+                ErrorKind::BufferTooShort,
+                &format!(
+                    "the plan's workspace holds {have} bytes, these operands need {need}; make a plan for them"
+                ),
+            ));
+        }
+        Ok(self.handle.memory().map_or(core::ptr::null_mut(), |w| {
+            w.device_ptr() as usize as *mut c_void
+        }))
+    }
+
+    /// Runs one call on the scope's stream, ordered after the plan's previous call.
+    fn enqueue(
+        &self,
+        s: &StreamScope<'_, '_>,
+        call: &'static str,
+        f: impl FnOnce(raw::cusparseHandle_t) -> raw::cusparseStatus_t,
+    ) -> Result<()> {
+        let h = self.raw();
+        self.handle.order().enqueue(
+            call,
+            s,
+            |stream| {
+                // SAFETY: `cusparseSetStream` needs a live handle and a live stream of its
+                // context: the plan borrows its guard (so its context is current and no other
+                // is pushed above it), and the stream is the scope's, live for the scope.
+                status("cusparseSetStream", unsafe {
+                    raw::cusparseSetStream(h, stream)
+                })
+            },
+            || status(call, f(h)),
+        )
+    }
+}
+
+/// A dense vector or matrix descriptor, made for one call and destroyed after it (a host-only
+/// call: the kernels enqueued keep the array pointers, not the descriptor).
+struct DenseDescr<D: Copy> {
+    raw: D,
+    destroy: unsafe extern "C" fn(D) -> raw::cusparseStatus_t,
+    call: &'static str,
+}
+
+impl<D: Copy> Drop for DenseDescr<D> {
+    fn drop(&mut self) {
+        // SAFETY: a live descriptor made by the matching create call, destroyed once.
+        if let Err(e) = status(self.call, unsafe { (self.destroy)(self.raw) }) {
+            record_drop_error(e);
+        }
+    }
+}
+
+type VecDescr = DenseDescr<raw::cusparseConstDnVecDescr_t>;
+type MatDescr = DenseDescr<raw::cusparseConstDnMatDescr_t>;
+
+fn dptr(p: ffi::CUdeviceptr) -> *mut c_void {
+    p as usize as *mut c_void
+}
+
+/// A dense vector of `size` elements at `at` (device memory bound to the scope that holds
+/// them: checked by the caller).
+fn dn_vec<T: SparseScalar>(size: i64, at: ffi::CUdeviceptr) -> Result<VecDescr> {
+    let mut d = core::ptr::null_mut();
+    // SAFETY: a host-only call writing a descriptor through a live local; it stores the
+    // pointer and size, reading nothing.
+    status("cusparseCreateDnVec", unsafe {
+        raw::cusparseCreateDnVec(&raw mut d, size, dptr(at), T::DATA_TYPE)
+    })?;
+    Ok(DenseDescr {
+        raw: d.cast_const(),
+        destroy: raw::cusparseDestroyDnVec,
+        call: "cusparseDestroyDnVec",
+    })
+}
+
+/// A dense matrix `[rows, cols, ld]` at `at` (checked by the caller).
+fn dn_mat<T: SparseScalar>(
+    d: Dense,
+    [rows, cols, ld]: [i64; 3],
+    at: ffi::CUdeviceptr,
+) -> Result<MatDescr> {
+    let mut m = core::ptr::null_mut();
+    // SAFETY: a host-only call writing a descriptor through a live local.
+    status("cusparseCreateDnMat", unsafe {
+        raw::cusparseCreateDnMat(
+            &raw mut m,
+            rows,
+            cols,
+            ld,
+            dptr(at),
+            T::DATA_TYPE,
+            d.order.raw(),
+        )
+    })?;
+    Ok(DenseDescr {
+        raw: m.cast_const(),
+        destroy: raw::cusparseDestroyDnMat,
+        call: "cusparseDestroyDnMat",
+    })
+}
+
+/// An `SpMV`, `y = alpha·op(A)·x + beta·y`: the operation, the scalars (given to cuSPARSE by
+/// host pointer, read before the call returns) and the algorithm.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[doc(alias = "cusparseSpMV")]
+pub struct SpMv<T: SparseScalar> {
+    /// `op(A)`.
+    pub op: Operation,
+    /// `alpha`.
+    pub alpha: T,
+    /// `beta` (0: `y` is only written).
+    pub beta: T,
+    /// The algorithm.
+    pub alg: SpMvAlg,
+}
+
+impl<T: SparseScalar> SpMv<T> {
+    /// `y = alpha·A·x + beta·y` with the default algorithm.
+    pub fn new(alpha: T, beta: T) -> Self {
+        Self {
+            op: Operation::NonTranspose,
+            alpha,
+            beta,
+            alg: SpMvAlg::Default,
+        }
+    }
+    /// With `op(A)` = `op`.
+    #[must_use]
+    pub fn op(self, op: Operation) -> Self {
+        Self { op, ..self }
+    }
+    /// With the algorithm `alg`.
+    #[must_use]
+    pub fn alg(self, alg: SpMvAlg) -> Self {
+        Self { alg, ..self }
+    }
+}
+
+/// An `SpMM`, `C = alpha·op(A)·op(B) + beta·C`: the operations, the dense operands' shapes, the
+/// scalars and the algorithm.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[doc(alias = "cusparseSpMM")]
+pub struct SpMm<T: SparseScalar> {
+    /// `op(A)`.
+    pub op_a: Operation,
+    /// `op(B)`.
+    pub op_b: Operation,
+    /// `B` as stored.
+    pub b: Dense,
+    /// `C`: `op(A)`'s rows × `op(B)`'s columns.
+    pub c: Dense,
+    /// `alpha`.
+    pub alpha: T,
+    /// `beta`.
+    pub beta: T,
+    /// The algorithm.
+    pub alg: SpMmAlg,
+}
+
+impl<T: SparseScalar> SpMm<T> {
+    /// `C = alpha·A·B + beta·C` for `B` and `C` of these shapes, default algorithm.
+    pub fn new(b: Dense, c: Dense, alpha: T, beta: T) -> Self {
+        Self {
+            op_a: Operation::NonTranspose,
+            op_b: Operation::NonTranspose,
+            b,
+            c,
+            alpha,
+            beta,
+            alg: SpMmAlg::Default,
+        }
+    }
+    /// With `op(A)` = `op_a` and `op(B)` = `op_b`.
+    #[must_use]
+    pub fn ops(self, op_a: Operation, op_b: Operation) -> Self {
+        Self { op_a, op_b, ..self }
+    }
+    /// With the algorithm `alg`.
+    #[must_use]
+    pub fn alg(self, alg: SpMmAlg) -> Self {
+        Self { alg, ..self }
+    }
+}
+
+/// An `SpMV` plan: a cuSPARSE handle of the guard's context and the workspace its calls need;
+/// see the [module docs](crate::sparse). Borrows its guard (C25); `!Send`, `!Sync`.
+#[doc(alias = "cusparseHandle_t")]
+pub struct SpMvPlan<'g, T: SparseScalar> {
+    core: Core<'g>,
+    _marker: PhantomData<(&'g (), *const T)>,
+}
+
+/// An `SpMM` plan: a cuSPARSE handle and the workspace its calls need. Borrows its guard (C25);
+/// `!Send`, `!Sync`.
+#[doc(alias = "cusparseHandle_t")]
+pub struct SpMmPlan<'g, T: SparseScalar> {
+    core: Core<'g>,
+    _marker: PhantomData<(&'g (), *const T)>,
+}
+
+static_assertions::assert_not_impl_any!(SpMvPlan<'static, f32>: Send, Sync);
+static_assertions::assert_not_impl_any!(SpMmPlan<'static, f32>: Send, Sync);
+
+impl<T: SparseScalar> core::fmt::Debug for SpMvPlan<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SpMvPlan")
+            .field("workspace_bytes", &self.core.workspace_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: SparseScalar> core::fmt::Debug for SpMmPlan<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SpMmPlan")
+            .field("workspace_bytes", &self.core.workspace_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The checked `SpMV` operands' dense descriptors.
+#[allow(
+    clippy::many_single_char_names,
+    reason = "the product's own names: d, a, x, y, k, m"
+)]
+fn spmv_operands<T: SparseScalar, I: SparseIndex>(
+    call: &str,
+    d: &SpMv<T>,
+    a: &SparseMatrix<'_, T, I>,
+    (x, x_len): (ffi::CUdeviceptr, usize),
+    (y, y_len): (ffi::CUdeviceptr, usize),
+) -> Result<(VecDescr, VecDescr)> {
+    let (k, m) = check::spmv(call, d.op, (a.rows(), a.cols()), x_len, y_len)?;
+    Ok((dn_vec::<T>(k, x)?, dn_vec::<T>(m, y)?))
+}
+
+/// `cusparseSpMV_bufferSize` for these operands.
+fn spmv_buffer<T: SparseScalar, I: SparseIndex>(
+    h: raw::cusparseHandle_t,
+    d: &SpMv<T>,
+    a: &SparseMatrix<'_, T, I>,
+    (vx, vy): (&VecDescr, &VecDescr),
+) -> Result<usize> {
+    let mut bytes = 0usize;
+    // SAFETY: a host-only query on a live handle: live descriptors (the matrix borrowed, the
+    // vectors owned here), the scalars live locals of `d`, the size written to a live local.
+    status("cusparseSpMV_bufferSize", unsafe {
+        raw::cusparseSpMV_bufferSize(
+            h,
+            d.op.raw(),
+            (&raw const d.alpha).cast(),
+            a.as_raw(),
+            vx.raw,
+            (&raw const d.beta).cast(),
+            vy.raw.cast_mut(),
+            T::DATA_TYPE,
+            d.alg.raw(),
+            &raw mut bytes,
+        )
+    })?;
+    Ok(bytes)
+}
+
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
+    /// `cusparseCreate` + `cusparseSpMV_bufferSize`—A plan for `SpMV`s of these operands (the
+    /// same shapes, format and algorithm), with the workspace they need, allocated on this
+    /// guard. The operands are only described to cuSPARSE: nothing is read or enqueued.
+    ///
+    /// # Errors
+    ///
+    /// As [`SpMvPlan::run`] for the operands' lengths;
+    /// [`ErrorKind::LibraryNotLinked`] in a build without cuSPARSE; cuSPARSE's status (an
+    /// algorithm that does not fit the format); `CUDA_ERROR_OUT_OF_MEMORY`.
+    ///
+    /// # Examples
+    ///
+    /// See the [module docs](crate::sparse).
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cusparse/#cusparsespmv>
+    #[doc(alias = "cusparseCreate")]
+    #[doc(alias = "cusparseSpMV_bufferSize")]
+    pub fn spmv_plan<'scope, T: SparseScalar, I: SparseIndex>(
+        &self,
+        d: &SpMv<T>,
+        a: &SparseMatrix<'scope, T, I>,
+        x: impl ScopedRead<'scope, T>,
+        y: impl ScopedRead<'scope, T>,
+    ) -> Result<SpMvPlan<'_, T>> {
+        let (vx, vy) = spmv_operands(
+            "cusparseSpMV_bufferSize",
+            d,
+            a,
+            x.raw_parts(),
+            y.raw_parts(),
+        )?;
+        let core = Core::new(self, |h| spmv_buffer(h, d, a, (&vx, &vy)))?;
+        Ok(SpMvPlan {
+            core,
+            _marker: PhantomData,
+        })
+    }
+
+    /// `cusparseCreate` + `cusparseSpMM_bufferSize`—A plan for `SpMM`s of these operands, with
+    /// the workspace they need. Nothing is read or enqueued.
+    ///
+    /// # Errors
+    ///
+    /// As [`SpMmPlan::run`] for the shapes and lengths; as [`spmv_plan`](Self::spmv_plan)
+    /// otherwise.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cusparse/#cusparsespmm>
+    #[doc(alias = "cusparseSpMM_bufferSize")]
+    pub fn spmm_plan<'scope, T: SparseScalar, I: SparseIndex>(
+        &self,
+        d: &SpMm<T>,
+        a: &SparseMatrix<'scope, T, I>,
+        b: impl ScopedRead<'scope, T>,
+        c: impl ScopedRead<'scope, T>,
+    ) -> Result<SpMmPlan<'_, T>> {
+        let (mb, mc) = spmm_operands(
+            "cusparseSpMM_bufferSize",
+            d,
+            a,
+            b.raw_parts(),
+            c.raw_parts(),
+        )?;
+        let core = Core::new(self, |h| spmm_buffer(h, d, a, (&mb, &mc)))?;
+        Ok(SpMmPlan {
+            core,
+            _marker: PhantomData,
+        })
+    }
+}
+
+#[allow(
+    clippy::many_single_char_names,
+    reason = "the product's own names: the scope s, the description d, the operands a, x, y"
+)]
+impl<T: SparseScalar> SpMvPlan<'_, T> {
+    /// `cusparseSpMV`—Enqueues `y = alpha·op(A)·x + beta·y` on the scope's stream, after the
+    /// plan's previous call.
+    ///
+    /// # Errors
+    ///
+    /// Before anything is enqueued: [`ErrorKind::BufferTooShort`] for `x` shorter than
+    /// `op(A)`'s columns or `y` than its rows, or for a workspace smaller than these operands
+    /// need (make a plan for them); inside a graph capture `CUDA_ERROR_NOT_SUPPORTED`.
+    /// cuSPARSE's status; driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cusparse/#cusparsespmv>
+    #[doc(alias = "cusparseSpMV")]
+    pub fn run<'scope, I: SparseIndex>(
+        &self,
+        s: &StreamScope<'scope, '_>,
+        d: &SpMv<T>,
+        a: &SparseMatrix<'scope, T, I>,
+        x: impl ScopedRead<'scope, T>,
+        y: impl ScopedWrite<'scope, T>,
+    ) -> Result<()> {
+        let call = "cusparseSpMV";
+        let (vx, vy) = spmv_operands(call, d, a, x.raw_parts(), y.raw_parts())?;
+        let need = spmv_buffer(self.core.raw(), d, a, (&vx, &vy))?;
+        let ws = self.core.workspace(call, need)?;
+        self.core.enqueue(s, call, |h| {
+            // SAFETY: `cusparseSpMV` reads A, x and writes y in stream order, using `ws`:
+            // - A's structure is valid (a checked pattern, or the unsafe constructor's
+            //   guarantee) and its arrays are bound to this scope for reading;
+            // - x holds op(A)'s columns, y its rows (checked above); y is an exclusive
+            //   binding of this scope, aliasing neither x nor A's arrays (both bound shared);
+            // - the workspace holds what cuSPARSE asked for these operands (checked above),
+            //   is private to the plan, used by no other call at once (the call order), and
+            //   freed only once no call can run;
+            // - the scalars are read on the host before the call returns (host pointer
+            //   mode, cuSPARSE's default, which this module never changes).
+            unsafe {
+                raw::cusparseSpMV(
+                    h,
+                    d.op.raw(),
+                    (&raw const d.alpha).cast(),
+                    a.as_raw(),
+                    vx.raw,
+                    (&raw const d.beta).cast(),
+                    vy.raw.cast_mut(),
+                    T::DATA_TYPE,
+                    d.alg.raw(),
+                    ws,
+                )
+            }
+        })
+    }
+
+    /// The bytes of the plan's workspace.
+    pub fn workspace_bytes(&self) -> usize {
+        self.core.workspace_bytes()
+    }
+
+    /// `cusparseDestroy`—Waits until none of the plan's calls can still run, then destroys
+    /// its handle and frees its workspace, returning the first error.
+    ///
+    /// # Errors
+    ///
+    /// The wait's error (the handle and workspace are then leaked rather than freed while
+    /// the GPU may use them); cuSPARSE's status.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cusparse/#cusparsedestroy>
+    #[doc(alias = "cusparseDestroy")]
+    pub fn destroy(mut self) -> Result<()> {
+        self.core.handle.release()
+    }
+}
+
+/// The checked `SpMM` operands' dense descriptors.
+fn spmm_operands<T: SparseScalar, I: SparseIndex>(
+    call: &str,
+    d: &SpMm<T>,
+    a: &SparseMatrix<'_, T, I>,
+    (b, b_len): (ffi::CUdeviceptr, usize),
+    (c, c_len): (ffi::CUdeviceptr, usize),
+) -> Result<(MatDescr, MatDescr)> {
+    let (bd, cd) = check::spmm(
+        call,
+        (d.op_a, d.op_b),
+        (a.rows(), a.cols()),
+        (d.b, b_len),
+        (d.c, c_len),
+    )?;
+    Ok((dn_mat::<T>(d.b, bd, b)?, dn_mat::<T>(d.c, cd, c)?))
+}
+
+/// `cusparseSpMM_bufferSize` for these operands.
+fn spmm_buffer<T: SparseScalar, I: SparseIndex>(
+    h: raw::cusparseHandle_t,
+    d: &SpMm<T>,
+    a: &SparseMatrix<'_, T, I>,
+    (mb, mc): (&MatDescr, &MatDescr),
+) -> Result<usize> {
+    let mut bytes = 0usize;
+    // SAFETY: as in `spmv_buffer`: a host-only query with live descriptors and locals.
+    status("cusparseSpMM_bufferSize", unsafe {
+        raw::cusparseSpMM_bufferSize(
+            h,
+            d.op_a.raw(),
+            d.op_b.raw(),
+            (&raw const d.alpha).cast(),
+            a.as_raw(),
+            mb.raw,
+            (&raw const d.beta).cast(),
+            mc.raw.cast_mut(),
+            T::DATA_TYPE,
+            d.alg.raw(),
+            &raw mut bytes,
+        )
+    })?;
+    Ok(bytes)
+}
+
+#[allow(
+    clippy::many_single_char_names,
+    reason = "the product's own names: the scope s, the description d, the operands a, b, c"
+)]
+impl<T: SparseScalar> SpMmPlan<'_, T> {
+    /// `cusparseSpMM`—Enqueues `C = alpha·op(A)·op(B) + beta·C` on the scope's stream, after
+    /// the plan's previous call.
+    ///
+    /// # Errors
+    ///
+    /// Before anything is enqueued: [`ErrorKind::InvalidValue`] for shapes that do not agree
+    /// (`op(B)` not `k × n`, `C` not `m × n`) or a leading dimension below its minimum;
+    /// [`ErrorKind::BufferTooShort`] for a buffer shorter than its layout spans or a workspace
+    /// smaller than these operands need; [`ErrorKind::SizeOverflow`]. cuSPARSE's status;
+    /// driver errors.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cusparse/#cusparsespmm>
+    #[doc(alias = "cusparseSpMM")]
+    pub fn run<'scope, I: SparseIndex>(
+        &self,
+        s: &StreamScope<'scope, '_>,
+        d: &SpMm<T>,
+        a: &SparseMatrix<'scope, T, I>,
+        b: impl ScopedRead<'scope, T>,
+        c: impl ScopedWrite<'scope, T>,
+    ) -> Result<()> {
+        let call = "cusparseSpMM";
+        let (mb, mc) = spmm_operands(call, d, a, b.raw_parts(), c.raw_parts())?;
+        let need = spmm_buffer(self.core.raw(), d, a, (&mb, &mc))?;
+        let ws = self.core.workspace(call, need)?;
+        self.core.enqueue(s, call, |h| {
+            // SAFETY: as for `SpMvPlan::run`, with B and C dense matrices whose layouts span
+            // at most their buffers (checked above), C an exclusive binding of this scope.
+            unsafe {
+                raw::cusparseSpMM(
+                    h,
+                    d.op_a.raw(),
+                    d.op_b.raw(),
+                    (&raw const d.alpha).cast(),
+                    a.as_raw(),
+                    mb.raw,
+                    (&raw const d.beta).cast(),
+                    mc.raw.cast_mut(),
+                    T::DATA_TYPE,
+                    d.alg.raw(),
+                    ws,
+                )
+            }
+        })
+    }
+
+    /// The bytes of the plan's workspace.
+    pub fn workspace_bytes(&self) -> usize {
+        self.core.workspace_bytes()
+    }
+
+    /// `cusparseDestroy`—As [`SpMvPlan::destroy`].
+    ///
+    /// # Errors
+    ///
+    /// As [`SpMvPlan::destroy`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cusparse/#cusparsedestroy>
+    #[doc(alias = "cusparseDestroy")]
+    pub fn destroy(mut self) -> Result<()> {
+        self.core.handle.release()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::not_linked::assert_says_what_to_set;
+
+    #[test]
+    fn a_build_without_cusparse_says_what_to_set() {
+        let (missing, env, wheel) = (
+            cfg!(custack_no_cusparse),
+            "CUSTACK_CUSPARSE_LIB_DIR",
+            "nvidia-cusparse",
+        );
+        assert_says_what_to_set(not_linked(), missing, env, wheel);
+    }
+}

@@ -1,0 +1,428 @@
+//! `custack::dnn` on a real device: the fused convolution, bias and ReLU against a CPU
+//! reference in `f64`, in both layouts with padding, stride and dilation; refused runs
+//! enqueueing nothing; one plan on two streams and in submissions, dropped with work pending.
+//! The positive twins of `ui-tests/cudnn/`.
+//!
+//! The values are multiples of 1/8 in [-1, 1], so every product is a multiple of 1/64 and
+//! every sum of at most a few hundred taps is exact in `f32` in any order: with FMA math (the
+//! plan's default) the GPU's result must equal the CPU's up to 1e-4, far below the 1/64 a
+//! wrong tap, bias or ReLU would change it by.
+#![cfg(feature = "cudnn")]
+#![allow(
+    clippy::many_single_char_names,
+    reason = "the convolution's names: n, c, h, w, k, r, s, p, q"
+)]
+
+mod common;
+use common::context;
+use custack::dnn::{Conv2d, Layout};
+use custack::prelude::*;
+use custack::{ErrorKind, Stack, take_drop_errors};
+
+/// Multiples of 1/8 in [-1, 1], different for each `seed`.
+fn values(len: usize, seed: usize) -> Vec<f32> {
+    (0..len)
+        .map(|i| f32::from(u8::try_from((i * (2 * seed + 5) + seed) % 17).unwrap()) / 8.0 - 1.0)
+        .collect()
+}
+
+/// One convolution's sizes, for the CPU's side.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    n: usize,
+    c: usize,
+    h: usize,
+    w: usize,
+    k: usize,
+    r: usize,
+    s: usize,
+    pad: [usize; 2],
+    stride: [usize; 2],
+    dil: [usize; 2],
+    layout: Layout,
+}
+
+impl Shape {
+    fn conv(&self) -> Conv2d {
+        Conv2d::new([self.n, self.c, self.h, self.w], [self.k, self.r, self.s])
+            .padding(self.pad[0], self.pad[1])
+            .stride(self.stride[0], self.stride[1])
+            .dilation(self.dil[0], self.dil[1])
+            .layout(self.layout)
+    }
+
+    fn out(&self) -> (usize, usize) {
+        let o = |size: usize, pad: usize, taps: usize, dil: usize, stride: usize| {
+            (size + 2 * pad - ((taps - 1) * dil + 1)) / stride + 1
+        };
+        (
+            o(self.h, self.pad[0], self.r, self.dil[0], self.stride[0]),
+            o(self.w, self.pad[1], self.s, self.dil[1], self.stride[1]),
+        )
+    }
+
+    /// The index of element `(a, b, i, j)` of a packed tensor of sizes `(_, bs, is, js)`
+    /// (`n, c, h, w` of a tensor; `k, c, r, s` of a filter) in the layout.
+    fn at(
+        &self,
+        (a, b, i, j): (usize, usize, usize, usize),
+        (bs, is, js): (usize, usize, usize),
+    ) -> usize {
+        match self.layout {
+            Layout::Nchw => ((a * bs + b) * is + i) * js + j,
+            Layout::Nhwc => ((a * is + i) * js + j) * bs + b,
+        }
+    }
+
+    /// `max(0, conv(x, w) + bias)` on the CPU, in f64, in the layout.
+    fn reference(&self, x: &[f32], w: &[f32], bias: &[f32]) -> Vec<f64> {
+        let (p, q) = self.out();
+        let mut y = vec![f64::NAN; self.n * self.k * p * q];
+        for n in 0..self.n {
+            for k in 0..self.k {
+                for op in 0..p {
+                    for oq in 0..q {
+                        let mut acc = f64::from(bias[k]);
+                        for c in 0..self.c {
+                            for r in 0..self.r {
+                                for s in 0..self.s {
+                                    let h = (op * self.stride[0] + r * self.dil[0])
+                                        .checked_sub(self.pad[0]);
+                                    let v = (oq * self.stride[1] + s * self.dil[1])
+                                        .checked_sub(self.pad[1]);
+                                    let (Some(h), Some(v)) = (h, v) else { continue };
+                                    if h >= self.h || v >= self.w {
+                                        continue;
+                                    }
+                                    acc += f64::from(
+                                        x[self.at((n, c, h, v), (self.c, self.h, self.w))],
+                                    ) * f64::from(
+                                        w[self.at((k, c, r, s), (self.c, self.r, self.s))],
+                                    );
+                                }
+                            }
+                        }
+                        y[self.at((n, k, op, oq), (self.k, p, q))] = acc.max(0.0);
+                    }
+                }
+            }
+        }
+        y
+    }
+}
+
+fn shape(layout: Layout) -> Shape {
+    Shape {
+        n: 2,
+        c: 5,
+        h: 9,
+        w: 11,
+        k: 6,
+        r: 3,
+        s: 3,
+        pad: [1, 1],
+        stride: [1, 1],
+        dil: [1, 1],
+        layout,
+    }
+}
+
+fn close(what: &str, got: &[f32], want: &[f64]) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (f64::from(*g) - w).abs() <= 1e-4,
+            "{what}: y[{i}] = {g}, the CPU's {w}"
+        );
+    }
+    // The ReLU both clips and passes: the data are not all one sign.
+    assert!(want.contains(&0.0), "{what}: no output clipped");
+    assert!(want.iter().any(|&v| v > 0.0), "{what}: no output positive");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn convolution_bias_and_relu_match_the_cpu_in_both_layouts() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    println!("cuDNN {}", custack::dnn::version().unwrap());
+    let mut shapes = Vec::new();
+    for layout in [Layout::Nchw, Layout::Nhwc] {
+        let base = shape(layout);
+        shapes.push(base);
+        shapes.push(Shape {
+            pad: [0, 2],
+            stride: [2, 3],
+            ..base
+        });
+        shapes.push(Shape {
+            dil: [2, 1],
+            r: 2,
+            s: 4,
+            ..base
+        });
+        shapes.push(Shape {
+            c: 16,
+            k: 32,
+            r: 1,
+            s: 1,
+            pad: [0, 0],
+            ..base
+        });
+    }
+    for (i, sh) in shapes.iter().enumerate() {
+        let plan = guard.conv_plan(&sh.conv()).unwrap();
+        let (p, q) = sh.out();
+        assert_eq!(plan.output_dims(), [sh.n, sh.k, p, q], "{sh:?}");
+        assert_eq!(plan.input_len(), sh.n * sh.c * sh.h * sh.w);
+        assert_eq!(plan.filter_len(), sh.k * sh.c * sh.r * sh.s);
+        assert_eq!(plan.bias_len(), sh.k);
+        assert_eq!(plan.output_len(), sh.n * sh.k * p * q);
+        let (x, w, bias) = (
+            values(plan.input_len(), i),
+            values(plan.filter_len(), i + 1),
+            values(plan.bias_len(), i + 2),
+        );
+        let (dx, dw, db) = (
+            guard.alloc_from(&x).unwrap(),
+            guard.alloc_from(&w).unwrap(),
+            guard.alloc_from(&bias).unwrap(),
+        );
+        let mut dy = guard
+            .alloc_from(&vec![f32::NAN; plan.output_len()])
+            .unwrap();
+        stream
+            .scope(|s| {
+                plan.run(
+                    s,
+                    s.bind(&dx),
+                    s.bind(&dw),
+                    s.bind(&db),
+                    s.bind_mut(&mut dy),
+                )
+            })
+            .unwrap()
+            .unwrap();
+        close(
+            &format!("{sh:?}"),
+            &dy.to_vec().unwrap(),
+            &sh.reference(&x, &w, &bias),
+        );
+        plan.destroy().unwrap();
+    }
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn refused_runs_enqueue_nothing() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let sh = shape(Layout::Nchw);
+    let plan = guard.conv_plan(&sh.conv()).unwrap();
+    let full = |len: usize| guard.alloc_from(&vec![0.5f32; len]).unwrap();
+    let (x, w, bias) = (
+        full(plan.input_len() + 4),
+        full(plan.filter_len()),
+        full(plan.bias_len()),
+    );
+    let marker = 7.0f32;
+    let mut y = guard.alloc_from(&vec![marker; plan.output_len()]).unwrap();
+    // Each buffer one element short.
+    let short = [
+        full(plan.input_len() - 1),
+        full(plan.filter_len() - 1),
+        full(plan.bias_len() - 1),
+    ];
+    for (i, names) in ["the input x", "the filter w", "the bias"]
+        .into_iter()
+        .enumerate()
+    {
+        let [xi, wi, bi] = [&x, &w, &bias];
+        let (xs, ws, bs) = (
+            if i == 0 { &short[0] } else { xi },
+            if i == 1 { &short[1] } else { wi },
+            if i == 2 { &short[2] } else { bi },
+        );
+        let e = stream
+            .scope(|s| plan.run(s, s.bind(xs), s.bind(ws), s.bind(bs), s.bind_mut(&mut y)))
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BufferTooShort, "{e}");
+        assert!(e.detail().unwrap().contains(names), "{e}");
+        assert!(e.detail().unwrap().ends_with("nothing was enqueued"), "{e}");
+    }
+    let mut short_y = full(plan.output_len() - 1);
+    let e = stream
+        .scope(|s| {
+            plan.run(
+                s,
+                s.bind(&x),
+                s.bind(&w),
+                s.bind(&bias),
+                s.bind_mut(&mut short_y),
+            )
+        })
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+    assert!(e.detail().unwrap().contains("the output y holds"), "{e}");
+    // A view starting one float in: long enough, not 16-byte aligned.
+    let tail = x.slice(1..).unwrap();
+    let e = stream
+        .scope(|s| {
+            plan.run(
+                s,
+                s.bind(&tail),
+                s.bind(&w),
+                s.bind(&bias),
+                s.bind_mut(&mut y),
+            )
+        })
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    assert!(
+        e.detail().unwrap().contains("the input x starts at 0x"),
+        "{e}"
+    );
+    // Nothing ran: the output still holds the marker.
+    assert!(
+        y.to_vec()
+            .unwrap()
+            .iter()
+            .all(|v| v.to_bits() == marker.to_bits())
+    );
+    // A refused plan is refused before cuDNN makes anything.
+    let e = guard
+        .conv_plan(&Conv2d::new([1, 1, 2, 2], [1, 3, 3]))
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn one_plan_serves_two_streams_and_submissions_and_drops_with_work_pending() {
+    // Positive twin of ui-tests/cudnn/c36_conv_binding_of_outer_scope_run_in_inner_scope.rs:
+    // each scope runs the plan on its own bindings.
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let (s1, s2) = (guard.stream().unwrap(), guard.stream().unwrap());
+    let sh = Shape {
+        n: 4,
+        c: 16,
+        h: 32,
+        w: 32,
+        k: 16,
+        ..shape(Layout::Nhwc)
+    };
+    let plan = guard.conv_plan(&sh.conv()).unwrap();
+    let (x, w, bias) = (
+        values(plan.input_len(), 3),
+        values(plan.filter_len(), 4),
+        values(plan.bias_len(), 5),
+    );
+    let want = sh.reference(&x, &w, &bias);
+    let (dx, dw, db) = (
+        guard.alloc_from(&x).unwrap(),
+        guard.alloc_from(&w).unwrap(),
+        guard.alloc_from(&bias).unwrap(),
+    );
+    let (mut a, mut b) = (
+        guard.alloc_zeroed::<f32>(plan.output_len()).unwrap(),
+        guard.alloc_zeroed::<f32>(plan.output_len()).unwrap(),
+    );
+    s1.scope(|o| {
+        plan.run(o, o.bind(&dx), o.bind(&dw), o.bind(&db), o.bind_mut(&mut a))?;
+        s2.scope(|i| plan.run(i, i.bind(&dx), i.bind(&dw), i.bind(&db), i.bind_mut(&mut b)))?
+    })
+    .unwrap()
+    .unwrap();
+    close("stream 1", &a.to_vec().unwrap(), &want);
+    close("stream 2", &b.to_vec().unwrap(), &want);
+    // Two submissions on two streams, then the plan dropped with both pending.
+    let payload = || {
+        (
+            guard.alloc_from(&x).unwrap(),
+            guard.alloc_from(&w).unwrap(),
+            guard.alloc_from(&bias).unwrap(),
+            guard.alloc_zeroed::<f32>(plan.output_len()).unwrap(),
+        )
+    };
+    let plan_ref = &plan;
+    let p1 = s1
+        .submit(payload(), |s, (x, w, b, mut y)| {
+            plan_ref.run(s, &x, &w, &b, &mut y)
+        })
+        .unwrap();
+    let p2 = s2
+        .submit(payload(), |s, (x, w, b, mut y)| {
+            plan_ref.run(s, &x, &w, &b, &mut y)
+        })
+        .unwrap();
+    drop(plan);
+    assert!(take_drop_errors().is_empty());
+    close(
+        "submission 1",
+        &p1.wait().unwrap().3.to_vec().unwrap(),
+        &want,
+    );
+    close(
+        "submission 2",
+        &p2.wait().unwrap().3.to_vec().unwrap(),
+        &want,
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn tensor_cores_when_allowed_stay_close_to_the_cpu() {
+    // TF32 keeps 10 bits of mantissa: the multiples of 1/8 in [-1, 1] are exact in it, so the
+    // products and sums are still exact; the test checks that the math type reaches cuDNN
+    // and a plan with it runs.
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let sh = Shape {
+        c: 32,
+        k: 64,
+        ..shape(Layout::Nhwc)
+    };
+    let plan = guard.conv_plan(&sh.conv().tensor_cores(true)).unwrap();
+    let (x, w, bias) = (
+        values(plan.input_len(), 7),
+        values(plan.filter_len(), 8),
+        values(plan.bias_len(), 9),
+    );
+    let (dx, dw, db) = (
+        guard.alloc_from(&x).unwrap(),
+        guard.alloc_from(&w).unwrap(),
+        guard.alloc_from(&bias).unwrap(),
+    );
+    let mut dy = guard.alloc_zeroed::<f32>(plan.output_len()).unwrap();
+    guard
+        .stream()
+        .unwrap()
+        .scope(|s| {
+            plan.run(
+                s,
+                s.bind(&dx),
+                s.bind(&dw),
+                s.bind(&db),
+                s.bind_mut(&mut dy),
+            )
+        })
+        .unwrap()
+        .unwrap();
+    close(
+        "tensor cores",
+        &dy.to_vec().unwrap(),
+        &sh.reference(&x, &w, &bias),
+    );
+}
