@@ -54,7 +54,10 @@
 //!   the first leading minor that is not), [`ErrorKind::NotConverged`] (`syevd`, `gesvd`),
 //!   or [`ErrorKind::InvalidValue`] for an illegal parameter (which custack's own checks
 //!   should have refused first);
-//! - if the call returned an error, or its scope failed, the info says it was not written.
+//! - if the call returned an error, or its scope failed, the info says it was not written;
+//! - a [`Submission`](crate::Submission)'s closure takes only what its payload lends, and a
+//!   `SolverInfo` is no payload: cuSOLVER's calls run in scopes (a limitation of this version,
+//!   not of cuSOLVER).
 //!
 //! ```no_run
 //! use custack::solver::{Info, Matrix, Transpose};
