@@ -120,6 +120,8 @@ mod library;
 pub use library::*;
 mod texture;
 pub use texture::*;
+mod tensor_map;
+pub use tensor_map::*;
 mod occupancy;
 pub use occupancy::*;
 mod graph;

@@ -1788,3 +1788,113 @@ c_enum! {
         CU_DEVICE_ATTRIBUTE_MAX = 148;
     }
 }
+
+/// `CU_TENSOR_MAP_NUM_QWORDS`: the size of a tensor map descriptor in 64-bit words.
+pub const CU_TENSOR_MAP_NUM_QWORDS: usize = 16;
+
+/// `CUtensorMap` (`struct CUtensorMap_st`): a tensor map descriptor, opaque, written by
+/// `cuTensorMapEncodeTiled` or `cuTensorMapEncodeIm2col` and passed to a kernel by value (a
+/// `const __grid_constant__ CUtensorMap` parameter). `cuda.h` declares it `alignas(64)`, 16
+/// `cuuint64_t`s: 128 bytes.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct CUtensorMap {
+    /// The descriptor's words, as the driver wrote them.
+    pub opaque: [u64; CU_TENSOR_MAP_NUM_QWORDS],
+}
+
+const _: () = assert!(size_of::<CUtensorMap>() == 128 && align_of::<CUtensorMap>() == 64);
+
+c_enum! {
+    /// `CUtensorMapDataType`: the element type of a tensor map.
+    CUtensorMapDataType {
+        /// 1 byte.
+        CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0;
+        /// 2 bytes.
+        CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1;
+        /// 4 bytes.
+        CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2;
+        /// 4 bytes.
+        CU_TENSOR_MAP_DATA_TYPE_INT32 = 3;
+        /// 8 bytes.
+        CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4;
+        /// 8 bytes.
+        CU_TENSOR_MAP_DATA_TYPE_INT64 = 5;
+        /// 2 bytes.
+        CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6;
+        /// 4 bytes.
+        CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7;
+        /// 8 bytes.
+        CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8;
+        /// 2 bytes.
+        CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9;
+        /// 4 bytes.
+        CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ = 10;
+        /// 4 bytes.
+        CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 = 11;
+        /// 4 bytes.
+        CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ = 12;
+        /// 16 packed 4-bit values aligned as 8 bytes (CUDA 12.8).
+        CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B = 13;
+        /// 16 packed 4-bit values aligned as 16 bytes (CUDA 12.8).
+        CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B = 14;
+        /// 16 packed 6-bit values aligned as 16 bytes (CUDA 12.8).
+        CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B = 15;
+    }
+}
+
+c_enum! {
+    /// `CUtensorMapInterleave`: the interleave layout of a tensor map.
+    CUtensorMapInterleave {
+        /// No interleave.
+        CU_TENSOR_MAP_INTERLEAVE_NONE = 0;
+        /// 16-byte interleave (NC/8HWC8 for 2-byte elements).
+        CU_TENSOR_MAP_INTERLEAVE_16B = 1;
+        /// 32-byte interleave (NC/16HWC16).
+        CU_TENSOR_MAP_INTERLEAVE_32B = 2;
+    }
+}
+
+c_enum! {
+    /// `CUtensorMapSwizzle`: the bank swizzle of a box in shared memory.
+    CUtensorMapSwizzle {
+        /// No swizzle.
+        CU_TENSOR_MAP_SWIZZLE_NONE = 0;
+        /// 32-byte swizzle.
+        CU_TENSOR_MAP_SWIZZLE_32B = 1;
+        /// 64-byte swizzle.
+        CU_TENSOR_MAP_SWIZZLE_64B = 2;
+        /// 128-byte swizzle.
+        CU_TENSOR_MAP_SWIZZLE_128B = 3;
+        /// 128-byte swizzle of 32-byte atoms (CUDA 12.8).
+        CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B = 4;
+        /// 128-byte swizzle of 32-byte atoms, every 8 bytes flipped (CUDA 12.8).
+        CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B = 5;
+        /// 128-byte swizzle of 64-byte atoms (CUDA 12.8).
+        CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B = 6;
+    }
+}
+
+c_enum! {
+    /// `CUtensorMapL2promotion`: how much L2 fetches around each access.
+    CUtensorMapL2promotion {
+        /// No promotion.
+        CU_TENSOR_MAP_L2_PROMOTION_NONE = 0;
+        /// 64 bytes.
+        CU_TENSOR_MAP_L2_PROMOTION_L2_64B = 1;
+        /// 128 bytes.
+        CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2;
+        /// 256 bytes.
+        CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3;
+    }
+}
+
+c_enum! {
+    /// `CUtensorMapFloatOOBfill`: what an element outside the tensor reads as.
+    CUtensorMapFloatOOBfill {
+        /// Zero.
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;
+        /// A NaN that an FMA treats as zero (floating-point types only).
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1;
+    }
+}

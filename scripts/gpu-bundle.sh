@@ -36,8 +36,9 @@
 # .gpu/bin/c-safety_frame (benches/safety_frame.c, the frame loop in C), which it runs once as
 # a smoke check. Every binary then runs with CUSTACK_FRAME_CUBIN, CUSTACK_FRAME_CUBIN_WRONG_ARCH,
 # CUSTACK_DEVICE_LAUNCH_CUBIN, CUSTACK_PROCESS_CUBIN, CUSTACK_REDUNDANCY_CUBIN (tests/fixtures/
-# redundancy.cu) and CUSTACK_CONDITIONAL_CUBIN (tests/fixtures/conditional.cu, kernels that set
-# conditional graph nodes) set to the cubins' absolute paths; .gpu/env.sh holds the same
+# redundancy.cu), CUSTACK_CONDITIONAL_CUBIN (tests/fixtures/conditional.cu, kernels that set
+# conditional graph nodes) and CUSTACK_TMA_CUBIN (tests/fixtures/tma.cu, tiles loaded through a
+# tensor map by the Tensor Memory Accelerator) set to the cubins' absolute paths; .gpu/env.sh holds the same
 # exports, for scripts that run the binaries themselves.
 #
 # The last step of run.sh is the differential run of the checking driver (docs/validation.md,
@@ -174,13 +175,13 @@ mkdir -p .gpu/logs
 build_for_device() {
     local nvcc="" inc="" d cap major arch wrong lib linked=0
     rm -f .gpu/frame.cubin .gpu/frame_wrong_arch.cubin .gpu/device_launch.cubin .gpu/restricted_process.cubin \
-        .gpu/redundancy.cubin .gpu/conditional.cubin .gpu/bin/c-safety_frame
+        .gpu/redundancy.cubin .gpu/conditional.cubin .gpu/tma.cubin .gpu/bin/c-safety_frame
     nvcc=$(command -v nvcc || true)
     if [[ -z $nvcc && -x /usr/local/cuda/bin/nvcc ]]; then nvcc=/usr/local/cuda/bin/nvcc; fi
     if [[ -z $nvcc ]]; then
         echo "run.sh: no CUDA toolkit here (nvcc neither on PATH nor in /usr/local/cuda/bin):" \
             "the cubins and .gpu/bin/c-safety_frame are not built, CUSTACK_FRAME_CUBIN," \
-            "CUSTACK_FRAME_CUBIN_WRONG_ARCH, CUSTACK_DEVICE_LAUNCH_CUBIN, CUSTACK_PROCESS_CUBIN, CUSTACK_REDUNDANCY_CUBIN and CUSTACK_CONDITIONAL_CUBIN stay unset, and" \
+            "CUSTACK_FRAME_CUBIN_WRONG_ARCH, CUSTACK_DEVICE_LAUNCH_CUBIN, CUSTACK_PROCESS_CUBIN, CUSTACK_REDUNDANCY_CUBIN, CUSTACK_CONDITIONAL_CUBIN and CUSTACK_TMA_CUBIN stay unset, and" \
             "the tests that need them fail naming them"
         return 2
     fi
@@ -217,6 +218,7 @@ build_for_device() {
         -cubin -arch="$arch" tests/fixtures/redundancy.cu || return 1
     cubin CUSTACK_CONDITIONAL_CUBIN .gpu/conditional.cubin \
         -cubin -arch="$arch" tests/fixtures/conditional.cu || return 1
+    cubin CUSTACK_TMA_CUBIN .gpu/tma.cubin -cubin -arch="$arch" tests/fixtures/tma.cu || return 1
     # The evidence the safety profile refuses it on: its undefined (device runtime) symbols.
     if command -v readelf >/dev/null; then
         echo "undefined symbols of .gpu/device_launch.cubin:"

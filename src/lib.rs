@@ -171,6 +171,7 @@ pub mod safety;
 pub mod solver;
 #[cfg(feature = "cusparse")]
 pub mod sparse;
+mod tensor_map;
 mod testing;
 mod texture;
 mod vocabulary;
@@ -220,8 +221,8 @@ pub use kernel::contract::__private as __private_contract;
 pub use kernel::contract::{
     CheckedBy, ClusterLaunch, ConditionalParam, Contract, ContractArg, ContractArgs,
     CooperativeLaunch, Declared, DeclaredLibrary, ExtentFactor, FromLibrary, FromModule,
-    KernelSource, ParamKind, PlainLaunch, ReadBuffer, Scalar, SurfaceParam, TextureParam,
-    WriteBuffer,
+    KernelSource, ParamKind, PlainLaunch, ReadBuffer, Scalar, SurfaceParam, TensorMapOver,
+    TensorMapParam, TextureParam, WriteBuffer,
 };
 pub use kernel::jit::{JitLog, JitOptions, LinkedImage, Linker};
 pub use kernel::launch::{
@@ -256,6 +257,10 @@ pub use parking::module::ParkedModule;
 pub use parking::peer::PeerAccess;
 pub use parking::stream::ParkedStream;
 pub use parking::submission::{Park, ParkedPayload, ParkedSubmission, PendingSource, PendingView};
+pub use tensor_map::{
+    Im2col, Interleave, L2Promotion, OobFill, ScopedTensorMap, Swizzle, TensorElement, TensorMap,
+    TensorMapError, TensorMapHandle, TensorMapRule, Tiled,
+};
 pub use testing::stand_in::{KernelCall, StandIn, StandInError};
 pub use texture::mipmap::MipmappedArray;
 pub use texture::{

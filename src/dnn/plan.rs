@@ -580,6 +580,7 @@ impl ConvPlan<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(not(custack_no_cudnn))]
     use crate::dnn::shape::Layout;
     use crate::error::not_linked::assert_says_what_to_set;
 

@@ -625,11 +625,11 @@ mod tests {
 
     #[test]
     fn custack_kinds_have_no_code() {
-        // custack's 20 (two of them the redundancy checks' faults), NVRTC's newer-than-driver,
-        // a library not linked, NVML's hardware fault (the one sticky custack kind) and NVML's
-        // failed call, and cuSOLVER's three infos (singular, not positive definite, not
-        // converged), which are custack's since they are no status.
-        assert_eq!(CUSTACK_KINDS.len(), 20 + 4 + 3);
+        // custack's 22 (two of them the redundancy checks' faults, two a tensor map's refusals),
+        // NVRTC's newer-than-driver, a library not linked, NVML's hardware fault (the one sticky
+        // custack kind) and NVML's failed call, and cuSOLVER's three infos (singular, not
+        // positive definite, not converged), which are custack's since they are no status.
+        assert_eq!(CUSTACK_KINDS.len(), 22 + 4 + 3);
         // The libraries' statuses, each under its feature: NVRTC's 18, cuBLAS's 10, NCCL's 9
         // (a communicator past its timeout is `DeadlinePassed`), cuFFT's 21, cuRAND's 13, cuSOLVER's
         // 13.

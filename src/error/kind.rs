@@ -563,6 +563,18 @@ error_kinds! {
         /// nothing was enqueued.
         PreconditionFailed = "CUSTACK_PRECONDITION_FAILED",
             "a launch does not meet a precondition of the kernel's contract";
+        /// custack: a tensor map's description breaks a rule of `cuTensorMapEncodeTiled` or
+        /// `cuTensorMapEncodeIm2col`, or does not fit the buffer it is built over; checked
+        /// before the driver is asked. The error's source is a
+        /// [`TensorMapError`](crate::TensorMapError) whose [`rule`](crate::TensorMapError::rule)
+        /// says which rule; the detail names it and the values.
+        TensorMapRefused = "CUSTACK_TENSOR_MAP_REFUSED",
+            "a tensor map breaks a rule of the driver or does not fit its buffer";
+        /// custack: a launch of a declared kernel passes a tensor map that is not over the
+        /// buffer its contract says (`map: tensor_map<T> over buf`): the map's memory is not
+        /// within the memory bound to that parameter; nothing was enqueued.
+        TensorMapMismatch = "CUSTACK_TENSOR_MAP_MISMATCH",
+            "a tensor map is not over the buffer the kernel's contract binds it to";
         /// custack: the entry point is newer than the installed driver (custack looks it up
         /// with `cuGetProcAddress_v2`; the detail names it and both versions).
         DriverTooOld = "CUSTACK_DRIVER_TOO_OLD",
@@ -1122,7 +1134,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 27 + 1 + library.len());
+        assert_eq!(names.len(), 100 + 29 + 1 + library.len());
     }
 
     #[test]

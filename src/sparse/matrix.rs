@@ -240,7 +240,7 @@ impl<'scope, T: SparseScalar, I: SparseIndex> SparseMatrix<'scope, T, I> {
         [rows, cols, nnz]: [usize; 3],
         [offsets, indices, values]: [ffi::CUdeviceptr; 3],
     ) -> Result<Self> {
-        crate::sparse::plan::not_linked()?;
+        crate::sparse::status::not_linked()?;
         let call = "cusparseCreateConstCsr";
         let [r, c, n] = check::dims::<I>(call, rows, cols, nnz)?;
         let mut raw = core::ptr::null();
@@ -279,7 +279,7 @@ impl<'scope, T: SparseScalar, I: SparseIndex> SparseMatrix<'scope, T, I> {
         [rows, cols, nnz]: [usize; 3],
         [rows_at, cols_at, values]: [ffi::CUdeviceptr; 3],
     ) -> Result<Self> {
-        crate::sparse::plan::not_linked()?;
+        crate::sparse::status::not_linked()?;
         let call = "cusparseCreateConstCoo";
         let [r, c, n] = check::dims::<I>(call, rows, cols, nnz)?;
         let mut raw = core::ptr::null();

@@ -109,8 +109,8 @@
 // - `types`: the element and index types, operations, layouts and algorithms;
 // - `check`: the structure, dimension and operand checks, pure functions;
 // - `pattern`: `CsrPattern`, `CooPattern`, checked structures owned on the device;
-// - `plan`: the handle core, `not_linked`, `version`, `SpMv`/`SpMm` and their plans (it names
-//   `SparseMatrix`, whose constructors call its `not_linked`);
+// - `plan`: the handle core, `version`, `SpMv`/`SpMm` and their plans (it names
+//   `SparseMatrix`; `not_linked` is in `status`, below both);
 // - `matrix`: `SparseMatrix`, the descriptor over a pattern and bound values.
 mod check;
 mod matrix;

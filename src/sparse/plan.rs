@@ -12,17 +12,13 @@ use crate::ffi::cusparse as raw;
 use crate::memory::DeviceMemory;
 use crate::sparse::check;
 use crate::sparse::matrix::SparseMatrix;
+use crate::sparse::status::not_linked;
 use crate::sparse::status::status;
 use crate::sparse::types::{Dense, Operation, SpMmAlg, SpMvAlg, SparseIndex, SparseScalar};
 use crate::vocabulary::binding::{ScopedRead, ScopedWrite};
 use crate::vocabulary::version::LibraryVersion;
 use core::ffi::{c_int, c_void};
 use core::marker::PhantomData;
-
-/// `Err` in a build that found no cuSPARSE.
-pub(crate) fn not_linked() -> Result<()> {
-    crate::error::not_linked::not_linked(&crate::error::not_linked::CUSPARSE)
-}
 
 /// `cusparseGetProperty`—The version of the cuSPARSE linked (e.g. 12.6.3); needs no handle
 /// and no GPU.

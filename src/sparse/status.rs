@@ -35,6 +35,11 @@ fn status_error(call: &str, status: ffi::cusparse::cusparseStatus_t) -> Error {
     )
 }
 
+/// `Err` in a build that found no cuSPARSE.
+pub(crate) fn not_linked() -> Result<()> {
+    crate::error::not_linked::not_linked(&crate::error::not_linked::CUSPARSE)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,7 +28,7 @@ use programs::{
     parked_graph, peer, peer_vmm, profile_first, redundant_flips, redundant_inject,
     redundant_partitions, restricted_api, restricted_end, restricted_redundant, restricted_scope,
     reuse_after_scope, safety_frame, safety_graph, safety_graph_nodes, scoped_alloc, scoped_host,
-    stand_ins, stress, submission, textures, unwind, vmm, vmm_share,
+    stand_ins, stress, submission, tensor_map, textures, unwind, vmm, vmm_share,
 };
 use std::process::ExitCode;
 
@@ -56,6 +56,10 @@ mod pipeline;
 )]
 mod cubin;
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "the one list of the programs, one arm each, read top to bottom"
+)]
 fn run(program: &str) -> Option<Result<()>> {
     let two = || -> Result<(Context, Context)> { Ok((context0()?, context0()?)) };
     Some(match program {
@@ -116,6 +120,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "contracts" => context0().and_then(|c| contracts::contracts(&c).map(drop)),
         "scoped_host" => context0().and_then(|c| scoped_host::scoped_host(&c).map(drop)),
         "textures" => context0().and_then(|c| textures::textures(&c).map(drop)),
+        "tensor_map" => context0().and_then(|c| tensor_map::tensor_map(&c)),
         "peer_vmm" => context0().and_then(|c| peer_vmm::peer_vmm(&c).map(drop)),
         "newer" => report_driver_version(13000)
             .and_then(|()| context0())

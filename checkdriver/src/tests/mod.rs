@@ -24,6 +24,7 @@ mod measured;
 mod memory;
 mod module;
 mod table;
+mod tensor_map;
 mod texture;
 mod violations;
 mod vmm;

@@ -4,7 +4,7 @@
 //! call is re-exported as `__private` (not public API).
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::kernel::contract::kinds::Available;
+use crate::kernel::contract::kinds::{Available, ContractArg, ParamKind, TensorMapOver};
 use crate::kernel::launch::LaunchConfig;
 
 /// An integer that can be a factor of a contract's extent: a scalar parameter of an integer
@@ -178,6 +178,65 @@ pub fn check_condition(
         )),
         _ => Err(condition_overflow(kernel, clause)),
     }
+}
+
+/// Checks a `map: tensor_map<T> over buf` parameter: every byte the map reaches lies within the
+/// memory bound to `buf` in this launch. The element types are one `T`, so a map over memory of
+/// another type is refused at compile time; two buffers of one type are told apart here, by
+/// address.
+#[inline]
+pub fn check_over<'scope, M, B, P, Q>(
+    kernel: &'static str,
+    map_param: &'static str,
+    buffer_param: &'static str,
+    map: &P,
+    buffer: &Q,
+) -> Result<()>
+where
+    M: TensorMapOver<B>,
+    B: ParamKind,
+    P: ContractArg<'scope, M>,
+    Q: ContractArg<'scope, B>,
+{
+    let (base, reach) = map.range().unwrap_or((0, usize::MAX));
+    let (start, bytes) = buffer.range().unwrap_or((0, 0));
+    let end = start.checked_add(bytes as u64);
+    let map_end = base.checked_add(reach as u64);
+    match (end, map_end) {
+        (Some(end), Some(map_end)) if base >= start && map_end <= end => Ok(()),
+        _ => Err(Error::custack(
+            ErrorKind::TensorMapMismatch,
+            format!(
+                "kernel `{kernel}`: tensor map parameter `{map_param}` reaches {reach} bytes at \
+                 {base:#x}, which is not within the {bytes} bytes at {start:#x} bound to \
+                 `{buffer_param}`, the buffer its contract says it is over"
+            ),
+        )),
+    }
+}
+
+/// Checks a `map: tensor_map<T> box(b0, b1, ..)` parameter: the map's box is exactly the
+/// declared one (elements per dimension, innermost first; for an im2col map, channels per pixel
+/// and pixels per column), which the kernel's shared memory is sized for. Nothing is declared:
+/// any box (the kernel takes any).
+#[inline]
+pub fn check_box<'scope, M: ParamKind, P: ContractArg<'scope, M>>(
+    kernel: &'static str,
+    map_param: &'static str,
+    map: &P,
+    declared: &[u32],
+) -> Result<()> {
+    let actual = map.tensor_box().unwrap_or(&[]);
+    if declared.is_empty() || actual == declared {
+        return Ok(());
+    }
+    Err(Error::custack(
+        ErrorKind::TensorMapMismatch,
+        format!(
+            "kernel `{kernel}`: tensor map parameter `{map_param}` has the box {actual:?}, but its \
+             contract declares box{declared:?}, the box its shared memory holds"
+        ),
+    ))
 }
 
 /// Checks a `requires(a % m == 0)` condition: `a` is a whole multiple of `m` (never of 0).

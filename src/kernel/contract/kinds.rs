@@ -8,6 +8,8 @@ use crate::asynchronous::scope::StreamScope;
 use crate::error::Result;
 use crate::kernel::launch::{KernelArgs, KernelSignature, LaunchConfig};
 use crate::memory::pitched::ScopedPitched;
+use crate::tensor_map::map::{ScopedTensorMap, TensorMapHandle};
+use crate::tensor_map::rules::TensorElement;
 use crate::texture::{ScopedSurface, ScopedTexture, SurfaceHandle, TextureHandle};
 use crate::vocabulary::argument::{
     ConditionalHandle, DevicePtr, GraphConditionalHandle, KernelArg, KernelParam,
@@ -89,6 +91,7 @@ pub unsafe trait ClusterLaunch: Contract {
 mod sealed {
     pub trait Kind {}
     pub trait Arg<K> {}
+    pub trait Over<K> {}
 }
 
 /// The kind of a buffer parameter the kernel only reads, of element type `T`: `&[T; extent]`
@@ -120,8 +123,17 @@ pub enum SurfaceParam {}
 #[derive(Debug)]
 pub enum ConditionalParam {}
 
+/// The kind of a tensor map parameter of elements of `T` (`map: tensor_map<T>` in a contract,
+/// `map: tensor_map<T> over buf` for a map that must be over the buffer parameter `buf`), which
+/// the kernel receives as a `const __grid_constant__ CUtensorMap` and only reads through
+/// (`cp.async.bulk.tensor` from global to shared memory): it takes the map bound to the
+/// launching scope ([`ScopedTensorMap`], by value). Never constructed.
+#[derive(Debug)]
+pub struct TensorMapParam<T: TensorElement>(PhantomData<fn() -> T>);
+
 /// The kind of one parameter of a contract: [`ReadBuffer<T>`], [`WriteBuffer<T>`],
-/// [`Scalar<T>`], [`TextureParam`], [`SurfaceParam`] or [`ConditionalParam`]. Sealed.
+/// [`Scalar<T>`], [`TextureParam`], [`SurfaceParam`], [`ConditionalParam`] or
+/// [`TensorMapParam<T>`]. Sealed.
 pub trait ParamKind: sealed::Kind + 'static {
     /// The parameter's type in the kernel's [`KernelSignature`].
     type Param: KernelParam;
@@ -158,6 +170,11 @@ impl ParamKind for SurfaceParam {
 impl sealed::Kind for ConditionalParam {}
 impl ParamKind for ConditionalParam {
     type Param = GraphConditionalHandle;
+    type Factor = ();
+}
+impl<T: TensorElement> sealed::Kind for TensorMapParam<T> {}
+impl<T: TensorElement> ParamKind for TensorMapParam<T> {
+    type Param = TensorMapHandle<T>;
     type Factor = ();
 }
 
@@ -204,6 +221,17 @@ pub trait ContractArg<'scope, K: ParamKind>:
     /// The memory the argument holds (for a scalar: its own size).
     #[doc(hidden)]
     fn available(&self) -> Available;
+    /// The device memory the argument reaches, its first address and length in bytes: a
+    /// buffer's or a tensor map's (`None` for the other kinds).
+    #[doc(hidden)]
+    fn range(&self) -> Option<(crate::ffi::CUdeviceptr, usize)> {
+        None
+    }
+    /// A tensor map's box, in elements per dimension (`None` for the other kinds).
+    #[doc(hidden)]
+    fn tensor_box(&self) -> Option<&[u32]> {
+        None
+    }
 }
 
 impl<T: DeviceCopy> sealed::Arg<Scalar<T>> for T {}
@@ -228,6 +256,10 @@ macro_rules! buffer_arg {
             fn available(&self) -> Available {
                 let $b = self;
                 $available
+            }
+            #[inline]
+            fn range(&self) -> Option<(crate::ffi::CUdeviceptr, usize)> {
+                Some((self.device_ptr(), ContractArg::<'scope, $kind<T>>::available(self).bytes))
             }
         }
     )*};
@@ -283,6 +315,43 @@ impl<'b> ContractArg<'b, ConditionalParam> for ConditionalHandle<'b> {
         Available::of::<u8>(0)
     }
 }
+
+// A tensor map bound to the scope: 128 bytes by value. The hardware never reads outside the
+// tensor it describes (a box's elements outside it are filled), and the map was checked to lie
+// within its memory when it was made, so it has no extent either; `over` compares it with a
+// buffer parameter (`check_over`).
+impl<T: TensorElement> sealed::Arg<TensorMapParam<T>> for ScopedTensorMap<'_, T> {}
+impl<'scope, T: TensorElement> ContractArg<'scope, TensorMapParam<T>>
+    for ScopedTensorMap<'scope, T>
+{
+    #[inline]
+    fn scalar(&self) {}
+    #[inline]
+    fn available(&self) -> Available {
+        Available::of::<u8>(0)
+    }
+    #[inline]
+    fn range(&self) -> Option<(crate::ffi::CUdeviceptr, usize)> {
+        Some(ScopedTensorMap::range(self))
+    }
+    #[inline]
+    fn tensor_box(&self) -> Option<&[u32]> {
+        Some(ScopedTensorMap::box_dims(self))
+    }
+}
+
+/// A tensor map kind that can be declared over a buffer parameter of kind `K`
+/// (`map: tensor_map<T> over buf`): a [`TensorMapParam<T>`] over a [`ReadBuffer<T>`] or a
+/// [`WriteBuffer<T>`] of the same `T`. Sealed.
+#[diagnostic::on_unimplemented(
+    message = "a `{Self}` parameter cannot be declared over a `{K}` parameter",
+    note = "`map: tensor_map<T> over buf` names a buffer parameter `buf` of the same element type `T` (`&[T; extent]` or `&mut [T; extent]`)"
+)]
+pub trait TensorMapOver<K: ParamKind>: ParamKind + sealed::Over<K> {}
+impl<T: TensorElement> sealed::Over<ReadBuffer<T>> for TensorMapParam<T> {}
+impl<T: TensorElement> TensorMapOver<ReadBuffer<T>> for TensorMapParam<T> {}
+impl<T: TensorElement> sealed::Over<WriteBuffer<T>> for TensorMapParam<T> {}
+impl<T: TensorElement> TensorMapOver<WriteBuffer<T>> for TensorMapParam<T> {}
 
 /// The bytes of a pitched allocation: `height` rows of `pitch` bytes (allocated, so the product
 /// fits; 0 if it did not, which refuses every extent but 0).

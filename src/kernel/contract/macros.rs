@@ -80,6 +80,18 @@
 /// gives 0). So a contract allows every mode; one that may trap is still a kernel bug, only not
 /// a memory-safety one.
 ///
+/// A tensor map parameter, `name: tensor_map<T>` (a `const __grid_constant__ CUtensorMap` the
+/// kernel copies boxes of elements of `T` through, `cp.async.bulk.tensor` from global to shared
+/// memory), takes a [`TensorMap`](crate::TensorMap) bound to the launching scope
+/// ([`bind_tensor_map`](crate::StreamScope::bind_tensor_map)), which borrows the memory the map
+/// is over (C32). It has no extent: the hardware reads only the tensor the map describes, which
+/// was checked to lie within its memory when the map was made, and fills a box's elements outside
+/// it. `name: tensor_map<T> over buf` says the map must be over the buffer parameter `buf` (of
+/// element type `T`, checked at compile time): a launch whose map is not within the memory bound
+/// to `buf` is refused with [`ErrorKind::TensorMapMismatch`](crate::ErrorKind::TensorMapMismatch);
+/// `box(32, 8)` after it says the map's box is exactly that (the kernel's shared tile), and a
+/// launch with another box is refused the same way.
+///
 /// An extent is one of:
 ///
 /// | extent | the kernel touches |
@@ -166,7 +178,9 @@
 /// earlier still runs; launches of it may run at once on several streams, so its use of globals
 /// must allow that, e.g. atomics), touches no more dynamic shared memory than its `shared(..)` clause
 /// (none without one), stays within its static shared memory for every block its `max_block(..)`
-/// clause allows (any block without one), unless declared `cooperative`, does not need a
+/// clause allows (any block without one), copies through a tensor map parameter only from global
+/// to shared memory (never stores through it) and into shared memory that holds the map's box
+/// (the `box(..)` it declares, or any box without one), unless declared `cooperative`, does not need a
 /// cooperative launch (no grid-wide barrier), and, unless declared with `cluster(..)`, does not
 /// need a cluster shape (with it: stays within all of the above in clusters of that shape).
 #[macro_export]
@@ -258,6 +272,7 @@ macro_rules! __kernel_contract_params {
                 let mut available = $crate::__private_contract::available([
                     $($crate::ContractArg::<'scope, $kind>::available($p)),*
                 ]);
+                $($crate::__kernel_contract_over!($kernel, $p, $kind, [$($e)*]);)*
                 $(let $p = $crate::ContractArg::<'scope, $kind>::scalar($p);)*
                 $($crate::__kernel_contract_reserved!($p);)*
                 $crate::__kernel_contract_names!(($) [$(($p $tag))*]);
@@ -308,6 +323,20 @@ macro_rules! __kernel_contract_params {
             $head [$($done)* ($p, $crate::SurfaceParam, [], surface)] $($($rest)*)?
         }
     };
+    ($head:tt [$($done:tt)*] $p:ident : tensor_map < $t:ty > $(over $q:ident)?
+        $(box ( $($b:literal),+ $(,)? ))? $(, $($rest:tt)*)?) => {
+        $crate::__kernel_contract_params! {
+            $head [$($done)* ($p, $crate::TensorMapParam<$t>, [@map [$($q)?] [$($($b),+)?]], tensor_map)]
+            $($($rest)*)?
+        }
+    };
+    ($head:tt [$($done:tt)*] $p:ident : $(custack ::)? CUtensorMap $(, $($rest:tt)*)?) => {
+        ::core::compile_error!(::core::concat!(
+            "kernel_contract!: declare the tensor map parameter `", ::core::stringify!($p),
+            "` as `", ::core::stringify!($p), ": tensor_map<T>` (or `tensor_map<T> over buf`); it \
+             then takes `s.bind_tensor_map(&map)`, a `TensorMap` bound to the launching scope"
+        ));
+    };
     ($head:tt [$($done:tt)*] $p:ident : conditional $(, $($rest:tt)*)?) => {
         $crate::__kernel_contract_params! {
             $head [$($done)* ($p, $crate::ConditionalParam, [], conditional)] $($($rest)*)?
@@ -346,10 +375,33 @@ macro_rules! __kernel_contract_launch {
     };
 }
 
+/// A tensor map's `over` and `box(..)` checks, before the arguments are read as factors:
+/// nothing for any other parameter. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_contract_over {
+    ($kernel:expr, $p:ident, $kind:ty, [@map [$($q:ident)?] [$($b:literal),*]]) => {
+        $(
+            $crate::__private_contract::check_over::<$kind, _, _, _>(
+                $kernel,
+                stringify!($p),
+                stringify!($q),
+                $p,
+                $q,
+            )?;
+        )?
+        $crate::__private_contract::check_box::<$kind, _>($kernel, stringify!($p), $p, &[$($b),*])?
+    };
+    ($kernel:expr, $p:ident, $kind:ty, [$($e:tt)*]) => {};
+}
+
 /// One parameter's check: nothing for a scalar. Not public API.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __kernel_contract_check {
+    ($config:ident, $kernel:expr, $p:ident, $available:expr, [@map $($x:tt)*]) => {
+        let _ = $available;
+    };
     ($config:ident, $kernel:expr, $p:ident, $available:expr, []) => {
         let _ = $available;
     };

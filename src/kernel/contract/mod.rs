@@ -45,15 +45,16 @@ pub use declared::{CheckedBy, Declared, DeclaredLibrary, FromLibrary, FromModule
 pub use extent::ExtentFactor;
 pub use kinds::{
     ClusterLaunch, ConditionalParam, Contract, ContractArg, ContractArgs, CooperativeLaunch,
-    ParamKind, PlainLaunch, ReadBuffer, Scalar, SurfaceParam, TextureParam, WriteBuffer,
+    ParamKind, PlainLaunch, ReadBuffer, Scalar, SurfaceParam, TensorMapOver, TensorMapParam,
+    TextureParam, WriteBuffer,
 };
 
 /// What the macro's expansions call; not public API.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::kernel::contract::extent::{
-        Compare, Required, available, axis, block_threads, check_condition, check_extent,
-        check_max_block, check_multiple, check_shared, factor, grid_blocks, grid_threads, product,
-        sum,
+        Compare, Required, available, axis, block_threads, check_box, check_condition,
+        check_extent, check_max_block, check_multiple, check_over, check_shared, factor,
+        grid_blocks, grid_threads, product, sum,
     };
 }

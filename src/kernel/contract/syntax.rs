@@ -420,4 +420,72 @@ mod tests {
             "{e}"
         );
     }
+
+    crate::kernel_contract! {
+        /// A kernel that loads tiles of `src` through the map `tiles` and writes them to `dst`.
+        unsafe kernel Tiles = "tiles"(
+            tiles: tensor_map<f32> over src box(16, 8),
+            src: &[f32; n],
+            dst: &mut [f32; n],
+            n: u32,
+        );
+    }
+
+    #[test]
+    fn a_tensor_map_over_another_buffer_is_refused_at_launch() {
+        use crate::tensor_map::map::ScopedTensorMap;
+        use crate::vocabulary::binding::ScopedSlice;
+        let cfg = LaunchConfig::for_elements(1);
+        // Never launched or dereferenced: only addresses and lengths are compared.
+        // SAFETY: as above.
+        let a = unsafe { ScopedSlice::<f32>::from_raw_parts(0x10000, 1024) };
+        // SAFETY: as above.
+        let b = unsafe { ScopedSlice::<f32>::from_raw_parts(0x20000, 1024) };
+        // SAFETY: as above.
+        let mut dst = unsafe { ScopedSliceMut::<f32>::from_raw_parts(0x30000, 1024) };
+        // SAFETY: as above.
+        let over_a = unsafe { ScopedTensorMap::<f32>::from_raw_parts(0x10000, 4096, &[16, 8]) };
+        <_ as ContractArgs<'_, Tiles>>::check(&(over_a, a, &mut dst, 1024u32), &cfg).unwrap();
+        let e = <_ as ContractArgs<'_, Tiles>>::check(&(over_a, b, &mut dst, 1024u32), &cfg)
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::TensorMapMismatch, "{e}");
+        assert!(
+            e.to_string().contains("`tiles`") && e.to_string().contains("`src`"),
+            "{e}"
+        );
+        // A map reaching one byte past the bound memory is refused too, and one within it passes.
+        // SAFETY: as above.
+        let past = unsafe { ScopedTensorMap::<f32>::from_raw_parts(0x10000, 4097, &[16, 8]) };
+        let e =
+            <_ as ContractArgs<'_, Tiles>>::check(&(past, a, &mut dst, 1024u32), &cfg).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::TensorMapMismatch, "{e}");
+        // SAFETY: as above.
+        let inside = unsafe { ScopedTensorMap::<f32>::from_raw_parts(0x10010, 4080, &[16, 8]) };
+        <_ as ContractArgs<'_, Tiles>>::check(&(inside, a, &mut dst, 1024u32), &cfg).unwrap();
+        // SAFETY: as above.
+        let before = unsafe { ScopedTensorMap::<f32>::from_raw_parts(0xfff0, 16, &[16, 8]) };
+        let e = <_ as ContractArgs<'_, Tiles>>::check(&(before, a, &mut dst, 1024u32), &cfg)
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::TensorMapMismatch, "{e}");
+    }
+
+    #[test]
+    fn a_tensor_map_whose_box_is_not_the_declared_one_is_refused_at_launch() {
+        use crate::tensor_map::map::ScopedTensorMap;
+        use crate::vocabulary::binding::ScopedSlice;
+        let cfg = LaunchConfig::for_elements(1);
+        // Never launched or dereferenced: only the boxes are compared.
+        // SAFETY: as above, for each handle.
+        let a = unsafe { ScopedSlice::<f32>::from_raw_parts(0x10000, 1024) };
+        // SAFETY: as above.
+        let mut dst = unsafe { ScopedSliceMut::<f32>::from_raw_parts(0x30000, 1024) };
+        for wrong in [&[32u32, 8][..], &[16, 16], &[16], &[16, 8, 1]] {
+            // SAFETY: as above.
+            let map = unsafe { ScopedTensorMap::<f32>::from_raw_parts(0x10000, 4096, wrong) };
+            let e = <_ as ContractArgs<'_, Tiles>>::check(&(map, a, &mut dst, 1024u32), &cfg)
+                .unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::TensorMapMismatch, "{e}");
+            assert!(e.to_string().contains("box"), "{e}");
+        }
+    }
 }

@@ -62,6 +62,7 @@ pub(crate) mod scoped_host;
 pub(crate) mod stand_ins;
 pub(crate) mod stress;
 pub(crate) mod submission;
+pub(crate) mod tensor_map;
 pub(crate) mod textures;
 pub(crate) mod unwind;
 pub(crate) mod vmm;
