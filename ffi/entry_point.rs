@@ -10,9 +10,9 @@
 
 use super::graph::{CUgraphConditionalHandle, CUgraphNodeParams};
 use super::types::{
-    CUcontext, CUctxCreateParams, CUdevResource, CUdevResourceDesc, CUdevResourceType, CUdevice,
-    CUdeviceptr, CUevent, CUfunction, CUgraph, CUgraphNode, CUgreenCtx, CUmemLocation, CUmodule,
-    CUresult, CUstream, CUstreamCaptureMode,
+    CUarray, CUcontext, CUctxCreateParams, CUdevResource, CUdevResourceDesc, CUdevResourceType,
+    CUdevice, CUdeviceptr, CUevent, CUfunction, CUgraph, CUgraphNode, CUgreenCtx, CUmemLocation,
+    CUmodule, CUresult, CUstream, CUstreamCaptureMode,
 };
 use core::ffi::{c_char, c_int, c_ulonglong, c_void};
 use core::ffi::{c_uint, c_void as void};
@@ -326,3 +326,195 @@ pub type PFN_cuMemcpyBatchAsync = unsafe extern "C" fn(
 ) -> CUresult;
 /// CUDA 12.8, the ABI asked for (the `failIdx` form).
 pub const PFN_cuMemcpyBatchAsync_VERSION: c_int = 12080;
+
+/// `CUoffset3D` (`CUoffset3D_v1`, CUDA 12.8): an offset into a CUDA array, in elements.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CUoffset3D {
+    /// Elements along x.
+    pub x: usize,
+    /// Rows along y.
+    pub y: usize,
+    /// Layers along z.
+    pub z: usize,
+}
+const _: () = assert!(size_of::<CUoffset3D>() == 24 && align_of::<CUoffset3D>() == 8);
+
+/// `CUextent3D` (`CUextent3D_v1`, CUDA 12.8): a copy's extent, in elements (bytes for a copy
+/// between two pointers); no component may be 0.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CUextent3D {
+    /// Elements along x.
+    pub width: usize,
+    /// Rows.
+    pub height: usize,
+    /// Layers.
+    pub depth: usize,
+}
+const _: () = assert!(size_of::<CUextent3D>() == 24 && align_of::<CUextent3D>() == 8);
+
+/// `CUmemcpy3DOperandType`: which member of `CUmemcpy3DOperand::op` is used.
+pub type CUmemcpy3DOperandType = c_uint;
+/// `op.ptr`: memory at an address (host or device, by unified addressing).
+pub const CU_MEMCPY_OPERAND_TYPE_POINTER: CUmemcpy3DOperandType = 0x1;
+/// `op.array`: a CUDA array.
+pub const CU_MEMCPY_OPERAND_TYPE_ARRAY: CUmemcpy3DOperandType = 0x2;
+
+/// `CUmemcpy3DOperand::op.ptr`: memory at an address, rows `rowLength` elements apart, layers
+/// `layerHeight` rows apart (0: packed to the copy's extent).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CUmemcpy3DOperandPtr {
+    /// The address (a host address by unified addressing, or device memory).
+    pub ptr: CUdeviceptr,
+    /// Elements from one row to the next (0, or at least the extent's width).
+    pub rowLength: usize,
+    /// Rows from one layer to the next (0, or at least the extent's height).
+    pub layerHeight: usize,
+    /// Where the memory should be, for managed or pageable memory (ignored otherwise).
+    pub locHint: CUmemLocation,
+}
+
+/// `CUmemcpy3DOperand::op.array`: a CUDA array and the offset into it, in elements.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUmemcpy3DOperandArray {
+    /// The array.
+    pub array: CUarray,
+    /// Where in the array the copy starts.
+    pub offset: CUoffset3D,
+}
+
+/// `CUmemcpy3DOperand::op`: the anonymous union of cuda.h, by `type_`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union CUmemcpy3DOperandUnion {
+    /// For `CU_MEMCPY_OPERAND_TYPE_POINTER`.
+    pub ptr: CUmemcpy3DOperandPtr,
+    /// For `CU_MEMCPY_OPERAND_TYPE_ARRAY`.
+    pub array: CUmemcpy3DOperandArray,
+}
+
+/// `CUmemcpy3DOperand` (`CUmemcpy3DOperand_v1`, CUDA 12.8): one side of a batched 3D copy.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CUmemcpy3DOperand {
+    /// `CUmemcpy3DOperandType` (`type` in cuda.h).
+    pub type_: CUmemcpy3DOperandType,
+    /// The operand, as `type_` says.
+    pub op: CUmemcpy3DOperandUnion,
+}
+
+impl core::fmt::Debug for CUmemcpy3DOperand {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut d = f.debug_struct("CUmemcpy3DOperand");
+        d.field("type_", &self.type_);
+        match self.type_ {
+            // SAFETY: `type_` names the member in use.
+            CU_MEMCPY_OPERAND_TYPE_POINTER => d.field("ptr", unsafe { &self.op.ptr }),
+            // SAFETY: as above.
+            CU_MEMCPY_OPERAND_TYPE_ARRAY => d.field("array", unsafe { &self.op.array }),
+            _ => d.field("op", &"?"),
+        };
+        d.finish()
+    }
+}
+
+/// `CUDA_MEMCPY3D_BATCH_OP` (`CUDA_MEMCPY3D_BATCH_OP_v1`, CUDA 12.8): one copy of a
+/// `cuMemcpy3DBatchAsync` batch.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_MEMCPY3D_BATCH_OP {
+    /// The source.
+    pub src: CUmemcpy3DOperand,
+    /// The destination.
+    pub dst: CUmemcpy3DOperand,
+    /// The extent, in elements (no component 0).
+    pub extent: CUextent3D,
+    /// `CUmemcpySrcAccessOrder`.
+    pub srcAccessOrder: CUmemcpySrcAccessOrder,
+    /// `CUmemcpyFlags`.
+    pub flags: c_uint,
+}
+// The layout of cuda.h 13.0 (unchanged since 12.8): the union's two members are 32 bytes each.
+const _: () = assert!(size_of::<CUmemcpy3DOperandPtr>() == 32);
+const _: () = assert!(core::mem::offset_of!(CUmemcpy3DOperandPtr, rowLength) == 8);
+const _: () = assert!(core::mem::offset_of!(CUmemcpy3DOperandPtr, layerHeight) == 16);
+const _: () = assert!(core::mem::offset_of!(CUmemcpy3DOperandPtr, locHint) == 24);
+const _: () = assert!(size_of::<CUmemcpy3DOperandArray>() == 32);
+const _: () = assert!(core::mem::offset_of!(CUmemcpy3DOperandArray, offset) == 8);
+const _: () = assert!(size_of::<CUmemcpy3DOperandUnion>() == 32);
+const _: () = assert!(size_of::<CUmemcpy3DOperand>() == 40 && align_of::<CUmemcpy3DOperand>() == 8);
+const _: () = assert!(core::mem::offset_of!(CUmemcpy3DOperand, op) == 8);
+const _: () = assert!(size_of::<CUDA_MEMCPY3D_BATCH_OP>() == 112);
+const _: () = assert!(align_of::<CUDA_MEMCPY3D_BATCH_OP>() == 8);
+const _: () = assert!(core::mem::offset_of!(CUDA_MEMCPY3D_BATCH_OP, dst) == 40);
+const _: () = assert!(core::mem::offset_of!(CUDA_MEMCPY3D_BATCH_OP, extent) == 80);
+const _: () = assert!(core::mem::offset_of!(CUDA_MEMCPY3D_BATCH_OP, srcAccessOrder) == 104);
+const _: () = assert!(core::mem::offset_of!(CUDA_MEMCPY3D_BATCH_OP, flags) == 108);
+
+/// `cuMemcpy3DBatchAsync` (Memory Management) **as CUDA 12.8 declared it**
+/// (`PFN_cuMemcpy3DBatchAsync_v12080`): `numOps` 3D copies (arrays or memory at an address) in
+/// one call, enqueued on `hStream` as a whole, unordered among themselves; `failIdx` receives
+/// the index of a copy that failed (`SIZE_MAX` if none is to blame); `flags` must be 0. CUDA
+/// 13.0 removed `failIdx` (`cuMemcpy3DBatchAsync_v2`); custack looks this up at 12.8, so every
+/// driver that has it returns this ABI. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+pub type PFN_cuMemcpy3DBatchAsync = unsafe extern "C" fn(
+    numOps: usize,
+    opList: *mut CUDA_MEMCPY3D_BATCH_OP,
+    failIdx: *mut usize,
+    flags: c_ulonglong,
+    hStream: CUstream,
+) -> CUresult;
+/// CUDA 12.8, the ABI asked for (the `failIdx` form).
+pub const PFN_cuMemcpy3DBatchAsync_VERSION: c_int = 12080;
+
+/// `cuMemPrefetchBatchAsync` (Unified Addressing, CUDA 13.0): prefetches `count` ranges of
+/// managed memory; `prefetchLocs[k]` applies to the ranges from `prefetchLocIdxs[k]` to the
+/// next index; `flags` must be 0. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html>
+pub type PFN_cuMemPrefetchBatchAsync = unsafe extern "C" fn(
+    dptrs: *mut CUdeviceptr,
+    sizes: *mut usize,
+    count: usize,
+    prefetchLocs: *mut CUmemLocation,
+    prefetchLocIdxs: *mut usize,
+    numPrefetchLocs: usize,
+    flags: c_ulonglong,
+    hStream: CUstream,
+) -> CUresult;
+/// CUDA 13.0.
+pub const PFN_cuMemPrefetchBatchAsync_VERSION: c_int = 13000;
+
+/// `cuMemDiscardBatchAsync` (Unified Addressing, CUDA 13.0): discards `count` ranges of managed
+/// memory, in stream order: their contents are undefined afterwards (the driver need not
+/// migrate them); `flags` must be 0. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html>
+pub type PFN_cuMemDiscardBatchAsync = unsafe extern "C" fn(
+    dptrs: *mut CUdeviceptr,
+    sizes: *mut usize,
+    count: usize,
+    flags: c_ulonglong,
+    hStream: CUstream,
+) -> CUresult;
+/// CUDA 13.0.
+pub const PFN_cuMemDiscardBatchAsync_VERSION: c_int = 13000;
+
+/// `cuMemDiscardAndPrefetchBatchAsync` (Unified Addressing, CUDA 13.0): discards `count` ranges
+/// of managed memory and prefetches them (their contents undefined) to the locations given as
+/// in `cuMemPrefetchBatchAsync`; `flags` must be 0. Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html>
+pub type PFN_cuMemDiscardAndPrefetchBatchAsync = unsafe extern "C" fn(
+    dptrs: *mut CUdeviceptr,
+    sizes: *mut usize,
+    count: usize,
+    prefetchLocs: *mut CUmemLocation,
+    prefetchLocIdxs: *mut usize,
+    numPrefetchLocs: usize,
+    flags: c_ulonglong,
+    hStream: CUstream,
+) -> CUresult;
+/// CUDA 13.0.
+pub const PFN_cuMemDiscardAndPrefetchBatchAsync_VERSION: c_int = 13000;

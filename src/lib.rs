@@ -183,6 +183,7 @@ pub use custack_rendezvous as rendezvous;
 
 pub use asynchronous::batch::{CopyBatch, SourceOrder};
 pub use asynchronous::event::{Event, EventFlags, IpcEventHandle, ScopedEvent};
+pub use asynchronous::managed_batch::{DiscardBatch, PrefetchBatch};
 pub use asynchronous::payload::Payload;
 pub use asynchronous::scope::StreamScope;
 pub use asynchronous::stream::{BorrowedStream, Stream, StreamFlags};
@@ -264,9 +265,9 @@ pub use tensor_map::{
 pub use testing::stand_in::{KernelCall, StandIn, StandInError};
 pub use texture::mipmap::MipmappedArray;
 pub use texture::{
-    AddressMode, ArrayElement, CudaArray, FilterMode, ResourceView, ScopedArray, ScopedSurface,
-    ScopedTexture, SurfaceHandle, SurfaceObject, TextureHandle, TextureObject, TextureOptions,
-    TextureResource,
+    AddressMode, ArrayElement, Copy3dBatch, CudaArray, FilterMode, ResourceView, ScopedArray,
+    ScopedSurface, ScopedTexture, SurfaceHandle, SurfaceObject, TextureHandle, TextureObject,
+    TextureOptions, TextureResource,
 };
 pub use vocabulary::argument::{DevicePtr, KernelArg, KernelParam};
 pub use vocabulary::binding::{

@@ -188,3 +188,207 @@ fn a_length_mismatch_is_refused_as_the_copy_is_added() {
     assert_eq!(e.kind(), ErrorKind::LengthMismatch, "{e}");
     assert_eq!(dev.to_vec().unwrap(), vec![0; 16]);
 }
+
+// Batched 3D copies (`StreamScope::copy_3d_batch`, `cuMemcpy3DBatchAsync`, C33, R31) and batched
+// prefetches and discards of managed memory (`prefetch_all`, `discard_all`,
+// `discard_and_prefetch_all`, CUDA 13.0).
+
+/// Driver 13.0 at least, or the test fails saying why.
+fn needs_13_0() {
+    let v = custack::driver_version().expect("needs a CUDA driver");
+    assert!(
+        v >= Version {
+            major: 13,
+            minor: 0
+        },
+        "cuMemPrefetchBatchAsync and the discards need driver ≥ 13.0; this driver is {v}"
+    );
+}
+
+/// Positive twin of `ui-tests/c33_3d_batch_*.rs`: a 3D array, a 2D array and a pitched buffer
+/// (of a width that leaves padding in each row) are filled by one batch and read back by
+/// another; each value is checked against what was sent and against the synchronous copies.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_3d_batch_uploads_arrays_and_pitched_memory_and_another_reads_them_back() {
+    let ctx = context();
+    needs_12_8();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let cube: Vec<f32> = (0..16 * 8 * 4u16).map(|i| f32::from(i) * 0.5).collect();
+    let plane: Vec<u32> = (0..33 * 7).map(|i| 1_000 + i).collect();
+    let rows: Vec<u32> = (0..37 * 9).map(|i| 7_000_000 + i).collect();
+    let mut a3 = guard.alloc_array_3d::<f32>(16, 8, 4).unwrap();
+    let mut a2 = guard.alloc_array::<u32>(33, 7).unwrap();
+    let mut p = guard.alloc_pitched::<u32>(37, 9).unwrap();
+    assert!(p.pitch_bytes() > 37 * 4, "rows are padded");
+    let (mut cube_back, mut plane_back, mut rows_back) = (
+        vec![0f32; cube.len()],
+        vec![0u32; plane.len()],
+        vec![0u32; rows.len()],
+    );
+    stream
+        .scope(|s| -> custack::Result<()> {
+            let (mut s3, mut s2, mut sp) = (
+                s.bind_array(&mut a3),
+                s.bind_array(&mut a2),
+                s.bind_pitched(&mut p),
+            );
+            let mut up = s.batch_3d();
+            up.to_array(&mut s3, &cube)?
+                .to_array(&mut s2, &plane)?
+                .to_pitched(&mut sp, &rows)?;
+            assert_eq!(up.len(), 3);
+            s.copy_3d_batch(up)?;
+            let mut down = s.batch_3d();
+            down.from_array(&mut cube_back, &s3)?
+                .from_array(&mut plane_back, &s2)?
+                .from_pitched(&mut rows_back, &sp)?;
+            s.copy_3d_batch(down)
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(cube_back, cube);
+    assert_eq!(plane_back, plane);
+    assert_eq!(rows_back, rows);
+    // The single, synchronous copies see the same contents.
+    assert_eq!(a3.to_vec().unwrap(), cube);
+    assert_eq!(a2.to_vec().unwrap(), plane);
+    assert_eq!(p.to_vec().unwrap(), rows);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_3d_batch_with_one_host_destination_twice_is_refused_and_nothing_is_copied() {
+    let ctx = context();
+    needs_12_8();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let mut a = guard.alloc_array::<u32>(8, 8).unwrap();
+    a.copy_from_host(&[3u32; 64]).unwrap();
+    let mut b = guard.alloc_array::<u32>(8, 8).unwrap();
+    b.copy_from_host(&[4u32; 64]).unwrap();
+    let mut out = vec![0u32; 64];
+    let mut shape = vec![0u32; 63];
+    let (refused, mismatch) = stream
+        .scope(|s| {
+            let (sa, sb) = (s.bind_array(&mut a), s.bind_array(&mut b));
+            let dst = s.bind_host_mut(&mut out[..]);
+            let mut batch = s.batch_3d();
+            batch.from_array(dst, &sa).unwrap();
+            batch.from_array(dst, &sb).unwrap();
+            let refused = s.copy_3d_batch(batch).unwrap_err();
+            let mut batch = s.batch_3d();
+            let mismatch = batch
+                .from_array(&mut shape[..], &sa)
+                .map(|_| ())
+                .unwrap_err();
+            assert!(batch.is_empty());
+            (refused, mismatch)
+        })
+        .unwrap();
+    assert_eq!(refused.kind(), ErrorKind::InvalidValue, "{refused}");
+    assert!(
+        refused
+            .to_string()
+            .contains("the destination of copy 0 (host")
+            && refused
+                .to_string()
+                .contains("overlaps the destination of copy 1 (host"),
+        "{refused}"
+    );
+    assert_eq!(mismatch.kind(), ErrorKind::LengthMismatch, "{mismatch}");
+    assert_eq!(out, vec![0; 64]);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn batched_prefetches_move_managed_memory_and_a_discard_leaves_it_writable() {
+    use custack::{Location, ffi};
+    let ctx = context();
+    needs_13_0();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let device = guard.device().unwrap();
+    let stream = guard.stream().unwrap();
+    let n = 1 << 18;
+    let mut bufs: Vec<_> = (0..3)
+        .map(|_| guard.alloc_managed::<u32>(n).unwrap())
+        .collect();
+    for (i, b) in bufs.iter_mut().enumerate() {
+        b.fill(i as u32 + 1);
+    }
+    let last = |b: &custack::ManagedBuffer<'_, u32>| {
+        b.range_attribute(ffi::CUmem_range_attribute::CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION)
+            .unwrap()
+    };
+    // One batch: the first two to the device, the third to the host (two runs of locations).
+    stream
+        .scope(|s| -> custack::Result<()> {
+            let mut batch = s.prefetch_batch();
+            batch
+                .add(s.bind(&bufs[0]), Location::Device(device))
+                .add(s.bind(&bufs[1]), Location::Device(device))
+                .add(s.bind(&bufs[2]), Location::Host);
+            s.prefetch_all(batch)
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(last(&bufs[0]), device.as_raw());
+    assert_eq!(last(&bufs[1]), device.as_raw());
+    assert_eq!(last(&bufs[2]), -1, "the host (CU_DEVICE_CPU)");
+    // The contents moved, unchanged.
+    for (i, b) in bufs.iter().enumerate() {
+        assert!(b.iter().all(|&x| x == i as u32 + 1), "buffer {i}");
+    }
+    // Discard the first two (one of them with a prefetch to the device), then overwrite them in
+    // the same scope: the values written are what the host reads.
+    let fresh = vec![77u32; n];
+    let (first, rest) = bufs.split_at_mut(1);
+    stream
+        .scope(|s| -> custack::Result<()> {
+            let (mut d0, mut d1) = (s.bind_mut(&mut first[0]), s.bind_mut(&mut rest[0]));
+            let mut gone = s.discard_batch();
+            gone.add(&mut d0);
+            s.discard_all(gone)?;
+            let mut gone = s.discard_batch();
+            gone.add(&mut d1);
+            s.discard_and_prefetch_all(gone, Location::Device(device))?;
+            s.copy_to_device(&mut d0, &fresh)?;
+            s.copy_to_device(&mut d1, &fresh)
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(last(&bufs[1]), device.as_raw());
+    assert!(bufs[0].iter().all(|&x| x == 77));
+    assert!(bufs[1].iter().all(|&x| x == 77));
+    assert!(
+        bufs[2].iter().all(|&x| x == 3),
+        "the third was not discarded"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_prefetch_batch_naming_one_range_twice_is_refused_before_the_driver() {
+    use custack::Location;
+    let ctx = context();
+    needs_13_0();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let m = guard.alloc_managed::<u32>(4096).unwrap();
+    let e = stream
+        .scope(|s| {
+            let r = s.bind(&m);
+            let mut batch = s.prefetch_batch();
+            batch.add(r, Location::Host).add(r, Location::Host);
+            s.prefetch_all(batch)
+        })
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidValue, "{e}");
+    assert!(e.to_string().contains("cuMemPrefetchBatchAsync"), "{e}");
+}

@@ -47,6 +47,10 @@ fn each_looked_up_entry_point_reports_the_driver_it_needs() {
             "cuGraphConditionalHandleCreate",
             "cuStreamBeginCaptureToGraph",
             "cuMemcpyBatchAsync",
+            "cuMemcpy3DBatchAsync",
+            "cuMemPrefetchBatchAsync",
+            "cuMemDiscardBatchAsync",
+            "cuMemDiscardAndPrefetchBatchAsync",
         ]
     );
     for e in entries {

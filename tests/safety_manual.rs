@@ -7,11 +7,11 @@
 //! Needs no GPU: the assertions are compile-time, the test reads the two files.
 
 use custack::safety::{
-    Budget, CompareOn, InitPhase, KnownAnswer, OnMismatch, OnOverrun, PinnedHost, PinnedHostMut,
-    Profile, RedundantKernel, Replicas, ReplicasCompare, Resource, RestrictedBuffer,
-    RestrictedContext, RestrictedEvent, RestrictedGraph, RestrictedGraphBuilder, RestrictedGuard,
-    RestrictedKernel, RestrictedKernelUpdater, RestrictedModule, RestrictedScope, RestrictedStream,
-    RunPhase, WaitBound,
+    BatchCopies, Budget, CompareOn, InitPhase, KnownAnswer, OnMismatch, OnOverrun, PinnedHost,
+    PinnedHostMut, Profile, RedundantKernel, Replicas, ReplicasCompare, Resource, RestrictedBatch,
+    RestrictedBuffer, RestrictedContext, RestrictedEvent, RestrictedGraph, RestrictedGraphBuilder,
+    RestrictedGuard, RestrictedKernel, RestrictedKernelUpdater, RestrictedModule, RestrictedScope,
+    RestrictedStream, RunPhase, WaitBound,
 };
 use std::path::PathBuf;
 
@@ -56,6 +56,8 @@ threads! {
     RestrictedKernelUpdater: RestrictedKernelUpdater<'static> => false,
     PinnedHost: PinnedHost<'static, u32> => false,
     PinnedHostMut: PinnedHostMut<'static, u32> => false,
+    BatchCopies: BatchCopies<'static> => false,
+    RestrictedBatch: RestrictedBatch<'static, 'static, 4> => false,
     Replicas: Replicas => true,
     KnownAnswer: KnownAnswer => true,
     OnMismatch: OnMismatch => true,

@@ -227,3 +227,96 @@ fn restricted_run_phase_does_not_allocate() {
     guard.shutdown().unwrap();
     ctx.destroy().unwrap();
 }
+
+/// P15: a frame's copies batched into one `cuMemcpyBatchAsync` in the restricted run phase
+/// allocate nothing either (the batch is held in place, its overlap check compares pairs, the
+/// entry point was looked up by `InitPhase::batch_copies`), and every value arrives: two
+/// uploads, a device-to-device copy and two downloads per round, in three batches (and, in the
+/// uncounted first round, a fourth refused for naming one host destination twice). Needs driver
+/// 12.8 (fails naming it on an older one, as without a device).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn restricted_run_phase_batches_do_not_allocate() {
+    if !common::alone_in_a_process("restricted_run_phase_batches_do_not_allocate") {
+        return;
+    }
+    use custack::safety::{Budget, Profile, RestrictedContext};
+    const M: usize = 4096;
+    let profile = Profile::init(1).unwrap();
+    let mut ctx = RestrictedContext::new(
+        &profile,
+        profile.device(0).unwrap(),
+        // Stated exactly: four page-locked buffers, three device buffers, one stream.
+        Budget::page_locked(4 * M * 4)
+            .device_bytes(3 * M * 4)
+            .streams(1),
+    )
+    .unwrap();
+    let mut stack = Stack::new().unwrap();
+    let mut guard = ctx.push(&mut stack).unwrap();
+    {
+        let init = guard.init().unwrap();
+        let copies = init
+            .batch_copies()
+            .expect("cuMemcpyBatchAsync (driver 12.8 or newer)");
+        let stream = init.stream().unwrap();
+        let (mut a, mut b, mut c) = (
+            init.alloc::<u32>(M).unwrap(),
+            init.alloc::<u32>(M).unwrap(),
+            init.alloc::<u32>(M).unwrap(),
+        );
+        let (mut up_a, mut up_b) = (
+            init.alloc_pinned::<u32>(M).unwrap(),
+            init.alloc_pinned::<u32>(M).unwrap(),
+        );
+        let (mut down_b, mut down_c) = (
+            init.alloc_pinned::<u32>(M).unwrap(),
+            init.alloc_pinned::<u32>(M).unwrap(),
+        );
+        let run = init.seal();
+        let mut before = 0;
+        for round in 0..=200u32 {
+            if round == 1 {
+                before = allocations();
+            }
+            up_a.fill(round);
+            up_b.fill(round + 1_000);
+            stream
+                .scope(|s| -> custack::Result<()> {
+                    let (mut da, mut db, mut dc) =
+                        (s.bind_mut(&mut a), s.bind_mut(&mut b), s.bind_mut(&mut c));
+                    let (hb, hc) = (s.bind_host_mut(&mut down_b), s.bind_host_mut(&mut down_c));
+                    let mut up = s.batch::<2>();
+                    up.to_device(&mut da, &up_a)?.to_device(&mut db, &up_b)?;
+                    s.copy_batch(&copies, up)?;
+                    if round == 0 {
+                        // One host destination twice (`PinnedHostMut` is `Copy`): refused by
+                        // the in-place check, nothing enqueued. Its error message allocates,
+                        // so only in the round that is not counted.
+                        let mut twice = s.batch::<2>();
+                        twice.to_host(hb, &db)?.to_host(hb, &da)?;
+                        let e = s.copy_batch(&copies, twice).unwrap_err();
+                        assert_eq!(e.kind(), custack::ErrorKind::InvalidValue, "{e}");
+                    }
+                    let mut copy = s.batch::<1>();
+                    copy.device(&mut dc, &da)?;
+                    s.copy_batch(&copies, copy)?;
+                    let mut down = s.batch::<2>();
+                    down.to_host(hb, &db)?.to_host(hc, &dc)?;
+                    s.copy_batch(&copies, down)
+                })
+                .unwrap()
+                .unwrap();
+            assert!(down_b.iter().all(|&x| x == round + 1_000), "round {round}");
+            assert!(down_c.iter().all(|&x| x == round), "round {round}");
+            run.synchronize().unwrap();
+        }
+        let n = allocations() - before;
+        assert_eq!(
+            n, 0,
+            "the run phase's batches allocated {n} times in 200 rounds"
+        );
+    }
+    guard.shutdown().unwrap();
+    ctx.destroy().unwrap();
+}

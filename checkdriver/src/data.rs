@@ -289,6 +289,8 @@ pub(crate) struct ArrayBytes {
     pub(crate) at: u64,
     pub(crate) row: usize,
     pub(crate) rows: usize,
+    /// Bytes per element (`cuMemcpy3DBatchAsync` counts an array's extent in elements).
+    pub(crate) element: usize,
 }
 
 /// Per array handle (an array, or a level `cuMipmappedArrayGetLevel` handed out), its bytes;
@@ -332,7 +334,12 @@ fn array_bytes_made(width: usize, height: usize, depth: usize, element: usize) -
     let size = row.saturating_mul(rows).saturating_mul(depth.max(1));
     let at = crate::handles::device_address(size);
     allocated(at, size);
-    ArrayBytes { at, row, rows }
+    ArrayBytes {
+        at,
+        row,
+        rows,
+        element,
+    }
 }
 
 /// Array `h` was made (`cuArray3DCreate`): its bytes, zeroed, in checking mode.

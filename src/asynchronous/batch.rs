@@ -43,7 +43,7 @@ impl SourceOrder {
 }
 
 /// A [`Location`] as `CUmemLocation`, for a batch's hints.
-fn mem_location(at: Location) -> ffi::CUmemLocation {
+pub(crate) fn mem_location(at: Location) -> ffi::CUmemLocation {
     match at {
         Location::Host => ffi::CUmemLocation {
             type_: ffi::CU_MEM_LOCATION_TYPE_HOST,
@@ -58,19 +58,31 @@ fn mem_location(at: Location) -> ffi::CUmemLocation {
 
 /// Which address space a side of a copy is in (for the overlap check's messages).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Side {
+pub(crate) enum Side {
     Host,
     Device,
+    /// A CUDA array, named by its handle (a range of one byte at the handle: two copies
+    /// overlap there only if they name the same array).
+    Array,
 }
 
 /// One copy: destination, source, bytes, and where each side lives.
 #[derive(Clone, Copy, Debug)]
-struct Pair {
-    dst: u64,
-    src: u64,
-    bytes: usize,
-    dst_side: Side,
-    src_side: Side,
+pub(crate) struct Pair {
+    pub(crate) dst: u64,
+    pub(crate) src: u64,
+    pub(crate) bytes: usize,
+    pub(crate) dst_side: Side,
+    pub(crate) src_side: Side,
+}
+
+/// One side of a batch's copy as a range: its start, its length in bytes (1 for an array),
+/// where it lives.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Span {
+    pub(crate) at: u64,
+    pub(crate) bytes: usize,
+    pub(crate) side: Side,
 }
 
 /// Copies of one [`StreamScope`] enqueued together by one `cuMemcpyBatchAsync`; made by
@@ -262,39 +274,75 @@ impl<'b, 'scope: 'b> CopyBatch<'b, 'scope> {
 
 /// The first copy whose destination overlaps another destination or a source of the batch, as
 /// an error naming both; zero-byte copies overlap nothing.
-fn check_disjoint(what: &str, pairs: &[Pair]) -> Result<()> {
+pub(crate) fn check_disjoint(what: &str, pairs: &[Pair]) -> Result<()> {
+    check_spans(
+        what,
+        pairs.iter().map(|p| {
+            (
+                Span {
+                    at: p.dst,
+                    bytes: p.bytes,
+                    side: p.dst_side,
+                },
+                Span {
+                    at: p.src,
+                    bytes: p.bytes,
+                    side: p.src_side,
+                },
+            )
+        }),
+    )
+}
+
+/// One side of a copy in the overlap checks: (start, end, is destination, copy index, side).
+type Range = (u64, u64, bool, usize, Side);
+
+/// The error of two overlapping sides, the earlier copy first.
+fn overlap(what: &str, a: Range, b: Range) -> Error {
+    let name = |x: Range| {
+        let role = if x.2 { "destination" } else { "source" };
+        let side = match x.4 {
+            Side::Host => "host",
+            Side::Device => "device",
+            Side::Array => "array",
+        };
+        format!("the {role} of copy {} ({side} {:#x}..{:#x})", x.3, x.0, x.1)
+    };
+    let (first, second) = if a.3 <= b.3 { (a, b) } else { (b, a) };
+    Error::custack(
+        ErrorKind::InvalidValue,
+        format!(
+            "{what}: {} overlaps {}; a batch's copies run in no order, so no destination may \
+             overlap another destination or a source; nothing was enqueued",
+            name(first),
+            name(second)
+        ),
+    )
+}
+
+/// [`check_disjoint`] over copies whose sides may differ in length (a 3D copy's pitched side
+/// spans its padding too): each `(destination, source)`.
+pub(crate) fn check_spans(
+    what: &str,
+    copies: impl ExactSizeIterator<Item = (Span, Span)>,
+) -> Result<()> {
     // (start, end, is destination, copy index, side)
-    let mut ranges: Vec<(u64, u64, bool, usize, Side)> = Vec::with_capacity(pairs.len() * 2);
-    for (i, p) in pairs.iter().enumerate().filter(|(_, p)| p.bytes > 0) {
-        let past = |at: u64| at.saturating_add(p.bytes as u64);
-        ranges.push((p.dst, past(p.dst), true, i, p.dst_side));
-        ranges.push((p.src, past(p.src), false, i, p.src_side));
+    let mut ranges: Vec<Range> = Vec::with_capacity(copies.len() * 2);
+    for (i, (d, s)) in copies.enumerate() {
+        for (x, is_dst) in [(d, true), (s, false)] {
+            if x.bytes > 0 {
+                ranges.push((x.at, x.at.saturating_add(x.bytes as u64), is_dst, i, x.side));
+            }
+        }
     }
     ranges.sort_unstable_by_key(|r| (r.0, r.1));
     // The range reaching furthest so far, of every kind and of destinations only.
-    let mut any: Option<(u64, u64, bool, usize, Side)> = None;
-    let mut dst: Option<(u64, u64, bool, usize, Side)> = None;
+    let mut any: Option<Range> = None;
+    let mut dst: Option<Range> = None;
     for r in ranges {
         let hit = if r.2 { any } else { dst };
         if let Some(h) = hit.filter(|h| r.0 < h.1) {
-            let name = |x: (u64, u64, bool, usize, Side)| {
-                let role = if x.2 { "destination" } else { "source" };
-                let side = match x.4 {
-                    Side::Host => "host",
-                    Side::Device => "device",
-                };
-                format!("the {role} of copy {} ({side} {:#x}..{:#x})", x.3, x.0, x.1)
-            };
-            let (first, second) = if h.3 <= r.3 { (h, r) } else { (r, h) };
-            return Err(Error::custack(
-                ErrorKind::InvalidValue,
-                format!(
-                    "{what}: {} overlaps {}; a batch's copies run in no order, so no destination \
-                     may overlap another destination or a source; nothing was enqueued",
-                    name(first),
-                    name(second)
-                ),
-            ));
+            return Err(overlap(what, h, r));
         }
         if any.is_none_or(|a| r.1 > a.1) {
             any = Some(r);
@@ -367,42 +415,104 @@ impl<'scope> StreamScope<'scope, '_> {
         let mut srcs: Vec<ffi::CUdeviceptr> = copies.clone().map(|p| p.src).collect();
         let mut sizes: Vec<usize> = copies.map(|p| p.bytes).collect();
         let batch_fn = crate::driver::lookup::MEMCPY_BATCH_ASYNC.get()?;
-        let mut first = 0usize;
-        let mut fail = usize::MAX;
-        // SAFETY: the three arrays hold `dsts.len()` elements each; one attribute applies from
-        // copy 0 on; `fail` is a valid out-pointer. Each copy is one that a single copy of this
-        // scope would enqueue (its sides bound to the scope, host memory borrowed for it, lengths
-        // equal), their memory borrowed until the scope has synchronized the stream (device
-        // bindings for 'scope, allocations for the batch's 'b, which ends after this call, their
-        // frees enqueued after it). No destination overlaps another destination or a source
-        // (checked above), so the copies' lack of order among themselves cannot race; the source
-        // order is the stream's unless the caller of the unsafe `source_order` promised more.
-        // `batch_fn` has the 12.8 signature: it was looked up at 12080.
-        let r = unsafe {
-            batch_fn(
-                dsts.as_mut_ptr(),
-                srcs.as_mut_ptr(),
-                sizes.as_mut_ptr(),
-                dsts.len(),
-                &raw mut attrs,
-                &raw mut first,
-                1,
-                &raw mut fail,
+        // SAFETY: the three arrays hold `dsts.len()` elements each. Each copy is one that a
+        // single copy of this scope would enqueue (its sides bound to the scope, host memory
+        // borrowed for it, lengths equal), their memory borrowed until the scope has
+        // synchronized the stream (device bindings for 'scope, allocations for the batch's 'b,
+        // which ends after this call, their frees enqueued after it). No destination overlaps
+        // another destination or a source (checked above), so the copies' lack of order among
+        // themselves cannot race; the source order is the stream's unless the caller of the
+        // unsafe `source_order` promised more. `batch_fn` was looked up at 12080.
+        unsafe {
+            enqueue(
+                batch_fn,
+                (&mut dsts, &mut srcs, &mut sizes),
+                &mut attrs,
                 self.as_raw(),
             )
         }
-        .result();
-        r.map_err(|e| match fail {
-            usize::MAX => e,
-            i => {
-                let detail = match e.detail() {
-                    Some(d) => format!("{d}; {WHAT}: the driver blamed copy {i} of the batch"),
-                    None => format!("{WHAT}: the driver blamed copy {i} of the batch"),
-                };
-                e.with_detail(detail)
-            }
-        })
     }
+}
+
+/// `cuMemcpyBatchAsync` of `count` copies, one attribute applying from copy 0 on; the copy the
+/// driver blames, where it names one, in the error's detail. Allocates nothing on success.
+///
+/// # Safety
+///
+/// `dsts`, `srcs` and `sizes` have the same length, at least 1; each copy's memory is live and
+/// stays so until the copy has run on `stream`; no destination overlaps another destination or
+/// a source; `f` has CUDA 12.8's signature (looked up at 12080).
+pub(crate) unsafe fn enqueue(
+    f: ffi::PFN_cuMemcpyBatchAsync,
+    (dsts, srcs, sizes): (
+        &mut [ffi::CUdeviceptr],
+        &mut [ffi::CUdeviceptr],
+        &mut [usize],
+    ),
+    attrs: &mut ffi::CUmemcpyAttributes,
+    stream: ffi::CUstream,
+) -> Result<()> {
+    const WHAT: &str = "cuMemcpyBatchAsync";
+    let mut first = 0usize;
+    let mut fail = usize::MAX;
+    // SAFETY: the caller's conditions; one attribute from copy 0; `fail` a valid out-pointer.
+    let r = unsafe {
+        f(
+            dsts.as_mut_ptr(),
+            srcs.as_mut_ptr(),
+            sizes.as_mut_ptr(),
+            dsts.len(),
+            attrs,
+            &raw mut first,
+            1,
+            &raw mut fail,
+            stream,
+        )
+    }
+    .result();
+    r.map_err(|e| match fail {
+        usize::MAX => e,
+        i => {
+            let detail = match e.detail() {
+                Some(d) => format!("{d}; {WHAT}: the driver blamed copy {i} of the batch"),
+                None => format!("{WHAT}: the driver blamed copy {i} of the batch"),
+            };
+            e.with_detail(detail)
+        }
+    })
+}
+
+/// [`check_disjoint`] without allocating (every pair compared, for the small fixed batches of
+/// the restricted profile's run phase); the same verdict and message.
+pub(crate) fn check_disjoint_in_place(what: &str, pairs: &[Pair]) -> Result<()> {
+    let ranges = |i: usize, p: &Pair| {
+        let past = |at: u64| at.saturating_add(p.bytes as u64);
+        [
+            (p.dst, past(p.dst), true, i, p.dst_side),
+            (p.src, past(p.src), false, i, p.src_side),
+        ]
+    };
+    for (i, a) in pairs.iter().enumerate().filter(|(_, p)| p.bytes > 0) {
+        for (j, b) in pairs
+            .iter()
+            .enumerate()
+            .skip(i)
+            .filter(|(_, p)| p.bytes > 0)
+        {
+            for x in ranges(i, a) {
+                for y in ranges(j, b) {
+                    // Same copy, same side: not a conflict; two sources never conflict.
+                    if (i == j && x.2 == y.2) || (!x.2 && !y.2) {
+                        continue;
+                    }
+                    if x.0 < y.1 && y.0 < x.1 {
+                        return Err(overlap(what, x, y));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -419,7 +529,10 @@ mod tests {
         }
     }
 
+    /// Refused by both checks (the sorting one and the restricted profile's in-place one).
     fn refused(pairs: &[Pair]) -> String {
+        let in_place = check_disjoint_in_place("batch", pairs).expect_err("must be refused");
+        assert_eq!(in_place.kind(), ErrorKind::InvalidValue);
         let e = check_disjoint("batch", pairs).expect_err("must be refused");
         assert_eq!(e.kind(), ErrorKind::InvalidValue);
         e.detail().unwrap_or_default().to_owned()
@@ -434,13 +547,13 @@ mod tests {
             pair(0x1200, 0x9080, 0x100),
         ];
         check_disjoint("batch", &pairs).unwrap();
+        check_disjoint_in_place("batch", &pairs).unwrap();
         // A zero-byte copy overlaps nothing, even at another copy's destination.
-        check_disjoint(
-            "batch",
-            &[pair(0x1000, 0x9000, 0x100), pair(0x1000, 0x1000, 0)],
-        )
-        .unwrap();
+        let zero = [pair(0x1000, 0x9000, 0x100), pair(0x1000, 0x1000, 0)];
+        check_disjoint("batch", &zero).unwrap();
+        check_disjoint_in_place("batch", &zero).unwrap();
         check_disjoint("batch", &[]).unwrap();
+        check_disjoint_in_place("batch", &[]).unwrap();
     }
 
     #[test]
@@ -473,6 +586,24 @@ mod tests {
         refused(&[pair(0x1000, 0x1010, 0x100)]);
         // A source reaching into a destination behind a long earlier source.
         refused(&[pair(0x5000, 0x1000, 0x1000), pair(0x1800, 0x9000, 0x10)]);
+    }
+
+    #[test]
+    fn the_in_place_check_names_the_copies_as_the_sorting_one_does() {
+        let pairs = [
+            pair(0x1000, 0x9000, 0x100),
+            pair(0x5000, 0x9000, 0x100),
+            pair(0x7000, 0x1080, 0x100),
+        ];
+        let a = check_disjoint("batch", &pairs).unwrap_err().to_string();
+        let b = check_disjoint_in_place("batch", &pairs)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(a, b);
+        assert!(
+            b.contains("the destination of copy 0 (device 0x1000..0x1100) overlaps the source of copy 2 (host 0x1080..0x1180)"),
+            "{b}"
+        );
     }
 
     #[test]

@@ -24,6 +24,7 @@
 //! is available to scopes and submissions alike.
 
 pub(crate) mod batch;
+pub(crate) mod managed_batch;
 // Used by the libraries' handles (features `cublas`, `cublaslt`, `cufft`, `curand`,
 // `cusolver`); always
 // built, so that their unit tests run in every build.

@@ -206,6 +206,29 @@ pub(crate) static STREAM_BEGIN_CAPTURE_TO_GRAPH: Lookup<ffi::PFN_cuStreamBeginCa
 /// (`failIdx`): asked for at 12080, so a CUDA 13 driver returns that ABI, not `_v2`'s.
 pub(crate) static MEMCPY_BATCH_ASYNC: Lookup<ffi::PFN_cuMemcpyBatchAsync> =
     Lookup::new(c"cuMemcpyBatchAsync", ffi::PFN_cuMemcpyBatchAsync_VERSION);
+/// A batch of 3D copies in one call (`crate::texture::batch`), with CUDA 12.8's signature
+/// (`failIdx`): asked for at 12080, so a CUDA 13 driver returns that ABI, not `_v2`'s.
+pub(crate) static MEMCPY_3D_BATCH_ASYNC: Lookup<ffi::PFN_cuMemcpy3DBatchAsync> = Lookup::new(
+    c"cuMemcpy3DBatchAsync",
+    ffi::PFN_cuMemcpy3DBatchAsync_VERSION,
+);
+/// Batched prefetches of managed memory (`crate::asynchronous::managed_batch`), CUDA 13.0.
+pub(crate) static MEM_PREFETCH_BATCH_ASYNC: Lookup<ffi::PFN_cuMemPrefetchBatchAsync> = Lookup::new(
+    c"cuMemPrefetchBatchAsync",
+    ffi::PFN_cuMemPrefetchBatchAsync_VERSION,
+);
+/// Batched discards of managed memory, CUDA 13.0.
+pub(crate) static MEM_DISCARD_BATCH_ASYNC: Lookup<ffi::PFN_cuMemDiscardBatchAsync> = Lookup::new(
+    c"cuMemDiscardBatchAsync",
+    ffi::PFN_cuMemDiscardBatchAsync_VERSION,
+);
+/// Batched discards with prefetches of managed memory, CUDA 13.0.
+pub(crate) static MEM_DISCARD_AND_PREFETCH_BATCH_ASYNC: Lookup<
+    ffi::PFN_cuMemDiscardAndPrefetchBatchAsync,
+> = Lookup::new(
+    c"cuMemDiscardAndPrefetchBatchAsync",
+    ffi::PFN_cuMemDiscardAndPrefetchBatchAsync_VERSION,
+);
 
 /// An entry point custack looks up rather than links, and whether this driver offers it.
 #[derive(Debug)]
@@ -269,5 +292,9 @@ pub fn newer_entry_points() -> Vec<EntryPointStatus> {
         status(&GRAPH_CONDITIONAL_HANDLE_CREATE),
         status(&STREAM_BEGIN_CAPTURE_TO_GRAPH),
         status(&MEMCPY_BATCH_ASYNC),
+        status(&MEMCPY_3D_BATCH_ASYNC),
+        status(&MEM_PREFETCH_BATCH_ASYNC),
+        status(&MEM_DISCARD_BATCH_ASYNC),
+        status(&MEM_DISCARD_AND_PREFETCH_BATCH_ASYNC),
     ]
 }

@@ -43,6 +43,7 @@
 
 #![deny(clippy::arithmetic_side_effects)]
 
+mod batch;
 mod bound;
 mod context;
 mod graph;
@@ -55,6 +56,7 @@ mod scope;
 mod stream;
 mod values;
 
+pub use batch::{BatchCopies, RestrictedBatch};
 pub use bound::{OnOverrun, WaitBound};
 pub use context::{RestrictedContext, RestrictedGuard};
 pub use graph::{RestrictedGraphBuilder, RestrictedKernelUpdater};

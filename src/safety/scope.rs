@@ -39,6 +39,11 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
         unsafe { &*core::ptr::from_ref(scope).cast::<Self>() }
     }
 
+    /// The scope's stream, for the run phase's batches (`safety/batch.rs`).
+    pub(super) fn stream_raw(&self) -> crate::ffi::CUstream {
+        self.scope.as_raw()
+    }
+
     /// Binds device memory for reading until the scope ends ([`StreamScope::bind`]).
     pub fn bind<T: DeviceCopy>(
         &self,
@@ -236,13 +241,13 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
 /// memory is staged by the driver and blocks the host outside any deadline, so under the
 /// profile it does not compile.
 #[derive(Clone, Copy, Debug)]
-pub struct PinnedHost<'scope, T: DeviceCopy>(ScopedHost<'scope, T>);
+pub struct PinnedHost<'scope, T: DeviceCopy>(pub(super) ScopedHost<'scope, T>);
 
 /// Page-locked host memory of the init phase, bound to a [`RestrictedScope`] for writing: what
 /// its copies to the host write. Made from `&mut PinnedBuffer` (or by
 /// [`bind_host_mut`](RestrictedScope::bind_host_mut)), never from pageable memory.
 #[derive(Clone, Copy, Debug)]
-pub struct PinnedHostMut<'scope, T: DeviceCopy>(ScopedHostMut<'scope, T>);
+pub struct PinnedHostMut<'scope, T: DeviceCopy>(pub(super) ScopedHostMut<'scope, T>);
 
 impl<'scope, T: DeviceCopy> From<&'scope PinnedBuffer<'_, T>> for PinnedHost<'scope, T> {
     fn from(memory: &'scope PinnedBuffer<'_, T>) -> Self {

@@ -389,7 +389,7 @@ impl<'scope> StreamScope<'scope, '_> {
 }
 
 /// `LengthMismatch` unless `host` elements of `T` are exactly the bound array's elements.
-fn check_scoped<T>(what: &str, array: &ScopedArray<'_>, host: usize) -> Result<()> {
+pub(super) fn check_scoped<T>(what: &str, array: &ScopedArray<'_>, host: usize) -> Result<()> {
     check_packed(what, "array", host, array.extent)?;
     if array.width_bytes != array.extent[0] * size_of::<T>() {
         return Err(Error::custack(

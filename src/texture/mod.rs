@@ -25,6 +25,7 @@
 //! none of the others, and the others form no circle.
 
 pub(crate) mod array;
+pub(crate) mod batch;
 pub(crate) mod mipmap;
 pub(crate) mod options;
 pub(crate) mod resource;
@@ -33,6 +34,7 @@ pub(crate) mod surface;
 pub(crate) mod texture_object;
 
 pub use array::{ArrayElement, CudaArray};
+pub use batch::Copy3dBatch;
 pub use options::{AddressMode, FilterMode, TextureOptions};
 pub use resource::{ResourceView, TextureResource};
 pub use scoped::{ScopedArray, ScopedSurface, ScopedTexture, SurfaceHandle, TextureHandle};

@@ -20,7 +20,7 @@ use common::context0;
 use custack::{Context, Result};
 use double::report_driver_version;
 use programs::{
-    batch_copies, confinement, context_count, contracts, deadlines, device_info, driver_init,
+    batch_3d, batch_copies, confinement, context_count, contracts, deadlines, device_info, driver_init,
     events, example, fork, graph, graph_arena, graph_built, graph_capture_forked,
     graph_capture_forks, graph_capture_into, graph_conditional, graph_exec_nodes, graph_host,
     graph_kept_attack, graph_kept_free, graph_kept_routes, graph_mem, graph_shared, green, in_flight, ipc, library,
@@ -101,6 +101,9 @@ fn run(program: &str) -> Option<Result<()>> {
         "batch_copies_old" => report_driver_version(12070)
             .and_then(|()| context0())
             .and_then(|c| batch_copies::batch_copies_old(&c)),
+        "batch_3d" => batch_3d::run("batch_3d"),
+        "batch_3d_old" => batch_3d::run("batch_3d_old"),
+        "managed_batches" => batch_3d::run("managed_batches"),
         "graph_kept_routes" => context0().and_then(|c| graph_kept_routes::graph_kept_routes(&c)),
         "graph_kept_free" => context0().and_then(|c| graph_kept_free::graph_kept_free(&c)),
         "graph_kept_attack" => context0().and_then(|c| graph_kept_attack::graph_kept_attack(&c)),

@@ -63,7 +63,11 @@ const NEWER: &[(&[u8], c_int)] = &[
     (b"cuCtxRecordEvent", 12050),
     (b"cuCtxWaitEvent", 12050),
     (b"cuMemcpyBatchAsync", 12080),
+    (b"cuMemcpy3DBatchAsync", 12080),
     (b"cuLogsRegisterCallback", 12090),
+    (b"cuMemPrefetchBatchAsync", 13000),
+    (b"cuMemDiscardBatchAsync", 13000),
+    (b"cuMemDiscardAndPrefetchBatchAsync", 13000),
     (b"cuFuncGetParamCount", 13020),
 ];
 
@@ -115,9 +119,11 @@ unsafe fn get_proc_address(
         resolved = b"cuCtxCreate_v4";
         f = lookup(resolved);
     }
-    // `cuMemcpyBatchAsync` at 13.0 or later is `_v2` (no `failIdx`), which the double does not
-    // have: only the 12.8 ABI (the unversioned symbol) is found, asked for at 12.8 to 12.9.
-    let batch_v2 = name == b"cuMemcpyBatchAsync" && version >= 13000;
+    // `cuMemcpyBatchAsync` and `cuMemcpy3DBatchAsync` at 13.0 or later are `_v2` (no
+    // `failIdx`), which the double does not have: only the 12.8 ABI (the unversioned symbol) is
+    // found, asked for at 12.8 to 12.9.
+    let batch_v2 =
+        matches!(name, b"cuMemcpyBatchAsync" | b"cuMemcpy3DBatchAsync") && version >= 13000;
     let mut versioned = [0u8; 128];
     if f.is_null()
         && let Some(buf) = versioned.get_mut(..name.len() + 3)

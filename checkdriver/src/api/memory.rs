@@ -161,6 +161,40 @@ entry_points! {
     ) {
         memcpy_batch(dsts, srcs, sizes, count, attrs.cast(), attr_idxs, num_attrs, fail_idx, stream)
     }
+    // CUDA 12.8's form (with `failIdx`), as `cuMemcpyBatchAsync`: each copy modelled as a
+    // `cuMemcpy3DAsync` of the same sides is.
+    fn cuMemcpy3DBatchAsync(num_ops: usize, ops: *mut c_void, fail_idx: *mut usize, flags: u64, stream: Handle) {
+        memcpy_3d_batch(num_ops, ops.cast_const().cast(), fail_idx, flags, stream)
+    }
+    // CUDA 13.0: managed ranges, each used (live, of the current context) and pending on the
+    // stream; a discard leaves its bytes unspecified (`managed_batch`).
+    fn cuMemPrefetchBatchAsync(
+        dptrs: *mut CUdeviceptr,
+        sizes: *mut usize,
+        count: usize,
+        locs: *mut c_void,
+        loc_idxs: *mut usize,
+        num_locs: usize,
+        flags: u64,
+        stream: Handle,
+    ) {
+        managed_batch(dptrs, sizes, count, Some((loc_idxs, num_locs)), false, flags, stream, "cuMemPrefetchBatchAsync")
+    }
+    fn cuMemDiscardBatchAsync(dptrs: *mut CUdeviceptr, sizes: *mut usize, count: usize, flags: u64, stream: Handle) {
+        managed_batch(dptrs, sizes, count, None, true, flags, stream, "cuMemDiscardBatchAsync")
+    }
+    fn cuMemDiscardAndPrefetchBatchAsync(
+        dptrs: *mut CUdeviceptr,
+        sizes: *mut usize,
+        count: usize,
+        locs: *mut c_void,
+        loc_idxs: *mut usize,
+        num_locs: usize,
+        flags: u64,
+        stream: Handle,
+    ) {
+        managed_batch(dptrs, sizes, count, Some((loc_idxs, num_locs)), true, flags, stream, "cuMemDiscardAndPrefetchBatchAsync")
+    }
     fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) {
         check::enqueue(stream as usize);
         check::used_address(src, "cuMemcpyDtoHAsync_v2");
@@ -704,6 +738,237 @@ unsafe fn memcpy_batch(
                     WHAT,
                 );
             }
+        }
+    }
+    CUDA_SUCCESS
+}
+
+/// What a discarded byte reads as on the double: unspecified on a GPU, a fixed odd pattern here,
+/// so that a program reading discarded memory before writing it sees values it did not write.
+pub(crate) const DISCARDED: u8 = 0xdb;
+
+/// `cuMemPrefetchBatchAsync`, `cuMemDiscardBatchAsync`, `cuMemDiscardAndPrefetchBatchAsync`
+/// (13.0): the arguments checked as the documentation states (a stream other than the legacy
+/// NULL stream, `count` ranges, flags 0; with locations, `numPrefetchLocs` from 1 to `count`
+/// whose first index is 0 and whose indices increase and stay below `count`), then each range
+/// used as a copy's device side is (live, of the current context, within its allocation) and
+/// pending on the stream. A discard writes [`DISCARDED`] over its range in stream order. Two
+/// ranges of one batch that overlap are a violation (the driver runs them in no order, and a
+/// discard concurrent with another access of its bytes is undefined).
+///
+/// # Safety
+///
+/// The call's contract: `dptrs` and `sizes` hold `count` elements, `locIdxs` (when given)
+/// `numPrefetchLocs`.
+#[allow(
+    clippy::too_many_arguments,
+    clippy::fn_params_excessive_bools,
+    reason = "the entry points' arguments, and which of the three calls this is"
+)]
+unsafe fn managed_batch(
+    dptrs: *mut CUdeviceptr,
+    sizes: *mut usize,
+    count: usize,
+    locs: Option<(*mut usize, usize)>,
+    discard: bool,
+    flags: u64,
+    stream: Handle,
+    what: &str,
+) -> CUresult {
+    if stream.is_null() || count == 0 || flags != 0 || dptrs.is_null() || sizes.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if let Some((idxs, n)) = locs {
+        if idxs.is_null() || n == 0 || n > count {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        // SAFETY: non-null, of `n` elements (the contract).
+        let idxs = unsafe { core::slice::from_raw_parts(idxs, n) };
+        if idxs.first() != Some(&0)
+            || !idxs.windows(2).all(|w| w[0] < w[1])
+            || idxs.last().is_some_and(|&i| i >= count)
+        {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    // SAFETY: non-null, of `count` elements (the contract).
+    let ptrs = unsafe { core::slice::from_raw_parts(dptrs, count) };
+    // SAFETY: as above.
+    let sizes = unsafe { core::slice::from_raw_parts(sizes, count) };
+    let mut spans: Vec<(u64, u64)> = ptrs
+        .iter()
+        .zip(sizes)
+        .map(|(&p, &n)| (p, p.saturating_add(n as u64)))
+        .filter(|(a, b)| a < b)
+        .collect();
+    spans.sort_unstable();
+    if let Some(w) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
+        mode::violation(&format!(
+            "{what}: ranges {:#x}..{:#x} and {:#x}..{:#x} of one batch overlap",
+            w[0].0, w[0].1, w[1].0, w[1].1
+        ));
+    }
+    check::enqueue(stream as usize);
+    check::used(Kind::Stream, stream as usize, what);
+    for (&p, &n) in ptrs.iter().zip(sizes).filter(|(_, n)| **n > 0) {
+        check::used_span(p, p.saturating_add(n as u64), None, what);
+        check::enqueued(stream as usize, Kind::DeviceMemory, p as usize);
+        if discard {
+            let op = work::DataOp::Fill {
+                dst: p,
+                pattern: vec![DISCARDED],
+                count: n,
+            };
+            check::data_op(stream as usize, &op, what);
+        }
+    }
+    CUDA_SUCCESS
+}
+
+/// One operand of a `CUDA_MEMCPY3D_BATCH_OP` (`CUmemcpy3DOperand`, 40 bytes): its type (1 a
+/// pointer, 2 an array) and the union's four words (pointer, row length, layer height, location
+/// hint; or array, offset x, y, z).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct Operand3d {
+    pub(crate) type_: c_uint,
+    pub(crate) words: [u64; 4],
+}
+
+/// `CUDA_MEMCPY3D_BATCH_OP` (112 bytes), as cuda.h 13.0 lays it out.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct BatchOp3d {
+    pub(crate) src: Operand3d,
+    pub(crate) dst: Operand3d,
+    pub(crate) extent: [usize; 3],
+    pub(crate) src_access_order: c_int,
+    pub(crate) flags: c_uint,
+}
+const _: () = assert!(size_of::<Operand3d>() == 40 && size_of::<BatchOp3d>() == 112);
+const _: () = assert!(core::mem::offset_of!(BatchOp3d, extent) == 80);
+
+/// A `CUDA_MEMCPY3D` (200 bytes) as 25 pointer-sized words, at the offsets `copy_desc` reads:
+/// the double's model of one copy of a 3D batch. Host sides keep the program's exposed
+/// provenance.
+#[repr(C, align(8))]
+struct Memcpy3d([*mut u8; 25]);
+
+impl Memcpy3d {
+    fn set(&mut self, offset: usize, v: usize) {
+        if let Some(w) = self.0.get_mut(offset / 8) {
+            *w = core::ptr::without_provenance_mut(v);
+        }
+    }
+
+    /// One side at `base` (0 the source, 88 the destination): memory type, and its fields.
+    fn side(&mut self, base: usize, op: &Operand3d, element: usize) -> Option<()> {
+        match op.type_ {
+            1 => {
+                let [ptr, row, layer, _] = op.words;
+                let device = check::is_device_address(ptr);
+                self.set(base + 32, if device { 2 } else { 1 });
+                if device {
+                    self.set(base + 48, usize::try_from(ptr).ok()?);
+                } else {
+                    let host = core::ptr::with_exposed_provenance_mut(usize::try_from(ptr).ok()?);
+                    *self.0.get_mut((base + 40) / 8)? = host;
+                }
+                self.set(base + 72, usize::try_from(row).ok()?.checked_mul(element)?);
+                self.set(base + 80, usize::try_from(layer).ok()?);
+            }
+            2 => {
+                let [array, x, y, z] = op.words;
+                self.set(base + 32, 3);
+                self.set(base + 56, usize::try_from(array).ok()?);
+                self.set(base, usize::try_from(x).ok()?.checked_mul(element)?);
+                self.set(base + 8, usize::try_from(y).ok()?);
+                self.set(base + 16, usize::try_from(z).ok()?);
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+}
+
+/// An array operand's element size, where the double sized the array (1 otherwise).
+fn element_of(op: &Operand3d) -> Option<usize> {
+    (op.type_ == 2).then(|| {
+        usize::try_from(op.words[0])
+            .ok()
+            .and_then(data::array_bytes)
+            .map_or(1, |b| b.element.max(1))
+    })
+}
+
+/// `cuMemcpy3DBatchAsync` (12.8): the arguments checked as the documentation states (a stream
+/// other than the legacy NULL stream, `numOps` copies, flags 0, each operand a pointer or an
+/// array, no extent 0, a valid source order, copy flags 0 or 1), then each copy modelled as a
+/// `cuMemcpy3DAsync` of the same sides (`copy_used`): an extent in elements, 1 byte for a copy
+/// between two pointers, the array's element otherwise; a pointer is device memory if the
+/// double handed it out, host memory otherwise; a host-to-host copy is not modelled
+/// (`CUDA_ERROR_NOT_SUPPORTED`). `failIdx` is `SIZE_MAX` unless one copy is to blame.
+///
+/// # Safety
+///
+/// The call's contract: `opList` holds `numOps` descriptors whose host sides are valid for
+/// their copies; `failIdx` is null or valid for a write.
+unsafe fn memcpy_3d_batch(
+    num_ops: usize,
+    ops: *const BatchOp3d,
+    fail_idx: *mut usize,
+    flags: u64,
+    stream: Handle,
+) -> CUresult {
+    const WHAT: &str = "cuMemcpy3DBatchAsync";
+    // SAFETY: null or valid for a write (this function's contract).
+    unsafe { out(fail_idx, usize::MAX) };
+    if stream.is_null() || num_ops == 0 || ops.is_null() || flags != 0 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    // SAFETY: non-null, of `num_ops` descriptors (the contract).
+    let ops = unsafe { core::slice::from_raw_parts(ops, num_ops) };
+    for (i, op) in ops.iter().enumerate() {
+        let fail = |e: CUresult| {
+            // SAFETY: as above.
+            unsafe { out(fail_idx, i) };
+            e
+        };
+        let host_only = [op.src, op.dst]
+            .iter()
+            .all(|o| o.type_ == 1 && !check::is_device_address(o.words[0]));
+        if host_only {
+            return fail(CUDA_ERROR_NOT_SUPPORTED);
+        }
+        let element = element_of(&op.src)
+            .or_else(|| element_of(&op.dst))
+            .unwrap_or(1);
+        let mut copy = Memcpy3d([null_mut(); 25]);
+        let [w, h, d] = op.extent;
+        let valid = w != 0
+            && h != 0
+            && d != 0
+            && (1..=3).contains(&op.src_access_order)
+            && op.flags <= 1
+            && copy.side(0, &op.src, element).is_some()
+            && copy.side(88, &op.dst, element).is_some();
+        let Some(width) = w.checked_mul(element).filter(|_| valid) else {
+            return fail(CUDA_ERROR_INVALID_VALUE);
+        };
+        copy.set(176, width);
+        copy.set(184, h);
+        copy.set(192, d);
+        check::enqueue(stream as usize);
+        check::used(Kind::Stream, stream as usize, WHAT);
+        // SAFETY: `copy` is a `CUDA_MEMCPY3D` of this op's sides (the offsets `copy_desc`
+        // reads), whose host sides the program promised valid for the copy.
+        unsafe {
+            copy_used(
+                (&raw const copy).cast(),
+                Shape::ThreeD,
+                Some(stream as usize),
+                WHAT,
+            );
         }
     }
     CUDA_SUCCESS

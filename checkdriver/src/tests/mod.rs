@@ -10,6 +10,7 @@
 )]
 
 mod batch;
+mod batch_3d;
 mod capture;
 mod cubin;
 mod entry_point;

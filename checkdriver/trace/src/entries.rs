@@ -230,5 +230,9 @@ entries! {
         cuGraphConditionalHandleCreate(a0, a1, a2, a3, a4) as "cuGraphConditionalHandleCreate";
         cuStreamBeginCaptureToGraph(a0, a1, a2, a3, a4, a5) as "cuStreamBeginCaptureToGraph";
         cuMemcpyBatchAsync(a0, a1, a2, a3, a4, a5, a6, a7, a8) as "cuMemcpyBatchAsync";
+        cuMemcpy3DBatchAsync(a0, a1, a2, a3, a4) as "cuMemcpy3DBatchAsync";
+        cuMemPrefetchBatchAsync(a0, a1, a2, a3, a4, a5, a6, a7) as "cuMemPrefetchBatchAsync";
+        cuMemDiscardBatchAsync(a0, a1, a2, a3, a4) as "cuMemDiscardBatchAsync";
+        cuMemDiscardAndPrefetchBatchAsync(a0, a1, a2, a3, a4, a5, a6, a7) as "cuMemDiscardAndPrefetchBatchAsync";
     }
 }

@@ -559,7 +559,11 @@ const NEWER: &[(&[u8], c_int)] = &[
     (b"cuCtxRecordEvent", 12050),
     (b"cuCtxWaitEvent", 12050),
     (b"cuMemcpyBatchAsync", 12080),
+    (b"cuMemcpy3DBatchAsync", 12080),
     (b"cuLogsRegisterCallback", 12090),
+    (b"cuMemPrefetchBatchAsync", 13000),
+    (b"cuMemDiscardBatchAsync", 13000),
+    (b"cuMemDiscardAndPrefetchBatchAsync", 13000),
     (b"cuFuncGetParamCount", 13020),
 ];
 

@@ -173,7 +173,11 @@ pub(crate) fn graph_exec_nodes(ctx: &Context) -> Result<()> {
     }
     drop(exec);
     drop_errors()?;
-    assert_eq!(before.drops(), 1, "owned by the executable graph, dropped once");
+    assert_eq!(
+        before.drops(),
+        1,
+        "owned by the executable graph, dropped once"
+    );
 
     // Child-graph node: a graph of its topology taken, others refused.
     // Built node by node, so that the double knows their nodes' kinds, as the driver does.

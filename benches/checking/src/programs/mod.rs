@@ -2,6 +2,7 @@
 //! the program (the name `run` in `main.rs` dispatches on). Each file opens with what its
 //! program exercises and the contract rows (`docs/invariants.md`) it backs.
 
+pub(crate) mod batch_3d;
 pub(crate) mod batch_copies;
 pub(crate) mod confinement;
 pub(crate) mod context_count;

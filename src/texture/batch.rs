@@ -1,0 +1,432 @@
+//! Batched 3D copies: many copies of a [`StreamScope`] between CUDA arrays, pitched device
+//! memory and packed host memory in one driver call, `cuMemcpy3DBatchAsync` (CUDA 12.8, looked
+//! up through `cuGetProcAddress` at 12.8's ABI).
+//!
+//! A [`Copy3dBatch`] takes each copy as the scope's single 3D copy takes it
+//! ([`copy_to_array`](StreamScope::copy_to_array), [`copy_from_array`](StreamScope::copy_from_array),
+//! [`copy_to_pitched`](StreamScope::copy_to_pitched),
+//! [`copy_from_pitched`](StreamScope::copy_from_pitched)): an array or pitched destination
+//! borrowed mutably, a source borrowed, host memory borrowed for the whole scope, every shape
+//! checked as it is added. It borrows what it holds for its own lifetime `'b`, so an array or a
+//! pitched buffer is a destination at most once per batch and never also a source of it (the
+//! borrow checker refuses it, C33). What types cannot see (a host destination given twice, one
+//! overlapping a host source) [`StreamScope::copy_3d_batch`] checks before the driver is
+//! called, since the driver runs a batch's copies in no particular order (R31).
+//! (`texture/` sits above `asynchronous/`, so this scope method lives beside the arrays.)
+
+use crate::asynchronous::batch::{Side, Span, check_spans};
+use crate::asynchronous::scope::StreamScope;
+use crate::error::{Error, ErrorKind, Result};
+use crate::ffi;
+use crate::memory::pitched::{ScopedPitched, check_packed};
+use crate::texture::array::{ArrayElement, check_scoped};
+use crate::texture::scoped::ScopedArray;
+use crate::vocabulary::binding::{ScopedHost, ScopedHostMut};
+use crate::vocabulary::plain::DeviceCopy;
+use core::marker::PhantomData;
+
+/// One side of a 3D copy, for the driver and for the overlap check.
+#[derive(Clone, Copy, Debug)]
+struct Operand {
+    raw: ffi::CUmemcpy3DOperand,
+    span: Span,
+}
+
+/// A host or device address, rows `row` elements apart, layers `layer` rows apart.
+fn pointer(at: u64, row: usize, layer: usize, bytes: usize, side: Side) -> Operand {
+    Operand {
+        raw: ffi::CUmemcpy3DOperand {
+            type_: ffi::CU_MEMCPY_OPERAND_TYPE_POINTER,
+            op: ffi::CUmemcpy3DOperandUnion {
+                ptr: ffi::CUmemcpy3DOperandPtr {
+                    ptr: at,
+                    rowLength: row,
+                    layerHeight: layer,
+                    locHint: crate::asynchronous::batch::mem_location(
+                        crate::memory::managed::Location::Host,
+                    ),
+                },
+            },
+        },
+        span: Span { at, bytes, side },
+    }
+}
+
+/// A whole array, from its origin.
+fn array(a: &ScopedArray<'_>) -> Operand {
+    Operand {
+        raw: ffi::CUmemcpy3DOperand {
+            type_: ffi::CU_MEMCPY_OPERAND_TYPE_ARRAY,
+            op: ffi::CUmemcpy3DOperandUnion {
+                array: ffi::CUmemcpy3DOperandArray {
+                    array: a.raw,
+                    offset: ffi::CUoffset3D::default(),
+                },
+            },
+        },
+        span: Span {
+            at: a.raw as u64,
+            bytes: 1,
+            side: Side::Array,
+        },
+    }
+}
+
+/// One copy of the batch.
+#[derive(Clone, Copy, Debug)]
+struct Op {
+    dst: Operand,
+    src: Operand,
+    extent: [usize; 3],
+}
+
+/// 3D copies of one [`StreamScope`] enqueued together by one `cuMemcpy3DBatchAsync`; made by
+/// [`StreamScope::batch_3d`], enqueued by [`StreamScope::copy_3d_batch`].
+///
+/// Arrays and pitched buffers are borrowed for `'b` (a destination mutably), host memory for the
+/// whole scope, as the single 3D copies borrow them; `'scope` is the scope's brand, invariant,
+/// so a batch takes only what is bound to its own scope and is enqueued only by it.
+///
+/// # Examples
+///
+/// ```no_run
+/// # use custack::{Context, ContextFlags, Driver, Stack};
+/// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+/// # let mut stack = Stack::new()?;
+/// # let guard = stack.push(&ctx)?;
+/// let stream = guard.stream()?;
+/// let mut a = guard.alloc_array_3d::<f32>(16, 8, 4)?;
+/// let mut p = guard.alloc_pitched::<f32>(16, 8)?;
+/// let (up_a, up_p) = (vec![1.0f32; 16 * 8 * 4], vec![2.0f32; 16 * 8]);
+/// stream.scope(|s| -> custack::Result<()> {
+///     let (mut sa, mut sp) = (s.bind_array(&mut a), s.bind_pitched(&mut p));
+///     let mut batch = s.batch_3d();
+///     batch.to_array(&mut sa, &up_a)?;
+///     batch.to_pitched(&mut sp, &up_p)?;
+///     s.copy_3d_batch(batch) // one cuMemcpy3DBatchAsync
+/// })??;
+/// # Ok::<(), custack::Error>(())
+/// ```
+///
+/// # References
+///
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+#[doc(alias = "cuMemcpy3DBatchAsync")]
+#[must_use = "a batch does nothing until `StreamScope::copy_3d_batch` enqueues it"]
+pub struct Copy3dBatch<'b, 'scope: 'b> {
+    ops: Vec<Op>,
+    flags: core::ffi::c_uint,
+    // Invariant in 'scope (the scope's brand); borrows what it holds for 'b; `!Send`.
+    _scope: PhantomData<(&'b (), &'scope mut &'scope (), *const ())>,
+}
+
+impl core::fmt::Debug for Copy3dBatch<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Copy3dBatch")
+            .field("copies", &self.ops.len())
+            .field("flags", &self.flags)
+            .finish()
+    }
+}
+
+/// Bytes from the start of `rows` × `layers` rows `pitch` bytes apart to the end of the last
+/// row of `row` bytes.
+fn spanned(what: &str, pitch: usize, row: usize, rows: usize) -> Result<usize> {
+    rows.checked_sub(1)
+        .and_then(|r| r.checked_mul(pitch))
+        .and_then(|b| b.checked_add(row))
+        .ok_or_else(|| Error::custack(ErrorKind::SizeOverflow, format!("{what}: {rows} rows")))
+}
+
+impl<'b, 'scope: 'b> Copy3dBatch<'b, 'scope> {
+    /// The number of copies added.
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// Whether no copy was added.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// Adds a copy of packed host elements into a whole array, as
+    /// [`StreamScope::copy_to_array`] takes it.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`] if the host elements are not the array's, packed; nothing
+    /// is added then.
+    pub fn to_array<T: ArrayElement>(
+        &mut self,
+        dst: &'b mut ScopedArray<'scope>,
+        src: impl Into<ScopedHost<'scope, T>>,
+    ) -> Result<&mut Self> {
+        let src = src.into();
+        check_scoped::<T>("Copy3dBatch::to_array", dst, src.len())?;
+        let [w, h, d] = dst.extent;
+        let bytes = src.len() * size_of::<T>();
+        self.ops.push(Op {
+            dst: array(dst),
+            src: pointer(src.as_ptr() as u64, w, h, bytes, Side::Host),
+            extent: [w, h, d],
+        });
+        Ok(self)
+    }
+
+    /// Adds a copy of a whole array into packed host elements, as
+    /// [`StreamScope::copy_from_array`] takes it.
+    ///
+    /// # Errors
+    ///
+    /// As [`to_array`](Self::to_array).
+    pub fn from_array<T: ArrayElement>(
+        &mut self,
+        dst: impl Into<ScopedHostMut<'scope, T>>,
+        src: &'b ScopedArray<'scope>,
+    ) -> Result<&mut Self> {
+        let dst = dst.into();
+        check_scoped::<T>("Copy3dBatch::from_array", src, dst.len())?;
+        let [w, h, d] = src.extent;
+        let bytes = dst.len() * size_of::<T>();
+        self.ops.push(Op {
+            dst: pointer(dst.as_mut_ptr() as u64, w, h, bytes, Side::Host),
+            src: array(src),
+            extent: [w, h, d],
+        });
+        Ok(self)
+    }
+
+    /// Adds a copy of packed host rows into a pitched buffer, as
+    /// [`StreamScope::copy_to_pitched`] takes it.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`] if the host elements are not the buffer's rows, packed;
+    /// nothing is added then.
+    pub fn to_pitched<T: DeviceCopy>(
+        &mut self,
+        dst: &'b mut ScopedPitched<'scope, T>,
+        src: impl Into<ScopedHost<'scope, T>>,
+    ) -> Result<&mut Self> {
+        const WHAT: &str = "Copy3dBatch::to_pitched";
+        let src = src.into();
+        let (w, h) = (dst.width(), dst.height());
+        check_packed(WHAT, "pitched array", src.len(), [w, h, 1])?;
+        let row = w * size_of::<T>();
+        let device = spanned(WHAT, dst.pitch_bytes(), row, h)?;
+        self.ops.push(Op {
+            dst: pointer(dst.device_ptr(), dst.pitch_bytes(), h, device, Side::Device),
+            src: pointer(src.as_ptr() as u64, row, h, row * h, Side::Host),
+            extent: [row, h, 1],
+        });
+        Ok(self)
+    }
+
+    /// Adds a copy of a pitched buffer into packed host rows, as
+    /// [`StreamScope::copy_from_pitched`] takes it.
+    ///
+    /// # Errors
+    ///
+    /// As [`to_pitched`](Self::to_pitched).
+    pub fn from_pitched<T: DeviceCopy>(
+        &mut self,
+        dst: impl Into<ScopedHostMut<'scope, T>>,
+        src: &'b ScopedPitched<'scope, T>,
+    ) -> Result<&mut Self> {
+        const WHAT: &str = "Copy3dBatch::from_pitched";
+        let dst = dst.into();
+        let (w, h) = (src.width(), src.height());
+        check_packed(WHAT, "pitched array", dst.len(), [w, h, 1])?;
+        let row = w * size_of::<T>();
+        let device = spanned(WHAT, src.pitch_bytes(), row, h)?;
+        self.ops.push(Op {
+            dst: pointer(dst.as_mut_ptr() as u64, row, h, row * h, Side::Host),
+            src: pointer(src.device_ptr(), src.pitch_bytes(), h, device, Side::Device),
+            extent: [row, h, 1],
+        });
+        Ok(self)
+    }
+
+    /// Asks the driver to prefer overlapping the copies with compute work
+    /// (`CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE` on every copy).
+    pub fn prefer_overlap_with_compute(&mut self) -> &mut Self {
+        self.flags |= ffi::CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE;
+        self
+    }
+}
+
+/// The driver's descriptors of `ops`: sources read in stream order, `flags` on each.
+fn raw_ops(ops: &[Op], flags: core::ffi::c_uint) -> Vec<ffi::CUDA_MEMCPY3D_BATCH_OP> {
+    ops.iter()
+        .map(|op| ffi::CUDA_MEMCPY3D_BATCH_OP {
+            src: op.src.raw,
+            dst: op.dst.raw,
+            extent: ffi::CUextent3D {
+                width: op.extent[0],
+                height: op.extent[1],
+                depth: op.extent[2],
+            },
+            srcAccessOrder: ffi::CU_MEMCPY_SRC_ACCESS_ORDER_STREAM,
+            flags,
+        })
+        .collect()
+}
+
+impl<'scope> StreamScope<'scope, '_> {
+    /// An empty batch of 3D copies for this scope; see [`Copy3dBatch`] and
+    /// [`copy_3d_batch`](Self::copy_3d_batch).
+    pub fn batch_3d<'b>(&self) -> Copy3dBatch<'b, 'scope> {
+        Copy3dBatch {
+            ops: Vec::new(),
+            flags: ffi::CU_MEMCPY_FLAG_DEFAULT,
+            _scope: PhantomData,
+        }
+    }
+
+    /// `cuMemcpy3DBatchAsync`—Enqueues every copy of `batch` with one driver call (CUDA 12.8's
+    /// form, looked up through `cuGetProcAddress`); the batch runs in stream order as a whole,
+    /// its copies in no order among themselves, each reading its source in stream order. An
+    /// empty batch calls nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] if a destination overlaps another destination or a source of
+    /// the batch (R31), before the driver is called; [`ErrorKind::DriverTooOld`] before driver
+    /// 12.8 ("cuMemcpy3DBatchAsync needs driver ≥ 12.8"); the driver's errors (the copy it
+    /// blames, where it names one, in the error's detail).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// # use custack::{Context, ContextFlags, Driver, Stack};
+    /// # let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// # let mut stack = Stack::new()?;
+    /// # let guard = stack.push(&ctx)?;
+    /// let stream = guard.stream()?;
+    /// let mut a = guard.alloc_array::<u32>(64, 64)?;
+    /// let host = vec![7u32; 64 * 64];
+    /// let mut back = vec![0u32; 64 * 64];
+    /// stream.scope(|s| -> custack::Result<()> {
+    ///     let mut sa = s.bind_array(&mut a);
+    ///     let mut up = s.batch_3d();
+    ///     up.to_array(&mut sa, &host)?;
+    ///     s.copy_3d_batch(up)?;
+    ///     let mut down = s.batch_3d();
+    ///     down.from_array(&mut back, &sa)?;
+    ///     s.copy_3d_batch(down)
+    /// })??;
+    /// assert_eq!(back, host);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemcpy3DBatchAsync")]
+    pub fn copy_3d_batch(&self, batch: Copy3dBatch<'_, 'scope>) -> Result<()> {
+        const WHAT: &str = "cuMemcpy3DBatchAsync";
+        // Taken by value: the batch's borrows end once its copies are enqueued.
+        let Copy3dBatch { ops, flags, .. } = batch;
+        check_spans(WHAT, ops.iter().map(|op| (op.dst.span, op.src.span)))?;
+        if ops.is_empty() {
+            return Ok(());
+        }
+        let mut raw = raw_ops(&ops, flags);
+        let batch_fn = crate::driver::lookup::MEMCPY_3D_BATCH_ASYNC.get()?;
+        let mut fail = usize::MAX;
+        // SAFETY: `raw` holds `raw.len()` descriptors, each of a copy that a single 3D copy of
+        // this scope would enqueue (an array or pitched buffer bound to the scope and borrowed
+        // for the batch's 'b, host memory borrowed for 'scope, shapes checked, no extent 0: an
+        // array's extent is at least 1 in each dimension, a pitched buffer's too); the
+        // destinations overlap no other side of the batch (checked above), so the copies' lack
+        // of order among themselves cannot race; sources are read in stream order; `fail` is a
+        // valid out-pointer; flags 0. `batch_fn` has the 12.8 signature: looked up at 12080.
+        let r = unsafe { batch_fn(raw.len(), raw.as_mut_ptr(), &raw mut fail, 0, self.as_raw()) }
+            .result();
+        r.map_err(|e| match fail {
+            usize::MAX => e,
+            i => {
+                let detail = match e.detail() {
+                    Some(d) => format!("{d}; {WHAT}: the driver blamed copy {i} of the batch"),
+                    None => format!("{WHAT}: the driver blamed copy {i} of the batch"),
+                };
+                e.with_detail(detail)
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptors_name_each_side_as_cuda_h_does() {
+        let host = pointer(0x7000, 16, 8, 16 * 8 * 4, Side::Host);
+        let dev = pointer(0xd000, 512, 8, 512 * 7 + 64, Side::Device);
+        let ops = [Op {
+            dst: dev,
+            src: host,
+            extent: [64, 8, 1],
+        }];
+        let raw = raw_ops(&ops, ffi::CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE);
+        assert_eq!(raw.len(), 1);
+        let r = raw[0];
+        assert_eq!(r.src.type_, ffi::CU_MEMCPY_OPERAND_TYPE_POINTER);
+        // SAFETY: the type says `ptr`.
+        let s = unsafe { r.src.op.ptr };
+        // SAFETY: as above.
+        let d = unsafe { r.dst.op.ptr };
+        assert_eq!((s.ptr, s.rowLength, s.layerHeight), (0x7000, 16, 8));
+        assert_eq!((d.ptr, d.rowLength, d.layerHeight), (0xd000, 512, 8));
+        assert_eq!(
+            (r.extent.width, r.extent.height, r.extent.depth),
+            (64, 8, 1)
+        );
+        assert_eq!(r.srcAccessOrder, ffi::CU_MEMCPY_SRC_ACCESS_ORDER_STREAM);
+        assert_eq!(r.flags, ffi::CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE);
+    }
+
+    #[test]
+    fn a_pitched_side_spans_its_padding() {
+        // 4 rows of 64 bytes, 512 apart: from the first byte to the last row's end.
+        assert_eq!(spanned("t", 512, 64, 4).unwrap(), 3 * 512 + 64);
+        assert_eq!(spanned("t", 512, 64, 1).unwrap(), 64);
+        let e = spanned("t", usize::MAX, 64, 3).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::SizeOverflow);
+    }
+
+    #[test]
+    fn host_destinations_overlapping_in_a_3d_batch_are_refused() {
+        let (a, b) = (
+            pointer(0x7000, 16, 8, 512, Side::Host),
+            pointer(0x71ff, 16, 8, 512, Side::Host),
+        );
+        let arr = Span {
+            at: 0x5000,
+            bytes: 1,
+            side: Side::Array,
+        };
+        // Two downloads whose host ranges overlap by one byte.
+        let e = check_spans("t", [(a.span, arr), (b.span, arr)].into_iter()).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidValue);
+        assert!(
+            e.to_string().contains(
+                "the destination of copy 0 (host 0x7000..0x7200) overlaps the destination of copy 1"
+            ),
+            "{e}"
+        );
+        // The same array read twice is fine; written and read is not.
+        check_spans(
+            "t",
+            [
+                (a.span, arr),
+                (pointer(0x9000, 1, 1, 8, Side::Host).span, arr),
+            ]
+            .into_iter(),
+        )
+        .unwrap();
+        let e = check_spans("t", [(arr, a.span), (b.span, arr)].into_iter()).unwrap_err();
+        assert!(e.to_string().contains("(array 0x5000..0x5001)"), "{e}");
+    }
+}
