@@ -52,8 +52,8 @@
 //!
 //! With the cargo feature `nvrtc` (and only then) it also finds and links NVRTC, the run-time
 //! CUDA C++ compiler, into the crate, with `cublas` cuBLAS, with `nccl` NCCL, with `cufft`
-//! cuFFT, with `curand` cuRAND, with `cublaslt` cuBLASLt, with `cusparse` cuSPARSE and with `cudnn`
-//! cuDNN: see
+//! cuFFT, with `curand` cuRAND, with `cublaslt` cuBLASLt, with `cusparse` cuSPARSE, with `cudnn`
+//! cuDNN and with `cusolver` cuSOLVER: see
 //! [`feature_libraries`]. Without the feature nothing about its library is searched, printed or
 //! linked, and `python3` (which finds the Python wheels) never runs: a crate that depends on
 //! custack without them searches for libcuda and nothing else.
@@ -105,7 +105,7 @@ fn main() {
     // process-wide states (src/error/atomics.rs); never by this script.
     println!("cargo:rustc-check-cfg=cfg(loom)");
     if [
-        "NVRTC", "CUBLAS", "CUBLASLT", "NCCL", "CUFFT", "CURAND", "CUSPARSE", "CUDNN",
+        "NVRTC", "CUBLAS", "CUBLASLT", "NCCL", "CUFFT", "CURAND", "CUSPARSE", "CUDNN", "CUSOLVER",
     ]
     .iter()
     .any(|f| env::var_os(format!("CARGO_FEATURE_{f}")).is_some())
@@ -542,7 +542,7 @@ struct FeatureLibrary {
     install: &'static str,
 }
 
-const FEATURE_LIBRARIES: [FeatureLibrary; 8] = [
+const FEATURE_LIBRARIES: [FeatureLibrary; 9] = [
     FeatureLibrary {
         name: "NVRTC",
         feature: "CARGO_FEATURE_NVRTC",
@@ -656,6 +656,20 @@ const FEATURE_LIBRARIES: [FeatureLibrary; 8] = [
             wheel_dirs: &["nvidia/cudnn/lib"],
         },
         install: install::CUDNN,
+    },
+    FeatureLibrary {
+        name: "cuSOLVER",
+        feature: "CARGO_FEATURE_CUSOLVER",
+        missing_cfg: "custack_no_cusolver",
+        lib: Interop {
+            env: "CUSTACK_CUSOLVER_LIB_DIR",
+            found_env: "CUSTACK_CUSOLVER_FOUND",
+            files: &["libcusolver.so", "libcusolver.so.12", "libcusolver.so.11"],
+            // `nvidia-cusolver` 12.x (CUDA 13) ships `nvidia/cu13/lib`; the CUDA 12 wheel
+            // (`nvidia-cusolver-cu12`, cuSOLVER 11.x) `nvidia/cusolver/lib`.
+            wheel_dirs: &["nvidia/cu13/lib", "nvidia/cusolver/lib"],
+        },
+        install: install::CUSOLVER,
     },
 ];
 

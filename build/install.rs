@@ -23,6 +23,9 @@ pub(crate) const CUSPARSE: &str = "the CUDA toolkit or cuSPARSE's Python wheel o
 /// cuDNN (feature `cudnn`), version 9.
 pub(crate) const CUDNN: &str = "cuDNN 9's Python wheel of the driver's CUDA major version (`pip install 'nvidia-cudnn-cu13==9.*'` for a 13.x driver, `'nvidia-cudnn-cu12==9.1.0.70'` for 12.x) or the cuDNN 9 package";
 
+/// cuSOLVER (feature `cusolver`), which needs cuBLAS, cuSPARSE and nvJitLink at load time.
+pub(crate) const CUSOLVER: &str = "the CUDA toolkit or cuSOLVER's Python wheel of the driver's CUDA version, no newer, with the cuBLAS, cuSPARSE and nvJitLink it loads (`pip install 'nvidia-cusolver==12.0.*'` for a 13.0 driver, `'nvidia-cusolver-cu12==11.5.2.*'` for 12.2)";
+
 /// NCCL (feature `nccl`).
 pub(crate) const NCCL: &str = "NCCL's Python wheel of the driver's CUDA major version (`pip install nvidia-nccl-cu13` for a 13.x driver, `nvidia-nccl-cu12` for 12.x) or the NCCL package";
 

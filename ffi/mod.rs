@@ -143,6 +143,9 @@ pub mod cufft;
 /// cuRAND's host API (`curand.h`), with the feature `curand`.
 #[cfg(feature = "curand")]
 pub mod curand;
+/// cuSOLVER's dense API (`cusolverDn.h`), with the feature `cusolver`.
+#[cfg(feature = "cusolver")]
+pub mod cusolver;
 /// cuSPARSE's generic API (`cusparse.h`), with the feature `cusparse`.
 #[cfg(feature = "cusparse")]
 pub mod cusparse;

@@ -4,7 +4,7 @@
 # zipfile. Prints the directory holding the library. Nothing outside DEST changes (no pip
 # install, no site-packages).
 #
-#   bash scripts/fetch-libraries.sh LIBRARY DEST      # LIBRARY: nvrtc, cublas, nccl, cufft, curand, cusparse, cudnn; DEST: e.g. target/cuda-libs
+#   bash scripts/fetch-libraries.sh LIBRARY DEST      # LIBRARY: nvrtc, cublas, nccl, cufft, curand, cusparse, cudnn, cusolver; DEST: e.g. target/cuda-libs
 #
 # The versions are the ones scripts/test.sh pairs with the driver library it fetches (Debian's
 # libcuda1, CUDA 12.2): an NVRTC newer than the driver emits PTX the driver cannot JIT, so the
@@ -33,7 +33,14 @@ case $1 in
     # time (readelf -d) and loads its sub-libraries, libcuda.so.1 and, for some engines,
     # libcublasLt.so.12 (the cublas wheel's) at run time.
     cudnn) wheel=nvidia-cudnn-cu12==9.1.0.70 dir=nvidia/cudnn/lib file=libcudnn.so.9 ;;
-    *) die "unknown library $1 (known: nvrtc, cublas, nccl, cufft, curand, cusparse, cudnn; cuBLASLt comes with cublas)" ;;
+    # cuSOLVER 11.5.2 of the CUDA 12.2 toolkit: libcusolver.so.11 needs libcublas.so.12,
+    # libcublasLt.so.12, libcusparse.so.12 and libnvJitLink.so.12 (`readelf -d`), which it finds
+    # through its RUNPATH (`$ORIGIN/../../cusparse/lib`, `../../nvjitlink/lib`,
+    # `../../cublas/lib`): cuSPARSE's and nvJitLink's wheels are unpacked into the same root;
+    # cuBLAS (400 MiB) is the cublas entry's, on LD_LIBRARY_PATH.
+    cusolver) wheel=nvidia-cusolver-cu12==11.5.2.141 dir=nvidia/cusolver/lib file=libcusolver.so.11
+        extra="nvidia-cusparse-cu12==12.1.2.141 nvidia-nvjitlink-cu12==12.2.140" ;;
+    *) die "unknown library $1 (known: nvrtc, cublas, nccl, cufft, curand, cusparse, cudnn, cusolver; cuBLASLt comes with cublas)" ;;
 esac
 dest=$(realpath -m "$2")/$1
 # The stamp, written last, names the wheel: a changed pin or a cut-short unpacking fetches anew.
@@ -47,8 +54,9 @@ rm -rf "$dest"
 mkdir -p "$dest/wheels" "$dest/root"
 echo "scripts/fetch-libraries.sh: fetching $wheel into $dest" >&2
 log=$dest/pip.log
+# shellcheck disable=SC2086 # $extra is a list of wheels (none, one or two), split on purpose
 if ! python3 -m pip download --quiet --no-deps --only-binary=:all: --no-cache-dir \
-    --disable-pip-version-check --dest "$dest/wheels" "$wheel" ${extra:+"$extra"} >"$log" 2>&1; then
+    --disable-pip-version-check --dest "$dest/wheels" "$wheel" $extra >"$log" 2>&1; then
     cat "$log" >&2
     die "pip download $wheel failed (log: $log)"
 fi

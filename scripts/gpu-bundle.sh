@@ -9,7 +9,10 @@
 # to an NVRTC the GPU machine also has, of a CUDA version its driver supports; `cusparse`:
 # CUSTACK_CUSPARSE_LIB_DIR to its nvidia/cu13/lib, which holds the libnvJitLink.so.13 that
 # libcusparse.so.12 needs, found there at link and run time through its RUNPATH $ORIGIN, so the
-# run needs that directory on LD_LIBRARY_PATH as cuBLAS's does). --test NAME packs
+# run needs that directory on LD_LIBRARY_PATH as cuBLAS's does; `cusolver`:
+# CUSTACK_CUSOLVER_LIB_DIR to the same nvidia/cu13/lib, which holds what libcusolver.so.12 needs,
+# libcublas.so.13, libcublasLt.so.13, libcusparse.so.12 and libnvJitLink.so.13; run.sh appends
+# the GPU machine's site-packages/nvidia/cu13/lib to LD_LIBRARY_PATH when python3 finds it). --test NAME packs
 # only the test targets named (and the unit tests) instead of every one. Tests and examples are
 # looked for in custack and in custack-benches (benches/Cargo.toml: the test gpu_tokio, the
 # example 13_tokio_requests), benches in custack-benches, which has custack's features too.
@@ -150,6 +153,15 @@ for d in $(python3 -c 'import site; print(" ".join(site.getsitepackages() + [sit
     done
 done
 fail=0
+# The CUDA libraries a feature links (cuBLAS, cuSPARSE, cuSOLVER and what they load) come from
+# NVIDIA's CUDA 13 wheels in this machine's Python: no rpath is set, so their directory
+# (site-packages/nvidia/cu13/lib) is appended to the loader's path when it exists; a path set
+# by the caller comes first.
+wheels=$(python3 -c 'import nvidia, os; print(next(p for p in (os.path.join(d, "cu13", "lib") for d in nvidia.__path__) if os.path.isdir(p)))' 2>/dev/null || true)
+if [[ -n $wheels ]]; then
+    export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$wheels
+    echo "run.sh: the CUDA libraries of the wheels in $wheels" | tee -a "$log"
+fi
 # Each step's outcome (role, name, exit status) and each binary's own log, for the report.
 rm -rf .gpu/logs
 mkdir -p .gpu/logs

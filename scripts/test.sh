@@ -188,7 +188,7 @@ docsrs_check() {
         -u CUDA_TOOLKIT_ROOT_DIR -u CUSTACK_REQUIRE_LIBCUDA \
         DOCS_RS=1 CARGO_TARGET_DIR="$out" \
         RUSTDOCFLAGS="--cfg docsrs -D rustdoc::broken_intra_doc_links -D rustdoc::private_intra_doc_links -D rustdoc::invalid_html_tags -D rustdoc::bare_urls" \
-        cargo "${toolchain[@]}" doc --no-deps --offline --quiet --features nvrtc,cublas,nccl,cufft,curand,cublaslt,nvml,cusparse,cudnn || return 1
+        cargo "${toolchain[@]}" doc --no-deps --offline --quiet --features nvrtc,cublas,nccl,cufft,curand,cublaslt,nvml,cusparse,cudnn,cusolver || return 1
     # `grep -x >/dev/null`, not `grep -q`: grep must read all of it, or the `cat` that writes a
     # second build directory's output dies of SIGPIPE and pipefail fails the check.
     if ! build_script_output "$out" | grep -x 'cargo:rustc-cfg=custack_no_libcuda' >/dev/null; then
@@ -307,7 +307,7 @@ dependent_check() {
     # The cfg declarations (`rustc-check-cfg=cfg(custack_no_cublas)`) name the libraries in
     # every build; anything else about them means a search.
     if build_script_output "$dep/target" | grep -v '^cargo:rustc-check-cfg=' |
-        grep -iE 'cublas|nccl|nvrtc|cufft|curand|cusparse' >/dev/null; then
+        grep -iE 'cublas|nccl|nvrtc|cufft|curand|cusparse|cusolver' >/dev/null; then
         echo "scripts/test.sh: dependent build: custack's build script looked for cuBLAS, cuBLASLt, NCCL, NVRTC, cuFFT or cuRAND" >&2
         return 1
     fi
@@ -340,6 +340,7 @@ libraries_check() {
     local nvrtc_dir cublas_dir nccl_dir cufft_dir curand_dir nvml_dir deb_arch log rc=0 example
     local cusparse_dir
     local cudnn_dir
+    local cusolver_dir
     nvrtc_dir=$(bash scripts/fetch-libraries.sh nvrtc "$target_dir/cuda-libs") || return 1
     cublas_dir=$(bash scripts/fetch-libraries.sh cublas "$target_dir/cuda-libs") || return 1
     nccl_dir=$(bash scripts/fetch-libraries.sh nccl "$target_dir/cuda-libs") || return 1
@@ -352,6 +353,11 @@ libraries_check() {
     cudnn_dir=$(bash scripts/fetch-libraries.sh cudnn "$target_dir/cuda-libs") || return 1
     local CUSTACK_CUDNN_LIB_DIR=$cudnn_dir
     export CUSTACK_CUDNN_LIB_DIR
+    # cuSOLVER, with the cuSPARSE and nvJitLink it loads beside it (found through its RUNPATH);
+    # the cuBLAS it loads is the cublas directory, on LD_LIBRARY_PATH below.
+    cusolver_dir=$(bash scripts/fetch-libraries.sh cusolver "$target_dir/cuda-libs") || return 1
+    local CUSTACK_CUSOLVER_LIB_DIR=$cusolver_dir
+    export CUSTACK_CUSOLVER_LIB_DIR
     deb_arch=$(dpkg --print-architecture) || return 1
     nvml_dir=$(bash scripts/fetch-driver.sh "$deb_arch" "$target_dir/nvml-driver" nvml) || return 1
     local CUSTACK_NVRTC_LIB_DIR=$nvrtc_dir CUSTACK_CUBLAS_LIB_DIR=$cublas_dir CUSTACK_NCCL_LIB_DIR=$nccl_dir
@@ -359,19 +365,19 @@ libraries_check() {
     local CUSTACK_NVML_LIB_DIR=$nvml_dir
     export CUSTACK_NVRTC_LIB_DIR CUSTACK_CUBLAS_LIB_DIR CUSTACK_NCCL_LIB_DIR CUSTACK_CUFFT_LIB_DIR \
         CUSTACK_CURAND_LIB_DIR CUSTACK_CUBLASLT_LIB_DIR CUSTACK_NVML_LIB_DIR
-    local LD_LIBRARY_PATH=$nvrtc_dir:$cublas_dir:$nccl_dir:$cufft_dir:$curand_dir:$nvml_dir:$cusparse_dir:$cudnn_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    local LD_LIBRARY_PATH=$nvrtc_dir:$cublas_dir:$nccl_dir:$cufft_dir:$curand_dir:$nvml_dir:$cusparse_dir:$cudnn_dir:$cusolver_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     export LD_LIBRARY_PATH
-    local features=nvrtc,cublas,nccl,cufft,curand,cublaslt,nvml,cusparse,cudnn
+    local features=nvrtc,cublas,nccl,cufft,curand,cublaslt,nvml,cusparse,cudnn,cusolver
     # The features' unit tests (custack::blas's shape checks, cuBLAS statuses; NVRTC's; NCCL's
     # count checks and statuses; cuFFT's, cuRAND's and cuBLASLt's checks and statuses), their
     # integration tests (the GPU ones ignored here), doc tests and compile-fail tests.
-    cargo test --no-fail-fast --features $features --lib -- blas nvrtc nccl fft rand blaslt health sparse dnn "$@" || return 1
+    cargo test --no-fail-fast --features $features --lib -- blas nvrtc nccl fft rand blaslt health sparse dnn solver "$@" || return 1
     cargo test --no-fail-fast --features $features --test nvrtc --test gpu_nvrtc --test gpu_cublas \
         --test nccl --test gpu_nccl --test gpu_cufft --test gpu_curand --test gpu_cublaslt \
-        --test gpu_health --test gpu_cusparse --test gpu_cudnn -- "$@" || return 1
-    cargo test --no-fail-fast --features $features --doc -- nvrtc blas nccl fft rand health sparse dnn FromCudarc || return 1
+        --test gpu_health --test gpu_cusparse --test gpu_cudnn --test gpu_cusolver -- "$@" || return 1
+    cargo test --no-fail-fast --features $features --doc -- nvrtc blas nccl fft rand health sparse dnn solver FromCudarc || return 1
     cargo test --no-fail-fast -p custack-ui-tests --features $features --test ui -- ui_nvrtc ui_cublas \
-        ui_nccl ui_cufft ui_curand ui_cublaslt ui_cusparse ui_cudnn || return 1
+        ui_nccl ui_cufft ui_curand ui_cublaslt ui_cusparse ui_cudnn ui_cusolver || return 1
     # NVRTC under the checking driver (checkdriver/tests/nvrtc.rs, the double's one test that is
     # ignored without NVRTC): a kernel compiled and loaded clean, then under every schedule of
     # custack-check.
@@ -380,7 +386,7 @@ libraries_check() {
     # The features' API docs, every rustdoc warning denied, as the main step does without them.
     RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet --features $features || return 1
     for example in 18_nvrtc_clock 11_cublas 12_nccl 20_nccl_ranks 23_signal_chain 24_gpu_health \
-        25_safety_redundant 27_cusparse 29_cudnn; do
+        25_safety_redundant 27_cusparse 29_cudnn 30_cusolver; do
         log=$(mktemp); rc=0
         cargo run --quiet --release --features $features --example $example >"$log" 2>&1 || rc=$?
         cat "$log"
@@ -392,9 +398,9 @@ libraries_check() {
         esac
         rm -f "$log"
     done
-    echo "scripts/test.sh: libraries: NVRTC from $nvrtc_dir, cuBLAS and cuBLASLt from $cublas_dir, NCCL from $nccl_dir, cuFFT from $cufft_dir, cuRAND from $curand_dir, cuSPARSE from $cusparse_dir, NVML from $nvml_dir, cuDNN from $cudnn_dir: tests, doc tests, compile-fail tests and the examples passed"
+    echo "scripts/test.sh: libraries: NVRTC from $nvrtc_dir, cuBLAS and cuBLASLt from $cublas_dir, NCCL from $nccl_dir, cuFFT from $cufft_dir, cuRAND from $curand_dir, cuSPARSE from $cusparse_dir, NVML from $nvml_dir, cuDNN from $cudnn_dir, cuSOLVER from $cusolver_dir: tests, doc tests, compile-fail tests and the examples passed"
 }
-libraries_check "$@" || { status=1; failed+=("libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt, nvml, cusparse, cudnn)"); }
+libraries_check "$@" || { status=1; failed+=("libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt, nvml, cusparse, cudnn, cusolver)"); }
 step_done "libraries"
 
 # The MSRV each published crate's Cargo.toml declares (`rust-version`), checked on its library

@@ -167,6 +167,8 @@ mod parking;
 #[cfg(feature = "curand")]
 pub mod rand;
 pub mod safety;
+#[cfg(feature = "cusolver")]
+pub mod solver;
 #[cfg(feature = "cusparse")]
 pub mod sparse;
 mod tensor_map;

@@ -127,6 +127,13 @@ fn cusparse_s_version_is_refused() {
     refused(custack::sparse::version(), "sparse::version");
 }
 
+#[cfg(feature = "cusolver")]
+#[test]
+fn cusolver_s_version_is_refused() {
+    let _ = enter();
+    refused(custack::solver::version(), "solver::version");
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn contexts_of_the_full_api_are_refused() {

@@ -557,11 +557,12 @@ const LIBRARY_PAGES: &[(&str, &str)] = &[
     ("curand", "<https://docs.nvidia.com/cuda/curand/"),
     ("cusparse", "<https://docs.nvidia.com/cuda/cusparse/"),
     ("cudnn", "<https://docs.nvidia.com/deeplearning/cudnn/"),
+    ("cusolver", "<https://docs.nvidia.com/cuda/cusolver/"),
 ];
 
 /// Every fn that names a driver function in a doc alias links NVIDIA's page for that
 /// function's group (a `# References` section: the pages are per group, not per function);
-/// one that names a function of a CUDA library (cuBLAS and cuBLASLt, cuFFT, cuRAND) links that
+/// one that names a function of a CUDA library (cuBLAS and cuBLASLt, cuFFT, cuRAND, cuSOLVER) links that
 /// library's documentation.
 #[test]
 fn every_doc_alias_links_nvidias_page() {

@@ -64,6 +64,16 @@ fn cusparse_reports_its_version() {
     );
 }
 
+#[cfg(feature = "cusolver")]
+#[test]
+fn cusolver_reports_its_version() {
+    linked_at_least(
+        "cuSOLVER",
+        custack::solver::version(),
+        LibraryVersion::new(11, 0, 0),
+    );
+}
+
 #[cfg(feature = "curand")]
 #[test]
 fn curand_reports_its_version() {

@@ -25,7 +25,8 @@
 
 pub(crate) mod batch;
 pub(crate) mod managed_batch;
-// Used by the libraries' handles (features `cublas`, `cublaslt`, `cufft`, `curand`); always
+// Used by the libraries' handles (features `cublas`, `cublaslt`, `cufft`, `curand`,
+// `cusolver`); always
 // built, so that their unit tests run in every build.
 #[cfg_attr(
     not(any(
@@ -34,7 +35,8 @@ pub(crate) mod managed_batch;
         feature = "cufft",
         feature = "curand",
         feature = "cusparse",
-        feature = "cudnn"
+        feature = "cudnn",
+        feature = "cusolver"
     )),
     allow(dead_code)
 )]
@@ -47,7 +49,8 @@ pub(crate) mod host;
     feature = "cufft",
     feature = "curand",
     feature = "cusparse",
-    feature = "cudnn"
+    feature = "cudnn",
+    feature = "cusolver"
 ))]
 pub(crate) mod library_handle;
 pub(crate) mod payload;

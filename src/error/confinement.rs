@@ -55,6 +55,7 @@
 //! | `blas::version`, `blaslt::version`, `fft::version` | cuBLAS, cuBLASLt, cuFFT | ask |
 //! | `sparse::version` | cuSPARSE | asks |
 //! | `dnn::version` | cuDNN | asks |
+//! | `solver::version` | cuSOLVER | asks |
 //! | `Profile::init` | `cuInit` without callbacks | the profile ([`confine`]) |
 //! | `Profile::driver`'s `Driver`: `version`, `device_count`, `device`, `devices`; `driver_version` | `cuDriverGetVersion`, `cuDeviceGetCount`, `cuDeviceGet` | in the subset: queries that make and register nothing (the profile's own `Profile::device`) |
 //! | `Profile::device`'s `Device`: `name`, `uuid`, `pci_bus_id`, `total_memory`, `attribute`, `compute_capability`, `supports_sm_count_affinity`, `primary_context_state`, `graph_mem`, `can_access_peer`; `nvrtc::Options::arch_for` (a compute-capability query) | `cuDeviceGet*` queries | in the subset: queries (the profile's own checks ask the same: an image's architecture, the health pre-flight's PCI bus id) |
@@ -77,7 +78,7 @@ use core::sync::atomic::{AtomicU8, Ordering};
 /// latch keeps the first one as an index (one atomic holds the state and the entry). A name
 /// missing here is kept as [`UNNAMED`]; a unit test checks that every `full_api("...")` of the
 /// crate's sources is listed.
-const ENTRIES: [&str; 25] = [
+const ENTRIES: [&str; 26] = [
     "Driver::init",
     "Context::new",
     "Context::with_sm_count",
@@ -103,6 +104,7 @@ const ENTRIES: [&str; 25] = [
     "fft::version",
     "sparse::version",
     "dnn::version",
+    "solver::version",
 ];
 
 /// What an entry not listed in [`ENTRIES`] is called in a refusal.

@@ -179,7 +179,12 @@ impl Error {
 
     /// `Ok` for a library call that returned `success`, else the error of `call` that returned
     /// `status`, its detail [`LibraryStatus::returned`]'s alone.
-    #[cfg(any(feature = "cufft", feature = "curand", feature = "cudnn"))]
+    #[cfg(any(
+        feature = "cufft",
+        feature = "curand",
+        feature = "cudnn",
+        feature = "cusolver"
+    ))]
     #[inline]
     pub(crate) fn check_library<S: LibraryStatus + PartialEq>(
         status: S,
@@ -193,7 +198,12 @@ impl Error {
         Err(Self::library_returned(status, call, word))
     }
 
-    #[cfg(any(feature = "cufft", feature = "curand", feature = "cudnn"))]
+    #[cfg(any(
+        feature = "cufft",
+        feature = "curand",
+        feature = "cudnn",
+        feature = "cusolver"
+    ))]
     #[cold]
     #[inline(never)]
     fn library_returned(status: impl LibraryStatus, call: &str, word: &str) -> Self {
@@ -617,10 +627,12 @@ mod tests {
     fn custack_kinds_have_no_code() {
         // custack's 22 (two of them the redundancy checks' faults, two a tensor map's refusals),
         // NVRTC's newer-than-driver, a library not linked, NVML's hardware fault (the one sticky
-        // custack kind) and NVML's failed call.
-        assert_eq!(CUSTACK_KINDS.len(), 22 + 4);
+        // custack kind) and NVML's failed call, and cuSOLVER's three infos (singular, not
+        // positive definite, not converged), which are custack's since they are no status.
+        assert_eq!(CUSTACK_KINDS.len(), 22 + 4 + 3);
         // The libraries' statuses, each under its feature: NVRTC's 18, cuBLAS's 10, NCCL's 9
-        // (a communicator past its timeout is `DeadlinePassed`), cuFFT's 21, cuRAND's 13.
+        // (a communicator past its timeout is `DeadlinePassed`), cuFFT's 21, cuRAND's 13, cuSOLVER's
+        // 13.
         let library = library_kinds();
         let count = |on: bool, n: usize| if on { n } else { 0 };
         assert_eq!(
@@ -632,6 +644,7 @@ mod tests {
                 + count(cfg!(feature = "curand"), 13)
                 + count(cfg!(feature = "cusparse"), 12)
                 + count(cfg!(feature = "cudnn"), 15)
+                + count(cfg!(feature = "cusolver"), 13)
         );
         for &kind in CUSTACK_KINDS.iter().chain(&library) {
             assert_eq!(kind.code(), None, "{kind:?}");

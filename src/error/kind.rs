@@ -40,7 +40,7 @@ macro_rules! error_kinds {
         /// `CUDA_SUCCESS`), [`Unlisted`](Self::Unlisted) for any other code (the value is kept),
         /// then custack's own conditions, which have no driver code, then the statuses of each
         /// CUDA library whose cargo feature is on (`nvrtc`, `cublas`, `nccl`, `cufft`,
-        /// `curand`), named after them; a build without a library's feature has none of its
+        /// `curand`, `cusolver`), named after them; a build without a library's feature has none of its
         /// variants. A library error keeps the library's raw status
         /// ([`Error::library_status`](crate::Error::library_status)).
         #[non_exhaustive]
@@ -174,7 +174,8 @@ pub(crate) trait LibraryStatus: Copy {
             feature = "cufft",
             feature = "curand",
             feature = "cusparse",
-            feature = "cudnn"
+            feature = "cudnn",
+            feature = "cusolver"
         )),
         allow(dead_code)
     )]
@@ -192,7 +193,8 @@ pub(crate) trait LibraryStatus: Copy {
             feature = "cufft",
             feature = "curand",
             feature = "cusparse",
-            feature = "cudnn"
+            feature = "cudnn",
+            feature = "cusolver"
         )),
         allow(dead_code)
     )]
@@ -605,6 +607,20 @@ error_kinds! {
         /// this error: `custack::health` reports `NVML_ERROR_NOT_SUPPORTED` as an answer.
         NvmlFailed = "CUSTACK_NVML_FAILED",
             "an NVML call failed";
+        /// custack: a factorization found an exactly zero pivot (cuSOLVER's `getrf` info `i >
+        /// 0`: `U(i,i)` is zero, so the matrix is singular); the detail names the call and the
+        /// pivot's 1-based index (`custack::solver`, feature `cusolver`).
+        SingularMatrix = "CUSTACK_SINGULAR_MATRIX",
+            "the matrix is singular: the factorization found an exactly zero pivot";
+        /// custack: a Cholesky factorization found a leading minor that is not positive
+        /// definite (cuSOLVER's `potrf` info `i > 0`); the detail names the call and the
+        /// minor's order.
+        NotPositiveDefinite = "CUSTACK_NOT_POSITIVE_DEFINITE",
+            "the matrix is not positive definite";
+        /// custack: an iterative decomposition did not converge (cuSOLVER's `syevd` or `gesvd`
+        /// info `i > 0`); the detail names the call and how many elements did not converge.
+        NotConverged = "CUSTACK_NOT_CONVERGED",
+            "the decomposition did not converge";
     }
     library {
         [feature = "nvrtc"] ffi::nvrtc::nvrtcResult {
@@ -907,6 +923,57 @@ error_kinds! {
         /// cuDNN returned a status this version of custack does not list (the value is in the
         /// detail).
         CudnnUnlisted = "CUDNN_STATUS_UNLISTED", "cuDNN returned a status custack does not list";
+        // cuSOLVER's statuses (`custack::solver`, cargo feature `cusolver`), named after
+        // `cusolverStatus_t`; the detail names the cuSOLVER call. None is sticky. What a call's
+        // info word reports is not a status: `SingularMatrix`, `NotPositiveDefinite`,
+        // `NotConverged` above, read after the scope (`custack::solver::SolverInfo`).
+        [feature = "cusolver"] ffi::cusolver::cusolverStatus_t {
+            /// cuSOLVER `CUSOLVER_STATUS_NOT_INITIALIZED` (1): cuSOLVER could not initialize (a
+            /// build of custack that found no cuSOLVER is [`ErrorKind::LibraryNotLinked`]).
+            CusolverNotInitialized = CUSOLVER_STATUS_NOT_INITIALIZED,
+                "the cuSOLVER library was not initialized";
+            /// cuSOLVER `CUSOLVER_STATUS_ALLOC_FAILED` (2): cuSOLVER could not allocate memory.
+            CusolverAllocFailed = CUSOLVER_STATUS_ALLOC_FAILED, "cuSOLVER could not allocate memory";
+            /// cuSOLVER `CUSOLVER_STATUS_INVALID_VALUE` (3): cuSOLVER refused an argument.
+            CusolverInvalidValue = CUSOLVER_STATUS_INVALID_VALUE, "cuSOLVER refused an argument";
+            /// cuSOLVER `CUSOLVER_STATUS_ARCH_MISMATCH` (4): the device lacks a feature the call
+            /// needs.
+            CusolverArchMismatch = CUSOLVER_STATUS_ARCH_MISMATCH,
+                "the device lacks a feature this cuSOLVER call needs";
+            /// cuSOLVER `CUSOLVER_STATUS_MAPPING_ERROR` (5): cuSOLVER could not access GPU memory.
+            CusolverMappingError = CUSOLVER_STATUS_MAPPING_ERROR,
+                "cuSOLVER could not access GPU memory";
+            /// cuSOLVER `CUSOLVER_STATUS_EXECUTION_FAILED` (6): a cuSOLVER kernel failed to
+            /// launch.
+            CusolverExecutionFailed = CUSOLVER_STATUS_EXECUTION_FAILED,
+                "a cuSOLVER kernel failed to launch";
+            /// cuSOLVER `CUSOLVER_STATUS_INTERNAL_ERROR` (7): an internal cuSOLVER operation
+            /// failed.
+            CusolverInternalError = CUSOLVER_STATUS_INTERNAL_ERROR, "cuSOLVER failed internally";
+            /// cuSOLVER `CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED` (8): the matrix type is not
+            /// supported.
+            CusolverMatrixTypeNotSupported = CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED,
+                "cuSOLVER does not support this matrix type";
+            /// cuSOLVER `CUSOLVER_STATUS_NOT_SUPPORTED` (9): the call or its arguments are not
+            /// supported.
+            CusolverNotSupported = CUSOLVER_STATUS_NOT_SUPPORTED,
+                "cuSOLVER does not support this call or its arguments";
+            /// cuSOLVER `CUSOLVER_STATUS_ZERO_PIVOT` (10): a zero pivot (sparse and refactoring
+            /// calls; the dense calls report it in their info word).
+            CusolverZeroPivot = CUSOLVER_STATUS_ZERO_PIVOT, "cuSOLVER found a zero pivot";
+            /// cuSOLVER `CUSOLVER_STATUS_INVALID_LICENSE` (11): a license check failed.
+            CusolverInvalidLicense = CUSOLVER_STATUS_INVALID_LICENSE,
+                "cuSOLVER reported a license error";
+            /// cuSOLVER `CUSOLVER_STATUS_INVALID_WORKSPACE` (31): the workspace is too small or
+            /// misaligned.
+            CusolverInvalidWorkspace = CUSOLVER_STATUS_INVALID_WORKSPACE,
+                "cuSOLVER refused the workspace";
+        }
+        /// cuSOLVER returned a status this version of custack does not list (the value is in
+        /// the detail; the iterative-refinement statuses, 12 to 30, belong to calls custack
+        /// does not wrap).
+        CusolverUnlisted = "CUSOLVER_STATUS_UNLISTED",
+            "cuSOLVER returned a status custack does not list";
     }
 }
 
@@ -1047,6 +1114,8 @@ mod tests {
                 format!("Cusparse{}", camel(rest))
             } else if let Some(rest) = name.strip_prefix("CUDNN_STATUS_") {
                 format!("Cudnn{}", camel(rest))
+            } else if let Some(rest) = name.strip_prefix("CUSOLVER_STATUS_") {
+                format!("Cusolver{}", camel(rest))
             } else if let Some(rest) = name.strip_prefix("nccl") {
                 // NCCL's own names are camel case already: `ncclRemoteError`.
                 format!("Nccl{rest}")
@@ -1065,7 +1134,7 @@ mod tests {
             assert!(names.insert(kind.name()), "{} twice", kind.name());
         }
         assert!(names.insert(ErrorKind::Unlisted(7).name()));
-        assert_eq!(names.len(), 100 + 26 + 1 + library.len());
+        assert_eq!(names.len(), 100 + 29 + 1 + library.len());
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! The error of a library a build did not find (cuBLAS, cuBLASLt, cuDNN, cuFFT, cuRAND, NCCL, NVML,
-//! NVRTC):
+//! The error of a library a build did not find (cuBLAS, cuBLASLt, cuDNN, cuFFT, cuRAND, cuSOLVER,
+//! cuSPARSE, NCCL, NVML, NVRTC):
 //! [`ErrorKind::LibraryNotLinked`], saying what `build.rs` looked for and how to install it,
 //! written once for every library from its [`Link`].
 
@@ -69,6 +69,10 @@ links! {
     #[cfg(feature = "cudnn")]
     CUDNN = "cuDNN", "cudnn", "libcudnn", "libcudnn.so.9", custack_no_cudnn,
         install::CUDNN;
+    /// cuSOLVER (feature `cusolver`).
+    #[cfg(feature = "cusolver")]
+    CUSOLVER = "cuSOLVER", "cusolver", "libcusolver", "libcusolver.so.12 (or .11)", custack_no_cusolver,
+        install::CUSOLVER;
     /// NCCL (feature `nccl`).
     #[cfg(feature = "nccl")]
     NCCL = "NCCL", "nccl", "libnccl", "libnccl.so.2", custack_no_nccl,
@@ -116,7 +120,8 @@ fn not_linked_error(link: &Link) -> Error {
         feature = "cufft",
         feature = "curand",
         feature = "cusparse",
-        feature = "cudnn"
+        feature = "cudnn",
+        feature = "cusolver"
     )
 ))]
 pub(crate) fn assert_says_what_to_set(result: Result<()>, missing: bool, env: &str, wheel: &str) {

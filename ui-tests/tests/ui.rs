@@ -43,7 +43,8 @@ fn ui() {
     feature = "curand",
     feature = "cublaslt",
     feature = "cusparse",
-    feature = "cudnn"
+    feature = "cudnn",
+    feature = "cusolver"
 )))]
 #[test]
 fn ui_facade() {
@@ -114,4 +115,15 @@ fn ui_cublaslt() {
 #[test]
 fn ui_cudnn() {
     trybuild::TestCases::new().compile_fail("cudnn/*.rs");
+}
+
+/// C34 for `custack::solver` (feature `cusolver`, `ui-tests/cusolver/`): the info word read
+/// inside its scope or shared by two calls, a factored matrix bound read-only or to another
+/// stream's scope, a plan used after the pop, an info sent to another thread. Run, or
+/// regenerate, with
+/// `[TRYBUILD=overwrite] cargo test -p custack-ui-tests --features cusolver --test ui ui_cusolver`.
+#[cfg(feature = "cusolver")]
+#[test]
+fn ui_cusolver() {
+    trybuild::TestCases::new().compile_fail("cusolver/*.rs");
 }
