@@ -149,6 +149,8 @@ mod context;
 mod deadline;
 mod driver;
 mod error;
+#[cfg(target_os = "linux")]
+mod external;
 #[cfg(feature = "cufft")]
 pub mod fft;
 pub mod graph;
@@ -209,6 +211,10 @@ pub use error::{
     fail_stop, poisoned, take_drop_errors,
 };
 #[doc(hidden)]
+#[cfg(target_os = "linux")]
+pub use external::{
+    Binary, ExternalMemory, ExternalSemaphore, MappedBuffer, MemoryHandle, SemaphoreKind, Timeline,
+};
 pub use kernel::contract::__private as __private_contract;
 pub use kernel::contract::{
     CheckedBy, ClusterLaunch, ConditionalParam, Contract, ContractArg, ContractArgs,
