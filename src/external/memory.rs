@@ -9,7 +9,9 @@ use crate::memory::{DeviceMemory, DeviceMemoryMut, device_memory, sealed};
 use crate::texture::array::{ArrayElement, array_descriptor};
 use crate::texture::mipmap::{MipmappedArray, check_shape};
 use crate::vocabulary::plain::DeviceCopy;
+use core::cell::Cell;
 use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
 use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd};
 
 /// What kind of file descriptor [`PushedGuard::import_memory`] imports
@@ -55,6 +57,10 @@ pub struct ExternalMemory<'g> {
     raw: ffi::CUexternalMemory,
     size: u64,
     handle: MemoryHandle,
+    // Set when a buffer or array mapped onto it was not released (its release failed, or the
+    // process leaves it behind): the driver still holds that mapping, so the import is left
+    // behind too, never destroyed under it.
+    mapping_kept: Cell<bool>,
     _marker: PhantomData<(&'g (), *const ())>,
 }
 
@@ -68,7 +74,33 @@ static_assertions::assert_not_impl_any!(ExternalMemory<'static>: Send, Sync);
 pub struct MappedBuffer<'m, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,
+    // The import's flag: set if this buffer's free fails (the import is then left behind).
+    kept: &'m Cell<bool>,
     _marker: PhantomData<(&'m mut (), *const T)>,
+}
+
+/// A mipmapped array mapped onto [`ExternalMemory`]
+/// (`cuExternalMemoryGetMappedMipmappedArray`): a [`MipmappedArray`] (it dereferences to one:
+/// textures, surfaces and level copies take it as they take any), destroyed on drop
+/// (`cuMipmappedArrayDestroy`), before its import.
+#[derive(Debug)]
+#[doc(alias = "cuExternalMemoryGetMappedMipmappedArray")]
+pub struct MappedArray<'m, T: ArrayElement> {
+    array: ManuallyDrop<MipmappedArray<'m, T>>,
+    kept: &'m Cell<bool>,
+}
+
+impl<'m, T: ArrayElement> core::ops::Deref for MappedArray<'m, T> {
+    type Target = MipmappedArray<'m, T>;
+    fn deref(&self) -> &Self::Target {
+        &self.array
+    }
+}
+
+impl<T: ArrayElement> core::ops::DerefMut for MappedArray<'_, T> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.array
+    }
 }
 
 device_memory!(MappedBuffer, mut_);
@@ -156,6 +188,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
                     raw,
                     size,
                     handle,
+                    mapping_kept: Cell::new(false),
                     _marker: PhantomData,
                 })
             }
@@ -221,6 +254,7 @@ impl ExternalMemory<'_> {
         Ok(MappedBuffer {
             ptr,
             len,
+            kept: &self.mapping_kept,
             _marker: PhantomData,
         })
     }
@@ -247,7 +281,7 @@ impl ExternalMemory<'_> {
         offset: u64,
         [width, height, depth]: [usize; 3],
         levels: u32,
-    ) -> Result<MipmappedArray<'_, T>> {
+    ) -> Result<MappedArray<'_, T>> {
         crate::error::poison::check()?;
         if self.handle == MemoryHandle::DmaBuf {
             return Err(Error::custack(
@@ -280,9 +314,14 @@ impl ExternalMemory<'_> {
         }
         .result()?;
         // SAFETY: the driver made `raw` over `extent` with `levels` levels of `T`'s format,
-        // surface-capable (`array_descriptor`); only the returned value destroys it, and it
-        // borrows the import it lies in exclusively.
-        Ok(unsafe { MipmappedArray::from_raw_parts(raw, extent, levels) })
+        // surface-capable (`array_descriptor`); it is never dropped as a `MipmappedArray`
+        // (`ManuallyDrop`): `MappedArray`'s drop destroys it, and it borrows the import it lies
+        // in exclusively.
+        let array = unsafe { MipmappedArray::from_raw_parts(raw, extent, levels) };
+        Ok(MappedArray {
+            array: ManuallyDrop::new(array),
+            kept: &self.mapping_kept,
+        })
     }
 }
 
@@ -310,20 +349,60 @@ fn checked_range<T>(offset: u64, len: usize, size: u64) -> Result<u64> {
 
 impl Drop for ExternalMemory<'_> {
     fn drop(&mut self) {
+        if self.mapping_kept.get() {
+            // A mapping the driver still holds: destroying the import under it is what
+            // `cuDestroyExternalMemory` forbids. Left behind, told to the checking driver.
+            crate::error::left_behind::left_behind(Object::ExternalMemory, self.raw as u64);
+            return;
+        }
         crate::error::left_behind::destroy_in_drop(Object::ExternalMemory, self.raw as u64, || {
             // SAFETY: a live import of the current context (its guard is on top), destroyed
-            // once; every buffer and array mapped onto it borrowed it and is freed already.
+            // once; every buffer and array mapped onto it borrowed it and is released already
+            // (`mapping_kept` is unset).
             unsafe { ffi::cuDestroyExternalMemory(self.raw) }.result()
         });
     }
 }
 
+/// A mapping's release in its drop: where it does not happen (the process leaves it behind,
+/// or the driver's release fails), `kept` is set, so that its import is left behind too.
+fn release_mapping(
+    kept: &Cell<bool>,
+    object: Object,
+    handle: u64,
+    release: impl FnOnce() -> Result<()>,
+) {
+    if !crate::error::left_behind::release_in_drop(object, handle) {
+        kept.set(true);
+        return;
+    }
+    if let Err(e) = release() {
+        crate::error::record_drop_error(e);
+        kept.set(true);
+    }
+}
+
 impl<T: DeviceCopy> Drop for MappedBuffer<'_, T> {
     fn drop(&mut self) {
-        // SAFETY: `ptr` was mapped by `cuExternalMemoryGetMappedBuffer` in the current context
-        // (its import's guard is on top), which the driver frees with `cuMemFree`, once; no
-        // asynchronous work uses it: scopes borrow it until their work is complete.
-        unsafe { crate::memory::free_device_in_drop(self.ptr) }
+        let ptr = self.ptr;
+        release_mapping(self.kept, Object::DeviceMemory, ptr, || {
+            // SAFETY: `ptr` was mapped by `cuExternalMemoryGetMappedBuffer` in the current
+            // context (its import's guard is on top), which the driver frees with `cuMemFree`,
+            // once; no asynchronous work uses it: scopes borrow it until their work is over.
+            unsafe { ffi::cuMemFree_v2(ptr) }.result()
+        });
+    }
+}
+
+impl<T: ArrayElement> Drop for MappedArray<'_, T> {
+    fn drop(&mut self) {
+        let raw = self.array.as_raw();
+        release_mapping(self.kept, Object::MipmappedArray, raw as u64, || {
+            // SAFETY: mapped by `cuExternalMemoryGetMappedMipmappedArray` in the current context
+            // (its import's guard is on top), destroyed once, here (the `MipmappedArray` is
+            // never dropped); no texture, surface or copy uses it (they borrow it).
+            unsafe { ffi::cuMipmappedArrayDestroy(raw) }.result()
+        });
     }
 }
 

@@ -10,8 +10,9 @@
 //!   it is freed (`cuMemFree`) before the import is destroyed, and is device memory like any
 //!   other ([`DeviceMemory`](crate::DeviceMemory), [`DeviceMemoryMut`](crate::DeviceMemoryMut)):
 //!   bound in a scope, passed to kernels and launch contracts, copied, viewed; a mipmapped array
-//!   mapped onto it is a [`MipmappedArray`](crate::MipmappedArray) that borrows the import the
-//!   same way (C30);
+//!   mapped onto it ([`MappedArray`]) is a [`MipmappedArray`](crate::MipmappedArray) that
+//!   borrows the import the same way (C30); where a mapping's release fails, the driver still
+//!   holds it, and the import is left behind rather than destroyed under it;
 //! - the file descriptor is an [`OwnedFd`](std::os::fd::OwnedFd), moved in: the driver owns it
 //!   once the import succeeds, custack closes it when the import fails, never both (C30);
 //! - a semaphore is waited on or signalled only in a [`StreamScope`](crate::StreamScope), which
@@ -26,5 +27,5 @@
 mod memory;
 mod semaphore;
 
-pub use memory::{ExternalMemory, MappedBuffer, MemoryHandle};
+pub use memory::{ExternalMemory, MappedArray, MappedBuffer, MemoryHandle};
 pub use semaphore::{Binary, ExternalSemaphore, SemaphoreKind, Timeline};

@@ -130,6 +130,8 @@ mod occupancy;
 pub use occupancy::*;
 mod texture;
 pub use texture::*;
+mod external;
+pub use external::*;
 mod peer;
 pub use peer::*;
 mod entry_point;
@@ -139,7 +141,7 @@ pub use green::*;
 
 /// Every group's entry points, in `cuda.h`'s order: the one table of them all. The counters and
 /// their names (`nulldriver_*`) are numbered in this order, group after group.
-pub(crate) static GROUPS: [&Group; 19] = [
+pub(crate) static GROUPS: [&Group; 20] = [
     &error::GROUP,
     &init::GROUP,
     &device::GROUP,
@@ -156,6 +158,7 @@ pub(crate) static GROUPS: [&Group; 19] = [
     &graph::GROUP,
     &occupancy::GROUP,
     &texture::GROUP,
+    &external::GROUP,
     &peer::GROUP,
     &entry_point::GROUP,
     &green::GROUP,
