@@ -113,6 +113,29 @@ impl Vulkan {
             ash::khr::external_memory_fd::NAME.as_ptr(),
             ash::khr::external_semaphore_fd::NAME.as_ptr(),
         ];
+        // SAFETY: a physical device of this instance.
+        let present = step("vkEnumerateDeviceExtensionProperties", unsafe {
+            instance.enumerate_device_extension_properties(pd)
+        })?;
+        let missing: Vec<String> = [
+            ash::khr::external_memory_fd::NAME,
+            ash::khr::external_semaphore_fd::NAME,
+        ]
+        .iter()
+        .filter(|name| {
+            !present
+                .iter()
+                .any(|p| p.extension_name_as_c_str().is_ok_and(|n| n == **name))
+        })
+        .map(|name| name.to_string_lossy().into_owned())
+        .collect();
+        if !missing.is_empty() {
+            // SAFETY: nothing of the instance is in use.
+            unsafe { instance.destroy_instance(None) };
+            return Err(format!(
+                "Vulkan: {name} lacks the device extensions {missing:?}"
+            ));
+        }
         let mut features12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
         let info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
