@@ -23,6 +23,10 @@ mod vulkan;
 use std::process::ExitCode;
 
 #[cfg(target_os = "linux")]
+#[allow(
+    clippy::multiple_unsafe_ops_per_block,
+    reason = "the command buffer's recording is one unsafe block under one contract"
+)]
 fn share() -> Result<String, Box<dyn std::error::Error>> {
     use custack::{
         Context, ContextFlags, Deadline, Driver, MemoryHandle, Overrun, Stack, Timeline,
@@ -40,7 +44,7 @@ fn share() -> Result<String, Box<dyn std::error::Error>> {
     vk.submit(timeline, Some(1), 2, |d, cb| {
         use ash::vk;
         let acquire = vulkan::ownership(
-            shared.buffer,
+            shared.handle,
             vk::QUEUE_FAMILY_EXTERNAL,
             family,
             vk::AccessFlags::empty(),
@@ -59,8 +63,8 @@ fn share() -> Result<String, Box<dyn std::error::Error>> {
             );
             d.cmd_copy_buffer(
                 cb,
-                shared.buffer,
-                staging.buffer,
+                shared.handle,
+                staging.handle,
                 &[vk::BufferCopy {
                     src_offset: 0,
                     dst_offset: 0,
@@ -73,7 +77,7 @@ fn share() -> Result<String, Box<dyn std::error::Error>> {
                 .dst_access_mask(vk::AccessFlags::HOST_READ)
                 .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
                 .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                .buffer(staging.buffer)
+                .buffer(staging.handle)
                 .offset(0)
                 .size(vk::WHOLE_SIZE);
             d.cmd_pipeline_barrier(

@@ -38,6 +38,12 @@ const BOUND: Duration = Duration::from_secs(60);
 
 #[test]
 #[ignore = "needs a CUDA device"]
+#[allow(
+    clippy::multiple_unsafe_ops_per_block,
+    clippy::too_many_lines,
+    reason = "each command buffer's recording is one unsafe block under one contract; the test \
+              reads top to bottom, one direction after the other"
+)]
 fn vulkan_and_cuda_share_a_buffer_ordered_by_a_timeline_semaphore() {
     let driver = Driver::init().expect("needs a CUDA device: Driver::init failed");
     let device = driver.device(0).expect("needs a CUDA device: no device 0");
@@ -71,7 +77,7 @@ fn vulkan_and_cuda_share_a_buffer_ordered_by_a_timeline_semaphore() {
     // CUDA writes, Vulkan reads. Vulkan's copy goes in first, waiting for 1.
     vk.submit(timeline, Some(1), 2, |d, cb| {
         let acquire = ownership(
-            shared.buffer,
+            shared.handle,
             vk::QUEUE_FAMILY_EXTERNAL,
             family,
             vk::AccessFlags::empty(),
@@ -82,11 +88,11 @@ fn vulkan_and_cuda_share_a_buffer_ordered_by_a_timeline_semaphore() {
             .dst_access_mask(vk::AccessFlags::HOST_READ)
             .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
             .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-            .buffer(staging.buffer)
+            .buffer(staging.handle)
             .offset(0)
             .size(vk::WHOLE_SIZE);
         let release = ownership(
-            shared.buffer,
+            shared.handle,
             family,
             vk::QUEUE_FAMILY_EXTERNAL,
             vk::AccessFlags::TRANSFER_READ,
@@ -105,8 +111,8 @@ fn vulkan_and_cuda_share_a_buffer_ordered_by_a_timeline_semaphore() {
             );
             d.cmd_copy_buffer(
                 cb,
-                shared.buffer,
-                staging.buffer,
+                shared.handle,
+                staging.handle,
                 &[vk::BufferCopy {
                     src_offset: 0,
                     dst_offset: 0,
@@ -161,14 +167,14 @@ fn vulkan_and_cuda_share_a_buffer_ordered_by_a_timeline_semaphore() {
                 s.signal_semaphore(&semaphore, 4)?;
                 vk.submit(timeline, Some(2), 3, |d, cb| {
                     let acquire = ownership(
-                        shared.buffer,
+                        shared.handle,
                         vk::QUEUE_FAMILY_EXTERNAL,
                         family,
                         vk::AccessFlags::empty(),
                         vk::AccessFlags::TRANSFER_WRITE,
                     );
                     let release = ownership(
-                        shared.buffer,
+                        shared.handle,
                         family,
                         vk::QUEUE_FAMILY_EXTERNAL,
                         vk::AccessFlags::TRANSFER_WRITE,
@@ -185,7 +191,7 @@ fn vulkan_and_cuda_share_a_buffer_ordered_by_a_timeline_semaphore() {
                             &[acquire],
                             &[],
                         );
-                        d.cmd_fill_buffer(cb, shared.buffer, 0, BYTES, 42);
+                        d.cmd_fill_buffer(cb, shared.handle, 0, BYTES, 42);
                         d.cmd_pipeline_barrier(
                             cb,
                             vk::PipelineStageFlags::TRANSFER,

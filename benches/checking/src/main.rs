@@ -56,6 +56,10 @@ mod pipeline;
 )]
 mod cubin;
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "one match arm per program, a table read top to bottom"
+)]
 fn run(program: &str) -> Option<Result<()>> {
     let two = || -> Result<(Context, Context)> { Ok((context0()?, context0()?)) };
     Some(match program {

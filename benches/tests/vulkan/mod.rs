@@ -43,7 +43,7 @@ pub(crate) struct Vulkan {
 #[derive(Clone, Copy)]
 pub(crate) struct Buffer {
     /// The buffer.
-    pub(crate) buffer: vk::Buffer,
+    pub(crate) handle: vk::Buffer,
     /// Its memory (a dedicated allocation).
     pub(crate) memory: vk::DeviceMemory,
     /// The allocation's size in bytes.
@@ -53,6 +53,10 @@ pub(crate) struct Buffer {
 impl Vulkan {
     /// Vulkan 1.2 on the physical device whose `deviceUUID` is `uuid` (the CUDA device's,
     /// `cuDeviceGetUuid`).
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one setup read top to bottom: loader, instance, the matching device, its queue"
+    )]
     pub(crate) fn for_uuid(uuid: [u8; 16]) -> VkResult<Self> {
         // SAFETY: loads libvulkan.so.1 and its entry points; nothing else runs at load.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| {
@@ -231,7 +235,7 @@ impl Vulkan {
             self.device.bind_buffer_memory(buffer, memory, 0)
         })?;
         Ok(Buffer {
-            buffer,
+            handle: buffer,
             memory,
             size: req.size,
         })
@@ -411,6 +415,11 @@ pub(crate) fn ownership(
 }
 
 impl Drop for Vulkan {
+    #[allow(
+        clippy::multiple_unsafe_ops_per_block,
+        reason = "the teardown is one sequence under one contract: every object is this \
+                  device's, destroyed once, after the device is idle"
+    )]
     fn drop(&mut self) {
         // SAFETY: every object below is of this device; the device is idle once the wait
         // returns (its result ignored: a lost device is torn down all the same).

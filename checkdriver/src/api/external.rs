@@ -36,8 +36,11 @@ const SEMAPHORE_OPAQUE_FD: c_int = 1;
 /// `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD`.
 const SEMAPHORE_TIMELINE_FD: c_int = 9;
 
-/// The descriptors the driver owns: each import's fd with the file's device and inode then.
-static TAKEN: Mutex<Vec<(usize, RawFd, (u64, u64))>> = Mutex::new(Vec::new());
+/// A file's device and inode: which file a descriptor names.
+type FileId = (u64, u64);
+
+/// The descriptors the driver owns: each import's handle, its fd, and the file it named then.
+static TAKEN: Mutex<Vec<(usize, RawFd, FileId)>> = Mutex::new(Vec::new());
 
 entry_points! {
     // `CUDA_EXTERNAL_MEMORY_HANDLE_DESC`: `type` at 0, `handle.fd` at 8, `size` at 24.
@@ -146,7 +149,7 @@ entry_points! {
 
 /// The device and inode of the file `fd` names, and its length, if `fd` is open; a closed or
 /// invalid `fd` is a violation of `what`'s contract (the import reads it).
-fn open_file(fd: RawFd, what: &str) -> Option<((u64, u64), u64)> {
+fn open_file(fd: RawFd, what: &str) -> Option<(FileId, u64)> {
     if fd < 0 {
         violation(&format!("{what}: a negative file descriptor ({fd})"));
         return None;
@@ -163,7 +166,7 @@ fn open_file(fd: RawFd, what: &str) -> Option<((u64, u64), u64)> {
 }
 
 /// The import `h` took `fd`, which named `file`.
-fn taken(h: usize, fd: RawFd, file: (u64, u64)) {
+fn taken(h: usize, fd: RawFd, file: FileId) {
     let mut t = TAKEN.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(&(other, _, _)) = t.iter().find(|&&(_, f, _)| f == fd) {
         violation(&format!(
@@ -199,7 +202,7 @@ fn given_back(h: usize, what: &str) {
 }
 
 /// As [`open_file`]'s identity, without reporting.
-fn open_file_quiet(fd: RawFd) -> Option<(u64, u64)> {
+fn open_file_quiet(fd: RawFd) -> Option<FileId> {
     // SAFETY: as in `open_file`: a duplicate is made or `EBADF` returned.
     let copy = unsafe { BorrowedFd::borrow_raw(fd) }
         .try_clone_to_owned()
@@ -220,8 +223,10 @@ unsafe fn semaphores_enqueued(sems: *const Handle, n: c_uint, stream: Handle, wh
         return CUDA_ERROR_INVALID_VALUE;
     }
     for i in 0..n as usize {
-        // SAFETY: `sems` holds `n` handles (this function's contract).
-        let sem = unsafe { sems.add(i).read() };
+        // SAFETY: `sems` holds `n` handles (this function's contract), so the `i`th is in it.
+        let at = unsafe { sems.add(i) };
+        // SAFETY: as above: a handle the caller wrote.
+        let sem = unsafe { at.read() };
         check::used(Kind::ExternalSemaphore, sem as usize, what);
         check::enqueued(stream as usize, Kind::ExternalSemaphore, sem as usize);
     }

@@ -29,8 +29,8 @@ fn file_fd(size: u64) -> RawFd {
 /// `CUDA_EXTERNAL_MEMORY_HANDLE_DESC`'s bytes as cuda.h lays them out (104 bytes).
 fn memory_desc(type_: c_int, fd: RawFd, size: u64) -> [u64; 13] {
     let mut d = [0u64; 13];
-    d[0] = type_ as u64;
-    d[1] = fd as u32 as u64;
+    d[0] = u64::from(type_.cast_unsigned());
+    d[1] = u64::from(fd.cast_unsigned());
     d[3] = size;
     d
 }
@@ -38,8 +38,8 @@ fn memory_desc(type_: c_int, fd: RawFd, size: u64) -> [u64; 13] {
 /// `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC`'s bytes (96 bytes).
 fn semaphore_desc(type_: c_int, fd: RawFd) -> [u64; 12] {
     let mut d = [0u64; 12];
-    d[0] = type_ as u64;
-    d[1] = fd as u32 as u64;
+    d[0] = u64::from(type_.cast_unsigned());
+    d[1] = u64::from(fd.cast_unsigned());
     d
 }
 
