@@ -271,3 +271,30 @@ impl<'scope> StreamScope<'scope, '_> {
         .result()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::refuse_in_capture;
+    use crate::asynchronous::{InCapture, IntoGraph};
+    use crate::error::ErrorKind;
+
+    #[test]
+    fn a_wait_or_signal_is_refused_inside_either_kind_of_capture() {
+        assert!(refuse_in_capture("a wait").is_ok(), "outside any capture");
+        {
+            let _inside = InCapture::enter();
+            let e = refuse_in_capture("a wait").err().map(|e| e.kind());
+            assert_eq!(e, Some(ErrorKind::NotSupported), "inside a stream capture");
+        }
+        {
+            let _inside = IntoGraph::enter();
+            let e = refuse_in_capture("a signal").err().map(|e| e.kind());
+            assert_eq!(
+                e,
+                Some(ErrorKind::NotSupported),
+                "inside a capture into a graph"
+            );
+        }
+        assert!(refuse_in_capture("a wait").is_ok(), "after both ended");
+    }
+}

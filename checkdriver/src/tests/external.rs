@@ -52,6 +52,10 @@ fn is_open(fd: RawFd) -> bool {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "makes files and duplicates descriptors, which Miri's isolation refuses"
+)]
 fn imports_take_their_descriptor_and_order_their_mappings() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
@@ -156,6 +160,10 @@ fn imports_take_their_descriptor_and_order_their_mappings() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "makes files and duplicates descriptors, which Miri's isolation refuses"
+)]
 fn semaphores_pend_on_their_stream_and_belong_to_their_context() {
     let _serial = serial();
     mode::CHECK.store(true, Relaxed);
