@@ -126,6 +126,8 @@ mod occupancy;
 pub use occupancy::*;
 mod graph;
 pub use graph::*;
+mod external;
+pub use external::*;
 mod entry_point;
 pub use entry_point::*;
 /// cuBLAS's C API (`cublas_api.h`, the `_v2` names), with the feature `cublas`.

@@ -59,6 +59,10 @@ opaque! {
     CUdevResourceDesc_st => CUdevResourceDesc;
     /// The driver's user object (`CUuserObject_st`); a handle is `CUuserObject`.
     CUuserObject_st => CUuserObject;
+    /// The driver's imported external memory (`CUextMemory_st`): `CUexternalMemory`.
+    CUextMemory_st => CUexternalMemory;
+    /// The driver's imported external semaphore (`CUextSemaphore_st`): `CUexternalSemaphore`.
+    CUextSemaphore_st => CUexternalSemaphore;
 }
 
 /// A device ordinal handle (`CUdevice`, `typedef int CUdevice_v1`).
@@ -1898,3 +1902,263 @@ c_enum! {
         CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1;
     }
 }
+// External resource interoperability's types (cuda.h, in "Data types used by CUDA driver").
+
+/// `CUexternalMemoryHandleType`: the kind of handle `cuImportExternalMemory` imports.
+pub type CUexternalMemoryHandleType = c_int;
+/// `CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD`: an opaque POSIX file descriptor (Vulkan's
+/// `VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT`).
+pub const CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD: CUexternalMemoryHandleType = 1;
+/// `CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32`: an opaque shared NT handle.
+pub const CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32: CUexternalMemoryHandleType = 2;
+/// `CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32_KMT`: an opaque, globally shared handle.
+pub const CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32_KMT: CUexternalMemoryHandleType = 3;
+/// `CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_HEAP`: a D3D12 heap.
+pub const CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_HEAP: CUexternalMemoryHandleType = 4;
+/// `CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_RESOURCE`: a D3D12 committed resource.
+pub const CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_RESOURCE: CUexternalMemoryHandleType = 5;
+/// `CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE`: a shared NT handle to a D3D11 resource.
+pub const CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE: CUexternalMemoryHandleType = 6;
+/// `CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE_KMT`: a global handle to a D3D11 resource.
+pub const CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE_KMT: CUexternalMemoryHandleType = 7;
+/// `CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF`: an `NvSciBuf` object.
+pub const CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF: CUexternalMemoryHandleType = 8;
+/// `CU_EXTERNAL_MEMORY_HANDLE_TYPE_DMABUF_FD`: a file descriptor of a Linux `dma_buf` (flags
+/// must be zero; the driver documents it for Tegra platforms and refuses it elsewhere).
+pub const CU_EXTERNAL_MEMORY_HANDLE_TYPE_DMABUF_FD: CUexternalMemoryHandleType = 9;
+
+/// `CUDA_EXTERNAL_MEMORY_DEDICATED`: the imported memory is a dedicated allocation.
+pub const CUDA_EXTERNAL_MEMORY_DEDICATED: c_uint = 0x1;
+
+/// `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_EXTERNAL_HANDLE_win32 {
+    /// The NT or KMT handle.
+    pub handle: *mut core::ffi::c_void,
+    /// The name of the shared object (a wide string), or null.
+    pub name: *const core::ffi::c_void,
+}
+
+/// `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle` (and the semaphore descriptor's): one member is
+/// live, chosen by the descriptor's `type`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union CUDA_EXTERNAL_HANDLE {
+    /// A file descriptor (the `*_FD` types).
+    pub fd: c_int,
+    /// A Windows handle and its name.
+    pub win32: CUDA_EXTERNAL_HANDLE_win32,
+    /// An `NvSciBuf` or `NvSciSync` object.
+    pub nvSciObject: *const core::ffi::c_void,
+}
+const _: () = assert!(size_of::<CUDA_EXTERNAL_HANDLE>() == 16);
+const _: () = assert!(align_of::<CUDA_EXTERNAL_HANDLE>() == 8);
+
+/// `CUDA_EXTERNAL_MEMORY_HANDLE_DESC` (`_v1`): what `cuImportExternalMemory` imports.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC {
+    /// `CUexternalMemoryHandleType`.
+    pub type_: CUexternalMemoryHandleType,
+    /// The handle, by `type_`.
+    pub handle: CUDA_EXTERNAL_HANDLE,
+    /// The memory's size in bytes.
+    pub size: c_ulonglong,
+    /// `CUDA_EXTERNAL_MEMORY_DEDICATED` or 0.
+    pub flags: c_uint,
+    /// Reserved, zero.
+    pub reserved: [c_uint; 16],
+}
+const _: () = assert!(size_of::<CUDA_EXTERNAL_MEMORY_HANDLE_DESC>() == 104);
+const _: () = assert!(align_of::<CUDA_EXTERNAL_MEMORY_HANDLE_DESC>() == 8);
+const _: () = assert!(core::mem::offset_of!(CUDA_EXTERNAL_MEMORY_HANDLE_DESC, handle) == 8);
+const _: () = assert!(core::mem::offset_of!(CUDA_EXTERNAL_MEMORY_HANDLE_DESC, size) == 24);
+const _: () = assert!(core::mem::offset_of!(CUDA_EXTERNAL_MEMORY_HANDLE_DESC, flags) == 32);
+const _: () = assert!(core::mem::offset_of!(CUDA_EXTERNAL_MEMORY_HANDLE_DESC, reserved) == 36);
+
+/// `CUDA_EXTERNAL_MEMORY_BUFFER_DESC` (`_v1`): the range of imported memory
+/// `cuExternalMemoryGetMappedBuffer` maps.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_EXTERNAL_MEMORY_BUFFER_DESC {
+    /// Offset into the memory, in bytes.
+    pub offset: c_ulonglong,
+    /// Size of the buffer, in bytes.
+    pub size: c_ulonglong,
+    /// Flags, zero.
+    pub flags: c_uint,
+    /// Reserved, zero.
+    pub reserved: [c_uint; 16],
+}
+const _: () = assert!(size_of::<CUDA_EXTERNAL_MEMORY_BUFFER_DESC>() == 88);
+const _: () = assert!(align_of::<CUDA_EXTERNAL_MEMORY_BUFFER_DESC>() == 8);
+const _: () = assert!(core::mem::offset_of!(CUDA_EXTERNAL_MEMORY_BUFFER_DESC, flags) == 16);
+const _: () = assert!(core::mem::offset_of!(CUDA_EXTERNAL_MEMORY_BUFFER_DESC, reserved) == 20);
+
+/// `CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC` (`_v1`): the mipmapped array
+/// `cuExternalMemoryGetMappedMipmappedArray` maps.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC {
+    /// Offset into the memory where the base level starts, in bytes.
+    pub offset: c_ulonglong,
+    /// The base level's format, dimensions and flags.
+    pub arrayDesc: CUDA_ARRAY3D_DESCRIPTOR,
+    /// The number of mip levels.
+    pub numLevels: c_uint,
+    /// Reserved, zero.
+    pub reserved: [c_uint; 16],
+}
+const _: () = assert!(size_of::<CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC>() == 120);
+const _: () = assert!(align_of::<CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC>() == 8);
+const _: () =
+    assert!(core::mem::offset_of!(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC, arrayDesc) == 8);
+const _: () =
+    assert!(core::mem::offset_of!(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC, numLevels) == 48);
+const _: () =
+    assert!(core::mem::offset_of!(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC, reserved) == 52);
+
+/// `CUexternalSemaphoreHandleType`: the kind of handle `cuImportExternalSemaphore` imports.
+pub type CUexternalSemaphoreHandleType = c_int;
+/// `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD`: an opaque POSIX file descriptor of a binary
+/// semaphore.
+pub const CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD: CUexternalSemaphoreHandleType = 1;
+/// `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32`: an opaque shared NT handle.
+pub const CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32: CUexternalSemaphoreHandleType = 2;
+/// `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32_KMT`: an opaque, globally shared handle.
+pub const CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32_KMT: CUexternalSemaphoreHandleType = 3;
+/// `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D12_FENCE`: a shared NT handle to a D3D12 fence.
+pub const CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D12_FENCE: CUexternalSemaphoreHandleType = 4;
+/// `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_FENCE`: a shared NT handle to a D3D11 fence.
+pub const CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_FENCE: CUexternalSemaphoreHandleType = 5;
+/// `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC`: an `NvSciSync` object.
+pub const CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC: CUexternalSemaphoreHandleType = 6;
+/// `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX`: a D3D11 keyed mutex (NT handle).
+pub const CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX: CUexternalSemaphoreHandleType = 7;
+/// `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX_KMT`: a D3D11 keyed mutex (global).
+pub const CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX_KMT: CUexternalSemaphoreHandleType =
+    8;
+/// `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD`: an opaque POSIX file descriptor
+/// of a timeline semaphore (Vulkan's `VK_SEMAPHORE_TYPE_TIMELINE`).
+pub const CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD: CUexternalSemaphoreHandleType =
+    9;
+/// `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_WIN32`: a timeline semaphore's NT handle.
+pub const CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_WIN32:
+    CUexternalSemaphoreHandleType = 10;
+
+/// `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC` (`_v1`): what `cuImportExternalSemaphore` imports.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC {
+    /// `CUexternalSemaphoreHandleType`.
+    pub type_: CUexternalSemaphoreHandleType,
+    /// The handle, by `type_`.
+    pub handle: CUDA_EXTERNAL_HANDLE,
+    /// Flags, zero.
+    pub flags: c_uint,
+    /// Reserved, zero.
+    pub reserved: [c_uint; 16],
+}
+const _: () = assert!(size_of::<CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC>() == 96);
+const _: () = assert!(align_of::<CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC>() == 8);
+const _: () = assert!(core::mem::offset_of!(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC, handle) == 8);
+const _: () = assert!(core::mem::offset_of!(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC, flags) == 24);
+const _: () = assert!(core::mem::offset_of!(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC, reserved) == 28);
+
+/// `params.fence` of the signal and wait parameters: the value a fence or timeline semaphore is
+/// set to, or waited for.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CUDA_EXTERNAL_SEMAPHORE_fence {
+    /// The value.
+    pub value: c_ulonglong,
+}
+
+/// `params.nvSciSync` of the signal and wait parameters.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union CUDA_EXTERNAL_SEMAPHORE_nvSciSync {
+    /// The `NvSciSyncFence`.
+    pub fence: *mut core::ffi::c_void,
+    /// Reserved.
+    pub reserved: c_ulonglong,
+}
+
+/// `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS::params.keyedMutex`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_keyedMutex {
+    /// The key to release the mutex with.
+    pub key: c_ulonglong,
+}
+
+/// `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS::params`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_params {
+    /// The fence or timeline value to signal.
+    pub fence: CUDA_EXTERNAL_SEMAPHORE_fence,
+    /// An `NvSciSync` fence.
+    pub nvSciSync: CUDA_EXTERNAL_SEMAPHORE_nvSciSync,
+    /// A keyed mutex's key.
+    pub keyedMutex: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_keyedMutex,
+    /// Reserved, zero.
+    pub reserved: [c_uint; 12],
+}
+
+/// `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS` (`_v1`): one semaphore's signal.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS {
+    /// What to signal.
+    pub params: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_params,
+    /// Flags (`CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC`), zero.
+    pub flags: c_uint,
+    /// Reserved, zero.
+    pub reserved: [c_uint; 16],
+}
+const _: () = assert!(size_of::<CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS>() == 144);
+const _: () = assert!(align_of::<CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS>() == 8);
+const _: () = assert!(core::mem::offset_of!(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, flags) == 72);
+
+/// `CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS::params.keyedMutex`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CUDA_EXTERNAL_SEMAPHORE_WAIT_keyedMutex {
+    /// The key to acquire the mutex with.
+    pub key: c_ulonglong,
+    /// Timeout in milliseconds for the acquire.
+    pub timeoutMs: c_uint,
+}
+
+/// `CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS::params`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params {
+    /// The fence or timeline value to wait for.
+    pub fence: CUDA_EXTERNAL_SEMAPHORE_fence,
+    /// An `NvSciSync` fence.
+    pub nvSciSync: CUDA_EXTERNAL_SEMAPHORE_nvSciSync,
+    /// A keyed mutex's key and timeout.
+    pub keyedMutex: CUDA_EXTERNAL_SEMAPHORE_WAIT_keyedMutex,
+    /// Reserved, zero.
+    pub reserved: [c_uint; 10],
+}
+
+/// `CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS` (`_v1`): one semaphore's wait.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS {
+    /// What to wait for.
+    pub params: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params,
+    /// Flags (`CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC`), zero.
+    pub flags: c_uint,
+    /// Reserved, zero.
+    pub reserved: [c_uint; 16],
+}
+const _: () = assert!(size_of::<CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS>() == 144);
+const _: () = assert!(align_of::<CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS>() == 8);
+const _: () = assert!(core::mem::offset_of!(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, flags) == 72);
+const _: () =
+    assert!(core::mem::offset_of!(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_params, keyedMutex) == 16);

@@ -12,19 +12,25 @@
 # directory holding libnvidia-ml.so.1: the feature `nvml` links it (CUSTACK_NVML_LIB_DIR). Use a
 # DEST of its own (e.g. target/nvml-driver).
 #
+# With `vulkan`, it fetches the Vulkan loader instead (libvulkan1, from the release's main
+# component) and prints the directory holding libvulkan.so.1; scripts/fetch-vulkan.sh calls it
+# so and writes the ICD manifest beside it.
+#
 # Nothing outside DEST changes: no dpkg --add-architecture, no apt-get install; apt's lists,
 # cache and sources for this fetch live in DEST/apt. A second run reuses DEST/root.
 set -euo pipefail
 
 die() { echo "scripts/fetch-driver.sh: $*" >&2; exit 1; }
-(($# == 2 || $# == 3)) || die "usage: fetch-driver.sh ARCH DEST [nvml]"
+(($# == 2 || $# == 3)) || die "usage: fetch-driver.sh ARCH DEST [nvml|vulkan]"
 deb_arch=$1
 fetch_dir=$(realpath -m "$2")
 what=${3:-cuda}
-[[ $what == cuda || $what == nvml ]] || die "the third argument, if any, is nvml (not $what)"
+[[ $what == cuda || $what == nvml || $what == vulkan ]] ||
+    die "the third argument, if any, is nvml or vulkan (not $what)"
 # The library this fetch is for.
 wanted=libcuda.so.1
 [[ $what == nvml ]] && wanted=libnvidia-ml.so.1
+[[ $what == vulkan ]] && wanted=libvulkan.so.1
 
 # Prints "URI SUITE [SIGNED_BY]" for each enabled binary source of this machine: the one-line
 # format (sources.list, sources.list.d/*.list) and deb822 (sources.list.d/*.sources). Files with
@@ -97,6 +103,7 @@ if [[ " $id $id_like " == *" ubuntu "* ]]; then
         die "on Ubuntu only the machine's own architecture can be fetched ($deb_arch lives on the ports archive)"
     component=restricted
     packages=(libnvidia-compute-535)
+    [[ $what == vulkan ]] && component=main packages=(libvulkan1)
     skip='-(backports|proposed)$'
 else
     # Debian: the release suite's non-free (535.x on bookworm), for every architecture Debian
@@ -104,6 +111,7 @@ else
     component=non-free
     packages=(libcuda1 libnvidia-ptxjitcompiler1)
     [[ $what == nvml ]] && packages=(libnvidia-ml1)
+    [[ $what == vulkan ]] && component=main packages=(libvulkan1)
     skip='-(security|updates|backports|proposed)$|/updates$'
 fi
 

@@ -56,6 +56,14 @@
 # nvcc's version, then each binary with its exit code and, for a test binary, each test's name
 # and result as libtest printed them (`test NAME ... ok|FAILED|ignored`), with its summary line.
 #
+# Vulkan, for the test gpu_external and the example 27_vulkan_interop (external memory and
+# semaphores, contract rows C30, C31): where either is packed, scripts/fetch-vulkan.sh fetches the
+# Vulkan loader (Debian's libvulkan1) and writes an ICD manifest naming NVIDIA's
+# libEGL_nvidia.so.0; both go into .gpu/vulkan/ (lib/libvulkan.so.1, nvidia_icd.json), and run.sh
+# puts .gpu/vulkan/lib on LD_LIBRARY_PATH and sets VK_ICD_FILENAMES to the manifest (unless it is
+# set already) for every binary, and in .gpu/env.sh. The GPU machine has NVIDIA's Vulkan driver
+# but no loader. Where the fetch fails, the bundle says so and those two fail there, naming it.
+#
 # Linking needs a libcuda here (build.rs finds one, or set CUDA_DRIVER_LIB_DIR, as
 # scripts/test.sh does with the library it fetches). The trybuild test (`ui`, of the crate
 # custack-ui-tests) is not packed: it needs cargo. Tests embed their fixtures (include_str!),
@@ -126,6 +134,17 @@ while read -r role name path; do
     echo "$role $role-$name" >>.gpu/list
 done <.gpu/found
 rm .gpu/found
+# Vulkan's loader and NVIDIA's headless ICD manifest, where the interop test or example is packed.
+if grep -qE ' (test-gpu_external|example-27_vulkan_interop)$' .gpu/list; then
+    if vulkan_lib=$(bash scripts/fetch-vulkan.sh target/vulkan); then
+        mkdir -p .gpu/vulkan/lib
+        cp -L "$vulkan_lib/libvulkan.so.1" .gpu/vulkan/lib/libvulkan.so.1
+        cp target/vulkan/nvidia_icd.json .gpu/vulkan/nvidia_icd.json
+    else
+        echo "scripts/gpu-bundle.sh: no Vulkan loader fetched (scripts/fetch-vulkan.sh failed):" \
+            "gpu_external and 27_vulkan_interop will fail on the GPU machine, naming it" >&2
+    fi
+fi
 # The differential run (scripts/differential.sh): what it needs, and its step, last.
 bash scripts/differential.sh pack .gpu/differential
 cat >.gpu/differential.sh <<'DIFFERENTIAL'
@@ -258,6 +277,14 @@ printf 'build\tfor-device\t%s\n' "$rc" >>.gpu/results.tsv
 cp .gpu/one.log .gpu/logs/for-device.log
 # shellcheck disable=SC1091 # written just above
 source .gpu/env.sh
+# Vulkan (scripts/gpu-bundle.sh packed it where gpu_external or 27_vulkan_interop is packed): the
+# fetched loader on the library path, NVIDIA's headless ICD named, for every binary and env.sh.
+if [[ -d .gpu/vulkan ]]; then
+    export LD_LIBRARY_PATH=$PWD/.gpu/vulkan/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-$PWD/.gpu/vulkan/nvidia_icd.json}
+    printf 'export LD_LIBRARY_PATH=%q\nexport VK_ICD_FILENAMES=%q\n' "$LD_LIBRARY_PATH" "$VK_ICD_FILENAMES" >>.gpu/env.sh
+    echo "run.sh: Vulkan: LD_LIBRARY_PATH starts with $PWD/.gpu/vulkan/lib, VK_ICD_FILENAMES=$VK_ICD_FILENAMES" | tee -a "$log"
+fi
 
 # The packed binaries, then (when built) one short run of the frame loop in C: 20 frames.
 while read -r role bin; do

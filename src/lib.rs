@@ -152,6 +152,8 @@ mod deadline;
 pub mod dnn;
 mod driver;
 mod error;
+#[cfg(target_os = "linux")]
+mod external;
 #[cfg(feature = "cufft")]
 pub mod fft;
 pub mod graph;
@@ -218,6 +220,11 @@ pub use error::{
     fail_stop, poisoned, take_drop_errors,
 };
 #[doc(hidden)]
+#[cfg(target_os = "linux")]
+pub use external::{
+    Binary, ExternalMemory, ExternalSemaphore, MappedArray, MappedBuffer, MemoryHandle,
+    SemaphoreKind, Timeline,
+};
 pub use kernel::contract::__private as __private_contract;
 pub use kernel::contract::{
     CheckedBy, ClusterLaunch, ConditionalParam, Contract, ContractArg, ContractArgs,

@@ -1203,6 +1203,52 @@ fn derived_plain_data() {
 // P14: a whole program under the restricted safety profile
 // ---------------------------------------------------------------------------------------------
 
+/// Twin of `ui-tests/c30_*.rs`: memory imported from `fd` (an opaque-fd export of `size`
+/// bytes), a buffer mapped onto it, used as device memory (filled in a scope, read back), and
+/// freed before the import, which dies before the guard. Compiling is the test here (the fd
+/// must come from Vulkan); `tests/gpu_external.rs` runs the same steps on a GPU.
+#[cfg(target_os = "linux")]
+#[allow(dead_code)]
+fn c30_mapped_buffer_freed_before_its_import(
+    ctx: &Context,
+    fd: std::os::fd::OwnedFd,
+    size: u64,
+) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    // SAFETY: the caller's fd is an opaque-fd export of `size` bytes of this device's memory
+    // that nothing else touches meanwhile.
+    let mut memory = unsafe { guard.import_memory(fd, size, custack::MemoryHandle::OpaqueFd)? };
+    let mut buffer = memory.map_buffer::<u32>(0, 16)?;
+    let stream = guard.stream()?;
+    stream.scope(|s| s.fill_u32(s.bind_mut(&mut buffer), 7))??;
+    let read = buffer.to_vec()?;
+    drop(buffer);
+    drop(memory);
+    Ok(read)
+}
+
+/// Twin of `ui-tests/c31_*.rs`: a timeline semaphore imported outside the scope, waited on and
+/// signalled inside it, destroyed after the scope's end (bounded by its deadline) waited.
+#[cfg(target_os = "linux")]
+#[allow(dead_code)]
+fn c31_semaphore_waited_and_signalled_in_a_scope(
+    ctx: &Context,
+    fd: std::os::fd::OwnedFd,
+) -> Result<()> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let semaphore = guard.import_semaphore::<custack::Timeline>(fd)?;
+    let stream = guard.stream()?;
+    let deadline = custack::Deadline::after(std::time::Duration::from_secs(60));
+    stream.scope_by(deadline, custack::Overrun::Exit, |s| -> Result<()> {
+        s.wait_semaphore(&semaphore, 1)?;
+        s.signal_semaphore(&semaphore, 2)
+    })??;
+    drop(semaphore);
+    Ok(())
+}
+
 /// Example 22's pipeline, this very file: init (a cubin, two declared kernels, a stream,
 /// budgeted page-locked and device memory, a captured graph) sealed into a run phase whose
 /// frames launch, copy and check.

@@ -206,6 +206,11 @@ pub(crate) enum Kind {
     /// A green context (`cuGreenCtxCreate`); its `ctx` is the `CUcontext` that stands for it
     /// (`cuCtxFromGreenCtx`), a context whose `parent` is the green context.
     GreenContext,
+    /// Imported external memory (`cuImportExternalMemory`), with its size; the buffers and
+    /// mipmapped arrays mapped onto it name it as their parent.
+    ExternalMemory,
+    /// An imported external semaphore (`cuImportExternalSemaphore`).
+    ExternalSemaphore,
 }
 
 impl Kind {
@@ -1240,6 +1245,29 @@ pub(crate) fn ipc_opened(ptr: u64, size: u64, exported: u64) {
         }
     });
     created_sized(Kind::IpcMemory, ptr as usize, exported as usize, size);
+}
+
+/// The size recorded for the live handle `h` of `kind` (0 if none).
+pub(crate) fn size_of_object(kind: Kind, h: usize) -> u64 {
+    with_state(|s| {
+        s.objs
+            .get(&(kind, h))
+            .filter(|o| o.live)
+            .map_or(0, |o| o.size)
+    })
+    .unwrap_or(0)
+}
+
+/// The live handles of `kinds` whose parent is `h`, named for a report.
+pub(crate) fn live_children(h: usize, kinds: &[Kind]) -> Vec<String> {
+    with_state(|s| {
+        s.objs
+            .iter()
+            .filter(|((k, _), o)| kinds.contains(k) && o.live && o.parent == h)
+            .map(|((k, x), _)| format!("{k:?} {x:#x}"))
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 /// Whether `ptr` is a live IPC opening (made by `cuIpcOpenMemHandle`, not closed yet).

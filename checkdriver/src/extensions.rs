@@ -38,7 +38,7 @@ pub extern "C" fn custackCheckdriverCalls() -> u64 {
 /// as a mapping made of several pieces),
 /// of the kind named `kind` (`DeviceMemory`, `HostMemory`, `Module`, `GraphExec`, `Stream`,
 /// `Event`, `Reservation`, `PhysicalMemory`, `Mapping`, `Context`, `GreenContext`, `Graph`,
-/// `Library`, `Array`, `MipmappedArray`, `TexObject`, `SurfObject`, `IpcMemory`; `PeerAccess`
+/// `Library`, `Array`, `MipmappedArray`, `TexObject`, `SurfObject`, `IpcMemory`, `ExternalMemory`, `ExternalSemaphore`; `PeerAccess`
 /// with the peer context as the handle: the calling thread's current context's access to it),
 /// is left behind on purpose (work may still use it: a submission whose wait failed leaks its
 /// payload rather than free it; after a sticky error nothing is released, R20). A context
@@ -81,6 +81,8 @@ pub unsafe extern "C" fn custackCheckdriverLeftBehind(
         b"TexObject" => Kind::TexObject,
         b"SurfObject" => Kind::SurfObject,
         b"IpcMemory" => Kind::IpcMemory,
+        b"ExternalMemory" => Kind::ExternalMemory,
+        b"ExternalSemaphore" => Kind::ExternalSemaphore,
         b"PeerAccess" => {
             return if check::peer_left_behind(handle as usize) {
                 CUDA_SUCCESS

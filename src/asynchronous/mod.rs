@@ -277,6 +277,13 @@ fn refused_event_inside_capture(what: &str) -> Error {
     ))
 }
 
+/// Whether this thread is inside a capture's closure or a capture into a graph being built
+/// (what a scope enqueues there becomes a node of a graph instead of running).
+#[inline]
+pub(crate) fn capturing() -> bool {
+    CAPTURING.with(core::cell::Cell::get) != 0 || INTO_GRAPH.with(core::cell::Cell::get) != 0
+}
+
 std::thread_local! {
     /// How many captures into a graph being built this thread is inside of.
     static INTO_GRAPH: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };

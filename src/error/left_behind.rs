@@ -68,6 +68,10 @@ pub(crate) enum Object {
     IpcMemory,
     /// The current context's access to a peer context, by the peer's `CUcontext`.
     PeerAccess,
+    /// Imported external memory (`cuImportExternalMemory`).
+    ExternalMemory,
+    /// An imported external semaphore (`cuImportExternalSemaphore`).
+    ExternalSemaphore,
     /// A handle the checking driver does not track (a CUDA library's handle, a linker state,
     /// registered host memory, a memory pool): nothing is told.
     Untracked,
@@ -95,6 +99,8 @@ impl Object {
             Object::Surface => c"SurfObject",
             Object::IpcMemory => c"IpcMemory",
             Object::PeerAccess => c"PeerAccess",
+            Object::ExternalMemory => c"ExternalMemory",
+            Object::ExternalSemaphore => c"ExternalSemaphore",
             Object::Untracked => return None,
         })
     }

@@ -45,6 +45,47 @@ fn level_extent([width, height, depth]: [usize; 3], level: u32) -> [usize; 3] {
     [half(width), half(height), half(depth)]
 }
 
+/// Refuses an empty extent, no level, or more levels than halving the largest dimension down
+/// to 1 gives (no driver call).
+pub(crate) fn check_shape(extent: [usize; 3], levels: u32) -> Result<()> {
+    let [width, height, depth] = extent;
+    if width == 0 || height == 0 || depth == 0 {
+        return Err(Error::from_kind(ErrorKind::InvalidValue)
+            .with_detail("an empty mipmapped array: allocate at least one element"));
+    }
+    let most = max_levels(extent);
+    if levels == 0 || levels > most {
+        return Err(
+            Error::from_kind(ErrorKind::InvalidValue).with_detail(format!(
+                "{levels} levels for a {width}x{height}x{depth} mipmapped array: 1 to {most}"
+            )),
+        );
+    }
+    Ok(())
+}
+
+impl<T: ArrayElement> MipmappedArray<'_, T> {
+    /// A mipmapped array the driver made some other way (`cuExternalMemoryGetMappedMipmappedArray`).
+    ///
+    /// # Safety
+    ///
+    /// `raw` is a live mipmapped array of the current context of `levels` levels over `extent`
+    /// elements of `T`'s format, surface-capable, destroyed by `cuMipmappedArrayDestroy` only
+    /// through the returned value, and whatever backs it lives for the returned lifetime.
+    pub(crate) unsafe fn from_raw_parts<'a>(
+        raw: ffi::CUmipmappedArray,
+        extent: [usize; 3],
+        levels: u32,
+    ) -> MipmappedArray<'a, T> {
+        MipmappedArray {
+            raw,
+            extent,
+            levels,
+            _marker: PhantomData,
+        }
+    }
+}
+
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuMipmappedArrayCreate`—A `width` × `height` array of `T` (height 1 for 1D) with
     /// `levels` levels of detail, uninitialized.
@@ -108,18 +149,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ) -> Result<MipmappedArray<'_, T>> {
         crate::error::poison::check()?;
         let extent = [width, height, depth];
-        if width == 0 || height == 0 || depth == 0 {
-            return Err(Error::from_kind(ErrorKind::InvalidValue)
-                .with_detail("an empty mipmapped array: allocate at least one element"));
-        }
-        let most = max_levels(extent);
-        if levels == 0 || levels > most {
-            return Err(
-                Error::from_kind(ErrorKind::InvalidValue).with_detail(format!(
-                    "{levels} levels for a {width}x{height}x{depth} mipmapped array: 1 to {most}"
-                )),
-            );
-        }
+        check_shape(extent, levels)?;
         let desc = array_descriptor::<T>(width, height, depth);
         let mut raw = core::ptr::null_mut();
         // SAFETY: valid out-pointer; a fully initialized descriptor; this guard's context is

@@ -132,6 +132,8 @@ mod texture;
 pub use texture::*;
 mod tensor_map;
 pub use tensor_map::*;
+mod external;
+pub use external::*;
 mod peer;
 pub use peer::*;
 mod entry_point;
@@ -159,6 +161,7 @@ pub(crate) static GROUPS: [&Group; 20] = [
     &occupancy::GROUP,
     &texture::GROUP,
     &tensor_map::GROUP,
+    &external::GROUP,
     &peer::GROUP,
     &entry_point::GROUP,
     &green::GROUP,

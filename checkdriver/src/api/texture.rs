@@ -83,7 +83,7 @@ entry_points! {
 /// # Safety
 ///
 /// `desc` is null or points to a `CUDA_ARRAY3D_DESCRIPTOR`.
-unsafe fn array_shape(desc: *const c_void) -> Option<([usize; 3], usize)> {
+pub(crate) unsafe fn array_shape(desc: *const c_void) -> Option<([usize; 3], usize)> {
     if desc.is_null() || !checking() {
         return None;
     }

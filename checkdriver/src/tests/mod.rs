@@ -16,6 +16,7 @@ mod cubin;
 mod entry_point;
 mod event;
 mod exec_nodes;
+mod external;
 mod graph;
 mod green;
 mod hang;

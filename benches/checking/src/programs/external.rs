@@ -1,0 +1,83 @@
+//! The program `external`: memory and a timeline semaphore imported from file descriptors (a
+//! `memfd` each: the double backs imported memory with any file of the size imported), a buffer
+//! mapped onto the memory and filled in a scope that signals and waits on the semaphore, read
+//! back, then a mipmapped array mapped onto the same import; everything released in the order
+//! the driver needs (the buffer and the array before their import). A dma-buf import is refused
+//! (`NotSupported`, as outside Tegra) with its descriptor closed by custack. Contract rows C30,
+//! C31; under the failing runs, R10 (each import failed once: its descriptor closed once).
+//! Not run on the real driver (a memfd is no opaque fd another API exported).
+
+use crate::common::{N, unexpected};
+use custack::{
+    Context, Deadline, DeviceMemory, ErrorKind, MemoryHandle, Overrun, Result, Stack, Timeline,
+};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::time::Duration;
+
+/// A `memfd` of `size` bytes.
+fn memfd(size: u64) -> Result<OwnedFd> {
+    // SAFETY: a NUL-terminated name and no flags; the result is checked before it is owned.
+    let fd = unsafe { libc::memfd_create(c"custack-external".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(unexpected("memfd_create failed"));
+    }
+    // SAFETY: `fd` was just opened and is owned by nothing else.
+    let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+    let len = libc::off_t::try_from(size).map_err(|_| unexpected("memfd size"))?;
+    // SAFETY: an open descriptor of this process's.
+    if unsafe { libc::ftruncate(owned.as_raw_fd(), len) } != 0 {
+        return Err(unexpected("ftruncate of the memfd failed"));
+    }
+    Ok(owned)
+}
+
+/// Whether `fd` is open in this process.
+fn is_open(fd: RawFd) -> bool {
+    // SAFETY: `F_GETFD` reads the descriptor's flags, or fails with `EBADF`; nothing changes.
+    unsafe { libc::fcntl(fd, libc::F_GETFD) >= 0 }
+}
+
+/// Imports, maps, fills and reads back, signals and waits, maps an array, releases; returns
+/// what the mapped buffer read back (`N` fives).
+pub(crate) fn external(ctx: &Context) -> Result<Vec<u32>> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let size = 16 * 1024;
+    // A dma-buf: refused, and its descriptor closed by custack (the driver took nothing).
+    let dmabuf = memfd(size)?;
+    let raw = dmabuf.as_raw_fd();
+    // SAFETY: a memfd of `size` bytes that nothing else touches.
+    match unsafe { guard.import_memory(dmabuf, size, MemoryHandle::DmaBuf) } {
+        Err(e) if e.kind() == ErrorKind::NotSupported => {}
+        Err(e) => return Err(e),
+        Ok(_) => return Err(unexpected("a dma-buf imported")),
+    }
+    if is_open(raw) {
+        return Err(unexpected("the refused dma-buf's descriptor is still open"));
+    }
+    // SAFETY: as above; the double backs the import with the memfd.
+    let mut memory = unsafe { guard.import_memory(memfd(size)?, size, MemoryHandle::OpaqueFd)? };
+    let semaphore = guard.import_semaphore::<Timeline>(memfd(0)?)?;
+    let stream = guard.stream()?;
+    let read = {
+        let mut buffer = memory.map_buffer::<u32>(0, N)?;
+        // Past it (a lost device's work never ends) the process takes the safe state: well
+        // within the checking run's 60 s limit, far beyond the double's instant work.
+        let deadline = Deadline::after(Duration::from_secs(10));
+        stream.scope_by(deadline, Overrun::Exit, |s| -> Result<()> {
+            s.signal_semaphore(&semaphore, 1)?;
+            s.wait_semaphore(&semaphore, 1)?;
+            s.fill_u32(s.bind_mut(&mut buffer), 5)?;
+            s.signal_semaphore(&semaphore, 2)
+        })??;
+        buffer.to_vec()?
+    };
+    let array = memory.map_mipmapped_array::<f32>(0, [16, 16, 1], 2)?;
+    drop(array);
+    drop(semaphore);
+    drop(memory);
+    if read != vec![5; N] {
+        return Err(unexpected("the mapped buffer did not read back what was written"));
+    }
+    Ok(read)
+}

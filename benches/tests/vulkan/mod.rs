@@ -1,0 +1,444 @@
+//! A headless Vulkan device for interop tests and the example `27_vulkan_interop`: the physical
+//! device whose UUID is the CUDA device's, one queue, `VK_KHR_external_memory_fd` and
+//! `VK_KHR_external_semaphore_fd`, timeline semaphores; device-local buffers exported as opaque
+//! fds, a host-visible staging buffer, exportable timeline semaphores, and one-shot command
+//! buffers ordered by them. Every failure is an `Err` that says which step failed and why,
+//! never a skip: a test that cannot start Vulkan fails, naming it.
+//!
+//! The loader is `libvulkan.so.1` (ash's `loaded`): on the GPU machine `.gpu/run.sh` puts the
+//! one `scripts/fetch-vulkan.sh` fetched on `LD_LIBRARY_PATH` and names NVIDIA's ICD through
+//! `VK_ICD_FILENAMES` (a manifest for `libEGL_nvidia.so.0`, which runs without a display).
+#![allow(dead_code, reason = "the test and the example each use part of it")]
+
+use ash::vk;
+use std::os::fd::{FromRawFd, OwnedFd};
+
+/// What went wrong, in words.
+pub(crate) type VkResult<T> = Result<T, String>;
+
+fn step<T>(what: &str, r: Result<T, vk::Result>) -> VkResult<T> {
+    r.map_err(|e| format!("Vulkan: {what} failed: {e:?}"))
+}
+
+/// A Vulkan device matched to a CUDA device, with what the interop needs.
+pub(crate) struct Vulkan {
+    // Kept alive: the instance and device are loaded through it.
+    _entry: ash::Entry,
+    instance: ash::Instance,
+    device: ash::Device,
+    memory_fd: ash::khr::external_memory_fd::Device,
+    semaphore_fd: ash::khr::external_semaphore_fd::Device,
+    queue: vk::Queue,
+    family: u32,
+    pool: vk::CommandPool,
+    memory_types: vk::PhysicalDeviceMemoryProperties,
+    /// The physical device's name.
+    pub(crate) name: String,
+    buffers: Vec<(vk::Buffer, vk::DeviceMemory)>,
+    semaphores: Vec<vk::Semaphore>,
+    command_buffers: Vec<vk::CommandBuffer>,
+}
+
+/// A buffer: its handle, its memory and the memory's size (what an import names).
+#[derive(Clone, Copy)]
+pub(crate) struct Buffer {
+    /// The buffer.
+    pub(crate) handle: vk::Buffer,
+    /// Its memory (a dedicated allocation).
+    pub(crate) memory: vk::DeviceMemory,
+    /// The allocation's size in bytes.
+    pub(crate) size: u64,
+}
+
+impl Vulkan {
+    /// Vulkan 1.2 on the physical device whose `deviceUUID` is `uuid` (the CUDA device's,
+    /// `cuDeviceGetUuid`).
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one setup read top to bottom: loader, instance, the matching device, its queue"
+    )]
+    pub(crate) fn for_uuid(uuid: [u8; 16]) -> VkResult<Self> {
+        // SAFETY: loads libvulkan.so.1 and its entry points; nothing else runs at load.
+        let entry = unsafe { ash::Entry::load() }.map_err(|e| {
+            format!(
+                "Vulkan: no loader (libvulkan.so.1: {e}); on the GPU machine run through \
+                 .gpu/run.sh, which sets LD_LIBRARY_PATH and VK_ICD_FILENAMES \
+                 (scripts/fetch-vulkan.sh, scripts/gpu-bundle.sh)"
+            )
+        })?;
+        let app = vk::ApplicationInfo::default()
+            .application_name(c"custack-interop")
+            .api_version(vk::make_api_version(0, 1, 2, 0));
+        let info = vk::InstanceCreateInfo::default().application_info(&app);
+        // SAFETY: a valid create info whose pointers outlive the call.
+        let instance = step(
+            "vkCreateInstance (is an ICD named by VK_ICD_FILENAMES?)",
+            unsafe { entry.create_instance(&info, None) },
+        )?;
+        // SAFETY: a live instance.
+        let physical = step("vkEnumeratePhysicalDevices", unsafe {
+            instance.enumerate_physical_devices()
+        })?;
+        let mut found = None;
+        let mut seen = Vec::new();
+        for pd in physical {
+            let mut id = vk::PhysicalDeviceIDProperties::default();
+            let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut id);
+            // SAFETY: a physical device of this instance; a valid output chain.
+            unsafe { instance.get_physical_device_properties2(pd, &mut props) };
+            let name = props
+                .properties
+                .device_name_as_c_str()
+                .map_or_else(|_| "?".to_owned(), |n| n.to_string_lossy().into_owned());
+            seen.push(name.clone());
+            if id.device_uuid == uuid {
+                found = Some((pd, name));
+            }
+        }
+        let Some((pd, name)) = found else {
+            // SAFETY: nothing of the instance is in use.
+            unsafe { instance.destroy_instance(None) };
+            return Err(format!(
+                "Vulkan: no physical device has the CUDA device's UUID {uuid:02x?} (Vulkan sees {seen:?})"
+            ));
+        };
+        // SAFETY: a physical device of this instance.
+        let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
+        let family = families
+            .iter()
+            .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+            .ok_or_else(|| format!("Vulkan: {name} has no compute queue"))?;
+        let family = u32::try_from(family).map_err(|e| e.to_string())?;
+        let priorities = [1.0f32];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(family)
+            .queue_priorities(&priorities)];
+        let extensions = [
+            ash::khr::external_memory_fd::NAME.as_ptr(),
+            ash::khr::external_semaphore_fd::NAME.as_ptr(),
+        ];
+        // SAFETY: a physical device of this instance.
+        let present = step("vkEnumerateDeviceExtensionProperties", unsafe {
+            instance.enumerate_device_extension_properties(pd)
+        })?;
+        let missing: Vec<String> = [
+            ash::khr::external_memory_fd::NAME,
+            ash::khr::external_semaphore_fd::NAME,
+        ]
+        .iter()
+        .filter(|name| {
+            !present
+                .iter()
+                .any(|p| p.extension_name_as_c_str().is_ok_and(|n| n == **name))
+        })
+        .map(|name| name.to_string_lossy().into_owned())
+        .collect();
+        if !missing.is_empty() {
+            // SAFETY: nothing of the instance is in use.
+            unsafe { instance.destroy_instance(None) };
+            return Err(format!(
+                "Vulkan: {name} lacks the device extensions {missing:?}"
+            ));
+        }
+        let mut features12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
+        let info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_extension_names(&extensions)
+            .push_next(&mut features12);
+        // SAFETY: a valid create info whose pointers outlive the call.
+        let device = step(
+            "vkCreateDevice (VK_KHR_external_memory_fd, VK_KHR_external_semaphore_fd, timeline semaphores)",
+            unsafe { instance.create_device(pd, &info, None) },
+        )?;
+        // SAFETY: a queue the device was created with.
+        let queue = unsafe { device.get_device_queue(family, 0) };
+        let pool_info = vk::CommandPoolCreateInfo::default().queue_family_index(family);
+        // SAFETY: a live device, a valid create info.
+        let pool = step("vkCreateCommandPool", unsafe {
+            device.create_command_pool(&pool_info, None)
+        })?;
+        // SAFETY: a physical device of this instance.
+        let memory_types = unsafe { instance.get_physical_device_memory_properties(pd) };
+        let memory_fd = ash::khr::external_memory_fd::Device::new(&instance, &device);
+        let semaphore_fd = ash::khr::external_semaphore_fd::Device::new(&instance, &device);
+        Ok(Self {
+            _entry: entry,
+            instance,
+            device,
+            memory_fd,
+            semaphore_fd,
+            queue,
+            family,
+            pool,
+            memory_types,
+            name,
+            buffers: Vec::new(),
+            semaphores: Vec::new(),
+            command_buffers: Vec::new(),
+        })
+    }
+
+    fn memory_type(&self, bits: u32, flags: vk::MemoryPropertyFlags) -> VkResult<u32> {
+        (0..self.memory_types.memory_type_count)
+            .find(|&i| {
+                bits & (1 << i) != 0
+                    && self.memory_types.memory_types[i as usize]
+                        .property_flags
+                        .contains(flags)
+            })
+            .ok_or_else(|| {
+                format!(
+                    "Vulkan: no memory type with property flags {:#x} for bits {bits:#x}",
+                    flags.as_raw()
+                )
+            })
+    }
+
+    fn buffer(
+        &mut self,
+        bytes: u64,
+        flags: vk::MemoryPropertyFlags,
+        export: bool,
+    ) -> VkResult<Buffer> {
+        let mut external = vk::ExternalMemoryBufferCreateInfo::default()
+            .handle_types(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
+        let mut info = vk::BufferCreateInfo::default()
+            .size(bytes)
+            .usage(vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        if export {
+            info = info.push_next(&mut external);
+        }
+        // SAFETY: a live device, a valid create info.
+        let buffer = step("vkCreateBuffer", unsafe {
+            self.device.create_buffer(&info, None)
+        })?;
+        // SAFETY: a buffer of this device.
+        let req = unsafe { self.device.get_buffer_memory_requirements(buffer) };
+        let index = self.memory_type(req.memory_type_bits, flags)?;
+        let mut export_info = vk::ExportMemoryAllocateInfo::default()
+            .handle_types(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
+        let mut dedicated = vk::MemoryDedicatedAllocateInfo::default().buffer(buffer);
+        let mut alloc = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(index);
+        if export {
+            alloc = alloc.push_next(&mut export_info).push_next(&mut dedicated);
+        }
+        // SAFETY: a live device, a valid allocate info.
+        let memory = step("vkAllocateMemory", unsafe {
+            self.device.allocate_memory(&alloc, None)
+        })?;
+        self.buffers.push((buffer, memory));
+        // SAFETY: unbound buffer, memory of a type it allows, large enough.
+        step("vkBindBufferMemory", unsafe {
+            self.device.bind_buffer_memory(buffer, memory, 0)
+        })?;
+        Ok(Buffer {
+            handle: buffer,
+            memory,
+            size: req.size,
+        })
+    }
+
+    /// A device-local buffer of `bytes` in a dedicated allocation exported as an opaque fd
+    /// (`vkGetMemoryFdKHR`): the buffer, and the fd that CUDA imports.
+    pub(crate) fn exported_buffer(&mut self, bytes: u64) -> VkResult<(Buffer, OwnedFd)> {
+        let b = self.buffer(bytes, vk::MemoryPropertyFlags::DEVICE_LOCAL, true)?;
+        let info = vk::MemoryGetFdInfoKHR::default()
+            .memory(b.memory)
+            .handle_type(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
+        // SAFETY: exportable memory of this device.
+        let fd = step("vkGetMemoryFdKHR", unsafe {
+            self.memory_fd.get_memory_fd(&info)
+        })?;
+        // SAFETY: a new descriptor the call handed to this process, owned by nothing else.
+        Ok((b, unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+
+    /// A host-visible, coherent buffer of `bytes` (for reading back).
+    pub(crate) fn staging_buffer(&mut self, bytes: u64) -> VkResult<Buffer> {
+        self.buffer(
+            bytes,
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+            false,
+        )
+    }
+
+    /// A timeline semaphore at 0, exported as an opaque fd (`vkGetSemaphoreFdKHR`).
+    pub(crate) fn exported_timeline(&mut self) -> VkResult<(vk::Semaphore, OwnedFd)> {
+        let mut kind = vk::SemaphoreTypeCreateInfo::default()
+            .semaphore_type(vk::SemaphoreType::TIMELINE)
+            .initial_value(0);
+        let mut export = vk::ExportSemaphoreCreateInfo::default()
+            .handle_types(vk::ExternalSemaphoreHandleTypeFlags::OPAQUE_FD);
+        let info = vk::SemaphoreCreateInfo::default()
+            .push_next(&mut kind)
+            .push_next(&mut export);
+        // SAFETY: a live device, a valid create info.
+        let semaphore = step("vkCreateSemaphore (timeline, exportable)", unsafe {
+            self.device.create_semaphore(&info, None)
+        })?;
+        self.semaphores.push(semaphore);
+        let get = vk::SemaphoreGetFdInfoKHR::default()
+            .semaphore(semaphore)
+            .handle_type(vk::ExternalSemaphoreHandleTypeFlags::OPAQUE_FD);
+        // SAFETY: an exportable semaphore of this device.
+        let fd = step("vkGetSemaphoreFdKHR", unsafe {
+            self.semaphore_fd.get_semaphore_fd(&get)
+        })?;
+        // SAFETY: a new descriptor handed to this process, owned by nothing else.
+        Ok((semaphore, unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+
+    /// Records `record` into a new command buffer and submits it: after `semaphore` reaches
+    /// `wait` (if any), signalling it to `signal` when done. Returns without waiting.
+    pub(crate) fn submit(
+        &mut self,
+        semaphore: vk::Semaphore,
+        wait: Option<u64>,
+        signal: u64,
+        record: impl FnOnce(&ash::Device, vk::CommandBuffer),
+    ) -> VkResult<()> {
+        let alloc = vk::CommandBufferAllocateInfo::default()
+            .command_pool(self.pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: a live pool of this device.
+        let cb = step("vkAllocateCommandBuffers", unsafe {
+            self.device.allocate_command_buffers(&alloc)
+        })?
+        .into_iter()
+        .next()
+        .ok_or("Vulkan: no command buffer allocated")?;
+        self.command_buffers.push(cb);
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: a new command buffer in the initial state.
+        step("vkBeginCommandBuffer", unsafe {
+            self.device.begin_command_buffer(cb, &begin)
+        })?;
+        record(&self.device, cb);
+        // SAFETY: a command buffer in the recording state.
+        step("vkEndCommandBuffer", unsafe {
+            self.device.end_command_buffer(cb)
+        })?;
+        let waits: Vec<vk::Semaphore> = wait.iter().map(|_| semaphore).collect();
+        let wait_values: Vec<u64> = wait.into_iter().collect();
+        let stages: Vec<vk::PipelineStageFlags> = waits
+            .iter()
+            .map(|_| vk::PipelineStageFlags::ALL_COMMANDS)
+            .collect();
+        let signals = [semaphore];
+        let signal_values = [signal];
+        let cbs = [cb];
+        let mut timeline = vk::TimelineSemaphoreSubmitInfo::default()
+            .wait_semaphore_values(&wait_values)
+            .signal_semaphore_values(&signal_values);
+        let submit = vk::SubmitInfo::default()
+            .wait_semaphores(&waits)
+            .wait_dst_stage_mask(&stages)
+            .command_buffers(&cbs)
+            .signal_semaphores(&signals)
+            .push_next(&mut timeline);
+        // SAFETY: a recorded command buffer, a semaphore of this device, valid arrays.
+        step("vkQueueSubmit", unsafe {
+            self.device
+                .queue_submit(self.queue, &[submit], vk::Fence::null())
+        })
+    }
+
+    /// Waits on the host until `semaphore` reaches `value`, at most `timeout`.
+    pub(crate) fn wait(
+        &self,
+        semaphore: vk::Semaphore,
+        value: u64,
+        timeout: std::time::Duration,
+    ) -> VkResult<()> {
+        let semaphores = [semaphore];
+        let values = [value];
+        let info = vk::SemaphoreWaitInfo::default()
+            .semaphores(&semaphores)
+            .values(&values);
+        let ns = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+        // SAFETY: a timeline semaphore of this device.
+        match unsafe { self.device.wait_semaphores(&info, ns) } {
+            Ok(()) => Ok(()),
+            Err(vk::Result::TIMEOUT) => Err(format!(
+                "Vulkan: the timeline semaphore did not reach {value} within {timeout:?}"
+            )),
+            Err(e) => Err(format!("Vulkan: vkWaitSemaphores failed: {e:?}")),
+        }
+    }
+
+    /// The queue family's index (for ownership transfers).
+    pub(crate) fn family(&self) -> u32 {
+        self.family
+    }
+
+    /// The first `len` `u32`s of a host-visible buffer.
+    pub(crate) fn read_u32(&self, b: Buffer, len: usize) -> VkResult<Vec<u32>> {
+        // SAFETY: host-visible memory of this device, not mapped elsewhere, `b.size` bytes.
+        let p = step("vkMapMemory", unsafe {
+            self.device
+                .map_memory(b.memory, 0, b.size, vk::MemoryMapFlags::empty())
+        })?;
+        let bytes = len * 4;
+        if bytes as u64 > b.size {
+            return Err("Vulkan: reading past the buffer".to_owned());
+        }
+        // SAFETY: the mapping holds `b.size >= bytes` bytes, coherent, and no work writes the
+        // buffer now (the caller waited for it).
+        let read = unsafe { std::slice::from_raw_parts(p.cast::<u32>(), len) }.to_vec();
+        // SAFETY: mapped above.
+        unsafe { self.device.unmap_memory(b.memory) };
+        Ok(read)
+    }
+}
+
+/// A barrier that moves `buffer` between the external queue family (CUDA) and `family`.
+pub(crate) fn ownership(
+    buffer: vk::Buffer,
+    from: u32,
+    to: u32,
+    src: vk::AccessFlags,
+    dst: vk::AccessFlags,
+) -> vk::BufferMemoryBarrier<'static> {
+    vk::BufferMemoryBarrier::default()
+        .src_access_mask(src)
+        .dst_access_mask(dst)
+        .src_queue_family_index(from)
+        .dst_queue_family_index(to)
+        .buffer(buffer)
+        .offset(0)
+        .size(vk::WHOLE_SIZE)
+}
+
+impl Drop for Vulkan {
+    #[allow(
+        clippy::multiple_unsafe_ops_per_block,
+        reason = "the teardown is one sequence under one contract: every object is this \
+                  device's, destroyed once, after the device is idle"
+    )]
+    fn drop(&mut self) {
+        // SAFETY: every object below is of this device; the device is idle once the wait
+        // returns (its result ignored: a lost device is torn down all the same).
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            if !self.command_buffers.is_empty() {
+                self.device
+                    .free_command_buffers(self.pool, &self.command_buffers);
+            }
+            self.device.destroy_command_pool(self.pool, None);
+            for &s in &self.semaphores {
+                self.device.destroy_semaphore(s, None);
+            }
+            for &(b, m) in &self.buffers {
+                self.device.destroy_buffer(b, None);
+                self.device.free_memory(m, None);
+            }
+            self.device.destroy_device(None);
+            self.instance.destroy_instance(None);
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! The double's own tests. External resources: an import takes its file descriptor only on
+//! success and closes it at its destruction (a descriptor the program closed meanwhile is
+//! reported); a dma-buf is refused; a buffer mapped onto an import must be freed before it; a
+//! semaphore with a wait or signal pending on a stream must not be destroyed; each handle is
+//! of its context.
+
+use super::*;
+use std::os::fd::{FromRawFd, IntoRawFd, RawFd};
+
+/// A file of `size` bytes, its descriptor handed out (owned by the caller from now on).
+fn file_fd(size: u64) -> RawFd {
+    let path = std::env::temp_dir().join(format!(
+        "custack-checkdriver-external-{}-{size}",
+        std::process::id()
+    ));
+    let file = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    file.set_len(size)
+        .unwrap_or_else(|e| panic!("set_len: {e}"));
+    let _ = std::fs::remove_file(&path);
+    file.into_raw_fd()
+}
+
+/// `CUDA_EXTERNAL_MEMORY_HANDLE_DESC`'s bytes as cuda.h lays them out (104 bytes).
+fn memory_desc(type_: c_int, fd: RawFd, size: u64) -> [u64; 13] {
+    let mut d = [0u64; 13];
+    d[0] = u64::from(type_.cast_unsigned());
+    d[1] = u64::from(fd.cast_unsigned());
+    d[3] = size;
+    d
+}
+
+/// `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC`'s bytes (96 bytes).
+fn semaphore_desc(type_: c_int, fd: RawFd) -> [u64; 12] {
+    let mut d = [0u64; 12];
+    d[0] = u64::from(type_.cast_unsigned());
+    d[1] = u64::from(fd.cast_unsigned());
+    d
+}
+
+/// Whether `fd` is open.
+fn is_open(fd: RawFd) -> bool {
+    // SAFETY: only a duplicate is made (and dropped), or `EBADF` returned.
+    unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }
+        .try_clone_to_owned()
+        .is_ok()
+}
+
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "makes files and duplicates descriptors, which Miri's isolation refuses"
+)]
+fn imports_take_their_descriptor_and_order_their_mappings() {
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    // SAFETY: the double's entry points, called with valid out-pointers and descriptors (this
+    // test's locals) and handles the double made; the wrong sequences misuse the driver's
+    // contract, which the double records, not Rust's.
+    unsafe {
+        let _ = ctx();
+        let fd = file_fd(4096);
+        let mut ext: Handle = null_mut();
+        // A dma-buf: refused, nothing taken.
+        let d = memory_desc(9, fd, 4096);
+        assert_eq!(
+            cuImportExternalMemory(&raw mut ext, d.as_ptr().cast()),
+            CUDA_ERROR_NOT_SUPPORTED
+        );
+        assert!(is_open(fd), "a refused import takes nothing");
+        // Larger than the file: refused.
+        let d = memory_desc(1, fd, 8192);
+        assert_eq!(
+            cuImportExternalMemory(&raw mut ext, d.as_ptr().cast()),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        // Imported, mapped, freed, destroyed in order: clean, the descriptor closed at the end.
+        let d = memory_desc(1, fd, 4096);
+        let mut p: CUdeviceptr = 0;
+        assert_eq!(
+            violations_of(|| {
+                assert_eq!(
+                    cuImportExternalMemory(&raw mut ext, d.as_ptr().cast()),
+                    CUDA_SUCCESS
+                );
+                let b = [0u64, 4096, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+                assert_eq!(
+                    cuExternalMemoryGetMappedBuffer(&raw mut p, ext, b.as_ptr().cast()),
+                    CUDA_SUCCESS
+                );
+                let _ = cuMemsetD8_v2(p, 3, 4096);
+                let _ = cuMemFree_v2(p);
+                let _ = cuDestroyExternalMemory(ext);
+            }),
+            0,
+            "import, map, use, free, destroy"
+        );
+        assert!(
+            !is_open(fd),
+            "the driver closes what it took when the import dies"
+        );
+        // Past the import's size: refused.
+        let fd = file_fd(4096);
+        let d = memory_desc(1, fd, 4096);
+        assert_eq!(
+            cuImportExternalMemory(&raw mut ext, d.as_ptr().cast()),
+            CUDA_SUCCESS
+        );
+        let b = [8u64, 4096, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        assert_eq!(
+            cuExternalMemoryGetMappedBuffer(&raw mut p, ext, b.as_ptr().cast()),
+            CUDA_ERROR_INVALID_VALUE
+        );
+        // The import destroyed while a buffer is mapped onto it.
+        let b = [0u64, 64, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        assert_eq!(
+            cuExternalMemoryGetMappedBuffer(&raw mut p, ext, b.as_ptr().cast()),
+            CUDA_SUCCESS
+        );
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuDestroyExternalMemory(ext);
+            }),
+            1,
+            "destroyed under its mapping"
+        );
+        // The program closes the descriptor the driver took.
+        let fd = file_fd(4096);
+        let d = memory_desc(1, fd, 4096);
+        assert_eq!(
+            cuImportExternalMemory(&raw mut ext, d.as_ptr().cast()),
+            CUDA_SUCCESS
+        );
+        drop(std::os::fd::OwnedFd::from_raw_fd(fd));
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuDestroyExternalMemory(ext);
+            }),
+            1,
+            "the driver's descriptor closed by the program"
+        );
+        // A descriptor that is not open.
+        let d = memory_desc(1, fd, 4096);
+        assert_eq!(
+            violations_of(|| {
+                assert_eq!(
+                    cuImportExternalMemory(&raw mut ext, d.as_ptr().cast()),
+                    CUDA_ERROR_INVALID_VALUE
+                );
+            }),
+            1,
+            "a closed descriptor imported"
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "makes files and duplicates descriptors, which Miri's isolation refuses"
+)]
+fn semaphores_pend_on_their_stream_and_belong_to_their_context() {
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    // SAFETY: as in the test above.
+    unsafe {
+        let a = ctx();
+        let fd = file_fd(0);
+        let mut sem: Handle = null_mut();
+        let d = semaphore_desc(9, fd);
+        assert_eq!(
+            cuImportExternalSemaphore(&raw mut sem, d.as_ptr().cast()),
+            CUDA_SUCCESS
+        );
+        let mut stream: Handle = null_mut();
+        let _ = cuStreamCreate(&raw mut stream, 0);
+        let params = [0u64; 18];
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuWaitExternalSemaphoresAsync(
+                    &raw const sem,
+                    params.as_ptr().cast(),
+                    1,
+                    stream,
+                );
+                let _ = cuSignalExternalSemaphoresAsync(
+                    &raw const sem,
+                    params.as_ptr().cast(),
+                    1,
+                    stream,
+                );
+            }),
+            0,
+            "a wait and a signal enqueued"
+        );
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuDestroyExternalSemaphore(sem);
+            }),
+            1,
+            "destroyed with its wait pending"
+        );
+        // Another: waited for, then destroyed: clean; used from another context: reported.
+        let fd = file_fd(0);
+        let d = semaphore_desc(1, fd);
+        assert_eq!(
+            cuImportExternalSemaphore(&raw mut sem, d.as_ptr().cast()),
+            CUDA_SUCCESS
+        );
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuWaitExternalSemaphoresAsync(
+                    &raw const sem,
+                    params.as_ptr().cast(),
+                    1,
+                    stream,
+                );
+                let _ = cuStreamSynchronize(stream);
+            }),
+            0,
+            "a wait, then the stream synchronized"
+        );
+        let b = ctx();
+        let mut other: Handle = null_mut();
+        let _ = cuStreamCreate(&raw mut other, 0);
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuSignalExternalSemaphoresAsync(
+                    &raw const sem,
+                    params.as_ptr().cast(),
+                    1,
+                    other,
+                );
+            }),
+            1,
+            "a semaphore of another context"
+        );
+        let _ = cuStreamSynchronize(other);
+        let mut popped = null_mut();
+        let _ = cuCtxPopCurrent_v2(&raw mut popped);
+        assert_eq!(popped, b);
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuDestroyExternalSemaphore(sem);
+            }),
+            0,
+            "destroyed once its work is over, in its context"
+        );
+        assert!(!is_open(fd), "closed with the import");
+        let _ = a;
+    }
+}

@@ -1,0 +1,425 @@
+//! Imported memory and what is mapped onto it: [`ExternalMemory`], [`MappedBuffer`], and
+//! mipmapped arrays mapped onto it.
+
+use crate::context::stack::{ContextKind, PushedGuard};
+use crate::error::left_behind::Object;
+use crate::error::{Error, ErrorKind, Result};
+use crate::ffi;
+use crate::memory::{DeviceMemory, DeviceMemoryMut, device_memory, sealed};
+use crate::texture::array::{ArrayElement, array_descriptor};
+use crate::texture::mipmap::{MipmappedArray, check_shape};
+use crate::vocabulary::plain::DeviceCopy;
+use core::cell::Cell;
+use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
+use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd};
+
+/// What kind of file descriptor [`PushedGuard::import_memory`] imports
+/// (`CUexternalMemoryHandleType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+#[doc(alias = "CUexternalMemoryHandleType")]
+pub enum MemoryHandle {
+    /// `CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD`: an opaque file descriptor, e.g. Vulkan's
+    /// `vkGetMemoryFdKHR` with `VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT`.
+    OpaqueFd,
+    /// The same, of a dedicated allocation (`CUDA_EXTERNAL_MEMORY_DEDICATED`: Vulkan memory
+    /// allocated with `VkMemoryDedicatedAllocateInfo`).
+    OpaqueFdDedicated,
+    /// `CU_EXTERNAL_MEMORY_HANDLE_TYPE_DMABUF_FD`: a Linux `dma_buf`. NVIDIA documents its
+    /// import for Tegra platforms; other drivers refuse it, and the error says so. No mipmapped
+    /// array can be mapped onto it.
+    DmaBuf,
+}
+
+impl MemoryHandle {
+    fn raw(self) -> (ffi::CUexternalMemoryHandleType, core::ffi::c_uint) {
+        match self {
+            Self::OpaqueFd => (ffi::CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD, 0),
+            Self::OpaqueFdDedicated => (
+                ffi::CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD,
+                ffi::CUDA_EXTERNAL_MEMORY_DEDICATED,
+            ),
+            Self::DmaBuf => (ffi::CU_EXTERNAL_MEMORY_HANDLE_TYPE_DMABUF_FD, 0),
+        }
+    }
+}
+
+/// Memory another API allocated and exported, imported into the current context
+/// (`CUexternalMemory`), lent by a guard; destroyed on drop (`cuDestroyExternalMemory`).
+///
+/// Map a buffer onto it with [`map_buffer`](Self::map_buffer), or a mipmapped array with
+/// [`map_mipmapped_array`](Self::map_mipmapped_array): either borrows the import exclusively,
+/// so what is mapped is freed before the import is destroyed.
+#[derive(Debug)]
+#[doc(alias = "CUexternalMemory")]
+pub struct ExternalMemory<'g> {
+    raw: ffi::CUexternalMemory,
+    size: u64,
+    handle: MemoryHandle,
+    // Set when a buffer or array mapped onto it was not released (its release failed, or the
+    // process leaves it behind): the driver still holds that mapping, so the import is left
+    // behind too, never destroyed under it.
+    mapping_kept: Cell<bool>,
+    _marker: PhantomData<(&'g (), *const ())>,
+}
+
+static_assertions::assert_not_impl_any!(ExternalMemory<'static>: Send, Sync);
+
+/// A buffer mapped onto [`ExternalMemory`] (`cuExternalMemoryGetMappedBuffer`): `len` elements
+/// of `T`, device memory of the current context like a [`DeviceBuffer`](crate::DeviceBuffer)'s
+/// ([`DeviceMemory`], [`DeviceMemoryMut`]); freed on drop (`cuMemFree`), before its import.
+#[derive(Debug)]
+#[doc(alias = "cuExternalMemoryGetMappedBuffer")]
+pub struct MappedBuffer<'m, T: DeviceCopy> {
+    ptr: ffi::CUdeviceptr,
+    len: usize,
+    // The import's flag: set if this buffer's free fails (the import is then left behind).
+    kept: &'m Cell<bool>,
+    _marker: PhantomData<(&'m mut (), *const T)>,
+}
+
+/// A mipmapped array mapped onto [`ExternalMemory`]
+/// (`cuExternalMemoryGetMappedMipmappedArray`): a [`MipmappedArray`] (it dereferences to one:
+/// textures, surfaces and level copies take it as they take any), destroyed on drop
+/// (`cuMipmappedArrayDestroy`), before its import.
+#[derive(Debug)]
+#[doc(alias = "cuExternalMemoryGetMappedMipmappedArray")]
+pub struct MappedArray<'m, T: ArrayElement> {
+    array: ManuallyDrop<MipmappedArray<'m, T>>,
+    kept: &'m Cell<bool>,
+}
+
+impl<'m, T: ArrayElement> core::ops::Deref for MappedArray<'m, T> {
+    type Target = MipmappedArray<'m, T>;
+    fn deref(&self) -> &Self::Target {
+        &self.array
+    }
+}
+
+impl<T: ArrayElement> core::ops::DerefMut for MappedArray<'_, T> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.array
+    }
+}
+
+device_memory!(MappedBuffer, mut_);
+static_assertions::assert_not_impl_any!(MappedBuffer<'static, u8>: Send, Sync);
+
+impl<K: ContextKind> PushedGuard<'_, '_, K> {
+    /// `cuImportExternalMemory`—Imports `size` bytes of memory another API exported as `fd`
+    /// into this guard's context.
+    ///
+    /// The descriptor is moved in: the driver owns it once the import succeeds; if it fails,
+    /// custack closes it (it is never closed twice, and never leaks).
+    ///
+    /// # Safety
+    ///
+    /// What no type can see across APIs: `fd` names memory of at least `size` bytes (for
+    /// Vulkan, the `VkMemoryRequirements::size` of the allocation exported, which the driver
+    /// trusts), exported as `handle` says, of this guard's device; and the other API does not
+    /// read or write the bytes a [`MappedBuffer`] or mipmapped array of this import reaches
+    /// while custack may (a scope's work, a copy), unless that is ordered by a semaphore
+    /// ([`StreamScope::wait_semaphore`](crate::StreamScope::wait_semaphore)) or by waiting on
+    /// the other API's side: a mapped buffer is exclusive device memory (C14), as an
+    /// [`IpcBuffer`](crate::IpcBuffer) is. Nor may the same memory be imported twice while an
+    /// import of it lives with a mapping over bytes another mapping reaches.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] for a `size` of zero (no driver call; `fd` closed); the
+    /// driver's error (e.g. `fd` is no such memory, or of another device), with `fd` closed.
+    /// A [`MemoryHandle::DmaBuf`] the driver does not accept comes back with the driver's kind
+    /// and a detail that says so.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, DeviceMemory, Driver, MemoryHandle, Stack};
+    /// use std::os::fd::OwnedFd;
+    /// # fn exported_by_vulkan() -> OwnedFd { unimplemented!() }
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// let fd: OwnedFd = exported_by_vulkan(); // vkGetMemoryFdKHR, 4 KiB
+    /// // SAFETY: the fd is a 4 KiB opaque-fd export of this device's memory, which Vulkan
+    /// // touches only after waiting on a semaphore CUDA signals.
+    /// let mut memory = unsafe { guard.import_memory(fd, 4096, MemoryHandle::OpaqueFd)? };
+    /// let buffer = memory.map_buffer::<f32>(0, 1024)?;
+    /// assert_eq!(buffer.len(), 1024);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html>
+    #[doc(alias = "cuImportExternalMemory")]
+    pub unsafe fn import_memory(
+        &self,
+        fd: OwnedFd,
+        size: u64,
+        handle: MemoryHandle,
+    ) -> Result<ExternalMemory<'_>> {
+        crate::error::poison::check()?;
+        if size == 0 {
+            return Err(Error::custack(
+                ErrorKind::InvalidValue,
+                "importing external memory of 0 bytes",
+            ));
+        }
+        let (type_, flags) = handle.raw();
+        let desc = ffi::CUDA_EXTERNAL_MEMORY_HANDLE_DESC {
+            type_,
+            handle: ffi::CUDA_EXTERNAL_HANDLE { fd: fd.as_raw_fd() },
+            size,
+            flags,
+            reserved: [0; 16],
+        };
+        let mut raw = core::ptr::null_mut();
+        // SAFETY: a valid out-pointer and a fully initialized descriptor whose `fd` is open
+        // (`fd` is owned here until the call returns); this guard's context is current; the
+        // caller vouches for what the descriptor names.
+        let result = unsafe { ffi::cuImportExternalMemory(&raw mut raw, &raw const desc) }.result();
+        match result {
+            Ok(()) => {
+                // The driver owns the descriptor now: forget it without closing it.
+                let _ = fd.into_raw_fd();
+                Ok(ExternalMemory {
+                    raw,
+                    size,
+                    handle,
+                    mapping_kept: Cell::new(false),
+                    _marker: PhantomData,
+                })
+            }
+            // `fd` drops here, closed once: the driver took nothing.
+            Err(e) if handle == MemoryHandle::DmaBuf => Err(e.with_detail(
+                "the driver refused to import a dma-buf (NVIDIA documents \
+                 CU_EXTERNAL_MEMORY_HANDLE_TYPE_DMABUF_FD for Tegra platforms); import an \
+                 opaque fd instead",
+            )),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl ExternalMemory<'_> {
+    /// The size in bytes given at the import.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The raw handle, valid while the import lives.
+    pub fn as_raw(&self) -> ffi::CUexternalMemory {
+        self.raw
+    }
+
+    /// `cuExternalMemoryGetMappedBuffer`—Maps `len` elements of `T` at byte `offset` of the
+    /// imported memory as device memory of the current context.
+    ///
+    /// The buffer borrows the import exclusively: it is freed before the import is destroyed,
+    /// and no second mapping reaches the same bytes while it lives.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] for an empty buffer, a range past the import's size or an
+    /// `offset` not aligned to `T` (no driver call); the driver's error.
+    ///
+    /// # Examples
+    ///
+    /// See [`PushedGuard::import_memory`].
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html>
+    #[doc(alias = "cuExternalMemoryGetMappedBuffer")]
+    pub fn map_buffer<T: DeviceCopy>(
+        &mut self,
+        offset: u64,
+        len: usize,
+    ) -> Result<MappedBuffer<'_, T>> {
+        crate::error::poison::check()?;
+        let bytes = checked_range::<T>(offset, len, self.size)?;
+        let desc = ffi::CUDA_EXTERNAL_MEMORY_BUFFER_DESC {
+            offset,
+            size: bytes,
+            flags: 0,
+            reserved: [0; 16],
+        };
+        let mut ptr = 0;
+        // SAFETY: valid out-pointer; a live import of the current context (the guard it
+        // borrows is on top); a fully initialized descriptor within the import's size.
+        unsafe { ffi::cuExternalMemoryGetMappedBuffer(&raw mut ptr, self.raw, &raw const desc) }
+            .result()?;
+        Ok(MappedBuffer {
+            ptr,
+            len,
+            kept: &self.mapping_kept,
+            _marker: PhantomData,
+        })
+    }
+
+    /// `cuExternalMemoryGetMappedMipmappedArray`—Maps a `width` × `height` × `depth` mipmapped
+    /// array of `T` with `levels` levels at byte `offset` of the imported memory
+    /// (surface-capable, as [`PushedGuard::alloc_mipmapped_array_3d`]'s).
+    ///
+    /// The array borrows the import exclusively and is destroyed (`cuMipmappedArrayDestroy`)
+    /// before it. The layout must be the one the other API gave the image (for Vulkan, an
+    /// optimal-tiling image of the same format, extent and levels).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] for an empty extent, no level or too many, or a
+    /// [`MemoryHandle::DmaBuf`] import (the driver maps none); the driver's error.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html>
+    #[doc(alias = "cuExternalMemoryGetMappedMipmappedArray")]
+    pub fn map_mipmapped_array<T: ArrayElement>(
+        &mut self,
+        offset: u64,
+        [width, height, depth]: [usize; 3],
+        levels: u32,
+    ) -> Result<MappedArray<'_, T>> {
+        crate::error::poison::check()?;
+        if self.handle == MemoryHandle::DmaBuf {
+            return Err(Error::custack(
+                ErrorKind::InvalidValue,
+                "a mipmapped array mapped onto a dma-buf import: the driver maps none",
+            ));
+        }
+        let extent = [width, height, depth];
+        check_shape(extent, levels)?;
+        if offset >= self.size {
+            return Err(Error::custack(
+                ErrorKind::InvalidValue,
+                format!(
+                    "a mipmapped array at offset {offset} of {} imported bytes",
+                    self.size
+                ),
+            ));
+        }
+        let desc = ffi::CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC {
+            offset,
+            arrayDesc: array_descriptor::<T>(width, height, depth),
+            numLevels: levels,
+            reserved: [0; 16],
+        };
+        let mut raw = core::ptr::null_mut();
+        // SAFETY: valid out-pointer; a live import of the current context; a fully
+        // initialized descriptor.
+        unsafe {
+            ffi::cuExternalMemoryGetMappedMipmappedArray(&raw mut raw, self.raw, &raw const desc)
+        }
+        .result()?;
+        // SAFETY: the driver made `raw` over `extent` with `levels` levels of `T`'s format,
+        // surface-capable (`array_descriptor`); it is never dropped as a `MipmappedArray`
+        // (`ManuallyDrop`): `MappedArray`'s drop destroys it, and it borrows the import it lies
+        // in exclusively.
+        let array = unsafe { MipmappedArray::from_raw_parts(raw, extent, levels) };
+        Ok(MappedArray {
+            array: ManuallyDrop::new(array),
+            kept: &self.mapping_kept,
+        })
+    }
+}
+
+/// The byte length of `len` elements of `T` at `offset`, within `size` bytes and aligned.
+fn checked_range<T>(offset: u64, len: usize, size: u64) -> Result<u64> {
+    let bytes = u64::try_from(len)
+        .ok()
+        .and_then(|n| n.checked_mul(size_of::<T>() as u64));
+    let end = bytes.and_then(|b| b.checked_add(offset));
+    match (bytes, end) {
+        (Some(b), Some(end)) if b > 0 && end <= size && offset % align_of::<T>() as u64 == 0 => {
+            Ok(b)
+        }
+        _ => Err(Error::custack(
+            ErrorKind::InvalidValue,
+            format!(
+                "a buffer of {len} elements of {} bytes at offset {offset} of {size} imported \
+                 bytes: it must be non-empty, inside the import and aligned to {}",
+                size_of::<T>(),
+                align_of::<T>()
+            ),
+        )),
+    }
+}
+
+impl Drop for ExternalMemory<'_> {
+    fn drop(&mut self) {
+        if self.mapping_kept.get() {
+            // A mapping the driver still holds: destroying the import under it is what
+            // `cuDestroyExternalMemory` forbids. Left behind, told to the checking driver.
+            crate::error::left_behind::left_behind(Object::ExternalMemory, self.raw as u64);
+            return;
+        }
+        crate::error::left_behind::destroy_in_drop(Object::ExternalMemory, self.raw as u64, || {
+            // SAFETY: a live import of the current context (its guard is on top), destroyed
+            // once; every buffer and array mapped onto it borrowed it and is released already
+            // (`mapping_kept` is unset).
+            unsafe { ffi::cuDestroyExternalMemory(self.raw) }.result()
+        });
+    }
+}
+
+/// A mapping's release in its drop: where it does not happen (the process leaves it behind,
+/// or the driver's release fails), `kept` is set, so that its import is left behind too.
+fn release_mapping(
+    kept: &Cell<bool>,
+    object: Object,
+    handle: u64,
+    release: impl FnOnce() -> Result<()>,
+) {
+    if !crate::error::left_behind::release_in_drop(object, handle) {
+        kept.set(true);
+        return;
+    }
+    if let Err(e) = release() {
+        crate::error::record_drop_error(e);
+        kept.set(true);
+    }
+}
+
+impl<T: DeviceCopy> Drop for MappedBuffer<'_, T> {
+    fn drop(&mut self) {
+        let ptr = self.ptr;
+        release_mapping(self.kept, Object::DeviceMemory, ptr, || {
+            // SAFETY: `ptr` was mapped by `cuExternalMemoryGetMappedBuffer` in the current
+            // context (its import's guard is on top), which the driver frees with `cuMemFree`,
+            // once; no asynchronous work uses it: scopes borrow it until their work is over.
+            unsafe { ffi::cuMemFree_v2(ptr) }.result()
+        });
+    }
+}
+
+impl<T: ArrayElement> Drop for MappedArray<'_, T> {
+    fn drop(&mut self) {
+        let raw = self.array.as_raw();
+        release_mapping(self.kept, Object::MipmappedArray, raw as u64, || {
+            // SAFETY: mapped by `cuExternalMemoryGetMappedMipmappedArray` in the current context
+            // (its import's guard is on top), destroyed once, here (the `MipmappedArray` is
+            // never dropped); no texture, surface or copy uses it (they borrow it).
+            unsafe { ffi::cuMipmappedArrayDestroy(raw) }.result()
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::checked_range;
+
+    #[test]
+    fn a_mapped_range_lies_inside_the_import_and_is_aligned() {
+        assert_eq!(checked_range::<f32>(0, 1024, 4096).ok(), Some(4096));
+        assert_eq!(checked_range::<f32>(4, 1023, 4096).ok(), Some(4092));
+        assert!(checked_range::<f32>(4, 1024, 4096).is_err(), "past the end");
+        assert!(checked_range::<f32>(0, 0, 4096).is_err(), "empty");
+        assert!(checked_range::<f32>(2, 1, 4096).is_err(), "misaligned");
+        assert!(
+            checked_range::<u64>(0, usize::MAX, u64::MAX).is_err(),
+            "overflow"
+        );
+    }
+}
