@@ -143,7 +143,7 @@ pub use green::*;
 
 /// Every group's entry points, in `cuda.h`'s order: the one table of them all. The counters and
 /// their names (`nulldriver_*`) are numbered in this order, group after group.
-pub(crate) static GROUPS: [&Group; 20] = [
+pub(crate) static GROUPS: [&Group; 21] = [
     &error::GROUP,
     &init::GROUP,
     &device::GROUP,
