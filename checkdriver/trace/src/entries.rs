@@ -207,6 +207,18 @@ entries! {
         cuTexObjectDestroy(a0);
         cuSurfObjectCreate(a0, a1);
         cuSurfObjectDestroy(a0);
+        // ffi/external.rs
+        cuImportExternalMemory(a0, a1);
+        cuExternalMemoryGetMappedBuffer(a0, a1, a2);
+        cuExternalMemoryGetMappedMipmappedArray(a0, a1, a2);
+        cuDestroyExternalMemory(a0);
+        cuImportExternalSemaphore(a0, a1);
+        cuSignalExternalSemaphoresAsync(a0, a1, a2, a3);
+        cuWaitExternalSemaphoresAsync(a0, a1, a2, a3);
+        cuDestroyExternalSemaphore(a0);
+        // ffi/tensor_map.rs
+        cuTensorMapEncodeTiled(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
+        cuTensorMapEncodeIm2col(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14);
     }
     looked_up {
         cuFuncGetParamInfo(a0, a1, a2, a3) as "cuFuncGetParamInfo";
