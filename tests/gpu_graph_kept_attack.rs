@@ -53,11 +53,16 @@ fn assert_refused(got: custack::Result<()>, what: &str) {
 /// On the other thread: the stream (which no event joined to the capture) and the executable
 /// graph attached; the stream is not capturing, so the graph launches in a scope, whose end
 /// synchronizes the stream (the call the driver refused when the stream had joined the
-/// capture), and the allocation it made is taken.
+/// capture), all while the capture is live (`launched` tells the capturing thread so); then,
+/// once the capture has ended (`ended`), the allocation it made is taken and read. Not before:
+/// a synchronous copy runs on the legacy stream, which the driver refuses while a blocking
+/// stream of the context captures (`CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`, measured on the H100).
 fn launch_on_another_thread(
     ctx: &'static Context,
     stream: ParkedStream<'static>,
     exec: ParkedGraph<'static, ()>,
+    launched: &std::sync::mpsc::Sender<()>,
+    ended: &std::sync::mpsc::Receiver<()>,
 ) {
     let mut stack = Stack::new().unwrap();
     let guard = stack.push(ctx).unwrap();
@@ -71,6 +76,8 @@ fn launch_on_another_thread(
         .scope(|s| s.launch_graph(&s.bind_graph(&mut exec)))
         .unwrap()
         .unwrap();
+    launched.send(()).unwrap();
+    ended.recv().unwrap();
     assert_eq!(exec.take_kept::<u32>(0).unwrap().to_vec().unwrap()[0], 7);
 }
 
@@ -88,6 +95,10 @@ fn no_event_route_joins_a_stream_to_a_capture_and_the_stream_runs_on_another_thr
     other.record(&into).unwrap();
     let exec = guard.park_graph(kept_graph(guard).unwrap().instantiate().unwrap());
     let payload = guard.alloc::<u32>(N).unwrap();
+    let (launched, has_launched) = std::sync::mpsc::channel::<()>();
+    let (end, ended) = std::sync::mpsc::channel::<()>();
+    let handle = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let slot = std::sync::Arc::clone(&handle);
     let captured = origin.capture(payload, move |s, mut x| {
         s.fill_u32(&mut x, 1)?;
         // Every record and wait of an event inside the closure, refused before the driver
@@ -99,15 +110,18 @@ fn no_event_route_joins_a_stream_to_a_capture_and_the_stream_runs_on_another_thr
         assert_refused(guard.record_event(&into), "PushedGuard::record_event");
         assert_refused(guard.wait_event(&into), "PushedGuard::wait_event");
         let parked = guard.park_stream(other);
-        std::thread::scope(|ts| {
-            ts.spawn(move || launch_on_another_thread(ctx, parked, exec))
-                .join()
-                .unwrap();
-        });
+        *slot.lock().unwrap() = Some(std::thread::spawn(move || {
+            launch_on_another_thread(ctx, parked, exec, &launched, &ended);
+        }));
+        // The other thread's launch and synchronize happen while this capture is live.
+        has_launched.recv().unwrap();
         Ok(())
     });
     // Nothing joined the capture and nothing invalidated it: it ends with the fill's graph.
     let graph = captured.unwrap();
+    end.send(()).unwrap();
+    let other_thread = handle.lock().unwrap().take().unwrap();
+    other_thread.join().unwrap();
     assert!(custack::take_drop_errors().is_empty());
     drop(graph);
     origin.synchronize().unwrap();

@@ -253,8 +253,21 @@ fn compare<C: Contract>(source: &str, kernel: &[(usize, usize)]) -> Result<()> {
         ));
     }
     let types = <C::Signature as KernelSignature>::names();
+    // The driver gives each offset in the device's parameter bank, whose start the
+    // architecture chooses: on Hopper (sm_90) it is 0x210 bytes into constant bank 0, so a
+    // 64-byte-aligned first parameter (a `CUtensorMap`) sits 112 bytes into the list, and every
+    // later one as far along (measured on the H100, driver 580). The list is compared by sizes
+    // and by offsets from where its first parameter sits: the kernel's order, sizes and gaps
+    // must be the contract's. The launch passes each argument by pointer (`kernelParams`), the
+    // driver placing it, so the shift never reaches a copy. A list whose padding the bank's
+    // start changes in the middle (a 64-byte-aligned parameter after others) is refused here,
+    // never passed wrongly.
+    let shift = match (kernel.first(), declared.first()) {
+        (Some(k), Some(d)) if k.0 >= d.0 => k.0 - d.0,
+        _ => 0,
+    };
     for (i, (k, d)) in kernel.iter().zip(declared).enumerate() {
-        if k != d {
+        if (k.0.wrapping_sub(shift), k.1) != *d {
             let name = C::PARAMS.get(i).copied().unwrap_or("?");
             let ty = types.get(i).copied().unwrap_or("?");
             return mismatch(format!(
@@ -329,6 +342,14 @@ mod tests {
         assert!(compare::<AddU32>("t", &[(0, 8), (8, 4), (12, 4)]).is_ok());
         let e = compare::<AddU32>("t", &[(0, 8), (8, 8), (16, 4)]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::KernelSignatureMismatch);
+        assert!(
+            e.to_string().contains("parameter 1 `k` is declared `u32`"),
+            "{e}"
+        );
+        // Shifted as a whole (the parameter bank's start), the list is the contract's; shifted
+        // in part, it is not.
+        assert!(compare::<AddU32>("t", &[(112, 8), (120, 4), (124, 4)]).is_ok());
+        let e = compare::<AddU32>("t", &[(112, 8), (124, 4), (128, 4)]).unwrap_err();
         assert!(
             e.to_string().contains("parameter 1 `k` is declared `u32`"),
             "{e}"
