@@ -1,6 +1,6 @@
 //! A declared kernel run twice on two SM partitions of one GPU, the results compared
-//! (`InitPhase::redundant`, `RedundantKernel::run`): the two runs never share an SM and overlap
-//! in time; a clean frame loop finds no difference; a bit flipped in one partition's result is
+//! (`InitPhase::redundant`, `RedundantKernel::run`): the two runs never share an SM (how
+//! long they overlap in time is printed); a clean frame loop finds no difference; a bit flipped in one partition's result is
 //! found, with its element, compared on the host and on the device (`custack_replicas_compare`,
 //! `CompareOn`), at the first, a middle and the last element too, as is a dropped launch; the
 //! compare kernel alone finds one element flipped anywhere, for elements of 1 to 24 bytes and
@@ -144,9 +144,9 @@ const BLOCKS: u32 = 512;
 
 #[test]
 #[ignore = "needs a CUDA device"]
-fn the_two_runs_never_share_an_sm_and_overlap_in_time() {
+fn the_two_runs_never_share_an_sm() {
     if !is_child() {
-        return in_child("the_two_runs_never_share_an_sm_and_overlap_in_time");
+        return in_child("the_two_runs_never_share_an_sm");
     }
     let profile = Profile::init(1).unwrap();
     let each = sms_each(profile);
@@ -213,7 +213,10 @@ fn the_two_runs_never_share_an_sm_and_overlap_in_time() {
         overlap as f64 / 1e6,
         (spans[1].0 as i128 - spans[0].0 as i128) as f64 / 1e6
     );
-    assert!(overlap > 0, "the two runs did not overlap in time");
+    // Printed, not asserted: whether the spans overlap depends on how soon the host enqueues
+    // the second replica after the first (an assertion on it failed once on the H100, the
+    // second replica enqueued after the first had ended), and no assertion here may depend on
+    // the host's speed. The partitions are what the test holds: no SM ran both.
     run.synchronize().unwrap();
     drop(twice);
     drop(run);
