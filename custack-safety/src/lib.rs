@@ -152,11 +152,11 @@ pub use custack::safety;
 // Every public item of `custack::safety`, at the root too (a test keeps the two lists equal:
 // `tests/facade_root.rs`).
 pub use custack::safety::{
-    Budget, CompareOn, InitPhase, KnownAnswer, OnMismatch, OnOverrun, PinnedHost, PinnedHostMut,
-    Profile, RedundantKernel, Replicas, ReplicasCompare, Resource, RestrictedBuffer,
-    RestrictedContext, RestrictedEvent, RestrictedGraph, RestrictedGraphBuilder, RestrictedGuard,
-    RestrictedKernel, RestrictedKernelUpdater, RestrictedModule, RestrictedScope, RestrictedStream,
-    RunPhase, WaitBound,
+    BatchCopies, Budget, CompareOn, InitPhase, KnownAnswer, OnMismatch, OnOverrun, PinnedHost,
+    PinnedHostMut, Profile, RedundantKernel, Replicas, ReplicasCompare, Resource, RestrictedBatch,
+    RestrictedBuffer, RestrictedContext, RestrictedEvent, RestrictedGraph, RestrictedGraphBuilder,
+    RestrictedGuard, RestrictedKernel, RestrictedKernelUpdater, RestrictedModule, RestrictedScope,
+    RestrictedStream, RunPhase, WaitBound,
 };
 
 pub use custack::Stack;
