@@ -1,5 +1,5 @@
 /*
- * Four ways to bound every NCCL wait (R16, docs/invariants.md), measured call by call in plain C against the CUDA
+ * Ways to bound every NCCL wait (R16, docs/invariants.md), measured call by call in plain C against the CUDA
  * runtime and NCCL: what each costs an all-reduce, and whether each ends a rank whose peer died
  * or stopped in an error within its deadline. docs/nccl-designs.md says what each design is and
  * what the figures decide; scripts/nccl-facts/designs.sh builds this with nvcc on the GPU
@@ -23,7 +23,13 @@
  *   c   blocking communicator, every connection made at init (NCCL_RUNTIME_CONNECT=0, set by
  *       this program before NCCL reads it: NCCL 2.28 has no ncclConfig_t field for it);
  *   d   non-blocking init (polled, bounded), then ncclCommSplit of it into a blocking
- *       communicator (config.blocking = 1; the split is polled on the non-blocking parent).
+ *       communicator (config.blocking = 1; the split is polled on the non-blocking parent);
+ *   dc  d, with every connection made at the child's init (NCCL_RUNTIME_CONNECT=0, as c);
+ *   e   dc, and the caller bounds its own calls: before each call it looks at the
+ *       communicator's async error (ncclCommGetAsyncError, an atomic load), and after every
+ *       CAP_CALLS un-waited calls it waits, bounded, so that no more than CAP_CALLS are ever in
+ *       flight (no second thread; what it rests on is that a connected communicator with few
+ *       calls in flight never blocks inside a call, which NCCL does not promise).
  *
  * Two ranks, two processes (one GPU each; rank 0 is this process, rank 1 a child forked before
  * either touches CUDA or NCCL, so that the kill test can SIGKILL a whole rank as a launcher's
@@ -79,6 +85,7 @@
 #define KILL_CALLS 4000
 #define PERF_LIMIT_S 100
 #define KILL_LIMIT_S 40
+#define CAP_CALLS 64
 
 /* This program's own result for a deadline that passed (NCCL 2.28 has no ncclTimeout). */
 #define DEADLINE_PASSED ((ncclResult_t)100)
@@ -89,9 +96,10 @@ static const char *res_str(ncclResult_t r) {
 
 static const size_t sizes[] = {1u << 20, 2u << 20, 4u << 20, 8u << 20, 16u << 20, (size_t)1 << 30};
 
-enum design { BLOCKING, A, B, B_REVOKE, C, D };
-static const char *design_name[] = {"blocking", "a", "b", "b-revoke", "c", "d"};
+enum design { BLOCKING, A, B, B_REVOKE, C, D, DC, E };
+static const char *design_name[] = {"blocking", "a", "b", "b-revoke", "c", "d", "dc", "e"};
 static enum design design;
+static int split_made(void) { return design == D || design == DC || design == E; }
 static const char *mode; /* perf, kill, stall */
 static int rank;
 static pid_t child = -1;
@@ -174,6 +182,7 @@ static int watched(void) { return design == B || design == B_REVOKE; }
 static _Atomic int where_call = -1; /* index of the call it is inside, -1: none */
 static _Atomic int in_wait;
 static _Atomic int in_abort;
+static _Atomic int in_revoke_wait; /* b-revoke: out of its call, waiting for the watchdog's revoke */
 static _Atomic int reported;
 
 /* ---- one call, one wait, as each design bounds them -------------------------------------- */
@@ -194,6 +203,12 @@ static ncclResult_t call(ncclComm_t comm, float *buf, size_t count, cudaStream_t
         int64_t deadline = now_ns() + (int64_t)DEADLINE_S * 1000000000;
         return settle(comm, ncclAllReduce(buf, buf, count, ncclFloat32, ncclSum, comm, s),
                       deadline);
+    }
+    if (design == E) {
+        /* The caller's own look before the call: an error NCCL already knows ends it here. */
+        ncclResult_t a = ncclSuccess;
+        if (ncclCommGetAsyncError(comm, &a) != ncclSuccess) return ncclInternalError;
+        if (a != ncclSuccess) return a;
     }
     if (watched()) arm();
     ncclResult_t r = ncclAllReduce(buf, buf, count, ncclFloat32, ncclSum, comm, s);
@@ -232,6 +247,14 @@ static ncclResult_t wait_bounded(ncclComm_t comm, cudaStream_t s) {
     }
 }
 
+/* Design e's cap: after every CAP_CALLS un-waited calls, a bounded wait (the other designs: a
+ * no-op). `issued` counts the calls since the last wait. */
+static ncclResult_t cap(ncclComm_t comm, cudaStream_t s, int *issued) {
+    if (design != E || ++*issued < CAP_CALLS) return ncclSuccess;
+    *issued = 0;
+    return wait_bounded(comm, s);
+}
+
 /* ---- making the communicator ------------------------------------------------------------ */
 
 static ncclComm_t parent; /* design d's non-blocking parent, kept (its abort ends the child's init) */
@@ -245,7 +268,7 @@ static ncclComm_t make_comm(void) {
         config.nvlinkCentricSched = 1; /* what nccl-tests >= 2.28 sets */
 #endif
     }
-    config.blocking = (design == A || design == D) ? 0 : 1;
+    config.blocking = (design == A || split_made()) ? 0 : 1;
     ncclComm_t comm = NULL;
     ncclResult_t r = ncclCommInitRankConfig(&comm, 2, sh->id, rank, &config);
     if (config.blocking == 0) {
@@ -253,7 +276,7 @@ static ncclComm_t make_comm(void) {
         r = settle(comm, r, now_ns() + (int64_t)30 * 1000000000);
     }
     if (r != ncclSuccess) die("init: %s %s", res_str(r), "");
-    if (design == D) {
+    if (split_made()) {
         ncclConfig_t child_config = NCCL_CONFIG_INITIALIZER;
         child_config.blocking = 1;
         if (getenv("DESIGNS_NVLINK_CENTRIC")) {
@@ -264,13 +287,22 @@ static ncclComm_t make_comm(void) {
         parent = comm;
         ncclComm_t split = NULL;
         r = ncclCommSplit(parent, 0, rank, &split, &child_config);
-        /* The split is a job of the non-blocking parent: polled on it, bounded. */
-        r = settle(parent, r, now_ns() + (int64_t)30 * 1000000000);
-        if (r != ncclSuccess || split == NULL)
-            die("split: %s (child %s)", res_str(r), split ? "made" : "not made");
-        r = settle(split, ncclInProgress, now_ns() + (int64_t)30 * 1000000000);
-        if (r != ncclSuccess) die("split child: %s %s", res_str(r), "");
-        comm = split;
+        /* The split is a job of the non-blocking parent. NCCL 2.28.9's ncclCommSplit answers
+         * ncclSuccess, not ncclInProgress, even when the job is still running on the parent's
+         * thread (it returns the child's set-up result, and ncclGroupEndInternal's
+         * ncclInProgress passes NCCLCHECK), and it writes `split` only when the child is
+         * complete: so the parent is polled whatever the call answered, bounded. (This
+         * program's first run judged `split` right after the call and found it NULL.) */
+        if (r != ncclSuccess && r != ncclInProgress) die("split: %s %s", res_str(r), "");
+        int64_t split_deadline = now_ns() + (int64_t)30 * 1000000000;
+        r = settle(parent, ncclInProgress, split_deadline);
+        if (r != ncclSuccess) die("split (the parent's job): %s %s", res_str(r), "");
+        ncclComm_t made;
+        while ((made = __atomic_load_n(&split, __ATOMIC_ACQUIRE)) == NULL) {
+            if (now_ns() > split_deadline) die("split: the parent is done but no child was written%s%s", "", "");
+            sched_yield();
+        }
+        comm = made;
     }
     init_ms = (now_ns() - t0) / 1e6;
     return comm;
@@ -313,9 +345,11 @@ static void perf(ncclComm_t comm, float *buf, cudaStream_t s) {
             CUDA(cudaEventRecord(start, s));
             double host_max = 0;
             int64_t t0 = now_ns();
+            int issued = 0;
             for (int k = 0; k < ITERS; k++) {
                 int64_t c0 = now_ns();
                 check(comm, call(comm, buf, count, s), "call");
+                check(comm, cap(comm, s, &issued), "capped wait");
                 double c = (now_ns() - c0) / 1e3;
                 if (c > host_max) host_max = c;
             }
@@ -364,7 +398,10 @@ static void *harness(void *arg) {
     char where[64];
     if (k >= 0) snprintf(where, sizeof where, "call#%d", k);
     else snprintf(where, sizeof where, "%s",
-                  atomic_load(&in_abort) ? "abort" : atomic_load(&in_wait) ? "wait" : "between-calls");
+                  atomic_load(&in_abort)         ? "abort"
+                  : atomic_load(&in_revoke_wait) ? "waiting-for-the-watchdog's-revoke"
+                  : atomic_load(&in_wait)        ? "wait"
+                                                 : "between-calls");
     printf("kill %s %s warmup=%s calls=%s outcome=HUNG ms_after_stop=%.0f where=%s watchdog_fired=%d "
            "watchdog_ms_after_stop=%.0f watchdog_action_returned=%s\n",
            design_name[design], mode,
@@ -398,13 +435,20 @@ static void kill_test(ncclComm_t comm, float *buf, cudaStream_t s) {
     ncclResult_t r = ncclSuccess;
     const char *by = "none";
     int calls = getenv("DESIGNS_KILL_CALLS") ? atoi(getenv("DESIGNS_KILL_CALLS")) : KILL_CALLS;
-    int k;
+    int k, issued = 0;
     for (k = 0; k < calls; k++) {
         atomic_store(&where_call, k);
         r = call(comm, buf, count, s);
         atomic_store(&where_call, -1);
         if (r != ncclSuccess) {
-            by = design == A ? "call(settle)" : "call";
+            by = design == A ? "call(settle)" : design == E ? "call(look)" : "call";
+            break;
+        }
+        atomic_store(&in_wait, 1);
+        r = cap(comm, s, &issued);
+        atomic_store(&in_wait, 0);
+        if (r != ncclSuccess) {
+            by = r == DEADLINE_PASSED ? "capped-wait(deadline)" : "capped-wait(error)";
             break;
         }
         if (atomic_load(&wd_fired)) {
@@ -438,7 +482,9 @@ static void kill_test(ncclComm_t comm, float *buf, cudaStream_t s) {
         /* b-revoke: the watchdog revoked; the caller, out of NCCL now, frees. Others: the
          * caller's own bounded poll ended it. */
         if (design == B_REVOKE) {
+            atomic_store(&in_revoke_wait, 1);
             while (atomic_load(&wd_fired) && !atomic_load(&wd_done_ns)) sched_yield();
+            atomic_store(&in_revoke_wait, 0);
         }
         atomic_store(&in_abort, 1);
         aborted = ncclCommAbort(comm);
@@ -448,7 +494,9 @@ static void kill_test(ncclComm_t comm, float *buf, cudaStream_t s) {
     double abort_ms = (now_ns() - a0) / 1e6;
     if (atomic_exchange(&reported, 1)) for (;;) pause(); /* the harness already spoke */
     char where[64];
-    if (k < calls) snprintf(where, sizeof where, "call#%d", k);
+    if (k < calls && strncmp(by, "capped", 6) == 0)
+        snprintf(where, sizeof where, "capped-wait(after-call#%d)", k);
+    else if (k < calls) snprintf(where, sizeof where, "call#%d", k);
     else snprintf(where, sizeof where, "wait(after-%d-calls)", k);
     printf("kill %s %s warmup=%d calls=%d outcome=%s ms_after_stop=%.0f where=%s by=%s result=%s "
            "async_error=%s abort=%s abort_ms=%.1f watchdog_fired=%d "
@@ -543,11 +591,11 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (argc != 3) {
-        fprintf(stderr, "usage: designs blocking|a|b|b-revoke|c|d perf|kill|stall | designs watchdog-cost\n");
+        fprintf(stderr, "usage: designs blocking|a|b|b-revoke|c|d|dc|e perf|kill|stall | designs watchdog-cost\n");
         return 2;
     }
     int found = 0;
-    for (int d = BLOCKING; d <= D; d++)
+    for (int d = BLOCKING; d <= E; d++)
         if (strcmp(argv[1], design_name[d]) == 0) design = (enum design)d, found = 1;
     mode = argv[2];
     if (!found || (strcmp(mode, "perf") && strcmp(mode, "kill") && strcmp(mode, "stall"))) {
@@ -565,7 +613,7 @@ int main(int argc, char **argv) {
     /* NVLS stays off (no cuMulticastCreate); NCCL_COMM_BLOCKING would override config.blocking. */
     setenv("NCCL_NVLS_ENABLE", "0", 1);
     unsetenv("NCCL_COMM_BLOCKING");
-    if (design == C) setenv("NCCL_RUNTIME_CONNECT", "0", 1);
+    if (design == C || design == DC || design == E) setenv("NCCL_RUNTIME_CONNECT", "0", 1);
     else unsetenv("NCCL_RUNTIME_CONNECT");
 
     sh = (struct shared *)mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE,

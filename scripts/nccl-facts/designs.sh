@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures the four ways of bounding NCCL's waits that docs/nccl-designs.md compares
+# Measures the ways of bounding NCCL's waits that docs/nccl-designs.md compares
 # (designs.c beside this file): each all-reduce call by call, 1 MiB to 1 GiB, and a kill test of
 # each. On a machine with two GPUs, from the repository root, with NCCL's Python wheel installed
 # and nvcc (PATH or /usr/local/cuda/bin); no Rust needed:
@@ -11,8 +11,9 @@
 # scripts/nccl-tests.sh, as the reference (`-b 1M -e 1G -f 2 -g 2 -n 20 -w 5`). DESIGNS_STALL=1
 # adds the stall tests (rank 1 alive but silent) beside the kill tests; DESIGNS_NVLINK_CENTRIC=1
 # sets config.nvlinkCentricSched = 1 as nccl-tests does; DESIGNS_ONLY=perf or kill runs only
-# those. NVLS stays off throughout
-# (NCCL_NVLS_ENABLE=0). Under 4 minutes; exits 2 on fewer than two GPUs.
+# those; DESIGNS_KILL_REPS (default 3) repeats every kill test, and a tally of the outcomes of
+# each ends the output. NVLS stays off throughout (NCCL_NVLS_ENABLE=0). About 8 minutes with
+# three repetitions; exits 2 on fewer than two GPUs.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 started=$SECONDS
@@ -52,23 +53,35 @@ echo "== watchdog cost"
 failed=0
 only=${DESIGNS_ONLY:-all}
 [[ $only == kill ]] || echo "== perf (call by call; rank 0; us_per_call: GPU events, wall: nccl-tests' host clock)"
-[[ $only == kill ]] || for d in blocking a b c d; do
+[[ $only == kill ]] || for d in blocking a b c d dc e; do
     timeout 110 "$out/designs" "$d" perf || { echo "perf $d: failed (status $?)"; failed=1; }
 done
 
 # One kill test: DESIGN MODE [CALLS [WARMUP]] (rank 0's un-waited all-reduces after rank 1
 # stopped; the all-reduces both ranks ran before).
+reps=${DESIGNS_KILL_REPS:-3}
+tally=$out/kill-tally.txt
+: >"$tally"
 kill_test() {
-    local d=$1 m=$2 calls=${3:-4000} warm=${4:-5}
-    local log=$out/kill-$d-$m-$calls-$warm
-    DESIGNS_KILL_CALLS=$calls DESIGNS_KILL_WARMUP=$warm timeout 40 "$out/designs" "$d" "$m" \
-        >"$log.txt" 2>"$log.err"
-    local status=$?
-    cat "$log.txt"
-    # A rank 0 that crashed (e.g. inside NCCL while the watchdog freed the communicator) or
-    # was ended by its alarm prints no line of its own.
-    grep -q "^kill $d $m " "$log.txt" ||
-        echo "kill $d $m warmup=$warm calls=$calls outcome=CRASHED-OR-KILLED status=$status ($(tail -n 3 "$log.err" | tr '\n' ' '))"
+    local d=$1 m=$2 calls=${3:-4000} warm=${4:-5} rep line
+    for ((rep = 1; rep <= reps; rep++)); do
+        local log=$out/kill-$d-$m-$calls-$warm-$rep
+        DESIGNS_KILL_CALLS=$calls DESIGNS_KILL_WARMUP=$warm timeout 40 "$out/designs" "$d" "$m" \
+            >"$log.txt" 2>"$log.err"
+        local status=$?
+        # A rank 0 that crashed (e.g. inside NCCL while the watchdog freed the communicator)
+        # or was ended by its alarm prints no line of its own.
+        line=$(grep "^kill $d $m " "$log.txt" | head -n 1)
+        [[ -n $line ]] ||
+            line="kill $d $m warmup=$warm calls=$calls outcome=CRASHED-OR-KILLED status=$status ($(tail -n 3 "$log.err" | tr '\n' ' '))"
+        echo "$line rep=$rep"
+        # The tally's key: design, mode, calls, warm-up; its value: outcome and what ended it.
+        local outcome by
+        outcome=$(grep -o 'outcome=[^ ]*' <<<"$line" | cut -d= -f2)
+        by=$(grep -o ' by=[^ ]*' <<<"$line" | tr -d ' ')
+        [[ -n $by ]] || by=$(grep -o ' where=[^ ]*\| status=[^ ]*' <<<"$line" | head -n 1 | tr -d ' ')
+        echo "$d $m calls=$calls warmup=$warm $outcome $by" >>"$tally"
+    done
 }
 # nccl-tests builds (a minute or two of nvcc) while the kill tests run, which time seconds, not
 # microseconds; all_reduce_perf then runs on a quiet machine.
@@ -85,14 +98,18 @@ modes=kill
 [[ ${DESIGNS_STALL:-0} == 1 ]] && modes="kill stall"
 [[ $only == perf ]] && modes=
 for m in $modes; do
-    for d in a b b-revoke c d; do kill_test "$d" "$m"; done
-    # c and d with few calls in flight: does a capped number of un-waited calls keep every
-    # blocking point in the caller's own bounded wait?
-    for d in c d; do kill_test "$d" "$m" 64; done
+    for d in a b b-revoke c d dc e; do kill_test "$d" "$m"; done
+    # c, d and dc with few calls in flight: does a capped number of un-waited calls keep every
+    # blocking point in the caller's own bounded wait? (e caps itself at 64.)
+    for d in c d dc; do kill_test "$d" "$m" 64; done
 done
 # Rank 1 dies right after init: rank 0's first call must connect its algorithm to a dead peer
-# (b and d connect on first use; c connected everything at init).
-[[ $only == perf ]] || for d in b c d; do kill_test "$d" kill 4000 0; done
+# (b and d connect on first use; c, dc and e connected everything at init).
+[[ $only == perf ]] || for d in b c d dc e; do kill_test "$d" kill 4000 0; done
+if [[ -s $tally ]]; then
+    echo "== kill tests, tallied over $reps repetitions (count, design, mode, calls, warm-up, outcome, what ended it)"
+    sort "$tally" | uniq -c
+fi
 if [[ -n $build_pid ]]; then
     echo "== nccl-tests all_reduce_perf -b 1M -e 1G -f 2 -g 2 -n 20 -w 5 (one process, one thread driving both GPUs)"
     if wait "$build_pid"; then
