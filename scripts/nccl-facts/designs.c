@@ -78,7 +78,7 @@
 #define RUNS 3
 #define MAX_BYTES ((size_t)1 << 30)
 #define DEADLINE_S 5
-#define HANG_MARGIN_S 3
+#define HANG_MARGIN_S 3 /* DESIGNS_HANG_MARGIN_S overrides: how long past the deadline is a hang */
 #define WATCHDOG_POLL_US 1000
 #define KILL_WARMUP 5
 #define KILL_BYTES ((size_t)4 << 20)
@@ -385,10 +385,15 @@ static double since_stop_ms(int64_t t) {
     return s ? (t - s) / 1e6 : -1;
 }
 
+static int hang_margin_s(void) {
+    const char *m = getenv("DESIGNS_HANG_MARGIN_S");
+    return m && atoi(m) > 0 ? atoi(m) : HANG_MARGIN_S;
+}
+
 static void *harness(void *arg) {
     (void)arg;
     while (atomic_load(&sh->stopped_ns) == 0) usleep(1000);
-    int64_t limit = atomic_load(&sh->stopped_ns) + (int64_t)(DEADLINE_S + HANG_MARGIN_S) * 1000000000;
+    int64_t limit = atomic_load(&sh->stopped_ns) + (int64_t)(DEADLINE_S + hang_margin_s()) * 1000000000;
     while (now_ns() < limit) {
         if (atomic_load(&reported)) return NULL;
         usleep(1000);
@@ -634,7 +639,7 @@ int main(int argc, char **argv) {
     } else {
         rank = 0;
         signal(SIGALRM, on_alarm);
-        alarm(strcmp(mode, "perf") == 0 ? PERF_LIMIT_S : KILL_LIMIT_S);
+        alarm(strcmp(mode, "perf") == 0 ? PERF_LIMIT_S : KILL_LIMIT_S + hang_margin_s());
     }
     if (rank == 0) {
         int version = 0;

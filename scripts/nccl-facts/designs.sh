@@ -11,7 +11,9 @@
 # scripts/nccl-tests.sh, as the reference (`-b 1M -e 1G -f 2 -g 2 -n 20 -w 5`). DESIGNS_STALL=1
 # adds the stall tests (rank 1 alive but silent) beside the kill tests; DESIGNS_NVLINK_CENTRIC=1
 # sets config.nvlinkCentricSched = 1 as nccl-tests does; DESIGNS_ONLY=perf or kill runs only
-# those; DESIGNS_KILL_REPS (default 3) repeats every kill test, and a tally of the outcomes of
+# those; DESIGNS_KILL_ONLY="a b" keeps those designs' kill tests; DESIGNS_HANG_MARGIN_S (default
+# 3) is how long past its deadline a rank 0 still inside a call, wait or abort is reported HUNG;
+# DESIGNS_KILL_REPS (default 3) repeats every kill test, and a tally of the outcomes of
 # each ends the output. NVLS stays off throughout (NCCL_NVLS_ENABLE=0). About 8 minutes with
 # three repetitions; exits 2 on fewer than two GPUs.
 set -uo pipefail
@@ -64,9 +66,10 @@ tally=$out/kill-tally.txt
 : >"$tally"
 kill_test() {
     local d=$1 m=$2 calls=${3:-4000} warm=${4:-5} rep line
+    [[ -z ${DESIGNS_KILL_ONLY:-} || " $DESIGNS_KILL_ONLY " == *" $d "* ]] || return 0
     for ((rep = 1; rep <= reps; rep++)); do
         local log=$out/kill-$d-$m-$calls-$warm-$rep
-        DESIGNS_KILL_CALLS=$calls DESIGNS_KILL_WARMUP=$warm timeout 40 "$out/designs" "$d" "$m" \
+        DESIGNS_KILL_CALLS=$calls DESIGNS_KILL_WARMUP=$warm timeout $((45 + ${DESIGNS_HANG_MARGIN_S:-3})) "$out/designs" "$d" "$m" \
             >"$log.txt" 2>"$log.err"
         local status=$?
         # A rank 0 that crashed (e.g. inside NCCL while the watchdog freed the communicator)
