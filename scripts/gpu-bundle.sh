@@ -301,6 +301,18 @@ while read -r role bin; do
         *) cmd=(".gpu/bin/$bin") ;;
     esac
     echo "=== $bin" | tee -a "$log"
+    # RUN_UNTIL (seconds since the epoch): a binary starts only before it, and runs at most until
+    # it (timeout's 124 then); one that could not start is reported `not-run` (the lanes of
+    # scripts/gpu-lanes.sh share one command's time limit and still write their report).
+    if [[ -n ${RUN_UNTIL:-} ]]; then
+        left=$((RUN_UNTIL - $(date +%s)))
+        if ((left <= 0)); then
+            echo "--- $bin: not run (RUN_UNTIL passed)" | tee -a "$log"
+            printf '%s\t%s\t%s\n' "$role" "$bin" "not-run" >>.gpu/results.tsv
+            continue
+        fi
+        cmd=(timeout -k 5 "$left" "${cmd[@]}")
+    fi
     rc=0
     "${cmd[@]}" >.gpu/one.log 2>&1 || rc=$?
     cat .gpu/one.log >>"$log"
@@ -386,6 +398,9 @@ binaries = []
 with open(".gpu/results.tsv") as f:
     for line in f:
         role, name, rc = line.rstrip("\n").split("\t")
+        if rc == "not-run":
+            binaries.append({"role": role, "name": name, "exit_code": None, "outcome": "not-run"})
+            continue
         entry = {"role": role, "name": name, "exit_code": int(rc),
                  "outcome": "ok" if rc == "0" else ("skipped" if role == "build" and rc == "2" else "FAILED")}
         if role == "test":
@@ -408,6 +423,7 @@ report = {
     "totals": {
         "binaries": len(binaries),
         "binaries_failed": sum(b["outcome"] == "FAILED" for b in binaries),
+        "binaries_not_run": sum(b["outcome"] == "not-run" for b in binaries),
         "tests": len(tests),
         **{r: sum(t["result"] == r for t in tests) for r in ("ok", "FAILED", "ignored", "unparsed")},
     },
