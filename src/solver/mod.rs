@@ -105,14 +105,17 @@
 //   `Vectors`;
 // - `check`: the checks of shapes, lengths and workspace sizes;
 // - `info`: the info word (`SolverInfo`, `Info`);
+// - `infos`: the info array of a scope's calls (`SolverInfos`, `InfoBatch`) and `InfoOut`;
 // - `plan`: the plans, their making, calls, order and destruction.
 mod check;
 mod info;
+mod infos;
 mod plan;
 mod status;
 mod types;
 
 pub use info::{Info, SolverInfo};
+pub use infos::{InfoBatch, InfoOut, SolverInfos};
 pub use plan::{CholeskyPlan, EigenPlan, LuPlan, QrPlan, SvdPlan, version};
 pub use types::{Fill, Matrix, Scalar, Transpose, Vectors};
 
