@@ -41,14 +41,16 @@ pub(crate) fn claim(used: &Cell<usize>, cap: usize, call: &str) -> Result<usize>
     Ok(index)
 }
 
-/// The raw info of slot `index` of the last batch: `taken` its slots (as many as it used),
-/// `host` the words its one copy brought back.
+/// The raw info of slot `index` of the last batch: `taken` its slots, `used` as many as it
+/// took (`None`: it was never dropped, so its copy back was never enqueued), `host` the words
+/// its one copy brought back.
 pub(crate) fn read(
     taken: &[Cell<Option<Taken>>],
     host: &[i32],
-    used: usize,
+    used: Option<usize>,
     index: usize,
 ) -> Result<(Taken, i32)> {
+    let used = used.ok_or_else(forgotten)?;
     let slot = if index < used {
         taken.get(index).and_then(Cell::get)
     } else {
@@ -57,10 +59,7 @@ pub(crate) fn read(
     let Some(slot) = slot else {
         return Err(Error::custack(
             ErrorKind::InvalidValue,
-            format!(
-                "call {index} of the scope: the last batch took {used} slots (a batch that was \
-                 forgotten, or not opened, took none)"
-            ),
+            format!("call {index} of the scope: the last batch took only {used} slots"),
         ));
     };
     match host.get(index).copied().unwrap_or(NOT_WRITTEN) {
@@ -76,12 +75,23 @@ pub(crate) fn read(
     }
 }
 
+/// The error of a read after a batch that was never dropped.
+#[cold]
+fn forgotten() -> Error {
+    Error::custack(
+        ErrorKind::InvalidValue,
+        "the last info batch opened on this array was never dropped (`mem::forget`): its \
+         copy back was never enqueued, so none of its infos is known"
+            .to_owned(),
+    )
+}
+
 /// `Ok` when the info of slot `index` says success, else its typed error naming the call and
 /// its index in the scope.
 pub(crate) fn ensure(
     taken: &[Cell<Option<Taken>>],
     host: &[i32],
-    used: usize,
+    used: Option<usize>,
     index: usize,
 ) -> Result<()> {
     let (slot, value) = read(taken, host, used, index)?;
@@ -104,8 +114,9 @@ pub(crate) fn ensure(
 /// - the batch borrows the array for the whole scope (`&'scope mut`): reading it inside the
 ///   scope is a borrow error, as is opening a second batch on it in the same scope;
 /// - opening a batch forgets what the last one read (every host word `NOT_WRITTEN`, no slot
-///   taken), so a batch that never enqueued its copy (`mem::forget`) reads as "no call took
-///   this slot", never as an earlier scope's info;
+///   taken), and until the batch is dropped every read is an error: a batch that never
+///   enqueued its copy (`mem::forget`) reads as "never dropped", never as an earlier scope's
+///   info, nor as success;
 /// - a call cuSOLVER refused (its status) keeps its slot, marked not written, so the indices
 ///   of later calls do not shift and nothing the GPU did not write is read;
 /// - more calls than slots: the call is refused ([`ErrorKind::BufferTooShort`], nothing
@@ -121,8 +132,9 @@ pub struct SolverInfos<'g> {
     device: DeviceBuffer<'g, i32>,
     host: PinnedBuffer<'g, i32>,
     taken: Box<[Cell<Option<Taken>>]>,
-    /// The slots the last batch used (set when it is dropped; 0 while one is open).
-    used: usize,
+    /// The slots the last batch used: set when it is dropped, `None` from its opening until
+    /// then (for ever if it was forgotten).
+    used: Option<usize>,
     /// The read-back copies enqueued so far.
     read_backs: u64,
 }
@@ -170,7 +182,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             device,
             host,
             taken: (0..capacity).map(|_| Cell::new(None)).collect(),
-            used: 0,
+            used: Some(0),
             read_backs: 0,
         })
     }
@@ -185,7 +197,7 @@ impl<'g> SolverInfos<'g> {
         for slot in &*self.taken {
             slot.set(None);
         }
-        self.used = 0;
+        self.used = None;
         InfoBatch {
             stream: s.as_raw(),
             infos: self,
@@ -199,15 +211,15 @@ impl<'g> SolverInfos<'g> {
         self.taken.len()
     }
 
-    /// How many calls the last batch took slots for (0 if it was forgotten, or none was
-    /// opened).
+    /// How many calls the last batch took slots for (0 if none was opened, or if it was
+    /// forgotten: then every read is an error).
     pub fn len(&self) -> usize {
-        self.used
+        self.used.unwrap_or(0)
     }
 
     /// Whether the last batch took no slot.
     pub fn is_empty(&self) -> bool {
-        self.used == 0
+        self.len() == 0
     }
 
     /// How many read-back copies (`cuMemcpyDtoHAsync`) the array's batches have enqueued:
@@ -218,7 +230,7 @@ impl<'g> SolverInfos<'g> {
 
     /// The C name of call `index` of the last batch (`"cusolverDnDgetrf"`), if it took one.
     pub fn call(&self, index: usize) -> Option<&'static str> {
-        (index < self.used)
+        (index < self.len())
             .then(|| self.taken.get(index).and_then(Cell::get))
             .flatten()
             .map(|t| t.call)
@@ -231,7 +243,8 @@ impl<'g> SolverInfos<'g> {
     ///
     /// [`ErrorKind::InvalidValue`] when the last batch took no slot `index`, or when its call
     /// did not write it (cuSOLVER refused it, or the scope's work or read-back did not
-    /// complete: then the scope's own error says why).
+    /// complete: then the scope's own error says why); when the last batch was never dropped
+    /// (`mem::forget`), so nothing of it was read back.
     pub fn raw(&self, index: usize) -> Result<i32> {
         read(&self.taken, &self.host, self.used, index).map(|(_, v)| v)
     }
@@ -254,9 +267,11 @@ impl<'g> SolverInfos<'g> {
     ///
     /// [`ErrorKind::SingularMatrix`], [`ErrorKind::NotPositiveDefinite`],
     /// [`ErrorKind::NotConverged`], [`ErrorKind::InvalidValue`] as
-    /// [`SolverInfo::ensure_success`]; as [`raw`](Self::raw) for a slot not written.
+    /// [`SolverInfo::ensure_success`]; as [`raw`](Self::raw) for a slot not written, or a
+    /// last batch that was forgotten.
     pub fn ensure_success(&self) -> Result<()> {
-        (0..self.used).try_for_each(|i| ensure(&self.taken, &self.host, self.used, i))
+        let used = self.used.ok_or_else(forgotten)?;
+        (0..used).try_for_each(|i| ensure(&self.taken, &self.host, self.used, i))
     }
 }
 
@@ -287,6 +302,7 @@ impl Drop for InfoBatch<'_, '_> {
     fn drop(&mut self) {
         let used = self.used.get();
         if used == 0 {
+            self.infos.used = Some(0);
             return;
         }
         let bytes = used * size_of::<i32>();
@@ -309,7 +325,7 @@ impl Drop for InfoBatch<'_, '_> {
             // The host words stay `NOT_WRITTEN`: every read says "not written".
             Err(e) => record_drop_error(e),
         }
-        self.infos.used = used;
+        self.infos.used = Some(used);
     }
 }
 
@@ -354,21 +370,13 @@ impl<'scope> InfoOut<'scope> for &InfoBatch<'scope, '_> {}
 impl<'scope> sealed::Target<'scope> for &InfoBatch<'scope, '_> {
     fn enqueue_with(
         self,
-        s: &StreamScope<'scope, '_>,
+        _s: &StreamScope<'scope, '_>,
         call: &'static str,
         meaning: Meaning,
         f: impl FnOnce(ffi::CUdeviceptr) -> Result<()>,
     ) -> Result<()> {
-        // The brand makes this the batch's own scope; the stream is checked too, as the copy
-        // back must follow the call on one stream.
-        if s.as_raw() != self.stream {
-            return Err(Error::custack(
-                ErrorKind::InvalidValue,
-                format!(
-                    "{call}: the info batch was opened on another stream; nothing was enqueued"
-                ),
-            ));
-        }
+        // The brand (`'scope`, invariant) makes `s` the scope the batch was opened on, so the
+        // call and the copy back at the batch's drop are on one stream, in this order.
         let index = claim(&self.used, self.infos.capacity(), call)?;
         let slot = self.infos.taken.get(index);
         let mut taken = Taken {
@@ -420,8 +428,8 @@ mod tests {
             taken("cusolverDnDpotrf", Meaning::Minor, true),
         ];
         let host = [0, 3, 0];
-        assert!(ensure(&slots, &host, 3, 0).is_ok());
-        let e = ensure(&slots, &host, 3, 1).unwrap_err();
+        assert!(ensure(&slots, &host, Some(3), 0).is_ok());
+        let e = ensure(&slots, &host, Some(3), 1).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::SingularMatrix);
         assert_eq!(
             e.detail(),
@@ -430,7 +438,7 @@ mod tests {
                  singular (info = 3)"
             )
         );
-        assert!(ensure(&slots, &host, 3, 2).is_ok());
+        assert!(ensure(&slots, &host, Some(3), 2).is_ok());
     }
 
     #[test]
@@ -442,13 +450,15 @@ mod tests {
         ];
         // A call cuSOLVER refused: its word is whatever the device held; never read.
         let host = [0, 0, NOT_WRITTEN];
-        assert_eq!(read(&slots, &host, 3, 0).unwrap().1, 0);
-        let e = read(&slots, &host, 3, 1).unwrap_err();
+        assert_eq!(read(&slots, &host, Some(3), 0).unwrap().1, 0);
+        let e = read(&slots, &host, Some(3), 1).unwrap_err();
         assert!(e.detail().unwrap().contains("not written"), "{e}");
         // A copy that did not run.
-        assert!(read(&slots, &host, 3, 2).is_err());
-        // Slots beyond what the last batch used (a forgotten batch used none).
-        assert!(read(&slots, &host, 0, 0).is_err());
-        assert!(read(&slots, &host, 3, 3).is_err());
+        assert!(read(&slots, &host, Some(3), 2).is_err());
+        // Slots beyond what the last batch used, and a batch that was forgotten.
+        assert!(read(&slots, &host, Some(0), 0).is_err());
+        let e = read(&slots, &host, None, 0).unwrap_err();
+        assert!(e.detail().unwrap().contains("never dropped"), "{e}");
+        assert!(read(&slots, &host, Some(3), 3).is_err());
     }
 }
