@@ -917,11 +917,14 @@ fn a_singular_matrix_in_the_middle_of_a_scope_is_reported_as_that_call() {
             )
         );
         // More calls than slots: the third is refused before cuSOLVER, the first two read.
+        let mut fresh: Vec<_> = (0..3)
+            .map(|i| guard.alloc_from(&lu3(10 + i, false)).unwrap())
+            .collect();
         let mut two = guard.solver_infos(2).unwrap();
         let third = stream
             .scope(|s| -> custack::Result<()> {
                 let batch = two.open(s);
-                for (m, p) in mats.iter_mut().zip(&mut pivots).take(3) {
+                for (m, p) in fresh.iter_mut().zip(&mut pivots) {
                     plan.getrf(s, s.bind_mut(m), s.bind_mut(p), &batch)?;
                 }
                 Ok(())

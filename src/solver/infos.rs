@@ -25,8 +25,13 @@ pub(crate) struct Taken {
 }
 
 /// The next free slot of `cap`, or [`ErrorKind::BufferTooShort`] naming the call: more calls
-/// than slots are refused before cuSOLVER sees the call (see [`SolverInfos`] for why).
+/// than slots are refused before cuSOLVER sees the call (see [`SolverInfos`] for why). Inside
+/// a graph capture's closure (reached only through a leaked guard) the call is refused before
+/// it takes a slot, as every library handle's call is there: then the batch has nothing to
+/// copy back, and enqueues no copy into the captured graph, which could run after the array
+/// is freed.
 pub(crate) fn claim(used: &Cell<usize>, cap: usize, call: &str) -> Result<usize> {
+    crate::asynchronous::refuse_inside_capture(call)?;
     let index = used.get();
     if index >= cap {
         return Err(Error::custack(
@@ -39,6 +44,15 @@ pub(crate) fn claim(used: &Cell<usize>, cap: usize, call: &str) -> Result<usize>
     }
     used.set(index + 1);
     Ok(index)
+}
+
+/// Whether any of the first `used` slots was written by a call cuSOLVER accepted: only then
+/// does a batch enqueue its copy back.
+pub(crate) fn needs_copy(taken: &[Cell<Option<Taken>>], used: usize) -> bool {
+    taken
+        .iter()
+        .take(used)
+        .any(|t| t.get().is_some_and(|t| t.enqueued))
 }
 
 /// The raw info of slot `index` of the last batch: `taken` its slots, `used` as many as it
@@ -301,8 +315,9 @@ impl InfoBatch<'_, '_> {
 impl Drop for InfoBatch<'_, '_> {
     fn drop(&mut self) {
         let used = self.used.get();
-        if used == 0 {
-            self.infos.used = Some(0);
+        if !needs_copy(&self.infos.taken, used) {
+            // No call reached the GPU: nothing to read back, every read says so.
+            self.infos.used = Some(used);
             return;
         }
         let bytes = used * size_of::<i32>();
@@ -418,6 +433,27 @@ mod tests {
         assert_eq!(e.kind(), ErrorKind::BufferTooShort);
         assert!(e.detail().unwrap().contains("holds 2 slots"), "{e}");
         assert_eq!(used.get(), 2, "a refused call takes no slot");
+    }
+
+    #[test]
+    fn a_call_inside_a_capture_takes_no_slot() {
+        let used = Cell::new(0);
+        let inside = crate::asynchronous::InCapture::enter();
+        let e = claim(&used, 2, "cusolverDnDgetrf").unwrap_err();
+        drop(inside);
+        assert_eq!(e.kind(), ErrorKind::NotSupported, "{e}");
+        assert_eq!(used.get(), 0);
+    }
+
+    #[test]
+    fn only_a_batch_with_a_call_on_the_gpu_copies_back() {
+        let slots = [
+            taken("cusolverDnDgetrf", Meaning::Pivot, false),
+            taken("cusolverDnDgetrf", Meaning::Pivot, true),
+        ];
+        assert!(!needs_copy(&slots, 0));
+        assert!(!needs_copy(&slots, 1));
+        assert!(needs_copy(&slots, 2));
     }
 
     #[test]

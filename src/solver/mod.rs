@@ -20,7 +20,9 @@
 //! ([`Stream::capture`](crate::Stream::capture)), so a plan, which borrows its guard, cannot be
 //! named in it; reached anyway (a leaked guard), a call inside a capture is refused
 //! (`CUDA_ERROR_NOT_SUPPORTED`) as every library handle's is: the captured graph would keep
-//! using the workspace, and the info word, after the plan and the info are gone.
+//! using the workspace, and the info word, after the plan and the info are gone; with an info
+//! batch the call is refused before it takes a slot, so the batch enqueues no copy back into
+//! the graph either.
 //!
 //! # Buffers
 //!
