@@ -19,9 +19,10 @@
 //!   `cuMemcpyDtoHAsync` of all the info words, and `cuStreamSynchronize` (reading the infos
 //!   is what makes a raw factorization's result usable, as custack's does).
 //! - custack: `guard.lu_plan`/`cholesky_plan` (the workspace allocated with the plan), one
-//!   `SolverInfo` a call (allocated once), one `Stream::scope` a rep (its end is the wait),
-//!   the calls on bound buffers (every length checked; each call enqueues the copy of its own
-//!   info word), then every info checked on the host.
+//!   `SolverInfos` array of a slot a call (allocated once), one `Stream::scope` a rep (its end
+//!   is the wait), an `InfoBatch` opened on it, the calls on bound buffers (every length
+//!   checked; each call writes its own slot; the batch's drop enqueues one copy of them all),
+//!   then every info checked on the host.
 //!
 //! After a warm-up of each, both outputs must agree (within `1e-9` of the largest value) and
 //! every info must be 0. The order rotates each rep; reported: the median over
@@ -41,7 +42,7 @@ mod common;
 
 use common::{cu, header, must, print, reps, rotate, running};
 use custack::ffi::cusolver as cs;
-use custack::solver::{Fill, Matrix, SolverInfo};
+use custack::solver::{Fill, Matrix};
 use custack::{Context, DeviceBuffer, DeviceMemory, Driver, PushedGuard, Stack, Stream, ffi};
 use std::cell::RefCell;
 
@@ -273,11 +274,7 @@ fn row(
             .collect(),
     );
     let mut ipiv = must(guard.alloc_zeroed::<i32>(n), "alloc_zeroed");
-    let infos: RefCell<Vec<SolverInfo<'_>>> = RefCell::new(
-        (0..count)
-            .map(|_| must(guard.solver_info(), "solver_info"))
-            .collect(),
-    );
+    let infos = RefCell::new(must(guard.solver_infos(count), "solver_infos"));
     let shape = Matrix::square(n);
     let lu = (op == Op::Lu).then(|| must(guard.lu_plan::<f64>(shape), "lu_plan"));
     let chol = (op == Op::Cholesky).then(|| {
@@ -292,21 +289,20 @@ fn row(
         let (mut a, mut infos, mut ipiv) = (a.borrow_mut(), infos.borrow_mut(), ipiv.borrow_mut());
         let done = stream.scope(|s| -> custack::Result<()> {
             let mut p = s.bind_mut(&mut **ipiv);
-            for ((m, src), info) in a.iter_mut().zip(&pristine).zip(infos.iter_mut()) {
+            let batch = infos.open(s);
+            for (m, src) in a.iter_mut().zip(&pristine) {
                 let mut m = s.bind_mut(m);
                 s.copy_device(&mut m, s.bind(src))?;
                 match (&lu, &chol) {
-                    (Some(lu), _) => lu.getrf(s, &mut m, &mut p, info)?,
-                    (_, Some(chol)) => chol.potrf(s, &mut m, info)?,
+                    (Some(lu), _) => lu.getrf(s, &mut m, &mut p, &batch)?,
+                    (_, Some(chol)) => chol.potrf(s, &mut m, &batch)?,
                     _ => unreachable!(),
                 }
             }
             Ok(())
         });
         must(must(done, "scope"), "custack call");
-        for info in infos.iter() {
-            must(info.ensure_success(), "info");
-        }
+        must(infos.ensure_success(), "info");
     };
     op_raw();
     op_custack();

@@ -450,6 +450,20 @@ const NOT_DRIVER_CALLS: &[(&str, &str, &str, &str)] = &[
         "`self.every.get()` is `NonZeroU64::get`; the heuristic matches it to the entry-point \
          lookup's `get`",
     ),
+    (
+        "src/solver/infos.rs",
+        "call",
+        "get",
+        "`SolverInfos::call` indexes its own slots (`.get(i)` of a slice, `Cell::get`); the \
+         heuristic matches `.get(` to the entry-point lookup's `get`",
+    ),
+    (
+        "src/solver/infos.rs",
+        "calls",
+        "get",
+        "`InfoBatch::calls` is `Cell::get` of its count; the heuristic matches it to the \
+         entry-point lookup's `get`",
+    ),
 ];
 
 /// The entry of [`NOT_DRIVER_CALLS`] excusing calls named `callee` in `f`, if any.

@@ -10,9 +10,10 @@ use crate::memory::{DeviceBuffer, PinnedBuffer};
 /// info is ever `i32::MIN` (a negative info names a parameter, a positive one counts).
 pub(crate) const NOT_WRITTEN: i32 = i32::MIN;
 
-/// What a positive info means, by call.
+/// What a positive info means, by call (`pub` only to appear in the sealed `InfoOut`; not
+/// reachable from outside the crate).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Meaning {
+pub enum Meaning {
     /// `getrf`: `U(i,i)` is exactly zero.
     Pivot,
     /// `potrf`: the leading minor of order `i` is not positive definite.

@@ -20,7 +20,9 @@
 //! ([`Stream::capture`](crate::Stream::capture)), so a plan, which borrows its guard, cannot be
 //! named in it; reached anyway (a leaked guard), a call inside a capture is refused
 //! (`CUDA_ERROR_NOT_SUPPORTED`) as every library handle's is: the captured graph would keep
-//! using the workspace, and the info word, after the plan and the info are gone.
+//! using the workspace, and the info word, after the plan and the info are gone; with an info
+//! batch the call is refused before it takes a slot, so the batch enqueues no copy back into
+//! the graph either.
 //!
 //! # Buffers
 //!
@@ -41,7 +43,8 @@
 //! definite, no convergence) not in its returned status but in an `int` it writes on the GPU,
 //! after the call has returned. Each call takes a [`SolverInfo`] (`guard.solver_info()`)
 //! **borrowed mutably for the whole scope**, and enqueues after itself, on the same stream, a
-//! copy of the device word into the info's pinned host word. So:
+//! copy of the device word into the info's pinned host word (or a slot of a scope's info
+//! array, below, copied back once for all the scope's calls). So:
 //!
 //! - the info is known **once the scope that enqueued the call has ended**: the scope's one
 //!   wait (`cuStreamSynchronize`, bounded as every scope's is) brings it home. Reading it inside
@@ -58,6 +61,24 @@
 //! - a [`Submission`](crate::Submission)'s closure takes only what its payload lends, and a
 //!   `SolverInfo` is no payload: cuSOLVER's calls run in scopes (a limitation of this version,
 //!   not of cuSOLVER).
+//!
+//! # Many calls of a scope: one info array, one copy back
+//!
+//! A copy a call costs about as much as a small factorization's own launch. For many calls of
+//! one scope, take a [`SolverInfos`] of as many slots (`guard.solver_infos(n)`) and open it
+//! on the scope ([`SolverInfos::open`]): every call takes the [`InfoBatch`] shared (`&batch`,
+//! where a lone call takes `&mut info`: both are an [`InfoOut`]) and writes its info into the
+//! next slot of one device array, and the batch, dropped at the end of the scope's closure,
+//! enqueues **one** copy of the used slots to pinned host memory: `N` calls cost `N` cuSOLVER
+//! calls and one copy. After the scope, [`SolverInfos::ensure_success`] names the first call
+//! that failed by its index in the scope (`cusolverDnDgetrf (call 4 of the scope): U(3,3) is
+//! exactly zero`), and [`SolverInfos::outcome`] reads any one. The array is borrowed by the
+//! batch for the whole scope (reading it inside is E0502), the batch is branded with its scope
+//! (a call on another stream's scope cannot take it), a call cuSOLVER refused keeps its slot
+//! unwritten, a batch that was forgotten (`mem::forget`, so no copy back was enqueued) makes
+//! every read an error rather than an earlier scope's info, and a call beyond the array's
+//! slots is refused ([`ErrorKind::BufferTooShort`], nothing enqueued): the array is not grown
+//! inside a scope, whose earlier calls are still writing it.
 //!
 //! ```no_run
 //! use custack::solver::{Info, Matrix, Transpose};
@@ -105,14 +126,17 @@
 //   `Vectors`;
 // - `check`: the checks of shapes, lengths and workspace sizes;
 // - `info`: the info word (`SolverInfo`, `Info`);
+// - `infos`: the info array of a scope's calls (`SolverInfos`, `InfoBatch`) and `InfoOut`;
 // - `plan`: the plans, their making, calls, order and destruction.
 mod check;
 mod info;
+mod infos;
 mod plan;
 mod status;
 mod types;
 
 pub use info::{Info, SolverInfo};
+pub use infos::{InfoBatch, InfoOut, SolverInfos};
 pub use plan::{CholeskyPlan, EigenPlan, LuPlan, QrPlan, SvdPlan, version};
 pub use types::{Fill, Matrix, Scalar, Transpose, Vectors};
 

@@ -11,7 +11,8 @@ use crate::ffi;
 use crate::ffi::cusolver::{cublasSideMode_t, cusolverDnHandle_t, cusolverStatus_t};
 use crate::memory::DeviceMemory;
 use crate::solver::check::{self, Dims};
-use crate::solver::info::{Meaning, SolverInfo};
+use crate::solver::info::Meaning;
+use crate::solver::infos::InfoOut;
 use crate::solver::status::status;
 use crate::solver::types::{Fill, Matrix, Scalar, Transpose, Vectors};
 use crate::vocabulary::binding::{ScopedRead, ScopedWrite};
@@ -168,7 +169,7 @@ impl<'g, T: Scalar> Core<'g, T> {
         &self,
         s: &StreamScope<'scope, '_>,
         call: &'static str,
-        info: &'scope mut SolverInfo<'_>,
+        info: impl InfoOut<'scope>,
         meaning: Meaning,
         f: impl FnOnce(cusolverDnHandle_t, *mut c_int) -> cusolverStatus_t,
     ) -> Result<()> {
@@ -178,26 +179,23 @@ impl<'g, T: Scalar> Core<'g, T> {
                 format!("{call}: the plan was destroyed; nothing was enqueued"),
             ));
         };
-        let (device, host) = info.take_for(call, meaning);
-        self.handle.order().enqueue(
-            call,
-            s,
-            |stream| {
-                // SAFETY: `cusolverDnSetStream` needs a live handle and a stream of its
-                // context: the handle is live (released only by `destroy` or the drop, which
-                // take `self`); the stream is a scope's, live for the scope, of the current
-                // context, which is the handle's: the plan borrows the guard shared, so no
-                // other context can be pushed above it while it is reachable.
-                status("cusolverDnSetStream", unsafe {
-                    ffi::cusolver::cusolverDnSetStream(raw, stream)
-                })
-            },
-            || {
-                status(call, f(raw, ptr(device.device_ptr())))?;
-                // The answer comes back in stream order: the scope's wait brings it home.
-                s.copy_to_host(host, s.bind(device))
-            },
-        )
+        info.enqueue_with(s, call, meaning, |dinfo| {
+            self.handle.order().enqueue(
+                call,
+                s,
+                |stream| {
+                    // SAFETY: `cusolverDnSetStream` needs a live handle and a stream of its
+                    // context: the handle is live (released only by `destroy` or the drop, which
+                    // take `self`); the stream is a scope's, live for the scope, of the current
+                    // context, which is the handle's: the plan borrows the guard shared, so no
+                    // other context can be pushed above it while it is reachable.
+                    status("cusolverDnSetStream", unsafe {
+                        ffi::cusolver::cusolverDnSetStream(raw, stream)
+                    })
+                },
+                || status(call, f(raw, ptr(dinfo))),
+            )
+        })
     }
 
     fn release(&mut self) -> Result<()> {
@@ -609,7 +607,7 @@ impl<T: Scalar> LuPlan<'_, T> {
         s: &StreamScope<'scope, '_>,
         a: impl ScopedWrite<'scope, T>,
         ipiv: impl ScopedWrite<'scope, i32>,
-        info: &'scope mut SolverInfo<'_>,
+        info: impl InfoOut<'scope>,
     ) -> Result<()> {
         let (a, ipiv) = (a.raw_parts(), ipiv.raw_parts());
         let d = self.dims;
@@ -666,7 +664,7 @@ impl<T: Scalar> LuPlan<'_, T> {
         ipiv: impl ScopedRead<'scope, i32>,
         b: impl ScopedWrite<'scope, T>,
         b_shape: Matrix,
-        info: &'scope mut SolverInfo<'_>,
+        info: impl InfoOut<'scope>,
     ) -> Result<()> {
         let (a, ipiv, b) = (a.raw_parts(), ipiv.raw_parts(), b.raw_parts());
         let d = check::square(T::GETRS, "A", self.a)?;
@@ -719,7 +717,7 @@ impl<T: Scalar> CholeskyPlan<'_, T> {
         &self,
         s: &StreamScope<'scope, '_>,
         a: impl ScopedWrite<'scope, T>,
-        info: &'scope mut SolverInfo<'_>,
+        info: impl InfoOut<'scope>,
     ) -> Result<()> {
         let a = a.raw_parts();
         let d = self.dims;
@@ -753,7 +751,7 @@ impl<T: Scalar> CholeskyPlan<'_, T> {
         a: impl ScopedRead<'scope, T>,
         b: impl ScopedWrite<'scope, T>,
         b_shape: Matrix,
-        info: &'scope mut SolverInfo<'_>,
+        info: impl InfoOut<'scope>,
     ) -> Result<()> {
         let (a, b) = (a.raw_parts(), b.raw_parts());
         let d = self.dims;
@@ -802,7 +800,7 @@ impl<T: Scalar> QrPlan<'_, T> {
         s: &StreamScope<'scope, '_>,
         a: impl ScopedWrite<'scope, T>,
         tau: impl ScopedWrite<'scope, T>,
-        info: &'scope mut SolverInfo<'_>,
+        info: impl InfoOut<'scope>,
     ) -> Result<()> {
         let (a, tau) = (a.raw_parts(), tau.raw_parts());
         let d = self.a;
@@ -852,7 +850,7 @@ impl<T: Scalar> QrPlan<'_, T> {
         a: impl ScopedRead<'scope, T>,
         tau: impl ScopedRead<'scope, T>,
         c: impl ScopedWrite<'scope, T>,
-        info: &'scope mut SolverInfo<'_>,
+        info: impl InfoOut<'scope>,
     ) -> Result<()> {
         let (a, tau, c) = (a.raw_parts(), tau.raw_parts(), c.raw_parts());
         let (ak, cd, k) = (self.a_k, self.c, self.k);
@@ -910,7 +908,7 @@ impl<T: Scalar> EigenPlan<'_, T> {
         s: &StreamScope<'scope, '_>,
         a: impl ScopedWrite<'scope, T>,
         w: impl ScopedWrite<'scope, T>,
-        info: &'scope mut SolverInfo<'_>,
+        info: impl InfoOut<'scope>,
     ) -> Result<()> {
         let (a, w) = (a.raw_parts(), w.raw_parts());
         let d = self.dims;
@@ -965,7 +963,7 @@ impl<T: Scalar> SvdPlan<'_, T> {
         s: &StreamScope<'scope, '_>,
         a: impl ScopedWrite<'scope, T>,
         sv: impl ScopedWrite<'scope, T>,
-        info: &'scope mut SolverInfo<'_>,
+        info: impl InfoOut<'scope>,
     ) -> Result<()> {
         self.svd(s, a.raw_parts(), sv.raw_parts(), None, info)
     }
@@ -990,7 +988,7 @@ impl<T: Scalar> SvdPlan<'_, T> {
         sv: impl ScopedWrite<'scope, T>,
         u: impl ScopedWrite<'scope, T>,
         vt: impl ScopedWrite<'scope, T>,
-        info: &'scope mut SolverInfo<'_>,
+        info: impl InfoOut<'scope>,
     ) -> Result<()> {
         let vectors = (u.raw_parts(), vt.raw_parts());
         self.svd(s, a.raw_parts(), sv.raw_parts(), Some(vectors), info)
@@ -1002,7 +1000,7 @@ impl<T: Scalar> SvdPlan<'_, T> {
         a: (ffi::CUdeviceptr, usize),
         sv: (ffi::CUdeviceptr, usize),
         vectors: Option<((ffi::CUdeviceptr, usize), (ffi::CUdeviceptr, usize))>,
-        info: &'scope mut SolverInfo<'_>,
+        info: impl InfoOut<'scope>,
     ) -> Result<()> {
         let d = self.dims;
         let (rows, cols) = (d.rows as usize, d.cols as usize);
