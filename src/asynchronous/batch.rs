@@ -746,7 +746,10 @@ mod tests {
         accepted(&zero);
         let mut c = copies(&zero);
         c.check("batch").unwrap();
-        assert_eq!((c.dsts, c.srcs, c.sizes), (vec![0x1000], vec![0x9000], vec![0x100]));
+        assert_eq!(
+            (c.dsts, c.srcs, c.sizes),
+            (vec![0x1000], vec![0x9000], vec![0x100])
+        );
         accepted(&[]);
         // Destinations and sources out of order, disjoint: every path of the flat batch's
         // check without the sort of `check_disjoint` (in order, sorted once, merged, searched).
@@ -809,14 +812,21 @@ mod tests {
             let reference = check_disjoint_in_place("batch", &pairs).is_ok();
             let sorting = check_disjoint("batch", &pairs).map_err(|e| e.to_string());
             assert_eq!(sorting.is_ok(), reference, "{pairs:?}");
-            assert_eq!(flat(&pairs).map_err(|e| e.to_string()), sorting, "{pairs:?}");
+            assert_eq!(
+                flat(&pairs).map_err(|e| e.to_string()),
+                sorting,
+                "{pairs:?}"
+            );
             if reference {
                 acceptances += 1;
             } else {
                 refusals += 1;
             }
         }
-        assert!(refusals > 1000 && acceptances > 1000, "{refusals} {acceptances}");
+        assert!(
+            refusals > 1000 && acceptances > 1000,
+            "{refusals} {acceptances}"
+        );
     }
 
     #[test]
