@@ -409,13 +409,15 @@ impl Copies {
 
     /// The copies as [`Pair`]s, for [`check_disjoint`].
     fn pairs(&self) -> Vec<Pair> {
-        (0..self.len())
-            .map(|i| Pair {
-                dst: self.dsts[i],
-                src: self.srcs[i],
-                bytes: self.sizes[i],
-                dst_side: self.sides[i].0,
-                src_side: self.sides[i].1,
+        let sides = self.dsts.iter().zip(&self.srcs).zip(&self.sizes);
+        sides
+            .zip(&self.sides)
+            .map(|(((&dst, &src), &bytes), &(dst_side, src_side))| Pair {
+                dst,
+                src,
+                bytes,
+                dst_side,
+                src_side,
             })
             .collect()
     }
@@ -431,18 +433,12 @@ impl Copies {
         }
         check_disjoint(what, &self.pairs())?;
         if self.zero {
-            let mut kept = 0;
-            for i in 0..self.len() {
-                if self.sizes[i] > 0 {
-                    self.dsts[kept] = self.dsts[i];
-                    self.srcs[kept] = self.srcs[i];
-                    self.sizes[kept] = self.sizes[i];
-                    kept += 1;
-                }
-            }
-            self.dsts.truncate(kept);
-            self.srcs.truncate(kept);
-            self.sizes.truncate(kept);
+            // `retain` visits every element once, in order.
+            let mut keep = self.sizes.iter().map(|&b| b > 0);
+            self.dsts.retain(|_| keep.next().unwrap_or(false));
+            let mut keep = self.sizes.iter().map(|&b| b > 0);
+            self.srcs.retain(|_| keep.next().unwrap_or(false));
+            self.sizes.retain(|&b| b > 0);
             self.zero = false;
         }
         Ok(())
@@ -458,7 +454,10 @@ impl Copies {
     /// added in order, and no allocation then.
     fn disjoint(&self) -> bool {
         if !self.dsts_out_of_order {
-            return self.sources_clear(|i| (self.dsts[i], end(self.dsts[i], self.sizes[i])));
+            return self.sources_clear(|i| {
+                let (&d, &b) = self.dsts.get(i).zip(self.sizes.get(i))?;
+                Some((d, end(d, b)))
+            });
         }
         let mut sorted: Vec<(u64, u64)> = self
             .dsts
@@ -467,10 +466,10 @@ impl Copies {
             .map(|(&d, &b)| (d, end(d, b)))
             .collect();
         sorted.sort_unstable_by_key(|r| r.0);
-        if sorted.windows(2).any(|w| w[1].0 < w[0].1) {
+        if sorted.windows(2).any(|w| matches!(w, [a, b] if b.0 < a.1)) {
             return false;
         }
-        self.sources_clear(|i| sorted[i])
+        self.sources_clear(|i| sorted.get(i).copied())
     }
 
     /// Whether no source overlaps a destination, `dst(i)` being the `i`th destination's range
@@ -478,32 +477,31 @@ impl Copies {
     /// first destination ending after a source's start is the only one that can overlap it
     /// without an earlier one doing so).
     #[inline]
-    fn sources_clear(&self, dst: impl Fn(usize) -> (u64, u64)) -> bool {
-        let n = self.len();
-        let hits = |src: u64, bytes: usize, j: usize| j < n && dst(j).0 < end(src, bytes);
+    fn sources_clear(&self, dst: impl Fn(usize) -> Option<(u64, u64)>) -> bool {
+        let hits = |src: u64, bytes: usize, j: usize| dst(j).is_some_and(|d| d.0 < end(src, bytes));
         let sources = self.srcs.iter().zip(&self.sizes);
-        if !self.srcs_out_of_order {
-            let mut j = 0;
+        if self.srcs_out_of_order {
             for (&s, &b) in sources {
-                while j < n && dst(j).1 <= s {
-                    j += 1;
-                }
-                if hits(s, b, j) {
-                    return false;
-                }
-            }
-        } else {
-            for (&s, &b) in sources {
-                let (mut lo, mut hi) = (0, n);
+                let (mut lo, mut hi) = (0, self.len());
                 while lo < hi {
                     let mid = lo + (hi - lo) / 2;
-                    if dst(mid).1 <= s {
+                    if dst(mid).is_some_and(|d| d.1 <= s) {
                         lo = mid + 1;
                     } else {
                         hi = mid;
                     }
                 }
                 if hits(s, b, lo) {
+                    return false;
+                }
+            }
+        } else {
+            let mut j = 0;
+            for (&s, &b) in sources {
+                while dst(j).is_some_and(|d| d.1 <= s) {
+                    j += 1;
+                }
+                if hits(s, b, j) {
                     return false;
                 }
             }
