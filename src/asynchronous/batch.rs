@@ -118,7 +118,7 @@ pub(crate) struct Span {
 #[doc(alias = "cuMemcpyBatchAsync")]
 #[must_use = "a batch does nothing until `StreamScope::copy_batch` enqueues it"]
 pub struct CopyBatch<'b, 'scope: 'b> {
-    pairs: Vec<Pair>,
+    copies: Copies,
     attrs: ffi::CUmemcpyAttributes,
     // Invariant in 'scope (the scope's brand); borrows what it holds for 'b; `!Send`.
     _scope: PhantomData<(&'b (), &'scope mut &'scope (), *const ())>,
@@ -127,7 +127,7 @@ pub struct CopyBatch<'b, 'scope: 'b> {
 impl core::fmt::Debug for CopyBatch<'_, '_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("CopyBatch")
-            .field("copies", &self.pairs.len())
+            .field("copies", &self.copies.len())
             .field("attributes", &self.attrs)
             .finish()
     }
@@ -146,7 +146,7 @@ fn bytes_of<T>(what: &str, len: usize) -> Result<usize> {
 impl<'b, 'scope: 'b> CopyBatch<'b, 'scope> {
     fn new() -> Self {
         Self {
-            pairs: Vec::new(),
+            copies: Copies::default(),
             attrs: ffi::CUmemcpyAttributes {
                 srcAccessOrder: SourceOrder::InStreamOrder.as_raw(),
                 srcLocHint: mem_location(Location::Host),
@@ -159,27 +159,24 @@ impl<'b, 'scope: 'b> CopyBatch<'b, 'scope> {
 
     /// The number of copies added.
     pub fn len(&self) -> usize {
-        self.pairs.len()
+        self.copies.len()
     }
 
     /// Whether no copy was added.
     pub fn is_empty(&self) -> bool {
-        self.pairs.is_empty()
+        self.copies.len() == 0
     }
 
-    fn add_pair(
-        &mut self,
-        (dst, dst_side): (u64, Side),
-        (src, src_side): (u64, Side),
-        bytes: usize,
-    ) {
-        self.pairs.push(Pair {
-            dst,
-            src,
-            bytes,
-            dst_side,
-            src_side,
-        });
+    /// Reserves room for at least `additional` more copies, so that adding them allocates
+    /// nothing more (a batch otherwise grows as a `Vec` does).
+    pub fn reserve(&mut self, additional: usize) -> &mut Self {
+        self.copies.make_room(additional);
+        self
+    }
+
+    #[inline]
+    fn add_pair(&mut self, dst: (u64, Side), src: (u64, Side), bytes: usize) {
+        self.copies.push(dst, src, bytes);
     }
 
     /// Adds a copy from host memory to device memory, as
@@ -354,6 +351,173 @@ pub(crate) fn check_spans(
     Ok(())
 }
 
+/// A flat batch's copies as `cuMemcpyBatchAsync` takes them: three arrays in their final
+/// layout, filled as the copies are added, with what the overlap check needs to skip its sort
+/// (whether destinations and sources came in increasing order, decided in O(1) a copy).
+#[derive(Debug, Default)]
+pub(crate) struct Copies {
+    dsts: Vec<ffi::CUdeviceptr>,
+    srcs: Vec<ffi::CUdeviceptr>,
+    sizes: Vec<usize>,
+    /// Where each side lives, for the overlap check's messages only.
+    sides: Vec<(Side, Side)>,
+    /// Whether a copy of zero bytes was added (it overlaps nothing and is not passed on).
+    zero: bool,
+    /// Whether a destination (of a nonzero size) started before the end of the one before; if
+    /// not, the destinations are sorted and pairwise disjoint. `dst_end`: the last one's end.
+    dsts_out_of_order: bool,
+    dst_end: u64,
+    /// Whether a source (of a nonzero size) started before the start of the one before; if
+    /// not, the sources are sorted by start. `src_start`: the last one's start.
+    srcs_out_of_order: bool,
+    src_start: u64,
+}
+
+impl Copies {
+    pub(crate) fn len(&self) -> usize {
+        self.dsts.len()
+    }
+
+    pub(crate) fn make_room(&mut self, additional: usize) {
+        // `Vec::reserve`, named by its path: no driver call (tests/doc_aliases.rs's heuristic
+        // matches a method call `.reserve(` to the address-range reservation).
+        Vec::reserve(&mut self.dsts, additional);
+        Vec::reserve(&mut self.srcs, additional);
+        Vec::reserve(&mut self.sizes, additional);
+        Vec::reserve(&mut self.sides, additional);
+    }
+
+    /// Adds one copy of `bytes` bytes from `src` to `dst`.
+    #[inline]
+    pub(crate) fn push(
+        &mut self,
+        (dst, dst_side): (u64, Side),
+        (src, src_side): (u64, Side),
+        bytes: usize,
+    ) {
+        if bytes == 0 {
+            self.zero = true;
+        } else {
+            self.dsts_out_of_order |= dst < self.dst_end;
+            self.dst_end = end(dst, bytes);
+            self.srcs_out_of_order |= src < self.src_start;
+            self.src_start = src;
+        }
+        self.dsts.push(dst);
+        self.srcs.push(src);
+        self.sizes.push(bytes);
+        self.sides.push((dst_side, src_side));
+    }
+
+    /// The copies as [`Pair`]s, for [`check_disjoint`].
+    fn pairs(&self) -> Vec<Pair> {
+        let sides = self.dsts.iter().zip(&self.srcs).zip(&self.sizes);
+        sides
+            .zip(&self.sides)
+            .map(|(((&dst, &src), &bytes), &(dst_side, src_side))| Pair {
+                dst,
+                src,
+                bytes,
+                dst_side,
+                src_side,
+            })
+            .collect()
+    }
+
+    /// [`check_disjoint`] of the copies (the same verdict and message), then the zero-byte
+    /// copies dropped from the arrays. A batch with no zero-byte copy is first checked without
+    /// the sort: [`disjoint`] says whether no destination overlaps another destination or a
+    /// source; only when it cannot say so does [`check_disjoint`] run, to find and name the
+    /// overlap.
+    pub(crate) fn check(&mut self, what: &str) -> Result<()> {
+        if !self.zero && self.disjoint() {
+            return Ok(());
+        }
+        check_disjoint(what, &self.pairs())?;
+        if self.zero {
+            // `retain` visits every element once, in order.
+            let mut keep = self.sizes.iter().map(|&b| b > 0);
+            self.dsts.retain(|_| keep.next().unwrap_or(false));
+            let mut keep = self.sizes.iter().map(|&b| b > 0);
+            self.srcs.retain(|_| keep.next().unwrap_or(false));
+            self.sizes.retain(|&b| b > 0);
+            self.zero = false;
+        }
+        Ok(())
+    }
+
+    /// Whether no destination overlaps another destination or any source, for copies of a
+    /// nonzero size each; `false` also where that is not decided here (never `true` for an
+    /// overlap). Destinations added in increasing order are already known pairwise disjoint
+    /// (each starts at or after the end of the one before); otherwise they are sorted once, by
+    /// start, into `(start, end)` pairs and each compared with the next. Sources are then
+    /// walked against the sorted destinations: in one merge when they came in increasing
+    /// order, else each by a binary search. No sort of sources, no sort at all for destinations
+    /// added in order, and no allocation then.
+    fn disjoint(&self) -> bool {
+        if !self.dsts_out_of_order {
+            return self.sources_clear(|i| {
+                let (&d, &b) = self.dsts.get(i).zip(self.sizes.get(i))?;
+                Some((d, end(d, b)))
+            });
+        }
+        let mut sorted: Vec<(u64, u64)> = self
+            .dsts
+            .iter()
+            .zip(&self.sizes)
+            .map(|(&d, &b)| (d, end(d, b)))
+            .collect();
+        sorted.sort_unstable_by_key(|r| r.0);
+        if sorted.windows(2).any(|w| matches!(w, [a, b] if b.0 < a.1)) {
+            return false;
+        }
+        self.sources_clear(|i| sorted.get(i).copied())
+    }
+
+    /// Whether no source overlaps a destination, `dst(i)` being the `i`th destination's range
+    /// in increasing order (sorted by start and pairwise disjoint, so sorted by end too: the
+    /// first destination ending after a source's start is the only one that can overlap it
+    /// without an earlier one doing so).
+    #[inline]
+    fn sources_clear(&self, dst: impl Fn(usize) -> Option<(u64, u64)>) -> bool {
+        let hits = |src: u64, bytes: usize, j: usize| dst(j).is_some_and(|d| d.0 < end(src, bytes));
+        let sources = self.srcs.iter().zip(&self.sizes);
+        if self.srcs_out_of_order {
+            for (&s, &b) in sources {
+                let (mut lo, mut hi) = (0, self.len());
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    if dst(mid).is_some_and(|d| d.1 <= s) {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                if hits(s, b, lo) {
+                    return false;
+                }
+            }
+        } else {
+            let mut j = 0;
+            for (&s, &b) in sources {
+                while dst(j).is_some_and(|d| d.1 <= s) {
+                    j += 1;
+                }
+                if hits(s, b, j) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}
+
+/// The end of a range, saturated at the end of the address space (as in [`check_spans`]).
+#[inline]
+fn end(at: u64, bytes: usize) -> u64 {
+    at.saturating_add(bytes as u64)
+}
+
 impl<'scope> StreamScope<'scope, '_> {
     /// An empty batch of copies for this scope; see [`CopyBatch`] and [`copy_batch`](Self::copy_batch).
     pub fn batch<'b>(&self) -> CopyBatch<'b, 'scope> {
@@ -404,16 +568,21 @@ impl<'scope> StreamScope<'scope, '_> {
         const WHAT: &str = "cuMemcpyBatchAsync";
         // Taken by value: the batch's borrows end once its copies are enqueued.
         let CopyBatch {
-            pairs, mut attrs, ..
+            mut copies,
+            mut attrs,
+            ..
         } = batch;
-        check_disjoint(WHAT, &pairs)?;
-        let copies = pairs.iter().filter(|p| p.bytes > 0);
-        let mut dsts: Vec<ffi::CUdeviceptr> = copies.clone().map(|p| p.dst).collect();
+        copies.check(WHAT)?;
+        // The driver's three arrays, kept in their final layout as the copies were added.
+        let Copies {
+            mut dsts,
+            mut srcs,
+            mut sizes,
+            ..
+        } = copies;
         if dsts.is_empty() {
             return Ok(());
         }
-        let mut srcs: Vec<ffi::CUdeviceptr> = copies.clone().map(|p| p.src).collect();
-        let mut sizes: Vec<usize> = copies.map(|p| p.bytes).collect();
         let batch_fn = crate::driver::lookup::MEMCPY_BATCH_ASYNC.get()?;
         // SAFETY: the three arrays hold `dsts.len()` elements each. Each copy is one that a
         // single copy of this scope would enqueue (its sides bound to the scope, host memory
@@ -529,13 +698,37 @@ mod tests {
         }
     }
 
-    /// Refused by both checks (the sorting one and the restricted profile's in-place one).
+    /// The pairs added to a flat batch's [`Copies`], in order.
+    fn copies(pairs: &[Pair]) -> Copies {
+        let mut c = Copies::default();
+        for p in pairs {
+            c.push((p.dst, p.dst_side), (p.src, p.src_side), p.bytes);
+        }
+        c
+    }
+
+    /// The flat batch's check ([`Copies::check`], its unsorted fast path first).
+    fn flat(pairs: &[Pair]) -> Result<()> {
+        copies(pairs).check("batch")
+    }
+
+    /// Refused by all three checks (the flat batch's, the sorting one and the restricted
+    /// profile's in-place one), the flat batch's naming what the sorting one names.
     fn refused(pairs: &[Pair]) -> String {
         let in_place = check_disjoint_in_place("batch", pairs).expect_err("must be refused");
         assert_eq!(in_place.kind(), ErrorKind::InvalidValue);
         let e = check_disjoint("batch", pairs).expect_err("must be refused");
         assert_eq!(e.kind(), ErrorKind::InvalidValue);
+        let f = flat(pairs).expect_err("the flat batch must refuse it");
+        assert_eq!(f.to_string(), e.to_string());
         e.detail().unwrap_or_default().to_owned()
+    }
+
+    /// Accepted by all three checks.
+    fn accepted(pairs: &[Pair]) {
+        check_disjoint("batch", pairs).unwrap();
+        check_disjoint_in_place("batch", pairs).unwrap();
+        flat(pairs).unwrap();
     }
 
     #[test]
@@ -546,14 +739,119 @@ mod tests {
             pair(0x1100, 0x9000, 0x100),
             pair(0x1200, 0x9080, 0x100),
         ];
-        check_disjoint("batch", &pairs).unwrap();
-        check_disjoint_in_place("batch", &pairs).unwrap();
-        // A zero-byte copy overlaps nothing, even at another copy's destination.
+        accepted(&pairs);
+        // A zero-byte copy overlaps nothing, even at another copy's destination; it is not
+        // passed on to the driver.
         let zero = [pair(0x1000, 0x9000, 0x100), pair(0x1000, 0x1000, 0)];
-        check_disjoint("batch", &zero).unwrap();
-        check_disjoint_in_place("batch", &zero).unwrap();
-        check_disjoint("batch", &[]).unwrap();
-        check_disjoint_in_place("batch", &[]).unwrap();
+        accepted(&zero);
+        let mut c = copies(&zero);
+        c.check("batch").unwrap();
+        assert_eq!(
+            (c.dsts, c.srcs, c.sizes),
+            (vec![0x1000], vec![0x9000], vec![0x100])
+        );
+        accepted(&[]);
+        // Destinations and sources out of order, disjoint: every path of the flat batch's
+        // check without the sort of `check_disjoint` (in order, sorted once, merged, searched).
+        accepted(&[pair(0x3000, 0x9000, 0x100), pair(0x1000, 0x8000, 0x100)]);
+        accepted(&[pair(0x1000, 0x9000, 0x100), pair(0x3000, 0x8000, 0x100)]);
+        accepted(&[pair(0x3000, 0x8000, 0x100), pair(0x1000, 0x9000, 0x100)]);
+        accepted(&[pair(0x1000, 0x2100, 0x100), pair(0x2000, 0x3000, 0x100)]);
+    }
+
+    #[test]
+    fn room_made_ahead_holds_the_copies_added_after() {
+        let mut c = Copies::default();
+        c.make_room(100);
+        let caps = |c: &Copies| {
+            [
+                c.dsts.capacity(),
+                c.srcs.capacity(),
+                c.sizes.capacity(),
+                c.sides.capacity(),
+            ]
+        };
+        let before = caps(&c);
+        assert!(before.iter().all(|&n| n >= 100), "{before:?}");
+        for i in 0..100 {
+            c.push(
+                (0x1000 * i, Side::Device),
+                (0x90_0000 + 0x1000 * i, Side::Host),
+                8,
+            );
+        }
+        assert_eq!(caps(&c), before);
+        c.check("batch").unwrap();
+    }
+
+    #[test]
+    fn overlaps_that_only_a_walk_in_added_order_would_miss_are_refused() {
+        // Destinations in order; copy 1's source, added after a source past every destination,
+        // reads copy 0's destination: a merge that trusted the sources' order would have
+        // walked past it.
+        let d = refused(&[pair(0x1000, 0x3000, 0x100), pair(0x2000, 0x1080, 0x100)]);
+        assert!(
+            d.contains("the destination of copy 0") && d.contains("the source of copy 1"),
+            "{d}"
+        );
+        // Destinations out of order, overlapping only copies not added next to each other.
+        refused(&[
+            pair(0x1000, 0x9000, 0x100),
+            pair(0x3000, 0xa000, 0x100),
+            pair(0x10f0, 0xb000, 0x100),
+        ]);
+        // Destinations out of order and disjoint, a source reaching into the first one added.
+        refused(&[
+            pair(0x3000, 0x9000, 0x100),
+            pair(0x1000, 0xa000, 0x100),
+            pair(0x5000, 0x30ff, 0x10),
+        ]);
+        // Sources in order, destinations out of order: the merge against the sorted ones.
+        refused(&[
+            pair(0x5000, 0x1000, 0x100),
+            pair(0x2000, 0x2000, 0x100),
+            pair(0x1000, 0x5080, 0x10),
+        ]);
+        // A destination ending past the next one's start, added in increasing order.
+        refused(&[pair(0x1000, 0x9000, 0x101), pair(0x1100, 0xa000, 0x10)]);
+    }
+
+    #[test]
+    fn the_flat_check_agrees_with_the_in_place_one_on_every_small_batch() {
+        // Batches of 1 to 5 copies on a grid of 16-byte slots, from a fixed pseudo-random
+        // sequence: the flat batch's verdict and message are the sorting check's, and its
+        // verdict the quadratic in-place check's.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let (mut refusals, mut acceptances) = (0, 0);
+        for _ in 0..20_000 {
+            let n = 1 + next(5) as usize;
+            let pairs: Vec<Pair> = (0..n)
+                .map(|_| pair(next(24) * 16, next(24) * 16, (next(4) * 16) as usize))
+                .collect();
+            let reference = check_disjoint_in_place("batch", &pairs).is_ok();
+            let sorting = check_disjoint("batch", &pairs).map_err(|e| e.to_string());
+            assert_eq!(sorting.is_ok(), reference, "{pairs:?}");
+            assert_eq!(
+                flat(&pairs).map_err(|e| e.to_string()),
+                sorting,
+                "{pairs:?}"
+            );
+            if reference {
+                acceptances += 1;
+            } else {
+                refusals += 1;
+            }
+        }
+        assert!(
+            refusals > 1000 && acceptances > 1000,
+            "{refusals} {acceptances}"
+        );
     }
 
     #[test]
