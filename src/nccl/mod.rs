@@ -131,11 +131,12 @@
 //! [`ErrorKind::SizeOverflow`]: crate::ErrorKind::SizeOverflow
 
 // The files, each one job; none imports a file that imports it back. From the bottom up:
-// `status` (NCCL's statuses as errors, the polling) and `check` (counts and ranks) use no
+// `status` (NCCL's statuses as errors, the polling), `check` (counts and ranks) and `options`
+// (the call mode, the cap on un-waited calls, the blocking mode's environment) use no
 // sibling; `id` (the clique's id, the version) uses `status`; `group` (one NCCL group, ended
 // once) uses `status`; `op` (one checked call, issued by one function; `ReduceOp`, `NcclType`)
-// uses `check`; `comm` (the communicator and its lifetime) uses `check`, `group`, `id`, `op`
-// and `status`; `calls` (the collectives and point-to-point calls, one op each; `send_recv`, a
+// uses `check`; `comm` (the communicator and its lifetime) uses `check`, `group`, `id`, `op`,
+// `options` and `status`; `calls` (the collectives and point-to-point calls, one op each; `send_recv`, a
 // batch of two) and `batch` (several calls as one group) use `comm` and `op`, `batch` also
 // `group`; `parked` (parked communicators, one thread's group over several GPUs) uses them all.
 mod batch;
@@ -145,6 +146,7 @@ mod comm;
 mod group;
 mod id;
 mod op;
+mod options;
 mod parked;
 mod status;
 
@@ -152,6 +154,7 @@ pub use batch::Batch;
 pub use comm::Comm;
 pub use id::{UniqueId, unique_id, version};
 pub use op::{NcclType, ReduceOp};
+pub use options::{CommOptions, NcclCalls};
 pub use parked::{ParkedComm, ParkedPart, all_reduce_parked, comms};
 
 // Here, above every file of the folder, since it calls into several of them.
