@@ -72,6 +72,28 @@
 //! [`ErrorKind::DeadlinePassed`], as for every bounded wait of custack past its deadline, its
 //! detail naming the call, the rank, the timeout and how long it polled.
 //!
+//! **The cap.** No communicator has more than its cap of calls un-waited
+//! ([`CommOptions::unwaited_cap`]: 1 to 64, 64 by default): a collective, a send and a receive
+//! count one each, a [`Batch`] each of its calls (a batch larger than the cap is refused,
+//! nothing enqueued), and [`Comm::wait`] sets the count to zero. The call that would pass the
+//! cap first waits for its stream as [`Comm::wait`] does (bounded, with its errors and the
+//! abort). NCCL's queues stay short, so an abort after a dead rank ends: with thousands of
+//! calls un-waited, `ncclCommAbort` itself was measured to hang.
+//!
+//! **Two call modes** ([`NcclCalls`], chosen with [`CommOptions`] at
+//! [`nccl_comm_with`](crate::PushedGuard::nccl_comm_with)). [`NcclCalls::Settled`], the
+//! default, is all of the above. [`NcclCalls::Blocking`] is opt-in: the non-blocking
+//! communicator, made as above, is split (`ncclCommSplit`) into a blocking child within the same
+//! timeout (polled on the parent, which is kept until the child is destroyed); every
+//! connection is made at the child's init, which needs `NCCL_RUNTIME_CONNECT=0` in the
+//! process's environment before NCCL's first init (custack checks it, never sets it, and
+//! refuses the mode with [`ErrorKind::InvalidValue`] otherwise); before each call one look at
+//! `ncclCommGetAsyncError` (an error aborts both communicators). Its calls cost what NCCL's
+//! blocking default costs, but are not polled: R16 holds for them only on a condition NCCL does
+//! not promise, that a communicator connected at init with at most the cap of calls in flight
+//! never blocks inside a call (measured, not documented: the safety manual's known
+//! limitations). Its init, split, waits and finalize are bounded as in the default mode.
+//!
 //! Once the process is poisoned (a sticky CUDA error, R20), every NCCL call returns that first
 //! error without reaching NCCL, as every other call that would reach the driver does; a stream
 //! error that [`Comm::wait`] sees is recorded like any other driver result.
@@ -125,6 +147,7 @@
 //! [`ScopedWrite`]: crate::ScopedWrite
 //! [`ErrorKind::BufferTooShort`]: crate::ErrorKind::BufferTooShort
 //! [`ErrorKind::InvalidValue`]: crate::ErrorKind::InvalidValue
+//! [`CommOptions::unwaited_cap`]: crate::nccl::CommOptions::unwaited_cap
 //! [`ErrorKind::LibraryNotLinked`]: crate::ErrorKind::LibraryNotLinked
 //! [`ErrorKind::NcclRemoteError`]: crate::ErrorKind::NcclRemoteError
 //! [`ErrorKind::DeadlinePassed`]: crate::ErrorKind::DeadlinePassed
