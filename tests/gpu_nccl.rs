@@ -712,94 +712,99 @@ fn a_blocking_communicator_splits_calls_and_is_destroyed() {
 
 const KILL_ENV: &str = "CUSTACK_NCCL_TEST_KILL";
 
+/// A rank of `killed_rank_after_unwaited_calls`: `spec` is "RANK PORT".
+fn kill_test_rank(spec: &str, calls: nccl::NcclCalls) {
+    let n = 1 << 20;
+    let mut it = spec.split(' ');
+    let rank: usize = it.next().unwrap().parse().unwrap();
+    let port: u16 = it.next().unwrap().parse().unwrap();
+    let job = Job::new(rank, 2, rank, "127.0.0.1", port).unwrap();
+    let tag = nccl::version().unwrap().to_string();
+    let id = job
+        .share(tag.as_bytes(), TIMEOUT, || {
+            Ok(nccl::unique_id()?.to_bytes().to_vec())
+        })
+        .unwrap();
+    let ctx = Context::primary(Driver::init().unwrap().device(rank).unwrap()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let timeout = kill_test_timeout();
+    let options = nccl::CommOptions::new().calls(calls);
+    let comm = guard
+        .nccl_comm_with(
+            &UniqueId::from_slice(&id).unwrap(),
+            rank,
+            2,
+            timeout,
+            options,
+        )
+        .unwrap();
+    assert_eq!(comm.calls(), calls);
+    let mut x = guard.alloc_from(&vec![(rank + 1) as f32; n]).unwrap();
+    let stream = guard.stream().unwrap();
+    stream
+        .scope(|s| {
+            comm.all_reduce_in_place(s, s.bind_mut(&mut x), n, ReduceOp::Sum)?;
+            comm.wait(s)
+        })
+        .unwrap()
+        .unwrap();
+    assert!(
+        x.to_vec().unwrap().iter().all(|&v| v == 3.0),
+        "rank {rank}: wrong sum"
+    );
+    two_hundred_calls_in_one_scope(&guard, &comm);
+    // Both ranks are past the last wait: rank 1 dies now, as a launcher's rank dies.
+    if rank == 1 {
+        // SAFETY: sends SIGKILL to this process; nothing runs after it.
+        unsafe { libc::raise(libc::SIGKILL) };
+        unreachable!("SIGKILL returned");
+    }
+    let started = Instant::now();
+    let mut issued = 0;
+    let e = stream
+        .scope(|s| {
+            let mut b = s.bind_mut(&mut x);
+            for _ in 0..4000 {
+                comm.all_reduce_in_place(s, &mut b, n, ReduceOp::Sum)?;
+                issued += 1;
+                assert!(comm.unwaited() <= comm.unwaited_cap());
+            }
+            comm.wait(s)
+        })
+        .unwrap()
+        .unwrap_err();
+    let took = started.elapsed();
+    println!("rank 0 ({calls:?}): {issued} calls issued, then after {took:?}: {e}");
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::DeadlinePassed | ErrorKind::NcclRemoteError | ErrorKind::NcclSystemError
+        ),
+        "{e}"
+    );
+    if e.kind() == ErrorKind::DeadlinePassed {
+        assert!(e.detail().unwrap().contains("on rank 0 of 2"), "{e}");
+    }
+    // Liveness, not speed: a cap's wait is bounded by the timeout, the abort is quick.
+    assert!(took < timeout + Duration::from_secs(60), "{took:?}");
+    // Aborted: every later call says so, with the same kind, enqueueing nothing.
+    assert!(comm.as_raw().is_null());
+    let later = stream
+        .scope(|s| comm.all_reduce_in_place(s, s.bind_mut(&mut x), n, ReduceOp::Sum))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(later.kind(), e.kind(), "{later}");
+}
+
 /// One process per GPU: each checks an all-reduce's sum and 200 calls in one scope (the cap),
 /// then rank 1 SIGKILLs itself and rank 0 issues 4,000 all-reduces of 4 MiB without a wait,
 /// then waits: it must end in an error (a passed deadline, or NCCL's error for the dead peer)
 /// within its deadline and a generous margin for the abort. Without the cap, today's mode hung
 /// in `ncclCommAbort` and a blocking communicator inside call 1,022 (docs/nccl-designs.md).
 fn killed_rank_after_unwaited_calls(name: &str, calls: nccl::NcclCalls) {
-    let n = 1 << 20;
     if let Ok(spec) = std::env::var(KILL_ENV) {
-        let mut it = spec.split(' ');
-        let rank: usize = it.next().unwrap().parse().unwrap();
-        let port: u16 = it.next().unwrap().parse().unwrap();
-        let job = Job::new(rank, 2, rank, "127.0.0.1", port).unwrap();
-        let tag = nccl::version().unwrap().to_string();
-        let id = job
-            .share(tag.as_bytes(), TIMEOUT, || {
-                Ok(nccl::unique_id()?.to_bytes().to_vec())
-            })
-            .unwrap();
-        let ctx = Context::primary(Driver::init().unwrap().device(rank).unwrap()).unwrap();
-        let mut stack = Stack::new().unwrap();
-        let guard = stack.push(&ctx).unwrap();
-        let timeout = kill_test_timeout();
-        let options = nccl::CommOptions::new().calls(calls);
-        let comm = guard
-            .nccl_comm_with(
-                &UniqueId::from_slice(&id).unwrap(),
-                rank,
-                2,
-                timeout,
-                options,
-            )
-            .unwrap();
-        assert_eq!(comm.calls(), calls);
-        let mut x = guard.alloc_from(&vec![(rank + 1) as f32; n]).unwrap();
-        let stream = guard.stream().unwrap();
-        stream
-            .scope(|s| {
-                comm.all_reduce_in_place(s, s.bind_mut(&mut x), n, ReduceOp::Sum)?;
-                comm.wait(s)
-            })
-            .unwrap()
-            .unwrap();
-        assert!(
-            x.to_vec().unwrap().iter().all(|&v| v == 3.0),
-            "rank {rank}: wrong sum"
-        );
-        two_hundred_calls_in_one_scope(&guard, &comm);
-        // Both ranks are past the last wait: rank 1 dies now, as a launcher's rank dies.
-        if rank == 1 {
-            // SAFETY: sends SIGKILL to this process; nothing runs after it.
-            unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
-            unreachable!("SIGKILL returned");
-        }
-        let started = Instant::now();
-        let mut issued = 0;
-        let e = stream
-            .scope(|s| {
-                let mut b = s.bind_mut(&mut x);
-                for _ in 0..4000 {
-                    comm.all_reduce_in_place(s, &mut b, n, ReduceOp::Sum)?;
-                    issued += 1;
-                    assert!(comm.unwaited() <= comm.unwaited_cap());
-                }
-                comm.wait(s)
-            })
-            .unwrap()
-            .unwrap_err();
-        let took = started.elapsed();
-        println!("rank 0 ({calls:?}): {issued} calls issued, then after {took:?}: {e}");
-        assert!(
-            matches!(
-                e.kind(),
-                ErrorKind::DeadlinePassed | ErrorKind::NcclRemoteError | ErrorKind::NcclSystemError
-            ),
-            "{e}"
-        );
-        if e.kind() == ErrorKind::DeadlinePassed {
-            assert!(e.detail().unwrap().contains("on rank 0 of 2"), "{e}");
-        }
-        // Liveness, not speed: a cap's wait is bounded by the timeout, the abort is quick.
-        assert!(took < timeout + Duration::from_secs(60), "{took:?}");
-        // Aborted: every later call says so, with the same kind, enqueueing nothing.
-        assert!(comm.as_raw().is_null());
-        let later = stream
-            .scope(|s| comm.all_reduce_in_place(s, s.bind_mut(&mut x), n, ReduceOp::Sum))
-            .unwrap()
-            .unwrap_err();
-        assert_eq!(later.kind(), e.kind(), "{later}");
+        kill_test_rank(&spec, calls);
         return;
     }
     let gpus = Driver::init().unwrap().device_count().unwrap();
