@@ -307,7 +307,7 @@ impl Comm<'_> {
     /// How many of its calls were issued since the last bounded wait for a stream
     /// ([`wait`](Self::wait), or the one a call makes at the cap): never more than the cap.
     pub fn unwaited(&self) -> usize {
-        self.pace.unwaited.get() as usize
+        Cell::get(&self.pace.unwaited) as usize
     }
 
     /// The live communicator, or the error it was aborted with.

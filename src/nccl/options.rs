@@ -124,25 +124,25 @@ impl Pace {
     }
 
     /// The same pace, for the same communicator moved into another value (parked, attached).
-    pub(super) fn moved(&self) -> Self {
+    pub(super) fn carried_over(&self) -> Self {
         Self {
             calls: self.calls,
             cap: self.cap,
-            unwaited: Cell::new(self.unwaited.get()),
+            unwaited: Cell::new(Cell::get(&self.unwaited)),
         }
     }
 
     /// Whether `adding` calls (one, or a batch's) must first wait for the stream; `Err`
     /// (`InvalidValue`, nothing enqueued) when they are more than the cap on their own.
     pub(super) fn must_wait(&self, call: &str, adding: usize) -> Result<bool> {
-        must_wait(call, self.unwaited.get(), adding, self.cap)
+        must_wait(call, Cell::get(&self.unwaited), adding, self.cap)
     }
 
     /// `adding` calls were issued.
     pub(super) fn issued(&self, adding: usize) {
         let adding = u32::try_from(adding).unwrap_or(u32::MAX);
         self.unwaited
-            .set(self.unwaited.get().saturating_add(adding));
+            .set(Cell::get(&self.unwaited).saturating_add(adding));
     }
 
     /// A bounded wait for the stream succeeded: nothing is un-waited.

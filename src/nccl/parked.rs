@@ -178,7 +178,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
             ctx: self.as_raw(),
             raw: Cell::new(Cell::get(&comm.raw)),
             parent: Cell::new(Cell::get(&comm.parent)),
-            pace: comm.pace.moved(),
+            pace: comm.pace.carried_over(),
             rank: comm.rank,
             nranks: comm.nranks,
             timeout: comm.timeout,
@@ -198,7 +198,7 @@ impl<'ctx> PushedGuard<'ctx, '_> {
         Ok(Comm {
             raw: Cell::new(Cell::get(&parked.raw)),
             parent: Cell::new(Cell::get(&parked.parent)),
-            pace: parked.pace.moved(),
+            pace: parked.pace.carried_over(),
             rank: parked.rank,
             nranks: parked.nranks,
             timeout: parked.timeout,
