@@ -690,6 +690,21 @@ fn a_blocking_communicator_splits_calls_and_is_destroyed() {
         assert!(!comm.as_raw().is_null());
         two_hundred_calls_in_one_scope(&guard, &comm);
         comm.destroy().unwrap();
+        // One call left un-waited (the scope's own end waits for it): destroyed by an abort,
+        // since the blocking child's finalize would wait without a bound.
+        let comm = guard
+            .nccl_comm_with(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT, blocking)
+            .unwrap();
+        let mut x = guard.alloc_from(&[1.0f32; 256]).unwrap();
+        guard
+            .stream()
+            .unwrap()
+            .scope(|s| comm.all_reduce_in_place(s, s.bind_mut(&mut x), 256, ReduceOp::Sum))
+            .unwrap()
+            .unwrap();
+        assert_eq!(comm.unwaited(), 1);
+        comm.destroy().unwrap();
+        assert_eq!(x.to_vec().unwrap(), [1.0f32; 256]);
         assert!(take_drop_errors().is_empty());
         return;
     }

@@ -542,8 +542,19 @@ impl Comm<'_> {
 
     /// Releases the communicator (the blocking child first, then its parent): each finalized
     /// and destroyed, bounded, or aborted; the first error returned, a second one recorded.
+    ///
+    /// A blocking child's `ncclCommFinalize` is itself blocking: it waits for the child's
+    /// work. So the child is finalized only when every call of it was waited for (bounded);
+    /// with calls un-waited (its scope may still hold them, a peer may be dead) it is aborted
+    /// instead, which ends them.
     fn release(&self) -> Result<()> {
-        let child = release_raw(self.raw.replace(core::ptr::null_mut()), self.timeout);
+        let raw = self.raw.replace(core::ptr::null_mut());
+        let child = if self.pace.calls == NcclCalls::Blocking && self.unwaited() > 0 {
+            abort_raw(raw);
+            Ok(())
+        } else {
+            release_raw(raw, self.timeout)
+        };
         let parent = release_raw(self.parent.replace(core::ptr::null_mut()), self.timeout);
         match (child, parent) {
             (Err(e), Err(second)) => {

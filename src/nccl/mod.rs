@@ -84,7 +84,8 @@
 //! [`nccl_comm_with`](crate::PushedGuard::nccl_comm_with)). [`NcclCalls::Settled`], the
 //! default, is all of the above. [`NcclCalls::Blocking`] is opt-in: the non-blocking
 //! communicator, made as above, is split (`ncclCommSplit`) into a blocking child within the same
-//! timeout (polled on the parent, which is kept until the child is destroyed); every
+//! timeout (polled on the parent, which is kept until the child is destroyed; the child's
+//! finalize, a blocking call, only once every call was waited for, otherwise an abort); every
 //! connection is made at the child's init, which needs `NCCL_RUNTIME_CONNECT=0` in the
 //! process's environment before NCCL's first init (custack checks it, never sets it, and
 //! refuses the mode with [`ErrorKind::InvalidValue`] otherwise); before each call one look at

@@ -8,7 +8,7 @@ use super::comm::{Comm, finish, init_rank, refuse_blocking_override};
 use super::group::{Group, Member};
 use super::id::unique_id;
 use super::op::{NcclType, ReduceOp};
-use super::options::{CommOptions, Pace};
+use super::options::{CommOptions, NcclCalls, Pace};
 use super::status::{ask, not_linked, rank_timed_out, status};
 use crate::context::Context;
 use crate::context::raw::with_raw_current;
@@ -143,13 +143,15 @@ impl<'ctx> ParkedComm<'ctx> {
 
 impl Drop for ParkedComm<'_> {
     fn drop(&mut self) {
-        // The blocking child first, then its parent.
-        for raw in [
-            self.raw.replace(core::ptr::null_mut()),
-            self.parent.replace(core::ptr::null_mut()),
-        ] {
-            self.finish_raw(raw);
+        // The blocking child first, then its parent. A blocking child with calls un-waited is
+        // aborted: its finalize would block, without a bound, on their work (`Comm`'s release).
+        let child = self.raw.replace(core::ptr::null_mut());
+        if self.pace.calls == NcclCalls::Blocking && Cell::get(&self.pace.unwaited) > 0 {
+            self.abort_raw(child);
+        } else {
+            self.finish_raw(child);
         }
+        self.finish_raw(self.parent.replace(core::ptr::null_mut()));
     }
 }
 
