@@ -466,6 +466,8 @@ impl Comm<'_> {
     /// communicator (`cuStreamQuery`, `ncclCommGetAsyncError`): the bounded end of a scope whose
     /// collectives wait for other ranks. On an NCCL error, or when the timeout passes, the
     /// communicator is aborted, which ends its pending work, so the scope's own wait returns.
+    /// Once the stream is idle, no call of the communicator is un-waited
+    /// ([`unwaited`](Self::unwaited) is zero): the cap counts again from there.
     ///
     /// # Errors
     ///
