@@ -27,7 +27,18 @@
 //! `--sweep` (passed on to every rank) also times all-reduces from 1 MiB to 1 GiB and prints
 //! their bus bandwidth, as NVIDIA's `all_reduce_perf` does: `busbw = size / time × 2(n−1)/n`;
 //! each size twice, call by call and as one batch (`Comm::batch`: one NCCL group of up to 20
-//! calls).
+//! calls). Call by call it prints the GPU time per call (events around 20 calls) and the wall
+//! time per call (the host's clock from the first timed call until the stream is idle, as
+//! `all_reduce_perf` times).
+//!
+//! `--blocking` (passed on to every rank) makes the communicators in the opt-in blocking mode
+//! (`NcclCalls::Blocking`: a blocking child split from the non-blocking communicator, at most
+//! 64 calls un-waited); the launcher starts its ranks with `NCCL_RUNTIME_CONNECT=0`, which that
+//! mode needs (set it yourself when you launch the ranks):
+//!
+//! ```text
+//! cargo run --release --features nccl --example 20_nccl_ranks -- --sweep --blocking
+//! ```
 //!
 //! Every wait is bounded (`TIMEOUT`): a rank that never arrives or dies makes the others fail
 //! with an error naming it, never hang. Without a driver, a GPU or NCCL it says so in one line
@@ -39,7 +50,7 @@
 )]
 #![allow(clippy::float_cmp, reason = "sums of small integers are exact in f32")]
 
-use custack::nccl::{self, ReduceOp, UniqueId};
+use custack::nccl::{self, CommOptions, NcclCalls, ReduceOp, UniqueId};
 use custack::rendezvous::Job;
 use custack::{Context, Driver, EventFlags, Stack};
 use std::process::{Command, ExitCode};
@@ -59,14 +70,24 @@ const BATCHES: usize = 5;
 /// 64 MiB of f32.
 const ELEMS: usize = 16 << 20;
 
+/// What the command line asks: `--sweep`, `--blocking`.
+#[derive(Clone, Copy)]
+struct Flags {
+    sweep: bool,
+    blocking: bool,
+}
+
 fn main() -> ExitCode {
-    let sweep = std::env::args().any(|a| a == "--sweep");
+    let flags = Flags {
+        sweep: std::env::args().any(|a| a == "--sweep"),
+        blocking: std::env::args().any(|a| a == "--blocking"),
+    };
     let result = if std::env::var_os("RANK").is_some()
         || std::env::var_os("OMPI_COMM_WORLD_RANK").is_some()
     {
-        rank(sweep)
+        rank(flags)
     } else {
-        launch(sweep)
+        launch(flags)
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -78,7 +99,7 @@ fn main() -> ExitCode {
 }
 
 /// Starts one rank per visible GPU on this host and waits for them.
-fn launch(sweep: bool) -> Result<(), Box<dyn std::error::Error>> {
+fn launch(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
     let gpus = Driver::init()?.device_count()?;
     nccl::version()?; // a build without NCCL says so here, once
     let port = std::net::TcpListener::bind("127.0.0.1:0")?
@@ -89,8 +110,13 @@ fn launch(sweep: bool) -> Result<(), Box<dyn std::error::Error>> {
     let mut ranks = Vec::with_capacity(gpus);
     for rank in 0..gpus {
         let mut cmd = Command::new(&exe);
-        if sweep {
+        if flags.sweep {
             cmd.arg("--sweep");
+        }
+        if flags.blocking {
+            // Read once by NCCL before its first init: set in the rank's environment from its
+            // start, never by the rank itself.
+            cmd.arg("--blocking").env("NCCL_RUNTIME_CONNECT", "0");
         }
         ranks.push(
             cmd.env("RANK", rank.to_string())
@@ -102,8 +128,9 @@ fn launch(sweep: bool) -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     // A rank waits at most `TIMEOUT` in each phase (rendezvous, communicator, the collective's
-    // wait, and one wait per `--sweep` size): past all of them and a margin it is stuck.
-    let phases = 3 + if sweep { SWEEP_SIZES } else { 0 };
+    // wait, and three waits per `--sweep` size: the warm-ups', the timed calls', the
+    // batches'): past all of them and a margin it is stuck.
+    let phases = 3 + if flags.sweep { 3 * SWEEP_SIZES } else { 0 };
     wait_for_ranks(ranks, TIMEOUT * phases + LAUNCH_MARGIN)
 }
 
@@ -167,7 +194,7 @@ fn kill_and_reap(running: &mut Vec<(usize, std::process::Child)>) {
 }
 
 /// One rank: the rendezvous, the communicator, an all-reduce checked on the host.
-fn rank(sweep: bool) -> Result<(), Box<dyn std::error::Error>> {
+fn rank(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
     let started = Instant::now();
     let job = Job::from_env()?;
     let (r, n) = (job.rank(), job.world_size());
@@ -180,7 +207,13 @@ fn rank(sweep: bool) -> Result<(), Box<dyn std::error::Error>> {
     let ctx = Context::primary(Driver::init()?.device(job.local_rank())?)?;
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
-    let comm = guard.nccl_comm(&UniqueId::from_slice(&id)?, r, n, TIMEOUT)?;
+    let calls = if flags.blocking {
+        NcclCalls::Blocking
+    } else {
+        NcclCalls::Settled
+    };
+    let options = CommOptions::new().calls(calls);
+    let comm = guard.nccl_comm_with(&UniqueId::from_slice(&id)?, r, n, TIMEOUT, options)?;
     let init = started.elapsed();
     let stream = guard.stream()?;
     let value = (r + 1) as f32; // ranks 1..=n contribute 1..=n
@@ -201,21 +234,23 @@ fn rank(sweep: bool) -> Result<(), Box<dyn std::error::Error>> {
     }
     println!(
         "rank {r}/{n} (GPU {}): all-reduce (sum) of {} MiB, every element {expected}; rendezvous \
-         {:.1} ms, communicator {:.1} ms, first collective done {:.1} ms after start (NCCL {tag})",
+         {:.1} ms, communicator {:.1} ms ({calls:?}), first collective done {:.1} ms after start \
+         (NCCL {tag})",
         job.local_rank(),
         (ELEMS * 4) >> 20,
         ms(rendezvous),
         ms(init.saturating_sub(rendezvous)),
         ms(first),
     );
-    if sweep {
+    if flags.sweep {
         bus_bandwidth(&guard, &comm, &stream, r)?;
     }
     Ok(())
 }
 
 /// Times all-reduces from 1 MiB to 1 GiB and prints the bus bandwidth on rank 0: each call on
-/// its own (5 warm-ups, 20 timed, GPU events), then in batches (`Comm::batch`, one NCCL group
+/// its own (5 warm-ups waited for, 20 timed by GPU events and by the host's clock until the
+/// stream is idle), then in batches (`Comm::batch`, one NCCL group
 /// each) of up to 20 calls on separate buffers (as many as fit in 1 GiB): one warm-up batch,
 /// then `BATCHES` timed the same way.
 fn bus_bandwidth(
@@ -233,26 +268,40 @@ fn bus_bandwidth(
     );
     if rank == 0 {
         println!(
-            "{:>12} {:>12} {:>10} {:>8} {:>14} {:>16}",
-            "bytes", "time (us)", "busbw GB/s", "batch", "batched (us)", "batched busbw"
+            "{:>12} {:>12} {:>10} {:>10} {:>8} {:>14} {:>16}   ({:?})",
+            "bytes",
+            "time (us)",
+            "wall (us)",
+            "busbw GB/s",
+            "batch",
+            "batched (us)",
+            "batched busbw",
+            comm.calls()
         );
     }
     let mut bytes = 1usize << 20;
     while bytes <= 1 << 30 {
         let count = bytes / 4;
+        let mut wall = Duration::ZERO;
         stream.scope(|s| -> custack::Result<()> {
             let mut b = s.bind_mut(&mut buf);
             for _ in 0..5 {
                 comm.all_reduce_in_place(s, &mut b, count, ReduceOp::Sum)?;
             }
+            // The warm-ups done, so that the clock below times only the 20 calls.
+            comm.wait(s)?;
+            let timed = Instant::now();
             s.record(&start)?;
             for _ in 0..20 {
                 comm.all_reduce_in_place(s, &mut b, count, ReduceOp::Sum)?;
             }
             s.record(&stop)?;
-            comm.wait(s)
+            comm.wait(s)?;
+            wall = timed.elapsed();
+            Ok(())
         })??;
         let us = f64::from(start.elapsed_ms(&stop)?) * 1e3 / 20.0;
+        let wall_us = wall.as_secs_f64() * 1e6 / 20.0;
         // One batch writes each buffer once: NCCL runs a group's calls in no set order.
         let k = ((1usize << 30) / bytes).min(20);
         let mut parts = (0..k)
@@ -278,7 +327,7 @@ fn bus_bandwidth(
         drop(parts);
         if rank == 0 {
             println!(
-                "{bytes:>12} {us:>12.1} {:>10.2} {k:>8} {batched:>14.1} {:>16.2}",
+                "{bytes:>12} {us:>12.1} {wall_us:>10.1} {:>10.2} {k:>8} {batched:>14.1} {:>16.2}",
                 busbw(bytes, us),
                 busbw(bytes, batched)
             );

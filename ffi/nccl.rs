@@ -171,6 +171,14 @@ link_or_stub! {
     pub fn ncclCommDestroy(comm: ncclComm_t) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclcommabort>
     pub fn ncclCommAbort(comm: ncclComm_t) -> ncclResult_t;
+    /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclcommsplit>
+    pub fn ncclCommSplit(
+        comm: ncclComm_t,
+        color: c_int,
+        key: c_int,
+        newcomm: *mut ncclComm_t,
+        config: *mut ncclConfig_t,
+    ) -> ncclResult_t;
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclgeterrorstring>
     pub fn ncclGetErrorString(result: ncclResult_t) -> *const c_char = core::ptr::null();
     /// <https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclgetlasterror>

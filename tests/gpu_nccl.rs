@@ -561,3 +561,323 @@ fn two_gpus_one_process_each_then_one_killed() {
         }
     }
 }
+
+// ---- The cap on un-waited calls, and the opt-in blocking mode (R16) ----------------------------
+
+/// 200 all-reduces, each on buffers of its own, in one scope without a wait: every call lands
+/// (checked on the host), and the communicator never has more than its cap un-waited: it
+/// waits for the stream itself before the call that would pass it. A batch of more calls than
+/// the cap is refused, nothing enqueued.
+fn two_hundred_calls_in_one_scope(guard: &custack::PushedGuard<'_, '_>, comm: &nccl::Comm<'_>) {
+    let (r, n) = (comm.rank(), comm.nranks());
+    let count = 256;
+    let calls = 200;
+    let sends: Vec<_> = (0..calls)
+        .map(|i| guard.alloc_from(&vec![(i * (r + 1)) as f32; count]))
+        .collect::<custack::Result<_>>()
+        .unwrap();
+    let mut recvs: Vec<_> = (0..calls)
+        .map(|_| guard.alloc_zeroed::<f32>(count))
+        .collect::<custack::Result<_>>()
+        .unwrap();
+    let mut extra: Vec<_> = (0..=comm.unwaited_cap())
+        .map(|_| guard.alloc_zeroed::<f32>(count))
+        .collect::<custack::Result<_>>()
+        .unwrap();
+    let stream = guard.stream().unwrap();
+    let mut most = 0;
+    stream
+        .scope(|s| -> custack::Result<()> {
+            for (x, y) in sends.iter().zip(recvs.iter_mut()) {
+                comm.all_reduce(s, s.bind(x), s.bind_mut(y), count, ReduceOp::Sum)?;
+                most = most.max(comm.unwaited());
+            }
+            // A batch larger than the cap: refused before anything is enqueued.
+            let before = comm.unwaited();
+            let mut batch = comm.batch(s);
+            for e in &mut extra {
+                batch.all_reduce_in_place(s.bind_mut(e), count, ReduceOp::Sum)?;
+            }
+            let refused = batch.issue().unwrap_err();
+            assert_eq!(refused.kind(), ErrorKind::InvalidValue, "{refused}");
+            assert_eq!(comm.unwaited(), before);
+            comm.wait(s)?;
+            assert_eq!(comm.unwaited(), 0);
+            Ok(())
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        most,
+        comm.unwaited_cap(),
+        "the un-waited calls went past the cap or never reached it"
+    );
+    // Rank i contributes value × (i + 1): the sum over n ranks is value × n(n+1)/2.
+    let ranks = (n * (n + 1) / 2) as f32;
+    for (i, y) in recvs.iter().enumerate() {
+        assert!(
+            y.to_vec().unwrap().iter().all(|&v| v == i as f32 * ranks),
+            "call {i} did not land"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn two_hundred_calls_in_one_scope_land_and_never_pass_the_cap() {
+    let _turn = primary_turn();
+    let ctx = Context::primary(device()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    for cap in [64, 7] {
+        let options = nccl::CommOptions::new().unwaited_cap(cap).unwrap();
+        let comm = guard
+            .nccl_comm_with(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT, options)
+            .unwrap();
+        assert_eq!(
+            (comm.calls(), comm.unwaited_cap()),
+            (nccl::NcclCalls::Settled, cap)
+        );
+        two_hundred_calls_in_one_scope(&guard, &comm);
+        comm.destroy().unwrap();
+    }
+    assert!(take_drop_errors().is_empty());
+}
+
+/// Without `NCCL_RUNTIME_CONNECT=0` in the environment the blocking mode is refused before
+/// NCCL is called, naming the variable; the default mode is not.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn the_blocking_mode_is_refused_without_runtime_connect() {
+    if std::env::var_os("NCCL_RUNTIME_CONNECT").as_deref() == Some(std::ffi::OsStr::new("0")) {
+        skipped(
+            "the_blocking_mode_is_refused_without_runtime_connect: SKIPPED: NCCL_RUNTIME_CONNECT=0 is set",
+        );
+        return;
+    }
+    let _turn = primary_turn();
+    let ctx = Context::primary(device()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let blocking = nccl::CommOptions::new().calls(nccl::NcclCalls::Blocking);
+    let e = guard
+        .nccl_comm_with(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT, blocking)
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidValue, "{e}");
+    assert!(
+        e.detail().unwrap().contains("NCCL_RUNTIME_CONNECT=0"),
+        "{e}"
+    );
+}
+
+const BLOCKING_ENV: &str = "CUSTACK_NCCL_TEST_BLOCKING";
+
+/// The blocking mode on one GPU, in a child process started with `NCCL_RUNTIME_CONNECT=0`: a
+/// one-rank clique split into its blocking child, 200 calls that land and never pass the cap,
+/// then destroyed (child and parent) with nothing recorded.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_blocking_communicator_splits_calls_and_is_destroyed() {
+    if std::env::var_os(BLOCKING_ENV).is_some() {
+        let ctx = Context::primary(device()).unwrap();
+        let mut stack = Stack::new().unwrap();
+        let guard = stack.push(&ctx).unwrap();
+        let blocking = nccl::CommOptions::new().calls(nccl::NcclCalls::Blocking);
+        let comm = guard
+            .nccl_comm_with(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT, blocking)
+            .unwrap();
+        assert_eq!(comm.calls(), nccl::NcclCalls::Blocking);
+        assert!(!comm.as_raw().is_null());
+        two_hundred_calls_in_one_scope(&guard, &comm);
+        comm.destroy().unwrap();
+        // One call left un-waited (the scope's own end waits for it): destroyed by an abort,
+        // since the blocking child's finalize would wait without a bound.
+        let comm = guard
+            .nccl_comm_with(&nccl::unique_id().unwrap(), 0, 1, TIMEOUT, blocking)
+            .unwrap();
+        let mut x = guard.alloc_from(&[1.0f32; 256]).unwrap();
+        guard
+            .stream()
+            .unwrap()
+            .scope(|s| comm.all_reduce_in_place(s, s.bind_mut(&mut x), 256, ReduceOp::Sum))
+            .unwrap()
+            .unwrap();
+        assert_eq!(comm.unwaited(), 1);
+        comm.destroy().unwrap();
+        assert_eq!(x.to_vec().unwrap(), [1.0f32; 256]);
+        assert!(take_drop_errors().is_empty());
+        return;
+    }
+    device(); // fails here without a device
+    let status = within(Duration::from_secs(180), || {
+        Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "a_blocking_communicator_splits_calls_and_is_destroyed",
+                "--include-ignored",
+                "--nocapture",
+            ])
+            .env(BLOCKING_ENV, "1")
+            .env("NCCL_RUNTIME_CONNECT", "0")
+            .status()
+            .unwrap()
+    });
+    assert!(status.success(), "the blocking rank failed: {status}");
+}
+
+const KILL_ENV: &str = "CUSTACK_NCCL_TEST_KILL";
+
+/// A rank of `killed_rank_after_unwaited_calls`: `spec` is "RANK PORT".
+fn kill_test_rank(spec: &str, calls: nccl::NcclCalls) {
+    let n = 1 << 20;
+    let mut it = spec.split(' ');
+    let rank: usize = it.next().unwrap().parse().unwrap();
+    let port: u16 = it.next().unwrap().parse().unwrap();
+    let job = Job::new(rank, 2, rank, "127.0.0.1", port).unwrap();
+    let tag = nccl::version().unwrap().to_string();
+    let id = job
+        .share(tag.as_bytes(), TIMEOUT, || {
+            Ok(nccl::unique_id()?.to_bytes().to_vec())
+        })
+        .unwrap();
+    let ctx = Context::primary(Driver::init().unwrap().device(rank).unwrap()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let timeout = kill_test_timeout();
+    let options = nccl::CommOptions::new().calls(calls);
+    let comm = guard
+        .nccl_comm_with(
+            &UniqueId::from_slice(&id).unwrap(),
+            rank,
+            2,
+            timeout,
+            options,
+        )
+        .unwrap();
+    assert_eq!(comm.calls(), calls);
+    let mut x = guard.alloc_from(&vec![(rank + 1) as f32; n]).unwrap();
+    let stream = guard.stream().unwrap();
+    stream
+        .scope(|s| {
+            comm.all_reduce_in_place(s, s.bind_mut(&mut x), n, ReduceOp::Sum)?;
+            comm.wait(s)
+        })
+        .unwrap()
+        .unwrap();
+    assert!(
+        x.to_vec().unwrap().iter().all(|&v| v == 3.0),
+        "rank {rank}: wrong sum"
+    );
+    two_hundred_calls_in_one_scope(&guard, &comm);
+    // Both ranks are past the last wait: rank 1 dies now, as a launcher's rank dies.
+    if rank == 1 {
+        // SAFETY: sends SIGKILL to this process; nothing runs after it.
+        unsafe { libc::raise(libc::SIGKILL) };
+        unreachable!("SIGKILL returned");
+    }
+    let started = Instant::now();
+    let mut issued = 0;
+    let e = stream
+        .scope(|s| {
+            let mut b = s.bind_mut(&mut x);
+            for _ in 0..4000 {
+                comm.all_reduce_in_place(s, &mut b, n, ReduceOp::Sum)?;
+                issued += 1;
+                assert!(comm.unwaited() <= comm.unwaited_cap());
+            }
+            comm.wait(s)
+        })
+        .unwrap()
+        .unwrap_err();
+    let took = started.elapsed();
+    println!("rank 0 ({calls:?}): {issued} calls issued, then after {took:?}: {e}");
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::DeadlinePassed | ErrorKind::NcclRemoteError | ErrorKind::NcclSystemError
+        ),
+        "{e}"
+    );
+    if e.kind() == ErrorKind::DeadlinePassed {
+        assert!(e.detail().unwrap().contains("on rank 0 of 2"), "{e}");
+    }
+    // Liveness, not speed: a cap's wait is bounded by the timeout, the abort is quick.
+    assert!(took < timeout + Duration::from_secs(60), "{took:?}");
+    // Aborted: every later call says so, with the same kind, enqueueing nothing.
+    assert!(comm.as_raw().is_null());
+    let later = stream
+        .scope(|s| comm.all_reduce_in_place(s, s.bind_mut(&mut x), n, ReduceOp::Sum))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(later.kind(), e.kind(), "{later}");
+}
+
+/// One process per GPU: each checks an all-reduce's sum and 200 calls in one scope (the cap),
+/// then rank 1 SIGKILLs itself and rank 0 issues 4,000 all-reduces of 4 MiB without a wait,
+/// then waits: it must end in an error (a passed deadline, or NCCL's error for the dead peer)
+/// within its deadline and a generous margin for the abort. Without the cap, today's mode hung
+/// in `ncclCommAbort` and a blocking communicator inside call 1,022 (docs/nccl-designs.md).
+fn killed_rank_after_unwaited_calls(name: &str, calls: nccl::NcclCalls) {
+    if let Ok(spec) = std::env::var(KILL_ENV) {
+        kill_test_rank(&spec, calls);
+        return;
+    }
+    let gpus = Driver::init().unwrap().device_count().unwrap();
+    if gpus < 2 {
+        skipped(&format!(
+            "{name}: SKIPPED: needs two CUDA devices, this machine has {gpus}"
+        ));
+        return;
+    }
+    let port = free_port();
+    let exe = std::env::current_exe().unwrap();
+    let children: Vec<_> = (0..2)
+        .map(|rank| {
+            let mut cmd = Command::new(&exe);
+            cmd.args(["--exact", name, "--include-ignored", "--nocapture"])
+                .env(KILL_ENV, format!("{rank} {port}"));
+            if calls == nccl::NcclCalls::Blocking {
+                cmd.env("NCCL_RUNTIME_CONNECT", "0");
+            }
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    let limit = Instant::now() + Duration::from_secs(180) + 4 * kill_test_timeout();
+    for (rank, mut child) in children.into_iter().enumerate() {
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() >= limit {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("rank {rank} hung");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        if rank == 1 {
+            use std::os::unix::process::ExitStatusExt as _;
+            assert_eq!(status.signal(), Some(libc::SIGKILL), "rank 1: {status}");
+        } else {
+            assert!(status.success(), "rank 0 failed: {status}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn two_gpus_settled_mode_4000_unwaited_calls_then_a_rank_killed() {
+    killed_rank_after_unwaited_calls(
+        "two_gpus_settled_mode_4000_unwaited_calls_then_a_rank_killed",
+        nccl::NcclCalls::Settled,
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn two_gpus_blocking_mode_4000_unwaited_calls_then_a_rank_killed() {
+    killed_rank_after_unwaited_calls(
+        "two_gpus_blocking_mode_4000_unwaited_calls_then_a_rank_killed",
+        nccl::NcclCalls::Blocking,
+    );
+}

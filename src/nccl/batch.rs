@@ -232,10 +232,14 @@ impl<'a, 'scope> Batch<'a, 'scope> {
     /// # Errors
     ///
     /// `CUDA_ERROR_NOT_SUPPORTED` inside a capture and the process's poison, before NCCL is
-    /// called; NCCL's status of a call or of the group, or [`ErrorKind::DeadlinePassed`]: the
+    /// called; [`ErrorKind::InvalidValue`] for a batch of more calls than the communicator's
+    /// cap on un-waited calls ([`Comm::unwaited_cap`]: issue it in parts), nothing enqueued;
+    /// the errors of [`Comm::wait`] when the batch would pass the cap and the stream is waited
+    /// for first; NCCL's status of a call or of the group, or [`ErrorKind::DeadlinePassed`]: the
     /// communicator is then aborted, as after a single call's failure.
     ///
     /// [`ErrorKind::DeadlinePassed`]: crate::ErrorKind::DeadlinePassed
+    /// [`ErrorKind::InvalidValue`]: crate::ErrorKind::InvalidValue
     #[doc(alias = "ncclGroupStart")]
     #[doc(alias = "ncclGroupEnd")]
     pub fn issue(self) -> Result<()> {
@@ -247,6 +251,9 @@ impl<'a, 'scope> Batch<'a, 'scope> {
         if self.ops.is_empty() {
             return Ok(());
         }
+        // The batch counts its calls against the cap: a wait for the stream first when they
+        // would pass it; a batch larger than the cap is refused here, before the group.
+        comm.make_room(call, self.stream, self.ops.len())?;
         // Ended before this returns, on every path (by its drop on an early return, which aborts
         // the communicator): every buffer recorded stays borrowed until then.
         let mut group = Group::start().map_err(|e| comm.fail(e))?;
@@ -259,6 +266,8 @@ impl<'a, 'scope> Batch<'a, 'scope> {
             let issued = unsafe { op.issue(raw, self.stream) };
             group.issued(op.call(), raw, issued)?;
         }
-        group.end(call).map(drop)
+        group.end(call)?;
+        comm.pace.issued(self.ops.len());
+        Ok(())
     }
 }

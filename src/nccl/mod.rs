@@ -72,6 +72,29 @@
 //! [`ErrorKind::DeadlinePassed`], as for every bounded wait of custack past its deadline, its
 //! detail naming the call, the rank, the timeout and how long it polled.
 //!
+//! **The cap.** No communicator has more than its cap of calls un-waited
+//! ([`CommOptions::unwaited_cap`]: 1 to 64, 64 by default): a collective, a send and a receive
+//! count one each, a [`Batch`] each of its calls (a batch larger than the cap is refused,
+//! nothing enqueued), and [`Comm::wait`] sets the count to zero. The call that would pass the
+//! cap first waits for its stream as [`Comm::wait`] does (bounded, with its errors and the
+//! abort). NCCL's queues stay short, so an abort after a dead rank ends: with thousands of
+//! calls un-waited, `ncclCommAbort` itself was measured to hang.
+//!
+//! **Two call modes** ([`NcclCalls`], chosen with [`CommOptions`] at
+//! [`nccl_comm_with`](crate::PushedGuard::nccl_comm_with)). [`NcclCalls::Settled`], the
+//! default, is all of the above. [`NcclCalls::Blocking`] is opt-in: the non-blocking
+//! communicator, made as above, is split (`ncclCommSplit`) into a blocking child within the same
+//! timeout (polled on the parent, which is kept until the child is destroyed; the child's
+//! finalize, a blocking call, only once every call was waited for, otherwise an abort); every
+//! connection is made at the child's init, which needs `NCCL_RUNTIME_CONNECT=0` in the
+//! process's environment before NCCL's first init (custack checks it, never sets it, and
+//! refuses the mode with [`ErrorKind::InvalidValue`] otherwise); before each call one look at
+//! `ncclCommGetAsyncError` (an error aborts both communicators). Its calls cost what NCCL's
+//! blocking default costs, but are not polled: R16 holds for them only on a condition NCCL does
+//! not promise, that a communicator connected at init with at most the cap of calls in flight
+//! never blocks inside a call (measured, not documented: the safety manual's known
+//! limitations). Its init, split, waits and finalize are bounded as in the default mode.
+//!
 //! Once the process is poisoned (a sticky CUDA error, R20), every NCCL call returns that first
 //! error without reaching NCCL, as every other call that would reach the driver does; a stream
 //! error that [`Comm::wait`] sees is recorded like any other driver result.
@@ -125,17 +148,19 @@
 //! [`ScopedWrite`]: crate::ScopedWrite
 //! [`ErrorKind::BufferTooShort`]: crate::ErrorKind::BufferTooShort
 //! [`ErrorKind::InvalidValue`]: crate::ErrorKind::InvalidValue
+//! [`CommOptions::unwaited_cap`]: crate::nccl::CommOptions::unwaited_cap
 //! [`ErrorKind::LibraryNotLinked`]: crate::ErrorKind::LibraryNotLinked
 //! [`ErrorKind::NcclRemoteError`]: crate::ErrorKind::NcclRemoteError
 //! [`ErrorKind::DeadlinePassed`]: crate::ErrorKind::DeadlinePassed
 //! [`ErrorKind::SizeOverflow`]: crate::ErrorKind::SizeOverflow
 
 // The files, each one job; none imports a file that imports it back. From the bottom up:
-// `status` (NCCL's statuses as errors, the polling) and `check` (counts and ranks) use no
+// `status` (NCCL's statuses as errors, the polling), `check` (counts and ranks) and `options`
+// (the call mode, the cap on un-waited calls, the blocking mode's environment) use no
 // sibling; `id` (the clique's id, the version) uses `status`; `group` (one NCCL group, ended
 // once) uses `status`; `op` (one checked call, issued by one function; `ReduceOp`, `NcclType`)
-// uses `check`; `comm` (the communicator and its lifetime) uses `check`, `group`, `id`, `op`
-// and `status`; `calls` (the collectives and point-to-point calls, one op each; `send_recv`, a
+// uses `check`; `comm` (the communicator and its lifetime) uses `check`, `group`, `id`, `op`,
+// `options` and `status`; `calls` (the collectives and point-to-point calls, one op each; `send_recv`, a
 // batch of two) and `batch` (several calls as one group) use `comm` and `op`, `batch` also
 // `group`; `parked` (parked communicators, one thread's group over several GPUs) uses them all.
 mod batch;
@@ -145,6 +170,7 @@ mod comm;
 mod group;
 mod id;
 mod op;
+mod options;
 mod parked;
 mod status;
 
@@ -152,6 +178,7 @@ pub use batch::Batch;
 pub use comm::Comm;
 pub use id::{UniqueId, unique_id, version};
 pub use op::{NcclType, ReduceOp};
+pub use options::{CommOptions, NcclCalls};
 pub use parked::{ParkedComm, ParkedPart, all_reduce_parked, comms};
 
 // Here, above every file of the folder, since it calls into several of them.

@@ -8,6 +8,7 @@ use super::comm::{Comm, finish, init_rank, refuse_blocking_override};
 use super::group::{Group, Member};
 use super::id::unique_id;
 use super::op::{NcclType, ReduceOp};
+use super::options::{CommOptions, NcclCalls, Pace};
 use super::status::{ask, not_linked, rank_timed_out, status};
 use crate::context::Context;
 use crate::context::raw::with_raw_current;
@@ -53,6 +54,10 @@ pub struct ParkedComm<'ctx> {
     ctx: ffi::CUcontext,
     /// Null once aborted.
     raw: Cell<ncclComm_t>,
+    /// A blocking-mode communicator's parent, kept with it (`Comm::parent`); null otherwise.
+    parent: Cell<ncclComm_t>,
+    /// Its mode, cap and un-waited calls, kept across parking.
+    pace: Pace,
     rank: usize,
     nranks: usize,
     timeout: Duration,
@@ -85,6 +90,8 @@ impl<'ctx> ParkedComm<'ctx> {
         Self {
             ctx: ctx.as_raw(),
             raw: Cell::new(raw),
+            parent: Cell::new(core::ptr::null_mut()),
+            pace: Pace::new(CommOptions::new()),
             rank,
             nranks,
             timeout,
@@ -106,16 +113,22 @@ impl<'ctx> ParkedComm<'ctx> {
         self.ctx
     }
 
-    /// Aborts it with its context pushed (`ncclCommAbort`), remembering `kind`; idempotent.
+    /// Aborts it with its context pushed (`ncclCommAbort`), remembering `kind`, then a
+    /// blocking-mode communicator's parent; idempotent.
     fn abort(&self, kind: ErrorKind) {
         self.aborted.set(Some(kind));
-        let raw = self.raw.replace(core::ptr::null_mut());
+        self.abort_raw(self.raw.replace(core::ptr::null_mut()));
+        self.abort_raw(self.parent.replace(core::ptr::null_mut()));
+    }
+
+    /// `ncclCommAbort` of `raw` (taken out of this value; nothing for null) in its context.
+    fn abort_raw(&self, raw: ncclComm_t) {
         if raw.is_null() {
             return;
         }
         let abort = || {
-            // SAFETY: a live communicator of `ctx`, current while this runs, aborted once (taken
-            // out above).
+            // SAFETY: a live communicator of `ctx`, current while this runs, aborted once (the
+            // caller took it out of this value).
             status("ncclCommAbort", core::ptr::null_mut(), unsafe {
                 ffi::nccl::ncclCommAbort(raw)
             })
@@ -130,7 +143,22 @@ impl<'ctx> ParkedComm<'ctx> {
 
 impl Drop for ParkedComm<'_> {
     fn drop(&mut self) {
-        let raw = self.raw.replace(core::ptr::null_mut());
+        // The blocking child first, then its parent. A blocking child with calls un-waited is
+        // aborted: its finalize would block, without a bound, on their work (`Comm`'s release).
+        let child = self.raw.replace(core::ptr::null_mut());
+        if self.pace.calls == NcclCalls::Blocking && Cell::get(&self.pace.unwaited) > 0 {
+            self.abort_raw(child);
+        } else {
+            self.finish_raw(child);
+        }
+        self.finish_raw(self.parent.replace(core::ptr::null_mut()));
+    }
+}
+
+impl ParkedComm<'_> {
+    /// [`finish`] of `raw` (taken out of this value; nothing for null) in its context, an
+    /// error recorded.
+    fn finish_raw(&self, raw: ncclComm_t) {
         if raw.is_null() {
             return;
         }
@@ -151,6 +179,8 @@ impl<'ctx> PushedGuard<'ctx, '_> {
         ParkedComm {
             ctx: self.as_raw(),
             raw: Cell::new(Cell::get(&comm.raw)),
+            parent: Cell::new(Cell::get(&comm.parent)),
+            pace: comm.pace.carried_over(),
             rank: comm.rank,
             nranks: comm.nranks,
             timeout: comm.timeout,
@@ -169,6 +199,8 @@ impl<'ctx> PushedGuard<'ctx, '_> {
         let parked = core::mem::ManuallyDrop::new(parked);
         Ok(Comm {
             raw: Cell::new(Cell::get(&parked.raw)),
+            parent: Cell::new(Cell::get(&parked.parent)),
+            pace: parked.pace.carried_over(),
             rank: parked.rank,
             nranks: parked.nranks,
             timeout: parked.timeout,
@@ -296,8 +328,23 @@ pub fn all_reduce_parked<T: NcclType>(
     for p in parts.iter() {
         p.check(count)?;
     }
+    // The cap: a communicator at it first waits for its part's stream (bounded, as
+    // `Comm::wait`); an error aborts that communicator, nothing is enqueued.
+    for p in parts.iter() {
+        if p.comm.pace.must_wait("ncclAllReduce", 1)? {
+            if let Err(e) = wait_part(p) {
+                p.comm.abort(e.kind());
+                return Err(e);
+            }
+            p.comm.pace.waited();
+        }
+    }
     let group = Group::start()?;
     let Err(e) = reduce_and_wait(group, parts, count, op) else {
+        // Every part's stream was waited for: nothing of theirs is un-waited.
+        for p in parts.iter() {
+            p.comm.pace.waited();
+        }
         return Ok(());
     };
     // Some ranks' work may be enqueued and waiting for the others': end it all, then make sure
