@@ -6,6 +6,9 @@
 #               report, $OUT/lane0/gpu-report.json), then test-gpu_load alone ($OUT/lane0/load/)
 #   lanes 1..   SANITIZE=1 bash .gpu/run.sh, each over its share of the test binaries (every
 #               test binary but test-gpu_load, dealt in turn; $OUT/laneK/san/)
+#   LANES_PAIR  (optional) a command run, once the sanitizer of the last two lanes is done, on
+#               their two GPUs together (CUDA_VISIBLE_DEVICES=N-2,N-1, both lanes' CPUs, in the
+#               last lane's copy; its output in $OUT/laneN-1/pair.out): the two-GPU tests
 #   then        each lane, until LANES_SECONDS after the start, one fault_to_frame cell of
 #               LANES_CELLS (its K-th word, `SCENARIO:INTERFERENCE`, e.g. `sticky:cpu`; none
 #               if the list is shorter), 1,000 runs asked, cut at the time left
@@ -48,7 +51,7 @@ for i in "${!tests[@]}"; do
 done
 
 lane() {
-    local k=$1 dir=/tmp/gpu-lanes/$1 lo=$(($1 * per)) hi=$(($1 * per + per - 1))
+    local k=$1 dir=/tmp/gpu-lanes/$1 lo=$(($1 * per)) hi=$(($1 * per + per - 1)) pair=${LANES_PAIR:-}
     local o=$out/lane$k
     rm -rf "$dir"
     mkdir -p "$dir" "$o"
@@ -69,6 +72,22 @@ lane() {
             SANITIZE=1 ONLY="${share[k]}" RUN_UNTIL=$end OUT=$o/san "${pin[@]}" bash .gpu/run.sh >"$o/san.out" 2>&1
             echo "lane $k: sanitizer over ${share[k]}exit $? at $(($(date +%s) - start)) s"
         fi
+        if [[ -n $pair ]] && ((gpus >= 3 && k >= gpus - 2)); then
+            # The pair: the next-to-last lane marks its end; the last runs the command on both.
+            if ((k == gpus - 2)); then
+                touch "$out/.pair-ready"
+                while [[ ! -e $out/.pair-done ]]; do sleep 1; done
+            else
+                while [[ ! -e $out/.pair-ready ]]; do sleep 1; done
+                echo "lane $k: the pair command on GPUs $((k - 1)),$k at $(($(date +%s) - start)) s"
+                local both=(taskset -c "$(((k - 1) * per))-$hi")
+                ((per > 0)) || both=()
+                CUDA_VISIBLE_DEVICES=$((k - 1)),$k timeout -k 5 $((end - $(date +%s))) \
+                    "${both[@]}" bash -c "$pair" >"$o/pair.out" 2>&1
+                echo "lane $k: the pair command exit $? at $(($(date +%s) - start)) s"
+                touch "$out/.pair-done"
+            fi
+        fi
         local cell=${cells[k]:-} left
         left=$((end - $(date +%s) - 15))
         if [[ -n $cell ]] && ((left > 30)); then
@@ -80,6 +99,7 @@ lane() {
     } >"$o/lane.txt" 2>&1
 }
 
+rm -f "$out/.pair-ready" "$out/.pair-done"
 for ((k = 0; k < gpus; k++)); do lane "$k" & done
 wait
 cd "$root" || exit 1
@@ -110,6 +130,6 @@ if parts:
     print(f"gpu-lanes: the sanitizer's {len(parts)} lanes as one report: {merged['totals']}")
 MERGE
 tar czf "$out/lanes.tgz" -C "$out" $(cd "$out" && ls -d lane*/) 2>/dev/null
-rm -rf "$out"/lane*/
+rm -rf "$out"/lane*/ "$out/.pair-ready" "$out/.pair-done"
 cat "$out/lanes.txt"
 echo "gpu-lanes: done in $(($(date +%s) - start)) s"
