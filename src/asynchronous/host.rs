@@ -147,6 +147,16 @@ pub(crate) fn check_panics() -> Result<()> {
     take_panic()
 }
 
+/// Removes the unreported panics of context `ctx`, returning how many there were (tests only).
+#[cfg(test)]
+pub(crate) fn take_panics_of(ctx: usize) -> usize {
+    let mut panics = PANICS.lock().unwrap_or_else(PoisonError::into_inner);
+    let before = panics.len();
+    panics.retain(|(c, _)| *c != ctx);
+    PENDING.store(panics.len(), Ordering::Release);
+    before - panics.len()
+}
+
 #[cold]
 #[inline(never)]
 fn take_panic() -> Result<()> {

@@ -5,6 +5,7 @@
 
 use crate::asynchronous::host::catch;
 use crate::ffi;
+use core::any::TypeId;
 use core::ffi::c_void;
 
 /// What a graph's user object owns: the closure, and the context whose next wait reports its
@@ -48,26 +49,106 @@ pub(super) unsafe extern "C" fn destroy<F: Fn() + Send + Sync + 'static>(data: *
 /// leaks the closure (the safe default for one a launch may still call).
 pub(crate) struct ExecHostFn {
     data: *mut c_void,
+    kind: &'static Kind,
+}
+
+/// What custack needs to know of a `HostNode<F>` once `F` is erased: one per `F`, static.
+struct Kind {
+    /// `TypeId::of::<HostNode<F>>`: an allocation is reused for the same type only (so of the
+    /// same size and alignment, from the same allocator as a `Box` of it).
+    ty: fn() -> TypeId,
+    /// Drops the box: `destroy::<F>`.
     destroy: unsafe extern "C" fn(*mut c_void),
+    /// Drops the `HostNode<F>` in place, leaving its allocation: `drop_node::<F>`.
+    drop_in_place: unsafe fn(*mut c_void),
+    /// Frees an allocation whose `HostNode<F>` is dropped: `dealloc::<F>`.
+    dealloc: unsafe fn(*mut c_void),
+}
+
+/// An allocation that held a `HostNode<F>` whose closure is dropped: kept by a slot of
+/// [`ExecHostFns`] for the slot's next closure of the same type, so that an update of a host node
+/// with a closure of the type it had last makes no allocation and frees none. No node names it.
+pub(crate) struct Spare {
+    data: *mut c_void,
+    kind: &'static Kind,
+}
+
+/// # Safety
+///
+/// `data` must point to a live `HostNode<F>` that nothing can call any more and nothing else
+/// drops: dropped here, its allocation left.
+unsafe fn drop_node<F: Fn() + Send + Sync + 'static>(data: *mut c_void) {
+    let node = data.cast::<HostNode<F>>();
+    // SAFETY: the caller's contract: a live `HostNode<F>`, ours alone.
+    let ctx = unsafe { (*node).ctx };
+    // SAFETY: as above; dropped once (a panic in the closure's drop still drops the rest and
+    // leaves the memory uninitialised, never dropped again: a spare is only written or freed).
+    catch(ctx, move || unsafe { core::ptr::drop_in_place(node) });
+}
+
+/// # Safety
+///
+/// `data` must be an allocation of `Box::<HostNode<F>>::new` whose `HostNode<F>` is dropped,
+/// freed once.
+unsafe fn dealloc<F: Fn() + Send + Sync + 'static>(data: *mut c_void) {
+    // SAFETY: the caller's contract: `MaybeUninit<HostNode<F>>` has `HostNode<F>`'s layout, and
+    // dropping it frees the allocation without dropping what it held (already dropped).
+    drop(unsafe { Box::from_raw(data.cast::<core::mem::MaybeUninit<HostNode<F>>>()) });
 }
 
 impl ExecHostFn {
     /// Boxes `f` with the context `ctx` whose next wait reports its panics: the function a host
     /// node's parameters name and the closure, owned by the caller from now on.
+    #[cfg(test)]
     pub(crate) fn new<F: Fn() + Send + Sync + 'static>(
         ctx: usize,
         f: F,
     ) -> (ffi::CUDA_HOST_NODE_PARAMS, Self) {
-        let data = Box::into_raw(Box::new(HostNode { f, ctx })).cast::<c_void>();
+        Self::new_in(None, ctx, f)
+    }
+
+    /// As `new`, in `spare`'s allocation where it was made for a `HostNode<F>` (else in a new
+    /// box, `spare` freed).
+    #[inline]
+    fn new_in<F: Fn() + Send + Sync + 'static>(
+        spare: Option<Spare>,
+        ctx: usize,
+        f: F,
+    ) -> (ffi::CUDA_HOST_NODE_PARAMS, Self) {
+        let kind: &'static Kind = const {
+            &Kind {
+                ty: TypeId::of::<HostNode<F>>,
+                destroy: destroy::<F>,
+                drop_in_place: drop_node::<F>,
+                dealloc: dealloc::<F>,
+            }
+        };
+        let node = HostNode { f, ctx };
+        let data = match spare {
+            Some(spare) if (spare.kind.ty)() == TypeId::of::<HostNode<F>>() => {
+                let data = spare.data.cast::<HostNode<F>>();
+                // SAFETY: an allocation of `Box::<HostNode<F>>::new` (its kind's type is this
+                // type) whose `HostNode` is dropped and which no node names (a spare's
+                // promise), taken out of its slot: written whole here, it is that box again.
+                unsafe { data.write(node) };
+                data.cast::<c_void>()
+            }
+            other => {
+                let data = Box::into_raw(Box::new(node)).cast::<c_void>();
+                if let Some(spare) = other {
+                    // SAFETY: a spare of another type: an allocation whose `HostNode` is
+                    // dropped, which no node names; out of its slot, freed once (after the new
+                    // box is made, so that the new box is never the spare's memory).
+                    unsafe { (spare.kind.dealloc)(spare.data) };
+                }
+                data
+            }
+        };
         let params = ffi::CUDA_HOST_NODE_PARAMS {
             fn_: Some(call::<F>),
             userData: data,
         };
-        let owned = ExecHostFn {
-            data,
-            destroy: destroy::<F>,
-        };
-        (params, owned)
+        (params, ExecHostFn { data, kind })
     }
 
     /// Drops the closure (on this thread; a panic in its drop is caught and reported by the
@@ -78,24 +159,49 @@ impl ExecHostFn {
     /// Nothing can call it any more: no node of a live executable graph names it, and no
     /// launch that may call it is pending.
     pub(crate) unsafe fn free(self) {
-        // SAFETY: `data` is the box `new` made for `destroy`'s `F`, freed once (`self` is
-        // consumed); the caller's promise: nothing calls it any more.
-        unsafe { (self.destroy)(self.data) };
+        // SAFETY: `data` is the box `new_in` made for `destroy`'s `F` (its kind's), freed once
+        // (`self` is consumed); the caller's promise: nothing calls it any more.
+        unsafe { (self.kind.destroy)(self.data) };
     }
+
+    /// Drops the closure as [`free`](Self::free) does, keeping its allocation: a spare for
+    /// [`ExecHostFns::keep_spare`].
+    ///
+    /// # Safety
+    ///
+    /// As [`free`](Self::free): nothing can call it any more.
+    #[inline]
+    pub(crate) unsafe fn retire(self) -> Spare {
+        // SAFETY: the caller's promise: nothing can call it; `self` is consumed here, so
+        // nothing else drops it (`ExecHostFn` has no drop, and its `destroy` is never called).
+        unsafe { (self.kind.drop_in_place)(self.data) };
+        Spare {
+            data: self.data,
+            kind: self.kind,
+        }
+    }
+}
+
+/// One host node's: the closure the updates gave it last, and a spare allocation.
+#[derive(Default)]
+struct Slot {
+    current: Option<ExecHostFn>,
+    spare: Option<Spare>,
 }
 
 /// The host nodes' closures an executable graph owns, one slot per host node the builder made
 /// (by its index among them): what the updates gave each node last. The executable graph frees
-/// them once it is destroyed (no launch pending), and an update frees the one it replaces (the
-/// updater needs `&mut` on the executable graph: no launch is pending either).
+/// them once it is destroyed (no launch pending), and an update drops the one it replaces (the
+/// updater needs `&mut` on the executable graph: no launch is pending either), keeping its
+/// allocation for the slot's next closure of the same type.
 #[derive(Default)]
 pub(crate) struct ExecHostFns {
-    slots: Vec<Option<ExecHostFn>>,
+    slots: Vec<Slot>,
 }
 
 impl core::fmt::Debug for ExecHostFns {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let owned = self.slots.iter().filter(|s| s.is_some()).count();
+        let owned = self.slots.iter().filter(|s| s.current.is_some()).count();
         f.debug_struct("ExecHostFns")
             .field("owned", &owned)
             .finish()
@@ -103,32 +209,75 @@ impl core::fmt::Debug for ExecHostFns {
 }
 
 impl ExecHostFns {
+    /// The spare allocation of slot `index`, taken out of it (none if it has none).
+    #[inline]
+    fn take_spare(&mut self, index: usize) -> Option<Spare> {
+        self.slots.get_mut(index).and_then(|slot| slot.spare.take())
+    }
+
+    /// Boxes `f` for slot `index` (the `index`th host node's) with the context `ctx`, in the
+    /// slot's spare allocation where it was made for a closure of `f`'s type: the parameters
+    /// naming it and the closure, owned by the caller until [`replace`](Self::replace).
+    #[inline]
+    pub(crate) fn make<F: Fn() + Send + Sync + 'static>(
+        &mut self,
+        index: usize,
+        ctx: usize,
+        f: F,
+    ) -> (ffi::CUDA_HOST_NODE_PARAMS, ExecHostFn) {
+        ExecHostFn::new_in(self.take_spare(index), ctx, f)
+    }
+
     /// Puts `f` in slot `index` (the `index`th host node's), returning the closure it held.
     #[inline]
     pub(crate) fn replace(&mut self, index: usize, f: ExecHostFn) -> Option<ExecHostFn> {
         if self.slots.len() <= index {
-            self.slots.resize_with(index + 1, || None);
+            self.slots.resize_with(index + 1, Slot::default);
         }
-        self.slots.get_mut(index).and_then(|slot| slot.replace(f))
+        self.slots
+            .get_mut(index)
+            .and_then(|slot| slot.current.replace(f))
     }
 
-    /// Frees every closure.
+    /// Keeps `spare` (a closure's allocation, [`ExecHostFn::retire`]'s) as slot `index`'s
+    /// spare, freeing the spare it replaces.
+    #[inline]
+    pub(crate) fn keep_spare(&mut self, index: usize, spare: Spare) {
+        let previous = match self.slots.get_mut(index) {
+            Some(slot) => slot.spare.replace(spare),
+            None => Some(spare),
+        };
+        if let Some(previous) = previous {
+            // SAFETY: a spare (its `HostNode` dropped, no node naming it), out of its slot,
+            // freed once.
+            unsafe { (previous.kind.dealloc)(previous.data) };
+        }
+    }
+
+    /// Frees every closure, and every spare allocation.
     ///
     /// # Safety
     ///
     /// As [`ExecHostFn::free`], for all of them: the executable graph is destroyed (or names
     /// none of them) and no launch of it is pending.
     pub(crate) unsafe fn free_all(&mut self) {
-        for f in core::mem::take(&mut self.slots).into_iter().flatten() {
-            // SAFETY: the caller's promise.
-            unsafe { f.free() };
+        for slot in core::mem::take(&mut self.slots) {
+            if let Some(f) = slot.current {
+                // SAFETY: the caller's promise.
+                unsafe { f.free() };
+            }
+            if let Some(spare) = slot.spare {
+                // SAFETY: a spare: its `HostNode` dropped, no node naming it; out of the list
+                // (taken above), freed once.
+                unsafe { (spare.kind.dealloc)(spare.data) };
+            }
         }
     }
 
-    /// Leaks every closure: for an executable graph that lives on without this record (parked)
-    /// or is left behind, whose launches may still call them.
+    /// Forgets every closure without dropping it (an executable graph left behind, whose
+    /// launches may still call them); the spare allocations are leaked with them.
     pub(crate) fn leak(&mut self) {
-        // `ExecHostFn` has no drop: dropping the list leaks each closure.
+        // `ExecHostFn` and `Spare` have no drop: dropping the list leaks each.
         drop(core::mem::take(&mut self.slots));
     }
 }
@@ -200,5 +349,117 @@ mod tests {
         // SAFETY: the list is empty after the leak.
         unsafe { fns.free_all() };
         assert_eq!(drops.load(SeqCst), 0, "leaked, not dropped");
+    }
+
+    /// What `set_host` does, in its order: the new closure made in the slot's spare, the old
+    /// one replaced, then retired (dropped, its allocation kept).
+    fn update_in(
+        fns: &mut ExecHostFns,
+        ctx: usize,
+        f: impl Fn() + Send + Sync + 'static,
+    ) -> *mut c_void {
+        let (params, owned) = fns.make(0, ctx, f);
+        if let Some(old) = fns.replace(0, owned) {
+            // SAFETY: nothing names it (no driver here; the test calls only the current one).
+            let spare = unsafe { old.retire() };
+            fns.keep_spare(0, spare);
+        }
+        let f = params.fn_.expect("a function");
+        // SAFETY: the slot's current closure, live.
+        unsafe { f(params.userData) };
+        params.userData
+    }
+
+    fn update(fns: &mut ExecHostFns, f: impl Fn() + Send + Sync + 'static) -> *mut c_void {
+        update_in(fns, 0, f)
+    }
+
+    #[test]
+    fn a_closure_of_the_type_replaced_reuses_its_allocation_and_each_is_dropped_once() {
+        let (calls, drops) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+        let mut fns = ExecHostFns::default();
+        let first = update(&mut fns, closure(&calls, &drops));
+        let second = update(&mut fns, closure(&calls, &drops));
+        assert_ne!(
+            first, second,
+            "the first closure was live while the second was made"
+        );
+        assert_eq!(
+            drops.load(SeqCst),
+            1,
+            "the replaced closure is dropped at once"
+        );
+        let third = update(&mut fns, closure(&calls, &drops));
+        assert_eq!(
+            third, first,
+            "the third closure is made in the first one's allocation"
+        );
+        assert_eq!(drops.load(SeqCst), 2);
+        let fourth = update(&mut fns, closure(&calls, &drops));
+        assert_eq!(fourth, second);
+        assert_eq!(calls.load(SeqCst), 4, "each closure called, in its own box");
+        assert_eq!(drops.load(SeqCst), 3);
+        // SAFETY: nothing names them any more.
+        unsafe { fns.free_all() };
+        assert_eq!(
+            drops.load(SeqCst),
+            4,
+            "the current closure dropped, the spare only freed"
+        );
+    }
+
+    #[test]
+    fn a_closure_of_another_type_never_lands_in_a_spare_of_the_old_one() {
+        let (calls, drops) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+        let mut fns = ExecHostFns::default();
+        update(&mut fns, closure(&calls, &drops));
+        update(&mut fns, closure(&calls, &drops));
+        // A bigger closure of another type: its box cannot be the spare (of the smaller one).
+        let big = [7u64; 16];
+        let seen = Arc::clone(&calls);
+        update(&mut fns, move || {
+            seen.fetch_add(u32::try_from(big.iter().sum::<u64>()).unwrap_or(0), SeqCst);
+        });
+        assert_eq!(calls.load(SeqCst), 2 + 112, "the big closure called whole");
+        assert_eq!(drops.load(SeqCst), 2, "both small closures dropped once");
+        update(&mut fns, closure(&calls, &drops));
+        assert_eq!(calls.load(SeqCst), 2 + 112 + 1);
+        // SAFETY: nothing names them any more.
+        unsafe { fns.free_all() };
+        assert_eq!(drops.load(SeqCst), 3, "each small closure dropped once");
+    }
+
+    #[test]
+    fn a_panic_in_a_replaced_closure_s_drop_is_caught_and_its_allocation_still_reused() {
+        struct Bomb;
+        impl Drop for Bomb {
+            fn drop(&mut self) {
+                panic!("a host closure's drop panics");
+            }
+        }
+        let mut fns = ExecHostFns::default();
+        let bomb = || {
+            let b = Bomb;
+            move || {
+                let _ = &b;
+            }
+        };
+        // A context of its own, so that no other test's panics are counted.
+        let ctx = 0x7e57_0b0b;
+        let first = update_in(&mut fns, ctx, bomb());
+        update_in(&mut fns, ctx, bomb());
+        let third = update_in(&mut fns, ctx, bomb());
+        assert_eq!(
+            third, first,
+            "the spare is reused after its closure's drop panicked"
+        );
+        assert_eq!(
+            crate::asynchronous::host::take_panics_of(ctx),
+            2,
+            "each replaced closure's panic is caught and kept for the context's next wait"
+        );
+        // SAFETY: nothing names them any more.
+        unsafe { fns.free_all() };
+        assert_eq!(crate::asynchronous::host::take_panics_of(ctx), 1);
     }
 }

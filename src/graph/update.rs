@@ -33,7 +33,7 @@
 //! launch owns it, a scope borrows it exclusively): the one mechanism every update relies on.
 
 use super::builder::node_count;
-use super::host_fn::{ExecHostFn, ExecHostFns};
+use super::host_fn::ExecHostFns;
 use super::owned::{ChildGraph, GraphExec};
 use super::params::{
     CopySide, DataNode, DataNodeKind, DataNodes, KernelNodes, NodeClass, copy_params,
@@ -83,7 +83,9 @@ impl<C> Copy for KernelNode<'_, C> {}
 /// (`K` differs).
 #[derive(Debug)]
 pub struct UpdateNode<'u, K> {
-    node: DataNode,
+    /// The node's record in the lent list: a reference, so that a handle is one word wherever
+    /// the lookups' `Result`s move it.
+    node: &'u DataNode,
     _marker: Brand<'u>,
     _kind: PhantomData<fn() -> K>,
 }
@@ -97,10 +99,10 @@ impl<K> Clone for UpdateNode<'_, K> {
 }
 impl<K> Copy for UpdateNode<'_, K> {}
 
-impl<K> UpdateNode<'_, K> {
+impl<'u, K> UpdateNode<'u, K> {
     /// The handle of `node`, found by its kind's class (the caller's `K`).
     #[inline]
-    fn of(node: DataNode) -> Self {
+    fn of(node: &'u DataNode) -> Self {
         Self {
             node,
             _marker: PhantomData,
@@ -514,7 +516,7 @@ impl<'u> NodeUpdater<'u> {
 
     /// The `index`th node of `class` (from 0, in the order the builder made them).
     #[inline]
-    fn nth(&self, class: NodeClass, index: usize) -> Result<DataNode> {
+    fn nth(&self, class: NodeClass, index: usize) -> Result<&'u DataNode> {
         match self.nodes.nth(class, index) {
             Some(node) => Ok(node),
             None => Err(no_node(class.name(), index)),
@@ -851,7 +853,12 @@ impl<'u> NodeUpdater<'u> {
             // Unreachable: a `HostNode` comes from the host nodes' list only.
             return Err(refused("not a host node"));
         };
-        let (params, owned) = ExecHostFn::new(node.node.ctx as usize, f);
+        // In the allocation of the closure this node's last update replaced, where it was of
+        // `F`'s type (no allocation, no free per update of a node with closures of one type).
+        let (params, owned) = self
+            .hosts
+            .borrow_mut()
+            .make(index, node.node.ctx as usize, f);
         // SAFETY: a live executable graph of the current context (its `&mut` is held for 'u),
         // no launch pending; `node` is a host node of the graph it was made from (branded 'u,
         // taken from its list, kept alive by it); `params` names `call::<F>` with the box
@@ -862,8 +869,10 @@ impl<'u> NodeUpdater<'u> {
         if let Some(old) = old {
             // SAFETY: the node no longer names it (the driver took the new parameters), no
             // other node ever did, and no launch is pending (`&mut` on the executable graph
-            // for 'u): nothing can call it any more.
-            unsafe { old.free() };
+            // for 'u): nothing can call it any more. Its closure is dropped here, outside the
+            // list's borrow; its allocation is kept for the node's next closure.
+            let spare = unsafe { old.retire() };
+            self.hosts.borrow_mut().keep_spare(index, spare);
         }
         Ok(())
     }
