@@ -170,7 +170,7 @@ impl<'b, 'scope: 'b> CopyBatch<'b, 'scope> {
     /// Reserves room for at least `additional` more copies, so that adding them allocates
     /// nothing more (a batch otherwise grows as a `Vec` does).
     pub fn reserve(&mut self, additional: usize) -> &mut Self {
-        self.copies.make_room(additional);
+        self.copies.reserve_room(additional);
         self
     }
 
@@ -378,7 +378,7 @@ impl Copies {
         self.dsts.len()
     }
 
-    pub(crate) fn make_room(&mut self, additional: usize) {
+    pub(crate) fn reserve_room(&mut self, additional: usize) {
         // `Vec::reserve`, named by its path: no driver call (tests/doc_aliases.rs's heuristic
         // matches a method call `.reserve(` to the address-range reservation).
         Vec::reserve(&mut self.dsts, additional);
@@ -762,7 +762,7 @@ mod tests {
     #[test]
     fn room_made_ahead_holds_the_copies_added_after() {
         let mut c = Copies::default();
-        c.make_room(100);
+        c.reserve_room(100);
         let caps = |c: &Copies| {
             [
                 c.dsts.capacity(),
