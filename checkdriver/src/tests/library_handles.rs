@@ -41,7 +41,9 @@ fn library_handle_misuse_is_reported() {
                 let _ = custackCheckdriverLibrarySetStream(set, h, 0);
                 let _ = custackCheckdriverLibraryDestroy(destroy, h);
             }),
-            0
+            0,
+            "{:?}",
+            mode::violations().last()
         );
         // Destroyed twice, and used or given a stream after its destruction.
         let h = new();
