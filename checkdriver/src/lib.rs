@@ -110,8 +110,8 @@ pub use extensions::{
     custackCheckdriverCalls, custackCheckdriverLeftBehind, custackCheckdriverSetDriverVersion,
 };
 pub use library_handles::{
-    custackCheckdriverLibraryCreate, custackCheckdriverLibraryDestroy, custackCheckdriverLibrarySetStream,
-    custackCheckdriverLibraryUse,
+    custackCheckdriverLibraryCreate, custackCheckdriverLibraryDestroy,
+    custackCheckdriverLibrarySetStream, custackCheckdriverLibraryUse,
 };
 pub use standin::{DropFn, StandInFn, StandInLaunch, custackCheckdriverSetStandIn};
 pub use trace::custackCheckdriverFailNext;

@@ -54,7 +54,9 @@ unsafe fn name(call: *const c_char) -> Option<&'static str> {
 /// The library an entry point belongs to: its name up to the first capital after the prefix's
 /// own (`cusolverDnCreate` → `cusolverDn`, `cusparseSetStream` → `cusparse`).
 fn library_of(call: &str) -> &str {
-    let lower = call.find(|c: char| c.is_ascii_uppercase()).unwrap_or(call.len());
+    let lower = call
+        .find(|c: char| c.is_ascii_uppercase())
+        .unwrap_or(call.len());
     // `cusolverDn`, `cusolverSp`: the API's two letters belong to the prefix.
     if call[lower..].starts_with("Dn") || call[lower..].starts_with("Sp") {
         &call[..lower + 2]
@@ -124,14 +126,17 @@ pub unsafe extern "C" fn custackCheckdriverLibraryCreate(
 /// The double's extension for the libraries' stand-ins: `call` (e.g. `cusolverDnSetStream`)
 /// gives handle `h` the stream `stream` (0: the default stream), which must be live and of the
 /// current context, as the handle must. Counted and failed as a driver call named `call`.
+///
+/// # Safety
+///
+/// `call` is a NUL-terminated string.
 #[unsafe(no_mangle)]
-pub extern "C" fn custackCheckdriverLibrarySetStream(
+pub unsafe extern "C" fn custackCheckdriverLibrarySetStream(
     call: *const c_char,
     h: u64,
     stream: u64,
 ) -> CUresult {
-    // SAFETY: the stand-in passes a NUL-terminated name (this extension's contract, as the
-    // other three's; a null one is refused).
+    // SAFETY: the caller's promise (a null name is refused).
     let Some(call) = (unsafe { name(call) }) else {
         return CUDA_ERROR_INVALID_VALUE;
     };
@@ -155,9 +160,13 @@ pub extern "C" fn custackCheckdriverLibrarySetStream(
 /// The double's extension for the libraries' stand-ins: `call`, any other entry point that
 /// takes handle `h` (a workspace query, a computation the stand-in does not model): the handle
 /// must be live and of the current context. Counted and failed as a driver call named `call`.
+///
+/// # Safety
+///
+/// `call` is a NUL-terminated string.
 #[unsafe(no_mangle)]
-pub extern "C" fn custackCheckdriverLibraryUse(call: *const c_char, h: u64) -> CUresult {
-    // SAFETY: as `custackCheckdriverLibrarySetStream`'s.
+pub unsafe extern "C" fn custackCheckdriverLibraryUse(call: *const c_char, h: u64) -> CUresult {
+    // SAFETY: the caller's promise (a null name is refused).
     let Some(call) = (unsafe { name(call) }) else {
         return CUDA_ERROR_INVALID_VALUE;
     };
@@ -173,9 +182,13 @@ pub extern "C" fn custackCheckdriverLibraryUse(call: *const c_char, h: u64) -> C
 /// destroys handle `h`, which must be live and of the current context, and whose stream must
 /// have no work that may still run. Counted and failed as a driver call named `call` (a failed
 /// destroy destroys nothing: the handle stays live).
+///
+/// # Safety
+///
+/// `call` is a NUL-terminated string.
 #[unsafe(no_mangle)]
-pub extern "C" fn custackCheckdriverLibraryDestroy(call: *const c_char, h: u64) -> CUresult {
-    // SAFETY: as `custackCheckdriverLibrarySetStream`'s.
+pub unsafe extern "C" fn custackCheckdriverLibraryDestroy(call: *const c_char, h: u64) -> CUresult {
+    // SAFETY: the caller's promise (a null name is refused).
     let Some(call) = (unsafe { name(call) }) else {
         return CUDA_ERROR_INVALID_VALUE;
     };

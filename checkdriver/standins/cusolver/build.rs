@@ -48,10 +48,10 @@ fn main() {
         } else {
             "no_handle"
         };
-        let last = args.last().map_or("", |(a, _)| a.as_str());
+        let final_arg = args.last().map_or("", |(a, _)| a.as_str());
         let _ = writeln!(
             out,
-            "entry_point!({kind} {name}({}) last {last});",
+            "entry_point!({kind} {name}({}) last {final_arg});",
             list.join(", ")
         );
         n += 1;

@@ -84,7 +84,22 @@ fn lib_dir() -> Result<PathBuf, String> {
     }
     let dir = here.join("custack-checkdriver");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for name in ["libcuda.so", "libcuda.so.1"] {
+    let mut links = vec![("libcuda.so", target), ("libcuda.so.1", target)];
+    // cuSOLVER's stand-in, where it was built (`cargo build` of the checkdriver workspace builds
+    // it beside the double), under cuSOLVER 12's and 11's sonames.
+    let cusolver = if here.join("libcusolver.so").is_file() {
+        Some("../libcusolver.so")
+    } else if here.join("deps/libcusolver.so").is_file() {
+        Some("../deps/libcusolver.so")
+    } else {
+        None
+    };
+    if let Some(stand_in) = cusolver {
+        for name in ["libcusolver.so", "libcusolver.so.12", "libcusolver.so.11"] {
+            links.push((name, stand_in));
+        }
+    }
+    for (name, target) in links {
         let link = dir.join(name);
         if link.symlink_metadata().is_err() {
             match std::os::unix::fs::symlink(target, &link) {
@@ -442,6 +457,13 @@ fn cargo_mode(mut opts: Options, cargo_args: &[OsString], args: Vec<OsString>) -
     ])
     .args(cargo_args)
     .env("CUDA_DRIVER_LIB_DIR", &lib)
+    // Where the stand-in is there, custack's `cusolver` feature links it (and nothing else is
+    // searched); without it the variable would fail custack's build.
+    .envs(
+        lib.join("libcusolver.so")
+            .exists()
+            .then(|| ("CUSTACK_CUSOLVER_LIB_DIR", lib.clone())),
+    )
     .stderr(Stdio::inherit());
     // Its own target directory, always (`own_target_dir`): switching custack's build between
     // the checking libcuda and the real one would also rebuild custack and its dependents.

@@ -52,12 +52,26 @@ unsafe extern "C" {
     fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut c_void;
 }
 
+/// `custackCheckdriverLibraryCreate`.
+type CreateFn = unsafe extern "C" fn(*const c_char, *mut u64) -> c_int;
+/// `custackCheckdriverLibrarySetStream`.
+type SetStreamFn = unsafe extern "C" fn(*const c_char, u64, u64) -> c_int;
+/// `custackCheckdriverLibraryUse` and `custackCheckdriverLibraryDestroy`.
+type HandleFn = unsafe extern "C" fn(*const c_char, u64) -> c_int;
+
 /// The double's extensions (`checkdriver/src/library_handles.rs`).
 struct Double {
-    create: unsafe extern "C" fn(*const c_char, *mut u64) -> c_int,
-    set_stream: unsafe extern "C" fn(*const c_char, u64, u64) -> c_int,
-    use_: unsafe extern "C" fn(*const c_char, u64) -> c_int,
-    destroy: unsafe extern "C" fn(*const c_char, u64) -> c_int,
+    create: CreateFn,
+    set_stream: SetStreamFn,
+    use_: HandleFn,
+    destroy: HandleFn,
+}
+
+/// The address of the double's extension `name` in the process's global scope, if loaded.
+fn find(name: &core::ffi::CStr) -> Option<*mut c_void> {
+    // SAFETY: `RTLD_DEFAULT` (null) searches the global scope; the name is NUL-terminated.
+    let p = unsafe { dlsym(core::ptr::null_mut(), name.as_ptr()) };
+    (!p.is_null()).then_some(p)
 }
 
 /// The double's extensions, if the process has loaded the checking driver.
@@ -65,28 +79,27 @@ fn double() -> Option<&'static Double> {
     static DOUBLE: OnceLock<Option<Double>> = OnceLock::new();
     DOUBLE
         .get_or_init(|| {
-            let find = |name: &core::ffi::CStr| {
-                // SAFETY: `RTLD_DEFAULT` (null) searches the global scope; the name is
-                // NUL-terminated.
-                let p = unsafe { dlsym(core::ptr::null_mut(), name.as_ptr()) };
-                (!p.is_null()).then_some(p)
-            };
             let (c, s, u, d) = (
                 find(c"custackCheckdriverLibraryCreate")?,
                 find(c"custackCheckdriverLibrarySetStream")?,
                 find(c"custackCheckdriverLibraryUse")?,
                 find(c"custackCheckdriverLibraryDestroy")?,
             );
-            // SAFETY: the checking driver defines each with these signatures
+            // SAFETY: the checking driver defines each extension with its signature here
             // (`library_handles.rs`); a function pointer from `dlsym` has a pointer's size.
-            unsafe {
-                Some(Double {
-                    create: core::mem::transmute::<*mut c_void, _>(c),
-                    set_stream: core::mem::transmute::<*mut c_void, _>(s),
-                    use_: core::mem::transmute::<*mut c_void, _>(u),
-                    destroy: core::mem::transmute::<*mut c_void, _>(d),
-                })
-            }
+            let create = unsafe { core::mem::transmute::<*mut c_void, CreateFn>(c) };
+            // SAFETY: as above.
+            let set_stream = unsafe { core::mem::transmute::<*mut c_void, SetStreamFn>(s) };
+            // SAFETY: as above.
+            let use_ = unsafe { core::mem::transmute::<*mut c_void, HandleFn>(u) };
+            // SAFETY: as above.
+            let destroy = unsafe { core::mem::transmute::<*mut c_void, HandleFn>(d) };
+            Some(Double {
+                create,
+                set_stream,
+                use_,
+                destroy,
+            })
         })
         .as_ref()
 }
@@ -112,8 +125,9 @@ fn create(name: &core::ffi::CStr, out: *mut c_void) -> c_int {
     // SAFETY: a NUL-terminated name and a valid out-pointer (a local).
     let code = unsafe { (d.create)(name.as_ptr(), &raw mut h) };
     if code == 0 {
+        let handle: Handle = core::ptr::without_provenance_mut(h as usize);
         // SAFETY: `out` is the caller's non-null out-pointer for a handle (cuSOLVER's contract).
-        unsafe { out.cast::<Handle>().write(core::ptr::without_provenance_mut(h as usize)) };
+        unsafe { out.cast::<Handle>().write(handle) };
     }
     status(code)
 }

@@ -37,7 +37,10 @@ fn library() -> PathBuf {
 fn declared() -> Vec<String> {
     let ffi = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../ffi/cusolver.rs");
     let text = std::fs::read_to_string(&ffi).expect("custack's ffi/cusolver.rs");
-    let block = text.split_once("link_or_stub!").expect("a link_or_stub! block").1;
+    let block = text
+        .split_once("link_or_stub!")
+        .expect("a link_or_stub! block")
+        .1;
     block
         .split("pub fn ")
         .skip(1)
@@ -49,7 +52,11 @@ fn declared() -> Vec<String> {
 fn every_declared_entry_point_is_exported_and_answers_without_the_double() {
     let names = declared();
     assert!(names.len() >= 30, "{} names", names.len());
-    for lifecycle in ["cusolverDnCreate", "cusolverDnSetStream", "cusolverDnDestroy"] {
+    for lifecycle in [
+        "cusolverDnCreate",
+        "cusolverDnSetStream",
+        "cusolverDnDestroy",
+    ] {
         assert!(names.iter().any(|n| n == lifecycle), "{lifecycle}");
     }
     let path = CString::new(library().to_string_lossy().into_owned()).expect("no NUL");
