@@ -140,9 +140,10 @@ impl<'g> CallOrder<'g> {
                 wait_event(stream, &self.everything)
             }
             // Before driver 12.5: wait on the host instead.
-            // SAFETY: no arguments; the handle's context is current (see above).
-            Err(e) if e.kind() == ErrorKind::DriverTooOld => unsafe { ffi::cuCtxSynchronize() }
-                .result(),
+            Err(e) if e.kind() == ErrorKind::DriverTooOld => {
+                // SAFETY: no arguments; the handle's context is current (see above).
+                unsafe { ffi::cuCtxSynchronize() }.result()
+            }
             // The lookup failed (`cuDriverGetVersion`, `cuGetProcAddress_v2`): the caller's
             // error, not a reason to wait another way (found by the checking driver's
             // schedules on cuSOLVER's stand-in, the program `solver_handles`).
