@@ -214,12 +214,18 @@ pub(crate) enum Kind {
     /// A CUDA library's handle (`cusolverDnCreate`, ...), made by a stand-in library
     /// (`library_handles.rs`) in the current context.
     LibraryHandle,
+    /// A CUDA library's descriptor (`cusparseCreateDnVec`, ...), made by a stand-in library: a
+    /// host object of no context.
+    LibraryDescriptor,
 }
 
 impl Kind {
     /// Host memory and libraries belong to no context.
     fn context_free(self) -> bool {
-        matches!(self, Kind::HostMemory | Kind::Library | Kind::LibraryKernel)
+        matches!(
+            self,
+            Kind::HostMemory | Kind::Library | Kind::LibraryKernel | Kind::LibraryDescriptor
+        )
     }
 
     /// Used from any context of the device: the virtual address space is the process's

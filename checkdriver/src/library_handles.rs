@@ -14,7 +14,10 @@
 //! destroyed while the stream it was last given (not the default stream, whose work the double's
 //! record does not tell apart by context) may still run work (work the library may have enqueued
 //! there: the program must wait for it first). A handle alive when its context is
-//! destroyed is an orphan, one alive at exit a leak, as every handle.
+//! destroyed is an orphan, one alive at exit a leak, as every handle. A descriptor (any other
+//! create or destroy: `cusparseCreateDnVec`, `cusparseDestroySpMat`) is a host object of no
+//! context: destroyed once, never after, or a leak at exit; where a computation takes it, it is
+//! not checked.
 
 use crate::api::types::{CUDA_ERROR_INVALID_VALUE, CUDA_SUCCESS, CUresult};
 use crate::check::{self, Kind};
@@ -57,11 +60,29 @@ fn library_of(call: &str) -> &str {
     let lower = call
         .find(|c: char| c.is_ascii_uppercase())
         .unwrap_or(call.len());
-    // `cusolverDn`, `cusolverSp`: the API's two letters belong to the prefix.
-    if call[lower..].starts_with("Dn") || call[lower..].starts_with("Sp") {
+    // `cusolverDn`, `cusolverSp`: cuSOLVER's API's two letters belong to the prefix (not
+    // cuSPARSE's `cusparseSpMV`).
+    if &call[..lower] == "cusolver"
+        && (call[lower..].starts_with("Dn") || call[lower..].starts_with("Sp"))
+    {
         &call[..lower + 2]
     } else {
         &call[..lower]
+    }
+}
+
+/// What `call` makes or destroys: the library's handle (`cusolverDnCreate`, `cusparseDestroy`,
+/// `cublasCreate_v2`: the library's name and `Create` or `Destroy`), or a descriptor (any other
+/// create or destroy: `cusparseCreateDnVec`, `cusparseDestroySpMat`).
+fn kind_of(call: &str) -> Kind {
+    let rest = call
+        .strip_prefix(library_of(call))
+        .unwrap_or(call)
+        .trim_end_matches("_v2");
+    if rest == "Create" || rest == "Destroy" {
+        Kind::LibraryHandle
+    } else {
+        Kind::LibraryDescriptor
     }
 }
 
@@ -92,7 +113,8 @@ fn check_library(call: &'static str, h: usize) {
 }
 
 /// The double's extension for the libraries' stand-ins: the library call `call` (e.g.
-/// `cusolverDnCreate`) makes a handle of the current context, written to `out`. Counted and
+/// `cusolverDnCreate`) makes a handle of the current context, written to `out`; any other
+/// create (`cusparseCreateDnVec`) a descriptor, of no context. Counted and
 /// failed as a driver call named `call`: returns its error code then, and writes nothing.
 ///
 /// # Safety
@@ -111,7 +133,7 @@ pub unsafe extern "C" fn custackCheckdriverLibraryCreate(
         return code;
     }
     let h = handle() as usize;
-    check::created(Kind::LibraryHandle, h, 0);
+    check::created(kind_of(call), h, 0);
     HANDLES
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -180,7 +202,8 @@ pub unsafe extern "C" fn custackCheckdriverLibraryUse(call: *const c_char, h: u6
 
 /// The double's extension for the libraries' stand-ins: `call` (e.g. `cusolverDnDestroy`)
 /// destroys handle `h`, which must be live and of the current context, and whose stream must
-/// have no work that may still run. Counted and failed as a driver call named `call` (a failed
+/// have no work that may still run; any other destroy (`cusparseDestroyDnVec`) a descriptor,
+/// which must be live. Counted and failed as a driver call named `call` (a failed
 /// destroy destroys nothing: the handle stays live).
 ///
 /// # Safety
@@ -203,7 +226,7 @@ pub unsafe extern "C" fn custackCheckdriverLibraryDestroy(call: *const c_char, h
         .and_then(|m| m.get(&h))
         .map(|(library, stream)| (library.clone(), *stream));
     check_library(call, h);
-    if check::destroyed(Kind::LibraryHandle, h, call)
+    if check::destroyed(kind_of(call), h, call)
         && let Some((_, stream)) = stream
         // The default stream's work is not told apart by context in the double's record: only
         // a stream the handle was given is checked.
@@ -228,7 +251,28 @@ mod tests {
         assert_eq!(library_of("cusolverDnCreate"), "cusolverDn");
         assert_eq!(library_of("cusolverDnSgetrf_bufferSize"), "cusolverDn");
         assert_eq!(library_of("cusparseSetStream"), "cusparse");
+        assert_eq!(library_of("cusparseSpMV_bufferSize"), "cusparse");
         assert_eq!(library_of("cudnnDestroy"), "cudnn");
         assert_eq!(library_of("cublasCreate_v2"), "cublas");
+    }
+
+    #[test]
+    fn creates_and_destroys_name_a_handle_or_a_descriptor() {
+        use super::{Kind, kind_of};
+        for handle in [
+            "cusolverDnCreate",
+            "cusparseDestroy",
+            "cudnnCreate",
+            "cublasCreate_v2",
+        ] {
+            assert_eq!(kind_of(handle), Kind::LibraryHandle, "{handle}");
+        }
+        for descriptor in [
+            "cusparseCreateDnVec",
+            "cusparseDestroySpMat",
+            "cudnnCreateTensorDescriptor",
+        ] {
+            assert_eq!(kind_of(descriptor), Kind::LibraryDescriptor, "{descriptor}");
+        }
     }
 }

@@ -68,6 +68,8 @@ fn run(program: &str) -> Option<Result<()>> {
         "stand_ins" => stand_ins::stand_ins(),
         #[cfg(feature = "cusolver")]
         "solver_handles" => programs::solver_handles::solver_handles(),
+        #[cfg(feature = "cusparse")]
+        "sparse_handles" => programs::sparse_handles::sparse_handles(),
         "p1" => context0().and_then(|c| p1::p1_one_guard_many_handles(&c).map(drop)),
         "p2" => two().and_then(|(a, b)| p2::p2_push_pop_push(&a, &b).map(drop)),
         "p3" => two().and_then(|(a, b)| p3::p3_nested_push(&a, &b).map(drop)),

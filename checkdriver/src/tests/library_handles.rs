@@ -2,7 +2,8 @@
 //! the double about them: a correct create, set-stream, use and destroy records nothing; a handle
 //! destroyed twice or used after its destruction, a stream of another context or one destroyed,
 //! a handle handed to another library, and a handle destroyed while its stream has work that may
-//! still run are each reported; a handle left alive when its context is destroyed is an orphan.
+//! still run are each reported; a handle left alive when its context is destroyed is an orphan. A
+//! descriptor is of no context, and destroyed once.
 
 use super::*;
 
@@ -131,6 +132,37 @@ fn library_handle_misuse_is_reported() {
         );
         let _ = cuMemFree_v2(d);
         let _ = cuStreamDestroy_v2(s);
+        // A descriptor is of no context (made with none current, destroyed under another),
+        // destroyed once.
+        let mut q = null_mut();
+        let _ = cuCtxPopCurrent_v2(&raw mut q); // none current
+        let mut desc = 0u64;
+        assert_eq!(
+            violations_of(|| {
+                let _ =
+                    custackCheckdriverLibraryCreate(c"cusparseCreateDnVec".as_ptr(), &raw mut desc);
+            }),
+            0,
+            "a descriptor made with no context current"
+        );
+        let _ = cuCtxPushCurrent_v2(b);
+        let destroy_vec = c"cusparseDestroyDnVec".as_ptr();
+        assert_eq!(
+            violations_of(|| {
+                let _ = custackCheckdriverLibraryDestroy(destroy_vec, desc);
+            }),
+            0,
+            "a descriptor destroyed under another context"
+        );
+        assert_eq!(
+            violations_of(|| {
+                let _ = custackCheckdriverLibraryDestroy(destroy_vec, desc);
+            }),
+            1,
+            "a descriptor destroyed twice"
+        );
+        let _ = cuCtxPopCurrent_v2(&raw mut q);
+        let _ = cuCtxPushCurrent_v2(a);
         // A handle alive when its context is destroyed is an orphan.
         let _left = new();
         let _ = cuCtxPopCurrent_v2(&raw mut p);
