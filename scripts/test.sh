@@ -577,8 +577,13 @@ cargo clippy --quiet --manifest-path checkdriver/Cargo.toml --target-dir "$targe
     --all-targets -- -D warnings || { status=1; failed+=("clippy of checkdriver"); }
 cargo clippy --quiet --manifest-path checkdriver/trace/Cargo.toml --target-dir "$target_dir/trace" \
     --all-targets -- -D warnings || { status=1; failed+=("clippy of checkdriver/trace"); }
-CUDA_DRIVER_LIB_DIR=$target_dir/checkdriver/check-lib cargo clippy --quiet \
+# (With the features of the programs on the libraries' stand-ins, which scripts/check-driver.sh
+# put in the double's directory above.)
+CUDA_DRIVER_LIB_DIR=$target_dir/checkdriver/check-lib \
+    CUSTACK_CUSOLVER_LIB_DIR=$target_dir/checkdriver/check-lib \
+    CUSTACK_CUSPARSE_LIB_DIR=$target_dir/checkdriver/check-lib cargo clippy --quiet \
     --manifest-path benches/checking/Cargo.toml --target-dir "$target_dir/check-driver" \
+    --features cusolver,cusparse \
     --all-targets -- -D warnings || { status=1; failed+=("clippy of benches/checking"); }
 step_done "checking driver"
 

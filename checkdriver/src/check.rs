@@ -211,12 +211,21 @@ pub(crate) enum Kind {
     ExternalMemory,
     /// An imported external semaphore (`cuImportExternalSemaphore`).
     ExternalSemaphore,
+    /// A CUDA library's handle (`cusolverDnCreate`, ...), made by a stand-in library
+    /// (`library_handles.rs`) in the current context.
+    LibraryHandle,
+    /// A CUDA library's descriptor (`cusparseCreateDnVec`, ...), made by a stand-in library: a
+    /// host object of no context.
+    LibraryDescriptor,
 }
 
 impl Kind {
     /// Host memory and libraries belong to no context.
     fn context_free(self) -> bool {
-        matches!(self, Kind::HostMemory | Kind::Library | Kind::LibraryKernel)
+        matches!(
+            self,
+            Kind::HostMemory | Kind::Library | Kind::LibraryKernel | Kind::LibraryDescriptor
+        )
     }
 
     /// Used from any context of the device: the virtual address space is the process's
@@ -2366,6 +2375,15 @@ pub(crate) fn context_synchronized() {
             .collect();
         s.complete_host(|a| done.contains(&a.stream));
     });
+}
+
+/// Whether work enqueued on `stream` may still run: pending, or hung.
+pub(crate) fn has_pending(stream: usize) -> bool {
+    with_state(|s| {
+        s.pending.get(&stream).is_some_and(|p| !p.is_empty())
+            || s.hung.iter().any(|(st, _)| *st == stream)
+    })
+    .unwrap_or(false)
 }
 
 /// `event` is recorded on `stream`: it completes what is pending there now.

@@ -88,6 +88,7 @@ mod data;
 mod extensions;
 mod handles;
 mod inject;
+mod library_handles;
 mod load;
 mod mode;
 mod node_kinds;
@@ -107,6 +108,10 @@ pub use cubin::{
 };
 pub use extensions::{
     custackCheckdriverCalls, custackCheckdriverLeftBehind, custackCheckdriverSetDriverVersion,
+};
+pub use library_handles::{
+    custackCheckdriverLibraryCreate, custackCheckdriverLibraryDestroy,
+    custackCheckdriverLibrarySetStream, custackCheckdriverLibraryUse,
 };
 pub use standin::{DropFn, StandInFn, StandInLaunch, custackCheckdriverSetStandIn};
 pub use trace::custackCheckdriverFailNext;

@@ -28,7 +28,7 @@ use crate::asynchronous::event::{Event, EventFlags};
 use crate::asynchronous::scope::StreamScope;
 use crate::asynchronous::stream::{StreamSerial, wait_event};
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::Result;
+use crate::error::{ErrorKind, Result};
 use crate::ffi;
 use core::cell::Cell;
 
@@ -140,8 +140,14 @@ impl<'g> CallOrder<'g> {
                 wait_event(stream, &self.everything)
             }
             // Before driver 12.5: wait on the host instead.
-            // SAFETY: no arguments; the handle's context is current (see above).
-            Err(_) => unsafe { ffi::cuCtxSynchronize() }.result(),
+            Err(e) if e.kind() == ErrorKind::DriverTooOld => {
+                // SAFETY: no arguments; the handle's context is current (see above).
+                unsafe { ffi::cuCtxSynchronize() }.result()
+            }
+            // The lookup failed (`cuDriverGetVersion`, `cuGetProcAddress_v2`): the caller's
+            // error, not a reason to wait another way (found by the checking driver's
+            // schedules on cuSOLVER's stand-in, the program `solver_handles`).
+            Err(e) => Err(e),
         }
     }
 

@@ -215,6 +215,53 @@
 //! `--cargo` sets `CUDA_DRIVER_LIB_DIR`, which only custack's build reads, so for other crates it
 //! checks whatever libcuda their build and the loader find.
 //!
+//! # CUDA libraries: cuSOLVER's and cuSPARSE's stand-ins
+//!
+//! A crate built with the `cusolver` or `cusparse` feature needs that library to load, and a
+//! real one needs a GPU. The checking driver's build (the first line above) also builds a
+//! stand-in for each, `libcusolver.so` and `libcusparse.so` with the real sonames, which the
+//! runner puts beside the checking libcuda (also as `libcusolver.so.12` and `.so.11`,
+//! `libcusparse.so.12`) and which `--cargo` links in place of the libraries
+//! (`CUSTACK_CUSOLVER_LIB_DIR`, `CUSTACK_CUSPARSE_LIB_DIR`). Your plans then run under every
+//! schedule: the stand-ins' handles are the checking driver's, which reports a handle destroyed
+//! twice or used after its destruction, one used under another context, a stream given to it
+//! that is destroyed or of another context, and a handle destroyed while that stream may still
+//! run work; a handle (or a cuSPARSE descriptor) left alive is a leak or an orphan as any
+//! other. Their calls are counted and failed as driver calls (`fail-at 12  cusolverDnCreate`).
+//! They compute nothing: the workspace queries answer a small size, so that a plan can be made,
+//! and every computation returns `ErrorKind::CusolverNotSupported` or
+//! `ErrorKind::CusparseNotSupported`, which a test under the checking driver expects (on a GPU
+//! the same test checks the results):
+//!
+//! ```no_run
+//! # #[cfg(feature = "cusolver")]
+//! # fn main() -> Result<(), custack::Error> {
+//! use custack::solver::Matrix;
+//! use custack::{Context, ContextFlags, Driver, ErrorKind, Stack};
+//!
+//! let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+//! let mut stack = Stack::new()?;
+//! let guard = stack.push(&ctx)?;
+//! let lu = guard.lu_plan::<f32>(Matrix::square(4))?; // cusolverDnCreate
+//! let mut a = guard.alloc_zeroed::<f32>(16)?;
+//! let mut ipiv = guard.alloc_zeroed::<i32>(4)?;
+//! let mut info = guard.solver_info()?;
+//! let stream = guard.stream()?;
+//! // cusolverDnSetStream, then getrf: the stand-in refuses the computation.
+//! match stream.scope(|s| lu.getrf(s, s.bind_mut(&mut a), s.bind_mut(&mut ipiv), &mut info))? {
+//!     Err(e) if e.kind() == ErrorKind::CusolverNotSupported => {} // the checking driver
+//!     r => r?,                                                    // a GPU: check `a`
+//! }
+//! lu.destroy()?; // cusolverDnDestroy
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "cusolver"))]
+//! # fn main() {}
+//! ```
+//!
+//! cuDNN and cuBLAS have no stand-in yet: a crate built with their features does not load
+//! under the checking driver.
+//!
 //! # Kernels: CPU stand-ins
 //!
 //! Under the checking driver a kernel does nothing, so a test that checks its output fails. Give
@@ -348,7 +395,9 @@
 //! condition (`cudaGraphSetConditional` is device code), so the checking driver runs every body
 //! of a conditional node once per launch of its graph, whatever the condition (a WHILE node's
 //! body once, both bodies of an IF/ELSE node), which checks what the bodies touch and when, not
-//! how often a loop turns.
+//! how often a loop turns. The stand-ins of cuSOLVER and cuSPARSE compute nothing and answer no
+//! version, and a library's work is never pending on a stream; cuDNN and cuBLAS have no
+//! stand-in.
 //! How the checking driver's answers differ from a real driver's, call by call, is measured by
 //! the differential run (`docs/validation.md` in the repository).
 //! Its fault schedules follow the driver's calls, so a test whose call sequence depends on

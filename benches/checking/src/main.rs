@@ -20,15 +20,16 @@ use common::context0;
 use custack::{Context, Result};
 use double::report_driver_version;
 use programs::{
-    batch_3d, batch_copies, confinement, context_count, contracts, deadlines, device_info, driver_init,
-    events, example, external, fork, graph, graph_arena, graph_built, graph_capture_forked,
-    graph_capture_forks, graph_capture_into, graph_conditional, graph_exec_nodes, graph_host,
-    graph_kept_attack, graph_kept_free, graph_kept_routes, graph_mem, graph_shared, green, in_flight, ipc, library,
-    managed, memory_kinds, module_globals, named_launches, newer, p1, p2, p3, p4, p8, p9, p11,
-    parked_graph, peer, peer_vmm, profile_first, redundant_flips, redundant_inject,
-    redundant_partitions, restricted_api, restricted_end, restricted_redundant, restricted_scope,
-    reuse_after_scope, safety_frame, safety_graph, safety_graph_nodes, scoped_alloc, scoped_host,
-    stand_ins, stress, submission, tensor_map, textures, unwind, vmm, vmm_share,
+    batch_3d, batch_copies, confinement, context_count, contracts, deadlines, device_info,
+    driver_init, events, example, external, fork, graph, graph_arena, graph_built,
+    graph_capture_forked, graph_capture_forks, graph_capture_into, graph_conditional,
+    graph_exec_nodes, graph_host, graph_kept_attack, graph_kept_free, graph_kept_routes, graph_mem,
+    graph_shared, green, in_flight, ipc, library, managed, memory_kinds, module_globals,
+    named_launches, newer, p1, p2, p3, p4, p8, p9, p11, parked_graph, peer, peer_vmm,
+    profile_first, redundant_flips, redundant_inject, redundant_partitions, restricted_api,
+    restricted_end, restricted_redundant, restricted_scope, reuse_after_scope, safety_frame,
+    safety_graph, safety_graph_nodes, scoped_alloc, scoped_host, stand_ins, stress, submission,
+    tensor_map, textures, unwind, vmm, vmm_share,
 };
 use std::process::ExitCode;
 
@@ -65,6 +66,10 @@ fn run(program: &str) -> Option<Result<()>> {
     Some(match program {
         "example" => example::example(),
         "stand_ins" => stand_ins::stand_ins(),
+        #[cfg(feature = "cusolver")]
+        "solver_handles" => programs::solver_handles::solver_handles(),
+        #[cfg(feature = "cusparse")]
+        "sparse_handles" => programs::sparse_handles::sparse_handles(),
         "p1" => context0().and_then(|c| p1::p1_one_guard_many_handles(&c).map(drop)),
         "p2" => two().and_then(|(a, b)| p2::p2_push_pop_push(&a, &b).map(drop)),
         "p3" => two().and_then(|(a, b)| p3::p3_nested_push(&a, &b).map(drop)),

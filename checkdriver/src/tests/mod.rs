@@ -21,6 +21,7 @@ mod graph;
 mod green;
 mod hang;
 mod ipc;
+mod library_handles;
 mod lost;
 mod measured;
 mod memory;

@@ -61,6 +61,10 @@ pub(crate) mod safety_graph;
 pub(crate) mod safety_graph_nodes;
 pub(crate) mod scoped_alloc;
 pub(crate) mod scoped_host;
+#[cfg(feature = "cusolver")]
+pub(crate) mod solver_handles;
+#[cfg(feature = "cusparse")]
+pub(crate) mod sparse_handles;
 pub(crate) mod stand_ins;
 pub(crate) mod stress;
 pub(crate) mod submission;

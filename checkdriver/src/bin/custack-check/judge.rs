@@ -297,7 +297,7 @@ impl Verdict {
 
 /// Entry points whose failure leaves the handle they were given alive, by the driver's
 /// contract: a leak after one of them failed is the driver's, not the program's.
-const RELEASES: [&str; 13] = [
+const RELEASES: [&str; 15] = [
     "cuMemFree",
     "cuStreamDestroy",
     "cuEventDestroy",
@@ -311,6 +311,9 @@ const RELEASES: [&str; 13] = [
     "cuMemPoolDestroy",
     "cuMemHostUnregister",
     "cuLinkDestroy",
+    // The libraries' stand-ins (`checkdriver/standins/`): a handle's or a descriptor's destroy.
+    "cusolverDnDestroy",
+    "cusparseDestroy",
 ];
 
 /// Calls whose failure may leave a context on a thread's stack: the stack calls, and a failed

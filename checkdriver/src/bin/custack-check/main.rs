@@ -61,6 +61,16 @@ options: --jobs N, --timeout SECS, --no-sticky (no sticky schedules), --context-
          --hangs: a wait with no deadline that blocks is a failure), --fail-code N (each failed
          call returns CUresult N, not its entry point's typical code)";
 
+/// The CUDA libraries' stand-ins (`checkdriver/standins/`): the file cargo builds, and the
+/// sonames a program built against the real library asks the loader for.
+const STAND_INS: [(&str, &[&str]); 2] = [
+    (
+        "libcusolver.so",
+        &["libcusolver.so.12", "libcusolver.so.11"],
+    ),
+    ("libcusparse.so", &["libcusparse.so.12"]),
+];
+
 /// The directory, beside this executable, that holds the checking driver as `libcuda.so` and
 /// `libcuda.so.1`: what `CUDA_DRIVER_LIB_DIR` (custack's build) and `LD_LIBRARY_PATH` (the
 /// loader) are set to.
@@ -84,10 +94,30 @@ fn lib_dir() -> Result<PathBuf, String> {
     }
     let dir = here.join("custack-checkdriver");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for name in ["libcuda.so", "libcuda.so.1"] {
+    let mut links = vec![
+        ("libcuda.so", target.to_owned()),
+        ("libcuda.so.1", target.to_owned()),
+    ];
+    // The CUDA libraries' stand-ins, where they were built (`cargo build` of the checkdriver
+    // workspace builds them beside the double), under their sonames.
+    for (file, sonames) in STAND_INS {
+        let built = if here.join(file).is_file() {
+            Some(format!("../{file}"))
+        } else if here.join("deps").join(file).is_file() {
+            Some(format!("../deps/{file}"))
+        } else {
+            None
+        };
+        if let Some(stand_in) = built {
+            for name in core::iter::once(file).chain(sonames.iter().copied()) {
+                links.push((name, stand_in.clone()));
+            }
+        }
+    }
+    for (name, target) in links {
         let link = dir.join(name);
         if link.symlink_metadata().is_err() {
-            match std::os::unix::fs::symlink(target, &link) {
+            match std::os::unix::fs::symlink(&target, &link) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
                 Err(e) => return Err(format!("{}: {e}", link.display())),
@@ -442,6 +472,17 @@ fn cargo_mode(mut opts: Options, cargo_args: &[OsString], args: Vec<OsString>) -
     ])
     .args(cargo_args)
     .env("CUDA_DRIVER_LIB_DIR", &lib)
+    // Where a stand-in is there, custack's feature for its library links it (and nothing else
+    // is searched); without it the variable would fail custack's build.
+    .envs(
+        [
+            ("libcusolver.so", "CUSTACK_CUSOLVER_LIB_DIR"),
+            ("libcusparse.so", "CUSTACK_CUSPARSE_LIB_DIR"),
+        ]
+        .into_iter()
+        .filter(|(file, _)| lib.join(file).exists())
+        .map(|(_, var)| (var, lib.clone())),
+    )
     .stderr(Stdio::inherit());
     // Its own target directory, always (`own_target_dir`): switching custack's build between
     // the checking libcuda and the real one would also rebuild custack and its dependents.

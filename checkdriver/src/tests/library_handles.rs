@@ -1,0 +1,181 @@
+//! The libraries' handles (`library_handles.rs`), as a stand-in (`checkdriver/standins/`) asks
+//! the double about them: a correct create, set-stream, use and destroy records nothing; a handle
+//! destroyed twice or used after its destruction, a stream of another context or one destroyed,
+//! a handle handed to another library, and a handle destroyed while its stream has work that may
+//! still run are each reported; a handle left alive when its context is destroyed is an orphan. A
+//! descriptor is of no context, and destroyed once.
+
+use super::*;
+
+#[test]
+fn library_handle_misuse_is_reported() {
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    let (create, set, use_, destroy) = (
+        c"cusolverDnCreate".as_ptr(),
+        c"cusolverDnSetStream".as_ptr(),
+        c"cusolverDnSgetrf_bufferSize".as_ptr(),
+        c"cusolverDnDestroy".as_ptr(),
+    );
+    // SAFETY: the double's entry points and extensions, called with valid out-pointers (this
+    // test's locals), NUL-terminated names (literals) and handles the double made: the wrong
+    // sequences under test misuse the libraries' contracts, which the double records, not Rust's.
+    unsafe {
+        let new = || {
+            let mut h = 0u64;
+            assert_eq!(
+                custackCheckdriverLibraryCreate(create, &raw mut h),
+                CUDA_SUCCESS
+            );
+            assert_ne!(h, 0);
+            h
+        };
+        let a = ctx();
+        let mut s = null_mut();
+        let _ = cuStreamCreate(&raw mut s, 0);
+        // A correct sequence records nothing.
+        assert_eq!(
+            violations_of(|| {
+                let h = new();
+                let _ = custackCheckdriverLibrarySetStream(set, h, s as u64);
+                let _ = custackCheckdriverLibraryUse(use_, h);
+                let _ = custackCheckdriverLibrarySetStream(set, h, 0);
+                let _ = custackCheckdriverLibraryDestroy(destroy, h);
+            }),
+            0,
+            "{:?}",
+            mode::violations().last()
+        );
+        // Destroyed twice, and used or given a stream after its destruction.
+        let h = new();
+        let _ = custackCheckdriverLibraryDestroy(destroy, h);
+        assert_eq!(
+            violations_of(|| {
+                let _ = custackCheckdriverLibraryDestroy(destroy, h);
+            }),
+            1,
+            "destroyed twice"
+        );
+        assert_eq!(
+            violations_of(|| {
+                let _ = custackCheckdriverLibraryUse(use_, h);
+                let _ = custackCheckdriverLibrarySetStream(set, h, s as u64);
+            }),
+            2,
+            "used after destroy"
+        );
+        // A stream of another context: a foreign stream.
+        let h = new();
+        let b = ctx(); // pushed on top of a
+        let mut foreign = null_mut();
+        let _ = cuStreamCreate(&raw mut foreign, 0);
+        let mut p = null_mut();
+        let _ = cuCtxPopCurrent_v2(&raw mut p); // a is current again
+        assert_eq!(
+            violations_of(|| {
+                let _ = custackCheckdriverLibrarySetStream(set, h, foreign as u64);
+            }),
+            1,
+            "a stream of another context"
+        );
+        // A destroyed stream.
+        let mut gone = null_mut();
+        let _ = cuStreamCreate(&raw mut gone, 0);
+        let _ = cuStreamDestroy_v2(gone);
+        assert_eq!(
+            violations_of(|| {
+                let _ = custackCheckdriverLibrarySetStream(set, h, gone as u64);
+            }),
+            1,
+            "a destroyed stream"
+        );
+        // The handle under another context, and handed to another library.
+        let _ = cuCtxPushCurrent_v2(b);
+        assert_eq!(
+            violations_of(|| {
+                let _ = custackCheckdriverLibraryUse(use_, h);
+            }),
+            1,
+            "a handle of another context"
+        );
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        assert_eq!(
+            violations_of(|| {
+                let _ = custackCheckdriverLibraryUse(c"cusparseSpMV".as_ptr(), h);
+            }),
+            1,
+            "another library's handle"
+        );
+        // Destroyed while its stream has work that may still run; not once the stream is
+        // synchronized.
+        let _ = custackCheckdriverLibrarySetStream(set, h, s as u64);
+        let mut d = 0;
+        let _ = cuMemAlloc_v2(&raw mut d, 64);
+        let _ = cuMemsetD8Async(d, 0, 64, s);
+        assert_eq!(
+            violations_of(|| {
+                let _ = custackCheckdriverLibraryDestroy(destroy, h);
+            }),
+            1,
+            "destroyed with work pending on its stream"
+        );
+        let h = new();
+        let _ = custackCheckdriverLibrarySetStream(set, h, s as u64);
+        let _ = cuMemsetD8Async(d, 0, 64, s);
+        let _ = cuStreamSynchronize(s);
+        assert_eq!(
+            violations_of(|| {
+                let _ = custackCheckdriverLibraryDestroy(destroy, h);
+            }),
+            0,
+            "destroyed after its stream's work"
+        );
+        let _ = cuMemFree_v2(d);
+        let _ = cuStreamDestroy_v2(s);
+        // A descriptor is of no context (made with none current, destroyed under another),
+        // destroyed once.
+        let mut q = null_mut();
+        let _ = cuCtxPopCurrent_v2(&raw mut q); // none current
+        let mut desc = 0u64;
+        assert_eq!(
+            violations_of(|| {
+                let _ =
+                    custackCheckdriverLibraryCreate(c"cusparseCreateDnVec".as_ptr(), &raw mut desc);
+            }),
+            0,
+            "a descriptor made with no context current"
+        );
+        let _ = cuCtxPushCurrent_v2(b);
+        let destroy_vec = c"cusparseDestroyDnVec".as_ptr();
+        assert_eq!(
+            violations_of(|| {
+                let _ = custackCheckdriverLibraryDestroy(destroy_vec, desc);
+            }),
+            0,
+            "a descriptor destroyed under another context"
+        );
+        assert_eq!(
+            violations_of(|| {
+                let _ = custackCheckdriverLibraryDestroy(destroy_vec, desc);
+            }),
+            1,
+            "a descriptor destroyed twice"
+        );
+        let _ = cuCtxPopCurrent_v2(&raw mut q);
+        let _ = cuCtxPushCurrent_v2(a);
+        // A handle alive when its context is destroyed is an orphan.
+        let _left = new();
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        assert_eq!(
+            orphans_of(|| {
+                let _ = cuCtxDestroy_v2(a);
+            }),
+            1,
+            "a handle alive at its context's destruction"
+        );
+        let _ = cuCtxPushCurrent_v2(b);
+        let _ = cuStreamDestroy_v2(foreign);
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        let _ = cuCtxDestroy_v2(b);
+    }
+}
