@@ -1,8 +1,9 @@
 //! A headless Vulkan device for interop tests and the example `27_vulkan_interop`: the physical
 //! device whose UUID is the CUDA device's, one queue, `VK_KHR_external_memory_fd` and
 //! `VK_KHR_external_semaphore_fd`, timeline semaphores; device-local buffers exported as opaque
-//! fds, a host-visible staging buffer, exportable timeline semaphores, and one-shot command
-//! buffers ordered by them. Every failure is an `Err` that says which step failed and why,
+//! fds, a host-visible staging buffer, exportable timeline semaphores, and the two submissions
+//! the interop needs, ordered by them: a read-back of an exported buffer into the staging buffer
+//! and a fill of it, each taking the buffer from CUDA's queue family (and giving it back). Every failure is an `Err` that says which step failed and why,
 //! never a skip: a test that cannot start Vulkan fails, naming it.
 //!
 //! The loader is `libvulkan.so.1` (ash's `loaded`): on the GPU machine `.gpu/run.sh` puts the
@@ -291,9 +292,127 @@ impl Vulkan {
         Ok((semaphore, unsafe { OwnedFd::from_raw_fd(fd) }))
     }
 
+    /// Submits, after `semaphore` reaches `wait`, signalling it to `signal` when done: the
+    /// acquire of `shared` from the external queue family (CUDA), its copy of `bytes` into
+    /// `staging`, made visible to the host's read after the semaphore wait, and, if `release`,
+    /// the release of `shared` back to the external family (for CUDA to use it again). Returns
+    /// without waiting.
+    #[allow(
+        clippy::multiple_unsafe_ops_per_block,
+        reason = "the command buffer's recording is one unsafe block under one contract"
+    )]
+    pub(crate) fn submit_read_back(
+        &mut self,
+        semaphore: vk::Semaphore,
+        (wait, signal): (u64, u64),
+        (shared, staging): (Buffer, Buffer),
+        bytes: u64,
+        release: bool,
+    ) -> VkResult<()> {
+        let family = self.family;
+        self.submit(semaphore, Some(wait), signal, |d, cb| {
+            let to_host = vk::BufferMemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ)
+                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .buffer(staging.handle)
+                .offset(0)
+                .size(vk::WHOLE_SIZE);
+            let mut after = vec![to_host];
+            let mut stages = vk::PipelineStageFlags::HOST;
+            if release {
+                after.push(release_barrier(
+                    shared,
+                    family,
+                    vk::AccessFlags::TRANSFER_READ,
+                ));
+                stages |= vk::PipelineStageFlags::BOTTOM_OF_PIPE;
+            }
+            // SAFETY: a command buffer in the recording state; buffers of this device.
+            unsafe {
+                d.cmd_pipeline_barrier(
+                    cb,
+                    vk::PipelineStageFlags::TOP_OF_PIPE,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::DependencyFlags::empty(),
+                    &[],
+                    &[acquire_barrier(
+                        shared,
+                        family,
+                        vk::AccessFlags::TRANSFER_READ,
+                    )],
+                    &[],
+                );
+                d.cmd_copy_buffer(
+                    cb,
+                    shared.handle,
+                    staging.handle,
+                    &[vk::BufferCopy {
+                        src_offset: 0,
+                        dst_offset: 0,
+                        size: bytes,
+                    }],
+                );
+                d.cmd_pipeline_barrier(
+                    cb,
+                    vk::PipelineStageFlags::TRANSFER,
+                    stages,
+                    vk::DependencyFlags::empty(),
+                    &[],
+                    &after,
+                    &[],
+                );
+            }
+        })
+    }
+
+    /// Submits, after `semaphore` reaches `wait`, signalling it to `signal` when done: the
+    /// acquire of `shared` from the external queue family (CUDA), its fill of `bytes` with the
+    /// 32-bit `value`, and its release back to the external family. Returns without waiting.
+    #[allow(
+        clippy::multiple_unsafe_ops_per_block,
+        reason = "the command buffer's recording is one unsafe block under one contract"
+    )]
+    pub(crate) fn submit_fill(
+        &mut self,
+        semaphore: vk::Semaphore,
+        (wait, signal): (u64, u64),
+        shared: Buffer,
+        bytes: u64,
+        value: u32,
+    ) -> VkResult<()> {
+        let family = self.family;
+        self.submit(semaphore, Some(wait), signal, |d, cb| {
+            let access = vk::AccessFlags::TRANSFER_WRITE;
+            // SAFETY: a command buffer in the recording state; a buffer of this device.
+            unsafe {
+                d.cmd_pipeline_barrier(
+                    cb,
+                    vk::PipelineStageFlags::TOP_OF_PIPE,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::DependencyFlags::empty(),
+                    &[],
+                    &[acquire_barrier(shared, family, access)],
+                    &[],
+                );
+                d.cmd_fill_buffer(cb, shared.handle, 0, bytes, value);
+                d.cmd_pipeline_barrier(
+                    cb,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                    vk::DependencyFlags::empty(),
+                    &[],
+                    &[release_barrier(shared, family, access)],
+                    &[],
+                );
+            }
+        })
+    }
+
     /// Records `record` into a new command buffer and submits it: after `semaphore` reaches
     /// `wait` (if any), signalling it to `signal` when done. Returns without waiting.
-    pub(crate) fn submit(
+    fn submit(
         &mut self,
         semaphore: vk::Semaphore,
         wait: Option<u64>,
@@ -371,11 +490,6 @@ impl Vulkan {
         }
     }
 
-    /// The queue family's index (for ownership transfers).
-    pub(crate) fn family(&self) -> u32 {
-        self.family
-    }
-
     /// The first `len` `u32`s of a host-visible buffer.
     pub(crate) fn read_u32(&self, b: Buffer, len: usize) -> VkResult<Vec<u32>> {
         // SAFETY: host-visible memory of this device, not mapped elsewhere, `b.size` bytes.
@@ -396,11 +510,10 @@ impl Vulkan {
     }
 }
 
-/// A barrier that moves `buffer` between the external queue family (CUDA) and `family`.
-pub(crate) fn ownership(
+/// A barrier that moves `buffer` between two queue families, `from` and `to`.
+fn ownership(
     buffer: vk::Buffer,
-    from: u32,
-    to: u32,
+    (from, to): (u32, u32),
     src: vk::AccessFlags,
     dst: vk::AccessFlags,
 ) -> vk::BufferMemoryBarrier<'static> {
@@ -412,6 +525,34 @@ pub(crate) fn ownership(
         .buffer(buffer)
         .offset(0)
         .size(vk::WHOLE_SIZE)
+}
+
+/// The acquire of `b` by `family` from the external queue family (CUDA), for `access`.
+fn acquire_barrier(
+    b: Buffer,
+    family: u32,
+    access: vk::AccessFlags,
+) -> vk::BufferMemoryBarrier<'static> {
+    ownership(
+        b.handle,
+        (vk::QUEUE_FAMILY_EXTERNAL, family),
+        vk::AccessFlags::empty(),
+        access,
+    )
+}
+
+/// The release of `b` by `family` back to the external queue family, after `access`.
+fn release_barrier(
+    b: Buffer,
+    family: u32,
+    access: vk::AccessFlags,
+) -> vk::BufferMemoryBarrier<'static> {
+    ownership(
+        b.handle,
+        (family, vk::QUEUE_FAMILY_EXTERNAL),
+        access,
+        vk::AccessFlags::empty(),
+    )
 }
 
 impl Drop for Vulkan {
