@@ -349,39 +349,106 @@ trait Product<T: SparseScalar> {
         y: (ffi::CUdeviceptr, usize),
     ) -> Result<(Self::Dense, Self::Dense)>;
 
-    /// The size query (`cusparseSpMV_bufferSize`, `cusparseSpMM_bufferSize`), writing through
-    /// `bytes`.
+    /// The size query (`cusparseSpMV_bufferSize`, `cusparseSpMM_bufferSize`) for
+    /// [`Last::Size`], the call (`cusparseSpMV`, `cusparseSpMM`), enqueued on `h`'s stream, for
+    /// [`Last::Workspace`]: the two take the same arguments but the last.
     ///
     /// # Safety
     ///
     /// `h` is a live handle, `a` a live sparse descriptor, `x` and `y` descriptors made by
-    /// [`operands`](Self::operands), and `bytes` valid for a write.
-    unsafe fn buffer_size(
+    /// [`operands`](Self::operands). For the size query, its pointer is valid for a write. For
+    /// the call: `a`'s structure is valid and its arrays, like `x`'s, are bound to the scope
+    /// for reading; `y`'s array is an exclusive binding of the scope, aliasing neither;
+    /// [`operands`](Self::operands) checked them; the workspace holds the bytes the size query
+    /// asked for these operands, is private to the plan, used by no other call at once and
+    /// freed only once no call can run.
+    unsafe fn call(
         &self,
         h: raw::cusparseHandle_t,
         a: raw::cusparseConstSpMatDescr_t,
-        x: &Self::Dense,
-        y: &Self::Dense,
-        bytes: *mut usize,
+        operands: (&Self::Dense, &Self::Dense),
+        last: Last,
     ) -> raw::cusparseStatus_t;
+}
 
-    /// The call (`cusparseSpMV`, `cusparseSpMM`), enqueued on `h`'s stream.
+/// The one argument in which a size query and its call differ.
+#[derive(Clone, Copy)]
+enum Last {
+    /// The size query's out-pointer.
+    Size(*mut usize),
+    /// The call's workspace.
+    Workspace(*mut c_void),
+}
+
+/// `cusparseSpMV_bufferSize` or `cusparseSpMV`: the same parameters but the last.
+type SpMvFn<L> = unsafe extern "C" fn(
+    raw::cusparseHandle_t,
+    raw::cusparseOperation_t,
+    *const c_void,
+    raw::cusparseConstSpMatDescr_t,
+    raw::cusparseConstDnVecDescr_t,
+    *const c_void,
+    raw::cusparseDnVecDescr_t,
+    raw::cudaDataType,
+    raw::cusparseSpMVAlg_t,
+    L,
+) -> raw::cusparseStatus_t;
+
+/// `cusparseSpMM_bufferSize` or `cusparseSpMM`: the same parameters but the last.
+type SpMmFn<L> = unsafe extern "C" fn(
+    raw::cusparseHandle_t,
+    raw::cusparseOperation_t,
+    raw::cusparseOperation_t,
+    *const c_void,
+    raw::cusparseConstSpMatDescr_t,
+    raw::cusparseConstDnMatDescr_t,
+    *const c_void,
+    raw::cusparseDnMatDescr_t,
+    raw::cudaDataType,
+    raw::cusparseSpMMAlg_t,
+    L,
+) -> raw::cusparseStatus_t;
+
+impl<T: SparseScalar> SpMv<T> {
+    /// `f` with these operands and `last`.
     ///
     /// # Safety
     ///
-    /// As [`buffer_size`](Self::buffer_size), and: `a`'s structure is valid and its arrays,
-    /// like `x`'s, are bound to the scope for reading; `y`'s array is an exclusive binding of
-    /// the scope, aliasing neither; [`operands`](Self::operands) checked them; `workspace`
-    /// holds the bytes the size query asked for these operands, private to the plan, used by
-    /// no other call at once and freed only once no call can run.
-    unsafe fn compute(
+    /// As [`Product::call`], for `f` the size query or the call.
+    #[allow(
+        clippy::many_single_char_names,
+        reason = "the product's own names: the call f, the handle h, the operands a, x, y"
+    )]
+    unsafe fn with<L>(
         &self,
+        f: SpMvFn<L>,
         h: raw::cusparseHandle_t,
         a: raw::cusparseConstSpMatDescr_t,
-        x: &Self::Dense,
-        y: &Self::Dense,
-        workspace: *mut c_void,
-    ) -> raw::cusparseStatus_t;
+        (x, y): (&VecDescr, &VecDescr),
+        last: L,
+    ) -> raw::cusparseStatus_t {
+        let (alpha, beta) = (
+            (&raw const self.alpha).cast(),
+            (&raw const self.beta).cast(),
+        );
+        // SAFETY: the caller's (`Product::call`); the scalars are fields of `self`, read on the
+        // host before the call returns (host pointer mode, cuSPARSE's default, which this
+        // module never changes).
+        unsafe {
+            f(
+                h,
+                self.op.raw(),
+                alpha,
+                a,
+                x.raw,
+                beta,
+                y.raw.cast_mut(),
+                T::DATA_TYPE,
+                self.alg.raw(),
+                last,
+            )
+        }
+    }
 }
 
 impl<T: SparseScalar> Product<T> for SpMv<T> {
@@ -401,64 +468,66 @@ impl<T: SparseScalar> Product<T> for SpMv<T> {
         Ok((dn_vec::<T>(k, x)?, dn_vec::<T>(m, y)?))
     }
 
-    unsafe fn buffer_size(
+    unsafe fn call(
         &self,
         h: raw::cusparseHandle_t,
         a: raw::cusparseConstSpMatDescr_t,
-        x: &VecDescr,
-        y: &VecDescr,
-        bytes: *mut usize,
+        xy: (&VecDescr, &VecDescr),
+        last: Last,
     ) -> raw::cusparseStatus_t {
-        // SAFETY: a host-only query on a live handle with live descriptors (the caller's
-        // guarantee), the scalars fields of `self`, read before the call returns, and `bytes`
-        // valid for a write (the caller's guarantee).
-        unsafe {
-            raw::cusparseSpMV_bufferSize(
-                h,
-                self.op.raw(),
-                (&raw const self.alpha).cast(),
-                a,
-                x.raw,
-                (&raw const self.beta).cast(),
-                y.raw.cast_mut(),
-                T::DATA_TYPE,
-                self.alg.raw(),
-                bytes,
-            )
+        match last {
+            // SAFETY: the caller's: a host-only query with live descriptors, writing the size
+            // through a valid pointer.
+            Last::Size(bytes) => unsafe {
+                self.with(raw::cusparseSpMV_bufferSize, h, a, xy, bytes)
+            },
+            // SAFETY: the caller's. `cusparseSpMV` reads A and x and writes y in stream order:
+            // A's structure is valid and its arrays bound for reading; x holds op(A)'s columns
+            // and y its rows (checked by `operands`); y is an exclusive binding, aliasing
+            // neither x nor A's arrays (both bound shared); the workspace holds what cuSPARSE
+            // asked for these operands, private to the plan and used in its call order.
+            Last::Workspace(ws) => unsafe { self.with(raw::cusparseSpMV, h, a, xy, ws) },
         }
     }
+}
 
-    unsafe fn compute(
+impl<T: SparseScalar> SpMm<T> {
+    /// `f` with these operands and `last`.
+    ///
+    /// # Safety
+    ///
+    /// As [`Product::call`], for `f` the size query or the call.
+    #[allow(
+        clippy::many_single_char_names,
+        reason = "the product's own names: the call f, the handle h, the operands a, b, c"
+    )]
+    unsafe fn with<L>(
         &self,
+        f: SpMmFn<L>,
         h: raw::cusparseHandle_t,
         a: raw::cusparseConstSpMatDescr_t,
-        x: &VecDescr,
-        y: &VecDescr,
-        workspace: *mut c_void,
+        (b, c): (&MatDescr, &MatDescr),
+        last: L,
     ) -> raw::cusparseStatus_t {
-        // SAFETY: `cusparseSpMV` reads A, x and writes y in stream order, using `workspace`:
-        // - A's structure is valid (a checked pattern, or the unsafe constructor's
-        //   guarantee) and its arrays are bound to the scope for reading (the caller's
-        //   guarantee);
-        // - x holds op(A)'s columns, y its rows (checked by `operands`); y is an exclusive
-        //   binding of the scope, aliasing neither x nor A's arrays (both bound shared);
-        // - the workspace holds what cuSPARSE asked for these operands, is private to the
-        //   plan, used by no other call at once (the call order), and freed only once no call
-        //   can run (the caller's guarantee);
-        // - the scalars are read on the host before the call returns (host pointer mode,
-        //   cuSPARSE's default, which this module never changes).
+        let (alpha, beta) = (
+            (&raw const self.alpha).cast(),
+            (&raw const self.beta).cast(),
+        );
+        let ops = (self.op_a.raw(), self.op_b.raw());
+        // SAFETY: as for `SpMv::with`.
         unsafe {
-            raw::cusparseSpMV(
+            f(
                 h,
-                self.op.raw(),
-                (&raw const self.alpha).cast(),
+                ops.0,
+                ops.1,
+                alpha,
                 a,
-                x.raw,
-                (&raw const self.beta).cast(),
-                y.raw.cast_mut(),
+                b.raw,
+                beta,
+                c.raw.cast_mut(),
                 T::DATA_TYPE,
                 self.alg.raw(),
-                workspace,
+                last,
             )
         }
     }
@@ -486,56 +555,21 @@ impl<T: SparseScalar> Product<T> for SpMm<T> {
         Ok((dn_mat::<T>(self.b, bd, b)?, dn_mat::<T>(self.c, cd, c)?))
     }
 
-    unsafe fn buffer_size(
+    unsafe fn call(
         &self,
         h: raw::cusparseHandle_t,
         a: raw::cusparseConstSpMatDescr_t,
-        b: &MatDescr,
-        c: &MatDescr,
-        bytes: *mut usize,
+        bc: (&MatDescr, &MatDescr),
+        last: Last,
     ) -> raw::cusparseStatus_t {
-        // SAFETY: as for `SpMv`: a host-only query with live descriptors and locals.
-        unsafe {
-            raw::cusparseSpMM_bufferSize(
-                h,
-                self.op_a.raw(),
-                self.op_b.raw(),
-                (&raw const self.alpha).cast(),
-                a,
-                b.raw,
-                (&raw const self.beta).cast(),
-                c.raw.cast_mut(),
-                T::DATA_TYPE,
-                self.alg.raw(),
-                bytes,
-            )
-        }
-    }
-
-    unsafe fn compute(
-        &self,
-        h: raw::cusparseHandle_t,
-        a: raw::cusparseConstSpMatDescr_t,
-        b: &MatDescr,
-        c: &MatDescr,
-        workspace: *mut c_void,
-    ) -> raw::cusparseStatus_t {
-        // SAFETY: as for `SpMv`, with B and C dense matrices whose layouts span at most their
-        // buffers (checked by `operands`), C an exclusive binding of the scope.
-        unsafe {
-            raw::cusparseSpMM(
-                h,
-                self.op_a.raw(),
-                self.op_b.raw(),
-                (&raw const self.alpha).cast(),
-                a,
-                b.raw,
-                (&raw const self.beta).cast(),
-                c.raw.cast_mut(),
-                T::DATA_TYPE,
-                self.alg.raw(),
-                workspace,
-            )
+        match last {
+            // SAFETY: as for `SpMv`: a host-only query with live descriptors.
+            Last::Size(bytes) => unsafe {
+                self.with(raw::cusparseSpMM_bufferSize, h, a, bc, bytes)
+            },
+            // SAFETY: as for `SpMv`, with B and C dense matrices whose layouts span at most
+            // their buffers (checked by `operands`), C an exclusive binding of the scope.
+            Last::Workspace(ws) => unsafe { self.with(raw::cusparseSpMM, h, a, bc, ws) },
         }
     }
 }
@@ -556,7 +590,7 @@ fn buffer_size<T: SparseScalar, I: SparseIndex, P: Product<T>>(
     // `a` borrowed, so its descriptor is live; `x` and `y` made by `operands`, live locals of
     // the caller; `bytes` a live local.
     status(P::BUFFER_SIZE, unsafe {
-        d.buffer_size(h, a.as_raw(), x, y, &raw mut bytes)
+        d.call(h, a.as_raw(), (x, y), Last::Size(&raw mut bytes))
     })?;
     Ok(bytes)
 }
@@ -599,7 +633,7 @@ impl Core<'_> {
         let need = buffer_size(self.raw(), d, a, (&dx, &dy))?;
         let ws = self.workspace(P::CALL, need)?;
         self.enqueue(s, P::CALL, |h| {
-            // SAFETY: `compute`'s contract:
+            // SAFETY: `Product::call`'s contract for the call:
             // - `h` is the plan's live handle (`enqueue` hands it over) and `a` is borrowed;
             // - `a` is bound to this scope for reading (its lifetime is the scope's, from a
             //   checked pattern or the unsafe constructor's guarantee), and so is `x`
@@ -609,7 +643,7 @@ impl Core<'_> {
             // - `ws` holds `need` bytes (checked just above), the plan's own workspace, used
             //   by no other call at once (the plan's call order) and freed only once no call
             //   can run (`LibraryHandle`).
-            unsafe { d.compute(h, a.as_raw(), &dx, &dy, ws) }
+            unsafe { d.call(h, a.as_raw(), (&dx, &dy), Last::Workspace(ws)) }
         })
     }
 }
