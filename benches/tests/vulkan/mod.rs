@@ -310,6 +310,8 @@ impl Vulkan {
         release: bool,
     ) -> VkResult<()> {
         let family = self.family;
+        let access = vk::AccessFlags::TRANSFER_READ;
+        let acquire = ownership(shared, family, Transfer::Acquire, access);
         self.submit(semaphore, Some(wait), signal, |d, cb| {
             let to_host = vk::BufferMemoryBarrier::default()
                 .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
@@ -322,28 +324,12 @@ impl Vulkan {
             let mut after = vec![to_host];
             let mut stages = vk::PipelineStageFlags::HOST;
             if release {
-                after.push(release_barrier(
-                    shared,
-                    family,
-                    vk::AccessFlags::TRANSFER_READ,
-                ));
+                after.push(ownership(shared, family, Transfer::Release, access));
                 stages |= vk::PipelineStageFlags::BOTTOM_OF_PIPE;
             }
             // SAFETY: a command buffer in the recording state; buffers of this device.
             unsafe {
-                d.cmd_pipeline_barrier(
-                    cb,
-                    vk::PipelineStageFlags::TOP_OF_PIPE,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::DependencyFlags::empty(),
-                    &[],
-                    &[acquire_barrier(
-                        shared,
-                        family,
-                        vk::AccessFlags::TRANSFER_READ,
-                    )],
-                    &[],
-                );
+                barrier(d, cb, INTO_TRANSFER, &[acquire]);
                 d.cmd_copy_buffer(
                     cb,
                     shared.handle,
@@ -354,15 +340,7 @@ impl Vulkan {
                         size: bytes,
                     }],
                 );
-                d.cmd_pipeline_barrier(
-                    cb,
-                    vk::PipelineStageFlags::TRANSFER,
-                    stages,
-                    vk::DependencyFlags::empty(),
-                    &[],
-                    &after,
-                    &[],
-                );
+                barrier(d, cb, (vk::PipelineStageFlags::TRANSFER, stages), &after);
             }
         })
     }
@@ -383,28 +361,21 @@ impl Vulkan {
         value: u32,
     ) -> VkResult<()> {
         let family = self.family;
+        let access = vk::AccessFlags::TRANSFER_WRITE;
+        let acquire = ownership(shared, family, Transfer::Acquire, access);
         self.submit(semaphore, Some(wait), signal, |d, cb| {
-            let access = vk::AccessFlags::TRANSFER_WRITE;
             // SAFETY: a command buffer in the recording state; a buffer of this device.
             unsafe {
-                d.cmd_pipeline_barrier(
-                    cb,
-                    vk::PipelineStageFlags::TOP_OF_PIPE,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::DependencyFlags::empty(),
-                    &[],
-                    &[acquire_barrier(shared, family, access)],
-                    &[],
-                );
+                barrier(d, cb, INTO_TRANSFER, &[acquire]);
                 d.cmd_fill_buffer(cb, shared.handle, 0, bytes, value);
-                d.cmd_pipeline_barrier(
+                barrier(
+                    d,
                     cb,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-                    vk::DependencyFlags::empty(),
-                    &[],
-                    &[release_barrier(shared, family, access)],
-                    &[],
+                    (
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                    ),
+                    &[ownership(shared, family, Transfer::Release, access)],
                 );
             }
         })
@@ -510,49 +481,67 @@ impl Vulkan {
     }
 }
 
-/// A barrier that moves `buffer` between two queue families, `from` and `to`.
+/// The stages of an acquire before a transfer: from the top of the pipe to the transfer.
+const INTO_TRANSFER: (vk::PipelineStageFlags, vk::PipelineStageFlags) = (
+    vk::PipelineStageFlags::TOP_OF_PIPE,
+    vk::PipelineStageFlags::TRANSFER,
+);
+
+/// Records a pipeline barrier of buffer memory barriers only, from the stages `src` to `dst`.
+///
+/// # Safety
+///
+/// `cb` is a command buffer of `d` in the recording state; `barriers` name buffers of `d`.
+unsafe fn barrier(
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    (src, dst): (vk::PipelineStageFlags, vk::PipelineStageFlags),
+    barriers: &[vk::BufferMemoryBarrier<'_>],
+) {
+    // SAFETY: the caller's.
+    unsafe {
+        d.cmd_pipeline_barrier(
+            cb,
+            src,
+            dst,
+            vk::DependencyFlags::empty(),
+            &[],
+            barriers,
+            &[],
+        );
+    }
+}
+
+/// Which way a buffer moves between the external queue family (CUDA) and this device's.
+#[derive(Clone, Copy)]
+enum Transfer {
+    /// From CUDA to this device, for the access named.
+    Acquire,
+    /// Back to CUDA, after the access named.
+    Release,
+}
+
+/// A barrier that moves `b` between the external queue family and `family`, `way`, for (or
+/// after) `access`.
 fn ownership(
-    buffer: vk::Buffer,
-    (from, to): (u32, u32),
-    src: vk::AccessFlags,
-    dst: vk::AccessFlags,
+    b: Buffer,
+    family: u32,
+    way: Transfer,
+    access: vk::AccessFlags,
 ) -> vk::BufferMemoryBarrier<'static> {
+    let none = vk::AccessFlags::empty();
+    let (from, to, src, dst) = match way {
+        Transfer::Acquire => (vk::QUEUE_FAMILY_EXTERNAL, family, none, access),
+        Transfer::Release => (family, vk::QUEUE_FAMILY_EXTERNAL, access, none),
+    };
     vk::BufferMemoryBarrier::default()
         .src_access_mask(src)
         .dst_access_mask(dst)
         .src_queue_family_index(from)
         .dst_queue_family_index(to)
-        .buffer(buffer)
+        .buffer(b.handle)
         .offset(0)
         .size(vk::WHOLE_SIZE)
-}
-
-/// The acquire of `b` by `family` from the external queue family (CUDA), for `access`.
-fn acquire_barrier(
-    b: Buffer,
-    family: u32,
-    access: vk::AccessFlags,
-) -> vk::BufferMemoryBarrier<'static> {
-    ownership(
-        b.handle,
-        (vk::QUEUE_FAMILY_EXTERNAL, family),
-        vk::AccessFlags::empty(),
-        access,
-    )
-}
-
-/// The release of `b` by `family` back to the external queue family, after `access`.
-fn release_barrier(
-    b: Buffer,
-    family: u32,
-    access: vk::AccessFlags,
-) -> vk::BufferMemoryBarrier<'static> {
-    ownership(
-        b.handle,
-        (family, vk::QUEUE_FAMILY_EXTERNAL),
-        access,
-        vk::AccessFlags::empty(),
-    )
 }
 
 impl Drop for Vulkan {
