@@ -91,7 +91,7 @@ status=0
 programs=(example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_alloc reuse_after_scope unwind scoped_host
     events submission graph graph_built graph_conditional graph_capture_into graph_shared graph_arena graph_host graph_exec_nodes graph_capture_forked graph_capture_forks device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm vmm_share peer ipc
     newer green deadlines safety_frame safety_graph confinement restricted_end restricted_scope driver_init
-    redundant_partitions stress)
+    redundant_partitions stress batch_3d_old)
 # `graph_capture_into`, `graph_capture_forked` and `graph_capture_forks` run clean only too, to
 # keep the test command within its hour: scripts/check-driver.sh fails each of their calls
 # natively, and under Miri their schedules were sampled (eight fail-at schedules each, clean)
@@ -100,6 +100,26 @@ programs=(example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_
 # clean only as well: each clean run took 150-160 s under Stacked Borrows on the 2-core
 # machine (2026-11-26), so even a sixteenth of their schedules cost a quarter of Miri's time;
 # scripts/check-driver.sh fails each of their calls natively on every run.
+# These programs of scripts/check-driver.sh do not run here (it runs each natively, every
+# schedule of every call). Measured on the 2-core machine (2026-11-27, CPU seconds of one run,
+# the machine shared, its wall time 2-5 times that), against the 60 s a program may add:
+#  - `tensor_map`: a tensor map names its memory by a device address, a `CUdeviceptr` integer
+#    the API takes as `void *`, and strict provenance refuses the integer-to-pointer cast
+#    (custack's `TensorMap::tiled`: an unsupported operation at once, 12 s). Under
+#    -Zmiri-permissive-provenance it runs clean, but its clean run alone took 63 s (34 calls),
+#    before Tree Borrows and its schedules. The double's tensor-map tests run natively too.
+#  - `external`: its file descriptor comes from `memfd_create`, a foreign call Miri does not
+#    support (it stops at once).
+#  - `batch_3d` and `managed_batches`: the double reads a 3D batch's host side, and the host
+#    reaches managed memory, at integer addresses (as `managed` does), which strict provenance
+#    refuses at once. Under -Zmiri-permissive-provenance `batch_3d` runs clean (36 calls) in
+#    31 s under Stacked and 47 s under Tree Borrows, past 60 s before its schedules (a
+#    sixteenth of them: 4 runs, 66 s); `managed_batches` runs clean (41 calls) in 51 s under
+#    Stacked Borrows alone.
+# `batch_3d_old` (the 3D batch refused, the driver too old: 14 calls) runs, with strict
+# provenance: clean in 13 s under Stacked and 19 s under Tree Borrows (on every second commit),
+# its sixteenth of schedules 0 to 2 runs of 2 to 12 s: at most about 55 s of one core, and
+# under 30 s of the step's two.
 clean_only=" stress graph_capture_into graph_capture_forked graph_capture_forks contracts restricted_scope "
 schedules=${MIRI_SCHEDULES:-all}
 if [[ $schedules == all ]]; then

@@ -23,10 +23,6 @@ mod vulkan;
 use std::process::ExitCode;
 
 #[cfg(target_os = "linux")]
-#[allow(
-    clippy::multiple_unsafe_ops_per_block,
-    reason = "the command buffer's recording is one unsafe block under one contract"
-)]
 fn share() -> Result<String, Box<dyn std::error::Error>> {
     use custack::{
         Context, ContextFlags, Deadline, Driver, MemoryHandle, Overrun, Stack, Timeline,
@@ -39,58 +35,8 @@ fn share() -> Result<String, Box<dyn std::error::Error>> {
     let (shared, memory_fd) = vk.exported_buffer(bytes)?;
     let staging = vk.staging_buffer(bytes)?;
     let (timeline, semaphore_fd) = vk.exported_timeline()?;
-    let family = vk.family();
     // Vulkan's copy first: it waits for the semaphore's value 1, which CUDA signals.
-    vk.submit(timeline, Some(1), 2, |d, cb| {
-        use ash::vk;
-        let acquire = vulkan::ownership(
-            shared.handle,
-            vk::QUEUE_FAMILY_EXTERNAL,
-            family,
-            vk::AccessFlags::empty(),
-            vk::AccessFlags::TRANSFER_READ,
-        );
-        // SAFETY: a command buffer being recorded; buffers of this device.
-        unsafe {
-            d.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[acquire],
-                &[],
-            );
-            d.cmd_copy_buffer(
-                cb,
-                shared.handle,
-                staging.handle,
-                &[vk::BufferCopy {
-                    src_offset: 0,
-                    dst_offset: 0,
-                    size: bytes,
-                }],
-            );
-            // The copy's writes made visible to the host's read after the semaphore wait.
-            let to_host = vk::BufferMemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ)
-                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                .buffer(staging.handle)
-                .offset(0)
-                .size(vk::WHOLE_SIZE);
-            d.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[to_host],
-                &[],
-            );
-        }
-    })?;
+    vk.submit_read_back(timeline, (1, 2), (shared, staging), bytes, false)?;
     let ctx = Context::new(device, ContextFlags::empty())?;
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;

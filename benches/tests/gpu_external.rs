@@ -21,13 +21,12 @@
 
 mod vulkan;
 
-use ash::vk;
 use custack::{
     Context, ContextFlags, Deadline, DeviceMemory, Driver, LaunchConfig, MemoryHandle, Overrun,
     Stack, Timeline,
 };
 use std::time::Duration;
-use vulkan::{Vulkan, ownership};
+use vulkan::Vulkan;
 
 const KERNELS: &str = include_str!("../../tests/fixtures/kernels.ptx");
 const N: usize = 1 << 16;
@@ -38,12 +37,6 @@ const BOUND: Duration = Duration::from_secs(60);
 
 #[test]
 #[ignore = "needs a CUDA device"]
-#[allow(
-    clippy::multiple_unsafe_ops_per_block,
-    clippy::too_many_lines,
-    reason = "each command buffer's recording is one unsafe block under one contract; the test \
-              reads top to bottom, one direction after the other"
-)]
 fn vulkan_and_cuda_share_a_buffer_ordered_by_a_timeline_semaphore() {
     let driver = Driver::init().expect("needs a CUDA device: Driver::init failed");
     let device = driver.device(0).expect("needs a CUDA device: no device 0");
@@ -52,7 +45,6 @@ fn vulkan_and_cuda_share_a_buffer_ordered_by_a_timeline_semaphore() {
     let (shared, memory_fd) = vk.exported_buffer(BYTES).unwrap_or_else(|e| panic!("{e}"));
     let staging = vk.staging_buffer(BYTES).unwrap_or_else(|e| panic!("{e}"));
     let (timeline, semaphore_fd) = vk.exported_timeline().unwrap_or_else(|e| panic!("{e}"));
-    let family = vk.family();
 
     let ctx = Context::new(device, ContextFlags::empty()).expect("a context on device 0");
     let mut stack = Stack::new().expect("the thread's stack");
@@ -74,63 +66,10 @@ fn vulkan_and_cuda_share_a_buffer_ordered_by_a_timeline_semaphore() {
         .expect("cuExternalMemoryGetMappedBuffer");
     assert_eq!(mapped.len(), N);
 
-    // CUDA writes, Vulkan reads. Vulkan's copy goes in first, waiting for 1.
-    vk.submit(timeline, Some(1), 2, |d, cb| {
-        let acquire = ownership(
-            shared.handle,
-            vk::QUEUE_FAMILY_EXTERNAL,
-            family,
-            vk::AccessFlags::empty(),
-            vk::AccessFlags::TRANSFER_READ,
-        );
-        let to_host = vk::BufferMemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ)
-            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-            .buffer(staging.handle)
-            .offset(0)
-            .size(vk::WHOLE_SIZE);
-        let release = ownership(
-            shared.handle,
-            family,
-            vk::QUEUE_FAMILY_EXTERNAL,
-            vk::AccessFlags::TRANSFER_READ,
-            vk::AccessFlags::empty(),
-        );
-        // SAFETY: a command buffer in the recording state; buffers of this device.
-        unsafe {
-            d.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[acquire],
-                &[],
-            );
-            d.cmd_copy_buffer(
-                cb,
-                shared.handle,
-                staging.handle,
-                &[vk::BufferCopy {
-                    src_offset: 0,
-                    dst_offset: 0,
-                    size: BYTES,
-                }],
-            );
-            d.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::HOST | vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[to_host, release],
-                &[],
-            );
-        }
-    })
-    .unwrap_or_else(|e| panic!("{e}"));
+    // CUDA writes, Vulkan reads. Vulkan's copy goes in first, waiting for 1; it gives the
+    // buffer back to CUDA when done.
+    vk.submit_read_back(timeline, (1, 2), (shared, staging), BYTES, true)
+        .unwrap_or_else(|e| panic!("{e}"));
     let cfg = LaunchConfig::for_elements(N32);
     stream
         .scope_by(
@@ -165,45 +104,8 @@ fn vulkan_and_cuda_share_a_buffer_ordered_by_a_timeline_semaphore() {
                 s.wait_semaphore(&semaphore, 3)?;
                 s.copy_to_host(&mut host, s.bind(&mapped))?;
                 s.signal_semaphore(&semaphore, 4)?;
-                vk.submit(timeline, Some(2), 3, |d, cb| {
-                    let acquire = ownership(
-                        shared.handle,
-                        vk::QUEUE_FAMILY_EXTERNAL,
-                        family,
-                        vk::AccessFlags::empty(),
-                        vk::AccessFlags::TRANSFER_WRITE,
-                    );
-                    let release = ownership(
-                        shared.handle,
-                        family,
-                        vk::QUEUE_FAMILY_EXTERNAL,
-                        vk::AccessFlags::TRANSFER_WRITE,
-                        vk::AccessFlags::empty(),
-                    );
-                    // SAFETY: as above.
-                    unsafe {
-                        d.cmd_pipeline_barrier(
-                            cb,
-                            vk::PipelineStageFlags::TOP_OF_PIPE,
-                            vk::PipelineStageFlags::TRANSFER,
-                            vk::DependencyFlags::empty(),
-                            &[],
-                            &[acquire],
-                            &[],
-                        );
-                        d.cmd_fill_buffer(cb, shared.handle, 0, BYTES, 42);
-                        d.cmd_pipeline_barrier(
-                            cb,
-                            vk::PipelineStageFlags::TRANSFER,
-                            vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-                            vk::DependencyFlags::empty(),
-                            &[],
-                            &[release],
-                            &[],
-                        );
-                    }
-                })
-                .map_err(|e| custack::Error::new(custack::ErrorKind::InvalidValue, &e))
+                vk.submit_fill(timeline, (2, 3), shared, BYTES, 42)
+                    .map_err(|e| custack::Error::new(custack::ErrorKind::InvalidValue, &e))
             },
         )
         .expect("the scope's end")

@@ -318,61 +318,334 @@ static_assertions::assert_not_impl_any!(SpMmPlan<'static, f32>: Send, Sync);
 
 impl<T: SparseScalar> core::fmt::Debug for SpMvPlan<'_, T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("SpMvPlan")
-            .field("workspace_bytes", &self.core.workspace_bytes())
-            .finish_non_exhaustive()
+        self.core.debug("SpMvPlan", f)
     }
 }
 
 impl<T: SparseScalar> core::fmt::Debug for SpMmPlan<'_, T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("SpMmPlan")
-            .field("workspace_bytes", &self.core.workspace_bytes())
-            .finish_non_exhaustive()
+        self.core.debug("SpMmPlan", f)
     }
 }
 
-/// The checked `SpMV` operands' dense descriptors.
-#[allow(
-    clippy::many_single_char_names,
-    reason = "the product's own names: d, a, x, y, k, m"
-)]
-fn spmv_operands<T: SparseScalar, I: SparseIndex>(
-    call: &str,
-    d: &SpMv<T>,
-    a: &SparseMatrix<'_, T, I>,
-    (x, x_len): (ffi::CUdeviceptr, usize),
-    (y, y_len): (ffi::CUdeviceptr, usize),
-) -> Result<(VecDescr, VecDescr)> {
-    let (k, m) = check::spmv(call, d.op, (a.rows(), a.cols()), x_len, y_len)?;
-    Ok((dn_vec::<T>(k, x)?, dn_vec::<T>(m, y)?))
+/// What an `SpMV` and an `SpMM` do differently; the rest (checking the operands and describing
+/// them, asking the workspace's size, checking the plan's, enqueueing the call in the plan's
+/// order) is one path for both: `plan` and `Core::run`.
+trait Product<T: SparseScalar> {
+    /// The dense operands' descriptor: a vector's or a matrix's.
+    type Dense;
+    /// The size query's name, which a plan's errors give.
+    const BUFFER_SIZE: &'static str;
+    /// The call's name, which a run's errors give.
+    const CALL: &'static str;
+
+    /// The dense operands `x` and `y` (`B` and `C`), checked against `a` and the product's
+    /// shapes, then described.
+    fn operands<I: SparseIndex>(
+        &self,
+        call: &str,
+        a: &SparseMatrix<'_, T, I>,
+        x: (ffi::CUdeviceptr, usize),
+        y: (ffi::CUdeviceptr, usize),
+    ) -> Result<(Self::Dense, Self::Dense)>;
+
+    /// The size query (`cusparseSpMV_bufferSize`, `cusparseSpMM_bufferSize`) for
+    /// [`Last::Size`], the call (`cusparseSpMV`, `cusparseSpMM`), enqueued on `h`'s stream, for
+    /// [`Last::Workspace`]: the two take the same arguments but the last.
+    ///
+    /// # Safety
+    ///
+    /// `h` is a live handle, `a` a live sparse descriptor, `x` and `y` descriptors made by
+    /// [`operands`](Self::operands). For the size query, its pointer is valid for a write. For
+    /// the call: `a`'s structure is valid and its arrays, like `x`'s, are bound to the scope
+    /// for reading; `y`'s array is an exclusive binding of the scope, aliasing neither;
+    /// [`operands`](Self::operands) checked them; the workspace holds the bytes the size query
+    /// asked for these operands, is private to the plan, used by no other call at once and
+    /// freed only once no call can run.
+    unsafe fn call(
+        &self,
+        h: raw::cusparseHandle_t,
+        a: raw::cusparseConstSpMatDescr_t,
+        operands: (&Self::Dense, &Self::Dense),
+        last: Last,
+    ) -> raw::cusparseStatus_t;
 }
 
-/// `cusparseSpMV_bufferSize` for these operands.
-fn spmv_buffer<T: SparseScalar, I: SparseIndex>(
+/// The one argument in which a size query and its call differ.
+#[derive(Clone, Copy)]
+enum Last {
+    /// The size query's out-pointer.
+    Size(*mut usize),
+    /// The call's workspace.
+    Workspace(*mut c_void),
+}
+
+/// `cusparseSpMV_bufferSize` or `cusparseSpMV`: the same parameters but the last.
+type SpMvFn<L> = unsafe extern "C" fn(
+    raw::cusparseHandle_t,
+    raw::cusparseOperation_t,
+    *const c_void,
+    raw::cusparseConstSpMatDescr_t,
+    raw::cusparseConstDnVecDescr_t,
+    *const c_void,
+    raw::cusparseDnVecDescr_t,
+    raw::cudaDataType,
+    raw::cusparseSpMVAlg_t,
+    L,
+) -> raw::cusparseStatus_t;
+
+/// `cusparseSpMM_bufferSize` or `cusparseSpMM`: the same parameters but the last.
+type SpMmFn<L> = unsafe extern "C" fn(
+    raw::cusparseHandle_t,
+    raw::cusparseOperation_t,
+    raw::cusparseOperation_t,
+    *const c_void,
+    raw::cusparseConstSpMatDescr_t,
+    raw::cusparseConstDnMatDescr_t,
+    *const c_void,
+    raw::cusparseDnMatDescr_t,
+    raw::cudaDataType,
+    raw::cusparseSpMMAlg_t,
+    L,
+) -> raw::cusparseStatus_t;
+
+impl<T: SparseScalar> SpMv<T> {
+    /// `f` with these operands and `last`.
+    ///
+    /// # Safety
+    ///
+    /// As [`Product::call`], for `f` the size query or the call.
+    #[allow(
+        clippy::many_single_char_names,
+        reason = "the product's own names: the call f, the handle h, the operands a, x, y"
+    )]
+    unsafe fn with<L>(
+        &self,
+        f: SpMvFn<L>,
+        h: raw::cusparseHandle_t,
+        a: raw::cusparseConstSpMatDescr_t,
+        (x, y): (&VecDescr, &VecDescr),
+        last: L,
+    ) -> raw::cusparseStatus_t {
+        let (alpha, beta) = (
+            (&raw const self.alpha).cast(),
+            (&raw const self.beta).cast(),
+        );
+        // SAFETY: the caller's (`Product::call`); the scalars are fields of `self`, read on the
+        // host before the call returns (host pointer mode, cuSPARSE's default, which this
+        // module never changes).
+        unsafe {
+            f(
+                h,
+                self.op.raw(),
+                alpha,
+                a,
+                x.raw,
+                beta,
+                y.raw.cast_mut(),
+                T::DATA_TYPE,
+                self.alg.raw(),
+                last,
+            )
+        }
+    }
+}
+
+impl<T: SparseScalar> Product<T> for SpMv<T> {
+    type Dense = VecDescr;
+    const BUFFER_SIZE: &'static str = "cusparseSpMV_bufferSize";
+    const CALL: &'static str = "cusparseSpMV";
+
+    #[allow(clippy::many_single_char_names, reason = "the product's own names")]
+    fn operands<I: SparseIndex>(
+        &self,
+        call: &str,
+        a: &SparseMatrix<'_, T, I>,
+        (x, x_len): (ffi::CUdeviceptr, usize),
+        (y, y_len): (ffi::CUdeviceptr, usize),
+    ) -> Result<(VecDescr, VecDescr)> {
+        let (k, m) = check::spmv(call, self.op, (a.rows(), a.cols()), x_len, y_len)?;
+        Ok((dn_vec::<T>(k, x)?, dn_vec::<T>(m, y)?))
+    }
+
+    unsafe fn call(
+        &self,
+        h: raw::cusparseHandle_t,
+        a: raw::cusparseConstSpMatDescr_t,
+        xy: (&VecDescr, &VecDescr),
+        last: Last,
+    ) -> raw::cusparseStatus_t {
+        match last {
+            // SAFETY: the caller's: a host-only query with live descriptors, writing the size
+            // through a valid pointer.
+            Last::Size(bytes) => unsafe {
+                self.with(raw::cusparseSpMV_bufferSize, h, a, xy, bytes)
+            },
+            // SAFETY: the caller's. `cusparseSpMV` reads A and x and writes y in stream order:
+            // A's structure is valid and its arrays bound for reading; x holds op(A)'s columns
+            // and y its rows (checked by `operands`); y is an exclusive binding, aliasing
+            // neither x nor A's arrays (both bound shared); the workspace holds what cuSPARSE
+            // asked for these operands, private to the plan and used in its call order.
+            Last::Workspace(ws) => unsafe { self.with(raw::cusparseSpMV, h, a, xy, ws) },
+        }
+    }
+}
+
+impl<T: SparseScalar> SpMm<T> {
+    /// `f` with these operands and `last`.
+    ///
+    /// # Safety
+    ///
+    /// As [`Product::call`], for `f` the size query or the call.
+    #[allow(
+        clippy::many_single_char_names,
+        reason = "the product's own names: the call f, the handle h, the operands a, b, c"
+    )]
+    unsafe fn with<L>(
+        &self,
+        f: SpMmFn<L>,
+        h: raw::cusparseHandle_t,
+        a: raw::cusparseConstSpMatDescr_t,
+        (b, c): (&MatDescr, &MatDescr),
+        last: L,
+    ) -> raw::cusparseStatus_t {
+        let (alpha, beta) = (
+            (&raw const self.alpha).cast(),
+            (&raw const self.beta).cast(),
+        );
+        let ops = (self.op_a.raw(), self.op_b.raw());
+        // SAFETY: as for `SpMv::with`.
+        unsafe {
+            f(
+                h,
+                ops.0,
+                ops.1,
+                alpha,
+                a,
+                b.raw,
+                beta,
+                c.raw.cast_mut(),
+                T::DATA_TYPE,
+                self.alg.raw(),
+                last,
+            )
+        }
+    }
+}
+
+impl<T: SparseScalar> Product<T> for SpMm<T> {
+    type Dense = MatDescr;
+    const BUFFER_SIZE: &'static str = "cusparseSpMM_bufferSize";
+    const CALL: &'static str = "cusparseSpMM";
+
+    fn operands<I: SparseIndex>(
+        &self,
+        call: &str,
+        a: &SparseMatrix<'_, T, I>,
+        (b, b_len): (ffi::CUdeviceptr, usize),
+        (c, c_len): (ffi::CUdeviceptr, usize),
+    ) -> Result<(MatDescr, MatDescr)> {
+        let (bd, cd) = check::spmm(
+            call,
+            (self.op_a, self.op_b),
+            (a.rows(), a.cols()),
+            (self.b, b_len),
+            (self.c, c_len),
+        )?;
+        Ok((dn_mat::<T>(self.b, bd, b)?, dn_mat::<T>(self.c, cd, c)?))
+    }
+
+    unsafe fn call(
+        &self,
+        h: raw::cusparseHandle_t,
+        a: raw::cusparseConstSpMatDescr_t,
+        bc: (&MatDescr, &MatDescr),
+        last: Last,
+    ) -> raw::cusparseStatus_t {
+        match last {
+            // SAFETY: as for `SpMv`: a host-only query with live descriptors.
+            Last::Size(bytes) => unsafe {
+                self.with(raw::cusparseSpMM_bufferSize, h, a, bc, bytes)
+            },
+            // SAFETY: as for `SpMv`, with B and C dense matrices whose layouts span at most
+            // their buffers (checked by `operands`), C an exclusive binding of the scope.
+            Last::Workspace(ws) => unsafe { self.with(raw::cusparseSpMM, h, a, bc, ws) },
+        }
+    }
+}
+
+/// The size query of `d` for these operands.
+#[allow(
+    clippy::many_single_char_names,
+    reason = "the product's own names: the handle h, the description d, the operands a, x, y"
+)]
+fn buffer_size<T: SparseScalar, I: SparseIndex, P: Product<T>>(
     h: raw::cusparseHandle_t,
-    d: &SpMv<T>,
+    d: &P,
     a: &SparseMatrix<'_, T, I>,
-    (vx, vy): (&VecDescr, &VecDescr),
+    (x, y): (&P::Dense, &P::Dense),
 ) -> Result<usize> {
     let mut bytes = 0usize;
-    // SAFETY: a host-only query on a live handle: live descriptors (the matrix borrowed, the
-    // vectors owned here), the scalars live locals of `d`, the size written to a live local.
-    status("cusparseSpMV_bufferSize", unsafe {
-        raw::cusparseSpMV_bufferSize(
-            h,
-            d.op.raw(),
-            (&raw const d.alpha).cast(),
-            a.as_raw(),
-            vx.raw,
-            (&raw const d.beta).cast(),
-            vy.raw.cast_mut(),
-            T::DATA_TYPE,
-            d.alg.raw(),
-            &raw mut bytes,
-        )
+    // SAFETY: `h` is a handle of the plan (or the one being made), live while it is borrowed;
+    // `a` borrowed, so its descriptor is live; `x` and `y` made by `operands`, live locals of
+    // the caller; `bytes` a live local.
+    status(P::BUFFER_SIZE, unsafe {
+        d.call(h, a.as_raw(), (x, y), Last::Size(&raw mut bytes))
     })?;
     Ok(bytes)
+}
+
+/// `cusparseCreate`, then the workspace `d` needs for these operands, asked of the new handle.
+fn plan<'g, K: ContextKind, T: SparseScalar, I: SparseIndex, P: Product<T>>(
+    guard: &'g PushedGuard<'_, '_, K>,
+    d: &P,
+    a: &SparseMatrix<'_, T, I>,
+    x: (ffi::CUdeviceptr, usize),
+    y: (ffi::CUdeviceptr, usize),
+) -> Result<Core<'g>> {
+    let (dx, dy) = d.operands(P::BUFFER_SIZE, a, x, y)?;
+    Core::new(guard, |h| buffer_size(h, d, a, (&dx, &dy)))
+}
+
+#[allow(
+    clippy::many_single_char_names,
+    reason = "the product's own names: the scope s, the description d, the operands a, x, y"
+)]
+impl Core<'_> {
+    /// `Debug` for a plan named `name`.
+    fn debug(&self, name: &str, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct(name)
+            .field("workspace_bytes", &self.workspace_bytes())
+            .finish_non_exhaustive()
+    }
+
+    /// Checks `d`'s operands and the workspace they need against the plan's, then enqueues
+    /// the call on the scope's stream, after the plan's previous call.
+    fn run<'scope, T: SparseScalar, I: SparseIndex, P: Product<T>>(
+        &self,
+        s: &StreamScope<'scope, '_>,
+        d: &P,
+        a: &SparseMatrix<'scope, T, I>,
+        x: (ffi::CUdeviceptr, usize),
+        y: (ffi::CUdeviceptr, usize),
+    ) -> Result<()> {
+        let (dx, dy) = d.operands(P::CALL, a, x, y)?;
+        let need = buffer_size(self.raw(), d, a, (&dx, &dy))?;
+        let ws = self.workspace(P::CALL, need)?;
+        self.enqueue(s, P::CALL, |h| {
+            // SAFETY: `Product::call`'s contract for the call:
+            // - `h` is the plan's live handle (`enqueue` hands it over) and `a` is borrowed;
+            // - `a` is bound to this scope for reading (its lifetime is the scope's, from a
+            //   checked pattern or the unsafe constructor's guarantee), and so is `x`
+            //   (`ScopedRead`); `y` is an exclusive binding of this scope (`ScopedWrite`), so it
+            //   aliases neither;
+            // - `operands` checked them against `a` and `d`'s shapes just above;
+            // - `ws` holds `need` bytes (checked just above), the plan's own workspace, used
+            //   by no other call at once (the plan's call order) and freed only once no call
+            //   can run (`LibraryHandle`).
+            unsafe { d.call(h, a.as_raw(), (&dx, &dy), Last::Workspace(ws)) }
+        })
+    }
 }
 
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
@@ -402,16 +675,8 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         x: impl ScopedRead<'scope, T>,
         y: impl ScopedRead<'scope, T>,
     ) -> Result<SpMvPlan<'_, T>> {
-        let (vx, vy) = spmv_operands(
-            "cusparseSpMV_bufferSize",
-            d,
-            a,
-            x.raw_parts(),
-            y.raw_parts(),
-        )?;
-        let core = Core::new(self, |h| spmv_buffer(h, d, a, (&vx, &vy)))?;
         Ok(SpMvPlan {
-            core,
+            core: plan(self, d, a, x.raw_parts(), y.raw_parts())?,
             _marker: PhantomData,
         })
     }
@@ -435,16 +700,8 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         b: impl ScopedRead<'scope, T>,
         c: impl ScopedRead<'scope, T>,
     ) -> Result<SpMmPlan<'_, T>> {
-        let (mb, mc) = spmm_operands(
-            "cusparseSpMM_bufferSize",
-            d,
-            a,
-            b.raw_parts(),
-            c.raw_parts(),
-        )?;
-        let core = Core::new(self, |h| spmm_buffer(h, d, a, (&mb, &mc)))?;
         Ok(SpMmPlan {
-            core,
+            core: plan(self, d, a, b.raw_parts(), c.raw_parts())?,
             _marker: PhantomData,
         })
     }
@@ -477,36 +734,7 @@ impl<T: SparseScalar> SpMvPlan<'_, T> {
         x: impl ScopedRead<'scope, T>,
         y: impl ScopedWrite<'scope, T>,
     ) -> Result<()> {
-        let call = "cusparseSpMV";
-        let (vx, vy) = spmv_operands(call, d, a, x.raw_parts(), y.raw_parts())?;
-        let need = spmv_buffer(self.core.raw(), d, a, (&vx, &vy))?;
-        let ws = self.core.workspace(call, need)?;
-        self.core.enqueue(s, call, |h| {
-            // SAFETY: `cusparseSpMV` reads A, x and writes y in stream order, using `ws`:
-            // - A's structure is valid (a checked pattern, or the unsafe constructor's
-            //   guarantee) and its arrays are bound to this scope for reading;
-            // - x holds op(A)'s columns, y its rows (checked above); y is an exclusive
-            //   binding of this scope, aliasing neither x nor A's arrays (both bound shared);
-            // - the workspace holds what cuSPARSE asked for these operands (checked above),
-            //   is private to the plan, used by no other call at once (the call order), and
-            //   freed only once no call can run;
-            // - the scalars are read on the host before the call returns (host pointer
-            //   mode, cuSPARSE's default, which this module never changes).
-            unsafe {
-                raw::cusparseSpMV(
-                    h,
-                    d.op.raw(),
-                    (&raw const d.alpha).cast(),
-                    a.as_raw(),
-                    vx.raw,
-                    (&raw const d.beta).cast(),
-                    vy.raw.cast_mut(),
-                    T::DATA_TYPE,
-                    d.alg.raw(),
-                    ws,
-                )
-            }
-        })
+        self.core.run(s, d, a, x.raw_parts(), y.raw_parts())
     }
 
     /// The bytes of the plan's workspace.
@@ -529,51 +757,6 @@ impl<T: SparseScalar> SpMvPlan<'_, T> {
     pub fn destroy(mut self) -> Result<()> {
         self.core.handle.release()
     }
-}
-
-/// The checked `SpMM` operands' dense descriptors.
-fn spmm_operands<T: SparseScalar, I: SparseIndex>(
-    call: &str,
-    d: &SpMm<T>,
-    a: &SparseMatrix<'_, T, I>,
-    (b, b_len): (ffi::CUdeviceptr, usize),
-    (c, c_len): (ffi::CUdeviceptr, usize),
-) -> Result<(MatDescr, MatDescr)> {
-    let (bd, cd) = check::spmm(
-        call,
-        (d.op_a, d.op_b),
-        (a.rows(), a.cols()),
-        (d.b, b_len),
-        (d.c, c_len),
-    )?;
-    Ok((dn_mat::<T>(d.b, bd, b)?, dn_mat::<T>(d.c, cd, c)?))
-}
-
-/// `cusparseSpMM_bufferSize` for these operands.
-fn spmm_buffer<T: SparseScalar, I: SparseIndex>(
-    h: raw::cusparseHandle_t,
-    d: &SpMm<T>,
-    a: &SparseMatrix<'_, T, I>,
-    (mb, mc): (&MatDescr, &MatDescr),
-) -> Result<usize> {
-    let mut bytes = 0usize;
-    // SAFETY: as in `spmv_buffer`: a host-only query with live descriptors and locals.
-    status("cusparseSpMM_bufferSize", unsafe {
-        raw::cusparseSpMM_bufferSize(
-            h,
-            d.op_a.raw(),
-            d.op_b.raw(),
-            (&raw const d.alpha).cast(),
-            a.as_raw(),
-            mb.raw,
-            (&raw const d.beta).cast(),
-            mc.raw.cast_mut(),
-            T::DATA_TYPE,
-            d.alg.raw(),
-            &raw mut bytes,
-        )
-    })?;
-    Ok(bytes)
 }
 
 #[allow(
@@ -604,29 +787,7 @@ impl<T: SparseScalar> SpMmPlan<'_, T> {
         b: impl ScopedRead<'scope, T>,
         c: impl ScopedWrite<'scope, T>,
     ) -> Result<()> {
-        let call = "cusparseSpMM";
-        let (mb, mc) = spmm_operands(call, d, a, b.raw_parts(), c.raw_parts())?;
-        let need = spmm_buffer(self.core.raw(), d, a, (&mb, &mc))?;
-        let ws = self.core.workspace(call, need)?;
-        self.core.enqueue(s, call, |h| {
-            // SAFETY: as for `SpMvPlan::run`, with B and C dense matrices whose layouts span
-            // at most their buffers (checked above), C an exclusive binding of this scope.
-            unsafe {
-                raw::cusparseSpMM(
-                    h,
-                    d.op_a.raw(),
-                    d.op_b.raw(),
-                    (&raw const d.alpha).cast(),
-                    a.as_raw(),
-                    mb.raw,
-                    (&raw const d.beta).cast(),
-                    mc.raw.cast_mut(),
-                    T::DATA_TYPE,
-                    d.alg.raw(),
-                    ws,
-                )
-            }
-        })
+        self.core.run(s, d, a, b.raw_parts(), c.raw_parts())
     }
 
     /// The bytes of the plan's workspace.

@@ -1,8 +1,9 @@
 //! A headless Vulkan device for interop tests and the example `27_vulkan_interop`: the physical
 //! device whose UUID is the CUDA device's, one queue, `VK_KHR_external_memory_fd` and
 //! `VK_KHR_external_semaphore_fd`, timeline semaphores; device-local buffers exported as opaque
-//! fds, a host-visible staging buffer, exportable timeline semaphores, and one-shot command
-//! buffers ordered by them. Every failure is an `Err` that says which step failed and why,
+//! fds, a host-visible staging buffer, exportable timeline semaphores, and the two submissions
+//! the interop needs, ordered by them: a read-back of an exported buffer into the staging buffer
+//! and a fill of it, each taking the buffer from CUDA's queue family (and giving it back). Every failure is an `Err` that says which step failed and why,
 //! never a skip: a test that cannot start Vulkan fails, naming it.
 //!
 //! The loader is `libvulkan.so.1` (ash's `loaded`): on the GPU machine `.gpu/run.sh` puts the
@@ -291,9 +292,98 @@ impl Vulkan {
         Ok((semaphore, unsafe { OwnedFd::from_raw_fd(fd) }))
     }
 
+    /// Submits, after `semaphore` reaches `wait`, signalling it to `signal` when done: the
+    /// acquire of `shared` from the external queue family (CUDA), its copy of `bytes` into
+    /// `staging`, made visible to the host's read after the semaphore wait, and, if `release`,
+    /// the release of `shared` back to the external family (for CUDA to use it again). Returns
+    /// without waiting.
+    #[allow(
+        clippy::multiple_unsafe_ops_per_block,
+        reason = "the command buffer's recording is one unsafe block under one contract"
+    )]
+    pub(crate) fn submit_read_back(
+        &mut self,
+        semaphore: vk::Semaphore,
+        (wait, signal): (u64, u64),
+        (shared, staging): (Buffer, Buffer),
+        bytes: u64,
+        release: bool,
+    ) -> VkResult<()> {
+        let family = self.family;
+        let access = vk::AccessFlags::TRANSFER_READ;
+        let acquire = ownership(shared, family, Transfer::Acquire, access);
+        self.submit(semaphore, Some(wait), signal, |d, cb| {
+            let to_host = vk::BufferMemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ)
+                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .buffer(staging.handle)
+                .offset(0)
+                .size(vk::WHOLE_SIZE);
+            let mut after = vec![to_host];
+            let mut stages = vk::PipelineStageFlags::HOST;
+            if release {
+                after.push(ownership(shared, family, Transfer::Release, access));
+                stages |= vk::PipelineStageFlags::BOTTOM_OF_PIPE;
+            }
+            // SAFETY: a command buffer in the recording state; buffers of this device.
+            unsafe {
+                barrier(d, cb, INTO_TRANSFER, &[acquire]);
+                d.cmd_copy_buffer(
+                    cb,
+                    shared.handle,
+                    staging.handle,
+                    &[vk::BufferCopy {
+                        src_offset: 0,
+                        dst_offset: 0,
+                        size: bytes,
+                    }],
+                );
+                barrier(d, cb, (vk::PipelineStageFlags::TRANSFER, stages), &after);
+            }
+        })
+    }
+
+    /// Submits, after `semaphore` reaches `wait`, signalling it to `signal` when done: the
+    /// acquire of `shared` from the external queue family (CUDA), its fill of `bytes` with the
+    /// 32-bit `value`, and its release back to the external family. Returns without waiting.
+    #[allow(
+        clippy::multiple_unsafe_ops_per_block,
+        reason = "the command buffer's recording is one unsafe block under one contract"
+    )]
+    pub(crate) fn submit_fill(
+        &mut self,
+        semaphore: vk::Semaphore,
+        (wait, signal): (u64, u64),
+        shared: Buffer,
+        bytes: u64,
+        value: u32,
+    ) -> VkResult<()> {
+        let family = self.family;
+        let access = vk::AccessFlags::TRANSFER_WRITE;
+        let acquire = ownership(shared, family, Transfer::Acquire, access);
+        self.submit(semaphore, Some(wait), signal, |d, cb| {
+            // SAFETY: a command buffer in the recording state; a buffer of this device.
+            unsafe {
+                barrier(d, cb, INTO_TRANSFER, &[acquire]);
+                d.cmd_fill_buffer(cb, shared.handle, 0, bytes, value);
+                barrier(
+                    d,
+                    cb,
+                    (
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                    ),
+                    &[ownership(shared, family, Transfer::Release, access)],
+                );
+            }
+        })
+    }
+
     /// Records `record` into a new command buffer and submits it: after `semaphore` reaches
     /// `wait` (if any), signalling it to `signal` when done. Returns without waiting.
-    pub(crate) fn submit(
+    fn submit(
         &mut self,
         semaphore: vk::Semaphore,
         wait: Option<u64>,
@@ -371,11 +461,6 @@ impl Vulkan {
         }
     }
 
-    /// The queue family's index (for ownership transfers).
-    pub(crate) fn family(&self) -> u32 {
-        self.family
-    }
-
     /// The first `len` `u32`s of a host-visible buffer.
     pub(crate) fn read_u32(&self, b: Buffer, len: usize) -> VkResult<Vec<u32>> {
         // SAFETY: host-visible memory of this device, not mapped elsewhere, `b.size` bytes.
@@ -396,20 +481,65 @@ impl Vulkan {
     }
 }
 
-/// A barrier that moves `buffer` between the external queue family (CUDA) and `family`.
-pub(crate) fn ownership(
-    buffer: vk::Buffer,
-    from: u32,
-    to: u32,
-    src: vk::AccessFlags,
-    dst: vk::AccessFlags,
+/// The stages of an acquire before a transfer: from the top of the pipe to the transfer.
+const INTO_TRANSFER: (vk::PipelineStageFlags, vk::PipelineStageFlags) = (
+    vk::PipelineStageFlags::TOP_OF_PIPE,
+    vk::PipelineStageFlags::TRANSFER,
+);
+
+/// Records a pipeline barrier of buffer memory barriers only, from the stages `src` to `dst`.
+///
+/// # Safety
+///
+/// `cb` is a command buffer of `d` in the recording state; `barriers` name buffers of `d`.
+unsafe fn barrier(
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    (src, dst): (vk::PipelineStageFlags, vk::PipelineStageFlags),
+    barriers: &[vk::BufferMemoryBarrier<'_>],
+) {
+    // SAFETY: the caller's.
+    unsafe {
+        d.cmd_pipeline_barrier(
+            cb,
+            src,
+            dst,
+            vk::DependencyFlags::empty(),
+            &[],
+            barriers,
+            &[],
+        );
+    }
+}
+
+/// Which way a buffer moves between the external queue family (CUDA) and this device's.
+#[derive(Clone, Copy)]
+enum Transfer {
+    /// From CUDA to this device, for the access named.
+    Acquire,
+    /// Back to CUDA, after the access named.
+    Release,
+}
+
+/// A barrier that moves `b` between the external queue family and `family`, `way`, for (or
+/// after) `access`.
+fn ownership(
+    b: Buffer,
+    family: u32,
+    way: Transfer,
+    access: vk::AccessFlags,
 ) -> vk::BufferMemoryBarrier<'static> {
+    let none = vk::AccessFlags::empty();
+    let (from, to, src, dst) = match way {
+        Transfer::Acquire => (vk::QUEUE_FAMILY_EXTERNAL, family, none, access),
+        Transfer::Release => (family, vk::QUEUE_FAMILY_EXTERNAL, access, none),
+    };
     vk::BufferMemoryBarrier::default()
         .src_access_mask(src)
         .dst_access_mask(dst)
         .src_queue_family_index(from)
         .dst_queue_family_index(to)
-        .buffer(buffer)
+        .buffer(b.handle)
         .offset(0)
         .size(vk::WHOLE_SIZE)
 }
