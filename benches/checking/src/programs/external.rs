@@ -15,7 +15,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::Duration;
 
 /// A `memfd` of `size` bytes.
-fn memfd(size: u64) -> Result<OwnedFd> {
+pub(crate) fn memfd(size: u64) -> Result<OwnedFd> {
     // SAFETY: a NUL-terminated name and no flags; the result is checked before it is owned.
     let fd = unsafe { libc::memfd_create(c"custack-external".as_ptr(), libc::MFD_CLOEXEC) };
     if fd < 0 {

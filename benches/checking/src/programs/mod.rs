@@ -13,6 +13,7 @@ pub(crate) mod driver_init;
 pub(crate) mod events;
 pub(crate) mod example;
 pub(crate) mod external;
+pub(crate) mod external_leaked;
 pub(crate) mod fork;
 pub(crate) mod graph;
 pub(crate) mod graph_arena;
