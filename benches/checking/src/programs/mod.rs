@@ -15,6 +15,7 @@ pub(crate) mod example;
 pub(crate) mod external;
 pub(crate) mod external_leaked;
 pub(crate) mod fork;
+pub(crate) mod fork_in_scope;
 pub(crate) mod graph;
 pub(crate) mod graph_arena;
 pub(crate) mod graph_built;
