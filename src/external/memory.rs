@@ -113,6 +113,9 @@ impl<T: ArrayElement> core::ops::DerefMut for MappedArray<'_, T> {
 
 device_memory!(MappedBuffer, mut_);
 static_assertions::assert_not_impl_any!(MappedBuffer<'static, u8>: Send, Sync);
+// A mapped array is destroyed in its import's context and counts itself released in the import
+// (a `Cell`): neither sent nor shared across threads.
+static_assertions::assert_not_impl_any!(MappedArray<'static, f32>: Send, Sync);
 
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuImportExternalMemory`—Imports `size` bytes of memory another API exported as `fd`

@@ -29,6 +29,9 @@ pub struct BatchCopies<'g> {
     _guard: PhantomData<(&'g (), *const ())>,
 }
 
+// Lent by an init phase, used by the run phase of the same thread.
+static_assertions::assert_not_impl_any!(BatchCopies<'static>: Send, Sync);
+
 impl core::fmt::Debug for BatchCopies<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("BatchCopies").finish_non_exhaustive()
@@ -112,6 +115,9 @@ pub struct RestrictedBatch<'b, 'scope: 'b, const N: usize> {
     // Invariant in 'scope (the scope's brand); borrows what it holds for 'b; `!Send`.
     _scope: PhantomData<(&'b (), &'scope mut &'scope (), *const ())>,
 }
+
+// A restricted batch names memory bound to its scope's stream: it stays on the scope's thread.
+static_assertions::assert_not_impl_any!(RestrictedBatch<'static, 'static, 1>: Send, Sync);
 
 impl<const N: usize> core::fmt::Debug for RestrictedBatch<'_, '_, N> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
