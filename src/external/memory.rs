@@ -52,7 +52,7 @@ impl MemoryHandle {
 /// [`map_mipmapped_array`](Self::map_mipmapped_array): either borrows the import exclusively,
 /// so what is mapped is freed before the import is destroyed. A mapping leaked instead
 /// (`mem::forget`) or whose release failed is never freed: the import then leaks too, left
-/// behind on drop rather than destroyed under that mapping (C30.1).
+/// behind on drop rather than destroyed under that mapping (C30).
 #[derive(Debug)]
 #[doc(alias = "CUexternalMemory")]
 pub struct ExternalMemory<'g> {

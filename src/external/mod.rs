@@ -14,7 +14,7 @@
 //!   borrows the import the same way (C30); the import counts the mappings the driver may
 //!   still hold, and where one's release fails or it is leaked (`mem::forget`, or an array
 //!   swapped out of a `MappedArray`), the import is left behind rather than destroyed under it
-//!   (C30.1);
+//!   (C30);
 //! - the file descriptor is an [`OwnedFd`](std::os::fd::OwnedFd), moved in: the driver owns it
 //!   once the import succeeds, custack closes it when the import fails, never both (C30);
 //! - a semaphore is waited on or signalled only in a [`StreamScope`](crate::StreamScope), which

@@ -77,7 +77,9 @@ pub(crate) fn external(ctx: &Context) -> Result<Vec<u32>> {
     drop(semaphore);
     drop(memory);
     if read != vec![5; N] {
-        return Err(unexpected("the mapped buffer did not read back what was written"));
+        return Err(unexpected(
+            "the mapped buffer did not read back what was written",
+        ));
     }
     Ok(read)
 }

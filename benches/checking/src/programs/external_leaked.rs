@@ -6,7 +6,7 @@
 //! `DerefMut` (`mem::replace` with an ordinary array) and forgotten, the `MappedArray` then
 //! dropped with the ordinary array in it. Each leaked mapping the program names to the double
 //! as left behind on purpose (it leaked it); the import custack names itself. Last, a buffer and
-//! an array mapped and released in turn: the import is destroyed, once. Contract row C30.1; under the failing runs, R10.
+//! an array mapped and released in turn: the import is destroyed, once. Contract row C30; under the failing runs, R10.
 
 use super::external::memfd;
 use crate::common::{N, unexpected};
@@ -76,7 +76,10 @@ pub(crate) fn external_leaked(ctx: &Context) -> Result<()> {
     left_behind(c"MipmappedArray", raw as u64)?;
     // Destroys the ordinary array, and counts no mapping released.
     drop(array);
-    dropped_without_destroy(memory, "an array swapped out of a MappedArray and forgotten")?;
+    dropped_without_destroy(
+        memory,
+        "an array swapped out of a MappedArray and forgotten",
+    )?;
 
     // Released in turn: the import is destroyed, once (where a release fails, in the failing
     // runs, it is left behind instead, and the program ends with that error).

@@ -79,7 +79,10 @@ pub(crate) fn fork_in_scope() -> Result<()> {
                     s.copy_to_host(s.bind_host_mut(&mut pinned_out), s.bind(&a)),
                 );
                 if !bad.is_empty() {
-                    eprintln!("fork_in_scope: in the child, not refused: {}", bad.join(", "));
+                    eprintln!(
+                        "fork_in_scope: in the child, not refused: {}",
+                        bad.join(", ")
+                    );
                 }
                 // SAFETY: ends the child at once: no return to the scope's end, no destructor.
                 unsafe { libc::_exit(if bad.is_empty() { 0 } else { 4 }) };
