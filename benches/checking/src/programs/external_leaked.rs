@@ -49,8 +49,8 @@ pub(crate) fn external_leaked(ctx: &Context) -> Result<()> {
     let mut stack = Stack::new()?;
     let guard = stack.push(ctx)?;
     let size = 16 * 1024;
-    // SAFETY (each import): a memfd of `size` bytes that nothing else touches; the double backs
-    // the import with it.
+    // SAFETY: a memfd of `size` bytes that nothing else touches; the double backs the import
+    // with it (so each import below).
     let mut memory = unsafe { guard.import_memory(memfd(size)?, size, MemoryHandle::OpaqueFd)? };
     let buffer = memory.map_buffer::<u32>(0, N)?;
     let ptr = buffer.device_ptr();
