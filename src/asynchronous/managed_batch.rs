@@ -190,6 +190,10 @@ pub struct DiscardBatch<'b, 'scope: 'b> {
     _scope: PhantomData<(&'b (), &'scope mut &'scope (), *const ())>,
 }
 
+// Batches name memory bound to their scope's stream: they stay on the scope's thread.
+static_assertions::assert_not_impl_any!(PrefetchBatch<'static, 'static>: Send, Sync);
+static_assertions::assert_not_impl_any!(DiscardBatch<'static, 'static>: Send, Sync);
+
 impl core::fmt::Debug for DiscardBatch<'_, '_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("DiscardBatch")

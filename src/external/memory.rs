@@ -50,17 +50,21 @@ impl MemoryHandle {
 ///
 /// Map a buffer onto it with [`map_buffer`](Self::map_buffer), or a mipmapped array with
 /// [`map_mipmapped_array`](Self::map_mipmapped_array): either borrows the import exclusively,
-/// so what is mapped is freed before the import is destroyed.
+/// so what is mapped is freed before the import is destroyed. A mapping leaked instead
+/// (`mem::forget`) or whose release failed is never freed: the import then leaks too, left
+/// behind on drop rather than destroyed under that mapping (C30).
 #[derive(Debug)]
 #[doc(alias = "CUexternalMemory")]
 pub struct ExternalMemory<'g> {
     raw: ffi::CUexternalMemory,
     size: u64,
     handle: MemoryHandle,
-    // Set when a buffer or array mapped onto it was not released (its release failed, or the
-    // process leaves it behind): the driver still holds that mapping, so the import is left
-    // behind too, never destroyed under it.
-    mapping_kept: Cell<bool>,
+    // The buffers and arrays mapped onto it that the driver may still hold: counted up when one
+    // is mapped, down only when its release succeeds. A mapping whose release failed or was
+    // refused, or one leaked (`mem::forget` of a `MappedBuffer` or `MappedArray`, or of the
+    // array swapped out of a `MappedArray`), keeps it above 0, and the import is then left
+    // behind, never destroyed under it (leaking the child leaks the parent).
+    mappings: Cell<usize>,
     _marker: PhantomData<(&'g (), *const ())>,
 }
 
@@ -74,8 +78,8 @@ static_assertions::assert_not_impl_any!(ExternalMemory<'static>: Send, Sync);
 pub struct MappedBuffer<'m, T: DeviceCopy> {
     ptr: ffi::CUdeviceptr,
     len: usize,
-    // The import's flag: set if this buffer's free fails (the import is then left behind).
-    kept: &'m Cell<bool>,
+    // The import's count of live mappings, counted down once this buffer is freed.
+    mappings: &'m Cell<usize>,
     _marker: PhantomData<(&'m mut (), *const T)>,
 }
 
@@ -87,7 +91,11 @@ pub struct MappedBuffer<'m, T: DeviceCopy> {
 #[doc(alias = "cuExternalMemoryGetMappedMipmappedArray")]
 pub struct MappedArray<'m, T: ArrayElement> {
     array: ManuallyDrop<MipmappedArray<'m, T>>,
-    kept: &'m Cell<bool>,
+    // The handle the driver mapped: `DerefMut` lets safe code swap another array in (or this
+    // one out), so the drop counts the mapping as released only if this is still the array held.
+    mapped: ffi::CUmipmappedArray,
+    // The import's count of live mappings, counted down once the mapped array is destroyed.
+    mappings: &'m Cell<usize>,
 }
 
 impl<'m, T: ArrayElement> core::ops::Deref for MappedArray<'m, T> {
@@ -105,6 +113,9 @@ impl<T: ArrayElement> core::ops::DerefMut for MappedArray<'_, T> {
 
 device_memory!(MappedBuffer, mut_);
 static_assertions::assert_not_impl_any!(MappedBuffer<'static, u8>: Send, Sync);
+// A mapped array is destroyed in its import's context and counts itself released in the import
+// (a `Cell`): neither sent nor shared across threads.
+static_assertions::assert_not_impl_any!(MappedArray<'static, f32>: Send, Sync);
 
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuImportExternalMemory`—Imports `size` bytes of memory another API exported as `fd`
@@ -188,7 +199,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
                     raw,
                     size,
                     handle,
-                    mapping_kept: Cell::new(false),
+                    mappings: Cell::new(0),
                     _marker: PhantomData,
                 })
             }
@@ -251,10 +262,11 @@ impl ExternalMemory<'_> {
         // borrows is on top); a fully initialized descriptor within the import's size.
         unsafe { ffi::cuExternalMemoryGetMappedBuffer(&raw mut ptr, self.raw, &raw const desc) }
             .result()?;
+        self.mappings.set(self.mappings.get().saturating_add(1));
         Ok(MappedBuffer {
             ptr,
             len,
-            kept: &self.mapping_kept,
+            mappings: &self.mappings,
             _marker: PhantomData,
         })
     }
@@ -318,9 +330,11 @@ impl ExternalMemory<'_> {
         // (`ManuallyDrop`): `MappedArray`'s drop destroys it, and it borrows the import it lies
         // in exclusively.
         let array = unsafe { MipmappedArray::from_raw_parts(raw, extent, levels) };
+        self.mappings.set(self.mappings.get().saturating_add(1));
         Ok(MappedArray {
             array: ManuallyDrop::new(array),
-            kept: &self.mapping_kept,
+            mapped: raw,
+            mappings: &self.mappings,
         })
     }
 }
@@ -349,43 +363,44 @@ fn checked_range<T>(offset: u64, len: usize, size: u64) -> Result<u64> {
 
 impl Drop for ExternalMemory<'_> {
     fn drop(&mut self) {
-        if self.mapping_kept.get() {
-            // A mapping the driver still holds: destroying the import under it is what
-            // `cuDestroyExternalMemory` forbids. Left behind, told to the checking driver.
+        if self.mappings.get() > 0 {
+            // A mapping the driver may still hold (its release failed or was refused, or it was
+            // leaked): destroying the import under it is what `cuDestroyExternalMemory`
+            // forbids. Left behind, told to the checking driver.
             crate::error::left_behind::left_behind(Object::ExternalMemory, self.raw as u64);
             return;
         }
         crate::error::left_behind::destroy_in_drop(Object::ExternalMemory, self.raw as u64, || {
             // SAFETY: a live import of the current context (its guard is on top), destroyed
-            // once; every buffer and array mapped onto it borrowed it and is released already
-            // (`mapping_kept` is unset).
+            // once; every buffer and array mapped onto it borrowed it and was released, each
+            // release counted (`mappings` is 0).
             unsafe { ffi::cuDestroyExternalMemory(self.raw) }.result()
         });
     }
 }
 
-/// A mapping's release in its drop: where it does not happen (the process leaves it behind,
-/// or the driver's release fails), `kept` is set, so that its import is left behind too.
+/// A mapping's release in its drop: only where it happens is the import's count of live
+/// mappings counted down; where it does not (the process leaves it behind, or the driver's
+/// release fails), the count stays, so that its import is left behind too.
 fn release_mapping(
-    kept: &Cell<bool>,
+    mappings: &Cell<usize>,
     object: Object,
     handle: u64,
     release: impl FnOnce() -> Result<()>,
 ) {
     if !crate::error::left_behind::release_in_drop(object, handle) {
-        kept.set(true);
         return;
     }
-    if let Err(e) = release() {
-        crate::error::record_drop_error(e);
-        kept.set(true);
+    match release() {
+        Ok(()) => mappings.set(mappings.get().saturating_sub(1)),
+        Err(e) => crate::error::record_drop_error(e),
     }
 }
 
 impl<T: DeviceCopy> Drop for MappedBuffer<'_, T> {
     fn drop(&mut self) {
         let ptr = self.ptr;
-        release_mapping(self.kept, Object::DeviceMemory, ptr, || {
+        release_mapping(self.mappings, Object::DeviceMemory, ptr, || {
             // SAFETY: `ptr` was mapped by `cuExternalMemoryGetMappedBuffer` in the current
             // context (its import's guard is on top), which the driver frees with `cuMemFree`,
             // once; no asynchronous work uses it: scopes borrow it until their work is over.
@@ -397,7 +412,16 @@ impl<T: DeviceCopy> Drop for MappedBuffer<'_, T> {
 impl<T: ArrayElement> Drop for MappedArray<'_, T> {
     fn drop(&mut self) {
         let raw = self.array.as_raw();
-        release_mapping(self.kept, Object::MipmappedArray, raw as u64, || {
+        if raw != self.mapped {
+            // Safe code swapped another array in through `DerefMut` (`mem::swap`,
+            // `mem::replace`): the mapped one is out of this value's reach, perhaps leaked, so
+            // its mapping is not counted as released and the import is left behind. The array
+            // held now is an ordinary owned one: released as such, by its own drop.
+            // SAFETY: `array` is dropped once, here, and never used again.
+            unsafe { ManuallyDrop::drop(&mut self.array) };
+            return;
+        }
+        release_mapping(self.mappings, Object::MipmappedArray, raw as u64, || {
             // SAFETY: mapped by `cuExternalMemoryGetMappedMipmappedArray` in the current context
             // (its import's guard is on top), destroyed once, here (the `MipmappedArray` is
             // never dropped); no texture, surface or copy uses it (they borrow it).

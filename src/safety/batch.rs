@@ -29,6 +29,9 @@ pub struct BatchCopies<'g> {
     _guard: PhantomData<(&'g (), *const ())>,
 }
 
+// Lent by an init phase, used by the run phase of the same thread.
+static_assertions::assert_not_impl_any!(BatchCopies<'static>: Send, Sync);
+
 impl core::fmt::Debug for BatchCopies<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("BatchCopies").finish_non_exhaustive()
@@ -112,6 +115,9 @@ pub struct RestrictedBatch<'b, 'scope: 'b, const N: usize> {
     // Invariant in 'scope (the scope's brand); borrows what it holds for 'b; `!Send`.
     _scope: PhantomData<(&'b (), &'scope mut &'scope (), *const ())>,
 }
+
+// A restricted batch names memory bound to its scope's stream: it stays on the scope's thread.
+static_assertions::assert_not_impl_any!(RestrictedBatch<'static, 'static, 1>: Send, Sync);
 
 impl<const N: usize> core::fmt::Debug for RestrictedBatch<'_, '_, N> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -244,7 +250,9 @@ impl<'scope> RestrictedScope<'scope, '_> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidValue`] if a destination overlaps another destination or a source of
-    /// the batch (R27), before the driver is called; the driver's errors.
+    /// the batch (R27), before the driver is called;
+    /// [`ErrorKind::ForkedProcess`] in a child forked after `Profile::init`, which holds the
+    /// scope too (R22), the driver not called; the driver's errors.
     ///
     /// # References
     ///
@@ -259,6 +267,8 @@ impl<'scope> RestrictedScope<'scope, '_> {
         copies: &BatchCopies<'_>,
         batch: RestrictedBatch<'_, 'scope, N>,
     ) -> Result<()> {
+        // A child forked inside the scope holds it too, and must make no driver call (R22).
+        crate::error::poison::not_forked()?;
         // Taken by value: the batch's borrows end once its copies are enqueued.
         let RestrictedBatch { pairs, len, .. } = batch;
         let pairs = pairs.get(..len).unwrap_or_default();

@@ -83,7 +83,9 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     ///
     /// # Errors
     ///
-    /// As [`StreamScope::copy_to_device`].
+    /// As [`StreamScope::copy_to_device`]; [`ErrorKind::ForkedProcess`](crate::ErrorKind::ForkedProcess)
+    /// in a child forked after `Profile::init`, which holds the scope too (R22): the driver is
+    /// not called.
     ///
     /// # References
     ///
@@ -95,6 +97,7 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
         dst: impl ScopedWrite<'scope, T>,
         src: impl Into<PinnedHost<'scope, T>>,
     ) -> Result<()> {
+        crate::error::poison::not_forked()?;
         self.scope.copy_to_device(dst, src.into().0)
     }
 
@@ -102,7 +105,9 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     ///
     /// # Errors
     ///
-    /// As [`StreamScope::copy_to_host`].
+    /// As [`StreamScope::copy_to_host`]; [`ErrorKind::ForkedProcess`](crate::ErrorKind::ForkedProcess)
+    /// in a child forked after `Profile::init`, which holds the scope too (R22): the driver is
+    /// not called.
     ///
     /// # References
     ///
@@ -114,6 +119,7 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
         dst: impl Into<PinnedHostMut<'scope, T>>,
         src: impl ScopedRead<'scope, T>,
     ) -> Result<()> {
+        crate::error::poison::not_forked()?;
         self.scope.copy_to_host(dst.into().0, src)
     }
 
@@ -121,7 +127,9 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     ///
     /// # Errors
     ///
-    /// As [`StreamScope::copy_device`].
+    /// As [`StreamScope::copy_device`]; [`ErrorKind::ForkedProcess`](crate::ErrorKind::ForkedProcess)
+    /// in a child forked after `Profile::init`, which holds the scope too (R22): the driver is
+    /// not called.
     ///
     /// # References
     ///
@@ -133,6 +141,7 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
         dst: impl ScopedWrite<'scope, T>,
         src: impl ScopedRead<'scope, T>,
     ) -> Result<()> {
+        crate::error::poison::not_forked()?;
         self.scope.copy_device(dst, src)
     }
 
@@ -140,7 +149,9 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     ///
     /// # Errors
     ///
-    /// As [`StreamScope::fill_bytes`].
+    /// As [`StreamScope::fill_bytes`]; [`ErrorKind::ForkedProcess`](crate::ErrorKind::ForkedProcess)
+    /// in a child forked after `Profile::init`, which holds the scope too (R22): the driver is
+    /// not called.
     ///
     /// # References
     ///
@@ -152,6 +163,7 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
         dst: impl ScopedWrite<'scope, T>,
         value: u8,
     ) -> Result<()> {
+        crate::error::poison::not_forked()?;
         self.scope.fill_bytes(dst, value)
     }
 
@@ -181,7 +193,9 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     ///
     /// # Errors
     ///
-    /// As [`StreamScope::record`].
+    /// As [`StreamScope::record`]; [`ErrorKind::ForkedProcess`](crate::ErrorKind::ForkedProcess)
+    /// in a child forked after `Profile::init`, which holds the scope too (R22): the driver is
+    /// not called.
     ///
     /// # References
     ///
@@ -189,6 +203,7 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     #[doc(alias = "cuEventRecord")]
     #[inline]
     pub fn record(&self, event: &RestrictedEvent<'_>) -> Result<()> {
+        crate::error::poison::not_forked()?;
         self.scope.record(event.event())
     }
 
@@ -196,7 +211,9 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     ///
     /// # Errors
     ///
-    /// As [`StreamScope::wait`].
+    /// As [`StreamScope::wait`]; [`ErrorKind::ForkedProcess`](crate::ErrorKind::ForkedProcess)
+    /// in a child forked after `Profile::init`, which holds the scope too (R22): the driver is
+    /// not called.
     ///
     /// # References
     ///
@@ -204,6 +221,7 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     #[doc(alias = "cuStreamWaitEvent")]
     #[inline]
     pub fn wait(&self, event: &RestrictedEvent<'_>) -> Result<()> {
+        crate::error::poison::not_forked()?;
         self.scope.wait(event.event())
     }
 

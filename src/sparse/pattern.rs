@@ -37,6 +37,10 @@ pub struct CooPattern<'g, I: SparseIndex = i32> {
     col_indices: DeviceBuffer<'g, I>,
 }
 
+// A pattern owns device arrays of its guard's context: neither sent nor shared across threads.
+static_assertions::assert_not_impl_any!(CsrPattern<'static, i32>: Send, Sync);
+static_assertions::assert_not_impl_any!(CooPattern<'static, i64>: Send, Sync);
+
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// Checks a CSR structure on the host and copies it to this guard's context
     /// (`cuMemAlloc`, `cuMemcpyHtoD`): `row_offsets` holds `rows + 1` offsets, the first 0,

@@ -225,6 +225,9 @@ pub struct ScopedTensorMap<'scope, T: TensorElement> {
     _marker: PhantomData<(Invariant<'scope>, *const T)>,
 }
 
+// A bound map names memory of the scope's context: it stays on the scope's thread.
+static_assertions::assert_not_impl_any!(ScopedTensorMap<'static, f32>: Send, Sync);
+
 impl<T: TensorElement> ScopedTensorMap<'_, T> {
     /// A map bound to a scope from its parts, for the launch checks' tests.
     ///

@@ -120,6 +120,9 @@ pub struct Copy3dBatch<'b, 'scope: 'b> {
     _scope: PhantomData<(&'b (), &'scope mut &'scope (), *const ())>,
 }
 
+// A batch names arrays and memory bound to its scope's stream: it stays on the scope's thread.
+static_assertions::assert_not_impl_any!(Copy3dBatch<'static, 'static>: Send, Sync);
+
 impl core::fmt::Debug for Copy3dBatch<'_, '_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Copy3dBatch")

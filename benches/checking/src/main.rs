@@ -21,15 +21,15 @@ use custack::{Context, Result};
 use double::report_driver_version;
 use programs::{
     batch_3d, batch_copies, confinement, context_count, contracts, deadlines, device_info,
-    driver_init, events, example, external, fork, graph, graph_arena, graph_built,
-    graph_capture_forked, graph_capture_forks, graph_capture_into, graph_conditional,
-    graph_exec_nodes, graph_host, graph_kept_attack, graph_kept_free, graph_kept_routes, graph_mem,
-    graph_shared, green, in_flight, ipc, library, managed, memory_kinds, module_globals,
-    named_launches, newer, p1, p2, p3, p4, p8, p9, p11, parked_graph, peer, peer_vmm,
-    profile_first, redundant_flips, redundant_inject, redundant_partitions, restricted_api,
-    restricted_end, restricted_redundant, restricted_scope, reuse_after_scope, safety_frame,
-    safety_graph, safety_graph_nodes, scoped_alloc, scoped_host, stand_ins, stress, submission,
-    tensor_map, textures, unwind, vmm, vmm_share,
+    driver_init, events, example, external, external_leaked, fork, fork_in_scope, graph,
+    graph_arena, graph_built, graph_capture_forked, graph_capture_forks, graph_capture_into,
+    graph_conditional, graph_exec_nodes, graph_host, graph_kept_attack, graph_kept_free,
+    graph_kept_routes, graph_mem, graph_shared, green, in_flight, ipc, library, managed,
+    memory_kinds, module_globals, named_launches, newer, p1, p2, p3, p4, p8, p9, p11, parked_graph,
+    peer, peer_vmm, profile_first, redundant_flips, redundant_inject, redundant_partitions,
+    restricted_api, restricted_end, restricted_redundant, restricted_scope, reuse_after_scope,
+    safety_frame, safety_graph, safety_graph_nodes, scoped_alloc, scoped_host, stand_ins, stress,
+    submission, tensor_map, textures, unwind, vmm, vmm_share,
 };
 use std::process::ExitCode;
 
@@ -121,6 +121,10 @@ fn run(program: &str) -> Option<Result<()>> {
         "peer" => two().and_then(|(a, b)| peer::peer(&a, &b).map(drop)),
         "ipc" => context0().and_then(|c| ipc::ipc(&c).map(drop)),
         "external" => context0().and_then(|c| external::external(&c).map(drop)),
+        "fork_in_scope" => {
+            report_driver_version(13000).and_then(|()| fork_in_scope::fork_in_scope())
+        }
+        "external_leaked" => context0().and_then(|c| external_leaked::external_leaked(&c)),
         "stress" => context0().and_then(|c| stress::stress(&c)),
         "vmm" => context0().and_then(|c| vmm::vmm(&c).map(drop)),
         "vmm_share" => context0().and_then(|c| vmm_share::vmm_share(&c).map(drop)),

@@ -15,7 +15,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::Duration;
 
 /// A `memfd` of `size` bytes.
-fn memfd(size: u64) -> Result<OwnedFd> {
+pub(crate) fn memfd(size: u64) -> Result<OwnedFd> {
     // SAFETY: a NUL-terminated name and no flags; the result is checked before it is owned.
     let fd = unsafe { libc::memfd_create(c"custack-external".as_ptr(), libc::MFD_CLOEXEC) };
     if fd < 0 {
@@ -77,7 +77,9 @@ pub(crate) fn external(ctx: &Context) -> Result<Vec<u32>> {
     drop(semaphore);
     drop(memory);
     if read != vec![5; N] {
-        return Err(unexpected("the mapped buffer did not read back what was written"));
+        return Err(unexpected(
+            "the mapped buffer did not read back what was written",
+        ));
     }
     Ok(read)
 }
