@@ -29,6 +29,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
+export LANES_ROOT=$root # for LANES_PAIR: what the lanes' copies leave out (.gpuz/)
 die() { echo "scripts/gpu-lanes.sh: $*" >&2; exit 2; }
 [[ -x .gpu/run.sh && -f .gpu/list ]] || die "no .gpu/ here: tar xzf .gpuz/bundle.tgz first"
 command -v taskset >/dev/null || die "no taskset"
