@@ -287,15 +287,23 @@ impl Vulkan {
     /// (`vkGetMemoryFdKHR`): the buffer, and the fd that CUDA imports.
     pub(crate) fn exported_buffer(&mut self, bytes: u64) -> VkResult<(Buffer, OwnedFd)> {
         let b = self.buffer(bytes, vk::MemoryPropertyFlags::DEVICE_LOCAL, true)?;
+        let fd = self.export_fd(b.memory)?;
+        Ok((b, fd))
+    }
+
+    /// Another opaque fd of exportable memory this device allocated (`vkGetMemoryFdKHR`: each
+    /// call makes a new descriptor referring to the same memory), e.g. one per import.
+    pub(crate) fn export_fd(&self, memory: vk::DeviceMemory) -> VkResult<OwnedFd> {
         let info = vk::MemoryGetFdInfoKHR::default()
-            .memory(b.memory)
+            .memory(memory)
             .handle_type(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
-        // SAFETY: exportable memory of this device.
+        // SAFETY: exportable memory of this device (the caller's: `exported_buffer`'s or
+        // `exported_image`'s, which live as long as `self`).
         let fd = step("vkGetMemoryFdKHR", unsafe {
             self.memory_fd.get_memory_fd(&info)
         })?;
         // SAFETY: a new descriptor the call handed to this process, owned by nothing else.
-        Ok((b, unsafe { OwnedFd::from_raw_fd(fd) }))
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
     }
 
     /// A host-visible, coherent buffer of `bytes` (for reading back).
@@ -604,13 +612,7 @@ impl Vulkan {
         step("vkBindImageMemory", unsafe {
             self.device.bind_image_memory(image, memory, 0)
         })?;
-        let get = vk::MemoryGetFdInfoKHR::default()
-            .memory(memory)
-            .handle_type(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
-        // SAFETY: exportable memory of this device.
-        let fd = step("vkGetMemoryFdKHR (image)", unsafe {
-            self.memory_fd.get_memory_fd(&get)
-        })?;
+        let fd = self.export_fd(memory)?;
         let image = Image {
             handle: image,
             memory,
@@ -618,8 +620,7 @@ impl Vulkan {
             extent: [width, height],
             levels,
         };
-        // SAFETY: a new descriptor the call handed to this process, owned by nothing else.
-        Ok((image, unsafe { OwnedFd::from_raw_fd(fd) }))
+        Ok((image, fd))
     }
 
     /// Submits, signalling `semaphore` to `signal` when done: the image's move from `UNDEFINED`
