@@ -218,8 +218,17 @@ fn vulkan_image_and_cuda_mipmapped_array_share_every_level() {
     // for 2; CUDA waits for 1 (the image released to it), writes one level a scope, signals 2.
     vk.submit_image_read_back(timeline, (2, 3), image, staging)
         .unwrap_or_else(|e| panic!("{e}"));
-    let written: Vec<Vec<u32>> = (0..LEVELS)
-        .map(|level| (0..level_len(level)).map(|i| texel(level, i)).collect())
+    // Page-locked host memory on both sides, so that every copy is enqueued without a host
+    // wait: the only host waits are the scopes' ends, each bounded by `BOUND`.
+    let pinned = |level: u32| guard.alloc_pinned::<u32>(level_len(level)).expect("pinned");
+    let written: Vec<_> = (0..LEVELS)
+        .map(|level| {
+            let mut data = pinned(level);
+            for (i, v) in data.iter_mut().enumerate() {
+                *v = texel(level, i);
+            }
+            data
+        })
         .collect();
     for (level, data) in (0..LEVELS).zip(&written) {
         stream
@@ -231,7 +240,7 @@ fn vulkan_image_and_cuda_mipmapped_array_share_every_level() {
                         s.wait_semaphore(&semaphore, 1)?;
                     }
                     let mut array = s.bind_level(&mut mapped, level)?;
-                    s.copy_to_array(&mut array, data.as_slice())?;
+                    s.copy_to_array(&mut array, &data[..])?;
                     if level == LEVELS - 1 {
                         s.signal_semaphore(&semaphore, 2)?;
                     }
@@ -249,7 +258,7 @@ fn vulkan_image_and_cuda_mipmapped_array_share_every_level() {
     for ((level, data), &offset) in (0..LEVELS).zip(&written).zip(&offsets) {
         let start = usize::try_from(offset / 4).expect("small");
         let got = &read[start..start + data.len()];
-        let wrong = got.iter().zip(data).position(|(g, d)| g != d);
+        let wrong = got.iter().zip(data.iter()).position(|(g, d)| g != d);
         assert!(
             wrong.is_none(),
             "Vulkan read level {level} as CUDA wrote it: first difference at texel {wrong:?} \
@@ -261,7 +270,7 @@ fn vulkan_image_and_cuda_mipmapped_array_share_every_level() {
 
     // Vulkan writes every level, CUDA reads them: CUDA's wait for 4 is enqueued before
     // Vulkan's clears (waiting for 3, signalling 4) are submitted.
-    let mut back: Vec<Vec<u32>> = (0..LEVELS).map(|l| vec![0; level_len(l)]).collect();
+    let mut back: Vec<_> = (0..LEVELS).map(pinned).collect();
     let values: Vec<u32> = (0..LEVELS).map(cleared).collect();
     for (level, out) in (0..LEVELS).zip(back.iter_mut()) {
         stream
@@ -277,7 +286,7 @@ fn vulkan_image_and_cuda_mipmapped_array_share_every_level() {
                             })?;
                     }
                     let array = s.bind_level(&mut mapped, level)?;
-                    s.copy_from_array(out.as_mut_slice(), &array)?;
+                    s.copy_from_array(&mut out[..], &array)?;
                     if level == LEVELS - 1 {
                         s.signal_semaphore(&semaphore, 5)?;
                     }
