@@ -56,13 +56,13 @@
 # nvcc's version, then each binary with its exit code and, for a test binary, each test's name
 # and result as libtest printed them (`test NAME ... ok|FAILED|ignored`), with its summary line.
 #
-# Vulkan, for the test gpu_external and the example 27_vulkan_interop (external memory and
-# semaphores, contract rows C30, C31): where either is packed, scripts/fetch-vulkan.sh fetches the
-# Vulkan loader (Debian's libvulkan1) and writes an ICD manifest naming NVIDIA's
-# libEGL_nvidia.so.0; both go into .gpu/vulkan/ (lib/libvulkan.so.1, nvidia_icd.json), and run.sh
-# puts .gpu/vulkan/lib on LD_LIBRARY_PATH and sets VK_ICD_FILENAMES to the manifest (unless it is
-# set already) for every binary, and in .gpu/env.sh. The GPU machine has NVIDIA's Vulkan driver
-# but no loader. Where the fetch fails, the bundle says so and those two fail there, naming it.
+# Vulkan, for the test gpu_external, the example 27_vulkan_interop (external memory and
+# semaphores, contract rows C30, C31) and the bench external_memory: where one is packed,
+# scripts/fetch-vulkan.sh fetches the Vulkan loader (Debian's libvulkan1) and writes an ICD
+# manifest naming NVIDIA's libEGL_nvidia.so.0; both go into .gpu/vulkan/ (lib/libvulkan.so.1,
+# nvidia_icd.json), and run.sh puts .gpu/vulkan/lib on LD_LIBRARY_PATH and sets VK_ICD_FILENAMES
+# to the manifest (unless it is set already) for every binary, and in .gpu/env.sh. The GPU
+# machine has NVIDIA's Vulkan driver but no loader. Where the fetch fails, the bundle says so and those fail there, naming it.
 #
 # Linking needs a libcuda here (build.rs finds one, or set CUDA_DRIVER_LIB_DIR, as
 # scripts/test.sh does with the library it fetches). The trybuild test (`ui`, of the crate
@@ -135,14 +135,14 @@ while read -r role name path; do
 done <.gpu/found
 rm .gpu/found
 # Vulkan's loader and NVIDIA's headless ICD manifest, where the interop test or example is packed.
-if grep -qE ' (test-gpu_external|example-27_vulkan_interop)$' .gpu/list; then
+if grep -qE ' (test-gpu_external|example-27_vulkan_interop|bench-external_memory)$' .gpu/list; then
     if vulkan_lib=$(bash scripts/fetch-vulkan.sh target/vulkan); then
         mkdir -p .gpu/vulkan/lib
         cp -L "$vulkan_lib/libvulkan.so.1" .gpu/vulkan/lib/libvulkan.so.1
         cp target/vulkan/nvidia_icd.json .gpu/vulkan/nvidia_icd.json
     else
         echo "scripts/gpu-bundle.sh: no Vulkan loader fetched (scripts/fetch-vulkan.sh failed):" \
-            "gpu_external and 27_vulkan_interop will fail on the GPU machine, naming it" >&2
+            "gpu_external, 27_vulkan_interop and external_memory will fail on the GPU machine, naming it" >&2
     fi
 fi
 # The differential run (scripts/differential.sh): what it needs, and its step, last.
@@ -277,8 +277,9 @@ printf 'build\tfor-device\t%s\n' "$rc" >>.gpu/results.tsv
 cp .gpu/one.log .gpu/logs/for-device.log
 # shellcheck disable=SC1091 # written just above
 source .gpu/env.sh
-# Vulkan (scripts/gpu-bundle.sh packed it where gpu_external or 27_vulkan_interop is packed): the
-# fetched loader on the library path, NVIDIA's headless ICD named, for every binary and env.sh.
+# Vulkan (scripts/gpu-bundle.sh packed it where gpu_external, 27_vulkan_interop or the bench
+# external_memory is packed): the fetched loader on the library path, NVIDIA's headless ICD
+# named, for every binary and env.sh.
 if [[ -d .gpu/vulkan ]]; then
     export LD_LIBRARY_PATH=$PWD/.gpu/vulkan/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     export VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-$PWD/.gpu/vulkan/nvidia_icd.json}

@@ -3,8 +3,11 @@
 //! `VK_KHR_external_semaphore_fd`, timeline semaphores; device-local buffers exported as opaque
 //! fds, a host-visible staging buffer, exportable timeline semaphores, and the two submissions
 //! the interop needs, ordered by them: a read-back of an exported buffer into the staging buffer
-//! and a fill of it, each taking the buffer from CUDA's queue family (and giving it back). Every failure is an `Err` that says which step failed and why,
-//! never a skip: a test that cannot start Vulkan fails, naming it.
+//! and a fill of it, each taking the buffer from CUDA's queue family (and giving it back); and an
+//! exported `R32_UINT` image with mip levels, with its first release to CUDA, a read-back of
+//! every level and a clear of every level, taken from CUDA and given back the same way. Every
+//! failure is an `Err` that says which step failed and why, never a skip: a test that cannot
+//! start Vulkan fails, naming it.
 //!
 //! The loader is `libvulkan.so.1` (ash's `loaded`): on the GPU machine `.gpu/run.sh` puts the
 //! one `scripts/fetch-vulkan.sh` fetched on `LD_LIBRARY_PATH` and names NVIDIA's ICD through
@@ -36,6 +39,7 @@ pub(crate) struct Vulkan {
     /// The physical device's name.
     pub(crate) name: String,
     buffers: Vec<(vk::Buffer, vk::DeviceMemory)>,
+    images: Vec<(vk::Image, vk::DeviceMemory)>,
     semaphores: Vec<vk::Semaphore>,
     command_buffers: Vec<vk::CommandBuffer>,
 }
@@ -49,6 +53,42 @@ pub(crate) struct Buffer {
     pub(crate) memory: vk::DeviceMemory,
     /// The allocation's size in bytes.
     pub(crate) size: u64,
+}
+
+/// A 2D `R32_UINT` image with mip levels, optimal tiling, in a dedicated allocation: its
+/// handle, memory, the memory's size (what an import names), extent and level count.
+#[derive(Clone, Copy)]
+pub(crate) struct Image {
+    /// The image.
+    pub(crate) handle: vk::Image,
+    /// Its memory (a dedicated allocation).
+    pub(crate) memory: vk::DeviceMemory,
+    /// The allocation's size in bytes.
+    pub(crate) size: u64,
+    /// Level 0's width and height.
+    pub(crate) extent: [u32; 2],
+    /// The number of mip levels.
+    pub(crate) levels: u32,
+}
+
+impl Image {
+    /// Level `level`'s width and height (halved per level, at least 1).
+    pub(crate) fn level_extent(&self, level: u32) -> [u32; 2] {
+        self.extent.map(|e| (e >> level).max(1))
+    }
+
+    /// The byte offset of each level in a buffer that packs the levels one after another
+    /// (4 bytes a texel), and the buffer's total size.
+    pub(crate) fn packed_levels(&self) -> (Vec<u64>, u64) {
+        let mut offsets = Vec::new();
+        let mut total = 0;
+        for level in 0..self.levels {
+            let [w, h] = self.level_extent(level);
+            offsets.push(total);
+            total += u64::from(w) * u64::from(h) * 4;
+        }
+        (offsets, total)
+    }
 }
 
 impl Vulkan {
@@ -174,6 +214,7 @@ impl Vulkan {
             memory_types,
             name,
             buffers: Vec::new(),
+            images: Vec::new(),
             semaphores: Vec::new(),
             command_buffers: Vec::new(),
         })
@@ -246,15 +287,23 @@ impl Vulkan {
     /// (`vkGetMemoryFdKHR`): the buffer, and the fd that CUDA imports.
     pub(crate) fn exported_buffer(&mut self, bytes: u64) -> VkResult<(Buffer, OwnedFd)> {
         let b = self.buffer(bytes, vk::MemoryPropertyFlags::DEVICE_LOCAL, true)?;
+        let fd = self.export_fd(b.memory)?;
+        Ok((b, fd))
+    }
+
+    /// Another opaque fd of exportable memory this device allocated (`vkGetMemoryFdKHR`: each
+    /// call makes a new descriptor referring to the same memory), e.g. one per import.
+    pub(crate) fn export_fd(&self, memory: vk::DeviceMemory) -> VkResult<OwnedFd> {
         let info = vk::MemoryGetFdInfoKHR::default()
-            .memory(b.memory)
+            .memory(memory)
             .handle_type(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
-        // SAFETY: exportable memory of this device.
+        // SAFETY: exportable memory of this device (the caller's: `exported_buffer`'s or
+        // `exported_image`'s, which live as long as `self`).
         let fd = step("vkGetMemoryFdKHR", unsafe {
             self.memory_fd.get_memory_fd(&info)
         })?;
         // SAFETY: a new descriptor the call handed to this process, owned by nothing else.
-        Ok((b, unsafe { OwnedFd::from_raw_fd(fd) }))
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
     }
 
     /// A host-visible, coherent buffer of `bytes` (for reading back).
@@ -481,6 +530,330 @@ impl Vulkan {
     }
 }
 
+/// The format of [`Vulkan::exported_image`]: one 32-bit unsigned channel (CUDA's
+/// `CU_AD_FORMAT_UNSIGNED_INT32`, one channel: custack's `u32` array element).
+pub(crate) const IMAGE_FORMAT: vk::Format = vk::Format::R32_UINT;
+
+/// The layout the shared image keeps while CUDA may use it: `GENERAL`, which copies and clears
+/// accept, so acquires and releases change no layout.
+const SHARED_LAYOUT: vk::ImageLayout = vk::ImageLayout::GENERAL;
+
+impl Vulkan {
+    /// A `width` × `height` [`IMAGE_FORMAT`] image of `levels` mip levels, optimal tiling,
+    /// usable for transfers both ways and as a storage image (CUDA maps it surface-capable:
+    /// `CUDA_ARRAY3D_SURFACE_LDST`), created with `VkExternalMemoryImageCreateInfo` (opaque fd)
+    /// in a dedicated allocation (`VkMemoryDedicatedAllocateInfo`) exported as an opaque fd
+    /// (`vkGetMemoryFdKHR`): the image, in the `UNDEFINED` layout, and the fd CUDA imports.
+    pub(crate) fn exported_image(
+        &mut self,
+        [width, height]: [u32; 2],
+        levels: u32,
+    ) -> VkResult<(Image, OwnedFd)> {
+        let mut external = vk::ExternalMemoryImageCreateInfo::default()
+            .handle_types(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(IMAGE_FORMAT)
+            .extent(vk::Extent3D {
+                width,
+                height,
+                depth: 1,
+            })
+            .mip_levels(levels)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(
+                vk::ImageUsageFlags::TRANSFER_SRC
+                    | vk::ImageUsageFlags::TRANSFER_DST
+                    | vk::ImageUsageFlags::STORAGE,
+            )
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .initial_layout(vk::ImageLayout::UNDEFINED)
+            .push_next(&mut external);
+        // SAFETY: a live device, a valid create info.
+        let image = step(
+            "vkCreateImage (R32_UINT, mip levels, external opaque fd)",
+            unsafe { self.device.create_image(&info, None) },
+        )?;
+        // SAFETY: an image of this device.
+        let req = unsafe { self.device.get_image_memory_requirements(image) };
+        let index =
+            match self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL) {
+                Ok(i) => i,
+                Err(e) => {
+                    // SAFETY: an image of this device with no memory bound, in no submission.
+                    unsafe { self.device.destroy_image(image, None) };
+                    return Err(e);
+                }
+            };
+        let mut export_info = vk::ExportMemoryAllocateInfo::default()
+            .handle_types(vk::ExternalMemoryHandleTypeFlags::OPAQUE_FD);
+        let mut dedicated = vk::MemoryDedicatedAllocateInfo::default().image(image);
+        let alloc = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(index)
+            .push_next(&mut export_info)
+            .push_next(&mut dedicated);
+        // SAFETY: a live device, a valid allocate info.
+        let memory = match unsafe { self.device.allocate_memory(&alloc, None) } {
+            Ok(m) => m,
+            Err(e) => {
+                // SAFETY: as above.
+                unsafe { self.device.destroy_image(image, None) };
+                return step(
+                    "vkAllocateMemory (dedicated, exportable, for the image)",
+                    Err(e),
+                );
+            }
+        };
+        self.images.push((image, memory));
+        // SAFETY: an unbound image, its dedicated memory of a type it allows, large enough.
+        step("vkBindImageMemory", unsafe {
+            self.device.bind_image_memory(image, memory, 0)
+        })?;
+        let fd = self.export_fd(memory)?;
+        let image = Image {
+            handle: image,
+            memory,
+            size: req.size,
+            extent: [width, height],
+            levels,
+        };
+        Ok((image, fd))
+    }
+
+    /// Submits, signalling `semaphore` to `signal` when done: the image's move from `UNDEFINED`
+    /// to the layout it keeps while shared (`GENERAL`), released to the external queue family
+    /// (CUDA), before CUDA first touches it. Returns without waiting.
+    pub(crate) fn submit_image_release(
+        &mut self,
+        semaphore: vk::Semaphore,
+        signal: u64,
+        image: Image,
+    ) -> VkResult<()> {
+        let release = image_barrier(image, (vk::ImageLayout::UNDEFINED, SHARED_LAYOUT))
+            .src_queue_family_index(self.family)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_EXTERNAL);
+        self.submit(semaphore, None, signal, |d, cb| {
+            // SAFETY: a command buffer in the recording state; an image of this device.
+            unsafe {
+                image_barriers(
+                    d,
+                    cb,
+                    (
+                        vk::PipelineStageFlags::TOP_OF_PIPE,
+                        vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                    ),
+                    &[],
+                    &[release],
+                );
+            }
+        })
+    }
+
+    /// Submits, after `semaphore` reaches `wait`, signalling it to `signal` when done: the
+    /// acquire of `image` from the external queue family (CUDA), the copy of every level into
+    /// `staging`, packed one after another ([`Image::packed_levels`]), made visible to the
+    /// host's read, and the release of the image back to CUDA. Returns without waiting.
+    #[allow(
+        clippy::multiple_unsafe_ops_per_block,
+        reason = "the command buffer's recording is one unsafe block under one contract"
+    )]
+    pub(crate) fn submit_image_read_back(
+        &mut self,
+        semaphore: vk::Semaphore,
+        (wait, signal): (u64, u64),
+        image: Image,
+        staging: Buffer,
+    ) -> VkResult<()> {
+        let (offsets, total) = image.packed_levels();
+        if total > staging.size {
+            return Err("Vulkan: the staging buffer is smaller than the image's levels".to_owned());
+        }
+        let regions: Vec<vk::BufferImageCopy> = (0..image.levels)
+            .zip(&offsets)
+            .map(|(level, &offset)| {
+                let [width, height] = image.level_extent(level);
+                vk::BufferImageCopy::default()
+                    .buffer_offset(offset)
+                    .image_subresource(
+                        vk::ImageSubresourceLayers::default()
+                            .aspect_mask(vk::ImageAspectFlags::COLOR)
+                            .mip_level(level)
+                            .base_array_layer(0)
+                            .layer_count(1),
+                    )
+                    .image_extent(vk::Extent3D {
+                        width,
+                        height,
+                        depth: 1,
+                    })
+            })
+            .collect();
+        let family = self.family;
+        let access = vk::AccessFlags::TRANSFER_READ;
+        let (acquire, release) = image_ownership(image, family, access);
+        self.submit(semaphore, Some(wait), signal, |d, cb| {
+            let to_host = vk::BufferMemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ)
+                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .buffer(staging.handle)
+                .offset(0)
+                .size(vk::WHOLE_SIZE);
+            // SAFETY: a command buffer in the recording state; an image and a buffer of this
+            // device; the regions lie inside both.
+            unsafe {
+                image_barriers(d, cb, INTO_TRANSFER, &[], &[acquire]);
+                d.cmd_copy_image_to_buffer(
+                    cb,
+                    image.handle,
+                    SHARED_LAYOUT,
+                    staging.handle,
+                    &regions,
+                );
+                image_barriers(
+                    d,
+                    cb,
+                    (
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::PipelineStageFlags::HOST | vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                    ),
+                    &[to_host],
+                    &[release],
+                );
+            }
+        })
+    }
+
+    /// Submits, after `semaphore` reaches `wait`, signalling it to `signal` when done: the
+    /// acquire of `image` from the external queue family (CUDA), the clear of level `l` to
+    /// `values[l]` (`vkCmdClearColorImage`, every level), and the release back to CUDA.
+    /// Returns without waiting.
+    #[allow(
+        clippy::multiple_unsafe_ops_per_block,
+        reason = "the command buffer's recording is one unsafe block under one contract"
+    )]
+    pub(crate) fn submit_image_clear(
+        &mut self,
+        semaphore: vk::Semaphore,
+        (wait, signal): (u64, u64),
+        image: Image,
+        values: &[u32],
+    ) -> VkResult<()> {
+        if values.len() != image.levels as usize {
+            return Err("Vulkan: one clear value a level".to_owned());
+        }
+        let values = values.to_vec();
+        let family = self.family;
+        let access = vk::AccessFlags::TRANSFER_WRITE;
+        let (acquire, release) = image_ownership(image, family, access);
+        self.submit(semaphore, Some(wait), signal, |d, cb| {
+            // SAFETY: a command buffer in the recording state; an image of this device, in
+            // the layout named, with the levels cleared.
+            unsafe {
+                image_barriers(d, cb, INTO_TRANSFER, &[], &[acquire]);
+                for (level, &value) in (0..image.levels).zip(&values) {
+                    let color = vk::ClearColorValue {
+                        uint32: [value, 0, 0, 0],
+                    };
+                    let range = vk::ImageSubresourceRange::default()
+                        .aspect_mask(vk::ImageAspectFlags::COLOR)
+                        .base_mip_level(level)
+                        .level_count(1)
+                        .base_array_layer(0)
+                        .layer_count(1);
+                    d.cmd_clear_color_image(cb, image.handle, SHARED_LAYOUT, &color, &[range]);
+                }
+                image_barriers(
+                    d,
+                    cb,
+                    (
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                    ),
+                    &[],
+                    &[release],
+                );
+            }
+        })
+    }
+}
+
+/// An image barrier over every level of `image`, from layout `old` to `new`, no access, queue
+/// families ignored (the caller names what else it needs).
+fn image_barrier(
+    image: Image,
+    (old, new): (vk::ImageLayout, vk::ImageLayout),
+) -> vk::ImageMemoryBarrier<'static> {
+    vk::ImageMemoryBarrier::default()
+        .old_layout(old)
+        .new_layout(new)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .image(image.handle)
+        .subresource_range(
+            vk::ImageSubresourceRange::default()
+                .aspect_mask(vk::ImageAspectFlags::COLOR)
+                .base_mip_level(0)
+                .level_count(image.levels)
+                .base_array_layer(0)
+                .layer_count(1),
+        )
+}
+
+/// The acquire of `image` from the external queue family (CUDA) into `family` for `access`,
+/// and its release back after `access`; the layout stays the shared one.
+fn image_ownership(
+    image: Image,
+    family: u32,
+    access: vk::AccessFlags,
+) -> (
+    vk::ImageMemoryBarrier<'static>,
+    vk::ImageMemoryBarrier<'static>,
+) {
+    let same = (SHARED_LAYOUT, SHARED_LAYOUT);
+    let acquire = image_barrier(image, same)
+        .dst_access_mask(access)
+        .src_queue_family_index(vk::QUEUE_FAMILY_EXTERNAL)
+        .dst_queue_family_index(family);
+    let release = image_barrier(image, same)
+        .src_access_mask(access)
+        .src_queue_family_index(family)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_EXTERNAL);
+    (acquire, release)
+}
+
+/// Records a pipeline barrier of buffer and image memory barriers, from the stages `src` to
+/// `dst`.
+///
+/// # Safety
+///
+/// `cb` is a command buffer of `d` in the recording state; the barriers name buffers and
+/// images of `d`.
+unsafe fn image_barriers(
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    (src, dst): (vk::PipelineStageFlags, vk::PipelineStageFlags),
+    buffers: &[vk::BufferMemoryBarrier<'_>],
+    images: &[vk::ImageMemoryBarrier<'_>],
+) {
+    // SAFETY: the caller's.
+    unsafe {
+        d.cmd_pipeline_barrier(
+            cb,
+            src,
+            dst,
+            vk::DependencyFlags::empty(),
+            &[],
+            buffers,
+            images,
+        );
+    }
+}
+
 /// The stages of an acquire before a transfer: from the top of the pipe to the transfer.
 const INTO_TRANSFER: (vk::PipelineStageFlags, vk::PipelineStageFlags) = (
     vk::PipelineStageFlags::TOP_OF_PIPE,
@@ -565,6 +938,10 @@ impl Drop for Vulkan {
             }
             for &(b, m) in &self.buffers {
                 self.device.destroy_buffer(b, None);
+                self.device.free_memory(m, None);
+            }
+            for &(i, m) in &self.images {
+                self.device.destroy_image(i, None);
                 self.device.free_memory(m, None);
             }
             self.device.destroy_device(None);
