@@ -47,7 +47,9 @@
     non_snake_case,
     unused_variables,
     clippy::too_many_arguments,
-    reason = "cuDNN's C names and signatures, most of whose arguments a stand-in ignores"
+    clippy::many_single_char_names,
+    reason = "cuDNN's C names and signatures (`n, c, h, w`), most of whose arguments a stand-in \
+              ignores"
 )]
 
 use std::collections::HashMap;
@@ -176,6 +178,7 @@ fn positive(v: [c_int; 4]) -> Option<[i64; 4]> {
 /// dimension, `(in + 2·pad − dilation·(k − 1) − 1) / stride + 1`. `None` (cuDNN's
 /// `CUDNN_STATUS_BAD_PARAM`) where the channels differ (the stand-in models no groups) or the
 /// dilated filter reaches beyond the padded input.
+#[must_use]
 pub fn output_dims(x: [i64; 4], w: [i64; 4], conv: Set) -> Option<[i64; 4]> {
     let Set::Convolution {
         pad,
@@ -387,11 +390,10 @@ pub unsafe extern "C" fn cudnnGetConvolutionForwardAlgorithm_v7(
             reserved: [0; 3],
         };
         // SAFETY: non-null (checked) and valid for at least one entry, `requestedAlgoCount`
-        // being at least 1 (the caller's promise); the count through its out-pointer.
-        unsafe {
-            perfResults.cast::<AlgoPerf>().write(perf);
-            returnedAlgoCount.write(1);
-        }
+        // being at least 1 (the caller's promise).
+        unsafe { perfResults.cast::<AlgoPerf>().write(perf) };
+        // SAFETY: the count through its non-null (checked) out-pointer (the caller's promise).
+        unsafe { returnedAlgoCount.write(1) };
         SUCCESS
     })
 }
