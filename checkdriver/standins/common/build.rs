@@ -24,11 +24,12 @@ struct Library {
     set_stream: &'static str,
     handle_type: &'static str,
     /// Entry points the stand-in's `src/lib.rs` defines itself (cuDNN's descriptor sets and
-    /// queries, answered with values): none is written here.
+    /// queries, answered with values; cuBLAS's handle settings, answered with success): none is
+    /// written here.
     by_hand: &'static [&'static str],
 }
 
-const LIBRARIES: [(&str, Library); 3] = [
+const LIBRARIES: [(&str, Library); 4] = [
     (
         "cusolver",
         Library {
@@ -73,6 +74,18 @@ const LIBRARIES: [(&str, Library); 3] = [
                 "cudnnGetConvolutionForwardAlgorithm_v7",
                 "cudnnGetConvolutionForwardWorkspaceSize",
             ],
+        },
+    ),
+    (
+        "cublas",
+        Library {
+            ffi: "cublas.rs",
+            soname: "libcublas.so.12",
+            create: "cublasCreate_v2",
+            destroy: "cublasDestroy_v2",
+            set_stream: "cublasSetStream_v2",
+            handle_type: "cublasHandle_t",
+            by_hand: &["cublasSetPointerMode_v2", "cublasSetWorkspace_v2"],
         },
     ),
 ];
