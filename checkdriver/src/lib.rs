@@ -110,8 +110,9 @@ pub use extensions::{
     custackCheckdriverCalls, custackCheckdriverLeftBehind, custackCheckdriverSetDriverVersion,
 };
 pub use library_handles::{
-    custackCheckdriverLibraryCreate, custackCheckdriverLibraryDestroy,
-    custackCheckdriverLibrarySetStream, custackCheckdriverLibraryUse,
+    custackCheckdriverLibraryCreate, custackCheckdriverLibraryDescriptorUse,
+    custackCheckdriverLibraryDestroy, custackCheckdriverLibrarySetStream,
+    custackCheckdriverLibraryUse,
 };
 pub use standin::{DropFn, StandInFn, StandInLaunch, custackCheckdriverSetStandIn};
 pub use trace::custackCheckdriverFailNext;

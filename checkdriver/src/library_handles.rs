@@ -17,7 +17,9 @@
 //! destroyed is an orphan, one alive at exit a leak, as every handle. A descriptor (any other
 //! create or destroy: `cusparseCreateDnVec`, `cusparseDestroySpMat`) is a host object of no
 //! context: destroyed once, never after, or a leak at exit; where a computation takes it, it is
-//! not checked.
+//! not checked, but a call that takes it without a handle (cuDNN's descriptor sets and its
+//! output-shape and algorithm queries) asks `LibraryDescriptorUse`: it must be live, and its
+//! library's.
 
 use crate::api::types::{CUDA_ERROR_INVALID_VALUE, CUDA_SUCCESS, CUresult};
 use crate::check::{self, Kind};
@@ -196,6 +198,51 @@ pub unsafe extern "C" fn custackCheckdriverLibraryUse(call: *const c_char, h: u6
         return code;
     }
     check_handle(call, h as usize);
+    crate::trace::record(call, CUDA_SUCCESS);
+    CUDA_SUCCESS
+}
+
+/// The double's extension for the libraries' stand-ins: `call`, an entry point that takes the
+/// `count` descriptors at `descriptors` (cuDNN's `cudnnSetTensor4dDescriptorEx`,
+/// `cudnnGetConvolution2dForwardOutputDim`, `cudnnGetConvolutionForwardAlgorithm_v7`, ...) and
+/// handle `h` (0: none). Each descriptor must be one the double made for `call`'s library and
+/// not yet destroyed, in any context (a descriptor is of none); the handle, as for
+/// `LibraryUse`. Counted and failed as one driver call named `call`.
+///
+/// # Safety
+///
+/// `call` is a NUL-terminated string; `descriptors` is valid for reads of `count` `u64`s (or
+/// `count` is 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn custackCheckdriverLibraryDescriptorUse(
+    call: *const c_char,
+    h: u64,
+    descriptors: *const u64,
+    count: usize,
+) -> CUresult {
+    // SAFETY: the caller's promise (a null name is refused).
+    let Some(call) = (unsafe { name(call) }) else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    if count > 0 && descriptors.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if let Some(code) = scheduled(call) {
+        return code;
+    }
+    if h != 0 {
+        check_handle(call, h as usize);
+    }
+    let descriptors = if count == 0 {
+        &[][..]
+    } else {
+        // SAFETY: non-null (checked), valid for `count` reads (the caller's promise).
+        unsafe { core::slice::from_raw_parts(descriptors, count) }
+    };
+    for &d in descriptors {
+        check::used(Kind::LibraryDescriptor, d as usize, call);
+        check_library(call, d as usize);
+    }
     crate::trace::record(call, CUDA_SUCCESS);
     CUDA_SUCCESS
 }

@@ -215,23 +215,29 @@
 //! `--cargo` sets `CUDA_DRIVER_LIB_DIR`, which only custack's build reads, so for other crates it
 //! checks whatever libcuda their build and the loader find.
 //!
-//! # CUDA libraries: cuSOLVER's and cuSPARSE's stand-ins
+//! # CUDA libraries: cuSOLVER's, cuSPARSE's, cuDNN's and cuBLAS's stand-ins
 //!
-//! A crate built with the `cusolver` or `cusparse` feature needs that library to load, and a
-//! real one needs a GPU. The checking driver's build (the first line above) also builds a
-//! stand-in for each, `libcusolver.so` and `libcusparse.so` with the real sonames, which the
-//! runner puts beside the checking libcuda (also as `libcusolver.so.12` and `.so.11`,
-//! `libcusparse.so.12`) and which `--cargo` links in place of the libraries
-//! (`CUSTACK_CUSOLVER_LIB_DIR`, `CUSTACK_CUSPARSE_LIB_DIR`). Your plans then run under every
-//! schedule: the stand-ins' handles are the checking driver's, which reports a handle destroyed
-//! twice or used after its destruction, one used under another context, a stream given to it
-//! that is destroyed or of another context, and a handle destroyed while that stream may still
-//! run work; a handle (or a cuSPARSE descriptor) left alive is a leak or an orphan as any
-//! other. Their calls are counted and failed as driver calls (`fail-at 12  cusolverDnCreate`).
-//! They compute nothing: the workspace queries answer a small size, so that a plan can be made,
-//! and every computation returns `ErrorKind::CusolverNotSupported` or
-//! `ErrorKind::CusparseNotSupported`, which a test under the checking driver expects (on a GPU
-//! the same test checks the results):
+//! A crate built with the `cusolver`, `cusparse`, `cudnn` or `cublas` feature needs that library
+//! to load, and a real one needs a GPU. The checking driver's build (the first line above) also
+//! builds a stand-in for each, `libcusolver.so`, `libcusparse.so`, `libcudnn.so` and
+//! `libcublas.so` with the real sonames, which the runner puts beside the checking libcuda (also
+//! as `libcusolver.so.12` and `.so.11`, `libcusparse.so.12`, `libcudnn.so.9`, `libcublas.so.12`
+//! and `.so.13`) and which `--cargo` links in place of the libraries
+//! (`CUSTACK_CUSOLVER_LIB_DIR`, `CUSTACK_CUSPARSE_LIB_DIR`, `CUSTACK_CUDNN_LIB_DIR`,
+//! `CUSTACK_CUBLAS_LIB_DIR`).
+//! Your plans then run under every schedule: the stand-ins' handles are the checking driver's,
+//! which reports a handle destroyed twice or used after its destruction, one used under another
+//! context, a stream given to it that is destroyed or of another context, and a handle destroyed
+//! while that stream may still run work; a handle (or a cuSPARSE or cuDNN descriptor) left alive
+//! is a leak or an orphan as any other, and a cuDNN descriptor set or queried after its
+//! destruction is reported too. Their calls are counted and failed as driver calls
+//! (`fail-at 12  cusolverDnCreate`). They compute nothing: the workspace queries answer a small
+//! size, so that a plan can be made (cuDNN's stand-in also answers a convolution's output shape,
+//! by cuDNN's formula, and one algorithm; cuBLAS's accepts the handle's pointer mode and
+//! workspace), and every computation returns `ErrorKind::CusolverNotSupported`,
+//! `ErrorKind::CusparseNotSupported`, `ErrorKind::CudnnNotSupported` or
+//! `ErrorKind::CublasNotSupported`, which a test under the checking driver expects (on a GPU the
+//! same test checks the results):
 //!
 //! ```no_run
 //! # #[cfg(feature = "cusolver")]
@@ -259,8 +265,8 @@
 //! # fn main() {}
 //! ```
 //!
-//! cuDNN and cuBLAS have no stand-in yet: a crate built with their features does not load
-//! under the checking driver.
+//! cuBLASLt has no stand-in yet: a crate built with the `cublaslt` feature does not load under
+//! the checking driver.
 //!
 //! # Kernels: CPU stand-ins
 //!

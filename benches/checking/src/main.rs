@@ -70,6 +70,10 @@ fn run(program: &str) -> Option<Result<()>> {
         "solver_handles" => programs::solver_handles::solver_handles(),
         #[cfg(feature = "cusparse")]
         "sparse_handles" => programs::sparse_handles::sparse_handles(),
+        #[cfg(feature = "cublas")]
+        "blas_handles" => programs::blas_handles::blas_handles(),
+        #[cfg(feature = "cudnn")]
+        "dnn_handles" => programs::dnn_handles::dnn_handles(),
         "p1" => context0().and_then(|c| p1::p1_one_guard_many_handles(&c).map(drop)),
         "p2" => two().and_then(|(a, b)| p2::p2_push_pop_push(&a, &b).map(drop)),
         "p3" => two().and_then(|(a, b)| p3::p3_nested_push(&a, &b).map(drop)),

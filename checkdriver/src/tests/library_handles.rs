@@ -179,3 +179,135 @@ fn library_handle_misuse_is_reported() {
         let _ = cuCtxDestroy_v2(b);
     }
 }
+
+/// cuDNN's handle and descriptors, as its stand-in (`checkdriver/standins/cudnn`) asks about
+/// them: the sequence of a convolution plan records nothing; a descriptor set or queried after
+/// its destruction, a descriptor destroyed twice, a handle (or another library's descriptor)
+/// given where a descriptor is taken, and a handle of another context given with descriptors
+/// are each reported.
+#[test]
+fn cudnn_handle_and_descriptor_misuse_is_reported() {
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    let made = |call: &CStr| {
+        let mut h = 0u64;
+        // SAFETY: a NUL-terminated name and a valid out-pointer (a local).
+        let r = unsafe { custackCheckdriverLibraryCreate(call.as_ptr(), &raw mut h) };
+        assert_eq!(r, CUDA_SUCCESS);
+        assert_ne!(h, 0);
+        h
+    };
+    let uses = |call: &CStr, h: u64, descriptors: &[u64]| {
+        // SAFETY: a NUL-terminated name and `descriptors.len()` values at its pointer.
+        let r = unsafe {
+            custackCheckdriverLibraryDescriptorUse(
+                call.as_ptr(),
+                h,
+                descriptors.as_ptr(),
+                descriptors.len(),
+            )
+        };
+        assert_eq!(r, CUDA_SUCCESS);
+    };
+    let destroyed = |call: &CStr, h: u64| {
+        // SAFETY: a NUL-terminated name; the handle is passed by value.
+        let r = unsafe { custackCheckdriverLibraryDestroy(call.as_ptr(), h) };
+        assert_eq!(r, CUDA_SUCCESS);
+    };
+    let (set_x, dims, algo) = (
+        c"cudnnSetTensor4dDescriptorEx",
+        c"cudnnGetConvolution2dForwardOutputDim",
+        c"cudnnGetConvolutionForwardAlgorithm_v7",
+    );
+    let destroy_tensor = c"cudnnDestroyTensorDescriptor";
+    let a = ctx();
+    let mut s = null_mut();
+    // SAFETY: a valid out-pointer.
+    let _ = unsafe { cuStreamCreate(&raw mut s, 0) };
+    // A convolution plan's sequence records nothing.
+    let (mut x, mut w, mut conv, mut h) = (0, 0, 0, 0);
+    assert_eq!(
+        violations_of(|| {
+            x = made(c"cudnnCreateTensorDescriptor");
+            w = made(c"cudnnCreateFilterDescriptor");
+            conv = made(c"cudnnCreateConvolutionDescriptor");
+            uses(set_x, 0, &[x]);
+            uses(c"cudnnSetFilter4dDescriptor", 0, &[w]);
+            uses(c"cudnnSetConvolution2dDescriptor", 0, &[conv]);
+            uses(dims, 0, &[conv, x, w]);
+            h = made(c"cudnnCreate");
+            uses(algo, h, &[x, w, conv, x]);
+            // SAFETY: a NUL-terminated name; handles passed by value.
+            let r = unsafe {
+                custackCheckdriverLibrarySetStream(c"cudnnSetStream".as_ptr(), h, s as u64)
+            };
+            assert_eq!(r, CUDA_SUCCESS);
+            destroyed(c"cudnnDestroy", h);
+            destroyed(c"cudnnDestroyFilterDescriptor", w);
+            destroyed(c"cudnnDestroyConvolutionDescriptor", conv);
+        }),
+        0,
+        "{:?}",
+        mode::violations().last()
+    );
+    // A destroyed descriptor set or queried, and destroyed again.
+    assert_eq!(
+        violations_of(|| uses(set_x, 0, &[w])),
+        1,
+        "a destroyed filter descriptor set"
+    );
+    assert_eq!(
+        violations_of(|| uses(dims, 0, &[conv, x, w])),
+        2,
+        "a query given two destroyed descriptors"
+    );
+    destroyed(destroy_tensor, x);
+    assert_eq!(
+        violations_of(|| destroyed(destroy_tensor, x)),
+        1,
+        "a tensor descriptor destroyed twice"
+    );
+    // A handle where a descriptor is taken, another library's descriptor, and a handle of
+    // another context with live descriptors.
+    let h = made(c"cudnnCreate");
+    let y = made(c"cudnnCreateTensorDescriptor");
+    assert_eq!(
+        violations_of(|| uses(set_x, 0, &[h])),
+        1,
+        "a handle given as a descriptor"
+    );
+    let vec = made(c"cusparseCreateDnVec");
+    assert_eq!(
+        violations_of(|| uses(set_x, 0, &[vec])),
+        1,
+        "cuSPARSE's descriptor given to cuDNN"
+    );
+    let b = ctx(); // pushed on top of a
+    assert_eq!(
+        violations_of(|| uses(algo, h, &[y, y, y, y])),
+        1,
+        "a handle of another context"
+    );
+    // A descriptor is of no context: set under another one, it records nothing.
+    assert_eq!(
+        violations_of(|| uses(set_x, 0, &[y])),
+        0,
+        "{:?}",
+        mode::violations().last()
+    );
+    let mut p = null_mut();
+    // SAFETY: valid out-pointers; the contexts and stream this test made.
+    unsafe {
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        let _ = cuCtxDestroy_v2(b);
+    }
+    destroyed(destroy_tensor, y);
+    destroyed(c"cusparseDestroyDnVec", vec);
+    destroyed(c"cudnnDestroy", h);
+    // SAFETY: as above.
+    unsafe {
+        let _ = cuStreamDestroy_v2(s);
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        let _ = cuCtxDestroy_v2(a);
+    }
+}

@@ -9,7 +9,9 @@
 //! and `set_stream`; a workspace query (`*_bufferSize`, its size written through its last
 //! argument, an `int` or a `size_t`); a descriptor's create or destroy (any other `…Create…` or
 //! `…Destroy…` whose first argument is an out-pointer or a descriptor); the error string; any
-//! other call with the handle first (`not_supported`); or one without (`no_handle`).
+//! other call with the handle first (`not_supported`); or one without (`no_handle`). A library
+//! may define some entry points itself (`by_hand`: cuDNN's descriptor sets and shape queries,
+//! which answer values): those are not written.
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -21,9 +23,13 @@ struct Library {
     destroy: &'static str,
     set_stream: &'static str,
     handle_type: &'static str,
+    /// Entry points the stand-in's `src/lib.rs` defines itself (cuDNN's descriptor sets and
+    /// queries, answered with values; cuBLAS's handle settings, answered with success): none is
+    /// written here.
+    by_hand: &'static [&'static str],
 }
 
-const LIBRARIES: [(&str, Library); 2] = [
+const LIBRARIES: [(&str, Library); 4] = [
     (
         "cusolver",
         Library {
@@ -33,6 +39,7 @@ const LIBRARIES: [(&str, Library); 2] = [
             destroy: "cusolverDnDestroy",
             set_stream: "cusolverDnSetStream",
             handle_type: "cusolverDnHandle_t",
+            by_hand: &[],
         },
     ),
     (
@@ -44,6 +51,41 @@ const LIBRARIES: [(&str, Library); 2] = [
             destroy: "cusparseDestroy",
             set_stream: "cusparseSetStream",
             handle_type: "cusparseHandle_t",
+            by_hand: &[],
+        },
+    ),
+    (
+        "cudnn",
+        Library {
+            ffi: "cudnn.rs",
+            soname: "libcudnn.so.9",
+            create: "cudnnCreate",
+            destroy: "cudnnDestroy",
+            set_stream: "cudnnSetStream",
+            handle_type: "cudnnHandle_t",
+            by_hand: &[
+                "cudnnGetVersion",
+                "cudnnSetTensor4dDescriptorEx",
+                "cudnnSetFilter4dDescriptor",
+                "cudnnSetActivationDescriptor",
+                "cudnnSetConvolution2dDescriptor",
+                "cudnnSetConvolutionMathType",
+                "cudnnGetConvolution2dForwardOutputDim",
+                "cudnnGetConvolutionForwardAlgorithm_v7",
+                "cudnnGetConvolutionForwardWorkspaceSize",
+            ],
+        },
+    ),
+    (
+        "cublas",
+        Library {
+            ffi: "cublas.rs",
+            soname: "libcublas.so.12",
+            create: "cublasCreate_v2",
+            destroy: "cublasDestroy_v2",
+            set_stream: "cublasSetStream_v2",
+            handle_type: "cublasHandle_t",
+            by_hand: &["cublasSetPointerMode_v2", "cublasSetWorkspace_v2"],
         },
     ),
 ];
@@ -67,8 +109,13 @@ fn main() {
     };
     let mut out = String::new();
     let mut lifecycle = 0;
+    let mut by_hand = 0;
     for decl in block.split("pub fn ").skip(1) {
         let (name, rest) = decl.split_once('(').expect("`pub fn NAME(`");
+        if lib.by_hand.contains(&name) {
+            by_hand += 1;
+            continue;
+        }
         let (args, rest) = rest.split_once(')').expect("`(ARGS)`");
         let returns_text = rest.trim_start().starts_with("-> *const c_char");
         let args: Vec<(String, String)> = args
@@ -121,6 +168,14 @@ fn main() {
         lifecycle, 3,
         "{} declares {}, {} and {}",
         lib.ffi, lib.create, lib.set_stream, lib.destroy
+    );
+    // A name the stand-in defines by hand that custack no longer declares is a stale list.
+    assert_eq!(
+        by_hand,
+        lib.by_hand.len(),
+        "{} declares each of {:?}",
+        lib.ffi,
+        lib.by_hand
     );
     let dest = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by cargo"));
     std::fs::write(dest.join("entry_points.rs"), out).expect("OUT_DIR is writable");

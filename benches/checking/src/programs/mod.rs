@@ -9,6 +9,10 @@ pub(crate) mod context_count;
 pub(crate) mod contracts;
 pub(crate) mod deadlines;
 pub(crate) mod device_info;
+#[cfg(feature = "cublas")]
+pub(crate) mod blas_handles;
+#[cfg(feature = "cudnn")]
+pub(crate) mod dnn_handles;
 pub(crate) mod driver_init;
 pub(crate) mod events;
 pub(crate) mod example;

@@ -63,12 +63,14 @@ options: --jobs N, --timeout SECS, --no-sticky (no sticky schedules), --context-
 
 /// The CUDA libraries' stand-ins (`checkdriver/standins/`): the file cargo builds, and the
 /// sonames a program built against the real library asks the loader for.
-const STAND_INS: [(&str, &[&str]); 2] = [
+const STAND_INS: [(&str, &[&str]); 4] = [
     (
         "libcusolver.so",
         &["libcusolver.so.12", "libcusolver.so.11"],
     ),
     ("libcusparse.so", &["libcusparse.so.12"]),
+    ("libcudnn.so", &["libcudnn.so.9"]),
+    ("libcublas.so", &["libcublas.so.12", "libcublas.so.13"]),
 ];
 
 /// The directory, beside this executable, that holds the checking driver as `libcuda.so` and
@@ -478,6 +480,8 @@ fn cargo_mode(mut opts: Options, cargo_args: &[OsString], args: Vec<OsString>) -
         [
             ("libcusolver.so", "CUSTACK_CUSOLVER_LIB_DIR"),
             ("libcusparse.so", "CUSTACK_CUSPARSE_LIB_DIR"),
+            ("libcudnn.so", "CUSTACK_CUDNN_LIB_DIR"),
+            ("libcublas.so", "CUSTACK_CUBLAS_LIB_DIR"),
         ]
         .into_iter()
         .filter(|(file, _)| lib.join(file).exists())
