@@ -59,6 +59,9 @@ lane() {
     tar --exclude=./.gpuz -cf - . | tar -xf - -C "$dir"
     cd "$dir" || return 1
     export CUDA_VISIBLE_DEVICES=$k
+    # A JIT cache of the lane's own: the driver's default one (~/.nv/ComputeCache) is shared by
+    # every process of the machine, so one lane's compile would be another's cache hit.
+    export CUDA_CACHE_PATH=$dir/.nv-cache
     local pin=(taskset -c "$lo-$hi")
     ((per > 0)) || pin=() # fewer CPUs than GPUs: no pinning
     {

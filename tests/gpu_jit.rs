@@ -8,9 +8,35 @@ use custack::{ErrorKind, JitOptions, LaunchConfig, Stack};
 const LINK_LIB: &str = include_str!("fixtures/link_lib.ptx");
 const LINK_MAIN: &str = include_str!("fixtures/link_main.ptx");
 
+/// Set in the child that [`jit_options_logs_files_and_enumeration`] starts.
+const COLD_CACHE_ENV: &str = "CUSTACK_TEST_JIT_COLD_CACHE";
+
+/// The driver keeps JIT results in a cache across processes (`~/.nv/ComputeCache`): a PTX
+/// compiled before, by any process of the machine, loads from there and its verbose compile has
+/// no info log. So the test runs in a child process with the cache off (`CUDA_CACHE_DISABLE=1`,
+/// read by the driver at `cuInit`, which a process cannot change for itself once threads run):
+/// found on two H200s where four lanes of the suite JIT-compiled the same PTX at once.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn jit_options_logs_files_and_enumeration() {
+    if std::env::var_os(COLD_CACHE_ENV).is_none() {
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "jit_options_logs_files_and_enumeration",
+                "--include-ignored",
+                "--nocapture",
+            ])
+            .env(COLD_CACHE_ENV, "1")
+            .env("CUDA_CACHE_DISABLE", "1")
+            .status()
+            .unwrap();
+        assert!(
+            status.success(),
+            "the child with the JIT cache off: {status}"
+        );
+        return;
+    }
     let ctx = context();
     let mut stack = Stack::new().unwrap();
     let guard = stack.push(&ctx).unwrap();
