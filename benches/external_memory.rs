@@ -31,6 +31,7 @@
     clippy::too_many_lines
 )]
 
+mod common;
 #[cfg(target_os = "linux")]
 #[path = "tests/vulkan/mod.rs"]
 mod vulkan;
@@ -38,61 +39,14 @@ mod vulkan;
 /// Everything but `main`: external memory by file descriptor is Linux only.
 #[cfg(target_os = "linux")]
 mod linux {
+    use super::common::{cu as ok, pair_row as row, time};
     use super::vulkan::Vulkan;
     use custack::{Context, ContextFlags, DeviceMemory, Driver, MemoryHandle, Stack, ffi};
     use std::os::fd::{IntoRawFd, OwnedFd};
-    use std::time::Instant;
 
     const BYTES: u64 = 1 << 20;
     const IMAGE: [u32; 2] = [256, 256];
     const LEVELS: u32 = 9;
-
-    fn ok(r: ffi::CUresult, what: &str) {
-        assert!(r == ffi::CUresult::CUDA_SUCCESS, "{what}: {r:?}");
-    }
-
-    /// Median and spread (p10–p90 ÷ 2, relative to the median) of a set of times in seconds.
-    fn stats(times: &mut [f64]) -> (f64, f64) {
-        times.sort_by(f64::total_cmp);
-        let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
-        let median = at(0.5);
-        (median, (at(0.9) - at(0.1)) / 2.0 / median)
-    }
-
-    /// Takes `reps + 1` samples of each, alternating which goes first (the first of each is a
-    /// warm-up, dropped), and prints the row; each closure returns the seconds of `per` operations.
-    fn row(
-        name: &str,
-        reps: usize,
-        per: usize,
-        mut raw: impl FnMut() -> f64,
-        mut custack: impl FnMut() -> f64,
-    ) {
-        let (mut raws, mut cus) = (Vec::new(), Vec::new());
-        for rep in 0..=reps {
-            let (r, c) = if rep % 2 == 0 {
-                let c = custack();
-                (raw(), c)
-            } else {
-                let r = raw();
-                (r, custack())
-            };
-            if rep > 0 {
-                raws.push(r / per as f64);
-                cus.push(c / per as f64);
-            }
-        }
-        let (raw, raw_spread) = stats(&mut raws);
-        let (cu, cu_spread) = stats(&mut cus);
-        println!(
-            "| {name} | {:.3} µs | {:.3} µs | {:.3} | ±{:.1}% · ±{:.1}% |",
-            raw * 1e6,
-            cu * 1e6,
-            cu / raw,
-            raw_spread * 100.0,
-            cu_spread * 100.0
-        );
-    }
 
     /// `per` fresh fds of `memory`, exported before a sample's clock starts.
     fn fds(vk: &Vulkan, memory: ash::vk::DeviceMemory, per: usize) -> Vec<OwnedFd> {
@@ -129,12 +83,6 @@ mod linux {
     fn raw_destroy(ext: ffi::CUexternalMemory) {
         // SAFETY: a live import of the current context, its mapping released already.
         unsafe { ok(ffi::cuDestroyExternalMemory(ext), "cuDestroyExternalMemory") };
-    }
-
-    fn time(f: impl FnOnce()) -> f64 {
-        let start = Instant::now();
-        f();
-        start.elapsed().as_secs_f64()
     }
 
     pub(crate) fn run(reps: usize, per: usize) -> Result<(), String> {

@@ -36,7 +36,8 @@ use core::ffi::c_void;
 use custack::{
     Context, ContextFlags, DeviceMemory, Driver, LaunchConfig, Stack, TensorMap, Tiled, ffi,
 };
-use std::time::Instant;
+mod common;
+use common::{cu as ok, pair_row as row, time};
 
 custack::kernel_contract! {
     /// `tma_tiles(const __grid_constant__ CUtensorMap map, const float* src, float* out,
@@ -54,59 +55,6 @@ const W: u32 = 100;
 const H: u32 = 37;
 const ENCODES: usize = 1000;
 const LAUNCHES: usize = 100;
-
-fn ok(r: ffi::CUresult, what: &str) {
-    assert!(r == ffi::CUresult::CUDA_SUCCESS, "{what}: {r:?}");
-}
-
-/// Median and spread (p10–p90 ÷ 2, relative to the median) of a set of times in seconds.
-fn stats(times: &mut [f64]) -> (f64, f64) {
-    times.sort_by(f64::total_cmp);
-    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
-    let median = at(0.5);
-    (median, (at(0.9) - at(0.1)) / 2.0 / median)
-}
-
-/// Takes `reps + 1` samples of each, alternating which goes first (the first of each is a
-/// warm-up, dropped), and prints the row; each closure returns the seconds of `per` operations.
-fn row(
-    name: &str,
-    reps: usize,
-    per: usize,
-    mut raw: impl FnMut() -> f64,
-    mut custack: impl FnMut() -> f64,
-) {
-    let (mut raws, mut cus) = (Vec::new(), Vec::new());
-    for rep in 0..=reps {
-        let (r, c) = if rep % 2 == 0 {
-            let c = custack();
-            (raw(), c)
-        } else {
-            let r = raw();
-            (r, custack())
-        };
-        if rep > 0 {
-            raws.push(r / per as f64);
-            cus.push(c / per as f64);
-        }
-    }
-    let (raw, raw_spread) = stats(&mut raws);
-    let (cu, cu_spread) = stats(&mut cus);
-    println!(
-        "| {name} | {:.3} µs | {:.3} µs | {:.3} | ±{:.1}% · ±{:.1}% |",
-        raw * 1e6,
-        cu * 1e6,
-        cu / raw,
-        raw_spread * 100.0,
-        cu_spread * 100.0
-    );
-}
-
-fn time(f: impl FnOnce()) -> f64 {
-    let start = Instant::now();
-    f();
-    start.elapsed().as_secs_f64()
-}
 
 /// Raw: `cuTensorMapEncodeTiled` of the 100 × 37 `f32` matrix at `base`, boxes of 32 × 8, the
 /// options `Tiled::new` leaves at their defaults.

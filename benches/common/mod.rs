@@ -119,3 +119,47 @@ pub(crate) fn running(how: &str) -> bool {
     println!("{}: run with `{how}` (needs a GPU)", bench_name());
     false
 }
+
+/// Takes `reps + 1` samples of raw and custack, alternating which goes first (the first of each
+/// is a warm-up, dropped), and prints the row `| name | raw | custack | custack/raw | spreads |`;
+/// each closure returns the seconds of `per` operations.
+#[allow(clippy::cast_precision_loss)]
+pub(crate) fn pair_row(
+    name: &str,
+    reps: usize,
+    per: usize,
+    mut raw: impl FnMut() -> f64,
+    mut custack: impl FnMut() -> f64,
+) {
+    let (mut raws, mut cus) = (Vec::new(), Vec::new());
+    for rep in 0..=reps {
+        let (r, c) = if rep % 2 == 0 {
+            let c = custack();
+            (raw(), c)
+        } else {
+            let r = raw();
+            (r, custack())
+        };
+        if rep > 0 {
+            raws.push(r / per as f64);
+            cus.push(c / per as f64);
+        }
+    }
+    let (raw, raw_spread) = stats(&mut raws);
+    let (cu, cu_spread) = stats(&mut cus);
+    println!(
+        "| {name} | {:.3} µs | {:.3} µs | {:.3} | ±{:.1}% · ±{:.1}% |",
+        raw * 1e6,
+        cu * 1e6,
+        cu / raw,
+        raw_spread * 100.0,
+        cu_spread * 100.0
+    );
+}
+
+/// The seconds `f` takes.
+pub(crate) fn time(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64()
+}
