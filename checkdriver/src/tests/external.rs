@@ -2,7 +2,8 @@
 //! success and closes it at its destruction (a descriptor the program closed meanwhile is
 //! reported); a dma-buf is refused; a buffer mapped onto an import must be freed before it; a
 //! semaphore with a wait or signal pending on a stream must not be destroyed; each handle is
-//! of its context.
+//! of its context; a mipmapped array mapped without `CUDA_ARRAY3D_SURFACE_LDST` takes no
+//! surface, and a layered one's levels keep its layers.
 
 use super::*;
 use std::os::fd::{FromRawFd, IntoRawFd, RawFd};
