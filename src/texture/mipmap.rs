@@ -433,7 +433,10 @@ mod tests {
         let layered = ffi::CUDA_ARRAY3D_LAYERED;
         assert!(check_shape_with([4, 4, 64], 3, layered).is_ok());
         let e = check_shape_with([4, 4, 64], 4, layered).err();
-        assert_eq!(e.as_ref().map(|e| e.kind()), Some(ErrorKind::InvalidValue));
+        assert_eq!(
+            e.as_ref().map(crate::Error::kind),
+            Some(ErrorKind::InvalidValue)
+        );
         assert!(
             e.is_some_and(|e| e.to_string().contains("64 layers")),
             "the detail names the layers"
@@ -455,7 +458,7 @@ mod tests {
         ] {
             let e = check_surface_capable(flags).err();
             assert_eq!(
-                e.map(|e| e.kind()),
+                e.as_ref().map(crate::Error::kind),
                 Some(ErrorKind::InvalidValue),
                 "{flags:#x}"
             );

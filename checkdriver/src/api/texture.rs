@@ -121,8 +121,10 @@ unsafe fn array_without_surface(res: *const c_void) -> Option<usize> {
     if res.is_null() || !checking() {
         return None;
     }
-    // SAFETY: as in `resource_used`.
-    let (res_type, first) = unsafe { (read_field::<c_int>(res, 0), read_field::<u64>(res, 8)) };
+    // SAFETY: as in `resource_used`: `resType` at 0.
+    let res_type = unsafe { read_field::<c_int>(res, 0) };
+    // SAFETY: as above: the union's first member at 8.
+    let first = unsafe { read_field::<u64>(res, 8) };
     if res_type != 0 {
         return None;
     }

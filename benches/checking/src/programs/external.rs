@@ -66,11 +66,11 @@ fn mapped_with_each_flag<K: custack::ContextKind>(
             Ok(_) => return Err(unexpected("a surface over an array mapped without SURFACE_LDST")),
             Err(e) => return Err(e),
         }
-        let depth = if flags.contains(F::LAYERED) { 4 } else { 2 };
-        if array.level_extent(1)? != [4, 4, depth] {
+        let depth: u16 = if flags.contains(F::LAYERED) { 4 } else { 2 };
+        if array.level_extent(1)? != [4, 4, usize::from(depth)] {
             return Err(unexpected("level 1's extent"));
         }
-        let elements: Vec<f32> = (0..4 * 4 * depth).map(|i| i as f32).collect();
+        let elements: Vec<f32> = (0..4 * 4 * depth).map(f32::from).collect();
         array.copy_level_from_host(1, &elements)?;
         if array.level_to_vec(1)? != elements {
             return Err(unexpected("a mapped level did not read back what was written"));
