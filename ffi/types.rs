@@ -884,8 +884,13 @@ pub struct CUDA_ARRAY3D_DESCRIPTOR {
 const _: () = assert!(size_of::<CUDA_ARRAY3D_DESCRIPTOR>() == 40);
 const _: () = assert!(align_of::<CUDA_ARRAY3D_DESCRIPTOR>() == 8);
 
+/// `CUDA_ARRAY3D_LAYERED`: a layered array (of 1D or 2D layers, `Depth` of them).
+pub const CUDA_ARRAY3D_LAYERED: c_uint = 0x01;
 /// `CUDA_ARRAY3D_SURFACE_LDST`: the array can be bound to a surface object.
 pub const CUDA_ARRAY3D_SURFACE_LDST: c_uint = 0x02;
+/// `CUDA_ARRAY3D_COLOR_ATTACHMENT`: the array may be bound as a color target in an external
+/// graphics API.
+pub const CUDA_ARRAY3D_COLOR_ATTACHMENT: c_uint = 0x20;
 
 /// `CUresourcetype`: what a `CUDA_RESOURCE_DESC` names.
 pub type CUresourcetype = c_int;

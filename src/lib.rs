@@ -222,8 +222,8 @@ pub use error::{
 #[doc(hidden)]
 #[cfg(target_os = "linux")]
 pub use external::{
-    Binary, ExternalMemory, ExternalSemaphore, MappedArray, MappedBuffer, MemoryHandle,
-    SemaphoreKind, Timeline,
+    Binary, ExternalMemory, ExternalSemaphore, MappedArray, MappedArrayFlags, MappedBuffer,
+    MemoryHandle, SemaphoreKind, Timeline,
 };
 pub use kernel::contract::__private as __private_contract;
 pub use kernel::contract::{

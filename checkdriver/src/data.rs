@@ -351,21 +351,24 @@ pub(crate) fn array_created(h: usize, [width, height, depth]: [usize; 3], elemen
 }
 
 /// Mipmapped array `h` was made with `levels` levels: each level's bytes, level `l` of
-/// `max(1, d >> l)` elements along each of the descriptor's dimensions (0 stays 0).
+/// `max(1, d >> l)` elements along each of the descriptor's dimensions (0 stays 0), except a
+/// layered array's depth, its number of layers, which every level keeps.
 pub(crate) fn mipmapped_created(
     h: usize,
     [width, height, depth]: [usize; 3],
     element: usize,
     levels: u32,
+    layered: bool,
 ) {
     if CHECK.load(Relaxed) {
         let shrink = |d: usize, l: u32| if d == 0 { 0 } else { (d >> l).max(1) };
+        let shrink_depth = |l: u32| if layered { depth } else { shrink(depth, l) };
         let made = (0..levels.max(1))
             .map(|l| {
                 array_bytes_made(
                     shrink(width, l),
                     shrink(height, l),
-                    shrink(depth, l),
+                    shrink_depth(l),
                     element,
                 )
             })

@@ -6,8 +6,8 @@ use crate::error::left_behind::Object;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::memory::{DeviceMemory, DeviceMemoryMut, device_memory, sealed};
-use crate::texture::array::{ArrayElement, array_descriptor};
-use crate::texture::mipmap::{MipmappedArray, check_shape};
+use crate::texture::array::{ArrayElement, array_descriptor_with};
+use crate::texture::mipmap::{MipmappedArray, check_shape_with};
 use crate::vocabulary::plain::DeviceCopy;
 use core::cell::Cell;
 use core::marker::PhantomData;
@@ -42,6 +42,30 @@ impl MemoryHandle {
             ),
             Self::DmaBuf => (ffi::CU_EXTERNAL_MEMORY_HANDLE_TYPE_DMABUF_FD, 0),
         }
+    }
+}
+
+bitflags::bitflags! {
+    /// How a mipmapped array is mapped onto [`ExternalMemory`]
+    /// ([`ExternalMemory::map_mipmapped_array_with`]): the `CUDA_ARRAY3D_*` flags of its
+    /// descriptor that custack offers. They must match how the other API uses the image.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    #[doc(alias = "CUDA_ARRAY3D_SURFACE_LDST")]
+    #[doc(alias = "CUDA_ARRAY3D_COLOR_ATTACHMENT")]
+    #[doc(alias = "CUDA_ARRAY3D_LAYERED")]
+    pub struct MappedArrayFlags: u32 {
+        /// `CUDA_ARRAY3D_SURFACE_LDST`: its levels can be bound as surfaces
+        /// ([`PushedGuard::surface_level`]), e.g. a Vulkan image with storage usage. Without
+        /// it, custack refuses a surface over the array.
+        const SURFACE_LDST = ffi::CUDA_ARRAY3D_SURFACE_LDST;
+        /// `CUDA_ARRAY3D_COLOR_ATTACHMENT`: the other API binds the image as a color target
+        /// (a Vulkan image with color-attachment usage); the driver documents the flag as
+        /// required for such an image.
+        const COLOR_ATTACHMENT = ffi::CUDA_ARRAY3D_COLOR_ATTACHMENT;
+        /// `CUDA_ARRAY3D_LAYERED`: a layered image (a Vulkan image of several array layers):
+        /// the extent's depth is its number of layers, each a 2D image (1D for a height of 1),
+        /// and every level keeps all of them.
+        const LAYERED = ffi::CUDA_ARRAY3D_LAYERED;
     }
 }
 
@@ -273,7 +297,9 @@ impl ExternalMemory<'_> {
 
     /// `cuExternalMemoryGetMappedMipmappedArray`—Maps a `width` × `height` × `depth` mipmapped
     /// array of `T` with `levels` levels at byte `offset` of the imported memory
-    /// (surface-capable, as [`PushedGuard::alloc_mipmapped_array_3d`]'s).
+    /// (surface-capable, as [`PushedGuard::alloc_mipmapped_array_3d`]'s): as
+    /// [`map_mipmapped_array_with`](Self::map_mipmapped_array_with) with
+    /// [`MappedArrayFlags::SURFACE_LDST`].
     ///
     /// The array borrows the import exclusively and is destroyed (`cuMipmappedArrayDestroy`)
     /// before it. The layout must be the one the other API gave the image (for Vulkan, an
@@ -291,8 +317,67 @@ impl ExternalMemory<'_> {
     pub fn map_mipmapped_array<T: ArrayElement>(
         &mut self,
         offset: u64,
-        [width, height, depth]: [usize; 3],
+        extent: [usize; 3],
         levels: u32,
+    ) -> Result<MappedArray<'_, T>> {
+        self.map_mipmapped_array_with(offset, extent, levels, MappedArrayFlags::SURFACE_LDST)
+    }
+
+    /// `cuExternalMemoryGetMappedMipmappedArray`—Maps a `width` × `height` × `depth` mipmapped
+    /// array of `T` with `levels` levels at byte `offset` of the imported memory, with the
+    /// array flags `flags`, which must say how the other API uses the image: an image it binds
+    /// as a color target needs [`MappedArrayFlags::COLOR_ATTACHMENT`], a layered one
+    /// [`MappedArrayFlags::LAYERED`] (`depth` is then its number of layers, which every level
+    /// keeps), and only one mapped with [`MappedArrayFlags::SURFACE_LDST`] can be bound as a
+    /// surface ([`PushedGuard::surface_level`]; custack refuses it otherwise). Textures, level
+    /// copies and [`bind_level`](crate::StreamScope::bind_level) take the array whatever its
+    /// flags.
+    ///
+    /// The array borrows the import exclusively and is destroyed (`cuMipmappedArrayDestroy`)
+    /// before it. The layout must be the one the other API gave the image (for Vulkan, an
+    /// optimal-tiling image of the same format, extent, layers and levels).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidValue`] for an empty extent (a layered array of no layer among
+    /// them), no level or too many (a layered array's levels halve its width and height only),
+    /// flags custack does not name (made by `from_bits_retain`), or a [`MemoryHandle::DmaBuf`]
+    /// import (the driver maps none), each with a detail and no driver call; the driver's
+    /// error.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use custack::{Context, ContextFlags, Driver, MappedArrayFlags, MemoryHandle, Stack};
+    /// use std::os::fd::OwnedFd;
+    /// # fn exported_by_vulkan() -> OwnedFd { unimplemented!() }
+    /// let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    /// let mut stack = Stack::new()?;
+    /// let guard = stack.push(&ctx)?;
+    /// // A 256 × 256 `R8G8B8A8_UINT` image of 4 array layers and 1 level, which Vulkan
+    /// // renders into (color-attachment usage) in a dedicated allocation of 1 MiB.
+    /// let fd: OwnedFd = exported_by_vulkan();
+    /// // SAFETY: the fd is that allocation's opaque-fd export, of this device; Vulkan touches
+    /// // it only after waiting on a semaphore CUDA signals.
+    /// let mut memory =
+    ///     unsafe { guard.import_memory(fd, 1 << 20, MemoryHandle::OpaqueFdDedicated)? };
+    /// let flags = MappedArrayFlags::COLOR_ATTACHMENT | MappedArrayFlags::LAYERED;
+    /// let image = memory.map_mipmapped_array_with::<[u8; 4]>(0, [256, 256, 4], 1, flags)?;
+    /// let layers = image.level_to_vec(0)?; // 4 layers of 256 × 256, packed
+    /// assert_eq!(layers.len(), 256 * 256 * 4);
+    /// # Ok::<(), custack::Error>(())
+    /// ```
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html>
+    #[doc(alias = "cuExternalMemoryGetMappedMipmappedArray")]
+    pub fn map_mipmapped_array_with<T: ArrayElement>(
+        &mut self,
+        offset: u64,
+        extent: [usize; 3],
+        levels: u32,
+        flags: MappedArrayFlags,
     ) -> Result<MappedArray<'_, T>> {
         crate::error::poison::check()?;
         if self.handle == MemoryHandle::DmaBuf {
@@ -301,8 +386,8 @@ impl ExternalMemory<'_> {
                 "a mipmapped array mapped onto a dma-buf import: the driver maps none",
             ));
         }
-        let extent = [width, height, depth];
-        check_shape(extent, levels)?;
+        let flags = checked_flags(flags)?;
+        check_shape_with(extent, levels, flags)?;
         if offset >= self.size {
             return Err(Error::custack(
                 ErrorKind::InvalidValue,
@@ -314,7 +399,7 @@ impl ExternalMemory<'_> {
         }
         let desc = ffi::CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC {
             offset,
-            arrayDesc: array_descriptor::<T>(width, height, depth),
+            arrayDesc: array_descriptor_with::<T>(extent, flags),
             numLevels: levels,
             reserved: [0; 16],
         };
@@ -326,10 +411,10 @@ impl ExternalMemory<'_> {
         }
         .result()?;
         // SAFETY: the driver made `raw` over `extent` with `levels` levels of `T`'s format,
-        // surface-capable (`array_descriptor`); it is never dropped as a `MipmappedArray`
+        // with `flags` (`array_descriptor_with`); it is never dropped as a `MipmappedArray`
         // (`ManuallyDrop`): `MappedArray`'s drop destroys it, and it borrows the import it lies
         // in exclusively.
-        let array = unsafe { MipmappedArray::from_raw_parts(raw, extent, levels) };
+        let array = unsafe { MipmappedArray::from_raw_parts(raw, extent, levels, flags) };
         self.mappings.set(self.mappings.get().saturating_add(1));
         Ok(MappedArray {
             array: ManuallyDrop::new(array),
@@ -337,6 +422,20 @@ impl ExternalMemory<'_> {
             mappings: &self.mappings,
         })
     }
+}
+
+/// `flags` as `CUDA_ARRAY3D_*` bits, refusing any bit no flag of [`MappedArrayFlags`] names
+/// (`from_bits_retain` makes such values): a cubemap, sparse or deferred-mapping array would be
+/// one custack's level extents, copies and surfaces do not describe.
+fn checked_flags(flags: MappedArrayFlags) -> Result<core::ffi::c_uint> {
+    let unknown = flags.bits() & !MappedArrayFlags::all().bits();
+    if unknown != 0 {
+        return Err(Error::custack(
+            ErrorKind::InvalidValue,
+            format!("mipmapped array flags {unknown:#x} custack does not name"),
+        ));
+    }
+    Ok(flags.bits())
 }
 
 /// The byte length of `len` elements of `T` at `offset`, within `size` bytes and aligned.
@@ -432,7 +531,9 @@ impl<T: ArrayElement> Drop for MappedArray<'_, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::checked_range;
+    use super::{MappedArrayFlags, checked_flags, checked_range};
+    use crate::error::ErrorKind;
+    use crate::ffi;
 
     #[test]
     fn a_mapped_range_lies_inside_the_import_and_is_aligned() {
@@ -445,5 +546,29 @@ mod tests {
             checked_range::<u64>(0, usize::MAX, u64::MAX).is_err(),
             "overflow"
         );
+    }
+
+    #[test]
+    fn mapped_array_flags_are_the_driver_bits_and_no_others() {
+        assert_eq!(
+            checked_flags(MappedArrayFlags::SURFACE_LDST).ok(),
+            Some(ffi::CUDA_ARRAY3D_SURFACE_LDST)
+        );
+        assert_eq!(checked_flags(MappedArrayFlags::empty()).ok(), Some(0));
+        assert_eq!(
+            checked_flags(MappedArrayFlags::COLOR_ATTACHMENT | MappedArrayFlags::LAYERED).ok(),
+            Some(ffi::CUDA_ARRAY3D_COLOR_ATTACHMENT | ffi::CUDA_ARRAY3D_LAYERED)
+        );
+        assert_eq!(ffi::CUDA_ARRAY3D_COLOR_ATTACHMENT, 0x20, "cuda.h's value");
+        assert_eq!(ffi::CUDA_ARRAY3D_LAYERED, 0x01, "cuda.h's value");
+        // Cubemap (0x04), sparse (0x40), deferred mapping (0x80): refused before the driver.
+        for bits in [0x04, 0x40, 0x80, 0x02 | 0x04] {
+            let e = checked_flags(MappedArrayFlags::from_bits_retain(bits)).err();
+            assert_eq!(
+                e.as_ref().map(crate::Error::kind),
+                Some(ErrorKind::InvalidValue),
+                "{bits:#x}"
+            );
+        }
     }
 }

@@ -29,5 +29,5 @@
 mod memory;
 mod semaphore;
 
-pub use memory::{ExternalMemory, MappedArray, MappedBuffer, MemoryHandle};
+pub use memory::{ExternalMemory, MappedArray, MappedArrayFlags, MappedBuffer, MemoryHandle};
 pub use semaphore::{Binary, ExternalSemaphore, SemaphoreKind, Timeline};

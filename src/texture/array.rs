@@ -173,13 +173,34 @@ pub(crate) fn array_descriptor<T: ArrayElement>(
     height: usize,
     depth: usize,
 ) -> ffi::CUDA_ARRAY3D_DESCRIPTOR {
+    array_descriptor_with::<T>([width, height, depth], ffi::CUDA_ARRAY3D_SURFACE_LDST)
+}
+
+/// The descriptor of an array of `T` of `width × height × depth` elements with the
+/// `CUDA_ARRAY3D_*` `flags`. Unlayered, its height is 0 for a 1D array and its depth 0 for a 1D
+/// or 2D one; layered (`CUDA_ARRAY3D_LAYERED`), `depth` is the number of layers, always given
+/// (the driver makes a layered array only of a non-zero depth), and its height is 0 for 1D
+/// layers (a `height` of 1).
+pub(crate) fn array_descriptor_with<T: ArrayElement>(
+    [width, height, depth]: [usize; 3],
+    flags: core::ffi::c_uint,
+) -> ffi::CUDA_ARRAY3D_DESCRIPTOR {
+    let layered = flags & ffi::CUDA_ARRAY3D_LAYERED != 0;
+    let (h, d) = if layered {
+        (if height == 1 { 0 } else { height }, depth)
+    } else {
+        (
+            if height == 1 && depth == 1 { 0 } else { height },
+            if depth == 1 { 0 } else { depth },
+        )
+    };
     ffi::CUDA_ARRAY3D_DESCRIPTOR {
         Width: width,
-        Height: if height == 1 && depth == 1 { 0 } else { height },
-        Depth: if depth == 1 { 0 } else { depth },
+        Height: h,
+        Depth: d,
         Format: T::FORMAT,
         NumChannels: T::CHANNELS,
-        Flags: ffi::CUDA_ARRAY3D_SURFACE_LDST,
+        Flags: flags,
     }
 }
 
@@ -398,4 +419,30 @@ pub(super) fn check_scoped<T>(what: &str, array: &ScopedArray<'_>, host: usize) 
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::array_descriptor_with;
+    use crate::ffi;
+
+    #[test]
+    fn a_layered_descriptor_always_names_its_layers() {
+        let (ldst, layered) = (ffi::CUDA_ARRAY3D_SURFACE_LDST, ffi::CUDA_ARRAY3D_LAYERED);
+        let d = |extent, flags| {
+            let d = array_descriptor_with::<f32>(extent, flags);
+            ([d.Width, d.Height, d.Depth], d.Flags)
+        };
+        // Unlayered: height 0 for 1D, depth 0 for 1D and 2D.
+        assert_eq!(d([16, 1, 1], ldst), ([16, 0, 0], ldst));
+        assert_eq!(d([16, 8, 1], ldst), ([16, 8, 0], ldst));
+        assert_eq!(d([16, 8, 4], ldst), ([16, 8, 4], ldst));
+        // Layered: the depth is the number of layers, given even for one layer (a depth of 0
+        // would be an unlayered 2D array to the driver); height 0 for 1D layers.
+        assert_eq!(d([16, 8, 1], layered), ([16, 8, 1], layered));
+        assert_eq!(d([16, 8, 6], layered), ([16, 8, 6], layered));
+        assert_eq!(d([16, 1, 6], layered), ([16, 0, 6], layered));
+        let color = ffi::CUDA_ARRAY3D_COLOR_ATTACHMENT;
+        assert_eq!(d([16, 8, 1], color), ([16, 8, 0], color));
+    }
 }

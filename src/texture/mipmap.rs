@@ -23,43 +23,73 @@ use core::marker::PhantomData;
 
 /// A `width` × `height` × `depth` CUDA array of `T` with `levels` levels of detail, lent by a
 /// guard; destroyed on drop (`cuMipmappedArrayDestroy`), with its levels. Created
-/// surface-capable, so each level can be written by a kernel.
+/// surface-capable, so each level can be written by a kernel; one mapped onto external memory
+/// has the flags it was mapped with (a layered one keeps its `depth` layers at every level, and
+/// one mapped without surface load/store has no surface).
 #[derive(Debug)]
 #[doc(alias = "CUmipmappedArray")]
 pub struct MipmappedArray<'g, T: ArrayElement> {
     raw: ffi::CUmipmappedArray,
     extent: [usize; 3],
     levels: u32,
+    // The `CUDA_ARRAY3D_*` flags the driver made it with: what `surface_level` and the level
+    // extents read.
+    flags: core::ffi::c_uint,
     _marker: PhantomData<(&'g (), *const T)>,
 }
 
-/// The most levels an extent can have: down to 1 × 1 × 1.
-fn max_levels([width, height, depth]: [usize; 3]) -> u32 {
+/// Whether `flags` name a layered array (`CUDA_ARRAY3D_LAYERED`).
+fn is_layered(flags: core::ffi::c_uint) -> bool {
+    flags & ffi::CUDA_ARRAY3D_LAYERED != 0
+}
+
+/// The most levels an extent can have: down to 1 × 1 × 1 (a layered array's depth is its
+/// number of layers, which no level halves).
+fn max_levels([width, height, depth]: [usize; 3], layered: bool) -> u32 {
+    let depth = if layered { 1 } else { depth };
     let largest = width.max(height).max(depth).max(1);
     usize::BITS - largest.leading_zeros()
 }
 
-/// Level `level`'s extent: each dimension halved `level` times, at least 1.
-fn level_extent([width, height, depth]: [usize; 3], level: u32) -> [usize; 3] {
+/// Level `level`'s extent: each dimension halved `level` times, at least 1; a layered array's
+/// depth (its layers) kept.
+fn level_extent([width, height, depth]: [usize; 3], level: u32, layered: bool) -> [usize; 3] {
     let half = |n: usize| n.checked_shr(level).unwrap_or(0).max(1);
-    [half(width), half(height), half(depth)]
+    [
+        half(width),
+        half(height),
+        if layered { depth } else { half(depth) },
+    ]
 }
 
 /// Refuses an empty extent, no level, or more levels than halving the largest dimension down
 /// to 1 gives (no driver call).
 pub(crate) fn check_shape(extent: [usize; 3], levels: u32) -> Result<()> {
+    check_shape_with(extent, levels, ffi::CUDA_ARRAY3D_SURFACE_LDST)
+}
+
+/// As [`check_shape`], for an array of the `CUDA_ARRAY3D_*` `flags`: a layered one's levels
+/// halve its width and height only (its depth is its number of layers).
+pub(crate) fn check_shape_with(
+    extent: [usize; 3],
+    levels: u32,
+    flags: core::ffi::c_uint,
+) -> Result<()> {
     let [width, height, depth] = extent;
     if width == 0 || height == 0 || depth == 0 {
         return Err(Error::from_kind(ErrorKind::InvalidValue)
             .with_detail("an empty mipmapped array: allocate at least one element"));
     }
-    let most = max_levels(extent);
+    let layered = is_layered(flags);
+    let most = max_levels(extent, layered);
     if levels == 0 || levels > most {
-        return Err(
-            Error::from_kind(ErrorKind::InvalidValue).with_detail(format!(
-                "{levels} levels for a {width}x{height}x{depth} mipmapped array: 1 to {most}"
-            )),
-        );
+        let what = if layered {
+            format!("a {width}x{height} mipmapped array of {depth} layers")
+        } else {
+            format!("a {width}x{height}x{depth} mipmapped array")
+        };
+        return Err(Error::from_kind(ErrorKind::InvalidValue)
+            .with_detail(format!("{levels} levels for {what}: 1 to {most}")));
     }
     Ok(())
 }
@@ -70,17 +100,21 @@ impl<T: ArrayElement> MipmappedArray<'_, T> {
     /// # Safety
     ///
     /// `raw` is a live mipmapped array of the current context of `levels` levels over `extent`
-    /// elements of `T`'s format, surface-capable, destroyed by `cuMipmappedArrayDestroy` only
-    /// through the returned value, and whatever backs it lives for the returned lifetime.
+    /// elements of `T`'s format, made with the `CUDA_ARRAY3D_*` `flags` (so surface-capable
+    /// only if they hold `CUDA_ARRAY3D_SURFACE_LDST`, layered, of `extent[2]` layers, only if
+    /// they hold `CUDA_ARRAY3D_LAYERED`), destroyed by `cuMipmappedArrayDestroy` only through
+    /// the returned value, and whatever backs it lives for the returned lifetime.
     pub(crate) unsafe fn from_raw_parts<'a>(
         raw: ffi::CUmipmappedArray,
         extent: [usize; 3],
         levels: u32,
+        flags: core::ffi::c_uint,
     ) -> MipmappedArray<'a, T> {
         MipmappedArray {
             raw,
             extent,
             levels,
+            flags,
             _marker: PhantomData,
         }
     }
@@ -159,6 +193,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             raw,
             extent,
             levels,
+            flags: desc.Flags,
             _marker: PhantomData,
         })
     }
@@ -169,8 +204,9 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::OutOfRange`] for a level the array does not have (no driver call); driver
-    /// errors.
+    /// [`ErrorKind::OutOfRange`] for a level the array does not have, and
+    /// [`ErrorKind::InvalidValue`] for an array mapped onto external memory without surface
+    /// load/store (`CUDA_ARRAY3D_SURFACE_LDST`) (no driver call); driver errors.
     ///
     /// # References
     ///
@@ -182,11 +218,25 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         array: &'a mut MipmappedArray<'_, T>,
         level: u32,
     ) -> Result<SurfaceObject<'a>> {
+        check_surface_capable(array.flags)?;
         let (raw, _) = array.level(level)?;
         // SAFETY: a level of a live, surface-capable mipmapped array of this context; the
         // mipmapped array, and so the level, is borrowed exclusively for 'a.
         unsafe { create_surface(raw) }
     }
+}
+
+/// Refuses a surface over an array made without `CUDA_ARRAY3D_SURFACE_LDST` (no driver call):
+/// the driver documents the flag as what a surface needs.
+fn check_surface_capable(flags: core::ffi::c_uint) -> Result<()> {
+    if flags & ffi::CUDA_ARRAY3D_SURFACE_LDST != 0 {
+        return Ok(());
+    }
+    Err(Error::custack(
+        ErrorKind::InvalidValue,
+        "a surface over a mipmapped array mapped without surface load/store \
+         (MappedArrayFlags::SURFACE_LDST)",
+    ))
 }
 
 impl<T: ArrayElement> MipmappedArray<'_, T> {
@@ -198,7 +248,7 @@ impl<T: ArrayElement> MipmappedArray<'_, T> {
     pub fn height(&self) -> usize {
         self.extent[1]
     }
-    /// Level 0's slices (1 for a 1D or 2D array).
+    /// Level 0's slices (1 for a 1D or 2D array); a layered array's layers, at every level.
     pub fn depth(&self) -> usize {
         self.extent[2]
     }
@@ -215,14 +265,15 @@ impl<T: ArrayElement> MipmappedArray<'_, T> {
         self.extent
     }
 
-    /// Level `level`'s `[width, height, depth]`: level 0's, halved `level` times (at least 1).
+    /// Level `level`'s `[width, height, depth]`: level 0's, halved `level` times (at least 1),
+    /// a layered array's depth (its layers) kept.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::OutOfRange`] for a level the array does not have.
     pub fn level_extent(&self, level: u32) -> Result<[usize; 3]> {
         self.check_level(level)?;
-        Ok(level_extent(self.extent, level))
+        Ok(level_extent(self.extent, level, is_layered(self.flags)))
     }
 
     fn check_level(&self, level: u32) -> Result<()> {
@@ -247,7 +298,10 @@ impl<T: ArrayElement> MipmappedArray<'_, T> {
         // SAFETY: valid out-pointer; a live mipmapped array of the current context (lent by
         // the current guard), a level it has.
         unsafe { ffi::cuMipmappedArrayGetLevel(&raw mut raw, self.raw, level) }.result()?;
-        Ok((raw, level_extent(self.extent, level)))
+        Ok((
+            raw,
+            level_extent(self.extent, level, is_layered(self.flags)),
+        ))
     }
 
     /// `cuMemcpy3D`—Copies packed host elements into level `level` (x fastest, then y, then
@@ -266,7 +320,7 @@ impl<T: ArrayElement> MipmappedArray<'_, T> {
     pub fn copy_level_from_host(&mut self, level: u32, src: &[T]) -> Result<()> {
         crate::error::poison::check()?;
         self.check_level(level)?;
-        let extent = level_extent(self.extent, level);
+        let extent = level_extent(self.extent, level, is_layered(self.flags));
         check_packed("copy_level_from_host", "mipmap level", src.len(), extent)?;
         let (array, _) = self.level(level)?;
         let copy = array_copy::<T>(array, extent, src.as_ptr().cast_mut().cast(), ToArray(true));
@@ -352,17 +406,62 @@ impl<T: ArrayElement> Drop for MipmappedArray<'_, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::{level_extent, max_levels};
+    use super::{check_shape_with, check_surface_capable, level_extent, max_levels};
+    use crate::error::ErrorKind;
+    use crate::ffi;
 
     #[test]
     fn levels_halve_down_to_one() {
-        assert_eq!(max_levels([1, 1, 1]), 1);
-        assert_eq!(max_levels([256, 256, 1]), 9);
-        assert_eq!(max_levels([640, 480, 1]), 10);
-        assert_eq!(level_extent([640, 480, 1], 0), [640, 480, 1]);
-        assert_eq!(level_extent([640, 480, 1], 1), [320, 240, 1]);
-        assert_eq!(level_extent([640, 480, 1], 9), [1, 1, 1]);
-        assert_eq!(level_extent([16, 4, 1], 3), [2, 1, 1]);
-        assert_eq!(level_extent([16, 1, 1], 200), [1, 1, 1]);
+        assert_eq!(max_levels([1, 1, 1], false), 1);
+        assert_eq!(max_levels([256, 256, 1], false), 9);
+        assert_eq!(max_levels([640, 480, 1], false), 10);
+        assert_eq!(level_extent([640, 480, 1], 0, false), [640, 480, 1]);
+        assert_eq!(level_extent([640, 480, 1], 1, false), [320, 240, 1]);
+        assert_eq!(level_extent([640, 480, 1], 9, false), [1, 1, 1]);
+        assert_eq!(level_extent([16, 4, 1], 3, false), [2, 1, 1]);
+        assert_eq!(level_extent([16, 1, 1], 200, false), [1, 1, 1]);
+        assert_eq!(level_extent([16, 16, 16], 2, false), [4, 4, 4]);
+    }
+
+    #[test]
+    fn a_layered_array_keeps_its_layers_at_every_level() {
+        // 4 × 4 with 64 layers: 3 levels (4², 2², 1²), each of 64 layers.
+        assert_eq!(max_levels([4, 4, 64], true), 3);
+        assert_eq!(max_levels([4, 4, 64], false), 7);
+        assert_eq!(level_extent([4, 4, 64], 2, true), [1, 1, 64]);
+        assert_eq!(level_extent([16, 1, 6], 3, true), [2, 1, 6]);
+        let layered = ffi::CUDA_ARRAY3D_LAYERED;
+        assert!(check_shape_with([4, 4, 64], 3, layered).is_ok());
+        let e = check_shape_with([4, 4, 64], 4, layered).err();
+        assert_eq!(
+            e.as_ref().map(crate::Error::kind),
+            Some(ErrorKind::InvalidValue)
+        );
+        assert!(
+            e.is_some_and(|e| e.to_string().contains("64 layers")),
+            "the detail names the layers"
+        );
+        // Unlayered, the same extent is a volume: its depth halves, so 7 levels fit.
+        assert!(check_shape_with([4, 4, 64], 7, ffi::CUDA_ARRAY3D_SURFACE_LDST).is_ok());
+        assert!(check_shape_with([4, 4, 0], 1, layered).is_err(), "no layer");
+    }
+
+    #[test]
+    fn a_surface_needs_surface_load_store() {
+        assert!(check_surface_capable(ffi::CUDA_ARRAY3D_SURFACE_LDST).is_ok());
+        let both = ffi::CUDA_ARRAY3D_SURFACE_LDST | ffi::CUDA_ARRAY3D_COLOR_ATTACHMENT;
+        assert!(check_surface_capable(both).is_ok());
+        for flags in [
+            0,
+            ffi::CUDA_ARRAY3D_COLOR_ATTACHMENT,
+            ffi::CUDA_ARRAY3D_LAYERED,
+        ] {
+            let e = check_surface_capable(flags).err();
+            assert_eq!(
+                e.as_ref().map(crate::Error::kind),
+                Some(ErrorKind::InvalidValue),
+                "{flags:#x}"
+            );
+        }
     }
 }

@@ -95,9 +95,13 @@ entry_points! {
         let levels = read_field::<c_uint>(desc, 48);
         let h = handle();
         check::created(Kind::MipmappedArray, h as usize, ext as usize);
-        if let Some((dims, element)) = super::texture::array_shape(desc.cast::<u8>().wrapping_add(8).cast()) {
-            data::mipmapped_created(h as usize, dims, element, levels);
+        let array_desc = desc.cast::<u8>().wrapping_add(8).cast();
+        let flags = super::texture::array_flags(array_desc);
+        if let Some((dims, element)) = super::texture::array_shape(array_desc) {
+            let layered = flags & super::texture::LAYERED != 0;
+            data::mipmapped_created(h as usize, dims, element, levels, layered);
         }
+        super::texture::made_with_flags(h as usize, flags);
         out(array, h);
         CUDA_SUCCESS
     }

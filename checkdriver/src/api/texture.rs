@@ -3,11 +3,14 @@
 //! mipmapped arrays, and the objects that read them (each checked against what it reads).
 
 use super::common::{checking, out, read_field};
-use super::types::{CUDA_SUCCESS, Handle};
+use super::types::{CUDA_ERROR_INVALID_VALUE, CUDA_SUCCESS, Handle};
 use crate::check::{self, Kind};
 use crate::data;
 use crate::handles::handle;
+use crate::mode::violation;
 use core::ffi::{c_int, c_uint, c_ulonglong, c_void};
+use std::collections::BTreeSet;
+use std::sync::{Mutex, PoisonError};
 
 entry_points! {
     // An array keeps its bytes (`data.rs`), which 2D and 3D copies move.
@@ -17,6 +20,7 @@ entry_points! {
         if let Some((dims, element)) = array_shape(desc) {
             data::array_created(h as usize, dims, element);
         }
+        made_with_flags(h as usize, array_flags(desc));
         out(array, h);
         CUDA_SUCCESS
     }
@@ -24,15 +28,18 @@ entry_points! {
         check::freeing(Kind::Array, array as usize, None, "cuArrayDestroy");
         if check::destroyed(Kind::Array, array as usize, "cuArrayDestroy") {
             data::array_destroyed(array as usize);
+            made_with_flags(array as usize, SURFACE_LDST);
         }
         CUDA_SUCCESS
     }
     fn cuMipmappedArrayCreate(array: *mut Handle, desc: *const c_void, levels: c_uint) {
         let h = handle();
         check::created(Kind::MipmappedArray, h as usize, 0);
+        let flags = array_flags(desc);
         if let Some((dims, element)) = array_shape(desc) {
-            data::mipmapped_created(h as usize, dims, element, levels);
+            data::mipmapped_created(h as usize, dims, element, levels, flags & LAYERED != 0);
         }
+        made_with_flags(h as usize, flags);
         out(array, h);
         CUDA_SUCCESS
     }
@@ -48,6 +55,7 @@ entry_points! {
         check::freeing(Kind::MipmappedArray, array as usize, None, "cuMipmappedArrayDestroy");
         if check::destroyed(Kind::MipmappedArray, array as usize, "cuMipmappedArrayDestroy") {
             data::array_destroyed(array as usize);
+            made_with_flags(array as usize, SURFACE_LDST);
         }
         CUDA_SUCCESS
     }
@@ -63,6 +71,13 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuSurfObjectCreate(surf: *mut c_ulonglong, res: *const c_void) {
+        if let Some(array) = array_without_surface(res) {
+            violation(&format!(
+                "cuSurfObjectCreate: {array:#x} was made without CUDA_ARRAY3D_SURFACE_LDST, \
+                 which a surface needs"
+            ));
+            return CUDA_ERROR_INVALID_VALUE;
+        }
         let parent = resource_used(res, "cuSurfObjectCreate");
         let h = handle().addr();
         check::created(Kind::SurfObject, h, parent);
@@ -73,6 +88,66 @@ entry_points! {
         let _ = check::destroyed(Kind::SurfObject, surf as usize, "cuSurfObjectDestroy");
         CUDA_SUCCESS
     }
+}
+
+/// `CUDA_ARRAY3D_LAYERED` and `CUDA_ARRAY3D_SURFACE_LDST` (cuda.h).
+pub(crate) const LAYERED: c_uint = 0x01;
+const SURFACE_LDST: c_uint = 0x02;
+
+/// The arrays and mipmapped arrays made without `CUDA_ARRAY3D_SURFACE_LDST` (checking mode):
+/// the driver binds no surface to them, nor to a level of one.
+static NO_SURFACE: Mutex<BTreeSet<usize>> = Mutex::new(BTreeSet::new());
+
+/// Array or mipmapped array `h` was made with `flags` (or is gone: `SURFACE_LDST`).
+pub(crate) fn made_with_flags(h: usize, flags: c_uint) {
+    if !checking() {
+        return;
+    }
+    let mut set = NO_SURFACE.lock().unwrap_or_else(PoisonError::into_inner);
+    if flags & SURFACE_LDST == 0 {
+        set.insert(h);
+    } else {
+        set.remove(&h);
+    }
+}
+
+/// The array (or the mipmapped array of the level) a `CUDA_RESOURCE_DESC` at `res` names, if
+/// it was made without `CUDA_ARRAY3D_SURFACE_LDST`.
+///
+/// # Safety
+///
+/// `res` is null or points to a `CUDA_RESOURCE_DESC`.
+unsafe fn array_without_surface(res: *const c_void) -> Option<usize> {
+    if res.is_null() || !checking() {
+        return None;
+    }
+    // SAFETY: as in `resource_used`: `resType` at 0.
+    let res_type = unsafe { read_field::<c_int>(res, 0) };
+    // SAFETY: as above: the union's first member at 8.
+    let first = unsafe { read_field::<u64>(res, 8) };
+    if res_type != 0 {
+        return None;
+    }
+    let first = usize::try_from(first).ok()?;
+    // A level's owner is its mipmapped array; an array's is itself.
+    let (_, owner) = check::owner_of((Kind::ArrayLevel, first));
+    let set = NO_SURFACE.lock().unwrap_or_else(PoisonError::into_inner);
+    set.contains(&owner).then_some(owner)
+}
+
+/// The `Flags` of the `CUDA_ARRAY3D_DESCRIPTOR` at `desc` (at offset 32); for a null one (the
+/// double's own tests make arrays so) or outside checking mode, `SURFACE_LDST` alone, which
+/// refuses nothing.
+///
+/// # Safety
+///
+/// `desc` is null or points to a `CUDA_ARRAY3D_DESCRIPTOR`.
+pub(crate) unsafe fn array_flags(desc: *const c_void) -> c_uint {
+    if desc.is_null() || !checking() {
+        return SURFACE_LDST;
+    }
+    // SAFETY: a non-null `desc` is a `CUDA_ARRAY3D_DESCRIPTOR`, whose `Flags` is at 32.
+    unsafe { read_field::<c_uint>(desc, 32) }
 }
 
 /// An array's dimensions (width, height, depth: 0 for a dimension it lacks) and element bytes,

@@ -2,7 +2,8 @@
 //! success and closes it at its destruction (a descriptor the program closed meanwhile is
 //! reported); a dma-buf is refused; a buffer mapped onto an import must be freed before it; a
 //! semaphore with a wait or signal pending on a stream must not be destroyed; each handle is
-//! of its context.
+//! of its context; a mipmapped array mapped without `CUDA_ARRAY3D_SURFACE_LDST` takes no
+//! surface, and a layered one's levels keep its layers.
 
 use super::*;
 use std::os::fd::{FromRawFd, IntoRawFd, RawFd};
@@ -253,5 +254,109 @@ fn semaphores_pend_on_their_stream_and_belong_to_their_context() {
         );
         assert!(!is_open(fd), "closed with the import");
         let _ = a;
+    }
+}
+
+/// `CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC`'s bytes (120): `offset`, then the array
+/// descriptor (`Width`, `Height`, `Depth`, `Format` and `NumChannels`, `Flags`), then
+/// `numLevels`; one `float` channel.
+fn mipmapped_desc([w, h, d]: [u64; 3], flags: u32, levels: u32) -> [u64; 15] {
+    let mut desc = [0u64; 15];
+    (desc[1], desc[2], desc[3]) = (w, h, d);
+    desc[4] = 0x20 | (1 << 32); // CU_AD_FORMAT_FLOAT, 1 channel
+    desc[5] = u64::from(flags);
+    desc[6] = u64::from(levels);
+    desc
+}
+
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "makes files and duplicates descriptors, which Miri's isolation refuses"
+)]
+fn mapped_arrays_keep_their_flags_surfaces_and_layers() {
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    // SAFETY: as in the tests above; the resource descriptors are this test's locals.
+    unsafe {
+        let _ = ctx();
+        let fd = file_fd(1 << 20);
+        let mut ext: Handle = null_mut();
+        let d = memory_desc(1, fd, 1 << 20);
+        assert_eq!(
+            cuImportExternalMemory(&raw mut ext, d.as_ptr().cast()),
+            CUDA_SUCCESS
+        );
+        let surface_over = |level: Handle| {
+            let mut r = [0u64; 18];
+            r[1] = level as u64; // `resType` 0: an array
+            let mut s: c_ulonglong = 0;
+            let result = cuSurfObjectCreate(&raw mut s, r.as_ptr().cast());
+            if result == CUDA_SUCCESS {
+                let _ = cuSurfObjectDestroy(s);
+            }
+            result
+        };
+        // SURFACE_LDST (0x02) alone or with COLOR_ATTACHMENT (0x20): a surface over a level is
+        // clean; COLOR_ATTACHMENT or LAYERED (0x01) without it: refused, and reported.
+        for (flags, surface) in [
+            (0x02, true),
+            (0x22, true),
+            (0x20, false),
+            (0x01, false),
+            (0x21, false),
+            (0x00, false),
+        ] {
+            let mut mip: Handle = null_mut();
+            let desc = mipmapped_desc([16, 16, 4], flags, 2);
+            assert_eq!(
+                cuExternalMemoryGetMappedMipmappedArray(&raw mut mip, ext, desc.as_ptr().cast()),
+                CUDA_SUCCESS
+            );
+            let mut level: Handle = null_mut();
+            let _ = cuMipmappedArrayGetLevel(&raw mut level, mip, 1);
+            let (result, violations) = {
+                let mut result = CUDA_SUCCESS;
+                let n = violations_of(|| result = surface_over(level));
+                (result, n)
+            };
+            if surface {
+                assert_eq!((result, violations), (CUDA_SUCCESS, 0), "flags {flags:#x}");
+            } else {
+                assert_eq!(
+                    (result, violations),
+                    (CUDA_ERROR_INVALID_VALUE, 1),
+                    "flags {flags:#x}: a surface without CUDA_ARRAY3D_SURFACE_LDST"
+                );
+            }
+            // Level 1 of 16 × 16 × 4: 8 × 8 of 4 layers if layered, of 2 slices if not.
+            let bytes = data::array_bytes(level as usize).expect("the level's bytes");
+            assert_eq!((bytes.row, bytes.rows), (8 * 4, 8), "flags {flags:#x}");
+            let slice = bytes.row * bytes.rows;
+            let layered = flags & 0x01 != 0;
+            assert!(
+                data::snapshot(bytes.at, slice * 2).is_ok(),
+                "flags {flags:#x}: 2 slices"
+            );
+            assert_eq!(
+                data::snapshot(bytes.at, slice * 4).is_ok(),
+                layered,
+                "flags {flags:#x}: every layer kept at level 1 only if layered"
+            );
+            assert_eq!(
+                violations_of(|| {
+                    let _ = cuMipmappedArrayDestroy(mip);
+                }),
+                0,
+                "flags {flags:#x}: destroyed before its import"
+            );
+        }
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuDestroyExternalMemory(ext);
+            }),
+            0,
+            "every mapping destroyed first"
+        );
     }
 }

@@ -1,15 +1,19 @@
 //! The program `external`: memory and a timeline semaphore imported from file descriptors (a
 //! `memfd` each: the double backs imported memory with any file of the size imported), a buffer
 //! mapped onto the memory and filled in a scope that signals and waits on the semaphore, read
-//! back, then a mipmapped array mapped onto the same import; everything released in the order
-//! the driver needs (the buffer and the array before their import). A dma-buf import is refused
+//! back, then a mipmapped array mapped onto the same import, and one mapped with each
+//! `MappedArrayFlags` (a surface over a level is refused by custack, before the driver, for one
+//! mapped without `SURFACE_LDST`, which the double would report; a layered one's level copies
+//! keep every layer); everything released in the order the driver needs (the buffer and the
+//! arrays before their import). A dma-buf import is refused
 //! (`NotSupported`, as outside Tegra) with its descriptor closed by custack. Contract rows C30,
 //! C31; under the failing runs, R10 (each import failed once: its descriptor closed once).
 //! Not run on the real driver (a memfd is no opaque fd another API exported).
 
 use crate::common::{N, unexpected};
 use custack::{
-    Context, Deadline, DeviceMemory, ErrorKind, MemoryHandle, Overrun, Result, Stack, Timeline,
+    Context, Deadline, DeviceMemory, ErrorKind, ExternalMemory, MappedArrayFlags, MemoryHandle,
+    Overrun, PushedGuard, Result, Stack, Timeline,
 };
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::Duration;
@@ -35,6 +39,49 @@ pub(crate) fn memfd(size: u64) -> Result<OwnedFd> {
 fn is_open(fd: RawFd) -> bool {
     // SAFETY: `F_GETFD` reads the descriptor's flags, or fails with `EBADF`; nothing changes.
     unsafe { libc::fcntl(fd, libc::F_GETFD) >= 0 }
+}
+
+/// Maps a 8 × 8 mipmapped array of 4 slices or layers, 2 levels, with each flag: a surface over
+/// level 1 only with `SURFACE_LDST` (refused by custack otherwise: `InvalidValue`, no driver
+/// call, so the double reports nothing), and level 1 copied both ways, of 4 layers if layered
+/// (4 × 4 × 4 elements) and of 2 slices if not (4 × 4 × 2).
+fn mapped_with_each_flag<K: custack::ContextKind>(
+    guard: &PushedGuard<'_, '_, K>,
+    memory: &mut ExternalMemory<'_>,
+) -> Result<()> {
+    use MappedArrayFlags as F;
+    for flags in [
+        F::SURFACE_LDST,
+        F::SURFACE_LDST | F::COLOR_ATTACHMENT,
+        F::COLOR_ATTACHMENT,
+        F::LAYERED,
+        F::LAYERED | F::SURFACE_LDST,
+        F::LAYERED | F::COLOR_ATTACHMENT,
+        F::empty(),
+    ] {
+        let mut array = memory.map_mipmapped_array_with::<f32>(0, [8, 8, 4], 2, flags)?;
+        match guard.surface_level(&mut array, 1) {
+            Ok(surface) if flags.contains(F::SURFACE_LDST) => drop(surface),
+            Err(e) if !flags.contains(F::SURFACE_LDST) && e.kind() == ErrorKind::InvalidValue => {}
+            Ok(_) => return Err(unexpected("a surface over an array mapped without SURFACE_LDST")),
+            Err(e) => return Err(e),
+        }
+        let depth: u16 = if flags.contains(F::LAYERED) { 4 } else { 2 };
+        if array.level_extent(1)? != [4, 4, usize::from(depth)] {
+            return Err(unexpected("level 1's extent"));
+        }
+        let elements: Vec<f32> = (0..4 * 4 * depth).map(f32::from).collect();
+        array.copy_level_from_host(1, &elements)?;
+        if array.level_to_vec(1)? != elements {
+            return Err(unexpected("a mapped level did not read back what was written"));
+        }
+    }
+    // Flags custack does not name (a cubemap, 0x04): refused before the driver.
+    match memory.map_mipmapped_array_with::<f32>(0, [8, 8, 6], 1, F::from_bits_retain(0x04)) {
+        Err(e) if e.kind() == ErrorKind::InvalidValue => Ok(()),
+        Err(e) => Err(e),
+        Ok(_) => Err(unexpected("a cubemap mapped")),
+    }
 }
 
 /// Imports, maps, fills and reads back, signals and waits, maps an array, releases; returns
@@ -74,6 +121,7 @@ pub(crate) fn external(ctx: &Context) -> Result<Vec<u32>> {
     };
     let array = memory.map_mipmapped_array::<f32>(0, [16, 16, 1], 2)?;
     drop(array);
+    mapped_with_each_flag(&guard, &mut memory)?;
     drop(semaphore);
     drop(memory);
     if read != vec![5; N] {
