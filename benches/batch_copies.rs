@@ -23,7 +23,8 @@
 //!
 //! Reported: the median time of each over `CUSTACK_BATCH_REPS` (default 20) repetitions, and
 //! the ratios custack batched ÷ raw batched (custack's cost) and one by one ÷ batched (what the
-//! batch saves). Every variant's result is checked once. Nothing here asserts a time. Without
+//! batch saves), and the two batched variants' spreads ((p90 − p10) / 2 over the median, raw's
+//! then custack's), to say whether custack's batch is within raw's. Every variant's result is checked once. Nothing here asserts a time. Without
 //! `--bench` (as `cargo test --all-targets` runs it) it prints how to run it and exits.
 
 #![allow(clippy::cast_precision_loss, clippy::too_many_lines)]
@@ -36,11 +37,8 @@ fn ok(r: ffi::CUresult, what: &str) {
     assert!(r == ffi::CUresult::CUDA_SUCCESS, "{what}: {r:?}");
 }
 
-/// The median of a set of times in seconds.
-fn median(times: &mut [f64]) -> f64 {
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
-}
+mod common;
+use common::stats;
 
 /// `cuMemcpyBatchAsync` at CUDA 12.8's ABI, looked up as custack looks it up.
 fn raw_batch() -> ffi::PFN_cuMemcpyBatchAsync {
@@ -256,16 +254,19 @@ fn arrays(
         raw_single();
         t[3].push(at.elapsed().as_secs_f64());
     }
-    let m: Vec<f64> = t.iter_mut().map(|x| median(x)).collect();
+    let f: Vec<(f64, f64)> = t.iter_mut().map(|x| stats(x)).collect();
+    let m: Vec<f64> = f.iter().map(|x| x.0).collect();
     println!(
-        "| {count} × {side}×{side} u32 ({} KiB) | {:.1} µs | {:.1} µs | {:.1} µs | {:.1} µs | {:.2} | {:.2} |",
+        "| {count} × {side}×{side} u32 ({} KiB) | {:.1} µs | {:.1} µs | {:.1} µs | {:.1} µs | {:.2} | {:.2} | ±{:.1}% · ±{:.1}% |",
         (side * side * 4) >> 10,
         m[0] * 1e6,
         m[1] * 1e6,
         m[2] * 1e6,
         m[3] * 1e6,
         m[0] / m[1],
-        m[2] / m[0]
+        m[2] / m[0],
+        f[1].1 * 100.0,
+        f[0].1 * 100.0
     );
     Ok(())
 }
@@ -295,7 +296,7 @@ fn main() -> std::process::ExitCode {
         let stream = guard.stream()?;
         let batch_fn = raw_batch();
         println!(
-            "| copies × size | custack batched | raw batched | custack one by one | raw one by one | custack ÷ raw (batched) | one by one ÷ batched (custack) |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+            "| copies × size | custack batched | raw batched | custack one by one | raw one by one | custack ÷ raw (batched) | one by one ÷ batched (custack) | spread, batched (raw · custack) |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
         );
         for count in [64usize, 1024] {
             for size in [4usize << 10, 64 << 10, 1 << 20] {
@@ -402,21 +403,24 @@ fn main() -> std::process::ExitCode {
                     raw_single();
                     t[3].push(at.elapsed().as_secs_f64());
                 }
-                let m: Vec<f64> = t.iter_mut().map(|x| median(x)).collect();
+                let f: Vec<(f64, f64)> = t.iter_mut().map(|x| stats(x)).collect();
+                let m: Vec<f64> = f.iter().map(|x| x.0).collect();
                 println!(
-                    "| {count} × {} KiB | {:.1} µs | {:.1} µs | {:.1} µs | {:.1} µs | {:.2} | {:.2} |",
+                    "| {count} × {} KiB | {:.1} µs | {:.1} µs | {:.1} µs | {:.1} µs | {:.2} | {:.2} | ±{:.1}% · ±{:.1}% |",
                     size >> 10,
                     m[0] * 1e6,
                     m[1] * 1e6,
                     m[2] * 1e6,
                     m[3] * 1e6,
                     m[0] / m[1],
-                    m[2] / m[0]
+                    m[2] / m[0],
+                    f[1].1 * 100.0,
+                    f[0].1 * 100.0
                 );
             }
         }
         println!(
-            "\n| arrays × extent (3D batch) | custack batched | raw batched | custack one by one | raw one by one | custack ÷ raw (batched) | one by one ÷ batched (custack) |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+            "\n| arrays × extent (3D batch) | custack batched | raw batched | custack one by one | raw one by one | custack ÷ raw (batched) | one by one ÷ batched (custack) | spread, batched (raw · custack) |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
         );
         for count in [16usize, 256] {
             for side in [64usize, 256] {
