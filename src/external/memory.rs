@@ -565,7 +565,7 @@ mod tests {
         for bits in [0x04, 0x40, 0x80, 0x02 | 0x04] {
             let e = checked_flags(MappedArrayFlags::from_bits_retain(bits)).err();
             assert_eq!(
-                e.as_ref().map(crate::Error::kind),
+                e.as_ref().map(crate::error::Error::kind),
                 Some(ErrorKind::InvalidValue),
                 "{bits:#x}"
             );

@@ -434,7 +434,7 @@ mod tests {
         assert!(check_shape_with([4, 4, 64], 3, layered).is_ok());
         let e = check_shape_with([4, 4, 64], 4, layered).err();
         assert_eq!(
-            e.as_ref().map(crate::Error::kind),
+            e.as_ref().map(crate::error::Error::kind),
             Some(ErrorKind::InvalidValue)
         );
         assert!(
@@ -458,7 +458,7 @@ mod tests {
         ] {
             let e = check_surface_capable(flags).err();
             assert_eq!(
-                e.as_ref().map(crate::Error::kind),
+                e.as_ref().map(crate::error::Error::kind),
                 Some(ErrorKind::InvalidValue),
                 "{flags:#x}"
             );
