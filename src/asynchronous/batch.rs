@@ -829,7 +829,10 @@ mod tests {
             x % m
         };
         let (mut refusals, mut acceptances) = (0, 0);
-        for _ in 0..20_000 {
+        // Under Miri (scripts/miri.sh runs the unit tests there, about a thousand times slower)
+        // a hundredth of the batches, the same sequence's start: the property is the same.
+        let batches = if cfg!(miri) { 200 } else { 20_000 };
+        for _ in 0..batches {
             let n = 1 + next(5) as usize;
             let pairs: Vec<Pair> = (0..n)
                 .map(|_| pair(next(24) * 16, next(24) * 16, (next(4) * 16) as usize))
@@ -849,7 +852,7 @@ mod tests {
             }
         }
         assert!(
-            refusals > 1000 && acceptances > 1000,
+            refusals > batches / 20 && acceptances > batches / 20,
             "{refusals} {acceptances}"
         );
     }
