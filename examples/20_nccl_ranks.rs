@@ -31,6 +31,19 @@
 //! time per call (the host's clock from the first timed call until the stream is idle, as
 //! `all_reduce_perf` times).
 //!
+//! `--op NAME` (with `--sweep`) sweeps another collective instead, sized and counted as the
+//! nccl-tests binary of the same name does, so that the two print comparable rows: `all_reduce`
+//! (the default; in place), `all_gather` (size = the gathered bytes, each rank sending
+//! size ÷ n; busbw factor (n−1)/n), `reduce_scatter` (size = each rank's send bytes, each
+//! receiving size ÷ n; (n−1)/n), `broadcast` (root 0, in place; 1), `reduce` (root 0; 1) and
+//! `sendrecv` (each rank sends size to the next rank and receives size from the previous in one
+//! group, `Comm::send_recv`; 1). custack's safe calls cannot alias a send and a receive buffer,
+//! so every collective but the two in-place ones compares with nccl-tests' out-of-place column.
+//!
+//! ```text
+//! cargo run --release --features nccl --example 20_nccl_ranks -- --sweep --blocking --op all_gather
+//! ```
+//!
 //! `--blocking` (passed on to every rank) makes the communicators in the opt-in blocking mode
 //! (`NcclCalls::Blocking`: a blocking child split from the non-blocking communicator, at most
 //! 64 calls un-waited); the launcher starts its ranks with `NCCL_RUNTIME_CONNECT=0`, which that
@@ -70,17 +83,105 @@ const BATCHES: usize = 5;
 /// 64 MiB of f32.
 const ELEMS: usize = 16 << 20;
 
-/// What the command line asks: `--sweep`, `--blocking`.
+/// What the command line asks: `--sweep`, `--blocking`, `--op NAME`.
 #[derive(Clone, Copy)]
 struct Flags {
     sweep: bool,
     blocking: bool,
+    op: Collective,
+}
+
+/// The collective `--sweep` times, as nccl-tests names its binaries (`all_gather_perf`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Collective {
+    AllReduce,
+    AllGather,
+    ReduceScatter,
+    Broadcast,
+    Reduce,
+    SendRecv,
+}
+
+impl Collective {
+    const ALL: [Self; 6] = [
+        Self::AllReduce,
+        Self::AllGather,
+        Self::ReduceScatter,
+        Self::Broadcast,
+        Self::Reduce,
+        Self::SendRecv,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::AllReduce => "all_reduce",
+            Self::AllGather => "all_gather",
+            Self::ReduceScatter => "reduce_scatter",
+            Self::Broadcast => "broadcast",
+            Self::Reduce => "reduce",
+            Self::SendRecv => "sendrecv",
+        }
+    }
+
+    /// For nccl-tests' `bytes` over `n` ranks: the count passed to the call and the elements
+    /// (f32) of the send and receive buffers one call uses (an in-place call's send is unused).
+    fn counts(self, bytes: usize, n: usize) -> (usize, usize, usize) {
+        let all = bytes / 4;
+        let part = all / n;
+        match self {
+            Self::AllGather => (part, part, part * n),
+            Self::ReduceScatter => (part, part * n, part),
+            Self::AllReduce | Self::Broadcast | Self::Reduce | Self::SendRecv => (all, all, all),
+        }
+    }
+
+    /// The bytes nccl-tests prints as the size of a call of `bytes` (a count that divides by
+    /// `n` where the collective splits it).
+    fn size(self, bytes: usize, n: usize) -> usize {
+        match self {
+            Self::AllGather | Self::ReduceScatter => bytes / 4 / n * n * 4,
+            _ => bytes,
+        }
+    }
+
+    /// nccl-tests' bus bandwidth factor over `n` ranks.
+    fn bus_factor(self, n: f64) -> f64 {
+        match self {
+            Self::AllReduce => 2.0 * (n - 1.0) / n,
+            Self::AllGather | Self::ReduceScatter => (n - 1.0) / n,
+            Self::Broadcast | Self::Reduce | Self::SendRecv => 1.0,
+        }
+    }
+}
+
+/// `--op NAME`, `all_reduce` without it; an unknown name is an error naming the known ones.
+fn parse_op() -> Result<Collective, String> {
+    let args: Vec<String> = std::env::args().collect();
+    let Some(at) = args.iter().position(|a| a == "--op") else {
+        return Ok(Collective::AllReduce);
+    };
+    let name = args.get(at + 1).map_or("", String::as_str);
+    Collective::ALL
+        .into_iter()
+        .find(|op| op.name() == name)
+        .ok_or_else(|| {
+            let known: Vec<&str> = Collective::ALL.iter().map(|op| op.name()).collect();
+            format!("--op {name:?}: not one of {}", known.join(", "))
+        })
 }
 
 fn main() -> ExitCode {
+    let op = match parse_op() {
+        Ok(op) => op,
+        Err(e) => {
+            eprintln!("20_nccl_ranks: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let flags = Flags {
         sweep: std::env::args().any(|a| a == "--sweep"),
         blocking: std::env::args().any(|a| a == "--blocking"),
+        op,
     };
     let result = if std::env::var_os("RANK").is_some()
         || std::env::var_os("OMPI_COMM_WORLD_RANK").is_some()
@@ -111,7 +212,7 @@ fn launch(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
     for rank in 0..gpus {
         let mut cmd = Command::new(&exe);
         if flags.sweep {
-            cmd.arg("--sweep");
+            cmd.args(["--sweep", "--op", flags.op.name()]);
         }
         if flags.blocking {
             // Read once by NCCL before its first init: set in the rank's environment from its
@@ -243,32 +344,37 @@ fn rank(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
         ms(first),
     );
     if flags.sweep {
-        bus_bandwidth(&guard, &comm, &stream, r)?;
+        bus_bandwidth(&guard, &comm, &stream, r, flags.op)?;
     }
     Ok(())
 }
 
-/// Times all-reduces from 1 MiB to 1 GiB and prints the bus bandwidth on rank 0: each call on
-/// its own (5 warm-ups waited for, 20 timed by GPU events and by the host's clock until the
-/// stream is idle), then in batches (`Comm::batch`, one NCCL group
-/// each) of up to 20 calls on separate buffers (as many as fit in 1 GiB): one warm-up batch,
-/// then `BATCHES` timed the same way.
+/// Times `op` from 1 MiB to 1 GiB (nccl-tests' sizes) and prints the bus bandwidth on rank 0:
+/// each call on its own (5 warm-ups waited for, 20 timed by GPU events and by the host's clock
+/// until the stream is idle), then in batches (`Comm::batch`, one NCCL group each) of up to 20
+/// calls on separate buffers (as many as fit in 1 GiB): one warm-up batch, then `BATCHES` timed
+/// the same way.
 fn bus_bandwidth(
     guard: &custack::PushedGuard<'_, '_>,
     comm: &nccl::Comm<'_>,
     stream: &custack::Stream<'_>,
     rank: usize,
+    op: Collective,
 ) -> custack::Result<()> {
-    let n = comm.nranks() as f64;
-    let busbw = |bytes: usize, us: f64| bytes as f64 / us / 1e3 * 2.0 * (n - 1.0) / n;
-    let mut buf = guard.alloc_zeroed::<f32>((1 << 30) / 4)?;
+    let n = comm.nranks();
+    let busbw = |bytes: usize, us: f64| bytes as f64 / us / 1e3 * op.bus_factor(n as f64);
+    // Every call's buffers fit in 1 GiB a side.
+    let (mut send, mut recv) = (
+        guard.alloc_zeroed::<f32>((1 << 30) / 4)?,
+        guard.alloc_zeroed::<f32>((1 << 30) / 4)?,
+    );
     let (start, stop) = (
         guard.event(EventFlags::empty())?,
         guard.event(EventFlags::empty())?,
     );
     if rank == 0 {
         println!(
-            "{:>12} {:>12} {:>10} {:>10} {:>8} {:>14} {:>16}   ({:?})",
+            "{:>12} {:>12} {:>10} {:>10} {:>8} {:>14} {:>16}   ({}, {:?})",
             "bytes",
             "time (us)",
             "wall (us)",
@@ -276,24 +382,27 @@ fn bus_bandwidth(
             "batch",
             "batched (us)",
             "batched busbw",
+            op.name(),
             comm.calls()
         );
     }
     let mut bytes = 1usize << 20;
     while bytes <= 1 << 30 {
-        let count = bytes / 4;
+        let (count, send_len, recv_len) = op.counts(bytes, n);
+        let size = op.size(bytes, n);
         let mut wall = Duration::ZERO;
         stream.scope(|s| -> custack::Result<()> {
-            let mut b = s.bind_mut(&mut buf);
+            let tx = s.bind_mut(&mut send);
+            let mut rx = s.bind_mut(&mut recv);
             for _ in 0..5 {
-                comm.all_reduce_in_place(s, &mut b, count, ReduceOp::Sum)?;
+                call(op, comm, s, &tx, &mut rx, count)?;
             }
             // The warm-ups done, so that the clock below times only the 20 calls.
             comm.wait(s)?;
             let timed = Instant::now();
             s.record(&start)?;
             for _ in 0..20 {
-                comm.all_reduce_in_place(s, &mut b, count, ReduceOp::Sum)?;
+                call(op, comm, s, &tx, &mut rx, count)?;
             }
             s.record(&stop)?;
             comm.wait(s)?;
@@ -305,14 +414,22 @@ fn bus_bandwidth(
         // One batch writes each buffer once: NCCL runs a group's calls in no set order.
         let k = ((1usize << 30) / bytes).min(20);
         let mut parts = (0..k)
-            .map(|_| guard.alloc_zeroed::<f32>(count))
+            .map(|_| {
+                Ok((
+                    guard.alloc_zeroed::<f32>(send_len)?,
+                    guard.alloc_zeroed::<f32>(recv_len)?,
+                ))
+            })
             .collect::<custack::Result<Vec<_>>>()?;
         stream.scope(|s| -> custack::Result<()> {
-            let mut bound: Vec<_> = parts.iter_mut().map(|p| s.bind_mut(p)).collect();
+            let mut bound: Vec<_> = parts
+                .iter_mut()
+                .map(|(tx, rx)| (s.bind_mut(tx), s.bind_mut(rx)))
+                .collect();
             for round in 0..=BATCHES {
                 let mut batch = comm.batch(s);
-                for p in &mut bound {
-                    batch.all_reduce_in_place(p, count, ReduceOp::Sum)?;
+                for (tx, rx) in &mut bound {
+                    record(op, &mut batch, tx, rx, count, (rank, n))?;
                 }
                 // The first batch warms up; the next `BATCHES` are timed.
                 if round == 1 {
@@ -327,14 +444,58 @@ fn bus_bandwidth(
         drop(parts);
         if rank == 0 {
             println!(
-                "{bytes:>12} {us:>12.1} {wall_us:>10.1} {:>10.2} {k:>8} {batched:>14.1} {:>16.2}",
-                busbw(bytes, us),
-                busbw(bytes, batched)
+                "{size:>12} {us:>12.1} {wall_us:>10.1} {:>10.2} {k:>8} {batched:>14.1} {:>16.2}",
+                busbw(size, us),
+                busbw(size, batched)
             );
         }
         bytes *= 2;
     }
     Ok(())
+}
+
+/// Enqueues one call of `op` on `tx` (read) and `rx` (written; the buffer of an in-place call),
+/// root 0, the ring's neighbours as peers.
+fn call<'scope>(
+    op: Collective,
+    comm: &nccl::Comm<'_>,
+    s: &custack::StreamScope<'scope, '_>,
+    tx: &custack::ScopedSliceMut<'scope, f32>,
+    rx: &mut custack::ScopedSliceMut<'scope, f32>,
+    count: usize,
+) -> custack::Result<()> {
+    let (r, n) = (comm.rank(), comm.nranks());
+    match op {
+        Collective::AllReduce => comm.all_reduce_in_place(s, rx, count, ReduceOp::Sum),
+        Collective::AllGather => comm.all_gather(s, tx, rx, count),
+        Collective::ReduceScatter => comm.reduce_scatter(s, tx, rx, count, ReduceOp::Sum),
+        Collective::Broadcast => comm.broadcast(s, rx, count, 0),
+        Collective::Reduce => comm.reduce(s, tx, rx, count, ReduceOp::Sum, 0),
+        Collective::SendRecv => comm.send_recv(s, tx, (r + 1) % n, rx, (r + n - 1) % n, count),
+    }
+}
+
+/// [`call`], recorded in `batch` of rank `r` of `n`: a send and a receive of one batch are one
+/// group.
+fn record<'a, 'scope>(
+    op: Collective,
+    batch: &mut nccl::Batch<'a, 'scope>,
+    tx: &'a custack::ScopedSliceMut<'scope, f32>,
+    rx: &'a mut custack::ScopedSliceMut<'scope, f32>,
+    count: usize,
+    (r, n): (usize, usize),
+) -> custack::Result<()> {
+    match op {
+        Collective::AllReduce => batch.all_reduce_in_place(rx, count, ReduceOp::Sum),
+        Collective::AllGather => batch.all_gather(tx, rx, count),
+        Collective::ReduceScatter => batch.reduce_scatter(tx, rx, count, ReduceOp::Sum),
+        Collective::Broadcast => batch.broadcast(rx, count, 0),
+        Collective::Reduce => batch.reduce(tx, rx, count, ReduceOp::Sum, 0),
+        Collective::SendRecv => {
+            batch.send(tx, count, (r + 1) % n)?;
+            batch.recv(rx, count, (r + n - 1) % n)
+        }
+    }
 }
 
 fn ms(d: Duration) -> f64 {

@@ -8,7 +8,11 @@
 #
 #   bash scripts/nccl-gpu.sh [NCCL-TESTS.tar]
 #
-# NCCL_GPU_SKIP_TESTS=1 leaves the tests out (the sweeps alone, e.g. on two GPUs of four after a
+# NCCL_GPU_OPS (default all_reduce): the collectives to sweep, as the example's `--op` names
+# them (all_reduce all_gather reduce_scatter broadcast reduce sendrecv); all_reduce is swept in
+# both call modes, every other one in the blocking mode (the one that reaches NCCL's speed call
+# by call), each against its nccl-tests binary (`<op>_perf`). NCCL_GPU_SKIP_TESTS=1 leaves the
+# tests out (the sweeps alone, e.g. on two GPUs of four after a
 # run on all four). NCCL-TESTS.tar as in docs/nccl-designs.md (`git archive --prefix=nccl-tests/` of
 # github.com/NVIDIA/nccl-tests); without it the reference is skipped. nccl-tests is built while
 # the tests run (they time seconds, not microseconds) and run after the sweeps, on a quiet
@@ -33,11 +37,12 @@ done
 echo "== $gpus GPUs (CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-all})"
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
 nvidia-smi topo -m 2>/dev/null | head -n $((gpus + 1))
+read -r -a ops <<<"${NCCL_GPU_OPS:-all_reduce}"
 failed=0
 build_pid=
 work=/tmp/nccl-gpu-tests
 if [[ -n $archive ]]; then
-    NCCL_TESTS_STEP=build NCCL_TESTS_DIR=$work nice -n 10 bash scripts/nccl-tests.sh "$archive" >/tmp/nccl-gpu-build.log 2>&1 &
+    NCCL_TESTS_BINS="${ops[*]/%/_perf}" NCCL_TESTS_STEP=build NCCL_TESTS_DIR=$work nice -n 10 bash scripts/nccl-tests.sh "$archive" >/tmp/nccl-gpu-build.log 2>&1 &
     build_pid=$!
 fi
 if [[ ${NCCL_GPU_SKIP_TESTS:-0} != 1 ]]; then
@@ -47,14 +52,21 @@ fi
 if [[ -n $build_pid ]]; then
     wait "$build_pid" || { echo "nccl-tests: build failed:"; tail -n 20 /tmp/nccl-gpu-build.log; build_pid=; }
 fi
-for mode in "" --blocking; do
-    echo "== 20_nccl_ranks --sweep $mode ($gpus ranks, one process each)"
-    .gpu/bin/example-20_nccl_ranks --sweep $mode || { echo "20_nccl_ranks --sweep $mode: FAILED (status $?)"; failed=1; }
+for op in "${ops[@]}"; do
+    modes=(--blocking)
+    [[ $op == all_reduce ]] && modes=("" --blocking)
+    for mode in "${modes[@]}"; do
+        echo "== 20_nccl_ranks --sweep $mode --op $op ($gpus ranks, one process each)"
+        .gpu/bin/example-20_nccl_ranks --sweep $mode --op "$op" ||
+            { echo "20_nccl_ranks --sweep $mode --op $op: FAILED (status $?)"; failed=1; }
+    done
 done
 if [[ -n $archive && -n $build_pid ]]; then
-    echo "== nccl-tests all_reduce_perf -b 1M -e 1G -f 2 -g $gpus -n 20 -w 5 (one process, one thread driving every GPU)"
-    NCCL_TESTS_STEP=run NCCL_TESTS_DIR=$work bash scripts/nccl-tests.sh "$archive" \
-        -b 1M -e 1G -f 2 -g "$gpus" -n 20 -w 5 || { echo "nccl-tests: FAILED (status $?)"; failed=1; }
+    for op in "${ops[@]}"; do
+        echo "== nccl-tests ${op}_perf -b 1M -e 1G -f 2 -g $gpus -n 20 -w 5 (one process, one thread driving every GPU)"
+        NCCL_TESTS_BIN=${op}_perf NCCL_TESTS_STEP=run NCCL_TESTS_DIR=$work bash scripts/nccl-tests.sh "$archive" \
+            -b 1M -e 1G -f 2 -g "$gpus" -n 20 -w 5 || { echo "nccl-tests ${op}_perf: FAILED (status $?)"; failed=1; }
+    done
 fi
 echo "== done in $((SECONDS - started)) s"
 exit $failed
