@@ -44,9 +44,10 @@ use std::time::{Duration, Instant};
 /// the work is complete, that is the whole wait, one call where the unbounded form makes one.
 /// Otherwise it asks again, yielding the thread in between for the first 1,024 tries (the
 /// driver's blocking wait spins likewise before it blocks), then
-/// sleeping between tries for a time that doubles up to 1 ms, never past the deadline: a wait
-/// that ends later than the work by at most one such sleep (plus what the system adds to it),
-/// and a host thread that is free meanwhile. Past the deadline, it returns at its first look
+/// sleeping between tries for a time that doubles up to 1 ms but is never more than a 32nd of
+/// the time waited so far, and never past the deadline: a wait that ends later than the work by
+/// at most one such sleep (plus what the system adds to it), so by about 3 % of the wait at most
+/// (a 10 µs sleep at the least), and a host thread that is free meanwhile. Past the deadline, it returns at its first look
 /// at the clock: late only by what the system adds to its last yield or sleep, and one query.
 /// The `overhead` benchmark's rows `launch_sync_deadline`, `submission_sync` and
 /// `submission_sync_deadline` compare both forms with a raw `cuStreamSynchronize`
@@ -241,6 +242,22 @@ const YIELDS: u32 = 1024;
 const FIRST_PAUSE: Duration = Duration::from_micros(10);
 /// The longest sleep between tries.
 const LONGEST_PAUSE: Duration = Duration::from_millis(1);
+/// A sleep is at most this share of the time waited so far (but at least [`FIRST_PAUSE`]): the
+/// work is seen at most about 1/32 of the wait after it completed, so that a wait of a few
+/// milliseconds (NCCL's collectives, a frame's work) is not lengthened by a whole doubled
+/// sleep (measured on two GPUs: up to 0.9 ms at the end of a 5 ms wait with doubling alone).
+const PAUSE_SHARE: u32 = 32;
+
+/// The sleep after `previous` (none: the first sleep, [`FIRST_PAUSE`]), `waited` into the poll:
+/// twice the last, at most [`LONGEST_PAUSE`] and a [`PAUSE_SHARE`]th of `waited`, at least
+/// [`FIRST_PAUSE`].
+fn next_pause(previous: Option<Duration>, waited: Duration) -> Duration {
+    previous.map_or(FIRST_PAUSE, |last| {
+        last.saturating_mul(2)
+            .min(waited.checked_div(PAUSE_SHARE).unwrap_or_default())
+            .clamp(FIRST_PAUSE, LONGEST_PAUSE)
+    })
+}
 
 /// Asks `query` (a `cuEventQuery` or `cuStreamQuery`) until it answers something other than
 /// `CUDA_ERROR_NOT_READY` or `deadline` passes; see the module documentation for the backoff.
@@ -252,7 +269,9 @@ const LONGEST_PAUSE: Duration = Duration::from_millis(1);
 /// clock's last reading, a yield asks for no time); and it returns `Overdue` at the first
 /// reading of the clock at or after the deadline, so it is late by no more than what the
 /// system adds to its last yield or sleep, plus one query. Work that completes is seen by the
-/// first query after the pause under way: at most [`LONGEST_PAUSE`] of requested sleep later.
+/// first query after the pause under way: at most [`LONGEST_PAUSE`] of requested sleep later,
+/// and at most a [`PAUSE_SHARE`]th of the time waited when that sleep began (or
+/// [`FIRST_PAUSE`], if more).
 ///
 /// An error the driver answers is recorded as observed by `observer` at `site` if it is sticky
 /// (R20), as the unbounded waits record theirs.
@@ -315,7 +334,7 @@ fn poll_on(
 
 /// The same bounded poll over any query: asks `query` until it answers `Some` or `deadline`
 /// passes, with [`poll`]'s backoff (the first ask at once, then yields, then sleeps doubling up
-/// to 1 ms, never past the deadline). For waits that ask more than one thing, or a library
+/// to 1 ms and to a 32nd of the time waited, never past the deadline). For waits that ask more than one thing, or a library
 /// other than the driver (NCCL's `ncclCommGetAsyncError`): the query converts what it was
 /// answered itself, a driver code through the poison's conversion.
 /// The clock is read only once the first answer is `None`.
@@ -391,7 +410,7 @@ fn poll_again<T>(
 ) -> Polled<T> {
     let start = clock.now();
     let mut tries = 0u32;
-    let mut pause = FIRST_PAUSE;
+    let mut pause = None;
     loop {
         let now = clock.now();
         if deadline.at.is_some_and(|at| now >= at) {
@@ -402,11 +421,12 @@ fn poll_again<T>(
             tries = tries.saturating_add(1);
             clock.yield_now();
         } else {
+            let next = next_pause(pause, now.saturating_duration_since(start));
+            pause = Some(next);
             let left = deadline
                 .at
-                .map_or(pause, |at| at.saturating_duration_since(now));
-            clock.sleep(pause.min(left));
-            pause = pause.saturating_mul(2).min(LONGEST_PAUSE);
+                .map_or(next, |at| at.saturating_duration_since(now));
+            clock.sleep(next.min(left));
         }
         if let Some(done) = query() {
             return Polled::Done(done);
@@ -443,8 +463,8 @@ pub(crate) fn exit_overrun(site: &Location<'_>, waited: Duration) -> ! {
 #[cfg(test)]
 mod tests {
     use super::{
-        Clock, Deadline, FIRST_PAUSE, LONGEST_PAUSE, Polled, TimedOut, YIELDS, poll, poll_on,
-        poll_until,
+        Clock, Deadline, FIRST_PAUSE, LONGEST_PAUSE, PAUSE_SHARE, Polled, TimedOut, YIELDS, poll,
+        poll_on, poll_until,
     };
     use crate::error::{Error, ErrorKind, Observer};
     use crate::ffi::CUresult;
@@ -523,11 +543,26 @@ mod tests {
     /// On the system's clock the poll sleeps once its yields are spent, rather than spin: work
     /// that never ends, polled for 100 ms, is asked once, once after each of the [`YIELDS`]
     /// yields, and once after each sleep. A sleep lasts at least what it asks for (10 us
-    /// doubling up to 1 ms, the last cut to the time left), so at most 7 + 100 + 1 sleeps fit
-    /// in 100 ms, however loaded the machine. A poll that did not sleep would ask millions of
-    /// times (the fake clock above cannot tell: it only records what was asked for).
+    /// doubling up to 1 ms and to a 32nd of the time waited, the last cut to the time left), so
+    /// at most as many sleeps fit in 100 ms as the backoff makes when every sleep lasts exactly
+    /// its pause and the yields take no time (counted below: about 250), however loaded the
+    /// machine. A poll that did not sleep would ask millions of times (the fake clock above
+    /// cannot tell: it only records what was asked for).
     #[test]
     fn the_system_clock_sleeps_between_late_tries() {
+        let budget = Duration::from_millis(100);
+        let (mut waited, mut previous, mut sleeps) = (Duration::ZERO, None, 0u32);
+        while waited < budget {
+            let pause = match backoff(YIELDS as usize, previous, waited) {
+                Pause::Sleep(pause) => pause,
+                Pause::Yield => panic!("a yield past the yields"),
+            };
+            waited = waited.saturating_add(pause);
+            previous = Some(pause);
+            sleeps = sleeps.saturating_add(1);
+        }
+        // The share keeps it far below a spin: well under 1,000 sleeps in 100 ms.
+        assert!(sleeps < 400, "{sleeps} sleeps in 100 ms");
         let mut queries = 0u32;
         let polled = poll(
             Deadline::after(Duration::from_millis(100)),
@@ -539,8 +574,8 @@ mod tests {
             },
         );
         assert!(matches!(polled, Polled::Overdue(_)), "{polled:?}");
-        // The first ask, one per yield, and one per sleep: 1 + YIELDS + (7 + 100 + 1).
-        let most = YIELDS.saturating_add(109);
+        // The first ask, one per yield, and one per sleep (and the last, cut to the time left).
+        let most = YIELDS.saturating_add(sleeps).saturating_add(2);
         assert!(
             queries <= most,
             "{queries} queries in 100 ms, more than {most}"
@@ -667,13 +702,21 @@ mod tests {
         }
     }
 
-    /// The backoff: [`YIELDS`] yields, then sleeps from [`FIRST_PAUSE`] doubling up to
-    /// [`LONGEST_PAUSE`] (each then cut to the time left, if less).
-    fn backoff() -> impl Iterator<Item = Pause> {
-        let sleeps = core::iter::successors(Some(FIRST_PAUSE), |p| {
-            Some(p.saturating_mul(2).min(LONGEST_PAUSE))
-        });
-        core::iter::repeat_n(Pause::Yield, YIELDS as usize).chain(sleeps.map(Pause::Sleep))
+    /// The backoff's `k`th pause, asked for `waited` into the poll, after the sleep `previous`
+    /// (none before the first): [`YIELDS`] yields, then sleeps from [`FIRST_PAUSE`] doubling
+    /// up to [`LONGEST_PAUSE`] and to a [`PAUSE_SHARE`]th of the time waited (each then cut to
+    /// the time left, if less). Written out, not through `next_pause`, so that a change of the
+    /// rule fails here.
+    fn backoff(k: usize, previous: Option<Duration>, waited: Duration) -> Pause {
+        if k < YIELDS as usize {
+            return Pause::Yield;
+        }
+        let Some(previous) = previous else {
+            return Pause::Sleep(FIRST_PAUSE);
+        };
+        let doubled = previous.saturating_mul(2);
+        let share = waited.checked_div(PAUSE_SHARE).unwrap_or_default();
+        Pause::Sleep(doubled.min(share).max(FIRST_PAUSE).min(LONGEST_PAUSE))
     }
 
     #[test]
@@ -732,18 +775,23 @@ mod tests {
                 // after the deadline: nothing is asked once a reading showed it passed.
                 let late = queries[1..].iter().filter(|&&q| q >= deadline).count();
                 assert!(late <= 1, "{case}: {late} queries past the deadline");
-                for (k, (&(pause, asked), expected)) in pauses.iter().zip(backoff()).enumerate() {
+                // The poll's own clock starts after the first query.
+                let polling = start + load.query_cost;
+                let mut previous = None;
+                for (k, &(pause, asked)) in pauses.iter().enumerate() {
                     assert!(
                         asked < deadline,
                         "{case}: pause {k} asked for past the deadline"
                     );
                     let left = deadline - asked;
+                    let expected = backoff(k, previous, asked - polling);
                     match (pause, expected) {
                         (Pause::Yield, Pause::Yield) => {}
                         (Pause::Sleep(slept), Pause::Sleep(full)) => {
                             assert!(slept <= left, "{case}: sleep {k} past the deadline");
                             assert!(slept <= LONGEST_PAUSE, "{case}: sleep {k}");
                             assert_eq!(slept, full.min(left), "{case}: sleep {k}");
+                            previous = Some(full);
                         }
                         _ => panic!("{case}: pause {k} is {pause:?}, not {expected:?}"),
                     }
@@ -870,9 +918,14 @@ mod tests {
                     assert!(matches!(polled, Polled::Done(Ok(()))), "{case}: {polled:?}");
                     let seen_at = seen_at.expect("seen");
                     let pauses = clock.pauses.borrow();
-                    let (last, _) = pauses.last().expect("it paused");
+                    let &(ref last, asked) = pauses.last().expect("it paused");
                     if let Pause::Sleep(slept) = last {
                         assert!(*slept <= LONGEST_PAUSE, "{case}");
+                        // And at most a `PAUSE_SHARE`th of the time waited when it began (the
+                        // poll's clock starts after the first query), or the first pause.
+                        let waited = asked - (start + load.query_cost);
+                        let share = (waited / PAUSE_SHARE).max(FIRST_PAUSE);
+                        assert!(*slept <= share, "{case}: slept {slept:?} after {waited:?}");
                     }
                     let bound = LONGEST_PAUSE + load.added(*last) + load.query_cost;
                     assert!(

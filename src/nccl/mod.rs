@@ -55,7 +55,8 @@
 //! Every communicator is made non-blocking (`blocking = 0`) with the timeout given to
 //! [`nccl_comm`], and custack polls it (`ncclCommGetAsyncError`) where NCCL would block, with
 //! the crate's one bounded poll ([`Deadline`]'s: one look at once, then looks between yields,
-//! then sleeps doubling up to 1 ms, never past the deadline the timeout sets):
+//! then sleeps doubling up to 1 ms and to a 32nd of the time waited, never past the deadline
+//! the timeout sets):
 //!
 //! - its initialization, which waits for every rank: a rank that never arrives or dies on the
 //!   way makes the others' `nccl_comm` return [`ErrorKind::DeadlinePassed`] after the timeout;
