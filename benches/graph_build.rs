@@ -31,6 +31,13 @@
 //!   two closures, child graphs or events (raw: one `cuGraphExecHostNodeSetParams` of a
 //!   function, `cuGraphExecChildGraphNodeSetParams`, `cuGraphExecEventRecordNodeSetEvent`,
 //!   `cuGraphExecEventWaitNodeSetEvent` on a graph of the same four nodes).
+//! - update 1 memset node, 1 memcpy node, and disable or enable 1 kernel node: a graph of a
+//!   memset node, a kernel node and a device-to-device memcpy node in a chain; one
+//!   `update_nodes` whose closure finds the node and sets it (`set_fill_u32` with the value
+//!   alternating between 1 and 2; `set_copy_device` with the source alternating between two
+//!   buffers; `set_enabled` on `kernel_node(&add, 0)`, alternating off and on) (raw: one
+//!   `cuGraphExecMemsetNodeSetParams`, `cuGraphExecMemcpyNodeSetParams`,
+//!   `cuGraphNodeSetEnabled` on a graph of the same three nodes).
 //!
 //! Each update alternates the added constant between 1 and 2, so that every update changes
 //! every node it names. The payload's buffer is allocated, and what a row made destroyed, outside the timed part. Reported:
@@ -293,6 +300,230 @@ fn raw_memset_graph(x: ffi::CUdeviceptr, ctx: ffi::CUcontext, value: u32) -> ffi
         );
     }
     graph
+}
+
+/// Raw: a device-to-device copy of `N` u32s from `src` to `dst`.
+fn raw_copy_params(dst: ffi::CUdeviceptr, src: ffi::CUdeviceptr) -> ffi::CUDA_MEMCPY3D {
+    let bytes = N * 4;
+    ffi::CUDA_MEMCPY3D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcZ: 0,
+        srcLOD: 0,
+        srcMemoryType: ffi::CU_MEMORYTYPE_DEVICE,
+        srcHost: core::ptr::null(),
+        srcDevice: src,
+        srcArray: core::ptr::null_mut(),
+        reserved0: core::ptr::null_mut(),
+        srcPitch: bytes,
+        srcHeight: 1,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstZ: 0,
+        dstLOD: 0,
+        dstMemoryType: ffi::CU_MEMORYTYPE_DEVICE,
+        dstHost: core::ptr::null_mut(),
+        dstDevice: dst,
+        dstArray: core::ptr::null_mut(),
+        reserved1: core::ptr::null_mut(),
+        dstPitch: bytes,
+        dstHeight: 1,
+        WidthInBytes: bytes,
+        Height: 1,
+        Depth: 1,
+    }
+}
+
+/// Raw: a memset of the `N` u32s at `x` to `value`.
+fn raw_memset_params(x: ffi::CUdeviceptr, value: u32) -> ffi::CUDA_MEMSET_NODE_PARAMS {
+    ffi::CUDA_MEMSET_NODE_PARAMS {
+        dst: x,
+        pitch: 0,
+        value,
+        elementSize: 4,
+        width: N,
+        height: 1,
+    }
+}
+
+/// The rows of the memset and memcpy nodes' updates and of enabling a kernel node: a chain of
+/// a memset node (`x`), a kernel node (`add_u32` on `x`) and a memcpy node (`x` to `y`), raw
+/// and custack, each node updated alone, alternating between two values.
+fn data_node_rows(
+    guard: &custack::PushedGuard<'_, '_>,
+    add: custack::Declared<'_, AddU32>,
+    reps: usize,
+) -> custack::Result<()> {
+    let ctx = guard.as_raw();
+    let raw_add = add.as_raw();
+    let bufs = [
+        guard.alloc_zeroed::<u32>(N)?,
+        guard.alloc_zeroed::<u32>(N)?,
+        guard.alloc_zeroed::<u32>(N)?,
+    ];
+    let [raw_x, raw_y, raw_z] = [0, 1, 2].map(|i| bufs[i].device_ptr());
+    // Raw: memset, kernel and memcpy nodes, in that order, each after the one before.
+    let mut graph = core::ptr::null_mut();
+    let mut nodes = [core::ptr::null_mut(); 3];
+    // SAFETY: valid out-pointers; a new graph of the current context; the memset and the copy
+    // name N live u32s each (x, y), the kernel node's parameters as in `raw_build`; the driver
+    // copies every parameter.
+    unsafe {
+        ok(ffi::cuGraphCreate(&raw mut graph, 0), "cuGraphCreate");
+        let set = raw_memset_params(raw_x, 1);
+        ok(
+            ffi::cuGraphAddMemsetNode(
+                &raw mut nodes[0],
+                graph,
+                core::ptr::null(),
+                0,
+                &raw const set,
+                ctx,
+            ),
+            "cuGraphAddMemsetNode",
+        );
+        with_raw_params(raw_add, raw_x, 1, |params| {
+            ok(
+                ffi::cuGraphAddKernelNode_v2(
+                    &raw mut nodes[1],
+                    graph,
+                    &raw const nodes[0],
+                    1,
+                    params,
+                ),
+                "cuGraphAddKernelNode",
+            );
+        });
+        let copy = raw_copy_params(raw_y, raw_x);
+        ok(
+            ffi::cuGraphAddMemcpyNode(
+                &raw mut nodes[2],
+                graph,
+                &raw const nodes[1],
+                1,
+                &raw const copy,
+                ctx,
+            ),
+            "cuGraphAddMemcpyNode",
+        );
+    }
+    let raw_exec = raw_instantiate(graph);
+    // custack: the same three nodes over the payload's buffers.
+    let payload = (
+        guard.alloc_zeroed::<u32>(N)?,
+        guard.alloc_zeroed::<u32>(N)?,
+        guard.alloc_zeroed::<u32>(N)?,
+        add,
+    );
+    let mut exec = guard
+        .build_graph(payload, |g, (mut x, mut y, _z, add)| {
+            let set = g.fill_u32(&mut x, 1, &[])?;
+            let added = g.kernel(&add, cfg(), (&mut x, 1u32, N32), &[set])?;
+            g.copy_device(&mut y, &x, &[added])?;
+            Ok(())
+        })?
+        .instantiate()?;
+    for (name, which) in [
+        ("update 1 memset node", 0),
+        ("update 1 memcpy node", 2),
+        ("disable or enable 1 kernel node", 1),
+    ] {
+        let (mut raw_k, mut cu_k) = (1u32, 1u32);
+        row(
+            name,
+            reps,
+            || {
+                raw_k = 3 - raw_k;
+                let k = raw_k;
+                let node = nodes[which];
+                let (set, copy) = (
+                    raw_memset_params(raw_x, k),
+                    raw_copy_params(raw_y, if k == 1 { raw_x } else { raw_z }),
+                );
+                // SAFETY: a live executable graph with no launch pending, made from the graph
+                // `node` is a node of (kept alive), of the call's kind; the memset and the copy
+                // name N live u32s each, kept until the executable graph is destroyed.
+                time(|| unsafe {
+                    let r = match which {
+                        0 => {
+                            ffi::cuGraphExecMemsetNodeSetParams(raw_exec, node, &raw const set, ctx)
+                        }
+                        2 => ffi::cuGraphExecMemcpyNodeSetParams(
+                            raw_exec,
+                            node,
+                            &raw const copy,
+                            ctx,
+                        ),
+                        _ => ffi::cuGraphNodeSetEnabled(raw_exec, node, k - 1),
+                    };
+                    ok(r, name);
+                })
+            },
+            || {
+                cu_k = 3 - cu_k;
+                let k = cu_k;
+                time(|| {
+                    exec.update_nodes(move |u, (mut x, mut y, z, add)| match which {
+                        0 => u.set_fill_u32(u.fill_node(0)?, &mut x, k),
+                        2 if k == 1 => u.set_copy_device(u.copy_node(0)?, &mut y, &x),
+                        2 => u.set_copy_device(u.copy_node(0)?, &mut y, &z),
+                        _ => u.set_enabled(u.kernel_node(&add, 0)?, k == 2),
+                    })
+                    .expect(name);
+                })
+            },
+        );
+    }
+    // Both graphs left as built: the memset sets 1, the kernel enabled, the copy reads `x`.
+    // SAFETY: a live executable graph with no launch pending; the nodes of its graph.
+    unsafe {
+        let set = raw_memset_params(raw_x, 1);
+        let copy = raw_copy_params(raw_y, raw_x);
+        ok(
+            ffi::cuGraphExecMemsetNodeSetParams(raw_exec, nodes[0], &raw const set, ctx),
+            "memset",
+        );
+        ok(ffi::cuGraphNodeSetEnabled(raw_exec, nodes[1], 1), "enable");
+        ok(
+            ffi::cuGraphExecMemcpyNodeSetParams(raw_exec, nodes[2], &raw const copy, ctx),
+            "memcpy",
+        );
+    }
+    exec.update_nodes(|u, (mut x, mut y, _z, add)| {
+        u.set_fill_u32(u.fill_node(0)?, &mut x, 1)?;
+        u.set_enabled(u.kernel_node(&add, 0)?, true)?;
+        u.set_copy_device(u.copy_node(0)?, &mut y, &x)
+    })?;
+    // One launch of each: y = 1 + 1 everywhere.
+    let stream = guard.stream()?;
+    // SAFETY: a live executable graph and stream of the current context; no other launch.
+    unsafe {
+        ok(
+            ffi::cuGraphLaunch(raw_exec, stream.as_raw()),
+            "cuGraphLaunch",
+        );
+        ok(
+            ffi::cuStreamSynchronize(stream.as_raw()),
+            "cuStreamSynchronize",
+        );
+    }
+    let exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    check(
+        bufs[1].to_vec()?.iter().all(|&v| v == 2),
+        "raw memset, kernel and memcpy graph result",
+    );
+    check(
+        exec.payload().1.to_vec()?.iter().all(|&v| v == 2),
+        "custack memset, kernel and memcpy graph result",
+    );
+    // SAFETY: live, no launch pending (waited above), each destroyed once (the executable
+    // graph first).
+    unsafe {
+        ok(ffi::cuGraphExecDestroy(raw_exec), "cuGraphExecDestroy");
+        ok(ffi::cuGraphDestroy(graph), "cuGraphDestroy");
+    }
+    drop(exec);
+    Ok(())
 }
 
 /// The rows of the host, child-graph and event nodes' updates: a graph of one node of each
@@ -560,6 +791,7 @@ fn run(reps: usize) -> custack::Result<()> {
         }
     }
     other_node_rows(&guard, raw_ptr, reps)?;
+    data_node_rows(&guard, add, reps)?;
     // Both chains set to add 2 at every node, then launched once on their zeroed buffers.
     let expect = 2 * NODES as u32;
     raw_update(raw_exec, &raw_nodes, raw_add, raw_ptr, 2);
