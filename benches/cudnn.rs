@@ -1,4 +1,5 @@
-//! cuDNN through custack against the raw cuDNN calls, in one process, on one GPU.
+//! cuDNN through custack against the raw cuDNN calls and cudarc's cuDNN wrapper, in one
+//! process, on one GPU.
 //!
 //! ```text
 //! cargo bench -p custack-benches --features cudnn --bench cudnn  # needs a GPU and cuDNN 9
@@ -8,24 +9,33 @@
 //! channels into 256 channels, `f32`, NHWC, tensor cores allowed (one call a rep); the same in
 //! NCHW with FMA math only; and a small one (8 images of 16 × 16 × 32, 100 calls a rep, where
 //! the per-call cost shows). Each rep enqueues its calls on one stream and waits for it; the
-//! time is the host's, from the first call to the end of the wait. Both sides use the device's
+//! time is the host's, from the first call to the end of the wait. All three use the device's
 //! primary context, the same input, each its own buffers, stream and handle.
 //!
 //! - raw: `cudnnCreate`, the descriptors set as custack sets them, the algorithm custack's plan
-//!   chose (so both run the same kernel) and its workspace (`cuMemAlloc`), `cudnnSetStream`
-//!   once, then `cudnnConvolutionBiasActivationForward` through `custack::ffi::cudnn`, and
-//!   `cuStreamSynchronize`.
+//!   chose (so all three run the same kernel) and its workspace (`cuMemAlloc`),
+//!   `cudnnSetStream` once, then `cudnnConvolutionBiasActivationForward` through
+//!   `custack::ffi::cudnn` (`z` is `y`, scaled by 0), and `cuStreamSynchronize`.
 //! - custack: `guard.conv_plan` (its own handle and workspace), one `Stream::scope` a rep (its
 //!   end is the wait), the runs on bound buffers (every extent and alignment checked; the
 //!   handle's stream set once, for the first run, since every rep's scope is on the same
 //!   stream).
+//! - cudarc (0.19, its `cudnn` feature, which this crate's `cudnn` feature turns on):
+//!   `Cudnn::new(stream)`, the descriptors made as its `cudnn` module's documentation says
+//!   (`create_4d_tensor_ex`, `create_4d_filter`, `create_conv2d` with `set_math_type`,
+//!   `create_activation`), a `ConvBiasActivationForward` over them, its `get_workspace_size`
+//!   and the workspace (`alloc_zeros`), once; then `ConvBiasActivationForward::launch` (unsafe
+//!   in cudarc) and `stream.synchronize()`. The algorithm is custack's plan's, as raw's, not
+//!   cudarc's `pick_algorithm` (which would ask cuDNN's heuristics again, and could pick
+//!   another kernel). Its `launch` takes `z` as a shared borrow beside `y`'s mutable one, so
+//!   `z` is a zeroed buffer of its own the size of `y` (scaled by 0, as on the other sides).
+//!   Each launch records cudarc's events on its buffers (its default), as in its other benches.
 //!
-//! cudarc's cuDNN wrapper is not compared (its column says n/a): custack-benches builds cudarc
-//! without its `cudnn` feature. After a warm-up of each, the two outputs must agree (within
-//! `1e-3` of the largest value). The order rotates each rep; reported: the median over
-//! `CUSTACK_CUDNN_REPS` reps (default 30), the spread and the ratio to raw. Nothing asserts a
+//! After a warm-up of each, the three outputs must agree (custack's and cudarc's each within
+//! `1e-3` of the largest value of raw's). The order rotates each rep; reported: the median over
+//! `CUSTACK_CUDNN_REPS` reps (default 30), the spread and the ratios to raw. Nothing asserts a
 //! time. Without `--bench` (as `cargo test --all-targets` runs it) it prints how to run it and
-//! exits.
+//! exits before its first CUDA or cuDNN call: no GPU work.
 #![allow(
     clippy::many_single_char_names,
     clippy::multiple_unsafe_ops_per_block,
@@ -40,10 +50,13 @@ mod common;
 
 use common::{cu, header, must, print, reps, rotate, running};
 use core::ffi::c_void;
+use cudarc::cudnn::{ConvBiasActivationForward, Cudnn, sys as cusys};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream};
 use custack::dnn::{Conv2d, ConvPlan, Layout};
 use custack::ffi::cudnn as dn;
 use custack::{Context, DeviceBuffer, DeviceMemory, Driver, PushedGuard, Stack, Stream, ffi};
 use std::cell::RefCell;
+use std::sync::Arc;
 
 fn st(r: dn::cudnnStatus_t, what: &str) {
     common::check(r, dn::cudnnStatus_t::CUDNN_STATUS_SUCCESS, what);
@@ -313,7 +326,49 @@ impl Drop for Raw {
     }
 }
 
-fn row(guard: &PushedGuard<'_, '_>, stream: &Stream<'_>, reps: usize, r: Row) {
+/// custack's algorithm as cudarc's enum (the same `cudnnConvolutionFwdAlgo_t` value).
+fn cudarc_algo(a: dn::cudnnConvolutionFwdAlgo_t) -> cusys::cudnnConvolutionFwdAlgo_t {
+    use cusys::cudnnConvolutionFwdAlgo_t as A;
+    match a.0 {
+        0 => A::CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+        1 => A::CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+        2 => A::CUDNN_CONVOLUTION_FWD_ALGO_GEMM,
+        3 => A::CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,
+        4 => A::CUDNN_CONVOLUTION_FWD_ALGO_FFT,
+        5 => A::CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING,
+        6 => A::CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,
+        7 => A::CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED,
+        other => {
+            eprintln!("benches/cudnn: custack's plan chose algorithm {other}, unknown to cudarc");
+            std::process::exit(1)
+        }
+    }
+}
+
+/// The largest difference of `ours` from `theirs`; infinite where the lengths differ or a
+/// difference is NaN (which `f32::max` would otherwise skip).
+fn max_diff(theirs: &[f32], ours: &[f32]) -> f32 {
+    if theirs.len() != ours.len() {
+        return f32::INFINITY;
+    }
+    theirs
+        .iter()
+        .zip(ours)
+        .map(|(a, b)| {
+            let d = (a - b).abs();
+            if d.is_nan() { f32::INFINITY } else { d }
+        })
+        .fold(0.0, f32::max)
+}
+
+fn row(
+    guard: &PushedGuard<'_, '_>,
+    stream: &Stream<'_>,
+    cu_stream: &Arc<CudaStream>,
+    cu_dnn: &Arc<Cudnn>,
+    reps: usize,
+    r: Row,
+) {
     let conv = Conv2d::new([r.n, r.c, r.hw, r.hw], [r.k, 3, 3])
         .padding(1, 1)
         .layout(r.layout)
@@ -355,8 +410,106 @@ fn row(guard: &PushedGuard<'_, '_>, stream: &Stream<'_>, reps: usize, r: Row) {
         });
         must(must(done, "scope"), "custack run");
     };
+    // cudarc: its descriptors, set as raw's are; the fused operation over them; its workspace.
+    let (n, c, hw, k) = (r.n as i32, r.c as i32, r.hw as i32, r.k as i32);
+    let format = match r.layout {
+        Layout::Nchw => cusys::cudnnTensorFormat_t::CUDNN_TENSOR_NCHW,
+        Layout::Nhwc => cusys::cudnnTensorFormat_t::CUDNN_TENSOR_NHWC,
+    };
+    let x_desc = must(
+        cu_dnn.create_4d_tensor_ex::<f32>([n, c, hw, hw], strides(c, hw, hw, r.layout)),
+        "cudarc create_4d_tensor_ex x",
+    );
+    let y_desc = must(
+        cu_dnn.create_4d_tensor_ex::<f32>([n, k, hw, hw], strides(k, hw, hw, r.layout)),
+        "cudarc create_4d_tensor_ex y",
+    );
+    let bias_desc = must(
+        cu_dnn.create_4d_tensor_ex::<f32>([1, k, 1, 1], [k, 1, 1, 1]),
+        "cudarc create_4d_tensor_ex bias",
+    );
+    let w_desc = must(
+        cu_dnn.create_4d_filter::<f32>(format, [k, c, 3, 3]),
+        "cudarc create_4d_filter",
+    );
+    let mut conv_desc = must(
+        cu_dnn.create_conv2d::<f32>(
+            [1, 1],
+            [1, 1],
+            [1, 1],
+            cusys::cudnnConvolutionMode_t::CUDNN_CROSS_CORRELATION,
+        ),
+        "cudarc create_conv2d",
+    );
+    must(
+        conv_desc.set_math_type(if r.tensor_cores {
+            cusys::cudnnMathType_t::CUDNN_DEFAULT_MATH
+        } else {
+            cusys::cudnnMathType_t::CUDNN_FMA_MATH
+        }),
+        "cudarc set_math_type",
+    );
+    let act_desc = must(
+        cu_dnn.create_activation::<f32>(
+            cusys::cudnnActivationMode_t::CUDNN_ACTIVATION_RELU,
+            cusys::cudnnNanPropagation_t::CUDNN_PROPAGATE_NAN,
+            0.0,
+        ),
+        "cudarc create_activation",
+    );
+    let op = ConvBiasActivationForward {
+        conv: &conv_desc,
+        act: &act_desc,
+        x: &x_desc,
+        w: &w_desc,
+        y: &y_desc,
+        z: &y_desc,
+        bias: &bias_desc,
+    };
+    let algo = cudarc_algo(plan.algorithm());
+    let work_bytes = must(op.get_workspace_size(algo), "cudarc get_workspace_size");
+    let mut work: Option<CudaSlice<u8>> =
+        (work_bytes > 0).then(|| must(cu_stream.alloc_zeros(work_bytes), "cudarc alloc_zeros"));
+    let (dx, dw, db): (CudaSlice<f32>, CudaSlice<f32>, CudaSlice<f32>) = (
+        must(cu_stream.clone_htod(&x), "cudarc clone_htod"),
+        must(cu_stream.clone_htod(&w), "cudarc clone_htod"),
+        must(cu_stream.clone_htod(&b), "cudarc clone_htod"),
+    );
+    let dz: CudaSlice<f32> = must(
+        cu_stream.alloc_zeros(plan.output_len()),
+        "cudarc alloc_zeros",
+    );
+    let dy: RefCell<CudaSlice<f32>> = RefCell::new(must(
+        cu_stream.alloc_zeros(plan.output_len()),
+        "cudarc alloc_zeros",
+    ));
+    let mut op_cudarc = || {
+        let mut out = dy.borrow_mut();
+        for _ in 0..r.calls {
+            // SAFETY: cudarc's contract: the buffers hold `f32` in the layouts and extents the
+            // descriptors give (`x`, `w`, `bias` uploaded from the plan's lengths, `z` and `y`
+            // of the output's); the workspace is the size cudarc asked cuDNN for.
+            must(
+                unsafe {
+                    op.launch(
+                        algo,
+                        work.as_mut(),
+                        (1.0, 0.0),
+                        &dx,
+                        &dw,
+                        &dz,
+                        &db,
+                        &mut *out,
+                    )
+                },
+                "cudarc ConvBiasActivationForward::launch",
+            );
+        }
+        must(cu_stream.synchronize(), "cudarc synchronize");
+    };
     op_raw();
     op_custack();
+    op_cudarc();
     let name = format!(
         "conv3×3+bias+ReLU f32 {}×{}×{}×{} → {} {:?}{}{}",
         r.n,
@@ -372,21 +525,26 @@ fn row(guard: &PushedGuard<'_, '_>, stream: &Stream<'_>, reps: usize, r: Row) {
             String::new()
         },
     );
-    let (theirs, ours) = (
-        Raw::download(ry, plan.output_len()),
-        must(cy.borrow().to_vec(), "to_vec"),
-    );
-    let diff = theirs
-        .iter()
-        .zip(&ours)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f32::max);
+    let theirs = Raw::download(ry, plan.output_len());
+    let ours = must(cy.borrow().to_vec(), "to_vec");
+    let cudarc_out = must(cu_stream.clone_dtoh(&*dy.borrow()), "cudarc clone_dtoh");
+    let (d_custack, d_cudarc) = (max_diff(&theirs, &ours), max_diff(&theirs, &cudarc_out));
     let scale = theirs.iter().map(|a| a.abs()).fold(1.0, f32::max);
-    if diff > 1e-3 * scale {
-        eprintln!("benches/cudnn: {name}: custack's output differs from raw's by {diff}");
+    if d_custack > 1e-3 * scale || d_cudarc > 1e-3 * scale {
+        eprintln!(
+            "benches/cudnn: {name}: outputs differ from raw's: custack's by {d_custack}, \
+             cudarc's by {d_cudarc}"
+        );
         std::process::exit(1)
     }
-    let f = rotate(reps, &mut [Some(&mut op_raw), Some(&mut op_custack), None]);
+    let f = rotate(
+        reps,
+        &mut [
+            Some(&mut op_raw),
+            Some(&mut op_custack),
+            Some(&mut op_cudarc),
+        ],
+    );
     print(&name, &f);
 }
 
@@ -401,12 +559,26 @@ fn main() {
     let mut stack = must(Stack::new(), "Stack::new");
     let guard = must(stack.push(&ctx), "push");
     let stream = must(guard.stream(), "stream");
+    // cudarc on the same primary context (`CudaContext::new` retains it and makes it current,
+    // which leaves custack's pushed guard on the same context), its own stream and handle.
+    let cu_ctx = must(CudaContext::new(0), "cudarc CudaContext::new");
+    let cu_stream = must(cu_ctx.new_stream(), "cudarc new_stream");
+    let cu_dnn = must(Cudnn::new(cu_stream.clone()), "cudarc Cudnn::new");
     println!(
         "cuDNN {} on {}, driver {}; {reps} reps a row, medians (±spread), ratios to raw\n",
         must(custack::dnn::version(), "version"),
         must(device.name(), "name"),
         must(driver.version(), "driver version"),
     );
+    // cudarc dlopens the first of its candidate names that loads (`libcudnn.so.9` among them,
+    // which the process already has, linked by custack): the same cuDNN, or the bench stops.
+    // SAFETY: no arguments; a host call.
+    let linked = unsafe { dn::cudnnGetVersion() };
+    let theirs = cudarc::cudnn::result::get_version();
+    if theirs != linked {
+        eprintln!("benches/cudnn: cudarc loaded cuDNN {theirs}, custack links cuDNN {linked}");
+        std::process::exit(1)
+    }
     header();
     let big = Row {
         n: 32,
@@ -417,10 +589,12 @@ fn main() {
         tensor_cores: true,
         calls: 1,
     };
-    row(&guard, &stream, reps, big);
+    row(&guard, &stream, &cu_stream, &cu_dnn, reps, big);
     row(
         &guard,
         &stream,
+        &cu_stream,
+        &cu_dnn,
         reps,
         Row {
             layout: Layout::Nchw,
@@ -431,6 +605,8 @@ fn main() {
     row(
         &guard,
         &stream,
+        &cu_stream,
+        &cu_dnn,
         reps,
         Row {
             n: 8,

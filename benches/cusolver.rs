@@ -10,8 +10,10 @@
 //! copy (`cuMemcpyDtoDAsync`, on both sides alike), since a factorization overwrites it. Each
 //! rep enqueues its work on one stream and waits for it; the time is the host's, from the first
 //! call to the end of the wait. Both sides use the device's primary context and the same input,
-//! each its own buffers, stream and handle. cudarc has no cuSOLVER wrapper in the version the
-//! benches pin, so its column is `n/a`.
+//! each its own buffers, stream and handle. cudarc's column is `n/a`: cudarc 0.19 has no safe
+//! factorization, its `cudarc::cusolver::safe` module wraps the handles only (`DnHandle`,
+//! `DnParams`, `SpHandle`, `RfHandle`), `cudarc::cusolver::result` their creation and streams,
+//! and `getrf`/`potrf` are in the raw bindings `cudarc::cusolver::sys` alone.
 //!
 //! - raw: `cusolverDnCreate`, `cusolverDnSetStream` once, the workspace from
 //!   `cusolverDnDgetrf_bufferSize`/`potrf_bufferSize` allocated once, a device array of one

@@ -19,7 +19,9 @@
 //!   matrix descriptor over the bound values, then `plan.run` on bound vectors (each call
 //!   checks the lengths, makes and destroys the two dense-vector descriptors and asks cuSPARSE
 //!   the workspace size again: what custack adds to each call).
-//! - cudarc has no cuSPARSE wrapper: its column says n/a.
+//! - cudarc: no column (n/a). cudarc 0.19 has no safe cuSPARSE API: its `cusparse` module is
+//!   the raw bindings `cudarc::cusparse::sys` (where `cusparseSpMV` is) and
+//!   `cudarc::cusparse::result` (a handle's create and destroy), no `safe` module.
 //!
 //! After a warm-up of each, the two outputs must agree (within `1e-4` of the largest value).
 //! The order rotates each rep; reported: the median over `CUSTACK_CUSPARSE_REPS` reps (default
