@@ -72,14 +72,6 @@ fn array(a: &ScopedArray<'_>) -> Operand {
     }
 }
 
-/// One copy of the batch.
-#[derive(Clone, Copy, Debug)]
-struct Op {
-    dst: Operand,
-    src: Operand,
-    extent: [usize; 3],
-}
-
 /// 3D copies of one [`StreamScope`] enqueued together by one `cuMemcpy3DBatchAsync`; made by
 /// [`StreamScope::batch_3d`], enqueued by [`StreamScope::copy_3d_batch`].
 ///
@@ -114,7 +106,13 @@ struct Op {
 #[doc(alias = "cuMemcpy3DBatchAsync")]
 #[must_use = "a batch does nothing until `StreamScope::copy_3d_batch` enqueues it"]
 pub struct Copy3dBatch<'b, 'scope: 'b> {
-    ops: Vec<Op>,
+    /// The driver's descriptors in their final layout, filled as the copies are added (`flags`
+    /// on each), so that the call copies and allocates nothing.
+    raw: Vec<ffi::CUDA_MEMCPY3D_BATCH_OP>,
+    /// Each copy's `(destination, source)` ranges, for the overlap check.
+    spans: Vec<(Span, Span)>,
+    /// Whether those ranges came in the order the check's merge needs.
+    order: Order,
     flags: core::ffi::c_uint,
     // Invariant in 'scope (the scope's brand); borrows what it holds for 'b; `!Send`.
     _scope: PhantomData<(&'b (), &'scope mut &'scope (), *const ())>,
@@ -126,7 +124,7 @@ static_assertions::assert_not_impl_any!(Copy3dBatch<'static, 'static>: Send, Syn
 impl core::fmt::Debug for Copy3dBatch<'_, '_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Copy3dBatch")
-            .field("copies", &self.ops.len())
+            .field("copies", &self.raw.len())
             .field("flags", &self.flags)
             .finish()
     }
@@ -142,14 +140,52 @@ fn spanned(what: &str, pitch: usize, row: usize, rows: usize) -> Result<usize> {
 }
 
 impl<'b, 'scope: 'b> Copy3dBatch<'b, 'scope> {
+    fn new() -> Self {
+        Self {
+            raw: Vec::new(),
+            spans: Vec::new(),
+            order: Order::default(),
+            flags: ffi::CU_MEMCPY_FLAG_DEFAULT,
+            _scope: PhantomData,
+        }
+    }
+
     /// The number of copies added.
     pub fn len(&self) -> usize {
-        self.ops.len()
+        self.raw.len()
     }
 
     /// Whether no copy was added.
     pub fn is_empty(&self) -> bool {
-        self.ops.is_empty()
+        self.raw.is_empty()
+    }
+
+    /// Adds one copy of `extent` from `src` to `dst`: its descriptor as the driver takes it
+    /// (sources read in stream order, the batch's flags), its ranges, their order.
+    fn push(&mut self, dst: Operand, src: Operand, [width, height, depth]: [usize; 3]) {
+        self.raw.push(ffi::CUDA_MEMCPY3D_BATCH_OP {
+            src: src.raw,
+            dst: dst.raw,
+            extent: ffi::CUextent3D {
+                width,
+                height,
+                depth,
+            },
+            srcAccessOrder: ffi::CU_MEMCPY_SRC_ACCESS_ORDER_STREAM,
+            flags: self.flags,
+        });
+        self.order.push(dst.span, src.span);
+        self.spans.push((dst.span, src.span));
+    }
+
+    /// [`check_spans`] of the copies (the same verdict and message), without its sort and
+    /// allocation when the ranges came in order ([`Order::in_order`]) and [`disjoint_in_order`]
+    /// finds no overlap; the sort runs otherwise, to decide, or to name the overlap found.
+    fn check(&self, what: &str) -> Result<()> {
+        if self.order.in_order() && disjoint_in_order(&self.spans) {
+            return Ok(());
+        }
+        check_spans(what, self.spans.iter().copied())
     }
 
     /// Adds a copy of packed host elements into a whole array, as
@@ -168,11 +204,11 @@ impl<'b, 'scope: 'b> Copy3dBatch<'b, 'scope> {
         check_scoped::<T>("Copy3dBatch::to_array", dst, src.len())?;
         let [w, h, d] = dst.extent;
         let bytes = src.len() * size_of::<T>();
-        self.ops.push(Op {
-            dst: array(dst),
-            src: pointer(src.as_ptr() as u64, w, h, bytes, Side::Host),
-            extent: [w, h, d],
-        });
+        self.push(
+            array(dst),
+            pointer(src.as_ptr() as u64, w, h, bytes, Side::Host),
+            [w, h, d],
+        );
         Ok(self)
     }
 
@@ -191,11 +227,11 @@ impl<'b, 'scope: 'b> Copy3dBatch<'b, 'scope> {
         check_scoped::<T>("Copy3dBatch::from_array", src, dst.len())?;
         let [w, h, d] = src.extent;
         let bytes = dst.len() * size_of::<T>();
-        self.ops.push(Op {
-            dst: pointer(dst.as_mut_ptr() as u64, w, h, bytes, Side::Host),
-            src: array(src),
-            extent: [w, h, d],
-        });
+        self.push(
+            pointer(dst.as_mut_ptr() as u64, w, h, bytes, Side::Host),
+            array(src),
+            [w, h, d],
+        );
         Ok(self)
     }
 
@@ -217,11 +253,11 @@ impl<'b, 'scope: 'b> Copy3dBatch<'b, 'scope> {
         check_packed(WHAT, "pitched array", src.len(), [w, h, 1])?;
         let row = w * size_of::<T>();
         let device = spanned(WHAT, dst.pitch_bytes(), row, h)?;
-        self.ops.push(Op {
-            dst: pointer(dst.device_ptr(), dst.pitch_bytes(), h, device, Side::Device),
-            src: pointer(src.as_ptr() as u64, row, h, row * h, Side::Host),
-            extent: [row, h, 1],
-        });
+        self.push(
+            pointer(dst.device_ptr(), dst.pitch_bytes(), h, device, Side::Device),
+            pointer(src.as_ptr() as u64, row, h, row * h, Side::Host),
+            [row, h, 1],
+        );
         Ok(self)
     }
 
@@ -242,11 +278,11 @@ impl<'b, 'scope: 'b> Copy3dBatch<'b, 'scope> {
         check_packed(WHAT, "pitched array", dst.len(), [w, h, 1])?;
         let row = w * size_of::<T>();
         let device = spanned(WHAT, src.pitch_bytes(), row, h)?;
-        self.ops.push(Op {
-            dst: pointer(dst.as_mut_ptr() as u64, row, h, row * h, Side::Host),
-            src: pointer(src.device_ptr(), src.pitch_bytes(), h, device, Side::Device),
-            extent: [row, h, 1],
-        });
+        self.push(
+            pointer(dst.as_mut_ptr() as u64, row, h, row * h, Side::Host),
+            pointer(src.device_ptr(), src.pitch_bytes(), h, device, Side::Device),
+            [row, h, 1],
+        );
         Ok(self)
     }
 
@@ -254,36 +290,82 @@ impl<'b, 'scope: 'b> Copy3dBatch<'b, 'scope> {
     /// (`CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE` on every copy).
     pub fn prefer_overlap_with_compute(&mut self) -> &mut Self {
         self.flags |= ffi::CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE;
+        // Copies added from now on take the flags as they are added; those added before, here.
+        for op in &mut self.raw {
+            op.flags = self.flags;
+        }
         self
     }
 }
 
-/// The driver's descriptors of `ops`: sources read in stream order, `flags` on each.
-fn raw_ops(ops: &[Op], flags: core::ffi::c_uint) -> Vec<ffi::CUDA_MEMCPY3D_BATCH_OP> {
-    ops.iter()
-        .map(|op| ffi::CUDA_MEMCPY3D_BATCH_OP {
-            src: op.src.raw,
-            dst: op.dst.raw,
-            extent: ffi::CUextent3D {
-                width: op.extent[0],
-                height: op.extent[1],
-                depth: op.extent[2],
-            },
-            srcAccessOrder: ffi::CU_MEMCPY_SRC_ACCESS_ORDER_STREAM,
-            flags,
-        })
-        .collect()
+/// The end of a range, saturated at the end of the address space (as in [`check_spans`]).
+#[inline]
+fn end(x: Span) -> u64 {
+    x.at.saturating_add(x.bytes as u64)
+}
+
+/// Whether a 3D batch's ranges came in the order [`disjoint_in_order`] needs, decided in O(1) a
+/// copy as copies are added; ranges of zero bytes (which overlap nothing) are left out.
+#[derive(Clone, Copy, Debug, Default)]
+struct Order {
+    /// Whether a destination started before the end of the one before; if not, the
+    /// destinations are sorted and pairwise disjoint. `dst_end`: the last one's end.
+    dsts_out_of_order: bool,
+    dst_end: u64,
+    /// Whether a source started before the start of the one before; if not, the sources are
+    /// sorted by start. `src_start`: the last one's start.
+    srcs_out_of_order: bool,
+    src_start: u64,
+}
+
+impl Order {
+    #[inline]
+    fn push(&mut self, dst: Span, src: Span) {
+        if dst.bytes > 0 {
+            self.dsts_out_of_order |= dst.at < self.dst_end;
+            self.dst_end = end(dst);
+        }
+        if src.bytes > 0 {
+            self.srcs_out_of_order |= src.at < self.src_start;
+            self.src_start = src.at;
+        }
+    }
+
+    /// Destinations sorted and pairwise disjoint, sources sorted by start.
+    #[inline]
+    fn in_order(&self) -> bool {
+        !self.dsts_out_of_order && !self.srcs_out_of_order
+    }
+}
+
+/// Whether no destination overlaps another destination or any source, for `(destination,
+/// source)` ranges in order ([`Order::in_order`]); `false` also for ranges not in that order
+/// (never `true` for an overlap of ranges in order). Destinations in order are pairwise
+/// disjoint already and sorted by end too, so one merge decides the rest: for each source, in
+/// increasing order, the first destination ending after its start is the only one that can
+/// overlap it without an earlier one doing so, and a destination ending at or before a
+/// source's start ends before every later source's. No sort, no allocation.
+fn disjoint_in_order(spans: &[(Span, Span)]) -> bool {
+    let mut j = 0;
+    for (_, s) in spans.iter().filter(|(_, s)| s.bytes > 0) {
+        while spans
+            .get(j)
+            .is_some_and(|(d, _)| d.bytes == 0 || end(*d) <= s.at)
+        {
+            j += 1;
+        }
+        if spans.get(j).is_some_and(|(d, _)| d.at < end(*s)) {
+            return false;
+        }
+    }
+    true
 }
 
 impl<'scope> StreamScope<'scope, '_> {
     /// An empty batch of 3D copies for this scope; see [`Copy3dBatch`] and
     /// [`copy_3d_batch`](Self::copy_3d_batch).
     pub fn batch_3d<'b>(&self) -> Copy3dBatch<'b, 'scope> {
-        Copy3dBatch {
-            ops: Vec::new(),
-            flags: ffi::CU_MEMCPY_FLAG_DEFAULT,
-            _scope: PhantomData,
-        }
+        Copy3dBatch::new()
     }
 
     /// `cuMemcpy3DBatchAsync`—Enqueues every copy of `batch` with one driver call (CUDA 12.8's
@@ -329,19 +411,20 @@ impl<'scope> StreamScope<'scope, '_> {
     pub fn copy_3d_batch(&self, batch: Copy3dBatch<'_, 'scope>) -> Result<()> {
         const WHAT: &str = "cuMemcpy3DBatchAsync";
         // Taken by value: the batch's borrows end once its copies are enqueued.
-        let Copy3dBatch { ops, flags, .. } = batch;
-        check_spans(WHAT, ops.iter().map(|op| (op.dst.span, op.src.span)))?;
-        if ops.is_empty() {
+        batch.check(WHAT)?;
+        // The descriptors, kept in their final layout as the copies were added.
+        let Copy3dBatch { mut raw, .. } = batch;
+        if raw.is_empty() {
             return Ok(());
         }
-        let mut raw = raw_ops(&ops, flags);
         let batch_fn = crate::driver::lookup::MEMCPY_3D_BATCH_ASYNC.get()?;
         let mut fail = usize::MAX;
         // SAFETY: `raw` holds `raw.len()` descriptors, each of a copy that a single 3D copy of
         // this scope would enqueue (an array or pitched buffer bound to the scope and borrowed
         // for the batch's 'b, host memory borrowed for 'scope, shapes checked, no extent 0: an
         // array's extent is at least 1 in each dimension, a pitched buffer's too); the
-        // destinations overlap no other side of the batch (checked above), so the copies' lack
+        // destinations overlap no other side of the batch (checked above, on the ranges pushed
+        // with each descriptor, one pair a descriptor), so the copies' lack
         // of order among themselves cannot race; sources are read in stream order; `fail` is a
         // valid out-pointer; flags 0. `batch_fn` has the 12.8 signature: looked up at 12080.
         let r = unsafe { batch_fn(raw.len(), raw.as_mut_ptr(), &raw mut fail, 0, self.as_raw()) }
@@ -367,14 +450,20 @@ mod tests {
     fn descriptors_name_each_side_as_cuda_h_does() {
         let host = pointer(0x7000, 16, 8, 16 * 8 * 4, Side::Host);
         let dev = pointer(0xd000, 512, 8, 512 * 7 + 64, Side::Device);
-        let ops = [Op {
-            dst: dev,
-            src: host,
-            extent: [64, 8, 1],
-        }];
-        let raw = raw_ops(&ops, ffi::CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE);
-        assert_eq!(raw.len(), 1);
-        let r = raw[0];
+        let mut batch = Copy3dBatch::new();
+        batch.push(dev, host, [64, 8, 1]);
+        batch.prefer_overlap_with_compute();
+        // A copy added after the flag is set takes it too.
+        batch.push(host, dev, [64, 8, 1]);
+        assert_eq!(batch.len(), 2);
+        assert_eq!(batch.spans.len(), 2);
+        assert!(
+            batch
+                .raw
+                .iter()
+                .all(|r| r.flags == ffi::CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE)
+        );
+        let r = batch.raw[0];
         assert_eq!(r.src.type_, ffi::CU_MEMCPY_OPERAND_TYPE_POINTER);
         // SAFETY: the type says `ptr`.
         let s = unsafe { r.src.op.ptr };
