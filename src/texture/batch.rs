@@ -33,6 +33,7 @@ struct Operand {
 }
 
 /// A host or device address, rows `row` elements apart, layers `layer` rows apart.
+#[inline]
 fn pointer(at: u64, row: usize, layer: usize, bytes: usize, side: Side) -> Operand {
     Operand {
         raw: ffi::CUmemcpy3DOperand {
@@ -53,6 +54,7 @@ fn pointer(at: u64, row: usize, layer: usize, bytes: usize, side: Side) -> Opera
 }
 
 /// A whole array, from its origin.
+#[inline]
 fn array(a: &ScopedArray<'_>) -> Operand {
     Operand {
         raw: ffi::CUmemcpy3DOperand {
@@ -162,6 +164,7 @@ impl<'b, 'scope: 'b> Copy3dBatch<'b, 'scope> {
 
     /// Adds one copy of `extent` from `src` to `dst`: its descriptor as the driver takes it
     /// (sources read in stream order, the batch's flags), its ranges, their order.
+    #[inline]
     fn push(&mut self, dst: Operand, src: Operand, [width, height, depth]: [usize; 3]) {
         self.raw.push(ffi::CUDA_MEMCPY3D_BATCH_OP {
             src: src.raw,
