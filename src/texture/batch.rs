@@ -313,11 +313,11 @@ fn end(x: Span) -> u64 {
 struct Order {
     /// Whether a destination started before the end of the one before; if not, the
     /// destinations are sorted and pairwise disjoint. `dst_end`: the last one's end.
-    dsts_out_of_order: bool,
+    dsts_unsorted: bool,
     dst_end: u64,
     /// Whether a source started before the start of the one before; if not, the sources are
     /// sorted by start. `src_start`: the last one's start.
-    srcs_out_of_order: bool,
+    srcs_unsorted: bool,
     src_start: u64,
 }
 
@@ -325,11 +325,11 @@ impl Order {
     #[inline]
     fn push(&mut self, dst: Span, src: Span) {
         if dst.bytes > 0 {
-            self.dsts_out_of_order |= dst.at < self.dst_end;
+            self.dsts_unsorted |= dst.at < self.dst_end;
             self.dst_end = end(dst);
         }
         if src.bytes > 0 {
-            self.srcs_out_of_order |= src.at < self.src_start;
+            self.srcs_unsorted |= src.at < self.src_start;
             self.src_start = src.at;
         }
     }
@@ -337,7 +337,7 @@ impl Order {
     /// Destinations sorted and pairwise disjoint, sources sorted by start.
     #[inline]
     fn in_order(&self) -> bool {
-        !self.dsts_out_of_order && !self.srcs_out_of_order
+        !self.dsts_unsorted && !self.srcs_unsorted
     }
 }
 
