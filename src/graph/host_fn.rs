@@ -125,7 +125,14 @@ impl ExecHostFn {
         };
         let node = HostNode { f, ctx };
         let data = match spare {
-            Some(spare) if (spare.kind.ty)() == TypeId::of::<HostNode<F>>() => {
+            // The same `Kind` first (one compare, the common case: the kinds of one type are
+            // one constant), else its type asked (another copy of the constant, or another
+            // type). Equal pointers mean one `Kind`, so one `ty`, which returns this type's id:
+            // the second test's answer, without its call.
+            Some(spare)
+                if core::ptr::eq(spare.kind, kind)
+                    || (spare.kind.ty)() == TypeId::of::<HostNode<F>>() =>
+            {
                 let data = spare.data.cast::<HostNode<F>>();
                 // SAFETY: an allocation of `Box::<HostNode<F>>::new` (its kind's type is this
                 // type) whose `HostNode` is dropped and which no node names (a spare's
