@@ -8,7 +8,8 @@
 //!
 //! Each operation runs inside an `#[inline(never)]` function of its own (its name starts with
 //! `count_`), which callgrind collects alone (`--toggle-collect`): one kernel node built
-//! (`GraphBuilder::kernel`, 100 per build), one kernel node updated (`kernel_node` and
+//! (`GraphBuilder::kernel`, 100 per build), a whole build of 100 (`build_graph`, per node: the
+//! nodes and the build's own work once), one kernel node updated (`kernel_node` and
 //! `set_kernel`, 100 per `update_kernels`), `update_kernels` with no update (its fixed cost),
 //! and one `update_nodes` of a host node (`host_node` and `set_host`, a new closure each time,
 //! all of one type, as `graph_build`'s row), an event record node and an event wait node (`set_record_event`,
@@ -43,6 +44,14 @@ fn cfg() -> LaunchConfig {
 fn count_kernel_node<'b, G>(
     f: impl FnOnce() -> custack::Result<GraphNode<'b, G>>,
 ) -> custack::Result<GraphNode<'b, G>> {
+    f()
+}
+
+/// One whole `build_graph` of `NODES` kernel nodes (what `graph_build`'s build row times):
+/// the nodes, and what the build does once (its tracker, the context asked, the graph made,
+/// the node lists moved into the graph).
+#[inline(never)]
+fn count_build<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
@@ -86,17 +95,21 @@ fn run(reps: usize) -> custack::Result<()> {
     let mut graph = None;
     for _ in 0..reps {
         let payload = (guard.alloc::<u32>(N)?, add);
-        graph = Some(guard.build_graph(payload, move |b, (mut x, add)| {
-            let mut last = None;
-            for _ in 0..NODES {
-                let deps: &[_] = match &last {
-                    Some(node) => core::slice::from_ref(node),
-                    None => &[],
-                };
-                let node = count_kernel_node(|| b.kernel(&add, cfg(), (&mut x, 1u32, N32), deps))?;
-                last = Some(node);
-            }
-            Ok(())
+        // The graph before is dropped at the assignment, outside `count_build`.
+        graph = Some(count_build(|| {
+            guard.build_graph(payload, move |b, (mut x, add)| {
+                let mut last = None;
+                for _ in 0..NODES {
+                    let deps: &[_] = match &last {
+                        Some(node) => core::slice::from_ref(node),
+                        None => &[],
+                    };
+                    let node =
+                        count_kernel_node(|| b.kernel(&add, cfg(), (&mut x, 1u32, N32), deps))?;
+                    last = Some(node);
+                }
+                Ok(())
+            })
         })?);
     }
     let Some(graph) = graph else {

@@ -42,6 +42,7 @@ echo "graph-count: $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $reps 
 echo "| operation | custack | custack's allocator calls | driver (libcuda, its TLS) |"
 echo "| --- | ---: | ---: | ---: |"
 for row in "count_kernel_node:$((reps * 100)):build one kernel node" \
+           "count_build:$((reps * 100)):build_graph of 100 kernel nodes, per node" \
            "count_set_kernel:$((reps * 100)):update one kernel node (kernel_node + set_kernel)" \
            "count_update_fixed:$reps:update_kernels with no update" \
            "count_update_host:$reps:update one host node (update_nodes + host_node + set_host)" \

@@ -125,7 +125,14 @@ impl ExecHostFn {
         };
         let node = HostNode { f, ctx };
         let data = match spare {
-            Some(spare) if (spare.kind.ty)() == TypeId::of::<HostNode<F>>() => {
+            // The same `Kind` first (one compare, the common case: the kinds of one type are
+            // one constant), else its type asked (another copy of the constant, or another
+            // type). Equal pointers mean one `Kind`, so one `ty`, which returns this type's id:
+            // the second test's answer, without its call.
+            Some(spare)
+                if core::ptr::eq(spare.kind, kind)
+                    || (spare.kind.ty)() == TypeId::of::<HostNode<F>>() =>
+            {
                 let data = spare.data.cast::<HostNode<F>>();
                 // SAFETY: an allocation of `Box::<HostNode<F>>::new` (its kind's type is this
                 // type) whose `HostNode` is dropped and which no node names (a spare's
@@ -182,18 +189,55 @@ impl ExecHostFn {
     }
 }
 
-/// One host node's: the closure the updates gave it last, and a spare allocation.
+/// One host node's: the closure the updates gave it last, and a spare allocation. In `Cell`s:
+/// an update reaches its slot through a shared reference (the updater is lent as `&`), and
+/// takes or puts whole values only, so no borrow flag is kept or checked (the `&mut` on the
+/// executable graph that an update holds already says no one else reaches the slots), and a
+/// closure dropped while a slot is in use (the one an update replaces) can reach no borrow of
+/// it.
 #[derive(Default)]
-struct Slot {
-    current: Option<ExecHostFn>,
-    spare: Option<Spare>,
+pub(crate) struct Slot {
+    current: core::cell::Cell<Option<ExecHostFn>>,
+    spare: core::cell::Cell<Option<Spare>>,
+}
+
+impl Slot {
+    /// Boxes `f` for this slot's host node with the context `ctx`, in the slot's spare
+    /// allocation where it was made for a closure of `f`'s type: the parameters naming it and
+    /// the closure, owned by the caller until [`replace`](Self::replace).
+    #[inline]
+    pub(crate) fn make<F: Fn() + Send + Sync + 'static>(
+        &self,
+        ctx: usize,
+        f: F,
+    ) -> (ffi::CUDA_HOST_NODE_PARAMS, ExecHostFn) {
+        ExecHostFn::new_in(self.spare.take(), ctx, f)
+    }
+
+    /// Puts `f` in this slot, returning the closure it held.
+    #[inline]
+    pub(crate) fn replace(&self, f: ExecHostFn) -> Option<ExecHostFn> {
+        self.current.replace(Some(f))
+    }
+
+    /// Keeps `spare` (a closure's allocation, [`ExecHostFn::retire`]'s) as this slot's spare,
+    /// freeing the spare it replaces.
+    #[inline]
+    pub(crate) fn keep_spare(&self, spare: Spare) {
+        if let Some(previous) = self.spare.replace(Some(spare)) {
+            // SAFETY: a spare (its `HostNode` dropped, no node naming it), out of its slot,
+            // freed once.
+            unsafe { (previous.kind.dealloc)(previous.data) };
+        }
+    }
 }
 
 /// The host nodes' closures an executable graph owns, one slot per host node the builder made
-/// (by its index among them): what the updates gave each node last. The executable graph frees
-/// them once it is destroyed (no launch pending), and an update drops the one it replaces (the
-/// updater needs `&mut` on the executable graph: no launch is pending either), keeping its
-/// allocation for the slot's next closure of the same type.
+/// (by its index among them), made with the executable graph: what the updates gave each node
+/// last. The executable graph frees them once it is destroyed (no launch pending), and an
+/// update drops the one it replaces (the updater needs `&mut` on the executable graph: no
+/// launch is pending either), keeping its allocation for the slot's next closure of the same
+/// type.
 #[derive(Default)]
 pub(crate) struct ExecHostFns {
     slots: Vec<Slot>,
@@ -201,7 +245,18 @@ pub(crate) struct ExecHostFns {
 
 impl core::fmt::Debug for ExecHostFns {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let owned = self.slots.iter().filter(|s| s.current.is_some()).count();
+        let owned = self
+            .slots
+            .iter()
+            .filter(|s| {
+                // Taken and put back: a `Cell` of a value that is not `Copy` is not read in
+                // place.
+                let current = s.current.take();
+                let some = current.is_some();
+                s.current.set(current);
+                some
+            })
+            .count();
         f.debug_struct("ExecHostFns")
             .field("owned", &owned)
             .finish()
@@ -209,49 +264,18 @@ impl core::fmt::Debug for ExecHostFns {
 }
 
 impl ExecHostFns {
-    /// The spare allocation of slot `index`, taken out of it (none if it has none).
-    #[inline]
-    fn take_spare(&mut self, index: usize) -> Option<Spare> {
-        self.slots.get_mut(index).and_then(|slot| slot.spare.take())
-    }
-
-    /// Boxes `f` for slot `index` (the `index`th host node's) with the context `ctx`, in the
-    /// slot's spare allocation where it was made for a closure of `f`'s type: the parameters
-    /// naming it and the closure, owned by the caller until [`replace`](Self::replace).
-    #[inline]
-    pub(crate) fn make<F: Fn() + Send + Sync + 'static>(
-        &mut self,
-        index: usize,
-        ctx: usize,
-        f: F,
-    ) -> (ffi::CUDA_HOST_NODE_PARAMS, ExecHostFn) {
-        ExecHostFn::new_in(self.take_spare(index), ctx, f)
-    }
-
-    /// Puts `f` in slot `index` (the `index`th host node's), returning the closure it held.
-    #[inline]
-    pub(crate) fn replace(&mut self, index: usize, f: ExecHostFn) -> Option<ExecHostFn> {
-        if self.slots.len() <= index {
-            self.slots.resize_with(index + 1, Slot::default);
+    /// Slots for `hosts` host nodes, all empty (no allocation for none).
+    pub(crate) fn with_slots(hosts: usize) -> Self {
+        Self {
+            slots: core::iter::repeat_with(Slot::default).take(hosts).collect(),
         }
-        self.slots
-            .get_mut(index)
-            .and_then(|slot| slot.current.replace(f))
     }
 
-    /// Keeps `spare` (a closure's allocation, [`ExecHostFn::retire`]'s) as slot `index`'s
-    /// spare, freeing the spare it replaces.
+    /// The slot of the `index`th host node; `None` past the host nodes the executable graph
+    /// was made with.
     #[inline]
-    pub(crate) fn keep_spare(&mut self, index: usize, spare: Spare) {
-        let previous = match self.slots.get_mut(index) {
-            Some(slot) => slot.spare.replace(spare),
-            None => Some(spare),
-        };
-        if let Some(previous) = previous {
-            // SAFETY: a spare (its `HostNode` dropped, no node naming it), out of its slot,
-            // freed once.
-            unsafe { (previous.kind.dealloc)(previous.data) };
-        }
+    pub(crate) fn slot(&self, index: usize) -> Option<&Slot> {
+        self.slots.get(index)
     }
 
     /// Frees every closure, and every spare allocation.
@@ -262,11 +286,11 @@ impl ExecHostFns {
     /// none of them) and no launch of it is pending.
     pub(crate) unsafe fn free_all(&mut self) {
         for slot in core::mem::take(&mut self.slots) {
-            if let Some(f) = slot.current {
+            if let Some(f) = slot.current.into_inner() {
                 // SAFETY: the caller's promise.
                 unsafe { f.free() };
             }
-            if let Some(spare) = slot.spare {
+            if let Some(spare) = slot.spare.into_inner() {
                 // SAFETY: a spare: its `HostNode` dropped, no node naming it; out of the list
                 // (taken above), freed once.
                 unsafe { (spare.kind.dealloc)(spare.data) };
@@ -287,6 +311,20 @@ mod tests {
     use super::*;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
+
+    /// Slot `index` of `fns`, which the test made.
+    fn at(fns: &ExecHostFns, index: usize) -> &Slot {
+        fns.slot(index).expect("a slot the test made")
+    }
+
+    #[test]
+    fn an_executable_graph_has_a_slot_per_host_node_and_none_past_them() {
+        let fns = ExecHostFns::with_slots(2);
+        assert!(fns.slot(0).is_some() && fns.slot(1).is_some());
+        assert!(fns.slot(2).is_none(), "no slot past the host nodes");
+        assert!(ExecHostFns::default().slot(0).is_none());
+        assert_eq!(format!("{fns:?}"), "ExecHostFns { owned: 0 }");
+    }
 
     /// Counts its drops: held by a closure.
     struct Token(Arc<AtomicU32>);
@@ -309,7 +347,7 @@ mod tests {
     #[test]
     fn a_slot_keeps_the_last_closure_and_hands_back_the_one_it_replaces() {
         let (calls, drops) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
-        let mut fns = ExecHostFns::default();
+        let mut fns = ExecHostFns::with_slots(3);
         let (first, a) = ExecHostFn::new(0, closure(&calls, &drops));
         let (second, b) = ExecHostFn::new(0, closure(&calls, &drops));
         let (third, c) = ExecHostFn::new(0, closure(&calls, &drops));
@@ -319,9 +357,9 @@ mod tests {
             unsafe { f(params.userData) };
         }
         assert_eq!(calls.load(SeqCst), 3, "each box calls its closure");
-        assert!(fns.replace(2, a).is_none(), "slot 2 was empty");
-        assert!(fns.replace(0, b).is_none(), "slot 0 was empty");
-        let old = fns.replace(2, c).expect("slot 2's closure, replaced");
+        assert!(at(&fns, 2).replace(a).is_none(), "slot 2 was empty");
+        assert!(at(&fns, 0).replace(b).is_none(), "slot 0 was empty");
+        let old = at(&fns, 2).replace(c).expect("slot 2's closure, replaced");
         assert_eq!(
             drops.load(SeqCst),
             0,
@@ -342,9 +380,9 @@ mod tests {
     #[cfg_attr(miri, ignore = "leaks on purpose, which Miri's leak check reports")]
     fn a_leaked_closure_is_never_dropped() {
         let (calls, drops) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
-        let mut fns = ExecHostFns::default();
+        let mut fns = ExecHostFns::with_slots(3);
         let (_, f) = ExecHostFn::new(0, closure(&calls, &drops));
-        assert!(fns.replace(0, f).is_none());
+        assert!(at(&fns, 0).replace(f).is_none());
         fns.leak();
         // SAFETY: the list is empty after the leak.
         unsafe { fns.free_all() };
@@ -358,11 +396,12 @@ mod tests {
         ctx: usize,
         f: impl Fn() + Send + Sync + 'static,
     ) -> *mut c_void {
-        let (params, owned) = fns.make(0, ctx, f);
-        if let Some(old) = fns.replace(0, owned) {
+        let slot = at(fns, 0);
+        let (params, owned) = slot.make(ctx, f);
+        if let Some(old) = slot.replace(owned) {
             // SAFETY: nothing names it (no driver here; the test calls only the current one).
             let spare = unsafe { old.retire() };
-            fns.keep_spare(0, spare);
+            slot.keep_spare(spare);
         }
         let f = params.fn_.expect("a function");
         // SAFETY: the slot's current closure, live.
@@ -377,7 +416,7 @@ mod tests {
     #[test]
     fn a_closure_of_the_type_replaced_reuses_its_allocation_and_each_is_dropped_once() {
         let (calls, drops) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
-        let mut fns = ExecHostFns::default();
+        let mut fns = ExecHostFns::with_slots(3);
         let first = update(&mut fns, closure(&calls, &drops));
         let second = update(&mut fns, closure(&calls, &drops));
         assert_ne!(
@@ -411,7 +450,7 @@ mod tests {
     #[test]
     fn a_closure_of_another_type_never_lands_in_a_spare_of_the_old_one() {
         let (calls, drops) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
-        let mut fns = ExecHostFns::default();
+        let mut fns = ExecHostFns::with_slots(3);
         update(&mut fns, closure(&calls, &drops));
         update(&mut fns, closure(&calls, &drops));
         // A bigger closure of another type: its box cannot be the spare (of the smaller one).
@@ -437,7 +476,7 @@ mod tests {
                 panic!("a host closure's drop panics");
             }
         }
-        let mut fns = ExecHostFns::default();
+        let mut fns = ExecHostFns::with_slots(3);
         let bomb = || {
             let b = Bomb;
             move || {

@@ -17,7 +17,7 @@
 use super::kept::record::KeptAlloc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
-use crate::vocabulary::binding::{take_uses, used_in_capture};
+use crate::vocabulary::binding::{take_uses, used_in_capture, uses_noted};
 use core::cell::RefCell;
 use std::collections::HashMap;
 
@@ -133,12 +133,14 @@ impl Tracker {
         deps: impl IntoIterator<Item = ffi::CUgraphNode>,
         role: Role,
     ) -> Result<Option<Plan>> {
-        let noted = take_uses();
         // The common case, checked first and inline: nothing noted, no allocation node yet.
-        if role == Role::Plain && noted.is_empty() && self.state.borrow().allocs.is_empty() {
+        // `uses_noted` is one load of a flag that is false only while the list of uses is
+        // empty, so the list (whose thread-local access costs more) is taken only where a use
+        // may be in it, or where the node needs the slow path anyway.
+        if role == Role::Plain && !uses_noted() && self.state.borrow().allocs.is_empty() {
             return Ok(None);
         }
-        self.plan_noted(deps, role, noted)
+        self.plan_noted(deps, role, take_uses())
     }
 
     /// [`plan`](Self::plan) where a use is noted, an allocation node made, or the node is a
@@ -311,7 +313,7 @@ impl Drop for Tracker {
 
 /// Refuses, in a conditional node's body, a node that uses an allocation (taking the uses).
 pub(super) fn none_in_body() -> Result<()> {
-    if take_uses().is_empty() {
+    if !uses_noted() || take_uses().is_empty() {
         Ok(())
     } else {
         Err(refused(
@@ -435,6 +437,32 @@ mod tests {
         let id = t.id;
         drop(t);
         assert!(!used_in_capture(id, false), "the mark goes with its build");
+    }
+
+    #[test]
+    fn a_use_noted_before_any_allocation_node_is_seen_by_the_next_node() {
+        // The fast path (a plain node, no allocation node yet) skips the list of uses only
+        // while nothing is noted: a use of this build's allocation 0, which no node made, is
+        // still refused there, and taken (the node after it passes).
+        let t = Tracker::new();
+        assert!(make(&t, 1, &[], Role::Plain).is_ok(), "nothing noted");
+        note_use(t.id, 0);
+        let err = make(&t, 2, &[1], Role::Plain).err();
+        assert!(err.is_some_and(|e| e.to_string().contains("unknown graph allocation")));
+        assert!(make(&t, 3, &[1], Role::Plain).is_ok(), "the use was taken");
+        // A use noted before a capture into the graph is put back for the builder's next node
+        // when the capture ends: that node sees it, on the same fast path.
+        note_use(t.id, 0);
+        drop(crate::vocabulary::binding::CapturingUses::enter());
+        assert!(
+            make(&t, 4, &[3], Role::Plain).is_err(),
+            "the use put back is seen"
+        );
+        assert!(make(&t, 5, &[4], Role::Plain).is_ok());
+        // In a body too: a use noted is refused, once.
+        note_use(t.id, 0);
+        assert!(none_in_body().is_err());
+        assert!(none_in_body().is_ok());
     }
 
     #[test]

@@ -21,7 +21,7 @@
 
 use super::host_fn::ExecHostFns;
 use super::kept::record::{Kept, KeptAlloc, refuse_capturing, refuse_instantiate_flags};
-use super::params::{DataNodes, KernelNodes};
+use super::params::{DataNodes, KernelNodes, NodeClass};
 use crate::asynchronous::payload::{Payload, held_as_itself, sealed};
 use crate::asynchronous::scope::StreamScope;
 use crate::asynchronous::stream::Stream;
@@ -69,8 +69,9 @@ pub struct GraphExec<'g, P: Payload> {
     pub(crate) kept: Option<Box<Kept>>,
     /// The closures [`NodeUpdater::set_host`](crate::graph::NodeUpdater::set_host) gave its
     /// host nodes, freed after it is destroyed (the builder's stay the graph's user objects').
-    /// In a `RefCell` so that an update lends it in place, beside the payload it binds.
-    pub(crate) host_fns: core::cell::RefCell<ExecHostFns>,
+    /// One slot per host node of `data`, made with the executable graph; lent in place by an
+    /// update, beside the payload it binds (the slots are `Cell`s: no borrow flag).
+    pub(crate) host_fns: ExecHostFns,
     payload: ManuallyDrop<P::Held>,
     _marker: PhantomData<(&'g (), *const ())>,
 }
@@ -214,9 +215,9 @@ impl<'g, P: Payload> Graph<'g, P> {
             raw: exec,
             graph: if keep { graph } else { core::ptr::null_mut() },
             kernels,
-            data,
             kept,
-            host_fns: core::cell::RefCell::new(ExecHostFns::default()),
+            host_fns: ExecHostFns::with_slots(data.count(NodeClass::Host)),
+            data,
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         })
@@ -532,10 +533,7 @@ impl<P: Payload> GraphExec<'_, P> {
     #[inline]
     pub(crate) fn lend_nodes(
         &mut self,
-    ) -> (
-        (&KernelNodes, &DataNodes, &core::cell::RefCell<ExecHostFns>),
-        &mut P::Held,
-    ) {
+    ) -> ((&KernelNodes, &DataNodes, &ExecHostFns), &mut P::Held) {
         (
             (&self.kernels, &self.data, &self.host_fns),
             &mut self.payload,
@@ -559,7 +557,7 @@ impl<P: Payload> GraphExec<'_, P> {
     /// The closures its host nodes' updates gave it are leaked: the executable graph lives on
     /// (parked) and its launches may call them, and the parked form keeps no record of them.
     pub(crate) fn into_parts(mut self) -> (ffi::CUgraphExec, P::Held, Option<Box<Kept>>) {
-        self.host_fns.get_mut().leak();
+        self.host_fns.leak();
         self.forget_kernels();
         let kept = self.kept.take();
         let mut this = ManuallyDrop::new(self);
@@ -591,7 +589,7 @@ impl<P: Payload> GraphExec<'_, P> {
             kernels: KernelNodes::default(),
             data: DataNodes::default(),
             kept,
-            host_fns: core::cell::RefCell::new(ExecHostFns::default()),
+            host_fns: ExecHostFns::default(),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         }
@@ -605,7 +603,7 @@ impl<P: Payload> Drop for GraphExec<'_, P> {
                 kept.left_behind();
             }
             // Left behind, its launches may still call them.
-            self.host_fns.get_mut().leak();
+            self.host_fns.leak();
             return;
         }
         // SAFETY: a live executable graph, destroyed once. No launch is pending: a pending
@@ -613,11 +611,11 @@ impl<P: Payload> Drop for GraphExec<'_, P> {
         match unsafe { ffi::cuGraphExecDestroy(self.raw) }.result() {
             // SAFETY: the executable graph is destroyed and no launch of it is pending (as
             // above): nothing can call the closures its updates gave it.
-            Ok(()) => unsafe { self.host_fns.get_mut().free_all() },
+            Ok(()) => unsafe { self.host_fns.free_all() },
             Err(e) => {
                 record_drop_error(e);
                 // Whether it is gone is unknown: its closures stay.
-                self.host_fns.get_mut().leak();
+                self.host_fns.leak();
             }
         }
         // Destroying the executable graph frees none of its allocations: what a launch kept

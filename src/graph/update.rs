@@ -192,7 +192,7 @@ pub struct NodeUpdater<'u> {
     /// order.
     nodes: &'u DataNodes,
     /// The closures the updates gave the host nodes, which the executable graph owns.
-    hosts: &'u core::cell::RefCell<ExecHostFns>,
+    hosts: &'u ExecHostFns,
     _marker: Brand<'u>,
 }
 
@@ -853,26 +853,28 @@ impl<'u> NodeUpdater<'u> {
             // Unreachable: a `HostNode` comes from the host nodes' list only.
             return Err(refused("not a host node"));
         };
+        let Some(slot) = self.hosts.slot(index) else {
+            // Unreachable: the executable graph has a slot per host node of its list, made
+            // with it; refused before the driver, so no closure it names is ever unowned.
+            return Err(refused("a host node without its slot"));
+        };
         // In the allocation of the closure this node's last update replaced, where it was of
         // `F`'s type (no allocation, no free per update of a node with closures of one type).
-        let (params, owned) = self
-            .hosts
-            .borrow_mut()
-            .make(index, node.node.ctx as usize, f);
+        let (params, owned) = slot.make(node.node.ctx as usize, f);
         // SAFETY: a live executable graph of the current context (its `&mut` is held for 'u),
         // no launch pending; `node` is a host node of the graph it was made from (branded 'u,
         // taken from its list, kept alive by it); `params` names `call::<F>` with the box
         // `owned` holds, which the executable graph keeps (below) until nothing can call it.
         unsafe { ffi::cuGraphExecHostNodeSetParams(self.exec, node.node.raw, &raw const params) }
             .result()?;
-        let old = self.hosts.borrow_mut().replace(index, owned);
-        if let Some(old) = old {
+        if let Some(old) = slot.replace(owned) {
             // SAFETY: the node no longer names it (the driver took the new parameters), no
             // other node ever did, and no launch is pending (`&mut` on the executable graph
-            // for 'u): nothing can call it any more. Its closure is dropped here, outside the
-            // list's borrow; its allocation is kept for the node's next closure.
+            // for 'u): nothing can call it any more. Its closure is dropped here, out of the
+            // slot (a `Cell`: no borrow is held); its allocation is kept for the node's next
+            // closure.
             let spare = unsafe { old.retire() };
-            self.hosts.borrow_mut().keep_spare(index, spare);
+            slot.keep_spare(spare);
         }
         Ok(())
     }

@@ -374,6 +374,12 @@ std::thread_local! {
     /// The allocations whose pointers left them since the last node was made: (tracker,
     /// allocation).
     static USES: Cell<Vec<(u64, usize)>> = const { Cell::new(Vec::new()) };
+    /// Whether `USES` may hold a use: set before a use is pushed or a list put back, cleared
+    /// only as the list is taken. Never false while `USES` holds one (true with `USES` empty
+    /// costs the next node the slow path, nothing else). No destructor and a constant start,
+    /// so reading it is one load, where the list's own access checks its destructor's
+    /// registration first: what lets the builder's node without uses skip the list.
+    static NOTED: Cell<bool> = const { Cell::new(false) };
 }
 
 std::thread_local! {
@@ -404,7 +410,9 @@ impl CapturingUses {
 impl Drop for CapturingUses {
     fn drop(&mut self) {
         IN_CAPTURE.with(|c| c.set(c.get().saturating_sub(1)));
-        USES.with(|u| u.set(core::mem::take(&mut self.before)));
+        let before = core::mem::take(&mut self.before);
+        NOTED.with(|n| n.set(!before.is_empty()));
+        USES.with(|u| u.set(before));
     }
 }
 
@@ -436,6 +444,7 @@ pub(crate) fn note_use(tracker: u64, index: usize) {
             u.set(marked);
         });
     }
+    NOTED.with(|n| n.set(true));
     USES.with(|u| {
         let mut uses = u.take();
         if !uses.contains(&(tracker, index)) {
@@ -448,7 +457,15 @@ pub(crate) fn note_use(tracker: u64, index: usize) {
 /// The uses noted since the last node was made, cleared.
 #[inline]
 pub(crate) fn take_uses() -> Vec<(u64, usize)> {
+    NOTED.with(|n| n.set(false));
     USES.with(Cell::take)
+}
+
+/// Whether a use may have been noted since the last node was made: `false` only when
+/// [`take_uses`] would return an empty list (and then taking it changes nothing). One load.
+#[inline]
+pub(crate) fn uses_noted() -> bool {
+    NOTED.with(Cell::get)
 }
 
 mod scoped_sealed {
