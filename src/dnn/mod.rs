@@ -103,12 +103,16 @@
 // - `status`: cuDNN's statuses as errors;
 // - `shape`: the description of a convolution (`Conv2d`, `Layout`);
 // - `check`: its parameters and extents, and the checks every run makes;
-// - `plan`: `ConvPlan`, its making, runs and destruction.
+// - `plan`: `ConvPlan`, its making, runs and destruction;
+// - `matmul`: `Matmul` and `MatmulPlan`, through the graph API (uses `check`'s alignment and
+//   `plan`'s handle).
 mod check;
+mod matmul;
 mod plan;
 mod shape;
 mod status;
 
+pub use matmul::{Matmul, MatmulPlan};
 pub use plan::{ConvPlan, version};
 pub use shape::{Conv2d, Layout};
 
