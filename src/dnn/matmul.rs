@@ -391,13 +391,10 @@ fn tensor(g: &mut Graph, uid: i64, (dims, strides): ([i64; 3], [i64; 3])) -> Res
 
 /// The host-side part of the graph, no handle: the tensors, the matmul descriptor (compute in
 /// `f32`) and the operation `C = A · B`, each finalized.
-fn operation(g: &mut Graph, p: &MatmulParams) -> Result<DescRef> {
-    let [a, b, c] = [0, 1, 2].map(|i| (UIDS[i], p.tensors[i]));
-    let (a, b, c) = (
-        tensor(g, a.0, a.1)?,
-        tensor(g, b.0, b.1)?,
-        tensor(g, c.0, c.1)?,
-    );
+fn operation(g: &mut Graph, params: &MatmulParams) -> Result<DescRef> {
+    let [ua, ub, uc] = UIDS;
+    let [ta, tb, tc] = params.tensors;
+    let (a, b, c) = (tensor(g, ua, ta)?, tensor(g, ub, tb)?, tensor(g, uc, tc)?);
     let mm = g.make(Kind::CUDNN_BACKEND_MATMUL_DESCRIPTOR)?;
     mm.set(
         Name::CUDNN_ATTR_MATMUL_COMP_TYPE,
@@ -431,7 +428,7 @@ fn allowed(g: &mut Graph, cfg: DescRef, p: &MatmulParams) -> Result<bool> {
     cfg.get(Name::CUDNN_ATTR_ENGINECFG_ENGINE, &mut [engine])?;
     let mut notes = [Note(-1); NOTES];
     let n = engine.get(Name::CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, &mut notes)?;
-    Ok(full_precision(&notes[..n]))
+    Ok(full_precision(notes.get(..n).unwrap_or(&notes)))
 }
 
 /// The graph on `handle`, cuDNN's heuristics (mode A), and the execution plan of the first
@@ -692,6 +689,10 @@ impl MatmulPlan<'_> {
     /// <https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendexecute>
     #[doc(alias = "cudnnBackendExecute")]
     #[doc(alias = "CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR")]
+    #[allow(
+        clippy::many_single_char_names,
+        reason = "the matmul's own names: a, b, c, and the scope s as every library's run"
+    )]
     pub fn run<'scope>(
         &self,
         s: &StreamScope<'scope, '_>,
