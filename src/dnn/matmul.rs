@@ -227,9 +227,9 @@ impl DescRef {
     fn set<T: Attr>(self, name: Name, values: &[T]) -> Result<()> {
         let count = i64::try_from(values.len())
             .map_err(|_| refused(ErrorKind::SizeOverflow, "an attribute's values"))?;
-        // SAFETY: a live descriptor (`DescRef`'s invariant); `values` holds `count` values of the C type
-        // `T::TYPE` names (`Attr`'s contract), read during the call only. A `DescRef` or
-        // `HandleRef` among them is live (their makers' contracts).
+        // SAFETY: a live descriptor (`DescRef`'s invariant); `values` holds `count` values of
+        // the C type `T::TYPE` names (`Attr`'s contract), read during the call only. A
+        // `DescRef` among them is live (its invariant), a `HandleRef` the plan's live handle.
         status("cudnnBackendSetAttribute", unsafe {
             ffi::cudnn::cudnnBackendSetAttribute(
                 self.0,
@@ -242,7 +242,7 @@ impl DescRef {
     }
 
     /// `cudnnBackendFinalize`.
-    fn finalize(&self) -> Result<()> {
+    fn finalize(self) -> Result<()> {
         // SAFETY: a live descriptor (`DescRef`'s invariant).
         status(PLAN, unsafe { ffi::cudnn::cudnnBackendFinalize(self.0) })
     }
@@ -253,10 +253,10 @@ impl DescRef {
         let requested = i64::try_from(out.len())
             .map_err(|_| refused(ErrorKind::SizeOverflow, "an attribute's values"))?;
         let mut count: i64 = 0;
-        // SAFETY: a live descriptor (`DescRef`'s invariant), finalized (cuDNN checks it); `out` is valid for writes of `requested`
-        // values of `T::TYPE`'s C type (`Attr`); the count through a valid out-pointer. For
-        // descriptors, `out` holds live descriptors of the type asked (the caller's), which
-        // cuDNN fills.
+        // SAFETY: a live descriptor (`DescRef`'s invariant; cuDNN checks it is finalized);
+        // `out` is valid for writes of `requested` values of `T::TYPE`'s C type (`Attr`); the
+        // count through a valid out-pointer. For descriptors, `out` holds live descriptors
+        // (`DescRef`s) of the type asked, made by the caller, which cuDNN fills.
         status("cudnnBackendGetAttribute", unsafe {
             ffi::cudnn::cudnnBackendGetAttribute(
                 self.0,
@@ -271,7 +271,9 @@ impl DescRef {
     }
 }
 
-/// A live cuDNN handle as an attribute's value.
+/// A live cuDNN handle as an attribute's value: only the plan's own, made in `matmul_plan`
+/// and alive as long as the plan (whose descriptors are destroyed after it only by `destroy`
+/// or the drop, which never read it).
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug)]
 struct HandleRef(cudnnHandle_t);
