@@ -271,9 +271,8 @@ impl DescRef {
     }
 }
 
-/// A live cuDNN handle as an attribute's value: only the plan's own, made in `matmul_plan`
-/// and alive as long as the plan (whose descriptors are destroyed after it only by `destroy`
-/// or the drop, which never read it).
+/// A live cuDNN handle as an attribute's value: only the plan's own, made in `matmul_plan`,
+/// which outlives every descriptor given it (the plan destroys them first).
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug)]
 struct HandleRef(cudnnHandle_t);
@@ -518,7 +517,8 @@ pub struct MatmulPlan<'g> {
     /// The handle, the workspace and the order of the runs (which never overlap: they share
     /// the workspace).
     core: LibraryHandle<'g, RawDnn>,
-    /// Every descriptor, the execution plan among them; destroyed after the runs are over.
+    /// Every descriptor, the execution plan among them; destroyed after the runs are over,
+    /// before the handle (`MatmulPlan::release`).
     graph: Graph,
     plan: DescRef,
     params: MatmulParams,
@@ -538,13 +538,31 @@ impl core::fmt::Debug for MatmulPlan<'_> {
     }
 }
 
+impl MatmulPlan<'_> {
+    /// Releases the plan once (later calls return `Ok`): waits until none of its runs can
+    /// still run, then destroys every descriptor (last made first, while the handle they were
+    /// made with is alive), then the handle, and frees the workspace; the first error. If the
+    /// wait fails, a run may still use the execution plan's kernels and workspace: the
+    /// descriptors are leaked, and the handle and workspace too (`LibraryHandle::release`).
+    fn release(&mut self) -> Result<()> {
+        match self.core.order().wait_idle() {
+            Ok(()) => {
+                let destroyed = self.graph.destroy();
+                let released = self.core.release();
+                destroyed.and(released)
+            }
+            Err(e) => {
+                self.graph.leak();
+                // Waits again: leaks the handle and workspace unless that wait succeeds.
+                self.core.release().and(Err(e))
+            }
+        }
+    }
+}
+
 impl Drop for MatmulPlan<'_> {
     fn drop(&mut self) {
-        // Wait for the runs, destroy the handle and free the workspace first; then the
-        // descriptors (`graph`, dropped after this). If the wait failed, a run may still use
-        // the execution plan's kernels: its descriptors are leaked with the handle.
-        if let Err(e) = self.core.release() {
-            self.graph.leak();
+        if let Err(e) = self.release() {
             record_drop_error(e);
         }
     }
@@ -609,7 +627,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             Ok(RawDnn(raw))
         })?;
         let raw = core.raw().map_or(core::ptr::null_mut(), |r| r.0);
-        // From here the plan destroys the handle, then every descriptor, when dropped, also on
+        // From here the plan destroys every descriptor, then the handle, when dropped, also on
         // the errors below.
         let mut plan = MatmulPlan {
             core,
@@ -756,8 +774,9 @@ impl MatmulPlan<'_> {
         )
     }
 
-    /// `cudnnDestroy`—Waits until none of the plan's runs can still run, then destroys its
-    /// handle, frees its workspace and destroys every descriptor, returning the first error.
+    /// `cudnnBackendDestroyDescriptor`—Waits until none of the plan's runs can still run, then
+    /// destroys every descriptor, its handle (`cudnnDestroy`) and frees its workspace,
+    /// returning the first error.
     ///
     /// # Errors
     ///
@@ -770,13 +789,7 @@ impl MatmulPlan<'_> {
     /// <https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackenddestroydescriptor>
     #[doc(alias = "cudnnBackendDestroyDescriptor")]
     pub fn destroy(mut self) -> Result<()> {
-        let released = self.core.release();
-        if released.is_err() {
-            self.graph.leak();
-            return released;
-        }
-        let destroyed = self.graph.destroy();
-        released.and(destroyed)
+        self.release()
     }
 }
 
