@@ -8,14 +8,23 @@
 //! Rows: a 3×3 convolution (padding 1) with bias and ReLU of 32 images of 64 × 64 × 256
 //! channels into 256 channels, `f32`, NHWC, tensor cores allowed (one call a rep); the same in
 //! NCHW with FMA math only; and a small one (8 images of 16 × 16 × 32, 100 calls a rep, where
-//! the per-call cost shows). Each rep enqueues its calls on one stream and waits for it; the
-//! time is the host's, from the first call to the end of the wait. All three use the device's
+//! the per-call cost shows); and a batched matmul through the graph API, 32 products of
+//! 512 × 512 · 512 × 512 `f32`, TF32 allowed (one call a rep; raw and custack only: cudarc has
+//! no matmul of cuDNN's). Each rep enqueues its calls on one stream and waits for it; the
+//! time is the host's, from the first call to the end of the wait. Every side uses the device's
 //! primary context, the same input, each its own buffers, stream and handle.
 //!
 //! - raw: `cudnnCreate`, the descriptors set as custack sets them, the algorithm custack's plan
 //!   chose (so all three run the same kernel) and its workspace (`cuMemAlloc`),
 //!   `cudnnSetStream` once, then `cudnnConvolutionBiasActivationForward` through
 //!   `custack::ffi::cudnn` (`z` is `y`, scaled by 0), and `cuStreamSynchronize`.
+//! - raw matmul: `cudnnCreate`, the graph-API descriptors set as custack sets them (tensors,
+//!   operation, graph, heuristics mode A), the execution plan of the first engine configuration
+//!   that finalizes (custack's choice too when TF32 is allowed, so both run the same engine), its
+//!   workspace, one variant pack made once for the fixed buffers, `cudnnSetStream` once, then
+//!   `cudnnBackendExecute` and `cuStreamSynchronize`. custack's `MatmulPlan::run` makes,
+//!   finalizes and destroys a variant pack each run (its buffers are the run's), a cost this row
+//!   shows.
 //! - custack: `guard.conv_plan` (its own handle and workspace), one `Stream::scope` a rep (its
 //!   end is the wait), the runs on bound buffers (every extent and alignment checked; the
 //!   handle's stream set once, for the first run, since every rep's scope is on the same
@@ -52,7 +61,7 @@ use common::{cu, header, must, print, reps, rotate, running};
 use core::ffi::c_void;
 use cudarc::cudnn::{ConvBiasActivationForward, Cudnn, sys as cusys};
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream};
-use custack::dnn::{Conv2d, ConvPlan, Layout};
+use custack::dnn::{Conv2d, ConvPlan, Layout, Matmul};
 use custack::ffi::cudnn as dn;
 use custack::{Context, DeviceBuffer, DeviceMemory, Driver, PushedGuard, Stack, Stream, ffi};
 use std::cell::RefCell;
@@ -548,6 +557,346 @@ fn row(
     print(&name, &f);
 }
 
+/// Device buffers of the raw side, freed when dropped.
+struct Buffers(Vec<ffi::CUdeviceptr>);
+
+impl Buffers {
+    fn upload(&mut self, host: &[f32]) -> ffi::CUdeviceptr {
+        let bytes = core::mem::size_of_val(host);
+        let mut p = 0;
+        // SAFETY: a fresh allocation of `bytes`, filled from `host` of as many bytes.
+        unsafe {
+            cu(ffi::cuMemAlloc_v2(&raw mut p, bytes), "cuMemAlloc_v2");
+            cu(
+                ffi::cuMemcpyHtoD_v2(p, host.as_ptr().cast(), bytes),
+                "cuMemcpyHtoD_v2",
+            );
+        }
+        self.0.push(p);
+        p
+    }
+}
+
+impl Drop for Buffers {
+    fn drop(&mut self) {
+        for &p in &self.0 {
+            // SAFETY: live, made by `upload`; no work pending (each rep waits).
+            cu(unsafe { ffi::cuMemFree_v2(p) }, "cuMemFree_v2");
+        }
+    }
+}
+
+/// The raw graph-API matmul: every descriptor (destroyed last made first), the execution
+/// plan, the variant pack of fixed buffers, the workspace, a handle and a stream.
+struct RawMatmul {
+    handle: dn::cudnnHandle_t,
+    stream: ffi::CUstream,
+    descs: Vec<dn::cudnnBackendDescriptor_t>,
+    plan: dn::cudnnBackendDescriptor_t,
+    pack: dn::cudnnBackendDescriptor_t,
+    work: ffi::CUdeviceptr,
+}
+
+impl RawMatmul {
+    fn make(&mut self, kind: dn::cudnnBackendDescriptorType_t) -> dn::cudnnBackendDescriptor_t {
+        let mut d = core::ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        st(
+            unsafe { dn::cudnnBackendCreateDescriptor(kind, &raw mut d) },
+            "cudnnBackendCreateDescriptor",
+        );
+        self.descs.push(d);
+        d
+    }
+
+    /// Sets `values` of type `ty` (the caller matches `T` to it).
+    fn set<T>(
+        d: dn::cudnnBackendDescriptor_t,
+        name: dn::cudnnBackendAttributeName_t,
+        ty: dn::cudnnBackendAttributeType_t,
+        values: &[T],
+    ) {
+        // SAFETY: a live descriptor; `values` of the C type `ty` names (the caller's).
+        st(
+            unsafe {
+                dn::cudnnBackendSetAttribute(
+                    d,
+                    name,
+                    ty,
+                    values.len() as i64,
+                    values.as_ptr().cast(),
+                )
+            },
+            "cudnnBackendSetAttribute",
+        );
+    }
+
+    fn new(dims: [usize; 4], [a, b, c]: [ffi::CUdeviceptr; 3]) -> Self {
+        use dn::cudnnBackendAttributeName_t as N;
+        use dn::cudnnBackendAttributeType_t as T;
+        use dn::cudnnBackendDescriptorType_t as K;
+        let [batch, m, n, k] = dims.map(|v| v as i64);
+        let null = core::ptr::null_mut();
+        let mut raw = Self {
+            handle: null,
+            stream: null.cast(),
+            descs: Vec::new(),
+            plan: null,
+            pack: null,
+            work: 0,
+        };
+        // SAFETY: out-pointers to fields; the primary context is current (the guard).
+        unsafe {
+            cu(
+                ffi::cuStreamCreate(&raw mut raw.stream, 0),
+                "cuStreamCreate",
+            );
+            st(dn::cudnnCreate(&raw mut raw.handle), "cudnnCreate");
+        }
+        let float = [dn::cudnnDataType_t::CUDNN_DATA_FLOAT];
+        let mut tensors = Vec::new();
+        for (uid, (rows, cols)) in [(1i64, (m, k)), (2, (k, n)), (3, (m, n))] {
+            let t = raw.make(K::CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+            Self::set(
+                t,
+                N::CUDNN_ATTR_TENSOR_DATA_TYPE,
+                T::CUDNN_TYPE_DATA_TYPE,
+                &float,
+            );
+            Self::set(
+                t,
+                N::CUDNN_ATTR_TENSOR_DIMENSIONS,
+                T::CUDNN_TYPE_INT64,
+                &[batch, rows, cols],
+            );
+            Self::set(
+                t,
+                N::CUDNN_ATTR_TENSOR_STRIDES,
+                T::CUDNN_TYPE_INT64,
+                &[rows * cols, cols, 1],
+            );
+            Self::set(
+                t,
+                N::CUDNN_ATTR_TENSOR_UNIQUE_ID,
+                T::CUDNN_TYPE_INT64,
+                &[uid],
+            );
+            Self::set(
+                t,
+                N::CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT,
+                T::CUDNN_TYPE_INT64,
+                &[16i64],
+            );
+            tensors.push(t);
+        }
+        let mm = raw.make(K::CUDNN_BACKEND_MATMUL_DESCRIPTOR);
+        Self::set(
+            mm,
+            N::CUDNN_ATTR_MATMUL_COMP_TYPE,
+            T::CUDNN_TYPE_DATA_TYPE,
+            &float,
+        );
+        let op = raw.make(K::CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
+        let d = T::CUDNN_TYPE_BACKEND_DESCRIPTOR;
+        Self::set(op, N::CUDNN_ATTR_OPERATION_MATMUL_ADESC, d, &tensors[0..1]);
+        Self::set(op, N::CUDNN_ATTR_OPERATION_MATMUL_BDESC, d, &tensors[1..2]);
+        Self::set(op, N::CUDNN_ATTR_OPERATION_MATMUL_CDESC, d, &tensors[2..3]);
+        Self::set(op, N::CUDNN_ATTR_OPERATION_MATMUL_DESC, d, &[mm]);
+        let graph = raw.make(K::CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+        Self::set(
+            graph,
+            N::CUDNN_ATTR_OPERATIONGRAPH_HANDLE,
+            T::CUDNN_TYPE_HANDLE,
+            &[raw.handle],
+        );
+        Self::set(graph, N::CUDNN_ATTR_OPERATIONGRAPH_OPS, d, &[op]);
+        let heur = raw.make(K::CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+        Self::set(heur, N::CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, d, &[graph]);
+        Self::set(
+            heur,
+            N::CUDNN_ATTR_ENGINEHEUR_MODE,
+            T::CUDNN_TYPE_HEUR_MODE,
+            &[dn::cudnnBackendHeurMode_t::CUDNN_HEUR_MODE_A],
+        );
+        let mut cfgs: Vec<_> = (0..16)
+            .map(|_| raw.make(K::CUDNN_BACKEND_ENGINECFG_DESCRIPTOR))
+            .collect();
+        let mut listed = 0i64;
+        // SAFETY: live descriptors, finalized in order; `cfgs` holds 16 live engine
+        // configurations for the results; valid out-pointers.
+        unsafe {
+            for t in &tensors {
+                st(dn::cudnnBackendFinalize(*t), "finalize tensor");
+            }
+            for x in [mm, op, graph, heur] {
+                st(dn::cudnnBackendFinalize(x), "finalize");
+            }
+            st(
+                dn::cudnnBackendGetAttribute(
+                    heur,
+                    N::CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                    d,
+                    16,
+                    &raw mut listed,
+                    cfgs.as_mut_ptr().cast(),
+                ),
+                "heuristics' results",
+            );
+        }
+        for &cfg in cfgs.iter().take(listed.clamp(0, 16) as usize) {
+            let plan = raw.make(K::CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+            Self::set(
+                plan,
+                N::CUDNN_ATTR_EXECUTION_PLAN_HANDLE,
+                T::CUDNN_TYPE_HANDLE,
+                &[raw.handle],
+            );
+            Self::set(plan, N::CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, d, &[cfg]);
+            // SAFETY: a live execution plan.
+            if unsafe { dn::cudnnBackendFinalize(plan) } == dn::cudnnStatus_t::CUDNN_STATUS_SUCCESS
+            {
+                raw.plan = plan;
+                break;
+            }
+        }
+        assert!(!raw.plan.is_null(), "no engine configuration finalizes");
+        let (mut bytes, mut count) = (0i64, 0i64);
+        // SAFETY: a finalized plan; valid out-pointers.
+        st(
+            unsafe {
+                dn::cudnnBackendGetAttribute(
+                    raw.plan,
+                    N::CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+                    T::CUDNN_TYPE_INT64,
+                    1,
+                    &raw mut count,
+                    (&raw mut bytes).cast(),
+                )
+            },
+            "workspace size",
+        );
+        if bytes > 0 {
+            // SAFETY: a valid out-pointer.
+            cu(
+                unsafe { ffi::cuMemAlloc_v2(&raw mut raw.work, bytes as usize) },
+                "cuMemAlloc_v2",
+            );
+        }
+        let pack = raw.make(K::CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+        let p = |x: ffi::CUdeviceptr| x as usize as *mut c_void;
+        Self::set(
+            pack,
+            N::CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS,
+            T::CUDNN_TYPE_INT64,
+            &[1i64, 2, 3],
+        );
+        Self::set(
+            pack,
+            N::CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS,
+            T::CUDNN_TYPE_VOID_PTR,
+            &[p(a), p(b), p(c)],
+        );
+        Self::set(
+            pack,
+            N::CUDNN_ATTR_VARIANT_PACK_WORKSPACE,
+            T::CUDNN_TYPE_VOID_PTR,
+            &[p(raw.work)],
+        );
+        // SAFETY: a live variant pack; a live handle and stream.
+        unsafe {
+            st(dn::cudnnBackendFinalize(pack), "finalize pack");
+            st(dn::cudnnSetStream(raw.handle, raw.stream), "cudnnSetStream");
+        }
+        raw.pack = pack;
+        raw
+    }
+
+    fn run(&self) {
+        // SAFETY: a live handle, finalized plan and pack whose buffers hold the tensors.
+        st(
+            unsafe { dn::cudnnBackendExecute(self.handle, self.plan, self.pack) },
+            "cudnnBackendExecute",
+        );
+    }
+
+    fn sync(&self) {
+        // SAFETY: a live stream.
+        cu(
+            unsafe { ffi::cuStreamSynchronize(self.stream) },
+            "cuStreamSynchronize",
+        );
+    }
+}
+
+impl Drop for RawMatmul {
+    fn drop(&mut self) {
+        // SAFETY: all live, made by `new`; the stream is idle (each rep waits).
+        unsafe {
+            while let Some(d) = self.descs.pop() {
+                st(
+                    dn::cudnnBackendDestroyDescriptor(d),
+                    "cudnnBackendDestroyDescriptor",
+                );
+            }
+            if self.work != 0 {
+                cu(ffi::cuMemFree_v2(self.work), "cuMemFree_v2");
+            }
+            st(dn::cudnnDestroy(self.handle), "cudnnDestroy");
+            cu(ffi::cuStreamDestroy_v2(self.stream), "cuStreamDestroy_v2");
+        }
+    }
+}
+
+/// The matmul row: 32 products of 512 × 512 · 512 × 512, TF32 allowed, raw against custack.
+fn matmul_row(guard: &PushedGuard<'_, '_>, stream: &Stream<'_>, reps: usize) {
+    let dims = [32, 512, 512, 512];
+    let plan = must(
+        guard.matmul_plan(&Matmul::new(dims[0], dims[1], dims[2], dims[3]).tf32(true)),
+        "matmul_plan",
+    );
+    let (a, b) = (values(plan.a_len(), 4), values(plan.b_len(), 5));
+    // The raw side's buffers, freed after the raw matmul.
+    let mut owner = Buffers(Vec::new());
+    let (ra, rb, rc) = (
+        owner.upload(&a),
+        owner.upload(&b),
+        owner.upload(&vec![0.0; plan.c_len()]),
+    );
+    let raw = RawMatmul::new(dims, [ra, rb, rc]);
+    let (ca, cb) = (
+        must(guard.alloc_from(&a), "alloc_from"),
+        must(guard.alloc_from(&b), "alloc_from"),
+    );
+    let cc: RefCell<DeviceBuffer<'_, f32>> =
+        RefCell::new(must(guard.alloc_zeroed(plan.c_len()), "alloc_zeroed"));
+    let mut op_raw = || {
+        raw.run();
+        raw.sync();
+    };
+    let mut op_custack = || {
+        let mut out = cc.borrow_mut();
+        let done = stream.scope(|s| plan.run(s, s.bind(&ca), s.bind(&cb), s.bind_mut(&mut *out)));
+        must(must(done, "scope"), "custack run");
+    };
+    op_raw();
+    op_custack();
+    let name = "matmul f32 32 × 512×512·512×512, TF32";
+    let (theirs, ours) = (
+        Raw::download(rc, plan.c_len()),
+        must(cc.borrow().to_vec(), "to_vec"),
+    );
+    let diff = max_diff(&theirs, &ours);
+    let scale = theirs.iter().map(|x| x.abs()).fold(1.0, f32::max);
+    if diff > 1e-3 * scale {
+        eprintln!("benches/cudnn: {name}: custack's output differs from raw's by {diff}");
+        std::process::exit(1)
+    }
+    let f = rotate(reps, &mut [Some(&mut op_raw), Some(&mut op_custack), None]);
+    print(name, &f);
+    drop(raw);
+    drop(owner);
+}
+
 fn main() {
     if !running("cargo bench -p custack-benches --features cudnn --bench cudnn") {
         return;
@@ -617,4 +966,5 @@ fn main() {
             ..big
         },
     );
+    matmul_row(&guard, &stream, reps);
 }

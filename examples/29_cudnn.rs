@@ -1,6 +1,7 @@
 //! cuDNN under the guard: a 3×3 convolution with bias and ReLU, `y = max(0, conv(x, w) +
-//! bias)`, with `custack::dnn` on custack device buffers in a custack stream scope, checked
-//! against the CPU. No `unsafe`.
+//! bias)`, and a batched matmul `C[i] = A[i] · B[i]` (cuDNN's graph API: its legacy API has no
+//! matmul), with `custack::dnn` on custack device buffers in a custack stream scope, each
+//! checked against the CPU. No `unsafe`.
 //!
 //! ```text
 //! cargo run --release --features cudnn --example 29_cudnn
@@ -23,7 +24,7 @@
 //! convolution is complete; every buffer is checked against the plan's extents before anything
 //! is enqueued. Without a driver, a device or cuDNN it says so in one line and exits with 1.
 
-use custack::dnn::{Conv2d, Layout};
+use custack::dnn::{Conv2d, Layout, Matmul};
 use custack::{Context, ContextFlags, DeviceMemory, Driver, Stack};
 use std::process::ExitCode;
 
@@ -71,8 +72,12 @@ fn reference(x: &[f32], w: &[f32], bias: &[f32]) -> Vec<f64> {
     y
 }
 
-/// Runs the convolution; returns the algorithm, the workspace's bytes and the largest
-/// difference from the CPU's result.
+/// Runs the convolution and the matmul; returns the convolution's algorithm and workspace
+/// bytes and the largest difference of either from the CPU's result.
+#[allow(
+    clippy::many_single_char_names,
+    reason = "the operations' own names: x, w, y and a, b, c"
+)]
 fn run() -> custack::Result<(i32, usize, f64)> {
     let driver = Driver::init()?;
     let device = driver.device(0)?;
@@ -114,7 +119,42 @@ fn run() -> custack::Result<(i32, usize, f64)> {
         .zip(&want)
         .map(|(g, w)| (f64::from(*g) - w).abs())
         .fold(0.0, f64::max);
-    Ok((plan.algorithm().0, plan.workspace_bytes(), max_error))
+    // The batched matmul: 2 products of a 16 × 8 by an 8 × 16 matrix, row-major.
+    let (mb, mm, mn, mk) = (2, 16, 16, 8);
+    let mplan = guard.matmul_plan(&Matmul::new(mb, mm, mn, mk))?;
+    let a: Vec<f32> = (0..mplan.a_len()).map(|i| value(i, 7, 2)).collect();
+    let b: Vec<f32> = (0..mplan.b_len()).map(|i| value(i, 3, 5)).collect();
+    let (da, db2) = (guard.alloc_from(&a)?, guard.alloc_from(&b)?);
+    let mut dc = guard.alloc_zeroed::<f32>(mplan.c_len())?;
+    guard
+        .stream()?
+        .scope(|s| mplan.run(s, s.bind(&da), s.bind(&db2), s.bind_mut(&mut dc)))??;
+    let c = dc.to_vec()?;
+    let mut matmul_error = 0f64;
+    for i in 0..mb {
+        for row in 0..mm {
+            for col in 0..mn {
+                let want: f64 = (0..mk)
+                    .map(|j| {
+                        f64::from(a[(i * mm + row) * mk + j])
+                            * f64::from(b[(i * mk + j) * mn + col])
+                    })
+                    .sum();
+                let got = f64::from(c[(i * mm + row) * mn + col]);
+                matmul_error = matmul_error.max((got - want).abs());
+            }
+        }
+    }
+    println!(
+        "cudnn: matmul {mb} x {mm}x{mk} * {mk}x{mn} through the graph API ({} bytes of \
+         workspace), max error {matmul_error:e} vs the CPU",
+        mplan.workspace_bytes()
+    );
+    Ok((
+        plan.algorithm().0,
+        plan.workspace_bytes(),
+        max_error.max(matmul_error),
+    ))
 }
 
 fn main() -> ExitCode {

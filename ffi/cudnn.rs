@@ -1,7 +1,8 @@
-//! Mirrors the part of cuDNN 9's legacy C API (`cudnn_graph.h`, `cudnn_ops.h`, `cudnn_cnn.h`)
-//! that `custack::dnn` calls: the handle, the tensor, filter, convolution and activation
-//! descriptors, the forward algorithm's choice and workspace, and the fused convolution, bias
-//! and activation; in header order.
+//! Mirrors the part of cuDNN 9's C API (`cudnn_graph.h`, `cudnn_ops.h`, `cudnn_cnn.h`) that
+//! `custack::dnn` calls: the handle; the graph (backend) API's descriptors, attributes and
+//! execution, for the matmul (the legacy API has none); the legacy tensor, filter,
+//! convolution and activation descriptors, the forward algorithm's choice and workspace, and
+//! the fused convolution, bias and activation; in header order.
 //!
 //! Every symbol is exported by `libcudnn.so.9` itself, of the CUDA 12 wheel (cuDNN 9.1) and
 //! of the CUDA 13 wheel (cuDNN 9.28) alike (checked with `nm -D`): `libcudnn.so.9` is a shim
@@ -26,6 +27,10 @@ pub type cudnnFilterDescriptor_t = *mut c_void;
 pub type cudnnConvolutionDescriptor_t = *mut c_void;
 /// `cudnnActivationDescriptor_t`: a host-side description of an activation.
 pub type cudnnActivationDescriptor_t = *mut c_void;
+
+/// `cudnnBackendDescriptor_t`: an opaque graph-API (backend) descriptor, of the type it was
+/// made with.
+pub type cudnnBackendDescriptor_t = *mut c_void;
 
 /// `cudnnStatus_t`: the status every cuDNN entry point returns.
 ///
@@ -53,8 +58,18 @@ impl cudnnStatus_t {
     pub const CUDNN_STATUS_BAD_PARAM_NULL_POINTER: Self = Self(2002);
     /// `CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER` (2003).
     pub const CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER: Self = Self(2003);
+    /// `CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED` (2004).
+    pub const CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED: Self = Self(2004);
     /// `CUDNN_STATUS_NOT_SUPPORTED` (3000).
     pub const CUDNN_STATUS_NOT_SUPPORTED: Self = Self(3000);
+    /// `CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN` (3001).
+    pub const CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN: Self = Self(3001);
+    /// `CUDNN_STATUS_NOT_SUPPORTED_SHAPE` (3002).
+    pub const CUDNN_STATUS_NOT_SUPPORTED_SHAPE: Self = Self(3002);
+    /// `CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE` (3003).
+    pub const CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE: Self = Self(3003);
+    /// `CUDNN_STATUS_NOT_SUPPORTED_LAYOUT` (3004).
+    pub const CUDNN_STATUS_NOT_SUPPORTED_LAYOUT: Self = Self(3004);
     /// `CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER` (3005).
     pub const CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER: Self = Self(3005);
     /// `CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH` (3007).
@@ -77,6 +92,138 @@ pub struct cudnnDataType_t(pub c_int);
 impl cudnnDataType_t {
     /// `CUDNN_DATA_FLOAT` (0).
     pub const CUDNN_DATA_FLOAT: Self = Self(0);
+    /// `CUDNN_DATA_HALF` (2).
+    pub const CUDNN_DATA_HALF: Self = Self(2);
+    /// `CUDNN_DATA_BFLOAT16` (9).
+    pub const CUDNN_DATA_BFLOAT16: Self = Self(9);
+}
+
+/// `cudnnBackendAttributeName_t`: the attributes `custack::dnn` sets or reads.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct cudnnBackendAttributeName_t(pub c_int);
+
+impl cudnnBackendAttributeName_t {
+    /// `CUDNN_ATTR_ENGINEHEUR_MODE` (200).
+    pub const CUDNN_ATTR_ENGINEHEUR_MODE: Self = Self(200);
+    /// `CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH` (201).
+    pub const CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH: Self = Self(201);
+    /// `CUDNN_ATTR_ENGINEHEUR_RESULTS` (202): the engine configurations, best first.
+    pub const CUDNN_ATTR_ENGINEHEUR_RESULTS: Self = Self(202);
+    /// `CUDNN_ATTR_ENGINECFG_ENGINE` (300).
+    pub const CUDNN_ATTR_ENGINECFG_ENGINE: Self = Self(300);
+    /// `CUDNN_ATTR_EXECUTION_PLAN_HANDLE` (400).
+    pub const CUDNN_ATTR_EXECUTION_PLAN_HANDLE: Self = Self(400);
+    /// `CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG` (401).
+    pub const CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG: Self = Self(401);
+    /// `CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE` (402), in bytes.
+    pub const CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE: Self = Self(402);
+    /// `CUDNN_ATTR_OPERATIONGRAPH_HANDLE` (800).
+    pub const CUDNN_ATTR_OPERATIONGRAPH_HANDLE: Self = Self(800);
+    /// `CUDNN_ATTR_OPERATIONGRAPH_OPS` (801).
+    pub const CUDNN_ATTR_OPERATIONGRAPH_OPS: Self = Self(801);
+    /// `CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT` (900).
+    pub const CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT: Self = Self(900);
+    /// `CUDNN_ATTR_TENSOR_DATA_TYPE` (901).
+    pub const CUDNN_ATTR_TENSOR_DATA_TYPE: Self = Self(901);
+    /// `CUDNN_ATTR_TENSOR_DIMENSIONS` (902).
+    pub const CUDNN_ATTR_TENSOR_DIMENSIONS: Self = Self(902);
+    /// `CUDNN_ATTR_TENSOR_STRIDES` (903), in elements.
+    pub const CUDNN_ATTR_TENSOR_STRIDES: Self = Self(903);
+    /// `CUDNN_ATTR_TENSOR_UNIQUE_ID` (906).
+    pub const CUDNN_ATTR_TENSOR_UNIQUE_ID: Self = Self(906);
+    /// `CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS` (1000).
+    pub const CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS: Self = Self(1000);
+    /// `CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS` (1001).
+    pub const CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS: Self = Self(1001);
+    /// `CUDNN_ATTR_VARIANT_PACK_WORKSPACE` (1003).
+    pub const CUDNN_ATTR_VARIANT_PACK_WORKSPACE: Self = Self(1003);
+    /// `CUDNN_ATTR_ENGINE_NUMERICAL_NOTE` (1303).
+    pub const CUDNN_ATTR_ENGINE_NUMERICAL_NOTE: Self = Self(1303);
+    /// `CUDNN_ATTR_MATMUL_COMP_TYPE` (1500).
+    pub const CUDNN_ATTR_MATMUL_COMP_TYPE: Self = Self(1500);
+    /// `CUDNN_ATTR_OPERATION_MATMUL_ADESC` (1520).
+    pub const CUDNN_ATTR_OPERATION_MATMUL_ADESC: Self = Self(1520);
+    /// `CUDNN_ATTR_OPERATION_MATMUL_BDESC` (1521).
+    pub const CUDNN_ATTR_OPERATION_MATMUL_BDESC: Self = Self(1521);
+    /// `CUDNN_ATTR_OPERATION_MATMUL_CDESC` (1522).
+    pub const CUDNN_ATTR_OPERATION_MATMUL_CDESC: Self = Self(1522);
+    /// `CUDNN_ATTR_OPERATION_MATMUL_DESC` (1523).
+    pub const CUDNN_ATTR_OPERATION_MATMUL_DESC: Self = Self(1523);
+}
+
+/// `cudnnBackendAttributeType_t`: the C type of an attribute's values.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct cudnnBackendAttributeType_t(pub c_int);
+
+impl cudnnBackendAttributeType_t {
+    /// `CUDNN_TYPE_HANDLE` (0): `cudnnHandle_t`.
+    pub const CUDNN_TYPE_HANDLE: Self = Self(0);
+    /// `CUDNN_TYPE_DATA_TYPE` (1): `cudnnDataType_t`.
+    pub const CUDNN_TYPE_DATA_TYPE: Self = Self(1);
+    /// `CUDNN_TYPE_INT64` (3): `int64_t`.
+    pub const CUDNN_TYPE_INT64: Self = Self(3);
+    /// `CUDNN_TYPE_VOID_PTR` (6): `void *`.
+    pub const CUDNN_TYPE_VOID_PTR: Self = Self(6);
+    /// `CUDNN_TYPE_HEUR_MODE` (8): `cudnnBackendHeurMode_t`.
+    pub const CUDNN_TYPE_HEUR_MODE: Self = Self(8);
+    /// `CUDNN_TYPE_NUMERICAL_NOTE` (11): `cudnnBackendNumericalNote_t`.
+    pub const CUDNN_TYPE_NUMERICAL_NOTE: Self = Self(11);
+    /// `CUDNN_TYPE_BACKEND_DESCRIPTOR` (15): `cudnnBackendDescriptor_t`.
+    pub const CUDNN_TYPE_BACKEND_DESCRIPTOR: Self = Self(15);
+}
+
+/// `cudnnBackendDescriptorType_t`: what a backend descriptor describes.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct cudnnBackendDescriptorType_t(pub c_int);
+
+impl cudnnBackendDescriptorType_t {
+    /// `CUDNN_BACKEND_ENGINE_DESCRIPTOR` (2).
+    pub const CUDNN_BACKEND_ENGINE_DESCRIPTOR: Self = Self(2);
+    /// `CUDNN_BACKEND_ENGINECFG_DESCRIPTOR` (3).
+    pub const CUDNN_BACKEND_ENGINECFG_DESCRIPTOR: Self = Self(3);
+    /// `CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR` (4).
+    pub const CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR: Self = Self(4);
+    /// `CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR` (5).
+    pub const CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: Self = Self(5);
+    /// `CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR` (15).
+    pub const CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR: Self = Self(15);
+    /// `CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR` (16).
+    pub const CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR: Self = Self(16);
+    /// `CUDNN_BACKEND_TENSOR_DESCRIPTOR` (17).
+    pub const CUDNN_BACKEND_TENSOR_DESCRIPTOR: Self = Self(17);
+    /// `CUDNN_BACKEND_MATMUL_DESCRIPTOR` (18).
+    pub const CUDNN_BACKEND_MATMUL_DESCRIPTOR: Self = Self(18);
+    /// `CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR` (19).
+    pub const CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR: Self = Self(19);
+}
+
+/// `cudnnBackendHeurMode_t`.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct cudnnBackendHeurMode_t(pub c_int);
+
+impl cudnnBackendHeurMode_t {
+    /// `CUDNN_HEUR_MODE_A` (3): the heuristics for most operation graphs.
+    pub const CUDNN_HEUR_MODE_A: Self = Self(3);
+}
+
+/// `cudnnBackendNumericalNote_t`: a property of an engine's numerics.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct cudnnBackendNumericalNote_t(pub c_int);
+
+impl cudnnBackendNumericalNote_t {
+    /// `CUDNN_NUMERICAL_NOTE_TENSOR_CORE` (0): the engine uses tensor cores (TF32 for `f32`).
+    pub const CUDNN_NUMERICAL_NOTE_TENSOR_CORE: Self = Self(0);
+    /// `CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS` (1): the engine converts its inputs to a
+    /// narrower type.
+    pub const CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS: Self = Self(1);
+    /// `CUDNN_NUMERICAL_NOTE_TYPE_COUNT` (10): how many notes cuDNN 9 defines, the most one
+    /// engine can report.
+    pub const CUDNN_NUMERICAL_NOTE_TYPE_COUNT: Self = Self(10);
 }
 
 /// `cudnnTensorFormat_t`: the order of a 4-d tensor's (or filter's) dimensions in memory.
@@ -184,6 +331,46 @@ link_or_stub! {
     /// Sets the stream the handle's later calls are enqueued on.
     /// <https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnsetstream>
     pub fn cudnnSetStream(handle: cudnnHandle_t, streamId: CUstream) -> cudnnStatus_t;
+    /// Makes a backend descriptor of a type, its attributes unset.
+    /// <https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendcreatedescriptor>
+    pub fn cudnnBackendCreateDescriptor(
+        descriptorType: cudnnBackendDescriptorType_t,
+        descriptor: *mut cudnnBackendDescriptor_t,
+    ) -> cudnnStatus_t;
+    /// Destroys a backend descriptor.
+    /// <https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackenddestroydescriptor>
+    pub fn cudnnBackendDestroyDescriptor(descriptor: cudnnBackendDescriptor_t) -> cudnnStatus_t;
+    /// Checks a descriptor's attributes and makes it read-only.
+    /// <https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendfinalize>
+    pub fn cudnnBackendFinalize(descriptor: cudnnBackendDescriptor_t) -> cudnnStatus_t;
+    /// Sets an attribute of a descriptor not yet finalized: `elementCount` values of
+    /// `attributeType` at `arrayOfElements`.
+    /// <https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendsetattribute>
+    pub fn cudnnBackendSetAttribute(
+        descriptor: cudnnBackendDescriptor_t,
+        attributeName: cudnnBackendAttributeName_t,
+        attributeType: cudnnBackendAttributeType_t,
+        elementCount: i64,
+        arrayOfElements: *const c_void,
+    ) -> cudnnStatus_t;
+    /// Reads at most `requestedElementCount` values of an attribute of a finalized
+    /// descriptor, and how many it has.
+    /// <https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendgetattribute>
+    pub fn cudnnBackendGetAttribute(
+        descriptor: cudnnBackendDescriptor_t,
+        attributeName: cudnnBackendAttributeName_t,
+        attributeType: cudnnBackendAttributeType_t,
+        requestedElementCount: i64,
+        elementCount: *mut i64,
+        arrayOfElements: *mut c_void,
+    ) -> cudnnStatus_t;
+    /// Enqueues an execution plan on the handle's stream, with the pointers of a variant pack.
+    /// <https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnbackendexecute>
+    pub fn cudnnBackendExecute(
+        handle: cudnnHandle_t,
+        executionPlan: cudnnBackendDescriptor_t,
+        variantPack: cudnnBackendDescriptor_t,
+    ) -> cudnnStatus_t;
     /// Makes a tensor descriptor.
     /// <https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-ops-library.html#cudnncreatetensordescriptor>
     pub fn cudnnCreateTensorDescriptor(tensorDesc: *mut cudnnTensorDescriptor_t) -> cudnnStatus_t;

@@ -222,7 +222,7 @@ check_run() {
             cuGraphDestroy*|cuGraphExecDestroy*|cuLibraryUnload*|cuMemPoolDestroy*|cuMemHostUnregister*|cuLinkDestroy*|\
             cuMemUnmap*|cuMemAddressFree*|cuMemRelease*|cuCtxDisablePeerAccess*|cuIpcCloseMemHandle*|\
             cuArrayDestroy*|cuMipmappedArrayDestroy*|cuTexObjectDestroy*|cuSurfObjectDestroy*|cuGreenCtxDestroy*|\
-            cuDestroyExternalMemory*|cuDestroyExternalSemaphore*|cusolverDnDestroy*|cusparseDestroy*|cudnnDestroy*|cublasDestroy*) ;;
+            cuDestroyExternalMemory*|cuDestroyExternalSemaphore*|cusolverDnDestroy*|cusparseDestroy*|cudnnDestroy*|cudnnBackendDestroy*|cublasDestroy*) ;;
             *) [[ $label == repeat-* || $label == lost-* || $leaks == 0 ]] || problems+=("$leaks leaks")
                # After a sticky fault frees fail and destroying the context is the clean-up.
                # What custack leaves behind on purpose (a failed wait's or poll's payload, a

@@ -1,5 +1,6 @@
 //! `custack::dnn` on a real device: the fused convolution, bias and ReLU against a CPU
-//! reference in `f64`, in both layouts with padding, stride and dilation; refused runs
+//! reference in `f64`, in both layouts with padding, stride and dilation; the batched matmul
+//! (graph API) against a CPU reference, at full precision and with TF32; refused runs
 //! enqueueing nothing; one plan on two streams and in submissions, dropped with work pending.
 //! The positive twins of `ui-tests/cudnn/`.
 //!
@@ -15,7 +16,7 @@
 
 mod common;
 use common::context;
-use custack::dnn::{Conv2d, Layout};
+use custack::dnn::{Conv2d, Layout, Matmul};
 use custack::prelude::*;
 use custack::{ErrorKind, Stack, take_drop_errors};
 
@@ -425,4 +426,134 @@ fn tensor_cores_when_allowed_stay_close_to_the_cpu() {
         &dy.to_vec().unwrap(),
         &sh.reference(&x, &w, &bias),
     );
+}
+
+/// `C[i] = A[i] · B[i]` on the CPU, in f64, packed row-major.
+fn matmul_reference([batch, m, n, k]: [usize; 4], a: &[f32], b: &[f32]) -> Vec<f64> {
+    let mut c = vec![0.0; batch * m * n];
+    for i in 0..batch {
+        for row in 0..m {
+            for col in 0..n {
+                c[(i * m + row) * n + col] = (0..k)
+                    .map(|j| {
+                        f64::from(a[(i * m + row) * k + j]) * f64::from(b[(i * k + j) * n + col])
+                    })
+                    .sum();
+            }
+        }
+    }
+    c
+}
+
+/// The values are multiples of 1/8 in [-1, 1] (at most 4 significant bits, exact in TF32's
+/// 10-bit mantissa too), so every product is a multiple of 1/64 and every sum of at most 53
+/// of them is exact in `f32` in any order: with or without TF32 the GPU's `C` must equal the
+/// CPU's up to 1e-4, far below the 1/64 a wrong or missing term changes it by. Shapes: batch
+/// 3 of 64 × 48 · 48 × 80, odd sizes 37 × 53 · 53 × 29, and a single 1 × 1 · 1 × 1.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn batched_matmul_matches_the_cpu() {
+    // Positive twin of ui-tests/cudnn/c36_matmul_output_read_only.rs and
+    // c36_matmul_output_outlives_its_scope.rs: the output bound with `bind_mut` in the scope
+    // that runs it.
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    for (i, dims) in [[3, 64, 80, 48], [2, 37, 29, 53], [1, 1, 1, 1]]
+        .into_iter()
+        .enumerate()
+    {
+        let [batch, m, n, k] = dims;
+        for tf32 in [false, true] {
+            let what = format!("{dims:?} tf32 {tf32}");
+            let plan = guard
+                .matmul_plan(&Matmul::new(batch, m, n, k).tf32(tf32))
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(plan.dims(), dims);
+            assert_eq!(
+                (plan.a_len(), plan.b_len(), plan.c_len()),
+                (batch * m * k, batch * k * n, batch * m * n)
+            );
+            let (a, b) = (values(plan.a_len(), i), values(plan.b_len(), i + 1));
+            let (da, db) = (guard.alloc_from(&a).unwrap(), guard.alloc_from(&b).unwrap());
+            let mut dc = guard.alloc_from(&vec![f32::NAN; plan.c_len()]).unwrap();
+            stream
+                .scope(|s| plan.run(s, s.bind(&da), s.bind(&db), s.bind_mut(&mut dc)))
+                .unwrap()
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got = dc.to_vec().unwrap();
+            let want = matmul_reference(dims, &a, &b);
+            assert_eq!(got.len(), want.len());
+            for (j, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    (f64::from(*g) - w).abs() <= 1e-4,
+                    "{what}: c[{j}] = {g}, the CPU's {w}"
+                );
+            }
+            // A second run of the same plan on the same buffers gives the same result.
+            stream
+                .scope(|s| plan.run(s, s.bind(&da), s.bind(&db), s.bind_mut(&mut dc)))
+                .unwrap()
+                .unwrap();
+            assert_eq!(dc.to_vec().unwrap(), got, "{what}: second run");
+            plan.destroy().unwrap();
+        }
+    }
+    assert!(take_drop_errors().is_empty());
+}
+
+/// A buffer one element short (each of `A`, `B`, `C`) or a view not 16-byte aligned is refused
+/// before cuDNN is called: `C` keeps its marker. A matmul of size 0 makes no plan.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn refused_matmul_runs_enqueue_nothing() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let plan = guard.matmul_plan(&Matmul::new(2, 5, 7, 3)).unwrap();
+    let full = |len: usize| guard.alloc_from(&vec![0.5f32; len]).unwrap();
+    let (a, b) = (full(plan.a_len() + 4), full(plan.b_len()));
+    let marker = 7.0f32;
+    let mut c = guard.alloc_from(&vec![marker; plan.c_len()]).unwrap();
+    let (short_a, short_b) = (full(plan.a_len() - 1), full(plan.b_len() - 1));
+    for (ra, rb, says) in [
+        (&short_a, &b, "A holds 29 elements, the plan needs 30"),
+        (&a, &short_b, "B holds 41 elements, the plan needs 42"),
+    ] {
+        let e = stream
+            .scope(|s| plan.run(s, s.bind(ra), s.bind(rb), s.bind_mut(&mut c)))
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BufferTooShort, "{e}");
+        assert!(e.detail().unwrap().contains(says), "{e}");
+        assert!(e.detail().unwrap().ends_with("nothing was enqueued"), "{e}");
+    }
+    let mut short_c = full(plan.c_len() - 1);
+    let e = stream
+        .scope(|s| plan.run(s, s.bind(&a), s.bind(&b), s.bind_mut(&mut short_c)))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BufferTooShort);
+    assert!(e.detail().unwrap().contains("the output C holds 69"), "{e}");
+    // A view starting one float in: long enough, not 16-byte aligned.
+    let tail = a.slice(1..).unwrap();
+    let e = stream
+        .scope(|s| plan.run(s, s.bind(&tail), s.bind(&b), s.bind_mut(&mut c)))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    assert!(e.detail().unwrap().contains("A starts at 0x"), "{e}");
+    // Nothing ran: `C` still holds the marker.
+    assert!(
+        c.to_vec()
+            .unwrap()
+            .iter()
+            .all(|v| v.to_bits() == marker.to_bits())
+    );
+    let e = guard.matmul_plan(&Matmul::new(2, 5, 0, 3)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    drop(plan);
+    assert!(take_drop_errors().is_empty());
 }

@@ -1,7 +1,9 @@
 //! cuDNN 9 under the guard (cargo feature `cudnn`): a [`ConvPlan`] made by a [`PushedGuard`]
 //! for one 2-d convolution forward with a bias and a ReLU, `y = max(0, conv(x, w) + bias)` of
 //! `f32` tensors, with a handle, an algorithm and a workspace of its own, run on device memory
-//! bound to a [`StreamScope`], every size and extent checked before anything is enqueued.
+//! bound to a [`StreamScope`], every size and extent checked before anything is enqueued; and
+//! a [`MatmulPlan`] for a batched `f32` matrix product `C[i] = A[i] · B[i]` ([`Matmul`]),
+//! through cuDNN's graph API, checked and run the same way.
 //!
 //! # Which cuDNN API, and why
 //!
@@ -28,10 +30,31 @@
 //!   (`cudnnGetConvolutionForwardAlgorithm_v7`, `cudnnGetConvolutionForwardWorkspaceSize`),
 //!   held by the plan with the workspace allocated to that size.
 //!
-//! The cost: the legacy API has no matmul (cuDNN's matmul is a graph-API operation only), and
-//! no fusions beyond convolution, bias, activation and a residual. For matrix products use
-//! `custack::blas` or `custack::blaslt` (features `cublas`, `cublaslt`). `f16` tensors are not
-//! offered yet.
+//! The cost: no fusions beyond convolution, bias, activation and a residual, and no matmul:
+//! cuDNN 9's legacy API has none (its matmul is a graph-API operation only). `f16` tensors are
+//! not offered yet.
+//!
+//! # The matmul, through the graph API
+//!
+//! Because the legacy API has no matmul, [`PushedGuard::matmul_plan`] uses the graph API for
+//! one, in the one shape where the argument above still holds: a graph of a single operation
+//! (`CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR`) whose three tensors custack describes itself,
+//! packed row-major `[batch, rows, columns]` with strides, uid and a 16-byte alignment computed
+//! from the checked sizes ([`Matmul::new`]`(batch, m, n, k)`: each at least 1, every tensor's
+//! elements and bytes within an `i64`). Each run checks the three buffers against their
+//! tensors' elements ([`MatmulPlan::a_len`], [`b_len`](MatmulPlan::b_len),
+//! [`c_len`](MatmulPlan::c_len)) and alignment, then builds its variant pack from exactly those
+//! three addresses, matched to the tensors by the uids custack assigned. The engine is the first
+//! of cuDNN's heuristics (mode A) whose execution plan finalizes; by default engines whose
+//! numerical notes say tensor cores or down-converted inputs are skipped
+//! ([`Matmul::tf32`]`(true)` allows them). The plan owns every descriptor it makes (tensors,
+//! the matmul and its operation, the graph, the heuristics, the engine configurations, the
+//! execution plan): each is owned from its creation and destroyed once, last made first, after
+//! the plan's runs are over, also when making the plan fails midway. The workspace is the size
+//! the execution plan asks for (`CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE`), owned by the plan
+//! as the convolution's is. The same rules as the convolution's apply to its runs (C36; order,
+//! streams, captures below). For `f16`, transposes or fusions use `custack::blas` or
+//! `custack::blaslt` (features `cublas`, `cublaslt`).
 //!
 //! # Plans and runs
 //!
@@ -103,12 +126,16 @@
 // - `status`: cuDNN's statuses as errors;
 // - `shape`: the description of a convolution (`Conv2d`, `Layout`);
 // - `check`: its parameters and extents, and the checks every run makes;
-// - `plan`: `ConvPlan`, its making, runs and destruction.
+// - `plan`: `ConvPlan`, its making, runs and destruction;
+// - `matmul`: `Matmul` and `MatmulPlan`, through the graph API (uses `check`'s alignment and
+//   `plan`'s handle).
 mod check;
+mod matmul;
 mod plan;
 mod shape;
 mod status;
 
+pub use matmul::{Matmul, MatmulPlan};
 pub use plan::{ConvPlan, version};
 pub use shape::{Conv2d, Layout};
 

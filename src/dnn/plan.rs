@@ -343,7 +343,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 
 /// A live cuDNN handle, destroyed by `cudnnDestroy`.
 #[derive(Clone, Copy, Debug)]
-struct RawDnn(cudnnHandle_t);
+pub(crate) struct RawDnn(pub(crate) cudnnHandle_t);
 
 impl RawHandle for RawDnn {
     unsafe fn destroy(self) -> Result<()> {
@@ -354,7 +354,7 @@ impl RawHandle for RawDnn {
 }
 
 /// `Err` in a build that found no cuDNN.
-fn not_linked() -> Result<()> {
+pub(crate) fn not_linked() -> Result<()> {
     crate::error::not_linked::not_linked(&crate::error::not_linked::CUDNN)
 }
 
@@ -389,7 +389,7 @@ pub fn version() -> Result<LibraryVersion> {
 }
 
 /// A device address as the pointer type cuDNN takes.
-fn ptr(p: ffi::CUdeviceptr) -> *mut c_void {
+pub(crate) fn ptr(p: ffi::CUdeviceptr) -> *mut c_void {
     p as usize as *mut c_void
 }
 

@@ -31,7 +31,12 @@ mod tests {
             (2001, "CUDNN_STATUS_INVALID_VALUE"),
             (2002, "CUDNN_STATUS_BAD_PARAM_NULL_POINTER"),
             (2003, "CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER"),
+            (2004, "CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED"),
             (3000, "CUDNN_STATUS_NOT_SUPPORTED"),
+            (3001, "CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN"),
+            (3002, "CUDNN_STATUS_NOT_SUPPORTED_SHAPE"),
+            (3003, "CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE"),
+            (3004, "CUDNN_STATUS_NOT_SUPPORTED_LAYOUT"),
             (3005, "CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER"),
             (3007, "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH"),
             (3009, "CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE"),
@@ -67,7 +72,8 @@ mod tests {
     #[test]
     fn the_names_are_cudnns_own() {
         for value in [
-            1001, 1002, 1005, 2000, 2001, 2002, 2003, 3000, 3005, 3007, 3009, 4000,
+            1001, 1002, 1005, 2000, 2001, 2002, 2003, 2004, 3000, 3001, 3002, 3003, 3004, 3005,
+            3007, 3009, 4000,
         ] {
             let kind = status("x", ffi::cudnn::cudnnStatus_t(value))
                 .unwrap_err()

@@ -643,7 +643,7 @@ mod tests {
                 + count(cfg!(feature = "cufft"), 21)
                 + count(cfg!(feature = "curand"), 13)
                 + count(cfg!(feature = "cusparse"), 12)
-                + count(cfg!(feature = "cudnn"), 15)
+                + count(cfg!(feature = "cudnn"), 20)
                 + count(cfg!(feature = "cusolver"), 13)
         );
         for &kind in CUSTACK_KINDS.iter().chain(&library) {

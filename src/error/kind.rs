@@ -897,9 +897,29 @@ error_kinds! {
             /// cuDNN `CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER` (2003): a misaligned pointer.
             CudnnBadParamMisalignedPointer = CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER,
                 "cuDNN was given a misaligned pointer";
+            /// cuDNN `CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED` (2004): a graph-API descriptor used
+            /// before it was finalized.
+            CudnnBadParamNotFinalized = CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED,
+                "cuDNN was given a descriptor not finalized";
             /// cuDNN `CUDNN_STATUS_NOT_SUPPORTED` (3000): not supported for these parameters.
             CudnnNotSupported = CUDNN_STATUS_NOT_SUPPORTED,
                 "cuDNN does not support these parameters";
+            /// cuDNN `CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN` (3001): no engine supports the
+            /// graph's pattern of operations.
+            CudnnNotSupportedGraphPattern = CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN,
+                "cuDNN does not support this graph's pattern";
+            /// cuDNN `CUDNN_STATUS_NOT_SUPPORTED_SHAPE` (3002): the engine does not support the
+            /// tensors' shapes.
+            CudnnNotSupportedShape = CUDNN_STATUS_NOT_SUPPORTED_SHAPE,
+                "cuDNN does not support these shapes";
+            /// cuDNN `CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE` (3003): the engine does not support
+            /// the data type.
+            CudnnNotSupportedDataType = CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE,
+                "cuDNN does not support this data type";
+            /// cuDNN `CUDNN_STATUS_NOT_SUPPORTED_LAYOUT` (3004): the engine does not support the
+            /// tensors' layout.
+            CudnnNotSupportedLayout = CUDNN_STATUS_NOT_SUPPORTED_LAYOUT,
+                "cuDNN does not support this layout";
             /// cuDNN `CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER` (3005): the driver is
             /// older than the cuDNN build needs.
             CudnnNotSupportedIncompatibleCudaDriver = CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER,

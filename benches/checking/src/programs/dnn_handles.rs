@@ -13,8 +13,14 @@
 //! made once in its context, given only live streams of that context, never used after its
 //! destruction, destroyed once and not while its stream may still run work, and that every
 //! descriptor is set and queried only while live and destroyed once.
+//!
+//! Then a matmul plan (`PushedGuard::matmul_plan`, the graph API): its tensors, operation, graph,
+//! heuristics and engine configurations are made (`cudnnBackendCreateDescriptor`), set and
+//! finalized, until the stand-in refuses the first read (`cudnnBackendGetAttribute` of the
+//! heuristics' results, `CUDNN_STATUS_NOT_SUPPORTED`): the plan fails midway, and the double
+//! checks that each of those descriptors, and its handle, is destroyed once (no leak at exit).
 
-use custack::dnn::Conv2d;
+use custack::dnn::{Conv2d, Matmul};
 use custack::{Context, ContextFlags, Driver, ErrorKind, Result, Stack};
 
 /// A run's answer: the stand-in's refusal is expected; any other error (a failed call of a
@@ -55,5 +61,11 @@ pub(crate) fn dnn_handles() -> Result<()> {
     })??;
     // Dropped, not destroyed: the drop's sequence (wait, destroy, free), its errors recorded.
     drop(plan);
+    // A matmul plan failing midway (see the file's opening) leaks nothing.
+    match guard.matmul_plan(&Matmul::new(2, 3, 5, 4)) {
+        Err(e) if e.kind() == ErrorKind::CudnnNotSupported => {}
+        Err(e) => return Err(e),
+        Ok(_) => panic!("the stand-in listed an engine"),
+    }
     Ok(())
 }

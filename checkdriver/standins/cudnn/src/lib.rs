@@ -30,6 +30,17 @@
 //!   (`CUDNN_STATUS_BAD_PARAM` otherwise); `cudnnGetConvolutionForwardWorkspaceSize` answers
 //!   [`WORKSPACE`] bytes for any algorithm of cuDNN's eight.
 //!
+//! The graph (backend) API, which custack's matmul uses, is tracked, not computed:
+//! `cudnnBackendCreateDescriptor` makes a descriptor the double tracks as the legacy ones (of
+//! whatever type asked), `cudnnBackendDestroyDescriptor` destroys it (once, or reported);
+//! `cudnnBackendSetAttribute` and `cudnnBackendFinalize` accept a live descriptor (the attribute's
+//! name, type and values are not checked, nor whether descriptors among the values are live);
+//! `cudnnBackendGetAttribute` checks the descriptor and answers `CUDNN_STATUS_NOT_SUPPORTED`: the
+//! stand-in has no heuristics, engines or execution plans, so a matmul plan fails where it first
+//! reads one (the heuristics' engine configurations), after making its tensors, operation, graph,
+//! heuristics and configurations, all of which it must then destroy;
+//! `cudnnBackendExecute` checks the handle and answers `CUDNN_STATUS_NOT_SUPPORTED`.
+//!
 //! It models no more: strides, data types, formats, the convolution's mode and math type, the
 //! activation are accepted as given, not checked against what cuDNN supports; the workspace is
 //! not the size a real algorithm asks. Nothing is computed: the convolution itself
@@ -428,6 +439,54 @@ pub unsafe extern "C" fn cudnnGetConvolutionForwardWorkspaceSize(
         unsafe { sizeInBytes.write(WORKSPACE as usize) };
         SUCCESS
     })
+}
+
+/// `cudnnBackendCreateDescriptor`: a descriptor the double tracks (the type is not modelled).
+///
+/// # Safety
+///
+/// `descriptor` is null or valid for a write of a descriptor.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cudnnBackendCreateDescriptor(
+    descriptorType: c_int,
+    descriptor: *mut c_void,
+) -> c_int {
+    create(cname!(cudnnBackendCreateDescriptor), descriptor)
+}
+
+/// `cudnnBackendSetAttribute`: a live descriptor; the attribute is not modelled.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudnnBackendSetAttribute(
+    descriptor: Handle,
+    attributeName: c_int,
+    attributeType: c_int,
+    elementCount: i64,
+    arrayOfElements: *const c_void,
+) -> c_int {
+    let name = cname!(cudnnBackendSetAttribute);
+    use_descriptors(name, core::ptr::null_mut(), &[descriptor], || SUCCESS)
+}
+
+/// `cudnnBackendFinalize`: a live descriptor.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudnnBackendFinalize(descriptor: Handle) -> c_int {
+    let name = cname!(cudnnBackendFinalize);
+    use_descriptors(name, core::ptr::null_mut(), &[descriptor], || SUCCESS)
+}
+
+/// `cudnnBackendGetAttribute`: a live descriptor, then `CUDNN_STATUS_NOT_SUPPORTED` (the
+/// stand-in has no heuristics, engines or plans to answer with); writes nothing.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudnnBackendGetAttribute(
+    descriptor: Handle,
+    attributeName: c_int,
+    attributeType: c_int,
+    requestedElementCount: i64,
+    elementCount: *mut c_void,
+    arrayOfElements: *mut c_void,
+) -> c_int {
+    let name = cname!(cudnnBackendGetAttribute);
+    use_descriptors(name, core::ptr::null_mut(), &[descriptor], || NOT_SUPPORTED)
 }
 
 #[cfg(test)]

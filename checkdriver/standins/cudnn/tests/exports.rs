@@ -36,4 +36,14 @@ fn every_declared_entry_point_is_exported_and_answers_without_the_double() {
     // SAFETY: valid out-pointers; the descriptors are never dereferenced.
     assert_eq!(unsafe { dims(null, null, null, n, c, hh, w) }, 1001);
     assert_eq!(out, [-1; 4]);
+    // The graph API's create, by hand too: no descriptor without the double.
+    let create = find("cudnnBackendCreateDescriptor");
+    // SAFETY: the stand-in's `cudnnBackendCreateDescriptor`, whose signature this is
+    // (cuDNN's: the type, a `cudnnBackendDescriptorType_t`, and an out-pointer).
+    let create: unsafe extern "C" fn(c_int, *mut *mut c_void) -> c_int =
+        unsafe { core::mem::transmute(create) };
+    let mut d = null;
+    // SAFETY: a valid out-pointer.
+    assert_eq!(unsafe { create(17, &raw mut d) }, 1001);
+    assert!(d.is_null());
 }
