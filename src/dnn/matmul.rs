@@ -224,7 +224,7 @@ unsafe impl Attr for DescRef {
 
 impl DescRef {
     /// `cudnnBackendSetAttribute` of `values`.
-    fn set<T: Attr>(self, name: Name, values: &[T]) -> Result<()> {
+    fn set_attribute<T: Attr>(self, name: Name, values: &[T]) -> Result<()> {
         let count = i64::try_from(values.len())
             .map_err(|_| refused(ErrorKind::SizeOverflow, "an attribute's values"))?;
         // SAFETY: a live descriptor (`DescRef`'s invariant); `values` holds `count` values of
@@ -378,14 +378,14 @@ impl Drop for Graph {
 /// A finalized tensor of `f32`: `uid`, dimensions, strides, aligned to [`ALIGN`].
 fn tensor(g: &mut Graph, uid: i64, (dims, strides): ([i64; 3], [i64; 3])) -> Result<DescRef> {
     let t = g.make(Kind::CUDNN_BACKEND_TENSOR_DESCRIPTOR)?;
-    t.set(
+    t.set_attribute(
         Name::CUDNN_ATTR_TENSOR_DATA_TYPE,
         &[cudnnDataType_t::CUDNN_DATA_FLOAT],
     )?;
-    t.set(Name::CUDNN_ATTR_TENSOR_DIMENSIONS, &dims)?;
-    t.set(Name::CUDNN_ATTR_TENSOR_STRIDES, &strides)?;
-    t.set(Name::CUDNN_ATTR_TENSOR_UNIQUE_ID, &[uid])?;
-    t.set(Name::CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, &[ALIGNMENT])?;
+    t.set_attribute(Name::CUDNN_ATTR_TENSOR_DIMENSIONS, &dims)?;
+    t.set_attribute(Name::CUDNN_ATTR_TENSOR_STRIDES, &strides)?;
+    t.set_attribute(Name::CUDNN_ATTR_TENSOR_UNIQUE_ID, &[uid])?;
+    t.set_attribute(Name::CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, &[ALIGNMENT])?;
     t.finalize()?;
     Ok(t)
 }
@@ -397,16 +397,16 @@ fn operation(g: &mut Graph, params: &MatmulParams) -> Result<DescRef> {
     let [ta, tb, tc] = params.tensors;
     let (a, b, c) = (tensor(g, ua, ta)?, tensor(g, ub, tb)?, tensor(g, uc, tc)?);
     let mm = g.make(Kind::CUDNN_BACKEND_MATMUL_DESCRIPTOR)?;
-    mm.set(
+    mm.set_attribute(
         Name::CUDNN_ATTR_MATMUL_COMP_TYPE,
         &[cudnnDataType_t::CUDNN_DATA_FLOAT],
     )?;
     mm.finalize()?;
     let op = g.make(Kind::CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR)?;
-    op.set(Name::CUDNN_ATTR_OPERATION_MATMUL_ADESC, &[a])?;
-    op.set(Name::CUDNN_ATTR_OPERATION_MATMUL_BDESC, &[b])?;
-    op.set(Name::CUDNN_ATTR_OPERATION_MATMUL_CDESC, &[c])?;
-    op.set(Name::CUDNN_ATTR_OPERATION_MATMUL_DESC, &[mm])?;
+    op.set_attribute(Name::CUDNN_ATTR_OPERATION_MATMUL_ADESC, &[a])?;
+    op.set_attribute(Name::CUDNN_ATTR_OPERATION_MATMUL_BDESC, &[b])?;
+    op.set_attribute(Name::CUDNN_ATTR_OPERATION_MATMUL_CDESC, &[c])?;
+    op.set_attribute(Name::CUDNN_ATTR_OPERATION_MATMUL_DESC, &[mm])?;
     op.finalize()?;
     Ok(op)
 }
@@ -442,12 +442,12 @@ fn execution_plan(
 ) -> Result<(DescRef, usize)> {
     let h = HandleRef(handle);
     let graph = g.make(Kind::CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR)?;
-    graph.set(Name::CUDNN_ATTR_OPERATIONGRAPH_HANDLE, &[h])?;
-    graph.set(Name::CUDNN_ATTR_OPERATIONGRAPH_OPS, &[op])?;
+    graph.set_attribute(Name::CUDNN_ATTR_OPERATIONGRAPH_HANDLE, &[h])?;
+    graph.set_attribute(Name::CUDNN_ATTR_OPERATIONGRAPH_OPS, &[op])?;
     graph.finalize()?;
     let heur = g.make(Kind::CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR)?;
-    heur.set(Name::CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, &[graph])?;
-    heur.set(
+    heur.set_attribute(Name::CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, &[graph])?;
+    heur.set_attribute(
         Name::CUDNN_ATTR_ENGINEHEUR_MODE,
         &[cudnnBackendHeurMode_t::CUDNN_HEUR_MODE_A],
     )?;
@@ -464,8 +464,8 @@ fn execution_plan(
         }
         let before = g.0.len();
         let plan = g.make(Kind::CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)?;
-        plan.set(Name::CUDNN_ATTR_EXECUTION_PLAN_HANDLE, &[h])?;
-        plan.set(Name::CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, &[cfg])?;
+        plan.set_attribute(Name::CUDNN_ATTR_EXECUTION_PLAN_HANDLE, &[h])?;
+        plan.set_attribute(Name::CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, &[cfg])?;
         match plan.finalize() {
             Ok(()) => {
                 let mut bytes = [0i64];
@@ -746,12 +746,12 @@ impl MatmulPlan<'_> {
             || {
                 let mut pack = Graph::default();
                 let v = pack.make(Kind::CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR)?;
-                v.set(Name::CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, &UIDS)?;
-                v.set(
+                v.set_attribute(Name::CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, &UIDS)?;
+                v.set_attribute(
                     Name::CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS,
                     &[DevPtr(ptr(a.0)), DevPtr(ptr(b.0)), DevPtr(ptr(c.0))],
                 )?;
-                v.set(Name::CUDNN_ATTR_VARIANT_PACK_WORKSPACE, &[DevPtr(work)])?;
+                v.set_attribute(Name::CUDNN_ATTR_VARIANT_PACK_WORKSPACE, &[DevPtr(work)])?;
                 v.finalize()?;
                 // SAFETY: cuDNN reads `A` and `B` and writes `C` in stream order, with the
                 // workspace:
@@ -908,7 +908,7 @@ mod tests {
             g.destroy().unwrap();
             assert!(g.0.is_empty());
         }
-        assert!(crate::take_drop_errors().is_empty());
+        assert!(crate::error::take_drop_errors().is_empty());
     }
 
     /// An operation cuDNN refuses (`B` of 4 rows where `A` has 3 columns: shapes custack's
@@ -925,6 +925,6 @@ mod tests {
         assert!(e.to_string().contains(PLAN), "{e}");
         assert_eq!(g.0.len(), 5);
         drop(g);
-        assert!(crate::take_drop_errors().is_empty());
+        assert!(crate::error::take_drop_errors().is_empty());
     }
 }
