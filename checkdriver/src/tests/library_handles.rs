@@ -351,8 +351,10 @@ fn cublaslt_descriptor_leak_and_double_destroy_are_reported() {
         let r = unsafe { custackCheckdriverLibraryDestroy(call.as_ptr(), h) };
         assert_eq!(r, CUDA_SUCCESS);
     };
-    let (create_layout, destroy_layout) =
-        (c"cublasLtMatrixLayoutCreate", c"cublasLtMatrixLayoutDestroy");
+    let (create_layout, destroy_layout) = (
+        c"cublasLtMatrixLayoutCreate",
+        c"cublasLtMatrixLayoutDestroy",
+    );
     let (heuristic, matmul) = (c"cublasLtMatmulAlgoGetHeuristic", c"cublasLtMatmul");
     let a = ctx();
     let mut s = null_mut();

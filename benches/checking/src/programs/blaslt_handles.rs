@@ -31,6 +31,10 @@ fn refused(r: Result<()>) -> Result<()> {
 }
 
 /// A cuBLASLt matmul plan run on two streams, then dropped (see the file's opening).
+#[allow(
+    clippy::many_single_char_names,
+    reason = "the matmul's own names: m, n, k, a, b, c, d"
+)]
 pub(crate) fn blaslt_handles() -> Result<()> {
     let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
     let mut stack = Stack::new()?;
