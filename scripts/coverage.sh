@@ -90,18 +90,18 @@ RUSTFLAGS="" cargo build --quiet --release --manifest-path checkdriver/Cargo.tom
 mkdir -p "$lib_dir"
 cp -f "$nd/release/libcuda.so" "$lib_dir/libcuda.so"
 ln -sf libcuda.so "$lib_dir/libcuda.so.1"
-# The libraries' stand-ins, for `solver_handles`, `sparse_handles`, `blas_handles` and
-# `dnn_handles` (as scripts/check-driver.sh).
-for stand_in in cusolver cusparse cublas; do
+# The libraries' stand-ins, for `solver_handles`, `sparse_handles`, `blas_handles`,
+# `blaslt_handles` and `dnn_handles` (as scripts/check-driver.sh).
+for stand_in in cusolver cusparse cublas cublasLt; do
     cp -f "$nd/release/lib$stand_in.so" "$lib_dir/lib$stand_in.so"
     ln -sf "lib$stand_in.so" "$lib_dir/lib$stand_in.so.12"
 done
 cp -f "$nd/release/libcudnn.so" "$lib_dir/libcudnn.so"
 ln -sf libcudnn.so "$lib_dir/libcudnn.so.9"
 CUDA_DRIVER_LIB_DIR=$lib_dir CUSTACK_CUSOLVER_LIB_DIR=$lib_dir CUSTACK_CUSPARSE_LIB_DIR=$lib_dir \
-    CUSTACK_CUDNN_LIB_DIR=$lib_dir CUSTACK_CUBLAS_LIB_DIR=$lib_dir \
+    CUSTACK_CUDNN_LIB_DIR=$lib_dir CUSTACK_CUBLAS_LIB_DIR=$lib_dir CUSTACK_CUBLASLT_LIB_DIR=$lib_dir \
     cargo "${toolchain[@]}" build --quiet --manifest-path benches/checking/Cargo.toml \
-    --target-dir "$target/checking" --features cusolver,cusparse,cudnn,cublas
+    --target-dir "$target/checking" --features cusolver,cusparse,cudnn,cublas,cublaslt
 bin=$target/checking/debug/custack-checking
 objects+=("$bin")
 programs=$(sed -n '/^programs=(\${CHECK_PROGRAMS:-/,/})/p' scripts/check-driver.sh |

@@ -57,16 +57,19 @@ unsafe fn name(call: *const c_char) -> Option<&'static str> {
 }
 
 /// The library an entry point belongs to: its name up to the first capital after the prefix's
-/// own (`cusolverDnCreate` → `cusolverDn`, `cusparseSetStream` → `cusparse`).
+/// own (`cusolverDnCreate` → `cusolverDn`, `cusparseSetStream` → `cusparse`, `cublasLtCreate`
+/// → `cublasLt`).
 fn library_of(call: &str) -> &str {
     let lower = call
         .find(|c: char| c.is_ascii_uppercase())
         .unwrap_or(call.len());
     // `cusolverDn`, `cusolverSp`: cuSOLVER's API's two letters belong to the prefix (not
     // cuSPARSE's `cusparseSpMV`).
-    if &call[..lower] == "cusolver"
-        && (call[lower..].starts_with("Dn") || call[lower..].starts_with("Sp"))
-    {
+    let solver = &call[..lower] == "cusolver"
+        && (call[lower..].starts_with("Dn") || call[lower..].starts_with("Sp"));
+    // `cublasLt`: cuBLASLt, a library of its own (its handle is not cuBLAS's).
+    let lt = &call[..lower] == "cublas" && call[lower..].starts_with("Lt");
+    if solver || lt {
         &call[..lower + 2]
     } else {
         &call[..lower]
@@ -301,6 +304,8 @@ mod tests {
         assert_eq!(library_of("cusparseSpMV_bufferSize"), "cusparse");
         assert_eq!(library_of("cudnnDestroy"), "cudnn");
         assert_eq!(library_of("cublasCreate_v2"), "cublas");
+        assert_eq!(library_of("cublasLtCreate"), "cublasLt");
+        assert_eq!(library_of("cublasLtMatrixLayoutDestroy"), "cublasLt");
     }
 
     #[test]
@@ -311,6 +316,8 @@ mod tests {
             "cusparseDestroy",
             "cudnnCreate",
             "cublasCreate_v2",
+            "cublasLtCreate",
+            "cublasLtDestroy",
         ] {
             assert_eq!(kind_of(handle), Kind::LibraryHandle, "{handle}");
         }
@@ -318,6 +325,8 @@ mod tests {
             "cusparseCreateDnVec",
             "cusparseDestroySpMat",
             "cudnnCreateTensorDescriptor",
+            "cublasLtMatmulDescCreate",
+            "cublasLtMatrixLayoutDestroy",
         ] {
             assert_eq!(kind_of(descriptor), Kind::LibraryDescriptor, "{descriptor}");
         }

@@ -155,11 +155,14 @@ unsafe fn set_layout<V>(
     })
 }
 
-/// A matmul preference, destroyed when dropped.
+/// A matmul preference, destroyed when dropped (null: its create failed, nothing to destroy).
 struct Preference(lt::cublasLtMatmulPreference_t);
 
 impl Drop for Preference {
     fn drop(&mut self) {
+        if self.0.is_null() {
+            return;
+        }
         crate::error::left_behind::destroy_in_drop(Object::Untracked, self.0 as u64, || {
             // SAFETY: a live preference, destroyed once; a host object no GPU work uses.
             status("cublasLtMatmulPreferenceDestroy", unsafe {

@@ -72,6 +72,8 @@ fn run(program: &str) -> Option<Result<()>> {
         "sparse_handles" => programs::sparse_handles::sparse_handles(),
         #[cfg(feature = "cublas")]
         "blas_handles" => programs::blas_handles::blas_handles(),
+        #[cfg(feature = "cublaslt")]
+        "blaslt_handles" => programs::blaslt_handles::blaslt_handles(),
         #[cfg(feature = "cudnn")]
         "dnn_handles" => programs::dnn_handles::dnn_handles(),
         "p1" => context0().and_then(|c| p1::p1_one_guard_many_handles(&c).map(drop)),

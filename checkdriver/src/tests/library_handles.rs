@@ -311,3 +311,120 @@ fn cudnn_handle_and_descriptor_misuse_is_reported() {
         let _ = cuCtxDestroy_v2(a);
     }
 }
+
+/// cuBLASLt's handle and descriptors, as its stand-in (`checkdriver/standins/cublaslt`) asks
+/// about them: `cublasLt` is a library of its own (its create makes a handle, not a descriptor
+/// of cuBLAS's), so the sequence of a matmul plan and a run records nothing; a layout left alive
+/// is a leak, one destroyed twice is reported, and a cuBLAS handle given to cuBLASLt (or a
+/// cuBLASLt handle to cuBLAS) is another library's.
+#[test]
+fn cublaslt_descriptor_leak_and_double_destroy_are_reported() {
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    let made = |call: &CStr| {
+        let mut h = 0u64;
+        // SAFETY: a NUL-terminated name and a valid out-pointer (a local).
+        let r = unsafe { custackCheckdriverLibraryCreate(call.as_ptr(), &raw mut h) };
+        assert_eq!(r, CUDA_SUCCESS);
+        assert_ne!(h, 0);
+        h
+    };
+    let uses = |call: &CStr, h: u64, descriptors: &[u64]| {
+        // SAFETY: a NUL-terminated name and `descriptors.len()` values at its pointer.
+        let r = unsafe {
+            custackCheckdriverLibraryDescriptorUse(
+                call.as_ptr(),
+                h,
+                descriptors.as_ptr(),
+                descriptors.len(),
+            )
+        };
+        assert_eq!(r, CUDA_SUCCESS);
+    };
+    let streamed = |call: &CStr, h: u64, s: u64| {
+        // SAFETY: a NUL-terminated name; handles passed by value.
+        let r = unsafe { custackCheckdriverLibrarySetStream(call.as_ptr(), h, s) };
+        assert_eq!(r, CUDA_SUCCESS);
+    };
+    let destroyed = |call: &CStr, h: u64| {
+        // SAFETY: a NUL-terminated name; the handle is passed by value.
+        let r = unsafe { custackCheckdriverLibraryDestroy(call.as_ptr(), h) };
+        assert_eq!(r, CUDA_SUCCESS);
+    };
+    let (create_layout, destroy_layout) = (
+        c"cublasLtMatrixLayoutCreate",
+        c"cublasLtMatrixLayoutDestroy",
+    );
+    let (heuristic, matmul) = (c"cublasLtMatmulAlgoGetHeuristic", c"cublasLtMatmul");
+    let a = ctx();
+    let mut s = null_mut();
+    // SAFETY: a valid out-pointer.
+    let _ = unsafe { cuStreamCreate(&raw mut s, 0) };
+    let s = s as u64;
+    // A plan's sequence and a run record nothing.
+    let (mut lt, mut desc, mut layouts, mut pref) = (0, 0, [0; 3], 0);
+    assert_eq!(
+        violations_of(|| {
+            lt = made(c"cublasLtCreate");
+            desc = made(c"cublasLtMatmulDescCreate");
+            uses(c"cublasLtMatmulDescSetAttribute", 0, &[desc]);
+            for l in &mut layouts {
+                *l = made(create_layout);
+                uses(c"cublasLtMatrixLayoutSetAttribute", 0, &[*l]);
+            }
+            pref = made(c"cublasLtMatmulPreferenceCreate");
+            uses(c"cublasLtMatmulPreferenceSetAttribute", 0, &[pref]);
+            let [la, lb, lcd] = layouts;
+            uses(heuristic, lt, &[desc, la, lb, lcd, lcd, pref]);
+            destroyed(c"cublasLtMatmulPreferenceDestroy", pref);
+            streamed(matmul, lt, s);
+            uses(matmul, 0, &[desc, la, lb, lcd, lcd]);
+            for l in layouts {
+                destroyed(destroy_layout, l);
+            }
+            destroyed(c"cublasLtMatmulDescDestroy", desc);
+            destroyed(c"cublasLtDestroy", lt);
+        }),
+        0,
+        "{:?}",
+        mode::violations().last()
+    );
+    // A layout destroyed twice; one used after its destruction.
+    assert_eq!(
+        violations_of(|| destroyed(destroy_layout, layouts[0])),
+        1,
+        "a layout destroyed twice"
+    );
+    assert_eq!(
+        violations_of(|| uses(c"cublasLtMatrixLayoutSetAttribute", 0, &[layouts[1]])),
+        1,
+        "a destroyed layout set"
+    );
+    // A layout left alive is a leak (of no context), until it is destroyed.
+    let left = made(create_layout);
+    let leak = format!("leak: LibraryDescriptor {left:#x} ");
+    assert!(check::report().contains(&leak), "{}", check::report());
+    destroyed(destroy_layout, left);
+    assert!(!check::report().contains(&leak));
+    // cuBLAS's handle is not cuBLASLt's, nor the other way round.
+    let (blas, lt) = (made(c"cublasCreate_v2"), made(c"cublasLtCreate"));
+    assert_eq!(
+        violations_of(|| uses(heuristic, blas, &[])),
+        1,
+        "cuBLAS's handle given to cuBLASLt"
+    );
+    assert_eq!(
+        violations_of(|| streamed(c"cublasSetStream_v2", lt, s)),
+        1,
+        "cuBLASLt's handle given to cuBLAS"
+    );
+    destroyed(c"cublasDestroy_v2", blas);
+    destroyed(c"cublasLtDestroy", lt);
+    let mut p = null_mut();
+    // SAFETY: a valid out-pointer; the context and stream this test made.
+    unsafe {
+        let _ = cuStreamDestroy_v2(s as Handle);
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        let _ = cuCtxDestroy_v2(a);
+    }
+}

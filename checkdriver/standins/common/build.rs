@@ -15,7 +15,8 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-/// Per library: its ffi file, soname, and the names of its handle's lifecycle.
+/// Per library: its ffi file, soname, and the names of its handle's lifecycle (`set_stream` ""
+/// for a library that takes the stream with each call, cuBLASLt).
 struct Library {
     ffi: &'static str,
     soname: &'static str,
@@ -29,7 +30,7 @@ struct Library {
     by_hand: &'static [&'static str],
 }
 
-const LIBRARIES: [(&str, Library); 4] = [
+const LIBRARIES: [(&str, Library); 5] = [
     (
         "cusolver",
         Library {
@@ -90,6 +91,26 @@ const LIBRARIES: [(&str, Library); 4] = [
             set_stream: "cublasSetStream_v2",
             handle_type: "cublasHandle_t",
             by_hand: &["cublasSetPointerMode_v2", "cublasSetWorkspace_v2"],
+        },
+    ),
+    (
+        "cublaslt",
+        Library {
+            ffi: "cublaslt.rs",
+            soname: "libcublasLt.so.12",
+            create: "cublasLtCreate",
+            destroy: "cublasLtDestroy",
+            // None: `cublasLtMatmul` takes its stream as an argument.
+            set_stream: "",
+            handle_type: "cublasLtHandle_t",
+            by_hand: &[
+                "cublasLtGetVersion",
+                "cublasLtMatmul",
+                "cublasLtMatrixLayoutSetAttribute",
+                "cublasLtMatmulDescSetAttribute",
+                "cublasLtMatmulPreferenceSetAttribute",
+                "cublasLtMatmulAlgoGetHeuristic",
+            ],
         },
     ),
 ];
@@ -168,8 +189,10 @@ fn main() {
             list.join(", ")
         );
     }
+    // The create, the destroy, and the set-stream of a library that has one ("" for none).
+    let expected = if lib.set_stream.is_empty() { 2 } else { 3 };
     assert_eq!(
-        lifecycle, 3,
+        lifecycle, expected,
         "{} declares {}, {} and {}",
         lib.ffi, lib.create, lib.set_stream, lib.destroy
     );
@@ -190,11 +213,17 @@ fn main() {
 fn c_type(ty: &str, handle_type: &str) -> String {
     match ty {
         t if t == handle_type || t == "CUstream" => "Handle".to_owned(),
-        "c_int" | "c_char" | "f32" | "f64" | "i64" | "usize" | "c_longlong" => ty.to_owned(),
+        "c_int" | "c_char" | "f32" | "f64" | "i64" | "u64" | "usize" | "c_longlong" => {
+            ty.to_owned()
+        }
         t if t.starts_with("*const") => "*const c_void".to_owned(),
         t if t.starts_with("*mut") => "*mut c_void".to_owned(),
         // Descriptors (`cusparseDnVecDescr_t`, ...): opaque pointers.
         t if t.ends_with("Descr_t") || t.ends_with("Descriptor_t") => "*mut c_void".to_owned(),
+        // cuBLASLt's descriptors, named otherwise.
+        "cublasLtMatmulDesc_t" | "cublasLtMatrixLayout_t" | "cublasLtMatmulPreference_t" => {
+            "*mut c_void".to_owned()
+        }
         // cublasFillMode_t, cusparseOrder_t, cudaDataType, libraryPropertyType, ...:
         // `repr(transparent)` over `c_int`.
         _ => "c_int".to_owned(),

@@ -24,6 +24,7 @@ type HandleFn = unsafe extern "C" fn(*const c_char, u64) -> c_int;
 struct Double {
     create: CreateFn,
     set_stream: SetStreamFn,
+    #[allow(dead_code, reason = "cuBLASLt's stand-in checks its handle with a stream or descriptors")]
     use_: HandleFn,
     destroy: HandleFn,
 }
@@ -104,6 +105,7 @@ fn set_stream(name: &core::ffi::CStr, h: Handle, stream: Handle) -> c_int {
 }
 
 /// A call that takes handle `h` (checked): `answer` once the double accepted it.
+#[allow(dead_code, reason = "cuBLASLt's stand-in checks its handle with a stream or descriptors")]
 fn use_handle(name: &core::ffi::CStr, h: Handle, answer: impl FnOnce() -> c_int) -> c_int {
     let Some(d) = double() else {
         return NOT_INITIALIZED;
@@ -126,22 +128,22 @@ fn destroy(name: &core::ffi::CStr, h: Handle) -> c_int {
 
 /// Defines one exported entry point of each kind `build.rs` writes.
 macro_rules! entry_point {
-    (create $name:ident(handle: $t:ty) last $last:ident) => {
+    (create $name:ident($h:ident: $t:ty) last $last:ident) => {
         #[doc = concat!("`", stringify!($name), "`: a handle of the current context.")]
         ///
         /// # Safety
         ///
-        /// `handle` is null or valid for a write of a handle.
+        /// The argument is null or valid for a write of a handle.
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $name(handle: $t) -> c_int {
-            create(cname!($name), handle)
+        pub unsafe extern "C" fn $name($h: $t) -> c_int {
+            create(cname!($name), $h)
         }
     };
-    (destroy $name:ident(handle: $t:ty) last $last:ident) => {
+    (destroy $name:ident($h:ident: $t:ty) last $last:ident) => {
         #[doc = concat!("`", stringify!($name), "`: destroys a handle.")]
         #[unsafe(no_mangle)]
-        pub extern "C" fn $name(handle: $t) -> c_int {
-            destroy(cname!($name), handle)
+        pub extern "C" fn $name($h: $t) -> c_int {
+            destroy(cname!($name), $h)
         }
     };
     (set_stream $name:ident(handle: $t:ty, $s:ident: $st:ty) last $last:ident) => {

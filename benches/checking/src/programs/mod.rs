@@ -11,6 +11,8 @@ pub(crate) mod deadlines;
 pub(crate) mod device_info;
 #[cfg(feature = "cublas")]
 pub(crate) mod blas_handles;
+#[cfg(feature = "cublaslt")]
+pub(crate) mod blaslt_handles;
 #[cfg(feature = "cudnn")]
 pub(crate) mod dnn_handles;
 pub(crate) mod driver_init;

@@ -63,7 +63,7 @@ options: --jobs N, --timeout SECS, --no-sticky (no sticky schedules), --context-
 
 /// The CUDA libraries' stand-ins (`checkdriver/standins/`): the file cargo builds, and the
 /// sonames a program built against the real library asks the loader for.
-const STAND_INS: [(&str, &[&str]); 4] = [
+const STAND_INS: [(&str, &[&str]); 5] = [
     (
         "libcusolver.so",
         &["libcusolver.so.12", "libcusolver.so.11"],
@@ -71,6 +71,10 @@ const STAND_INS: [(&str, &[&str]); 4] = [
     ("libcusparse.so", &["libcusparse.so.12"]),
     ("libcudnn.so", &["libcudnn.so.9"]),
     ("libcublas.so", &["libcublas.so.12", "libcublas.so.13"]),
+    (
+        "libcublasLt.so",
+        &["libcublasLt.so.12", "libcublasLt.so.13"],
+    ),
 ];
 
 /// The directory, beside this executable, that holds the checking driver as `libcuda.so` and
@@ -482,6 +486,7 @@ fn cargo_mode(mut opts: Options, cargo_args: &[OsString], args: Vec<OsString>) -
             ("libcusparse.so", "CUSTACK_CUSPARSE_LIB_DIR"),
             ("libcudnn.so", "CUSTACK_CUDNN_LIB_DIR"),
             ("libcublas.so", "CUSTACK_CUBLAS_LIB_DIR"),
+            ("libcublasLt.so", "CUSTACK_CUBLASLT_LIB_DIR"),
         ]
         .into_iter()
         .filter(|(file, _)| lib.join(file).exists())
