@@ -56,6 +56,8 @@ fn a_sticky_error_spares_the_queries_the_driver_answers_after_it() {
 
 #[test]
 fn device_attributes_are_the_h100_s() {
+    // The double's calls count and trace globally: one test at a time, as every other.
+    let _serial = serial();
     // SAFETY: `attribute` calls the entry point with a valid out-pointer.
     unsafe {
         for (a, want) in [

@@ -57,6 +57,20 @@ fn violations_of(f: impl FnOnce()) -> usize {
     mode::violation_count() - before
 }
 
+/// Runs `f`, which calls the double on this thread only, and returns how many violations this
+/// thread recorded meanwhile: a violation another thread records at the same time (a worker of
+/// the double's left by an earlier test, running a host function or a completion) is not `f`'s.
+fn own_violations_of(f: impl FnOnce()) -> usize {
+    let before = mode::violation_count();
+    f();
+    let prefix = format!("thread {}: ", mode::thread_id());
+    mode::violations()
+        .iter()
+        .skip(before)
+        .filter(|line| line.starts_with(&prefix))
+        .count()
+}
+
 /// A new context, pushed on the calling thread.
 fn ctx() -> Handle {
     let mut c = null_mut();

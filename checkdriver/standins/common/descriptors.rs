@@ -1,7 +1,7 @@
 // What a stand-in whose calls take descriptors shares (`include!`d after `standin.rs`): the
 // double's `custackCheckdriverLibraryDescriptorUse`, which checks that each descriptor is one the
 // double made for the call's library and not yet destroyed (and the handle, if any, as
-// `use_handle` does). cuBLASLt's stand-in includes it; cuDNN's has the same function of its own.
+// `use_handle` does). cuDNN's and cuBLASLt's stand-ins include it.
 
 /// `custackCheckdriverLibraryDescriptorUse`.
 type DescriptorUseFn = unsafe extern "C" fn(*const c_char, u64, *const u64, usize) -> c_int;

@@ -91,6 +91,7 @@ const ALGO_COUNT: c_int = 8;
 const ERROR_STRING: &core::ffi::CStr = c"cuDNN's stand-in (the checking driver)";
 
 include!("../../common/standin.rs");
+include!("../../common/descriptors.rs");
 include!(concat!(env!("OUT_DIR"), "/entry_points.rs"));
 
 /// What a descriptor was set to (by address; the double never reuses one).
@@ -128,43 +129,6 @@ fn lookup(d: Handle) -> Option<Set> {
         .unwrap_or_else(PoisonError::into_inner)
         .as_ref()
         .and_then(|m| m.get(&d.addr()).copied())
-}
-
-/// `custackCheckdriverLibraryDescriptorUse`.
-type DescriptorUseFn = unsafe extern "C" fn(*const c_char, u64, *const u64, usize) -> c_int;
-
-/// Asks the double about a call that takes `descriptors` (and handle `h`, null for none):
-/// `answer` once it accepted them.
-fn use_descriptors(
-    name: &core::ffi::CStr,
-    h: Handle,
-    descriptors: &[Handle],
-    answer: impl FnOnce() -> c_int,
-) -> c_int {
-    static EXTENSION: OnceLock<Option<DescriptorUseFn>> = OnceLock::new();
-    let extension = EXTENSION.get_or_init(|| {
-        let f = find(c"custackCheckdriverLibraryDescriptorUse")?;
-        // SAFETY: the checking driver defines the extension with this signature
-        // (`library_handles.rs`); a function pointer from `dlsym` has a pointer's size.
-        Some(unsafe { core::mem::transmute::<*mut c_void, DescriptorUseFn>(f) })
-    });
-    let (Some(f), Some(_)) = (extension, double()) else {
-        return NOT_INITIALIZED;
-    };
-    let addresses: Vec<u64> = descriptors.iter().map(|d| d.addr() as u64).collect();
-    // SAFETY: a NUL-terminated name, and `addresses.len()` values at `addresses`; the handles
-    // are passed by value, never dereferenced.
-    match unsafe {
-        f(
-            name.as_ptr(),
-            h.addr() as u64,
-            addresses.as_ptr(),
-            addresses.len(),
-        )
-    } {
-        0 => answer(),
-        code => status(code),
-    }
 }
 
 /// A descriptor's set: checked by the double, then recorded when `set` is `Some` (positive
