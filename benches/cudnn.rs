@@ -687,6 +687,10 @@ impl RawMatmul {
                 T::CUDNN_TYPE_INT64,
                 &[16i64],
             );
+            // Finalized before another descriptor names it (cuDNN refuses a descriptor that is
+            // not: CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED).
+            // SAFETY: a live descriptor, every attribute it needs set.
+            st(unsafe { dn::cudnnBackendFinalize(t) }, "finalize tensor");
             tensors.push(t);
         }
         let mm = raw.make(K::CUDNN_BACKEND_MATMUL_DESCRIPTOR);
@@ -696,12 +700,19 @@ impl RawMatmul {
             T::CUDNN_TYPE_DATA_TYPE,
             &float,
         );
+        // SAFETY: a live descriptor, every attribute it needs set.
+        st(unsafe { dn::cudnnBackendFinalize(mm) }, "finalize matmul");
         let op = raw.make(K::CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
         let d = T::CUDNN_TYPE_BACKEND_DESCRIPTOR;
         Self::set(op, N::CUDNN_ATTR_OPERATION_MATMUL_ADESC, d, &tensors[0..1]);
         Self::set(op, N::CUDNN_ATTR_OPERATION_MATMUL_BDESC, d, &tensors[1..2]);
         Self::set(op, N::CUDNN_ATTR_OPERATION_MATMUL_CDESC, d, &tensors[2..3]);
         Self::set(op, N::CUDNN_ATTR_OPERATION_MATMUL_DESC, d, &[mm]);
+        // SAFETY: a live descriptor, every attribute it needs set.
+        st(
+            unsafe { dn::cudnnBackendFinalize(op) },
+            "finalize operation",
+        );
         let graph = raw.make(K::CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
         Self::set(
             graph,
@@ -710,6 +721,8 @@ impl RawMatmul {
             &[raw.handle],
         );
         Self::set(graph, N::CUDNN_ATTR_OPERATIONGRAPH_OPS, d, &[op]);
+        // SAFETY: a live descriptor, every attribute it needs set.
+        st(unsafe { dn::cudnnBackendFinalize(graph) }, "finalize graph");
         let heur = raw.make(K::CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
         Self::set(heur, N::CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, d, &[graph]);
         Self::set(
@@ -722,15 +735,10 @@ impl RawMatmul {
             .map(|_| raw.make(K::CUDNN_BACKEND_ENGINECFG_DESCRIPTOR))
             .collect();
         let mut listed = 0i64;
-        // SAFETY: live descriptors, finalized in order; `cfgs` holds 16 live engine
-        // configurations for the results; valid out-pointers.
+        // SAFETY: live descriptors, the heuristics' every attribute set; `cfgs` holds 16 live
+        // engine configurations for the results; valid out-pointers.
         unsafe {
-            for t in &tensors {
-                st(dn::cudnnBackendFinalize(*t), "finalize tensor");
-            }
-            for x in [mm, op, graph, heur] {
-                st(dn::cudnnBackendFinalize(x), "finalize");
-            }
+            st(dn::cudnnBackendFinalize(heur), "finalize heuristics");
             st(
                 dn::cudnnBackendGetAttribute(
                     heur,

@@ -170,6 +170,14 @@ for d in $(python3 -c 'import site; print(" ".join(site.getsitepackages() + [sit
     for lib in "$d/nvidia/cudnn/lib" "$d/nvidia/cu13/lib"; do
         if [[ -d $lib ]]; then export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; fi
     done
+    # cudarc (the cuDNN bench's third column) dlopens `libcudnn.so` before `libcudnn.so.9`; the
+    # wheel has only the latter, so the name found another cuDNN on the machine (9.14 in
+    # /usr/lib/x86_64-linux-gnu beside the wheel's 9.19) and the process mixed two: the name is
+    # put first on the path for the wheel's own library.
+    if [[ -f $d/nvidia/cudnn/lib/libcudnn.so.9 && ! -e $d/nvidia/cudnn/lib/libcudnn.so ]]; then
+        mkdir -p .gpu/cudnn-alias && ln -sf "$d/nvidia/cudnn/lib/libcudnn.so.9" .gpu/cudnn-alias/libcudnn.so
+        export LD_LIBRARY_PATH=$PWD/.gpu/cudnn-alias:$LD_LIBRARY_PATH
+    fi
 done
 fail=0
 # The CUDA libraries a feature links (cuBLAS, cuSPARSE, cuSOLVER and what they load) come from
