@@ -2462,7 +2462,7 @@ fn freeing_in(s: &mut State, kind: Kind, h: usize, stream: Option<usize>, what: 
         } else {
             ""
         };
-        for st in on.into_iter().filter(|st| !hung_on.contains(st)) {
+        for &st in on.iter().filter(|st| !hung_on.contains(st)) {
             violation(&format!(
                 "{what}: {kind:?} {h:#x} freed while an operation on stream {st:#x} may use it{poisoned}"
             ));
@@ -2475,6 +2475,19 @@ fn freeing_in(s: &mut State, kind: Kind, h: usize, stream: Option<usize>, what: 
             && let Some(p) = s.pending.get_mut(&st)
         {
             p.retain(|x| *x != (kind, h));
+        }
+        // Reported once: the object is gone, so the work no longer holds it. A later object at
+        // the same address (host memory's allocator reuses addresses) is another object, whose
+        // free must not be reported again for work that used the one before.
+        for st in on.iter().chain(&hung_on) {
+            if let Some(p) = s.pending.get_mut(st) {
+                p.retain(|x| *x != (kind, h));
+            }
+        }
+        for ((st, _), p) in &mut s.hung_pending {
+            if hung_on.contains(st) {
+                p.retain(|x| *x != (kind, h));
+            }
         }
     }
 }

@@ -357,10 +357,12 @@ fn cublaslt_descriptor_leak_and_double_destroy_are_reported() {
     );
     let (heuristic, matmul) = (c"cublasLtMatmulAlgoGetHeuristic", c"cublasLtMatmul");
     let a = ctx();
-    let mut s = null_mut();
+    let mut stream = null_mut();
     // SAFETY: a valid out-pointer.
-    let _ = unsafe { cuStreamCreate(&raw mut s, 0) };
-    let s = s as u64;
+    let _ = unsafe { cuStreamCreate(&raw mut stream, 0) };
+    // The stream's address, as the stand-ins pass it (the handle itself is kept to destroy it:
+    // an integer made back into a pointer would have no provenance under Miri).
+    let s = stream as u64;
     // A plan's sequence and a run record nothing.
     let (mut lt, mut desc, mut layouts, mut pref) = (0, 0, [0; 3], 0);
     assert_eq!(
@@ -423,7 +425,7 @@ fn cublaslt_descriptor_leak_and_double_destroy_are_reported() {
     let mut p = null_mut();
     // SAFETY: a valid out-pointer; the context and stream this test made.
     unsafe {
-        let _ = cuStreamDestroy_v2(s as Handle);
+        let _ = cuStreamDestroy_v2(stream);
         let _ = cuCtxPopCurrent_v2(&raw mut p);
         let _ = cuCtxDestroy_v2(a);
     }
