@@ -87,6 +87,11 @@ pub(super) struct Plan {
 pub(super) struct Tracker {
     id: u64,
     state: RefCell<State>,
+    /// Whether `state` lists an allocation node: set as the first is kept (in
+    /// [`made`](Self::made)), never cleared (a build's allocations are never forgotten). What
+    /// [`plan`](Self::plan)'s fast path reads, one load, where `state.allocs` would take a
+    /// borrow's check.
+    has_allocs: core::cell::Cell<bool>,
     /// The kept allocations made, in order.
     kept: RefCell<Vec<KeptAlloc>>,
 }
@@ -96,6 +101,7 @@ impl Tracker {
         Self {
             id: NEXT_TRACKER.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
             state: RefCell::new(State::default()),
+            has_allocs: core::cell::Cell::new(false),
             kept: RefCell::new(Vec::new()),
         }
     }
@@ -137,7 +143,7 @@ impl Tracker {
         // `uses_noted` is one load of a flag that is false only while the list of uses is
         // empty, so the list (whose thread-local access costs more) is taken only where a use
         // may be in it, or where the node needs the slow path anyway.
-        if role == Role::Plain && !uses_noted() && self.state.borrow().allocs.is_empty() {
+        if role == Role::Plain && !uses_noted() && !self.has_allocs.get() {
             return Ok(None);
         }
         self.plan_noted(deps, role, take_uses())
@@ -270,6 +276,7 @@ impl Tracker {
                     freed: false,
                     kept: plan.role == Role::Kept,
                 });
+                self.has_allocs.set(true);
                 state.allocs.len() - 1
             }
             Role::Free(n) => {
