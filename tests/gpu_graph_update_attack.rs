@@ -9,8 +9,8 @@
 
 mod common;
 use common::context;
-use custack::prelude::*;
 use custack::graph::Graph;
+use custack::prelude::*;
 use custack::{DeviceBuffer, ErrorKind, PushedGuard, Stack};
 
 const N: usize = 1 << 16;
