@@ -685,4 +685,45 @@ mod tests {
         assert!(batch.order.in_order() && disjoint_in_order(&spans));
         batch.check("t").unwrap();
     }
+
+    #[test]
+    fn one_array_named_by_two_copies_of_a_batch_is_refused_in_either_order() {
+        // What the borrows already forbid (an array bound once per scope, `&mut` for a
+        // destination), checked again at run time: two copies naming one array handle.
+        let arr = span(0x5000, 1, Side::Array);
+        // Written twice, the copies added in order of their sources: the destinations' order
+        // sees it (the second starts before the first ends), and the sort names it.
+        let spans = [
+            (arr, span(0x7000, 0x200, Side::Host)),
+            (arr, span(0x9000, 0x200, Side::Host)),
+        ];
+        let batch = batch_of(&spans);
+        assert!(!batch.order.in_order());
+        let e = batch.check("t").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidValue);
+        assert!(
+            e.to_string().contains(
+                "the destination of copy 0 (array 0x5000..0x5001) overlaps the destination of \
+                 copy 1 (array 0x5000..0x5001)"
+            ),
+            "{e}"
+        );
+        // Read into the host by copy 0 and written by copy 1, both sides increasing as added:
+        // in order, so only the merge can see it.
+        let spans = [
+            (span(0x1000, 0x200, Side::Host), arr),
+            (arr, span(0x9000, 0x200, Side::Host)),
+        ];
+        let batch = batch_of(&spans);
+        assert!(batch.order.in_order());
+        assert!(!disjoint_in_order(&spans));
+        let e = batch.check("t").unwrap_err();
+        assert!(
+            e.to_string().contains(
+                "the source of copy 0 (array 0x5000..0x5001) overlaps the destination of copy 1 \
+                 (array 0x5000..0x5001)"
+            ),
+            "{e}"
+        );
+    }
 }

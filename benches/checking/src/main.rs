@@ -106,6 +106,9 @@ fn run(program: &str) -> Option<Result<()>> {
             context0().and_then(|c| graph_capture_forks::graph_capture_forks(&c))
         }
         "graph_mem" => context0().and_then(|c| graph_mem::graph_mem(&c)),
+        "graph_update_attack" => {
+            context0().and_then(|c| programs::graph_update_attack::graph_update_attack(&c))
+        }
         "batch_copies" => report_driver_version(12080)
             .and_then(|()| context0())
             .and_then(|c| batch_copies::batch_copies(&c)),

@@ -36,6 +36,7 @@ pub(crate) mod graph_kept_free;
 pub(crate) mod graph_kept_routes;
 pub(crate) mod graph_mem;
 pub(crate) mod graph_shared;
+pub(crate) mod graph_update_attack;
 pub(crate) mod green;
 pub(crate) mod in_flight;
 pub(crate) mod ipc;

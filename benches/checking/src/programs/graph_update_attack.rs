@@ -1,0 +1,87 @@
+//! The program `graph_update_attack` (C28.5): a reviewer's routes against the node updates of
+//! an executable graph, under the double, which reports a launch that names freed memory. A
+//! memset node disabled, then the whole graph updated (`GraphExec::update`), which hands the old
+//! payload back to the program; the node is lent no more, so nothing enables it again with its
+//! old parameters; the memory handed back freed, and the graph launched twice after it. And a
+//! memcpy node updated to a shorter pair of buffers (a pair of other lengths refused before the
+//! driver), launched.
+
+use crate::common::N;
+use custack::graph::{Graph, UpdateError};
+use custack::{Context, DeviceBuffer, ErrorKind, PushedGuard, Result, Stack};
+
+/// One topology over any payload of its type: set the buffer to `value`, copy it out.
+fn build<'g>(
+    guard: &'g PushedGuard<'_, '_>,
+    x: DeviceBuffer<'g, u32>,
+    value: u32,
+) -> Result<Graph<'g, (DeviceBuffer<'g, u32>, Vec<u32>)>> {
+    guard.build_graph((x, vec![0u32; N]), move |b, (mut x, out)| {
+        let set = b.fill_u32(&mut x, value, &[])?;
+        b.copy_to_host(out, &x, &[set])?;
+        Ok(())
+    })
+}
+
+/// The two routes, in turn.
+pub(crate) fn graph_update_attack(ctx: &Context) -> Result<()> {
+    let mut stack = Stack::new()?;
+    let guard = stack.push(ctx)?;
+    let stream = guard.stream()?;
+    // A disabled node, then a whole-graph update that hands its memory back.
+    let mut exec = build(&guard, guard.alloc_zeroed::<u32>(N)?, 7)?.instantiate()?;
+    exec.update_nodes(|u, _| {
+        let set = u.fill_node(0)?;
+        u.set_enabled(set, false)?;
+        assert!(!u.enabled(set)?, "disabled");
+        Ok(())
+    })?;
+    let next = build(&guard, guard.alloc_zeroed::<u32>(N)?, 9)?;
+    let (old, old_out) = exec.update(next).map_err(UpdateError::into_error)?;
+    exec.update_nodes(|u, _| {
+        for lent in [u.fill_node(0).err(), u.copy_node(0).err()] {
+            assert_eq!(
+                lent.map(|e| e.kind()),
+                Some(ErrorKind::InvalidValue),
+                "a node lent after a whole-graph update"
+            );
+        }
+        Ok(())
+    })?;
+    drop((old, old_out));
+    for _ in 0..2 {
+        exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    }
+    drop(exec);
+    // A memcpy node moved to a shorter pair.
+    let payload = (
+        guard.alloc::<u32>(N)?,
+        guard.alloc::<u32>(N / 2)?,
+        vec![0u32; N],
+        vec![0u32; N / 2],
+    );
+    let graph = guard.build_graph(payload, |b, (mut x, mut half, out, _half_out)| {
+        let a = b.fill_u32(&mut x, 7, &[])?;
+        let h = b.fill_u32(&mut half, 5, &[])?;
+        b.copy_to_host(out, &x, &[a, h])?;
+        Ok(())
+    })?;
+    let mut exec = graph.instantiate()?;
+    exec.update_nodes(|u, (x, half, out, half_out)| {
+        let copy = u.copy_node(0)?;
+        for refused in [
+            u.set_copy_to_host(copy, half_out, &x),
+            u.set_copy_to_host(copy, out, &half),
+        ] {
+            assert_eq!(
+                refused.err().map(|e| e.kind()),
+                Some(ErrorKind::LengthMismatch),
+                "a copy between buffers of two lengths"
+            );
+        }
+        u.set_copy_to_host(copy, half_out, &half)
+    })?;
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    drop(exec);
+    guard.synchronize()
+}
