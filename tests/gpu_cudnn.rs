@@ -806,9 +806,8 @@ fn a_sticky_fault_elsewhere_leaves_a_matmul_plan_refused_and_reported_once() {
             let guard = stack.push(&a_ctx).unwrap();
             let module = guard.load_ptx(common::KERNELS).unwrap();
             let fault = module.declared::<IllegalWrite>().unwrap();
-            let pending = guard
-                .stream()
-                .unwrap()
+            let stream = guard.stream().unwrap();
+            let pending = stream
                 .submit(fault, |s, fault| {
                     s.run(&fault, custack::LaunchConfig::for_elements(1), ())
                 })
@@ -823,10 +822,11 @@ fn a_sticky_fault_elsewhere_leaves_a_matmul_plan_refused_and_reported_once() {
     let e = match c.as_mut() {
         Ok(c) => stream
             .scope(|s| plan.run(s, s.bind(&da), s.bind(&db), s.bind_mut(c)))
-            .map(drop)
+            .and_then(|run| run)
             .unwrap_err(),
         Err(e) => e.clone(),
     };
+    // Refused: the scope (which no longer opens) or the run itself.
     assert_eq!(e.kind(), first.kind(), "the run after the fault: {e}");
     drop(take_drop_errors());
     let e = plan.destroy().unwrap_err();
