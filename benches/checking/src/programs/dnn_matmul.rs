@@ -24,7 +24,9 @@
 
 use crate::double::counting;
 use custack::dnn::{Conv2d, Matmul, MatmulPlan};
-use custack::{Context, ContextFlags, Driver, ErrorKind, Result, Stack};
+use custack::{
+    Context, ContextFlags, DeviceBuffer, Driver, ErrorKind, PushedGuard, Result, Stack, Stream,
+};
 use std::rc::Rc;
 
 /// A run's answer: the stand-in's refusal is expected; any other error (a failed call of a
@@ -59,6 +61,10 @@ struct Owner<'g> {
 }
 
 /// The routes of the file's opening, in its order.
+#[allow(
+    clippy::many_single_char_names,
+    reason = "the matmul's own names: a, b, c"
+)]
 pub(crate) fn dnn_matmul() -> Result<()> {
     let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
     let mut stack = Stack::new()?;
@@ -103,56 +109,15 @@ pub(crate) fn dnn_matmul() -> Result<()> {
     run!(owner.plan, stream, a, b, c);
     drop(owner);
 
-    // Relaunched: eight runs on two streams, a convolution plan's between them, two in one
-    // scope, and nested scopes of two streams.
     let plan = guard.matmul_plan(&mm)?;
-    let conv = guard.conv_plan(&Conv2d::new([1, 1, 3, 3], [1, 3, 3]))?;
-    let x = guard.alloc_zeroed::<f32>(conv.input_len())?;
-    let w = guard.alloc_zeroed::<f32>(conv.filter_len())?;
-    let bias = guard.alloc_zeroed::<f32>(conv.bias_len())?;
-    let mut y = guard.alloc_zeroed::<f32>(conv.output_len())?;
     let other = guard.stream()?;
-    for i in 0..8 {
-        let on = if i % 2 == 0 { &stream } else { &other };
-        run!(plan, on, a, b, c);
-        refused(on.scope(|s| {
-            conv.run(s, s.bind(&x), s.bind(&w), s.bind(&bias), s.bind_mut(&mut y))
-        })?)?;
-    }
-    let mut d = guard.alloc_zeroed::<f32>(plan.c_len())?;
-    refused(stream.scope(|s| {
-        refused(plan.run(s, s.bind(&a), s.bind(&b), s.bind_mut(&mut c)))?;
-        plan.run(s, s.bind(&a), s.bind(&b), s.bind_mut(&mut d))
-    })?)?;
-    refused(stream.scope(|o| {
-        refused(plan.run(o, o.bind(&a), o.bind(&b), o.bind_mut(&mut c)))?;
-        other.scope(|i| plan.run(i, i.bind(&a), i.bind(&b), i.bind_mut(&mut d)))?
-    })?)?;
-    drop(conv);
+    relaunched(&guard, &plan, [&stream, &other], (&a, &b, &mut c))?;
 
     // A second thread: a plan of its own guard, while this thread's is alive.
     std::thread::scope(|t| {
-        t.spawn(|| -> Result<()> {
-            let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
-            let mut stack = Stack::new()?;
-            let guard = stack.push(&ctx)?;
-            let plan = guard.matmul_plan(&mm)?;
-            let (a, b) = (
-                guard.alloc_zeroed::<f32>(plan.a_len())?,
-                guard.alloc_zeroed::<f32>(plan.b_len())?,
-            );
-            let mut c = guard.alloc_zeroed::<f32>(plan.c_len())?;
-            run!(plan, guard.stream()?, a, b, c);
-            drop(plan);
-            drop((a, b, c));
-            drop(guard);
-            drop(stack);
-            drop(ctx);
-            // Drop errors are recorded per thread: this thread's are checked here.
-            no_drop_errors()
-        })
-        .join()
-        .expect("dnn_matmul: the second thread panicked")
+        t.spawn(|| another_threads_plan(&mm))
+            .join()
+            .expect("dnn_matmul: the second thread panicked")
     })?;
     run!(plan, other, a, b, c);
 
@@ -174,4 +139,67 @@ pub(crate) fn dnn_matmul() -> Result<()> {
         "dnn_matmul: MatmulPlan::destroy made {by_destroy} calls, a drop {by_drop}"
     );
     Ok(())
+}
+
+/// Relaunched: eight runs of `plan` alternating two streams, a convolution plan's run after each,
+/// two runs in one scope, and nested scopes of two streams.
+#[allow(
+    clippy::many_single_char_names,
+    reason = "the matmul's own names: a, b, c, d"
+)]
+fn relaunched(
+    guard: &PushedGuard<'_, '_>,
+    plan: &MatmulPlan<'_>,
+    [stream, other]: [&Stream<'_>; 2],
+    (a, b, c): (&DeviceBuffer<'_, f32>, &DeviceBuffer<'_, f32>, &mut DeviceBuffer<'_, f32>),
+) -> Result<()> {
+    let conv = guard.conv_plan(&Conv2d::new([1, 1, 3, 3], [1, 3, 3]))?;
+    let x = guard.alloc_zeroed::<f32>(conv.input_len())?;
+    let w = guard.alloc_zeroed::<f32>(conv.filter_len())?;
+    let bias = guard.alloc_zeroed::<f32>(conv.bias_len())?;
+    let mut y = guard.alloc_zeroed::<f32>(conv.output_len())?;
+    for i in 0..8 {
+        let on = if i % 2 == 0 { stream } else { other };
+        refused(on.scope(|s| plan.run(s, s.bind(a), s.bind(b), s.bind_mut(c)))?)?;
+        refused(on.scope(|s| {
+            conv.run(s, s.bind(&x), s.bind(&w), s.bind(&bias), s.bind_mut(&mut y))
+        })?)?;
+    }
+    let mut d = guard.alloc_zeroed::<f32>(plan.c_len())?;
+    refused(stream.scope(|s| {
+        refused(plan.run(s, s.bind(a), s.bind(b), s.bind_mut(c)))?;
+        plan.run(s, s.bind(a), s.bind(b), s.bind_mut(&mut d))
+    })?)?;
+    refused(stream.scope(|o| {
+        refused(plan.run(o, o.bind(a), o.bind(b), o.bind_mut(c)))?;
+        other.scope(|i| plan.run(i, i.bind(a), i.bind(b), i.bind_mut(&mut d)))?
+    })?)?;
+    drop(conv);
+
+    Ok(())
+}
+
+/// A plan of another thread's own context, stack and guard, run once and dropped; that thread's
+/// drop errors (recorded per thread) are its result.
+#[allow(
+    clippy::many_single_char_names,
+    reason = "the matmul's own names: a, b, c"
+)]
+fn another_threads_plan(mm: &Matmul) -> Result<()> {
+    let ctx = Context::new(Driver::init()?.device(0)?, ContextFlags::empty())?;
+    let mut stack = Stack::new()?;
+    let guard = stack.push(&ctx)?;
+    let plan = guard.matmul_plan(mm)?;
+    let (a, b) = (
+        guard.alloc_zeroed::<f32>(plan.a_len())?,
+        guard.alloc_zeroed::<f32>(plan.b_len())?,
+    );
+    let mut c = guard.alloc_zeroed::<f32>(plan.c_len())?;
+    run!(plan, guard.stream()?, a, b, c);
+    drop(plan);
+    drop((a, b, c));
+    drop(guard);
+    drop(stack);
+    drop(ctx);
+    no_drop_errors()
 }
