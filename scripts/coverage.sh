@@ -91,7 +91,7 @@ mkdir -p "$lib_dir"
 cp -f "$nd/release/libcuda.so" "$lib_dir/libcuda.so"
 ln -sf libcuda.so "$lib_dir/libcuda.so.1"
 # The libraries' stand-ins, for `solver_handles`, `sparse_handles`, `blas_handles`,
-# `blaslt_handles` and `dnn_handles` (as scripts/check-driver.sh).
+# `blaslt_handles`, `dnn_handles` and `dnn_matmul` (as scripts/check-driver.sh).
 for stand_in in cusolver cusparse cublas cublasLt; do
     cp -f "$nd/release/lib$stand_in.so" "$lib_dir/lib$stand_in.so"
     ln -sf "lib$stand_in.so" "$lib_dir/lib$stand_in.so.12"

@@ -16,9 +16,9 @@
 
 mod common;
 use common::context;
-use custack::dnn::{Conv2d, Layout, Matmul};
+use custack::dnn::{Conv2d, Layout, Matmul, MatmulPlan};
 use custack::prelude::*;
-use custack::{ErrorKind, Stack, take_drop_errors};
+use custack::{ErrorKind, Stack, Stream, take_drop_errors};
 
 /// Multiples of 1/8 in [-1, 1], different for each `seed`.
 fn values(len: usize, seed: usize) -> Vec<f32> {
@@ -556,4 +556,285 @@ fn refused_matmul_runs_enqueue_nothing() {
     assert_eq!(e.kind(), ErrorKind::InvalidValue);
     drop(plan);
     assert!(take_drop_errors().is_empty());
+}
+
+/// Each element of `got` within 1e-4 of the CPU's `want`, naming `what`.
+fn matmul_close(what: &str, got: &[f32], want: &[f64]) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (j, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (f64::from(*g) - w).abs() <= 1e-4,
+            "{what}: c[{j}] = {g}, the CPU's {w}"
+        );
+    }
+}
+
+/// One run of `plan` on `stream` into a new `C` (filled with NaN first), its result.
+fn matmul_run(
+    guard: &custack::PushedGuard<'_, '_>,
+    plan: &MatmulPlan<'_>,
+    stream: &Stream<'_>,
+    a: &custack::DeviceBuffer<'_, f32>,
+    b: &custack::DeviceBuffer<'_, f32>,
+) -> Vec<f32> {
+    let mut c = guard.alloc_from(&vec![f32::NAN; plan.c_len()]).unwrap();
+    stream
+        .scope(|s| plan.run(s, s.bind(a), s.bind(b), s.bind_mut(&mut c)))
+        .unwrap()
+        .unwrap();
+    c.to_vec().unwrap()
+}
+
+/// The matmul's routes of ownership and reuse on a real device, each checked against the CPU:
+/// parked (the plan outlives the buffers of its first run, their scope, its stream and a
+/// convolution plan of the guard); moved (run from a `Box`, a `Vec`, an `Rc` and a struct);
+/// relaunched (sixteen runs alternating two streams, a convolution plan's run between each two,
+/// whose output is checked too). Nothing is recorded at drop.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_matmul_plan_outlives_its_buffers_moves_between_owners_and_relaunches() {
+    struct Owner<'g> {
+        plan: MatmulPlan<'g>,
+    }
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let dims = [3, 17, 11, 9];
+    let [batch, m, n, k] = dims;
+    let plan = guard.matmul_plan(&Matmul::new(batch, m, n, k)).unwrap();
+    let (a, b) = (values(plan.a_len(), 1), values(plan.b_len(), 2));
+    let want = matmul_reference(dims, &a, &b);
+    // Parked.
+    {
+        let stream = guard.stream().unwrap();
+        let conv = guard
+            .conv_plan(&Conv2d::new([1, 1, 3, 3], [1, 3, 3]))
+            .unwrap();
+        let (da, db) = (guard.alloc_from(&a).unwrap(), guard.alloc_from(&b).unwrap());
+        matmul_close(
+            "first",
+            &matmul_run(&guard, &plan, &stream, &da, &db),
+            &want,
+        );
+        drop((da, db, conv, stream));
+    }
+    let (stream, other) = (guard.stream().unwrap(), guard.stream().unwrap());
+    let (da, db) = (guard.alloc_from(&a).unwrap(), guard.alloc_from(&b).unwrap());
+    matmul_close(
+        "parked",
+        &matmul_run(&guard, &plan, &other, &da, &db),
+        &want,
+    );
+    // Moved.
+    let boxed = Box::new(plan);
+    matmul_close("Box", &matmul_run(&guard, &boxed, &stream, &da, &db), &want);
+    let mut owners = vec![*boxed];
+    matmul_close(
+        "Vec",
+        &matmul_run(&guard, &owners[0], &other, &da, &db),
+        &want,
+    );
+    let shared = std::rc::Rc::new(owners.remove(0));
+    matmul_close("Rc", &matmul_run(&guard, &shared, &stream, &da, &db), &want);
+    let owner = Owner {
+        plan: std::rc::Rc::into_inner(shared).unwrap(),
+    };
+    matmul_close(
+        "struct",
+        &matmul_run(&guard, &owner.plan, &other, &da, &db),
+        &want,
+    );
+    // Relaunched, a convolution between runs: ones through a 3 × 3 filter of ones, 9.
+    let conv = guard
+        .conv_plan(&Conv2d::new([1, 1, 3, 3], [1, 3, 3]))
+        .unwrap();
+    let x = guard.alloc_from(&[1.0f32; 9]).unwrap();
+    let w = guard.alloc_from(&[1.0f32; 9]).unwrap();
+    let bias = guard.alloc_zeroed::<f32>(1).unwrap();
+    for i in 0..16 {
+        let on = if i % 2 == 0 { &stream } else { &other };
+        let what = format!("run {i}");
+        matmul_close(&what, &matmul_run(&guard, &owner.plan, on, &da, &db), &want);
+        let mut y = guard.alloc_zeroed::<f32>(1).unwrap();
+        on.scope(|s| conv.run(s, s.bind(&x), s.bind(&w), s.bind(&bias), s.bind_mut(&mut y)))
+            .unwrap()
+            .unwrap();
+        assert_eq!(y.to_vec().unwrap(), [9.0], "{what}: the convolution");
+    }
+    drop(owner);
+    drop(conv);
+    assert!(take_drop_errors().is_empty());
+}
+
+/// `mem::forget` of a plan after a run, of a submission whose run is pending (its plan then
+/// dropped, which waits for that run), and of the buffers a run used: each leaks, nothing is
+/// freed twice or used after its free, and a new plan afterwards computes the CPU's result with
+/// nothing recorded at drop.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn forgotten_matmul_plans_submissions_and_buffers_leave_later_runs_sound() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let dims = [2, 33, 21, 17];
+    let [batch, m, n, k] = dims;
+    let mm = Matmul::new(batch, m, n, k);
+    let plan = guard.matmul_plan(&mm).unwrap();
+    let (a, b) = (values(plan.a_len(), 3), values(plan.b_len(), 4));
+    let want = matmul_reference(dims, &a, &b);
+    let (da, db) = (guard.alloc_from(&a).unwrap(), guard.alloc_from(&b).unwrap());
+    matmul_close(
+        "before",
+        &matmul_run(&guard, &plan, &stream, &da, &db),
+        &want,
+    );
+    core::mem::forget(plan);
+    let plan = guard.matmul_plan(&mm).unwrap();
+    let payload = (
+        guard.alloc_from(&a).unwrap(),
+        guard.alloc_from(&b).unwrap(),
+        guard.alloc_zeroed::<f32>(plan.c_len()).unwrap(),
+    );
+    let plan_ref = &plan;
+    let pending = stream
+        .submit(payload, |s, (a, b, mut c)| plan_ref.run(s, &a, &b, &mut c))
+        .unwrap();
+    core::mem::forget(pending);
+    drop(plan);
+    core::mem::forget(da);
+    let plan = guard.matmul_plan(&mm).unwrap();
+    let da = guard.alloc_from(&a).unwrap();
+    matmul_close(
+        "after",
+        &matmul_run(&guard, &plan, &stream, &da, &db),
+        &want,
+    );
+    plan.destroy().unwrap();
+    assert!(take_drop_errors().is_empty());
+}
+
+/// Two threads, each with a stack and guard of its own on one context, each make a plan and run
+/// it four times at once with the other: each result is the CPU's (a plan is `!Send`: it cannot
+/// cross, C36's `c36_matmul_plan_sent_to_another_thread`).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn matmul_plans_of_two_threads_own_guards_run_side_by_side() {
+    let ctx = context();
+    std::thread::scope(|t| {
+        let workers: Vec<_> = (0..2usize)
+            .map(|seed| {
+                let ctx = &ctx;
+                t.spawn(move || {
+                    let mut stack = Stack::new().unwrap();
+                    let guard = stack.push(ctx).unwrap();
+                    let stream = guard.stream().unwrap();
+                    let dims = [2 + seed, 19, 23, 29];
+                    let [batch, m, n, k] = dims;
+                    let plan = guard.matmul_plan(&Matmul::new(batch, m, n, k)).unwrap();
+                    let (a, b) = (values(plan.a_len(), seed), values(plan.b_len(), seed + 7));
+                    let want = matmul_reference(dims, &a, &b);
+                    let (da, db) = (guard.alloc_from(&a).unwrap(), guard.alloc_from(&b).unwrap());
+                    for i in 0..4 {
+                        let what = format!("thread {seed} run {i}");
+                        matmul_close(&what, &matmul_run(&guard, &plan, &stream, &da, &db), &want);
+                    }
+                    drop(plan);
+                    assert!(take_drop_errors().is_empty());
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().unwrap();
+        }
+    });
+}
+
+custack::kernel_contract! {
+    /// `illegal_write()`: declared as touching nothing, and a lie on purpose (it writes through
+    /// address 8): the child process it runs in is the fault's sandbox (as in `gpu_faults.rs`).
+    unsafe kernel IllegalWrite = "illegal_write"();
+}
+
+/// The variable that makes the test below its own child.
+const FAULT_CHILD: &str = "CUSTACK_DNN_FAULT_CHILD";
+
+/// A sticky fault in another context (on another thread) while a matmul plan exists: in a child
+/// process, a plan of context B runs once (the CPU's result), then a kernel of context A writes
+/// through a bad address; the plan's next run returns the first sticky error, and
+/// `MatmulPlan::destroy` returns it once: the plan (its handle, descriptors and workspace) is
+/// leaked, not freed, and its drop records nothing more (before the fix, the drop that ends
+/// `destroy` released the plan again and recorded the same error a second time). The parent
+/// checks that the child got there.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_sticky_fault_elsewhere_leaves_a_matmul_plan_refused_and_reported_once() {
+    let test = "a_sticky_fault_elsewhere_leaves_a_matmul_plan_refused_and_reported_once";
+    if std::env::var_os(FAULT_CHILD).is_none() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", test, "--include-ignored", "--nocapture"])
+            .env(FAULT_CHILD, "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        println!(
+            "--- child\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "the child failed: {:?}", out.status);
+        assert!(stdout.contains("CHILD-OK"), "the child did not finish");
+        return;
+    }
+    let (a_ctx, b_ctx) = (context(), context());
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&b_ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let dims = [2, 5, 7, 3];
+    let [batch, m, n, k] = dims;
+    let plan = guard.matmul_plan(&Matmul::new(batch, m, n, k)).unwrap();
+    let (a, b) = (values(plan.a_len(), 5), values(plan.b_len(), 6));
+    let (da, db) = (guard.alloc_from(&a).unwrap(), guard.alloc_from(&b).unwrap());
+    let want = matmul_reference(dims, &a, &b);
+    matmul_close(
+        "before",
+        &matmul_run(&guard, &plan, &stream, &da, &db),
+        &want,
+    );
+    let first = std::thread::scope(|t| {
+        t.spawn(|| {
+            let mut stack = Stack::new().unwrap();
+            let guard = stack.push(&a_ctx).unwrap();
+            let module = guard.load_ptx(common::KERNELS).unwrap();
+            let fault = module.declared::<IllegalWrite>().unwrap();
+            let stream = guard.stream().unwrap();
+            let pending = stream
+                .submit(fault, |s, fault| {
+                    s.run(&fault, custack::LaunchConfig::for_elements(1), ())
+                })
+                .unwrap();
+            pending.wait().map(drop).unwrap_err()
+        })
+        .join()
+        .unwrap()
+    });
+    assert!(first.is_sticky(), "{first}");
+    let mut c = guard.alloc_zeroed::<f32>(plan.c_len());
+    let e = match c.as_mut() {
+        Ok(c) => stream
+            .scope(|s| plan.run(s, s.bind(&da), s.bind(&db), s.bind_mut(c)))
+            .and_then(|run| run)
+            .unwrap_err(),
+        Err(e) => e.clone(),
+    };
+    // Refused: the scope (which no longer opens) or the run itself.
+    assert_eq!(e.kind(), first.kind(), "the run after the fault: {e}");
+    drop(take_drop_errors());
+    let e = plan.destroy().unwrap_err();
+    assert_eq!(e.kind(), first.kind(), "destroy after the fault: {e}");
+    let again = take_drop_errors();
+    assert!(
+        again.is_empty(),
+        "destroy's error recorded again at drop: {again:?}"
+    );
+    println!("CHILD-OK");
 }

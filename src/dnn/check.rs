@@ -190,30 +190,47 @@ pub(crate) type Bound = (ffi::CUdeviceptr, usize);
 /// [`ErrorKind::BufferTooShort`] naming the first buffer shorter than its extent;
 /// [`ErrorKind::InvalidValue`] naming the first misaligned one. Nothing was enqueued.
 pub(crate) fn buffers(p: &Params, x: Bound, w: Bound, bias: Bound, y: Bound) -> Result<()> {
-    let sides = [
-        ("the input x", x, p.x_len),
-        ("the filter w", w, p.w_len),
-        ("the bias", bias, p.bias_len),
-        ("the output y", y, p.y_len),
-    ];
-    for (name, (_, len), need) in sides {
+    bound(
+        RUN,
+        &[
+            ("the input x", x, p.x_len),
+            ("the filter w", w, p.w_len),
+            ("the bias", bias, p.bias_len),
+            ("the output y", y, p.y_len),
+        ],
+        "cuDNN's kernels read it",
+    )
+}
+
+/// The one check of the buffers bound to a run of any cuDNN plan (the convolution's
+/// [`buffers`], the matmul's): every buffer of `sides` (its name, the buffer, the elements the
+/// plan reaches of it) holds what the plan reaches, then every one starts at an address aligned
+/// to [`ALIGN`]; errors name the call `run`, the buffer, and why the alignment is needed
+/// (`aligned_as`).
+///
+/// # Errors
+///
+/// [`ErrorKind::BufferTooShort`] naming the first buffer shorter than its extent;
+/// [`ErrorKind::InvalidValue`] naming the first misaligned one. Nothing was enqueued.
+pub(crate) fn bound(run: &str, sides: &[(&str, Bound, usize)], aligned_as: &str) -> Result<()> {
+    for &(name, (_, len), need) in sides {
         if len < need {
             return Err(Error::custack(
                 ErrorKind::BufferTooShort,
                 format!(
-                    "{RUN}: {name} holds {len} elements, the plan needs {need}; nothing was \
+                    "{run}: {name} holds {len} elements, the plan needs {need}; nothing was \
                      enqueued"
                 ),
             ));
         }
     }
-    for (name, (ptr, _), _) in sides {
+    for &(name, (ptr, _), _) in sides {
         if ptr % ALIGN != 0 {
             return Err(Error::custack(
                 ErrorKind::InvalidValue,
                 format!(
-                    "{RUN}: {name} starts at {ptr:#x}, not aligned to {ALIGN} bytes as cuDNN's \
-                     kernels read it; nothing was enqueued"
+                    "{run}: {name} starts at {ptr:#x}, not aligned to {ALIGN} bytes as \
+                     {aligned_as}; nothing was enqueued"
                 ),
             ));
         }

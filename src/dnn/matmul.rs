@@ -11,7 +11,7 @@
 use crate::asynchronous::library_handle::LibraryHandle;
 use crate::asynchronous::scope::StreamScope;
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::dnn::check::{ALIGN, Bound};
+use crate::dnn::check::{ALIGN, Bound, bound};
 use crate::dnn::plan::{RawDnn, not_linked, ptr};
 use crate::dnn::status::status;
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
@@ -153,34 +153,15 @@ pub(crate) fn params(mm: &Matmul) -> Result<MatmulParams> {
 /// [`ErrorKind::BufferTooShort`] naming the first buffer shorter than its tensor;
 /// [`ErrorKind::InvalidValue`] naming the first misaligned one. Nothing was enqueued.
 pub(crate) fn buffers(p: &MatmulParams, a: Bound, b: Bound, c: Bound) -> Result<()> {
-    let sides = [
-        ("A", a, p.lens[0]),
-        ("B", b, p.lens[1]),
-        ("the output C", c, p.lens[2]),
-    ];
-    for (name, (_, len), need) in sides {
-        if len < need {
-            return Err(Error::custack(
-                ErrorKind::BufferTooShort,
-                format!(
-                    "{RUN}: {name} holds {len} elements, the plan needs {need}; nothing was \
-                     enqueued"
-                ),
-            ));
-        }
-    }
-    for (name, (addr, _), _) in sides {
-        if addr % ALIGN != 0 {
-            return Err(Error::custack(
-                ErrorKind::InvalidValue,
-                format!(
-                    "{RUN}: {name} starts at {addr:#x}, not aligned to {ALIGN} bytes as its \
-                     tensor is described; nothing was enqueued"
-                ),
-            ));
-        }
-    }
-    Ok(())
+    bound(
+        RUN,
+        &[
+            ("A", a, p.lens[0]),
+            ("B", b, p.lens[1]),
+            ("the output C", c, p.lens[2]),
+        ],
+        "its tensor is described",
+    )
 }
 
 /// A value cuDNN's attribute calls take, of the C type [`Attr::TYPE`] names.
@@ -545,6 +526,12 @@ impl MatmulPlan<'_> {
     /// wait fails, a run may still use the execution plan's kernels and workspace: the
     /// descriptors are leaked, and the handle and workspace too (`LibraryHandle::release`).
     fn release(&mut self) -> Result<()> {
+        // Released already (by `destroy`, whatever it answered: the handle is taken out either
+        // way): the drop that follows makes no call, waits for nothing and records nothing, so
+        // an error `destroy` returned is not reported a second time.
+        if self.core.raw().is_none() {
+            return Ok(());
+        }
         match self.core.order().wait_idle() {
             Ok(()) => {
                 let destroyed = self.graph.destroy();

@@ -76,6 +76,8 @@ fn run(program: &str) -> Option<Result<()>> {
         "blaslt_handles" => programs::blaslt_handles::blaslt_handles(),
         #[cfg(feature = "cudnn")]
         "dnn_handles" => programs::dnn_handles::dnn_handles(),
+        #[cfg(feature = "cudnn")]
+        "dnn_matmul" => programs::dnn_matmul::dnn_matmul(),
         "p1" => context0().and_then(|c| p1::p1_one_guard_many_handles(&c).map(drop)),
         "p2" => two().and_then(|(a, b)| p2::p2_push_pop_push(&a, &b).map(drop)),
         "p3" => two().and_then(|(a, b)| p3::p3_nested_push(&a, &b).map(drop)),

@@ -78,6 +78,7 @@ const LIBRARIES: [(&str, Library); 5] = [
                 "cudnnBackendSetAttribute",
                 "cudnnBackendFinalize",
                 "cudnnBackendGetAttribute",
+                "cudnnBackendExecute",
             ],
         },
     ),

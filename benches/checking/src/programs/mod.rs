@@ -15,6 +15,8 @@ pub(crate) mod blas_handles;
 pub(crate) mod blaslt_handles;
 #[cfg(feature = "cudnn")]
 pub(crate) mod dnn_handles;
+#[cfg(feature = "cudnn")]
+pub(crate) mod dnn_matmul;
 pub(crate) mod driver_init;
 pub(crate) mod events;
 pub(crate) mod example;

@@ -35,11 +35,11 @@
 //! whatever type asked), `cudnnBackendDestroyDescriptor` destroys it (once, or reported);
 //! `cudnnBackendSetAttribute` and `cudnnBackendFinalize` accept a live descriptor (the attribute's
 //! name, type and values are not checked, nor whether descriptors among the values are live);
-//! `cudnnBackendGetAttribute` checks the descriptor and answers `CUDNN_STATUS_NOT_SUPPORTED`: the
-//! stand-in has no heuristics, engines or execution plans, so a matmul plan fails where it first
-//! reads one (the heuristics' engine configurations), after making its tensors, operation, graph,
-//! heuristics and configurations, all of which it must then destroy;
-//! `cudnnBackendExecute` checks the handle and answers `CUDNN_STATUS_NOT_SUPPORTED`.
+//! `cudnnBackendGetAttribute` checks the descriptor and answers the four attributes custack's
+//! matmul reads (one engine configuration listed, an engine with no numerical note, a workspace
+//! of [`WORKSPACE`] bytes), so a matmul plan can be made and its descriptors are all tracked;
+//! `cudnnBackendExecute` checks the handle, the execution plan and the variant pack (each live)
+//! and answers `CUDNN_STATUS_NOT_SUPPORTED`.
 //!
 //! It models no more: strides, data types, formats, the convolution's mode and math type, the
 //! activation are accepted as given, not checked against what cuDNN supports; the workspace is
@@ -438,10 +438,30 @@ pub extern "C" fn cudnnBackendFinalize(descriptor: Handle) -> c_int {
     use_descriptors(name, core::ptr::null_mut(), &[descriptor], || SUCCESS)
 }
 
-/// `cudnnBackendGetAttribute`: a live descriptor, then `CUDNN_STATUS_NOT_SUPPORTED` (the
-/// stand-in has no heuristics, engines or plans to answer with); writes nothing.
+/// `CUDNN_ATTR_ENGINEHEUR_RESULTS`: the heuristics' engine configurations.
+const HEUR_RESULTS: c_int = 202;
+/// `CUDNN_ATTR_ENGINECFG_ENGINE`: a configuration's engine.
+const CFG_ENGINE: c_int = 300;
+/// `CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE`: the execution plan's workspace, in bytes.
+const PLAN_WORKSPACE: c_int = 402;
+/// `CUDNN_ATTR_ENGINE_NUMERICAL_NOTE`: an engine's numerical notes.
+const ENGINE_NOTES: c_int = 1303;
+
+/// `cudnnBackendGetAttribute`: a live descriptor (and, for an attribute whose values are
+/// descriptors the caller made, the first of them, live), then the one answer of each attribute
+/// custack's matmul reads, so that a matmul plan can be made: the heuristics list one engine
+/// configuration (`CUDNN_ATTR_ENGINEHEUR_RESULTS`, count 1, written into the caller's first
+/// descriptor), its engine is the caller's descriptor (`CUDNN_ATTR_ENGINECFG_ENGINE`, count 1)
+/// with no numerical note (`CUDNN_ATTR_ENGINE_NUMERICAL_NOTE`, count 0), and the execution
+/// plan asks for [`WORKSPACE`] bytes (`CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE`); any other
+/// attribute, or a request of no values, `CUDNN_STATUS_NOT_SUPPORTED`.
+///
+/// # Safety
+///
+/// `elementCount` is null or valid for a write of an `int64_t`; `arrayOfElements` is null or
+/// valid for reads and writes of `requestedElementCount` values of the attribute's type.
 #[unsafe(no_mangle)]
-pub extern "C" fn cudnnBackendGetAttribute(
+pub unsafe extern "C" fn cudnnBackendGetAttribute(
     descriptor: Handle,
     attributeName: c_int,
     attributeType: c_int,
@@ -450,7 +470,45 @@ pub extern "C" fn cudnnBackendGetAttribute(
     arrayOfElements: *mut c_void,
 ) -> c_int {
     let name = cname!(cudnnBackendGetAttribute);
-    use_descriptors(name, core::ptr::null_mut(), &[descriptor], || NOT_SUPPORTED)
+    let wanted = requestedElementCount >= 1 && !arrayOfElements.is_null();
+    let mut descriptors = vec![descriptor];
+    if wanted && (attributeName == HEUR_RESULTS || attributeName == CFG_ENGINE) {
+        // SAFETY: non-null, valid for a read of one descriptor (the caller's promise).
+        descriptors.push(unsafe { arrayOfElements.cast::<Handle>().read() });
+    }
+    use_descriptors(name, core::ptr::null_mut(), &descriptors, || {
+        if elementCount.is_null() {
+            return INVALID_VALUE;
+        }
+        let count: i64 = match attributeName {
+            HEUR_RESULTS | CFG_ENGINE if wanted => 1,
+            ENGINE_NOTES => 0,
+            PLAN_WORKSPACE if wanted => {
+                // SAFETY: non-null, valid for a write of one `int64_t` (the caller's promise).
+                unsafe { arrayOfElements.cast::<i64>().write(i64::from(WORKSPACE)) };
+                1
+            }
+            _ => return NOT_SUPPORTED,
+        };
+        // SAFETY: non-null (checked), valid for a write of an `int64_t` (the caller's promise).
+        unsafe { elementCount.cast::<i64>().write(count) };
+        SUCCESS
+    })
+}
+
+/// `cudnnBackendExecute`: the handle, the execution plan and the variant pack live (the
+/// descriptors cuDNN's, the handle of the current context), then `CUDNN_STATUS_NOT_SUPPORTED`:
+/// nothing is computed.
+#[unsafe(no_mangle)]
+pub extern "C" fn cudnnBackendExecute(
+    handle: Handle,
+    executionPlan: Handle,
+    variantPack: Handle,
+) -> c_int {
+    let name = cname!(cudnnBackendExecute);
+    use_descriptors(name, handle, &[executionPlan, variantPack], || {
+        NOT_SUPPORTED
+    })
 }
 
 #[cfg(test)]
