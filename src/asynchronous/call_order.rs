@@ -28,7 +28,7 @@ use crate::asynchronous::event::{Event, EventFlags};
 use crate::asynchronous::scope::StreamScope;
 use crate::asynchronous::stream::{StreamSerial, wait_event};
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::{ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use core::cell::Cell;
 
@@ -68,8 +68,9 @@ fn before(last: Last, stream: StreamSerial) -> Before {
 pub(crate) struct CallOrder<'g> {
     /// The handle's context (current whenever the handle is reachable: it borrows its guard).
     ctx: ffi::CUcontext,
-    /// Recorded after everything in the context when a call changes streams.
-    everything: Event<'g>,
+    /// Recorded after everything in the context when a call changes streams; `None` once
+    /// [`close`](Self::close)d (the handle released: no call is made after).
+    everything: Option<Event<'g>>,
     last: Cell<Last>,
 }
 
@@ -86,7 +87,7 @@ impl<'g> CallOrder<'g> {
     pub(crate) fn new<K: ContextKind>(guard: &'g PushedGuard<'_, '_, K>) -> Result<Self> {
         Ok(Self {
             ctx: guard.as_raw(),
-            everything: guard.event(EventFlags::DISABLE_TIMING)?,
+            everything: Some(guard.event(EventFlags::DISABLE_TIMING)?),
             last: Cell::new(Last::Nothing),
         })
     }
@@ -131,13 +132,20 @@ impl<'g> CallOrder<'g> {
     #[cold]
     #[inline(never)]
     fn after_everything(&self, stream: ffi::CUstream) -> Result<()> {
+        let Some(everything) = self.everything.as_ref() else {
+            // Closed with its handle's release, after which the handle makes no call.
+            return Err(Error::custack(
+                ErrorKind::InvalidHandle,
+                "a library handle's call after its release",
+            ));
+        };
         match crate::driver::lookup::CTX_RECORD_EVENT.get() {
             Ok(record) => {
                 // SAFETY: `cuCtxRecordEvent` needs a live context and a live event of it: the
                 // handle borrows its guard, so its context is live and current here, and
                 // `everything` was lent by that guard.
-                unsafe { record(self.ctx, self.everything.as_raw()) }.result()?;
-                wait_event(stream, &self.everything)
+                unsafe { record(self.ctx, everything.as_raw()) }.result()?;
+                wait_event(stream, everything)
             }
             // Before driver 12.5: wait on the host instead.
             Err(e) if e.kind() == ErrorKind::DriverTooOld => {
@@ -176,6 +184,18 @@ impl<'g> CallOrder<'g> {
     /// first error of the context's work, or a sticky error, which poisons the process).
     ///
     /// [`may_release`]: crate::error::poison::may_release
+    /// Destroys the order's event (`cuEventDestroy`), once: with the handle's release, so
+    /// that a release that returns its error leaves nothing for a drop to report again (after
+    /// a sticky error the event is left behind, named to the checking driver, and this returns
+    /// the poison, which the release has returned already).
+    ///
+    /// # Errors
+    ///
+    /// The event's destroy.
+    pub(crate) fn close(&mut self) -> Result<()> {
+        self.everything.take().map_or(Ok(()), Event::destroy)
+    }
+
     pub(crate) fn wait_idle(&self) -> Result<()> {
         crate::error::poison::may_release()?;
         if self.last.get() == Last::Nothing {

@@ -127,6 +127,15 @@ impl<'g, H: RawHandle> LibraryHandle<'g, H> {
         let memory = self.memory.take();
         if waited.is_err() {
             core::mem::forget(memory);
+            // The order's event goes with the handle, so that the handle's drop records
+            // nothing after this error is returned: after a sticky error its destroy is
+            // refused with the same poison this returns (the event left behind, named), which
+            // is not reported twice; an error of another kind goes to the drop log.
+            if let (Err(w), Err(e)) = (&waited, self.order.close()) {
+                if e.kind() != w.kind() {
+                    crate::error::record_drop_error(e);
+                }
+            }
             return waited;
         }
         // SAFETY: `raw` was live and is destroyed once (taken out above); the handle borrows
@@ -134,7 +143,8 @@ impl<'g, H: RawHandle> LibraryHandle<'g, H> {
         // (the context was synchronized above).
         let destroyed = unsafe { raw.destroy() };
         let freed = memory.map_or(Ok(()), DeviceBuffer::free);
-        destroyed.and(freed)
+        let closed = self.order.close();
+        destroyed.and(freed).and(closed)
     }
 }
 
