@@ -26,10 +26,18 @@
 //!
 //! `--sweep` (passed on to every rank) also times all-reduces from 1 MiB to 1 GiB and prints
 //! their bus bandwidth, as NVIDIA's `all_reduce_perf` does: `busbw = size / time × 2(n−1)/n`;
-//! each size twice, call by call and as one batch (`Comm::batch`: one NCCL group of up to 20
-//! calls). Call by call it prints the GPU time per call (events around 20 calls) and the wall
+//! each size twice, call by call and as one batch (`Comm::batch`: one NCCL group of 20 calls,
+//! as nccl-tests' `-m 20`, or as many as fit in half the smallest GPU's memory; `--batch K`
+//! makes it K, compared with nccl-tests' `-m K`, at most the communicator's cap of 64 un-waited
+//! calls, which a send/receive pair counts twice). Call by call it prints the GPU time per call (events around 20 calls) and the wall
 //! time per call (the host's clock from the first timed call until the stream is idle, as
 //! `all_reduce_perf` times).
+//!
+//! `--timings R` (with `--sweep`, passed on to every rank) times each size's 20 calls R times
+//! instead of once (each after its own 5 warm-ups) and prints the median of the R GPU times and
+//! of the R wall times, and the lowest and highest GPU time: a steadier figure than one timing,
+//! where one stall of a rank moves a 20-call mean of a small size by tens of percent. Compare
+//! with nccl-tests' `-N R` (its sweep R times) through the median of its R rows of a size.
 //!
 //! `--op NAME` (with `--sweep`) sweeps another collective instead, sized and counted as the
 //! nccl-tests binary of the same name does, so that the two print comparable rows: `all_reduce`
@@ -65,7 +73,7 @@
 
 use custack::nccl::{self, CommOptions, NcclCalls, ReduceOp, UniqueId};
 use custack::rendezvous::Job;
-use custack::{Context, Driver, EventFlags, Stack};
+use custack::{Context, DeviceMemory as _, Driver, EventFlags, Stack};
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
@@ -78,17 +86,25 @@ const LAUNCH_MARGIN: Duration = Duration::from_secs(30);
 const POLL: Duration = Duration::from_millis(50);
 /// The all-reduce sizes `--sweep` times: 1 MiB to 1 GiB.
 const SWEEP_SIZES: u32 = 11;
-/// How many batches `--sweep` times per size.
+/// How many batches `--sweep` times per size (per timing).
 const BATCHES: usize = 5;
+/// The calls of one batch without `--batch`, as nccl-tests' `-m 20` aggregates them (fewer
+/// where memory is short).
+const BATCH: u32 = 20;
 /// 64 MiB of f32.
 const ELEMS: usize = 16 << 20;
 
-/// What the command line asks: `--sweep`, `--blocking`, `--op NAME`.
+/// The most `--timings` a size takes.
+const MAX_TIMINGS: u32 = 100;
+
+/// What the command line asks: `--sweep`, `--blocking`, `--op NAME`, `--timings R`.
 #[derive(Clone, Copy)]
 struct Flags {
     sweep: bool,
     blocking: bool,
     op: Collective,
+    timings: u32,
+    batch: u32,
 }
 
 /// The collective `--sweep` times, as nccl-tests names its binaries (`all_gather_perf`, ...).
@@ -144,6 +160,16 @@ impl Collective {
         }
     }
 
+    /// The calls one record of a batch makes (a send and a receive are two).
+    fn calls(self) -> usize {
+        if self == Self::SendRecv { 2 } else { 1 }
+    }
+
+    /// Whether the call writes its one buffer in place (its send buffer unused).
+    fn in_place(self) -> bool {
+        matches!(self, Self::AllReduce | Self::Broadcast)
+    }
+
     /// nccl-tests' bus bandwidth factor over `n` ranks.
     fn bus_factor(self, n: f64) -> f64 {
         match self {
@@ -170,9 +196,28 @@ fn parse_op() -> Result<Collective, String> {
         })
 }
 
+/// `FLAG N`, `default` without it; N outside 1..=`most` is an error.
+fn parse_count(flag: &str, default: u32, most: u32) -> Result<u32, String> {
+    let args: Vec<String> = std::env::args().collect();
+    let Some(at) = args.iter().position(|a| a == flag) else {
+        return Ok(default);
+    };
+    let value = args.get(at + 1).map_or("", String::as_str);
+    value
+        .parse()
+        .ok()
+        .filter(|r| (1..=most).contains(r))
+        .ok_or_else(|| format!("{flag} {value:?}: not a whole number from 1 to {most}"))
+}
+
 fn main() -> ExitCode {
-    let op = match parse_op() {
-        Ok(op) => op,
+    let parsed = parse_op().and_then(|op| {
+        let timings = parse_count("--timings", 1, MAX_TIMINGS)?;
+        // A batch is at most a communicator's cap of un-waited calls (64).
+        Ok((op, timings, parse_count("--batch", BATCH, 64)?))
+    });
+    let (op, timings, batch) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => {
             eprintln!("20_nccl_ranks: {e}");
             return ExitCode::from(2);
@@ -182,6 +227,8 @@ fn main() -> ExitCode {
         sweep: std::env::args().any(|a| a == "--sweep"),
         blocking: std::env::args().any(|a| a == "--blocking"),
         op,
+        timings,
+        batch,
     };
     let result = if std::env::var_os("RANK").is_some()
         || std::env::var_os("OMPI_COMM_WORLD_RANK").is_some()
@@ -213,6 +260,8 @@ fn launch(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
         let mut cmd = Command::new(&exe);
         if flags.sweep {
             cmd.args(["--sweep", "--op", flags.op.name()]);
+            cmd.args(["--timings", &flags.timings.to_string()]);
+            cmd.args(["--batch", &flags.batch.to_string()]);
         }
         if flags.blocking {
             // Read once by NCCL before its first init: set in the rank's environment from its
@@ -229,9 +278,13 @@ fn launch(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     // A rank waits at most `TIMEOUT` in each phase (rendezvous, communicator, the collective's
-    // wait, and three waits per `--sweep` size: the warm-ups', the timed calls', the
-    // batches'): past all of them and a margin it is stuck.
-    let phases = 3 + if flags.sweep { 3 * SWEEP_SIZES } else { 0 };
+    // wait, and with `--sweep` the batches' budget and per size three waits a timing: the
+    // warm-ups', the timed calls', the batches'): past all of them and a margin it is stuck.
+    let phases = 3 + if flags.sweep {
+        1 + 3 * flags.timings * SWEEP_SIZES
+    } else {
+        0
+    };
     wait_for_ranks(ranks, TIMEOUT * phases + LAUNCH_MARGIN)
 }
 
@@ -344,24 +397,24 @@ fn rank(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
         ms(first),
     );
     if flags.sweep {
-        bus_bandwidth(&guard, &comm, &stream, r, flags.op)?;
+        bus_bandwidth(&guard, &comm, &stream, flags)?;
     }
     Ok(())
 }
 
 /// Times `op` from 1 MiB to 1 GiB (nccl-tests' sizes) and prints the bus bandwidth on rank 0:
 /// each call on its own (5 warm-ups waited for, 20 timed by GPU events and by the host's clock
-/// until the stream is idle), then in batches (`Comm::batch`, one NCCL group each) of up to 20
-/// calls on separate buffers (as many as fit in 1 GiB): one warm-up batch, then `BATCHES` timed
-/// the same way.
+/// until the stream is idle; `timings` times, the medians printed), then in batches
+/// (`Comm::batch`, one NCCL group each) of up to 20 calls on separate buffers (as many as fit
+/// in half the smallest GPU's memory): one warm-up batch, then `BATCHES` timed the same way,
+/// `timings` times, the median printed.
 fn bus_bandwidth(
     guard: &custack::PushedGuard<'_, '_>,
     comm: &nccl::Comm<'_>,
     stream: &custack::Stream<'_>,
-    rank: usize,
-    op: Collective,
+    flags: Flags,
 ) -> custack::Result<()> {
-    let n = comm.nranks();
+    let (rank, n, op, timings) = (comm.rank(), comm.nranks(), flags.op, flags.timings);
     let busbw = |bytes: usize, us: f64| bytes as f64 / us / 1e3 * op.bus_factor(n as f64);
     // Every call's buffers fit in 1 GiB a side.
     let (mut send, mut recv) = (
@@ -372,9 +425,11 @@ fn bus_bandwidth(
         guard.event(EventFlags::empty())?,
         guard.event(EventFlags::empty())?,
     );
+    let budget = batch_budget(guard, comm, stream)?;
     if rank == 0 {
         println!(
-            "{:>12} {:>12} {:>10} {:>10} {:>8} {:>14} {:>16}   ({}, {:?})",
+            "{:>12} {:>12} {:>10} {:>10} {:>8} {:>14} {:>16} {:>10} {:>10}   ({}, {:?}, {timings} \
+             timing{} a size{})",
             "bytes",
             "time (us)",
             "wall (us)",
@@ -382,37 +437,39 @@ fn bus_bandwidth(
             "batch",
             "batched (us)",
             "batched busbw",
+            "min (us)",
+            "max (us)",
             op.name(),
-            comm.calls()
+            comm.calls(),
+            if timings == 1 { "" } else { "s" },
+            if timings == 1 { "" } else { ", medians" },
         );
     }
     let mut bytes = 1usize << 20;
     while bytes <= 1 << 30 {
         let (count, send_len, recv_len) = op.counts(bytes, n);
         let size = op.size(bytes, n);
-        let mut wall = Duration::ZERO;
-        stream.scope(|s| -> custack::Result<()> {
-            let tx = s.bind_mut(&mut send);
-            let mut rx = s.bind_mut(&mut recv);
-            for _ in 0..5 {
-                call(op, comm, s, &tx, &mut rx, count)?;
-            }
-            // The warm-ups done, so that the clock below times only the 20 calls.
-            comm.wait(s)?;
-            let timed = Instant::now();
-            s.record(&start)?;
-            for _ in 0..20 {
-                call(op, comm, s, &tx, &mut rx, count)?;
-            }
-            s.record(&stop)?;
-            comm.wait(s)?;
-            wall = timed.elapsed();
-            Ok(())
-        })??;
-        let us = f64::from(start.elapsed_ms(&stop)?) * 1e3 / 20.0;
-        let wall_us = wall.as_secs_f64() * 1e6 / 20.0;
-        // One batch writes each buffer once: NCCL runs a group's calls in no set order.
-        let k = ((1usize << 30) / bytes).min(20);
+        let events = (&start, &stop);
+        let (mut gpu, mut host) = time_calls(
+            comm,
+            stream,
+            events,
+            op,
+            (&mut send, &mut recv),
+            count,
+            timings,
+        )?;
+        let (us, wall_us) = (median(&mut gpu), median(&mut host));
+        // Sorted by `median`.
+        let (low, high) = (gpu[0], gpu[gpu.len() - 1]);
+        // One batch writes each buffer once: NCCL runs a group's calls in no set order. 20
+        // calls a batch, as nccl-tests' `-m 20`, where the ranks' budget holds them; fewer on a
+        // smaller GPU. An in-place call's send buffer is unused: one element.
+        let send_len = if op.in_place() { 1 } else { send_len };
+        let per_call = (send_len + recv_len) * std::mem::size_of::<f32>();
+        // A send/receive pair is two calls against the communicator's cap.
+        let most = (comm.unwaited_cap() / op.calls()).max(1);
+        let k = (budget / per_call).clamp(1, flags.batch as usize).min(most);
         let mut parts = (0..k)
             .map(|_| {
                 Ok((
@@ -421,6 +478,84 @@ fn bus_bandwidth(
                 ))
             })
             .collect::<custack::Result<Vec<_>>>()?;
+        let mut batches = time_batches(comm, stream, events, op, &mut parts, count, timings)?;
+        let batched = median(&mut batches);
+        drop(parts);
+        if rank == 0 {
+            println!(
+                "{size:>12} {us:>12.1} {wall_us:>10.1} {:>10.2} {k:>8} {batched:>14.1} {:>16.2} \
+                 {low:>10.1} {high:>10.1}",
+                busbw(size, us),
+                busbw(size, batched)
+            );
+        }
+        bytes *= 2;
+    }
+    Ok(())
+}
+
+/// The events around a timed stretch of a stream: start, stop.
+type Events<'a, 'g> = (&'a custack::Event<'g>, &'a custack::Event<'g>);
+
+/// Times 20 calls of `op` on `tx` and `rx`, `timings` times, each after 5 warm-ups waited for:
+/// the GPU time per call (between the events) and the host's (from the first timed call until
+/// the stream is idle), in µs.
+fn time_calls(
+    comm: &nccl::Comm<'_>,
+    stream: &custack::Stream<'_>,
+    (start, stop): Events<'_, '_>,
+    op: Collective,
+    (send, recv): (
+        &mut custack::DeviceBuffer<'_, f32>,
+        &mut custack::DeviceBuffer<'_, f32>,
+    ),
+    count: usize,
+    timings: u32,
+) -> custack::Result<(Vec<f64>, Vec<f64>)> {
+    let (mut gpu, mut host) = (Vec::new(), Vec::new());
+    for _ in 0..timings {
+        let mut wall = Duration::ZERO;
+        stream.scope(|s| -> custack::Result<()> {
+            let tx = s.bind_mut(&mut *send);
+            let mut rx = s.bind_mut(&mut *recv);
+            for _ in 0..5 {
+                call(op, comm, s, &tx, &mut rx, count)?;
+            }
+            // The warm-ups done, so that the clock below times only the 20 calls.
+            comm.wait(s)?;
+            let timed = Instant::now();
+            s.record(start)?;
+            for _ in 0..20 {
+                call(op, comm, s, &tx, &mut rx, count)?;
+            }
+            s.record(stop)?;
+            comm.wait(s)?;
+            wall = timed.elapsed();
+            Ok(())
+        })??;
+        gpu.push(f64::from(start.elapsed_ms(stop)?) * 1e3 / 20.0);
+        host.push(wall.as_secs_f64() * 1e6 / 20.0);
+    }
+    Ok((gpu, host))
+}
+
+/// Times batches of `op` (one call on each of `parts`, one NCCL group), `timings` times: one
+/// warm-up batch, then `BATCHES` between the events; the GPU time per call, in µs.
+fn time_batches(
+    comm: &nccl::Comm<'_>,
+    stream: &custack::Stream<'_>,
+    (start, stop): Events<'_, '_>,
+    op: Collective,
+    parts: &mut [(
+        custack::DeviceBuffer<'_, f32>,
+        custack::DeviceBuffer<'_, f32>,
+    )],
+    count: usize,
+    timings: u32,
+) -> custack::Result<Vec<f64>> {
+    let (rank, n, k) = (comm.rank(), comm.nranks(), parts.len());
+    let mut batches = Vec::new();
+    for _ in 0..timings {
         stream.scope(|s| -> custack::Result<()> {
             let mut bound: Vec<_> = parts
                 .iter_mut()
@@ -433,25 +568,39 @@ fn bus_bandwidth(
                 }
                 // The first batch warms up; the next `BATCHES` are timed.
                 if round == 1 {
-                    s.record(&start)?;
+                    s.record(start)?;
                 }
                 batch.issue()?;
             }
-            s.record(&stop)?;
+            s.record(stop)?;
             comm.wait(s)
         })??;
-        let batched = f64::from(start.elapsed_ms(&stop)?) * 1e3 / (k * BATCHES) as f64;
-        drop(parts);
-        if rank == 0 {
-            println!(
-                "{size:>12} {us:>12.1} {wall_us:>10.1} {:>10.2} {k:>8} {batched:>14.1} {:>16.2}",
-                busbw(size, us),
-                busbw(size, batched)
-            );
-        }
-        bytes *= 2;
+        batches.push(f64::from(start.elapsed_ms(stop)?) * 1e3 / (k * BATCHES) as f64);
     }
-    Ok(())
+    Ok(batches)
+}
+
+/// The bytes every rank may give one size's batch: half the smallest GPU's memory among the
+/// ranks (an all-reduce of the minimum, so that every rank makes batches of the same size).
+fn batch_budget(
+    guard: &custack::PushedGuard<'_, '_>,
+    comm: &nccl::Comm<'_>,
+    stream: &custack::Stream<'_>,
+) -> custack::Result<usize> {
+    let (_, total) = guard.memory_info()?;
+    // In MiB, exact in f32 up to 16 TiB.
+    let mut mine = guard.alloc_from(&[(total >> 21) as f32])?;
+    stream.scope(|s| {
+        comm.all_reduce_in_place(s, s.bind_mut(&mut mine), 1, ReduceOp::Min)?;
+        comm.wait(s)
+    })??;
+    let least = mine.to_vec()?.first().copied().unwrap_or(0.0);
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "a whole number of MiB below 2^24"
+    )]
+    Ok((least as usize) << 20)
 }
 
 /// Enqueues one call of `op` on `tx` (read) and `rx` (written; the buffer of an in-place call),
@@ -495,6 +644,18 @@ fn record<'a, 'scope>(
             batch.send(tx, count, (r + 1) % n)?;
             batch.recv(rx, count, (r + n - 1) % n)
         }
+    }
+}
+
+/// The median of `values` (sorted in place; of an even count, the mean of the middle two).
+/// `values` is never empty: `timings` is at least 1.
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        f64::midpoint(values[mid - 1], values[mid])
     }
 }
 

@@ -13,7 +13,11 @@
 # both call modes, every other one in the blocking mode (the one that reaches NCCL's speed call
 # by call), each against its nccl-tests binary (`<op>_perf`). NCCL_GPU_SKIP_TESTS=1 leaves the
 # tests out (the sweeps alone, e.g. on two GPUs of four after a
-# run on all four). NCCL-TESTS.tar as in docs/nccl-designs.md (`git archive --prefix=nccl-tests/` of
+# run on all four). NCCL_GPU_TIMINGS=R (default 1) times each size R times on both sides: the
+# example's `--timings R` (it prints the medians) and nccl-tests' `-N R` (its sweep R times; take
+# the median of a size's R rows). NCCL_GPU_BATCHED=1 also runs each nccl-tests binary with
+# `-n 5 -m 20 -w 2` (20 calls aggregated in one group, its own batch: the reference of the
+# example's batched column); NCCL_GPU_BATCH=K makes both batches K calls (`--batch K`, `-m K`). NCCL-TESTS.tar as in docs/nccl-designs.md (`git archive --prefix=nccl-tests/` of
 # github.com/NVIDIA/nccl-tests); without it the reference is skipped. nccl-tests is built while
 # the tests run (they time seconds, not microseconds) and run after the sweeps, on a quiet
 # machine. NVLS stays off (`NCCL_NVLS_ENABLE=0`: no multicast object is made). The loader finds
@@ -38,6 +42,8 @@ echo "== $gpus GPUs (CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-all})"
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
 nvidia-smi topo -m 2>/dev/null | head -n $((gpus + 1))
 read -r -a ops <<<"${NCCL_GPU_OPS:-all_reduce}"
+timings=${NCCL_GPU_TIMINGS:-1}
+batch=${NCCL_GPU_BATCH:-20}
 failed=0
 build_pid=
 work=/tmp/nccl-gpu-tests
@@ -56,17 +62,24 @@ for op in "${ops[@]}"; do
     modes=(--blocking)
     [[ $op == all_reduce ]] && modes=("" --blocking)
     for mode in "${modes[@]}"; do
-        echo "== 20_nccl_ranks --sweep $mode --op $op ($gpus ranks, one process each)"
-        .gpu/bin/example-20_nccl_ranks --sweep $mode --op "$op" ||
+        echo "== 20_nccl_ranks --sweep $mode --op $op --timings $timings --batch $batch ($gpus ranks, one process each)"
+        .gpu/bin/example-20_nccl_ranks --sweep $mode --op "$op" --timings "$timings" --batch "$batch" ||
             { echo "20_nccl_ranks --sweep $mode --op $op: FAILED (status $?)"; failed=1; }
     done
 done
 if [[ -n $archive && -n $build_pid ]]; then
     for op in "${ops[@]}"; do
-        echo "== nccl-tests ${op}_perf -b 1M -e 1G -f 2 -g $gpus -n 20 -w 5 (one process, one thread driving every GPU)"
+        echo "== nccl-tests ${op}_perf -b 1M -e 1G -f 2 -g $gpus -n 20 -w 5 -N $timings (one process, one thread driving every GPU)"
         NCCL_TESTS_BIN=${op}_perf NCCL_TESTS_STEP=run NCCL_TESTS_DIR=$work bash scripts/nccl-tests.sh "$archive" \
-            -b 1M -e 1G -f 2 -g "$gpus" -n 20 -w 5 || { echo "nccl-tests ${op}_perf: FAILED (status $?)"; failed=1; }
+            -b 1M -e 1G -f 2 -g "$gpus" -n 20 -w 5 -N "$timings" || { echo "nccl-tests ${op}_perf: FAILED (status $?)"; failed=1; }
     done
+    if [[ ${NCCL_GPU_BATCHED:-0} == 1 ]]; then
+        for op in "${ops[@]}"; do
+            echo "== nccl-tests ${op}_perf -b 1M -e 1G -f 2 -g $gpus -n 5 -m $batch -w 2 ($batch calls in one group)"
+            NCCL_TESTS_BIN=${op}_perf NCCL_TESTS_STEP=run NCCL_TESTS_DIR=$work bash scripts/nccl-tests.sh "$archive" \
+                -b 1M -e 1G -f 2 -g "$gpus" -n 5 -m "$batch" -w 2 || { echo "nccl-tests ${op}_perf -m $batch: FAILED (status $?)"; failed=1; }
+        done
+    fi
 fi
 echo "== done in $((SECONDS - started)) s"
 exit $failed

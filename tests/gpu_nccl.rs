@@ -727,13 +727,20 @@ fn a_blocking_communicator_splits_calls_and_is_destroyed() {
 
 const KILL_ENV: &str = "CUSTACK_NCCL_TEST_KILL";
 
-/// A rank of `killed_rank_after_unwaited_calls`: `spec` is "RANK PORT".
+/// The rank that `killed_rank_after_unwaited_calls` kills, of `ranks`: rank 1 of two, rank 2
+/// of four (a rank in the middle of the ring, with live neighbours on both sides).
+fn victim(ranks: usize) -> usize {
+    if ranks > 2 { 2 } else { 1 }
+}
+
+/// A rank of `killed_rank_after_unwaited_calls`: `spec` is "RANK RANKS PORT".
 fn kill_test_rank(spec: &str, calls: nccl::NcclCalls) {
     let n = 1 << 20;
     let mut it = spec.split(' ');
     let rank: usize = it.next().unwrap().parse().unwrap();
+    let ranks: usize = it.next().unwrap().parse().unwrap();
     let port: u16 = it.next().unwrap().parse().unwrap();
-    let job = Job::new(rank, 2, rank, "127.0.0.1", port).unwrap();
+    let job = Job::new(rank, ranks, rank, "127.0.0.1", port).unwrap();
     let tag = nccl::version().unwrap().to_string();
     let id = job
         .share(tag.as_bytes(), TIMEOUT, || {
@@ -749,7 +756,7 @@ fn kill_test_rank(spec: &str, calls: nccl::NcclCalls) {
         .nccl_comm_with(
             &UniqueId::from_slice(&id).unwrap(),
             rank,
-            2,
+            ranks,
             timeout,
             options,
         )
@@ -764,13 +771,15 @@ fn kill_test_rank(spec: &str, calls: nccl::NcclCalls) {
         })
         .unwrap()
         .unwrap();
+    // Ranks 0..n contribute 1..=n.
+    let sum = (ranks * (ranks + 1) / 2) as f32;
     assert!(
-        x.to_vec().unwrap().iter().all(|&v| v == 3.0),
+        x.to_vec().unwrap().iter().all(|&v| v == sum),
         "rank {rank}: wrong sum"
     );
     two_hundred_calls_in_one_scope(&guard, &comm);
-    // Both ranks are past the last wait: rank 1 dies now, as a launcher's rank dies.
-    if rank == 1 {
+    // Every rank is past the last wait: the victim dies now, as a launcher's rank dies.
+    if rank == victim(ranks) {
         // SAFETY: sends SIGKILL to this process; nothing runs after it.
         unsafe { libc::raise(libc::SIGKILL) };
         unreachable!("SIGKILL returned");
@@ -790,7 +799,7 @@ fn kill_test_rank(spec: &str, calls: nccl::NcclCalls) {
         .unwrap()
         .unwrap_err();
     let took = started.elapsed();
-    println!("rank 0 ({calls:?}): {issued} calls issued, then after {took:?}: {e}");
+    println!("rank {rank} of {ranks} ({calls:?}): {issued} calls issued, then after {took:?}: {e}");
     assert!(
         matches!(
             e.kind(),
@@ -799,7 +808,8 @@ fn kill_test_rank(spec: &str, calls: nccl::NcclCalls) {
         "{e}"
     );
     if e.kind() == ErrorKind::DeadlinePassed {
-        assert!(e.detail().unwrap().contains("on rank 0 of 2"), "{e}");
+        let whose = format!("on rank {rank} of {ranks}");
+        assert!(e.detail().unwrap().contains(&whose), "{e}");
     }
     // Liveness, not speed: a cap's wait is bounded by the timeout, the abort is quick.
     assert!(took < timeout + Duration::from_secs(60), "{took:?}");
@@ -812,30 +822,32 @@ fn kill_test_rank(spec: &str, calls: nccl::NcclCalls) {
     assert_eq!(later.kind(), e.kind(), "{later}");
 }
 
-/// One process per GPU: each checks an all-reduce's sum and 200 calls in one scope (the cap),
-/// then rank 1 SIGKILLs itself and rank 0 issues 4,000 all-reduces of 4 MiB without a wait,
-/// then waits: it must end in an error (a passed deadline, or NCCL's error for the dead peer)
-/// within its deadline and a generous margin for the abort. Without the cap, today's mode hung
-/// in `ncclCommAbort` and a blocking communicator inside call 1,022 (docs/nccl-designs.md).
-fn killed_rank_after_unwaited_calls(name: &str, calls: nccl::NcclCalls) {
+/// `ranks` processes, one per GPU: each checks an all-reduce's sum and 200 calls in one scope
+/// (the cap), then one rank (`victim`) SIGKILLs itself and every other rank issues 4,000
+/// all-reduces of 4 MiB without a wait, then waits: each must end in an error (a passed
+/// deadline naming its own rank, or NCCL's error for the dead peer) within its deadline and a
+/// generous margin for the abort. Without the cap, today's mode hung in `ncclCommAbort` and a
+/// blocking communicator inside call 1,022 (docs/nccl-designs.md). Says SKIPPED on a machine
+/// of fewer GPUs.
+fn killed_rank_after_unwaited_calls(name: &str, calls: nccl::NcclCalls, ranks: usize) {
     if let Ok(spec) = std::env::var(KILL_ENV) {
         kill_test_rank(&spec, calls);
         return;
     }
     let gpus = Driver::init().unwrap().device_count().unwrap();
-    if gpus < 2 {
+    if gpus < ranks {
         skipped(&format!(
-            "{name}: SKIPPED: needs two CUDA devices, this machine has {gpus}"
+            "{name}: SKIPPED: needs {ranks} CUDA devices, this machine has {gpus}"
         ));
         return;
     }
     let port = free_port();
     let exe = std::env::current_exe().unwrap();
-    let children: Vec<_> = (0..2)
+    let children: Vec<_> = (0..ranks)
         .map(|rank| {
             let mut cmd = Command::new(&exe);
             cmd.args(["--exact", name, "--include-ignored", "--nocapture"])
-                .env(KILL_ENV, format!("{rank} {port}"));
+                .env(KILL_ENV, format!("{rank} {ranks} {port}"));
             if calls == nccl::NcclCalls::Blocking {
                 cmd.env("NCCL_RUNTIME_CONNECT", "0");
             }
@@ -855,11 +867,15 @@ fn killed_rank_after_unwaited_calls(name: &str, calls: nccl::NcclCalls) {
             }
             std::thread::sleep(Duration::from_millis(50));
         };
-        if rank == 1 {
+        if rank == victim(ranks) {
             use std::os::unix::process::ExitStatusExt as _;
-            assert_eq!(status.signal(), Some(libc::SIGKILL), "rank 1: {status}");
+            assert_eq!(
+                status.signal(),
+                Some(libc::SIGKILL),
+                "rank {rank}: {status}"
+            );
         } else {
-            assert!(status.success(), "rank 0 failed: {status}");
+            assert!(status.success(), "rank {rank} failed: {status}");
         }
     }
 }
@@ -870,6 +886,7 @@ fn two_gpus_settled_mode_4000_unwaited_calls_then_a_rank_killed() {
     killed_rank_after_unwaited_calls(
         "two_gpus_settled_mode_4000_unwaited_calls_then_a_rank_killed",
         nccl::NcclCalls::Settled,
+        2,
     );
 }
 
@@ -879,5 +896,29 @@ fn two_gpus_blocking_mode_4000_unwaited_calls_then_a_rank_killed() {
     killed_rank_after_unwaited_calls(
         "two_gpus_blocking_mode_4000_unwaited_calls_then_a_rank_killed",
         nccl::NcclCalls::Blocking,
+        2,
+    );
+}
+
+/// Four ranks, rank 2 killed: ranks 0, 1 and 3 each end in an error within their deadline.
+/// Says SKIPPED on fewer than four GPUs.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn four_gpus_settled_mode_4000_unwaited_calls_then_a_rank_killed() {
+    killed_rank_after_unwaited_calls(
+        "four_gpus_settled_mode_4000_unwaited_calls_then_a_rank_killed",
+        nccl::NcclCalls::Settled,
+        4,
+    );
+}
+
+/// As the settled one, in the blocking mode.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn four_gpus_blocking_mode_4000_unwaited_calls_then_a_rank_killed() {
+    killed_rank_after_unwaited_calls(
+        "four_gpus_blocking_mode_4000_unwaited_calls_then_a_rank_killed",
+        nccl::NcclCalls::Blocking,
+        4,
     );
 }
