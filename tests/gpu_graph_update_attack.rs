@@ -1,9 +1,10 @@
 //! A reviewer's routes against the node updates of an executable graph, on a real device (C28.5):
 //! a memset node disabled, then the whole graph updated (`GraphExec::update`), which hands the
-//! old payload back to the program: whatever the driver does with a disabled node's parameters
-//! and its enabled state on a whole-graph update, no later launch writes the memory handed back
-//! (the node is lent no more, so it cannot be enabled again with its old parameters), and the
-//! memory handed back is the program's to free. And a memcpy node updated to a shorter pair of
+//! old payload back to the program. The driver keeps a disabled node disabled through such an
+//! update (driver 580), and no node is lent after it, so the update is refused while a node is
+//! disabled (before or after the graph parked); enabled again, the update runs the new graph
+//! whole, no later launch writes the memory handed back, and that memory is the program's to
+//! free. And a memcpy node updated to a shorter pair of
 //! buffers copies only those (a pair of other lengths refused before the driver). Each fails
 //! without a device.
 
@@ -28,6 +29,18 @@ fn build<'g>(
     })
 }
 
+/// Launches `exec` once on `stream` and waits: the graph handed back.
+fn launched<'g>(
+    stream: &custack::Stream<'g>,
+    exec: custack::graph::GraphExec<'g, (DeviceBuffer<'g, u32>, Vec<u32>)>,
+) -> custack::graph::GraphExec<'g, (DeviceBuffer<'g, u32>, Vec<u32>)> {
+    stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap()
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_disabled_node_names_no_memory_handed_back_by_a_whole_graph_update() {
@@ -45,12 +58,44 @@ fn a_disabled_node_names_no_memory_handed_back_by_a_whole_graph_update() {
         Ok(())
     })
     .unwrap();
+    // The driver would keep the node disabled through a whole-graph update (measured on
+    // driver 580: the new graph's memset at its place did not run), and no node is lent after
+    // the update to enable it again: refused, the new graph handed back, nothing updated.
     let new = guard.alloc_zeroed::<u32>(N).unwrap();
+    let refused = exec.update(build(&guard, new, 9).unwrap()).unwrap_err();
+    assert_eq!(
+        refused.error().kind(),
+        ErrorKind::InvalidValue,
+        "{}",
+        refused.error()
+    );
+    assert!(
+        refused.error().to_string().contains("1 node(s)"),
+        "{}",
+        refused.error()
+    );
+    let next = refused
+        .into_graph()
+        .expect("the refused graph is handed back");
+    // Unchanged: the memset still disabled, the old buffer copied out as it is (zero).
+    exec = launched(&stream, exec);
+    assert!(exec.payload().1.iter().all(|&v| v == 0));
+    // Enabled again (a node enabled twice or disabled twice counts once), then updated: the
+    // new graph runs whole, and no launch writes the memory handed back.
+    exec.update_nodes(|u, _| {
+        let set = u.fill_node(0)?;
+        u.set_enabled(set, false)?;
+        u.set_enabled(set, true)?;
+        u.set_enabled(set, true)?;
+        assert!(u.enabled(set)?);
+        Ok(())
+    })
+    .unwrap();
     let (old, old_out) = exec
-        .update(build(&guard, new, 9).unwrap())
+        .update(next)
         .map_err(custack::graph::UpdateError::into_error)
         .unwrap();
-    // The node is lent no more: nothing can enable it again, whatever it still holds.
+    // The node is lent no more.
     exec.update_nodes(|u, _| {
         assert_eq!(u.fill_node(0).unwrap_err().kind(), ErrorKind::InvalidValue);
         assert_eq!(u.copy_node(0).unwrap_err().kind(), ErrorKind::InvalidValue);
@@ -58,18 +103,11 @@ fn a_disabled_node_names_no_memory_handed_back_by_a_whole_graph_update() {
     })
     .unwrap();
     for _ in 0..2 {
-        exec = stream
-            .submit(exec, |s, g| s.launch_graph(&g))
-            .unwrap()
-            .wait()
-            .unwrap();
-        // The new memory was set (the node enabled with the new graph's parameters) or not
-        // (still disabled), as the driver decides; never the old memory.
-        let out = exec.payload().1;
+        exec = launched(&stream, exec);
         assert!(
-            out.iter().all(|&v| v == 9) || out.iter().all(|&v| v == 0),
-            "the new buffer copied out whole: {}",
-            out[0]
+            exec.payload().1.iter().all(|&v| v == 9),
+            "the new graph's memset did not run: {}",
+            exec.payload().1[0]
         );
         assert!(
             old.to_vec().unwrap().iter().all(|&v| v == 0),
@@ -79,12 +117,69 @@ fn a_disabled_node_names_no_memory_handed_back_by_a_whole_graph_update() {
     }
     // The memory handed back is the program's: freed, and the graph launches on.
     drop(old);
-    exec = stream
-        .submit(exec, |s, g| s.launch_graph(&g))
-        .unwrap()
-        .wait()
-        .unwrap();
+    exec = launched(&stream, exec);
     drop(exec);
+    guard.synchronize().unwrap();
+}
+
+/// A node disabled, then the executable graph parked and attached again (which lends no node
+/// any more): a whole-graph update is refused for good, the new graph handed back to be
+/// instantiated instead.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_graph_parked_with_a_disabled_node_refuses_a_whole_graph_update() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let mut exec = build(&guard, guard.alloc_zeroed::<u32>(N).unwrap(), 7)
+        .unwrap()
+        .instantiate()
+        .unwrap();
+    exec.update_nodes(|u, _| u.set_enabled(u.fill_node(0)?, false))
+        .unwrap();
+    let parked = guard.park_graph(exec);
+    let mut exec = guard.attach_graph(parked).unwrap();
+    let refused = exec
+        .update(build(&guard, guard.alloc_zeroed::<u32>(N).unwrap(), 9).unwrap())
+        .unwrap_err();
+    assert_eq!(
+        refused.error().kind(),
+        ErrorKind::InvalidValue,
+        "{}",
+        refused.error()
+    );
+    assert!(
+        refused.error().to_string().contains("parked"),
+        "{}",
+        refused.error()
+    );
+    // The attached graph launches as before (the memset skipped); the refused one runs whole.
+    let exec = launched(&stream, exec);
+    assert!(exec.payload().1.iter().all(|&v| v == 0));
+    let fresh = refused.into_graph().unwrap().instantiate().unwrap();
+    let fresh = launched(&stream, fresh);
+    assert!(fresh.payload().1.iter().all(|&v| v == 9));
+    // An executable graph parked with every node enabled is updated as any other.
+    let mut plain = build(&guard, guard.alloc_zeroed::<u32>(N).unwrap(), 3)
+        .unwrap()
+        .instantiate()
+        .unwrap();
+    plain
+        .update_nodes(|u, _| {
+            let set = u.fill_node(0)?;
+            u.set_enabled(set, false)?;
+            u.set_enabled(set, true)
+        })
+        .unwrap();
+    let mut plain = guard.attach_graph(guard.park_graph(plain)).unwrap();
+    let _old = plain
+        .update(build(&guard, guard.alloc_zeroed::<u32>(N).unwrap(), 5).unwrap())
+        .map_err(custack::graph::UpdateError::into_error)
+        .unwrap();
+    let plain = launched(&stream, plain);
+    assert!(plain.payload().1.iter().all(|&v| v == 5));
+    drop((exec, fresh, plain));
     guard.synchronize().unwrap();
 }
 

@@ -1900,8 +1900,9 @@ pub(crate) fn graph_instantiated(exec: usize, graph: usize) {
             .map(|(node, &(_, start, len))| (*node, (start, len)))
             .collect();
         s.exec_nodes.entry(exec).or_insert((graph, nodes));
-        // A whole-graph update: the nodes are the new graph's, all enabled (custack lends no
-        // node of an updated executable graph, so none is named again).
+        // A whole-graph update: the nodes are the new graph's, all enabled. The driver keeps a
+        // node disabled through the update (driver 580, `tests/gpu_graph_update_attack.rs`),
+        // but custack refuses the update while any node is disabled, so none is here.
         s.disabled.retain(|(e, _), _| *e != exec);
     });
     let topology = topology_of(graph);

@@ -21,7 +21,7 @@
 
 use super::host_fn::ExecHostFns;
 use super::kept::record::{Kept, KeptAlloc, refuse_capturing, refuse_instantiate_flags};
-use super::params::{DataNodes, KernelNodes, NodeClass};
+use super::params::{DataNodes, DisabledNodes, KernelNodes, NodeClass};
 use crate::asynchronous::payload::{Payload, held_as_itself, sealed};
 use crate::asynchronous::scope::StreamScope;
 use crate::asynchronous::stream::Stream;
@@ -72,6 +72,8 @@ pub struct GraphExec<'g, P: Payload> {
     /// One slot per host node of `data`, made with the executable graph; lent in place by an
     /// update, beside the payload it binds (the slots are `Cell`s: no borrow flag).
     pub(crate) host_fns: ExecHostFns,
+    /// The nodes disabled and not enabled again: a whole-graph update is refused while any is.
+    pub(crate) disabled: DisabledNodes,
     payload: ManuallyDrop<P::Held>,
     _marker: PhantomData<(&'g (), *const ())>,
 }
@@ -218,6 +220,7 @@ impl<'g, P: Payload> Graph<'g, P> {
             kept,
             host_fns: ExecHostFns::with_slots(data.count(NodeClass::Host)),
             data,
+            disabled: DisabledNodes::default(),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         })
@@ -337,7 +340,12 @@ impl<P: Payload> GraphExec<'_, P> {
     ///   with its payload and, for a built graph, its nodes; the executable graph is unchanged
     ///   and launches as before;
     /// - [`ErrorKind::InvalidValue`] (no driver call) for an executable graph or a graph that
-    ///   keeps allocations, and an earlier fault's poisoned state: `graph` is handed back too;
+    ///   keeps allocations, and for an executable graph with a node disabled
+    ///   ([`NodeUpdater::set_enabled`](crate::graph::NodeUpdater::set_enabled)) and not
+    ///   enabled again, or disabled when it parked: the driver would keep that node disabled
+    ///   through the update (the new graph's node at its place would not run), and no node is
+    ///   lent after an update to enable it again; enable it first, or instantiate `graph`.
+    ///   An earlier fault's poisoned state is refused too. `graph` is handed back in each;
     /// - any other driver error: the driver does not say what was updated, so `graph` is
     ///   destroyed and its payload leaked rather than freed under nodes that may now use it
     ///   ([`UpdateError::into_graph`] is `None`).
@@ -392,6 +400,13 @@ impl<P: Payload> GraphExec<'_, P> {
             );
             return Err(UpdateError::refused(graph, error, None));
         }
+        if self.disabled.any() {
+            return Err(UpdateError::refused(
+                graph,
+                disabled_refusal(&self.disabled),
+                None,
+            ));
+        }
         let mut info = ffi::CUgraphExecUpdateResultInfo {
             result: ffi::CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_SUCCESS,
             errorNode: core::ptr::null_mut(),
@@ -433,6 +448,26 @@ impl<P: Payload> GraphExec<'_, P> {
             }
         }
     }
+}
+
+/// The refusal of a whole-graph update while a node is disabled: the driver keeps the node
+/// disabled through the update, and no node is lent after it to enable it again.
+fn disabled_refusal(disabled: &DisabledNodes) -> Error {
+    let detail = if disabled.unlent_any() {
+        "a node of this executable graph was disabled before it parked, and a whole-graph update \
+         would keep it disabled (the driver does) with no node lent to enable it again: \
+         instantiate the new graph instead; nothing was updated"
+            .to_owned()
+    } else {
+        format!(
+            "{} node(s) of this executable graph are disabled, and a whole-graph update would \
+             keep them disabled (the driver does) with no node lent to enable them again: enable \
+             them first (`update_nodes`, `set_enabled(node, true)`) or instantiate the new \
+             graph; nothing was updated",
+            disabled.lent_count()
+        )
+    };
+    Error::custack(ErrorKind::InvalidValue, detail)
 }
 
 /// A whole-graph update refused or failed ([`GraphExec::update`]): the error, and the graph
@@ -533,9 +568,12 @@ impl<P: Payload> GraphExec<'_, P> {
     #[inline]
     pub(crate) fn lend_nodes(
         &mut self,
-    ) -> ((&KernelNodes, &DataNodes, &ExecHostFns), &mut P::Held) {
+    ) -> (
+        (&KernelNodes, &DataNodes, &ExecHostFns, &DisabledNodes),
+        &mut P::Held,
+    ) {
         (
-            (&self.kernels, &self.data, &self.host_fns),
+            (&self.kernels, &self.data, &self.host_fns, &self.disabled),
             &mut self.payload,
         )
     }
@@ -556,14 +594,19 @@ impl<P: Payload> GraphExec<'_, P> {
     ///
     /// The closures its host nodes' updates gave it are leaked: the executable graph lives on
     /// (parked) and its launches may call them, and the parked form keeps no record of them.
-    pub(crate) fn into_parts(mut self) -> (ffi::CUgraphExec, P::Held, Option<Box<Kept>>) {
+    ///
+    /// The `bool`: whether a node is disabled, which no node lent will enable again.
+    pub(crate) fn into_parts(mut self) -> (ffi::CUgraphExec, P::Held, Option<Box<Kept>>, bool) {
         self.host_fns.leak();
+        let disabled = self.disabled.any();
         self.forget_kernels();
         let kept = self.kept.take();
         let mut this = ManuallyDrop::new(self);
-        // SAFETY: taken once; `this` never drops.
+        // SAFETY: taken once; `this` never drops. `disabled` is plain data, dropped with
+        // nothing to free but its list.
         let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
-        (this.raw, payload, kept)
+        let _ = core::mem::take(&mut this.disabled);
+        (this.raw, payload, kept, disabled)
     }
 
     /// The executable graph's kept allocations, for its launches (null if none).
@@ -582,6 +625,7 @@ impl<P: Payload> GraphExec<'_, P> {
         raw: ffi::CUgraphExec,
         payload: P::Held,
         kept: Option<Box<Kept>>,
+        disabled: bool,
     ) -> Self {
         GraphExec {
             raw,
@@ -590,6 +634,7 @@ impl<P: Payload> GraphExec<'_, P> {
             data: DataNodes::default(),
             kept,
             host_fns: ExecHostFns::default(),
+            disabled: DisabledNodes::unlent(disabled),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,
         }

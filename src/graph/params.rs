@@ -91,6 +91,68 @@ fn grow(nodes: &mut Vec<ffi::CUgraphNode>) {
 
 /// The memset, memcpy, host, child-graph, event record and event wait nodes a builder made,
 /// each kind in the order made: the `index`th of a kind is an index.
+/// The nodes of an executable graph its updater disabled (`cuGraphNodeSetEnabled`) and did
+/// not enable again, by the driver's handle, and whether one was disabled when its node lists
+/// were forgotten (it parked). The driver keeps a disabled node disabled through a whole-graph
+/// update (`cuGraphExecUpdate`: measured on driver 580, the new graph's node at its place does
+/// not run), and custack lends no node after that update, so such a node could never run
+/// again: [`GraphExec::update`](super::GraphExec::update) refuses while any is disabled.
+#[derive(Default)]
+pub(crate) struct DisabledNodes {
+    /// No borrow flag: the whole list is taken and put back (one updater, `&mut` on the graph).
+    lent: core::cell::Cell<Vec<ffi::CUgraphNode>>,
+    unlent: bool,
+}
+
+impl core::fmt::Debug for DisabledNodes {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DisabledNodes")
+            .field("lent", &self.lent_count())
+            .field("unlent", &self.unlent)
+            .finish()
+    }
+}
+
+impl DisabledNodes {
+    /// The record of an executable graph whose nodes are not lent (attached after it parked):
+    /// `unlent` if a node was disabled when it parked.
+    pub(crate) fn unlent(unlent: bool) -> Self {
+        DisabledNodes {
+            lent: core::cell::Cell::new(Vec::new()),
+            unlent,
+        }
+    }
+
+    /// `node` was enabled or disabled.
+    pub(crate) fn noted(&self, node: ffi::CUgraphNode, enabled: bool) {
+        let mut list = self.lent.take();
+        if enabled {
+            list.retain(|&n| n != node);
+        } else if !list.contains(&node) {
+            list.push(node);
+        }
+        self.lent.set(list);
+    }
+
+    /// How many lent nodes are disabled.
+    pub(crate) fn lent_count(&self) -> usize {
+        let list = self.lent.take();
+        let count = list.len();
+        self.lent.set(list);
+        count
+    }
+
+    /// Whether a node was disabled when the node lists were forgotten.
+    pub(crate) fn unlent_any(&self) -> bool {
+        self.unlent
+    }
+
+    /// Whether any node is disabled, lent or not.
+    pub(crate) fn any(&self) -> bool {
+        self.unlent || self.lent_count() > 0
+    }
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct DataNodes {
     /// One list per [`NodeClass`], in its order.
@@ -291,6 +353,31 @@ mod tests {
     /// A handle that is only a key here (never passed to the driver).
     fn handle<T>(n: usize) -> *mut T {
         core::ptr::without_provenance_mut(n)
+    }
+
+    /// A node disabled twice counts once, enabled once it counts no more; a node never
+    /// disabled, enabled, changes nothing; the record of a graph that parked with a node
+    /// disabled says so with no node lent.
+    #[test]
+    fn disabled_nodes_count_each_node_once_until_it_is_enabled() {
+        let d = DisabledNodes::default();
+        assert!(!d.any());
+        let (a, b) = (handle(0x10), handle(0x20));
+        d.noted(a, false);
+        d.noted(a, false);
+        d.noted(b, true);
+        assert_eq!((d.lent_count(), d.any()), (1, true));
+        d.noted(b, false);
+        d.noted(a, true);
+        assert_eq!((d.lent_count(), d.any()), (1, true));
+        d.noted(b, true);
+        assert_eq!((d.lent_count(), d.any(), d.unlent_any()), (0, false, false));
+        let parked = DisabledNodes::unlent(true);
+        assert_eq!(
+            (parked.lent_count(), parked.any(), parked.unlent_any()),
+            (0, true, true)
+        );
+        assert!(!DisabledNodes::unlent(false).any());
     }
 
     #[test]

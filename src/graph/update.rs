@@ -36,8 +36,8 @@ use super::builder::node_count;
 use super::host_fn::ExecHostFns;
 use super::owned::{ChildGraph, GraphExec};
 use super::params::{
-    CopySide, DataNode, DataNodeKind, DataNodes, KernelNodes, NodeClass, copy_params,
-    memset_params, with_kernel_params,
+    CopySide, DataNode, DataNodeKind, DataNodes, DisabledNodes, KernelNodes, NodeClass,
+    copy_params, memset_params, with_kernel_params,
 };
 use crate::asynchronous::event::ScopedEvent;
 use crate::asynchronous::payload::Payload;
@@ -193,6 +193,8 @@ pub struct NodeUpdater<'u> {
     nodes: &'u DataNodes,
     /// The closures the updates gave the host nodes, which the executable graph owns.
     hosts: &'u ExecHostFns,
+    /// The nodes disabled and not enabled again, for the whole-graph update's refusal.
+    disabled: &'u DisabledNodes,
     _marker: Brand<'u>,
 }
 
@@ -316,12 +318,13 @@ impl<P: Payload> GraphExec<'_, P> {
         // made before it is the driver's and is recorded, so the lists stay true and the
         // closures stay owned until the executable graph is destroyed.
         let exec = self.as_raw();
-        let ((kernels, nodes, hosts), held) = self.lend_nodes();
+        let ((kernels, nodes, hosts, disabled), held) = self.lend_nodes();
         let updater = NodeUpdater {
             exec,
             kernels,
             nodes,
             hosts,
+            disabled,
             _marker: PhantomData,
         };
         // SAFETY: `&mut self`: no launch of the executable graph is pending, and the payload
@@ -435,6 +438,8 @@ impl<'u> NodeUpdater<'u> {
     /// work is skipped, the order it was part of is kept (its dependents still wait for its
     /// dependencies), and its parameters are kept, including those set while it is disabled;
     /// enabled again, it runs with them. Every node is enabled when the graph is instantiated.
+    /// While a node is disabled, a whole-graph update ([`GraphExec::update`]) is refused: the
+    /// driver would keep the node disabled through it, and no node is lent after it.
     ///
     /// Disabling a node changes what a launch writes, never which memory the graph may touch:
     /// every node's memory is the payload's, owned by the executable graph whether the node
@@ -492,7 +497,9 @@ impl<'u> NodeUpdater<'u> {
         // and names no memory: every node's memory stays the payload's, owned by the
         // executable graph.
         unsafe { ffi::cuGraphNodeSetEnabled(self.exec, node.raw_node(), u32::from(enabled)) }
-            .result()
+            .result()?;
+        self.disabled.noted(node.raw_node(), enabled);
+        Ok(())
     }
 
     /// `cuGraphNodeGetEnabled`—Whether `node` (a kernel, memset or memcpy node of this

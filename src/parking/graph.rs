@@ -226,6 +226,9 @@ pub struct ParkedGraph<'ctx, Q: ParkedPayload, K: ContextKind = Floating> {
     payload: ManuallyDrop<Q::Held>,
     /// The graph's kept allocations (`GraphBuilder::alloc_kept`), handed back on attach.
     kept: Option<Box<Kept>>,
+    /// Whether a node was disabled when it parked: a whole-graph update after it is attached
+    /// is refused (the node would stay disabled, with no node lent to enable it).
+    disabled: bool,
     _marker: PhantomData<(&'ctx Context, K)>,
 }
 
@@ -260,12 +263,12 @@ impl<Q: ParkedPayload, K: ContextKind> ParkedGraph<'_, Q, K> {
         self.raw
     }
 
-    fn into_parts(self) -> (ffi::CUgraphExec, Q::Held, Option<Box<Kept>>) {
+    fn into_parts(self) -> (ffi::CUgraphExec, Q::Held, Option<Box<Kept>>, bool) {
         let mut this = ManuallyDrop::new(self);
         let kept = this.kept.take();
         // SAFETY: taken once; `this` never drops.
         let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
-        (this.raw, payload, kept)
+        (this.raw, payload, kept, this.disabled)
     }
 }
 
@@ -334,11 +337,12 @@ impl<'ctx, K: ContextKind, P: ParkWithGraph<'ctx, K>> Park<'ctx, K> for GraphExe
     type Parked = ParkedGraph<'ctx, P::Parked, K>;
     #[inline]
     unsafe fn park(held: Self, ctx: ffi::CUcontext) -> ParkedGraph<'ctx, P::Parked, K> {
-        let (raw, payload, kept) = held.into_parts();
+        let (raw, payload, kept, disabled) = held.into_parts();
         ParkedGraph {
             ctx,
             raw,
             kept,
+            disabled,
             // SAFETY: the graph and its payload belong to `ctx`, alive for `'ctx` (the
             // caller's promise); the payload owns everything the graph's nodes use
             // (`ParkWithGraph`), so nothing it needs is released by parking.
@@ -387,12 +391,12 @@ impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
             ));
         }
         let parked_ctx = parked.ctx;
-        let (raw, payload, kept) = parked.into_parts();
+        let (raw, payload, kept, disabled) = parked.into_parts();
         match Q::unpark(payload, self) {
             // SAFETY: a live executable graph of this guard's context (checked above), with no
             // launch pending (a parked graph is handed back only after its launch's wait), whose
             // nodes use only what the attached payload owns (`ParkWithGraph` when it parked).
-            Ok(held) => Ok(unsafe { GraphExec::from_parts(raw, held, kept) }),
+            Ok(held) => Ok(unsafe { GraphExec::from_parts(raw, held, kept, disabled) }),
             Err(e) => {
                 // Not reached: every part was parked from this context. Should it be, the parts
                 // already went (dropped, no launch pending); the graph goes too, destroyed by
@@ -402,6 +406,7 @@ impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
                     raw,
                     payload: ManuallyDrop::new(()),
                     kept,
+                    disabled,
                     _marker: PhantomData,
                 });
                 Err(e)

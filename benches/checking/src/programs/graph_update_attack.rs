@@ -1,12 +1,14 @@
 //! The program `graph_update_attack` (C28.5): a reviewer's routes against the node updates of
 //! an executable graph, under the double, which reports a launch that names freed memory. A
-//! memset node disabled, then the whole graph updated (`GraphExec::update`), which hands the old
-//! payload back to the program; the node is lent no more, so nothing enables it again with its
-//! old parameters; the memory handed back freed, and the graph launched twice after it. And a
+//! memset node disabled, then the whole graph updated (`GraphExec::update`): refused while the
+//! node is disabled (the driver would keep it disabled with no node lent after the update), and
+//! after the graph parked with it disabled; enabled again, the update hands the old payload back
+//! to the program; the node is lent no more; the memory handed back freed, and the graph
+//! launched twice after it. And a
 //! memcpy node updated to a shorter pair of buffers (a pair of other lengths refused before the
 //! driver), launched.
 
-use crate::common::N;
+use crate::common::{N, unexpected};
 use custack::graph::{Graph, UpdateError};
 use custack::{Context, DeviceBuffer, ErrorKind, PushedGuard, Result, Stack};
 
@@ -36,7 +38,17 @@ pub(crate) fn graph_update_attack(ctx: &Context) -> Result<()> {
         assert!(!u.enabled(set)?, "disabled");
         Ok(())
     })?;
-    let next = build(&guard, guard.alloc_zeroed::<u32>(N)?, 9)?;
+    // Refused while the node is disabled (the driver would keep it disabled, and no node is
+    // lent after the update): the graph handed back, nothing updated.
+    let Err(refused) = exec.update(build(&guard, guard.alloc_zeroed::<u32>(N)?, 9)?) else {
+        return Err(unexpected("a whole-graph update with a node disabled ran"));
+    };
+    assert_eq!(refused.error().kind(), ErrorKind::InvalidValue, "refused");
+    let next = refused
+        .into_graph()
+        .ok_or_else(|| unexpected("the refused graph was not handed back"))?;
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    exec.update_nodes(|u, _| u.set_enabled(u.fill_node(0)?, true))?;
     let (old, old_out) = exec.update(next).map_err(UpdateError::into_error)?;
     exec.update_nodes(|u, _| {
         for lent in [u.fill_node(0).err(), u.copy_node(0).err()] {
@@ -53,6 +65,23 @@ pub(crate) fn graph_update_attack(ctx: &Context) -> Result<()> {
         exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     }
     drop(exec);
+    // Disabled, parked and attached: no node is lent to enable it, so an update is refused.
+    let mut exec = build(&guard, guard.alloc_zeroed::<u32>(N)?, 7)?.instantiate()?;
+    exec.update_nodes(|u, _| u.set_enabled(u.fill_node(0)?, false))?;
+    let mut exec = guard.attach_graph(guard.park_graph(exec))?;
+    let Err(refused) = exec.update(build(&guard, guard.alloc_zeroed::<u32>(N)?, 9)?) else {
+        return Err(unexpected(
+            "a whole-graph update of a graph parked with a node disabled ran",
+        ));
+    };
+    assert_eq!(refused.error().kind(), ErrorKind::InvalidValue, "refused");
+    let fresh = refused
+        .into_graph()
+        .ok_or_else(|| unexpected("the refused graph was not handed back"))?
+        .instantiate()?;
+    let fresh = stream.submit(fresh, |s, g| s.launch_graph(&g))?.wait()?;
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    drop((exec, fresh));
     // A memcpy node moved to a shorter pair.
     let payload = (
         guard.alloc::<u32>(N)?,
