@@ -400,7 +400,7 @@ impl<P: Payload> GraphExec<'_, P> {
             );
             return Err(UpdateError::refused(graph, error, None));
         }
-        if self.disabled.any() {
+        if self.disabled.any_disabled() {
             return Err(UpdateError::refused(
                 graph,
                 disabled_refusal(&self.disabled),
@@ -453,7 +453,7 @@ impl<P: Payload> GraphExec<'_, P> {
 /// The refusal of a whole-graph update while a node is disabled: the driver keeps the node
 /// disabled through the update, and no node is lent after it to enable it again.
 fn disabled_refusal(disabled: &DisabledNodes) -> Error {
-    let detail = if disabled.unlent_any() {
+    let detail = if disabled.disabled_unlent() {
         "a node of this executable graph was disabled before it parked, and a whole-graph update \
          would keep it disabled (the driver does) with no node lent to enable it again: \
          instantiate the new graph instead; nothing was updated"
@@ -464,7 +464,7 @@ fn disabled_refusal(disabled: &DisabledNodes) -> Error {
              keep them disabled (the driver does) with no node lent to enable them again: enable \
              them first (`update_nodes`, `set_enabled(node, true)`) or instantiate the new \
              graph; nothing was updated",
-            disabled.lent_count()
+            disabled.lent_disabled()
         )
     };
     Error::custack(ErrorKind::InvalidValue, detail)
@@ -598,7 +598,7 @@ impl<P: Payload> GraphExec<'_, P> {
     /// The `bool`: whether a node is disabled, which no node lent will enable again.
     pub(crate) fn into_parts(mut self) -> (ffi::CUgraphExec, P::Held, Option<Box<Kept>>, bool) {
         self.host_fns.leak();
-        let disabled = self.disabled.any();
+        let disabled = self.disabled.any_disabled();
         self.forget_kernels();
         let kept = self.kept.take();
         let mut this = ManuallyDrop::new(self);

@@ -107,7 +107,7 @@ pub(crate) struct DisabledNodes {
 impl core::fmt::Debug for DisabledNodes {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("DisabledNodes")
-            .field("lent", &self.lent_count())
+            .field("lent", &self.lent_disabled())
             .field("unlent", &self.unlent)
             .finish()
     }
@@ -135,7 +135,7 @@ impl DisabledNodes {
     }
 
     /// How many lent nodes are disabled.
-    pub(crate) fn lent_count(&self) -> usize {
+    pub(crate) fn lent_disabled(&self) -> usize {
         let list = self.lent.take();
         let count = list.len();
         self.lent.set(list);
@@ -143,13 +143,13 @@ impl DisabledNodes {
     }
 
     /// Whether a node was disabled when the node lists were forgotten.
-    pub(crate) fn unlent_any(&self) -> bool {
+    pub(crate) fn disabled_unlent(&self) -> bool {
         self.unlent
     }
 
     /// Whether any node is disabled, lent or not.
-    pub(crate) fn any(&self) -> bool {
-        self.unlent || self.lent_count() > 0
+    pub(crate) fn any_disabled(&self) -> bool {
+        self.unlent || self.lent_disabled() > 0
     }
 }
 
@@ -361,23 +361,30 @@ mod tests {
     #[test]
     fn disabled_nodes_count_each_node_once_until_it_is_enabled() {
         let d = DisabledNodes::default();
-        assert!(!d.any());
+        assert!(!d.any_disabled());
         let (a, b) = (handle(0x10), handle(0x20));
         d.noted(a, false);
         d.noted(a, false);
         d.noted(b, true);
-        assert_eq!((d.lent_count(), d.any()), (1, true));
+        assert_eq!((d.lent_disabled(), d.any_disabled()), (1, true));
         d.noted(b, false);
         d.noted(a, true);
-        assert_eq!((d.lent_count(), d.any()), (1, true));
+        assert_eq!((d.lent_disabled(), d.any_disabled()), (1, true));
         d.noted(b, true);
-        assert_eq!((d.lent_count(), d.any(), d.unlent_any()), (0, false, false));
+        assert_eq!(
+            (d.lent_disabled(), d.any_disabled(), d.disabled_unlent()),
+            (0, false, false)
+        );
         let parked = DisabledNodes::unlent(true);
         assert_eq!(
-            (parked.lent_count(), parked.any(), parked.unlent_any()),
+            (
+                parked.lent_disabled(),
+                parked.any_disabled(),
+                parked.disabled_unlent()
+            ),
             (0, true, true)
         );
-        assert!(!DisabledNodes::unlent(false).any());
+        assert!(!DisabledNodes::unlent(false).any_disabled());
     }
 
     #[test]
