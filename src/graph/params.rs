@@ -89,8 +89,6 @@ fn grow(nodes: &mut Vec<ffi::CUgraphNode>) {
     *nodes = grown;
 }
 
-/// The memset, memcpy, host, child-graph, event record and event wait nodes a builder made,
-/// each kind in the order made: the `index`th of a kind is an index.
 /// The nodes of an executable graph its updater disabled (`cuGraphNodeSetEnabled`) and did
 /// not enable again, by the driver's handle, and whether one was disabled when its node lists
 /// were forgotten (it parked). The driver keeps a disabled node disabled through a whole-graph
@@ -153,6 +151,8 @@ impl DisabledNodes {
     }
 }
 
+/// The memset, memcpy, host, child-graph, event record and event wait nodes a builder made,
+/// each kind in the order made: the `index`th of a kind is an index.
 #[derive(Debug, Default)]
 pub(crate) struct DataNodes {
     /// One list per [`NodeClass`], in its order.
