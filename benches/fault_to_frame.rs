@@ -29,7 +29,11 @@
 //! the loader), `start_to_init` (the profile, the context, the cubins, memory), `init_to_frame`
 //! (its first frame, checked), `total`; and `fault_to_kill` for the watchdog. A run whose worker
 //! did not end as its scenario says (another status, no report line, killed when it should
-//! have fail-stopped) is counted as unexpected and left out of the distributions.
+//! have fail-stopped) is counted as unexpected and left out of the distributions. A trap's
+//! worker that took the safe state by its bounded wait, the driver not yet having reported the
+//! trap (`by_bound`: seen with another process's kernels on the GPU), ended as it must: it is
+//! a run, marked ` by=bound` on its run line and counted in the cell's `by_bound`, and the cell's
+//! table adds each group's rows (`sticky/error`, `sticky/bound`) where there are both.
 //!
 //! Interference (`--interference`, a comma-separated list of settings, each measured in turn;
 //! `benches/timing/interference.rs`): `none`; `cpu` (one spinning process per CPU); `gpu` (a
@@ -470,6 +474,31 @@ machine, with CUSTACK_FRAME_CUBIN and CUSTACK_PROCESS_CUBIN set (.gpu/env.sh):
         (phases, table)
     }
 
+    /// A cell's distributions over all its runs (each with whether its bounded wait took the
+    /// safe state, [`restart::Run::by_bound`]): [`phase_tables`]' JSON members and table, the
+    /// table followed, where some runs but not all were ended by the bound, by the two groups'
+    /// own rows (`SCENARIO/error`, `SCENARIO/bound`); and how many the bound ended.
+    fn cell_tables(
+        scenario: &str,
+        setting: &str,
+        runs: &[([Option<u64>; 6], bool)],
+    ) -> (String, String, usize) {
+        let all: Vec<[Option<u64>; 6]> = runs.iter().map(|(r, _)| *r).collect();
+        let (phases, mut table) = phase_tables(scenario, setting, &all);
+        let by_bound = runs.iter().filter(|(_, b)| *b).count();
+        if by_bound > 0 && by_bound < runs.len() {
+            for (group, bound) in [("error", false), ("bound", true)] {
+                let some: Vec<[Option<u64>; 6]> = runs
+                    .iter()
+                    .filter(|(_, b)| *b == bound)
+                    .map(|(r, _)| *r)
+                    .collect();
+                table.push_str(&phase_tables(&format!("{scenario}/{group}"), setting, &some).1);
+            }
+        }
+        (phases, table, by_bound)
+    }
+
     /// `--merge LOG...`: pools the `run` lines of earlier logs by (scenario, interference,
     /// worker) and prints each pool's distributions as a cell does, with how many logs and
     /// runs went in. Lines that are not run lines are skipped; a malformed run line is an error.
@@ -477,14 +506,14 @@ machine, with CUSTACK_FRAME_CUBIN and CUSTACK_PROCESS_CUBIN set (.gpu/env.sh):
         /// A cell's runs pooled: (scenario, interference, worker), the runs, the logs they came from.
         type Pool = (
             (String, String, String),
-            Vec<[Option<u64>; 6]>,
+            Vec<([Option<u64>; 6], bool)>,
             std::collections::BTreeSet<usize>,
         );
         let mut pools: Vec<Pool> = Vec::new();
         for (f, path) in paths.iter().enumerate() {
             let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
             for (l, line) in text.lines().enumerate() {
-                let Some((scenario, setting, worker, phases)) =
+                let Some((scenario, setting, worker, phases, by_bound)) =
                     restart::parse_run_line(line).map_err(|e| format!("{path}:{}: {e}", l + 1))?
                 else {
                     continue;
@@ -496,10 +525,10 @@ machine, with CUSTACK_FRAME_CUBIN and CUSTACK_PROCESS_CUBIN set (.gpu/env.sh):
                 );
                 match pools.iter_mut().find(|(k, _, _)| *k == key) {
                     Some((_, runs, files)) => {
-                        runs.push(phases);
+                        runs.push((phases, by_bound));
                         files.insert(f);
                     }
-                    None => pools.push((key, vec![phases], [f].into_iter().collect())),
+                    None => pools.push((key, vec![(phases, by_bound)], [f].into_iter().collect())),
                 }
             }
         }
@@ -507,9 +536,9 @@ machine, with CUSTACK_FRAME_CUBIN and CUSTACK_PROCESS_CUBIN set (.gpu/env.sh):
             return Err(format!("no run lines in {}", paths.join(", ")));
         }
         for ((scenario, setting, worker), runs, files) in &pools {
-            let (phases, table) = phase_tables(scenario, setting, runs);
+            let (phases, table, by_bound) = cell_tables(scenario, setting, runs);
             println!(
-                "{{\"bench\":\"fault_to_frame\",\"merged\":true,\"scenario\":{},\"interference\":{},\"worker\":{},\"ok\":{},\"logs\":{},\"phases_us\":{{{phases}}}}}",
+                "{{\"bench\":\"fault_to_frame\",\"merged\":true,\"scenario\":{},\"interference\":{},\"worker\":{},\"ok\":{},\"by_bound\":{by_bound},\"logs\":{},\"phases_us\":{{{phases}}}}}",
                 json_str(scenario),
                 json_str(setting),
                 json_str(worker),
@@ -530,17 +559,24 @@ machine, with CUSTACK_FRAME_CUBIN and CUSTACK_PROCESS_CUBIN set (.gpu/env.sh):
 
     #[allow(clippy::cast_precision_loss, reason = "seconds and counts below 2^53")]
     fn print_cell(c: &Config, setting: &Setting, cell: &Cell, m: &restart::Measured, wall: f64) {
-        let runs: Vec<[Option<u64>; 6]> = m.runs.iter().map(restart::Run::phases).collect();
-        for r in &runs {
+        let runs: Vec<([Option<u64>; 6], bool)> =
+            m.runs.iter().map(|r| (r.phases(), r.by_bound)).collect();
+        for (r, by_bound) in &runs {
             println!(
                 "{}",
-                restart::run_line(cell.scenario.name(), &setting.name(), &c.worker, r)
+                restart::run_line(
+                    cell.scenario.name(),
+                    &setting.name(),
+                    &c.worker,
+                    r,
+                    *by_bound
+                )
             );
         }
-        let (phases, table) = phase_tables(cell.scenario.name(), &setting.name(), &runs);
+        let (phases, table, by_bound) = cell_tables(cell.scenario.name(), &setting.name(), &runs);
         let per_run = wall / (m.runs.len() + m.unexpected.len()).max(1) as f64;
         println!(
-            "{{\"bench\":\"fault_to_frame\",\"scenario\":{},\"interference\":{},\"worker\":{},\"runs\":{},\"ok\":{},\"unexpected\":{},\"failed_before_fault\":{},\"workers\":{},\"bound_ms\":{},\"watchdog_ms\":{},\"wall_s\":{},\"s_per_run\":{},\"phases_us\":{{{phases}}},\"report\":{}}}",
+            "{{\"bench\":\"fault_to_frame\",\"scenario\":{},\"interference\":{},\"worker\":{},\"runs\":{},\"ok\":{},\"by_bound\":{by_bound},\"unexpected\":{},\"failed_before_fault\":{},\"workers\":{},\"bound_ms\":{},\"watchdog_ms\":{},\"wall_s\":{},\"s_per_run\":{},\"phases_us\":{{{phases}}},\"report\":{}}}",
             json_str(cell.scenario.name()),
             json_str(&setting.name()),
             json_str(&c.worker),
@@ -555,8 +591,16 @@ machine, with CUSTACK_FRAME_CUBIN and CUSTACK_PROCESS_CUBIN set (.gpu/env.sh):
             json_num(per_run, 3),
             json_str(m.report.as_deref().unwrap_or(""))
         );
+        let bound_note = if by_bound > 0 {
+            format!(
+                " ({by_bound} in the safe state by the {} ms bound before the driver reported the trap)",
+                cell.bound.as_millis()
+            )
+        } else {
+            String::new()
+        };
         println!(
-            "{} under {}: {} of {} runs as expected, {wall:.1} s ({:.0} s per 1,000 runs); ms:\n\
+            "{} under {}: {} of {} runs as expected{bound_note}, {wall:.1} s ({:.0} s per 1,000 runs); ms:\n\
          | scenario | interference | phase | n | min | median | p99 | p99.9 | max |\n\
          |---|---|---|---|---|---|---|---|---|\n{table}",
             cell.scenario.name(),

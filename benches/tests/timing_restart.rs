@@ -16,7 +16,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitStatus};
 use std::time::Duration;
 use timing::interference::{self, Setting};
-use timing::restart::{Cell, Life, Limits, Order, Scenario, ended_as_expected, measure};
+use timing::restart::{Cell, Ended, Life, Limits, Order, Scenario, ended_as_expected, measure};
 
 /// In a worker or an interferer (this binary started again): its life, then the end of the
 /// process; in the test itself, returns.
@@ -226,20 +226,28 @@ fn a_run_counts_only_when_the_worker_ended_as_its_scenario_says() {
     // As expected.
     assert_eq!(
         ended_as_expected(Scenario::Hung, &life(exit(75), false), HUNG_LINE),
-        Ok(())
+        Ok(Ended::AsNamed)
     );
     assert_eq!(
         ended_as_expected(Scenario::Sticky, &life(exit(75), false), STICKY_LINE),
-        Ok(())
+        Ok(Ended::AsNamed)
     );
     assert_eq!(
         ended_as_expected(Scenario::Watchdog, &life(killed, true), ""),
-        Ok(())
+        Ok(Ended::AsNamed)
     );
-    // The safe state's status without its line, or with the other scenario's reason.
+    // The trap's worker in the safe state by its bound, the trap not yet reported: a run, told
+    // apart.
+    assert_eq!(
+        ended_as_expected(Scenario::Sticky, &life(exit(75), false), HUNG_LINE),
+        Ok(Ended::ByBound)
+    );
+    // The safe state's status without its line, or with a reason its scenario cannot have.
     assert!(ended_as_expected(Scenario::Hung, &life(exit(75), false), "").is_err());
+    assert!(ended_as_expected(Scenario::Sticky, &life(exit(75), false), "").is_err());
     assert!(ended_as_expected(Scenario::Hung, &life(exit(75), false), STICKY_LINE).is_err());
-    assert!(ended_as_expected(Scenario::Sticky, &life(exit(75), false), HUNG_LINE).is_err());
+    let other = "custack: fail-stop (exit status 75): CUDA_ERROR_OUT_OF_MEMORY (2)";
+    assert!(ended_as_expected(Scenario::Sticky, &life(exit(75), false), other).is_err());
     // Two lines: two threads' reports (the safe state prints one).
     let two = format!("{HUNG_LINE}\n{HUNG_LINE}");
     assert!(ended_as_expected(Scenario::Hung, &life(exit(75), false), &two).is_err());
@@ -335,11 +343,18 @@ fn run_lines_read_back_as_written_and_malformed_ones_are_refused() {
         Some(55_555),
         None,
     ];
-    let line = run_line("watchdog", "cpu+gpu", "gpu", &phases);
+    let line = run_line("watchdog", "cpu+gpu", "gpu", &phases, false);
     assert_eq!(line, "run watchdog cpu+gpu gpu ns=1,22,333,4444,55555,");
     assert_eq!(
         parse_run_line(&line),
-        Ok(Some(("watchdog", "cpu+gpu", "gpu", phases)))
+        Ok(Some(("watchdog", "cpu+gpu", "gpu", phases, false)))
+    );
+    // A trap's run ended by the bounded wait keeps that on its line.
+    let line = run_line("sticky", "gpu", "gpu", &phases, true);
+    assert_eq!(line, "run sticky gpu gpu ns=1,22,333,4444,55555, by=bound");
+    assert_eq!(
+        parse_run_line(&line),
+        Ok(Some(("sticky", "gpu", "gpu", phases, true)))
     );
     assert_eq!(parse_run_line("| hung | none | total |"), Ok(None));
     assert_eq!(parse_run_line("{\"bench\":\"fault_to_frame\"}"), Ok(None));
@@ -350,6 +365,8 @@ fn run_lines_read_back_as_written_and_malformed_ones_are_refused() {
         "run hung none gpu ns=1,2,x,4,5,",
         "run hung none gpu 1,2,3,4,5,",
         "run hung none gpu ns=1,2,3,4,5, extra",
+        "run hung none gpu ns=1,2,3,4,5, by=error",
+        "run hung none gpu ns=1,2,3,4,5, by=bound extra",
     ] {
         assert!(parse_run_line(bad).is_err(), "{bad} was read");
     }

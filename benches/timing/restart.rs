@@ -486,6 +486,9 @@ pub(crate) struct Run {
     pub(crate) total: u64,
     /// The watchdog scenario: the fault to the supervisor's kill.
     pub(crate) fault_to_kill: Option<u64>,
+    /// The sticky scenario: the worker's bounded wait took the safe state (its deadline
+    /// passed) before the driver reported the trap ([`Ended::ByBound`]).
+    pub(crate) by_bound: bool,
 }
 
 /// The phases' names, in [`Run::phases`]'s order.
@@ -514,22 +517,26 @@ impl Run {
 
 /// The line that keeps one run's phases (ns, [`PHASES`]' order, empty where absent), so that
 /// the runs of several processes can be pooled (`fault_to_frame --merge`):
-/// `run SCENARIO INTERFERENCE WORKER ns=A,B,C,D,E,F`.
+/// `run SCENARIO INTERFERENCE WORKER ns=A,B,C,D,E,F`, and ` by=bound` after it for a run whose
+/// safe state the bounded wait took ([`Run::by_bound`]; the logs before it have no such word).
 pub(crate) fn run_line(
     scenario: &str,
     setting: &str,
     worker: &str,
     phases: &[Option<u64>; 6],
+    by_bound: bool,
 ) -> String {
     let ns: Vec<String> = phases
         .iter()
         .map(|p| p.map(|v| v.to_string()).unwrap_or_default())
         .collect();
-    format!("run {scenario} {setting} {worker} ns={}", ns.join(","))
+    let by = if by_bound { " by=bound" } else { "" };
+    format!("run {scenario} {setting} {worker} ns={}{by}", ns.join(","))
 }
 
-/// A run's scenario, interference, worker and phases: what [`run_line`] wrote.
-pub(crate) type RunRecord<'a> = (&'a str, &'a str, &'a str, [Option<u64>; 6]);
+/// A run's scenario, interference, worker, phases and whether the bounded wait took its safe
+/// state: what [`run_line`] wrote.
+pub(crate) type RunRecord<'a> = (&'a str, &'a str, &'a str, [Option<u64>; 6], bool);
 
 /// `line` read back as [`run_line`] wrote it; `None` for a line that is no run line.
 ///
@@ -542,8 +549,10 @@ pub(crate) fn parse_run_line(line: &str) -> Result<Option<RunRecord<'_>>, String
     };
     let bad = || format!("not a run line: {line}");
     let words: Vec<&str> = rest.split(' ').collect();
-    let [scenario, setting, worker, ns] = words[..] else {
-        return Err(bad());
+    let (scenario, setting, worker, ns, by_bound) = match words[..] {
+        [scenario, setting, worker, ns] => (scenario, setting, worker, ns, false),
+        [scenario, setting, worker, ns, "by=bound"] => (scenario, setting, worker, ns, true),
+        _ => return Err(bad()),
     };
     let ns = ns.strip_prefix("ns=").ok_or_else(bad)?;
     let values: Vec<&str> = ns.split(',').collect();
@@ -556,12 +565,26 @@ pub(crate) fn parse_run_line(line: &str) -> Result<Option<RunRecord<'_>>, String
             *p = Some(v.parse::<u64>().map_err(|_| bad())?);
         }
     }
-    Ok(Some((scenario, setting, worker, phases)))
+    Ok(Some((scenario, setting, worker, phases, by_bound)))
+}
+
+/// How a faulted worker ended, where it ended as its scenario says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ended {
+    /// In the safe state by the detector its scenario names: the bounded wait's deadline for
+    /// the hung kernel, the sticky error for the trap; or killed by the watchdog.
+    AsNamed,
+    /// The trap's worker in the safe state by its bounded wait's deadline, the driver not yet
+    /// having reported the trap: the wait's bound is the detector of a fault that stays
+    /// silent past it (measured on the H100 with another process's kernels on the GPU, and
+    /// with every CPU busy on a host of four GPUs). The same safe state, the same status.
+    ByBound,
 }
 
 /// Whether `faulted` (a worker that marked its fault) ended as its scenario says it must: in
 /// the safe state (exit status 75, one report line on `stderr`, naming the deadline for the
-/// hung kernel and a sticky error for the trap), or killed by the watchdog.
+/// hung kernel, and a sticky error or the deadline for the trap: [`Ended::ByBound`]), or
+/// killed by the watchdog.
 ///
 /// # Errors
 ///
@@ -570,7 +593,7 @@ pub(crate) fn ended_as_expected(
     scenario: Scenario,
     faulted: &Life,
     stderr: &str,
-) -> Result<(), String> {
+) -> Result<Ended, String> {
     let report: Vec<&str> = stderr
         .lines()
         .filter(|l| l.starts_with("custack: fail-stop (exit status 75)"))
@@ -590,21 +613,26 @@ pub(crate) fn ended_as_expected(
                 ));
             }
             // `ErrorKind::DeadlinePassed`'s description, and a sticky error's.
-            let want = if scenario == Scenario::Hung {
-                "deadline passed"
-            } else {
-                "sticky"
-            };
-            if !report[0].contains(want) {
-                return Err(format!("the report does not say {want}: {}", report[0]));
+            let deadline = report[0].contains("deadline passed");
+            match scenario {
+                Scenario::Hung if deadline => Ok(Ended::AsNamed),
+                Scenario::Sticky if report[0].contains("sticky") => Ok(Ended::AsNamed),
+                Scenario::Sticky if deadline => Ok(Ended::ByBound),
+                Scenario::Hung => Err(format!(
+                    "the report does not say deadline passed: {}",
+                    report[0]
+                )),
+                _ => Err(format!(
+                    "the report says neither sticky nor deadline passed: {}",
+                    report[0]
+                )),
             }
-            Ok(())
         }
         Scenario::Watchdog => {
             if faulted.killed.is_some()
                 && faulted.status.and_then(|s| s.signal()) == Some(libc::SIGKILL)
             {
-                Ok(())
+                Ok(Ended::AsNamed)
             } else {
                 Err(format!("not killed by the watchdog: {}", faulted.ended()))
             }
@@ -745,10 +773,13 @@ fn close_run(scenario: Scenario, faulted: &Life, stderr: &str, next: &Life, m: &
             .find(|l| l.starts_with("custack: "))
             .map(str::to_string);
     }
-    if let Err(why) = ended_as_expected(scenario, faulted, stderr) {
-        m.unexpected.push(why);
-        return;
-    }
+    let ended = match ended_as_expected(scenario, faulted, stderr) {
+        Ok(ended) => ended,
+        Err(why) => {
+            m.unexpected.push(why);
+            return;
+        }
+    };
     let (Some(fault), Some(start), Some(init), Some(frame)) =
         (faulted.fault, next.start, next.init, next.first_frame)
     else {
@@ -769,5 +800,6 @@ fn close_run(scenario: Scenario, faulted: &Life, stderr: &str, next: &Life, m: &
         init_to_frame: d(init, frame),
         total: d(fault, frame),
         fault_to_kill: faulted.killed.map(|k| d(fault, k)),
+        by_bound: ended == Ended::ByBound,
     });
 }
