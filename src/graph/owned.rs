@@ -347,8 +347,9 @@ impl<P: Payload> GraphExec<'_, P> {
     ///   lent after an update to enable it again; enable it first, or instantiate `graph`.
     ///   An earlier fault's poisoned state is refused too. `graph` is handed back in each;
     /// - any other driver error: the driver does not say what was updated, so `graph` is
-    ///   destroyed and its payload leaked rather than freed under nodes that may now use it
-    ///   ([`UpdateError::into_graph`] is `None`).
+    ///   left behind whole, its payload and what it owns (its host nodes' closures) leaked
+    ///   rather than freed under nodes that may now use them ([`UpdateError::into_graph`] is
+    ///   `None`), and the executable graph's nodes are lent no more, as after an update.
     ///
     /// [`UpdateError::into_error`] gives the [`Error`] alone (dropping the graph):
     /// `exec.update(graph).map_err(UpdateError::into_error)?`.
@@ -433,13 +434,18 @@ impl<P: Payload> GraphExec<'_, P> {
                     .with_detail(format!("the driver refused the update: {:?}", info.result));
                 Err(UpdateError::refused(graph, error, Some(info.result)))
             }
+            // Whether the executable graph now runs any of `graph`'s nodes is unknown (the
+            // driver does not say that nothing was applied): the whole graph is left behind,
+            // not destroyed, since destroying it would release what its user objects own (the
+            // host nodes' closures, `host.rs`) while a launch might still call them; its payload
+            // too. And its nodes are lent no more, as after an update that was performed.
             code => {
                 let (raw, payload) = graph.into_parts();
-                destroy_graph(raw);
-                // Whether the graph still uses the payload is unknown: it is left behind.
+                left_behind(Object::Graph, raw as u64);
                 // SAFETY: the payload is leaked just below.
                 unsafe { P::left_behind(&payload) };
                 core::mem::forget(payload);
+                self.forget_kernels();
                 Err(UpdateError {
                     error: code.failure(),
                     graph: None,

@@ -4,13 +4,89 @@
 //! node is disabled (the driver would keep it disabled with no node lent after the update), and
 //! after the graph parked with it disabled; enabled again, the update hands the old payload back
 //! to the program; the node is lent no more; the memory handed back freed, and the graph
-//! launched twice after it. And a
-//! memcpy node updated to a shorter pair of buffers (a pair of other lengths refused before the
-//! driver), launched.
+//! launched twice after it. A memcpy node updated to a shorter pair of buffers (a pair of other
+//! lengths refused before the driver), launched. And a whole-graph update the driver fails
+//! with another code than `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE` (a fault schedule's): the
+//! driver does not say what it applied, so the new graph's host closure must stay alive (it was
+//! freed with the graph before the fix: a launch could have called freed memory) and no node is
+//! lent any more; the executable graph launches on.
 
 use crate::common::{N, unexpected};
 use custack::graph::{Graph, UpdateError};
 use custack::{Context, DeviceBuffer, ErrorKind, PushedGuard, Result, Stack};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Counts its drops: a host closure holding one says when the closure was freed.
+struct Dropped(Arc<AtomicU32>);
+
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// A memset node and a host node after it, whose closure holds a [`Dropped`] of `drops`.
+fn build_with_host<'g>(
+    guard: &'g PushedGuard<'_, '_>,
+    value: u32,
+    drops: &Arc<AtomicU32>,
+) -> Result<Graph<'g, DeviceBuffer<'g, u32>>> {
+    let token = Dropped(Arc::clone(drops));
+    guard.build_graph(guard.alloc::<u32>(N)?, move |b, mut x| {
+        let set = b.fill_u32(&mut x, value, &[])?;
+        b.host(
+            move || {
+                let _ = &token;
+            },
+            &[set],
+        )?;
+        Ok(())
+    })
+}
+
+/// The third route: a whole-graph update with host closures on both sides. Where the driver
+/// fails it with a code that does not say nothing was applied, the new graph's closure stays
+/// alive and no node is lent; either way the executable graph launches on, and the failure is
+/// then the route's answer.
+fn unknown_outcome(guard: &PushedGuard<'_, '_>) -> Result<()> {
+    let stream = guard.stream()?;
+    let (old_drops, new_drops) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+    let mut exec = build_with_host(guard, 1, &old_drops)?.instantiate()?;
+    let next = build_with_host(guard, 2, &new_drops)?;
+    let failed = match exec.update(next) {
+        Ok(old) => {
+            drop(old);
+            None
+        }
+        Err(e) => {
+            let (error, graph) = e.into_parts();
+            if graph.is_some() {
+                return Err(error);
+            }
+            assert_eq!(
+                new_drops.load(Ordering::SeqCst),
+                0,
+                "the closure of a graph the executable graph may now run was freed ({error})"
+            );
+            exec.update_nodes(|u, _| {
+                for lent in [u.fill_node(0).err(), u.host_node(0).err()] {
+                    assert_eq!(
+                        lent.map(|e| e.kind()),
+                        Some(ErrorKind::InvalidValue),
+                        "a node lent after an update of unknown outcome"
+                    );
+                }
+                Ok(())
+            })?;
+            Some(error)
+        }
+    };
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    drop(exec);
+    // The driver's failure is the program's answer, after the launch that followed it.
+    failed.map_or(Ok(()), Err)
+}
 
 /// One topology over any payload of its type: set the buffer to `value`, copy it out.
 fn build<'g>(
@@ -112,5 +188,6 @@ pub(crate) fn graph_update_attack(ctx: &Context) -> Result<()> {
     })?;
     exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     drop(exec);
+    unknown_outcome(&guard)?;
     guard.synchronize()
 }
