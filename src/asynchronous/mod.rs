@@ -60,53 +60,16 @@ pub(crate) mod scope_memory;
 pub(crate) mod stream;
 pub(crate) mod submission;
 
-use crate::deadline::{
-    Deadline, Overrun, Polled, exit_overrun, passed, poll, poll_forever, poll_through_errors,
-};
+use crate::deadline::{Deadline, Overrun, Polled, exit_overrun, passed, poll, poll_through_errors};
 use crate::error::safe_state::unless_sticky;
-use crate::error::{Error, Observer, Result, fail_stop};
+use crate::error::{Error, Observer, Result};
 use crate::ffi;
 
-/// Waits until no work enqueued on `stream` so far can still run, before the memory it uses is
-/// released (a scope's borrows end).
-///
-/// `cuStreamSynchronize` returning an error does not by itself say the work is over:
-/// - a **sticky** error does not either. A fault in another context of the process makes every
-///   context answer it at once while this stream's kernels and copies keep running (measured on
-///   an H100, docs/reliability.md), and after it nothing can be enqueued to mark the work's
-///   end. So a sticky answer takes the process's [safe state](crate::fail_stop): the scope
-///   never returns, its borrows never end, and ending the process ends the device's work;
-/// - an error that is not sticky: the stream is polled with `cuStreamQuery` until it reports
-///   something other than `CUDA_ERROR_NOT_READY`; if that answer is a non-sticky error too, the
-///   whole context is synchronized; if that fails as well, nothing says the GPU is done with the
-///   memory, and the safe state is taken. A sticky answer at any step takes it too.
-///
-/// Otherwise the first error is returned, once the work is known to be over. It goes to the
-/// driver even once the process is poisoned (R20; a scope opened before): only the driver's
-/// success says that the work using the borrows is over.
+/// Waits until no work enqueued on `stream` so far can still run, before a scope's borrows end:
+/// [`crate::deadline::wait_stream`], observed as a scope's end.
 #[track_caller]
 pub(crate) fn wait_stream(stream: ffi::CUstream) -> Result<()> {
-    // SAFETY: callers pass a live stream of the current context.
-    let Err(first) =
-        unsafe { ffi::cuStreamSynchronize(stream) }.result_releasing(Observer::ScopeEnd)
-    else {
-        return Ok(());
-    };
-    let polled = poll_forever(|| {
-        // SAFETY: as above.
-        match unsafe { ffi::cuStreamQuery(stream) } {
-            ffi::CUresult::CUDA_ERROR_NOT_READY => None,
-            code => Some(code.result_releasing(Observer::ScopeEnd)),
-        }
-    });
-    if polled.is_ok() {
-        return Err(first);
-    }
-    // SAFETY: synchronizes the current context, which `stream` belongs to.
-    match unsafe { ffi::cuCtxSynchronize() }.result_releasing(Observer::ScopeEnd) {
-        Ok(()) => Err(first),
-        Err(last) => unconfirmed(&first, &last),
-    }
+    crate::deadline::wait_stream(stream, Observer::ScopeEnd)
 }
 
 /// [`wait_stream`] bounded by `deadline` (a scope's end, [`Stream::scope_by`](crate::Stream::scope_by)):
@@ -123,6 +86,9 @@ pub(crate) fn wait_stream_by(
     overrun: Overrun,
     site: &'static core::panic::Location<'static>,
 ) -> Result<()> {
+    // A child forked after `Profile::init` makes no driver call (R22), at a scope's end either:
+    // the GPU work is the parent's, and the child's copy of the borrowed memory is its own.
+    crate::error::poison::not_forked()?;
     // SAFETY: callers pass a live stream of the current context.
     let query = || unsafe { ffi::cuStreamQuery(stream) };
     match poll(deadline, Observer::ScopeEnd, site, query) {
@@ -179,17 +145,6 @@ fn overran(
         e.detail().unwrap_or_default()
     );
     e.with_detail(detail)
-}
-
-/// The safe state for a scope whose end the driver can neither confirm nor deny.
-#[cold]
-fn unconfirmed(first: &Error, last: &Error) -> ! {
-    let e = first.clone().with_detail(format!(
-        "{}; cannot tell whether the GPU is done with memory a stream scope is about to \
-         release (cuCtxSynchronize: {last})",
-        first.detail().unwrap_or("cuStreamSynchronize failed")
-    ));
-    fail_stop(&e)
 }
 
 std::thread_local! {

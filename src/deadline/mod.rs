@@ -460,6 +460,61 @@ pub(crate) fn exit_overrun(site: &Location<'_>, waited: Duration) -> ! {
     )
 }
 
+/// Waits until no work enqueued on `stream` so far can still run, before the memory it uses is
+/// released: a stream scope's borrows end, or a synchronous copy or memset on the NULL stream
+/// returns (its borrows end with it). `observer` names which, where a sticky error is recorded.
+///
+/// `cuStreamSynchronize` returning an error does not by itself say the work is over:
+/// - a **sticky** error does not either. A fault in another context of the process makes every
+///   context answer it at once while this stream's kernels and copies keep running (measured on
+///   an H100, docs/reliability.md), and after it nothing can be enqueued to mark the work's
+///   end. So a sticky answer takes the process's [safe state](crate::fail_stop): the wait
+///   never returns, its borrows never end, and ending the process ends the device's work;
+/// - an error that is not sticky: the stream is polled with `cuStreamQuery` until it reports
+///   something other than `CUDA_ERROR_NOT_READY`; if that answer is a non-sticky error too, the
+///   whole context is synchronized; if that fails as well, nothing says the GPU is done with the
+///   memory, and the safe state is taken. A sticky answer at any step takes it too.
+///
+/// Otherwise the first error is returned, once the work is known to be over. It goes to the
+/// driver even once the process is poisoned (R20; a scope opened before): only the driver's
+/// success says that the work using the borrows is over. Not in a child forked after
+/// `Profile::init` (R22): it makes no driver call, and returns `ErrorKind::ForkedProcess` at
+/// once; the GPU work is the parent's, and the memory the child releases is its own copy.
+#[track_caller]
+pub(crate) fn wait_stream(stream: ffi::CUstream, observer: Observer) -> Result<()> {
+    crate::error::poison::not_forked()?;
+    // SAFETY: callers pass a live stream of the current context (or NULL, its NULL stream).
+    let Err(first) = unsafe { ffi::cuStreamSynchronize(stream) }.result_releasing(observer) else {
+        return Ok(());
+    };
+    let polled = poll_forever(|| {
+        // SAFETY: as above.
+        match unsafe { ffi::cuStreamQuery(stream) } {
+            ffi::CUresult::CUDA_ERROR_NOT_READY => None,
+            code => Some(code.result_releasing(observer)),
+        }
+    });
+    if polled.is_ok() {
+        return Err(first);
+    }
+    // SAFETY: synchronizes the current context, which `stream` belongs to.
+    match unsafe { ffi::cuCtxSynchronize() }.result_releasing(observer) {
+        Ok(()) => Err(first),
+        Err(last) => unconfirmed(&first, &last),
+    }
+}
+
+/// The safe state for a wait whose end the driver can neither confirm nor deny.
+#[cold]
+fn unconfirmed(first: &Error, last: &Error) -> ! {
+    let e = first.clone().with_detail(format!(
+        "{}; cannot tell whether the GPU is done with memory about to be released \
+         (cuCtxSynchronize: {last})",
+        first.detail().unwrap_or("cuStreamSynchronize failed")
+    ));
+    crate::error::fail_stop(&e)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{

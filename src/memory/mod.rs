@@ -490,9 +490,13 @@ pub(crate) fn pointer_attributes(ptr: ffi::CUdeviceptr) -> Result<PointerAttribu
     })
 }
 
+/// Waits for the NULL stream of the current context, where a synchronous device-to-device copy
+/// or memset runs: its borrows end when this returns, so an error returns only once the work is
+/// known to be over, or the process takes the safe state ([`crate::deadline::wait_stream`]; a
+/// failed `cuStreamSynchronize` alone says nothing about the copy).
+#[track_caller]
 fn sync_null_stream() -> Result<()> {
-    // SAFETY: the NULL stream of the current context always exists.
-    unsafe { ffi::cuStreamSynchronize(core::ptr::null_mut()) }.result()
+    crate::deadline::wait_stream(core::ptr::null_mut(), crate::error::Observer::DriverCall)
 }
 
 /// An owned allocation of `len` elements of `T` in device memory, lent by a guard.

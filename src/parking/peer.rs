@@ -50,9 +50,12 @@ pub struct PeerAccess<'g, 'p> {
     _marker: PhantomData<(&'g (), &'p Context, *const ())>,
 }
 
+/// Waits for a synchronous peer copy on the NULL stream of the current context before its
+/// borrows end: an error returns only once the copy is known to be over, or the process takes
+/// the safe state ([`crate::deadline::wait_stream`]).
+#[track_caller]
 fn sync_current() -> Result<()> {
-    // SAFETY: the NULL stream of the current context always exists.
-    unsafe { ffi::cuStreamSynchronize(core::ptr::null_mut()) }.result()
+    crate::deadline::wait_stream(core::ptr::null_mut(), crate::error::Observer::DriverCall)
 }
 
 fn current_raw() -> Result<ffi::CUcontext> {
