@@ -78,7 +78,7 @@ fn two_shared_execs_and_a_clone_run_over_one_graph_s_payload_which_survives_them
     x.copy_to_host(&mut back).unwrap();
     assert!(back.iter().all(|&v| v == 16));
     // The graph is still whole: it is instantiated once more, taking its payload over.
-    let exec = graph
+    let mut exec = graph
         .instantiate_with(InstantiateFlags::AUTO_FREE_ON_LAUNCH)
         .unwrap();
     exec.upload(&stream).unwrap();

@@ -149,28 +149,33 @@ fn an_upload_while_a_taken_kept_allocation_lives_or_is_being_freed_leaves_it_the
         .unwrap();
     let mut x = exec.take_kept::<u32>(0).unwrap();
     x.copy_from_host(&pattern()).unwrap();
-    // `upload` takes `&self`: allowed while the buffer borrows the executable graph. Whatever the
-    // driver answers (it may refuse while the allocation is unfreed), the memory stays the
+    // `upload` takes `&mut self`: refused at compile time while the buffer borrows the
+    // executable graph, and while a scope frees it in stream order
+    // (`ui-tests/c28_kept_exec_uploaded_while_its_allocation_is_freed.rs`). Parked, the buffer
+    // borrows only the context, and the memory is still taken: whatever the driver answers to
+    // an upload then (it may refuse while the allocation is unfreed), the memory stays the
     // buffer's, with the program's values.
+    let parked = guard.park(x);
     let _ = exec.upload(&other);
     other.synchronize().unwrap();
+    let x = guard.attach(parked).unwrap();
     assert_eq!(
         x.to_vec().unwrap(),
         pattern(),
         "an upload changed a taken buffer"
     );
-    // Again while a scope frees it in stream order after a copy out: the scope borrows the
-    // executable graph shared, so an upload on another stream can be asked for meanwhile.
+    // Freed by a scope in stream order after a copy out; the upload waits for the scope's end.
     let mut out = vec![0u32; N];
     stream
         .scope(|s| {
             let x = s.bind_kept(&exec, x)?;
             s.copy_to_host(&mut out, &x)?;
-            let _ = exec.upload(&other);
             x.free()
         })
         .unwrap()
         .unwrap();
+    let _ = exec.upload(&other);
+    other.synchronize().unwrap();
     other.synchronize().unwrap();
     assert_eq!(
         out,

@@ -286,7 +286,16 @@ impl<P: Payload> GraphExec<'_, P> {
     /// it, so that its first launch allocates and uploads nothing; every later launch is
     /// ordered after the upload (the driver serializes the work of one executable graph).
     /// What `CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD` does at instantiation, as a call of its own.
-    /// `&self`: no launch is pending, and the upload touches none of the payload's memory.
+    /// The upload touches none of the payload's memory, but it maps the memory of the graph's
+    /// allocation nodes at their fixed addresses (the driver "uses memory cached by stream to
+    /// back the allocations owned by" the executable graph). `&mut self`: no launch is
+    /// pending, and no scope holds the executable graph borrowed, as a scope that frees one of
+    /// its kept allocations in stream order does
+    /// ([`StreamScope::bind_kept`](crate::StreamScope::bind_kept)) until that free has run, so
+    /// an upload, on any stream, never maps memory at an address a pending copy or kernel of the
+    /// program still reaches (`ui-tests/c28_kept_exec_uploaded_while_its_allocation_is_freed.rs`).
+    /// A kept allocation taken and still alive is the program's: the driver leaves it alone (the
+    /// route tests of `tests/gpu_graph_build.rs` and `tests/gpu_graph_kept_attack.rs`).
     ///
     /// # Errors
     ///
@@ -296,12 +305,13 @@ impl<P: Payload> GraphExec<'_, P> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html>
     #[doc(alias = "cuGraphUpload")]
-    pub fn upload(&self, stream: &Stream<'_>) -> Result<()> {
+    pub fn upload(&mut self, stream: &Stream<'_>) -> Result<()> {
         self.upload_raw(stream.as_raw())
     }
 
     /// [`upload`](Self::upload) on a raw stream, for the restricted profile, whose run phase
-    /// makes nothing.
+    /// makes nothing; its callers upload an executable graph just instantiated, which nothing
+    /// borrows and whose allocations no launch has made.
     pub(crate) fn upload_raw(&self, stream: ffi::CUstream) -> Result<()> {
         crate::error::poison::check()?;
         // SAFETY: `self.raw` is a live executable graph of the current context (it borrows

@@ -73,7 +73,7 @@ pub(crate) fn graph_shared(ctx: &Context) -> Result<Vec<u32>> {
         Err(e) => return Err(e),
         Ok(_) => panic!("AUTO_FREE_ON_LAUNCH with DEVICE_LAUNCH was instantiated"),
     }
-    let exec = graph.instantiate_with(InstantiateFlags::AUTO_FREE_ON_LAUNCH)?;
+    let mut exec = graph.instantiate_with(InstantiateFlags::AUTO_FREE_ON_LAUNCH)?;
     exec.upload(&stream)?;
     let mut exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
     assert!(exec.payload().2.iter().all(|&v| v == 3));
