@@ -352,16 +352,42 @@ pub fn all_reduce_parked<T: NcclType>(
     for p in parts.iter() {
         p.comm.abort(e.kind());
     }
+    // The buffers are the caller's borrows, handed back on return: a wait that fails returns
+    // only once the work is known to be over (`deadline::wait_stream`: the stream polled, then
+    // the context), or the process takes the safe state; so does a context that cannot be made
+    // current to wait in (before a review found it, both failures were only recorded and the
+    // buffers handed back under work that might still write them).
     for p in parts.iter() {
         let stream = p.stream.as_raw();
-        let sync = || {
-            // SAFETY: a live stream of this context, which `in_context` makes current.
-            unsafe { ffi::cuStreamSynchronize(stream) }.result()
-        };
+        let mut waited = None;
+        // A live stream of this context, which `in_context` makes current.
+        let sync = || waited = Some(crate::deadline::wait_stream(stream, Observer::DriverCall));
         // SAFETY: the communicator's context is alive; `sync` leaves the stack as it found it.
-        let synced = unsafe { in_context(p.comm.ctx, sync) };
-        if let Err(e) = synced.and_then(|r| r) {
-            record_drop_error(e);
+        let pushed = unsafe { in_context(p.comm.ctx, sync) };
+        match (waited, pushed) {
+            // The wait ran: its answer, even an error, says the work is over.
+            (Some(waited), pushed) => {
+                for e in [waited.err(), pushed.err()].into_iter().flatten() {
+                    record_drop_error(e);
+                }
+            }
+            // Poisoned or forked (R20, R22): no release is made any more, so the buffers the
+            // caller gets back are leaked by their drops, whatever still uses them.
+            (None, Err(push)) if crate::error::poison::may_release().is_err() => {
+                record_drop_error(push);
+            }
+            (None, pushed) => {
+                let push = pushed
+                    .err()
+                    .unwrap_or_else(|| Error::from_kind(ErrorKind::Unknown));
+                let detail = format!(
+                    "{}; cannot wait for an aborted all-reduce's stream before its buffers are \
+                     handed back",
+                    push.detail()
+                        .unwrap_or("the communicator's context could not be pushed")
+                );
+                crate::error::fail_stop(&push.with_detail(detail))
+            }
         }
     }
     Err(e)

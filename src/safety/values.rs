@@ -128,14 +128,17 @@ impl<'g, T: DeviceCopy> RestrictedBuffer<'g, T> {
 
 impl<T: DeviceCopy> payload_sealed::Sealed for RestrictedBuffer<'_, T> {}
 /// Moved into a graph ([`InitPhase::capture`](crate::safety::InitPhase::capture)): bound as the device
-/// buffer inside it is. Its `Access` and `Read` forms are the restricted buffer itself, which
-/// only a [`RestrictedScope`](crate::safety::RestrictedScope) can read or write: not the full
-/// API's views, whose `to_vec` and synchronous copies would allocate on the host and wait
-/// without a bound in the run phase.
+/// buffer inside it is. Its `Access` and `Read` forms are both a shared reference to the
+/// restricted buffer, which only a [`RestrictedScope`](crate::safety::RestrictedScope) can read
+/// (not the full API's views, whose `to_vec` and synchronous copies would allocate on the host
+/// and wait without a bound in the run phase). Not `&mut`: a program could swap another buffer
+/// into the graph's payload through it and free the one the graph's nodes name (found by a
+/// review: `mem::swap(graph.payload_mut(), &mut other)`, then a launch on freed memory). A
+/// launch writes it through the bound payload ([`RestrictedScope::bind_graph`](crate::safety::RestrictedScope::bind_graph)).
 impl<'g, T: DeviceCopy> Payload for RestrictedBuffer<'g, T> {
     type Bound<'scope> = ScopedSliceMut<'scope, T>;
     type Access<'a>
-        = &'a mut RestrictedBuffer<'g, T>
+        = &'a RestrictedBuffer<'g, T>
     where
         Self: 'a;
     type Read<'a>
@@ -143,7 +146,7 @@ impl<'g, T: DeviceCopy> Payload for RestrictedBuffer<'g, T> {
     where
         Self: 'a;
     #[inline]
-    fn access<'a>(held: &'a mut Self) -> &'a mut RestrictedBuffer<'g, T>
+    fn access<'a>(held: &'a mut Self) -> &'a RestrictedBuffer<'g, T>
     where
         Self: 'a,
     {

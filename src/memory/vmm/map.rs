@@ -393,6 +393,8 @@ fn map_pieces(
         stuck.unmap(start, bytes);
         return Err(e);
     }
+    // Counted until `unmap_in` unmaps it (its mapping's drop, or a `map_owned` undone).
+    stuck.mapped();
     Ok((start, bytes))
 }
 

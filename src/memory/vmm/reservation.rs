@@ -9,7 +9,7 @@ use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::vmm::markers::{HomeMarker, Lent, MultiDevice, VmmHome};
 use core::marker::PhantomData;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// A reserved range of device virtual addresses; freed on drop (`cuMemAddressFree`).
 ///
@@ -149,8 +149,13 @@ impl<H: VmmHome> Reservation<'_, H> {
 
 impl<H: VmmHome> Drop for Reservation<'_, H> {
     fn drop(&mut self) {
-        if self.stuck.is_set() {
-            // Still mapped: the failed unmap was recorded; freeing would pull the range.
+        if !self.stuck.all_unmapped() {
+            // Still mapped (a failed unmap, recorded and named; or a mapping leaked): freeing
+            // would pull the range from under the mapping, and a later reservation could be
+            // given it. Both are left for the context to release.
+            if !self.stuck.is_set() {
+                left_behind_range(Object::Mapping, self.base, self.size as u64);
+            }
             left_behind(Object::Reservation, self.base);
             return;
         }
@@ -161,7 +166,8 @@ impl<H: VmmHome> Drop for Reservation<'_, H> {
         let mut freed = false;
         let free = || {
             // SAFETY: reserved by this value, freed once; no mapping is alive (mappings borrow
-            // it) and none is left over (not stuck).
+            // it), none is left over (not stuck) and none was leaked (every mapping made was
+            // unmapped: `all_unmapped`).
             let r = unsafe { ffi::cuMemAddressFree(base, size) }.result();
             freed = r.is_ok();
             r
@@ -183,9 +189,11 @@ impl<H: VmmHome> Drop for Reservation<'_, H> {
 /// Set when a mapping in a reservation could not be unmapped (the driver failed the call, or
 /// its context could not be pushed): the range is still mapped, so the reservation maps
 /// nothing more and is not freed on drop (the failed unmap's error was recorded; the driver
-/// releases both with the context or the process).
+/// releases both with the context or the process). And how many of its mappings are mapped
+/// now: a mapping leaked (`mem::forget`) ends its borrow of the reservation without unmapping,
+/// so the reservation's drop cannot take the borrow checker's word that none is left.
 #[derive(Debug, Default)]
-pub(super) struct Stuck(AtomicBool);
+pub(super) struct Stuck(AtomicBool, AtomicUsize);
 
 impl Stuck {
     pub(super) fn set(&self) {
@@ -193,6 +201,14 @@ impl Stuck {
     }
     pub(super) fn is_set(&self) -> bool {
         self.0.load(Ordering::Relaxed)
+    }
+    /// A mapping was made (all its pieces mapped, its access granted).
+    pub(super) fn mapped(&self) {
+        self.1.fetch_add(1, Ordering::Relaxed);
+    }
+    /// Whether the reservation may be freed: nothing stuck, and every mapping made unmapped.
+    pub(super) fn all_unmapped(&self) -> bool {
+        !self.is_set() && self.1.load(Ordering::Relaxed) == 0
     }
     /// Unmaps `ptr..ptr + bytes` (recording a failure as a drop error) and marks the
     /// reservation stuck if that failed; whether it unmapped.
@@ -258,8 +274,10 @@ pub(super) fn unmap_in<H: VmmHome>(
     let pushed = unsafe {
         H::in_home(home, || {
             ran = true;
-            // (A failed unmap names the mapping left behind itself.)
-            let _ = stuck.unmap(ptr, bytes);
+            // (A failed unmap names the mapping left behind itself, and sets `stuck`.)
+            if stuck.unmap(ptr, bytes) {
+                stuck.1.fetch_sub(1, Ordering::Relaxed);
+            }
             Ok(())
         })
     };

@@ -1,6 +1,7 @@
 //! The program `vmm` (C14, C21): virtual memory management, a reservation filled, then grown by
 //! mapping a second physical allocation, copies and memsets on the mapping and a view of it, a
-//! read-only mapping shown twice; everything unmapped, released and freed on drop.
+//! read-only mapping shown twice; everything unmapped, released and freed on drop; and a mapping
+//! leaked, whose reservation is then left behind, not freed under it (R9).
 
 use crate::common::N;
 use custack::{Context, DeviceMemory, DeviceMemoryMut, Result, Stack};
@@ -38,6 +39,14 @@ pub(crate) fn vmm(ctx: &Context) -> Result<Vec<u32>> {
     let shared = table.map_read_only::<u32, _>(&guard, &[&first, &first])?;
     let mut back = shared.slice(..N)?.to_vec()?;
     drop(shared);
+    // A mapping leaked (`mem::forget` ends its borrows without unmapping): its reservation is
+    // left behind with it, not freed under it (before the fix the double reported
+    // `cuMemAddressFree: ... freed while ... is mapped in it`).
+    let leaky = guard.reserve(g)?;
+    let mut third = guard.create_physical(g)?;
+    core::mem::forget(leaky.map::<u32, _>(&guard, [&mut third])?);
+    drop(third);
+    drop(leaky);
     back.extend_from_slice(&out);
     Ok(back)
 }
