@@ -7,7 +7,8 @@
 //! ends as usual. A second child returns from the closure to the scope's end, whose wait for the
 //! stream must be refused the same way (it queried the stream before the fix).
 
-use custack::{ErrorKind, Result, Stack};
+use custack::safety::{RestrictedBuffer, RestrictedStream};
+use custack::{ErrorKind, PinnedBuffer, Result, Stack};
 
 /// Forks inside a restricted scope; the child tries every enqueueing call of the scope, then
 /// exits without returning to the scope's end (0, or 4 naming what was not refused: the parent
@@ -102,39 +103,47 @@ pub(crate) fn fork_in_scope() -> Result<()> {
             batch.device(s.bind_mut(&mut p1), s.bind(&a))?;
             s.copy_batch(&copies, batch)
         })??;
-        // A child that returns from the closure: the scope's end (its bounded wait for the
-        // stream) is refused too, before the driver is asked (it queried the stream before).
-        let mut child = false;
-        let ended = stream.scope(|s| -> Result<()> {
-            s.copy_to_device(s.bind_mut(&mut p0), s.bind_host(&pinned))?;
-            // SAFETY: the child makes only custack's calls (the scope's end, refused) and
-            // `_exit`s.
-            let pid = unsafe { libc::fork() };
-            assert!(pid >= 0, "fork_in_scope: fork failed");
-            if pid == 0 {
-                child = true;
-                return Ok(());
-            }
-            let mut status = 0;
-            // SAFETY: waits for the child just forked; `status` is a valid out-pointer.
-            let waited = unsafe { libc::waitpid(pid, &raw mut status, 0) };
-            assert!(
-                waited == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-                "fork_in_scope: the child's scope end was not refused (status {status:#x})"
-            );
-            Ok(())
-        });
-        if child {
-            let refused = matches!(&ended, Err(e) if e.kind() == ErrorKind::ForkedProcess);
-            if !refused {
-                eprintln!("fork_in_scope: in the child, the scope's end answered {ended:?}");
-            }
-            // SAFETY: ends the child at once, no destructor (they would be refused anyway).
-            unsafe { libc::_exit(if refused { 0 } else { 5 }) };
-        }
-        ended??;
+        child_returns_to_the_scope_end(&stream, &mut p0, &pinned)?;
         drop((a, w, p0, p1, pinned, pinned_out, event, stream));
     }
     guard.shutdown()?;
     ctx.destroy()
+}
+
+/// A child that returns from the closure: the scope's end (its bounded wait for the stream) is
+/// refused too, before the driver is asked (it queried the stream before a review found it).
+fn child_returns_to_the_scope_end(
+    stream: &RestrictedStream<'_>,
+    p0: &mut RestrictedBuffer<'_, f32>,
+    pinned: &PinnedBuffer<'_, f32>,
+) -> Result<()> {
+    let mut child = false;
+    let ended = stream.scope(|s| -> Result<()> {
+        s.copy_to_device(s.bind_mut(p0), s.bind_host(pinned))?;
+        // SAFETY: the child makes only custack's calls (the scope's end, refused) and
+        // `_exit`s.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork_in_scope: fork failed");
+        if pid == 0 {
+            child = true;
+            return Ok(());
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just forked; `status` is a valid out-pointer.
+        let waited = unsafe { libc::waitpid(pid, &raw mut status, 0) };
+        assert!(
+            waited == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "fork_in_scope: the child's scope end was not refused (status {status:#x})"
+        );
+        Ok(())
+    });
+    if child {
+        let refused = matches!(&ended, Err(e) if e.kind() == ErrorKind::ForkedProcess);
+        if !refused {
+            eprintln!("fork_in_scope: in the child, the scope's end answered {ended:?}");
+        }
+        // SAFETY: ends the child at once, no destructor (they would be refused anyway).
+        unsafe { libc::_exit(if refused { 0 } else { 5 }) };
+    }
+    ended?
 }
