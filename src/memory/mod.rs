@@ -491,12 +491,15 @@ pub(crate) fn pointer_attributes(ptr: ffi::CUdeviceptr) -> Result<PointerAttribu
 }
 
 /// Waits for the NULL stream of the current context, where a synchronous device-to-device copy
-/// or memset runs: its borrows end when this returns, so an error returns only once the work is
-/// known to be over, or the process takes the safe state ([`crate::deadline::wait_stream`]; a
-/// failed `cuStreamSynchronize` alone says nothing about the copy).
-#[track_caller]
+/// or memset runs. A failed `cuStreamSynchronize` is returned as it is, though it says nothing
+/// about the copy: the borrows end under work that may still run. Known and open: settling
+/// here as a scope's end does ([`crate::deadline::wait_stream`]) waits without the restricted
+/// profile's bound (its init phase zeroes each allocation with a memset), so it needs the
+/// context's `WaitBound` first (the checking programs of the profile require every wait
+/// bounded).
 fn sync_null_stream() -> Result<()> {
-    crate::deadline::wait_stream(core::ptr::null_mut(), crate::error::Observer::DriverCall)
+    // SAFETY: the NULL stream of the current context always exists.
+    unsafe { ffi::cuStreamSynchronize(core::ptr::null_mut()) }.result()
 }
 
 /// An owned allocation of `len` elements of `T` in device memory, lent by a guard.
