@@ -491,15 +491,14 @@ pub(crate) fn pointer_attributes(ptr: ffi::CUdeviceptr) -> Result<PointerAttribu
 }
 
 /// Waits for the NULL stream of the current context, where a synchronous device-to-device copy
-/// or memset runs. A failed `cuStreamSynchronize` is returned as it is, though it says nothing
-/// about the copy: the borrows end under work that may still run. Known and open: settling
-/// here as a scope's end does ([`crate::deadline::wait_stream`]) waits without the restricted
-/// profile's bound (its init phase zeroes each allocation with a memset), so it needs the
-/// context's `WaitBound` first (the checking programs of the profile require every wait
-/// bounded).
+/// or memset runs: its borrows end when this returns, so an error returns only once the work is
+/// known to be over, or the process takes the safe state ([`crate::deadline::wait_stream`]; a
+/// failed `cuStreamSynchronize` alone says nothing about the copy). Unbounded, as a plain
+/// scope's end is: the restricted profile zeroes its allocations by a wait of its own, within
+/// the context's `WaitBound`.
+#[track_caller]
 fn sync_null_stream() -> Result<()> {
-    // SAFETY: the NULL stream of the current context always exists.
-    unsafe { ffi::cuStreamSynchronize(core::ptr::null_mut()) }.result()
+    crate::deadline::wait_stream(core::ptr::null_mut(), crate::error::Observer::DriverCall)
 }
 
 /// An owned allocation of `len` elements of `T` in device memory, lent by a guard.

@@ -11,7 +11,7 @@ use crate::driver::Device;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::kernel::contract::{Contract, PlainLaunch};
-use crate::memory::PinnedBuffer;
+use crate::memory::{DeviceBuffer, DeviceMemory, PinnedBuffer};
 use crate::safety::bound::WaitBound;
 use crate::safety::graph::{self, RestrictedGraphBuilder};
 use crate::safety::image;
@@ -164,11 +164,13 @@ impl<'g> InitPhase<'g> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemAlloc")]
+    #[track_caller]
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<RestrictedBuffer<'g, T>> {
         crate::error::poison::check()?;
         let bytes = crate::memory::check_alloc_len::<T>(len)?;
         let taken = self.budget.take(Resource::DeviceBytes, bytes)?;
-        let buffer = self.guard.alloc_zeroed(len)?;
+        let mut buffer = self.guard.alloc::<T>(len)?;
+        zero_within(&mut buffer, self.budget.budget().wait_bound())?;
         taken.keep();
         Ok(RestrictedBuffer::of(buffer))
     }
@@ -749,4 +751,62 @@ impl RunPhase<'_> {
             )),
         }
     }
+}
+
+/// `cuMemsetD8` of every byte of a new allocation to zero, on the NULL stream, and the wait for
+/// it within the context's bound (`bound.limit()`): `cuStreamQuery` until it answers. The
+/// memset writes the buffer, which is freed if this returns an error, so no error returns
+/// before the memset is known to be over:
+/// - an error that is not sticky says nothing about the memset: the stream is polled on until
+///   it is idle (then the first error returns) or the bound passes;
+/// - past the bound, whatever [`OnOverrun`](crate::safety::OnOverrun) says, the safe state,
+///   naming the allocation and the bound (a scope's end does the same: it borrows too);
+/// - a sticky answer takes the safe state at once (R20).
+///
+/// A plain `cuStreamSynchronize` here had no bound at all in the init phase (R19).
+#[track_caller]
+fn zero_within<T: DeviceCopy>(buffer: &mut DeviceBuffer<'_, T>, bound: WaitBound) -> Result<()> {
+    use crate::deadline::{Polled, poll, poll_through_errors};
+    use crate::error::Observer;
+    if buffer.is_empty() {
+        return Ok(());
+    }
+    // SAFETY: the device range is live memory of the current context (the guard's, which
+    // lent the buffer), `byte_len` bytes.
+    unsafe { ffi::cuMemsetD8_v2(buffer.device_ptr(), 0, buffer.byte_len()) }.result()?;
+    let site = core::panic::Location::caller();
+    let deadline = bound.deadline();
+    // SAFETY: the NULL stream of the current context always exists.
+    let query = || unsafe { ffi::cuStreamQuery(core::ptr::null_mut()) };
+    let waited = match poll(deadline, Observer::DriverCall, site, query) {
+        Polled::Done(Ok(())) => return Ok(()),
+        Polled::Done(Err(first)) => {
+            let first = crate::error::safe_state::unless_sticky(first);
+            match poll_through_errors(deadline, Observer::DriverCall, site, query) {
+                Polled::Done(()) => return Err(first),
+                Polled::Overdue(waited) => waited,
+            }
+        }
+        Polled::Overdue(waited) => waited,
+    };
+    zeroing_overran(site, bound, waited)
+}
+
+/// The safe state of an allocation whose zeroing did not end within the context's bound.
+#[cold]
+#[inline(never)]
+fn zeroing_overran(
+    site: &core::panic::Location<'_>,
+    bound: WaitBound,
+    waited: std::time::Duration,
+) -> ! {
+    crate::error::safe_state::fail_stop_with(
+        &Error::from_kind(ErrorKind::DeadlinePassed),
+        format_args!(
+            "the memset zeroing the allocation made at {site} was not over within the \
+             context's wait bound ({:?}; polled {waited:?}): ending the process is what ends \
+             the device's work on memory that would be freed",
+            bound.limit()
+        ),
+    )
 }
