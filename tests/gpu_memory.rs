@@ -279,10 +279,9 @@ fn memsets_pointer_attributes_and_registered_host_memory() {
 
     // A registered slice in a scope, both ways.
     let mut data: Vec<u32> = (0..1000).collect();
-    {
-        let mut registered = guard.register_host(&mut data).unwrap();
-        stream
-            .scope(|s| {
+    guard
+        .register_host(&mut data, |mut registered| {
+            stream.scope(|s| {
                 let mut db = s.bind_mut(&mut b);
                 // Used both ways in one scope: bound once, exclusively.
                 let host = s.bind_host_mut(&mut registered[..]);
@@ -290,14 +289,22 @@ fn memsets_pointer_attributes_and_registered_host_memory() {
                 s.fill_u32(&mut db, 9)?;
                 s.copy_to_host(host, &db)
             })
-            .unwrap()
-            .unwrap();
-    }
+        })
+        .unwrap()
+        .unwrap()
+        .unwrap();
     assert!(data.iter().all(|&x| x == 9));
-    // Part of the same memory, registered again after the first registration ended.
-    {
-        let _part = guard.register_host(&mut data[..500]).unwrap();
-    }
+    // Part of the same memory, registered again after the first registration ended; then
+    // again after a registration whose value was forgotten: the closure's end unregistered it
+    // all the same (a second registration of memory still registered would be refused).
+    guard.register_host(&mut data[..500], |_| ()).unwrap();
+    // `RegisteredHost` has no `Drop` of its own, on purpose: forgetting it is the route a
+    // registration that unregistered on drop could not survive.
+    #[allow(clippy::forget_non_drop)]
+    guard
+        .register_host(&mut data[..500], |r| core::mem::forget(r))
+        .unwrap();
+    guard.register_host(&mut data[..500], |_| ()).unwrap();
     // A registered vector owned by a submission, and given back unregistered.
     let registered = guard.register_vec(vec![0u32; 1000]).unwrap();
     let (registered, _) = stream

@@ -9,8 +9,9 @@ fn main() -> Result<(), custack::Error> {
     let mut stack = Stack::new()?;
     let guard = stack.push(&ctx)?;
     let mut data = vec![0u32; 1024];
-    let registered = guard.register_host(&mut data)?;
-    data.push(1); //~ ERROR E0499
-    drop(registered);
+    guard.register_host(&mut data, |registered| {
+        data.push(1); //~ ERROR E0499
+        drop(registered);
+    })?;
     Ok(())
 }

@@ -1,9 +1,12 @@
 //! Host memory the program already has, registered with the driver (`cuMemHostRegister`):
 //! page-locked in place, so asynchronous copies from and to it are truly asynchronous.
 //!
-//! [`RegisteredHost`] borrows a slice mutably and [`RegisteredVec`] owns a vector: either way
-//! the memory cannot be moved, freed or reallocated while it is registered (C21), and it is
-//! unregistered on drop, in the context that registered it (both are lent by its guard).
+//! [`RegisteredHost`] borrows a slice mutably for the length of a closure
+//! ([`PushedGuard::register_host`]), which unregisters it when the closure returns or unwinds,
+//! whatever became of the value it lent; [`RegisteredVec`] owns a vector and unregisters it on
+//! drop (a vector leaked with it is never freed). Either way the memory cannot be moved, freed
+//! or reallocated while it is registered (C21), and it is unregistered in the context that
+//! registered it (both are lent by its guard).
 //! Scopes use them like a [`PinnedBuffer`](crate::PinnedBuffer) (`&reg`, `&mut reg`), and a
 //! `RegisteredVec` is a [`Payload`](crate::Payload) submissions can own.
 
@@ -16,8 +19,13 @@ use core::ffi::c_void;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
-/// A slice registered with the driver (`cuMemHostRegister`) for as long as this value lives;
-/// lent by a guard, unregistered on drop. Dereferences to the slice.
+/// A slice registered with the driver (`cuMemHostRegister`) for the length of the closure
+/// [`PushedGuard::register_host`] lends it to. Dereferences to the slice.
+///
+/// The closure that lends it unregisters the slice when it returns, not this value's drop: a
+/// value forgotten (`mem::forget`) or swapped with another leaves nothing registered behind,
+/// and none can leave the closure (its lifetime is the closure's own), so the slice is never
+/// freed or reallocated while registered.
 #[derive(Debug)]
 #[doc(alias = "cuMemHostRegister")]
 pub struct RegisteredHost<'a, 'g, T: DeviceCopy> {
@@ -59,13 +67,23 @@ fn unregister(ptr: *mut c_void) -> Result<()> {
 }
 
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
-    /// `cuMemHostRegister`—Registers `slice` (page-locks it in place) until the returned value
-    /// drops; the slice stays borrowed meanwhile.
+    /// `cuMemHostRegister`—Registers `slice` (page-locks it in place), lends it to `f` as a
+    /// [`RegisteredHost`], and unregisters it (`cuMemHostUnregister`) when `f` returns or
+    /// unwinds; the slice stays borrowed meanwhile.
+    ///
+    /// A closure rather than a value that unregisters on drop: a value can be forgotten
+    /// (`mem::forget`), which would end the slice's borrow with the memory still registered, and
+    /// the program could then free or reallocate it under the registration (C21). Nothing the
+    /// closure does with the [`RegisteredHost`] keeps the slice registered after it.
     ///
     /// # Errors
     ///
     /// `CUDA_ERROR_INVALID_VALUE` for an empty slice; `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`
-    /// for memory registered already; driver errors.
+    /// for memory registered already (`f` is not called); driver errors. The error of
+    /// `cuMemHostUnregister` after `f` returned (`f`'s result is dropped then): the slice may
+    /// still be registered. In a poisoned process (R20) or a forked child (R22) the slice is left
+    /// registered and that error returned: no later copy of the process reaches the driver's
+    /// record of it.
     ///
     /// # Examples
     ///
@@ -76,10 +94,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// let guard = stack.push(&ctx)?;
     /// let mut data = vec![1u32; 1 << 20];
     /// let mut dev = guard.alloc::<u32>(data.len())?;
-    /// {
-    ///     let registered = guard.register_host(&mut data)?;
-    ///     guard.stream()?.scope(|s| s.copy_to_device(s.bind_mut(&mut dev), &registered))??;
-    /// } // unregistered here; `data` is free again
+    /// let stream = guard.stream()?;
+    /// guard.register_host(&mut data, |registered| {
+    ///     stream.scope(|s| s.copy_to_device(s.bind_mut(&mut dev), &registered))?
+    /// })??; // unregistered here; `data` is free again
     /// data.push(2);
     /// # Ok::<(), custack::Error>(())
     /// ```
@@ -88,16 +106,23 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMemHostRegister")]
-    pub fn register_host<'a, T: DeviceCopy>(
-        &self,
-        slice: &'a mut [T],
-    ) -> Result<RegisteredHost<'a, '_, T>> {
+    #[doc(alias = "cuMemHostUnregister")]
+    pub fn register_host<'s, T: DeviceCopy, R>(
+        &'s self,
+        slice: &mut [T],
+        f: impl for<'r> FnOnce(RegisteredHost<'r, 's, T>) -> R,
+    ) -> Result<R> {
         let bytes = check_alloc_len::<T>(slice.len())?;
-        register(slice.as_mut_ptr().cast(), bytes)?;
-        Ok(RegisteredHost {
+        let ptr: *mut c_void = slice.as_mut_ptr().cast();
+        register(ptr, bytes)?;
+        // Unregisters on unwind; on return, `done` below takes the error instead.
+        let registration = Registration(ptr);
+        let out = f(RegisteredHost {
             slice,
             _guard: PhantomData,
-        })
+        });
+        registration.done()?;
+        Ok(out)
     }
 
     /// `cuMemHostRegister`—Registers a vector's elements until the returned value drops or
@@ -133,22 +158,21 @@ impl<T: DeviceCopy> core::ops::DerefMut for RegisteredHost<'_, '_, T> {
     }
 }
 
-impl<T: DeviceCopy> RegisteredHost<'_, '_, T> {
-    /// `cuMemHostUnregister`—Unregisters the slice, returning the driver's error.
-    ///
-    /// # References
-    ///
-    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
-    #[doc(alias = "cuMemHostUnregister")]
-    pub fn unregister(self) -> Result<()> {
-        let mut this = ManuallyDrop::new(self);
-        unregister(this.slice.as_mut_ptr().cast())
+/// The registration of a slice lent to [`PushedGuard::register_host`]'s closure: private, so
+/// no program can forget it. Unregisters on drop (the closure unwound, the error recorded);
+/// [`done`](Self::done) unregisters and returns the error.
+struct Registration(*mut c_void);
+
+impl Registration {
+    fn done(self) -> Result<()> {
+        let this = ManuallyDrop::new(self);
+        unregister(this.0)
     }
 }
 
-impl<T: DeviceCopy> Drop for RegisteredHost<'_, '_, T> {
+impl Drop for Registration {
     fn drop(&mut self) {
-        if let Err(e) = unregister(self.slice.as_mut_ptr().cast()) {
+        if let Err(e) = unregister(self.0) {
             record_drop_error(e);
         }
     }
