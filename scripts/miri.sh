@@ -25,7 +25,7 @@
 #  4. under Stacked Borrows only (Tree Borrows is about 3 times slower, and its schedules do
 #     not fit CI's 90 minutes), for the programs in MIRI_SCHEDULES (default: all of them),
 #     per driver call k a run with call k failed (`fail-at=K`) or with a sticky fault from
-#     call k on (`sticky-at=K`), a sixteenth of them per run (MIRI_FAULTS below): the error and
+#     call k on (`sticky-at=K`), a thirty-second of them per run (MIRI_FAULTS below): the error and
 #     drop paths, where the clean-up code lives; and `deadlines` once per asynchronous enqueue
 #     made never to complete (`hang-at=K`, R19): every bounded wait past its deadline.
 #
@@ -139,32 +139,37 @@ fi
 #   eighth     k failed where k + phase = 0 (mod 8), sticky where it is 4 (mod 8), about 17
 #              minutes: every program's error and drop paths on every run, a quarter of its
 #              calls, and every schedule of every call over the eight phases;
-#   sixteenth  (the default) k failed where k + phase = 0 (mod 16), sticky where it is 8
-#              (mod 16), about 9 minutes: every program's error and drop paths on every run
-#              (each makes more than 16 calls but `driver_init` and `confinement`), an eighth of
-#              its calls, and every schedule of every call over sixteen consecutive phases
-#              (commits). It made room in the test command's hour for the loom step and the
-#              checking driver's repeat schedule (scripts/check-driver.sh, which runs every
-#              schedule of every call natively on every run, as before).
-# The phase is the commit's last hex digit (MIRI_PHASE overrides it), modulo 2, 4, 8 or 16.
+#   sixteenth  k failed where k + phase = 0 (mod 16), sticky where it is 8 (mod 16): 330
+#              runs and 2,462 s of Miri's step on CI (e359c2b, phase 11, 2026-11-27), which
+#              took the test command to 63.5 minutes, past its hour;
+#   thirtysecond (the default since then) k failed where k + phase = 0 (mod 32), sticky where
+#              it is 16 (mod 32): about half the runs of `sixteenth`; every program's error and
+#              drop paths on every run (each makes more than 32 calls but a few short ones,
+#              which get one schedule or none on a given commit), a sixteenth of its calls, and
+#              every schedule of every call over 32 phases.
+# The phase is the commit's last hex digit modulo 2, 4, 8 or 16, and its last two hex digits
+# modulo 32 (MIRI_PHASE overrides it). Commits' hashes are random, so a given call's failed or
+# sticky schedule runs under Miri on about one commit in 32, not in turn; every schedule of
+# every call still runs natively in scripts/check-driver.sh on every run.
 # The repeat and lost schedules (a non-sticky error from call k on, for ever; a device lost at
 # call k) are not run under Miri: their runs wait out their bounded waits' deadlines, which
 # interpreted code takes minutes to reach; scripts/check-driver.sh runs them natively, in its
 # rotation with the sticky schedule.
-faults=${MIRI_FAULTS:-sixteenth}
+faults=${MIRI_FAULTS:-thirtysecond}
 case $faults in
     both) period=1 ;;
     alternate) period=2 ;;
     quarter) period=4 ;;
     eighth) period=8 ;;
     sixteenth) period=16 ;;
-    *) echo "miri: MIRI_FAULTS is both, alternate, quarter, eighth or sixteenth, not $faults" >&2; exit 2 ;;
+    thirtysecond) period=32 ;;
+    *) echo "miri: MIRI_FAULTS is both, alternate, quarter, eighth, sixteenth or thirtysecond, not $faults" >&2; exit 2 ;;
 esac
 if [[ -n ${MIRI_PHASE:-} ]]; then
     phase=$((MIRI_PHASE % period))
 else
-    head=$(git rev-parse --short HEAD 2>/dev/null || echo 0)
-    phase=$((16#${head: -1} % period))
+    head=$(git rev-parse --short HEAD 2>/dev/null || echo 00)
+    phase=$((16#${head: -2} % period))
 fi
 faults_label=$faults
 [[ $faults == both ]] || faults_label="$faults, phase $phase"
@@ -191,6 +196,13 @@ tests() {
 
 echo "miri: $(cargo +nightly miri --version), MIRIFLAGS=$base_flags, models: $models"
 summary=()
+# Seconds each part took, for the last line (where the next cut should come from).
+part_start=$SECONDS
+parts=()
+part_done() {
+    parts+=("$1 $((SECONDS - part_start)) s")
+    part_start=$SECONDS
+}
 # The double's own tests run under the first model only (Stacked Borrows by default): they
 # check the double, not custack, and the double's code that custack's programs reach runs under
 # every model with them below (under Tree Borrows they took 281 s of a loaded 2-core machine).
@@ -209,6 +221,7 @@ for model in $models; do
     unit=$(tests "$flags" --lib) || { status=1; unit=FAILED; }
     summary+=("$model: $double double tests, $unit unit tests")
 done
+part_done "tests"
 
 # Runs benches/checking under Miri with the extra flags $1 and the arguments that follow.
 checking() {
@@ -291,6 +304,7 @@ clean_bad=$(grep -c bad <<<"$results" || true)
 # Every run answers once: a count that differs means runs were merged or lost on the way.
 ((clean_runs == ${#runs[@]})) ||
     { echo "miri: FAIL: ${#runs[@]} clean runs listed, $clean_runs answered" >&2; status=1; }
+part_done "clean programs"
 
 runs=()
 sched_programs=0
@@ -333,7 +347,8 @@ if ((${#runs[@]})); then
         { echo "miri: FAIL: ${#runs[@]} runs listed, $sched_runs answered" >&2; status=1; }
 fi
 ((sched_bad == 0)) || status=1
+part_done "schedules"
 failing=$((clean_bad + sched_bad))
 joined=$(printf '%s; ' "${summary[@]}")
-echo "miri: total: ${joined%; }; ${#programs[@]} programs clean under Stacked Borrows, $tree_label of them under Tree Borrows ($clean_runs runs); $sched_runs runs with a call failed, sticky or hung ($sched_programs programs, Stacked Borrows, faults: $faults_label; $hang_runs of them hung, deadlines); $failing failing ($((SECONDS - start)) s)"
+echo "miri: total: ${joined%; }; ${#programs[@]} programs clean under Stacked Borrows, $tree_label of them under Tree Borrows ($clean_runs runs); $sched_runs runs with a call failed, sticky or hung ($sched_programs programs, Stacked Borrows, faults: $faults_label; $hang_runs of them hung, deadlines); $failing failing ($((SECONDS - start)) s: $(printf '%s, ' "${parts[@]}" | sed 's/, $//'))"
 exit "$status"

@@ -17,9 +17,16 @@ entry_points! {
         CUDA_SUCCESS
     }
     fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) {
-        let left = RETAINED
-            .fetch_update(Relaxed, Relaxed, |n| Some(n.saturating_sub(1)))
-            .map_or(0, |n| n.saturating_sub(1));
+        // A compare-and-swap loop: `fetch_update` is deprecated on nightly (renamed
+        // `try_update`, which the MSRV does not have), and Miri's step builds on nightly.
+        let mut n = RETAINED.load(Relaxed);
+        let left = loop {
+            let less = n.saturating_sub(1);
+            match RETAINED.compare_exchange_weak(n, less, Relaxed, Relaxed) {
+                Ok(_) => break less,
+                Err(now) => n = now,
+            }
+        };
         if left == 0 {
             ACTIVE.store(false, Relaxed);
         }
