@@ -374,13 +374,23 @@ nvcc = run(["nvcc", "--version"]) or run(["/usr/local/cuda/bin/nvcc", "--version
 
 RESULT = re.compile(r"^test (\S+) \.\.\. (ok|FAILED|ignored)\b")
 STARTED = re.compile(r"^test (\S+) \.\.\. ")
+# A result line that another thread's or process's output (a test's skip message on stderr)
+# pushed to the middle of a line, its result on that line or alone on the next.
+MIDLINE = re.compile(r"\Stest (\S+) \.\.\. ?(ok|FAILED|ignored)?\s*$")
 SUMMARY = re.compile(r"^test result: (\w+)\. (\d+) passed; (\d+) failed; (\d+) ignored")
 
 def tests_of(log):
-    """Each test's result as libtest printed it; a test whose result line another process's
-    output broke is named under `failures:` if it failed, else its result is `unparsed`."""
-    results, summary, in_failures = {}, None, False
+    """Each test's result as libtest printed it; a result line broken in two by other output
+    ("...1test NAME ... " then "ok" alone) is read whole; a test whose result line another
+    process's output broke otherwise is named under `failures:` if it failed, else its result
+    is `unparsed`."""
+    results, summary, in_failures, pending = {}, None, False, None
     for line in log.splitlines():
+        if pending is not None and line.strip() in ("ok", "FAILED", "ignored"):
+            results[pending] = line.strip()
+            pending = None
+            continue
+        pending = None
         m = RESULT.match(line)
         if m:
             results[m.group(1)] = m.group(2)
@@ -388,6 +398,15 @@ def tests_of(log):
         m = STARTED.match(line)
         if m:
             results.setdefault(m.group(1), "unparsed")
+            pending = m.group(1)
+            continue
+        m = MIDLINE.search(line)
+        if m:
+            if m.group(2):
+                results[m.group(1)] = m.group(2)
+            else:
+                results.setdefault(m.group(1), "unparsed")
+                pending = m.group(1)
             continue
         m = SUMMARY.match(line)
         if m:
