@@ -500,6 +500,10 @@ struct State {
     /// Streams created with `CU_STREAM_NON_BLOCKING`: the legacy default stream's implicit
     /// synchronization (a synchronous copy) does not wait for them.
     non_blocking: HashSet<usize>,
+    /// Streams a library's stand-in holds back (`library_block`: NCCL's collectives of a group
+    /// that has not completed), hung as `hung` says until `library_release`, and only those:
+    /// a stream hung by the schedule (`NULLDRIVER_HANG_AT`) is never released.
+    library_blocked: HashSet<usize>,
 }
 
 impl State {
@@ -3049,9 +3053,52 @@ pub(crate) fn enqueue(stream: usize) {
             s.hang_next = false;
             let h = s.hung_key(stream);
             s.hung.insert(h);
+            // The schedule's hang is for ever: a library's release no longer ends it.
+            s.library_blocked.remove(&stream);
             if at != 0 {
                 start_watchdog();
             }
+        }
+    });
+}
+
+/// A library's stand-in holds `stream`'s work back from here on (NCCL's collectives of a group
+/// whose ranks have not all taken part, which wait for the missing ones): the stream is hung as
+/// a scheduled hang is (a query answers `CUDA_ERROR_NOT_READY`, a synchronize ends the process,
+/// its memory may not be freed), until [`library_release`]. Not for the null stream (0), which
+/// is one per context: its work stays pending as usual. Does nothing to a stream already hung.
+pub(crate) fn library_block(stream: usize) {
+    with_state(|s| {
+        if stream == 0 || s.is_hung(stream) {
+            return;
+        }
+        s.hung.insert((stream, 0));
+        s.library_blocked.insert(stream);
+    });
+}
+
+/// A library's stand-in releases what it held back on `stream` ([`library_block`]: NCCL's
+/// abort ends a communicator's kernels): the work held back is pending as any other (it
+/// completes at the next synchronize or successful query), and so are the events recorded after
+/// it on that stream. A stream that waited for such an event stays hung (not modelled). Does
+/// nothing to a stream no library blocked, nor to one the schedule hung.
+pub(crate) fn library_release(stream: usize) {
+    with_state(|s| {
+        if !s.library_blocked.remove(&stream) {
+            return;
+        }
+        let key = (stream, 0);
+        s.hung.remove(&key);
+        let held = s.hung_pending.remove(&key).unwrap_or_default();
+        s.pending.entry(stream).or_default().extend(held);
+        let after: Vec<usize> = s
+            .hung_events
+            .iter()
+            .copied()
+            .filter(|e| s.recorded.get(e).is_some_and(|r| r.wait.stream == stream))
+            .collect();
+        for e in after {
+            s.hung_events.remove(&e);
         }
     });
 }

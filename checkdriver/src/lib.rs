@@ -110,9 +110,10 @@ pub use extensions::{
     custackCheckdriverCalls, custackCheckdriverLeftBehind, custackCheckdriverSetDriverVersion,
 };
 pub use library_handles::{
-    custackCheckdriverLibraryCreate, custackCheckdriverLibraryDescriptorUse,
-    custackCheckdriverLibraryDestroy, custackCheckdriverLibrarySetStream,
-    custackCheckdriverLibraryUse,
+    custackCheckdriverLibraryAbort, custackCheckdriverLibraryCall, custackCheckdriverLibraryCreate,
+    custackCheckdriverLibraryDescriptorUse, custackCheckdriverLibraryDestroy,
+    custackCheckdriverLibraryEnqueue, custackCheckdriverLibraryRelease,
+    custackCheckdriverLibrarySetStream, custackCheckdriverLibraryUse,
 };
 pub use standin::{DropFn, StandInFn, StandInLaunch, custackCheckdriverSetStandIn};
 pub use trace::custackCheckdriverFailNext;

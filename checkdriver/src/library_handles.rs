@@ -25,7 +25,7 @@ use crate::api::types::{CUDA_ERROR_INVALID_VALUE, CUDA_SUCCESS, CUresult};
 use crate::check::{self, Kind};
 use crate::handles::handle;
 use crate::mode::violation;
-use core::ffi::{CStr, c_char};
+use core::ffi::{CStr, c_char, c_int};
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
@@ -80,6 +80,11 @@ fn library_of(call: &str) -> &str {
 /// `cublasCreate_v2`: the library's name and `Create` or `Destroy`), or a descriptor (any other
 /// create or destroy: `cusparseCreateDnVec`, `cusparseDestroySpMat`).
 fn kind_of(call: &str) -> Kind {
+    // NCCL has no descriptors: each of its creates makes a communicator (`ncclCommInitRankConfig`,
+    // `ncclCommSplit`), each destroy or abort ends one.
+    if library_of(call) == "nccl" {
+        return Kind::LibraryHandle;
+    }
     let rest = call
         .strip_prefix(library_of(call))
         .unwrap_or(call)
@@ -292,6 +297,128 @@ pub unsafe extern "C" fn custackCheckdriverLibraryDestroy(call: *const c_char, h
     CUDA_SUCCESS
 }
 
+/// The double's extension for the libraries' stand-ins: `call` (NCCL's `ncclAllReduce`, ...),
+/// which takes handle `h` (live, of the current context; 0: none) and enqueues work on `stream`
+/// (live, of the current context, recorded as the handle's for its destroy) that uses the
+/// device memory at each of the `count` addresses at `addresses` (each checked as a use, then
+/// pending on `stream` until the program sees the stream's work complete: freeing it before
+/// is a violation). The work is an enqueue as far as `NULLDRIVER_HANG_AT` goes; with `block`
+/// other than 0 it is held back (`check::library_block`: the stream's work does not complete)
+/// until `custackCheckdriverLibraryRelease`. Counted and failed as a driver call named `call`
+/// (a failed call enqueues nothing).
+///
+/// # Safety
+///
+/// `call` is a NUL-terminated string; `addresses` is valid for reads of `count` `u64`s (or
+/// `count` is 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn custackCheckdriverLibraryEnqueue(
+    call: *const c_char,
+    h: u64,
+    stream: u64,
+    addresses: *const u64,
+    count: usize,
+    block: c_int,
+) -> CUresult {
+    // SAFETY: the caller's promise (a null name is refused).
+    let Some(call) = (unsafe { name(call) }) else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    if count > 0 && addresses.is_null() {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if let Some(code) = scheduled(call) {
+        return code;
+    }
+    if h != 0 {
+        check_handle(call, h as usize);
+    }
+    let stream = stream as usize;
+    check::used(Kind::Stream, stream, call);
+    if let Some((_, s)) = HANDLES
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get_or_insert_with(HashMap::new)
+        .get_mut(&(h as usize))
+    {
+        *s = stream;
+    }
+    check::enqueue(stream);
+    if block != 0 {
+        check::library_block(stream);
+    }
+    let addresses = if count == 0 {
+        &[][..]
+    } else {
+        // SAFETY: non-null (checked), valid for `count` reads (the caller's promise).
+        unsafe { core::slice::from_raw_parts(addresses, count) }
+    };
+    for &a in addresses {
+        check::used_address(a, call);
+        check::enqueued(stream, Kind::DeviceMemory, a as usize);
+    }
+    crate::trace::record(call, CUDA_SUCCESS);
+    CUDA_SUCCESS
+}
+
+/// The double's extension for the libraries' stand-ins: what `custackCheckdriverLibraryEnqueue`
+/// held back on `stream` is released (NCCL's group completed, or its communicator was aborted):
+/// pending as any other work from now on. Not a driver call: neither counted nor failed (NCCL's
+/// abort, which releases, is counted on its own).
+#[unsafe(no_mangle)]
+pub extern "C" fn custackCheckdriverLibraryRelease(stream: u64) -> CUresult {
+    check::library_release(stream as usize);
+    CUDA_SUCCESS
+}
+
+/// The double's extension for the libraries' stand-ins: `call` (NCCL's `ncclCommAbort`) ends
+/// handle `h`, which must be live and of the current context, whatever work of it may still run
+/// (an abort is made for that: the program waits for the work afterwards). Counted and failed
+/// as a driver call named `call` (a failed abort ends nothing).
+///
+/// # Safety
+///
+/// `call` is a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn custackCheckdriverLibraryAbort(call: *const c_char, h: u64) -> CUresult {
+    // SAFETY: the caller's promise (a null name is refused).
+    let Some(call) = (unsafe { name(call) }) else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    if let Some(code) = scheduled(call) {
+        return code;
+    }
+    check_library(call, h as usize);
+    let _ = check::destroyed(Kind::LibraryHandle, h as usize, call);
+    crate::trace::record(call, CUDA_SUCCESS);
+    CUDA_SUCCESS
+}
+
+/// The double's extension for the libraries' stand-ins: `call`, an entry point that needs no
+/// current context (NCCL's `ncclGetUniqueId`, its group calls, its queries of a
+/// communicator): handle `h` (0: none) must be live and `call`'s library's, in any context.
+/// Counted and failed as a driver call named `call`.
+///
+/// # Safety
+///
+/// `call` is a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn custackCheckdriverLibraryCall(call: *const c_char, h: u64) -> CUresult {
+    // SAFETY: the caller's promise (a null name is refused).
+    let Some(call) = (unsafe { name(call) }) else {
+        return CUDA_ERROR_INVALID_VALUE;
+    };
+    if let Some(code) = scheduled(call) {
+        return code;
+    }
+    if h != 0 {
+        check::used_from_any_context(Kind::LibraryHandle, h as usize, call);
+        check_library(call, h as usize);
+    }
+    crate::trace::record(call, CUDA_SUCCESS);
+    CUDA_SUCCESS
+}
+
 #[cfg(test)]
 mod tests {
     use super::library_of;
@@ -306,6 +433,8 @@ mod tests {
         assert_eq!(library_of("cublasCreate_v2"), "cublas");
         assert_eq!(library_of("cublasLtCreate"), "cublasLt");
         assert_eq!(library_of("cublasLtMatrixLayoutDestroy"), "cublasLt");
+        assert_eq!(library_of("ncclCommInitRankConfig"), "nccl");
+        assert_eq!(library_of("ncclAllReduce"), "nccl");
     }
 
     #[test]
@@ -318,6 +447,10 @@ mod tests {
             "cublasCreate_v2",
             "cublasLtCreate",
             "cublasLtDestroy",
+            "ncclCommInitRankConfig",
+            "ncclCommSplit",
+            "ncclCommDestroy",
+            "ncclCommAbort",
         ] {
             assert_eq!(kind_of(handle), Kind::LibraryHandle, "{handle}");
         }
