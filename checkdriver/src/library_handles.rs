@@ -374,7 +374,8 @@ pub extern "C" fn custackCheckdriverLibraryRelease(stream: u64) -> CUresult {
 /// The double's extension for the libraries' stand-ins: `call` (NCCL's `ncclCommAbort`) ends
 /// handle `h`, which must be live and of the current context, whatever work of it may still run
 /// (an abort is made for that: the program waits for the work afterwards). Counted and failed
-/// as a driver call named `call` (a failed abort ends nothing).
+/// as a driver call named `call`; a failed abort still ends the handle (NCCL's abort frees the
+/// communicator whatever it answers: the status reports what went wrong on the way).
 ///
 /// # Safety
 ///
@@ -385,11 +386,12 @@ pub unsafe extern "C" fn custackCheckdriverLibraryAbort(call: *const c_char, h: 
     let Some(call) = (unsafe { name(call) }) else {
         return CUDA_ERROR_INVALID_VALUE;
     };
-    if let Some(code) = scheduled(call) {
-        return code;
-    }
+    let failed = scheduled(call);
     check_library(call, h as usize);
     let _ = check::destroyed(Kind::LibraryHandle, h as usize, call);
+    if let Some(code) = failed {
+        return code;
+    }
     crate::trace::record(call, CUDA_SUCCESS);
     CUDA_SUCCESS
 }

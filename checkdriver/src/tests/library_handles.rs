@@ -430,3 +430,94 @@ fn cublaslt_descriptor_leak_and_double_destroy_are_reported() {
         let _ = cuCtxDestroy_v2(a);
     }
 }
+
+#[test]
+fn nccl_work_is_pending_held_back_until_released_and_an_abort_ends_the_handle() {
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    let all_reduce = c"ncclAllReduce";
+    let _a = ctx();
+    let mut stream = null_mut();
+    let (mut d, mut e) = (0, 0);
+    // SAFETY: valid out-pointers (locals).
+    unsafe {
+        let _ = cuStreamCreate(&raw mut stream, 0);
+        let _ = cuMemAlloc_v2(&raw mut d, 64);
+        let _ = cuMemAlloc_v2(&raw mut e, 64);
+    }
+    let s = stream as u64;
+    let mut comm = 0u64;
+    // SAFETY: a NUL-terminated name and a valid out-pointer (a local).
+    let made = unsafe {
+        custackCheckdriverLibraryCreate(c"ncclCommInitRankConfig".as_ptr(), &raw mut comm)
+    };
+    assert_eq!(made, CUDA_SUCCESS);
+    let enqueue = |buffer: u64, block: c_int| {
+        // SAFETY: a NUL-terminated name and one address at its pointer; handles by value.
+        let r = unsafe {
+            custackCheckdriverLibraryEnqueue(
+                all_reduce.as_ptr(),
+                comm,
+                s,
+                &raw const buffer,
+                1,
+                block,
+            )
+        };
+        assert_eq!(r, CUDA_SUCCESS);
+    };
+    // Held back: a query answers NOT_READY until the release; then the work completes at the
+    // next query, and the buffer may be freed.
+    assert_eq!(
+        violations_of(|| {
+            enqueue(d, 1);
+            // SAFETY: a live stream of the current context.
+            assert_eq!(unsafe { cuStreamQuery(stream) }, CUDA_ERROR_NOT_READY);
+            assert!(check::has_pending(stream as usize));
+            let _ = custackCheckdriverLibraryRelease(s);
+            // SAFETY: as above.
+            assert_eq!(unsafe { cuStreamQuery(stream) }, CUDA_SUCCESS);
+            // SAFETY: device memory the double made, no work pending on it.
+            let _ = unsafe { cuMemFree_v2(d) };
+        }),
+        0,
+        "{:?}",
+        mode::violations().last()
+    );
+    // Freed while the collective may still use it: reported.
+    enqueue(e, 0);
+    assert_eq!(
+        violations_of(|| {
+            // SAFETY: device memory the double made, work pending on it (the misuse under
+            // test, which the double records).
+            let _ = unsafe { cuMemFree_v2(e) };
+        }),
+        1
+    );
+    // SAFETY: a live stream of the current context.
+    assert_eq!(unsafe { cuStreamQuery(stream) }, CUDA_SUCCESS);
+    // An abort ends the communicator whatever may run (no report); after it, a collective or a
+    // destroy is a use after its end.
+    let ended = |call: &CStr| {
+        // SAFETY: a NUL-terminated name; the handle is passed by value.
+        unsafe { custackCheckdriverLibraryAbort(call.as_ptr(), comm) }
+    };
+    assert_eq!(
+        violations_of(|| {
+            let _ = ended(c"ncclCommAbort");
+        }),
+        0
+    );
+    let destroyed = || {
+        // SAFETY: a NUL-terminated name; the handle is passed by value.
+        let _ = unsafe { custackCheckdriverLibraryDestroy(c"ncclCommDestroy".as_ptr(), comm) };
+    };
+    assert_eq!(violations_of(destroyed), 1, "destroyed after its abort");
+    let queried = || {
+        // SAFETY: a NUL-terminated name; the handle is passed by value.
+        let _ = unsafe { custackCheckdriverLibraryCall(c"ncclCommGetAsyncError".as_ptr(), comm) };
+    };
+    assert_eq!(violations_of(queried), 1, "queried after its abort");
+    // SAFETY: the stream made above.
+    let _ = unsafe { cuStreamDestroy_v2(stream) };
+}

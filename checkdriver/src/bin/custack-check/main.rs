@@ -63,7 +63,7 @@ options: --jobs N, --timeout SECS, --no-sticky (no sticky schedules), --context-
 
 /// The CUDA libraries' stand-ins (`checkdriver/standins/`): the file cargo builds, and the
 /// sonames a program built against the real library asks the loader for.
-const STAND_INS: [(&str, &[&str]); 5] = [
+const STAND_INS: [(&str, &[&str]); 6] = [
     (
         "libcusolver.so",
         &["libcusolver.so.12", "libcusolver.so.11"],
@@ -75,6 +75,7 @@ const STAND_INS: [(&str, &[&str]); 5] = [
         "libcublasLt.so",
         &["libcublasLt.so.12", "libcublasLt.so.13"],
     ),
+    ("libnccl.so", &["libnccl.so.2"]),
 ];
 
 /// The directory, beside this executable, that holds the checking driver as `libcuda.so` and
@@ -487,6 +488,7 @@ fn cargo_mode(mut opts: Options, cargo_args: &[OsString], args: Vec<OsString>) -
             ("libcudnn.so", "CUSTACK_CUDNN_LIB_DIR"),
             ("libcublas.so", "CUSTACK_CUBLAS_LIB_DIR"),
             ("libcublasLt.so", "CUSTACK_CUBLASLT_LIB_DIR"),
+            ("libnccl.so", "CUSTACK_NCCL_LIB_DIR"),
         ]
         .into_iter()
         .filter(|(file, _)| lib.join(file).exists())

@@ -18,8 +18,8 @@
 //! typed error, never a crash; `cublasGetStatusName` and `cublasGetStatusString` answer one
 //! string. The workspace given is not checked against the double's record of device memory.
 //! Without the double in the process (a real `libcuda.so.1`), every call answers
-//! `CUBLAS_STATUS_NOT_INITIALIZED`. cuBLASLt (`libcublasLt.so`, the feature `cublaslt`) has no
-//! stand-in.
+//! `CUBLAS_STATUS_NOT_INITIALIZED`. cuBLASLt (`libcublasLt.so`, the feature `cublaslt`) has a
+//! stand-in of its own (`../cublaslt`).
 //!
 //! The entry points are those custack declares (`ffi/cublas.rs`), written by
 //! `../common/build.rs` but the two above; the code is `../common/standin.rs`, shared with the

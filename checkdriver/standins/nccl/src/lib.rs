@@ -38,8 +38,8 @@
 //!   `ncclGroupEnd` the schedule failed. Only `ncclCommAbort` (or `ncclCommDestroy`) of a
 //!   communicator releases its held work, as NCCL's abort ends its kernels: the work is then
 //!   pending as any other, complete once the program synchronizes or queries its stream. An
-//!   abort releases even when the schedule answers it with an error (NCCL's abort ends the
-//!   kernels before it frees what may fail); the handle then stays live.
+//!   abort ends the communicator and releases its work even when the schedule answers it with
+//!   an error (NCCL's abort frees the communicator whatever it answers).
 //! - `ncclCommFinalize` checks the communicator (current context); `ncclCommDestroy` destroys it
 //!   (current context, no work that may still run on the stream its last collective was given,
 //!   as every stand-in's destroy); `ncclCommAbort` ends it whatever work may still run; a
@@ -483,8 +483,8 @@ pub extern "C" fn ncclCommDestroy(comm: Handle) -> c_int {
 }
 
 /// `ncclCommAbort`: ends the communicator whatever work may still run (live, of the current
-/// context), and releases its held collectives, even when the schedule fails the call (the
-/// communicator then stays live); null is accepted, as NCCL does.
+/// context), and releases its held collectives, even when the schedule fails the call (NCCL's
+/// abort frees the communicator whatever it answers); null is accepted, as NCCL does.
 #[unsafe(no_mangle)]
 pub extern "C" fn ncclCommAbort(comm: Handle) -> c_int {
     let Some(x) = extensions() else {
@@ -496,22 +496,8 @@ pub extern "C" fn ncclCommAbort(comm: Handle) -> c_int {
     let name = cname!(ncclCommAbort);
     // SAFETY: a NUL-terminated name; the handle is passed by value, never dereferenced.
     let code = unsafe { (x.abort)(name.as_ptr(), comm.addr() as u64) };
-    let free = {
-        let mut s = state();
-        let s = s.get();
-        if code == 0 {
-            s.end(comm.addr())
-        } else {
-            // The kernels end; the communicator stays (the double keeps the handle live).
-            let ops: Vec<u64> = s
-                .held
-                .iter()
-                .filter(|(_, o)| o.comm == comm.addr())
-                .map(|(id, _)| *id)
-                .collect();
-            s.complete(&ops)
-        }
-    };
+    // Ended whatever the answer (the double's abort ends the handle even when it fails it).
+    let free = state().get().end(comm.addr());
     release(x, &free);
     status(code)
 }
