@@ -42,6 +42,39 @@ unsafe fn in_context<R>(ctx: ffi::CUcontext, f: impl FnOnce() -> R) -> Result<R>
     value.ok_or_else(|| Error::from_kind(ErrorKind::Unknown))
 }
 
+/// How many times [`in_context_tried`] pushes a communicator's context before it gives up.
+const PUSH_TRIES: usize = 3;
+
+/// [`in_context`] for what must not be skipped because one push failed (an abort, without which
+/// a communicator's kernels may wait for ever; a wait before buffers are handed back; a
+/// release): the push is tried up to [`PUSH_TRIES`] times, each failure recorded. Returns `f`'s
+/// value if it ran, and the last push's or pop's error, if any (recorded by the caller).
+///
+/// # Safety
+///
+/// As [`in_context`].
+unsafe fn in_context_tried<R>(
+    ctx: ffi::CUcontext,
+    f: impl FnOnce() -> R,
+) -> (Option<R>, Result<()>) {
+    let mut f = Some(f);
+    let mut value = None;
+    for tried in 1..=PUSH_TRIES {
+        let run = || {
+            if let Some(f) = f.take() {
+                value = Some(f());
+            }
+        };
+        // SAFETY: the caller's guarantees, passed on; `run` leaves the stack as it found it.
+        let pushed = unsafe { in_context(ctx, run) };
+        match pushed {
+            Err(e) if value.is_none() && tried < PUSH_TRIES => record_drop_error(e),
+            pushed => return (value, pushed),
+        }
+    }
+    (value, Ok(()))
+}
+
 /// A communicator set aside from its guard: it borrows only its [`Context`], so it survives the
 /// pop and nested pushes, and is attached again to a guard of that context
 /// ([`PushedGuard::attach_comm`]) or used from any guard by [`all_reduce_parked`]. Finalized and
@@ -114,17 +147,21 @@ impl<'ctx> ParkedComm<'ctx> {
     }
 
     /// Aborts it with its context pushed (`ncclCommAbort`), remembering `kind`, then a
-    /// blocking-mode communicator's parent; idempotent.
-    fn abort(&self, kind: ErrorKind) {
+    /// blocking-mode communicator's parent; idempotent. Returns false when its context could
+    /// not be pushed for an abort that was due: the communicator's kernels may then never end.
+    fn abort(&self, kind: ErrorKind) -> bool {
         self.aborted.set(Some(kind));
-        self.abort_raw(self.raw.replace(core::ptr::null_mut()));
-        self.abort_raw(self.parent.replace(core::ptr::null_mut()));
+        let child = self.abort_raw(self.raw.replace(core::ptr::null_mut()));
+        let parent = self.abort_raw(self.parent.replace(core::ptr::null_mut()));
+        child && parent
     }
 
-    /// `ncclCommAbort` of `raw` (taken out of this value; nothing for null) in its context.
-    fn abort_raw(&self, raw: ncclComm_t) {
+    /// `ncclCommAbort` of `raw` (taken out of this value; nothing for null) in its context, the
+    /// push tried again where it fails (an abort skipped leaves kernels that may wait for ever).
+    /// Returns whether `ncclCommAbort` was called (it ends the kernels whatever it answers).
+    fn abort_raw(&self, raw: ncclComm_t) -> bool {
         if raw.is_null() {
-            return;
+            return true;
         }
         let abort = || {
             // SAFETY: a live communicator of `ctx`, current while this runs, aborted once (the
@@ -134,10 +171,15 @@ impl<'ctx> ParkedComm<'ctx> {
             })
         };
         // SAFETY: `ctx` is alive (borrowed for `'ctx`); `abort` leaves the stack as it found it.
-        let aborted = unsafe { in_context(self.ctx, abort) };
-        if let Err(e) = aborted.and_then(|r| r) {
+        let (aborted, pushed) = unsafe { in_context_tried(self.ctx, abort) };
+        let called = aborted.is_some();
+        for e in [pushed.err(), aborted.and_then(Result::err)]
+            .into_iter()
+            .flatten()
+        {
             record_drop_error(e);
         }
+        called
     }
 }
 
@@ -165,8 +207,11 @@ impl ParkedComm<'_> {
         let timeout = self.timeout;
         // SAFETY: `ctx` is alive (borrowed for `'ctx`); `finish` releases `raw`, a live
         // communicator of `ctx`, once, and leaves the stack as it found it.
-        let finished = unsafe { in_context(self.ctx, || finish(raw, timeout)) };
-        if let Err(e) = finished.and_then(|r| r) {
+        let (finished, pushed) = unsafe { in_context_tried(self.ctx, || finish(raw, timeout)) };
+        for e in [pushed.err(), finished.and_then(Result::err)]
+            .into_iter()
+            .flatten()
+        {
             record_drop_error(e);
         }
     }
@@ -348,9 +393,24 @@ pub fn all_reduce_parked<T: NcclType>(
         return Ok(());
     };
     // Some ranks' work may be enqueued and waiting for the others': end it all, then make sure
-    // no kernel still uses a buffer before they are handed back.
-    for p in parts.iter() {
-        p.comm.abort(e.kind());
+    // no kernel still uses a buffer before they are handed back. A communicator whose context
+    // could not be pushed for its abort (after `PUSH_TRIES`) keeps kernels that may wait for
+    // ever for the ranks that did not take part: no wait would end, so the process takes the
+    // safe state (before a checking program found it, the wait below then blocked for ever).
+    let unaborted = parts
+        .iter()
+        .map(|p| (p, p.comm.abort(e.kind())))
+        .filter(|(_, aborted)| !aborted)
+        .map(|(p, _)| p.comm.rank)
+        .collect::<Vec<_>>();
+    if let Some(rank) = unaborted.first() {
+        let detail = format!(
+            "{}; rank {rank}'s communicator could not be aborted (its context could not be \
+             pushed): its kernels may wait for ever, so the buffers of the all-reduce cannot be \
+             handed back",
+            e.detail().unwrap_or("the all-reduce failed")
+        );
+        crate::error::fail_stop(&e.clone().with_detail(detail))
     }
     // The buffers are the caller's borrows, handed back on return: a wait that fails returns
     // only once the work is known to be over (`deadline::wait_stream`: the stream polled, then
@@ -363,7 +423,7 @@ pub fn all_reduce_parked<T: NcclType>(
         // A live stream of this context, which `in_context` makes current.
         let sync = || waited = Some(crate::deadline::wait_stream(stream, Observer::DriverCall));
         // SAFETY: the communicator's context is alive; `sync` leaves the stack as it found it.
-        let pushed = unsafe { in_context(p.comm.ctx, sync) };
+        let (_, pushed) = unsafe { in_context_tried(p.comm.ctx, sync) };
         match (waited, pushed) {
             // The wait ran: its answer, even an error, says the work is over.
             (Some(waited), pushed) => {
