@@ -88,7 +88,8 @@ ln -sf libcusolver.so "$lib_dir/libcusolver.so.11"
 # cuSPARSE's (checkdriver/standins/cusparse), `sparse_handles`; cuDNN's
 # (checkdriver/standins/cudnn), `dnn_handles`; cuBLAS's (checkdriver/standins/cublas, under the
 # sonames of cuBLAS 12 and 13), `blas_handles`; cuBLASLt's (checkdriver/standins/cublaslt, the
-# same), `blaslt_handles`.
+# same), `blaslt_handles`; NCCL's (checkdriver/standins/nccl, under NCCL 2's soname),
+# `nccl_parked`.
 cp -f "$nd_target/release/libcusparse.so" "$lib_dir/libcusparse.so"
 ln -sf libcusparse.so "$lib_dir/libcusparse.so.12"
 cp -f "$nd_target/release/libcudnn.so" "$lib_dir/libcudnn.so"
@@ -99,23 +100,26 @@ ln -sf libcublas.so "$lib_dir/libcublas.so.13"
 cp -f "$nd_target/release/libcublasLt.so" "$lib_dir/libcublasLt.so"
 ln -sf libcublasLt.so "$lib_dir/libcublasLt.so.12"
 ln -sf libcublasLt.so "$lib_dir/libcublasLt.so.13"
+cp -f "$nd_target/release/libnccl.so" "$lib_dir/libnccl.so"
+ln -sf libnccl.so "$lib_dir/libnccl.so.2"
 CUDA_DRIVER_LIB_DIR=$lib_dir CUSTACK_CUSOLVER_LIB_DIR=$lib_dir CUSTACK_CUSPARSE_LIB_DIR=$lib_dir \
     CUSTACK_CUDNN_LIB_DIR=$lib_dir CUSTACK_CUBLAS_LIB_DIR=$lib_dir CUSTACK_CUBLASLT_LIB_DIR=$lib_dir \
+    CUSTACK_NCCL_LIB_DIR=$lib_dir \
     cargo build --quiet --release --manifest-path benches/checking/Cargo.toml \
-    --target-dir "$ck_target" --features cusolver,cusparse,cudnn,cublas,cublaslt
+    --target-dir "$ck_target" --features cusolver,cusparse,cudnn,cublas,cublaslt,nccl
 bin=$ck_target/release/custack-checking
 export LD_LIBRARY_PATH=$lib_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 loaded=$(ldd "$bin" | awk '/libcuda/ { print $3 }')
 [[ $(realpath "$loaded") == $(realpath "$lib_dir/libcuda.so") ]] ||
     { echo "check-driver: $bin loads $loaded, not the checking driver" >&2; exit 1; }
-for stand_in in cusolver cusparse cudnn cublas cublasLt; do
+for stand_in in cusolver cusparse cudnn cublas cublasLt nccl; do
     # `libcublas\.so`, not `libcublasLt.so`.
     loaded=$(ldd "$bin" | awk "/lib$stand_in\\.so/ { print \$3 }")
     [[ $(realpath "$loaded") == $(realpath "$lib_dir/lib$stand_in.so") ]] ||
         { echo "check-driver: $bin loads $loaded, not the stand-in lib$stand_in.so" >&2; exit 1; }
 done
 
-programs=(${CHECK_PROGRAMS:-example stand_ins solver_handles sparse_handles dnn_handles dnn_matmul blas_handles blaslt_handles p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_alloc reuse_after_scope unwind scoped_host
+programs=(${CHECK_PROGRAMS:-example stand_ins solver_handles sparse_handles dnn_handles dnn_matmul blas_handles blaslt_handles nccl_parked p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_alloc reuse_after_scope unwind scoped_host
     events submission graph graph_built graph_conditional graph_capture_into graph_shared graph_arena graph_host graph_exec_nodes graph_capture_forked graph_capture_forks graph_mem batch_copies batch_copies_old graph_kept_routes graph_kept_free graph_kept_attack graph_update_attack device_info module_globals memory_kinds managed library textures tensor_map peer_vmm contracts vmm vmm_share peer ipc stress batch_3d batch_3d_old managed_batches external external_leaked
     newer green deadlines safety_frame safety_graph safety_graph_nodes fork fork_in_scope confinement restricted_end restricted_api named_launches restricted_redundant profile_first context_count
     restricted_scope driver_init redundant_partitions redundant_flips})
@@ -228,7 +232,7 @@ check_run() {
             cuMemUnmap*|cuMemAddressFree*|cuMemRelease*|cuCtxDisablePeerAccess*|cuIpcCloseMemHandle*|\
             cuArrayDestroy*|cuMipmappedArrayDestroy*|cuTexObjectDestroy*|cuSurfObjectDestroy*|cuGreenCtxDestroy*|\
             cuDestroyExternalMemory*|cuDestroyExternalSemaphore*|cusolverDnDestroy*|cusparseDestroy*|cudnnDestroy*|cudnnBackendDestroy*|cublasDestroy*|\
-            cublasLt*Destroy) ;;
+            cublasLt*Destroy|ncclCommDestroy*|ncclCommAbort*) ;;
             *) [[ $label == repeat-* || $label == lost-* || $leaks == 0 ]] || problems+=("$leaks leaks")
                # After a sticky fault frees fail and destroying the context is the clean-up.
                # What custack leaves behind on purpose (a failed wait's or poll's payload, a

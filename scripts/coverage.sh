@@ -91,17 +91,20 @@ mkdir -p "$lib_dir"
 cp -f "$nd/release/libcuda.so" "$lib_dir/libcuda.so"
 ln -sf libcuda.so "$lib_dir/libcuda.so.1"
 # The libraries' stand-ins, for `solver_handles`, `sparse_handles`, `blas_handles`,
-# `blaslt_handles`, `dnn_handles` and `dnn_matmul` (as scripts/check-driver.sh).
+# `blaslt_handles`, `dnn_handles`, `dnn_matmul` and `nccl_parked` (as scripts/check-driver.sh).
 for stand_in in cusolver cusparse cublas cublasLt; do
     cp -f "$nd/release/lib$stand_in.so" "$lib_dir/lib$stand_in.so"
     ln -sf "lib$stand_in.so" "$lib_dir/lib$stand_in.so.12"
 done
 cp -f "$nd/release/libcudnn.so" "$lib_dir/libcudnn.so"
 ln -sf libcudnn.so "$lib_dir/libcudnn.so.9"
+cp -f "$nd/release/libnccl.so" "$lib_dir/libnccl.so"
+ln -sf libnccl.so "$lib_dir/libnccl.so.2"
 CUDA_DRIVER_LIB_DIR=$lib_dir CUSTACK_CUSOLVER_LIB_DIR=$lib_dir CUSTACK_CUSPARSE_LIB_DIR=$lib_dir \
     CUSTACK_CUDNN_LIB_DIR=$lib_dir CUSTACK_CUBLAS_LIB_DIR=$lib_dir CUSTACK_CUBLASLT_LIB_DIR=$lib_dir \
+    CUSTACK_NCCL_LIB_DIR=$lib_dir \
     cargo "${toolchain[@]}" build --quiet --manifest-path benches/checking/Cargo.toml \
-    --target-dir "$target/checking" --features cusolver,cusparse,cudnn,cublas,cublaslt
+    --target-dir "$target/checking" --features cusolver,cusparse,cudnn,cublas,cublaslt,nccl
 bin=$target/checking/debug/custack-checking
 objects+=("$bin")
 programs=$(sed -n '/^programs=(\${CHECK_PROGRAMS:-/,/})/p' scripts/check-driver.sh |

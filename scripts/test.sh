@@ -584,9 +584,10 @@ CUDA_DRIVER_LIB_DIR=$target_dir/checkdriver/check-lib \
     CUSTACK_CUSPARSE_LIB_DIR=$target_dir/checkdriver/check-lib \
     CUSTACK_CUDNN_LIB_DIR=$target_dir/checkdriver/check-lib \
     CUSTACK_CUBLAS_LIB_DIR=$target_dir/checkdriver/check-lib \
-    CUSTACK_CUBLASLT_LIB_DIR=$target_dir/checkdriver/check-lib cargo clippy --quiet \
+    CUSTACK_CUBLASLT_LIB_DIR=$target_dir/checkdriver/check-lib \
+    CUSTACK_NCCL_LIB_DIR=$target_dir/checkdriver/check-lib cargo clippy --quiet \
     --manifest-path benches/checking/Cargo.toml --target-dir "$target_dir/check-driver" \
-    --features cusolver,cusparse,cudnn,cublas,cublaslt \
+    --features cusolver,cusparse,cudnn,cublas,cublaslt,nccl \
     --all-targets -- -D warnings || { status=1; failed+=("clippy of benches/checking"); }
 step_done "checking driver"
 

@@ -215,7 +215,7 @@
 //! `--cargo` sets `CUDA_DRIVER_LIB_DIR`, which only custack's build reads, so for other crates it
 //! checks whatever libcuda their build and the loader find.
 //!
-//! # CUDA libraries: cuSOLVER's, cuSPARSE's, cuDNN's and cuBLAS's stand-ins
+//! # CUDA libraries: cuSOLVER's, cuSPARSE's, cuDNN's, cuBLAS's, cuBLASLt's and NCCL's stand-ins
 //!
 //! A crate built with the `cusolver`, `cusparse`, `cudnn` or `cublas` feature needs that library
 //! to load, and a real one needs a GPU. The checking driver's build (the first line above) also
@@ -265,8 +265,17 @@
 //! # fn main() {}
 //! ```
 //!
-//! cuBLASLt has no stand-in yet: a crate built with the `cublaslt` feature does not load under
-//! the checking driver.
+//! cuBLASLt (`cublaslt`: `libcublasLt.so`, also as `.so.12` and `.so.13`,
+//! `CUSTACK_CUBLASLT_LIB_DIR`) has a stand-in of the same kind. NCCL (`nccl`: `libnccl.so`, also
+//! as `libnccl.so.2`, `CUSTACK_NCCL_LIB_DIR`) has one that models a single process: unique ids,
+//! communicators of one or more ranks in one process (the checking driver has one device, so
+//! they share it, which a real NCCL refuses), groups, and collectives (`ncclAllReduce`,
+//! `ncclReduce`, `ncclBroadcast`, `ncclReduceScatter`, `ncclAllGather`) that are work on their
+//! stream the checking driver sees: a buffer freed while one may still run is reported, and that
+//! work does not complete until every rank of the clique took part (a group with a rank missing
+//! never completes, as NCCL's kernels wait for it) or the communicator is aborted. It moves no
+//! data, and `ncclSend`, `ncclRecv`, `ncclCommSplit` and `ncclCommInitAll` answer
+//! `ncclInvalidUsage`.
 //!
 //! # Kernels: CPU stand-ins
 //!
@@ -401,9 +410,10 @@
 //! condition (`cudaGraphSetConditional` is device code), so the checking driver runs every body
 //! of a conditional node once per launch of its graph, whatever the condition (a WHILE node's
 //! body once, both bodies of an IF/ELSE node), which checks what the bodies touch and when, not
-//! how often a loop turns. The stand-ins of cuSOLVER and cuSPARSE compute nothing and answer no
-//! version, and a library's work is never pending on a stream; cuDNN and cuBLAS have no
-//! stand-in.
+//! how often a loop turns. The stand-ins of cuSOLVER, cuSPARSE, cuDNN, cuBLAS and cuBLASLt compute
+//! nothing and answer no version, and their work is never pending on a stream; NCCL's moves no
+//! data (its collectives are pending on their streams), models no device and no other process,
+//! and does not model `ncclSend`, `ncclRecv`, `ncclCommSplit` or `ncclCommInitAll`.
 //! How the checking driver's answers differ from a real driver's, call by call, is measured by
 //! the differential run (`docs/validation.md` in the repository).
 //! Its fault schedules follow the driver's calls, so a test whose call sequence depends on

@@ -74,6 +74,8 @@ fn run(program: &str) -> Option<Result<()>> {
         "blas_handles" => programs::blas_handles::blas_handles(),
         #[cfg(feature = "cublaslt")]
         "blaslt_handles" => programs::blaslt_handles::blaslt_handles(),
+        #[cfg(feature = "nccl")]
+        "nccl_parked" => programs::nccl_parked::nccl_parked(),
         #[cfg(feature = "cudnn")]
         "dnn_handles" => programs::dnn_handles::dnn_handles(),
         #[cfg(feature = "cudnn")]

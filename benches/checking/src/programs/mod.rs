@@ -47,6 +47,8 @@ pub(crate) mod managed;
 pub(crate) mod memory_kinds;
 pub(crate) mod module_globals;
 pub(crate) mod named_launches;
+#[cfg(feature = "nccl")]
+pub(crate) mod nccl_parked;
 pub(crate) mod newer;
 pub(crate) mod p1;
 pub(crate) mod p11;
