@@ -33,9 +33,11 @@
 //!   stream's queries answer `CUDA_ERROR_NOT_READY`, its synchronize never returns: the double's
 //!   hung exit) until every rank of the clique has issued its matching collective (the n-th of
 //!   each rank's): outside a group at once, inside one (`ncclGroupStart` ... `ncclGroupEnd`,
-//!   nested) when the outermost group ends. A group whose ranks do not all take part never
-//!   completes, as NCCL's kernels wait for the missing ranks; nor does the work of a group whose
-//!   `ncclGroupEnd` the schedule failed. Only `ncclCommAbort` (or `ncclCommDestroy`) of a
+//!   nested) when the outermost group ends. A collective on a communicator whose clique is not
+//!   complete, or one the stand-in does not know (destroyed, aborted: the double reports the
+//!   use), is counted and answered `ncclInvalidArgument`, enqueueing nothing. A group whose
+//!   ranks do not all take part never completes, as NCCL's kernels wait for the missing ranks;
+//!   nor does the work of a group whose `ncclGroupEnd` the schedule failed. Only `ncclCommAbort` (or `ncclCommDestroy`) of a
 //!   communicator releases its held work, as NCCL's abort ends its kernels: the work is then
 //!   pending as any other, complete once the program synchronizes or queries its stream. An
 //!   abort ends the communicator and releases its work even when the schedule answers it with
