@@ -60,7 +60,9 @@ pub(crate) mod scope_memory;
 pub(crate) mod stream;
 pub(crate) mod submission;
 
-use crate::deadline::{Deadline, Overrun, Polled, exit_overrun, passed, poll, poll_through_errors};
+use crate::deadline::{
+    BoundedWait, Deadline, Overrun, Polled, exit_overrun, passed, poll, poll_through_errors,
+};
 use crate::error::safe_state::unless_sticky;
 use crate::error::{Error, Observer, Result};
 use crate::ffi;
@@ -79,11 +81,14 @@ pub(crate) fn wait_stream(stream: ffi::CUstream) -> Result<()> {
 /// [`wait_stream`]. A query that fails without a sticky error says nothing about the work: with
 /// `KeepWaiting` the unbounded wait decides then, as in [`wait_stream`]; with `Exit` the stream
 /// is polled on until it is idle or the deadline passes (then the safe state), so the bound
-/// holds on that path too. Either way the query's error is returned.
+/// holds on that path too. Either way the query's error is returned. `what` names the wait in
+/// the safe state's line and says who observes a sticky error (a scope's end, or the restricted
+/// init phase's zeroing of a new allocation, on the NULL stream).
 pub(crate) fn wait_stream_by(
     stream: ffi::CUstream,
     deadline: Deadline,
     overrun: Overrun,
+    what: BoundedWait,
     site: &'static core::panic::Location<'static>,
 ) -> Result<()> {
     // A child forked after `Profile::init` makes no driver call (R22), at a scope's end either:
@@ -91,13 +96,13 @@ pub(crate) fn wait_stream_by(
     crate::error::poison::not_forked()?;
     // SAFETY: callers pass a live stream of the current context.
     let query = || unsafe { ffi::cuStreamQuery(stream) };
-    match poll(deadline, Observer::ScopeEnd, site, query) {
+    match poll(deadline, what.observer(), site, query) {
         Polled::Done(Ok(())) => Ok(()),
         Polled::Done(Err(first)) => {
             let first = unless_sticky(first);
             match overrun {
                 Overrun::KeepWaiting => wait_stream(stream)?,
-                Overrun::Exit => settle_by(stream, deadline, site),
+                Overrun::Exit => settle_by(stream, deadline, what, site),
             }
             Err(first)
         }
@@ -107,7 +112,7 @@ pub(crate) fn wait_stream_by(
                 wait_stream(stream)?;
                 Err(overran(site, waited, late.elapsed()))
             }
-            Overrun::Exit => exit_overrun(site, waited),
+            Overrun::Exit => exit_overrun(what, site, waited),
         },
     }
 }
@@ -122,13 +127,13 @@ pub(crate) fn wait_stream_by(
 fn settle_by(
     stream: ffi::CUstream,
     deadline: Deadline,
+    what: BoundedWait,
     site: &'static core::panic::Location<'static>,
 ) {
     // SAFETY: callers pass a live stream of the current context.
     let query = || unsafe { ffi::cuStreamQuery(stream) };
-    if let Polled::Overdue(waited) = poll_through_errors(deadline, Observer::ScopeEnd, site, query)
-    {
-        exit_overrun(site, waited);
+    if let Polled::Overdue(waited) = poll_through_errors(deadline, what.observer(), site, query) {
+        exit_overrun(what, site, waited);
     }
 }
 
@@ -315,7 +320,13 @@ mod tests {
         let (status, text) = crate::error::safe_state::tests::child::run(None, || {
             let deadline = Deadline::after(std::time::Duration::from_millis(50));
             let site = core::panic::Location::caller();
-            let _ = super::wait_stream_by(core::ptr::null_mut(), deadline, Overrun::Exit, site);
+            let _ = super::wait_stream_by(
+                core::ptr::null_mut(),
+                deadline,
+                Overrun::Exit,
+                crate::deadline::BoundedWait::Scope,
+                site,
+            );
         });
         assert!(
             libc::WIFEXITED(status),
@@ -332,6 +343,50 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(file!()), "the line names the scope: {text}");
+    }
+
+    /// The same wait for the restricted init phase's zeroing of a new allocation
+    /// (`BoundedWait::Zeroing`, `zero_within` in src/safety/phase.rs): past the context's bound
+    /// it ends the process with one line that names the memset, where the allocation was made,
+    /// and the bound, not a stream scope.
+    #[test]
+    #[cfg(all(unix, not(miri)))]
+    fn a_zeroing_whose_queries_fail_for_ever_ends_at_its_bound_naming_the_allocation() {
+        use crate::deadline::{BoundedWait, Deadline, Overrun};
+        crate::alone::rerun_alone!(
+            a_zeroing_whose_queries_fail_for_ever_ends_at_its_bound_naming_the_allocation
+        );
+        let limit = std::time::Duration::from_millis(50);
+        let (status, text) = crate::error::safe_state::tests::child::run(None, || {
+            let site = core::panic::Location::caller();
+            let _ = super::wait_stream_by(
+                core::ptr::null_mut(),
+                Deadline::after(limit),
+                Overrun::Exit,
+                BoundedWait::Zeroing { limit },
+                site,
+            );
+        });
+        assert!(
+            libc::WIFEXITED(status),
+            "the child did not exit: {status:#x}; {text}"
+        );
+        assert_eq!(
+            libc::WEXITSTATUS(status),
+            crate::error::FAIL_STOP_STATUS,
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(
+            text.contains("the memset zeroing the allocation made at")
+                && text.contains(&format!("wait bound ({limit:?}"))
+                && !text.contains("stream scope"),
+            "{text}"
+        );
+        assert!(
+            text.contains(file!()),
+            "the line names the allocation's site: {text}"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@
 
 use crate::asynchronous::event::Event;
 use crate::asynchronous::stream::{Stream, StreamSerial, record_event, wait_event};
-use crate::deadline::{Deadline, Overrun};
+use crate::deadline::{BoundedWait, Deadline, Overrun};
 use crate::error::{Result, record_drop_error};
 use crate::ffi;
 use crate::memory::{DeviceMemory, DeviceMemoryMut, check_alloc_len, check_same_len};
@@ -147,7 +147,7 @@ impl Stream<'_> {
         };
         let value = f(&scope);
         core::mem::forget(waiter);
-        super::wait_stream_by(self.as_raw(), deadline, overrun, site)?;
+        super::wait_stream_by(self.as_raw(), deadline, overrun, BoundedWait::Scope, site)?;
         // As in `scope`: after a fault elsewhere, a complete stream's results cannot be trusted.
         crate::error::poison::check()?;
         super::host::check_panics()?;
@@ -168,7 +168,7 @@ impl Drop for SyncOnDrop {
         let waited = match self.bound {
             None => super::wait_stream(self.stream),
             Some((deadline, overrun, site)) => {
-                super::wait_stream_by(self.stream, deadline, overrun, site)
+                super::wait_stream_by(self.stream, deadline, overrun, BoundedWait::Scope, site)
             }
         };
         if let Err(e) = waited {

@@ -444,20 +444,56 @@ pub(crate) fn passed(what: core::fmt::Arguments<'_>, waited: Duration) -> Error 
     )
 }
 
-/// Ends the process for a scope that overran its deadline ([`Overrun::Exit`]): the safe state,
-/// with a line that names the scope and how long it was waited for. Allocates nothing: the
-/// detail is written into the safe state's line on the stack (R25).
+/// What a wait bounded with [`Overrun::Exit`] waits for: named in the safe state's line when it
+/// overruns, and the observer of a sticky error it meets.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum BoundedWait {
+    /// A stream scope's end ([`Stream::scope_by`](crate::Stream::scope_by)), its closure
+    /// returned.
+    Scope,
+    /// The memset zeroing a new allocation of the restricted profile's init phase, bounded by
+    /// its context's wait bound (`limit`).
+    Zeroing {
+        /// The context's wait bound.
+        limit: Duration,
+    },
+}
+
+impl BoundedWait {
+    /// Who observes a sticky error met on the way.
+    pub(crate) fn observer(self) -> Observer {
+        match self {
+            Self::Scope => Observer::ScopeEnd,
+            Self::Zeroing { .. } => Observer::DriverCall,
+        }
+    }
+}
+
+/// Ends the process for a wait that overran its deadline ([`Overrun::Exit`]): the safe state,
+/// with a line that names what was waited for (`what`, made at `site`) and how long. Allocates
+/// nothing: the detail is written into the safe state's line on the stack (R25).
 #[cold]
 #[inline(never)]
-pub(crate) fn exit_overrun(site: &Location<'_>, waited: Duration) -> ! {
-    crate::error::safe_state::fail_stop_with(
-        &Error::from_kind(ErrorKind::DeadlinePassed),
-        format_args!(
-            "the stream scope at {site} passed its deadline with its work still running, \
-             {waited:?} after its closure returned (Overrun::Exit): ending the process is what \
-             ends the device's work on the memory the scope borrows"
+pub(crate) fn exit_overrun(what: BoundedWait, site: &Location<'_>, waited: Duration) -> ! {
+    let error = Error::from_kind(ErrorKind::DeadlinePassed);
+    match what {
+        BoundedWait::Scope => crate::error::safe_state::fail_stop_with(
+            &error,
+            format_args!(
+                "the stream scope at {site} passed its deadline with its work still running, \
+                 {waited:?} after its closure returned (Overrun::Exit): ending the process is \
+                 what ends the device's work on the memory the scope borrows"
+            ),
         ),
-    )
+        BoundedWait::Zeroing { limit } => crate::error::safe_state::fail_stop_with(
+            &error,
+            format_args!(
+                "the memset zeroing the allocation made at {site} was not over within the \
+                 context's wait bound ({limit:?}; polled {waited:?}): ending the process is \
+                 what ends the device's work on memory that would be freed"
+            ),
+        ),
+    }
 }
 
 /// Waits until no work enqueued on `stream` so far can still run, before the memory it uses is

@@ -766,47 +766,23 @@ impl RunPhase<'_> {
 /// A plain `cuStreamSynchronize` here had no bound at all in the init phase (R19).
 #[track_caller]
 fn zero_within<T: DeviceCopy>(buffer: &mut DeviceBuffer<'_, T>, bound: WaitBound) -> Result<()> {
-    use crate::deadline::{Polled, poll, poll_through_errors};
-    use crate::error::Observer;
+    use crate::deadline::{BoundedWait, Overrun};
     if buffer.is_empty() {
         return Ok(());
     }
     // SAFETY: the device range is live memory of the current context (the guard's, which
     // lent the buffer), `byte_len` bytes.
     unsafe { ffi::cuMemsetD8_v2(buffer.device_ptr(), 0, buffer.byte_len()) }.result()?;
-    let site = core::panic::Location::caller();
-    let deadline = bound.deadline();
-    // SAFETY: the NULL stream of the current context always exists.
-    let query = || unsafe { ffi::cuStreamQuery(core::ptr::null_mut()) };
-    let waited = match poll(deadline, Observer::DriverCall, site, query) {
-        Polled::Done(Ok(())) => return Ok(()),
-        Polled::Done(Err(first)) => {
-            let first = crate::error::safe_state::unless_sticky(first);
-            match poll_through_errors(deadline, Observer::DriverCall, site, query) {
-                Polled::Done(()) => return Err(first),
-                Polled::Overdue(waited) => waited,
-            }
-        }
-        Polled::Overdue(waited) => waited,
+    let zeroing = BoundedWait::Zeroing {
+        limit: bound.limit(),
     };
-    zeroing_overran(site, bound, waited)
-}
-
-/// The safe state of an allocation whose zeroing did not end within the context's bound.
-#[cold]
-#[inline(never)]
-fn zeroing_overran(
-    site: &core::panic::Location<'_>,
-    bound: WaitBound,
-    waited: std::time::Duration,
-) -> ! {
-    crate::error::safe_state::fail_stop_with(
-        &Error::from_kind(ErrorKind::DeadlinePassed),
-        format_args!(
-            "the memset zeroing the allocation made at {site} was not over within the \
-             context's wait bound ({:?}; polled {waited:?}): ending the process is what ends \
-             the device's work on memory that would be freed",
-            bound.limit()
-        ),
+    let site = core::panic::Location::caller();
+    // The NULL stream of the current context always exists.
+    crate::asynchronous::wait_stream_by(
+        core::ptr::null_mut(),
+        bound.deadline(),
+        Overrun::Exit,
+        zeroing,
+        site,
     )
 }
