@@ -455,6 +455,53 @@ fn array_view_reads_like_the_array() {
     assert_eq!(out.to_vec().unwrap(), src, "the view's texels");
 }
 
+/// A view wider than its array, or of levels its resource does not have, is refused before
+/// `cuTexObjectCreate` (`InvalidValue`, naming what does not fit): a texture reads as far as
+/// its view says, so a view past its array must never reach the driver. The array stays usable
+/// and a fitting view still makes a texture.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_view_past_its_array_or_its_levels_is_refused_before_the_driver() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let array = guard.alloc_array::<f32>(W, H).unwrap();
+    let whole = ResourceView::of_array(&array);
+    let mip = guard.alloc_mipmapped_array::<f32>(W, H, 3).unwrap();
+    let options = TextureOptions::default();
+    for (resource, says) in [
+        (
+            TextureResource::array_view(
+                &array,
+                &ResourceView {
+                    width: 2 * W,
+                    ..whole
+                },
+            ),
+            "not its resource's",
+        ),
+        (
+            TextureResource::array_view(&array, &whole.levels(0, 1)),
+            "are not levels of its resource",
+        ),
+        (
+            TextureResource::mipmapped_view(&mip, &ResourceView::of_mipmapped(&mip).levels(1, 3)),
+            "are not levels of its resource",
+        ),
+    ] {
+        let e = guard.texture_from(resource, &options).err().unwrap();
+        assert_eq!(e.kind(), custack::ErrorKind::InvalidValue, "{e}");
+        assert!(e.to_string().contains(says), "{e}");
+    }
+    let fits = ResourceView::of_mipmapped(&mip).levels(1, 2);
+    guard
+        .texture_from(TextureResource::mipmapped_view(&mip, &fits), &options)
+        .unwrap();
+    guard
+        .texture_from(TextureResource::array_view(&array, &whole), &options)
+        .unwrap();
+}
+
 /// The CPU reference itself (no GPU): the address modes give different results outside the
 /// image, so the GPU comparisons above can tell them apart, and the border colour appears
 /// where every tap is outside.

@@ -2,6 +2,7 @@
 //! array, linear or pitched device memory, and the part of an array it reads, a [`ResourceView`]
 //! (`CUDA_RESOURCE_VIEW_DESC`).
 
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::memory::DeviceMemory;
 use crate::memory::pitched::PitchedBuffer;
@@ -64,6 +65,40 @@ impl ResourceView {
         }
     }
 
+    /// Whether this view fits a resource of `extent` (width, height, depth) and `levels` mipmap
+    /// levels (1 for a plain array): the driver requires a view's extent to equal its
+    /// resource's (custack's formats are none of the block-compressed ones, whose rule differs),
+    /// and its levels to be levels the resource has, first before last. Checked before
+    /// `cuTexObjectCreate`, so that a view larger than its array never reaches the driver,
+    /// whatever the driver would check of it: a texture reads as far as its view says.
+    fn fits(self, extent: [usize; 3], levels: u32) -> Result<()> {
+        let [width, height, depth] = extent;
+        if [self.width, self.height, self.depth] != extent {
+            return Err(Error::custack(
+                ErrorKind::InvalidValue,
+                format!(
+                    "cuTexObjectCreate: the view's extent {}×{}×{} is not its resource's \
+                     {width}×{height}×{depth} (a view's width, height and depth equal its \
+                     array's; narrow a mipmapped array's view by its levels)",
+                    self.width, self.height, self.depth
+                ),
+            ));
+        }
+        if self.first_level > self.last_level || self.last_level >= levels {
+            return Err(Error::custack(
+                ErrorKind::InvalidValue,
+                format!(
+                    "cuTexObjectCreate: the view's levels {}..={} are not levels of its \
+                     resource, which has {levels} (0..={})",
+                    self.first_level,
+                    self.last_level,
+                    levels.saturating_sub(1)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     fn to_raw(self, format: ffi::CUresourceViewFormat) -> ffi::CUDA_RESOURCE_VIEW_DESC {
         // As for arrays, the descriptor's height is 0 for 1D and its depth 0 for 1D and 2D.
         ffi::CUDA_RESOURCE_VIEW_DESC {
@@ -94,6 +129,9 @@ impl ResourceView {
 pub struct TextureResource<'a> {
     desc: ffi::CUDA_RESOURCE_DESC,
     view: Option<ffi::CUDA_RESOURCE_VIEW_DESC>,
+    /// The view as given, with the extent and mipmap levels of the resource it views, checked
+    /// by [`check_view`](Self::check_view) before the texture is made.
+    viewed: Option<(ResourceView, [usize; 3], u32)>,
     // The handles and addresses are the current context's: not to be used on another thread.
     _marker: PhantomData<(&'a (), *const ())>,
 }
@@ -115,6 +153,7 @@ impl<'a> TextureResource<'a> {
         Self {
             desc: array_resource(array.as_raw()),
             view: None,
+            viewed: None,
             _marker: PhantomData,
         }
     }
@@ -123,6 +162,7 @@ impl<'a> TextureResource<'a> {
     pub fn array_view<T: ArrayElement>(array: &'a CudaArray<'_, T>, view: &ResourceView) -> Self {
         Self {
             view: Some(view.to_raw(T::VIEW_FORMAT)),
+            viewed: Some((*view, array.extent(), 1)),
             ..Self::array(array)
         }
     }
@@ -137,6 +177,7 @@ impl<'a> TextureResource<'a> {
         Self {
             desc: resource(ffi::CU_RESOURCE_TYPE_MIPMAPPED_ARRAY, res),
             view: None,
+            viewed: None,
             _marker: PhantomData,
         }
     }
@@ -148,6 +189,7 @@ impl<'a> TextureResource<'a> {
     ) -> Self {
         Self {
             view: Some(view.to_raw(T::VIEW_FORMAT)),
+            viewed: Some((*view, array.extent(), array.levels())),
             ..Self::mipmapped(array)
         }
     }
@@ -167,6 +209,7 @@ impl<'a> TextureResource<'a> {
         Self {
             desc: resource(ffi::CU_RESOURCE_TYPE_LINEAR, res),
             view: None,
+            viewed: None,
             _marker: PhantomData,
         }
     }
@@ -186,6 +229,7 @@ impl<'a> TextureResource<'a> {
         Self {
             desc: resource(ffi::CU_RESOURCE_TYPE_PITCH2D, res),
             view: None,
+            viewed: None,
             _marker: PhantomData,
         }
     }
@@ -198,6 +242,15 @@ impl<'a> TextureResource<'a> {
     /// The view descriptor, if any.
     pub fn view_as_raw(&self) -> Option<&ffi::CUDA_RESOURCE_VIEW_DESC> {
         self.view.as_ref()
+    }
+
+    /// Whether the view, if any, fits the resource it views ([`ResourceView`]'s rules): an
+    /// [`ErrorKind::InvalidValue`] naming what does not, before any driver call.
+    pub(crate) fn check_view(&self) -> Result<()> {
+        match self.viewed {
+            Some((view, extent, levels)) => view.fits(extent, levels),
+            None => Ok(()),
+        }
     }
 }
 
@@ -227,6 +280,45 @@ mod tests {
             (three_d.height, three_d.depth, three_d.lastMipmapLevel),
             (4, 2, 0)
         );
+    }
+
+    #[test]
+    fn a_view_must_have_its_resources_extent_and_levels() {
+        let whole = ResourceView {
+            width: 64,
+            height: 48,
+            depth: 1,
+            first_level: 0,
+            last_level: 0,
+        };
+        assert!(whole.fits([64, 48, 1], 1).is_ok());
+        assert!(whole.levels(1, 3).fits([64, 48, 1], 4).is_ok());
+        for (view, levels, says) in [
+            (
+                ResourceView {
+                    width: 128,
+                    ..whole
+                },
+                1,
+                "128×48×1",
+            ),
+            (
+                ResourceView {
+                    height: 96,
+                    ..whole
+                },
+                1,
+                "64×96×1",
+            ),
+            (ResourceView { depth: 2, ..whole }, 1, "64×48×2"),
+            (whole.levels(0, 1), 1, "levels 0..=1"),
+            (whole.levels(2, 1), 4, "levels 2..=1"),
+            (whole.levels(0, 4), 4, "levels 0..=4"),
+        ] {
+            let e = view.fits([64, 48, 1], levels).unwrap_err();
+            assert_eq!(e.kind(), crate::error::ErrorKind::InvalidValue);
+            assert!(e.to_string().contains(says), "{says}: {e}");
+        }
     }
 
     #[test]

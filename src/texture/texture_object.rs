@@ -44,7 +44,10 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// # Errors
     ///
-    /// Driver errors, e.g. `InvalidValue` for options the resource does not support (linear
+    /// [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) for a
+    /// [`ResourceView`](crate::ResourceView) whose extent is not its array's, or whose levels
+    /// the array does not have (checked before the driver is called: a texture reads as far as
+    /// its view says). Driver errors, e.g. `InvalidValue` for options the resource does not support (linear
     /// filtering of integer reads, wrap or mirror addressing without normalized coordinates
     /// on some devices, a linear resource beyond the device's maximum width or misaligned).
     ///
@@ -80,6 +83,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         options: &TextureOptions,
     ) -> Result<TextureObject<'a>> {
         crate::error::poison::check()?;
+        resource.check_view()?;
         let desc = options.to_raw();
         let view = resource
             .view_as_raw()

@@ -1,6 +1,7 @@
 //! The program `textures` (C21): arrays, a mipmapped array, and textures over every resource kind
 //! (an array and a view of it, a mipmapped array, linear and pitched memory); a surface over a
-//! level; a texture bound to a scope and passed to a kernel; an asynchronous copy into an array.
+//! level; a texture bound to a scope and passed to a kernel; an asynchronous copy into an array;
+//! a view wider than its array refused before the driver.
 
 use custack::{Context, DeviceMemory, LaunchConfig, Result, Stack};
 
@@ -40,6 +41,17 @@ pub(crate) fn textures(ctx: &Context) -> Result<Vec<f32>> {
         ..TextureOptions::default().with_address(AddressMode::Wrap)
     };
     let view = ResourceView::of_array(&array);
+    // A view wider than its array is refused before the driver is called (no
+    // `cuTexObjectCreate`; the differential run's calls are the same either way).
+    let wide = ResourceView {
+        width: 2 * w,
+        ..view
+    };
+    match guard.texture_from(TextureResource::array_view(&array, &wide), &options) {
+        Err(e) if e.kind() == custack::ErrorKind::InvalidValue => {}
+        Err(e) => return Err(e),
+        Ok(_) => panic!("a view twice its array's width made a texture"),
+    }
     let textures = [
         guard.texture(&array, &options)?,
         guard.texture_from(TextureResource::array_view(&array, &view), &options)?,
