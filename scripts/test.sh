@@ -114,6 +114,20 @@ lib=$dir/libcuda.so
 [[ -e $lib ]] || lib=$dir/libcuda.so.1
 echo "scripts/test.sh: using libcuda $lib${LD_LIBRARY_PATH:+ (LD_LIBRARY_PATH=$LD_LIBRARY_PATH)}"
 
+# The free space on the target directory's disk, in GiB (empty where df cannot say). A whole run
+# writes about need_gib GiB there (measured in a fresh clone, docs/reliability.md); a CI log that ends
+# in "No space left on device" then says whether the disk was short before the run began.
+free_gib() {
+    mkdir -p "$target_dir" && df -P -BG "$target_dir" 2>/dev/null | awk 'NR == 2 { sub(/G$/, "", $4); print $4 }'
+}
+need_gib=30
+free_at_start=$(free_gib || true)
+lowest_free=$free_at_start # the least seen at a step's end, named in the last time line
+echo "scripts/test.sh: ${free_at_start:-?} GiB free on the disk of $target_dir; a whole run writes about $need_gib GiB there"
+if [[ -n $free_at_start ]] && ((free_at_start < need_gib)); then
+    echo "scripts/test.sh: warning: less free space than a whole run writes: free some (old target directories, clones) or a step will fail with \"No space left on device\"" >&2
+fi
+
 # Both runs go ahead even if one fails; the script fails if either did.
 status=0
 failed=() # the steps that failed, named in the last line
@@ -138,7 +152,10 @@ step_done() {
     timings+=("$1 ${took}s")
     [[ $1 == "${steps[step_no - 1]:-}" ]] ||
         echo "scripts/test.sh: (step $step_no ended as \"$1\", listed as \"${steps[step_no - 1]:-}\": fix the list)" >&2
-    echo "scripts/test.sh: time: $1 took $took s ($SECONDS s so far)"
+    local free
+    free=$(free_gib || true)
+    [[ -z $free || ( -n $lowest_free && $lowest_free -le $free ) ]] || lowest_free=$free
+    echo "scripts/test.sh: time: $1 took $took s ($SECONDS s so far, ${free:-?} GiB free)"
     step_begin
 }
 step_begin
@@ -630,7 +647,7 @@ step_done "platforms"
 
 # One line to end on, whatever scrolled past.
 joined_times=$(printf '%s, ' "${timings[@]}")
-echo "scripts/test.sh: time: $SECONDS s in all: ${joined_times%, }"
+echo "scripts/test.sh: time: $SECONDS s in all: ${joined_times%, }; disk: ${free_at_start:-?} GiB free at the start, ${lowest_free:-?} at the least"
 if ((status == 0)); then
     echo "scripts/test.sh: all passed: tests, doc tests, the rendezvous tests, clippy, rustdoc, the docs.rs build, the first command (linked and in a fresh clone), plain cargo test (a fresh clone), a dependent build, the clippy safety list, the libraries (nvrtc, cublas, nccl, cufft, curand, cublaslt, nvml), MSRV${msrv_skipped:-}, the release dry run and packages, the packaged crate's tests, checking driver, loom, Miri${miri_summary:-}, platforms (${platforms_summary:-none ran})"
 else
