@@ -118,6 +118,14 @@ fn lookup() -> Option<LeftBehindFn> {
     })
 }
 
+/// How many times a release that cannot be left behind is tried before the safe state: one a
+/// borrow's end waits for (a registered slice's `cuMemHostUnregister`, whose caller frees or
+/// reuses the memory once it returns), or without which work may never end (an aborted NCCL
+/// communicator's `ncclCommAbort`, in its context). A one-off failure is tried again; an
+/// answer that keeps failing (the same error for ever, a lost device) ends in the safe state,
+/// never in a returned borrow the driver may still hold.
+pub(crate) const RELEASE_TRIES: usize = 3;
+
 /// Tells the checking driver, where it is the driver, that `handle` is left behind on purpose.
 /// Nothing on a real driver.
 pub(crate) fn left_behind(object: Object, handle: u64) {

@@ -11,7 +11,7 @@
 //! `RegisteredVec` is a [`Payload`](crate::Payload) submissions can own.
 
 use crate::context::stack::{ContextKind, PushedGuard};
-use crate::error::{Result, record_drop_error};
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::check_alloc_len;
 use crate::vocabulary::plain::DeviceCopy;
@@ -80,10 +80,12 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// `CUDA_ERROR_INVALID_VALUE` for an empty slice; `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`
     /// for memory registered already (`f` is not called); driver errors. The error of
-    /// `cuMemHostUnregister` after `f` returned (`f`'s result is dropped then): the slice may
-    /// still be registered. In a poisoned process (R20) or a forked child (R22) the slice is left
-    /// registered and that error returned: no later copy of the process reaches the driver's
-    /// record of it.
+    /// `cuMemHostUnregister` after `f` returned (`f`'s result is dropped then), returned once a
+    /// second try unregistered the slice: the unregistration is tried up to three times, and a
+    /// failure that persists takes the safe state ([`fail_stop`](crate::fail_stop)), since the
+    /// slice's borrow must not end while it is registered. In a poisoned process (R20) or a
+    /// forked child (R22) the slice is left registered and that error returned: no later copy
+    /// of the process reaches the driver's record of it.
     ///
     /// # Examples
     ///
@@ -166,16 +168,48 @@ struct Registration(*mut c_void);
 impl Registration {
     fn done(self) -> Result<()> {
         let this = ManuallyDrop::new(self);
-        unregister(this.0)
+        unregister_borrowed(this.0)
     }
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        if let Err(e) = unregister(self.0) {
+        if let Err(e) = unregister_borrowed(self.0) {
             record_drop_error(e);
         }
     }
+}
+
+/// Unregisters a borrowed slice before its borrow ends: the caller may free or reuse the memory
+/// once this returns, which it must not while the driver holds it page-locked (a later
+/// allocation at that address would be taken for pinned memory, C21). A failure is tried again
+/// ([`RELEASE_TRIES`](crate::error::left_behind::RELEASE_TRIES) in all); the first error is
+/// returned once the slice is unregistered. Where the process is poisoned or forked (R20, R22)
+/// the slice stays registered and the error returns at once: no later call reaches the driver's
+/// record of it. A failure that persists otherwise (the same error for ever, a lost device)
+/// takes the safe state: ending the process is what ends the registration.
+fn unregister_borrowed(ptr: *mut c_void) -> Result<()> {
+    let mut first: Option<Error> = None;
+    for _ in 0..crate::error::left_behind::RELEASE_TRIES {
+        match unregister(ptr) {
+            Ok(()) => return first.map_or(Ok(()), Err),
+            Err(e) if crate::error::poison::may_release().is_err() => {
+                return Err(first.unwrap_or(e));
+            }
+            Err(e) => match &first {
+                None => first = Some(e),
+                Some(_) => record_drop_error(e),
+            },
+        }
+    }
+    let error = first.unwrap_or_else(|| Error::from_kind(ErrorKind::Unknown));
+    let detail = format!(
+        "{}; cuMemHostUnregister of a slice lent to register_host failed {} times: its borrow \
+         cannot end while the driver may hold it page-locked",
+        error.detail().unwrap_or("the unregistration failed"),
+        crate::error::left_behind::RELEASE_TRIES
+    );
+    crate::error::fail_stop(&error.with_detail(detail))
 }
 
 impl<T: DeviceCopy> core::ops::Deref for RegisteredVec<'_, T> {

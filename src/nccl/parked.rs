@@ -42,8 +42,10 @@ unsafe fn in_context<R>(ctx: ffi::CUcontext, f: impl FnOnce() -> R) -> Result<R>
     value.ok_or_else(|| Error::from_kind(ErrorKind::Unknown))
 }
 
-/// How many times [`in_context_tried`] pushes a communicator's context before it gives up.
-const PUSH_TRIES: usize = 3;
+/// How many times [`in_context_tried`] pushes a communicator's context before it gives up: as
+/// many as any release that cannot be left behind is tried
+/// ([`RELEASE_TRIES`](crate::error::left_behind::RELEASE_TRIES)).
+const PUSH_TRIES: usize = crate::error::left_behind::RELEASE_TRIES;
 
 /// [`in_context`] for what must not be skipped because one push failed (an abort, without which
 /// a communicator's kernels may wait for ever; a wait before buffers are handed back; a
