@@ -120,7 +120,7 @@ echo "scripts/test.sh: using libcuda $lib${LD_LIBRARY_PATH:+ (LD_LIBRARY_PATH=$L
 free_gib() {
     mkdir -p "$target_dir" && df -P -BG "$target_dir" 2>/dev/null | awk 'NR == 2 { sub(/G$/, "", $4); print $4 }'
 }
-need_gib=30
+need_gib=20
 free_at_start=$(free_gib || true)
 lowest_free=$free_at_start # the least seen at a step's end, named in the last time line
 echo "scripts/test.sh: ${free_at_start:-?} GiB free on the disk of $target_dir; a whole run writes about $need_gib GiB there"
