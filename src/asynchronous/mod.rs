@@ -304,27 +304,21 @@ mod tests {
     use super::{InCapture, IntoGraph, refuse_alloc_into_graph, refuse_inside_capture};
     use crate::error::ErrorKind;
 
-    /// A scope bounded with `Overrun::Exit` whose every `cuStreamQuery` fails with the same
-    /// error that is not sticky, for ever (here the real driver's `CUDA_ERROR_NOT_INITIALIZED`:
-    /// no `cuInit` in the child; `CUDA_ERROR_NO_DEVICE` in a build without libcuda): its end
-    /// (`wait_stream_by`, then `settle_by`) polls on to its deadline and ends the process in
-    /// the safe state, naming the scope that overran. Before `settle_by` read the clock between
-    /// such answers it spun for ever: the liveness bound (60 s) fails the test then.
-    #[test]
+    /// Runs, in a child, the end of a wait bounded with `Overrun::Exit` whose stream's every
+    /// `cuStreamQuery` fails with the same error that is not sticky, for ever (here the real
+    /// driver's `CUDA_ERROR_NOT_INITIALIZED`: no `cuInit` in the child; `CUDA_ERROR_NO_DEVICE` in
+    /// a build without libcuda), waiting for `what` with a deadline `limit` away; checks that the
+    /// child ended in the safe state with one line naming this file, and returns the line.
     #[cfg(all(unix, not(miri)))]
-    fn a_bounded_scope_whose_queries_fail_for_ever_ends_at_its_deadline() {
+    fn overrun_line(what: crate::deadline::BoundedWait, limit: std::time::Duration) -> String {
         use crate::deadline::{Deadline, Overrun};
-        crate::alone::rerun_alone!(
-            a_bounded_scope_whose_queries_fail_for_ever_ends_at_its_deadline
-        );
         let (status, text) = crate::error::safe_state::tests::child::run(None, || {
-            let deadline = Deadline::after(std::time::Duration::from_millis(50));
             let site = core::panic::Location::caller();
             let _ = super::wait_stream_by(
                 core::ptr::null_mut(),
-                deadline,
+                Deadline::after(limit),
                 Overrun::Exit,
-                crate::deadline::BoundedWait::Scope,
+                what,
                 site,
             );
         });
@@ -339,10 +333,30 @@ mod tests {
         );
         assert_eq!(text.lines().count(), 1, "{text}");
         assert!(
+            text.contains(file!()),
+            "the line names the wait's site: {text}"
+        );
+        text
+    }
+
+    /// A scope's end (`wait_stream_by`, then `settle_by`) under [`overrun_line`]'s driver polls
+    /// on to its deadline and ends the process in the safe state, naming the scope that
+    /// overran. Before `settle_by` read the clock between such answers it spun for ever: the
+    /// liveness bound (60 s) fails the test then.
+    #[test]
+    #[cfg(all(unix, not(miri)))]
+    fn a_bounded_scope_whose_queries_fail_for_ever_ends_at_its_deadline() {
+        crate::alone::rerun_alone!(
+            a_bounded_scope_whose_queries_fail_for_ever_ends_at_its_deadline
+        );
+        let text = overrun_line(
+            crate::deadline::BoundedWait::Scope,
+            std::time::Duration::from_millis(50),
+        );
+        assert!(
             text.contains("passed its deadline") && text.contains("(Overrun::Exit)"),
             "{text}"
         );
-        assert!(text.contains(file!()), "the line names the scope: {text}");
     }
 
     /// The same wait for the restricted init phase's zeroing of a new allocation
@@ -352,40 +366,16 @@ mod tests {
     #[test]
     #[cfg(all(unix, not(miri)))]
     fn a_zeroing_whose_queries_fail_for_ever_ends_at_its_bound_naming_the_allocation() {
-        use crate::deadline::{BoundedWait, Deadline, Overrun};
         crate::alone::rerun_alone!(
             a_zeroing_whose_queries_fail_for_ever_ends_at_its_bound_naming_the_allocation
         );
         let limit = std::time::Duration::from_millis(50);
-        let (status, text) = crate::error::safe_state::tests::child::run(None, || {
-            let site = core::panic::Location::caller();
-            let _ = super::wait_stream_by(
-                core::ptr::null_mut(),
-                Deadline::after(limit),
-                Overrun::Exit,
-                BoundedWait::Zeroing { limit },
-                site,
-            );
-        });
-        assert!(
-            libc::WIFEXITED(status),
-            "the child did not exit: {status:#x}; {text}"
-        );
-        assert_eq!(
-            libc::WEXITSTATUS(status),
-            crate::error::FAIL_STOP_STATUS,
-            "{text}"
-        );
-        assert_eq!(text.lines().count(), 1, "{text}");
+        let text = overrun_line(crate::deadline::BoundedWait::Zeroing { limit }, limit);
         assert!(
             text.contains("the memset zeroing the allocation made at")
                 && text.contains(&format!("wait bound ({limit:?}"))
                 && !text.contains("stream scope"),
             "{text}"
-        );
-        assert!(
-            text.contains(file!()),
-            "the line names the allocation's site: {text}"
         );
     }
 
