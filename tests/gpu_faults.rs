@@ -694,3 +694,73 @@ fn in_parent_mode(test: &str, mode: &str) -> bool {
     );
     true
 }
+
+/// R20 at a synchronous device-side call: a copy between device buffers, a memset and a copy
+/// to or from another context's parked buffer wait for their work after the driver enqueued
+/// it. When the enqueue itself answers a sticky error, that answer is no evidence that nothing
+/// was enqueued, nor that another context's work is over, so the call takes the safe state
+/// instead of returning (and ending its borrows). In the child, a kernel faults in a
+/// submission; the test's own raw `cuCtxSynchronize` sees the sticky error, so custack has not
+/// observed it and the call goes to the driver, which answers it. Each mode must end in the
+/// safe state, its one line naming the sticky error.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn r20_a_synchronous_device_copy_or_memset_that_meets_a_sticky_error_takes_the_safe_state() {
+    let test =
+        "r20_a_synchronous_device_copy_or_memset_that_meets_a_sticky_error_takes_the_safe_state";
+    const MODES: [&str; 6] = [
+        "fill_bytes",
+        "fill_u16",
+        "fill_u32",
+        "copy_from_device",
+        "copy_from_peer",
+        "copy_to_peer",
+    ];
+    if std::env::var_os(CHILD_ENV).is_none() {
+        for mode in MODES {
+            let report = in_parent_safe_state(test, mode).unwrap();
+            assert!(report.contains("ILLEGAL_ADDRESS"), "{mode}: {report}");
+            assert!(report.contains("sticky"), "{mode}: {report}");
+        }
+        return;
+    }
+    let mode = child_mode();
+    let dev = device();
+    let other = Context::new(dev, ContextFlags::empty()).unwrap();
+    let ctx = Context::new(dev, ContextFlags::empty()).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let mut parked = {
+        let guard = stack.push(&other).unwrap();
+        guard.park(guard.alloc_from(&[5u32; 64]).unwrap())
+    };
+    let guard = stack.push(&ctx).unwrap();
+    let module = guard.load_ptx(KERNELS).unwrap();
+    let fault = module.declared::<IllegalWrite>().unwrap();
+    let mut dst = guard.alloc_from(&[1u32; 64]).unwrap();
+    let src = guard.alloc_from(&[2u32; 64]).unwrap();
+    let stream = guard.stream().unwrap();
+    let _pending = stream
+        .submit(fault, |s, fault| {
+            s.run(&fault, LaunchConfig::for_elements(1), ())
+        })
+        .unwrap();
+    // SAFETY: a plain driver call with no arguments; it waits for the fault, which custack
+    // does not observe (so it has not poisoned the process).
+    let raw = unsafe { custack::ffi::cuCtxSynchronize() };
+    assert_ne!(
+        raw,
+        custack::ffi::CUresult::CUDA_SUCCESS,
+        "the kernel did not fault"
+    );
+    assert!(custack::poisoned().is_none(), "custack saw the fault");
+    println!("CHILD-STARTED");
+    let returned = match mode.as_str() {
+        "fill_bytes" => dst.fill_bytes(0),
+        "fill_u16" => dst.fill_u16(0),
+        "fill_u32" => dst.fill_u32(0),
+        "copy_from_device" => dst.copy_from_device(&src),
+        "copy_from_peer" => guard.copy_from_peer(&mut dst, &parked),
+        _ => guard.copy_to_peer(&mut parked, &src),
+    };
+    panic!("{mode}: returned after the driver answered a sticky error: {returned:?}");
+}

@@ -346,7 +346,7 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
         // SAFETY: both ranges are live memory of the current context with `byte_len` bytes;
         // they do not overlap (`&mut self` and `&src` cannot alias).
         unsafe { ffi::cuMemcpyDtoD_v2(self.device_ptr(), src.device_ptr(), self.byte_len()) }
-            .result()?;
+            .result_releasing(crate::error::Observer::DriverCall)?;
         sync_null_stream()
     }
 
@@ -362,7 +362,8 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
             return Ok(());
         }
         // SAFETY: the device range is live memory of the current context, `byte_len` bytes.
-        unsafe { ffi::cuMemsetD8_v2(self.device_ptr(), value, self.byte_len()) }.result()?;
+        unsafe { ffi::cuMemsetD8_v2(self.device_ptr(), value, self.byte_len()) }
+            .result_releasing(crate::error::Observer::DriverCall)?;
         sync_null_stream()
     }
 
@@ -384,7 +385,8 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
         }
         check_memset_unit(self.device_ptr(), self.byte_len(), 4)?;
         // SAFETY: the device range is live memory of the current context, `byte_len / 4` words.
-        unsafe { ffi::cuMemsetD32_v2(self.device_ptr(), value, self.byte_len() / 4) }.result()?;
+        unsafe { ffi::cuMemsetD32_v2(self.device_ptr(), value, self.byte_len() / 4) }
+            .result_releasing(crate::error::Observer::DriverCall)?;
         sync_null_stream()
     }
 
@@ -406,7 +408,8 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
         }
         check_memset_unit(self.device_ptr(), self.byte_len(), 2)?;
         // SAFETY: the device range is live memory of the current context, `byte_len / 2` words.
-        unsafe { ffi::cuMemsetD16_v2(self.device_ptr(), value, self.byte_len() / 2) }.result()?;
+        unsafe { ffi::cuMemsetD16_v2(self.device_ptr(), value, self.byte_len() / 2) }
+            .result_releasing(crate::error::Observer::DriverCall)?;
         sync_null_stream()
     }
 }

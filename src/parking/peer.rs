@@ -143,7 +143,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
                 dst.byte_len(),
             )
         }
-        .result()?;
+        .result_releasing(crate::error::Observer::DriverCall)?;
         sync_current()
     }
 
@@ -175,7 +175,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
                 src.byte_len(),
             )
         }
-        .result()?;
+        .result_releasing(crate::error::Observer::DriverCall)?;
         sync_current()
     }
 }
