@@ -25,7 +25,10 @@
 //! [`Answer::NotSupported`], not an error: a GPU without ECC (most consumer cards), an H100
 //! asked about page retirement (it remaps rows instead), a Volta asked about row remapping.
 //! A failed NVML call is [`ErrorKind::NvmlFailed`], naming the
-//! call and NVML's status.
+//! call and NVML's status. A child forked after `Profile::init` makes no NVML call, as it makes
+//! no CUDA call (R22): each query refuses with [`ErrorKind::ForkedProcess`], and a `Health`
+//! dropped there leaves the parent's event set and reference alone (the refusal recorded, see
+//! [`take_drop_errors`](crate::take_drop_errors)).
 //!
 //! Under the restricted profile the same is offered through the context's phases:
 //! [`InitPhase::watch_health`](crate::safety::InitPhase::watch_health) opens NVML and the event
@@ -382,13 +385,15 @@ impl Health {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::NvmlFailed`].
+    /// [`ErrorKind::NvmlFailed`]; [`ErrorKind::ForkedProcess`] in a child forked after
+    /// `Profile::init`, which makes no driver call (R22).
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html>
     #[doc(alias = "nvmlDeviceGetEccMode")]
     pub fn ecc_enabled(&self) -> Result<Answer<bool>> {
+        crate::error::poison::not_forked()?;
         let mut current = nvmlEnableState_t::NVML_FEATURE_DISABLED;
         let mut pending = nvmlEnableState_t::NVML_FEATURE_DISABLED;
         // SAFETY: NVML's live handle; live, writable out-pointers.
@@ -404,13 +409,15 @@ impl Health {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::NvmlFailed`].
+    /// [`ErrorKind::NvmlFailed`]; [`ErrorKind::ForkedProcess`] in a child forked after
+    /// `Profile::init`, which makes no driver call (R22).
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html>
     #[doc(alias = "nvmlDeviceGetRemappedRows")]
     pub fn remapped_rows(&self) -> Result<Answer<RemappedRows>> {
+        crate::error::poison::not_forked()?;
         let (mut corr, mut unc, mut pending, mut failed): (c_uint, c_uint, c_uint, c_uint) =
             (0, 0, 0, 0);
         // SAFETY: NVML's live handle; live, writable out-pointers.
@@ -439,13 +446,15 @@ impl Health {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::NvmlFailed`].
+    /// [`ErrorKind::NvmlFailed`]; [`ErrorKind::ForkedProcess`] in a child forked after
+    /// `Profile::init`, which makes no driver call (R22).
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html>
     #[doc(alias = "nvmlDeviceGetRetiredPagesPendingStatus")]
     pub fn retired_pages_pending(&self) -> Result<Answer<bool>> {
+        crate::error::poison::not_forked()?;
         let mut pending = nvmlEnableState_t::NVML_FEATURE_DISABLED;
         // SAFETY: NVML's live handle; a live, writable out-pointer.
         let status = unsafe { (self.calls.retired_pages_pending)(self.device, &raw mut pending) };
@@ -462,13 +471,15 @@ impl Health {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::NvmlFailed`].
+    /// [`ErrorKind::NvmlFailed`]; [`ErrorKind::ForkedProcess`] in a child forked after
+    /// `Profile::init`, which makes no driver call (R22).
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html>
     #[doc(alias = "nvmlDeviceGetTotalEccErrors")]
     pub fn ecc_errors(&self) -> Result<Answer<EccErrors>> {
+        crate::error::poison::not_forked()?;
         let mut counts = [0 as c_ulonglong; 2];
         for (kind, count) in [
             nvmlMemoryErrorType_t::NVML_MEMORY_ERROR_TYPE_CORRECTED,
@@ -531,13 +542,14 @@ impl Health {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::NvmlFailed`], as above.
+    /// [`ErrorKind::NvmlFailed`] and [`ErrorKind::ForkedProcess`], as above.
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html>
     #[doc(alias = "nvmlEventSetWait_v2")]
     pub fn poll(&self) -> Result<Option<HealthEvent>> {
+        crate::error::poison::not_forked()?;
         let mut data = nvmlEventData_t {
             device: core::ptr::null_mut(),
             eventType: 0,
@@ -629,6 +641,12 @@ impl fmt::Debug for Health {
 
 impl Drop for Health {
     fn drop(&mut self) {
+        // A forked child (R22) makes no driver call, NVML's included: the event set and the
+        // reference are the parent's. Left alone; the refusal is recorded.
+        if let Err(e) = crate::error::poison::not_forked() {
+            crate::error::record_drop_error(e);
+            return;
+        }
         if !self.events.is_null() {
             // SAFETY: the set made at open, freed once (the pointer is cleared).
             let _ = unsafe { (self.calls.event_set_free)(self.events) };

@@ -383,6 +383,62 @@ fn dropping_frees_the_event_set_and_the_reference() {
     assert_eq!(sim(|s| (s.inits, s.sets)), (0, 0));
 }
 
+/// R22: a child forked after the watch began makes no NVML call. Each query refuses with
+/// `ForkedProcess` and asks the simulated NVML nothing; the drop leaves the parent's event set
+/// and reference alone and records its refusal. The parent's `Health` still works and frees
+/// both.
+#[test]
+#[cfg(all(unix, not(miri)))]
+fn a_forked_child_makes_no_nvml_call_and_its_drop_leaves_the_parents_alone() {
+    static POISON: Poison = Poison::new();
+    crate::alone::rerun_alone!(
+        a_forked_child_makes_no_nvml_call_and_its_drop_leaves_the_parents_alone
+    );
+    crate::error::poison::watch_forks().unwrap();
+    let health = open(&POISON, Sim::healthy());
+    sim(|s| s.events.push_back((nvmlEventTypeXidCriticalError, 79)));
+    let asked = || sim(|s| (s.waits, s.inits, s.sets));
+    // SAFETY: the child only calls the simulated NVML's record (this thread's copy), makes
+    // errors and `_exit`s.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        let before = asked();
+        let forked = |e: Error| e.kind() == ErrorKind::ForkedProcess;
+        let refused = health.ecc_enabled().is_err_and(forked)
+            && health.remapped_rows().is_err_and(forked)
+            && health.retired_pages_pending().is_err_and(forked)
+            && health.ecc_errors().is_err_and(forked)
+            && health.preflight().is_err_and(forked)
+            && health.poll().is_err_and(forked);
+        drop(health);
+        let recorded = crate::error::take_drop_errors();
+        let left_alone = asked() == before
+            && before == (0, 1, 1)
+            && sim(|s| s.events.len()) == 1
+            && recorded.len() == 1
+            && recorded[0].kind() == ErrorKind::ForkedProcess;
+        // SAFETY: ends the child at once, running nothing of the parent's.
+        unsafe { libc::_exit(i32::from(!refused) | (i32::from(!left_alone) << 1)) };
+    }
+    let mut status = 0;
+    // SAFETY: waits for the child just forked; `status` is a valid out-pointer.
+    assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
+    assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
+    assert_eq!(
+        libc::WEXITSTATUS(status),
+        0,
+        "1: a query reached NVML in the forked child; 2: its drop did"
+    );
+    // The parent is not refused: the event the child never read is the parent's to poll.
+    assert_eq!(
+        health.poll().unwrap(),
+        Some(HealthEvent::CriticalXid { xid: 79 })
+    );
+    drop(health);
+    assert_eq!(sim(|s| (s.inits, s.sets)), (0, 0));
+}
+
 #[test]
 fn a_failed_nvml_call_names_the_call_and_the_status() {
     static POISON: Poison = Poison::new();
