@@ -588,4 +588,15 @@ fn virtual_memory_vector_add_and_growing_without_copying() {
     assert!(expected.iter().all(|&x| x == 0x00C0_FFEE));
     assert_eq!(front.to_vec().unwrap(), expected);
     assert_eq!(back.to_vec().unwrap(), expected);
+    // A second mapping of a reservation while one lives (every mapping starts at its base), and
+    // after one was leaked: refused before the driver is asked, the live mapping untouched.
+    let again = at_one
+        .map_read_only::<u32, _>(&guard, &[&third])
+        .unwrap_err();
+    assert_eq!(again.kind(), ErrorKind::AlreadyMapped, "{again}");
+    assert_eq!(once.to_vec().unwrap(), expected);
+    drop((twice, once));
+    core::mem::forget(at_two.map::<u32, _>(&guard, [&mut third]).unwrap());
+    let after_leak = at_two.map::<u32, _>(&guard, [&mut second]).unwrap_err();
+    assert_eq!(after_leak.kind(), ErrorKind::AlreadyMapped, "{after_leak}");
 }

@@ -62,6 +62,16 @@ pub(crate) fn unexpected(what: &str) -> custack::Error {
     custack::Error::new(custack::ErrorKind::InvalidValue, what)
 }
 
+/// `Ok` if `r` is custack's refusal of a mapping over a mapped range (`AlreadyMapped`); the
+/// mapping made, or any other error, is unexpected.
+pub(crate) fn already_mapped<T>(r: custack::Result<T>) -> custack::Result<()> {
+    match r {
+        Err(e) if e.kind() == custack::ErrorKind::AlreadyMapped => Ok(()),
+        Err(e) => Err(e),
+        Ok(_) => Err(unexpected("a mapping over a mapped range was made")),
+    }
+}
+
 /// Elements of each buffer of `restricted_api` and `restricted_redundant`.
 pub(crate) const RESTRICTED_API_LEN: usize = 64;
 

@@ -28,9 +28,10 @@ impl Reservation<'_, Lent> {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::OutOfRange`] (no driver call) if they do not fit in the reservation; driver
-    /// errors (sizes not multiples of the granularity, a range mapped already). On an error
-    /// nothing stays mapped.
+    /// [`ErrorKind::OutOfRange`] (no driver call) if they do not fit in the reservation;
+    /// [`ErrorKind::AlreadyMapped`] (no driver call) while another mapping of the reservation,
+    /// alive or leaked, holds its start (drop it first); driver errors (sizes not multiples of
+    /// the granularity). On an error nothing stays mapped.
     ///
     /// # Examples
     ///
@@ -148,7 +149,9 @@ impl Reservation<'_, Lent> {
         physical: impl Iterator<Item = (ffi::CUmemGenericAllocationHandle, usize)> + Clone,
     ) -> Result<usize> {
         let access = [access_desc(guard.device()?, Access::ReadWrite)];
-        map_pieces(self.base, self.size, 0, physical, &access, &self.stuck).map(|(_, bytes)| bytes)
+        let (start, bytes) = claim_pieces(self.base, self.size, 0, physical.clone(), &self.stuck)?;
+        map_claimed(start, bytes, physical, &access, &self.stuck)?;
+        Ok(bytes)
     }
 }
 
@@ -156,7 +159,8 @@ impl MultiDeviceReservation<'_> {
     /// `cuMemMap`, `cuMemSetAccess`—Maps `physical` one after the other from `offset` bytes
     /// into the reservation and grants each device of `access` its access to all of it: one
     /// range holding as many `T` as fit. Several mappings may lie side by side in one
-    /// reservation (the driver refuses overlaps).
+    /// reservation; one that would overlap another (alive or leaked) is refused before the
+    /// driver is asked.
     ///
     /// Each allocation is borrowed exclusively while the mapping lives, as for
     /// [`Reservation::map`] (C14). Every device of `access` must be able to reach every
@@ -166,8 +170,9 @@ impl MultiDeviceReservation<'_> {
     ///
     /// [`ErrorKind::OutOfRange`] if the allocations do not fit, `InvalidValue` for an empty
     /// access list, [`ErrorKind::PeerAccessUnsupported`] if a device cannot reach an
-    /// allocation's device (no mapping call made); driver errors (sizes not multiples of the
-    /// granularity, a range mapped already). On an error nothing stays mapped.
+    /// allocation's device, [`ErrorKind::AlreadyMapped`] if another mapping of the reservation
+    /// (alive or leaked) holds part of the range (no mapping call made); driver errors (sizes
+    /// not multiples of the granularity). On an error nothing stays mapped.
     ///
     /// # References
     ///
@@ -271,24 +276,38 @@ impl MultiDeviceReservation<'_> {
         }
         let descs: Vec<_> = access.iter().map(|&(d, a)| access_desc(d, a)).collect();
         let handles = pieces.iter().map(|&(h, size, _)| (h, size));
-        let mut mapped = None;
-        let total: usize = pieces.iter().map(|&(_, size, _)| size).sum();
+        // Claimed before the context is pushed: a range another mapping holds is refused
+        // without a driver call.
+        let (start, bytes) =
+            claim_pieces(self.base, self.size, offset, handles.clone(), &self.stuck)?;
+        let (mut ran, mut mapped) = (false, false);
         // SAFETY: the reservation's context is live (borrowed for 'ctx); mapping leaves the
         // stack as it was.
         let r = unsafe {
             in_context(self.home, || {
-                let m = map_pieces(self.base, self.size, offset, handles, &descs, &self.stuck)?;
-                mapped = Some(m.0);
-                Ok(m)
+                ran = true;
+                // On its error nothing stays mapped and the claim is handed back (or the
+                // reservation is stuck).
+                map_claimed(start, bytes, handles, &descs, &self.stuck)?;
+                mapped = true;
+                Ok(())
             })
         };
-        if let (Err(_), Some(start)) = (&r, mapped) {
-            // Mapped, but the context could not be popped: no value owns the range now, so
-            // it stays mapped and the reservation is stuck.
-            self.stuck.set();
-            left_behind_range(Object::Mapping, start, total as u64);
+        match r {
+            Ok(()) => Ok((start, bytes)),
+            Err(e) => {
+                if !ran {
+                    // The context could not be pushed: nothing was mapped.
+                    self.stuck.unmapped(start, bytes);
+                } else if mapped {
+                    // Mapped, but the context could not be popped: no value owns the range
+                    // now, so it stays mapped (and claimed) and the reservation is stuck.
+                    self.stuck.set();
+                    left_behind_range(Object::Mapping, start, bytes as u64);
+                }
+                Err(e)
+            }
         }
-        r
     }
 }
 
@@ -347,23 +366,22 @@ fn access_desc(device: Device, access: Access) -> ffi::CUmemAccessDesc {
     }
 }
 
-/// Maps `(handle, size)` one after the other from `base + offset` of a reservation of `size`
-/// bytes at `base`, then grants `access`; returns the first address and the bytes mapped. On an
-/// error nothing stays mapped (or, if the clean-up's unmap failed too, the reservation is
-/// `stuck`).
-fn map_pieces(
+/// Checks that `physical` fits at `offset` of a reservation of `size` bytes at `base`, and
+/// claims that range of it (no driver call): the first address and the bytes. Refused in a
+/// poisoned or forked process, in a stuck reservation ([`Stuck::check`]), for pieces that do not
+/// fit ([`ErrorKind::OutOfRange`]) and for a range a mapping holds ([`Stuck::claim`]).
+fn claim_pieces(
     base: ffi::CUdeviceptr,
     size: usize,
     offset: usize,
-    physical: impl Iterator<Item = (ffi::CUmemGenericAllocationHandle, usize)> + Clone,
-    access: &[ffi::CUmemAccessDesc],
+    physical: impl Iterator<Item = (ffi::CUmemGenericAllocationHandle, usize)>,
     stuck: &Stuck,
 ) -> Result<(ffi::CUdeviceptr, usize)> {
     crate::error::poison::check()?;
     stuck.check()?;
     let bytes = physical
-        .clone()
-        .try_fold(0usize, |sum, (_, size)| sum.checked_add(size))
+        .map(|(_, size)| size)
+        .try_fold(0usize, usize::checked_add)
         .filter(|&b| offset.checked_add(b).is_some_and(|end| end <= size));
     let Some(bytes) = bytes else {
         return Err(Error::custack(
@@ -374,15 +392,37 @@ fn map_pieces(
         ));
     };
     let start = base + offset as u64;
+    // Claimed until `unmap_in` unmaps it (its mapping's drop, or a `map_owned` undone), or
+    // handed back by `map_claimed` if the map is undone.
+    stuck.claim(start, bytes)?;
+    Ok((start, bytes))
+}
+
+/// Maps `(handle, size)` one after the other from `start`, the range [`claim_pieces`] claimed,
+/// then grants `access`. On an error nothing stays mapped and the claim is handed back (or, if
+/// the clean-up's unmap failed too, the reservation is `stuck` and the range stays claimed).
+fn map_claimed(
+    start: ffi::CUdeviceptr,
+    bytes: usize,
+    physical: impl Iterator<Item = (ffi::CUmemGenericAllocationHandle, usize)>,
+    access: &[ffi::CUmemAccessDesc],
+    stuck: &Stuck,
+) -> Result<()> {
+    let undo = |done: usize| {
+        if stuck.unmap(start, done) {
+            stuck.unmapped(start, bytes);
+        }
+    };
     let mut done = 0usize;
     for (handle, size) in physical {
         let at = start + done as u64;
-        // SAFETY: `at..at + size` lies in the live reservation (checked above) and is not
-        // mapped (the driver refuses overlaps); `handle` is live physical memory, borrowed or
-        // owned by the caller for the mapping's life.
+        // SAFETY: `at..at + size` lies in the live reservation and is not mapped: the caller
+        // claimed `start..start + bytes` (`claim_pieces`: it fits, and no other mapping of the
+        // reservation holds any of it); `handle` is live physical memory, borrowed or owned by
+        // the caller for the mapping's life.
         let r = unsafe { ffi::cuMemMap(at, size, 0, handle, 0) }.result();
         if let Err(e) = r {
-            stuck.unmap(start, done);
+            undo(done);
             return Err(e);
         }
         done += size;
@@ -390,12 +430,10 @@ fn map_pieces(
     // SAFETY: the range was just mapped; `access.len()` descriptors.
     let granted = unsafe { ffi::cuMemSetAccess(start, bytes, access.as_ptr(), access.len()) };
     if let Err(e) = granted.result() {
-        stuck.unmap(start, bytes);
+        undo(bytes);
         return Err(e);
     }
-    // Counted until `unmap_in` unmaps it (its mapping's drop, or a `map_owned` undone).
-    stuck.mapped();
-    Ok((start, bytes))
+    Ok(())
 }
 
 /// `cuMemRelease` of each handle, once; the first error.

@@ -108,7 +108,7 @@ static_assertions::assert_eq_size!(
 // `!Sync`, their home being a thread marker) VMM mappings belong to the process, not to a thread
 // or a context (CUDA Virtual Memory Management); the value only holds the mapped range, the
 // context it pushes for its own calls (a context may be current on several threads at once), a
-// reference to its reservation's `Stuck` flag, an atomic, and its access list, plain data. It
+// reference to its reservation's `Stuck` record (an atomic and a mutex), and its access list, plain data. It
 // offers no access to the memory except through a guard of the thread that lends it (`lend`,
 // `lend_mut`, `lend_read_only`), which checks the device and ties the view to itself; `&self`
 // methods read plain fields only. `T` is plain data, never read or written on the host through

@@ -9,7 +9,8 @@ use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::memory::vmm::markers::{HomeMarker, Lent, MultiDevice, VmmHome};
 use core::marker::PhantomData;
-use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// A reserved range of device virtual addresses; freed on drop (`cuMemAddressFree`).
 ///
@@ -47,7 +48,7 @@ static_assertions::assert_eq_size!(
 // home being a thread marker) VMM address ranges belong to the process, not to a thread or a
 // context (CUDA Virtual Memory Management); the value only holds the range, the context it
 // pushes for its own calls (a context may be current on several threads at once) and its
-// `Stuck` flag, an atomic. It offers no access to the memory except through a guard of the
+// `Stuck` record, an atomic and a mutex. It offers no access to the memory except through a guard of the
 // thread that lends a mapping in it (`lend`, `lend_mut`, `lend_read_only`), which checks the
 // device and ties the view to itself. Dropping it on any thread pushes its context there.
 unsafe impl Send for MultiDeviceReservation<'_> {}
@@ -189,26 +190,68 @@ impl<H: VmmHome> Drop for Reservation<'_, H> {
 /// Set when a mapping in a reservation could not be unmapped (the driver failed the call, or
 /// its context could not be pushed): the range is still mapped, so the reservation maps
 /// nothing more and is not freed on drop (the failed unmap's error was recorded; the driver
-/// releases both with the context or the process). And how many of its mappings are mapped
-/// now: a mapping leaked (`mem::forget`) ends its borrow of the reservation without unmapping,
-/// so the reservation's drop cannot take the borrow checker's word that none is left.
+/// releases both with the context or the process). And which ranges of it are mapped now:
+/// each `map` claims its range here before the driver is asked, and a range some mapping holds
+/// already is refused without a driver call (a guard-lent reservation's mappings all start at
+/// its base, so one at a time; a multi-device one's may lie side by side). A mapping leaked
+/// (`mem::forget`) ends its borrow of the reservation without unmapping, so its range stays
+/// claimed, and the reservation's drop cannot take the borrow checker's word that none is
+/// left.
 #[derive(Debug, Default)]
-pub(super) struct Stuck(AtomicBool, AtomicUsize);
+pub(super) struct Stuck {
+    stuck: AtomicBool,
+    /// The mapped ranges, `(start, end)`, end exclusive. Locked only for a claim's check and
+    /// push, and for a successful unmap's removal: never across a driver call, and never in a
+    /// forked child (whose `map` is refused and whose unmaps make no call before this).
+    mapped: Mutex<Vec<(ffi::CUdeviceptr, ffi::CUdeviceptr)>>,
+}
 
 impl Stuck {
     pub(super) fn set(&self) {
-        self.0.store(true, Ordering::Relaxed);
+        self.stuck.store(true, Ordering::Relaxed);
     }
     pub(super) fn is_set(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.stuck.load(Ordering::Relaxed)
     }
-    /// A mapping was made (all its pieces mapped, its access granted).
-    pub(super) fn mapped(&self) {
-        self.1.fetch_add(1, Ordering::Relaxed);
+    fn ranges(&self) -> std::sync::MutexGuard<'_, Vec<(ffi::CUdeviceptr, ffi::CUdeviceptr)>> {
+        // Nothing panics while the lock is held, so a poisoned lock cannot happen; its list
+        // would still be whole.
+        self.mapped.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+    /// Claims `start..start + bytes` for a mapping about to be made: refused
+    /// ([`ErrorKind::AlreadyMapped`], no driver call) if a mapping of this reservation, alive or
+    /// leaked, holds any of it. Held until [`unmapped`](Self::unmapped) hands it back.
+    pub(super) fn claim(&self, start: ffi::CUdeviceptr, bytes: usize) -> Result<()> {
+        let end = start + bytes as u64;
+        let mut ranges = self.ranges();
+        if let Some(&(s, e)) = ranges.iter().find(|&&(s, e)| s < end && start < e) {
+            return Err(Error::custack(
+                ErrorKind::AlreadyMapped,
+                format!(
+                    "{start:#x}..{end:#x} overlaps {s:#x}..{e:#x} of the reservation, mapped by a mapping that is alive or was leaked: drop that mapping first"
+                ),
+            ));
+        }
+        ranges.push((start, end));
+        Ok(())
+    }
+    /// `start..start + bytes`, claimed, is unmapped now (or was never mapped): handed back.
+    pub(super) fn unmapped(&self, start: ffi::CUdeviceptr, bytes: usize) {
+        let range = (start, start + bytes as u64);
+        let mut ranges = self.ranges();
+        if let Some(i) = ranges.iter().position(|&r| r == range) {
+            ranges.swap_remove(i);
+        }
     }
     /// Whether the reservation may be freed: nothing stuck, and every mapping made unmapped.
-    pub(super) fn all_unmapped(&self) -> bool {
-        !self.is_set() && self.1.load(Ordering::Relaxed) == 0
+    /// Takes `&mut self` (the reservation's drop): no lock.
+    pub(super) fn all_unmapped(&mut self) -> bool {
+        !self.is_set()
+            && self
+                .mapped
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner)
+                .is_empty()
     }
     /// Unmaps `ptr..ptr + bytes` (recording a failure as a drop error) and marks the
     /// reservation stuck if that failed; whether it unmapped.
@@ -276,7 +319,7 @@ pub(super) fn unmap_in<H: VmmHome>(
             ran = true;
             // (A failed unmap names the mapping left behind itself, and sets `stuck`.)
             if stuck.unmap(ptr, bytes) {
-                stuck.1.fetch_sub(1, Ordering::Relaxed);
+                stuck.unmapped(ptr, bytes);
             }
             Ok(())
         })

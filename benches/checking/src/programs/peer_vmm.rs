@@ -1,6 +1,6 @@
 //! The program `peer_vmm` (C14): virtual memory across devices, on the one device the double has:
 //! pieces made and mapped under one push, lent to guards of two pushes in turn; a borrowed and a
-//! shared mapping.
+//! shared mapping; two mappings over live ones, refused before the driver.
 
 use custack::{Context, DeviceMemory, DeviceMemoryMut, Result, Stack, StackTop};
 
@@ -28,6 +28,11 @@ pub(crate) fn peer_vmm(ctx: &Context) -> Result<Vec<u32>> {
         stack.with_pushed(ctx, |guard| guard.lend_mut(&mut writer)?.fill_u32(2))??;
     }
     let reader = space.map_read_only::<u32>(3 * g, &[&table], &[device])?;
+    // Two mappings that would overlap live ones (`striped` at 0..2g, `reader` at 3g..4g), the
+    // second with its first piece on free addresses: each refused before the driver is asked
+    // (before, the double reported `cuMemMap: ... overlaps the mapping at ...`).
+    crate::common::already_mapped(space.map_read_only::<u32>(g, &[&table, &table], &[device]))?;
+    crate::common::already_mapped(space.map_read_only::<u32>(2 * g, &[&table, &table], &[device]))?;
     let mut out = stack.with_pushed(ctx, |guard| guard.lend(&striped)?.to_vec())??;
     out.extend(stack.with_pushed(ctx, |guard| guard.lend_read_only(&reader)?.to_vec())??);
     Ok(out)

@@ -1,6 +1,7 @@
 //! The program `vmm` (C14, C21): virtual memory management, a reservation filled, then grown by
 //! mapping a second physical allocation, copies and memsets on the mapping and a view of it, a
-//! read-only mapping shown twice; everything unmapped, released and freed on drop; and a mapping
+//! read-only mapping shown twice; everything unmapped, released and freed on drop; a second
+//! mapping over a live one and over a leaked one, refused before the driver; and a mapping
 //! leaked, whose reservation is then left behind, not freed under it (R9).
 
 use crate::common::N;
@@ -37,6 +38,10 @@ pub(crate) fn vmm(ctx: &Context) -> Result<Vec<u32>> {
     }
     let table = guard.reserve(2 * g)?;
     let shared = table.map_read_only::<u32, _>(&guard, &[&first, &first])?;
+    // A second mapping of a reservation while one lives (all start at its base): refused
+    // before the driver is asked (before, the double reported `cuMemMap: ... overlaps the
+    // mapping at ...`; found by review).
+    crate::common::already_mapped(table.map_read_only::<u32, _>(&guard, &[&first]))?;
     let mut back = shared.slice(..N)?.to_vec()?;
     drop(shared);
     // A mapping leaked (`mem::forget` ends its borrows without unmapping): its reservation is
@@ -45,6 +50,8 @@ pub(crate) fn vmm(ctx: &Context) -> Result<Vec<u32>> {
     let leaky = guard.reserve(g)?;
     let mut third = guard.create_physical(g)?;
     core::mem::forget(leaky.map::<u32, _>(&guard, [&mut third])?);
+    // The leaked mapping still holds its range: a new one there is refused too.
+    crate::common::already_mapped(leaky.map::<u32, _>(&guard, [&mut third]))?;
     drop(third);
     drop(leaky);
     back.extend_from_slice(&out);
