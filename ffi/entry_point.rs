@@ -107,6 +107,17 @@ pub type PFN_cuDeviceGetDevResource = unsafe extern "C" fn(
 /// CUDA 12.4.
 pub const PFN_cuDeviceGetDevResource_VERSION: c_int = 12040;
 
+/// `cuCtxGetDevResource` (Green Contexts): a context's resource of a kind (a green context's
+/// partition, for the `CUcontext` that stands for it). Looked up.
+/// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
+pub type PFN_cuCtxGetDevResource = unsafe extern "C" fn(
+    hCtx: CUcontext,
+    resource: *mut CUdevResource,
+    type_: CUdevResourceType,
+) -> CUresult;
+/// CUDA 12.4.
+pub const PFN_cuCtxGetDevResource_VERSION: c_int = 12040;
+
 /// `cuDevSmResourceSplitByCount` (Green Contexts): splits an SM resource into groups of at
 /// least `minCount` SMs. Looked up.
 /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>

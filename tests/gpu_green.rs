@@ -182,3 +182,65 @@ fn p9_two_green_contexts_in_flight_from_one_thread() {
         "the two green contexts shared SMs"
     );
 }
+
+/// A cooperative grid is checked against the SMs of the green context it runs on, not the
+/// device's. Found by review: a grid that fits 132 SMs, captured into a graph on a green context
+/// of 8, passed custack's check and never finished (the driver refuses such a launch made
+/// directly, but not in a graph, whose launch it does not check again). The largest grid that
+/// fits the partition runs; one block more is refused before the driver is asked, directly and
+/// while capturing.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_cooperative_grid_is_checked_against_the_green_contexts_sms() {
+    use custack::ErrorKind;
+    let device = device();
+    let sms = device.sm_resource().unwrap();
+    let split = sms.split(1, 8).unwrap();
+    let green = GreenContext::new(&split.groups[0]).unwrap();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push_green(&green).unwrap();
+    let module = guard.load_ptx(common::KERNELS).unwrap();
+    let empty = module.function("empty").unwrap();
+    let per_sm = empty.max_active_blocks_per_sm(256, 0).unwrap();
+    let fits = per_sm * green.sm_count();
+    println!(
+        "green context of {} SMs (device {}): {per_sm} blocks per SM, {fits} fit",
+        green.sm_count(),
+        sms.sm_count()
+    );
+    assert!(
+        fits < per_sm * sms.sm_count(),
+        "the device would take one more"
+    );
+    let cfg = |blocks| LaunchConfig {
+        grid: (blocks, 1, 1),
+        block: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let stream = guard.stream().unwrap();
+    // SAFETY: `empty()` takes no parameters.
+    stream
+        .scope(|s| unsafe { s.launch_cooperative(&empty, cfg(fits), ()) })
+        .unwrap()
+        .unwrap();
+    let too_many = cfg(fits + 1);
+    // SAFETY: as above; refused before the driver is asked.
+    let err = stream
+        .scope(|s| unsafe { s.launch_cooperative(&empty, too_many, ()) })
+        .unwrap()
+        .unwrap_err();
+    println!("direct: {err}");
+    assert_eq!(err.kind(), ErrorKind::CooperativeLaunchTooLarge, "{err}");
+    assert!(
+        err.to_string()
+            .contains(&format!("x {} SMs of this context", green.sm_count())),
+        "{err}"
+    );
+    let captured = stream.capture(empty, move |s, f| {
+        // SAFETY: as above.
+        unsafe { s.launch_cooperative(&f, too_many, ()) }
+    });
+    let err = captured.map(drop).unwrap_err();
+    println!("captured: {err}");
+    assert_eq!(err.kind(), ErrorKind::CooperativeLaunchTooLarge, "{err}");
+}

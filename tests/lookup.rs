@@ -32,6 +32,7 @@ fn each_looked_up_entry_point_reports_the_driver_it_needs() {
             "cuCtxRecordEvent",
             "cuCtxWaitEvent",
             "cuDeviceGetDevResource",
+            "cuCtxGetDevResource",
             "cuDevSmResourceSplitByCount",
             "cuDevResourceGenerateDesc",
             "cuGreenCtxCreate",

@@ -151,6 +151,8 @@ pub(crate) static DEVICE_GET_DEV_RESOURCE: Lookup<ffi::PFN_cuDeviceGetDevResourc
     c"cuDeviceGetDevResource",
     ffi::PFN_cuDeviceGetDevResource_VERSION,
 );
+pub(crate) static CTX_GET_DEV_RESOURCE: Lookup<ffi::PFN_cuCtxGetDevResource> =
+    Lookup::new(c"cuCtxGetDevResource", ffi::PFN_cuCtxGetDevResource_VERSION);
 pub(crate) static DEV_SM_RESOURCE_SPLIT_BY_COUNT: Lookup<ffi::PFN_cuDevSmResourceSplitByCount> =
     Lookup::new(
         c"cuDevSmResourceSplitByCount",
@@ -277,6 +279,7 @@ pub fn newer_entry_points() -> Vec<EntryPointStatus> {
         status(&CTX_RECORD_EVENT),
         status(&CTX_WAIT_EVENT),
         status(&DEVICE_GET_DEV_RESOURCE),
+        status(&CTX_GET_DEV_RESOURCE),
         status(&DEV_SM_RESOURCE_SPLIT_BY_COUNT),
         status(&DEV_RESOURCE_GENERATE_DESC),
         status(&GREEN_CTX_CREATE),

@@ -357,7 +357,7 @@ impl LaunchAttributes {
 }
 
 /// Checks a cooperative launch's grid against the current context's device: cooperative
-/// launches supported, and every block resident at once.
+/// launches supported, and every block resident at once on the SMs the context may use.
 pub(crate) fn check_cooperative(function: &Function<'_>, config: LaunchConfig) -> Result<()> {
     let mut device: ffi::CUdevice = 0;
     // SAFETY: valid out-pointer; the function's context is current (lent by the current guard).
@@ -375,7 +375,9 @@ pub(crate) fn check_cooperative(function: &Function<'_>, config: LaunchConfig) -
                 .with_detail("this device has no cooperative launch"),
         );
     }
-    let sms = attribute(ffi::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u64;
+    let device_sms =
+        attribute(ffi::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u64;
+    let sms = context_sms(device_sms)?;
     // Checked: the dimensions are the caller's, and a product that wraps would under-count.
     let Some(block) = config
         .block
@@ -396,13 +398,59 @@ pub(crate) fn check_cooperative(function: &Function<'_>, config: LaunchConfig) -
         return Err(
             crate::error::Error::from_kind(crate::error::ErrorKind::CooperativeLaunchTooLarge).with_detail(
                 format!(
-                    "{blocks} blocks of {block} threads cannot all be resident: at most {per_sm} per SM x {sms} SMs = {}",
+                    "{blocks} blocks of {block} threads cannot all be resident: at most {per_sm} per SM x {sms} SMs of this context = {}",
                     per_sm * sms
                 ),
             ),
         );
     }
     Ok(())
+}
+
+/// The SMs the current context may run a grid on: a green context's partition
+/// (`cuCtxGetDevResource`, CUDA 12.4; found by review: a cooperative grid checked against the
+/// whole device's SMs was captured into a graph on a green context of 8 and never finished), an
+/// SM-count execution affinity (`cuCtxGetExecAffinity`), at most `device_sms`. A driver without
+/// `cuCtxGetDevResource` has no green contexts; one that supports no execution affinity
+/// (`CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY`) has none to count.
+fn context_sms(device_sms: u64) -> Result<u64> {
+    let mut sms = device_sms;
+    let lookup = match crate::driver::lookup::CTX_GET_DEV_RESOURCE.get() {
+        Ok(get) => Some(get),
+        Err(e) if e.kind() == crate::error::ErrorKind::DriverTooOld => None,
+        Err(e) => return Err(e),
+    };
+    if let Some(get) = lookup {
+        let mut ctx = core::ptr::null_mut();
+        // SAFETY: valid out-pointer.
+        unsafe { ffi::cuCtxGetCurrent(&raw mut ctx) }.result()?;
+        let mut resource = ffi::CUdevResource::ZEROED;
+        // SAFETY: the current context (live: lent by the current guard); `resource` is a
+        // writable `CUdevResource`.
+        unsafe {
+            get(
+                ctx,
+                &raw mut resource,
+                ffi::CUdevResourceType::CU_DEV_RESOURCE_TYPE_SM,
+            )
+        }
+        .result()?;
+        sms = sms.min(u64::from(resource.sm.smCount));
+    }
+    let mut affinity = ffi::CUexecAffinityParam {
+        type_: ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT,
+        param: 0,
+    };
+    let kind = ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT;
+    // SAFETY: valid out-pointer; the current context is live.
+    match unsafe { ffi::cuCtxGetExecAffinity(&raw mut affinity, kind) } {
+        ffi::CUresult::CUDA_SUCCESS if affinity.param > 0 => {
+            sms = sms.min(u64::from(affinity.param));
+        }
+        ffi::CUresult::CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY => {}
+        other => other.result()?,
+    }
+    Ok(sms)
 }
 
 /// What [`Function::attributes`] reports.

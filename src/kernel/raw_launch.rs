@@ -73,7 +73,9 @@ impl<'scope> StreamScope<'scope, '_> {
     /// `cuLaunchCooperativeKernel`—Enqueues a launch whose blocks may synchronize with each
     /// other as they run (a grid-wide barrier): every block is resident at once. The grid is
     /// checked first against the device: cooperative launches supported, and no more blocks
-    /// than `max_active_blocks_per_sm × SMs`.
+    /// than `max_active_blocks_per_sm × SMs`, the SMs the current context may use (a green
+    /// context's partition, an SM-count execution affinity), so that a launch captured into a
+    /// graph, which the driver does not check again, is refused too.
     ///
     /// # Safety
     ///

@@ -4,7 +4,8 @@
 
 use super::common::out;
 use super::types::{
-    CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_INVALID_VALUE, CUDA_SUCCESS, CUdevice, Handle,
+    CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_DEVICE, CUDA_ERROR_INVALID_VALUE, CUDA_SUCCESS,
+    CUdevice, Handle,
 };
 use crate::check::{self};
 use crate::handles::handle;
@@ -23,6 +24,19 @@ entry_points! {
             return CUDA_ERROR_INVALID_VALUE;
         }
         resource.write(DevResource::sms(SM_COUNT));
+        CUDA_SUCCESS
+    }
+    // A context's SMs: a green context's partition for the `CUcontext` that stands for it,
+    // every SM of the device for any other context.
+    fn cuCtxGetDevResource(ctx: Handle, resource: *mut DevResource, kind: c_int) {
+        if ctx.is_null() {
+            return CUDA_ERROR_INVALID_CONTEXT;
+        }
+        if kind != CU_DEV_RESOURCE_TYPE_SM || resource.is_null() {
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        let sms = sms_of().get(&(ctx as usize)).copied().unwrap_or(SM_COUNT);
+        resource.write(DevResource::sms(sms));
         CUDA_SUCCESS
     }
     fn cuDevSmResourceSplitByCount(
@@ -55,13 +69,17 @@ entry_points! {
         if desc.is_null() || resources.is_null() || n == 0 {
             return CUDA_ERROR_INVALID_VALUE;
         }
+        let mut sms = 0;
         for i in 0..n as usize {
             let r = resources.add(i).read();
             if r.kind != CU_DEV_RESOURCE_TYPE_SM || r.sm[0] == 0 {
                 return CUDA_ERROR_INVALID_VALUE;
             }
+            sms += r.sm[0];
         }
-        out(desc, handle());
+        let h = handle();
+        sms_of().insert(h as usize, sms);
+        out(desc, h);
         CUDA_SUCCESS
     }
     fn cuGreenCtxCreate(green: *mut Handle, desc: Handle, dev: CUdevice, flags: c_uint) {
@@ -73,6 +91,9 @@ entry_points! {
             return CUDA_ERROR_INVALID_VALUE;
         }
         let h = handle();
+        // The descriptor's SMs are the green context's (`cuCtxGetDevResource` of its context).
+        let sms = sms_of().get(&(desc as usize)).copied().unwrap_or(SM_COUNT);
+        sms_of().insert(context_of_green(h) as usize, sms);
         check::green_created(h as usize, context_of_green(h) as usize);
         inject::green_created(h as usize);
         out(green, h);
@@ -140,6 +161,15 @@ impl DevResource {
             _rest: [0; 32],
         }
     }
+}
+
+/// The SMs of each resource descriptor (`cuDevResourceGenerateDesc`) and of each green
+/// context's `CUcontext` (`cuGreenCtxCreate`), by handle; handles are never reused.
+fn sms_of() -> std::sync::MutexGuard<'static, std::collections::BTreeMap<usize, c_uint>> {
+    static SMS: std::sync::Mutex<std::collections::BTreeMap<usize, c_uint>> =
+        std::sync::Mutex::new(std::collections::BTreeMap::new());
+    SMS.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The `CUcontext` that stands for green context `green` (`cuCtxFromGreenCtx`): a handle of its

@@ -38,6 +38,26 @@ fn green_contexts_are_tracked() {
             16,
         );
         assert_eq!((n, groups[0].sm[0], rest.sm[0]), (2, 16, SM_COUNT - 32));
+        // A green context's `CUcontext` has its partition's SMs; any other context, the device's.
+        {
+            let (g, c) = new_green(&groups[0]);
+            let mut got = DevResource::sms(0);
+            assert_eq!(
+                cuCtxGetDevResource(c, &raw mut got, CU_DEV_RESOURCE_TYPE_SM),
+                CUDA_SUCCESS
+            );
+            assert_eq!(got.sm[0], 16);
+            let plain = ctx();
+            assert_eq!(
+                cuCtxGetDevResource(plain, &raw mut got, CU_DEV_RESOURCE_TYPE_SM),
+                CUDA_SUCCESS
+            );
+            assert_eq!(got.sm[0], SM_COUNT);
+            let mut p = null_mut();
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
+            let _ = cuCtxDestroy_v2(plain);
+            let _ = cuGreenCtxDestroy(g);
+        }
         // A correct sequence: two green contexts pushed in turn, memory and a stream of
         // each (one made with cuGreenCtxStreamCreate, no context current), all released.
         let mut p = null_mut();

@@ -228,6 +228,7 @@ entries! {
         cuCtxRecordEvent(a0, a1) as "cuCtxRecordEvent";
         cuCtxWaitEvent(a0, a1) as "cuCtxWaitEvent";
         cuDeviceGetDevResource(a0, a1, a2) as "cuDeviceGetDevResource";
+        cuCtxGetDevResource(a0, a1, a2) as "cuCtxGetDevResource";
         cuDevSmResourceSplitByCount(a0, a1, a2, a3, a4, a5) as "cuDevSmResourceSplitByCount";
         cuDevResourceGenerateDesc(a0, a1, a2) as "cuDevResourceGenerateDesc";
         cuGreenCtxCreate(a0, a1, a2, a3) as "cuGreenCtxCreate";

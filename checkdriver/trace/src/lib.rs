@@ -549,6 +549,7 @@ const NEWER: &[(&[u8], c_int)] = &[
     (b"cuModuleGetFunctionCount", 12040),
     (b"cuModuleEnumerateFunctions", 12040),
     (b"cuDeviceGetDevResource", 12040),
+    (b"cuCtxGetDevResource", 12040),
     (b"cuDevSmResourceSplitByCount", 12040),
     (b"cuDevResourceGenerateDesc", 12040),
     (b"cuGreenCtxCreate", 12040),

@@ -78,6 +78,39 @@ fn enqueue_green<'g>(
     Ok((guard.park_submission(work), guard.park_module(module)))
 }
 
+/// A cooperative grid one block past what `green`'s SMs hold (8 blocks per SM, the double's
+/// occupancy), which the whole device's 132 SMs would hold: refused before the driver, in a
+/// scope and in a capture (found by review: checked against the device's SMs, such a grid was
+/// captured on a green context of 8 SMs and never finished on the GPU).
+fn cooperative_grid_of_the_partition(
+    stack: &mut Stack,
+    green: &custack::GreenContext<'_>,
+) -> Result<()> {
+    use crate::kernels::{CONTRACT_KERNELS, IotaCooperative};
+    let guard = stack.push_green(green)?;
+    let module = guard.load_ptx(CONTRACT_KERNELS)?;
+    let iota = module.declared::<IotaCooperative>()?;
+    let blocks = 8 * green.sm_count() + 1;
+    let too_many = LaunchConfig::for_elements_with_block(blocks * 256, 256);
+    let stream = guard.stream()?;
+    let expect_refused = |r: Result<()>, how: &str| match r {
+        Err(e) if e.kind() == custack::ErrorKind::CooperativeLaunchTooLarge => Ok(()),
+        Err(e) => Err(e),
+        Ok(()) => Err(unexpected(&format!(
+            "a cooperative grid past the green context's SMs was launched ({how})"
+        ))),
+    };
+    let mut x = guard.alloc_zeroed::<u32>((blocks * 256) as usize)?;
+    expect_refused(
+        stream.scope(|s| s.run_cooperative(&iota, too_many, (s.bind_mut(&mut x),)))?,
+        "in a scope",
+    )?;
+    let captured = stream.capture((iota, x), move |s, (iota, mut x)| {
+        s.run_cooperative(&iota, too_many, (&mut x,))
+    });
+    expect_refused(captured.map(drop), "captured")
+}
+
 /// The device's SMs split in two groups and the rest, a green context over each. P9's green
 /// variant: work parked on A, then on B while A's is in flight, both waited for with no context
 /// current, each result re-attached under a guard of its own green context. Then the guide's
@@ -101,6 +134,7 @@ pub(crate) fn green() -> Result<()> {
     let _ = stack.push_green(&a)?.attach(dev_a)?.to_vec()?;
     let _ = stack.push_green(&b)?.attach(dev_b)?.to_vec()?;
     drop((module_a, module_b)); // each pushes its own green context
+    cooperative_grid_of_the_partition(&mut stack, &a)?;
     let (pending, parked_stream) = {
         let g = stack.push_green(&rest)?;
         let stream = g.stream()?;
