@@ -570,6 +570,7 @@ fn r20_a_fault_in_another_context_never_hands_back_memory_its_work_still_writes(
     // Long enough that the fault is reported while it runs (about 1 s after the trap on the
     // H100, docs/reliability.md); the safe state ends the child at once, so it costs nothing.
     let cycles = spin_cycles(8000);
+    println!("B's spin: {cycles} SM clock cycles (8 s at the device's peak clock)");
     // A loads its module before B's work starts: a module load waits while another context's
     // kernel runs, and the fault must come while B's work is running.
     let ready = std::sync::Barrier::new(2);

@@ -412,7 +412,8 @@ pub(crate) fn check_cooperative(function: &Function<'_>, config: LaunchConfig) -
 /// whole device's SMs was captured into a graph on a green context of 8 and never finished), an
 /// SM-count execution affinity (`cuCtxGetExecAffinity`), at most `device_sms`. A driver without
 /// `cuCtxGetDevResource` has no green contexts; one that supports no execution affinity
-/// (`CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY`) has none to count.
+/// (`CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY`) has none to count; a green context has none either
+/// (the driver refuses the query for it with `CUDA_ERROR_INVALID_CONTEXT`).
 fn context_sms(device_sms: u64) -> Result<u64> {
     let mut sms = device_sms;
     let lookup = match crate::driver::lookup::CTX_GET_DEV_RESOURCE.get() {
@@ -420,6 +421,7 @@ fn context_sms(device_sms: u64) -> Result<u64> {
         Err(e) if e.kind() == crate::error::ErrorKind::DriverTooOld => None,
         Err(e) => return Err(e),
     };
+    let from_resource = lookup.is_some();
     if let Some(get) = lookup {
         let mut ctx = core::ptr::null_mut();
         // SAFETY: valid out-pointer.
@@ -448,6 +450,9 @@ fn context_sms(device_sms: u64) -> Result<u64> {
             sms = sms.min(u64::from(affinity.param));
         }
         ffi::CUresult::CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY => {}
+        // Driver 580 answers this for a green context's `CUcontext` (an H100, 2026-11-28),
+        // whose SMs `cuCtxGetDevResource` gave above.
+        ffi::CUresult::CUDA_ERROR_INVALID_CONTEXT if from_resource => {}
         other => other.result()?,
     }
     Ok(sms)

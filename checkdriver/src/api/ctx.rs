@@ -100,7 +100,15 @@ entry_points! {
         out(greatest, -5);
         CUDA_SUCCESS
     }
-    fn cuCtxGetExecAffinity(param: *mut [c_int; 2], kind: c_int) { out(param, [0, 132]); CUDA_SUCCESS }
+    // Driver 580 refuses the query for a green context's `CUcontext` (found by the differential
+    // run on an H100, 2026-11-28: the double answered 132 SMs).
+    fn cuCtxGetExecAffinity(param: *mut [c_int; 2], kind: c_int) {
+        if super::green::is_green_context(with_stack(|s| s.top())) {
+            return CUDA_ERROR_INVALID_CONTEXT;
+        }
+        out(param, [0, 132]);
+        CUDA_SUCCESS
+    }
     // Compute capability 9.0 has four-byte banks, fixed: `CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE`
     // whatever was set (the H200 run: the double answered the default, 0, where the driver did not).
     fn cuCtxGetSharedMemConfig(config: *mut c_int) { out(config, 1); CUDA_SUCCESS }

@@ -94,6 +94,7 @@ entry_points! {
         // The descriptor's SMs are the green context's (`cuCtxGetDevResource` of its context).
         let sms = sms_of().get(&(desc as usize)).copied().unwrap_or(SM_COUNT);
         sms_of().insert(context_of_green(h) as usize, sms);
+        green_contexts().insert(context_of_green(h) as usize);
         check::green_created(h as usize, context_of_green(h) as usize);
         inject::green_created(h as usize);
         out(green, h);
@@ -169,6 +170,20 @@ fn sms_of() -> std::sync::MutexGuard<'static, std::collections::BTreeMap<usize, 
     static SMS: std::sync::Mutex<std::collections::BTreeMap<usize, c_uint>> =
         std::sync::Mutex::new(std::collections::BTreeMap::new());
     SMS.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Whether `ctx` is the `CUcontext` that stands for a green context.
+pub(crate) fn is_green_context(ctx: Handle) -> bool {
+    !ctx.is_null() && green_contexts().contains(&(ctx as usize))
+}
+
+/// The `CUcontext`s of green contexts made (`cuGreenCtxCreate`); handles are never reused.
+fn green_contexts() -> std::sync::MutexGuard<'static, std::collections::BTreeSet<usize>> {
+    static GREEN: std::sync::Mutex<std::collections::BTreeSet<usize>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    GREEN
+        .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 

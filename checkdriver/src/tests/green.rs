@@ -47,13 +47,22 @@ fn green_contexts_are_tracked() {
                 CUDA_SUCCESS
             );
             assert_eq!(got.sm[0], 16);
+            // Its execution affinity is refused, as driver 580 refuses it.
+            let mut p = null_mut();
+            let mut affinity = [0; 2];
+            let _ = cuCtxPushCurrent_v2(c);
+            assert_eq!(
+                cuCtxGetExecAffinity(&raw mut affinity, 0),
+                CUDA_ERROR_INVALID_CONTEXT
+            );
+            let _ = cuCtxPopCurrent_v2(&raw mut p);
             let plain = ctx();
+            assert_eq!(cuCtxGetExecAffinity(&raw mut affinity, 0), CUDA_SUCCESS);
             assert_eq!(
                 cuCtxGetDevResource(plain, &raw mut got, CU_DEV_RESOURCE_TYPE_SM),
                 CUDA_SUCCESS
             );
             assert_eq!(got.sm[0], SM_COUNT);
-            let mut p = null_mut();
             let _ = cuCtxPopCurrent_v2(&raw mut p);
             let _ = cuCtxDestroy_v2(plain);
             let _ = cuGreenCtxDestroy(g);
