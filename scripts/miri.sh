@@ -206,21 +206,64 @@ part_done() {
 # The double's own tests run under the first model only (Stacked Borrows by default): they
 # check the double, not custack, and the double's code that custack's programs reach runs under
 # every model with them below (under Tree Borrows they took 281 s of a loaded 2-core machine).
+# With two jobs or more (MIRI_JOBS, default the number of cores) they run in two lanes: the
+# double's tests and then custack's unit tests under the other models in one, custack's unit
+# tests under the first model in the other (Miri interprets on one thread, so one lane keeps one
+# core busy; a test run holds no cargo lock once its build is done, so the lanes share the
+# target directory). Each part's output is printed whole, in the order below, once both ended.
 double_model=${models%% *}
+parts_dir=$(mktemp -d)
+# One part: `tests` with its output kept in $parts_dir/NAME.{count,log,rc}.
+test_part() {
+    local name=$1 rc=0
+    shift
+    tests "$@" >"$parts_dir/$name.count" 2>"$parts_dir/$name.log" || rc=$?
+    echo "$rc" >"$parts_dir/$name.rc"
+}
+double_part() {
+    test_part double "$(model_flags "$double_model")" --manifest-path checkdriver/Cargo.toml \
+        --lib --bin custack-check --target-dir "$target/checkdriver"
+}
+unit_part() {
+    test_part "unit-$1" "$(model_flags "$1")" --lib
+}
+other_models=${models#"$double_model"}
+if ((jobs >= 2)); then
+    echo "miri: [$double_model] the double's own tests (checkdriver), then custack's unit tests (--lib) under${other_models:- no other model}, beside custack's unit tests under $double_model"
+    {
+        double_part
+        for model in $other_models; do unit_part "$model"; done
+    } &
+    lane=$!
+    unit_part "$double_model"
+    wait "$lane" || true
+else
+    double_part
+    for model in $models; do unit_part "$model"; done
+fi
+# Prints one part's output and its count (FAILED where it failed).
+part_result() {
+    cat "$parts_dir/$1.log" >&2
+    if [[ $(cat "$parts_dir/$1.rc" 2>/dev/null) == 0 ]]; then
+        cat "$parts_dir/$1.count"
+    else
+        echo FAILED
+    fi
+}
 for model in $models; do
-    flags=$(model_flags "$model")
     if [[ $model == "$double_model" ]]; then
         echo "miri: [$model] the double's own tests (checkdriver)"
-        # The library and the runner's pure logic (its integration tests spawn processes).
-        double=$(tests "$flags" --manifest-path checkdriver/Cargo.toml --lib --bin custack-check \
-            --target-dir "$target/checkdriver") || { status=1; double=FAILED; }
+        double=$(part_result double)
+        [[ $double != FAILED ]] || status=1
     else
         double="(under $double_model only) no"
     fi
     echo "miri: [$model] custack's unit tests (--lib)"
-    unit=$(tests "$flags" --lib) || { status=1; unit=FAILED; }
+    unit=$(part_result "unit-$model")
+    [[ $unit != FAILED ]] || status=1
     summary+=("$model: $double double tests, $unit unit tests")
 done
+rm -rf "$parts_dir"
 part_done "tests"
 
 # Runs benches/checking under Miri with the extra flags $1 and the arguments that follow.
