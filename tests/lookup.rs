@@ -12,7 +12,7 @@ fn each_looked_up_entry_point_reports_the_driver_it_needs() {
         // No driver to ask: no version, and every entry point unavailable for that reason.
         assert_eq!(driver_version().unwrap_err().kind(), ErrorKind::NoDevice);
         let entries = newer_entry_points();
-        assert_eq!(entries.len(), 25);
+        assert_eq!(entries.len(), 26);
         for e in entries {
             let err = e.available.unwrap_err();
             assert_eq!(err.kind(), ErrorKind::NoDevice, "{}: {err}", e.name);
