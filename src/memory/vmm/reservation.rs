@@ -333,3 +333,50 @@ pub(super) fn unmap_in<H: VmmHome>(
         record_drop_error(e);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    /// The record of mapped ranges on its own (no driver): an overlap is refused, ranges side
+    /// by side are not, a range handed back can be claimed again, and two threads claiming
+    /// overlapping ranges of one (multi-device, `Sync`) reservation at once get one each of
+    /// "claimed" and `AlreadyMapped`, never both claims.
+    #[test]
+    fn a_claimed_range_refuses_overlaps_from_any_thread_until_handed_back() {
+        let mut stuck = Stuck::default();
+        stuck.claim(0x1000, 0x1000).unwrap();
+        let e = stuck.claim(0x1800, 0x1000).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::AlreadyMapped);
+        stuck.claim(0x2000, 0x1000).unwrap(); // side by side
+        stuck.claim(0x3000, 0).unwrap(); // an empty range overlaps nothing
+        assert!(!stuck.all_unmapped());
+        stuck.unmapped(0x1000, 0x1000);
+        stuck.claim(0x1000, 0x800).unwrap();
+        for (start, bytes) in [(0x1000, 0x800), (0x2000, 0x1000), (0x3000, 0)] {
+            stuck.unmapped(start, bytes);
+        }
+        assert!(stuck.all_unmapped());
+        // Fewer rounds under Miri, whose threads are interpreted.
+        let rounds = if cfg!(miri) { 2 } else { 50 };
+        for _ in 0..rounds {
+            let stuck = Stuck::default();
+            let barrier = std::sync::Barrier::new(2);
+            let won: Vec<bool> = std::thread::scope(|t| {
+                let claims: Vec<_> = [0x4000u64, 0x4800]
+                    .into_iter()
+                    .map(|start| {
+                        let (stuck, barrier) = (&stuck, &barrier);
+                        t.spawn(move || {
+                            barrier.wait();
+                            stuck.claim(start, 0x1000).is_ok()
+                        })
+                    })
+                    .collect();
+                claims.into_iter().map(|c| c.join().unwrap()).collect()
+            });
+            assert_eq!(won.iter().filter(|&&w| w).count(), 1, "{won:?}");
+        }
+    }
+}
