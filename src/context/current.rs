@@ -84,6 +84,20 @@ impl CacheConfig {
     }
 }
 
+/// `cuCtxGetExecAffinity` of the SM count for the current context: the driver's answer and, where
+/// it is `CUDA_SUCCESS`, the count. The caller reads the answer (a guard's query returns it, the
+/// cooperative launch's check tolerates the codes that mean "no affinity to count").
+pub(crate) fn current_sm_count_affinity() -> (ffi::CUresult, u32) {
+    let mut param = ffi::CUexecAffinityParam {
+        type_: ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT,
+        param: 0,
+    };
+    let kind = ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT;
+    // SAFETY: valid out-pointer; the query reads the current context only.
+    let answer = unsafe { ffi::cuCtxGetExecAffinity(&raw mut param, kind) };
+    (answer, param.param)
+}
+
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuCtxGetExecAffinity`—The number of SMs the context may use (its SM-count execution
     /// affinity; all of the device's for a context made without one).
@@ -94,14 +108,9 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cuCtxGetExecAffinity")]
     pub fn sm_count_affinity(&self) -> Result<u32> {
         crate::error::poison::check()?;
-        let mut param = ffi::CUexecAffinityParam {
-            type_: ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT,
-            param: 0,
-        };
-        let kind = ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT;
-        // SAFETY: valid out-pointer; this guard's context is current.
-        unsafe { ffi::cuCtxGetExecAffinity(&raw mut param, kind) }.result()?;
-        Ok(param.param)
+        let (answer, sms) = current_sm_count_affinity();
+        answer.result()?;
+        Ok(sms)
     }
 
     /// `cuCtxGetSharedMemConfig`—The shared memory bank size configuration (devices of compute

@@ -439,21 +439,15 @@ fn context_sms(device_sms: u64) -> Result<u64> {
         .result()?;
         sms = sms.min(u64::from(resource.sm.smCount));
     }
-    let mut affinity = ffi::CUexecAffinityParam {
-        type_: ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT,
-        param: 0,
-    };
-    let kind = ffi::CUexecAffinityType::CU_EXEC_AFFINITY_TYPE_SM_COUNT;
-    // SAFETY: valid out-pointer; the current context is live.
-    match unsafe { ffi::cuCtxGetExecAffinity(&raw mut affinity, kind) } {
-        ffi::CUresult::CUDA_SUCCESS if affinity.param > 0 => {
-            sms = sms.min(u64::from(affinity.param));
+    match crate::context::current::current_sm_count_affinity() {
+        (ffi::CUresult::CUDA_SUCCESS, affinity) if affinity > 0 => {
+            sms = sms.min(u64::from(affinity));
         }
-        ffi::CUresult::CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY => {}
+        (ffi::CUresult::CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY, _) => {}
         // Driver 580 answers this for a green context's `CUcontext` (an H100, 2026-11-28),
         // whose SMs `cuCtxGetDevResource` gave above.
-        ffi::CUresult::CUDA_ERROR_INVALID_CONTEXT if from_resource => {}
-        other => other.result()?,
+        (ffi::CUresult::CUDA_ERROR_INVALID_CONTEXT, _) if from_resource => {}
+        (other, _) => other.result()?,
     }
     Ok(sms)
 }
