@@ -10,6 +10,8 @@
 #                                                     # differential)
 #   CHECK_PROGRAMS=redundant_inject CHECK_PASSES=inject CHECK_INJECT_FRAMES=100000 \
 #       bash scripts/check-driver.sh                 # the 10^5 injections of docs/reliability.md
+#   CHECK_JOBS=1 bash scripts/check-driver.sh        # one program's runs at a time (default:
+#                                                    # as many programs at once as cores)
 #
 # For each program: one clean run counts its N driver calls; then for k in 1..=N one run fails
 # call k (NULLDRIVER_FAIL_AT=k, a typical code for that entry point) and a second run, in
@@ -155,7 +157,6 @@ report=$work/report
 total_runs=0 total_failed_calls=0 bad=0 total_violations=0 sticky_safe_state=0 repeat_safe_state=0
 lost_safe_state=0
 hang_runs=0 hang_ended=0 hang_blocked=0 hang_bad=0
-declare -A enqueues
 
 # Runs "$bin $program" with the extra environment "$@"; checks its report; echoes nothing.
 run_one() {
@@ -317,15 +318,58 @@ hang_points() {
     echo "${picked[@]}"
 }
 
-start=$SECONDS
-for program in "${programs[@]}"; do
+# The fault and hang passes run each program's schedules in a worker of their own, up to
+# CHECK_JOBS workers at once (default: the number of cores): a run is one process of the
+# program, mostly its start, so one run at a time left a core of CI's two idle for the whole
+# pass. A worker is a subshell with its own report file and its own copy of the counters, which
+# it writes out at its end; the counts are added and each worker's output printed, in the order
+# of the program list, once every worker of the pass ended. A worker that ends without its
+# counts fails the pass.
+workers=${CHECK_JOBS:-$(nproc)}
+counters=(total_runs total_failed_calls bad total_violations sticky_safe_state repeat_safe_state
+    lost_safe_state hang_runs hang_ended hang_blocked hang_bad)
+# Starts "$2 ..." as the worker named $1, once fewer than $workers run.
+spawn() {
+    local name=$1
+    shift
+    while (($(jobs -rp | wc -l) >= workers)); do wait -n || true; done
+    (
+        report=$work/report-$name
+        for c in "${counters[@]}"; do printf -v "$c" 0; done
+        "$@" >"$work/$name.out" 2>"$work/$name.err"
+        for c in "${counters[@]}"; do echo "$c ${!c}"; done >"$work/$name.counts"
+    ) &
+}
+# Waits for every worker, then prints the output of the workers named, in that order, and adds
+# their counts.
+collect() {
+    wait
+    local name c v
+    for name in "$@"; do
+        cat "$work/$name.out" 2>/dev/null || true
+        cat "$work/$name.err" >&2 2>/dev/null || true
+        if [[ ! -s $work/$name.counts ]]; then
+            echo "check-driver: FAIL worker $name ended without its counts" >&2
+            bad=$((bad + 1))
+            continue
+        fi
+        while read -r c v; do
+            printf -v "$c" '%s' $((${!c} + v))
+        done <"$work/$name.counts"
+        rm -f "$work/$name.counts"
+    done
+}
+
+# The fault pass of one program: its clean run (which lists its enqueues for the hang pass, in
+# $work/ENQ-$program), then each call failed and, in rotation, sticky, repeated or lost.
+fault_program() {
+    local program=$1 rc=0 n k bad_before runs_before
     rm -f "$report"
-    rc=0
     NULLDRIVER_CHECK=1 NULLDRIVER_REPORT="$report" timeout -k 5 "$run_timeout" "$bin" "$program" >/dev/null 2>&1 || rc=$?
     n=$(awk '$1 == "calls" { print $2 }' "$report" 2>/dev/null || echo 0)
-    [[ $rc == 0 && ${n:-0} -gt 0 ]] || { echo "check-driver: FAIL $program: clean run exit $rc, $n calls" >&2; bad=$((bad + 1)); continue; }
-    enqueues[$program]=$(awk '$1 == "enqueues" { $1 = ""; print }' "$report")
-    [[ $passes == *" faults "* ]] || continue
+    [[ $rc == 0 && ${n:-0} -gt 0 ]] || { echo "check-driver: FAIL $program: clean run exit $rc, $n calls" >&2; bad=$((bad + 1)); return 0; }
+    awk '$1 == "enqueues" { $1 = ""; print }' "$report" >"$work/ENQ-$program"
+    [[ $passes == *" faults "* ]] || return 0
     bad_before=$bad runs_before=$total_runs
     run_one "$program" clean
     for ((k = 1; k <= n; k++)); do
@@ -338,24 +382,38 @@ for program in "${programs[@]}"; do
     done
     printf 'check-driver: %-18s %4d calls, %5d schedules, %d failing\n' \
         "$program" "$n" $((total_runs - runs_before)) $((bad - bad_before))
+}
+
+# The hang pass of one program: each enqueue its clean run listed (or a sample) never completes.
+hang_program() {
+    local program=$1 strict=0 k all points runs_before blocked_before bad_before
+    [[ $hang_strict != *" $program "* ]] || strict=1
+    read -ra all <"$work/ENQ-$program"
+    read -ra points <<<"$(hang_points "$strict" "${all[@]}")"
+    runs_before=$hang_runs blocked_before=$hang_blocked bad_before=$hang_bad
+    for k in "${points[@]}"; do
+        run_hang "$program" "$k" "$strict"
+    done
+    printf 'check-driver: %-18s %4d enqueues, %3d hang schedules, %3d blocked without deadline, %d failing%s\n' \
+        "$program" "${#all[@]}" $((hang_runs - runs_before)) $((hang_blocked - blocked_before)) \
+        $((hang_bad - bad_before)) "$([[ $strict == 0 ]] || echo ' (strict)')"
+}
+
+start=$SECONDS
+for program in "${programs[@]}"; do
+    spawn "faults-$program" fault_program "$program"
 done
+collect "${programs[@]/#/faults-}"
 fault_seconds=$((SECONDS - start))
 hang_start=$SECONDS
 if [[ $passes == *" hangs "* ]]; then
+    hung_programs=()
     for program in "${programs[@]}"; do
-        [[ -v "enqueues[$program]" ]] || continue
-        strict=0
-        [[ $hang_strict != *" $program "* ]] || strict=1
-        read -ra all <<<"${enqueues[$program]}"
-        read -ra points <<<"$(hang_points "$strict" "${all[@]}")"
-        runs_before=$hang_runs blocked_before=$hang_blocked bad_before=$hang_bad
-        for k in "${points[@]}"; do
-            run_hang "$program" "$k" "$strict"
-        done
-        printf 'check-driver: %-18s %4d enqueues, %3d hang schedules, %3d blocked without deadline, %d failing%s\n' \
-            "$program" "${#all[@]}" $((hang_runs - runs_before)) $((hang_blocked - blocked_before)) \
-            $((hang_bad - bad_before)) "$([[ $strict == 0 ]] || echo ' (strict)')"
+        [[ -e $work/ENQ-$program ]] || continue
+        hung_programs+=("$program")
+        spawn "hangs-$program" hang_program "$program"
     done
+    collect "${hung_programs[@]/#/hangs-}"
     echo "check-driver: hangs: $hang_runs runs, $hang_ended ended by a deadline or normally, $hang_blocked blocked in a wait with no deadline, $hang_bad failing ($((SECONDS - hang_start)) s)"
 fi
 # The injection pass (docs/reliability.md, redundant execution): the program redundant_inject
