@@ -413,7 +413,10 @@
 //! how often a loop turns. The stand-ins of cuSOLVER, cuSPARSE, cuDNN, cuBLAS and cuBLASLt compute
 //! nothing and answer no version, and their work is never pending on a stream; NCCL's moves no
 //! data (its collectives are pending on their streams), models no device and no other process,
-//! and does not model `ncclSend`, `ncclRecv`, `ncclCommSplit` or `ncclCommInitAll`.
+//! and does not model `ncclSend`, `ncclRecv`, `ncclCommSplit` or `ncclCommInitAll`. A CUDA
+//! user object's destructor (a graph's host closure is owned by one) runs at once when its last
+//! reference goes, where the real driver runs it later on a thread of its own, with no call that
+//! waits for it: a test that counts such drops after a graph is destroyed waits for them.
 //! How the checking driver's answers differ from a real driver's, call by call, is measured by
 //! the differential run (`docs/validation.md` in the repository).
 //! Its fault schedules follow the driver's calls, so a test whose call sequence depends on
