@@ -96,10 +96,13 @@ programs=(example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_
 # keep the test command within its hour: scripts/check-driver.sh fails each of their calls
 # natively, and under Miri their schedules were sampled (eight fail-at schedules each, clean)
 # when they were written.
-# `contracts` (its 2D stand-in, interpreted) and `restricted_scope` (its bounded waits) run
-# clean only as well: each clean run took 150-160 s under Stacked Borrows on the 2-core
-# machine (2026-11-26), so even a sixteenth of their schedules cost a quarter of Miri's time;
-# scripts/check-driver.sh fails each of their calls natively on every run.
+# `contracts` and `restricted_scope` run clean only as well: each clean run took 150-160 s
+# under Stacked Borrows on the 2-core machine (2026-11-26), and about 9.5 minutes under Tree
+# Borrows (1cdf39d), so even a sixteenth of their schedules cost a quarter of Miri's time;
+# scripts/check-driver.sh fails each of their calls natively on every run. Most of that time
+# was the double naming its entry points one by one from the start of its table (quadratic in
+# the programs' call counts, `calls_seen`); it names them by group since 2026-11-28, and the
+# clean runs take about a minute under Stacked Borrows.
 # These programs of scripts/check-driver.sh do not run here (it runs each natively, every
 # schedule of every call). Measured on the 2-core machine (2026-11-27, CPU seconds of one run,
 # the machine shared, its wall time 2-5 times that), against the 60 s a program may add:
@@ -206,11 +209,6 @@ part_done() {
 # The double's own tests run under the first model only (Stacked Borrows by default): they
 # check the double, not custack, and the double's code that custack's programs reach runs under
 # every model with them below (under Tree Borrows they took 281 s of a loaded 2-core machine).
-# With two jobs or more (MIRI_JOBS, default the number of cores) they run in two lanes: the
-# double's tests and then custack's unit tests under the other models in one, custack's unit
-# tests under the first model in the other (Miri interprets on one thread, so one lane keeps one
-# core busy; a test run holds no cargo lock once its build is done, so the lanes share the
-# target directory). Each part's output is printed whole, in the order below, once both ended.
 double_model=${models%% *}
 parts_dir=$(mktemp -d)
 # One part: `tests` with its output kept in $parts_dir/NAME.{count,log,rc}.
@@ -224,23 +222,16 @@ double_part() {
     test_part double "$(model_flags "$double_model")" --manifest-path checkdriver/Cargo.toml \
         --lib --bin custack-check --target-dir "$target/checkdriver"
 }
+# custack's unit tests under model $1; with $2, one of two halves: `safety` (the tests whose
+# names hold `safety::`, the restricted profile's, about half of the time under Tree Borrows) or
+# `rest` (every other one): a partition, whatever tests are added.
 unit_part() {
-    test_part "unit-$1" "$(model_flags "$1")" --lib
+    case ${2:-} in
+        safety) test_part "unit-$1-safety" "$(model_flags "$1")" --lib -- safety:: ;;
+        rest) test_part "unit-$1-rest" "$(model_flags "$1")" --lib -- --skip safety:: ;;
+        *) test_part "unit-$1" "$(model_flags "$1")" --lib ;;
+    esac
 }
-other_models=${models#"$double_model"}
-if ((jobs >= 2)); then
-    echo "miri: [$double_model] the double's own tests (checkdriver), then custack's unit tests (--lib) under${other_models:- no other model}, beside custack's unit tests under $double_model"
-    {
-        double_part
-        for model in $other_models; do unit_part "$model"; done
-    } &
-    lane=$!
-    unit_part "$double_model"
-    wait "$lane" || true
-else
-    double_part
-    for model in $models; do unit_part "$model"; done
-fi
 # Prints one part's output and its count (FAILED where it failed).
 part_result() {
     cat "$parts_dir/$1.log" >&2
@@ -250,21 +241,6 @@ part_result() {
         echo FAILED
     fi
 }
-for model in $models; do
-    if [[ $model == "$double_model" ]]; then
-        echo "miri: [$model] the double's own tests (checkdriver)"
-        double=$(part_result double)
-        [[ $double != FAILED ]] || status=1
-    else
-        double="(under $double_model only) no"
-    fi
-    echo "miri: [$model] custack's unit tests (--lib)"
-    unit=$(part_result "unit-$model")
-    [[ $unit != FAILED ]] || status=1
-    summary+=("$model: $double double tests, $unit unit tests")
-done
-rm -rf "$parts_dir"
-part_done "tests"
 
 # Runs benches/checking under Miri with the extra flags $1 and the arguments that follow.
 checking() {
@@ -309,12 +285,25 @@ run_one() {
     fi
 }
 counts=$(mktemp -d)
-trap 'rm -rf "$counts"' EXIT
-export -f checking run_one model_flags
-export target base_flags counts
+trap 'rm -rf "$counts" "$parts_dir"' EXIT
+# One job of the pool below: "test double", "test unit MODEL", or "MODEL PROGRAM [count]" (a
+# checking program's clean run, `run_one`). A test job prints nothing on stdout (its count and
+# output go to $parts_dir); a run prints "ok" or "bad".
+job() {
+    case $1 in
+        test) if [[ $2 == double ]]; then double_part; else unit_part "$3" "${4:-}"; fi ;;
+        *) run_one "$@" ;;
+    esac
+}
+export -f checking run_one model_flags tests test_part double_part unit_part job
+export target base_flags counts parts_dir double_model
 
-checking "" p2 >/dev/null 2>&1 || true # builds once, before the parallel runs below
-runs=()
+# Built first, with cargo's own parallelism, so that no job of the pool waits for a build (a run
+# holds no cargo lock once its build is done; the pool's jobs share the target directories).
+checking "" p2 >/dev/null 2>&1 || true
+cargo +nightly miri test --quiet --no-run --lib >/dev/null 2>&1 || true
+cargo +nightly miri test --quiet --no-run --manifest-path checkdriver/Cargo.toml --lib \
+    --bin custack-check --target-dir "$target/checkdriver" >/dev/null 2>&1 || true
 # Under Tree Borrows the programs run clean by halves (MIRI_TREE=half, the default): the half
 # whose place in the list has the parity of the commit's last hex digit (MIRI_PHASE overrides
 # it), so every program runs under Tree Borrows on every second commit, and under Stacked
@@ -326,6 +315,18 @@ head=$(git rev-parse --short HEAD 2>/dev/null || echo 0)
 tree_parity=$((${MIRI_PHASE:-$((16#${head: -1}))} % 2))
 tree_label="all"
 [[ $tree_runs == all ]] || tree_label="the half of parity $tree_parity"
+# The tests and the clean runs are one pool of MIRI_JOBS jobs at a time (default: the number of
+# cores; Miri interprets on one thread, so a job keeps one core busy), the longest first so
+# that none is left alone at the end: custack's unit tests under each model but the first (Tree
+# Borrows: about 13 minutes of one core, so in two halves of about 6 and 7), the double's tests
+# and the unit tests under the first model (about 4 minutes each), then every clean run (each under a minute since
+# the double names its entry points by group, `nulldriver_entry_name`). Before, the tests were
+# two lanes ahead of the runs, and the lane with the Tree Borrows unit tests was the whole part
+# (830 s of 2,906, 1cdf39d). Each test part's output is printed whole once the pool ended.
+runs=()
+for model in ${models#"$double_model"}; do runs+=("test unit $model rest" "test unit $model safety"); done
+runs+=("test double" "test unit $double_model")
+tests_listed=${#runs[@]}
 for model in $models; do
     # The Stacked Borrows runs also count each program's calls (the schedules run under it).
     # (No blank at the end of a line: `xargs -L1` would join it to the next.)
@@ -339,15 +340,35 @@ for model in $models; do
         fi
     done
 done
-echo "miri: the checking programs, clean, under $models (Tree Borrows: $tree_label): ${programs[*]}"
-results=$(printf '%s\n' "${runs[@]}" | xargs -P "$jobs" -L1 bash -c 'run_one "$@"' _)
+echo "miri: in one pool of $jobs jobs: custack's unit tests (--lib) under $models, the double's own tests (checkdriver) under $double_model, and the checking programs, clean, under $models (Tree Borrows: $tree_label): ${programs[*]}"
+results=$(printf '%s\n' "${runs[@]}" | xargs -P "$jobs" -L1 bash -c 'job "$@"' _)
+for model in $models; do
+    if [[ $model == "$double_model" ]]; then
+        echo "miri: [$model] the double's own tests (checkdriver)"
+        double=$(part_result double)
+        [[ $double != FAILED ]] || status=1
+    else
+        double="(under $double_model only) no"
+    fi
+    echo "miri: [$model] custack's unit tests (--lib)"
+    if [[ $model == "$double_model" ]]; then
+        unit=$(part_result "unit-$model")
+    else
+        # In two halves (above): their counts added, FAILED where either failed.
+        unit=$(part_result "unit-$model-rest")
+        half=$(part_result "unit-$model-safety")
+        [[ $unit == FAILED || $half == FAILED ]] && unit=FAILED || unit=$((unit + half))
+    fi
+    [[ $unit != FAILED ]] || status=1
+    summary+=("$model: $double double tests, $unit unit tests")
+done
 clean_runs=$(grep -c . <<<"$results" || true)
 clean_bad=$(grep -c bad <<<"$results" || true)
 ((clean_bad == 0)) || status=1
 # Every run answers once: a count that differs means runs were merged or lost on the way.
-((clean_runs == ${#runs[@]})) ||
-    { echo "miri: FAIL: ${#runs[@]} clean runs listed, $clean_runs answered" >&2; status=1; }
-part_done "clean programs"
+((clean_runs == ${#runs[@]} - tests_listed)) ||
+    { echo "miri: FAIL: $((${#runs[@]} - tests_listed)) clean runs listed, $clean_runs answered" >&2; status=1; }
+part_done "tests and clean programs"
 
 runs=()
 sched_programs=0
