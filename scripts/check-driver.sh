@@ -326,6 +326,7 @@ hang_points() {
 # of the program list, once every worker of the pass ended. A worker that ends without its
 # counts fails the pass.
 workers=${CHECK_JOBS:-$(nproc)}
+[[ $workers =~ ^[1-9][0-9]*$ ]] || { echo "check-driver: CHECK_JOBS is a count of 1 or more, not $workers" >&2; exit 2; }
 counters=(total_runs total_failed_calls bad total_violations sticky_safe_state repeat_safe_state
     lost_safe_state hang_runs hang_ended hang_blocked hang_bad)
 # Starts "$2 ..." as the worker named $1, once fewer than $workers run.
@@ -337,20 +338,24 @@ spawn() {
         report=$work/report-$name
         for c in "${counters[@]}"; do printf -v "$c" 0; done
         "$@" >"$work/$name.out" 2>"$work/$name.err"
-        for c in "${counters[@]}"; do echo "$c ${!c}"; done >"$work/$name.counts"
+        for c in "${counters[@]}"; do echo "$c ${!c}"; done >"$work/$name.counts.part"
+        mv "$work/$name.counts.part" "$work/$name.counts"
     ) &
 }
 # Waits for every worker, then prints the output of the workers named, in that order, and adds
-# their counts.
+# their counts; a worker without its counts fails the pass ($1: the counter of the pass's
+# failures, `hang_bad` or nothing, besides `bad`).
 collect() {
+    local pass_bad=$1 name c v
+    shift
     wait
-    local name c v
     for name in "$@"; do
         cat "$work/$name.out" 2>/dev/null || true
         cat "$work/$name.err" >&2 2>/dev/null || true
         if [[ ! -s $work/$name.counts ]]; then
             echo "check-driver: FAIL worker $name ended without its counts" >&2
             bad=$((bad + 1))
+            [[ -z $pass_bad ]] || printf -v "$pass_bad" '%s' $((${!pass_bad} + 1))
             continue
         fi
         while read -r c v; do
@@ -399,21 +404,24 @@ hang_program() {
         $((hang_bad - bad_before)) "$([[ $strict == 0 ]] || echo ' (strict)')"
 }
 
+# Workers are named by their place in the list too, so that a program listed twice runs twice.
 start=$SECONDS
-for program in "${programs[@]}"; do
-    spawn "faults-$program" fault_program "$program"
+names=()
+for i in "${!programs[@]}"; do
+    names+=("faults-$i-${programs[i]}")
+    spawn "faults-$i-${programs[i]}" fault_program "${programs[i]}"
 done
-collect "${programs[@]/#/faults-}"
+collect "" "${names[@]}"
 fault_seconds=$((SECONDS - start))
 hang_start=$SECONDS
 if [[ $passes == *" hangs "* ]]; then
-    hung_programs=()
-    for program in "${programs[@]}"; do
-        [[ -e $work/ENQ-$program ]] || continue
-        hung_programs+=("$program")
-        spawn "hangs-$program" hang_program "$program"
+    names=()
+    for i in "${!programs[@]}"; do
+        [[ -e $work/ENQ-${programs[i]} ]] || continue
+        names+=("hangs-$i-${programs[i]}")
+        spawn "hangs-$i-${programs[i]}" hang_program "${programs[i]}"
     done
-    collect "${hung_programs[@]/#/hangs-}"
+    collect hang_bad "${names[@]}"
     echo "check-driver: hangs: $hang_runs runs, $hang_ended ended by a deadline or normally, $hang_blocked blocked in a wait with no deadline, $hang_bad failing ($((SECONDS - hang_start)) s)"
 fi
 # The injection pass (docs/reliability.md, redundant execution): the program redundant_inject
