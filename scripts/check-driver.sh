@@ -11,7 +11,8 @@
 #   CHECK_PROGRAMS=redundant_inject CHECK_PASSES=inject CHECK_INJECT_FRAMES=100000 \
 #       bash scripts/check-driver.sh                 # the 10^5 injections of docs/reliability.md
 #   CHECK_JOBS=1 bash scripts/check-driver.sh        # one program's runs at a time (default:
-#                                                    # as many programs at once as cores)
+#                                                    # as many programs at once as cores; the
+#                                                    # hang pass: CHECK_HANG_JOBS, 4 x that)
 #
 # For each program: one clean run counts its N driver calls; then for k in 1..=N one run fails
 # call k (NULLDRIVER_FAIL_AT=k, a typical code for that entry point) and a second run, in
@@ -325,8 +326,19 @@ hang_points() {
 # it writes out at its end; the counts are added and each worker's output printed, in the order
 # of the program list, once every worker of the pass ended. A worker that ends without its
 # counts fails the pass.
+# The hang pass has four times as many (CHECK_HANG_JOBS, default 4 x CHECK_JOBS): most of its
+# runs sleep, waiting out a deadline or for the double's watchdog to find no progress for
+# CHECK_HANG_IDLE seconds, and leave the cores idle (load average 0.2 during the pass). A run is
+# judged idle by its driver calls, not by CPU time, and a program waiting for a core makes no
+# call either; but a checking program's calls are milliseconds of CPU apart, and a gap of
+# CHECK_HANG_IDLE seconds would take a contention of hundreds of runnable processes per core.
+# Measured on the 2-core machine, idle (2026-11-28): 130 s with 2 workers, 95 s with 4, 76 s
+# with 8, the same lines and counts for every program; the rest is the longest program's runs
+# one after another (redundant_flips, 66 hang schedules, each to its deadline).
 workers=${CHECK_JOBS:-$(nproc)}
 [[ $workers =~ ^[1-9][0-9]*$ ]] || { echo "check-driver: CHECK_JOBS is a count of 1 or more, not $workers" >&2; exit 2; }
+hang_workers=${CHECK_HANG_JOBS:-$((4 * workers))}
+[[ $hang_workers =~ ^[1-9][0-9]*$ ]] || { echo "check-driver: CHECK_HANG_JOBS is a count of 1 or more, not $hang_workers" >&2; exit 2; }
 counters=(total_runs total_failed_calls bad total_violations sticky_safe_state repeat_safe_state
     lost_safe_state hang_runs hang_ended hang_blocked hang_bad)
 # Starts "$2 ..." as the worker named $1, once fewer than $workers run.
@@ -415,6 +427,7 @@ collect "" "${names[@]}"
 fault_seconds=$((SECONDS - start))
 hang_start=$SECONDS
 if [[ $passes == *" hangs "* ]]; then
+    workers=$hang_workers
     names=()
     for i in "${!programs[@]}"; do
         [[ -e $work/ENQ-${programs[i]} ]] || continue
