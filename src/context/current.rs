@@ -378,7 +378,12 @@ pub(crate) unsafe fn idle_by(
             destroyed
         });
     match polled {
-        Polled::Done(r) => r.and(destroyed).map(Ok),
+        // Both failed: the wait's error, naming the destroy's (neither is lost).
+        Polled::Done(Err(e)) => Err(match destroyed {
+            Err(d) => e.and_failed_too("destroying its event", &d),
+            Ok(()) => e,
+        }),
+        Polled::Done(Ok(())) => destroyed.map(Ok),
         Polled::Overdue(waited) => destroyed.map(|()| Err(waited)),
     }
 }

@@ -27,7 +27,17 @@ pub(crate) unsafe fn with_raw_current(
     if p.is_err() {
         repop(ctx);
     }
-    r.and(p)
+    both(r, p)
+}
+
+/// The answer of `f` and of the pop after it: the first error, and where both failed, the
+/// closure's error naming the pop's in its detail, so that neither is lost (the pop's says the
+/// thread's stack may not be as it was found; the closure's, what was not released).
+fn both(r: Result<()>, p: Result<()>) -> Result<()> {
+    match (r, p) {
+        (Err(e), Err(pop)) => Err(e.and_failed_too("popping its context", &pop)),
+        (r, p) => r.and(p),
+    }
 }
 
 /// A pop of `ctx` failed: if `ctx` is still on top, tries once more, so that the caller's
@@ -75,4 +85,37 @@ pub(crate) unsafe fn release_in(
         left_behind(object, handle);
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::both;
+    use crate::{Error, ErrorKind};
+
+    #[test]
+    fn a_failed_pop_after_a_failed_closure_is_named_in_the_closures_error() {
+        let closure = || Error::new(ErrorKind::InvalidValue, "cuStreamDestroy_v2 of 0x10");
+        let pop = || Error::from_kind(ErrorKind::InvalidContext);
+
+        // Both failed: the closure's kind, and the pop's error in its detail.
+        let e = both(Err(closure()), Err(pop())).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidValue);
+        let detail = e.detail().unwrap();
+        assert!(
+            detail.starts_with("cuStreamDestroy_v2 of 0x10; and popping its context failed too: "),
+            "{detail}"
+        );
+        assert!(detail.ends_with(&pop().to_string()), "{detail}");
+        // A closure's error without a detail gets one.
+        let e = both(Err(Error::from_kind(ErrorKind::InvalidValue)), Err(pop())).unwrap_err();
+        assert_eq!(
+            e.detail(),
+            Some(format!("popping its context failed too: {}", pop()).as_str())
+        );
+
+        // One failed: that error, unchanged.
+        assert_eq!(both(Err(closure()), Ok(())), Err(closure()));
+        assert_eq!(both(Ok(()), Err(pop())), Err(pop()));
+        assert_eq!(both(Ok(()), Ok(())), Ok(()));
+    }
 }

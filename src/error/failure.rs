@@ -266,6 +266,19 @@ impl Error {
         self.source = Some(Arc::new(source));
         self
     }
+    /// This error, naming in its detail a second one of the same call that came after it (a
+    /// clean-up, `what`, that failed too), so that neither is lost: the first error's kind and
+    /// code, and "DETAIL; and WHAT failed too: OTHER".
+    #[cold]
+    #[must_use]
+    pub(crate) fn and_failed_too(self, what: &str, other: &Error) -> Self {
+        let detail = match self.detail() {
+            Some(d) => format!("{d}; and {what} failed too: {other}"),
+            None => format!("{what} failed too: {other}"),
+        };
+        self.with_detail(detail)
+    }
+
     /// The raw driver code, or `None` for custack's own errors.
     pub fn code(&self) -> Option<ffi::CUresult> {
         self.code
