@@ -178,7 +178,7 @@ run_one() {
     # its deadline: one line, no panic; for a program every wait of which has a deadline
     # (CHECK_HANG_STRICT), a deadline's.
     if [[ $label == repeat-* || $label == lost-* ]] &&
-        [[ $rc == "$safe_state_status" && $out != *panicked* ]] &&
+        [[ $rc == "$safe_state_status" && $out != *"panicked at"* ]] &&
         [[ $(grep -c "^$safe_state_line" <<<"$out") == 1 ]] &&
         [[ $hang_strict != *" $program "* || $(grep "^$safe_state_line" <<<"$out") == *deadline* ]]; then
         if [[ $label == lost-* ]]; then
@@ -192,7 +192,7 @@ run_one() {
     # typical code is sticky: a synchronize's LAUNCH_FAILED) ends the process in the safe state
     # (R20): the documented outcome, with exactly one report line, naming a sticky error, and
     # no panic.
-    if [[ $label != clean && $rc == "$safe_state_status" && $out != *panicked* ]] &&
+    if [[ $label != clean && $rc == "$safe_state_status" && $out != *"panicked at"* ]] &&
         [[ $(grep -c "^$safe_state_line.*(sticky: " <<<"$out") == 1 ]]; then
         sticky_safe_state=$((sticky_safe_state + 1))
         return 0
@@ -205,7 +205,9 @@ check_run() {
     local program=$1 label=$2 rc=$3 out=$4
     local problems=() failed=
     [[ $rc == 0 || $rc == 1 ]] || problems+=("exit $rc")
-    [[ $out != *panicked* ]] || problems+=("panic")
+    # A panic is Rust's line ("thread 'main' panicked at FILE:LINE:COL:"), not an error whose
+    # text names a host function's panic (custack reports those as errors).
+    [[ $out != *"panicked at"* ]] || problems+=("panic")
     if [[ ! -s $report ]]; then
         problems+=("no report")
     else
@@ -275,7 +277,7 @@ run_hang() {
         hung=$(awk '$1 == "hung" { $1 = ""; print substr($0, 2) }' "$report")
         violations=$(awk '$1 == "violations" { print $2 }' "$report")
         total_violations=$((total_violations + violations))
-        if [[ $violations != 0 || $strict == 1 || $out == *panicked* ]]; then
+        if [[ $violations != 0 || $strict == 1 || $out == *"panicked at"* ]]; then
             bad=$((bad + 1))
             local why="blocked in $hung with no deadline"
             [[ $strict == 0 ]] || why+=" (a strict program: every wait has a deadline)"
@@ -458,7 +460,7 @@ if [[ $passes == *" inject "* ]]; then
         problems=()
         [[ $rc != 124 && $rc != 137 ]] || problems+=("no end within $inject_timeout s")
         [[ $rc == 0 ]] || problems+=("exit $rc")
-        [[ $out != *panicked* ]] || problems+=("panic")
+        [[ $out != *"panicked at"* ]] || problems+=("panic")
         if [[ ! -s $report ]]; then
             problems+=("no report")
         else

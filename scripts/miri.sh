@@ -279,7 +279,7 @@ run_one() {
         rc=1
     fi
     if [[ $out == *"Undefined Behavior"* || $out == *"unsupported operation"* ||
-        $out == *panicked* || $out == *"error: aborting"* ]] ||
+        $out == *"panicked at"* || $out == *"error: aborting"* ]] ||
         { [[ -z $schedule ]] && ((rc != 0)); } || ((rc != 0 && rc != 1)); then
         { echo "miri: FAIL [$model] $program ${schedule:-clean} (exit $rc)"
           grep -v '^\s*$' <<<"$out" | head -30; } >&2

@@ -25,7 +25,7 @@ const PAGE: &str = "docs/failure-analysis.md";
 const GAPS: &str = "## Failure modes without a test";
 
 /// The files of the mechanisms the page analyses: each must exist and be named on the page.
-const MECHANISMS: [&str; 15] = [
+const MECHANISMS: [&str; 17] = [
     "src/error/confinement.rs",
     "src/safety/profile.rs",
     "src/safety/image.rs",
@@ -41,6 +41,8 @@ const MECHANISMS: [&str; 15] = [
     "src/safety/redundant.rs",
     "src/safety/partitioned.rs",
     "src/safety/replicas_compare.cu",
+    "src/context/stack.rs",
+    "src/context/raw.rs",
 ];
 
 /// A row id: upper-case letters, a `-`, digits.

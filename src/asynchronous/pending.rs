@@ -214,7 +214,12 @@ impl<L: Holds, E: EventHome> Pending<L, E> {
                 // SAFETY: the payload is leaked just below.
                 unsafe { L::left_behind(&payload) };
                 core::mem::forget(payload);
-                Err(e)
+                // The clean-up's error too (a host function's panic, taken from the record
+                // above; the push or pop of a parked submission's context): neither is lost.
+                Err(match cleaned {
+                    Err(c) => e.and_failed_too("the clean-up after it", &c),
+                    Ok(()) => e,
+                })
             }
         }
     }

@@ -2,11 +2,14 @@
 //! parked value's drop, a parked submission's clean-up): the raw form of a push, which leaves the
 //! thread's stack as it found it.
 
-use crate::error::Result;
 use crate::error::left_behind::{Object, left_behind};
+use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 
 /// Pushes `ctx`, runs `f`, pops it.
+///
+/// What was current before (`cuCtxGetCurrent`, a thread-local read) is read first, so that a
+/// failed pop can be answered: [`after_failed_pop`] puts the stack back or takes the safe state.
 ///
 /// # Safety
 ///
@@ -18,16 +21,77 @@ pub(crate) unsafe fn with_raw_current(
     // Poisoned or forked (R20, R22): the clean-up is not run; what it would release is left to
     // the process's end (callers name it to the checking driver as left behind).
     crate::error::poison::may_release()?;
+    let below = current()?;
     // SAFETY: the caller guarantees `ctx` is live.
     unsafe { ffi::cuCtxPushCurrent_v2(ctx) }.result()?;
     let r = f();
     let mut popped = core::ptr::null_mut();
     // SAFETY: balanced with the push above.
     let p = unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) }.result();
-    if p.is_err() {
-        repop(ctx);
+    if let Err(e) = &p {
+        after_failed_pop(ctx, below, e);
     }
     both(r, p)
+}
+
+/// The context current on this thread (null: none).
+fn current() -> Result<ffi::CUcontext> {
+    let mut current = core::ptr::null_mut();
+    // SAFETY: a valid out-pointer.
+    unsafe { ffi::cuCtxGetCurrent(&raw mut current) }
+        .result()
+        .map(|()| current)
+}
+
+/// The pop of `inner`, pushed by custack over `below` (null: no context that custack must
+/// find current again), failed with `e`: puts the thread's stack back as it was, or takes the
+/// safe state where the driver cannot confirm that it did. Returns only with `below` on top
+/// (or nothing to restore).
+///
+/// - `inner` still on top (the failed pop had no effect): popped once more.
+/// - Then `below` must be on top: a guard's handles reach whatever context is current, so with
+///   another context on top they would reach it (C3, C4, R10). If another context is on top,
+///   or the query fails, there is no sound way back: [`fail_stop`](crate::fail_stop)
+///   (status 75, one line naming `e` and the top).
+/// - `inner == below`: the top is that context either way (at worst a second entry of it stays
+///   beneath, as under a leaked guard); nothing is retried.
+/// - A forked child makes no driver call (R22): custack refuses everything there.
+/// - [`ErrorKind::ForeignContextOnTop`]: the pop found
+///   a context foreign code pushed and left (a raw call that broke its contract, R3) and put it
+///   back; that is reported, not repaired.
+#[cold]
+#[inline(never)]
+pub(crate) fn after_failed_pop(inner: ffi::CUcontext, below: ffi::CUcontext, e: &Error) {
+    if inner == below
+        || e.kind() == ErrorKind::ForeignContextOnTop
+        || crate::error::poison::not_forked().is_err()
+    {
+        return;
+    }
+    if current().is_ok_and(|c| c == inner) {
+        let mut popped = core::ptr::null_mut();
+        // SAFETY: `inner` is on top, pushed by custack on this thread; whatever pushed it is
+        // gone (a closure's guard, a release's push).
+        let _ = unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) };
+    }
+    if below.is_null() {
+        return;
+    }
+    match current() {
+        Ok(c) if c == below => {}
+        Ok(c) => crate::error::safe_state::fail_stop_with(
+            e,
+            format_args!(
+                "; popping context {inner:p} failed, and {c:p} is on top where {below:p} must be"
+            ),
+        ),
+        Err(q) => crate::error::safe_state::fail_stop_with(
+            e,
+            format_args!(
+                "; popping context {inner:p} failed, and the context on top cannot be read: {q}"
+            ),
+        ),
+    }
 }
 
 /// The answer of `f` and of the pop after it: the first error, and where both failed, the
@@ -37,25 +101,6 @@ fn both(r: Result<()>, p: Result<()>) -> Result<()> {
     match (r, p) {
         (Err(e), Err(pop)) => Err(e.and_failed_too("popping its context", &pop)),
         (r, p) => r.and(p),
-    }
-}
-
-/// A pop of `ctx` failed: if `ctx` is still on top, tries once more, so that the caller's
-/// guard is on top again (the stack as it was found, R10); the first error is reported either
-/// way. Cold: a pop fails only when the driver is in trouble.
-#[cold]
-#[inline(never)]
-fn repop(ctx: ffi::CUcontext) {
-    let mut current = core::ptr::null_mut();
-    // SAFETY: valid out-pointer.
-    let on_top = unsafe { ffi::cuCtxGetCurrent(&raw mut current) }
-        .result()
-        .is_ok()
-        && current == ctx;
-    if on_top {
-        let mut popped = core::ptr::null_mut();
-        // SAFETY: `ctx` is on top, pushed by `with_raw_current` on this thread.
-        let _ = unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) };
     }
 }
 
@@ -90,7 +135,7 @@ pub(crate) unsafe fn release_in(
 #[cfg(test)]
 mod tests {
     use super::both;
-    use crate::{Error, ErrorKind};
+    use crate::error::{Error, ErrorKind};
 
     #[test]
     fn a_failed_pop_after_a_failed_closure_is_named_in_the_closures_error() {

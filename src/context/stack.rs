@@ -268,9 +268,23 @@ impl<K: ContextKind> Drop for PushedGuard<'_, '_, K> {
 }
 
 mod sealed {
-    pub trait Sealed {}
-    impl Sealed for super::Stack {}
-    impl<K: super::ContextKind> Sealed for super::PushedGuard<'_, '_, K> {}
+    use crate::ffi;
+
+    pub trait Sealed {
+        /// The context this top holds current: what must be on top again once a context
+        /// pushed over it is popped (`None` for the stack itself, which holds none).
+        fn held(&self) -> Option<ffi::CUcontext>;
+    }
+    impl Sealed for super::Stack {
+        fn held(&self) -> Option<ffi::CUcontext> {
+            None
+        }
+    }
+    impl<K: super::ContextKind> Sealed for super::PushedGuard<'_, '_, K> {
+        fn held(&self) -> Option<ffi::CUcontext> {
+            Some(self.raw)
+        }
+    }
 }
 
 /// The top of this thread's context stack: the [`Stack`] itself or the innermost
@@ -287,7 +301,10 @@ pub trait StackTop: sealed::Sealed {
     /// # Errors
     ///
     /// The push's error (then `f` does not run), or the pop's error (then `f`'s result is
-    /// dropped; see [`PushedGuard::pop`]).
+    /// dropped; see [`PushedGuard::pop`]). After a failed pop, `ctx` is popped once more if it is
+    /// still on top; where `self` is a guard whose context the driver then cannot confirm on
+    /// top, the process takes the safe state ([`fail_stop`](crate::fail_stop), status 75)
+    /// instead of returning: `self`'s handles would reach another context.
     ///
     /// # Examples
     ///
@@ -314,12 +331,39 @@ pub trait StackTop: sealed::Sealed {
         ctx: &'c Context,
         f: impl FnOnce(&mut PushedGuard<'c, '_>) -> R,
     ) -> Result<R> {
+        // `self`'s context must be on top again before `self` is usable (C4, R10), also after
+        // a failed pop: `after_failed_pop` puts it back or takes the safe state.
+        let below = sealed::Sealed::held(self).unwrap_or(ptr::null_mut());
         // SAFETY: `ctx` is borrowed for `'c`, longer than the guard, which cannot escape `f`.
-        let mut guard = unsafe { PushedGuard::push_raw(ctx.as_raw()) }?;
-        // If `f` panics, `guard`'s Drop pops during unwinding (recording any error).
+        let guard = unsafe { PushedGuard::push_raw(ctx.as_raw()) }?;
+        let inner = guard.raw;
+        // The pop is this function's (below, or `on_unwind`'s), not the guard's drop.
+        let mut guard = core::mem::ManuallyDrop::new(guard);
+        // If `f` panics, this pops during unwinding (recording any error), as below.
+        let on_unwind = PopOnUnwind { inner, below };
         let value = f(&mut guard);
-        guard.pop()?;
+        core::mem::forget(on_unwind);
+        if let Err(e) = pop_raw(inner) {
+            crate::context::raw::after_failed_pop(inner, below, &e);
+            return Err(e);
+        }
         Ok(value)
+    }
+}
+
+/// The pop of a nested push whose closure panicked: made while unwinding, its error recorded
+/// (`take_drop_errors`), the stack put back as after any failed pop of a nested push.
+struct PopOnUnwind {
+    inner: ffi::CUcontext,
+    below: ffi::CUcontext,
+}
+
+impl Drop for PopOnUnwind {
+    fn drop(&mut self) {
+        if let Err(e) = pop_raw(self.inner) {
+            crate::context::raw::after_failed_pop(self.inner, self.below, &e);
+            record_drop_error(e);
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! The program `p3` (P3, C3, C4): a nested push: A's buffer and module parked while B is pushed
-//! over it, B's work, then A's parked values attached again and used.
+//! over it, B's work, then A's parked values attached again and used; after the nested push,
+//! A's context on top again whatever the push answered (a failed pop of B included).
 
 use crate::common::{KERNELS, N, add_on_device};
 use custack::{Context, DeviceMemory, Result, Stack, StackTop};
@@ -17,7 +18,22 @@ pub(crate) fn p3_nested_push(a: &Context, b: &Context) -> Result<(Vec<u32>, Vec<
         let mut buffer_b = guard_b.alloc_from(&vec![10u32; N])?;
         add_on_device(guard_b, &module_b, &mut buffer_b, 5)?;
         buffer_b.to_vec()
-    })??;
+    });
+    // C4 at run time: whatever `with_pushed` answered (its pop failed included), A is on top
+    // again before `guard_a` is usable, or the process has ended in the safe state.
+    let mut current = core::ptr::null_mut();
+    // SAFETY: a valid out-pointer.
+    let code = unsafe { custack::ffi::cuCtxGetCurrent(&raw mut current) };
+    if code != custack::ffi::CUresult::CUDA_SUCCESS {
+        return Err(custack::Error::from_raw(code));
+    }
+    assert_eq!(
+        current,
+        guard_a.as_raw(),
+        "after with_pushed ({:?}), B's context is on top of guard A",
+        from_b.as_ref().err()
+    );
+    let from_b = from_b??;
 
     guard_a.synchronize()?; // A is on top again
     let mut buffer_a = guard_a.attach(parked_buffer)?;
