@@ -184,6 +184,13 @@
 //! [`Context::destroy`], [`DeviceBuffer::free`](crate::DeviceBuffer::free),
 //! [`Module::unload`](crate::Module::unload), [`Stream::destroy`](crate::Stream::destroy), ….
 //!
+//! A pop the driver fails is retried once while the context is still on top. After a nested
+//! push ([`StackTop::with_pushed`](crate::StackTop::with_pushed)), and after a parked value's
+//! release, custack then reads back the context that must be on top; where the driver cannot
+//! confirm it, the process takes the safe state ([`fail_stop`](crate::fail_stop)) rather than
+//! hand back a guard whose handles would reach another context (docs/failure-analysis.md,
+//! STACK-1 to STACK-4).
+//!
 //! # Primary contexts
 //!
 //! [`Context::primary`] retains the device's primary context, the one the CUDA runtime API
