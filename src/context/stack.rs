@@ -204,9 +204,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ///
     /// [`ErrorKind::ForeignContextOnTop`] if foreign code left another context on top of this
     /// thread's stack: custack puts that context back rather than pop someone else's, and this
-    /// guard's context stays on the stack beneath it (as after a leak). Driver errors otherwise;
-    /// after one, the context is popped once more if it is still on top, so that the thread's
-    /// stack is left as it was found where the driver allows (the drop does the same).
+    /// guard's context stays on the stack beneath it (as after a leak). Driver errors otherwise.
     ///
     /// # Examples
     ///
@@ -225,7 +223,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     #[doc(alias = "cuCtxPopCurrent")]
     pub fn pop(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        pop_raw(this.raw).map_err(|e| top_level_pop_failed(this.raw, e))
+        pop_raw(this.raw)
     }
 }
 
@@ -260,21 +258,11 @@ fn foreign_on_top(expected: ffi::CUcontext, popped: ffi::CUcontext) -> Result<()
     Err(Error::custack(ErrorKind::ForeignContextOnTop, detail))
 }
 
-/// A top-level guard's pop (its drop, [`PushedGuard::pop`]) failed with `e`: its context is
-/// popped once more if it is still on top (the stack as it was found, R10). Nothing of custack
-/// is beneath a top-level guard (it borrows the thread's `Stack`), so nothing more is checked.
-#[cold]
-#[inline(never)]
-fn top_level_pop_failed(raw: ffi::CUcontext, e: Error) -> Error {
-    crate::context::raw::after_failed_pop(raw, ptr::null_mut(), &e);
-    e
-}
-
 impl<K: ContextKind> Drop for PushedGuard<'_, '_, K> {
     #[inline]
     fn drop(&mut self) {
         if let Err(e) = pop_raw(self.raw) {
-            record_drop_error(top_level_pop_failed(self.raw, e));
+            record_drop_error(e);
         }
     }
 }
