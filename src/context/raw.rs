@@ -6,10 +6,12 @@ use crate::error::left_behind::{Object, left_behind};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 
-/// Pushes `ctx`, runs `f`, pops it.
+/// Pushes `ctx`, runs `f`, pops it; runs `f` alone where `ctx` is already current.
 ///
-/// What was current before (`cuCtxGetCurrent`, a thread-local read) is read first, so that a
-/// failed pop can be answered: [`after_failed_pop`] puts the stack back or takes the safe state.
+/// What was current before is read first (`cuCtxGetCurrent`, a thread-local read): where it is
+/// `ctx` itself (a parked value released under its own context's guard), nothing is pushed or
+/// popped; otherwise a failed pop is answered by [`after_failed_pop`], which puts the stack
+/// back or takes the safe state.
 ///
 /// # Safety
 ///
@@ -22,6 +24,9 @@ pub(crate) unsafe fn with_raw_current(
     // the process's end (callers name it to the checking driver as left behind).
     crate::error::poison::may_release()?;
     let below = current()?;
+    if below == ctx {
+        return f();
+    }
     // SAFETY: the caller guarantees `ctx` is live.
     unsafe { ffi::cuCtxPushCurrent_v2(ctx) }.result()?;
     let r = f();
@@ -29,13 +34,14 @@ pub(crate) unsafe fn with_raw_current(
     // SAFETY: balanced with the push above.
     let p = unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) }.result();
     if let Err(e) = &p {
-        after_failed_pop(ctx, below, e);
+        // Whatever was current may be a guard's (or foreign code's): it must be on top again.
+        after_failed_pop(ctx, below, !below.is_null(), e);
     }
     both(r, p)
 }
 
 /// The context current on this thread (null: none).
-fn current() -> Result<ffi::CUcontext> {
+pub(crate) fn current() -> Result<ffi::CUcontext> {
     let mut current = core::ptr::null_mut();
     // SAFETY: a valid out-pointer.
     unsafe { ffi::cuCtxGetCurrent(&raw mut current) }
@@ -43,38 +49,50 @@ fn current() -> Result<ffi::CUcontext> {
         .map(|()| current)
 }
 
-/// The pop of `inner`, pushed by custack over `below` (null: no context that custack must
-/// find current again), failed with `e`: puts the thread's stack back as it was, or takes the
-/// safe state where the driver cannot confirm that it did. Returns only with `below` on top
-/// (or nothing to restore).
+/// The pop of `inner`, which custack pushed over `below` (null: nothing was current), failed
+/// with `e`: puts the thread's stack back as it was, and where `claimed` (a guard's handles, or
+/// foreign code, rely on `below` being current) takes the safe state if the driver cannot
+/// confirm that it did. Returns only with `below` on top, or with nothing claimed.
 ///
-/// - `inner` still on top (the failed pop had no effect): popped once more.
-/// - Then `below` must be on top: a guard's handles reach whatever context is current, so with
-///   another context on top they would reach it (C3, C4, R10). If another context is on top,
-///   or the query fails, there is no sound way back: [`fail_stop`](crate::fail_stop)
+/// - `inner` on top: the failed pop had no effect (one that took effect leaves `below`, which
+///   is not `inner`, on top), so it is popped once more.
+/// - Then, where `claimed`, `below` must be on top: a guard's handles reach whatever context
+///   is current, so with another on top they would reach it (C3, C4, R10). If another context
+///   is on top, or the query fails, there is no sound way back: [`fail_stop`](crate::fail_stop)
 ///   (status 75, one line naming `e` and the top).
-/// - `inner == below`: the top is that context either way (at worst a second entry of it stays
-///   beneath, as under a leaked guard); nothing is retried.
+/// - `inner == below`: whether the failed pop took effect cannot be told from the top. Callers
+///   never push a context over itself (they run without a push where it is current already);
+///   where `claimed`, the safe state.
 /// - A forked child makes no driver call (R22): custack refuses everything there.
-/// - [`ErrorKind::ForeignContextOnTop`]: the pop found
-///   a context foreign code pushed and left (a raw call that broke its contract, R3) and put it
-///   back; that is reported, not repaired.
+/// - [`ErrorKind::ForeignContextOnTop`]: the pop found a context foreign code pushed and left (a
+///   raw call that broke its contract, R3) and put it back; that is reported, not repaired.
 #[cold]
 #[inline(never)]
-pub(crate) fn after_failed_pop(inner: ffi::CUcontext, below: ffi::CUcontext, e: &Error) {
-    if inner == below
-        || e.kind() == ErrorKind::ForeignContextOnTop
-        || crate::error::poison::not_forked().is_err()
-    {
+pub(crate) fn after_failed_pop(
+    inner: ffi::CUcontext,
+    below: ffi::CUcontext,
+    claimed: bool,
+    e: &Error,
+) {
+    if e.kind() == ErrorKind::ForeignContextOnTop || crate::error::poison::not_forked().is_err() {
+        return;
+    }
+    if inner == below {
+        if claimed {
+            crate::error::safe_state::fail_stop_with(
+                e,
+                format_args!("; popping context {inner:p}, pushed over itself, failed"),
+            );
+        }
         return;
     }
     if current().is_ok_and(|c| c == inner) {
         let mut popped = core::ptr::null_mut();
-        // SAFETY: `inner` is on top, pushed by custack on this thread; whatever pushed it is
-        // gone (a closure's guard, a release's push).
+        // SAFETY: `inner` is on top, pushed by custack on this thread over `below`; whatever
+        // pushed it is gone (a closure's guard, a release's push).
         let _ = unsafe { ffi::cuCtxPopCurrent_v2(&raw mut popped) };
     }
-    if below.is_null() {
+    if !claimed {
         return;
     }
     match current() {

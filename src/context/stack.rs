@@ -304,7 +304,9 @@ pub trait StackTop: sealed::Sealed {
     /// dropped; see [`PushedGuard::pop`]). After a failed pop, `ctx` is popped once more if it is
     /// still on top; where `self` is a guard whose context the driver then cannot confirm on
     /// top, the process takes the safe state ([`fail_stop`](crate::fail_stop), status 75)
-    /// instead of returning: `self`'s handles would reach another context.
+    /// instead of returning: `self`'s handles would reach another context. Where `ctx` is
+    /// current already (`self`'s own context), nothing is pushed or popped. On the
+    /// [`Stack`] itself, what is current is read first (`cuCtxGetCurrent`).
     ///
     /// # Examples
     ///
@@ -331,20 +333,43 @@ pub trait StackTop: sealed::Sealed {
         ctx: &'c Context,
         f: impl FnOnce(&mut PushedGuard<'c, '_>) -> R,
     ) -> Result<R> {
-        // `self`'s context must be on top again before `self` is usable (C4, R10), also after
-        // a failed pop: `after_failed_pop` puts it back or takes the safe state.
-        let below = sealed::Sealed::held(self).unwrap_or(ptr::null_mut());
+        // What must be on top again once `ctx` is popped: `self`'s context (a guard's, which its
+        // handles reach), or for the stack itself what was current before (nothing custack
+        // holds: restored where the driver allows, never a safe state).
+        let held = sealed::Sealed::held(self);
+        let below = match held {
+            Some(raw) => raw,
+            None => crate::context::raw::current()?,
+        };
+        if below == ctx.as_raw() {
+            // `ctx` is current already: nothing to push or pop, so no pop that could fail with
+            // a second entry of it on top.
+            crate::error::poison::check()?;
+            let mut guard = core::mem::ManuallyDrop::new(PushedGuard {
+                raw: below,
+                _ctx: PhantomData,
+                _kind: PhantomData,
+                _stack: PhantomData,
+                _thread: PhantomData,
+            });
+            return Ok(f(&mut guard));
+        }
+        let claimed = held.is_some();
         // SAFETY: `ctx` is borrowed for `'c`, longer than the guard, which cannot escape `f`.
         let guard = unsafe { PushedGuard::push_raw(ctx.as_raw()) }?;
         let inner = guard.raw;
         // The pop is this function's (below, or `on_unwind`'s), not the guard's drop.
         let mut guard = core::mem::ManuallyDrop::new(guard);
         // If `f` panics, this pops during unwinding (recording any error), as below.
-        let on_unwind = PopOnUnwind { inner, below };
+        let on_unwind = PopOnUnwind {
+            inner,
+            below,
+            claimed,
+        };
         let value = f(&mut guard);
         core::mem::forget(on_unwind);
         if let Err(e) = pop_raw(inner) {
-            crate::context::raw::after_failed_pop(inner, below, &e);
+            crate::context::raw::after_failed_pop(inner, below, claimed, &e);
             return Err(e);
         }
         Ok(value)
@@ -356,12 +381,13 @@ pub trait StackTop: sealed::Sealed {
 struct PopOnUnwind {
     inner: ffi::CUcontext,
     below: ffi::CUcontext,
+    claimed: bool,
 }
 
 impl Drop for PopOnUnwind {
     fn drop(&mut self) {
         if let Err(e) = pop_raw(self.inner) {
-            crate::context::raw::after_failed_pop(self.inner, self.below, &e);
+            crate::context::raw::after_failed_pop(self.inner, self.below, self.claimed, &e);
             record_drop_error(e);
         }
     }

@@ -184,12 +184,14 @@
 //! [`Context::destroy`], [`DeviceBuffer::free`](crate::DeviceBuffer::free),
 //! [`Module::unload`](crate::Module::unload), [`Stream::destroy`](crate::Stream::destroy), ….
 //!
-//! A pop the driver fails is retried once while the context is still on top. After a nested
-//! push ([`StackTop::with_pushed`](crate::StackTop::with_pushed)), and after a parked value's
-//! release, custack then reads back the context that must be on top; where the driver cannot
-//! confirm it, the process takes the safe state ([`fail_stop`](crate::fail_stop)) rather than
-//! hand back a guard whose handles would reach another context (docs/failure-analysis.md,
-//! STACK-1 to STACK-4).
+//! After a nested push ([`StackTop::with_pushed`](crate::StackTop::with_pushed)) or a parked
+//! value's release, a pop the driver fails is retried once while the pushed context is still
+//! on top, and custack then reads back the context that must be on top again; where the driver
+//! cannot confirm it, the process takes the safe state ([`fail_stop`](crate::fail_stop))
+//! rather than hand back a guard whose handles would reach another context. Neither pushes a
+//! context over itself: where it is current already, nothing is pushed or popped. A top-level
+//! guard whose pop fails leaves its context on the stack, as a leaked guard does
+//! (docs/failure-analysis.md, STACK-1 to STACK-6).
 //!
 //! # Primary contexts
 //!
