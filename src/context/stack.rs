@@ -336,6 +336,8 @@ pub trait StackTop: sealed::Sealed {
         // What must be on top again once `ctx` is popped: `self`'s context (a guard's, which its
         // handles reach), or for the stack itself what was current before (nothing custack
         // holds: restored where the driver allows, never a safe state).
+        // Poisoned or forked (R20, R22): refused before any driver call, the read below included.
+        crate::error::poison::check()?;
         let held = sealed::Sealed::held(self);
         let below = match held {
             Some(raw) => raw,
@@ -344,7 +346,6 @@ pub trait StackTop: sealed::Sealed {
         if below == ctx.as_raw() {
             // `ctx` is current already: nothing to push or pop, so no pop that could fail with
             // a second entry of it on top.
-            crate::error::poison::check()?;
             let mut guard = core::mem::ManuallyDrop::new(PushedGuard {
                 raw: below,
                 _ctx: PhantomData,
