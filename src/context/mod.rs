@@ -184,14 +184,10 @@ impl Context {
                 ))
             }
             Err(e) => {
-                // Still on top (the failed pop had no effect; `raw` is new, so it is no entry
-                // beneath): popped once more, so that a guard beneath has its context on top
-                // again. Otherwise the drop of `ctx` destroys it, which pops it too.
-                if crate::context::raw::current().is_ok_and(|c| c == raw) {
-                    let mut again = ptr::null_mut();
-                    // SAFETY: `raw` is on top of this thread's stack, pushed by `cuCtxCreate`.
-                    let _ = unsafe { ffi::cuCtxPopCurrent_v2(&raw mut again) };
-                }
+                // Popped once more while still on top (`raw` is new, so it is no entry beneath;
+                // what was beneath is not known, so nothing is claimed). Otherwise the drop of
+                // `ctx` destroys it, which pops it too.
+                crate::context::raw::after_failed_pop(raw, ptr::null_mut(), false, &e);
                 Err(e)
             }
         }

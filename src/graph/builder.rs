@@ -157,15 +157,6 @@ pub struct GraphBuilder<'b, G = RootGraph> {
 static_assertions::assert_not_impl_any!(GraphBuilder<'static>: Send, Sync);
 static_assertions::assert_not_impl_any!(GraphNode<'static>: Send, Sync);
 
-/// The current context (`cuCtxGetCurrent`), for the nodes and conditions made on a graph and
-/// the host functions it owns.
-pub(super) fn current_context() -> Result<ffi::CUcontext> {
-    let mut ctx = core::ptr::null_mut();
-    // SAFETY: a valid out-pointer.
-    unsafe { ffi::cuCtxGetCurrent(&raw mut ctx) }.result()?;
-    Ok(ctx)
-}
-
 /// `cuGraphGetNodes`—The number of nodes of `graph` (live, of the current context).
 pub(super) fn node_count(graph: ffi::CUgraph) -> Result<usize> {
     let mut n = 0usize;
@@ -242,7 +233,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     ) -> Result<Graph<'_, P>> {
         crate::error::poison::check()?;
         // This guard's context is current.
-        let ctx = current_context()?;
+        let ctx = crate::context::raw::current()?;
         let mut payload = payload.hold();
         let mut raw = core::ptr::null_mut();
         // SAFETY: a valid out-pointer; flags 0, as documented.

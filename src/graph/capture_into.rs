@@ -24,7 +24,7 @@
 //! Both need driver 12.3 (the condition, `cuStreamBeginCaptureToGraph`): on driver 535 (CUDA
 //! 12.2) they return [`ErrorKind::DriverTooOld`].
 
-use super::builder::{BodyGraph, GraphBuilder, GraphNode, current_context};
+use super::builder::{BodyGraph, GraphBuilder, GraphNode};
 use super::capture::{Capturing, capture_info};
 use super::conditional::{Condition, needs_two_bodies};
 use crate::asynchronous::scope::StreamScope;
@@ -217,7 +217,7 @@ impl<'scope> StreamScope<'scope, 'static> {
     ) -> Result<Condition<'scope, CapturedGraph>> {
         crate::error::poison::check()?;
         let (graph, _) = capturing_into(self.as_raw())?;
-        GraphBuilder::<'scope, CapturedGraph>::new(graph, current_context()?)
+        GraphBuilder::<'scope, CapturedGraph>::new(graph, crate::context::raw::current()?)
             .condition(default, assign_default)
     }
 
@@ -350,7 +350,7 @@ impl<'scope> StreamScope<'scope, 'static> {
         crate::error::poison::check()?;
         let stream = self.as_raw();
         let (graph, deps) = capturing_into(stream)?;
-        let b = GraphBuilder::<'scope, CapturedGraph>::new(graph, current_context()?);
+        let b = GraphBuilder::<'scope, CapturedGraph>::new(graph, crate::context::raw::current()?);
         let deps: Vec<GraphNode<'scope, CapturedGraph>> =
             deps.into_iter().map(GraphNode::of).collect();
         // `conditional` checks that `cond` was made on this graph.

@@ -40,7 +40,7 @@
 //! thread. Neither is undefined behaviour. The restricted profile's builder and scopes offer no
 //! host function (C26: callbacks are outside NVIDIA's safety subset).
 
-use super::builder::{GraphBuilder, GraphNode, current_context};
+use super::builder::{GraphBuilder, GraphNode};
 use super::capture::{Capturing, capture_info};
 use super::host_fn::{HostNode, call, destroy};
 use super::params::DataNodeKind;
@@ -240,7 +240,7 @@ impl StreamScope<'_, '_> {
             Capturing::Not => return enqueue(stream, Call::InOrder, f),
             Capturing::Into { graph, .. } => graph,
         };
-        let ctx = current_context()?;
+        let ctx = crate::context::raw::current()?;
         // Behind a lock, so that two launches calling it at once take turns; a closure that
         // panicked before left its lock poisoned: it is still a valid value.
         let f = Mutex::new(f);

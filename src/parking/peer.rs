@@ -58,13 +58,6 @@ fn sync_current() -> Result<()> {
     crate::deadline::wait_stream(core::ptr::null_mut(), crate::error::Observer::DriverCall)
 }
 
-fn current_raw() -> Result<ffi::CUcontext> {
-    let mut ctx = core::ptr::null_mut();
-    // SAFETY: valid out-pointer.
-    unsafe { ffi::cuCtxGetCurrent(&raw mut ctx) }.result()?;
-    Ok(ctx)
-}
-
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuCtxEnablePeerAccess`—Lets this context's kernels access `peer`'s memory directly,
     /// until the returned value drops. "Already enabled" is not an error (and then dropping it
@@ -251,7 +244,7 @@ impl<'scope> StreamScope<'scope, '_> {
     ) -> Result<()> {
         let (ptr, len) = dst.raw_parts();
         check_same_len(what, len, src_len)?;
-        let current = current_raw()?;
+        let current = crate::context::raw::current()?;
         // SAFETY: `dst` is live memory of the current context until the copy has run (bound);
         // `src` as the caller promises.
         unsafe {
@@ -286,7 +279,7 @@ impl<'scope> StreamScope<'scope, '_> {
         crate::error::poison::check()?;
         let (ptr, len) = src.raw_parts();
         check_same_len("copy_to_peer", dst.len(), len)?;
-        let current = current_raw()?;
+        let current = crate::context::raw::current()?;
         // SAFETY: as in `copy_from_peer`, the other way.
         unsafe {
             ffi::cuMemcpyPeerAsync(
