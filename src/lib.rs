@@ -270,7 +270,7 @@ pub use tensor_map::{
     TensorMapError, TensorMapHandle, TensorMapRule, Tiled,
 };
 pub use testing::stand_in::{KernelCall, StandIn, StandInError};
-pub use texture::mipmap::MipmappedArray;
+pub use texture::mipmap::{MipmappedArray, MipmappedLevels};
 pub use texture::{
     AddressMode, ArrayElement, Copy3dBatch, CudaArray, FilterMode, ResourceView, ScopedArray,
     ScopedSurface, ScopedTexture, SurfaceHandle, SurfaceObject, TextureHandle, TextureObject,

@@ -7,7 +7,8 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use crate::memory::{DeviceMemory, DeviceMemoryMut, device_memory, sealed};
 use crate::texture::array::{ArrayElement, array_descriptor_with};
-use crate::texture::mipmap::{MipmappedArray, check_shape_with};
+use crate::texture::mipmap::sealed::Sealed as MipmappedLevelsSealed;
+use crate::texture::mipmap::{MipmappedArray, MipmappedLevels, check_shape_with};
 use crate::vocabulary::plain::DeviceCopy;
 use core::cell::Cell;
 use core::marker::PhantomData;
@@ -85,8 +86,8 @@ pub struct ExternalMemory<'g> {
     handle: MemoryHandle,
     // The buffers and arrays mapped onto it that the driver may still hold: counted up when one
     // is mapped, down only when its release succeeds. A mapping whose release failed or was
-    // refused, or one leaked (`mem::forget` of a `MappedBuffer` or `MappedArray`, or of the
-    // array swapped out of a `MappedArray`), keeps it above 0, and the import is then left
+    // refused, or one leaked (`mem::forget` of a `MappedBuffer` or `MappedArray`), keeps it
+    // above 0, and the import is then left
     // behind, never destroyed under it (leaking the child leaks the parent).
     mappings: Cell<usize>,
     _marker: PhantomData<(&'g (), *const ())>,
@@ -108,16 +109,19 @@ pub struct MappedBuffer<'m, T: DeviceCopy> {
 }
 
 /// A mipmapped array mapped onto [`ExternalMemory`]
-/// (`cuExternalMemoryGetMappedMipmappedArray`): a [`MipmappedArray`] (it dereferences to one:
-/// textures, surfaces and level copies take it as they take any), destroyed on drop
-/// (`cuMipmappedArrayDestroy`), before its import.
+/// (`cuExternalMemoryGetMappedMipmappedArray`): read as a [`MipmappedArray`] (it dereferences
+/// to one, shared: textures take it as they take any), its levels written through
+/// [`copy_level_from_host`](Self::copy_level_from_host), a surface
+/// ([`PushedGuard::surface_level`]) or a scope's [`bind_level`](crate::StreamScope::bind_level),
+/// which borrow it exclusively ([`MipmappedLevels`]); destroyed on drop
+/// (`cuMipmappedArrayDestroy`), before its import. It never lends `&mut MipmappedArray`: safe
+/// code could swap the mapped array out, and the import would then never learn that its
+/// mapping was released.
 #[derive(Debug)]
 #[doc(alias = "cuExternalMemoryGetMappedMipmappedArray")]
 pub struct MappedArray<'m, T: ArrayElement> {
+    // Never lent mutably (no `DerefMut`), so it is the array the driver mapped until the drop.
     array: ManuallyDrop<MipmappedArray<'m, T>>,
-    // The handle the driver mapped: `DerefMut` lets safe code swap another array in (or this
-    // one out), so the drop counts the mapping as released only if this is still the array held.
-    mapped: ffi::CUmipmappedArray,
     // The import's count of live mappings, counted down once the mapped array is destroyed.
     mappings: &'m Cell<usize>,
 }
@@ -129,9 +133,28 @@ impl<'m, T: ArrayElement> core::ops::Deref for MappedArray<'m, T> {
     }
 }
 
-impl<T: ArrayElement> core::ops::DerefMut for MappedArray<'_, T> {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.array
+impl<T: ArrayElement> MipmappedLevelsSealed for MappedArray<'_, T> {}
+
+impl<T: ArrayElement> MipmappedLevels<T> for MappedArray<'_, T> {
+    fn mipmapped(&self) -> &MipmappedArray<'_, T> {
+        &self.array
+    }
+}
+
+impl<T: ArrayElement> MappedArray<'_, T> {
+    /// `cuMemcpy3D`—Copies packed host elements into level `level`, as
+    /// [`MipmappedArray::copy_level_from_host`] does.
+    ///
+    /// # Errors
+    ///
+    /// As [`MipmappedArray::copy_level_from_host`]'s.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
+    #[doc(alias = "cuMemcpy3D")]
+    pub fn copy_level_from_host(&mut self, level: u32, src: &[T]) -> Result<()> {
+        self.array.copy_level_from_host(level, src)
     }
 }
 
@@ -418,7 +441,6 @@ impl ExternalMemory<'_> {
         self.mappings.set(self.mappings.get().saturating_add(1));
         Ok(MappedArray {
             array: ManuallyDrop::new(array),
-            mapped: raw,
             mappings: &self.mappings,
         })
     }
@@ -511,15 +533,6 @@ impl<T: DeviceCopy> Drop for MappedBuffer<'_, T> {
 impl<T: ArrayElement> Drop for MappedArray<'_, T> {
     fn drop(&mut self) {
         let raw = self.array.as_raw();
-        if raw != self.mapped {
-            // Safe code swapped another array in through `DerefMut` (`mem::swap`,
-            // `mem::replace`): the mapped one is out of this value's reach, perhaps leaked, so
-            // its mapping is not counted as released and the import is left behind. The array
-            // held now is an ordinary owned one: released as such, by its own drop.
-            // SAFETY: `array` is dropped once, here, and never used again.
-            unsafe { ManuallyDrop::drop(&mut self.array) };
-            return;
-        }
         release_mapping(self.mappings, Object::MipmappedArray, raw as u64, || {
             // SAFETY: mapped by `cuExternalMemoryGetMappedMipmappedArray` in the current context
             // (its import's guard is on top), destroyed once, here (the `MipmappedArray` is

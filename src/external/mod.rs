@@ -12,9 +12,9 @@
 //!   bound in a scope, passed to kernels and launch contracts, copied, viewed; a mipmapped array
 //!   mapped onto it ([`MappedArray`]) is a [`MipmappedArray`](crate::MipmappedArray) that
 //!   borrows the import the same way (C30); the import counts the mappings the driver may
-//!   still hold, and where one's release fails or it is leaked (`mem::forget`, or an array
-//!   swapped out of a `MappedArray`), the import is left behind rather than destroyed under it
-//!   (C30);
+//!   still hold, and where one's release fails or it is leaked (`mem::forget`), the import is
+//!   left behind rather than destroyed under it (C30); a `MappedArray` never lends
+//!   `&mut MipmappedArray`, so safe code cannot swap the mapped array out of it;
 //! - the file descriptor is an [`OwnedFd`](std::os::fd::OwnedFd), moved in: the driver owns it
 //!   once the import succeeds, custack closes it when the import fails, never both (C30);
 //! - a semaphore is waited on or signalled only in a [`StreamScope`](crate::StreamScope), which

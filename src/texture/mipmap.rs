@@ -213,16 +213,41 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html>
     #[doc(alias = "cuSurfObjectCreate")]
     #[doc(alias = "cuMipmappedArrayGetLevel")]
-    pub fn surface_level<'a, T: ArrayElement>(
+    pub fn surface_level<'a, T: ArrayElement, A: MipmappedLevels<T> + ?Sized>(
         &self,
-        array: &'a mut MipmappedArray<'_, T>,
+        array: &'a mut A,
         level: u32,
     ) -> Result<SurfaceObject<'a>> {
+        let array = array.mipmapped();
         check_surface_capable(array.flags)?;
         let (raw, _) = array.level(level)?;
         // SAFETY: a level of a live, surface-capable mipmapped array of this context; the
         // mipmapped array, and so the level, is borrowed exclusively for 'a.
         unsafe { create_surface(raw) }
+    }
+}
+
+/// What owns a mipmapped array whose levels a surface ([`PushedGuard::surface_level`]) or a scope
+/// ([`StreamScope::bind_level`]) borrows: a [`MipmappedArray`], or one mapped onto external
+/// memory ([`MappedArray`](crate::MappedArray)). Those calls take `&mut` of the owner itself, so
+/// the exclusive borrow never reaches a `&mut MipmappedArray` inside a `MappedArray`, which safe
+/// code could swap out of it (C30). Sealed: implemented by custack's two owners only.
+pub trait MipmappedLevels<T: ArrayElement>: sealed::Sealed {
+    /// The mipmapped array, shared.
+    fn mipmapped(&self) -> &MipmappedArray<'_, T>;
+}
+
+pub(crate) mod sealed {
+    /// Seals [`MipmappedLevels`](super::MipmappedLevels): its implementations are custack's
+    /// (here and in `external::memory`).
+    pub trait Sealed {}
+}
+
+impl<T: ArrayElement> sealed::Sealed for MipmappedArray<'_, T> {}
+
+impl<T: ArrayElement> MipmappedLevels<T> for MipmappedArray<'_, T> {
+    fn mipmapped(&self) -> &MipmappedArray<'_, T> {
+        self
     }
 }
 
@@ -381,12 +406,12 @@ impl<'scope> StreamScope<'scope, '_> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html>
     #[doc(alias = "cuMipmappedArrayGetLevel")]
-    pub fn bind_level<T: ArrayElement>(
+    pub fn bind_level<T: ArrayElement, A: MipmappedLevels<T> + ?Sized>(
         &self,
-        array: &'scope mut MipmappedArray<'_, T>,
+        array: &'scope mut A,
         level: u32,
     ) -> Result<ScopedArray<'scope>> {
-        let (raw, extent) = array.level(level)?;
+        let (raw, extent) = array.mipmapped().level(level)?;
         // SAFETY: a level of a live mipmapped array of the current context (the scope's stream
         // is this guard's), of `T` with this extent; the mipmapped array is borrowed exclusively
         // for 'scope.
