@@ -469,9 +469,10 @@ mod tests {
             every: core::num::NonZeroU64::MIN,
             on_mismatch: OnMismatch::ReturnError,
         };
-        // Under Miri (`scripts/miri.sh` runs the unit tests), the shortest few.
+        // Under Miri (`scripts/miri.sh` runs the unit tests), one length whose first, middle
+        // and last elements differ (the byte views of every element size are the same code).
         let lengths: &[usize] = if cfg!(miri) {
-            &[1, 2, 9]
+            &[9]
         } else {
             &[
                 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 65, 255, 256, 257,
