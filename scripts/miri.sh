@@ -18,14 +18,14 @@
 #  2. custack's unit tests (`cargo miri test --lib`);
 #  3. every program of benches/checking once, in the double's checking mode: a run fails on
 #     undefined behaviour, a leak (Miri's leak check), or any violation, leaked handle or
-#     non-empty context stack the double reports. Under Tree Borrows by halves (MIRI_TREE=half,
-#     the default; `all` for every one): the programs at odd or even places in the list, by the
-#     parity of the commit's last hex digit, so each runs under Tree Borrows every second commit
-#     and under Stacked Borrows on every commit;
+#     non-empty context stack the double reports. Under Tree Borrows by quarters
+#     (MIRI_TREE=quarter, the default; `half` or `all`): the programs at the places in the list
+#     equal to the commit's last hex digit modulo 4, so each runs under Tree Borrows on about
+#     one commit in four and under Stacked Borrows on every commit;
 #  4. under Stacked Borrows only (Tree Borrows is about 3 times slower, and its schedules do
 #     not fit CI's 90 minutes), for the programs in MIRI_SCHEDULES (default: all of them),
 #     per driver call k a run with call k failed (`fail-at=K`) or with a sticky fault from
-#     call k on (`sticky-at=K`), a thirty-second of them per run (MIRI_FAULTS below): the error and
+#     call k on (`sticky-at=K`), a sixty-fourth of them per run (MIRI_FAULTS below): the error and
 #     drop paths, where the clean-up code lives; and `deadlines` once per asynchronous enqueue
 #     made never to complete (`hang-at=K`, R19): every bounded wait past its deadline.
 #
@@ -92,10 +92,11 @@ programs=(example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_
     events submission graph graph_built graph_conditional graph_capture_into graph_shared graph_arena graph_host graph_exec_nodes graph_capture_forked graph_capture_forks device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm vmm_share peer ipc
     newer green deadlines safety_frame safety_graph confinement restricted_scope restricted_end driver_init
     redundant_partitions stress batch_3d_old)
-# (`contracts` and `restricted_scope`, the two longest clean runs, at places of other parities,
-# so that they fall in different halves under Tree Borrows, below: clean under Stacked Borrows
-# on the idle 2-core machine (2026-11-28) the odd places took 411 s and the even 228 when both
-# were odd, 353 and 286 now.)
+# (The longest clean runs fall in different quarters under Tree Borrows, below: places modulo
+# 4, `graph_capture_into` and `green` 1, `graph_capture_forked`, `restricted_scope` and `stress`
+# 2, `graph_capture_forks` and `contracts` 3. `contracts` and `restricted_scope` were the two
+# longest, 95 s and 61 s clean under Stacked Borrows idle, until the programs cached the
+# double's entry point names: 33 s and 15 s since.)
 # `graph_capture_into`, `graph_capture_forked` and `graph_capture_forks` run clean only too, to
 # keep the test command within its hour: scripts/check-driver.sh fails each of their calls
 # natively, and under Miri their schedules were sampled (eight fail-at schedules each, clean)
@@ -106,7 +107,7 @@ programs=(example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_
 # scripts/check-driver.sh fails each of their calls natively on every run. Most of that time
 # was the double naming its entry points one by one from the start of its table (quadratic in
 # the programs' call counts, `calls_seen`); it names them by group since 2026-11-28, and the
-# clean runs take about a minute under Stacked Borrows.
+# programs read the names once since (33 s and 15 s under Stacked Borrows, idle).
 # These programs of scripts/check-driver.sh do not run here (it runs each natively, every
 # schedule of every call). Measured on the 2-core machine (2026-11-27, CPU seconds of one run,
 # the machine shared, its wall time 2-5 times that), against the 60 s a program may add:
@@ -124,7 +125,7 @@ programs=(example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_
 #    sixteenth of them: 4 runs, 66 s); `managed_batches` runs clean (41 calls) in 51 s under
 #    Stacked Borrows alone.
 # `batch_3d_old` (the 3D batch refused, the driver too old: 14 calls) runs, with strict
-# provenance: clean in 13 s under Stacked and 19 s under Tree Borrows (on every second commit),
+# provenance: clean in 13 s under Stacked and 19 s under Tree Borrows (on one commit in four),
 # its sixteenth of schedules 0 to 2 runs of 2 to 12 s: at most about 55 s of one core, and
 # under 30 s of the step's two.
 clean_only=" stress graph_capture_into graph_capture_forked graph_capture_forks contracts restricted_scope "
@@ -149,20 +150,22 @@ fi
 #   sixteenth  k failed where k + phase = 0 (mod 16), sticky where it is 8 (mod 16): 330
 #              runs and 2,462 s of Miri's step on CI (e359c2b, phase 11, 2026-11-27), which
 #              took the test command to 63.5 minutes, past its hour;
-#   thirtysecond (the default since then) k failed where k + phase = 0 (mod 32), sticky where
-#              it is 16 (mod 32): about half the runs of `sixteenth`; every program's error and
-#              drop paths on every run (each makes more than 32 calls but a few short ones,
-#              which get one schedule or none on a given commit), a sixteenth of its calls, and
-#              every schedule of every call over 32 phases.
+#   thirtysecond k failed where k + phase = 0 (mod 32), sticky where it is 16 (mod 32): about
+#              half the runs of `sixteenth` (172 runs and 516 s of the step, idle, 58e0f97);
+#   sixtyfourth (the default since the test command measured 116 minutes at a load average of
+#              4, 272914e) k failed where k + phase = 0 (mod 64), sticky where it is 32 (mod
+#              64): about half the runs of `thirtysecond`; a program of n calls gets about
+#              n/32 runs a commit (one or none for the programs under 64 calls), and every
+#              schedule of every call over 64 phases.
 # The phase is the commit's last hex digit modulo 2, 4, 8 or 16, and its last two hex digits
-# modulo 32 (MIRI_PHASE overrides it). Commits' hashes are random, so a given call's failed or
-# sticky schedule runs under Miri on about one commit in 32, not in turn; every schedule of
-# every call still runs natively in scripts/check-driver.sh on every run.
+# modulo 32 or 64 (MIRI_PHASE overrides it). Commits' hashes are random, so a given call's
+# failed or sticky schedule runs under Miri on about one commit in 64, not in turn; every
+# schedule of every call still runs natively in scripts/check-driver.sh on every run.
 # The repeat and lost schedules (a non-sticky error from call k on, for ever; a device lost at
 # call k) are not run under Miri: their runs wait out their bounded waits' deadlines, which
 # interpreted code takes minutes to reach; scripts/check-driver.sh runs them natively, in its
 # rotation with the sticky schedule.
-faults=${MIRI_FAULTS:-thirtysecond}
+faults=${MIRI_FAULTS:-sixtyfourth}
 case $faults in
     both) period=1 ;;
     alternate) period=2 ;;
@@ -170,7 +173,8 @@ case $faults in
     eighth) period=8 ;;
     sixteenth) period=16 ;;
     thirtysecond) period=32 ;;
-    *) echo "miri: MIRI_FAULTS is both, alternate, quarter, eighth, sixteenth or thirtysecond, not $faults" >&2; exit 2 ;;
+    sixtyfourth) period=64 ;;
+    *) echo "miri: MIRI_FAULTS is both, alternate, quarter, eighth, sixteenth, thirtysecond or sixtyfourth, not $faults" >&2; exit 2 ;;
 esac
 if [[ -n ${MIRI_PHASE:-} ]]; then
     phase=$((MIRI_PHASE % period))
@@ -308,17 +312,23 @@ checking "" p2 >/dev/null 2>&1 || true
 cargo +nightly miri test --quiet --no-run --lib >/dev/null 2>&1 || true
 cargo +nightly miri test --quiet --no-run --manifest-path checkdriver/Cargo.toml --lib \
     --bin custack-check --target-dir "$target/checkdriver" >/dev/null 2>&1 || true
-# Under Tree Borrows the programs run clean by halves (MIRI_TREE=half, the default): the half
-# whose place in the list has the parity of the commit's last hex digit (MIRI_PHASE overrides
-# it), so every program runs under Tree Borrows on every second commit, and under Stacked
-# Borrows on every commit. MIRI_TREE=all runs them all (about 10 minutes more on CI's 2 cores).
-tree_runs=${MIRI_TREE:-half}
-[[ $tree_runs == half || $tree_runs == all ]] ||
-    { echo "miri: MIRI_TREE is half or all, not $tree_runs" >&2; exit 2; }
+# Under Tree Borrows the programs run clean by quarters (MIRI_TREE=quarter, the default since
+# the loaded measurement of 272914e; `half` before): the programs whose place in the list is
+# the commit's last hex digit modulo 4 (MIRI_PHASE overrides it), so every program runs under
+# Tree Borrows on about one commit in four, and under Stacked Borrows on every commit.
+# MIRI_TREE=half runs every second one, `all` all of them (about 10 minutes more than `half` on
+# CI's 2 cores).
+tree_runs=${MIRI_TREE:-quarter}
+case $tree_runs in
+    quarter) tree_period=4 ;;
+    half) tree_period=2 ;;
+    all) tree_period=1 ;;
+    *) echo "miri: MIRI_TREE is quarter, half or all, not $tree_runs" >&2; exit 2 ;;
+esac
 head=$(git rev-parse --short HEAD 2>/dev/null || echo 0)
-tree_parity=$((${MIRI_PHASE:-$((16#${head: -1}))} % 2))
+tree_phase=$((${MIRI_PHASE:-$((16#${head: -1}))} % tree_period))
 tree_label="all"
-[[ $tree_runs == all ]] || tree_label="the half of parity $tree_parity"
+[[ $tree_runs == all ]] || tree_label="the $tree_runs of phase $tree_phase"
 # The tests and the clean runs are one pool of MIRI_JOBS jobs at a time (default: the number of
 # cores; Miri interprets on one thread, so a job keeps one core busy), the longest first so
 # that none is left alone at the end: custack's unit tests under each model but the first (Tree
@@ -344,7 +354,7 @@ for model in $reversed; do
         i=$((i + 1))
         if [[ $model == stacked ]]; then
             runs+=("$model $p count")
-        elif [[ $tree_runs == all || $((i % 2)) == "$tree_parity" ]]; then
+        elif ((i % tree_period == tree_phase)); then
             runs+=("$model $p")
         fi
     done
