@@ -244,3 +244,60 @@ fn a_cooperative_grid_is_checked_against_the_green_contexts_sms() {
     println!("captured: {err}");
     assert_eq!(err.kind(), ErrorKind::CooperativeLaunchTooLarge, "{err}");
 }
+
+/// Set in the child process of
+/// `the_primary_context_is_not_reset_while_a_green_context_lives`.
+const RESET_CHILD: &str = "CUSTACK_GREEN_RESET_CHILD";
+
+/// C5: a green context's memory is its device's primary context's, and its guard's handles do
+/// not borrow the primary `Context`: `Context::reset` is refused (`PrimaryContextInUse`, no
+/// driver call) while a green context of the device lives, the green guard's buffer intact;
+/// once none lives, the reset runs and the context is usable. In a child process: the other
+/// tests of this binary make green contexts on their threads, which would refuse this test's
+/// last reset.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn the_primary_context_is_not_reset_while_a_green_context_lives() {
+    if std::env::var_os(RESET_CHILD).is_some() {
+        let device = device();
+        let mut primary = custack::Context::primary(device).unwrap();
+        let sms = device.sm_resource().unwrap();
+        let split = sms.split(1, 16).unwrap();
+        let green = GreenContext::new(&split.groups[0]).unwrap();
+        let mut stack = Stack::new().unwrap();
+        {
+            let g = stack.push_green(&green).unwrap();
+            let buf = g.alloc_from(&[7u32; 1024]).unwrap();
+            let e = primary.reset().unwrap_err();
+            assert_eq!(e.kind(), custack::ErrorKind::PrimaryContextInUse, "{e}");
+            assert_eq!(buf.to_vec().unwrap(), vec![7u32; 1024]);
+        }
+        green.destroy().unwrap();
+        primary.reset().unwrap();
+        let g = stack.push(&primary).unwrap();
+        assert_eq!(
+            g.alloc_from(&[1u32; 4]).unwrap().to_vec().unwrap(),
+            vec![1u32; 4]
+        );
+        println!("green-reset-child: done");
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "the_primary_context_is_not_reset_while_a_green_context_lives",
+            "--include-ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(RESET_CHILD, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}\n{stdout}\n{stderr}", out.status);
+    assert!(
+        stdout.contains("green-reset-child: done"),
+        "{stdout}\n{stderr}"
+    );
+}

@@ -17,6 +17,7 @@
 //! on this thread too. That is how one thread keeps work pending on two green contexts of one
 //! GPU (P9; `examples/17_green_partitions.rs`).
 
+use crate::context::primary::live_green;
 use crate::context::stack::{Green, PushedGuard, Stack};
 use crate::driver::Device;
 use crate::driver::lookup;
@@ -245,6 +246,9 @@ pub(crate) fn create_green(
     let create = lookup::GREEN_CTX_CREATE.get()?;
     let from_green = lookup::CTX_FROM_GREEN_CTX.get()?;
     let destroy = lookup::GREEN_CTX_DESTROY.get()?;
+    // Before the lock: a forked child may have inherited it held, and it makes no call (R22).
+    crate::error::poison::check()?;
+    let mut live = live_green();
     let mut resource = partition.raw;
     let mut desc = core::ptr::null_mut();
     // SAFETY: one resource the driver filled (a copy: the driver only reads it); valid
@@ -261,6 +265,7 @@ pub(crate) fn create_green(
         let _ = unsafe { destroy(green) };
         return Err(e);
     }
+    live.push((green.addr(), partition.device.as_raw()));
     Ok((green, ctx))
 }
 
@@ -290,7 +295,12 @@ pub(crate) fn destroy_green(green: ffi::CUgreenCtx) -> Result<()> {
     // A green context exists only after its entry points were found, so this lookup is cached.
     let destroy = lookup::GREEN_CTX_DESTROY.get()?;
     // SAFETY: a live green context, destroyed once; no guard of it is alive (guards borrow it).
-    unsafe { destroy(green) }.result()
+    unsafe { destroy(green) }.result()?;
+    let mut live = live_green();
+    if let Some(at) = live.iter().position(|(g, _)| *g == green.addr()) {
+        live.swap_remove(at);
+    }
+    Ok(())
 }
 
 impl Drop for GreenContext<'_> {

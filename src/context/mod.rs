@@ -3,6 +3,7 @@
 
 pub(crate) mod current;
 pub(crate) mod green;
+pub(crate) mod primary;
 pub(crate) mod raw;
 pub(crate) mod stack;
 
@@ -316,6 +317,9 @@ impl Context {
     ///
     /// This is how a primary context recovers from a sticky error. `&mut self` proves that no
     /// guard, and so no buffer, module or page-locked allocation of it, is alive in custack.
+    /// A green context's memory is the primary context's too, and its guard does not borrow
+    /// this value: the reset is refused while a [`GreenContext`](crate::GreenContext) (or a
+    /// restricted partition's) of the device lives.
     /// A reset does not release the primary context ("Resetting the primary context does not
     /// release it", Primary Context Management), but the old handle is dead: custack retains
     /// the fresh context, releases the extra count, and keeps the new handle.
@@ -323,7 +327,8 @@ impl Context {
     /// # Errors
     ///
     /// `CUDA_ERROR_INVALID_VALUE` for a created (non-primary) context: destroy it instead.
-    /// Driver errors from the reset or the retain.
+    /// [`ErrorKind::PrimaryContextInUse`] while a green context of the device lives (no driver
+    /// call). Driver errors from the reset or the retain.
     ///
     /// # References
     ///
@@ -336,9 +341,28 @@ impl Context {
                 .with_detail("only a primary context can be reset; destroy a created context"));
         }
         let dev = self.device.as_raw();
-        // SAFETY: `dev` is the device whose primary context we hold; `&mut self` means no
-        // custack handle of the context is alive (all are lent by guards that borrow `self`).
-        unsafe { ffi::cuDevicePrimaryCtxReset_v2(dev) }.result()?;
+        // A green context's memory is the primary context's, and a green guard's handles do
+        // not borrow `self`: the reset is refused while one of this device lives (C5).
+        let reset = crate::context::primary::unless_green_lives(dev, || {
+            // SAFETY: `dev` is the device whose primary context we hold; `&mut self` means no
+            // custack handle of the context is alive (all are lent by guards that borrow
+            // `self`), and no green context of the device lives (checked under the lock that
+            // every green context's creation takes).
+            unsafe { ffi::cuDevicePrimaryCtxReset_v2(dev) }.result()
+        });
+        match reset {
+            Ok(reset) => reset?,
+            Err(live) => {
+                return Err(Error::custack(
+                    ErrorKind::PrimaryContextInUse,
+                    format!(
+                        "device {} has {live} green context(s) alive: their memory is the \
+                         primary context's, which a reset destroys; destroy them first",
+                        self.device.ordinal()
+                    ),
+                ));
+            }
+        }
         let mut fresh = ptr::null_mut();
         // SAFETY: valid out-pointer; `dev` is a device of an initialized driver.
         unsafe { ffi::cuDevicePrimaryCtxRetain(&raw mut fresh, dev) }.result()?;

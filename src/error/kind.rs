@@ -499,7 +499,8 @@ error_kinds! {
         /// custack: a size computation overflowed.
         SizeOverflow = "CUSTACK_SIZE_OVERFLOW",
             "a size computation overflowed";
-        /// custack: the primary context of this device is already held by a custack value.
+        /// custack: the primary context of this device is already held by a custack value: a
+        /// [`Context`](crate::Context), or a live green context, under which it is not reset.
         PrimaryContextInUse = "CUSTACK_PRIMARY_CONTEXT_IN_USE",
             "the primary context of this device is already held by another custack value";
         /// custack: a host function enqueued on a stream of this context panicked; the panic

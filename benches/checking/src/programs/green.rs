@@ -1,9 +1,11 @@
 //! The program `green` (C20; the double reporting 13.2): green contexts from one thread, P9's green
-//! variant (`tests/gpu_green.rs`) and the partitions of `guide::in_flight`; then a kernel's
-//! parameters counted (`cuFuncGetParamCount`) and a declaration checked against them.
+//! variant (`tests/gpu_green.rs`) and the partitions of `guide::in_flight`; the device's primary
+//! context refused a reset while a green context lives (C5: a green context's memory is the
+//! primary context's), with no `cuDevicePrimaryCtxReset` call, and reset once none does; then a
+//! kernel's parameters counted (`cuFuncGetParamCount`) and a declaration checked against them.
 
 use crate::common::{KERNELS, N, unexpected};
-use crate::double::calls_seen;
+use crate::double::{calls_seen, counting};
 use crate::kernels::AddU32;
 use custack::{
     Context, DeviceMemory, Driver, LaunchConfig, ParkedBuffer, ParkedModule, Result, Stack,
@@ -153,8 +155,32 @@ pub(crate) fn green() -> Result<()> {
         stream.scope(|s| s.fill_u32(s.bind_mut(&mut filled), 2))??;
         let _ = filled.to_vec()?;
     }
+    // The primary context's reset, refused while a green context of the device lives: its
+    // memory is the primary context's, and its guard's handles do not borrow the `Context`.
+    let mut primary = Context::primary(Driver::init()?.device(0)?)?;
+    let buf = {
+        let g = stack.push_green(&a)?;
+        g.park(g.alloc_zeroed::<u32>(N)?)
+    };
+    let (refused, resets) = counting("cuDevicePrimaryCtxReset", || Ok(primary.reset()))?;
+    match refused {
+        Err(e) if e.kind() == custack::ErrorKind::PrimaryContextInUse && resets == 0 => {}
+        Err(e) => return Err(e),
+        Ok(()) => {
+            return Err(unexpected(
+                "the primary context was reset under a live green context",
+            ));
+        }
+    }
+    // The green context's memory is still there.
+    let _ = stack.push_green(&a)?.attach(buf)?.to_vec()?;
     a.destroy()?;
     b.destroy()?;
     drop(rest);
+    // No green context lives: the reset runs.
+    let ((), resets) = counting("cuDevicePrimaryCtxReset", || primary.reset())?;
+    if resets != 1 {
+        return Err(unexpected("the reset made no cuDevicePrimaryCtxReset call"));
+    }
     Ok(())
 }
