@@ -164,6 +164,11 @@ static HANG_CLOCK: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock
 static PROGRESS_MS: AtomicU64 = AtomicU64::new(0);
 static PROGRESS_CALL: AtomicU64 = AtomicU64::new(0);
 static FAILED: Mutex<Option<&'static str>> = Mutex::new(None);
+/// The call a program told the double to fail ([`fail_next`], not sticky; 0: none), and with
+/// what: the program's own choice, whose error it expects and checks, so not a schedule's
+/// failure (the report's `failed`, which must reach the program) and independent of one.
+static TOLD_AT: AtomicU64 = AtomicU64::new(0);
+static TOLD_CODE: AtomicU64 = AtomicU64::new(0);
 
 /// What a handle is.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -824,7 +829,10 @@ fn fault_slow(name: &'static str) -> Option<i32> {
     if HANG_CLOCK.get().is_some() && name != "cuStreamQuery" && name != "cuEventQuery" {
         progress();
     }
-    let code = if n == FAIL_AT.load(Relaxed) {
+    let told = n == TOLD_AT.load(Relaxed);
+    let code = if told {
+        i32::try_from(TOLD_CODE.load(Relaxed)).unwrap_or(1)
+    } else if n == FAIL_AT.load(Relaxed) {
         match FAIL_CODE.load(Relaxed) {
             0 => typical_code(name),
             c => i32::try_from(c).unwrap_or(1),
@@ -870,11 +878,13 @@ fn fault_slow(name: &'static str) -> Option<i32> {
         // from now on (`freeing`, `released_while_failed`), whatever the release is answered.
         POISONED.store(true, Relaxed);
     }
-    let mut f = FAILED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if f.is_none() {
-        *f = Some(name);
+    if !told {
+        let mut f = FAILED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if f.is_none() {
+            *f = Some(name);
+        }
     }
     Some(code)
 }
@@ -3360,12 +3370,24 @@ pub(crate) fn lose_at(k: u64) {
     }
 }
 
+/// Tests only: the first call a schedule failed (the report's `failed`).
+#[cfg(test)]
+pub(crate) fn failed() -> Option<&'static str> {
+    *FAILED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Tests only: no fault schedule any more (a sticky or lost one included), and the process no
 /// longer poisoned nor its device lost, so that the next test starts as a fresh process would.
 #[cfg(test)]
 pub(crate) fn faults_off() {
     FAULTS.store(false, Relaxed);
     FAIL_AT.store(0, Relaxed);
+    TOLD_AT.store(0, Relaxed);
+    *FAILED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
     STICKY_AT.store(0, Relaxed);
     REPEAT_AT.store(0, Relaxed);
     LOST_AT.store(0, Relaxed);
@@ -3437,7 +3459,8 @@ pub(crate) fn calls() -> u64 {
 /// [`fail_next`] names another.
 static STICKY_CODE: AtomicU64 = AtomicU64::new(700);
 
-/// The next counted call fails with `code`; with `sticky`, every counted call from it on does
+/// The next counted call fails with `code` (the program's own choice, beside any schedule's
+/// failure, and not the report's `failed`); with `sticky`, every counted call from it on does
 /// (but the calls a sticky schedule spares). Turns fault injection on (counting starts now).
 pub(crate) fn fail_next(code: u64, sticky: bool) {
     FAULTS.store(true, Relaxed);
@@ -3446,7 +3469,7 @@ pub(crate) fn fail_next(code: u64, sticky: bool) {
         STICKY_CODE.store(code, Relaxed);
         STICKY_AT.store(next, Relaxed);
     } else {
-        FAIL_CODE.store(code, Relaxed);
-        FAIL_AT.store(next, Relaxed);
+        TOLD_CODE.store(code, Relaxed);
+        TOLD_AT.store(next, Relaxed);
     }
 }

@@ -93,7 +93,7 @@ pub(crate) fn run(program: &str) -> Option<Result<()>> {
 
 /// Tells the double to fail the next driver call with `code` (with `sticky`: every call from it
 /// on, but those a sticky fault spares).
-fn fail_next(code: c_int, sticky: bool) -> Result<()> {
+pub(crate) fn fail_next(code: c_int, sticky: bool) -> Result<()> {
     type FailNext = unsafe extern "C" fn(c_int, c_int) -> c_int;
     let pfn = crate::double::checkdriver_extension(c"custackCheckdriverFailNext")?;
     // SAFETY: the checking driver's (or the interposer's) `custackCheckdriverFailNext`, of

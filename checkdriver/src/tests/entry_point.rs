@@ -275,3 +275,30 @@ fn export_tables_are_not_found_and_not_counted() {
     assert_eq!(check::calls(), before + 1, "a driver call is counted");
     mode::CHECK.store(false, Relaxed);
 }
+
+#[test]
+fn a_told_failure_is_the_programs_own_and_leaves_the_schedules() {
+    // `custackCheckdriverFailNext` (not sticky): the program expects that error and checks it,
+    // so it is not the report's `failed`, and a schedule's failure later still comes.
+    let _serial = serial();
+    check::faults_off();
+    let k = check::calls() + 2;
+    check::start(k, 0, 0); // the schedule fails call k
+    check::fail_next(1, false); // the program tells call k - 1 to fail
+    let version = || {
+        let mut v = 0;
+        // SAFETY: a valid out-pointer.
+        unsafe { cuDriverGetVersion(&raw mut v) }
+    };
+    assert_eq!(version(), 1, "the told failure");
+    assert_eq!(
+        check::failed(),
+        None,
+        "a told failure is not the schedule's"
+    );
+    assert_ne!(version(), CUDA_SUCCESS, "the schedule's");
+    assert_eq!(check::failed(), Some("cuDriverGetVersion"));
+    assert_eq!(version(), CUDA_SUCCESS);
+    check::faults_off();
+    mode::CHECK.store(false, Relaxed);
+}

@@ -17,7 +17,7 @@ type LeftBehindFn =
     unsafe extern "C" fn(*const core::ffi::c_char, u64, u64) -> custack::ffi::CUresult;
 
 /// Names `handle` of `kind` to the double as left behind on purpose.
-fn left_behind(kind: &core::ffi::CStr, handle: u64) -> Result<()> {
+pub(crate) fn left_behind(kind: &core::ffi::CStr, handle: u64) -> Result<()> {
     let pfn = checkdriver_extension(c"custackCheckdriverLeftBehind")?;
     // SAFETY: the double's extension has exactly this signature (`checkdriver/src/extensions.rs`).
     let f = unsafe { core::mem::transmute::<*mut core::ffi::c_void, LeftBehindFn>(pfn) };

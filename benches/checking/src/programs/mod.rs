@@ -40,6 +40,7 @@ pub(crate) mod graph_mem;
 pub(crate) mod graph_shared;
 pub(crate) mod graph_update_attack;
 pub(crate) mod green;
+pub(crate) mod green_leaked;
 pub(crate) mod in_flight;
 pub(crate) mod ipc;
 pub(crate) mod library;
