@@ -275,7 +275,7 @@ fn row(
             .map(|_| must(guard.alloc_zeroed(n * n), "alloc_zeroed"))
             .collect(),
     );
-    let mut ipiv = must(guard.alloc_zeroed::<i32>(n), "alloc_zeroed");
+    let mut ipiv = must(guard.lu_pivots(Matrix::square(n)), "lu_pivots");
     let infos = RefCell::new(must(guard.solver_infos(count), "solver_infos"));
     let shape = Matrix::square(n);
     let lu = (op == Op::Lu).then(|| must(guard.lu_plan::<f64>(shape), "lu_plan"));
@@ -290,7 +290,7 @@ fn row(
     let mut op_custack = || {
         let (mut a, mut infos, mut ipiv) = (a.borrow_mut(), infos.borrow_mut(), ipiv.borrow_mut());
         let done = stream.scope(|s| -> custack::Result<()> {
-            let mut p = s.bind_mut(&mut **ipiv);
+            let mut p = s.bind_pivots(&mut ipiv);
             let batch = infos.open(s);
             for (m, src) in a.iter_mut().zip(&pristine) {
                 let mut m = s.bind_mut(m);

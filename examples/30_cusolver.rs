@@ -70,7 +70,7 @@ fn run() -> custack::Result<(f64, f64, Info)> {
     );
     let (mut a_lu, mut a_ch) = (guard.alloc_from(&host_a)?, guard.alloc_from(&host_a)?);
     let (mut x_lu, mut x_ch) = (guard.alloc_from(&host_b)?, guard.alloc_from(&host_b)?);
-    let mut ipiv = guard.alloc_zeroed::<i32>(N)?;
+    let mut ipiv = guard.lu_pivots(Matrix::square(N))?;
     let mut infos = [
         guard.solver_info()?,
         guard.solver_info()?,
@@ -80,7 +80,7 @@ fn run() -> custack::Result<(f64, f64, Info)> {
     let [getrf, getrs, potrf, potrs] = &mut infos;
     let rhs = Matrix::new(N, 1);
     stream.scope(|s| -> custack::Result<()> {
-        let (mut a, mut p) = (s.bind_mut(&mut a_lu), s.bind_mut(&mut ipiv));
+        let (mut a, mut p) = (s.bind_mut(&mut a_lu), s.bind_pivots(&mut ipiv));
         lu.getrf(s, &mut a, &mut p, getrf)?;
         lu.getrs(s, Transpose::No, &a, &p, s.bind_mut(&mut x_lu), rhs, getrs)?;
         let mut c = s.bind_mut(&mut a_ch);
@@ -104,13 +104,13 @@ fn run() -> custack::Result<(f64, f64, Info)> {
     // A singular matrix: its second column is twice its first.
     let small = guard.lu_plan::<f64>(Matrix::square(2))?;
     let mut singular = guard.alloc_from(&[1.0, 2.0, 2.0, 4.0])?;
-    let mut pivots = guard.alloc_zeroed::<i32>(2)?;
+    let mut pivots = guard.lu_pivots(Matrix::square(2))?;
     let mut info = guard.solver_info()?;
     stream.scope(|s| {
         small.getrf(
             s,
             s.bind_mut(&mut singular),
-            s.bind_mut(&mut pivots),
+            &mut s.bind_pivots(&mut pivots),
             &mut info,
         )
     })??;

@@ -144,12 +144,12 @@ fn lu_solve<T: Float>(trans: Transpose) {
         let mut db = guard
             .alloc_from(&to::<T>(&store(&b, n, nrhs, ldb, 7.0)))
             .unwrap();
-        let mut ipiv = guard.alloc_zeroed::<i32>(n).unwrap();
+        let mut ipiv = guard.lu_pivots(Matrix::square(n)).unwrap();
         let (mut factored, mut solved) =
             (guard.solver_info().unwrap(), guard.solver_info().unwrap());
         stream
             .scope(|s| -> custack::Result<()> {
-                let (mut fa, mut p) = (s.bind_mut(&mut da), s.bind_mut(&mut ipiv));
+                let (mut fa, mut p) = (s.bind_mut(&mut da), s.bind_pivots(&mut ipiv));
                 plan.getrf(s, &mut fa, &mut p, &mut factored)?;
                 let shape = Matrix::new(n, nrhs).ld(ldb);
                 plan.getrs(s, trans, &fa, &p, s.bind_mut(&mut db), shape, &mut solved)
@@ -439,10 +439,17 @@ fn a_singular_and_a_non_spd_matrix_give_their_typed_errors() {
         let a = [1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 0.0, 0.0, 0.0];
         let lu = guard.lu_plan::<f64>(Matrix::square(3)).unwrap();
         let mut da = guard.alloc_from(&a).unwrap();
-        let mut ipiv = guard.alloc_zeroed::<i32>(3).unwrap();
+        let mut ipiv = guard.lu_pivots(Matrix::square(3)).unwrap();
         let mut info = guard.solver_info().unwrap();
         stream
-            .scope(|s| lu.getrf(s, s.bind_mut(&mut da), s.bind_mut(&mut ipiv), &mut info))
+            .scope(|s| {
+                lu.getrf(
+                    s,
+                    s.bind_mut(&mut da),
+                    &mut s.bind_pivots(&mut ipiv),
+                    &mut info,
+                )
+            })
             .unwrap()
             .unwrap();
         assert_eq!(info.outcome().unwrap(), Info::Singular { pivot: 3 });
@@ -520,15 +527,15 @@ fn refused_calls_enqueue_nothing() {
             alloc(short(3)),
         );
         let (mut p2, mut p3) = (
-            guard.alloc_zeroed::<i32>(2).unwrap(),
-            guard.alloc_zeroed::<i32>(3).unwrap(),
+            guard.lu_pivots(Matrix::square(2)).unwrap(),
+            guard.lu_pivots(Matrix::square(3)).unwrap(),
         );
         let kind_detail = |e: custack::Error| (e.kind(), e.detail().unwrap().to_owned());
 
-        // LU: A shorter than 3 × 3, ipiv shorter than 3.
+        // LU: A shorter than 3 × 3, pivots of a 2 × 2 matrix.
         let lu = guard.lu_plan::<f64>(Matrix::square(3)).unwrap();
         let e = refused!(stream, &mut info, |s, i| {
-            lu.getrf(s, s.bind_mut(&mut a8), s.bind_mut(&mut p3), i)
+            lu.getrf(s, s.bind_mut(&mut a8), &mut s.bind_pivots(&mut p3), i)
         });
         assert_eq!(
             kind_detail(e),
@@ -539,16 +546,18 @@ fn refused_calls_enqueue_nothing() {
             )
         );
         let e = refused!(stream, &mut info, |s, i| {
-            lu.getrf(s, s.bind_mut(&mut a9), s.bind_mut(&mut p2), i)
+            lu.getrf(s, s.bind_mut(&mut a9), &mut s.bind_pivots(&mut p2), i)
         });
-        assert!(e.detail().unwrap().contains("ipiv holds 2 elements"), "{e}");
-        // getrs: B with the wrong rows, B short, A short, ipiv short, a plan that is not square.
+        let wrong_pivots = "pivots made for 2 rows (2 of them), the call's are 3 for 3 rows";
+        assert!(e.detail().unwrap().contains(wrong_pivots), "{e}");
+        // getrs: B with the wrong rows, B short, A short, pivots of another shape, a plan that
+        // is not square.
         let e = refused!(stream, &mut info, |s, i| {
             lu.getrs(
                 s,
                 Transpose::No,
                 s.bind(&a9),
-                s.bind(&p3),
+                &s.bind_pivots(&mut p3),
                 s.bind_mut(&mut b2),
                 Matrix::new(2, 1),
                 i,
@@ -560,7 +569,7 @@ fn refused_calls_enqueue_nothing() {
                 s,
                 Transpose::No,
                 s.bind(&a9),
-                s.bind(&p3),
+                &s.bind_pivots(&mut p3),
                 s.bind_mut(&mut b2),
                 Matrix::new(3, 1),
                 i,
@@ -577,7 +586,7 @@ fn refused_calls_enqueue_nothing() {
                 s,
                 Transpose::No,
                 s.bind(&a8),
-                s.bind(&p3),
+                &s.bind_pivots(&mut p3),
                 s.bind_mut(&mut b3),
                 Matrix::new(3, 1),
                 i,
@@ -589,20 +598,20 @@ fn refused_calls_enqueue_nothing() {
                 s,
                 Transpose::No,
                 s.bind(&a9),
-                s.bind(&p2),
+                &s.bind_pivots(&mut p2),
                 s.bind_mut(&mut b3),
                 Matrix::new(3, 1),
                 i,
             )
         });
-        assert!(e.detail().unwrap().contains("ipiv holds 2 elements"), "{e}");
+        assert!(e.detail().unwrap().contains(wrong_pivots), "{e}");
         let wide = guard.lu_plan::<f64>(Matrix::new(2, 3)).unwrap();
         let e = refused!(stream, &mut info, |s, i| {
             wide.getrs(
                 s,
                 Transpose::No,
                 s.bind(&a9),
-                s.bind(&p3),
+                &s.bind_pivots(&mut p3),
                 s.bind_mut(&mut b3),
                 Matrix::new(2, 1),
                 i,
@@ -774,13 +783,13 @@ fn calls_on_two_streams_are_ordered() {
         let plan = guard.lu_plan::<f64>(Matrix::square(n)).unwrap();
         let (mut x, mut y) = (guard.alloc_from(&a).unwrap(), guard.alloc_from(&a).unwrap());
         let (mut px, mut py) = (
-            guard.alloc_zeroed::<i32>(n).unwrap(),
-            guard.alloc_zeroed::<i32>(n).unwrap(),
+            guard.lu_pivots(Matrix::square(n)).unwrap(),
+            guard.lu_pivots(Matrix::square(n)).unwrap(),
         );
         let (mut ix, mut iy) = (guard.solver_info().unwrap(), guard.solver_info().unwrap());
         s1.scope(|o| {
-            plan.getrf(o, o.bind_mut(&mut x), o.bind_mut(&mut px), &mut ix)?;
-            s2.scope(|i| plan.getrf(i, i.bind_mut(&mut y), i.bind_mut(&mut py), &mut iy))?
+            plan.getrf(o, o.bind_mut(&mut x), &mut o.bind_pivots(&mut px), &mut ix)?;
+            s2.scope(|i| plan.getrf(i, i.bind_mut(&mut y), &mut i.bind_pivots(&mut py), &mut iy))?
         })
         .unwrap()
         .unwrap();
@@ -885,14 +894,14 @@ fn a_singular_matrix_in_the_middle_of_a_scope_is_reported_as_that_call() {
             .map(|i| guard.alloc_from(&lu3(i as u64, i == 4)).unwrap())
             .collect();
         let mut pivots: Vec<_> = (0..calls)
-            .map(|_| guard.alloc_zeroed::<i32>(3).unwrap())
+            .map(|_| guard.lu_pivots(Matrix::square(3)).unwrap())
             .collect();
         let mut infos = guard.solver_infos(calls).unwrap();
         stream
             .scope(|s| -> custack::Result<()> {
                 let batch = infos.open(s);
                 for (m, p) in mats.iter_mut().zip(&mut pivots) {
-                    plan.getrf(s, s.bind_mut(m), s.bind_mut(p), &batch)?;
+                    plan.getrf(s, s.bind_mut(m), &mut s.bind_pivots(p), &batch)?;
                 }
                 Ok(())
             })
@@ -925,7 +934,7 @@ fn a_singular_matrix_in_the_middle_of_a_scope_is_reported_as_that_call() {
             .scope(|s| -> custack::Result<()> {
                 let batch = two.open(s);
                 for (m, p) in fresh.iter_mut().zip(&mut pivots) {
-                    plan.getrf(s, s.bind_mut(m), s.bind_mut(p), &batch)?;
+                    plan.getrf(s, s.bind_mut(m), &mut s.bind_pivots(p), &batch)?;
                 }
                 Ok(())
             })
@@ -945,13 +954,13 @@ fn a_forgotten_batch_leaks_no_info_into_the_next_scope() {
         let mut mats: Vec<_> = (0..3)
             .map(|_| guard.alloc_from(&lu3(0, true)).unwrap())
             .collect();
-        let mut ipiv = guard.alloc_zeroed::<i32>(3).unwrap();
+        let mut ipiv = guard.lu_pivots(Matrix::square(3)).unwrap();
         let mut infos = guard.solver_infos(3).unwrap();
         // Three singular matrices (info 3 on the GPU), their batch forgotten: no copy back.
         stream
             .scope(|s| -> custack::Result<()> {
                 let batch = infos.open(s);
-                let mut p = s.bind_mut(&mut ipiv);
+                let mut p = s.bind_pivots(&mut ipiv);
                 for m in &mut mats {
                     plan.getrf(s, s.bind_mut(m), &mut p, &batch)?;
                 }
@@ -970,7 +979,12 @@ fn a_forgotten_batch_leaks_no_info_into_the_next_scope() {
         stream
             .scope(|s| -> custack::Result<()> {
                 let batch = infos.open(s);
-                plan.getrf(s, s.bind_mut(&mut good), s.bind_mut(&mut ipiv), &batch)
+                plan.getrf(
+                    s,
+                    s.bind_mut(&mut good),
+                    &mut s.bind_pivots(&mut ipiv),
+                    &batch,
+                )
             })
             .unwrap()
             .unwrap();

@@ -250,11 +250,11 @@
 //! let guard = stack.push(&ctx)?;
 //! let lu = guard.lu_plan::<f32>(Matrix::square(4))?; // cusolverDnCreate
 //! let mut a = guard.alloc_zeroed::<f32>(16)?;
-//! let mut ipiv = guard.alloc_zeroed::<i32>(4)?;
+//! let mut ipiv = guard.lu_pivots(Matrix::square(4))?;
 //! let mut info = guard.solver_info()?;
 //! let stream = guard.stream()?;
 //! // cusolverDnSetStream, then getrf: the stand-in refuses the computation.
-//! match stream.scope(|s| lu.getrf(s, s.bind_mut(&mut a), s.bind_mut(&mut ipiv), &mut info))? {
+//! match stream.scope(|s| lu.getrf(s, s.bind_mut(&mut a), &mut s.bind_pivots(&mut ipiv), &mut info))? {
 //!     Err(e) if e.kind() == ErrorKind::CusolverNotSupported => {} // the checking driver
 //!     r => r?,                                                    // a GPU: check `a`
 //! }

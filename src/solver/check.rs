@@ -105,6 +105,27 @@ pub(crate) fn rhs(call: &str, n: usize, b: Matrix) -> Result<Dims> {
     Ok(d)
 }
 
+/// That pivots made for `made_rows` rows, `len` of them, are those of a factor of `rows` rows
+/// with `count` pivots: each then names a row of the matrix the call reaches.
+pub(crate) fn pivots(
+    call: &str,
+    (len, made_rows): (usize, usize),
+    rows: usize,
+    count: usize,
+) -> Result<()> {
+    if (len, made_rows) != (count, rows) {
+        return Err(refused(
+            call,
+            ErrorKind::InvalidValue,
+            &format!(
+                "pivots made for {made_rows} rows ({len} of them), the call's are {count} for \
+                 {rows} rows (make them with lu_pivots of the plan's shape)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// That the bound buffer `name` (`len` elements) holds the `need` elements the call reaches.
 pub(crate) fn holds(call: &str, name: &str, len: usize, need: usize) -> Result<()> {
     if len < need {

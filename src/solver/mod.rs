@@ -31,11 +31,17 @@
 //! (`s.bind_mut(&mut x)`), so a matrix cannot be both the factor read and the right-hand side
 //! overwritten, nor read by the host while the factorization may still write it. Before
 //! anything is enqueued, each binding must hold what the call reaches
-//! ([`Matrix::reach`]: `ld·(cols − 1) + rows`; `min(m, n)` pivots or reflectors; `n`
+//! ([`Matrix::reach`]: `ld·(cols − 1) + rows`; `min(m, n)` reflectors; `n`
 //! eigenvalues or singular values), and each number must fit the C `int` cuSOLVER takes: a
 //! refusal is [`ErrorKind::InvalidValue`], [`ErrorKind::BufferTooShort`] or
 //! [`ErrorKind::SizeOverflow`] naming the call and the argument (`cusolverDnSgetrf: A holds 8
 //! elements, the call reaches 9; nothing was enqueued`).
+//!
+//! LU's pivots are not any `i32` buffer but [`Pivots`] (`guard.lu_pivots(shape)`, bound with
+//! `s.bind_pivots(&mut p)`), which start as the identity and which only `getrf` writes:
+//! `getrs` interchanges the rows of `B` its pivots name on the GPU without checking them, so
+//! a pivot outside `1..=n` would read and write memory outside `B`. Pivots of the caller's own
+//! are solved with by the `unsafe` [`LuPlan::getrs_unchecked`].
 //!
 //! # The info word, and when it is known
 //!
@@ -91,10 +97,10 @@
 //! let lu = guard.lu_plan::<f64>(Matrix::square(2))?;
 //! let mut a = guard.alloc_from(&[4.0, 6.0, 3.0, 3.0])?;
 //! let mut b = guard.alloc_from(&[10.0, 12.0])?;
-//! let mut ipiv = guard.alloc_zeroed::<i32>(2)?;
+//! let mut ipiv = guard.lu_pivots(Matrix::square(2))?; // the identity until getrf writes it
 //! let (mut factored, mut solved) = (guard.solver_info()?, guard.solver_info()?);
 //! guard.stream()?.scope(|s| -> custack::Result<()> {
-//!     let mut pivots = s.bind_mut(&mut ipiv);
+//!     let mut pivots = s.bind_pivots(&mut ipiv);
 //!     let mut lu_a = s.bind_mut(&mut a);
 //!     lu.getrf(s, &mut lu_a, &mut pivots, &mut factored)?;
 //!     lu.getrs(s, Transpose::No, &lu_a, &pivots, s.bind_mut(&mut b), Matrix::new(2, 1), &mut solved)
@@ -131,12 +137,14 @@
 mod check;
 mod info;
 mod infos;
+mod pivots;
 mod plan;
 mod status;
 mod types;
 
 pub use info::{Info, SolverInfo};
 pub use infos::{InfoBatch, InfoOut, SolverInfos};
+pub use pivots::{Pivots, ScopedPivots};
 pub use plan::{CholeskyPlan, EigenPlan, LuPlan, QrPlan, SvdPlan, version};
 pub use types::{Fill, Matrix, Scalar, Transpose, Vectors};
 

@@ -13,6 +13,7 @@ use crate::memory::DeviceMemory;
 use crate::solver::check::{self, Dims};
 use crate::solver::info::Meaning;
 use crate::solver::infos::InfoOut;
+use crate::solver::pivots::ScopedPivots;
 use crate::solver::status::status;
 use crate::solver::types::{Fill, Matrix, Scalar, Transpose, Vectors};
 use crate::vocabulary::binding::{ScopedRead, ScopedWrite};
@@ -570,14 +571,17 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
 impl<T: Scalar> LuPlan<'_, T> {
     /// `cusolverDn<t>getrf`—Enqueues the LU factorization with partial pivoting of `a` in
     /// place (`P·A = L·U`, `L` unit lower below the diagonal, `U` on and above), the pivots
-    /// (1-based row interchanges, `min(m, n)` of them) into `ipiv`, and the info into `info`:
+    /// (1-based row interchanges, `min(m, n)` of them, each in `1..=m`) into `ipiv`
+    /// ([`Pivots`](crate::solver::Pivots) of this plan's shape, bound with
+    /// [`bind_pivots`](crate::StreamScope::bind_pivots)), and the info into `info`:
     /// [`Info::Singular`](crate::solver::Info::Singular) with the first zero pivot when `U` is
     /// singular, read after the scope.
     ///
     /// # Errors
     ///
     /// Before anything is enqueued: [`ErrorKind::BufferTooShort`] for `a` shorter than the
-    /// plan's shape reaches or `ipiv` than `min(m, n)`. `CUDA_ERROR_NOT_SUPPORTED` inside a
+    /// plan's shape reaches; [`ErrorKind::InvalidValue`] for pivots made for another shape
+    /// (other rows, or other than `min(m, n)` of them). `CUDA_ERROR_NOT_SUPPORTED` inside a
     /// graph capture; cuSOLVER's status; driver errors.
     ///
     /// # Examples
@@ -590,9 +594,9 @@ impl<T: Scalar> LuPlan<'_, T> {
     /// let guard = stack.push(&ctx)?;
     /// let lu = guard.lu_plan::<f64>(Matrix::square(2))?;
     /// let mut a = guard.alloc_from(&[1.0, 2.0, 2.0, 4.0])?; // singular
-    /// let mut ipiv = guard.alloc_zeroed::<i32>(2)?;
+    /// let mut ipiv = guard.lu_pivots(Matrix::square(2))?;
     /// let mut info = guard.solver_info()?;
-    /// guard.stream()?.scope(|s| lu.getrf(s, s.bind_mut(&mut a), s.bind_mut(&mut ipiv), &mut info))??;
+    /// guard.stream()?.scope(|s| lu.getrf(s, s.bind_mut(&mut a), &mut s.bind_pivots(&mut ipiv), &mut info))??;
     /// assert_eq!(info.ensure_success().unwrap_err().kind(), custack::ErrorKind::SingularMatrix);
     /// # Ok::<(), custack::Error>(())
     /// ```
@@ -606,19 +610,23 @@ impl<T: Scalar> LuPlan<'_, T> {
         &self,
         s: &StreamScope<'scope, '_>,
         a: impl ScopedWrite<'scope, T>,
-        ipiv: impl ScopedWrite<'scope, i32>,
+        ipiv: &mut ScopedPivots<'scope>,
         info: impl InfoOut<'scope>,
     ) -> Result<()> {
-        let (a, ipiv) = (a.raw_parts(), ipiv.raw_parts());
+        let a = a.raw_parts();
+        let (ipiv, count, made_rows) = ipiv.parts();
         let d = self.dims;
         check::holds(T::GETRF, "A", a.1, d.reach)?;
-        check::holds(T::GETRF, "ipiv", ipiv.1, self.a.rows.min(self.a.cols))?;
+        let pivots = self.a.rows.min(self.a.cols);
+        check::pivots(T::GETRF, (count, made_rows), self.a.rows, pivots)?;
         let (work, _) = self.core.workspace(0);
         self.core
             .enqueue(s, T::GETRF, info, Meaning::Pivot, |h, dinfo| {
                 // SAFETY: cuSOLVER reads and writes `A`, writes `ipiv` and the info, and uses the
                 // workspace, in stream order:
-                // - `A` holds what the checked shape reaches, `ipiv` `min(m, n)` ints (checked);
+                // - `A` holds what the checked shape reaches, `ipiv` `min(m, n)` ints of a
+                //   matrix of `m` rows (checked), into which cuSOLVER writes row numbers of `A`,
+                //   `1..=m`, so the pivots' invariant holds after the call;
                 // - both are exclusive bindings of device memory of this context, alive until the
                 //   scope's stream is synchronized, so they alias nothing else the scope reaches;
                 // - the info word is the info's device word, borrowed for the scope;
@@ -632,7 +640,7 @@ impl<T: Scalar> LuPlan<'_, T> {
                         ptr(a.0),
                         d.ld,
                         ptr(work),
-                        ptr(ipiv.0),
+                        ptr(ipiv),
                         dinfo,
                     )
                 }
@@ -643,12 +651,17 @@ impl<T: Scalar> LuPlan<'_, T> {
     /// and pivots `ipiv` (a square plan), overwriting `b` (of shape `b_shape`: `n × nrhs`)
     /// with `X`. Its info reports only an illegal parameter.
     ///
+    /// The pivots are [`Pivots`](crate::solver::Pivots) of this plan's shape: cuSOLVER
+    /// interchanges the rows of `B` they name without checking them, so only pivots that
+    /// nothing but `getrf` wrote are taken (an `i32` buffer of the caller's:
+    /// [`getrs_unchecked`](Self::getrs_unchecked)).
+    ///
     /// # Errors
     ///
-    /// Before anything is enqueued: [`ErrorKind::InvalidValue`] for a plan that is not square
-    /// or `b_shape` whose rows are not `n` (or with no element, or `ld` below its rows);
-    /// [`ErrorKind::BufferTooShort`] for `a`, `ipiv` (`n`) or `b` shorter than what the call
-    /// reaches; [`ErrorKind::SizeOverflow`]. As [`getrf`](Self::getrf) after.
+    /// Before anything is enqueued: [`ErrorKind::InvalidValue`] for a plan that is not square,
+    /// pivots made for another shape, or `b_shape` whose rows are not `n` (or with no element,
+    /// or `ld` below its rows); [`ErrorKind::BufferTooShort`] for `a` or `b` shorter than what
+    /// the call reaches; [`ErrorKind::SizeOverflow`]. As [`getrf`](Self::getrf) after.
     ///
     /// # References
     ///
@@ -661,21 +674,80 @@ impl<T: Scalar> LuPlan<'_, T> {
         s: &StreamScope<'scope, '_>,
         trans: Transpose,
         a: impl ScopedRead<'scope, T>,
+        ipiv: &ScopedPivots<'scope>,
+        b: impl ScopedWrite<'scope, T>,
+        b_shape: Matrix,
+        info: impl InfoOut<'scope>,
+    ) -> Result<()> {
+        let (pivots, count, made_rows) = ipiv.parts();
+        check::square(T::GETRS, "A", self.a)?;
+        check::pivots(T::GETRS, (count, made_rows), self.a.rows, self.a.rows)?;
+        // SAFETY: `ipiv` is `Pivots` of `n` rows, `n` of them (checked): each is in `1..=n`,
+        // as made (the identity) and as only `getrf` of a matrix of `n` rows writes them.
+        unsafe { self.solve(s, trans, a, (pivots, count), b, b_shape, info) }
+    }
+
+    /// `cusolverDn<t>getrs` with pivots in any `i32` buffer: as [`getrs`](Self::getrs), the
+    /// pivots' `n` checked for length only.
+    ///
+    /// # Safety
+    ///
+    /// When the call runs on the GPU, each of the first `n` pivots is in `1..=n` (cuSOLVER
+    /// interchanges the rows of `B` they name, unchecked: any other reads and writes device
+    /// memory outside `B`).
+    ///
+    /// # Errors
+    ///
+    /// As [`getrs`](Self::getrs), and [`ErrorKind::BufferTooShort`] for `ipiv` shorter than `n`.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cusolver/#cusolverdn-t-getrs>
+    #[doc(alias = "cusolverDnSgetrs")]
+    #[doc(alias = "cusolverDnDgetrs")]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn getrs_unchecked<'scope>(
+        &self,
+        s: &StreamScope<'scope, '_>,
+        trans: Transpose,
+        a: impl ScopedRead<'scope, T>,
         ipiv: impl ScopedRead<'scope, i32>,
         b: impl ScopedWrite<'scope, T>,
         b_shape: Matrix,
         info: impl InfoOut<'scope>,
     ) -> Result<()> {
-        let (a, ipiv, b) = (a.raw_parts(), ipiv.raw_parts(), b.raw_parts());
+        let ipiv = ipiv.raw_parts();
+        check::holds(T::GETRS, "ipiv", ipiv.1, self.a.rows)?;
+        // SAFETY: the caller's promise: each of the first `n` pivots is in `1..=n`.
+        unsafe { self.solve(s, trans, a, ipiv, b, b_shape, info) }
+    }
+
+    /// `getrs` itself, the pivots' length checked by the caller.
+    ///
+    /// # Safety
+    ///
+    /// `ipiv` holds at least `n` pivots, each of the first `n` in `1..=n` when the call runs.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn solve<'scope>(
+        &self,
+        s: &StreamScope<'scope, '_>,
+        trans: Transpose,
+        a: impl ScopedRead<'scope, T>,
+        ipiv: (ffi::CUdeviceptr, usize),
+        b: impl ScopedWrite<'scope, T>,
+        b_shape: Matrix,
+        info: impl InfoOut<'scope>,
+    ) -> Result<()> {
+        let (a, b) = (a.raw_parts(), b.raw_parts());
         let d = check::square(T::GETRS, "A", self.a)?;
         let bd = check::rhs(T::GETRS, self.a.rows, b_shape)?;
         check::holds(T::GETRS, "A", a.1, d.reach)?;
-        check::holds(T::GETRS, "ipiv", ipiv.1, self.a.rows)?;
         check::holds(T::GETRS, "B", b.1, bd.reach)?;
         self.core
             .enqueue(s, T::GETRS, info, Meaning::ParametersOnly, |h, dinfo| {
                 // SAFETY: cuSOLVER reads `A` and `ipiv` and overwrites `B`, in stream order:
-                // - each holds what the checked shapes reach;
+                // - each holds what the checked shapes reach, and every pivot names a row of
+                //   `B` (the caller's promise), so the interchanges stay inside `B`;
                 // - `A` and `ipiv` are bindings of this context's device memory, `B` an exclusive
                 //   one, so `B` aliases neither; all alive until the scope's stream is synchronized;
                 // - the info word is the info's device word; `getrs` needs no workspace.

@@ -10,12 +10,12 @@ fn main() -> Result<(), custack::Error> {
     let guard = stack.push(&ctx)?;
     let lu = guard.lu_plan::<f64>(Matrix::square(2))?;
     let mut a = guard.alloc_zeroed::<f64>(4)?;
-    let mut ipiv = guard.alloc_zeroed::<i32>(2)?;
+    let mut ipiv = guard.lu_pivots(Matrix::square(2))?;
     let mut info = guard.solver_info()?;
     let (one, two) = (guard.stream()?, guard.stream()?);
     one.scope(|s1| {
         let a1 = s1.bind_mut(&mut a);
-        two.scope(|s2| lu.getrf(s2, a1, s2.bind_mut(&mut ipiv), &mut info))? //~ ERROR E0521
+        two.scope(|s2| lu.getrf(s2, a1, &mut s2.bind_pivots(&mut ipiv), &mut info))? //~ ERROR E0521
     })??;
     Ok(())
 }

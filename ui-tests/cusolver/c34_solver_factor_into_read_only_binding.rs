@@ -10,10 +10,10 @@ fn main() -> Result<(), custack::Error> {
     let guard = stack.push(&ctx)?;
     let lu = guard.lu_plan::<f64>(Matrix::square(2))?;
     let mut a = guard.alloc_zeroed::<f64>(4)?;
-    let mut ipiv = guard.alloc_zeroed::<i32>(2)?;
+    let mut ipiv = guard.lu_pivots(Matrix::square(2))?;
     let mut info = guard.solver_info()?;
     guard.stream()?.scope(|s| {
-        lu.getrf(s, s.bind(&a), s.bind_mut(&mut ipiv), &mut info) //~ ERROR E0277
+        lu.getrf(s, s.bind(&a), &mut s.bind_pivots(&mut ipiv), &mut info) //~ ERROR E0277
     })??;
     Ok(())
 }

@@ -11,12 +11,12 @@ fn main() -> Result<(), custack::Error> {
     let guard = stack.push(&ctx)?;
     let lu = guard.lu_plan::<f64>(Matrix::square(2))?;
     let mut a = guard.alloc_zeroed::<f64>(4)?;
-    let mut ipiv = guard.alloc_zeroed::<i32>(2)?;
+    let mut ipiv = guard.lu_pivots(Matrix::square(2))?;
     let mut infos = guard.solver_infos(4)?;
     let (one, two) = (guard.stream()?, guard.stream()?);
     one.scope(|s1| {
         let batch = infos.open(s1);
-        two.scope(|s2| lu.getrf(s2, s2.bind_mut(&mut a), s2.bind_mut(&mut ipiv), &batch))? //~ ERROR E0521
+        two.scope(|s2| lu.getrf(s2, s2.bind_mut(&mut a), &mut s2.bind_pivots(&mut ipiv), &batch))? //~ ERROR E0521
     })??;
     Ok(())
 }

@@ -11,10 +11,10 @@ fn main() -> Result<(), custack::Error> {
     let guard = stack.push(&ctx)?;
     let lu = guard.lu_plan::<f64>(Matrix::square(2))?;
     let mut a = guard.alloc_zeroed::<f64>(4)?;
-    let mut ipiv = guard.alloc_zeroed::<i32>(2)?;
+    let mut ipiv = guard.lu_pivots(Matrix::square(2))?;
     let mut info = guard.solver_info()?;
     guard.stream()?.scope(|s| -> custack::Result<()> {
-        lu.getrf(s, s.bind_mut(&mut a), s.bind_mut(&mut ipiv), &mut info)?;
+        lu.getrf(s, s.bind_mut(&mut a), &mut s.bind_pivots(&mut ipiv), &mut info)?;
         info.ensure_success() //~ ERROR E0502
     })??;
     Ok(())

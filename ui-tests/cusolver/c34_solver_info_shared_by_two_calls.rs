@@ -12,11 +12,11 @@ fn main() -> Result<(), custack::Error> {
     let guard = stack.push(&ctx)?;
     let lu = guard.lu_plan::<f64>(Matrix::square(2))?;
     let mut a = guard.alloc_zeroed::<f64>(4)?;
-    let mut ipiv = guard.alloc_zeroed::<i32>(2)?;
+    let mut ipiv = guard.lu_pivots(Matrix::square(2))?;
     let mut info = guard.solver_info()?;
     let mut b = guard.alloc_zeroed::<f64>(2)?;
     guard.stream()?.scope(|s| -> custack::Result<()> {
-        let (mut a, mut p) = (s.bind_mut(&mut a), s.bind_mut(&mut ipiv));
+        let (mut a, mut p) = (s.bind_mut(&mut a), s.bind_pivots(&mut ipiv));
         lu.getrf(s, &mut a, &mut p, &mut info)?;
         lu.getrs(s, Transpose::No, &a, &p, s.bind_mut(&mut b), Matrix::new(2, 1), &mut info) //~ ERROR E0499
     })??;

@@ -32,13 +32,21 @@ pub(crate) fn solver_handles() -> Result<()> {
     let second = guard.lu_plan::<f64>(Matrix::square(2))?;
     let mut a = guard.alloc_zeroed::<f32>(16)?;
     let mut b = guard.alloc_zeroed::<f64>(4)?;
-    let mut ipiv = guard.alloc_zeroed::<i32>(4)?;
+    let mut ipiv = guard.lu_pivots(Matrix::square(4))?;
+    let mut ipiv2 = guard.lu_pivots(Matrix::square(2))?;
     let mut info = guard.solver_info()?;
     let (one, two) = (guard.stream()?, guard.stream()?);
-    one.scope(|s| refused(first.getrf(s, s.bind_mut(&mut a), s.bind_mut(&mut ipiv), &mut info)))??;
+    let (a, ipiv, ipiv2) = (&mut a, &mut ipiv, &mut ipiv2);
+    one.scope(|s| refused(first.getrf(s, s.bind_mut(a), &mut s.bind_pivots(ipiv), &mut info)))??;
     // Another stream: the handle is given it (after the first's work).
-    two.scope(|s| refused(first.getrf(s, s.bind_mut(&mut a), s.bind_mut(&mut ipiv), &mut info)))??;
-    two.scope(|s| refused(second.getrf(s, s.bind_mut(&mut b), s.bind_mut(&mut ipiv), &mut info)))??;
+    two.scope(|s| refused(first.getrf(s, s.bind_mut(a), &mut s.bind_pivots(ipiv), &mut info)))??;
+    two.scope(|s| refused(second.getrf(s, s.bind_mut(&mut b), &mut s.bind_pivots(ipiv2), &mut info)))??;
+    // Pivots of another shape: refused before cuSOLVER (no call).
+    let wrong = two.scope(|s| first.getrf(s, s.bind_mut(a), &mut s.bind_pivots(ipiv2), &mut info))?;
+    match wrong {
+        Err(e) if e.kind() == ErrorKind::InvalidValue => {}
+        r => panic!("getrf took pivots of another shape: {r:?}"),
+    }
     first.destroy()?;
     drop(second);
     Ok(())
