@@ -169,6 +169,11 @@ static FAILED: Mutex<Option<&'static str>> = Mutex::new(None);
 /// failure (the report's `failed`, which must reach the program) and independent of one.
 static TOLD_AT: AtomicU64 = AtomicU64::new(0);
 static TOLD_CODE: AtomicU64 = AtomicU64::new(0);
+/// The call from which a program told the double to answer a sticky error ([`fail_next`],
+/// sticky; 0: never), and which: as a sticky schedule's, but the program's own, so neither the
+/// report's `failed` nor a change of the schedule's own sticky call or code.
+static TOLD_STICKY_AT: AtomicU64 = AtomicU64::new(0);
+static TOLD_STICKY_CODE: AtomicU64 = AtomicU64::new(700);
 
 /// What a handle is.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -829,7 +834,7 @@ fn fault_slow(name: &'static str) -> Option<i32> {
     if HANG_CLOCK.get().is_some() && name != "cuStreamQuery" && name != "cuEventQuery" {
         progress();
     }
-    let told = n == TOLD_AT.load(Relaxed);
+    let mut told = n == TOLD_AT.load(Relaxed);
     let code = if told {
         i32::try_from(TOLD_CODE.load(Relaxed)).unwrap_or(1)
     } else if n == FAIL_AT.load(Relaxed) {
@@ -854,11 +859,18 @@ fn fault_slow(name: &'static str) -> Option<i32> {
         if exempt {
             return None;
         }
-        if sticky != 0 && n >= sticky {
+        let told_sticky = TOLD_STICKY_AT.load(Relaxed);
+        let scheduled = sticky != 0 && n >= sticky;
+        if scheduled || told_sticky != 0 && n >= told_sticky {
             if spared_by_sticky(name) {
                 return None;
             }
-            STICKY_CODE.load(Relaxed) as i32 // CUDA_ERROR_ILLEGAL_ADDRESS unless told
+            if scheduled {
+                STICKY_CODE.load(Relaxed) as i32 // CUDA_ERROR_ILLEGAL_ADDRESS
+            } else {
+                told = true;
+                i32::try_from(TOLD_STICKY_CODE.load(Relaxed)).unwrap_or(700)
+            }
         } else if lost != 0 && n >= lost {
             // The device is gone: its pending work never completes (every wait and query
             // fails from now on), and releasing what it uses is a violation from now on
@@ -3385,6 +3397,8 @@ pub(crate) fn faults_off() {
     FAULTS.store(false, Relaxed);
     FAIL_AT.store(0, Relaxed);
     TOLD_AT.store(0, Relaxed);
+    TOLD_STICKY_AT.store(0, Relaxed);
+    TOLD_STICKY_CODE.store(700, Relaxed);
     *FAILED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
@@ -3455,19 +3469,19 @@ pub(crate) fn calls() -> u64 {
 // The differential run (`docs/validation.md`): a program that makes the real driver fail a call
 // tells the double to fail the same call (`custackCheckdriverFailNext`, `trace.rs`).
 
-/// The code of a sticky schedule's failures: `CUDA_ERROR_ILLEGAL_ADDRESS` unless
-/// [`fail_next`] names another.
+/// The code of a sticky schedule's failures: `CUDA_ERROR_ILLEGAL_ADDRESS`.
 static STICKY_CODE: AtomicU64 = AtomicU64::new(700);
 
-/// The next counted call fails with `code` (the program's own choice, beside any schedule's
-/// failure, and not the report's `failed`); with `sticky`, every counted call from it on does
-/// (but the calls a sticky schedule spares). Turns fault injection on (counting starts now).
+/// The next counted call fails with `code`; with `sticky`, every counted call from it on does
+/// (but the calls a sticky schedule spares). The program's own choice, beside any schedule's
+/// failures (which it neither moves nor hides: a schedule's failure comes first where both
+/// would), and not the report's `failed`. Turns fault injection on (counting starts now).
 pub(crate) fn fail_next(code: u64, sticky: bool) {
     FAULTS.store(true, Relaxed);
     let next = CALLS.load(Relaxed) + 1;
     if sticky {
-        STICKY_CODE.store(code, Relaxed);
-        STICKY_AT.store(next, Relaxed);
+        TOLD_STICKY_CODE.store(code, Relaxed);
+        TOLD_STICKY_AT.store(next, Relaxed);
     } else {
         TOLD_CODE.store(code, Relaxed);
         TOLD_AT.store(next, Relaxed);

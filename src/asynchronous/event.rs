@@ -339,6 +339,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxRecordEvent")]
     pub fn record_event(&self, event: &Event<'_>) -> Result<()> {
+        crate::error::poison::check()?;
         super::refuse_event_inside_capture("an event record (cuCtxRecordEvent)")?;
         let record = crate::driver::lookup::CTX_RECORD_EVENT.get()?;
         // SAFETY: this guard's context is live and current; `event` is a live event of it (lent
@@ -358,6 +359,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxWaitEvent")]
     pub fn wait_event(&self, event: &Event<'_>) -> Result<()> {
+        crate::error::poison::check()?;
         super::refuse_event_inside_capture("an event wait (cuCtxWaitEvent)")?;
         let wait = crate::driver::lookup::CTX_WAIT_EVENT.get()?;
         // SAFETY: as in `record_event`.

@@ -221,6 +221,8 @@ impl<'g> BlasLt<'g> {
         &self,
         matmul: &Matmul,
     ) -> Result<MatmulPlan<'_, 'g, A, D>> {
+        // After a sticky error (or in a forked child), no library call (R20, R22).
+        crate::error::poison::check()?;
         let extents = check::plan(matmul)?;
         let compute = if matmul.tf32 {
             if A::DATA_TYPE != ffi::cublas::cudaDataType::CUDA_R_32F {

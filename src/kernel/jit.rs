@@ -524,6 +524,7 @@ impl Module<'_> {
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html>
     #[doc(alias = "cuModuleEnumerateFunctions")]
     pub fn functions(&self) -> Result<Vec<(String, Function<'_>)>> {
+        crate::error::poison::check()?;
         let count = crate::driver::lookup::MODULE_GET_FUNCTION_COUNT.get()?;
         let enumerate = crate::driver::lookup::MODULE_ENUMERATE_FUNCTIONS.get()?;
         let get_name = crate::driver::lookup::FUNC_GET_NAME.get()?;

@@ -16,6 +16,11 @@ pub struct Function<'m> {
 }
 
 static_assertions::assert_eq_size!(Function<'static>, ffi::CUfunction);
+
+/// More parameters than any kernel has: a kernel's parameters take at most 32,764 bytes (CUDA
+/// 12.1 on Volta and later), at least one byte each. A driver that counts or lists more is not
+/// answering about a kernel, and is not asked on for ever.
+const MAX_PARAMS: usize = 32_764;
 static_assertions::assert_not_impl_any!(Function<'static>: Send, Sync);
 
 impl Function<'_> {
@@ -78,6 +83,7 @@ impl Function<'_> {
     /// knows it for certain (the `.entry` of the PTX the module was loaded from): on a driver
     /// that cannot count them, exactly that many are asked for, so no call fails.
     pub(crate) fn param_layout_of(&self, known: Option<usize>) -> Result<Vec<(usize, usize)>> {
+        crate::error::poison::check()?;
         let info = crate::driver::lookup::FUNC_GET_PARAM_INFO.get()?;
         let count = match crate::driver::lookup::FUNC_GET_PARAM_COUNT.get() {
             Ok(count) => {
@@ -96,6 +102,12 @@ impl Function<'_> {
             (r, (offset, size))
         };
         if let Some(n) = count {
+            if n > MAX_PARAMS {
+                return Err(crate::error::Error::custack(
+                    crate::error::ErrorKind::InvalidValue,
+                    format!("cuFuncGetParamCount answered {n} parameters: no kernel has that many"),
+                ));
+            }
             return (0..n)
                 .map(|i| {
                     let (r, p) = param(i);
@@ -105,6 +117,15 @@ impl Function<'_> {
         }
         let mut layout = Vec::new();
         loop {
+            if layout.len() > MAX_PARAMS {
+                return Err(crate::error::Error::custack(
+                    crate::error::ErrorKind::InvalidValue,
+                    format!(
+                        "cuFuncGetParamInfo answered parameter {MAX_PARAMS} and more: no kernel \
+                         has that many"
+                    ),
+                ));
+            }
             match param(layout.len()) {
                 (ffi::CUresult::CUDA_SUCCESS, p) => layout.push(p),
                 // One past the last parameter: how the driver says where the list ends when it

@@ -16,9 +16,30 @@ pub(crate) struct PtxParam {
 }
 
 /// The parameters of the `.entry` named `entry` in `ptx`, in order; `None` if there is no such
-/// entry, or its list cannot be read.
+/// entry, or its list cannot be read for certain: the text has preprocessor directives (a line
+/// starting with `#`: `#if 0` may hide one of two lists), or names the entry twice. A list read
+/// wrong would let a contract with fewer parameters than the kernel pass (found by review: an
+/// `.entry` inside a `.file` directive's quoted path was taken for the kernel's), so strings and
+/// comments are skipped, and where in doubt there is no list.
 pub(crate) fn entry_params(ptx: &[u8], entry: &str) -> Option<Vec<PtxParam>> {
+    if ptx
+        .split(|&b| b == b'\n')
+        .any(|line| line.trim_ascii_start().first() == Some(&b'#'))
+    {
+        return None;
+    }
     let mut tokens = Tokens { text: ptx, at: 0 };
+    let params = list_of(&mut tokens, entry)?;
+    // A second definition of the name: which one the driver compiles is not for us to guess.
+    match list_of(&mut tokens, entry) {
+        None => Some(params),
+        Some(_) => None,
+    }
+}
+
+/// The parameter list of the next `.entry entry` among `tokens`; `None` if there is none, or it
+/// cannot be read.
+fn list_of(tokens: &mut Tokens<'_>, entry: &str) -> Option<Vec<PtxParam>> {
     while let Some(token) = tokens.next() {
         if token != b".entry" {
             continue;
@@ -145,6 +166,21 @@ impl<'a> Iterator for Tokens<'a> {
                     .position(|w| w == b"*/")
                     .map_or(rest.len(), |i| i + 2);
                 self.at += end;
+            } else if first == b'"' {
+                // A string (a `.file` directive's path): one token, whatever it holds, to its
+                // closing quote (`\"` escapes one), or to the end of the text.
+                let mut end = 1;
+                while let Some(&b) = rest.get(end) {
+                    end += 1;
+                    match b {
+                        b'\\' => end += 1,
+                        b'"' => break,
+                        _ => {}
+                    }
+                }
+                let end = end.min(rest.len());
+                self.at += end;
+                return rest.get(..end);
             } else if single(first) {
                 self.at += 1;
                 return rest.get(..1);
@@ -163,6 +199,26 @@ impl<'a> Iterator for Tokens<'a> {
 #[cfg(test)]
 mod tests {
     use super::{PtxParam, entry_params};
+
+    #[test]
+    fn a_list_in_doubt_is_no_list() {
+        // Found by review: `.entry k(` inside a `.file` path was read as k's list (one
+        // parameter of two), and so was the list `#if 0` hides.
+        let quoted = b".file 1 \"/src/x .entry k(.param .u64 p) \\\" y.cu\"\n\
+            .visible .entry k(.param .u64 p, .param .u32 n) { ret; }";
+        assert_eq!(
+            entry_params(quoted, "k").map(|l| l.len()),
+            Some(2),
+            "the string is one token"
+        );
+        let hidden = b"#if 0\n.visible .entry k(.param .u64 p) { ret; }\n#else\n\
+            .visible .entry k(.param .u64 p, .param .u32 n) { ret; }\n#endif";
+        assert_eq!(entry_params(hidden, "k"), None);
+        let twice = b".entry k(.param .u64 p) { ret; } .entry k(.param .u32 n) { ret; }";
+        assert_eq!(entry_params(twice, "k"), None);
+        let unterminated = b".file 1 \"never closed .entry k(.param .u64 p) { ret; }";
+        assert_eq!(entry_params(unterminated, "k"), None);
+    }
 
     fn p(name: &str, size: usize, align: usize) -> PtxParam {
         PtxParam {

@@ -24,7 +24,7 @@ use programs::{
     driver_init, events, example, external, external_leaked, fork, fork_in_scope, graph,
     graph_arena, graph_built, graph_capture_forked, graph_capture_forks, graph_capture_into,
     graph_conditional, graph_exec_nodes, graph_host, graph_kept_attack, graph_kept_free,
-    graph_kept_routes, graph_mem, graph_shared, green, green_leaked, in_flight, ipc, library, managed,
+    graph_kept_routes, graph_mem, graph_shared, green, green_leaked, poisoned_calls, in_flight, ipc, library, managed,
     memory_kinds, module_globals, named_launches, newer, p1, p2, p3, p4, p8, p9, p11, parked_graph,
     peer, peer_vmm, profile_first, redundant_flips, redundant_inject, redundant_partitions,
     restricted_api, restricted_end, restricted_redundant, restricted_scope, reuse_after_scope,
@@ -155,6 +155,9 @@ fn run(program: &str) -> Option<Result<()>> {
             .and_then(|()| green::green())
             .and_then(|()| context0())
             .and_then(|c| green::counted_params(&c)),
+        "poisoned_calls" => report_driver_version(13000)
+            .and_then(|()| context0())
+            .and_then(|c| poisoned_calls::poisoned_calls(&c)),
         "green_leaked" => report_driver_version(13020).and_then(|()| green_leaked::green_leaked()),
         "deadlines" => report_driver_version(13000)
             .and_then(|()| context0())

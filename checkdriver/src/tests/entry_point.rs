@@ -302,3 +302,29 @@ fn a_told_failure_is_the_programs_own_and_leaves_the_schedules() {
     check::faults_off();
     mode::CHECK.store(false, Relaxed);
 }
+
+#[test]
+fn a_told_sticky_error_neither_moves_nor_hides_a_sticky_schedule() {
+    let _serial = serial();
+    check::faults_off();
+    let k = check::calls() + 3;
+    check::start(0, k, 0); // the schedule turns sticky at call k
+    check::fail_next(719, true); // the program's own sticky error from call k - 2
+    // A call a sticky error fails (it answers before its body, which needs no context then).
+    // SAFETY: takes nothing.
+    let sync = || unsafe { cuCtxSynchronize() };
+    assert_eq!(sync(), 719, "the told sticky error");
+    assert_eq!(sync(), 719, "still the told one");
+    assert_eq!(
+        check::failed(),
+        None,
+        "a told failure is not the schedule's"
+    );
+    assert_eq!(sync(), 700, "the schedule's sticky error, at its call");
+    assert!(
+        check::failed().is_some(),
+        "the schedule's failure is the report's"
+    );
+    check::faults_off();
+    mode::CHECK.store(false, Relaxed);
+}

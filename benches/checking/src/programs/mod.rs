@@ -58,6 +58,7 @@ pub(crate) mod p3;
 pub(crate) mod p4;
 pub(crate) mod p8;
 pub(crate) mod p9;
+pub(crate) mod poisoned_calls;
 pub(crate) mod parked_graph;
 pub(crate) mod peer;
 pub(crate) mod peer_vmm;
