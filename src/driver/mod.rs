@@ -71,6 +71,7 @@ impl Driver {
     pub fn init() -> Result<Self> {
         crate::error::confinement::full_api("Driver::init")?;
         crate::error::poison::check()?;
+        guard_exits()?;
         // SAFETY: `cuInit` takes no pointers; flags must be 0.
         unsafe { ffi::cuInit(0) }.result()?;
         register_logs()?;
@@ -326,9 +327,25 @@ pub(crate) fn init_without_callbacks() -> Result<Driver> {
         // From now on no `Driver::init` registers it: `register_logs` sees it settled.
         let _ = driver_log::REGISTERED.set(false);
     }
+    guard_exits()?;
     // SAFETY: `cuInit` takes no pointers; flags must be 0.
     unsafe { ffi::cuInit(0) }.result()?;
     Ok(Driver { _private: () })
+}
+
+/// Keeps another thread's `exit` from ending the process with another status while the safe
+/// state is under way (`safe_state::guard_exits`), before any work can reach it.
+fn guard_exits() -> Result<()> {
+    match crate::error::safe_state::guard_exits() {
+        0 => Ok(()),
+        status => Err(Error::custack(
+            ErrorKind::Io,
+            format!(
+                "atexit failed ({status}): the safe state could not keep another thread's exit \
+                 from ending the process with another status"
+            ),
+        )),
+    }
 }
 
 /// Registers the driver-log callback ([`driver_log`]) once per process, where the driver has

@@ -170,8 +170,42 @@ impl<A: Atomic<Value = bool>> Entry<A> {
     }
 }
 
+impl Entry {
+    /// Whether a caller entered already.
+    fn entered(&self) -> bool {
+        self.entered.load(Ordering::Acquire)
+    }
+}
+
 /// The safe state's entry, for the whole process.
 static ENTRY: Entry = Entry::new();
+
+/// Keeps another thread's `exit` from ending the process with its own status while the safe
+/// state is under way (found by review: `std::process::exit(0)` from another thread, or `main`
+/// returning its error, ended the process with 0 or 1, its line lost, during the safe state's
+/// wait for stderr): an `atexit` handler, registered once per process, that waits there for the
+/// safe state's `_exit(75)` once it was entered (as a second caller waits, bounded). An `exit`
+/// that began before the safe state was entered ends the process with its own status, and
+/// `_exit` or `abort` from another thread bypass every handler: both are the program's own end,
+/// not the GPU's. Registered by `Driver::init` and the restricted profile's `cuInit`, before any
+/// work can reach the safe state. Its status: 0, or `atexit`'s failure (no memory).
+pub(crate) fn guard_exits() -> i32 {
+    static GUARDED: std::sync::OnceLock<i32> = std::sync::OnceLock::new();
+    #[cfg(all(unix, not(miri)))]
+    let status = *GUARDED.get_or_init(|| {
+        extern "C" fn at_exit() {
+            if ENTRY.entered() {
+                wait_for_the_first()
+            }
+        }
+        // SAFETY: `at_exit` is an `extern "C"` function taking nothing; it reads an atomic
+        // and, once the safe state was entered, sleeps and `_exit`s (async-signal-safe calls).
+        unsafe { libc::atexit(at_exit) }
+    });
+    #[cfg(not(all(unix, not(miri))))]
+    let status = *GUARDED.get_or_init(|| 0);
+    status
+}
 
 /// The safe state: see [`fail_stop`].
 fn safe_state(error: &Error, more: Option<fmt::Arguments<'_>>) -> ! {
@@ -290,8 +324,11 @@ impl<const N: usize> fmt::Write for Line<N> {
 }
 
 /// Installs the backstop: `SIGALRM` ends the process with [`FAIL_STOP_STATUS`], unblocked in
-/// this thread, in [`BACKSTOP_SECONDS`]. Async-signal-safe calls only (`sigaction`,
-/// `sigemptyset`, `sigaddset`, `pthread_sigmask`, `alarm`).
+/// this thread, in [`BACKSTOP_SECONDS`]; and `SIGPIPE` blocked in this thread, so that a write to
+/// a stderr whose reader is gone fails (`EPIPE`) instead of killing the process with another
+/// status (found by review: a program that restored `SIGPIPE`'s default ended with 141).
+/// Async-signal-safe calls only (`sigaction`, `sigemptyset`, `sigaddset`, `pthread_sigmask`,
+/// `alarm`).
 #[cfg(all(unix, not(miri)))]
 fn backstop() {
     extern "C" fn on_alarm(_: libc::c_int) {
@@ -328,6 +365,20 @@ fn backstop() {
             core::ptr::null_mut(),
         );
     }
+    // SAFETY: as above.
+    let mut pipe_only: libc::sigset_t = unsafe { core::mem::zeroed() };
+    // SAFETY: as above.
+    unsafe {
+        libc::sigemptyset(&raw mut pipe_only);
+    }
+    // SAFETY: as above.
+    unsafe {
+        libc::sigaddset(&raw mut pipe_only, libc::SIGPIPE);
+    }
+    // SAFETY: as above; a `SIGPIPE` raised by this thread's write stays pending until `_exit`.
+    unsafe {
+        libc::pthread_sigmask(libc::SIG_BLOCK, &raw const pipe_only, core::ptr::null_mut());
+    }
     // SAFETY: `alarm` takes any count of seconds.
     unsafe {
         libc::alarm(BACKSTOP_SECONDS);
@@ -358,8 +409,10 @@ fn write_stderr(line: &[u8]) {
         if ready < 0 && interrupted() {
             continue;
         }
-        if ready <= 0 || stderr.revents & libc::POLLOUT == 0 {
-            // No room in time, or an error, a hang-up, a closed descriptor: no line.
+        let broken = libc::POLLERR | libc::POLLHUP | libc::POLLNVAL;
+        if ready <= 0 || stderr.revents & broken != 0 || stderr.revents & libc::POLLOUT == 0 {
+            // No room in time, or an error (a pipe whose reader is gone answers POLLOUT and
+            // POLLERR), a hang-up, a closed descriptor: no line.
             return;
         }
         // SAFETY: `rest` is valid for reads of its length.
@@ -965,6 +1018,60 @@ pub(crate) mod tests {
             );
             assert_eq!(libc::WEXITSTATUS(status), FAIL_STOP_STATUS, "{text}");
             assert!(text.is_empty(), "{text}");
+        }
+
+        /// Another thread calls `exit(0)` once the safe state was entered (stderr a stalled
+        /// full pipe, so the safe state is in its 100 ms wait for room): the process still ends
+        /// with 75, the `atexit` handler holding that thread until the safe state's `_exit`
+        /// (found by review: it ended with 0). Should that thread be scheduled only after the
+        /// wait, the safe state ends the process first: 75 either way, never a status that
+        /// depends on timing.
+        #[test]
+        fn another_threads_exit_waits_for_the_safe_state() {
+            crate::alone::rerun_alone!(another_threads_exit_waits_for_the_safe_state);
+            let (err_r, err_w) = pipe();
+            fill(err_w);
+            let pid = fork_into(None, err_w, || {
+                assert_eq!(super::super::guard_exits(), 0, "atexit");
+                std::thread::spawn(|| {
+                    while !super::super::ENTRY.entered() {
+                        core::hint::spin_loop();
+                    }
+                    std::process::exit(0)
+                });
+                fail_stop(&Error::custack(ErrorKind::Io, "exit raced"))
+            });
+            close(err_w);
+            let status = ended(pid);
+            close(err_r);
+            assert!(
+                libc::WIFEXITED(status),
+                "the child did not exit: {status:#x}"
+            );
+            assert_eq!(libc::WEXITSTATUS(status), FAIL_STOP_STATUS);
+        }
+
+        /// Stderr is a pipe whose reader is gone, and `SIGPIPE` has its default action (which
+        /// kills): the safe state writes no line and exits 75, not killed by `SIGPIPE` (found
+        /// by review: status 141).
+        #[test]
+        fn a_stderr_whose_reader_is_gone_still_exits_75() {
+            crate::alone::rerun_alone!(a_stderr_whose_reader_is_gone_still_exits_75);
+            let (err_r, err_w) = pipe();
+            close(err_r);
+            let pid = fork_into(None, err_w, || {
+                // SAFETY: restores the default action of `SIGPIPE` (Rust's runtime ignores it).
+                unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+                fail_stop(&Error::custack(ErrorKind::Io, "no reader"))
+            });
+            close(err_w);
+            let status = ended(pid);
+            assert!(
+                libc::WIFEXITED(status),
+                "the child did not exit (signal {}): {status:#x}",
+                libc::WTERMSIG(status)
+            );
+            assert_eq!(libc::WEXITSTATUS(status), FAIL_STOP_STATUS);
         }
 
         /// Two threads enter the safe state at once: exactly one line, status 75.
