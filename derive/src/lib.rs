@@ -6,7 +6,9 @@
 //!   the device can rely on);
 //! - every field is `DeviceCopy` itself (so no reference, pointer, `bool` or owning type);
 //! - it has no padding bytes: its size is the sum of its fields' sizes (padding is
-//!   uninitialized on the host, and copies move it to the device and back as bytes).
+//!   uninitialized on the host, and copies move it to the device and back as bytes);
+//! - it is aligned to at most 256 bytes, what the driver's allocations promise (the host reads
+//!   page-locked and managed memory as `&[T]`).
 //!
 //! Each check that fails is a compile error saying which and why. Generic structs are refused
 //! (write `unsafe impl DeviceCopy` for them by hand).
@@ -73,7 +75,11 @@ fn expand(input: TokenStream, krate: &str) -> Result<TokenStream, Failure> {
         "::core::assert!(::core::mem::size_of::<{name}>() == {sizes}, \
          \"derive(DeviceCopy): `{name}` has padding bytes (its size exceeds the sum of its \
          fields' sizes); padding is uninitialized on the host: add explicit fields for it, or \
-         reorder the fields\");"
+         reorder the fields\"); \
+         ::core::assert!(::core::mem::align_of::<{name}>() <= 256, \
+         \"derive(DeviceCopy): `{name}` is aligned to more than 256 bytes, more than the driver's \
+         allocations promise (a page-locked buffer of it would be a misaligned slice): lower its \
+         #[repr(align(N))]\");"
     ))?);
     out.extend(tokens("const _: () =")?);
     out.extend([TokenTree::Group(Group::new(Delimiter::Brace, block))]);

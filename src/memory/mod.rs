@@ -34,6 +34,15 @@ pub(crate) fn byte_size<T>(len: usize) -> Result<usize> {
 }
 
 pub(crate) fn check_alloc_len<T>(len: usize) -> Result<usize> {
+    // Checked when the allocation is compiled for `T`: the driver's allocations are aligned to
+    // 256 bytes at least, and the host reads page-locked and managed memory as `&[T]`.
+    const {
+        assert!(
+            core::mem::align_of::<T>() <= crate::vocabulary::plain::MAX_ALIGN,
+            "DeviceCopy: a type aligned to more than 256 bytes cannot be allocated by the driver \
+             (its allocations promise 256): lower its #[repr(align(N))]"
+        );
+    }
     let bytes = byte_size::<T>(len)?;
     if bytes == 0 {
         return Err(Error::from_kind(ErrorKind::InvalidValue).with_detail(
@@ -905,8 +914,8 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             return Err(Error::from_kind(ErrorKind::OutOfMemory)
                 .with_detail("cuMemHostAlloc returned a null pointer"));
         };
-        // SAFETY: `ptr` is valid for `bytes` writable bytes, suitably aligned for any type
-        // (page-aligned).
+        // SAFETY: `ptr` is valid for `bytes` writable bytes, page-aligned, so aligned for `T`
+        // (at most 256 bytes, `check_alloc_len`'s compile-time check).
         unsafe { core::ptr::write_bytes(ptr.as_ptr().cast::<u8>(), 0, bytes) };
         Ok(PinnedBuffer {
             ptr,

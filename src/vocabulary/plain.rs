@@ -13,13 +13,22 @@
 /// Implement it only for `#[repr(C)]` or `#[repr(transparent)]` types made of plain data that
 /// have **no padding bytes** (padding is uninitialized on the host, and copies move it to the
 /// device and back as bytes), for which every bit pattern is a valid value (copies from the
-/// device write whatever bytes the GPU holds), and which hold no pointer into host memory.
+/// device write whatever bytes the GPU holds), which hold no pointer into host memory, and
+/// whose **alignment is at most 256 bytes** (the most the driver's allocations promise:
+/// page-locked and managed memory is read on the host as `&[T]`, which an address aligned less
+/// than `T` would make undefined behaviour). `#[derive(DeviceCopy)]` checks each; every
+/// allocation checks the alignment once more when it is compiled (found by review: a
+/// `#[repr(C, align(1048576))]` struct's page-locked buffer was a misaligned `&[T]`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not plain data (`DeviceCopy`)",
     note = "plain data is the primitive integers and floats, arrays of them, tuples of one of them, and `#[repr(C)]` structs without padding marked `unsafe impl DeviceCopy`; `bool`, `char`, references and owning types are not (store a `bool` as `u8`)",
     note = "as a kernel argument, device memory is passed bound to the launching scope: a read-only binding `let a = s.bind(&x);` by value (`a`, not `&a`), a writable binding `let b = s.bind_mut(&mut y);` by reference (`&b` to read, `&mut b` to write); a `DeviceBuffer` or view must be bound first"
 )]
 pub unsafe trait DeviceCopy: Copy + 'static {}
+
+/// The largest alignment plain data may have, in bytes: what `cuMemAlloc` promises (256), less
+/// than what `cuMemHostAlloc` does (a page). See [`DeviceCopy`]'s safety section.
+pub(crate) const MAX_ALIGN: usize = 256;
 
 macro_rules! impl_device_copy {
     ($($t:ty),*) => {$(
