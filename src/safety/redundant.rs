@@ -100,9 +100,12 @@ crate::kernel_contract! {
     /// The comparison of two replicas on the device: `custack_replicas_compare(const unsigned
     /// char* first, const unsigned char* second, unsigned long long len, unsigned long long
     /// size, unsigned long long* verdict)` compares `len` elements of `size` bytes, bit for bit,
-    /// and adds the number that differ to `verdict[0]` and `~i` of the first differing element
-    /// `i` into `verdict[1]` (an `atomicMax`; custack zeroes the verdict first). A grid-stride
-    /// loop, in blocks of whole warps.
+    /// and adds the number found equal to `verdict[0]` and `~i` of the first differing element
+    /// `i` into `verdict[1]` (an `atomicMax`; custack zeroes the verdict first): a frame passes
+    /// only when all `len` were found equal and none differs, so a kernel that did not compare
+    /// them all (a stub, one built from an older copy of the source, which counted the
+    /// differing elements) fails it (found by review: a zero count of differences passed). A
+    /// grid-stride loop, in blocks of whole warps.
     ///
     /// The restricted profile loads cubins only, so custack ships the kernel as CUDA C
     /// ([`SOURCE`](Self::SOURCE), the file `src/safety/replicas_compare.cu` of the crate) and the
@@ -251,10 +254,12 @@ impl Replicas {
 
 impl Replicas {
     /// Settles the verdict of the comparison on the device ([`ReplicasCompare`]) of launch
-    /// `frame`'s two copies of `param`, of `len` elements: `verdict[0]` elements differ, the
-    /// first at `!verdict[1]`. Fails closed: only a verdict of two words whose count is 0
-    /// passes; any other is a mismatch (one of other than two words, which the 16 bytes the
-    /// init phase allocated never are, names its length).
+    /// `frame`'s two copies of `param`, of `len` elements: `verdict[0]` elements were found
+    /// equal, the first differing one is `!verdict[1]` where that is not 0. Fails closed: only
+    /// a verdict of two words that counts all `len` elements equal and none differing passes;
+    /// any other is a mismatch (one that compared fewer, a stub's zeroes among them, says so;
+    /// one of other than two words, which the 16 bytes the init phase allocated never are,
+    /// names its length).
     pub(crate) fn settle_verdict(
         &self,
         frame: u64,
@@ -262,11 +267,18 @@ impl Replicas {
         verdict: &[u64],
         len: usize,
     ) -> Result<()> {
+        let len_words = u64::try_from(len).unwrap_or(u64::MAX);
         let found = match *verdict {
-            [0, _] => return Ok(()),
-            [count, first] => format!(
-                "element {} differs first, {count} of {len} elements differ",
-                !first
+            [same, 0] if same == len_words => return Ok(()),
+            [same, first] if first != 0 => format!(
+                "element {} differs first, {} of {len} elements differ",
+                !first,
+                len_words.saturating_sub(same)
+            ),
+            [same, _] => format!(
+                "the compare kernel found {same} of {len} elements equal and none different: it \
+                 did not compare them all (is custack_replicas_compare built from this \
+                 custack's replicas_compare.cu?)"
             ),
             _ => format!(
                 "the verdict has {} words, not 2, and says nothing of the {len} elements",
@@ -382,15 +394,18 @@ mod tests {
     }
 
     /// The verdict `custack_replicas_compare` leaves for two outputs
-    /// (`src/safety/replicas_compare.cu`): the number of elements that differ, and the largest
+    /// (`src/safety/replicas_compare.cu`): the number of elements found equal, and the largest
     /// `!i` over the differing elements `i` (an `atomicMax` over a verdict zeroed first).
     fn device_verdict(a: &[u32], b: &[u32]) -> [u64; 2] {
         a.iter()
             .zip(b)
             .zip(0u64..)
-            .filter(|((x, y), _)| x != y)
-            .fold([0, 0], |[count, first], (_, i)| {
-                [count.saturating_add(1), first.max(!i)]
+            .fold([0, 0], |[same, first], ((x, y), i)| {
+                if x == y {
+                    [same.saturating_add(1), first]
+                } else {
+                    [same, first.max(!i)]
+                }
             })
     }
 
@@ -402,13 +417,28 @@ mod tests {
         };
         let a: Vec<u32> = (0..100).collect();
         let mut b = a.clone();
-        // Equal outputs: a zero count passes, whatever the other word holds.
+        // Equal outputs: all 100 found equal, none different, passes.
         assert!(
             replicas
                 .settle_verdict(4, "out", &device_verdict(&a, &b), 100)
                 .is_ok()
         );
-        assert!(replicas.settle_verdict(4, "out", &[0, !7], 100).is_ok());
+        // A kernel that compared nothing (the zeroed verdict), or only part, or a stale one that
+        // counted differences (0 of them, here): a mismatch saying so, never a pass (found by
+        // review: a zero count passed).
+        for verdict in [[0, 0], [99, 0], [0, !7]] {
+            let e = replicas
+                .settle_verdict(4, "out", &verdict, 100)
+                .unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::ReplicasDiffer);
+            if verdict[1] == 0 {
+                let said = format!(
+                    "found {} of 100 elements equal and none different",
+                    verdict[0]
+                );
+                assert!(e.to_string().contains(&said), "{e}");
+            }
+        }
         b[90] ^= 1 << 31;
         b[17] ^= 1;
         b[63] ^= 8;
@@ -521,9 +551,12 @@ mod tests {
         a.chunks_exact(size)
             .zip(b.chunks_exact(size))
             .zip(0u64..)
-            .filter(|((x, y), _)| x != y)
-            .fold([0, 0], |[count, first], (_, i)| {
-                [count.saturating_add(1), first.max(!i)]
+            .fold([0, 0], |[same, first], ((x, y), i)| {
+                if x == y {
+                    [same.saturating_add(1), first]
+                } else {
+                    [same, first.max(!i)]
+                }
             })
     }
 
@@ -563,14 +596,14 @@ mod tests {
     }
 
     /// A verdict of other than two words, which never comes back from the 16 bytes the init
-    /// phase allocates, is a mismatch, not a pass; a zero count passes whatever the other word.
+    /// phase allocates, is a mismatch, not a pass; all elements equal and none different passes.
     #[test]
     fn a_verdict_that_cannot_be_read_is_a_mismatch() {
         let replicas = Replicas {
             kernel: "k",
             on_mismatch: OnMismatch::ReturnError,
         };
-        for verdict in [&[][..], &[0], &[0, 0, 0]] {
+        for verdict in [&[][..], &[10], &[10, 0, 0]] {
             let e = replicas.settle_verdict(1, "out", verdict, 10).unwrap_err();
             assert_eq!(e.kind(), ErrorKind::ReplicasDiffer);
             assert!(
@@ -579,9 +612,7 @@ mod tests {
                 "{e}"
             );
         }
-        replicas
-            .settle_verdict(1, "out", &[0, u64::MAX], 10)
-            .unwrap();
+        replicas.settle_verdict(1, "out", &[10, 0], 10).unwrap();
     }
 
     #[test]

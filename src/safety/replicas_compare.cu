@@ -13,9 +13,12 @@
 //
 // custack_replicas_compare(first, second, len, size, verdict): compares the `len` elements of
 // `size` bytes each at `first` and at `second`, bit for bit, and adds to `verdict` what it
-// found: verdict[0] += the number of elements that differ; verdict[1] = max(verdict[1],
-// ~i) over every differing element i, so that ~verdict[1] is the first differing element when
-// verdict[0] != 0. custack zeroes `verdict` (16 bytes) before each launch. A grid-stride loop:
+// found: verdict[0] += the number of elements found EQUAL; verdict[1] = max(verdict[1], ~i)
+// over every differing element i, so that ~verdict[1] is the first differing element when it
+// is not 0. custack zeroes `verdict` (16 bytes) before each launch and passes the frame only
+// when verdict[0] == len and verdict[1] == 0: a kernel that did not run, or compared only part
+// of the elements (a stub, one built from an older copy of this file, which counted the
+// differing ones), fails the frame instead of passing it. A grid-stride loop:
 // any grid size covers every element; a block must be a whole number of warps (the contract's
 // `requires(block % 32 == 0)`), since each warp sums its threads' findings with shuffles.
 // Both buffers must be aligned to the element's widest power-of-two divisor of `size`, up to
@@ -41,7 +44,7 @@ extern "C" __global__ void custack_replicas_compare(const unsigned char *first,
                                                     unsigned long long len,
                                                     unsigned long long size,
                                                     unsigned long long *verdict) {
-    unsigned long long count = 0;
+    unsigned long long same = 0;
     unsigned long long first_at = ~0ull;
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
     for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -59,19 +62,20 @@ extern "C" __global__ void custack_replicas_compare(const unsigned char *first,
             differs = custack_element_differs<unsigned char>(a, b, size);
         }
         if (differs) {
-            count += 1;
             if (first_at == ~0ull) first_at = i;  // the loop visits this thread's i in order
+        } else {
+            same += 1;
         }
     }
-    // The warp's findings, then one atomic pair per warp that found something.
+    // The warp's findings, then at most one atomic of each kind per warp.
     for (int offset = 16; offset > 0; offset /= 2) {
-        count += __shfl_down_sync(0xffffffffu, count, offset);
+        same += __shfl_down_sync(0xffffffffu, same, offset);
         unsigned long long other = __shfl_down_sync(0xffffffffu, first_at, offset);
         first_at = other < first_at ? other : first_at;
     }
-    if ((threadIdx.x & 31u) == 0 && count != 0) {
-        atomicAdd(&verdict[0], count);
-        atomicMax(&verdict[1], ~first_at);
+    if ((threadIdx.x & 31u) == 0) {
+        if (same != 0) atomicAdd(&verdict[0], same);
+        if (first_at != ~0ull) atomicMax(&verdict[1], ~first_at);
     }
 }
 

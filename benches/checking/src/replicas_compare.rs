@@ -47,16 +47,18 @@ pub(crate) fn verdict(
     let stride = grid as usize * block;
     for b in 0..grid as usize {
         for warp in 0..block / WARP {
-            // Each lane's (count, first differing element), as its loop leaves them.
+            // Each lane's (elements found equal, first differing element), as its loop leaves
+            // them.
             let mut lanes = [(0u64, u64::MAX); WARP];
             for (lane, found) in lanes.iter_mut().enumerate() {
                 let mut i = b * block + warp * WARP + lane;
                 while i < len {
                     if element_differs(first, second, i, size) {
-                        found.0 += 1;
                         if found.1 == u64::MAX {
                             found.1 = i as u64;
                         }
+                    } else {
+                        found.0 += 1;
                     }
                     i += stride;
                 }
@@ -69,9 +71,11 @@ pub(crate) fn verdict(
                     found.1 = found.1.min(other.1);
                 }
             }
-            let (count, first_at) = lanes[0];
-            if count != 0 {
-                verdict[0] += count;
+            let (same, first_at) = lanes[0];
+            if same != 0 {
+                verdict[0] += same;
+            }
+            if first_at != u64::MAX {
                 verdict[1] = verdict[1].max(!first_at);
             }
         }
@@ -114,19 +118,19 @@ pub(crate) unsafe fn register(driver: &Driver) -> Result<StandIn> {
 
 /// The stand-in's own check, which `redundant_flips` runs first (this crate's tests are not
 /// run): over elements of 1 to 24 bytes and lengths around a warp and a block, equal outputs
-/// leave the verdict zero, and one bit flipped in the first, a middle or the last element, in
+/// leave every element counted equal and none different, and one bit flipped in the first, a middle or the last element, in
 /// its first or its last byte, is found alone and named, by a grid-stride launch of one warp
 /// and by one of two blocks of two warps; a block of other than whole warps is refused.
 pub(crate) fn self_check() -> Result<()> {
     for size in [1, 2, 3, 4, 6, 8, 12, 24] {
         for len in [1, 31, 32, 33, 129, 300] {
             let a: Vec<u8> = (0..len * size).map(|j| (j * 131 + 7) as u8).collect();
-            let mut cases = vec![(a.clone(), [0, 0])];
+            let mut cases = vec![(a.clone(), [len as u64, 0])];
             for at in [0, len / 2, len - 1] {
                 for byte in [0, size - 1] {
                     let mut b = a.clone();
                     b[at * size + byte] ^= 0x10;
-                    cases.push((b, [1, !(at as u64)]));
+                    cases.push((b, [len as u64 - 1, !(at as u64)]));
                 }
             }
             for (b, want) in cases {

@@ -4,9 +4,10 @@
 //! stand-in, `replicas_compare.rs`, which follows the kernel), for elements of 1, 2 and 8 bytes
 //! and outputs of 13 elements (not a whole number of any wider word, warp or block) and of 1;
 //! a clean frame after each kernel's flips must compare equal (a verdict left from the frame
-//! before would not). The comparison on the host is the unit tests' (`src/safety/redundant.rs`)
+//! before would not); last, a frame whose compare kernel compares nothing (its stand-in
+//! dropped) must be a mismatch saying so, not a pass. The comparison on the host is the unit tests' (`src/safety/redundant.rs`)
 //! and `restricted_redundant`'s; this program is strict in the hang pass, which hangs each of
-//! its 66 enqueues in turn, so it stays small.
+//! its enqueues in turn, so it stays small.
 
 use crate::common::unexpected;
 use crate::{cubin, replicas_compare};
@@ -167,7 +168,7 @@ pub(crate) fn redundant_flips() -> Result<()> {
         })
     }?;
     // SAFETY: as `src/safety/replicas_compare.cu`.
-    let _compare = unsafe { replicas_compare::register(&profile.driver()) }?;
+    let compare = unsafe { replicas_compare::register(&profile.driver()) }?;
     let image = cubin::stand_in_cubin(&["pattern", "custack_replicas_compare"], &[], DECLARATIONS);
     // What the three kernels take: per kernel two partitions and their streams, two lookups
     // (the kernel's and the compare kernel's), an event, two outputs and replica 0's
@@ -196,6 +197,30 @@ pub(crate) fn redundant_flips() -> Result<()> {
         flips!(&mut bytes1, u8, &mut seed);
         flips!(&mut bytes2, u16, &mut seed);
         flips!(&mut bytes8, u64, &mut seed);
+        // A compare kernel that compares nothing (its stand-in gone: the launch is made, the
+        // verdict stays as custack zeroed it): a mismatch saying so, never a pass (found by
+        // review: a zero count of differences passed).
+        drop(compare);
+        let cfg = LaunchConfig::for_elements(LEN as u32);
+        let outcome = bytes8.run(&(), |_, s, kernel, out, ()| {
+            s.run(kernel, cfg, (out, LEN as u32, 8, seed + 1, u32::MAX, 0))
+        });
+        match outcome {
+            Err(e) if e.kind() == ErrorKind::ReplicasDiffer => {
+                let said = format!("found 0 of {LEN} elements equal and none different");
+                if !e.to_string().contains(&said) {
+                    return Err(unexpected(&format!(
+                        "redundant_flips: a compare kernel that compared nothing: {e}"
+                    )));
+                }
+            }
+            Err(e) => return Err(e),
+            Ok(()) => {
+                return Err(unexpected(
+                    "redundant_flips: a compare kernel that compared nothing passed the frame",
+                ));
+            }
+        }
         run.synchronize()?;
         drop((bytes1, bytes2, bytes8));
         drop(run);
