@@ -215,6 +215,10 @@ pub enum Finding {
     /// The event set could not watch this kind of event (`NVML_ERROR_NOT_SUPPORTED` when it
     /// was registered): such a fault in the run phase would go unseen by the poll.
     EventNotWatched(EventKind),
+    /// ECC is on, but neither row remapping nor page retirement answered
+    /// (`NVML_ERROR_NOT_SUPPORTED` to both): memory known to be faulty could not be seen (a
+    /// virtualised or restricted device may answer so; found by review: read as healthy).
+    MemoryRepairUnobserved,
 }
 
 impl fmt::Display for Finding {
@@ -234,6 +238,10 @@ impl fmt::Display for Finding {
                 "pages are waiting to be retired (nvmlDeviceGetRetiredPagesPendingStatus)",
             ),
             Self::EventNotWatched(kind) => write!(f, "NVML cannot watch {kind} (NOT_SUPPORTED)"),
+            Self::MemoryRepairUnobserved => f.write_str(
+                "neither row remapping nor page retirement can be asked (nvmlDeviceGetRemappedRows \
+                 and nvmlDeviceGetRetiredPagesPendingStatus: NOT_SUPPORTED)",
+            ),
         }
     }
 }
@@ -242,7 +250,8 @@ impl Preflight {
     /// What of this is a [`Finding`], in the order of [`Finding`]'s variants; empty for a device
     /// that may start a safety-critical run. `NotSupported` answers of row remapping (a GPU
     /// before Ampere) and of page retirement (Ampere and later, which remap rows instead) are no
-    /// finding; a device without ECC is.
+    /// finding, but both at once are (nothing tells memory known to be faulty); a device without
+    /// ECC is.
     pub fn findings(&self) -> Vec<Finding> {
         let mut found = Vec::new();
         match self.ecc_enabled {
@@ -260,6 +269,12 @@ impl Preflight {
         }
         if self.retired_pages_pending == Answer::Known(true) {
             found.push(Finding::RetiredPagesPending);
+        }
+        if self.ecc_enabled == Answer::Known(true)
+            && self.remapped_rows == Answer::NotSupported
+            && self.retired_pages_pending == Answer::NotSupported
+        {
+            found.push(Finding::MemoryRepairUnobserved);
         }
         if !self.watches_double_bit_ecc {
             found.push(Finding::EventNotWatched(EventKind::DoubleBitEcc));

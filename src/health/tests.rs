@@ -338,6 +338,21 @@ fn a_failed_row_remap_refuses_seal() {
 }
 
 #[test]
+fn neither_row_remapping_nor_page_retirement_answering_refuses_seal() {
+    static POISON: Poison = Poison::new();
+    // ECC on, and NOT_SUPPORTED to both memory-repair queries (found by review: no finding).
+    let e = refused_at_seal(&POISON, |s| {
+        s.rows = NOT_SUPPORTED;
+        s.pages = NOT_SUPPORTED;
+    });
+    let text = e.to_string();
+    assert!(
+        text.contains("neither row remapping nor page retirement can be asked"),
+        "{text}"
+    );
+}
+
+#[test]
 fn pages_pending_retirement_refuse_seal() {
     static POISON: Poison = Poison::new();
     // A GPU before Ampere: no row remapping (a typed NotSupported, no finding), pages pending.
