@@ -801,11 +801,13 @@ fn the_compare_kernel_finds_one_element_of_any_size_anywhere() {
             for (j, x) in ha.iter_mut().enumerate() {
                 *x = (j * 131 + size) as u8;
             }
-            // Each case: the byte flipped (if any), and the verdict it must leave.
-            let mut cases = vec![(None, [0, 0]), (Some(bytes), [0, 0])];
+            // Each case: the byte flipped (if any), and the verdict it must leave (the elements
+            // found equal, and the largest `!i` over the differing ones).
+            let all = len as u64;
+            let mut cases = vec![(None, [all, 0]), (Some(bytes), [all, 0])];
             for i in [0, len / 2, len - 1] {
                 for byte in [0, size - 1] {
-                    cases.push((Some(i * size + byte), [1, !(i as u64)]));
+                    cases.push((Some(i * size + byte), [all - 1, !(i as u64)]));
                 }
             }
             for (flip, want) in cases {
