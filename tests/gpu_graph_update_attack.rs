@@ -227,3 +227,60 @@ fn a_memcpy_node_updated_to_a_shorter_pair_copies_only_that_pair() {
         "the long host buffer is no longer copied into"
     );
 }
+
+/// A graph whose memory its own allocation and free nodes make: set it to `value`, copy it out.
+fn allocating<'g>(
+    guard: &'g PushedGuard<'_, '_>,
+    value: u32,
+) -> custack::Result<Graph<'g, Vec<u32>>> {
+    guard.build_graph(vec![0u32; N], move |b, out| {
+        let (made, mut x) = b.alloc::<u32>(N, &[])?;
+        let set = b.fill_u32(&mut x, value, &[made])?;
+        let copied = b.copy_to_host(out, &x, &[set])?;
+        b.free(x, &[copied])?;
+        Ok(())
+    })
+}
+
+/// A reviewer's question (its answer not documented): a whole-graph update by a graph with
+/// allocation and free nodes, whose allocation is elsewhere than the executable graph's
+/// (an allocation node's address is fixed when it is made). Either the driver refuses it (the
+/// graph handed back) or the updated graph runs whole and right, with no invalid access
+/// (`SANITIZE=1` runs it under compute-sanitizer); which one happened is printed.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_whole_graph_update_by_a_graph_with_memory_nodes_is_refused_or_right() {
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let stream = guard.stream().unwrap();
+    let mut exec = allocating(&guard, 1).unwrap().instantiate().unwrap();
+    exec = stream
+        .submit(exec, |s, g| s.launch_graph(&g))
+        .unwrap()
+        .wait()
+        .unwrap();
+    assert!(exec.payload().iter().all(|&v| v == 1));
+    match exec.update(allocating(&guard, 2).unwrap()) {
+        Ok(old) => {
+            assert!(old.iter().all(|&v| v == 1));
+            for _ in 0..3 {
+                exec = stream
+                    .submit(exec, |s, g| s.launch_graph(&g))
+                    .unwrap()
+                    .wait()
+                    .unwrap();
+                assert!(exec.payload().iter().all(|&v| v == 2), "the updated graph");
+            }
+            println!("memory-node update: taken by the driver, and ran right");
+        }
+        Err(refused) => {
+            let (error, graph) = refused.into_parts();
+            assert!(
+                graph.is_some(),
+                "a refused update hands the graph back: {error}"
+            );
+            println!("memory-node update: refused: {error}");
+        }
+    }
+}
