@@ -171,7 +171,8 @@ impl<A: Atomic<Value = bool>> Entry<A> {
 }
 
 impl Entry {
-    /// Whether a caller entered already.
+    /// Whether a caller entered already (read by the `atexit` handler, which only Unix has).
+    #[cfg(all(unix, not(miri)))]
     fn entered(&self) -> bool {
         self.entered.load(Ordering::Acquire)
     }
