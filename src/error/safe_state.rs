@@ -893,6 +893,16 @@ pub(crate) mod tests {
             assert!(text.contains(expect), "{text}");
         }
 
+        /// The child's wait status says it exited, with [`FAIL_STOP_STATUS`].
+        fn exited_75(status: i32) {
+            assert!(
+                libc::WIFEXITED(status),
+                "the child did not exit (signal {}): {status:#x}",
+                libc::WTERMSIG(status)
+            );
+            assert_eq!(libc::WEXITSTATUS(status), FAIL_STOP_STATUS);
+        }
+
         /// Waits (in the child) until `flag` is set.
         fn until(flag: &AtomicBool) {
             while !flag.load(Ordering::Acquire) {
@@ -976,11 +986,7 @@ pub(crate) mod tests {
             close(err_w);
             let status = ended(pid);
             close(err_r);
-            assert!(
-                libc::WIFEXITED(status),
-                "the child did not exit: {status:#x}"
-            );
-            assert_eq!(libc::WEXITSTATUS(status), FAIL_STOP_STATUS);
+            exited_75(status);
         }
 
         /// The backstop alone: a thread that installed it and then blocks for ever (here in a
@@ -1045,11 +1051,7 @@ pub(crate) mod tests {
             close(err_w);
             let status = ended(pid);
             close(err_r);
-            assert!(
-                libc::WIFEXITED(status),
-                "the child did not exit: {status:#x}"
-            );
-            assert_eq!(libc::WEXITSTATUS(status), FAIL_STOP_STATUS);
+            exited_75(status);
         }
 
         /// Stderr is a pipe whose reader is gone, and `SIGPIPE` has its default action (which
@@ -1067,12 +1069,7 @@ pub(crate) mod tests {
             });
             close(err_w);
             let status = ended(pid);
-            assert!(
-                libc::WIFEXITED(status),
-                "the child did not exit (signal {}): {status:#x}",
-                libc::WTERMSIG(status)
-            );
-            assert_eq!(libc::WEXITSTATUS(status), FAIL_STOP_STATUS);
+            exited_75(status);
         }
 
         /// Two threads enter the safe state at once: exactly one line, status 75.
