@@ -15,15 +15,18 @@
 # -Zmiri-tree-borrows; a mistake either model reports is caught on every run):
 #  1. the double's own tests (checkdriver), so the double itself is UB-free: under the first
 #     model only (they check the double, whose code custack's programs reach runs under both);
-#  2. custack's unit tests (`cargo miri test --lib`);
-#  3. every program of benches/checking once, in the double's checking mode: a run fails on
+#  2. custack's unit tests (`cargo miri test --lib`): all of them under the first model, half of
+#     them under the second (MIRI_UNIT_TREE, below);
+#  3. the programs of benches/checking, in the double's checking mode: a run fails on
 #     undefined behaviour, a leak (Miri's leak check), or any violation, leaked handle or
-#     non-empty context stack the double reports. Under Tree Borrows by quarters
-#     (MIRI_TREE=quarter, the default; `half` or `all`): the programs at the places in the list
-#     equal to the commit's last hex digit modulo 4, so each runs under Tree Borrows on about
-#     one commit in four and under Stacked Borrows on every commit;
+#     non-empty context stack the double reports. Under Stacked Borrows by halves
+#     (MIRI_STACKED=half, the default, or `all`) and under Tree Borrows by quarters
+#     (MIRI_TREE=quarter, the default; `half` or `all`), each chosen by the commit's hash (below),
+#     so each program runs under Stacked Borrows on about one commit in two and under Tree
+#     Borrows on about one in four;
 #  4. under Stacked Borrows only (Tree Borrows is about 3 times slower, and its schedules do
-#     not fit CI's 90 minutes), for the programs in MIRI_SCHEDULES (default: all of them),
+#     not fit CI's 90 minutes), for the programs in MIRI_SCHEDULES (default: those of the
+#     commit's Stacked half),
 #     per driver call k a run with call k failed (`fail-at=K`) or with a sticky fault from
 #     call k on (`sticky-at=K`), a sixty-fourth of them per run (MIRI_FAULTS below): the error and
 #     drop paths, where the clean-up code lives; and `deadlines` once per asynchronous enqueue
@@ -130,11 +133,15 @@ programs=(example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_
 # under 30 s of the step's two.
 clean_only=" stress graph_capture_into graph_capture_forked graph_capture_forks contracts restricted_scope "
 schedules=${MIRI_SCHEDULES:-all}
+# (By default, of this commit's Stacked Borrows half: filtered below, where the half is known.)
+schedules_all=0
 if [[ $schedules == all ]]; then
+    schedules_all=1
     schedules=
     for p in "${programs[@]}"; do
         [[ $clean_only == *" $p "* ]] || schedules+="$p "
     done
+    schedules=${schedules% }
 fi
 [[ $schedules != none ]] || schedules=
 # Which fault schedules run under Miri, per call k of each program (scripts/check-driver.sh
@@ -326,9 +333,50 @@ case $tree_runs in
     *) echo "miri: MIRI_TREE is quarter, half or all, not $tree_runs" >&2; exit 2 ;;
 esac
 head=$(git rev-parse --short HEAD 2>/dev/null || echo 0)
-tree_phase=$((${MIRI_PHASE:-$((16#${head: -1}))} % tree_period))
+head_two=00$head
+digit=${MIRI_PHASE:-$((16#${head: -1}))}
+tree_phase=$((digit % tree_period))
 tree_label="all"
 [[ $tree_runs == all ]] || tree_label="the $tree_runs of phase $tree_phase"
+# Under Stacked Borrows the programs run clean, and their failed and sticky schedules run, by
+# halves (MIRI_STACKED=half, the default since the loaded run of 343eeb2 took 89.8 minutes, at
+# the edge of CI's 90; `all` before): the programs whose place in the list has the parity of bit
+# 6 of the commit's hash (the top bits of its last two hex digits divided by 64;
+# MIRI_STACKED_PHASE overrides it). Bits 0 to 5 choose the failed and sticky schedules (the
+# sixty-fourth above) and bits 0 and 1 the Tree Borrows quarter, so the half is independent of
+# both: each program runs under Stacked Borrows on about one commit in two, each of its calls'
+# failed and sticky schedules on about one in 128, and every schedule of every call is reached
+# (a half chosen by the last digit's parity would have given a program only the calls of one
+# parity). A program of the Tree Borrows quarter outside the Stacked half runs under Tree
+# Borrows alone on that commit. `deadlines`' hang runs (R19) run on every commit, whichever half
+# it is in. Natively (scripts/check-driver.sh) every program runs clean and under every schedule
+# of every call on every run.
+stacked_runs=${MIRI_STACKED:-half}
+case $stacked_runs in
+    half) stacked_period=2 ;;
+    all) stacked_period=1 ;;
+    *) echo "miri: MIRI_STACKED is half or all, not $stacked_runs" >&2; exit 2 ;;
+esac
+stacked_phase=$(((${MIRI_STACKED_PHASE:-$((16#${head_two: -2} >> 6))}) % stacked_period))
+stacked_label="all"
+[[ $stacked_runs == all ]] || stacked_label="the $stacked_runs of phase $stacked_phase"
+# custack's unit tests under the second model (Tree Borrows) run by halves too
+# (MIRI_UNIT_TREE=half, the default; `all` both): the `safety::` tests on a commit whose last hex
+# digit is even, the rest on an odd one. Under the first model (Stacked Borrows) every unit test
+# runs on every commit.
+unit_tree=${MIRI_UNIT_TREE:-half}
+case $unit_tree in
+    half) if ((digit % 2 == 0)); then unit_halves=safety; else unit_halves=rest; fi ;;
+    all) unit_halves="rest safety" ;;
+    *) echo "miri: MIRI_UNIT_TREE is half or all, not $unit_tree" >&2; exit 2 ;;
+esac
+# The programs of this commit's Stacked Borrows half.
+stacked_programs=()
+i=0
+for p in "${programs[@]}"; do
+    i=$((i + 1))
+    if ((i % stacked_period == stacked_phase)); then stacked_programs+=("$p"); fi
+done
 # The tests and the clean runs are one pool of MIRI_JOBS jobs at a time (default: the number of
 # cores; Miri interprets on one thread, so a job keeps one core busy), the longest first so
 # that none is left alone at the end: custack's unit tests under each model but the first (Tree
@@ -338,7 +386,9 @@ tree_label="all"
 # two lanes ahead of the runs, and the lane with the Tree Borrows unit tests was the whole part
 # (830 s of 2,906, 1cdf39d). Each test part's output is printed whole once the pool ended.
 runs=()
-for model in ${models#"$double_model"}; do runs+=("test unit $model rest" "test unit $model safety"); done
+for model in ${models#"$double_model"}; do
+    for h in $unit_halves; do runs+=("test unit $model $h"); done
+done
 runs+=("test double" "test unit $double_model")
 tests_listed=${#runs[@]}
 # The clean runs under the slower model first (Tree Borrows, about 2.3 times Stacked), so that
@@ -353,13 +403,13 @@ for model in $reversed; do
     for p in "${programs[@]}"; do
         i=$((i + 1))
         if [[ $model == stacked ]]; then
-            runs+=("$model $p count")
+            if ((i % stacked_period == stacked_phase)); then runs+=("$model $p count"); fi
         elif ((i % tree_period == tree_phase)); then
             runs+=("$model $p")
         fi
     done
 done
-echo "miri: in one pool of $jobs jobs: custack's unit tests (--lib) under $models, the double's own tests (checkdriver) under $double_model, and the checking programs, clean, under $models (Tree Borrows: $tree_label): ${programs[*]}"
+echo "miri: in one pool of $jobs jobs: custack's unit tests (--lib) under $models (Tree Borrows: $unit_halves), the double's own tests (checkdriver) under $double_model, and the checking programs, clean, under $models (Stacked Borrows: $stacked_label, Tree Borrows: $tree_label) of: ${programs[*]}"
 results=$(printf '%s\n' "${runs[@]}" | xargs -P "$jobs" -L1 bash -c 'job "$@"' _)
 for model in $models; do
     if [[ $model == "$double_model" ]]; then
@@ -373,12 +423,15 @@ for model in $models; do
     if [[ $model == "$double_model" ]]; then
         unit=$(part_result "unit-$model")
     else
-        # In two halves (above): their counts added, FAILED where either failed.
-        unit=$(part_result "unit-$model-rest")
-        half=$(part_result "unit-$model-safety")
-        [[ $unit == FAILED || $half == FAILED ]] && unit=FAILED || unit=$((unit + half))
+        # In two halves (above), one or both run: their counts added, FAILED where one failed.
+        unit=0
+        for h in $unit_halves; do
+            half=$(part_result "unit-$model-$h")
+            [[ $unit == FAILED || $half == FAILED ]] && unit=FAILED || unit=$((unit + half))
+        done
+        [[ $unit_tree == all ]] || unit="$unit (the ${unit_halves/rest/non-safety} half)"
     fi
-    [[ $unit != FAILED ]] || status=1
+    [[ $unit != FAILED* ]] || status=1
     summary+=("$model: $double double tests, $unit unit tests")
 done
 clean_runs=$(grep -c . <<<"$results" || true)
@@ -391,6 +444,13 @@ part_done "tests and clean programs"
 
 runs=()
 sched_programs=0
+if ((schedules_all)); then
+    kept=
+    for p in $schedules; do
+        if [[ " ${stacked_programs[*]} " == *" $p "* ]]; then kept+="$p "; fi
+    done
+    schedules=${kept% }
+fi
 if [[ -n $schedules ]]; then
     echo "miri: [stacked] calls failed or made sticky in turn ($faults_label): $schedules"
     for p in $schedules; do
@@ -433,5 +493,5 @@ fi
 part_done "schedules"
 failing=$((clean_bad + sched_bad))
 joined=$(printf '%s; ' "${summary[@]}")
-echo "miri: total: ${joined%; }; ${#programs[@]} programs clean under Stacked Borrows, $tree_label of them under Tree Borrows ($clean_runs runs); $sched_runs runs with a call failed, sticky or hung ($sched_programs programs, Stacked Borrows, faults: $faults_label; $hang_runs of them hung, deadlines); $failing failing ($((SECONDS - start)) s: $(printf '%s, ' "${parts[@]}" | sed 's/, $//'))"
+echo "miri: total: ${joined%; }; ${#stacked_programs[@]} of ${#programs[@]} programs clean under Stacked Borrows ($stacked_label), $tree_label of them under Tree Borrows ($clean_runs runs); $sched_runs runs with a call failed, sticky or hung ($sched_programs programs, Stacked Borrows, faults: $faults_label; $hang_runs of them hung, deadlines); $failing failing ($((SECONDS - start)) s: $(printf '%s, ' "${parts[@]}" | sed 's/, $//'))"
 exit "$status"
