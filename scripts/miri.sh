@@ -93,7 +93,7 @@ status=0
 # pace, would take most of CI's time (scripts/check-driver.sh runs them natively).
 programs=(example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_alloc reuse_after_scope unwind scoped_host
     events submission graph graph_built graph_conditional graph_capture_into graph_shared graph_arena graph_host graph_exec_nodes graph_capture_forked graph_capture_forks device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm vmm_share peer ipc
-    newer green deadlines safety_frame safety_graph confinement restricted_scope restricted_end driver_init
+    newer green deadlines safety_frame safety_graph confinement restricted_scope restricted_end sealed_teardown driver_init
     redundant_partitions stress batch_3d_old)
 # (The longest clean runs fall in different quarters under Tree Borrows, below: places modulo
 # 4, `graph_capture_into` and `green` 1, `graph_capture_forked`, `restricted_scope` and `stress`

@@ -91,6 +91,8 @@ fn the_run_phase_poll_finds_nothing_on_a_healthy_gpu() {
     let per_call = start.elapsed() / polls;
     eprintln!("RunPhase::poll_health: {per_call:?} per call over {polls} calls (nothing found)");
     run.synchronize().unwrap();
+    // A `RunPhase` has drop glue only with the feature `nvml` (its health watch).
+    #[allow(clippy::drop_non_drop)]
     drop(run);
     guard.shutdown().unwrap();
     ctx.destroy().unwrap();
@@ -108,6 +110,8 @@ fn a_run_phase_that_watched_nothing_says_so() {
     let e = run.poll_health().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::NvmlFailed, "{e}");
     assert!(e.to_string().contains("watch_health"), "{e}");
+    // A `RunPhase` has drop glue only with the feature `nvml` (its health watch).
+    #[allow(clippy::drop_non_drop)]
     drop(run);
     guard.shutdown().unwrap();
     ctx.destroy().unwrap();

@@ -219,6 +219,8 @@ fn the_two_runs_never_share_an_sm() {
     // the host's speed. The partitions are what the test holds: no SM ran both.
     run.synchronize().unwrap();
     drop(twice);
+    // A `RunPhase` has drop glue only with the feature `nvml` (its health watch).
+    #[allow(clippy::drop_non_drop)]
     drop(run);
     drop(module);
     guard.shutdown().unwrap();
@@ -326,6 +328,8 @@ fn mix_frames(
     run.synchronize().unwrap();
     drop(twice);
     drop(input);
+    // A `RunPhase` has drop glue only with the feature `nvml` (its health watch).
+    #[allow(clippy::drop_non_drop)]
     drop(run);
     drop(module);
     guard.shutdown().unwrap();
@@ -633,6 +637,8 @@ fn a_redundant_frame_costs_against_a_single_run() {
         }
         drop(sizes);
         run.synchronize().unwrap();
+        // A `RunPhase` has drop glue only with the feature `nvml` (its health watch).
+        #[allow(clippy::drop_non_drop)]
         drop(run);
     }
     guard.shutdown().unwrap();
@@ -848,6 +854,8 @@ fn the_compare_kernel_finds_one_element_of_any_size_anywhere() {
     }
     println!("custack_replicas_compare: {launches} launches, each verdict as wanted");
     drop((a, b, v, ha, hb, hv, stream, compare));
+    // A `RunPhase` has drop glue only with the feature `nvml` (its health watch).
+    #[allow(clippy::drop_non_drop)]
     drop(run);
     drop(module);
     guard.shutdown().unwrap();

@@ -1,7 +1,7 @@
 //! Modules (PTX, cubin, fatbin loaded from memory) and the functions and globals in them.
 
 use crate::asynchronous::payload::{Payload, held_as_itself, sealed as payload_sealed};
-use crate::context::current::idle_by;
+use crate::context::current::{idle_by, idle_by_event};
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::deadline::{Abandon, Deadline, TimedOut, passed};
 use crate::error::left_behind::{Object, left_behind};
@@ -13,6 +13,7 @@ use crate::memory::{DeviceView, DeviceViewMut};
 use crate::vocabulary::plain::DeviceCopy;
 use core::ffi::{c_uint, c_void};
 use core::marker::PhantomData;
+use core::time::Duration;
 use std::ffi::CString;
 
 /// A loaded module of the current context, lent by a guard. Unloaded on drop.
@@ -610,18 +611,54 @@ impl Module<'_> {
     #[doc(alias = "cuModuleUnload")]
     #[track_caller]
     pub fn unload_by(self, deadline: Deadline) -> Result<core::result::Result<(), TimedOut<Self>>> {
+        let site = core::panic::Location::caller();
+        // SAFETY: `ctx` is the current context (`unload_when_idle`'s promise), live while
+        // its guard lends this module.
+        self.unload_when_idle(site, |ctx| unsafe { idle_by(ctx, deadline, site) })
+    }
+
+    /// [`unload_by`](Self::unload_by) with an event made before (the restricted profile's,
+    /// made in its init phase, so that the unload after the seal creates nothing, C27): records
+    /// `event` after everything enqueued in the context and polls it until `deadline`.
+    ///
+    /// # Errors
+    ///
+    /// As [`unload_by`](Self::unload_by).
+    ///
+    /// # Safety
+    ///
+    /// `event` is a live event of this module's context.
+    #[track_caller]
+    pub(crate) unsafe fn unload_by_event(
+        self,
+        event: ffi::CUevent,
+        deadline: Deadline,
+    ) -> Result<core::result::Result<(), TimedOut<Self>>> {
+        let site = core::panic::Location::caller();
+        // SAFETY: `ctx` is the current context (`unload_when_idle`'s promise), and `event` a
+        // live event of it (this function's caller's).
+        self.unload_when_idle(site, |ctx| unsafe {
+            idle_by_event(ctx, event, deadline, site)
+        })
+    }
+
+    /// Unloads the module once `idle`, given the current context, says that the context is
+    /// idle; past its deadline the module comes back; any error leaves it loaded for good.
+    fn unload_when_idle(
+        self,
+        site: &'static core::panic::Location<'static>,
+        idle: impl FnOnce(ffi::CUcontext) -> Result<core::result::Result<(), Duration>>,
+    ) -> Result<core::result::Result<(), TimedOut<Self>>> {
         if let Err(poisoned) = crate::error::poison::check() {
             // Poisoned (R20): no call to the driver; the module stays loaded, never unloaded
             // under work that may run it.
             self.abandon();
             return Err(poisoned);
         }
-        let site = core::panic::Location::caller();
         let mut ctx = core::ptr::null_mut();
         // SAFETY: valid out-pointer; the module's context is current (lent by its guard).
         let current = unsafe { ffi::cuCtxGetCurrent(&raw mut ctx) }.result();
-        // SAFETY: the current context, live while its guard lends this module.
-        let idle = current.and_then(|()| unsafe { idle_by(ctx, deadline, site) });
+        let idle = current.and_then(|()| idle(ctx));
         match idle {
             Ok(Err(waited)) => {
                 return Ok(Err(TimedOut::new(

@@ -12,10 +12,13 @@
 //!
 //! [`push`]: RestrictedContext::push
 
+use crate::context::current::idle_by_event;
 use crate::context::stack::{PushedGuard, Stack};
 use crate::context::{Context, ContextFlags};
+use crate::deadline::passed;
 use crate::driver::Device;
 use crate::error::{Error, ErrorKind, Result};
+use crate::safety::idle::IdleEvent;
 use crate::safety::phase::InitPhase;
 use crate::safety::profile::{Budget, BudgetUse, Profile, Resource};
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -165,6 +168,7 @@ impl RestrictedContext {
         // The exclusive borrow is the guard's lifetime `'ctx`; inside, shared is enough.
         let this: &'ctx Self = self;
         Ok(RestrictedGuard {
+            idle: None,
             guard: stack.push_any(&this.context)?,
             context: this,
         })
@@ -222,6 +226,10 @@ impl RestrictedContext {
 #[must_use = "dropping the guard pops the context straight away"]
 #[derive(Debug)]
 pub struct RestrictedGuard<'ctx, 'stack> {
+    /// The event of the context-wide waits, made when the init phase opens (`None` before it,
+    /// and before driver 12.5). Declared before `guard`, so that a drop destroys it before the
+    /// pop, while the context is current.
+    idle: Option<IdleEvent>,
     guard: PushedGuard<'ctx, 'stack>,
     context: &'ctx RestrictedContext,
 }
@@ -240,8 +248,13 @@ impl RestrictedGuard<'_, '_> {
     /// is created; make everything in the first init phase.
     pub fn init(&mut self) -> Result<InitPhase<'_>> {
         self.context.init.open()?;
+        // The one event of the context-wide waits (the run phase's, a module's unload, the
+        // shutdown's), made now so that none of them creates one after the seal. Not counted
+        // against the budget's events, which are the program's.
+        self.idle = IdleEvent::new(&self.guard)?;
         let primary = self.context.primary.then_some(self.context.device);
-        InitPhase::new(&self.guard, &self.context.budget, primary)
+        let idle = self.idle.as_ref().map(IdleEvent::as_raw);
+        InitPhase::new(&self.guard, &self.context.budget, primary, idle)
     }
 
     /// Ends the run phase before `main` returns (CUDA-1.1, CUDA-1.2): synchronizes the
@@ -266,10 +279,23 @@ impl RestrictedGuard<'_, '_> {
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxSynchronize")]
+    #[track_caller]
     pub fn shutdown(self) -> Result<()> {
-        let synchronized = self.synchronize_within_bound();
-        let popped = self.guard.pop();
-        let mut errors: Vec<Error> = synchronized.err().into_iter().chain(popped.err()).collect();
+        let Self {
+            idle,
+            guard,
+            context,
+        } = self;
+        let synchronized = synchronize_within_bound(&guard, context, idle.as_ref());
+        // Destroyed before the pop, while the context is current.
+        let destroyed = idle.map_or(Ok(()), IdleEvent::destroy);
+        let popped = guard.pop();
+        let mut errors: Vec<Error> = synchronized
+            .err()
+            .into_iter()
+            .chain(destroyed.err())
+            .chain(popped.err())
+            .collect();
         errors.extend(crate::error::take_drop_errors());
         if let Some(poison) = crate::error::poisoned() {
             if !errors.iter().any(|e| e.kind() == poison.kind()) {
@@ -296,22 +322,35 @@ impl RestrictedGuard<'_, '_> {
     }
 }
 
-impl RestrictedGuard<'_, '_> {
-    /// The shutdown's context-wide wait, at most the context's [`WaitBound`]
-    /// ([`PushedGuard::synchronize_by`]: `cuCtxRecordEvent` and `cuEventQuery`, driver 12.5+;
-    /// before, `cuCtxSynchronize`, which finds the context idle by construction, R23). Past
-    /// the bound, the safe state whatever the bound's policy: the pop and the context's
-    /// destruction follow, and nothing may be freed under work still running.
-    ///
-    /// [`WaitBound`]: crate::safety::WaitBound
-    #[track_caller]
-    fn synchronize_within_bound(&self) -> Result<()> {
-        let bound = self.context.budget.budget().wait_bound();
-        match self.guard.synchronize_by(bound.deadline()) {
-            Err(e) if e.kind() == ErrorKind::DriverTooOld => self.guard.synchronize(),
-            Err(e) if e.kind() == ErrorKind::DeadlinePassed => crate::error::fail_stop(&e),
-            other => other,
-        }
+/// The shutdown's context-wide wait, at most the context's [`WaitBound`]: the init phase's
+/// event `idle` recorded after all of the context's work and polled (`cuCtxRecordEvent` and
+/// `cuEventQuery`, driver 12.5+), so that the wait creates nothing after the seal (C27). Before
+/// 12.5, or where no init phase was opened (nothing of the profile was made, so nothing was
+/// enqueued), `cuCtxSynchronize`, which finds the context idle by construction (R23). Past the
+/// bound, the safe state whatever the bound's policy: the pop and the context's destruction
+/// follow, and nothing may be freed under work still running.
+///
+/// [`WaitBound`]: crate::safety::WaitBound
+#[track_caller]
+fn synchronize_within_bound(
+    guard: &PushedGuard<'_, '_>,
+    context: &RestrictedContext,
+    idle: Option<&IdleEvent>,
+) -> Result<()> {
+    let Some(idle) = idle else {
+        return guard.synchronize();
+    };
+    crate::error::poison::check()?;
+    let site = core::panic::Location::caller();
+    let deadline = context.budget.budget().wait_bound().deadline();
+    // SAFETY: the guard's context is current (the guard is on this thread's stack), and `idle`
+    // an event of it, made by the guard's `init`.
+    match unsafe { idle_by_event(guard.as_raw(), idle.as_raw(), deadline, site) }? {
+        Ok(()) => Ok(()),
+        Err(waited) => crate::error::fail_stop(&passed(
+            format_args!("the restricted context's shutdown synchronized at {site}"),
+            waited,
+        )),
     }
 }
 

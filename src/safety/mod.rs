@@ -47,6 +47,7 @@ mod batch;
 mod bound;
 mod context;
 mod graph;
+mod idle;
 mod image;
 mod partitioned;
 mod phase;

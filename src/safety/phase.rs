@@ -1,7 +1,7 @@
 //! The two phases of a restricted context: [`InitPhase`] makes everything, [`RunPhase`] (after
 //! [`InitPhase::seal`]) only uses it.
 
-use crate::asynchronous::event::{Event, EventFlags};
+use crate::asynchronous::event::EventFlags;
 use crate::asynchronous::payload::Payload;
 use crate::context::current::{Limit, idle_by_event};
 use crate::context::green::{SmPartition, create_green, green_stream};
@@ -40,10 +40,10 @@ use crate::vocabulary::plain::DeviceCopy;
 pub struct InitPhase<'g> {
     guard: &'g PushedGuard<'g, 'g>,
     budget: &'g BudgetUse,
-    /// The event the run phase's context-wide wait records and polls (driver 12.5+, which has
-    /// `cuCtxRecordEvent`; `None` before): made here, so that the wait creates nothing. Not
-    /// counted against the budget's events, which are the program's.
-    idle: Option<Event<'g>>,
+    /// The event the context-wide waits record and poll (driver 12.5+, which has
+    /// `cuCtxRecordEvent`; `None` before): the guard's, made when the init phase opened, live
+    /// for `'g` (`crate::safety::idle`), so that no wait creates one after the seal.
+    idle: Option<ffi::CUevent>,
     /// NVML and its event set, when [`watch_health`](Self::watch_health) asked for them.
     #[cfg(feature = "nvml")]
     health: Option<crate::health::Health>,
@@ -58,6 +58,7 @@ impl<'g> InitPhase<'g> {
         guard: &'g PushedGuard<'g, 'g>,
         budget: &'g BudgetUse,
         primary: Option<Device>,
+        idle: Option<ffi::CUevent>,
     ) -> Result<Self> {
         // The local memory the budget states, reserved now: no launch of the run phase grows
         // it (a launch that needs more than the limit makes the driver allocate, and keep, a
@@ -66,11 +67,6 @@ impl<'g> InitPhase<'g> {
         if local > guard.limit(Limit::StackSize)? {
             guard.set_limit(Limit::StackSize, local)?;
         }
-        let idle = match crate::driver::lookup::CTX_RECORD_EVENT.get() {
-            Ok(_) => Some(guard.event(EventFlags::DISABLE_TIMING)?),
-            Err(e) if e.kind() == ErrorKind::DriverTooOld => None,
-            Err(e) => return Err(e),
-        };
         Ok(Self {
             guard,
             budget,
@@ -244,6 +240,7 @@ impl<'g> InitPhase<'g> {
         Ok(RestrictedModule::of(
             module,
             self.budget.budget().wait_bound(),
+            self.idle,
         ))
     }
 
@@ -649,8 +646,8 @@ impl<'g> InitPhase<'g> {
 #[derive(Debug)]
 pub struct RunPhase<'g> {
     guard: &'g PushedGuard<'g, 'g>,
-    /// The init phase's event for the context-wide wait (`None` before driver 12.5).
-    idle: Option<Event<'g>>,
+    /// The guard's event for the context-wide wait (`None` before driver 12.5), live for `'g`.
+    idle: Option<ffi::CUevent>,
     bound: WaitBound,
     /// The init phase's NVML and event set ([`InitPhase::watch_health`]).
     #[cfg(feature = "nvml")]
@@ -679,27 +676,22 @@ impl RunPhase<'_> {
     #[doc(alias = "cuCtxSynchronize")]
     #[track_caller]
     pub fn synchronize(&self) -> Result<()> {
-        let Some(idle) = &self.idle else {
+        let Some(idle) = self.idle else {
             return self.guard.synchronize();
         };
         crate::error::poison::check()?;
         let site = core::panic::Location::caller();
         // SAFETY: the guard's context is current (the run phase borrows the guard), and
-        // `idle` is an event of it, made by the init phase from the same guard.
-        let waited = match unsafe {
-            idle_by_event(
-                self.guard.as_raw(),
-                idle.as_raw(),
-                self.bound.deadline(),
-                site,
-            )
-        }? {
-            Ok(()) => Ok(()),
-            Err(waited) => Err(passed(
-                format_args!("the run phase's context synchronized at {site}"),
-                waited,
-            )),
-        };
+        // `idle` is a live event of it, the restricted guard's, which outlives `'g`.
+        let waited =
+            match unsafe { idle_by_event(self.guard.as_raw(), idle, self.bound.deadline(), site) }?
+            {
+                Ok(()) => Ok(()),
+                Err(waited) => Err(passed(
+                    format_args!("the run phase's context synchronized at {site}"),
+                    waited,
+                )),
+            };
         self.bound.settle(waited)
     }
 

@@ -6,7 +6,8 @@ use crate::asynchronous::payload::{
     Payload, copied_forms, held_as_itself, sealed as payload_sealed,
 };
 use crate::deadline::Deadline;
-use crate::error::{ErrorKind, Result};
+use crate::error::Result;
+use crate::ffi;
 use crate::graph::GraphExec;
 use crate::kernel::contract::{CheckedBy, Contract, Declared};
 use crate::kernel::module::Module;
@@ -189,13 +190,18 @@ impl<'g, T: DeviceCopy> Payload for RestrictedBuffer<'g, T> {
 pub struct RestrictedModule<'g> {
     module: ManuallyDrop<Module<'g>>,
     bound: WaitBound,
+    /// The restricted guard's event for context-wide waits (`crate::safety::idle`), live for
+    /// `'g`: the unload at the drop records and polls it, creating nothing after the seal
+    /// (`None` before driver 12.5).
+    idle: Option<ffi::CUevent>,
 }
 
 impl<'g> RestrictedModule<'g> {
-    pub(crate) fn of(module: Module<'g>, bound: WaitBound) -> Self {
+    pub(crate) fn of(module: Module<'g>, bound: WaitBound, idle: Option<ffi::CUevent>) -> Self {
         Self {
             module: ManuallyDrop::new(module),
             bound,
+            idle,
         }
     }
 
@@ -208,12 +214,14 @@ impl Drop for RestrictedModule<'_> {
     fn drop(&mut self) {
         // SAFETY: taken once, here; `self.module` is not used again.
         let module = unsafe { ManuallyDrop::take(&mut self.module) };
-        let unloaded = match crate::driver::lookup::CTX_RECORD_EVENT.get() {
+        let unloaded = match self.idle {
             // Before 12.5 no wait can ask without blocking: the context is idle by construction
             // (every enqueue of the run phase is in a scope that ended within the bound or
             // ended the process, R23), so `cuCtxSynchronize` returns at once.
-            Err(e) if e.kind() == ErrorKind::DriverTooOld => module.unload(),
-            _ => match module.unload_by(self.bound.deadline()) {
+            None => module.unload(),
+            // SAFETY: `idle` is a live event of the module's context (the restricted guard's,
+            // which outlives `'g`).
+            Some(idle) => match unsafe { module.unload_by_event(idle, self.bound.deadline()) } {
                 Ok(Ok(())) => Ok(()),
                 Ok(Err(late)) => {
                     // Left loaded: its kernels may still run. Past the bound, the context's

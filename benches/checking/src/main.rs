@@ -28,6 +28,7 @@ use programs::{
     memory_kinds, module_globals, named_launches, newer, p1, p2, p3, p4, p8, p9, p11, parked_graph,
     peer, peer_vmm, profile_first, redundant_flips, redundant_inject, redundant_partitions,
     restricted_api, restricted_end, restricted_redundant, restricted_scope, reuse_after_scope,
+    sealed_teardown,
     safety_frame, safety_graph, safety_graph_nodes, scoped_alloc, scoped_host, stand_ins, stress,
     submission, tensor_map, textures, unwind, vmm, vmm_share,
 };
@@ -181,6 +182,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "profile_first" => profile_first::profile_first(),
         "context_count" => context_count::context_count(),
         "restricted_end" => restricted_end::restricted_end(),
+        "sealed_teardown" => sealed_teardown::sealed_teardown(),
         "named_launches" => named_launches::named_launches(),
         "restricted_redundant" => {
             report_driver_version(13000).and_then(|()| restricted_redundant::restricted_redundant())

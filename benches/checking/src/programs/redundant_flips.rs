@@ -223,7 +223,6 @@ pub(crate) fn redundant_flips() -> Result<()> {
         }
         run.synchronize()?;
         drop((bytes1, bytes2, bytes8));
-        drop(run);
         drop(module);
         Ok(())
     })();

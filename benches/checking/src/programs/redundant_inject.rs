@@ -227,7 +227,6 @@ pub(crate) fn redundant_inject() -> Result<()> {
         run.synchronize()?;
         drop(kernels);
         drop(input);
-        drop(run);
         drop((module, without));
         Ok(tally)
     })();
