@@ -2,14 +2,15 @@
 //! the process, the calls a review found still reaching the driver (an event recorded or
 //! waited for context-wide, a module's functions listed, a kernel's parameters asked for) are
 //! refused with that first error and make no driver call. The sticky error is the double's,
-//! told (`custackCheckdriverFailNext`, sticky) at a context's synchronize, after each call was
-//! made once clean (its entry point looked up); not run on the real driver
-//! (`checkdriver/trace/programs.txt`). Without the checks, its clean run fails.
+//! told (`custackCheckdriverFailNext`, sticky) at the synchronize of another context, on another
+//! thread, after each call was made once clean (its entry point looked up): the poison is the
+//! process's, so a fault in any context refuses every context's calls. Not run on the real
+//! driver (`checkdriver/trace/programs.txt`). Without the checks, its clean run fails.
 
 use crate::common::{KERNELS, unexpected};
 use crate::differential::fail_next;
 use crate::double::driver_calls;
-use custack::{Context, EventFlags, Result, Stack};
+use custack::{Context, ContextFlags, EventFlags, Result, Stack};
 
 /// `CUDA_ERROR_ILLEGAL_ADDRESS`, sticky.
 const STICKY: i32 = 700;
@@ -24,7 +25,8 @@ fn refused<T: core::fmt::Debug>(what: &str, r: Result<T>) -> Result<()> {
     }
 }
 
-/// Poisons the process at a synchronize, then makes each call: refused, no driver call.
+/// Poisons the process at a synchronize of another context on another thread, then makes
+/// each call in `ctx`: refused, no driver call.
 pub(crate) fn poisoned_calls(ctx: &Context) -> Result<()> {
     let mut stack = Stack::new()?;
     let guard = stack.push(ctx)?;
@@ -37,8 +39,20 @@ pub(crate) fn poisoned_calls(ctx: &Context) -> Result<()> {
     guard.wait_event(&event)?;
     drop(module.functions()?);
     drop(add.param_layout()?);
-    fail_next(STICKY, true)?;
-    refused("the synchronize told to fail", guard.synchronize())?;
+    let other = Context::new(ctx.device(), ContextFlags::empty())?;
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut stack = Stack::new()?;
+            let guard = stack.push(&other)?;
+            fail_next(STICKY, true)?;
+            refused(
+                "the other context's synchronize told to fail",
+                guard.synchronize(),
+            )
+        })
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })?;
     if custack::poisoned().is_none() {
         return Err(unexpected("a sticky error did not poison the process"));
     }
@@ -53,5 +67,6 @@ pub(crate) fn poisoned_calls(ctx: &Context) -> Result<()> {
             "{made} driver calls after the process was poisoned"
         )));
     }
-    Ok(())
+    // Poisoned: the other context is left, not destroyed (R20), its destroy refused.
+    refused("Context::destroy of the other context", other.destroy())
 }
