@@ -51,15 +51,22 @@ impl KernelNodes {
                     nodes.push(node);
                 }
             }
-            Err(i) => {
-                // Room for a chain of nodes of one kernel from the start: a list grown from one
-                // element reallocates at 4, 8, 16, 32 and 64 nodes (under callgrind on the
-                // checking driver, 26 instructions a node of a 100-node build in the allocator).
-                let mut nodes = Vec::with_capacity(GROUP_CAPACITY);
-                nodes.push(node);
-                self.by_function.insert(i, (function, nodes));
-            }
+            Err(i) => self.first_of(i, function, node),
         }
+    }
+
+    /// Records `node`, the first of `function`, in a new group at `i`. Out of line: once per
+    /// kernel of the graph, and inline its allocation and insertion kept registers busy (spills
+    /// and reloads) on the path of every other node.
+    #[cold]
+    #[inline(never)]
+    fn first_of(&mut self, i: usize, function: ffi::CUfunction, node: ffi::CUgraphNode) {
+        // Room for a chain of nodes of one kernel from the start: a list grown from one
+        // element reallocates at 4, 8, 16, 32 and 64 nodes (under callgrind on the checking
+        // driver, 26 instructions a node of a 100-node build in the allocator).
+        let mut nodes = Vec::with_capacity(GROUP_CAPACITY);
+        nodes.push(node);
+        self.by_function.insert(i, (function, nodes));
     }
 
     /// The `index`th node (from 0, in the order made) that launches `function`.
