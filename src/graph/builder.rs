@@ -331,30 +331,60 @@ impl<'b, G> GraphBuilder<'b, G> {
             usize,
         ) -> ffi::CUresult,
     ) -> Result<(GraphNode<'b, G>, usize)> {
-        let plan = if let Some(t) = &self.mem {
-            t.plan(deps.iter().map(GraphNode::as_raw), role)?
-                .map(|plan| (t, plan))
+        if let Some(t) = &self.mem {
+            if let Some(plan) = t.plan(deps.iter().map(GraphNode::as_raw), role)? {
+                return self.add_planned(t, plan, deps, add);
+            }
         } else {
             order::none_in_body()?;
-            None
-        };
+        }
+        // No plan to keep (most nodes): nothing lives across the driver call but the node.
+        Ok((self.add_raw(deps, add)?, 0))
+    }
+
+    /// [`add_as`](Self::add_as) of a node the tracker `t` keeps as `plan` checked (a memory
+    /// node, or a node after the first allocation node): out of line, so that the plan, which
+    /// lives across the driver call, takes no room on the path of the other nodes.
+    #[inline(never)]
+    fn add_planned(
+        &self,
+        t: &order::Tracker,
+        plan: order::Plan,
+        deps: &[GraphNode<'b, G>],
+        add: impl FnOnce(
+            *mut ffi::CUgraphNode,
+            ffi::CUgraph,
+            *const ffi::CUgraphNode,
+            usize,
+        ) -> ffi::CUresult,
+    ) -> Result<(GraphNode<'b, G>, usize)> {
+        let node = self.add_raw(deps, add)?;
+        let index = t.made(node.raw, plan);
+        Ok((node, index))
+    }
+
+    /// Makes a node with `add` after `deps`, once the process is checked not poisoned.
+    #[inline]
+    fn add_raw(
+        &self,
+        deps: &[GraphNode<'b, G>],
+        add: impl FnOnce(
+            *mut ffi::CUgraphNode,
+            ffi::CUgraph,
+            *const ffi::CUgraphNode,
+            usize,
+        ) -> ffi::CUresult,
+    ) -> Result<GraphNode<'b, G>> {
         crate::error::poison::check()?;
         let mut raw = core::ptr::null_mut();
         // A `GraphNode` is `repr(transparent)` over its `CUgraphNode` (the marker is zero-sized),
         // so a slice of them is an array of the driver's node handles, read for this call only.
         let (nodes, count) = (deps.as_ptr().cast::<ffi::CUgraphNode>(), deps.len());
         add(&raw mut raw, self.raw, nodes, count).result()?;
-        let index = match plan {
-            Some((t, plan)) => t.made(raw, plan),
-            None => 0,
-        };
-        Ok((
-            GraphNode {
-                raw,
-                _marker: PhantomData,
-            },
-            index,
-        ))
+        Ok(GraphNode {
+            raw,
+            _marker: PhantomData,
+        })
     }
 
     /// `cuGraphAddKernelNode`—Adds a launch of a declared kernel: a safe call, checked as
