@@ -174,6 +174,10 @@ static TOLD_CODE: AtomicU64 = AtomicU64::new(0);
 /// report's `failed` nor a change of the schedule's own sticky call or code.
 static TOLD_STICKY_AT: AtomicU64 = AtomicU64::new(0);
 static TOLD_STICKY_CODE: AtomicU64 = AtomicU64::new(700);
+/// The entry point whose next call a program told the double to fail ([`fail_call`]: the name,
+/// the code, whether sticky), until that call comes; `TOLD_CALL_ON` says whether one is told.
+static TOLD_CALL: Mutex<Option<(String, u64, bool)>> = Mutex::new(None);
+static TOLD_CALL_ON: AtomicBool = AtomicBool::new(false);
 
 /// What a handle is.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -834,6 +838,9 @@ fn fault_slow(name: &'static str) -> Option<i32> {
     if HANG_CLOCK.get().is_some() && name != "cuStreamQuery" && name != "cuEventQuery" {
         progress();
     }
+    if TOLD_CALL_ON.load(Relaxed) {
+        told_call(n, name);
+    }
     let mut told = n == TOLD_AT.load(Relaxed);
     let code = if told {
         i32::try_from(TOLD_CODE.load(Relaxed)).unwrap_or(1)
@@ -899,6 +906,32 @@ fn fault_slow(name: &'static str) -> Option<i32> {
         }
     }
     Some(code)
+}
+
+/// Where call `n` is of the entry point a program told the double to fail ([`fail_call`]), it
+/// becomes the told call, as [`fail_next`] makes the next one (and the entry point is told no
+/// more).
+#[cold]
+#[inline(never)]
+fn told_call(n: u64, name: &str) {
+    let mut t = TOLD_CALL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let Some((told, code, sticky)) = t.as_ref() else {
+        return;
+    };
+    if !name.starts_with(told.as_str()) {
+        return;
+    }
+    if *sticky {
+        TOLD_STICKY_CODE.store(*code, Relaxed);
+        TOLD_STICKY_AT.store(n, Relaxed);
+    } else {
+        TOLD_CODE.store(*code, Relaxed);
+        TOLD_AT.store(n, Relaxed);
+    }
+    *t = None;
+    TOLD_CALL_ON.store(false, Relaxed);
 }
 
 /// The calls a sticky error does not fail, besides the context stack's and the releases
@@ -3399,6 +3432,10 @@ pub(crate) fn faults_off() {
     TOLD_AT.store(0, Relaxed);
     TOLD_STICKY_AT.store(0, Relaxed);
     TOLD_STICKY_CODE.store(700, Relaxed);
+    TOLD_CALL_ON.store(false, Relaxed);
+    *TOLD_CALL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
     *FAILED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
@@ -3486,4 +3523,16 @@ pub(crate) fn fail_next(code: u64, sticky: bool) {
         TOLD_CODE.store(code, Relaxed);
         TOLD_AT.store(next, Relaxed);
     }
+}
+
+/// The next counted call of the entry point `name` (a name's start: `cuMemFree` names
+/// `cuMemFree_v2`), on any thread, fails as [`fail_next`] fails the next call: with `code`, and
+/// with `sticky` every counted call from it on. For an error path a program cannot reach with
+/// [`fail_next`] (a call made after others inside one custack call). Turns fault injection on.
+pub(crate) fn fail_call(name: &str, code: u64, sticky: bool) {
+    FAULTS.store(true, Relaxed);
+    *TOLD_CALL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((name.to_owned(), code, sticky));
+    TOLD_CALL_ON.store(true, Relaxed);
 }

@@ -116,7 +116,7 @@ pub use library_handles::{
     custackCheckdriverLibrarySetStream, custackCheckdriverLibraryUse,
 };
 pub use standin::{DropFn, StandInFn, StandInLaunch, custackCheckdriverSetStandIn};
-pub use trace::custackCheckdriverFailNext;
+pub use trace::{custackCheckdriverFailCall, custackCheckdriverFailNext};
 
 use core::ffi::c_int;
 

@@ -187,3 +187,33 @@ pub extern "C" fn custackCheckdriverFailNext(code: c_int, sticky: c_int) -> c_in
         _ => 1,
     }
 }
+
+/// The double's extension for an error path inside one custack call: the next counted call of
+/// the entry point `name` (a NUL-terminated name or a name's start, on any thread) fails with
+/// `code`, as `custackCheckdriverFailNext` fails the next call (with `sticky` other than 0,
+/// every counted call from it on). The double's alone: the interposer does not answer it, so a
+/// program that calls it is not run on the real driver. Returns 0, or
+/// `CUDA_ERROR_INVALID_VALUE` for a code of 0 or less or a name that is null or not UTF-8.
+///
+/// # Safety
+///
+/// `name` is null or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn custackCheckdriverFailCall(
+    name: *const core::ffi::c_char,
+    code: c_int,
+    sticky: c_int,
+) -> c_int {
+    if name.is_null() {
+        return 1;
+    }
+    // SAFETY: non-null and NUL-terminated (this function's contract).
+    let name = unsafe { core::ffi::CStr::from_ptr(name) };
+    match (u64::try_from(code), name.to_str()) {
+        (Ok(c), Ok(name)) if c > 0 && !name.is_empty() => {
+            crate::check::fail_call(name, c, sticky != 0);
+            0
+        }
+        _ => 1,
+    }
+}

@@ -485,7 +485,8 @@ impl<'scope> StreamScope<'scope, '_> {
     /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) in a capture's scope (or any
     /// call inside a capture's closure), before the driver: an event recorded in a capture
     /// lets any stream that waits for it join the capture (C28.16); streams join a capture
-    /// through [`Stream::capture_forks`](crate::Stream::capture_forks). The driver's error.
+    /// through [`Stream::capture_forks`](crate::Stream::capture_forks). The driver's error;
+    /// after a sticky error (or in a forked child) that error, without calling the driver.
     ///
     /// # References
     ///
@@ -501,7 +502,8 @@ impl<'scope> StreamScope<'scope, '_> {
     /// # Errors
     ///
     /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a capture's closure,
-    /// before the driver (C28.16, as [`record`](Self::record)); the driver's error.
+    /// before the driver (C28.16, as [`record`](Self::record)); the driver's error; after a
+    /// sticky error (or in a forked child) that error, without calling the driver.
     ///
     /// # References
     ///

@@ -386,7 +386,8 @@ impl<'g> Stream<'g> {
     /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a graph capture's
     /// closure, before the driver (an event recorded in a capture would let another stream
     /// join it: C28.16; fork streams in with [`capture_forks`](Self::capture_forks)); the
-    /// driver's error (e.g. an event of another context).
+    /// driver's error (e.g. an event of another context); after a sticky error (or in a forked
+    /// child) that error, without calling the driver (R20, R22).
     ///
     /// # References
     ///
@@ -403,7 +404,8 @@ impl<'g> Stream<'g> {
     ///
     /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a graph capture's
     /// closure, before the driver (a wait for an event recorded in a capture joins the stream
-    /// to it: C28.16); the driver's error.
+    /// to it: C28.16); the driver's error; after a sticky error (or in a forked child) that
+    /// error, without calling the driver (R20, R22).
     ///
     /// # References
     ///
@@ -437,6 +439,8 @@ impl<'g> Stream<'g> {
 /// `cuEventRecord` on a live stream of the current context (a `Stream` or a scope's).
 #[inline]
 pub(crate) fn record_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<()> {
+    // Poisoned or forked (R20, R22): refused without the driver, as every wait and record.
+    crate::error::poison::check()?;
     super::refuse_event_inside_capture("an event record (cuEventRecord)")?;
     // SAFETY: both handles are live and of the current context: each is lent by the guard that
     // is current on this thread, the only one whose handles are reachable here.
@@ -446,6 +450,7 @@ pub(crate) fn record_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<(
 /// `cuStreamWaitEvent` on a live stream of the current context.
 #[inline]
 pub(crate) fn wait_event(stream: ffi::CUstream, event: &Event<'_>) -> Result<()> {
+    crate::error::poison::check()?;
     super::refuse_event_inside_capture("an event wait (cuStreamWaitEvent)")?;
     // SAFETY: as in `record_event`; the flags must be 0.
     unsafe { ffi::cuStreamWaitEvent(stream, event.as_raw(), 0) }.result()

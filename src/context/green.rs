@@ -21,7 +21,7 @@ use crate::context::primary::live_green;
 use crate::context::stack::{Green, PushedGuard, Stack};
 use crate::driver::Device;
 use crate::driver::lookup;
-use crate::error::{Result, record_drop_error};
+use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use core::ffi::c_uint;
 use core::marker::PhantomData;
@@ -107,13 +107,27 @@ impl SmResource {
     ///
     /// # Errors
     ///
-    /// As [`Device::sm_resource`]; `CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION` and the like.
+    /// [`ErrorKind::InvalidValue`] for 0 groups or more groups than SMs, before the driver;
+    /// as [`Device::sm_resource`]; `CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION` and the like.
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
     #[doc(alias = "cuDevSmResourceSplitByCount")]
     pub fn split(&self, groups: u32, min_sm_count: u32) -> Result<SmSplit<'_>> {
+        // A group holds at least one SM: more groups than SMs can never be made, and the array
+        // the driver fills is allocated before the call (a `u32::MAX` would abort on the
+        // allocation instead of returning an error).
+        if groups == 0 || groups > self.sm_count() {
+            return Err(Error::custack(
+                ErrorKind::InvalidValue,
+                format!(
+                    "cuDevSmResourceSplitByCount: {groups} groups asked of {} SMs (1 to the SM \
+                     count)",
+                    self.sm_count()
+                ),
+            ));
+        }
         let split = lookup::DEV_SM_RESOURCE_SPLIT_BY_COUNT.get()?;
         let mut result = vec![ffi::CUdevResource::ZEROED; groups as usize];
         let mut made: c_uint = groups;
@@ -245,7 +259,9 @@ pub(crate) fn create_green(
     let generate = lookup::DEV_RESOURCE_GENERATE_DESC.get()?;
     let create = lookup::GREEN_CTX_CREATE.get()?;
     let from_green = lookup::CTX_FROM_GREEN_CTX.get()?;
-    let destroy = lookup::GREEN_CTX_DESTROY.get()?;
+    // Looked up before any green context is made, so that no destroy of one meets a failed
+    // lookup ([`destroy_green`]'s is then cached).
+    lookup::GREEN_CTX_DESTROY.get()?;
     // Before the lock: a forked child may have inherited it held, and it makes no call (R22).
     crate::error::poison::check()?;
     let mut live = live_green();
@@ -261,8 +277,15 @@ pub(crate) fn create_green(
     let mut ctx = core::ptr::null_mut();
     // SAFETY: a live green context; valid out-pointer.
     if let Err(e) = unsafe { from_green(&raw mut ctx, green) }.result() {
-        // SAFETY: created above, destroyed once.
-        let _ = unsafe { destroy(green) };
+        // Counted, and released as every green context is ([`destroy_green`]): through the one
+        // gate, so a sticky answer here, now the process's poison, destroys nothing (R20) and
+        // the green context stays counted, the primary context's reset refused; a destroy that
+        // fails keeps it counted too. Its error goes to the drop log, the call's is returned.
+        live.push((green.addr(), partition.device.as_raw()));
+        drop(live);
+        if let Err(d) = destroy_green(green) {
+            record_drop_error(d);
+        }
         return Err(e);
     }
     live.push((green.addr(), partition.device.as_raw()));

@@ -62,7 +62,8 @@ use std::sync::{Mutex, PoisonError};
 /// # Errors
 ///
 /// The driver's errors; then `f` is dropped: here if no user object was made, by the user
-/// object's destructor (on releasing our reference) if the graph did not take it.
+/// object's destructor (on releasing our reference) if the graph did not take it, unless the
+/// process is poisoned or forked by then (both leaked, R20).
 fn own_by_graph<F: Fn() + Send + Sync + 'static>(
     graph: ffi::CUgraph,
     ctx: usize,
@@ -93,9 +94,20 @@ fn own_by_graph<F: Fn() + Send + Sync + 'static>(
         unsafe { ffi::cuGraphRetainUserObject(graph, object, 1, ffi::CU_GRAPH_USER_OBJECT_MOVE) }
             .result();
     if let Err(e) = retained {
+        // Released as every driver object is, through the one gate: after a sticky answer
+        // (now the process's poison) or in a forked child nothing is released (R20, R22), and
+        // the object and `f` are leaked. Otherwise its error goes to the drop log; the call's
+        // is returned.
+        let release = crate::error::left_behind::release(
+            crate::error::left_behind::Object::Untracked,
+            object as u64,
+        )
         // SAFETY: the reference is still ours: releasing it runs the destructor, which drops
         // the box (no node names it).
-        let _ = unsafe { ffi::cuUserObjectRelease(object, 1) };
+        .and_then(|()| unsafe { ffi::cuUserObjectRelease(object, 1) }.result());
+        if let Err(r) = release {
+            crate::error::record_drop_error(r);
+        }
         return Err(e);
     }
     Ok((Some(call::<F>), data))

@@ -41,6 +41,11 @@ impl Device {
 /// Peer access from the current context to another one's memory, enabled while this lives
 /// (`cuCtxDisablePeerAccess` on drop, unless it was enabled already before). Borrows the guard
 /// and the peer context.
+///
+/// Not a count: of two values of one pair, the one that enabled the access disables it when it
+/// drops, though the other (which found it enabled) still lives; and one leaked with
+/// `mem::forget` leaves the access enabled with its borrow of the peer context ended. Neither
+/// reaches memory: no safe call reads or writes peer memory through the access itself (C19).
 #[derive(Debug)]
 #[must_use = "dropping it disables the access at once"]
 #[doc(alias = "cuCtxEnablePeerAccess")]
@@ -61,7 +66,8 @@ fn sync_current() -> Result<()> {
 impl<K: ContextKind> PushedGuard<'_, '_, K> {
     /// `cuCtxEnablePeerAccess`—Lets this context's kernels access `peer`'s memory directly,
     /// until the returned value drops. "Already enabled" is not an error (and then dropping it
-    /// leaves the access enabled, as it found it).
+    /// leaves the access enabled, as it found it, while the value that enabled it disables it
+    /// when it drops: see [`PeerAccess`]).
     ///
     /// # Errors
     ///

@@ -464,13 +464,16 @@ impl crate::asynchronous::stream::Stream<'_> {
     ///
     /// [`ErrorKind::NotSupported`](crate::ErrorKind::NotSupported) inside a graph capture's
     /// closure, before the driver (C28.16, as [`Stream::wait`](crate::Stream::wait)); the
-    /// driver's error.
+    /// driver's error; after a sticky error (or in a forked child) that error, without calling
+    /// the driver (R20, R22), so [`scope_after`](Self::scope_after) opens no scope then.
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html>
     #[doc(alias = "cuStreamWaitEvent")]
     pub fn wait_parked<Q: ParkedPayload>(&self, pending: &ParkedSubmission<'_, Q>) -> Result<()> {
+        // Poisoned or forked (R20, R22): refused without the driver, as every wait.
+        crate::error::poison::check()?;
         crate::asynchronous::refuse_event_inside_capture("an event wait (Stream::wait_parked)")?;
         // SAFETY: a live stream of the current context and a live event (of any context); the
         // flags must be 0.

@@ -86,6 +86,14 @@ impl<T: DeviceCopy> KernelParam for DevicePtr<T> {}
 /// whose brand a condition made in it carries, or [`GraphBuilder::capture`]'s, of the build's
 /// brand), which become such nodes.
 ///
+/// The brand is the whole build's, not one body's: a handle of a condition made on a body can be
+/// set by a kernel anywhere in the same build (the root graph, another body). The driver asks
+/// only that a handle's condition has its node in the graph it was made on or a child of it
+/// (the builder's check) and that it is set from its context (every node of a build is the
+/// build's context's); a kernel elsewhere in the build that sets it changes how often that body
+/// runs, as a kernel of the body may, and nothing else: every body's nodes are checked as the
+/// root's, over the same payload.
+///
 /// [`GraphBuilder::capture`]: crate::graph::GraphBuilder::capture
 #[derive(Debug, Clone, Copy)]
 pub struct ConditionalHandle<'b> {

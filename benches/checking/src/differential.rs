@@ -23,7 +23,7 @@
 //! [`frame_cubin_wrong_arch`] and [`conditional_cubin`] load that instead.
 
 use crate::common::{KERNELS, context0, unexpected};
-use core::ffi::{c_int, c_void};
+use core::ffi::{CStr, c_int, c_void};
 use custack::ffi;
 use custack::{Context, DeviceMemory, LaunchConfig, Result, Stack};
 
@@ -103,6 +103,23 @@ pub(crate) fn fail_next(code: c_int, sticky: bool) -> Result<()> {
     match unsafe { f(code, c_int::from(sticky)) } {
         0 => Ok(()),
         _ => Err(unexpected("custackCheckdriverFailNext refused")),
+    }
+}
+
+/// Tells the double to fail the next call of the entry point `name` with `code` (with `sticky`:
+/// every call from it on, but those a sticky fault spares): an error path inside one custack
+/// call. The double's alone (not the interposer's), so only programs not run on the real driver
+/// call it.
+pub(crate) fn fail_call(name: &CStr, code: c_int, sticky: bool) -> Result<()> {
+    type FailCall = unsafe extern "C" fn(*const core::ffi::c_char, c_int, c_int) -> c_int;
+    let pfn = crate::double::checkdriver_extension(c"custackCheckdriverFailCall")?;
+    // SAFETY: the checking driver's `custackCheckdriverFailCall`, of exactly this signature
+    // (checkdriver/src/trace.rs).
+    let f = unsafe { core::mem::transmute::<*mut c_void, FailCall>(pfn) };
+    // SAFETY: a NUL-terminated name and two integers.
+    match unsafe { f(name.as_ptr(), code, c_int::from(sticky)) } {
+        0 => Ok(()),
+        _ => Err(unexpected("custackCheckdriverFailCall refused")),
     }
 }
 

@@ -12,7 +12,7 @@ use crate::extensions::{
 };
 use crate::standin::custackCheckdriverSetStandIn;
 use crate::trace;
-use crate::trace::custackCheckdriverFailNext;
+use crate::trace::{custackCheckdriverFailCall, custackCheckdriverFailNext};
 use core::ffi::{CStr, c_char, c_int, c_void};
 use core::ptr::null_mut;
 use core::sync::atomic::Ordering::Relaxed;
@@ -103,6 +103,7 @@ unsafe fn get_proc_address(
         b"custackCheckdriverLeftBehind" => Some(custackCheckdriverLeftBehind as *mut c_void),
         b"custackCheckdriverCalls" => Some(custackCheckdriverCalls as *mut c_void),
         b"custackCheckdriverFailNext" => Some(custackCheckdriverFailNext as *mut c_void),
+        b"custackCheckdriverFailCall" => Some(custackCheckdriverFailCall as *mut c_void),
         _ => None,
     };
     if let Some(f) = extension {

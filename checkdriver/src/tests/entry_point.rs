@@ -328,3 +328,43 @@ fn a_told_sticky_error_neither_moves_nor_hides_a_sticky_schedule() {
     check::faults_off();
     mode::CHECK.store(false, Relaxed);
 }
+
+#[test]
+fn a_told_entry_point_fails_at_its_next_call_only() {
+    // `custackCheckdriverFailCall`: the next call of that entry point fails (the program's own
+    // failure, not the report's `failed`), not a call of another entry point before it, and once.
+    let _serial = serial();
+    check::faults_off();
+    // SAFETY: takes nothing.
+    let sync = || unsafe { cuCtxSynchronize() };
+    let version = || {
+        let mut v = 0;
+        // SAFETY: a valid out-pointer.
+        unsafe { cuDriverGetVersion(&raw mut v) }
+    };
+    // SAFETY: a NUL-terminated name.
+    let told = unsafe { custackCheckdriverFailCall(c"cuDriverGetVersion".as_ptr(), 2, 0) };
+    assert_eq!(told, 0);
+    assert_ne!(sync(), 2, "another entry point's call is not the told one");
+    assert_eq!(version(), 2, "the told entry point's next call");
+    assert_eq!(version(), CUDA_SUCCESS, "told once");
+    assert_eq!(
+        check::failed(),
+        None,
+        "a told failure is not the schedule's"
+    );
+    // Sticky: the told call and every counted call after it, of any entry point.
+    // SAFETY: as above.
+    let told = unsafe { custackCheckdriverFailCall(c"cuCtxSynchronize".as_ptr(), 719, 1) };
+    assert_eq!(told, 0);
+    assert_eq!(version(), CUDA_SUCCESS, "before the told call");
+    assert_eq!(sync(), 719, "the told call");
+    assert_eq!(sync(), 719, "sticky from it on");
+    // SAFETY: a null name is refused.
+    assert_eq!(
+        unsafe { custackCheckdriverFailCall(core::ptr::null(), 1, 0) },
+        1
+    );
+    check::faults_off();
+    mode::CHECK.store(false, Relaxed);
+}

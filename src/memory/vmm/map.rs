@@ -67,7 +67,7 @@ impl Reservation<'_, Lent> {
         // through a slice: a slice of `&'r mut` could be passed twice, giving two writable
         // mappings of one allocation under one borrow (C14).
         let pieces: Vec<_> = physical.into_iter().map(|p| (p.handle, p.size)).collect();
-        let bytes = self.map_raw(guard, pieces.iter().copied())?;
+        let bytes = self.map_raw(guard, pieces.iter().copied(), Access::ReadWrite)?;
         Ok(Mapping::new(self, self.base, bytes, ()))
     }
 
@@ -112,7 +112,10 @@ impl Reservation<'_, Lent> {
         guard: &PushedGuard<'_, '_, K>,
         physical: &[&'r PhysicalMemory<'_>],
     ) -> Result<ReadOnlyMapping<'r, T>> {
-        let bytes = self.map_raw(guard, physical.iter().map(|p| (p.handle, p.size)))?;
+        // Read access only at the driver too (`CU_MEM_ACCESS_FLAGS_PROT_READ`), as the
+        // multi-device read-only map grants: a raw kernel that writes through it faults.
+        let pieces = physical.iter().map(|p| (p.handle, p.size));
+        let bytes = self.map_raw(guard, pieces, Access::Read)?;
         Ok(Mapping::new(self, self.base, bytes, ()))
     }
 
@@ -135,20 +138,22 @@ impl Reservation<'_, Lent> {
         guard: &PushedGuard<'_, '_, K>,
         physical: Vec<PhysicalMemory<'_>>,
     ) -> Result<Mapping<'r, T>> {
-        let bytes = self.map_raw(guard, physical.iter().map(|p| (p.handle, p.size)))?;
+        let pieces = physical.iter().map(|p| (p.handle, p.size));
+        let bytes = self.map_raw(guard, pieces, Access::ReadWrite)?;
         self.release_mapped(physical, self.base, bytes)?;
         Ok(Mapping::new(self, self.base, bytes, ()))
     }
 
     /// Maps `(handle, size)` one after the other from the start of the reservation and grants
-    /// `guard`'s device access; returns the bytes mapped. The callers' borrows of the physical
-    /// memory say who may write it.
+    /// `guard`'s device the access `mode`; returns the bytes mapped. The callers' borrows of the
+    /// physical memory say who may write it.
     fn map_raw<K: ContextKind>(
         &self,
         guard: &PushedGuard<'_, '_, K>,
         physical: impl Iterator<Item = (ffi::CUmemGenericAllocationHandle, usize)> + Clone,
+        mode: Access,
     ) -> Result<usize> {
-        let access = [access_desc(guard.device()?, Access::ReadWrite)];
+        let access = [access_desc(guard.device()?, mode)];
         let (start, bytes) = claim_pieces(self.base, self.size, 0, physical.clone(), &self.stuck)?;
         map_claimed(start, bytes, physical, &access, &self.stuck)?;
         Ok(bytes)

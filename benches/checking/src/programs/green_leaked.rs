@@ -11,7 +11,12 @@
 //! - a green context forgotten (`mem::forget`): the reset is refused for the rest of the process,
 //!   as a leaked guard keeps its context;
 //! - a green context whose destroy failed (the double told to fail `cuGreenCtxDestroy`): counted
-//!   still, so the refusal's count grows to two.
+//!   still, so the refusal's count grows to two;
+//! - a split into no group or into `u32::MAX` groups: refused before the driver;
+//! - last, as it poisons the process: a green context the driver made, whose making then meets a
+//!   sticky error (`cuCtxFromGreenCtx`, the double told by `custackCheckdriverFailCall`): no
+//!   `cuGreenCtxDestroy` (R20: the error path releases through the one gate), named left behind
+//!   by custack itself.
 //!
 //! The two green contexts left in the driver are named to the double as left behind on purpose.
 //! Not run on the real driver (`checkdriver/trace/programs.txt`: a failed destroy cannot be made
@@ -19,10 +24,13 @@
 
 use super::external_leaked::left_behind;
 use crate::common::unexpected;
-use crate::differential::fail_next;
+use crate::differential::{fail_call, fail_next};
 use crate::double::counting;
 use custack::{Context, Driver, ErrorKind, GreenContext, Result};
 use std::sync::mpsc;
+
+/// `CUDA_ERROR_ILLEGAL_ADDRESS`, sticky.
+const STICKY: i32 = 700;
 
 /// `primary.reset()`, which must be refused as in use with no `cuDevicePrimaryCtxReset` call,
 /// naming `live` green contexts; `route` names the route for the failure.
@@ -34,7 +42,9 @@ fn refused(primary: &mut Context, live: usize, route: &str) -> Result<()> {
             if e.to_string().contains(&named) {
                 Ok(())
             } else {
-                Err(unexpected(&format!("{route}: the refusal does not say {named}: {e}")))
+                Err(unexpected(&format!(
+                    "{route}: the refusal does not say {named}: {e}"
+                )))
             }
         }
         Err(e) => Err(e),
@@ -128,10 +138,14 @@ fn in_a_forked_child(primary: &mut Context) -> Result<()> {
         }
         green.destroy()
     })?;
-    resets(primary, "a forked child, its parent's green context destroyed")
+    resets(
+        primary,
+        "a forked child, its parent's green context destroyed",
+    )
 }
 
-/// Every route in turn (the last two leave two green contexts to the process's end).
+/// Every route in turn (the forgotten, failed and poisoned routes leave three green contexts to
+/// the process's end).
 pub(crate) fn green_leaked() -> Result<()> {
     let mut primary = Context::primary(Driver::init()?.device(0)?)?;
     on_another_thread(&mut primary)?;
@@ -157,5 +171,45 @@ pub(crate) fn green_leaked() -> Result<()> {
         }
     })?;
     left_behind(c"GreenContext", failed as u64)?;
-    refused(&mut primary, 2, "a green context whose destroy failed")
+    refused(&mut primary, 2, "a green context whose destroy failed")?;
+
+    // No group, or more groups than SMs: refused before the driver (the array the driver fills
+    // is allocated first, and `u32::MAX` groups of it would abort the process).
+    let sms = Driver::init()?.device(0)?.sm_resource()?;
+    for groups in [0, u32::MAX] {
+        let (r, calls) = counting("cuDevSmResourceSplitByCount", || {
+            Ok(sms.split(groups, 1).map(|_| ()))
+        })?;
+        match r {
+            Err(e) if e.kind() == ErrorKind::InvalidValue && calls == 0 => {}
+            other => {
+                return Err(unexpected(&format!(
+                    "a split into {groups} groups answered {other:?} after {calls} driver calls"
+                )));
+            }
+        }
+    }
+
+    // Last, as it poisons the process: a green context the driver made, whose making then meets
+    // a sticky error (at `cuCtxFromGreenCtx`), is released as any other, through the one gate:
+    // not destroyed (R20), named left behind by custack (no leak in the report), still counted.
+    let split = sms.split(1, 16)?;
+    let part = split
+        .groups
+        .first()
+        .ok_or_else(|| unexpected("no group of 16 SMs"))?;
+    fail_call(c"cuCtxFromGreenCtx", STICKY, true)?;
+    let (made, destroys) = counting("cuGreenCtxDestroy", || {
+        Ok(GreenContext::new(part).map(|_| ()))
+    })?;
+    match made {
+        Err(e) if e.code().map(|c| c.0) == Some(STICKY) && destroys == 0 => Ok(()),
+        Err(e) if e.code().map(|c| c.0) == Some(STICKY) => Err(unexpected(&format!(
+            "a green context whose making met a sticky error was destroyed ({destroys} \
+             cuGreenCtxDestroy) in the poisoned process"
+        ))),
+        // Another failure first (a fault schedule's): the program's error.
+        Err(e) => Err(e),
+        Ok(()) => Err(unexpected("the double did not fail cuCtxFromGreenCtx")),
+    }
 }
