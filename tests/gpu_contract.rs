@@ -542,6 +542,16 @@ fn declared_library_function() {
     if add.checked_by() == CheckedBy::ParamInfo {
         assert_eq!(e.unwrap_err().kind(), ErrorKind::KernelSignatureMismatch);
     }
+    // A contract holds for the kernel it names: `illegal_write` takes no parameter, as
+    // `count_threads` does, so only the name tells them apart (refused before the driver).
+    let other = library.kernel("illegal_write").unwrap();
+    let e = guard
+        .library_function(&other)
+        .unwrap()
+        .declared::<CountThreads>()
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::KernelSignatureMismatch, "{e}");
+    assert!(e.to_string().contains("\"illegal_write\""), "{e}");
     let mut x = guard.alloc_zeroed::<u32>(N).unwrap();
     guard
         .stream()

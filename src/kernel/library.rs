@@ -75,6 +75,10 @@ pub struct LibraryKernel<'l> {
     raw: ffi::CUkernel,
     /// How many parameters its `.entry` in the library's PTX declares (`None`: unreadable).
     params: Option<usize>,
+    /// The name it was looked up with, borrowed from the library's PTX (which holds it: the
+    /// driver found the kernel by it), so that a contract is attached only to the kernel it
+    /// names ([`LibraryFunction::declared`]).
+    name: Option<&'l str>,
     _library: PhantomData<&'l Library>,
 }
 
@@ -97,6 +101,8 @@ pub struct LibraryFunction<'a> {
     function: Function<'a>,
     /// As its [`LibraryKernel`]'s.
     params: Option<usize>,
+    /// As its [`LibraryKernel`]'s.
+    name: Option<&'a str>,
 }
 
 static_assertions::assert_not_impl_any!(LibraryFunction<'static>: Send, Sync);
@@ -178,8 +184,31 @@ impl Library {
                 .as_ref()
                 .and_then(|ptx| entry_params(ptx.as_bytes(), name))
                 .map(|p| p.len()),
+            name: self.name_span(name).and_then(|span| self.name_at(span)),
             _library: PhantomData,
         })
+    }
+
+    /// Where the bytes of `name` first stand in the library's PTX (`None` for an empty name,
+    /// or bytes the PTX does not hold).
+    fn name_span(&self, name: &str) -> Option<(usize, usize)> {
+        let (ptx, wanted) = (self.ptx.as_ref()?.as_bytes(), name.as_bytes());
+        if wanted.is_empty() {
+            return None;
+        }
+        let at = ptx.windows(wanted.len()).position(|w| w == wanted)?;
+        Some((at, wanted.len()))
+    }
+
+    /// The name at `span` of the library's PTX ([`name_span`](Self::name_span)), borrowed
+    /// from the library.
+    fn name_at(&self, (at, len): (usize, usize)) -> Option<&str> {
+        let bytes = self
+            .ptx
+            .as_ref()?
+            .as_bytes()
+            .get(at..at.checked_add(len)?)?;
+        core::str::from_utf8(bytes).ok()
     }
 
     /// The raw `CUlibrary`.
@@ -241,6 +270,7 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
             // SAFETY: the function belongs to the library, borrowed for 'a.
             function: unsafe { Function::from_raw(raw) },
             params: kernel.params,
+            name: kernel.name,
         })
     }
 }
@@ -254,6 +284,11 @@ impl LibraryFunction<'_> {
     /// How many parameters its kernel's `.entry` declares in the library's PTX.
     pub(crate) fn entry_param_count(&self) -> Option<usize> {
         self.params
+    }
+
+    /// The name its kernel was looked up with (`None` if the library's PTX does not hold it).
+    pub(crate) fn kernel_name(&self) -> Option<&str> {
+        self.name
     }
 
     /// `cuFuncGetAttribute`—Its attributes ([`Function::attributes`]).
@@ -408,6 +443,8 @@ pub struct SharedKernel {
     raw: ffi::CUkernel,
     /// As [`LibraryKernel`]'s.
     params: Option<usize>,
+    /// Where its name stands in the library's PTX (as [`LibraryKernel`]'s name).
+    name: Option<(usize, usize)>,
     library: Arc<Library>,
 }
 
@@ -454,6 +491,7 @@ impl SharedLibrary {
         Ok(SharedKernel {
             raw,
             params,
+            name: self.library.name_span(name),
             library: Arc::clone(&self.library),
         })
     }
@@ -486,6 +524,7 @@ impl SharedKernel {
         LibraryKernel {
             raw: self.raw,
             params: self.params,
+            name: self.name.and_then(|span| self.library.name_at(span)),
             _library: PhantomData,
         }
     }

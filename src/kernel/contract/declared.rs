@@ -283,19 +283,39 @@ fn compare<C: Contract>(source: &str, kernel: &[(usize, usize)]) -> Result<()> {
 impl<'a> LibraryFunction<'a> {
     /// `cuFuncGetParamInfo`—This function with the contract `C`, its parameter list checked
     /// against the kernel where the driver can tell (CUDA 12.4, looked up); unchecked before
-    /// ([`DeclaredLibrary::checked_by`]). `C::KERNEL` is not looked up again: the function is
-    /// the kernel it was made from.
+    /// ([`DeclaredLibrary::checked_by`]). A contract is a promise about the kernel it names
+    /// (`C::KERNEL`): the function's kernel must have been looked up by that name
+    /// ([`Library::kernel`](crate::Library::kernel)), checked before the driver, so that one
+    /// kernel's promise never launches another kernel of the library.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::KernelSignatureMismatch`] naming the first parameter that differs; driver
-    /// errors.
+    /// [`ErrorKind::KernelSignatureMismatch`] if the function's kernel is not `C::KERNEL` (or
+    /// its name is not in the library's PTX), or naming the first parameter that differs;
+    /// driver errors.
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html>
     #[doc(alias = "cuFuncGetParamInfo")]
     pub fn declared<C: Contract>(&self) -> Result<DeclaredLibrary<'a, C>> {
+        // The contract's promise is about the kernel it names; the function may be any kernel
+        // of the library, whose parameters may even lay out alike (and before driver 12.4
+        // nothing is compared), so its name is.
+        if self.kernel_name() != Some(C::KERNEL) {
+            return Err(Error::custack(
+                ErrorKind::KernelSignatureMismatch,
+                format!(
+                    "the contract declares kernel {:?}, but this library function is kernel {}: \
+                     a contract holds only for the kernel it names",
+                    C::KERNEL,
+                    self.kernel_name().map_or_else(
+                        || "whose name is not in the library's PTX".to_owned(),
+                        |n| format!("{n:?}")
+                    )
+                ),
+            ));
+        }
         // SAFETY: the same function, for the same lifetime: its library outlives `'a`.
         let function = unsafe { Function::from_raw(self.as_raw()) };
         // Not checked against the PTX (an older driver leaves it unchecked), but its `.entry`

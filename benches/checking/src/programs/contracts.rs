@@ -7,8 +7,8 @@
 use crate::common::{KERNELS, N, N32, refused};
 use crate::double::launches_seen;
 use crate::kernels::{
-    AddU32, AddU32Wide, CONTRACT_KERNELS, ClusterIds, FillRows, Index2d, Iota, IotaClauses,
-    IotaCooperative, RowOffsets, ScaleU32, ScaleU32Strict,
+    AddU32, AddU32Wide, CONTRACT_KERNELS, ClusterIds, CountThreads, FillRows, Index2d, Iota,
+    IotaClauses, IotaCooperative, RowOffsets, ScaleU32, ScaleU32Strict,
 };
 use custack::{Context, DeviceMemory, Driver, LaunchConfig, Result, Stack, StandIn};
 
@@ -200,6 +200,16 @@ pub(crate) fn contracts(ctx: &Context) -> Result<Vec<u32>> {
     let kernel = library.kernel("add_u32")?;
     let lib_add = guard.library_function(&kernel)?.declared::<AddU32>()?;
     assert_eq!(lib_add.checked_by(), CheckedBy::Unchecked); // no PTX kept, driver 12.2
+    // A contract holds for the kernel it names: another kernel of the library is refused
+    // before the driver, whatever its parameters (`illegal_write`, which stores to address 8,
+    // takes none, as `count_threads` does; at driver 12.2 no layout is compared at all).
+    let other = guard.library_function(&library.kernel("illegal_write")?)?;
+    refused(ErrorKind::KernelSignatureMismatch, || {
+        other.declared::<AddU32>().map(drop)
+    });
+    refused(ErrorKind::KernelSignatureMismatch, || {
+        other.declared::<CountThreads>().map(drop)
+    });
     let mut y = guard.alloc_zeroed::<u32>(N)?;
     stream.scope(|s| -> Result<()> {
         let mut dy = s.bind_mut(&mut y);
