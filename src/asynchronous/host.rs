@@ -102,6 +102,9 @@ pub(crate) fn enqueue<F: FnOnce() + Send + 'static>(
     when: Call,
     f: F,
 ) -> Result<()> {
+    // Poisoned or forked (R20, R22): refused without the driver, as every enqueue; `f` is
+    // dropped here, never called.
+    crate::error::poison::check()?;
     // A captured host function would be called at every launch of the graph, and its closure
     // can be called once: refuse to be captured.
     let mut status = ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;

@@ -228,7 +228,6 @@ fn prefetch_call(
     mut raw: Raw,
     stream: ffi::CUstream,
 ) -> Result<()> {
-    let _ = what;
     // SAFETY: `ptrs` and `sizes` hold `ptrs.len()` elements each, `locs` and `loc_idxs` as
     // many as each other, the first index 0 (set by `for_driver` for a nonempty batch); every
     // range is live memory bound to the scope (borrowed for the batch's 'b at least, which
@@ -247,6 +246,7 @@ fn prefetch_call(
         )
     }
     .result()
+    .map_err(|e| e.with_detail(what))
 }
 
 impl<'scope> StreamScope<'scope, '_> {

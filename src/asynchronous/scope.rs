@@ -322,6 +322,8 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuMemAllocAsync")]
     #[inline]
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<ScopedAlloc<'scope, T>> {
+        // Poisoned or forked (R20, R22): no creation reaches the driver.
+        crate::error::poison::check()?;
         super::refuse_alloc_into_graph()?;
         let bytes = check_alloc_len::<T>(len)?;
         let mut ptr: ffi::CUdeviceptr = 0;
@@ -596,5 +598,53 @@ mod tests {
                 "{what}: {e}"
             );
         }
+    }
+
+    /// In a forked child (R22; a poisoned process takes the same check, R20) a scope's stream
+    /// allocation, host function, event record and wait, and the stream's, are refused before
+    /// the driver as `ForkedProcess`: the handles are null and no context is current, so a call
+    /// that reached the driver would fail with another error. The host function is dropped,
+    /// never called. Each call's check was missing until a review found it (`Stream::record`
+    /// and `wait`, `StreamScope::alloc`, `host_fn`).
+    #[test]
+    #[cfg(all(unix, not(miri)))]
+    fn a_forked_child_s_scope_calls_are_refused_before_the_driver() {
+        crate::alone::rerun_alone!(a_forked_child_s_scope_calls_are_refused_before_the_driver);
+        crate::error::poison::watch_forks().expect("the fork watch");
+        // SAFETY: the child makes only refused calls (no driver call, no lock another thread
+        // may hold: the poison record and the fork flag are atomics) and `_exit`s.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            let stream = ManuallyDrop::new(Stream::for_tests(core::ptr::null_mut()));
+            let event = ManuallyDrop::new(Event::for_tests(core::ptr::null_mut()));
+            // SAFETY: the scope is only asked for calls refused before the driver.
+            let scope = unsafe { StreamScope::of(&stream) };
+            let called = std::sync::Arc::new(core::sync::atomic::AtomicBool::new(false));
+            let flag = std::sync::Arc::clone(&called);
+            let kinds = [
+                scope.alloc::<u32>(4).map(drop),
+                scope.host_fn(move || flag.store(true, core::sync::atomic::Ordering::SeqCst)),
+                scope.record(&event),
+                scope.wait(&event),
+                stream.record(&event),
+                stream.wait(&event),
+            ]
+            .map(|r| r.err().map(|e| e.kind()));
+            let refused = kinds.iter().all(|k| *k == Some(ErrorKind::ForkedProcess))
+                && !called.load(core::sync::atomic::Ordering::SeqCst)
+                && std::sync::Arc::strong_count(&called) == 1;
+            // SAFETY: ends the child at once, running nothing of the parent's.
+            unsafe { libc::_exit(i32::from(!refused)) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just forked; `status` is a valid out-pointer.
+        assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
+        assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
+        assert_eq!(
+            libc::WEXITSTATUS(status),
+            0,
+            "a forked child's scope call was not refused as ForkedProcess before the driver"
+        );
     }
 }
