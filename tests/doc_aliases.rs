@@ -345,6 +345,14 @@ fn calls_on_self(body: &str, name: &str) -> bool {
 /// (`CString::new(`, `Vec::push(`), a public method called on a local (`bytes.push(`).
 const NOT_DRIVER_CALLS: &[(&str, &str, &str, &str)] = &[
     (
+        "src/kernel/library.rs",
+        "name_at",
+        "get",
+        "`Library::name_at` slices the library's own PTX (`.get(range)` of a byte slice) for the \
+         name a kernel was looked up with; the heuristic matches `.get(` to the public `get` of \
+         a looked-up entry point",
+    ),
+    (
         "src/graph/params.rs",
         "nth",
         "get",
