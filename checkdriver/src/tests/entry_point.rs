@@ -360,8 +360,9 @@ fn a_told_entry_point_fails_at_its_next_call_only() {
     assert_eq!(version(), CUDA_SUCCESS, "before the told call");
     assert_eq!(sync(), 719, "the told call");
     assert_eq!(sync(), 719, "sticky from it on");
-    // SAFETY: a null name is refused.
+    // A null name is refused.
     assert_eq!(
+        // SAFETY: null is allowed (the extension's contract: null or NUL-terminated).
         unsafe { custackCheckdriverFailCall(core::ptr::null(), 1, 0) },
         1
     );
