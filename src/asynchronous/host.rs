@@ -19,18 +19,15 @@
 //! submissions already are. A panic in a host function is a bug in the program, not an
 //! outcome to recover from per submission; the report says that it happened and what it said.
 //! (`a_host_panic_is_reported_once_by_the_next_wait_of_its_context` in `submission.rs` tests
-//! it under Miri's checking driver and on a GPU.)
+//! it under Miri's checking driver and on a GPU.) A panic no wait reported before its context's
+//! handle ended (a destroy, a release, a reset) is returned by that call, or recorded in the
+//! drop log by a drop, and forgotten: a context made later at the same address never sees it
+//! (the record is `error::host_panic`'s, which the contexts reach too).
 
+use crate::error::host_panic;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
 use core::ffi::c_void;
-use core::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
-
-/// Panics of host functions not yet reported: `(context, message)`.
-static PANICS: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
-/// `PANICS.len()`, readable without the lock.
-static PENDING: AtomicUsize = AtomicUsize::new(0);
 
 /// What a host function call carries: the closure and the context it was enqueued in.
 struct HostCall<F> {
@@ -54,9 +51,7 @@ pub(crate) fn catch(ctx: usize, f: impl FnOnce()) {
             .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
         // Dropping the payload may itself panic; keep that from unwinding into C as well.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(payload)));
-        let mut panics = PANICS.lock().unwrap_or_else(PoisonError::into_inner);
-        panics.push((ctx, message));
-        PENDING.store(panics.len(), Ordering::Release);
+        host_panic::record(ctx, message);
     }
 }
 
@@ -144,7 +139,7 @@ pub(crate) fn enqueue<F: FnOnce() + Send + 'static>(
 /// The first unreported panic of a host function of the current context, as an error.
 #[inline]
 pub(crate) fn check_panics() -> Result<()> {
-    if PENDING.load(Ordering::Relaxed) == 0 {
+    if !host_panic::any() {
         return Ok(());
     }
     take_panic()
@@ -153,11 +148,7 @@ pub(crate) fn check_panics() -> Result<()> {
 /// Removes the unreported panics of context `ctx`, returning how many there were (tests only).
 #[cfg(test)]
 pub(crate) fn take_panics_of(ctx: usize) -> usize {
-    let mut panics = PANICS.lock().unwrap_or_else(PoisonError::into_inner);
-    let before = panics.len();
-    panics.retain(|(c, _)| *c != ctx);
-    PENDING.store(panics.len(), Ordering::Release);
-    before - panics.len()
+    host_panic::take_panics_of(ctx)
 }
 
 #[cold]
@@ -166,12 +157,9 @@ fn take_panic() -> Result<()> {
     let mut ctx = core::ptr::null_mut();
     // SAFETY: valid out-pointer.
     unsafe { ffi::cuCtxGetCurrent(&raw mut ctx) }.result()?;
-    let mut panics = PANICS.lock().unwrap_or_else(PoisonError::into_inner);
-    let Some(at) = panics.iter().position(|(c, _)| *c == ctx as usize) else {
+    let Some(message) = host_panic::take(ctx as usize) else {
         return Ok(());
     };
-    let (_, message) = panics.remove(at);
-    PENDING.store(panics.len(), Ordering::Release);
     Err(Error::custack(
         ErrorKind::HostFunctionPanicked,
         format!("a host function panicked: {message}"),

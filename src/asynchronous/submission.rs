@@ -783,4 +783,42 @@ mod tests {
         guard.pop()?;
         Ok(())
     }
+
+    // A panic no wait reported ends with its context's handle: the destroy returns it, and
+    // nothing of it is kept for a context made later at the same address (the record was keyed
+    // by the raw handle and kept for ever before).
+    #[test]
+    #[cfg_attr(
+        not(miri),
+        ignore = "requires a CUDA device (or Miri's checking driver)"
+    )]
+    fn an_unreported_host_panic_ends_with_its_context_s_handle() -> Result<()> {
+        use crate::asynchronous::host::{Call, enqueue, take_panics_of};
+        use crate::error::ErrorKind;
+        let a = context()?;
+        let raw = a.as_raw() as usize;
+        let mut stack = Stack::new()?;
+        let guard = stack.push(&a)?;
+        let stream = guard.stream()?;
+        enqueue(stream.as_raw(), Call::InOrder, || {
+            std::panic::panic_any("lost with its context")
+        })?;
+        // The function runs, and no custack wait sees its panic: the driver's own synchronize.
+        // SAFETY: a live stream of the current context.
+        unsafe { crate::ffi::cuStreamSynchronize(stream.as_raw()) }.result()?;
+        drop(stream);
+        guard.pop()?;
+        match a.destroy() {
+            Err(e) if e.kind() == ErrorKind::HostFunctionPanicked => {
+                assert!(e.to_string().contains("lost with its context"), "{e}");
+            }
+            r => panic!("expected the unreported panic from the destroy, got {r:?}"),
+        }
+        assert_eq!(
+            take_panics_of(raw),
+            0,
+            "the ended handle's panic is still kept"
+        );
+        Ok(())
+    }
 }

@@ -238,13 +238,27 @@ impl<'r> GreenContext<'r> {
 
     /// `cuGreenCtxDestroy`—Destroys the green context, returning the driver's error.
     ///
+    /// # Errors
+    ///
+    /// The driver's error; after a sticky error (or in a forked child) that error, without
+    /// calling the driver (R20). [`ErrorKind::HostFunctionPanicked`] where a
+    /// host function of the green context panicked and no wait reported it: it is destroyed all
+    /// the same.
+    ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html>
     #[doc(alias = "cuGreenCtxDestroy")]
     pub fn destroy(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
-        destroy_green(this.green)
+        this.end()
+    }
+
+    /// Destroys the green context; then its handle has ended, and its host functions'
+    /// unreported panics go with it (returned), never to a context made later at the address.
+    fn end(&self) -> Result<()> {
+        destroy_green(self.green)?;
+        crate::error::host_panic::take_all_of(self.ctx as usize)
     }
 }
 
@@ -328,7 +342,7 @@ pub(crate) fn destroy_green(green: ffi::CUgreenCtx) -> Result<()> {
 
 impl Drop for GreenContext<'_> {
     fn drop(&mut self) {
-        if let Err(e) = destroy_green(self.green) {
+        if let Err(e) = self.end() {
             record_drop_error(e);
         }
     }

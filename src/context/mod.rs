@@ -328,7 +328,9 @@ impl Context {
     ///
     /// `CUDA_ERROR_INVALID_VALUE` for a created (non-primary) context: destroy it instead.
     /// [`ErrorKind::PrimaryContextInUse`] while a green context of the device lives (no driver
-    /// call). Driver errors from the reset or the retain.
+    /// call). Driver errors from the reset or the retain. [`ErrorKind::HostFunctionPanicked`]
+    /// where a host function of the context before the reset panicked and no wait reported it:
+    /// the reset is done all the same (the context is usable).
     ///
     /// # References
     ///
@@ -363,12 +365,16 @@ impl Context {
                 ));
             }
         }
+        // The old handle is dead: its host functions' unreported panics are returned below, once
+        // the context is usable again, and not kept for the fresh handle.
+        let lost = crate::error::host_panic::take_all_of(self.raw as usize);
         let mut fresh = ptr::null_mut();
         // SAFETY: valid out-pointer; `dev` is a device of an initialized driver.
         unsafe { ffi::cuDevicePrimaryCtxRetain(&raw mut fresh, dev) }.result()?;
         self.raw = fresh;
         // SAFETY: balances the retain just above; our original retain still holds the context.
-        unsafe { ffi::cuDevicePrimaryCtxRelease_v2(dev) }.result()
+        unsafe { ffi::cuDevicePrimaryCtxRelease_v2(dev) }.result()?;
+        lost
     }
 
     /// Destroys a created context or releases a primary one, returning the driver's error
@@ -379,7 +385,9 @@ impl Context {
     /// The driver's error from `cuCtxDestroy` (created) or `cuDevicePrimaryCtxRelease` (primary).
     /// After a sticky error (or in a forked child) that error, without calling the driver: the
     /// context is left to the process's end, as GPU work may still use it (R20). The value is
-    /// consumed either way.
+    /// consumed either way. [`ErrorKind::HostFunctionPanicked`] where a host function of the
+    /// context panicked and no wait reported it: the context is destroyed (or released) all the
+    /// same, and the panic is not kept for a context made later at the same address.
     ///
     /// # References
     ///
@@ -400,12 +408,15 @@ impl Context {
             let mut held = PRIMARY_HELD.lock().unwrap_or_else(PoisonError::into_inner);
             held.retain(|d| *d != self.device.as_raw());
             // SAFETY: we retained this device's primary context once and release it once.
-            unsafe { ffi::cuDevicePrimaryCtxRelease_v2(self.device.as_raw()) }.result()
+            unsafe { ffi::cuDevicePrimaryCtxRelease_v2(self.device.as_raw()) }.result()?;
         } else {
             // SAFETY: `raw` was created by `cuCtxCreate` and is destroyed once (by `destroy`,
             // which forgets `self`, or by `drop`). No guard borrows `self` now.
-            unsafe { ffi::cuCtxDestroy_v2(self.raw) }.result()
+            unsafe { ffi::cuCtxDestroy_v2(self.raw) }.result()?;
         }
+        // The handle has ended: its host functions' unreported panics go with it (returned, or
+        // recorded by `drop`), never to a context made later at the same address.
+        crate::error::host_panic::take_all_of(self.raw as usize)
     }
 }
 

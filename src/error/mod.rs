@@ -31,6 +31,7 @@ pub(crate) mod driver_log;
 mod drop_log;
 mod failure;
 pub(crate) mod fork;
+pub(crate) mod host_panic;
 mod kind;
 pub(crate) mod left_behind;
 // Used by the libraries (features `cublas`, `cublaslt`, `cufft`, `curand`, `nccl`, `nvrtc`);
