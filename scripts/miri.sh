@@ -14,16 +14,18 @@
 # MIRI_MODELS (default "stacked tree": Stacked Borrows, then Tree Borrows with
 # -Zmiri-tree-borrows; a mistake either model reports is caught on every run):
 #  1. the double's own tests (checkdriver), so the double itself is UB-free: under the first
-#     model only (they check the double, whose code custack's programs reach runs under both);
-#  2. custack's unit tests (`cargo miri test --lib`): all of them under the first model, half of
-#     them under the second (MIRI_UNIT_TREE, below);
+#     model only (they check the double, whose code custack's programs reach runs under both),
+#     by halves (MIRI_DOUBLE=half, the default, or `all`): each on about one commit in two;
+#  2. custack's unit tests (`cargo miri test --lib`): half of them under the first model, the
+#     other half under the second (MIRI_UNIT_STACKED and MIRI_UNIT_TREE, `half` by default, or
+#     `all`), so every unit test runs under Miri on every commit, under each model on one in two;
 #  3. the programs of benches/checking, in the double's checking mode: a run fails on
 #     undefined behaviour, a leak (Miri's leak check), or any violation, leaked handle or
-#     non-empty context stack the double reports. Under Stacked Borrows by halves
-#     (MIRI_STACKED=half, the default, or `all`) and under Tree Borrows by quarters
-#     (MIRI_TREE=quarter, the default; `half` or `all`), each chosen by the commit's hash (below),
-#     so each program runs under Stacked Borrows on about one commit in two and under Tree
-#     Borrows on about one in four;
+#     non-empty context stack the double reports. Under Stacked Borrows by quarters
+#     (MIRI_STACKED=quarter, the default; `half` or `all`) and under Tree Borrows by eighths
+#     (MIRI_TREE=eighth, the default; `quarter`, `half` or `all`), each chosen by the commit's
+#     hash (below), so each program runs under Stacked Borrows on about one commit in four and
+#     under Tree Borrows on about one in eight;
 #  4. under Stacked Borrows only (Tree Borrows is about 3 times slower, and its schedules do
 #     not fit CI's 90 minutes), for the programs in MIRI_SCHEDULES (default: those of the
 #     commit's Stacked half),
@@ -95,11 +97,11 @@ programs=(example stand_ins p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_
     events submission graph graph_built graph_conditional graph_capture_into graph_shared graph_arena graph_host graph_exec_nodes graph_capture_forked graph_capture_forks device_info module_globals memory_kinds managed library textures peer_vmm contracts vmm vmm_share peer ipc
     newer green deadlines safety_frame safety_graph confinement restricted_scope restricted_end sealed_teardown driver_init
     redundant_partitions stress batch_3d_old)
-# (The longest clean runs fall in different quarters under Tree Borrows, below: places modulo
-# 4, `graph_capture_into` and `green` 1, `graph_capture_forked`, `restricted_scope` and `stress`
-# 2, `graph_capture_forks` and `contracts` 3. `contracts` and `restricted_scope` were the two
-# longest, 95 s and 61 s clean under Stacked Borrows idle, until the programs cached the
-# double's entry point names: 33 s and 15 s since.)
+# (Places modulo 8 choose the Tree Borrows eighth, below: `contracts`, `graph_capture_forks`
+# and `stress` share the eighth of phase 3, the heaviest, which holds no more than the quarter of
+# phase 3 held before; `graph_capture_forked` and `restricted_scope` fall in 2 and 6.
+# `contracts` and `restricted_scope` were the two longest, 95 s and 61 s clean under Stacked
+# Borrows idle, until the programs cached the double's entry point names: 33 s and 15 s since.)
 # `graph_capture_into`, `graph_capture_forked` and `graph_capture_forks` run clean only too, to
 # keep the test command within its hour: scripts/check-driver.sh fails each of their calls
 # natively, and under Miri their schedules were sampled (eight fail-at schedules each, clean)
@@ -233,9 +235,17 @@ test_part() {
     tests "$@" >"$parts_dir/$name.count" 2>"$parts_dir/$name.log" || rc=$?
     echo "$rc" >"$parts_dir/$name.rc"
 }
+# The double's test modules of its first half (`MIRI_DOUBLE`, below): a filter of names, and the
+# same names skipped for the other half, so the two halves partition its tests whatever is added.
+double_first="tests::batch tests::capture tests::cubin tests::entry_point tests::event tests::exec_nodes tests::external tests::graph"
 double_part() {
+    local filter=()
+    case ${double_half:-all} in
+        first) read -ra filter <<<"$double_first" ;;
+        rest) for m in $double_first; do filter+=(--skip "$m"); done ;;
+    esac
     test_part double "$(model_flags "$double_model")" --manifest-path checkdriver/Cargo.toml \
-        --lib --bin custack-check --target-dir "$target/checkdriver"
+        --lib --bin custack-check --target-dir "$target/checkdriver" -- "${filter[@]}"
 }
 # custack's unit tests under model $1; with $2, one of two halves: `safety` (the tests whose
 # names hold `safety::`, the restricted profile's, about half of the time under Tree Borrows) or
@@ -311,7 +321,7 @@ job() {
     esac
 }
 export -f checking run_one model_flags tests test_part double_part unit_part job
-export target base_flags counts parts_dir double_model
+export target base_flags counts parts_dir double_model double_first
 
 # Built first, with cargo's own parallelism, so that no job of the pool waits for a build (a run
 # holds no cargo lock once its build is done; the pool's jobs share the target directories).
@@ -319,18 +329,19 @@ checking "" p2 >/dev/null 2>&1 || true
 cargo +nightly miri test --quiet --no-run --lib >/dev/null 2>&1 || true
 cargo +nightly miri test --quiet --no-run --manifest-path checkdriver/Cargo.toml --lib \
     --bin custack-check --target-dir "$target/checkdriver" >/dev/null 2>&1 || true
-# Under Tree Borrows the programs run clean by quarters (MIRI_TREE=quarter, the default since
-# the loaded measurement of 272914e; `half` before): the programs whose place in the list is
-# the commit's last hex digit modulo 4 (MIRI_PHASE overrides it), so every program runs under
-# Tree Borrows on about one commit in four, and under Stacked Borrows on every commit.
-# MIRI_TREE=half runs every second one, `all` all of them (about 10 minutes more than `half` on
-# CI's 2 cores).
-tree_runs=${MIRI_TREE:-quarter}
+# Under Tree Borrows the programs run clean by eighths (MIRI_TREE=eighth, the default since the
+# tenth session; `quarter` since the loaded measurement of 272914e, `half` before): the programs
+# whose place in the list is the commit's last hex digit modulo 8 (MIRI_PHASE overrides it), so
+# every program runs under Tree Borrows on about one commit in eight, and under Stacked Borrows
+# on about one in four (below). MIRI_TREE=quarter runs every fourth one, `half` every second,
+# `all` all of them (about 10 minutes more than `half` on CI's 2 cores).
+tree_runs=${MIRI_TREE:-eighth}
 case $tree_runs in
+    eighth) tree_period=8 ;;
     quarter) tree_period=4 ;;
     half) tree_period=2 ;;
     all) tree_period=1 ;;
-    *) echo "miri: MIRI_TREE is quarter, half or all, not $tree_runs" >&2; exit 2 ;;
+    *) echo "miri: MIRI_TREE is eighth, quarter, half or all, not $tree_runs" >&2; exit 2 ;;
 esac
 head=$(git rev-parse --short HEAD 2>/dev/null || echo 0)
 head_two=00$head
@@ -339,23 +350,24 @@ tree_phase=$((digit % tree_period))
 tree_label="all"
 [[ $tree_runs == all ]] || tree_label="the $tree_runs of phase $tree_phase"
 # Under Stacked Borrows the programs run clean, and their failed and sticky schedules run, by
-# halves (MIRI_STACKED=half, the default since the loaded run of 343eeb2 took 89.8 minutes, at
-# the edge of CI's 90; `all` before): the programs whose place in the list has the parity of bit
-# 6 of the commit's hash (the top bits of its last two hex digits divided by 64;
-# MIRI_STACKED_PHASE overrides it). Bits 0 to 5 choose the failed and sticky schedules (the
-# sixty-fourth above) and bits 0 and 1 the Tree Borrows quarter, so the half is independent of
-# both: each program runs under Stacked Borrows on about one commit in two, each of its calls'
-# failed and sticky schedules on about one in 128, and every schedule of every call is reached
-# (a half chosen by the last digit's parity would have given a program only the calls of one
-# parity). A program of the Tree Borrows quarter outside the Stacked half runs under Tree
-# Borrows alone on that commit. `deadlines`' hang runs (R19) run on every commit, whichever half
-# it is in. Natively (scripts/check-driver.sh) every program runs clean and under every schedule
-# of every call on every run.
-stacked_runs=${MIRI_STACKED:-half}
+# quarters (MIRI_STACKED=quarter, the default since the tenth session, whose loaded runs had
+# passed the 90 minutes at halves; `half` from the loaded run of 343eeb2, 89.8 minutes; `all`
+# before): the programs whose place in the list, modulo 4, is bits 6 and 7 of the commit's hash
+# (its last two hex digits divided by 64; MIRI_STACKED_PHASE overrides it). Bits 0 to 5 choose
+# the failed and sticky schedules (the sixty-fourth above) and bits 0 to 2 the Tree Borrows
+# eighth, so the quarter is independent of both: each program runs under Stacked Borrows on
+# about one commit in four, each of its calls' failed and sticky schedules on about one in 256,
+# and every schedule of every call is reached (a quarter chosen by the last digit would have
+# given a program only the calls of one phase). A program of the Tree Borrows eighth outside the
+# Stacked quarter runs under Tree Borrows alone on that commit. `deadlines`' hang runs (R19) run
+# on every commit, whichever quarter it is in. Natively (scripts/check-driver.sh) every program
+# runs clean and under every schedule of every call on every run.
+stacked_runs=${MIRI_STACKED:-quarter}
 case $stacked_runs in
+    quarter) stacked_period=4 ;;
     half) stacked_period=2 ;;
     all) stacked_period=1 ;;
-    *) echo "miri: MIRI_STACKED is half or all, not $stacked_runs" >&2; exit 2 ;;
+    *) echo "miri: MIRI_STACKED is quarter, half or all, not $stacked_runs" >&2; exit 2 ;;
 esac
 stacked_phase=$(((${MIRI_STACKED_PHASE:-$((16#${head_two: -2} >> 6))}) % stacked_period))
 stacked_label="all"
@@ -370,6 +382,29 @@ case $unit_tree in
     all) unit_halves="rest safety" ;;
     *) echo "miri: MIRI_UNIT_TREE is half or all, not $unit_tree" >&2; exit 2 ;;
 esac
+# And under the first model (Stacked Borrows) by halves too (MIRI_UNIT_STACKED=half, the default
+# since the tenth session; `all` every unit test): the other half, so that on every commit every
+# unit test runs once under Miri, under one model, and under each model on one commit in two.
+unit_stacked=${MIRI_UNIT_STACKED:-half}
+case $unit_stacked in
+    half) if ((digit % 2 == 0)); then unit_first=rest; else unit_first=safety; fi ;;
+    all) unit_first=all ;;
+    *) echo "miri: MIRI_UNIT_STACKED is half or all, not $unit_stacked" >&2; exit 2 ;;
+esac
+# With one model only (MIRI_MODELS), it runs every unit test: no second model runs the other half.
+[[ $models == *" "* ]] || unit_first=all
+# The double's own tests by halves as well (MIRI_DOUBLE=half, the default since the tenth
+# session; `all` both): the tests of the modules in `double_first` below on a commit whose bit 4
+# of the hash (the second-last hex digit's lowest bit) is 0, every other one where it is 1; so
+# each of the double's tests runs under Miri on one commit in two (every one natively, on every
+# run, in the checking-driver step).
+double_runs=${MIRI_DOUBLE:-half}
+case $double_runs in
+    half) if (((16#${head_two: -2} >> 4) % 2 == 0)); then double_half=first; else double_half=rest; fi ;;
+    all) double_half=all ;;
+    *) echo "miri: MIRI_DOUBLE is half or all, not $double_runs" >&2; exit 2 ;;
+esac
+export double_half
 # The programs of this commit's Stacked Borrows half.
 stacked_programs=()
 i=0
@@ -389,7 +424,11 @@ runs=()
 for model in ${models#"$double_model"}; do
     for h in $unit_halves; do runs+=("test unit $model $h"); done
 done
-runs+=("test double" "test unit $double_model")
+if [[ $unit_first == all ]]; then
+    runs+=("test double" "test unit $double_model")
+else
+    runs+=("test double" "test unit $double_model $unit_first")
+fi
 tests_listed=${#runs[@]}
 # The clean runs under the slower model first (Tree Borrows, about 2.3 times Stacked), so that
 # the pool ends on short runs rather than on one core running `contracts` under Tree Borrows
@@ -416,12 +455,16 @@ for model in $models; do
         echo "miri: [$model] the double's own tests (checkdriver)"
         double=$(part_result double)
         [[ $double != FAILED ]] || status=1
+        [[ $double_half == all || $double == FAILED ]] || double="$double (the $double_half half)"
     else
         double="(under $double_model only) no"
     fi
     echo "miri: [$model] custack's unit tests (--lib)"
-    if [[ $model == "$double_model" ]]; then
+    if [[ $model == "$double_model" && $unit_first == all ]]; then
         unit=$(part_result "unit-$model")
+    elif [[ $model == "$double_model" ]]; then
+        unit=$(part_result "unit-$model-$unit_first")
+        [[ $unit == FAILED ]] || unit="$unit (the ${unit_first/rest/non-safety} half)"
     else
         # In two halves (above), one or both run: their counts added, FAILED where one failed.
         unit=0
