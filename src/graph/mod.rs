@@ -76,7 +76,7 @@ pub(crate) mod kept;
 // Host functions a graph owns: host nodes, and host functions a capture takes; the closure
 // and the functions the driver calls with it, which an executable graph's updates give too.
 mod host;
-mod host_fn;
+pub(crate) mod host_fn;
 // The one updater of an executable graph's kernel, memset, memcpy, host, child-graph and event
 // nodes.
 mod update;

@@ -608,12 +608,20 @@ impl<P: Payload> GraphExec<'_, P> {
     /// The raw executable graph and its held payload; the caller destroys the one before it
     /// releases the other. A kept graph is destroyed now (its kernel nodes are no longer lent).
     ///
-    /// The closures its host nodes' updates gave it are leaked: the executable graph lives on
-    /// (parked) and its launches may call them, and the parked form keeps no record of them.
-    ///
-    /// The `bool`: whether a node is disabled, which no node lent will enable again.
-    pub(crate) fn into_parts(mut self) -> (ffi::CUgraphExec, P::Held, Option<Box<Kept>>, bool) {
-        self.host_fns.leak();
+    /// The `bool`: whether a node is disabled, which no node lent will enable again. The
+    /// closures its host nodes' updates gave it go with it: the executable graph lives on
+    /// (parked) and its launches may call them; the parked form frees them once it destroyed
+    /// the executable graph (they were leaked before).
+    pub(crate) fn into_parts(
+        mut self,
+    ) -> (
+        ffi::CUgraphExec,
+        P::Held,
+        Option<Box<Kept>>,
+        bool,
+        ExecHostFns,
+    ) {
+        let host_fns = core::mem::take(&mut self.host_fns);
         let disabled = self.disabled.any_disabled();
         self.forget_kernels();
         let kept = self.kept.take();
@@ -622,7 +630,7 @@ impl<P: Payload> GraphExec<'_, P> {
         // nothing to free but its list.
         let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
         let _ = core::mem::take(&mut this.disabled);
-        (this.raw, payload, kept, disabled)
+        (this.raw, payload, kept, disabled, host_fns)
     }
 
     /// The executable graph's kept allocations, for its launches (null if none).
@@ -636,12 +644,14 @@ impl<P: Payload> GraphExec<'_, P> {
     ///
     /// `raw` must be a live executable graph of the current context, with no launch pending,
     /// whose nodes use only memory and code that `payload` owns, and whose kept allocations
-    /// `kept` records; the result owns all three.
+    /// `kept` records, and whose host nodes' closures given by updates `host_fns` owns; the
+    /// result owns all four.
     pub(crate) unsafe fn from_parts(
         raw: ffi::CUgraphExec,
         payload: P::Held,
         kept: Option<Box<Kept>>,
         disabled: bool,
+        host_fns: ExecHostFns,
     ) -> Self {
         GraphExec {
             raw,
@@ -649,7 +659,7 @@ impl<P: Payload> GraphExec<'_, P> {
             kernels: KernelNodes::default(),
             data: DataNodes::default(),
             kept,
-            host_fns: ExecHostFns::default(),
+            host_fns,
             disabled: DisabledNodes::unlent(disabled),
             payload: ManuallyDrop::new(payload),
             _marker: PhantomData,

@@ -28,6 +28,7 @@ use crate::error::left_behind::{Object, left_behind};
 use crate::error::{Error, ErrorKind, Result, record_drop_error};
 use crate::ffi;
 use crate::graph::GraphExec;
+use crate::graph::host_fn::ExecHostFns;
 use crate::graph::kept::record::Kept;
 use crate::kernel::module::Module;
 use crate::memory::registered::RegisteredVec;
@@ -229,13 +230,18 @@ pub struct ParkedGraph<'ctx, Q: ParkedPayload, K: ContextKind = Floating> {
     /// Whether a node was disabled when it parked: a whole-graph update after it is attached
     /// is refused (the node would stay disabled, with no node lent to enable it).
     disabled: bool,
+    /// The closures its host nodes' updates gave it (`NodeUpdater::set_host`): its launches may
+    /// call them, so they are freed once it is destroyed, and handed back on attach.
+    host_fns: ExecHostFns,
     _marker: PhantomData<(&'ctx Context, K)>,
 }
 
 // SAFETY: an executable graph of a floating context belongs to the context, not a thread; a
 // parked graph offers no access until attached to a guard of its context (checked), and its
 // drop pushes that context itself. Its payload's parked parts cross threads as they would
-// alone. Not for a green context (its parked parts are `!Send`, and so is this).
+// alone, and its host nodes' closures are `Send + Sync` (`Slot::make`'s bound), freed by
+// whichever thread drops it. Not for a green context (its parked parts are `!Send`, and so is
+// this).
 unsafe impl<Q: ParkedPayload> Send for ParkedGraph<'_, Q, Floating> where Q::Held: Send {}
 // SAFETY: `&ParkedGraph` offers the raw handles only.
 unsafe impl<Q: ParkedPayload> Sync for ParkedGraph<'_, Q, Floating> where Q::Held: Sync {}
@@ -263,12 +269,21 @@ impl<Q: ParkedPayload, K: ContextKind> ParkedGraph<'_, Q, K> {
         self.raw
     }
 
-    fn into_parts(self) -> (ffi::CUgraphExec, Q::Held, Option<Box<Kept>>, bool) {
+    fn into_parts(
+        self,
+    ) -> (
+        ffi::CUgraphExec,
+        Q::Held,
+        Option<Box<Kept>>,
+        bool,
+        ExecHostFns,
+    ) {
         let mut this = ManuallyDrop::new(self);
         let kept = this.kept.take();
+        let host_fns = core::mem::take(&mut this.host_fns);
         // SAFETY: taken once; `this` never drops.
         let payload = unsafe { ManuallyDrop::take(&mut this.payload) };
-        (this.raw, payload, kept, this.disabled)
+        (this.raw, payload, kept, this.disabled, host_fns)
     }
 }
 
@@ -283,12 +298,20 @@ impl<Q: ParkedPayload, K: ContextKind> Drop for ParkedGraph<'_, Q, K> {
     fn drop(&mut self) {
         let raw = self.raw;
         let kept = self.kept.take();
+        let mut host_fns = core::mem::take(&mut self.host_fns);
         let destroy = || {
             let destroyed = destroy_exec(raw);
             // What a launch kept and nobody took is not freed by the destroy: freed here, in
             // the graph's context (no launch pending, as below).
             if let Some(kept) = &kept {
                 kept.free_untaken_in_drop();
+            }
+            match &destroyed {
+                // SAFETY: the executable graph is destroyed and no launch of it is pending (as
+                // below): nothing calls its host nodes' closures any more.
+                Ok(()) => unsafe { host_fns.free_all() },
+                // Not destroyed: its launches could still call them.
+                Err(_) => host_fns.leak(),
             }
             destroyed
         };
@@ -337,12 +360,13 @@ impl<'ctx, K: ContextKind, P: ParkWithGraph<'ctx, K>> Park<'ctx, K> for GraphExe
     type Parked = ParkedGraph<'ctx, P::Parked, K>;
     #[inline]
     unsafe fn park(held: Self, ctx: ffi::CUcontext) -> ParkedGraph<'ctx, P::Parked, K> {
-        let (raw, payload, kept, disabled) = held.into_parts();
+        let (raw, payload, kept, disabled, host_fns) = held.into_parts();
         ParkedGraph {
             ctx,
             raw,
             kept,
             disabled,
+            host_fns,
             // SAFETY: the graph and its payload belong to `ctx`, alive for `'ctx` (the
             // caller's promise); the payload owns everything the graph's nodes use
             // (`ParkWithGraph`), so nothing it needs is released by parking.
@@ -391,12 +415,13 @@ impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
             ));
         }
         let parked_ctx = parked.ctx;
-        let (raw, payload, kept, disabled) = parked.into_parts();
+        let (raw, payload, kept, disabled, host_fns) = parked.into_parts();
         match Q::unpark(payload, self) {
             // SAFETY: a live executable graph of this guard's context (checked above), with no
             // launch pending (a parked graph is handed back only after its launch's wait), whose
-            // nodes use only what the attached payload owns (`ParkWithGraph` when it parked).
-            Ok(held) => Ok(unsafe { GraphExec::from_parts(raw, held, kept, disabled) }),
+            // nodes use only what the attached payload owns (`ParkWithGraph` when it parked),
+            // and whose updated host nodes' closures `host_fns` owns.
+            Ok(held) => Ok(unsafe { GraphExec::from_parts(raw, held, kept, disabled, host_fns) }),
             Err(e) => {
                 // Not reached: every part was parked from this context. Should it be, the parts
                 // already went (dropped, no launch pending); the graph goes too, destroyed by
@@ -407,6 +432,7 @@ impl<'ctx, K: ContextKind> PushedGuard<'ctx, '_, K> {
                     payload: ManuallyDrop::new(()),
                     kept,
                     disabled,
+                    host_fns,
                     _marker: PhantomData,
                 });
                 Err(e)

@@ -94,11 +94,27 @@ pub(crate) fn graph_host(ctx: &Context) -> Result<()> {
     }
     assert_eq!(calls.load(SeqCst), 112, "the panicking node ran once");
     drop(exec);
+
+    // A closure an update gave a host node goes with the executable graph when it parks, and
+    // is dropped once the parked graph is destroyed (leaked before: the parked form kept no
+    // record of it).
+    let mut exec = build(&guard, 1000, false, &calls, &drops)?.instantiate()?;
+    let (given, token) = (Arc::clone(&calls), Token(Arc::clone(&drops)));
+    exec.update_nodes(move |u, _| {
+        u.set_host(u.host_node(0)?, move || {
+            let _ = &token;
+            given.fetch_add(10_000, SeqCst);
+        })
+    })?;
+    exec = stream.submit(exec, |s, g| s.launch_graph(&g))?.wait()?;
+    assert_eq!(calls.load(SeqCst), 10_112, "the given closure ran");
+    drop(guard.park_graph(exec));
     stream.synchronize()?;
     // Every closure dropped (under the double at once; the driver's destructors may run
-    // later), unless a destroy failed and left its graph behind.
+    // later), unless a destroy failed and left its graph behind: the four builds' and the
+    // given one.
     match custack::take_drop_errors().into_iter().next() {
-        None => assert_eq!(drops.load(SeqCst), 3, "each closure dropped once"),
+        None => assert_eq!(drops.load(SeqCst), 5, "each closure dropped once"),
         Some(e) => return Err(e),
     }
     Ok(())
