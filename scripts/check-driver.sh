@@ -124,7 +124,7 @@ done
 
 programs=(${CHECK_PROGRAMS:-example stand_ins solver_handles sparse_handles dnn_handles dnn_matmul blas_handles blaslt_handles nccl_parked p1 p2 p3 p4 p8 p9 p11 in_flight parked_graph scoped_alloc reuse_after_scope unwind scoped_host
     events submission graph graph_built graph_conditional graph_capture_into graph_shared graph_arena graph_host graph_exec_nodes graph_capture_forked graph_capture_forks graph_mem batch_copies batch_copies_old graph_kept_routes graph_kept_free graph_kept_attack graph_update_attack device_info module_globals memory_kinds managed library textures tensor_map peer_vmm contracts vmm vmm_share peer ipc stress batch_3d batch_3d_old managed_batches external external_leaked
-    newer green green_leaked poisoned_calls deadlines safety_frame safety_graph safety_graph_nodes fork fork_in_scope confinement restricted_end sealed_teardown restricted_api named_launches restricted_redundant profile_first context_count
+    newer green green_leaked poisoned_calls deadlines safety_frame safety_graph safety_graph_nodes fork fork_in_scope confinement restricted_end sealed_teardown restricted_init_retry restricted_api named_launches restricted_redundant profile_first context_count
     restricted_scope driver_init redundant_partitions redundant_flips})
 # The programs every wait of which has a deadline: a hang that blocks one is a failure, and
 # every enqueue of theirs is hung in turn: `deadlines` (R19), which uses every bounded wait,

@@ -79,8 +79,9 @@ impl RestrictedContext {
     ///
     /// # Errors
     ///
-    /// `ErrorKind::OutsideProfile` past the count `Profile::init` stated (nothing created); as
-    /// [`Context::new`].
+    /// `ErrorKind::OutsideProfile` past the count `Profile::init` stated (nothing created);
+    /// `ErrorKind::InvalidValue` for a budget whose wait bound the clock cannot represent (every
+    /// wait would be unbounded; nothing created); as [`Context::new`].
     ///
     /// # References
     ///
@@ -90,6 +91,7 @@ impl RestrictedContext {
         let _ = profile;
         // Poisoned or forked: refused as every creation is, nothing taken from the count.
         crate::error::poison::check()?;
+        check_bound(&budget)?;
         let counted = crate::safety::profile::take_context()?;
         let context = Context::create(device, ContextFlags::empty())?;
         counted.keep();
@@ -108,8 +110,9 @@ impl RestrictedContext {
     /// # Errors
     ///
     /// `ErrorKind::OutsideProfile` past the count `Profile::init` stated, or if this process
-    /// made a restricted primary context of `device` before (nothing retained); as
-    /// [`Context::primary`].
+    /// made a restricted primary context of `device` before (nothing retained);
+    /// `ErrorKind::InvalidValue` for a wait bound the clock cannot represent, as
+    /// [`new`](Self::new); as [`Context::primary`].
     ///
     /// # References
     ///
@@ -118,6 +121,7 @@ impl RestrictedContext {
     pub fn primary(profile: &Profile, device: Device, budget: Budget) -> Result<Self> {
         let _ = profile;
         crate::error::poison::check()?;
+        check_bound(&budget)?;
         // Refused (here or at the claim) or failed below, the count's one goes back on drop.
         let counted = crate::safety::profile::take_context()?;
         PRIMARY_CLAIMS.claim(device.ordinal())?;
@@ -214,6 +218,23 @@ impl RestrictedContext {
     }
 }
 
+/// Refuses a budget whose [`WaitBound`](crate::safety::WaitBound) the clock cannot represent
+/// (`Duration::MAX`, say): every wait under it would be unbounded (R23, R25), where the profile
+/// promises each one ends by its bound.
+fn check_bound(budget: &Budget) -> Result<()> {
+    let limit = budget.wait_bound().limit();
+    if std::time::Instant::now().checked_add(limit).is_none() {
+        return Err(Error::custack(
+            ErrorKind::InvalidValue,
+            format!(
+                "a wait bound of {limit:?} is past what the clock can represent: every wait of \
+                 the context would be unbounded; state a bound the program can wait out"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The guard of a [`RestrictedContext`]: `!Send`, pops on drop, and lends nothing itself. Its
 /// [`init`](Self::init) opens the context's one init phase, which makes everything and is then
 /// sealed into the run phase; [`shutdown`](Self::shutdown) ends the run phase.
@@ -245,16 +266,30 @@ impl RestrictedGuard<'_, '_> {
     /// `ErrorKind::OutsideProfile` if an init phase of this context was opened before, by this
     /// guard or by an earlier guard of the context, sealed or not: a restricted context stays
     /// sealed, so a frame loop cannot allocate each frame through a fresh init phase. Nothing
-    /// is created; make everything in the first init phase.
+    /// is created; make everything in the first init phase. The driver's error where the
+    /// phase's event or its stack-size limit is refused: then no phase was opened, and a later
+    /// `init` may open it.
     pub fn init(&mut self) -> Result<InitPhase<'_>> {
         self.context.init.open()?;
         // The one event of the context-wide waits (the run phase's, a module's unload, the
         // shutdown's), made now so that none of them creates one after the seal. Not counted
         // against the budget's events, which are the program's.
-        self.idle = IdleEvent::new(&self.guard)?;
+        match IdleEvent::new(&self.guard) {
+            Ok(idle) => self.idle = idle,
+            Err(e) => {
+                // No init phase was handed out: the next `init` may open it (C27 counts the
+                // phases a program received, and it received none).
+                self.context.init.undo_open();
+                return Err(e);
+            }
+        }
         let primary = self.context.primary.then_some(self.context.device);
         let idle = self.idle.as_ref().map(IdleEvent::as_raw);
+        let init = &self.context.init;
+        // As above: a phase that failed to open (the stack-size limit refused) was not handed
+        // out; the event made stays the guard's, replaced by the next `init`'s.
         InitPhase::new(&self.guard, &self.context.budget, primary, idle)
+            .inspect_err(|_| init.undo_open())
     }
 
     /// Ends the run phase before `main` returns (CUDA-1.1, CUDA-1.2): synchronizes the
@@ -366,6 +401,12 @@ impl InitOnce {
         Self(AtomicBool::new(false))
     }
 
+    /// Marks the init phase closed again, after an `init` that failed before it handed the
+    /// phase out (nothing of the phase exists, so C27's one phase is still to come).
+    fn undo_open(&self) {
+        self.0.store(false, Ordering::Relaxed);
+    }
+
     /// Marks the init phase opened, or refuses a second one.
     fn open(&self) -> Result<()> {
         if self.0.swap(true, Ordering::Relaxed) {
@@ -419,9 +460,45 @@ impl PrimaryClaims {
 
 #[cfg(test)]
 mod tests {
+
+    /// A wait bound the clock cannot represent is refused before anything is made: under it
+    /// every wait of the context would be unbounded (`Deadline::NEVER`); a bound of hours is
+    /// taken.
+    #[test]
+    fn a_wait_bound_the_clock_cannot_represent_is_refused() {
+        use crate::safety::WaitBound;
+        use core::time::Duration;
+        for bound in [
+            WaitBound::fail_stop(Duration::MAX),
+            WaitBound::return_error(Duration::MAX),
+        ] {
+            let refused = super::check_bound(&super::Budget::new().waits(bound));
+            assert_eq!(
+                refused.map_err(|e| e.kind()),
+                Err(super::ErrorKind::InvalidValue),
+                "{bound:?}"
+            );
+        }
+        let hours = WaitBound::fail_stop(Duration::from_secs(3 * 3600));
+        assert!(super::check_bound(&super::Budget::new().waits(hours)).is_ok());
+    }
     use super::{InitOnce, PrimaryClaims};
     use crate::error::ErrorKind;
     use std::sync::Mutex;
+
+    /// An `init` that failed before it handed its phase out closes the mark again: the next
+    /// `init` opens the phase, and a phase after that is refused.
+    #[test]
+    fn a_phase_not_handed_out_leaves_the_init_to_come() {
+        let once = InitOnce::new();
+        assert!(once.open().is_ok());
+        once.undo_open();
+        assert!(once.open().is_ok());
+        assert_eq!(
+            once.open().map_err(|e| e.kind()),
+            Err(ErrorKind::OutsideProfile)
+        );
+    }
 
     #[test]
     fn the_init_phase_opens_once() {

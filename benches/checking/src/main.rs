@@ -27,8 +27,8 @@ use programs::{
     graph_kept_routes, graph_mem, graph_shared, green, green_leaked, poisoned_calls, in_flight, ipc, library, managed,
     memory_kinds, module_globals, named_launches, newer, p1, p2, p3, p4, p8, p9, p11, parked_graph,
     peer, peer_vmm, profile_first, redundant_flips, redundant_inject, redundant_partitions,
-    restricted_api, restricted_end, restricted_redundant, restricted_scope, reuse_after_scope,
-    sealed_teardown,
+    restricted_api, restricted_end, restricted_init_retry, restricted_redundant, restricted_scope,
+    reuse_after_scope, sealed_teardown,
     safety_frame, safety_graph, safety_graph_nodes, scoped_alloc, scoped_host, stand_ins, stress,
     submission, tensor_map, textures, unwind, vmm, vmm_share,
 };
@@ -183,6 +183,7 @@ fn run(program: &str) -> Option<Result<()>> {
         "context_count" => context_count::context_count(),
         "restricted_end" => restricted_end::restricted_end(),
         "sealed_teardown" => sealed_teardown::sealed_teardown(),
+        "restricted_init_retry" => restricted_init_retry::restricted_init_retry(),
         "named_launches" => named_launches::named_launches(),
         "restricted_redundant" => {
             report_driver_version(13000).and_then(|()| restricted_redundant::restricted_redundant())

@@ -68,6 +68,7 @@ pub(crate) mod redundant_inject;
 pub(crate) mod redundant_partitions;
 pub(crate) mod restricted_api;
 pub(crate) mod restricted_end;
+pub(crate) mod restricted_init_retry;
 pub(crate) mod sealed_teardown;
 pub(crate) mod restricted_redundant;
 pub(crate) mod restricted_scope;
