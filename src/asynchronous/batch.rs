@@ -191,7 +191,10 @@ impl<'b, 'scope: 'b> CopyBatch<'b, 'scope> {
         dst: impl ScopedWrite<'scope, T> + 'b,
         src: impl Into<ScopedHost<'scope, T>>,
     ) -> Result<&mut Self> {
-        let ((ptr, len), src) = (dst.raw_parts(), src.into());
+        // The host side first: its conversion may be a program's `From`, which could make a node
+        // (taking the use `raw_parts` notes for a graph allocation) between the two.
+        let src = src.into();
+        let (ptr, len) = dst.raw_parts();
         check_same_len("CopyBatch::to_device", len, src.len())?;
         let bytes = bytes_of::<T>("CopyBatch::to_device", len)?;
         let host = src.as_ptr() as u64;
@@ -566,6 +569,8 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuMemcpyBatchAsync")]
     pub fn copy_batch(&self, batch: CopyBatch<'_, 'scope>) -> Result<()> {
         const WHAT: &str = "cuMemcpyBatchAsync";
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
         // Taken by value: the batch's borrows end once its copies are enqueued.
         let CopyBatch {
             mut copies,

@@ -282,6 +282,8 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuMemPrefetchBatchAsync")]
     pub fn prefetch_all(&self, batch: PrefetchBatch<'_, 'scope>) -> Result<()> {
         const WHAT: &str = "cuMemPrefetchBatchAsync";
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
         // Taken by value: the batch's borrows end once its ranges are enqueued.
         let PrefetchBatch { ranges, .. } = batch;
         ranges.check(WHAT)?;
@@ -307,6 +309,8 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuMemDiscardBatchAsync")]
     pub fn discard_all(&self, batch: DiscardBatch<'_, 'scope>) -> Result<()> {
         const WHAT: &str = "cuMemDiscardBatchAsync";
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
         let DiscardBatch { ranges, .. } = batch;
         ranges.check(WHAT)?;
         let mut raw = ranges.for_driver();
@@ -348,6 +352,8 @@ impl<'scope> StreamScope<'scope, '_> {
         to: Location,
     ) -> Result<()> {
         const WHAT: &str = "cuMemDiscardAndPrefetchBatchAsync";
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
         batch.ranges.check(WHAT)?;
         let n = batch.ranges.ptrs.len();
         batch.ranges.locs = vec![mem_location(to); n];

@@ -351,7 +351,12 @@ impl<'scope> StreamScope<'scope, '_> {
         dst: impl ScopedWrite<'scope, T>,
         src: impl Into<ScopedHost<'scope, T>>,
     ) -> Result<()> {
-        let ((ptr, len), src) = (dst.raw_parts(), src.into());
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
+        // The host side first: its conversion may be a program's `From`, which could make a node
+        // (taking the use `raw_parts` notes for a graph allocation) between the two.
+        let src = src.into();
+        let (ptr, len) = dst.raw_parts();
         check_same_len("copy_to_device", len, src.len())?;
         // SAFETY: `src` is readable for the copied bytes and stays borrowed until the scope has
         // synchronized the stream; `dst` is live device memory of the current context that
@@ -379,6 +384,8 @@ impl<'scope> StreamScope<'scope, '_> {
         dst: impl Into<ScopedHostMut<'scope, T>>,
         src: impl ScopedRead<'scope, T>,
     ) -> Result<()> {
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
         let (dst, (ptr, len)) = (dst.into(), src.raw_parts());
         check_same_len("copy_to_host", dst.len(), len)?;
         // SAFETY: `dst` is writable for the copied bytes and stays borrowed until the scope has
@@ -407,6 +414,8 @@ impl<'scope> StreamScope<'scope, '_> {
         dst: impl ScopedWrite<'scope, T>,
         src: impl ScopedRead<'scope, T>,
     ) -> Result<()> {
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
         let ((dst, len), (src, src_len)) = (dst.raw_parts(), src.raw_parts());
         check_same_len("copy_device", len, src_len)?;
         // SAFETY: both are live device memory of the current context until this copy has run,
@@ -427,6 +436,8 @@ impl<'scope> StreamScope<'scope, '_> {
         dst: impl ScopedWrite<'scope, T>,
         value: u8,
     ) -> Result<()> {
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
         let (ptr, len) = dst.raw_parts();
         // SAFETY: `dst` is live device memory of the current context until this memset has run.
         unsafe { ffi::cuMemsetD8Async(ptr, value, len * size_of::<T>(), self.raw) }.result()
@@ -449,6 +460,8 @@ impl<'scope> StreamScope<'scope, '_> {
         dst: impl ScopedWrite<'scope, T>,
         value: u16,
     ) -> Result<()> {
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
         let (ptr, len) = dst.raw_parts();
         let bytes = len * size_of::<T>();
         crate::memory::check_memset_unit(ptr, bytes, 2)?;
@@ -473,6 +486,8 @@ impl<'scope> StreamScope<'scope, '_> {
         dst: impl ScopedWrite<'scope, T>,
         value: u32,
     ) -> Result<()> {
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
         let (ptr, len) = dst.raw_parts();
         let bytes = len * size_of::<T>();
         crate::memory::check_memset_unit(ptr, bytes, 4)?;
@@ -568,6 +583,8 @@ mod tests {
     use crate::asynchronous::event::Event;
     use crate::asynchronous::stream::Stream;
     use crate::error::ErrorKind;
+    use crate::ffi;
+    use crate::vocabulary::binding::{ScopedSlice, ScopedSliceMut};
     use core::mem::ManuallyDrop;
 
     /// Inside a capture's closure every event record and wait (the stream's, its scope's, the
@@ -605,7 +622,8 @@ mod tests {
     /// the driver as `ForkedProcess`: the handles are null and no context is current, so a call
     /// that reached the driver would fail with another error. The host function is dropped,
     /// never called. Each call's check was missing until a review found it (`Stream::record`
-    /// and `wait`, `StreamScope::alloc`, `host_fn`).
+    /// and `wait`, `StreamScope::alloc`, `host_fn`; the copies and fills, by the tenth
+    /// session's review of the restricted profile).
     #[test]
     #[cfg(all(unix, not(miri)))]
     fn a_forked_child_s_scope_calls_are_refused_before_the_driver() {
@@ -622,6 +640,13 @@ mod tests {
             let scope = unsafe { StreamScope::of(&stream) };
             let called = std::sync::Arc::new(core::sync::atomic::AtomicBool::new(false));
             let flag = std::sync::Arc::clone(&called);
+            let (host, mut back) = ([0u32; 4], [0u32; 4]);
+            // SAFETY: an address no call dereferences: every call below is refused before the
+            // driver (a call that reached it would fail with another error, no context being
+            // current in the child).
+            let mut dst = unsafe { ScopedSliceMut::<u32>::from_raw_parts(0x1000, 4) };
+            // SAFETY: as `dst`.
+            let src = unsafe { ScopedSlice::<u32>::from_raw_parts(0x2000, 4) };
             let kinds = [
                 scope.alloc::<u32>(4).map(drop),
                 scope.host_fn(move || flag.store(true, core::sync::atomic::Ordering::SeqCst)),
@@ -629,6 +654,12 @@ mod tests {
                 scope.wait(&event),
                 stream.record(&event),
                 stream.wait(&event),
+                scope.copy_to_device(&mut dst, &host[..]),
+                scope.copy_to_host(&mut back[..], src),
+                scope.copy_device(&mut dst, src),
+                scope.fill_bytes(&mut dst, 1),
+                scope.fill_u16(&mut dst, 1),
+                scope.fill_u32(&mut dst, 1),
             ]
             .map(|r| r.err().map(|e| e.kind()));
             let refused = kinds.iter().all(|k| *k == Some(ErrorKind::ForkedProcess))
@@ -645,6 +676,47 @@ mod tests {
             libc::WEXITSTATUS(status),
             0,
             "a forked child's scope call was not refused as ForkedProcess before the driver"
+        );
+    }
+
+    /// Once the process is poisoned, a scope's copies and fills are refused with the first
+    /// sticky error before the driver (R20), in a scope opened before the poison too (the one
+    /// way to reach them: a scope opened after it is refused). The process runs this test alone
+    /// (it poisons it); no context is current and no `cuInit` was made, so a call that reached
+    /// the driver would answer another error (`CUDA_ERROR_NOT_INITIALIZED`), not 700. The
+    /// checks were missing until the tenth session's review of the restricted profile.
+    #[test]
+    #[cfg(not(miri))]
+    fn a_poisoned_process_s_scope_copies_and_fills_are_refused_before_the_driver() {
+        crate::alone::rerun_alone!(
+            a_poisoned_process_s_scope_copies_and_fills_are_refused_before_the_driver
+        );
+        let sticky = ffi::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS;
+        // Poisons this process, which runs this test alone.
+        assert!(sticky.result().is_err());
+        assert!(crate::error::poison::poisoned().is_some(), "not poisoned");
+        let stream = ManuallyDrop::new(Stream::for_tests(core::ptr::null_mut()));
+        // SAFETY: the scope is only asked for calls refused before the driver.
+        let scope = unsafe { StreamScope::of(&stream) };
+        let (host, mut back) = ([0u32; 4], [0u32; 4]);
+        // SAFETY: an address no call dereferences: every call below is refused before the
+        // driver.
+        let mut dst = unsafe { ScopedSliceMut::<u32>::from_raw_parts(0x1000, 4) };
+        // SAFETY: as `dst`.
+        let src = unsafe { ScopedSlice::<u32>::from_raw_parts(0x2000, 4) };
+        let codes = [
+            scope.copy_to_device(&mut dst, &host[..]),
+            scope.copy_to_host(&mut back[..], src),
+            scope.copy_device(&mut dst, src),
+            scope.fill_bytes(&mut dst, 1),
+            scope.fill_u16(&mut dst, 1),
+            scope.fill_u32(&mut dst, 1),
+        ]
+        .map(|r| r.err().and_then(|e| e.code()));
+        assert_eq!(
+            codes,
+            [Some(sticky); 6],
+            "a call was not refused with the poison"
         );
     }
 }

@@ -29,6 +29,8 @@ impl<'scope> StreamScope<'scope, '_> {
         memory: impl ScopedRead<'scope, T>,
         location: Location,
     ) -> Result<()> {
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
         let (ptr, len) = memory.raw_parts();
         // SAFETY: `memory` is live memory of the current context until this prefetch has run
         // (bound to the scope); a prefetch moves pages, it does not change their contents.
@@ -60,6 +62,8 @@ impl<'scope> StreamScope<'scope, '_> {
         pool: &MemPool<'_>,
         len: usize,
     ) -> Result<ScopedAlloc<'scope, T>> {
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
         super::refuse_alloc_into_graph()?;
         let bytes = check_alloc_len::<T>(len)?;
         let mut ptr: ffi::CUdeviceptr = 0;
@@ -98,6 +102,8 @@ impl<'scope> StreamScope<'scope, '_> {
         dst: &mut ScopedPitched<'scope, T>,
         src: impl Into<ScopedHost<'scope, T>>,
     ) -> Result<()> {
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
         let src = src.into();
         check_packed(
             "copy_to_pitched",
@@ -132,6 +138,8 @@ impl<'scope> StreamScope<'scope, '_> {
         dst: impl Into<ScopedHostMut<'scope, T>>,
         src: &ScopedPitched<'scope, T>,
     ) -> Result<()> {
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
         let dst = dst.into();
         check_packed(
             "copy_from_pitched",

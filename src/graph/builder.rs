@@ -475,7 +475,10 @@ impl<'b, G> GraphBuilder<'b, G> {
         src: impl Into<ScopedHost<'b, T>>,
         deps: &[GraphNode<'b, G>],
     ) -> Result<GraphNode<'b, G>> {
-        let ((ptr, len), src) = (dst.raw_parts(), src.into());
+        // The host side first: its conversion may be a program's `From`, which could make a node
+        // (taking the use `raw_parts` notes for a graph allocation) between the two.
+        let src = src.into();
+        let (ptr, len) = dst.raw_parts();
         check_same_len("copy_to_device", len, src.len())?;
         self.copy_node(
             (ffi::CU_MEMORYTYPE_DEVICE, core::ptr::null_mut(), ptr),

@@ -691,7 +691,10 @@ impl<'u> NodeUpdater<'u> {
         dst: impl ScopedWrite<'u, T>,
         src: impl Into<ScopedHost<'u, T>>,
     ) -> Result<()> {
-        let ((ptr, len), src) = (dst.raw_parts(), src.into());
+        // The host side first: its conversion may be a program's `From`, which could make a node
+        // (taking the use `raw_parts` notes for a graph allocation) between the two.
+        let src = src.into();
+        let (ptr, len) = dst.raw_parts();
         check_same_len("set_copy_to_device", len, src.len())?;
         self.set_copy::<T>(
             node,

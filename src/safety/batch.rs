@@ -252,7 +252,8 @@ impl<'scope> RestrictedScope<'scope, '_> {
     /// [`ErrorKind::InvalidValue`] if a destination overlaps another destination or a source of
     /// the batch (R27), before the driver is called;
     /// [`ErrorKind::ForkedProcess`] in a child forked after `Profile::init`, which holds the
-    /// scope too (R22), the driver not called; the driver's errors.
+    /// scope too (R22), and the first sticky error once the process is poisoned (R20), the
+    /// driver not called; the driver's errors.
     ///
     /// # References
     ///
@@ -267,8 +268,9 @@ impl<'scope> RestrictedScope<'scope, '_> {
         copies: &BatchCopies<'_>,
         batch: RestrictedBatch<'_, 'scope, N>,
     ) -> Result<()> {
-        // A child forked inside the scope holds it too, and must make no driver call (R22).
-        crate::error::poison::not_forked()?;
+        // A child forked inside the scope holds it too, and must make no driver call (R22); a
+        // poisoned process makes none either (R20).
+        crate::error::poison::check()?;
         // Taken by value: the batch's borrows end once its copies are enqueued.
         let RestrictedBatch { pairs, len, .. } = batch;
         let pairs = pairs.get(..len).unwrap_or_default();

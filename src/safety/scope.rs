@@ -84,8 +84,8 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     /// # Errors
     ///
     /// As [`StreamScope::copy_to_device`]; [`ErrorKind::ForkedProcess`](crate::ErrorKind::ForkedProcess)
-    /// in a child forked after `Profile::init`, which holds the scope too (R22): the driver is
-    /// not called.
+    /// in a child forked after `Profile::init`, which holds the scope too (R22), and the first
+    /// sticky error once the process is poisoned (R20): the driver is not called.
     ///
     /// # References
     ///
@@ -97,7 +97,7 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
         dst: impl ScopedWrite<'scope, T>,
         src: impl Into<PinnedHost<'scope, T>>,
     ) -> Result<()> {
-        crate::error::poison::not_forked()?;
+        crate::error::poison::check()?;
         self.scope.copy_to_device(dst, src.into().0)
     }
 
@@ -106,8 +106,8 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     /// # Errors
     ///
     /// As [`StreamScope::copy_to_host`]; [`ErrorKind::ForkedProcess`](crate::ErrorKind::ForkedProcess)
-    /// in a child forked after `Profile::init`, which holds the scope too (R22): the driver is
-    /// not called.
+    /// in a child forked after `Profile::init`, which holds the scope too (R22), and the first
+    /// sticky error once the process is poisoned (R20): the driver is not called.
     ///
     /// # References
     ///
@@ -119,7 +119,7 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
         dst: impl Into<PinnedHostMut<'scope, T>>,
         src: impl ScopedRead<'scope, T>,
     ) -> Result<()> {
-        crate::error::poison::not_forked()?;
+        crate::error::poison::check()?;
         self.scope.copy_to_host(dst.into().0, src)
     }
 
@@ -128,8 +128,8 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     /// # Errors
     ///
     /// As [`StreamScope::copy_device`]; [`ErrorKind::ForkedProcess`](crate::ErrorKind::ForkedProcess)
-    /// in a child forked after `Profile::init`, which holds the scope too (R22): the driver is
-    /// not called.
+    /// in a child forked after `Profile::init`, which holds the scope too (R22), and the first
+    /// sticky error once the process is poisoned (R20): the driver is not called.
     ///
     /// # References
     ///
@@ -141,7 +141,7 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
         dst: impl ScopedWrite<'scope, T>,
         src: impl ScopedRead<'scope, T>,
     ) -> Result<()> {
-        crate::error::poison::not_forked()?;
+        crate::error::poison::check()?;
         self.scope.copy_device(dst, src)
     }
 
@@ -150,8 +150,8 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     /// # Errors
     ///
     /// As [`StreamScope::fill_bytes`]; [`ErrorKind::ForkedProcess`](crate::ErrorKind::ForkedProcess)
-    /// in a child forked after `Profile::init`, which holds the scope too (R22): the driver is
-    /// not called.
+    /// in a child forked after `Profile::init`, which holds the scope too (R22), and the first
+    /// sticky error once the process is poisoned (R20): the driver is not called.
     ///
     /// # References
     ///
@@ -163,7 +163,7 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
         dst: impl ScopedWrite<'scope, T>,
         value: u8,
     ) -> Result<()> {
-        crate::error::poison::not_forked()?;
+        crate::error::poison::check()?;
         self.scope.fill_bytes(dst, value)
     }
 
@@ -194,8 +194,8 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     /// # Errors
     ///
     /// As [`StreamScope::record`]; [`ErrorKind::ForkedProcess`](crate::ErrorKind::ForkedProcess)
-    /// in a child forked after `Profile::init`, which holds the scope too (R22): the driver is
-    /// not called.
+    /// in a child forked after `Profile::init`, which holds the scope too (R22), and the first
+    /// sticky error once the process is poisoned (R20): the driver is not called.
     ///
     /// # References
     ///
@@ -203,7 +203,7 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     #[doc(alias = "cuEventRecord")]
     #[inline]
     pub fn record(&self, event: &RestrictedEvent<'_>) -> Result<()> {
-        crate::error::poison::not_forked()?;
+        crate::error::poison::check()?;
         self.scope.record(event.event())
     }
 
@@ -212,8 +212,8 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     /// # Errors
     ///
     /// As [`StreamScope::wait`]; [`ErrorKind::ForkedProcess`](crate::ErrorKind::ForkedProcess)
-    /// in a child forked after `Profile::init`, which holds the scope too (R22): the driver is
-    /// not called.
+    /// in a child forked after `Profile::init`, which holds the scope too (R22), and the first
+    /// sticky error once the process is poisoned (R20): the driver is not called.
     ///
     /// # References
     ///
@@ -221,7 +221,7 @@ impl<'scope, 'env> RestrictedScope<'scope, 'env> {
     #[doc(alias = "cuStreamWaitEvent")]
     #[inline]
     pub fn wait(&self, event: &RestrictedEvent<'_>) -> Result<()> {
-        crate::error::poison::not_forked()?;
+        crate::error::poison::check()?;
         self.scope.wait(event.event())
     }
 

@@ -373,6 +373,8 @@ impl<'scope> StreamScope<'scope, '_> {
         dst: &mut ScopedArray<'scope>,
         src: impl Into<ScopedHost<'scope, T>>,
     ) -> Result<()> {
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
         let src = src.into();
         check_scoped::<T>("copy_to_array", dst, src.len())?;
         let copy = array_copy::<T>(
@@ -401,6 +403,8 @@ impl<'scope> StreamScope<'scope, '_> {
         dst: impl Into<ScopedHostMut<'scope, T>>,
         src: &ScopedArray<'scope>,
     ) -> Result<()> {
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
         let dst = dst.into();
         check_scoped::<T>("copy_from_array", src, dst.len())?;
         let copy = array_copy::<T>(src.raw, src.extent, dst.as_mut_ptr().cast(), ToArray(false));

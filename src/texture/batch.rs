@@ -413,6 +413,8 @@ impl<'scope> StreamScope<'scope, '_> {
     #[doc(alias = "cuMemcpy3DBatchAsync")]
     pub fn copy_3d_batch(&self, batch: Copy3dBatch<'_, 'scope>) -> Result<()> {
         const WHAT: &str = "cuMemcpy3DBatchAsync";
+        // Poisoned or forked (R20, R22): refused without the driver, as every enqueue.
+        crate::error::poison::check()?;
         // Taken by value: the batch's borrows end once its copies are enqueued.
         batch.check(WHAT)?;
         // The descriptors, kept in their final layout as the copies were added.

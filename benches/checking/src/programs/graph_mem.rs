@@ -4,9 +4,10 @@
 
 use crate::common::{KERNELS, N, N32};
 use crate::kernels::AddU32;
-use custack::graph::Graph;
+use custack::graph::{Graph, GraphAlloc, GraphBuilder, GraphNode};
 use custack::{
-    Context, DeviceMemory, Driver, ErrorKind, LaunchConfig, PushedGuard, Result, Stack, StandIn,
+    Context, DeviceMemory, Driver, ErrorKind, LaunchConfig, PushedGuard, Result, ScopedHost, Stack,
+    StandIn,
 };
 
 /// Expects `built` refused by the builder's ordering checks (an `InvalidValue` that names a
@@ -20,8 +21,9 @@ fn refused<P: custack::Payload>(built: Result<Graph<'_, P>>, what: &str) -> Resu
     }
 }
 
-/// The three builds the builder refuses: a memset not after the allocation node, a free not
-/// after every node that used the memory, an allocation never freed.
+/// The four builds the builder refuses: a memset not after the allocation node, a free not
+/// after every node that used the memory, an allocation never freed, a copy whose host side
+/// made a node while it was being made.
 fn out_of_order(guard: &PushedGuard<'_, '_>) -> Result<()> {
     let before = guard.build_graph((), |b, ()| {
         let (_made, mut x) = b.alloc::<u32>(N, &[])?;
@@ -44,7 +46,61 @@ fn out_of_order(guard: &PushedGuard<'_, '_>) -> Result<()> {
         b.fill_u32(&mut x, 1, &[made])?;
         Ok(())
     });
-    refused(kept, "an allocation never freed")
+    refused(kept, "an allocation never freed")?;
+    refused(stolen_use(guard), "a copy whose host side made a node between its checks")
+}
+
+/// The host side of a copy, whose conversion (a program's own `From`) makes a node of the
+/// build: of another allocation, after its allocation node, noted in `made`.
+struct MakesANode<'s, 'b> {
+    b: &'b GraphBuilder<'b>,
+    y: &'s mut GraphAlloc<'b, u32>,
+    after: GraphNode<'b>,
+    made: &'s core::cell::Cell<Option<Result<GraphNode<'b>>>>,
+}
+
+/// The host memory the copy reads.
+static HOST: [u32; N] = [7; N];
+
+impl<'b> From<MakesANode<'_, 'b>> for ScopedHost<'b, u32> {
+    fn from(m: MakesANode<'_, 'b>) -> Self {
+        m.made.set(Some(m.b.fill_u32(&mut *m.y, 3, &[m.after])));
+        (&HOST[..]).into()
+    }
+}
+
+/// A copy into an allocation whose host side makes a node while the copy is being made, the
+/// copy made after no node (its allocation node not among its ancestors): refused, as any
+/// such copy is. Before the copies converted their host side first, the node made in the
+/// conversion took the use the device side had noted, and the copy was built unordered with
+/// its allocation and free nodes (a device write outside the allocation's life at every
+/// launch); the build then passed (the tenth session's review of graphs).
+fn stolen_use<'g>(guard: &'g PushedGuard<'_, '_>) -> Result<Graph<'g, ()>> {
+    guard.build_graph((), |b, ()| {
+        let (made_x, mut x) = b.alloc::<u32>(N, &[])?;
+        let (made_y, mut y) = b.alloc::<u32>(N, &[])?;
+        let made = core::cell::Cell::new(None);
+        let host = MakesANode {
+            b,
+            y: &mut y,
+            after: made_y,
+            made: &made,
+        };
+        let copied = b.copy_to_device(&mut x, host, &[]);
+        // The node made in the conversion: a driver error (a fault schedule's) comes first; the
+        // builder's own refusal is what an attacker ignores (before the fix, that refused node
+        // was the one that took the copy's use).
+        let y_last = match made.take() {
+            Some(Ok(node)) => node,
+            Some(Err(e)) if e.kind() == ErrorKind::InvalidValue && e.detail().is_some() => made_y,
+            Some(Err(e)) => return Err(e),
+            None => made_y,
+        };
+        let set = b.fill_u32(&mut x, 1, &[made_x, copied?])?;
+        b.free(x, &[set])?;
+        b.free(y, &[y_last])?;
+        Ok(())
+    })
 }
 
 /// Graph allocations (C28): a graph that allocates, fills, adds with a kernel, copies to the
