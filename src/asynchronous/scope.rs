@@ -583,8 +583,6 @@ mod tests {
     use crate::asynchronous::event::Event;
     use crate::asynchronous::stream::Stream;
     use crate::error::ErrorKind;
-    use crate::ffi;
-    use crate::vocabulary::binding::{ScopedSlice, ScopedSliceMut};
     use core::mem::ManuallyDrop;
 
     /// Inside a capture's closure every event record and wait (the stream's, its scope's, the
@@ -627,6 +625,7 @@ mod tests {
     #[test]
     #[cfg(all(unix, not(miri)))]
     fn a_forked_child_s_scope_calls_are_refused_before_the_driver() {
+        use crate::vocabulary::binding::{ScopedSlice, ScopedSliceMut};
         crate::alone::rerun_alone!(a_forked_child_s_scope_calls_are_refused_before_the_driver);
         crate::error::poison::watch_forks().expect("the fork watch");
         // SAFETY: the child makes only refused calls (no driver call, no lock another thread
@@ -686,8 +685,10 @@ mod tests {
     /// the driver would answer another error (`CUDA_ERROR_NOT_INITIALIZED`), not 700. The
     /// checks were missing until the tenth session's review of the restricted profile.
     #[test]
-    #[cfg(not(miri))]
+    #[cfg(all(unix, not(miri)))]
     fn a_poisoned_process_s_scope_copies_and_fills_are_refused_before_the_driver() {
+        use crate::ffi;
+        use crate::vocabulary::binding::{ScopedSlice, ScopedSliceMut};
         crate::alone::rerun_alone!(
             a_poisoned_process_s_scope_copies_and_fills_are_refused_before_the_driver
         );
