@@ -18,11 +18,12 @@ use crate::context::{Context, ContextFlags};
 use crate::deadline::passed;
 use crate::driver::Device;
 use crate::error::{Error, ErrorKind, Result};
+use crate::ffi;
 use crate::safety::idle::IdleEvent;
 use crate::safety::phase::InitPhase;
 use crate::safety::profile::{Budget, BudgetUse, Profile, Resource};
 use core::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// A context made for the restricted profile: floating, owned, `Send + Sync`, like a
 /// [`Context`], but its only guard is a [`RestrictedGuard`], whose API is NVIDIA's safety
@@ -60,6 +61,11 @@ use std::sync::{Mutex, PoisonError};
 /// ```
 #[derive(Debug)]
 pub struct RestrictedContext {
+    /// The event of the context-wide waits (`crate::safety::idle`), made when the init phase
+    /// first opens (`None` inside on drivers before 12.5), kept for the context's life so that
+    /// every guard's shutdown, a later push's included, waits by it (R25). Declared before
+    /// `context`, so that a drop destroys it before the context.
+    idle: OnceLock<Option<IdleEvent>>,
     context: Context,
     device: Device,
     budget: BudgetUse,
@@ -140,6 +146,7 @@ impl RestrictedContext {
 
     fn of(context: Context, budget: Budget, primary: bool) -> Self {
         Self {
+            idle: OnceLock::new(),
             device: context.device(),
             context,
             budget: BudgetUse::new(budget),
@@ -172,7 +179,6 @@ impl RestrictedContext {
         // The exclusive borrow is the guard's lifetime `'ctx`; inside, shared is enough.
         let this: &'ctx Self = self;
         Ok(RestrictedGuard {
-            idle: None,
             guard: stack.push_any(&this.context)?,
             context: this,
         })
@@ -202,19 +208,55 @@ impl RestrictedContext {
         self.budget.used(Resource::PageLockedBytes)
     }
 
-    /// `cuCtxDestroy`—Destroys a context made by [`new`](Self::new) (releases a primary one),
-    /// returning the driver's error, which a drop could only record.
+    /// `cuEventDestroy`, `cuCtxDestroy`—Destroys the event of the context-wide waits (made by
+    /// the first [`init`](RestrictedGuard::init)), then a context made by [`new`](Self::new)
+    /// (releases a primary one), returning the driver's errors, which a drop could only record.
     ///
     /// # Errors
     ///
-    /// As [`Context::destroy`].
+    /// As [`Context::destroy`]; the event's destroy error (named in the context's error's
+    /// detail where both failed).
     ///
     /// # References
     ///
     /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html>
     #[doc(alias = "cuCtxDestroy")]
+    #[doc(alias = "cuEventDestroy")]
     pub fn destroy(self) -> Result<()> {
-        self.context.destroy()
+        let Self { idle, context, .. } = self;
+        let event = idle
+            .into_inner()
+            .flatten()
+            .map_or(Ok(()), IdleEvent::destroy);
+        match (context.destroy(), event) {
+            (r, Ok(())) => r,
+            (Ok(()), Err(e)) => Err(e),
+            // Refused alike (the poison, a fork): said once.
+            (Err(c), Err(e)) if c.kind() == e.kind() && c.code() == e.code() => Err(c),
+            (Err(c), Err(e)) => Err(c.and_failed_too("destroying its idle event", &e)),
+        }
+    }
+
+    /// The event of the context-wide waits, made on the first call (by the first init phase;
+    /// `None` before driver 12.5) and the same one after, for every guard of the context.
+    fn idle_event(&self, current: &PushedGuard<'_, '_>) -> Result<Option<ffi::CUevent>> {
+        if self.idle.get().is_none() {
+            let made = IdleEvent::new(current)?;
+            // Only a guard holding the context's exclusive borrow reaches here, so the cell is
+            // still empty; were it not, the first event stays and `made` is destroyed at once.
+            if let Err(extra) = self.idle.set(made) {
+                drop(extra);
+            }
+        }
+        Ok(self.idle_raw())
+    }
+
+    /// The event of the context-wide waits, if the init phase made it.
+    fn idle_raw(&self) -> Option<ffi::CUevent> {
+        self.idle
+            .get()
+            .and_then(Option::as_ref)
+            .map(IdleEvent::as_raw)
     }
 }
 
@@ -247,10 +289,6 @@ fn check_bound(budget: &Budget) -> Result<()> {
 #[must_use = "dropping the guard pops the context straight away"]
 #[derive(Debug)]
 pub struct RestrictedGuard<'ctx, 'stack> {
-    /// The event of the context-wide waits, made when the init phase opens (`None` before it,
-    /// and before driver 12.5). Declared before `guard`, so that a drop destroys it before the
-    /// pop, while the context is current.
-    idle: Option<IdleEvent>,
     guard: PushedGuard<'ctx, 'stack>,
     context: &'ctx RestrictedContext,
 }
@@ -269,32 +307,38 @@ impl RestrictedGuard<'_, '_> {
     /// is created; make everything in the first init phase. The driver's error where the
     /// phase's event or its stack-size limit is refused: then no phase was opened, and a later
     /// `init` may open it.
+    ///
+    /// # References
+    ///
+    /// <https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html>
+    #[doc(alias = "cuEventCreate")]
     pub fn init(&mut self) -> Result<InitPhase<'_>> {
         self.context.init.open()?;
-        // The one event of the context-wide waits (the run phase's, a module's unload, the
-        // shutdown's), made now so that none of them creates one after the seal. Not counted
-        // against the budget's events, which are the program's.
-        match IdleEvent::new(&self.guard) {
-            Ok(idle) => self.idle = idle,
+        // The one event of the context-wide waits (the run phase's, a module's unload, every
+        // guard's shutdown), made now so that none of them creates one after the seal, and
+        // kept by the context. Not counted against the budget's events, which are the
+        // program's.
+        let idle = match self.context.idle_event(&self.guard) {
+            Ok(idle) => idle,
             Err(e) => {
                 // No init phase was handed out: the next `init` may open it (C27 counts the
                 // phases a program received, and it received none).
                 self.context.init.undo_open();
                 return Err(e);
             }
-        }
+        };
         let primary = self.context.primary.then_some(self.context.device);
-        let idle = self.idle.as_ref().map(IdleEvent::as_raw);
         let init = &self.context.init;
         // As above: a phase that failed to open (the stack-size limit refused) was not handed
-        // out; the event made stays the guard's, replaced by the next `init`'s.
+        // out; the event made stays the context's, and the next `init` uses it.
         InitPhase::new(&self.guard, &self.context.budget, primary, idle)
             .inspect_err(|_| init.undo_open())
     }
 
     /// Ends the run phase before `main` returns (CUDA-1.1, CUDA-1.2): synchronizes the
     /// context, at most the context's [`WaitBound`](crate::safety::WaitBound) (past it, the
-    /// safe state: the pop and the context's destruction follow), pops it, and surfaces every error a drop recorded ([`take_drop_errors`]) and
+    /// safe state: the pop and the context's destruction follow; bounded too where an earlier
+    /// guard of the context was dropped or forgotten without its shutdown), pops it, and surfaces every error a drop recorded ([`take_drop_errors`]) and
     /// the process's poison ([`poisoned`]). Every value init made is gone by now (they borrow
     /// the guard), so nothing of CUDA is left to a static or thread-local destructor but the
     /// [`RestrictedContext`], which [`destroy`](RestrictedContext::destroy) ends.
@@ -316,21 +360,10 @@ impl RestrictedGuard<'_, '_> {
     #[doc(alias = "cuCtxSynchronize")]
     #[track_caller]
     pub fn shutdown(self) -> Result<()> {
-        let Self {
-            idle,
-            guard,
-            context,
-        } = self;
-        let synchronized = synchronize_within_bound(&guard, context, idle.as_ref());
-        // Destroyed before the pop, while the context is current.
-        let destroyed = idle.map_or(Ok(()), IdleEvent::destroy);
+        let Self { guard, context } = self;
+        let synchronized = synchronize_within_bound(&guard, context, context.idle_raw());
         let popped = guard.pop();
-        let mut errors: Vec<Error> = synchronized
-            .err()
-            .into_iter()
-            .chain(destroyed.err())
-            .chain(popped.err())
-            .collect();
+        let mut errors: Vec<Error> = synchronized.err().into_iter().chain(popped.err()).collect();
         errors.extend(crate::error::take_drop_errors());
         if let Some(poison) = crate::error::poisoned() {
             if !errors.iter().any(|e| e.kind() == poison.kind()) {
@@ -357,11 +390,12 @@ impl RestrictedGuard<'_, '_> {
     }
 }
 
-/// The shutdown's context-wide wait, at most the context's [`WaitBound`]: the init phase's
-/// event `idle` recorded after all of the context's work and polled (`cuCtxRecordEvent` and
-/// `cuEventQuery`, driver 12.5+), so that the wait creates nothing after the seal (C27). Before
-/// 12.5, or where no init phase was opened (nothing of the profile was made, so nothing was
-/// enqueued), `cuCtxSynchronize`, which finds the context idle by construction (R23). Past the
+/// The shutdown's context-wide wait, at most the context's [`WaitBound`]: the context's event
+/// `idle`, made by its first init phase, recorded after all of the context's work and polled
+/// (`cuCtxRecordEvent` and `cuEventQuery`, driver 12.5+), so that the wait creates nothing after
+/// the seal (C27), whichever guard of the context shuts down. Before 12.5, or where no init
+/// phase was opened (nothing of the profile was made, so nothing was enqueued),
+/// `cuCtxSynchronize`, which finds the context idle by construction (R23). Past the
 /// bound, the safe state whatever the bound's policy: the pop and the context's destruction
 /// follow, and nothing may be freed under work still running.
 ///
@@ -370,7 +404,7 @@ impl RestrictedGuard<'_, '_> {
 fn synchronize_within_bound(
     guard: &PushedGuard<'_, '_>,
     context: &RestrictedContext,
-    idle: Option<&IdleEvent>,
+    idle: Option<ffi::CUevent>,
 ) -> Result<()> {
     let Some(idle) = idle else {
         return guard.synchronize();
@@ -379,8 +413,9 @@ fn synchronize_within_bound(
     let site = core::panic::Location::caller();
     let deadline = context.budget.budget().wait_bound().deadline();
     // SAFETY: the guard's context is current (the guard is on this thread's stack), and `idle`
-    // an event of it, made by the guard's `init`.
-    match unsafe { idle_by_event(guard.as_raw(), idle.as_raw(), deadline, site) }? {
+    // a live event of it, made by its first `init` and kept by the context, which outlives the
+    // guard.
+    match unsafe { idle_by_event(guard.as_raw(), idle, deadline, site) }? {
         Ok(()) => Ok(()),
         Err(waited) => crate::error::fail_stop(&passed(
             format_args!("the restricted context's shutdown synchronized at {site}"),

@@ -646,7 +646,7 @@ impl<'g> InitPhase<'g> {
 #[derive(Debug)]
 pub struct RunPhase<'g> {
     guard: &'g PushedGuard<'g, 'g>,
-    /// The guard's event for the context-wide wait (`None` before driver 12.5), live for `'g`.
+    /// The context's event for the context-wide wait (`None` before driver 12.5), live for `'g`.
     idle: Option<ffi::CUevent>,
     bound: WaitBound,
     /// The init phase's NVML and event set ([`InitPhase::watch_health`]).
@@ -682,7 +682,7 @@ impl RunPhase<'_> {
         crate::error::poison::check()?;
         let site = core::panic::Location::caller();
         // SAFETY: the guard's context is current (the run phase borrows the guard), and
-        // `idle` is a live event of it, the restricted guard's, which outlives `'g`.
+        // `idle` is a live event of it, the restricted context's, which outlives `'g`.
         let waited =
             match unsafe { idle_by_event(self.guard.as_raw(), idle, self.bound.deadline(), site) }?
             {

@@ -190,7 +190,7 @@ impl<'g, T: DeviceCopy> Payload for RestrictedBuffer<'g, T> {
 pub struct RestrictedModule<'g> {
     module: ManuallyDrop<Module<'g>>,
     bound: WaitBound,
-    /// The restricted guard's event for context-wide waits (`crate::safety::idle`), live for
+    /// The restricted context's event for context-wide waits (`crate::safety::idle`), live for
     /// `'g`: the unload at the drop records and polls it, creating nothing after the seal
     /// (`None` before driver 12.5).
     idle: Option<ffi::CUevent>,
@@ -219,7 +219,7 @@ impl Drop for RestrictedModule<'_> {
             // (every enqueue of the run phase is in a scope that ended within the bound or
             // ended the process, R23), so `cuCtxSynchronize` returns at once.
             None => module.unload(),
-            // SAFETY: `idle` is a live event of the module's context (the restricted guard's,
+            // SAFETY: `idle` is a live event of the module's context (the restricted context's,
             // which outlives `'g`).
             Some(idle) => match unsafe { module.unload_by_event(idle, self.bound.deadline()) } {
                 Ok(Ok(())) => Ok(()),

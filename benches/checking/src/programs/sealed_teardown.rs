@@ -2,7 +2,9 @@
 //! restricted module unloaded at its drop waits for its context to be idle, and so does the
 //! guard's `shutdown`; each records and polls the one event the guard made when its init phase
 //! opened, so neither makes an event of its own after the seal (before, each made one through
-//! `Module::unload_by` and `PushedGuard::synchronize_by`).
+//! `Module::unload_by` and `PushedGuard::synchronize_by`). The event is the context's (R25): a
+//! guard dropped without its shutdown leaves it to the next guard, whose shutdown polls it,
+//! bounded, rather than `cuCtxSynchronize`.
 
 use crate::differential;
 use crate::double::{calls_of, report_driver_version};
@@ -46,16 +48,48 @@ pub(crate) fn sealed_teardown() -> Result<()> {
         );
         waited
     });
-    let (shutdown, made) = events_made(|| guard.shutdown());
-    assert!(
-        made == 0,
-        "sealed_teardown: the shutdown made {made} events after the seal"
-    );
+    // R25: the guard that opened the init phase dropped without its shutdown (a guard forgotten
+    // runs no code either, and leaves its context pushed: the event is the context's all the
+    // same); the next guard's shutdown waits by the context's event, bounded.
+    drop(guard);
+    let shutdown = later_shutdown(ctx.push(&mut stack)?, outcome.is_ok(), "dropped");
     drop(stack);
+    // The event is destroyed with the context.
     let destroyed = ctx.destroy();
     let dropped = custack::take_drop_errors().into_iter().next();
     outcome
         .and(shutdown)
         .and(destroyed)
         .and(dropped.map_or(Ok(()), Err))
+}
+
+/// The shutdown of a guard pushed after an earlier guard of the context was `before` without
+/// its own: where the init phase opened (`opened`), it makes no event
+/// and no `cuCtxSynchronize` (an unbounded wait, R25), and where it succeeds it recorded the
+/// context's event to poll it. Before, the event was the first guard's and went with it, and
+/// this shutdown was `cuCtxSynchronize`.
+fn later_shutdown(
+    guard: custack::safety::RestrictedGuard<'_, '_>,
+    opened: bool,
+    before: &str,
+) -> Result<()> {
+    let synchronizes = calls_of("cuCtxSynchronize");
+    let records = calls_of("cuCtxRecordEvent");
+    let (shutdown, made) = events_made(|| guard.shutdown());
+    let synchronizes = calls_of("cuCtxSynchronize") - synchronizes;
+    let records = calls_of("cuCtxRecordEvent") - records;
+    assert!(
+        made == 0,
+        "sealed_teardown: the shutdown after a guard {before} without its own made {made} \
+         events after the seal"
+    );
+    if opened {
+        assert!(
+            synchronizes == 0 && (shutdown.is_err() || records >= 1),
+            "sealed_teardown: the shutdown after a guard {before} without its own made \
+             {synchronizes} unbounded cuCtxSynchronize and {records} cuCtxRecordEvent \
+             ({shutdown:?})"
+        );
+    }
+    shutdown
 }
