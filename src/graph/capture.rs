@@ -52,10 +52,12 @@ struct EndCapture(ffi::CUstream);
 
 impl EndCapture {
     /// `cuStreamEndCapture` of a capture that completed: the graph it made, which the caller
-    /// owns from now on.
+    /// owns from now on. Poisoned or forked (R20, R22), refused before the driver, the stream
+    /// left capturing (nothing of a poisoned process's streams runs or is destroyed again).
     fn finish(self) -> Result<ffi::CUgraph> {
         let stream = self.0;
         core::mem::forget(self);
+        crate::error::poison::check()?;
         let mut graph = core::ptr::null_mut();
         // SAFETY: the stream is live and capturing (this guard exists only during capture).
         unsafe { ffi::cuStreamEndCapture(stream, &raw mut graph) }.result()?;
@@ -65,6 +67,11 @@ impl EndCapture {
 
 impl Drop for EndCapture {
     fn drop(&mut self) {
+        // Poisoned or forked (R20, R22): no driver call; the stream stays capturing, and the
+        // error is the process's poison (or the fork), which every later call returns.
+        if crate::error::poison::check().is_err() {
+            return;
+        }
         let mut graph = core::ptr::null_mut();
         // SAFETY: the stream is live and capturing (this guard exists only during capture).
         let ended = unsafe { ffi::cuStreamEndCapture(self.0, &raw mut graph) }.result();
@@ -106,6 +113,7 @@ impl ForkEvent {
     /// follows `stream`'s earlier work (during a capture: joins `waiter` to the capture, or
     /// `stream`'s branch back into `waiter`'s).
     fn record_then_wait(&self, stream: ffi::CUstream, waiter: ffi::CUstream) -> Result<()> {
+        crate::error::poison::check()?;
         // SAFETY: a live event and a live stream of the current context (the caller's).
         unsafe { ffi::cuEventRecord(self.0, stream) }.result()?;
         // SAFETY: as above; the flags must be 0.
@@ -152,6 +160,10 @@ impl JoinBack<'_> {
 
 impl Drop for JoinBack<'_> {
     fn drop(&mut self) {
+        // Poisoned or forked (R20, R22): no driver call, as `EndCapture`'s drop.
+        if crate::error::poison::check().is_err() {
+            return;
+        }
         // A capture the closure invalidated refuses these calls, and ending it on the origin
         // ends it for the forks as well: the error that invalidated it is the one reported.
         // Any other refusal is reported too (the capture then ends unjoined, in no graph).
@@ -520,5 +532,54 @@ impl<'g> Stream<'g> {
         drop(event);
         // SAFETY: the capture's graph, ours alone; its nodes use only what `held` owns.
         Ok(unsafe { Graph::from_parts(graph, held) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// In a poisoned process (this test poisons its own, so it runs alone), a capture's
+    /// bookkeeping makes no driver call (R20): its end (`finish`, and the drop that ends a
+    /// capture that did not complete; into a graph: `capture_into`'s test), a fork's join and the
+    /// join back of a capture that did not complete. No context is current and no `cuInit` was
+    /// made, so a call that reached the driver would answer another error than the poison
+    /// (`CUDA_ERROR_NOT_INITIALIZED`), and the drops would record it; they record nothing. Before
+    /// the eleventh session's checks, each of these calls reached the driver.
+    #[test]
+    #[cfg(all(unix, not(miri)))]
+    fn a_poisoned_process_s_capture_ends_and_joins_make_no_driver_call() {
+        use super::{EndCapture, ForkEvent, JoinBack};
+        use crate::asynchronous::stream::StreamSerial;
+        use crate::ffi;
+        use crate::graph::forks::ForkStream;
+        use core::mem::ManuallyDrop;
+        crate::alone::rerun_alone!(a_poisoned_process_s_capture_ends_and_joins_make_no_driver_call);
+        let sticky = ffi::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS;
+        // Poisons this process, which runs this test alone.
+        assert!(sticky.result().is_err());
+        assert!(crate::error::poison::poisoned().is_some(), "not poisoned");
+        let _ = crate::error::take_drop_errors();
+        let null = core::ptr::null_mut();
+        let finished = EndCapture(null).finish().map_err(|e| e.code());
+        assert_eq!(finished, Err(Some(sticky)), "the capture's end");
+        // The event's own drop would be refused too (and record it): not dropped here.
+        let event = ManuallyDrop::new(ForkEvent(core::ptr::null_mut()));
+        let joined = event.record_then_wait(null, null).map_err(|e| e.code());
+        assert_eq!(joined, Err(Some(sticky)), "a fork's join");
+        let forks = [ForkStream {
+            raw: null,
+            serial: StreamSerial::for_tests(1),
+        }];
+        drop(JoinBack {
+            origin: null,
+            forks: &forks,
+            event: &event,
+            forked: 1,
+        });
+        drop(EndCapture(null));
+        let recorded = crate::error::take_drop_errors();
+        assert!(
+            recorded.is_empty(),
+            "a drop reached the driver: {recorded:?}"
+        );
     }
 }

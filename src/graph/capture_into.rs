@@ -44,17 +44,28 @@ pub enum CapturedGraph {}
 /// graph is the builder's: what was captured stays in it, and the build's error destroys it.
 struct EndInto(ffi::CUstream);
 
-impl Drop for EndInto {
-    fn drop(&mut self) {
+impl EndInto {
+    /// `cuStreamEndCapture` of the capture: `Ok(None)` where it ended, or ended with the
+    /// error that invalidated it (no graph, nothing to report beyond what the closure
+    /// returned); `Ok(Some(e))` for a refusal to report.
+    ///
+    /// # Errors
+    ///
+    /// Poisoned or forked (R20, R22): refused before the driver; the stream stays capturing,
+    /// and the build's error (the poison, or the fork) destroys nothing either.
+    fn end(&self) -> Result<Option<Error>> {
+        crate::error::poison::check()?;
         let mut graph = core::ptr::null_mut();
         // SAFETY: the stream is live and capturing (this guard exists only during capture).
         let ended = unsafe { ffi::cuStreamEndCapture(self.0, &raw mut graph) }.result();
-        // An invalidated capture ends with an error and no graph: nothing to report beyond the
-        // error that invalidated it, which the closure returned.
-        if let Err(e) = ended {
-            if !graph.is_null() {
-                record_drop_error(e);
-            }
+        Ok(ended.err().filter(|_| !graph.is_null()))
+    }
+}
+
+impl Drop for EndInto {
+    fn drop(&mut self) {
+        if let Ok(Some(e)) = self.end() {
+            record_drop_error(e);
         }
     }
 }
@@ -172,6 +183,8 @@ impl<'b, G> GraphBuilder<'b, G> {
         );
         f(&scope)?;
         drop(inside);
+        // Poisoned or forked meanwhile (R20, R22): refused before the capture's last calls.
+        crate::error::poison::check()?;
         let (_, sinks) = capturing_into(raw)?;
         core::mem::forget(ending);
         let mut graph = core::ptr::null_mut();
@@ -368,5 +381,32 @@ impl<'scope> StreamScope<'scope, 'static> {
         }
         .result()?;
         Ok((b, bodies))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// In a poisoned process (this test poisons its own, so it runs alone), the end that the
+    /// drop of a capture into a graph that did not complete makes is refused before the driver
+    /// (R20): with no context current and no `cuInit`, a call would answer
+    /// `CUDA_ERROR_NOT_INITIALIZED`, which the drop ignores (no graph), not the poison. The
+    /// capture's end on the origin and a fork's joins: `capture`'s test.
+    #[test]
+    #[cfg(all(unix, not(miri)))]
+    fn a_poisoned_process_s_capture_into_a_graph_ends_with_no_driver_call() {
+        crate::alone::rerun_alone!(
+            a_poisoned_process_s_capture_into_a_graph_ends_with_no_driver_call
+        );
+        let sticky = crate::ffi::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS;
+        // Poisons this process, which runs this test alone.
+        assert!(sticky.result().is_err());
+        assert!(crate::error::poison::poisoned().is_some(), "not poisoned");
+        let ending = core::mem::ManuallyDrop::new(super::EndInto(core::ptr::null_mut()));
+        let ended = ending.end().map(|_| ()).map_err(|e| e.code());
+        assert_eq!(
+            ended,
+            Err(Some(sticky)),
+            "the capture's end reached the driver"
+        );
     }
 }
