@@ -755,6 +755,19 @@ fn a_flip_at_the_first_middle_or_last_element_is_found() {
     assert_eq!(found.len(), 3);
 }
 
+custack::kernel_contract! {
+    /// `custack_replicas_compare`, as `ReplicasCompare` documents it: this test's own contract
+    /// (custack's is not public: a contract is a promise about every module it is declared on),
+    /// kept by the cubin `cubin()` built from `ReplicasCompare::SOURCE`.
+    unsafe kernel Compare = "custack_replicas_compare"(
+        first: &[u8; len * size],
+        second: &[u8; len * size],
+        len: u64,
+        size: u64,
+        verdict: &mut [u64; 2],
+    ) requires(block_x % 32 == 0, block_y == 1, block_z == 1);
+}
+
 /// The compare kernel itself (`custack_replicas_compare`, built into the cubin from
 /// `src/safety/replicas_compare.cu`), launched on its own over byte images: for elements of 1
 /// to 24 bytes (each word width the kernel picks, and sizes no wider word divides) and lengths
@@ -766,7 +779,6 @@ fn a_flip_at_the_first_middle_or_last_element_is_found() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn the_compare_kernel_finds_one_element_of_any_size_anywhere() {
-    use custack::safety::ReplicasCompare;
     const SIZES: [usize; 9] = [1, 2, 3, 4, 6, 8, 12, 16, 24];
     const LENGTHS: [usize; 9] = [1, 31, 32, 33, 255, 256, 257, 1000, 1025];
     // Room for the largest image and one byte past it.
@@ -787,7 +799,11 @@ fn the_compare_kernel_finds_one_element_of_any_size_anywhere() {
     let image = cubin();
     // SAFETY: an nvcc cubin for this device, complete.
     let module = unsafe { init.load_cubin(&image) }.unwrap();
-    let compare = init.kernel::<ReplicasCompare>(&module).unwrap();
+    assert_eq!(
+        custack::safety::ReplicasCompare::KERNEL,
+        <Compare as custack::Contract>::KERNEL
+    );
+    let compare = init.kernel::<Compare>(&module).unwrap();
     let stream = init.stream().unwrap();
     let (mut a, mut b) = (
         init.alloc::<u8>(CAP).unwrap(),

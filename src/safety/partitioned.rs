@@ -13,12 +13,12 @@
 //! context's [`Budget`](crate::safety::Budget): the two partitions
 //! ([`Budget::partitions`](crate::safety::Budget::partitions)), their two streams, the kernel's
 //! lookup, both outputs and the page-locked copies; for a comparison on the device
-//! ([`CompareOn::Device`]) the lookup of [`ReplicasCompare`], its event and its 16-byte verdict.
+//! ([`CompareOn::Device`]) the lookup of [`ReplicasCompare`](crate::safety::ReplicasCompare), its event and its 16-byte verdict.
 //! A frame allocates nothing.
 //!
 //! Outputs of [`CompareOn::DEVICE_FROM_BYTES`] (256 KiB) or more are compared on the device by
 //! default: partition 0's stream waits for an event recorded after replica 1 on partition 1's,
-//! then [`ReplicasCompare`] reads both outputs and only its verdict (and replica 0's output)
+//! then [`ReplicasCompare`](crate::safety::ReplicasCompare) reads both outputs and only its verdict (and replica 0's output)
 //! comes back. On an H100 that took a device-filling kernel's redundant frame (64 MiB output)
 //! from 7.9 to 8.4 times a single run's cost, compared on the host, to 1.06 to 1.15 times
 //! (`tests/gpu_redundancy.rs`, two runs).
@@ -81,7 +81,7 @@ use crate::ffi;
 use crate::kernel::contract::{Contract, PlainLaunch};
 use crate::kernel::launch::LaunchConfig;
 use crate::memory::{DeviceMemory, PinnedBuffer};
-use crate::safety::redundant::{CompareOn, Replicas, ReplicasCompare};
+use crate::safety::redundant::{CompareContract, CompareOn, Replicas};
 use crate::safety::scope::RestrictedScope;
 use crate::safety::stream::RestrictedStream;
 use crate::safety::values::{RestrictedBuffer, RestrictedEvent, RestrictedKernel};
@@ -124,7 +124,7 @@ pub(crate) enum Check<'g, 'm, T: DeviceCopy> {
 /// page-locked copy, and the event that orders the compare after replica 1.
 #[derive(Debug)]
 pub(crate) struct OnDevice<'g, 'm> {
-    pub(crate) kernel: RestrictedKernel<'m, ReplicasCompare>,
+    pub(crate) kernel: RestrictedKernel<'m, CompareContract>,
     pub(crate) config: LaunchConfig,
     pub(crate) verdict: RestrictedBuffer<'g, u64>,
     pub(crate) verdict_host: PinnedBuffer<'g, u64>,
@@ -143,7 +143,7 @@ impl<'g, 'm> OnDevice<'g, 'm> {
     /// context there (`CUDA_ERROR_INVALID_HANDLE` or `INVALID_CONTEXT`) leaves the ordering to
     /// the host's wait.
     pub(crate) fn new(
-        kernel: RestrictedKernel<'m, ReplicasCompare>,
+        kernel: RestrictedKernel<'m, CompareContract>,
         verdict: RestrictedBuffer<'g, u64>,
         verdict_host: PinnedBuffer<'g, u64>,
         done: RestrictedEvent<'g>,
@@ -236,7 +236,7 @@ impl<'g, 'm, C: PlainLaunch, T: DeviceCopy> RedundantKernel<'g, 'm, C, T> {
     /// parameter: on the host, replica 1's output is copied back too and the two copies are
     /// compared ([`Replicas::compare`]); on the device, partition 0's stream waits for an event
     /// recorded after replica 1 on partition 1's, zeroes the verdict, launches
-    /// [`ReplicasCompare`] over both outputs and copies the 16-byte verdict back, and the host
+    /// [`ReplicasCompare`](crate::safety::ReplicasCompare) over both outputs and copies the 16-byte verdict back, and the host
     /// reads it once the stream is done. Either way a frame makes the same driver calls every
     /// time (apart from the waits' polls) and allocates nothing. The frame counts up from 0 with
     /// every call.

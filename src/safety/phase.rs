@@ -17,7 +17,7 @@ use crate::safety::graph::{self, RestrictedGraphBuilder};
 use crate::safety::image;
 use crate::safety::partitioned::{Check, OnDevice, OwnedGreen, Partition, RedundantKernel};
 use crate::safety::profile::{BudgetUse, Resource};
-use crate::safety::redundant::{CompareOn, OnMismatch, Replicas, ReplicasCompare};
+use crate::safety::redundant::{CompareContract, CompareOn, OnMismatch, Replicas};
 use crate::safety::scope::RestrictedScope;
 use crate::safety::stream::RestrictedStream;
 use crate::safety::values::{
@@ -414,8 +414,8 @@ impl<'g> InitPhase<'g> {
     /// compared between the two runs after each frame ([`RedundantKernel::run`]), a difference
     /// handled as `on_mismatch` says. Where the comparison runs is chosen by the output's size
     /// ([`CompareOn::for_bytes`]): on the host below [`CompareOn::DEVICE_FROM_BYTES`] (256 KiB),
-    /// on the device from it, by the kernel [`ReplicasCompare`] that `module` must then hold
-    /// (the program builds [`ReplicasCompare::SOURCE`] into its cubin);
+    /// on the device from it, by the kernel [`ReplicasCompare`](crate::safety::ReplicasCompare) that `module` must then hold
+    /// (the program builds [`ReplicasCompare::SOURCE`](crate::safety::ReplicasCompare::SOURCE) into its cubin);
     /// [`redundant_compared`](Self::redundant_compared) chooses explicitly.
     ///
     /// The device's SMs are split into two groups of at least `sms_each` SMs each (the driver
@@ -467,7 +467,7 @@ impl<'g> InitPhase<'g> {
 
     /// As [`redundant`](Self::redundant), the replicas compared where `compare_on` says,
     /// whatever the output's size: [`CompareOn::Host`] needs no kernel of `module`;
-    /// [`CompareOn::Device`] looks [`ReplicasCompare`] up in `module`.
+    /// [`CompareOn::Device`] looks [`ReplicasCompare`](crate::safety::ReplicasCompare) up in `module`.
     ///
     /// On the device, the comparison is ordered after both replicas on partition 0's stream:
     /// after replica 0 by the stream's order, after replica 1 by an event recorded on partition
@@ -593,13 +593,13 @@ impl<'g> InitPhase<'g> {
         })
     }
 
-    /// [`ReplicasCompare`] looked up in `module` for the redundant kernel of contract `C`
+    /// [`ReplicasCompare`](crate::safety::ReplicasCompare) looked up in `module` for the redundant kernel of contract `C`
     /// ([`kernel`](Self::kernel)); where `module` lacks it, the error says how to build it in.
     fn compare_kernel<'m, C: Contract>(
         &self,
         module: &'m RestrictedModule<'g>,
-    ) -> Result<RestrictedKernel<'m, ReplicasCompare>> {
-        self.kernel::<ReplicasCompare>(module).map_err(|e| {
+    ) -> Result<RestrictedKernel<'m, CompareContract>> {
+        self.kernel::<CompareContract>(module).map_err(|e| {
             if e.kind() == ErrorKind::NotFound {
                 e.with_detail(format!(
                     "kernel `{}`: its outputs are compared on the device, by the kernel \

@@ -96,36 +96,52 @@ impl CompareOn {
     }
 }
 
+/// The comparison of two replicas on the device: `custack_replicas_compare(const unsigned char*
+/// first, const unsigned char* second, unsigned long long len, unsigned long long size, unsigned
+/// long long* verdict)` compares `len` elements of `size` bytes, bit for bit, and adds the number
+/// found equal to `verdict[0]` and `~i` of the first differing element `i` into `verdict[1]` (an
+/// `atomicMax`; custack zeroes the verdict first): a frame passes only when all `len` were found
+/// equal and none differs, so a kernel that did not compare them all (a stub, one built from an
+/// older copy of the source, which counted the differing elements) fails it (found by review: a
+/// zero count of differences passed). A grid-stride loop, in blocks of whole warps.
+///
+/// The restricted profile loads cubins only, so custack ships the kernel as CUDA C
+/// ([`SOURCE`](Self::SOURCE), the file `src/safety/replicas_compare.cu` of the crate) and the
+/// program builds it into its own cubin ahead of time, beside the kernel it runs redundantly
+/// (`#include "replicas_compare.cu"` in that kernel's `.cu` file), where
+/// [`InitPhase::redundant`](crate::safety::InitPhase::redundant) looks it up in the init phase,
+/// counted as one kernel lookup.
+///
+/// Not a [`Contract`](crate::Contract) a program can declare: a contract promises what every
+/// kernel of its name does, in whatever module it is declared on, and custack cannot keep that
+/// promise for a module a program loads through the safe full API (`load_ptx` of its own
+/// `custack_replicas_compare`, writing anywhere, would launch under it). custack declares it
+/// only on the cubin of the program's init phase, whose `unsafe`
+/// [`load_cubin`](crate::safety::InitPhase::load_cubin) carries the promise that its kernels
+/// honour their contracts. A program that launches the kernel itself declares a contract of its
+/// own (`kernel_contract!`), with the parameters [`KERNEL`](Self::KERNEL) names.
+#[derive(Clone, Copy, Debug)]
+pub struct ReplicasCompare;
+
+impl ReplicasCompare {
+    /// The kernel's CUDA C source (`src/safety/replicas_compare.cu`), for a build script that
+    /// writes it beside the program's own kernels before nvcc builds their cubin.
+    pub const SOURCE: &'static str = include_str!("replicas_compare.cu");
+
+    /// The kernel's name in the cubin.
+    pub const KERNEL: &'static str = "custack_replicas_compare";
+}
+
 crate::kernel_contract! {
-    /// The comparison of two replicas on the device: `custack_replicas_compare(const unsigned
-    /// char* first, const unsigned char* second, unsigned long long len, unsigned long long
-    /// size, unsigned long long* verdict)` compares `len` elements of `size` bytes, bit for bit,
-    /// and adds the number found equal to `verdict[0]` and `~i` of the first differing element
-    /// `i` into `verdict[1]` (an `atomicMax`; custack zeroes the verdict first): a frame passes
-    /// only when all `len` were found equal and none differs, so a kernel that did not compare
-    /// them all (a stub, one built from an older copy of the source, which counted the
-    /// differing elements) fails it (found by review: a zero count of differences passed). A
-    /// grid-stride loop, in blocks of whole warps.
-    ///
-    /// The restricted profile loads cubins only, so custack ships the kernel as CUDA C
-    /// ([`SOURCE`](Self::SOURCE), the file `src/safety/replicas_compare.cu` of the crate) and the
-    /// program builds it into its own cubin ahead of time, beside the kernel it runs redundantly
-    /// (`#include "replicas_compare.cu"` in that kernel's `.cu` file), where
-    /// [`InitPhase::redundant`](crate::safety::InitPhase::redundant) looks it up in the init
-    /// phase, counted as one kernel lookup.
-    pub unsafe kernel ReplicasCompare = "custack_replicas_compare"(
+    /// The contract of [`ReplicasCompare`]'s kernel, custack's alone (see there why it is not
+    /// public).
+    pub(crate) unsafe kernel CompareContract = "custack_replicas_compare"(
         first: &[u8; len * size],
         second: &[u8; len * size],
         len: u64,
         size: u64,
         verdict: &mut [u64; 2],
     ) requires(block_x % 32 == 0, block_y == 1, block_z == 1);
-}
-
-impl ReplicasCompare {
-    /// The kernel's CUDA C source (`src/safety/replicas_compare.cu`), for a build script that
-    /// writes it beside the program's own kernels before nvcc builds their cubin.
-    pub const SOURCE: &'static str = include_str!("replicas_compare.cu");
 }
 
 /// Where two byte images of `T`s first differ, and in how many elements.

@@ -183,6 +183,15 @@
 /// (the `box(..)` it declares, or any box without one), unless declared `cooperative`, does not need a
 /// cooperative launch (no grid-wide barrier), and, unless declared with `cluster(..)`, does not
 /// need a cluster shape (with it: stays within all of the above in clusters of that shape).
+///
+/// The promise is about every kernel of that name on every module the contract is declared on
+/// ([`Module::declared`](crate::Module::declared) is safe, and so is loading PTX). So keep a
+/// contract as private as the modules it is meant for: a contract a library crate makes `pub`
+/// lets its users declare it on modules the library never saw (their own PTX, with a kernel of
+/// the same name doing anything), and its author's promise then covers those too, which it
+/// cannot keep. custack publishes no contract for this reason (its comparison kernel,
+/// [`ReplicasCompare`](crate::safety::ReplicasCompare), is declared only on a restricted init
+/// phase's cubin, whose `unsafe` load carries the promise).
 #[macro_export]
 macro_rules! kernel_contract {
     () => {};
