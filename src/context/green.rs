@@ -331,9 +331,13 @@ pub(crate) fn destroy_green(green: ffi::CUgreenCtx) -> Result<()> {
     )?;
     // A green context exists only after its entry points were found, so this lookup is cached.
     let destroy = lookup::GREEN_CTX_DESTROY.get()?;
+    // Held across the destroy and the entry's removal, as a creation holds it across the
+    // creation and the entry's addition: no green context made meanwhile (the driver may give it
+    // this one's address, on another device) can have its entry taken for this one's, which
+    // would let its device's primary context be reset under it (C5).
+    let mut live = live_green();
     // SAFETY: a live green context, destroyed once; no guard of it is alive (guards borrow it).
     unsafe { destroy(green) }.result()?;
-    let mut live = live_green();
     if let Some(at) = live.iter().position(|(g, _)| *g == green.addr()) {
         live.swap_remove(at);
     }

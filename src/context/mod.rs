@@ -368,12 +368,22 @@ impl Context {
         // The old handle is dead: its host functions' unreported panics are returned below, once
         // the context is usable again, and not kept for the fresh handle.
         let lost = crate::error::host_panic::take_all_of(self.raw as usize);
+        // A retain or release that fails returns its error naming those panics, so that neither
+        // is lost.
+        let with_lost = |e: Error| match &lost {
+            Ok(()) => e,
+            Err(p) => e.and_failed_too("a host function of the reset context", p),
+        };
         let mut fresh = ptr::null_mut();
         // SAFETY: valid out-pointer; `dev` is a device of an initialized driver.
-        unsafe { ffi::cuDevicePrimaryCtxRetain(&raw mut fresh, dev) }.result()?;
+        unsafe { ffi::cuDevicePrimaryCtxRetain(&raw mut fresh, dev) }
+            .result()
+            .map_err(with_lost)?;
         self.raw = fresh;
         // SAFETY: balances the retain just above; our original retain still holds the context.
-        unsafe { ffi::cuDevicePrimaryCtxRelease_v2(dev) }.result()?;
+        unsafe { ffi::cuDevicePrimaryCtxRelease_v2(dev) }
+            .result()
+            .map_err(with_lost)?;
         lost
     }
 
