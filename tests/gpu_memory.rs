@@ -382,6 +382,15 @@ fn managed_memory_on_the_host_and_the_device() {
         .wait()
         .unwrap();
     assert!(data.iter().all(|&x| x == 1));
+    // A synchronous upload from pageable memory, read on the host at once: the copy waits for
+    // its bytes to land while a managed buffer is alive (C21), so the host reads them all.
+    let mut data = data;
+    let staged: Vec<u32> = (0..1u32 << 20).collect();
+    data.copy_from_host(&staged).unwrap();
+    assert!(
+        data.iter().eq(staged.iter()),
+        "the upload landed before the host read"
+    );
     // Prefetching memory that is not managed is refused.
     let mut plain = guard.alloc::<u32>(16).unwrap();
     let r = stream

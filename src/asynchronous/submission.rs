@@ -295,6 +295,9 @@ impl Stream<'_> {
         // scope, which `f` cannot let escape.
         let bound = unsafe { P::bind(&mut work.payload) };
         f(&scope, bound)?;
+        // Poisoned or forked while `f` ran (R20, R22): no record; `work`'s drop leaks the
+        // payload, which the work may still use.
+        crate::error::poison::check()?;
         // SAFETY: both handles are live and of the current context.
         unsafe { ffi::cuEventRecord(work.event, work.stream) }.result()?;
         let work = ManuallyDrop::new(work);

@@ -158,8 +158,10 @@ pub enum Overrun {
 /// ([`abandon`](Self::abandon): never freed, never handed back). Dropping a `TimedOut` drops
 /// the pending work, which waits for it without a bound, as the work's own `Drop` does.
 ///
-/// There is no `From<TimedOut<T>> for Error`, so that `?` cannot drop (and so wait for) the
-/// work by accident: `late.abandon()` is the error to return when the work is given up.
+/// There is no `From<TimedOut<T>> for Error`, and `TimedOut` is no `std::error::Error` (which
+/// `?` would box into a `Box<dyn Error>`, whose drop is the unbounded wait), so that `?` cannot
+/// drop (and so wait for) the work by accident: `late.abandon()` is the error to return when
+/// the work is given up.
 #[must_use = "dropping it waits for the work without a bound; wait again, keep it, or abandon it"]
 pub struct TimedOut<T> {
     pending: T,
@@ -210,8 +212,6 @@ impl<T> core::fmt::Display for TimedOut<T> {
         core::fmt::Display::fmt(&self.error, f)
     }
 }
-
-impl<T> std::error::Error for TimedOut<T> {}
 
 /// Pending work that can be given up on without waiting.
 pub trait Abandon {

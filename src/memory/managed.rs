@@ -16,6 +16,7 @@ use crate::memory::{
 };
 
 static_assertions::assert_not_impl_any!(ManagedBuffer<'static, u8>: Send, Sync);
+
 use crate::context::stack::{ContextKind, PushedGuard};
 use crate::driver::Device;
 use crate::vocabulary::plain::DeviceCopy;
@@ -100,6 +101,8 @@ impl<K: ContextKind> PushedGuard<'_, '_, K> {
         // SAFETY: valid out-pointer; this guard's context is current.
         unsafe { ffi::cuMemAllocManaged(&raw mut ptr, bytes, ffi::CU_MEM_ATTACH_GLOBAL) }
             .result()?;
+        // Counted before the value exists, whose drop or free counts it out.
+        crate::memory::managed_live::made();
         let mut buffer = ManagedBuffer {
             ptr,
             len,
@@ -186,7 +189,9 @@ impl<T: DeviceCopy> ManagedBuffer<'_, T> {
     pub fn free(self) -> Result<()> {
         let this = core::mem::ManuallyDrop::new(self);
         // SAFETY: allocated by `cuMemAllocManaged`, freed once (`this` never drops).
-        unsafe { free_device(this.ptr) }
+        let freed = unsafe { free_device(this.ptr) };
+        crate::memory::managed_live::ended();
+        freed
     }
 }
 
@@ -194,6 +199,7 @@ impl<T: DeviceCopy> Drop for ManagedBuffer<'_, T> {
     fn drop(&mut self) {
         // SAFETY: allocated in the current context (the guard that lent it is on top), freed
         // once; no device work uses it (scopes borrow it until complete, submissions own it).
-        unsafe { free_device_in_drop(self.ptr) }
+        unsafe { free_device_in_drop(self.ptr) };
+        crate::memory::managed_live::ended();
     }
 }

@@ -7,6 +7,7 @@
 
 pub(crate) mod ipc;
 pub(crate) mod managed;
+pub(crate) mod managed_live;
 pub(crate) mod pitched;
 pub(crate) mod pool;
 pub(crate) mod registered;
@@ -297,6 +298,9 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
     /// From pageable memory the driver returns once the bytes are staged: later synchronous
     /// calls and work on blocking streams see them, work on a non-blocking stream is not ordered
     /// after the copy (the "Stream kinds" section of the repository's `docs/features.md`).
+    /// While a [`ManagedBuffer`](crate::ManagedBuffer) is alive in the process, the copy is
+    /// also waited for (`cuStreamSynchronize` of the NULL stream) before this returns: the host
+    /// reads and writes managed memory directly, and must not race the copy's landing (C21).
     ///
     /// # Errors
     ///
@@ -332,7 +336,15 @@ pub trait DeviceMemoryMut<T: DeviceCopy>: DeviceMemory<T> {
         // SAFETY: `src` is readable for `byte_len` bytes; the device range is live memory of
         // the current context, exclusively borrowed.
         unsafe { ffi::cuMemcpyHtoD_v2(self.device_ptr(), src.as_ptr().cast(), self.byte_len()) }
-            .result_releasing(crate::error::Observer::DriverCall)
+            .result_releasing(crate::error::Observer::DriverCall)?;
+        // From pageable memory the copy may return once its bytes are staged, before they land.
+        // Device memory is reached only by later work on the legacy stream's order, but managed
+        // memory the host reads and writes directly once this borrow ends (C21): while any
+        // managed buffer is alive, wait for the copy.
+        if managed_live::any_alive() {
+            sync_null_stream()?;
+        }
+        Ok(())
     }
 
     /// `cuMemcpyDtoD`—Copies from other device memory of the same context, then waits for the

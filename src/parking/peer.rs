@@ -221,7 +221,6 @@ impl<'scope> StreamScope<'scope, '_> {
         dst: impl ScopedWrite<'scope, T>,
         src: &'scope ParkedBuffer<'_, T>,
     ) -> Result<()> {
-        crate::error::poison::check()?;
         // SAFETY: `src` and its context are borrowed until the scope has waited.
         unsafe {
             self.copy_from_context(
@@ -248,6 +247,9 @@ impl<'scope> StreamScope<'scope, '_> {
         src_len: usize,
         src_ctx: ffi::CUcontext,
     ) -> Result<()> {
+        // Poisoned or forked, in a scope opened before too (R20, R22): no driver call, for
+        // every form (`copy_from_peer`, `copy_from_pending`).
+        crate::error::poison::check()?;
         let (ptr, len) = dst.raw_parts();
         check_same_len(what, len, src_len)?;
         let current = crate::context::raw::current()?;
@@ -298,5 +300,48 @@ impl<'scope> StreamScope<'scope, '_> {
             )
         }
         .result()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// In a poisoned process (this test poisons its own, so it runs alone), a scope's copy from
+    /// another context's memory (`copy_from_peer`, and `copy_from_pending` in a scope opened
+    /// after a parked submission, both through `copy_from_context`) is refused with the poison
+    /// before the driver (R20: an enqueue of a scope opened before the poison too). With no
+    /// context current and no `cuInit`, a call that reached the driver would answer another
+    /// error (`cuCtxGetCurrent`: `CUDA_ERROR_NOT_INITIALIZED`). `copy_from_pending` had no
+    /// check until the eleventh session's review.
+    #[test]
+    #[cfg(all(unix, not(miri)))]
+    fn a_poisoned_process_s_copy_from_another_context_is_refused_before_the_driver() {
+        use crate::asynchronous::scope::StreamScope;
+        use crate::asynchronous::stream::Stream;
+        use crate::ffi;
+        use crate::vocabulary::binding::ScopedSliceMut;
+        use core::mem::ManuallyDrop;
+        crate::alone::rerun_alone!(
+            a_poisoned_process_s_copy_from_another_context_is_refused_before_the_driver
+        );
+        let sticky = ffi::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS;
+        // Poisons this process, which runs this test alone.
+        assert!(sticky.result().is_err());
+        assert!(crate::error::poison::poisoned().is_some(), "not poisoned");
+        let stream = ManuallyDrop::new(Stream::for_tests(core::ptr::null_mut()));
+        // SAFETY: the scope is only asked for a call refused before the driver.
+        let scope = unsafe { StreamScope::of(&stream) };
+        // SAFETY: an address no call dereferences: the call is refused before the driver.
+        let mut dst = unsafe { ScopedSliceMut::<u32>::from_raw_parts(0x1000, 4) };
+        // SAFETY: refused before the driver, so nothing is read at 0x2000 or in the null context.
+        let copied = unsafe {
+            scope.copy_from_context(
+                "copy_from_pending",
+                &mut dst,
+                0x2000,
+                4,
+                core::ptr::null_mut(),
+            )
+        };
+        assert_eq!(copied.map_err(|e| e.code()), Err(Some(sticky)));
     }
 }

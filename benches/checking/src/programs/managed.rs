@@ -4,12 +4,13 @@
 
 use crate::common::{KERNELS, N, N32};
 use crate::kernels::AddU32;
-use custack::{Context, LaunchConfig, Result, Stack};
+use custack::{Context, DeviceMemoryMut, LaunchConfig, Result, Stack};
 
 /// Managed memory: host access as slices, advice, a range attribute, prefetches in a scope.
 /// (Native runs only: the host sees managed memory at the device address, an integer, so this
 /// program cannot run under Miri's strict provenance.)
 pub(crate) fn managed(ctx: &Context) -> Result<u32> {
+    use crate::double::counting;
     use custack::Location;
     let mut stack = Stack::new()?;
     let guard = stack.push(ctx)?;
@@ -37,6 +38,16 @@ pub(crate) fn managed(ctx: &Context) -> Result<u32> {
         .stream()?
         .submit(m, |s, mut dm| s.fill_u32(&mut dm, 5))?
         .wait()?;
+    // A synchronous upload from pageable memory may return once its bytes are staged: with a
+    // managed buffer alive it waits for the copy before the host reads it (C21), one
+    // `cuStreamSynchronize` of the NULL stream (none before the fix).
+    let staged = vec![6u32; N];
+    let ((), waited) = counting("cuStreamSynchronize", || m.copy_from_host(&staged))?;
+    assert!(
+        waited >= 1,
+        "managed: a synchronous upload into managed memory returned without waiting for it"
+    );
+    assert!(m.iter().all(|&v| v == 6), "managed: the upload landed");
     m[0] = 4;
     let sum = m.iter().sum();
     m.free()?;

@@ -8,7 +8,8 @@
 //! thread, after each call was made once clean (its entry point looked up): the poison is the
 //! process's, so a fault in any context refuses every context's calls. That build's error path
 //! releases nothing either: no `cuUserObjectRelease` (R20: through the one gate), so the host
-//! node's closure is leaked, never dropped. Not run on the real driver
+//! node's closure is leaked, never dropped. The fault comes while a submission's closure runs
+//! on this thread: the submission records no event after it. Not run on the real driver
 //! (`checkdriver/trace/programs.txt`). Without the checks, its clean run fails.
 
 use crate::common::{KERNELS, unexpected};
@@ -54,33 +55,52 @@ pub(crate) fn poisoned_calls(ctx: &Context) -> Result<()> {
     let other = Context::new(ctx.device(), ContextFlags::empty())?;
     // What the host node's closure holds: a second count while the closure lives.
     let held = Arc::new(());
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            let mut stack = Stack::new()?;
-            let guard = stack.push(&other)?;
-            let in_node = Arc::clone(&held);
-            fail_call(c"cuGraphRetainUserObject", STICKY, true)?;
-            let (built, releases) = counting("cuUserObjectRelease", || {
-                Ok(guard.build_graph(guard.alloc::<u32>(4)?, move |b, _| {
-                    b.host(move || drop(Arc::clone(&in_node)), &[])?;
-                    Ok(())
-                }))
-            })?;
-            refused(
-                "the other context's graph build, its retain told to fail",
-                built.map(drop),
-            )?;
-            if releases != 0 {
-                return Err(unexpected(&format!(
-                    "the failed build released its host node's user object after the sticky \
+    // The poison comes while a submission's closure runs on this thread (the other thread's
+    // build, joined inside it): the submission's event is then not recorded (R20), no
+    // `cuEventRecord` after the closure, and its payload is leaked by the submission's
+    // clean-up, which the work may still use.
+    let poison_in_other_context = || {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut stack = Stack::new()?;
+                let guard = stack.push(&other)?;
+                let in_node = Arc::clone(&held);
+                fail_call(c"cuGraphRetainUserObject", STICKY, true)?;
+                let (built, releases) = counting("cuUserObjectRelease", || {
+                    Ok(guard.build_graph(guard.alloc::<u32>(4)?, move |b, _| {
+                        b.host(move || drop(Arc::clone(&in_node)), &[])?;
+                        Ok(())
+                    }))
+                })?;
+                refused(
+                    "the other context's graph build, its retain told to fail",
+                    built.map(drop),
+                )?;
+                if releases != 0 {
+                    return Err(unexpected(&format!(
+                        "the failed build released its host node's user object after the sticky \
                      error ({releases} cuUserObjectRelease)"
-                )));
-            }
-            Ok(())
+                    )));
+                }
+                Ok(())
+            })
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         })
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    };
+    let (submitted, records) = counting("cuEventRecord", || {
+        Ok(stream.submit(guard.alloc::<u32>(4)?, |_, _| poison_in_other_context()))
     })?;
+    refused(
+        "Stream::submit whose closure saw the poison come",
+        submitted.map(drop),
+    )?;
+    if records != 0 {
+        return Err(unexpected(&format!(
+            "a submission recorded its event after the poison came during its closure \
+             ({records} cuEventRecord)"
+        )));
+    }
     if custack::poisoned().is_none() {
         return Err(unexpected("a sticky error did not poison the process"));
     }
