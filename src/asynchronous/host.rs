@@ -43,7 +43,10 @@ fn run<F: FnOnce() + Send + 'static>(HostCall { f, ctx }: HostCall<F>) {
 /// Runs `f` where a panic must not unwind (a function the driver calls), catching a panic and
 /// keeping its message with context `ctx`, for that context's next wait to report.
 pub(crate) fn catch(ctx: usize, f: impl FnOnce()) {
-    if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+    // Marked as the driver's callback for its whole run: custack makes no CUDA call from it.
+    let caught =
+        crate::error::callback::run(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+    if let Err(payload) = caught {
         let message = payload
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())

@@ -26,6 +26,7 @@
 //! becomes [`ErrorKind::Unlisted`] with the value kept, never a catch-all "unknown" error, and
 //! [`Error`]'s `Display` still asks the driver for its name and description.
 pub(crate) mod atomics;
+pub(crate) mod callback;
 pub(crate) mod confinement;
 pub(crate) mod driver_log;
 mod drop_log;

@@ -258,7 +258,9 @@ std::thread_local! {
     static LAST_KERNEL: Cell<Option<&'static str>> = const { Cell::new(None) };
 }
 
-/// Refuses the call if the process is poisoned: one atomic load on the fast path.
+/// Refuses the call if the process is poisoned, forked, or this thread is inside a driver
+/// callback ([`callback`](crate::error::callback)): an atomic load and a thread-local load on
+/// the fast path.
 ///
 /// # Errors
 ///
@@ -267,6 +269,10 @@ std::thread_local! {
 pub(crate) fn check() -> Result<()> {
     if forked() {
         return Err(forked_error());
+    }
+    // Inside code the driver called, where it forbids CUDA calls: refused as under the poison.
+    if crate::error::callback::inside() {
+        return Err(crate::error::callback::refused());
     }
     PROCESS.check()
 }
@@ -380,6 +386,29 @@ pub fn poisoned() -> Option<Error> {
 
 #[cfg(test)]
 mod tests {
+    /// Inside a callback every checked call is refused, and only there: the mark is put back
+    /// after the callback, after a nested one and after one that panicked.
+    #[test]
+    fn a_call_inside_a_driver_callback_is_refused_and_only_there() {
+        use crate::error::ErrorKind;
+        use crate::error::callback::inside;
+        assert!(!inside());
+        assert!(crate::error::poison::check().is_ok());
+        crate::error::callback::run(|| {
+            assert!(inside());
+            let refused = crate::error::poison::check().map_err(|e| e.kind());
+            assert_eq!(refused, Err(ErrorKind::NotPermitted));
+            crate::error::callback::run(|| assert!(inside()));
+            assert!(inside(), "a nested callback's end put the mark back");
+        });
+        assert!(!inside());
+        let unwound =
+            std::panic::catch_unwind(|| crate::error::callback::run(|| panic!("in the callback")));
+        assert!(unwound.is_err());
+        assert!(!inside(), "a panicking callback put the mark back");
+        assert!(crate::error::poison::check().is_ok());
+    }
+
     use super::*;
     use crate::error::kind::ErrorKind;
     use crate::ffi;

@@ -536,7 +536,11 @@ unsafe extern "C" fn occupancy_trampoline(block_size: c_int) -> usize {
     // SAFETY: set by `with_occupancy_callback` for the call that is running now, on this
     // thread; it points to a live `&dyn Fn`.
     let f = unsafe { &*f };
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(block_size as u32))) {
+    // Marked as the driver's callback: custack makes no CUDA call from it.
+    let asked = crate::error::callback::run(|| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(block_size as u32)))
+    });
+    match asked {
         Ok(bytes) => bytes,
         Err(payload) => {
             let _ = OCCUPANCY_PANIC.try_with(|p| *p.borrow_mut() = Some(payload));

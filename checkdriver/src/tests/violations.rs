@@ -210,3 +210,72 @@ fn each_violation_kind_is_reported() {
         let _ = cuCtxDestroy_v2(e);
     }
 }
+
+/// A CUDA call from code the driver called (a host function, a stream callback, a user
+/// object's destructor) is a violation, once per call; the same code outside a callback, and a
+/// callback that makes no call, record none.
+#[test]
+fn a_call_from_code_the_driver_called_is_a_violation() {
+    /// Asks the driver for the current context: one call.
+    unsafe extern "C" fn asks(_: *mut c_void) {
+        let mut c = null_mut();
+        // SAFETY: a valid out-pointer.
+        let _ = unsafe { cuCtxGetCurrent(&raw mut c) };
+    }
+    /// The same, as a stream callback.
+    unsafe extern "C" fn asks_as_callback(_: Handle, _: CUresult, data: *mut c_void) {
+        // SAFETY: as `asks`.
+        unsafe { asks(data) };
+    }
+    /// Makes no call.
+    unsafe extern "C" fn quiet(_: *mut c_void) {}
+    let _serial = serial();
+    // The checking mode with no schedule, as `NULLDRIVER_CHECK=1` runs a clean program.
+    check::start(0, 0, 0);
+    // SAFETY: the double's entry points, with valid out-pointers and handles it made; the
+    // callbacks take no data.
+    unsafe {
+        let a = ctx();
+        let mut s = null_mut();
+        let _ = cuStreamCreate(&raw mut s, 0);
+        assert_eq!(violations_of(|| asks(null_mut())), 0, "outside a callback");
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuLaunchHostFunc(s, Some(quiet), null_mut());
+                let _ = cuStreamSynchronize(s);
+            }),
+            0,
+            "a host function that makes no call"
+        );
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuLaunchHostFunc(s, Some(asks), null_mut());
+                let _ = cuStreamSynchronize(s);
+            }),
+            1,
+            "a host function's call"
+        );
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuStreamAddCallback(s, Some(asks_as_callback), null_mut(), 0);
+                let _ = cuStreamSynchronize(s);
+            }),
+            1,
+            "a stream callback's call"
+        );
+        assert_eq!(
+            violations_of(|| {
+                let mut o = null_mut();
+                let _ = cuUserObjectCreate(&raw mut o, null_mut(), Some(asks), 1, 1);
+                let _ = cuUserObjectRelease(o, 1);
+            }),
+            1,
+            "a user object's destructor's call"
+        );
+        let _ = cuStreamDestroy_v2(s);
+        let mut p = null_mut();
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        let _ = cuCtxDestroy_v2(a);
+    }
+    check::faults_off();
+}

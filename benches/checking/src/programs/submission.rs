@@ -1,5 +1,6 @@
 //! The program `submission` (C16, C17): owned submissions, payloads of every kind, a join across
-//! streams, waits, polls, and one dropped while pending (its drop waits).
+//! streams, waits, polls, and one dropped while pending (its drop waits); a host function's
+//! CUDA call refused before the driver (the driver forbids them there).
 
 use crate::common::{KERNELS, N, N32};
 use custack::{Context, LaunchConfig, Result, Stack};
@@ -31,5 +32,29 @@ pub(crate) fn submission(ctx: &Context) -> Result<Vec<u32>> {
     let boxed: Box<[u32]> = vec![0; N].into_boxed_slice();
     let dropped = one.submit((dev, boxed), |s, (dev, boxed)| s.copy_to_host(boxed, &dev))?;
     drop(dropped); // waits, then frees the buffer and the box
+    // A host function that asks for a context: the driver forbids CUDA calls there, and custack
+    // refuses before the driver (`NotPermitted`). The double counts any call made from inside
+    // one as a violation.
+    let device = ctx.device();
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let seen = std::sync::Arc::clone(&asked);
+    one.scope(|s| {
+        s.host_fn(move || {
+            let made = Context::new(device, custack::ContextFlags::empty()).map(drop);
+            *seen
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                Some(made.map_err(|e| e.kind()));
+        })
+    })??;
+    let asked = asked
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take();
+    assert_eq!(
+        asked,
+        Some(Err(custack::ErrorKind::NotPermitted)),
+        "submission: a context made from inside a host function"
+    );
     Ok(out)
 }
