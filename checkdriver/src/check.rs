@@ -385,6 +385,23 @@ pub(crate) unsafe fn access(ptr: *mut u8, bytes: usize, write: bool) {
 /// The memory an operation uses: (kind, start).
 type Pending = Vec<(Kind, usize)>;
 
+/// What an enqueued operation uses, and when it was enqueued (`State::next_seq`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Use {
+    key: (Kind, usize),
+    seq: u64,
+}
+
+/// The keys of `uses`, in order: what a record saw pending.
+fn keys(uses: &[Use]) -> Pending {
+    uses.iter().map(|u| u.key).collect()
+}
+
+/// Whether `uses` holds `key`.
+fn holds(uses: &[Use], key: (Kind, usize)) -> bool {
+    uses.iter().any(|u| u.key == key)
+}
+
 struct Obj {
     ctx: usize,
     parent: usize,
@@ -428,8 +445,10 @@ struct State {
     /// Handles the program said it leaves behind on purpose, as they were released with their
     /// context (or found alive at exit).
     left: Vec<String>,
-    /// Per stream (0: a context's null stream), the memory its enqueued operations use.
-    pending: HashMap<usize, Pending>,
+    /// Per stream (0: a context's null stream), the memory its enqueued operations use, each
+    /// with the sequence number of its enqueue, so that a wait completes only what came before
+    /// the record it waits for ([`State::complete_wait`]).
+    pending: HashMap<usize, Vec<Use>>,
     /// Per event, what was pending on its stream when it was recorded, and the host accesses
     /// enqueued before it (by sequence number).
     recorded: HashMap<usize, Recorded>,
@@ -593,7 +612,12 @@ impl State {
                 return;
             }
         }
-        self.pending.entry(stream).or_default().push(key);
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.pending
+            .entry(stream)
+            .or_default()
+            .push(Use { key, seq });
     }
 
     /// How `stream` is known among the hung streams: the null stream (0) is one per context.
@@ -610,10 +634,11 @@ impl State {
         !self.hung.is_empty() && self.hung.contains(&self.hung_key(stream))
     }
 
-    /// The work `w` covers is complete.
+    /// The work `w` covers is complete: what was enqueued on its stream before its record, not
+    /// a later use of the same memory (an event captures the stream's work at its record).
     fn complete_wait(&mut self, w: &Wait) {
         if let Some(p) = self.pending.get_mut(&w.stream) {
-            p.retain(|x| !w.pending.contains(x));
+            p.retain(|u| u.seq >= w.seq);
         }
         self.complete_host(|a| a.stream == w.stream && a.seq < w.seq);
     }
@@ -2182,8 +2207,8 @@ fn unordered_kept_free(s: &State, p: usize, stream: usize) {
                 .any(|w| w.stream == st && w.pending.contains(&key))
         })
     };
-    for (st, keys) in &s.pending {
-        if *st != stream && keys.contains(&key) && !ordered(*st) {
+    for (st, uses) in &s.pending {
+        if *st != stream && holds(uses, key) && !ordered(*st) {
             violation(&format!(
                 "cuGraphLaunch: makes DeviceMemory {p:#x}, kept by the graph's previous launch, \
                  again while work on stream {st:#x} that frees or uses it may not have run (no \
@@ -2486,7 +2511,7 @@ pub(crate) fn event_recorded(event: usize, stream: usize) {
             s.capture_event_deps.insert(event, deps);
             return;
         }
-        let pending = s.pending.get(&stream).cloned().unwrap_or_default();
+        let pending = s.pending.get(&stream).map(|p| keys(p)).unwrap_or_default();
         let waits = s.waits.get(&stream).cloned().unwrap_or_default();
         let wait = Wait {
             stream,
@@ -2527,7 +2552,7 @@ fn freeing_in(s: &mut State, kind: Kind, h: usize, stream: Option<usize>, what: 
         let on: Vec<usize> = s
             .pending
             .iter()
-            .filter(|(st, p)| Some(**st) != stream && p.contains(&(kind, h)))
+            .filter(|(st, p)| Some(**st) != stream && holds(p, (kind, h)))
             .map(|(st, _)| *st)
             .collect();
         // Memory of hung work, on any stream other than the one a stream-ordered free follows.
@@ -2562,14 +2587,14 @@ fn freeing_in(s: &mut State, kind: Kind, h: usize, stream: Option<usize>, what: 
         if let Some(st) = stream
             && let Some(p) = s.pending.get_mut(&st)
         {
-            p.retain(|x| *x != (kind, h));
+            p.retain(|u| u.key != (kind, h));
         }
         // Reported once: the object is gone, so the work no longer holds it. A later object at
         // the same address (host memory's allocator reuses addresses) is another object, whose
         // free must not be reported again for work that used the one before.
         for st in on.iter().chain(&hung_on) {
             if let Some(p) = s.pending.get_mut(st) {
-                p.retain(|x| *x != (kind, h));
+                p.retain(|u| u.key != (kind, h));
             }
         }
         for ((st, _), p) in &mut s.hung_pending {
@@ -2902,7 +2927,7 @@ pub(crate) fn context_recorded(ctx: usize, event: usize) -> bool {
         for &st in &streams {
             waits.push(Wait {
                 stream: st,
-                pending: s.pending.get(&st).cloned().unwrap_or_default(),
+                pending: s.pending.get(&st).map(|p| keys(p)).unwrap_or_default(),
                 seq: s.next_seq,
             });
             waits.extend(s.waits.get(&st).cloned().unwrap_or_default());
@@ -3173,7 +3198,12 @@ pub(crate) fn library_release(stream: usize) {
         let key = (stream, 0);
         s.hung.remove(&key);
         let held = s.hung_pending.remove(&key).unwrap_or_default();
-        s.pending.entry(stream).or_default().extend(held);
+        // Released now: after every record made while they were held.
+        for key in held {
+            let seq = s.next_seq;
+            s.next_seq += 1;
+            s.pending.entry(stream).or_default().push(Use { key, seq });
+        }
         let after: Vec<usize> = s
             .hung_events
             .iter()

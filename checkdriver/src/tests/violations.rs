@@ -279,3 +279,50 @@ fn a_call_from_code_the_driver_called_is_a_violation() {
     }
     check::faults_off();
 }
+
+/// An event completes the work of its stream before its record, not a later use of the same
+/// memory: freeing memory after a wait for an event recorded before its last use is a
+/// violation (until the eleventh session the double completed every pending use of memory the
+/// record had seen pending, and this free passed).
+#[test]
+fn an_event_completes_only_the_work_before_its_record() {
+    let _serial = serial();
+    check::start(0, 0, 0);
+    // SAFETY: the double's entry points, with valid out-pointers and handles it made.
+    unsafe {
+        let a = ctx();
+        let mut s = null_mut();
+        let _ = cuStreamCreate(&raw mut s, 0);
+        let mut e = null_mut();
+        let _ = cuEventCreate(&raw mut e, 0);
+        let mut d = 0;
+        let _ = cuMemAlloc_v2(&raw mut d, 64);
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuMemsetD8Async(d, 0, 64, s);
+                let _ = cuEventRecord(e, s);
+                let _ = cuEventSynchronize(e);
+            }),
+            0,
+            "a wait for the record after the use"
+        );
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuMemsetD8Async(d, 0, 64, s);
+                let _ = cuEventRecord(e, s);
+                let _ = cuMemsetD8Async(d, 1, 64, s);
+                let _ = cuEventSynchronize(e);
+                let _ = cuMemFree_v2(d);
+            }),
+            1,
+            "freed after a wait for a record before its last use"
+        );
+        let _ = cuStreamSynchronize(s);
+        let _ = cuEventDestroy_v2(e);
+        let _ = cuStreamDestroy_v2(s);
+        let mut p = null_mut();
+        let _ = cuCtxPopCurrent_v2(&raw mut p);
+        let _ = cuCtxDestroy_v2(a);
+    }
+    check::faults_off();
+}
