@@ -132,6 +132,9 @@ impl HostRng {
     /// A host generator of `kind`, created; dropped (destroyed) if a later setting fails.
     fn create(kind: Kind) -> Result<Self> {
         crate::error::confinement::full_api("rand::HostRng")?;
+        // cuRAND's host generators still reach CUDA (MT19937's): poisoned, forked or inside a
+        // driver callback (R20, R22, R35), refused as every library call is.
+        crate::error::poison::check()?;
         not_linked()?;
         let mut raw = core::ptr::null_mut();
         let serialized = serialize(kind);
@@ -259,6 +262,8 @@ impl HostRng {
         call: &'static str,
         f: impl FnOnce(ffi::curand::curandGenerator_t) -> ffi::curand::curandStatus_t,
     ) -> Result<()> {
+        // As at the creation (R20, R22, R35).
+        crate::error::poison::check()?;
         let _serialized = serialize(self.kind);
         status(call, f(self.raw))
     }
@@ -533,6 +538,11 @@ impl HostRng {
         if raw.is_null() {
             return Ok(());
         }
+        // A release as every other (R20, R22, R35): refused, the generator is left behind.
+        crate::error::left_behind::release(
+            crate::error::left_behind::Object::Untracked,
+            raw as u64,
+        )?;
         let _serialized = serialize(self.kind);
         // SAFETY: `raw` was live and is destroyed once (taken out above); no call of it runs
         // (`&mut self`), and none is pending: a host generator's calls finish before they
@@ -569,6 +579,71 @@ mod tests {
                 // Only a build without cuRAND fails here.
                 assert_eq!(e.kind(), ErrorKind::LibraryNotLinked, "{e}");
                 None
+            }
+        }
+    }
+
+    /// Inside code the driver called (a host function, R35) a host generator is neither made
+    /// nor used: cuRAND's host generators still reach CUDA (MT19937's), so the calls are
+    /// refused at custack's gate before cuRAND, as in a poisoned process (R20).
+    #[test]
+    fn a_host_generator_inside_a_driver_callback_is_refused() {
+        crate::error::callback::run(|| {
+            let made = HostRng::pseudo(Pseudo::Xorwow, 1).map(drop);
+            assert_eq!(made.map_err(|e| e.kind()), Err(ErrorKind::NotPermitted));
+        });
+        let Some(mut rng) = made(HostRng::pseudo(Pseudo::Xorwow, 1)) else {
+            return;
+        };
+        let mut v = [0.5_f32; 4];
+        crate::error::callback::run(|| {
+            let used = rng.uniform(&mut v).map_err(|e| e.kind());
+            assert_eq!(used, Err(ErrorKind::NotPermitted));
+        });
+        assert!(
+            v.iter().all(|x| x.to_bits() == 0.5_f32.to_bits()),
+            "nothing generated inside the callback"
+        );
+        rng.uniform(&mut v).unwrap();
+    }
+
+    /// An odd count of normal values from the generators that take one (Philox, MTGP32: not
+    /// in pairs, `Kind::normals_in_pairs`) writes exactly that many: the element after them, in
+    /// the same allocation, keeps its sentinel, for counts of every remainder by 4 and slices
+    /// starting at every offset by 4 (cuRAND writes normals in pairs or fours internally).
+    #[test]
+    fn an_odd_count_of_normals_writes_no_element_past_it() {
+        for kind in [Pseudo::Philox4x32_10, Pseudo::Mtgp32] {
+            let Some(mut rng) = made(HostRng::pseudo(kind, 7)) else {
+                return;
+            };
+            for start in 0..4 {
+                for n in [1, 2, 3, 5, 999, 1001, 1002, 1003] {
+                    let mut v = vec![1.0e30_f32; start + n + 8];
+                    rng.normal(&mut v[start..start + n], 0.0, 1.0).unwrap();
+                    assert!(
+                        v[start..start + n]
+                            .iter()
+                            .all(|&x| x.to_bits() != 1.0e30_f32.to_bits()),
+                        "{kind:?}: every value written"
+                    );
+                    assert!(
+                        v[..start]
+                            .iter()
+                            .chain(&v[start + n..])
+                            .all(|&x| x.to_bits() == 1.0e30_f32.to_bits()),
+                        "{kind:?}: {n} normals at {start} wrote outside their slice"
+                    );
+                    let mut d = vec![1.0e300_f64; start + n + 8];
+                    rng.normal(&mut d[start..start + n], 0.0, 1.0).unwrap();
+                    assert!(
+                        d[..start]
+                            .iter()
+                            .chain(&d[start + n..])
+                            .all(|&x| x.to_bits() == 1.0e300_f64.to_bits()),
+                        "{kind:?}: {n} double normals at {start} wrote outside their slice"
+                    );
+                }
             }
         }
     }

@@ -320,6 +320,13 @@ impl Drop for InfoBatch<'_, '_> {
             self.infos.used = Some(used);
             return;
         }
+        // Poisoned, forked or inside a driver callback (R20, R22, R35): no copy is enqueued; the
+        // host words stay `NOT_WRITTEN`, so every read says "not written".
+        if let Err(e) = crate::error::poison::check() {
+            record_drop_error(e);
+            self.infos.used = Some(used);
+            return;
+        }
         let bytes = used * size_of::<i32>();
         // SAFETY: the host words are pinned memory of the array, borrowed exclusively for the
         // scope (through `infos`), so nothing reads or frees them until the scope has waited
