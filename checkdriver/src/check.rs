@@ -130,25 +130,6 @@ use std::sync::Mutex;
 
 static FAULTS: AtomicBool = AtomicBool::new(false);
 
-thread_local! {
-    /// Set while this thread runs code the double called as the driver would: a host function,
-    /// a stream callback, a user object's destructor ([`in_callback`]).
-    static IN_CALLBACK: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs `f`, a program's code the double calls as the driver would call it (a host function, a
-/// stream callback, a user object's destructor): every entry point it calls is a violation.
-pub(crate) fn in_callback<R>(f: impl FnOnce() -> R) -> R {
-    /// Puts the mark back, also on unwind.
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            let _ = IN_CALLBACK.try_with(|c| c.set(self.0));
-        }
-    }
-    let _restore = Restore(IN_CALLBACK.try_with(|c| c.replace(true)).unwrap_or(false));
-    f()
-}
 static CALLS: AtomicU64 = AtomicU64::new(0);
 static FAIL_AT: AtomicU64 = AtomicU64::new(0);
 static STICKY_AT: AtomicU64 = AtomicU64::new(0);
@@ -872,7 +853,7 @@ fn fault_slow(name: &'static str) -> Option<i32> {
     }
     // The driver forbids CUDA calls from code it called (a host function, a stream callback, a
     // user object's destructor); the error-name lookups are plain tables.
-    if IN_CALLBACK.try_with(Cell::get).unwrap_or(false) && !name.starts_with("cuGetError") {
+    if crate::callback::inside() && !name.starts_with("cuGetError") {
         crate::mode::violation(&format!(
             "{name}: a CUDA call from code the driver called (a host function, a stream \
              callback, a user object's destructor), which the driver forbids"

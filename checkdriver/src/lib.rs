@@ -82,6 +82,7 @@
 //! - `tests/`: the double's own tests, one file per topic.
 
 mod api;
+mod callback;
 mod check;
 mod cubin;
 mod data;

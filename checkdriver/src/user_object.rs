@@ -55,7 +55,7 @@ fn run(destroyed: Vec<(Ptr, Destroy)>) {
     for (ptr, destroy) in destroyed {
         // SAFETY: the destructor and pointer the program gave `cuUserObjectCreate`, called
         // once, when the object's last reference went.
-        crate::check::in_callback(|| unsafe { destroy(ptr.0) });
+        crate::callback::in_callback(|| unsafe { destroy(ptr.0) });
     }
 }
 

@@ -57,7 +57,7 @@ impl DataOp {
             DataOp::HostFn { f, data } => {
                 // SAFETY: the function and argument the program gave `cuGraphAddHostNode`,
                 // which it keeps valid (a user object of the graph) while the graph launches.
-                crate::check::in_callback(|| unsafe { f(*data) });
+                crate::callback::in_callback(|| unsafe { f(*data) });
                 Ok(())
             }
         };

@@ -74,7 +74,7 @@ entry_points! {
         if check::stream_hung(stream as usize) {
             return CUDA_SUCCESS;
         }
-        if let Some(f) = f { crate::check::in_callback(|| f(stream, CUDA_SUCCESS, data)); }
+        if let Some(f) = f { crate::callback::in_callback(|| f(stream, CUDA_SUCCESS, data)); }
         CUDA_SUCCESS
     }
     // Checking mode models captures: what is enqueued on a capturing stream is kept in the
