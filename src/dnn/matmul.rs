@@ -301,6 +301,12 @@ impl Desc {
     fn destroy(self) -> Result<()> {
         let raw = self.0;
         core::mem::forget(self);
+        // An execution plan's descriptor may own modules cuDNN compiled: a release as every
+        // other (R20, R22, R35), refused and left behind in a poisoned process.
+        crate::error::left_behind::release(
+            crate::error::left_behind::Object::Untracked,
+            raw as u64,
+        )?;
         // SAFETY: a live descriptor, destroyed once (`self` is consumed, its drop forgotten);
         // a host object no pending GPU work reads (the plan waited for its runs first).
         status("cudnnBackendDestroyDescriptor", unsafe {
@@ -311,6 +317,13 @@ impl Desc {
 
 impl Drop for Desc {
     fn drop(&mut self) {
+        // As `destroy`: refused (recorded), the descriptor is left behind.
+        if !crate::error::left_behind::release_in_drop(
+            crate::error::left_behind::Object::Untracked,
+            self.0 as u64,
+        ) {
+            return;
+        }
         // SAFETY: as `destroy`: live, and this is its one destruction (`destroy` forgets).
         let r = unsafe { ffi::cudnn::cudnnBackendDestroyDescriptor(self.0) };
         if let Err(e) = status("cudnnBackendDestroyDescriptor", r) {
@@ -783,6 +796,25 @@ impl MatmulPlan<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A backend descriptor's release passes the gate (R20, R35): inside code the driver
+    /// called it is refused before cuDNN and left behind, the refusal in the drop log, both by
+    /// `destroy` and by the drop. (Without the gate cuDNN would be asked, and answer another
+    /// error, or in a build without it the not-linked one.)
+    #[test]
+    fn a_descriptor_is_not_destroyed_inside_a_driver_callback() {
+        let _ = crate::error::take_drop_errors();
+        crate::error::callback::run(|| {
+            let destroyed = Desc(core::ptr::null_mut()).destroy().map_err(|e| e.kind());
+            assert_eq!(destroyed, Err(ErrorKind::NotPermitted));
+            drop(Desc(core::ptr::null_mut()));
+        });
+        let recorded: Vec<_> = crate::error::take_drop_errors()
+            .into_iter()
+            .map(|e| e.kind())
+            .collect();
+        assert_eq!(recorded, [ErrorKind::NotPermitted]);
+    }
 
     #[test]
     fn tensors_are_packed_row_major_batch_first() {

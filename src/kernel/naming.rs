@@ -136,6 +136,9 @@ fn name(stream: ffi::CUstream, at: &'static Location<'static>, enqueued: bool) -
     if !enqueued || confinement::confined() {
         return Ok(());
     }
+    // The launch passed the gate, but another thread may have poisoned the process since (or
+    // this is code the driver called): the mark's calls are refused as every call (R20, R35).
+    crate::error::poison::check()?;
     let mut status = ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
     // SAFETY: a live stream of the current context (the scope's); valid out-pointer.
     unsafe { ffi::cuStreamIsCapturing(stream, &raw mut status) }.result()?;
@@ -179,6 +182,21 @@ fn first_unfinished() -> Option<LaunchSite> {
 
 #[cfg(test)]
 mod tests {
+    /// A launch's naming mark checks the gate again (R20): another thread may poison the process
+    /// between the launch and the mark. In a poisoned process (this test poisons its own, so it
+    /// runs alone) the mark is refused with the poison; a call that reached the driver (no
+    /// context, no `cuInit`) would answer `CUDA_ERROR_NOT_INITIALIZED` instead.
+    #[test]
+    #[cfg(all(unix, not(miri)))]
+    fn the_naming_mark_is_refused_after_the_poison() {
+        crate::alone::rerun_alone!(the_naming_mark_is_refused_after_the_poison);
+        let sticky = crate::ffi::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS;
+        // Poisons this process, which runs this test alone.
+        assert!(sticky.result().is_err());
+        let named = super::name(core::ptr::null_mut(), core::panic::Location::caller(), true);
+        assert_eq!(named.map_err(|e| e.code()), Err(Some(sticky)));
+    }
+
     use super::{LOG, Named, first_unfinished};
     use crate::error::LaunchSite;
     use core::panic::Location;
