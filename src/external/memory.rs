@@ -8,7 +8,7 @@ use crate::ffi;
 use crate::memory::{DeviceMemory, DeviceMemoryMut, device_memory, sealed};
 use crate::texture::array::{ArrayElement, array_descriptor_with};
 use crate::texture::mipmap::sealed::Sealed as MipmappedLevelsSealed;
-use crate::texture::mipmap::{MipmappedArray, MipmappedLevels, check_shape_with};
+use crate::texture::mipmap::{MipmappedArray, MipmappedLevels, check_shape_with, packed_bytes};
 use crate::vocabulary::plain::DeviceCopy;
 use core::cell::Cell;
 use core::marker::PhantomData;
@@ -330,7 +330,8 @@ impl ExternalMemory<'_> {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::InvalidValue`] for an empty extent, no level or too many, or a
+    /// [`ErrorKind::InvalidValue`] for an empty extent, no level or too many, levels that,
+    /// packed, do not fit between `offset` and the end of the import, or a
     /// [`MemoryHandle::DmaBuf`] import (the driver maps none); the driver's error.
     ///
     /// # References
@@ -364,9 +365,10 @@ impl ExternalMemory<'_> {
     ///
     /// [`ErrorKind::InvalidValue`] for an empty extent (a layered array of no layer among
     /// them), no level or too many (a layered array's levels halve its width and height only),
-    /// flags custack does not name (made by `from_bits_retain`), or a [`MemoryHandle::DmaBuf`]
-    /// import (the driver maps none), each with a detail and no driver call; the driver's
-    /// error.
+    /// flags custack does not name (made by `from_bits_retain`), levels that, packed, do not
+    /// fit between `offset` and the end of the import (the least the array can occupy), or a
+    /// [`MemoryHandle::DmaBuf`] import (the driver maps none), each with a detail and no driver
+    /// call; the driver's error.
     ///
     /// # Examples
     ///
@@ -411,11 +413,27 @@ impl ExternalMemory<'_> {
         }
         let flags = checked_flags(flags)?;
         check_shape_with(extent, levels, flags)?;
-        if offset >= self.size {
+        // The array's levels, packed, are the least it can occupy: an array whose packed
+        // levels do not fit between `offset` and the import's end would reach memory the
+        // import does not own (its real, tiled layout is larger still, and the driver is not
+        // documented to check it).
+        let packed = packed_bytes(extent, levels, flags, size_of::<T>());
+        let room = self.size.checked_sub(offset).filter(|&room| room > 0);
+        let fits = match (packed, room) {
+            (Some(packed), Some(room)) => u64::try_from(packed).is_ok_and(|p| p <= room),
+            _ => false,
+        };
+        if !fits {
+            let need = packed.map_or_else(|| "more than usize::MAX".to_owned(), |p| p.to_string());
             return Err(Error::custack(
                 ErrorKind::InvalidValue,
                 format!(
-                    "a mipmapped array at offset {offset} of {} imported bytes",
+                    "a {}x{}x{} mipmapped array of {levels} levels of {}-byte elements (at least \
+                     {need} bytes) at offset {offset} of {} imported bytes",
+                    extent[0],
+                    extent[1],
+                    extent[2],
+                    size_of::<T>(),
                     self.size
                 ),
             ));

@@ -62,6 +62,25 @@ fn level_extent([width, height, depth]: [usize; 3], level: u32, layered: bool) -
     ]
 }
 
+/// The bytes of every level of an `extent` array of `levels` levels of `elem`-byte elements,
+/// packed (no row or tile padding): the least memory such an array can lie in, whatever layout
+/// the driver or another API gives it. `None` on overflow.
+pub(crate) fn packed_bytes(
+    extent: [usize; 3],
+    levels: u32,
+    flags: core::ffi::c_uint,
+    elem: usize,
+) -> Option<usize> {
+    let layered = is_layered(flags);
+    (0..levels).try_fold(0usize, |sum, level| {
+        let [w, h, d] = level_extent(extent, level, layered);
+        w.checked_mul(h)?
+            .checked_mul(d)?
+            .checked_mul(elem)?
+            .checked_add(sum)
+    })
+}
+
 /// Refuses an empty extent, no level, or more levels than halving the largest dimension down
 /// to 1 gives (no driver call).
 pub(crate) fn check_shape(extent: [usize; 3], levels: u32) -> Result<()> {
@@ -431,7 +450,7 @@ impl<T: ArrayElement> Drop for MipmappedArray<'_, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::{check_shape_with, check_surface_capable, level_extent, max_levels};
+    use super::{check_shape_with, check_surface_capable, level_extent, max_levels, packed_bytes};
     use crate::error::ErrorKind;
     use crate::ffi;
 
@@ -469,6 +488,22 @@ mod tests {
         // Unlayered, the same extent is a volume: its depth halves, so 7 levels fit.
         assert!(check_shape_with([4, 4, 64], 7, ffi::CUDA_ARRAY3D_SURFACE_LDST).is_ok());
         assert!(check_shape_with([4, 4, 0], 1, layered).is_err(), "no layer");
+    }
+
+    #[test]
+    fn packed_levels_sum_every_level_and_refuse_an_overflow() {
+        let surface = ffi::CUDA_ARRAY3D_SURFACE_LDST;
+        // 16², 8², 4² of 4-byte elements.
+        assert_eq!(
+            packed_bytes([16, 16, 1], 3, surface, 4),
+            Some((256 + 64 + 16) * 4)
+        );
+        // A volume's depth halves; a layered array's layers stay.
+        assert_eq!(packed_bytes([4, 4, 4], 2, surface, 1), Some(64 + 8));
+        let layered = ffi::CUDA_ARRAY3D_LAYERED;
+        assert_eq!(packed_bytes([4, 4, 4], 2, layered, 1), Some(64 + 16));
+        assert_eq!(packed_bytes([usize::MAX, 2, 1], 1, surface, 1), None);
+        assert_eq!(packed_bytes([1 << 40, 1 << 30, 1], 1, surface, 16), None);
     }
 
     #[test]

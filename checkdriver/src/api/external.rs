@@ -92,13 +92,33 @@ entry_points! {
         if desc.is_null() {
             return CUDA_ERROR_INVALID_VALUE;
         }
+        let offset = read_field::<c_ulonglong>(desc, 0);
         let levels = read_field::<c_uint>(desc, 48);
-        let h = handle();
-        check::created(Kind::MipmappedArray, h as usize, ext as usize);
         let array_desc = desc.cast::<u8>().wrapping_add(8).cast();
         let flags = super::texture::array_flags(array_desc);
-        if let Some((dims, element)) = super::texture::array_shape(array_desc) {
-            let layered = flags & super::texture::LAYERED != 0;
+        let layered = flags & super::texture::LAYERED != 0;
+        let shape = super::texture::array_shape(array_desc);
+        // The array's levels, packed, are the least memory it lies in: past the import's end,
+        // its copies, surfaces and kernels would reach memory the import does not own.
+        if let Some((dims, element)) = shape {
+            // 0 for an import that is not live, which `check::used` above reported.
+            let imported = check::size_of_object(Kind::ExternalMemory, ext as usize);
+            let packed = packed_bytes(dims, levels, layered, element);
+            let fits = packed
+                .and_then(|p| u64::try_from(p).ok())
+                .and_then(|p| p.checked_add(offset))
+                .is_some_and(|end| end <= imported);
+            if imported > 0 && !fits {
+                violation(&format!(
+                    "cuExternalMemoryGetMappedMipmappedArray: {levels} levels of {dims:?} \
+                     {element}-byte elements at offset {offset} of an import of {imported} bytes"
+                ));
+                return CUDA_ERROR_INVALID_VALUE;
+            }
+        }
+        let h = handle();
+        check::created(Kind::MipmappedArray, h as usize, ext as usize);
+        if let Some((dims, element)) = shape {
             data::mipmapped_created(h as usize, dims, element, levels, layered);
         }
         super::texture::made_with_flags(h as usize, flags);
@@ -235,4 +255,20 @@ unsafe fn semaphores_enqueued(sems: *const Handle, n: c_uint, stream: Handle, wh
         check::enqueued(stream as usize, Kind::ExternalSemaphore, sem as usize);
     }
     CUDA_SUCCESS
+}
+
+/// The bytes of `levels` levels of a `dims` array (a 0 dimension counts as 1, as the driver's
+/// descriptor writes a 2D array's depth) of `element`-byte elements, packed: each level halves
+/// every dimension down to 1, a layered array's depth (its layers) kept. `None` on overflow.
+fn packed_bytes(dims: [usize; 3], levels: c_uint, layered: bool, element: usize) -> Option<usize> {
+    let [w, h, d] = dims.map(|n| n.max(1));
+    (0..levels).try_fold(0usize, |sum, level| {
+        let half = |n: usize| n.checked_shr(level).unwrap_or(0).max(1);
+        let depth = if layered { d } else { half(d) };
+        half(w)
+            .checked_mul(half(h))?
+            .checked_mul(depth)?
+            .checked_mul(element)?
+            .checked_add(sum)
+    })
 }

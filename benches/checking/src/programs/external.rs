@@ -4,7 +4,8 @@
 //! back, then a mipmapped array mapped onto the same import, and one mapped with each
 //! `MappedArrayFlags` (a surface over a level is refused by custack, before the driver, for one
 //! mapped without `SURFACE_LDST`, which the double would report; a layered one's level copies
-//! keep every layer); everything released in the order the driver needs (the buffer and the
+//! keep every layer); arrays whose levels, packed, run past the import's end refused by custack
+//! before the driver; everything released in the order the driver needs (the buffer and the
 //! arrays before their import). A dma-buf import is refused
 //! (`NotSupported`, as outside Tegra) with its descriptor closed by custack. Contract rows C30,
 //! C31; under the failing runs, R10 (each import failed once: its descriptor closed once).
@@ -63,7 +64,11 @@ fn mapped_with_each_flag<K: custack::ContextKind>(
         match guard.surface_level(&mut array, 1) {
             Ok(surface) if flags.contains(F::SURFACE_LDST) => drop(surface),
             Err(e) if !flags.contains(F::SURFACE_LDST) && e.kind() == ErrorKind::InvalidValue => {}
-            Ok(_) => return Err(unexpected("a surface over an array mapped without SURFACE_LDST")),
+            Ok(_) => {
+                return Err(unexpected(
+                    "a surface over an array mapped without SURFACE_LDST",
+                ));
+            }
             Err(e) => return Err(e),
         }
         let depth: u16 = if flags.contains(F::LAYERED) { 4 } else { 2 };
@@ -73,7 +78,9 @@ fn mapped_with_each_flag<K: custack::ContextKind>(
         let elements: Vec<f32> = (0..4 * 4 * depth).map(f32::from).collect();
         array.copy_level_from_host(1, &elements)?;
         if array.level_to_vec(1)? != elements {
-            return Err(unexpected("a mapped level did not read back what was written"));
+            return Err(unexpected(
+                "a mapped level did not read back what was written",
+            ));
         }
     }
     // Flags custack does not name (a cubemap, 0x04): refused before the driver.
@@ -82,6 +89,28 @@ fn mapped_with_each_flag<K: custack::ContextKind>(
         Err(e) => Err(e),
         Ok(_) => Err(unexpected("a cubemap mapped")),
     }
+}
+
+/// Arrays whose levels, packed, do not fit between their offset and the end of the `size`-byte
+/// import: refused by custack before the driver (`InvalidValue`; the double reports any that
+/// reaches it). A 64 × 64 array of `f32` is the whole import: it fits at offset 0, not at 4; two
+/// levels of it do not fit at 0; one element at the last byte does not fit.
+fn mapped_past_the_import(memory: &mut ExternalMemory<'_>, size: u64) -> Result<()> {
+    drop(memory.map_mipmapped_array::<f32>(0, [64, 64, 1], 1)?);
+    let past: [(u64, [usize; 3], u32); 4] = [
+        (4, [64, 64, 1], 1),
+        (0, [64, 64, 1], 2),
+        (size - 1, [1, 1, 1], 1),
+        (0, [1 << 40, 1 << 30, 1], 1),
+    ];
+    for (offset, extent, levels) in past {
+        match memory.map_mipmapped_array::<f32>(offset, extent, levels) {
+            Err(e) if e.kind() == ErrorKind::InvalidValue => {}
+            Err(e) => return Err(e),
+            Ok(_) => return Err(unexpected("an array mapped past the end of its import")),
+        }
+    }
+    Ok(())
 }
 
 /// Imports, maps, fills and reads back, signals and waits, maps an array, releases; returns
@@ -122,6 +151,7 @@ pub(crate) fn external(ctx: &Context) -> Result<Vec<u32>> {
     let array = memory.map_mipmapped_array::<f32>(0, [16, 16, 1], 2)?;
     drop(array);
     mapped_with_each_flag(&guard, &mut memory)?;
+    mapped_past_the_import(&mut memory, size)?;
     drop(semaphore);
     drop(memory);
     if read != vec![5; N] {
