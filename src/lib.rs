@@ -217,7 +217,7 @@ pub use driver::lookup::{EntryPointStatus, newer_entry_points};
 pub use driver::{ComputeCapability, Device, Driver, GraphMem, Version, driver_version};
 pub use error::{
     Error, ErrorKind, FAIL_STOP_STATUS, LaunchSite, Observer, Origin, Result, dropped_error_count,
-    fail_stop, poisoned, take_drop_errors,
+    fail_stop, orphaned_dropped_error_count, poisoned, take_drop_errors, take_orphaned_drop_errors,
 };
 #[doc(hidden)]
 #[cfg(target_os = "linux")]

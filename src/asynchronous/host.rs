@@ -44,8 +44,14 @@ fn run<F: FnOnce() + Send + 'static>(HostCall { f, ctx }: HostCall<F>) {
 /// keeping its message with context `ctx`, for that context's next wait to report.
 pub(crate) fn catch(ctx: usize, f: impl FnOnce()) {
     // Marked as the driver's callback for its whole run: custack makes no CUDA call from it.
-    let caught =
-        crate::error::callback::run(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+    crate::error::callback::run(|| catch_here(ctx, f));
+}
+
+/// As [`catch`], for a closure custack runs on the program's own thread (a graph host node's
+/// closure dropped when an update replaces it or its executable graph is freed): not marked
+/// as the driver's callback, so what it drops is released as anywhere in the program.
+pub(crate) fn catch_here(ctx: usize, f: impl FnOnce()) {
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     if let Err(payload) = caught {
         let message = payload
             .downcast_ref::<&str>()
@@ -103,6 +109,8 @@ pub(crate) fn enqueue<F: FnOnce() + Send + 'static>(
     // Poisoned or forked (R20, R22): refused without the driver, as every enqueue; `f` is
     // dropped here, never called.
     crate::error::poison::check()?;
+    // What `f` drops on the driver's thread is left behind there, named with what this finds.
+    crate::error::left_behind::prime();
     // A captured host function would be called at every launch of the graph, and its closure
     // can be called once: refuse to be captured.
     let mut status = ffi::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;

@@ -1,41 +1,108 @@
 //! Errors that a `Drop` could not return, kept per thread until [`take_drop_errors`] hands them
-//! over.
+//! over; those of a thread no program thread can ask (the driver's, running a host function or
+//! a host node's closure's drop) or that ended with its log untaken, kept for the process until
+//! [`take_orphaned_drop_errors`] hands them over.
 
 use crate::error::failure::Error;
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::sync::{Mutex, PoisonError};
 
-/// How many drop errors a thread keeps before it discards the oldest.
+/// How many drop errors a thread, or the orphaned log, keeps before it discards the oldest.
 const DROP_LOG_CAPACITY: usize = 64;
 
-/// A thread's record of errors that `Drop` impls could not return.
+/// A record of errors that `Drop` impls could not return.
 struct DropLog {
     errors: VecDeque<Error>,
     discarded: u64,
 }
 
-thread_local! {
-    static DROP_LOG: RefCell<DropLog> = const {
-        RefCell::new(DropLog { errors: VecDeque::new(), discarded: 0 })
-    };
+impl DropLog {
+    const fn new() -> Self {
+        Self {
+            errors: VecDeque::new(),
+            discarded: 0,
+        }
+    }
+
+    /// Keeps `e`, discarding (and counting) the oldest past the capacity.
+    fn push(&mut self, e: Error) {
+        if self.errors.len() >= DROP_LOG_CAPACITY {
+            self.errors.pop_front();
+            self.discarded = self.discarded.saturating_add(1);
+        }
+        self.errors.push_back(e);
+    }
 }
 
+/// A thread's log, which hands what is still in it to the orphaned log when the thread ends.
+struct ThreadLog(RefCell<DropLog>);
+
+impl Drop for ThreadLog {
+    fn drop(&mut self) {
+        let log = self.0.get_mut();
+        if log.errors.is_empty() {
+            return;
+        }
+        let mut orphaned = ORPHANED.lock().unwrap_or_else(PoisonError::into_inner);
+        for e in log.errors.drain(..) {
+            orphaned.push(e);
+        }
+    }
+}
+
+thread_local! {
+    static DROP_LOG: ThreadLog = const { ThreadLog(RefCell::new(DropLog::new())) };
+}
+
+/// Errors recorded inside driver callbacks, and those left in a thread's log when it ended.
+static ORPHANED: Mutex<DropLog> = Mutex::new(DropLog::new());
+
 /// Records an error that a `Drop` could not return, in this thread's log (see
-/// [`take_drop_errors`]). When the log holds [`DROP_LOG_CAPACITY`] errors the oldest is
+/// [`take_drop_errors`]), or, inside code the driver called (a host function, a host node's
+/// closure's drop: a thread no program thread can ask), in the orphaned log (see
+/// [`take_orphaned_drop_errors`]). When a log holds [`DROP_LOG_CAPACITY`] errors the oldest is
 /// discarded and counted. Never panics: during thread teardown, after the log itself is gone,
-/// the error is lost.
+/// the error goes to the orphaned log.
 pub(crate) fn record_drop_error(e: Error) {
-    // `try_with`/`try_borrow_mut`: a drop may run while thread-locals are being destroyed;
-    // losing the error is better than a panic inside `Drop`.
+    if crate::error::callback::inside() {
+        return orphan(e);
+    }
+    // `try_with`/`try_borrow_mut`: a drop may run while thread-locals are being destroyed.
+    let mut e = Some(e);
     let _ = DROP_LOG.try_with(|log| {
-        if let Ok(mut log) = log.try_borrow_mut() {
-            if log.errors.len() >= DROP_LOG_CAPACITY {
-                log.errors.pop_front();
-                log.discarded = log.discarded.saturating_add(1);
-            }
-            log.errors.push_back(e);
+        if let (Ok(mut log), Some(e)) = (log.0.try_borrow_mut(), e.take()) {
+            log.push(e);
         }
     });
+    if let Some(e) = e {
+        orphan(e);
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The kinds of the errors this thread put in the orphaned log: what a unit test checks of
+    /// its own thread's records without taking the process's log, which other tests share.
+    static ORPHANED_HERE: RefCell<Vec<crate::error::ErrorKind>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The kinds of the errors this thread put in the orphaned log since the last call.
+#[cfg(test)]
+pub(crate) fn orphaned_here() -> Vec<crate::error::ErrorKind> {
+    ORPHANED_HERE
+        .try_with(|h| core::mem::take(&mut *h.borrow_mut()))
+        .unwrap_or_default()
+}
+
+/// Keeps `e` in the orphaned log.
+fn orphan(e: Error) {
+    #[cfg(test)]
+    let _ = ORPHANED_HERE.try_with(|h| h.borrow_mut().push(e.kind()));
+    ORPHANED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(e);
 }
 
 /// Takes the errors that drops on this thread recorded since the last call, oldest first.
@@ -66,7 +133,8 @@ pub(crate) fn record_drop_error(e: Error) {
 pub fn take_drop_errors() -> Vec<Error> {
     DROP_LOG
         .try_with(|log| {
-            log.try_borrow_mut()
+            log.0
+                .try_borrow_mut()
                 .map(|mut log| Vec::from(core::mem::take(&mut log.errors)))
                 .unwrap_or_default()
         })
@@ -77,8 +145,48 @@ pub fn take_drop_errors() -> Vec<Error> {
 /// 64 newer ones were waiting to be taken (see [`take_drop_errors`]). It only grows.
 pub fn dropped_error_count() -> u64 {
     DROP_LOG
-        .try_with(|log| log.try_borrow().map_or(0, |log| log.discarded))
+        .try_with(|log| log.0.try_borrow().map_or(0, |log| log.discarded))
         .unwrap_or(0)
+}
+
+/// Takes the drop errors no thread's [`take_drop_errors`] can reach, oldest first: those
+/// recorded inside code the driver called (a host function, a stream callback, the drop of a
+/// graph host node's closure, which run on the driver's threads and where custack refuses every
+/// CUDA call, so a value dropped there is left behind and its refusal recorded here), and those
+/// still in a thread's log when the thread ended.
+///
+/// The log is the process's: it keeps the latest 64; [`orphaned_dropped_error_count`] says how
+/// many older ones were discarded.
+///
+/// # Examples
+///
+/// ```no_run
+/// # use custack::{Context, ContextFlags, Driver, Stack};
+/// # let device = Driver::init()?.device(0)?;
+/// # let ctx = Context::new(device, ContextFlags::empty())?;
+/// # let mut stack = Stack::new()?;
+/// # let guard = stack.push(&ctx)?;
+/// let extra = Context::new(device, ContextFlags::empty())?;
+/// // Dropped inside a host function: no CUDA call is allowed there, so the context is left
+/// // behind (never destroyed) and the refusal recorded for the process.
+/// guard.stream()?.scope(|s| s.host_fn(move || drop(extra)))??;
+/// for e in custack::take_orphaned_drop_errors() {
+///     eprintln!("a drop on another thread failed: {e}");
+/// }
+/// # Ok::<(), custack::Error>(())
+/// ```
+pub fn take_orphaned_drop_errors() -> Vec<Error> {
+    let mut log = ORPHANED.lock().unwrap_or_else(PoisonError::into_inner);
+    Vec::from(core::mem::take(&mut log.errors))
+}
+
+/// How many errors the orphaned log (see [`take_orphaned_drop_errors`]) has discarded, since
+/// the process started, because 64 newer ones were waiting to be taken. It only grows.
+pub fn orphaned_dropped_error_count() -> u64 {
+    ORPHANED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .discarded
 }
 
 #[cfg(test)]
@@ -106,6 +214,36 @@ mod tests {
         })
         .join()
         .unwrap();
+    }
+
+    /// An error recorded inside a driver callback, and one left in the log of a thread that
+    /// ended, reach the orphaned log (other tests' may be there too: each is found by its
+    /// detail).
+    #[test]
+    fn errors_no_thread_can_take_are_orphaned_not_lost() {
+        let detail = |e: &Error| e.detail().map(str::to_owned);
+        std::thread::spawn(|| {
+            crate::error::callback::run(|| {
+                record_drop_error(Error::custack(ErrorKind::SizeOverflow, "in a callback"));
+            });
+            assert!(take_drop_errors().is_empty(), "not in the thread's own log");
+            record_drop_error(Error::custack(
+                ErrorKind::SizeOverflow,
+                "at the thread's end",
+            ));
+        })
+        .join()
+        .unwrap();
+        let orphaned: Vec<_> = take_orphaned_drop_errors()
+            .iter()
+            .filter_map(detail)
+            .collect();
+        for expected in ["in a callback", "at the thread's end"] {
+            assert!(
+                orphaned.iter().any(|d| d == expected),
+                "{expected:?} in {orphaned:?}"
+            );
+        }
     }
 
     #[test]

@@ -106,8 +106,25 @@ impl Object {
     }
 }
 
+/// The checking driver's extension, looked up once (a driver call: [`extension`]).
+static FOUND: OnceLock<Option<LeftBehindFn>> = OnceLock::new();
+
+/// Looks up the checking driver's extension now, where a driver call is allowed, so that a
+/// value left behind later inside code the driver called (where custack makes no call) is
+/// still named: called where custack hands the driver a callback (a host function, a host
+/// node's closure, an occupancy callback). One load once looked up.
+#[inline]
+pub(crate) fn prime() {
+    if FOUND.get().is_none() && !crate::error::callback::inside() {
+        let _ = lookup();
+    }
+}
+
 fn lookup() -> Option<LeftBehindFn> {
-    static FOUND: OnceLock<Option<LeftBehindFn>> = OnceLock::new();
+    // Inside code the driver called no call is made (R35): only an earlier lookup's answer.
+    if crate::error::callback::inside() {
+        return FOUND.get().copied().flatten();
+    }
     *FOUND.get_or_init(|| {
         // Any failure of the lookup counts as "not the checking driver": nothing to tell.
         let pfn = extension(c"custackCheckdriverLeftBehind").ok().flatten()?;
@@ -161,6 +178,9 @@ pub(crate) fn extension(name: &CStr) -> Result<Option<*mut c_void>> {
     // Not in a forked child (R22); still after a sticky error, which is when custack names what
     // it leaves behind.
     crate::error::poison::not_forked()?;
+    if crate::error::callback::inside() {
+        return Err(crate::error::callback::refused());
+    }
     let mut pfn: *mut c_void = core::ptr::null_mut();
     let mut status = ffi::CU_GET_PROC_ADDRESS_SUCCESS;
     // SAFETY: `name` is NUL-terminated; both out-pointers are valid.

@@ -29,7 +29,7 @@ pub(crate) mod atomics;
 pub(crate) mod callback;
 pub(crate) mod confinement;
 pub(crate) mod driver_log;
-mod drop_log;
+pub(crate) mod drop_log;
 mod failure;
 pub(crate) mod fork;
 pub(crate) mod host_panic;
@@ -44,7 +44,9 @@ pub(crate) mod poison;
 pub(crate) mod safe_state;
 
 pub(crate) use drop_log::record_drop_error;
-pub use drop_log::{dropped_error_count, take_drop_errors};
+pub use drop_log::{
+    dropped_error_count, orphaned_dropped_error_count, take_drop_errors, take_orphaned_drop_errors,
+};
 pub use failure::Error;
 pub use kind::ErrorKind;
 #[cfg_attr(

@@ -69,6 +69,9 @@ fn own_by_graph<F: Fn() + Send + Sync + 'static>(
     ctx: usize,
     f: F,
 ) -> Result<(ffi::CUhostFn, *mut c_void)> {
+    // What `f`'s calls or drop leave behind on the driver's thread is named with what this
+    // finds.
+    crate::error::left_behind::prime();
     let data = Box::into_raw(Box::new(HostNode { f, ctx })).cast::<c_void>();
     let mut object = core::ptr::null_mut();
     // SAFETY: a valid out-pointer; `destroy::<F>` takes exactly the box `data` points to,

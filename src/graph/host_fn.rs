@@ -3,7 +3,7 @@
 //! object (`host.rs`); an executable graph owns the closures its updates gave its host nodes
 //! itself ([`ExecHostFns`]), and frees them once no launch can call them.
 
-use crate::asynchronous::host::catch;
+use crate::asynchronous::host::{catch, catch_here};
 use crate::ffi;
 use core::any::TypeId;
 use core::ffi::c_void;
@@ -57,8 +57,6 @@ struct Kind {
     /// `TypeId::of::<HostNode<F>>`: an allocation is reused for the same type only (so of the
     /// same size and alignment, from the same allocator as a `Box` of it).
     ty: fn() -> TypeId,
-    /// Drops the box: `destroy::<F>`.
-    destroy: unsafe extern "C" fn(*mut c_void),
     /// Drops the `HostNode<F>` in place, leaving its allocation: `drop_node::<F>`.
     drop_in_place: unsafe fn(*mut c_void),
     /// Frees an allocation whose `HostNode<F>` is dropped: `dealloc::<F>`.
@@ -83,7 +81,7 @@ unsafe fn drop_node<F: Fn() + Send + Sync + 'static>(data: *mut c_void) {
     let ctx = unsafe { (*node).ctx };
     // SAFETY: as above; dropped once (a panic in the closure's drop still drops the rest and
     // leaves the memory uninitialised, never dropped again: a spare is only written or freed).
-    catch(ctx, move || unsafe { core::ptr::drop_in_place(node) });
+    catch_here(ctx, move || unsafe { core::ptr::drop_in_place(node) });
 }
 
 /// # Safety
@@ -118,7 +116,6 @@ impl ExecHostFn {
         let kind: &'static Kind = const {
             &Kind {
                 ty: TypeId::of::<HostNode<F>>,
-                destroy: destroy::<F>,
                 drop_in_place: drop_node::<F>,
                 dealloc: dealloc::<F>,
             }
@@ -166,9 +163,12 @@ impl ExecHostFn {
     /// Nothing can call it any more: no node of a live executable graph names it, and no
     /// launch that may call it is pending.
     pub(crate) unsafe fn free(self) {
-        // SAFETY: `data` is the box `new_in` made for `destroy`'s `F` (its kind's), freed once
-        // (`self` is consumed); the caller's promise: nothing calls it any more.
-        unsafe { (self.kind.destroy)(self.data) };
+        // SAFETY: the caller's promise: nothing calls it any more; `self` is consumed, so the
+        // closure is dropped once (on this thread, not marked as the driver's callback).
+        unsafe { (self.kind.drop_in_place)(self.data) };
+        // SAFETY: the allocation `new_in` made for this kind, whose `HostNode` was just
+        // dropped, freed once.
+        unsafe { (self.kind.dealloc)(self.data) };
     }
 
     /// Drops the closure as [`free`](Self::free) does, keeping its allocation: a spare for

@@ -293,6 +293,7 @@ impl Function<'_> {
         shared_bytes_for: &dyn Fn(u32) -> usize,
     ) -> Result<(u32, u32)> {
         crate::error::poison::check()?;
+        crate::error::left_behind::prime();
         let (mut grid, mut block): (c_int, c_int) = (0, 0);
         let r = with_occupancy_callback(shared_bytes_for, || {
             // SAFETY: valid out-pointers; a live function; `occupancy_trampoline` reads the

@@ -24,13 +24,13 @@ use programs::{
     driver_init, events, example, external, external_leaked, fork, fork_in_scope, graph,
     graph_arena, graph_built, graph_capture_forked, graph_capture_forks, graph_capture_into,
     graph_conditional, graph_exec_nodes, graph_host, graph_kept_attack, graph_kept_free,
-    graph_kept_routes, graph_mem, graph_shared, green, green_leaked, poisoned_calls, in_flight, ipc, library, managed,
-    memory_kinds, module_globals, named_launches, newer, p1, p2, p3, p4, p8, p9, p11, parked_graph,
-    peer, peer_vmm, profile_first, redundant_flips, redundant_inject, redundant_partitions,
-    restricted_api, restricted_end, restricted_init_retry, restricted_redundant, restricted_scope,
-    reuse_after_scope, sealed_teardown,
-    safety_frame, safety_graph, safety_graph_nodes, scoped_alloc, scoped_host, stand_ins, stress,
-    submission, tensor_map, textures, unwind, vmm, vmm_share,
+    graph_kept_routes, graph_mem, graph_shared, green, green_leaked, in_flight, ipc, library,
+    managed, memory_kinds, module_globals, named_launches, newer, p1, p2, p3, p4, p8, p9, p11,
+    parked_graph, peer, peer_vmm, poisoned_calls, profile_first, redundant_flips, redundant_inject,
+    redundant_partitions, restricted_api, restricted_end, restricted_init_retry,
+    restricted_redundant, restricted_scope, reuse_after_scope, safety_frame, safety_graph,
+    safety_graph_nodes, scoped_alloc, scoped_host, sealed_teardown, stand_ins, stress, submission,
+    tensor_map, textures, unwind, vmm, vmm_share,
 };
 use std::process::ExitCode;
 
@@ -222,7 +222,9 @@ fn main() -> ExitCode {
         .or_else(|| differential::run(&program))
         .or_else(|| ipc::as_child(&program))
         .or_else(|| run(&program));
-    let drop_errors = custack::take_drop_errors();
+    // This thread's, and those recorded inside driver callbacks or by threads that ended.
+    let mut drop_errors = custack::take_drop_errors();
+    drop_errors.extend(custack::take_orphaned_drop_errors());
     #[cfg(miri)]
     {
         // The report a loaded driver writes at exit; here any violation, leak or non-empty

@@ -117,5 +117,49 @@ pub(crate) fn graph_host(ctx: &Context) -> Result<()> {
         None => assert_eq!(drops.load(SeqCst), 5, "each closure dropped once"),
         Some(e) => return Err(e),
     }
-    Ok(())
+    replaced_on_this_thread(&guard, &calls, &drops, ctx)
+}
+
+/// Makes (and destroys) a context when dropped, keeping what that answered.
+struct MakesAContext(custack::Device, Arc<std::sync::Mutex<Option<Result<()>>>>);
+
+impl Drop for MakesAContext {
+    fn drop(&mut self) {
+        let made = Context::new(self.0, custack::ContextFlags::empty()).map(drop);
+        *self
+            .1
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(made);
+    }
+}
+
+/// A closure an update replaces is dropped on the program's thread, not the driver's: what its
+/// drop does (here make a context and destroy it) reaches the driver as anywhere in the
+/// program, not refused as inside a driver callback (where custack makes no call). A closure
+/// whose update failed is leaked (its drop never runs), so nothing here is left behind.
+fn replaced_on_this_thread(
+    guard: &PushedGuard<'_, '_>,
+    calls: &Arc<AtomicU32>,
+    drops: &Arc<AtomicU32>,
+    ctx: &Context,
+) -> Result<()> {
+    let mut exec = build(guard, 1, false, calls, drops)?.instantiate()?;
+    let answer = Arc::new(std::sync::Mutex::new(None));
+    let probe = MakesAContext(ctx.device(), Arc::clone(&answer));
+    exec.update_nodes(move |u, _| {
+        u.set_host(u.host_node(0)?, move || {
+            let _ = &probe;
+        })
+    })?;
+    exec.update_nodes(|u, _| u.set_host(u.host_node(0)?, || {}))?;
+    let answer = answer
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take();
+    match answer {
+        Some(made) => made,
+        None => Err(crate::common::unexpected(
+            "the replaced closure was not dropped by the update",
+        )),
+    }
 }

@@ -5,11 +5,32 @@
 use crate::common::{KERNELS, N, N32};
 use custack::{Context, LaunchConfig, Result, Stack};
 
+/// A context dropped inside a host function, the process's first value left behind: custack
+/// makes no call there (neither the destroy nor the lookup of the checking driver's extension,
+/// made beforehand, at the host function's enqueue), and the refusal is recorded in the
+/// process's orphaned log, which the program's thread can take (the driver's thread's own log
+/// it could not).
+fn released_in_a_host_function(guard: &custack::PushedGuard<'_, '_>, ctx: &Context) -> Result<()> {
+    let extra = Context::new(ctx.device(), custack::ContextFlags::empty())?;
+    guard
+        .stream()?
+        .scope(|s| s.host_fn(move || drop(extra)))??;
+    let orphaned = custack::take_orphaned_drop_errors();
+    assert!(
+        orphaned
+            .iter()
+            .any(|e| e.kind() == custack::ErrorKind::NotPermitted),
+        "submission: the refused release in the orphaned log: {orphaned:?}"
+    );
+    Ok(())
+}
+
 /// Owned submissions: payloads of every kind, a join across streams, waits, polls, and one
 /// dropped while pending (its drop waits).
 pub(crate) fn submission(ctx: &Context) -> Result<Vec<u32>> {
     let mut stack = Stack::new()?;
     let guard = stack.push(ctx)?;
+    released_in_a_host_function(&guard, ctx)?;
     let module = guard.load_ptx(KERNELS)?;
     let add = module.function("add_u32")?;
     let (one, two) = (guard.stream()?, guard.stream()?);
