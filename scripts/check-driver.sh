@@ -452,7 +452,8 @@ fi
 # the device, for CHECK_INJECT_FRAMES frames (default 2,000): once clean (every frame must
 # compare equal), once with NULLDRIVER_INJECT=CHECK_INJECT_SEED (default 20261126), where the
 # double corrupts replica 1 of every odd frame of each kernel (1, 8 or 64 random bits of its
-# output flipped, or its launch dropped: checkdriver/src/inject.rs) and every one must be
+# output flipped, its launch dropped, or 64 bits flipped with the device verdict's copy back
+# dropped: checkdriver/src/inject.rs) and every one must be
 # found. The report must count the injections the frames call for, and show no violation or
 # leak. CHECK_INJECT_FRAMES=100000 makes the 100,000 injections docs/reliability.md records.
 inject_bad=0
@@ -476,6 +477,11 @@ if [[ $passes == *" inject "* ]]; then
             want=0
             [[ $seed == 0 ]] || want=$((inject_frames / 2 * 2))
             [[ ${injected:-0} == "$want" ]] || problems+=("the double injected ${injected:-0}, not $want")
+            # The fifth kind drops the device comparison's verdict copy: one odd frame in five.
+            lost=$(awk '$1 == "injected-lost-copies" { print $2 }' "$report")
+            want_lost=0
+            [[ $seed == 0 ]] || want_lost=$((inject_frames / 10))
+            [[ ${lost:-0} == "$want_lost" ]] || problems+=("the double dropped ${lost:-0} verdict copies, not $want_lost")
             for key in violations leaks stacks orphans; do
                 v=$(awk -v k="$key" '$1 == k { print $2 }' "$report")
                 [[ $v == 0 ]] || problems+=("$key $v")

@@ -432,12 +432,6 @@ const NOT_DRIVER_CALLS: &[(&str, &str, &str, &str)] = &[
          `record` of a graph builder, which adds an event node",
     ),
     (
-        "src/safety/phase.rs",
-        "seal",
-        "preflight_or_poison",
-        "the pre-flight reads NVML (`nvml*`, not the driver): `seal` makes no driver call",
-    ),
-    (
         "src/safety/redundant.rs",
         "compare",
         "settle",

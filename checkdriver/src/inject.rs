@@ -4,9 +4,13 @@
 //! do, as a transient fault in its SMs would. The launches it acts on are those on a stream of
 //! a green context created second, fourth, … in the process (`cuGreenCtxCreate`'s order: the
 //! second partition of each redundant kernel), counted per stream from 0. Launch `k` of such a
-//! stream is left alone when `k` is even; when `k` is odd it is corrupted as `(k / 2) % 4` says:
+//! stream is left alone when `k` is even; when `k` is odd it is corrupted as `(k / 2) % 5` says:
 //! 0, 1 and 2 flip 1, 8 and 64 distinct random bits (xorshift64*, seeded) of the bytes its
-//! stand-in wrote; 3 drops the launch (accepted, never run: its output keeps what it held). A
+//! stand-in wrote; 3 drops the launch (accepted, never run: its output keeps what it held); 4
+//! flips 64 bits and drops the next 16-byte copy to the host on a stream of the partition
+//! created just before (the other replica's: a comparison on the device copies its 16-byte
+//! verdict back there), as a fault that loses that copy would (accepted, never run: the host
+//! memory keeps what it held). A
 //! program that launches once per replica per frame therefore knows which frames were hit:
 //! the odd ones. The report counts what was done (`injected N`, `injected-flips B`).
 //!
@@ -24,15 +28,25 @@ static SEED: AtomicU64 = AtomicU64::new(0);
 /// Launches corrupted, and bits flipped, so far.
 static INJECTED: AtomicU64 = AtomicU64::new(0);
 static FLIPPED: AtomicU64 = AtomicU64::new(0);
+/// Copies to the host dropped so far.
+static LOST_COPIES: AtomicU64 = AtomicU64::new(0);
 
 #[derive(Default)]
 struct State {
     /// Green contexts created so far.
     greens: u64,
-    /// The green contexts created at an even position (second, fourth, …).
-    second: BTreeSet<usize>,
-    /// Each stream of such a green context, and its launches so far.
-    streams: BTreeMap<usize, u64>,
+    /// The green contexts created at an even position (second, fourth, …), each with its pair's
+    /// number (0 for the first two green contexts, 1 for the next two, …).
+    second: BTreeMap<usize, u64>,
+    /// The green contexts created at an odd position (first, third, …), with their pair's.
+    first: BTreeMap<usize, u64>,
+    /// Each stream of a second green context: its launches so far, and its pair.
+    streams: BTreeMap<usize, (u64, u64)>,
+    /// Each stream of a first green context: its pair.
+    first_streams: BTreeMap<usize, u64>,
+    /// The pairs whose next 16-byte copy to the host, on a first green context's stream, is
+    /// dropped.
+    lose_copy: BTreeSet<u64>,
     /// The random generator's state.
     rng: u64,
 }
@@ -68,9 +82,12 @@ pub(crate) fn green_created(green: usize) {
     }
     let mut s = state();
     let s = s.get_or_insert_with(State::default);
+    let pair = s.greens / 2;
     s.greens += 1;
     if s.greens.is_multiple_of(2) {
-        s.second.insert(green);
+        s.second.insert(green, pair);
+    } else {
+        s.first.insert(green, pair);
     }
 }
 
@@ -81,8 +98,10 @@ pub(crate) fn green_stream_created(stream: usize, green: usize) {
     }
     let mut s = state();
     let s = s.get_or_insert_with(State::default);
-    if s.second.contains(&green) {
-        s.streams.insert(stream, 0);
+    if let Some(&pair) = s.second.get(&green) {
+        s.streams.insert(stream, (0, pair));
+    } else if let Some(&pair) = s.first.get(&green) {
+        s.first_streams.insert(stream, pair);
     }
 }
 
@@ -106,21 +125,45 @@ pub(crate) fn next_launch(stream: usize) -> Action {
     let Some(s) = s.as_mut() else {
         return Action::Run;
     };
-    let Some(k) = s.streams.get_mut(&stream) else {
+    let Some((k, pair)) = s.streams.get_mut(&stream) else {
         return Action::Run;
     };
-    let launch = *k;
+    let (launch, pair) = (*k, *pair);
     *k += 1;
     if launch.is_multiple_of(2) {
         return Action::Run;
     }
     INJECTED.fetch_add(1, Relaxed);
-    match (launch / 2) % 4 {
+    match (launch / 2) % 5 {
         0 => Action::Flip(1),
         1 => Action::Flip(8),
         2 => Action::Flip(64),
-        _ => Action::Drop,
+        3 => Action::Drop,
+        _ => {
+            s.lose_copy.insert(pair);
+            Action::Flip(64)
+        }
     }
+}
+
+/// Whether a copy of `bytes` to the host on `stream` is dropped (and counts it): the next
+/// 16-byte one on a first green context's stream after its pair's launch was corrupted so.
+pub(crate) fn drops_copy_to_host(stream: usize, bytes: usize) -> bool {
+    if !on() || bytes != 16 {
+        return false;
+    }
+    let mut s = state();
+    let Some(s) = s.as_mut() else {
+        return false;
+    };
+    let dropped = s
+        .first_streams
+        .get(&stream)
+        .is_some_and(|pair| s.lose_copy.remove(pair));
+    if dropped {
+        LOST_COPIES.fetch_add(1, Relaxed);
+    }
+    dropped
 }
 
 /// Starts recording the calling thread's stand-in writes (a launch to be flipped runs next).
@@ -183,15 +226,16 @@ pub(crate) fn flip_written(bits: u32) {
     }
 }
 
-/// The report's lines: `injected N` (launches corrupted) and `injected-flips B` (bits flipped),
-/// when injection is on.
+/// The report's lines: `injected N` (launches corrupted), `injected-flips B` (bits flipped) and
+/// `injected-lost-copies C` (copies to the host dropped), when injection is on.
 pub(crate) fn report_lines() -> String {
     if SEED.load(Relaxed) == 0 {
         return String::new();
     }
     format!(
-        "injected {}\ninjected-flips {}\n",
+        "injected {}\ninjected-flips {}\ninjected-lost-copies {}\n",
         INJECTED.load(Relaxed),
-        FLIPPED.load(Relaxed)
+        FLIPPED.load(Relaxed),
+        LOST_COPIES.load(Relaxed)
     )
 }

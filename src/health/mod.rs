@@ -69,6 +69,49 @@
 //! ```
 
 mod calls;
+
+/// NVML an init phase watches ([`InitPhase::watch_health`](crate::safety::InitPhase::watch_health)):
+/// the pre-flight runs when the phase ends, at its seal ([`seal`](Self::seal)) or, for a phase
+/// dropped without sealing (whose values still run work: they borrow the guard, not the
+/// phase), at its drop, so that a program that asked for the health checks never runs on a GPU
+/// the pre-flight refuses. Only a phase leaked (`mem::forget`) skips it.
+pub(crate) struct Watched(Option<Health>);
+
+impl Watched {
+    pub(crate) fn new(health: Health) -> Self {
+        Self(Some(health))
+    }
+
+    /// Runs the pre-flight (see [`Health::preflight_or_poison`]) and hands NVML to the run
+    /// phase.
+    pub(crate) fn seal(mut self, site: &'static Location<'static>) -> Option<Health> {
+        let health = self.0.take();
+        if let Some(h) = &health {
+            h.preflight_or_poison(site);
+        }
+        health
+    }
+
+    /// NVML without the pre-flight: one a second `watch_health` replaces.
+    pub(crate) fn replaced(mut self) -> Option<Health> {
+        self.0.take()
+    }
+}
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.take() {
+            h.preflight_or_poison(Location::caller());
+        }
+    }
+}
+
+impl fmt::Debug for Watched {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Watched").field(&self.0).finish()
+    }
+}
+
 #[cfg(test)]
 mod tests;
 

@@ -233,6 +233,27 @@ fn refused_at_seal(poison: &'static Poison, change: impl FnOnce(&mut Sim)) -> Er
     e
 }
 
+/// An init phase that watches the GPU's health runs the pre-flight when it ends: at its seal
+/// (the tests above), and where it is dropped without sealing (its values still run work), at
+/// that drop; a watch a second `watch_health` replaces runs none.
+#[test]
+fn an_init_phase_dropped_without_its_seal_runs_the_preflight() {
+    static POISON: Poison = Poison::new();
+    let mut ecc_off = Sim::healthy();
+    ecc_off.ecc_on = false;
+    drop(Watched::new(open(&POISON, ecc_off.clone())).replaced());
+    assert!(
+        POISON.check().is_ok(),
+        "a replaced watch runs no pre-flight"
+    );
+    drop(Watched::new(open(&POISON, ecc_off)));
+    assert_eq!(
+        POISON.recorded().map(|r| r.kind()),
+        Some(ErrorKind::HardwareFault)
+    );
+    assert!(POISON.check().is_err());
+}
+
 #[test]
 fn a_double_bit_ecc_event_poisons_at_the_next_poll() {
     static POISON: Poison = Poison::new();

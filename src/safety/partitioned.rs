@@ -81,7 +81,7 @@ use crate::ffi;
 use crate::kernel::contract::{Contract, PlainLaunch};
 use crate::kernel::launch::LaunchConfig;
 use crate::memory::{DeviceMemory, PinnedBuffer};
-use crate::safety::redundant::{CompareContract, CompareOn, Replicas};
+use crate::safety::redundant::{CompareContract, CompareOn, Replicas, VERDICT_NOT_BACK};
 use crate::safety::scope::RestrictedScope;
 use crate::safety::stream::RestrictedStream;
 use crate::safety::values::{RestrictedBuffer, RestrictedEvent, RestrictedKernel};
@@ -310,6 +310,9 @@ impl<'g, 'm, C: PlainLaunch, T: DeviceCopy> RedundantKernel<'g, 'm, C, T> {
                     by_event,
                 } = device;
                 let (compare, config, done, by_event) = (&*compare, *config, &*done, *by_event);
+                // What no compare can write: a verdict whose copy back never ran (a fault that
+                // drops it) reads as this, not as the frame before's, and fails closed.
+                verdict_host.copy_from_slice(&VERDICT_NOT_BACK);
                 first.stream.scope(|s0| -> Result<()> {
                     let mut d0 = s0.bind_mut(&mut *out0);
                     f(0, s0, kernel, &mut d0, inputs)?;

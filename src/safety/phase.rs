@@ -44,9 +44,10 @@ pub struct InitPhase<'g> {
     /// `cuCtxRecordEvent`; `None` before): the guard's, made when the init phase opened, live
     /// for `'g` (`crate::safety::idle`), so that no wait creates one after the seal.
     idle: Option<ffi::CUevent>,
-    /// NVML and its event set, when [`watch_health`](Self::watch_health) asked for them.
+    /// NVML and its event set, when [`watch_health`](Self::watch_health) asked for them: the
+    /// pre-flight runs at the seal, or at the phase's drop where it never sealed.
     #[cfg(feature = "nvml")]
-    health: Option<crate::health::Health>,
+    health: Option<crate::health::Watched>,
     /// The device, where the context is its primary context (whose memory and modules its
     /// green contexts share): `None` for a context of
     /// [`RestrictedContext::new`](crate::safety::RestrictedContext::new).
@@ -81,8 +82,8 @@ impl<'g> InitPhase<'g> {
     /// `nvmlDeviceRegisterEvents`—Watches the GPU's health (feature `nvml`): opens NVML for
     /// this context's device and makes the event set for its double-bit ECC and critical Xid
     /// events now, in the init phase ([`Health::open`](crate::health::Health::open)). From then
-    /// on [`seal`](Self::seal) runs the pre-flight, and
-    /// [`RunPhase::poll_health`] polls the events. Returns what the pre-flight reads now, so
+    /// on [`seal`](Self::seal) runs the pre-flight (or, for a phase dropped without sealing,
+    /// its drop: its values still run work), and [`RunPhase::poll_health`] polls the events. Returns what the pre-flight reads now, so
     /// that a program can report it before sealing. A second call opens NVML again and replaces
     /// the first.
     ///
@@ -99,7 +100,10 @@ impl<'g> InitPhase<'g> {
     pub fn watch_health(&mut self) -> Result<crate::health::Preflight> {
         let health = crate::health::Health::open(self.guard.device()?)?;
         let preflight = health.preflight()?;
-        self.health = Some(health);
+        // The one it replaces runs no pre-flight: this one will.
+        if let Some(replaced) = self.health.replace(crate::health::Watched::new(health)) {
+            drop(replaced.replaced());
+        }
         Ok(preflight)
     }
 
@@ -626,15 +630,15 @@ impl<'g> InitPhase<'g> {
     #[track_caller]
     pub fn seal(self) -> RunPhase<'g> {
         #[cfg(feature = "nvml")]
-        if let Some(health) = &self.health {
-            health.preflight_or_poison(core::panic::Location::caller());
-        }
+        let health = self
+            .health
+            .and_then(|w| w.seal(core::panic::Location::caller()));
         RunPhase {
             guard: self.guard,
             idle: self.idle,
             bound: self.budget.budget().wait_bound(),
             #[cfg(feature = "nvml")]
-            health: self.health,
+            health,
         }
     }
 }

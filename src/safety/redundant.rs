@@ -43,6 +43,11 @@ use crate::kernel::contract::Contract;
 use crate::vocabulary::plain::DeviceCopy;
 use core::num::NonZeroU64;
 
+/// The host's verdict before each frame compared on the device: `len` elements equal (at most
+/// `usize::MAX`, never this) and a first difference at `!u64::MAX`, which no compare writes
+/// (`settle_verdict` names it).
+pub(crate) const VERDICT_NOT_BACK: [u64; 2] = [u64::MAX, u64::MAX];
+
 /// What a difference between two runs, or a wrong known answer, does: chosen once, when the
 /// check is made (in the init phase), never per frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -286,6 +291,11 @@ impl Replicas {
         let len_words = u64::try_from(len).unwrap_or(u64::MAX);
         let found = match *verdict {
             [same, 0] if same == len_words => return Ok(()),
+            [u64::MAX, u64::MAX] => {
+                "the compare's verdict did not reach the host (its copy back never \
+                         ran): nothing says the elements are equal"
+                    .to_owned()
+            }
             [same, first] if first != 0 => format!(
                 "element {} differs first, {} of {len} elements differ",
                 !first,
@@ -395,7 +405,7 @@ impl KnownAnswer {
 
 #[cfg(test)]
 mod tests {
-    use super::{CompareOn, Difference, OnMismatch, Replicas, difference};
+    use super::{CompareOn, Difference, OnMismatch, Replicas, VERDICT_NOT_BACK, difference};
     use crate::error::ErrorKind;
     use crate::vocabulary::plain::DeviceCopy;
 
@@ -629,6 +639,23 @@ mod tests {
             );
         }
         replicas.settle_verdict(1, "out", &[10, 0], 10).unwrap();
+    }
+
+    /// The verdict the host holds before a frame (its copy back not landed) is a mismatch that
+    /// says so, for every length, the empty one too.
+    #[test]
+    fn a_verdict_whose_copy_back_never_ran_is_a_mismatch() {
+        let replicas = Replicas {
+            kernel: "k",
+            on_mismatch: OnMismatch::ReturnError,
+        };
+        for len in [0, 1, 10, usize::MAX] {
+            let e = replicas
+                .settle_verdict(1, "out", &VERDICT_NOT_BACK, len)
+                .unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::ReplicasDiffer);
+            assert!(e.to_string().contains("did not reach the host"), "{e}");
+        }
     }
 
     #[test]

@@ -200,7 +200,10 @@ entry_points! {
         check::used_address(src, "cuMemcpyDtoHAsync_v2");
         check::enqueued(stream as usize, Kind::DeviceMemory, src as usize);
         check::enqueued(stream as usize, Kind::HostMemory, dst as usize);
-        check::host_enqueued(stream as usize, dst.cast(), bytes, true, src);
+        // A copy the injection drops is accepted and never runs: the host keeps what it held.
+        if !crate::inject::drops_copy_to_host(stream as usize, bytes) {
+            check::host_enqueued(stream as usize, dst.cast(), bytes, true, src);
+        }
         check::used(Kind::Stream, stream as usize, "cuMemcpyDtoHAsync_v2");
         CUDA_SUCCESS
     }

@@ -50,7 +50,8 @@ fn differing(e: &custack::Error) -> Option<usize> {
 /// redundantly on two green-context partitions, once compared on the host and once on the
 /// device (the compare kernel's CPU stand-in), `CHECK_INJECT_FRAMES` frames (default 2,000). The
 /// double corrupts replica 1 of every odd frame of each kernel (1, 8 or 64 random bits of its
-/// output flipped, or its launch dropped, in turn): every one must be found
+/// output flipped, its launch dropped, or 64 bits flipped with the copy of the device's verdict
+/// back to the host dropped, in turn): every one must be found
 /// (`ReplicasDiffer`, its count within the bits flipped), and every even frame compare equal.
 /// Without `NULLDRIVER_INJECT` every frame must compare equal. First, a module without the
 /// compare kernel must be refused a comparison on the device (`NotFound`, naming
@@ -185,13 +186,26 @@ pub(crate) fn redundant_inject() -> Result<()> {
                 });
                 let injected = injecting && frame % 2 == 1;
                 // The injection's kind, as the double chooses it: launch `frame` of the stream.
-                let bits = match (frame / 2) % 4 {
+                let bits = match (frame / 2) % 5 {
                     0 => 1,
                     1 => 8,
-                    2 => 64,
+                    2 | 4 => 64,
                     _ => n,
                 };
+                // The fifth kind also drops the verdict's copy back, where the device compares:
+                // the verdict the host holds says so, not the frame before's.
+                let verdict_lost = (frame / 2) % 5 == 4 && twice.compare_on() == CompareOn::Device;
                 match (outcome, injected) {
+                    (Err(e), true)
+                        if e.kind() == custack::ErrorKind::ReplicasDiffer && verdict_lost =>
+                    {
+                        if !e.to_string().contains("did not reach the host") {
+                            return Err(unexpected(&format!(
+                                "frame {frame}: the verdict's copy was dropped: {e}"
+                            )));
+                        }
+                        tally[0] += 1;
+                    }
                     (Err(e), true) if e.kind() == custack::ErrorKind::ReplicasDiffer => {
                         let count = differing(&e).unwrap_or(0);
                         if count == 0 || count > bits {
