@@ -17,7 +17,7 @@
 use super::kept::record::KeptAlloc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ffi;
-use crate::vocabulary::binding::{take_uses, used_in_capture, uses_noted};
+use crate::vocabulary::binding::{forget_uses_of, take_uses, used_in_capture, uses_noted};
 use core::cell::RefCell;
 use std::collections::HashMap;
 
@@ -313,8 +313,12 @@ impl Tracker {
 
 impl Drop for Tracker {
     fn drop(&mut self) {
-        // The build is over: its mark, if any, is cleared.
+        // The build is over: its mark, if any, is cleared, and the uses of its allocations a
+        // failed call noted without a node to take them (its allocations are gone with it), so
+        // that no later build's node, or a conditional body that refuses every noted use, sees
+        // them.
         used_in_capture(self.id, true);
+        forget_uses_of(self.id);
     }
 }
 
@@ -371,6 +375,23 @@ mod tests {
         note_use(t.id, a);
         assert!(make(&t, 8, &[7], Role::Plain).is_err());
         assert!(make(&t, 9, &[7], Role::Free(a)).is_err());
+    }
+
+    /// A use a failed call noted, which no node took, goes with its build: a later conditional
+    /// body (which refuses every noted use) and a later build do not see it; another live
+    /// build's noted use stays.
+    #[test]
+    fn a_build_s_untaken_uses_end_with_it() {
+        let (t, other) = (Tracker::new(), Tracker::new());
+        let a = make(&t, 1, &[], Role::Alloc).unwrap_or(usize::MAX);
+        note_use(t.id, a);
+        drop(t);
+        assert!(none_in_body().is_ok(), "the ended build's use is gone");
+        note_use(other.id, 0);
+        let ended = Tracker::new();
+        note_use(ended.id, 0);
+        drop(ended);
+        assert!(none_in_body().is_err(), "the live build's use stays");
     }
 
     #[test]

@@ -454,6 +454,20 @@ pub(crate) fn note_use(tracker: u64, index: usize) {
     });
 }
 
+/// Drops the uses noted for `tracker`'s allocations (its build is over), keeping the others'.
+pub(crate) fn forget_uses_of(tracker: u64) {
+    if !uses_noted() {
+        return;
+    }
+    // `try_with`: a tracker dropped as the thread ends finds no list, never a panic.
+    let _ = USES.try_with(|u| {
+        let mut uses = u.take();
+        uses.retain(|&(t, _)| t != tracker);
+        let _ = NOTED.try_with(|n| n.set(!uses.is_empty()));
+        u.set(uses);
+    });
+}
+
 /// The uses noted since the last node was made, cleared.
 #[inline]
 pub(crate) fn take_uses() -> Vec<(u64, usize)> {

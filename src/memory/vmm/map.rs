@@ -266,6 +266,20 @@ impl MultiDeviceReservation<'_> {
             return Err(Error::from_kind(ErrorKind::InvalidValue)
                 .with_detail("a mapping with no device to access it"));
         }
+        // One entry per device: the driver's answer to two (which one applies) is not
+        // documented, and a view lent for writing trusts the device's entry.
+        if let Some((i, &(device, _))) = access
+            .iter()
+            .enumerate()
+            .find(|&(i, &(d, _))| access.iter().take(i).any(|&(e, _)| e == d))
+        {
+            return Err(
+                Error::from_kind(ErrorKind::InvalidValue).with_detail(format!(
+                    "device {} is listed twice in the mapping's access list (entry {i})",
+                    device.as_raw()
+                )),
+            );
+        }
         for &(device, _) in access {
             for &(_, _, home) in pieces {
                 if device != home && !device.can_access_peer(home)? {

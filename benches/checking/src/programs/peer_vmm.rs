@@ -1,6 +1,7 @@
 //! The program `peer_vmm` (C14): virtual memory across devices, on the one device the double has:
 //! pieces made and mapped under one push, lent to guards of two pushes in turn; a borrowed and a
-//! shared mapping; two mappings over live ones, refused before the driver.
+//! shared mapping; two mappings over live ones, and one listing a device twice, refused before
+//! the driver.
 
 use custack::{Context, DeviceMemory, DeviceMemoryMut, Result, Stack, StackTop};
 
@@ -23,6 +24,14 @@ pub(crate) fn peer_vmm(ctx: &Context) -> Result<Vec<u32>> {
     let rw = [(device, Access::ReadWrite)];
     let mut striped = space.map_owned::<u32>(0, pieces, &rw)?;
     stack.with_pushed(ctx, |guard| guard.lend_mut(&mut striped)?.fill_u32(1))??;
+    // A device listed twice (read-write, then read-only): refused before the driver, whose
+    // answer to two entries is not documented.
+    let twice = [(device, Access::ReadWrite), (device, Access::Read)];
+    match space.map::<u32>(2 * g, [&mut table], &twice) {
+        Err(e) if e.kind() == custack::ErrorKind::InvalidValue => {}
+        Err(e) => return Err(e),
+        Ok(_) => return Err(crate::common::unexpected("a device listed twice mapped")),
+    }
     {
         let mut writer = space.map::<u32>(2 * g, [&mut table], &rw)?;
         stack.with_pushed(ctx, |guard| guard.lend_mut(&mut writer)?.fill_u32(2))??;
