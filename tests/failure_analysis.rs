@@ -153,9 +153,9 @@ fn a_wrong_page_is_reported() {
     let page = read(&root, PAGE);
     let cases: [(&str, &str, &str); 7] = [
         (
-            "- `WAIT-8`:",
-            "- WAIT-8:",
-            "WAIT-8 says \"no test\" and is not listed",
+            "- `REDUNDANT-17`:",
+            "- REDUNDANT-17:",
+            "REDUNDANT-17 says \"no test\" and is not listed",
         ),
         (
             "`src/error/safe_state.rs::the_safe_state_exits_while_another_thread_holds_stdout`",
