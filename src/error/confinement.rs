@@ -63,7 +63,7 @@
 //! | `Error`'s `Display` and `Debug` | `cuGetErrorName`, `cuGetErrorString` | in the subset: error descriptions |
 //! | `health::Health::open` and its reads (feature `nvml`) | NVML, `cuDeviceGetPCIBusId` | in the subset: the profile's own `InitPhase::watch_health` makes the same calls |
 //! | `StandIn::register` (`unsafe`) | the checking driver's extension, looked up with `cuGetProcAddress_v2` (a real driver has none) | in the subset: test machinery, a lookup |
-//! | `Stack::new`, `Profile::driver`, `poisoned`, `take_drop_errors`, `fail_stop`, `launches_named`, `name_launches(false)`, plain data | nothing | no driver call |
+//! | `Stack::new`, `Profile::driver`, `poisoned`, `take_drop_errors`, `take_orphaned_drop_errors`, `fail_stop`, `launches_named`, `name_launches(false)`, plain data | nothing | no driver call |
 //!
 //! The raw layer (`custack::ffi`) is `unsafe` and outside this claim: code that calls libcuda
 //! itself is the safety manual's AOU-9.
