@@ -258,3 +258,70 @@ fn fabric_handles_are_exported_where_supported_and_refused_clearly_elsewhere() {
         }
     }
 }
+
+/// A virtual-memory allocation's POSIX descriptor imported as external memory: driver 580
+/// takes it as an opaque fd (measured on an H200), so external memory is tested here without
+/// Vulkan. A buffer mapped onto the import reads what the allocation holds; a mipmapped array
+/// at offset 0 copies a level both ways; one whose levels, packed, run past the import is
+/// refused by custack (`InvalidValue`, before the driver), and one that fits packed but not as
+/// the driver lays it out (a column of 64 `f32`s in the last 256 bytes: tiled, each row
+/// padded) by the driver itself (`InvalidValue`), as R29 records.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn an_export_imported_as_external_memory_maps_only_inside_it() {
+    use custack::{DeviceMemory, ErrorKind, MemoryHandle};
+    let ctx = context();
+    let mut stack = Stack::new().unwrap();
+    let guard = stack.push(&ctx).unwrap();
+    let g = guard.allocation_granularity().unwrap();
+    let mut exported = guard
+        .create_physical_exportable(g, HandleType::PosixFileDescriptor)
+        .unwrap();
+    let space = guard.reserve(g).unwrap();
+    {
+        let mut local = space.map::<u32, _>(&guard, [&mut exported]).unwrap();
+        local.fill_u32(0x5eed).unwrap();
+    }
+    let fd = exported.export_fd().unwrap();
+    let size = g as u64;
+    // SAFETY: `fd` is the export of `exported`, `g` bytes of this device; nothing else writes
+    // it while the import lives (the local mapping is gone).
+    let mut memory = unsafe { guard.import_memory(fd, size, MemoryHandle::OpaqueFd) }.unwrap();
+    {
+        let buffer = memory.map_buffer::<u32>(0, 1024).unwrap();
+        assert!(buffer.to_vec().unwrap().iter().all(|&x| x == 0x5eed));
+    }
+    let kind = |r: custack::Result<_>| r.err().map(|e: custack::Error| e.kind());
+    // Packed past the end (256 MiB over the import, or one element at its last byte): custack.
+    assert_eq!(
+        kind(
+            memory
+                .map_mipmapped_array::<[f32; 4]>(0, [4096, 4096, 1], 1)
+                .map(drop)
+        ),
+        Some(ErrorKind::InvalidValue)
+    );
+    assert_eq!(
+        kind(
+            memory
+                .map_mipmapped_array::<f32>(size - 1, [1, 1, 1], 1)
+                .map(drop)
+        ),
+        Some(ErrorKind::InvalidValue)
+    );
+    // Packed it fits (256 bytes); tiled it does not: the driver refuses it.
+    assert_eq!(
+        kind(
+            memory
+                .map_mipmapped_array::<f32>(size - 256, [1, 64, 1], 1)
+                .map(drop)
+        ),
+        Some(ErrorKind::InvalidValue)
+    );
+    let mut array = memory
+        .map_mipmapped_array::<f32>(0, [64, 64, 1], 2)
+        .unwrap();
+    let level1: Vec<f32> = (0..32 * 32u16).map(f32::from).collect();
+    array.copy_level_from_host(1, &level1).unwrap();
+    assert_eq!(array.level_to_vec(1).unwrap(), level1);
+}

@@ -99,20 +99,28 @@ entry_points! {
         let layered = flags & super::texture::LAYERED != 0;
         let shape = super::texture::array_shape(array_desc);
         // The array's levels, packed, are the least memory it lies in: past the import's end,
-        // its copies, surfaces and kernels would reach memory the import does not own.
+        // its copies, surfaces and kernels would reach memory the import does not own, which
+        // custack refuses before asking (a violation here). Laid out as the driver lays it out
+        // (tiled: the double's model, `tiled`), an array past the end is refused with
+        // `CUDA_ERROR_INVALID_VALUE`, as driver 580 was measured to refuse it (an H200: a
+        // 64-row column of `f32` in the last 256 bytes), though no page documents it.
         if let Some((dims, element)) = shape {
             // 0 for an import that is not live, which `check::used` above reported.
             let imported = check::size_of_object(Kind::ExternalMemory, ext as usize);
-            let packed = packed_bytes(dims, levels, layered, element);
-            let fits = packed
-                .and_then(|p| u64::try_from(p).ok())
-                .and_then(|p| p.checked_add(offset))
-                .is_some_and(|end| end <= imported);
-            if imported > 0 && !fits {
+            let fits = |bytes: Option<usize>| {
+                bytes
+                    .and_then(|p| u64::try_from(p).ok())
+                    .and_then(|p| p.checked_add(offset))
+                    .is_some_and(|end| end <= imported)
+            };
+            if imported > 0 && !fits(packed_bytes(dims, levels, layered, element, false)) {
                 violation(&format!(
                     "cuExternalMemoryGetMappedMipmappedArray: {levels} levels of {dims:?} \
                      {element}-byte elements at offset {offset} of an import of {imported} bytes"
                 ));
+                return CUDA_ERROR_INVALID_VALUE;
+            }
+            if imported > 0 && !fits(packed_bytes(dims, levels, layered, element, true)) {
                 return CUDA_ERROR_INVALID_VALUE;
             }
         }
@@ -258,17 +266,35 @@ unsafe fn semaphores_enqueued(sems: *const Handle, n: c_uint, stream: Handle, wh
 }
 
 /// The bytes of `levels` levels of a `dims` array (a 0 dimension counts as 1, as the driver's
-/// descriptor writes a 2D array's depth) of `element`-byte elements, packed: each level halves
-/// every dimension down to 1, a layered array's depth (its layers) kept. `None` on overflow.
-fn packed_bytes(dims: [usize; 3], levels: c_uint, layered: bool, element: usize) -> Option<usize> {
+/// descriptor writes a 2D array's depth) of `element`-byte elements: each level halves every
+/// dimension down to 1, a layered array's depth (its layers) kept. Packed, or with `tiled` as
+/// the double models the driver's layout: each row padded to 64 bytes and, for a 2D or 3D
+/// array, each level's height to 8 rows. `None` on overflow.
+fn packed_bytes(
+    dims: [usize; 3],
+    levels: c_uint,
+    layered: bool,
+    element: usize,
+    tiled: bool,
+) -> Option<usize> {
+    let one_d = dims[1] == 0;
     let [w, h, d] = dims.map(|n| n.max(1));
     (0..levels).try_fold(0usize, |sum, level| {
         let half = |n: usize| n.checked_shr(level).unwrap_or(0).max(1);
         let depth = if layered { d } else { half(d) };
-        half(w)
-            .checked_mul(half(h))?
-            .checked_mul(depth)?
-            .checked_mul(element)?
-            .checked_add(sum)
+        let (row, rows) = if tiled {
+            let rows = if one_d {
+                1
+            } else {
+                half(h).checked_next_multiple_of(8)?
+            };
+            (
+                half(w).checked_mul(element)?.checked_next_multiple_of(64)?,
+                rows,
+            )
+        } else {
+            (half(w).checked_mul(element)?, half(h))
+        };
+        row.checked_mul(rows)?.checked_mul(depth)?.checked_add(sum)
     })
 }

@@ -360,3 +360,60 @@ fn mapped_arrays_keep_their_flags_surfaces_and_layers() {
         );
     }
 }
+
+/// An array mapped past the import's end: one whose levels, packed, do not fit is a violation
+/// (custack refuses it before asking), refused; one that fits packed but not as the double lays
+/// it out (rows padded to 64 bytes, heights to 8 rows) is refused as driver 580 was measured to
+/// refuse it (`CUDA_ERROR_INVALID_VALUE`), without a violation: custack cannot know the layout.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "makes files and duplicates descriptors, which Miri's isolation refuses"
+)]
+fn an_array_past_the_import_is_refused_and_reported_where_custack_could_tell() {
+    let _serial = serial();
+    mode::CHECK.store(true, Relaxed);
+    // SAFETY: as in the tests above; the descriptors are this test's locals.
+    unsafe {
+        let _ = ctx();
+        let size = 16 * 1024;
+        let fd = file_fd(size);
+        let mut ext: Handle = null_mut();
+        let d = memory_desc(1, fd, size);
+        assert_eq!(
+            cuImportExternalMemory(&raw mut ext, d.as_ptr().cast()),
+            CUDA_SUCCESS
+        );
+        let map = |offset: u64, extent: [u64; 3]| {
+            let mut desc = mipmapped_desc(extent, 0x02, 1);
+            desc[0] = offset;
+            let mut mip: Handle = null_mut();
+            let mut result = CUDA_SUCCESS;
+            let n = violations_of(|| {
+                result = cuExternalMemoryGetMappedMipmappedArray(
+                    &raw mut mip,
+                    ext,
+                    desc.as_ptr().cast(),
+                );
+            });
+            if result == CUDA_SUCCESS {
+                let _ = cuMipmappedArrayDestroy(mip);
+            }
+            (result, n)
+        };
+        // 64 × 64 `float`s: the whole import, packed and tiled (rows of 256 bytes).
+        assert_eq!(map(0, [64, 64, 0]), (CUDA_SUCCESS, 0));
+        // Packed past the end: reported.
+        assert_eq!(map(4, [64, 64, 0]), (CUDA_ERROR_INVALID_VALUE, 1));
+        // A column of 64: 256 bytes packed, 64 × 64 tiled, in the last 256 bytes: refused.
+        assert_eq!(map(size - 256, [1, 64, 0]), (CUDA_ERROR_INVALID_VALUE, 0));
+        // The same at offset 0: it fits either way.
+        assert_eq!(map(0, [1, 64, 0]), (CUDA_SUCCESS, 0));
+        assert_eq!(
+            violations_of(|| {
+                let _ = cuDestroyExternalMemory(ext);
+            }),
+            0
+        );
+    }
+}

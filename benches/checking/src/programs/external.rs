@@ -93,8 +93,9 @@ fn mapped_with_each_flag<K: custack::ContextKind>(
 
 /// Arrays whose levels, packed, do not fit between their offset and the end of the `size`-byte
 /// import: refused by custack before the driver (`InvalidValue`; the double reports any that
-/// reaches it). A 64 × 64 array of `f32` is the whole import: it fits at offset 0, not at 4; two
-/// levels of it do not fit at 0; one element at the last byte does not fit.
+/// reaches it). (One that fits packed but not as the driver lays it out is the driver's to
+/// refuse, which the double's own test shows.) A 64 × 64 array of `f32` is the whole import: it fits at offset 0, not at 4; two levels of it
+/// do not fit at 0; one element at the last byte does not fit.
 fn mapped_past_the_import(memory: &mut ExternalMemory<'_>, size: u64) -> Result<()> {
     drop(memory.map_mipmapped_array::<f32>(0, [64, 64, 1], 1)?);
     let past: [(u64, [usize; 3], u32); 4] = [
