@@ -346,9 +346,8 @@ impl RestrictedGuard<'_, '_> {
     /// Ends the run phase before `main` returns (CUDA-1.1, CUDA-1.2): synchronizes the
     /// context, at most the context's [`WaitBound`](crate::safety::WaitBound) (past it, the
     /// safe state: the pop and the context's destruction follow; bounded too where an earlier
-    /// guard of the context was dropped or forgotten without its shutdown), pops it, and surfaces every error a drop recorded ([`take_drop_errors`], and
-    /// [`take_orphaned_drop_errors`]: those of driver callbacks and ended threads; how many
-    /// older ones the logs discarded, past their 64) and the process's poison ([`poisoned`]). Every value init made is gone by now (they borrow
+    /// guard of the context was dropped or forgotten without its shutdown), pops it, and surfaces every error a drop recorded ([`take_drop_errors`]) and
+    /// the process's poison ([`poisoned`]). Every value init made is gone by now (they borrow
     /// the guard), so nothing of CUDA is left to a static or thread-local destructor but the
     /// [`RestrictedContext`], which [`destroy`](RestrictedContext::destroy) ends.
     ///
@@ -356,7 +355,6 @@ impl RestrictedGuard<'_, '_> {
     /// others are named in its detail.
     ///
     /// [`take_drop_errors`]: crate::take_drop_errors
-    /// [`take_orphaned_drop_errors`]: crate::take_orphaned_drop_errors
     /// [`poisoned`]: crate::poisoned
     ///
     /// # Errors
@@ -375,11 +373,6 @@ impl RestrictedGuard<'_, '_> {
         let popped = guard.pop();
         let mut errors: Vec<Error> = synchronized.err().into_iter().chain(popped.err()).collect();
         errors.extend(crate::error::take_drop_errors());
-        errors.extend(crate::error::take_orphaned_drop_errors());
-        // Older ones the two logs discarded, past their 64 (only when a log was full, so
-        // `errors` holds some: the count goes in the first one's detail).
-        let discarded = crate::error::dropped_error_count()
-            .saturating_add(crate::error::orphaned_dropped_error_count());
         if let Some(poison) = crate::error::poisoned() {
             if !errors.iter().any(|e| e.kind() == poison.kind()) {
                 errors.push(poison);
@@ -389,12 +382,7 @@ impl RestrictedGuard<'_, '_> {
         match errors.next() {
             None => Ok(()),
             Some(first) => {
-                let mut rest: Vec<String> = errors.map(|e| e.to_string()).collect();
-                if discarded > 0 {
-                    rest.push(format!(
-                        "{discarded} older drop errors discarded so far, past the logs' 64"
-                    ));
-                }
+                let rest: Vec<String> = errors.map(|e| e.to_string()).collect();
                 if rest.is_empty() {
                     Err(first)
                 } else {
