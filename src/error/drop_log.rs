@@ -44,10 +44,12 @@ impl Drop for ThreadLog {
         if log.errors.is_empty() {
             return;
         }
-        let mut orphaned = ORPHANED.lock().unwrap_or_else(PoisonError::into_inner);
-        for e in log.errors.drain(..) {
-            orphaned.push(e);
-        }
+        let errors = core::mem::take(&mut log.errors);
+        with_orphaned(|orphaned| {
+            for e in errors {
+                orphaned.push(e);
+            }
+        });
     }
 }
 
@@ -71,8 +73,10 @@ pub(crate) fn record_drop_error(e: Error) {
     // `try_with`/`try_borrow_mut`: a drop may run while thread-locals are being destroyed.
     let mut e = Some(e);
     let _ = DROP_LOG.try_with(|log| {
-        if let (Ok(mut log), Some(e)) = (log.0.try_borrow_mut(), e.take()) {
-            log.push(e);
+        if let Ok(mut log) = log.0.try_borrow_mut() {
+            if let Some(e) = e.take() {
+                log.push(e);
+            }
         }
     });
     if let Some(e) = e {
@@ -99,10 +103,23 @@ pub(crate) fn orphaned_here() -> Vec<crate::error::ErrorKind> {
 fn orphan(e: Error) {
     #[cfg(test)]
     let _ = ORPHANED_HERE.try_with(|h| h.borrow_mut().push(e.kind()));
-    ORPHANED
+    with_orphaned(|log| log.push(e));
+}
+
+/// Runs `f` on the orphaned log, under its lock. In a child forked after the watch began
+/// (R22), where a parent's thread may have held the lock at the `fork` and no thread will
+/// release it, only if the lock is free: the record is lost rather than the child hung.
+fn with_orphaned<R>(f: impl FnOnce(&mut DropLog) -> R) -> Option<R> {
+    if crate::error::fork::forked() {
+        return match ORPHANED.try_lock() {
+            Ok(mut log) => Some(f(&mut log)),
+            Err(std::sync::TryLockError::Poisoned(p)) => Some(f(&mut p.into_inner())),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        };
+    }
+    Some(f(&mut ORPHANED
         .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .push(e);
+        .unwrap_or_else(PoisonError::into_inner)))
 }
 
 /// Takes the errors that drops on this thread recorded since the last call, oldest first.
@@ -176,17 +193,13 @@ pub fn dropped_error_count() -> u64 {
 /// # Ok::<(), custack::Error>(())
 /// ```
 pub fn take_orphaned_drop_errors() -> Vec<Error> {
-    let mut log = ORPHANED.lock().unwrap_or_else(PoisonError::into_inner);
-    Vec::from(core::mem::take(&mut log.errors))
+    with_orphaned(|log| Vec::from(core::mem::take(&mut log.errors))).unwrap_or_default()
 }
 
 /// How many errors the orphaned log (see [`take_orphaned_drop_errors`]) has discarded, since
 /// the process started, because 64 newer ones were waiting to be taken. It only grows.
 pub fn orphaned_dropped_error_count() -> u64 {
-    ORPHANED
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .discarded
+    with_orphaned(|log| log.discarded).unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -244,6 +257,51 @@ mod tests {
                 "{expected:?} in {orphaned:?}"
             );
         }
+    }
+
+    /// A child forked while a parent's thread held the orphaned log's lock (which no thread of
+    /// the child will release) records, takes and ends without waiting for it: the record is
+    /// lost, not the child hung. Run alone: it forks.
+    #[test]
+    #[cfg(all(unix, not(miri)))]
+    fn a_forked_child_never_waits_for_the_orphaned_log_s_lock() {
+        crate::alone::rerun_alone!(a_forked_child_never_waits_for_the_orphaned_log_s_lock);
+        assert_eq!(crate::error::fork::watch(), 0);
+        let held = ORPHANED.lock().unwrap_or_else(PoisonError::into_inner);
+        let e = Error::custack(ErrorKind::SizeOverflow, "in the child");
+        // SAFETY: the child records and takes (no allocation that could need a lock held at the
+        // fork but the error's, made before), then `_exit`s.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            crate::error::callback::run(|| record_drop_error(e));
+            let taken =
+                !take_orphaned_drop_errors().is_empty() || orphaned_dropped_error_count() != 0;
+            // SAFETY: ends the child at once, running nothing of the parent's.
+            unsafe { libc::_exit(i32::from(taken)) };
+        }
+        drop(held);
+        let mut status = 0;
+        // Not a timing assertion: a child that waited for the lock would never end; after a
+        // minute it is killed and the test fails, instead of hanging the suite.
+        let mut waited = 0;
+        loop {
+            // SAFETY: polls the child just forked; `status` is a valid out-pointer.
+            let r = unsafe { libc::waitpid(pid, &raw mut status, libc::WNOHANG) };
+            if r == pid {
+                break;
+            }
+            assert_eq!(r, 0, "waitpid failed");
+            waited += 1;
+            if waited > 6000 {
+                // SAFETY: the child of this test, still running.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                panic!("the forked child waited for the orphaned log's lock");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
+        assert_eq!(libc::WEXITSTATUS(status), 0, "the child took a record");
     }
 
     #[test]
