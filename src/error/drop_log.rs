@@ -240,6 +240,11 @@ mod tests {
                 record_drop_error(Error::custack(ErrorKind::SizeOverflow, "in a callback"));
             });
             assert!(take_drop_errors().is_empty(), "not in the thread's own log");
+            assert_eq!(
+                orphaned_here(),
+                [ErrorKind::SizeOverflow],
+                "orphaned from here"
+            );
             record_drop_error(Error::custack(
                 ErrorKind::SizeOverflow,
                 "at the thread's end",
